@@ -1,0 +1,34 @@
+// Device string parsing and printing with PyTorch's error messages.
+#include "core/Device.h"
+
+#include <cctype>
+
+#include "core/Exception.h"
+
+namespace mt {
+
+Device::Device(const std::string& spec) {
+  auto colon = spec.find(':');
+  std::string name = spec.substr(0, colon);
+  if (name == "cpu") {
+    type = DeviceType::CPU;
+  } else if (name == "cuda") {
+    type = DeviceType::CUDA;
+  } else {
+    MT_ERROR("Expected one of cpu, cuda device type at start of device string: ", spec);
+  }
+  if (colon == std::string::npos) return;
+  std::string idx = spec.substr(colon + 1);
+  bool ok = !idx.empty() && idx.size() < 10 && !(idx.size() > 1 && idx[0] == '0');
+  for (char c : idx) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+  MT_CHECK(ok, "Invalid device string: '", spec, "'");
+  index = std::stoi(idx);
+}
+
+std::string Device::str() const {
+  std::string s = type == DeviceType::CPU ? "cpu" : "cuda";
+  if (index >= 0) s += ":" + std::to_string(index);
+  return s;
+}
+
+}  // namespace mt

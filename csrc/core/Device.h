@@ -1,0 +1,26 @@
+// Device: a type (CPU or CUDA) and an index; parsed from PyTorch's strings ("cpu", "cuda", "cuda:1").
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace mt {
+
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr int kNumDeviceTypes = 2;
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int index = -1;  // -1: "the current one" (only meaningful for CUDA before resolution)
+
+  Device() = default;
+  Device(DeviceType t, int i = -1) : type(t), index(i) {}
+  explicit Device(const std::string& spec);  // throws RuntimeError in PyTorch's words on a bad string
+
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  std::string str() const;  // "cpu", "cuda:0"
+};
+
+}  // namespace mt

@@ -1,0 +1,160 @@
+// The dtypes, their C++ types, PyTorch's promotion lattice and the dispatch macros that bind scalar_t.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/Exception.h"
+#include "core/Half.h"
+
+namespace mt {
+
+// X-macro over every dtype: (C++ type, enum name, PyTorch name, Python-visible short name)
+#define MT_FORALL_SCALAR_TYPES(_)        \
+  _(bool, Bool, "bool", "Bool")          \
+  _(uint8_t, Byte, "uint8", "Byte")      \
+  _(int8_t, Char, "int8", "Char")        \
+  _(int16_t, Short, "int16", "Short")    \
+  _(int32_t, Int, "int32", "Int")        \
+  _(int64_t, Long, "int64", "Long")      \
+  _(mt::Half, Half, "float16", "Half")   \
+  _(mt::BFloat16, BFloat16, "bfloat16", "BFloat16") \
+  _(float, Float, "float32", "Float")    \
+  _(double, Double, "float64", "Double")
+
+enum class ScalarType : int8_t {
+#define MT_ENUM(t, name, s, l) name,
+  MT_FORALL_SCALAR_TYPES(MT_ENUM)
+#undef MT_ENUM
+      NumTypes,
+  Undefined = -1
+};
+constexpr int kNumScalarTypes = static_cast<int>(ScalarType::NumTypes);
+
+inline size_t element_size(ScalarType t) {
+  switch (t) {
+#define MT_SIZE(ct, name, s, l) \
+  case ScalarType::name:        \
+    return sizeof(ct);
+    MT_FORALL_SCALAR_TYPES(MT_SIZE)
+#undef MT_SIZE
+    default:
+      MT_INTERNAL_ASSERT(false, "unknown dtype");
+  }
+}
+
+// "float32": the name after "torch." in repr(dtype).
+inline const char* dtype_name(ScalarType t) {
+  switch (t) {
+#define MT_NAME(ct, name, s, l) \
+  case ScalarType::name:        \
+    return s;
+    MT_FORALL_SCALAR_TYPES(MT_NAME)
+#undef MT_NAME
+    default:
+      return "undefined";
+  }
+}
+// "Float": the name PyTorch uses in error messages ("expected scalar type Float but found Long").
+inline const char* dtype_short_name(ScalarType t) {
+  switch (t) {
+#define MT_NAME(ct, name, s, l) \
+  case ScalarType::name:        \
+    return l;
+    MT_FORALL_SCALAR_TYPES(MT_NAME)
+#undef MT_NAME
+    default:
+      return "Undefined";
+  }
+}
+
+inline bool is_floating(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float || t == ScalarType::Double;
+}
+inline bool is_integral(ScalarType t, bool include_bool) {
+  return (include_bool && t == ScalarType::Bool) ||
+         (t >= ScalarType::Byte && t <= ScalarType::Long);
+}
+inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::Byte; }
+
+// PyTorch's promote_types: bool < integers < floats; mixed int signedness widens; f16+bf16 -> f32.
+ScalarType promote_types(ScalarType a, ScalarType b);
+// Whether a result of type `from` may be written into a tensor of type `to` (in-place ops, out=).
+bool can_cast(ScalarType from, ScalarType to);
+
+template <typename T> struct CppTypeToScalarType;
+#define MT_CPP2ST(ct, name, s, l) \
+  template <> struct CppTypeToScalarType<ct> { static constexpr ScalarType value = ScalarType::name; };
+MT_FORALL_SCALAR_TYPES(MT_CPP2ST)
+#undef MT_CPP2ST
+
+// Arithmetic type for a storage type: half and bfloat16 compute in float.
+template <typename T> struct OpMath { using type = T; };
+template <> struct OpMath<Half> { using type = float; };
+template <> struct OpMath<BFloat16> { using type = float; };
+template <typename T> using opmath_t = typename OpMath<T>::type;
+
+}  // namespace mt
+
+// Dispatch on a runtime dtype: the body sees `scalar_t`. The name appears in the error for unsupported dtypes.
+#define MT_DISPATCH_CASE(enum_name, ctype, ...) \
+  case ::mt::ScalarType::enum_name: {          \
+    using scalar_t = ctype;                    \
+    __VA_ARGS__();                             \
+    break;                                     \
+  }
+#define MT_DISPATCH_FAIL(dtype, name) \
+  default:                            \
+    ::mt::throw_error(::mt::ErrorKind::Runtime, ::mt::str("\"", name, "\" not implemented for '", ::mt::dtype_short_name(dtype), "'"));
+
+#define MT_DISPATCH_FLOATING_TYPES(dtype, name, ...)        \
+  [&] {                                                    \
+    switch (dtype) {                                       \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)          \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)        \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)      \
+      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
+      MT_DISPATCH_FAIL(dtype, name)                        \
+    }                                                      \
+  }()
+
+#define MT_DISPATCH_INTEGRAL_CASES(...)              \
+  MT_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)       \
+  MT_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)        \
+  MT_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)      \
+  MT_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)        \
+  MT_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)
+
+#define MT_DISPATCH_INTEGRAL_TYPES(dtype, name, ...) \
+  [&] {                                              \
+    switch (dtype) {                                 \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)        \
+      MT_DISPATCH_FAIL(dtype, name)                  \
+    }                                                \
+  }()
+
+// Every dtype but bool.
+#define MT_DISPATCH_NUMERIC_TYPES(dtype, name, ...)           \
+  [&] {                                                      \
+    switch (dtype) {                                         \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)            \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)          \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)        \
+      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                \
+      MT_DISPATCH_FAIL(dtype, name)                          \
+    }                                                        \
+  }()
+
+#define MT_DISPATCH_ALL_TYPES(dtype, name, ...)               \
+  [&] {                                                      \
+    switch (dtype) {                                         \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)            \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)          \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)        \
+      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                \
+      MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)              \
+      MT_DISPATCH_FAIL(dtype, name)                          \
+    }                                                        \
+  }()

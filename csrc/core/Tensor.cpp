@@ -1,0 +1,101 @@
+// TensorImpl bookkeeping: cached numel/contiguity, shape helpers shared by every layer.
+#include "core/Tensor.h"
+
+#include <limits>
+
+#include "autograd/AutogradMeta.h"
+
+namespace mt {
+
+std::string shape_str(IntArrayRef s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + "]";
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector st(sizes.size(), 1);
+  int64_t acc = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(sizes[i], 1);
+  }
+  return st;
+}
+
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    MT_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
+    if (s != 0 && n > std::numeric_limits<int64_t>::max() / s)
+      MT_ERROR("numel: integer multiplication overflow for shape ", shape_str(sizes));
+    n *= s;
+  }
+  return n;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  int64_t n = ndim <= 0 ? 1 : ndim;  // a 0-dim tensor accepts dim 0 and -1
+  MT_CHECK_INDEX(dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                 "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+TensorImpl::TensorImpl(Storage storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset, ScalarType dtype)
+    : storage_(std::move(storage)), sizes_(sizes.begin(), sizes.end()), strides_(strides.begin(), strides.end()),
+      offset_(offset), dtype_(dtype) {
+  refresh();
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  offset_ = offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  contiguous_ = true;
+  int64_t expected = 1;
+  for (int64_t i = dim() - 1; i >= 0; --i) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) {
+      contiguous_ = numel_ == 0;
+      break;
+    }
+    expected *= sizes_[i];
+  }
+}
+
+AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_) autograd_ = std::make_unique<AutogradMeta>();
+  return *autograd_;
+}
+
+bool Tensor::requires_grad() const {
+  auto* m = impl_->autograd_meta();
+  return m && m->requires_grad;
+}
+
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  int64_t n = compute_numel(sizes);
+  size_t item = element_size(dtype);
+  MT_CHECK(n == 0 || static_cast<uint64_t>(n) <= std::numeric_limits<uint64_t>::max() / item,
+           "Trying to create tensor with ", n, " elements: size in bytes overflows");
+  auto storage = StorageImpl::allocate(static_cast<size_t>(n) * item, device);
+  DimVector strides = contiguous_strides(sizes);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, dtype));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, base.dtype()));
+}
+
+}  // namespace mt

@@ -1,0 +1,103 @@
+// Broadcasting and dimension merging for TensorIter.
+#include "core/TensorIterator.h"
+
+namespace mt {
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da == db || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else {
+      MT_ERROR("The size of tensor a (", da, ") must match the size of tensor b (", db,
+               ") at non-singleton dimension ", static_cast<int64_t>(i));
+    }
+  }
+  return out;
+}
+
+DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
+  size_t n = shape.size(), td = static_cast<size_t>(t.dim());
+  MT_INTERNAL_ASSERT(td <= n);
+  DimVector st(n, 0);
+  for (size_t i = 0; i < td; ++i) {
+    size_t o = n - td + i;
+    int64_t s = t.sizes()[i];
+    if (s == shape[o]) {
+      st[o] = s == 1 ? 0 : t.strides()[i];
+    } else {
+      MT_CHECK(s == 1, "The expanded size of the tensor (", shape[o], ") must match the existing size (", s,
+               ") at non-singleton dimension ", static_cast<int64_t>(o), ".  Target sizes: ", shape_str(shape),
+               ".  Tensor sizes: ", shape_str(t.sizes()));
+      st[o] = 0;
+    }
+  }
+  return st;
+}
+
+TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
+  TensorIter it;
+  it.ntensors = static_cast<int>(operands.size());
+  MT_INTERNAL_ASSERT(it.ntensors >= 1 && it.ntensors <= kMaxOperands);
+  const Tensor& out = *operands.begin();
+  IntArrayRef full = out.sizes();
+  it.numel = out.numel();
+  it.device = out.device();
+  int k = 0;
+  int64_t nd = static_cast<int64_t>(full.size());
+  for (const Tensor& t : operands) {
+    DimVector st = broadcast_strides(t, full);
+    int64_t item = static_cast<int64_t>(t.itemsize());
+    // reverse so dim 0 is innermost, and convert to bytes
+    it.strides[k].resize(nd);
+    for (int64_t d = 0; d < nd; ++d) it.strides[k][d] = st[nd - 1 - d] * item;
+    it.data[k] = static_cast<char*>(t.data_ptr());
+    it.dtypes[k] = t.dtype();
+    ++k;
+  }
+  it.shape.resize(nd);
+  for (int64_t d = 0; d < nd; ++d) it.shape[d] = full[nd - 1 - d];
+
+  // Drop size-1 dims, then merge neighbours whose strides line up for every operand.
+  DimVector shape;
+  std::array<DimVector, kMaxOperands> strides;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (it.shape[d] == 1) continue;
+    bool merged = false;
+    if (!shape.empty()) {
+      bool ok = true;
+      for (int i = 0; i < it.ntensors; ++i)
+        ok = ok && strides[i].back() * shape.back() == it.strides[i][d];
+      if (ok) {
+        shape.back() *= it.shape[d];
+        merged = true;
+      }
+    }
+    if (!merged) {
+      shape.push_back(it.shape[d]);
+      for (int i = 0; i < it.ntensors; ++i) strides[i].push_back(it.strides[i][d]);
+    }
+  }
+  if (shape.empty()) {
+    shape.push_back(it.numel == 0 ? 0 : 1);
+    for (int i = 0; i < it.ntensors; ++i) strides[i].push_back(0);
+  }
+  it.shape = shape;
+  for (int i = 0; i < it.ntensors; ++i) it.strides[i] = strides[i];
+  if (it.numel == 0) it.shape[0] = 0;
+  return it;
+}
+
+bool TensorIter::is_contiguous() const {
+  if (shape.size() != 1) return false;
+  for (int k = 0; k < ntensors; ++k)
+    if (strides[k][0] != static_cast<int64_t>(element_size(dtypes[k]))) return false;
+  return true;
+}
+
+}  // namespace mt

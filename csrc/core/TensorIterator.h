@@ -1,0 +1,85 @@
+// TensorIter: the shape/stride walk shared by every elementwise kernel (CPU loop and CUDA launcher alike).
+// Operand 0 is the output; inputs are broadcast to its shape (stride 0), then dimensions that are
+// contiguous for every operand are merged, so most loops become one flat 1-D loop.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "core/Tensor.h"
+#include "kernels/cpu/Parallel.h"
+
+namespace mt {
+
+// Shape that a and b broadcast to; RuntimeError in PyTorch's words when they do not.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
+// Strides (in elements) of `t` viewed with the broadcast shape `shape` (0 where broadcast).
+DimVector broadcast_strides(const Tensor& t, IntArrayRef shape);
+
+struct TensorIter {
+  static constexpr int kMaxOperands = 4;
+  int ntensors = 0;
+  DimVector shape;                                           // merged shape, innermost dim first
+  std::array<DimVector, kMaxOperands> strides;               // bytes, same order as shape
+  std::array<char*, kMaxOperands> data{};
+  std::array<ScalarType, kMaxOperands> dtypes{};
+  int64_t numel = 0;
+  Device device;
+
+  // operands[0] is the output and has the full shape; every input must broadcast to it.
+  static TensorIter make(std::initializer_list<Tensor> operands);
+
+  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
+  // Every operand is dense along the single merged dimension.
+  bool is_contiguous() const;
+
+  // Runs loop(data, strides, n) over 1-D runs of the innermost dimension, in parallel above `grain` elements.
+  template <typename Loop>
+  void for_each(const Loop& loop, int64_t grain = kGrainSize) const {
+    if (numel == 0) return;
+    if (numel < grain) {
+      serial_for(loop, 0, numel);
+      return;
+    }
+    parallel_for(0, numel, grain, [&](int64_t b, int64_t e) { serial_for(loop, b, e); });
+  }
+
+  template <typename Loop>
+  void serial_for(const Loop& loop, int64_t begin, int64_t end) const {
+    const int nt = ntensors;
+    std::array<int64_t, kMaxOperands> inner{};
+    for (int k = 0; k < nt; ++k) inner[k] = shape.empty() ? 0 : strides[k][0];
+    if (shape.size() <= 1) {
+      std::array<char*, kMaxOperands> ptrs;
+      for (int k = 0; k < nt; ++k) ptrs[k] = data[k] + begin * inner[k];
+      loop(ptrs.data(), inner.data(), end - begin);
+      return;
+    }
+    // multi-index of `begin` (dim 0 fastest)
+    DimVector idx(shape.size(), 0);
+    int64_t rem = begin;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      idx[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    int64_t pos = begin;
+    std::array<char*, kMaxOperands> ptrs;
+    while (pos < end) {
+      for (int k = 0; k < nt; ++k) {
+        int64_t off = 0;
+        for (size_t d = 0; d < shape.size(); ++d) off += idx[d] * strides[k][d];
+        ptrs[k] = data[k] + off;
+      }
+      int64_t n = std::min(shape[0] - idx[0], end - pos);
+      loop(ptrs.data(), inner.data(), n);
+      pos += n;
+      idx[0] += n;
+      for (size_t d = 0; d + 1 < shape.size() && idx[d] >= shape[d]; ++d) {
+        idx[d] = 0;
+        ++idx[d + 1];
+      }
+    }
+  }
+};
+
+}  // namespace mt

@@ -1,0 +1,65 @@
+// Inner loops for CPU elementwise kernels: a dense path the compiler vectorizes, a scalar-operand path,
+// and a generic strided path. Functors receive and return opmath values (float for half/bfloat16).
+#pragma once
+#include "core/TensorIterator.h"
+
+namespace mt {
+
+template <typename out_t, typename in_t, typename F>
+void cpu_unary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
+  using op_t = opmath_t<in_t>;
+  it.for_each(
+      [&](char** data, const int64_t* st, int64_t n) {
+        out_t* out = reinterpret_cast<out_t*>(data[0]);
+        const in_t* a = reinterpret_cast<const in_t*>(data[1]);
+        if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t)) {
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i])));
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
+                static_cast<out_t>(f(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1]))));
+        }
+      },
+      grain);
+}
+
+template <typename out_t, typename in_t, typename F>
+void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
+  using op_t = opmath_t<in_t>;
+  it.for_each(
+      [&](char** data, const int64_t* st, int64_t n) {
+        out_t* out = reinterpret_cast<out_t*>(data[0]);
+        const in_t* a = reinterpret_cast<const in_t*>(data[1]);
+        const in_t* b = reinterpret_cast<const in_t*>(data[2]);
+        if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == sizeof(in_t)) {
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));
+        } else if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == 0) {
+          const op_t bv = static_cast<op_t>(*b);
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), bv));
+        } else if (st[0] == sizeof(out_t) && st[1] == 0 && st[2] == sizeof(in_t)) {
+          const op_t av = static_cast<op_t>(*a);
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(av, static_cast<op_t>(b[i])));
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
+                f(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1])),
+                  static_cast<op_t>(*reinterpret_cast<const in_t*>(data[2] + i * st[2]))));
+        }
+      },
+      grain);
+}
+
+// Three inputs of possibly different types (where: bool, T, T; clamp: T, T, T).
+template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
+void cpu_ternary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
+  it.for_each(
+      [&](char** data, const int64_t* st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
+              f(*reinterpret_cast<const a_t*>(data[1] + i * st[1]), *reinterpret_cast<const b_t*>(data[2] + i * st[2]),
+                *reinterpret_cast<const c_t*>(data[3] + i * st[3]));
+      },
+      grain);
+}
+
+}  // namespace mt

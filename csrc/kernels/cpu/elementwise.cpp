@@ -1,0 +1,95 @@
+// CPU kernels for the elementwise table: each op's functor instantiated per dtype over the shared loops.
+#include "core/ScalarType.h"
+#include "kernels/cpu/Loops.h"
+#include "kernels/functors.h"
+#include "ops/Dispatch.h"
+#include "ops/elementwise.h"
+#include "ops/kernels.h"
+
+namespace mt {
+namespace {
+
+enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
+
+template <Rule R, typename F>
+void run_unary(const TensorIter& it, F f) {
+  if constexpr (R == Rule::Float) {
+    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "unary", [&] { cpu_unary_loop<scalar_t, scalar_t>(it, f); });
+  } else if constexpr (R == Rule::Bool) {
+    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "unary", [&] { cpu_unary_loop<bool, scalar_t>(it, f); });
+  } else {
+    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "unary", [&] { cpu_unary_loop<scalar_t, scalar_t>(it, f); });
+  }
+}
+
+void unary_kernel(const TensorIter& it, UnaryOp op) {
+  switch (op) {
+#define MT_CASE(name, F, kind)                  \
+  case UnaryOp::name:                           \
+    run_unary<Rule::kind>(it, fn::F{});         \
+    break;
+    MT_UNARY_OPS(MT_CASE)
+#undef MT_CASE
+  }
+}
+
+template <Rule R, typename F>
+void run_binary(const TensorIter& it, F f) {
+  if constexpr (R == Rule::Div) {
+    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "binary", [&] { cpu_binary_loop<scalar_t, scalar_t>(it, f); });
+  } else if constexpr (R == Rule::Compare || R == Rule::Logical) {
+    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "binary", [&] { cpu_binary_loop<bool, scalar_t>(it, f); });
+  } else {
+    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "binary", [&] { cpu_binary_loop<scalar_t, scalar_t>(it, f); });
+  }
+}
+
+void binary_kernel(const TensorIter& it, BinaryOp op) {
+  switch (op) {
+#define MT_CASE(name, F, kind)                  \
+  case BinaryOp::name:                          \
+    run_binary<Rule::kind>(it, fn::F{});        \
+    break;
+    MT_BINARY_OPS(MT_CASE)
+#undef MT_CASE
+  }
+}
+
+void where_kernel(const TensorIter& it) {
+  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where", [&] {
+    cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
+        it, [](bool c, scalar_t a, scalar_t b) { return c ? a : b; });
+  });
+}
+
+void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
+  MT_DISPATCH_NUMERIC_TYPES(it.dtypes[0], "clamp", [&] {
+    using op_t = opmath_t<scalar_t>;
+    cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it, [=](scalar_t x, scalar_t lo, scalar_t hi) {
+      op_t v = static_cast<op_t>(x);
+      if (v != v) return x;  // NaN stays NaN
+      if (has_min && v < static_cast<op_t>(lo)) v = static_cast<op_t>(lo);
+      if (has_max && v > static_cast<op_t>(hi)) v = static_cast<op_t>(hi);
+      return static_cast<scalar_t>(v);
+    });
+  });
+}
+
+void param_unary_kernel(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+  MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
+    if (op == ParamUnaryOp::softplus)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
+    else
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
+  });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(unary_stub, CPU, &unary_kernel);
+MT_REGISTER_KERNEL(binary_stub, CPU, &binary_kernel);
+MT_REGISTER_KERNEL(where_stub, CPU, &where_kernel);
+MT_REGISTER_KERNEL(clamp_stub, CPU, &clamp_kernel);
+MT_REGISTER_KERNEL(param_unary_stub, CPU, &param_unary_kernel);
+
+}  // namespace mt

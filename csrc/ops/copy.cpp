@@ -1,0 +1,95 @@
+// copy_, to, contiguous, clone, fill_, item: the device-independent half of moving and converting data.
+#include "ops/copy.h"
+
+#include "core/TensorIterator.h"
+#include "cuda/CUDAHooks.h"
+#include "ops/factory.h"
+#include "ops/kernels.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(copy_stub, CopyKernelFn);
+MT_DEFINE_STUB(cross_device_copy_stub, CrossDeviceCopyFn);
+MT_DEFINE_STUB(fill_stub, FillKernelFn);
+
+Device resolve_device(Device d) {
+  if (d.is_cpu()) return Device(DeviceType::CPU);
+  cuda_hooks().lazy_init();  // raises the clear "no GPU" / "not compiled with CUDA" errors
+  int n = cuda_hooks().device_count();
+  int idx = d.index < 0 ? cuda_hooks().current_device() : d.index;
+  MT_CHECK(idx < n, "CUDA error: invalid device ordinal (device cuda:", idx, " requested, ", n,
+           " CUDA device(s) available)");
+  return Device(DeviceType::CUDA, idx);
+}
+
+const Tensor& copy_(const Tensor& self, const Tensor& src) {
+  if (self.is_same(src)) return self;
+  if (self.numel() == 0) {
+    broadcast_strides(src, self.sizes());  // still validates shapes
+    return self;
+  }
+  if (self.device() != src.device()) {
+    if (src.dtype() != self.dtype()) return copy_(self, to(src, self.dtype(), src.device()));
+    cross_device_copy_stub.get(self.is_cuda() ? self.device() : src.device())(self, src, false);
+  } else {
+    TensorIter it = TensorIter::make({self, src});
+    copy_stub.get(self.device())(it);
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor contiguous(const Tensor& self) {
+  if (self.is_contiguous()) return self;
+  return clone(self);
+}
+
+Tensor clone(const Tensor& self) {
+  Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
+  copy_(out, self);
+  return out;
+}
+
+Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy) {
+  if (dtype == ScalarType::Undefined) dtype = self.dtype();
+  device = resolve_device(device);
+  if (!copy && dtype == self.dtype() && device == self.device()) return self;
+  Tensor out = make_empty(self.sizes(), dtype, device);
+  if (self.dtype() != dtype && self.device() != device) {
+    // convert on the source device, then move: one cross-device transfer of the final bytes
+    Tensor converted = make_empty(self.sizes(), dtype, self.device());
+    copy_(converted, self);
+    copy_(out, converted);
+  } else {
+    copy_(out, self);
+  }
+  return out;
+}
+
+const Tensor& fill_(const Tensor& self, const Scalar& value) {
+  if (self.numel() == 0) return self;
+  TensorIter it = TensorIter::make({self});
+  fill_stub.get(self.device())(it, value);
+  self.bump_version();
+  return self;
+}
+
+const Tensor& zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
+
+Scalar item(const Tensor& self) {
+  MT_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  Tensor host = self.is_cuda() ? to(self, self.dtype(), Device(DeviceType::CPU)) : self;
+  Scalar out;
+  MT_DISPATCH_ALL_TYPES(host.dtype(), "item", [&] {
+    scalar_t v = *host.data<scalar_t>();
+    if constexpr (std::is_same<scalar_t, bool>::value)
+      out = Scalar(v);
+    else if constexpr (std::is_integral<scalar_t>::value)
+      out = Scalar(static_cast<int64_t>(v));
+    else
+      out = Scalar(static_cast<double>(v));
+  });
+  return out;
+}
+
+}  // namespace mt

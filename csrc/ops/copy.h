@@ -1,0 +1,20 @@
+// Copies and conversions: copy_ (any dtype, any strides, broadcasting src), to(), contiguous(), clone().
+#pragma once
+#include "core/Scalar.h"
+#include "core/Tensor.h"
+
+namespace mt {
+
+const Tensor& copy_(const Tensor& self, const Tensor& src);
+Tensor contiguous(const Tensor& self);
+Tensor clone(const Tensor& self);
+// Returns self when nothing changes and copy is false (PyTorch's .to semantics).
+Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy = false);
+const Tensor& fill_(const Tensor& self, const Scalar& value);
+const Tensor& zero_(const Tensor& self);
+// The value of a one-element tensor (any dtype) as a Scalar of its kind; syncs on CUDA.
+Scalar item(const Tensor& self);
+// Resolves "cuda" to "cuda:<current>" and checks the device exists (clear error without a GPU).
+Device resolve_device(Device d);
+
+}  // namespace mt

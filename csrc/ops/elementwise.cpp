@@ -1,0 +1,316 @@
+// Elementwise front ends: device checks, type promotion, broadcasting, output allocation, then the kernel.
+#include "ops/elementwise.h"
+
+#include "core/TensorIterator.h"
+#include "ops/copy.h"
+#include "ops/factory.h"
+#include "ops/kernels.h"
+#include "ops/reduce.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(unary_stub, UnaryKernelFn);
+MT_DEFINE_STUB(binary_stub, BinaryKernelFn);
+MT_DEFINE_STUB(where_stub, WhereKernelFn);
+MT_DEFINE_STUB(clamp_stub, ClampKernelFn);
+MT_DEFINE_STUB(param_unary_stub, ParamUnaryKernelFn);
+
+namespace {
+
+struct ResultTypeState {
+  ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined, wrapped = ScalarType::Undefined;
+  void update(const Tensor& t) {
+    ScalarType cur = t.dtype();
+    if (t.impl()->is_wrapped_number()) {
+      if (is_floating(cur)) cur = default_dtype();
+      wrapped = promote_types(wrapped, cur);
+    } else if (t.dim() == 0) {
+      zero = promote_types(zero, cur);
+    } else {
+      dim = promote_types(dim, cur);
+    }
+  }
+};
+
+ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (higher != ScalarType::Undefined && is_floating(higher)) return higher;
+  if (higher == ScalarType::Bool || (lower != ScalarType::Undefined && is_floating(lower)))
+    return promote_types(higher, lower);
+  return higher != ScalarType::Undefined ? higher : lower;
+}
+
+// The device an op over these tensors runs on: CPU 0-dim tensors may join CUDA ops as scalars.
+Device common_device(std::initializer_list<const Tensor*> ts) {
+  const Tensor* first = nullptr;
+  for (const Tensor* t : ts) {
+    if (!t->defined()) continue;
+    if (!first || (first->device().is_cpu() && first->dim() == 0 && t->device().is_cuda())) {
+      first = t;
+      continue;
+    }
+    if (t->device() == first->device()) continue;
+    if (t->device().is_cpu() && t->dim() == 0) continue;
+    MT_CHECK(false, "Expected all tensors to be on the same device, but found at least two devices, ",
+             first->device().str(), " and ", t->device().str(), "!");
+  }
+  return first ? first->device() : Device(DeviceType::CPU);
+}
+
+// The input as the kernel wants it: compute dtype, on the op's device.
+Tensor prepare(const Tensor& t, ScalarType dtype, Device device) {
+  if (t.dtype() == dtype && t.device() == device) return t;
+  return to(t, dtype, device);
+}
+
+enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
+
+Rule rule_of(UnaryOp op) {
+  switch (op) {
+#define MT_CASE(name, f, kind) \
+  case UnaryOp::name:          \
+    return Rule::kind;
+    MT_UNARY_OPS(MT_CASE)
+#undef MT_CASE
+  }
+  return Rule::Same;
+}
+Rule rule_of(BinaryOp op) {
+  switch (op) {
+#define MT_CASE(name, f, kind) \
+  case BinaryOp::name:         \
+    return Rule::kind;
+    MT_BINARY_OPS(MT_CASE)
+#undef MT_CASE
+  }
+  return Rule::Arith;
+}
+const char* name_of(BinaryOp op) {
+  switch (op) {
+#define MT_CASE(name, f, kind) \
+  case BinaryOp::name:         \
+    return #name;
+    MT_BINARY_OPS(MT_CASE)
+#undef MT_CASE
+  }
+  return "?";
+}
+
+// Checks that depend on values or dtypes, in PyTorch's words.
+void check_binary(BinaryOp op, ScalarType common, const Tensor& b) {
+  Rule r = rule_of(op);
+  if (op == BinaryOp::sub && common == ScalarType::Bool)
+    MT_ERROR("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+             "`logical_xor()` operator instead.");
+  if (r == Rule::Bitwise && is_floating(common))
+    MT_ERROR("\"", name_of(op), "_cpu\" not implemented for '", dtype_short_name(common), "'");
+  bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
+                 op == BinaryOp::trunc_divide;
+  if (int_div && is_integral(common, true)) {
+    Tensor zero = eq(b, wrapped_scalar(Scalar(int64_t(0))));
+    MT_CHECK(!item(any(zero)).to_bool(), "ZeroDivisionError");
+  }
+  if (op == BinaryOp::pow && is_integral(common, false) && is_integral(b.dtype(), false)) {
+    Tensor neg = lt(b, wrapped_scalar(Scalar(int64_t(0))));
+    MT_CHECK(!item(any(neg)).to_bool(), "Integers to negative integer powers are not allowed.");
+  }
+}
+
+// (compute dtype, output dtype) for a binary op whose promoted input dtype is `common`.
+std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common) {
+  switch (rule_of(op)) {
+    case Rule::Div: {
+      ScalarType f = is_floating(common) ? common : default_dtype();
+      return {f, f};
+    }
+    case Rule::Compare:
+    case Rule::Logical:
+      return {common, ScalarType::Bool};
+    default:
+      return {common, common};
+  }
+}
+
+}  // namespace
+
+ScalarType result_type(std::initializer_list<Tensor> ts) {
+  ResultTypeState s;
+  for (const Tensor& t : ts)
+    if (t.defined()) s.update(t);
+  return combine_categories(s.dim, combine_categories(s.zero, s.wrapped));
+}
+
+ScalarType result_type(const Tensor& a, const Tensor& b) { return result_type({a, b}); }
+
+Tensor unary(UnaryOp op, const Tensor& self) {
+  Rule r = rule_of(op);
+  ScalarType in = self.dtype(), out_dt = in;
+  if (op == UnaryOp::neg && in == ScalarType::Bool)
+    MT_ERROR("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.");
+  if (op == UnaryOp::bitwise_not && is_floating(in))
+    MT_ERROR("\"bitwise_not_cpu\" not implemented for '", dtype_short_name(in), "'");
+  if (r == Rule::Float && !is_floating(in)) in = out_dt = default_dtype();
+  if (r == Rule::Bool) out_dt = ScalarType::Bool;
+  Tensor x = prepare(self, in, self.device());
+  Tensor out = make_empty(self.sizes(), out_dt, self.device());
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, x});
+  unary_stub.get(out.device())(it, op);
+  return out;
+}
+
+const Tensor& unary_(UnaryOp op, const Tensor& self) {
+  Tensor r = unary(op, self);
+  MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
+           " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
+  return copy_(self, r);
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  Device dev = common_device({&a, &b});
+  ScalarType common = result_type(a, b);
+  check_binary(op, common, b);
+  auto [compute, out_dt] = binary_dtypes(op, common);
+  Tensor x = prepare(a, compute, dev), y = prepare(b, compute, dev);
+  DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
+  Tensor out = make_empty(shape, out_dt, dev);
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, x, y});
+  binary_stub.get(dev)(it, op);
+  return out;
+}
+
+const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
+  Device dev = common_device({&self, &other});
+  MT_CHECK(dev == self.device(), "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", other.device().str(), "!");
+  ScalarType common = result_type(self, other);
+  check_binary(op, common, other);
+  auto [compute, out_dt] = binary_dtypes(op, common);
+  MT_CHECK(can_cast(out_dt, self.dtype()), "result type ", dtype_short_name(out_dt),
+           " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
+  DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
+  MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
+           " doesn't match the broadcast shape ", shape_str(shape));
+  if (self.numel() == 0) return self;
+  Tensor y = prepare(other, compute, dev);
+  if (self.dtype() == compute && out_dt == compute) {
+    TensorIter it = TensorIter::make({self, self, y});
+    binary_stub.get(dev)(it, op);
+    self.bump_version();
+    return self;
+  }
+  Tensor x = prepare(self, compute, dev);
+  Tensor out = make_empty(shape, out_dt, dev);
+  TensorIter it = TensorIter::make({out, x, y});
+  binary_stub.get(dev)(it, op);
+  return copy_(self, out);
+}
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!alpha.is_floating() && alpha.to_long() == 1) return binary(BinaryOp::add, a, b);
+  return binary(BinaryOp::add, a, binary(BinaryOp::mul, b, wrapped_scalar(alpha)));
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!alpha.is_floating() && alpha.to_long() == 1) return binary(BinaryOp::sub, a, b);
+  return binary(BinaryOp::sub, a, binary(BinaryOp::mul, b, wrapped_scalar(alpha)));
+}
+
+Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& rounding_mode) {
+  if (!rounding_mode) return binary(BinaryOp::div, a, b);
+  if (*rounding_mode == "trunc") return binary(BinaryOp::trunc_divide, a, b);
+  if (*rounding_mode == "floor") return binary(BinaryOp::floor_divide, a, b);
+  MT_CHECK(false, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode,
+           "'");
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  MT_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
+  Device dev = common_device({&self, &lo, &hi});
+  ScalarType dt = result_type({self, lo, hi});
+  MT_CHECK(dt != ScalarType::Bool, "\"clamp_cpu\" not implemented for 'Bool'");
+  DimVector shape = self.sizes();
+  if (min) shape = broadcast_shapes(shape, min->sizes());
+  if (max) shape = broadcast_shapes(shape, max->sizes());
+  Tensor x = prepare(self, dt, dev);
+  Tensor l = min ? prepare(*min, dt, dev) : x, h = max ? prepare(*max, dt, dev) : x;
+  Tensor out = make_empty(shape, dt, dev);
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, x, l, h});
+  clamp_stub.get(dev)(it, min.has_value(), max.has_value());
+  return out;
+}
+
+const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor r = clamp(self, min, max);
+  MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
+           " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
+  MT_CHECK(IntArrayRef(r.sizes()).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
+           " doesn't match the broadcast shape ", shape_str(r.sizes()));
+  return copy_(self, r);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  MT_CHECK(cond.dtype() == ScalarType::Bool,
+           "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+           dtype_short_name(cond.dtype()));
+  Device dev = common_device({&cond, &a, &b});
+  ScalarType dt = result_type(a, b);
+  DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
+  Tensor c = prepare(cond, ScalarType::Bool, dev), x = prepare(a, dt, dev), y = prepare(b, dt, dev);
+  Tensor out = make_empty(shape, dt, dev);
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, c, x, y});
+  where_stub.get(dev)(it);
+  return out;
+}
+
+static void check_masked_fill(const Tensor& mask, const Tensor& value) {
+  MT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+           dtype_name(mask.dtype()));
+  MT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+           value.dim(), " dimension(s).");
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_masked_fill(mask, value);
+  Tensor out = clone(self);
+  return masked_fill_(out, mask, value);
+}
+
+const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_masked_fill(mask, value);
+  Device dev = common_device({&self, &mask, &value});
+  Tensor v = prepare(value, self.dtype(), dev);
+  Tensor m = prepare(mask, ScalarType::Bool, dev);
+  broadcast_strides(m, self.sizes());  // the mask must broadcast to self, not the other way round
+  if (self.numel() == 0) return self;
+  TensorIter it = TensorIter::make({self, m, v, self});
+  where_stub.get(dev)(it);
+  self.bump_version();
+  return self;
+}
+
+static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1) {
+  ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
+  Tensor x = prepare(self, dt, self.device());
+  Tensor out = make_empty(self.sizes(), dt, self.device());
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, x});
+  param_unary_stub.get(out.device())(it, op, p0, p1);
+  return out;
+}
+
+Tensor softplus(const Tensor& self, double beta, double threshold) {
+  return param_unary(self, ParamUnaryOp::softplus, beta, threshold);
+}
+Tensor leaky_relu(const Tensor& self, double negative_slope) {
+  return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
+}
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  return add(self, mul(weight, sub(end, self)));
+}
+
+}  // namespace mt

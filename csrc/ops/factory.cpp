@@ -1,0 +1,249 @@
+// Factories and random fills. Random numbers: Philox counters are split over fixed-size chunks, so the values
+// depend only on the seed and the call sequence, never on the thread count.
+#include "ops/factory.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+
+#include "core/Generator.h"
+#include "core/TensorIterator.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+namespace {
+ScalarType g_default_dtype = ScalarType::Float;
+
+ScalarType or_default(ScalarType t) { return t == ScalarType::Undefined ? g_default_dtype : t; }
+}  // namespace
+
+ScalarType default_dtype() { return g_default_dtype; }
+void set_default_dtype(ScalarType t) {
+  MT_CHECK_TYPE(t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
+                    t == ScalarType::BFloat16,
+                "only floating-point types are supported as the default type");
+  g_default_dtype = t;
+}
+
+Generator& default_generator() {
+  static Generator g;
+  return g;
+}
+
+Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  return make_empty(sizes, or_default(dtype), resolve_device(device));
+}
+
+Tensor full(IntArrayRef sizes, const Scalar& value, ScalarType dtype, Device device) {
+  if (dtype == ScalarType::Undefined) dtype = value.natural_dtype(g_default_dtype);
+  Tensor t = empty(sizes, dtype, device);
+  fill_(t, value);
+  return t;
+}
+
+Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
+  return full(sizes, Scalar(int64_t(0)), or_default(dtype), device);
+}
+Tensor ones(IntArrayRef sizes, ScalarType dtype, Device device) {
+  return full(sizes, Scalar(int64_t(1)), or_default(dtype), device);
+}
+
+Tensor scalar_tensor(const Scalar& v, ScalarType dtype, Device device) {
+  if (dtype == ScalarType::Undefined) dtype = v.natural_dtype(g_default_dtype);
+  return full({}, v, dtype, device);
+}
+
+Tensor wrapped_scalar(const Scalar& v) {
+  ScalarType dt = v.is_bool() ? ScalarType::Bool : v.is_integral() ? ScalarType::Long : ScalarType::Double;
+  Tensor t = make_empty({}, dt, Device(DeviceType::CPU));
+  MT_DISPATCH_ALL_TYPES(dt, "wrapped_scalar", [&] { *t.data<scalar_t>() = v.to<scalar_t>(); });
+  t.impl()->set_wrapped_number(true);
+  return t;
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype, Device device) {
+  if (dtype == ScalarType::Undefined) {
+    bool all_int = !start.is_floating() && !end.is_floating() && !step.is_floating();
+    dtype = all_int ? ScalarType::Long : g_default_dtype;
+  }
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  MT_CHECK(st != 0, "step must be nonzero");
+  MT_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  MT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  double n = is_integral(dtype, true) && !start.is_floating() && !end.is_floating() && !step.is_floating()
+                 ? std::ceil(static_cast<double>(end.to_long() - start.to_long()) / static_cast<double>(step.to_long()))
+                 : std::ceil((e - s) / st);
+  MT_CHECK(n >= 0 && n < 9.2e18, "invalid size, possible overflow?");
+  Tensor out = empty({static_cast<int64_t>(n)}, dtype, Device(DeviceType::CPU));
+  MT_DISPATCH_NUMERIC_TYPES(dtype, "arange", [&] {
+    scalar_t* p = out.data<scalar_t>();
+    if constexpr (std::is_integral<scalar_t>::value) {
+      int64_t s0 = start.to_long(), st0 = step.to_long();
+      if (!start.is_floating() && !step.is_floating()) {
+        for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<scalar_t>(s0 + i * st0);
+        return;
+      }
+    }
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<scalar_t>(s + static_cast<double>(i) * st);
+  });
+  return to(out, dtype, device);
+}
+
+Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Device device) {
+  MT_CHECK(steps >= 0, "number of steps must be non-negative");
+  dtype = or_default(dtype);
+  Tensor out = empty({steps}, dtype, Device(DeviceType::CPU));
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  MT_DISPATCH_NUMERIC_TYPES(dtype, "linspace", [&] {
+    scalar_t* p = out.data<scalar_t>();
+    // symmetric evaluation (from both ends) as PyTorch does, so the last value is exactly `end`
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
+                                             : end - step * static_cast<double>(steps - 1 - i));
+  });
+  return to(out, dtype, device);
+}
+
+Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
+  MT_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  if (m < 0) m = n;
+  Tensor out = zeros({n, m}, dtype, device);
+  if (n > 0 && m > 0) fill_(diagonal(out, 0, 0, 1), Scalar(int64_t(1)));
+  return out;
+}
+
+// ---- random
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+uint64_t initial_seed() { return default_generator().seed(); }
+uint64_t seed() {
+  uint64_t s = std::random_device{}() ^ static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+  manual_seed(s);
+  return s;
+}
+
+namespace {
+
+constexpr int64_t kRandChunk = 4096;  // elements per Philox subsequence
+
+// Fills a contiguous float64 buffer through gen(philox, out_ptr, count), chunked for parallelism.
+template <typename Gen>
+Tensor random_doubles(int64_t n, Gen gen) {
+  Tensor buf = make_empty({n}, ScalarType::Double, Device(DeviceType::CPU));
+  uint64_t seed = default_generator().seed();
+  uint64_t base = default_generator().reserve(1);
+  double* p = buf.data<double>();
+  int64_t nchunks = (n + kRandChunk - 1) / kRandChunk;
+  parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      Philox ph(seed, static_cast<uint64_t>(c), base << 20);
+      int64_t lo = c * kRandChunk, hi = std::min(n, lo + kRandChunk);
+      gen(ph, p + lo, hi - lo);
+    }
+  });
+  return buf;
+}
+
+inline double u01(uint32_t hi, uint32_t lo) {  // 53 random bits in [0, 1)
+  return static_cast<double>((static_cast<uint64_t>(hi >> 5) << 26) | (lo >> 6)) * (1.0 / 9007199254740992.0);
+}
+
+void uniform_gen(Philox& ph, double* out, int64_t n) {
+  uint32_t r[4];
+  for (int64_t i = 0; i < n; i += 2) {
+    ph.next4(r);
+    out[i] = u01(r[0], r[1]);
+    if (i + 1 < n) out[i + 1] = u01(r[2], r[3]);
+  }
+}
+
+void normal_gen(Philox& ph, double* out, int64_t n) {
+  uint32_t r[4];
+  for (int64_t i = 0; i < n; i += 2) {  // Box-Muller, two normals per draw
+    ph.next4(r);
+    double u1 = 1.0 - u01(r[0], r[1]), u2 = u01(r[2], r[3]);
+    double rad = std::sqrt(-2.0 * std::log(u1));
+    out[i] = rad * std::cos(2 * M_PI * u2);
+    if (i + 1 < n) out[i + 1] = rad * std::sin(2 * M_PI * u2);
+  }
+}
+
+void write_into(const Tensor& self, const Tensor& values) {
+  copy_(self, values.dtype() == self.dtype() ? values : to(values, self.dtype(), values.device()));
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to_) {
+  MT_CHECK(from <= to_, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to_);
+  MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ", dtype_name(self.dtype()));
+  Tensor v = random_doubles(self.numel(), uniform_gen);
+  double* p = v.data<double>();
+  for (int64_t i = 0; i < v.numel(); ++i) p[i] = from + (to_ - from) * p[i];
+  write_into(self, view(v, self.sizes()));
+  return self;
+}
+
+Tensor& normal_(Tensor& self, double mean, double std) {
+  MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
+  MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ", dtype_name(self.dtype()));
+  Tensor v = random_doubles(self.numel(), normal_gen);
+  double* p = v.data<double>();
+  for (int64_t i = 0; i < v.numel(); ++i) p[i] = mean + std * p[i];
+  write_into(self, view(v, self.sizes()));
+  return self;
+}
+
+Tensor& random_(Tensor& self, int64_t low, int64_t high) {
+  MT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  Tensor v = random_doubles(self.numel(), uniform_gen);
+  Tensor ints = make_empty({self.numel()}, ScalarType::Long, Device(DeviceType::CPU));
+  double* p = v.data<double>();
+  int64_t* q = ints.data<int64_t>();
+  double range = static_cast<double>(high - low);
+  for (int64_t i = 0; i < v.numel(); ++i)
+    q[i] = std::min(high - 1, low + static_cast<int64_t>(std::floor(p[i] * range)));
+  write_into(self, view(ints, self.sizes()));
+  return self;
+}
+
+Tensor& bernoulli_(Tensor& self, double prob) {
+  MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
+  Tensor v = random_doubles(self.numel(), uniform_gen);
+  double* p = v.data<double>();
+  for (int64_t i = 0; i < v.numel(); ++i) p[i] = p[i] < prob ? 1.0 : 0.0;
+  write_into(self, view(v, self.sizes()));
+  return self;
+}
+
+Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device) {
+  Tensor t = empty(sizes, dtype, device);
+  return uniform_(t, 0.0, 1.0);
+}
+Tensor randn(IntArrayRef sizes, ScalarType dtype, Device device) {
+  Tensor t = empty(sizes, dtype, device);
+  return normal_(t, 0.0, 1.0);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, ScalarType dtype, Device device) {
+  Tensor t = empty(sizes, dtype == ScalarType::Undefined ? ScalarType::Long : dtype, device);
+  return random_(t, low, high);
+}
+Tensor randperm(int64_t n, ScalarType dtype, Device device) {
+  MT_CHECK(n >= 0, "n must be non-negative, got", n);
+  Tensor keys = random_doubles(n, uniform_gen);
+  Tensor idx = make_empty({n}, ScalarType::Long, Device(DeviceType::CPU));
+  int64_t* q = idx.data<int64_t>();
+  double* k = keys.data<double>();
+  for (int64_t i = 0; i < n; ++i) q[i] = i;
+  // Fisher-Yates driven by the generated uniforms
+  for (int64_t i = n - 1; i > 0; --i) {
+    int64_t j = static_cast<int64_t>(k[i] * static_cast<double>(i + 1));
+    std::swap(q[i], q[std::min(j, i)]);
+  }
+  return to(idx, dtype == ScalarType::Undefined ? ScalarType::Long : dtype, device);
+}
+
+}  // namespace mt

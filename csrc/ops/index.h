@@ -1,0 +1,25 @@
+// Indexing: basic (ints, slices, None, ...) is views in the bindings; here the ops that read or write
+// through index tensors and masks.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "core/Tensor.h"
+
+namespace mt {
+
+// Advanced indexing: indices[d] (int64 or bool, undefined = full slice) applies to dim d of self,
+// with NumPy/PyTorch placement rules for the broadcast index dimensions.
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                         const Tensor& values, bool accumulate);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+// reduce: "" (assign), "add", "multiply"
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       const std::string& reduce = "");
+const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor nonzero(const Tensor& self);  // (n, ndim) int64
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+
+}  // namespace mt

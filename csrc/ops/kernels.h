@@ -1,0 +1,30 @@
+// Every DispatchStub, in one list: what a device backend must register to run all ops.
+#pragma once
+#include "core/Scalar.h"
+#include "core/TensorIterator.h"
+#include "ops/Dispatch.h"
+#include "ops/elementwise.h"
+
+namespace mt {
+
+// copy.cpp: dst (operand 0) <- src (operand 1), any dtype pair, same device.
+using CopyKernelFn = void (*)(const TensorIter& iter);
+// copy between devices (CPU <-> CUDA, CUDA <-> CUDA); registered by the CUDA backend.
+using CrossDeviceCopyFn = void (*)(const Tensor& dst, const Tensor& src, bool non_blocking);
+using FillKernelFn = void (*)(const TensorIter& iter, const Scalar& value);
+MT_DECLARE_STUB(copy_stub, CopyKernelFn);
+MT_DECLARE_STUB(cross_device_copy_stub, CrossDeviceCopyFn);
+MT_DECLARE_STUB(fill_stub, FillKernelFn);
+
+// elementwise.cpp
+MT_DECLARE_STUB(unary_stub, UnaryKernelFn);
+MT_DECLARE_STUB(binary_stub, BinaryKernelFn);
+MT_DECLARE_STUB(where_stub, WhereKernelFn);
+MT_DECLARE_STUB(clamp_stub, ClampKernelFn);
+MT_DECLARE_STUB(param_unary_stub, ParamUnaryKernelFn);
+
+// reduce.cpp (reductions, softmax, cumsum): declared in ops/reduce.h next to their argument structs.
+// index.cpp (gather, scatter, index, index_put): declared in ops/index.h.
+// linalg.cpp (gemm): declared in ops/linalg.h.
+
+}  // namespace mt

@@ -1,0 +1,407 @@
+// Views and shape ops. Views rewrite sizes/strides/offset over the same storage; cat/stack copy.
+#include "ops/shape.h"
+
+#include <algorithm>
+
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+
+namespace mt {
+
+DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  DimVector out(shape.begin(), shape.end());
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      MT_CHECK(infer < 0, "only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      MT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0 && known == 0) {
+    MT_CHECK(numel != 0, "cannot reshape tensor of 0 elements into shape ", shape_str(shape),
+             " because the unspecified dimension size -1 can be any value and is ambiguous");
+    MT_ERROR("shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  }
+  bool ok = infer >= 0 ? numel % known == 0 : known == numel;
+  MT_CHECK(ok, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  if (infer >= 0) out[infer] = numel / known;
+  return out;
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  MT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  int64_t max_off = offset;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    MT_CHECK(sizes[i] >= 0, "as_strided: negative size ", sizes[i]);
+    MT_CHECK(strides[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
+             shape_str(strides));
+    if (sizes[i] == 0) max_off = -1;
+    if (max_off >= 0) max_off += (sizes[i] - 1) * strides[i];
+  }
+  int64_t cap = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
+  MT_CHECK(max_off < cap, "setStorage: sizes ", shape_str(sizes), ", strides ", shape_str(strides),
+           ", storage offset ", offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ",
+           (max_off + 1) * static_cast<int64_t>(self.itemsize()), " are out of bounds for storage of size ",
+           self.storage()->nbytes);
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+// Strides for viewing `self` with `shape` without copying, or empty when impossible (PyTorch's computeStride).
+static bool view_strides(const Tensor& self, IntArrayRef shape, DimVector& out) {
+  IntArrayRef old_sizes = self.sizes(), old_strides = self.strides();
+  out.assign(shape.size(), 0);
+  if (old_sizes.empty()) {
+    out.assign(shape.size(), 1);
+    return true;
+  }
+  if (self.numel() == 0) {
+    out = contiguous_strides(shape);
+    return true;
+  }
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[d];
+    if (d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+Tensor view(const Tensor& self, IntArrayRef sizes) {
+  DimVector shape = infer_size(sizes, self.numel());
+  DimVector strides;
+  MT_CHECK(view_strides(self, shape, strides),
+           "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+           "two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(self, shape, strides, self.storage_offset());
+}
+
+Tensor reshape(const Tensor& self, IntArrayRef sizes) {
+  DimVector shape = infer_size(sizes, self.numel());
+  DimVector strides;
+  if (view_strides(self, shape, strides)) return make_view(self, shape, strides, self.storage_offset());
+  return view(clone(self), shape);
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  int64_t n = self.dim();
+  MT_CHECK(static_cast<int64_t>(dims.size()) == n, "permute(sparse_coo): number of dimensions in the tensor input "
+           "does not match the length of the desired ordering of dimensions i.e. input.dim() = ", n,
+           " is not equal to len(dims) = ", dims.size());
+  DimVector sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[i], n);
+    MT_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = self.sizes()[d];
+    strides[i] = self.strides()[d];
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
+  int64_t n = self.dim();
+  d0 = wrap_dim(d0, n);
+  d1 = wrap_dim(d1, n);
+  if (n == 0) return alias(self);
+  DimVector sizes = self.sizes(), strides = self.strides();
+  std::swap(sizes[d0], sizes[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor t(const Tensor& self) {
+  MT_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return self.dim() < 2 ? alias(self) : transpose(self, 0, 1);
+}
+
+Tensor squeeze(const Tensor& self) {
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (self.sizes()[i] != 1) {
+      sizes.push_back(self.sizes()[i]);
+      strides.push_back(self.strides()[i]);
+    }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze(const Tensor& self, IntArrayRef dims) {
+  std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, self.dim());
+    if (self.dim() > 0 && self.sizes()[w] == 1) drop[w] = true;
+  }
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (!drop[i]) {
+      sizes.push_back(self.sizes()[i]);
+      strides.push_back(self.strides()[i]);
+    }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim() + 1);
+  DimVector sizes = self.sizes(), strides = self.strides();
+  int64_t st = d < self.dim() ? sizes[d] * strides[d] : 1;
+  sizes.insert(d, 1);
+  strides.insert(d, st);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor expand(const Tensor& self, IntArrayRef sizes) {
+  int64_t n = static_cast<int64_t>(sizes.size());
+  MT_CHECK(n >= self.dim(), "expand(", "torch.FloatTensor{", shape_str(self.sizes()), "}, size=", shape_str(sizes),
+           "): the number of sizes provided (", n, ") must be greater or equal to the number of dimensions in the "
+           "tensor (", self.dim(), ")");
+  DimVector out_sizes(n), out_strides(n);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    int64_t off = n - 1 - i;
+    int64_t sd = self.dim() - 1 - off;
+    int64_t target = sizes[i];
+    if (sd >= 0) {
+      int64_t s = self.sizes()[sd];
+      if (target == -1) target = s;
+      MT_CHECK(s == target || s == 1, "The expanded size of the tensor (", target,
+               ") must match the existing size (", s, ") at non-singleton dimension ", i, ".  Target sizes: ",
+               shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes()));
+      out_sizes[i] = target;
+      out_strides[i] = s == target ? self.strides()[sd] : 0;
+    } else {
+      MT_CHECK(target >= 0, "The expanded size of the tensor (", target,
+               ") isn't allowed in a leading, non-existing dimension ", i);
+      out_sizes[i] = target;
+      out_strides[i] = 0;
+    }
+  }
+  return make_view(self, out_sizes, out_strides, self.storage_offset());
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return reshape(self, {1});
+  start_dim = wrap_dim(start_dim, self.dim());
+  end_dim = wrap_dim(end_dim, self.dim());
+  MT_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
+  DimVector shape;
+  for (int64_t i = 0; i < start_dim; ++i) shape.push_back(self.sizes()[i]);
+  int64_t prod = 1;
+  for (int64_t i = start_dim; i <= end_dim; ++i) prod *= self.sizes()[i];
+  shape.push_back(prod);
+  for (int64_t i = end_dim + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return reshape(self, shape);
+}
+
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  dim = wrap_dim(dim, self.dim());
+  MT_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  DimVector inner = infer_size(sizes, self.sizes()[dim]);
+  DimVector shape;
+  for (int64_t i = 0; i < dim; ++i) shape.push_back(self.sizes()[i]);
+  for (int64_t s : inner) shape.push_back(s);
+  for (int64_t i = dim + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return view(self, shape);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  MT_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[dim];
+  MT_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size, ", ",
+                 size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  MT_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
+           ") exceeds dimension size (", size, ").");
+  return slice(self, dim, start, start + length, 1);
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  MT_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[dim];
+  MT_CHECK_INDEX(index >= -size && index < size, "index ", index, " is out of bounds for dimension ", dim,
+                 " with size ", size);
+  if (index < 0) index += size;
+  DimVector sizes = self.sizes(), strides = self.strides();
+  int64_t offset = self.storage_offset() + index * strides[dim];
+  sizes.erase(dim);
+  strides.erase(dim);
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  MT_CHECK_VALUE(step > 0, "step must be greater than zero");
+  dim = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[dim];
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::clamp<int64_t>(start, 0, size);
+  end = std::clamp<int64_t>(end, start, size);
+  DimVector sizes = self.sizes(), strides = self.strides();
+  int64_t offset = self.storage_offset() + start * strides[dim];
+  sizes[dim] = (end - start + step - 1) / step;
+  strides[dim] *= step;
+  return make_view(self, sizes, strides, offset);
+}
+
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  MT_CHECK(self.dim() > 0, "split expects at least a 1-dimensional tensor");
+  MT_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  dim = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[dim];
+  MT_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
+           size);
+  std::vector<Tensor> out;
+  if (size == 0) {
+    out.push_back(alias(self));
+    return out;
+  }
+  for (int64_t s = 0; s < size; s += split_size) out.push_back(slice(self, dim, s, std::min(size, s + split_size), 1));
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
+  dim = wrap_dim(dim, self.dim());
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    MT_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+             shape_str(sizes));
+    total += s;
+  }
+  MT_CHECK(total == self.sizes()[dim], "split_with_sizes expects split_sizes to sum exactly to ", self.sizes()[dim],
+           " (input tensor's size at dimension ", dim, "), but got split_sizes=", shape_str(sizes));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    out.push_back(slice(self, dim, start, start + s, 1));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  MT_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  MT_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t size = self.sizes()[wrap_dim(dim, self.dim())];
+  int64_t split_size = (size + chunks - 1) / chunks;
+  if (split_size == 0 && size == 0) {
+    std::vector<Tensor> out;
+    for (int64_t i = 0; i < chunks; ++i) out.push_back(alias(self));
+    return out;
+  }
+  return split(self, split_size, dim);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  dim = wrap_dim(dim, self.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.sizes()[dim]; ++i) out.push_back(select(self, dim, i));
+  return out;
+}
+
+Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
+  int64_t n = self.dim();
+  src = wrap_dim(src, n);
+  dst = wrap_dim(dst, n);
+  DimVector order;
+  for (int64_t i = 0; i < n; ++i)
+    if (i != src) order.push_back(i);
+  order.insert(dst, src);
+  return permute(self, order);
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
+  int64_t n = self.dim();
+  d1 = wrap_dim(d1, n);
+  d2 = wrap_dim(d2, n);
+  MT_CHECK(d1 != d2, "diagonal dimensions cannot be identical ", d1, ", ", d2);
+  int64_t s1 = self.sizes()[d1], s2 = self.sizes()[d2];
+  int64_t len = offset >= 0 ? std::max<int64_t>(0, std::min(s1, s2 - offset))
+                            : std::max<int64_t>(0, std::min(s1 + offset, s2));
+  int64_t start = self.storage_offset();
+  if (len > 0) start += offset >= 0 ? offset * self.strides()[d2] : -offset * self.strides()[d1];
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < n; ++i)
+    if (i != d1 && i != d2) {
+      sizes.push_back(self.sizes()[i]);
+      strides.push_back(self.strides()[i]);
+    }
+  sizes.push_back(len);
+  strides.push_back(self.strides()[d1] + self.strides()[d2]);
+  return make_view(self, sizes, strides, start);
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  MT_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // 1-D empty tensors are skipped, as PyTorch (legacy behaviour)
+  const Tensor* ref = nullptr;
+  for (const Tensor& t : tensors)
+    if (!(t.dim() == 1 && t.numel() == 0)) {
+      ref = &t;
+      break;
+    }
+  if (!ref) ref = &tensors[0];
+  MT_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  dim = wrap_dim(dim, ref->dim());
+  ScalarType dt = tensors[0].dtype();
+  for (const Tensor& t : tensors) dt = promote_types(dt, t.dtype());
+  DimVector out_sizes = ref->sizes();
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    MT_CHECK(t.device() == ref->device(), "Expected all tensors to be on the same device, but found at least two "
+             "devices, ", ref->device().str(), " and ", t.device().str(), "!");
+    if (t.dim() == 1 && t.numel() == 0 && t.dim() != ref->dim()) continue;
+    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
+    MT_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+             t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d)
+      MT_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d], "Sizes of tensors must match except in dimension ", dim,
+               ". Expected size ", ref->sizes()[d], " but got size ", t.sizes()[d], " for tensor number ", i,
+               " in the list.");
+    total += t.sizes()[dim];
+  }
+  out_sizes[dim] = total;
+  Tensor out = make_empty(out_sizes, dt, ref->device());
+  int64_t off = 0;
+  for (const Tensor& t : tensors) {
+    if (t.dim() != out.dim()) continue;
+    int64_t len = t.sizes()[dim];
+    if (len == 0) continue;
+    copy_(slice(out, dim, off, off + len, 1), t);
+    off += len;
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  MT_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  dim = wrap_dim(dim, tensors[0].dim() + 1);
+  for (size_t i = 1; i < tensors.size(); ++i)
+    MT_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
+             shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()), " at entry ", i);
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, dim));
+  return cat(parts, dim);
+}
+
+}  // namespace mt

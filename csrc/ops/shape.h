@@ -1,0 +1,36 @@
+// Views (metadata only, sharing storage) and shape ops that copy (cat, stack, reshape of non-viewable input).
+#pragma once
+#include <vector>
+
+#include "core/Tensor.h"
+
+namespace mt {
+
+Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+Tensor alias(const Tensor& self);  // a new tensor object over the same memory and metadata
+Tensor view(const Tensor& self, IntArrayRef sizes);  // sizes may hold one -1
+Tensor reshape(const Tensor& self, IntArrayRef sizes);
+Tensor permute(const Tensor& self, IntArrayRef dims);
+Tensor transpose(const Tensor& self, int64_t d0, int64_t d1);
+Tensor t(const Tensor& self);  // 2-D transpose; 0-D and 1-D returned as is
+Tensor squeeze(const Tensor& self);
+Tensor squeeze(const Tensor& self, IntArrayRef dims);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor expand(const Tensor& self, IntArrayRef sizes);  // -1 keeps a size
+Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& self, int64_t dim, int64_t index);
+Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step);  // Python semantics
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim);
+Tensor movedim(const Tensor& self, int64_t src, int64_t dst);
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2);
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+// Infers one -1 in `shape` from numel; RuntimeError in PyTorch's words when impossible.
+DimVector infer_size(IntArrayRef shape, int64_t numel);
+
+}  // namespace mt

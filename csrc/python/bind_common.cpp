@@ -1,0 +1,182 @@
+// dtype and device Python objects, and the argument conversions declared in bind.h.
+#include <sstream>
+
+#include "ops/copy.h"
+#include "ops/factory.h"
+#include "python/bind.h"
+
+namespace mt {
+
+DType* dtype_object(ScalarType st) {
+  static DType objs[kNumScalarTypes] = {
+#define MT_OBJ(ct, name, s, l) DType{ScalarType::name},
+      MT_FORALL_SCALAR_TYPES(MT_OBJ)
+#undef MT_OBJ
+  };
+  return &objs[static_cast<int>(st)];
+}
+
+ScalarType parse_dtype(py::handle h) {
+  if (h.is_none()) return ScalarType::Undefined;
+  if (py::isinstance<DType>(h)) return h.cast<DType*>()->st;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Double;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Long;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
+  throw py::type_error("dtype must be a minitorch.dtype (e.g. minitorch.float32), got " +
+                       std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+Device parse_device(py::handle h) {
+  if (h.is_none()) return Device(DeviceType::CPU);
+  if (py::isinstance<Device>(h)) return h.cast<Device>();
+  if (py::isinstance<py::str>(h)) return Device(h.cast<std::string>());
+  if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) {
+    int i = h.cast<int>();
+    MT_CHECK(i >= 0, "Device index must not be negative");
+    return Device(DeviceType::CUDA, i);
+  }
+  throw py::type_error("device must be a str, int or minitorch.device, got " +
+                       std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+bool is_python_scalar(py::handle h) {
+  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyBool_Check(h.ptr());
+}
+
+Scalar parse_scalar(py::handle h, const char* what) {
+  if (PyBool_Check(h.ptr())) return Scalar(h.ptr() == Py_True);
+  if (PyLong_Check(h.ptr())) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    MT_CHECK(!overflow, "Overflow when unpacking long");
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(h.ptr())) return Scalar(PyFloat_AS_DOUBLE(h.ptr()));
+  if (py::isinstance<TensorImpl>(h)) return item(h.cast<Tensor>());
+  // NumPy scalars and anything else with __index__/__float__
+  if (PyIndex_Check(h.ptr())) return Scalar(static_cast<int64_t>(h.cast<long long>()));
+  if (py::hasattr(h, "__float__")) return Scalar(h.cast<double>());
+  throw py::type_error(std::string(what) + " must be a number, got " +
+                       std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+Tensor to_operand(py::handle h, const char* what) {
+  if (py::isinstance<TensorImpl>(h)) return h.cast<Tensor>();
+  if (is_python_scalar(h) || py::hasattr(h, "__float__")) return wrapped_scalar(parse_scalar(h, what));
+  throw py::type_error(std::string(what) + " must be a Tensor or a number, got " +
+                       std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+static int64_t size_item(py::handle e) {
+  if (PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr())) return e.cast<int64_t>();
+  if (py::isinstance<TensorImpl>(e)) {
+    Scalar s = item(e.cast<Tensor>());
+    if (s.is_integral()) return s.to_long();
+  } else if (PyIndex_Check(e.ptr()) && !PyBool_Check(e.ptr())) {
+    return e.cast<int64_t>();
+  }
+  throw py::type_error("expected a sequence of integers or a single integer, got an element of type " +
+                       std::string(py::str(py::type::of(e).attr("__name__"))));
+}
+
+DimVector parse_size(py::handle h) {
+  DimVector out;
+  if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
+    for (py::handle e : h) out.push_back(size_item(e));
+  } else {
+    out.push_back(size_item(h));
+  }
+  return out;
+}
+
+DimVector parse_size_args(const py::args& args) {
+  if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0])))
+    return parse_size(args[0]);
+  DimVector out;
+  for (py::handle e : args) out.push_back(size_item(e));
+  return out;
+}
+
+DimVector parse_dims(py::handle h) {
+  if (h.is_none()) return {};
+  return parse_size(h);
+}
+
+py::object scalar_to_py(const Scalar& s) {
+  if (s.is_bool()) return py::bool_(s.to_bool());
+  if (s.is_integral()) return py::int_(s.to_long());
+  return py::float_(s.to_double());
+}
+
+py::object make_size(IntArrayRef sizes) {
+  static PyObject* size_type = nullptr;  // leaked on purpose: outlives interpreter teardown order
+  if (!size_type) size_type = py::object(py::module_::import("minitorch").attr("Size")).release().ptr();
+  py::tuple t(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
+  return py::reinterpret_borrow<py::object>(size_type)(t);
+}
+
+void init_dtype_device(py::module_& m) {
+  py::class_<DType>(m, "dtype")
+      .def_property_readonly("is_floating_point", [](const DType& d) { return is_floating(d.st); })
+      .def_property_readonly("is_signed", [](const DType& d) { return is_signed(d.st); })
+      .def_property_readonly("itemsize", [](const DType& d) { return element_size(d.st); })
+      .def_property_readonly("is_complex", [](const DType&) { return false; })
+      .def("__repr__", [](const DType& d) { return std::string("torch.") + dtype_name(d.st); })
+      .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.st)); });
+#define MT_EXPORT(ct, name, s, l) m.attr(s) = py::cast(dtype_object(ScalarType::name), py::return_value_policy::reference);
+  MT_FORALL_SCALAR_TYPES(MT_EXPORT)
+#undef MT_EXPORT
+
+  py::class_<Device>(m, "device")
+      .def(py::init([](py::object spec, py::object index) {
+             Device d;
+             if (py::isinstance<Device>(spec)) {
+               d = spec.cast<Device>();
+             } else if (py::isinstance<py::int_>(spec)) {
+               d = parse_device(spec);
+             } else {
+               d = Device(spec.cast<std::string>());
+             }
+             if (!index.is_none()) {
+               MT_CHECK(d.index < 0, "type (string) must not include an index because index was passed "
+                        "explicitly: ", spec.cast<std::string>());
+               int i = index.cast<int>();
+               MT_CHECK(i >= 0, "Device index must not be negative");
+               MT_CHECK(!d.is_cpu() || i == 0, "CPU device index must be -1 or zero, got ", i);
+               d.index = i;
+             }
+             return d;
+           }),
+           py::arg("type"), py::arg("index") = py::none())
+      .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("index", [](const Device& d) -> py::object {
+        return d.index < 0 ? py::object(py::none()) : py::object(py::int_(d.index));
+      })
+      .def("__str__", &Device::str)
+      .def("__repr__",
+           [](const Device& d) {
+             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+             return s + ")";
+           })
+      .def("__eq__", [](const Device& a, py::object b) {
+             if (py::isinstance<Device>(b)) return a == b.cast<Device>();
+             if (py::isinstance<py::str>(b)) return a.str() == b.cast<std::string>();
+             return false;
+           })
+      .def("__hash__", [](const Device& d) { return std::hash<std::string>()(d.str()); })
+      .def("__reduce__", [](const Device& d) {
+        return py::make_tuple(py::module_::import("minitorch").attr("device"), py::make_tuple(d.str()));
+      });
+  py::implicitly_convertible<py::str, Device>();
+
+  m.def("get_default_dtype", [] { return dtype_object(default_dtype()); }, py::return_value_policy::reference);
+  m.def("set_default_dtype", [](py::handle d) { set_default_dtype(parse_dtype(d)); });
+  m.def("promote_types", [](py::handle a, py::handle b) {
+    return dtype_object(promote_types(parse_dtype(a), parse_dtype(b)));
+  }, py::return_value_policy::reference);
+  m.def("can_cast", [](py::handle a, py::handle b) { return can_cast(parse_dtype(a), parse_dtype(b)); });
+}
+
+}  // namespace mt

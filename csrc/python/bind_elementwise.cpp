@@ -1,0 +1,207 @@
+// Elementwise bindings, generated from the op table: minitorch.<op>, Tensor.<op>, Tensor.<op>_ and the
+// Python operators. Operators return NotImplemented for operands that are neither tensors nor numbers.
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
+#include "python/bind.h"
+
+namespace mt {
+
+namespace {
+
+bool is_operand(py::handle h) {
+  return py::isinstance<TensorImpl>(h) || is_python_scalar(h) ||
+         (!py::isinstance<py::str>(h) && !h.is_none() && py::hasattr(h, "__float__") && !py::isinstance<py::array>(h));
+}
+
+std::optional<Tensor> opt_operand(py::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  return to_operand(h, what);
+}
+
+// a (op) b with either side a Python number
+template <BinaryOp OP>
+py::object op_fwd(const Tensor& self, py::handle other) {
+  if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return py::cast(binary(OP, self, to_operand(other)));
+}
+template <BinaryOp OP>
+py::object op_rev(const Tensor& self, py::handle other) {
+  if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return py::cast(binary(OP, to_operand(other), self));
+}
+template <BinaryOp OP>
+py::object op_inplace(py::object self, py::handle other) {
+  if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  binary_(OP, self.cast<Tensor>(), to_operand(other));
+  return self;
+}
+
+}  // namespace
+
+void init_elementwise(py::module_& m, TensorClass& cls) {
+#define MT_BIND_UNARY(name, f, k)                                                      \
+  m.def(#name, [](const Tensor& x) { return unary(UnaryOp::name, x); }, py::arg("input")); \
+  cls.def(#name, [](const Tensor& x) { return unary(UnaryOp::name, x); });               \
+  cls.def(#name "_", [](py::object self) {                                              \
+    unary_(UnaryOp::name, self.cast<Tensor>());                                         \
+    return self;                                                                        \
+  });
+  MT_UNARY_OPS(MT_BIND_UNARY)
+#undef MT_BIND_UNARY
+
+#define MT_BIND_BINARY(name, f, k)                                                                     \
+  m.def(#name, [](py::handle a, py::handle b) { return binary(BinaryOp::name, to_operand(a, "input"), to_operand(b)); }, \
+        py::arg("input"), py::arg("other"));                                                          \
+  cls.def(#name, [](const Tensor& x, py::handle b) { return binary(BinaryOp::name, x, to_operand(b)); },    \
+          py::arg("other"));                                                                          \
+  cls.def(#name "_", [](py::object self, py::handle b) {                                             \
+    binary_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                      \
+    return self;                                                                                      \
+  }, py::arg("other"));
+  MT_BINARY_OPS(MT_BIND_BINARY)
+#undef MT_BIND_BINARY
+
+  // add/sub carry alpha; div carries rounding_mode (these definitions replace the table's plain ones)
+  auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
+    return add(to_operand(a, "input"), to_operand(b), parse_scalar(alpha, "alpha"));
+  };
+  auto sub_fn = [](py::handle a, py::handle b, py::handle alpha) {
+    return sub(to_operand(a, "input"), to_operand(b), parse_scalar(alpha, "alpha"));
+  };
+  auto div_fn = [](py::handle a, py::handle b, std::optional<std::string> mode) {
+    return div(to_operand(a, "input"), to_operand(b), mode);
+  };
+  for (const char* n : {"add"}) {
+    m.def(n, add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    cls.def(n, add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  }
+  for (const char* n : {"sub", "subtract"}) {
+    m.def(n, sub_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    cls.def(n, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  }
+  m.def("rsub", [](py::handle a, py::handle b, py::handle alpha) {
+    return sub(to_operand(b), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
+  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  for (const char* n : {"div", "divide", "true_divide"}) {
+    m.def(n, div_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    cls.def(n, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  }
+  cls.def("add_", [](py::object self, py::handle b, py::handle alpha) {
+    Tensor other = to_operand(b);
+    Scalar a = parse_scalar(alpha, "alpha");
+    if (a.is_floating() || a.to_long() != 1) other = binary(BinaryOp::mul, other, wrapped_scalar(a));
+    binary_(BinaryOp::add, self.cast<Tensor>(), other);
+    return self;
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  cls.def("sub_", [](py::object self, py::handle b, py::handle alpha) {
+    Tensor other = to_operand(b);
+    Scalar a = parse_scalar(alpha, "alpha");
+    if (a.is_floating() || a.to_long() != 1) other = binary(BinaryOp::mul, other, wrapped_scalar(a));
+    binary_(BinaryOp::sub, self.cast<Tensor>(), other);
+    return self;
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  cls.def("div_", [](py::object self, py::handle b, std::optional<std::string> mode) {
+    BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
+    MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
+             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+    binary_(op, self.cast<Tensor>(), to_operand(b));
+    return self;
+  }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  // PyTorch's other spellings
+  const std::pair<const char*, BinaryOp> aliases[] = {
+      {"multiply", BinaryOp::mul}, {"greater", BinaryOp::gt}, {"greater_equal", BinaryOp::ge},
+      {"less", BinaryOp::lt}, {"less_equal", BinaryOp::le}, {"not_equal", BinaryOp::ne}, {"arctan2", BinaryOp::atan2}};
+  for (auto [n, op] : aliases) {
+    BinaryOp o = op;
+    m.def(n, [o](py::handle a, py::handle b) { return binary(o, to_operand(a, "input"), to_operand(b)); });
+    cls.def(n, [o](const Tensor& x, py::handle b) { return binary(o, x, to_operand(b)); });
+  }
+  m.def("negative", [](const Tensor& x) { return neg(x); });
+  cls.def("negative", [](const Tensor& x) { return neg(x); });
+  m.def("absolute", [](const Tensor& x) { return abs(x); });
+  cls.def("absolute", [](const Tensor& x) { return abs(x); });
+
+  cls.def("__add__", &op_fwd<BinaryOp::add>)
+      .def("__radd__", &op_rev<BinaryOp::add>)
+      .def("__iadd__", &op_inplace<BinaryOp::add>)
+      .def("__sub__", &op_fwd<BinaryOp::sub>)
+      .def("__rsub__", &op_rev<BinaryOp::sub>)
+      .def("__isub__", &op_inplace<BinaryOp::sub>)
+      .def("__mul__", &op_fwd<BinaryOp::mul>)
+      .def("__rmul__", &op_rev<BinaryOp::mul>)
+      .def("__imul__", &op_inplace<BinaryOp::mul>)
+      .def("__truediv__", &op_fwd<BinaryOp::div>)
+      .def("__rtruediv__", &op_rev<BinaryOp::div>)
+      .def("__itruediv__", &op_inplace<BinaryOp::div>)
+      .def("__floordiv__", &op_fwd<BinaryOp::floor_divide>)
+      .def("__rfloordiv__", &op_rev<BinaryOp::floor_divide>)
+      .def("__ifloordiv__", &op_inplace<BinaryOp::floor_divide>)
+      .def("__mod__", &op_fwd<BinaryOp::remainder>)
+      .def("__rmod__", &op_rev<BinaryOp::remainder>)
+      .def("__imod__", &op_inplace<BinaryOp::remainder>)
+      .def("__pow__", &op_fwd<BinaryOp::pow>)
+      .def("__rpow__", &op_rev<BinaryOp::pow>)
+      .def("__ipow__", &op_inplace<BinaryOp::pow>)
+      .def("__and__", &op_fwd<BinaryOp::bitwise_and>)
+      .def("__rand__", &op_rev<BinaryOp::bitwise_and>)
+      .def("__iand__", &op_inplace<BinaryOp::bitwise_and>)
+      .def("__or__", &op_fwd<BinaryOp::bitwise_or>)
+      .def("__ror__", &op_rev<BinaryOp::bitwise_or>)
+      .def("__ior__", &op_inplace<BinaryOp::bitwise_or>)
+      .def("__xor__", &op_fwd<BinaryOp::bitwise_xor>)
+      .def("__rxor__", &op_rev<BinaryOp::bitwise_xor>)
+      .def("__ixor__", &op_inplace<BinaryOp::bitwise_xor>)
+      .def("__eq__", &op_fwd<BinaryOp::eq>)
+      .def("__ne__", &op_fwd<BinaryOp::ne>)
+      .def("__lt__", &op_fwd<BinaryOp::lt>)
+      .def("__le__", &op_fwd<BinaryOp::le>)
+      .def("__gt__", &op_fwd<BinaryOp::gt>)
+      .def("__ge__", &op_fwd<BinaryOp::ge>)
+      .def("__neg__", [](const Tensor& x) { return neg(x); })
+      .def("__pos__", [](py::object self) { return self; })
+      .def("__abs__", [](const Tensor& x) { return abs(x); })
+      .def("__invert__", [](const Tensor& x) {
+        return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x);
+      });
+
+  auto clamp_fn = [](const Tensor& x, py::handle lo, py::handle hi) {
+    return clamp(x, opt_operand(lo, "min"), opt_operand(hi, "max"));
+  };
+  for (const char* n : {"clamp", "clip"}) {
+    m.def(n, clamp_fn, py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
+    cls.def(n, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+  }
+  auto clamp_inplace = [](py::object self, py::handle lo, py::handle hi) {
+    clamp_(self.cast<Tensor>(), opt_operand(lo, "min"), opt_operand(hi, "max"));
+    return self;
+  };
+  cls.def("clamp_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
+  cls.def("clip_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def("clamp_min", [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
+  m.def("clamp_max", [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
+  cls.def("clamp_min", [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
+  cls.def("clamp_max", [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
+
+  m.def("_where", [](const Tensor& c, py::handle a, py::handle b) {
+    return where(c, to_operand(a, "input"), to_operand(b, "other"));
+  });
+  cls.def("where", [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
+          py::arg("condition"), py::arg("other"));
+  auto mf = [](const Tensor& x, const Tensor& mask, py::handle v) { return masked_fill(x, mask, to_operand(v, "value")); };
+  m.def("masked_fill", mf, py::arg("input"), py::arg("mask"), py::arg("value"));
+  cls.def("masked_fill", mf, py::arg("mask"), py::arg("value"));
+  cls.def("masked_fill_", [](py::object self, const Tensor& mask, py::handle v) {
+    masked_fill_(self.cast<Tensor>(), mask, to_operand(v, "value"));
+    return self;
+  }, py::arg("mask"), py::arg("value"));
+  m.def("softplus", &softplus, py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+  m.def("leaky_relu", &leaky_relu, py::arg("input"), py::arg("negative_slope") = 0.01);
+  m.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
+  cls.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
+  m.def("result_type", [](py::handle a, py::handle b) {
+    return dtype_object(result_type(to_operand(a, "tensor1"), to_operand(b, "tensor2")));
+  }, py::return_value_policy::reference);
+}
+
+}  // namespace mt

@@ -1,0 +1,66 @@
+// The minitorch._C extension: exception translation and the per-family init functions.
+#include "core/Exception.h"
+#include "cuda/CUDAHooks.h"
+#include "python/bind.h"
+
+namespace mt {
+
+static PyObject* g_oom_error = nullptr;
+
+static void translate(const Error& e) {
+  switch (e.kind()) {
+    case ErrorKind::Index:
+      PyErr_SetString(PyExc_IndexError, e.what());
+      return;
+    case ErrorKind::Value:
+      PyErr_SetString(PyExc_ValueError, e.what());
+      return;
+    case ErrorKind::Type:
+      PyErr_SetString(PyExc_TypeError, e.what());
+      return;
+    case ErrorKind::NotImplemented:
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+      return;
+    case ErrorKind::OutOfMemory:
+      PyErr_SetString(g_oom_error, e.what());
+      return;
+    case ErrorKind::Assertion:
+      PyErr_SetString(PyExc_AssertionError, e.what());
+      return;
+    default:
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+}  // namespace mt
+
+PYBIND11_MODULE(_C, m) {
+  using namespace mt;
+  m.doc() = "minitorch's C++ core";
+  g_oom_error = PyErr_NewExceptionWithDoc("minitorch.OutOfMemoryError",
+                                          "Raised when a device (CPU or CUDA) cannot provide the memory an op needs.",
+                                          PyExc_RuntimeError, nullptr);
+  m.attr("OutOfMemoryError") = py::handle(g_oom_error);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      translate(e);
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(g_oom_error, "DefaultCPUAllocator: not enough memory");
+    }
+  });
+
+  init_dtype_device(m);
+  TensorClass cls(m, "Tensor", py::dynamic_attr());
+  init_tensor(m, cls);
+  init_factory(m, cls);
+  init_shape(m, cls);
+  init_elementwise(m, cls);
+  init_reduce(m, cls);
+  init_index(m, cls);
+  init_linalg(m, cls);
+  init_cuda(m);
+  m.attr("_cuda_version") = cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version()))
+                                                        : py::object(py::none());
+}

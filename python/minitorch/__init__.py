@@ -1,0 +1,60 @@
+"""minitorch: a tensor and deep-learning library with PyTorch's Python API and a C++17/CUDA core.
+
+Write ``import minitorch as torch`` and PyTorch tutorial code runs on the CPU or an NVIDIA GPU.
+"""
+
+from minitorch import (  # noqa: F401
+    _C,
+    _preload,
+    backends,
+    cuda,
+    testing,
+    version,
+)
+from minitorch._C import (  # noqa: F401
+    OutOfMemoryError,
+    Tensor,
+    bfloat16,
+    bool,
+    can_cast,
+    device,
+    dtype,
+    float16,
+    float32,
+    float64,
+    from_numpy,
+    get_default_dtype,
+    get_num_threads,
+    initial_seed,
+    int8,
+    int16,
+    int32,
+    int64,
+    manual_seed,
+    promote_types,
+    result_type,
+    seed,
+    set_default_dtype,
+    set_num_threads,
+    uint8,
+)
+from minitorch._compare import allclose, equal, isclose  # noqa: F401
+from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, tensor  # noqa: F401
+from minitorch._ops import *
+from minitorch._ops import __all__ as _ops_all
+from minitorch._size import Size
+from minitorch._tensor import _install_tensor_methods
+from minitorch._tensor_str import set_printoptions  # noqa: F401
+from minitorch.version import __version__  # noqa: F401
+
+# PyTorch's alternative dtype names
+half = float16
+float = float32
+double = float64
+long = int64
+int = int32
+short = int16
+cfloat = None
+
+_install_tensor_methods(Tensor)
+del _install_tensor_methods, _ops_all

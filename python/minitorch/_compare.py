@@ -1,0 +1,34 @@
+"""allclose, isclose and equal, with PyTorch's defaults (rtol=1e-5, atol=1e-8)."""
+
+from minitorch import _C
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    a, b = input, other
+    if not a.is_floating_point():
+        return _C.eq(a, b)
+    diff = _C.abs(_C.sub(a, b))
+    close = _C.le(diff, _C.add(_C.mul(_C.abs(b), rtol), atol))
+    close = _C.logical_or(close, _C.eq(a, b))  # equal infinities
+    if equal_nan:
+        close = _C.logical_or(close, _C.logical_and(_C.isnan(a), _C.isnan(b)))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return (
+        bool(_C.all(isclose(input, other, rtol, atol, equal_nan)).item())
+        if input.numel() or other.numel()
+        else (input.shape == other.shape or True)
+    )
+
+
+def equal(input, other):
+    """True when both tensors have the same size and elements."""
+    if input.shape != other.shape:
+        return False
+    if input.numel() == 0:
+        return True
+    return bool(_C.all(_C.eq(input, other)).item())

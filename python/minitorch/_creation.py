@@ -1,0 +1,110 @@
+"""tensor() and as_tensor(): tensors from Python data (nested lists, numbers, NumPy arrays, tensors)."""
+
+import builtins
+
+import numpy as np
+
+from minitorch import _C
+
+_np_of = {
+    _C.bool: np.bool_,
+    _C.uint8: np.uint8,
+    _C.int8: np.int8,
+    _C.int16: np.int16,
+    _C.int32: np.int32,
+    _C.int64: np.int64,
+    _C.float16: np.float16,
+    _C.float32: np.float32,
+    _C.float64: np.float64,
+}
+
+
+def _infer(data):
+    """The dtype PyTorch infers for Python data: bool, int64 or the default float dtype."""
+    kinds = set()
+
+    def walk(x):
+        if isinstance(x, _C.Tensor):
+            kinds.add("f" if x.is_floating_point() else "b" if x.dtype == _C.bool else "i")
+        elif isinstance(x, (list, tuple)):
+            for e in x:
+                walk(e)
+        elif isinstance(x, builtins.bool) or isinstance(x, np.bool_):
+            kinds.add("b")
+        elif isinstance(x, (builtins.int, np.integer)):
+            kinds.add("i")
+        elif isinstance(x, (builtins.float, np.floating)):
+            kinds.add("f")
+        elif isinstance(x, complex):
+            raise TypeError("complex tensors are not supported by minitorch")
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+    walk(data)
+    if "f" in kinds:
+        return _C.get_default_dtype()
+    if "i" in kinds:
+        return _C.int64
+    return _C.bool if kinds else _C.get_default_dtype()
+
+
+def _flatten_tensors(data):
+    if isinstance(data, _C.Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_flatten_tensors(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Copies `data` into a new tensor; dtype is inferred as PyTorch does (floats -> default dtype)."""
+    if isinstance(data, _C.Tensor):
+        out = data.detach().to(dtype=dtype or data.dtype, device=device or data.device, copy=True)
+    else:
+        if isinstance(data, np.ndarray):
+            arr = data
+            if dtype is None and arr.dtype.kind not in "biuf":
+                raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype}.")
+        else:
+            if dtype is None:
+                dtype = _infer(data)
+            data = _flatten_tensors(data)
+            arr = np.array(data, dtype=_np_of.get(dtype, np.float32))
+            if arr.dtype == object:
+                raise ValueError("expected sequence of equal-length lists")
+        if dtype == _C.bfloat16:
+            out = _C.from_numpy(np.ascontiguousarray(arr, dtype=np.float32)).to(_C.bfloat16)
+        else:
+            if dtype is not None:
+                arr = arr.astype(_np_of[dtype], copy=False)
+            out = _C.from_numpy(np.array(arr, copy=True, order="C"))
+        if device is not None:
+            out = out.to(device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but shares memory with a NumPy array or tensor when dtype and device already match."""
+    if isinstance(data, _C.Tensor):
+        return data.to(dtype=dtype or data.dtype, device=device or data.device)
+    if isinstance(data, np.ndarray) and (dtype is None or _np_of.get(dtype) == data.dtype.type):
+        try:
+            out = _C.from_numpy(data)
+        except (TypeError, ValueError):
+            return tensor(data, dtype=dtype, device=device)
+        return out if device is None else out.to(device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def is_tensor(obj):
+    return isinstance(obj, _C.Tensor)
+
+
+def is_floating_point(t):
+    return t.is_floating_point()
+
+
+def numel(t):
+    return t.numel()

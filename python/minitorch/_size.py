@@ -1,0 +1,26 @@
+"""minitorch.Size: the tuple subclass that Tensor.shape and Tensor.size() return."""
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))

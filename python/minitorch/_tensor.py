@@ -1,0 +1,67 @@
+"""Tensor methods that PyTorch itself writes in Python: printing, iteration, NumPy protocol, pickling."""
+
+import numpy as np
+
+from minitorch import _C
+from minitorch._tensor_str import tensor_repr
+
+
+def _rebuild_tensor(array, dtype_name, device, requires_grad):
+
+    t = _C.from_numpy(np.array(array, copy=True))
+    t = t.to(getattr(_C, dtype_name), device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _reduce(self):
+    host = self.detach().cpu()
+    name = repr(self.dtype).split(".")[1]
+    arr = (host.float() if self.dtype == _C.bfloat16 else host).numpy().copy()
+    return (_rebuild_tensor, (arr, name, str(self.device), self.requires_grad))
+
+
+def _array(self, dtype=None, copy=None):
+    if copy is False and not self.device.type == "cpu":
+        raise ValueError("can't return a NumPy view of a CUDA tensor without copying; pass copy=True")
+    arr = self.numpy()
+    if dtype is not None and arr.dtype != np.dtype(dtype):
+        if copy is False:
+            raise ValueError(f"converting {arr.dtype} to {np.dtype(dtype)} needs a copy")
+        return arr.astype(dtype)
+    return arr.copy() if copy else arr
+
+
+def _iter(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def _format(self, spec):
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
+def _install_tensor_methods(cls):
+    cls.__repr__ = tensor_repr
+    cls.__str__ = tensor_repr
+    cls.__format__ = _format
+    cls.__iter__ = _iter
+    cls.__array__ = _array
+    cls.__array_priority__ = 1000  # ndarray (op) tensor defers to Tensor's reflected operators
+    cls.__reduce__ = _reduce
+    cls.__module__ = "minitorch"
+    cls.float = lambda self: self.to(_C.float32)
+    cls.double = lambda self: self.to(_C.float64)
+    cls.half = lambda self: self.to(_C.float16)
+    cls.bfloat16 = lambda self: self.to(_C.bfloat16)
+    cls.long = lambda self: self.to(_C.int64)
+    cls.int = lambda self: self.to(_C.int32)
+    cls.short = lambda self: self.to(_C.int16)
+    cls.char = lambda self: self.to(_C.int8)
+    cls.byte = lambda self: self.to(_C.uint8)
+    cls.bool = lambda self: self.to(_C.bool)
+    cls.type_as = lambda self, other: self.to(other.dtype)

@@ -1,0 +1,3 @@
+"""minitorch.testing: assert_close with PyTorch's per-dtype default tolerances."""
+
+from minitorch.testing._asserts import assert_close  # noqa: F401
