@@ -3,14 +3,10 @@
 Write ``import minitorch as torch`` and PyTorch tutorial code runs on the CPU or an NVIDIA GPU.
 """
 
-from minitorch import (  # noqa: F401
-    _C,
-    _preload,
-    backends,
-    cuda,
-    testing,
-    version,
-)
+# ruff: noqa: I001  (order matters: OpenBLAS is preloaded before the extension, Size before _C uses it)
+from minitorch import _preload  # noqa: F401
+from minitorch._size import Size  # noqa: F401
+from minitorch import _C
 from minitorch._C import (  # noqa: F401
     OutOfMemoryError,
     Tensor,
@@ -42,7 +38,6 @@ from minitorch._compare import allclose, equal, isclose  # noqa: F401
 from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, tensor  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
-from minitorch._size import Size
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch.version import __version__  # noqa: F401
@@ -55,6 +50,8 @@ long = int64
 int = int32
 short = int16
 cfloat = None
+
+from minitorch import backends, cuda, testing, version  # noqa: F401,E402
 
 _install_tensor_methods(Tensor)
 del _install_tensor_methods, _ops_all

@@ -1,0 +1,90 @@
+"""Test helpers: make inputs (contiguous or not), convert to float64 NumPy, and run one lambda on minitorch
+and NumPy side by side."""
+
+import numpy as np
+
+import minitorch
+
+ALL_DTYPES = [
+    minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16,
+    minitorch.int64, minitorch.int32, minitorch.int16, minitorch.int8, minitorch.uint8, minitorch.bool,
+]
+FLOAT_DTYPES = [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
+INT_DTYPES = [minitorch.int64, minitorch.int32, minitorch.int16, minitorch.int8, minitorch.uint8]
+
+# (rtol, atol) for comparing a result of this dtype with a float64 reference
+TOL = {
+    minitorch.float64: (1e-10, 1e-12),
+    minitorch.float32: (1e-5, 1e-6),
+    minitorch.float16: (2e-3, 1e-3),
+    minitorch.bfloat16: (1.6e-2, 1e-2),
+}
+
+NP_OF = {
+    minitorch.float32: np.float32, minitorch.float64: np.float64, minitorch.float16: np.float16,
+    minitorch.int64: np.int64, minitorch.int32: np.int32, minitorch.int16: np.int16, minitorch.int8: np.int8,
+    minitorch.uint8: np.uint8, minitorch.bool: np.bool_,
+}
+
+LAYOUTS = ["contiguous", "transposed", "strided", "expanded"]
+
+
+def make_array(shape, dtype, rng, low=-3.0, high=3.0):
+    """Random NumPy data that is exactly representable in `dtype` (so both libraries see identical inputs)."""
+    if dtype == minitorch.bool:
+        return rng.random(shape) > 0.5
+    if dtype in INT_DTYPES:
+        lo = 0 if dtype == minitorch.uint8 else int(low)
+        return rng.integers(lo, int(high) + 1, size=shape).astype(NP_OF[dtype])
+    a = rng.uniform(low, high, size=shape)
+    if dtype == minitorch.bfloat16:  # round to bfloat16's 8-bit mantissa through the library itself
+        return minitorch.tensor(a, dtype=minitorch.float64).to(minitorch.bfloat16).double().numpy()
+    return a.astype(NP_OF[dtype]).astype(np.float64)
+
+
+def make_tensor(arr, dtype, device="cpu", layout="contiguous"):
+    """A tensor holding `arr` with the requested memory layout (same values, different strides)."""
+    arr = np.asarray(arr)
+    if layout == "contiguous" or arr.ndim == 0:
+        return minitorch.tensor(arr, dtype=dtype, device=device)
+    if layout == "transposed":
+        t = minitorch.tensor(np.ascontiguousarray(arr.T), dtype=dtype, device=device).T
+    elif layout == "strided":
+        big = np.zeros(tuple(s * 2 for s in arr.shape), dtype=arr.dtype)
+        big[tuple(slice(None, None, 2) for _ in arr.shape)] = arr
+        t = minitorch.tensor(big, dtype=dtype, device=device)[tuple(slice(None, None, 2) for _ in arr.shape)] \
+            if hasattr(minitorch.Tensor, "__getitem__") else minitorch.tensor(arr, dtype=dtype, device=device)
+    elif layout == "expanded":
+        # broadcast a first row along dim 0: only valid when every row is equal, so rebuild arr from row 0
+        row = minitorch.tensor(arr[:1], dtype=dtype, device=device)
+        t = row.expand(*arr.shape)
+    else:
+        raise ValueError(layout)
+    return t
+
+
+def expanded_array(arr):
+    """The values make_tensor(arr, layout='expanded') holds."""
+    return np.broadcast_to(arr[:1], arr.shape)
+
+
+def to_np(t):
+    """float64 (or bool/int64) NumPy copy of a tensor, on any device."""
+    t = t.detach().cpu()
+    if t.dtype == minitorch.bool:
+        return t.numpy().copy()
+    if t.is_floating_point():
+        return t.double().numpy()
+    return t.long().numpy()
+
+
+def assert_matches(actual, expected, dtype=None, rtol=None, atol=None):
+    """Compares a tensor with a NumPy reference (computed in float64), tolerance scaled by dtype."""
+    dtype = dtype or actual.dtype
+    r, a = TOL.get(dtype, (0, 0))
+    rtol = r if rtol is None else rtol
+    atol = a if atol is None else atol
+    got = to_np(actual)
+    exp = np.asarray(expected)
+    assert got.shape == exp.shape, f"shape {got.shape} != {exp.shape}"
+    np.testing.assert_allclose(got.astype(np.float64), exp.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
