@@ -18,11 +18,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return (
-        bool(_C.all(isclose(input, other, rtol, atol, equal_nan)).item())
-        if input.numel() or other.numel()
-        else (input.shape == other.shape or True)
-    )
+    """True when every element of input is close to other (broadcasting), as torch.allclose."""
+    close = isclose(input, other, rtol, atol, equal_nan)
+    return close.numel() == 0 or bool(_C.all(close).item())
 
 
 def equal(input, other):
