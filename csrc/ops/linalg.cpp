@@ -154,9 +154,12 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
   check_same_device(m1, m2);
   check_same_device(self, m1);
   check_gemm_dtype(m1, m2);
-  if (!is_floating(m1.dtype()))
-    MT_CHECK(!beta.is_floating() && !alpha.is_floating(),
+  if (!is_floating(m1.dtype())) {
+    MT_CHECK(!beta.is_floating(),
              "For integral input tensors, argument beta must not be a floating point number.");
+    MT_CHECK(!alpha.is_floating(),
+             "For integral input tensors, argument alpha must not be a floating point number.");
+  }
   DimVector shape{m1.sizes()[0], m2.sizes()[1]};
   Tensor bias = expand(self, shape);  // errors in PyTorch's words when self does not broadcast
   Tensor out = make_empty(shape, m1.dtype(), m1.device());
@@ -179,10 +182,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da >= 3 && db <= 2) {
     // Fold a's batch dims into its rows: one GEMM instead of a batch of small ones.
     int64_t k = a.sizes()[da - 1];
-    Tensor b2 = db == 1 ? unsqueeze(b, 1) : b;
-    MT_CHECK(b2.sizes()[0] == k, "mat1 and mat2 shapes cannot be multiplied (",
-             a.numel() / std::max<int64_t>(k, 1), "x", k, " and ", b2.sizes()[0], "x", b2.sizes()[1], ")");
-    Tensor r = mm(reshape(a, {-1, k}), b2);
+    int64_t rows = compute_numel(IntArrayRef(a.sizes().data(), size_t(da - 1)));  // not -1: k may be 0
+    Tensor folded = reshape(a, {rows, k});
+    Tensor r = db == 1 ? mv(folded, b) : mm(folded, b);
     DimVector shape(a.sizes().begin(), a.sizes().end() - 1);
     if (db == 2) shape.push_back(b.sizes()[1]);
     return view(r, shape);
