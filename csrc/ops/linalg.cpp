@@ -3,7 +3,6 @@
 #include "ops/linalg.h"
 
 #include <algorithm>
-#include <map>
 
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
