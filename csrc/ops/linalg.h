@@ -5,6 +5,7 @@
 
 #include "core/Scalar.h"
 #include "core/Tensor.h"
+#include "ops/Dispatch.h"
 
 namespace mt {
 
@@ -17,5 +18,12 @@ Tensor outer(const Tensor& a, const Tensor& b);
 // beta * self + alpha * (m1 @ m2)
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha);
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
+
+// The one GEMM kernel every op above ends in: c[i] = alpha * a[i] @ b[i] + beta * c[i] for each batch i.
+// a [batch, m, k], b [batch, k, n], c [batch, m, n], one dtype, one device, any strides (the kernel picks
+// transposes from them and copies only when BLAS cannot read a layout); m, n, k > 0. beta == 0 never reads c.
+using GemmKernelFn = void (*)(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                              const Scalar& beta);
+MT_DECLARE_STUB(gemm_stub, GemmKernelFn);
 
 }  // namespace mt

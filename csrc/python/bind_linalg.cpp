@@ -1,9 +1,58 @@
-// Bindings for the linalg op family (ops/linalg.h).
+// Bindings for the linalg op family (ops/linalg.h): minitorch.<op>, Tensor.<op> and the @ operator.
 #include "ops/linalg.h"
 #include "python/bind.h"
 
 namespace mt {
 
-void init_linalg(py::module_& m, TensorClass& cls) {}
+namespace {
+
+// einsum(eq, a, b) and einsum(eq, [a, b]) (PyTorch accepts both spellings).
+Tensor einsum_py(const std::string& eq, const py::args& args) {
+  std::vector<Tensor> ops;
+  if (args.size() == 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0]))) {
+    for (py::handle h : args[0]) ops.push_back(h.cast<Tensor>());
+  } else {
+    for (py::handle h : args) ops.push_back(h.cast<Tensor>());
+  }
+  return einsum(eq, ops);
+}
+
+}  // namespace
+
+void init_linalg(py::module_& m, TensorClass& cls) {
+  m.def("matmul", &matmul, py::arg("input"), py::arg("other"));
+  m.def("mm", &mm, py::arg("input"), py::arg("mat2"));
+  m.def("bmm", &bmm, py::arg("input"), py::arg("mat2"));
+  m.def("mv", &mv, py::arg("input"), py::arg("vec"));
+  m.def("dot", &dot, py::arg("input"), py::arg("tensor"));
+  m.def("outer", &outer, py::arg("input"), py::arg("vec2"));
+  m.def("ger", &outer, py::arg("input"), py::arg("vec2"));
+  auto addmm_fn = [](const Tensor& self, const Tensor& m1, const Tensor& m2, py::handle beta,
+                     py::handle alpha) {
+    return addmm(self, m1, m2, parse_scalar(beta, "beta"), parse_scalar(alpha, "alpha"));
+  };
+  m.def("addmm", addmm_fn, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(),
+        py::arg("beta") = 1, py::arg("alpha") = 1);
+  m.def("einsum", &einsum_py, py::arg("equation"));
+
+  cls.def("matmul", &matmul, py::arg("other"));
+  cls.def("mm", &mm, py::arg("mat2"));
+  cls.def("bmm", &bmm, py::arg("mat2"));
+  cls.def("mv", &mv, py::arg("vec"));
+  cls.def("dot", &dot, py::arg("tensor"));
+  cls.def("outer", &outer, py::arg("vec2"));
+  cls.def("ger", &outer, py::arg("vec2"));
+  cls.def("addmm", addmm_fn, py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
+          py::arg("alpha") = 1);
+  // Non-tensor operands return NotImplemented so Python can try the other side (then raises TypeError).
+  cls.def("__matmul__", [](const Tensor& self, py::handle other) -> py::object {
+    if (!py::isinstance<TensorImpl>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    return py::cast(matmul(self, other.cast<Tensor>()));
+  });
+  cls.def("__rmatmul__", [](const Tensor& self, py::handle other) -> py::object {
+    if (!py::isinstance<TensorImpl>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    return py::cast(matmul(other.cast<Tensor>(), self));
+  });
+}
 
 }  // namespace mt
