@@ -5,6 +5,7 @@
 
 #include "core/Scalar.h"
 #include "core/Tensor.h"
+#include "ops/Dispatch.h"
 
 namespace mt {
 
@@ -33,5 +34,26 @@ Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Un
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
+
+// ---- Kernel interface. The front ends permute the reduced (or scanned) dims to the end and make the input
+// contiguous, so every kernel sees `in` as nrows x row elements, dense, and `out` dense as well. A device
+// backend registers these four kernels and gets every op above.
+enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp };
+// out: one value per row (dtype of `in`, except all/any: bool or uint8). arg: p for norm, correction for
+// var/std.
+using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg);
+// values (may be undefined: argmax/argmin) and int64 indices, one per row; first extremum wins, NaN beats
+// all.
+using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
+                                   bool is_max);
+enum class ScanOp : int { cumsum, cumprod };
+// out has the shape and dtype of in; each row is scanned independently.
+using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, ScanOp op);
+// softmax (or log_softmax) of each row; out has the shape and dtype of in.
+using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, bool log);
+MT_DECLARE_STUB(reduce_stub, ReduceKernelFn);
+MT_DECLARE_STUB(arg_reduce_stub, ArgReduceKernelFn);
+MT_DECLARE_STUB(scan_stub, ScanKernelFn);
+MT_DECLARE_STUB(softmax_stub, SoftmaxKernelFn);
 
 }  // namespace mt
