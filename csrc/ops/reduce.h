@@ -39,9 +39,12 @@ Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarTyp
 // contiguous, so every kernel sees `in` as nrows x row elements, dense, and `out` dense as well. A device
 // backend registers these four kernels and gets every op above.
 enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp };
-// out: one value per row (dtype of `in`, except all/any: bool or uint8). arg: p for norm, correction for
+// `in` is dense outer x row x inner, reduced over `row`; out is dense outer x inner (dtype of `in`, except
+// all/any: bool or uint8). inner > 1 (a reduced block followed by kept dims, read in place without a
+// transposing copy) is only passed for sum, mean, prod, amax and amin. arg: p for norm, correction for
 // var/std.
-using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg);
+using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op,
+                                double arg);
 // values (may be undefined: argmax/argmin) and int64 indices, one per row; first extremum wins, NaN beats
 // all.
 using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,

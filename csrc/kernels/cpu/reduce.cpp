@@ -3,6 +3,7 @@
 #include "ops/reduce.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -19,6 +20,14 @@ namespace {
 // int64.
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else
+    return false;
+}
 
 constexpr int kLanes = 16;
 constexpr int64_t kBlock = 2048;
@@ -80,31 +89,77 @@ void for_rows(int64_t nrows, int64_t row, const F& f) {
 }
 
 template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>)
-    return v != v;
-  else
-    return false;
-}
-
-// max (is_max) or min of a chunk in opmath; NaN wins, as in PyTorch.
-template <typename T, typename F>
-opmath_t<T> extremum(const T* p, int64_t n, bool is_max, const F& f) {
-  using op_t = opmath_t<T>;
-  op_t m = f(p[0]);
-  for (int64_t i = 1; i < n; ++i) {
-    op_t v = f(p[i]);
-    if (is_nan(v)) return v;
-    if (is_max ? v > m : v < m) m = v;
-  }
-  return m;
-}
-
-template <typename T>
 opmath_t<T> comb_extremum(opmath_t<T> a, opmath_t<T> b, bool is_max) {
   if (is_nan(a)) return a;
   if (is_nan(b)) return b;
   return is_max ? (b > a ? b : a) : (b < a ? b : a);
+}
+
+// Identity map for extremum(): lets float/double take the explicit-SIMD path.
+struct Identity {
+  template <typename T>
+  opmath_t<T> operator()(T x) const {
+    return static_cast<opmath_t<T>>(x);
+  }
+};
+
+// max/min of float or double with GCC/Clang vector extensions (16-byte vectors: the x86-64 baseline). Written
+// by hand because the compiler will not vectorize a NaN-propagating max on its own; NaN is tracked as a mask.
+template <typename T>
+T simd_extremum(const T* p, int64_t n, bool is_max) {
+  constexpr int W = 16 / sizeof(T);
+  typedef T vec __attribute__((vector_size(16)));
+  vec m0, m1;
+  for (int j = 0; j < W; ++j) m0[j] = m1[j] = p[0];
+  vec a, b;
+  decltype(a != a) nan = {};
+  int64_t i = 0;
+  if (is_max) {
+    for (; i + 2 * W <= n; i += 2 * W) {
+      std::memcpy(&a, p + i, 16);
+      std::memcpy(&b, p + i + W, 16);
+      m0 = a > m0 ? a : m0;
+      m1 = b > m1 ? b : m1;
+      nan |= (a != a) | (b != b);
+    }
+  } else {
+    for (; i + 2 * W <= n; i += 2 * W) {
+      std::memcpy(&a, p + i, 16);
+      std::memcpy(&b, p + i + W, 16);
+      m0 = a < m0 ? a : m0;
+      m1 = b < m1 ? b : m1;
+      nan |= (a != a) | (b != b);
+    }
+  }
+  bool any_nan = false;
+  T r = p[0];
+  for (int j = 0; j < W; ++j) {
+    any_nan |= nan[j] != 0;
+    r = (is_max ? m0[j] > r : m0[j] < r) ? m0[j] : r;
+    r = (is_max ? m1[j] > r : m1[j] < r) ? m1[j] : r;
+  }
+  for (; i < n; ++i) {
+    any_nan |= p[i] != p[i];
+    r = (is_max ? p[i] > r : p[i] < r) ? p[i] : r;
+  }
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
+}
+
+// max (is_max) or min of f(x) over a chunk, in opmath; NaN wins, as in PyTorch. The generic path's select
+// keeps a NaN once it is in a lane (v > NaN and v != v are false for a number v).
+template <typename T, typename F>
+opmath_t<T> extremum(const T* p, int64_t n, bool is_max, const F& f) {
+  using op_t = opmath_t<T>;
+  if constexpr (std::is_same_v<F, Identity> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    return simd_extremum(p, n, is_max);
+  } else {
+    op_t m = f(p[0]);
+    for (int64_t i = 1; i < n; ++i) {
+      op_t v = f(p[i]);
+      m = ((is_max ? v > m : v < m) || is_nan(v)) ? v : m;
+    }
+    return m;
+  }
 }
 
 template <typename T>
@@ -113,7 +168,7 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
   const T* base = in.data<T>();
   T* o = out.data<T>();
   int64_t nrows = out.numel();
-  auto id = [](T x) { return static_cast<op_t>(x); };
+  Identity id;
   auto sum_of = [&](const T* p, bool split, auto f) {
     return reduce_row<T, double>(
         p, row, split, [&](const T* q, int64_t n) { return blocked_sum(q, n, f); },
@@ -229,8 +284,7 @@ void reduce_integral(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
       case ReduceOp::amin: {
         bool is_max = op == ReduceOp::amax;
         o[i] = reduce_row<T, T>(
-            p, row, split,
-            [is_max](const T* q, int64_t n) { return extremum(q, n, is_max, [](T x) { return x; }); },
+            p, row, split, [is_max](const T* q, int64_t n) { return extremum(q, n, is_max, Identity{}); },
             [is_max](T a, T b) { return is_max ? (b > a ? b : a) : (b < a ? b : a); });
         break;
       }
@@ -259,7 +313,75 @@ void reduce_logical(const Tensor& out, const Tensor& in, int64_t row, bool is_al
   });
 }
 
-void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg) {
+// outer x row x inner reduced over row: each task owns a strip of kColumns adjacent outputs and streams down
+// the rows, so reads stay contiguous and the lane loop vectorizes. Float sums flush the float lanes into
+// double every kBlockRows rows for the same accuracy as blocked_sum.
+constexpr int64_t kColumns = 64;
+constexpr int64_t kBlockRows = 128;
+
+template <typename T>
+void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op) {
+  using op_t = opmath_t<T>;
+  using a_t = acc_t<T>;
+  const T* base = in.data<T>();
+  T* o = out.data<T>();
+  int64_t outer = out.numel() / inner;
+  int64_t strips = (inner + kColumns - 1) / kColumns;
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns));
+  parallel_for(0, outer * strips, grain, [&](int64_t b, int64_t e) {
+    for (int64_t task = b; task < e; ++task) {
+      int64_t oi = task / strips, j0 = (task % strips) * kColumns;
+      int64_t w = std::min(kColumns, inner - j0);
+      const T* p = base + oi * row * inner + j0;
+      T* q = o + oi * inner + j0;
+      if (op == ReduceOp::amax || op == ReduceOp::amin) {
+        bool is_max = op == ReduceOp::amax;
+        op_t m[kColumns];
+        for (int64_t j = 0; j < w; ++j) m[j] = static_cast<op_t>(p[j]);
+        for (int64_t r = 1; r < row; ++r) {
+          const T* pr = p + r * inner;
+          for (int64_t j = 0; j < w; ++j) {
+            op_t v = static_cast<op_t>(pr[j]);
+            // a NaN already in m stays: v > NaN and v != v are both false for a number v
+            m[j] = (is_max ? v > m[j] : v < m[j]) || is_nan(v) ? v : m[j];
+          }
+        }
+        for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(m[j]);
+      } else if (op == ReduceOp::prod) {
+        a_t acc[kColumns];
+        for (int64_t j = 0; j < w; ++j) acc[j] = 1;
+        for (int64_t r = 0; r < row; ++r)
+          for (int64_t j = 0; j < w; ++j) acc[j] *= static_cast<a_t>(p[r * inner + j]);
+        for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(static_cast<op_t>(acc[j]));
+      } else {  // sum, mean
+        a_t total[kColumns] = {};
+        op_t acc[kColumns];
+        for (int64_t r0 = 0; r0 < row; r0 += kBlockRows) {
+          for (int64_t j = 0; j < w; ++j) acc[j] = 0;
+          int64_t r1 = std::min(row, r0 + kBlockRows);
+          for (int64_t r = r0; r < r1; ++r) {
+            const T* pr = p + r * inner;
+            for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<op_t>(pr[j]);
+          }
+          for (int64_t j = 0; j < w; ++j) total[j] += static_cast<a_t>(acc[j]);
+        }
+        if (op == ReduceOp::mean) {
+          for (int64_t j = 0; j < w; ++j)
+            q[j] =
+                static_cast<T>(static_cast<op_t>(static_cast<double>(total[j]) / static_cast<double>(row)));
+        } else {
+          for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(static_cast<op_t>(total[j]));
+        }
+      }
+    }
+  });
+}
+
+void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
+  if (inner > 1) {
+    MT_DISPATCH_ALL_TYPES(in.dtype(), "reduce", [&] { reduce_columns<scalar_t>(out, in, row, inner, op); });
+    return;
+  }
   if (op == ReduceOp::all || op == ReduceOp::any) {
     MT_DISPATCH_ALL_TYPES(in.dtype(), op == ReduceOp::all ? "all" : "any",
                           [&] { reduce_logical<scalar_t>(out, in, row, op == ReduceOp::all); });
@@ -281,22 +403,14 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
     scalar_t* vals = values.defined() ? values.data<scalar_t>() : nullptr;
     int64_t* idx = indices.data<int64_t>();
     for_rows(indices.numel(), row, [&](int64_t i, bool) {
+      // two passes (the extremum, vectorized; then its first position) beat one branchy pass
       const scalar_t* p = base + i * row;
-      op_t best = static_cast<op_t>(p[0]);
+      op_t best = extremum(p, row, is_max, Identity{});
       int64_t bi = 0;
-      if (!is_nan(best)) {
-        for (int64_t k = 1; k < row; ++k) {
-          op_t v = static_cast<op_t>(p[k]);
-          if (is_nan(v)) {
-            best = v;
-            bi = k;
-            break;
-          }
-          if (is_max ? v > best : v < best) {
-            best = v;
-            bi = k;
-          }
-        }
+      if (is_nan(best)) {
+        while (!is_nan(static_cast<op_t>(p[bi]))) ++bi;
+      } else {
+        while (static_cast<op_t>(p[bi]) != best) ++bi;
       }
       idx[i] = bi;
       if (vals) vals[i] = p[bi];
@@ -323,28 +437,41 @@ void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, ScanOp op) {
   });
 }
 
+// One row of softmax / log_softmax. Subtracting the max keeps exp() from overflowing; an all -inf row gives
+// NaN, as in PyTorch.
+template <typename T>
+void softmax_row(const T* p, T* q, int64_t row, bool log) {
+  using op_t = opmath_t<T>;
+  op_t m = extremum(p, row, true, Identity{});
+  op_t s = 0;
+  if constexpr (std::is_same_v<T, op_t>) {
+    // float/double: keep exp(x - max) in the output, so each element costs one exp
+    for (int64_t k = 0; k < row; ++k) s += (q[k] = std::exp(p[k] - m));
+    if (log) {
+      op_t ls = std::log(s);
+      for (int64_t k = 0; k < row; ++k) q[k] = p[k] - m - ls;
+    } else {
+      op_t inv = op_t(1) / s;
+      for (int64_t k = 0; k < row; ++k) q[k] *= inv;
+    }
+  } else {
+    for (int64_t k = 0; k < row; ++k) s += std::exp(static_cast<op_t>(p[k]) - m);
+    if (log) {
+      op_t ls = std::log(s);
+      for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(static_cast<op_t>(p[k]) - m - ls);
+    } else {
+      op_t inv = op_t(1) / s;
+      for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(std::exp(static_cast<op_t>(p[k]) - m) * inv);
+    }
+  }
+}
+
 void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, bool log) {
   MT_DISPATCH_FLOATING_TYPES(in.dtype(), log ? "log_softmax" : "softmax", [&] {
-    using op_t = opmath_t<scalar_t>;
     const scalar_t* base = in.data<scalar_t>();
     scalar_t* o = out.data<scalar_t>();
     int64_t nrows = row == 0 ? 0 : in.numel() / row;
-    for_rows(nrows, row, [&](int64_t i, bool) {
-      const scalar_t* p = base + i * row;
-      scalar_t* q = o + i * row;
-      // subtracting the max keeps exp() from overflowing; an all -inf row gives NaN, as in PyTorch
-      op_t m = extremum(p, row, true, [](scalar_t x) { return static_cast<op_t>(x); });
-      op_t s = 0;
-      for (int64_t k = 0; k < row; ++k) s += std::exp(static_cast<op_t>(p[k]) - m);
-      if (log) {
-        op_t ls = std::log(s);
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<scalar_t>(static_cast<op_t>(p[k]) - m - ls);
-      } else {
-        op_t inv = op_t(1) / s;
-        for (int64_t k = 0; k < row; ++k)
-          q[k] = static_cast<scalar_t>(std::exp(static_cast<op_t>(p[k]) - m) * inv);
-      }
-    });
+    for_rows(nrows, row, [&](int64_t i, bool) { softmax_row(base + i * row, o + i * row, row, log); });
   });
 }
 
