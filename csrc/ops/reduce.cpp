@@ -171,15 +171,27 @@ Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return run_reduce(self, dims, keepdim, ReduceOp::amin, 0, self.dtype(), "amin");
 }
 
+namespace {
 // PyTorch keeps uint8 for all/any (a legacy rule); every other dtype gives bool.
-Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
+Tensor all_any(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op) {
   ScalarType dt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  return run_reduce(self, dims, keepdim, ReduceOp::all, 0, dt, "all");
+  const char* name = op == ReduceOp::all ? "all" : "any";
+  // elementwise's value checks (integer division by zero) call any() on every device; until a device
+  // registers reduce kernels, compute there on the CPU, as the placeholder this replaced did
+  if (reduce_stub.fns[static_cast<int>(self.device().type)] == nullptr) {
+    Device cpu(DeviceType::CPU);
+    return to(run_reduce(to(self, self.dtype(), cpu), dims, keepdim, op, 0, dt, name), dt, self.device());
+  }
+  return run_reduce(self, dims, keepdim, op, 0, dt, name);
+}
+}  // namespace
+
+Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return all_any(self, dims, keepdim, ReduceOp::all);
 }
 
 Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  ScalarType dt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  return run_reduce(self, dims, keepdim, ReduceOp::any, 0, dt, "any");
+  return all_any(self, dims, keepdim, ReduceOp::any);
 }
 
 Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
