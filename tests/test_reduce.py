@@ -224,6 +224,17 @@ def test_var_unbiased_spellings(device):
     assert_matches(t.var(dim=0, unbiased=False), np.var(a, axis=0))
 
 
+def test_var_mean_std_mean(device):
+    a = np.array([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]])
+    t = minitorch.tensor(a, device=device)
+    v, m = minitorch.var_mean(t, 1, keepdim=True)
+    assert_matches(v, np.var(a, axis=1, ddof=1, keepdims=True))
+    assert_matches(m, np.mean(a, axis=1, keepdims=True))
+    s, m = minitorch.std_mean(t, correction=0)
+    assert_matches(s, np.std(a))
+    assert_matches(m, np.mean(a))
+
+
 def test_var_accuracy_large_offset(device):
     # two-pass variance: E[x^2] - E[x]^2 would lose every digit here
     rng = np.random.default_rng(3)

@@ -109,6 +109,19 @@ void init_reduce(py::module_& m, TensorClass& cls) {
             py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
   }
 
+  // var_mean / std_mean: (var or std, mean) over the same dims
+  for (bool is_std : {false, true}) {
+    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
+                         py::handle correction) {
+      Tensor spread = var_std(x, dim, unbiased, keepdim, correction, is_std);
+      py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;
+      return py::make_tuple(spread, mean(x, parse_dims(d), keepdim));
+    };
+    const char* name = is_std ? "std_mean" : "var_mean";
+    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+  }
+
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
     Tensor in = dt == ScalarType::Undefined ? x : x.dtype() == dt ? x : to(x, dt, x.device());
