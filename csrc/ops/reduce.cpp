@@ -65,23 +65,67 @@ Tensor as_rows(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& ro
   return contiguous(identity ? self : permute(self, perm));
 }
 
-// A contiguous input whose reduced dims form one block followed by kept dims (sum(0) of a matrix, a mean over
-// the batch) is read in place as outer x row x inner: cheaper than transposing it into rows.
-bool reduced_block(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& row, int64_t& inner) {
-  int64_t nd = self.dim();
-  if (!self.is_contiguous() || nd < 2) return false;
-  int64_t a = 0;
-  while (a < nd && !mask[a]) ++a;
-  int64_t b = a;
-  while (b < nd && mask[b]) ++b;
-  for (int64_t d = b; d < nd; ++d)
-    if (mask[d]) return false;
-  if (a == nd || b == nd) return false;
-  row = 1;
-  inner = 1;
-  for (int64_t d = a; d < b; ++d) row *= self.sizes()[d];
-  for (int64_t d = b; d < nd; ++d) inner *= self.sizes()[d];
-  return inner > 1;
+// In-place plan: when `in` is dense in some dim order (contiguous, transposed, permuted) and, in that order,
+// the reduced dims form one block (kept outer, reduced, kept inner), the kernel reads it where it lies as
+// outer x row x inner; no transposing copy. `out_p` is the result in that order; `out` views it in the
+// caller's. Size-1 dims are ignored: they change no address.
+struct InPlacePlan {
+  int64_t row = 1, inner = 1;
+  Tensor out_p, out;
+};
+
+bool plan_in_place(const Tensor& in, const SmallVector<bool, 8>& mask, bool keepdim, bool columns,
+                   ScalarType out_dt, InPlacePlan& plan) {
+  int64_t nd = in.dim();
+  if (in.numel() == 0) return false;
+  DimVector order;
+  for (int64_t d = 0; d < nd; ++d)
+    if (in.sizes()[d] != 1) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return in.strides()[a] > in.strides()[b]; });
+  int64_t expect = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    if (in.strides()[order[i]] != expect) return false;  // overlapping (expanded) or gapped (sliced)
+    expect *= in.sizes()[order[i]];
+  }
+  // kept* reduced* kept*: find the block
+  size_t i = 0;
+  while (i < order.size() && !mask[order[i]]) ++i;
+  size_t j = i;
+  while (j < order.size() && mask[order[j]]) ++j;
+  for (size_t k = j; k < order.size(); ++k)
+    if (mask[order[k]]) return false;
+  plan.row = 1;
+  plan.inner = 1;
+  for (size_t k = i; k < j; ++k) plan.row *= in.sizes()[order[k]];
+  for (size_t k = j; k < order.size(); ++k) plan.inner *= in.sizes()[order[k]];
+  if (plan.inner > 1 && !columns) return false;
+  // the result in `order`'s kept dims, then viewed with the caller's dim order
+  DimVector kept_sizes, kept_dims;
+  for (int64_t d : order)
+    if (!mask[d]) {
+      kept_sizes.push_back(in.sizes()[d]);
+      kept_dims.push_back(d);
+    }
+  plan.out_p = make_empty(kept_sizes, out_dt, in.device());
+  DimVector pstride(static_cast<size_t>(nd), 0);
+  int64_t st = 1;
+  for (size_t k = kept_dims.size(); k-- > 0;) {
+    pstride[kept_dims[k]] = st;
+    st *= kept_sizes[k];
+  }
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!mask[d]) {
+      sizes.push_back(in.sizes()[d]);
+      strides.push_back(in.sizes()[d] == 1 ? 1 : pstride[d]);
+    } else if (keepdim) {
+      sizes.push_back(1);
+      strides.push_back(1);
+    }
+  }
+  plan.out = make_view(plan.out_p, sizes, strides, 0);
+  return true;
 }
 
 // Reduced size along `mask` (to report which dim is empty).
@@ -101,12 +145,19 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
   Tensor in = self.dtype() == out_dt || op == ReduceOp::all || op == ReduceOp::any
                   ? self
                   : to(self, out_dt, self.device());
-  Tensor out = make_empty(reduced_shape(self, mask, keepdim), out_dt, self.device());
-  if (out.numel() == 0) return out;
-  int64_t row = 1, inner = 1;
+  DimVector shape = reduced_shape(self, mask, keepdim);
+  if (compute_numel(shape) == 0) return make_empty(shape, out_dt, self.device());
   bool columns = op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::prod ||
                  op == ReduceOp::amax || op == ReduceOp::amin;
-  Tensor rows = columns && reduced_block(in, mask, row, inner) ? in : as_rows(in, mask, row);
+  InPlacePlan plan;
+  if (plan_in_place(in, mask, keepdim, columns, out_dt, plan)) {
+    reduce_stub.get(self.device())(plan.out_p, in, plan.row, plan.inner, op, arg);
+    // a result laid out like a fresh tensor (a copy only when the input's dims were permuted)
+    return contiguous(plan.out);
+  }
+  Tensor out = make_empty(shape, out_dt, self.device());
+  int64_t row = 1, inner = 1;
+  Tensor rows = as_rows(in, mask, row);
   if (row == 0) {
     double v = 0;
     switch (op) {

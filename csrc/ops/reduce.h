@@ -39,7 +39,8 @@ Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarTyp
 // contiguous, so every kernel sees `in` as nrows x row elements, dense, and `out` dense as well. A device
 // backend registers these four kernels and gets every op above.
 enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp };
-// `in` is dense outer x row x inner, reduced over `row`; out is dense outer x inner (dtype of `in`, except
+// `in`'s memory from data_ptr() is dense outer x row x inner (its sizes/strides may be any permutation of
+// that; read only the pointer), reduced over `row`; out is dense outer x inner (dtype of `in`, except
 // all/any: bool or uint8). inner > 1 (a reduced block followed by kept dims, read in place without a
 // transposing copy) is only passed for sum, mean, prod, amax and amin. arg: p for norm, correction for
 // var/std.

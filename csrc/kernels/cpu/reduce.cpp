@@ -77,8 +77,13 @@ Acc reduce_row(const T* p, int64_t n, bool split, const Part& part, const Comb& 
 // Calls f(i, split) for every row: rows in parallel when there are many, a single long row split inside.
 template <typename F>
 void for_rows(int64_t nrows, int64_t row, const F& f) {
-  bool split = nrows < get_num_threads() && row >= 2 * kGrainSize;
-  if (split || nrows * row < kGrainSize || nrows == 1) {
+  // small work first: get_num_threads() is not free (it can query the OS), and small ops are overhead-bound
+  if (nrows * row < kGrainSize) {
+    for (int64_t i = 0; i < nrows; ++i) f(i, false);
+    return;
+  }
+  bool split = row >= 2 * kGrainSize && nrows < get_num_threads();
+  if (split || nrows == 1) {
     for (int64_t i = 0; i < nrows; ++i) f(i, split);
     return;
   }
@@ -316,7 +321,7 @@ void reduce_logical(const Tensor& out, const Tensor& in, int64_t row, bool is_al
 // outer x row x inner reduced over row: each task owns a strip of kColumns adjacent outputs and streams down
 // the rows, so reads stay contiguous and the lane loop vectorizes. Float sums flush the float lanes into
 // double every kBlockRows rows for the same accuracy as blocked_sum.
-constexpr int64_t kColumns = 64;
+constexpr int64_t kColumns = 512;
 constexpr int64_t kBlockRows = 128;
 
 template <typename T>
@@ -328,7 +333,7 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
   int64_t outer = out.numel() / inner;
   int64_t strips = (inner + kColumns - 1) / kColumns;
   int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns));
-  parallel_for(0, outer * strips, grain, [&](int64_t b, int64_t e) {
+  auto body = [&](int64_t b, int64_t e) {
     for (int64_t task = b; task < e; ++task) {
       int64_t oi = task / strips, j0 = (task % strips) * kColumns;
       int64_t w = std::min(kColumns, inner - j0);
@@ -374,7 +379,11 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
         }
       }
     }
-  });
+  };
+  if (out.numel() * row < kGrainSize)  // small: skip the pool (and its get_num_threads() call) altogether
+    body(0, outer * strips);
+  else
+    parallel_for(0, outer * strips, grain, body);
 }
 
 void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
