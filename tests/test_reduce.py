@@ -1,6 +1,7 @@
 """Reductions, arg-reductions, scans and softmax against float64 NumPy references: dtypes, dims, keepdim,
 non-contiguous layouts, empty tensors, the parallel path, and PyTorch's errors."""
 
+import itertools
 import math
 
 import minitorch
@@ -586,3 +587,30 @@ def test_thread_count_independent_semantics(device):
         minitorch.set_num_threads(n)
     assert max(results) - min(results) < 1e-9
     assert results[0] == pytest.approx(x.sum(), abs=1e-9)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "prod", "var", "norm", "logsumexp"])
+def test_permuted_input_every_dim_subset(device, op):
+    # a permuted (dense, non-contiguous) input is read in place for every reduced block; results are fresh tensors
+    rng = np.random.default_rng(15)
+    base = rng.uniform(0.5, 1.5, size=(4, 5, 6))
+    t = minitorch.tensor(base, device=device).permute(2, 0, 1)
+    a = base.transpose(2, 0, 1)
+    refs = {
+        "sum": np.sum,
+        "mean": np.mean,
+        "amax": np.max,
+        "prod": np.prod,
+        "var": lambda x, axis, keepdims: np.var(x, axis=axis, ddof=1, keepdims=keepdims),
+        "norm": lambda x, axis, keepdims: np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims)),
+        "logsumexp": lambda x, axis, keepdims: np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims)),
+    }
+    for r in (1, 2, 3):
+        for dims in itertools.combinations(range(3), r):
+            for keepdim in (False, True):
+                if op == "norm":
+                    got = t.norm(dim=dims, keepdim=keepdim)
+                else:
+                    got = getattr(t, op)(dims, keepdim=keepdim)
+                assert got.is_contiguous()
+                assert_matches(got, refs[op](a, axis=dims, keepdims=keepdim))
