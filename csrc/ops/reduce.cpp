@@ -311,15 +311,12 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t>
   return {values, indices};
 }
 
-// Moves `dim` last and makes the input dense: the layout scan and softmax kernels walk.
-Tensor last_dim_rows(const Tensor& self, int64_t dim) {
-  if (dim == self.dim() - 1 || self.dim() <= 1) return contiguous(self);
-  return contiguous(movedim(self, dim, -1));
-}
-// Undoes last_dim_rows on the result, returning a tensor laid out like a fresh one.
-Tensor from_last_dim(const Tensor& out, const Tensor& self, int64_t dim) {
-  if (dim == self.dim() - 1 || self.dim() <= 1) return out;
-  return contiguous(movedim(out, -1, dim));
+// (row, inner) of a contiguous tensor walked along `dim`: the layout scan and softmax kernels take.
+std::pair<int64_t, int64_t> row_inner(const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return {1, 1};
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
+  return {self.sizes()[dim], inner};
 }
 
 Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
@@ -327,10 +324,11 @@ Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
   ScalarType dt = int_to_long(self, dtype);
   Tensor in = to(self, dt, self.device());
   if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
-  Tensor rows = last_dim_rows(in, d);
-  Tensor out = make_empty(rows.sizes(), dt, self.device());
-  scan_stub.get(self.device())(out, rows, self.dim() == 0 ? 1 : rows.sizes().back(), op);
-  return from_last_dim(out, self, d);
+  Tensor c = contiguous(in);
+  Tensor out = make_empty(self.sizes(), dt, self.device());
+  auto [row, inner] = row_inner(c, d);
+  scan_stub.get(self.device())(out, c, row, inner, op);
+  return out;
 }
 
 Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) {
@@ -340,10 +338,11 @@ Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) 
            "_lastdim_kernel_impl\" not implemented for '", dtype_short_name(dt), "'");
   Tensor in = to(self, dt, self.device());
   if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
-  Tensor rows = last_dim_rows(in, d);
-  Tensor out = make_empty(rows.sizes(), dt, self.device());
-  softmax_stub.get(self.device())(out, rows, self.dim() == 0 ? 1 : rows.sizes().back(), log);
-  return from_last_dim(out, self, d);
+  Tensor c = contiguous(in);
+  Tensor out = make_empty(self.sizes(), dt, self.device());
+  auto [row, inner] = row_inner(c, d);
+  softmax_stub.get(self.device())(out, c, row, inner, log);
+  return out;
 }
 
 }  // namespace

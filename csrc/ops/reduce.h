@@ -51,10 +51,10 @@ using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row
 using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
                                    bool is_max);
 enum class ScanOp : int { cumsum, cumprod };
-// out has the shape and dtype of in; each row is scanned independently.
-using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, ScanOp op);
-// softmax (or log_softmax) of each row; out has the shape and dtype of in.
-using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, bool log);
+// Scan and softmax take `in` contiguous as outer x row x inner and work along `row` (inner = 1: the dim is
+// last; inner > 1: no transposing copy); out is contiguous with the shape and dtype of in.
+using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op);
+using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log);
 MT_DECLARE_STUB(reduce_stub, ReduceKernelFn);
 MT_DECLARE_STUB(arg_reduce_stub, ArgReduceKernelFn);
 MT_DECLARE_STUB(scan_stub, ScanKernelFn);

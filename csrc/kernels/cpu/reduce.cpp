@@ -427,23 +427,64 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
   });
 }
 
-void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, ScanOp op) {
-  MT_DISPATCH_ALL_TYPES(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod", [&] {
-    using a_t = acc_t<scalar_t>;
-    const scalar_t* base = in.data<scalar_t>();
-    scalar_t* o = out.data<scalar_t>();
-    int64_t nrows = row == 0 ? 0 : in.numel() / row;
-    for_rows(nrows, row, [&](int64_t i, bool) {
-      const scalar_t* p = base + i * row;
-      scalar_t* q = o + i * row;
-      a_t a = op == ScanOp::cumsum ? a_t(0) : a_t(1);
-      if (op == ScanOp::cumsum) {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<scalar_t>(a += static_cast<a_t>(p[k]));
+// Calls f(outer index, first column, width) over strips of kColumns columns of an outer x row x inner
+// layout, in parallel when the work is large.
+template <typename F>
+void for_strips(int64_t outer, int64_t row, int64_t inner, const F& f) {
+  int64_t strips = (inner + kColumns - 1) / kColumns;
+  auto body = [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t j0 = (t % strips) * kColumns;
+      f(t / strips, j0, std::min(kColumns, inner - j0));
+    }
+  };
+  if (outer * row * inner < kGrainSize)
+    body(0, outer * strips);
+  else
+    parallel_for(0, outer * strips, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns)),
+                 body);
+}
+
+template <typename T>
+void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+  using a_t = acc_t<T>;
+  const T* base = in.data<T>();
+  T* o = out.data<T>();
+  const bool sum = op == ScanOp::cumsum;
+  if (inner == 1) {
+    for_rows(in.numel() / row, row, [&](int64_t i, bool) {
+      const T* p = base + i * row;
+      T* q = o + i * row;
+      a_t a = sum ? a_t(0) : a_t(1);
+      if (sum) {
+        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a += static_cast<a_t>(p[k]));
       } else {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<scalar_t>(a *= static_cast<a_t>(p[k]));
+        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a *= static_cast<a_t>(p[k]));
       }
     });
+    return;
+  }
+  // along a middle dim: running values for a strip of columns, rows streamed in order
+  for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+    const T* p = base + oi * row * inner + j0;
+    T* q = o + oi * row * inner + j0;
+    a_t acc[kColumns];
+    for (int64_t j = 0; j < w; ++j) acc[j] = sum ? a_t(0) : a_t(1);
+    for (int64_t r = 0; r < row; ++r) {
+      const T* pr = p + r * inner;
+      T* qr = q + r * inner;
+      if (sum) {
+        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] += static_cast<a_t>(pr[j]));
+      } else {
+        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] *= static_cast<a_t>(pr[j]));
+      }
+    }
   });
+}
+
+void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+  MT_DISPATCH_ALL_TYPES(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
+                        [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
 }
 
 // One row of softmax / log_softmax. Subtracting the max keeps exp() from overflowing; an all -inf row gives
@@ -475,12 +516,53 @@ void softmax_row(const T* p, T* q, int64_t row, bool log) {
   }
 }
 
-void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, bool log) {
+// softmax along a middle dim: per strip of columns, the max, the sum of exps, then the outputs, row by row.
+template <typename T>
+void softmax_columns(const T* p, T* q, int64_t row, int64_t inner, int64_t w, bool log) {
+  using op_t = opmath_t<T>;
+  op_t m[kColumns], s[kColumns];
+  for (int64_t j = 0; j < w; ++j) {
+    m[j] = static_cast<op_t>(p[j]);
+    s[j] = 0;
+  }
+  for (int64_t r = 1; r < row; ++r)
+    for (int64_t j = 0; j < w; ++j) {
+      op_t v = static_cast<op_t>(p[r * inner + j]);
+      m[j] = (v > m[j] || is_nan(v)) ? v : m[j];
+    }
+  if constexpr (std::is_same_v<T, op_t>) {
+    // float/double: keep exp(x - max) in the output, so each element costs one exp
+    for (int64_t r = 0; r < row; ++r)
+      for (int64_t j = 0; j < w; ++j) s[j] += (q[r * inner + j] = std::exp(p[r * inner + j] - m[j]));
+    for (int64_t j = 0; j < w; ++j) s[j] = log ? std::log(s[j]) : op_t(1) / s[j];
+    for (int64_t r = 0; r < row; ++r)
+      for (int64_t j = 0; j < w; ++j)
+        q[r * inner + j] = log ? p[r * inner + j] - m[j] - s[j] : q[r * inner + j] * s[j];
+  } else {
+    for (int64_t r = 0; r < row; ++r)
+      for (int64_t j = 0; j < w; ++j) s[j] += std::exp(static_cast<op_t>(p[r * inner + j]) - m[j]);
+    for (int64_t j = 0; j < w; ++j) s[j] = log ? std::log(s[j]) : op_t(1) / s[j];
+    for (int64_t r = 0; r < row; ++r)
+      for (int64_t j = 0; j < w; ++j) {
+        op_t x = static_cast<op_t>(p[r * inner + j]) - m[j];
+        q[r * inner + j] = static_cast<T>(log ? x - s[j] : std::exp(x) * s[j]);
+      }
+  }
+}
+
+void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
   MT_DISPATCH_FLOATING_TYPES(in.dtype(), log ? "log_softmax" : "softmax", [&] {
     const scalar_t* base = in.data<scalar_t>();
     scalar_t* o = out.data<scalar_t>();
-    int64_t nrows = row == 0 ? 0 : in.numel() / row;
-    for_rows(nrows, row, [&](int64_t i, bool) { softmax_row(base + i * row, o + i * row, row, log); });
+    if (inner == 1) {
+      for_rows(in.numel() / row, row,
+               [&](int64_t i, bool) { softmax_row(base + i * row, o + i * row, row, log); });
+      return;
+    }
+    for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+      int64_t off = oi * row * inner + j0;
+      softmax_columns(base + off, o + off, row, inner, w, log);
+    });
   });
 }
 
