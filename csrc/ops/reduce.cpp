@@ -1,5 +1,5 @@
 // Reduction, scan and softmax front ends: dim wrapping, PyTorch's dtype rules, empty-input semantics, and the
-// permute-to-rows layout every kernel (CPU or CUDA) consumes.
+// outer x row x inner layout every kernel (CPU or CUDA) consumes.
 #include "ops/reduce.h"
 
 #include <algorithm>
@@ -128,7 +128,7 @@ bool plan_in_place(const Tensor& in, const SmallVector<bool, 8>& mask, bool keep
   return true;
 }
 
-// Reduced size along `mask` (to report which dim is empty).
+// IndexError in PyTorch's words when a reduction without an identity (max, min, ...) meets an empty dim.
 void check_nonempty(const Tensor& self, const SmallVector<bool, 8>& mask, const char* name) {
   if (self.numel() != 0) return;
   if (self.dim() == 0) return;
@@ -137,7 +137,8 @@ void check_nonempty(const Tensor& self, const SmallVector<bool, 8>& mask, const 
                    " to have non-zero size.");
 }
 
-// The value a reduction over zero elements gives (PyTorch's identities), as a fill.
+// One reduction: output allocation, the layout, then the kernel; over zero elements, PyTorch's identity
+// value.
 Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op, double arg,
                   ScalarType out_dt, const char* name) {
   auto mask = dim_mask(self, dims);

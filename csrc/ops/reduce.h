@@ -35,9 +35,10 @@ Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::U
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 
-// ---- Kernel interface. The front ends permute the reduced (or scanned) dims to the end and make the input
-// contiguous, so every kernel sees `in` as nrows x row elements, dense, and `out` dense as well. A device
-// backend registers these four kernels and gets every op above.
+// ---- Kernel interface. The front ends bring every input to one layout: dense memory walked as
+// outer x row x inner, the op working along `row` (reduced dims made one block, in place when the input's
+// layout allows, else by a copy with them last). `out` is dense as well. A device backend registers these
+// four kernels and gets every op above.
 enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp };
 // `in`'s memory from data_ptr() is dense outer x row x inner (its sizes/strides may be any permutation of
 // that; read only the pointer), reduced over `row`; out is dense outer x inner (dtype of `in`, except
@@ -46,8 +47,8 @@ enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, st
 // var/std.
 using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op,
                                 double arg);
-// values (may be undefined: argmax/argmin) and int64 indices, one per row; first extremum wins, NaN beats
-// all.
+// `in` dense nrows x row (inner is always 1). values (undefined for argmax/argmin) and int64 indices, one per
+// row; the first extremum wins and NaN beats everything, as in PyTorch.
 using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
                                    bool is_max);
 enum class ScanOp : int { cumsum, cumprod };
