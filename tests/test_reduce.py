@@ -134,6 +134,20 @@ def test_reduction_dtype_rules(device):
     assert minitorch.tensor([1.0, 0.0]).any().dtype == minitorch.bool
 
 
+def test_integer_sums_widen_before_adding(device):
+    i = minitorch.tensor([2**31 - 1, 1, 2**31 - 1], dtype=minitorch.int32, device=device)
+    assert i.sum().item() == 2 * (2**31 - 1) + 1
+    assert i.cumsum(0).tolist() == [2**31 - 1, 2**31, 2**32 - 1]
+    u = minitorch.tensor([200, 100], dtype=minitorch.uint8, device=device)
+    assert u.sum().item() == 300 and u.prod().item() == 20000
+    # an explicit dtype casts the input first, as PyTorch does
+    assert u.sum(dtype=minitorch.uint8).item() == 300 % 256
+    x = minitorch.tensor([1, 2, 3], device=device)
+    assert_matches(
+        minitorch.softmax(x, 0, dtype=minitorch.float64), np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum()
+    )
+
+
 def test_zero_dim_tensors(device):
     x = minitorch.tensor(2.5, device=device)
     assert x.sum().item() == 2.5 and x.sum().dim() == 0
