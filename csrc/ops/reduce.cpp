@@ -18,6 +18,14 @@ MT_DEFINE_STUB(softmax_stub, SoftmaxKernelFn);
 
 namespace {
 
+// (row, inner) of a contiguous tensor walked along `dim`: the layout scan and softmax kernels take.
+std::pair<int64_t, int64_t> row_inner(const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return {1, 1};
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
+  return {self.sizes()[dim], inner};
+}
+
 // Which dims a reduction covers; empty `dims` means all of them (PyTorch's dim=None and dim=()).
 SmallVector<bool, 8> dim_mask(const Tensor& self, IntArrayRef dims) {
   int64_t nd = self.dim();
@@ -44,8 +52,8 @@ DimVector reduced_shape(const Tensor& self, const SmallVector<bool, 8>& mask, bo
 
 // Rows layout: kept dims first (their order is the output's), reduced dims last, then dense. Reduced dims are
 // ordered by decreasing stride because a reduction does not care about their order, so a transposed input
-// reduced over everything needs no copy. `ordered` keeps the reduced dims in index order (argmax flattening).
-Tensor as_rows(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& row, bool ordered = false) {
+// reduced over everything needs no copy.
+Tensor as_rows(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& row) {
   DimVector perm, red;
   row = 1;
   for (int64_t d = 0; d < self.dim(); ++d) {
@@ -56,9 +64,8 @@ Tensor as_rows(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& ro
       perm.push_back(d);
     }
   }
-  if (!ordered)
-    std::stable_sort(red.begin(), red.end(),
-                     [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
+  std::stable_sort(red.begin(), red.end(),
+                   [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
   for (int64_t d : red) perm.push_back(d);
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
@@ -306,18 +313,12 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t>
   Tensor values = want_values ? make_empty(shape, self.dtype(), self.device()) : Tensor();
   Tensor indices = make_empty(shape, ScalarType::Long, self.device());
   if (indices.numel() == 0) return {values, indices};
-  int64_t row = 1;
-  Tensor rows = as_rows(self, mask, row, /*ordered=*/true);
-  arg_reduce_stub.get(self.device())(values, indices, rows, row, is_max);
+  // walked in place along the dim (no transposing copy); dim=None: the row-major flattening
+  Tensor c = contiguous(self);
+  auto [row, inner] =
+      dim ? row_inner(c, wrap_dim(*dim, self.dim())) : std::pair<int64_t, int64_t>(c.numel(), 1);
+  arg_reduce_stub.get(self.device())(values, indices, c, row, inner, is_max);
   return {values, indices};
-}
-
-// (row, inner) of a contiguous tensor walked along `dim`: the layout scan and softmax kernels take.
-std::pair<int64_t, int64_t> row_inner(const Tensor& self, int64_t dim) {
-  if (self.dim() == 0) return {1, 1};
-  int64_t inner = 1;
-  for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
-  return {self.sizes()[dim], inner};
 }
 
 Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {

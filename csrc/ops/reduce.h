@@ -47,10 +47,10 @@ enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, st
 // var/std.
 using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op,
                                 double arg);
-// `in` dense nrows x row (inner is always 1). values (undefined for argmax/argmin) and int64 indices, one per
-// row; the first extremum wins and NaN beats everything, as in PyTorch.
+// `in` dense outer x row x inner, walked along `row`. values (undefined for argmax/argmin) and int64 indices,
+// dense outer x inner; the first extremum wins and NaN beats everything, as in PyTorch.
 using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
-                                   bool is_max);
+                                   int64_t inner, bool is_max);
 enum class ScanOp : int { cumsum, cumprod };
 // Scan and softmax take `in` contiguous as outer x row x inner and work along `row` (inner = 1: the dim is
 // last; inner > 1: no transposing copy); out is contiguous with the shape and dtype of in.

@@ -404,29 +404,6 @@ void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inn
   });
 }
 
-void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
-                       bool is_max) {
-  MT_DISPATCH_ALL_TYPES(in.dtype(), is_max ? "argmax" : "argmin", [&] {
-    using op_t = opmath_t<scalar_t>;
-    const scalar_t* base = in.data<scalar_t>();
-    scalar_t* vals = values.defined() ? values.data<scalar_t>() : nullptr;
-    int64_t* idx = indices.data<int64_t>();
-    for_rows(indices.numel(), row, [&](int64_t i, bool) {
-      // two passes (the extremum, vectorized; then its first position) beat one branchy pass
-      const scalar_t* p = base + i * row;
-      op_t best = extremum(p, row, is_max, Identity{});
-      int64_t bi = 0;
-      if (is_nan(best)) {
-        while (!is_nan(static_cast<op_t>(p[bi]))) ++bi;
-      } else {
-        while (static_cast<op_t>(p[bi]) != best) ++bi;
-      }
-      idx[i] = bi;
-      if (vals) vals[i] = p[bi];
-    });
-  });
-}
-
 // Calls f(outer index, first column, width) over strips of kColumns columns of an outer x row x inner
 // layout, in parallel when the work is large.
 template <typename F>
@@ -443,6 +420,54 @@ void for_strips(int64_t outer, int64_t row, int64_t inner, const F& f) {
   else
     parallel_for(0, outer * strips, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns)),
                  body);
+}
+
+void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
+                       int64_t inner, bool is_max) {
+  MT_DISPATCH_ALL_TYPES(in.dtype(), is_max ? "argmax" : "argmin", [&] {
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* base = in.data<scalar_t>();
+    scalar_t* vals = values.defined() ? values.data<scalar_t>() : nullptr;
+    int64_t* idx = indices.data<int64_t>();
+    if (inner == 1) {
+      for_rows(indices.numel(), row, [&](int64_t i, bool) {
+        // two passes (the extremum, vectorized; then its first position) beat one branchy pass
+        const scalar_t* p = base + i * row;
+        op_t best = extremum(p, row, is_max, Identity{});
+        int64_t bi = 0;
+        if (is_nan(best)) {
+          while (!is_nan(static_cast<op_t>(p[bi]))) ++bi;
+        } else {
+          while (static_cast<op_t>(p[bi]) != best) ++bi;
+        }
+        idx[i] = bi;
+        if (vals) vals[i] = p[bi];
+      });
+      return;
+    }
+    // along a middle dim: a running best per column of a strip; strict comparison keeps the first position
+    for_strips(indices.numel() / inner, row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+      const scalar_t* p = base + oi * row * inner + j0;
+      op_t best[kColumns];
+      int64_t bi[kColumns];
+      for (int64_t j = 0; j < w; ++j) {
+        best[j] = static_cast<op_t>(p[j]);
+        bi[j] = 0;
+      }
+      for (int64_t r = 1; r < row; ++r)
+        for (int64_t j = 0; j < w; ++j) {
+          op_t v = static_cast<op_t>(p[r * inner + j]);
+          bool better = !is_nan(best[j]) && ((is_max ? v > best[j] : v < best[j]) || is_nan(v));
+          best[j] = better ? v : best[j];
+          bi[j] = better ? r : bi[j];
+        }
+      int64_t o = oi * inner + j0;
+      for (int64_t j = 0; j < w; ++j) {
+        idx[o + j] = bi[j];
+        if (vals) vals[o + j] = p[bi[j] * inner + j];
+      }
+    });
+  });
 }
 
 template <typename T>
