@@ -177,6 +177,11 @@ def test_nan_propagates(device):
     assert_matches(x.amax(0), [4.0, np.nan, 3.0])
     assert_matches(x.amin(0), [1.0, np.nan, -1.0])
     assert_matches(x.sum(0), [5.0, np.nan, 2.0])
+    v, i = x.max(0)
+    assert_matches(v, [4.0, np.nan, 3.0])
+    assert i.tolist() == [1, 0, 0]
+    assert x.argmin(0).tolist() == [0, 0, 1]
+    assert_matches(x.softmax(0).sum(0), [1.0, np.nan, 1.0])
     row = minitorch.tensor([0.0] * 999 + [float("nan")], device=device)
     assert math.isnan(row.amax().item()) and math.isnan(row.amin().item())
     assert row.argmax().item() == 999
@@ -381,6 +386,9 @@ def test_max_ties_first_index(device):
     assert t.max(1).indices.tolist() == [1, 0]
     assert t.min(1).indices.tolist() == [3, 2]
     assert t.argmax().item() == 1
+    assert t.max(0).indices.tolist() == [1, 0, 0, 1]
+    assert t.min(0).indices.tolist() == [0, 1, 1, 0]
+    assert minitorch.full((3, 2), 5.0, device=device).max(0).indices.tolist() == [0, 0]
 
 
 # ---- cumsum / cumprod
