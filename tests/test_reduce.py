@@ -1,5 +1,7 @@
-"""Reductions, arg-reductions, scans and softmax against float64 NumPy references: dtypes, dims, keepdim,
-non-contiguous layouts, empty tensors, the parallel path, and PyTorch's errors."""
+"""Reductions, arg-reductions, scans and softmax against float64 NumPy references.
+
+Covers dtypes, dims, keepdim, non-contiguous layouts, empty tensors, the parallel path and PyTorch's errors.
+"""
 
 import itertools
 import math

@@ -1,5 +1,5 @@
-// Reduction, scan and softmax front ends: dim wrapping, PyTorch's dtype rules, empty-input semantics, and the
-// outer x row x inner layout every kernel (CPU or CUDA) consumes.
+// Reduction, scan and softmax front ends: dims, PyTorch's dtype rules and empty inputs, then the kernel.
+// Every kernel (CPU or CUDA) sees one layout: dense outer x row x inner, working along row.
 #include "ops/reduce.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Bindings for the reduce op family (ops/reduce.h): minitorch.<op>(input, ...) and Tensor.<op>(...) with
-// PyTorch's signatures; max/min along a dim return a (values, indices) named tuple like torch.return_types.
+// Bindings for the reduce op family (ops/reduce.h) with PyTorch's signatures, as functions and methods.
+// max/min along a dim return a (values, indices) named tuple, like torch.return_types.
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"

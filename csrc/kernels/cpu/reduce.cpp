@@ -1,5 +1,4 @@
-// CPU kernels for reductions, arg-reductions, scans and softmax over dense rows (see ops/reduce.h for the
-// layout).
+// CPU kernels for reductions, arg-reductions, scans and softmax (layout: see ops/reduce.h).
 #include "ops/reduce.h"
 
 #include <cmath>
