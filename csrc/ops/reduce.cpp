@@ -1,19 +1,384 @@
-// Reductions. (Placeholder: only `any`, enough for the elementwise checks; the reduction family replaces it.)
+// Reduction, scan and softmax front ends: dims, PyTorch's dtype rules and empty inputs, then the kernel.
+// Every kernel (CPU or CUDA) sees one layout: dense outer x row x inner, working along row.
 #include "ops/reduce.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "ops/copy.h"
+#include "ops/shape.h"
 
 namespace mt {
 
+MT_DEFINE_STUB(reduce_stub, ReduceKernelFn);
+MT_DEFINE_STUB(arg_reduce_stub, ArgReduceKernelFn);
+MT_DEFINE_STUB(scan_stub, ScanKernelFn);
+MT_DEFINE_STUB(softmax_stub, SoftmaxKernelFn);
+
+namespace {
+
+// (row, inner) of a contiguous tensor walked along `dim`: the layout scan and softmax kernels take.
+std::pair<int64_t, int64_t> row_inner(const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return {1, 1};
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
+  return {self.sizes()[dim], inner};
+}
+
+// Which dims a reduction covers; empty `dims` means all of them (PyTorch's dim=None and dim=()).
+SmallVector<bool, 8> dim_mask(const Tensor& self, IntArrayRef dims) {
+  int64_t nd = self.dim();
+  SmallVector<bool, 8> mask(static_cast<size_t>(std::max<int64_t>(nd, 1)), dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, nd);
+    MT_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return mask;
+}
+
+// Output shape of a reduction over `mask`.
+DimVector reduced_shape(const Tensor& self, const SmallVector<bool, 8>& mask, bool keepdim) {
+  DimVector out;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!mask[d])
+      out.push_back(self.sizes()[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+// Rows layout: kept dims first (their order is the output's), reduced dims last, then dense. Reduced dims are
+// ordered by decreasing stride because a reduction does not care about their order, so a transposed input
+// reduced over everything needs no copy.
+Tensor as_rows(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& row) {
+  DimVector perm, red;
+  row = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (mask[d]) {
+      red.push_back(d);
+      row *= self.sizes()[d];
+    } else {
+      perm.push_back(d);
+    }
+  }
+  std::stable_sort(red.begin(), red.end(),
+                   [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
+  for (int64_t d : red) perm.push_back(d);
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  return contiguous(identity ? self : permute(self, perm));
+}
+
+// In-place plan: when `in` is dense in some dim order (contiguous, transposed, permuted) and, in that order,
+// the reduced dims form one block (kept outer, reduced, kept inner), the kernel reads it where it lies as
+// outer x row x inner; no transposing copy. `out_p` is the result in that order; `out` views it in the
+// caller's. Size-1 dims are ignored: they change no address.
+struct InPlacePlan {
+  int64_t row = 1, inner = 1;
+  Tensor out_p, out;
+};
+
+bool plan_in_place(const Tensor& in, const SmallVector<bool, 8>& mask, bool keepdim, bool columns,
+                   ScalarType out_dt, InPlacePlan& plan) {
+  int64_t nd = in.dim();
+  if (in.numel() == 0) return false;
+  DimVector order;
+  for (int64_t d = 0; d < nd; ++d)
+    if (in.sizes()[d] != 1) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return in.strides()[a] > in.strides()[b]; });
+  int64_t expect = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    if (in.strides()[order[i]] != expect) return false;  // overlapping (expanded) or gapped (sliced)
+    expect *= in.sizes()[order[i]];
+  }
+  // kept* reduced* kept*: find the block
+  size_t i = 0;
+  while (i < order.size() && !mask[order[i]]) ++i;
+  size_t j = i;
+  while (j < order.size() && mask[order[j]]) ++j;
+  for (size_t k = j; k < order.size(); ++k)
+    if (mask[order[k]]) return false;
+  plan.row = 1;
+  plan.inner = 1;
+  for (size_t k = i; k < j; ++k) plan.row *= in.sizes()[order[k]];
+  for (size_t k = j; k < order.size(); ++k) plan.inner *= in.sizes()[order[k]];
+  if (plan.inner > 1 && !columns) return false;
+  // the result in `order`'s kept dims, then viewed with the caller's dim order
+  DimVector kept_sizes, kept_dims;
+  for (int64_t d : order)
+    if (!mask[d]) {
+      kept_sizes.push_back(in.sizes()[d]);
+      kept_dims.push_back(d);
+    }
+  plan.out_p = make_empty(kept_sizes, out_dt, in.device());
+  DimVector pstride(static_cast<size_t>(nd), 0);
+  int64_t st = 1;
+  for (size_t k = kept_dims.size(); k-- > 0;) {
+    pstride[kept_dims[k]] = st;
+    st *= kept_sizes[k];
+  }
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!mask[d]) {
+      sizes.push_back(in.sizes()[d]);
+      strides.push_back(in.sizes()[d] == 1 ? 1 : pstride[d]);
+    } else if (keepdim) {
+      sizes.push_back(1);
+      strides.push_back(1);
+    }
+  }
+  plan.out = make_view(plan.out_p, sizes, strides, 0);
+  return true;
+}
+
+// IndexError in PyTorch's words when a reduction without an identity (max, min, ...) meets an empty dim.
+void check_nonempty(const Tensor& self, const SmallVector<bool, 8>& mask, const char* name) {
+  if (self.numel() != 0) return;
+  if (self.dim() == 0) return;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    MT_CHECK_INDEX(!mask[d] || self.sizes()[d] != 0, name, "(): Expected reduction dim ", d,
+                   " to have non-zero size.");
+}
+
+// One reduction: output allocation, the layout, then the kernel; over zero elements, PyTorch's identity
+// value.
+Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op, double arg,
+                  ScalarType out_dt, const char* name) {
+  auto mask = dim_mask(self, dims);
+  if (op == ReduceOp::amax || op == ReduceOp::amin) check_nonempty(self, mask, name);
+  Tensor in = self.dtype() == out_dt || op == ReduceOp::all || op == ReduceOp::any
+                  ? self
+                  : to(self, out_dt, self.device());
+  DimVector shape = reduced_shape(self, mask, keepdim);
+  if (compute_numel(shape) == 0) return make_empty(shape, out_dt, self.device());
+  bool columns = op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::prod ||
+                 op == ReduceOp::amax || op == ReduceOp::amin;
+  InPlacePlan plan;
+  if (plan_in_place(in, mask, keepdim, columns, out_dt, plan)) {
+    reduce_stub.get(self.device())(plan.out_p, in, plan.row, plan.inner, op, arg);
+    // a result laid out like a fresh tensor (a copy only when the input's dims were permuted)
+    return contiguous(plan.out);
+  }
+  Tensor out = make_empty(shape, out_dt, self.device());
+  int64_t row = 1, inner = 1;
+  Tensor rows = as_rows(in, mask, row);
+  if (row == 0) {
+    double v = 0;
+    switch (op) {
+      case ReduceOp::prod:
+      case ReduceOp::all:
+        v = 1;
+        break;
+      case ReduceOp::mean:
+      case ReduceOp::var:
+      case ReduceOp::std:
+        v = std::numeric_limits<double>::quiet_NaN();
+        break;
+      case ReduceOp::logsumexp:
+        v = -std::numeric_limits<double>::infinity();
+        break;
+      default:
+        break;
+    }
+    if (is_floating(out_dt))
+      fill_(out, Scalar(v));
+    else
+      fill_(out, Scalar(static_cast<int64_t>(v)));
+    return out;
+  }
+  reduce_stub.get(self.device())(out, rows, row, inner, op, arg);
+  return out;
+}
+
+// sum/prod/cumsum: bool and integers accumulate in int64 unless a dtype is given.
+ScalarType int_to_long(const Tensor& self, ScalarType dtype) {
+  if (dtype != ScalarType::Undefined) return dtype;
+  return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
+}
+
+void check_float(const Tensor& self, const char* msg) {
+  MT_CHECK(is_floating(self.dtype()), msg, dtype_short_name(self.dtype()));
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum");
+}
+
+Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  return run_reduce(self, dims, keepdim, ReduceOp::prod, 0, int_to_long(self, dtype), "prod");
+}
+
+Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
+  MT_CHECK(is_floating(dt), "mean(): could not infer output dtype. ",
+           dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
+           " must be either a floating point or complex dtype. Got: ", dtype_short_name(dt));
+  return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean");
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return run_reduce(self, dims, keepdim, ReduceOp::amax, 0, self.dtype(), "amax");
+}
+
+Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return run_reduce(self, dims, keepdim, ReduceOp::amin, 0, self.dtype(), "amin");
+}
+
+namespace {
+// PyTorch keeps uint8 for all/any (a legacy rule); every other dtype gives bool.
+Tensor all_any(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op) {
+  ScalarType dt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
+  const char* name = op == ReduceOp::all ? "all" : "any";
+  // elementwise's value checks (integer division by zero) call any() on every device; until a device
+  // registers reduce kernels, compute there on the CPU, as the placeholder this replaced did
+  if (reduce_stub.fns[static_cast<int>(self.device().type)] == nullptr) {
+    Device cpu(DeviceType::CPU);
+    return to(run_reduce(to(self, self.dtype(), cpu), dims, keepdim, op, 0, dt, name), dt, self.device());
+  }
+  return run_reduce(self, dims, keepdim, op, 0, dt, name);
+}
+}  // namespace
+
+Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return all_any(self, dims, keepdim, ReduceOp::all);
+}
+
 Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  MT_CHECK(dims.empty() && !keepdim, "any(dim) is not implemented yet");
-  Tensor c = to(contiguous(self), ScalarType::Bool, Device(DeviceType::CPU));
-  const bool* p = c.data<bool>();
-  bool r = false;
-  for (int64_t i = 0; i < c.numel() && !r; ++i) r = p[i];
-  Tensor out = make_empty({}, ScalarType::Bool, Device(DeviceType::CPU));
-  *out.data<bool>() = r;
-  return to(out, ScalarType::Bool, self.device());
+  return all_any(self, dims, keepdim, ReduceOp::any);
+}
+
+Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  check_float(self, "std and var only support floating point and complex dtypes, got ");
+  return run_reduce(self, dims, keepdim, ReduceOp::var, correction, self.dtype(), "var");
+}
+
+Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  check_float(self, "std and var only support floating point and complex dtypes, got ");
+  return run_reduce(self, dims, keepdim, ReduceOp::std, correction, self.dtype(), "std");
+}
+
+Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  check_float(self, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ");
+  if (p < 0 && self.numel() == 0)
+    MT_ERROR("linalg.vector_norm cannot compute the ", p,
+             " norm on an empty tensor because the operation does not "
+             "have an identity");
+  if (std::isinf(p)) check_nonempty(self, dim_mask(self, dims), "linalg.vector_norm");
+  return run_reduce(self, dims, keepdim, ReduceOp::norm, p, self.dtype(), "norm");
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  // integers are promoted to the default float dtype, as PyTorch does
+  ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
+  return run_reduce(self, dims, keepdim, ReduceOp::logsumexp, 0, dt, "logsumexp");
+}
+
+Tensor max(const Tensor& self) {
+  MT_CHECK(self.numel() > 0,
+           "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+           "reduction dim with the 'dim' argument.");
+  return amax(self, {}, false);
+}
+
+Tensor min(const Tensor& self) {
+  MT_CHECK(self.numel() > 0,
+           "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+           "reduction dim with the 'dim' argument.");
+  return amin(self, {}, false);
+}
+
+namespace {
+
+// max/min/argmax/argmin along one dim (dim None for arg*: the flattened tensor).
+std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                                      bool is_max, bool want_values, const char* name) {
+  MT_CHECK(self.dtype() != ScalarType::Bool || want_values, "\"", name, "_cpu\" not implemented for 'Bool'");
+  SmallVector<bool, 8> mask;
+  if (dim) {
+    DimVector d{*dim};
+    mask = dim_mask(self, d);
+    check_nonempty(self, mask, name);
+  } else {
+    MT_CHECK(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    mask = dim_mask(self, {});
+  }
+  // dim=None with keepdim gives all-ones dims, as PyTorch does
+  DimVector shape = reduced_shape(self, mask, keepdim);
+  Tensor values = want_values ? make_empty(shape, self.dtype(), self.device()) : Tensor();
+  Tensor indices = make_empty(shape, ScalarType::Long, self.device());
+  if (indices.numel() == 0) return {values, indices};
+  // walked in place along the dim (no transposing copy); dim=None: the row-major flattening
+  Tensor c = contiguous(self);
+  auto [row, inner] =
+      dim ? row_inner(c, wrap_dim(*dim, self.dim())) : std::pair<int64_t, int64_t>(c.numel(), 1);
+  arg_reduce_stub.get(self.device())(values, indices, c, row, inner, is_max);
+  return {values, indices};
+}
+
+Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
+  int64_t d = wrap_dim(dim, self.dim());
+  ScalarType dt = int_to_long(self, dtype);
+  Tensor in = to(self, dt, self.device());
+  if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
+  Tensor c = contiguous(in);
+  Tensor out = make_empty(self.sizes(), dt, self.device());
+  auto [row, inner] = row_inner(c, d);
+  scan_stub.get(self.device())(out, c, row, inner, op);
+  return out;
+}
+
+Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) {
+  int64_t d = wrap_dim(dim, self.dim());
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
+  MT_CHECK(is_floating(dt), "\"", log ? "log_softmax" : "softmax",
+           "_lastdim_kernel_impl\" not implemented for '", dtype_short_name(dt), "'");
+  Tensor in = to(self, dt, self.device());
+  if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
+  Tensor c = contiguous(in);
+  Tensor out = make_empty(self.sizes(), dt, self.device());
+  auto [row, inner] = row_inner(c, d);
+  softmax_stub.get(self.device())(out, c, row, inner, log);
+  return out;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_reduce(self, dim, keepdim, true, true, "max");
+}
+
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_reduce(self, dim, keepdim, false, true, "min");
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(arg_reduce(self, dim, keepdim, true, false, "argmax"));
+}
+
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return std::get<1>(arg_reduce(self, dim, keepdim, false, false, "argmin"));
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
+  return run_scan(self, dim, dtype, ScanOp::cumsum);
+}
+
+Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
+  return run_scan(self, dim, dtype, ScanOp::cumprod);
+}
+
+Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  return run_softmax(self, dim, dtype, false);
+}
+
+Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  return run_softmax(self, dim, dtype, true);
 }
 
 }  // namespace mt

@@ -5,6 +5,7 @@
 
 #include "core/Scalar.h"
 #include "core/Tensor.h"
+#include "ops/Dispatch.h"
 
 namespace mt {
 
@@ -33,5 +34,31 @@ Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Un
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
+
+// ---- Kernel interface. The front ends bring every input to one layout: dense memory walked as
+// outer x row x inner, the op working along `row` (reduced dims made one block, in place when the input's
+// layout allows, else by a copy with them last). `out` is dense as well. A device backend registers these
+// four kernels and gets every op above.
+enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp };
+// `in`'s memory from data_ptr() is dense outer x row x inner (its sizes/strides may be any permutation of
+// that; read only the pointer), reduced over `row`; out is dense outer x inner (dtype of `in`, except
+// all/any: bool or uint8). inner > 1 (a reduced block followed by kept dims, read in place without a
+// transposing copy) is only passed for sum, mean, prod, amax and amin. arg: p for norm, correction for
+// var/std.
+using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op,
+                                double arg);
+// `in` dense outer x row x inner, walked along `row`. values (undefined for argmax/argmin) and int64 indices,
+// dense outer x inner; the first extremum wins and NaN beats everything, as in PyTorch.
+using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
+                                   int64_t inner, bool is_max);
+enum class ScanOp : int { cumsum, cumprod };
+// Scan and softmax take `in` contiguous as outer x row x inner and work along `row` (inner = 1: the dim is
+// last; inner > 1: no transposing copy); out is contiguous with the shape and dtype of in.
+using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op);
+using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log);
+MT_DECLARE_STUB(reduce_stub, ReduceKernelFn);
+MT_DECLARE_STUB(arg_reduce_stub, ArgReduceKernelFn);
+MT_DECLARE_STUB(scan_stub, ScanKernelFn);
+MT_DECLARE_STUB(softmax_stub, SoftmaxKernelFn);
 
 }  // namespace mt

@@ -1,9 +1,179 @@
-// Bindings for the reduce op family (ops/reduce.h).
+// Bindings for the reduce op family (ops/reduce.h) with PyTorch's signatures, as functions and methods.
+// max/min along a dim return a (values, indices) named tuple, like torch.return_types.
+#include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/reduce.h"
 #include "python/bind.h"
 
 namespace mt {
 
-void init_reduce(py::module_& m, TensorClass& cls) {}
+namespace {
+
+// torch.return_types.max and friends: tuples that unpack and also expose .values/.indices.
+py::object return_type(const char* name) {
+  static py::dict* types = new py::dict();  // leaked on purpose: outlives interpreter teardown order
+  if (!types->contains(name)) {
+    py::object nt =
+        py::module_::import("collections").attr("namedtuple")(name, py::make_tuple("values", "indices"));
+    nt.attr("__module__") = "minitorch.return_types";
+    (*types)[name] = nt;
+  }
+  return (*types)[name];
+}
+
+py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r) {
+  return return_type(name)(py::cast(std::get<0>(r)), py::cast(std::get<1>(r)));
+}
+
+std::optional<int64_t> opt_dim(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return h.cast<int64_t>();
+}
+
+// max(input), max(input, dim, keepdim) -> (values, indices), max(input, other) -> maximum
+py::object max_min(const Tensor& x, py::handle dim, bool keepdim, bool is_max) {
+  if (dim.is_none()) return py::cast(is_max ? max(x) : min(x));
+  if (py::isinstance<TensorImpl>(dim))
+    return py::cast(is_max ? maximum(x, dim.cast<Tensor>()) : minimum(x, dim.cast<Tensor>()));
+  int64_t d = dim.cast<int64_t>();
+  return is_max ? values_indices("max", max(x, d, keepdim)) : values_indices("min", min(x, d, keepdim));
+}
+
+// p as PyTorch's norm takes it: a number, inf, None or "fro" (2-norm over the given dims).
+double parse_p(py::handle p) {
+  if (p.is_none()) return 2.0;
+  if (py::isinstance<py::str>(p)) {
+    std::string s = p.cast<std::string>();
+    if (s == "fro") return 2.0;
+    MT_CHECK_NOT_IMPLEMENTED(s != "nuc", "norm(p='nuc') is not implemented");
+    MT_ERROR("norm(): p must be a number, inf, 'fro' or 'nuc', got '", s, "'");
+  }
+  return p.cast<double>();
+}
+
+// var/std: (dim, unbiased, keepdim, *, correction) where std(x, True) passes unbiased positionally, as
+// PyTorch allows.
+Tensor var_std(const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction,
+               bool is_std) {
+  if (PyBool_Check(dim.ptr())) {
+    MT_CHECK_TYPE(unbiased.is_none(), "std/var(): unbiased given twice");
+    unbiased = dim;
+    dim = py::none();
+  }
+  MT_CHECK(unbiased.is_none() || correction.is_none(),
+           "std/var(): cannot specify both unbiased and correction");
+  double c = 1.0;
+  if (!unbiased.is_none()) c = unbiased.cast<bool>() ? 1.0 : 0.0;
+  if (!correction.is_none()) c = correction.cast<double>();
+  DimVector dims = parse_dims(dim);
+  return is_std ? std(x, dims, c, keepdim) : var(x, dims, c, keepdim);
+}
+
+}  // namespace
+
+void init_reduce(py::module_& m, TensorClass& cls) {
+  // sum/mean/prod: (dim=None, keepdim=False, *, dtype=None)
+  using DTypeReduce = Tensor (*)(const Tensor&, IntArrayRef, bool, ScalarType);
+  const std::pair<const char*, DTypeReduce> dtype_reductions[] = {
+      {"sum", &sum}, {"mean", &mean}, {"prod", &prod}};
+  for (auto [name, fn] : dtype_reductions) {
+    DTypeReduce f = fn;
+    auto call = [f](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+      return f(x, parse_dims(dim), keepdim, parse_dtype(dtype));
+    };
+    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
+          py::kw_only(), py::arg("dtype") = py::none());
+    cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+            py::arg("dtype") = py::none());
+  }
+
+  using PlainReduce = Tensor (*)(const Tensor&, IntArrayRef, bool);
+  const std::pair<const char*, PlainReduce> plain[] = {
+      {"amax", &amax}, {"amin", &amin}, {"all", &all}, {"any", &any}};
+  for (auto [name, fn] : plain) {
+    PlainReduce f = fn;
+    auto call = [f](const Tensor& x, py::handle dim, bool keepdim) { return f(x, parse_dims(dim), keepdim); };
+    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+
+  for (bool is_std : {false, true}) {
+    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
+                         py::handle correction) {
+      return var_std(x, dim, unbiased, keepdim, correction, is_std);
+    };
+    const char* name = is_std ? "std" : "var";
+    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+    cls.def(name, call, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+            py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+  }
+
+  // var_mean / std_mean: (var or std, mean) over the same dims
+  for (bool is_std : {false, true}) {
+    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
+                         py::handle correction) {
+      Tensor spread = var_std(x, dim, unbiased, keepdim, correction, is_std);
+      py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;
+      return py::make_tuple(spread, mean(x, parse_dims(d), keepdim));
+    };
+    const char* name = is_std ? "std_mean" : "var_mean";
+    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+  }
+
+  auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
+    ScalarType dt = parse_dtype(dtype);
+    Tensor in = dt == ScalarType::Undefined ? x : x.dtype() == dt ? x : to(x, dt, x.device());
+    return norm(in, parse_p(p), parse_dims(dim), keepdim);
+  };
+  m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
+        py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  cls.def("norm", norm_fn, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
+          py::arg("dtype") = py::none());
+
+  auto lse = [](const Tensor& x, py::handle dim, bool keepdim) {
+    return logsumexp(x, parse_dims(dim), keepdim);
+  };
+  m.def("logsumexp", lse, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  cls.def("logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
+
+  for (bool is_max : {true, false}) {
+    const char* name = is_max ? "max" : "min";
+    auto call = [is_max](const Tensor& x, py::handle dim, bool keepdim) {
+      return max_min(x, dim, keepdim, is_max);
+    };
+    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    // max(input, other=...) spelled with the keyword
+    auto other = [is_max](const Tensor& x, const Tensor& o) {
+      return is_max ? maximum(x, o) : minimum(x, o);
+    };
+    m.def(name, other, py::arg("input"), py::arg("other"));
+    cls.def(name, other, py::arg("other"));
+    auto arg = [is_max](const Tensor& x, py::handle dim, bool keepdim) {
+      return is_max ? argmax(x, opt_dim(dim), keepdim) : argmin(x, opt_dim(dim), keepdim);
+    };
+    const char* arg_name = is_max ? "argmax" : "argmin";
+    m.def(arg_name, arg, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    cls.def(arg_name, arg, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+
+  using DimDtypeOp = Tensor (*)(const Tensor&, int64_t, ScalarType);
+  const std::pair<const char*, DimDtypeOp> dim_ops[] = {
+      {"cumsum", &cumsum}, {"cumprod", &cumprod}, {"softmax", &softmax}, {"log_softmax", &log_softmax}};
+  for (auto [name, fn] : dim_ops) {
+    DimDtypeOp f = fn;
+    bool kw = std::string(name).rfind("cum", 0) == 0;  // cumsum's dtype is keyword-only, softmax's is not
+    auto call = [f](const Tensor& x, int64_t dim, py::handle dtype) { return f(x, dim, parse_dtype(dtype)); };
+    if (kw) {
+      m.def(name, call, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+      cls.def(name, call, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+    } else {
+      m.def(name, call, py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
+      cls.def(name, call, py::arg("dim"), py::arg("dtype") = py::none());
+    }
+  }
+}
 
 }  // namespace mt
