@@ -16,9 +16,13 @@ namespace mt {
 
 namespace {
 
+// hardware_concurrency() reads sysfs (microseconds per call): ask once.
 int default_threads() {
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
+  static const int n = [] {
+    unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : static_cast<int>(hw);
+  }();
+  return n;
 }
 
 class ThreadPool {
