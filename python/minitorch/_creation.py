@@ -58,6 +58,10 @@ def _flatten_tensors(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Copies `data` into a new tensor; dtype is inferred as PyTorch does (floats -> default dtype)."""
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"tensor(): argument 'dtype' must be minitorch.dtype, not {type(dtype).__name__}")
+    if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as a 0-dim array does
+        data = np.asarray(data)
     if isinstance(data, _C.Tensor):
         out = data.detach().to(dtype=dtype or data.dtype, device=device or data.device, copy=True)
     else:
