@@ -686,3 +686,17 @@ def test_large_and_noncontiguous(device):
     assert_matches(P.sin(s), np.sin(ref))
     n = P.tensor(a, device=device).narrow(1, 5, 100).t()
     assert_matches(n * 2, a[:, 5:105].T * 2)
+
+
+def test_inplace_into_expanded_tensor_raises(device):
+    msg = "more than one element of the written-to tensor refers to a single memory location"
+    e = minitorch.zeros(3, device=device).expand(2, 3)
+    for f in (lambda: e.add_(1), lambda: e.mul_(e), lambda: e.copy_(minitorch.ones(2, 3, device=device)),
+              lambda: e.sqrt_(), lambda: e.clamp_(0, 1), lambda: e.masked_fill_(e > 0, 1.0)):
+        with pytest.raises(RuntimeError, match=msg):
+            f()
+    assert to_np(e).tolist() == [[0.0] * 3] * 2
+    # a size-1 dim with stride 0 is not an overlap
+    ok = minitorch.zeros(1, 3, device=device).expand(1, 3)
+    ok.add_(1)
+    assert to_np(ok).tolist() == [[1.0] * 3]

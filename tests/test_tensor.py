@@ -484,6 +484,8 @@ def test_devices():
         P.device("cuda:x")
     with pytest.raises(RuntimeError):
         P.device("cuda:0", 1)
+    with pytest.raises(TypeError):
+        P.device(None)
 
 
 @pytest.mark.skipif(HAS_CUDA, reason="checks the no-GPU behaviour")

@@ -22,8 +22,17 @@ Device resolve_device(Device d) {
   return Device(DeviceType::CUDA, idx);
 }
 
+void check_no_internal_overlap(const Tensor& self) {
+  for (int64_t d = 0; d < self.dim(); ++d)
+    MT_CHECK(
+        self.stride(d) != 0 || self.size(d) <= 1,
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+        "location. Please clone() the tensor before performing the operation.");
+}
+
 const Tensor& copy_(const Tensor& self, const Tensor& src) {
   if (self.is_same(src)) return self;
+  check_no_internal_overlap(self);
   if (self.numel() == 0) {
     broadcast_strides(src, self.sizes());  // still validates shapes
     return self;
@@ -74,7 +83,9 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
   return self;
 }
 
-const Tensor& zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
+const Tensor& zero_(const Tensor& self) {
+  return fill_(self, Scalar(int64_t(0)));
+}
 
 Scalar item(const Tensor& self) {
   MT_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");

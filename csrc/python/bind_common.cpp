@@ -139,8 +139,11 @@ void init_dtype_device(py::module_& m) {
                d = spec.cast<Device>();
              } else if (py::isinstance<py::int_>(spec)) {
                d = parse_device(spec);
-             } else {
+             } else if (py::isinstance<py::str>(spec)) {
                d = Device(spec.cast<std::string>());
+             } else {
+               throw py::type_error("device() received an invalid combination of arguments - got (" +
+                                    std::string(py::str(py::type::of(spec).attr("__name__"))) + ")");
              }
              if (!index.is_none()) {
                MT_CHECK(d.index < 0,
