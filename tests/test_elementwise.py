@@ -147,8 +147,9 @@ def _input(dtype, shape, rng, domain):
     if dtype == minitorch.bool:
         return rng.random(shape) > 0.5 if lo <= 0 else np.ones(shape, dtype=bool)
     if dtype in INT_DTYPES:
-        return rng.integers(max(math.ceil(lo), 0 if dtype == minitorch.uint8 else -10), max(int(hi), 1) + 1,
-                            size=shape).astype(np.int64)
+        return rng.integers(
+            max(math.ceil(lo), 0 if dtype == minitorch.uint8 else -10), max(int(hi), 1) + 1, size=shape
+        ).astype(np.int64)
     return make_array(shape, dtype, rng, lo, hi)
 
 
@@ -166,7 +167,9 @@ def _tol(rule, dtype, name):
         return {}
     # the result is rounded to out's precision, so references of the rounded inputs differ by a few ulps
     if name in ("tan", "exp", "exp2", "sinh", "cosh", "pow", "expm1", "mish") and out in (
-            minitorch.float16, minitorch.bfloat16):
+        minitorch.float16,
+        minitorch.bfloat16,
+    ):
         r = {minitorch.float16: 4e-3, minitorch.bfloat16: 2e-2}[out]
         return {"rtol": r, "atol": r}
     return {}
@@ -243,8 +246,13 @@ def _binary_ref(name, a, b, dtype):
     if dtype == minitorch.bool:
         with np.errstate(all="ignore"):
             return ref(a, b)
-    np_dt = {minitorch.int64: np.int64, minitorch.int32: np.int32, minitorch.int16: np.int16,
-             minitorch.int8: np.int8, minitorch.uint8: np.uint8}[dtype]
+    np_dt = {
+        minitorch.int64: np.int64,
+        minitorch.int32: np.int32,
+        minitorch.int16: np.int16,
+        minitorch.int8: np.int8,
+        minitorch.uint8: np.uint8,
+    }[dtype]
     with np.errstate(all="ignore"):
         return ref(np.asarray(a, np_dt), np.asarray(b, np_dt))
 
@@ -286,7 +294,9 @@ def test_binary_broadcast(name, dtype, shapes, device):
     assert_matches(out, expect, **_tol(rule, dtype, name))
 
 
-@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int64, minitorch.int32, minitorch.float64], ids=str)
+@pytest.mark.parametrize(
+    "dtype", [minitorch.float32, minitorch.int64, minitorch.int32, minitorch.float64], ids=str
+)
 @pytest.mark.parametrize("name", [n for n in BINARY if not n.startswith("bitwise")])
 def test_binary_python_scalars(name, dtype, device):
     _ref, _dtypes, domain, rule = BINARY[name]
@@ -309,17 +319,29 @@ def test_operators(device):
     a = np.array([[1.5, -2.0, 3.0]])
     b = np.array([[2.0], [-4.0]])
     x, y = minitorch.tensor(a, device=device), minitorch.tensor(b, device=device)
-    for op in ["__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__lt__", "__le__",
-               "__gt__", "__ge__", "__eq__", "__ne__"]:
+    for op in [
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__floordiv__",
+        "__mod__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__eq__",
+        "__ne__",
+    ]:
         assert_matches(getattr(x, op)(y), getattr(a, op)(b))
         assert_matches(getattr(x, op)(2.5), getattr(a, op)(2.5))
     for op in ["__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__", "__rpow__"]:
         assert_matches(getattr(x, op)(2.5), getattr(a, op)(2.5))
     assert_matches(3 - x, 3 - a)
-    assert_matches(2 ** x, 2 ** a)
+    assert_matches(2**x, 2**a)
     assert_matches(-x, -a)
     assert_matches(abs(x), abs(a))
-    assert_matches(x ** 2, a ** 2)
+    assert_matches(x**2, a**2)
     i = minitorch.tensor([5, 6, 12], device=device)
     assert_matches(i & 3, np.array([5, 6, 12]) & 3)
     assert_matches(i | 3, np.array([5, 6, 12]) | 3)
@@ -329,7 +351,9 @@ def test_operators(device):
     assert to_np(~m).tolist() == [False, True]
     # ndarray on the left defers to the tensor
     r = np.array([1.0, 2.0]) + minitorch.tensor([1.0, 2.0], device=device)
-    assert isinstance(r, minitorch.Tensor) and r.dtype is minitorch.float64 and to_np(r).tolist() == [2.0, 4.0]
+    assert (
+        isinstance(r, minitorch.Tensor) and r.dtype is minitorch.float64 and to_np(r).tolist() == [2.0, 4.0]
+    )
     r = minitorch.tensor([1.0, 2.0], device=device) * np.array([3.0, 4.0], dtype=np.float32)
     assert isinstance(r, minitorch.Tensor) and to_np(r).tolist() == [3.0, 8.0]
     with pytest.raises(TypeError):
@@ -391,9 +415,13 @@ def test_inplace_errors(device):
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
         i.sqrt_()
     x = minitorch.zeros(3, device=device)
-    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"
+    ):
         x.add_(minitorch.ones(2, 3, device=device))
-    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"
+    ):
         x.clamp_(min=minitorch.ones(2, 3, device=device))
     b = minitorch.tensor([True, False], device=device)
     with pytest.raises(RuntimeError, match="can't be cast"):
@@ -422,15 +450,25 @@ P = minitorch
         (lambda d: P.tensor([1], dtype=P.uint8, device=d) + P.tensor([1], dtype=P.int8, device=d), P.int16),
         (lambda d: P.tensor([1], dtype=P.int32, device=d) + 5, P.int32),
         (lambda d: P.tensor([1], dtype=P.int32, device=d) + P.tensor(5, device=d), P.int32),
-        (lambda d: P.tensor([1], dtype=P.float16, device=d) + P.tensor(1.0, dtype=P.float64, device=d), P.float16),
+        (
+            lambda d: P.tensor([1], dtype=P.float16, device=d) + P.tensor(1.0, dtype=P.float64, device=d),
+            P.float16,
+        ),
         (lambda d: P.tensor([1], device=d) + P.tensor(1.0, device=d), P.float32),
         (lambda d: P.tensor([1], dtype=P.int8, device=d) + P.tensor(1000, device=d), P.int8),
         (lambda d: P.tensor([True], device=d) + 1, P.int64),
         (lambda d: P.tensor([True], device=d) * 1.5, P.float32),
         (lambda d: P.tensor(1, device=d) + 1.5, P.float32),
-        (lambda d: P.tensor(1.0, dtype=P.float64, device=d) + P.tensor([1], dtype=P.int32, device=d), P.float64),
-        (lambda d: P.tensor([1.0], dtype=P.bfloat16, device=d) + P.tensor([1.0], dtype=P.float16, device=d),
-         P.float32),
+        (
+            lambda d: P.tensor(1.0, dtype=P.float64, device=d) + P.tensor([1], dtype=P.int32, device=d),
+            P.float64,
+        ),
+        (
+            lambda d: (
+                P.tensor([1.0], dtype=P.bfloat16, device=d) + P.tensor([1.0], dtype=P.float16, device=d)
+            ),
+            P.float32,
+        ),
         (lambda d: P.tensor([1.0], dtype=P.float64, device=d) + 1, P.float64),
         (lambda d: P.tensor([1], device=d) < 1.5, P.bool),
         (lambda d: P.tensor([1], dtype=P.int16, device=d).sqrt(), P.float32),
@@ -557,7 +595,9 @@ def test_activations(device):
     a = np.linspace(-30, 30, 13)
     x = P.tensor(a, dtype=P.float64, device=device)
     assert_matches(P.softplus(x), np.where(a > 20, a, np.log1p(np.exp(a))))
-    assert_matches(P.softplus(x, beta=2.0, threshold=5.0), np.where(2 * a > 5, a, np.log1p(np.exp(2 * a)) / 2))
+    assert_matches(
+        P.softplus(x, beta=2.0, threshold=5.0), np.where(2 * a > 5, a, np.log1p(np.exp(2 * a)) / 2)
+    )
     assert_matches(P.leaky_relu(x), np.where(a > 0, a, 0.01 * a))
     assert_matches(P.leaky_relu(x, 0.2), np.where(a > 0, a, 0.2 * a))
     assert P.softplus(P.tensor([1, 2], device=device)).dtype is P.float32
@@ -588,8 +628,15 @@ def test_float_division_by_zero(device):
 def test_integer_division_by_zero(dtype, device):
     x = P.tensor([5, 6], dtype=dtype, device=device)
     z = P.tensor([1, 0], dtype=dtype, device=device)
-    for f in (lambda: x // z, lambda: x % z, lambda: P.fmod(x, z), lambda: x // 0, lambda: x % 0,
-              lambda: P.div(x, z, rounding_mode="trunc"), lambda: P.div(x, z, rounding_mode="floor")):
+    for f in (
+        lambda: x // z,
+        lambda: x % z,
+        lambda: P.fmod(x, z),
+        lambda: x // 0,
+        lambda: x % 0,
+        lambda: P.div(x, z, rounding_mode="trunc"),
+        lambda: P.div(x, z, rounding_mode="floor"),
+    ):
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             f()
     y = x.clone()
@@ -630,14 +677,13 @@ def test_integer_floor_and_remainder_signs(device):
 def test_pow_edge_cases(device):
     x = P.tensor([2, 3, -2], device=device)
     with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
-        x ** -1
+        x**-1
     with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
         P.pow(x, P.tensor([1, -1, 2], device=device))
-    assert to_np(x ** 0).tolist() == [1, 1, 1]
-    assert to_np(x ** 3).tolist() == [8, 27, -8]
-    assert to_np(x.float() ** -1).tolist() == [0.5, 1 / 3, -0.5] or True
+    assert to_np(x**0).tolist() == [1, 1, 1]
+    assert to_np(x**3).tolist() == [8, 27, -8]
     assert_matches(x.float() ** -1, [0.5, 1 / 3, -0.5])
-    assert_matches(x ** -1.0, [0.5, 1 / 3, -0.5])
+    assert_matches(x**-1.0, [0.5, 1 / 3, -0.5])
     assert_matches(P.tensor([-8.0], device=device) ** 0.5, [np.nan])
     assert_matches(2.0 ** P.tensor([-1, 2], device=device), [0.5, 4.0])
 
@@ -691,8 +737,14 @@ def test_large_and_noncontiguous(device):
 def test_inplace_into_expanded_tensor_raises(device):
     msg = "more than one element of the written-to tensor refers to a single memory location"
     e = minitorch.zeros(3, device=device).expand(2, 3)
-    for f in (lambda: e.add_(1), lambda: e.mul_(e), lambda: e.copy_(minitorch.ones(2, 3, device=device)),
-              lambda: e.sqrt_(), lambda: e.clamp_(0, 1), lambda: e.masked_fill_(e > 0, 1.0)):
+    for f in (
+        lambda: e.add_(1),
+        lambda: e.mul_(e),
+        lambda: e.copy_(minitorch.ones(2, 3, device=device)),
+        lambda: e.sqrt_(),
+        lambda: e.clamp_(0, 1),
+        lambda: e.masked_fill_(e > 0, 1.0),
+    ):
         with pytest.raises(RuntimeError, match=msg):
             f()
     assert to_np(e).tolist() == [[0.0] * 3] * 2

@@ -54,7 +54,7 @@ def test_tensor_copies_and_as_tensor_shares():
     a[2] = 5
     assert c.tolist()[2] == 2.0
     x = P.ones(3)
-    assert P.as_tensor(x) is x or P.as_tensor(x).data_ptr() == x.data_ptr()
+    assert P.as_tensor(x).data_ptr() == x.data_ptr()
     assert P.as_tensor([1, 2]).dtype is P.int64
     y = P.tensor(x)
     assert y.data_ptr() != x.data_ptr()
@@ -228,7 +228,7 @@ def test_view_family_shares_storage():
     m = P.zeros(3, 4)
     assert m.t().shape == (4, 3) and m.T.shape == (4, 3) and m.mT.shape == (4, 3)
     assert P.zeros(2, 3, 4).mT.shape == (2, 4, 3)
-    assert P.zeros(2, 3, 4).T.shape == (4, 3, 2) or True
+    assert P.zeros(2, 3, 4).T.shape == (4, 3, 2)  # deprecated for ndim != 2 in PyTorch, but still reverses
     u = m.unsqueeze(0).unsqueeze(-1)
     assert u.shape == (1, 3, 4, 1)
     assert u.squeeze().shape == (3, 4) and u.squeeze(0).shape == (3, 4, 1)
@@ -252,7 +252,7 @@ def test_view_family_shares_storage():
     assert [c.tolist() for c in P.arange(6).view(2, 3).unbind(1)] == [[0, 3], [1, 4], [2, 5]]
     c = t.contiguous()
     assert c.is_contiguous() and to_np(c).tolist() == to_np(t).tolist()
-    assert base.contiguous() is base or base.contiguous().data_ptr() == base.data_ptr()
+    assert base.contiguous().data_ptr() == base.data_ptr()
 
 
 def test_view_errors():
@@ -350,15 +350,17 @@ def test_numpy_protocol():
     assert t.__array__(copy=True) is not None
     with pytest.raises(ValueError):
         np.array(t, dtype=np.float64, copy=False)
-    assert np.add(t, 1).tolist() == [10.0, 3.0] if isinstance(np.add(t, 1), np.ndarray) else True
     assert np.sum(np.asarray(P.ones(3))) == 3
 
 
 def test_numpy_errors():
     with pytest.raises(TypeError):
         P.ones(2, dtype=P.bfloat16).numpy()
-    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad. Use "
-                       r"tensor.detach\(\).numpy\(\) instead."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Can't call numpy\(\) on Tensor that requires grad. Use "
+        r"tensor.detach\(\).numpy\(\) instead.",
+    ):
         P.ones(2, requires_grad=True).numpy()
     assert P.ones(2, requires_grad=True).detach().numpy().tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match="negative"):
@@ -423,9 +425,18 @@ def test_pickle(dtype):
 
 def test_conversions():
     x = P.tensor([1.7, -2.2, 0.0])
-    for name, dt in [("float", P.float32), ("double", P.float64), ("half", P.float16), ("bfloat16", P.bfloat16),
-                     ("long", P.int64), ("int", P.int32), ("short", P.int16), ("bool", P.bool), ("byte", P.uint8),
-                     ("char", P.int8)]:
+    for name, dt in [
+        ("float", P.float32),
+        ("double", P.float64),
+        ("half", P.float16),
+        ("bfloat16", P.bfloat16),
+        ("long", P.int64),
+        ("int", P.int32),
+        ("short", P.int16),
+        ("bool", P.bool),
+        ("byte", P.uint8),
+        ("char", P.int8),
+    ]:
         y = getattr(x, name)()
         assert y.dtype is dt, name
     assert x.long().tolist() == [1, -2, 0]
@@ -476,7 +487,9 @@ def test_devices():
     assert P.device(P.device("cpu")) == c
     assert P.ones(1).device == "cpu"
     assert hash(P.device("cpu")) == hash(P.device("cpu"))
-    with pytest.raises(RuntimeError, match=r"Expected one of cpu, cuda.* device type at start of device string: xyz"):
+    with pytest.raises(
+        RuntimeError, match=r"Expected one of cpu, cuda.* device type at start of device string: xyz"
+    ):
         P.device("xyz")
     with pytest.raises(RuntimeError):
         P.device("cuda:-1")
@@ -496,8 +509,12 @@ def test_cuda_without_gpu():
     assert P.cuda.empty_cache() is None
     with pytest.raises(RuntimeError):
         P.cuda.get_device_name(0)
-    for f in (lambda: P.ones(2).cuda(), lambda: P.ones(2).to("cuda"), lambda: P.ones(2, device="cuda"),
-              lambda: P.tensor([1], device="cuda:0")):
+    for f in (
+        lambda: P.ones(2).cuda(),
+        lambda: P.ones(2).to("cuda"),
+        lambda: P.ones(2, device="cuda"),
+        lambda: P.tensor([1], device="cuda:0"),
+    ):
         with pytest.raises(RuntimeError, match="(?i)driver|GPU|CUDA"):
             f()
 
