@@ -553,3 +553,20 @@ def test_copy_and_fill():
     assert i.tolist() == [3, 3]
     x.t().copy_(P.arange(6.0).view(3, 2))
     assert x.tolist() == [[0, 2, 4], [1, 3, 5]]
+
+
+def test_rand_half_open_in_low_precision():
+    # a 53-bit draw close to 1 must not round up to 1.0 in the target dtype
+    P.manual_seed(0)
+    for dt in (P.bfloat16, P.float16, P.float32):
+        v = to_np(P.rand(1 << 20, dtype=dt))
+        assert v.min() >= 0 and v.max() < 1, dt
+
+
+def test_tensor_inference_from_mixed_sources():
+    assert P.tensor([np.array([1.0, 2.0]), np.array([3.0, 4.0])]).dtype is P.float64
+    assert P.tensor([np.float32(1.0), 2]).dtype is P.float32
+    assert P.tensor([P.tensor(1, dtype=P.int16), 2]).dtype is P.int64
+    assert P.tensor([P.tensor(1.5, dtype=P.float64), 2.5]).dtype is P.float64
+    assert P.tensor([np.int8(1), True]).dtype is P.int8
+    assert P.tensor([[1, 2], np.array([3, 4], dtype=np.int32)]).tolist() == [[1, 2], [3, 4]]

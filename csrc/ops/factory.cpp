@@ -196,7 +196,14 @@ Tensor& uniform_(Tensor& self, double from, double to_) {
            dtype_name(self.dtype()));
   Tensor v = random_doubles(self.numel(), uniform_gen);
   double* p = v.data<double>();
-  for (int64_t i = 0; i < v.numel(); ++i) p[i] = from + (to_ - from) * p[i];
+  // Keep only as many random bits as the dtype's mantissa holds (as PyTorch does): a 53-bit draw near 1
+  // would otherwise round up to `to` in float32, float16 or bfloat16 and break the half-open range.
+  int digits = self.dtype() == ScalarType::Double  ? 53
+               : self.dtype() == ScalarType::Float ? 24
+               : self.dtype() == ScalarType::Half  ? 11
+                                                   : 8;
+  double scale = std::ldexp(1.0, digits);
+  for (int64_t i = 0; i < v.numel(); ++i) p[i] = from + (to_ - from) * (std::floor(p[i] * scale) / scale);
   write_into(self, view(v, self.sizes()));
   return self;
 }

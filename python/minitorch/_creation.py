@@ -17,35 +17,42 @@ _np_of = {
     _C.float32: np.float32,
     _C.float64: np.float64,
 }
+_of_np = {v: k for k, v in _np_of.items()}
 
 
 def _infer(data):
-    """The dtype PyTorch infers for Python data: bool, int64 or the default float dtype."""
-    kinds = set()
+    """The dtype PyTorch infers for Python data: Python bools, ints and floats count as bool, int64 and the
+    default float dtype; tensors, NumPy arrays and NumPy scalars bring their own dtype; all are promoted."""
+    found = []
 
     def walk(x):
         if isinstance(x, _C.Tensor):
-            kinds.add("f" if x.is_floating_point() else "b" if x.dtype == _C.bool else "i")
+            found.append(x.dtype)
+        elif isinstance(x, (np.ndarray, np.generic)):
+            if x.dtype.type not in _of_np:
+                raise TypeError(f"can't convert np.ndarray of type numpy.{x.dtype}.")
+            found.append(_of_np[x.dtype.type])
         elif isinstance(x, (list, tuple)):
             for e in x:
                 walk(e)
-        elif isinstance(x, builtins.bool) or isinstance(x, np.bool_):
-            kinds.add("b")
-        elif isinstance(x, (builtins.int, np.integer)):
-            kinds.add("i")
-        elif isinstance(x, (builtins.float, np.floating)):
-            kinds.add("f")
+        elif isinstance(x, builtins.bool):
+            found.append(_C.bool)
+        elif isinstance(x, builtins.int):
+            found.append(_C.int64)
+        elif isinstance(x, builtins.float):
+            found.append(_C.get_default_dtype())
         elif isinstance(x, complex):
             raise TypeError("complex tensors are not supported by minitorch")
         else:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
     walk(data)
-    if "f" in kinds:
+    if not found:
         return _C.get_default_dtype()
-    if "i" in kinds:
-        return _C.int64
-    return _C.bool if kinds else _C.get_default_dtype()
+    out = found[0]
+    for d in found[1:]:
+        out = _C.promote_types(out, d)
+    return out
 
 
 def _flatten_tensors(data):
