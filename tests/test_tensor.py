@@ -570,3 +570,17 @@ def test_tensor_inference_from_mixed_sources():
     assert P.tensor([P.tensor(1.5, dtype=P.float64), 2.5]).dtype is P.float64
     assert P.tensor([np.int8(1), True]).dtype is P.int8
     assert P.tensor([[1, 2], np.array([3, 4], dtype=np.int32)]).tolist() == [[1, 2], [3, 4]]
+
+
+def test_zero_dim_and_byte_order_edge_cases():
+    b = P.tensor(1.5, dtype=P.bfloat16)
+    assert b.shape == () and b.item() == 1.5
+    u = pickle.loads(pickle.dumps(b))
+    assert u.shape == () and u.dtype is P.bfloat16
+    assert pickle.loads(pickle.dumps(P.tensor(2))).shape == ()
+    with pytest.raises(ValueError, match="byte order"):
+        P.from_numpy(np.ones(3, dtype=">f4"))
+    assert P.tensor(np.ones(3, dtype=">f4")).tolist() == [1.0, 1.0, 1.0]
+    assert P.tensor([1e40]).tolist() == [float("inf")]
+    if not HAS_CUDA:
+        assert P.cuda.is_bf16_supported() is False

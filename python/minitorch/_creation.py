@@ -76,15 +76,19 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             arr = data
             if dtype is None and arr.dtype.kind not in "biuf":
                 raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype}.")
+            if not arr.dtype.isnative:  # tensor() copies anyway, so it can also fix the byte order
+                arr = arr.astype(arr.dtype.newbyteorder("="))
         else:
             if dtype is None:
                 dtype = _infer(data)
             data = _flatten_tensors(data)
-            arr = np.array(data, dtype=_np_of.get(dtype, np.float32))
+            with np.errstate(over="ignore"):  # out-of-range floats become inf, silently, as in PyTorch
+                arr = np.array(data, dtype=_np_of.get(dtype, np.float32))
             if arr.dtype == object:
                 raise ValueError("expected sequence of equal-length lists")
         if dtype == _C.bfloat16:
-            out = _C.from_numpy(np.ascontiguousarray(arr, dtype=np.float32)).to(_C.bfloat16)
+            # np.array, not np.ascontiguousarray: the latter turns a 0-dim array into shape (1,)
+            out = _C.from_numpy(np.array(arr, dtype=np.float32, order="C")).to(_C.bfloat16)
         else:
             if dtype is not None:
                 arr = arr.astype(_np_of[dtype], copy=False)
