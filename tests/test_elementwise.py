@@ -752,3 +752,23 @@ def test_inplace_into_expanded_tensor_raises(device):
     ok = minitorch.zeros(1, 3, device=device).expand(1, 3)
     ok.add_(1)
     assert to_np(ok).tolist() == [[1.0] * 3]
+
+
+def test_inplace_with_aliased_input(device):
+    # the other operand overlaps self without being the same view: the result is the out-of-place one
+    a = minitorch.arange(9.0, device=device).view(3, 3)
+    a.add_(a.t())
+    ref = np.arange(9.0).reshape(3, 3)
+    assert to_np(a).tolist() == (ref + ref.T).tolist()
+    c = minitorch.arange(6.0, device=device)
+    c.narrow(0, 1, 5).add_(c.narrow(0, 0, 5))
+    assert to_np(c).tolist() == [0.0, 1.0, 3.0, 5.0, 7.0, 9.0]
+    d = minitorch.arange(6.0, device=device)
+    d.narrow(0, 1, 5).copy_(d.narrow(0, 0, 5))
+    assert to_np(d).tolist() == [0.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+    e = minitorch.arange(4.0, device=device).view(2, 2)
+    e.t().copy_(e)
+    assert to_np(e).tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    f = minitorch.arange(4.0, device=device)
+    f.mul_(f)  # the very same view is fine in place
+    assert to_np(f).tolist() == [0.0, 1.0, 4.0, 9.0]

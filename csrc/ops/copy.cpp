@@ -30,9 +30,17 @@ void check_no_internal_overlap(const Tensor& self) {
         "location. Please clone() the tensor before performing the operation.");
 }
 
-const Tensor& copy_(const Tensor& self, const Tensor& src) {
-  if (self.is_same(src)) return self;
+Tensor unaliased_input(const Tensor& self, const Tensor& src) {
+  if (!src.defined() || src.storage() != self.storage()) return src;
+  if (src.data_ptr() == self.data_ptr() && src.sizes() == self.sizes() && src.strides() == self.strides())
+    return src;
+  return clone(src);
+}
+
+const Tensor& copy_(const Tensor& self, const Tensor& src_) {
+  if (self.is_same(src_)) return self;
   check_no_internal_overlap(self);
+  Tensor src = unaliased_input(self, src_);
   if (self.numel() == 0) {
     broadcast_strides(src, self.sizes());  // still validates shapes
     return self;

@@ -199,7 +199,7 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
   if (self.numel() == 0) return self;
-  Tensor y = prepare(other, compute, dev);
+  Tensor y = prepare(unaliased_input(self, other), compute, dev);
   if (self.dtype() == compute && out_dt == compute) {
     TensorIter it = TensorIter::make({self, self, y});
     binary_stub.get(dev)(it, op);
@@ -290,8 +290,8 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
   check_masked_fill(mask, value);
   check_no_internal_overlap(self);
   Device dev = common_device({&self, &mask, &value});
-  Tensor v = prepare(value, self.dtype(), dev);
-  Tensor m = prepare(mask, ScalarType::Bool, dev);
+  Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
+  Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);
   broadcast_strides(m, self.sizes());  // the mask must broadcast to self, not the other way round
   if (self.numel() == 0) return self;
   TensorIter it = TensorIter::make({self, m, v, self});
