@@ -584,3 +584,28 @@ def test_zero_dim_and_byte_order_edge_cases():
     assert P.tensor([1e40]).tolist() == [float("inf")]
     if not HAS_CUDA:
         assert P.cuda.is_bf16_supported() is False
+
+
+def test_thread_pool_survives_fork_and_python_threads():
+    code = """
+import os, threading, minitorch as t
+assert (t.ones(1 << 22) * 2).tolist()[:1] == [2.0]  # starts the CPU thread pool
+pid = os.fork()
+if pid == 0:  # the child rebuilds its own pool instead of waiting on the parent's threads
+    z = t.exp(t.ones(1 << 22)).tolist()[0]
+    os._exit(0 if abs(z - 2.718281828) < 1e-5 else 3)
+assert os.waitpid(pid, 0)[1] == 0
+res = []
+def work():
+    for _ in range(10):
+        res.append((t.rand(1 << 18) * 0 + 1).tolist()[5])
+ts = [threading.Thread(target=work) for _ in range(4)]
+[th.start() for th in ts]
+[th.join() for th in ts]
+assert res == [1.0] * 40
+t.set_num_threads(1)
+assert (t.ones(1 << 20) + 1).tolist()[-1] == 2.0
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
