@@ -161,6 +161,9 @@ def test_random():
     assert P.randint(0, 3, (4,), dtype=P.int32).dtype is P.int32
     with pytest.raises(RuntimeError):
         P.randint(5, 5, (3,))
+    with pytest.raises(TypeError):
+        P.randint(0, 3)  # size forgotten
+    assert P.randint(3, P.Size([2])).shape == (2,)
     p = P.randperm(50)
     assert p.dtype is P.int64 and sorted(to_np(p).tolist()) == list(range(50))
     assert P.randperm(0).shape == (0,)
