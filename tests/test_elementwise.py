@@ -132,6 +132,23 @@ def test_table_is_complete():
     assert _header_ops("MT_BINARY_OPS") == list(BINARY)
 
 
+LAYOUTS = ["contiguous", "transposed", "expanded", "strided"]
+
+
+def _make(arr, dtype, device, layout):
+    """make_tensor, with "strided" built by as_strided (every other element of a larger buffer, offset 1),
+    since tests.utils' strided layout needs __getitem__."""
+    if layout != "strided":
+        return make_tensor(arr, dtype, device, layout)
+    arr = np.asarray(arr)
+    big = np.zeros(2 * arr.size + 1, dtype=arr.dtype)
+    big[1::2] = arr.ravel()
+    strides = [2 * int(np.prod(arr.shape[i + 1 :])) for i in range(arr.ndim)]
+    t = minitorch.as_strided(minitorch.tensor(big, dtype=dtype, device=device), arr.shape, strides, 1)
+    assert not t.is_contiguous()
+    return t
+
+
 def _result_dtype(rule, dtype):
     if rule == "bool":
         return minitorch.bool
@@ -175,7 +192,7 @@ def _tol(rule, dtype, name):
     return {}
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "expanded"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("name", list(UNARY))
 def test_unary(name, dtype, layout, device):
@@ -186,7 +203,7 @@ def test_unary(name, dtype, layout, device):
     arr = _input(dtype, (3, 4), rng, domain)
     if layout == "expanded":
         arr = expanded_array(arr)
-    x = make_tensor(arr, dtype, device, layout)
+    x = _make(arr, dtype, device, layout)
     out = getattr(minitorch, name)(x)
     assert out.dtype == _result_dtype(rule, dtype)
     assert out.shape == (3, 4)
@@ -260,7 +277,7 @@ def _binary_ref(name, a, b, dtype):
 SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (3, 4)), ((3, 4), ()), ((0, 4), (1, 4))]
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "expanded"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("name", list(BINARY))
 def test_binary(name, dtype, layout, device):
@@ -271,7 +288,7 @@ def test_binary(name, dtype, layout, device):
     a, b = _binary_inputs(name, dtype, (3, 4), (3, 4), rng, domain)
     if layout == "expanded":
         a = expanded_array(a)
-    x = make_tensor(a, dtype, device, layout)
+    x = _make(a, dtype, device, layout)
     y = make_tensor(b, dtype, device)
     out = getattr(minitorch, name)(x, y)
     assert out.dtype == _result_dtype(rule, dtype)
