@@ -789,3 +789,58 @@ def test_inplace_with_aliased_input(device):
     f = minitorch.arange(4.0, device=device)
     f.mul_(f)  # the very same view is fine in place
     assert to_np(f).tolist() == [0.0, 1.0, 4.0, 9.0]
+
+
+def _torch_promote(a, b):
+    """PyTorch's promote_types, stated as rules: floats beat integers and keep their own width; two floats give
+    the wider (bfloat16 with float16 gives float32); two integers follow NumPy; bool is the lowest."""
+    if a == b:
+        return a
+    if a == minitorch.bool:
+        return b
+    if b == minitorch.bool:
+        return a
+    fa, fb = a.is_floating_point, b.is_floating_point
+    if fa and not fb:
+        return a
+    if fb and not fa:
+        return b
+    if fa and fb:
+        if {a, b} == {minitorch.bfloat16, minitorch.float16}:
+            return minitorch.float32
+        return a if a.itemsize > b.itemsize else b
+    from tests.utils import NP_OF
+
+    np_res = np.promote_types(NP_OF[a], NP_OF[b])
+    return {v: k for k, v in NP_OF.items()}[np_res.type]
+
+
+@pytest.mark.parametrize("a", ALL_DTYPES, ids=str)
+def test_promote_types_table(a):
+    for b in ALL_DTYPES:
+        expected = _torch_promote(a, b)
+        assert minitorch.promote_types(a, b) is expected, (a, b)
+        x = minitorch.ones(2, dtype=a)
+        y = minitorch.ones(2, dtype=b)
+        assert (x * y).dtype is expected, (a, b)
+        assert minitorch.result_type(x, y) is expected
+
+
+def test_large_inplace_and_conversions(device):
+    # sizes past the parallel grain, with non-contiguous self and broadcast operands
+    rng = np.random.default_rng(6)
+    b = rng.standard_normal((1024, 768)).astype(np.float32)
+    x = minitorch.tensor(b, device=device)
+    x.t().add_(1.0)
+    x.mul_(minitorch.tensor(b[:1], device=device))
+    assert_matches(x, (b + 1) * b[:1])
+    y = minitorch.tensor(b, device=device).t()
+    assert_matches(y.to(minitorch.int32), b.T.astype(np.int32))
+    assert_matches(y.half(), b.T.astype(np.float16))
+    assert_matches(y.contiguous(), b.T)
+    p = rng.standard_normal((3, 4, 5, 6, 7))
+    tp = minitorch.tensor(p, device=device).permute(4, 2, 0, 3, 1)
+    assert_matches(tp + 1, p.transpose(4, 2, 0, 3, 1) + 1)
+    a6 = rng.standard_normal((7, 1, 5, 3, 1, 11))
+    b6 = rng.standard_normal((1, 4, 5, 1, 6, 11))
+    assert_matches(minitorch.tensor(a6, device=device) * minitorch.tensor(b6, device=device), a6 * b6)
