@@ -844,3 +844,15 @@ def test_large_inplace_and_conversions(device):
     a6 = rng.standard_normal((7, 1, 5, 3, 1, 11))
     b6 = rng.standard_normal((1, 4, 5, 1, 6, 11))
     assert_matches(minitorch.tensor(a6, device=device) * minitorch.tensor(b6, device=device), a6 * b6)
+
+
+def test_alpha_checks(device):
+    i = minitorch.tensor([1, 2], device=device)
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+        minitorch.add(i, i, alpha=0.5)
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+        i.sub_(i, alpha=0.5)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        minitorch.add(i, 1, alpha=True)
+    assert to_np(minitorch.add(i, i, alpha=3)).tolist() == [4, 8]
+    assert to_np(minitorch.sub(i.float(), i, alpha=0.5)).tolist() == [0.5, 1.0]

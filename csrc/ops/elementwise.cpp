@@ -213,14 +213,22 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   return copy_(self, out);
 }
 
+Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!alpha.is_floating() && !alpha.is_bool() && alpha.to_long() == 1) return b;
+  ScalarType common = result_type(a, b);
+  MT_CHECK(!is_integral(common, true) || !alpha.is_floating(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+  MT_CHECK(common == ScalarType::Bool || !alpha.is_bool(),
+           "Boolean alpha only supported for Boolean results.");
+  return binary(BinaryOp::mul, b, wrapped_scalar(alpha));
+}
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_long() == 1) return binary(BinaryOp::add, a, b);
-  return binary(BinaryOp::add, a, binary(BinaryOp::mul, b, wrapped_scalar(alpha)));
+  return binary(BinaryOp::add, a, scale_by_alpha(a, b, alpha));
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_long() == 1) return binary(BinaryOp::sub, a, b);
-  return binary(BinaryOp::sub, a, binary(BinaryOp::mul, b, wrapped_scalar(alpha)));
+  return binary(BinaryOp::sub, a, scale_by_alpha(a, b, alpha));
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& rounding_mode) {

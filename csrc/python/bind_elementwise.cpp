@@ -103,20 +103,18 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   cls.def(
       "add_",
       [](py::object self, py::handle b, py::handle alpha) {
-        Tensor other = to_operand(b);
-        Scalar a = parse_scalar(alpha, "alpha");
-        if (a.is_floating() || a.to_long() != 1) other = binary(BinaryOp::mul, other, wrapped_scalar(a));
-        binary_(BinaryOp::add, self.cast<Tensor>(), other);
+        Tensor self_t = self.cast<Tensor>();
+        Tensor other = scale_by_alpha(self_t, to_operand(b), parse_scalar(alpha, "alpha"));
+        binary_(BinaryOp::add, self_t, other);
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   cls.def(
       "sub_",
       [](py::object self, py::handle b, py::handle alpha) {
-        Tensor other = to_operand(b);
-        Scalar a = parse_scalar(alpha, "alpha");
-        if (a.is_floating() || a.to_long() != 1) other = binary(BinaryOp::mul, other, wrapped_scalar(a));
-        binary_(BinaryOp::sub, self.cast<Tensor>(), other);
+        Tensor self_t = self.cast<Tensor>();
+        Tensor other = scale_by_alpha(self_t, to_operand(b), parse_scalar(alpha, "alpha"));
+        binary_(BinaryOp::sub, self_t, other);
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
