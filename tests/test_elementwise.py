@@ -848,9 +848,13 @@ def test_large_inplace_and_conversions(device):
 
 def test_alpha_checks(device):
     i = minitorch.tensor([1, 2], device=device)
-    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
         minitorch.add(i, i, alpha=0.5)
-    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating"):
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
         i.sub_(i, alpha=0.5)
     with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
         minitorch.add(i, 1, alpha=True)
