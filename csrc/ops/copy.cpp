@@ -22,8 +22,25 @@ Device resolve_device(Device d) {
   return Device(DeviceType::CUDA, idx);
 }
 
-const Tensor& copy_(const Tensor& self, const Tensor& src) {
-  if (self.is_same(src)) return self;
+void check_no_internal_overlap(const Tensor& self) {
+  for (int64_t d = 0; d < self.dim(); ++d)
+    MT_CHECK(
+        self.stride(d) != 0 || self.size(d) <= 1,
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+        "location. Please clone() the tensor before performing the operation.");
+}
+
+Tensor unaliased_input(const Tensor& self, const Tensor& src) {
+  if (!src.defined() || src.storage() != self.storage()) return src;
+  if (src.data_ptr() == self.data_ptr() && src.sizes() == self.sizes() && src.strides() == self.strides())
+    return src;
+  return clone(src);
+}
+
+const Tensor& copy_(const Tensor& self, const Tensor& src_) {
+  if (self.is_same(src_)) return self;
+  check_no_internal_overlap(self);
+  Tensor src = unaliased_input(self, src_);
   if (self.numel() == 0) {
     broadcast_strides(src, self.sizes());  // still validates shapes
     return self;
@@ -74,7 +91,9 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
   return self;
 }
 
-const Tensor& zero_(const Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
+const Tensor& zero_(const Tensor& self) {
+  return fill_(self, Scalar(int64_t(0)));
+}
 
 Scalar item(const Tensor& self) {
   MT_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");

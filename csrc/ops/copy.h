@@ -6,6 +6,14 @@
 namespace mt {
 
 const Tensor& copy_(const Tensor& self, const Tensor& src);
+// In-place writes into a tensor whose elements alias each other (an expanded dim) would race and apply an op
+// several times to one element; PyTorch refuses them, and so do we (only the certain case: stride 0, size >
+// 1).
+void check_no_internal_overlap(const Tensor& self);
+// `src` as an in-place op on `self` may read it: a copy when it shares memory with self other than as the
+// very same view (x.add_(x.t()), a shifted narrow), since the kernel would read elements it has already
+// overwritten.
+Tensor unaliased_input(const Tensor& self, const Tensor& src);
 Tensor contiguous(const Tensor& self);
 Tensor clone(const Tensor& self);
 // Returns self when nothing changes and copy is false (PyTorch's .to semantics).

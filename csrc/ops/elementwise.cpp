@@ -99,8 +99,9 @@ const char* name_of(BinaryOp op) {
 void check_binary(BinaryOp op, ScalarType common, const Tensor& b) {
   Rule r = rule_of(op);
   if (op == BinaryOp::sub && common == ScalarType::Bool)
-    MT_ERROR("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-             "`logical_xor()` operator instead.");
+    MT_ERROR(
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+        "`logical_xor()` operator instead.");
   if (r == Rule::Bitwise && is_floating(common))
     MT_ERROR("\"", name_of(op), "_cpu\" not implemented for '", dtype_short_name(common), "'");
   bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
@@ -139,14 +140,17 @@ ScalarType result_type(std::initializer_list<Tensor> ts) {
   return combine_categories(s.dim, combine_categories(s.zero, s.wrapped));
 }
 
-ScalarType result_type(const Tensor& a, const Tensor& b) { return result_type({a, b}); }
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  return result_type({a, b});
+}
 
 Tensor unary(UnaryOp op, const Tensor& self) {
   Rule r = rule_of(op);
   ScalarType in = self.dtype(), out_dt = in;
   if (op == UnaryOp::neg && in == ScalarType::Bool)
-    MT_ERROR("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
-             "use the `~` or `logical_not()` operator instead.");
+    MT_ERROR(
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+        "use the `~` or `logical_not()` operator instead.");
   if (op == UnaryOp::bitwise_not && is_floating(in))
     MT_ERROR("\"bitwise_not_cpu\" not implemented for '", dtype_short_name(in), "'");
   if (r == Rule::Float && !is_floating(in)) in = out_dt = default_dtype();
@@ -181,8 +185,10 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 }
 
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
+  check_no_internal_overlap(self);
   Device dev = common_device({&self, &other});
-  MT_CHECK(dev == self.device(), "Expected all tensors to be on the same device, but found at least two devices, ",
+  MT_CHECK(dev == self.device(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", other.device().str(), "!");
   ScalarType common = result_type(self, other);
   check_binary(op, common, other);
@@ -193,7 +199,7 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
   if (self.numel() == 0) return self;
-  Tensor y = prepare(other, compute, dev);
+  Tensor y = prepare(unaliased_input(self, other), compute, dev);
   if (self.dtype() == compute && out_dt == compute) {
     TensorIter it = TensorIter::make({self, self, y});
     binary_stub.get(dev)(it, op);
@@ -207,22 +213,30 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   return copy_(self, out);
 }
 
+Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!alpha.is_floating() && !alpha.is_bool() && alpha.to_long() == 1) return b;
+  ScalarType common = result_type(a, b);
+  MT_CHECK(!is_integral(common, true) || !alpha.is_floating(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+  MT_CHECK(common == ScalarType::Bool || !alpha.is_bool(),
+           "Boolean alpha only supported for Boolean results.");
+  return binary(BinaryOp::mul, b, wrapped_scalar(alpha));
+}
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_long() == 1) return binary(BinaryOp::add, a, b);
-  return binary(BinaryOp::add, a, binary(BinaryOp::mul, b, wrapped_scalar(alpha)));
+  return binary(BinaryOp::add, a, scale_by_alpha(a, b, alpha));
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && alpha.to_long() == 1) return binary(BinaryOp::sub, a, b);
-  return binary(BinaryOp::sub, a, binary(BinaryOp::mul, b, wrapped_scalar(alpha)));
+  return binary(BinaryOp::sub, a, scale_by_alpha(a, b, alpha));
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& rounding_mode) {
   if (!rounding_mode) return binary(BinaryOp::div, a, b);
   if (*rounding_mode == "trunc") return binary(BinaryOp::trunc_divide, a, b);
   if (*rounding_mode == "floor") return binary(BinaryOp::floor_divide, a, b);
-  MT_CHECK(false, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode,
-           "'");
+  MT_CHECK(false, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+           *rounding_mode, "'");
 }
 
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
@@ -268,8 +282,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 static void check_masked_fill(const Tensor& mask, const Tensor& value) {
-  MT_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-           dtype_name(mask.dtype()));
+  MT_CHECK(mask.dtype() == ScalarType::Bool,
+           "masked_fill_ only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
   MT_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
            value.dim(), " dimension(s).");
 }
@@ -282,9 +296,10 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_masked_fill(mask, value);
+  check_no_internal_overlap(self);
   Device dev = common_device({&self, &mask, &value});
-  Tensor v = prepare(value, self.dtype(), dev);
-  Tensor m = prepare(mask, ScalarType::Bool, dev);
+  Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
+  Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);
   broadcast_strides(m, self.sizes());  // the mask must broadcast to self, not the other way round
   if (self.numel() == 0) return self;
   TensorIter it = TensorIter::make({self, m, v, self});

@@ -17,14 +17,18 @@ namespace mt {
 namespace {
 ScalarType g_default_dtype = ScalarType::Float;
 
-ScalarType or_default(ScalarType t) { return t == ScalarType::Undefined ? g_default_dtype : t; }
+ScalarType or_default(ScalarType t) {
+  return t == ScalarType::Undefined ? g_default_dtype : t;
+}
 }  // namespace
 
-ScalarType default_dtype() { return g_default_dtype; }
+ScalarType default_dtype() {
+  return g_default_dtype;
+}
 void set_default_dtype(ScalarType t) {
-  MT_CHECK_TYPE(t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
-                    t == ScalarType::BFloat16,
-                "only floating-point types are supported as the default type");
+  MT_CHECK_TYPE(
+      t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half || t == ScalarType::BFloat16,
+      "only floating-point types are supported as the default type");
   g_default_dtype = t;
 }
 
@@ -72,9 +76,11 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   MT_CHECK(st != 0, "step must be nonzero");
   MT_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
-  MT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  MT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+           "upper bound and larger bound inconsistent with step sign");
   double n = is_integral(dtype, true) && !start.is_floating() && !end.is_floating() && !step.is_floating()
-                 ? std::ceil(static_cast<double>(end.to_long() - start.to_long()) / static_cast<double>(step.to_long()))
+                 ? std::ceil(static_cast<double>(end.to_long() - start.to_long()) /
+                             static_cast<double>(step.to_long()))
                  : std::ceil((e - s) / st);
   MT_CHECK(n >= 0 && n < 9.2e18, "invalid size, possible overflow?");
   Tensor out = empty({static_cast<int64_t>(n)}, dtype, Device(DeviceType::CPU));
@@ -100,10 +106,11 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Devic
   int64_t half = steps / 2;
   MT_DISPATCH_NUMERIC_TYPES(dtype, "linspace", [&] {
     scalar_t* p = out.data<scalar_t>();
-    // symmetric evaluation (from both ends) as PyTorch does, so the last value is exactly `end`
+    // symmetric evaluation (from both ends) as PyTorch does, so the last value is exactly `end`; one step
+    // gives `start`
     for (int64_t i = 0; i < steps; ++i)
-      p[i] = static_cast<scalar_t>(i < half ? start + step * static_cast<double>(i)
-                                             : end - step * static_cast<double>(steps - 1 - i));
+      p[i] = static_cast<scalar_t>(i < half || steps == 1 ? start + step * static_cast<double>(i)
+                                                          : end - step * static_cast<double>(steps - 1 - i));
   });
   return to(out, dtype, device);
 }
@@ -117,10 +124,15 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
 }
 
 // ---- random
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
-uint64_t initial_seed() { return default_generator().seed(); }
+void manual_seed(uint64_t seed) {
+  default_generator().manual_seed(seed);
+}
+uint64_t initial_seed() {
+  return default_generator().seed();
+}
 uint64_t seed() {
-  uint64_t s = std::random_device{}() ^ static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+  uint64_t s = std::random_device{}() ^
+               static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
   manual_seed(s);
   return s;
 }
@@ -178,18 +190,28 @@ void write_into(const Tensor& self, const Tensor& values) {
 }  // namespace
 
 Tensor& uniform_(Tensor& self, double from, double to_) {
-  MT_CHECK(from <= to_, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to_);
-  MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ", dtype_name(self.dtype()));
+  MT_CHECK(from <= to_, "uniform_ expects to return a [from, to) range, but found from=", from,
+           " > to=", to_);
+  MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ",
+           dtype_name(self.dtype()));
   Tensor v = random_doubles(self.numel(), uniform_gen);
   double* p = v.data<double>();
-  for (int64_t i = 0; i < v.numel(); ++i) p[i] = from + (to_ - from) * p[i];
+  // Keep only as many random bits as the dtype's mantissa holds (as PyTorch does): a 53-bit draw near 1
+  // would otherwise round up to `to` in float32, float16 or bfloat16 and break the half-open range.
+  int digits = self.dtype() == ScalarType::Double  ? 53
+               : self.dtype() == ScalarType::Float ? 24
+               : self.dtype() == ScalarType::Half  ? 11
+                                                   : 8;
+  double scale = std::ldexp(1.0, digits);
+  for (int64_t i = 0; i < v.numel(); ++i) p[i] = from + (to_ - from) * (std::floor(p[i] * scale) / scale);
   write_into(self, view(v, self.sizes()));
   return self;
 }
 
 Tensor& normal_(Tensor& self, double mean, double std) {
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
-  MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ", dtype_name(self.dtype()));
+  MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ",
+           dtype_name(self.dtype()));
   Tensor v = random_doubles(self.numel(), normal_gen);
   double* p = v.data<double>();
   for (int64_t i = 0; i < v.numel(); ++i) p[i] = mean + std * p[i];

@@ -62,6 +62,9 @@ Scalar parse_scalar(py::handle h, const char* what) {
 
 Tensor to_operand(py::handle h, const char* what) {
   if (py::isinstance<TensorImpl>(h)) return h.cast<Tensor>();
+  // an ndarray operand is a tensor (ndarray + tensor gives a tensor, as in PyTorch), not a number
+  if (py::isinstance<py::array>(h))
+    return py::module_::import("minitorch").attr("as_tensor")(h).cast<Tensor>();
   if (is_python_scalar(h) || py::hasattr(h, "__float__")) return wrapped_scalar(parse_scalar(h, what));
   throw py::type_error(std::string(what) + " must be a Tensor or a number, got " +
                        std::string(py::str(py::type::of(h).attr("__name__"))));
@@ -124,7 +127,8 @@ void init_dtype_device(py::module_& m) {
       .def_property_readonly("is_complex", [](const DType&) { return false; })
       .def("__repr__", [](const DType& d) { return std::string("torch.") + dtype_name(d.st); })
       .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.st)); });
-#define MT_EXPORT(ct, name, s, l) m.attr(s) = py::cast(dtype_object(ScalarType::name), py::return_value_policy::reference);
+#define MT_EXPORT(ct, name, s, l) \
+  m.attr(s) = py::cast(dtype_object(ScalarType::name), py::return_value_policy::reference);
   MT_FORALL_SCALAR_TYPES(MT_EXPORT)
 #undef MT_EXPORT
 
@@ -135,12 +139,17 @@ void init_dtype_device(py::module_& m) {
                d = spec.cast<Device>();
              } else if (py::isinstance<py::int_>(spec)) {
                d = parse_device(spec);
-             } else {
+             } else if (py::isinstance<py::str>(spec)) {
                d = Device(spec.cast<std::string>());
+             } else {
+               throw py::type_error("device() received an invalid combination of arguments - got (" +
+                                    std::string(py::str(py::type::of(spec).attr("__name__"))) + ")");
              }
              if (!index.is_none()) {
-               MT_CHECK(d.index < 0, "type (string) must not include an index because index was passed "
-                        "explicitly: ", spec.cast<std::string>());
+               MT_CHECK(d.index < 0,
+                        "type (string) must not include an index because index was passed "
+                        "explicitly: ",
+                        spec.cast<std::string>());
                int i = index.cast<int>();
                MT_CHECK(i >= 0, "Device index must not be negative");
                MT_CHECK(!d.is_cpu() || i == 0, "CPU device index must be -1 or zero, got ", i);
@@ -150,9 +159,10 @@ void init_dtype_device(py::module_& m) {
            }),
            py::arg("type"), py::arg("index") = py::none())
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        return d.index < 0 ? py::object(py::none()) : py::object(py::int_(d.index));
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               return d.index < 0 ? py::object(py::none()) : py::object(py::int_(d.index));
+                             })
       .def("__str__", &Device::str)
       .def("__repr__",
            [](const Device& d) {
@@ -160,7 +170,8 @@ void init_dtype_device(py::module_& m) {
              if (d.index >= 0) s += ", index=" + std::to_string(d.index);
              return s + ")";
            })
-      .def("__eq__", [](const Device& a, py::object b) {
+      .def("__eq__",
+           [](const Device& a, py::object b) {
              if (py::isinstance<Device>(b)) return a == b.cast<Device>();
              if (py::isinstance<py::str>(b)) return a.str() == b.cast<std::string>();
              return false;
@@ -171,11 +182,13 @@ void init_dtype_device(py::module_& m) {
       });
   py::implicitly_convertible<py::str, Device>();
 
-  m.def("get_default_dtype", [] { return dtype_object(default_dtype()); }, py::return_value_policy::reference);
+  m.def(
+      "get_default_dtype", [] { return dtype_object(default_dtype()); }, py::return_value_policy::reference);
   m.def("set_default_dtype", [](py::handle d) { set_default_dtype(parse_dtype(d)); });
-  m.def("promote_types", [](py::handle a, py::handle b) {
-    return dtype_object(promote_types(parse_dtype(a), parse_dtype(b)));
-  }, py::return_value_policy::reference);
+  m.def(
+      "promote_types",
+      [](py::handle a, py::handle b) { return dtype_object(promote_types(parse_dtype(a), parse_dtype(b))); },
+      py::return_value_policy::reference);
   m.def("can_cast", [](py::handle a, py::handle b) { return can_cast(parse_dtype(a), parse_dtype(b)); });
 }
 

@@ -10,8 +10,8 @@ namespace mt {
 namespace {
 
 bool is_operand(py::handle h) {
-  return py::isinstance<TensorImpl>(h) || is_python_scalar(h) ||
-         (!py::isinstance<py::str>(h) && !h.is_none() && py::hasattr(h, "__float__") && !py::isinstance<py::array>(h));
+  return py::isinstance<TensorImpl>(h) || is_python_scalar(h) || py::isinstance<py::array>(h) ||
+         (!py::isinstance<py::str>(h) && !h.is_none() && py::hasattr(h, "__float__"));
 }
 
 std::optional<Tensor> opt_operand(py::handle h, const char* what) {
@@ -40,25 +40,34 @@ py::object op_inplace(py::object self, py::handle other) {
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
-#define MT_BIND_UNARY(name, f, k)                                                      \
-  m.def(#name, [](const Tensor& x) { return unary(UnaryOp::name, x); }, py::arg("input")); \
+#define MT_BIND_UNARY(name, f, k)                                                        \
+  m.def(                                                                                 \
+      #name, [](const Tensor& x) { return unary(UnaryOp::name, x); }, py::arg("input")); \
   cls.def(#name, [](const Tensor& x) { return unary(UnaryOp::name, x); });               \
-  cls.def(#name "_", [](py::object self) {                                              \
-    unary_(UnaryOp::name, self.cast<Tensor>());                                         \
-    return self;                                                                        \
+  cls.def(#name "_", [](py::object self) {                                               \
+    unary_(UnaryOp::name, self.cast<Tensor>());                                          \
+    return self;                                                                         \
   });
   MT_UNARY_OPS(MT_BIND_UNARY)
 #undef MT_BIND_UNARY
 
-#define MT_BIND_BINARY(name, f, k)                                                                     \
-  m.def(#name, [](py::handle a, py::handle b) { return binary(BinaryOp::name, to_operand(a, "input"), to_operand(b)); }, \
-        py::arg("input"), py::arg("other"));                                                          \
-  cls.def(#name, [](const Tensor& x, py::handle b) { return binary(BinaryOp::name, x, to_operand(b)); },    \
-          py::arg("other"));                                                                          \
-  cls.def(#name "_", [](py::object self, py::handle b) {                                             \
-    binary_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                      \
-    return self;                                                                                      \
-  }, py::arg("other"));
+#define MT_BIND_BINARY(name, f, k)                                                                   \
+  m.def(                                                                                             \
+      #name,                                                                                         \
+      [](py::handle a, py::handle b) {                                                               \
+        return binary(BinaryOp::name, to_operand(a, "input"), to_operand(b));                        \
+      },                                                                                             \
+      py::arg("input"), py::arg("other"));                                                           \
+  cls.def(                                                                                           \
+      #name, [](const Tensor& x, py::handle b) { return binary(BinaryOp::name, x, to_operand(b)); }, \
+      py::arg("other"));                                                                             \
+  cls.def(                                                                                           \
+      #name "_",                                                                                     \
+      [](py::object self, py::handle b) {                                                            \
+        binary_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                 \
+        return self;                                                                                 \
+      },                                                                                             \
+      py::arg("other"));
   MT_BINARY_OPS(MT_BIND_BINARY)
 #undef MT_BIND_BINARY
 
@@ -80,38 +89,52 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
     m.def(n, sub_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
     cls.def(n, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   }
-  m.def("rsub", [](py::handle a, py::handle b, py::handle alpha) {
-    return sub(to_operand(b), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
-  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  m.def(
+      "rsub",
+      [](py::handle a, py::handle b, py::handle alpha) {
+        return sub(to_operand(b), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   for (const char* n : {"div", "divide", "true_divide"}) {
-    m.def(n, div_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    m.def(n, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),
+          py::arg("rounding_mode") = py::none());
     cls.def(n, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   }
-  cls.def("add_", [](py::object self, py::handle b, py::handle alpha) {
-    Tensor other = to_operand(b);
-    Scalar a = parse_scalar(alpha, "alpha");
-    if (a.is_floating() || a.to_long() != 1) other = binary(BinaryOp::mul, other, wrapped_scalar(a));
-    binary_(BinaryOp::add, self.cast<Tensor>(), other);
-    return self;
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  cls.def("sub_", [](py::object self, py::handle b, py::handle alpha) {
-    Tensor other = to_operand(b);
-    Scalar a = parse_scalar(alpha, "alpha");
-    if (a.is_floating() || a.to_long() != 1) other = binary(BinaryOp::mul, other, wrapped_scalar(a));
-    binary_(BinaryOp::sub, self.cast<Tensor>(), other);
-    return self;
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  cls.def("div_", [](py::object self, py::handle b, std::optional<std::string> mode) {
-    BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
-    MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
-             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
-    binary_(op, self.cast<Tensor>(), to_operand(b));
-    return self;
-  }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  cls.def(
+      "add_",
+      [](py::object self, py::handle b, py::handle alpha) {
+        Tensor self_t = self.cast<Tensor>();
+        Tensor other = scale_by_alpha(self_t, to_operand(b), parse_scalar(alpha, "alpha"));
+        binary_(BinaryOp::add, self_t, other);
+        return self;
+      },
+      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  cls.def(
+      "sub_",
+      [](py::object self, py::handle b, py::handle alpha) {
+        Tensor self_t = self.cast<Tensor>();
+        Tensor other = scale_by_alpha(self_t, to_operand(b), parse_scalar(alpha, "alpha"));
+        binary_(BinaryOp::sub, self_t, other);
+        return self;
+      },
+      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  cls.def(
+      "div_",
+      [](py::object self, py::handle b, std::optional<std::string> mode) {
+        BinaryOp op = !mode              ? BinaryOp::div
+                      : *mode == "trunc" ? BinaryOp::trunc_divide
+                                         : BinaryOp::floor_divide;
+        MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
+                 "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+        binary_(op, self.cast<Tensor>(), to_operand(b));
+        return self;
+      },
+      py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   // PyTorch's other spellings
   const std::pair<const char*, BinaryOp> aliases[] = {
-      {"multiply", BinaryOp::mul}, {"greater", BinaryOp::gt}, {"greater_equal", BinaryOp::ge},
-      {"less", BinaryOp::lt}, {"less_equal", BinaryOp::le}, {"not_equal", BinaryOp::ne}, {"arctan2", BinaryOp::atan2}};
+      {"multiply", BinaryOp::mul}, {"greater", BinaryOp::gt},    {"greater_equal", BinaryOp::ge},
+      {"less", BinaryOp::lt},      {"less_equal", BinaryOp::le}, {"not_equal", BinaryOp::ne},
+      {"arctan2", BinaryOp::atan2}};
   for (auto [n, op] : aliases) {
     BinaryOp o = op;
     m.def(n, [o](py::handle a, py::handle b) { return binary(o, to_operand(a, "input"), to_operand(b)); });
@@ -161,9 +184,8 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__neg__", [](const Tensor& x) { return neg(x); })
       .def("__pos__", [](py::object self) { return self; })
       .def("__abs__", [](const Tensor& x) { return abs(x); })
-      .def("__invert__", [](const Tensor& x) {
-        return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x);
-      });
+      .def("__invert__",
+           [](const Tensor& x) { return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x); });
 
   auto clamp_fn = [](const Tensor& x, py::handle lo, py::handle hi) {
     return clamp(x, opt_operand(lo, "min"), opt_operand(hi, "max"));
@@ -178,30 +200,46 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   };
   cls.def("clamp_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
   cls.def("clip_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
-  m.def("clamp_min", [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
-  m.def("clamp_max", [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
-  cls.def("clamp_min", [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
-  cls.def("clamp_max", [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
+  m.def("clamp_min",
+        [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
+  m.def("clamp_max",
+        [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
+  cls.def("clamp_min",
+          [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
+  cls.def("clamp_max",
+          [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
 
   m.def("_where", [](const Tensor& c, py::handle a, py::handle b) {
     return where(c, to_operand(a, "input"), to_operand(b, "other"));
   });
-  cls.def("where", [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
-          py::arg("condition"), py::arg("other"));
-  auto mf = [](const Tensor& x, const Tensor& mask, py::handle v) { return masked_fill(x, mask, to_operand(v, "value")); };
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
+      py::arg("condition"), py::arg("other"));
+  auto mf = [](const Tensor& x, const Tensor& mask, py::handle v) {
+    return masked_fill(x, mask, to_operand(v, "value"));
+  };
   m.def("masked_fill", mf, py::arg("input"), py::arg("mask"), py::arg("value"));
   cls.def("masked_fill", mf, py::arg("mask"), py::arg("value"));
-  cls.def("masked_fill_", [](py::object self, const Tensor& mask, py::handle v) {
-    masked_fill_(self.cast<Tensor>(), mask, to_operand(v, "value"));
-    return self;
-  }, py::arg("mask"), py::arg("value"));
+  cls.def(
+      "masked_fill_",
+      [](py::object self, const Tensor& mask, py::handle v) {
+        masked_fill_(self.cast<Tensor>(), mask, to_operand(v, "value"));
+        return self;
+      },
+      py::arg("mask"), py::arg("value"));
   m.def("softplus", &softplus, py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
   m.def("leaky_relu", &leaky_relu, py::arg("input"), py::arg("negative_slope") = 0.01);
-  m.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
-  cls.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
-  m.def("result_type", [](py::handle a, py::handle b) {
-    return dtype_object(result_type(to_operand(a, "tensor1"), to_operand(b, "tensor2")));
-  }, py::return_value_policy::reference);
+  m.def("lerp",
+        [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
+  cls.def("lerp",
+          [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
+  m.def(
+      "result_type",
+      [](py::handle a, py::handle b) {
+        return dtype_object(result_type(to_operand(a, "tensor1"), to_operand(b, "tensor2")));
+      },
+      py::return_value_policy::reference);
 }
 
 }  // namespace mt

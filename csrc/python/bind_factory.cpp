@@ -8,21 +8,23 @@ namespace mt {
 namespace {
 // keyword arguments every factory accepts
 // (after py::args they are keyword-only already; pybind11 rejects an explicit kw_only there)
-#define MT_FACTORY_KW_NAMES                                                                              \
-  py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,      \
-      py::arg("layout") = py::none(), py::arg("pin_memory") = false, py::arg("out") = py::none()
+#define MT_FACTORY_KW_NAMES                                                                        \
+  py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, \
+  py::arg("layout") = py::none(), py::arg("pin_memory") = false, py::arg("out") = py::none()
 #define MT_FACTORY_KW py::kw_only(), MT_FACTORY_KW_NAMES
 
 using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
 
 template <Filler F>
-Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
+Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+                     py::handle) {
   return set_requires_grad(F(parse_size_args(sizes), parse_dtype(dtype), parse_device(device)), rg);
 }
 
 // like-factories: dtype/device default to the input's
 template <Filler F>
-Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
+Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+                    py::handle) {
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
   return set_requires_grad(F(self.sizes(), dt, dev), rg);
@@ -30,8 +32,8 @@ Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, boo
 
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
 template <Filler F>
-Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                   py::handle) {
+Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::handle device, bool rg,
+                   py::handle, bool, py::handle) {
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
   return set_requires_grad(F(parse_size_args(sizes), dt, dev), rg);
@@ -53,77 +55,119 @@ void init_factory(py::module_& m, TensorClass& cls) {
   cls.def("new_zeros", &new_factory<zeros>, MT_FACTORY_KW_NAMES);
   cls.def("new_ones", &new_factory<ones>, MT_FACTORY_KW_NAMES);
 
-  m.def("full", [](py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                   py::handle) {
-    return set_requires_grad(full(parse_size(size), parse_scalar(value, "fill_value"), parse_dtype(dtype),
-                                  parse_device(device)), rg);
-  }, py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
-  m.def("full_like", [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle,
-                        bool, py::handle) {
-    ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
-    Device dev = device.is_none() ? self.device() : parse_device(device);
-    return set_requires_grad(full(self.sizes(), parse_scalar(value, "fill_value"), dt, dev), rg);
-  }, py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW);
-  cls.def("new_full", [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device,
-                         bool rg, py::handle, bool, py::handle) {
-    ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
-    Device dev = device.is_none() ? self.device() : parse_device(device);
-    return set_requires_grad(full(parse_size(size), parse_scalar(value, "fill_value"), dt, dev), rg);
-  }, py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
+  m.def(
+      "full",
+      [](py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle) {
+        return set_requires_grad(full(parse_size(size), parse_scalar(value, "fill_value"), parse_dtype(dtype),
+                                      parse_device(device)),
+                                 rg);
+      },
+      py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
+  m.def(
+      "full_like",
+      [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle) {
+        ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
+        Device dev = device.is_none() ? self.device() : parse_device(device);
+        return set_requires_grad(full(self.sizes(), parse_scalar(value, "fill_value"), dt, dev), rg);
+      },
+      py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW);
+  cls.def(
+      "new_full",
+      [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg,
+         py::handle, bool, py::handle) {
+        ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
+        Device dev = device.is_none() ? self.device() : parse_device(device);
+        return set_requires_grad(full(parse_size(size), parse_scalar(value, "fill_value"), dt, dev), rg);
+      },
+      py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
 
-  m.def("arange", [](py::handle a, py::handle b, py::handle c, py::handle dtype, py::handle device, bool rg,
-                     py::handle, bool, py::handle) {
-    Scalar start(int64_t(0)), end, step(int64_t(1));
-    if (b.is_none()) {
-      end = parse_scalar(a, "end");
-    } else {
-      start = parse_scalar(a, "start");
-      end = parse_scalar(b, "end");
-    }
-    if (!c.is_none()) step = parse_scalar(c, "step");
-    return set_requires_grad(arange(start, end, step, parse_dtype(dtype), parse_device(device)), rg);
-  }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
-  m.def("linspace", [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg,
-                       py::handle, bool, py::handle) {
-    return set_requires_grad(linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(),
-                                      steps, parse_dtype(dtype), parse_device(device)), rg);
-  }, py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
-  m.def("eye", [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                  py::handle) {
-    return set_requires_grad(eye(n, mm.is_none() ? -1 : mm.cast<int64_t>(), parse_dtype(dtype),
-                                 parse_device(device)), rg);
-  }, py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
-  m.def("randint", [](py::args args, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle,
-                      py::handle generator) {
-    // randint(high, size) or randint(low, high, size)
-    MT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
-                  "randint() received an invalid combination of arguments: expected (high, size) or (low, high, size)");
-    int64_t low = 0, high;
-    if (args.size() == 3) {
-      low = args[0].cast<int64_t>();
-      high = args[1].cast<int64_t>();
-    } else {
-      high = args[0].cast<int64_t>();
-    }
-    return set_requires_grad(randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype),
-                                     parse_device(device)), rg);
-  }, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
-  m.def("randint_like", [](const Tensor& self, int64_t low, py::handle high, py::handle dtype, py::handle device) {
-    int64_t lo = 0, hi = low;
-    if (!high.is_none()) {
-      lo = low;
-      hi = high.cast<int64_t>();
-    }
-    return randint(lo, hi, self.sizes(), dtype.is_none() ? self.dtype() : parse_dtype(dtype),
-                   device.is_none() ? self.device() : parse_device(device));
-  }, py::arg("input"), py::arg("low"), py::arg("high") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("device") = py::none());
-  m.def("randperm", [](int64_t n, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
-    return set_requires_grad(randperm(n, parse_dtype(dtype), parse_device(device)), rg);
-  }, py::arg("n"), MT_FACTORY_KW);
-  m.def("scalar_tensor", [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
-    return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), parse_device(device)), rg);
-  }, py::arg("s"), MT_FACTORY_KW);
+  m.def(
+      "arange",
+      [](py::handle a, py::handle b, py::handle c, py::handle dtype, py::handle device, bool rg, py::handle,
+         bool, py::handle) {
+        Scalar start(int64_t(0)), end, step(int64_t(1));
+        if (b.is_none()) {
+          end = parse_scalar(a, "end");
+        } else {
+          start = parse_scalar(a, "start");
+          end = parse_scalar(b, "end");
+        }
+        if (!c.is_none()) step = parse_scalar(c, "step");
+        return set_requires_grad(arange(start, end, step, parse_dtype(dtype), parse_device(device)), rg);
+      },
+      py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
+  m.def(
+      "linspace",
+      [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg, py::handle,
+         bool, py::handle) {
+        return set_requires_grad(
+            linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(), steps,
+                     parse_dtype(dtype), parse_device(device)),
+            rg);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
+  m.def(
+      "eye",
+      [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle) {
+        return set_requires_grad(
+            eye(n, mm.is_none() ? -1 : mm.cast<int64_t>(), parse_dtype(dtype), parse_device(device)), rg);
+      },
+      py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
+  m.def(
+      "randint",
+      [](py::args args, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle,
+         py::handle generator) {
+        // randint(high, size) or randint(low, high, size)
+        MT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
+                      "randint() received an invalid combination of arguments: expected (high, size) or "
+                      "(low, high, size)");
+        int64_t low = 0, high;
+        if (args.size() == 3) {
+          low = args[0].cast<int64_t>();
+          high = args[1].cast<int64_t>();
+        } else {
+          high = args[0].cast<int64_t>();
+        }
+        // size must be a sequence: randint(0, 3) is a forgotten size, not randint(high=0, size=3)
+        py::handle size = args[args.size() - 1];
+        MT_CHECK_TYPE(
+            py::isinstance<py::tuple>(size) || py::isinstance<py::list>(size),
+            "randint() received an invalid combination of arguments: size must be a tuple of ints, got ",
+            std::string(py::str(py::type::of(size).attr("__name__"))));
+        return set_requires_grad(
+            randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), parse_device(device)),
+            rg);
+      },
+      MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
+  m.def(
+      "randint_like",
+      [](const Tensor& self, int64_t low, py::handle high, py::handle dtype, py::handle device) {
+        int64_t lo = 0, hi = low;
+        if (!high.is_none()) {
+          lo = low;
+          hi = high.cast<int64_t>();
+        }
+        return randint(lo, hi, self.sizes(), dtype.is_none() ? self.dtype() : parse_dtype(dtype),
+                       device.is_none() ? self.device() : parse_device(device));
+      },
+      py::arg("input"), py::arg("low"), py::arg("high") = py::none(), py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def(
+      "randperm",
+      [](int64_t n, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
+        return set_requires_grad(randperm(n, parse_dtype(dtype), parse_device(device)), rg);
+      },
+      py::arg("n"), MT_FACTORY_KW);
+  m.def(
+      "scalar_tensor",
+      [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
+        return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), parse_device(device)),
+                                 rg);
+      },
+      py::arg("s"), MT_FACTORY_KW);
 
   m.def("manual_seed", [](py::handle seed) {
     int64_t s = seed.cast<int64_t>();
@@ -132,14 +176,20 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def("initial_seed", &initial_seed);
   m.def("seed", [] { return seed(); });
 
-  cls.def("uniform_", [](Tensor& t, double a, double b) { return uniform_(t, a, b); }, py::arg("from") = 0.0,
-          py::arg("to") = 1.0);
-  cls.def("normal_", [](Tensor& t, double mean, double std) { return normal_(t, mean, std); },
-          py::arg("mean") = 0.0, py::arg("std") = 1.0);
-  cls.def("random_", [](Tensor& t, int64_t a, py::handle b) {
-    return b.is_none() ? random_(t, 0, a) : random_(t, a, b.cast<int64_t>());
-  }, py::arg("from"), py::arg("to") = py::none());
-  cls.def("bernoulli_", [](Tensor& t, double p) { return bernoulli_(t, p); }, py::arg("p") = 0.5);
+  cls.def(
+      "uniform_", [](Tensor& t, double a, double b) { return uniform_(t, a, b); }, py::arg("from") = 0.0,
+      py::arg("to") = 1.0);
+  cls.def(
+      "normal_", [](Tensor& t, double mean, double std) { return normal_(t, mean, std); },
+      py::arg("mean") = 0.0, py::arg("std") = 1.0);
+  cls.def(
+      "random_",
+      [](Tensor& t, int64_t a, py::handle b) {
+        return b.is_none() ? random_(t, 0, a) : random_(t, a, b.cast<int64_t>());
+      },
+      py::arg("from"), py::arg("to") = py::none());
+  cls.def(
+      "bernoulli_", [](Tensor& t, double p) { return bernoulli_(t, p); }, py::arg("p") = 0.5);
 }
 
 }  // namespace mt

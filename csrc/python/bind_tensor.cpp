@@ -1,10 +1,10 @@
 // Tensor's Python surface for metadata, autograd flags, conversions and NumPy interop (zero-copy both ways).
 #include "autograd/AutogradMeta.h"
 #include "cuda/CUDAHooks.h"
+#include "kernels/cpu/Parallel.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/shape.h"
-#include "kernels/cpu/Parallel.h"
 #include "python/bind.h"
 
 namespace mt {
@@ -13,16 +13,26 @@ namespace {
 
 const char* numpy_format(ScalarType st) {
   switch (st) {
-    case ScalarType::Bool: return "?";
-    case ScalarType::Byte: return "u1";
-    case ScalarType::Char: return "i1";
-    case ScalarType::Short: return "i2";
-    case ScalarType::Int: return "i4";
-    case ScalarType::Long: return "i8";
-    case ScalarType::Half: return "f2";
-    case ScalarType::Float: return "f4";
-    case ScalarType::Double: return "f8";
-    default: return nullptr;
+    case ScalarType::Bool:
+      return "?";
+    case ScalarType::Byte:
+      return "u1";
+    case ScalarType::Char:
+      return "i1";
+    case ScalarType::Short:
+      return "i2";
+    case ScalarType::Int:
+      return "i4";
+    case ScalarType::Long:
+      return "i8";
+    case ScalarType::Half:
+      return "f2";
+    case ScalarType::Float:
+      return "f4";
+    case ScalarType::Double:
+      return "f8";
+    default:
+      return nullptr;
   }
 }
 
@@ -42,9 +52,10 @@ ScalarType from_numpy_dtype(const py::dtype& dt) {
     if (size == 4) return ScalarType::Float;
     if (size == 8) return ScalarType::Double;
   }
-  throw py::type_error("can't convert np.ndarray of type numpy." + std::string(py::str(dt.attr("name"))) +
-                       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-                       "uint8, and bool.");
+  throw py::type_error(
+      "can't convert np.ndarray of type numpy." + std::string(py::str(dt.attr("name"))) +
+      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
+      "uint8, and bool.");
 }
 
 // The NumPy array keeps a reference to the storage, so either side may outlive the other.
@@ -52,7 +63,8 @@ py::array to_numpy(const Tensor& t, bool force) {
   if (!force) {
     MT_CHECK_TYPE(t.device().is_cpu(), "can't convert ", t.device().str(),
                   " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
-    MT_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+    MT_CHECK(!t.requires_grad(),
+             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
              "instead.");
   }
   Tensor src = t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
@@ -71,15 +83,22 @@ struct NumpyOwner {
 
 Tensor from_numpy(py::array arr) {
   ScalarType st = from_numpy_dtype(arr.dtype());
+  MT_CHECK_VALUE(
+      arr.dtype().attr("isnative").cast<bool>(),
+      "given numpy array has byte order different from the native byte order. Conversion between byte "
+      "orders is currently not supported.");
   int64_t item = static_cast<int64_t>(arr.itemsize());
   DimVector sizes, strides;
   int64_t lo = 0, hi = 0;  // byte extent relative to data pointer
   for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
     int64_t s = arr.strides(d);
-    MT_CHECK_VALUE(s >= 0, "At least one stride in the given numpy array is negative, and tensors with negative "
-                   "strides are not currently supported. (You can probably work around this by making a copy of "
-                   "your array  with array.copy().) ");
-    MT_CHECK_VALUE(s % item == 0, "given numpy array strides not a multiple of the element byte size. Copy the "
+    MT_CHECK_VALUE(
+        s >= 0,
+        "At least one stride in the given numpy array is negative, and tensors with negative "
+        "strides are not currently supported. (You can probably work around this by making a copy of "
+        "your array  with array.copy().) ");
+    MT_CHECK_VALUE(s % item == 0,
+                   "given numpy array strides not a multiple of the element byte size. Copy the "
                    "numpy array to reallocate the memory.");
     sizes.push_back(arr.shape(d));
     strides.push_back(s / item);
@@ -103,9 +122,12 @@ py::object tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, siz
     py::object out;
     MT_DISPATCH_ALL_TYPES(st, "tolist", [&] {
       scalar_t v = *reinterpret_cast<const scalar_t*>(p);
-      if constexpr (std::is_same<scalar_t, bool>::value) out = py::bool_(v);
-      else if constexpr (std::is_integral<scalar_t>::value) out = py::int_(static_cast<int64_t>(v));
-      else out = py::float_(static_cast<double>(static_cast<opmath_t<scalar_t>>(v)));
+      if constexpr (std::is_same<scalar_t, bool>::value)
+        out = py::bool_(v);
+      else if constexpr (std::is_integral<scalar_t>::value)
+        out = py::int_(static_cast<int64_t>(v));
+      else
+        out = py::float_(static_cast<double>(static_cast<opmath_t<scalar_t>>(v)));
     });
     return out;
   }
@@ -115,7 +137,8 @@ py::object tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, siz
   return l;
 }
 
-// Parses Tensor.to's overloads: to(dtype), to(device, dtype=None), to(other), with non_blocking/copy keywords.
+// Parses Tensor.to's overloads: to(dtype), to(device, dtype=None), to(other), with non_blocking/copy
+// keywords.
 Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
   ScalarType dtype = ScalarType::Undefined;
   Device device = self.device();
@@ -135,11 +158,16 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
   }
   for (auto kv : kwargs) {
     std::string k = kv.first.cast<std::string>();
-    if (k == "dtype") dtype = parse_dtype(kv.second);
-    else if (k == "device") device = kv.second.is_none() ? self.device() : parse_device(kv.second);
-    else if (k == "copy") copy = kv.second.cast<bool>();
-    else if (k == "non_blocking" || k == "memory_format") continue;
-    else throw py::type_error("to() got an unexpected keyword argument '" + k + "'");
+    if (k == "dtype")
+      dtype = parse_dtype(kv.second);
+    else if (k == "device")
+      device = kv.second.is_none() ? self.device() : parse_device(kv.second);
+    else if (k == "copy")
+      copy = kv.second.cast<bool>();
+    else if (k == "non_blocking" || k == "memory_format")
+      continue;
+    else
+      throw py::type_error("to() got an unexpected keyword argument '" + k + "'");
   }
   return to(self, dtype, device, copy);
 }
@@ -158,14 +186,20 @@ Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
 
 void init_tensor(py::module_& m, TensorClass& cls) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
-      .def("size", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return make_size(t.sizes());
-        return py::int_(t.size(dim.cast<int64_t>()));
-      }, py::arg("dim") = py::none())
-      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
-        return py::int_(t.stride(dim.cast<int64_t>()));
-      }, py::arg("dim") = py::none())
+      .def(
+          "size",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return make_size(t.sizes());
+            return py::int_(t.size(dim.cast<int64_t>()));
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
+            return py::int_(t.stride(dim.cast<int64_t>()));
+          },
+          py::arg("dim") = py::none())
       .def("dim", [](const Tensor& t) { return t.dim(); })
       .def("ndimension", [](const Tensor& t) { return t.dim(); })
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
@@ -173,101 +207,128 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("element_size", [](const Tensor& t) { return t.itemsize(); })
       .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
-      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * static_cast<int64_t>(t.itemsize()); })
-      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); },
-                             py::return_value_policy::reference)
+      .def_property_readonly("nbytes",
+                             [](const Tensor& t) { return t.numel() * static_cast<int64_t>(t.itemsize()); })
+      .def_property_readonly(
+          "dtype", [](const Tensor& t) { return dtype_object(t.dtype()); },
+          py::return_value_policy::reference)
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
       .def_property_readonly("is_cuda", [](const Tensor& t) { return t.is_cuda(); })
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def("get_device", [](const Tensor& t) { return t.is_cuda() ? t.device().index : -1; })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("is_complex", [](const Tensor&) { return false; })
-      .def("is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
-           py::arg("memory_format") = py::none())
+      .def(
+          "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
+          py::arg("memory_format") = py::none())
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
       // autograd flags (the graph itself arrives with the autograd engine)
-      .def_property("requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-                    [](const Tensor& t, bool v) { set_requires_grad(t, v); })
-      .def("requires_grad_", [](const Tensor& t, bool v) { return set_requires_grad(t, v); },
-           py::arg("requires_grad") = true)
-      .def_property("grad",
-                    [](const Tensor& t) {
-                      auto* m = t.impl()->autograd_meta();
-                      return m ? m->grad : Tensor();
-                    },
-                    [](const Tensor& t, py::object g) {
-                      Tensor grad = g.is_none() ? Tensor() : g.cast<Tensor>();
-                      if (grad.defined()) {
-                        MT_CHECK(grad.sizes() == t.sizes(), "assigned grad has data of a different size");
-                        MT_CHECK(grad.dtype() == t.dtype(), "assigned grad has data of a different type");
-                        MT_CHECK(grad.device() == t.device(), "assigned grad has data located on a different device");
-                      }
-                      t.impl()->ensure_autograd_meta().grad = grad;
-                    })
+      .def_property(
+          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+          [](const Tensor& t, bool v) { set_requires_grad(t, v); })
+      .def(
+          "requires_grad_", [](const Tensor& t, bool v) { return set_requires_grad(t, v); },
+          py::arg("requires_grad") = true)
+      .def_property(
+          "grad",
+          [](const Tensor& t) {
+            auto* m = t.impl()->autograd_meta();
+            return m ? m->grad : Tensor();
+          },
+          [](const Tensor& t, py::object g) {
+            Tensor grad = g.is_none() ? Tensor() : g.cast<Tensor>();
+            if (grad.defined()) {
+              MT_CHECK(grad.sizes() == t.sizes(), "assigned grad has data of a different size");
+              MT_CHECK(grad.dtype() == t.dtype(), "assigned grad has data of a different type");
+              MT_CHECK(grad.device() == t.device(), "assigned grad has data located on a different device");
+            }
+            t.impl()->ensure_autograd_meta().grad = grad;
+          })
       .def_property_readonly("is_leaf", [](const Tensor&) { return true; })
       .def_property_readonly("grad_fn", [](const Tensor&) { return py::none(); })
       .def("detach", [](const Tensor& t) { return alias(t); })
       .def("detach_", [](const Tensor& t) { return set_requires_grad(t, false); })
-      .def_property("data", [](const Tensor& t) { return alias(t); },
-                    [](const Tensor& t, const Tensor& src) { t.impl()->set_data(*src.impl()); })
+      .def_property(
+          "data", [](const Tensor& t) { return alias(t); },
+          [](const Tensor& t, const Tensor& src) { t.impl()->set_data(*src.impl()); })
       // conversions
       .def("to", &tensor_to)
-      .def("cpu", [](py::object self) -> py::object {
-        Tensor t = self.cast<Tensor>();
-        if (t.device().is_cpu()) return self;
-        return py::cast(to(t, t.dtype(), Device(DeviceType::CPU)));
-      })
-      .def("cuda", [](const Tensor& t, py::object device, bool) {
-        Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device);
-        if (d.is_cpu()) d = Device(DeviceType::CUDA, d.index);
-        return to(t, t.dtype(), d);
-      }, py::arg("device") = py::none(), py::arg("non_blocking") = false)
-      .def("type", [](const Tensor& t, py::object dtype) -> py::object {
-        if (dtype.is_none()) {
-          static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-          return py::str(std::string(t.is_cuda() ? "torch.cuda." : "torch.") + names[static_cast<int>(t.dtype())] + "Tensor");
-        }
-        return py::cast(to(t, parse_dtype(dtype), t.device()));
-      }, py::arg("dtype") = py::none())
-      .def("contiguous", [](const Tensor& t, py::object) { return contiguous(t); },
-           py::arg("memory_format") = py::none())
-      .def("clone", [](const Tensor& t, py::object) { return clone(t); }, py::arg("memory_format") = py::none())
-      .def("copy_", [](const Tensor& t, const Tensor& src, bool) { return copy_(t, src); }, py::arg("src"),
-           py::arg("non_blocking") = false)
+      .def("cpu",
+           [](py::object self) -> py::object {
+             Tensor t = self.cast<Tensor>();
+             if (t.device().is_cpu()) return self;
+             return py::cast(to(t, t.dtype(), Device(DeviceType::CPU)));
+           })
+      .def(
+          "cuda",
+          [](const Tensor& t, py::object device, bool) {
+            Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device);
+            if (d.is_cpu()) d = Device(DeviceType::CUDA, d.index);
+            return to(t, t.dtype(), d);
+          },
+          py::arg("device") = py::none(), py::arg("non_blocking") = false)
+      .def(
+          "type",
+          [](const Tensor& t, py::object dtype) -> py::object {
+            if (dtype.is_none()) {
+              static const char* names[] = {"Bool", "Byte", "Char",     "Short", "Int",
+                                            "Long", "Half", "BFloat16", "Float", "Double"};
+              return py::str(std::string(t.is_cuda() ? "torch.cuda." : "torch.") +
+                             names[static_cast<int>(t.dtype())] + "Tensor");
+            }
+            return py::cast(to(t, parse_dtype(dtype), t.device()));
+          },
+          py::arg("dtype") = py::none())
+      .def(
+          "contiguous", [](const Tensor& t, py::object) { return contiguous(t); },
+          py::arg("memory_format") = py::none())
+      .def(
+          "clone", [](const Tensor& t, py::object) { return clone(t); },
+          py::arg("memory_format") = py::none())
+      .def(
+          "copy_", [](const Tensor& t, const Tensor& src, bool) { return copy_(t, src); }, py::arg("src"),
+          py::arg("non_blocking") = false)
       .def("fill_", [](const Tensor& t, py::handle v) { return fill_(t, parse_scalar(v)); })
       .def("zero_", [](const Tensor& t) { return zero_(t); })
       .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
-      .def("tolist", [](const Tensor& t) {
-        Tensor c = t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
-        return tolist_rec(static_cast<const char*>(c.data_ptr()), c.sizes(), c.strides(), 0, c.dtype());
-      })
-      .def("numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, py::arg("force") = false)
-      .def("__len__", [](const Tensor& t) {
-        MT_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
-        return t.sizes()[0];
-      })
-      .def("__bool__", [](const Tensor& t) {
-        MT_CHECK(t.numel() == 1, "Boolean value of Tensor with ", t.numel() == 0 ? "no values" : "more than one value",
-                 " is ambiguous");
-        return item(t).to_bool();
-      })
-      .def("__float__", [](const Tensor& t) {
-        MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-        return item(t).to_double();
-      })
-      .def("__int__", [](const Tensor& t) {
-        MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-        return item(t).to_long();
-      })
-      .def("__index__", [](const Tensor& t) {
-        MT_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
-                      "only integer tensors of a single element can be converted to an index");
-        return item(t).to_long();
-      })
+      .def("tolist",
+           [](const Tensor& t) {
+             Tensor c = t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
+             return tolist_rec(static_cast<const char*>(c.data_ptr()), c.sizes(), c.strides(), 0, c.dtype());
+           })
+      .def(
+          "numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, py::arg("force") = false)
+      .def("__len__",
+           [](const Tensor& t) {
+             MT_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
+             return t.sizes()[0];
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             MT_CHECK(t.numel() == 1, "Boolean value of Tensor with ",
+                      t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+             return item(t).to_bool();
+           })
+      .def("__float__",
+           [](const Tensor& t) {
+             MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+             return item(t).to_double();
+           })
+      .def("__int__",
+           [](const Tensor& t) {
+             MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+             return item(t).to_long();
+           })
+      .def("__index__",
+           [](const Tensor& t) {
+             MT_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
+                           "only integer tensors of a single element can be converted to an index");
+             return item(t).to_long();
+           })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
 
   m.def("from_numpy", [](py::array arr) { return from_numpy(arr); });

@@ -17,35 +17,42 @@ _np_of = {
     _C.float32: np.float32,
     _C.float64: np.float64,
 }
+_of_np = {v: k for k, v in _np_of.items()}
 
 
 def _infer(data):
-    """The dtype PyTorch infers for Python data: bool, int64 or the default float dtype."""
-    kinds = set()
+    """The dtype PyTorch infers for Python data: Python bools, ints and floats count as bool, int64 and the
+    default float dtype; tensors, NumPy arrays and NumPy scalars bring their own dtype; all are promoted."""
+    found = []
 
     def walk(x):
         if isinstance(x, _C.Tensor):
-            kinds.add("f" if x.is_floating_point() else "b" if x.dtype == _C.bool else "i")
+            found.append(x.dtype)
+        elif isinstance(x, (np.ndarray, np.generic)):
+            if x.dtype.type not in _of_np:
+                raise TypeError(f"can't convert np.ndarray of type numpy.{x.dtype}.")
+            found.append(_of_np[x.dtype.type])
         elif isinstance(x, (list, tuple)):
             for e in x:
                 walk(e)
-        elif isinstance(x, builtins.bool) or isinstance(x, np.bool_):
-            kinds.add("b")
-        elif isinstance(x, (builtins.int, np.integer)):
-            kinds.add("i")
-        elif isinstance(x, (builtins.float, np.floating)):
-            kinds.add("f")
+        elif isinstance(x, builtins.bool):
+            found.append(_C.bool)
+        elif isinstance(x, builtins.int):
+            found.append(_C.int64)
+        elif isinstance(x, builtins.float):
+            found.append(_C.get_default_dtype())
         elif isinstance(x, complex):
             raise TypeError("complex tensors are not supported by minitorch")
         else:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
     walk(data)
-    if "f" in kinds:
+    if not found:
         return _C.get_default_dtype()
-    if "i" in kinds:
-        return _C.int64
-    return _C.bool if kinds else _C.get_default_dtype()
+    out = found[0]
+    for d in found[1:]:
+        out = _C.promote_types(out, d)
+    return out
 
 
 def _flatten_tensors(data):
@@ -58,6 +65,10 @@ def _flatten_tensors(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Copies `data` into a new tensor; dtype is inferred as PyTorch does (floats -> default dtype)."""
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"tensor(): argument 'dtype' must be minitorch.dtype, not {type(dtype).__name__}")
+    if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as a 0-dim array does
+        data = np.asarray(data)
     if isinstance(data, _C.Tensor):
         out = data.detach().to(dtype=dtype or data.dtype, device=device or data.device, copy=True)
     else:
@@ -65,15 +76,19 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             arr = data
             if dtype is None and arr.dtype.kind not in "biuf":
                 raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype}.")
+            if not arr.dtype.isnative:  # tensor() copies anyway, so it can also fix the byte order
+                arr = arr.astype(arr.dtype.newbyteorder("="))
         else:
             if dtype is None:
                 dtype = _infer(data)
             data = _flatten_tensors(data)
-            arr = np.array(data, dtype=_np_of.get(dtype, np.float32))
+            with np.errstate(over="ignore"):  # out-of-range floats become inf, silently, as in PyTorch
+                arr = np.array(data, dtype=_np_of.get(dtype, np.float32))
             if arr.dtype == object:
                 raise ValueError("expected sequence of equal-length lists")
         if dtype == _C.bfloat16:
-            out = _C.from_numpy(np.ascontiguousarray(arr, dtype=np.float32)).to(_C.bfloat16)
+            # np.array, not np.ascontiguousarray: the latter turns a 0-dim array into shape (1,)
+            out = _C.from_numpy(np.array(arr, dtype=np.float32, order="C")).to(_C.bfloat16)
         else:
             if dtype is not None:
                 arr = arr.astype(_np_of[dtype], copy=False)

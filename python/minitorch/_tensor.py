@@ -45,6 +45,13 @@ def _format(self, spec):
     return object.__format__(self, spec)
 
 
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """A copy of `data` with this tensor's dtype and device unless given (Tensor.new_tensor)."""
+    from minitorch._creation import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
 def _install_tensor_methods(cls):
     cls.__repr__ = tensor_repr
     cls.__str__ = tensor_repr
@@ -65,3 +72,4 @@ def _install_tensor_methods(cls):
     cls.byte = lambda self: self.to(_C.uint8)
     cls.bool = lambda self: self.to(_C.bool)
     cls.type_as = lambda self, other: self.to(other.dtype)
+    cls.new_tensor = _new_tensor

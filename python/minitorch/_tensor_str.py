@@ -1,4 +1,8 @@
-"""How tensors print: PyTorch's repr (tensor([1.5000, 2.0000]), summarization, dtype/device suffixes)."""
+"""How tensors print, matching PyTorch's repr: one width-aligned format per tensor (integer-valued floats as
+`1.`, fixed point with `precision` digits, or scientific when the range is large), summarization with `...`
+above `threshold` elements, and dtype/device/requires_grad suffixes."""
+
+import math
 
 import numpy as np
 
@@ -15,32 +19,21 @@ class _PrintOptions:
 
 PRINT_OPTS = _PrintOptions()
 
+_PROFILES = {
+    "default": (4, 1000, 3, 80),
+    "short": (2, 1000, 2, 80),
+    "full": (4, math.inf, 3, 80),
+}
+
 
 def set_printoptions(
     precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
 ):
     """Sets print options as torch.set_printoptions does (profile: 'default', 'short', 'full')."""
-    if profile == "default":
-        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = (
-            4,
-            1000,
-            3,
-            80,
-        )
-    elif profile == "short":
-        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = (
-            2,
-            1000,
-            2,
-            80,
-        )
-    elif profile == "full":
-        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = (
-            4,
-            float("inf"),
-            3,
-            80,
-        )
+    if profile is not None:
+        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth) = _PROFILES[
+            profile
+        ]
     if precision is not None:
         PRINT_OPTS.precision = precision
     if threshold is not None:
@@ -52,21 +45,140 @@ def set_printoptions(
     PRINT_OPTS.sci_mode = sci_mode
 
 
-def tensor_repr(self):
-    host = self.detach().cpu()
-    if host.dtype == _C.bfloat16 or host.dtype == _C.float16:
-        arr = host.float().numpy()
-    else:
-        arr = host.numpy()
-    body = np.array2string(
-        arr, separator=", ", precision=PRINT_OPTS.precision, prefix="tensor(", threshold=PRINT_OPTS.threshold
+class _Formatter:
+    """Chooses one format for every element shown, so columns line up: the widest element sets the width."""
+
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        flat = values.reshape(-1)
+        if not floating:
+            for v in flat.tolist():
+                self.width = max(self.width, len(str(v)))
+            return
+        # only nonzero finite values decide the format; 0, inf and nan print the same in every mode
+        shown = flat[np.isfinite(flat) & (flat != 0)]
+        if shown.size == 0:
+            return
+        self.int_mode = bool(np.all(shown == np.ceil(shown)))
+        mags = np.abs(shown)
+        lo, hi = float(mags.min()), float(mags.max())
+        p = PRINT_OPTS.precision
+        vals = shown.tolist()
+        if self.int_mode:
+            if hi / lo > 1000.0 or hi > 1.0e8:
+                self.sci_mode = True
+                self.width = max(len(f"{v:.{p}e}") for v in vals)
+            else:
+                self.width = max(len(f"{v:.0f}") + 1 for v in vals)  # +1 for the trailing "."
+        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+            self.sci_mode = True
+            self.width = max(len(f"{v:.{p}e}") for v in vals)
+        else:
+            self.width = max(len(f"{v:.{p}f}") for v in vals)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
+
+    def format(self, v):
+        p = PRINT_OPTS.precision
+        if not self.floating:
+            s = str(v)
+        elif self.sci_mode:
+            s = f"{v:.{p}e}"
+        elif self.int_mode:
+            s = f"{v:.0f}"
+            if math.isfinite(v):
+                s += "."
+        else:
+            s = f"{v:.{p}f}"
+        return s.rjust(self.width)
+
+
+def _summarized(a):
+    """The elements a summarized print shows (edgeitems from each end of every dim), for the formatter."""
+    e = PRINT_OPTS.edgeitems
+    if a.ndim == 0:
+        return a
+    if a.ndim == 1:
+        return np.concatenate((a[:e], a[-e:])) if a.shape[0] > 2 * e else a
+    if not e:
+        return a[(slice(0, 0),) * a.ndim]
+    rows = (
+        list(range(e)) + list(range(a.shape[0] - e, a.shape[0])) if a.shape[0] > 2 * e else range(a.shape[0])
     )
-    suffix = []
+    return np.stack([_summarized(a[i]) for i in rows])
+
+
+def _vector_str(a, indent, summarize, fmt):
+    per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.width + 2))  # ", " between elements
+    e = PRINT_OPTS.edgeitems
+    if summarize and not e:
+        data = ["..."]
+    elif summarize and a.shape[0] > 2 * e:
+        data = [fmt.format(v) for v in a[:e].tolist()] + [" ..."] + [fmt.format(v) for v in a[-e:].tolist()]
+    else:
+        data = [fmt.format(v) for v in a.tolist()]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _array_str(a, indent, summarize, fmt):
+    if a.ndim == 0:
+        return fmt.format(a.item())
+    if a.ndim == 1:
+        return _vector_str(a, indent, summarize, fmt)
+    e = PRINT_OPTS.edgeitems
+    n = a.shape[0]
+    if summarize and n > 2 * e:
+        parts = [_array_str(a[i], indent + 1, summarize, fmt) for i in range(e)] + ["..."]
+        parts += [_array_str(a[i], indent + 1, summarize, fmt) for i in range(n - e, n)]
+    else:
+        parts = [_array_str(a[i], indent + 1, summarize, fmt) for i in range(n)]
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def _host_array(t):
+    """The values as NumPy: float64 for floating dtypes (half and bfloat16 print through float), else as is."""
+    host = t.detach().cpu()
+    if host.is_floating_point():
+        return host.double().numpy()
+    return host.numpy()
+
+
+def _add_suffixes(body, suffixes, indent):
+    out = [body]
+    last_line_len = len(body) - body.rfind("\n") + 1
+    for s in suffixes:
+        if last_line_len + len(s) + 2 > PRINT_OPTS.linewidth:
+            out.append(",\n" + " " * indent + s)
+            last_line_len = indent + len(s)
+        else:
+            out.append(", " + s)
+            last_line_len += len(s) + 2
+    return "".join(out) + ")"
+
+
+def tensor_repr(self):
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
     if self.device.type != "cpu":
-        suffix.append(f"device='{self.device}'")
-    default_kinds = (_C.get_default_dtype(), _C.int64, _C.bool)
-    if self.dtype not in default_kinds or self.numel() == 0:
-        suffix.append(f"dtype={self.dtype}")
+        suffixes.append(f"device='{self.device}'")
+    if self.numel() == 0:
+        if self.dim() != 1:  # as NumPy, the shape is shown unless it is (0,)
+            suffixes.append(f"size={tuple(self.shape)}")
+        if self.dtype != _C.get_default_dtype():  # nothing to infer the dtype from
+            suffixes.append(f"dtype={self.dtype}")
+        body = "[]"
+    else:
+        if self.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool):
+            suffixes.append(f"dtype={self.dtype}")
+        arr = _host_array(self)
+        summarize = arr.size > PRINT_OPTS.threshold
+        fmt = _Formatter(_summarized(arr) if summarize else arr, self.is_floating_point())
+        body = _array_str(arr, indent, summarize, fmt)
     if self.requires_grad:
-        suffix.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

@@ -1,9 +1,10 @@
 // CPU kernels for the elementwise table: each op's functor instantiated per dtype over the shared loops.
+#include "ops/elementwise.h"
+
 #include "core/ScalarType.h"
 #include "kernels/cpu/Loops.h"
 #include "kernels/functors.h"
 #include "ops/Dispatch.h"
-#include "ops/elementwise.h"
 #include "ops/kernels.h"
 
 namespace mt {
@@ -24,9 +25,9 @@ void run_unary(const TensorIter& it, F f) {
 
 void unary_kernel(const TensorIter& it, UnaryOp op) {
   switch (op) {
-#define MT_CASE(name, F, kind)                  \
-  case UnaryOp::name:                           \
-    run_unary<Rule::kind>(it, fn::F{});         \
+#define MT_CASE(name, F, kind)          \
+  case UnaryOp::name:                   \
+    run_unary<Rule::kind>(it, fn::F{}); \
     break;
     MT_UNARY_OPS(MT_CASE)
 #undef MT_CASE
@@ -46,9 +47,9 @@ void run_binary(const TensorIter& it, F f) {
 
 void binary_kernel(const TensorIter& it, BinaryOp op) {
   switch (op) {
-#define MT_CASE(name, F, kind)                  \
-  case BinaryOp::name:                          \
-    run_binary<Rule::kind>(it, fn::F{});        \
+#define MT_CASE(name, F, kind)           \
+  case BinaryOp::name:                   \
+    run_binary<Rule::kind>(it, fn::F{}); \
     break;
     MT_BINARY_OPS(MT_CASE)
 #undef MT_CASE
@@ -67,9 +68,15 @@ void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
     using op_t = opmath_t<scalar_t>;
     cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it, [=](scalar_t x, scalar_t lo, scalar_t hi) {
       op_t v = static_cast<op_t>(x);
-      if (v != v) return x;  // NaN stays NaN
-      if (has_min && v < static_cast<op_t>(lo)) v = static_cast<op_t>(lo);
-      if (has_max && v > static_cast<op_t>(hi)) v = static_cast<op_t>(hi);
+      if (v != v) return x;  // NaN stays NaN, and so do NaN bounds (PyTorch propagates both)
+      if (has_min) {
+        op_t l = static_cast<op_t>(lo);
+        if (l != l || v < l) v = l;
+      }
+      if (has_max) {
+        op_t h = static_cast<op_t>(hi);
+        if (h != h || v > h) v = h;  // min > max gives max, as in PyTorch
+      }
       return static_cast<scalar_t>(v);
     });
   });

@@ -116,3 +116,8 @@ def manual_seed(seed):
 
 def manual_seed_all(seed):
     manual_seed(seed)
+
+
+def is_bf16_supported(including_emulation=True):
+    """bfloat16 math needs compute capability 8.0 (Ampere) or newer; False without a GPU."""
+    return is_available() and get_device_capability()[0] >= 8

@@ -1,0 +1,862 @@
+"""Elementwise ops against float64 NumPy: the op table of csrc/ops/elementwise.h over dtypes, layouts,
+broadcasting, scalars, zero-size tensors, in-place variants, type promotion and edge cases."""
+
+import math
+import subprocess
+import sys
+
+import minitorch
+import numpy as np
+import pytest
+
+from tests.utils import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    assert_matches,
+    expanded_array,
+    make_array,
+    make_tensor,
+    to_np,
+)
+
+F = FLOAT_DTYPES
+I = INT_DTYPES
+B = [minitorch.bool]
+NUM = F + I
+ANY = F + I + B
+
+_erf = np.vectorize(math.erf)
+
+
+def _gelu(x):
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def _round(x):
+    return np.round(x)
+
+
+# name -> (NumPy reference on float64/int64/bool values, dtypes, (low, high) input domain, result rule)
+# Mirrors MT_UNARY_OPS; test_table_is_complete checks the two agree.
+UNARY = {
+    "abs": (np.abs, NUM, None, "same"),
+    "neg": (np.negative, NUM, None, "same"),
+    "sign": (np.sign, NUM, None, "same"),
+    "floor": (np.floor, NUM, None, "same"),
+    "ceil": (np.ceil, NUM, None, "same"),
+    "round": (_round, NUM, None, "same"),
+    "trunc": (np.trunc, NUM, None, "same"),
+    "relu": (lambda x: np.maximum(x, 0), NUM, None, "same"),
+    "bitwise_not": (lambda x: np.invert(x), I + B, None, "same"),
+    "exp": (np.exp, ANY, None, "float"),
+    "exp2": (np.exp2, ANY, None, "float"),
+    "expm1": (np.expm1, ANY, None, "float"),
+    "log": (np.log, ANY, (0.1, 5), "float"),
+    "log2": (np.log2, ANY, (0.1, 5), "float"),
+    "log10": (np.log10, ANY, (0.1, 5), "float"),
+    "log1p": (np.log1p, ANY, (0, 5), "float"),
+    "sqrt": (np.sqrt, ANY, (0, 5), "float"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float"),
+    "reciprocal": (lambda x: 1 / x, F, (0.5, 5), "float"),
+    "sin": (np.sin, ANY, None, "float"),
+    "cos": (np.cos, ANY, None, "float"),
+    "tan": (np.tan, ANY, (-1.2, 1.2), "float"),
+    "asin": (np.arcsin, F, (-0.95, 0.95), "float"),
+    "acos": (np.arccos, F, (-0.95, 0.95), "float"),
+    "atan": (np.arctan, ANY, None, "float"),
+    "sinh": (np.sinh, ANY, None, "float"),
+    "cosh": (np.cosh, ANY, None, "float"),
+    "tanh": (np.tanh, ANY, None, "float"),
+    "erf": (_erf, ANY, None, "float"),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float"),
+    "gelu": (_gelu, F, None, "float"),
+    "gelu_tanh": (_gelu_tanh, F, None, "float"),
+    "silu": (lambda x: x / (1 + np.exp(-x)), F, None, "float"),
+    "mish": (lambda x: x * np.tanh(np.log1p(np.exp(x))), F, None, "float"),
+    "logical_not": (np.logical_not, ANY, None, "bool"),
+    "isnan": (np.isnan, ANY, None, "bool"),
+    "isinf": (np.isinf, ANY, None, "bool"),
+    "isfinite": (np.isfinite, ANY, None, "bool"),
+}
+
+
+def _floor_div(a, b):
+    return np.floor_divide(a, b)
+
+
+# Mirrors MT_BINARY_OPS: (reference, dtypes, domain of b, result rule)
+BINARY = {
+    "add": (np.add, NUM, None, "arith"),
+    "sub": (np.subtract, NUM, None, "arith"),
+    "mul": (np.multiply, ANY, None, "arith"),
+    "div": (np.true_divide, NUM, "nonzero", "div"),
+    "floor_divide": (_floor_div, NUM, "nonzero", "arith"),
+    "trunc_divide": (lambda a, b: np.trunc(a / b), NUM, "nonzero", "arith"),
+    "remainder": (np.remainder, NUM, "nonzero", "arith"),
+    "fmod": (np.fmod, NUM, "nonzero", "arith"),
+    "pow": (np.power, NUM, "pow", "arith"),
+    "maximum": (np.maximum, ANY, None, "arith"),
+    "minimum": (np.minimum, ANY, None, "arith"),
+    "atan2": (np.arctan2, NUM, None, "div"),
+    "eq": (np.equal, ANY, None, "bool"),
+    "ne": (np.not_equal, ANY, None, "bool"),
+    "lt": (np.less, ANY, None, "bool"),
+    "le": (np.less_equal, ANY, None, "bool"),
+    "gt": (np.greater, ANY, None, "bool"),
+    "ge": (np.greater_equal, ANY, None, "bool"),
+    "logical_and": (np.logical_and, ANY, None, "bool"),
+    "logical_or": (np.logical_or, ANY, None, "bool"),
+    "logical_xor": (np.logical_xor, ANY, None, "bool"),
+    "bitwise_and": (np.bitwise_and, I + B, None, "arith"),
+    "bitwise_or": (np.bitwise_or, I + B, None, "arith"),
+    "bitwise_xor": (np.bitwise_xor, I + B, None, "arith"),
+}
+
+
+def _header_ops(macro):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "csrc/ops/elementwise.h").read_text()
+    body = text.split(f"#define {macro}(_)")[1].split("\n\n")[0]
+    return re.findall(r"_\((\w+),", body)
+
+
+def test_table_is_complete():
+    assert _header_ops("MT_UNARY_OPS") == list(UNARY)
+    assert _header_ops("MT_BINARY_OPS") == list(BINARY)
+
+
+LAYOUTS = ["contiguous", "transposed", "expanded", "strided"]
+
+
+def _make(arr, dtype, device, layout):
+    """make_tensor, with "strided" built by as_strided (every other element of a larger buffer, offset 1),
+    since tests.utils' strided layout needs __getitem__."""
+    if layout != "strided":
+        return make_tensor(arr, dtype, device, layout)
+    arr = np.asarray(arr)
+    big = np.zeros(2 * arr.size + 1, dtype=arr.dtype)
+    big[1::2] = arr.ravel()
+    strides = [2 * int(np.prod(arr.shape[i + 1 :])) for i in range(arr.ndim)]
+    t = minitorch.as_strided(minitorch.tensor(big, dtype=dtype, device=device), arr.shape, strides, 1)
+    assert not t.is_contiguous()
+    return t
+
+
+def _result_dtype(rule, dtype):
+    if rule == "bool":
+        return minitorch.bool
+    if rule in ("float", "div") and not dtype.is_floating_point:
+        return minitorch.get_default_dtype()
+    return dtype
+
+
+def _input(dtype, shape, rng, domain):
+    if domain is None:
+        return make_array(shape, dtype, rng)
+    lo, hi = domain
+    if dtype == minitorch.bool:
+        return rng.random(shape) > 0.5 if lo <= 0 else np.ones(shape, dtype=bool)
+    if dtype in INT_DTYPES:
+        return rng.integers(
+            max(math.ceil(lo), 0 if dtype == minitorch.uint8 else -10), max(int(hi), 1) + 1, size=shape
+        ).astype(np.int64)
+    return make_array(shape, dtype, rng, lo, hi)
+
+
+def _np_ref(ref, *arrs, dtype):
+    """Reference in float64 (bool/integers keep integer semantics)."""
+    if dtype.is_floating_point:
+        arrs = [np.asarray(a, dtype=np.float64) for a in arrs]
+    with np.errstate(all="ignore"):
+        return ref(*arrs)
+
+
+def _tol(rule, dtype, name):
+    out = _result_dtype(rule, dtype)
+    if out == minitorch.bool or not out.is_floating_point:
+        return {}
+    # the result is rounded to out's precision, so references of the rounded inputs differ by a few ulps
+    if name in ("tan", "exp", "exp2", "sinh", "cosh", "pow", "expm1", "mish") and out in (
+        minitorch.float16,
+        minitorch.bfloat16,
+    ):
+        r = {minitorch.float16: 4e-3, minitorch.bfloat16: 2e-2}[out]
+        return {"rtol": r, "atol": r}
+    return {}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary(name, dtype, layout, device):
+    ref, dtypes, domain, rule = UNARY[name]
+    if dtype not in dtypes:
+        pytest.skip("dtype not supported by op")
+    rng = np.random.default_rng(0)
+    arr = _input(dtype, (3, 4), rng, domain)
+    if layout == "expanded":
+        arr = expanded_array(arr)
+    x = _make(arr, dtype, device, layout)
+    out = getattr(minitorch, name)(x)
+    assert out.dtype == _result_dtype(rule, dtype)
+    assert out.shape == (3, 4)
+    expect = _np_ref(ref, arr, dtype=_result_dtype("float", dtype) if rule == "float" else dtype)
+    assert_matches(out, expect, **_tol(rule, dtype, name))
+    # the method spelling is the same op
+    assert_matches(getattr(x, name)(), expect, **_tol(rule, dtype, name))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary_inplace_and_empty(name, dtype, device):
+    ref, dtypes, domain, rule = UNARY[name]
+    if dtype not in dtypes:
+        pytest.skip("dtype not supported by op")
+    empty = minitorch.empty(0, 3, dtype=dtype, device=device)
+    out = getattr(minitorch, name)(empty)
+    assert out.shape == (0, 3) and out.dtype == _result_dtype(rule, dtype)
+    rng = np.random.default_rng(1)
+    arr = _input(dtype, (5,), rng, domain)
+    x = make_tensor(arr, dtype, device)
+    out_dt = _result_dtype(rule, dtype)
+    if minitorch.can_cast(out_dt, dtype):
+        r = getattr(x, name + "_")()
+        assert r is x and x.dtype == dtype
+        expect = _np_ref(ref, arr, dtype=dtype)
+        if out_dt != dtype:
+            expect = expect.astype(np.float64 if dtype.is_floating_point else bool)
+        assert_matches(x, expect, **_tol(rule, dtype, name))
+    else:
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            getattr(x, name + "_")()
+
+
+def _binary_inputs(name, dtype, shape_a, shape_b, rng, domain):
+    a = make_array(shape_a, dtype, rng)
+    b = make_array(shape_b, dtype, rng)
+    if domain == "nonzero":
+        if dtype == minitorch.bool:
+            b = np.ones(shape_b, dtype=bool)
+        else:
+            b = np.where(b == 0, 1, b).astype(b.dtype)
+    elif domain == "pow":
+        if dtype in INT_DTYPES or dtype == minitorch.bool:
+            b = np.abs(b).astype(b.dtype) if dtype != minitorch.uint8 else b
+            b = np.minimum(b, 3).astype(b.dtype)
+        else:
+            a = np.abs(a) + 0.5 if dtype != minitorch.bfloat16 else make_array(shape_a, dtype, rng, 0.5, 3)
+            a = make_array(shape_a, dtype, rng, 0.5, 3)
+    return a, b
+
+
+def _binary_ref(name, a, b, dtype):
+    ref = BINARY[name][0]
+    if dtype.is_floating_point or BINARY[name][3] == "div":
+        return _np_ref(ref, np.asarray(a, np.float64), np.asarray(b, np.float64), dtype=minitorch.float64)
+    if dtype == minitorch.bool:
+        with np.errstate(all="ignore"):
+            return ref(a, b)
+    np_dt = {
+        minitorch.int64: np.int64,
+        minitorch.int32: np.int32,
+        minitorch.int16: np.int16,
+        minitorch.int8: np.int8,
+        minitorch.uint8: np.uint8,
+    }[dtype]
+    with np.errstate(all="ignore"):
+        return ref(np.asarray(a, np_dt), np.asarray(b, np_dt))
+
+
+SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (3, 4)), ((3, 4), ()), ((0, 4), (1, 4))]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_binary(name, dtype, layout, device):
+    _ref, dtypes, domain, rule = BINARY[name]
+    if dtype not in dtypes:
+        pytest.skip("dtype not supported by op")
+    rng = np.random.default_rng(2)
+    a, b = _binary_inputs(name, dtype, (3, 4), (3, 4), rng, domain)
+    if layout == "expanded":
+        a = expanded_array(a)
+    x = _make(a, dtype, device, layout)
+    y = make_tensor(b, dtype, device)
+    out = getattr(minitorch, name)(x, y)
+    assert out.dtype == _result_dtype(rule, dtype)
+    assert_matches(out, _binary_ref(name, a, b, dtype), **_tol(rule, dtype, name))
+    assert_matches(getattr(x, name)(y), _binary_ref(name, a, b, dtype), **_tol(rule, dtype, name))
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int64, minitorch.float16], ids=str)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_binary_broadcast(name, dtype, shapes, device):
+    _ref, dtypes, domain, rule = BINARY[name]
+    if dtype not in dtypes:
+        pytest.skip("dtype not supported by op")
+    rng = np.random.default_rng(3)
+    a, b = _binary_inputs(name, dtype, shapes[0], shapes[1], rng, domain)
+    out = getattr(minitorch, name)(make_tensor(a, dtype, device), make_tensor(b, dtype, device))
+    expect = _binary_ref(name, a, b, dtype)
+    assert out.shape == np.shape(expect)
+    assert_matches(out, expect, **_tol(rule, dtype, name))
+
+
+@pytest.mark.parametrize(
+    "dtype", [minitorch.float32, minitorch.int64, minitorch.int32, minitorch.float64], ids=str
+)
+@pytest.mark.parametrize("name", [n for n in BINARY if not n.startswith("bitwise")])
+def test_binary_python_scalars(name, dtype, device):
+    _ref, _dtypes, domain, rule = BINARY[name]
+    rng = np.random.default_rng(4)
+    a, _ = _binary_inputs(name, dtype, (2, 3), (2, 3), rng, domain)
+    if domain == "pow" and not dtype.is_floating_point:
+        a = np.abs(a)
+    x = make_tensor(a, dtype, device)
+    s = 2
+    out = getattr(minitorch, name)(x, s)
+    assert out.dtype == _result_dtype(rule, dtype)
+    assert_matches(out, _binary_ref(name, a, np.full_like(a, s), dtype))
+    # scalar on the left (through the operator when one exists, else the functional form)
+    out = getattr(minitorch, name)(s, x) if domain is None or dtype.is_floating_point else None
+    if out is not None:
+        assert_matches(out, _binary_ref(name, np.full_like(a, s), a, dtype))
+
+
+def test_operators(device):
+    a = np.array([[1.5, -2.0, 3.0]])
+    b = np.array([[2.0], [-4.0]])
+    x, y = minitorch.tensor(a, device=device), minitorch.tensor(b, device=device)
+    for op in [
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__floordiv__",
+        "__mod__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__eq__",
+        "__ne__",
+    ]:
+        assert_matches(getattr(x, op)(y), getattr(a, op)(b))
+        assert_matches(getattr(x, op)(2.5), getattr(a, op)(2.5))
+    for op in ["__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__", "__rpow__"]:
+        assert_matches(getattr(x, op)(2.5), getattr(a, op)(2.5))
+    assert_matches(3 - x, 3 - a)
+    assert_matches(2**x, 2**a)
+    assert_matches(-x, -a)
+    assert_matches(abs(x), abs(a))
+    assert_matches(x**2, a**2)
+    i = minitorch.tensor([5, 6, 12], device=device)
+    assert_matches(i & 3, np.array([5, 6, 12]) & 3)
+    assert_matches(i | 3, np.array([5, 6, 12]) | 3)
+    assert_matches(i ^ 3, np.array([5, 6, 12]) ^ 3)
+    assert_matches(~i, ~np.array([5, 6, 12]))
+    m = minitorch.tensor([True, False], device=device)
+    assert to_np(~m).tolist() == [False, True]
+    # ndarray on the left defers to the tensor
+    r = np.array([1.0, 2.0]) + minitorch.tensor([1.0, 2.0], device=device)
+    assert (
+        isinstance(r, minitorch.Tensor) and r.dtype is minitorch.float64 and to_np(r).tolist() == [2.0, 4.0]
+    )
+    r = minitorch.tensor([1.0, 2.0], device=device) * np.array([3.0, 4.0], dtype=np.float32)
+    assert isinstance(r, minitorch.Tensor) and to_np(r).tolist() == [3.0, 8.0]
+    with pytest.raises(TypeError):
+        x + "a"
+    with pytest.raises(TypeError):
+        x + None
+
+
+def test_alpha_and_rounding_mode(device):
+    a = minitorch.tensor([7.0, -7.0, 5.0], device=device)
+    b = minitorch.tensor([2.0, 2.0, -3.0], device=device)
+    assert_matches(minitorch.add(a, b, alpha=2), [11.0, -3.0, -1.0])
+    assert_matches(minitorch.sub(a, b, alpha=0.5), [6.0, -8.0, 6.5])
+    assert_matches(a.add(b, alpha=2), [11.0, -3.0, -1.0])
+    assert_matches(minitorch.div(a, b, rounding_mode="trunc"), [3.0, -3.0, -1.0])
+    assert_matches(minitorch.div(a, b, rounding_mode="floor"), [3.0, -4.0, -2.0])
+    assert_matches(minitorch.rsub(a, 1), [-6.0, 8.0, -4.0])
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        minitorch.div(a, b, rounding_mode="round")
+    c = a.clone()
+    c.add_(b, alpha=3)
+    assert_matches(c, [13.0, -1.0, -4.0])
+    c.sub_(b, alpha=3)
+    assert_matches(c, [7.0, -7.0, 5.0])
+    c.div_(b, rounding_mode="floor")
+    assert_matches(c, [3.0, -4.0, -2.0])
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        c.div_(b, rounding_mode="bad")
+
+
+# ---- in place
+
+
+def test_inplace_ops(device):
+    x = minitorch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device=device)
+    base = x.numpy().copy() if device == "cpu" else to_np(x)
+    y = x
+    x += 1
+    assert x is y
+    x *= minitorch.tensor([1.0, 2.0, 3.0], device=device)
+    x -= 0.5
+    x /= 2
+    assert_matches(x, ((base + 1) * np.array([1.0, 2.0, 3.0]) - 0.5) / 2)
+    v0 = x._version
+    x.mul_(2)
+    assert x._version > v0
+    # in-place on a non-contiguous view writes through to the base
+    b = minitorch.zeros(3, 2, device=device)
+    b.t().add_(minitorch.tensor([1.0, 2.0], device=device).unsqueeze(1))
+    assert to_np(b).tolist() == [[1.0, 2.0]] * 3
+
+
+def test_inplace_errors(device):
+    i = minitorch.tensor([1, 2, 3], device=device)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        i += 1.5
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        i.div_(2)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        i.sqrt_()
+    x = minitorch.zeros(3, device=device)
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"
+    ):
+        x.add_(minitorch.ones(2, 3, device=device))
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"
+    ):
+        x.clamp_(min=minitorch.ones(2, 3, device=device))
+    b = minitorch.tensor([True, False], device=device)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        b += 1
+    # int in place with an int result is fine
+    i *= 2
+    assert to_np(i).tolist() == [2, 4, 6] and i.dtype == minitorch.int64
+    # a float tensor absorbs an integer operand
+    f = minitorch.ones(2, dtype=minitorch.float16, device=device)
+    f += minitorch.tensor([1, 2], device=device)
+    assert f.dtype == minitorch.float16 and to_np(f).tolist() == [2.0, 3.0]
+
+
+# ---- type promotion
+
+P = minitorch
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda d: P.tensor([1, 2], device=d) + 1.5, P.float32),
+        (lambda d: P.tensor([1, 2], device=d) / P.tensor([2, 2], device=d), P.float32),
+        (lambda d: P.tensor([True], device=d) + P.tensor([True], device=d), P.bool),
+        (lambda d: P.tensor([True], device=d) + P.tensor([1], device=d), P.int64),
+        (lambda d: P.tensor([1], dtype=P.uint8, device=d) + P.tensor([1], dtype=P.int8, device=d), P.int16),
+        (lambda d: P.tensor([1], dtype=P.int32, device=d) + 5, P.int32),
+        (lambda d: P.tensor([1], dtype=P.int32, device=d) + P.tensor(5, device=d), P.int32),
+        (
+            lambda d: P.tensor([1], dtype=P.float16, device=d) + P.tensor(1.0, dtype=P.float64, device=d),
+            P.float16,
+        ),
+        (lambda d: P.tensor([1], device=d) + P.tensor(1.0, device=d), P.float32),
+        (lambda d: P.tensor([1], dtype=P.int8, device=d) + P.tensor(1000, device=d), P.int8),
+        (lambda d: P.tensor([True], device=d) + 1, P.int64),
+        (lambda d: P.tensor([True], device=d) * 1.5, P.float32),
+        (lambda d: P.tensor(1, device=d) + 1.5, P.float32),
+        (
+            lambda d: P.tensor(1.0, dtype=P.float64, device=d) + P.tensor([1], dtype=P.int32, device=d),
+            P.float64,
+        ),
+        (
+            lambda d: (
+                P.tensor([1.0], dtype=P.bfloat16, device=d) + P.tensor([1.0], dtype=P.float16, device=d)
+            ),
+            P.float32,
+        ),
+        (lambda d: P.tensor([1.0], dtype=P.float64, device=d) + 1, P.float64),
+        (lambda d: P.tensor([1], device=d) < 1.5, P.bool),
+        (lambda d: P.tensor([1], dtype=P.int16, device=d).sqrt(), P.float32),
+        (lambda d: P.atan2(P.tensor([1], device=d), P.tensor([1], device=d)), P.float32),
+        (lambda d: P.tensor([3], device=d) // 2, P.int64),
+        (lambda d: P.tensor([3], device=d) ** 2, P.int64),
+        (lambda d: P.tensor([3], device=d) ** 0.5, P.float32),
+        (lambda d: 2 ** P.tensor([3], device=d), P.int64),
+    ],
+)
+def test_type_promotion(make, expected, device):
+    assert make(device).dtype is expected
+
+
+def test_result_type():
+    t = P.tensor
+    assert P.result_type(t([1, 2]), 1.0) is P.float32
+    assert P.result_type(t([1], dtype=P.uint8), t([1], dtype=P.int8)) is P.int16
+    assert P.result_type(t([1.0], dtype=P.float16), t(1.0, dtype=P.float64)) is P.float16
+    assert P.result_type(t([1]), t(1.0)) is P.float32
+    assert P.result_type(t([1], dtype=P.int32), 5) is P.int32
+    assert P.result_type(t([True]), True) is P.bool
+    assert P.result_type(2, 3.0) is P.float32
+    assert P.promote_types(P.uint8, P.int8) is P.int16
+    assert P.promote_types(P.bfloat16, P.float16) is P.float32
+    assert P.promote_types(P.bool, P.float16) is P.float16
+    assert P.can_cast(P.int32, P.float16) and not P.can_cast(P.float32, P.int64)
+    assert not P.can_cast(P.int64, P.bool)
+
+
+def test_default_dtype_changes_promotion():
+    P.set_default_dtype(P.float64)
+    try:
+        assert (P.tensor([1, 2]) * 0.5).dtype is P.float64
+        assert P.tensor([1.0]).dtype is P.float64
+        assert P.tensor([1], dtype=P.float32).add(1.5).dtype is P.float32
+    finally:
+        P.set_default_dtype(P.float32)
+
+
+def test_mixed_dtype_values(device):
+    a = P.tensor([1, 2, 3], dtype=P.uint8, device=device)
+    b = P.tensor([-1, -2, -3], dtype=P.int8, device=device)
+    out = a + b
+    assert out.dtype is P.int16 and to_np(out).tolist() == [0, 0, 0]
+    f = P.tensor([0.5, 1.5], dtype=P.float16, device=device) + P.tensor(2.25, dtype=P.float64, device=device)
+    assert f.dtype is P.float16 and to_np(f).tolist() == [2.75, 3.75]
+    assert to_np(P.tensor([7, 8], device=device) / P.tensor([2, 4], device=device)).tolist() == [3.5, 2.0]
+
+
+# ---- clamp / where / masked_fill / activations
+
+
+def test_clamp(device):
+    a = np.array([-3.0, -1.0, 0.0, 2.0, 5.0, np.nan])
+    x = P.tensor(a, device=device)
+    assert_matches(P.clamp(x, -1, 2), np.clip(a, -1, 2))
+    assert_matches(x.clamp(min=0), np.where(np.isnan(a), np.nan, np.maximum(a, 0)))
+    assert_matches(x.clamp(max=0), np.where(np.isnan(a), np.nan, np.minimum(a, 0)))
+    assert_matches(x.clip(-1, 1), np.clip(a, -1, 1))
+    assert_matches(P.clamp_min(x, 1.0), np.clip(a, 1, None))
+    assert_matches(P.clamp_max(x, 1.0), np.clip(a, None, 1))
+    lo = P.tensor([0.0, 0.0, 1.0, 1.0, 1.0, 1.0], device=device)
+    hi = P.tensor(3.0, device=device)
+    assert_matches(P.clamp(x, lo, hi), np.clip(a, to_np(lo), 3.0))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        P.clamp(x)
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        x.clamp(None, None)
+    i = P.tensor([-5, 0, 5], device=device)
+    assert P.clamp(i, -1, 1).dtype is P.int64
+    assert P.clamp(i, -1.5, 1.5).dtype is P.float32
+    assert_matches(P.clamp(i, -1.5, 1.5), [-1.5, 0, 1.5])
+    y = x.clone()
+    r = y.clamp_(0, 1)
+    assert r is y
+    assert_matches(y, np.clip(a, 0, 1))
+    # broadcasting bounds
+    m = P.zeros(2, 3, device=device)
+    assert P.clamp(m, min=P.ones(3, 1, 1, device=device)).shape == (3, 2, 3)
+    # min > max: everything equals max, as in PyTorch
+    assert to_np(P.clamp(P.tensor([0.0, 5.0], device=device), 3, 1)).tolist() == [1.0, 1.0]
+    # zero size
+    assert P.clamp(P.empty(0, device=device), 0, 1).shape == (0,)
+
+
+def test_where(device):
+    c = P.tensor([[True, False, True]], device=device)
+    a = P.tensor([[1.0], [2.0]], device=device)
+    b = P.tensor([10, 20, 30], device=device)
+    out = P.where(c, a, b)
+    assert out.dtype is P.float32 and out.shape == (2, 3)
+    assert to_np(out).tolist() == [[1, 20, 1], [2, 20, 2]]
+    assert to_np(P.where(c, 1.5, 0)).tolist() == [[1.5, 0.0, 1.5]]
+    assert P.where(c, 1, 0).dtype is P.int64
+    assert P.where(c, P.tensor([1], dtype=P.int32, device=device), 0).dtype is P.int32
+    assert P.where(c, P.tensor([1], dtype=P.float16, device=device), 2.0).dtype is P.float16
+    assert to_np(a.where(a > 1.5, 0.0)).tolist() == [[0.0], [2.0]]
+    with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+        P.where(P.tensor([1, 0], device=device), a, b)
+    with pytest.raises(RuntimeError):
+        P.where(P.tensor([True, False], device=device), P.ones(3, device=device), 0.0)
+
+
+def test_masked_fill(device):
+    x = P.arange(6.0, device=device).reshape(2, 3)
+    mask = P.tensor([True, False, True], device=device)
+    out = x.masked_fill(mask, -1.0)
+    assert to_np(out).tolist() == [[-1, 1, -1], [-1, 4, -1]]
+    assert to_np(x).tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert to_np(P.masked_fill(x, mask, P.tensor(7.0, device=device))).tolist() == [[7, 1, 7], [7, 4, 7]]
+    i = P.arange(3, device=device)
+    i.masked_fill_(mask, 9)
+    assert to_np(i).tolist() == [9, 1, 9] and i.dtype is P.int64
+    with pytest.raises(RuntimeError, match="only supports boolean masks"):
+        x.masked_fill(P.tensor([1, 0, 1], device=device), 0.0)
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        x.masked_fill(mask, P.tensor([1.0], device=device))
+    with pytest.raises(RuntimeError):
+        P.zeros(3, device=device).masked_fill_(P.ones(2, 3, dtype=P.bool, device=device), 1.0)
+
+
+def test_activations(device):
+    a = np.linspace(-30, 30, 13)
+    x = P.tensor(a, dtype=P.float64, device=device)
+    assert_matches(P.softplus(x), np.where(a > 20, a, np.log1p(np.exp(a))))
+    assert_matches(
+        P.softplus(x, beta=2.0, threshold=5.0), np.where(2 * a > 5, a, np.log1p(np.exp(2 * a)) / 2)
+    )
+    assert_matches(P.leaky_relu(x), np.where(a > 0, a, 0.01 * a))
+    assert_matches(P.leaky_relu(x, 0.2), np.where(a > 0, a, 0.2 * a))
+    assert P.softplus(P.tensor([1, 2], device=device)).dtype is P.float32
+    s = P.tensor([0.0, 1.0, 2.0], device=device)
+    e = P.tensor([10.0, 11.0, 12.0], device=device)
+    assert_matches(P.lerp(s, e, 0.5), [5.0, 6.0, 7.0])
+    assert_matches(s.lerp(e, P.tensor([0.0, 0.5, 1.0], device=device)), [0.0, 6.0, 12.0])
+    assert_matches(P.sigmoid(P.tensor([-1000.0, 1000.0], device=device)), [0.0, 1.0])
+
+
+# ---- division and pow edge cases
+
+
+def test_float_division_by_zero(device):
+    a = np.array([1.0, -1.0, 0.0, 5.5])
+    z = np.zeros(4)
+    x, y = P.tensor(a, device=device), P.tensor(z, device=device)
+    with np.errstate(all="ignore"):
+        assert_matches(x / y, a / z)
+        assert_matches(x // y, np.floor_divide(a, z))
+        assert_matches(x % y, np.remainder(a, z))
+        assert_matches(P.fmod(x, y), np.fmod(a, z))
+        assert_matches(x // 0.0, np.floor_divide(a, 0.0))
+        assert_matches(P.tensor([1, 0], device=device) / 0, np.array([1.0, 0.0]) / 0)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+def test_integer_division_by_zero(dtype, device):
+    x = P.tensor([5, 6], dtype=dtype, device=device)
+    z = P.tensor([1, 0], dtype=dtype, device=device)
+    for f in (
+        lambda: x // z,
+        lambda: x % z,
+        lambda: P.fmod(x, z),
+        lambda: x // 0,
+        lambda: x % 0,
+        lambda: P.div(x, z, rounding_mode="trunc"),
+        lambda: P.div(x, z, rounding_mode="floor"),
+    ):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            f()
+    y = x.clone()
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        y //= 0
+    # true division of integers is float: no error
+    assert to_np(x / z).tolist() == [5.0, math.inf]
+
+
+def test_int_min_division_in_subprocess():
+    code = """
+import minitorch
+for dt, lo in [(minitorch.int64, -2**63), (minitorch.int32, -2**31), (minitorch.int16, -2**15), (minitorch.int8, -128)]:
+    x = minitorch.tensor([lo, 7, -7], dtype=dt)
+    d = minitorch.tensor([-1, -1, 2], dtype=dt)
+    q = (x // d).tolist(); r = (x % d).tolist(); f = minitorch.fmod(x, d).tolist()
+    t = minitorch.div(x, d, rounding_mode='trunc').tolist()
+    assert q[0] == lo and r[0] == 0 and f[0] == 0 and t[0] == lo, (q, r, f, t)
+    assert q[1:] == [-7, -4] and r[1:] == [0, 1] and f[1:] == [0, -1] and t[1:] == [-7, -3], (q, r, f, t)
+print('ok')
+"""
+    r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+
+
+def test_integer_floor_and_remainder_signs(device):
+    a = np.array([7, -7, 7, -7, 0])
+    b = np.array([2, 2, -2, -2, 3])
+    x, y = P.tensor(a, device=device), P.tensor(b, device=device)
+    assert to_np(x // y).tolist() == (a // b).tolist()
+    assert to_np(x % y).tolist() == (a % b).tolist()
+    assert to_np(P.fmod(x, y)).tolist() == np.fmod(a, b).tolist()
+    assert to_np(P.div(x, y, rounding_mode="trunc")).tolist() == np.trunc(a / b).astype(int).tolist()
+    u = P.tensor([200, 7], dtype=P.uint8, device=device)
+    assert to_np(u // P.tensor([3, 2], dtype=P.uint8, device=device)).tolist() == [66, 3]
+
+
+def test_pow_edge_cases(device):
+    x = P.tensor([2, 3, -2], device=device)
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        x**-1
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        P.pow(x, P.tensor([1, -1, 2], device=device))
+    assert to_np(x**0).tolist() == [1, 1, 1]
+    assert to_np(x**3).tolist() == [8, 27, -8]
+    assert_matches(x.float() ** -1, [0.5, 1 / 3, -0.5])
+    assert_matches(x**-1.0, [0.5, 1 / 3, -0.5])
+    assert_matches(P.tensor([-8.0], device=device) ** 0.5, [np.nan])
+    assert_matches(2.0 ** P.tensor([-1, 2], device=device), [0.5, 4.0])
+
+
+def test_nan_propagation(device):
+    a = np.array([np.nan, 1.0, -2.0, np.nan])
+    b = np.array([0.0, np.nan, -3.0, np.nan])
+    x, y = P.tensor(a, device=device), P.tensor(b, device=device)
+    assert_matches(P.maximum(x, y), np.maximum(a, b))
+    assert_matches(P.minimum(x, y), np.minimum(a, b))
+    assert_matches(P.relu(x), [np.nan, 1.0, 0.0, np.nan])
+    assert_matches(P.clamp(x, 0, 1), [np.nan, 1.0, 0.0, np.nan])
+    assert_matches(P.clamp(P.tensor([0.5], device=device), P.tensor([np.nan], device=device)), [np.nan])
+    assert to_np(x == x).tolist() == [False, True, True, False]  # noqa: PLR0124
+    assert to_np(x != x).tolist() == [True, False, False, True]  # noqa: PLR0124
+    h = P.tensor([np.nan, 1.0], dtype=P.float16, device=device)
+    assert_matches(P.maximum(h, P.tensor([0.0, 2.0], dtype=P.float16, device=device)), [np.nan, 2.0])
+
+
+def test_bad_dtypes(device):
+    f = P.tensor([1.0], device=device)
+    with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+        f & f
+    with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+        ~f  # noqa: B018
+    b = P.tensor([True], device=device)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+        b - b
+    with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor"):
+        -b  # noqa: B018
+
+
+def test_large_and_noncontiguous(device):
+    # large enough for the threaded path, with a transposed and an expanded operand
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((300, 257))
+    b = rng.standard_normal((257, 300))
+    x = P.tensor(a, device=device)
+    y = P.tensor(b, device=device).t()
+    assert_matches(x * y + 1, a * b.T + 1)
+    assert_matches(P.exp(y), np.exp(b.T))
+    row = P.tensor(a[:1], device=device).expand(300, 257)
+    assert_matches(row - x, a[:1] - a)
+    s = P.as_strided(P.tensor(a, device=device), (100, 50), (514, 3), 1)
+    ref = np.lib.stride_tricks.as_strided(a.ravel()[1:], (100, 50), (514 * 8, 24))
+    assert_matches(P.sin(s), np.sin(ref))
+    n = P.tensor(a, device=device).narrow(1, 5, 100).t()
+    assert_matches(n * 2, a[:, 5:105].T * 2)
+
+
+def test_inplace_into_expanded_tensor_raises(device):
+    msg = "more than one element of the written-to tensor refers to a single memory location"
+    e = minitorch.zeros(3, device=device).expand(2, 3)
+    for f in (
+        lambda: e.add_(1),
+        lambda: e.mul_(e),
+        lambda: e.copy_(minitorch.ones(2, 3, device=device)),
+        lambda: e.sqrt_(),
+        lambda: e.clamp_(0, 1),
+        lambda: e.masked_fill_(e > 0, 1.0),
+    ):
+        with pytest.raises(RuntimeError, match=msg):
+            f()
+    assert to_np(e).tolist() == [[0.0] * 3] * 2
+    # a size-1 dim with stride 0 is not an overlap
+    ok = minitorch.zeros(1, 3, device=device).expand(1, 3)
+    ok.add_(1)
+    assert to_np(ok).tolist() == [[1.0] * 3]
+
+
+def test_inplace_with_aliased_input(device):
+    # the other operand overlaps self without being the same view: the result is the out-of-place one
+    a = minitorch.arange(9.0, device=device).view(3, 3)
+    a.add_(a.t())
+    ref = np.arange(9.0).reshape(3, 3)
+    assert to_np(a).tolist() == (ref + ref.T).tolist()
+    c = minitorch.arange(6.0, device=device)
+    c.narrow(0, 1, 5).add_(c.narrow(0, 0, 5))
+    assert to_np(c).tolist() == [0.0, 1.0, 3.0, 5.0, 7.0, 9.0]
+    d = minitorch.arange(6.0, device=device)
+    d.narrow(0, 1, 5).copy_(d.narrow(0, 0, 5))
+    assert to_np(d).tolist() == [0.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+    e = minitorch.arange(4.0, device=device).view(2, 2)
+    e.t().copy_(e)
+    assert to_np(e).tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    f = minitorch.arange(4.0, device=device)
+    f.mul_(f)  # the very same view is fine in place
+    assert to_np(f).tolist() == [0.0, 1.0, 4.0, 9.0]
+
+
+def _torch_promote(a, b):
+    """PyTorch's promote_types, stated as rules: floats beat integers and keep their own width; two floats give
+    the wider (bfloat16 with float16 gives float32); two integers follow NumPy; bool is the lowest."""
+    if a == b:
+        return a
+    if a == minitorch.bool:
+        return b
+    if b == minitorch.bool:
+        return a
+    fa, fb = a.is_floating_point, b.is_floating_point
+    if fa and not fb:
+        return a
+    if fb and not fa:
+        return b
+    if fa and fb:
+        if {a, b} == {minitorch.bfloat16, minitorch.float16}:
+            return minitorch.float32
+        return a if a.itemsize > b.itemsize else b
+    from tests.utils import NP_OF
+
+    np_res = np.promote_types(NP_OF[a], NP_OF[b])
+    return {v: k for k, v in NP_OF.items()}[np_res.type]
+
+
+@pytest.mark.parametrize("a", ALL_DTYPES, ids=str)
+def test_promote_types_table(a):
+    for b in ALL_DTYPES:
+        expected = _torch_promote(a, b)
+        assert minitorch.promote_types(a, b) is expected, (a, b)
+        x = minitorch.ones(2, dtype=a)
+        y = minitorch.ones(2, dtype=b)
+        assert (x * y).dtype is expected, (a, b)
+        assert minitorch.result_type(x, y) is expected
+
+
+def test_large_inplace_and_conversions(device):
+    # sizes past the parallel grain, with non-contiguous self and broadcast operands
+    rng = np.random.default_rng(6)
+    b = rng.standard_normal((1024, 768)).astype(np.float32)
+    x = minitorch.tensor(b, device=device)
+    x.t().add_(1.0)
+    x.mul_(minitorch.tensor(b[:1], device=device))
+    assert_matches(x, (b + 1) * b[:1])
+    y = minitorch.tensor(b, device=device).t()
+    assert_matches(y.to(minitorch.int32), b.T.astype(np.int32))
+    assert_matches(y.half(), b.T.astype(np.float16))
+    assert_matches(y.contiguous(), b.T)
+    p = rng.standard_normal((3, 4, 5, 6, 7))
+    tp = minitorch.tensor(p, device=device).permute(4, 2, 0, 3, 1)
+    assert_matches(tp + 1, p.transpose(4, 2, 0, 3, 1) + 1)
+    a6 = rng.standard_normal((7, 1, 5, 3, 1, 11))
+    b6 = rng.standard_normal((1, 4, 5, 1, 6, 11))
+    assert_matches(minitorch.tensor(a6, device=device) * minitorch.tensor(b6, device=device), a6 * b6)
+
+
+def test_alpha_checks(device):
+    i = minitorch.tensor([1, 2], device=device)
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        minitorch.add(i, i, alpha=0.5)
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        i.sub_(i, alpha=0.5)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        minitorch.add(i, 1, alpha=True)
+    assert to_np(minitorch.add(i, i, alpha=3)).tolist() == [4, 8]
+    assert to_np(minitorch.sub(i.float(), i, alpha=0.5)).tolist() == [0.5, 1.0]

@@ -1,0 +1,614 @@
+"""The tensor foundation: factories, views and storage sharing, cat/stack, NumPy interop, Python protocols,
+pickling, conversions, dtype and device objects, minitorch.cuda without a GPU, and bad input."""
+
+import pickle
+import subprocess
+import sys
+
+import minitorch
+import numpy as np
+import pytest
+
+from tests.utils import ALL_DTYPES, NP_OF, assert_matches, to_np
+
+P = minitorch
+HAS_CUDA = P.cuda.is_available()
+
+
+# ---- factories
+
+
+def test_tensor_dtype_inference():
+    assert P.tensor([1, 2]).dtype is P.int64
+    assert P.tensor([1, 2.0]).dtype is P.float32
+    assert P.tensor([True, False]).dtype is P.bool
+    assert P.tensor([True, 2]).dtype is P.int64
+    assert P.tensor(3.5).dtype is P.float32 and P.tensor(3.5).dim() == 0
+    assert P.tensor([]).dtype is P.float32 and P.tensor([]).shape == (0,)
+    assert P.tensor([[1, 2], [3, 4]]).shape == (2, 2)
+    assert P.tensor(np.array([1, 2], dtype=np.int32)).dtype is P.int32
+    assert P.tensor(np.array([1.0], dtype=np.float64)).dtype is P.float64
+    assert P.tensor(np.float64(2.0)).dtype is P.float64  # a NumPy scalar keeps its dtype
+    assert P.tensor(np.int32(2)).dtype is P.int32 and P.tensor(np.int32(2)).dim() == 0
+    assert P.tensor([P.tensor(1.5), P.tensor(2.5)]).tolist() == [1.5, 2.5]
+    assert P.tensor([1, 2], dtype=P.float16).dtype is P.float16
+    assert P.tensor([1.5, 2.5], dtype=P.bfloat16).tolist() == [1.5, 2.5]
+    assert P.tensor([1.7, -1.7], dtype=P.int64).tolist() == [1, -1]
+    with pytest.raises((ValueError, TypeError)):
+        P.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError):
+        P.tensor("abc")
+    with pytest.raises(TypeError):
+        P.tensor([1], dtype="float32")
+
+
+def test_tensor_copies_and_as_tensor_shares():
+    a = np.arange(4.0)
+    t = P.tensor(a)
+    a[0] = 9
+    assert t.tolist()[0] == 0.0
+    s = P.as_tensor(a)
+    a[1] = 7
+    assert s.tolist()[:2] == [9.0, 7.0] and s.dtype is P.float64
+    c = P.as_tensor(a, dtype=P.float32)
+    a[2] = 5
+    assert c.tolist()[2] == 2.0
+    x = P.ones(3)
+    assert P.as_tensor(x).data_ptr() == x.data_ptr()
+    assert P.as_tensor([1, 2]).dtype is P.int64
+    y = P.tensor(x)
+    assert y.data_ptr() != x.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_basic_factories(dtype, device):
+    for f, v in ((P.zeros, 0), (P.ones, 1)):
+        t = f(2, 3, dtype=dtype, device=device)
+        assert t.shape == (2, 3) and t.dtype is dtype and t.device.type == device
+        assert (to_np(t) == v).all()
+        assert f((2, 3), dtype=dtype).shape == (2, 3)
+        assert f([4], dtype=dtype).shape == (4,)
+    assert P.empty(2, 0, dtype=dtype, device=device).shape == (2, 0)
+    assert P.empty((), dtype=dtype).shape == ()
+    f = P.full((2, 2), 1, dtype=dtype, device=device)
+    assert f.dtype is dtype and (to_np(f) == 1).all()
+    like = P.zeros_like(f)
+    assert like.dtype is dtype and like.shape == (2, 2) and like.device == f.device
+    assert P.ones_like(f, dtype=P.float64).dtype is P.float64
+    assert P.full_like(f, 1).dtype is dtype
+    assert P.empty_like(f).shape == (2, 2)
+
+
+def test_full_dtype_inference():
+    assert P.full((2,), 1.5).dtype is P.float32
+    assert P.full((2,), 7).dtype is P.int64
+    assert P.full((2,), True).dtype is P.bool
+    assert P.full((2,), 7).tolist() == [7, 7]
+
+
+def test_new_factories():
+    x = P.ones(2, dtype=P.float64)
+    for name in ("new_zeros", "new_ones", "new_empty"):
+        n = getattr(x, name)((3, 1))
+        assert n.shape == (3, 1) and n.dtype is P.float64
+    n = x.new_full((2,), 3)
+    assert n.dtype is P.float64 and n.tolist() == [3.0, 3.0]
+    n = x.new_tensor([1, 2])
+    assert n.dtype is P.float64
+    assert x.new_zeros(2, dtype=P.int32).dtype is P.int32
+
+
+def test_arange():
+    assert P.arange(5).tolist() == [0, 1, 2, 3, 4] and P.arange(5).dtype is P.int64
+    assert P.arange(1, 4).tolist() == [1, 2, 3]
+    assert P.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
+    assert P.arange(0, 1, 0.1).shape == (10,)
+    assert P.arange(0, 1, 0.1).dtype is P.float32
+    assert_matches(P.arange(0, 1, 0.1), np.arange(0, 1, 0.1))
+    assert P.arange(1, 2.5, 0.5).tolist() == [1.0, 1.5, 2.0]
+    assert P.arange(5.0).dtype is P.float32
+    assert P.arange(3, dtype=P.float64).dtype is P.float64
+    assert P.arange(-1.0, -2.0, -0.25).tolist() == [-1.0, -1.25, -1.5, -1.75]
+    assert P.arange(0).shape == (0,)
+    assert P.arange(1, 1).shape == (0,)
+    assert P.arange(0, 10, 3, dtype=P.int32).tolist() == [0, 3, 6, 9]
+    assert P.arange(P.tensor(3)).tolist() == [0, 1, 2]
+    with pytest.raises(RuntimeError):
+        P.arange(0, 10, 0)
+    with pytest.raises(RuntimeError):
+        P.arange(0, 10, -1)
+    with pytest.raises(RuntimeError):
+        P.arange(0, float("inf"))
+
+
+def test_linspace_eye():
+    assert_matches(P.linspace(0, 1, 5), np.linspace(0, 1, 5))
+    assert_matches(P.linspace(-2, 2, 7, dtype=P.float64), np.linspace(-2, 2, 7))
+    assert P.linspace(0, 1, 1).tolist() == [0.0]
+    assert P.linspace(0, 1, 0).shape == (0,)
+    assert P.linspace(0, 10, 6).dtype is P.float32
+    assert P.linspace(0, 10, 6, dtype=P.int64).tolist() == [0, 2, 4, 6, 8, 10]
+    with pytest.raises(RuntimeError):
+        P.linspace(0, 1, -1)
+    assert to_np(P.eye(3)).tolist() == np.eye(3).tolist()
+    assert to_np(P.eye(2, 3)).tolist() == np.eye(2, 3).tolist()
+    assert P.eye(2, dtype=P.int64).dtype is P.int64
+
+
+def test_random():
+    P.manual_seed(123)
+    a = P.rand(1000)
+    b = P.randn(3, 4)
+    P.manual_seed(123)
+    assert to_np(P.rand(1000)).tolist() == to_np(a).tolist()
+    assert to_np(P.randn(3, 4)).tolist() == to_np(b).tolist()
+    assert P.initial_seed() == 123
+    an = to_np(a)
+    assert (an >= 0).all() and (an < 1).all() and 0.4 < an.mean() < 0.6
+    n = to_np(P.randn(20000))
+    assert abs(n.mean()) < 0.05 and abs(n.std() - 1) < 0.05
+    for dt in (P.float64, P.float16, P.bfloat16):
+        r = P.rand(500, dtype=dt)
+        assert r.dtype is dt
+        v = to_np(r)
+        assert (v >= 0).all() and (v < 1).all()
+    r = P.randint(0, 10, (1000,))
+    assert r.dtype is P.int64
+    v = to_np(r)
+    assert v.min() >= 0 and v.max() <= 9 and len(set(v.tolist())) == 10
+    assert P.randint(5, (3, 2)).shape == (3, 2)
+    assert to_np(P.randint(-3, -1, (100,))).max() <= -2
+    assert P.randint(0, 3, (4,), dtype=P.int32).dtype is P.int32
+    with pytest.raises(RuntimeError):
+        P.randint(5, 5, (3,))
+    with pytest.raises(TypeError):
+        P.randint(0, 3)  # size forgotten
+    assert P.randint(3, P.Size([2])).shape == (2,)
+    p = P.randperm(50)
+    assert p.dtype is P.int64 and sorted(to_np(p).tolist()) == list(range(50))
+    assert P.randperm(0).shape == (0,)
+    assert P.rand_like(P.ones(2, 2, dtype=P.float64)).dtype is P.float64
+    assert P.randn(2, requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError):
+        P.rand(3, dtype=P.int64)
+
+
+def test_factory_kwargs():
+    t = P.zeros(2, requires_grad=True)
+    assert t.requires_grad and t.is_leaf
+    assert P.ones(2, device="cpu").device == P.device("cpu")
+    assert P.ones(2, device=P.device("cpu")).device.type == "cpu"
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+        P.zeros(2, dtype=P.int64, requires_grad=True)
+    with pytest.raises(TypeError):
+        P.zeros(2, dtype="float32")
+    with pytest.raises(TypeError):
+        P.zeros(2.5)
+
+
+def test_bad_sizes():
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -1: \[-1, 2\]"):
+        P.empty(-1, 2)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        P.zeros((3, -2))
+
+
+def test_huge_allocation_in_subprocess():
+    code = """
+import minitorch
+for f in (lambda: minitorch.empty(1 << 40), lambda: minitorch.zeros(1 << 22, 1 << 22),
+          lambda: minitorch.empty(1 << 62, 4)):
+    try:
+        f()
+    except (RuntimeError, MemoryError) as e:
+        pass
+    else:
+        raise SystemExit('no error')
+assert issubclass(minitorch.OutOfMemoryError, RuntimeError)
+print(minitorch.ones(2).tolist())
+"""
+    r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "[1.0, 1.0]" in r.stdout, r.stdout + r.stderr
+
+
+# ---- views
+
+
+def test_view_family_shares_storage():
+    base = P.arange(24.0)
+    v = base.view(2, 3, 4)
+    assert v.shape == (2, 3, 4) and v.is_contiguous()
+    p = v.permute(2, 0, 1)
+    assert p.shape == (4, 2, 3) and not p.is_contiguous() and p.stride() == (1, 12, 4)
+    t = v.transpose(0, 2)
+    assert t.shape == (4, 3, 2)
+    t.mul_(2)  # writes through to base
+    assert to_np(base)[:3].tolist()[1:] == [2.0, 4.0]
+    assert v.reshape(6, 4).data_ptr() == base.data_ptr()
+    assert v.reshape(-1, 12).shape == (2, 12)
+    nb = t.reshape(24)  # not viewable: copies
+    assert nb.is_contiguous() and nb.data_ptr() != base.data_ptr()
+    m = P.zeros(3, 4)
+    assert m.t().shape == (4, 3) and m.T.shape == (4, 3) and m.mT.shape == (4, 3)
+    assert P.zeros(2, 3, 4).mT.shape == (2, 4, 3)
+    assert P.zeros(2, 3, 4).T.shape == (4, 3, 2)  # deprecated for ndim != 2 in PyTorch, but still reverses
+    u = m.unsqueeze(0).unsqueeze(-1)
+    assert u.shape == (1, 3, 4, 1)
+    assert u.squeeze().shape == (3, 4) and u.squeeze(0).shape == (3, 4, 1)
+    assert u.squeeze(1).shape == (1, 3, 4, 1)
+    assert u.squeeze((0, 3)).shape == (3, 4)
+    e = P.tensor([[1.0], [2.0]]).expand(2, 3)
+    assert e.stride() == (1, 0) and to_np(e).tolist() == [[1, 1, 1], [2, 2, 2]]
+    assert P.zeros(3).expand(2, -1).shape == (2, 3)
+    assert P.zeros(1, 3).expand_as(P.zeros(4, 3)).shape == (4, 3)
+    assert P.zeros(2, 3, 4).flatten().shape == (24,)
+    assert P.zeros(2, 3, 4).flatten(1).shape == (2, 12)
+    assert P.zeros(2, 12).unflatten(1, (3, 4)).shape == (2, 3, 4)
+    assert P.zeros(2, 12).unflatten(1, (-1, 4)).shape == (2, 3, 4)
+    n = base.narrow(0, 2, 3)
+    assert n.shape == (3,) and n.storage_offset() == 2
+    n.zero_()
+    assert to_np(base)[2:5].tolist() == [0, 0, 0]
+    assert [c.shape[0] for c in P.arange(10).chunk(3)] == [4, 4, 2]
+    assert [c.shape[0] for c in P.arange(10).split(4)] == [4, 4, 2]
+    assert [c.shape[0] for c in P.arange(10).split([3, 7])] == [3, 7]
+    assert [c.tolist() for c in P.arange(6).view(2, 3).unbind(1)] == [[0, 3], [1, 4], [2, 5]]
+    c = t.contiguous()
+    assert c.is_contiguous() and to_np(c).tolist() == to_np(t).tolist()
+    assert base.contiguous().data_ptr() == base.data_ptr()
+
+
+def test_view_errors():
+    x = P.zeros(2, 3).t()
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        x.view(6)
+    with pytest.raises(RuntimeError, match=r"shape '\[4, 2\]' is invalid for input of size 6"):
+        P.zeros(6).view(4, 2)
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        P.zeros(6).view(-1, -1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        P.zeros(2, 3).transpose(0, 2)
+    with pytest.raises(RuntimeError):
+        P.zeros(2, 3).permute(0, 0)
+    with pytest.raises(RuntimeError):
+        P.zeros(2, 3).expand(3, 3)
+    with pytest.raises(RuntimeError):
+        P.zeros(5).narrow(0, 3, 3)
+    with pytest.raises(RuntimeError):
+        P.zeros(2, 3, 4).t()
+
+
+def test_cat_stack():
+    a = P.ones(2, 3)
+    b = P.zeros(1, 3, dtype=P.float64)
+    c = P.cat([a, b])
+    assert c.shape == (3, 3) and c.dtype is P.float64
+    assert P.cat((a, a), dim=1).shape == (2, 6)
+    assert P.cat([a, a], -1).shape == (2, 6)
+    assert P.cat([a, P.tensor([], dtype=P.float32)]).shape == (2, 3)  # legacy empty 1-D is skipped
+    assert P.cat([P.tensor([1]), P.tensor([True])]).dtype is P.int64
+    s = P.stack([a, a])
+    assert s.shape == (2, 2, 3)
+    assert P.stack([a, a], dim=2).shape == (2, 3, 2)
+    assert to_np(P.stack([P.tensor([1, 2]), P.tensor([3, 4])], 1)).tolist() == [[1, 3], [2, 4]]
+    assert to_np(P.cat([a.t(), a.t()])).tolist() == [[1.0, 1.0]] * 6
+    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+        P.cat([])
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        P.cat([a, P.zeros(2, 4)])
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        P.stack([a, P.zeros(3, 2)])
+    with pytest.raises(TypeError):
+        P.cat(a)
+
+
+# ---- NumPy interop
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d is not P.bfloat16], ids=str)
+def test_numpy_roundtrip(dtype):
+    arr = np.arange(6).reshape(2, 3).astype(NP_OF[dtype])
+    t = P.from_numpy(arr)
+    assert t.dtype is dtype
+    back = t.numpy()
+    assert back.dtype == arr.dtype
+    if dtype is not P.bool:
+        arr[0, 0] = 5
+        assert t.tolist()[0][0] == 5 and back[0, 0] == 5
+
+
+def test_numpy_zero_copy_views():
+    t = P.arange(12.0).view(3, 4)
+    n = t.t().numpy()
+    assert n.shape == (4, 3) and n.strides == (4, 16)
+    n[0, 1] = -1
+    assert t.tolist()[1][0] == -1
+    a = np.arange(20.0).reshape(4, 5)[:, ::2]
+    ta = P.from_numpy(a)
+    assert ta.stride() == (5, 2) and to_np(ta).tolist() == a.tolist()
+    a[0, 0] = 42
+    assert ta.tolist()[0][0] == 42
+    e = P.tensor([1.0, 2.0]).expand(3, 2).numpy()
+    assert e.strides == (0, 4)
+    del t
+    n[0, 0] = 3.0  # the array keeps the storage alive
+    arr = np.arange(4)
+    x = P.from_numpy(arr)
+    del arr
+    assert x.tolist() == [0, 1, 2, 3]
+
+
+def test_numpy_protocol():
+    t = P.tensor([1.0, 2.0])
+    a = np.asarray(t)
+    assert a.dtype == np.float32
+    a[0] = 9
+    assert t.tolist()[0] == 9.0
+    assert np.array(t).tolist() == [9.0, 2.0]
+    c = np.array(t, copy=True)
+    c[0] = 0
+    assert t.tolist()[0] == 9.0
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    assert t.__array__(np.int64).dtype == np.int64
+    assert t.__array__(copy=True) is not None
+    with pytest.raises(ValueError):
+        np.array(t, dtype=np.float64, copy=False)
+    assert np.sum(np.asarray(P.ones(3))) == 3
+
+
+def test_numpy_errors():
+    with pytest.raises(TypeError):
+        P.ones(2, dtype=P.bfloat16).numpy()
+    with pytest.raises(
+        RuntimeError,
+        match=r"Can't call numpy\(\) on Tensor that requires grad. Use "
+        r"tensor.detach\(\).numpy\(\) instead.",
+    ):
+        P.ones(2, requires_grad=True).numpy()
+    assert P.ones(2, requires_grad=True).detach().numpy().tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="negative"):
+        P.from_numpy(np.arange(4)[::-1])
+    with pytest.raises(TypeError):
+        P.from_numpy(np.array(["a"]))
+    with pytest.raises(TypeError):
+        P.from_numpy(np.arange(3, dtype=np.uint32))
+    assert P.tensor(np.arange(4)[::-1]).tolist() == [3, 2, 1, 0]
+
+
+# ---- Python protocols
+
+
+def test_python_protocols():
+    t = P.tensor([[1, 2], [3, 4]])
+    assert t.tolist() == [[1, 2], [3, 4]]
+    assert isinstance(t.tolist()[0][0], int)
+    assert P.tensor(2.5).item() == 2.5 and isinstance(P.tensor(2.5).item(), float)
+    assert P.tensor(True).item() is True
+    assert P.tensor([7]).item() == 7
+    with pytest.raises(RuntimeError):
+        t.item()
+    assert len(t) == 2
+    with pytest.raises(TypeError):
+        len(P.tensor(1))
+    rows = list(t)
+    assert [r.tolist() for r in rows] == [[1, 2], [3, 4]]
+    with pytest.raises(TypeError):
+        iter(P.tensor(1))
+    assert bool(P.tensor([1])) and not bool(P.tensor(0.0))
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        bool(t)
+    assert int(P.tensor(3.7)) == 3 and float(P.tensor(2)) == 2.0
+    assert [10, 20, 30][P.tensor(1)] == 20
+    assert f"{P.tensor(2.5):.2f}" == "2.50"
+    assert P.tensor(2.5, dtype=P.bfloat16).item() == 2.5
+    assert P.tensor([1.5], dtype=P.float16).tolist() == [1.5]
+    assert P.tensor(5).tolist() == 5
+    assert t.numel() == 4 and t.dim() == 2 and t.ndim == 2 and t.size(1) == 2 and t.size(-1) == 2
+    assert t.element_size() == 8 and t.nbytes == 32
+    assert P.numel(t) == 4 and P.is_tensor(t) and not P.is_tensor([1])
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_pickle(dtype):
+    t = P.tensor([[0, 1, 1], [0, 1, 0]], dtype=dtype)
+    u = pickle.loads(pickle.dumps(t))
+    assert u.dtype is dtype and u.shape == t.shape and u.tolist() == t.tolist()
+    nc = pickle.loads(pickle.dumps(t.t()))
+    assert nc.tolist() == t.t().tolist()
+    if dtype.is_floating_point:
+        r = pickle.loads(pickle.dumps(P.ones(2, dtype=dtype, requires_grad=True)))
+        assert r.requires_grad
+    assert pickle.loads(pickle.dumps(dtype)) is dtype
+    d = pickle.loads(pickle.dumps(P.device("cuda:1")))
+    assert d == P.device("cuda:1")
+
+
+# ---- conversions, dtypes, devices
+
+
+def test_conversions():
+    x = P.tensor([1.7, -2.2, 0.0])
+    for name, dt in [
+        ("float", P.float32),
+        ("double", P.float64),
+        ("half", P.float16),
+        ("bfloat16", P.bfloat16),
+        ("long", P.int64),
+        ("int", P.int32),
+        ("short", P.int16),
+        ("bool", P.bool),
+        ("byte", P.uint8),
+        ("char", P.int8),
+    ]:
+        y = getattr(x, name)()
+        assert y.dtype is dt, name
+    assert x.long().tolist() == [1, -2, 0]
+    assert x.bool().tolist() == [True, True, False]
+    assert x.float() is x
+    assert x.to(P.float64).dtype is P.float64
+    assert x.to(P.float32) is x
+    assert x.to(P.ones(1, dtype=P.int32)).dtype is P.int32
+    assert x.to("cpu") is x
+    assert x.to(device="cpu", dtype=P.float16).dtype is P.float16
+    assert x.cpu() is x
+    assert x.to(P.float32, copy=True) is not x
+    assert x.type() == "torch.FloatTensor"
+    assert x.type(P.float64).dtype is P.float64
+    assert x.type_as(P.ones(1, dtype=P.int16)).dtype is P.int16
+    assert P.tensor([300.0]).to(P.uint8).dtype is P.uint8
+    assert P.tensor([1.0, 2.0]).half().float().tolist() == [1.0, 2.0]
+    assert P.tensor([1.0, 3.0]).bfloat16().tolist() == [1.0, 3.0]
+    with pytest.raises(RuntimeError, match="device type at start of device string"):
+        x.to("float32x")
+    with pytest.raises(TypeError):
+        x.to(1.5)
+
+
+def test_dtype_objects():
+    assert repr(P.float32) == "torch.float32"
+    assert str(P.int64) == "torch.int64"
+    assert repr(P.bool) == "torch.bool" and repr(P.bfloat16) == "torch.bfloat16"
+    assert P.tensor([1.0]).dtype is P.float32
+    assert P.float is P.float32 and P.double is P.float64 and P.long is P.int64 and P.half is P.float16
+    assert P.int is P.int32 and P.short is P.int16
+    assert P.float16.is_floating_point and not P.int8.is_floating_point
+    assert P.float64.itemsize == 8 and P.bool.itemsize == 1 and P.bfloat16.itemsize == 2
+    assert P.int8.is_signed and not P.uint8.is_signed
+    assert P.is_floating_point(P.ones(1)) and not P.is_floating_point(P.ones(1, dtype=P.int32))
+    assert P.get_default_dtype() is P.float32
+    assert {P.float32: 1}[P.tensor([1.0]).dtype] == 1
+
+
+def test_devices():
+    d = P.device("cuda:1")
+    assert d.type == "cuda" and d.index == 1 and str(d) == "cuda:1"
+    assert repr(d) == "device(type='cuda', index=1)"
+    c = P.device("cpu")
+    assert c.type == "cpu" and c.index is None and repr(c) == "device(type='cpu')" and str(c) == "cpu"
+    assert P.device("cuda").index is None and str(P.device("cuda")) == "cuda"
+    assert P.device("cuda", 0) == P.device("cuda:0")
+    assert P.device(P.device("cpu")) == c
+    assert P.ones(1).device == "cpu"
+    assert hash(P.device("cpu")) == hash(P.device("cpu"))
+    with pytest.raises(
+        RuntimeError, match=r"Expected one of cpu, cuda.* device type at start of device string: xyz"
+    ):
+        P.device("xyz")
+    with pytest.raises(RuntimeError):
+        P.device("cuda:-1")
+    with pytest.raises(RuntimeError):
+        P.device("cuda:x")
+    with pytest.raises(RuntimeError):
+        P.device("cuda:0", 1)
+    with pytest.raises(TypeError):
+        P.device(None)
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="checks the no-GPU behaviour")
+def test_cuda_without_gpu():
+    assert P.cuda.is_available() is False
+    assert P.cuda.device_count() == 0
+    assert P.cuda.memory_allocated() == 0
+    assert P.cuda.empty_cache() is None
+    with pytest.raises(RuntimeError):
+        P.cuda.get_device_name(0)
+    for f in (
+        lambda: P.ones(2).cuda(),
+        lambda: P.ones(2).to("cuda"),
+        lambda: P.ones(2, device="cuda"),
+        lambda: P.tensor([1], device="cuda:0"),
+    ):
+        with pytest.raises(RuntimeError, match="(?i)driver|GPU|CUDA"):
+            f()
+
+
+def test_version():
+    assert isinstance(P.__version__, str) and P.__version__[0].isdigit()
+    assert P.version.cuda is None or isinstance(P.version.cuda, str)
+    assert P.version.__version__ == P.__version__
+
+
+def test_size():
+    s = P.zeros(2, 3).shape
+    assert isinstance(s, P.Size) and isinstance(s, tuple)
+    assert s == (2, 3) and s[1] == 3 and list(s) == [2, 3]
+    assert repr(s) == "torch.Size([2, 3])"
+    assert s.numel() == 6
+    assert isinstance(s[0:1], P.Size)
+    assert P.Size([4, 5]) == (4, 5)
+    assert P.zeros(s).shape == (2, 3)
+    assert P.zeros(2, 3).size() == s
+
+
+def test_copy_and_fill():
+    x = P.zeros(2, 3)
+    x.copy_(P.tensor([1, 2, 3]))
+    assert x.tolist() == [[1, 2, 3]] * 2 and x.dtype is P.float32
+    x.fill_(2.5)
+    assert x.tolist() == [[2.5] * 3] * 2
+    y = x.clone()
+    y.zero_()
+    assert x.tolist()[0][0] == 2.5
+    with pytest.raises(RuntimeError):
+        P.zeros(3).copy_(P.zeros(2))
+    i = P.zeros(2, dtype=P.int32)
+    i.fill_(3.9)
+    assert i.tolist() == [3, 3]
+    x.t().copy_(P.arange(6.0).view(3, 2))
+    assert x.tolist() == [[0, 2, 4], [1, 3, 5]]
+
+
+def test_rand_half_open_in_low_precision():
+    # a 53-bit draw close to 1 must not round up to 1.0 in the target dtype
+    P.manual_seed(0)
+    for dt in (P.bfloat16, P.float16, P.float32):
+        v = to_np(P.rand(1 << 20, dtype=dt))
+        assert v.min() >= 0 and v.max() < 1, dt
+
+
+def test_tensor_inference_from_mixed_sources():
+    assert P.tensor([np.array([1.0, 2.0]), np.array([3.0, 4.0])]).dtype is P.float64
+    assert P.tensor([np.float32(1.0), 2]).dtype is P.float32
+    assert P.tensor([P.tensor(1, dtype=P.int16), 2]).dtype is P.int64
+    assert P.tensor([P.tensor(1.5, dtype=P.float64), 2.5]).dtype is P.float64
+    assert P.tensor([np.int8(1), True]).dtype is P.int8
+    assert P.tensor([[1, 2], np.array([3, 4], dtype=np.int32)]).tolist() == [[1, 2], [3, 4]]
+
+
+def test_zero_dim_and_byte_order_edge_cases():
+    b = P.tensor(1.5, dtype=P.bfloat16)
+    assert b.shape == () and b.item() == 1.5
+    u = pickle.loads(pickle.dumps(b))
+    assert u.shape == () and u.dtype is P.bfloat16
+    assert pickle.loads(pickle.dumps(P.tensor(2))).shape == ()
+    with pytest.raises(ValueError, match="byte order"):
+        P.from_numpy(np.ones(3, dtype=">f4"))
+    assert P.tensor(np.ones(3, dtype=">f4")).tolist() == [1.0, 1.0, 1.0]
+    assert P.tensor([1e40]).tolist() == [float("inf")]
+    if not HAS_CUDA:
+        assert P.cuda.is_bf16_supported() is False
+
+
+def test_thread_pool_survives_fork_and_python_threads():
+    code = """
+import os, threading, minitorch as t
+assert (t.ones(1 << 22) * 2).tolist()[:1] == [2.0]  # starts the CPU thread pool
+pid = os.fork()
+if pid == 0:  # the child rebuilds its own pool instead of waiting on the parent's threads
+    z = t.exp(t.ones(1 << 22)).tolist()[0]
+    os._exit(0 if abs(z - 2.718281828) < 1e-5 else 3)
+assert os.waitpid(pid, 0)[1] == 0
+res = []
+def work():
+    for _ in range(10):
+        res.append((t.rand(1 << 18) * 0 + 1).tolist()[5])
+ts = [threading.Thread(target=work) for _ in range(4)]
+[th.start() for th in ts]
+[th.join() for th in ts]
+assert res == [1.0] * 40
+t.set_num_threads(1)
+assert (t.ones(1 << 20) + 1).tolist()[-1] == 2.0
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
