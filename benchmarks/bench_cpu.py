@@ -9,8 +9,9 @@ import platform
 import statistics
 import timeit
 
-import minitorch
 import numpy as np
+
+import minitorch
 
 try:  # real PyTorch as a second column, only where it is installed
     import torch as real_torch

@@ -35,7 +35,9 @@ def main():
             if device.type == "cuda":
                 torch.cuda.synchronize()
             dt = time.perf_counter() - t0
-            print(f"matmul {n}x{n} on {device}: {dt * 1e3:.2f} ms ({2 * n**3 / dt / 1e9:.1f} GFLOP/s)", r.shape)
+            print(
+                f"matmul {n}x{n} on {device}: {dt * 1e3:.2f} ms ({2 * n**3 / dt / 1e9:.1f} GFLOP/s)", r.shape
+            )
 
     print("memory allocated:", torch.cuda.memory_allocated(), "reserved:", torch.cuda.memory_reserved())
     print("basics: ok")

@@ -5,10 +5,10 @@ import math
 import subprocess
 import sys
 
-import minitorch
 import numpy as np
 import pytest
 
+import minitorch
 from tests.utils import (
     ALL_DTYPES,
     FLOAT_DTYPES,

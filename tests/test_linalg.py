@@ -1,9 +1,10 @@
 """Linalg ops (mm, bmm, matmul, mv, dot, outer, addmm, einsum) against float64 NumPy, every dtype and device."""
 
-import minitorch as torch
 import numpy as np
 import pytest
 from utils import FLOAT_DTYPES, INT_DTYPES, TOL, assert_matches, make_array, make_tensor, to_np
+
+import minitorch as torch
 
 NUMERIC = FLOAT_DTYPES + INT_DTYPES
 

@@ -1,7 +1,8 @@
 """repr/str of tensors against PyTorch's exact output for the common cases."""
 
-import minitorch as P
 import pytest
+
+import minitorch as P
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,6 @@ Covers dtypes, dims, keepdim, non-contiguous layouts, empty tensors, the paralle
 import itertools
 import math
 
-import minitorch
 import numpy as np
 import pytest
 from utils import (
@@ -19,6 +18,8 @@ from utils import (
     make_tensor,
     to_np,
 )
+
+import minitorch
 
 SHAPE = (3, 4, 5)
 

@@ -5,10 +5,10 @@ import pickle
 import subprocess
 import sys
 
-import minitorch
 import numpy as np
 import pytest
 
+import minitorch
 from tests.utils import ALL_DTYPES, NP_OF, assert_matches, to_np
 
 P = minitorch

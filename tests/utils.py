@@ -6,8 +6,16 @@ import numpy as np
 import minitorch
 
 ALL_DTYPES = [
-    minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16,
-    minitorch.int64, minitorch.int32, minitorch.int16, minitorch.int8, minitorch.uint8, minitorch.bool,
+    minitorch.float32,
+    minitorch.float64,
+    minitorch.float16,
+    minitorch.bfloat16,
+    minitorch.int64,
+    minitorch.int32,
+    minitorch.int16,
+    minitorch.int8,
+    minitorch.uint8,
+    minitorch.bool,
 ]
 FLOAT_DTYPES = [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
 INT_DTYPES = [minitorch.int64, minitorch.int32, minitorch.int16, minitorch.int8, minitorch.uint8]
@@ -21,9 +29,15 @@ TOL = {
 }
 
 NP_OF = {
-    minitorch.float32: np.float32, minitorch.float64: np.float64, minitorch.float16: np.float16,
-    minitorch.int64: np.int64, minitorch.int32: np.int32, minitorch.int16: np.int16, minitorch.int8: np.int8,
-    minitorch.uint8: np.uint8, minitorch.bool: np.bool_,
+    minitorch.float32: np.float32,
+    minitorch.float64: np.float64,
+    minitorch.float16: np.float16,
+    minitorch.int64: np.int64,
+    minitorch.int32: np.int32,
+    minitorch.int16: np.int16,
+    minitorch.int8: np.int8,
+    minitorch.uint8: np.uint8,
+    minitorch.bool: np.bool_,
 }
 
 LAYOUTS = ["contiguous", "transposed", "strided", "expanded"]
@@ -52,8 +66,11 @@ def make_tensor(arr, dtype, device="cpu", layout="contiguous"):
     elif layout == "strided":
         big = np.zeros(tuple(s * 2 for s in arr.shape), dtype=arr.dtype)
         big[tuple(slice(None, None, 2) for _ in arr.shape)] = arr
-        t = minitorch.tensor(big, dtype=dtype, device=device)[tuple(slice(None, None, 2) for _ in arr.shape)] \
-            if hasattr(minitorch.Tensor, "__getitem__") else minitorch.tensor(arr, dtype=dtype, device=device)
+        t = (
+            minitorch.tensor(big, dtype=dtype, device=device)[tuple(slice(None, None, 2) for _ in arr.shape)]
+            if hasattr(minitorch.Tensor, "__getitem__")
+            else minitorch.tensor(arr, dtype=dtype, device=device)
+        )
     elif layout == "expanded":
         # broadcast a first row along dim 0: only valid when every row is equal, so rebuild arr from row 0
         row = minitorch.tensor(arr[:1], dtype=dtype, device=device)
@@ -87,4 +104,6 @@ def assert_matches(actual, expected, dtype=None, rtol=None, atol=None):
     got = to_np(actual)
     exp = np.asarray(expected)
     assert got.shape == exp.shape, f"shape {got.shape} != {exp.shape}"
-    np.testing.assert_allclose(got.astype(np.float64), exp.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+    np.testing.assert_allclose(
+        got.astype(np.float64), exp.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True
+    )

@@ -6,7 +6,7 @@ Write ``import minitorch as torch`` and PyTorch tutorial code runs on the CPU or
 # ruff: noqa: I001  (order matters: OpenBLAS is preloaded before the extension, Size before _C uses it)
 from minitorch import _preload  # noqa: F401
 from minitorch._size import Size  # noqa: F401
-from minitorch import _C
+from minitorch import _C  # noqa: F401  (minitorch._C is public API, as torch._C)
 from minitorch._C import (  # noqa: F401
     OutOfMemoryError,
     Tensor,
@@ -51,7 +51,7 @@ int = int32
 short = int16
 cfloat = None
 
-from minitorch import backends, cuda, testing, version  # noqa: F401,E402
+from minitorch import backends, cuda, testing, version  # noqa: F401
 
 _install_tensor_methods(Tensor)
 del _install_tensor_methods, _ops_all
