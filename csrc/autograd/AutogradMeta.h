@@ -1,4 +1,5 @@
-// Per-tensor autograd state. The graph (grad_fn, hooks) arrives with the autograd engine; today: the flags and .grad.
+// Per-tensor autograd state. The graph (grad_fn, hooks) arrives with the autograd engine; today: the flags
+// and .grad.
 #pragma once
 #include "core/Tensor.h"
 

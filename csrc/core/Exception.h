@@ -36,12 +36,14 @@ std::string str(const Args&... args) {
   return os.str();
 }
 
-[[noreturn]] inline void throw_error(ErrorKind k, std::string msg) { throw Error(k, std::move(msg)); }
+[[noreturn]] inline void throw_error(ErrorKind k, std::string msg) {
+  throw Error(k, std::move(msg));
+}
 
 }  // namespace mt
 
-#define MT_CHECK_KIND(kind, cond, ...) \
-  do {                                 \
+#define MT_CHECK_KIND(kind, cond, ...)                            \
+  do {                                                            \
     if (!(cond)) ::mt::throw_error(kind, ::mt::str(__VA_ARGS__)); \
   } while (0)
 
@@ -52,6 +54,6 @@ std::string str(const Args&... args) {
 #define MT_CHECK_NOT_IMPLEMENTED(cond, ...) MT_CHECK_KIND(::mt::ErrorKind::NotImplemented, cond, __VA_ARGS__)
 #define MT_ERROR(...) ::mt::throw_error(::mt::ErrorKind::Runtime, ::mt::str(__VA_ARGS__))
 // For our own invariants: a failure is a minitorch bug, never the user's.
-#define MT_INTERNAL_ASSERT(cond, ...)                                                                  \
+#define MT_INTERNAL_ASSERT(cond, ...)                                                               \
   MT_CHECK_KIND(::mt::ErrorKind::Internal, cond, "minitorch internal assert failed: " #cond " at ", \
                 __FILE__, ":", __LINE__, ". ", ##__VA_ARGS__, " Please report a bug to minitorch.")

@@ -43,7 +43,7 @@ struct alignas(2) Half {
     uint32_t mag = u & 0x7fffffffu;
     if (mag >= 0x7f800000u) return static_cast<uint16_t>(sign | (mag > 0x7f800000u ? 0x7e00u : 0x7c00u));
     if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-    if (mag < 0x38800000u) {                                                // subnormal or zero in half
+    if (mag < 0x38800000u) {                                               // subnormal or zero in half
       float af = detail::f32_from_bits(mag) + 0.5f;  // adding 0.5 aligns the mantissa; FP rounding does RNE
       return static_cast<uint16_t>(sign | (detail::f32_bits(af) - 0x3f000000u));
     }

@@ -41,11 +41,17 @@ class Scalar {
 };
 
 template <>
-inline Half Scalar::to<Half>() const { return Half(static_cast<float>(to_double())); }
+inline Half Scalar::to<Half>() const {
+  return Half(static_cast<float>(to_double()));
+}
 template <>
-inline BFloat16 Scalar::to<BFloat16>() const { return BFloat16(static_cast<float>(to_double())); }
+inline BFloat16 Scalar::to<BFloat16>() const {
+  return BFloat16(static_cast<float>(to_double()));
+}
 template <>
-inline bool Scalar::to<bool>() const { return to_bool(); }
+inline bool Scalar::to<bool>() const {
+  return to_bool();
+}
 
 // The process-wide default floating dtype (torch.set_default_dtype).
 ScalarType default_dtype();

@@ -11,7 +11,8 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (b == ScalarType::Bool) return a;
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) {
-    if ((a == ScalarType::Half && b == ScalarType::BFloat16) || (a == ScalarType::BFloat16 && b == ScalarType::Half))
+    if ((a == ScalarType::Half && b == ScalarType::BFloat16) ||
+        (a == ScalarType::BFloat16 && b == ScalarType::Half))
       return ScalarType::Float;
     return a > b ? a : b;  // enum order: Half < BFloat16 < Float < Double
   }
@@ -25,8 +26,12 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   return a > b ? a : b;
 }
 
-static int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_integral(t, false) ? 1 : 2; }
+static int category(ScalarType t) {
+  return t == ScalarType::Bool ? 0 : is_integral(t, false) ? 1 : 2;
+}
 
-bool can_cast(ScalarType from, ScalarType to) { return category(from) <= category(to); }
+bool can_cast(ScalarType from, ScalarType to) {
+  return category(from) <= category(to);
+}
 
 }  // namespace mt

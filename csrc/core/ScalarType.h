@@ -10,6 +10,7 @@
 namespace mt {
 
 // X-macro over every dtype: (C++ type, enum name, PyTorch name, Python-visible short name)
+// clang-format off
 #define MT_FORALL_SCALAR_TYPES(_)        \
   _(bool, Bool, "bool", "Bool")          \
   _(uint8_t, Byte, "uint8", "Byte")      \
@@ -21,6 +22,7 @@ namespace mt {
   _(mt::BFloat16, BFloat16, "bfloat16", "BFloat16") \
   _(float, Float, "float32", "Float")    \
   _(double, Double, "float64", "Double")
+// clang-format on
 
 enum class ScalarType : int8_t {
 #define MT_ENUM(t, name, s, l) name,
@@ -69,60 +71,78 @@ inline const char* dtype_short_name(ScalarType t) {
 }
 
 inline bool is_floating(ScalarType t) {
-  return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float || t == ScalarType::Double;
+  return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float ||
+         t == ScalarType::Double;
 }
 inline bool is_integral(ScalarType t, bool include_bool) {
-  return (include_bool && t == ScalarType::Bool) ||
-         (t >= ScalarType::Byte && t <= ScalarType::Long);
+  return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::Byte && t <= ScalarType::Long);
 }
-inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::Byte; }
+inline bool is_signed(ScalarType t) {
+  return t != ScalarType::Bool && t != ScalarType::Byte;
+}
 
 // PyTorch's promote_types: bool < integers < floats; mixed int signedness widens; f16+bf16 -> f32.
 ScalarType promote_types(ScalarType a, ScalarType b);
 // Whether a result of type `from` may be written into a tensor of type `to` (in-place ops, out=).
 bool can_cast(ScalarType from, ScalarType to);
 
-template <typename T> struct CppTypeToScalarType;
-#define MT_CPP2ST(ct, name, s, l) \
-  template <> struct CppTypeToScalarType<ct> { static constexpr ScalarType value = ScalarType::name; };
+template <typename T>
+struct CppTypeToScalarType;
+#define MT_CPP2ST(ct, name, s, l)                         \
+  template <>                                             \
+  struct CppTypeToScalarType<ct> {                        \
+    static constexpr ScalarType value = ScalarType::name; \
+  };
 MT_FORALL_SCALAR_TYPES(MT_CPP2ST)
 #undef MT_CPP2ST
 
 // Arithmetic type for a storage type: half and bfloat16 compute in float.
-template <typename T> struct OpMath { using type = T; };
-template <> struct OpMath<Half> { using type = float; };
-template <> struct OpMath<BFloat16> { using type = float; };
-template <typename T> using opmath_t = typename OpMath<T>::type;
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using opmath_t = typename OpMath<T>::type;
 
 }  // namespace mt
 
-// Dispatch on a runtime dtype: the body sees `scalar_t`. The name appears in the error for unsupported dtypes.
+// Dispatch on a runtime dtype: the body sees `scalar_t`. The name appears in the error for unsupported
+// dtypes.
 #define MT_DISPATCH_CASE(enum_name, ctype, ...) \
-  case ::mt::ScalarType::enum_name: {          \
-    using scalar_t = ctype;                    \
-    __VA_ARGS__();                             \
-    break;                                     \
+  case ::mt::ScalarType::enum_name: {           \
+    using scalar_t = ctype;                     \
+    __VA_ARGS__();                              \
+    break;                                      \
   }
-#define MT_DISPATCH_FAIL(dtype, name) \
-  default:                            \
-    ::mt::throw_error(::mt::ErrorKind::Runtime, ::mt::str("\"", name, "\" not implemented for '", ::mt::dtype_short_name(dtype), "'"));
+#define MT_DISPATCH_FAIL(dtype, name)                                                             \
+  default:                                                                                        \
+    ::mt::throw_error(::mt::ErrorKind::Runtime, ::mt::str("\"", name, "\" not implemented for '", \
+                                                          ::mt::dtype_short_name(dtype), "'"));
 
-#define MT_DISPATCH_FLOATING_TYPES(dtype, name, ...)        \
-  [&] {                                                    \
-    switch (dtype) {                                       \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)          \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)        \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)      \
+#define MT_DISPATCH_FLOATING_TYPES(dtype, name, ...)          \
+  [&] {                                                       \
+    switch (dtype) {                                          \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
       MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_FAIL(dtype, name)                        \
-    }                                                      \
+      MT_DISPATCH_FAIL(dtype, name)                           \
+    }                                                         \
   }()
 
-#define MT_DISPATCH_INTEGRAL_CASES(...)              \
-  MT_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)       \
-  MT_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)        \
-  MT_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)      \
-  MT_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)        \
+#define MT_DISPATCH_INTEGRAL_CASES(...)         \
+  MT_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)  \
+  MT_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)   \
+  MT_DISPATCH_CASE(Short, int16_t, __VA_ARGS__) \
+  MT_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)   \
   MT_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)
 
 #define MT_DISPATCH_INTEGRAL_TYPES(dtype, name, ...) \
@@ -135,26 +155,26 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
 
 // Every dtype but bool.
 #define MT_DISPATCH_NUMERIC_TYPES(dtype, name, ...)           \
-  [&] {                                                      \
-    switch (dtype) {                                         \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)            \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)          \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)        \
+  [&] {                                                       \
+    switch (dtype) {                                          \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
       MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                \
-      MT_DISPATCH_FAIL(dtype, name)                          \
-    }                                                        \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
+      MT_DISPATCH_FAIL(dtype, name)                           \
+    }                                                         \
   }()
 
 #define MT_DISPATCH_ALL_TYPES(dtype, name, ...)               \
-  [&] {                                                      \
-    switch (dtype) {                                         \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)            \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)          \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)        \
+  [&] {                                                       \
+    switch (dtype) {                                          \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
       MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                \
-      MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)              \
-      MT_DISPATCH_FAIL(dtype, name)                          \
-    }                                                        \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
+      MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)               \
+      MT_DISPATCH_FAIL(dtype, name)                           \
+    }                                                         \
   }()

@@ -19,7 +19,9 @@ class SmallVector {
   explicit SmallVector(size_t n, T v = T()) { assign(n, v); }
   SmallVector(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   template <typename It, typename = decltype(*std::declval<It>())>
-  SmallVector(It b, It e) { assign(b, e); }
+  SmallVector(It b, It e) {
+    assign(b, e);
+  }
   SmallVector(const std::vector<T>& v) { assign(v.begin(), v.end()); }
   SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
   SmallVector& operator=(const SmallVector& o) {

@@ -1,4 +1,5 @@
-// Storage: one block of device memory shared by a tensor and all its views, with the version counter they share.
+// Storage: one block of device memory shared by a tensor and all its views, with the version counter they
+// share.
 #pragma once
 #include <atomic>
 #include <cstddef>

@@ -39,14 +39,18 @@ int64_t compute_numel(IntArrayRef sizes) {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim) {
   int64_t n = ndim <= 0 ? 1 : ndim;  // a 0-dim tensor accepts dim 0 and -1
-  MT_CHECK_INDEX(dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
-                 "], but got ", dim, ")");
+  MT_CHECK_INDEX(dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n, ", ",
+                 n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 
-TensorImpl::TensorImpl(Storage storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset, ScalarType dtype)
-    : storage_(std::move(storage)), sizes_(sizes.begin(), sizes.end()), strides_(strides.begin(), strides.end()),
-      offset_(offset), dtype_(dtype) {
+TensorImpl::TensorImpl(Storage storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                       ScalarType dtype)
+    : storage_(std::move(storage)),
+      sizes_(sizes.begin(), sizes.end()),
+      strides_(strides.begin(), strides.end()),
+      offset_(offset),
+      dtype_(dtype) {
   refresh();
 }
 

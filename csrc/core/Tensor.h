@@ -117,10 +117,13 @@ class Tensor {
 
   // Address of element 0 (storage base + offset).
   void* data_ptr() const {
-    return static_cast<char*>(impl_->storage()->data) + impl_->storage_offset() * static_cast<int64_t>(itemsize());
+    return static_cast<char*>(impl_->storage()->data) +
+           impl_->storage_offset() * static_cast<int64_t>(itemsize());
   }
   template <typename T>
-  T* data() const { return static_cast<T*>(data_ptr()); }
+  T* data() const {
+    return static_cast<T*>(data_ptr());
+  }
 
   bool requires_grad() const;
   uint32_t version() const { return storage()->version.load(std::memory_order_relaxed); }

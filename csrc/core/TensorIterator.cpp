@@ -32,8 +32,8 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
       st[o] = s == 1 ? 0 : t.strides()[i];
     } else {
       MT_CHECK(s == 1, "The expanded size of the tensor (", shape[o], ") must match the existing size (", s,
-               ") at non-singleton dimension ", static_cast<int64_t>(o), ".  Target sizes: ", shape_str(shape),
-               ".  Tensor sizes: ", shape_str(t.sizes()));
+               ") at non-singleton dimension ", static_cast<int64_t>(o),
+               ".  Target sizes: ", shape_str(shape), ".  Tensor sizes: ", shape_str(t.sizes()));
       st[o] = 0;
     }
   }
@@ -71,8 +71,7 @@ TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
     bool merged = false;
     if (!shape.empty()) {
       bool ok = true;
-      for (int i = 0; i < it.ntensors; ++i)
-        ok = ok && strides[i].back() * shape.back() == it.strides[i][d];
+      for (int i = 0; i < it.ntensors; ++i) ok = ok && strides[i].back() * shape.back() == it.strides[i][d];
       if (ok) {
         shape.back() *= it.shape[d];
         merged = true;

@@ -19,8 +19,8 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape);
 struct TensorIter {
   static constexpr int kMaxOperands = 4;
   int ntensors = 0;
-  DimVector shape;                                           // merged shape, innermost dim first
-  std::array<DimVector, kMaxOperands> strides;               // bytes, same order as shape
+  DimVector shape;                              // merged shape, innermost dim first
+  std::array<DimVector, kMaxOperands> strides;  // bytes, same order as shape
   std::array<char*, kMaxOperands> data{};
   std::array<ScalarType, kMaxOperands> dtypes{};
   int64_t numel = 0;

@@ -44,14 +44,30 @@ const char* CUDAHooks::cuda_version() const {
 
 #ifndef MINITORCH_WITH_CUDA
 
-int CUDAHooks::device_count() const { return 0; }
-[[noreturn]] static void not_compiled() { throw_error(ErrorKind::Assertion, "Torch not compiled with CUDA enabled"); }
-void CUDAHooks::lazy_init() const { not_compiled(); }
-bool CUDAHooks::is_initialized() const { return false; }
-int CUDAHooks::current_device() const { not_compiled(); }
-void CUDAHooks::set_device(int) const { not_compiled(); }
-DeviceProperties CUDAHooks::properties(int) const { not_compiled(); }
-void CUDAHooks::synchronize(int) const { not_compiled(); }
+int CUDAHooks::device_count() const {
+  return 0;
+}
+[[noreturn]] static void not_compiled() {
+  throw_error(ErrorKind::Assertion, "Torch not compiled with CUDA enabled");
+}
+void CUDAHooks::lazy_init() const {
+  not_compiled();
+}
+bool CUDAHooks::is_initialized() const {
+  return false;
+}
+int CUDAHooks::current_device() const {
+  not_compiled();
+}
+void CUDAHooks::set_device(int) const {
+  not_compiled();
+}
+DeviceProperties CUDAHooks::properties(int) const {
+  not_compiled();
+}
+void CUDAHooks::synchronize(int) const {
+  not_compiled();
+}
 
 #else
 
@@ -78,8 +94,9 @@ int query_device_count(std::string* why) {
     if (err == cudaErrorNoDevice)
       *why = "No CUDA GPUs are available";
     else if (err == cudaErrorInsufficientDriver && driver <= 0)
-      *why = "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
-             "driver from http://www.nvidia.com/Download/index.aspx";
+      *why =
+          "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+          "driver from http://www.nvidia.com/Download/index.aspx";
     else if (err == cudaErrorInsufficientDriver)
       *why = str("The NVIDIA driver on your system is too old (found version ", driver,
                  "). Please update your GPU driver by downloading and installing a new version from the URL: "
@@ -117,12 +134,12 @@ class CUDADirectAllocator final : public Allocator {
 void cross_device_copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Tensor s = contiguous(src);
   Tensor d = dst.is_contiguous() ? dst : make_empty(dst.sizes(), dst.dtype(), dst.device());
-  MT_CHECK(s.numel() == d.numel(), "copy_: cross-device copies need equal shapes, got ", shape_str(src.sizes()),
-           " and ", shape_str(dst.sizes()));
+  MT_CHECK(s.numel() == d.numel(), "copy_: cross-device copies need equal shapes, got ",
+           shape_str(src.sizes()), " and ", shape_str(dst.sizes()));
   size_t nbytes = static_cast<size_t>(s.numel()) * s.itemsize();
   cudaMemcpyKind kind = s.is_cuda() && d.is_cuda() ? cudaMemcpyDeviceToDevice
-                        : s.is_cuda()              ? cudaMemcpyDeviceToHost
-                                                   : cudaMemcpyHostToDevice;
+                        : s.is_cuda() ? cudaMemcpyDeviceToHost
+                                      : cudaMemcpyHostToDevice;
   MT_CUDA_CHECK(cudaMemcpy(d.data_ptr(), s.data_ptr(), nbytes, kind));
   if (!d.is_same(dst)) copy_(dst, d);
 }
@@ -148,9 +165,10 @@ int CUDAHooks::device_count() const {
 }
 
 void CUDAHooks::lazy_init() const {
-  MT_CHECK(!g_in_bad_fork.load(),
-           "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
-           "'spawn' start method");
+  MT_CHECK(
+      !g_in_bad_fork.load(),
+      "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+      "'spawn' start method");
   if (g_initialized.load(std::memory_order_acquire)) return;
   std::string why;
   if (query_device_count(&why) == 0) MT_ERROR(why.empty() ? "No CUDA GPUs are available" : why);
@@ -164,7 +182,9 @@ void CUDAHooks::lazy_init() const {
   });
 }
 
-bool CUDAHooks::is_initialized() const { return g_initialized.load(); }
+bool CUDAHooks::is_initialized() const {
+  return g_initialized.load();
+}
 
 int CUDAHooks::current_device() const {
   lazy_init();

@@ -1,5 +1,6 @@
 // The elementwise math, written once for host and device: the CPU loops and the CUDA kernels both
-// instantiate these functors, so the CPU tests cover the arithmetic the GPU runs. Arguments are opmath values.
+// instantiate these functors, so the CPU tests cover the arithmetic the GPU runs. Arguments are opmath
+// values.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -25,73 +26,95 @@ using std::tanh;
 template <typename T>
 constexpr bool is_int_v = std::is_integral<T>::value;
 
-#define MT_UNARY_FUNCTOR(Name, expr) \
-  struct Name {                      \
-    template <typename T>            \
-    MT_HD_INLINE T operator()(T x) const { return expr; } \
+#define MT_UNARY_FUNCTOR(Name, expr)       \
+  struct Name {                            \
+    template <typename T>                  \
+    MT_HD_INLINE T operator()(T x) const { \
+      return expr;                         \
+    }                                      \
   };
 
 // Same-dtype ops: integers are legal inputs.
 struct Abs {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (std::is_same<T, bool>::value) return x;
-    else if constexpr (std::is_unsigned<T>::value) return x;
-    else return x < T(0) ? T(-x) : x;
+    if constexpr (std::is_same<T, bool>::value)
+      return x;
+    else if constexpr (std::is_unsigned<T>::value)
+      return x;
+    else
+      return x < T(0) ? T(-x) : x;
   }
 };
 struct Neg {
   template <typename T>
-  MT_HD_INLINE T operator()(T x) const { return static_cast<T>(-x); }
+  MT_HD_INLINE T operator()(T x) const {
+    return static_cast<T>(-x);
+  }
 };
 struct Sign {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (std::is_same<T, bool>::value) return x;
-    else return static_cast<T>((T(0) < x) - (x < T(0)));
+    if constexpr (std::is_same<T, bool>::value)
+      return x;
+    else
+      return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };
 struct Floor {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (is_int_v<T>) return x;
-    else return floor(x);
+    if constexpr (is_int_v<T>)
+      return x;
+    else
+      return floor(x);
   }
 };
 struct Ceil {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (is_int_v<T>) return x;
-    else return ceil(x);
+    if constexpr (is_int_v<T>)
+      return x;
+    else
+      return ceil(x);
   }
 };
 struct Round {  // half to even, as PyTorch and NumPy
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (is_int_v<T>) return x;
-    else return std::nearbyint(x);
+    if constexpr (is_int_v<T>)
+      return x;
+    else
+      return std::nearbyint(x);
   }
 };
 struct Trunc {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (is_int_v<T>) return x;
-    else return std::trunc(x);
+    if constexpr (is_int_v<T>)
+      return x;
+    else
+      return std::trunc(x);
   }
 };
 struct Relu {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (is_int_v<T>) return x > T(0) ? x : T(0);
-    else return x > T(0) ? x : (x != x ? x : T(0));  // NaN propagates
+    if constexpr (is_int_v<T>)
+      return x > T(0) ? x : T(0);
+    else
+      return x > T(0) ? x : (x != x ? x : T(0));  // NaN propagates
   }
 };
 struct BitwiseNot {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    if constexpr (std::is_same<T, bool>::value) return !x;
-    else if constexpr (is_int_v<T>) return static_cast<T>(~x);
-    else return x;  // rejected by the front end
+    if constexpr (std::is_same<T, bool>::value)
+      return !x;
+    else if constexpr (is_int_v<T>)
+      return static_cast<T>(~x);
+    else
+      return x;  // rejected by the front end
   }
 };
 
@@ -117,47 +140,57 @@ MT_UNARY_FUNCTOR(Cosh, std::cosh(x))
 MT_UNARY_FUNCTOR(Tanh, tanh(x))
 MT_UNARY_FUNCTOR(Erf, std::erf(x))
 MT_UNARY_FUNCTOR(Sigmoid, T(1) / (T(1) + exp(-x)))
-MT_UNARY_FUNCTOR(Gelu, x * T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
+MT_UNARY_FUNCTOR(Gelu, x* T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
 MT_UNARY_FUNCTOR(GeluTanh,
                  T(0.5) * x * (T(1) + tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
 MT_UNARY_FUNCTOR(Silu, x / (T(1) + exp(-x)))
-MT_UNARY_FUNCTOR(Mish, x * tanh(x > T(20) ? x : std::log1p(exp(x))))
+MT_UNARY_FUNCTOR(Mish, x* tanh(x > T(20) ? x : std::log1p(exp(x))))
 
 // Bool-result ops.
 struct LogicalNot {
   template <typename T>
-  MT_HD_INLINE bool operator()(T x) const { return !static_cast<bool>(x); }
+  MT_HD_INLINE bool operator()(T x) const {
+    return !static_cast<bool>(x);
+  }
 };
 struct IsNan {
   template <typename T>
-  MT_HD_INLINE bool operator()(T x) const { return x != x; }
+  MT_HD_INLINE bool operator()(T x) const {
+    return x != x;
+  }
 };
 struct IsInf {
   template <typename T>
   MT_HD_INLINE bool operator()(T x) const {
-    if constexpr (is_int_v<T>) return false;
-    else return std::isinf(x);
+    if constexpr (is_int_v<T>)
+      return false;
+    else
+      return std::isinf(x);
   }
 };
 struct IsFinite {
   template <typename T>
   MT_HD_INLINE bool operator()(T x) const {
-    if constexpr (is_int_v<T>) return true;
-    else return std::isfinite(x);
+    if constexpr (is_int_v<T>)
+      return true;
+    else
+      return std::isfinite(x);
   }
 };
 #undef MT_UNARY_FUNCTOR
 
 // ---- binary
-#define MT_BINARY_FUNCTOR(Name, R, expr) \
-  struct Name {                          \
-    template <typename T>                \
-    MT_HD_INLINE R operator()(T a, T b) const { return expr; } \
+#define MT_BINARY_FUNCTOR(Name, R, expr)        \
+  struct Name {                                 \
+    template <typename T>                       \
+    MT_HD_INLINE R operator()(T a, T b) const { \
+      return expr;                              \
+    }                                           \
   };
 
 MT_BINARY_FUNCTOR(Add, T, static_cast<T>(a + b))
 MT_BINARY_FUNCTOR(Sub, T, static_cast<T>(a - b))
-MT_BINARY_FUNCTOR(Mul, T, static_cast<T>(a * b))
+MT_BINARY_FUNCTOR(Mul, T, static_cast<T>(a* b))
 MT_BINARY_FUNCTOR(TrueDiv, T, a / b)
 MT_BINARY_FUNCTOR(Atan2, T, std::atan2(a, b))
 MT_BINARY_FUNCTOR(Eq, bool, a == b)
@@ -174,22 +207,28 @@ MT_BINARY_FUNCTOR(LogicalXor, bool, static_cast<bool>(a) != static_cast<bool>(b)
 struct BitwiseAnd {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (is_int_v<T>) return static_cast<T>(a & b);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return static_cast<T>(a & b);
+    else
+      return a;
   }
 };
 struct BitwiseOr {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (is_int_v<T>) return static_cast<T>(a | b);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return static_cast<T>(a | b);
+    else
+      return a;
   }
 };
 struct BitwiseXor {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (is_int_v<T>) return static_cast<T>(a ^ b);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return static_cast<T>(a ^ b);
+    else
+      return a;
   }
 };
 
@@ -197,17 +236,20 @@ struct BitwiseXor {
 struct TruncDiv {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (std::is_same<T, bool>::value) return a && b;
+    if constexpr (std::is_same<T, bool>::value)
+      return a && b;
     else if constexpr (is_int_v<T>) {
       if (b == T(-1)) return static_cast<T>(T(0) - a);
       return static_cast<T>(a / b);
-    } else return std::trunc(a / b);
+    } else
+      return std::trunc(a / b);
   }
 };
 struct FloorDiv {  // Python's //, as NumPy computes it for floats
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (std::is_same<T, bool>::value) return a && b;
+    if constexpr (std::is_same<T, bool>::value)
+      return a && b;
     else if constexpr (is_int_v<T>) {
       if (b == T(-1)) return static_cast<T>(T(0) - a);
       T q = static_cast<T>(a / b);
@@ -233,7 +275,8 @@ struct FloorDiv {  // Python's //, as NumPy computes it for floats
 struct Remainder {  // Python's %: the result takes the divisor's sign
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (std::is_same<T, bool>::value) return false;
+    if constexpr (std::is_same<T, bool>::value)
+      return false;
     else if constexpr (is_int_v<T>) {
       if (b == T(-1)) return T(0);
       T r = static_cast<T>(a % b);
@@ -250,17 +293,20 @@ struct Remainder {  // Python's %: the result takes the divisor's sign
 struct Fmod {  // C's fmod: the result takes the dividend's sign
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (std::is_same<T, bool>::value) return false;
+    if constexpr (std::is_same<T, bool>::value)
+      return false;
     else if constexpr (is_int_v<T>) {
       if (b == T(-1)) return T(0);
       return static_cast<T>(a % b);
-    } else return fmod(a, b);
+    } else
+      return fmod(a, b);
   }
 };
 struct Pow {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (std::is_same<T, bool>::value) return a || !b;
+    if constexpr (std::is_same<T, bool>::value)
+      return a || !b;
     else if constexpr (is_int_v<T>) {  // negative exponents are rejected by the front end
       T result = 1;
       using U = typename std::make_unsigned<T>::type;
@@ -272,21 +318,26 @@ struct Pow {
         e >>= 1;
       }
       return result;
-    } else return std::pow(a, b);
+    } else
+      return std::pow(a, b);
   }
 };
 struct Maximum {  // NaN propagates
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (is_int_v<T>) return a > b ? a : b;
-    else return (a != a) ? a : (b != b) ? b : (a > b ? a : b);
+    if constexpr (is_int_v<T>)
+      return a > b ? a : b;
+    else
+      return (a != a) ? a : (b != b) ? b : (a > b ? a : b);
   }
 };
 struct Minimum {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (is_int_v<T>) return a < b ? a : b;
-    else return (a != a) ? a : (b != b) ? b : (a < b ? a : b);
+    if constexpr (is_int_v<T>)
+      return a < b ? a : b;
+    else
+      return (a != a) ? a : (b != b) ? b : (a < b ? a : b);
   }
 };
 
@@ -302,7 +353,9 @@ struct Softplus {
 struct LeakyRelu {
   double slope;
   template <typename T>
-  MT_HD_INLINE T operator()(T x) const { return x > T(0) ? x : x * T(slope); }
+  MT_HD_INLINE T operator()(T x) const {
+    return x > T(0) ? x : x * T(slope);
+  }
 };
 
 }  // namespace fn

@@ -24,5 +24,6 @@ struct DispatchStub {
 // Constant-initialized, so registration from any translation unit's static initializer is order-safe.
 #define MT_DECLARE_STUB(name, fn_type) extern ::mt::DispatchStub<fn_type> name
 #define MT_DEFINE_STUB(name, fn_type) ::mt::DispatchStub<fn_type> name = {#name, {}}
-#define MT_REGISTER_KERNEL(name, device_type, fn) \
-  static const bool name##_##device_type##_registered = (name.fns[static_cast<int>(::mt::DeviceType::device_type)] = (fn), true)
+#define MT_REGISTER_KERNEL(name, device_type, fn)       \
+  static const bool name##_##device_type##_registered = \
+      (name.fns[static_cast<int>(::mt::DeviceType::device_type)] = (fn), true)

@@ -10,7 +10,9 @@
 namespace mt {
 
 // Unary ops: (name, functor in kernels/functors.h, dtype rule)
-//   Same: result has the input dtype; Float: integers promote to the default float dtype; Bool: result is bool.
+//   Same: result has the input dtype; Float: integers promote to the default float dtype; Bool: result is
+//   bool.
+// clang-format off
 #define MT_UNARY_OPS(_)             \
   _(abs, Abs, Same)                 \
   _(neg, Neg, Same)                 \
@@ -50,10 +52,12 @@ namespace mt {
   _(isnan, IsNan, Bool)             \
   _(isinf, IsInf, Bool)             \
   _(isfinite, IsFinite, Bool)
+// clang-format on
 
 // Binary ops: (name, functor, dtype rule)
 //   Arith: result is the promoted dtype; Div: integers promote to the default float dtype;
 //   Compare/Logical: compute in the promoted dtype, result is bool; Bitwise: integral and bool only.
+// clang-format off
 #define MT_BINARY_OPS(_)               \
   _(add, Add, Arith)                   \
   _(sub, Sub, Arith)                   \
@@ -79,6 +83,7 @@ namespace mt {
   _(bitwise_and, BitwiseAnd, Bitwise)  \
   _(bitwise_or, BitwiseOr, Bitwise)    \
   _(bitwise_xor, BitwiseXor, Bitwise)
+// clang-format on
 
 enum class UnaryOp : int {
 #define MT_ENUM(name, f, k) name,
@@ -101,12 +106,16 @@ const Tensor& unary_(UnaryOp op, const Tensor& self);  // in place; the result m
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other);
 
-#define MT_DECLARE_UNARY(name, f, k) \
-  inline Tensor name(const Tensor& x) { return unary(UnaryOp::name, x); }
+#define MT_DECLARE_UNARY(name, f, k)    \
+  inline Tensor name(const Tensor& x) { \
+    return unary(UnaryOp::name, x);     \
+  }
 MT_UNARY_OPS(MT_DECLARE_UNARY)
 #undef MT_DECLARE_UNARY
-#define MT_DECLARE_BINARY(name, f, k) \
-  inline Tensor name(const Tensor& a, const Tensor& b) { return binary(BinaryOp::name, a, b); }
+#define MT_DECLARE_BINARY(name, f, k)                    \
+  inline Tensor name(const Tensor& a, const Tensor& b) { \
+    return binary(BinaryOp::name, a, b);                 \
+  }
 MT_BINARY_OPS(MT_DECLARE_BINARY)
 #undef MT_DECLARE_BINARY
 

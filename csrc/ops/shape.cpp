@@ -49,9 +49,12 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
   return make_view(self, sizes, strides, offset);
 }
 
-Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+Tensor alias(const Tensor& self) {
+  return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+}
 
-// Strides for viewing `self` with `shape` without copying, or empty when impossible (PyTorch's computeStride).
+// Strides for viewing `self` with `shape` without copying, or empty when impossible (PyTorch's
+// computeStride).
 static bool view_strides(const Tensor& self, IntArrayRef shape, DimVector& out) {
   IntArrayRef old_sizes = self.sizes(), old_strides = self.strides();
   out.assign(shape.size(), 0);
@@ -88,9 +91,10 @@ static bool view_strides(const Tensor& self, IntArrayRef shape, DimVector& out) 
 Tensor view(const Tensor& self, IntArrayRef sizes) {
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
-  MT_CHECK(view_strides(self, shape, strides),
-           "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
-           "two contiguous subspaces). Use .reshape(...) instead.");
+  MT_CHECK(
+      view_strides(self, shape, strides),
+      "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+      "two contiguous subspaces). Use .reshape(...) instead.");
   return make_view(self, shape, strides, self.storage_offset());
 }
 
@@ -103,9 +107,10 @@ Tensor reshape(const Tensor& self, IntArrayRef sizes) {
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   int64_t n = self.dim();
-  MT_CHECK(static_cast<int64_t>(dims.size()) == n, "permute(sparse_coo): number of dimensions in the tensor input "
-           "does not match the length of the desired ordering of dimensions i.e. input.dim() = ", n,
-           " is not equal to len(dims) = ", dims.size());
+  MT_CHECK(static_cast<int64_t>(dims.size()) == n,
+           "permute(sparse_coo): number of dimensions in the tensor input "
+           "does not match the length of the desired ordering of dimensions i.e. input.dim() = ",
+           n, " is not equal to len(dims) = ", dims.size());
   DimVector sizes(n), strides(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
@@ -170,9 +175,11 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 
 Tensor expand(const Tensor& self, IntArrayRef sizes) {
   int64_t n = static_cast<int64_t>(sizes.size());
-  MT_CHECK(n >= self.dim(), "expand(", "torch.FloatTensor{", shape_str(self.sizes()), "}, size=", shape_str(sizes),
-           "): the number of sizes provided (", n, ") must be greater or equal to the number of dimensions in the "
-           "tensor (", self.dim(), ")");
+  MT_CHECK(n >= self.dim(), "expand(", "torch.FloatTensor{", shape_str(self.sizes()),
+           "}, size=", shape_str(sizes), "): the number of sizes provided (", n,
+           ") must be greater or equal to the number of dimensions in the "
+           "tensor (",
+           self.dim(), ")");
   DimVector out_sizes(n), out_strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t off = n - 1 - i;
@@ -182,8 +189,8 @@ Tensor expand(const Tensor& self, IntArrayRef sizes) {
       int64_t s = self.sizes()[sd];
       if (target == -1) target = s;
       MT_CHECK(s == target || s == 1, "The expanded size of the tensor (", target,
-               ") must match the existing size (", s, ") at non-singleton dimension ", i, ".  Target sizes: ",
-               shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes()));
+               ") must match the existing size (", s, ") at non-singleton dimension ", i,
+               ".  Target sizes: ", shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes()));
       out_sizes[i] = target;
       out_strides[i] = s == target ? self.strides()[sd] : 0;
     } else {
@@ -225,8 +232,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   MT_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
-  MT_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size, ", ",
-                 size, "], but got ", start, ")");
+  MT_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size,
+                 ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
   MT_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ").");
@@ -267,14 +274,15 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   MT_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
-  MT_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
-           size);
+  MT_CHECK(split_size > 0 || size == 0,
+           "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   std::vector<Tensor> out;
   if (size == 0) {
     out.push_back(alias(self));
     return out;
   }
-  for (int64_t s = 0; s < size; s += split_size) out.push_back(slice(self, dim, s, std::min(size, s + split_size), 1));
+  for (int64_t s = 0; s < size; s += split_size)
+    out.push_back(slice(self, dim, s, std::min(size, s + split_size), 1));
   return out;
 }
 
@@ -282,12 +290,14 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int6
   dim = wrap_dim(dim, self.dim());
   int64_t total = 0;
   for (int64_t s : sizes) {
-    MT_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+    MT_CHECK(s >= 0,
+             "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
              shape_str(sizes));
     total += s;
   }
-  MT_CHECK(total == self.sizes()[dim], "split_with_sizes expects split_sizes to sum exactly to ", self.sizes()[dim],
-           " (input tensor's size at dimension ", dim, "), but got split_sizes=", shape_str(sizes));
+  MT_CHECK(total == self.sizes()[dim], "split_with_sizes expects split_sizes to sum exactly to ",
+           self.sizes()[dim], " (input tensor's size at dimension ", dim,
+           "), but got split_sizes=", shape_str(sizes));
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -367,16 +377,18 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   int64_t total = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    MT_CHECK(t.device() == ref->device(), "Expected all tensors to be on the same device, but found at least two "
-             "devices, ", ref->device().str(), " and ", t.device().str(), "!");
+    MT_CHECK(t.device() == ref->device(),
+             "Expected all tensors to be on the same device, but found at least two "
+             "devices, ",
+             ref->device().str(), " and ", t.device().str(), "!");
     if (t.dim() == 1 && t.numel() == 0 && t.dim() != ref->dim()) continue;
     if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
     MT_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
              t.dim());
     for (int64_t d = 0; d < t.dim(); ++d)
-      MT_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d], "Sizes of tensors must match except in dimension ", dim,
-               ". Expected size ", ref->sizes()[d], " but got size ", t.sizes()[d], " for tensor number ", i,
-               " in the list.");
+      MT_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d],
+               "Sizes of tensors must match except in dimension ", dim, ". Expected size ", ref->sizes()[d],
+               " but got size ", t.sizes()[d], " for tensor number ", i, " in the list.");
     total += t.sizes()[dim];
   }
   out_sizes[dim] = total;
@@ -397,7 +409,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   dim = wrap_dim(dim, tensors[0].dim() + 1);
   for (size_t i = 1; i < tensors.size(); ++i)
     MT_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
-             shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()), " at entry ", i);
+             shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()), " at entry ",
+             i);
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, dim));

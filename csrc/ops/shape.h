@@ -7,7 +7,7 @@
 namespace mt {
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
-Tensor alias(const Tensor& self);  // a new tensor object over the same memory and metadata
+Tensor alias(const Tensor& self);                    // a new tensor object over the same memory and metadata
 Tensor view(const Tensor& self, IntArrayRef sizes);  // sizes may hold one -1
 Tensor reshape(const Tensor& self, IntArrayRef sizes);
 Tensor permute(const Tensor& self, IntArrayRef dims);

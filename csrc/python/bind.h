@@ -25,7 +25,8 @@ struct type_caster<mt::Tensor> {
   }
   static handle cast(const mt::Tensor& t, return_value_policy, handle parent) {
     if (!t.defined()) return none().release();
-    return make_caster<std::shared_ptr<mt::TensorImpl>>::cast(t.ptr(), return_value_policy::take_ownership, parent);
+    return make_caster<std::shared_ptr<mt::TensorImpl>>::cast(t.ptr(), return_value_policy::take_ownership,
+                                                              parent);
   }
 };
 }  // namespace detail

@@ -37,9 +37,10 @@ static void translate(const Error& e) {
 PYBIND11_MODULE(_C, m) {
   using namespace mt;
   m.doc() = "minitorch's C++ core";
-  g_oom_error = PyErr_NewExceptionWithDoc("minitorch.OutOfMemoryError",
-                                          "Raised when a device (CPU or CUDA) cannot provide the memory an op needs.",
-                                          PyExc_RuntimeError, nullptr);
+  g_oom_error =
+      PyErr_NewExceptionWithDoc("minitorch.OutOfMemoryError",
+                                "Raised when a device (CPU or CUDA) cannot provide the memory an op needs.",
+                                PyExc_RuntimeError, nullptr);
   m.attr("OutOfMemoryError") = py::handle(g_oom_error);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -61,6 +62,6 @@ PYBIND11_MODULE(_C, m) {
   init_index(m, cls);
   init_linalg(m, cls);
   init_cuda(m);
-  m.attr("_cuda_version") = cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version()))
-                                                        : py::object(py::none());
+  m.attr("_cuda_version") =
+      cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

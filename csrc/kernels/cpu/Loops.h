@@ -32,7 +32,8 @@ void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
         const in_t* a = reinterpret_cast<const in_t*>(data[1]);
         const in_t* b = reinterpret_cast<const in_t*>(data[2]);
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == sizeof(in_t)) {
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));
+          for (int64_t i = 0; i < n; ++i)
+            out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));
         } else if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == 0) {
           const op_t bv = static_cast<op_t>(*b);
           for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), bv));
@@ -41,9 +42,9 @@ void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
           for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(av, static_cast<op_t>(b[i])));
         } else {
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
-                f(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1])),
-                  static_cast<op_t>(*reinterpret_cast<const in_t*>(data[2] + i * st[2]))));
+            *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
+                static_cast<out_t>(f(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1])),
+                                     static_cast<op_t>(*reinterpret_cast<const in_t*>(data[2] + i * st[2]))));
         }
       },
       grain);
@@ -56,7 +57,8 @@ void cpu_ternary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
       [&](char** data, const int64_t* st, int64_t n) {
         for (int64_t i = 0; i < n; ++i)
           *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
-              f(*reinterpret_cast<const a_t*>(data[1] + i * st[1]), *reinterpret_cast<const b_t*>(data[2] + i * st[2]),
+              f(*reinterpret_cast<const a_t*>(data[1] + i * st[1]),
+                *reinterpret_cast<const b_t*>(data[2] + i * st[2]),
                 *reinterpret_cast<const c_t*>(data[3] + i * st[3]));
       },
       grain);

@@ -1,5 +1,6 @@
 // A small thread pool for CPU kernels. Why not OpenMP: libgomp hangs in a child forked after the parent used
-// its threads; here a pthread_atfork handler simply forgets the pool in the child, which rebuilds it on demand.
+// its threads; here a pthread_atfork handler simply forgets the pool in the child, which rebuilds it on
+// demand.
 #include "kernels/cpu/Parallel.h"
 
 #include <pthread.h>
@@ -127,9 +128,13 @@ int get_num_threads() {
   return n > 0 ? n : default_threads();
 }
 
-void set_num_threads(int n) { g_num_threads.store(std::max(1, n)); }
+void set_num_threads(int n) {
+  g_num_threads.store(std::max(1, n));
+}
 
-bool in_parallel_region() { return t_in_parallel; }
+bool in_parallel_region() {
+  return t_in_parallel;
+}
 
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   int64_t n = end - begin;

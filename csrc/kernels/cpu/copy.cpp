@@ -14,9 +14,12 @@ constexpr bool is_reduced_float_v = std::is_same<T, Half>::value || std::is_same
 template <typename dst_t, typename src_t>
 inline dst_t convert(src_t v) {
   using mid_t = std::conditional_t<is_reduced_float_v<src_t>, float, src_t>;
-  if constexpr (std::is_same<dst_t, bool>::value) return static_cast<mid_t>(v) != mid_t(0);
-  else if constexpr (is_reduced_float_v<dst_t>) return dst_t(static_cast<float>(static_cast<mid_t>(v)));
-  else return static_cast<dst_t>(static_cast<mid_t>(v));
+  if constexpr (std::is_same<dst_t, bool>::value)
+    return static_cast<mid_t>(v) != mid_t(0);
+  else if constexpr (is_reduced_float_v<dst_t>)
+    return dst_t(static_cast<float>(static_cast<mid_t>(v)));
+  else
+    return static_cast<dst_t>(static_cast<mid_t>(v));
 }
 
 void copy_kernel(const TensorIter& it) {
@@ -35,15 +38,18 @@ void copy_kernel(const TensorIter& it) {
               break;
             case 2:
               for (int64_t i = 0; i < n; ++i)
-                *reinterpret_cast<uint16_t*>(d[0] + i * st[0]) = *reinterpret_cast<const uint16_t*>(d[1] + i * st[1]);
+                *reinterpret_cast<uint16_t*>(d[0] + i * st[0]) =
+                    *reinterpret_cast<const uint16_t*>(d[1] + i * st[1]);
               break;
             case 4:
               for (int64_t i = 0; i < n; ++i)
-                *reinterpret_cast<uint32_t*>(d[0] + i * st[0]) = *reinterpret_cast<const uint32_t*>(d[1] + i * st[1]);
+                *reinterpret_cast<uint32_t*>(d[0] + i * st[0]) =
+                    *reinterpret_cast<const uint32_t*>(d[1] + i * st[1]);
               break;
             default:
               for (int64_t i = 0; i < n; ++i)
-                *reinterpret_cast<uint64_t*>(d[0] + i * st[0]) = *reinterpret_cast<const uint64_t*>(d[1] + i * st[1]);
+                *reinterpret_cast<uint64_t*>(d[0] + i * st[0]) =
+                    *reinterpret_cast<const uint64_t*>(d[1] + i * st[1]);
           }
         },
         kGrainSize);

@@ -23,8 +23,8 @@ void launch_fill(const TensorIter& it, const Scalar& value) {
     OffsetCalculator<1> calc(it);
     const int threads = 256;
     int64_t blocks = std::min<int64_t>((it.numel + threads - 1) / threads, 65535);
-    fill_kernel<scalar_t><<<static_cast<unsigned>(blocks), threads>>>(it.data[0], calc, it.numel,
-                                                                        value.to<scalar_t>());
+    fill_kernel<scalar_t>
+        <<<static_cast<unsigned>(blocks), threads>>>(it.data[0], calc, it.numel, value.to<scalar_t>());
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }
