@@ -9,9 +9,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input, other
     if not a.is_floating_point():
         return _C.eq(a, b)
+    # infinities are close only to themselves; everything finite within atol + rtol * |other|
     diff = _C.abs(_C.sub(a, b))
-    close = _C.le(diff, _C.add(_C.mul(_C.abs(b), rtol), atol))
-    close = _C.logical_or(close, _C.eq(a, b))  # equal infinities
+    finite = _C.logical_and(_C.isfinite(a), _C.isfinite(b))
+    close = _C.logical_and(finite, _C.le(diff, _C.add(_C.mul(_C.abs(b), rtol), atol)))
+    close = _C.logical_or(close, _C.eq(a, b))
     if equal_nan:
         close = _C.logical_or(close, _C.logical_and(_C.isnan(a), _C.isnan(b)))
     return close
