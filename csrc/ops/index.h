@@ -2,6 +2,7 @@
 // through index tensors and masks.
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/Tensor.h"
@@ -21,5 +22,14 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor nonzero(const Tensor& self);  // (n, ndim) int64
 Tensor masked_select(const Tensor& self, const Tensor& mask);
+
+// Kernels move elements addressed by host-computed element offsets (relative to data_ptr()):
+//   element (i, j) of a contiguous [n, r] buffer <-> data[outer[i] + inner[j]].
+enum class PutMode : int { assign, add, multiply };
+using IndexGatherFn = void (*)(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
+                               const int64_t* inner, int64_t r);
+using IndexPutFn = void (*)(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
+                            const int64_t* inner, int64_t r, PutMode mode);
+using NonzeroFn = Tensor (*)(const Tensor& self);
 
 }  // namespace mt

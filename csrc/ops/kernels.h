@@ -4,6 +4,7 @@
 #include "core/TensorIterator.h"
 #include "ops/Dispatch.h"
 #include "ops/elementwise.h"
+#include "ops/index.h"
 
 namespace mt {
 
@@ -24,7 +25,10 @@ MT_DECLARE_STUB(clamp_stub, ClampKernelFn);
 MT_DECLARE_STUB(param_unary_stub, ParamUnaryKernelFn);
 
 // reduce.cpp (reductions, softmax, cumsum): declared in ops/reduce.h next to their argument structs.
-// index.cpp (gather, scatter, index, index_put): declared in ops/index.h.
+// index.cpp: index, index_put_, gather, scatter, index_select, nonzero (signatures in ops/index.h)
+MT_DECLARE_STUB(index_gather_stub, IndexGatherFn);
+MT_DECLARE_STUB(index_put_stub, IndexPutFn);
+MT_DECLARE_STUB(nonzero_stub, NonzeroFn);
 // linalg.cpp (gemm): declared in ops/linalg.h.
 
 }  // namespace mt

@@ -1,9 +1,227 @@
-// Bindings for the index op family (ops/index.h).
+// Indexing bindings: Tensor.__getitem__/__setitem__ parse NumPy-style keys in C++ (ints, slices, None,
+// Ellipsis, bools, tensors, lists), apply the basic part as views and hand the rest to index/index_put_.
+#include "ops/copy.h"
+#include "ops/factory.h"
 #include "ops/index.h"
+#include "ops/shape.h"
 #include "python/bind.h"
 
 namespace mt {
 
-void init_index(py::module_& m, TensorClass& cls) {}
+void check_is_index(const Tensor& t);
+
+namespace {
+
+Tensor as_index_tensor(py::handle h) {
+  if (py::isinstance<TensorImpl>(h)) return h.cast<Tensor>();
+  // lists, tuples inside lists, NumPy arrays: the Python factory infers int64/bool as PyTorch does
+  Tensor t = py::module_::import("minitorch").attr("tensor")(h).cast<Tensor>();
+  // an empty list selects nothing: index with int64 rather than the default float dtype
+  return t.numel() == 0 && is_floating(t.dtype()) ? to(t, ScalarType::Long, t.device()) : t;
+}
+
+struct Parsed {
+  Tensor view;                                  // self after ints, slices, None, Ellipsis
+  std::vector<std::optional<Tensor>> advanced;  // per dim of `view`
+  bool has_advanced = false;
+};
+
+// How many dims of self an item consumes (None and Ellipsis: 0).
+int64_t consumed(py::handle item) {
+  if (item.is_none() || item.ptr() == Py_Ellipsis || PyBool_Check(item.ptr())) return 0;
+  if (py::isinstance<TensorImpl>(item)) {
+    Tensor t = item.cast<Tensor>();
+    return (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::Byte) ? std::max<int64_t>(t.dim(), 0)
+                                                                            : 1;
+  }
+  return 1;
+}
+
+Parsed parse_index(const Tensor& self, py::handle key) {
+  py::tuple items;
+  if (py::isinstance<py::tuple>(key))
+    items = py::reinterpret_borrow<py::tuple>(key);
+  else
+    items = py::make_tuple(key);
+  int64_t specified = 0;
+  bool ellipsis = false;
+  for (py::handle it : items) {
+    if (it.ptr() == Py_Ellipsis) {
+      MT_CHECK_INDEX(!ellipsis, "an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+    }
+    specified += consumed(it);
+  }
+  MT_CHECK_INDEX(specified <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  Parsed p;
+  Tensor v = self;
+  int64_t dim = 0;
+  int64_t orig = 0;  // the dim of self an int refers to, for PyTorch's error message
+  auto mark = [&](int64_t d, std::optional<Tensor> t) {
+    if (static_cast<int64_t>(p.advanced.size()) <= d) p.advanced.resize(d + 1);
+    p.advanced[d] = std::move(t);
+    p.has_advanced = true;
+  };
+  for (py::handle it : items) {
+    int64_t before = orig;
+    orig += consumed(it);
+    if (PyLong_Check(it.ptr()) && !PyBool_Check(it.ptr())) {
+      int64_t i = it.cast<int64_t>(), size = v.sizes()[dim];
+      MT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", before,
+                     " with size ", size);
+      v = select(v, dim, i);
+    } else if (PySlice_Check(it.ptr())) {
+      Py_ssize_t start, stop, step;
+      MT_CHECK_TYPE(PySlice_Unpack(it.ptr(), &start, &stop, &step) == 0, "invalid slice");
+      MT_CHECK_VALUE(step > 0, "step must be greater than zero");
+      int64_t size = v.sizes()[dim];
+      // PySlice_AdjustIndices clamps like Python; our slice() takes the clamped bounds
+      PySlice_AdjustIndices(size, &start, &stop, step);
+      v = slice(v, dim, start, std::max<Py_ssize_t>(start, stop), step);
+      ++dim;
+    } else if (it.is_none()) {
+      v = unsqueeze(v, dim);
+      ++dim;
+    } else if (it.ptr() == Py_Ellipsis) {
+      orig = self.dim() - (specified - before);
+      dim += v.dim() - dim - (specified - [&] {
+               int64_t before = 0;  // dims consumed by items before the ellipsis were already walked
+               for (py::handle j : items) {
+                 if (j.ptr() == Py_Ellipsis) break;
+                 before += consumed(j);
+               }
+               return before;
+             }());
+    } else if (PyBool_Check(it.ptr())) {
+      v = unsqueeze(v, dim);
+      if (it.ptr() == Py_False) v = narrow(v, dim, 0, 0);
+      ++dim;
+    } else {
+      Tensor t = as_index_tensor(it);
+      if (t.dim() == 0 && is_integral(t.dtype(), false)) {  // a 0-dim integer tensor indexes like an int
+        v = select(v, dim, item(t).to_long());
+        continue;
+      }
+      if (t.dim() == 0 && t.dtype() == ScalarType::Bool) {  // like a Python bool: a new dim of size 1 or 0
+        v = unsqueeze(v, dim);
+        if (!item(t).to_bool()) v = narrow(v, dim, 0, 0);
+        ++dim;
+        continue;
+      }
+      check_is_index(t);
+      mark(dim, t);
+      dim += (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::Byte) ? t.dim() : 1;
+    }
+  }
+  p.view = v;
+  return p;
+}
+
+}  // namespace
+
+void check_is_index(const Tensor& t) {
+  ScalarType d = t.dtype();
+  MT_CHECK_INDEX(
+      d == ScalarType::Long || d == ScalarType::Int || d == ScalarType::Byte || d == ScalarType::Bool,
+      "tensors used as indices must be long, int, byte or bool tensors");
+}
+
+void init_index(py::module_& m, TensorClass& cls) {
+  cls.def("__getitem__", [](const Tensor& self, py::handle key) {
+    if (PyLong_Check(key.ptr()) && !PyBool_Check(key.ptr())) return select(self, 0, key.cast<int64_t>());
+    Parsed p = parse_index(self, key);
+    if (!p.has_advanced) return p.view.is_same(self) ? alias(self) : p.view;
+    return index(p.view, p.advanced);
+  });
+  cls.def("__setitem__", [](const Tensor& self, py::handle key, py::handle value) {
+    Tensor v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>() : Tensor();
+    Parsed p = parse_index(self, key);
+    if (!p.has_advanced) {
+      if (v.defined())
+        copy_(p.view, v);
+      else
+        fill_(p.view, parse_scalar(value, "value"));
+    } else {
+      if (!v.defined())
+        v = scalar_tensor(parse_scalar(value, "value"), self.dtype(), Device(DeviceType::CPU));
+      index_put_(p.view, p.advanced, v, false);
+    }
+    self.bump_version();
+  });
+  cls.def(
+      "index_put_",
+      [](py::object self, py::tuple indices, const Tensor& values, bool accumulate) {
+        std::vector<std::optional<Tensor>> idx;
+        for (py::handle h : indices)
+          idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
+        index_put_(self.cast<Tensor>(), idx, values, accumulate);
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+  cls.def(
+      "index_put",
+      [](const Tensor& self, py::tuple indices, const Tensor& values, bool accumulate) {
+        std::vector<std::optional<Tensor>> idx;
+        for (py::handle h : indices)
+          idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
+        Tensor out = clone(self);
+        index_put_(out, idx, values, accumulate);
+        return out;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+
+  m.def("index_select", &index_select, py::arg("input"), py::arg("dim"), py::arg("index"));
+  cls.def("index_select", &index_select, py::arg("dim"), py::arg("index"));
+  m.def(
+      "gather", [](const Tensor& s, int64_t d, const Tensor& i, bool) { return gather(s, d, i); },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
+  cls.def("gather", &gather, py::arg("dim"), py::arg("index"));
+  auto scatter_src = [](py::handle src, const Tensor& self) {
+    return py::isinstance<TensorImpl>(src)
+               ? src.cast<Tensor>()
+               : scalar_tensor(parse_scalar(src, "value"), self.dtype(), self.device());
+  };
+  cls.def(
+      "scatter_",
+      [scatter_src](py::object self, int64_t dim, const Tensor& index, py::handle src,
+                    std::optional<std::string> reduce) {
+        Tensor s = self.cast<Tensor>();
+        scatter_(s, dim, index, scatter_src(src, s), reduce.value_or(""));
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(), py::arg("reduce") = py::none());
+  auto scatter_fn = [scatter_src](const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
+                                  std::optional<std::string> reduce) {
+    Tensor out = clone(self);
+    scatter_(out, dim, index, scatter_src(src, self), reduce.value_or(""));
+    return out;
+  };
+  cls.def("scatter", scatter_fn, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
+          py::arg("reduce") = py::none());
+  m.def("scatter", scatter_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
+        py::kw_only(), py::arg("reduce") = py::none());
+  cls.def("scatter_add_", [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
+    scatter_add_(self.cast<Tensor>(), dim, index, src);
+    return self;
+  });
+  auto scatter_add_fn = [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+    Tensor out = clone(self);
+    return Tensor(scatter_add_(out, dim, index, src));
+  };
+  cls.def("scatter_add", scatter_add_fn);
+  m.def("scatter_add", scatter_add_fn);
+  auto nonzero_fn = [](const Tensor& self, bool as_tuple) -> py::object {
+    Tensor nz = nonzero(self);
+    if (!as_tuple) return py::cast(nz);
+    py::tuple t(std::max<int64_t>(self.dim(), 1));
+    for (int64_t d = 0; d < std::max<int64_t>(self.dim(), 1); ++d)
+      t[d] = py::cast(self.dim() ? select(nz, 1, d) : reshape(nz, {-1}));
+    return t;
+  };
+  m.def("nonzero", nonzero_fn, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
+  cls.def("nonzero", nonzero_fn, py::kw_only(), py::arg("as_tuple") = false);
+  m.def("masked_select", &masked_select, py::arg("input"), py::arg("mask"));
+  cls.def("masked_select", &masked_select, py::arg("mask"));
+}
 
 }  // namespace mt

@@ -1,0 +1,260 @@
+// Advanced indexing, index_put_, gather/scatter, index_select, nonzero, masked_select. Each op reduces to
+// element offsets (computed on the host, bounds-checked) and one gather or put kernel.
+#include "ops/index.h"
+
+#include <numeric>
+
+#include "core/TensorIterator.h"
+#include "ops/copy.h"
+#include "ops/kernels.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(index_gather_stub, IndexGatherFn);
+MT_DEFINE_STUB(index_put_stub, IndexPutFn);
+MT_DEFINE_STUB(nonzero_stub, NonzeroFn);
+
+namespace {
+
+void check_index_dtype(const Tensor& t) {
+  ScalarType d = t.dtype();
+  MT_CHECK_INDEX(
+      d == ScalarType::Long || d == ScalarType::Int || d == ScalarType::Byte || d == ScalarType::Bool,
+      "tensors used as indices must be long, int, byte or bool tensors");
+}
+
+// The index values as int64 on the host, in row-major order of `shape` (broadcast).
+std::vector<int64_t> host_indices(const Tensor& idx, IntArrayRef shape) {
+  Tensor h = to(expand(idx, shape), ScalarType::Long, Device(DeviceType::CPU));
+  h = contiguous(h);
+  const int64_t* p = h.data<int64_t>();
+  return std::vector<int64_t>(p, p + h.numel());
+}
+
+int64_t wrap_index(int64_t i, int64_t size, int64_t dim) {
+  MT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", dim, " with size ",
+                 size);
+  return i < 0 ? i + size : i;
+}
+
+// Element offsets of every position of a (sizes, strides) box, row-major.
+std::vector<int64_t> box_offsets(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t n = compute_numel(sizes);
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  int64_t nd = static_cast<int64_t>(sizes.size());
+  DimVector idx(nd, 0);
+  int64_t off = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    out[k] = off;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      off += strides[d];
+      if (++idx[d] < sizes[d]) break;
+      off -= strides[d] * sizes[d];
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// Everything index and index_put_ share: masks expanded to long indices, the broadcast index shape,
+// the result layout, and the offsets.
+struct AdvancedPlan {
+  DimVector result_shape;      // final shape (NumPy placement)
+  DimVector work_shape;        // [B..., rest...]: the order the offsets enumerate
+  DimVector work_to_result;    // permutation taking the work layout to the result layout
+  std::vector<int64_t> outer;  // one offset per broadcast index position
+  std::vector<int64_t> inner;  // one offset per position of the non-indexed dims
+};
+
+AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<Tensor>>& in) {
+  MT_CHECK_INDEX(static_cast<int64_t>(in.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                 self.dim(), " (got ", in.size(), ")");
+  // masks become one long index per dimension they cover
+  std::vector<std::optional<Tensor>> idx;
+  for (const auto& t : in) {
+    if (!t) {
+      idx.push_back(std::nullopt);
+      continue;
+    }
+    check_index_dtype(*t);
+    if (t->dtype() == ScalarType::Bool || t->dtype() == ScalarType::Byte) {
+      int64_t d0 = static_cast<int64_t>(idx.size());
+      MT_CHECK_INDEX(d0 + t->dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+      for (int64_t k = 0; k < t->dim(); ++k)
+        MT_CHECK_INDEX(t->sizes()[k] == self.sizes()[d0 + k], "The shape of the mask ", shape_str(t->sizes()),
+                       " at index ", k, " does not match the shape of the indexed tensor ",
+                       shape_str(self.sizes()), " at index ", d0 + k);
+      Tensor nz = nonzero(*t);
+      for (int64_t k = 0; k < t->dim(); ++k) idx.push_back(select(nz, 1, k));
+    } else {
+      idx.push_back(*t);
+    }
+  }
+  MT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                 self.dim());
+  std::vector<int64_t> adv, rest;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    (d < static_cast<int64_t>(idx.size()) && idx[d] ? adv : rest).push_back(d);
+  MT_INTERNAL_ASSERT(!adv.empty());
+  DimVector bshape;
+  for (int64_t d : adv) bshape = broadcast_shapes(bshape, idx[d]->sizes());
+  bool adjacent = adv.back() - adv.front() + 1 == static_cast<int64_t>(adv.size());
+
+  AdvancedPlan p;
+  int64_t nb = compute_numel(bshape);
+  p.outer.assign(static_cast<size_t>(nb), 0);
+  for (int64_t d : adv) {
+    std::vector<int64_t> v = host_indices(*idx[d], bshape);
+    int64_t size = self.sizes()[d], stride = self.strides()[d];
+    for (int64_t k = 0; k < nb; ++k) p.outer[k] += wrap_index(v[k], size, d) * stride;
+  }
+  DimVector rsizes, rstrides;
+  for (int64_t d : rest) {
+    rsizes.push_back(self.sizes()[d]);
+    rstrides.push_back(self.strides()[d]);
+  }
+  p.inner = box_offsets(rsizes, rstrides);
+  p.work_shape = bshape;
+  for (int64_t s : rsizes) p.work_shape.push_back(s);
+  // NumPy placement: adjacent advanced dims replace themselves in place, otherwise they go first
+  int64_t nbd = static_cast<int64_t>(bshape.size());
+  int64_t lead = adjacent ? adv.front() : 0;  // rest dims that stay before the index dims
+  for (int64_t k = 0; k < lead; ++k) p.work_to_result.push_back(nbd + k);
+  for (int64_t k = 0; k < nbd; ++k) p.work_to_result.push_back(k);
+  for (int64_t k = lead; k < static_cast<int64_t>(rest.size()); ++k) p.work_to_result.push_back(nbd + k);
+  for (int64_t w : p.work_to_result) p.result_shape.push_back(p.work_shape[w]);
+  return p;
+}
+
+}  // namespace
+
+Tensor nonzero(const Tensor& self) {
+  return nonzero_stub.get(self.device())(self);
+}
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  AdvancedPlan p = plan_advanced(self, indices);
+  Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
+  if (work.numel() > 0)
+    index_gather_stub.get(self.device())(work, self, p.outer.data(), static_cast<int64_t>(p.outer.size()),
+                                         p.inner.data(), static_cast<int64_t>(p.inner.size()));
+  return permute(work, p.work_to_result);
+}
+
+const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                         const Tensor& values, bool accumulate) {
+  AdvancedPlan p = plan_advanced(self, indices);
+  MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", values.device().str(), "!");
+  Tensor v = expand(values, p.result_shape);  // values are shaped like the result
+  DimVector inverse(p.work_to_result.size());
+  for (size_t k = 0; k < p.work_to_result.size(); ++k) inverse[p.work_to_result[k]] = static_cast<int64_t>(k);
+  Tensor w = contiguous(to(permute(v, inverse), self.dtype(), self.device()));
+  if (w.numel() > 0)
+    index_put_stub.get(self.device())(self, w, p.outer.data(), static_cast<int64_t>(p.outer.size()),
+                                      p.inner.data(), static_cast<int64_t>(p.inner.size()),
+                                      accumulate ? PutMode::add : PutMode::assign);
+  self.bump_version();
+  return self;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
+           "index_select(): Expected dtype int32 or int64 for index");
+  int64_t d = wrap_dim(dim, self.dim());
+  if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
+  idx.push_back(reshape(index, {-1}));
+  return contiguous(mt::index(self, idx));
+}
+
+namespace {
+// Offsets for gather/scatter: for every position of `index`, the element of `self` it addresses along dim
+// (and the same position in the other dims), plus the position's offset into `other` (src for scatter).
+void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
+                 std::vector<int64_t>& self_off, const Tensor* other, std::vector<int64_t>* other_off) {
+  MT_CHECK(index.dtype() == ScalarType::Long, op, "(): Expected dtype int64 for index");
+  MT_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
+           "Index tensor must have the same number of dimensions as ",
+           std::string(op) == "gather" ? "input" : "self", " tensor");
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    if (d != dim)
+      MT_CHECK(index.sizes()[d] <= (self.dim() ? self.sizes()[d] : 1), "Size does not match at dimension ", d,
+               " expected index ", shape_str(index.sizes()), " to be smaller than self ",
+               shape_str(self.sizes()), " apart from dimension ", dim);
+    if (other && other->dim() == index.dim())
+      MT_CHECK(index.sizes()[d] <= other->sizes()[d], "Expected index ", shape_str(index.sizes()),
+               " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ", dim,
+               " and to be smaller size than src ", shape_str(other->sizes()));
+  }
+  std::vector<int64_t> idx = host_indices(index, index.sizes());
+  DimVector st = self.dim() ? self.strides() : DimVector{1};
+  DimVector isz = index.dim() ? index.sizes() : DimVector{1};
+  int64_t size = self.dim() ? self.sizes()[dim] : 1;
+  DimVector zero_dim_stride = st;
+  zero_dim_stride[dim] = 0;
+  std::vector<int64_t> base = box_offsets(isz, zero_dim_stride);
+  self_off.resize(idx.size());
+  for (size_t k = 0; k < idx.size(); ++k) {
+    MT_CHECK_INDEX(idx[k] >= -size && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ",
+                   dim, " with size ", size);
+    self_off[k] = base[k] + (idx[k] < 0 ? idx[k] + size : idx[k]) * st[dim];
+  }
+  if (other_off) *other_off = box_offsets(isz, other->dim() ? other->strides() : DimVector{0});
+}
+}  // namespace
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK(index.device() == self.device(),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, ",
+           self.device().str(), " and ", index.device().str(), "!");
+  std::vector<int64_t> off;
+  dim_offsets(self, d, index, "gather", off, nullptr, nullptr);
+  Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
+  int64_t zero = 0;
+  if (out.numel() > 0)
+    index_gather_stub.get(self.device())(out, self, off.data(), static_cast<int64_t>(off.size()), &zero, 1);
+  return out;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       const std::string& reduce) {
+  int64_t d = wrap_dim(dim, self.dim());
+  PutMode mode = reduce.empty()    ? PutMode::assign
+                 : reduce == "add" ? PutMode::add
+                 : reduce == "multiply"
+                     ? PutMode::multiply
+                     : (MT_ERROR("reduce argument must be either add or multiply."), PutMode::assign);
+  Tensor s = src.dim() == 0 ? expand(src, index.sizes()) : src;
+  std::vector<int64_t> off, soff;
+  dim_offsets(self, d, index, "scatter", off, &s, &soff);
+  // values in index order, contiguous in self's dtype
+  Tensor vals = make_empty({static_cast<int64_t>(soff.size())}, self.dtype(), self.device());
+  if (!soff.empty()) {
+    Tensor sv = to(s, self.dtype(), self.device());
+    int64_t zero = 0;
+    index_gather_stub.get(self.device())(vals, sv, soff.data(), static_cast<int64_t>(soff.size()), &zero, 1);
+    index_put_stub.get(self.device())(self, vals, off.data(), static_cast<int64_t>(off.size()), &zero, 1,
+                                      mode);
+  }
+  self.bump_version();
+  return self;
+}
+
+const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_(self, dim, index, src, "add");
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  MT_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
+  return index(expand(self, shape), {expand(mask, shape)});
+}
+
+}  // namespace mt
