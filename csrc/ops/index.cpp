@@ -15,14 +15,14 @@ MT_DEFINE_STUB(index_gather_stub, IndexGatherFn);
 MT_DEFINE_STUB(index_put_stub, IndexPutFn);
 MT_DEFINE_STUB(nonzero_stub, NonzeroFn);
 
-namespace {
-
 void check_index_dtype(const Tensor& t) {
   ScalarType d = t.dtype();
   MT_CHECK_INDEX(
       d == ScalarType::Long || d == ScalarType::Int || d == ScalarType::Byte || d == ScalarType::Bool,
       "tensors used as indices must be long, int, byte or bool tensors");
 }
+
+namespace {
 
 // The index values as int64 on the host, in row-major order of `shape` (broadcast).
 std::vector<int64_t> host_indices(const Tensor& idx, IntArrayRef shape) {

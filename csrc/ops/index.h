@@ -22,6 +22,8 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor nonzero(const Tensor& self);  // (n, ndim) int64
 Tensor masked_select(const Tensor& self, const Tensor& mask);
+// IndexError in PyTorch's words unless t is an int64/int32/uint8/bool tensor.
+void check_index_dtype(const Tensor& t);
 
 // Kernels move elements addressed by host-computed element offsets (relative to data_ptr()):
 //   element (i, j) of a contiguous [n, r] buffer <-> data[outer[i] + inner[j]].

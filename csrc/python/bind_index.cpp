@@ -8,8 +8,6 @@
 
 namespace mt {
 
-void check_is_index(const Tensor& t);
-
 namespace {
 
 Tensor as_index_tensor(py::handle h) {
@@ -108,7 +106,7 @@ Parsed parse_index(const Tensor& self, py::handle key) {
         ++dim;
         continue;
       }
-      check_is_index(t);
+      check_index_dtype(t);
       mark(dim, t);
       dim += (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::Byte) ? t.dim() : 1;
     }
@@ -118,13 +116,6 @@ Parsed parse_index(const Tensor& self, py::handle key) {
 }
 
 }  // namespace
-
-void check_is_index(const Tensor& t) {
-  ScalarType d = t.dtype();
-  MT_CHECK_INDEX(
-      d == ScalarType::Long || d == ScalarType::Int || d == ScalarType::Byte || d == ScalarType::Bool,
-      "tensors used as indices must be long, int, byte or bool tensors");
-}
 
 void init_index(py::module_& m, TensorClass& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle key) {
