@@ -105,8 +105,39 @@ def make_cases(sizes_gemm):
             (f"sgemm {n}x{n}", ("GFLOP/s", 2 * n**3), libs(lambda: a @ b, lambda: ma @ mb, lambda: pa @ pb))
         ]
 
+    def indexing_and_rows():
+        """x[i] overhead, a boolean mask, a labels gather and a row softmax (the training loop's shapes)."""
+        (a, _), (ma, _), (pa, _) = pair((1000, 1000))
+        mask = a > 0
+        mmask, pmask = minitorch.tensor(mask), (real_torch.tensor(mask) if real_torch else None)
+        labels = rng.integers(0, 1000, size=1000)
+        mlab, plab = minitorch.tensor(labels), (real_torch.tensor(labels) if real_torch else None)
+        rows = np.arange(1000)
+        mrows = minitorch.arange(1000)
+        prows = real_torch.arange(1000) if real_torch else None
+
+        def np_softmax():
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
+
+        return [
+            ("x[i] (overhead)", None, libs(lambda: a[5], lambda: ma[5], lambda: pa[5])),
+            ("x[mask] 1e6 f32", None, libs(lambda: a[mask], lambda: ma[mmask], lambda: pa[pmask])),
+            (
+                "x[arange, labels] 1000",
+                None,
+                libs(lambda: a[rows, labels], lambda: ma[mrows, mlab], lambda: pa[prows, plab]),
+            ),
+            (
+                "softmax 1000x1000 dim=1",
+                ("GB/s", 8 * 10**6),
+                libs(np_softmax, lambda: ma.softmax(1), lambda: pa.softmax(1)),
+            ),
+        ]
+
     for n in (1, 100):
         cases += overhead(n)
+    cases += indexing_and_rows()
     for n, label in ((10**6, "1e6"), (16 * 10**6, "1.6e7")):
         cases += elementwise(n, label)
     for n in sizes_gemm:
