@@ -50,7 +50,7 @@ struct TensorIter {
     std::array<int64_t, kMaxOperands> inner{};
     for (int k = 0; k < nt; ++k) inner[k] = shape.empty() ? 0 : strides[k][0];
     if (shape.size() <= 1) {
-      std::array<char*, kMaxOperands> ptrs;
+      std::array<char*, kMaxOperands> ptrs{};
       for (int k = 0; k < nt; ++k) ptrs[k] = data[k] + begin * inner[k];
       loop(ptrs.data(), inner.data(), end - begin);
       return;
@@ -63,7 +63,7 @@ struct TensorIter {
       rem /= shape[d];
     }
     int64_t pos = begin;
-    std::array<char*, kMaxOperands> ptrs;
+    std::array<char*, kMaxOperands> ptrs{};
     while (pos < end) {
       for (int k = 0; k < nt; ++k) {
         int64_t off = 0;
