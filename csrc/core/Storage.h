@@ -33,9 +33,9 @@ struct StorageImpl {
       allocator->deallocate(data, device);
   }
 
-  static std::shared_ptr<StorageImpl> allocate(size_t nbytes, Device device) {
+  static std::shared_ptr<StorageImpl> allocate(size_t nbytes, Device device, Allocator* allocator = nullptr) {
     auto s = std::make_shared<StorageImpl>();
-    s->allocator = get_allocator(device.type);
+    s->allocator = allocator ? allocator : get_allocator(device.type);
     s->data = s->allocator->allocate(nbytes, device);
     s->nbytes = nbytes;
     s->device = device;

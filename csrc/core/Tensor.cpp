@@ -89,11 +89,15 @@ bool Tensor::requires_grad() const {
 }
 
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  return make_empty_with(sizes, dtype, device, get_allocator(device.type));
+}
+
+Tensor make_empty_with(IntArrayRef sizes, ScalarType dtype, Device device, Allocator* allocator) {
   int64_t n = compute_numel(sizes);
   size_t item = element_size(dtype);
   MT_CHECK(n == 0 || static_cast<uint64_t>(n) <= std::numeric_limits<uint64_t>::max() / item,
            "Trying to create tensor with ", n, " elements: size in bytes overflows");
-  auto storage = StorageImpl::allocate(static_cast<size_t>(n) * item, device);
+  auto storage = StorageImpl::allocate(static_cast<size_t>(n) * item, device, allocator);
   DimVector strides = contiguous_strides(sizes);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, dtype));
 }

@@ -137,6 +137,8 @@ using TensorList = std::vector<Tensor>;
 
 // A tensor with fresh storage and contiguous strides.
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device);
+// The same, with memory from a specific allocator (pinned host memory).
+Tensor make_empty_with(IntArrayRef sizes, ScalarType dtype, Device device, Allocator* allocator);
 // A tensor over existing storage (views).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 

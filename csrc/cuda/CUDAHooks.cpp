@@ -1,5 +1,5 @@
-// CUDA runtime glue: device discovery without side effects, lazy initialization, a direct cudaMalloc
-// allocator and host<->device copies. (The caching allocator and streams come with the CUDA backend issue.)
+// CUDA runtime glue: device discovery without side effects, lazy initialization (which installs the caching
+// allocator), copies between devices, and the stream/event/memory queries behind minitorch.cuda.
 #include "cuda/CUDAHooks.h"
 
 #include <pthread.h>
@@ -14,6 +14,8 @@
 #ifdef MINITORCH_WITH_CUDA
 #include <cuda_runtime_api.h>
 
+#include "cuda/CUDACachingAllocator.h"
+#include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
 #include "ops/copy.h"
 #include "ops/kernels.h"
@@ -68,6 +70,60 @@ DeviceProperties CUDAHooks::properties(int) const {
 void CUDAHooks::synchronize(int) const {
   not_compiled();
 }
+std::map<std::string, int64_t> CUDAHooks::memory_stats(int) const {
+  return {};
+}
+void CUDAHooks::reset_peak_memory_stats(int) const {}
+void CUDAHooks::empty_cache() const {}
+std::pair<size_t, size_t> CUDAHooks::mem_get_info(int) const {
+  not_compiled();
+}
+Allocator* CUDAHooks::pinned_allocator() const {
+  not_compiled();
+}
+bool CUDAHooks::is_pinned(const void*) const {
+  return false;
+}
+void CUDAHooks::record_stream(const Tensor&, uintptr_t) const {
+  not_compiled();
+}
+uintptr_t CUDAHooks::current_stream(int) const {
+  not_compiled();
+}
+void CUDAHooks::set_current_stream(int, uintptr_t) const {
+  not_compiled();
+}
+uintptr_t CUDAHooks::stream_from_pool(int, bool) const {
+  not_compiled();
+}
+std::pair<int, int> CUDAHooks::stream_priority_range() const {
+  not_compiled();
+}
+bool CUDAHooks::stream_query(uintptr_t) const {
+  not_compiled();
+}
+void CUDAHooks::stream_synchronize(uintptr_t) const {
+  not_compiled();
+}
+void CUDAHooks::stream_wait_event(uintptr_t, uintptr_t) const {
+  not_compiled();
+}
+uintptr_t CUDAHooks::event_create(bool, bool) const {
+  not_compiled();
+}
+void CUDAHooks::event_destroy(uintptr_t) const {}
+void CUDAHooks::event_record(uintptr_t, uintptr_t) const {
+  not_compiled();
+}
+bool CUDAHooks::event_query(uintptr_t) const {
+  not_compiled();
+}
+void CUDAHooks::event_synchronize(uintptr_t) const {
+  not_compiled();
+}
+float CUDAHooks::event_elapsed_time(uintptr_t, uintptr_t) const {
+  not_compiled();
+}
 
 #else
 
@@ -107,40 +163,51 @@ int query_device_count(std::string* why) {
   return 0;
 }
 
-class CUDADirectAllocator final : public Allocator {
- public:
-  void* allocate(size_t nbytes, Device device) override {
-    if (nbytes == 0) return nullptr;
-    int prev = 0;
-    MT_CUDA_CHECK(cudaGetDevice(&prev));
-    if (prev != device.index) MT_CUDA_CHECK(cudaSetDevice(device.index));
-    void* p = nullptr;
-    cudaError_t err = cudaMalloc(&p, nbytes);
-    if (prev != device.index) cudaSetDevice(prev);
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      throw_error(ErrorKind::OutOfMemory, str("CUDA out of memory. Tried to allocate ", format_bytes(nbytes),
-                                              ". GPU ", device.index, " could not provide it."));
-    }
-    MT_CUDA_CHECK(err);
-    return p;
-  }
-  void deallocate(void* ptr, Device) override {
-    if (ptr) cudaFree(ptr);  // never throw from a destructor path
-  }
-};
+cudaStream_t as_stream(uintptr_t h) {
+  return reinterpret_cast<cudaStream_t>(h);
+}
+cudaEvent_t as_event(uintptr_t h) {
+  return reinterpret_cast<cudaEvent_t>(h);
+}
 
-// Same-dtype copy between devices. Non-contiguous sides are staged through a contiguous copy on their device.
+// Same-dtype copy between devices on the CUDA side's current stream. Non-contiguous sides are staged through
+// a contiguous buffer on their own device. Blocking unless non_blocking is set and the host side is pinned
+// (or both sides are on GPUs), as in PyTorch.
 void cross_device_copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  MT_CHECK(src.numel() == dst.numel(), "copy_: cross-device copies need equal shapes, got ",
+           shape_str(src.sizes()), " and ", shape_str(dst.sizes()));
+  Device gpu = dst.is_cuda() ? dst.device() : src.device();
+  cuda::DeviceGuard guard(gpu.index);
+  cudaStream_t stream = cuda::current_stream(gpu.index);
   Tensor s = contiguous(src);
   Tensor d = dst.is_contiguous() ? dst : make_empty(dst.sizes(), dst.dtype(), dst.device());
-  MT_CHECK(s.numel() == d.numel(), "copy_: cross-device copies need equal shapes, got ",
-           shape_str(src.sizes()), " and ", shape_str(dst.sizes()));
   size_t nbytes = static_cast<size_t>(s.numel()) * s.itemsize();
-  cudaMemcpyKind kind = s.is_cuda() && d.is_cuda() ? cudaMemcpyDeviceToDevice
-                        : s.is_cuda() ? cudaMemcpyDeviceToHost
-                                      : cudaMemcpyHostToDevice;
-  MT_CUDA_CHECK(cudaMemcpy(d.data_ptr(), s.data_ptr(), nbytes, kind));
+  bool sync = !non_blocking;
+  if (s.is_cuda() && d.is_cuda()) {
+    // the source device's pending work (on its current stream) must finish before the peer copy reads it
+    cudaEvent_t ready;
+    MT_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    {
+      cuda::DeviceGuard g2(s.device().index);
+      MT_CUDA_CHECK(cudaEventRecord(ready, cuda::current_stream(s.device().index)));
+    }
+    MT_CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0));
+    cudaEventDestroy(ready);
+    MT_CUDA_CHECK(
+        cudaMemcpyPeerAsync(d.data_ptr(), d.device().index, s.data_ptr(), s.device().index, nbytes, stream));
+  } else if (s.is_cuda()) {
+    MT_CUDA_CHECK(cudaMemcpyAsync(d.data_ptr(), s.data_ptr(), nbytes, cudaMemcpyDeviceToHost, stream));
+    // the host may read d only after the copy: async only into pinned memory the caller reads later
+    bool pinned = d.is_same(dst) && cuda::is_pinned_ptr(d.data_ptr());
+    if (pinned && !sync)
+      cuda::record_pinned_use(d.storage()->data, stream);
+    else
+      sync = true;
+  } else {
+    MT_CUDA_CHECK(cudaMemcpyAsync(d.data_ptr(), s.data_ptr(), nbytes, cudaMemcpyHostToDevice, stream));
+    if (cuda::is_pinned_ptr(s.data_ptr())) cuda::record_pinned_use(s.storage()->data, stream);
+  }
+  if (sync) MT_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!d.is_same(dst)) copy_(dst, d);
 }
 
@@ -173,8 +240,7 @@ void CUDAHooks::lazy_init() const {
   std::string why;
   if (query_device_count(&why) == 0) MT_ERROR(why.empty() ? "No CUDA GPUs are available" : why);
   std::call_once(g_init_once, [] {
-    static CUDADirectAllocator alloc;
-    set_allocator(DeviceType::CUDA, &alloc);
+    set_allocator(DeviceType::CUDA, cuda::caching_allocator());
     cross_device_copy_stub.fns[static_cast<int>(DeviceType::CUDA)] = &cross_device_copy;
     pthread_atfork(nullptr, nullptr, mark_bad_fork);
     MT_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context now, not inside the first op
@@ -220,6 +286,125 @@ void CUDAHooks::synchronize(int index) const {
   cudaError_t err = cudaDeviceSynchronize();
   if (index >= 0 && index != prev) cudaSetDevice(prev);
   MT_CUDA_CHECK(err);
+}
+
+std::map<std::string, int64_t> CUDAHooks::memory_stats(int device) const {
+  if (!is_initialized()) return {};
+  return cuda::memory_stats(device);
+}
+void CUDAHooks::reset_peak_memory_stats(int device) const {
+  if (is_initialized()) cuda::reset_peak_memory_stats(device);
+}
+void CUDAHooks::empty_cache() const {
+  if (is_initialized()) cuda::empty_cache();
+}
+std::pair<size_t, size_t> CUDAHooks::mem_get_info(int device) const {
+  lazy_init();
+  cuda::DeviceGuard g(device);
+  size_t free_b = 0, total_b = 0;
+  MT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  return {free_b, total_b};
+}
+Allocator* CUDAHooks::pinned_allocator() const {
+  lazy_init();
+  return cuda::pinned_allocator();
+}
+bool CUDAHooks::is_pinned(const void* ptr) const {
+  return is_initialized() && cuda::is_pinned_ptr(ptr);
+}
+void CUDAHooks::record_stream(const Tensor& t, uintptr_t stream) const {
+  MT_CHECK(t.is_cuda(), "record_stream expects a CUDA tensor, got a tensor on ", t.device().str());
+  if (t.storage()->data) cuda::record_stream(t.storage()->data, t.device().index, as_stream(stream));
+}
+
+uintptr_t CUDAHooks::current_stream(int device) const {
+  lazy_init();
+  return reinterpret_cast<uintptr_t>(cuda::current_stream(device));
+}
+void CUDAHooks::set_current_stream(int device, uintptr_t stream) const {
+  lazy_init();
+  cuda::set_current_stream(device, as_stream(stream));
+}
+uintptr_t CUDAHooks::stream_from_pool(int device, bool high_priority) const {
+  // Like PyTorch: a fixed pool of non-blocking streams per device and priority, handed out round-robin and
+  // never destroyed, so a Stream object going away can never leave a dangling current stream.
+  lazy_init();
+  constexpr int kPool = 32;
+  static std::mutex mu;
+  static cudaStream_t pool[cuda::kMaxDevices][2][kPool] = {};
+  static unsigned next[cuda::kMaxDevices][2] = {};
+  if (device < 0) device = cuda::current_device();
+  MT_CHECK(device < device_count(), "CUDA error: invalid device ordinal");
+  std::lock_guard<std::mutex> g(mu);
+  int pr = high_priority ? 1 : 0;
+  cudaStream_t& s = pool[device][pr][next[device][pr]++ % kPool];
+  if (!s) {
+    cuda::DeviceGuard dg(device);
+    int least = 0, greatest = 0;
+    MT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    MT_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high_priority ? greatest : least));
+  }
+  return reinterpret_cast<uintptr_t>(s);
+}
+std::pair<int, int> CUDAHooks::stream_priority_range() const {
+  lazy_init();
+  int least = 0, greatest = 0;
+  MT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return {least, greatest};
+}
+bool CUDAHooks::stream_query(uintptr_t stream) const {
+  cudaError_t e = cudaStreamQuery(as_stream(stream));
+  if (e == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  MT_CUDA_CHECK(e);
+  return true;
+}
+void CUDAHooks::stream_synchronize(uintptr_t stream) const {
+  MT_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+}
+void CUDAHooks::stream_wait_event(uintptr_t stream, uintptr_t event) const {
+  MT_CUDA_CHECK(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0));
+}
+uintptr_t CUDAHooks::event_create(bool enable_timing, bool blocking) const {
+  lazy_init();
+  unsigned flags = (enable_timing ? 0u : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0u);
+  cudaEvent_t e;
+  MT_CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
+  return reinterpret_cast<uintptr_t>(e);
+}
+void CUDAHooks::event_destroy(uintptr_t event) const {
+  if (event && !g_in_bad_fork.load()) cudaEventDestroy(as_event(event));
+}
+void CUDAHooks::event_record(uintptr_t event, uintptr_t stream) const {
+  MT_CUDA_CHECK(cudaEventRecord(as_event(event), as_stream(stream)));
+}
+bool CUDAHooks::event_query(uintptr_t event) const {
+  cudaError_t e = cudaEventQuery(as_event(event));
+  if (e == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  MT_CUDA_CHECK(e);
+  return true;
+}
+void CUDAHooks::event_synchronize(uintptr_t event) const {
+  MT_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
+}
+float CUDAHooks::event_elapsed_time(uintptr_t start, uintptr_t end) const {
+  float ms = 0;
+  cudaError_t e = cudaEventElapsedTime(&ms, as_event(start), as_event(end));
+  if (e == cudaErrorInvalidResourceHandle) {
+    cudaGetLastError();
+    MT_ERROR("Both events must be created with argument 'enable_timing=True'.");
+  }
+  if (e == cudaErrorNotReady) {
+    cudaGetLastError();
+    MT_ERROR("Both events must be completed before calculating elapsed time.");
+  }
+  MT_CUDA_CHECK(e);
+  return ms;
 }
 
 #endif

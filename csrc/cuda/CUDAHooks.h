@@ -1,9 +1,15 @@
 // The CUDA runtime as the rest of the core sees it: lazy, fork-aware, and present (erroring clearly) even in
 // builds without CUDA, so no file outside csrc/cuda/ and csrc/kernels/cuda/ needs an #ifdef.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 
 namespace mt {
+
+class Allocator;
+class Tensor;
 
 struct DeviceProperties {
   std::string name;
@@ -26,6 +32,30 @@ class CUDAHooks {
   void set_device(int index) const;
   DeviceProperties properties(int index) const;
   void synchronize(int index) const;
+
+  // Memory (the caching allocator's statistics; see csrc/cuda/CUDACachingAllocator.cpp).
+  std::map<std::string, int64_t> memory_stats(int device) const;
+  void reset_peak_memory_stats(int device) const;
+  void empty_cache() const;
+  std::pair<size_t, size_t> mem_get_info(int device) const;  // (free, total) bytes
+  Allocator* pinned_allocator() const;
+  bool is_pinned(const void* ptr) const;  // false without CUDA or before it is initialized
+  void record_stream(const Tensor& t, uintptr_t stream) const;
+
+  // Streams and events as opaque handles (cudaStream_t / cudaEvent_t) for the Python classes.
+  uintptr_t current_stream(int device) const;
+  void set_current_stream(int device, uintptr_t stream) const;
+  uintptr_t stream_from_pool(int device, bool high_priority) const;
+  std::pair<int, int> stream_priority_range() const;  // (least, greatest)
+  bool stream_query(uintptr_t stream) const;
+  void stream_synchronize(uintptr_t stream) const;
+  void stream_wait_event(uintptr_t stream, uintptr_t event) const;
+  uintptr_t event_create(bool enable_timing, bool blocking) const;
+  void event_destroy(uintptr_t event) const;
+  void event_record(uintptr_t event, uintptr_t stream) const;
+  bool event_query(uintptr_t event) const;
+  void event_synchronize(uintptr_t event) const;
+  float event_elapsed_time(uintptr_t start, uintptr_t end) const;
 };
 
 const CUDAHooks& cuda_hooks();

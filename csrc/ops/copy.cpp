@@ -5,6 +5,7 @@
 #include "cuda/CUDAHooks.h"
 #include "ops/factory.h"
 #include "ops/kernels.h"
+#include "ops/shape.h"
 
 namespace mt {
 
@@ -37,7 +38,7 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src) {
   return clone(src);
 }
 
-const Tensor& copy_(const Tensor& self, const Tensor& src_) {
+const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   if (self.is_same(src_)) return self;
   check_no_internal_overlap(self);
   Tensor src = unaliased_input(self, src_);
@@ -46,8 +47,9 @@ const Tensor& copy_(const Tensor& self, const Tensor& src_) {
     return self;
   }
   if (self.device() != src.device()) {
-    if (src.dtype() != self.dtype()) return copy_(self, to(src, self.dtype(), src.device()));
-    cross_device_copy_stub.get(self.is_cuda() ? self.device() : src.device())(self, src, false);
+    if (src.dtype() != self.dtype()) return copy_(self, to(src, self.dtype(), src.device()), non_blocking);
+    if (src.sizes() != self.sizes()) src = expand(src, self.sizes());  // broadcasting, as same-device copy_
+    cross_device_copy_stub.get(self.is_cuda() ? self.device() : src.device())(self, src, non_blocking);
   } else {
     TensorIter it = TensorIter::make({self, src});
     copy_stub.get(self.device())(it);
@@ -67,20 +69,38 @@ Tensor clone(const Tensor& self) {
   return out;
 }
 
-Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy) {
+Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
   if (dtype == ScalarType::Undefined) dtype = self.dtype();
   device = resolve_device(device);
   if (!copy && dtype == self.dtype() && device == self.device()) return self;
-  Tensor out = make_empty(self.sizes(), dtype, device);
+  Tensor out;
+  // D2H with non_blocking lands in pinned memory, so the copy can really overlap (PyTorch does the same).
+  if (non_blocking && device.is_cpu() && self.is_cuda())
+    out = make_empty_with(self.sizes(), dtype, device, cuda_hooks().pinned_allocator());
+  else
+    out = make_empty(self.sizes(), dtype, device);
   if (self.dtype() != dtype && self.device() != device) {
     // convert on the source device, then move: one cross-device transfer of the final bytes
     Tensor converted = make_empty(self.sizes(), dtype, self.device());
     copy_(converted, self);
-    copy_(out, converted);
+    copy_(out, converted, non_blocking);
   } else {
-    copy_(out, self);
+    copy_(out, self, non_blocking);
   }
   return out;
+}
+
+Tensor pin_memory(const Tensor& self) {
+  MT_CHECK(self.device().is_cpu(), "cannot pin '", self.is_cuda() ? "torch.cuda." : "torch.",
+           "Tensor' only dense CPU tensors can be pinned");
+  if (is_pinned(self)) return self;
+  Tensor out = make_empty_with(self.sizes(), self.dtype(), self.device(), cuda_hooks().pinned_allocator());
+  copy_(out, self);
+  return out;
+}
+
+bool is_pinned(const Tensor& self) {
+  return self.device().is_cpu() && self.storage()->data && cuda_hooks().is_pinned(self.storage()->data);
 }
 
 const Tensor& fill_(const Tensor& self, const Scalar& value) {

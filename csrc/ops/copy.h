@@ -5,7 +5,9 @@
 
 namespace mt {
 
-const Tensor& copy_(const Tensor& self, const Tensor& src);
+// non_blocking: a host<->device copy may return before it finishes when the host side is pinned (PyTorch's
+// rule); the current stream orders it with later work.
+const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);
 // In-place writes into a tensor whose elements alias each other (an expanded dim) would race and apply an op
 // several times to one element; PyTorch refuses them, and so do we (only the certain case: stride 0, size >
 // 1).
@@ -17,7 +19,10 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src);
 Tensor contiguous(const Tensor& self);
 Tensor clone(const Tensor& self);
 // Returns self when nothing changes and copy is false (PyTorch's .to semantics).
-Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy = false);
+Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy = false, bool non_blocking = false);
+// A copy of a CPU tensor in page-locked memory (fast, asynchronous host<->device copies); needs CUDA.
+Tensor pin_memory(const Tensor& self);
+bool is_pinned(const Tensor& self);
 const Tensor& fill_(const Tensor& self, const Scalar& value);
 const Tensor& zero_(const Tensor& self);
 // The value of a one-element tensor (any dtype) as a Scalar of its kind; syncs on CUDA.

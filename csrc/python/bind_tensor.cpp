@@ -142,7 +142,7 @@ py::object tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, siz
 Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
   ScalarType dtype = ScalarType::Undefined;
   Device device = self.device();
-  bool copy = false;
+  bool copy = false, non_blocking = false;
   for (py::handle a : args) {
     if (py::isinstance<DType>(a)) {
       dtype = parse_dtype(a);
@@ -164,12 +164,14 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
       device = kv.second.is_none() ? self.device() : parse_device(kv.second);
     else if (k == "copy")
       copy = kv.second.cast<bool>();
-    else if (k == "non_blocking" || k == "memory_format")
+    else if (k == "non_blocking")
+      non_blocking = kv.second.cast<bool>();
+    else if (k == "memory_format")
       continue;
     else
       throw py::type_error("to() got an unexpected keyword argument '" + k + "'");
   }
-  return to(self, dtype, device, copy);
+  return to(self, dtype, device, copy, non_blocking);
 }
 
 }  // namespace
@@ -257,18 +259,20 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           [](const Tensor& t, const Tensor& src) { t.impl()->set_data(*src.impl()); })
       // conversions
       .def("to", &tensor_to)
-      .def("cpu",
-           [](py::object self) -> py::object {
-             Tensor t = self.cast<Tensor>();
-             if (t.device().is_cpu()) return self;
-             return py::cast(to(t, t.dtype(), Device(DeviceType::CPU)));
-           })
+      .def(
+          "cpu",
+          [](py::object self, py::object) -> py::object {
+            Tensor t = self.cast<Tensor>();
+            if (t.device().is_cpu()) return self;
+            return py::cast(to(t, t.dtype(), Device(DeviceType::CPU)));
+          },
+          py::arg("memory_format") = py::none())
       .def(
           "cuda",
-          [](const Tensor& t, py::object device, bool) {
+          [](const Tensor& t, py::object device, bool non_blocking) {
             Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device);
-            if (d.is_cpu()) d = Device(DeviceType::CUDA, d.index);
-            return to(t, t.dtype(), d);
+            MT_CHECK(d.is_cuda(), "Invalid device, must be cuda device");
+            return to(t, t.dtype(), d, false, non_blocking);
           },
           py::arg("device") = py::none(), py::arg("non_blocking") = false)
       .def(
@@ -290,8 +294,18 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           "clone", [](const Tensor& t, py::object) { return clone(t); },
           py::arg("memory_format") = py::none())
       .def(
-          "copy_", [](const Tensor& t, const Tensor& src, bool) { return copy_(t, src); }, py::arg("src"),
-          py::arg("non_blocking") = false)
+          "copy_", [](const Tensor& t, const Tensor& src, bool nb) { return copy_(t, src, nb); },
+          py::arg("src"), py::arg("non_blocking") = false)
+      .def(
+          "pin_memory", [](const Tensor& t, py::object) { return pin_memory(t); },
+          py::arg("device") = py::none())
+      .def(
+          "is_pinned", [](const Tensor& t, py::object) { return is_pinned(t); },
+          py::arg("device") = py::none())
+      .def("record_stream",
+           [](const Tensor& t, py::object stream) {
+             cuda_hooks().record_stream(t, stream.attr("cuda_stream").cast<uintptr_t>());
+           })
       .def("fill_", [](const Tensor& t, py::handle v) { return fill_(t, parse_scalar(v)); })
       .def("zero_", [](const Tensor& t) { return zero_(t); })
       .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })

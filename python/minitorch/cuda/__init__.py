@@ -36,6 +36,11 @@ def set_device(device):
         _C._cuda_set_device(idx)
 
 
+def get_stream_priority_range():
+    """(least, greatest) priority; a lower number is a higher priority."""
+    return tuple(_C._cuda_stream_priority_range())
+
+
 def _device_index(device, optional=True):
     from minitorch import device as _device
 
@@ -82,29 +87,261 @@ def synchronize(device=None):
     _C._cuda_synchronize(_device_index(device))
 
 
-# Memory statistics: 0 and no-ops until the caching allocator (CUDA backend) exists or CUDA is unused.
+# ---- memory: the caching allocator's statistics (csrc/cuda/CUDACachingAllocator.cpp). Like PyTorch, they
+# read as empty/0 until CUDA has been initialized, so they never start the driver.
+def memory_stats(device=None):
+    """The caching allocator's counters for `device`, under PyTorch's key names."""
+    if not is_initialized():
+        return {}
+    return dict(sorted(_C._cuda_memory_stats(_device_index(device)).items()))
+
+
 def memory_allocated(device=None):
-    return 0
+    """Bytes held by tensors on `device` (block sizes as the allocator rounds them)."""
+    return memory_stats(device).get("allocated_bytes.all.current", 0)
 
 
 def max_memory_allocated(device=None):
-    return 0
+    return memory_stats(device).get("allocated_bytes.all.peak", 0)
 
 
 def memory_reserved(device=None):
-    return 0
+    """Bytes the allocator holds from the driver: tensors plus cached free blocks."""
+    return memory_stats(device).get("reserved_bytes.all.current", 0)
 
 
 def max_memory_reserved(device=None):
-    return 0
+    return memory_stats(device).get("reserved_bytes.all.peak", 0)
 
 
 def reset_peak_memory_stats(device=None):
-    pass
+    if is_initialized():
+        _C._cuda_reset_peak_memory_stats(_device_index(device))
+
+
+def reset_max_memory_allocated(device=None):
+    reset_peak_memory_stats(device)
 
 
 def empty_cache():
-    pass
+    """Returns cached, unused device memory to the driver (tensors in use keep theirs)."""
+    _C._cuda_empty_cache()
+
+
+def mem_get_info(device=None):
+    """(free, total) bytes of device memory as the driver reports them."""
+    return tuple(_C._cuda_mem_get_info(_device_index(device)))
+
+
+def memory_summary(device=None, abbreviated=False):
+    stats = memory_stats(device)
+    lines = [f"minitorch CUDA memory summary, device {_device_index(device)}"]
+    for key in ("allocated_bytes", "reserved_bytes", "requested_bytes"):
+        cur, peak = stats.get(f"{key}.all.current", 0), stats.get(f"{key}.all.peak", 0)
+        lines.append(f"  {key:<16} current {cur:>14,}  peak {peak:>14,}")
+    lines.append(
+        f"  num_alloc_retries {stats.get('num_alloc_retries', 0)}  num_ooms {stats.get('num_ooms', 0)}"
+    )
+    return "\n".join(lines)
+
+
+# ---- devices as context managers
+class device:
+    """Context manager that makes `device` the current CUDA device for its block."""
+
+    def __init__(self, device):
+        self.idx = _device_index(device, optional=True) if device is not None else -1
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """The device of a tensor as a context manager (a no-op for CPU tensors)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else None)
+
+
+# ---- streams and events
+class Stream:
+    """A CUDA stream: kernels enqueued on one stream run in order; different streams may overlap.
+
+    Streams come from a per-device pool (as in PyTorch), so creating many is cheap."""
+
+    def __new__(cls, device=None, priority=0, stream_ptr=None, **kwargs):
+        self = super().__new__(cls)
+        idx = _device_index(device)
+        self.device_index = idx
+        if stream_ptr is None:
+            self.cuda_stream = _C._cuda_stream_from_pool(idx, priority < 0)
+        else:
+            self.cuda_stream = int(stream_ptr)
+        return self
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        pass
+
+    @property
+    def device(self):
+        from minitorch import device as _device
+
+        return _device("cuda", self.device_index)
+
+    def query(self):
+        """True when all work enqueued on the stream has finished."""
+        return _C._cuda_stream_query(self.cuda_stream)
+
+    def synchronize(self):
+        _C._cuda_stream_synchronize(self.cuda_stream)
+
+    def wait_event(self, event):
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        if event is None:
+            event = Event()
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Stream)
+            and self.cuda_stream == other.cuda_stream
+            and self.device_index == other.device_index
+        )
+
+    def __hash__(self):
+        return hash((self.cuda_stream, self.device_index))
+
+    def __repr__(self):
+        return f"<torch.cuda.Stream device={self.device} cuda_stream={self.cuda_stream:#x}>"
+
+
+class ExternalStream(Stream):
+    """A stream created elsewhere (another library), wrapped by its cudaStream_t value."""
+
+    def __new__(cls, stream_ptr, device=None, **kwargs):
+        return super().__new__(cls, device=device, stream_ptr=stream_ptr)
+
+
+def current_stream(device=None):
+    """The stream that operations on `device` enqueue on in this thread."""
+    idx = _device_index(device)
+    return Stream(device=idx, stream_ptr=_C._cuda_current_stream(idx))
+
+
+def default_stream(device=None):
+    """The device's default (legacy NULL) stream."""
+    _lazy_init()
+    return Stream(device=_device_index(device), stream_ptr=0)
+
+
+def set_stream(stream):
+    if stream is not None:
+        _C._cuda_set_stream(stream.device_index, stream.cuda_stream)
+
+
+class StreamContext:
+    """Makes `stream` current on its device (and its device current) for the block; None is a no-op."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.prev_stream = None
+        self.prev_device = -1
+
+    def __enter__(self):
+        s = self.stream
+        if s is None:
+            return s
+        self.prev_device = current_device()
+        if s.device_index != self.prev_device:
+            set_device(s.device_index)
+        self.prev_stream = current_stream(s.device_index)
+        set_stream(s)
+        return s
+
+    def __exit__(self, *exc):
+        if self.stream is None:
+            return False
+        set_stream(self.prev_stream)
+        if self.stream.device_index != self.prev_device:
+            set_device(self.prev_device)
+        return False
+
+
+def stream(stream):
+    """Context manager: `with minitorch.cuda.stream(s): ...` enqueues the block's work on `s`."""
+    return StreamContext(stream)
+
+
+class Event:
+    """A CUDA event: a marker in a stream that can be waited on and, with enable_timing, timed."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.enable_timing = enable_timing
+        self.blocking = blocking
+        self._handle = None
+
+    def _ensure(self):
+        if self._handle is None:
+            self._handle = _C._cuda_event_create(self.enable_timing, self.blocking)
+        return self._handle
+
+    @property
+    def cuda_event(self):
+        return self._handle or 0
+
+    def record(self, stream=None):
+        """Marks the current point of `stream` (default: the current stream)."""
+        if stream is None:
+            stream = current_stream()
+        _C._cuda_event_record(self._ensure(), stream.cuda_stream)
+
+    def wait(self, stream=None):
+        """Makes later work on `stream` wait until the event has happened (the host does not wait)."""
+        if stream is None:
+            stream = current_stream()
+        if self._handle is not None:
+            _C._cuda_stream_wait_event(stream.cuda_stream, self._handle)
+
+    def query(self):
+        return True if self._handle is None else _C._cuda_event_query(self._handle)
+
+    def synchronize(self):
+        if self._handle is not None:
+            _C._cuda_event_synchronize(self._handle)
+
+    def elapsed_time(self, end_event):
+        """Milliseconds between this event and `end_event` (both recorded, with enable_timing=True)."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if self._handle is None or end_event._handle is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return _C._cuda_event_elapsed_time(self._handle, end_event._handle)
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None:
+            _C._cuda_event_destroy(h)  # never raises (a no-op in a forked child)
+
+    def __repr__(self):
+        return (
+            f"<torch.cuda.Event {self.cuda_event:#x}>" if self._handle else "<torch.cuda.Event uninitialized>"
+        )
 
 
 def manual_seed(seed):
