@@ -311,3 +311,48 @@ def test_events_time_and_order():
     e.synchronize()
     with pytest.raises(RuntimeError, match="enable_timing=True"):
         e.elapsed_time(end)
+
+
+# ---- random numbers drawn on the device
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_device_random_distributions(dtype):
+    torch.manual_seed(123)
+    u = torch.rand(1 << 18, device="cuda", dtype=dtype)
+    assert u.is_cuda and u.dtype == dtype
+    un = u.double().cpu().numpy()
+    assert un.min() >= 0.0 and un.max() < 1.0
+    assert abs(un.mean() - 0.5) < 0.01 and abs(un.var() - 1 / 12) < 0.01
+    n = torch.randn(1 << 18, device="cuda", dtype=dtype).double().cpu().numpy()
+    assert abs(n.mean()) < 0.02 and abs(n.std() - 1.0) < 0.02
+    e = torch.empty(1000, 3, device="cuda", dtype=dtype).uniform_(-2.0, -1.0)
+    en = e.double().cpu().numpy()
+    assert en.min() >= -2.0 and en.max() < -1.0
+
+
+def test_device_random_integers_bernoulli_and_layouts():
+    r = torch.randint(3, 9, (100000,), device="cuda").cpu().numpy()
+    assert r.min() == 3 and r.max() == 8 and set(np.unique(r)) == set(range(3, 9))
+    b = torch.empty(100000, device="cuda").bernoulli_(0.25).cpu().numpy()
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.25) < 0.01
+    t = torch.zeros(64, 32, device="cuda").t()  # non-contiguous destination
+    t.normal_(5.0, 0.5)
+    tn = t.cpu().numpy()
+    assert abs(tn.mean() - 5.0) < 0.05 and tn.std() > 0.4
+    assert torch.rand(0, device="cuda").shape == (0,)
+
+
+def test_device_random_is_seeded_per_device():
+    torch.manual_seed(7)
+    a = torch.randn(1000, device="cuda").cpu()
+    c1 = torch.randn(10).numpy()
+    torch.manual_seed(7)
+    b = torch.randn(1000, device="cuda").cpu()
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.array_equal(a.numpy()[:10], b.numpy()[10:20])
+    # torch.cuda.manual_seed touches only the CUDA generator
+    torch.manual_seed(7)
+    torch.cuda.manual_seed(99)
+    c2 = torch.randn(10).numpy()
+    np.testing.assert_array_equal(c1, c2)
+    assert not np.array_equal(torch.randn(1000, device="cuda").cpu().numpy(), a.numpy())
+    assert torch.cuda.initial_seed() == 99

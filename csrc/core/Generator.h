@@ -64,6 +64,9 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
+// The CPU generator, and one per CUDA device (PyTorch keeps the same split: torch.manual_seed seeds all of
+// them, torch.cuda.manual_seed one device).
 Generator& default_generator();
+Generator& cuda_generator(int device);
 
 }  // namespace mt

@@ -10,6 +10,7 @@
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/kernels.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -36,6 +37,14 @@ Generator& default_generator() {
   static Generator g;
   return g;
 }
+
+Generator& cuda_generator(int device) {
+  static Generator gens[16];
+  MT_CHECK(device >= 0 && device < 16, "CUDA error: invalid device ordinal");
+  return gens[device];
+}
+
+MT_DEFINE_STUB(random_fill_stub, RandomFillFn);
 
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return make_empty(sizes, or_default(dtype), resolve_device(device));
@@ -126,6 +135,7 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
 // ---- random
 void manual_seed(uint64_t seed) {
   default_generator().manual_seed(seed);
+  for (int d = 0; d < 16; ++d) cuda_generator(d).manual_seed(seed);
 }
 uint64_t initial_seed() {
   return default_generator().seed();
@@ -187,6 +197,22 @@ void write_into(const Tensor& self, const Tensor& values) {
   copy_(self, values.dtype() == self.dtype() ? values : to(values, self.dtype(), values.device()));
 }
 
+// CUDA tensors draw on the device from their device's generator; a non-contiguous one through a temporary.
+Tensor& device_random(Tensor& self, RandomKind kind, double a, double b) {
+  if (self.numel() == 0) return self;
+  Generator& g = cuda_generator(self.device().index);
+  uint64_t seed = g.seed(), offset = g.reserve(1);
+  if (self.is_contiguous()) {
+    random_fill_stub.get(self.device())(self, kind, a, b, seed, offset);
+  } else {
+    Tensor tmp = make_empty(self.sizes(), self.dtype(), self.device());
+    random_fill_stub.get(self.device())(tmp, kind, a, b, seed, offset);
+    copy_(self, tmp);
+  }
+  self.bump_version();
+  return self;
+}
+
 }  // namespace
 
 Tensor& uniform_(Tensor& self, double from, double to_) {
@@ -194,6 +220,7 @@ Tensor& uniform_(Tensor& self, double from, double to_) {
            " > to=", to_);
   MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ",
            dtype_name(self.dtype()));
+  if (self.is_cuda()) return device_random(self, RandomKind::uniform, from, to_);
   Tensor v = random_doubles(self.numel(), uniform_gen);
   double* p = v.data<double>();
   // Keep only as many random bits as the dtype's mantissa holds (as PyTorch does): a 53-bit draw near 1
@@ -212,6 +239,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
   MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ",
            dtype_name(self.dtype()));
+  if (self.is_cuda()) return device_random(self, RandomKind::normal, mean, std);
   Tensor v = random_doubles(self.numel(), normal_gen);
   double* p = v.data<double>();
   for (int64_t i = 0; i < v.numel(); ++i) p[i] = mean + std * p[i];
@@ -221,6 +249,8 @@ Tensor& normal_(Tensor& self, double mean, double std) {
 
 Tensor& random_(Tensor& self, int64_t low, int64_t high) {
   MT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  if (self.is_cuda())
+    return device_random(self, RandomKind::integers, static_cast<double>(low), static_cast<double>(high));
   Tensor v = random_doubles(self.numel(), uniform_gen);
   Tensor ints = make_empty({self.numel()}, ScalarType::Long, Device(DeviceType::CPU));
   double* p = v.data<double>();
@@ -234,6 +264,7 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
 
 Tensor& bernoulli_(Tensor& self, double prob) {
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
+  if (self.is_cuda()) return device_random(self, RandomKind::bernoulli, prob, 0.0);
   Tensor v = random_doubles(self.numel(), uniform_gen);
   double* p = v.data<double>();
   for (int64_t i = 0; i < v.numel(); ++i) p[i] = p[i] < prob ? 1.0 : 0.0;

@@ -17,6 +17,14 @@ MT_DECLARE_STUB(copy_stub, CopyKernelFn);
 MT_DECLARE_STUB(cross_device_copy_stub, CrossDeviceCopyFn);
 MT_DECLARE_STUB(fill_stub, FillKernelFn);
 
+// factory.cpp: random fills of a contiguous tensor on the device. Element i draws from Philox(seed, i,
+// offset) alone, so values depend on the seed and the call sequence, not on the launch configuration.
+// uniform: [a, b) keeping the dtype's mantissa bits; normal: mean a, std b; integers: [a, b); bernoulli: p=a.
+enum class RandomKind : int { uniform, normal, integers, bernoulli };
+using RandomFillFn = void (*)(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed,
+                              uint64_t offset);
+MT_DECLARE_STUB(random_fill_stub, RandomFillFn);
+
 // elementwise.cpp
 MT_DECLARE_STUB(unary_stub, UnaryKernelFn);
 MT_DECLARE_STUB(binary_stub, BinaryKernelFn);

@@ -1,4 +1,5 @@
 // minitorch._C._cuda_*: the runtime queries behind minitorch.cuda (python/minitorch/cuda/__init__.py).
+#include "core/Generator.h"
 #include "cuda/CUDAHooks.h"
 #include "python/bind.h"
 
@@ -45,6 +46,8 @@ void init_cuda(py::module_& m) {
     h.event_synchronize(e);
   });
   m.def("_cuda_event_elapsed_time", [&h](uintptr_t a, uintptr_t b) { return h.event_elapsed_time(a, b); });
+  m.def("_cuda_manual_seed", [](int d, uint64_t seed) { cuda_generator(d).manual_seed(seed); });
+  m.def("_cuda_initial_seed", [](int d) { return cuda_generator(d).seed(); });
   m.def("_cuda_record_stream", [&h](const Tensor& t, uintptr_t s) { h.record_stream(t, s); });
 }
 

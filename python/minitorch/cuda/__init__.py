@@ -345,14 +345,17 @@ class Event:
 
 
 def manual_seed(seed):
-    """Seeds the generator used for CUDA tensors (today the same Philox generator as the CPU's)."""
-    from minitorch import manual_seed as _ms
-
-    _ms(seed)
+    """Seeds the current CUDA device's generator (minitorch.manual_seed seeds every device and the CPU)."""
+    _C._cuda_manual_seed(current_device() if is_initialized() else 0, int(seed) & ((1 << 64) - 1))
 
 
 def manual_seed_all(seed):
-    manual_seed(seed)
+    for d in range(max(device_count(), 1)):
+        _C._cuda_manual_seed(d, int(seed) & ((1 << 64) - 1))
+
+
+def initial_seed():
+    return _C._cuda_initial_seed(current_device())
 
 
 def is_bf16_supported(including_emulation=True):

@@ -1,0 +1,74 @@
+// CUDA random fills: uniform, normal, integer and Bernoulli draws straight into the output dtype. Element i
+// uses Philox(seed, i, offset) alone, so a value never depends on the grid shape.
+#include <cuda_runtime.h>
+
+#include "core/Generator.h"
+#include "cuda/CUDAContext.h"
+#include "cuda/Exceptions.h"
+#include "ops/kernels.h"
+
+namespace mt {
+namespace {
+
+__device__ __forceinline__ double u01(uint32_t hi, uint32_t lo) {  // 53 random bits in [0, 1)
+  return static_cast<double>((static_cast<uint64_t>(hi >> 5) << 26) | (lo >> 6)) * (1.0 / 9007199254740992.0);
+}
+
+template <typename T>
+__global__ void random_kernel(T* out, int64_t n, RandomKind kind, double a, double b, double scale,
+                              uint64_t seed, uint64_t offset) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Philox ph(seed, static_cast<uint64_t>(i), offset);
+    uint32_t r[4];
+    ph.next4(r);
+    double u = u01(r[0], r[1]);
+    double v;
+    switch (kind) {
+      case RandomKind::uniform:  // keep only the mantissa bits the dtype holds, so `b` is never reached
+        v = a + (b - a) * (::floor(u * scale) / scale);
+        break;
+      case RandomKind::normal: {  // Box-Muller
+        double u1 = 1.0 - u, u2 = u01(r[2], r[3]);
+        v = a + b * ::sqrt(-2.0 * ::log(u1)) * cospi(2.0 * u2);
+        break;
+      }
+      case RandomKind::integers: {
+        double range = b - a;
+        double k = ::floor(u * range);
+        v = a + (k < range ? k : range - 1);
+        break;
+      }
+      default:
+        v = u < a ? 1.0 : 0.0;
+    }
+    if constexpr (std::is_integral<T>::value)
+      out[i] = static_cast<T>(static_cast<int64_t>(v));
+    else
+      out[i] = static_cast<T>(v);
+  }
+}
+
+void random_fill(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) {
+  cuda::DeviceGuard guard(self.device());
+  cudaStream_t stream = cuda::current_stream(self.device().index);
+  const int threads = 256;
+  int64_t n = self.numel();
+  int64_t blocks = cuda::grid_size(n, threads, self.device().index);
+  ScalarType dt = self.dtype();
+  double scale = dt == ScalarType::Double  ? 9007199254740992.0
+                 : dt == ScalarType::Float ? 16777216.0
+                 : dt == ScalarType::Half  ? 2048.0
+                                           : 256.0;
+  MT_DISPATCH_ALL_TYPES(dt, "random_cuda", [&] {
+    random_kernel<scalar_t><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+        self.data<scalar_t>(), n, kind, a, b, scale, seed, offset);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(random_fill_stub, CUDA, &random_fill);
+
+}  // namespace mt
