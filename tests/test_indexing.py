@@ -51,10 +51,10 @@ def test_getitem_matches_numpy(device, key):
         if isinstance(key, tuple)
         else (np.array(key) if isinstance(key, list) else key)
     )
-    mt_key = (
-        tuple(minitorch.tensor(k) if isinstance(k, list) else k for k in key)
+    mt_key = (  # index tensors on the tested device; the list keys below stay on the host
+        tuple(minitorch.tensor(k, device=device) if isinstance(k, list) else k for k in key)
         if isinstance(key, tuple)
-        else (minitorch.tensor(key) if isinstance(key, list) else key)
+        else (minitorch.tensor(key, device=device) if isinstance(key, list) else key)
     )
     expected = A[np_key]
     got = t[mt_key]
@@ -70,15 +70,19 @@ def test_getitem_dtypes_and_masks(dtype, device):
     a = make_array((4, 6), dtype, rng)
     t = minitorch.tensor(a, dtype=dtype, device=device)
     mask = rng.random((4, 6)) > 0.5
-    np.testing.assert_array_equal(to_np(t[minitorch.tensor(mask)]), a[mask])
-    rows = rng.random(4) > 0.5
-    np.testing.assert_array_equal(to_np(t[minitorch.tensor(rows)]), a[rows])
-    np.testing.assert_array_equal(to_np(t[:, minitorch.tensor([5, 0, 0])]), a[:, [5, 0, 0]])
+    for where in {"cpu", device}:  # masks and indices on the host or beside the tensor
+        got = t[minitorch.tensor(mask, device=where)]
+        assert got.device == t.device
+        np.testing.assert_array_equal(to_np(got), a[mask])
+        rows = rng.random(4) > 0.5
+        np.testing.assert_array_equal(to_np(t[minitorch.tensor(rows, device=where)]), a[rows])
+        cols = minitorch.tensor([5, 0, 0], device=where)
+        np.testing.assert_array_equal(to_np(t[:, cols]), a[:, [5, 0, 0]])
     assert t[0, 0].dtype == dtype
 
 
-def test_basic_index_is_view():
-    t = minitorch.zeros(3, 4)
+def test_basic_index_is_view(device):
+    t = minitorch.zeros(3, 4, device=device)
     v = t[1]
     v.fill_(5)
     assert t.tolist()[1] == [5.0] * 4
@@ -91,34 +95,36 @@ def test_basic_index_is_view():
     assert to_np(t)[0, 0] == 0.0 and to_np(t)[0, 1] == 7.0
 
 
-def test_non_contiguous_base():
+def test_non_contiguous_base(device):
     a = np.arange(48.0).reshape(6, 8)
-    t = minitorch.tensor(a).t()[1::2]
+    t = minitorch.tensor(a, device=device).t()[1::2]
     an = a.T[1::2]
     np.testing.assert_array_equal(to_np(t[[0, 2], 1:5:2]), an[[0, 2], 1:5:2])
     np.testing.assert_array_equal(to_np(t[an > 20]), an[an > 20])
 
 
-def test_labels_pattern():
-    logits = minitorch.tensor(A[0])
-    labels = minitorch.tensor([3, 0, 1, 4])
-    got = logits[minitorch.arange(4), labels]
+def test_labels_pattern(device):
+    logits = minitorch.tensor(A[0], device=device)
+    labels = minitorch.tensor([3, 0, 1, 4], device=device)
+    got = logits[minitorch.arange(4, device=device), labels]
+    assert got.device == logits.device
     np.testing.assert_array_equal(to_np(got), A[0][np.arange(4), [3, 0, 1, 4]])
 
 
-def test_empty_results():
-    t = minitorch.tensor(A)
+def test_empty_results(device):
+    t = minitorch.tensor(A, device=device)
     assert t[t > 1000].shape == (0,)
     assert t[:, []].shape == (3, 0, 5)
     assert t[1:1].shape == (0, 4, 5)
 
 
-def test_bool_keys():
-    t = minitorch.tensor(A)
+def test_bool_keys(device):
+    t = minitorch.tensor(A, device=device)
     assert t[None].shape == (1, 3, 4, 5)
     assert t[True].shape == (1, 3, 4, 5)
     assert t[False].shape == (0, 3, 4, 5)
     assert t[minitorch.tensor(2)].shape == (4, 5)
+    assert t[minitorch.tensor(2, device=device)].shape == (4, 5)
 
 
 SET_KEYS = [
@@ -151,27 +157,30 @@ def test_setitem_matches_numpy(device, key):
     np.testing.assert_array_equal(to_np(t), a)
 
 
-def test_setitem_mask_broadcast_and_cast():
+def test_setitem_mask_broadcast_and_cast(device):
     a = A.copy()
-    t = minitorch.tensor(A)
+    t = minitorch.tensor(A, device=device)
     t[t > 30] = 0
     a[a > 30] = 0
     np.testing.assert_array_equal(to_np(t), a)
-    i = minitorch.zeros(2, 3, dtype=minitorch.int64)
-    i[:, 1] = minitorch.tensor([7.9, 8.2])  # cast to the destination dtype
+    t[t < 5] = minitorch.tensor(-2.0, device=device)
+    a[a < 5] = -2.0
+    np.testing.assert_array_equal(to_np(t), a)
+    i = minitorch.zeros(2, 3, dtype=minitorch.int64, device=device)
+    i[:, 1] = minitorch.tensor([7.9, 8.2], device=device)  # cast to the destination dtype
     assert i.tolist() == [[0, 7, 0], [0, 8, 0]]
-    i[0] = minitorch.tensor([1, 2, 3])
+    i[0] = minitorch.tensor([1, 2, 3], device=device)
     assert i.tolist()[0] == [1, 2, 3]
     v0 = t._version
     t[0] = 1
     assert t._version > v0
 
 
-def test_index_put_accumulate():
-    t = minitorch.zeros(5)
-    t.index_put_((minitorch.tensor([0, 1, 1, 3, 1]),), minitorch.tensor(1.0), accumulate=True)
+def test_index_put_accumulate(device):
+    t = minitorch.zeros(5, device=device)
+    t.index_put_((minitorch.tensor([0, 1, 1, 3, 1], device=device),), minitorch.tensor(1.0), accumulate=True)
     assert t.tolist() == [1.0, 3.0, 0.0, 1.0, 0.0]
-    out = t.index_put((minitorch.tensor([4]),), minitorch.tensor(9.0))
+    out = t.index_put((minitorch.tensor([4], device=device),), minitorch.tensor(9.0, device=device))
     assert out.tolist()[4] == 9.0 and t.tolist()[4] == 0.0
 
 
@@ -183,37 +192,48 @@ def test_gather_scatter_index_select(dtype, device):
     a = make_array((4, 5), dtype, rng)
     t = minitorch.tensor(a, dtype=dtype, device=device)
     idx = rng.integers(0, 5, size=(4, 3))
-    np.testing.assert_array_equal(
-        to_np(minitorch.gather(t, 1, minitorch.tensor(idx))), np.take_along_axis(a, idx, 1)
-    )
+    got = minitorch.gather(t, 1, minitorch.tensor(idx, device=device))
+    assert got.device == t.device
+    np.testing.assert_array_equal(to_np(got), np.take_along_axis(a, idx, 1))
     idx0 = rng.integers(0, 4, size=(2, 5))
-    np.testing.assert_array_equal(to_np(t.gather(0, minitorch.tensor(idx0))), np.take_along_axis(a, idx0, 0))
-    np.testing.assert_array_equal(to_np(minitorch.index_select(t, 1, minitorch.tensor([4, 0]))), a[:, [4, 0]])
-    np.testing.assert_array_equal(to_np(t.index_select(0, minitorch.tensor([3, 3]))), a[[3, 3]])
+    np.testing.assert_array_equal(
+        to_np(t.gather(0, minitorch.tensor(idx0, device=device))), np.take_along_axis(a, idx0, 0)
+    )
+    # a transposed source and a transposed index take the strided paths
+    idx_t = rng.integers(0, 4, size=(2, 5))  # stored [2, 5], used as its [5, 2] transpose
+    got = t.t().gather(1, minitorch.tensor(idx_t, device=device).t())
+    np.testing.assert_array_equal(to_np(got), np.take_along_axis(a.T, idx_t.T, 1))
+    got = minitorch.index_select(t, 1, minitorch.tensor([4, 0], device=device))
+    np.testing.assert_array_equal(to_np(got), a[:, [4, 0]])
+    np.testing.assert_array_equal(
+        to_np(t.index_select(0, minitorch.tensor([3, 3], device=device))), a[[3, 3]]
+    )
     # scatter: a permutation per row so no duplicates
     perm = np.stack([rng.permutation(5) for _ in range(4)])
     src = make_array((4, 5), dtype, rng)
     exp = np.zeros_like(a)
     np.put_along_axis(exp, perm, src, 1)
     got = minitorch.zeros(4, 5, dtype=dtype, device=device).scatter_(
-        1, minitorch.tensor(perm), minitorch.tensor(src, dtype=dtype)
+        1, minitorch.tensor(perm, device=device), minitorch.tensor(src, dtype=dtype, device=device)
     )
     np.testing.assert_array_equal(to_np(got), exp)
 
 
-def test_scatter_add_and_reduce():
-    idx = minitorch.tensor([[0, 1, 0, 2]])
-    src = minitorch.tensor([[1.0, 2.0, 3.0, 4.0]])
-    assert minitorch.zeros(1, 3).scatter_add_(1, idx, src).tolist() == [[4.0, 2.0, 4.0]]
-    assert minitorch.ones(1, 3).scatter(1, idx, src, reduce="multiply").tolist() == [[3.0, 2.0, 4.0]]
-    assert minitorch.zeros(1, 3).scatter_(1, idx, 5.0).tolist() == [[5.0, 5.0, 5.0]]
+def test_scatter_add_and_reduce(device):
+    idx = minitorch.tensor([[0, 1, 0, 2]], device=device)
+    src = minitorch.tensor([[1.0, 2.0, 3.0, 4.0]], device=device)
+    assert minitorch.zeros(1, 3, device=device).scatter_add_(1, idx, src).tolist() == [[4.0, 2.0, 4.0]]
+    got = minitorch.ones(1, 3, device=device).scatter(1, idx, src, reduce="multiply")
+    assert got.tolist() == [[3.0, 2.0, 4.0]]
+    assert minitorch.zeros(1, 3, device=device).scatter_(1, idx, 5.0).tolist() == [[5.0, 5.0, 5.0]]
     with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply"):
-        minitorch.zeros(1, 3).scatter_(1, idx, src, reduce="max")
+        minitorch.zeros(1, 3, device=device).scatter_(1, idx, src, reduce="max")
 
 
-def test_nonzero_masked_select_where():
+def test_nonzero_masked_select_where(device):
     a = np.array([[0, 1, 0], [2, 0, 3]])
-    t = minitorch.tensor(a)
+    t = minitorch.tensor(a, device=device)
+    assert minitorch.nonzero(t).device == t.device
     np.testing.assert_array_equal(to_np(minitorch.nonzero(t)), np.argwhere(a))
     rows, cols = minitorch.nonzero(t, as_tuple=True)
     np.testing.assert_array_equal(to_np(rows), np.nonzero(a)[0])
@@ -222,11 +242,11 @@ def test_nonzero_masked_select_where():
     np.testing.assert_array_equal(to_np(r2), np.nonzero(a)[0])
     np.testing.assert_array_equal(to_np(c2), np.nonzero(a)[1])
     np.testing.assert_array_equal(to_np(minitorch.masked_select(t, t > 0)), a[a > 0])
-    assert minitorch.nonzero(minitorch.zeros(0, 3)).shape == (0, 2)
+    assert minitorch.nonzero(minitorch.zeros(0, 3, device=device)).shape == (0, 2)
 
 
-def test_bad_keys():
-    t = minitorch.tensor(A)
+def test_bad_keys(device):
+    t = minitorch.tensor(A, device=device)
     with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
         t[3]
     with pytest.raises(IndexError, match="out of bounds for dimension 1 with size 4"):
@@ -244,10 +264,174 @@ def test_bad_keys():
     with pytest.raises(IndexError, match="The shape of the mask"):
         t[minitorch.ones(2, 4, dtype=minitorch.bool)]
     with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 1 with size 5"):
-        minitorch.gather(t[0], 1, minitorch.tensor([[9]]))
+        minitorch.gather(t[0], 1, minitorch.tensor([[9]], device=device))
     with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions"):
-        minitorch.gather(t[0], 1, minitorch.tensor([1]))
+        minitorch.gather(t[0], 1, minitorch.tensor([1], device=device))
     with pytest.raises(RuntimeError, match="shape mismatch|expanded size|must match"):
-        t[[0, 1]] = minitorch.ones(3)
+        t[[0, 1]] = minitorch.ones(3, device=device)
     with pytest.raises(TypeError):
         t["a"]
+
+
+# Every dtype through the accumulating kernels: CUDA uses native atomics for float/double/half/bfloat16 and
+# 32/64-bit ints, compare-and-swap loops for 8/16-bit ints and for multiply. Duplicates are the point.
+ACC_DTYPES = ALL_DTYPES
+
+
+@pytest.mark.parametrize("dtype", ACC_DTYPES, ids=str)
+def test_index_put_accumulate_duplicates_all_dtypes(dtype, device):
+    rng = np.random.default_rng(3)
+    n = 7
+    idx = rng.integers(0, n, size=300)
+    if dtype == minitorch.bool:
+        vals = rng.random(300) > 0.7
+        exp = np.zeros(n, dtype=bool)
+        np.logical_or.at(exp, idx, vals)
+    else:
+        vals = rng.integers(0, 3, size=300).astype(np.float64)  # small integers: exact in every dtype
+        exp = np.zeros(n)
+        np.add.at(exp, idx, vals)
+        if dtype in (minitorch.int8, minitorch.uint8, minitorch.int16):
+            exp = exp.astype(np.int64).astype(NP_WRAP[dtype]).astype(np.float64)  # integer adds wrap
+    t = minitorch.zeros(n, dtype=dtype, device=device)
+    t.index_put_(
+        (minitorch.tensor(idx, device=device),),
+        minitorch.tensor(vals, dtype=dtype, device=device),
+        accumulate=True,
+    )
+    np.testing.assert_array_equal(to_np(t), exp)
+
+
+NP_WRAP = {minitorch.int8: np.int8, minitorch.uint8: np.uint8, minitorch.int16: np.int16}
+
+
+@pytest.mark.parametrize("dtype", ACC_DTYPES, ids=str)
+def test_scatter_multiply_and_add_duplicates_all_dtypes(dtype, device):
+    rng = np.random.default_rng(4)
+    idx = rng.integers(0, 4, size=(3, 12))
+    if dtype == minitorch.bool:
+        src = rng.random((3, 12)) > 0.2
+        base = np.ones((3, 4), dtype=bool)
+        exp_mul = base.copy()
+        for i in range(3):
+            np.logical_and.at(exp_mul[i], idx[i], src[i])
+        exp_add = base.copy()
+    else:
+        # +-1 and 2 (and 0.5 for floats): every product is exact; the magnitude stays within int8
+        choices = [1.0, -1.0, 2.0, 0.5] if dtype.is_floating_point else [1.0, -1.0, 2.0]
+        if dtype == minitorch.uint8:
+            choices = [1.0, 2.0]
+        src = rng.choice(choices, size=(3, 12))
+        if not dtype.is_floating_point:
+            src[rng.random((3, 12)) < 0.7] = 1.0  # keep products small
+        base = np.ones((3, 4))
+        exp_mul = base.copy()
+        exp_add = base.copy()
+        for i in range(3):
+            np.multiply.at(exp_mul[i], idx[i], src[i])
+            np.add.at(exp_add[i], idx[i], src[i])
+    t_idx = minitorch.tensor(idx, device=device)
+    t_src = minitorch.tensor(src, dtype=dtype, device=device)
+    got = minitorch.ones(3, 4, dtype=dtype, device=device).scatter_(1, t_idx, t_src, reduce="multiply")
+    np.testing.assert_array_equal(to_np(got), exp_mul)
+    if dtype != minitorch.bool:
+        got = minitorch.ones(3, 4, dtype=dtype, device=device).scatter_add_(1, t_idx, t_src)
+        np.testing.assert_array_equal(to_np(got), exp_add)
+
+
+def test_accumulate_many_duplicates_into_few_slots(device):
+    # thousands of atomic adds contending for 5 addresses; counts stay exact in float32
+    idx = np.arange(20000) % 5
+    t = minitorch.zeros(5, device=device)
+    t.index_put_(
+        (minitorch.tensor(idx, device=device),), minitorch.ones(20000, device=device), accumulate=True
+    )
+    assert t.tolist() == [4000.0] * 5
+    h = minitorch.zeros(5, dtype=minitorch.float16, device=device)
+    h.index_put_((minitorch.tensor(idx[:1000], device=device),), minitorch.tensor(1.0), accumulate=True)
+    assert h.tolist() == [200.0] * 5
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(), (1,), (37,), (4, 6), (3, 1, 5), (2, 3, 4, 5)], ids=str)
+def test_nonzero_matches_numpy(dtype, shape, device):
+    rng = np.random.default_rng(5)
+    a = make_array(shape, dtype, rng)
+    if dtype != minitorch.bool:
+        a = np.where(rng.random(shape) < 0.5, 0, a)
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    got = minitorch.nonzero(t)
+    assert got.dtype == minitorch.int64 and got.device == t.device
+    np.testing.assert_array_equal(to_np(got), np.argwhere(a))
+    if len(shape) >= 2:  # a transposed (non-contiguous) input
+        np.testing.assert_array_equal(
+            to_np(minitorch.nonzero(t.transpose(0, 1))), np.argwhere(np.swapaxes(a, 0, 1))
+        )
+
+
+def test_nonzero_large_and_special_values(device):
+    # more than one CUB tile, and the values that are (not) zero: -0.0 is zero, NaN is not
+    n = (1 << 20) + 3
+    a = np.zeros(n, dtype=np.float32)
+    hits = np.random.default_rng(6).choice(n, size=5000, replace=False)
+    a[hits] = 1.0
+    a[hits[:10]] = np.nan
+    a[:7] = -0.0
+    t = minitorch.tensor(a, device=device)
+    np.testing.assert_array_equal(to_np(minitorch.nonzero(t)).ravel(), np.flatnonzero(a))
+    big = t.reshape(1024, -1) if n % 1024 == 0 else t[: 1024 * 1024].reshape(1024, 1024)
+    np.testing.assert_array_equal(
+        to_np(minitorch.nonzero(big)), np.argwhere(a[: 1024 * 1024].reshape(1024, 1024))
+    )
+    assert minitorch.nonzero(minitorch.zeros(4, 4, device=device)).shape == (0, 2)
+    assert minitorch.nonzero(minitorch.tensor(3.0, device=device)).shape == (1, 0)
+    assert minitorch.nonzero(minitorch.tensor(0.0, device=device)).shape == (0, 0)
+
+
+def test_masked_select_and_mask_setitem_large(device):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((300, 257))
+    t = minitorch.tensor(a, device=device)
+    np.testing.assert_array_equal(to_np(minitorch.masked_select(t, t > 0.5)), a[a > 0.5])
+    row_mask = minitorch.tensor(rng.random(257) > 0.5, device=device)
+    np.testing.assert_array_equal(to_np(minitorch.masked_select(t, row_mask)), a[:, to_np(row_mask)].ravel())
+    t[t < 0] = 0.0
+    a[a < 0] = 0.0
+    np.testing.assert_array_equal(to_np(t), a)
+
+
+def test_index_errors_on_device(device):
+    # indices out of range raise on the host in PyTorch's words, never a device fault; the tensor stays usable
+    t = minitorch.tensor(A, device=device)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 3"):
+        t[minitorch.tensor([0, 7], device=device)]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for dimension 1 with size 4"):
+        t[:, minitorch.tensor([-5], device=device)]
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 2 with size 5"):
+        minitorch.gather(t, 2, minitorch.full((3, 4, 1), 5, dtype=minitorch.int64, device=device))
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 1 with size 4"):
+        t.clone().scatter_(1, minitorch.full((3, 1, 5), 4, dtype=minitorch.int64, device=device), 1.0)
+    with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 3"):
+        minitorch.index_select(t, 0, minitorch.tensor([3], device=device))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        t.index_put_((minitorch.tensor([3], device=device),), minitorch.tensor(1.0), accumulate=True)
+    with pytest.raises(IndexError, match="The shape of the mask"):
+        t[minitorch.ones(2, 4, dtype=minitorch.bool, device=device)]
+    np.testing.assert_array_equal(to_np(t), A)  # nothing was written
+    np.testing.assert_array_equal(to_np(t[minitorch.tensor([2, 0], device=device)]), A[[2, 0]])
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+def test_index_device_rules():
+    t = minitorch.tensor(A, device="cuda")
+    cpu_idx = minitorch.tensor([0, 2])
+    # host indices may index a CUDA tensor (as in PyTorch); the result stays on the GPU
+    assert t[cpu_idx].device == t.device
+    np.testing.assert_array_equal(to_np(t[cpu_idx]), A[[0, 2]])
+    with pytest.raises(RuntimeError, match=r"indices should be either on cpu or on the same device"):
+        minitorch.tensor(A)[minitorch.tensor([0, 2], device="cuda")]
+    msg = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.gather(t, 0, minitorch.zeros(1, 4, 5, dtype=minitorch.int64))
+    with pytest.raises(RuntimeError, match=msg):
+        t.clone().scatter_(0, minitorch.zeros(1, 4, 5, dtype=minitorch.int64), 1.0)

@@ -24,10 +24,16 @@ void check_index_dtype(const Tensor& t) {
 
 namespace {
 
+// A CUDA index tensor is read on the host: one device-to-host copy of the compact tensor, which waits for
+// the stream (PyTorch's boolean-mask indexing syncs too). Later optimisation: compute the offsets and the
+// bounds check on the device for CUDA indices and skip the round trip.
+Tensor on_host(const Tensor& t) {
+  return t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
+}
+
 // The index values as int64 on the host, in row-major order of `shape` (broadcast).
 std::vector<int64_t> host_indices(const Tensor& idx, IntArrayRef shape) {
-  Tensor h = to(expand(idx, shape), ScalarType::Long, Device(DeviceType::CPU));
-  h = contiguous(h);
+  Tensor h = contiguous(to(expand(on_host(idx), shape), ScalarType::Long, Device(DeviceType::CPU)));
   const int64_t* p = h.data<int64_t>();
   return std::vector<int64_t>(p, p + h.numel());
 }
@@ -79,6 +85,9 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
       continue;
     }
     check_index_dtype(*t);
+    MT_CHECK(t->device().is_cpu() || t->device() == self.device(),
+             "indices should be either on cpu or on the same device as the indexed tensor (",
+             self.device().str(), ")");
     if (t->dtype() == ScalarType::Bool || t->dtype() == ScalarType::Byte) {
       int64_t d0 = static_cast<int64_t>(idx.size());
       MT_CHECK_INDEX(d0 + t->dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
@@ -86,7 +95,7 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
         MT_CHECK_INDEX(t->sizes()[k] == self.sizes()[d0 + k], "The shape of the mask ", shape_str(t->sizes()),
                        " at index ", k, " does not match the shape of the indexed tensor ",
                        shape_str(self.sizes()), " at index ", d0 + k);
-      Tensor nz = nonzero(*t);
+      Tensor nz = nonzero(on_host(*t));  // the offsets are built on the host anyway
       for (int64_t k = 0; k < t->dim(); ++k) idx.push_back(select(nz, 1, k));
     } else {
       idx.push_back(*t);
@@ -149,7 +158,9 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", values.device().str(), "!");
-  Tensor v = expand(values, p.result_shape);  // values are shaped like the result
+  // A CPU scalar moves to the device before broadcasting: one element crosses, not the expanded result.
+  Tensor dv = values.device() == self.device() ? values : to(values, values.dtype(), self.device());
+  Tensor v = expand(dv, p.result_shape);  // values are shaped like the result
   DimVector inverse(p.work_to_result.size());
   for (size_t k = 0; k < p.work_to_result.size(); ++k) inverse[p.work_to_result[k]] = static_cast<int64_t>(k);
   Tensor w = contiguous(to(permute(v, inverse), self.dtype(), self.device()));
@@ -226,12 +237,18 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce) {
   int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK(index.device() == self.device(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", index.device().str(), "!");
+  MT_CHECK(src.device() == self.device() || (src.dim() == 0 && src.device().is_cpu()),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", src.device().str(), "!");
   PutMode mode = reduce.empty()    ? PutMode::assign
                  : reduce == "add" ? PutMode::add
                  : reduce == "multiply"
                      ? PutMode::multiply
                      : (MT_ERROR("reduce argument must be either add or multiply."), PutMode::assign);
-  Tensor s = src.dim() == 0 ? expand(src, index.sizes()) : src;
+  Tensor s = src.dim() == 0 ? expand(to(src, src.dtype(), self.device()), index.sizes()) : src;
   std::vector<int64_t> off, soff;
   dim_offsets(self, d, index, "scatter", off, &s, &soff);
   // values in index order, contiguous in self's dtype

@@ -3,6 +3,7 @@
 #include "ops/linalg.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
@@ -13,6 +14,18 @@
 namespace mt {
 
 MT_DEFINE_STUB(gemm_stub, GemmKernelFn);
+
+namespace {
+std::atomic<int> g_float32_matmul_precision{static_cast<int>(Float32MatmulPrecision::highest)};
+}
+
+Float32MatmulPrecision float32_matmul_precision() {
+  return static_cast<Float32MatmulPrecision>(g_float32_matmul_precision.load(std::memory_order_relaxed));
+}
+
+void set_float32_matmul_precision(Float32MatmulPrecision p) {
+  g_float32_matmul_precision.store(static_cast<int>(p), std::memory_order_relaxed);
+}
 
 namespace {
 
@@ -54,7 +67,8 @@ void check_gemm_dtype(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.dtype() == b.dtype(),
            "expected m1 and m2 to have the same dtype, but got: ", type_meta_name(a.dtype()),
            " != ", type_meta_name(b.dtype()));
-  MT_CHECK(a.dtype() != ScalarType::Bool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  MT_CHECK(a.dtype() != ScalarType::Bool, "\"", a.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_",
+           "\" not implemented for 'Bool'");
 }
 
 // out[batch, m, n] (fresh, contiguous) = alpha * a @ b + beta * out, with the degenerate sizes BLAS rejects

@@ -26,4 +26,13 @@ using GemmKernelFn = void (*)(const Tensor& c, const Tensor& a, const Tensor& b,
                               const Scalar& beta);
 MT_DECLARE_STUB(gemm_stub, GemmKernelFn);
 
+// torch.set_float32_matmul_precision: "high" and "medium" let float32 GEMMs on CUDA use TF32 tensor cores
+// (backends.cuda.matmul.allow_tf32 reads and writes the same setting, as in PyTorch). One process-wide value.
+enum class Float32MatmulPrecision : int { highest, high, medium };
+Float32MatmulPrecision float32_matmul_precision();
+void set_float32_matmul_precision(Float32MatmulPrecision p);
+inline bool matmul_allow_tf32() {
+  return float32_matmul_precision() != Float32MatmulPrecision::highest;
+}
+
 }  // namespace mt

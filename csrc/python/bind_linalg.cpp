@@ -17,9 +17,45 @@ Tensor einsum_py(const std::string& eq, const py::args& args) {
   return einsum(eq, ops);
 }
 
+const char* precision_name(Float32MatmulPrecision p) {
+  switch (p) {
+    case Float32MatmulPrecision::high:
+      return "high";
+    case Float32MatmulPrecision::medium:
+      return "medium";
+    default:
+      return "highest";
+  }
+}
+
+// PyTorch warns (UserWarning) and keeps the old setting for an unknown string; it does not raise.
+void set_precision_py(const std::string& s) {
+  if (s == "highest")
+    set_float32_matmul_precision(Float32MatmulPrecision::highest);
+  else if (s == "high")
+    set_float32_matmul_precision(Float32MatmulPrecision::high);
+  else if (s == "medium")
+    set_float32_matmul_precision(Float32MatmulPrecision::medium);
+  else if (PyErr_WarnEx(PyExc_UserWarning,
+                        (s + " is not one of 'highest', 'high', or 'medium'; the current"
+                             "setFloat32MatmulPrecision call has no effect.")
+                            .c_str(),
+                        1) != 0)
+    throw py::error_already_set();  // warnings turned into errors
+}
+
 }  // namespace
 
 void init_linalg(py::module_& m, TensorClass& cls) {
+  // The float32 matmul precision flag (read by the CUDA GEMM kernel);
+  // minitorch.backends.cuda.matmul.allow_tf32 is a view of it.
+  m.def("set_float32_matmul_precision", &set_precision_py, py::arg("precision"));
+  m.def("get_float32_matmul_precision", [] { return precision_name(float32_matmul_precision()); });
+  m.def("_get_cublas_allow_tf32", &matmul_allow_tf32);
+  m.def("_set_cublas_allow_tf32", [](bool allow) {
+    set_float32_matmul_precision(allow ? Float32MatmulPrecision::high : Float32MatmulPrecision::highest);
+  });
+
   m.def("matmul", &matmul, py::arg("input"), py::arg("other"));
   m.def("mm", &mm, py::arg("input"), py::arg("mat2"));
   m.def("bmm", &bmm, py::arg("input"), py::arg("mat2"));
