@@ -333,7 +333,7 @@ class DeviceCache {
 
   void* malloc_uncached(size_t request) {
     void* p = nullptr;
-    size_t n = std::max<size_t>(request, 1);
+    size_t n = round_up(std::max<size_t>(request, 1), 8);  // sub-word atomics touch the aligned word
     if (!try_cuda_malloc(&p, n)) {
       ++num_ooms_;
       throw_oom(request);
