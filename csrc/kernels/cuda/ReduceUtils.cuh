@@ -141,15 +141,15 @@ __device__ __forceinline__ Acc group_allreduce(Acc acc, const Comb& comb, Acc* s
   return r;
 }
 
-// Reduces p[begin, end) (one contiguous row, or a split of one) with the blockDim.x threads of a row group;
-// `idx` passed to ops.reduce is the position in the row. Aligned 16-byte loads for the body when V > 1; the
+// Reduces p[begin, end) (one contiguous row) with `nt` threads, this one being number `tid`; `idx` passed to
+// ops.reduce is the position in the row. Aligned 16-byte loads for the body when V > 1; the
 // misaligned head and the tail go one element at a time. One accumulator per vector lane gives independent
 // dependency chains (and a shorter addition chain per accumulator).
 template <int V, typename Ops, typename In>
 __device__ __forceinline__ typename Ops::acc_t thread_reduce(const Ops& ops, const In* __restrict__ p,
-                                                             int64_t begin, int64_t end) {
+                                                             int64_t begin, int64_t end, int64_t tid,
+                                                             int64_t nt) {
   using acc_t = typename Ops::acc_t;
-  const int tid = threadIdx.x, nt = blockDim.x;
   acc_t acc = ops.identity();
   if constexpr (V > 1) {
     const auto addr = reinterpret_cast<uintptr_t>(p + begin);

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -244,20 +245,21 @@ struct CombineOps {
 
 // ---- the kernels
 
-// inner == 1: block (bx, by) reduces `by` rows, bx threads per row; blockIdx.y picks the split
-// [blockIdx.y * chunk, +chunk) of each row. With `partial`, the result of split s for row r goes to
-// partial[s * outer + r] instead of the output.
+// inner == 1: block (bx, by) reduces `by` rows, bx threads per row. With gridDim.y > 1 the row is split over
+// the blocks along y (interleaved, so each split streams the whole row and every block has the same work);
+// the result of split s for row r then goes to partial[s * outer + r] instead of the output.
 template <typename Ops, typename In, int V>
 __global__ void reduce_rows_kernel(Ops ops, const In* __restrict__ in, int64_t outer, int64_t row,
-                                   int64_t chunk, typename Ops::acc_t* partial) {
+                                   typename Ops::acc_t* partial) {
   using acc_t = typename Ops::acc_t;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   acc_t* smem = reinterpret_cast<acc_t*>(smem_raw);
   const int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.y) + threadIdx.y;
-  const int64_t begin = blockIdx.y * chunk;
-  const int64_t end = min64(row, begin + chunk);
   acc_t acc = ops.identity();
-  if (r < outer && begin < end) acc = thread_reduce<V>(ops, in + r * row, begin, end);
+  if (r < outer) {
+    const int64_t tid = static_cast<int64_t>(blockIdx.y) * blockDim.x + threadIdx.x;
+    acc = thread_reduce<V>(ops, in + r * row, 0, row, tid, static_cast<int64_t>(gridDim.y) * blockDim.x);
+  }
   acc = group_allreduce(
       acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
   if (threadIdx.x == 0 && r < outer) {
@@ -268,25 +270,24 @@ __global__ void reduce_rows_kernel(Ops ops, const In* __restrict__ in, int64_t o
   }
 }
 
-// inner > 1: thread x of block column-tile c owns column c * bx + x of outer slice o, threads along y share
-// the rows (then merge through shared memory); blockIdx.y splits the rows as above. Reads are coalesced
-// along the contiguous inner dim.
+// inner > 1: thread x of column tile c owns column c * bx + x of outer slice o; the threads along y, and the
+// blocks along gridDim.y, share the rows (interleaved), merged through shared memory and, with gridDim.y > 1,
+// a second pass over partial[s * outer * inner + column]. Reads are coalesced along the contiguous inner dim.
 template <typename Ops, typename In>
 __global__ void reduce_cols_kernel(Ops ops, const In* __restrict__ in, int64_t outer, int64_t row,
-                                   int64_t inner, int64_t col_blocks, int64_t chunk,
-                                   typename Ops::acc_t* partial) {
+                                   int64_t inner, int64_t col_blocks, typename Ops::acc_t* partial) {
   using acc_t = typename Ops::acc_t;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   acc_t* smem = reinterpret_cast<acc_t*>(smem_raw);
   const int64_t o = blockIdx.x / col_blocks;
   const int64_t j = (blockIdx.x % col_blocks) * blockDim.x + threadIdx.x;
-  const int64_t begin = blockIdx.y * chunk;
-  const int64_t end = min64(row, begin + chunk);
   acc_t acc = ops.identity();
   if (j < inner) {
     const In* p = in + o * row * inner + j;
+    const int64_t step = static_cast<int64_t>(gridDim.y) * blockDim.y;
 #pragma unroll 4
-    for (int64_t r = begin + threadIdx.y; r < end; r += blockDim.y) acc = ops.reduce(acc, p[r * inner], r);
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; r < row; r += step)
+      acc = ops.reduce(acc, p[r * inner], r);
   }
   if (blockDim.y > 1) {
     const int t = threadIdx.y * blockDim.x + threadIdx.x;
@@ -322,75 +323,84 @@ int pow2_at_least(int64_t n, int cap) {
   return p;
 }
 
-// Launches ops over in (outer x row x inner) on the current stream of `device`. kSplit: the row may be
-// split across blocks (the second pass itself never splits again).
+// Blocks of `kernel` that fit on the device at once (occupancy x SMs), cached per kernel (the template
+// arguments name it) and block size: a split grid of exactly that many blocks runs in one wave, no tail.
+template <typename Ops, typename In, bool kRows, typename Kernel>
+int64_t resident_blocks(Kernel kernel, int threads, size_t smem, int device) {
+  static std::atomic<int> cache[11];  // per log2(threads), 1..1024; 0 = not computed yet
+  int slot = 0;
+  while ((1 << slot) < threads) ++slot;
+  int per_sm = cache[slot].load(std::memory_order_relaxed);
+  if (per_sm == 0) {
+    MT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    per_sm = std::max(per_sm, 1);
+    cache[slot].store(per_sm, std::memory_order_relaxed);
+  }
+  return static_cast<int64_t>(per_sm) * cuda::sm_count(device);
+}
+
+// Launches ops over in (outer x row x inner) on the current stream of `device`. kSplit: a long row may be
+// split across blocks when the outputs alone cannot fill the GPU (the second pass itself never splits).
 template <bool kSplit, typename Ops, typename In>
 void launch_reduce(const Ops& ops, const In* in, int64_t outer, int64_t row, int64_t inner, Device device) {
   using acc_t = typename Ops::acc_t;
   const int64_t nout = outer * inner;
   if (nout == 0) return;
   cudaStream_t stream = cuda::current_stream(device.index);
-  // enough blocks to keep every SM busy several times over
-  const int64_t target = 4 * static_cast<int64_t>(cuda::sm_count(device.index));
-  int64_t splits = 1, chunk = row;
-  dim3 block, grid;
-  size_t smem = 0;
-  int64_t col_blocks = 0;
   constexpr int V = is_scalar_v<In> ? vec_width<In>() : 1;
+  int64_t splits = 1;
+  Tensor workspace;
+  acc_t* partial = nullptr;
+  // the partial buffer once the split count is known
+  auto alloc_partials = [&] {
+    if (splits <= 1) return;
+    // stream-ordered caching allocator: freeing it after the second launch is safe on this stream
+    workspace = make_empty({static_cast<int64_t>(splits * nout * sizeof(acc_t))}, ScalarType::Byte, device);
+    partial = static_cast<acc_t*>(workspace.data_ptr());
+  };
   if (inner == 1) {
     // ~2 vectors per thread before a row gets more threads; 512 threads for long rows
     const int bx = pow2_at_least(ceil_div(row, 2 * V), 512);
     const int by = std::max(1, 256 / bx);
     const int64_t grid_x = ceil_div(outer, by);
-    if (kSplit && grid_x < target) {
+    MT_CHECK(grid_x <= INT32_MAX, "reduction too large for one CUDA launch");
+    const size_t smem = static_cast<size_t>(bx * by / kWarp + 1) * sizeof(acc_t);
+    auto kernel = reduce_rows_kernel<Ops, In, V>;
+    if constexpr (kSplit) {
       // at least 4 vectors per thread per split, so the partials stay few
       const int64_t max_splits = ceil_div(row, static_cast<int64_t>(bx) * V * 4);
-      splits = std::min({ceil_div(target, grid_x), max_splits, int64_t{65535}});
-      if (splits > 1) {
-        chunk = ceil_div(ceil_div(row, splits), V) * V;
-        splits = ceil_div(row, chunk);
+      if (max_splits > 1) {
+        const int64_t resident = resident_blocks<Ops, In, true>(kernel, bx * by, smem, device.index);
+        if (grid_x < resident) splits = std::min({resident / grid_x, max_splits, int64_t{65535}});
       }
     }
-    block = dim3(bx, by);
-    grid = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(splits));
-    smem = static_cast<size_t>(bx * by / kWarp + 1) * sizeof(acc_t);
-    MT_CHECK(grid_x <= INT32_MAX, "reduction too large for one CUDA launch");
+    alloc_partials();
+    kernel<<<dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(splits)), dim3(bx, by), smem,
+             stream>>>(ops, in, outer, row, partial);
   } else {
     const int bx = pow2_at_least(inner, 256);
     const int by = pow2_at_least(row, 256 / bx);
-    col_blocks = ceil_div(inner, bx);
+    const int64_t col_blocks = ceil_div(inner, bx);
     const int64_t grid_x = outer * col_blocks;
-    if (kSplit && grid_x < target) {
+    MT_CHECK(grid_x <= INT32_MAX, "reduction too large for one CUDA launch");
+    const size_t smem = static_cast<size_t>(bx * by) * sizeof(acc_t);
+    auto kernel = reduce_cols_kernel<Ops, In>;
+    if constexpr (kSplit) {
+      // at least 16 rows per thread per split
       const int64_t max_splits = ceil_div(row, static_cast<int64_t>(by) * 16);
-      splits = std::min({ceil_div(target, grid_x), max_splits, int64_t{65535}});
-      if (splits > 1) {
-        chunk = ceil_div(row, splits);
-        splits = ceil_div(row, chunk);
+      if (max_splits > 1) {
+        const int64_t resident = resident_blocks<Ops, In, false>(kernel, bx * by, smem, device.index);
+        if (grid_x < resident) splits = std::min({resident / grid_x, max_splits, int64_t{65535}});
       }
     }
-    block = dim3(bx, by);
-    grid = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(splits));
-    smem = static_cast<size_t>(bx * by) * sizeof(acc_t);
-    MT_CHECK(grid_x <= INT32_MAX, "reduction too large for one CUDA launch");
+    alloc_partials();
+    kernel<<<dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(splits)), dim3(bx, by), smem,
+             stream>>>(ops, in, outer, row, inner, col_blocks, partial);
   }
-  Tensor workspace;
-  acc_t* partial = nullptr;
-  if (splits > 1) {
-    // stream-ordered caching allocator: freeing it after the second launch is safe on this stream
-    workspace = make_empty({static_cast<int64_t>(splits * nout * sizeof(acc_t))}, ScalarType::Byte, device);
-    partial = static_cast<acc_t*>(workspace.data_ptr());
-  }
-  if (inner == 1)
-    reduce_rows_kernel<Ops, In, V><<<grid, block, smem, stream>>>(ops, in, outer, row, chunk, partial);
-  else
-    reduce_cols_kernel<Ops, In>
-        <<<grid, block, smem, stream>>>(ops, in, outer, row, inner, col_blocks, chunk, partial);
   MT_CUDA_CHECK(cudaGetLastError());
   if constexpr (kSplit) {
-    if (partial) {
-      // partials are splits x nout: a row of `splits` per output, walked with the outputs as inner columns
-      launch_reduce<false>(CombineOps<Ops>{ops}, partial, 1, splits, nout, device);
-    }
+    // partials are splits x nout: a row of `splits` per output, walked with the outputs as inner columns
+    if (partial) launch_reduce<false>(CombineOps<Ops>{ops}, partial, 1, splits, nout, device);
   }
 }
 

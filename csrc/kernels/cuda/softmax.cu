@@ -47,7 +47,7 @@ __global__ void softmax_rows_kernel(T* __restrict__ out, const T* __restrict__ i
   const LseOps<T> ops;
   const int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.y) + threadIdx.y;
   acc_t acc = ops.identity();
-  if (r < outer) acc = thread_reduce<V>(ops, in + r * row, 0, row);
+  if (r < outer) acc = thread_reduce<V>(ops, in + r * row, 0, row, threadIdx.x, blockDim.x);
   acc = group_allreduce(
       acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
   if (r >= outer) return;
