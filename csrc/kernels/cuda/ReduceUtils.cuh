@@ -162,6 +162,8 @@ __device__ __forceinline__ typename Ops::acc_t thread_reduce(const Ops& ops, con
     acc_t lanes[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) lanes[k] = ops.identity();
+      // unrolled so several 16-byte loads are in flight per thread; each lane still folds in order
+#pragma unroll 4
     for (int64_t i = tid; i < nvec; i += nt) {
       const Vec<In, V> v = vp[i];
 #pragma unroll
