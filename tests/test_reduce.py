@@ -1,6 +1,7 @@
 """Reductions, arg-reductions, scans and softmax against float64 NumPy references.
 
-Covers dtypes, dims, keepdim, non-contiguous layouts, empty tensors, the parallel path and PyTorch's errors.
+Covers dtypes, dims, keepdim, non-contiguous layouts, empty tensors, the parallel path and PyTorch's errors,
+on every device present; the last section holds the shapes where the CUDA kernels change strategy.
 """
 
 import itertools
@@ -22,16 +23,6 @@ from utils import (
 import minitorch
 
 SHAPE = (3, 4, 5)
-
-
-@pytest.fixture(autouse=True)
-def _device_has_kernels(request):
-    """Skips a device whose backend has not registered the reduction kernels yet (CUDA ones come later)."""
-    if "device" in request.fixturenames and request.getfixturevalue("device") != "cpu":
-        try:
-            minitorch.ones(2, device=request.getfixturevalue("device")).sum()
-        except NotImplementedError:
-            pytest.skip("no reduction kernels for this device yet")
 
 
 DIMS = [None, 0, -1, 1, (0, 2), (-1, 0), (0, 1, 2)]
@@ -639,3 +630,238 @@ def test_permuted_input_every_dim_subset(device, op):
                     got = getattr(t, op)(dims, keepdim=keepdim)
                 assert got.is_contiguous()
                 assert_matches(got, refs[op](a, axis=dims, keepdims=keepdim))
+
+
+# ---- shapes where the CUDA kernels change strategy: rows shorter and longer than a warp or a block, long rows
+# split across blocks and merged by a second pass, reductions along a middle dim (inner > 1) with few outputs,
+# rows that start off 16-byte alignment. They run on the CPU too, as a second check of the same semantics.
+
+
+def on_device(t, device):
+    assert t.device.type == device, f"result on {t.device}, input on {device}"
+    return t
+
+
+@pytest.mark.parametrize("row", [1, 3, 33, 1000, 5000])
+@pytest.mark.parametrize("outer", [1, 7, 300])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_row_lengths(device, dtype, outer, row):
+    rng = np.random.default_rng(20)
+    a = make_array((outer, row), dtype, rng)
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    atol = low_precision_atol(dtype, np.sum(np.abs(a), axis=1))
+    assert_matches(on_device(t.sum(1), device), a.sum(axis=1), atol=atol)
+    assert_matches(t.mean(1), a.mean(axis=1), atol=atol / row + TOL[dtype][1])
+    assert_matches(t.amax(1), a.max(axis=1), rtol=0, atol=0)
+    assert_matches(t.amin(1), a.min(axis=1), rtol=0, atol=0)
+    # low-precision data has many ties: the first position must win
+    v, i = t.max(1)
+    assert_matches(v, a.max(axis=1), rtol=0, atol=0)
+    assert np.array_equal(to_np(on_device(i, device)), a.argmax(axis=1))
+    assert np.array_equal(to_np(t.argmin(1)), a.argmin(axis=1))
+    correction = 1 if row > 1 else 0
+    assert_matches(t.var(1, correction=correction), a.var(axis=1, ddof=correction), atol=TOL[dtype][0] * 4)
+    assert_matches(t.std(1, correction=correction), a.std(axis=1, ddof=correction), atol=TOL[dtype][0] * 4)
+    assert_matches(t.norm(dim=1), np.linalg.norm(a, axis=1), rtol=TOL[dtype][0] * 2)
+    assert_matches(t.norm(p=1, dim=1), np.abs(a).sum(axis=1), rtol=TOL[dtype][0] * 2)
+    assert_matches(t.norm(p=math.inf, dim=1), np.abs(a).max(axis=1), rtol=0, atol=0)
+    m = a.max(axis=1, keepdims=True)
+    lse = np.log(np.exp(a - m).sum(axis=1, keepdims=True)) + m
+    assert_matches(t.logsumexp(1), lse[:, 0])
+    assert_matches(on_device(t.softmax(1), device), np.exp(a - lse))
+    assert_matches(t.log_softmax(1), a - lse, atol=TOL[dtype][0] * 10)
+    assert_matches(on_device(t.cumsum(1), device), np.cumsum(a, axis=1), atol=atol)
+    near_one = make_array((outer, row), dtype, rng, low=0.99, high=1.01)
+    assert_matches(
+        minitorch.tensor(near_one, dtype=dtype, device=device).cumprod(1), np.cumprod(near_one, axis=1)
+    )
+    # a float product collects one rounding per factor (PyTorch's CUDA prod accumulates float32 in float32)
+    prod_rtol = max(TOL[dtype][0], 1e-4)
+    assert_matches(
+        minitorch.tensor(near_one, dtype=dtype, device=device).prod(1),
+        np.prod(near_one, axis=1),
+        rtol=prod_rtol,
+    )
+    # all/any: mostly true rows with a few zeros
+    b = rng.random((outer, row)) > 1.0 / row
+    tb = minitorch.tensor(b, device=device)
+    assert np.array_equal(to_np(tb.all(1)), b.all(axis=1)) and np.array_equal(to_np(tb.any(1)), b.any(axis=1))
+    assert np.array_equal(to_np((~tb).any(1)), (~b).any(axis=1))
+
+
+@pytest.mark.parametrize("row", [3, 33, 1000, 5000])
+@pytest.mark.parametrize("dtype", INT_DTYPES + [minitorch.bool])
+def test_row_lengths_integers(device, dtype, row):
+    rng = np.random.default_rng(21)
+    a = make_array((5, row), dtype, rng, low=-50, high=50)
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    ref = a.astype(np.int64)
+    assert to_np(t.sum(1)).tolist() == ref.sum(axis=1).tolist()
+    assert to_np(t.cumsum(1)).tolist() == np.cumsum(ref, axis=1).tolist()
+    assert np.array_equal(to_np(t.amax(1)), a.max(axis=1))
+    assert np.array_equal(to_np(t.amin(1)), a.min(axis=1))
+    assert np.array_equal(to_np(t.max(1).indices), a.argmax(axis=1))
+    assert np.array_equal(to_np(t.min(1).indices), a.argmin(axis=1))
+    assert np.array_equal(to_np(t.any(1)), (a != 0).any(axis=1))
+    assert np.array_equal(to_np(t.all(1)), (a != 0).all(axis=1))
+
+
+def test_full_reductions_million(device):
+    # one huge row: split over many blocks and merged by a second pass on the GPU
+    n = 1_000_003
+    rng = np.random.default_rng(22)
+    x = rng.standard_normal(n).astype(np.float32).astype(np.float64)
+    x[[10, 900_000]] = 7.5  # tied maximum: the first wins
+    x[[20, 800_000]] = -7.5
+    t = minitorch.tensor(x, dtype=minitorch.float32, device=device)
+    assert_matches(on_device(t.sum(), device), x.sum(), atol=1e-5 * math.sqrt(n) * 4)
+    assert_matches(t.mean(), x.mean(), atol=1e-6)
+    assert t.amax().item() == 7.5 and t.amin().item() == -7.5
+    assert t.argmax().item() == 10 and t.argmin().item() == 20
+    assert_matches(t.var(), x.var(ddof=1), rtol=1e-5)
+    assert_matches(t.std(correction=0), x.std(), rtol=1e-5)
+    assert_matches(t.norm(), np.linalg.norm(x), rtol=1e-5)
+    assert_matches(t.norm(p=0), float(np.count_nonzero(x)))
+    assert_matches(t.logsumexp(0), np.log(np.exp(x).sum()), rtol=1e-5)
+    assert (t > 100).any().item() is False and (t < 100).all().item() is True
+    assert_matches(t.softmax(0).sum(), 1.0, rtol=1e-4)
+    assert_matches(t.cumsum(0)[-1:], [x.sum()], atol=1e-5 * math.sqrt(n) * 4)
+    # NaN beats everything, wherever it is; the first NaN wins
+    x[[777_777, 999_999]] = np.nan
+    t = minitorch.tensor(x, dtype=minitorch.float32, device=device)
+    assert math.isnan(t.amax().item()) and math.isnan(t.amin().item()) and math.isnan(t.sum().item())
+    assert t.argmax().item() == 777_777 and t.argmin().item() == 777_777
+    # exact integer sums (int64 partials) and a single True at the end
+    ints = rng.integers(-(10**12), 10**12, size=n)
+    assert minitorch.tensor(ints, device=device).sum().item() == int(ints.sum())
+    flags = np.zeros(n, dtype=bool)
+    flags[-1] = True
+    assert minitorch.tensor(flags, device=device).any().item() is True
+    assert minitorch.tensor(~flags, device=device).all().item() is False
+    assert minitorch.tensor(flags, device=device).sum().item() == 1
+
+
+@pytest.mark.parametrize(
+    "shape,dim", [((8192, 64), 0), ((3, 5000, 7), 1), ((100_000, 3), 0), ((2, 33, 1000), 1), ((5, 4, 300), 0)]
+)
+def test_middle_dim_long_rows(device, shape, dim):
+    # inner > 1: threads on the contiguous columns; few outputs and a long row split the row across blocks
+    rng = np.random.default_rng(23)
+    a = make_array(shape, minitorch.float32, rng)
+    t = minitorch.tensor(a, dtype=minitorch.float32, device=device)
+    n = shape[dim]
+    atol = 1e-5 * math.sqrt(n) * 4
+    assert_matches(on_device(t.sum(dim), device), a.sum(axis=dim), atol=atol)
+    assert_matches(t.mean(dim), a.mean(axis=dim), atol=atol / n + 1e-6)
+    assert_matches(t.amax(dim), a.max(axis=dim), rtol=0, atol=0)
+    assert_matches(t.amin(dim), a.min(axis=dim), rtol=0, atol=0)
+    assert_matches(t.var(dim), a.var(axis=dim, ddof=1))
+    assert_matches(t.norm(dim=dim), np.linalg.norm(a, axis=dim), rtol=2e-5)
+    m = a.max(axis=dim, keepdims=True)
+    lse = np.log(np.exp(a - m).sum(axis=dim, keepdims=True)) + m
+    assert_matches(t.logsumexp(dim), np.squeeze(lse, axis=dim))
+    assert_matches(on_device(t.softmax(dim), device), np.exp(a - lse))
+    assert_matches(t.log_softmax(dim), a - lse, atol=1e-4)
+    assert_matches(t.cumsum(dim), np.cumsum(a, axis=dim), atol=atol)
+    near_one = make_array(shape, minitorch.float32, rng, low=0.999, high=1.001)
+    tn = minitorch.tensor(near_one, dtype=minitorch.float32, device=device)
+    assert_matches(tn.prod(dim), np.prod(near_one, axis=dim), rtol=1e-4)
+    assert_matches(tn.cumprod(dim), np.cumprod(near_one, axis=dim), rtol=1e-4)
+    # few distinct integers: many ties, across the blocks that share a column
+    ints = rng.integers(0, 6, size=shape)
+    ti = minitorch.tensor(ints, device=device)
+    assert np.array_equal(to_np(on_device(ti.argmax(dim), device)), ints.argmax(axis=dim))
+    assert np.array_equal(to_np(ti.min(dim).indices), ints.argmin(axis=dim))
+    assert np.array_equal(to_np(ti.max(dim).values), ints.max(axis=dim))
+    assert np.array_equal(to_np(ti.sum(dim)), ints.sum(axis=dim))
+    assert np.array_equal(to_np((ti > 0).all(dim)), (ints > 0).all(axis=dim))
+    assert np.array_equal(to_np((ti > 4).any(dim)), (ints > 4).any(axis=dim))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float16, minitorch.bfloat16])
+def test_low_precision_long_rows_accumulate_in_float(device, dtype):
+    # against float64 NumPy: only the output's rounding may show (a half accumulator stalls at 2048)
+    rng = np.random.default_rng(24)
+    a = make_array((4, 100_000), dtype, rng, low=0.0, high=1.0)
+    rt = TOL[dtype][0]
+    for t, dim in (
+        (minitorch.tensor(a, dtype=dtype, device=device), 1),
+        (minitorch.tensor(np.ascontiguousarray(a.T), dtype=dtype, device=device), 0),  # inner > 1
+    ):
+        assert_matches(t.mean(dim), a.mean(axis=1), rtol=rt, atol=0)
+        assert_matches(t.sum(dim, dtype=minitorch.float32), a.sum(axis=1), rtol=1e-5, atol=0)
+        assert_matches(t.norm(dim=dim), np.linalg.norm(a, axis=1), rtol=rt, atol=0)
+        assert_matches(t.var(dim), a.var(axis=1, ddof=1), rtol=rt * 2, atol=0)
+        assert_matches(t.logsumexp(dim), np.log(np.exp(a).sum(axis=1)), rtol=rt, atol=0)
+        assert_matches(t.softmax(dim).sum(dim, dtype=minitorch.float64), np.ones(4), rtol=rt * 4, atol=0)
+        assert_matches(t.cumsum(dim).select(dim, -1), a.sum(axis=1), rtol=rt, atol=0)
+    whole = minitorch.tensor(a, dtype=dtype, device=device)
+    assert_matches(whole.mean(), a.mean(), rtol=rt, atol=0)
+
+
+def test_misaligned_and_strided_rows(device):
+    # row starts off 16-byte alignment (a slice at offset 1, odd row lengths) and non-contiguous inputs
+    rng = np.random.default_rng(25)
+    for dtype in (minitorch.float32, minitorch.float16, minitorch.float64, minitorch.int64):
+        base = make_array((5 * 1001 + 1,), dtype, rng)
+        t = minitorch.tensor(base, dtype=dtype, device=device).as_strided((5, 1001), (1001, 1), 1)
+        a = base[1:].reshape(5, 1001)
+        ref = a.astype(np.int64) if dtype == minitorch.int64 else a
+        atol = low_precision_atol(dtype, np.abs(a).sum(axis=1)) if dtype != minitorch.int64 else 0
+        assert_matches(t.sum(1), ref.sum(axis=1), atol=atol)
+        assert_matches(t.amax(1), a.max(axis=1), rtol=0, atol=0)
+        assert np.array_equal(to_np(t.argmin(1)), a.argmin(axis=1))
+        assert_matches(
+            t.sum(),
+            ref.sum(),
+            atol=None if dtype == minitorch.int64 else low_precision_atol(dtype, np.abs(a).sum()),
+        )
+        if dtype != minitorch.int64:
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            assert_matches(t.softmax(1), e / e.sum(axis=1, keepdims=True))
+    # a transposed long matrix (read in place), and every other column of one (copied)
+    a = make_array((3000, 40), minitorch.float32, rng)
+    t = minitorch.tensor(a, device=device, dtype=minitorch.float32)
+    assert_matches(t.T.sum(1), a.sum(axis=0), atol=1e-3)
+    assert_matches(t.T.amax(), a.max(), rtol=0, atol=0)
+    assert np.array_equal(to_np(t[:, ::2].argmax(0)), a[:, ::2].argmax(axis=0))
+    assert_matches(t[:, ::2].softmax(0), np.exp(a[:, ::2]) / np.exp(a[:, ::2]).sum(axis=0))
+    assert_matches(t[::3].cumsum(0), np.cumsum(a[::3], axis=0), atol=1e-3)
+
+
+def test_empty_and_degenerate_shapes(device):
+    for shape, dim in (((3, 0), 1), ((0, 5), 1), ((0, 5), 0), ((2, 0, 3), 1)):
+        z = minitorch.zeros(*shape, device=device)
+        assert z.cumsum(dim).shape == shape and z.cumprod(dim).shape == shape
+        assert z.softmax(dim).shape == shape and z.log_softmax(dim).shape == shape
+        exp_shape = tuple(s for i, s in enumerate(shape) if i != dim)
+        assert on_device(z.sum(dim), device).shape == exp_shape
+        assert_matches(z.sum(dim), np.zeros(exp_shape))
+        assert_matches(z.prod(dim), np.ones(exp_shape))
+        assert_matches(z.logsumexp(dim), np.full(exp_shape, -np.inf))
+        assert_matches(
+            z.mean(dim), np.zeros(shape).mean(axis=dim) if shape[dim] else np.full(exp_shape, np.nan)
+        )
+        assert np.array_equal(to_np(z.all(dim)), np.ones(exp_shape, dtype=bool))
+        assert np.array_equal(to_np(z.any(dim)), np.zeros(exp_shape, dtype=bool))
+    # size-1 dims reduced and kept
+    o = minitorch.tensor(np.arange(6.0).reshape(1, 6, 1), device=device)
+    assert_matches(o.sum((0, 2)), np.arange(6.0))
+    assert o.argmax(1).tolist() == [[5]]
+    assert_matches(o.softmax(0), np.ones((1, 6, 1)))
+    assert_matches(o.cumsum(2), np.arange(6.0).reshape(1, 6, 1))
+
+
+def test_softmax_infinities_long_rows(device):
+    # rows long enough for a block per row: an all -inf row gives NaN (as PyTorch), -inf entries give 0
+    row = np.zeros(5000)
+    row[::2] = -np.inf
+    rows = np.stack([row, np.full(5000, -np.inf), np.linspace(-50, 50, 5000)])
+    t = minitorch.tensor(rows, dtype=minitorch.float32, device=device)
+    sm = to_np(t.softmax(1))
+    assert np.all(sm[0, ::2] == 0) and np.allclose(sm[0, 1::2], 1 / 2500, rtol=1e-5)
+    assert np.all(np.isnan(sm[1]))
+    e = np.exp(rows[2] - 50)
+    assert np.allclose(sm[2], e / e.sum(), rtol=1e-5, atol=1e-8)
+    lse = to_np(t.logsumexp(1))
+    assert lse[1] == -np.inf and np.isclose(lse[0], math.log(2500), rtol=1e-6)

@@ -234,14 +234,7 @@ namespace {
 // PyTorch keeps uint8 for all/any (a legacy rule); every other dtype gives bool.
 Tensor all_any(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op) {
   ScalarType dt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  const char* name = op == ReduceOp::all ? "all" : "any";
-  // elementwise's value checks (integer division by zero) call any() on every device; until a device
-  // registers reduce kernels, compute there on the CPU, as the placeholder this replaced did
-  if (reduce_stub.fns[static_cast<int>(self.device().type)] == nullptr) {
-    Device cpu(DeviceType::CPU);
-    return to(run_reduce(to(self, self.dtype(), cpu), dims, keepdim, op, 0, dt, name), dt, self.device());
-  }
-  return run_reduce(self, dims, keepdim, op, 0, dt, name);
+  return run_reduce(self, dims, keepdim, op, 0, dt, op == ReduceOp::all ? "all" : "any");
 }
 }  // namespace
 
@@ -298,7 +291,8 @@ namespace {
 // max/min/argmax/argmin along one dim (dim None for arg*: the flattened tensor).
 std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                                       bool is_max, bool want_values, const char* name) {
-  MT_CHECK(self.dtype() != ScalarType::Bool || want_values, "\"", name, "_cpu\" not implemented for 'Bool'");
+  MT_CHECK(self.dtype() != ScalarType::Bool || want_values, "\"", name, self.is_cuda() ? "_cuda" : "_cpu",
+           "\" not implemented for 'Bool'");
   SmallVector<bool, 8> mask;
   if (dim) {
     DimVector d{*dim};

@@ -1,0 +1,211 @@
+// Device helpers shared by the CUDA reduction, softmax and scan kernels: opmath math overloads, aligned
+// vectors, and all-reduce / scan across a group of threads (a sub-warp, a warp or a whole block row).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/ScalarType.h"
+
+namespace mt {
+namespace cuda_reduce {
+
+constexpr int kWarp = 32;
+
+// One name per function for float and double (CUDA's float overloads of the C names are not all in the
+// global namespace); accurate versions, never the fast intrinsics, so results track the CPU's.
+__device__ __forceinline__ float d_exp(float x) {
+  return expf(x);
+}
+__device__ __forceinline__ double d_exp(double x) {
+  return exp(x);
+}
+__device__ __forceinline__ float d_log(float x) {
+  return logf(x);
+}
+__device__ __forceinline__ double d_log(double x) {
+  return log(x);
+}
+__device__ __forceinline__ float d_sqrt(float x) {
+  return sqrtf(x);
+}
+__device__ __forceinline__ double d_sqrt(double x) {
+  return sqrt(x);
+}
+__device__ __forceinline__ float d_pow(float x, float y) {
+  return powf(x, y);
+}
+__device__ __forceinline__ double d_pow(double x, double y) {
+  return pow(x, y);
+}
+
+template <typename T>
+__device__ __forceinline__ T d_abs(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return fabs(x);
+  else if constexpr (std::is_signed_v<T>)
+    return x < T(0) ? T(-x) : x;
+  else
+    return x;
+}
+
+template <typename T>
+__device__ __forceinline__ bool d_isnan(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
+}
+
+template <typename T>
+__device__ __forceinline__ bool d_isfinite(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return isfinite(x);
+  else
+    return true;
+}
+
+__host__ __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+
+// V elements loaded as one 16-byte access.
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+// 16-byte loads when the element size divides 16 (every dtype here), else one element at a time.
+template <typename T>
+constexpr int vec_width() {
+  return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? static_cast<int>(16 / sizeof(T)) : 1;
+}
+
+// __shfl_xor_sync for any trivially copyable value, one 32-bit word at a time.
+template <typename T>
+__device__ __forceinline__ T shfl_xor(const T& v, int mask) {
+  constexpr int N = (sizeof(T) + 3) / 4;
+  int w[N] = {};
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < N; ++i) w[i] = __shfl_xor_sync(0xffffffffu, w[i], mask);
+  T r;
+  memcpy(&r, w, sizeof(T));
+  return r;
+}
+
+template <typename T>
+__device__ __forceinline__ T shfl_up(const T& v, int delta, int width) {
+  constexpr int N = (sizeof(T) + 3) / 4;
+  int w[N] = {};
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < N; ++i) w[i] = __shfl_up_sync(0xffffffffu, w[i], delta, width);
+  T r;
+  memcpy(&r, w, sizeof(T));
+  return r;
+}
+
+template <typename T>
+__device__ __forceinline__ T shfl_idx(const T& v, int src, int width) {
+  constexpr int N = (sizeof(T) + 3) / 4;
+  int w[N] = {};
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < N; ++i) w[i] = __shfl_sync(0xffffffffu, w[i], src, width);
+  T r;
+  memcpy(&r, w, sizeof(T));
+  return r;
+}
+
+// All-reduce over the blockDim.x threads sharing threadIdx.y (blockDim.x a power of two; blockDim.x *
+// blockDim.y a multiple of 32 when blockDim.x < 32, so every warp is full). Every thread of the group gets
+// the result. `smem` holds blockDim.x * blockDim.y / 32 values. Every thread of the block must call it.
+template <typename Acc, typename Comb>
+__device__ __forceinline__ Acc group_allreduce(Acc acc, const Comb& comb, Acc* smem) {
+  const int bx = blockDim.x;
+  const int width = bx < kWarp ? bx : kWarp;
+  for (int m = width / 2; m > 0; m /= 2) acc = comb(acc, shfl_xor(acc, m));
+  if (bx <= kWarp) return acc;
+  // several warps per group: warp results through shared memory, then every thread combines them
+  const int nw = bx / kWarp;
+  const int tid = threadIdx.y * bx + threadIdx.x;
+  __syncthreads();  // smem may still be read by a previous call
+  if (tid % kWarp == 0) smem[tid / kWarp] = acc;
+  __syncthreads();
+  const Acc* g = smem + threadIdx.y * nw;
+  Acc r = g[0];
+  for (int i = 1; i < nw; ++i) r = comb(r, g[i]);
+  return r;
+}
+
+// Reduces p[begin, end) (one contiguous row) with `nt` threads, this one being number `tid`; `idx` passed to
+// ops.reduce is the position in the row. Aligned 16-byte loads for the body when V > 1; the
+// misaligned head and the tail go one element at a time. One accumulator per vector lane gives independent
+// dependency chains (and a shorter addition chain per accumulator).
+template <int V, typename Ops, typename In>
+__device__ __forceinline__ typename Ops::acc_t thread_reduce(const Ops& ops, const In* __restrict__ p,
+                                                             int64_t begin, int64_t end, int64_t tid,
+                                                             int64_t nt) {
+  using acc_t = typename Ops::acc_t;
+  acc_t acc = ops.identity();
+  if constexpr (V > 1) {
+    const auto addr = reinterpret_cast<uintptr_t>(p + begin);
+    int64_t head = static_cast<int64_t>((16 - addr % 16) % 16 / sizeof(In));
+    if (head > end - begin) head = end - begin;
+    if (tid < head) acc = ops.reduce(acc, p[begin + tid], begin + tid);
+    const int64_t start = begin + head;
+    const int64_t nvec = (end - start) / V;
+    const Vec<In, V>* vp = reinterpret_cast<const Vec<In, V>*>(p + start);
+    acc_t lanes[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) lanes[k] = ops.identity();
+      // unrolled so several 16-byte loads are in flight per thread; each lane still folds in order
+#pragma unroll 4
+    for (int64_t i = tid; i < nvec; i += nt) {
+      const Vec<In, V> v = vp[i];
+#pragma unroll
+      for (int k = 0; k < V; ++k) lanes[k] = ops.reduce(lanes[k], v.v[k], start + i * V + k);
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc = ops.combine(acc, lanes[k]);
+    for (int64_t i = start + nvec * V + tid; i < end; i += nt) acc = ops.reduce(acc, p[i], i);
+  } else {
+    for (int64_t i = begin + tid; i < end; i += nt) acc = ops.reduce(acc, p[i], i);
+  }
+  return acc;
+}
+
+// Running (max, sum of exp(x - max)) for logsumexp and softmax in one pass. The max propagates NaN like the
+// CPU's; once the max is not finite the sum no longer matters (callers return the max or NaN).
+template <typename op_t>
+struct LseAcc {
+  op_t m, s;
+};
+
+template <typename T>
+struct LseOps {
+  using op_t = opmath_t<T>;
+  using acc_t = LseAcc<op_t>;
+  __device__ __forceinline__ acc_t identity() const { return {-INFINITY, op_t(0)}; }
+  __device__ __forceinline__ acc_t reduce(acc_t a, T x, int64_t) const {
+    const op_t v = static_cast<op_t>(x);
+    if (d_isnan(a.m)) return a;
+    if (d_isnan(v)) return {v, a.s};
+    if (v > a.m) return {v, a.s * d_exp(a.m - v) + op_t(1)};  // a.m = -inf: exp(-inf) = 0
+    if (v == -INFINITY) return a;                             // contributes 0; avoids exp(-inf - -inf)
+    return {a.m, a.s + d_exp(v - a.m)};
+  }
+  __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const {
+    if (d_isnan(a.m)) return a;
+    if (d_isnan(b.m)) return b;
+    const op_t m = a.m > b.m ? a.m : b.m;
+    if (m == -INFINITY) return a;
+    return {m, a.s * d_exp(a.m - m) + b.s * d_exp(b.m - m)};
+  }
+};
+
+}  // namespace cuda_reduce
+}  // namespace mt
