@@ -33,16 +33,17 @@ struct Ptrs {
   char* p[TensorIter::kMaxOperands];
 };
 
+// f on the opmath values of the first NIN inputs (the others are never read, so they may be uninitialized).
 template <int NIN, typename F, typename A, typename B, typename C>
-__device__ __forceinline__ auto invoke(const F& f, A a, B b, C c) {
+__device__ __forceinline__ auto invoke(const F& f, const A& a, const B& b, const C& c) {
   if constexpr (NIN == 0)
     return f();
   else if constexpr (NIN == 1)
-    return f(a);
+    return f(static_cast<opmath_t<A>>(a));
   else if constexpr (NIN == 2)
-    return f(a, b);
+    return f(static_cast<opmath_t<A>>(a), static_cast<opmath_t<B>>(b));
   else
-    return f(a, b, c);
+    return f(static_cast<opmath_t<A>>(a), static_cast<opmath_t<B>>(b), static_cast<opmath_t<C>>(c));
 }
 
 // Every operand dense (stride == itemsize) or a broadcast scalar (bit k of scalar_mask), all 16-byte
@@ -108,9 +109,7 @@ __global__ void __launch_bounds__(kThreads)
         AlignedVec<out_t, VEC> r;
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          r.val[j] = static_cast<out_t>(invoke<NIN>(f, static_cast<opmath_t<a_t>>(va[u].val[j]),
-                                                    static_cast<opmath_t<b_t>>(vb[u].val[j]),
-                                                    static_cast<opmath_t<c_t>>(vc[u].val[j])));
+          r.val[j] = static_cast<out_t>(invoke<NIN>(f, va[u].val[j], vb[u].val[j], vc[u].val[j]));
         }
         reinterpret_cast<AlignedVec<out_t, VEC>*>(ptrs.p[0])[v] = r;
       }
@@ -118,14 +117,13 @@ __global__ void __launch_bounds__(kThreads)
   }
   // the n % VEC elements past the last whole vector
   for (int64_t i = nvec * VEC + tid; i < n; i += step) {
-    a_t a{};
-    b_t b{};
-    c_t c{};
+    a_t a;
+    b_t b;
+    c_t c;
     if constexpr (NIN >= 1) a = a_sc ? sa : pa[i];
     if constexpr (NIN >= 2) b = b_sc ? sb : pb[i];
     if constexpr (NIN >= 3) c = c_sc ? sc : pc[i];
-    reinterpret_cast<out_t*>(ptrs.p[0])[i] = static_cast<out_t>(invoke<NIN>(
-        f, static_cast<opmath_t<a_t>>(a), static_cast<opmath_t<b_t>>(b), static_cast<opmath_t<c_t>>(c)));
+    reinterpret_cast<out_t*>(ptrs.p[0])[i] = static_cast<out_t>(invoke<NIN>(f, a, b, c));
   }
 }
 
@@ -160,14 +158,13 @@ __global__ void __launch_bounds__(kThreads)
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
     int32_t off[NIN + 1];
     calc.get(i, off);
-    a_t a{};
-    b_t b{};
-    c_t c{};
+    a_t a;
+    b_t b;
+    c_t c;
     if constexpr (NIN >= 1) a = *reinterpret_cast<const a_t*>(ptrs.p[1] + off[1]);
     if constexpr (NIN >= 2) b = *reinterpret_cast<const b_t*>(ptrs.p[2] + off[2]);
     if constexpr (NIN >= 3) c = *reinterpret_cast<const c_t*>(ptrs.p[3] + off[3]);
-    *reinterpret_cast<out_t*>(ptrs.p[0] + off[0]) = static_cast<out_t>(invoke<NIN>(
-        f, static_cast<opmath_t<a_t>>(a), static_cast<opmath_t<b_t>>(b), static_cast<opmath_t<c_t>>(c)));
+    *reinterpret_cast<out_t*>(ptrs.p[0] + off[0]) = static_cast<out_t>(invoke<NIN>(f, a, b, c));
   }
 }
 
