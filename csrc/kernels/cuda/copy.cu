@@ -20,6 +20,7 @@ void copy_kernel(const TensorIter& it) {
   if (it.dtypes[0] == it.dtypes[1]) {
     const size_t item = element_size(it.dtypes[0]);
     if (it.is_contiguous()) {
+      if (it.data[0] == it.data[1]) return;  // a view copied onto itself
       cuda::DeviceGuard guard(it.device);
       MT_CUDA_CHECK(cudaMemcpyAsync(it.data[0], it.data[1], it.numel * item, cudaMemcpyDeviceToDevice,
                                     cuda::current_stream(it.device.index)));
