@@ -46,8 +46,8 @@ __device__ __forceinline__ auto invoke(const F& f, const A& a, const B& b, const
     return f(static_cast<opmath_t<A>>(a), static_cast<opmath_t<B>>(b), static_cast<opmath_t<C>>(c));
 }
 
-// Every operand dense (stride == itemsize) or a broadcast scalar (bit k of scalar_mask), all 16-byte
-// aligned. 64-bit indices: no divisions here, so they cost next to nothing.
+// Every operand dense (stride == itemsize) or a broadcast scalar (bit k of scalar_mask), each dense one
+// aligned to its vector (VEC * itemsize). 64-bit indices: no divisions here, so they cost next to nothing.
 template <int VEC, int NIN, typename out_t, typename a_t, typename b_t, typename c_t, typename F>
 __global__ void __launch_bounds__(kThreads)
     vectorized_kernel(int64_t n, F f, Ptrs ptrs, unsigned scalar_mask) {
