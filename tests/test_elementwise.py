@@ -860,3 +860,163 @@ def test_alpha_checks(device):
         minitorch.add(i, 1, alpha=True)
     assert to_np(minitorch.add(i, i, alpha=3)).tolist() == [4, 8]
     assert to_np(minitorch.sub(i.float(), i, alpha=0.5)).tolist() == [0.5, 1.0]
+
+
+# ---- sizes and layouts that pick each CUDA launcher path (on the CPU they exercise the threaded loops)
+# past 2^16 and odd: whole 16-byte vectors plus a tail; offset 1 gives a misaligned view (strided path),
+# offset 8 an aligned one that starts inside the buffer.
+N_LARGE = (1 << 17) + 5
+LARGE_DTYPES = [P.float32, P.float16, P.bfloat16, P.float64, P.int8, P.int64, P.uint8, P.bool]
+
+
+@pytest.mark.parametrize("offset", [0, 1, 8])
+@pytest.mark.parametrize("dtype", LARGE_DTYPES, ids=str)
+def test_large_odd_and_offset_views(dtype, offset, device):
+    rng = np.random.default_rng(11)
+    a = make_array((N_LARGE + offset,), dtype, rng)
+    b = make_array((N_LARGE + offset,), dtype, rng)
+    x = P.tensor(a, dtype=dtype, device=device)[offset:]
+    y = P.tensor(b, dtype=dtype, device=device)[offset:]
+    ra, rb = a[offset:], b[offset:]
+    assert x.shape == (N_LARGE,)
+    assert to_np(x < y).tolist() == (ra < rb).tolist()  # bool output: narrower than the inputs
+    assert to_np(x != ra[7].item()).tolist() == (ra != ra[7]).tolist()  # broadcast scalar operand
+    if dtype is P.bool:
+        assert to_np(~x).tolist() == (~ra).tolist()
+        assert to_np(x & y).tolist() == (ra & rb).tolist()
+        assert to_np(x ^ True).tolist() == (ra ^ True).tolist()
+        assert to_np(P.where(x, y, False)).tolist() == np.where(ra, rb, False).tolist()
+    else:
+        assert_matches(-x, -ra)
+        assert_matches(x * y, ra * rb)
+        assert_matches(x + 2, ra + 2)
+        assert_matches(P.where(x > y, x, y), np.maximum(ra, rb))
+        assert_matches(P.where(x > 0, 1, y), np.where(ra > 0, 1, rb))
+        assert_matches(P.clamp(x, 1, 2), np.clip(ra, 1, 2))
+        assert_matches(P.clamp(x, y, 2), np.minimum(np.maximum(ra, rb), 2))
+        assert_matches(
+            P.sqrt(P.abs(x)), np.sqrt(np.abs(ra.astype(np.float64))), dtype=_result_dtype("float", dtype)
+        )
+    assert_matches(x.float(), ra.astype(np.float32))
+    assert to_np(x.bool()).tolist() == (ra != 0).tolist()
+    assert_matches(x.clone(), ra)
+    assert_matches(x.to(P.float16).to(dtype), ra.astype(np.float32).astype(np.float16).astype(np.float64))
+    z = P.zeros(N_LARGE + offset, dtype=dtype, device=device)[offset:]
+    z.copy_(y)
+    assert_matches(z, rb)
+    z.fill_(1)
+    assert to_np(z).tolist() == [1] * N_LARGE
+
+
+def test_large_broadcast_and_strided(device):
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal(N_LARGE).astype(np.float32)
+    x = P.tensor(a, device=device)
+    # an expanded 0-dim source: a stride-0 operand on the vectorized path
+    assert to_np(P.tensor(2.5, device=device).expand(N_LARGE).contiguous()).tolist() == [2.5] * N_LARGE
+    assert_matches(P.exp(x[::3]), np.exp(a[::3]))
+    assert_matches(x[:-1:2] * x[1::2], a[:-1:2] * a[1::2])
+    h = P.zeros(N_LARGE, dtype=P.float16, device=device)
+    h[::2].fill_(3.0)
+    assert to_np(h[::2]).tolist() == [3.0] * ((N_LARGE + 1) // 2)
+    assert to_np(h[1::2]).tolist() == [0.0] * (N_LARGE // 2)
+    # more non-mergeable dimensions than the CUDA launcher takes at once
+    p = rng.standard_normal((2,) * 11)
+    perm = (10, 0, 9, 1, 8, 2, 7, 3, 6, 4, 5)
+    t = P.tensor(p, device=device).permute(*perm)
+    assert_matches(t + 1, p.transpose(perm) + 1)
+    assert_matches(t.contiguous().half(), p.transpose(perm).astype(np.float16))
+
+
+# ---- device rules (PyTorch's TensorIterator): the op runs on the first non-CPU device, which the mismatch
+# error names first; a 0-dim CPU tensor (a Python number included) joins a CUDA op as a scalar.
+needs_gpu = pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+@needs_gpu
+def test_device_mismatch_raises():
+    g, c = P.ones(3, device="cuda"), P.ones(3)
+    for f in (
+        lambda: g + c,
+        lambda: c + g,
+        lambda: P.maximum(c, g),
+        lambda: g.add_(c),
+        lambda: c.add_(g),
+        lambda: P.tensor(1.0).add_(P.tensor(1.0, device="cuda")),  # a CPU 0-dim output cannot be a scalar
+        lambda: P.tensor(2.0, device="cuda") + c,  # CUDA scalars do not join CPU ops
+        lambda: P.where(g > 0, c, g),
+        lambda: P.where(c > 0, g, g),
+        lambda: P.clamp(g, min=c),
+        lambda: g.clamp_(max=c),
+        lambda: P.tensor(0.5).clamp_(P.tensor(0.0, device="cuda")),
+        lambda: g.masked_fill(c > 0, 1.0),
+        lambda: P.lerp(g, c, 0.5),
+        lambda: P.add(g, c, alpha=2),
+    ):
+        with pytest.raises(RuntimeError) as e:
+            f()
+        assert str(e.value) == MISMATCH
+
+
+@needs_gpu
+def test_cpu_scalar_joins_cuda_op():
+    a = np.array([1.0, -2.0, 3.5])
+    g, s = P.tensor(a, device="cuda"), P.tensor(2.0)
+    cases = [
+        (g + s, a + 2),
+        (s * g, 2 * a),
+        (s / g, 2 / a),
+        (g - 1, a - 1),
+        (P.maximum(s, g), np.maximum(2, a)),
+        (g > s, a > 2),
+        (P.where(g > 0, s, g), np.where(a > 0, 2, a)),
+        (P.where(P.tensor(True), g, 0.0), a),
+        (P.clamp(g, P.tensor(-1.0), s), np.clip(a, -1, 2)),
+        (P.add(g, s, alpha=3), a + 6),
+        (P.sub(g, g, alpha=0.5), a * 0.5),
+        (P.lerp(g, P.zeros(3, device="cuda"), P.tensor(0.5)), a * 0.5),
+        (g.masked_fill(g > 0, P.tensor(7.0)), np.where(a > 0, 7, a)),
+    ]
+    for r, ref in cases:
+        assert r.device.type == "cuda"
+        assert_matches(r, ref)
+    h = g.clone()
+    h.add_(s)
+    h.mul_(P.tensor(3))
+    h.clamp_(P.tensor(0.0), 10)
+    h.masked_fill_(h > 9, P.tensor(-1.0))
+    assert h.device.type == "cuda"
+    assert_matches(h, [9.0, 0.0, -1.0])
+    r = P.tensor([1, 2], device="cuda") + P.tensor(0.5)  # a 0-dim float outranks integer dims by category
+    assert r.dtype is P.float32 and r.device.type == "cuda"
+    assert_matches(r, [1.5, 2.5])
+    r = P.tensor([1, 2], dtype=P.float16, device="cuda") * P.tensor(3)
+    assert r.dtype is P.float16 and r.device.type == "cuda"
+    assert (P.tensor(1.0) + P.tensor(2.0)).device.type == "cpu"
+
+
+@needs_gpu
+def test_dtype_errors_name_the_cuda_kernel():
+    f = P.tensor([1.0], device="cuda")
+    with pytest.raises(RuntimeError, match="\"bitwise_and_cuda\" not implemented for 'Float'"):
+        f & f
+    with pytest.raises(RuntimeError, match="\"bitwise_not_cuda\" not implemented for 'Float'"):
+        ~f  # noqa: B018
+    with pytest.raises(RuntimeError, match="\"clamp_cuda\" not implemented for 'Bool'"):
+        P.clamp(P.tensor([True], device="cuda"), min=False)
+
+
+@needs_gpu
+def test_cuda_32bit_split():
+    # more than 2^31 elements through the strided path: the launcher splits it into 32-bit pieces
+    free, _ = minitorch.cuda.mem_get_info() if hasattr(minitorch.cuda, "mem_get_info") else (1 << 40, 0)
+    if free < (6 << 30):
+        pytest.skip("needs 6 GiB of free GPU memory")
+    x = P.ones((1 << 16) + 1, (1 << 15) + 1, dtype=P.int8, device="cuda")
+    x[-1, -1] = 5
+    y = x.t() + 1
+    assert y.shape == ((1 << 15) + 1, (1 << 16) + 1)
+    assert to_np(y[0, :3]).tolist() == [2, 2, 2]
+    assert to_np(y[-1, -3:]).tolist() == [2, 2, 6]
+    del x, y

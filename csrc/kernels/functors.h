@@ -57,6 +57,8 @@ struct Sign {
   MT_HD_INLINE T operator()(T x) const {
     if constexpr (std::is_same<T, bool>::value)
       return x;
+    else if constexpr (std::is_unsigned<T>::value)
+      return static_cast<T>(x != T(0));
     else
       return static_cast<T>((T(0) < x) - (x < T(0)));
   }

@@ -39,21 +39,33 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
   return higher != ScalarType::Undefined ? higher : lower;
 }
 
-// The device an op over these tensors runs on: CPU 0-dim tensors may join CUDA ops as scalars.
-Device common_device(std::initializer_list<const Tensor*> ts) {
-  const Tensor* first = nullptr;
-  for (const Tensor* t : ts) {
-    if (!t->defined()) continue;
-    if (!first || (first->device().is_cpu() && first->dim() == 0 && t->device().is_cuda())) {
-      first = t;
-      continue;
+void device_mismatch(Device common, Device other) {
+  MT_ERROR("Expected all tensors to be on the same device, but found at least two devices, ", common.str(),
+           " and ", other.str(), "!");
+}
+
+// The device an op over these tensors runs on, by PyTorch's TensorIterator rule: the first non-CPU device,
+// else the CPU. A 0-dim CPU input (a Python number included) may join a CUDA op as a scalar; `prepare` moves
+// it, so no kernel reads host memory. Anything else on another device raises, naming the op's device first.
+// `out`, when given, is written in place and must be on that device itself.
+Device common_device(std::initializer_list<const Tensor*> ts, const Tensor* out = nullptr) {
+  Device common(DeviceType::CPU);
+  for (const Tensor* t : ts)
+    if (t->defined() && !t->device().is_cpu()) {
+      common = t->device();
+      break;
     }
-    if (t->device() == first->device()) continue;
-    if (t->device().is_cpu() && t->dim() == 0) continue;
-    MT_CHECK(false, "Expected all tensors to be on the same device, but found at least two devices, ",
-             first->device().str(), " and ", t->device().str(), "!");
+  for (const Tensor* t : ts) {
+    if (!t->defined() || t->device() == common) continue;
+    if (t != out && !common.is_cpu() && t->device().is_cpu() && t->dim() == 0) continue;
+    device_mismatch(common, t->device());
   }
-  return first ? first->device() : Device(DeviceType::CPU);
+  return common;
+}
+
+// "bitwise_and_cuda": the kernel name PyTorch's dtype errors quote.
+std::string kernel_name(const char* op, Device d) {
+  return str(op, d.is_cuda() ? "_cuda" : "_cpu");
 }
 
 // The input as the kernel wants it: compute dtype, on the op's device.
@@ -96,14 +108,14 @@ const char* name_of(BinaryOp op) {
 }
 
 // Checks that depend on values or dtypes, in PyTorch's words.
-void check_binary(BinaryOp op, ScalarType common, const Tensor& b) {
+void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
   Rule r = rule_of(op);
   if (op == BinaryOp::sub && common == ScalarType::Bool)
     MT_ERROR(
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
         "`logical_xor()` operator instead.");
   if (r == Rule::Bitwise && is_floating(common))
-    MT_ERROR("\"", name_of(op), "_cpu\" not implemented for '", dtype_short_name(common), "'");
+    MT_ERROR("\"", kernel_name(name_of(op), dev), "\" not implemented for '", dtype_short_name(common), "'");
   bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
                  op == BinaryOp::trunc_divide;
   if (int_div && is_integral(common, true)) {
@@ -152,7 +164,8 @@ Tensor unary(UnaryOp op, const Tensor& self) {
         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
         "use the `~` or `logical_not()` operator instead.");
   if (op == UnaryOp::bitwise_not && is_floating(in))
-    MT_ERROR("\"bitwise_not_cpu\" not implemented for '", dtype_short_name(in), "'");
+    MT_ERROR("\"", kernel_name("bitwise_not", self.device()), "\" not implemented for '",
+             dtype_short_name(in), "'");
   if (r == Rule::Float && !is_floating(in)) in = out_dt = default_dtype();
   if (r == Rule::Bool) out_dt = ScalarType::Bool;
   Tensor x = prepare(self, in, self.device());
@@ -173,7 +186,7 @@ const Tensor& unary_(UnaryOp op, const Tensor& self) {
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
-  check_binary(op, common, b);
+  check_binary(op, common, b, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   Tensor x = prepare(a, compute, dev), y = prepare(b, compute, dev);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
@@ -186,12 +199,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   check_no_internal_overlap(self);
-  Device dev = common_device({&self, &other});
-  MT_CHECK(dev == self.device(),
-           "Expected all tensors to be on the same device, but found at least two devices, ",
-           self.device().str(), " and ", other.device().str(), "!");
+  Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
-  check_binary(op, common, other);
+  check_binary(op, common, other, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   MT_CHECK(can_cast(out_dt, self.dtype()), "result type ", dtype_short_name(out_dt),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
@@ -244,7 +254,7 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   Device dev = common_device({&self, &lo, &hi});
   ScalarType dt = result_type({self, lo, hi});
-  MT_CHECK(dt != ScalarType::Bool, "\"clamp_cpu\" not implemented for 'Bool'");
+  MT_CHECK(dt != ScalarType::Bool, "\"", kernel_name("clamp", dev), "\" not implemented for 'Bool'");
   DimVector shape = self.sizes();
   if (min) shape = broadcast_shapes(shape, min->sizes());
   if (max) shape = broadcast_shapes(shape, max->sizes());
@@ -258,6 +268,8 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
 }
 
 const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
+  common_device({&self, &lo, &hi}, &self);  // self is written: it must be on the op's device
   Tensor r = clamp(self, min, max);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
@@ -297,7 +309,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_masked_fill(mask, value);
   check_no_internal_overlap(self);
-  Device dev = common_device({&self, &mask, &value});
+  Device dev = common_device({&self, &mask, &value}, &self);
   Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
   Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);
   broadcast_strides(m, self.sizes());  // the mask must broadcast to self, not the other way round

@@ -1,0 +1,48 @@
+// CUDA kernels for the unary table and the parameterized activations, with the CPU file's dtype rules.
+#include "kernels/cuda/Loops.cuh"
+#include "kernels/functors.h"
+#include "ops/kernels.h"
+
+namespace mt {
+namespace {
+
+// Mirrors run_unary in kernels/cpu/elementwise.cpp.
+enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
+
+template <Rule R, typename F>
+void run_unary(const TensorIter& it, F f) {
+  if constexpr (R == Rule::Float) {
+    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "unary_cuda", [&] { gpu_kernel<scalar_t, scalar_t>(it, f); });
+  } else if constexpr (R == Rule::Bool) {
+    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "unary_cuda", [&] { gpu_kernel<bool, scalar_t>(it, f); });
+  } else {
+    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "unary_cuda", [&] { gpu_kernel<scalar_t, scalar_t>(it, f); });
+  }
+}
+
+void unary_kernel(const TensorIter& it, UnaryOp op) {
+  switch (op) {
+#define MT_CASE(name, F, kind)          \
+  case UnaryOp::name:                   \
+    run_unary<Rule::kind>(it, fn::F{}); \
+    break;
+    MT_UNARY_OPS(MT_CASE)
+#undef MT_CASE
+  }
+}
+
+void param_unary_kernel(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+  MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation_cuda", [&] {
+    if (op == ParamUnaryOp::softplus)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
+    else
+      gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
+  });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(unary_stub, CUDA, &unary_kernel);
+MT_REGISTER_KERNEL(param_unary_stub, CUDA, &param_unary_kernel);
+
+}  // namespace mt
