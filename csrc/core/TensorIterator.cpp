@@ -58,6 +58,11 @@ TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
     for (int64_t d = 0; d < nd; ++d) it.strides[k][d] = st[nd - 1 - d] * item;
     it.data[k] = static_cast<char*>(t.data_ptr());
     it.dtypes[k] = t.dtype();
+    if (t.device() != it.device) {
+      MT_INTERNAL_ASSERT(k > 0 && t.device().is_cpu() && t.numel() == 1,
+                         "TensorIter: only a one-element CPU input may join a CUDA op");
+      it.host_scalar[k] = true;
+    }
     ++k;
   }
   it.shape.resize(nd);

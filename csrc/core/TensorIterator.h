@@ -23,6 +23,9 @@ struct TensorIter {
   std::array<DimVector, kMaxOperands> strides;  // bytes, same order as shape
   std::array<char*, kMaxOperands> data{};
   std::array<ScalarType, kMaxOperands> dtypes{};
+  // Operand k is a one-element CPU tensor in a CUDA op (a Python number or 0-dim CPU tensor, as PyTorch
+  // allows): its data pointer is host memory, so the CUDA launcher passes the value by kernel argument.
+  std::array<bool, kMaxOperands> host_scalar{};
   int64_t numel = 0;
   Device device;
 

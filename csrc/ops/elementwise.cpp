@@ -71,6 +71,9 @@ std::string kernel_name(const char* op, Device d) {
 // The input as the kernel wants it: compute dtype, on the op's device.
 Tensor prepare(const Tensor& t, ScalarType dtype, Device device) {
   if (t.dtype() == dtype && t.device() == device) return t;
+  // A 0-dim CPU input of a CUDA op stays on the host, converted there: the launcher passes its value by
+  // kernel argument (TensorIter::host_scalar), so `cuda_x * 2.0` costs no host-to-device copy.
+  if (t.device().is_cpu() && device.is_cuda() && t.dim() == 0) return to(t, dtype, t.device());
   return to(t, dtype, device);
 }
 

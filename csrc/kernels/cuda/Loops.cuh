@@ -33,6 +33,16 @@ struct Ptrs {
   char* p[TensorIter::kMaxOperands];
 };
 
+// Values of inputs that live on the host (TensorIter::host_scalar), passed by kernel argument; bit k of
+// `mask` says input k (1..3) is one of them.
+template <typename a_t, typename b_t, typename c_t>
+struct HostValues {
+  a_t a{};
+  b_t b{};
+  c_t c{};
+  unsigned mask = 0;
+};
+
 // f on the opmath values of the first NIN inputs (the others are never read, so they may be uninitialized).
 template <int NIN, typename F, typename A, typename B, typename C>
 __device__ __forceinline__ auto invoke(const F& f, const A& a, const B& b, const C& c) {
@@ -50,7 +60,7 @@ __device__ __forceinline__ auto invoke(const F& f, const A& a, const B& b, const
 // aligned to its vector (VEC * itemsize). 64-bit indices: no divisions here, so they cost next to nothing.
 template <int VEC, int NIN, typename out_t, typename a_t, typename b_t, typename c_t, typename F>
 __global__ void __launch_bounds__(kThreads)
-    vectorized_kernel(int64_t n, F f, Ptrs ptrs, unsigned scalar_mask) {
+    vectorized_kernel(int64_t n, F f, Ptrs ptrs, unsigned scalar_mask, HostValues<a_t, b_t, c_t> hv) {
   const bool a_sc = scalar_mask & 2u, b_sc = scalar_mask & 4u, c_sc = scalar_mask & 8u;
   const a_t* pa = reinterpret_cast<const a_t*>(ptrs.p[1]);
   const b_t* pb = reinterpret_cast<const b_t*>(ptrs.p[2]);
@@ -59,11 +69,11 @@ __global__ void __launch_bounds__(kThreads)
   b_t sb{};
   c_t sc{};
   if constexpr (NIN >= 1)
-    if (a_sc) sa = *pa;
+    if (a_sc) sa = (hv.mask & 2u) ? hv.a : *pa;
   if constexpr (NIN >= 2)
-    if (b_sc) sb = *pb;
+    if (b_sc) sb = (hv.mask & 4u) ? hv.b : *pb;
   if constexpr (NIN >= 3)
-    if (c_sc) sc = *pc;
+    if (c_sc) sc = (hv.mask & 8u) ? hv.c : *pc;
 
   const int64_t nvec = n / VEC;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -153,7 +163,7 @@ struct OffsetCalc32 {
 
 template <int NIN, typename out_t, typename a_t, typename b_t, typename c_t, typename F>
 __global__ void __launch_bounds__(kThreads)
-    strided_kernel(uint32_t n, F f, Ptrs ptrs, OffsetCalc32<NIN + 1> calc) {
+    strided_kernel(uint32_t n, F f, Ptrs ptrs, OffsetCalc32<NIN + 1> calc, HostValues<a_t, b_t, c_t> hv) {
   const uint32_t step = gridDim.x * blockDim.x;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
     int32_t off[NIN + 1];
@@ -161,9 +171,9 @@ __global__ void __launch_bounds__(kThreads)
     a_t a;
     b_t b;
     c_t c;
-    if constexpr (NIN >= 1) a = *reinterpret_cast<const a_t*>(ptrs.p[1] + off[1]);
-    if constexpr (NIN >= 2) b = *reinterpret_cast<const b_t*>(ptrs.p[2] + off[2]);
-    if constexpr (NIN >= 3) c = *reinterpret_cast<const c_t*>(ptrs.p[3] + off[3]);
+    if constexpr (NIN >= 1) a = (hv.mask & 2u) ? hv.a : *reinterpret_cast<const a_t*>(ptrs.p[1] + off[1]);
+    if constexpr (NIN >= 2) b = (hv.mask & 4u) ? hv.b : *reinterpret_cast<const b_t*>(ptrs.p[2] + off[2]);
+    if constexpr (NIN >= 3) c = (hv.mask & 8u) ? hv.c : *reinterpret_cast<const c_t*>(ptrs.p[3] + off[3]);
     *reinterpret_cast<out_t*>(ptrs.p[0] + off[0]) = static_cast<out_t>(invoke<NIN>(f, a, b, c));
   }
 }
@@ -229,8 +239,16 @@ void launch(const TensorIter& it, const F& f) {
   const size_t sizes[4] = {sizeof(out_t), sizeof(a_t), sizeof(b_t), sizeof(c_t)};
   Ptrs ptrs{};
   for (int k = 0; k <= NIN; ++k) ptrs.p[k] = it.data[k];
+  // Host-resident one-element inputs: read here, passed by value, never dereferenced on the device.
+  HostValues<a_t, b_t, c_t> hv;
+  if constexpr (NIN >= 1)
+    if (it.host_scalar[1]) hv.a = *reinterpret_cast<const a_t*>(it.data[1]), hv.mask |= 2u;
+  if constexpr (NIN >= 2)
+    if (it.host_scalar[2]) hv.b = *reinterpret_cast<const b_t*>(it.data[2]), hv.mask |= 4u;
+  if constexpr (NIN >= 3)
+    if (it.host_scalar[3]) hv.c = *reinterpret_cast<const c_t*>(it.data[3]), hv.mask |= 8u;
 
-  if (it.ndim() == 1) {
+  if (it.ndim() <= 1) {
     // VEC elements per access: 16 bytes for the widest operand; narrower ones move VEC * itemsize bytes
     constexpr size_t kWidest =
         std::max({sizeof(out_t), NIN >= 1 ? sizeof(a_t) : size_t(1), NIN >= 2 ? sizeof(b_t) : size_t(1),
@@ -239,8 +257,8 @@ void launch(const TensorIter& it, const F& f) {
     bool fast = true;
     unsigned mask = 0;
     for (int k = 0; k <= NIN && fast; ++k) {
-      const int64_t st = it.strides[k][0];
-      if (k > 0 && st == 0)
+      const int64_t st = it.ndim() == 0 ? 0 : it.strides[k][0];
+      if (k > 0 && (st == 0 || it.host_scalar[k]))
         mask |= 1u << k;
       else if (st != static_cast<int64_t>(sizes[k]) && it.numel != 1)
         fast = false;
@@ -251,7 +269,7 @@ void launch(const TensorIter& it, const F& f) {
       const int64_t work = std::max<int64_t>(1, (it.numel / VEC + kUnroll - 1) / kUnroll);
       const int64_t blocks = cuda::grid_size(work, kThreads, it.device.index);
       vectorized_kernel<VEC, NIN, out_t, a_t, b_t, c_t>
-          <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(it.numel, f, ptrs, mask);
+          <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(it.numel, f, ptrs, mask, hv);
       MT_CUDA_CHECK(cudaGetLastError());
       return;
     }
@@ -268,7 +286,7 @@ void launch(const TensorIter& it, const F& f) {
     for (int k = 0; k <= NIN; ++k) p.p[k] = sub.data[k];
     const int64_t blocks = cuda::grid_size(sub.numel, kThreads, sub.device.index);
     strided_kernel<NIN, out_t, a_t, b_t, c_t><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        static_cast<uint32_t>(sub.numel), f, p, calc);
+        static_cast<uint32_t>(sub.numel), f, p, calc, hv);
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }
