@@ -2,6 +2,7 @@
 broadcasting, scalars, zero-size tensors, in-place variants, type promotion and edge cases."""
 
 import math
+import re
 import subprocess
 import sys
 
@@ -366,7 +367,13 @@ def test_operators(device):
     assert_matches(~i, ~np.array([5, 6, 12]))
     m = minitorch.tensor([True, False], device=device)
     assert to_np(~m).tolist() == [False, True]
-    # ndarray on the left defers to the tensor
+    # ndarray on the left defers to the tensor; the array becomes a CPU tensor, so on CUDA it is a device
+    # mismatch, as in PyTorch
+    if device == "cuda":
+        msg = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            np.array([1.0, 2.0]) + minitorch.tensor([1.0, 2.0], device=device)
+        return
     r = np.array([1.0, 2.0]) + minitorch.tensor([1.0, 2.0], device=device)
     assert (
         isinstance(r, minitorch.Tensor) and r.dtype is minitorch.float64 and to_np(r).tolist() == [2.0, 4.0]

@@ -155,7 +155,8 @@ __device__ __forceinline__ typename Ops::acc_t thread_reduce(const Ops& ops, con
     const auto addr = reinterpret_cast<uintptr_t>(p + begin);
     int64_t head = static_cast<int64_t>((16 - addr % 16) % 16 / sizeof(In));
     if (head > end - begin) head = end - begin;
-    if (tid < head) acc = ops.reduce(acc, p[begin + tid], begin + tid);
+    for (int64_t i = tid; i < head; i += nt)
+      acc = ops.reduce(acc, p[begin + i], begin + i);  // head may exceed nt
     const int64_t start = begin + head;
     const int64_t nvec = (end - start) / V;
     const Vec<In, V>* vp = reinterpret_cast<const Vec<In, V>*>(p + start);

@@ -62,7 +62,7 @@ __global__ void softmax_rows_kernel(T* __restrict__ out, const T* __restrict__ i
     if (ai % 16 == ao % 16) {
       int64_t head = static_cast<int64_t>((16 - ai % 16) % 16 / sizeof(T));
       if (head > row) head = row;
-      if (tid < head) q[tid] = f(p[tid]);
+      for (int64_t i = tid; i < head; i += nt) q[i] = f(p[i]);  // head may exceed nt
       const int64_t nvec = (row - head) / V;
       const Vec<T, V>* vp = reinterpret_cast<const Vec<T, V>*>(p + head);
       Vec<T, V>* vq = reinterpret_cast<Vec<T, V>*>(q + head);
