@@ -16,6 +16,9 @@ pytestmark = [
     pytest.mark.cuda,
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU"),
 ]
+# compute-sanitizer runs these with the caching allocator off: block sizes are then exact, nothing is cached
+CACHING = os.environ.get("MINITORCH_NO_CUDA_MEMORY_CACHING", "0") in ("", "0")
+needs_caching = pytest.mark.skipif(not CACHING, reason="tests the caching allocator's policy")
 
 
 def run_py(code):
@@ -185,11 +188,12 @@ def test_cuda_method_rejects_cpu_device():
 def test_memory_stats_track_allocations():
     torch.cuda.synchronize()
     base = torch.cuda.memory_allocated()
-    x = torch.empty(1000, device="cuda")  # 4000 bytes round to 4096
-    assert torch.cuda.memory_allocated() - base == 4096
+    x = torch.empty(1000, device="cuda")  # 4000 bytes round to 4096 (8 without caching)
+    size = 4096 if CACHING else 4000
+    assert torch.cuda.memory_allocated() - base == size
     assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated()
     y = torch.empty(3 << 20, dtype=torch.uint8, device="cuda")
-    assert torch.cuda.memory_allocated() - base == 4096 + (3 << 20)
+    assert torch.cuda.memory_allocated() - base == size + (3 << 20)
     peak = torch.cuda.max_memory_allocated()
     assert peak >= torch.cuda.memory_allocated()
     del x, y
@@ -202,6 +206,7 @@ def test_memory_stats_track_allocations():
         assert k in st
 
 
+@needs_caching
 def test_freed_memory_is_reused_and_empty_cache_returns_it():
     torch.cuda.empty_cache()
     r0 = torch.cuda.memory_reserved()
@@ -218,6 +223,7 @@ def test_freed_memory_is_reused_and_empty_cache_returns_it():
     assert torch.cuda.memory_reserved() == r0
 
 
+@needs_caching
 def test_small_blocks_split_one_segment():
     torch.cuda.empty_cache()
     r0 = torch.cuda.memory_reserved()
@@ -239,6 +245,7 @@ def test_out_of_memory_raises_and_recovers():
     assert x.sum().item() == 10.0
 
 
+@needs_caching
 def test_no_caching_env_switch():
     r = run_py(
         """
