@@ -628,3 +628,15 @@ print("ok")
 """
     r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+
+
+def test_as_strided_bounds(device):
+    x = P.arange(10.0, device=device)
+    np.testing.assert_array_equal(x.as_strided((3,), (3,), 1).cpu().numpy(), [1.0, 4.0, 7.0])
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 40"):
+        x.as_strided((4,), (3,), 1)
+    with pytest.raises(RuntimeError, match="invalid storage offset -1"):
+        x.as_strided((2,), (1,), -1)
+    with pytest.raises(RuntimeError, match="overflow the addressable range"):
+        x.as_strided((1 << 62, 4), (4, 1 << 3), 0)
+    assert x.as_strided((0, 5), (100, 100), 9).shape == (0, 5)

@@ -33,14 +33,22 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   MT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  MT_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   int64_t max_off = offset;
+  bool overflow = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     MT_CHECK(sizes[i] >= 0, "as_strided: negative size ", sizes[i]);
     MT_CHECK(strides[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
              shape_str(strides));
     if (sizes[i] == 0) max_off = -1;
-    if (max_off >= 0) max_off += (sizes[i] - 1) * strides[i];
+    int64_t span = 0;
+    // sizes and strides may come from a file (minitorch.load): never let the bound wrap around
+    if (max_off >= 0)
+      overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span) ||
+                  __builtin_add_overflow(max_off, span, &max_off);
   }
+  MT_CHECK(!overflow, "setStorage: sizes ", shape_str(sizes), " and strides ", shape_str(strides),
+           " overflow the addressable range");
   int64_t cap = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
   MT_CHECK(max_off < cap, "setStorage: sizes ", shape_str(sizes), ", strides ", shape_str(strides),
            ", storage offset ", offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ",

@@ -1,4 +1,7 @@
 // Tensor's Python surface for metadata, autograd flags, conversions and NumPy interop (zero-copy both ways).
+#include <cstring>
+#include <string_view>
+
 #include "autograd/AutogradMeta.h"
 #include "cuda/CUDAHooks.h"
 #include "kernels/cpu/Parallel.h"
@@ -225,6 +228,21 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           py::arg("memory_format") = py::none())
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      // serialization (python/minitorch/serialization.py): a storage's identity, size and raw bytes
+      .def("_storage_key",
+           [](const Tensor& t) {
+             return py::make_tuple(t.device().str(), reinterpret_cast<uintptr_t>(t.storage()->data));
+           })
+      .def("_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
+      .def("_storage_bytes",
+           [](const Tensor& t) {
+             // the whole storage as one flat byte tensor view, brought to the host (a sync on CUDA)
+             int64_t n = static_cast<int64_t>(t.storage()->nbytes / t.itemsize());
+             Tensor flat = make_view(t, {n}, {1}, 0);
+             Tensor host = flat.is_cuda() ? to(flat, flat.dtype(), Device(DeviceType::CPU)) : flat;
+             return py::bytes(static_cast<const char*>(host.data_ptr()),
+                              static_cast<size_t>(n) * t.itemsize());
+           })
       .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
@@ -347,6 +365,17 @@ void init_tensor(py::module_& m, TensorClass& cls) {
 
   m.def("from_numpy", [](py::array arr) { return from_numpy(arr); });
   m.def("_is_tensor", [](py::handle h) { return py::isinstance<TensorImpl>(h); });
+  // A 1-D CPU tensor of `dtype` holding a copy of `buf` (whose size must be a multiple of the element size).
+  m.def("_tensor_from_bytes", [](py::bytes buf, py::handle dtype) {
+    ScalarType st = parse_dtype(dtype);
+    std::string_view v = buf;
+    size_t item = element_size(st);
+    MT_CHECK(v.size() % item == 0, "storage of ", v.size(), " bytes is not a whole number of ",
+             dtype_name(st), " elements (corrupt file?)");
+    Tensor out = make_empty({static_cast<int64_t>(v.size() / item)}, st, Device(DeviceType::CPU));
+    if (!v.empty()) std::memcpy(out.data_ptr(), v.data(), v.size());
+    return out;
+  });
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", [](int n) {
     MT_CHECK(n > 0, "set_num_threads expects a positive integer");

@@ -40,6 +40,7 @@ from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
+from minitorch.serialization import load, save  # noqa: F401
 from minitorch.version import __version__  # noqa: F401
 
 # PyTorch's alternative dtype names
