@@ -62,6 +62,7 @@ PYBIND11_MODULE(_C, m) {
   init_index(m, cls);
   init_linalg(m, cls);
   init_cuda(m);
+  init_dlpack(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

@@ -41,6 +41,7 @@ from minitorch._ops import __all__ as _ops_all
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch.serialization import load, save  # noqa: F401
+from minitorch.utils.dlpack import from_dlpack  # noqa: F401
 from minitorch.version import __version__  # noqa: F401
 
 # PyTorch's alternative dtype names
@@ -52,7 +53,7 @@ int = int32
 short = int16
 cfloat = None
 
-from minitorch import backends, cuda, testing, version  # noqa: F401
+from minitorch import backends, cuda, testing, utils, version  # noqa: F401
 
 _install_tensor_methods(Tensor)
 del _install_tensor_methods, _ops_all

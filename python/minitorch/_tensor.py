@@ -73,3 +73,8 @@ def _install_tensor_methods(cls):
     cls.bool = lambda self: self.to(_C.bool)
     cls.type_as = lambda self, other: self.to(other.dtype)
     cls.new_tensor = _new_tensor
+    from minitorch.utils import dlpack as _dl
+
+    cls.__dlpack__ = _dl.dlpack
+    cls.__dlpack_device__ = _dl.dlpack_device
+    cls.__cuda_array_interface__ = property(_dl.cuda_array_interface)
