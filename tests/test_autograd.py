@@ -648,3 +648,25 @@ def test_retained_graph_is_freed_with_outputs():
     del y, s
     gc.collect()
     assert r() is None
+
+
+def test_cumprod_scatter_einsum_masked_select(device):
+    x = away_from_zero(2, 3, device=device)
+    assert gradcheck(lambda t: t.cumprod(1), (x,))
+    idx = torch.tensor([[0, 1, 2], [2, 0, 1]], device=device)
+    src = rnd(2, 3, device=device)
+    assert gradcheck(lambda s, v: (s * 1).scatter_(1, idx, v), (x, src))
+    assert gradcheck(lambda s, v: (s * 1).scatter_add_(1, idx, v), (x, src))
+    assert gradcheck(lambda t: torch.einsum("ij->i", t), (x,))
+    assert gradcheck(lambda a, b: torch.einsum("ij,jk->i", a, b), (x, rnd(3, 2, device=device)))
+    mask = torch.randn(2, 3, device=device) > 0
+    assert gradcheck(lambda t: t.masked_select(mask), (x,))
+
+
+def test_random_fill_of_leaf_requires_no_grad():
+    w = torch.empty(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.uniform_(0, 1)
+    with torch.no_grad():
+        w.uniform_(0, 1)
+        w.normal_()

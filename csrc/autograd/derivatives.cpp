@@ -651,6 +651,27 @@ Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
   return out;
 }
 
+Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
+  Tensor out = no_grad([&] { return mt::cumprod(self, dim, dtype); });
+  int64_t d = wrap_dim(dim, self.dim());
+  auto n = attach("CumprodBackward0",
+                  [d](FnNode& n, V& gs) -> V {
+                    // d out_j / d x_i = out_j / x_i for j >= i: a reversed cumulative sum of g * out, divided
+                    // by x (exact for inputs without zeros, like prod's formula)
+                    Tensor x = n.saved(0), r = n.saved(1);
+                    Tensor gr = mt::mul(gs[0], r);
+                    if (gr.dim() == 0) return {mt::div(gr, x)};
+                    Tensor rev = mt::add(mt::sub(mt::sum(gr, {d}, true), mt::cumsum(gr, d)), gr);
+                    return {mt::div(rev, x)};
+                  },
+                  {&self}, {&out});
+  if (n) {
+    n->save(self);
+    n->save(out, true);
+  }
+  return out;
+}
+
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
   Tensor out = no_grad([&] { return mt::softmax(self, dim, dtype); });
   int64_t d = wrap_dim(dim, self.dim());
@@ -998,6 +1019,42 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& idx) {
                   {&self}, {&out});
   if (n) n->save(idx);
   return out;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& idx, const Tensor& src,
+                       const std::string& reduce) {
+  return inplace(self, [&](const Tensor& s) {
+    Tensor r = no_grad([&] {
+      Tensor o = mt::clone(s);
+      mt::scatter_(o, dim, idx, src, reduce);
+      return o;
+    });
+    auto n = attach(reduce.empty() ? "ScatterBackward0"
+                                   : (reduce == "add" ? "ScatterAddBackward0" : "ScatterReduceBackward0"),
+                    [dim, reduce](FnNode& n, V& gs) -> V {
+                      MT_CHECK_NOT_IMPLEMENTED(reduce.empty() || reduce == "add",
+                                               "the derivative for 'scatter_' with reduce='", reduce,
+                                               "' is not implemented.");
+                      Tensor i = n.saved(0);
+                      const Tensor& g = gs[0];
+                      V res(2);
+                      if (n.needs_input_grad(0)) {
+                        if (reduce == "add") {
+                          res[0] = g;
+                        } else {
+                          // assigned positions no longer depend on self
+                          NoGradGuard ng;
+                          res[0] = mt::clone(g);
+                          mt::scatter_(res[0], dim, i, mt::zeros(i.sizes(), g.dtype(), g.device()));
+                        }
+                      }
+                      if (n.needs_input_grad(1)) res[1] = mt::gather(g, dim, i);
+                      return res;
+                    },
+                    {&s, &src}, {&r});
+    if (n) n->save(idx);
+    return r;
+  });
 }
 
 // ---- copies ----

@@ -55,6 +55,7 @@ Tensor min(const Tensor& self);
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim);
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim);
 Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype);
+Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype);
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype);
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype);
 
@@ -84,6 +85,8 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
                          const Tensor& values, bool accumulate);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       const std::string& reduce);
 
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking);
 Tensor clone(const Tensor& self);

@@ -241,6 +241,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
 
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce) {
+  if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index.device() == self.device(),
            "Expected all tensors to be on the same device, but found at least two devices, ",

@@ -266,7 +266,8 @@ void sum_unneeded(Operand& op, const std::vector<bool>& keep) {
   for (int64_t d : dims) perm.push_back(d), inner *= op.t.sizes()[d];
   Tensor flat = reshape(permute(op.t, perm), {compute_numel(kept_sizes), inner});
   Tensor ones_col = ones({inner, 1}, op.t.dtype(), op.t.device());
-  op.t = view(mm_unchecked(flat, ones_col), kept_sizes);
+  // the recorded mm when a gradient must flow through this sum
+  op.t = view(autograd::needs_grad(flat) ? mm(flat, ones_col) : mm_unchecked(flat, ones_col), kept_sizes);
   op.labels = rest;
 }
 

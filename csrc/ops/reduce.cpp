@@ -379,6 +379,7 @@ Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
 }
 
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::cumprod(self, dim, dtype);
   return run_scan(self, dim, dtype, ScanOp::cumprod);
 }
 
