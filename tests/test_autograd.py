@@ -511,12 +511,47 @@ def test_missing_formula_names_the_op():
         y.sum().backward()
 
 
-def test_view_inplace_raises():
+def test_inplace_through_views():
     x = torch.randn(3, 2, requires_grad=True)
-    y = x * 1
-    v = y[0]
-    with pytest.raises(NotImplementedError, match="view"):
-        v.mul_(2)
+    h = x * 1
+    h[:, 0] = 0  # slice assignment on a non-leaf
+    h.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0]] * 3
+    x.grad = None
+    h = x * 1
+    h[1].mul_(3)  # in-place op through a view
+    (h * h.detach()).sum().backward()
+    expected = (x.detach() * 1).clone()
+    expected[1] = expected[1] * 9
+    assert torch.allclose(x.grad, expected)
+    # assigning values that require grad
+    y = torch.randn(2, requires_grad=True)
+    x.grad = None
+    h = x * 2
+    h[0] = y
+    (h * 3).sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0]
+    assert x.grad.tolist() == [[0.0, 0.0], [6.0, 6.0], [6.0, 6.0]]
+    # the view itself has the new history
+    h = x * 1
+    v = h.t()[0]
+    v.add_(1)
+    assert v.grad_fn is not None and h.grad_fn.name() == "CopySlices"
+    w = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[0].mul_(2)
+    with pytest.raises(NotImplementedError, match="as_strided"):
+        torch.as_strided(x * 1, (2,), (1,), 0).mul_(2)
+
+
+def test_inplace_view_gradcheck():
+    def f(t):
+        h = t * 1
+        h[1:, 0] = h[:2, 1] * 2
+        h[0].exp_()
+        return h
+
+    assert gradcheck(f, (rnd(3, 2),))
 
 
 # ---- Function ----

@@ -18,9 +18,12 @@ using Hook = std::function<Tensor(const Tensor&)>;
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
-  // A view made by a recorded view op: in-place writes through it would have to rewrite the base's history,
-  // which the engine does not do yet, so they raise instead of giving wrong gradients.
-  bool is_view = false;
+  // A view made by a recorded view op: its root base (strong: a view keeps its base alive) and how to remake
+  // the view from a tensor shaped like the base. An in-place write through the view rewrites the base's
+  // history with both (CopySlices). view_fn is empty for views that cannot be replayed (as_strided).
+  Tensor view_base;
+  std::function<Tensor(const Tensor&)> view_fn;
+  bool is_view() const { return view_base.defined(); }
   Tensor grad;  // accumulated gradient of a leaf; undefined until the first backward
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;

@@ -78,9 +78,43 @@ Tensor view_scatter(const Tensor& g, const TensorGeometry& base, ViewFn&& vf) {
 
 // The generic in-place path under grad: the result is computed out of place (recorded, from a clone so the
 // saved input keeps its version), written into self, and self takes over the result's history.
+// An in-place write through a recorded view: the base's history becomes CopySlices (the old base outside
+// the view, the new values inside it), and the view becomes a view of that new base.
+void rebase_view(const Tensor& self, const Tensor& r) {
+  auto* m = self.impl()->autograd_meta();
+  Tensor base = m->view_base;
+  auto vf = m->view_fn;
+  auto copy_slices = std::make_shared<FnNode>("CopySlices", [vf](FnNode& n, V& gs) -> V {
+    const Tensor& g = gs[0];
+    V res(2);
+    NoGradGuard ng;  // not differentiable twice
+    if (n.needs_input_grad(0)) {
+      res[0] = mt::clone(g);
+      mt::fill_(vf(res[0]), Scalar(0.0));
+    }
+    if (n.needs_input_grad(1)) res[1] = mt::clone(vf(mt::contiguous(g)));  // view() needs a viewable g
+    return res;
+  });
+  set_history(copy_slices, {&base, &r}, {&base});
+  TensorGeometry bg = geometry_of(base);
+  auto as_view = std::make_shared<FnNode>(
+      "AsStridedBackward0", [vf, bg](FnNode&, V& gs) -> V { return {view_scatter(gs[0], bg, vf)}; });
+  set_history(as_view, {&base}, {&self});
+}
+
 template <typename F>
 const Tensor& inplace(const Tensor& self, F&& fn) {
   check_inplace(self);
+  auto* sm = self.impl()->autograd_meta();
+  if (sm && sm->is_view()) {
+    Tensor r = fn(mt::clone(self));
+    {
+      NoGradGuard g;
+      mt::copy_(self, r);
+    }
+    if (r.requires_grad()) rebase_view(self, r);
+    return self;
+  }
   Tensor src = mt::clone(self);
   Tensor r = fn(src);
   {
@@ -243,11 +277,17 @@ bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts) {
 void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled() || !self.requires_grad()) return;
   auto* m = self.impl()->autograd_meta();
+  if (m->is_view()) {
+    auto* bm = m->view_base.impl()->autograd_meta();
+    MT_CHECK(bm && bm->grad_fn,
+             "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    MT_CHECK_NOT_IMPLEMENTED(
+        m->view_fn != nullptr,
+        "in-place modification of this view (as_strided) of a tensor that requires grad is not "
+        "supported; use an out-of-place op (or clone() the view first)");
+    return;
+  }
   MT_CHECK(m->grad_fn, "a leaf Variable that requires grad is being used in an in-place operation.");
-  MT_CHECK_NOT_IMPLEMENTED(
-      !m->is_view,
-      "in-place modification of a view of a tensor that requires grad is not supported by "
-      "minitorch yet; use an out-of-place op (or clone() the view first)");
 }
 
 // ---- elementwise ----
@@ -328,9 +368,31 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
              },
              {&a, &b}, {&out});
   if (n) {
-    bool needs_values = op != BinaryOp::add && op != BinaryOp::sub;
-    n->save(needs_values ? a : Tensor());
-    n->save(needs_values ? b : Tensor());
+    // Save only what the needed gradients read (as PyTorch does): a tensor saved needlessly would make a
+    // later in-place write to it an error.
+    bool ga = n->needs_input_grad(0), gb = n->needs_input_grad(1);
+    bool save_a = true, save_b = true;
+    switch (op) {
+      case BinaryOp::add:
+      case BinaryOp::sub:
+        save_a = save_b = false;
+        break;
+      case BinaryOp::mul:
+        save_a = gb;
+        save_b = ga;
+        break;
+      case BinaryOp::div:
+        save_a = gb;
+        break;
+      case BinaryOp::remainder:
+      case BinaryOp::fmod:
+        save_a = save_b = gb;
+        break;
+      default:
+        break;
+    }
+    n->save(save_a ? a : Tensor());
+    n->save(save_b ? b : Tensor());
   }
   return out;
 }
@@ -714,8 +776,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                   },
                   {&a, &b}, {&out});
   if (n) {
-    n->save(a);
-    n->save(b);
+    n->save(n->needs_input_grad(1) ? a : Tensor());
+    n->save(n->needs_input_grad(0) ? b : Tensor());
   }
   return out;
 }
@@ -730,8 +792,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                   },
                   {&a, &b}, {&out});
   if (n) {
-    n->save(a);
-    n->save(b);
+    n->save(n->needs_input_grad(1) ? a : Tensor());
+    n->save(n->needs_input_grad(0) ? b : Tensor());
   }
   return out;
 }
@@ -746,8 +808,8 @@ Tensor mv(const Tensor& a, const Tensor& v) {
                   },
                   {&a, &v}, {&out});
   if (n) {
-    n->save(a);
-    n->save(v);
+    n->save(n->needs_input_grad(1) ? a : Tensor());
+    n->save(n->needs_input_grad(0) ? v : Tensor());
   }
   return out;
 }
@@ -762,8 +824,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                   },
                   {&a, &b}, {&out});
   if (n) {
-    n->save(a);
-    n->save(b);
+    n->save(n->needs_input_grad(1) ? a : Tensor());
+    n->save(n->needs_input_grad(0) ? b : Tensor());
   }
   return out;
 }
@@ -782,8 +844,8 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
                   },
                   {&self, &m1, &m2}, {&out});
   if (n) {
-    n->save(m1);
-    n->save(m2);
+    n->save(n->needs_input_grad(2) ? m1 : Tensor());
+    n->save(n->needs_input_grad(1) ? m2 : Tensor());
   }
   return out;
 }
@@ -793,9 +855,18 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
 namespace {
 // Views of a tensor that requires grad are marked, so an in-place write through them raises (see
 // check_inplace) instead of bypassing the base's history.
-Tensor mark_view(const Tensor& out) {
+using ViewFn = std::function<Tensor(const Tensor&)>;
+Tensor mark_view(const Tensor& self, const Tensor& out, ViewFn fn) {
   auto* m = out.impl()->autograd_meta();
-  if (m) m->is_view = true;
+  if (!m) return out;
+  auto* sm = self.impl()->autograd_meta();
+  if (sm && sm->is_view()) {
+    m->view_base = sm->view_base;
+    if (sm->view_fn && fn) m->view_fn = [prev = sm->view_fn, fn](const Tensor& b) { return fn(prev(b)); };
+  } else {
+    m->view_base = self;
+    m->view_fn = std::move(fn);
+  }
   return out;
 }
 }  // namespace
@@ -808,27 +879,28 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
            return {};
          },
          {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, nullptr);
 }
 
 Tensor alias(const Tensor& self) {
   Tensor out = no_grad([&] { return mt::alias(self); });
   attach("AliasBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [](const Tensor& b) { return mt::alias(b); });
 }
 
 Tensor view(const Tensor& self, IntArrayRef sizes) {
   Tensor out = no_grad([&] { return mt::view(self, sizes); });
   DimVector in = self.sizes();
   attach("ViewBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
   Tensor out = no_grad([&] { return mt::reshape(self, sizes); });
   DimVector in = self.sizes();
   attach("ViewBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, {&self}, {&out});
-  return out.storage() == self.storage() ? mark_view(out) : out;
+  if (out.storage() != self.storage()) return out;
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
@@ -837,28 +909,29 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   for (size_t i = 0; i < dims.size(); ++i) inv[wrap_dim(dims[i], self.dim())] = static_cast<int64_t>(i);
   attach("PermuteBackward0", [inv](FnNode&, V& gs) -> V { return {mt::permute(gs[0], inv)}; }, {&self},
          {&out});
-  return mark_view(out);
+  return mark_view(self, out,
+                   [d = DimVector(dims.begin(), dims.end())](const Tensor& b) { return mt::permute(b, d); });
 }
 
 Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
   Tensor out = no_grad([&] { return mt::transpose(self, d0, d1); });
   attach("TransposeBackward0", [d0, d1](FnNode&, V& gs) -> V { return {mt::transpose(gs[0], d0, d1)}; },
          {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [d0, d1](const Tensor& b) { return mt::transpose(b, d0, d1); });
 }
 
 Tensor squeeze(const Tensor& self) {
   Tensor out = no_grad([&] { return mt::squeeze(self); });
   DimVector in = self.sizes();
   attach("SqueezeBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
 }
 
 Tensor squeeze(const Tensor& self, IntArrayRef dims) {
   Tensor out = no_grad([&] { return mt::squeeze(self, dims); });
   DimVector in = self.sizes();
   attach("SqueezeBackward1", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
@@ -866,14 +939,14 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   DimVector in = self.sizes();
   attach("UnsqueezeBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, {&self},
          {&out});
-  return mark_view(out);
+  return mark_view(self, out, [dim](const Tensor& b) { return mt::unsqueeze(b, dim); });
 }
 
 Tensor expand(const Tensor& self, IntArrayRef sizes) {
   Tensor out = no_grad([&] { return mt::expand(self, sizes); });
   // the engine sums a broadcast gradient back to the input's shape
   attach("ExpandBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::expand(b, s); });
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
@@ -884,7 +957,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
            return {view_scatter(gs[0], base, [&](const Tensor& z) { return mt::select(z, dim, index); })};
          },
          {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [dim, index](const Tensor& b) { return mt::select(b, dim, index); });
 }
 
 Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
@@ -896,7 +969,8 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
                                 [&](const Tensor& z) { return mt::slice(z, dim, start, end, step); })};
          },
          {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out,
+                   [dim, start, end, step](const Tensor& b) { return mt::slice(b, dim, start, end, step); });
 }
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
@@ -908,7 +982,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
         return {view_scatter(gs[0], base, [&](const Tensor& z) { return mt::diagonal(z, offset, d1, d2); })};
       },
       {&self}, {&out});
-  return mark_view(out);
+  return mark_view(self, out, [offset, d1, d2](const Tensor& b) { return mt::diagonal(b, offset, d1, d2); });
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {

@@ -118,7 +118,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
           [](const Tensor& t) {
             if (auto* m = t.impl()->autograd_meta()) {
               MT_CHECK(
-                  !m->is_view,
+                  !m->is_view(),
                   "Can't detach views in-place. Use detach() instead. If you are using "
                   "DistributedDataParallel "
                   "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
