@@ -705,3 +705,25 @@ def test_random_fill_of_leaf_requires_no_grad():
     with torch.no_grad():
         w.uniform_(0, 1)
         w.normal_()
+
+
+def test_deep_graph_backward_and_free_without_recursion():
+    # a 100k-node chain: backward, autograd.grad and freeing the graph must not recurse per node
+    import subprocess
+    import sys
+
+    code = (
+        "import minitorch as torch\n"
+        "x = torch.ones(1, requires_grad=True)\n"
+        "y = x\n"
+        "for _ in range(100000): y = (y * 1.0).exp().log()\n"
+        "(g,) = torch.autograd.grad(y.sum(), x, retain_graph=True)\n"
+        "y.sum().backward()\n"
+        "assert abs(x.grad.item() - 1.0) < 1e-3, x.grad\n"
+        "z = x\n"
+        "for _ in range(100000): z = z * 1.0\n"
+        "del z, y\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-2000:]

@@ -29,7 +29,9 @@ struct TensorGeometry {
 };
 
 struct Node : std::enable_shared_from_this<Node> {
-  virtual ~Node() = default;
+  // Releases the graph behind this node iteratively: a chain of 100k ops would otherwise recurse once per
+  // node (node -> edge -> node, node -> saved tensor -> grad_fn) and overflow the stack.
+  virtual ~Node();
   virtual variable_list apply(variable_list&& grads) = 0;
   virtual std::string name() const = 0;
   virtual void release_variables() {}
@@ -55,6 +57,7 @@ class SavedVariable {
     data_ = Tensor();
     released_ = true;
   }
+  Tensor take() { return std::move(data_); }  // for deferred destruction (see ~Node)
   bool defined() const { return defined_; }
 
  private:
@@ -69,6 +72,7 @@ class SavedVariable {
 struct FnNode : Node {
   using Fn = std::function<variable_list(FnNode&, variable_list&)>;
   FnNode(const char* name, Fn fn) : name_(name), fn_(std::move(fn)) {}
+  ~FnNode() override;
   variable_list apply(variable_list&& grads) override { return fn_(*this, grads); }
   std::string name() const override { return name_; }
   void release_variables() override {
@@ -101,6 +105,8 @@ TensorGeometry geometry_of(const Tensor& t);
 // Connects a new node: edges from the inputs, and the outputs' history (requires_grad, grad_fn, output_nr).
 void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
                  const std::vector<const Tensor*>& outputs);
+// Hands a tensor to the iterative release that ~Node runs (so its own graph is freed without recursion).
+void defer_release(Tensor&& t);
 // A tensor over the same memory without autograd state.
 Tensor detach(const Tensor& t);
 

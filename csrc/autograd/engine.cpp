@@ -48,6 +48,37 @@ bool expandable_to(IntArrayRef shape, IntArrayRef desired) {
 
 }  // namespace
 
+namespace {
+thread_local bool t_draining = false;
+thread_local std::vector<std::shared_ptr<Node>> t_pending_nodes;
+thread_local std::vector<Tensor> t_pending_tensors;
+}  // namespace
+
+void defer_release(Tensor&& t) {
+  if (t.defined()) t_pending_tensors.push_back(std::move(t));
+}
+
+Node::~Node() {
+  for (auto& e : next_edges)
+    if (e.fn) t_pending_nodes.push_back(std::move(e.fn));
+  if (t_draining) return;  // an outer ~Node is draining: it will release what we queued
+  t_draining = true;
+  while (!t_pending_nodes.empty() || !t_pending_tensors.empty()) {
+    if (!t_pending_tensors.empty()) {
+      Tensor t = std::move(t_pending_tensors.back());
+      t_pending_tensors.pop_back();
+    } else {
+      std::shared_ptr<Node> n = std::move(t_pending_nodes.back());
+      t_pending_nodes.pop_back();
+    }
+  }
+  t_draining = false;
+}
+
+FnNode::~FnNode() {
+  for (auto& s : saved_) defer_release(s.take());
+}
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output), defined_(t.defined()) {
   if (!defined_) return;
   version_ = t.version();
@@ -210,19 +241,27 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     }
   }
   // In capture mode only the nodes on a path to an input run (others may lack formulas or be freed).
+  // Computed over a topological order (no recursion: graphs may be 100k nodes deep).
   std::unordered_map<Node*, bool> needed;
   if (capture_mode) {
-    std::function<bool(Node*)> visit = [&](Node* n) -> bool {
-      auto it = needed.find(n);
-      if (it != needed.end()) return it->second;
-      needed[n] = false;
-      bool r = captures.count(n) > 0;
+    std::unordered_map<Node*, int> d = deps;
+    std::vector<Node*> topo, stack;
+    for (auto& r : roots)
+      if (d[r.fn.get()] == 0 && std::find(stack.begin(), stack.end(), r.fn.get()) == stack.end())
+        stack.push_back(r.fn.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      topo.push_back(n);
       for (auto& e : n->next_edges)
-        if (e.valid() && visit(e.fn.get())) r = true;
-      needed[n] = r;
-      return r;
-    };
-    for (auto& r : roots) visit(r.fn.get());
+        if (e.valid() && --d[e.fn.get()] == 0) stack.push_back(e.fn.get());
+    }
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+      bool r = captures.count(*it) > 0;
+      for (auto& e : (*it)->next_edges)
+        if (e.valid() && needed[e.fn.get()]) r = true;
+      needed[*it] = r;
+    }
   }
 
   std::unordered_map<Node*, variable_list> buffers;

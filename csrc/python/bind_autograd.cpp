@@ -30,6 +30,7 @@ struct PyFunctionNode : Node {
   PyFunctionNode(std::string name, py::object backward, py::object ctx)
       : name_(std::move(name)), backward_(std::move(backward)), ctx_(std::move(ctx)) {}
   ~PyFunctionNode() override {
+    for (auto& s : saved) autograd::defer_release(s.take());
     py::gil_scoped_acquire g;
     backward_ = py::object();
     ctx_ = py::object();
