@@ -727,3 +727,15 @@ def test_deep_graph_backward_and_free_without_recursion():
     )
     r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-2000:]
+
+
+def test_inplace_into_untracked_view_refuses():
+    x = torch.randn(3, requires_grad=True)
+    out = torch.zeros(2, 3)
+    with pytest.raises(NotImplementedError, match="does not require grad"):
+        out[0] = x
+    # a whole tensor is fine: it takes the history itself
+    buf = torch.zeros(3)
+    buf.copy_(x * 2)
+    buf.sum().backward()
+    assert x.grad.tolist() == [2.0] * 3

@@ -115,6 +115,16 @@ const Tensor& inplace(const Tensor& self, F&& fn) {
     if (r.requires_grad()) rebase_view(self, r);
     return self;
   }
+  // A part of a tensor that does not require grad (out[i] = x with x requiring grad): only recorded views
+  // know their base, so the base would silently miss the new history. Refuse rather than lose gradients.
+  MT_CHECK_NOT_IMPLEMENTED(
+      self.requires_grad() || (self.storage_offset() == 0 &&
+                               static_cast<size_t>(self.numel()) * self.itemsize() >= self.storage()->nbytes),
+      "an in-place write of values that require grad into a part (view) of a tensor that does not require "
+      "grad "
+      "is not supported yet: the base tensor would not record it. Build the result out of place instead "
+      "(cat, "
+      "stack, where, index_put)");
   Tensor src = mt::clone(self);
   Tensor r = fn(src);
   {
