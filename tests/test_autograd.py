@@ -739,3 +739,22 @@ def test_inplace_into_untracked_view_refuses():
     buf.copy_(x * 2)
     buf.sum().backward()
     assert x.grad.tolist() == [2.0] * 3
+
+
+def test_double_backward_views_and_indexing(device):
+    x = rnd(3, 4, device=device)
+    idx = torch.tensor([0, 2, 2], device=device)
+    g = torch.tensor([[0, 1, 1, 2], [2, 0, 0, 1]], device=device)
+    cases = [
+        lambda t: (t[1:, ::2] ** 2).sum(),
+        lambda t: (t.select(1, 2) ** 3).sum(),
+        lambda t: (t.diagonal() ** 2).sum(),
+        lambda t: (t[idx] ** 2).sum(),
+        lambda t: (t.index_select(1, idx) ** 2).sum(),
+        lambda t: (t.gather(0, g) ** 2).sum(),
+        lambda t: (t.max(1)[0] ** 2).sum(),
+        lambda t: (torch.cat([t, t * 2], 0) ** 2).sum(),
+        lambda t: (t.t().reshape(-1) ** 2).sum(),
+    ]
+    for fn in cases:
+        assert gradgradcheck(fn, (x,))

@@ -67,9 +67,19 @@ Tensor expand_to(const Tensor& g, const DimVector& dims, bool keepdim, IntArrayR
 }
 
 // Gradient of a view op that cannot be inverted by another view: zeros of the base, with the gradient
-// written through the same view. Not differentiable again (done without grad).
+// written through the same view.
 template <typename ViewFn>
 Tensor view_scatter(const Tensor& g, const TensorGeometry& base, ViewFn&& vf) {
+  if (GradMode::is_enabled() && g.requires_grad()) {
+    // create_graph: the same scatter as a recorded index_put_ over the flat base, so it differentiates again
+    int64_t numel = compute_numel(base.sizes);
+    Tensor pos = mt::view(
+        mt::arange(Scalar(int64_t(0)), Scalar(numel), Scalar(int64_t(1)), ScalarType::Long, g.device()),
+        base.sizes);
+    Tensor z = zeros({numel}, g.dtype(), g.device());
+    mt::index_put_(z, {mt::reshape(vf(pos), {-1})}, mt::reshape(g, {-1}), true);
+    return mt::reshape(z, base.sizes);
+  }
   NoGradGuard ng;
   Tensor z = zeros(base.sizes, g.dtype(), g.device());
   mt::copy_(vf(z), g);
@@ -600,7 +610,6 @@ std::tuple<Tensor, Tensor> dim_extremum_record(const char* name, const Tensor& s
                       g = mt::unsqueeze(g, dim);
                       idx = mt::unsqueeze(idx, dim);
                     }
-                    NoGradGuard ng;
                     Tensor z = zeros(base.sizes, g.dtype(), g.device());
                     mt::scatter_(z, dim, idx, g);
                     return {z};
@@ -1031,7 +1040,6 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
   TensorGeometry base = geometry_of(self);
   auto n = attach("IndexBackward0",
                   [base, indices](FnNode&, V& gs) -> V {
-                    NoGradGuard ng;
                     Tensor z = zeros(base.sizes, gs[0].dtype(), gs[0].device());
                     mt::index_put_(z, indices, gs[0], true);
                     return {z};
@@ -1056,7 +1064,6 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
                         if (accumulate) {
                           res[0] = g;
                         } else {
-                          NoGradGuard ng;
                           res[0] = mt::clone(g);
                           mt::index_put_(res[0], indices, S(0), false);
                         }
@@ -1076,7 +1083,6 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& idx) {
   auto n = attach("IndexSelectBackward0",
                   [base, d](FnNode& n, V& gs) -> V {
                     Tensor i = n.saved(0);
-                    NoGradGuard ng;
                     Tensor z = zeros(base.sizes, gs[0].dtype(), gs[0].device());
                     if (base.sizes.empty()) return {mt::reshape(gs[0], base.sizes)};
                     std::vector<std::optional<Tensor>> ix(static_cast<size_t>(d) + 1);
@@ -1095,7 +1101,6 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& idx) {
   auto n = attach("GatherBackward0",
                   [base, dim](FnNode& n, V& gs) -> V {
                     Tensor i = n.saved(0);
-                    NoGradGuard ng;
                     Tensor z = zeros(base.sizes, gs[0].dtype(), gs[0].device());
                     mt::scatter_add_(z, dim, i, gs[0]);
                     return {z};
@@ -1127,7 +1132,6 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& idx, const
                           res[0] = g;
                         } else {
                           // assigned positions no longer depend on self
-                          NoGradGuard ng;
                           res[0] = mt::clone(g);
                           mt::scatter_(res[0], dim, i, mt::zeros(i.sizes(), g.dtype(), g.device()));
                         }
