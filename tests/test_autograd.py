@@ -758,3 +758,13 @@ def test_double_backward_views_and_indexing(device):
     ]
     for fn in cases:
         assert gradgradcheck(fn, (x,))
+
+
+def test_prod_with_zeros(device):
+    x = torch.tensor([[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [1.0, 2.0, 3.0]], dtype=torch.float64, device=device)
+    x.requires_grad_()
+    assert gradcheck(lambda t: t.prod(1), (x,))
+    assert gradcheck(lambda t: t.prod(), (x,))
+    y = x.detach().clone().requires_grad_()
+    y.prod(1).sum().backward()
+    assert y.grad.tolist() == [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]]

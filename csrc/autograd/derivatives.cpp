@@ -542,18 +542,21 @@ Tensor prod(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtyp
   DimVector dims = all_dims(self.dim(), dims_);
   auto n = attach("ProdBackward1",
                   [dims, keepdim](FnNode& n, V& gs) -> V {
-                    // result / x: exact for inputs without zeros (a zero needs the product of the others; not
-                    // yet done)
-                    Tensor x = n.saved(0), r = n.saved(1);
-                    Tensor gr =
-                        mt::mul(unsqueeze_dims(gs[0], dims, keepdim), unsqueeze_dims(r, dims, keepdim));
-                    return {mt::div(gr, x)};
+                    // d prod / d x_i = product of the others. Without zeros in the group that is prod / x_i;
+                    // with one zero only the zero's position has a nonzero gradient (the product of the
+                    // nonzeros); with two or more every gradient is zero. Never divides by zero (no NaN leaks
+                    // into double backward).
+                    Tensor x = n.saved(0);
+                    Tensor is0 = mt::eq(x, S(0));
+                    Tensor nz = mt::where(is0, S(1), x);
+                    Tensor pnz = mt::prod(nz, dims, true);
+                    Tensor zc = mt::sum(is0, dims, true);
+                    Tensor factor = mt::where(is0, mt::where(mt::eq(zc, S(1)), pnz, S(0)),
+                                              mt::where(mt::eq(zc, S(0)), mt::div(pnz, nz), S(0)));
+                    return {mt::mul(unsqueeze_dims(gs[0], dims, keepdim), factor)};
                   },
                   {&self}, {&out});
-  if (n) {
-    n->save(self);
-    n->save(out, true);
-  }
+  if (n) n->save(self);
   return out;
 }
 

@@ -223,7 +223,6 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
 
   // Dependencies: how many edges of the reachable graph point at each node.
   std::unordered_map<Node*, int> deps;
-  std::vector<Node*> order;  // reachable nodes, parents before children in discovery
   {
     std::unordered_set<Node*> seen;
     std::vector<Node*> stack;
@@ -232,7 +231,6 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     while (!stack.empty()) {
       Node* n = stack.back();
       stack.pop_back();
-      order.push_back(n);
       for (auto& e : n->next_edges) {
         if (!e.valid()) continue;
         deps[e.fn.get()]++;
