@@ -768,3 +768,29 @@ def test_prod_with_zeros(device):
     y = x.detach().clone().requires_grad_()
     y.prod(1).sum().backward()
     assert y.grad.tolist() == [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]]
+
+
+def test_grad_mode_decorators():
+    x = torch.randn(2, requires_grad=True)
+
+    @torch.set_grad_enabled(False)
+    def f(t):
+        return t * 2
+
+    assert torch.is_grad_enabled()  # decorating does not switch the mode
+    assert not f(x).requires_grad
+    assert torch.is_grad_enabled()
+
+    @torch.no_grad()
+    def gen(t):
+        yield t * 2
+        yield t * 3
+
+    assert [y.requires_grad for y in gen(x)] == [False, False]
+    assert torch.is_grad_enabled()
+
+    @torch.inference_mode
+    def h(t):
+        return t * 2
+
+    assert not h(x).requires_grad

@@ -75,6 +75,11 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         _C._set_grad_enabled(self.mode)
 
+    def __call__(self, func):
+        # as a decorator it must not change the mode at decoration time
+        _C._set_grad_enabled(self.prev)
+        return super().__call__(func)
+
     def __enter__(self):
         pass
 
