@@ -56,7 +56,11 @@ UNARY = {
     "ceil": {"low": 0.1, "high": 0.9},
     "trunc": {"low": 0.1, "high": 0.9},
     "sign": {"nz": True},
+    "round": {"low": 0.1, "high": 0.4},
+    "gelu_tanh": {},
 }
+# table ops without a derivative: their results never require grad
+UNARY_NOT_DIFFERENTIABLE = ["bitwise_not", "logical_not", "isnan", "isinf", "isfinite"]
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -81,7 +85,49 @@ def test_gelu_tanh_softplus_leaky_relu(device):
     assert gradcheck(lambda t: torch.leaky_relu(t, 0.1), (x,))
 
 
-BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2", "remainder", "fmod"]
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2", "remainder", "fmod", "floor_divide"]
+BINARY_ELSEWHERE = ["pow", "trunc_divide"]  # test_pow_gradcheck; trunc_divide is div(rounding_mode="trunc")
+BINARY_NOT_DIFFERENTIABLE = [
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+]
+
+
+def test_every_table_op_is_covered():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "csrc/ops/elementwise.h").read_text()
+
+    def ops(macro):
+        return re.findall(r"_\((\w+),", text.split(f"#define {macro}(_)")[1].split("\n\n")[0])
+
+    assert sorted(ops("MT_UNARY_OPS")) == sorted(list(UNARY) + UNARY_NOT_DIFFERENTIABLE)
+    assert sorted(ops("MT_BINARY_OPS")) == sorted(BINARY + BINARY_ELSEWHERE + BINARY_NOT_DIFFERENTIABLE)
+
+
+def test_non_differentiable_results_do_not_require_grad():
+    x = torch.randn(3, requires_grad=True)
+    for name in ["logical_not", "isnan", "isinf", "isfinite"]:
+        assert not getattr(torch, name)(x).requires_grad
+    for name in ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]:
+        assert not getattr(torch, name)(x, x * 2).requires_grad
+    assert not x.argmax().requires_grad and not (x > 0).any().requires_grad
+
+
+def test_trunc_divide_gradcheck(device):
+    a, b = away_from_zero(2, 3, device=device), away_from_zero(2, 3, device=device)
+    assert gradcheck(lambda x, y: torch.div(x, y, rounding_mode="trunc"), (a, b))
 
 
 @pytest.mark.parametrize("name", BINARY)
