@@ -171,11 +171,7 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = grads[0];
-  auto& m = variable.impl()->ensure_autograd_meta();
-  for (auto& h : m.leaf_hooks) {
-    Tensor r = h.second(g);
-    if (r.defined()) g = r;
-  }
+  auto& m = variable.impl()->ensure_autograd_meta();  // leaf hooks already ran in the engine
   if (!m.grad.defined()) {
     // A fresh buffer: the incoming tensor may be the user's `gradient` argument or shared with another leaf.
     m.grad = GradMode::is_enabled() ? g : clone(g);
@@ -291,6 +287,15 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
       if (!g.defined()) continue;
       Tensor r = h.second.second(g);
       if (r.defined()) g = r;
+    }
+    if (n->is_accumulate_grad() && grads[0].defined()) {
+      // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
+      auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
+      if (lm)
+        for (auto& h : lm->leaf_hooks) {
+          Tensor r = h.second(grads[0]);
+          if (r.defined()) grads[0] = r;
+        }
     }
     auto cap = captures.find(n);
     if (cap != captures.end())
