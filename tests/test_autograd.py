@@ -902,9 +902,7 @@ class SaveBoth(Function):
 def test_function_graph_is_freed():
     w, alive = _tracked(50)
     x = torch.randn(50, dtype=torch.float64, requires_grad=True)
-    s = SaveBoth.apply(
-        x * w
-    ).sum()  # the Function saves an intermediate that holds w's storage? no: x*w is new
+    s = SaveBoth.apply(x * w).sum()  # MulBackward0 saves w; the Function saves x * w and its output
     del w
     gc.collect()
     assert alive() is not None  # MulBackward0 saved w
