@@ -1,6 +1,7 @@
 // copy_, to, contiguous, clone, fill_, item: the device-independent half of moving and converting data.
 #include "ops/copy.h"
 
+#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "cuda/CUDAHooks.h"
 #include "ops/factory.h"
@@ -39,6 +40,7 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src) {
 }
 
 const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
+  if (autograd::needs_grad(self, src_)) return autograd::copy_(self, src_, non_blocking);
   if (self.is_same(src_)) return self;
   check_no_internal_overlap(self);
   Tensor src = unaliased_input(self, src_);
@@ -64,12 +66,14 @@ Tensor contiguous(const Tensor& self) {
 }
 
 Tensor clone(const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::clone(self);
   Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
   copy_(out, self);
   return out;
 }
 
 Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
+  if (autograd::needs_grad(self)) return autograd::to(self, dtype, device, copy, non_blocking);
   if (dtype == ScalarType::Undefined) dtype = self.dtype();
   device = resolve_device(device);
   if (!copy && dtype == self.dtype() && device == self.device()) return self;
@@ -104,6 +108,7 @@ bool is_pinned(const Tensor& self) {
 }
 
 const Tensor& fill_(const Tensor& self, const Scalar& value) {
+  if (autograd::needs_grad(self)) return autograd::fill_(self, value);
   if (self.numel() == 0) return self;
   TensorIter it = TensorIter::make({self});
   fill_stub.get(self.device())(it, value);

@@ -1,6 +1,7 @@
 // Elementwise front ends: device checks, type promotion, broadcasting, output allocation, then the kernel.
 #include "ops/elementwise.h"
 
+#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -160,6 +161,7 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
 }
 
 Tensor unary(UnaryOp op, const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::unary(op, self);
   Rule r = rule_of(op);
   ScalarType in = self.dtype(), out_dt = in;
   if (op == UnaryOp::neg && in == ScalarType::Bool)
@@ -180,6 +182,7 @@ Tensor unary(UnaryOp op, const Tensor& self) {
 }
 
 const Tensor& unary_(UnaryOp op, const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::unary_(op, self);
   Tensor r = unary(op, self);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
@@ -187,6 +190,7 @@ const Tensor& unary_(UnaryOp op, const Tensor& self) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (autograd::needs_grad(a, b)) return autograd::binary(op, a, b);
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, b, dev);
@@ -201,6 +205,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 }
 
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
+  if (autograd::needs_grad(self, other)) return autograd::binary_(op, self, other);
   check_no_internal_overlap(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
@@ -253,6 +258,8 @@ Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& r
 }
 
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::needs_grad(self) || autograd::needs_grad(min) || autograd::needs_grad(max))
+    return autograd::clamp(self, min, max);
   MT_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   Device dev = common_device({&self, &lo, &hi});
@@ -271,6 +278,8 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
 }
 
 const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::needs_grad(self) || autograd::needs_grad(min) || autograd::needs_grad(max))
+    return autograd::clamp_(self, min, max);
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   common_device({&self, &lo, &hi}, &self);  // self is written: it must be on the op's device
   Tensor r = clamp(self, min, max);
@@ -282,6 +291,7 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (autograd::needs_grad(a, b)) return autograd::where(cond, a, b);
   MT_CHECK(cond.dtype() == ScalarType::Bool,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
            dtype_short_name(cond.dtype()));
@@ -304,12 +314,14 @@ static void check_masked_fill(const Tensor& mask, const Tensor& value) {
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  if (autograd::needs_grad(self, value)) return autograd::masked_fill(self, mask, value);
   check_masked_fill(mask, value);
   Tensor out = clone(self);
   return masked_fill_(out, mask, value);
 }
 
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  if (autograd::needs_grad(self, value)) return autograd::masked_fill_(self, mask, value);
   check_masked_fill(mask, value);
   check_no_internal_overlap(self);
   Device dev = common_device({&self, &mask, &value}, &self);
@@ -334,9 +346,11 @@ static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double
 }
 
 Tensor softplus(const Tensor& self, double beta, double threshold) {
+  if (autograd::needs_grad(self)) return autograd::softplus(self, beta, threshold);
   return param_unary(self, ParamUnaryOp::softplus, beta, threshold);
 }
 Tensor leaky_relu(const Tensor& self, double negative_slope) {
+  if (autograd::needs_grad(self)) return autograd::leaky_relu(self, negative_slope);
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
 }
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {

@@ -4,6 +4,7 @@
 
 #include <numeric>
 
+#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
 #include "ops/kernels.h"
@@ -144,6 +145,7 @@ Tensor nonzero(const Tensor& self) {
 }
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  if (autograd::needs_grad(self)) return autograd::index(self, indices);
   AdvancedPlan p = plan_advanced(self, indices);
   Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
   if (work.numel() > 0)
@@ -154,6 +156,7 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
 
 const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
                          const Tensor& values, bool accumulate) {
+  if (autograd::needs_grad(self, values)) return autograd::index_put_(self, indices, values, accumulate);
   AdvancedPlan p = plan_advanced(self, indices);
   MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
@@ -173,6 +176,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (autograd::needs_grad(self)) return autograd::index_select(self, dim, index);
   MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
            "index_select(): Expected dtype int32 or int64 for index");
@@ -220,6 +224,7 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const cha
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (autograd::needs_grad(self)) return autograd::gather(self, dim, index);
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index.device() == self.device(),
            "Expected all tensors to be on the same device, but found at least two "
@@ -236,6 +241,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
 
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce) {
+  if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index.device() == self.device(),
            "Expected all tensors to be on the same device, but found at least two devices, ",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -100,6 +101,7 @@ Tensor bmm_unchecked(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autograd::needs_grad(a, b)) return autograd::mm(a, b);
   MT_CHECK(a.dim() == 2, "self must be a matrix");
   MT_CHECK(b.dim() == 2, "mat2 must be a matrix");
   MT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
@@ -110,6 +112,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autograd::needs_grad(a, b)) return autograd::bmm(a, b);
   MT_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   MT_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
   int64_t bs = a.sizes()[0], k = a.sizes()[2];
@@ -124,6 +127,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  if (autograd::needs_grad(a, v)) return autograd::mv(a, v);
   // PyTorch reports mv through addmv's checks: (result, mat, vec) dims, then sizes.
   MT_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got 1, ", a.dim(), ", ",
            v.dim());
@@ -135,6 +139,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (autograd::needs_grad(a, b)) return autograd::dot(a, b);
   MT_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
            "D tensors");
   MT_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
@@ -156,6 +161,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha) {
+  if (autograd::needs_grad(self, m1, m2)) return autograd::addmm(self, m1, m2, beta, alpha);
   MT_CHECK(self.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
            dtype_short_name(self.dtype()), " and ", dtype_short_name(m2.dtype()));
   MT_CHECK(m1.dtype() == m2.dtype(), "mat1 and mat2 must have the same dtype, but got ",
@@ -260,7 +266,8 @@ void sum_unneeded(Operand& op, const std::vector<bool>& keep) {
   for (int64_t d : dims) perm.push_back(d), inner *= op.t.sizes()[d];
   Tensor flat = reshape(permute(op.t, perm), {compute_numel(kept_sizes), inner});
   Tensor ones_col = ones({inner, 1}, op.t.dtype(), op.t.device());
-  op.t = view(mm_unchecked(flat, ones_col), kept_sizes);
+  // the recorded mm when a gradient must flow through this sum
+  op.t = view(autograd::needs_grad(flat) ? mm(flat, ones_col) : mm_unchecked(flat, ones_col), kept_sizes);
   op.labels = rest;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
 
@@ -207,14 +208,17 @@ void check_float(const Tensor& self, const char* msg) {
 }  // namespace
 
 Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::sum(self, dims, keepdim, dtype);
   return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum");
 }
 
 Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::prod(self, dims, keepdim, dtype);
   return run_reduce(self, dims, keepdim, ReduceOp::prod, 0, int_to_long(self, dtype), "prod");
 }
 
 Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::mean(self, dims, keepdim, dtype);
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
   MT_CHECK(is_floating(dt), "mean(): could not infer output dtype. ",
            dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
@@ -223,10 +227,12 @@ Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype
 }
 
 Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::amax(self, dims, keepdim);
   return run_reduce(self, dims, keepdim, ReduceOp::amax, 0, self.dtype(), "amax");
 }
 
 Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::amin(self, dims, keepdim);
   return run_reduce(self, dims, keepdim, ReduceOp::amin, 0, self.dtype(), "amin");
 }
 
@@ -247,16 +253,19 @@ Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::var(self, dims, correction, keepdim);
   check_float(self, "std and var only support floating point and complex dtypes, got ");
   return run_reduce(self, dims, keepdim, ReduceOp::var, correction, self.dtype(), "var");
 }
 
 Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::std(self, dims, correction, keepdim);
   check_float(self, "std and var only support floating point and complex dtypes, got ");
   return run_reduce(self, dims, keepdim, ReduceOp::std, correction, self.dtype(), "std");
 }
 
 Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::norm(self, p, dims, keepdim);
   check_float(self, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ");
   if (p < 0 && self.numel() == 0)
     MT_ERROR("linalg.vector_norm cannot compute the ", p,
@@ -267,12 +276,14 @@ Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::logsumexp(self, dims, keepdim);
   // integers are promoted to the default float dtype, as PyTorch does
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   return run_reduce(self, dims, keepdim, ReduceOp::logsumexp, 0, dt, "logsumexp");
 }
 
 Tensor max(const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::max(self);
   MT_CHECK(self.numel() > 0,
            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
@@ -280,6 +291,7 @@ Tensor max(const Tensor& self) {
 }
 
 Tensor min(const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::min(self);
   MT_CHECK(self.numel() > 0,
            "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
@@ -344,10 +356,12 @@ Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) 
 }  // namespace
 
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::max(self, dim, keepdim);
   return arg_reduce(self, dim, keepdim, true, true, "max");
 }
 
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::needs_grad(self)) return autograd::min(self, dim, keepdim);
   return arg_reduce(self, dim, keepdim, false, true, "min");
 }
 
@@ -360,18 +374,22 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::cumsum(self, dim, dtype);
   return run_scan(self, dim, dtype, ScanOp::cumsum);
 }
 
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::cumprod(self, dim, dtype);
   return run_scan(self, dim, dtype, ScanOp::cumprod);
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::softmax(self, dim, dtype);
   return run_softmax(self, dim, dtype, false);
 }
 
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autograd::needs_grad(self)) return autograd::log_softmax(self, dim, dtype);
   return run_softmax(self, dim, dtype, true);
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -32,6 +33,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
 }
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  if (autograd::needs_grad(self)) return autograd::as_strided(self, sizes, strides, offset);
   MT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   MT_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   int64_t max_off = offset;
@@ -58,6 +60,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
 }
 
 Tensor alias(const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::alias(self);
   return make_view(self, self.sizes(), self.strides(), self.storage_offset());
 }
 
@@ -97,6 +100,7 @@ static bool view_strides(const Tensor& self, IntArrayRef shape, DimVector& out) 
 }
 
 Tensor view(const Tensor& self, IntArrayRef sizes) {
+  if (autograd::needs_grad(self)) return autograd::view(self, sizes);
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   MT_CHECK(
@@ -107,6 +111,7 @@ Tensor view(const Tensor& self, IntArrayRef sizes) {
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
+  if (autograd::needs_grad(self)) return autograd::reshape(self, sizes);
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   if (view_strides(self, shape, strides)) return make_view(self, shape, strides, self.storage_offset());
@@ -114,6 +119,7 @@ Tensor reshape(const Tensor& self, IntArrayRef sizes) {
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
+  if (autograd::needs_grad(self)) return autograd::permute(self, dims);
   int64_t n = self.dim();
   MT_CHECK(static_cast<int64_t>(dims.size()) == n,
            "permute(sparse_coo): number of dimensions in the tensor input "
@@ -132,6 +138,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
+  if (autograd::needs_grad(self)) return autograd::transpose(self, d0, d1);
   int64_t n = self.dim();
   d0 = wrap_dim(d0, n);
   d1 = wrap_dim(d1, n);
@@ -148,6 +155,7 @@ Tensor t(const Tensor& self) {
 }
 
 Tensor squeeze(const Tensor& self) {
+  if (autograd::needs_grad(self)) return autograd::squeeze(self);
   DimVector sizes, strides;
   for (int64_t i = 0; i < self.dim(); ++i)
     if (self.sizes()[i] != 1) {
@@ -158,6 +166,7 @@ Tensor squeeze(const Tensor& self) {
 }
 
 Tensor squeeze(const Tensor& self, IntArrayRef dims) {
+  if (autograd::needs_grad(self)) return autograd::squeeze(self, dims);
   std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, self.dim());
@@ -173,6 +182,7 @@ Tensor squeeze(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  if (autograd::needs_grad(self)) return autograd::unsqueeze(self, dim);
   int64_t d = wrap_dim(dim, self.dim() + 1);
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t st = d < self.dim() ? sizes[d] * strides[d] : 1;
@@ -182,6 +192,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor expand(const Tensor& self, IntArrayRef sizes) {
+  if (autograd::needs_grad(self)) return autograd::expand(self, sizes);
   int64_t n = static_cast<int64_t>(sizes.size());
   MT_CHECK(n >= self.dim(), "expand(", "torch.FloatTensor{", shape_str(self.sizes()),
            "}, size=", shape_str(sizes), "): the number of sizes provided (", n,
@@ -249,6 +260,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  if (autograd::needs_grad(self)) return autograd::select(self, dim, index);
   MT_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -263,6 +275,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (autograd::needs_grad(self)) return autograd::slice(self, dim, start, end, step);
   MT_CHECK_VALUE(step > 0, "step must be greater than zero");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -347,6 +360,7 @@ Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
 }
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
+  if (autograd::needs_grad(self)) return autograd::diagonal(self, offset, d1, d2);
   int64_t n = self.dim();
   d1 = wrap_dim(d1, n);
   d2 = wrap_dim(d2, n);
@@ -368,6 +382,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autograd::needs_grad_list(tensors)) return autograd::cat(tensors, dim);
   MT_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch (legacy behaviour)
   const Tensor* ref = nullptr;

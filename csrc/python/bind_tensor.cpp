@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "autograd/AutogradMeta.h"
+#include "autograd/Node.h"
 #include "cuda/CUDAHooks.h"
 #include "kernels/cpu/Parallel.h"
 #include "ops/copy.h"
@@ -183,8 +184,13 @@ Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
     MT_CHECK(is_floating(t.dtype()), "only Tensors of floating point dtype can require gradients");
     t.impl()->ensure_autograd_meta().requires_grad = true;
-  } else if (t.impl()->autograd_meta()) {
-    t.impl()->autograd_meta()->requires_grad = false;
+  } else if (auto* m = t.impl()->autograd_meta()) {
+    if (m->grad_fn) {
+      MT_CHECK(false,
+               "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+               "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    }
+    m->requires_grad = false;
   }
   return t;
 }
@@ -246,7 +252,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
-      // autograd flags (the graph itself arrives with the autograd engine)
+      // autograd flags; the graph's surface (grad_fn, backward, hooks) is in bind_autograd.cpp
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
           [](const Tensor& t, bool v) { set_requires_grad(t, v); })
@@ -268,12 +274,8 @@ void init_tensor(py::module_& m, TensorClass& cls) {
             }
             t.impl()->ensure_autograd_meta().grad = grad;
           })
-      .def_property_readonly("is_leaf", [](const Tensor&) { return true; })
-      .def_property_readonly("grad_fn", [](const Tensor&) { return py::none(); })
-      .def("detach", [](const Tensor& t) { return alias(t); })
-      .def("detach_", [](const Tensor& t) { return set_requires_grad(t, false); })
       .def_property(
-          "data", [](const Tensor& t) { return alias(t); },
+          "data", [](const Tensor& t) { return autograd::detach(t); },
           [](const Tensor& t, const Tensor& src) { t.impl()->set_data(*src.impl()); })
       // conversions
       .def("to", &tensor_to)

@@ -32,6 +32,9 @@ static void translate(const Error& e) {
   }
 }
 
+// bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
+void init_autograd(py::module_& m, TensorClass& cls);
+
 }  // namespace mt
 
 PYBIND11_MODULE(_C, m) {
@@ -63,6 +66,7 @@ PYBIND11_MODULE(_C, m) {
   init_linalg(m, cls);
   init_cuda(m);
   init_dlpack(m);
+  init_autograd(m, cls);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

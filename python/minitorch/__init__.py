@@ -53,7 +53,15 @@ int = int32
 short = int16
 cfloat = None
 
-from minitorch import backends, cuda, testing, utils, version  # noqa: F401
+from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
+from minitorch.autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 _install_tensor_methods(Tensor)
 del _install_tensor_methods, _ops_all

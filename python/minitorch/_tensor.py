@@ -52,7 +52,38 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+class RemovableHandle:
+    """Returned by register_hook; remove() unregisters the hook."""
+
+    def __init__(self, tensor, hook_id):
+        self._tensor = tensor
+        self._id = hook_id
+
+    def remove(self):
+        if self._tensor is not None:
+            self._tensor._remove_hook(self._id)
+            self._tensor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _register_hook(self, hook):
+    return RemovableHandle(self, self._register_hook(hook))
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    from minitorch import autograd
+
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
 def _install_tensor_methods(cls):
+    cls.backward = _backward
+    cls.register_hook = _register_hook
     cls.__repr__ = tensor_repr
     cls.__str__ = tensor_repr
     cls.__format__ = _format

@@ -179,6 +179,8 @@ def tensor_repr(self):
         summarize = arr.size > PRINT_OPTS.threshold
         fmt = _Formatter(_summarized(arr) if summarize else arr, self.is_floating_point())
         body = _array_str(arr, indent, summarize, fmt)
-    if self.requires_grad:
+    if self.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -1,0 +1,118 @@
+// The autograd graph: Node (one backward function), Edge, SavedVariable (version-checked saved tensors),
+// FnNode (a node whose backward is a lambda written in ops), AccumulateGrad (leaves) and the engine's API.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/AutogradMeta.h"
+#include "autograd/GradMode.h"
+#include "core/Tensor.h"
+
+namespace mt::autograd {
+
+using variable_list = std::vector<Tensor>;
+
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+// Shape/dtype/device of one forward output: incoming gradients are checked and converted against it, and
+// a missing gradient is materialized as zeros of it.
+struct TensorGeometry {
+  DimVector sizes;
+  ScalarType dtype;
+  Device device;
+};
+
+struct Node : std::enable_shared_from_this<Node> {
+  // Releases the graph behind this node iteratively: a chain of 100k ops would otherwise recurse once per
+  // node (node -> edge -> node, node -> saved tensor -> grad_fn) and overflow the stack.
+  virtual ~Node();
+  virtual variable_list apply(variable_list&& grads) = 0;
+  virtual std::string name() const = 0;
+  virtual void release_variables() {}
+  virtual bool is_accumulate_grad() const { return false; }
+
+  bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
+
+  std::vector<Edge> next_edges;        // one per differentiable forward input
+  std::vector<TensorGeometry> inputs;  // one per forward output (the gradients this node receives)
+  // Hooks on the gradient of forward output `nr` (tensor hooks and retain_grad of non-leaves).
+  std::vector<std::pair<int, std::pair<uint32_t, Hook>>> pre_hooks;  // (handle id, (output_nr, hook))
+};
+
+// A tensor saved for backward. It remembers the version of its storage at save time; a later in-place
+// change raises PyTorch's error instead of silently giving a wrong gradient. An op's own output is stored
+// without its autograd state (a strong link to its grad_fn would be a cycle through this node).
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  SavedVariable(const Tensor& t, bool is_output);
+  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  void reset() {
+    data_ = Tensor();
+    released_ = true;
+  }
+  Tensor take() { return std::move(data_); }  // for deferred destruction (see ~Node)
+  bool defined() const { return defined_; }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false, requires_grad_ = false, defined_ = false, released_ = false, is_leaf_ = false;
+};
+
+// A node whose backward is a lambda over the incoming gradients, written with ops, so it runs on every device
+// and records itself when create_graph is on.
+struct FnNode : Node {
+  using Fn = std::function<variable_list(FnNode&, variable_list&)>;
+  FnNode(const char* name, Fn fn) : name_(name), fn_(std::move(fn)) {}
+  ~FnNode() override;
+  variable_list apply(variable_list&& grads) override { return fn_(*this, grads); }
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    for (auto& s : saved_) s.reset();
+  }
+  size_t save(const Tensor& t, bool is_output = false) {
+    saved_.emplace_back(t, is_output);
+    return saved_.size() - 1;
+  }
+  Tensor saved(size_t i) { return saved_[i].unpack(shared_from_this()); }
+
+ private:
+  const char* name_;
+  Fn fn_;
+  std::vector<SavedVariable> saved_;
+};
+
+struct AccumulateGrad : Node {
+  explicit AccumulateGrad(Tensor v) : variable(std::move(v)) {}
+  variable_list apply(variable_list&& grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  bool is_accumulate_grad() const override { return true; }
+  Tensor variable;
+};
+
+// Where the gradient of `t` goes: its grad_fn, or its leaf's AccumulateGrad (created on demand), or nothing.
+Edge gradient_edge(const Tensor& t);
+std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+TensorGeometry geometry_of(const Tensor& t);
+// Connects a new node: edges from the inputs, and the outputs' history (requires_grad, grad_fn, output_nr).
+void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 const std::vector<const Tensor*>& outputs);
+// Hands a tensor to the iterative release that ~Node runs (so its own graph is freed without recursion).
+void defer_release(Tensor&& t);
+// A tensor over the same memory without autograd state.
+Tensor detach(const Tensor& t);
+
+// The engine: gradients of `outputs` (with `grad_outputs`, undefined = implicit ones for scalars) flow back
+// through the graph. inputs empty: accumulate into the leaves' .grad; else return the gradients of inputs.
+variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs, bool keep_graph,
+                           bool create_graph, const variable_list& inputs, bool allow_unused);
+
+}  // namespace mt::autograd

@@ -1,0 +1,347 @@
+// The backward engine (dependency counting + ready queue) and the graph plumbing: saved variables, edges,
+// history of recorded outputs, AccumulateGrad.
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/Node.h"
+#include "ops/ops.h"
+
+namespace mt::autograd {
+
+namespace {
+
+const char* legacy_type_name(ScalarType st) {
+  static const char* names[] = {"Bool", "Byte", "Char",     "Short", "Int",
+                                "Long", "Half", "BFloat16", "Float", "Double"};
+  int i = static_cast<int>(st);
+  return i >= 0 && i < 10 ? names[i] : "Undefined";
+}
+
+std::string size_str(IntArrayRef s) {
+  return "torch.Size(" + shape_str(s) + ")";
+}
+
+// Reduces a broadcast gradient back to `shape` (sum over the leading and the expanded dims).
+Tensor sum_to(const Tensor& g, IntArrayRef shape) {
+  if (IntArrayRef(g.sizes()).equals(shape)) return g;
+  int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  DimVector dims;
+  for (int64_t i = 0; i < g.dim(); ++i) {
+    if (i < lead) {
+      dims.push_back(i);
+    } else if (shape[i - lead] == 1 && g.sizes()[i] != 1) {
+      dims.push_back(i);
+    }
+  }
+  Tensor r = dims.empty() ? g : sum(g, dims, true);
+  return reshape(r, shape);
+}
+
+bool expandable_to(IntArrayRef shape, IntArrayRef desired) {
+  if (shape.size() > desired.size()) return false;
+  size_t off = desired.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != desired[off + i] && shape[i] != 1) return false;
+  return true;
+}
+
+}  // namespace
+
+namespace {
+thread_local bool t_draining = false;
+thread_local std::vector<std::shared_ptr<Node>> t_pending_nodes;
+thread_local std::vector<Tensor> t_pending_tensors;
+}  // namespace
+
+void defer_release(Tensor&& t) {
+  if (t.defined()) t_pending_tensors.push_back(std::move(t));
+}
+
+Node::~Node() {
+  for (auto& e : next_edges)
+    if (e.fn) t_pending_nodes.push_back(std::move(e.fn));
+  if (t_draining) return;  // an outer ~Node is draining: it will release what we queued
+  t_draining = true;
+  while (!t_pending_nodes.empty() || !t_pending_tensors.empty()) {
+    if (!t_pending_tensors.empty()) {
+      Tensor t = std::move(t_pending_tensors.back());
+      t_pending_tensors.pop_back();
+    } else {
+      std::shared_ptr<Node> n = std::move(t_pending_nodes.back());
+      t_pending_nodes.pop_back();
+    }
+  }
+  t_draining = false;
+}
+
+FnNode::~FnNode() {
+  for (auto& s : saved_) defer_release(s.take());
+}
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output), defined_(t.defined()) {
+  if (!defined_) return;
+  version_ = t.version();
+  requires_grad_ = t.requires_grad();
+  auto* m = t.impl()->autograd_meta();
+  is_leaf_ = !(m && m->grad_fn);
+  if (is_output) {
+    data_ = detach(t);
+    output_nr_ = m ? m->output_nr : 0;
+  } else {
+    data_ = t;
+  }
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
+  if (!defined_) return Tensor();
+  MT_CHECK(
+      !released_,
+      "Trying to backward through the graph a second time (or directly access saved tensors after they "
+      "have already been freed). Saved intermediate values of the graph are freed when you call "
+      ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+      "a second time or if you need to access saved tensors after calling backward.");
+  if (data_.version() != version_) {
+    std::string what = std::string("[torch.") + (data_.is_cuda() ? "cuda." : "") +
+                       legacy_type_name(data_.dtype()) + "Tensor " + shape_str(data_.sizes()) + "]";
+    std::string where;
+    if (is_output_) {
+      where = ", which is output " + std::to_string(output_nr_) + " of " + owner->name() + ",";
+    } else if (!is_leaf_) {
+      auto* m = data_.impl()->autograd_meta();
+      if (m && m->grad_fn)
+        where = ", which is output " + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
+    }
+    MT_ERROR(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: ",
+        what, where, " is at version ", data_.version(), "; expected version ", version_,
+        " instead. Hint: the backtrace further above shows the operation that failed to compute its "
+        "gradient. The variable in question was changed in there or anywhere later. Good luck!");
+  }
+  if (!is_output_ || !requires_grad_) return data_;
+  // An output: rebuild its link to this node so that double backward sees it as a result of the graph.
+  Tensor r = detach(data_);
+  auto& m = r.impl()->ensure_autograd_meta();
+  m.requires_grad = true;
+  m.grad_fn = owner;
+  m.output_nr = output_nr_;
+  return r;
+}
+
+Tensor detach(const Tensor& t) {
+  return make_view(t, t.sizes(), t.strides(), t.storage_offset());
+}
+
+TensorGeometry geometry_of(const Tensor& t) {
+  return {t.sizes(), t.dtype(), t.device()};
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  auto& m = t.impl()->ensure_autograd_meta();
+  if (auto acc = m.grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  acc->inputs.push_back(geometry_of(t));
+  m.grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined()) return {};
+  auto* m = t.impl()->autograd_meta();
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (m->requires_grad) return {grad_accumulator(t), 0};
+  return {};
+}
+
+void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 const std::vector<const Tensor*>& outputs) {
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) node->next_edges.push_back(t ? gradient_edge(*t) : Edge{});
+  node->inputs.reserve(outputs.size());
+  uint32_t nr = 0;
+  for (const Tensor* o : outputs) {
+    node->inputs.push_back(geometry_of(*o));
+    auto& m = o->impl()->ensure_autograd_meta();
+    m.requires_grad = true;
+    m.grad_fn = node;
+    m.output_nr = nr++;
+  }
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor g = grads[0];
+  auto& m = variable.impl()->ensure_autograd_meta();  // leaf hooks already ran in the engine
+  if (!m.grad.defined()) {
+    // A fresh buffer: the incoming tensor may be the user's `gradient` argument or shared with another leaf.
+    m.grad = GradMode::is_enabled() ? g : clone(g);
+  } else if (GradMode::is_enabled()) {
+    m.grad = add(m.grad, g);  // create_graph: the sum itself is differentiable
+  } else {
+    binary_(BinaryOp::add, m.grad, g);
+  }
+  return {};
+}
+
+variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs, bool keep_graph,
+                           bool create_graph, const variable_list& inputs, bool allow_unused) {
+  MT_CHECK(outputs.size() == grad_outputs.size(), "grad requires one grad_output per output: got ",
+           grad_outputs.size(), " for ", outputs.size(), " outputs");
+  std::vector<Edge> roots;
+  variable_list root_grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    Edge e = gradient_edge(out);
+    MT_CHECK(e.valid(), "element ", i, " of tensors does not require grad and does not have a grad_fn");
+    Tensor g = grad_outputs[i];
+    if (!g.defined()) {
+      MT_CHECK(out.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      g = ones(out.sizes(), out.dtype(), out.device());
+    } else {
+      MT_CHECK(IntArrayRef(g.sizes()).equals(out.sizes()), "Mismatch in shape: grad_output[", i,
+               "] has a shape of ", size_str(g.sizes()), " and output[", i, "] has a shape of ",
+               size_str(out.sizes()), ".");
+      MT_CHECK(g.device() == out.device(), "Mismatch in device: grad_output[", i, "] is on ",
+               g.device().str(), " and output[", i, "] is on ", out.device().str(), ".");
+    }
+    roots.push_back(e);
+    root_grads.push_back(g);
+  }
+
+  // autograd.grad: the edges whose incoming gradient is captured instead of accumulated.
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    Edge e = gradient_edge(inputs[j]);
+    MT_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
+    captures[e.fn.get()].push_back({e.input_nr, j});
+  }
+  const bool capture_mode = !inputs.empty();
+
+  // Dependencies: how many edges of the reachable graph point at each node.
+  std::unordered_map<Node*, int> deps;
+  {
+    std::unordered_set<Node*> seen;
+    std::vector<Node*> stack;
+    for (auto& r : roots)
+      if (seen.insert(r.fn.get()).second) stack.push_back(r.fn.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (auto& e : n->next_edges) {
+        if (!e.valid()) continue;
+        deps[e.fn.get()]++;
+        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      }
+    }
+  }
+  // In capture mode only the nodes on a path to an input run (others may lack formulas or be freed).
+  // Computed over a topological order (no recursion: graphs may be 100k nodes deep).
+  std::unordered_map<Node*, bool> needed;
+  if (capture_mode) {
+    std::unordered_map<Node*, int> d = deps;
+    std::vector<Node*> topo, stack;
+    for (auto& r : roots)
+      if (d[r.fn.get()] == 0 && std::find(stack.begin(), stack.end(), r.fn.get()) == stack.end())
+        stack.push_back(r.fn.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      topo.push_back(n);
+      for (auto& e : n->next_edges)
+        if (e.valid() && --d[e.fn.get()] == 0) stack.push_back(e.fn.get());
+    }
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+      bool r = captures.count(*it) > 0;
+      for (auto& e : (*it)->next_edges)
+        if (e.valid() && needed[e.fn.get()]) r = true;
+      needed[*it] = r;
+    }
+  }
+
+  std::unordered_map<Node*, variable_list> buffers;
+  auto accumulate = [&](Node* n, uint32_t nr, Tensor g) {
+    auto& buf = buffers[n];
+    if (buf.size() < n->inputs.size()) buf.resize(n->inputs.size());
+    if (!buf[nr].defined())
+      buf[nr] = std::move(g);
+    else
+      buf[nr] = add(buf[nr], g);
+  };
+  AutoGradMode mode(create_graph);
+  for (size_t i = 0; i < roots.size(); ++i) accumulate(roots[i].fn.get(), roots[i].input_nr, root_grads[i]);
+
+  variable_list captured(inputs.size());
+  std::deque<Node*> ready;
+  for (auto& r : roots)
+    if (deps[r.fn.get()] == 0 && std::find(ready.begin(), ready.end(), r.fn.get()) == ready.end())
+      ready.push_back(r.fn.get());
+
+  while (!ready.empty()) {
+    Node* n = ready.front();
+    ready.pop_front();
+    variable_list grads = std::move(buffers[n]);
+    buffers.erase(n);
+    grads.resize(n->inputs.size());
+    for (auto& h : n->pre_hooks) {
+      Tensor& g = grads[h.second.first];
+      if (!g.defined()) continue;
+      Tensor r = h.second.second(g);
+      if (r.defined()) g = r;
+    }
+    if (n->is_accumulate_grad() && grads[0].defined()) {
+      // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
+      auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
+      if (lm)
+        for (auto& h : lm->leaf_hooks) {
+          Tensor r = h.second(grads[0]);
+          if (r.defined()) grads[0] = r;
+        }
+    }
+    auto cap = captures.find(n);
+    if (cap != captures.end())
+      for (auto& [nr, j] : cap->second) captured[j] = grads[nr];
+    if (capture_mode && (n->is_accumulate_grad() || !needed[n])) continue;
+
+    bool any = false;
+    for (auto& g : grads) any = any || g.defined();
+    variable_list outs;
+    if (any) {
+      for (size_t i = 0; i < grads.size(); ++i)
+        if (!grads[i].defined())
+          grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
+      auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)
+      outs = n->apply(std::move(grads));
+      if (!keep_graph) n->release_variables();
+    }
+    if (n->is_accumulate_grad()) continue;
+    MT_CHECK(!any || outs.size() == n->next_edges.size(), "Function ", n->name(),
+             " returned an incorrect number of gradients (expected ", n->next_edges.size(), ", got ",
+             outs.size(), ")");
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.valid()) continue;
+      if (any && outs[i].defined()) {
+        Tensor g = outs[i];
+        const TensorGeometry& want = e.fn->inputs[e.input_nr];
+        if (!IntArrayRef(g.sizes()).equals(want.sizes)) {
+          MT_CHECK(expandable_to(want.sizes, g.sizes()), "Function ", n->name(),
+                   " returned an invalid gradient at index ", i, " - got ", shape_str(g.sizes()),
+                   " but expected shape compatible with ", shape_str(want.sizes));
+          g = sum_to(g, want.sizes);
+        }
+        if (g.dtype() != want.dtype || g.device() != want.device) g = to(g, want.dtype, want.device);
+        accumulate(e.fn.get(), e.input_nr, std::move(g));
+      }
+      if (--deps[e.fn.get()] == 0) ready.push_back(e.fn.get());
+    }
+  }
+
+  if (capture_mode && !allow_unused)
+    for (auto& c : captured)
+      MT_CHECK(c.defined(),
+               "One of the differentiated Tensors appears to not have been used in the graph. Set "
+               "allow_unused=True if this is the desired behavior.");
+  return captured;
+}
+
+}  // namespace mt::autograd

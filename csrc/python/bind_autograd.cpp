@@ -1,0 +1,253 @@
+// Autograd bindings: grad_fn/Node objects, is_leaf, detach, retain_grad, tensor hooks, grad mode, the engine
+// entry point, and the node behind minitorch.autograd.Function (a Python backward called by the C++ engine).
+#include "autograd/Node.h"
+#include "ops/ops.h"
+#include "python/bind.h"
+
+namespace mt {
+
+namespace {
+
+using autograd::Node;
+using autograd::variable_list;
+
+int next_hook_id() {
+  static int id = 0;
+  return ++id;
+}
+
+autograd::Hook wrap_hook(py::function fn) {
+  // The hook holds a Python callable: the engine runs with the GIL held, so calling it is safe.
+  return [fn](const Tensor& g) -> Tensor {
+    py::object r = fn(g);
+    return r.is_none() ? Tensor() : r.cast<Tensor>();
+  };
+}
+
+// The node of a minitorch.autograd.Function: saved tensors live here (version-checked, freed after backward)
+// rather than on the ctx, so no tensor -> node -> ctx -> tensor cycle hides from Python's GC.
+struct PyFunctionNode : Node {
+  PyFunctionNode(std::string name, py::object backward, py::object ctx)
+      : name_(std::move(name)), backward_(std::move(backward)), ctx_(std::move(ctx)) {}
+  ~PyFunctionNode() override {
+    for (auto& s : saved) autograd::defer_release(s.take());
+    py::gil_scoped_acquire g;
+    backward_ = py::object();
+    ctx_ = py::object();
+  }
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    for (auto& s : saved) s.reset();
+    released_ = true;
+  }
+  variable_list apply(variable_list&& grads) override {
+    py::tuple saved_t(saved.size());
+    for (size_t i = 0; i < saved.size(); ++i) saved_t[i] = py::cast(saved[i].unpack(shared_from_this()));
+    ctx_.attr("_saved_tensors") = saved_t;
+    py::tuple args(grads.size() + 1);
+    args[0] = ctx_;
+    for (size_t i = 0; i < grads.size(); ++i) args[i + 1] = py::cast(grads[i]);
+    py::object r = backward_(*args);
+    ctx_.attr("_saved_tensors") = py::none();
+    variable_list out;
+    if (py::isinstance<py::tuple>(r)) {
+      for (py::handle h : r) out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+    } else {
+      out.push_back(r.is_none() ? Tensor() : r.cast<Tensor>());
+    }
+    // Extra trailing Nones are allowed, as in PyTorch.
+    while (out.size() > next_edges.size() && !out.back().defined()) out.pop_back();
+    MT_CHECK(out.size() == next_edges.size(), "function ", name_,
+             " returned an incorrect number of gradients (expected ", next_edges.size(), ", got ", out.size(),
+             ")");
+    return out;
+  }
+  std::vector<autograd::SavedVariable> saved;
+
+ private:
+  std::string name_;
+  py::object backward_, ctx_;
+  bool released_ = false;
+};
+
+py::object node_object(const std::shared_ptr<Node>& n) {
+  if (!n) return py::none();
+  return py::cast(n);
+}
+
+}  // namespace
+
+void init_autograd(py::module_& m, TensorClass& cls) {
+  py::class_<Node, std::shared_ptr<Node>>(m, "Node")
+      .def("name", &Node::name)
+      .def_property_readonly("next_functions",
+                             [](const Node& n) {
+                               py::tuple t(n.next_edges.size());
+                               for (size_t i = 0; i < n.next_edges.size(); ++i)
+                                 t[i] = py::make_tuple(node_object(n.next_edges[i].fn),
+                                                       n.next_edges[i].input_nr);
+                               return t;
+                             })
+      .def_property_readonly(
+          "variable",
+          [](Node& n) -> py::object {
+            if (auto* a = dynamic_cast<autograd::AccumulateGrad*>(&n)) return py::cast(a->variable);
+            throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+          })
+      .def("__repr__", [](const Node& n) {
+        return "<" + n.name() + " object at 0x" + ([&] {
+                 char buf[32];
+                 snprintf(buf, sizeof buf, "%llx", (unsigned long long)reinterpret_cast<uintptr_t>(&n));
+                 return std::string(buf);
+               })() +
+               ">";
+      });
+
+  cls.def_property_readonly("grad_fn",
+                            [](const Tensor& t) {
+                              auto* m = t.impl()->autograd_meta();
+                              return node_object(m ? m->grad_fn : nullptr);
+                            })
+      .def_property_readonly("is_leaf",
+                             [](const Tensor& t) {
+                               auto* m = t.impl()->autograd_meta();
+                               return !(m && m->grad_fn);
+                             })
+      .def("detach", [](const Tensor& t) { return autograd::detach(t); })
+      .def(
+          "detach_",
+          [](const Tensor& t) {
+            if (auto* m = t.impl()->autograd_meta()) {
+              MT_CHECK(
+                  !m->is_view(),
+                  "Can't detach views in-place. Use detach() instead. If you are using "
+                  "DistributedDataParallel "
+                  "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
+                  "DDP "
+                  "buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
+                  "please "
+                  "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+              m->grad_fn.reset();
+              m->requires_grad = false;
+              m->output_nr = 0;
+            }
+            return t;
+          })
+      .def_property_readonly("retains_grad",
+                             [](const Tensor& t) {
+                               auto* m = t.impl()->autograd_meta();
+                               return m && m->retains_grad;
+                             })
+      .def("retain_grad",
+           [](const Tensor& t) {
+             auto* m = t.impl()->autograd_meta();
+             MT_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+             if (!m->grad_fn || m->retains_grad) return;
+             m->retains_grad = true;
+             // Weak: the node must not keep the tensor alive (tensor -> grad_fn -> hook -> tensor).
+             std::weak_ptr<TensorImpl> weak = t.ptr();
+             m->grad_fn->pre_hooks.push_back({0, {m->output_nr, [weak](const Tensor& g) -> Tensor {
+                                                    auto impl = weak.lock();
+                                                    if (!impl) return Tensor();
+                                                    auto& mm = impl->ensure_autograd_meta();
+                                                    autograd::NoGradGuard ng;
+                                                    mm.grad = mm.grad.defined()
+                                                                  ? binary(BinaryOp::add, mm.grad, g)
+                                                                  : clone(g);
+                                                    return Tensor();
+                                                  }}});
+           })
+      .def("_register_hook",
+           [](const Tensor& t, py::function fn) {
+             MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+             auto& m = t.impl()->ensure_autograd_meta();
+             int id = next_hook_id();
+             if (m.grad_fn)
+               m.grad_fn->pre_hooks.push_back({id, {m.output_nr, wrap_hook(fn)}});
+             else
+               m.leaf_hooks.push_back({id, wrap_hook(fn)});
+             return id;
+           })
+      .def("_remove_hook", [](const Tensor& t, int id) {
+        auto* m = t.impl()->autograd_meta();
+        if (!m) return;
+        auto& lh = m->leaf_hooks;
+        lh.erase(std::remove_if(lh.begin(), lh.end(), [id](auto& h) { return h.first == id; }), lh.end());
+        if (m->grad_fn) {
+          auto& ph = m->grad_fn->pre_hooks;
+          ph.erase(std::remove_if(ph.begin(), ph.end(), [id](auto& h) { return h.first == id; }), ph.end());
+        }
+      });
+
+  m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); });
+  m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
+  m.def("is_inference_mode_enabled", [] { return autograd::tls_inference_mode; });
+  m.def("_set_inference_mode", [](bool v) { autograd::tls_inference_mode = v; });
+
+  m.def(
+      "_run_backward",
+      [](const std::vector<Tensor>& outputs, const std::vector<std::optional<Tensor>>& grads, bool keep_graph,
+         bool create_graph, const std::vector<Tensor>& inputs, bool allow_unused) {
+        variable_list g;
+        for (auto& x : grads) g.push_back(x ? *x : Tensor());
+        variable_list r = autograd::run_backward(outputs, g, keep_graph, create_graph, inputs, allow_unused);
+        py::tuple t(r.size());
+        for (size_t i = 0; i < r.size(); ++i) t[i] = py::cast(r[i]);
+        return t;
+      },
+      py::arg("outputs"), py::arg("grad_outputs"), py::arg("keep_graph"), py::arg("create_graph"),
+      py::arg("inputs"), py::arg("allow_unused"));
+
+  // Records a minitorch.autograd.Function call: args are the forward's arguments (edges for tensors that
+  // require grad), outputs its tensor results. Returns the outputs to hand back (an input returned as is
+  // becomes a new alias, so that it can carry this node's history).
+  m.def("_function_record", [](const std::string& name, py::object backward, py::object ctx, py::list args,
+                               py::list outputs, py::list to_save, py::list non_diff) {
+    auto node = std::make_shared<PyFunctionNode>(name, backward, ctx);
+    std::vector<Tensor> ins;
+    std::vector<const Tensor*> in_ptrs;
+    ins.reserve(args.size());
+    for (py::handle a : args) ins.push_back(py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor());
+    for (auto& t : ins) in_ptrs.push_back(t.defined() ? &t : nullptr);
+    std::vector<Tensor> outs;
+    for (py::handle o : outputs) {
+      Tensor t = o.cast<Tensor>();
+      for (auto& i : ins)
+        if (i.defined() && i.is_same(t)) t = autograd::detach(t);
+      outs.push_back(t);
+    }
+    // Every tensor output gets a slot (backward receives a gradient for each, zeros for the
+    // non-differentiable ones, as in PyTorch); only differentiable ones get this node as grad_fn.
+    autograd::set_history(node, in_ptrs, {});
+    py::list result;
+    uint32_t nr = 0;
+    for (auto& t : outs) {
+      bool nd = !is_floating(t.dtype());
+      for (py::handle h : non_diff)
+        if (h.cast<Tensor>().is_same(t)) nd = true;
+      node->inputs.push_back(autograd::geometry_of(t));
+      if (!nd) {
+        auto& m = t.impl()->ensure_autograd_meta();
+        m.requires_grad = true;
+        m.grad_fn = node;
+        m.output_nr = nr;
+      }
+      ++nr;
+      result.append(py::cast(t));
+    }
+    for (py::handle h : to_save) {
+      if (h.is_none()) {
+        node->saved.emplace_back(Tensor(), false);
+        continue;
+      }
+      Tensor s = h.cast<Tensor>();
+      bool is_out = false;
+      for (auto& o : outs)
+        if (o.is_same(s)) is_out = true;
+      node->saved.emplace_back(s, is_out);
+    }
+    return result;
+  });
+}
+
+}  // namespace mt

@@ -1,0 +1,75 @@
+"""minitorch.autograd.Function: custom forward/backward in Python, recorded as one node of the C++ graph."""
+
+from minitorch import _C
+from minitorch.autograd.grad_mode import no_grad
+
+
+class FunctionCtx:
+    """The ctx passed to forward and backward."""
+
+    def save_for_backward(self, *tensors):
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        saved = getattr(self, "_saved_tensors", None)
+        if saved is not None:
+            return saved
+        if getattr(self, "_recorded", False):
+            # outside backward, or after the graph was freed
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors after "
+                "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved tensors after calling backward."
+            )
+        return tuple(getattr(self, "to_save", ()))
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+
+class Function:
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with Subclass.apply(*args)."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+
+    @classmethod
+    def apply(cls, *args):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(_C._is_tensor(a) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args)
+        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
+            return out
+        is_tuple = isinstance(out, tuple)
+        outs = out if is_tuple else (out,)
+        tensor_pos = [i for i, o in enumerate(outs) if _C._is_tensor(o)]
+        to_save = list(getattr(ctx, "to_save", ()))
+        ctx.to_save = ()
+        ctx._recorded = True
+        recorded = _C._function_record(
+            cls.__name__ + "Backward",
+            cls.backward,
+            ctx,
+            list(args),
+            [outs[i] for i in tensor_pos],
+            to_save,
+            list(getattr(ctx, "_non_differentiable", ())),
+        )
+        result = list(outs)
+        for i, t in zip(tensor_pos, recorded):
+            result[i] = t
+        return tuple(result) if is_tuple else result[0]

@@ -1,0 +1,912 @@
+"""Autograd: gradcheck (float64, central differences) of every derivative formula, engine semantics, errors."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from minitorch.autograd import Function, gradcheck, gradgradcheck
+
+
+def rnd(*shape, device="cpu", low=None, high=None, requires_grad=True):
+    x = torch.randn(*shape, dtype=torch.float64, device=device)
+    if low is not None:
+        x = torch.rand(*shape, dtype=torch.float64, device=device) * (high - low) + low
+    return x.requires_grad_(requires_grad)
+
+
+def away_from_zero(*shape, device="cpu"):
+    x = torch.rand(*shape, dtype=torch.float64, device=device) * 0.8 + 0.2
+    s = torch.randint(0, 2, shape, device=device).double() * 2 - 1
+    return (x * s).requires_grad_()
+
+
+# ---- elementwise ----
+
+UNARY = {
+    "abs": {"nz": True},
+    "neg": {},
+    "exp": {},
+    "exp2": {},
+    "expm1": {},
+    "log": {"low": 0.5, "high": 2.0},
+    "log2": {"low": 0.5, "high": 2.0},
+    "log10": {"low": 0.5, "high": 2.0},
+    "log1p": {"low": 0.0, "high": 2.0},
+    "sqrt": {"low": 0.5, "high": 2.0},
+    "rsqrt": {"low": 0.5, "high": 2.0},
+    "reciprocal": {"low": 0.5, "high": 2.0},
+    "sin": {},
+    "cos": {},
+    "tan": {"low": -1.0, "high": 1.0},
+    "asin": {"low": -0.8, "high": 0.8},
+    "acos": {"low": -0.8, "high": 0.8},
+    "atan": {},
+    "sinh": {},
+    "cosh": {},
+    "tanh": {},
+    "erf": {},
+    "sigmoid": {},
+    "relu": {"nz": True},
+    "gelu": {},
+    "silu": {},
+    "mish": {},
+    "floor": {"low": 0.1, "high": 0.9},
+    "ceil": {"low": 0.1, "high": 0.9},
+    "trunc": {"low": 0.1, "high": 0.9},
+    "sign": {"nz": True},
+    "round": {"low": 0.1, "high": 0.4},
+    "gelu_tanh": {},
+}
+# table ops without a derivative: their results never require grad
+UNARY_NOT_DIFFERENTIABLE = ["bitwise_not", "logical_not", "isnan", "isinf", "isfinite"]
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_gradcheck(name, device):
+    kw = UNARY[name]
+    if kw.get("nz"):
+        x = away_from_zero(2, 3, device=device)
+    elif "low" in kw:
+        x = rnd(2, 3, device=device, low=kw["low"], high=kw["high"])
+    else:
+        x = rnd(2, 3, device=device)
+    assert gradcheck(getattr(torch, name), (x,))
+    # non-contiguous input
+    xt = x.detach().t().requires_grad_()
+    assert gradcheck(getattr(torch, name), (xt,))
+
+
+def test_gelu_tanh_softplus_leaky_relu(device):
+    x = away_from_zero(2, 3, device=device)
+    assert gradcheck(torch.gelu_tanh, (x,))
+    assert gradcheck(lambda t: torch.softplus(t, 2.0, 1.0), (x,))
+    assert gradcheck(lambda t: torch.leaky_relu(t, 0.1), (x,))
+
+
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2", "remainder", "fmod", "floor_divide"]
+BINARY_ELSEWHERE = ["pow", "trunc_divide"]  # test_pow_gradcheck; trunc_divide is div(rounding_mode="trunc")
+BINARY_NOT_DIFFERENTIABLE = [
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+]
+
+
+def test_every_table_op_is_covered():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "csrc/ops/elementwise.h").read_text()
+
+    def ops(macro):
+        return re.findall(r"_\((\w+),", text.split(f"#define {macro}(_)")[1].split("\n\n")[0])
+
+    assert sorted(ops("MT_UNARY_OPS")) == sorted(list(UNARY) + UNARY_NOT_DIFFERENTIABLE)
+    assert sorted(ops("MT_BINARY_OPS")) == sorted(BINARY + BINARY_ELSEWHERE + BINARY_NOT_DIFFERENTIABLE)
+
+
+def test_non_differentiable_results_do_not_require_grad():
+    x = torch.randn(3, requires_grad=True)
+    for name in ["logical_not", "isnan", "isinf", "isfinite"]:
+        assert not getattr(torch, name)(x).requires_grad
+    for name in ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]:
+        assert not getattr(torch, name)(x, x * 2).requires_grad
+    assert not x.argmax().requires_grad and not (x > 0).any().requires_grad
+
+
+def test_trunc_divide_gradcheck(device):
+    a, b = away_from_zero(2, 3, device=device), away_from_zero(2, 3, device=device)
+    assert gradcheck(lambda x, y: torch.div(x, y, rounding_mode="trunc"), (a, b))
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3))])
+def test_binary_gradcheck_broadcast(name, shapes, device):
+    a = away_from_zero(*shapes[0], device=device)
+    b = away_from_zero(*shapes[1], device=device) * 1.7
+    b = b.detach().requires_grad_()
+    assert gradcheck(getattr(torch, name), (a, b))
+
+
+def test_pow_gradcheck(device):
+    a = rnd(2, 3, device=device, low=0.5, high=2.0)
+    b = rnd(2, 3, device=device)
+    assert gradcheck(torch.pow, (a, b))
+    assert gradcheck(lambda t: t**3, (a,))
+    assert gradcheck(lambda t: 2.0**t, (b,))
+
+
+def test_scalar_operands_and_alpha(device):
+    a = rnd(3, device=device)
+    assert gradcheck(lambda t: (2 * t - 1) / 3 + t * t, (a,))
+    b = rnd(3, device=device)
+    assert gradcheck(lambda x, y: torch.add(x, y, alpha=2.5), (a, b))
+    assert gradcheck(lambda x, y: torch.sub(x, y, alpha=0.5), (a, b))
+
+
+def test_where_clamp_masked_fill_lerp(device):
+    a, b = rnd(2, 3, device=device), rnd(3, device=device)
+    cond = torch.randn(2, 3, device=device) > 0
+    assert gradcheck(lambda x, y: torch.where(cond, x, y), (a, b))
+    x = away_from_zero(2, 3, device=device)
+    assert gradcheck(lambda t: torch.clamp(t, -0.5, 0.5), (x,))
+    assert gradcheck(lambda t: t.clamp(min=0.1), (x,))
+    lo = (torch.zeros(3, dtype=torch.float64, device=device) - 0.5).requires_grad_()
+    assert gradcheck(lambda t, m: torch.clamp(t, m), (x, lo))
+    mask = torch.randn(2, 3, device=device) > 0
+    assert gradcheck(lambda t: t.masked_fill(mask, 3.0), (x,))
+    w = rnd(2, 3, device=device, low=0.0, high=1.0, requires_grad=False)
+    assert gradcheck(lambda s, e: torch.lerp(s, e, w), (a, rnd(2, 3, device=device)))
+
+
+# ---- reductions ----
+
+
+@pytest.mark.parametrize("dims", [None, 0, 1, (0, 2), (-1, 0)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_mean_tuple_dims(dims, keepdim, device):
+    x = rnd(2, 3, 2, device=device)
+    if dims is None:
+        assert gradcheck(lambda t: t.sum(), (x,))
+        assert gradcheck(lambda t: t.mean(), (x,))
+        return
+    assert gradcheck(lambda t: t.sum(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.mean(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.var(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.std(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.amax(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.amin(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.logsumexp(dims, keepdim=keepdim), (x,))
+    assert gradcheck(lambda t: t.norm(2, dims, keepdim=keepdim), (x,))
+
+
+def test_other_reductions(device):
+    x = away_from_zero(2, 3, device=device)
+    assert gradcheck(lambda t: t.prod(), (x,))
+    assert gradcheck(lambda t: t.prod(1), (x,))
+    assert gradcheck(lambda t: t.max(), (x,))
+    assert gradcheck(lambda t: t.min(), (x,))
+    assert gradcheck(lambda t: t.max(1)[0], (x,))
+    assert gradcheck(lambda t: t.min(0, keepdim=True)[0], (x,))
+    assert gradcheck(lambda t: t.norm(), (x,))
+    assert gradcheck(lambda t: t.norm(1), (x,))
+    assert gradcheck(lambda t: t.norm(3, 1), (x,))
+    assert gradcheck(lambda t: t.var(correction=0) if False else t.var(), (x,))
+    assert gradcheck(lambda t: t.cumsum(1), (x,))
+    assert gradcheck(lambda t: t.cumsum(0), (x,))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_log_softmax(dim, device):
+    x = rnd(3, 4, device=device)
+    assert gradcheck(lambda t: torch.softmax(t, dim), (x,))
+    assert gradcheck(lambda t: torch.log_softmax(t, dim), (x,))
+    assert gradcheck(lambda t: torch.softmax(t.t(), dim), (x,))
+
+
+# ---- linear algebra ----
+
+
+def test_matmul_family(device):
+    a, b = rnd(2, 3, device=device), rnd(3, 4, device=device)
+    assert gradcheck(torch.mm, (a, b))
+    assert gradcheck(torch.matmul, (a, b))
+    assert gradcheck(lambda x, y: x @ y, (a.detach().t().contiguous().t().requires_grad_(), b))
+    assert gradcheck(torch.mm, (rnd(3, 2, device=device).detach().t().requires_grad_(), b))
+    assert gradcheck(torch.bmm, (rnd(2, 2, 3, device=device), rnd(2, 3, 2, device=device)))
+    assert gradcheck(torch.mv, (a, rnd(3, device=device)))
+    assert gradcheck(torch.dot, (rnd(3, device=device), rnd(3, device=device)))
+    assert gradcheck(lambda s, x, y: torch.addmm(s, x, y, beta=0.5, alpha=2.0), (rnd(4, device=device), a, b))
+    assert gradcheck(torch.outer, (rnd(2, device=device), rnd(3, device=device)))
+
+
+@pytest.mark.parametrize(
+    "sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 2, 3), (3, 2)), ((2, 1, 2, 3), (3, 3, 2))]
+)
+def test_matmul_batch_broadcast(sa, sb, device):
+    assert gradcheck(torch.matmul, (rnd(*sa, device=device), rnd(*sb, device=device)))
+
+
+def test_einsum(device):
+    assert gradcheck(
+        lambda x, y: torch.einsum("ij,jk->ik", x, y), (rnd(2, 3, device=device), rnd(3, 2, device=device))
+    )
+
+
+# ---- views, shape ops ----
+
+
+def test_views_and_shape_ops(device):
+    x = rnd(2, 3, 4, device=device)
+    cases = [
+        lambda t: t.view(6, 4),
+        lambda t: t.reshape(4, 6),
+        lambda t: t.permute(2, 0, 1),
+        lambda t: t.transpose(0, 2),
+        lambda t: t.t() if t.dim() == 2 else t[0].t(),
+        lambda t: t.unsqueeze(1).squeeze(1),
+        lambda t: t[:, :1].squeeze(),
+        lambda t: t[:, :1].squeeze(1),
+        lambda t: t[:1].expand(3, 3, 4),
+        lambda t: t.narrow(2, 1, 2),
+        lambda t: t.select(1, 2),
+        lambda t: t[1, ::2, 1:3],
+        lambda t: t[..., None, -1],
+        lambda t: t.flatten(),
+        lambda t: t.movedim(0, 2),
+        lambda t: t.diagonal(0, 1, 2),
+        lambda t: t.split(2, dim=2)[1],
+        lambda t: t.chunk(3, 1)[2],
+        lambda t: t.unbind(0)[1],
+        lambda t: t.permute(2, 0, 1).reshape(4, 6),  # reshape of a non-viewable input copies
+        lambda t: t.contiguous(),
+        lambda t: t.clone(),
+    ]
+    for fn in cases:
+        assert gradcheck(fn, (x,))
+
+
+def test_cat_stack(device):
+    a, b = rnd(2, 3, device=device), rnd(1, 3, device=device)
+    assert gradcheck(lambda x, y: torch.cat([x, y], 0), (a, b))
+    assert gradcheck(lambda x, y: torch.cat([x.t(), y.t()], 1), (a, b))
+    c = rnd(2, 3, device=device)
+    assert gradcheck(lambda x, y: torch.stack([x, y], 1), (a, c))
+    # only one input requires grad
+    assert gradcheck(lambda x: torch.cat([x, b.detach()], 0), (a,))
+
+
+def test_indexing(device):
+    x = rnd(4, 3, device=device)
+    idx = torch.tensor([0, 2, 2], device=device)
+    assert gradcheck(lambda t: t[idx], (x,))
+    assert gradcheck(lambda t: t[:, idx], (x,))
+    assert gradcheck(lambda t: t[t.detach() > 0], (x,))
+    assert gradcheck(lambda t: t.index_select(0, idx), (x,))
+    assert gradcheck(lambda t: t.index_select(1, idx), (x,))
+    g = torch.tensor([[0, 1, 1], [2, 0, 0]], device=device)
+    assert gradcheck(lambda t: t.gather(0, g), (x,))
+    assert gradcheck(lambda t: t.gather(1, g), (x,))
+
+
+def test_copy_to_dtype_and_device(device):
+    x = rnd(2, 3, device=device)
+    y = x.float()
+    assert y.grad_fn is not None
+    (y * 2).sum().backward()
+    assert x.grad.dtype == torch.float64
+    assert torch.allclose(x.grad, torch.full((2, 3), 2.0, dtype=torch.float64, device=device))
+    x.grad = None
+    z = x.to("cpu") * 3
+    z.sum().backward()
+    assert x.grad.device == x.device
+    assert gradcheck(lambda t: t.to(torch.float64, copy=True) * t, (x,))
+    buf = torch.zeros(2, 3, dtype=torch.float64, device=device)
+    assert gradcheck(lambda t: buf.clone().copy_(t * 2), (x,))
+
+
+# ---- engine ----
+
+
+def test_accumulation_and_shared_inputs():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * x + x  # two consumers of x
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 5.0, 7.0]
+    (x * 2).sum().backward()  # accumulates into .grad
+    assert x.grad.tolist() == [5.0, 7.0, 9.0]
+    x.grad.zero_()
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    x.grad = None
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_grad_fn_is_leaf_names():
+    x = torch.randn(3, requires_grad=True)
+    y = x + 1
+    assert x.is_leaf and not y.is_leaf
+    assert x.grad_fn is None
+    assert y.grad_fn.name() == "AddBackward0"
+    assert "AddBackward0" in repr(y.grad_fn)
+    fn, nr = y.grad_fn.next_functions[0]
+    assert fn.name() == "AccumulateGrad" and fn.variable is x and nr == 0
+    assert "grad_fn=<MulBackward0>" in repr(x * 2)
+    z = torch.randn(3)
+    assert (z + 1).grad_fn is None and (z + 1).is_leaf
+    assert (x > 0).grad_fn is None  # comparisons are not differentiable
+
+
+def test_backward_errors():
+    x = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    with pytest.raises(
+        RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"
+    ):
+        torch.randn(3).sum().backward()
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        (x * 2).backward(torch.ones(2))
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        torch.tensor([1, 2]).requires_grad_()
+    y = x.exp().sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_retain_graph():
+    x = torch.randn(3, requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    g1 = x.grad.clone()
+    y.backward()
+    assert torch.allclose(x.grad, 2 * g1)
+
+
+def test_backward_with_gradient():
+    x = torch.randn(3, requires_grad=True)
+    y = x * 2
+    y.backward(torch.tensor([1.0, 0.5, 0.0]))
+    assert x.grad.tolist() == [2.0, 1.0, 0.0]
+
+
+def test_version_counter_error():
+    x = torch.randn(3, requires_grad=True)
+    y = x.exp()
+    z = y.sum() + (y * 1).sum()
+    with torch.no_grad():
+        y.add_(1)  # y is saved by ExpBackward0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+    a = torch.randn(3, requires_grad=True)
+    b = torch.randn(3)
+    c = (a * b).sum()
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match="is at version .*; expected version .* instead"):
+        c.backward()
+
+
+def test_inplace_rules():
+    w = torch.randn(3, requires_grad=True)
+    with pytest.raises(
+        RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
+    ):
+        w.add_(1)
+    (w * 2).sum().backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad  # the optimizer step of every tutorial
+    assert w.is_leaf and w.requires_grad
+    w.grad.zero_()
+    # in-place on a non-leaf is recorded
+    x = torch.randn(4, requires_grad=True)
+    y = x * 2
+    y.mul_(3)
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0] * 4
+    # x[mask] = 0 on a non-leaf
+    x = torch.tensor([1.0, -2.0, 3.0, -4.0], requires_grad=True)
+    h = x * 1
+    h[h < 0] = 0
+    h.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0, 0.0]
+    # a tensor that does not require grad starts to through an in-place op
+    x = torch.randn(3, requires_grad=True)
+    buf = torch.zeros(3)
+    buf.add_(x)
+    assert buf.requires_grad and not buf.is_leaf
+    (buf * 2).sum().backward()
+    assert x.grad.tolist() == [2.0] * 3
+
+
+def test_no_grad_and_modes():
+    x = torch.randn(3, requires_grad=True)
+    with torch.no_grad():
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    with torch.no_grad(), torch.enable_grad():
+        assert (x * 2).requires_grad
+    with torch.inference_mode():
+        assert not (x * 2).requires_grad
+        assert torch.is_inference_mode_enabled()
+    assert torch.is_grad_enabled()
+    torch.set_grad_enabled(False)
+    assert not (x * 2).requires_grad
+    torch.set_grad_enabled(True)
+    with torch.set_grad_enabled(False):
+        assert not torch.is_grad_enabled()
+    assert torch.is_grad_enabled()
+
+    @torch.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad
+
+    @torch.inference_mode()
+    def g(t):
+        return t * 2
+
+    assert not g(x).requires_grad
+
+
+def test_grad_mode_is_thread_local():
+    import threading
+
+    x = torch.randn(3, requires_grad=True)
+    seen = []
+    with torch.no_grad():
+        t = threading.Thread(target=lambda: seen.append((x * 2).requires_grad))
+        t.start()
+        t.join()
+    assert seen == [True]
+
+
+def test_detach_retain_grad_data():
+    x = torch.randn(3, requires_grad=True)
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d.is_leaf and d._is_view_of(y)
+    y.retain_grad()
+    z = (y * y).sum()
+    z.backward()
+    assert torch.allclose(y.grad, 2 * y.detach())
+    assert torch.allclose(x.grad, 8 * x.detach())
+    u = x * 3
+    u.detach_()
+    assert not u.requires_grad and u.is_leaf
+    with pytest.raises(RuntimeError, match="leaf variables"):
+        (x * 2).requires_grad_(False)
+    assert not x.data.requires_grad
+
+
+def test_autograd_grad():
+    x = torch.randn(3, requires_grad=True)
+    w = torch.randn(3, requires_grad=True)
+    y = (x * w).sum()
+    (gx,) = torch.autograd.grad(y, x, retain_graph=True)
+    assert torch.allclose(gx, w.detach())
+    assert x.grad is None and w.grad is None  # grad() leaves .grad alone
+    gx, gw = torch.autograd.grad(y, [x, w])
+    assert torch.allclose(gw, x.detach())
+    u = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        torch.autograd.grad((x * 2).sum(), [x, u])
+    gx, gu = torch.autograd.grad((x * 2).sum(), [x, u], allow_unused=True)
+    assert gu is None
+    # gradient with respect to an intermediate
+    h = x * 2
+    out = (h * h).sum()
+    (gh,) = torch.autograd.grad(out, h)
+    assert torch.allclose(gh, 2 * h.detach())
+    # multiple outputs with grad_outputs
+    a, b = x * 2, x * 3
+    (g,) = torch.autograd.grad([a, b], x, [torch.ones(3), torch.ones(3)])
+    assert g.tolist() == [5.0] * 3
+
+
+def test_autograd_backward_function():
+    x = torch.randn(3, requires_grad=True)
+    torch.autograd.backward([(x * 2).sum(), (x * 3).sum()])
+    assert x.grad.tolist() == [5.0] * 3
+
+
+def test_hooks():
+    x = torch.randn(3, requires_grad=True)
+    seen = []
+    h = x.register_hook(lambda g: seen.append(g.clone()))
+    (x * 2).sum().backward()
+    assert seen[0].tolist() == [2.0] * 3
+    h.remove()
+    (x * 2).sum().backward()
+    assert len(seen) == 1
+    # a hook that replaces the gradient, on a non-leaf
+    x.grad = None
+    y = x * 2
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert x.grad.tolist() == [20.0] * 3
+    x.grad = None
+    x.register_hook(lambda g: g + 1)
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [2.0] * 3
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        torch.randn(2).register_hook(lambda g: g)
+
+
+def test_missing_formula_names_the_op():
+    x = torch.randn(6, requires_grad=True)
+    y = (
+        x.as_strided((2, 2), (1, 2), 0)
+        if hasattr(x, "as_strided")
+        else torch.as_strided(x, (2, 2), (1, 2), 0)
+    )
+    with pytest.raises(NotImplementedError, match="as_strided"):
+        y.sum().backward()
+
+
+def test_inplace_through_views():
+    x = torch.randn(3, 2, requires_grad=True)
+    h = x * 1
+    h[:, 0] = 0  # slice assignment on a non-leaf
+    h.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0]] * 3
+    x.grad = None
+    h = x * 1
+    h[1].mul_(3)  # in-place op through a view
+    (h * h.detach()).sum().backward()
+    expected = (x.detach() * 1).clone()
+    expected[1] = expected[1] * 9
+    assert torch.allclose(x.grad, expected)
+    # assigning values that require grad
+    y = torch.randn(2, requires_grad=True)
+    x.grad = None
+    h = x * 2
+    h[0] = y
+    (h * 3).sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0]
+    assert x.grad.tolist() == [[0.0, 0.0], [6.0, 6.0], [6.0, 6.0]]
+    # the view itself has the new history
+    h = x * 1
+    v = h.t()[0]
+    v.add_(1)
+    assert v.grad_fn is not None and h.grad_fn.name() == "CopySlices"
+    w = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[0].mul_(2)
+    with pytest.raises(NotImplementedError, match="as_strided"):
+        torch.as_strided(x * 1, (2,), (1,), 0).mul_(2)
+
+
+def test_inplace_view_gradcheck():
+    def f(t):
+        h = t * 1
+        h[1:, 0] = h[:2, 1] * 2
+        h[0].exp_()
+        return h
+
+    assert gradcheck(f, (rnd(3, 2),))
+
+
+# ---- Function ----
+
+
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        r = x.exp()
+        ctx.save_for_backward(r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        (r,) = ctx.saved_tensors
+        return g * r
+
+
+class MulConst(Function):
+    @staticmethod
+    def forward(ctx, x, c):
+        ctx.c = c
+        return x * c, (x > 0)
+
+    @staticmethod
+    def backward(ctx, g, _):
+        assert ctx.needs_input_grad == (True, False)
+        return g * ctx.c, None
+
+
+def test_function():
+    x = rnd(3)
+    assert gradcheck(Exp.apply, (x,))
+    y = Exp.apply(x)
+    assert y.grad_fn.name() == "ExpBackward"
+    y.sum().backward()
+    assert torch.allclose(x.grad, x.detach().exp())
+    x.grad = None
+    out, _mask = MulConst.apply(x, 2.5)
+    out.sum().backward()
+    assert torch.allclose(x.grad, torch.full((3,), 2.5, dtype=torch.float64))
+    # saved tensors are freed after backward
+    y = Exp.apply(x)
+    s = y.sum()
+    s.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        s.backward()
+    # without grad the function just runs
+    with torch.no_grad():
+        assert Exp.apply(x).grad_fn is None
+
+
+class NonDiff(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 2
+        ctx.mark_non_differentiable(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def test_function_non_differentiable():
+    x = rnd(3)
+    assert not NonDiff.apply(x).requires_grad
+
+
+# ---- double backward ----
+
+
+def test_double_backward_elementwise_reductions_matmul(device):
+    x = rnd(2, 3, device=device)
+    assert gradgradcheck(lambda t: (t * t.sin()).sum(), (x,))
+    assert gradgradcheck(lambda t: t.exp().mean(1), (x,))
+    assert gradgradcheck(lambda t: torch.softmax(t, 1), (x,))
+    assert gradgradcheck(lambda t: t.tanh().sigmoid(), (x,))
+    w = rnd(3, 4, device=device)
+    assert gradgradcheck(torch.mm, (x, w))
+    assert gradgradcheck(lambda a, b: (a @ b).relu().sum(), (x, w))
+
+
+def test_gradient_penalty():
+    x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(3, 1, dtype=torch.float64, requires_grad=True)
+    out = (x @ w).tanh().sum()
+    (gx,) = torch.autograd.grad(out, x, create_graph=True)
+    penalty = (gx * gx).sum()
+    penalty.backward()
+    assert w.grad is not None and w.grad.shape == (3, 1)
+
+    def pen(ww):
+        o = (x.detach().requires_grad_() @ ww).tanh().sum()
+        return o
+
+    # compare d(penalty)/dw with finite differences
+    def f(ww):
+        xx = x.detach().requires_grad_()
+        o = (xx @ ww).tanh().sum()
+        (g,) = torch.autograd.grad(o, xx, create_graph=True)
+        return (g * g).sum()
+
+    assert gradcheck(f, (w.detach().requires_grad_(),))
+
+
+# ---- memory ----
+
+
+def _tracked(n=100):
+    """A float64 tensor whose storage is a NumPy array we hold a weakref to: the weakref dies exactly when
+    the C++ storage is freed (Python tensor objects are only wrappers and prove nothing about leaks)."""
+    arr = np.random.rand(n)
+    return torch.from_numpy(arr), weakref.ref(arr)
+
+
+def test_freed_graph_does_not_leak():
+    x = torch.randn(100, dtype=torch.float64, requires_grad=True)
+    w, alive = _tracked()
+    z = (x * w).exp().sum()  # MulBackward0 saves w; ExpBackward0 saves its own output
+    del w
+    gc.collect()
+    assert alive() is not None  # saved by the graph
+    z.backward()
+    gc.collect()
+    assert alive() is None  # released by backward even while z (and its graph) lives
+    # without backward: dropping the outputs frees everything (no tensor <-> node cycle)
+    w, alive = _tracked()
+    y = (x * w).exp()
+    s = (y * y).sum()
+    del w, y, s
+    gc.collect()
+    assert alive() is None
+
+
+class NumpyExp(Function):
+    """Its output's storage is a NumPy array, and it saves that output: a cycle would keep the array."""
+
+    alive = None
+
+    @staticmethod
+    def forward(ctx, x):
+        arr = np.exp(x.detach().numpy())
+        NumpyExp.alive = weakref.ref(arr)
+        out = torch.from_numpy(arr)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (r,) = ctx.saved_tensors
+        return g * r
+
+
+def test_saved_outputs_make_no_cycle():
+    x = torch.randn(10, dtype=torch.float64, requires_grad=True)
+    y = NumpyExp.apply(x)
+    assert y.grad_fn is not None
+    del y
+    gc.collect()
+    assert NumpyExp.alive() is None
+    y = NumpyExp.apply(x)
+    y.sum().backward(retain_graph=True)
+    assert torch.allclose(x.grad, x.detach().exp())
+    del y
+    gc.collect()
+    assert NumpyExp.alive() is None
+
+
+def test_cumprod_scatter_einsum_masked_select(device):
+    x = away_from_zero(2, 3, device=device)
+    assert gradcheck(lambda t: t.cumprod(1), (x,))
+    idx = torch.tensor([[0, 1, 2], [2, 0, 1]], device=device)
+    src = rnd(2, 3, device=device)
+    assert gradcheck(lambda s, v: (s * 1).scatter_(1, idx, v), (x, src))
+    assert gradcheck(lambda s, v: (s * 1).scatter_add_(1, idx, v), (x, src))
+    assert gradcheck(lambda t: torch.einsum("ij->i", t), (x,))
+    assert gradcheck(lambda a, b: torch.einsum("ij,jk->i", a, b), (x, rnd(3, 2, device=device)))
+    mask = torch.randn(2, 3, device=device) > 0
+    assert gradcheck(lambda t: t.masked_select(mask), (x,))
+
+
+def test_random_fill_of_leaf_requires_no_grad():
+    w = torch.empty(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.uniform_(0, 1)
+    with torch.no_grad():
+        w.uniform_(0, 1)
+        w.normal_()
+
+
+def test_deep_graph_backward_and_free_without_recursion():
+    # a 100k-node chain: backward, autograd.grad and freeing the graph must not recurse per node
+    import subprocess
+    import sys
+
+    code = (
+        "import minitorch as torch\n"
+        "x = torch.ones(1, requires_grad=True)\n"
+        "y = x\n"
+        "for _ in range(100000): y = (y * 1.0).exp().log()\n"
+        "(g,) = torch.autograd.grad(y.sum(), x, retain_graph=True)\n"
+        "y.sum().backward()\n"
+        "assert abs(x.grad.item() - 1.0) < 1e-3, x.grad\n"
+        "z = x\n"
+        "for _ in range(100000): z = z * 1.0\n"
+        "del z, y\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-2000:]
+
+
+def test_inplace_into_untracked_view_refuses():
+    x = torch.randn(3, requires_grad=True)
+    out = torch.zeros(2, 3)
+    with pytest.raises(NotImplementedError, match="does not require grad"):
+        out[0] = x
+    # a whole tensor is fine: it takes the history itself
+    buf = torch.zeros(3)
+    buf.copy_(x * 2)
+    buf.sum().backward()
+    assert x.grad.tolist() == [2.0] * 3
+
+
+def test_double_backward_views_and_indexing(device):
+    x = rnd(3, 4, device=device)
+    idx = torch.tensor([0, 2, 2], device=device)
+    g = torch.tensor([[0, 1, 1, 2], [2, 0, 0, 1]], device=device)
+    cases = [
+        lambda t: (t[1:, ::2] ** 2).sum(),
+        lambda t: (t.select(1, 2) ** 3).sum(),
+        lambda t: (t.diagonal() ** 2).sum(),
+        lambda t: (t[idx] ** 2).sum(),
+        lambda t: (t.index_select(1, idx) ** 2).sum(),
+        lambda t: (t.gather(0, g) ** 2).sum(),
+        lambda t: (t.max(1)[0] ** 2).sum(),
+        lambda t: (torch.cat([t, t * 2], 0) ** 2).sum(),
+        lambda t: (t.t().reshape(-1) ** 2).sum(),
+    ]
+    for fn in cases:
+        assert gradgradcheck(fn, (x,))
+
+
+def test_prod_with_zeros(device):
+    x = torch.tensor([[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [1.0, 2.0, 3.0]], dtype=torch.float64, device=device)
+    x.requires_grad_()
+    assert gradcheck(lambda t: t.prod(1), (x,))
+    assert gradcheck(lambda t: t.prod(), (x,))
+    y = x.detach().clone().requires_grad_()
+    y.prod(1).sum().backward()
+    assert y.grad.tolist() == [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]]
+
+
+def test_grad_mode_decorators():
+    x = torch.randn(2, requires_grad=True)
+
+    @torch.set_grad_enabled(False)
+    def f(t):
+        return t * 2
+
+    assert torch.is_grad_enabled()  # decorating does not switch the mode
+    assert not f(x).requires_grad
+    assert torch.is_grad_enabled()
+
+    @torch.no_grad()
+    def gen(t):
+        yield t * 2
+        yield t * 3
+
+    assert [y.requires_grad for y in gen(x)] == [False, False]
+    assert torch.is_grad_enabled()
+
+    @torch.inference_mode
+    def h(t):
+        return t * 2
+
+    assert not h(x).requires_grad
+
+
+def test_leaf_hooks_apply_to_autograd_grad():
+    x = torch.randn(3, requires_grad=True)
+    x.register_hook(lambda g: g * 0 + 7)
+    (g,) = torch.autograd.grad((x * 2).sum(), x)
+    assert g.tolist() == [7.0] * 3
+
+
+class SaveBoth(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * x
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, _ = ctx.saved_tensors
+        return 2 * g * x
+
+
+def test_function_graph_is_freed():
+    w, alive = _tracked(50)
+    x = torch.randn(50, dtype=torch.float64, requires_grad=True)
+    s = SaveBoth.apply(x * w).sum()  # MulBackward0 saves w; the Function saves x * w and its output
+    del w
+    gc.collect()
+    assert alive() is not None  # MulBackward0 saved w
+    s.backward()
+    del s
+    gc.collect()
+    assert alive() is None
