@@ -1,14 +1,15 @@
 """DataLoader throughput (batches/s) of minitorch beside a plain NumPy loop and PyTorch's DataLoader.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_data.py [--n 8192 --features 3072
---batch-size 64 --epochs 5]
+--batch-size 64 --epochs 5 --warmup 2]
 
 Two datasets, both shuffled every epoch:
 - tensors: a TensorDataset of float32 samples (`--features` each) and int64 labels; the NumPy baseline
   gathers each batch with fancy indexing (X[idx], y[idx]), the floor any loader is compared with.
-- python: a Dataset whose __getitem__ does a little NumPy work per sample (flip and normalize) and returns
-  (ndarray, int), the common shape of real datasets; identical code for minitorch and PyTorch.
-Each loader runs with num_workers 0 and 2. Workers are persistent and one warm-up epoch runs first, so the
+- python: a Dataset whose __getitem__ does CIFAR-style augmentation in NumPy per sample (pad, crop, flip,
+  normalize) and returns (ndarray, int), the common shape of real datasets; identical code for minitorch and
+  PyTorch. This is where workers pay off; on the tensors dataset the per-batch work is too small for them.
+Each loader runs with num_workers 0 and 2. Workers are persistent and `--warmup` epochs run first, so the
 numbers are steady-state throughput (worker start-up excluded); each row is the median over `--epochs`
 epochs, with the libraries interleaved epoch by epoch so drift hits all alike.
 """
@@ -32,17 +33,27 @@ except ImportError:
 
 
 class PyDataset:
-    """Per-sample Python and NumPy work, as an augmentation pipeline would do (library-neutral)."""
+    """CIFAR-style augmentation in NumPy per sample (pad, crop, flip, normalize), library-neutral.
+
+    The crop offset and flip come from the index, so every loader produces the same samples.
+    """
 
     def __init__(self, x, y):
         self.x, self.y = x, y
+        self.mean = np.array([0.49, 0.48, 0.45], np.float32).reshape(3, 1, 1)
+        self.std = np.array([0.25, 0.24, 0.26], np.float32).reshape(3, 1, 1)
 
     def __len__(self):
         return len(self.x)
 
     def __getitem__(self, i):
-        s = self.x[i][::-1]  # a flip
-        return (s - 0.5) * 2.0, int(self.y[i])
+        img = self.x[i].reshape(3, -1, 32) if self.x.shape[1] % 96 == 0 else self.x[i].reshape(1, 1, -1)
+        pad = np.pad(img, ((0, 0), (4, 4), (4, 4)), mode="reflect") if img.shape[1] > 4 else img
+        r, c = (i * 7) % 9, (i * 5) % 9
+        crop = pad[:, r : r + img.shape[1], c : c + img.shape[2]] if pad is not img else img
+        if i % 2:
+            crop = crop[:, :, ::-1]
+        return ((crop - self.mean[: crop.shape[0]]) / self.std[: crop.shape[0]]).reshape(-1), int(self.y[i])
 
 
 class MPyDataset(PyDataset, mdata.Dataset):
@@ -81,6 +92,7 @@ def main():
     ap.add_argument("--features", type=int, default=3072, help="float32 values per sample (3072 = 3x32x32)")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=5, help="timed epochs per row (median reported)")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed epochs per loader first")
     args = ap.parse_args()
 
     rng = np.random.default_rng(0)
@@ -110,8 +122,9 @@ def main():
     def iterate(loader):
         return loader() if callable(loader) else iter(loader)
 
-    for loader in loaders.values():  # warm-up: starts the persistent workers, faults in pages
-        epoch_time(lambda loader=loader: iterate(loader))
+    for _ in range(args.warmup):  # starts the persistent workers, fills the shared-memory pools, faults pages
+        for loader in loaders.values():
+            epoch_time(lambda loader=loader: iterate(loader))
     times = {k: [] for k in loaders}
     counts = {}
     for _ in range(args.epochs):

@@ -327,8 +327,6 @@ class _BaseDataLoaderIter:
         raise NotImplementedError
 
     def __next__(self):
-        if self._sampler_iter is None:
-            self._reset(self)
         data = self._next_data()
         self._num_yielded += 1
         if (
@@ -401,6 +399,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers = []
         self._index_queues = []
         self._shm_prefix = f"mtdl_{os.getpid()}_{secrets.token_hex(6)}_"
+        self._free_segments = []  # (name, size) of files no tensor maps any more; sent back to workers
+        shared.register(self._shm_prefix)
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._worker_result_queue = ctx.Queue()
         self._workers_done_event = ctx.Event()
@@ -466,7 +466,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             remaining = deadline - time.monotonic()
             try:
                 msg = self._data_queue.get(timeout=max(0.0, min(remaining, MP_STATUS_CHECK_INTERVAL)))
-                return True, shared.loads(msg)
+                return True, shared.loads(msg, self._free_segments)
             except queue.Empty:
                 pass
             # Nothing came: check on the workers, since a dead one will never answer. A worker marked inactive
@@ -541,7 +541,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 break
         else:
             return  # no active worker left
-        self._index_queues[worker_queue_idx].put((self._send_idx, index))
+        # the files freed since the last request ride along, for the worker to write its next batches into
+        recycled = []
+        while self._free_segments:  # pop one by one: a mapping may be dropped (appending) at any moment
+            recycled.append(self._free_segments.pop())
+        self._index_queues[worker_queue_idx].put((self._send_idx, index, recycled))
         self._task_info[self._send_idx] = (worker_queue_idx,)
         self._tasks_outstanding += 1
         self._send_idx += 1

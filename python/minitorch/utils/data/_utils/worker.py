@@ -106,6 +106,7 @@ def _worker_loop(
 ):
     from minitorch.utils.data.dataloader import _DatasetKind
 
+    watchdog = _ManagerWatchdog()
     try:
         # One thread per worker: the workers are the parallelism, and N workers x N pool threads would
         # oversubscribe the cores (PyTorch does the same).
@@ -133,7 +134,6 @@ def _worker_loop(
         # When an IterableDataset is exhausted the worker says so once, then ignores further requests until
         # the next epoch (persistent workers) or shutdown.
         iteration_end = False
-        watchdog = _ManagerWatchdog()
 
         while watchdog.is_alive():
             try:
@@ -155,7 +155,8 @@ def _worker_loop(
                 break
             if done_event.is_set() or iteration_end:
                 continue  # shutting down, or nothing left to give: drain requests until told to exit
-            idx, index = r
+            idx, index, recycled = r
+            shared.recycle(recycled)
             if init_exception is not None:
                 data = init_exception
                 init_exception = None
@@ -172,6 +173,8 @@ def _worker_loop(
             del data, idx, index, r  # drop our references (and shared-memory mappings) before waiting
     except KeyboardInterrupt:
         pass  # the main process raises KeyboardInterrupt itself
+    if not watchdog.is_alive():
+        shared.sweep(shm_prefix)  # the main process died without cleaning up: nobody else will
     if done_event.is_set():
         # results nobody will read must not keep this process from exiting
         data_queue.cancel_join_thread()
