@@ -168,6 +168,22 @@ def _init_offset(worker_id):
     get_worker_info().dataset.offset = 100 * (worker_id + 1)
 
 
+class Big(Dataset):
+    """Samples large enough (16 KiB and more) to travel through shared-memory files, not inline."""
+
+    def __len__(self):
+        return 24
+
+    def __getitem__(self, i):
+        base = minitorch.arange(4096, dtype=minitorch.float32) + 10000 * i
+        return {
+            "x": base,
+            "t": base.reshape(64, 64).t(),  # non-contiguous
+            "bf16": base.to(minitorch.bfloat16),
+            "i64": minitorch.full((4096,), i, dtype=minitorch.int64),
+        }
+
+
 def _add_ten(batch):
     return [b + 10 for b in batch]
 
@@ -570,6 +586,40 @@ def test_tensors_cross_processes_exactly():
     # without automatic batching the dataset's own tensors travel too
     un = list(DataLoader(MixedTensors(), batch_size=None, num_workers=1, timeout=GUARD))
     assert un[3]["t"].tolist() == (minitorch.arange(12).reshape(3, 4) + 3).t().tolist()
+
+
+def test_shared_memory_files_are_exact_and_recycled():
+    def files_created(it):
+        # files are named <prefix>w<worker>_<n>, n counting up per worker
+        last = collections.Counter()
+        for f in glob.glob(f"/dev/shm/{it._shm_prefix}*"):
+            w, n = f.rsplit("_w", 1)[1].split("_")
+            last[w] = max(last[w], int(n) + 1)
+        return sum(last.values())
+
+    expect = list(DataLoader(Big(), batch_size=4))
+    dl = DataLoader(Big(), batch_size=4, num_workers=2, persistent_workers=True, timeout=GUARD)
+    held = list(dl)  # every batch kept alive: no file may be reused while a tensor maps it
+    made = []
+    for _ in range(3):  # batches dropped at once: their files go back to the workers
+        before = files_created(dl._iterator)
+        for b in dl:
+            assert b["x"][0, 1].item() == b["x"][0, 0].item() + 1
+        made.append(files_created(dl._iterator) - before)
+    # the first epoch fills the pool of files in circulation; later epochs (6 batches x 4 tensors each) reuse it
+    assert made[1] + made[2] <= 8, made
+    held += list(dl)
+    for a, b in zip(expect + expect, held):
+        for k in a:
+            assert a[k].dtype == b[k].dtype and a[k].shape == b[k].shape, k
+            assert minitorch.equal(a[k], b[k]), k
+    prefix = dl._iterator._shm_prefix
+    dl._iterator._shutdown_workers()
+    assert not glob.glob(f"/dev/shm/{prefix}*")
+    assert held[0]["x"].sum().item() == expect[0]["x"].sum().item()  # mappings outlive the files
+    # without automatic batching, each sample's tensors travel (strided and bfloat16 included)
+    un = list(DataLoader(Big(), batch_size=None, num_workers=1, timeout=GUARD))
+    assert minitorch.equal(un[5]["t"], Big()[5]["t"]) and minitorch.equal(un[5]["bf16"], Big()[5]["bf16"])
 
 
 def test_iterable_dataset_sharding_and_len():

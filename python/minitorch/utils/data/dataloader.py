@@ -400,6 +400,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._index_queues = []
         self._shm_prefix = f"mtdl_{os.getpid()}_{secrets.token_hex(6)}_"
         self._free_segments = []  # (name, size) of files no tensor maps any more; sent back to workers
+        self._free_by_worker = [[] for _ in range(self._num_workers)]
         shared.register(self._shm_prefix)
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._worker_result_queue = ctx.Queue()
@@ -541,10 +542,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 break
         else:
             return  # no active worker left
-        # the files freed since the last request ride along, for the worker to write its next batches into
-        recycled = []
+        # Files freed since then ride along, for the worker to write its next batches into. Each goes back to
+        # the worker that made it (named <prefix>w<id>_<n>): handing them to whoever asks next would starve
+        # one worker's pool while the other's overflows.
         while self._free_segments:  # pop one by one: a mapping may be dropped (appending) at any moment
-            recycled.append(self._free_segments.pop())
+            name, size = self._free_segments.pop()
+            owner = int(name[len(self._shm_prefix) + 1 :].split("_", 1)[0])
+            self._free_by_worker[owner].append((name, size))
+        recycled, self._free_by_worker[worker_queue_idx] = self._free_by_worker[worker_queue_idx], []
         self._index_queues[worker_queue_idx].put((self._send_idx, index, recycled))
         self._task_info[self._send_idx] = (worker_queue_idx,)
         self._tasks_outstanding += 1

@@ -35,7 +35,7 @@ import minitorch
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 # map every page at once: one system call instead of a page fault per 4 KiB when the batch is written or read
 _MAP_FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
-_MAX_FREE = 16  # files a worker (or an iterator's free list) keeps for reuse; the rest are removed
+_MAX_FREE = 32  # files a worker (or an iterator's free list) keeps for reuse; the rest are removed
 # Tensors smaller than this travel inside the pickle: for them a file (create, map, map again, unmap twice)
 # costs more than copying the bytes twice.
 _INLINE_MAX = 16 * 1024
