@@ -554,6 +554,8 @@ def test_persistent_workers_across_epochs():
     assert [b[0].tolist() for b in dl] == [[0, 1], [2, 3], [4, 5]]
     dl._iterator._shutdown_workers()
     assert not any(w.is_alive() for w in dl._iterator._workers)
+    assert [b[0].tolist() for b in dl] == [[0, 1], [2, 3], [4, 5]]  # stopped workers: new ones start
+    dl._iterator._shutdown_workers()
 
 
 def test_prefetch_factor_and_out_of_order_arrival():

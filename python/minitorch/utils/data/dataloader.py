@@ -252,7 +252,7 @@ class DataLoader:
     def __iter__(self):
         # persistent workers: one iterator (and one set of workers) for the loader's lifetime, reset per epoch
         if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
+            if self._iterator is None or self._iterator._shutdown:  # first epoch, or its workers were lost
                 self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)
@@ -492,6 +492,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 return data
 
     def _next_data(self):
+        if self._shutdown:
+            raise StopIteration  # the workers are gone (a worker died, or the epoch ended)
         while True:
             # skip tasks of workers that went inactive (their IterableDataset ended) and that never came back
             while self._rcvd_idx < self._send_idx:

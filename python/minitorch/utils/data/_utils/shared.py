@@ -156,11 +156,14 @@ class _Segment(mmap.mmap):
 
     def __del__(self):
         # runs when the last array (and so the last tensor) on this mapping is gone
-        free = self.free_list
-        if len(free) < _MAX_FREE:
-            free.append((self.name, len(self)))  # list.append is atomic: safe from any thread
-        else:
-            _unlink(self.name)
+        try:
+            free = self.free_list
+            if len(free) < _MAX_FREE:
+                free.append((self.name, len(self)))  # list.append is atomic: safe from any thread
+            else:
+                _unlink(self.name)
+        except Exception:  # noqa: BLE001, S110 - interpreter shutdown: the sweep at exit removes the file
+            pass
 
 
 _receiving = threading.local()  # the free list of the iterator whose message is being unpickled
