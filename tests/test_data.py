@@ -520,6 +520,45 @@ def test_worker_exception_is_reraised_with_traceback():
     it._shutdown_workers()  # the traceback keeps the iterator alive until the garbage collector runs
 
 
+def _raise_in_init(worker_id):
+    raise OSError(f"init failed in {worker_id}")
+
+
+def _unpicklable_collate(batch):
+    return lambda: batch  # a batch that cannot cross the process boundary
+
+
+def test_worker_errors_outside_getitem():
+    # worker_init_fn fails: the error comes with the worker's first batch
+    it = iter(DataLoader(range(4), batch_size=2, num_workers=1, worker_init_fn=_raise_in_init, timeout=GUARD))
+    with pytest.raises(OSError, match="Caught OSError in DataLoader worker process 0(.|\n)*init failed in 0"):
+        next(it)
+    it._shutdown_workers()
+    # the batch cannot be pickled: reported, not lost (a lost batch would leave the loader waiting)
+    it = iter(
+        DataLoader(range(4), batch_size=2, num_workers=1, collate_fn=_unpicklable_collate, timeout=GUARD)
+    )
+    with pytest.raises(Exception, match="in DataLoader worker process 0"):
+        next(it)
+    it._shutdown_workers()
+
+    # an exception class pickle cannot find: re-raised as RuntimeError with the same text
+    class LocalError(Exception):
+        pass
+
+    class Raiser(Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            raise LocalError("local")
+
+    it = iter(DataLoader(Raiser(), batch_size=1, num_workers=1, timeout=GUARD))
+    with pytest.raises(RuntimeError, match="Caught LocalError in DataLoader worker process 0(.|\n)*local"):
+        next(it)
+    it._shutdown_workers()
+
+
 @pytest.mark.parametrize("how,expect", [("exit", "exit code 3"), ("kill", "killed by signal SIGKILL")])
 def test_dying_worker_raises_instead_of_hanging(how, expect):
     dl = DataLoader(Dying(2, how), batch_size=1, num_workers=2, timeout=GUARD)

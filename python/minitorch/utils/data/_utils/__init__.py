@@ -23,12 +23,13 @@ class ExceptionWrapper:
         if exc_info is None:
             exc_info = sys.exc_info()
         self.exc_type = exc_info[0]
+        self.exc_name = self.exc_type.__name__  # kept when exc_type must fall back to RuntimeError
         self.exc_msg = "".join(traceback.format_exception(*exc_info))
         self.where = where
 
     def reraise(self):
         """Raises the wrapped exception type with the worker's traceback in the message (as PyTorch)."""
-        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        msg = f"Caught {getattr(self, 'exc_name', self.exc_type.__name__)} {self.where}.\nOriginal {self.exc_msg}"
         if self.exc_type is KeyError:
             # KeyError's str() is the repr of its argument, which would escape every newline
             msg = KeyErrorMessage(msg)

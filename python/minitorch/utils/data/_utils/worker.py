@@ -79,12 +79,13 @@ def _send(data_queue, idx, data, worker_id):
     try:
         msg = shared.dumps((idx, data))
     except Exception:  # noqa: BLE001 - whatever failed to pickle is reported to the main process
-        wrapper = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+        if not isinstance(data, ExceptionWrapper):
+            data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         try:
-            msg = shared.dumps((idx, wrapper))
+            msg = shared.dumps((idx, data))
         except Exception:  # noqa: BLE001 - e.g. an exception class defined where pickle cannot find it
-            wrapper.exc_type = RuntimeError  # the exception type itself cannot be pickled
-            msg = shared.dumps((idx, wrapper))
+            data.exc_type = RuntimeError  # re-raised as RuntimeError, with the original name and traceback
+            msg = shared.dumps((idx, data))
     data_queue.put(msg)
 
 
