@@ -33,6 +33,7 @@ from minitorch.utils.data import (
     get_worker_info,
     random_split,
 )
+from minitorch.utils.data._utils.shared import _SHM_DIR as SHM_DIR
 
 # A safety net for the multi-process tests: no test may wait on a worker for longer than this.
 GUARD = 20
@@ -190,7 +191,7 @@ def _add_ten(batch):
 
 def _segments(it):
     """The shared-memory files an iterator's workers left behind."""
-    return glob.glob(f"/dev/shm/{it._shm_prefix}*")
+    return glob.glob(f"{SHM_DIR}/{it._shm_prefix}*")
 
 
 # --------------------------------------------------------------------------------------------- datasets
@@ -633,7 +634,7 @@ def test_shared_memory_files_are_exact_and_recycled():
     def files_created(it):
         # files are named <prefix>w<worker>_<n>, n counting up per worker
         last = collections.Counter()
-        for f in glob.glob(f"/dev/shm/{it._shm_prefix}*"):
+        for f in glob.glob(f"{SHM_DIR}/{it._shm_prefix}*"):
             w, n = f.rsplit("_w", 1)[1].split("_")
             last[w] = max(last[w], int(n) + 1)
         return sum(last.values())
@@ -656,7 +657,7 @@ def test_shared_memory_files_are_exact_and_recycled():
             assert minitorch.equal(a[k], b[k]), k
     prefix = dl._iterator._shm_prefix
     dl._iterator._shutdown_workers()
-    assert not glob.glob(f"/dev/shm/{prefix}*")
+    assert not glob.glob(f"{SHM_DIR}/{prefix}*")
     assert held[0]["x"].sum().item() == expect[0]["x"].sum().item()  # mappings outlive the files
     # without automatic batching, each sample's tensors travel (strided and bfloat16 included)
     un = list(DataLoader(Big(), batch_size=None, num_workers=1, timeout=GUARD))
