@@ -6,6 +6,8 @@ import math
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 import warnings
 
@@ -571,6 +573,48 @@ def test_dying_worker_raises_instead_of_hanging(how, expect):
     assert time.monotonic() - start < GUARD / 2
     assert not any(w.is_alive() for w in it._workers)  # the others were stopped
     assert not _segments(it)
+
+
+_ORPHAN_SCRIPT = """
+import os, signal, sys
+import minitorch
+from minitorch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(minitorch.zeros(64, 8192))
+it = iter(DataLoader(ds, batch_size=8, num_workers=2))
+held = [next(it), next(it)]  # mapped files exist now, and workers are alive
+print(it._shm_prefix, *[w.pid for w in it._workers], flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no cleanup of any kind in this process
+"""
+
+
+def test_workers_clean_up_after_a_killed_main_process():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.run(
+        [sys.executable, "-c", _ORPHAN_SCRIPT],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        env=env,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    prefix, *pids = proc.stdout.split()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if os.path.exists(f"/proc/{p}") and "zombie" not in _proc_state(p)]
+        if not alive and not glob.glob(f"{SHM_DIR}/{prefix}*"):
+            break
+        time.sleep(0.05)
+    assert not alive, "orphaned workers kept running"
+    assert not glob.glob(f"{SHM_DIR}/{prefix}*"), "the workers did not remove the shared-memory files"
+
+
+def _proc_state(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((line for line in f if line.startswith("State:")), "").lower()
+    except OSError:
+        return "gone"
 
 
 def test_timeout():
