@@ -398,6 +398,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = False
         self._workers = []
         self._index_queues = []
+        self._workers_status = [True] * self._num_workers  # set before any worker starts: shutdown reads it
         self._shm_prefix = f"mtdl_{os.getpid()}_{secrets.token_hex(6)}_"
         self._free_segments = []  # (name, size) of files no tensor maps any more; sent back to workers
         self._free_by_worker = [[] for _ in range(self._num_workers)]
