@@ -910,3 +910,16 @@ def test_function_graph_is_freed():
     del s
     gc.collect()
     assert alive() is None
+
+
+def test_setitem_whole_tensor_records_the_copy(device):
+    # buf[:] = f(x) must give buf x's history (a fresh view would take it, and buf would silently lose it)
+    x = torch.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    buf = torch.zeros(3, device=device)
+    buf[:] = x * 2
+    assert buf.requires_grad and buf.grad_fn is not None
+    (buf * buf).sum().backward()
+    assert x.grad.cpu().tolist() == [8.0, 16.0, 24.0]
+    part = torch.zeros(4, device=device)
+    with pytest.raises(NotImplementedError, match="part \\(view\\) of a tensor that does not require grad"):
+        part[1:] = x

@@ -128,8 +128,12 @@ void init_index(py::module_& m, TensorClass& cls) {
     Tensor v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>() : Tensor();
     Parsed p = parse_index(self, key);
     if (!p.has_advanced) {
+      // x[:] = y (or x[...] = y) writes all of x: copy into x itself, so that x records y's history when y
+      // requires grad (a fresh view of x would take the history and x would silently lose it)
+      bool whole = p.view.sizes() == self.sizes() && p.view.strides() == self.strides() &&
+                   p.view.storage_offset() == self.storage_offset();
       if (v.defined())
-        copy_(p.view, v);
+        copy_(whole ? self : p.view, v);
       else
         fill_(p.view, parse_scalar(value, "value"));
     } else {
