@@ -50,6 +50,8 @@ if want tests; then
   echo "tests rc=$? ($(($(date +%s) - t0)) s)" | tee -a "$out/tests.txt"
   grep -E "^(FAILED|ERROR)" "$out/tests.txt" | head -40
   tail -3 "$out/tests.txt"
+  (cd "$repo" && $py examples/train_tutorial.py) > "$out/main-job.txt" 2>&1; echo "main job rc=$?"
+  tail -2 "$out/main-job.txt"
 fi
 
 if want sanitizer && command -v compute-sanitizer > /dev/null; then
