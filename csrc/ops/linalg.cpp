@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
@@ -15,6 +16,20 @@
 namespace mt {
 
 MT_DEFINE_STUB(gemm_stub, GemmKernelFn);
+
+GemmLayout gemm_layout(const Tensor& t) {
+  int64_t rows = t.sizes()[1], cols = t.sizes()[2];
+  int64_t rs = t.strides()[1], cs = t.strides()[2];
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1)))
+    return {true, false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
+  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1)))
+    return {true, true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
+  return {};
+}
+
+bool gemm_layout_fits_int(const Tensor& t, const GemmLayout& l) {
+  return l.ok && t.sizes()[1] <= INT_MAX && t.sizes()[2] <= INT_MAX && l.ld <= INT_MAX;
+}
 
 namespace {
 std::atomic<int> g_float32_matmul_precision{static_cast<int>(Float32MatmulPrecision::highest)};

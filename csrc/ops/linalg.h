@@ -26,6 +26,18 @@ using GemmKernelFn = void (*)(const Tensor& c, const Tensor& a, const Tensor& b,
                               const Scalar& beta);
 MT_DECLARE_STUB(gemm_stub, GemmKernelFn);
 
+// How a BLAS (OpenBLAS or cuBLAS) can read one [batch, rows, cols] gemm operand without a copy: row-major
+// needs a unit column stride and a leading dimension covering a row, column-major ("trans") the mirror image.
+// Size-1 dims may carry any stride, so they never force a copy.
+struct GemmLayout {
+  bool ok = false;
+  bool trans = false;  // stored column-major: BLAS sees its transpose
+  int64_t ld = 0;
+};
+GemmLayout gemm_layout(const Tensor& t);
+// The layout is readable and its sizes and leading dimension fit BLAS's 32-bit integers.
+bool gemm_layout_fits_int(const Tensor& t, const GemmLayout& l);
+
 // torch.set_float32_matmul_precision: "high" and "medium" let float32 GEMMs on CUDA use TF32 tensor cores
 // (backends.cuda.matmul.allow_tf32 reads and writes the same setting, as in PyTorch). One process-wide value.
 enum class Float32MatmulPrecision : int { highest, high, medium };

@@ -13,29 +13,6 @@
 namespace mt {
 namespace {
 
-// How BLAS can read one [batch, rows, cols] operand without a copy. Row-major: unit column stride and a
-// leading dimension covering a row; column-major ("transposed"): the mirror image. Size-1 dims may carry
-// any stride, so they never force a copy.
-struct Layout {
-  bool ok = false;
-  bool trans = false;  // stored column-major: BLAS sees its transpose
-  int64_t ld = 0;
-};
-
-Layout layout_of(const Tensor& t) {
-  int64_t rows = t.sizes()[1], cols = t.sizes()[2];
-  int64_t rs = t.strides()[1], cs = t.strides()[2];
-  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1)))
-    return {true, false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
-  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1)))
-    return {true, true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
-  return {};
-}
-
-bool fits_blas_int(const Tensor& t, const Layout& l) {
-  return t.sizes()[1] <= INT_MAX && t.sizes()[2] <= INT_MAX && l.ld <= INT_MAX;
-}
-
 // Below this many multiply-adds per matrix, OpenBLAS stays on one thread, so we spread batches instead.
 constexpr int64_t kSmallGemm = 64 * 64 * 64;
 
@@ -52,9 +29,9 @@ void blas_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int l
 // float/double through BLAS. Operands BLAS cannot read become contiguous; c must be row-major.
 template <typename T>
 void gemm_blas(const Tensor& c, Tensor a, Tensor b, T alpha, T beta) {
-  Layout la = layout_of(a), lb = layout_of(b), lc = layout_of(c);
-  if (!la.ok || !fits_blas_int(a, la)) a = contiguous(a), la = layout_of(a);
-  if (!lb.ok || !fits_blas_int(b, lb)) b = contiguous(b), lb = layout_of(b);
+  GemmLayout la = gemm_layout(a), lb = gemm_layout(b), lc = gemm_layout(c);
+  if (!gemm_layout_fits_int(a, la)) a = contiguous(a), la = gemm_layout(a);
+  if (!gemm_layout_fits_int(b, lb)) b = contiguous(b), lb = gemm_layout(b);
   MT_INTERNAL_ASSERT(lc.ok && !lc.trans, "gemm output must be row-major");
   int64_t batch = c.sizes()[0], m = c.sizes()[1], n = c.sizes()[2], k = a.sizes()[2];
   MT_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX && lc.ld <= INT_MAX,

@@ -15,29 +15,6 @@
 namespace mt {
 namespace {
 
-// How cuBLAS can read one [batch, rows, cols] operand without a copy (the same rule as the CPU kernel):
-// row-major needs a unit column stride and a leading dimension covering a row, column-major ("trans") the
-// mirror image. Size-1 dims may carry any stride, so they never force a copy.
-struct Layout {
-  bool ok = false;
-  bool trans = false;  // stored column-major
-  int64_t ld = 0;
-};
-
-Layout layout_of(const Tensor& t) {
-  int64_t rows = t.sizes()[1], cols = t.sizes()[2];
-  int64_t rs = t.strides()[1], cs = t.strides()[2];
-  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1)))
-    return {true, false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
-  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1)))
-    return {true, true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
-  return {};
-}
-
-bool fits_int(const Tensor& t, const Layout& l) {
-  return l.ok && t.sizes()[1] <= INT_MAX && t.sizes()[2] <= INT_MAX && l.ld <= INT_MAX;
-}
-
 struct GemmTypes {
   cudaDataType_t data;
   cublasComputeType_t compute;
@@ -108,17 +85,17 @@ void gemm_cuda(const Tensor& c, const Tensor& a_in, const Tensor& b_in, const Sc
            "matmul: matrix dimensions must fit in a 32-bit BLAS integer, got ", m, "x", k, " and ", k, "x",
            n);
   Tensor a = a_in, b = b_in;
-  Layout la = layout_of(a), lb = layout_of(b);
-  if (!fits_int(a, la)) a = contiguous(a), la = layout_of(a);
-  if (!fits_int(b, lb)) b = contiguous(b), lb = layout_of(b);
-  Layout lc = layout_of(c);
+  GemmLayout la = gemm_layout(a), lb = gemm_layout(b);
+  if (!gemm_layout_fits_int(a, la)) a = contiguous(a), la = gemm_layout(a);
+  if (!gemm_layout_fits_int(b, lb)) b = contiguous(b), lb = gemm_layout(b);
+  GemmLayout lc = gemm_layout(c);
   bool beta_zero = beta_s.to_double() == 0.0;
   // c is written in place when cuBLAS can address it; otherwise through a contiguous temporary (which must
   // start as c when beta reads it). A batch of outputs sharing one matrix (stride 0) can't be written in
   // parallel either.
-  bool c_direct = fits_int(c, lc) && (batch == 1 || c.strides()[0] != 0);
+  bool c_direct = gemm_layout_fits_int(c, lc) && (batch == 1 || c.strides()[0] != 0);
   Tensor out = c_direct ? c : (beta_zero ? make_empty(c.sizes(), c.dtype(), dev) : contiguous(c));
-  if (!c_direct) lc = layout_of(out);
+  if (!c_direct) lc = gemm_layout(out);
 
   ColMajorGemm g{};
   if (!lc.trans) {
