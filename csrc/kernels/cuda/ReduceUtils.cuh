@@ -83,41 +83,29 @@ constexpr int vec_width() {
   return (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? static_cast<int>(16 / sizeof(T)) : 1;
 }
 
-// __shfl_xor_sync for any trivially copyable value, one 32-bit word at a time.
+// A warp shuffle of any trivially copyable value, one 32-bit word at a time; `shfl` moves one word.
+template <typename T, typename Shfl>
+__device__ __forceinline__ T shfl_words(const T& v, const Shfl& shfl) {
+  constexpr int N = (sizeof(T) + 3) / 4;
+  int w[N] = {};
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < N; ++i) w[i] = shfl(w[i]);
+  T r;
+  memcpy(&r, w, sizeof(T));
+  return r;
+}
 template <typename T>
 __device__ __forceinline__ T shfl_xor(const T& v, int mask) {
-  constexpr int N = (sizeof(T) + 3) / 4;
-  int w[N] = {};
-  memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < N; ++i) w[i] = __shfl_xor_sync(0xffffffffu, w[i], mask);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
+  return shfl_words(v, [&](int w) { return __shfl_xor_sync(0xffffffffu, w, mask); });
 }
-
 template <typename T>
 __device__ __forceinline__ T shfl_up(const T& v, int delta, int width) {
-  constexpr int N = (sizeof(T) + 3) / 4;
-  int w[N] = {};
-  memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < N; ++i) w[i] = __shfl_up_sync(0xffffffffu, w[i], delta, width);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
+  return shfl_words(v, [&](int w) { return __shfl_up_sync(0xffffffffu, w, delta, width); });
 }
-
 template <typename T>
 __device__ __forceinline__ T shfl_idx(const T& v, int src, int width) {
-  constexpr int N = (sizeof(T) + 3) / 4;
-  int w[N] = {};
-  memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < N; ++i) w[i] = __shfl_sync(0xffffffffu, w[i], src, width);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
+  return shfl_words(v, [&](int w) { return __shfl_sync(0xffffffffu, w, src, width); });
 }
 
 // All-reduce over the blockDim.x threads sharing threadIdx.y (blockDim.x a power of two; blockDim.x *
@@ -139,6 +127,39 @@ __device__ __forceinline__ Acc group_allreduce(Acc acc, const Comb& comb, Acc* s
   Acc r = g[0];
   for (int i = 1; i < nw; ++i) r = comb(r, g[i]);
   return r;
+}
+
+// Tree merge over the blockDim.y threads sharing threadIdx.x (blockDim.y a power of two): the threads with
+// threadIdx.y == 0 end with the merged value, and every thread too when kBroadcast. `smem` holds
+// blockDim.x * blockDim.y values. Every thread of the block must call it.
+template <bool kBroadcast, typename Acc, typename Comb>
+__device__ __forceinline__ Acc column_merge(Acc acc, const Comb& comb, Acc* smem) {
+  if (blockDim.y == 1) return acc;
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  smem[t] = acc;
+  for (int s = blockDim.y / 2; s > 0; s /= 2) {
+    __syncthreads();
+    if (threadIdx.y < s) {
+      acc = comb(acc, smem[t + s * blockDim.x]);
+      smem[t] = acc;
+    }
+  }
+  if constexpr (kBroadcast) {
+    __syncthreads();
+    acc = smem[threadIdx.x];
+  }
+  return acc;
+}
+
+// Launch geometry shared by the reduction, softmax and scan launchers.
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+// The smallest power of two >= n, capped at cap.
+inline int pow2_at_least(int64_t n, int cap) {
+  int p = 1;
+  while (p < cap && p < n) p *= 2;
+  return p;
 }
 
 // Reduces p[begin, end) (one contiguous row) with `nt` threads, this one being number `tid`; `idx` passed to

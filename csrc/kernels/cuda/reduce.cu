@@ -289,17 +289,8 @@ __global__ void reduce_cols_kernel(Ops ops, const In* __restrict__ in, int64_t o
     for (int64_t r = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; r < row; r += step)
       acc = ops.reduce(acc, p[r * inner], r);
   }
-  if (blockDim.y > 1) {
-    const int t = threadIdx.y * blockDim.x + threadIdx.x;
-    smem[t] = acc;
-    for (int s = blockDim.y / 2; s > 0; s /= 2) {
-      __syncthreads();
-      if (threadIdx.y < s) {
-        acc = ops.combine(acc, smem[t + s * blockDim.x]);
-        smem[t] = acc;
-      }
-    }
-  }
+  acc = column_merge<false>(
+      acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
   if (threadIdx.y == 0 && j < inner) {
     const int64_t oi = o * inner + j;
     if (partial)
@@ -312,16 +303,6 @@ __global__ void reduce_cols_kernel(Ops ops, const In* __restrict__ in, int64_t o
 template <typename T>
 constexpr bool is_scalar_v =
     std::is_arithmetic_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int pow2_at_least(int64_t n, int cap) {
-  int p = 1;
-  while (p < cap && p < n) p *= 2;
-  return p;
-}
 
 // Blocks of `kernel` that fit on the device at once (occupancy x SMs), cached per kernel (the template
 // arguments name it) and block size: a split grid of exactly that many blocks runs in one wave, no tail.

@@ -113,16 +113,6 @@ __global__ void scan_cols_kernel(T* __restrict__ out, const T* __restrict__ in, 
   }
 }
 
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int pow2_at_least(int64_t n, int cap) {
-  int p = 1;
-  while (p < cap && p < n) p *= 2;
-  return p;
-}
-
 void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
   const Device dev = in.device();
   cuda::DeviceGuard guard(dev);

@@ -94,32 +94,11 @@ __global__ void softmax_cols_kernel(T* __restrict__ out, const T* __restrict__ i
   acc_t acc = ops.identity();
   if (j < inner)
     for (int64_t r = threadIdx.y; r < row; r += blockDim.y) acc = ops.reduce(acc, in[base + r * inner], r);
-  if (blockDim.y > 1) {
-    const int t = threadIdx.y * blockDim.x + threadIdx.x;
-    smem[t] = acc;
-    for (int s = blockDim.y / 2; s > 0; s /= 2) {
-      __syncthreads();
-      if (threadIdx.y < s) {
-        acc = ops.combine(acc, smem[t + s * blockDim.x]);
-        smem[t] = acc;
-      }
-    }
-    __syncthreads();
-    acc = smem[threadIdx.x];
-  }
+  acc = column_merge<true>(
+      acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
   if (j >= inner) return;
   const SoftmaxOut<T> f(acc, log);
   for (int64_t r = threadIdx.y; r < row; r += blockDim.y) out[base + r * inner] = f(in[base + r * inner]);
-}
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int pow2_at_least(int64_t n, int cap) {
-  int p = 1;
-  while (p < cap && p < n) p *= 2;
-  return p;
 }
 
 void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
