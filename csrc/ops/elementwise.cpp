@@ -78,27 +78,25 @@ Tensor prepare(const Tensor& t, ScalarType dtype, Device device) {
   return to(t, dtype, device);
 }
 
-enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
-
-Rule rule_of(UnaryOp op) {
+OpRule rule_of(UnaryOp op) {
   switch (op) {
 #define MT_CASE(name, f, kind) \
   case UnaryOp::name:          \
-    return Rule::kind;
+    return OpRule::kind;
     MT_UNARY_OPS(MT_CASE)
 #undef MT_CASE
   }
-  return Rule::Same;
+  return OpRule::Same;
 }
-Rule rule_of(BinaryOp op) {
+OpRule rule_of(BinaryOp op) {
   switch (op) {
 #define MT_CASE(name, f, kind) \
   case BinaryOp::name:         \
-    return Rule::kind;
+    return OpRule::kind;
     MT_BINARY_OPS(MT_CASE)
 #undef MT_CASE
   }
-  return Rule::Arith;
+  return OpRule::Arith;
 }
 const char* name_of(BinaryOp op) {
   switch (op) {
@@ -113,12 +111,12 @@ const char* name_of(BinaryOp op) {
 
 // Checks that depend on values or dtypes, in PyTorch's words.
 void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
-  Rule r = rule_of(op);
+  OpRule r = rule_of(op);
   if (op == BinaryOp::sub && common == ScalarType::Bool)
     MT_ERROR(
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
         "`logical_xor()` operator instead.");
-  if (r == Rule::Bitwise && is_floating(common))
+  if (r == OpRule::Bitwise && is_floating(common))
     MT_ERROR("\"", kernel_name(name_of(op), dev), "\" not implemented for '", dtype_short_name(common), "'");
   bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
                  op == BinaryOp::trunc_divide;
@@ -135,12 +133,12 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
 // (compute dtype, output dtype) for a binary op whose promoted input dtype is `common`.
 std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common) {
   switch (rule_of(op)) {
-    case Rule::Div: {
+    case OpRule::Div: {
       ScalarType f = is_floating(common) ? common : default_dtype();
       return {f, f};
     }
-    case Rule::Compare:
-    case Rule::Logical:
+    case OpRule::Compare:
+    case OpRule::Logical:
       return {common, ScalarType::Bool};
     default:
       return {common, common};
@@ -162,7 +160,7 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
 
 Tensor unary(UnaryOp op, const Tensor& self) {
   if (autograd::needs_grad(self)) return autograd::unary(op, self);
-  Rule r = rule_of(op);
+  OpRule r = rule_of(op);
   ScalarType in = self.dtype(), out_dt = in;
   if (op == UnaryOp::neg && in == ScalarType::Bool)
     MT_ERROR(
@@ -171,8 +169,8 @@ Tensor unary(UnaryOp op, const Tensor& self) {
   if (op == UnaryOp::bitwise_not && is_floating(in))
     MT_ERROR("\"", kernel_name("bitwise_not", self.device()), "\" not implemented for '",
              dtype_short_name(in), "'");
-  if (r == Rule::Float && !is_floating(in)) in = out_dt = default_dtype();
-  if (r == Rule::Bool) out_dt = ScalarType::Bool;
+  if (r == OpRule::Float && !is_floating(in)) in = out_dt = default_dtype();
+  if (r == OpRule::Bool) out_dt = ScalarType::Bool;
   Tensor x = prepare(self, in, self.device());
   Tensor out = make_empty(self.sizes(), out_dt, self.device());
   if (out.numel() == 0) return out;

@@ -85,6 +85,9 @@ namespace mt {
   _(bitwise_xor, BitwiseXor, Bitwise)
 // clang-format on
 
+// The dtype rules named in the tables above; the front end and every device's kernels dispatch on them.
+enum class OpRule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
+
 enum class UnaryOp : int {
 #define MT_ENUM(name, f, k) name,
   MT_UNARY_OPS(MT_ENUM)

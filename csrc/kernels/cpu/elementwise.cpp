@@ -14,13 +14,11 @@
 namespace mt {
 namespace {
 
-enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
-
-template <Rule R, typename F>
+template <OpRule R, typename F>
 void run_unary(const TensorIter& it, F f) {
-  if constexpr (R == Rule::Float) {
+  if constexpr (R == OpRule::Float) {
     MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "unary", [&] { cpu_unary_loop<scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == Rule::Bool) {
+  } else if constexpr (R == OpRule::Bool) {
     MT_DISPATCH_ALL_TYPES(it.dtypes[1], "unary", [&] { cpu_unary_loop<bool, scalar_t>(it, f); });
   } else {
     MT_DISPATCH_ALL_TYPES(it.dtypes[0], "unary", [&] { cpu_unary_loop<scalar_t, scalar_t>(it, f); });
@@ -74,20 +72,20 @@ void unary_kernel(const TensorIter& it, UnaryOp op) {
     return;
   }
   switch (op) {
-#define MT_CASE(name, F, kind)          \
-  case UnaryOp::name:                   \
-    run_unary<Rule::kind>(it, fn::F{}); \
+#define MT_CASE(name, F, kind)            \
+  case UnaryOp::name:                     \
+    run_unary<OpRule::kind>(it, fn::F{}); \
     break;
     MT_UNARY_OPS(MT_CASE)
 #undef MT_CASE
   }
 }
 
-template <Rule R, typename F>
+template <OpRule R, typename F>
 void run_binary(const TensorIter& it, F f) {
-  if constexpr (R == Rule::Div) {
+  if constexpr (R == OpRule::Div) {
     MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "binary", [&] { cpu_binary_loop<scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == Rule::Compare || R == Rule::Logical) {
+  } else if constexpr (R == OpRule::Compare || R == OpRule::Logical) {
     MT_DISPATCH_ALL_TYPES(it.dtypes[1], "binary", [&] { cpu_binary_loop<bool, scalar_t>(it, f); });
   } else {
     MT_DISPATCH_ALL_TYPES(it.dtypes[0], "binary", [&] { cpu_binary_loop<scalar_t, scalar_t>(it, f); });
@@ -96,9 +94,9 @@ void run_binary(const TensorIter& it, F f) {
 
 void binary_kernel(const TensorIter& it, BinaryOp op) {
   switch (op) {
-#define MT_CASE(name, F, kind)           \
-  case BinaryOp::name:                   \
-    run_binary<Rule::kind>(it, fn::F{}); \
+#define MT_CASE(name, F, kind)             \
+  case BinaryOp::name:                     \
+    run_binary<OpRule::kind>(it, fn::F{}); \
     break;
     MT_BINARY_OPS(MT_CASE)
 #undef MT_CASE

@@ -6,16 +6,14 @@
 namespace mt {
 namespace {
 
-enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
-
-template <Rule R, typename F>
+template <OpRule R, typename F>
 void run_binary(const TensorIter& it, F f) {
-  if constexpr (R == Rule::Div) {
+  if constexpr (R == OpRule::Div) {
     MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "binary_cuda",
                                [&] { gpu_kernel<scalar_t, scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == Rule::Compare || R == Rule::Logical) {
+  } else if constexpr (R == OpRule::Compare || R == OpRule::Logical) {
     MT_DISPATCH_ALL_TYPES(it.dtypes[1], "binary_cuda", [&] { gpu_kernel<bool, scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == Rule::Bitwise) {
+  } else if constexpr (R == OpRule::Bitwise) {
     // the front end rejects floating dtypes; not instantiating them keeps the build smaller
     switch (it.dtypes[0]) {
       MT_DISPATCH_INTEGRAL_CASES([&] { gpu_kernel<scalar_t, scalar_t, scalar_t>(it, f); })
@@ -30,9 +28,9 @@ void run_binary(const TensorIter& it, F f) {
 
 void binary_kernel(const TensorIter& it, BinaryOp op) {
   switch (op) {
-#define MT_CASE(name, F, kind)           \
-  case BinaryOp::name:                   \
-    run_binary<Rule::kind>(it, fn::F{}); \
+#define MT_CASE(name, F, kind)             \
+  case BinaryOp::name:                     \
+    run_binary<OpRule::kind>(it, fn::F{}); \
     break;
     MT_BINARY_OPS(MT_CASE)
 #undef MT_CASE

@@ -7,13 +7,11 @@ namespace mt {
 namespace {
 
 // Mirrors run_unary in kernels/cpu/elementwise.cpp.
-enum class Rule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
-
-template <Rule R, typename F>
+template <OpRule R, typename F>
 void run_unary(const TensorIter& it, F f) {
-  if constexpr (R == Rule::Float) {
+  if constexpr (R == OpRule::Float) {
     MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "unary_cuda", [&] { gpu_kernel<scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == Rule::Bool) {
+  } else if constexpr (R == OpRule::Bool) {
     MT_DISPATCH_ALL_TYPES(it.dtypes[1], "unary_cuda", [&] { gpu_kernel<bool, scalar_t>(it, f); });
   } else {
     MT_DISPATCH_ALL_TYPES(it.dtypes[0], "unary_cuda", [&] { gpu_kernel<scalar_t, scalar_t>(it, f); });
@@ -22,9 +20,9 @@ void run_unary(const TensorIter& it, F f) {
 
 void unary_kernel(const TensorIter& it, UnaryOp op) {
   switch (op) {
-#define MT_CASE(name, F, kind)          \
-  case UnaryOp::name:                   \
-    run_unary<Rule::kind>(it, fn::F{}); \
+#define MT_CASE(name, F, kind)            \
+  case UnaryOp::name:                     \
+    run_unary<OpRule::kind>(it, fn::F{}); \
     break;
     MT_UNARY_OPS(MT_CASE)
 #undef MT_CASE
