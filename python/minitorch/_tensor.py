@@ -6,6 +6,11 @@ from minitorch import _C
 from minitorch._tensor_str import tensor_repr
 
 
+def dtype_name(dtype):
+    """'float32' for minitorch.float32: the attribute name a dtype has on the minitorch module."""
+    return repr(dtype).split(".")[-1]
+
+
 def _rebuild_tensor(array, dtype_name, device, requires_grad):
 
     t = _C.from_numpy(np.array(array, copy=True))
@@ -17,7 +22,7 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad):
 
 def _reduce(self):
     host = self.detach().cpu()
-    name = repr(self.dtype).split(".")[1]
+    name = dtype_name(self.dtype)
     arr = (host.float() if self.dtype == _C.bfloat16 else host).numpy().copy()
     return (_rebuild_tensor, (arr, name, str(self.device), self.requires_grad))
 

@@ -14,6 +14,7 @@ import pickle
 import zipfile
 
 from minitorch import _C
+from minitorch._tensor import dtype_name as _dtype_name
 
 _VERSION = "1"
 _DTYPES = {
@@ -31,10 +32,6 @@ _DTYPES = {
         "float64",
     )
 }
-
-
-def _dtype_name(dtype):
-    return repr(dtype).split(".")[-1]
 
 
 def _rebuild_tensor(storage, offset, size, stride, requires_grad):

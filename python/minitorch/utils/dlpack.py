@@ -6,6 +6,7 @@ a request cannot be met), and tensors that require grad are refused.
 """
 
 from minitorch import _C
+from minitorch._tensor import dtype_name as _dtype_name
 
 _CPU, _CUDA = 1, 2  # DLPack device types
 _TYPESTR = {
@@ -19,10 +20,6 @@ _TYPESTR = {
     "float32": "<f4",
     "float64": "<f8",
 }
-
-
-def _dtype_name(dtype):
-    return repr(dtype).split(".")[-1]
 
 
 def _stream_handle(device_index):

@@ -31,6 +31,7 @@ import threading
 import numpy as np
 
 import minitorch
+from minitorch._tensor import dtype_name as _dtype_name
 
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 # map every page at once: one system call instead of a page fault per 4 KiB when the batch is written or read
@@ -200,10 +201,6 @@ def _rebuild_inline(arr, cast, requires_grad):
     if requires_grad:
         t.requires_grad_(True)
     return t
-
-
-def _dtype_name(dtype):
-    return repr(dtype).split(".")[-1]
 
 
 def _reduce_tensor(t):
