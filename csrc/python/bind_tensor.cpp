@@ -147,8 +147,11 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
   ScalarType dtype = ScalarType::Undefined;
   Device device = self.device();
   bool copy = false, non_blocking = false;
+  int bools_seen = 0;  // to(device, dtype, non_blocking, copy): trailing positional bools, in that order
   for (py::handle a : args) {
-    if (py::isinstance<DType>(a)) {
+    if (PyBool_Check(a.ptr())) {
+      (bools_seen++ == 0 ? non_blocking : copy) = a.cast<bool>();
+    } else if (py::isinstance<DType>(a)) {
       dtype = parse_dtype(a);
     } else if (py::isinstance<TensorImpl>(a)) {
       Tensor o = a.cast<Tensor>();
@@ -195,7 +198,27 @@ Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
   return t;
 }
 
+// Tensor(...) as PyTorch's legacy constructor, and the hook Python subclasses (nn.Parameter) initialize
+// through: Tensor.__init__(self, _alias_of=t, requires_grad=b) makes self a new leaf sharing t's storage. The
+// impl is always fresh, so pybind11's registry maps it to the subclass instance alone and C++ results that
+// return it (in-place ops, .grad's owner) hand back that same Parameter object.
+std::shared_ptr<TensorImpl> tensor_init(const py::args& args, const py::kwargs& kwargs) {
+  if (kwargs.contains("_alias_of")) {
+    Tensor src = kwargs["_alias_of"].cast<Tensor>();
+    bool rg = kwargs.contains("requires_grad") && kwargs["requires_grad"].cast<bool>();
+    Tensor alias = autograd::detach(src);
+    set_requires_grad(alias, rg);
+    return alias.ptr();
+  }
+  MT_CHECK(kwargs.empty(),
+           "Tensor(): unexpected keyword arguments; use minitorch.tensor(data, dtype=...) instead");
+  py::object legacy = py::module_::import("minitorch._creation").attr("_legacy_new");
+  Tensor made = legacy(*args).cast<Tensor>();
+  return autograd::detach(made).ptr();
+}
+
 void init_tensor(py::module_& m, TensorClass& cls) {
+  cls.def(py::init(&tensor_init));
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def(
           "size",

@@ -55,6 +55,8 @@ PYBIND11_MODULE(_C, m) {
     }
   });
 
+  // torch._C._nn's counterpart: the kernels behind nn.functional (bind_conv, bind_nn, bind_loss fill it)
+  m.def_submodule("_nn", "native ops behind minitorch.nn.functional");
   init_dtype_device(m);
   TensorClass cls(m, "Tensor", py::dynamic_attr());
   init_tensor(m, cls);

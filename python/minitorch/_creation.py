@@ -123,3 +123,22 @@ def is_floating_point(t):
 
 def numel(t):
     return t.numel()
+
+
+def _legacy_new(*args):
+    """What Tensor(...) builds, as PyTorch's legacy constructor: Tensor() is empty, Tensor(2, 3) or
+    Tensor(Size) uninitialized of that shape, Tensor(data) a copy of data in the default float dtype."""
+    from minitorch._size import Size
+
+    dtype = _C.get_default_dtype()
+    if not args:
+        return _C.empty(0, dtype=dtype)
+    if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+        return _C.empty(args, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return _C.empty(tuple(args[0]), dtype=dtype)
+    if len(args) == 1:
+        return tensor(args[0], dtype=dtype)
+    raise TypeError(
+        f"Tensor() received an invalid combination of arguments: got {tuple(type(a).__name__ for a in args)}"
+    )

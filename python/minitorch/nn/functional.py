@@ -1,0 +1,577 @@
+"""nn.functional: PyTorch's functional API. Layers with a kernel of their own call the native op in
+minitorch._C._nn once (argument normalization only here); the rest are compositions of recorded ops."""
+
+import warnings
+
+from minitorch import _C
+from minitorch._creation import tensor as _tensor
+
+_nn = _C._nn
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "batch_norm",
+    "bilinear",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "celu",
+    "conv1d",
+    "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "cosine_similarity",
+    "cross_entropy",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "elu",
+    "embedding",
+    "gelu",
+    "glu",
+    "group_norm",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "huber_loss",
+    "instance_norm",
+    "kl_div",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "logsigmoid",
+    "max_pool1d",
+    "max_pool2d",
+    "mish",
+    "mse_loss",
+    "nll_loss",
+    "normalize",
+    "one_hot",
+    "pad",
+    "pairwise_distance",
+    "relu",
+    "relu6",
+    "relu_",
+    "selu",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "softmin",
+    "softplus",
+    "softsign",
+    "tanh",
+    "tanhshrink",
+    "threshold",
+]
+
+
+# ---- reductions of the losses: the legacy size_average/reduce pair maps onto reduction=, with PyTorch's warning
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "none" if not reduce else ("mean" if size_average else "sum")
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        stacklevel=3,
+    )
+    return ret
+
+
+# ---- linear
+def linear(input, weight, bias=None):
+    return _nn.linear(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    out = _C.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out + bias if bias is not None else out
+
+
+# ---- activations
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _C.leaky_relu(input, negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = _C._where(input > threshold, input, _C.scalar_tensor(value, dtype=input.dtype, device=input.device))
+    return input.copy_(out) if inplace else out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def gelu(input, approximate="none"):
+    if approximate == "none":
+        return _C.gelu(input)
+    if approximate == "tanh":
+        return _C.gelu_tanh(input)
+    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+
+
+def silu(input, inplace=False):
+    out = _C.silu(input)
+    return input.copy_(out) if inplace else out
+
+
+def mish(input, inplace=False):
+    out = _C.mish(input)
+    return input.copy_(out) if inplace else out
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def hardsigmoid(input, inplace=False):
+    out = (input / 6 + 0.5).clamp(0.0, 1.0)
+    return input.copy_(out) if inplace else out
+
+
+def hardswish(input, inplace=False):
+    out = input * (input + 3).clamp(0.0, 6.0) / 6
+    return input.copy_(out) if inplace else out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _C._where(input > 0, input, alpha * _C.expm1(input))
+    return input.copy_(out) if inplace else out
+
+
+def celu(input, alpha=1.0, inplace=False):
+    out = _C._where(input > 0, input, alpha * _C.expm1(input / alpha))
+    return input.copy_(out) if inplace else out
+
+
+def selu(input, inplace=False):
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    out = scale * _C._where(input > 0, input, alpha * _C.expm1(input))
+    return input.copy_(out) if inplace else out
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _C.softplus(input, beta, threshold)
+
+
+def logsigmoid(input):
+    return -_C.softplus(-input, 1.0, 20.0)
+
+
+def softsign(input):
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input):
+    return input - _C.tanh(input)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[dim] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}"
+        )
+    a, b = input.chunk(2, dim)
+    return a * _C.sigmoid(b)
+
+
+def _softmax_dim(ndim):
+    warnings.warn(
+        "Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as an "
+        "argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.softmax(-input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.log_softmax(input, dim, dtype=dtype)
+
+
+# ---- dropout
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    out = _nn.dropout(input, p, training)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def _feature_dropout(input, p, training, inplace, batched_dim, name):
+    _check_p(p)
+    unbatched = input.dim() == batched_dim - 1
+    if input.dim() not in (batched_dim - 1, batched_dim):
+        warnings.warn(
+            f"{name}: Received a {input.dim()}-D input to {name}, which is deprecated; expected "
+            f"{batched_dim - 1}-D or {batched_dim}-D input.",
+            stacklevel=3,
+        )
+    x = input.unsqueeze(0) if unbatched else input
+    out = _nn.feature_dropout(x, p, training)
+    if unbatched:
+        out = out.squeeze(0)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+
+
+# ---- sparse
+def embedding(
+    input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False
+):
+    if padding_idx is not None:
+        n = weight.shape[0]
+        if padding_idx > 0:
+            if padding_idx >= n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError("minitorch has no sparse tensors: use sparse=False (a dense gradient)")
+    if max_norm is not None:
+        from minitorch.autograd.grad_mode import no_grad
+
+        with no_grad():
+            _nn.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _nn.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != _C.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
+    if tensor.numel() and (int(tensor.min().item()) < 0):
+        raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel() and int(tensor.max().item()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64, device=tensor.device)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
+
+
+# ---- convolution and pooling
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _nn.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _nn.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _nn.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _nn.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        x = input.unsqueeze(-2)
+        ks = (1, kernel_size if isinstance(kernel_size, int) else kernel_size[0])
+        st = None if stride is None or stride == [] else (1, stride if isinstance(stride, int) else stride[0])
+        pd = (0, padding if isinstance(padding, int) else padding[0])
+        dl = (1, dilation if isinstance(dilation, int) else dilation[0])
+        out, idx = _nn.max_pool2d_with_indices(x, ks, st, pd, dl, ceil_mode)
+        return out.squeeze(-2), idx.squeeze(-2)
+    return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if stride == []:
+        stride = None
+    if return_indices:
+        return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    if stride == []:
+        stride = None
+    return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _nn.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _nn.adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out, idx = _nn.adaptive_max_pool2d(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+# ---- normalization
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
+    return _nn.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    if use_input_stats:
+        n, c = input.shape[0], input.shape[1]
+        out = _nn.group_norm(input.reshape((1, n * c) + tuple(input.shape[2:])), n * c, None, None, eps)
+        out = out.reshape(input.shape)
+        if running_mean is not None:
+            from minitorch.autograd.grad_mode import no_grad
+
+            with no_grad():
+                dims = tuple(range(2, input.dim()))
+                mean = input.mean(dims).mean(0)
+                var = input.var(dims, unbiased=True).mean(0)
+                running_mean.mul_(1 - momentum).add_(momentum * mean)
+                running_var.mul_(1 - momentum).add_(momentum * var)
+    else:
+        shape = (1, -1) + (1,) * (input.dim() - 2)
+        out = (input - running_mean.reshape(shape)) * _C.rsqrt(running_var.reshape(shape) + eps)
+    if weight is not None:
+        shape = (1, -1) + (1,) * (input.dim() - 2)
+        out = out * weight.reshape(shape) + bias.reshape(shape)
+    return out
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _nn.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _nn.group_norm(input, num_groups, weight, bias, eps)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+# ---- distances
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    w12 = (x1 * x2).sum(dim)
+    n1 = (x1 * x1).sum(dim)
+    n2 = (x2 * x2).sum(dim)
+    return w12 / _C.sqrt((n1 * n2).clamp_min(eps * eps))
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+# ---- padding
+def pad(input, pad, mode="constant", value=None):
+    if len(pad) % 2:
+        raise ValueError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise ValueError("Padding length should be less than or equal to two times the input dimension")
+    if mode == "constant":
+        out = input
+        fill = 0.0 if value is None else value
+        for i in range(len(pad) // 2):
+            dim = input.dim() - 1 - i
+            lo, hi = pad[2 * i], pad[2 * i + 1]
+            if lo < 0:
+                out = out.narrow(dim, -lo, out.shape[dim] + lo)
+                lo = 0
+            if hi < 0:
+                out = out.narrow(dim, 0, out.shape[dim] + hi)
+                hi = 0
+            parts = []
+            if lo:
+                shape = list(out.shape)
+                shape[dim] = lo
+                parts.append(_C.full(shape, fill, dtype=out.dtype, device=out.device))
+            parts.append(out)
+            if hi:
+                shape = list(out.shape)
+                shape[dim] = hi
+                parts.append(_C.full(shape, fill, dtype=out.dtype, device=out.device))
+            if len(parts) > 1:
+                out = _C.cat(parts, dim)
+        return out
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unsupported padding mode: {mode}")
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = out.shape[dim]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                f"padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}"
+            )
+        idx = []
+        for j in range(-lo, n + hi):
+            if mode == "replicate":
+                idx.append(min(max(j, 0), n - 1))
+            elif mode == "circular":
+                idx.append(j % n)
+            else:
+                k = abs(j)
+                idx.append(2 * (n - 1) - k if k > n - 1 else k)
+        out = out.index_select(dim, _tensor(idx, dtype=_C.int64, device=out.device))
+    return out
+
+
+# ---- losses
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    return _nn.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    return _nn.nll_loss(input, target, weight, reduction, ignore_index)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _nn.mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _nn.l1_loss(input, target, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _nn.smooth_l1_loss(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    _warn_size(input, target)
+    return _nn.huber_loss(input, target, reduction, delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
+            "deprecated. Please ensure they have the same size."
+        )
+    return _nn.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _nn.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    return _nn.kl_div(input, target, reduction, log_target)
+
+
+def _warn_size(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same "
+            "size.",
+            stacklevel=3,
+        )

@@ -1,0 +1,14 @@
+"""The layer classes of minitorch.nn, by family as in PyTorch's torch/nn/modules."""
+
+from minitorch.nn.modules.activation import *
+from minitorch.nn.modules.batchnorm import *
+from minitorch.nn.modules.container import *
+from minitorch.nn.modules.conv import *
+from minitorch.nn.modules.dropout import *
+from minitorch.nn.modules.flatten import *
+from minitorch.nn.modules.linear import *
+from minitorch.nn.modules.loss import *
+from minitorch.nn.modules.module import Module  # noqa: F401
+from minitorch.nn.modules.normalization import *
+from minitorch.nn.modules.pooling import *
+from minitorch.nn.modules.sparse import *
