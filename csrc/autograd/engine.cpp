@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "autograd/Node.h"
+#include "ops/autocast.h"
 #include "ops/ops.h"
 
 namespace mt::autograd {
@@ -268,6 +269,11 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
       buf[nr] = add(buf[nr], g);
   };
   AutoGradMode mode(create_graph);
+  // Backward runs in the dtypes forward chose: the formulas are not autocast again.
+  ++autocast::tls_excluded;
+  struct AutocastRestore {
+    ~AutocastRestore() { --autocast::tls_excluded; }
+  } autocast_restore;
   for (size_t i = 0; i < roots.size(); ++i) accumulate(roots[i].fn.get(), roots[i].input_nr, root_grads[i]);
 
   variable_list captured(inputs.size());

@@ -3,6 +3,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/kernels.h"
@@ -154,11 +155,42 @@ ScalarType result_type(std::initializer_list<Tensor> ts) {
   return combine_categories(s.dim, combine_categories(s.zero, s.wrapped));
 }
 
+// The autocast entry of a unary op, if autocast touches it.
+static std::optional<autocast::Op> autocast_op(UnaryOp op) {
+  switch (op) {
+#define MT_AC_CASE(name) \
+  case UnaryOp::name:    \
+    return autocast::Op::name;
+    MT_AC_CASE(exp)
+    MT_AC_CASE(expm1)
+    MT_AC_CASE(log)
+    MT_AC_CASE(log2)
+    MT_AC_CASE(log10)
+    MT_AC_CASE(log1p)
+    MT_AC_CASE(reciprocal)
+    MT_AC_CASE(rsqrt)
+    MT_AC_CASE(tan)
+    MT_AC_CASE(asin)
+    MT_AC_CASE(acos)
+    MT_AC_CASE(sinh)
+    MT_AC_CASE(cosh)
+#undef MT_AC_CASE
+    default:
+      return std::nullopt;
+  }
+}
+
 ScalarType result_type(const Tensor& a, const Tensor& b) {
   return result_type({a, b});
 }
 
 Tensor unary(UnaryOp op, const Tensor& self) {
+  if (autocast::active()) {
+    if (auto ac = autocast_op(op)) {
+      autocast::Scope s(*ac);
+      return unary(op, s(self));
+    }
+  }
   if (autograd::needs_grad(self)) return autograd::unary(op, self);
   OpRule r = rule_of(op);
   ScalarType in = self.dtype(), out_dt = in;
@@ -188,6 +220,10 @@ const Tensor& unary_(UnaryOp op, const Tensor& self) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (autocast::active() && (op == BinaryOp::pow || op == BinaryOp::atan2)) {
+    autocast::Scope s(op == BinaryOp::pow ? autocast::Op::pow : autocast::Op::atan2, {&a, &b});
+    return binary(op, s(a), s(b));
+  }
   if (autograd::needs_grad(a, b)) return autograd::binary(op, a, b);
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
@@ -344,6 +380,10 @@ static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double
 }
 
 Tensor softplus(const Tensor& self, double beta, double threshold) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::softplus);
+    return softplus(s(self), beta, threshold);
+  }
   if (autograd::needs_grad(self)) return autograd::softplus(self, beta, threshold);
   return param_unary(self, ParamUnaryOp::softplus, beta, threshold);
 }

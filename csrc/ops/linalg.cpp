@@ -8,6 +8,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -116,6 +117,10 @@ Tensor bmm_unchecked(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::mm);
+    return mm(s(a), s(b));
+  }
   if (autograd::needs_grad(a, b)) return autograd::mm(a, b);
   MT_CHECK(a.dim() == 2, "self must be a matrix");
   MT_CHECK(b.dim() == 2, "mat2 must be a matrix");
@@ -127,6 +132,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::bmm);
+    return bmm(s(a), s(b));
+  }
   if (autograd::needs_grad(a, b)) return autograd::bmm(a, b);
   MT_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   MT_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
@@ -142,6 +151,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::mv);
+    return mv(s(a), s(v));
+  }
   if (autograd::needs_grad(a, v)) return autograd::mv(a, v);
   // PyTorch reports mv through addmv's checks: (result, mat, vec) dims, then sizes.
   MT_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got 1, ", a.dim(), ", ",
@@ -154,6 +167,10 @@ Tensor mv(const Tensor& a, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::dot, {&a, &b});
+    return dot(s(a), s(b));
+  }
   if (autograd::needs_grad(a, b)) return autograd::dot(a, b);
   MT_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
            "D tensors");
@@ -176,6 +193,10 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::addmm);
+    return addmm(s(self), s(m1), s(m2), beta, alpha);
+  }
   if (autograd::needs_grad(self, m1, m2)) return autograd::addmm(self, m1, m2, beta, alpha);
   MT_CHECK(self.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
            dtype_short_name(self.dtype()), " and ", dtype_short_name(m2.dtype()));
@@ -206,6 +227,10 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::matmul);
+    return matmul(s(a), s(b));
+  }
   int64_t da = a.dim(), db = b.dim();
   MT_CHECK(da != 0 && db != 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ",
            db, "D");

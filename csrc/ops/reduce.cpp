@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
 
@@ -208,11 +209,19 @@ void check_float(const Tensor& self, const char* msg) {
 }  // namespace
 
 Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::sum);
+    return sum(s(self), dims, keepdim, dtype);
+  }
   if (autograd::needs_grad(self)) return autograd::sum(self, dims, keepdim, dtype);
   return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum");
 }
 
 Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::prod);
+    return prod(s(self), dims, keepdim, dtype);
+  }
   if (autograd::needs_grad(self)) return autograd::prod(self, dims, keepdim, dtype);
   return run_reduce(self, dims, keepdim, ReduceOp::prod, 0, int_to_long(self, dtype), "prod");
 }
@@ -265,6 +274,10 @@ Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim
 }
 
 Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::norm);
+    return norm(s(self), p, dims, keepdim);
+  }
   if (autograd::needs_grad(self)) return autograd::norm(self, p, dims, keepdim);
   check_float(self, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ");
   if (p < 0 && self.numel() == 0)
@@ -374,21 +387,37 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::cumsum);
+    return cumsum(s(self), dim, dtype);
+  }
   if (autograd::needs_grad(self)) return autograd::cumsum(self, dim, dtype);
   return run_scan(self, dim, dtype, ScanOp::cumsum);
 }
 
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::cumprod);
+    return cumprod(s(self), dim, dtype);
+  }
   if (autograd::needs_grad(self)) return autograd::cumprod(self, dim, dtype);
   return run_scan(self, dim, dtype, ScanOp::cumprod);
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::softmax);
+    return softmax(s(self), dim, dtype);
+  }
   if (autograd::needs_grad(self)) return autograd::softmax(self, dim, dtype);
   return run_softmax(self, dim, dtype, false);
 }
 
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::log_softmax);
+    return log_softmax(s(self), dim, dtype);
+  }
   if (autograd::needs_grad(self)) return autograd::log_softmax(self, dim, dtype);
   return run_softmax(self, dim, dtype, true);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -382,6 +383,10 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::cat, tensors);
+    return cat(s(tensors), dim);
+  }
   if (autograd::needs_grad_list(tensors)) return autograd::cat(tensors, dim);
   MT_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch (legacy behaviour)
@@ -428,6 +433,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::stack, tensors);
+    return stack(s(tensors), dim);
+  }
   MT_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   dim = wrap_dim(dim, tensors[0].dim() + 1);
   for (size_t i = 1; i < tensors.size(); ++i)

@@ -54,7 +54,17 @@ short = int16
 cfloat = None
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
-from minitorch import nn  # noqa: F401
+from minitorch import amp, cpu, nn  # noqa: F401
+from minitorch.amp import autocast  # noqa: F401
+from minitorch.amp.autocast_mode import (  # noqa: F401
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,

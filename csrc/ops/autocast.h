@@ -1,0 +1,126 @@
+// Autocast (automatic mixed precision): thread-local state and the op policy, one list for every op that
+// autocast touches. An op front end listed here starts with
+//   if (autocast::active()) { autocast::Scope s(autocast::Op::mm, {&a, &b}); return mm(s(a), s(b)); }
+// which reruns the op once with its inputs cast as the policy says and autocast off for that nested call.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "core/Tensor.h"
+
+namespace mt::autocast {
+
+// How an op treats its floating inputs (float64 is never touched, as in PyTorch):
+//   Lower:   cast to the region's lower-precision dtype (float16 / bfloat16) - tensor-core ops
+//   Fp32:    cast to float32 - ops whose range or accumulation needs it (exp, log, softmax, sums, losses,
+//   norms) Promote: cast all to the widest floating dtype among them - ops taking several inputs that must
+//   agree Same:    no cast (the op runs in whatever dtype its inputs have)
+enum class Policy : uint8_t { Same, Lower, Fp32, Promote };
+
+// (op, policy on CUDA, policy on the CPU). PyTorch's CPU list is shorter: on the CPU softmax, exp and the
+// losses run in the input dtype (bfloat16 stays bfloat16), so the CPU column says Same for them.
+// clang-format off
+#define MT_AUTOCAST_OPS(_)                               \
+  _(mm,                     Lower,   Lower)              \
+  _(bmm,                    Lower,   Lower)              \
+  _(addmm,                  Lower,   Lower)              \
+  _(mv,                     Lower,   Same)               \
+  _(matmul,                 Lower,   Lower)              \
+  _(linear,                 Lower,   Lower)              \
+  _(conv1d,                 Lower,   Lower)              \
+  _(conv2d,                 Lower,   Lower)              \
+  _(conv_transpose1d,       Lower,   Lower)              \
+  _(conv_transpose2d,       Lower,   Lower)              \
+  _(exp,                    Fp32,    Same)               \
+  _(expm1,                  Fp32,    Same)               \
+  _(log,                    Fp32,    Same)               \
+  _(log2,                   Fp32,    Same)               \
+  _(log10,                  Fp32,    Same)               \
+  _(log1p,                  Fp32,    Same)               \
+  _(reciprocal,             Fp32,    Same)               \
+  _(rsqrt,                  Fp32,    Same)               \
+  _(tan,                    Fp32,    Same)               \
+  _(asin,                   Fp32,    Same)               \
+  _(acos,                   Fp32,    Same)               \
+  _(sinh,                   Fp32,    Same)               \
+  _(cosh,                   Fp32,    Same)               \
+  _(pow,                    Fp32,    Same)               \
+  _(softplus,               Fp32,    Same)               \
+  _(softmax,                Fp32,    Same)               \
+  _(log_softmax,            Fp32,    Same)               \
+  _(sum,                    Fp32,    Same)               \
+  _(prod,                   Fp32,    Fp32)               \
+  _(cumsum,                 Fp32,    Same)               \
+  _(cumprod,                Fp32,    Same)               \
+  _(norm,                   Fp32,    Same)               \
+  _(layer_norm,             Fp32,    Same)               \
+  _(group_norm,             Fp32,    Same)               \
+  _(cross_entropy,          Fp32,    Same)               \
+  _(nll_loss,               Fp32,    Same)               \
+  _(mse_loss,               Fp32,    Fp32)               \
+  _(l1_loss,                Fp32,    Same)               \
+  _(smooth_l1_loss,         Fp32,    Same)               \
+  _(huber_loss,             Fp32,    Same)               \
+  _(kl_div,                 Fp32,    Same)               \
+  _(binary_cross_entropy_with_logits, Fp32, Same)        \
+  _(binary_cross_entropy,   Fp32,    Fp32)               \
+  _(dot,                    Promote, Same)               \
+  _(atan2,                  Promote, Same)               \
+  _(cat,                    Promote, Promote)            \
+  _(stack,                  Promote, Promote)
+// clang-format on
+
+enum class Op : uint16_t {
+#define MT_AUTOCAST_ENUM(name, cuda, cpu) name,
+  MT_AUTOCAST_OPS(MT_AUTOCAST_ENUM)
+#undef MT_AUTOCAST_ENUM
+      NumOps
+};
+
+const char* op_name(Op op);
+Policy policy(Op op, DeviceType device);
+
+// Thread-local state. Bit 0: CPU autocast on; bit 1: CUDA autocast on. Cleared inside a Scope so the rerun
+// of the op (and anything it calls) sees autocast off.
+inline thread_local uint8_t tls_enabled_mask = 0;
+inline thread_local uint8_t tls_excluded = 0;
+inline thread_local ScalarType tls_dtype_cpu = ScalarType::BFloat16;
+inline thread_local ScalarType tls_dtype_cuda = ScalarType::Half;
+inline thread_local bool tls_cache_enabled = true;
+
+inline bool active() {
+  return tls_enabled_mask != 0 && tls_excluded == 0;
+}
+
+bool is_enabled(DeviceType d);
+void set_enabled(DeviceType d, bool on);
+ScalarType get_dtype(DeviceType d);
+void set_dtype(DeviceType d, ScalarType dt);
+bool is_cache_enabled();
+void set_cache_enabled(bool on);
+// Drops cached casts of weights; called when the outermost autocast region exits.
+void clear_cache();
+
+// One op's rerun under autocast: casts inputs by the op's policy for their device, keeps autocast off until
+// it goes out of scope. Promote needs all floating inputs up front to find the widest dtype.
+class Scope {
+ public:
+  Scope(Op op, std::initializer_list<const Tensor*> inputs = {});
+  Scope(Op op, const std::vector<Tensor>& inputs);
+  ~Scope() { --tls_excluded; }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  Tensor operator()(const Tensor& t) const;
+  std::optional<Tensor> operator()(const std::optional<Tensor>& t) const;
+  std::vector<Tensor> operator()(const std::vector<Tensor>& ts) const;
+
+ private:
+  void note(const Tensor& t);
+  Op op_;
+  ScalarType widest_[2] = {ScalarType::Undefined, ScalarType::Undefined};  // Promote: per device type
+};
+
+}  // namespace mt::autocast

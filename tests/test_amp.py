@@ -1,0 +1,317 @@
+"""Mixed precision: autocast's op policy (iterating the same table the ops use), nesting, threads, the
+decorator, backward dtypes, the CUDA spellings on a machine without CUDA, and GradScaler's rules."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch import nn
+from minitorch.nn import functional as F
+
+LOWER = {"cpu": minitorch.bfloat16, "cuda": minitorch.float16}
+
+
+def _x(*shape, device="cpu"):
+    return minitorch.randn(*shape).to(device)
+
+
+# one call per op of the policy table; each returns the op's output
+CALLS = {
+    "mm": lambda d: minitorch.mm(_x(4, 3, device=d), _x(3, 5, device=d)),
+    "bmm": lambda d: minitorch.bmm(_x(2, 4, 3, device=d), _x(2, 3, 5, device=d)),
+    "addmm": lambda d: minitorch.addmm(_x(5, device=d), _x(4, 3, device=d), _x(3, 5, device=d)),
+    "mv": lambda d: minitorch.mv(_x(4, 3, device=d), _x(3, device=d)),
+    "matmul": lambda d: minitorch.matmul(_x(2, 4, 3, device=d), _x(3, 5, device=d)),
+    "linear": lambda d: F.linear(_x(4, 3, device=d), _x(5, 3, device=d), _x(5, device=d)),
+    "conv1d": lambda d: F.conv1d(_x(1, 2, 8, device=d), _x(3, 2, 3, device=d)),
+    "conv2d": lambda d: F.conv2d(_x(1, 2, 6, 6, device=d), _x(3, 2, 3, 3, device=d)),
+    "conv_transpose1d": lambda d: F.conv_transpose1d(_x(1, 2, 8, device=d), _x(2, 3, 3, device=d)),
+    "conv_transpose2d": lambda d: F.conv_transpose2d(_x(1, 2, 6, 6, device=d), _x(2, 3, 3, 3, device=d)),
+    "exp": lambda d: _x(4, device=d).exp(),
+    "expm1": lambda d: _x(4, device=d).expm1(),
+    "log": lambda d: _x(4, device=d).abs().log(),
+    "log2": lambda d: _x(4, device=d).abs().log2(),
+    "log10": lambda d: _x(4, device=d).abs().log10(),
+    "log1p": lambda d: _x(4, device=d).abs().log1p(),
+    "reciprocal": lambda d: _x(4, device=d).reciprocal(),
+    "rsqrt": lambda d: _x(4, device=d).abs().rsqrt(),
+    "tan": lambda d: _x(4, device=d).tan(),
+    "asin": lambda d: (_x(4, device=d) * 0.1).asin(),
+    "acos": lambda d: (_x(4, device=d) * 0.1).acos(),
+    "sinh": lambda d: _x(4, device=d).sinh(),
+    "cosh": lambda d: _x(4, device=d).cosh(),
+    "pow": lambda d: _x(4, device=d).abs().pow(_x(4, device=d)),
+    "softplus": lambda d: F.softplus(_x(4, device=d)),
+    "softmax": lambda d: _x(3, 4, device=d).softmax(1),
+    "log_softmax": lambda d: _x(3, 4, device=d).log_softmax(1),
+    "sum": lambda d: _x(3, 4, device=d).sum(),
+    "prod": lambda d: _x(3, 4, device=d).prod(),
+    "cumsum": lambda d: _x(3, 4, device=d).cumsum(1),
+    "cumprod": lambda d: _x(3, 4, device=d).cumprod(1),
+    "norm": lambda d: _x(3, 4, device=d).norm(),
+    "layer_norm": lambda d: F.layer_norm(_x(3, 4, device=d), (4,)),
+    "group_norm": lambda d: F.group_norm(_x(2, 4, 3, device=d), 2),
+    "cross_entropy": lambda d: F.cross_entropy(_x(3, 4, device=d), minitorch.tensor([0, 1, 3]).to(d)),
+    "nll_loss": lambda d: F.nll_loss(_x(3, 4, device=d), minitorch.tensor([0, 1, 3]).to(d)),
+    "mse_loss": lambda d: F.mse_loss(_x(3, 4, device=d), _x(3, 4, device=d)),
+    "l1_loss": lambda d: F.l1_loss(_x(3, 4, device=d), _x(3, 4, device=d)),
+    "smooth_l1_loss": lambda d: F.smooth_l1_loss(_x(3, 4, device=d), _x(3, 4, device=d)),
+    "huber_loss": lambda d: F.huber_loss(_x(3, 4, device=d), _x(3, 4, device=d)),
+    "kl_div": lambda d: F.kl_div(_x(3, 4, device=d), _x(3, 4, device=d).softmax(1)),
+    "binary_cross_entropy_with_logits": lambda d: F.binary_cross_entropy_with_logits(
+        _x(3, 4, device=d), _x(3, 4, device=d).sigmoid()
+    ),
+    "binary_cross_entropy": lambda d: F.binary_cross_entropy(
+        _x(3, 4, device=d).sigmoid(), _x(3, 4, device=d).sigmoid()
+    ),
+    "dot": lambda d: minitorch.dot(_x(4, device=d), _x(4, device=d)),
+    "atan2": lambda d: minitorch.atan2(_x(4, device=d), _x(4, device=d).to(minitorch.float16)),
+    "cat": lambda d: minitorch.cat([_x(2, device=d), _x(2, device=d).to(minitorch.float16)]),
+    "stack": lambda d: minitorch.stack([_x(2, device=d), _x(2, device=d).to(minitorch.float16)]),
+}
+
+POLICY = minitorch._C._autocast_policy()
+
+
+def test_every_policy_entry_has_a_test_call():
+    assert {name for name, _, _ in POLICY} == set(CALLS)
+
+
+@pytest.mark.parametrize("name,cuda_policy,cpu_policy", POLICY, ids=[p[0] for p in POLICY])
+def test_autocast_output_dtype_follows_the_policy(device, name, cuda_policy, cpu_policy):
+    policy = cuda_policy if device == "cuda" else cpu_policy
+    minitorch.manual_seed(0)
+    plain = CALLS[name](device)
+    minitorch.manual_seed(0)
+    with minitorch.autocast(device_type=device, dtype=LOWER[device]):
+        out = CALLS[name](device)
+    expected = {
+        "lower": LOWER[device],
+        "fp32": minitorch.float32,
+        "promote": minitorch.float32,  # the test inputs mix float32 with float16
+        "same": plain.dtype,
+    }[policy]
+    assert out.dtype == expected, (name, policy, out.dtype)
+    # the values are the float32 result up to the lower precision's rounding
+    ref = plain.detach().float().cpu().numpy()
+    got = out.detach().float().cpu().numpy()
+    tol = 6e-2 if policy == "lower" else 1e-2
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * max(1.0, float(np.abs(ref).max())))
+
+
+def test_float64_and_integer_inputs_are_never_cast():
+    with minitorch.autocast("cpu"):
+        a = minitorch.randn(3, 3, dtype=minitorch.float64)
+        assert minitorch.mm(a, a).dtype == minitorch.float64
+        i = minitorch.ones(3, dtype=minitorch.int64)
+        assert minitorch.cat([i, i]).dtype == minitorch.int64
+
+
+def test_nesting_restores_and_disabled_inner_region():
+    assert not minitorch.is_autocast_enabled("cpu")
+    x = minitorch.randn(2, 2)
+    with minitorch.autocast("cpu"):
+        assert minitorch.is_autocast_enabled("cpu")
+        with minitorch.autocast("cpu", enabled=False):
+            assert minitorch.mm(x, x).dtype == minitorch.float32
+        assert minitorch.mm(x, x).dtype == minitorch.bfloat16
+        with minitorch.autocast("cpu", dtype=minitorch.float16):
+            assert minitorch.mm(x, x).dtype == minitorch.float16
+        assert minitorch.get_autocast_dtype("cpu") == minitorch.bfloat16
+    assert not minitorch.is_autocast_enabled("cpu")
+    assert minitorch.mm(x, x).dtype == minitorch.float32
+
+
+def test_autocast_is_thread_local():
+    seen = []
+    x = minitorch.randn(2, 2)
+
+    def other():
+        seen.append(minitorch.mm(x, x).dtype)
+
+    with minitorch.autocast("cpu"):
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    assert seen == [minitorch.float32]
+
+
+def test_autocast_as_decorator():
+    @minitorch.autocast("cpu")
+    def f(a):
+        return a @ a
+
+    assert f(minitorch.randn(2, 2)).dtype == minitorch.bfloat16
+    assert not minitorch.is_autocast_enabled("cpu")
+
+
+def test_exception_inside_region_restores_state():
+    with pytest.raises(ValueError), minitorch.autocast("cpu"):
+        raise ValueError
+    assert not minitorch.is_autocast_enabled("cpu")
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        minitorch.autocast(minitorch.device("cpu"))
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'tpu'"):
+        minitorch.autocast("tpu")
+    with pytest.warns(UserWarning, match="CPU Autocast only supports dtype of torch.bfloat16"):
+        ac = minitorch.autocast("cpu", dtype=minitorch.float64)
+    with ac:
+        assert not minitorch.is_autocast_enabled("cpu")
+
+
+def test_backward_reaches_float32_weights_in_float32():
+    lin = nn.Linear(4, 3)
+    x = minitorch.randn(5, 4)
+    with minitorch.autocast("cpu"):
+        out = lin(x)
+        out2 = lin(x)  # the cached weight cast is reused
+        assert out.dtype == minitorch.bfloat16
+        loss = (out.float() ** 2).sum() + out2.float().sum()
+    loss.backward()
+    assert lin.weight.grad.dtype == minitorch.float32 and lin.bias.grad.dtype == minitorch.float32
+    # the gradient matches float32 autograd up to bfloat16 rounding
+    w = lin.weight.detach().clone().requires_grad_(True)
+    b = lin.bias.detach().clone().requires_grad_(True)
+    ref = ((x @ w.t() + b) ** 2).sum() + (x @ w.t() + b).sum()
+    ref.backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), w.grad.numpy(), rtol=5e-2, atol=5e-2)
+
+
+@pytest.mark.skipif(minitorch.cuda.is_available(), reason="checks the fallback of a machine without CUDA")
+def test_cuda_amp_without_cuda_warns_and_disables():
+    with pytest.warns(UserWarning, match="CUDA is not available. Disabling"):
+        ac = minitorch.cuda.amp.autocast()
+    with ac:
+        assert minitorch.mm(minitorch.ones(2, 2), minitorch.ones(2, 2)).dtype == minitorch.float32
+    with pytest.warns(UserWarning, match="GradScaler is enabled, but CUDA is not available"):
+        scaler = minitorch.cuda.amp.GradScaler()
+    assert not scaler.is_enabled() and scaler.get_scale() == 1.0
+    loss = minitorch.ones(())
+    assert scaler.scale(loss) is loss
+    assert scaler.state_dict() == {}
+
+
+def test_deprecated_spellings_warn_future():
+    with pytest.warns(FutureWarning, match=r"torch.cpu.amp.autocast\(args...\)` is deprecated"):
+        ac = minitorch.cpu.amp.autocast()
+    with ac:
+        assert minitorch.mm(minitorch.ones(2, 2), minitorch.ones(2, 2)).dtype == minitorch.bfloat16
+
+
+# ---- GradScaler (on the CPU here; the same code runs on CUDA tensors on the GPU machine)
+
+
+def _scaler_setup(device, **kw):
+    p = nn.Parameter(minitorch.ones(3).to(device))
+    opt = minitorch.optim.SGD([p], lr=0.1)
+    scaler = minitorch.amp.GradScaler(device, **kw)
+    return p, opt, scaler
+
+
+def test_grad_scaler_scales_unscales_and_steps(device):
+    p, opt, scaler = _scaler_setup(device, init_scale=8.0)
+    loss = (p * 2).sum()
+    scaled = scaler.scale(loss)
+    assert scaled.item() == pytest.approx(8.0 * loss.item())
+    scaled.backward()
+    np.testing.assert_allclose(p.grad.cpu().numpy(), 16.0)
+    scaler.unscale_(opt)
+    np.testing.assert_allclose(p.grad.cpu().numpy(), 2.0)
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called"):
+        scaler.unscale_(opt)
+    scaler.step(opt)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), 1 - 0.1 * 2.0, rtol=1e-6)
+    scaler.update()
+    assert scaler.get_scale() == 8.0  # one clean step, growth_interval 2000: unchanged
+
+
+def test_grad_scaler_skips_steps_with_inf_and_backs_off(device):
+    p, opt, scaler = _scaler_setup(device, init_scale=16.0, growth_interval=2)
+    before = p.detach().clone()
+    scaler.scale((p * float("inf")).sum()).backward()
+    assert scaler.step(opt) is None
+    np.testing.assert_array_equal(p.detach().cpu().numpy(), before.cpu().numpy())
+    scaler.update()
+    assert scaler.get_scale() == 8.0
+    # two clean steps grow the scale by growth_factor
+    for _ in range(2):
+        opt.zero_grad()
+        scaler.scale(p.sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+    assert scaler.get_scale() == 16.0
+    nan_p, nan_opt, nan_scaler = _scaler_setup(device, init_scale=4.0)
+    nan_scaler.scale((nan_p * float("nan")).sum()).backward()
+    nan_scaler.step(nan_opt)
+    nan_scaler.update()
+    assert nan_scaler.get_scale() == 2.0
+
+
+def test_grad_scaler_state_dict_and_errors(device):
+    p, opt, scaler = _scaler_setup(device, init_scale=32.0, growth_interval=7)
+    scaler.scale(p.sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    sd = scaler.state_dict()
+    assert sd == {
+        "scale": 32.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 7,
+        "_growth_tracker": 1,
+    }
+    other = minitorch.amp.GradScaler(device)
+    other.load_state_dict(sd)
+    assert other.get_scale() == 32.0 and other.get_growth_interval() == 7
+    with pytest.raises(RuntimeError, match="The source state dict is empty"):
+        other.load_state_dict({})
+    with pytest.raises(ValueError, match="The growth factor must be > 1.0."):
+        minitorch.amp.GradScaler(device, growth_factor=1.0)
+    fresh = minitorch.amp.GradScaler(device)
+    with pytest.raises(AssertionError, match="Attempted step but _scale is None"):
+        fresh.step(opt)
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+        scaler.step(opt, closure=lambda: 0)
+
+
+def test_grad_scaler_refuses_fp16_gradients(device):
+    p = nn.Parameter(minitorch.ones(3, dtype=minitorch.float16).to(device))
+    opt = minitorch.optim.SGD([p], lr=0.1)
+    scaler = minitorch.amp.GradScaler(device)
+    scaler.scale(p.float().sum()).backward()
+    with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients."):
+        scaler.step(opt)
+
+
+def test_amp_training_reaches_the_float32_loss(device):
+    """The same model trained in float32 and with autocast + GradScaler ends at about the same loss."""
+    dtype = LOWER[device]
+
+    def train(use_amp):
+        minitorch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 4)).to(device)
+        opt = minitorch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = minitorch.amp.GradScaler(device, enabled=use_amp)
+        gen = np.random.default_rng(0)
+        x = minitorch.from_numpy(gen.normal(size=(256, 20)).astype(np.float32)).to(device)
+        y = x[:, :4].argmax(dim=1)
+        for _ in range(60):
+            opt.zero_grad()
+            with minitorch.autocast(device, dtype=dtype, enabled=use_amp):
+                out = model(x)
+                loss = F.cross_entropy(out, y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return loss.item()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        full, mixed = train(False), train(True)
+    assert mixed == pytest.approx(full, rel=0.1, abs=0.02)
