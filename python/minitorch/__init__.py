@@ -54,6 +54,7 @@ short = int16
 cfloat = None
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
+from minitorch import optim  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
