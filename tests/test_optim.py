@@ -338,7 +338,7 @@ def test_state_dict_round_trip_continues_identically(name, device):
     ps2 = [p.detach().clone().requires_grad_() for p in ps1]
     opt2 = cls(ps2, **kw)
     opt2.load_state_dict(sd)
-    for k, v in opt2.state[ps2[0]].items():
+    for v in opt2.state[ps2[0]].values():
         if isinstance(v, minitorch.Tensor):
             assert v.device == ps2[0].device
             assert v.dtype == minitorch.float32  # the params' dtype; steps are float32 anyway
