@@ -1,7 +1,8 @@
 // The math of every multi-tensor op, written once for host and device: the CPU loop and the CUDA
 // multi-tensor-apply kernel both instantiate these functors, so the CPU tests cover what the GPU computes.
 // A functor sees one element of each of its kDepth lists as opmath values v[0..kDepth), updates them in
-// place, and the caller stores back the lists named in the kOut bit mask. `step` is the element's slot value.
+// place, and the caller stores back the lists named in the kOut bit mask. Constants that depend on a tensor's
+// optimizer step are bound once per chunk by with_step().
 #pragma once
 #include <cmath>
 
@@ -32,54 +33,54 @@ struct AddScalar {
   static constexpr int kDepth = 1;
   static constexpr unsigned kOut = 1;
   T s;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] + s; }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] + s; }
 };
 template <typename T>
 struct AddList {
   static constexpr int kDepth = 2;
   static constexpr unsigned kOut = 1;
   T alpha;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] + alpha * v[1]; }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] + alpha * v[1]; }
 };
 template <typename T>
 struct MulScalar {
   static constexpr int kDepth = 1;
   static constexpr unsigned kOut = 1;
   T s;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] * s; }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] * s; }
 };
 template <typename T>
 struct MulTensor {
   static constexpr int kDepth = 1;
   static constexpr unsigned kOut = 1;
   const T* s;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] * *s; }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] * *s; }
 };
 template <typename T>
 struct MulList {
   static constexpr int kDepth = 2;
   static constexpr unsigned kOut = 1;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] * v[1]; }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] * v[1]; }
 };
 template <typename T>
 struct Zero {
   static constexpr int kDepth = 1;
   static constexpr unsigned kOut = 1;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = T(0); }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = T(0); }
 };
 template <typename T>
 struct Addcmul {
   static constexpr int kDepth = 3;
   static constexpr unsigned kOut = 1;
   T value;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] + value * v[1] * v[2]; }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] + value * v[1] * v[2]; }
 };
 template <typename T>
 struct Addcdiv {
   static constexpr int kDepth = 3;
   static constexpr unsigned kOut = 1;
   T value;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = v[0] + value * (v[1] / v[2]); }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = v[0] + value * (v[1] / v[2]); }
 };
 // PyTorch's lerp: the form that is exact at both ends.
 template <typename T>
@@ -87,7 +88,7 @@ struct Lerp {
   static constexpr int kDepth = 2;
   static constexpr unsigned kOut = 1;
   T w;
-  MT_HD_INLINE void operator()(T* v, float) const {
+  MT_HD_INLINE void operator()(T* v) const {
     T d = v[1] - v[0];
     v[0] = (w < T(0.5)) ? v[0] + w * d : v[1] - d * (T(1) - w);
   }
@@ -97,7 +98,7 @@ template <typename T>
 struct Sqrt {
   static constexpr int kDepth = 2;
   static constexpr unsigned kOut = 1;
-  MT_HD_INLINE void operator()(T* v, float) const { v[0] = fsqrt(v[1]); }
+  MT_HD_INLINE void operator()(T* v) const { v[0] = fsqrt(v[1]); }
 };
 
 // PyTorch's SGD: lists param, grad[, momentum_buffer].
@@ -107,7 +108,7 @@ struct Sgd {
   static constexpr unsigned kOut = kMomentum ? 0b101u : 0b1u;
   T lr, momentum, dampening, weight_decay;
   bool nesterov, maximize, first_step;
-  MT_HD_INLINE void operator()(T* v, float) const {
+  MT_HD_INLINE void operator()(T* v) const {
     T d = maximize ? -v[1] : v[1];
     if (weight_decay != T(0)) d = d + weight_decay * v[0];
     if constexpr (kMomentum) {
@@ -120,13 +121,22 @@ struct Sgd {
 };
 
 // PyTorch's Adam/AdamW: lists param, grad, exp_avg, exp_avg_sq[, max_exp_avg_sq]; step already incremented.
+// The bias corrections depend on the tensor's step only: with_step() computes them once per chunk.
 template <typename T, bool kAmsgrad>
 struct Adam {
   static constexpr int kDepth = kAmsgrad ? 5 : 4;
   static constexpr unsigned kOut = kAmsgrad ? 0b11101u : 0b1101u;
   T lr, beta1, beta2, weight_decay, eps;
   bool maximize, decoupled;
-  MT_HD_INLINE void operator()(T* v, float step) const {
+  T step_size = T(0), bc2_sqrt = T(1);
+  MT_HD_INLINE Adam with_step(float step) const {
+    Adam r = *this;
+    const T st = static_cast<T>(step);
+    r.step_size = lr / (T(1) - fpow(beta1, st));
+    r.bc2_sqrt = fsqrt(T(1) - fpow(beta2, st));
+    return r;
+  }
+  MT_HD_INLINE void operator()(T* v) const {
     T p = v[0];
     T g = maximize ? -v[1] : v[1];
     if (weight_decay != T(0)) {
@@ -137,16 +147,13 @@ struct Adam {
     }
     T m = beta1 * v[2] + (T(1) - beta1) * g;
     T s = beta2 * v[3] + (T(1) - beta2) * g * g;
-    const T st = static_cast<T>(step);
-    const T bc1 = T(1) - fpow(beta1, st);
-    const T bc2_sqrt = fsqrt(T(1) - fpow(beta2, st));
     T denom_src = s;
     if constexpr (kAmsgrad) {
       denom_src = v[4] > s ? v[4] : s;
       v[4] = denom_src;
     }
     const T denom = fsqrt(denom_src) / bc2_sqrt + eps;
-    v[0] = p - (lr / bc1) * m / denom;
+    v[0] = p - step_size * m / denom;
     v[2] = m;
     v[3] = s;
   }
@@ -160,7 +167,7 @@ struct Rmsprop {
       0b101u | (kCentered ? 0b1000u : 0u) | (kMomentum ? (1u << (3 + kCentered)) : 0u);
   T lr, alpha, eps, weight_decay, momentum;
   bool maximize;
-  MT_HD_INLINE void operator()(T* v, float) const {
+  MT_HD_INLINE void operator()(T* v) const {
     T g = maximize ? -v[1] : v[1];
     if (weight_decay != T(0)) g = g + weight_decay * v[0];
     T sq = alpha * v[2] + (T(1) - alpha) * g * g;
@@ -184,17 +191,22 @@ struct Rmsprop {
   }
 };
 
-// PyTorch's Adagrad: lists param, grad, state_sum; step already incremented.
+// PyTorch's Adagrad: lists param, grad, state_sum; step already incremented (clr from it, once per chunk).
 template <typename T>
 struct Adagrad {
   static constexpr int kDepth = 3;
   static constexpr unsigned kOut = 0b101u;
   T lr, lr_decay, weight_decay, eps;
   bool maximize;
-  MT_HD_INLINE void operator()(T* v, float step) const {
+  T clr = T(0);
+  MT_HD_INLINE Adagrad with_step(float step) const {
+    Adagrad r = *this;
+    r.clr = lr / (T(1) + (static_cast<T>(step) - T(1)) * lr_decay);
+    return r;
+  }
+  MT_HD_INLINE void operator()(T* v) const {
     T g = maximize ? -v[1] : v[1];
     if (weight_decay != T(0)) g = g + weight_decay * v[0];
-    const T clr = lr / (T(1) + (static_cast<T>(step) - T(1)) * lr_decay);
     T ss = v[2] + g * g;
     v[2] = ss;
     v[0] = v[0] - clr * (g / (fsqrt(ss) + eps));
@@ -208,12 +220,26 @@ struct Unscale {
   static constexpr unsigned kOut = 1;
   float* found_inf;
   const float* inv_scale;
-  MT_HD_INLINE void operator()(T* v, float) const {
+  MT_HD_INLINE void operator()(T* v) const {
     if (!finite(v[0])) *found_inf = 1.0f;
     const float s = *inv_scale;
     v[0] = s == 1.0f ? v[0] : v[0] * static_cast<T>(s);
   }
 };
+
+// The functor for one tensor: optimizers fold the tensor's step into their constants; the rest ignore it.
+template <typename F>
+MT_HD_INLINE F with_step(const F& f, float) {
+  return f;
+}
+template <typename T, bool A>
+MT_HD_INLINE Adam<T, A> with_step(const Adam<T, A>& f, float step) {
+  return f.with_step(step);
+}
+template <typename T>
+MT_HD_INLINE Adagrad<T> with_step(const Adagrad<T>& f, float step) {
+  return f.with_step(step);
+}
 
 // Calls f(functor) with the functor for args.kind, its arguments in opmath type T.
 template <typename T, typename F>

@@ -41,13 +41,13 @@ void run_chunks(size_t nchunks, int64_t total, const std::function<void(int64_t,
 
 // One chunk of one tensor: every list's elements loaded as opmath, the functor applied, outputs stored.
 template <typename scalar_t, typename F>
-void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len, float step) {
+void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len) {
   using T = opmath_t<scalar_t>;
   constexpr int D = F::kDepth;
   for (int64_t j = 0; j < len; ++j) {
     T v[D];
     for (int k = 0; k < D; ++k) v[k] = static_cast<T>(ptrs[k][j]);
-    f(v, step);
+    f(v);
     for (int k = 0; k < D; ++k)
       if (F::kOut & (1u << k)) ptrs[k][j] = static_cast<scalar_t>(v[k]);
   }
@@ -65,7 +65,7 @@ void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorLi
       scalar_t* ptrs[D];
       for (int k = 0; k < D; ++k) ptrs[k] = lists[k][ch.tensor].template data<scalar_t>() + ch.start;
       const float step = slots.empty() ? 0.0f : *slots[ch.tensor].data<float>();
-      apply_chunk<scalar_t>(f, ptrs, ch.len, step);
+      apply_chunk<scalar_t>(foreach_fn::with_step(f, step), ptrs, ch.len);
     }
   });
 }

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kThreads)
   scalar_t* ptrs[D];
 #pragma unroll
   for (int k = 0; k < D; ++k) ptrs[k] = static_cast<scalar_t*>(meta.addresses[k][t]) + start;
-  const float step = meta.slot[t] ? *meta.slot[t] : 0.0f;
+  const F g = foreach_fn::with_step(f, meta.slot[t] ? *meta.slot[t] : 0.0f);
   // four elements in flight per thread: independent loads hide memory latency
   constexpr int kILP = 4;
   for (int64_t base = 0; base < n; base += static_cast<int64_t>(blockDim.x) * kILP) {
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int u = 0; u < kILP; ++u) {
       const int64_t i = base + threadIdx.x + static_cast<int64_t>(u) * blockDim.x;
       if (i < n) {
-        f(v[u], step);
+        g(v[u]);
 #pragma unroll
         for (int k = 0; k < D; ++k)
           if (F::kOut & (1u << k)) ptrs[k][i] = static_cast<scalar_t>(v[u][k]);
