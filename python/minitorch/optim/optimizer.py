@@ -250,8 +250,6 @@ class Optimizer:
         for p in group["params"]:
             if p.grad is None:
                 continue
-            if p.grad.is_sparse if hasattr(p.grad, "is_sparse") else False:
-                raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
             params.append(p)
             grads.append(p.grad)
         return params, grads
