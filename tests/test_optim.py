@@ -602,12 +602,15 @@ def test_foreach_bad_inputs(device):
 
 def test_foreach_does_not_record_autograd_and_bumps_version():
     w = minitorch.ones(3, requires_grad=True)
-    v0 = w._version if hasattr(w, "_version") else None
-    _C._foreach_add_([w], 1.0)
-    assert w.is_leaf and w.grad_fn is None
-    np.testing.assert_array_equal(to_np(w), [2, 2, 2])
-    if v0 is not None:
-        assert w._version > v0
+    x = minitorch.ones(3, requires_grad=True)
+    y = (w * x).sum()  # saves x for w's gradient
+    v0 = x._version
+    _C._foreach_add_([x], 1.0)
+    assert x.is_leaf and x.grad_fn is None and x.requires_grad
+    np.testing.assert_array_equal(to_np(x), [2, 2, 2])
+    assert x._version > v0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
 
 
 # ---- GradScaler's kernels
