@@ -684,3 +684,50 @@ def test_amp_bad_inputs(device):
             0.5,
             10,
         )
+
+
+def test_fused_bad_calls_leave_state_alone(device):
+    p = [minitorch.ones(3, device=device)]
+    g = [minitorch.ones(3, device=device)]
+    m, v = [minitorch.zeros(3, device=device)], [minitorch.zeros(3, device=device)]
+    step = minitorch.zeros((), device=device)
+    with pytest.raises(RuntimeError, match="Tensor lists must have the same number of tensors, got 1 and 0"):
+        _C._fused_adam_(p, g, m, v, [], [step], 0.1, 0.9, 0.999, 0.0, 1e-8, True, False)
+    assert step.item() == 0.0
+    with pytest.raises(RuntimeError, match="state_steps must hold one-element float32 tensors"):
+        _C._fused_adam_(
+            p,
+            g,
+            m,
+            v,
+            [],
+            [minitorch.zeros((), dtype=minitorch.float64, device=device)],
+            0.1,
+            0.9,
+            0.999,
+            0.0,
+            1e-8,
+            False,
+            False,
+        )
+    with pytest.raises(RuntimeError, match="momentum_buffer_list must hold one tensor per parameter"):
+        _C._fused_sgd_(p, g, [], 0.1, 0.9, 0.0, 0.0, False, False, True)
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+        _C._fused_sgd_(p, g, [], 0.1, 0.0, 0.0, 0.0, True, False, True)
+    np.testing.assert_array_equal(to_np(p[0]), [1, 1, 1])
+
+
+def test_load_state_dict_with_numeric_step(device):
+    p = minitorch.ones(2, device=device, requires_grad=True)
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = minitorch.ones(2, device=device)
+    opt.step()
+    sd = copy.deepcopy(opt.state_dict())
+    sd["state"][0]["step"] = 1  # PyTorch before 1.12 saved the step as a number
+    q = minitorch.ones(2, device=device, requires_grad=True)
+    opt2 = optim.Adam([q], lr=0.1)
+    opt2.load_state_dict(sd)
+    assert isinstance(opt2.state[q]["step"], minitorch.Tensor)
+    q.grad = minitorch.ones(2, device=device)
+    opt2.step()
+    assert opt2.state[q]["step"].item() == 2.0

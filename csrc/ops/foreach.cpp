@@ -270,14 +270,13 @@ void fused_adam_(const TensorList& params, const TensorList& grads, const Tensor
   a.amsgrad = amsgrad;
   a.maximize = maximize;
   a.decoupled = decoupled_weight_decay;
-  check_lists("_fused_adam_", {&params, &grads, &exp_avgs, &exp_avg_sqs});
+  std::vector<const TensorList*> lists = {&params, &grads, &exp_avgs, &exp_avg_sqs};
+  if (amsgrad) lists.push_back(&max_exp_avg_sqs);
+  // everything is checked before the steps move, so a bad call leaves the state as it was
+  check_lists("_fused_adam_", lists);
   check_slots("_fused_adam_", state_steps, params);
   foreach_add_(state_steps, 1.0);
-  if (amsgrad)
-    run_foreach("_fused_adam_", {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}, 0b11101u,
-                &state_steps, a);
-  else
-    run_foreach("_fused_adam_", {&params, &grads, &exp_avgs, &exp_avg_sqs}, 0b1101u, &state_steps, a);
+  run_foreach("_fused_adam_", lists, amsgrad ? 0b11101u : 0b1101u, &state_steps, a);
 }
 
 void fused_rmsprop_(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
