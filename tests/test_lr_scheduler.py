@@ -288,3 +288,86 @@ def test_warns_when_scheduler_steps_before_optimizer():
         s.step()
     with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
         s.get_lr()
+
+
+def test_multiplicative_lr():
+    opt = make_opt()
+    s = sched.MultiplicativeLR(opt, lambda e: 0.5 + 0.1 * e)
+    got = [g[0] for g in lrs_over(opt, s, 5)]
+    expected = [0.1 * math.prod(0.5 + 0.1 * k for k in range(1, e + 1)) for e in range(5)]
+    assert approx(got, expected)
+
+
+def test_constant_lr():
+    opt = make_opt()
+    s = sched.ConstantLR(opt, factor=0.5, total_iters=3)
+    assert approx([g[0] for g in lrs_over(opt, s, 6)], [0.05, 0.05, 0.05, 0.1, 0.1, 0.1])
+    with pytest.raises(ValueError, match="Constant multiplicative factor expected to be between 0 and 1."):
+        sched.ConstantLR(make_opt(), factor=2.0)
+
+
+def test_linear_lr_matches_closed_form():
+    opt = make_opt()
+    s = sched.LinearLR(opt, start_factor=0.25, end_factor=1.0, total_iters=4)
+    got = [g[0] for g in lrs_over(opt, s, 7)]
+    assert pytest.approx([0.1 * (0.25 + 0.75 * min(4, e) / 4) for e in range(7)], rel=1e-12) == got
+    with pytest.raises(ValueError, match="Starting multiplicative factor expected to be greater than 0"):
+        sched.LinearLR(make_opt(), start_factor=0)
+
+
+def test_polynomial_lr_matches_closed_form():
+    opt = make_opt()
+    s = sched.PolynomialLR(opt, total_iters=4, power=2.0)
+    got = [g[0] for g in lrs_over(opt, s, 7)]
+    assert pytest.approx([0.1 * (1 - min(4, e) / 4) ** 2 for e in range(7)], rel=1e-12, abs=1e-15) == got
+
+
+def test_cosine_warm_restarts():
+    T0, mult, eta = 3, 2, 0.01
+    opt = make_opt()
+    s = sched.CosineAnnealingWarmRestarts(opt, T_0=T0, T_mult=mult, eta_min=eta)
+    got = [g[0] for g in lrs_over(opt, s, 20)]
+
+    def expected(e):
+        t_i, t_cur = T0, e
+        while t_cur >= t_i:
+            t_cur -= t_i
+            t_i *= mult
+        return eta + (0.1 - eta) * (1 + math.cos(math.pi * t_cur / t_i)) / 2
+
+    assert pytest.approx([expected(e) for e in range(20)], rel=1e-12) == got
+    s.step(4.5)  # a fractional epoch: 1.5 into the second period of 6
+    assert opt.param_groups[0]["lr"] == pytest.approx(
+        eta + (0.1 - eta) * (1 + math.cos(math.pi * 1.5 / 6)) / 2
+    )
+    with pytest.raises(ValueError, match="Expected positive integer T_0, but got 0"):
+        sched.CosineAnnealingWarmRestarts(make_opt(), T_0=0)
+    with pytest.raises(ValueError, match="Expected non-negative epoch, but got -1"):
+        s.step(-1)
+
+
+def test_sequential_lr_warmup_then_decay():
+    opt = make_opt()
+    warm = sched.LinearLR(opt, start_factor=0.1, total_iters=2)
+    decay = sched.ExponentialLR(opt, gamma=0.5)
+    s = sched.SequentialLR(opt, schedulers=[warm, decay], milestones=[3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the switch must not surface the epoch-argument deprecation
+        got = [g[0] for g in lrs_over(opt, s, 6)]
+    assert pytest.approx([0.01, 0.055, 0.1, 0.1, 0.05, 0.025], rel=1e-12) == got
+    sd = s.state_dict()
+    assert len(sd["_schedulers"]) == 2 and "optimizer" not in sd
+    with pytest.raises(ValueError, match="expects number of schedulers provided to be one more"):
+        sched.SequentialLR(opt, schedulers=[warm, decay], milestones=[])
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        sched.SequentialLR(opt, schedulers=[warm, sched.ReduceLROnPlateau(opt)], milestones=[2])
+
+
+def test_chained_scheduler():
+    opt = make_opt(lr=1.0)
+    s = sched.ChainedScheduler(
+        [sched.ConstantLR(opt, factor=0.1, total_iters=2), sched.ExponentialLR(opt, 0.9)]
+    )
+    got = [g[0] for g in lrs_over(opt, s, 5)]
+    assert pytest.approx([(0.1 if k < 2 else 1.0) * 0.9**k for k in range(5)], rel=1e-12) == got
+    assert s.get_last_lr() == [opt.param_groups[0]["lr"]]
