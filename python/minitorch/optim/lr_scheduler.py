@@ -172,6 +172,10 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
+class _LRScheduler(LRScheduler):
+    """The old name of LRScheduler, kept as PyTorch keeps it (custom schedulers still subclass it)."""
+
+
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(last_epoch), one function per group or one for all."""
 
