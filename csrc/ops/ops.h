@@ -4,6 +4,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/foreach.h"
 #include "ops/index.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"

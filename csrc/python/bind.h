@@ -74,5 +74,6 @@ void init_linalg(py::module_& m, TensorClass& cls);
 void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m);
 void init_amp(py::module_& m);
+void init_foreach(py::module_& m);
 
 }  // namespace mt

@@ -68,6 +68,7 @@ PYBIND11_MODULE(_C, m) {
   init_linalg(m, cls);
   init_cuda(m);
   init_dlpack(m);
+  init_foreach(m);
   init_autograd(m, cls);
   init_amp(m);
   m.attr("_cuda_version") =

@@ -65,6 +65,7 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from minitorch import optim  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,

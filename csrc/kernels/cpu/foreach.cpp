@@ -1,0 +1,152 @@
+// CPU multi-tensor kernels: every tensor of a call is cut into fixed chunks and one parallel loop walks all
+// chunks of all tensors, so a step over many small parameters costs one dispatch, not one per tensor.
+#include "ops/foreach.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/Parallel.h"
+#include "kernels/foreach_functors.h"
+
+namespace mt {
+namespace {
+
+// Elements per chunk: big enough to amortize the chunk bookkeeping, small enough to balance threads.
+constexpr int64_t kChunk = 1 << 15;
+
+struct Chunk {
+  int32_t tensor;
+  int64_t start, len;
+};
+
+std::vector<Chunk> make_chunks(const TensorList& ts, int64_t& total) {
+  std::vector<Chunk> chunks;
+  total = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const int64_t n = ts[i].numel();
+    total += n;
+    for (int64_t s = 0; s < n; s += kChunk)
+      chunks.push_back(Chunk{static_cast<int32_t>(i), s, std::min(kChunk, n - s)});
+  }
+  return chunks;
+}
+
+void run_chunks(size_t nchunks, int64_t total, const std::function<void(int64_t, int64_t)>& body) {
+  if (total < kGrainSize || nchunks < 2)
+    body(0, static_cast<int64_t>(nchunks));
+  else
+    parallel_for(0, static_cast<int64_t>(nchunks), 1, body);
+}
+
+// One chunk of one tensor: every list's elements loaded as opmath, the functor applied, outputs stored.
+template <typename scalar_t, typename F>
+void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len) {
+  using T = opmath_t<scalar_t>;
+  constexpr int D = F::kDepth;
+  for (int64_t j = 0; j < len; ++j) {
+    T v[D];
+    for (int k = 0; k < D; ++k) v[k] = static_cast<T>(ptrs[k][j]);
+    f(v);
+    for (int k = 0; k < D; ++k)
+      if (F::kOut & (1u << k)) ptrs[k][j] = static_cast<scalar_t>(v[k]);
+  }
+}
+
+template <typename scalar_t, typename F>
+void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& slots, const F& f) {
+  constexpr int D = F::kDepth;
+  MT_INTERNAL_ASSERT(static_cast<int>(lists.size()) == D, "foreach: ", lists.size(), " lists for depth ", D);
+  int64_t total = 0;
+  const std::vector<Chunk> chunks = make_chunks(lists[0], total);
+  run_chunks(chunks.size(), total, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      const Chunk& ch = chunks[c];
+      scalar_t* ptrs[D];
+      for (int k = 0; k < D; ++k) ptrs[k] = lists[k][ch.tensor].template data<scalar_t>() + ch.start;
+      const float step = slots.empty() ? 0.0f : *slots[ch.tensor].data<float>();
+      apply_chunk<scalar_t>(foreach_fn::with_step(f, step), ptrs, ch.len);
+    }
+  });
+}
+
+void foreach_kernel(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
+  MT_DISPATCH_FLOATING_TYPES(lists[0][0].dtype(), "foreach_cpu", [&] {
+    foreach_fn::visit<opmath_t<scalar_t>>(
+        args, [&](const auto& f) { cpu_multi_tensor_apply<scalar_t>(lists, slots, f); });
+  });
+}
+
+// Partial results per chunk (double: every float dtype accumulates at least in float), then one pass per
+// tensor folds its chunks in order, so the result does not depend on the thread count.
+void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double ord) {
+  int64_t total = 0;
+  const std::vector<Chunk> chunks = make_chunks(in, total);
+  std::vector<double> partial(chunks.size());
+  const bool is_inf = std::isinf(ord);
+  MT_DISPATCH_FLOATING_TYPES(in[0].dtype(), "foreach_norm_cpu", [&] {
+    run_chunks(chunks.size(), total, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        const Chunk& ch = chunks[c];
+        const scalar_t* p = in[ch.tensor].data<scalar_t>() + ch.start;
+        double acc = 0;
+        if (is_inf) {
+          for (int64_t j = 0; j < ch.len; ++j) {
+            const double a = std::abs(static_cast<double>(p[j]));
+            acc = (a > acc || a != a) ? a : acc;  // NaN wins, as in PyTorch
+          }
+        } else if (ord == 1) {
+          for (int64_t j = 0; j < ch.len; ++j) acc += std::abs(static_cast<double>(p[j]));
+        } else {
+          for (int64_t j = 0; j < ch.len; ++j) {
+            const double x = static_cast<double>(p[j]);
+            acc += x * x;
+          }
+        }
+        partial[c] = acc;
+      }
+    });
+    std::vector<double> per(in.size(), 0.0);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      double& r = per[chunks[c].tensor];
+      const double v = partial[c];
+      if (!is_inf)
+        r += v;
+      else if (r == r && (v != v || v > r))
+        r = v;
+    }
+    for (size_t i = 0; i < in.size(); ++i) {
+      const double r = ord == 2 ? std::sqrt(per[i]) : per[i];
+      *outs[i].data<scalar_t>() = static_cast<scalar_t>(r);
+    }
+  });
+}
+
+// PyTorch's rule: on inf/nan back off and restart the count; after growth_interval clean steps, grow
+// (unless the grown scale would be inf).
+void amp_update_scale_kernel(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
+                             double growth_factor, double backoff_factor, int64_t growth_interval) {
+  float* s = scale.data<float>();
+  int32_t* tracker = growth_tracker.data<int32_t>();
+  if (*found_inf.data<float>() != 0.0f) {
+    *s = *s * static_cast<float>(backoff_factor);
+    *tracker = 0;
+    return;
+  }
+  const int32_t successful = *tracker + 1;
+  if (successful == growth_interval) {
+    const float grown = *s * static_cast<float>(growth_factor);
+    if (std::isfinite(grown)) *s = grown;
+    *tracker = 0;
+  } else {
+    *tracker = successful;
+  }
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(foreach_stub, CPU, &foreach_kernel);
+MT_REGISTER_KERNEL(foreach_norm_stub, CPU, &foreach_norm_kernel);
+MT_REGISTER_KERNEL(amp_update_scale_stub, CPU, &amp_update_scale_kernel);
+
+}  // namespace mt

@@ -1,0 +1,98 @@
+// Bindings for the multi-tensor ops (ops/foreach.h) under PyTorch's underscore names: _foreach_*, the fused
+// optimizer steps and GradScaler's two AMP kernels.
+#include "ops/foreach.h"
+#include "python/bind.h"
+
+namespace mt {
+
+namespace {
+
+TensorList as_list(py::handle h, const char* what) {
+  MT_CHECK_TYPE(py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h), what,
+                " must be a list or tuple of Tensors");
+  return h.cast<TensorList>();
+}
+
+bool is_tensor_list(py::handle h) {
+  return (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h));
+}
+
+}  // namespace
+
+void init_foreach(py::module_& m) {
+  m.def(
+      "_foreach_add_",
+      [](py::handle self, py::handle other, double alpha) {
+        TensorList s = as_list(self, "self");
+        if (is_tensor_list(other))
+          foreach_add_(s, other.cast<TensorList>(), alpha);
+        else
+          foreach_add_(s, parse_scalar(other, "other").to_double() * alpha);
+      },
+      py::arg("self"), py::arg("other"), py::arg("alpha") = 1.0);
+  m.def(
+      "_foreach_mul_",
+      [](py::handle self, py::handle other) {
+        TensorList s = as_list(self, "self");
+        if (is_tensor_list(other))
+          foreach_mul_(s, other.cast<TensorList>());
+        else if (py::isinstance<TensorImpl>(other))
+          foreach_mul_(s, other.cast<Tensor>());
+        else
+          foreach_mul_(s, parse_scalar(other, "other").to_double());
+      },
+      py::arg("self"), py::arg("other"));
+  m.def(
+      "_foreach_zero_", [](py::handle self) { foreach_zero_(as_list(self, "self")); }, py::arg("self"));
+  m.def(
+      "_foreach_addcmul_",
+      [](py::handle self, py::handle t1, py::handle t2, double value) {
+        foreach_addcmul_(as_list(self, "self"), as_list(t1, "tensor1"), as_list(t2, "tensor2"), value);
+      },
+      py::arg("self"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value") = 1.0);
+  m.def(
+      "_foreach_addcdiv_",
+      [](py::handle self, py::handle t1, py::handle t2, double value) {
+        foreach_addcdiv_(as_list(self, "self"), as_list(t1, "tensor1"), as_list(t2, "tensor2"), value);
+      },
+      py::arg("self"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value") = 1.0);
+  m.def(
+      "_foreach_lerp_",
+      [](py::handle self, py::handle end, double weight) {
+        foreach_lerp_(as_list(self, "self"), as_list(end, "tensors1"), weight);
+      },
+      py::arg("self"), py::arg("tensors1"), py::arg("weight"));
+  m.def(
+      "_foreach_sqrt", [](py::handle self) { return foreach_sqrt(as_list(self, "self")); }, py::arg("self"));
+  m.def(
+      "_foreach_norm", [](py::handle self, double ord) { return foreach_norm(as_list(self, "self"), ord); },
+      py::arg("self"), py::arg("ord") = 2.0);
+
+  m.def("_fused_sgd_", &fused_sgd_, py::arg("params"), py::arg("grads"), py::arg("momentum_buffer_list"),
+        py::arg("lr"), py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"),
+        py::arg("nesterov"), py::arg("maximize"), py::arg("is_first_step"));
+  m.def("_fused_adam_", &fused_adam_, py::arg("params"), py::arg("grads"), py::arg("exp_avgs"),
+        py::arg("exp_avg_sqs"), py::arg("max_exp_avg_sqs"), py::arg("state_steps"), py::arg("lr"),
+        py::arg("beta1"), py::arg("beta2"), py::arg("weight_decay"), py::arg("eps"), py::arg("amsgrad"),
+        py::arg("maximize"), py::arg("decoupled_weight_decay") = false);
+  m.def("_fused_rmsprop_", &fused_rmsprop_, py::arg("params"), py::arg("grads"), py::arg("square_avgs"),
+        py::arg("grad_avgs"), py::arg("momentum_buffer_list"), py::arg("state_steps"), py::arg("lr"),
+        py::arg("alpha"), py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"),
+        py::arg("maximize"));
+  m.def("_fused_adagrad_", &fused_adagrad_, py::arg("params"), py::arg("grads"), py::arg("state_sums"),
+        py::arg("state_steps"), py::arg("lr"), py::arg("lr_decay"), py::arg("weight_decay"), py::arg("eps"),
+        py::arg("maximize"));
+  m.def("_amp_foreach_non_finite_check_and_unscale_", &amp_foreach_non_finite_check_and_unscale_,
+        py::arg("self"), py::arg("found_inf"), py::arg("inv_scale"));
+  m.def(
+      "_amp_update_scale_",
+      [](const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf, double growth_factor,
+         double backoff_factor, int64_t growth_interval) {
+        return amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
+                                 growth_interval);
+      },
+      py::arg("self"), py::arg("growth_tracker"), py::arg("found_inf"), py::arg("scale_growth_factor"),
+      py::arg("scale_backoff_factor"), py::arg("growth_interval"));
+}
+
+}  // namespace mt

@@ -1,0 +1,262 @@
+"""The Optimizer base class: param groups, per-parameter state, zero_grad and state_dict, as PyTorch's."""
+
+import functools
+import warnings
+from collections import defaultdict
+from copy import deepcopy
+from itertools import chain
+
+import minitorch
+from minitorch import _C
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Singleton class representing a required parameter for an Optimizer."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj):
+    if isinstance(obj, minitorch.Tensor):
+        return "minitorch.Tensor"
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def _use_grad_for_differentiable(func):
+    """Runs an optimizer's step with autograd off (PyTorch: unless differentiable=True, which we refuse)."""
+
+    @functools.wraps(func)
+    def _use_grad(self, *args, **kwargs):
+        with minitorch.no_grad():
+            return func(self, *args, **kwargs)
+
+    return _use_grad
+
+
+def _scalar(value, name):
+    """Hyper-parameters reach the C++ kernels as Python floats (a 1-element tensor is read once here)."""
+    if isinstance(value, minitorch.Tensor):
+        return float(value.item())
+    return float(value)
+
+
+class Optimizer:
+    r"""Base class for all optimizers.
+
+    Args:
+        params (iterable): an iterable of Tensors or dicts; the dicts give per-group options.
+        defaults (dict): default values of the options (used when a group does not set them).
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, minitorch.Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
+                + _typename(params)
+            )
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            format_string += "\n"
+            format_string += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    format_string += f"    {key}: {group[key]}\n"
+        format_string += ")"
+        return format_string
+
+    def add_param_group(self, param_group):
+        r"""Add a param group to the Optimizer's `param_groups` (e.g. layers unfrozen during fine-tuning)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {_typename(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, minitorch.Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but "
+                "the ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+
+        for param in param_group["params"]:
+            if not isinstance(param, minitorch.Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is " + _typename(param)
+                )
+            if not param.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization parameter {name}"
+                )
+            param_group.setdefault(name, default)
+
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; "
+                "in future, this will cause an error; "
+                "see github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
+
+        param_set = set()
+        for group in self.param_groups:
+            param_set.update(id(p) for p in group["params"])
+        if not param_set.isdisjoint(id(p) for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        r"""Resets the gradients of all optimized tensors (to None by default, else to zero in place)."""
+        grads = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    grads.append(p.grad)
+        if grads:
+            _C._foreach_zero_(grads)
+
+    def step(self, closure=None):
+        r"""Performs a single optimization step (parameter update)."""
+        raise NotImplementedError
+
+    def state_dict(self):
+        r"""The optimizer's state as a dict: ``state`` (per parameter, keyed by integer ids in the order the
+        parameters appear in the groups) and ``param_groups`` (options, with ``params`` as those ids)."""
+        param_mappings = {}
+        start_index = 0
+
+        def pack_group(group):
+            nonlocal start_index
+            packed = {k: v for k, v in group.items() if k != "params"}
+            param_mappings.update(
+                {id(p): i for i, p in enumerate(group["params"], start_index) if id(p) not in param_mappings}
+            )
+            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
+            start_index += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {
+            (param_mappings[id(k)] if isinstance(k, minitorch.Tensor) else k): v
+            for k, v in self.state.items()
+        }
+        return {"state": packed_state, "param_groups": param_groups}
+
+    @staticmethod
+    def _process_value_according_to_param_policy(param, value, key=None):
+        # Steps stay float32 (the kernels read them as such) on the parameter's device; other floating state
+        # takes the parameter's dtype and device.
+        if key == "step":
+            return value.to(dtype=minitorch.float32, device=param.device)
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
+    def load_state_dict(self, state_dict):
+        r"""Loads the optimizer state (an object returned by :meth:`state_dict`)."""
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        param_lens = (len(g["params"]) for g in groups)
+        saved_lens = (len(g["params"]) for g in saved_groups)
+        if any(p_len != s_len for p_len, s_len in zip(param_lens, saved_lens)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
+
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in groups),
+            )
+        )
+
+        def _cast(param, value, key=None):
+            if key == "step" and isinstance(value, (int, float)):  # older checkpoints keep the step as a number
+                return minitorch.tensor(float(value), dtype=minitorch.float32, device=param.device)
+            if isinstance(value, minitorch.Tensor):
+                return Optimizer._process_value_according_to_param_policy(param, value, key)
+            if isinstance(value, dict):
+                return {k: _cast(param, v, key=k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(_cast(param, v) for v in value)
+            return value
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast(param, v)
+            else:
+                state[k] = v
+
+        def update_group(group, new_group):
+            new_group["params"] = group["params"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+
+    # ---- helpers for the subclasses
+
+    def _check_supported(self, differentiable):
+        if differentiable:
+            raise NotImplementedError("minitorch optimizers do not support differentiable=True")
+
+    def _params_with_grad(self, group):
+        """The group's parameters that have a gradient (others are skipped, as PyTorch does)."""
+        params, grads = [], []
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params.append(p)
+            grads.append(p.grad)
+        return params, grads
+
+    @staticmethod
+    def _new_step(p):
+        # PyTorch's fused/capturable layout: the step count as a float32 tensor on the parameter's device
+        return minitorch.zeros((), dtype=minitorch.float32, device=p.device)
