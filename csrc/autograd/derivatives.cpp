@@ -1194,8 +1194,8 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
 }
 
 // ---- conv and pooling (helper conv)
-// Conv gradients are the two backward-half ops (kernels per device); they are not differentiable themselves, so
-// double backward through a conv is not supported yet.
+// Conv gradients are the two backward-half ops (kernels per device); they are not differentiable themselves,
+// so double backward through a conv is not supported yet.
 
 namespace {
 // The bias gradient of a 4-D NCHW conv: the output gradient summed over batch and space.
@@ -1208,15 +1208,16 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
                    const ConvArgs& args) {
   Tensor out = no_grad([&] { return mt::convolution(input, weight, bias, args); });
   const Tensor* b = bias ? &*bias : nullptr;
-  auto n = attach("ConvolutionBackward0",
-                  [args](FnNode& n, V& gs) -> V {
-                    Tensor x = n.saved(0), w = n.saved(1);
-                    const Tensor& g = gs[0];
-                    return {n.needs_input_grad(0) ? mt::convolution_backward_input(g, w, x.sizes(), args) : Tensor(),
-                            n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
-                            n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
-                  },
-                  {&input, &weight, b}, {&out});
+  auto n = attach(
+      "ConvolutionBackward0",
+      [args](FnNode& n, V& gs) -> V {
+        Tensor x = n.saved(0), w = n.saved(1);
+        const Tensor& g = gs[0];
+        return {n.needs_input_grad(0) ? mt::convolution_backward_input(g, w, x.sizes(), args) : Tensor(),
+                n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
+                n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
+      },
+      {&input, &weight, b}, {&out});
   if (n) {
     n->save(input);
     n->save(weight);
@@ -1250,7 +1251,8 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
   return out;
 }
 
-std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
+std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh,
+                                           int64_t ow) {
   auto r = [&] {
     NoGradGuard g;
     return mt::max_pool2d_impl(input, args, oh, ow);

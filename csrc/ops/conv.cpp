@@ -16,6 +16,9 @@ namespace mt {
 MT_DEFINE_STUB(conv_forward_stub, ConvForwardFn);
 MT_DEFINE_STUB(conv_backward_input_stub, ConvBackwardInputFn);
 MT_DEFINE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn);
+MT_DEFINE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
+MT_DEFINE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
+MT_DEFINE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
 
 namespace {
 
@@ -234,6 +237,17 @@ DimVector conv_out_sizes(const Tensor& input, const Tensor& weight, const ConvAr
   return s;
 }
 
+// cuDNN's kernel when it is registered for the device and enabled, else the device's own.
+template <typename Fn>
+Fn pick_kernel(const DispatchStub<Fn>& cudnn, const DispatchStub<Fn>& native, Device d) {
+  Fn f = cudnn.fns[static_cast<int>(d.type)];
+  if (f && cudnn_flags().enabled) return f;
+  if (f && !native.fns[static_cast<int>(d.type)])
+    MT_ERROR("convolution on ", d.is_cuda() ? "CUDA" : "CPU",
+             " needs cuDNN here, but torch.backends.cudnn.enabled is False");
+  return native.get(d);
+}
+
 void add_bias_(const Tensor& out, const std::optional<Tensor>& bias) {
   if (!bias || out.numel() == 0) return;
   binary_(BinaryOp::add, out, view(*bias, {1, bias->sizes()[0], 1, 1}));
@@ -267,7 +281,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   if (weight.sizes()[1] == 0 || weight.numel() == 0) {  // no input channels: an empty sum
     zero_(out);
   } else {
-    conv_forward_stub.get(input.device())(out, contiguous(input), contiguous(weight), args);
+    pick_kernel(cudnn_conv_forward_stub, conv_forward_stub, input.device())(out, contiguous(input),
+                                                                            contiguous(weight), args);
   }
   add_bias_(out, bias);
   return out;
@@ -278,7 +293,8 @@ Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, 
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   if (grad_out.numel() == 0 || weight.numel() == 0) return zero_(gi), gi;
-  conv_backward_input_stub.get(gi.device())(gi, contiguous(grad_out), contiguous(weight), args);
+  pick_kernel(cudnn_conv_backward_input_stub, conv_backward_input_stub, gi.device())(
+      gi, contiguous(grad_out), contiguous(weight), args);
   return gi;
 }
 
@@ -287,7 +303,8 @@ Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, 
   Tensor gw = make_empty(weight_sizes, grad_out.dtype(), grad_out.device());
   if (gw.numel() == 0) return gw;
   if (grad_out.numel() == 0 || input.numel() == 0) return zero_(gw), gw;
-  conv_backward_weight_stub.get(gw.device())(gw, contiguous(grad_out), contiguous(input), args);
+  pick_kernel(cudnn_conv_backward_weight_stub, conv_backward_weight_stub, gw.device())(
+      gw, contiguous(grad_out), contiguous(input), args);
   return gw;
 }
 

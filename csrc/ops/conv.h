@@ -57,6 +57,11 @@ using ConvBackwardWeightFn = void (*)(const Tensor& grad_weight, const Tensor& g
 MT_DECLARE_STUB(conv_forward_stub, ConvForwardFn);
 MT_DECLARE_STUB(conv_backward_input_stub, ConvBackwardInputFn);
 MT_DECLARE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn);
+// cuDNN's kernels (registered for CUDA when built with cuDNN): used instead of the stubs above while
+// backends.cudnn.enabled is true, as PyTorch picks its cuDNN backend.
+MT_DECLARE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
+MT_DECLARE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
+MT_DECLARE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
 
 // cuDNN settings (torch.backends.cudnn): read by the CUDA conv kernels, set from Python. One process-wide
 // value.

@@ -2,6 +2,7 @@
 // adaptive windows included; window math shared with CUDA in ops/pool.h. half/bfloat16 accumulate in float.
 #include "ops/pool.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
