@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels/cpu/Parallel.h"
 
@@ -103,36 +104,33 @@ void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   });
 }
 
-// Gathers, for each input position, the gradients of the windows that hold it (no write conflicts).
+// Per plane, each output window spreads its gradient over its inputs (planes run in parallel, so no two
+// threads write one element); accumulated in opmath, rounded once.
 template <typename T>
 void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const PoolArgs& a) {
   using acc_t = opmath_t<T>;
   Planes p = planes_of(grad_in, grad_out);
   const T* go = grad_out.data<T>();
   T* gi = grad_in.data<T>();
-  over_planes(p.P, p.H * p.W * 4, [&](int64_t p0, int64_t p1) {
+  over_planes(p.P, p.H * p.W + p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+    std::vector<acc_t> acc(static_cast<size_t>(p.H * p.W));
     for (int64_t pl = p0; pl < p1; ++pl) {
+      std::fill(acc.begin(), acc.end(), acc_t(0));
       const T* g = go + pl * p.oH * p.oW;
-      for (int64_t h = 0; h < p.H; ++h) {
-        int64_t oh0, oh1;
-        avg_outputs_of(h, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive, oh0, oh1);
-        for (int64_t w = 0; w < p.W; ++w) {
-          int64_t ow0, ow1;
-          avg_outputs_of(w, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive, ow0, ow1);
-          acc_t s = 0;
-          for (int64_t oh = oh0; oh < oh1; ++oh) {
-            PoolWindow hw = avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive);
-            if (h < hw.start || h >= hw.end) continue;
-            for (int64_t ow = ow0; ow < ow1; ++ow) {
-              PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
-              if (w < ww.start || w >= ww.end) continue;
-              s += static_cast<acc_t>(g[oh * p.oW + ow]) /
-                   acc_t(avg_divisor(hw, ww, a.count_include_pad, a.divisor));
-            }
+      for (int64_t oh = 0; oh < p.oH; ++oh) {
+        PoolWindow hw = avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive);
+        for (int64_t ow = 0; ow < p.oW; ++ow) {
+          PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
+          acc_t v = static_cast<acc_t>(g[oh * p.oW + ow]) /
+                    acc_t(avg_divisor(hw, ww, a.count_include_pad, a.divisor));
+          for (int64_t h = hw.start; h < hw.end; ++h) {
+            acc_t* row = acc.data() + h * p.W;
+            for (int64_t w = ww.start; w < ww.end; ++w) row[w] += v;
           }
-          gi[(pl * p.H + h) * p.W + w] = static_cast<T>(s);
         }
       }
+      T* dst = gi + pl * p.H * p.W;
+      for (int64_t i = 0; i < p.H * p.W; ++i) dst[i] = static_cast<T>(acc[i]);
     }
   });
 }
