@@ -665,3 +665,41 @@ def test_cudnn_flags_give_same_values(benchmark, deterministic):
     assert_matches(
         xt.grad, np_conv_transpose2d(np.ones((4, 16, 12, 12)), w, None, 1, 1), rtol=1e-4, atol=1e-4
     )
+
+
+def _conv_against_cpu(device, dtype):
+    """Grouped, strided, dilated conv forward + backward, a transposed conv and a 1x1 conv on `device`,
+    against NumPy and against the CPU kernels' gradients."""
+    rng = np.random.default_rng(130)
+    x, w, b = rounded(rand(rng, 2, 4, 9, 8), dtype), rounded(rand(rng, 6, 2, 3, 2), dtype), rand(rng, 6)
+    g = rounded(rand(rng, 2, 6, 5, 8), dtype)
+    wt2 = rounded(rand(rng, 6, 2, 3, 3), dtype)
+    rtol, atol = CONV_TOL[dtype]
+    xt = T(x, dtype, device, requires_grad=True)
+    wt = T(w, dtype, device, requires_grad=True)
+    out = F.conv2d(xt, wt, T(b, dtype, device), (2, 1), 1, (1, 2), 2)
+    out.backward(T(g, dtype, device))
+    ct = F.conv_transpose2d(T(g, dtype, device), T(wt2, dtype, device), None, 2, 1, 1)
+    one = F.conv2d(xt.detach(), T(w[:, :, :1, :1], dtype, device), None, 1, 0, 1, 2)  # 1x1: GEMM only
+    assert_matches(out, np_conv2d(x, w, b, (2, 1), 1, (1, 2), 2), rtol=rtol, atol=atol)
+    assert_matches(ct, np_conv_transpose2d(g, wt2, None, 2, 1, 1), rtol=rtol, atol=atol)
+    assert_matches(one, np_conv2d(x, w[:, :, :1, :1], None, 1, 0, 1, 2), rtol=rtol, atol=atol)
+    xc = T(x, minitorch.float64, requires_grad=True)
+    wc = T(w, minitorch.float64, requires_grad=True)
+    F.conv2d(xc, wc, T(b), (2, 1), 1, (1, 2), 2).backward(T(g))
+    assert_matches(xt.grad, xc.grad.numpy(), rtol=rtol, atol=atol)
+    assert_matches(wt.grad, wc.grad.numpy(), rtol=rtol, atol=atol * 10)
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float64, minitorch.float16])
+def test_conv_against_cpu_float64(dtype):
+    _conv_against_cpu("cpu", dtype)
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+@pytest.mark.parametrize("dtype", [minitorch.float64, minitorch.float16])
+@pytest.mark.parametrize("enabled", [True, False])
+def test_cuda_conv_with_and_without_cudnn(dtype, enabled):
+    # backends.cudnn.enabled = False takes the im2col + cuBLAS kernels: same values and gradients
+    with minitorch.backends.cudnn.flags(enabled=enabled):
+        _conv_against_cpu("cuda", dtype)
