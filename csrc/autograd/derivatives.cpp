@@ -1193,4 +1193,95 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
   });
 }
 
+// ---- conv and pooling (helper conv)
+// Conv gradients are the two backward-half ops (kernels per device); they are not differentiable themselves,
+// so double backward through a conv is not supported yet.
+
+namespace {
+// The bias gradient of a 4-D NCHW conv: the output gradient summed over batch and space.
+Tensor conv_bias_grad(const Tensor& g) {
+  return mt::sum(g, {0, 2, 3}, false);
+}
+}  // namespace
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                   const ConvArgs& args) {
+  Tensor out = no_grad([&] { return mt::convolution(input, weight, bias, args); });
+  const Tensor* b = bias ? &*bias : nullptr;
+  auto n = attach(
+      "ConvolutionBackward0",
+      [args](FnNode& n, V& gs) -> V {
+        Tensor x = n.saved(0), w = n.saved(1);
+        const Tensor& g = gs[0];
+        return {n.needs_input_grad(0) ? mt::convolution_backward_input(g, w, x.sizes(), args) : Tensor(),
+                n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
+                n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
+      },
+      {&input, &weight, b}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(weight);
+  }
+  return out;
+}
+
+Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                             const ConvArgs& args, IntArrayRef out_sizes) {
+  Tensor out = no_grad([&] { return mt::convolution_transpose(input, weight, bias, args, out_sizes); });
+  const Tensor* b = bias ? &*bias : nullptr;
+  // out = A_w^T x where A_w is the conv with weight w: dx = A_w g, dw = the conv weight gradient with input g
+  // and output gradient x.
+  auto n = attach("ConvolutionBackward0",
+                  [args](FnNode& n, V& gs) -> V {
+                    Tensor x = n.saved(0), w = n.saved(1);
+                    const Tensor& g = gs[0];
+                    Tensor gx, gw;
+                    if (n.needs_input_grad(0)) {
+                      NoGradGuard guard;  // the forward conv op would record otherwise
+                      gx = mt::convolution(g, w, std::nullopt, args);
+                    }
+                    if (n.needs_input_grad(1)) gw = mt::convolution_backward_weight(x, g, w.sizes(), args);
+                    return {gx, gw, n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
+                  },
+                  {&input, &weight, b}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(weight);
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh,
+                                           int64_t ow) {
+  auto r = [&] {
+    NoGradGuard g;
+    return mt::max_pool2d_impl(input, args, oh, ow);
+  }();
+  TensorGeometry base = geometry_of(input);
+  // each output's gradient goes to the input position its index names: a scatter-add per plane (windows
+  // overlap when stride < kernel)
+  auto n = attach("MaxPool2DWithIndicesBackward0",
+                  [base](FnNode& n, V& gs) -> V {
+                    Tensor idx = n.saved(0);
+                    const Tensor& g = gs[0];
+                    int64_t planes = base.sizes[0] * base.sizes[1];
+                    Tensor z = zeros({planes, base.sizes[2] * base.sizes[3]}, g.dtype(), g.device());
+                    if (g.numel() > 0)
+                      mt::scatter_add_(z, 1, mt::reshape(idx, {planes, -1}), mt::reshape(g, {planes, -1}));
+                    return {mt::view(z, base.sizes)};
+                  },
+                  {&input}, {&std::get<0>(r)});
+  if (n) n->save(std::get<1>(r));
+  return r;
+}
+
+Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
+  Tensor out = no_grad([&] { return mt::avg_pool2d_impl(input, args, oh, ow); });
+  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
+  attach("AvgPool2DBackward0",
+         [args, in_sizes](FnNode&, V& gs) -> V { return {mt::avg_pool2d_backward(gs[0], args, in_sizes)}; },
+         {&input}, {&out});
+  return out;
+}
+
 }  // namespace mt::autograd

@@ -97,4 +97,18 @@ const Tensor& fill_(const Tensor& self, const Scalar& value);
 // that requires grad (not supported yet). Called by in-place front ends that have no recording twin.
 void check_inplace(const Tensor& self);
 
+// ---- conv and pooling (helper conv): recording twins of the primitives in ops/conv.h and ops/pool.h
+}  // namespace mt::autograd
+namespace mt {
+struct ConvArgs;
+struct PoolArgs;
+}  // namespace mt
+namespace mt::autograd {
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                   const ConvArgs& args);
+Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                             const ConvArgs& args, IntArrayRef out_sizes);
+std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
+Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
+
 }  // namespace mt::autograd

@@ -1,11 +1,13 @@
 // The C++ op surface, one header per family. Each op's entry point does checks, broadcasting, promotion and
 // output allocation once, then calls its kernel through a DispatchStub for the tensor's device.
 #pragma once
+#include "ops/conv.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/foreach.h"
 #include "ops/index.h"
 #include "ops/linalg.h"
+#include "ops/pool.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"

@@ -75,5 +75,6 @@ void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m);
 void init_amp(py::module_& m);
 void init_foreach(py::module_& m);
+void init_conv(py::module_& m);
 
 }  // namespace mt

@@ -1,16 +1,62 @@
-"""minitorch.backends.cudnn: flags read by the cuDNN convolution path (no-ops until it is used)."""
+"""minitorch.backends.cudnn: the flags the cuDNN convolution path reads (enabled, benchmark, deterministic,
+allow_tf32), kept in C++ so the conv kernels read them without Python; assigning the module attributes, as
+PyTorch users do, sets them (the module's class is a ModuleType subclass with properties)."""
 
-enabled = True
-benchmark = False
-deterministic = False
-allow_tf32 = True
+import contextlib
+import sys
+import types
+
+from minitorch import _C
 
 
 def is_available():
-    from minitorch import _C
-
-    return _C._cuda_compiled()
+    """True when minitorch was built with cuDNN (a GPU is still needed to use it)."""
+    return bool(_C._has_cudnn)
 
 
 def version():
-    return None
+    """cuDNN's version as an int (90100 for 9.1.0), or None without cuDNN."""
+    return _C._cudnn_version()
+
+
+def is_acceptable(tensor):
+    return bool(_C._has_cudnn) and tensor.is_cuda and tensor.dtype.is_floating_point
+
+
+_FIELDS = ("enabled", "benchmark", "deterministic", "allow_tf32")
+
+
+def _get(name):
+    return _C._get_cudnn_flags()[_FIELDS.index(name)]
+
+
+def _set(name, value):
+    flags = list(_C._get_cudnn_flags())
+    flags[_FIELDS.index(name)] = bool(value)
+    _C._set_cudnn_flags(*flags)
+
+
+@contextlib.contextmanager
+def flags(enabled=False, benchmark=False, deterministic=False, allow_tf32=True):
+    """Sets all four flags for the block and restores the previous values after it (PyTorch's defaults
+    for this context manager, which differ from the module's: enabled=False)."""
+    old = _C._get_cudnn_flags()
+    _C._set_cudnn_flags(bool(enabled), bool(benchmark), bool(deterministic), bool(allow_tf32))
+    try:
+        yield
+    finally:
+        _C._set_cudnn_flags(*old)
+
+
+def _flag_property(name):
+    return property(lambda self: _get(name), lambda self, v: _set(name, v))
+
+
+class _CudnnModule(types.ModuleType):
+    enabled = _flag_property("enabled")
+    benchmark = _flag_property("benchmark")
+    deterministic = _flag_property("deterministic")
+    allow_tf32 = _flag_property("allow_tf32")
+
+
+sys.modules[__name__].__class__ = _CudnnModule

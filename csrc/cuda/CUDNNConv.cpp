@@ -1,0 +1,274 @@
+// Convolution through cuDNN 9 (its legacy convolution API): forward, backward data, backward filter.
+// Algorithms: benchmark=False takes cuDNN's heuristic order (Get_v7), benchmark=True times them on the actual
+// buffers (Find*Ex); either way the choice is cached per (shapes, dtype, params, flags, device), as PyTorch's
+// algorithm cache. deterministic=True keeps only deterministic algorithms; allow_tf32 picks the math type for
+// float32. Workspaces come from the caching allocator on the current stream, so nothing synchronizes.
+#if defined(MINITORCH_WITH_CUDA) && defined(MINITORCH_WITH_CUDNN)
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "cuda/CUDAContext.h"
+#include "cuda/CUDNNUtils.h"
+#include "ops/conv.h"
+
+namespace mt {
+namespace cuda {
+namespace {
+
+enum class Kind : int { forward, backward_data, backward_filter };
+
+struct Choice {
+  int algo = 0;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+};
+
+// Benchmark searches get at most this much workspace (the fastest algorithms rarely need more).
+constexpr size_t kMaxSearchWorkspace = size_t(1) << 30;
+
+std::mutex g_cache_mutex;
+std::map<std::vector<int64_t>, Choice> g_cache;
+
+std::vector<int64_t> cache_key(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y,
+                               const ConvArgs& a, const CudnnFlags& f) {
+  std::vector<int64_t> k = {static_cast<int64_t>(kind),
+                            x.device().index,
+                            static_cast<int64_t>(x.dtype()),
+                            a.groups,
+                            f.benchmark,
+                            f.deterministic,
+                            f.allow_tf32};
+  for (const Tensor* t : {&x, &w, &y})
+    for (int64_t s : t->sizes()) k.push_back(s);
+  for (int i = 0; i < 2; ++i) {
+    k.push_back(a.stride[i]);
+    k.push_back(a.padding[i]);
+    k.push_back(a.dilation[i]);
+  }
+  return k;
+}
+
+// Math type per dtype, as PyTorch sets it: tensor cores for half/bfloat16, TF32 for float only when allowed.
+cudnnMathType_t math_type(ScalarType t, bool allow_tf32) {
+  switch (t) {
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
+      return CUDNN_TENSOR_OP_MATH;
+    case ScalarType::Float:
+      return allow_tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+    default:
+      return CUDNN_DEFAULT_MATH;
+  }
+}
+
+// The first usable result of a (sorted) perf list: it ran, it fits, and it is deterministic when asked.
+template <typename Perf>
+Choice pick(const Perf* perf, int n, bool deterministic, size_t max_ws, ScalarType dt, bool allow_tf32) {
+  for (int i = 0; i < n; ++i) {
+    const Perf& p = perf[i];
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > max_ws) continue;
+    if (deterministic && p.determinism != CUDNN_DETERMINISTIC) continue;
+    // without TF32, float32 never runs an algorithm found with tensor-op math
+    if (dt == ScalarType::Float && !allow_tf32 && p.mathType == CUDNN_TENSOR_OP_MATH) continue;
+    return {static_cast<int>(p.algo), p.mathType};
+  }
+  MT_ERROR("Unable to find a valid cuDNN algorithm to run convolution",
+           deterministic ? " (torch.backends.cudnn.deterministic is set)" : "");
+}
+
+// A workspace from the caching allocator; nullptr-sized requests give an undefined tensor.
+Tensor workspace(size_t bytes, Device d) {
+  if (bytes == 0) return Tensor();
+  return make_empty({static_cast<int64_t>(bytes)}, ScalarType::Byte, d);
+}
+
+// Search workspace: the largest any candidate wants (capped), less when the allocator cannot give it.
+Tensor search_workspace(size_t want, Device d, size_t& got) {
+  got = std::min(want, kMaxSearchWorkspace);
+  while (true) {
+    try {
+      return workspace(got, d);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::OutOfMemory || got == 0) throw;
+      got /= 4;
+      if (got < (size_t(1) << 20)) got = 0;
+    }
+  }
+}
+
+// Everything one cuDNN call needs: device, handle, descriptors, flags, alpha/beta in the compute type.
+struct Call {
+  DeviceGuard guard;
+  cudnnHandle_t handle;
+  CudnnFlags flags;
+  ScalarType dt;
+  TensorDescriptor x, y;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+  float alpha_f = 1.f, beta_f = 0.f;
+  double alpha_d = 1.0, beta_d = 0.0;
+
+  Call(const Tensor& x_, const Tensor& w_, const Tensor& y_, const ConvArgs& a, const int* pad,
+       const int* stride, const int* dil)
+      : guard(x_.device()),
+        handle(cudnn_handle(x_.device().index)),
+        flags(cudnn_flags()),
+        dt(x_.dtype()),
+        x(x_),
+        y(y_),
+        w(w_),
+        conv(pad, stride, dil, static_cast<int>(a.groups),
+             dt == ScalarType::Double ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+             math_type(dt, flags.allow_tf32)) {}
+  const void* alpha() const {
+    return dt == ScalarType::Double ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  }
+  const void* beta() const { return dt == ScalarType::Double ? static_cast<const void*>(&beta_d) : &beta_f; }
+  // the chosen algorithm's math type, except that float32 without TF32 stays on FMA math (as PyTorch)
+  void set_math(const Choice& c) {
+    cudnnMathType_t m = dt == ScalarType::Float && !flags.allow_tf32 ? CUDNN_FMA_MATH : c.math;
+    MT_CUDNN_CHECK(cudnnSetConvolutionMathType(conv.desc, m));
+  }
+};
+
+struct IntArgs {
+  int pad[2], stride[2], dil[2];
+  explicit IntArgs(const ConvArgs& a) {
+    for (int i = 0; i < 2; ++i) {
+      pad[i] = static_cast<int>(a.padding[i]);
+      stride[i] = static_cast<int>(a.stride[i]);
+      dil[i] = static_cast<int>(a.dilation[i]);
+    }
+  }
+};
+
+bool lookup(const std::vector<int64_t>& key, Choice& c) {
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  auto it = g_cache.find(key);
+  if (it == g_cache.end()) return false;
+  c = it->second;
+  return true;
+}
+void store(const std::vector<int64_t>& key, const Choice& c) {
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  g_cache[key] = c;
+}
+
+template <typename Perf>
+size_t max_memory(const Perf* perf, int n) {
+  size_t m = 0;
+  for (int i = 0; i < n; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) m = std::max(m, perf[i].memory);
+  return m;
+}
+
+void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  IntArgs ia(a);
+  Call c(input, weight, out, a, ia.pad, ia.stride, ia.dil);
+  auto key = cache_key(Kind::forward, input, weight, out, a, c.flags);
+  Choice ch;
+  if (!lookup(key, ch)) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = 0;
+    MT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(c.handle, c.x.desc, c.w.desc, c.conv.desc, c.y.desc,
+                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+    size_t limit = SIZE_MAX;
+    if (c.flags.benchmark) {
+      Tensor ws = search_workspace(max_memory(perf, n), input.device(), limit);
+      MT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+          c.handle, c.x.desc, input.data_ptr(), c.w.desc, weight.data_ptr(), c.conv.desc, c.y.desc,
+          out.data_ptr(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, ws.defined() ? ws.data_ptr() : nullptr,
+          limit));
+    }
+    ch = pick(perf, n, c.flags.deterministic, limit, c.dt, c.flags.allow_tf32);
+    store(key, ch);
+  }
+  c.set_math(ch);
+  auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(ch.algo);
+  size_t bytes = 0;
+  MT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(c.handle, c.x.desc, c.w.desc, c.conv.desc, c.y.desc,
+                                                         algo, &bytes));
+  Tensor ws = workspace(bytes, input.device());
+  MT_CUDNN_CHECK(cudnnConvolutionForward(
+      c.handle, c.alpha(), c.x.desc, input.data_ptr(), c.w.desc, weight.data_ptr(), c.conv.desc, algo,
+      ws.defined() ? ws.data_ptr() : nullptr, bytes, c.beta(), c.y.desc, out.data_ptr()));
+}
+
+void backward_data(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                   const ConvArgs& a) {
+  IntArgs ia(a);
+  Call c(grad_input, weight, grad_out, a, ia.pad, ia.stride, ia.dil);
+  auto key = cache_key(Kind::backward_data, grad_input, weight, grad_out, a, c.flags);
+  Choice ch;
+  if (!lookup(key, ch)) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    int n = 0;
+    MT_CUDNN_CHECK(
+        cudnnGetConvolutionBackwardDataAlgorithm_v7(c.handle, c.w.desc, c.y.desc, c.conv.desc, c.x.desc,
+                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf));
+    size_t limit = SIZE_MAX;
+    if (c.flags.benchmark) {
+      Tensor ws = search_workspace(max_memory(perf, n), grad_input.device(), limit);
+      MT_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+          c.handle, c.w.desc, weight.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, c.x.desc,
+          grad_input.data_ptr(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf,
+          ws.defined() ? ws.data_ptr() : nullptr, limit));
+    }
+    ch = pick(perf, n, c.flags.deterministic, limit, c.dt, c.flags.allow_tf32);
+    store(key, ch);
+  }
+  c.set_math(ch);
+  auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(ch.algo);
+  size_t bytes = 0;
+  MT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(c.handle, c.w.desc, c.y.desc, c.conv.desc,
+                                                              c.x.desc, algo, &bytes));
+  Tensor ws = workspace(bytes, grad_input.device());
+  MT_CUDNN_CHECK(cudnnConvolutionBackwardData(
+      c.handle, c.alpha(), c.w.desc, weight.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, algo,
+      ws.defined() ? ws.data_ptr() : nullptr, bytes, c.beta(), c.x.desc, grad_input.data_ptr()));
+}
+
+void backward_filter(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                     const ConvArgs& a) {
+  IntArgs ia(a);
+  Call c(input, grad_weight, grad_out, a, ia.pad, ia.stride, ia.dil);
+  auto key = cache_key(Kind::backward_filter, input, grad_weight, grad_out, a, c.flags);
+  Choice ch;
+  if (!lookup(key, ch)) {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    int n = 0;
+    MT_CUDNN_CHECK(
+        cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.handle, c.x.desc, c.y.desc, c.conv.desc, c.w.desc,
+                                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf));
+    size_t limit = SIZE_MAX;
+    if (c.flags.benchmark) {
+      Tensor ws = search_workspace(max_memory(perf, n), input.device(), limit);
+      MT_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+          c.handle, c.x.desc, input.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, c.w.desc,
+          grad_weight.data_ptr(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf,
+          ws.defined() ? ws.data_ptr() : nullptr, limit));
+    }
+    ch = pick(perf, n, c.flags.deterministic, limit, c.dt, c.flags.allow_tf32);
+    store(key, ch);
+  }
+  c.set_math(ch);
+  auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(ch.algo);
+  size_t bytes = 0;
+  MT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(c.handle, c.x.desc, c.y.desc, c.conv.desc,
+                                                                c.w.desc, algo, &bytes));
+  Tensor ws = workspace(bytes, input.device());
+  MT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+      c.handle, c.alpha(), c.x.desc, input.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, algo,
+      ws.defined() ? ws.data_ptr() : nullptr, bytes, c.beta(), c.w.desc, grad_weight.data_ptr()));
+}
+
+}  // namespace
+}  // namespace cuda
+
+MT_REGISTER_KERNEL(cudnn_conv_forward_stub, CUDA, &cuda::forward);
+MT_REGISTER_KERNEL(cudnn_conv_backward_input_stub, CUDA, &cuda::backward_data);
+MT_REGISTER_KERNEL(cudnn_conv_backward_weight_stub, CUDA, &cuda::backward_filter);
+
+}  // namespace mt
+#endif

@@ -1,0 +1,156 @@
+// CPU pooling kernels over planes (N*C) in parallel: max (with flat per-plane indices), avg and its gradient,
+// adaptive windows included; window math shared with CUDA in ops/pool.h. half/bfloat16 accumulate in float.
+#include "ops/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu/Parallel.h"
+
+namespace mt {
+namespace {
+
+struct Planes {
+  int64_t P, H, W, oH, oW;
+};
+Planes planes_of(const Tensor& in, const Tensor& out) {
+  return {in.sizes()[0] * in.sizes()[1], in.sizes()[2], in.sizes()[3], out.sizes()[2], out.sizes()[3]};
+}
+
+template <typename F>
+void over_planes(int64_t P, int64_t per_plane, F&& f) {
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_plane));
+  if (P <= grain || in_parallel_region())
+    f(0, P);
+  else
+    parallel_for(0, P, grain, f);
+}
+
+// One max window: the first maximum wins, NaN beats everything (PyTorch's rule).
+template <typename T>
+void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
+  using acc_t = opmath_t<T>;
+  Planes p = planes_of(input, out);
+  const T* in = input.data<T>();
+  T* o = out.data<T>();
+  int64_t* ix = indices.data<int64_t>();
+  over_planes(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+    for (int64_t pl = p0; pl < p1; ++pl) {
+      const T* x = in + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.oH; ++oh) {
+        int64_t h0, h1, dh;
+        if (a.adaptive) {
+          h0 = adaptive_start(oh, p.oH, p.H), h1 = adaptive_end(oh, p.oH, p.H), dh = 1;
+        } else {
+          dh = a.dilation[0];
+          h0 = oh * a.stride[0] - a.padding[0];
+          h1 = std::min(h0 + (a.kernel[0] - 1) * dh + 1, p.H);
+          while (h0 < 0) h0 += dh;
+        }
+        for (int64_t ow = 0; ow < p.oW; ++ow) {
+          int64_t w0, w1, dw;
+          if (a.adaptive) {
+            w0 = adaptive_start(ow, p.oW, p.W), w1 = adaptive_end(ow, p.oW, p.W), dw = 1;
+          } else {
+            dw = a.dilation[1];
+            w0 = ow * a.stride[1] - a.padding[1];
+            w1 = std::min(w0 + (a.kernel[1] - 1) * dw + 1, p.W);
+            while (w0 < 0) w0 += dw;
+          }
+          acc_t best = -std::numeric_limits<acc_t>::infinity();
+          int64_t bi = h0 * p.W + w0;
+          for (int64_t h = h0; h < h1; h += dh)
+            for (int64_t w = w0; w < w1; w += dw) {
+              acc_t v = static_cast<acc_t>(x[h * p.W + w]);
+              if (v > best || std::isnan(v)) {
+                best = v;
+                bi = h * p.W + w;
+                if (std::isnan(v)) goto done;
+              }
+            }
+        done:
+          int64_t oi = (pl * p.oH + oh) * p.oW + ow;
+          o[oi] = static_cast<T>(best);
+          ix[oi] = bi;
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
+  using acc_t = opmath_t<T>;
+  Planes p = planes_of(input, out);
+  const T* in = input.data<T>();
+  T* o = out.data<T>();
+  over_planes(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+    for (int64_t pl = p0; pl < p1; ++pl) {
+      const T* x = in + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.oH; ++oh) {
+        PoolWindow hw = avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive);
+        for (int64_t ow = 0; ow < p.oW; ++ow) {
+          PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
+          acc_t s = 0;
+          for (int64_t h = hw.start; h < hw.end; ++h)
+            for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
+          int64_t div = avg_divisor(hw, ww, a.count_include_pad, a.divisor);
+          o[(pl * p.oH + oh) * p.oW + ow] = static_cast<T>(div > 0 ? s / acc_t(div) : acc_t(NAN));
+        }
+      }
+    }
+  });
+}
+
+// Per plane, each output window spreads its gradient over its inputs (planes run in parallel, so no two
+// threads write one element); accumulated in opmath, rounded once.
+template <typename T>
+void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const PoolArgs& a) {
+  using acc_t = opmath_t<T>;
+  Planes p = planes_of(grad_in, grad_out);
+  const T* go = grad_out.data<T>();
+  T* gi = grad_in.data<T>();
+  over_planes(p.P, p.H * p.W + p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+    std::vector<acc_t> acc(static_cast<size_t>(p.H * p.W));
+    for (int64_t pl = p0; pl < p1; ++pl) {
+      std::fill(acc.begin(), acc.end(), acc_t(0));
+      const T* g = go + pl * p.oH * p.oW;
+      for (int64_t oh = 0; oh < p.oH; ++oh) {
+        PoolWindow hw = avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive);
+        for (int64_t ow = 0; ow < p.oW; ++ow) {
+          PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
+          acc_t v = static_cast<acc_t>(g[oh * p.oW + ow]) /
+                    acc_t(avg_divisor(hw, ww, a.count_include_pad, a.divisor));
+          for (int64_t h = hw.start; h < hw.end; ++h) {
+            acc_t* row = acc.data() + h * p.W;
+            for (int64_t w = ww.start; w < ww.end; ++w) row[w] += v;
+          }
+        }
+      }
+      T* dst = gi + pl * p.H * p.W;
+      for (int64_t i = 0; i < p.H * p.W; ++i) dst[i] = static_cast<T>(acc[i]);
+    }
+  });
+}
+
+void max_pool2d_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
+  MT_DISPATCH_FLOATING_TYPES(input.dtype(), "max_pool2d",
+                             [&] { max_pool_loop<scalar_t>(out, indices, input, a); });
+}
+void avg_pool2d_cpu(const Tensor& out, const Tensor& input, const PoolArgs& a) {
+  MT_DISPATCH_FLOATING_TYPES(input.dtype(), "avg_pool2d", [&] { avg_pool_loop<scalar_t>(out, input, a); });
+}
+void avg_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, const PoolArgs& a) {
+  MT_DISPATCH_FLOATING_TYPES(grad_in.dtype(), "avg_pool2d_backward",
+                             [&] { avg_pool_backward_loop<scalar_t>(grad_in, grad_out, a); });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(max_pool2d_stub, CPU, &max_pool2d_cpu);
+MT_REGISTER_KERNEL(avg_pool2d_stub, CPU, &avg_pool2d_cpu);
+MT_REGISTER_KERNEL(avg_pool2d_backward_stub, CPU, &avg_pool2d_backward_cpu);
+
+}  // namespace mt

@@ -1,0 +1,361 @@
+// Convolution front ends: PyTorch's argument checks and messages, unbatched inputs, 'same'/'valid' padding,
+// 1-d as 2-d with a unit height, then one 4-D primitive (and its two backward halves) through the kernels.
+#include "ops/conv.h"
+
+#include <atomic>
+
+#include "autograd/record.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(conv_forward_stub, ConvForwardFn);
+MT_DEFINE_STUB(conv_backward_input_stub, ConvBackwardInputFn);
+MT_DEFINE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn);
+MT_DEFINE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
+MT_DEFINE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
+MT_DEFINE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
+
+namespace {
+
+std::atomic<uint32_t> g_cudnn_flags{0b1001};  // enabled | allow_tf32, PyTorch's defaults
+
+// PyTorch's legacy tensor type name, as its conv dtype/device mismatch message prints it.
+std::string type_str(const Tensor& t) {
+  const char* n = "Float";
+  switch (t.dtype()) {
+    case ScalarType::Double:
+      n = "Double";
+      break;
+    case ScalarType::Half:
+      n = "Half";
+      break;
+    case ScalarType::BFloat16:
+      n = "BFloat16";
+      break;
+    case ScalarType::Float:
+      n = "Float";
+      break;
+    default:
+      n = dtype_short_name(t.dtype());
+  }
+  return str("torch.", t.is_cuda() ? "cuda." : "", n, "Tensor");
+}
+
+// One value per spatial dim from PyTorch's int-or-tuple argument.
+DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
+  if (v.size() == 1) return DimVector(static_cast<size_t>(nd), v[0]);
+  MT_CHECK(static_cast<int64_t>(v.size()) == nd, "expected ", name,
+           " to be a single integer value or a list of ", nd,
+           " values to match the convolution dimensions, but got ", name, "=", shape_str(v));
+  DimVector r;
+  for (int64_t x : v) r.push_back(x);
+  return r;
+}
+
+void check_dtypes(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                  const char* name) {
+  MT_CHECK(input.dtype() == weight.dtype() && input.device() == weight.device(), "Input type (",
+           type_str(input), ") and weight type (", type_str(weight), ") should be the same");
+  if (bias)
+    MT_CHECK(input.dtype() == bias->dtype() && input.device() == bias->device(), "Input type (",
+             type_str(input), ") and bias type (", type_str(*bias), ") should be the same");
+  MT_CHECK(is_floating(input.dtype()), "\"", name, "\" not implemented for '",
+           dtype_short_name(input.dtype()), "'");
+}
+
+// Everything PyTorch's check_shape_forward checks, on the batched input, in its order and words.
+void check_conv_shapes(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                       const DimVector& stride, const DimVector& padding, const DimVector& dilation,
+                       int64_t groups, bool transposed, const DimVector& output_padding) {
+  int64_t nd = static_cast<int64_t>(stride.size());
+  for (int64_t p : padding) MT_CHECK(p >= 0, "negative padding is not supported");
+  for (int64_t p : output_padding) MT_CHECK(p >= 0, "negative output_padding is not supported");
+  for (int64_t s : stride) MT_CHECK(s > 0, "non-positive stride is not supported");
+  for (int64_t d : dilation) MT_CHECK(d > 0, "dilation should be greater than zero");
+  MT_CHECK(groups > 0, "non-positive groups is not supported");
+  const DimVector& ws = weight.sizes();
+  MT_CHECK(weight.dim() == input.dim(), "Expected ", weight.dim(), "-dimensional input for ", weight.dim(),
+           "-dimensional weight ", shape_str(ws), ", but got ", input.dim(), "-dimensional input of size ",
+           shape_str(input.sizes()), " instead");
+  MT_CHECK(ws[0] >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
+           " at dimension 0, but got weight of size ", shape_str(ws), " instead");
+  MT_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+           " at dimension 0, but got weight of size ", shape_str(ws), " instead");
+  if (!transposed) {
+    MT_CHECK(input.sizes()[1] == ws[1] * groups, "Given groups=", groups, ", weight of size ", shape_str(ws),
+             ", expected input", shape_str(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
+             input.sizes()[1], " channels instead");
+    MT_CHECK(!bias || (bias->dim() == 1 && bias->sizes()[0] == ws[0]), "Given weight of size ", shape_str(ws),
+             ", expected bias to be 1-dimensional with ", ws[0], " elements, but got bias of size ",
+             shape_str(bias->sizes()), " instead");
+    DimVector padded, kernel;
+    bool too_big = false;
+    for (int64_t i = 0; i < nd; ++i) {
+      padded.push_back(input.sizes()[2 + i] + 2 * padding[i]);
+      kernel.push_back(dilation[i] * (ws[2 + i] - 1) + 1);
+      too_big = too_big || padded.back() < kernel.back();
+    }
+    if (too_big) {
+      std::string ps, ks;
+      for (int64_t i = 0; i < nd; ++i) {
+        ps += (i ? " x " : "") + std::to_string(padded[i]);
+        ks += (i ? " x " : "") + std::to_string(kernel[i]);
+      }
+      MT_ERROR("Calculated padded input size per channel: (", ps, "). Kernel size: (", ks,
+               "). Kernel size can't be greater than actual input size");
+    }
+  } else {
+    MT_CHECK(input.sizes()[1] == ws[0], "Given transposed=1, weight of size ", shape_str(ws),
+             ", expected input", shape_str(input.sizes()), " to have ", ws[0], " channels, but got ",
+             input.sizes()[1], " channels instead");
+    MT_CHECK(!bias || (bias->dim() == 1 && bias->sizes()[0] == ws[1] * groups),
+             "Given transposed=1, weight of size ", shape_str(ws),
+             ", expected bias to be 1-dimensional with ", ws[1] * groups, " elements, but got bias of size ",
+             shape_str(bias->sizes()), " instead");
+    for (int64_t i = 0; i < nd; ++i)
+      MT_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i],
+               "output padding must be smaller than either stride or dilation, but got output_padding=",
+               shape_str(output_padding), ", stride=", shape_str(stride), ", dilation=", shape_str(dilation));
+  }
+}
+
+ConvArgs make_args(const DimVector& stride, const DimVector& padding, const DimVector& dilation,
+                   int64_t groups) {
+  ConvArgs a;
+  int64_t nd = static_cast<int64_t>(stride.size());
+  // 1-d convs run as 2-d with a unit height: the first spatial dim gets the identity parameters
+  for (int64_t i = 0; i < nd; ++i) {
+    a.stride[2 - nd + i] = stride[i];
+    a.padding[2 - nd + i] = padding[i];
+    a.dilation[2 - nd + i] = dilation[i];
+  }
+  a.groups = groups;
+  return a;
+}
+
+// (N, C, L) -> (N, C, 1, L) for the 1-d ops; 2-d tensors pass through.
+Tensor to4d(const Tensor& t, int64_t nd) {
+  return nd == 1 ? unsqueeze(t, 2) : t;
+}
+
+const char* conv_name(int64_t nd, bool transposed) {
+  if (transposed) return nd == 1 ? "conv_transpose1d" : "conv_transpose2d";
+  return nd == 1 ? "conv1d" : "conv2d";
+}
+
+// The batch dim PyTorch's conv adds to an unbatched input (and drops from the result).
+bool batchify(const Tensor& input, int64_t nd, const char* name) {
+  int64_t d = input.dim();
+  bool ok = d == nd + 1 || d == nd + 2;
+  if (!ok) {
+    if (nd == 1)
+      MT_ERROR("Expected 2D (unbatched) or 3D (batched) input to ", name,
+               ", but got input of size: ", shape_str(input.sizes()));
+    MT_ERROR("Expected 3D (unbatched) or 4D (batched) input to ", name,
+             ", but got input of size: ", shape_str(input.sizes()));
+  }
+  return d == nd + 2;
+}
+
+Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias,
+               IntArrayRef stride_, IntArrayRef padding_, IntArrayRef dilation_, int64_t groups, int64_t nd,
+               bool same) {
+  const char* name = conv_name(nd, false);
+  bool batched = batchify(input_, nd, name);
+  Tensor input = batched ? input_ : unsqueeze(input_, 0);
+  DimVector stride = expand_param(stride_, nd, "stride"), dilation = expand_param(dilation_, nd, "dilation");
+  DimVector padding;
+  // 'same': total padding d*(k-1) per dim; when odd, the extra goes after (bottom/right) as in PyTorch,
+  // done here as one more on both sides and the first output row/column dropped (stride is 1).
+  SmallVector<bool, 2> drop_first;
+  if (same) {
+    for (int64_t s : stride) MT_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
+    MT_CHECK(weight.dim() == nd + 2, "Expected ", nd + 2, "-dimensional weight for padding='same', got ",
+             weight.dim(), "-dimensional weight of size ", shape_str(weight.sizes()));
+    for (int64_t i = 0; i < nd; ++i) {
+      int64_t total =
+          dilation.size() == static_cast<size_t>(nd) ? dilation[i] * (weight.sizes()[2 + i] - 1) : 0;
+      padding.push_back(total - total / 2);
+      drop_first.push_back(total % 2 == 1);
+    }
+  } else {
+    padding = expand_param(padding_, nd, "padding");
+  }
+  check_dtypes(input, weight, bias, name);
+  check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, false, {});
+  Tensor out =
+      convolution(to4d(input, nd), to4d(weight, nd), bias, make_args(stride, padding, dilation, groups));
+  if (nd == 1) out = squeeze(out, {2});
+  for (int64_t i = 0; i < static_cast<int64_t>(drop_first.size()); ++i)
+    if (drop_first[i]) out = slice(out, 2 + i, 1, out.sizes()[2 + i], 1);
+  return batched ? out : squeeze(out, {0});
+}
+
+Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias,
+                         IntArrayRef stride_, IntArrayRef padding_, IntArrayRef output_padding_,
+                         int64_t groups, IntArrayRef dilation_, int64_t nd) {
+  const char* name = conv_name(nd, true);
+  bool batched = batchify(input_, nd, name);
+  Tensor input = batched ? input_ : unsqueeze(input_, 0);
+  DimVector stride = expand_param(stride_, nd, "stride"), padding = expand_param(padding_, nd, "padding");
+  DimVector dilation = expand_param(dilation_, nd, "dilation");
+  DimVector output_padding = expand_param(output_padding_, nd, "output_padding");
+  check_dtypes(input, weight, bias, name);
+  check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, true, output_padding);
+  DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
+  if (nd == 1) out_sizes.push_back(1);
+  bool small = false;
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t o = (input.sizes()[2 + i] - 1) * stride[i] - 2 * padding[i] +
+                dilation[i] * (weight.sizes()[2 + i] - 1) + output_padding[i] + 1;
+    small = small || o < 1;
+    out_sizes.push_back(o);
+  }
+  if (small) {
+    DimVector in_sp(input.sizes().begin() + 2, input.sizes().end()),
+        out_sp(out_sizes.end() - nd, out_sizes.end());
+    MT_ERROR("Given input size per channel: ", shape_str(in_sp),
+             ". Calculated output size per channel: ", shape_str(out_sp), ". Output size is too small");
+  }
+  Tensor out = convolution_transpose(to4d(input, nd), to4d(weight, nd), bias,
+                                     make_args(stride, padding, dilation, groups), out_sizes);
+  if (nd == 1) out = squeeze(out, {2});
+  return batched ? out : squeeze(out, {0});
+}
+
+DimVector conv_out_sizes(const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  DimVector s = {input.sizes()[0], weight.sizes()[0]};
+  for (int i = 0; i < 2; ++i)
+    s.push_back((input.sizes()[2 + i] + 2 * a.padding[i] - a.dilation[i] * (weight.sizes()[2 + i] - 1) - 1) /
+                    a.stride[i] +
+                1);
+  return s;
+}
+
+// cuDNN's kernel when it is registered for the device and enabled, else the device's own.
+template <typename Fn>
+Fn pick_kernel(const DispatchStub<Fn>& cudnn, const DispatchStub<Fn>& native, Device d) {
+  Fn f = cudnn.fns[static_cast<int>(d.type)];
+  if (f && cudnn_flags().enabled) return f;
+  if (f && !native.fns[static_cast<int>(d.type)])
+    MT_ERROR("convolution on ", d.is_cuda() ? "CUDA" : "CPU",
+             " needs cuDNN here, but torch.backends.cudnn.enabled is False");
+  return native.get(d);
+}
+
+void add_bias_(const Tensor& out, const std::optional<Tensor>& bias) {
+  if (!bias || out.numel() == 0) return;
+  binary_(BinaryOp::add, out, view(*bias, {1, bias->sizes()[0], 1, 1}));
+}
+
+}  // namespace
+
+CudnnFlags cudnn_flags() {
+  uint32_t v = g_cudnn_flags.load(std::memory_order_relaxed);
+  return {bool(v & 1), bool(v & 2), bool(v & 4), bool(v & 8)};
+}
+void set_cudnn_flags(const CudnnFlags& f) {
+  g_cudnn_flags.store(uint32_t(f.enabled) | uint32_t(f.benchmark) << 1 | uint32_t(f.deterministic) << 2 |
+                          uint32_t(f.allow_tf32) << 3,
+                      std::memory_order_relaxed);
+}
+
+#ifndef MINITORCH_WITH_CUDNN
+int64_t cudnn_version() {
+  return 0;
+}
+#endif
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                   const ConvArgs& args) {
+  if (autograd::needs_grad(input, weight) || autograd::needs_grad(bias))
+    return autograd::convolution(input, weight, bias, args);
+  DimVector os = conv_out_sizes(input, weight, args);
+  Tensor out = make_empty(os, input.dtype(), input.device());
+  if (out.numel() == 0) return out;
+  if (weight.sizes()[1] == 0 || weight.numel() == 0) {  // no input channels: an empty sum
+    zero_(out);
+  } else {
+    pick_kernel(cudnn_conv_forward_stub, conv_forward_stub, input.device())(out, contiguous(input),
+                                                                            contiguous(weight), args);
+  }
+  add_bias_(out, bias);
+  return out;
+}
+
+Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes,
+                                  const ConvArgs& args) {
+  Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
+  if (gi.numel() == 0) return gi;
+  if (grad_out.numel() == 0 || weight.numel() == 0) return zero_(gi), gi;
+  pick_kernel(cudnn_conv_backward_input_stub, conv_backward_input_stub, gi.device())(
+      gi, contiguous(grad_out), contiguous(weight), args);
+  return gi;
+}
+
+Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                                   const ConvArgs& args) {
+  Tensor gw = make_empty(weight_sizes, grad_out.dtype(), grad_out.device());
+  if (gw.numel() == 0) return gw;
+  if (grad_out.numel() == 0 || input.numel() == 0) return zero_(gw), gw;
+  pick_kernel(cudnn_conv_backward_weight_stub, conv_backward_weight_stub, gw.device())(
+      gw, contiguous(grad_out), contiguous(input), args);
+  return gw;
+}
+
+Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                             const ConvArgs& args, IntArrayRef out_sizes) {
+  if (autograd::needs_grad(input, weight) || autograd::needs_grad(bias))
+    return autograd::convolution_transpose(input, weight, bias, args, out_sizes);
+  Tensor out = convolution_backward_input(input, weight, out_sizes, args);
+  add_bias_(out, bias);
+  return out;
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, false);
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, false);
+}
+
+namespace {
+bool parse_padding_string(const std::string& p) {
+  if (p == "same") return true;
+  if (p == "valid") return false;
+  MT_ERROR("Invalid padding string: '", p, "'");
+}
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  bool same = parse_padding_string(padding);
+  const int64_t zero = 0;
+  return conv_nd(input, weight, bias, stride, IntArrayRef(&zero, 1), dilation, groups, 2, same);
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  bool same = parse_padding_string(padding);
+  const int64_t zero = 0;
+  return conv_nd(input, weight, bias, stride, IntArrayRef(&zero, 1), dilation, groups, 1, same);
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1);
+}
+
+}  // namespace mt

@@ -1,0 +1,76 @@
+// Convolutions (conv1d/2d, conv_transpose1d/2d) with PyTorch's argument rules; kernels: im2col + BLAS on the
+// CPU, cuDNN on CUDA.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/Tensor.h"
+#include "ops/Dispatch.h"
+
+namespace mt {
+
+// stride/padding/dilation/output_padding take one value (used for every spatial dim) or one per spatial dim.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+// padding given as "same" or "valid" (PyTorch's rules: "same" needs stride 1; odd total padding puts the
+// extra row/column at the bottom/right).
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups);
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation);
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation);
+
+// ---- The primitive every conv above ends in: batched 4-D NCHW, symmetric padding, bias added separately.
+struct ConvArgs {
+  int64_t stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int64_t groups = 1;
+};
+// out = input (*) weight; differentiable (its twin records ConvolutionBackward0).
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                   const ConvArgs& args);
+// out = conv_transpose(input, weight) of size out_sizes (the output_padding is in out_sizes); differentiable.
+Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                             const ConvArgs& args, IntArrayRef out_sizes);
+// The two backward halves, also used as forward of the transposed conv (no autograd of their own).
+Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes,
+                                  const ConvArgs& args);
+Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                                   const ConvArgs& args);
+
+// ---- Kernel interface. Every tensor is 4-D, contiguous NCHW, one floating dtype, one device; outputs are
+// allocated by the front end and fully written by the kernel (never accumulated into). Sizes that are not
+// implied by the arguments (output padding of a transposed conv) come from the tensors' own sizes:
+// input positions that no output window reaches get a zero gradient.
+using ConvForwardFn = void (*)(const Tensor& out, const Tensor& input, const Tensor& weight,
+                               const ConvArgs& args);
+using ConvBackwardInputFn = void (*)(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                                     const ConvArgs& args);
+using ConvBackwardWeightFn = void (*)(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                                      const ConvArgs& args);
+MT_DECLARE_STUB(conv_forward_stub, ConvForwardFn);
+MT_DECLARE_STUB(conv_backward_input_stub, ConvBackwardInputFn);
+MT_DECLARE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn);
+// cuDNN's kernels (registered for CUDA when built with cuDNN): used instead of the stubs above while
+// backends.cudnn.enabled is true, as PyTorch picks its cuDNN backend.
+MT_DECLARE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
+MT_DECLARE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
+MT_DECLARE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
+
+// cuDNN settings (torch.backends.cudnn): read by the CUDA conv kernels, set from Python. One process-wide
+// value.
+struct CudnnFlags {
+  bool enabled = true, benchmark = false, deterministic = false, allow_tf32 = true;
+};
+CudnnFlags cudnn_flags();
+void set_cudnn_flags(const CudnnFlags& f);
+// cudnnGetVersion() (90100 for 9.1.0); 0 when built without cuDNN.
+int64_t cudnn_version();
+
+}  // namespace mt

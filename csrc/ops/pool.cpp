@@ -1,0 +1,248 @@
+// Pooling front ends: PyTorch's parameter rules (stride=None, ceil_mode output sizes, padding limits) and
+// messages; 1-d pooling runs as 2-d with a unit height; unbatched inputs gain and lose a batch dim.
+#include "ops/pool.h"
+
+#include "autograd/record.h"
+#include "ops/copy.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(max_pool2d_stub, MaxPoolFn);
+MT_DEFINE_STUB(avg_pool2d_stub, AvgPoolFn);
+MT_DEFINE_STUB(avg_pool2d_backward_stub, AvgPoolBackwardFn);
+
+namespace {
+
+// int-or-tuple of `n` for a pooling argument, with PyTorch's message.
+DimVector pool_param(IntArrayRef v, int64_t n, const char* op, const char* name, const char* rule) {
+  MT_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == n, op, ": ", name, rule);
+  DimVector r;
+  for (int64_t i = 0; i < n; ++i) r.push_back(v[v.size() == 1 ? 0 : i]);
+  return r;
+}
+
+// PyTorch's pooling_output_shape: floor or ceil, and a last window that would start in the right padding is
+// dropped.
+int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  int64_t num = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t q = num >= 0 ? num / stride : -((-num + stride - 1) / stride);  // floor division
+  int64_t out = q + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+struct PoolSetup {
+  Tensor input;  // 4-D
+  bool batched;
+  PoolArgs args;
+  int64_t oh, ow;
+};
+
+// Shared checks and sizes of max/avg pooling over nd (1 or 2) spatial dims.
+PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_,
+                     IntArrayRef dilation_, bool ceil_mode, int64_t nd, const char* op, bool is_max) {
+  DimVector k =
+      pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or a tuple of ints");
+  DimVector s = stride_.empty() ? k
+                                : pool_param(stride_, nd, op, "stride",
+                                             " must either be omitted, a single int, or a tuple of ints");
+  DimVector p = pool_param(padding_, nd, op, "padding", " must either be a single int, or a tuple of ints");
+  DimVector d = pool_param(dilation_, nd, op, "dilation", " must be either a single int, or a tuple of ints");
+  int64_t dim = input_.dim();
+  if (nd == 2)
+    MT_CHECK(dim == 3 || dim == 4,
+             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+             shape_str(input_.sizes()));
+  else
+    MT_CHECK(dim == 2 || dim == 3, op,
+             ": Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+             shape_str(input_.sizes()));
+  for (int64_t i = dim - nd; i < dim; ++i)
+    MT_CHECK(input_.sizes()[i] > 0,
+             "Expected input's non-batch dimensions to have positive length, but input has a shape of ",
+             shape_str(input_.sizes()), " and non-batch dimension ", input_.sizes()[i], " has length zero!");
+  if (nd == 2 && dim == 4)
+    MT_CHECK(input_.sizes()[1] > 0,
+             "Expected input's non-batch dimensions to have positive length, but input has a shape of ",
+             shape_str(input_.sizes()), " and non-batch dimension 0 has length zero!");
+  MT_CHECK(is_floating(input_.dtype()), "\"", op, "\" not implemented for '",
+           dtype_short_name(input_.dtype()), "'");
+  for (int64_t i = 0; i < nd; ++i) {
+    MT_CHECK(k[i] > 0, "kernel size should be greater than zero, but got ", shape_str(k));
+    MT_CHECK(s[i] > 0, "stride should be greater than zero, but got ", shape_str(s));
+    MT_CHECK(d[i] > 0, "dilation should be greater than zero, but got ", shape_str(d));
+    MT_CHECK(p[i] >= 0, "pad must be non-negative, but got pad: ", shape_str(p));
+    if (is_max)
+      MT_CHECK(p[i] <= ((k[i] - 1) * d[i] + 1) / 2,
+               "pad should be at most half of effective kernel size, but got pad=", p[i],
+               ", kernel_size=", k[i], " and dilation=", d[i]);
+    else
+      MT_CHECK(p[i] <= k[i] / 2, "pad should be at most half of kernel size, but got pad=", p[i],
+               " and kernel_size=", k[i]);
+  }
+  PoolSetup r;
+  r.batched = dim == nd + 2;
+  Tensor x = r.batched ? input_ : unsqueeze(input_, 0);
+  if (nd == 1) x = unsqueeze(x, 2);
+  r.input = x;
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t j = 2 - nd + i;
+    r.args.kernel[j] = k[i];
+    r.args.stride[j] = s[i];
+    r.args.padding[j] = p[i];
+    r.args.dilation[j] = d[i];
+  }
+  int64_t H = x.sizes()[2], W = x.sizes()[3];
+  r.oh =
+      pool_out_size(H, r.args.kernel[0], r.args.padding[0], r.args.stride[0], r.args.dilation[0], ceil_mode);
+  r.ow =
+      pool_out_size(W, r.args.kernel[1], r.args.padding[1], r.args.stride[1], r.args.dilation[1], ceil_mode);
+  if (r.oh < 1 || r.ow < 1) {
+    int64_t C = x.sizes()[1];
+    if (nd == 2)
+      MT_ERROR("Given input size: (", C, "x", H, "x", W, "). Calculated output size: (", C, "x", r.oh, "x",
+               r.ow, "). Output size is too small");
+    MT_ERROR("Given input size: (", C, "x", W, "). Calculated output size: (", C, "x", r.ow,
+             "). Output size is too small");
+  }
+  return r;
+}
+
+// Back to the caller's rank: drop the unit height of 1-d pooling and the batch dim of an unbatched input.
+Tensor finish(Tensor t, const PoolSetup& s, int64_t nd) {
+  if (nd == 1) t = squeeze(t, {2});
+  return s.batched ? t : squeeze(t, {0});
+}
+
+std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, int64_t nd,
+                                       const char* op) {
+  PoolSetup s = setup_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, op, true);
+  auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
+  return {finish(out, s, nd), finish(idx, s, nd)};
+}
+
+// Adaptive pooling: (None entries keep the input size) and PyTorch's checks.
+PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<int64_t>>& output_size,
+                         int64_t nd, const char* op) {
+  int64_t dim = input_.dim();
+  MT_CHECK(static_cast<int64_t>(output_size.size()) == nd || output_size.size() == 1, op,
+           ": output_size must be ", nd, "");
+  MT_CHECK(dim == nd + 1 || dim == nd + 2, op, "(): Expected ", nd + 1, "D or ", nd + 2, "D tensor, but got ",
+           shape_str(input_.sizes()));
+  for (int64_t i = 1; i < dim; ++i)
+    MT_CHECK(input_.sizes()[i] > 0, op,
+             "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
+             shape_str(input_.sizes()), " with dimension ", i, " being empty");
+  MT_CHECK(is_floating(input_.dtype()), "\"", op, "\" not implemented for '",
+           dtype_short_name(input_.dtype()), "'");
+  PoolSetup r;
+  r.batched = dim == nd + 2;
+  Tensor x = r.batched ? input_ : unsqueeze(input_, 0);
+  if (nd == 1) x = unsqueeze(x, 2);
+  r.input = x;
+  r.args.adaptive = true;
+  r.args.count_include_pad = false;
+  int64_t o[2] = {1, 1};
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t j = 2 - nd + i;
+    const auto& v = output_size[output_size.size() == 1 ? 0 : i];
+    o[j] = v ? *v : x.sizes()[2 + j];
+    MT_CHECK(o[j] >= 0, op, ": elements of output_size must be greater than or equal to 0 but received {",
+             o[j], "}");
+  }
+  r.oh = o[0];
+  r.ow = o[1];
+  return r;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh,
+                                           int64_t ow) {
+  if (autograd::needs_grad(input)) return autograd::max_pool2d_impl(input, args, oh, ow);
+  DimVector os = {input.sizes()[0], input.sizes()[1], oh, ow};
+  Tensor out = make_empty(os, input.dtype(), input.device());
+  Tensor idx = make_empty(os, ScalarType::Long, input.device());
+  if (out.numel() == 0) return {out, idx};
+  max_pool2d_stub.get(input.device())(out, idx, contiguous(input), args);
+  return {out, idx};
+}
+
+Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
+  if (autograd::needs_grad(input)) return autograd::avg_pool2d_impl(input, args, oh, ow);
+  DimVector os = {input.sizes()[0], input.sizes()[1], oh, ow};
+  Tensor out = make_empty(os, input.dtype(), input.device());
+  if (out.numel() == 0) return out;
+  avg_pool2d_stub.get(input.device())(out, contiguous(input), args);
+  return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
+  if (gi.numel() == 0) return gi;
+  avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
+  return gi;
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, bool ceil_mode) {
+  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d");
+}
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+}
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, bool ceil_mode) {
+  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d");
+}
+Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  MT_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  const int64_t one = 1;
+  PoolSetup s = setup_pool(input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode, 2,
+                           "avg_pool2d", false);
+  s.args.count_include_pad = count_include_pad;
+  s.args.divisor = divisor_override ? *divisor_override : 0;
+  return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
+}
+Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad) {
+  const int64_t one = 1;
+  PoolSetup s = setup_pool(input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode, 1,
+                           "avg_pool1d", false);
+  s.args.count_include_pad = count_include_pad;
+  return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 1);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
+  PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_avg_pool2d");
+  return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
+}
+Tensor adaptive_avg_pool1d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
+  PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_avg_pool1d");
+  return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 1);
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input,
+                                               const std::vector<std::optional<int64_t>>& output_size) {
+  PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_max_pool2d");
+  auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
+  return {finish(out, s, 2), finish(idx, s, 2)};
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input,
+                                               const std::vector<std::optional<int64_t>>& output_size) {
+  PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_max_pool1d");
+  auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
+  return {finish(out, s, 1), finish(idx, s, 1)};
+}
+
+}  // namespace mt

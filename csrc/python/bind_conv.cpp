@@ -1,0 +1,170 @@
+// Bindings for convolution and pooling (ops/conv.h, ops/pool.h) into _C._nn with PyTorch's functional
+// signatures, plus the cuDNN flags torch.backends.cudnn reads and writes.
+#include "ops/conv.h"
+#include "ops/pool.h"
+#include "python/bind.h"
+
+namespace mt {
+
+namespace {
+
+// int or tuple/list of ints.
+DimVector ints(py::handle h) {
+  return parse_dims(h);
+}
+
+// adaptive output_size: int, or a tuple whose entries may be None (keep that input size).
+std::vector<std::optional<int64_t>> output_size(py::handle h) {
+  std::vector<std::optional<int64_t>> r;
+  if (py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h)) {
+    for (auto v : py::reinterpret_borrow<py::sequence>(h))
+      r.push_back(v.is_none() ? std::nullopt : std::optional<int64_t>(v.cast<int64_t>()));
+  } else {
+    r.push_back(h.is_none() ? std::nullopt : std::optional<int64_t>(h.cast<int64_t>()));
+  }
+  return r;
+}
+
+using OptTensor = std::optional<Tensor>;
+
+py::object conv(const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
+                py::handle padding, py::handle dilation, int64_t groups, bool one_d) {
+  if (py::isinstance<py::str>(padding)) {
+    std::string p = padding.cast<std::string>();
+    return py::cast(one_d ? conv1d(input, weight, bias, ints(stride), p, ints(dilation), groups)
+                          : conv2d(input, weight, bias, ints(stride), p, ints(dilation), groups));
+  }
+  return py::cast(one_d ? conv1d(input, weight, bias, ints(stride), ints(padding), ints(dilation), groups)
+                        : conv2d(input, weight, bias, ints(stride), ints(padding), ints(dilation), groups));
+}
+
+}  // namespace
+
+void init_conv(py::module_& m) {
+  py::module_ nn = m.def_submodule("_nn");
+  nn.def(
+      "conv2d",
+      [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
+         py::handle padding, py::handle dilation,
+         int64_t groups) { return conv(input, weight, bias, stride, padding, dilation, groups, false); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+  nn.def(
+      "conv1d",
+      [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
+         py::handle padding, py::handle dilation,
+         int64_t groups) { return conv(input, weight, bias, stride, padding, dilation, groups, true); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+  nn.def(
+      "conv_transpose2d",
+      [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
+         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+        return conv_transpose2d(input, weight, bias, ints(stride), ints(padding), ints(output_padding),
+                                groups, ints(dilation));
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+  nn.def(
+      "conv_transpose1d",
+      [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
+         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+        return conv_transpose1d(input, weight, bias, ints(stride), ints(padding), ints(output_padding),
+                                groups, ints(dilation));
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+
+  // ---- pooling; stride=None (or an empty tuple) means stride = kernel_size
+  nn.def(
+      "max_pool2d",
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
+         bool ceil_mode) {
+        return max_pool2d(input, ints(k), ints(stride), ints(padding), ints(dilation), ceil_mode);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  nn.def(
+      "max_pool2d_with_indices",
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
+         bool ceil_mode) {
+        return max_pool2d_with_indices(input, ints(k), ints(stride), ints(padding), ints(dilation),
+                                       ceil_mode);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  nn.def(
+      "max_pool1d",
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
+         bool ceil_mode) {
+        return max_pool1d(input, ints(k), ints(stride), ints(padding), ints(dilation), ceil_mode);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  nn.def(
+      "max_pool1d_with_indices",
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
+         bool ceil_mode) {
+        return max_pool1d_with_indices(input, ints(k), ints(stride), ints(padding), ints(dilation),
+                                       ceil_mode);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  nn.def(
+      "avg_pool2d",
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
+         bool count_include_pad, std::optional<int64_t> divisor_override) {
+        return avg_pool2d(input, ints(k), ints(stride), ints(padding), ceil_mode, count_include_pad,
+                          divisor_override);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+      py::arg("divisor_override") = py::none());
+  nn.def(
+      "avg_pool1d",
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
+         bool count_include_pad) {
+        return avg_pool1d(input, ints(k), ints(stride), ints(padding), ceil_mode, count_include_pad);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
+  nn.def(
+      "adaptive_avg_pool2d",
+      [](const Tensor& input, py::handle os) { return adaptive_avg_pool2d(input, output_size(os)); },
+      py::arg("input"), py::arg("output_size"));
+  nn.def(
+      "adaptive_avg_pool1d",
+      [](const Tensor& input, py::handle os) { return adaptive_avg_pool1d(input, output_size(os)); },
+      py::arg("input"), py::arg("output_size"));
+  nn.def(
+      "adaptive_max_pool2d",
+      [](const Tensor& input, py::handle os) { return adaptive_max_pool2d(input, output_size(os)); },
+      py::arg("input"), py::arg("output_size"));
+  nn.def(
+      "adaptive_max_pool1d",
+      [](const Tensor& input, py::handle os) { return adaptive_max_pool1d(input, output_size(os)); },
+      py::arg("input"), py::arg("output_size"));
+
+  // ---- torch.backends.cudnn
+  m.def(
+      "_set_cudnn_flags",
+      [](bool enabled, bool benchmark, bool deterministic, bool allow_tf32) {
+        set_cudnn_flags({enabled, benchmark, deterministic, allow_tf32});
+      },
+      py::arg("enabled"), py::arg("benchmark"), py::arg("deterministic"), py::arg("allow_tf32"));
+  m.def("_get_cudnn_flags", [] {
+    CudnnFlags f = cudnn_flags();
+    return py::make_tuple(f.enabled, f.benchmark, f.deterministic, f.allow_tf32);
+  });
+  m.def("_cudnn_version", []() -> py::object {
+    int64_t v = cudnn_version();
+    return v ? py::object(py::int_(v)) : py::object(py::none());
+  });
+#ifdef MINITORCH_WITH_CUDNN
+  m.attr("_has_cudnn") = true;
+#else
+  m.attr("_has_cudnn") = false;
+#endif
+}
+
+}  // namespace mt

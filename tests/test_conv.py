@@ -1,0 +1,705 @@
+"""Convolution and pooling (minitorch._C._nn) against NumPy float64 references: values over strides,
+paddings ('same'/'valid' included), dilations, groups, unbatched and non-contiguous inputs, each float dtype,
+gradients by gradcheck, and bad inputs raising PyTorch's messages."""
+
+import math
+
+import numpy as np
+import pytest
+from conftest import DEVICES
+from utils import TOL, assert_matches
+
+import minitorch
+
+F = minitorch._C._nn
+
+
+# ---------------------------------------------------------------- NumPy references (float64)
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def np_conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """Direct conv over padded windows; padding is int, (ph, pw) or ((top, bottom), (left, right))."""
+    sh, sw = _pair(stride)
+    dh, dw = _pair(dilation)
+    if isinstance(padding, int):
+        padding = (padding, padding)
+    pads = [p if isinstance(p, tuple) else (p, p) for p in padding]
+    xp = np.pad(x, ((0, 0), (0, 0), pads[0], pads[1]))
+    n, _, h, wd = xp.shape
+    o, cg, kh, kw = w.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for g in range(groups):
+        xs = xp[:, g * cg : (g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[
+                    :, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw
+                ]
+                out[:, g * og : (g + 1) * og] += np.einsum(
+                    "nchw,oc->nohw", patch, w[g * og : (g + 1) * og, :, i, j]
+                )
+    if b is not None:
+        out += b[None, :, None, None]
+    return out
+
+
+def np_conv_transpose2d(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Scatter definition: input (n, c, ih, iw) adds x * w[c, o] at (ih*s + kh*d - p, iw*s + kw*d - p)."""
+    sh, sw = _pair(stride)
+    ph, pw = _pair(padding)
+    oph, opw = _pair(output_padding)
+    dh, dw = _pair(dilation)
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    cg = c // groups
+    fh = (h - 1) * sh + dh * (kh - 1) + 1 + oph
+    fw = (wd - 1) * sw + dw * (kw - 1) + 1 + opw
+    full = np.zeros((n, og * groups, fh, fw))
+    for g in range(groups):
+        xs = x[:, g * cg : (g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                contrib = np.einsum("nchw,co->nohw", xs, w[g * cg : (g + 1) * cg, :, i, j])
+                full[
+                    :,
+                    g * og : (g + 1) * og,
+                    i * dh : i * dh + sh * (h - 1) + 1 : sh,
+                    j * dw : j * dw + sw * (wd - 1) + 1 : sw,
+                ] += contrib
+    out = full[:, :, ph : fh - ph, pw : fw - pw]
+    if b is not None:
+        out = out + b[None, :, None, None]
+    return out
+
+
+def _pool_out(size, k, s, p, d, ceil_mode):
+    num = size + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def np_max_pool2d(x, k, s=None, p=0, d=1, ceil_mode=False):
+    k, s, p, d = _pair(k), _pair(s if s is not None else k), _pair(p), _pair(d)
+    n, c, h, w = x.shape
+    oh = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode)
+    ow = _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
+    out = np.empty((n, c, oh, ow))
+    idx = np.empty((n, c, oh, ow), dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            hs = [i * s[0] - p[0] + a * d[0] for a in range(k[0])]
+            ws = [j * s[1] - p[1] + b * d[1] for b in range(k[1])]
+            cand = [(hh, ww) for hh in hs for ww in ws if 0 <= hh < h and 0 <= ww < w]
+            vals = np.stack([x[:, :, hh, ww] for hh, ww in cand], -1)
+            arg = np.argmax(vals, -1)  # first maximum, as PyTorch
+            out[:, :, i, j] = np.take_along_axis(vals, arg[..., None], -1)[..., 0]
+            flat = np.array([hh * w + ww for hh, ww in cand])
+            idx[:, :, i, j] = flat[arg]
+    return out, idx
+
+
+def np_avg_pool2d(x, k, s=None, p=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    k, s, p = _pair(k), _pair(s if s is not None else k), _pair(p)
+    n, c, h, w = x.shape
+    oh = _pool_out(h, k[0], s[0], p[0], 1, ceil_mode)
+    ow = _pool_out(w, k[1], s[1], p[1], 1, ceil_mode)
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * s[0] - p[0], j * s[1] - p[1]
+            h1, w1 = min(h0 + k[0], h + p[0]), min(w0 + k[1], w + p[1])
+            size = (h1 - h0) * (w1 - w0)  # the window with padding, cut at the padded border
+            a0, b0, a1, b1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
+            total = x[:, :, a0:a1, b0:b1].sum((2, 3))
+            div = divisor_override or (size if count_include_pad else (a1 - a0) * (b1 - b0))
+            out[:, :, i, j] = total / div
+    return out
+
+
+def np_adaptive_pool2d(x, osize, reduce):
+    n, c, h, w = x.shape
+    oh, ow = osize
+    out = np.empty((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            a0, a1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            b0, b1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+            out[:, :, i, j] = reduce(x[:, :, a0:a1, b0:b1], axis=(2, 3))
+    return out
+
+
+# ---------------------------------------------------------------- helpers
+def rand(rng, *shape):
+    return rng.uniform(-1, 1, size=shape)
+
+
+def T(a, dtype=minitorch.float64, device="cpu", requires_grad=False):
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def rounded(a, dtype):
+    """The values `a` takes in `dtype` (so the reference sees what the op sees)."""
+    return minitorch.tensor(a, dtype=minitorch.float64).to(dtype).double().numpy()
+
+
+def noncontig(a, dtype, device):
+    """Same values as `a`, stored with H and W swapped (a transposed view)."""
+    return minitorch.tensor(
+        np.ascontiguousarray(np.swapaxes(a, -1, -2)), dtype=dtype, device=device
+    ).transpose(-1, -2)
+
+
+# Looser tolerance for low precision: one rounding of an output summed from K products.
+CONV_TOL = {
+    minitorch.float64: TOL[minitorch.float64],
+    minitorch.float32: (1e-4, 1e-5),
+    minitorch.float16: (1e-2, 1e-2),
+    minitorch.bfloat16: (5e-2, 5e-2),
+}
+FLOATS = [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
+
+
+# ---------------------------------------------------------------- conv2d values
+CONV2D_CASES = [
+    # (x shape, w shape, kwargs)
+    ((2, 3, 7, 6), (4, 3, 3, 3), {}),
+    ((2, 3, 7, 6), (4, 3, 3, 3), {"stride": 2, "padding": 1}),
+    ((1, 4, 9, 8), (6, 2, 3, 2), {"stride": (2, 1), "padding": (1, 0), "groups": 2}),
+    ((2, 2, 9, 9), (3, 2, 3, 3), {"dilation": 2, "padding": 2}),
+    ((2, 2, 10, 9), (4, 2, 3, 3), {"dilation": (2, 1), "stride": (1, 3)}),
+    ((3, 8, 5, 5), (16, 8, 1, 1), {}),  # 1x1 direct GEMM path
+    ((2, 6, 5, 5), (6, 2, 1, 1), {"groups": 3}),  # grouped 1x1
+    ((2, 4, 6, 6), (4, 1, 3, 3), {"groups": 4, "padding": 1}),  # depthwise
+    ((2, 3, 6, 7), (2, 3, 5, 4), {"padding": "valid"}),
+    ((2, 3, 6, 7), (2, 3, 3, 3), {"padding": "same"}),
+    ((2, 3, 6, 7), (2, 3, 4, 2), {"padding": "same"}),  # odd total padding: extra on the bottom/right
+    ((2, 3, 6, 7), (2, 3, 2, 3), {"padding": "same", "dilation": (3, 2)}),
+    ((1, 2, 40, 40), (3, 2, 3, 3), {"padding": 1}),
+]
+
+
+def _ref_padding(w_shape, kwargs):
+    p = kwargs.get("padding", 0)
+    if p == "valid":
+        return 0
+    if p == "same":
+        d = _pair(kwargs.get("dilation", 1))
+        tot = [d[i] * (w_shape[2 + i] - 1) for i in range(2)]
+        return tuple((t // 2, t - t // 2) for t in tot)
+    return p
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("case", range(len(CONV2D_CASES)))
+def test_conv2d_values(device, bias, case):
+    xs, ws, kw = CONV2D_CASES[case]
+    rng = np.random.default_rng(case)
+    x, w, b = rand(rng, *xs), rand(rng, *ws), rand(rng, ws[0])
+    ref_kw = dict(kw, padding=_ref_padding(ws, kw))
+    expect = np_conv2d(x, w, b if bias else None, **ref_kw)
+    got = F.conv2d(T(x, device=device), T(w, device=device), T(b, device=device) if bias else None, **kw)
+    assert got.device.type == device
+    assert_matches(got, expect)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_conv2d_dtypes_and_noncontiguous(device, dtype):
+    rng = np.random.default_rng(1)
+    x = rounded(rand(rng, 2, 4, 8, 7), dtype)
+    w = rounded(rand(rng, 6, 2, 3, 3), dtype)
+    b = rounded(rand(rng, 6), dtype)
+    expect = np_conv2d(x, w, b, stride=(1, 2), padding=1, groups=2)
+    got = F.conv2d(
+        noncontig(x, dtype, device), noncontig(w, dtype, device), T(b, dtype, device), (1, 2), 1, 1, 2
+    )
+    assert got.dtype == dtype
+    rtol, atol = CONV_TOL[dtype]
+    assert_matches(got, expect, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_conv2d_unbatched_and_empty(device):
+    rng = np.random.default_rng(2)
+    x, w = rand(rng, 3, 6, 6), rand(rng, 2, 3, 3, 3)
+    got = F.conv2d(T(x, device=device), T(w, device=device), padding=1)
+    assert tuple(got.shape) == (2, 6, 6)
+    assert_matches(got, np_conv2d(x[None], w, padding=1)[0])
+    empty = F.conv2d(minitorch.zeros(0, 3, 6, 6, dtype=minitorch.float64, device=device), T(w, device=device))
+    assert tuple(empty.shape) == (0, 2, 4, 4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_conv1d_values(device):
+    rng = np.random.default_rng(3)
+    for xs, ws, kw in [
+        ((2, 4, 11), (6, 2, 3), {"stride": 2, "padding": 1, "groups": 2}),
+        ((2, 3, 10), (5, 3, 4), {"dilation": 2}),
+        ((3, 10), (2, 3, 4), {"padding": "same"}),  # unbatched, odd total padding
+        ((2, 3, 10), (2, 3, 1), {}),
+    ]:
+        x, w, b = rand(rng, *xs), rand(rng, *ws), rand(rng, ws[0])
+        batched = len(xs) == 3
+        x4 = (x if batched else x[None])[:, :, None, :]
+        p = kw.get("padding", 0)
+        if p == "same":
+            t = kw.get("dilation", 1) * (ws[2] - 1)
+            p = ((0, 0), (t // 2, t - t // 2))
+        else:
+            p = (0, p)
+        expect = np_conv2d(
+            x4,
+            w[:, :, None, :],
+            b,
+            stride=(1, kw.get("stride", 1)),
+            padding=p,
+            dilation=(1, kw.get("dilation", 1)),
+            groups=kw.get("groups", 1),
+        )[:, :, 0]
+        if not batched:
+            expect = expect[0]
+        got = F.conv1d(T(x, device=device), T(w, device=device), T(b, device=device), **kw)
+        assert_matches(got, expect)
+
+
+CONVT_CASES = [
+    ((2, 4, 5, 4), (4, 3, 3, 3), {}),
+    ((2, 4, 5, 4), (4, 3, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
+    (
+        (1, 4, 5, 6),
+        (4, 2, 3, 2),
+        {"stride": (2, 3), "padding": (1, 0), "groups": 2, "output_padding": (1, 2)},
+    ),
+    ((2, 2, 4, 4), (2, 3, 3, 3), {"dilation": 2, "padding": 1}),
+    ((2, 6, 4, 4), (6, 4, 1, 1), {}),  # 1x1 direct
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", range(len(CONVT_CASES)))
+def test_conv_transpose2d_values(device, case):
+    xs, ws, kw = CONVT_CASES[case]
+    rng = np.random.default_rng(10 + case)
+    x, w = rand(rng, *xs), rand(rng, *ws)
+    b = rand(rng, ws[1] * kw.get("groups", 1))
+    expect = np_conv_transpose2d(x, w, b, **kw)
+    got = F.conv_transpose2d(T(x, device=device), T(w, device=device), T(b, device=device), **kw)
+    assert_matches(got, expect)
+    unbatched = F.conv_transpose2d(T(x[0], device=device), T(w, device=device), None, **kw)
+    assert_matches(unbatched, np_conv_transpose2d(x[:1], w, None, **kw)[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_conv_transpose_dtypes(device, dtype):
+    rng = np.random.default_rng(20)
+    x, w = rounded(rand(rng, 2, 4, 5, 5), dtype), rounded(rand(rng, 4, 3, 3, 3), dtype)
+    got = F.conv_transpose2d(noncontig(x, dtype, device), T(w, dtype, device), None, 2, 1, 1)
+    rtol, atol = CONV_TOL[dtype]
+    assert_matches(got, np_conv_transpose2d(x, w, None, 2, 1, 1), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_conv_transpose1d_values(device):
+    rng = np.random.default_rng(21)
+    x, w, b = rand(rng, 2, 4, 6), rand(rng, 4, 3, 3), rand(rng, 6)
+    got = F.conv_transpose1d(
+        T(x, device=device),
+        T(w, device=device),
+        T(b, device=device),
+        stride=2,
+        padding=1,
+        output_padding=1,
+        groups=2,
+        dilation=1,
+    )
+    expect = np_conv_transpose2d(
+        x[:, :, None], w[:, :, None], b, stride=(1, 2), padding=(0, 1), output_padding=(0, 1), groups=2
+    )[:, :, 0]
+    assert_matches(got, expect)
+
+
+def test_conv_transpose_is_adjoint_of_conv():
+    # <conv(y, w), x> == <y, conv_transpose(x, w)>: the transposed conv is the adjoint of the conv
+    rng = np.random.default_rng(22)
+    y, w = T(rand(rng, 2, 3, 9, 8)), T(rand(rng, 4, 3, 3, 3))
+    x = T(rand(rng, 2, 4, 5, 4))
+    lhs = (F.conv2d(y, w, None, 2, 1) * x).sum().item()
+    rhs = (y * F.conv_transpose2d(x, w, None, 2, 1, (0, 1))).sum().item()
+    assert math.isclose(lhs, rhs, rel_tol=1e-10)
+
+
+# ---------------------------------------------------------------- gradients
+GRAD_CASES = [
+    ("conv2d", (2, 4, 5, 5), (4, 2, 3, 3), {"stride": 2, "padding": 1, "groups": 2}),
+    ("conv2d", (1, 2, 6, 5), (3, 2, 2, 3), {"dilation": (2, 1), "padding": "same"}),
+    ("conv2d", (2, 3, 4, 4), (2, 3, 1, 1), {}),
+    ("conv1d", (2, 2, 7), (3, 2, 3), {"stride": 2, "padding": 1}),
+    (
+        "conv_transpose2d",
+        (2, 4, 3, 3),
+        (4, 1, 3, 3),
+        {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2},
+    ),
+    ("conv_transpose1d", (2, 2, 4), (2, 3, 3), {"stride": 2, "dilation": 2}),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", range(len(GRAD_CASES)))
+def test_conv_gradcheck(device, case):
+    name, xs, ws, kw = GRAD_CASES[case]
+    rng = np.random.default_rng(30 + case)
+    nb = ws[0] if not name.startswith("conv_transpose") else ws[1] * kw.get("groups", 1)
+    x = T(rand(rng, *xs), device=device, requires_grad=True)
+    w = T(rand(rng, *ws), device=device, requires_grad=True)
+    b = T(rand(rng, nb), device=device, requires_grad=True)
+    fn = getattr(F, name)
+    assert minitorch.autograd.gradcheck(lambda x, w, b: fn(x, w, b, **kw), (x, w, b))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_conv_grad_values_and_partial(device):
+    # only the input requires grad: the weight and bias get no gradient, the input's matches the adjoint
+    rng = np.random.default_rng(40)
+    x = T(rand(rng, 2, 3, 6, 6), device=device, requires_grad=True)
+    w = T(rand(rng, 4, 3, 3, 3), device=device)
+    F.conv2d(x, w, None, 1, 1).sum().backward()
+    assert w.grad is None
+    ones = np.ones((2, 4, 6, 6))
+    assert_matches(x.grad, np_conv_transpose2d(ones, w.detach().cpu().numpy(), None, 1, 1))
+
+
+# ---------------------------------------------------------------- pooling
+MAXPOOL_CASES = [
+    (3, None, 0, 1, False),
+    (2, 2, 0, 1, False),
+    (3, 2, 1, 1, False),
+    (3, 2, 1, 1, True),
+    ((3, 2), (2, 1), (1, 0), 1, True),
+    (3, 1, 1, 2, False),
+    (2, 3, 0, (2, 1), True),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", range(len(MAXPOOL_CASES)))
+def test_max_pool2d_values(device, case):
+    k, s, p, d, ceil = MAXPOOL_CASES[case]
+    rng = np.random.default_rng(50 + case)
+    x = rand(rng, 2, 3, 9, 8)
+    out, idx = F.max_pool2d_with_indices(T(x, device=device), k, s, p, d, ceil)
+    e_out, e_idx = np_max_pool2d(x, k, s, p, d, ceil)
+    assert_matches(out, e_out)
+    assert idx.dtype == minitorch.int64
+    np.testing.assert_array_equal(idx.cpu().numpy(), e_idx)
+    assert_matches(F.max_pool2d(T(x, device=device), k, s, p, d, ceil), e_out)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_max_pool2d_dtypes_noncontiguous_unbatched(device, dtype):
+    rng = np.random.default_rng(60)
+    x = rounded(rand(rng, 3, 7, 7), dtype)
+    got = F.max_pool2d(noncontig(x, dtype, device), 3, 2, 1)
+    assert got.dtype == dtype
+    assert_matches(got, np_max_pool2d(x[None], 3, 2, 1)[0][0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_nan_and_ties(device):
+    x = np.array([[[[1.0, 5.0, 5.0, 0.0], [float("nan"), 2.0, 1.0, 1.0]]]])
+    out, idx = F.max_pool2d_with_indices(T(x, device=device), 2, 2)
+    got = out.cpu().numpy()
+    assert np.isnan(got[0, 0, 0, 0]) and got[0, 0, 0, 1] == 5.0
+    assert idx.cpu().numpy().tolist() == [[[[4, 2]]]]  # NaN wins; the first of equal maxima wins
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool1d_values(device):
+    rng = np.random.default_rng(61)
+    x = rand(rng, 2, 3, 11)
+    out, idx = F.max_pool1d_with_indices(T(x, device=device), 3, 2, 1, 1, True)
+    e_out, e_idx = np_max_pool2d(x[:, :, None], (1, 3), (1, 2), (0, 1), 1, True)
+    assert_matches(out, e_out[:, :, 0])
+    np.testing.assert_array_equal(idx.cpu().numpy(), e_idx[:, :, 0])
+    assert_matches(F.max_pool1d(T(x[0], device=device), 2), np_max_pool2d(x[:1, :, None], (1, 2))[0][0, :, 0])
+
+
+AVGPOOL_CASES = [
+    (3, None, 0, False, True, None),
+    (3, 2, 1, False, True, None),
+    (3, 2, 1, False, False, None),
+    (3, 2, 1, True, True, None),
+    (3, 2, 1, True, False, None),
+    ((2, 3), (1, 2), (1, 1), True, True, 5),
+    (2, 1, 0, False, True, 3),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", range(len(AVGPOOL_CASES)))
+def test_avg_pool2d_values(device, case):
+    k, s, p, ceil, cip, div = AVGPOOL_CASES[case]
+    rng = np.random.default_rng(70 + case)
+    x = rand(rng, 2, 3, 8, 9)
+    got = F.avg_pool2d(T(x, device=device), k, s, p, ceil, cip, div)
+    assert_matches(got, np_avg_pool2d(x, k, s, p, ceil, cip, div))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_avg_pool_dtypes(device, dtype):
+    rng = np.random.default_rng(80)
+    x = rounded(rand(rng, 2, 3, 8, 8), dtype)
+    got = F.avg_pool2d(noncontig(x, dtype, device), 3, 2, 1)
+    rtol, atol = CONV_TOL[dtype]
+    assert_matches(got, np_avg_pool2d(x, 3, 2, 1), rtol=rtol, atol=atol)
+    got1 = F.avg_pool1d(T(x[:, :, 0], dtype, device), 3, 2, 1, True, False)
+    expect1 = np_avg_pool2d(x[:, :, :1], (1, 3), (1, 2), (0, 1), True, False)[:, :, 0]
+    assert_matches(got1, expect1, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("osize", [(3, 4), (1, 1), (5, 7), (8, 9), (2, None)])
+def test_adaptive_pool2d_values(device, osize):
+    rng = np.random.default_rng(90)
+    x = rand(rng, 2, 3, 8, 9)
+    full = (osize[0], 9 if osize[1] is None else osize[1])
+    assert_matches(F.adaptive_avg_pool2d(T(x, device=device), osize), np_adaptive_pool2d(x, full, np.mean))
+    out, idx = F.adaptive_max_pool2d(T(x, device=device), osize)
+    assert_matches(out, np_adaptive_pool2d(x, full, np.max))
+    # the indices name the maxima
+    flat = x.reshape(2, 3, -1)
+    np.testing.assert_array_equal(
+        np.take_along_axis(flat, idx.cpu().numpy().reshape(2, 3, -1), 2), out.cpu().numpy().reshape(2, 3, -1)
+    )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_adaptive_pool1d_and_unbatched(device):
+    rng = np.random.default_rng(91)
+    x = rand(rng, 3, 10)
+    got = F.adaptive_avg_pool1d(T(x, device=device), 4)
+    assert_matches(got, np_adaptive_pool2d(x[None, :, None], (1, 4), np.mean)[0, :, 0])
+    got2 = F.adaptive_avg_pool2d(T(x[None], device=device), 1)  # unbatched (C, H, W)
+    assert tuple(got2.shape) == (1, 1, 1)
+    assert_matches(got2, np.full((1, 1, 1), x.mean()))
+
+
+POOL_GRAD_CASES = [
+    ("max_pool2d", (2, 2, 6, 5), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}),
+    ("max_pool2d", (1, 2, 5, 5), {"kernel_size": 2, "stride": 1, "dilation": 2}),
+    ("max_pool1d", (2, 3, 7), {"kernel_size": 3, "stride": 2}),
+    (
+        "avg_pool2d",
+        (2, 2, 6, 5),
+        {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    ),
+    ("avg_pool2d", (1, 2, 5, 6), {"kernel_size": (2, 3), "stride": 1, "divisor_override": 4}),
+    ("avg_pool1d", (2, 2, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    ("adaptive_avg_pool2d", (2, 2, 7, 5), {"output_size": (3, 2)}),
+    ("adaptive_avg_pool1d", (2, 2, 7), {"output_size": 4}),
+    ("adaptive_max_pool2d", (2, 2, 7, 5), {"output_size": (3, 4)}),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", range(len(POOL_GRAD_CASES)))
+def test_pool_gradcheck(device, case):
+    name, xs, kw = POOL_GRAD_CASES[case]
+    rng = np.random.default_rng(100 + case)
+    # distinct values, far apart: finite differences never flip a max
+    vals = rng.permutation(np.prod(xs)).reshape(xs) * 0.1
+    x = T(vals, device=device, requires_grad=True)
+    fn = getattr(F, name)
+
+    def f(x):
+        r = fn(x, **kw)
+        return r[0] if isinstance(r, tuple) else r
+
+    assert minitorch.autograd.gradcheck(f, (x,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_grad_overlapping_windows(device):
+    # stride < kernel: one input is the max of several windows and gets the sum of their gradients
+    x = T(
+        np.array([[[[0.0, 0.0, 0.0], [0.0, 9.0, 0.0], [0.0, 0.0, 0.0]]]]), device=device, requires_grad=True
+    )
+    F.max_pool2d(x, 2, 1).sum().backward()
+    assert x.grad.cpu().numpy()[0, 0, 1, 1] == 4.0
+    assert x.grad.cpu().numpy().sum() == 4.0
+
+
+# ---------------------------------------------------------------- bad inputs
+def test_conv_errors():
+    x = minitorch.randn(1, 4, 8, 8)
+    w = minitorch.randn(64, 3, 3, 3)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[4, 8\]",
+    ):
+        F.conv2d(minitorch.randn(4, 8), w)
+    with pytest.raises(RuntimeError, match=r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d"):
+        F.conv1d(minitorch.randn(4), minitorch.randn(2, 4, 1))
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given groups=1, weight of size \[64, 3, 3, 3\], expected input\[1, 4, 8, 8\] to have 3 channels, but got 4 channels instead",
+    ):
+        F.conv2d(x, w)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\). Kernel size can't be greater than actual input size",
+    ):
+        F.conv2d(minitorch.randn(1, 3, 2, 2), w)
+    with pytest.raises(RuntimeError, match="padding='same' is not supported for strided convolutions"):
+        F.conv2d(minitorch.randn(1, 3, 8, 8), w, stride=2, padding="same")
+    with pytest.raises(RuntimeError, match="Invalid padding string: 'full'"):
+        F.conv2d(minitorch.randn(1, 3, 8, 8), w, padding="full")
+    with pytest.raises(RuntimeError, match="expected weight to be divisible by 3"):
+        F.conv2d(minitorch.randn(1, 6, 8, 8), minitorch.randn(4, 2, 3, 3), groups=3)
+    with pytest.raises(
+        RuntimeError, match=r"expected bias to be 1-dimensional with 64 elements, but got bias of size \[3\]"
+    ):
+        F.conv2d(minitorch.randn(1, 3, 8, 8), w, minitorch.randn(3))
+    with pytest.raises(RuntimeError, match="negative padding is not supported"):
+        F.conv2d(minitorch.randn(1, 3, 8, 8), w, padding=-1)
+    with pytest.raises(RuntimeError, match="non-positive stride is not supported"):
+        F.conv2d(minitorch.randn(1, 3, 8, 8), w, stride=0)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Input type \(torch.DoubleTensor\) and weight type \(torch.FloatTensor\) should be the same",
+    ):
+        F.conv2d(minitorch.randn(1, 3, 8, 8, dtype=minitorch.float64), w)
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        F.conv2d(
+            minitorch.ones(1, 3, 8, 8, dtype=minitorch.int64),
+            minitorch.ones(2, 3, 3, 3, dtype=minitorch.int64),
+        )
+    with pytest.raises(
+        RuntimeError, match="expected stride to be a single integer value or a list of 2 values"
+    ):
+        F.conv2d(minitorch.randn(1, 3, 8, 8), w, stride=(1, 1, 1))
+    with pytest.raises(RuntimeError, match="output padding must be smaller than either stride or dilation"):
+        F.conv_transpose2d(minitorch.randn(1, 3, 4, 4), minitorch.randn(3, 2, 3, 3), output_padding=1)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given transposed=1, weight of size \[3, 2, 3, 3\], expected input\[1, 4, 4, 4\] to have 3 channels",
+    ):
+        F.conv_transpose2d(minitorch.randn(1, 4, 4, 4), minitorch.randn(3, 2, 3, 3))
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+def test_conv_device_mismatch():
+    with pytest.raises(
+        RuntimeError,
+        match=r"Input type \(torch.cuda.FloatTensor\) and weight type \(torch.FloatTensor\) should be the same",
+    ):
+        F.conv2d(minitorch.randn(1, 3, 8, 8, device="cuda"), minitorch.randn(2, 3, 3, 3))
+
+
+def test_pool_errors():
+    x = minitorch.randn(1, 2, 6, 6)
+    with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
+        F.max_pool2d(x, 2, padding=2)
+    with pytest.raises(RuntimeError, match="pad should be at most half of kernel size"):
+        F.avg_pool2d(x, 2, padding=2)
+    with pytest.raises(RuntimeError, match="divisor must be not zero"):
+        F.avg_pool2d(x, 2, divisor_override=0)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given input size: \(2x6x6\). Calculated output size: \(2x0x0\). Output size is too small",
+    ):
+        F.max_pool2d(x, 7, padding=0)
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
+        F.max_pool2d(minitorch.randn(6, 6), 2)
+    with pytest.raises(RuntimeError, match="stride should be greater than zero"):
+        F.max_pool2d(x, 2, 0)
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        F.max_pool2d(minitorch.ones(1, 1, 4, 4, dtype=minitorch.int64), 2)
+    with pytest.raises(RuntimeError, match="adaptive_avg_pool2d\\(\\): Expected 3D or 4D tensor"):
+        F.adaptive_avg_pool2d(minitorch.randn(4), 2)
+
+
+def test_cudnn_flags_module():
+    cudnn = minitorch.backends.cudnn
+    old = (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32)
+    assert old == (True, False, False, True)  # PyTorch's defaults
+    try:
+        cudnn.benchmark = True
+        cudnn.deterministic = True
+        assert minitorch._C._get_cudnn_flags() == (True, True, True, True)
+        with cudnn.flags(enabled=True, benchmark=False, deterministic=False, allow_tf32=False):
+            assert minitorch._C._get_cudnn_flags() == (True, False, False, False)
+        assert cudnn.benchmark and cudnn.deterministic
+    finally:
+        cudnn.benchmark, cudnn.deterministic = old[1], old[2]
+    assert cudnn.is_available() == (cudnn.version() is not None)
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+@pytest.mark.parametrize("benchmark", [False, True])
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_cudnn_flags_give_same_values(benchmark, deterministic):
+    rng = np.random.default_rng(120)
+    x, w = rand(rng, 4, 8, 12, 12), rand(rng, 16, 8, 3, 3)
+    cudnn = minitorch.backends.cudnn
+    with cudnn.flags(enabled=True, benchmark=benchmark, deterministic=deterministic, allow_tf32=False):
+        xt = T(x, minitorch.float32, "cuda", requires_grad=True)
+        wt = T(w, minitorch.float32, "cuda", requires_grad=True)
+        out = F.conv2d(xt, wt, None, 1, 1)
+        out.sum().backward()
+    assert_matches(out, np_conv2d(x, w, None, 1, 1), rtol=1e-4, atol=1e-4)
+    assert_matches(
+        xt.grad, np_conv_transpose2d(np.ones((4, 16, 12, 12)), w, None, 1, 1), rtol=1e-4, atol=1e-4
+    )
+
+
+def _conv_against_cpu(device, dtype):
+    """Grouped, strided, dilated conv forward + backward, a transposed conv and a 1x1 conv on `device`,
+    against NumPy and against the CPU kernels' gradients."""
+    rng = np.random.default_rng(130)
+    x, w, b = rounded(rand(rng, 2, 4, 9, 8), dtype), rounded(rand(rng, 6, 2, 3, 2), dtype), rand(rng, 6)
+    g = rounded(rand(rng, 2, 6, 5, 8), dtype)
+    wt2 = rounded(rand(rng, 6, 2, 3, 3), dtype)
+    rtol, atol = CONV_TOL[dtype]
+    xt = T(x, dtype, device, requires_grad=True)
+    wt = T(w, dtype, device, requires_grad=True)
+    out = F.conv2d(xt, wt, T(b, dtype, device), (2, 1), 1, (1, 2), 2)
+    out.backward(T(g, dtype, device))
+    ct = F.conv_transpose2d(T(g, dtype, device), T(wt2, dtype, device), None, 2, 1, 1)
+    one = F.conv2d(xt.detach(), T(w[:, :, :1, :1], dtype, device), None, 1, 0, 1, 2)  # 1x1: GEMM only
+    assert_matches(out, np_conv2d(x, w, b, (2, 1), 1, (1, 2), 2), rtol=rtol, atol=atol)
+    assert_matches(ct, np_conv_transpose2d(g, wt2, None, 2, 1, 1), rtol=rtol, atol=atol)
+    assert_matches(one, np_conv2d(x, w[:, :, :1, :1], None, 1, 0, 1, 2), rtol=rtol, atol=atol)
+    xc = T(x, minitorch.float64, requires_grad=True)
+    wc = T(w, minitorch.float64, requires_grad=True)
+    F.conv2d(xc, wc, T(b), (2, 1), 1, (1, 2), 2).backward(T(g))
+    assert_matches(xt.grad, xc.grad.numpy(), rtol=rtol, atol=atol)
+    assert_matches(wt.grad, wc.grad.numpy(), rtol=rtol, atol=atol * 10)
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float64, minitorch.float16])
+def test_conv_against_cpu_float64(dtype):
+    _conv_against_cpu("cpu", dtype)
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+@pytest.mark.parametrize("dtype", [minitorch.float64, minitorch.float16])
+@pytest.mark.parametrize("enabled", [True, False])
+def test_cuda_conv_with_and_without_cudnn(dtype, enabled):
+    # backends.cudnn.enabled = False takes the im2col + cuBLAS kernels: same values and gradients
+    with minitorch.backends.cudnn.flags(enabled=enabled):
+        _conv_against_cpu("cuda", dtype)
