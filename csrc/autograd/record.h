@@ -97,4 +97,17 @@ const Tensor& fill_(const Tensor& self, const Scalar& value);
 // that requires grad (not supported yet). Called by in-place front ends that have no recording twin.
 void check_inplace(const Tensor& self);
 
+// ---- nn ops (helper normops)
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps);
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps);
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                  bool training, double momentum, double eps);
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse);
+Tensor dropout(const Tensor& input, double p);  // 0 < p < 1, training
+
 }  // namespace mt::autograd

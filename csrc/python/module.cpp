@@ -67,6 +67,7 @@ PYBIND11_MODULE(_C, m) {
   init_cuda(m);
   init_dlpack(m);
   init_autograd(m, cls);
+  init_nn(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

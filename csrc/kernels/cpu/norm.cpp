@@ -1,0 +1,220 @@
+// CPU kernels of the nn family: row and channel statistics, the fused normalize+affine pass, dropout and the
+// embedding gather (layouts: see ops/nn.h).
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core/Exception.h"
+#include "core/Generator.h"
+#include "core/ScalarType.h"
+#include "kernels/cpu/Parallel.h"
+#include "ops/nn.h"
+
+namespace mt {
+namespace {
+
+// Statistics accumulate in double whatever the input (two passes: mean, then squared deviations, which
+// keeps the variance exact for data with a large mean); 8 independent lanes let the loop vectorize
+// without reassociating.
+template <typename T>
+double row_sum(const T* p, int64_t n) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += static_cast<double>(static_cast<opmath_t<T>>(p[i + j]));
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(static_cast<opmath_t<T>>(p[i]));
+  for (int j = 0; j < 8; ++j) s += acc[j];
+  return s;
+}
+
+template <typename T>
+double row_sq_dev(const T* p, int64_t n, double mean) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      double d = static_cast<double>(static_cast<opmath_t<T>>(p[i + j])) - mean;
+      acc[j] += d * d;
+    }
+  double s = 0;
+  for (; i < n; ++i) {
+    double d = static_cast<double>(static_cast<opmath_t<T>>(p[i])) - mean;
+    s += d * d;
+  }
+  for (int j = 0; j < 8; ++j) s += acc[j];
+  return s;
+}
+
+int64_t grain_for(int64_t work_per_item) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_item, 1));
+}
+
+void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                     const Tensor& w, const Tensor& b, int64_t M, int64_t N, double eps) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* py = y.defined() ? y.data<scalar_t>() : nullptr;
+    st_t* pm = mean.data<st_t>();
+    st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    const st_t* pb = b.defined() ? b.data<st_t>() : nullptr;
+    parallel_for(0, M, grain_for(N), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const scalar_t* row = px + r * N;
+        double m = row_sum(row, N) / static_cast<double>(N);
+        double var = row_sq_dev(row, N, m) / static_cast<double>(N);
+        double rs = 1.0 / std::sqrt(var + eps);
+        pm[r] = static_cast<st_t>(m);
+        pr[r] = static_cast<st_t>(rs);
+        if (!py) continue;
+        scalar_t* out = py + r * N;
+        // out = x * a + c with a = rstd, c = -mean * rstd, then the affine weight per column
+        op_t a = static_cast<op_t>(rs), c = static_cast<op_t>(-m * rs);
+        if (pw && pb) {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) * a + c) * static_cast<op_t>(pw[j]) +
+                                           static_cast<op_t>(pb[j]));
+        } else if (pw) {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) * a + c) * static_cast<op_t>(pw[j]));
+        } else if (pb) {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>(static_cast<op_t>(row[j]) * a + c + static_cast<op_t>(pb[j]));
+        } else {
+          for (int64_t j = 0; j < N; ++j) out[j] = static_cast<scalar_t>(static_cast<op_t>(row[j]) * a + c);
+        }
+      }
+    });
+  });
+}
+
+void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C,
+                          int64_t S) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    const scalar_t* px = x.data<scalar_t>();
+    st_t* pm = mean.data<st_t>();
+    st_t* pv = var.data<st_t>();
+    double count = static_cast<double>(N * S);
+    if (S == 1) {
+      // (N, C): walk rows so memory is read in order; each thread owns a block of channels
+      parallel_for(0, C, grain_for(N * 64), [&](int64_t c0, int64_t c1) {
+        std::vector<double> s(static_cast<size_t>(c1 - c0), 0.0), q(static_cast<size_t>(c1 - c0), 0.0);
+        for (int64_t n = 0; n < N; ++n) {
+          const scalar_t* row = px + n * C;
+          for (int64_t c = c0; c < c1; ++c)
+            s[c - c0] += static_cast<double>(static_cast<opmath_t<scalar_t>>(row[c]));
+        }
+        for (int64_t c = c0; c < c1; ++c) s[c - c0] /= count;
+        for (int64_t n = 0; n < N; ++n) {
+          const scalar_t* row = px + n * C;
+          for (int64_t c = c0; c < c1; ++c) {
+            double d = static_cast<double>(static_cast<opmath_t<scalar_t>>(row[c])) - s[c - c0];
+            q[c - c0] += d * d;
+          }
+        }
+        for (int64_t c = c0; c < c1; ++c) {
+          pm[c] = static_cast<st_t>(s[c - c0]);
+          pv[c] = static_cast<st_t>(q[c - c0] / count);
+        }
+      });
+      return;
+    }
+    parallel_for(0, C, grain_for(N * S), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        double s = 0;
+        for (int64_t n = 0; n < N; ++n) s += row_sum(px + (n * C + c) * S, S);
+        double m = s / count, q = 0;
+        for (int64_t n = 0; n < N; ++n) q += row_sq_dev(px + (n * C + c) * S, S, m);
+        pm[c] = static_cast<st_t>(m);
+        pv[c] = static_cast<st_t>(q / count);
+      }
+    });
+  });
+}
+
+void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& scale, const Tensor& shift,
+                           int64_t N, int64_t C, int64_t S, bool per_sample) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* py = y.data<scalar_t>();
+    const st_t* pa = scale.data<st_t>();
+    const st_t* pc = shift.data<st_t>();
+    // one strip of S elements per (n, c)
+    parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        int64_t k = per_sample ? i : i % C;
+        op_t a = static_cast<op_t>(pa[k]), c = static_cast<op_t>(pc[k]);
+        const scalar_t* in = px + i * S;
+        scalar_t* out = py + i * S;
+        for (int64_t s = 0; s < S; ++s) out[s] = static_cast<scalar_t>(static_cast<op_t>(in[s]) * a + c);
+      }
+    });
+  });
+}
+
+constexpr int64_t kDropChunk = 4096;  // elements per Philox subsequence: values do not depend on threads
+
+void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
+                    uint64_t offset) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout", [&] {
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* py = y.data<scalar_t>();
+    bool* pm = mask.data<bool>();
+    int64_t n = x.numel();
+    // keep when a 24-bit uniform u < 1 - p: Bernoulli(1 - p) as PyTorch draws it
+    float keep_p = static_cast<float>(1.0 - p);
+    op_t scale = static_cast<op_t>(1.0 / (1.0 - p));
+    int64_t nchunks = (n + kDropChunk - 1) / kDropChunk;
+    parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
+      for (int64_t ch = b; ch < e; ++ch) {
+        Philox ph(seed, static_cast<uint64_t>(ch), offset << 20);
+        int64_t lo = ch * kDropChunk, hi = std::min(n, lo + kDropChunk);
+        uint32_t r[4];
+        for (int64_t i = lo; i < hi; ++i) {
+          if ((i - lo) % 4 == 0) ph.next4(r);
+          float u = static_cast<float>(r[(i - lo) % 4] >> 8) * (1.0f / 16777216.0f);
+          bool keep = u < keep_p;
+          pm[i] = keep;
+          py[i] = keep ? static_cast<scalar_t>(static_cast<op_t>(px[i]) * scale) : static_cast<scalar_t>(0);
+        }
+      }
+    });
+  });
+}
+
+template <typename I>
+void embedding_rows(const Tensor& out, const Tensor& weight, const I* idx, int64_t n) {
+  int64_t num = weight.sizes()[0], D = weight.sizes()[1];
+  size_t row_bytes = static_cast<size_t>(D) * weight.itemsize();
+  for (int64_t i = 0; i < n; ++i) MT_CHECK_INDEX(idx[i] >= 0 && idx[i] < num, "index out of range in self");
+  const char* src = static_cast<const char*>(weight.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  parallel_for(0, n, grain_for(D), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      std::memcpy(dst + i * row_bytes, src + static_cast<int64_t>(idx[i]) * row_bytes, row_bytes);
+  });
+}
+
+void embedding_kernel(const Tensor& out, const Tensor& weight, const Tensor& indices) {
+  if (indices.dtype() == ScalarType::Long)
+    embedding_rows(out, weight, indices.data<int64_t>(), indices.numel());
+  else
+    embedding_rows(out, weight, indices.data<int32_t>(), indices.numel());
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_kernel);
+MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_kernel);
+MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_kernel);
+MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_kernel);
+MT_REGISTER_KERNEL(embedding_stub, CPU, &embedding_kernel);
+
+}  // namespace mt
