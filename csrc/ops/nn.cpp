@@ -208,13 +208,12 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
     return {y, mean, rstd};
   }
   row_norm_stub.get(input.device())(Tensor(), mean, rstd, x, Tensor(), Tensor(), N * G, D, eps);
-  // per (n, c): scale = rstd[n, g] * w[c], shift = b[c] - mean[n, g] * scale; then one pass over x
+  // per (n, c): the group's mean, scale = rstd[n, g] * w[c], shift = b[c]; then one pass over x
   Tensor rs = reshape(expand(unsqueeze(rstd, 2), {N, G, C / G}), {N, C});
-  Tensor ms = reshape(expand(unsqueeze(mean, 2), {N, G, C / G}), {N, C});
+  Tensor ms = contiguous(reshape(expand(unsqueeze(mean, 2), {N, G, C / G}), {N, C}));
   Tensor scale = weight ? mul(rs, param(weight, sd)) : contiguous(rs);
-  Tensor shift = neg(mul(ms, scale));
-  if (bias) shift = add(shift, param(bias, sd));
-  channel_affine_stub.get(input.device())(y, x, contiguous(scale), contiguous(shift), N, C, S, true);
+  Tensor shift = bias ? contiguous(expand(param(bias, sd), {N, C})) : zeros({N, C}, sd, input.device());
+  channel_affine_stub.get(input.device())(y, x, ms, contiguous(scale), shift, N, C, S, true);
   return {y, mean, rstd};
 }
 
@@ -278,9 +277,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     rstd = rsqrt(add(reshape(to(*running_var, sd, dev), {-1}), Sc(eps)));
   }
   Tensor scale = weight ? mul(rstd, param(weight, sd)) : rstd;
-  Tensor shift = neg(mul(mean, scale));
-  if (bias) shift = add(shift, param(bias, sd));
-  channel_affine_stub.get(dev)(y, x, contiguous(scale), contiguous(shift), N, C, S, false);
+  Tensor shift = bias ? param(bias, sd) : zeros({C}, sd, dev);
+  channel_affine_stub.get(dev)(y, x, mean, contiguous(scale), shift, N, C, S, false);
   return {y, mean, rstd};
 }
 

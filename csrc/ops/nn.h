@@ -58,9 +58,10 @@ using RowNormFn = void (*)(const Tensor& y, const Tensor& mean, const Tensor& rs
 // Per channel of x [N, C, S]: mean and biased var over N and S.
 using ChannelStatsFn = void (*)(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C,
                                 int64_t S);
-// y [N, C, S] = x * scale + shift, scale/shift indexed by c ([C]) or by (n, c) ([N, C]) when per_sample.
-using ChannelAffineFn = void (*)(const Tensor& y, const Tensor& x, const Tensor& scale, const Tensor& shift,
-                                 int64_t N, int64_t C, int64_t S, bool per_sample);
+// y [N, C, S] = (x - mean) * scale + shift, the three indexed by c ([C]) or by (n, c) ([N, C]) when
+// per_sample. Subtracting the mean first keeps precision when rstd is large (a fused x * a + c would cancel).
+using ChannelAffineFn = void (*)(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
+                                 const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample);
 // y = keep ? x / (1 - p) : 0, keep drawn with probability 1 - p from Philox(seed, ., offset); mask (bool)
 // records keep.
 using DropoutFn = void (*)(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,

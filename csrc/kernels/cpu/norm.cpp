@@ -71,20 +71,20 @@ void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
         pr[r] = static_cast<st_t>(rs);
         if (!py) continue;
         scalar_t* out = py + r * N;
-        // out = x * a + c with a = rstd, c = -mean * rstd, then the affine weight per column
-        op_t a = static_cast<op_t>(rs), c = static_cast<op_t>(-m * rs);
+        op_t a = static_cast<op_t>(rs), mm = static_cast<op_t>(m);
         if (pw && pb) {
           for (int64_t j = 0; j < N; ++j)
-            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) * a + c) * static_cast<op_t>(pw[j]) +
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a * static_cast<op_t>(pw[j]) +
                                            static_cast<op_t>(pb[j]));
         } else if (pw) {
           for (int64_t j = 0; j < N; ++j)
-            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) * a + c) * static_cast<op_t>(pw[j]));
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a * static_cast<op_t>(pw[j]));
         } else if (pb) {
           for (int64_t j = 0; j < N; ++j)
-            out[j] = static_cast<scalar_t>(static_cast<op_t>(row[j]) * a + c + static_cast<op_t>(pb[j]));
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a + static_cast<op_t>(pb[j]));
         } else {
-          for (int64_t j = 0; j < N; ++j) out[j] = static_cast<scalar_t>(static_cast<op_t>(row[j]) * a + c);
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a);
         }
       }
     });
@@ -136,23 +136,25 @@ void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x
   });
 }
 
-void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& scale, const Tensor& shift,
-                           int64_t N, int64_t C, int64_t S, bool per_sample) {
+void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
+                           const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
     const scalar_t* px = x.data<scalar_t>();
     scalar_t* py = y.data<scalar_t>();
+    const st_t* pm = mean.data<st_t>();
     const st_t* pa = scale.data<st_t>();
     const st_t* pc = shift.data<st_t>();
     // one strip of S elements per (n, c)
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
         int64_t k = per_sample ? i : i % C;
-        op_t a = static_cast<op_t>(pa[k]), c = static_cast<op_t>(pc[k]);
+        op_t m = static_cast<op_t>(pm[k]), a = static_cast<op_t>(pa[k]), c = static_cast<op_t>(pc[k]);
         const scalar_t* in = px + i * S;
         scalar_t* out = py + i * S;
-        for (int64_t s = 0; s < S; ++s) out[s] = static_cast<scalar_t>(static_cast<op_t>(in[s]) * a + c);
+        for (int64_t s = 0; s < S; ++s)
+          out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - m) * a + c);
       }
     });
   });
