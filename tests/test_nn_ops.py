@@ -532,3 +532,53 @@ def test_dropout_errors(device):
         F.dropout(x, 1.5, True)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got -0.1"):
         F.feature_dropout(x.reshape(1, 3), -0.1, False)
+
+
+# ---------------------------------------------------------------- fused backward passes per dtype
+
+
+def np_norm_grads(x, w, g, axes, eps):
+    """(dx, dw, db) of y = xhat * w + b normalized over `axes`, w broadcast against x."""
+    m = x.mean(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+    xhat = (x - m) * rstd
+    gw = g * w
+    dx = rstd * (gw - gw.mean(axis=axes, keepdims=True) - xhat * (gw * xhat).mean(axis=axes, keepdims=True))
+    return dx, xhat
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_layer_norm_backward_values(device, dtype):
+    rng = rng_for(20)
+    x, w, b = make_array((6, 10), dtype, rng), make_array((10,), dtype, rng), make_array((10,), dtype, rng)
+    g = make_array((6, 10), dtype, rng)
+    xt, wt, bt = (T(a, dtype, device, requires_grad=True) for a in (x, w, b))
+    F.layer_norm(xt, 10, wt, bt).backward(T(g, dtype, device))
+    dx, xhat = np_norm_grads(x, w, g, (1,), 1e-5)
+    rtol, atol = TOL[dtype]
+    assert_matches(xt.grad, dx, rtol=rtol * 10, atol=atol * 10)
+    assert_matches(wt.grad, (g * xhat).sum(0), rtol=rtol * 10, atol=atol * 10)
+    assert_matches(bt.grad, g.sum(0), rtol=rtol * 10, atol=atol * 10)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_backward_values(device, dtype, training):
+    rng = rng_for(21)
+    x, g = make_array((5, 3, 4), dtype, rng), make_array((5, 3, 4), dtype, rng)
+    w, b = make_array((3,), dtype, rng), make_array((3,), dtype, rng)
+    rm0, rv0 = rng.uniform(-1, 1, 3), rng.uniform(0.5, 2, 3)
+    xt, wt, bt = (T(a, dtype, device, requires_grad=True) for a in (x, w, b))
+    rm, rv = T(rm0, minitorch.float64, device), T(rv0, minitorch.float64, device)
+    F.batch_norm(xt, wt, bt, rm, rv, training, 0.1, 1e-5).backward(T(g, dtype, device))
+    w3 = w.reshape(1, 3, 1)
+    if training:
+        dx, xhat = np_norm_grads(x, w3, g, (0, 2), 1e-5)
+    else:
+        rstd = 1 / np.sqrt(rv0.reshape(1, 3, 1) + 1e-5)
+        xhat = (x - rm0.reshape(1, 3, 1)) * rstd
+        dx = g * w3 * rstd
+    rtol, atol = TOL[dtype]
+    assert_matches(xt.grad, dx, rtol=rtol * 10, atol=atol * 10)
+    assert_matches(wt.grad, (g * xhat).sum((0, 2)), rtol=rtol * 10, atol=atol * 10)
+    assert_matches(bt.grad, g.sum((0, 2)), rtol=rtol * 10, atol=atol * 10)

@@ -1276,6 +1276,15 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
                       if (n.needs_input_grad(2)) res[2] = zeros(ns, g.dtype(), g.device());
                       return res;
                     }
+                    if (!GradMode::is_enabled()) {  // not differentiated again: one fused pass
+                      auto [dx, dw, db] = mt::native_layer_norm_backward(
+                          g, x, mean, rstd, w, M, N, n.needs_input_grad(0),
+                          n.needs_input_grad(1) && w.defined(), n.needs_input_grad(2));
+                      if (dx.defined()) res[0] = mt::reshape(dx, x.sizes());
+                      if (dw.defined()) res[1] = mt::reshape(dw, ns);
+                      if (db.defined()) res[2] = mt::reshape(db, ns);
+                      return res;
+                    }
                     Tensor x2 = mt::reshape(x, {M, N}), g2 = mt::reshape(g, {M, N});
                     Tensor mb, rb;
                     if (GradMode::is_enabled()) {
@@ -1289,7 +1298,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
                       Tensor gw = w.defined() ? mt::mul(g2, mt::reshape(w, {1, N})) : g2;
                       res[0] = mt::reshape(norm_input_grad(gw, xhat, rb, {1}), x.sizes());
                     }
-                    if (n.needs_input_grad(1)) res[1] = mt::reshape(mt::sum(mt::mul(g2, xhat), {0}, false), ns);
+                    if (n.needs_input_grad(1))
+                      res[1] = mt::reshape(mt::sum(mt::mul(g2, xhat), {0}, false), ns);
                     if (n.needs_input_grad(2)) res[2] = mt::reshape(mt::sum(g2, {0}, false), ns);
                     return res;
                   },
@@ -1309,41 +1319,42 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
       no_grad_tuple([&] { return mt::native_group_norm(input, num_groups, weight, bias, eps); });
   Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
   int64_t G = num_groups;
-  auto n = attach("NativeGroupNormBackward0",
-                  [G, eps](FnNode& n, V& gs) -> V {
-                    Tensor x = n.saved(0), w = n.saved(1), mean = n.saved(2), rstd = n.saved(3);
-                    const Tensor& g = gs[0];
-                    int64_t N = x.sizes()[0], C = x.sizes()[1];
-                    DimVector dims = dims_but_1(x.dim());
-                    V res(3);
-                    if (x.numel() == 0) {
-                      if (n.needs_input_grad(0)) res[0] = zeros_like(x);
-                      if (n.needs_input_grad(1)) res[1] = zeros({C}, g.dtype(), g.device());
-                      if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
-                      return res;
-                    }
-                    int64_t D = x.numel() / (N * G);
-                    Tensor x3 = mt::reshape(x, {N, G, D});
-                    Tensor mb, rb;
-                    if (GradMode::is_enabled()) {
-                      std::tie(mb, rb) = recorded_stats(x3, {2}, eps);
-                    } else {
-                      mb = mt::reshape(mean, {N, G, 1});
-                      rb = mt::reshape(rstd, {N, G, 1});
-                    }
-                    Tensor xhat3 = mt::mul(mt::sub(x3, mb), rb);
-                    DimVector bshape(static_cast<size_t>(x.dim()), 1);
-                    bshape[1] = C;
-                    if (n.needs_input_grad(0)) {
-                      Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
-                      res[0] = mt::reshape(norm_input_grad(mt::reshape(gw, {N, G, D}), xhat3, rb, {2}), x.sizes());
-                    }
-                    if (n.needs_input_grad(1))
-                      res[1] = mt::sum(mt::mul(g, mt::reshape(xhat3, x.sizes())), dims, false);
-                    if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
-                    return res;
-                  },
-                  {&input, &w, &b}, {&out});
+  auto n =
+      attach("NativeGroupNormBackward0",
+             [G, eps](FnNode& n, V& gs) -> V {
+               Tensor x = n.saved(0), w = n.saved(1), mean = n.saved(2), rstd = n.saved(3);
+               const Tensor& g = gs[0];
+               int64_t N = x.sizes()[0], C = x.sizes()[1];
+               DimVector dims = dims_but_1(x.dim());
+               V res(3);
+               if (x.numel() == 0) {
+                 if (n.needs_input_grad(0)) res[0] = zeros_like(x);
+                 if (n.needs_input_grad(1)) res[1] = zeros({C}, g.dtype(), g.device());
+                 if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
+                 return res;
+               }
+               int64_t D = x.numel() / (N * G);
+               Tensor x3 = mt::reshape(x, {N, G, D});
+               Tensor mb, rb;
+               if (GradMode::is_enabled()) {
+                 std::tie(mb, rb) = recorded_stats(x3, {2}, eps);
+               } else {
+                 mb = mt::reshape(mean, {N, G, 1});
+                 rb = mt::reshape(rstd, {N, G, 1});
+               }
+               Tensor xhat3 = mt::mul(mt::sub(x3, mb), rb);
+               DimVector bshape(static_cast<size_t>(x.dim()), 1);
+               bshape[1] = C;
+               if (n.needs_input_grad(0)) {
+                 Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
+                 res[0] = mt::reshape(norm_input_grad(mt::reshape(gw, {N, G, D}), xhat3, rb, {2}), x.sizes());
+               }
+               if (n.needs_input_grad(1))
+                 res[1] = mt::sum(mt::mul(g, mt::reshape(xhat3, x.sizes())), dims, false);
+               if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
+               return res;
+             },
+             {&input, &w, &b}, {&out});
   if (n) {
     n->save(input);
     n->save(w);
@@ -1373,6 +1384,15 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
                       if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
                       return res;
                     }
+                    if (!GradMode::is_enabled()) {  // not differentiated again: fused passes
+                      auto [dx, dw, db] = mt::native_batch_norm_backward(
+                          g, x, mean, rstd, w, training, n.needs_input_grad(0),
+                          n.needs_input_grad(1) && w.defined(), n.needs_input_grad(2));
+                      res[0] = dx;
+                      if (dw.defined()) res[1] = mt::reshape(dw, w.sizes());
+                      res[2] = db;
+                      return res;
+                    }
                     DimVector bshape(static_cast<size_t>(x.dim()), 1);
                     bshape[1] = C;
                     Tensor mb, rb;
@@ -1388,7 +1408,8 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
                       // eval: the statistics are constants, so only the scale reaches the input
                       res[0] = training ? norm_input_grad(gw, xhat, rb, dims) : mt::mul(gw, rb);
                     }
-                    if (n.needs_input_grad(1)) res[1] = mt::reshape(mt::sum(mt::mul(g, xhat), dims, false), w.sizes());
+                    if (n.needs_input_grad(1))
+                      res[1] = mt::reshape(mt::sum(mt::mul(g, xhat), dims, false), w.sizes());
                     if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
                     return res;
                   },

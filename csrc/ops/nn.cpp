@@ -18,6 +18,9 @@
 namespace mt {
 
 MT_DEFINE_STUB(row_norm_stub, RowNormFn);
+MT_DEFINE_STUB(row_norm_backward_stub, RowNormBackwardFn);
+MT_DEFINE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
+MT_DEFINE_STUB(channel_grad_input_stub, ChannelGradInputFn);
 MT_DEFINE_STUB(channel_stats_stub, ChannelStatsFn);
 MT_DEFINE_STUB(channel_affine_stub, ChannelAffineFn);
 MT_DEFINE_STUB(dropout_stub, DropoutFn);
@@ -169,6 +172,22 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const OptTe
   return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
 
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const Tensor& weight, int64_t M, int64_t N,
+                                                              bool want_input, bool want_weight,
+                                                              bool want_bias) {
+  ScalarType sd = stat_dtype(input.dtype());
+  Device dev = input.device();
+  Tensor dx = want_input ? make_empty(input.sizes(), input.dtype(), dev) : Tensor();
+  Tensor dw = want_weight ? make_empty({N}, sd, dev) : Tensor();
+  Tensor db = want_bias ? make_empty({N}, sd, dev) : Tensor();
+  Tensor g = grad.dtype() == input.dtype() ? grad : to(grad, input.dtype(), dev);
+  row_norm_backward_stub.get(dev)(dx, dw, db, contiguous(g), contiguous(input), mean, rstd,
+                                  weight.defined() ? param(weight, sd) : Tensor(), M, N);
+  return {dx, dw, db};
+}
+
 // ---- group_norm ----
 
 std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_t G, const OptTensor& weight,
@@ -289,6 +308,44 @@ Tensor batch_norm(const Tensor& input, const OptTensor& weight, const OptTensor&
     return autograd::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
   return std::get<0>(
       native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const Tensor& weight, bool training,
+                                                              bool want_input, bool want_weight,
+                                                              bool want_bias) {
+  ScalarType sd = stat_dtype(input.dtype());
+  Device dev = input.device();
+  int64_t N = input.sizes()[0], C = input.sizes()[1];
+  int64_t S = input.numel() / (N * C);
+  Tensor x = contiguous(input);
+  Tensor g = contiguous(grad.dtype() == input.dtype() ? grad : to(grad, input.dtype(), dev));
+  Tensor sum_g, sum_gx;
+  if (want_weight || want_bias || (want_input && training)) {
+    sum_g = make_empty({C}, sd, dev);
+    sum_gx = make_empty({C}, sd, dev);
+    channel_grad_sums_stub.get(dev)(sum_g, sum_gx, g, x, mean, N, C, S);
+  }
+  Tensor dx, dw, db;
+  if (want_input) {
+    dx = make_empty(input.sizes(), input.dtype(), dev);
+    Tensor a = weight.defined() ? mul(rstd, param(weight, sd)) : rstd;
+    Tensor mg, k;
+    if (training) {
+      // dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)), xhat * mean(g * xhat) = (x - mean) * k
+      double inv = 1.0 / static_cast<double>(N * S);
+      mg = mul(sum_g, Sc(inv));
+      k = mul(mul(mul(rstd, rstd), sum_gx), Sc(inv));
+    } else {
+      mg = zeros({C}, sd, dev);
+      k = mg;
+    }
+    channel_grad_input_stub.get(dev)(dx, g, x, mean, contiguous(mg), contiguous(k), contiguous(a), N, C, S);
+  }
+  if (want_weight) dw = mul(sum_gx, rstd);
+  if (want_bias) db = sum_g;
+  return {dx, dw, db};
 }
 
 // ---- embedding ----

@@ -41,6 +41,19 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const OptTensor& bias, const OptTensor& running_mean,
                                                      const OptTensor& running_var, bool training,
                                                      double momentum, double eps);
+// Fused backward passes (used when the backward itself is not recorded). Outputs not wanted are skipped and
+// come back undefined. layer_norm: (dx, dweight, dbias) with dweight/dbias flat [N] in the statistics dtype.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const Tensor& weight, int64_t M, int64_t N,
+                                                              bool want_input, bool want_weight,
+                                                              bool want_bias);
+// batch_norm: mean/rstd as native_batch_norm returned them; training selects the formula.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const Tensor& weight, bool training,
+                                                              bool want_input, bool want_weight,
+                                                              bool want_bias);
 // (output, keep mask as bool); 0 < p < 1.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p);
 // Checked gather of weight's rows (IndexError "index out of range in self").
@@ -68,7 +81,23 @@ using DropoutFn = void (*)(const Tensor& y, const Tensor& mask, const Tensor& x,
                            uint64_t offset);
 // out [n, D] = weight[indices[i]] for indices (int32 or int64, n of them); IndexError out of range.
 using EmbeddingFn = void (*)(const Tensor& out, const Tensor& weight, const Tensor& indices);
+// Backward of row_norm over x, g [M, N]: dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) with
+// gw = g * w (w undefined: 1); dw = sum over rows of g * xhat, db = sum over rows of g ([N], statistics
+// dtype). Any of dx, dw, db may be undefined: skipped.
+using RowNormBackwardFn = void (*)(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
+                                   const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
+                                   int64_t M, int64_t N);
+// Per channel of x, g [N, C, S]: sum_g = sum of g, sum_gx = sum of g * (x - mean[c]).
+using ChannelGradSumsFn = void (*)(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g,
+                                   const Tensor& x, const Tensor& mean, int64_t N, int64_t C, int64_t S);
+// dx [N, C, S] = (g - mg[c] - (x - mean[c]) * k[c]) * a[c]
+using ChannelGradInputFn = void (*)(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                                    const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C,
+                                    int64_t S);
 MT_DECLARE_STUB(row_norm_stub, RowNormFn);
+MT_DECLARE_STUB(row_norm_backward_stub, RowNormBackwardFn);
+MT_DECLARE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
+MT_DECLARE_STUB(channel_grad_input_stub, ChannelGradInputFn);
 MT_DECLARE_STUB(channel_stats_stub, ChannelStatsFn);
 MT_DECLARE_STUB(channel_affine_stub, ChannelAffineFn);
 MT_DECLARE_STUB(dropout_stub, DropoutFn);

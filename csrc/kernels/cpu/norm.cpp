@@ -160,6 +160,121 @@ void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean,
   });
 }
 
+void row_norm_backward_kernel(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
+                              const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
+                              int64_t M, int64_t N) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    const scalar_t* pg = g.data<scalar_t>();
+    const st_t* pm = mean.data<st_t>();
+    const st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    if (dx.defined()) {
+      scalar_t* pd = dx.data<scalar_t>();
+      parallel_for(0, M, grain_for(2 * N), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const scalar_t* xr = px + r * N;
+          const scalar_t* gr = pg + r * N;
+          op_t m = static_cast<op_t>(pm[r]), rs = static_cast<op_t>(pr[r]);
+          double s1 = 0, s2 = 0;
+          for (int64_t j = 0; j < N; ++j) {
+            op_t gw = static_cast<op_t>(gr[j]) * (pw ? static_cast<op_t>(pw[j]) : op_t(1));
+            s1 += gw;
+            s2 += gw * ((static_cast<op_t>(xr[j]) - m) * rs);
+          }
+          op_t a = static_cast<op_t>(s1 / static_cast<double>(N)),
+               b = static_cast<op_t>(s2 / static_cast<double>(N));
+          scalar_t* dr = pd + r * N;
+          for (int64_t j = 0; j < N; ++j) {
+            op_t gw = static_cast<op_t>(gr[j]) * (pw ? static_cast<op_t>(pw[j]) : op_t(1));
+            op_t xh = (static_cast<op_t>(xr[j]) - m) * rs;
+            dr[j] = static_cast<scalar_t>(rs * (gw - a - xh * b));
+          }
+        }
+      });
+    }
+    if (!dw.defined() && !db.defined()) return;
+    st_t* pdw = dw.defined() ? dw.data<st_t>() : nullptr;
+    st_t* pdb = db.defined() ? db.data<st_t>() : nullptr;
+    // column sums: each thread owns a block of columns and walks the rows in order
+    parallel_for(0, N, std::max<int64_t>(16, grain_for(M)), [&](int64_t j0, int64_t j1) {
+      std::vector<double> sw(static_cast<size_t>(j1 - j0), 0.0), sb(static_cast<size_t>(j1 - j0), 0.0);
+      for (int64_t r = 0; r < M; ++r) {
+        const scalar_t* xr = px + r * N;
+        const scalar_t* gr = pg + r * N;
+        double m = static_cast<double>(pm[r]), rs = static_cast<double>(pr[r]);
+        for (int64_t j = j0; j < j1; ++j) {
+          double gv = static_cast<double>(static_cast<op_t>(gr[j]));
+          sw[j - j0] += gv * (static_cast<double>(static_cast<op_t>(xr[j])) - m) * rs;
+          sb[j - j0] += gv;
+        }
+      }
+      for (int64_t j = j0; j < j1; ++j) {
+        if (pdw) pdw[j] = static_cast<st_t>(sw[j - j0]);
+        if (pdb) pdb[j] = static_cast<st_t>(sb[j - j0]);
+      }
+    });
+  });
+}
+
+void channel_grad_sums_kernel(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
+                              const Tensor& mean, int64_t N, int64_t C, int64_t S) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    const scalar_t* pg = g.data<scalar_t>();
+    const st_t* pm = mean.data<st_t>();
+    st_t* ps = sum_g.data<st_t>();
+    st_t* pq = sum_gx.data<st_t>();
+    parallel_for(0, C, grain_for(N * S), [&](int64_t c0, int64_t c1) {
+      std::vector<double> s(static_cast<size_t>(c1 - c0), 0.0), q(static_cast<size_t>(c1 - c0), 0.0);
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = c0; c < c1; ++c) {
+          const scalar_t* xs = px + (n * C + c) * S;
+          const scalar_t* gs = pg + (n * C + c) * S;
+          double m = static_cast<double>(pm[c]), a = 0, b = 0;
+          for (int64_t k = 0; k < S; ++k) {
+            double gv = static_cast<double>(static_cast<op_t>(gs[k]));
+            a += gv;
+            b += gv * (static_cast<double>(static_cast<op_t>(xs[k])) - m);
+          }
+          s[c - c0] += a;
+          q[c - c0] += b;
+        }
+      for (int64_t c = c0; c < c1; ++c) {
+        ps[c] = static_cast<st_t>(s[c - c0]);
+        pq[c] = static_cast<st_t>(q[c - c0]);
+      }
+    });
+  });
+}
+
+void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                               const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C,
+                               int64_t S) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    const scalar_t* pg = g.data<scalar_t>();
+    scalar_t* pd = dx.data<scalar_t>();
+    const st_t *pm = mean.data<st_t>(), *pmg = mg.data<st_t>(), *pk = k.data<st_t>(), *pa = a.data<st_t>();
+    parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        int64_t c = i % C;
+        op_t m = static_cast<op_t>(pm[c]), m_g = static_cast<op_t>(pmg[c]), kk = static_cast<op_t>(pk[c]),
+             aa = static_cast<op_t>(pa[c]);
+        for (int64_t s = i * S, e = s + S; s < e; ++s)
+          pd[s] = static_cast<scalar_t>(
+              (static_cast<op_t>(pg[s]) - m_g - (static_cast<op_t>(px[s]) - m) * kk) * aa);
+      }
+    });
+  });
+}
+
 constexpr int64_t kDropChunk = 4096;  // elements per Philox subsequence: values do not depend on threads
 
 void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
@@ -179,12 +294,14 @@ void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double
         Philox ph(seed, static_cast<uint64_t>(ch), offset << 20);
         int64_t lo = ch * kDropChunk, hi = std::min(n, lo + kDropChunk);
         uint32_t r[4];
-        for (int64_t i = lo; i < hi; ++i) {
-          if ((i - lo) % 4 == 0) ph.next4(r);
-          float u = static_cast<float>(r[(i - lo) % 4] >> 8) * (1.0f / 16777216.0f);
-          bool keep = u < keep_p;
-          pm[i] = keep;
-          py[i] = keep ? static_cast<scalar_t>(static_cast<op_t>(px[i]) * scale) : static_cast<scalar_t>(0);
+        for (int64_t i0 = lo; i0 < hi; i0 += 4) {
+          ph.next4(r);
+          for (int64_t i = i0, stop = std::min(hi, i0 + 4); i < stop; ++i) {
+            float u = static_cast<float>(r[i - i0] >> 8) * (1.0f / 16777216.0f);
+            bool keep = u < keep_p;
+            pm[i] = keep;
+            py[i] = keep ? static_cast<scalar_t>(static_cast<op_t>(px[i]) * scale) : static_cast<scalar_t>(0);
+          }
         }
       }
     });
@@ -214,6 +331,9 @@ void embedding_kernel(const Tensor& out, const Tensor& weight, const Tensor& ind
 }  // namespace
 
 MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_kernel);
+MT_REGISTER_KERNEL(row_norm_backward_stub, CPU, &row_norm_backward_kernel);
+MT_REGISTER_KERNEL(channel_grad_sums_stub, CPU, &channel_grad_sums_kernel);
+MT_REGISTER_KERNEL(channel_grad_input_stub, CPU, &channel_grad_input_kernel);
 MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_kernel);
 MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_kernel);
 MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_kernel);

@@ -161,6 +161,164 @@ void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const 
   });
 }
 
+// Backward of row_norm, input part: one block per row, the two row sums, then dx.
+template <typename T>
+__global__ void row_norm_backward_kernel(T* __restrict__ dx, const T* __restrict__ g, const T* __restrict__ x,
+                                         const stat_t<T>* __restrict__ mean,
+                                         const stat_t<T>* __restrict__ rstd, const stat_t<T>* __restrict__ w,
+                                         int64_t M, int64_t N) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
+    const T* xr = x + r * N;
+    const T* gr = g + r * N;
+    const A m = mean[r], rs = rstd[r];
+    A s1 = 0, s2 = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      A gw = static_cast<A>(static_cast<op_t>(gr[j])) * (w ? w[j] : A(1));
+      s1 += gw;
+      s2 += gw * (static_cast<A>(static_cast<op_t>(xr[j])) - m) * rs;
+    }
+    const A a = block_sum(s1, smem) / static_cast<A>(N);
+    const A b = block_sum(s2, smem) / static_cast<A>(N);
+    T* dr = dx + r * N;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      A gw = static_cast<A>(static_cast<op_t>(gr[j])) * (w ? w[j] : A(1));
+      A xh = (static_cast<A>(static_cast<op_t>(xr[j])) - m) * rs;
+      dr[j] = static_cast<T>(static_cast<op_t>(rs * (gw - a - xh * b)));
+    }
+  }
+}
+
+// Column sums over the M rows: 32 columns per block, 8 row lanes merged through shared memory.
+template <typename T>
+__global__ void row_norm_param_grad_kernel(stat_t<T>* __restrict__ dw, stat_t<T>* __restrict__ db,
+                                           const T* __restrict__ g, const T* __restrict__ x,
+                                           const stat_t<T>* __restrict__ mean,
+                                           const stat_t<T>* __restrict__ rstd, int64_t M, int64_t N) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A sw[8][33], sb[8][33];
+  const int64_t j = blockIdx.x * 32 + threadIdx.x;
+  A aw = 0, ab = 0;
+  if (j < N)
+    for (int64_t r = threadIdx.y; r < M; r += blockDim.y) {
+      A gv = static_cast<A>(static_cast<op_t>(g[r * N + j]));
+      aw += gv * (static_cast<A>(static_cast<op_t>(x[r * N + j])) - mean[r]) * rstd[r];
+      ab += gv;
+    }
+  sw[threadIdx.y][threadIdx.x] = aw;
+  sb[threadIdx.y][threadIdx.x] = ab;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < N) {
+    for (int k = 1; k < 8; ++k) {
+      aw += sw[k][threadIdx.x];
+      ab += sb[k][threadIdx.x];
+    }
+    if (dw) dw[j] = aw;
+    if (db) db[j] = ab;
+  }
+}
+
+void row_norm_backward(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g, const Tensor& x,
+                       const Tensor& mean, const Tensor& rstd, const Tensor& w, int64_t M, int64_t N) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    if (dx.defined()) {
+      row_norm_backward_kernel<scalar_t>
+          <<<static_cast<unsigned>(std::min<int64_t>(M, kMaxGrid)), threads_for(N), 0, stream>>>(
+              dx.data<scalar_t>(), g.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), rstd.data<A>(),
+              w.defined() ? w.data<A>() : nullptr, M, N);
+      MT_CUDA_CHECK(cudaGetLastError());
+    }
+    if (dw.defined() || db.defined()) {
+      row_norm_param_grad_kernel<scalar_t><<<static_cast<unsigned>((N + 31) / 32), dim3(32, 8), 0, stream>>>(
+          dw.defined() ? dw.data<A>() : nullptr, db.defined() ? db.data<A>() : nullptr, g.data<scalar_t>(),
+          x.data<scalar_t>(), mean.data<A>(), rstd.data<A>(), M, N);
+      MT_CUDA_CHECK(cudaGetLastError());
+    }
+  });
+}
+
+// Per channel: sum of g and of g * (x - mean), one block per channel.
+template <typename T>
+__global__ void channel_grad_sums_kernel(stat_t<T>* __restrict__ sum_g, stat_t<T>* __restrict__ sum_gx,
+                                         const T* __restrict__ g, const T* __restrict__ x,
+                                         const stat_t<T>* __restrict__ mean, int64_t N, int64_t C,
+                                         int64_t S) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  const int64_t count = N * S;
+  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
+    const A m = mean[c];
+    A a = 0, b = 0;
+    for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+      int64_t n = i / S, k = i - n * S;
+      int64_t off = (n * C + c) * S + k;
+      A gv = static_cast<A>(static_cast<op_t>(g[off]));
+      a += gv;
+      b += gv * (static_cast<A>(static_cast<op_t>(x[off])) - m);
+    }
+    a = block_sum(a, smem);
+    b = block_sum(b, smem);
+    if (threadIdx.x == 0) {
+      sum_g[c] = a;
+      sum_gx[c] = b;
+    }
+  }
+}
+
+void channel_grad_sums(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
+                       const Tensor& mean, int64_t N, int64_t C, int64_t S) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
+  unsigned blocks = static_cast<unsigned>(std::min<int64_t>(C, kMaxGrid));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    channel_grad_sums_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        sum_g.data<A>(), sum_gx.data<A>(), g.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), N, C, S);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+template <typename T>
+__global__ void channel_grad_input_kernel(T* __restrict__ dx, const T* __restrict__ g,
+                                          const T* __restrict__ x, const stat_t<T>* __restrict__ mean,
+                                          const stat_t<T>* __restrict__ mg, const stat_t<T>* __restrict__ k,
+                                          const stat_t<T>* __restrict__ a, int64_t total, int64_t C,
+                                          int64_t S) {
+  using op_t = opmath_t<T>;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t c = (i / S) % C;
+    op_t v = (static_cast<op_t>(g[i]) - static_cast<op_t>(mg[c]) -
+              (static_cast<op_t>(x[i]) - static_cast<op_t>(mean[c])) * static_cast<op_t>(k[c])) *
+             static_cast<op_t>(a[c]);
+    dx[i] = static_cast<T>(v);
+  }
+}
+
+void channel_grad_input(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                        const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C, int64_t S) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int64_t total = x.numel();
+  const int threads = 256;
+  unsigned blocks = static_cast<unsigned>(cuda::grid_size(total, threads, x.device().index));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    channel_grad_input_kernel<scalar_t>
+        <<<blocks, threads, 0, stream>>>(dx.data<scalar_t>(), g.data<scalar_t>(), x.data<scalar_t>(),
+                                         mean.data<A>(), mg.data<A>(), k.data<A>(), a.data<A>(), total, C, S);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
 // Thread g draws Philox(seed, g, offset) once: four 24-bit uniforms for elements 4g .. 4g+3, so the mask
 // depends only on the seed and the call order, never on the grid.
 template <typename T>
@@ -257,6 +415,9 @@ void embedding_cuda(const Tensor& out, const Tensor& weight, const Tensor& indic
 }  // namespace
 
 MT_REGISTER_KERNEL(row_norm_stub, CUDA, &row_norm);
+MT_REGISTER_KERNEL(row_norm_backward_stub, CUDA, &row_norm_backward);
+MT_REGISTER_KERNEL(channel_grad_sums_stub, CUDA, &channel_grad_sums);
+MT_REGISTER_KERNEL(channel_grad_input_stub, CUDA, &channel_grad_input);
 MT_REGISTER_KERNEL(channel_stats_stub, CUDA, &channel_stats);
 MT_REGISTER_KERNEL(channel_affine_stub, CUDA, &channel_affine);
 MT_REGISTER_KERNEL(dropout_stub, CUDA, &dropout_cuda);
