@@ -1247,6 +1247,66 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
   if (n) {
     n->save(input);
     n->save(weight);
+// ---- nn ops (helper normops): linear, batch/layer/group norm, embedding, dropout
+// The norms save their input and the statistics the forward computed (mean, rstd); under create_graph the
+// statistics are recomputed with recorded ops, so double backward sees their dependence on the input.
+
+namespace {
+
+// Gradient of x through xhat = (x - mean) * rstd normalized over `dims` (biased statistics), given
+// gw = the gradient reaching xhat: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)).
+Tensor norm_input_grad(const Tensor& gw, const Tensor& xhat, const Tensor& rstd, IntArrayRef dims) {
+  Tensor a = mt::mean(gw, dims, true);
+  Tensor b = mt::mean(mt::mul(gw, xhat), dims, true);
+  return mt::mul(rstd, mt::sub(mt::sub(gw, a), mt::mul(xhat, b)));
+}
+
+ScalarType stat_dtype(ScalarType t) {
+  return t == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+}
+
+// (mean, rstd) over `dims` (kept), recorded: used only when the backward itself is being differentiated.
+std::pair<Tensor, Tensor> recorded_stats(const Tensor& x, IntArrayRef dims, double eps) {
+  Tensor xf = mt::to(x, stat_dtype(x.dtype()), x.device());
+  return {mt::mean(xf, dims, true), mt::rsqrt(mt::add(mt::var(xf, dims, 0, true), S(eps)))};
+}
+
+template <typename F>
+auto no_grad_tuple(F&& f) {
+  NoGradGuard g;
+  return f();
+}
+
+DimVector dims_but_1(int64_t nd) {
+  DimVector d{0};
+  for (int64_t i = 2; i < nd; ++i) d.push_back(i);
+  return d;
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  Tensor out = no_grad([&] { return mt::linear(input, weight, bias); });
+  Tensor b = bias ? *bias : Tensor();
+  DimVector in_sizes = input.sizes();
+  auto n = attach("LinearBackward0",
+                  [in_sizes](FnNode& n, V& gs) -> V {
+                    Tensor x = n.saved(0), w = n.saved(1);
+                    const Tensor& g = gs[0];
+                    int64_t out_f = g.sizes()[g.dim() - 1];
+                    int64_t rows = compute_numel(IntArrayRef(g.sizes().data(), size_t(g.dim() - 1)));
+                    Tensor g2 = mt::reshape(g, {rows, out_f});
+                    V res(3);
+                    if (n.needs_input_grad(0)) res[0] = mt::reshape(mt::mm(g2, w), in_sizes);
+                    if (n.needs_input_grad(1))
+                      res[1] = mt::mm(mt::t(g2), mt::reshape(x, {rows, x.sizes()[x.dim() - 1]}));
+                    if (n.needs_input_grad(2)) res[2] = mt::sum(g2, {0}, false);
+                    return res;
+                  },
+                  {&input, &weight, &b}, {&out});
+  if (n) {
+    n->save(n->needs_input_grad(1) ? input : Tensor());
+    n->save(n->needs_input_grad(0) ? weight : Tensor());
   }
   return out;
 }
@@ -1281,6 +1341,193 @@ Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, in
   attach("AvgPool2DBackward0",
          [args, in_sizes](FnNode&, V& gs) -> V { return {mt::avg_pool2d_backward(gs[0], args, in_sizes)}; },
          {&input}, {&out});
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+  auto [out, mean, rstd] =
+      no_grad_tuple([&] { return mt::native_layer_norm(input, normalized_shape, weight, bias, eps); });
+  Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
+  DimVector ns(normalized_shape.begin(), normalized_shape.end());
+  auto n = attach("NativeLayerNormBackward0",
+                  [ns, eps](FnNode& n, V& gs) -> V {
+                    Tensor x = n.saved(0), w = n.saved(1), mean = n.saved(2), rstd = n.saved(3);
+                    const Tensor& g = gs[0];
+                    int64_t N = compute_numel(ns);
+                    int64_t M = N == 0 ? 0 : x.numel() / N;
+                    V res(3);
+                    if (M == 0 || N == 0) {
+                      if (n.needs_input_grad(0)) res[0] = zeros_like(x);
+                      if (n.needs_input_grad(1)) res[1] = zeros(ns, g.dtype(), g.device());
+                      if (n.needs_input_grad(2)) res[2] = zeros(ns, g.dtype(), g.device());
+                      return res;
+                    }
+                    if (!GradMode::is_enabled()) {  // not differentiated again: one fused pass
+                      auto [dx, dw, db] = mt::native_layer_norm_backward(
+                          g, x, mean, rstd, w, M, N, n.needs_input_grad(0),
+                          n.needs_input_grad(1) && w.defined(), n.needs_input_grad(2));
+                      if (dx.defined()) res[0] = mt::reshape(dx, x.sizes());
+                      if (dw.defined()) res[1] = mt::reshape(dw, ns);
+                      if (db.defined()) res[2] = mt::reshape(db, ns);
+                      return res;
+                    }
+                    Tensor x2 = mt::reshape(x, {M, N}), g2 = mt::reshape(g, {M, N});
+                    Tensor mb, rb;
+                    if (GradMode::is_enabled()) {
+                      std::tie(mb, rb) = recorded_stats(x2, {1}, eps);
+                    } else {
+                      mb = mt::reshape(mean, {M, 1});
+                      rb = mt::reshape(rstd, {M, 1});
+                    }
+                    Tensor xhat = mt::mul(mt::sub(x2, mb), rb);
+                    if (n.needs_input_grad(0)) {
+                      Tensor gw = w.defined() ? mt::mul(g2, mt::reshape(w, {1, N})) : g2;
+                      res[0] = mt::reshape(norm_input_grad(gw, xhat, rb, {1}), x.sizes());
+                    }
+                    if (n.needs_input_grad(1))
+                      res[1] = mt::reshape(mt::sum(mt::mul(g2, xhat), {0}, false), ns);
+                    if (n.needs_input_grad(2)) res[2] = mt::reshape(mt::sum(g2, {0}, false), ns);
+                    return res;
+                  },
+                  {&input, &w, &b}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(w);
+    n->save(mean);
+    n->save(rstd);
+  }
+  return out;
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+  auto [out, mean, rstd] =
+      no_grad_tuple([&] { return mt::native_group_norm(input, num_groups, weight, bias, eps); });
+  Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
+  int64_t G = num_groups;
+  auto n =
+      attach("NativeGroupNormBackward0",
+             [G, eps](FnNode& n, V& gs) -> V {
+               Tensor x = n.saved(0), w = n.saved(1), mean = n.saved(2), rstd = n.saved(3);
+               const Tensor& g = gs[0];
+               int64_t N = x.sizes()[0], C = x.sizes()[1];
+               DimVector dims = dims_but_1(x.dim());
+               V res(3);
+               if (x.numel() == 0) {
+                 if (n.needs_input_grad(0)) res[0] = zeros_like(x);
+                 if (n.needs_input_grad(1)) res[1] = zeros({C}, g.dtype(), g.device());
+                 if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
+                 return res;
+               }
+               int64_t D = x.numel() / (N * G);
+               Tensor x3 = mt::reshape(x, {N, G, D});
+               Tensor mb, rb;
+               if (GradMode::is_enabled()) {
+                 std::tie(mb, rb) = recorded_stats(x3, {2}, eps);
+               } else {
+                 mb = mt::reshape(mean, {N, G, 1});
+                 rb = mt::reshape(rstd, {N, G, 1});
+               }
+               Tensor xhat3 = mt::mul(mt::sub(x3, mb), rb);
+               DimVector bshape(static_cast<size_t>(x.dim()), 1);
+               bshape[1] = C;
+               if (n.needs_input_grad(0)) {
+                 Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
+                 res[0] = mt::reshape(norm_input_grad(mt::reshape(gw, {N, G, D}), xhat3, rb, {2}), x.sizes());
+               }
+               if (n.needs_input_grad(1))
+                 res[1] = mt::sum(mt::mul(g, mt::reshape(xhat3, x.sizes())), dims, false);
+               if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
+               return res;
+             },
+             {&input, &w, &b}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(w);
+    n->save(mean);
+    n->save(rstd);
+  }
+  return out;
+}
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                  bool training, double momentum, double eps) {
+  auto [out, mean, rstd] = no_grad_tuple([&] {
+    return mt::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  });
+  Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
+  auto n = attach("NativeBatchNormBackward0",
+                  [training, eps](FnNode& n, V& gs) -> V {
+                    Tensor x = n.saved(0), w = n.saved(1), mean = n.saved(2), rstd = n.saved(3);
+                    const Tensor& g = gs[0];
+                    int64_t C = x.sizes()[1];
+                    DimVector dims = dims_but_1(x.dim());
+                    V res(3);
+                    if (x.numel() == 0) {
+                      if (n.needs_input_grad(0)) res[0] = zeros_like(x);
+                      if (n.needs_input_grad(1)) res[1] = zeros({C}, g.dtype(), g.device());
+                      if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
+                      return res;
+                    }
+                    if (!GradMode::is_enabled()) {  // not differentiated again: fused passes
+                      auto [dx, dw, db] = mt::native_batch_norm_backward(
+                          g, x, mean, rstd, w, training, n.needs_input_grad(0),
+                          n.needs_input_grad(1) && w.defined(), n.needs_input_grad(2));
+                      res[0] = dx;
+                      if (dw.defined()) res[1] = mt::reshape(dw, w.sizes());
+                      res[2] = db;
+                      return res;
+                    }
+                    DimVector bshape(static_cast<size_t>(x.dim()), 1);
+                    bshape[1] = C;
+                    Tensor mb, rb;
+                    if (training && GradMode::is_enabled()) {
+                      std::tie(mb, rb) = recorded_stats(x, dims, eps);
+                    } else {
+                      mb = mt::reshape(mean, bshape);
+                      rb = mt::reshape(rstd, bshape);
+                    }
+                    Tensor xhat = mt::mul(mt::sub(x, mb), rb);
+                    if (n.needs_input_grad(0)) {
+                      Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
+                      // eval: the statistics are constants, so only the scale reaches the input
+                      res[0] = training ? norm_input_grad(gw, xhat, rb, dims) : mt::mul(gw, rb);
+                    }
+                    if (n.needs_input_grad(1))
+                      res[1] = mt::reshape(mt::sum(mt::mul(g, xhat), dims, false), w.sizes());
+                    if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
+                    return res;
+                  },
+                  {&input, &w, &b}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(w);
+    n->save(mean);
+    n->save(rstd);
+  }
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse) {
+  (void)sparse;  // the gradient is always dense (no sparse tensors here)
+  Tensor out = no_grad([&] { return mt::embedding_forward(weight, indices); });
+  int64_t num = weight.sizes()[0];
+  auto n = attach("EmbeddingBackward0",
+                  [num, padding_idx, scale_grad_by_freq](FnNode& n, V& gs) -> V {
+                    return {mt::embedding_backward(gs[0], n.saved(0), num, padding_idx, scale_grad_by_freq)};
+                  },
+                  {&weight}, {&out});
+  if (n) n->save(indices);
+  return out;
+}
+
+Tensor dropout(const Tensor& input, double p) {
+  auto [out, mask] = no_grad_tuple([&] { return mt::native_dropout(input, p); });
+  double scale = 1.0 / (1.0 - p);
+  auto n = attach("NativeDropoutBackward0",
+                  [scale](FnNode& n, V& gs) -> V { return {mt::mul(mt::mul(gs[0], n.saved(0)), S(scale))}; },
+                  {&input}, {&out});
+  if (n) n->save(mask);
   return out;
 }
 

@@ -110,5 +110,17 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
                              const ConvArgs& args, IntArrayRef out_sizes);
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
+// ---- nn ops (helper normops)
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps);
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps);
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                  bool training, double momentum, double eps);
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse);
+Tensor dropout(const Tensor& input, double p);  // 0 < p < 1, training
 
 }  // namespace mt::autograd

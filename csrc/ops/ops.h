@@ -9,5 +9,6 @@
 #include "ops/index.h"
 #include "ops/linalg.h"
 #include "ops/pool.h"
+#include "ops/nn.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"

@@ -76,5 +76,6 @@ void init_dlpack(py::module_& m);
 void init_amp(py::module_& m);
 void init_foreach(py::module_& m);
 void init_conv(py::module_& m);
+void init_nn(py::module_& m);  // nn ops into _C._nn (helper normops)
 
 }  // namespace mt

@@ -1,0 +1,342 @@
+// CPU kernels of the nn family: row and channel statistics, the fused normalize+affine pass, dropout and the
+// embedding gather (layouts: see ops/nn.h).
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core/Exception.h"
+#include "core/Generator.h"
+#include "core/ScalarType.h"
+#include "kernels/cpu/Parallel.h"
+#include "ops/nn.h"
+
+namespace mt {
+namespace {
+
+// Statistics accumulate in double whatever the input (two passes: mean, then squared deviations, which
+// keeps the variance exact for data with a large mean); 8 independent lanes let the loop vectorize
+// without reassociating.
+template <typename T>
+double row_sum(const T* p, int64_t n) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += static_cast<double>(static_cast<opmath_t<T>>(p[i + j]));
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(static_cast<opmath_t<T>>(p[i]));
+  for (int j = 0; j < 8; ++j) s += acc[j];
+  return s;
+}
+
+template <typename T>
+double row_sq_dev(const T* p, int64_t n, double mean) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      double d = static_cast<double>(static_cast<opmath_t<T>>(p[i + j])) - mean;
+      acc[j] += d * d;
+    }
+  double s = 0;
+  for (; i < n; ++i) {
+    double d = static_cast<double>(static_cast<opmath_t<T>>(p[i])) - mean;
+    s += d * d;
+  }
+  for (int j = 0; j < 8; ++j) s += acc[j];
+  return s;
+}
+
+int64_t grain_for(int64_t work_per_item) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_item, 1));
+}
+
+void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                     const Tensor& w, const Tensor& b, int64_t M, int64_t N, double eps) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* py = y.defined() ? y.data<scalar_t>() : nullptr;
+    st_t* pm = mean.data<st_t>();
+    st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    const st_t* pb = b.defined() ? b.data<st_t>() : nullptr;
+    parallel_for(0, M, grain_for(N), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const scalar_t* row = px + r * N;
+        double m = row_sum(row, N) / static_cast<double>(N);
+        double var = row_sq_dev(row, N, m) / static_cast<double>(N);
+        double rs = 1.0 / std::sqrt(var + eps);
+        pm[r] = static_cast<st_t>(m);
+        pr[r] = static_cast<st_t>(rs);
+        if (!py) continue;
+        scalar_t* out = py + r * N;
+        op_t a = static_cast<op_t>(rs), mm = static_cast<op_t>(m);
+        if (pw && pb) {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a * static_cast<op_t>(pw[j]) +
+                                           static_cast<op_t>(pb[j]));
+        } else if (pw) {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a * static_cast<op_t>(pw[j]));
+        } else if (pb) {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a + static_cast<op_t>(pb[j]));
+        } else {
+          for (int64_t j = 0; j < N; ++j)
+            out[j] = static_cast<scalar_t>((static_cast<op_t>(row[j]) - mm) * a);
+        }
+      }
+    });
+  });
+}
+
+void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C,
+                          int64_t S) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    const scalar_t* px = x.data<scalar_t>();
+    st_t* pm = mean.data<st_t>();
+    st_t* pv = var.data<st_t>();
+    double count = static_cast<double>(N * S);
+    if (S == 1) {
+      // (N, C): walk rows so memory is read in order; each thread owns a block of channels
+      parallel_for(0, C, grain_for(N * 64), [&](int64_t c0, int64_t c1) {
+        std::vector<double> s(static_cast<size_t>(c1 - c0), 0.0), q(static_cast<size_t>(c1 - c0), 0.0);
+        for (int64_t n = 0; n < N; ++n) {
+          const scalar_t* row = px + n * C;
+          for (int64_t c = c0; c < c1; ++c)
+            s[c - c0] += static_cast<double>(static_cast<opmath_t<scalar_t>>(row[c]));
+        }
+        for (int64_t c = c0; c < c1; ++c) s[c - c0] /= count;
+        for (int64_t n = 0; n < N; ++n) {
+          const scalar_t* row = px + n * C;
+          for (int64_t c = c0; c < c1; ++c) {
+            double d = static_cast<double>(static_cast<opmath_t<scalar_t>>(row[c])) - s[c - c0];
+            q[c - c0] += d * d;
+          }
+        }
+        for (int64_t c = c0; c < c1; ++c) {
+          pm[c] = static_cast<st_t>(s[c - c0]);
+          pv[c] = static_cast<st_t>(q[c - c0] / count);
+        }
+      });
+      return;
+    }
+    parallel_for(0, C, grain_for(N * S), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        double s = 0;
+        for (int64_t n = 0; n < N; ++n) s += row_sum(px + (n * C + c) * S, S);
+        double m = s / count, q = 0;
+        for (int64_t n = 0; n < N; ++n) q += row_sq_dev(px + (n * C + c) * S, S, m);
+        pm[c] = static_cast<st_t>(m);
+        pv[c] = static_cast<st_t>(q / count);
+      }
+    });
+  });
+}
+
+void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
+                           const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* py = y.data<scalar_t>();
+    const st_t* pm = mean.data<st_t>();
+    const st_t* pa = scale.data<st_t>();
+    const st_t* pc = shift.data<st_t>();
+    // one strip of S elements per (n, c)
+    parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        int64_t k = per_sample ? i : i % C;
+        op_t m = static_cast<op_t>(pm[k]), a = static_cast<op_t>(pa[k]), c = static_cast<op_t>(pc[k]);
+        const scalar_t* in = px + i * S;
+        scalar_t* out = py + i * S;
+        for (int64_t s = 0; s < S; ++s)
+          out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - m) * a + c);
+      }
+    });
+  });
+}
+
+void row_norm_backward_kernel(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
+                              const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
+                              int64_t M, int64_t N) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    const scalar_t* pg = g.data<scalar_t>();
+    const st_t* pm = mean.data<st_t>();
+    const st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    if (dx.defined()) {
+      scalar_t* pd = dx.data<scalar_t>();
+      parallel_for(0, M, grain_for(2 * N), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const scalar_t* xr = px + r * N;
+          const scalar_t* gr = pg + r * N;
+          op_t m = static_cast<op_t>(pm[r]), rs = static_cast<op_t>(pr[r]);
+          double s1 = 0, s2 = 0;
+          for (int64_t j = 0; j < N; ++j) {
+            op_t gw = static_cast<op_t>(gr[j]) * (pw ? static_cast<op_t>(pw[j]) : op_t(1));
+            s1 += gw;
+            s2 += gw * ((static_cast<op_t>(xr[j]) - m) * rs);
+          }
+          op_t a = static_cast<op_t>(s1 / static_cast<double>(N)),
+               b = static_cast<op_t>(s2 / static_cast<double>(N));
+          scalar_t* dr = pd + r * N;
+          for (int64_t j = 0; j < N; ++j) {
+            op_t gw = static_cast<op_t>(gr[j]) * (pw ? static_cast<op_t>(pw[j]) : op_t(1));
+            op_t xh = (static_cast<op_t>(xr[j]) - m) * rs;
+            dr[j] = static_cast<scalar_t>(rs * (gw - a - xh * b));
+          }
+        }
+      });
+    }
+    if (!dw.defined() && !db.defined()) return;
+    st_t* pdw = dw.defined() ? dw.data<st_t>() : nullptr;
+    st_t* pdb = db.defined() ? db.data<st_t>() : nullptr;
+    // column sums: each thread owns a block of columns and walks the rows in order
+    parallel_for(0, N, std::max<int64_t>(16, grain_for(M)), [&](int64_t j0, int64_t j1) {
+      std::vector<double> sw(static_cast<size_t>(j1 - j0), 0.0), sb(static_cast<size_t>(j1 - j0), 0.0);
+      for (int64_t r = 0; r < M; ++r) {
+        const scalar_t* xr = px + r * N;
+        const scalar_t* gr = pg + r * N;
+        double m = static_cast<double>(pm[r]), rs = static_cast<double>(pr[r]);
+        for (int64_t j = j0; j < j1; ++j) {
+          double gv = static_cast<double>(static_cast<op_t>(gr[j]));
+          sw[j - j0] += gv * (static_cast<double>(static_cast<op_t>(xr[j])) - m) * rs;
+          sb[j - j0] += gv;
+        }
+      }
+      for (int64_t j = j0; j < j1; ++j) {
+        if (pdw) pdw[j] = static_cast<st_t>(sw[j - j0]);
+        if (pdb) pdb[j] = static_cast<st_t>(sb[j - j0]);
+      }
+    });
+  });
+}
+
+void channel_grad_sums_kernel(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
+                              const Tensor& mean, int64_t N, int64_t C, int64_t S) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    const scalar_t* pg = g.data<scalar_t>();
+    const st_t* pm = mean.data<st_t>();
+    st_t* ps = sum_g.data<st_t>();
+    st_t* pq = sum_gx.data<st_t>();
+    parallel_for(0, C, grain_for(N * S), [&](int64_t c0, int64_t c1) {
+      std::vector<double> s(static_cast<size_t>(c1 - c0), 0.0), q(static_cast<size_t>(c1 - c0), 0.0);
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = c0; c < c1; ++c) {
+          const scalar_t* xs = px + (n * C + c) * S;
+          const scalar_t* gs = pg + (n * C + c) * S;
+          double m = static_cast<double>(pm[c]), a = 0, b = 0;
+          for (int64_t k = 0; k < S; ++k) {
+            double gv = static_cast<double>(static_cast<op_t>(gs[k]));
+            a += gv;
+            b += gv * (static_cast<double>(static_cast<op_t>(xs[k])) - m);
+          }
+          s[c - c0] += a;
+          q[c - c0] += b;
+        }
+      for (int64_t c = c0; c < c1; ++c) {
+        ps[c] = static_cast<st_t>(s[c - c0]);
+        pq[c] = static_cast<st_t>(q[c - c0]);
+      }
+    });
+  });
+}
+
+void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                               const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C,
+                               int64_t S) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    const scalar_t* pg = g.data<scalar_t>();
+    scalar_t* pd = dx.data<scalar_t>();
+    const st_t *pm = mean.data<st_t>(), *pmg = mg.data<st_t>(), *pk = k.data<st_t>(), *pa = a.data<st_t>();
+    parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        int64_t c = i % C;
+        op_t m = static_cast<op_t>(pm[c]), m_g = static_cast<op_t>(pmg[c]), kk = static_cast<op_t>(pk[c]),
+             aa = static_cast<op_t>(pa[c]);
+        for (int64_t s = i * S, e = s + S; s < e; ++s)
+          pd[s] = static_cast<scalar_t>(
+              (static_cast<op_t>(pg[s]) - m_g - (static_cast<op_t>(px[s]) - m) * kk) * aa);
+      }
+    });
+  });
+}
+
+constexpr int64_t kDropChunk = 4096;  // elements per Philox subsequence: values do not depend on threads
+
+void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
+                    uint64_t offset) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout", [&] {
+    using op_t = opmath_t<scalar_t>;
+    const scalar_t* px = x.data<scalar_t>();
+    scalar_t* py = y.data<scalar_t>();
+    bool* pm = mask.data<bool>();
+    int64_t n = x.numel();
+    // keep when a 24-bit uniform u < 1 - p: Bernoulli(1 - p) as PyTorch draws it
+    float keep_p = static_cast<float>(1.0 - p);
+    op_t scale = static_cast<op_t>(1.0 / (1.0 - p));
+    int64_t nchunks = (n + kDropChunk - 1) / kDropChunk;
+    parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
+      for (int64_t ch = b; ch < e; ++ch) {
+        Philox ph(seed, static_cast<uint64_t>(ch), offset << 20);
+        int64_t lo = ch * kDropChunk, hi = std::min(n, lo + kDropChunk);
+        uint32_t r[4];
+        for (int64_t i0 = lo; i0 < hi; i0 += 4) {
+          ph.next4(r);
+          for (int64_t i = i0, stop = std::min(hi, i0 + 4); i < stop; ++i) {
+            float u = static_cast<float>(r[i - i0] >> 8) * (1.0f / 16777216.0f);
+            bool keep = u < keep_p;
+            pm[i] = keep;
+            py[i] = keep ? static_cast<scalar_t>(static_cast<op_t>(px[i]) * scale) : static_cast<scalar_t>(0);
+          }
+        }
+      }
+    });
+  });
+}
+
+template <typename I>
+void embedding_rows(const Tensor& out, const Tensor& weight, const I* idx, int64_t n) {
+  int64_t num = weight.sizes()[0], D = weight.sizes()[1];
+  size_t row_bytes = static_cast<size_t>(D) * weight.itemsize();
+  for (int64_t i = 0; i < n; ++i) MT_CHECK_INDEX(idx[i] >= 0 && idx[i] < num, "index out of range in self");
+  const char* src = static_cast<const char*>(weight.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  parallel_for(0, n, grain_for(D), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      std::memcpy(dst + i * row_bytes, src + static_cast<int64_t>(idx[i]) * row_bytes, row_bytes);
+  });
+}
+
+void embedding_kernel(const Tensor& out, const Tensor& weight, const Tensor& indices) {
+  if (indices.dtype() == ScalarType::Long)
+    embedding_rows(out, weight, indices.data<int64_t>(), indices.numel());
+  else
+    embedding_rows(out, weight, indices.data<int32_t>(), indices.numel());
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_kernel);
+MT_REGISTER_KERNEL(row_norm_backward_stub, CPU, &row_norm_backward_kernel);
+MT_REGISTER_KERNEL(channel_grad_sums_stub, CPU, &channel_grad_sums_kernel);
+MT_REGISTER_KERNEL(channel_grad_input_stub, CPU, &channel_grad_input_kernel);
+MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_kernel);
+MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_kernel);
+MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_kernel);
+MT_REGISTER_KERNEL(embedding_stub, CPU, &embedding_kernel);
+
+}  // namespace mt

@@ -1,0 +1,426 @@
+// CUDA kernels of the nn family beside their launchers: row and channel statistics (two passes in the
+// statistics dtype), the fused normalize+affine pass, dropout and the embedding gather (layouts: ops/nn.h).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/Generator.h"
+#include "cuda/CUDAContext.h"
+#include "cuda/Exceptions.h"
+#include "ops/nn.h"
+
+namespace mt {
+namespace {
+
+template <typename T>
+using stat_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+constexpr int kMaxGrid = 65535;
+
+// Sum over the block (blockDim.x a multiple of 32, at most 1024); every thread gets the result.
+template <typename A>
+__device__ __forceinline__ A block_sum(A v, A* smem) {
+  for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nw = blockDim.x / 32;
+  __syncthreads();  // smem may still be read by the previous call
+  if (lane == 0) smem[warp] = v;
+  __syncthreads();
+  A r = 0;
+  for (int i = 0; i < nw; ++i) r += smem[i];
+  return r;
+}
+
+int threads_for(int64_t n) {
+  int t = 32;
+  while (t < 256 && t < n) t *= 2;
+  return t;
+}
+
+// One block per row (grid-stride over rows): mean, then the squared deviations (the row is re-read from L2),
+// then the outputs.
+template <typename T>
+__global__ void row_norm_kernel(T* __restrict__ y, stat_t<T>* __restrict__ mean, stat_t<T>* __restrict__ rstd,
+                                const T* __restrict__ x, const stat_t<T>* __restrict__ w,
+                                const stat_t<T>* __restrict__ b, int64_t M, int64_t N, double eps) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
+    const T* row = x + r * N;
+    A s = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += static_cast<A>(static_cast<op_t>(row[j]));
+    A m = block_sum(s, smem) / static_cast<A>(N);
+    A q = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      A d = static_cast<A>(static_cast<op_t>(row[j])) - m;
+      q += d * d;
+    }
+    A var = block_sum(q, smem) / static_cast<A>(N);
+    A rs = static_cast<A>(1) / sqrt(var + static_cast<A>(eps));
+    if (threadIdx.x == 0) {
+      mean[r] = m;
+      rstd[r] = rs;
+    }
+    if (y == nullptr) continue;
+    T* out = y + r * N;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      A v = (static_cast<A>(static_cast<op_t>(row[j])) - m) * rs;
+      if (w) v *= w[j];
+      if (b) v += b[j];
+      out[j] = static_cast<T>(static_cast<op_t>(v));
+    }
+  }
+}
+
+void row_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+              const Tensor& b, int64_t M, int64_t N, double eps) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int threads = threads_for(N);
+  unsigned blocks = static_cast<unsigned>(std::min<int64_t>(M, kMaxGrid));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    row_norm_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        y.defined() ? y.data<scalar_t>() : nullptr, mean.data<A>(), rstd.data<A>(), x.data<scalar_t>(),
+        w.defined() ? w.data<A>() : nullptr, b.defined() ? b.data<A>() : nullptr, M, N, eps);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+// One block per channel (grid-stride over channels), walking the N strips of S elements.
+template <typename T>
+__global__ void channel_stats_kernel(stat_t<T>* __restrict__ mean, stat_t<T>* __restrict__ var,
+                                     const T* __restrict__ x, int64_t N, int64_t C, int64_t S) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  const int64_t count = N * S;
+  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
+    A s = 0;
+    for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+      int64_t n = i / S, k = i - n * S;
+      s += static_cast<A>(static_cast<op_t>(x[(n * C + c) * S + k]));
+    }
+    A m = block_sum(s, smem) / static_cast<A>(count);
+    A q = 0;
+    for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+      int64_t n = i / S, k = i - n * S;
+      A d = static_cast<A>(static_cast<op_t>(x[(n * C + c) * S + k])) - m;
+      q += d * d;
+    }
+    A v = block_sum(q, smem) / static_cast<A>(count);
+    if (threadIdx.x == 0) {
+      mean[c] = m;
+      var[c] = v;
+    }
+  }
+}
+
+void channel_stats(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C, int64_t S) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
+  unsigned blocks = static_cast<unsigned>(std::min<int64_t>(C, kMaxGrid));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    channel_stats_kernel<scalar_t>
+        <<<blocks, threads, 0, stream>>>(mean.data<A>(), var.data<A>(), x.data<scalar_t>(), N, C, S);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+template <typename T>
+__global__ void channel_affine_kernel(T* __restrict__ y, const T* __restrict__ x,
+                                      const stat_t<T>* __restrict__ m, const stat_t<T>* __restrict__ a,
+                                      const stat_t<T>* __restrict__ c, int64_t total, int64_t C, int64_t S,
+                                      bool per_sample) {
+  using op_t = opmath_t<T>;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t strip = i / S;
+    int64_t k = per_sample ? strip : strip % C;
+    y[i] = static_cast<T>((static_cast<op_t>(x[i]) - static_cast<op_t>(m[k])) * static_cast<op_t>(a[k]) +
+                          static_cast<op_t>(c[k]));
+  }
+}
+
+void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
+                    const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int64_t total = x.numel();
+  const int threads = 256;
+  unsigned blocks = static_cast<unsigned>(cuda::grid_size(total, threads, x.device().index));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    channel_affine_kernel<scalar_t><<<blocks, threads, 0, stream>>>(y.data<scalar_t>(), x.data<scalar_t>(),
+                                                                    mean.data<A>(), scale.data<A>(),
+                                                                    shift.data<A>(), total, C, S, per_sample);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+// Backward of row_norm, input part: one block per row, the two row sums, then dx.
+template <typename T>
+__global__ void row_norm_backward_kernel(T* __restrict__ dx, const T* __restrict__ g, const T* __restrict__ x,
+                                         const stat_t<T>* __restrict__ mean,
+                                         const stat_t<T>* __restrict__ rstd, const stat_t<T>* __restrict__ w,
+                                         int64_t M, int64_t N) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
+    const T* xr = x + r * N;
+    const T* gr = g + r * N;
+    const A m = mean[r], rs = rstd[r];
+    A s1 = 0, s2 = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      A gw = static_cast<A>(static_cast<op_t>(gr[j])) * (w ? w[j] : A(1));
+      s1 += gw;
+      s2 += gw * (static_cast<A>(static_cast<op_t>(xr[j])) - m) * rs;
+    }
+    const A a = block_sum(s1, smem) / static_cast<A>(N);
+    const A b = block_sum(s2, smem) / static_cast<A>(N);
+    T* dr = dx + r * N;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      A gw = static_cast<A>(static_cast<op_t>(gr[j])) * (w ? w[j] : A(1));
+      A xh = (static_cast<A>(static_cast<op_t>(xr[j])) - m) * rs;
+      dr[j] = static_cast<T>(static_cast<op_t>(rs * (gw - a - xh * b)));
+    }
+  }
+}
+
+// Column sums over the M rows: 32 columns per block, 8 row lanes merged through shared memory.
+template <typename T>
+__global__ void row_norm_param_grad_kernel(stat_t<T>* __restrict__ dw, stat_t<T>* __restrict__ db,
+                                           const T* __restrict__ g, const T* __restrict__ x,
+                                           const stat_t<T>* __restrict__ mean,
+                                           const stat_t<T>* __restrict__ rstd, int64_t M, int64_t N) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A sw[8][33], sb[8][33];
+  const int64_t j = blockIdx.x * 32 + threadIdx.x;
+  A aw = 0, ab = 0;
+  if (j < N)
+    for (int64_t r = threadIdx.y; r < M; r += blockDim.y) {
+      A gv = static_cast<A>(static_cast<op_t>(g[r * N + j]));
+      aw += gv * (static_cast<A>(static_cast<op_t>(x[r * N + j])) - mean[r]) * rstd[r];
+      ab += gv;
+    }
+  sw[threadIdx.y][threadIdx.x] = aw;
+  sb[threadIdx.y][threadIdx.x] = ab;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < N) {
+    for (int k = 1; k < 8; ++k) {
+      aw += sw[k][threadIdx.x];
+      ab += sb[k][threadIdx.x];
+    }
+    if (dw) dw[j] = aw;
+    if (db) db[j] = ab;
+  }
+}
+
+void row_norm_backward(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g, const Tensor& x,
+                       const Tensor& mean, const Tensor& rstd, const Tensor& w, int64_t M, int64_t N) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    if (dx.defined()) {
+      row_norm_backward_kernel<scalar_t>
+          <<<static_cast<unsigned>(std::min<int64_t>(M, kMaxGrid)), threads_for(N), 0, stream>>>(
+              dx.data<scalar_t>(), g.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), rstd.data<A>(),
+              w.defined() ? w.data<A>() : nullptr, M, N);
+      MT_CUDA_CHECK(cudaGetLastError());
+    }
+    if (dw.defined() || db.defined()) {
+      row_norm_param_grad_kernel<scalar_t><<<static_cast<unsigned>((N + 31) / 32), dim3(32, 8), 0, stream>>>(
+          dw.defined() ? dw.data<A>() : nullptr, db.defined() ? db.data<A>() : nullptr, g.data<scalar_t>(),
+          x.data<scalar_t>(), mean.data<A>(), rstd.data<A>(), M, N);
+      MT_CUDA_CHECK(cudaGetLastError());
+    }
+  });
+}
+
+// Per channel: sum of g and of g * (x - mean), one block per channel.
+template <typename T>
+__global__ void channel_grad_sums_kernel(stat_t<T>* __restrict__ sum_g, stat_t<T>* __restrict__ sum_gx,
+                                         const T* __restrict__ g, const T* __restrict__ x,
+                                         const stat_t<T>* __restrict__ mean, int64_t N, int64_t C,
+                                         int64_t S) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  const int64_t count = N * S;
+  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
+    const A m = mean[c];
+    A a = 0, b = 0;
+    for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+      int64_t n = i / S, k = i - n * S;
+      int64_t off = (n * C + c) * S + k;
+      A gv = static_cast<A>(static_cast<op_t>(g[off]));
+      a += gv;
+      b += gv * (static_cast<A>(static_cast<op_t>(x[off])) - m);
+    }
+    a = block_sum(a, smem);
+    b = block_sum(b, smem);
+    if (threadIdx.x == 0) {
+      sum_g[c] = a;
+      sum_gx[c] = b;
+    }
+  }
+}
+
+void channel_grad_sums(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
+                       const Tensor& mean, int64_t N, int64_t C, int64_t S) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
+  unsigned blocks = static_cast<unsigned>(std::min<int64_t>(C, kMaxGrid));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    channel_grad_sums_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        sum_g.data<A>(), sum_gx.data<A>(), g.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), N, C, S);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+template <typename T>
+__global__ void channel_grad_input_kernel(T* __restrict__ dx, const T* __restrict__ g,
+                                          const T* __restrict__ x, const stat_t<T>* __restrict__ mean,
+                                          const stat_t<T>* __restrict__ mg, const stat_t<T>* __restrict__ k,
+                                          const stat_t<T>* __restrict__ a, int64_t total, int64_t C,
+                                          int64_t S) {
+  using op_t = opmath_t<T>;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t c = (i / S) % C;
+    op_t v = (static_cast<op_t>(g[i]) - static_cast<op_t>(mg[c]) -
+              (static_cast<op_t>(x[i]) - static_cast<op_t>(mean[c])) * static_cast<op_t>(k[c])) *
+             static_cast<op_t>(a[c]);
+    dx[i] = static_cast<T>(v);
+  }
+}
+
+void channel_grad_input(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                        const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C, int64_t S) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int64_t total = x.numel();
+  const int threads = 256;
+  unsigned blocks = static_cast<unsigned>(cuda::grid_size(total, threads, x.device().index));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    channel_grad_input_kernel<scalar_t>
+        <<<blocks, threads, 0, stream>>>(dx.data<scalar_t>(), g.data<scalar_t>(), x.data<scalar_t>(),
+                                         mean.data<A>(), mg.data<A>(), k.data<A>(), a.data<A>(), total, C, S);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+// Thread g draws Philox(seed, g, offset) once: four 24-bit uniforms for elements 4g .. 4g+3, so the mask
+// depends only on the seed and the call order, never on the grid.
+template <typename T>
+__global__ void dropout_kernel(T* __restrict__ y, bool* __restrict__ mask, const T* __restrict__ x, int64_t n,
+                               float keep_p, opmath_t<T> scale, uint64_t seed, uint64_t offset) {
+  using op_t = opmath_t<T>;
+  const int64_t groups = (n + 3) / 4;
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups;
+       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Philox ph(seed, static_cast<uint64_t>(g), offset);
+    uint32_t r[4];
+    ph.next4(r);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      int64_t i = 4 * g + k;
+      if (i >= n) break;
+      float u = static_cast<float>(r[k] >> 8) * (1.0f / 16777216.0f);
+      bool keep = u < keep_p;
+      mask[i] = keep;
+      y[i] = keep ? static_cast<T>(static_cast<op_t>(x[i]) * scale) : static_cast<T>(op_t(0));
+    }
+  }
+}
+
+void dropout_cuda(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
+                  uint64_t offset) {
+  cuda::DeviceGuard guard(x.device());
+  cudaStream_t stream = cuda::current_stream(x.device().index);
+  int64_t n = x.numel();
+  const int threads = 256;
+  unsigned blocks = static_cast<unsigned>(cuda::grid_size((n + 3) / 4, threads, x.device().index));
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout_cuda", [&] {
+    using op_t = opmath_t<scalar_t>;
+    dropout_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        y.data<scalar_t>(), mask.data<bool>(), x.data<scalar_t>(), n, static_cast<float>(1.0 - p),
+        static_cast<op_t>(1.0 / (1.0 - p)), seed, offset);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+// Rows copied as 32-bit words when the row size allows (the common float case), else element by element.
+// An index out of range stops the kernel with a device-side trap, as PyTorch's device assert does: the
+// host cannot see the indices without a synchronization.
+template <typename W, typename I>
+__global__ void embedding_kernel(W* __restrict__ out, const W* __restrict__ weight, const I* __restrict__ idx,
+                                 int64_t n, int64_t num, int64_t words) {
+  const int64_t total = n * words;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t r = i / words, k = i - r * words;
+    int64_t id = static_cast<int64_t>(idx[r]);
+    if (id < 0 || id >= num) {
+      printf("embedding: index out of range in self (index %lld, size %lld)\n", static_cast<long long>(id),
+             static_cast<long long>(num));
+      __trap();
+    }
+    out[i] = weight[id * words + k];
+  }
+}
+
+template <typename W>
+void launch_embedding(const Tensor& out, const Tensor& weight, const Tensor& indices, int64_t words,
+                      cudaStream_t stream) {
+  int64_t n = indices.numel(), num = weight.sizes()[0];
+  const int threads = 256;
+  unsigned blocks = static_cast<unsigned>(cuda::grid_size(n * words, threads, weight.device().index));
+  if (indices.dtype() == ScalarType::Long)
+    embedding_kernel<W, int64_t><<<blocks, threads, 0, stream>>>(static_cast<W*>(out.data_ptr()),
+                                                                 static_cast<const W*>(weight.data_ptr()),
+                                                                 indices.data<int64_t>(), n, num, words);
+  else
+    embedding_kernel<W, int32_t><<<blocks, threads, 0, stream>>>(static_cast<W*>(out.data_ptr()),
+                                                                 static_cast<const W*>(weight.data_ptr()),
+                                                                 indices.data<int32_t>(), n, num, words);
+  MT_CUDA_CHECK(cudaGetLastError());
+}
+
+void embedding_cuda(const Tensor& out, const Tensor& weight, const Tensor& indices) {
+  cuda::DeviceGuard guard(weight.device());
+  cudaStream_t stream = cuda::current_stream(weight.device().index);
+  int64_t row_bytes = weight.sizes()[1] * static_cast<int64_t>(weight.itemsize());
+  if (row_bytes == 0) return;
+  auto aligned = [](const Tensor& t, int64_t a) {
+    return reinterpret_cast<uintptr_t>(t.data_ptr()) % a == 0;
+  };
+  if (row_bytes % 4 == 0 && aligned(weight, 4) && aligned(out, 4))
+    launch_embedding<uint32_t>(out, weight, indices, row_bytes / 4, stream);
+  else if (row_bytes % 2 == 0 && aligned(weight, 2) && aligned(out, 2))
+    launch_embedding<uint16_t>(out, weight, indices, row_bytes / 2, stream);
+  else
+    launch_embedding<uint8_t>(out, weight, indices, row_bytes, stream);
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(row_norm_stub, CUDA, &row_norm);
+MT_REGISTER_KERNEL(row_norm_backward_stub, CUDA, &row_norm_backward);
+MT_REGISTER_KERNEL(channel_grad_sums_stub, CUDA, &channel_grad_sums);
+MT_REGISTER_KERNEL(channel_grad_input_stub, CUDA, &channel_grad_input);
+MT_REGISTER_KERNEL(channel_stats_stub, CUDA, &channel_stats);
+MT_REGISTER_KERNEL(channel_affine_stub, CUDA, &channel_affine);
+MT_REGISTER_KERNEL(dropout_stub, CUDA, &dropout_cuda);
+MT_REGISTER_KERNEL(embedding_stub, CUDA, &embedding_cuda);
+
+}  // namespace mt

@@ -1,0 +1,525 @@
+// nn op front ends: PyTorch's checks and shape rules for linear, the norms, embedding and dropout, then the
+// kernels (GEMM for linear; row/channel statistics and one fused affine pass for the norms).
+#include "ops/nn.h"
+
+#include <cmath>
+
+#include "autograd/GradMode.h"
+#include "autograd/record.h"
+#include "core/Generator.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
+#include "ops/index.h"
+#include "ops/linalg.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(row_norm_stub, RowNormFn);
+MT_DEFINE_STUB(row_norm_backward_stub, RowNormBackwardFn);
+MT_DEFINE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
+MT_DEFINE_STUB(channel_grad_input_stub, ChannelGradInputFn);
+MT_DEFINE_STUB(channel_stats_stub, ChannelStatsFn);
+MT_DEFINE_STUB(channel_affine_stub, ChannelAffineFn);
+MT_DEFINE_STUB(dropout_stub, DropoutFn);
+MT_DEFINE_STUB(embedding_stub, EmbeddingFn);
+
+namespace {
+
+// Statistics (and the affine parameters the kernels read) in float, or double for double input.
+ScalarType stat_dtype(ScalarType t) {
+  return t == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+}
+
+Tensor Sc(double v) {
+  return wrapped_scalar(Scalar(v));
+}
+
+void check_device(const Tensor& a, const OptTensor& b) {
+  if (!b) return;
+  MT_CHECK(a.device() == b->device(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           a.device().str(), " and ", b->device().str(), "!");
+}
+
+void check_float_input(const Tensor& x, const char* op) {
+  MT_CHECK(is_floating(x.dtype()), "\"", op, x.is_cuda() ? "_cuda" : "_cpu", "\" not implemented for '",
+           dtype_short_name(x.dtype()), "'");
+}
+
+// A parameter (weight/bias) as the kernels read it: contiguous, flat, in the statistics dtype.
+Tensor param(const OptTensor& p, ScalarType sd) {
+  if (!p) return Tensor();
+  return contiguous(reshape(to(*p, sd, p->device()), {-1}));
+}
+
+bool any_grad(const Tensor& a, const OptTensor& b, const OptTensor& c) {
+  return autograd::needs_grad(a) || autograd::needs_grad(b) || autograd::needs_grad(c);
+}
+
+}  // namespace
+
+// ---- linear ----
+
+Tensor linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) {
+  if (any_grad(input, weight, bias)) return autograd::linear(input, weight, bias);
+  MT_CHECK(input.dim() >= 1 && weight.dim() >= 1,
+           "both arguments to linear need to be at least 1D, but they are ", input.dim(), "D and ",
+           weight.dim(), "D");
+  MT_CHECK(weight.dim() == 2, "linear(): weight must be a matrix, got ", weight.dim(), "-D tensor");
+  int64_t in = input.sizes()[input.dim() - 1], out_f = weight.sizes()[0];
+  int64_t rows = in == 0 ? compute_numel(IntArrayRef(input.sizes().data(), size_t(input.dim() - 1)))
+                         : input.numel() / in;
+  MT_CHECK(in == weight.sizes()[1], "mat1 and mat2 shapes cannot be multiplied (", rows, "x", in, " and ",
+           weight.sizes()[1], "x", out_f, ")");
+  MT_CHECK(input.dtype() == weight.dtype(), "mat1 and mat2 must have the same dtype, but got ",
+           dtype_short_name(input.dtype()), " and ", dtype_short_name(weight.dtype()));
+  check_device(input, weight);
+  check_device(input, bias);
+  MT_CHECK(input.dtype() != ScalarType::Bool, "\"", input.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_",
+           "\" not implemented for 'Bool'");
+  if (bias) {
+    MT_CHECK(bias->dtype() == weight.dtype(), "self and mat2 must have the same dtype, but got ",
+             dtype_short_name(bias->dtype()), " and ", dtype_short_name(weight.dtype()));
+    MT_CHECK(bias->dim() <= 1 && (bias->numel() == out_f || bias->numel() == 1),
+             "linear(): bias must be a vector of ", out_f, " elements, got shape ", shape_str(bias->sizes()));
+  }
+  DimVector shape(input.sizes().begin(), input.sizes().end() - 1);
+  shape.push_back(out_f);
+  Tensor out = make_empty(shape, input.dtype(), input.device());
+  if (out.numel() == 0) return out;
+  Tensor out3 = make_view(out, {1, rows, out_f}, {rows * out_f, out_f, 1}, 0);
+  // the bias broadcast into the output, then GEMM with beta = 1 accumulates onto it (no separate add pass)
+  if (bias) copy_(out3, expand(*bias, {1, rows, out_f}));
+  if (in == 0) {
+    if (!bias) zero_(out);
+    return out;
+  }
+  // 2-D input is read in place; other ranks fold their leading dims (a view when the layout allows)
+  Tensor x2 = input.dim() == 2 ? input : reshape(input, {rows, in});
+  Tensor a = make_view(x2, {1, rows, in}, {rows * in, x2.strides()[0], x2.strides()[1]}, 0);
+  // weight.T as a view: the GEMM reads it transposed, no copy
+  Tensor b = make_view(weight, {1, in, out_f}, {in * out_f, weight.strides()[1], weight.strides()[0]}, 0);
+  gemm_stub.get(out.device())(out3, a, b, Scalar(int64_t(1)), Scalar(int64_t(bias ? 1 : 0)));
+  return out;
+}
+
+// ---- layer_norm ----
+
+namespace {
+void check_layer_norm(const Tensor& input, IntArrayRef ns, const OptTensor& weight, const OptTensor& bias) {
+  MT_CHECK(
+      !ns.empty(),
+      "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
+      "got normalized_shape = ",
+      shape_str(ns));
+  auto same = [&](const Tensor& t) {
+    if (t.dim() != static_cast<int64_t>(ns.size())) return false;
+    for (size_t i = 0; i < ns.size(); ++i)
+      if (t.sizes()[i] != ns[i]) return false;
+    return true;
+  };
+  MT_CHECK(!weight || same(*weight),
+           "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+           shape_str(weight ? weight->sizes() : DimVector{}), " and normalized_shape = ", shape_str(ns));
+  MT_CHECK(!bias || same(*bias),
+           "Expected bias to be of same shape as normalized_shape, but got bias of shape ",
+           shape_str(bias ? bias->sizes() : DimVector{}), " and normalized_shape = ", shape_str(ns));
+  int64_t nd = input.dim(), k = static_cast<int64_t>(ns.size());
+  bool ok = nd >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = input.sizes()[nd - k + i] == ns[i];
+  if (!ok) {
+    std::string expect = "[*";
+    for (int64_t s : ns) expect += ", " + std::to_string(s);
+    expect += "]";
+    MT_ERROR("Given normalized_shape=", shape_str(ns), ", expected input with shape ", expect,
+             ", but got input of size", shape_str(input.sizes()));
+  }
+  check_float_input(input, "LayerNormKernelImpl");
+  check_device(input, weight);
+  check_device(input, bias);
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
+                                                     const OptTensor& weight, const OptTensor& bias,
+                                                     double eps) {
+  check_layer_norm(input, normalized_shape, weight, bias);
+  int64_t N = compute_numel(normalized_shape);
+  int64_t M =
+      N == 0
+          ? compute_numel(IntArrayRef(input.sizes().data(), input.sizes().size() - normalized_shape.size()))
+          : input.numel() / N;
+  ScalarType sd = stat_dtype(input.dtype());
+  Tensor y = make_empty(input.sizes(), input.dtype(), input.device());
+  Tensor mean = make_empty({M}, sd, input.device()), rstd = make_empty({M}, sd, input.device());
+  if (M == 0) return {y, mean, rstd};
+  if (N == 0) {  // nothing to normalize: statistics of an empty row, as PyTorch (NaN mean, 1/sqrt(eps))
+    fill_(mean, Scalar(std::nan("")));
+    fill_(rstd, Scalar(1.0 / std::sqrt(eps)));
+    return {y, mean, rstd};
+  }
+  row_norm_stub.get(input.device())(y, mean, rstd, contiguous(input), param(weight, sd), param(bias, sd), M,
+                                    N, eps);
+  return {y, mean, rstd};
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const OptTensor& weight,
+                  const OptTensor& bias, double eps) {
+  if (any_grad(input, weight, bias)) return autograd::layer_norm(input, normalized_shape, weight, bias, eps);
+  return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const Tensor& weight, int64_t M, int64_t N,
+                                                              bool want_input, bool want_weight,
+                                                              bool want_bias) {
+  ScalarType sd = stat_dtype(input.dtype());
+  Device dev = input.device();
+  Tensor dx = want_input ? make_empty(input.sizes(), input.dtype(), dev) : Tensor();
+  Tensor dw = want_weight ? make_empty({N}, sd, dev) : Tensor();
+  Tensor db = want_bias ? make_empty({N}, sd, dev) : Tensor();
+  Tensor g = grad.dtype() == input.dtype() ? grad : to(grad, input.dtype(), dev);
+  row_norm_backward_stub.get(dev)(dx, dw, db, contiguous(g), contiguous(input), mean, rstd,
+                                  weight.defined() ? param(weight, sd) : Tensor(), M, N);
+  return {dx, dw, db};
+}
+
+// ---- group_norm ----
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_t G, const OptTensor& weight,
+                                                     const OptTensor& bias, double eps) {
+  MT_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", input.dim());
+  int64_t N = input.sizes()[0], C = input.sizes()[1];
+  MT_CHECK(G > 0, "Expected num groups to be greater than 0, got ", G);
+  MT_CHECK(C % G == 0,
+           "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
+           shape_str(input.sizes()), " and num_groups=", G);
+  MT_CHECK(
+      !weight || (weight->dim() == 1 && weight->numel() == C),
+      "Expected weight to be a vector of size equal to the number of channels in input, but got weight of "
+      "shape ",
+      shape_str(weight ? weight->sizes() : DimVector{}), " and input of shape ", shape_str(input.sizes()));
+  MT_CHECK(
+      !bias || (bias->dim() == 1 && bias->numel() == C),
+      "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape ",
+      shape_str(bias ? bias->sizes() : DimVector{}), " and input of shape ", shape_str(input.sizes()));
+  check_float_input(input, "GroupNormKernelImpl");
+  check_device(input, weight);
+  check_device(input, bias);
+  ScalarType sd = stat_dtype(input.dtype());
+  Tensor y = make_empty(input.sizes(), input.dtype(), input.device());
+  Tensor mean = make_empty({N, G}, sd, input.device()), rstd = make_empty({N, G}, sd, input.device());
+  if (input.numel() == 0) {
+    if (mean.numel() > 0) {  // empty groups: PyTorch's statistics of nothing
+      fill_(mean, Scalar(std::nan("")));
+      fill_(rstd, Scalar(1.0 / std::sqrt(eps)));
+    }
+    return {y, mean, rstd};
+  }
+  int64_t S = input.numel() / (N * C), D = C / G * S;
+  Tensor x = contiguous(input);
+  if (!weight && !bias) {  // the row kernel normalizes each (n, group) block directly
+    row_norm_stub.get(input.device())(y, mean, rstd, x, Tensor(), Tensor(), N * G, D, eps);
+    return {y, mean, rstd};
+  }
+  row_norm_stub.get(input.device())(Tensor(), mean, rstd, x, Tensor(), Tensor(), N * G, D, eps);
+  // per (n, c): the group's mean, scale = rstd[n, g] * w[c], shift = b[c]; then one pass over x
+  Tensor rs = reshape(expand(unsqueeze(rstd, 2), {N, G, C / G}), {N, C});
+  Tensor ms = contiguous(reshape(expand(unsqueeze(mean, 2), {N, G, C / G}), {N, C}));
+  Tensor scale = weight ? mul(rs, param(weight, sd)) : contiguous(rs);
+  Tensor shift = bias ? contiguous(expand(param(bias, sd), {N, C})) : zeros({N, C}, sd, input.device());
+  channel_affine_stub.get(input.device())(y, x, ms, contiguous(scale), shift, N, C, S, true);
+  return {y, mean, rstd};
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const OptTensor& weight, const OptTensor& bias,
+                  double eps) {
+  if (any_grad(input, weight, bias)) return autograd::group_norm(input, num_groups, weight, bias, eps);
+  return std::get<0>(native_group_norm(input, num_groups, weight, bias, eps));
+}
+
+// ---- batch_norm ----
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const OptTensor& weight,
+                                                     const OptTensor& bias, const OptTensor& running_mean,
+                                                     const OptTensor& running_var, bool training,
+                                                     double momentum, double eps) {
+  MT_CHECK(input.dim() >= 2, "batch_norm(): expected input with at least 2 dimensions (N, C, ...), got ",
+           input.dim(), "-D input");
+  check_float_input(input, "batch_norm");
+  int64_t N = input.sizes()[0], C = input.sizes()[1];
+  auto check_numel = [&](const OptTensor& t, const char* name) {
+    if (t) MT_CHECK(t->numel() == C, name, " should contain ", C, " elements not ", t->numel());
+    check_device(input, t);
+  };
+  check_numel(weight, "weight");
+  check_numel(bias, "bias");
+  check_numel(running_mean, "running_mean");
+  check_numel(running_var, "running_var");
+  MT_CHECK(training || (running_mean && running_var),
+           "running_mean and running_var must be defined in evaluation mode");
+  ScalarType sd = stat_dtype(input.dtype());
+  Device dev = input.device();
+  Tensor y = make_empty(input.sizes(), input.dtype(), dev);
+  int64_t S = N * C == 0 ? 0 : input.numel() / (N * C);
+  if (training) {
+    DimVector sz(input.sizes().begin(), input.sizes().end());
+    MT_CHECK_VALUE(N * S != 1, "Expected more than 1 value per channel when training, got input size ",
+                   shape_str(sz));
+  }
+  if (input.numel() == 0) {  // PyTorch leaves the running statistics alone for an empty batch
+    return {y, zeros({C}, sd, dev), zeros({C}, sd, dev)};
+  }
+  Tensor x = contiguous(input);
+  Tensor mean, rstd;
+  if (training) {
+    mean = make_empty({C}, sd, dev);
+    Tensor var = make_empty({C}, sd, dev);
+    channel_stats_stub.get(dev)(mean, var, x, N, C, S);
+    rstd = rsqrt(add(var, Sc(eps)));
+    // PyTorch's rule: running = (1 - momentum) * running + momentum * batch statistic, with the unbiased
+    // variance for running_var
+    int64_t count = N * S;
+    if (running_mean)
+      copy_(*running_mean, add(mul(*running_mean, Sc(1 - momentum)), mul(mean, Sc(momentum))));
+    if (running_var)
+      copy_(*running_var,
+            add(mul(*running_var, Sc(1 - momentum)),
+                mul(var, Sc(momentum * static_cast<double>(count) / static_cast<double>(count - 1)))));
+  } else {
+    // copies, so the saved statistics never alias the running buffers the next training step overwrites
+    mean = clone(contiguous(reshape(to(*running_mean, sd, dev), {-1})));
+    rstd = rsqrt(add(reshape(to(*running_var, sd, dev), {-1}), Sc(eps)));
+  }
+  Tensor scale = weight ? mul(rstd, param(weight, sd)) : rstd;
+  Tensor shift = bias ? param(bias, sd) : zeros({C}, sd, dev);
+  channel_affine_stub.get(dev)(y, x, mean, contiguous(scale), shift, N, C, S, false);
+  return {y, mean, rstd};
+}
+
+Tensor batch_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+                  const OptTensor& running_mean, const OptTensor& running_var, bool training, double momentum,
+                  double eps) {
+  if (any_grad(input, weight, bias))
+    return autograd::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  return std::get<0>(
+      native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const Tensor& weight, bool training,
+                                                              bool want_input, bool want_weight,
+                                                              bool want_bias) {
+  ScalarType sd = stat_dtype(input.dtype());
+  Device dev = input.device();
+  int64_t N = input.sizes()[0], C = input.sizes()[1];
+  int64_t S = input.numel() / (N * C);
+  Tensor x = contiguous(input);
+  Tensor g = contiguous(grad.dtype() == input.dtype() ? grad : to(grad, input.dtype(), dev));
+  Tensor sum_g, sum_gx;
+  if (want_weight || want_bias || (want_input && training)) {
+    sum_g = make_empty({C}, sd, dev);
+    sum_gx = make_empty({C}, sd, dev);
+    channel_grad_sums_stub.get(dev)(sum_g, sum_gx, g, x, mean, N, C, S);
+  }
+  Tensor dx, dw, db;
+  if (want_input) {
+    dx = make_empty(input.sizes(), input.dtype(), dev);
+    Tensor a = weight.defined() ? mul(rstd, param(weight, sd)) : rstd;
+    Tensor mg, k;
+    if (training) {
+      // dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)), xhat * mean(g * xhat) = (x - mean) * k
+      double inv = 1.0 / static_cast<double>(N * S);
+      mg = mul(sum_g, Sc(inv));
+      k = mul(mul(mul(rstd, rstd), sum_gx), Sc(inv));
+    } else {
+      mg = zeros({C}, sd, dev);
+      k = mg;
+    }
+    channel_grad_input_stub.get(dev)(dx, g, x, mean, contiguous(mg), contiguous(k), contiguous(a), N, C, S);
+  }
+  if (want_weight) dw = mul(sum_gx, rstd);
+  if (want_bias) db = sum_g;
+  return {dx, dw, db};
+}
+
+// ---- embedding ----
+
+namespace {
+// PyTorch's legacy tensor type names ("torch.FloatTensor", "torch.cuda.LongTensor") used in its arg checks.
+std::string legacy_type_name(const Tensor& t) {
+  const char* n = "";
+  switch (t.dtype()) {
+    case ScalarType::Float:
+      n = "Float";
+      break;
+    case ScalarType::Double:
+      n = "Double";
+      break;
+    case ScalarType::Half:
+      n = "Half";
+      break;
+    case ScalarType::BFloat16:
+      n = "BFloat16";
+      break;
+    case ScalarType::Long:
+      n = "Long";
+      break;
+    case ScalarType::Int:
+      n = "Int";
+      break;
+    case ScalarType::Short:
+      n = "Short";
+      break;
+    case ScalarType::Char:
+      n = "Char";
+      break;
+    case ScalarType::Byte:
+      n = "Byte";
+      break;
+    case ScalarType::Bool:
+      n = "Bool";
+      break;
+    default:
+      n = dtype_name(t.dtype());
+  }
+  return std::string(t.is_cuda() ? "torch.cuda." : "torch.") + n + "Tensor";
+}
+
+void check_indices(const Tensor& indices, const char* op) {
+  MT_CHECK(
+      indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
+      "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+      "got ",
+      legacy_type_name(indices), " instead (while checking arguments for ", op, ")");
+}
+}  // namespace
+
+Tensor embedding_forward(const Tensor& weight, const Tensor& indices) {
+  MT_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  check_indices(indices, "embedding");
+  MT_CHECK(weight.device() == indices.device(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           weight.device().str(), " and ", indices.device().str(), "!");
+  DimVector shape(indices.sizes().begin(), indices.sizes().end());
+  shape.push_back(weight.sizes()[1]);
+  Tensor out = make_empty(shape, weight.dtype(), weight.device());
+  if (indices.numel() == 0) return out;
+  embedding_stub.get(weight.device())(out, contiguous(weight), contiguous(indices));
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse) {
+  if (autograd::needs_grad(weight))
+    return autograd::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  return embedding_forward(weight, indices);
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
+                          bool scale_grad_by_freq) {
+  int64_t D = grad.sizes()[grad.dim() - 1], n = indices.numel();
+  Tensor gw = zeros({num_weights, D}, grad.dtype(), grad.device());
+  if (n == 0 || D == 0) return gw;
+  Tensor idx = reshape(to(indices, ScalarType::Long, indices.device()), {n});
+  Tensor g2 = reshape(grad, {n, D});
+  if (padding_idx >= 0)  // rows looked up at padding_idx contribute nothing
+    g2 = mul(g2, unsqueeze(to(ne(idx, wrapped_scalar(Scalar(padding_idx))), grad.dtype(), grad.device()), 1));
+  if (scale_grad_by_freq) {
+    Tensor counts = zeros({num_weights}, grad.dtype(), grad.device());
+    index_put_(counts, {idx}, ones({n}, grad.dtype(), grad.device()), true);
+    g2 = div(g2, unsqueeze(index_select(counts, 0, idx), 1));
+  }
+  index_put_(gw, {idx}, g2, true);
+  return gw;
+}
+
+const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
+                                double norm_type) {
+  MT_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  check_indices(indices, "embedding_renorm_");
+  autograd::NoGradGuard ng;  // F.embedding renormalizes the table in place, outside the graph
+  if (indices.numel() == 0) return weight;
+  Tensor idx = reshape(to(indices, ScalarType::Long, indices.device()), {-1});
+  Tensor rows = embedding_forward(weight, idx);
+  ScalarType sd = stat_dtype(weight.dtype());
+  Tensor rows_f = to(rows, sd, rows.device());
+  Tensor norms = norm(rows_f, norm_type, {1}, true);
+  // PyTorch scales rows whose norm exceeds max_norm by max_norm / (norm + 1e-7); duplicate indices write the
+  // same values, so their order does not matter
+  Tensor scaled = mul(rows_f, div(Sc(max_norm), add(norms, Sc(1e-7))));
+  Tensor fresh = where(gt(norms, Sc(max_norm)), scaled, rows_f);
+  index_put_(weight, {idx}, to(fresh, weight.dtype(), weight.device()), false);
+  return weight;
+}
+
+// ---- dropout ----
+
+namespace {
+void check_p(double p) {
+  MT_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p) {
+  check_float_input(input, "dropout");
+  Tensor x = contiguous(input);
+  Tensor y = make_empty(input.sizes(), input.dtype(), input.device());
+  Tensor mask = make_empty(input.sizes(), ScalarType::Bool, input.device());
+  if (x.numel() == 0) return {y, mask};
+  Generator& g = input.is_cuda() ? cuda_generator(input.device().index) : default_generator();
+  uint64_t seed = g.seed(), offset = g.reserve(1);
+  dropout_stub.get(input.device())(y, mask, x, p, seed, offset);
+  return {y, mask};
+}
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  check_p(p);
+  // PyTorch hands the input itself back when nothing is dropped
+  if (!train || p == 0 || input.numel() == 0) return input;
+  if (p == 1) return mul(input, zeros({}, input.dtype(), input.device()));
+  if (autograd::needs_grad(input)) return autograd::dropout(input, p);
+  return std::get<0>(native_dropout(input, p));
+}
+
+namespace {
+// One Bernoulli(1 - p) draw per (N, C) channel, shaped to broadcast over the feature dims.
+Tensor channel_noise(const Tensor& input, double p) {
+  MT_CHECK(input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  DimVector shape(static_cast<size_t>(input.dim()), 1);
+  shape[0] = input.sizes()[0];
+  shape[1] = input.sizes()[1];
+  Tensor noise = make_empty(shape, input.dtype(), input.device());
+  bernoulli_(noise, 1 - p);
+  return noise;
+}
+}  // namespace
+
+Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  check_p(p);
+  if (!train || p == 0 || input.numel() == 0) return input;
+  if (p == 1) return mul(input, zeros({}, input.dtype(), input.device()));
+  Tensor noise = channel_noise(input, p);
+  return mul(input, mul(noise, Sc(1.0 / (1.0 - p))));
+}
+
+Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  check_p(p);
+  if (!train || p == 0 || input.numel() == 0) return input;
+  if (p == 1) return mul(input, zeros({}, input.dtype(), input.device()));
+  // PyTorch's formula (SELU's fixed point): dropped units go to -alpha', then an affine map restores mean
+  // and variance
+  constexpr double alpha = 1.7580993408473766;
+  double a = 1. / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+  Tensor noise = make_empty(input.sizes(), input.dtype(), input.device());
+  bernoulli_(noise, 1 - p);
+  Tensor b = add(mul(sub(noise, Sc(1)), Sc(alpha * a)), Sc(alpha * a * p));
+  return add(mul(input, mul(noise, Sc(a))), b);
+}
+
+}  // namespace mt

@@ -1,0 +1,584 @@
+"""nn ops in minitorch._C._nn (linear, batch/layer/group norm, embedding, dropout) against float64 NumPy
+references: values per dtype and layout, running statistics, gradients (gradcheck in float64), dropout's
+statistics and mask, empty inputs and PyTorch's error messages, on every device present."""
+
+import numpy as np
+import pytest
+from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, to_np
+
+import minitorch
+from minitorch.autograd import gradcheck, gradgradcheck
+
+F = minitorch._C._nn
+
+
+def rng_for(seed=0):
+    return np.random.default_rng(seed)
+
+
+def T(arr, dtype=minitorch.float64, device="cpu", requires_grad=False):
+    t = minitorch.tensor(np.asarray(arr), dtype=dtype, device=device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def transposed(arr, dtype, device):
+    """The same values as a non-contiguous (transposed) view."""
+    return minitorch.tensor(np.ascontiguousarray(np.asarray(arr).T), dtype=dtype, device=device).T
+
+
+# ---------------------------------------------------------------- linear
+
+
+def np_linear(x, w, b=None):
+    y = x @ w.T
+    return y if b is None else y + b
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", [(100, 3), (2, 5, 3), (3,), (0, 3)])
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_linear_values(device, dtype, shape, use_bias):
+    rng = rng_for(1)
+    x = make_array(shape, dtype, rng, -1, 1)
+    w = make_array((10, 3), dtype, rng, -1, 1)
+    b = make_array((10,), dtype, rng, -1, 1) if use_bias else None
+    y = F.linear(T(x, dtype, device), T(w, dtype, device), T(b, dtype, device) if use_bias else None)
+    assert y.dtype == dtype and y.shape == tuple(shape[:-1]) + (10,)
+    assert_matches(y, np_linear(x, w, b))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_linear_non_contiguous(device, dtype):
+    rng = rng_for(2)
+    x = make_array((7, 4), dtype, rng)
+    w = make_array((5, 4), dtype, rng)
+    b = make_array((5,), dtype, rng)
+    # transposed input and transposed weight views, and a strided bias
+    bb = minitorch.tensor(np.repeat(b, 2), dtype=dtype, device=device)[::2]
+    y = F.linear(transposed(x, dtype, device), transposed(w, dtype, device), bb)
+    assert_matches(y, np_linear(x, w, b))
+    # a 3-D input whose leading dims cannot be viewed as rows (permuted)
+    x3 = make_array((3, 2, 4), dtype, rng)
+    t3 = minitorch.tensor(np.ascontiguousarray(x3.transpose(1, 0, 2)), dtype=dtype, device=device).permute(
+        1, 0, 2
+    )
+    assert_matches(F.linear(t3, T(w, dtype, device)), np_linear(x3, w))
+
+
+def test_linear_zero_in_features(device):
+    b = np.array([1.0, 2.0])
+    y = F.linear(
+        minitorch.zeros(3, 0, device=device),
+        minitorch.zeros(2, 0, device=device),
+        T(b, minitorch.float32, device),
+    )
+    assert_matches(y, np.tile(b, (3, 1)))
+    assert_matches(
+        F.linear(minitorch.zeros(3, 0, device=device), minitorch.zeros(2, 0, device=device)), np.zeros((3, 2))
+    )
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 3), (3,)])
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_linear_gradcheck(device, shape, use_bias):
+    rng = rng_for(3)
+    x = T(rng.standard_normal(shape), device=device, requires_grad=True)
+    w = T(rng.standard_normal((5, 3)), device=device, requires_grad=True)
+    inputs = [x, w]
+    if use_bias:
+        inputs.append(T(rng.standard_normal(5), device=device, requires_grad=True))
+    assert gradcheck(lambda *a: F.linear(*a), inputs)
+    assert gradgradcheck(lambda *a: F.linear(*a), inputs)
+
+
+def test_linear_one_node(device):
+    x = minitorch.randn(4, 3, device=device, requires_grad=True)
+    w = minitorch.randn(2, 3, device=device, requires_grad=True)
+    b = minitorch.randn(2, device=device, requires_grad=True)
+    y = F.linear(x, w, b)
+    assert y.grad_fn.name() == "LinearBackward0"
+    y.sum().backward()
+    assert_matches(b.grad, np.full(2, 4.0))
+    assert_matches(x.grad, np.tile(to_np(w).sum(0), (4, 1)), rtol=1e-5, atol=1e-5)
+    assert_matches(w.grad, np.tile(to_np(x).sum(0), (2, 1)), rtol=1e-5, atol=1e-5)
+
+
+def test_linear_errors(device):
+    x = minitorch.randn(100, 3, device=device)
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(100x3 and 4x10\)"):
+        F.linear(x, minitorch.randn(10, 4, device=device))
+    with pytest.raises(
+        RuntimeError, match="mat1 and mat2 must have the same dtype, but got Float and Double"
+    ):
+        F.linear(x, minitorch.randn(10, 3, dtype=minitorch.float64, device=device))
+    with pytest.raises(RuntimeError, match="both arguments to linear need to be at least 1D"):
+        F.linear(minitorch.tensor(1.0, device=device), minitorch.randn(1, 1, device=device))
+
+
+# ---------------------------------------------------------------- layer_norm
+
+
+def np_layer_norm(x, k, w=None, b=None, eps=1e-5):
+    axes = tuple(range(x.ndim - k, x.ndim))
+    m = x.mean(axis=axes, keepdims=True)
+    v = x.var(axis=axes, keepdims=True)
+    y = (x - m) / np.sqrt(v + eps)
+    if w is not None:
+        y = y * w
+    if b is not None:
+        y = y + b
+    return y
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("ns", [5, (5,), (4, 5)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_values(device, dtype, ns, affine):
+    rng = rng_for(4)
+    x = make_array((3, 4, 5), dtype, rng, -1.0, 5.0)  # an offset mean: the variance must not lose it
+    shape = (ns,) if isinstance(ns, int) else ns
+    w = make_array(shape, dtype, rng) if affine else None
+    b = make_array(shape, dtype, rng) if affine else None
+    y = F.layer_norm(
+        T(x, dtype, device),
+        ns,
+        T(w, dtype, device) if affine else None,
+        T(b, dtype, device) if affine else None,
+    )
+    assert y.dtype == dtype
+    rtol, atol = TOL[dtype]
+    assert_matches(y, np_layer_norm(x, len(shape), w, b), rtol=rtol * 4, atol=atol * 4)
+
+
+def test_layer_norm_non_contiguous_and_eps(device):
+    rng = rng_for(5)
+    x = rng.standard_normal((6, 8))
+    y = F.layer_norm(transposed(x, minitorch.float64, device), 8, eps=0.5)
+    assert_matches(y, np_layer_norm(x, 1, eps=0.5))
+
+
+def test_layer_norm_empty(device):
+    y = F.layer_norm(minitorch.zeros(0, 5, device=device), 5)
+    assert y.shape == (0, 5)
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_gradcheck(device, affine):
+    rng = rng_for(6)
+    x = T(rng.standard_normal((3, 2, 4)), device=device, requires_grad=True)
+    inputs = [x]
+    if affine:
+        inputs += [T(rng.standard_normal((2, 4)), device=device, requires_grad=True) for _ in range(2)]
+        fn = lambda x, w, b: F.layer_norm(x, (2, 4), w, b)
+    else:
+        fn = lambda x: F.layer_norm(x, (2, 4))
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
+
+
+def test_layer_norm_errors(device):
+    x = minitorch.randn(2, 4, device=device)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], but got input of size\[2, 4\]",
+    ):
+        F.layer_norm(x, 5)
+    with pytest.raises(RuntimeError, match=r"Expected weight to be of same shape as normalized_shape"):
+        F.layer_norm(x, 4, minitorch.ones(3, device=device))
+
+
+# ---------------------------------------------------------------- group_norm
+
+
+def np_group_norm(x, g, w=None, b=None, eps=1e-5):
+    n, c = x.shape[:2]
+    x3 = x.reshape(n, g, -1)
+    y = ((x3 - x3.mean(2, keepdims=True)) / np.sqrt(x3.var(2, keepdims=True) + eps)).reshape(x.shape)
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if w is not None:
+        y = y * w.reshape(bshape)
+    if b is not None:
+        y = y + b.reshape(bshape)
+    return y
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape,groups", [((2, 6, 5), 3), ((3, 4, 2, 3), 2), ((2, 4), 4), ((2, 6, 5), 1)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_values(device, dtype, shape, groups, affine):
+    rng = rng_for(7)
+    x = make_array(shape, dtype, rng)
+    w = make_array((shape[1],), dtype, rng) if affine else None
+    b = make_array((shape[1],), dtype, rng) if affine else None
+    y = F.group_norm(
+        T(x, dtype, device),
+        groups,
+        T(w, dtype, device) if affine else None,
+        T(b, dtype, device) if affine else None,
+    )
+    rtol, atol = TOL[dtype]
+    assert_matches(y, np_group_norm(x, groups, w, b), rtol=rtol * 4, atol=atol * 4)
+
+
+def test_group_norm_gradcheck(device):
+    rng = rng_for(8)
+    inputs = [
+        T(rng.standard_normal((2, 4, 3)), device=device, requires_grad=True),
+        T(rng.standard_normal(4), device=device, requires_grad=True),
+        T(rng.standard_normal(4), device=device, requires_grad=True),
+    ]
+    fn = lambda x, w, b: F.group_norm(x, 2, w, b)
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
+    assert gradcheck(lambda x: F.group_norm(x, 2), inputs[:1])
+
+
+def test_group_norm_errors(device):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+        r"\[2, 4, 5\] and num_groups=3",
+    ):
+        F.group_norm(minitorch.randn(2, 4, 5, device=device), 3)
+    with pytest.raises(
+        RuntimeError, match="Expected weight to be a vector of size equal to the number of channels"
+    ):
+        F.group_norm(minitorch.randn(2, 4, device=device), 2, minitorch.ones(3, device=device))
+
+
+# ---------------------------------------------------------------- batch_norm
+
+
+def np_batch_norm_train(x, w, b, rm, rv, momentum, eps):
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    m = x.mean(axis=axes)
+    v = x.var(axis=axes)
+    n = x.size // x.shape[1]
+    y = (x - m.reshape(bshape)) / np.sqrt(v.reshape(bshape) + eps)
+    if w is not None:
+        y = y * w.reshape(bshape) + b.reshape(bshape)
+    new_rm = (1 - momentum) * rm + momentum * m
+    new_rv = (1 - momentum) * rv + momentum * v * n / (n - 1)
+    return y, new_rm, new_rv
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 4, 5)])
+def test_batch_norm_train_values_and_running_stats(device, dtype, shape):
+    rng = rng_for(9)
+    x = make_array(shape, dtype, rng, -1.5, 4.5)  # an offset mean: the variance must not lose it
+    w, b = make_array((3,), dtype, rng), make_array((3,), dtype, rng)
+    rm0, rv0 = rng.uniform(-1, 1, 3), rng.uniform(0.5, 2, 3)
+    rm, rv = T(rm0, minitorch.float32, device), T(rv0, minitorch.float32, device)
+    y = F.batch_norm(T(x, dtype, device), T(w, dtype, device), T(b, dtype, device), rm, rv, True, 0.1, 1e-5)
+    ey, erm, erv = np_batch_norm_train(x, w, b, rm0, rv0, 0.1, 1e-5)
+    rtol, atol = TOL[dtype]
+    assert_matches(y, ey, rtol=rtol * 4, atol=atol * 4)
+    # running statistics stay float32 and follow PyTorch's rule (unbiased variance) exactly
+    assert_matches(rm, erm, rtol=1e-5, atol=1e-6)
+    assert_matches(rv, erv, rtol=1e-5, atol=1e-6)
+
+
+def test_batch_norm_no_running_stats_no_affine(device):
+    rng = rng_for(10)
+    x = rng.standard_normal((5, 2, 3))
+    y = F.batch_norm(T(x, device=device), None, None, None, None, True, 0.1, 1e-5)
+    ey, _, _ = np_batch_norm_train(x, None, None, np.zeros(2), np.ones(2), 0.1, 1e-5)
+    assert_matches(y, ey)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_batch_norm_eval(device, dtype):
+    rng = rng_for(11)
+    x = make_array((4, 3, 2), dtype, rng)
+    w, b = make_array((3,), dtype, rng), make_array((3,), dtype, rng)
+    rm0, rv0 = rng.uniform(-1, 1, 3), rng.uniform(0.5, 2, 3)
+    rm, rv = T(rm0, minitorch.float32, device), T(rv0, minitorch.float32, device)
+    y = F.batch_norm(T(x, dtype, device), T(w, dtype, device), T(b, dtype, device), rm, rv, False, 0.1, 1e-3)
+    bshape = (1, 3, 1)
+    rm32, rv32 = rm0.astype(np.float32).astype(np.float64), rv0.astype(np.float32).astype(np.float64)
+    ey = (x - rm32.reshape(bshape)) / np.sqrt(rv32.reshape(bshape) + 1e-3) * w.reshape(bshape) + b.reshape(
+        bshape
+    )
+    rtol, atol = TOL[dtype]
+    assert_matches(y, ey, rtol=rtol * 4, atol=atol * 4)
+    assert_matches(rm, rm32)  # untouched in eval
+    assert_matches(rv, rv32)
+
+
+def test_batch_norm_non_contiguous(device):
+    rng = rng_for(12)
+    x = rng.standard_normal((3, 6))  # (C, N) stored, viewed as (N, C)
+    y = F.batch_norm(transposed(x.T, minitorch.float64, device), None, None, None, None, True, 0.1, 1e-5)
+    ey, _, _ = np_batch_norm_train(x.T, None, None, np.zeros(3), np.ones(3), 0.1, 1e-5)
+    assert_matches(y, ey)
+
+
+def test_batch_norm_empty_batch(device):
+    rm = minitorch.zeros(3, device=device)
+    y = F.batch_norm(
+        minitorch.zeros(0, 3, device=device),
+        None,
+        None,
+        rm,
+        minitorch.ones(3, device=device),
+        True,
+        0.1,
+        1e-5,
+    )
+    assert y.shape == (0, 3)
+    assert_matches(rm, np.zeros(3))
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 2, 4)])
+def test_batch_norm_gradcheck(device, training, shape):
+    rng = rng_for(13)
+    c = shape[1]
+    inputs = [
+        T(rng.standard_normal(shape), device=device, requires_grad=True),
+        T(rng.standard_normal(c), device=device, requires_grad=True),
+        T(rng.standard_normal(c), device=device, requires_grad=True),
+    ]
+    rm, rv = T(rng.standard_normal(c), device=device), T(rng.uniform(0.5, 2, c), device=device)
+
+    def fn(x, w, b):
+        # running stats cloned per call: gradcheck evaluates many times and the update must not feed back
+        return F.batch_norm(x, w, b, rm.clone(), rv.clone(), training, 0.1, 1e-5)
+
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
+
+
+def test_batch_norm_errors(device):
+    with pytest.raises(
+        ValueError, match=r"Expected more than 1 value per channel when training, got input size \[1, 4\]"
+    ):
+        F.batch_norm(minitorch.randn(1, 4, device=device), None, None, None, None, True, 0.1, 1e-5)
+    with pytest.raises(RuntimeError, match="running_mean should contain 4 elements not 3"):
+        F.batch_norm(
+            minitorch.randn(2, 4, device=device),
+            None,
+            None,
+            minitorch.zeros(3, device=device),
+            minitorch.ones(4, device=device),
+            True,
+            0.1,
+            1e-5,
+        )
+    # eval with one value per channel is fine
+    F.batch_norm(
+        minitorch.randn(1, 4, device=device),
+        None,
+        None,
+        minitorch.zeros(4, device=device),
+        minitorch.ones(4, device=device),
+        False,
+        0.1,
+        1e-5,
+    )
+
+
+# ---------------------------------------------------------------- embedding
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("idx_dtype", [minitorch.int64, minitorch.int32])
+def test_embedding_values(device, dtype, idx_dtype):
+    rng = rng_for(14)
+    w = make_array((10, 3), dtype, rng)
+    idx = np.array([[1, 2, 9], [0, 2, 2]])
+    y = F.embedding(T(w, dtype, device), T(idx, idx_dtype, device))
+    assert y.dtype == dtype and y.shape == (2, 3, 3)
+    assert_matches(y, w[idx])
+    # non-contiguous indices, empty indices
+    it = T(idx, idx_dtype, device).T
+    assert_matches(F.embedding(T(w, dtype, device), it), w[idx.T])
+    assert F.embedding(T(w, dtype, device), minitorch.zeros(0, dtype=idx_dtype, device=device)).shape == (
+        0,
+        3,
+    )
+
+
+def test_embedding_gradcheck(device):
+    rng = rng_for(15)
+    w = T(rng.standard_normal((6, 4)), device=device, requires_grad=True)
+    idx = T(np.array([[0, 2, 2], [5, 0, 2]]), minitorch.int64, device)
+    # padding_idx and scale_grad_by_freq change the gradient on purpose (not the true derivative): checked
+    # against their own rule below
+    assert gradcheck(lambda w: F.embedding(w, idx), [w])
+    assert gradgradcheck(lambda w: F.embedding(w, idx), [w])
+
+
+def test_embedding_grad_accumulates_and_padding(device):
+    w = minitorch.randn(5, 2, dtype=minitorch.float64, device=device, requires_grad=True)
+    idx = T(np.array([1, 1, 3, 1, 0]), minitorch.int64, device)
+    g = np.arange(10.0).reshape(5, 2)
+    F.embedding(w, idx, 3).backward(T(g, device=device))
+    expect = np.zeros((5, 2))
+    for k, i in enumerate([1, 1, 3, 1, 0]):
+        if i != 3:
+            expect[i] += g[k]
+    assert_matches(w.grad, expect)
+    w.grad = None
+    F.embedding(w, idx, -1, True).backward(T(g, device=device))
+    counts = np.bincount([1, 1, 3, 1, 0], minlength=5)
+    expect = np.zeros((5, 2))
+    for k, i in enumerate([1, 1, 3, 1, 0]):
+        expect[i] += g[k] / counts[i]
+    assert_matches(w.grad, expect)
+
+
+def test_embedding_errors(device):
+    w = minitorch.randn(4, 2, device=device)
+    with pytest.raises(
+        RuntimeError,
+        match="Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int",
+    ):
+        F.embedding(w, minitorch.tensor([1.0], device=device))
+    if device == "cpu":  # CUDA stops with a device-side trap, as PyTorch's device assert
+        with pytest.raises(IndexError, match="index out of range in self"):
+            F.embedding(w, minitorch.tensor([4]))
+        with pytest.raises(IndexError, match="index out of range in self"):
+            F.embedding(w, minitorch.tensor([-1]))
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_renorm(device, norm_type):
+    rng = rng_for(16)
+    w0 = rng.standard_normal((6, 3)) * 2
+    w = T(w0, device=device)
+    idx = np.array([0, 2, 2, 5])
+    F.embedding_renorm_(w, T(idx, minitorch.int64, device), 1.0, norm_type)
+    expect = w0.copy()
+    for i in set(idx.tolist()):
+        nrm = np.linalg.norm(w0[i], ord=norm_type)
+        if nrm > 1.0:
+            expect[i] = w0[i] * (1.0 / (nrm + 1e-7))
+    assert_matches(w, expect)
+
+
+# ---------------------------------------------------------------- dropout
+
+
+def test_dropout_identity_cases(device):
+    x = minitorch.randn(5, 4, device=device)
+    assert F.dropout(x, 0.5, False) is x
+    assert F.dropout(x, 0.0, True) is x
+    z = F.dropout(x, 1.0, True)
+    assert_matches(z, np.zeros((5, 4)))
+    assert F.feature_dropout(x, 0.5, False) is x
+    assert F.alpha_dropout(x, 0.5, False) is x
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.9])
+def test_dropout_statistics(device, dtype, p):
+    n = 200_000
+    x = minitorch.full((n,), 1.25, dtype=dtype, device=device)
+    y = to_np(F.dropout(x, p, True))
+    dropped = np.mean(y == 0)
+    assert abs(dropped - p) < 5 * np.sqrt(p * (1 - p) / n)
+    kept = y[y != 0]
+    # every kept value is exactly x * (1 / (1 - p)) in the dtype's opmath, rounded once (PyTorch's formula)
+    expect = to_np(minitorch.full((1,), 1.25, dtype=dtype) * (1 / (1 - p)))[0]
+    assert np.all(kept == expect)
+
+
+def test_dropout_backward_uses_mask(device):
+    x = minitorch.randn(1000, dtype=minitorch.float64, device=device, requires_grad=True)
+    y = F.dropout(x, 0.3, True)
+    g = np.random.default_rng(0).standard_normal(1000)
+    y.backward(T(g, device=device))
+    keep = to_np(y) != 0
+    assert_matches(x.grad, np.where(keep, g / 0.7, 0.0))
+    assert_matches(y, np.where(keep, to_np(x) / 0.7, 0.0))
+
+
+def test_dropout_non_contiguous_and_seed(device):
+    x = minitorch.ones(64, 32, device=device).T
+    minitorch.manual_seed(7)
+    a = to_np(F.dropout(x, 0.5, True))
+    minitorch.manual_seed(7)
+    b = to_np(F.dropout(x, 0.5, True))
+    assert a.shape == (32, 64)
+    np.testing.assert_array_equal(a, b)
+    c = to_np(F.dropout(x, 0.5, True))
+    assert not np.array_equal(a, c)
+
+
+def test_feature_dropout(device):
+    x = minitorch.ones(50, 40, 3, 3, device=device)
+    y = to_np(F.feature_dropout(x, 0.5, True))
+    per_channel = y.reshape(50, 40, 9)
+    assert np.all(per_channel.max(2) == per_channel.min(2))  # one draw per (N, C) channel
+    assert set(np.unique(y).tolist()) <= {0.0, 2.0}
+    assert abs(np.mean(y == 0) - 0.5) < 0.05
+
+
+def test_alpha_dropout_keeps_moments(device):
+    x = minitorch.randn(400_000, device=device)
+    y = to_np(F.alpha_dropout(x, 0.3, True))
+    assert abs(y.mean()) < 0.02
+    assert abs(y.std() - 1) < 0.02
+
+
+def test_dropout_errors(device):
+    x = minitorch.randn(3, device=device)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.dropout(x, 1.5, True)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got -0.1"):
+        F.feature_dropout(x.reshape(1, 3), -0.1, False)
+
+
+# ---------------------------------------------------------------- fused backward passes per dtype
+
+
+def np_norm_grads(x, w, g, axes, eps):
+    """(dx, dw, db) of y = xhat * w + b normalized over `axes`, w broadcast against x."""
+    m = x.mean(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+    xhat = (x - m) * rstd
+    gw = g * w
+    dx = rstd * (gw - gw.mean(axis=axes, keepdims=True) - xhat * (gw * xhat).mean(axis=axes, keepdims=True))
+    return dx, xhat
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_layer_norm_backward_values(device, dtype):
+    rng = rng_for(20)
+    x, w, b = make_array((6, 10), dtype, rng), make_array((10,), dtype, rng), make_array((10,), dtype, rng)
+    g = make_array((6, 10), dtype, rng)
+    xt, wt, bt = (T(a, dtype, device, requires_grad=True) for a in (x, w, b))
+    F.layer_norm(xt, 10, wt, bt).backward(T(g, dtype, device))
+    dx, xhat = np_norm_grads(x, w, g, (1,), 1e-5)
+    rtol, atol = TOL[dtype]
+    assert_matches(xt.grad, dx, rtol=rtol * 10, atol=atol * 10)
+    assert_matches(wt.grad, (g * xhat).sum(0), rtol=rtol * 10, atol=atol * 10)
+    assert_matches(bt.grad, g.sum(0), rtol=rtol * 10, atol=atol * 10)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_backward_values(device, dtype, training):
+    rng = rng_for(21)
+    x, g = make_array((5, 3, 4), dtype, rng), make_array((5, 3, 4), dtype, rng)
+    w, b = make_array((3,), dtype, rng), make_array((3,), dtype, rng)
+    rm0, rv0 = rng.uniform(-1, 1, 3), rng.uniform(0.5, 2, 3)
+    xt, wt, bt = (T(a, dtype, device, requires_grad=True) for a in (x, w, b))
+    rm, rv = T(rm0, minitorch.float64, device), T(rv0, minitorch.float64, device)
+    F.batch_norm(xt, wt, bt, rm, rv, training, 0.1, 1e-5).backward(T(g, dtype, device))
+    w3 = w.reshape(1, 3, 1)
+    if training:
+        dx, xhat = np_norm_grads(x, w3, g, (0, 2), 1e-5)
+    else:
+        rstd = 1 / np.sqrt(rv0.reshape(1, 3, 1) + 1e-5)
+        xhat = (x - rm0.reshape(1, 3, 1)) * rstd
+        dx = g * w3 * rstd
+    rtol, atol = TOL[dtype]
+    assert_matches(xt.grad, dx, rtol=rtol * 10, atol=atol * 10)
+    assert_matches(wt.grad, (g * xhat).sum((0, 2)), rtol=rtol * 10, atol=atol * 10)
+    assert_matches(bt.grad, g.sum((0, 2)), rtol=rtol * 10, atol=atol * 10)
