@@ -11,6 +11,7 @@
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 #include "ops/elementwise.h"
+#include "ops/loss.h"
 
 namespace mt::autograd {
 
@@ -96,5 +97,9 @@ const Tensor& fill_(const Tensor& self, const Scalar& value);
 // In-place ops under grad mode: raises for a leaf that requires grad (PyTorch's message) and for a view
 // that requires grad (not supported yet). Called by in-place front ends that have no recording twin.
 void check_inplace(const Tensor& self);
+
+// ---- loss (helper loss)
+// cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
+Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight, const ClassLossOptions& opt);
 
 }  // namespace mt::autograd

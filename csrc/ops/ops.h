@@ -6,5 +6,6 @@
 #include "ops/factory.h"
 #include "ops/index.h"
 #include "ops/linalg.h"
+#include "ops/loss.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"

@@ -73,5 +73,6 @@ void init_index(py::module_& m, TensorClass& cls);
 void init_linalg(py::module_& m, TensorClass& cls);
 void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m);
+void init_loss(py::module_& m);
 
 }  // namespace mt

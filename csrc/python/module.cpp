@@ -66,6 +66,7 @@ PYBIND11_MODULE(_C, m) {
   init_linalg(m, cls);
   init_cuda(m);
   init_dlpack(m);
+  init_loss(m);
   init_autograd(m, cls);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
