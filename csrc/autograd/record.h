@@ -100,6 +100,7 @@ void check_inplace(const Tensor& self);
 
 // ---- loss (helper loss)
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
-Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight, const ClassLossOptions& opt);
+Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                  const ClassLossOptions& opt);
 
 }  // namespace mt::autograd
