@@ -1532,3 +1532,42 @@ Tensor dropout(const Tensor& input, double p) {
 }
 
 }  // namespace mt::autograd
+
+// ---- loss (helper loss)
+namespace mt::autograd {
+
+Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                  const ClassLossOptions& opt) {
+  Tensor out, stats, total_weight;
+  {
+    NoGradGuard g;
+    std::tie(out, stats, total_weight) = mt::class_loss_forward(input, target, weight, opt, true);
+  }
+  const char* name = opt.kind == ClassLossKind::nll ? "NllLossBackward0" : "CrossEntropyLossBackward0";
+  auto n =
+      attach(name,
+             [opt](FnNode& n, V& gs) -> V {
+               Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2), st = n.saved(3), tw = n.saved(4);
+               // the fused kernel's result has no history of its own: refuse rather than return a
+               // gradient that silently cannot be differentiated again
+               MT_CHECK_NOT_IMPLEMENTED(
+                   !(GradMode::is_enabled() &&
+                     (gs[0].requires_grad() || x.requires_grad() || (t.defined() && t.requires_grad()))),
+                   "cross_entropy / nll_loss: double backward (create_graph=True through the loss) is not "
+                   "supported");
+               auto [gi, gt] = mt::class_loss_backward(gs[0], x, t, w, st, tw, opt, n.needs_input_grad(0),
+                                                       n.needs_input_grad(1));
+               return {gi, gt};
+             },
+             {&input, &target}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(target);
+    n->save(weight);
+    n->save(stats);
+    n->save(total_weight);
+  }
+  return out;
+}
+
+}  // namespace mt::autograd

@@ -11,6 +11,7 @@
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 #include "ops/elementwise.h"
+#include "ops/loss.h"
 
 namespace mt::autograd {
 
@@ -122,5 +123,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse);
 Tensor dropout(const Tensor& input, double p);  // 0 < p < 1, training
+// ---- loss (helper loss)
+// cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
+Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                  const ClassLossOptions& opt);
 
 }  // namespace mt::autograd

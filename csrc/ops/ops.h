@@ -10,5 +10,6 @@
 #include "ops/linalg.h"
 #include "ops/pool.h"
 #include "ops/nn.h"
+#include "ops/loss.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"

@@ -69,6 +69,7 @@ PYBIND11_MODULE(_C, m) {
   init_cuda(m);
   init_dlpack(m);
   init_foreach(m);
+  init_loss(m);
   init_autograd(m, cls);
   init_amp(m);
   init_conv(m);

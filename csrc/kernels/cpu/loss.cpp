@@ -1,0 +1,291 @@
+// CPU kernels of the fused class losses (cross_entropy, nll_loss): layout and semantics in ops/loss.h.
+#include "ops/loss.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/ScalarType.h"
+#include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/VecExp.h"
+
+namespace mt {
+namespace {
+
+// float32 rows with contiguous classes (the common case) go through these loops: the exp vectorizes, and on
+// AVX2+FMA machines a clone chosen at load time uses it (the wheel itself targets baseline x86-64).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MT_LOSS_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define MT_LOSS_CLONES
+#endif
+
+constexpr int kLanes = 16;
+
+// Max of a row. A NaN is skipped here but reaches the result through the sum of exps below.
+MT_LOSS_CLONES float row_max_f32(const float* x, int64_t n) {
+  float m[kLanes];
+  for (int j = 0; j < kLanes; ++j) m[j] = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) m[j] = std::max(m[j], x[i + j]);
+  for (; i < n; ++i) m[0] = std::max(m[0], x[i]);
+  for (int j = 1; j < kLanes; ++j) m[0] = std::max(m[0], m[j]);
+  return m[0];
+}
+
+MT_LOSS_CLONES float sum_exp_f32(const float* x, int64_t n, float shift) {
+  VecExpF f;
+  float acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] += f(x[i + j] - shift);
+  float tail = 0;
+  for (; i < n; ++i) tail += f(x[i] - shift);
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0] + tail;
+}
+
+// out = k * exp(x - shift)
+MT_LOSS_CLONES void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k) {
+  VecExpF f;
+  for (int64_t i = 0; i < n; ++i) out[i] = k * f(x[i] - shift);
+}
+
+// Per row of a cross entropy with class-index targets t (weights w, smoothing eps over C classes):
+//   loss = (1 - eps) w_t (lse - x_t) + eps / C * sum_c w_c (lse - x_c)
+// and d loss / d x_c = p_c * A - a_c with a_c = (1 - eps) w_t [c == t] + eps / C * w_c, A = sum_c a_c.
+// With probabilities t_c (smoothed t'_c = (1 - eps) t_c + eps / C): loss = sum_c w_c t'_c (lse - x_c),
+// a_c = w_c t'_c. nll_loss is loss = -w_t x_t. Ignored rows contribute nothing, to the loss or the mean's
+// denominator (sum of w_t over rows kept; the row count for probabilities).
+template <typename T>
+struct RowResult {
+  opmath_t<T> loss, weight, lse, a;
+};
+
+template <typename T>
+RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t r, int64_t C,
+                            int64_t stride, const ClassLossOptions& opt) {
+  using op_t = opmath_t<T>;
+  auto X = [&](int64_t c) { return static_cast<op_t>(x[c * stride]); };
+  auto W = [&](int64_t c) { return w ? static_cast<op_t>(w[c]) : op_t(1); };
+  RowResult<T> res{0, 0, 0, 0};
+  int64_t t = 0;
+  if (opt.kind != ClassLossKind::ce_prob) {
+    t = ti[r];
+    if (t == opt.ignore_index) return res;
+    MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
+    res.weight = W(t);
+  }
+  if (opt.kind == ClassLossKind::nll) {
+    res.loss = -res.weight * X(t);
+    return res;
+  }
+  // logsumexp: a NaN max propagates (as in softmax); an all -inf row gives -inf - (-inf) = NaN
+  op_t m = -std::numeric_limits<op_t>::infinity(), s = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    if (stride == 1) {
+      m = row_max_f32(x, C);
+      s = sum_exp_f32(x, C, m);
+    }
+  }
+  if (!std::is_same_v<T, float> || stride != 1) {
+    for (int64_t c = 0; c < C; ++c) {
+      op_t v = X(c);
+      m = (v > m || v != v) ? v : m;
+    }
+    for (int64_t c = 0; c < C; ++c) s += std::exp(X(c) - m);
+  }
+  const op_t lse = m + std::log(s);
+  res.lse = lse;
+  const op_t eps = static_cast<op_t>(opt.label_smoothing);
+  const op_t eps_c = C > 0 ? eps / static_cast<op_t>(C) : op_t(0);
+  if (opt.kind == ClassLossKind::ce_index) {
+    op_t loss = (op_t(1) - eps) * res.weight * (lse - X(t));
+    op_t a = (op_t(1) - eps) * res.weight;
+    if (eps > 0) {
+      op_t sw = 0, swl = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        sw += W(c);
+        swl += W(c) * (lse - X(c));
+      }
+      loss += eps_c * swl;
+      a += eps_c * sw;
+    }
+    res.loss = loss;
+    res.a = a;
+  } else {
+    op_t swt = 0, loss = 0;
+    for (int64_t c = 0; c < C; ++c) {
+      op_t wt = W(c) * ((op_t(1) - eps) * static_cast<op_t>(tp[c * stride]) + eps_c);
+      swt += wt;
+      loss += wt * (lse - X(c));
+    }
+    res.loss = loss;
+    res.a = swt;
+    res.weight = 1;
+  }
+  return res;
+}
+
+template <typename T>
+void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
+                              const Tensor& input, const Tensor& target, const Tensor& weight,
+                              const ClassLossGeometry& g, const ClassLossOptions& opt) {
+  using op_t = opmath_t<T>;
+  const T* x = input.data<T>();
+  const bool prob = opt.kind == ClassLossKind::ce_prob;
+  const int64_t* ti = prob ? nullptr : target.data<int64_t>();
+  const T* tp = prob ? target.data<T>() : nullptr;
+  const T* w = weight.defined() ? weight.data<T>() : nullptr;
+  T* o = out.data<T>();
+  op_t* st = stats.defined() ? stats.data<op_t>() : nullptr;
+  const int64_t C = g.classes, inner = g.inner, rows = g.outer * inner;
+  const bool none = opt.reduction == Reduction::None;
+  // Rows in fixed chunks (independent of the thread count), each chunk's sums in double, chunks added in
+  // order: the reduced result is the same on any number of threads.
+  const int64_t chunk = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1));
+  const int64_t nchunks = (rows + chunk - 1) / chunk;
+  std::vector<double> part_loss(static_cast<size_t>(none ? 0 : nchunks)),
+      part_w(static_cast<size_t>(nchunks));
+  auto run = [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      double sl = 0, sw = 0;
+      const int64_t r1 = std::min(rows, (k + 1) * chunk);
+      for (int64_t r = k * chunk; r < r1; ++r) {
+        const int64_t off = (r / inner) * C * inner + r % inner;
+        RowResult<T> rr = class_loss_row<T>(x + off, ti, prob ? tp + off : nullptr, w, r, C, inner, opt);
+        if (none)
+          o[r] = static_cast<T>(rr.loss);
+        else
+          sl += static_cast<double>(rr.loss);
+        sw += static_cast<double>(rr.weight);
+        if (st) {
+          st[2 * r] = rr.lse;
+          st[2 * r + 1] = rr.a;
+        }
+      }
+      if (!none) part_loss[k] = sl;
+      part_w[k] = sw;
+    }
+  };
+  if (nchunks == 1)
+    run(0, 1);
+  else
+    parallel_for(0, nchunks, 1, run);
+  double tl = 0, tw = 0;
+  for (int64_t k = 0; k < nchunks; ++k) {
+    if (!none) tl += part_loss[k];
+    tw += part_w[k];
+  }
+  if (total_weight.defined()) *total_weight.data<op_t>() = static_cast<op_t>(tw);
+  if (opt.reduction == Reduction::Sum) *o = static_cast<T>(tl);
+  // a mean over rows that are all ignored is 0/0 = NaN, as PyTorch's
+  if (opt.reduction == Reduction::Mean) *o = static_cast<T>(tl / tw);
+}
+
+void class_loss_forward_kernel(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
+                               const Tensor& input, const Tensor& target, const Tensor& weight,
+                               const ClassLossGeometry& g, const ClassLossOptions& opt) {
+  MT_DISPATCH_FLOATING_TYPES(
+      input.dtype(), opt.kind == ClassLossKind::nll ? "nll_loss" : "cross_entropy",
+      [&] { class_loss_forward_typed<scalar_t>(out, stats, total_weight, input, target, weight, g, opt); });
+}
+
+template <typename T>
+void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
+                               const Tensor& input, const Tensor& target, const Tensor& weight,
+                               const Tensor& stats, const Tensor& total_weight, const ClassLossGeometry& g,
+                               const ClassLossOptions& opt) {
+  using op_t = opmath_t<T>;
+  const T* x = input.data<T>();
+  const bool prob = opt.kind == ClassLossKind::ce_prob;
+  const int64_t* ti = prob ? nullptr : target.data<int64_t>();
+  const T* tp = prob ? target.data<T>() : nullptr;
+  const T* w = weight.defined() ? weight.data<T>() : nullptr;
+  const T* gr = grad.data<T>();
+  const op_t* st = stats.defined() ? stats.data<op_t>() : nullptr;
+  T* gi = grad_input.defined() ? grad_input.data<T>() : nullptr;
+  T* gt = grad_target.defined() ? grad_target.data<T>() : nullptr;
+  const int64_t C = g.classes, inner = g.inner, rows = g.outer * inner;
+  op_t scale0 = static_cast<op_t>(gr[0]);
+  if (opt.reduction == Reduction::Mean) scale0 /= *total_weight.data<op_t>();
+  const op_t eps = static_cast<op_t>(opt.label_smoothing);
+  const op_t eps_c = C > 0 ? eps / static_cast<op_t>(C) : op_t(0);
+  auto W = [&](int64_t c) { return w ? static_cast<op_t>(w[c]) : op_t(1); };
+  auto row = [&](int64_t r) {
+    const int64_t off = (r / inner) * C * inner + r % inner;
+    const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
+    int64_t t = -1;
+    bool ignored = false;
+    if (!prob) {
+      t = ti[r];
+      ignored = t == opt.ignore_index;
+    }
+    if (opt.kind == ClassLossKind::nll || ignored) {
+      if (gi) {
+        for (int64_t c = 0; c < C; ++c) gi[off + c * inner] = T(0);
+        if (!ignored) gi[off + t * inner] = static_cast<T>(-scale * W(t));
+      }
+      return;
+    }
+    const op_t lse = st[2 * r], A = st[2 * r + 1];
+    if constexpr (std::is_same_v<T, float>) {
+      if (inner == 1 && gi && !gt) {
+        // scale * (p_c * A - a_c): the softmax part vectorized, then the target's terms
+        scaled_exp_f32(gi + off, x + off, C, lse, scale * A);
+        if (prob) {
+          for (int64_t c = 0; c < C; ++c)
+            gi[off + c] -= scale * W(c) * ((op_t(1) - eps) * tp[off + c] + eps_c);
+        } else {
+          if (eps > 0)
+            for (int64_t c = 0; c < C; ++c) gi[off + c] -= scale * eps_c * W(c);
+          gi[off + t] -= scale * (op_t(1) - eps) * W(t);
+        }
+        return;
+      }
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t i = off + c * inner;
+      const op_t xv = static_cast<op_t>(x[i]);
+      if (gi) {
+        op_t a;
+        if (prob)
+          a = W(c) * ((op_t(1) - eps) * static_cast<op_t>(tp[i]) + eps_c);
+        else
+          a = eps_c * W(c) + (c == t ? (op_t(1) - eps) * W(t) : op_t(0));
+        gi[i] = static_cast<T>(scale * (std::exp(xv - lse) * A - a));
+      }
+      if (gt) gt[i] = static_cast<T>(scale * (op_t(1) - eps) * W(c) * (lse - xv));
+    }
+  };
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1));
+  if (rows <= grain) {
+    for (int64_t r = 0; r < rows; ++r) row(r);
+  } else {
+    parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) row(r);
+    });
+  }
+}
+
+void class_loss_backward_kernel(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
+                                const Tensor& input, const Tensor& target, const Tensor& weight,
+                                const Tensor& stats, const Tensor& total_weight, const ClassLossGeometry& g,
+                                const ClassLossOptions& opt) {
+  MT_DISPATCH_FLOATING_TYPES(
+      input.dtype(), opt.kind == ClassLossKind::nll ? "nll_loss_backward" : "cross_entropy_backward", [&] {
+        class_loss_backward_typed<scalar_t>(grad_input, grad_target, grad, input, target, weight, stats,
+                                            total_weight, g, opt);
+      });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(class_loss_forward_stub, CPU, &class_loss_forward_kernel);
+MT_REGISTER_KERNEL(class_loss_backward_stub, CPU, &class_loss_backward_kernel);
+
+}  // namespace mt

@@ -1,0 +1,295 @@
+// Loss front ends: PyTorch's argument checks and shape rules, then the fused class-loss kernels or a
+// composite of elementwise ops and reductions.
+#include "ops/loss.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/record.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(class_loss_forward_stub, ClassLossForwardFn);
+MT_DEFINE_STUB(class_loss_backward_stub, ClassLossBackwardFn);
+
+Reduction parse_reduction(const std::string& s) {
+  if (s == "mean") return Reduction::Mean;
+  if (s == "sum") return Reduction::Sum;
+  if (s == "none") return Reduction::None;
+  MT_CHECK_VALUE(false, s, " is not a valid value for reduction");
+  return Reduction::Mean;
+}
+
+namespace {
+
+Tensor S(double v) {
+  return wrapped_scalar(Scalar(v));
+}
+
+ScalarType opmath_type(ScalarType t) {
+  return t == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+}
+
+// "torch.Size([2, 3])", as PyTorch's Python-side messages print sizes.
+std::string torch_size(IntArrayRef s) {
+  return "torch.Size(" + shape_str(s) + ")";
+}
+
+void check_same_device(const Tensor& a, const Tensor& b) {
+  MT_CHECK(!b.defined() || a.device() == b.device(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           a.device().str(), " and ", b.device().str(), "!");
+}
+
+Tensor apply_reduction(const Tensor& loss, Reduction r) {
+  switch (r) {
+    case Reduction::Mean:
+      return mean(loss, {}, false);
+    case Reduction::Sum:
+      return sum(loss, {}, false);
+    default:
+      return loss;
+  }
+}
+
+// Everything the class-loss kernels need, validated: geometry, contiguous operands, the 'none' output shape.
+struct ClassLossPlan {
+  ClassLossGeometry g;
+  Tensor x, t, w;
+  DimVector out_shape;
+};
+
+ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                              const ClassLossOptions& opt) {
+  const bool prob = opt.kind == ClassLossKind::ce_prob;
+  const bool ce = opt.kind != ClassLossKind::nll;
+  check_same_device(input, target);
+  check_same_device(input, weight);
+  MT_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
+  MT_CHECK(is_floating(input.dtype()), "\"", ce ? "log_softmax_lastdim_kernel_impl" : "nll_loss_out_frame",
+           "\" not implemented for '", dtype_short_name(input.dtype()), "'");
+  ClassLossPlan p;
+  const int64_t nd = input.dim();
+  p.g.outer = nd == 1 ? 1 : input.sizes()[0];
+  p.g.classes = nd == 1 ? input.sizes()[0] : input.sizes()[1];
+  p.g.inner = 1;
+  for (int64_t d = 2; d < nd; ++d) p.g.inner *= input.sizes()[d];
+  if (prob) {
+    MT_CHECK(is_floating(target.dtype()),
+             "Expected floating point type for target with class probabilities, got ",
+             dtype_short_name(target.dtype()));
+    MT_CHECK(opt.ignore_index < 0, "ignore_index is not supported for floating point target");
+    MT_CHECK(opt.label_smoothing >= 0.0 && opt.label_smoothing <= 1.0,
+             "label_smoothing must be between 0.0 and 1.0. Got: ", opt.label_smoothing);
+    MT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == p.g.classes),
+             "cross_entropy: weight tensor should be defined either for all ", p.g.classes,
+             " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+    for (int64_t d = 0; d < nd; ++d)
+      if (d != (nd == 1 ? 0 : 1)) p.out_shape.push_back(input.sizes()[d]);
+  } else {
+    MT_CHECK_VALUE(nd == 1 || target.dim() == 0 || input.sizes()[0] == target.sizes()[0],
+                   "Expected input batch_size (", input.sizes()[0], ") to match target batch_size (",
+                   target.sizes()[0], ").");
+    if (nd <= 2) {
+      MT_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+      bool no_batch_dim = nd == 1 && target.dim() == 0;
+      MT_CHECK(no_batch_dim || (nd == 2 && target.dim() == 1 && input.sizes()[0] == target.sizes()[0]),
+               "size mismatch (got input: ", shape_str(input.sizes()),
+               ", target: ", shape_str(target.sizes()), ")");
+    } else {
+      DimVector expect{input.sizes()[0]};
+      for (int64_t d = 2; d < nd; ++d) expect.push_back(input.sizes()[d]);
+      MT_CHECK(IntArrayRef(expect).equals(target.sizes()), "Expected target size ", shape_str(expect),
+               ", got ", shape_str(target.sizes()));
+    }
+    MT_CHECK(target.dtype() == ScalarType::Long, "expected scalar type Long but found ",
+             dtype_short_name(target.dtype()));
+    MT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == p.g.classes),
+             "weight tensor should be defined either for all ", p.g.classes,
+             " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+    p.out_shape = target.sizes();
+  }
+  p.x = contiguous(input);
+  p.t = contiguous(prob && target.dtype() != input.dtype() ? to(target, input.dtype(), input.device())
+                                                           : target);
+  if (weight.defined())
+    p.w = contiguous(weight.dtype() == input.dtype() ? weight : to(weight, input.dtype(), input.device()));
+  return p;
+}
+
+}  // namespace
+
+ClassLossKind cross_entropy_kind(const Tensor& input, const Tensor& target) {
+  return input.sizes().size() == target.sizes().size() && IntArrayRef(input.sizes()).equals(target.sizes())
+             ? ClassLossKind::ce_prob
+             : ClassLossKind::ce_index;
+}
+
+std::tuple<Tensor, Tensor, Tensor> class_loss_forward(const Tensor& input, const Tensor& target,
+                                                      const Tensor& weight, const ClassLossOptions& opt,
+                                                      bool for_backward) {
+  ClassLossPlan p = plan_class_loss(input, target, weight, opt);
+  const ScalarType dt = input.dtype();
+  const Device dev = input.device();
+  const int64_t rows = p.g.outer * p.g.inner;
+  Tensor out = opt.reduction == Reduction::None ? make_empty(p.out_shape, dt, dev) : make_empty({}, dt, dev);
+  Tensor stats, total_weight;
+  if (for_backward && opt.kind != ClassLossKind::nll) stats = make_empty({rows, 2}, opmath_type(dt), dev);
+  if (for_backward || opt.reduction == Reduction::Mean) total_weight = make_empty({}, opmath_type(dt), dev);
+  if (rows == 0) {
+    // PyTorch: the sum over no samples is 0 and their mean 0/0
+    if (opt.reduction != Reduction::None)
+      fill_(out, Scalar(opt.reduction == Reduction::Mean ? std::numeric_limits<double>::quiet_NaN() : 0.0));
+    if (total_weight.defined()) fill_(total_weight, Scalar(0.0));
+    return {out, stats, total_weight};
+  }
+  class_loss_forward_stub.get(dev)(out, stats, total_weight, p.x, p.t, p.w, p.g, opt);
+  return {out, stats, total_weight};
+}
+
+std::tuple<Tensor, Tensor> class_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                               const Tensor& weight, const Tensor& stats,
+                                               const Tensor& total_weight, const ClassLossOptions& opt,
+                                               bool need_input, bool need_target) {
+  ClassLossPlan p = plan_class_loss(input, target, weight, opt);
+  const ScalarType dt = input.dtype();
+  const Device dev = input.device();
+  Tensor gi = need_input ? make_empty(input.sizes(), dt, dev) : Tensor();
+  Tensor gt =
+      need_target && opt.kind == ClassLossKind::ce_prob ? make_empty(input.sizes(), dt, dev) : Tensor();
+  if (!gi.defined() && !gt.defined()) return {gi, gt};
+  if (input.numel() == 0) return {gi, gt};
+  // the incoming gradient may be expanded (a sum's backward) or of another dtype: the kernel reads it dense
+  Tensor g = contiguous(grad.dtype() == dt && grad.device() == dev ? grad : to(grad, dt, dev));
+  class_loss_backward_stub.get(dev)(gi, gt, g, p.x, p.t, p.w, stats, total_weight, p.g, opt);
+  return {gi, gt};
+}
+
+namespace {
+
+Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                  const ClassLossOptions& opt) {
+  const Tensor w = weight ? *weight : Tensor();
+  if (autograd::needs_grad(input) || (opt.kind == ClassLossKind::ce_prob && autograd::needs_grad(target)))
+    return autograd::class_loss(input, target, w, opt);
+  return std::get<0>(class_loss_forward(input, target, w, opt, false));
+}
+
+}  // namespace
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                     Reduction reduction, int64_t ignore_index, double label_smoothing) {
+  ClassLossOptions opt;
+  opt.kind = cross_entropy_kind(input, target);
+  opt.reduction = reduction;
+  opt.ignore_index = ignore_index;
+  if (opt.kind == ClassLossKind::ce_index) {
+    // PyTorch only smooths (and range-checks) a positive label_smoothing for class-index targets
+    MT_CHECK(label_smoothing <= 1.0, "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
+    opt.label_smoothing = label_smoothing > 0.0 ? label_smoothing : 0.0;
+  } else {
+    opt.label_smoothing = label_smoothing;
+  }
+  return class_loss(input, target, weight, opt);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                Reduction reduction, int64_t ignore_index) {
+  ClassLossOptions opt;
+  opt.kind = ClassLossKind::nll;
+  opt.reduction = reduction;
+  opt.ignore_index = ignore_index;
+  return class_loss(input, target, weight, opt);
+}
+
+// ---- composites
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  Tensor d = sub(input, target);
+  return apply_reduction(mul(d, d), reduction);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  return apply_reduction(abs(sub(input, target)), reduction);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  MT_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  if (beta == 0.0) return l1_loss(input, target, reduction);
+  Tensor z = abs(sub(input, target));
+  Tensor quad = mul(mul(z, z), S(0.5 / beta));
+  Tensor lin = sub(z, S(0.5 * beta));
+  return apply_reduction(where(lt(z, S(beta)), quad, lin), reduction);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  MT_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  Tensor z = abs(sub(input, target));
+  Tensor quad = mul(mul(z, z), S(0.5));
+  Tensor lin = mul(sub(z, S(0.5 * delta)), S(delta));
+  return apply_reduction(where(lt(z, S(delta)), quad, lin), reduction);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                            Reduction reduction) {
+  MT_CHECK_VALUE(IntArrayRef(input.sizes()).equals(target.sizes()), "Using a target size (",
+                 torch_size(target.sizes()), ") that is different to the input size (",
+                 torch_size(input.sizes()), ") is deprecated. Please ensure they have the same size.");
+  check_same_device(input, target);
+  // PyTorch checks the range inside its kernel; on the CPU reading the result is free, on CUDA it would be a
+  // sync per call, so there out-of-range inputs give NaN (log of a negative number) instead of an error.
+  if (!input.is_cuda() && input.numel() > 0) {
+    autograd::NoGradGuard ng;
+    Tensor bad = any(logical_or(lt(input, S(0.0)), gt(input, S(1.0))), {}, false);
+    MT_CHECK(!*bad.data<bool>(), "all elements of input should be between 0 and 1");
+  }
+  // log clamped at -100 as PyTorch, so a 0 or 1 probability gives a finite loss
+  Tensor logx = clamp(log(input), S(-100.0), std::nullopt);
+  Tensor log1mx = clamp(log(sub(S(1.0), input)), S(-100.0), std::nullopt);
+  Tensor loss = neg(add(mul(target, logx), mul(sub(S(1.0), target), log1mx)));
+  if (weight) loss = mul(loss, *weight);
+  return apply_reduction(loss, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const std::optional<Tensor>& weight, Reduction reduction,
+                                        const std::optional<Tensor>& pos_weight) {
+  MT_CHECK_VALUE(IntArrayRef(input.sizes()).equals(target.sizes()), "Target size (",
+                 torch_size(target.sizes()), ") must be the same as input size (", torch_size(input.sizes()),
+                 ")");
+  check_same_device(input, target);
+  // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow for any x
+  Tensor log_sig = sub(minimum(input, S(0.0)), log1p(exp(neg(abs(input)))));
+  if (pos_weight) log_sig = mul(log_sig, add(mul(sub(*pos_weight, S(1.0)), target), S(1.0)));
+  Tensor loss = sub(mul(sub(S(1.0), target), input), log_sig);
+  if (weight) loss = mul(loss, *weight);
+  return apply_reduction(loss, reduction);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target,
+              bool batchmean) {
+  Tensor loss;
+  if (log_target) {
+    loss = mul(exp(target), sub(target, input));
+  } else {
+    // xlogy(t, t) - t * x: 0 where t == 0 (log of 1 there keeps the gradient finite), NaN for t < 0
+    Tensor safe = where(eq(target, S(0.0)), S(1.0), target);
+    loss = sub(mul(target, log(safe)), mul(target, input));
+  }
+  if (batchmean) {
+    Tensor s = sum(loss, {}, false);
+    return input.dim() == 0 ? s : div(s, S(static_cast<double>(input.sizes()[0])));
+  }
+  return apply_reduction(loss, reduction);
+}
+
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  return apply_reduction(log1p(exp(neg(mul(input, target)))), reduction);
+}
+
+}  // namespace mt

@@ -1,0 +1,85 @@
+// Loss functions (torch.nn.functional's): cross_entropy and nll_loss as fused kernels, the rest as
+// composites.
+#pragma once
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "core/Tensor.h"
+#include "ops/Dispatch.h"
+
+namespace mt {
+
+enum class Reduction : int { None, Mean, Sum };
+// 'none' | 'mean' | 'sum' (and 'batchmean' where allow_batchmean, kl_div's); ValueError otherwise.
+Reduction parse_reduction(const std::string& s);
+
+// input (N, C), (C,) or (N, C, d1, ...); target class indices (int64) or, for cross_entropy, class
+// probabilities of input's shape. PyTorch's semantics: ignored targets leave the mean's denominator, which is
+// the sum of the targets' weights.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                     Reduction reduction, int64_t ignore_index, double label_smoothing);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                Reduction reduction, int64_t ignore_index);
+
+// Composites of elementwise ops (their parts record autograd); input and target broadcast.
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta);
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                            Reduction reduction);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const std::optional<Tensor>& weight, Reduction reduction,
+                                        const std::optional<Tensor>& pos_weight);
+// batchmean: the sum divided by input.size(0), as PyTorch's kl_div allows.
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target,
+              bool batchmean = false);
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+
+// ---- The fused class losses. nll: input holds log-probabilities; ce_index: logits and class indices;
+// ce_prob: logits and class probabilities of input's shape.
+enum class ClassLossKind : int { nll, ce_index, ce_prob };
+struct ClassLossOptions {
+  ClassLossKind kind = ClassLossKind::ce_index;
+  Reduction reduction = Reduction::Mean;
+  int64_t ignore_index = -100;
+  double label_smoothing = 0.0;
+};
+
+// The kind cross_entropy takes for this (input, target): probabilities when the shapes are equal.
+ClassLossKind cross_entropy_kind(const Tensor& input, const Tensor& target);
+// (loss, stats, total_weight). With for_backward, stats (rows x 2, opmath dtype: logsumexp and the row's
+// total target weight) and total_weight (0-dim, opmath: the mean's denominator) are what the backward
+// kernel needs; otherwise they are not computed.
+std::tuple<Tensor, Tensor, Tensor> class_loss_forward(const Tensor& input, const Tensor& target,
+                                                      const Tensor& weight, const ClassLossOptions& opt,
+                                                      bool for_backward);
+// (grad_input, grad_target); grad_target only for ce_prob when need_target.
+std::tuple<Tensor, Tensor> class_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
+                                               const Tensor& weight, const Tensor& stats,
+                                               const Tensor& total_weight, const ClassLossOptions& opt,
+                                               bool need_input, bool need_target);
+
+// Kernel interface. input is contiguous outer x classes x inner; a "row" is one sample (outer * inner of
+// them), its classes `inner` apart. target: int64 (rows) for nll/ce_index, input's dtype and layout for
+// ce_prob. weight: undefined or contiguous (classes) in input's dtype. out: (rows) in input's dtype for
+// Reduction::None, else 0-dim. stats/total_weight: see class_loss_forward (undefined when not wanted;
+// total_weight is always written for Mean). A target outside [0, classes) that is not ignore_index raises
+// IndexError on the CPU; on CUDA (where raising would need a sync) the row's loss and gradient are NaN.
+struct ClassLossGeometry {
+  int64_t outer, classes, inner;
+};
+using ClassLossForwardFn = void (*)(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
+                                    const Tensor& input, const Tensor& target, const Tensor& weight,
+                                    const ClassLossGeometry& g, const ClassLossOptions& opt);
+// grad: contiguous (rows) for Reduction::None, else 0-dim, input's dtype. grad_input (input's shape) and
+// grad_target (ce_prob, input's shape) are contiguous; either may be undefined (not wanted).
+using ClassLossBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
+                                     const Tensor& input, const Tensor& target, const Tensor& weight,
+                                     const Tensor& stats, const Tensor& total_weight,
+                                     const ClassLossGeometry& g, const ClassLossOptions& opt);
+MT_DECLARE_STUB(class_loss_forward_stub, ClassLossForwardFn);
+MT_DECLARE_STUB(class_loss_backward_stub, ClassLossBackwardFn);
+
+}  // namespace mt

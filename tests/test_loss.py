@@ -1,0 +1,744 @@
+"""Loss functions of minitorch._C._nn against float64 NumPy references, gradients by finite differences, errors.
+
+The fused class losses (cross_entropy, nll_loss) are covered over reductions, class weights, ignore_index,
+label smoothing, probability targets, unbatched and (N, C, d1, ...) inputs, non-contiguous inputs, empty
+batches and every float dtype; the composites (mse, l1, smooth_l1, huber, bce, bce_with_logits, kl_div,
+soft_margin) over reductions, broadcasting and dtypes. Every device present.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, to_np
+
+import minitorch
+from minitorch.autograd import gradcheck
+
+F = minitorch._C._nn
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+# ---- NumPy references (float64)
+
+
+def np_log_softmax(x, axis):
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+def reduce_np(loss, reduction, denom=None):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.asarray(loss.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(loss.sum() / (loss.size if denom is None else denom))
+
+
+def np_nll(logp, target, weight, reduction, ignore_index):
+    unbatched = logp.ndim == 1
+    if unbatched:
+        logp, target = logp[None], np.asarray(target)[None]
+    C = logp.shape[1]
+    lp = np.moveaxis(logp, 1, -1)
+    w = np.ones(C) if weight is None else weight
+    keep = target != ignore_index
+    ts = np.where(keep, target, 0)
+    picked = np.take_along_axis(lp, ts[..., None], -1)[..., 0]
+    wt = w[ts] * keep
+    loss = -wt * picked
+    if unbatched and reduction == "none":
+        loss = loss[0]
+    return reduce_np(loss, reduction, wt.sum())
+
+
+def np_cross_entropy(x, target, weight=None, reduction="mean", ignore_index=-100, label_smoothing=0.0):
+    cdim = 0 if x.ndim == 1 else 1
+    C = x.shape[cdim]
+    logp = np_log_softmax(x, cdim)
+    wshape = [1] * x.ndim
+    wshape[cdim] = C
+    wb = np.ones(wshape) if weight is None else weight.reshape(wshape)
+    if target.shape == x.shape:  # probabilities
+        t = target * (1 - label_smoothing) + label_smoothing / C
+        loss = -(logp * t * wb).sum(cdim)
+        return reduce_np(loss, reduction, x.size / C)
+    nll = np_nll(logp, target, weight, reduction, ignore_index)
+    if label_smoothing <= 0:
+        return nll
+    keep = target != ignore_index
+    smooth = np.where(keep, -(logp * wb).sum(cdim), 0.0)
+    if reduction == "mean":
+        w = np.ones(C) if weight is None else weight
+        denom = w[np.where(keep, target, 0)][keep].sum()
+        smooth = np.asarray(smooth.sum() / denom)
+    else:
+        smooth = reduce_np(smooth, reduction)
+    return (1 - label_smoothing) * nll + label_smoothing / C * smooth
+
+
+# ---- inputs
+
+
+def rand(shape, dtype, rng, low=-3.0, high=3.0):
+    return make_array(shape, dtype, rng, low, high)
+
+
+def class_targets(shape, C, rng, ignore_index=None):
+    t = rng.integers(0, C, size=shape)
+    if ignore_index is not None and t.size > 1:
+        t.reshape(-1)[:: max(2, t.size // 3)] = ignore_index
+    return t
+
+
+def mt(a, dtype, device, requires_grad=False):
+    return minitorch.tensor(np.asarray(a), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def long(a, device):
+    return minitorch.tensor(np.asarray(a, dtype=np.int64), dtype=minitorch.int64, device=device)
+
+
+def low_tol(dtype, value):
+    """Tolerance for a loss computed from inputs of `dtype`: half precision rounds the result itself."""
+    r, a = TOL[dtype]
+    return r, a * max(1.0, float(np.nanmax(np.abs(value))) if np.size(value) else 1.0)
+
+
+# ---- cross_entropy / nll_loss values
+
+# (input shape, target shape): batched, unbatched, spatial (N, C, d1, d2), spatial with one extra dim
+CLASS_SHAPES = [((6, 5), (6,)), ((5,), ()), ((3, 4, 2, 3), (3, 2, 3)), ((2, 3, 4), (2, 4))]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shapes", CLASS_SHAPES, ids=str)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.25])
+def test_cross_entropy_class_targets(device, dtype, reduction, shapes, weighted, label_smoothing):
+    rng = np.random.default_rng(0)
+    xs, ts = shapes
+    C = xs[0] if len(xs) == 1 else xs[1]
+    x = rand(xs, dtype, rng)
+    t = class_targets(ts, C, rng, ignore_index=-100)
+    w = rand((C,), dtype, rng, 0.5, 2.0) if weighted else None
+    got = F.cross_entropy(
+        mt(x, dtype, device),
+        long(t, device),
+        weight=None if w is None else mt(w, dtype, device),
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
+    exp = np_cross_entropy(x, t, w, reduction, -100, label_smoothing)
+    assert got.dtype == dtype
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(6, 5), (5,), (2, 4, 3)], ids=str)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.3])
+def test_cross_entropy_probability_targets(device, dtype, reduction, shape, weighted, label_smoothing):
+    rng = np.random.default_rng(1)
+    C = shape[0] if len(shape) == 1 else shape[1]
+    x = rand(shape, dtype, rng)
+    cdim = 0 if len(shape) == 1 else 1
+    p = np.exp(np_log_softmax(rand(shape, minitorch.float64, rng), cdim))
+    p = to_np(mt(p, dtype, "cpu"))  # the values the library sees
+    w = rand((C,), dtype, rng, 0.5, 2.0) if weighted else None
+    got = F.cross_entropy(
+        mt(x, dtype, device),
+        mt(p, dtype, device),
+        weight=None if w is None else mt(w, dtype, device),
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
+    exp = np_cross_entropy(x, p, w, reduction, -100, label_smoothing)
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shapes", CLASS_SHAPES, ids=str)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss(device, dtype, reduction, shapes, weighted):
+    rng = np.random.default_rng(2)
+    xs, ts = shapes
+    C = xs[0] if len(xs) == 1 else xs[1]
+    x = rand(xs, dtype, rng, -4.0, 0.0)
+    t = class_targets(ts, C, rng, ignore_index=1)
+    w = rand((C,), dtype, rng, 0.5, 2.0) if weighted else None
+    got = F.nll_loss(
+        mt(x, dtype, device),
+        long(t, device),
+        None if w is None else mt(w, dtype, device),
+        reduction,
+        1,
+    )
+    exp = np_nll(x, t, w, reduction, 1)
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol, atol=atol)
+
+
+def test_cross_entropy_defaults_and_keywords(device):
+    rng = np.random.default_rng(3)
+    x = rand((4, 3), minitorch.float64, rng)
+    t = np.array([0, 2, 1, 2])
+    exp = np_cross_entropy(x, t)
+    assert_matches(F.cross_entropy(mt(x, minitorch.float64, device), long(t, device)), exp)
+    assert_matches(F.cross_entropy(input=mt(x, minitorch.float64, device), target=long(t, device)), exp)
+    assert F.cross_entropy(mt(x, minitorch.float32, device), long(t, device)).shape == ()
+    # ignore_index equal to a real class excludes it
+    got = F.cross_entropy(mt(x, minitorch.float64, device), long(t, device), ignore_index=2)
+    assert_matches(got, np_cross_entropy(x, t, ignore_index=2))
+
+
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_loss_non_contiguous(device, fn):
+    rng = np.random.default_rng(4)
+    x = rand((5, 6), minitorch.float64, rng)
+    t = class_targets((6,), 5, rng)
+    xt = mt(x, minitorch.float64, device).t()  # (6, 5), transposed
+    assert not xt.is_contiguous()
+    tt = long(np.stack([t, t]), device)[:, 0::1][0]
+    f = getattr(F, fn)
+    ref = np_cross_entropy(x.T, t) if fn == "cross_entropy" else np_nll(x.T, t, None, "mean", -100)
+    assert_matches(f(xt, tt), ref)
+    # strided spatial input: every other element of the last dim, and a permuted class dim
+    x4 = rand((2, 3, 4, 10), minitorch.float64, rng)
+    t4 = class_targets((2, 4, 5), 3, rng)
+    xs = mt(x4, minitorch.float64, device)[..., ::2]
+    assert not xs.is_contiguous()
+    xs_np = x4[..., ::2]
+    ref = (
+        np_cross_entropy(xs_np, t4, reduction="none")
+        if fn == "cross_entropy"
+        else np_nll(xs_np, t4, None, "none", -100)
+    )
+    assert_matches(f(xs, long(t4, device), reduction="none"), ref)
+    xp = mt(np.ascontiguousarray(np.moveaxis(x4, 1, -1)), minitorch.float64, device).permute(0, 3, 1, 2)
+    assert not xp.is_contiguous()
+    ref = np_cross_entropy(x4, class_targets((2, 4, 10), 3, np.random.default_rng(5)), reduction="sum")
+    got = (
+        F.cross_entropy(
+            xp, long(class_targets((2, 4, 10), 3, np.random.default_rng(5)), device), reduction="sum"
+        )
+        if fn == "cross_entropy"
+        else None
+    )
+    if got is not None:
+        assert_matches(got, ref)
+
+
+def test_cross_entropy_weight_non_contiguous(device):
+    rng = np.random.default_rng(6)
+    x = rand((4, 3), minitorch.float64, rng)
+    t = np.array([0, 1, 2, 1])
+    wbig = rand((3, 2), minitorch.float64, rng, 0.5, 2.0)
+    w = mt(wbig, minitorch.float64, device)[:, 1]
+    assert not w.is_contiguous()
+    assert_matches(
+        F.cross_entropy(mt(x, minitorch.float64, device), long(t, device), w),
+        np_cross_entropy(x, t, wbig[:, 1]),
+    )
+
+
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_loss_empty_batch(device, fn):
+    f = getattr(F, fn)
+    x = minitorch.zeros(0, 4, device=device, requires_grad=True)
+    t = minitorch.zeros(0, dtype=minitorch.int64, device=device)
+    assert np.isnan(f(x, t).item())
+    assert f(x, t, reduction="sum").item() == 0.0
+    assert f(x, t, reduction="none").shape == (0,)
+    f(x, t, reduction="sum").backward()
+    assert x.grad.shape == (0, 4)
+
+
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_loss_all_ignored_mean_is_nan(device, fn):
+    f = getattr(F, fn)
+    x = minitorch.randn(3, 4, device=device, dtype=minitorch.float64, requires_grad=True)
+    t = long([-100, -100, -100], device)
+    assert np.isnan(f(x, t).item())
+    assert f(x, t, reduction="sum").item() == 0.0
+    assert to_np(f(x, t, reduction="none")).tolist() == [0.0, 0.0, 0.0]
+    f(x, t, reduction="sum").backward()
+    assert to_np(x.grad).tolist() == [[0.0] * 4] * 3
+
+
+@pytest.mark.parametrize("shape", [(3000, 50), (5000, 3), (40, 7, 300)], ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_large(device, shape, reduction):
+    """Many rows: the CPU's parallel chunks and the CUDA kernel's several blocks and last-block reduction."""
+    rng = np.random.default_rng(7)
+    x = rand(shape, minitorch.float32, rng)
+    t = class_targets((shape[0],) + shape[2:], shape[1], rng, ignore_index=-100)
+    w = rand((shape[1],), minitorch.float32, rng, 0.5, 2.0)
+    xm = mt(x, minitorch.float32, device, requires_grad=True)
+    got = F.cross_entropy(
+        xm, long(t, device), mt(w, minitorch.float32, device), reduction, label_smoothing=0.1
+    )
+    exp = np_cross_entropy(x, t, w, reduction, -100, 0.1)
+    assert_matches(got, exp, rtol=1e-4, atol=1e-5)
+    # deterministic: the same call gives the same bits
+    again = F.cross_entropy(
+        xm, long(t, device), mt(w, minitorch.float32, device), reduction, label_smoothing=0.1
+    )
+    assert np.array_equal(to_np(got), to_np(again))
+
+
+# ---- gradients
+
+
+def np_ce_grad(x, t, reduction, g):
+    """d loss / d x of plain cross entropy with class targets, (N, C)."""
+    logp = np_log_softmax(x, 1)
+    d = np.exp(logp) - np.eye(x.shape[1])[t]
+    if reduction == "mean":
+        return g * d / x.shape[0]
+    if reduction == "sum":
+        return g * d
+    return g[:, None] * d
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_grad_matches_formula(device, reduction):
+    rng = np.random.default_rng(8)
+    x = rand((5, 4), minitorch.float64, rng)
+    t = class_targets((5,), 4, rng)
+    xm = mt(x, minitorch.float64, device, requires_grad=True)
+    loss = F.cross_entropy(xm, long(t, device), reduction=reduction)
+    assert loss.grad_fn.name() == "CrossEntropyLossBackward0"
+    g = rand(loss.shape, minitorch.float64, rng) if reduction == "none" else np.float64(1.0)
+    loss.backward(mt(g, minitorch.float64, device))
+    assert_matches(xm.grad, np_ce_grad(x, t, reduction, g))
+
+
+GRAD_CASES = [
+    # (input shape, target shape or "prob", weighted, label_smoothing, ignore_index)
+    ((4, 3), (4,), False, 0.0, -100),
+    ((4, 3), (4,), True, 0.0, 1),
+    ((4, 3), (4,), True, 0.3, -100),
+    ((3,), (), False, 0.2, -100),
+    ((2, 3, 2, 2), (2, 2, 2), True, 0.1, 0),
+    ((4, 3), "prob", True, 0.2, -100),
+    ((2, 3, 2), "prob", False, 0.0, -100),
+    ((3,), "prob", False, 0.0, -100),
+]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_gradcheck(device, case, reduction):
+    rng = np.random.default_rng(9)
+    xs, ts, weighted, ls, ignore = case
+    C = xs[0] if len(xs) == 1 else xs[1]
+    x = mt(rand(xs, minitorch.float64, rng), minitorch.float64, device, requires_grad=True)
+    w = mt(rand((C,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device) if weighted else None
+    if ts == "prob":
+        cdim = 0 if len(xs) == 1 else 1
+        t = mt(
+            np.exp(np_log_softmax(rand(xs, minitorch.float64, rng), cdim)), minitorch.float64, device, True
+        )
+    else:
+        t = long(class_targets(ts, C, rng, ignore_index=ignore if ignore >= 0 else None), device)
+        if ignore >= 0:
+            t = long(np.where(to_np(t) == -100, ignore, to_np(t)), device)
+    assert gradcheck(
+        lambda a, b: F.cross_entropy(a, b, w, reduction, ignore, ls),
+        (x, t),
+    )
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shapes", CLASS_SHAPES, ids=str)
+def test_nll_loss_gradcheck(device, reduction, shapes):
+    rng = np.random.default_rng(10)
+    xs, ts = shapes
+    C = xs[0] if len(xs) == 1 else xs[1]
+    x = mt(rand(xs, minitorch.float64, rng, -3.0, 0.0), minitorch.float64, device, requires_grad=True)
+    w = mt(rand((C,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    t = long(class_targets(ts, C, rng, ignore_index=-100), device)
+    assert gradcheck(lambda a: F.nll_loss(a, t, w, reduction), (x,))
+    assert gradcheck(lambda a: F.nll_loss(a, t, reduction=reduction), (x,))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float16, minitorch.bfloat16])
+@pytest.mark.parametrize("prob", [False, True])
+def test_cross_entropy_low_precision_grad(device, dtype, prob):
+    """Half/bfloat16/float gradients against the float64 ones (computed in float inside the kernels)."""
+    rng = np.random.default_rng(11)
+    x = rand((6, 5), dtype, rng)
+    t = (
+        mt(np.exp(np_log_softmax(rand((6, 5), minitorch.float64, rng), 1)), minitorch.float64, device)
+        if prob
+        else long(class_targets((6,), 5, rng), device)
+    )
+    w = rand((5,), dtype, rng, 0.5, 2.0)
+    grads = []
+    for dt in (dtype, minitorch.float64):
+        xm = mt(x, dt, device, requires_grad=True)
+        tm = t.to(dt) if prob else t
+        F.cross_entropy(xm, tm, mt(w, dt, device), label_smoothing=0.1).backward()
+        assert xm.grad.dtype == dt
+        grads.append(to_np(xm.grad))
+    r, a = TOL[dtype]
+    np.testing.assert_allclose(grads[0], grads[1], rtol=r, atol=a * 0.1)
+
+
+def test_cross_entropy_grad_reaches_both_inputs_and_accumulates(device):
+    x = minitorch.randn(3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
+    p = minitorch.softmax(minitorch.randn(3, 4, dtype=minitorch.float64, device=device), 1).requires_grad_()
+    F.cross_entropy(x, p).backward()
+    g1 = to_np(x.grad).copy()
+    assert p.grad is not None
+    F.cross_entropy(x, p).backward()
+    np.testing.assert_allclose(to_np(x.grad), 2 * g1)
+
+
+def test_cross_entropy_create_graph_raises(device):
+    x = minitorch.randn(3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
+    loss = F.cross_entropy(x, long([0, 1, 2], device))
+    with pytest.raises(NotImplementedError, match="double backward"):
+        minitorch.autograd.grad(loss, x, create_graph=True)
+
+
+def test_cross_entropy_no_grad_records_nothing(device):
+    x = minitorch.randn(3, 4, device=device, requires_grad=True)
+    with minitorch.no_grad():
+        loss = F.cross_entropy(x, long([0, 1, 2], device))
+    assert loss.grad_fn is None and not loss.requires_grad
+
+
+def test_cross_entropy_saved_input_modified_raises(device):
+    x = minitorch.randn(3, 4, device=device, requires_grad=True)
+    y = x * 1
+    loss = F.cross_entropy(y, long([0, 1, 2], device))
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+# ---- errors in PyTorch's words
+
+
+def test_class_loss_errors(device):
+    x = minitorch.randn(3, 5, device=device)
+    t = long([0, 1, 2], device)
+    with pytest.raises(
+        ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(4\)\."
+    ):
+        F.cross_entropy(x, long([0, 1, 2, 3], device))
+    with pytest.raises(
+        ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(4\)\."
+    ):
+        F.nll_loss(x, long([0, 1, 2, 3], device))
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Float"):
+        F.cross_entropy(x, minitorch.zeros(3, device=device))
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Int"):
+        F.nll_loss(x, t.int())
+    with pytest.raises(
+        RuntimeError,
+        match=r"weight tensor should be defined either for all 5 classes or no classes but got weight tensor of "
+        r"shape: \[4\]",
+    ):
+        F.cross_entropy(x, t, minitorch.ones(4, device=device))
+    with pytest.raises(RuntimeError, match="cross_entropy: weight tensor should be defined either for all 5"):
+        F.cross_entropy(x, minitorch.zeros(3, 5, device=device), minitorch.ones(2, device=device))
+    with pytest.raises(
+        RuntimeError, match="Expected floating point type for target with class probabilities, got Long"
+    ):
+        F.cross_entropy(x, minitorch.zeros(3, 5, dtype=minitorch.int64, device=device))
+    with pytest.raises(RuntimeError, match="ignore_index is not supported for floating point target"):
+        F.cross_entropy(x, minitorch.zeros(3, 5, device=device), ignore_index=1)
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
+        F.cross_entropy(x, t, label_smoothing=1.5)
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: -0.5"):
+        F.cross_entropy(x, minitorch.zeros(3, 5, device=device), label_smoothing=-0.5)
+    with pytest.raises(ValueError, match="Expected 1 or more dimensions \\(got 0\\)"):
+        F.cross_entropy(minitorch.tensor(1.0, device=device), long(0, device))
+    with pytest.raises(RuntimeError, match="0D or 1D target tensor expected, multi-target not supported"):
+        F.nll_loss(x, minitorch.zeros(3, 2, dtype=minitorch.int64, device=device))
+    with pytest.raises(RuntimeError, match=r"Expected target size \[3, 4\], got \[3, 5\]"):
+        F.cross_entropy(
+            minitorch.randn(3, 2, 4, device=device),
+            minitorch.zeros(3, 5, dtype=minitorch.int64, device=device),
+        )
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        F.cross_entropy(minitorch.zeros(3, 5, dtype=minitorch.int64, device=device), t)
+    for fn in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(ValueError, match="elementwise_mean is not a valid value for reduction"):
+            fn(x, t, reduction="elementwise_mean")
+
+
+def test_class_loss_target_out_of_bounds_cpu():
+    x = minitorch.randn(3, 5)
+    for fn in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(IndexError, match="Target 5 is out of bounds."):
+            fn(x, long([0, 5, 1], "cpu"))
+        with pytest.raises(IndexError, match="Target -1 is out of bounds."):
+            fn(x, long([0, -1, 1], "cpu"), reduction="none")
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+def test_class_loss_target_out_of_bounds_cuda_gives_nan():
+    """On CUDA a bad target is not raised (that would need a sync): its row's loss and gradient are NaN."""
+    x = minitorch.randn(3, 5, device="cuda", requires_grad=True)
+    t = long([0, 7, 1], "cuda")
+    none = to_np(F.cross_entropy(x, t, reduction="none"))
+    assert np.isnan(none[1]) and np.isfinite(none[[0, 2]]).all()
+    assert np.isnan(F.nll_loss(x, t).item())
+    F.cross_entropy(x, t, reduction="none").sum().backward()
+    g = to_np(x.grad)
+    assert np.isnan(g[1]).all() and np.isfinite(g[[0, 2]]).all()
+
+
+def test_class_loss_device_mismatch():
+    if not minitorch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        F.cross_entropy(minitorch.randn(3, 5, device="cuda"), long([0, 1, 2], "cpu"))
+
+
+# ---- pointwise losses
+
+
+def np_pointwise(name, x, t, **kw):
+    d = x - t
+    if name == "mse_loss":
+        return d * d
+    if name == "l1_loss":
+        return np.abs(d)
+    if name == "smooth_l1_loss":
+        beta = kw.get("beta", 1.0)
+        z = np.abs(d)
+        return np.abs(d) if beta == 0 else np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+    if name == "huber_loss":
+        delta = kw.get("delta", 1.0)
+        z = np.abs(d)
+        return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+    if name == "soft_margin_loss":
+        return np.log1p(np.exp(-x * t))
+    raise ValueError(name)
+
+
+POINTWISE = [
+    ("mse_loss", {}),
+    ("l1_loss", {}),
+    ("smooth_l1_loss", {}),
+    ("smooth_l1_loss", {"beta": 0.5}),
+    ("smooth_l1_loss", {"beta": 0.0}),
+    ("huber_loss", {}),
+    ("huber_loss", {"delta": 0.7}),
+    ("soft_margin_loss", {}),
+]
+
+
+@pytest.mark.parametrize("name,kw", POINTWISE, ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_pointwise_losses(device, name, kw, dtype, reduction):
+    rng = np.random.default_rng(12)
+    x = rand((4, 5), dtype, rng)
+    t = rand((4, 5), dtype, rng)
+    if name == "soft_margin_loss":
+        t = np.sign(t) + (t == 0)
+    got = getattr(F, name)(mt(x, dtype, device), mt(t, dtype, device), reduction, **kw)
+    exp = reduce_np(np_pointwise(name, x, t, **kw), reduction)
+    assert got.dtype == dtype
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol * 2, atol=atol * 2)
+
+
+@pytest.mark.parametrize("name,kw", POINTWISE, ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_pointwise_losses_gradcheck(device, name, kw, reduction):
+    rng = np.random.default_rng(13)
+    x = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
+    t = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
+    assert gradcheck(lambda a, b: getattr(F, name)(a, b, reduction, **kw), (x, t))
+
+
+def test_pointwise_non_contiguous_and_broadcast(device):
+    rng = np.random.default_rng(14)
+    x = rand((5, 4), minitorch.float64, rng)
+    t = rand((4, 5), minitorch.float64, rng)
+    got = F.mse_loss(mt(x, minitorch.float64, device), mt(t, minitorch.float64, device).t())
+    assert_matches(got, np.mean((x - t.T) ** 2))
+    tb = rand((4,), minitorch.float64, rng)
+    with pytest.warns(UserWarning, match=r"Using a target size \(torch.Size\(\[4\]\)\) that is different"):
+        got = F.l1_loss(mt(x, minitorch.float64, device), mt(tb, minitorch.float64, device), "none")
+    assert_matches(got, np.abs(x - tb))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.mse_loss(mt(x, minitorch.float64, device), mt(x, minitorch.float64, device))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss"])
+def test_pointwise_empty(device, name):
+    x = minitorch.zeros(0, 3, device=device)
+    f = getattr(F, name)
+    assert np.isnan(f(x, x).item())
+    assert f(x, x, "sum").item() == 0.0
+    assert f(x, x, "none").shape == (0, 3)
+
+
+def test_pointwise_errors(device):
+    x = minitorch.randn(3, device=device)
+    for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss"):
+        with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+            getattr(F, name)(x, x, "avg")
+    with pytest.raises(RuntimeError, match="smooth_l1_loss does not support negative values for beta."):
+        F.smooth_l1_loss(x, x, beta=-1.0)
+    with pytest.raises(RuntimeError, match="huber_loss does not support non-positive values for delta."):
+        F.huber_loss(x, x, delta=0.0)
+
+
+# ---- binary cross entropy, kl_div
+
+
+def np_bce(x, t, w=None):
+    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    return loss if w is None else loss * w
+
+
+def np_bce_logits(x, t, w=None, pw=None):
+    log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    if pw is not None:
+        log_sig = log_sig * ((pw - 1) * t + 1)
+    loss = (1 - t) * x - log_sig
+    return loss if w is None else loss * w
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy(device, dtype, reduction, weighted):
+    rng = np.random.default_rng(15)
+    x = rand((4, 3), dtype, rng, 0.02, 0.98)
+    t = rand((4, 3), dtype, rng, 0.0, 1.0)
+    w = rand((3,), dtype, rng, 0.5, 2.0) if weighted else None
+    got = F.binary_cross_entropy(
+        mt(x, dtype, device), mt(t, dtype, device), None if w is None else mt(w, dtype, device), reduction
+    )
+    exp = reduce_np(np_bce(x, t, w), reduction)
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol * 4, atol=atol * 4)
+
+
+def test_binary_cross_entropy_clamps_log(device):
+    x = mt([0.0, 1.0, 0.5], minitorch.float32, device)
+    t = mt([1.0, 0.0, 1.0], minitorch.float32, device)
+    assert_matches(F.binary_cross_entropy(x, t, reduction="none"), [100.0, 100.0, np.log(2.0)])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_binary_cross_entropy_gradcheck(device, reduction):
+    rng = np.random.default_rng(16)
+    x = mt(rand((3, 4), minitorch.float64, rng, 0.1, 0.9), minitorch.float64, device, True)
+    t = mt(rand((3, 4), minitorch.float64, rng, 0.0, 1.0), minitorch.float64, device, True)
+    w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    assert gradcheck(lambda a, b: F.binary_cross_entropy(a, b, w, reduction), (x, t))
+
+
+def test_binary_cross_entropy_errors(device):
+    t = minitorch.zeros(3, device=device)
+    if device == "cpu":
+        with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+            F.binary_cross_entropy(mt([0.5, 1.5, 0.2], minitorch.float32, device), t)
+    with pytest.raises(
+        ValueError, match=r"Using a target size \(torch.Size\(\[2\]\)\) that is different to the input"
+    ):
+        F.binary_cross_entropy(minitorch.full((3,), 0.5, device=device), minitorch.zeros(2, device=device))
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.binary_cross_entropy(minitorch.full((3,), 0.5, device=device), t, reduction="foo")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("pos_weighted", [False, True])
+def test_bce_with_logits(device, dtype, reduction, weighted, pos_weighted):
+    rng = np.random.default_rng(17)
+    x = rand((4, 3), dtype, rng, -5, 5)
+    x[0, 0], x[0, 1] = -100.0, 100.0  # no overflow at extreme logits
+    t = rand((4, 3), dtype, rng, 0.0, 1.0)
+    w = rand((3,), dtype, rng, 0.5, 2.0) if weighted else None
+    pw = rand((3,), dtype, rng, 0.5, 3.0) if pos_weighted else None
+    got = F.binary_cross_entropy_with_logits(
+        mt(x, dtype, device),
+        mt(t, dtype, device),
+        None if w is None else mt(w, dtype, device),
+        reduction,
+        None if pw is None else mt(pw, dtype, device),
+    )
+    exp = reduce_np(np_bce_logits(x, t, w, pw), reduction)
+    assert np.isfinite(to_np(got)).all()
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol * 4, atol=atol * 4)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_bce_with_logits_gradcheck(device, reduction):
+    rng = np.random.default_rng(18)
+    x = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
+    t = mt(rand((3, 4), minitorch.float64, rng, 0.0, 1.0), minitorch.float64, device, True)
+    w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    pw = mt(rand((4,), minitorch.float64, rng, 0.5, 3.0), minitorch.float64, device)
+    assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, w, reduction, pw), (x, t))
+    assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction), (x, t))
+
+
+def test_bce_with_logits_errors(device):
+    with pytest.raises(
+        ValueError,
+        match=r"Target size \(torch.Size\(\[2\]\)\) must be the same as input size \(torch.Size\(\[3\]\)\)",
+    ):
+        F.binary_cross_entropy_with_logits(
+            minitorch.zeros(3, device=device), minitorch.zeros(2, device=device)
+        )
+
+
+def np_kl_div(x, t, log_target):
+    if log_target:
+        return np.exp(t) * (t - x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(t == 0, 0.0, t * np.log(np.where(t == 0, 1.0, t))) - t * x
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div(device, dtype, reduction, log_target):
+    rng = np.random.default_rng(19)
+    x = rand((4, 5), dtype, rng, -3, 0)
+    t = rand((4, 5), dtype, rng, -3, 0) if log_target else rand((4, 5), dtype, rng, 0, 1)
+    if not log_target:
+        t[0, 0] = 0.0  # 0 * log 0 counts as 0
+    got = F.kl_div(mt(x, dtype, device), mt(t, dtype, device), reduction, log_target)
+    loss = np_kl_div(x, t, log_target)
+    exp = np.asarray(loss.sum() / 4) if reduction == "batchmean" else reduce_np(loss, reduction)
+    rtol, atol = low_tol(dtype, exp)
+    assert_matches(got, exp, rtol=rtol * 4, atol=atol * 4)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_gradcheck(device, reduction, log_target):
+    rng = np.random.default_rng(20)
+    x = mt(rand((3, 4), minitorch.float64, rng, -3, 0), minitorch.float64, device, True)
+    lo, hi = (-3, 0) if log_target else (0.1, 1)
+    t = mt(rand((3, 4), minitorch.float64, rng, lo, hi), minitorch.float64, device, True)
+    assert gradcheck(lambda a, b: F.kl_div(a, b, reduction, log_target), (x, t))
+
+
+def test_kl_div_errors(device):
+    x = minitorch.zeros(3, device=device)
+    with pytest.raises(ValueError, match="bad is not a valid value for reduction"):
+        F.kl_div(x, x, "bad")
