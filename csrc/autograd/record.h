@@ -111,6 +111,7 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
                              const ConvArgs& args, IntArrayRef out_sizes);
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
+
 // ---- nn ops (helper normops)
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
@@ -123,6 +124,7 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse);
 Tensor dropout(const Tensor& input, double p);  // 0 < p < 1, training
+
 // ---- loss (helper loss)
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
 Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
