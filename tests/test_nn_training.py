@@ -94,7 +94,9 @@ class LeNet(nn.Module):
             nn.ReLU(),
             nn.AdaptiveAvgPool2d(2),
         )
-        self.classifier = nn.Sequential(nn.Flatten(), nn.Dropout(0.1), nn.Linear(48, 16), nn.ReLU(), nn.Linear(16, 2))
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Dropout(0.1), nn.Linear(48, 16), nn.ReLU(), nn.Linear(16, 2)
+        )
 
     def forward(self, x):
         return self.classifier(self.features(x))
@@ -130,7 +132,9 @@ def test_mlp_regression_converges(device):
     xn = gen.uniform(-2, 2, size=(256, 2)).astype(np.float32)
     yn = (np.sin(xn[:, :1]) + 0.5 * xn[:, 1:] ** 2).astype(np.float32)
     x, y = minitorch.from_numpy(xn).to(device), minitorch.from_numpy(yn).to(device)
-    model = nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)).to(device)
+    model = nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)).to(
+        device
+    )
     opt = optim.Adam(model.parameters(), lr=1e-2)
     crit = nn.MSELoss()
     losses = []

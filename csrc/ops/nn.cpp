@@ -99,9 +99,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) 
   }
   // 2-D input is read in place; other ranks fold their leading dims (a view when the layout allows)
   Tensor x2 = input.dim() == 2 ? input : reshape(input, {rows, in});
-  Tensor a = make_view(x2, {1, rows, in}, {rows * in, x2.strides()[0], x2.strides()[1]}, 0);
+  Tensor a = make_view(x2, {1, rows, in}, {rows * in, x2.strides()[0], x2.strides()[1]}, x2.storage_offset());
   // weight.T as a view: the GEMM reads it transposed, no copy
-  Tensor b = make_view(weight, {1, in, out_f}, {in * out_f, weight.strides()[1], weight.strides()[0]}, 0);
+  Tensor b = make_view(weight, {1, in, out_f}, {in * out_f, weight.strides()[1], weight.strides()[0]},
+                       weight.storage_offset());
   gemm_stub.get(out.device())(out3, a, b, Scalar(int64_t(1)), Scalar(int64_t(bias ? 1 : 0)));
   return out;
 }

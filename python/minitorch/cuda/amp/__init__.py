@@ -6,7 +6,7 @@ from minitorch import _C
 from minitorch.amp import GradScaler as _GradScaler
 from minitorch.amp import autocast as _autocast
 
-__all__ = ["autocast", "GradScaler"]
+__all__ = ["GradScaler", "autocast"]
 
 
 class autocast(_autocast):
