@@ -19,7 +19,7 @@ class autocast:
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")  # noqa: TRY004
         if not is_autocast_available(device_type):
             raise RuntimeError(
                 f"User specified an unsupported autocast device_type '{device_type}'; minitorch supports "
