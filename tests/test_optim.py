@@ -783,3 +783,12 @@ def test_multi_tensor_plan_covers_every_chunk_once(tmp_path):
     out = subprocess.run([str(exe)], check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.startswith("ok")
+
+
+def test_foreach_mul_by_cpu_scalar_tensor(device):
+    ts = [minitorch.ones(3, device=device), minitorch.ones(2, dtype=minitorch.float16, device=device)]
+    _C._foreach_mul_(ts, minitorch.tensor(0.25))  # a CPU 0-dim factor works on every device
+    np.testing.assert_array_equal(to_np(ts[0]), [0.25] * 3)
+    np.testing.assert_array_equal(to_np(ts[1]), [0.25] * 2)
+    with pytest.raises(RuntimeError, match="expected a zero-dimensional tensor"):
+        _C._foreach_mul_(ts, minitorch.ones(2))
