@@ -158,6 +158,20 @@ def cases_for(shapes, device):
                 else:
                     cols[f"torch {impl}"] = opt.step
         out[kind] = cols
+    # the gradient-norm half of clip_grad_norm_: one 2-norm per tensor
+    cols = {}
+    if device == "cpu":
+        cols["numpy"] = lambda: [np.linalg.norm(g.ravel()) for g in g_np]
+    mg = [minitorch.tensor(g, device=device) for g in g_np]
+    cols["minitorch"] = lambda: minitorch._C._foreach_norm(mg)
+    if device == "cuda":
+        cols["minitorch"] = lambda: (minitorch._C._foreach_norm(mg), minitorch.cuda.synchronize())
+    if real_torch is not None:
+        tg = [real_torch.tensor(g, device=device) for g in g_np]
+        cols["torch foreach"] = lambda: real_torch._foreach_norm(tg)
+        if device == "cuda":
+            cols["torch foreach"] = lambda: (real_torch._foreach_norm(tg), real_torch.cuda.synchronize())
+    out["_foreach_norm"] = cols
     return out
 
 

@@ -371,3 +371,78 @@ def test_chained_scheduler():
     got = [g[0] for g in lrs_over(opt, s, 5)]
     assert pytest.approx([(0.1 if k < 2 else 1.0) * 0.9**k for k in range(5)], rel=1e-12) == got
     assert s.get_last_lr() == [opt.param_groups[0]["lr"]]
+
+
+# ---- PyTorch as a second oracle (the GPU machine has it; skipped elsewhere)
+
+ORACLE_CASES = [
+    ("SGD", {"momentum": 0.9}, "StepLR", {"step_size": 3, "gamma": 0.5}),
+    ("SGD", {}, "MultiStepLR", {"milestones": [2, 5, 5], "gamma": 0.3}),
+    ("SGD", {}, "ExponentialLR", {"gamma": 0.9}),
+    ("SGD", {}, "CosineAnnealingLR", {"T_max": 7, "eta_min": 0.001}),
+    ("SGD", {}, "CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}),
+    ("SGD", {}, "LinearLR", {"start_factor": 0.2, "total_iters": 4}),
+    ("SGD", {}, "ConstantLR", {"factor": 0.5, "total_iters": 3}),
+    ("SGD", {}, "PolynomialLR", {"total_iters": 6, "power": 2.0}),
+    ("SGD", {"momentum": 0.9}, "OneCycleLR", {"max_lr": 1.0, "total_steps": 25}),
+    (
+        "SGD",
+        {"momentum": 0.9},
+        "OneCycleLR",
+        {"max_lr": 1.0, "total_steps": 25, "anneal_strategy": "linear", "three_phase": True},
+    ),
+    ("Adam", {}, "OneCycleLR", {"max_lr": 0.1, "epochs": 5, "steps_per_epoch": 5}),
+]
+
+
+@pytest.mark.parametrize(
+    "opt_name,opt_kw,name,kw", ORACLE_CASES, ids=[c[2] + str(i) for i, c in enumerate(ORACLE_CASES)]
+)
+def test_matches_pytorch(opt_name, opt_kw, name, kw):
+    from conftest import REAL_TORCH as pt
+
+    if pt is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(lib, lib_sched):
+        opt = getattr(lib.optim, opt_name)([lib.zeros(2, requires_grad=True)], lr=0.1, **opt_kw)
+        s = getattr(lib_sched, name)(opt, **kw)
+        out = []
+        for _ in range(24):
+            g = opt.param_groups[0]
+            out.append((g["lr"], g.get("momentum"), g.get("betas")))
+            opt.step()
+            s.step()
+        return out
+
+    ours = run(minitorch, sched)
+    theirs = run(pt, pt.optim.lr_scheduler)
+    assert pytest.approx([x[0] for x in theirs], rel=1e-12, abs=1e-15) == [x[0] for x in ours]
+    for (_, m1, b1), (_, m2, b2) in zip(ours, theirs):  # momentum / betas cycled by OneCycleLR
+        assert (m1 is None) == (m2 is None) and (m1 is None or math.isclose(m1, m2, rel_tol=1e-12))
+        assert (b1 is None) == (b2 is None)
+        assert b1 is None or all(math.isclose(x, y, rel_tol=1e-12) for x, y in zip(b1, b2))
+
+
+def test_plateau_matches_pytorch():
+    from conftest import REAL_TORCH as pt
+
+    if pt is None:
+        pytest.skip("PyTorch is not installed")
+    metrics = [5, 4, 4.5, 4.2, 4.1, 4.3, 4.0, 4.0, 3.9, 4.0, 4.0, 4.0, 4.0, 3.0, 3.1, 3.2, 3.3]
+
+    def run(lib, lib_sched, **kw):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=1.0)
+        s = lib_sched.ReduceLROnPlateau(opt, **kw)
+        out = []
+        for m in metrics:
+            s.step(m)
+            out.append(opt.param_groups[0]["lr"])
+        return out
+
+    for kw in [
+        {"patience": 1, "factor": 0.5},
+        {"patience": 0, "cooldown": 2, "threshold": 0.05, "threshold_mode": "abs", "min_lr": 0.1},
+        {"mode": "max", "patience": 1},
+    ]:
+        assert run(minitorch, sched, **kw) == pytest.approx(run(pt, pt.optim.lr_scheduler, **kw))

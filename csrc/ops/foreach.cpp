@@ -114,7 +114,8 @@ void run_foreach(const char* name, const std::vector<const TensorList*>& lists, 
     if (sub[0].empty()) continue;
     Tensor factor_t;
     if (factor) {
-      check_same_device(sub[0][0], *factor);
+      // a CPU scalar is copied over (as PyTorch accepts CPU 0-dim tensors); another device is an error
+      if (!factor->device().is_cpu()) check_same_device(sub[0][0], *factor);
       const ScalarType op_dt = g.dtype == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
       factor_t = contiguous(to(*factor, op_dt, g.device));
       args.scalar_ptr = factor_t.data_ptr();

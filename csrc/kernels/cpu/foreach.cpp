@@ -77,7 +77,36 @@ void foreach_kernel(const std::vector<TensorList>& lists, const TensorList& slot
   });
 }
 
-// Partial results per chunk (double: every float dtype accumulates at least in float), then one pass per
+// One chunk's |x| sum (kind 0), sum of squares (1) or max |x| (2; NaN wins). Independent lanes let the
+// compiler vectorize (a single accumulator is a chain of dependent additions: 6x slower than NumPy); lanes
+// accumulate in opmath (float for float32/half/bfloat16: a chunk is only 32K elements) and fold in double.
+template <int kKind, typename scalar_t>
+double chunk_norm(const scalar_t* p, int64_t len) {
+  using acc_t = opmath_t<scalar_t>;
+  constexpr int L = 32;
+  acc_t lanes[L] = {};
+  auto fold = [](acc_t acc, acc_t x) {
+    const acc_t a = std::abs(x);
+    if constexpr (kKind == 0) return acc + a;
+    if constexpr (kKind == 1) return acc + x * x;
+    return (a > acc || a != a) ? a : acc;  // acc stays NaN once NaN: NaN > a and a != a are false
+  };
+  int64_t j = 0;
+  for (; j + L <= len; j += L)
+    for (int l = 0; l < L; ++l) lanes[l] = fold(lanes[l], static_cast<acc_t>(p[j + l]));
+  for (; j < len; ++j) lanes[0] = fold(lanes[0], static_cast<acc_t>(p[j]));
+  double acc = lanes[0];
+  for (int l = 1; l < L; ++l) {
+    const double v = lanes[l];
+    if constexpr (kKind == 2)
+      acc = (acc != acc || v != v) ? (acc != acc ? acc : v) : std::max(acc, v);
+    else
+      acc += v;
+  }
+  return acc;
+}
+
+// Partial results per chunk (folded in double), then one pass per
 // tensor folds its chunks in order, so the result does not depend on the thread count.
 void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double ord) {
   int64_t total = 0;
@@ -89,21 +118,9 @@ void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double or
       for (int64_t c = b; c < e; ++c) {
         const Chunk& ch = chunks[c];
         const scalar_t* p = in[ch.tensor].data<scalar_t>() + ch.start;
-        double acc = 0;
-        if (is_inf) {
-          for (int64_t j = 0; j < ch.len; ++j) {
-            const double a = std::abs(static_cast<double>(p[j]));
-            acc = (a > acc || a != a) ? a : acc;  // NaN wins, as in PyTorch
-          }
-        } else if (ord == 1) {
-          for (int64_t j = 0; j < ch.len; ++j) acc += std::abs(static_cast<double>(p[j]));
-        } else {
-          for (int64_t j = 0; j < ch.len; ++j) {
-            const double x = static_cast<double>(p[j]);
-            acc += x * x;
-          }
-        }
-        partial[c] = acc;
+        partial[c] = is_inf     ? chunk_norm<2>(p, ch.len)
+                     : ord == 1 ? chunk_norm<0>(p, ch.len)
+                                : chunk_norm<1>(p, ch.len);
       }
     });
     std::vector<double> per(in.size(), 0.0);

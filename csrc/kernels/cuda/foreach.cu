@@ -8,6 +8,7 @@
 
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
+#include "kernels/MultiTensorPlan.h"
 #include "kernels/cuda/ReduceUtils.cuh"
 #include "kernels/foreach_functors.h"
 #include "ops/foreach.h"
@@ -72,8 +73,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Fills the metadata tensor by tensor and chunk by chunk; launches when the blocks or the tensor slots run
-// out (a tensor cut by a launch continues as slot 0 of the next).
+// Fills the metadata tensor by tensor and chunk by chunk (kernels/MultiTensorPlan.h) and launches when the
+// blocks or the tensor slots run out.
 template <typename scalar_t, typename F>
 void multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& slots, const F& f,
                         cudaStream_t stream) {
@@ -82,35 +83,22 @@ void multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& 
   static_assert(sizeof(Meta) + sizeof(F) <= 4000, "kernel arguments exceed 4 KiB");
   MT_INTERNAL_ASSERT(static_cast<int>(lists.size()) == D, "foreach: ", lists.size(), " lists for depth ", D);
   Meta meta;
-  int nt = 0, nb = 0;
-  const size_t count = lists[0].size();
-  for (size_t i = 0; i < count; ++i) {
-    const int64_t numel = lists[0][i].numel();
-    for (int k = 0; k < D; ++k) meta.addresses[k][nt] = lists[k][i].data_ptr();
-    meta.numel[nt] = numel;
-    meta.slot[nt] = slots.empty() ? nullptr : slots[i].data<float>();
-    ++nt;
-    const int64_t chunks = (numel + kChunk - 1) / kChunk;
-    for (int64_t c = 0; c < chunks; ++c) {
-      meta.block_to_tensor[nb] = static_cast<unsigned char>(nt - 1);
-      meta.block_to_chunk[nb] = static_cast<int>(c);
-      ++nb;
-      const bool last_chunk = c == chunks - 1;
-      if (nb == kMaxBlocks || (last_chunk && (nt == Meta::N || i == count - 1))) {
-        multi_tensor_apply_kernel<scalar_t, F, D><<<nb, kThreads, 0, stream>>>(meta, f);
+  plan_multi_tensor(
+      lists[0].size(), kChunk, Meta::N, kMaxBlocks, meta, [&](size_t i) { return lists[0][i].numel(); },
+      [&](int slot, size_t i) {
+        for (int k = 0; k < D; ++k) meta.addresses[k][slot] = lists[k][i].data_ptr();
+        meta.numel[slot] = lists[0][i].numel();
+        meta.slot[slot] = slots.empty() ? nullptr : slots[i].data<float>();
+      },
+      [&](int slot) {
+        for (int k = 0; k < D; ++k) meta.addresses[k][0] = meta.addresses[k][slot];
+        meta.numel[0] = meta.numel[slot];
+        meta.slot[0] = meta.slot[slot];
+      },
+      [&](int nblocks) {
+        multi_tensor_apply_kernel<scalar_t, F, D><<<nblocks, kThreads, 0, stream>>>(meta, f);
         MT_CUDA_CHECK(cudaGetLastError());
-        nb = 0;
-        if (last_chunk) {
-          nt = 0;
-        } else {
-          for (int k = 0; k < D; ++k) meta.addresses[k][0] = meta.addresses[k][nt - 1];
-          meta.numel[0] = meta.numel[nt - 1];
-          meta.slot[0] = meta.slot[nt - 1];
-          nt = 1;
-        }
-      }
-    }
-  }
+      });
 }
 
 void foreach_kernel(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
@@ -206,33 +194,22 @@ void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double or
     Tensor partial_t = make_empty({total_chunks}, acc_dt, dev);
     A* partial = partial_t.data<A>();
     NormMeta meta;
-    int nt = 0, nb = 0;
-    for (size_t i = 0; i < in.size(); ++i) {
-      const int64_t chunks = (in[i].numel() + kChunk - 1) / kChunk;
-      meta.addresses[nt] = in[i].data_ptr();
-      meta.numel[nt] = in[i].numel();
-      meta.partial_base[nt] = base[i];
-      ++nt;
-      for (int64_t c = 0; c < chunks; ++c) {
-        meta.block_to_tensor[nb] = static_cast<unsigned char>(nt - 1);
-        meta.block_to_chunk[nb] = static_cast<int>(c);
-        ++nb;
-        const bool last_chunk = c == chunks - 1;
-        if (nb == kMaxBlocks || (last_chunk && (nt == kNormTensors || i == in.size() - 1))) {
-          norm_partial_kernel<scalar_t><<<nb, kThreads, 0, stream>>>(meta, kind, partial);
+    plan_multi_tensor(
+        in.size(), kChunk, kNormTensors, kMaxBlocks, meta, [&](size_t i) { return in[i].numel(); },
+        [&](int slot, size_t i) {
+          meta.addresses[slot] = in[i].data_ptr();
+          meta.numel[slot] = in[i].numel();
+          meta.partial_base[slot] = base[i];
+        },
+        [&](int slot) {
+          meta.addresses[0] = meta.addresses[slot];
+          meta.numel[0] = meta.numel[slot];
+          meta.partial_base[0] = meta.partial_base[slot];
+        },
+        [&](int nblocks) {
+          norm_partial_kernel<scalar_t><<<nblocks, kThreads, 0, stream>>>(meta, kind, partial);
           MT_CUDA_CHECK(cudaGetLastError());
-          nb = 0;
-          if (last_chunk) {
-            nt = 0;
-          } else {
-            meta.addresses[0] = meta.addresses[nt - 1];
-            meta.numel[0] = meta.numel[nt - 1];
-            meta.partial_base[0] = meta.partial_base[nt - 1];
-            nt = 1;
-          }
-        }
-      }
-    }
+        });
     NormFinishMeta fin;
     for (size_t i0 = 0; i0 < in.size(); i0 += kFinishTensors) {
       const int m = static_cast<int>(std::min<size_t>(kFinishTensors, in.size() - i0));
