@@ -406,3 +406,40 @@ def test_data_parallel_is_a_pass_through_without_gpus():
     if not minitorch.cuda.is_available():
         np.testing.assert_array_equal(out.detach().numpy(), net(x).detach().numpy())
     assert next(n for n, _ in dp.named_parameters()) == "module.scale"
+
+
+# ---- nn.utils
+
+
+def test_clip_grad_norm_and_value(device):
+    ps = [nn.Parameter(minitorch.zeros(3).to(device)), nn.Parameter(minitorch.zeros(2, 2).to(device))]
+    grads = [np.array([3.0, 0.0, 4.0]), np.array([[1.0, 2.0], [2.0, 4.0]])]
+    for p, g in zip(ps, grads):
+        p.grad = minitorch.from_numpy(g.astype(np.float32)).to(device)
+    total = math.sqrt(25 + 25)
+    norm = nn.utils.clip_grad_norm_(ps, max_norm=1.0)
+    assert norm.item() == pytest.approx(total, rel=1e-6)
+    for p, g in zip(ps, grads):
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g / (total + 1e-6), rtol=1e-5)
+    # under the limit nothing changes; inf norm is the largest magnitude
+    before = [p.grad.clone() for p in ps]
+    assert nn.utils.clip_grad_norm_(ps, 10.0).item() == pytest.approx(1.0, rel=1e-5)
+    for p, b in zip(ps, before):
+        np.testing.assert_array_equal(p.grad.cpu().numpy(), b.cpu().numpy())
+    assert nn.utils.clip_grad_norm_(ps, 10.0, norm_type="inf").item() == pytest.approx(4 / (total + 1e-6), rel=1e-5)
+    ps[0].grad[0] = float("nan")
+    with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
+        nn.utils.clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
+    nn.utils.clip_grad_value_(ps[1:], 0.05)
+    np.testing.assert_array_equal(ps[1].grad.cpu().numpy(), np.float32(0.05))
+
+
+def test_parameters_to_vector_and_back():
+    lin = nn.Linear(3, 2)
+    vec = nn.utils.parameters_to_vector(lin.parameters())
+    assert vec.shape == (8,)
+    np.testing.assert_array_equal(vec[:6].detach().numpy(), lin.weight.detach().numpy().ravel())
+    nn.utils.vector_to_parameters(minitorch.arange(8.0), lin.parameters())
+    np.testing.assert_array_equal(lin.bias.detach().numpy(), [6.0, 7.0])
+    with pytest.raises(TypeError, match="expected torch.Tensor"):
+        nn.utils.vector_to_parameters([1.0], lin.parameters())
