@@ -13,7 +13,7 @@ import pytest
 from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, to_np
 
 import minitorch
-from minitorch.autograd import gradcheck
+from minitorch.autograd import gradcheck, gradgradcheck
 
 F = minitorch._C._nn
 REDUCTIONS = ["none", "mean", "sum"]
@@ -402,11 +402,43 @@ def test_cross_entropy_grad_reaches_both_inputs_and_accumulates(device):
     np.testing.assert_allclose(to_np(x.grad), 2 * g1)
 
 
-def test_cross_entropy_create_graph_raises(device):
-    x = minitorch.randn(3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
-    loss = F.cross_entropy(x, long([0, 1, 2], device))
-    with pytest.raises(NotImplementedError, match="double backward"):
-        minitorch.autograd.grad(loss, x, create_graph=True)
+@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_gradgradcheck(device, case, reduction):
+    """create_graph=True: the gradient is built from recorded ops, so it differentiates again."""
+    rng = np.random.default_rng(21)
+    xs, ts, weighted, ls, ignore = case
+    C = xs[0] if len(xs) == 1 else xs[1]
+    x = mt(rand(xs, minitorch.float64, rng), minitorch.float64, device, requires_grad=True)
+    w = mt(rand((C,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device) if weighted else None
+    if ts == "prob":
+        cdim = 0 if len(xs) == 1 else 1
+        t = mt(
+            np.exp(np_log_softmax(rand(xs, minitorch.float64, rng), cdim)), minitorch.float64, device, True
+        )
+    else:
+        t = long(class_targets(ts, C, rng, ignore_index=ignore), device)
+    assert gradgradcheck(lambda a, b: F.cross_entropy(a, b, w, reduction, ignore, ls), (x, t))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss_gradgradcheck(device, reduction):
+    rng = np.random.default_rng(22)
+    x = mt(rand((4, 3), minitorch.float64, rng, -3.0, 0.0), minitorch.float64, device, requires_grad=True)
+    w = mt(rand((3,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    t = long([0, 2, -100, 1], device)
+    assert gradgradcheck(lambda a: F.nll_loss(a, t, w, reduction), (x,))
+
+
+def test_cross_entropy_create_graph_matches_fused(device):
+    rng = np.random.default_rng(23)
+    x = mt(rand((5, 4), minitorch.float64, rng), minitorch.float64, device, requires_grad=True)
+    t = long([0, 3, -100, 1, 2], device)
+    w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    (g1,) = minitorch.autograd.grad(F.cross_entropy(x, t, w, label_smoothing=0.2), x, create_graph=True)
+    (g2,) = minitorch.autograd.grad(F.cross_entropy(x, t, w, label_smoothing=0.2), x)
+    assert g1.requires_grad and not g2.requires_grad
+    np.testing.assert_allclose(to_np(g1), to_np(g2), rtol=1e-12, atol=1e-14)
 
 
 def test_cross_entropy_no_grad_records_nothing(device):

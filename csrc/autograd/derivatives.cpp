@@ -1198,6 +1198,48 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
 // ---- loss (helper loss)
 namespace mt::autograd {
 
+namespace {
+
+// The class-loss gradient written in ops, for create_graph=True: the same formula as the fused backward
+// kernel (scale * (softmax(x) * A - a), see kernels/cpu/loss.cpp), recorded so it differentiates again.
+V class_loss_grad_composite(const Tensor& g, const Tensor& x, const Tensor& t, const Tensor& w,
+                            const Tensor& total_weight, const ClassLossOptions& opt, bool need_x,
+                            bool need_t) {
+  const int64_t nd = x.dim(), cdim = nd == 1 ? 0 : 1, C = x.sizes()[cdim];
+  DimVector cshape(static_cast<size_t>(nd), 1);
+  cshape[cdim] = C;
+  const Tensor w_b = w.defined() ? mt::view(mt::to(w, x.dtype(), x.device()), cshape) : S(1.0);
+  Tensor scale = g;
+  if (opt.reduction == Reduction::None) scale = mt::unsqueeze(g, cdim);
+  if (opt.reduction == Reduction::Mean) scale = mt::div(g, total_weight);
+  const double eps = opt.label_smoothing;
+  Tensor a;
+  if (opt.kind == ClassLossKind::ce_prob) {
+    Tensor tp = t.dtype() == x.dtype() ? t : mt::to(t, x.dtype(), x.device());
+    a = mt::mul(w_b, mt::add(mt::mul(tp, S(1.0 - eps)), S(eps / static_cast<double>(C))));
+  } else {
+    Tensor t_b = mt::unsqueeze(t, cdim);
+    Tensor classes = mt::view(
+        mt::arange(Scalar(int64_t(0)), Scalar(C), Scalar(int64_t(1)), ScalarType::Long, x.device()), cshape);
+    Tensor keep = mt::ne(t_b, wrapped_scalar(Scalar(opt.ignore_index)));
+    Tensor onehot = fmask(mt::logical_and(mt::eq(classes, t_b), keep), x);
+    if (opt.kind == ClassLossKind::nll)
+      return {need_x ? mt::neg(mt::mul(scale, mt::mul(onehot, w_b))) : Tensor(), Tensor()};
+    a = mt::mul(mt::mul(onehot, w_b), S(1.0 - eps));
+    if (eps > 0) a = mt::add(a, mt::mul(mt::mul(w_b, fmask(keep, x)), S(eps / static_cast<double>(C))));
+  }
+  V res(2);
+  if (need_x) {
+    Tensor A = mt::sum(a, {cdim}, true);
+    res[0] = mt::mul(scale, mt::sub(mt::mul(mt::softmax(x, cdim), A), a));
+  }
+  if (need_t && opt.kind == ClassLossKind::ce_prob)
+    res[1] = mt::neg(mt::mul(mt::mul(scale, mt::mul(w_b, S(1.0 - eps))), mt::log_softmax(x, cdim)));
+  return res;
+}
+
+}  // namespace
+
 Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                   const ClassLossOptions& opt) {
   Tensor out, stats, total_weight;
@@ -1206,22 +1248,19 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     std::tie(out, stats, total_weight) = mt::class_loss_forward(input, target, weight, opt, true);
   }
   const char* name = opt.kind == ClassLossKind::nll ? "NllLossBackward0" : "CrossEntropyLossBackward0";
-  auto n =
-      attach(name,
-             [opt](FnNode& n, V& gs) -> V {
-               Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2), st = n.saved(3), tw = n.saved(4);
-               // the fused kernel's result has no history of its own: refuse rather than return a
-               // gradient that silently cannot be differentiated again
-               MT_CHECK_NOT_IMPLEMENTED(
-                   !(GradMode::is_enabled() &&
-                     (gs[0].requires_grad() || x.requires_grad() || (t.defined() && t.requires_grad()))),
-                   "cross_entropy / nll_loss: double backward (create_graph=True through the loss) is not "
-                   "supported");
-               auto [gi, gt] = mt::class_loss_backward(gs[0], x, t, w, st, tw, opt, n.needs_input_grad(0),
-                                                       n.needs_input_grad(1));
-               return {gi, gt};
-             },
-             {&input, &target}, {&out});
+  auto n = attach(
+      name,
+      [opt](FnNode& n, V& gs) -> V {
+        Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2), st = n.saved(3), tw = n.saved(4);
+        // create_graph: the gradient itself must record, so it is built from ops
+        if (GradMode::is_enabled() && (gs[0].requires_grad() || x.requires_grad() || t.requires_grad()))
+          return class_loss_grad_composite(gs[0], x, t, w, tw, opt, n.needs_input_grad(0),
+                                           n.needs_input_grad(1));
+        auto [gi, gt] = mt::class_loss_backward(gs[0], x, t, w, st, tw, opt, n.needs_input_grad(0),
+                                                n.needs_input_grad(1));
+        return {gi, gt};
+      },
+      {&input, &target}, {&out});
   if (n) {
     n->save(input);
     n->save(target);
