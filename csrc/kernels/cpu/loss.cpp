@@ -86,13 +86,16 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
   }
   // logsumexp: a NaN max propagates (as in softmax); an all -inf row gives -inf - (-inf) = NaN
   op_t m = -std::numeric_limits<op_t>::infinity(), s = 0;
+  bool done = false;
   if constexpr (std::is_same_v<T, float>) {
-    if (stride == 1) {
+    // long rows through the vector loops; short ones (the tutorials' 2 classes) are faster with libm's expf
+    if (stride == 1 && C >= 2 * kLanes) {
       m = row_max_f32(x, C);
       s = sum_exp_f32(x, C, m);
+      done = true;
     }
   }
-  if (!std::is_same_v<T, float> || stride != 1) {
+  if (!done) {
     for (int64_t c = 0; c < C; ++c) {
       op_t v = X(c);
       m = (v > m || v != v) ? v : m;
@@ -234,7 +237,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
     }
     const op_t lse = st[2 * r], A = st[2 * r + 1];
     if constexpr (std::is_same_v<T, float>) {
-      if (inner == 1 && gi && !gt) {
+      if (inner == 1 && gi && !gt && C >= 2 * kLanes) {
         // scale * (p_c * A - a_c): the softmax part vectorized, then the target's terms
         scaled_exp_f32(gi + off, x + off, C, lse, scale * A);
         if (prob) {
