@@ -774,3 +774,24 @@ def test_kl_div_errors(device):
     x = minitorch.zeros(3, device=device)
     with pytest.raises(ValueError, match="bad is not a valid value for reduction"):
         F.kl_div(x, x, "bad")
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_mse_loss_node_broadcast_and_double_backward(device, reduction):
+    """mse_loss records one node; its gradient reaches a broadcast target and differentiates again."""
+    rng = np.random.default_rng(24)
+    x = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
+    t = mt(rand((4,), minitorch.float64, rng), minitorch.float64, device, True)
+    loss = F.mse_loss(x, x * 1, reduction)
+    assert loss.grad_fn.name() == "MseLossBackward0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert gradcheck(lambda a, b: F.mse_loss(a, b, reduction), (x, t))
+        assert gradgradcheck(lambda a, b: F.mse_loss(a, b, reduction), (x, t))
+    xs = x.detach().requires_grad_()
+    F.mse_loss(xs, t.detach(), reduction).sum().backward() if reduction == "none" else F.mse_loss(
+        xs, t.detach(), reduction
+    ).backward()
+    d = to_np(x) - to_np(t)
+    exp = 2 * d / (d.size if reduction == "mean" else 1)
+    assert_matches(xs.grad, exp)

@@ -1271,4 +1271,27 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
   return out;
 }
 
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  Tensor out = no_grad([&] { return mt::mse_loss(input, target, reduction); });
+  auto n =
+      attach("MseLossBackward0",
+             [reduction](FnNode& n, V& gs) -> V {
+               Tensor x = n.saved(0), t = n.saved(1);
+               Tensor d = mt::sub(x, t);
+               Tensor g = gs[0];
+               if (reduction == Reduction::None) g = mt::mul(g, S(2.0));
+               if (reduction == Reduction::Sum) g = mt::mul(g, S(2.0));
+               if (reduction == Reduction::Mean) g = mt::mul(g, S(2.0 / static_cast<double>(d.numel())));
+               // the engine sums each gradient back to its input's (broadcast) shape
+               Tensor gx = mt::mul(d, g);
+               return {n.needs_input_grad(0) ? gx : Tensor(), n.needs_input_grad(1) ? mt::neg(gx) : Tensor()};
+             },
+             {&input, &target}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(target);
+  }
+  return out;
+}
+
 }  // namespace mt::autograd

@@ -102,5 +102,6 @@ void check_inplace(const Tensor& self);
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
 Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                   const ClassLossOptions& opt);
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 
 }  // namespace mt::autograd
