@@ -795,3 +795,32 @@ def test_mse_loss_node_broadcast_and_double_backward(device, reduction):
     d = to_np(x) - to_np(t)
     exp = 2 * d / (d.size if reduction == "mean" else 1)
     assert_matches(xs.grad, exp)
+
+
+@pytest.mark.parametrize("C", [3, 40, 100])
+def test_cross_entropy_nonfinite_logits(device, C):
+    """NaN in a row gives that row NaN; a -inf logit is a zero probability (both the short-row path and the
+    vector path)."""
+    rng = np.random.default_rng(25)
+    x = rand((3, C), minitorch.float32, rng)
+    x[0, C - 1] = np.nan
+    x[1, 1] = -np.inf
+    t = np.array([0, 0, 1])
+    got = to_np(F.cross_entropy(mt(x, minitorch.float32, device), long(t, device), reduction="none"))
+    assert np.isnan(got[0])
+    exp = np_cross_entropy(x[1:], t[1:], reduction="none")
+    np.testing.assert_allclose(got[1:], exp, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_long_rows_float32_grad(device, reduction):
+    """Rows long enough for the CPU's vector exp: values and gradient against float64 NumPy."""
+    rng = np.random.default_rng(26)
+    x = rand((7, 203), minitorch.float32, rng, -10, 10)
+    t = class_targets((7,), 203, rng)
+    xm = mt(x, minitorch.float32, device, requires_grad=True)
+    loss = F.cross_entropy(xm, long(t, device), reduction=reduction)
+    assert_matches(loss, np_cross_entropy(x, t, reduction=reduction), rtol=1e-5, atol=1e-5)
+    g = rand(loss.shape, minitorch.float32, rng) if reduction == "none" else np.float64(1.0)
+    loss.backward(mt(g, minitorch.float32, device))
+    assert_matches(xm.grad, np_ce_grad(x, t, reduction, g), rtol=1e-5, atol=1e-7)
