@@ -516,6 +516,12 @@ def test_class_loss_target_out_of_bounds_cpu():
             fn(x, long([0, 5, 1], "cpu"))
         with pytest.raises(IndexError, match="Target -1 is out of bounds."):
             fn(x, long([0, -1, 1], "cpu"), reduction="none")
+    # raised from a worker thread of the parallel path too
+    big = minitorch.randn(3000, 50)
+    t = np.zeros(3000, dtype=np.int64)
+    t[2500] = 50
+    with pytest.raises(IndexError, match="Target 50 is out of bounds."):
+        F.cross_entropy(big, long(t, "cpu"))
 
 
 @pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
