@@ -830,3 +830,23 @@ def test_cross_entropy_long_rows_float32_grad(device, reduction):
     g = rand(loss.shape, minitorch.float32, rng) if reduction == "none" else np.float64(1.0)
     loss.backward(mt(g, minitorch.float32, device))
     assert_matches(xm.grad, np_ce_grad(x, t, reduction, g), rtol=1e-5, atol=1e-7)
+
+
+def test_binary_cross_entropy_grad_at_saturation(device):
+    """x exactly 0 or 1 (a saturated sigmoid): PyTorch's finite gradient (x - t) / max(x (1 - x), 1e-12)."""
+    x = mt([0.0, 1.0, 0.25], minitorch.float64, device, True)
+    t = mt([1.0, 0.0, 1.0], minitorch.float64, device)
+    loss = F.binary_cross_entropy(x, t, reduction="sum")
+    assert loss.grad_fn.name() == "BinaryCrossEntropyBackward0"
+    loss.backward()
+    assert_matches(x.grad, [-1e12, 1e12, (0.25 - 1.0) / (0.25 * 0.75)])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_binary_cross_entropy_weight_grad_and_double_backward(device, reduction):
+    rng = np.random.default_rng(27)
+    x = mt(rand((3, 4), minitorch.float64, rng, 0.1, 0.9), minitorch.float64, device, True)
+    t = mt(rand((3, 4), minitorch.float64, rng, 0.0, 1.0), minitorch.float64, device, True)
+    w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device, True)
+    assert gradcheck(lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction), (x, t, w))
+    assert gradgradcheck(lambda a, b: F.binary_cross_entropy(a, b, w.detach(), reduction), (x, t))

@@ -103,5 +103,7 @@ void check_inplace(const Tensor& self);
 Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                   const ClassLossOptions& opt);
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            Reduction reduction);
 
 }  // namespace mt::autograd
