@@ -120,7 +120,12 @@ MT_AVX2 void scaled_exp_avx2(float* out, const float* x, int64_t n, float shift,
   for (; i < n; ++i) out[i] = k * f(x[i] - shift);
 }
 
-const bool kHasAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+// runs from a static initializer, maybe before libgcc's own CPU detection: initialize it first
+bool detect_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+const bool kHasAvx2 = detect_avx2();
 #endif
 
 // Max of a row. A NaN is skipped here but reaches the result through the sum of exps below.
