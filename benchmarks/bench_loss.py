@@ -1,7 +1,8 @@
 """Loss functions: cross_entropy and mse_loss forward+backward beside a hand-written NumPy forward/backward (CPU)
 and PyTorch when it imports, on the CPU and, where present, on CUDA. Printed as a Markdown table with ratios.
 
-A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_loss.py [--device cuda] [--no-large]
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_loss.py [--device cpu|cuda] [--no-large]
+(default: the CPU, then CUDA when a GPU is present)
 """
 
 import argparse
@@ -125,12 +126,18 @@ def mse_case(n, device):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--device", default=None, choices=["cpu", "cuda"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.1, help="seconds per repeat (approximately)")
     ap.add_argument("--no-large", action="store_true", help="skip the 4096x32000 case (512 MiB of logits)")
     args = ap.parse_args()
-    dev = args.device
+    devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
+    for dev in devices:
+        run_device(dev, args)
+        print()
+
+
+def run_device(dev, args):
     print(
         f"{dev.upper()}: {platform.machine()}, {os.cpu_count()} logical cores; numpy {np.__version__}; "
         f"torch {real_torch.__version__ if real_torch else 'not installed'}; float32, mean reduction"

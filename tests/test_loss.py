@@ -13,7 +13,7 @@ import pytest
 from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, to_np
 
 import minitorch
-from minitorch.autograd import gradcheck
+from minitorch.autograd import gradcheck, gradgradcheck
 
 F = minitorch._C._nn
 REDUCTIONS = ["none", "mean", "sum"]
@@ -402,11 +402,43 @@ def test_cross_entropy_grad_reaches_both_inputs_and_accumulates(device):
     np.testing.assert_allclose(to_np(x.grad), 2 * g1)
 
 
-def test_cross_entropy_create_graph_raises(device):
-    x = minitorch.randn(3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
-    loss = F.cross_entropy(x, long([0, 1, 2], device))
-    with pytest.raises(NotImplementedError, match="double backward"):
-        minitorch.autograd.grad(loss, x, create_graph=True)
+@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_gradgradcheck(device, case, reduction):
+    """create_graph=True: the gradient is built from recorded ops, so it differentiates again."""
+    rng = np.random.default_rng(21)
+    xs, ts, weighted, ls, ignore = case
+    C = xs[0] if len(xs) == 1 else xs[1]
+    x = mt(rand(xs, minitorch.float64, rng), minitorch.float64, device, requires_grad=True)
+    w = mt(rand((C,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device) if weighted else None
+    if ts == "prob":
+        cdim = 0 if len(xs) == 1 else 1
+        t = mt(
+            np.exp(np_log_softmax(rand(xs, minitorch.float64, rng), cdim)), minitorch.float64, device, True
+        )
+    else:
+        t = long(class_targets(ts, C, rng, ignore_index=ignore), device)
+    assert gradgradcheck(lambda a, b: F.cross_entropy(a, b, w, reduction, ignore, ls), (x, t))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss_gradgradcheck(device, reduction):
+    rng = np.random.default_rng(22)
+    x = mt(rand((4, 3), minitorch.float64, rng, -3.0, 0.0), minitorch.float64, device, requires_grad=True)
+    w = mt(rand((3,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    t = long([0, 2, -100, 1], device)
+    assert gradgradcheck(lambda a: F.nll_loss(a, t, w, reduction), (x,))
+
+
+def test_cross_entropy_create_graph_matches_fused(device):
+    rng = np.random.default_rng(23)
+    x = mt(rand((5, 4), minitorch.float64, rng), minitorch.float64, device, requires_grad=True)
+    t = long([0, 3, -100, 1, 2], device)
+    w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device)
+    (g1,) = minitorch.autograd.grad(F.cross_entropy(x, t, w, label_smoothing=0.2), x, create_graph=True)
+    (g2,) = minitorch.autograd.grad(F.cross_entropy(x, t, w, label_smoothing=0.2), x)
+    assert g1.requires_grad and not g2.requires_grad
+    np.testing.assert_allclose(to_np(g1), to_np(g2), rtol=1e-12, atol=1e-14)
 
 
 def test_cross_entropy_no_grad_records_nothing(device):
@@ -484,6 +516,12 @@ def test_class_loss_target_out_of_bounds_cpu():
             fn(x, long([0, 5, 1], "cpu"))
         with pytest.raises(IndexError, match="Target -1 is out of bounds."):
             fn(x, long([0, -1, 1], "cpu"), reduction="none")
+    # raised from a worker thread of the parallel path too
+    big = minitorch.randn(3000, 50)
+    t = np.zeros(3000, dtype=np.int64)
+    t[2500] = 50
+    with pytest.raises(IndexError, match="Target 50 is out of bounds."):
+        F.cross_entropy(big, long(t, "cpu"))
 
 
 @pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
@@ -742,3 +780,73 @@ def test_kl_div_errors(device):
     x = minitorch.zeros(3, device=device)
     with pytest.raises(ValueError, match="bad is not a valid value for reduction"):
         F.kl_div(x, x, "bad")
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_mse_loss_node_broadcast_and_double_backward(device, reduction):
+    """mse_loss records one node; its gradient reaches a broadcast target and differentiates again."""
+    rng = np.random.default_rng(24)
+    x = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
+    t = mt(rand((4,), minitorch.float64, rng), minitorch.float64, device, True)
+    loss = F.mse_loss(x, x * 1, reduction)
+    assert loss.grad_fn.name() == "MseLossBackward0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert gradcheck(lambda a, b: F.mse_loss(a, b, reduction), (x, t))
+        assert gradgradcheck(lambda a, b: F.mse_loss(a, b, reduction), (x, t))
+    xs = x.detach().requires_grad_()
+    with pytest.warns(UserWarning, match="Using a target size"):
+        out = F.mse_loss(xs, t.detach(), reduction)
+    (out.sum() if reduction == "none" else out).backward()
+    d = to_np(x) - to_np(t)
+    exp = 2 * d / (d.size if reduction == "mean" else 1)
+    assert_matches(xs.grad, exp)
+
+
+@pytest.mark.parametrize("C", [3, 40, 100])
+def test_cross_entropy_nonfinite_logits(device, C):
+    """NaN in a row gives that row NaN; a -inf logit is a zero probability (both the short-row path and the
+    vector path)."""
+    rng = np.random.default_rng(25)
+    x = rand((3, C), minitorch.float32, rng)
+    x[0, C - 1] = np.nan
+    x[1, 1] = -np.inf
+    t = np.array([0, 0, 1])
+    got = to_np(F.cross_entropy(mt(x, minitorch.float32, device), long(t, device), reduction="none"))
+    assert np.isnan(got[0])
+    exp = np_cross_entropy(x[1:], t[1:], reduction="none")
+    np.testing.assert_allclose(got[1:], exp, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_long_rows_float32_grad(device, reduction):
+    """Rows long enough for the CPU's vector exp: values and gradient against float64 NumPy."""
+    rng = np.random.default_rng(26)
+    x = rand((7, 203), minitorch.float32, rng, -10, 10)
+    t = class_targets((7,), 203, rng)
+    xm = mt(x, minitorch.float32, device, requires_grad=True)
+    loss = F.cross_entropy(xm, long(t, device), reduction=reduction)
+    assert_matches(loss, np_cross_entropy(x, t, reduction=reduction), rtol=1e-5, atol=1e-5)
+    g = rand(loss.shape, minitorch.float32, rng) if reduction == "none" else np.float64(1.0)
+    loss.backward(mt(g, minitorch.float32, device))
+    assert_matches(xm.grad, np_ce_grad(x, t, reduction, g), rtol=1e-5, atol=1e-7)
+
+
+def test_binary_cross_entropy_grad_at_saturation(device):
+    """x exactly 0 or 1 (a saturated sigmoid): PyTorch's finite gradient (x - t) / max(x (1 - x), 1e-12)."""
+    x = mt([0.0, 1.0, 0.25], minitorch.float64, device, True)
+    t = mt([1.0, 0.0, 1.0], minitorch.float64, device)
+    loss = F.binary_cross_entropy(x, t, reduction="sum")
+    assert loss.grad_fn.name() == "BinaryCrossEntropyBackward0"
+    loss.backward()
+    assert_matches(x.grad, [-1e12, 1e12, (0.25 - 1.0) / (0.25 * 0.75)])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_binary_cross_entropy_weight_grad_and_double_backward(device, reduction):
+    rng = np.random.default_rng(27)
+    x = mt(rand((3, 4), minitorch.float64, rng, 0.1, 0.9), minitorch.float64, device, True)
+    t = mt(rand((3, 4), minitorch.float64, rng, 0.0, 1.0), minitorch.float64, device, True)
+    w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device, True)
+    assert gradcheck(lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction), (x, t, w))
+    assert gradgradcheck(lambda a, b: F.binary_cross_entropy(a, b, w.detach(), reduction), (x, t))

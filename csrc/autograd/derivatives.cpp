@@ -1616,4 +1616,70 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
   return out;
 }
 
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  Tensor out = no_grad([&] { return mt::mse_loss(input, target, reduction); });
+  auto n =
+      attach("MseLossBackward0",
+             [reduction](FnNode& n, V& gs) -> V {
+               Tensor x = n.saved(0), t = n.saved(1);
+               Tensor d = mt::sub(x, t);
+               Tensor g = gs[0];
+               if (reduction == Reduction::None) g = mt::mul(g, S(2.0));
+               if (reduction == Reduction::Sum) g = mt::mul(g, S(2.0));
+               if (reduction == Reduction::Mean) g = mt::mul(g, S(2.0 / static_cast<double>(d.numel())));
+               // the engine sums each gradient back to its input's (broadcast) shape
+               Tensor gx = mt::mul(d, g);
+               return {n.needs_input_grad(0) ? gx : Tensor(), n.needs_input_grad(1) ? mt::neg(gx) : Tensor()};
+             },
+             {&input, &target}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(target);
+  }
+  return out;
+}
+
+// PyTorch's formulas: d/dx = w (x - t) / max(x (1 - x), 1e-12), d/dt = w (log(1 - x) - log x), logs clamped
+// at -100 as in the forward; finite where x is exactly 0 or 1 (a saturated sigmoid).
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            Reduction reduction) {
+  Tensor out = no_grad([&] {
+    return mt::binary_cross_entropy(
+        input, target, weight.defined() ? std::optional<Tensor>(weight) : std::nullopt, reduction);
+  });
+  auto n = attach("BinaryCrossEntropyBackward0",
+                  [reduction](FnNode& n, V& gs) -> V {
+                    Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2);
+                    Tensor g = gs[0];
+                    if (reduction == Reduction::Mean) g = mt::div(g, S(static_cast<double>(x.numel())));
+                    if (w.defined()) g = mt::mul(g, w);
+                    V res(3);
+                    if (n.needs_input_grad(0)) {
+                      Tensor den = mt::clamp(mt::mul(x, mt::sub(S(1.0), x)), S(1e-12), std::nullopt);
+                      res[0] = mt::div(mt::mul(g, mt::sub(x, t)), den);
+                    }
+                    if (n.needs_input_grad(1)) {
+                      Tensor l1 = mt::clamp(mt::log(mt::sub(S(1.0), x)), S(-100.0), std::nullopt);
+                      Tensor l0 = mt::clamp(mt::log(x), S(-100.0), std::nullopt);
+                      res[1] = mt::mul(g, mt::sub(l1, l0));
+                    }
+                    if (n.needs_input_grad(2)) {
+                      // d/dw: the unweighted elementwise loss
+                      Tensor l1 = mt::clamp(mt::log(mt::sub(S(1.0), x)), S(-100.0), std::nullopt);
+                      Tensor l0 = mt::clamp(mt::log(x), S(-100.0), std::nullopt);
+                      Tensor g0 = gs[0];
+                      if (reduction == Reduction::Mean) g0 = mt::div(g0, S(static_cast<double>(x.numel())));
+                      res[2] = mt::mul(g0, mt::neg(mt::add(mt::mul(t, l0), mt::mul(mt::sub(S(1.0), t), l1))));
+                    }
+                    return res;
+                  },
+                  {&input, &target, &weight}, {&out});
+  if (n) {
+    n->save(input);
+    n->save(target);
+    n->save(weight);
+  }
+  return out;
+}
+
 }  // namespace mt::autograd

@@ -129,5 +129,8 @@ Tensor dropout(const Tensor& input, double p);  // 0 < p < 1, training
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
 Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                   const ClassLossOptions& opt);
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            Reduction reduction);
 
 }  // namespace mt::autograd

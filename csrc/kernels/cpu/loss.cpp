@@ -7,6 +7,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "core/ScalarType.h"
 #include "kernels/cpu/Parallel.h"
 #include "kernels/cpu/VecExp.h"
@@ -14,18 +18,12 @@
 namespace mt {
 namespace {
 
-// float32 rows with contiguous classes (the common case) go through these loops: the exp vectorizes, and on
-// AVX2+FMA machines a clone chosen at load time uses it (the wheel itself targets baseline x86-64).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MT_LOSS_CLONES __attribute__((target_clones("arch=haswell", "default")))
-#else
-#define MT_LOSS_CLONES
-#endif
-
+// float32 rows with contiguous classes (the common case) go through vector loops. On AVX2+FMA machines
+// (checked once at run time; the wheel itself targets baseline x86-64) an intrinsics exp, measured 4-5x
+// faster here than the auto-vectorized VecExpF loop, which remains the portable fallback.
 constexpr int kLanes = 16;
 
-// Max of a row. A NaN is skipped here but reaches the result through the sum of exps below.
-MT_LOSS_CLONES float row_max_f32(const float* x, int64_t n) {
+float row_max_portable(const float* x, int64_t n) {
   float m[kLanes];
   for (int j = 0; j < kLanes; ++j) m[j] = -std::numeric_limits<float>::infinity();
   int64_t i = 0;
@@ -36,7 +34,7 @@ MT_LOSS_CLONES float row_max_f32(const float* x, int64_t n) {
   return m[0];
 }
 
-MT_LOSS_CLONES float sum_exp_f32(const float* x, int64_t n, float shift) {
+float sum_exp_portable(const float* x, int64_t n, float shift) {
   VecExpF f;
   float acc[kLanes] = {};
   int64_t i = 0;
@@ -49,10 +47,108 @@ MT_LOSS_CLONES float sum_exp_f32(const float* x, int64_t n, float shift) {
   return acc[0] + tail;
 }
 
-// out = k * exp(x - shift)
-MT_LOSS_CLONES void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k) {
+void scaled_exp_portable(float* out, const float* x, int64_t n, float shift, float k) {
   VecExpF f;
   for (int64_t i = 0; i < n; ++i) out[i] = k * f(x[i] - shift);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MT_LOSS_AVX2 1
+#define MT_AVX2 __attribute__((target("avx2,fma")))
+
+// VecExpF's algorithm (Cody-Waite reduction, Cephes' polynomial) in AVX2. The clamps take x as their second
+// operand, which max/min return when it is NaN, so NaN propagates.
+MT_AVX2 inline __m256 exp256(__m256 x) {
+  const __m256 hi = _mm256_set1_ps(88.72283905f), lo = _mm256_set1_ps(-87.33654475f);
+  const __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
+  const __m256 fx =
+      _mm256_floor_ps(_mm256_fmadd_ps(xc, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
+  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  __m256 v = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  v = _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                       _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+  return _mm256_blendv_ps(v, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+}
+
+MT_AVX2 float row_max_avx2(const float* x, int64_t n) {
+  __m256 m0 = _mm256_set1_ps(-std::numeric_limits<float>::infinity()), m1 = m0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    m0 = _mm256_max_ps(m0, _mm256_loadu_ps(x + i));
+    m1 = _mm256_max_ps(m1, _mm256_loadu_ps(x + i + 8));
+  }
+  alignas(32) float b[8];
+  _mm256_store_ps(b, _mm256_max_ps(m0, m1));
+  float m = b[0];
+  for (int j = 1; j < 8; ++j) m = std::max(m, b[j]);
+  for (; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+MT_AVX2 float sum_exp_avx2(const float* x, int64_t n, float shift) {
+  const __m256 s = _mm256_set1_ps(shift);
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_add_ps(a0, exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), s)));
+    a1 = _mm256_add_ps(a1, exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), s)));
+  }
+  alignas(32) float b[8];
+  _mm256_store_ps(b, _mm256_add_ps(a0, a1));
+  float r = 0;
+  for (int j = 0; j < 8; ++j) r += b[j];
+  VecExpF f;
+  for (; i < n; ++i) r += f(x[i] - shift);
+  return r;
+}
+
+MT_AVX2 void scaled_exp_avx2(float* out, const float* x, int64_t n, float shift, float k) {
+  const __m256 s = _mm256_set1_ps(shift), kv = _mm256_set1_ps(k);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(kv, exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), s))));
+  VecExpF f;
+  for (; i < n; ++i) out[i] = k * f(x[i] - shift);
+}
+
+// runs from a static initializer, maybe before libgcc's own CPU detection: initialize it first
+bool detect_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+const bool kHasAvx2 = detect_avx2();
+#endif
+
+// Max of a row. A NaN is skipped here but reaches the result through the sum of exps below.
+float row_max_f32(const float* x, int64_t n) {
+#ifdef MT_LOSS_AVX2
+  if (kHasAvx2) return row_max_avx2(x, n);
+#endif
+  return row_max_portable(x, n);
+}
+
+float sum_exp_f32(const float* x, int64_t n, float shift) {
+#ifdef MT_LOSS_AVX2
+  if (kHasAvx2) return sum_exp_avx2(x, n, shift);
+#endif
+  return sum_exp_portable(x, n, shift);
+}
+
+// out = k * exp(x - shift)
+void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k) {
+#ifdef MT_LOSS_AVX2
+  if (kHasAvx2) return scaled_exp_avx2(out, x, n, shift, k);
+#endif
+  scaled_exp_portable(out, x, n, shift, k);
 }
 
 // Per row of a cross entropy with class-index targets t (weights w, smoothing eps over C classes):
@@ -86,13 +182,16 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
   }
   // logsumexp: a NaN max propagates (as in softmax); an all -inf row gives -inf - (-inf) = NaN
   op_t m = -std::numeric_limits<op_t>::infinity(), s = 0;
+  bool done = false;
   if constexpr (std::is_same_v<T, float>) {
-    if (stride == 1) {
+    // long rows through the vector loops; short ones (the tutorials' 2 classes) are faster with libm's expf
+    if (stride == 1 && C >= 2 * kLanes) {
       m = row_max_f32(x, C);
       s = sum_exp_f32(x, C, m);
+      done = true;
     }
   }
-  if (!std::is_same_v<T, float> || stride != 1) {
+  if (!done) {
     for (int64_t c = 0; c < C; ++c) {
       op_t v = X(c);
       m = (v > m || v != v) ? v : m;
@@ -234,7 +333,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
     }
     const op_t lse = st[2 * r], A = st[2 * r + 1];
     if constexpr (std::is_same_v<T, float>) {
-      if (inner == 1 && gi && !gt) {
+      if (inner == 1 && gi && !gt && C >= 2 * kLanes) {
         // scale * (p_c * A - a_c): the softmax part vectorized, then the target's terms
         scaled_exp_f32(gi + off, x + off, C, lse, scale * A);
         if (prob) {
