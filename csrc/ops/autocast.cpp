@@ -5,6 +5,7 @@
 
 #include "autograd/AutogradMeta.h"
 #include "autograd/GradMode.h"
+#include "core/Exception.h"
 #include "ops/copy.h"
 
 namespace mt::autocast {
@@ -116,6 +117,13 @@ Tensor Scope::operator()(const Tensor& t) const {
       ScalarType w = widest_[static_cast<int>(d)];
       return w == ScalarType::Undefined ? t : cast_to(t, w);
     }
+    case Policy::Banned:
+      MT_ERROR(
+          "torch.nn.functional.", op_name(op_),
+          " and torch.nn.BCELoss are unsafe to autocast.\nMany models use a sigmoid layer right before the "
+          "binary cross entropy layer.\nIn this case, combine the two layers using "
+          "torch.nn.functional.binary_cross_entropy_with_logits\nor torch.nn.BCEWithLogitsLoss.  "
+          "binary_cross_entropy_with_logits and BCEWithLogits are\nsafe to autocast.");
     case Policy::Same:
       break;
   }

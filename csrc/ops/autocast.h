@@ -13,11 +13,12 @@
 namespace mt::autocast {
 
 // How an op treats its floating inputs (float64 is never touched, as in PyTorch):
-//   Lower:   cast to the region's lower-precision dtype (float16 / bfloat16) - tensor-core ops
-//   Fp32:    cast to float32 - ops whose range or accumulation needs it (exp, log, softmax, sums, losses,
-//   norms) Promote: cast all to the widest floating dtype among them - ops taking several inputs that must
-//   agree Same:    no cast (the op runs in whatever dtype its inputs have)
-enum class Policy : uint8_t { Same, Lower, Fp32, Promote };
+// - Lower: cast to the region's lower-precision dtype (float16 / bfloat16); tensor-core ops.
+// - Fp32: cast to float32; ops whose range or accumulation needs it (exp, log, softmax, sums, losses).
+// - Promote: cast all to the widest floating dtype among them; ops whose inputs must agree.
+// - Same: no cast; the op runs in whatever dtype its inputs have.
+// - Banned: raises; unsafe in lower precision with a safe replacement (binary_cross_entropy).
+enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
 
 // (op, policy on CUDA, policy on the CPU). PyTorch's CPU list is shorter: on the CPU softmax, exp and the
 // losses run in the input dtype (bfloat16 stays bfloat16), so the CPU column says Same for them.
@@ -65,7 +66,7 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote };
   _(huber_loss,             Fp32,    Same)               \
   _(kl_div,                 Fp32,    Same)               \
   _(binary_cross_entropy_with_logits, Fp32, Same)        \
-  _(binary_cross_entropy,   Fp32,    Fp32)               \
+  _(binary_cross_entropy,   Banned,  Fp32)               \
   _(dot,                    Promote, Same)               \
   _(atan2,                  Promote, Same)               \
   _(cat,                    Promote, Promote)            \

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -184,6 +185,10 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                      Reduction reduction, int64_t ignore_index, double label_smoothing) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::cross_entropy);
+    return cross_entropy(s(input), s(target), s(weight), reduction, ignore_index, label_smoothing);
+  }
   ClassLossOptions opt;
   opt.kind = cross_entropy_kind(input, target);
   opt.reduction = reduction;
@@ -200,6 +205,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 Reduction reduction, int64_t ignore_index) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::nll_loss);
+    return nll_loss(s(input), s(target), s(weight), reduction, ignore_index);
+  }
   ClassLossOptions opt;
   opt.kind = ClassLossKind::nll;
   opt.reduction = reduction;
@@ -210,6 +219,10 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 // ---- composites
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::mse_loss);
+    return mse_loss(s(input), s(target), reduction);
+  }
   // one autograd node instead of three (sub, mul, mean): its backward is 2 (x - t) scaled, two kernels
   if (autograd::needs_grad(input, target)) return autograd::mse_loss(input, target, reduction);
   Tensor d = sub(input, target);
@@ -217,10 +230,18 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::l1_loss);
+    return l1_loss(s(input), s(target), reduction);
+  }
   return apply_reduction(abs(sub(input, target)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::smooth_l1_loss);
+    return smooth_l1_loss(s(input), s(target), reduction, beta);
+  }
   MT_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0.0) return l1_loss(input, target, reduction);
   Tensor z = abs(sub(input, target));
@@ -230,6 +251,10 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::huber_loss);
+    return huber_loss(s(input), s(target), reduction, delta);
+  }
   MT_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   Tensor z = abs(sub(input, target));
   Tensor quad = mul(mul(z, z), S(0.5));
@@ -239,6 +264,10 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                             Reduction reduction) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::binary_cross_entropy);
+    return binary_cross_entropy(s(input), s(target), s(weight), reduction);
+  }
   MT_CHECK_VALUE(IntArrayRef(input.sizes()).equals(target.sizes()), "Using a target size (",
                  torch_size(target.sizes()), ") that is different to the input size (",
                  torch_size(input.sizes()), ") is deprecated. Please ensure they have the same size.");
@@ -264,6 +293,10 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const std::optional<Tensor>& weight, Reduction reduction,
                                         const std::optional<Tensor>& pos_weight) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::binary_cross_entropy_with_logits);
+    return binary_cross_entropy_with_logits(s(input), s(target), s(weight), reduction, s(pos_weight));
+  }
   MT_CHECK_VALUE(IntArrayRef(input.sizes()).equals(target.sizes()), "Target size (",
                  torch_size(target.sizes()), ") must be the same as input size (", torch_size(input.sizes()),
                  ")");
@@ -278,6 +311,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target,
               bool batchmean) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::kl_div);
+    return kl_div(s(input), s(target), reduction, log_target, batchmean);
+  }
   Tensor loss;
   if (log_target) {
     loss = mul(exp(target), sub(target, input));

@@ -21,6 +21,8 @@ const char* policy_name(autocast::Policy p) {
       return "fp32";
     case autocast::Policy::Promote:
       return "promote";
+    case autocast::Policy::Banned:
+      return "banned";
     case autocast::Policy::Same:
       break;
   }
