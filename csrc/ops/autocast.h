@@ -20,8 +20,9 @@ namespace mt::autocast {
 // - Banned: raises; unsafe in lower precision with a safe replacement (binary_cross_entropy).
 enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
 
-// (op, policy on CUDA, policy on the CPU). PyTorch's CPU list is shorter: on the CPU softmax, exp and the
-// losses run in the input dtype (bfloat16 stays bfloat16), so the CPU column says Same for them.
+// (op, policy on CUDA, policy on the CPU). PyTorch's CPU list is shorter: on the CPU softmax, exp, sums and
+// the norms run in the input dtype (bfloat16 stays bfloat16), so the CPU column says Same for them; the
+// losses run in float32 on both (checked against PyTorch in tests/test_torch_oracle.py).
 // clang-format off
 #define MT_AUTOCAST_OPS(_)                               \
   _(mm,                     Lower,   Lower)              \
@@ -58,14 +59,14 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
   _(norm,                   Fp32,    Same)               \
   _(layer_norm,             Fp32,    Same)               \
   _(group_norm,             Fp32,    Same)               \
-  _(cross_entropy,          Fp32,    Same)               \
-  _(nll_loss,               Fp32,    Same)               \
+  _(cross_entropy,          Fp32,    Fp32)               \
+  _(nll_loss,               Fp32,    Fp32)               \
   _(mse_loss,               Fp32,    Fp32)               \
-  _(l1_loss,                Fp32,    Same)               \
-  _(smooth_l1_loss,         Fp32,    Same)               \
-  _(huber_loss,             Fp32,    Same)               \
-  _(kl_div,                 Fp32,    Same)               \
-  _(binary_cross_entropy_with_logits, Fp32, Same)        \
+  _(l1_loss,                Fp32,    Fp32)               \
+  _(smooth_l1_loss,         Fp32,    Fp32)               \
+  _(huber_loss,             Fp32,    Fp32)               \
+  _(kl_div,                 Fp32,    Fp32)               \
+  _(binary_cross_entropy_with_logits, Fp32, Fp32)        \
   _(binary_cross_entropy,   Banned,  Fp32)               \
   _(dot,                    Promote, Same)               \
   _(atan2,                  Promote, Same)               \
