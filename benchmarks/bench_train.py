@@ -3,13 +3,19 @@ forward, loss, backward, SGD/Adam step) with the same code run by minitorch and 
 CUDA when present; a hand-written NumPy step as the CPU floor for the MLPs. With --amp (GPU): the same steps
 in float32, TF32, float16 + GradScaler and bfloat16 autocast, and the AMP speedup of each library.
 
+Each library runs in its own process: NumPy's OpenBLAS, our OpenBLAS and PyTorch's OpenMP pools each spin
+while waiting for work, and sharing two cores made every column several times slower than it is alone.
+
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_train.py [--amp] [--quick]
 """
 
 import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -150,16 +156,47 @@ def time_step(step, sync, min_time):
     return statistics.median(samples)
 
 
+def worker(args):
+    """One measurement in this process: prints seconds per step as JSON."""
+    name, batch, opt_name = CASES[args.case] if args.case >= 0 else (args.model, args.batch, "sgd")
+    if args.worker == "numpy":
+        print(json.dumps(time_step(numpy_step(name, batch), lambda: None, args.min_time)))
+        return
+    lib = minitorch if args.worker == "minitorch" else real_torch
+    if args.mode == "tf32":
+        lib.backends.cuda.matmul.allow_tf32 = True
+    lib.backends.cudnn.allow_tf32 = args.mode == "tf32"
+    step, sync = make_step(lib, name, batch, opt_name, args.device, args.mode)
+    print(json.dumps(time_step(step, sync, args.min_time)))
+
+
+def measure(lib, device, min_time, case=-1, model=None, batch=None, mode="fp32"):
+    cmd = [sys.executable, __file__, "--worker", lib, "--device", device, "--case", str(case),
+           "--min-time", str(min_time), "--mode", mode]  # fmt: skip
+    if model:
+        cmd += ["--model", model, "--batch", str(batch)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=os.environ)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--amp", action="store_true", help="also fp32/TF32/fp16/bf16 steps on CUDA")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--device", default="cpu", help=argparse.SUPPRESS)
+    ap.add_argument("--case", type=int, default=-1, help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
+    ap.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--mode", default="fp32", help=argparse.SUPPRESS)
+    ap.add_argument("--min-time", type=float, default=0.3, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        worker(args)
+        return
     min_time = 0.05 if args.quick else 0.3
     devices = ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
-    libs = {"minitorch": minitorch}
-    if real_torch is not None:
-        libs["torch"] = real_torch
+    libs = ["minitorch"] + (["torch"] if real_torch is not None else [])
     print(f"# training steps/s ({platform.processor() or platform.machine()}, {os.cpu_count()} cores,"
           f" minitorch {minitorch.__version__}{', torch ' + real_torch.__version__ if real_torch else ''})\n")  # fmt: skip
     print(
@@ -167,17 +204,14 @@ def main():
     )
     print("|---|---|---|---|---|---|---|---|")
     for device in devices:
-        for name, batch, opt_name in CASES:
-            res = {}
-            for lname, lib in libs.items():
-                step, sync = make_step(lib, name, batch, opt_name, device)
-                res[lname] = time_step(step, sync, min_time)
+        for i, (name, batch, opt_name) in enumerate(CASES):
+            res = {lib: measure(lib, device, min_time, i) for lib in libs}
             if device == "cpu" and name in ("SimpleNN", "MLP") and opt_name == "sgd":
-                res["numpy"] = time_step(numpy_step(name, batch), lambda: None, min_time)
+                res["numpy"] = measure("numpy", device, min_time, i)
             cell = {k: f"{1 / v:,.0f}" for k, v in res.items()}
             ratio = f"{res['torch'] / res['minitorch']:.2f}x" if "torch" in res else "-"
             print(f"| {device} | {name} | {batch} | {opt_name} | {cell.get('numpy', '-')} | {cell['minitorch']} |"
-                  f" {cell.get('torch', '-')} | {ratio} |")  # fmt: skip
+                  f" {cell.get('torch', '-')} | {ratio} |", flush=True)  # fmt: skip
     if args.amp and "cuda" in devices:
         print("\n# AMP on CUDA: steps/s per precision and the speedup over float32 (ratio of ratios)\n")
         print(
@@ -185,17 +219,13 @@ def main():
         )
         print("|---|---|---|---|---|---|---|---|---|")
         for name, batch in [("MLP", 256), ("LeNet", 128)]:
-            for lname, lib in libs.items():
-                res = {}
-                for mode in ("fp32", "tf32", "fp16", "bf16"):
-                    lib.backends.cuda.matmul.allow_tf32 = mode == "tf32"
-                    lib.backends.cudnn.allow_tf32 = mode == "tf32"
-                    step, sync = make_step(lib, name, batch, "sgd", "cuda", mode)
-                    res[mode] = time_step(step, sync, min_time)
-                lib.backends.cuda.matmul.allow_tf32 = False
-                lib.backends.cudnn.allow_tf32 = True
-                print(f"| {name} | {batch} | {lname} | " + " | ".join(f"{1 / res[m]:,.0f}" for m in res)
-                      + f" | {res['fp32'] / res['fp16']:.2f}x | {res['fp32'] / res['bf16']:.2f}x |")  # fmt: skip
+            for lib in libs:
+                res = {
+                    m: measure(lib, "cuda", min_time, -1, name, batch, m)
+                    for m in ("fp32", "tf32", "fp16", "bf16")
+                }
+                print(f"| {name} | {batch} | {lib} | " + " | ".join(f"{1 / res[m]:,.0f}" for m in res)
+                      + f" | {res['fp32'] / res['fp16']:.2f}x | {res['fp32'] / res['bf16']:.2f}x |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
