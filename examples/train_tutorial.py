@@ -1,33 +1,33 @@
-"""The README's main job: the tutorials' SimpleNN (3 -> 10 -> 2, ReLU) trained with cross-entropy and SGD, on
-the GPU when there is one. Written with autograd and tensors directly: `nn`/`optim` arrive with their issue,
-and then this becomes the tutorial's code verbatim.
+"""The README's main job: the tutorials' SimpleNN (3 -> 10 -> 2, ReLU) trained with nn.CrossEntropyLoss and
+optim.SGD, written as the tutorials write it, on the GPU when there is one. A tqdm progress bar when tqdm is
+installed (pip install ".[examples]"), plain lines otherwise; a final accuracy line.
 
-    python examples/train_tutorial.py [--steps 300]
+    python examples/train_tutorial.py [--steps 300] [--lr 0.5]
 """
 
 import argparse
-import math
 import time
 
 import minitorch as torch
+import minitorch.nn as nn
+import minitorch.optim as optim
+
+try:
+    from tqdm import tqdm
+except ImportError:  # the progress bar is optional
+    tqdm = None
 
 
-def linear_params(n_in, n_out, device):
-    # PyTorch's nn.Linear default: U(-1/sqrt(n_in), 1/sqrt(n_in)) for weight and bias
-    bound = 1.0 / math.sqrt(n_in)
-    w = (torch.rand(n_out, n_in, device=device) * 2 - 1) * bound
-    b = (torch.rand(n_out, device=device) * 2 - 1) * bound
-    return w.requires_grad_(), b.requires_grad_()
+class SimpleNN(nn.Module):
+    def __init__(self):
+        super(SimpleNN, self).__init__()
+        self.fc1 = nn.Linear(3, 10)
+        self.fc2 = nn.Linear(10, 2)
 
-
-def forward(params, x):
-    w1, b1, w2, b2 = params
-    h = torch.relu(x @ w1.t() + b1)
-    return h @ w2.t() + b2
-
-
-def cross_entropy(logits, labels):
-    return -torch.log_softmax(logits, 1).gather(1, labels.unsqueeze(1)).mean()
+    def forward(self, x):
+        x = torch.relu(self.fc1(x))
+        x = self.fc2(x)
+        return x
 
 
 def main():
@@ -39,29 +39,36 @@ def main():
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     print(f"minitorch {torch.__version__}: training SimpleNN on {device}")
     torch.manual_seed(0)
-    params = [*linear_params(3, 10, device), *linear_params(10, 2, device)]
+    model = SimpleNN().to(device)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = optim.SGD(model.parameters(), lr=args.lr)
     inputs = torch.randn(100, 3).to(device)
     labels = (inputs[:, 0] > 0).long()  # learnable: the class is the sign of the first feature
 
+    steps = range(args.steps)
+    bar = tqdm(steps, desc="training", unit="step") if tqdm is not None else None
     t0 = time.perf_counter()
     first = None
-    for step in range(args.steps):
-        loss = cross_entropy(forward(params, inputs), labels)
-        for p in params:
-            p.grad = None
+    for step in bar if bar is not None else steps:
+        optimizer.zero_grad()
+        outputs = model(inputs)
+        loss = criterion(outputs, labels)
         loss.backward()
-        with torch.no_grad():
-            for p in params:
-                p -= args.lr * p.grad
+        optimizer.step()
         if first is None:
             first = loss.item()
         if step % 50 == 0 or step == args.steps - 1:
-            print(f"step {step:4d}  loss {loss.item():.4f}")
+            if bar is not None:
+                bar.set_postfix(loss=f"{loss.item():.4f}")
+            else:
+                print(f"step {step:4d}  loss {loss.item():.4f}")
+    if bar is not None:
+        bar.close()
     if device.type == "cuda":
         torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     with torch.no_grad():
-        acc = (forward(params, inputs).argmax(1) == labels).float().mean().item()
+        acc = (model(inputs).argmax(dim=1) == labels).float().mean().item()
     print(
         f"first loss {first:.4f}, last loss {loss.item():.4f}, accuracy {acc:.2f}, "
         f"{args.steps / dt:.0f} steps/s"
