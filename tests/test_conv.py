@@ -370,6 +370,24 @@ def test_conv_gradcheck(device, case):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_gradgradcheck(device):
+    # conv gradients are recorded ops (transposed conv, weight-gradient op), so they differentiate again
+    rng = np.random.default_rng(35)
+    x = T(rand(rng, 2, 4, 5, 5), device=device, requires_grad=True)
+    w = T(rand(rng, 4, 2, 3, 3), device=device, requires_grad=True)
+    b = T(rand(rng, 4), device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, 2, 1, 1, 2), (x, w, b))
+    wt = T(rand(rng, 4, 1, 3, 3), device=device, requires_grad=True)
+    xt = T(rand(rng, 2, 4, 3, 3), device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x, w: F.conv_transpose2d(x, w, None, 2, 1, 1, 2), (xt, wt))
+    xp = T(rand(rng, 2, 2, 6, 5), device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x: F.avg_pool2d(x, 3, 2, 1, True, False), (xp,))
+    assert minitorch.autograd.gradgradcheck(lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (xp,))
+    xm = T(rng.permutation(60).reshape(1, 3, 4, 5) * 0.1, device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x: F.max_pool2d(x, 2, 1), (xm,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_conv_grad_values_and_partial(device):
     # only the input requires grad: the weight and bias get no gradient, the input's matches the adjoint
     rng = np.random.default_rng(40)

@@ -1194,8 +1194,8 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
 }
 
 // ---- conv and pooling (helper conv)
-// Conv gradients are the two backward-half ops (kernels per device); they are not differentiable themselves,
-// so double backward through a conv is not supported yet.
+// The input gradient of a conv is the transposed conv and the weight gradient its own recorded op, so under
+// create_graph the gradients differentiate again (double backward).
 
 namespace {
 // The bias gradient of a 4-D NCHW conv: the output gradient summed over batch and space.
@@ -1213,9 +1213,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
       [args](FnNode& n, V& gs) -> V {
         Tensor x = n.saved(0), w = n.saved(1);
         const Tensor& g = gs[0];
-        return {n.needs_input_grad(0) ? mt::convolution_backward_input(g, w, x.sizes(), args) : Tensor(),
-                n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
-                n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
+        return {
+            n.needs_input_grad(0) ? mt::convolution_transpose(g, w, std::nullopt, args, x.sizes()) : Tensor(),
+            n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
+            n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
       },
       {&input, &weight, b}, {&out});
   if (n) {
@@ -1236,10 +1237,7 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
                     Tensor x = n.saved(0), w = n.saved(1);
                     const Tensor& g = gs[0];
                     Tensor gx, gw;
-                    if (n.needs_input_grad(0)) {
-                      NoGradGuard guard;  // the forward conv op would record otherwise
-                      gx = mt::convolution(g, w, std::nullopt, args);
-                    }
+                    if (n.needs_input_grad(0)) gx = mt::convolution(g, w, std::nullopt, args);
                     if (n.needs_input_grad(1)) gw = mt::convolution_backward_weight(x, g, w.sizes(), args);
                     return {gx, gw, n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
                   },
@@ -1281,6 +1279,37 @@ Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, in
   attach("AvgPool2DBackward0",
          [args, in_sizes](FnNode&, V& gs) -> V { return {mt::avg_pool2d_backward(gs[0], args, in_sizes)}; },
          {&input}, {&out});
+  return out;
+}
+
+// bw(g, x) is bilinear: <bw(g, x), G> = <g, conv(x, G)> = <x, conv_transpose(g, G)>.
+Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                                   const ConvArgs& args) {
+  Tensor out = no_grad([&] { return mt::convolution_backward_weight(grad_out, input, weight_sizes, args); });
+  auto n =
+      attach("ConvolutionBackwardWeightBackward0",
+             [args](FnNode& n, V& gs) -> V {
+               Tensor g = n.saved(0), x = n.saved(1);
+               const Tensor& G = gs[0];
+               return {n.needs_input_grad(0) ? mt::convolution(x, G, std::nullopt, args) : Tensor(),
+                       n.needs_input_grad(1) ? mt::convolution_transpose(g, G, std::nullopt, args, x.sizes())
+                                             : Tensor()};
+             },
+             {&grad_out, &input}, {&out});
+  if (n) {
+    n->save(grad_out);
+    n->save(input);
+  }
+  return out;
+}
+
+// avg pooling's gradient is linear in the output gradient; its adjoint is the pooling itself.
+Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  Tensor out = no_grad([&] { return mt::avg_pool2d_backward(grad_out, args, input_sizes); });
+  int64_t oh = grad_out.sizes()[2], ow = grad_out.sizes()[3];
+  attach("AvgPool2DBackwardBackward0",
+         [args, oh, ow](FnNode&, V& gs) -> V { return {mt::avg_pool2d_impl(gs[0], args, oh, ow)}; },
+         {&grad_out}, {&out});
   return out;
 }
 

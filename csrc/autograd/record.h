@@ -110,5 +110,8 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
                              const ConvArgs& args, IntArrayRef out_sizes);
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
+Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                                   const ConvArgs& args);
+Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes);
 
 }  // namespace mt::autograd

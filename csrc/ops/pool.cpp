@@ -180,6 +180,7 @@ Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, in
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  if (autograd::needs_grad(grad_out)) return autograd::avg_pool2d_backward(grad_out, args, input_sizes);
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);

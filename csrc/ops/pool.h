@@ -43,7 +43,7 @@ struct PoolArgs {
 };
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
-// The gradient of avg_pool2d_impl (no autograd of its own).
+// The gradient of avg_pool2d_impl (differentiable: its adjoint is avg_pool2d_impl).
 Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes);
 
 // ---- Window math, shared by the CPU and CUDA kernels so the CPU tests cover what the GPU computes.
