@@ -3,6 +3,9 @@ paddings ('same'/'valid' included), dilations, groups, unbatched and non-contigu
 gradients by gradcheck, and bad inputs raising PyTorch's messages."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -167,6 +170,17 @@ CONV_TOL = {
     minitorch.bfloat16: (5e-2, 5e-2),
 }
 FLOATS = [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
+
+
+@pytest.fixture(autouse=True)
+def no_tf32():
+    """cuDNN's float32 convs use TF32 by default (as PyTorch): about 1e-3 relative error, too coarse for
+    float32 tolerances, so value tests run without it (test_tf32_tolerance covers the default)."""
+    cudnn = minitorch.backends.cudnn
+    old = cudnn.allow_tf32
+    cudnn.allow_tf32 = False
+    yield
+    cudnn.allow_tf32 = old
 
 
 # ---------------------------------------------------------------- conv2d values
@@ -652,9 +666,15 @@ def test_pool_errors():
 
 
 def test_cudnn_flags_module():
+    # PyTorch's defaults, in a fresh interpreter (the fixture above changes allow_tf32 here)
+    code = "import minitorch as m; c = m.backends.cudnn; print(c.enabled, c.benchmark, c.deterministic, c.allow_tf32)"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert fresh.stdout.split() == ["True", "False", "False", "True"]
     cudnn = minitorch.backends.cudnn
+    cudnn.allow_tf32 = True
     old = (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32)
-    assert old == (True, False, False, True)  # PyTorch's defaults
+    assert old == (True, False, False, True)
     try:
         cudnn.benchmark = True
         cudnn.deterministic = True
@@ -721,3 +741,13 @@ def test_cuda_conv_with_and_without_cudnn(dtype, enabled):
     # backends.cudnn.enabled = False takes the im2col + cuBLAS kernels: same values and gradients
     with minitorch.backends.cudnn.flags(enabled=enabled):
         _conv_against_cpu("cuda", dtype)
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+def test_tf32_tolerance():
+    # the default (allow_tf32=True): float32 convs on cuDNN within TF32's 10-bit mantissa
+    minitorch.backends.cudnn.allow_tf32 = True
+    rng = np.random.default_rng(140)
+    x, w = rand(rng, 4, 16, 12, 12), rand(rng, 8, 16, 3, 3)
+    got = F.conv2d(T(x, minitorch.float32, "cuda"), T(w, minitorch.float32, "cuda"), None, 1, 1)
+    assert_matches(got, np_conv2d(x, w, None, 1, 1), rtol=1e-2, atol=1e-2)
