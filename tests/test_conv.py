@@ -542,6 +542,7 @@ POOL_GRAD_CASES = [
     ("avg_pool2d", (1, 2, 5, 6), {"kernel_size": (2, 3), "stride": 1, "divisor_override": 4}),
     ("avg_pool1d", (2, 2, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),
     ("adaptive_avg_pool2d", (2, 2, 7, 5), {"output_size": (3, 2)}),
+    ("adaptive_avg_pool2d", (2, 2, 7, 5), {"output_size": 1}),  # global: through mean
     ("adaptive_avg_pool1d", (2, 2, 7), {"output_size": 4}),
     ("adaptive_max_pool2d", (2, 2, 7, 5), {"output_size": (3, 4)}),
 ]
