@@ -576,6 +576,25 @@ def test_max_pool_grad_overlapping_windows(device):
     assert x.grad.cpu().numpy().sum() == 4.0
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_batch(device):
+    # zero images: empty results of the right shape, and zero gradients for the parameters
+    x = minitorch.zeros(0, 3, 8, 8, dtype=minitorch.float64, device=device).requires_grad_()
+    w = T(np.ones((4, 3, 3, 3)), device=device, requires_grad=True)
+    b = T(np.ones(4), device=device, requires_grad=True)
+    y = F.conv2d(x, w, b, 1, 1)
+    assert tuple(y.shape) == (0, 4, 8, 8)
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0, 3, 8, 8)
+    assert w.grad.abs().sum().item() == 0 and b.grad.abs().sum().item() == 0
+    assert tuple(F.conv_transpose2d(y.detach(), w.detach(), None, 2, 1, 1).shape) == (0, 3, 16, 16)
+    xp = minitorch.zeros(0, 3, 8, 8, device=device).requires_grad_()
+    assert tuple(F.max_pool2d(xp, 2).shape) == (0, 3, 4, 4)
+    F.avg_pool2d(xp, 3, 2, 1).sum().backward()
+    assert tuple(xp.grad.shape) == (0, 3, 8, 8)
+    assert tuple(F.adaptive_max_pool2d(xp, 3)[1].shape) == (0, 3, 3, 3)
+
+
 # ---------------------------------------------------------------- bad inputs
 def test_conv_errors():
     x = minitorch.randn(1, 4, 8, 8)
@@ -658,6 +677,10 @@ def test_pool_errors():
         F.max_pool2d(x, 7, padding=0)
     with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
         F.max_pool2d(minitorch.randn(6, 6), 2)
+    with pytest.raises(
+        RuntimeError, match="max_pool2d: kernel_size must either be a single int, or a tuple of two ints"
+    ):
+        F.max_pool2d(x, (2, 2, 2))
     with pytest.raises(RuntimeError, match="stride should be greater than zero"):
         F.max_pool2d(x, 2, 0)
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):

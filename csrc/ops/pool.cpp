@@ -17,7 +17,8 @@ namespace {
 
 // int-or-tuple of `n` for a pooling argument, with PyTorch's message.
 DimVector pool_param(IntArrayRef v, int64_t n, const char* op, const char* name, const char* rule) {
-  MT_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == n, op, ": ", name, rule);
+  MT_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == n, op, ": ", name, rule,
+           n == 2 ? "a tuple of two ints" : "a tuple of one int");
   DimVector r;
   for (int64_t i = 0; i < n; ++i) r.push_back(v[v.size() == 1 ? 0 : i]);
   return r;
@@ -43,13 +44,12 @@ struct PoolSetup {
 // Shared checks and sizes of max/avg pooling over nd (1 or 2) spatial dims.
 PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_,
                      IntArrayRef dilation_, bool ceil_mode, int64_t nd, const char* op, bool is_max) {
-  DimVector k =
-      pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or a tuple of ints");
-  DimVector s = stride_.empty() ? k
-                                : pool_param(stride_, nd, op, "stride",
-                                             " must either be omitted, a single int, or a tuple of ints");
-  DimVector p = pool_param(padding_, nd, op, "padding", " must either be a single int, or a tuple of ints");
-  DimVector d = pool_param(dilation_, nd, op, "dilation", " must be either a single int, or a tuple of ints");
+  DimVector k = pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or ");
+  DimVector s = stride_.empty()
+                    ? k
+                    : pool_param(stride_, nd, op, "stride", " must either be omitted, a single int, or ");
+  DimVector p = pool_param(padding_, nd, op, "padding", " must either be a single int, or ");
+  DimVector d = pool_param(dilation_, nd, op, "dilation", " must be either a single int, or ");
   int64_t dim = input_.dim();
   if (nd == 2)
     MT_CHECK(dim == 3 || dim == 4,
