@@ -61,15 +61,18 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
           }
           acc_t best = -std::numeric_limits<acc_t>::infinity();
           int64_t bi = h0 * p.W + w0;
-          for (int64_t h = h0; h < h1; h += dh)
+          for (int64_t h = h0; h < h1; h += dh) {
+            const T* row = x + h * p.W;
             for (int64_t w = w0; w < w1; w += dw) {
-              acc_t v = static_cast<acc_t>(x[h * p.W + w]);
-              if (v > best || std::isnan(v)) {
+              acc_t v = static_cast<acc_t>(row[w]);
+              // one compare: true for a larger value and for NaN (which then ends the window)
+              if (!(v <= best)) {
                 best = v;
                 bi = h * p.W + w;
-                if (std::isnan(v)) goto done;
+                if (v != v) goto done;
               }
             }
+          }
         done:
           int64_t oi = (pl * p.oH + oh) * p.oW + ow;
           o[oi] = static_cast<T>(best);
