@@ -1255,18 +1255,10 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& 
     NoGradGuard g;
     return mt::max_pool2d_impl(input, args, oh, ow);
   }();
-  TensorGeometry base = geometry_of(input);
-  // each output's gradient goes to the input position its index names: a scatter-add per plane (windows
-  // overlap when stride < kernel)
+  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
   auto n = attach("MaxPool2DWithIndicesBackward0",
-                  [base](FnNode& n, V& gs) -> V {
-                    Tensor idx = n.saved(0);
-                    const Tensor& g = gs[0];
-                    int64_t planes = base.sizes[0] * base.sizes[1];
-                    Tensor z = zeros({planes, base.sizes[2] * base.sizes[3]}, g.dtype(), g.device());
-                    if (g.numel() > 0)
-                      mt::scatter_add_(z, 1, mt::reshape(idx, {planes, -1}), mt::reshape(g, {planes, -1}));
-                    return {mt::view(z, base.sizes)};
+                  [args, in_sizes](FnNode& n, V& gs) -> V {
+                    return {mt::max_pool2d_backward(gs[0], n.saved(0), args, in_sizes)};
                   },
                   {&input}, {&std::get<0>(r)});
   if (n) n->save(std::get<1>(r));
@@ -1310,6 +1302,23 @@ Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArra
   attach("AvgPool2DBackwardBackward0",
          [args, oh, ow](FnNode&, V& gs) -> V { return {mt::avg_pool2d_impl(gs[0], args, oh, ow)}; },
          {&grad_out}, {&out});
+  return out;
+}
+
+// max pooling's gradient is linear in the output gradient; its adjoint gathers at the saved indices.
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes) {
+  Tensor out = no_grad([&] { return mt::max_pool2d_backward(grad_out, indices, args, input_sizes); });
+  auto n =
+      attach("MaxPool2DWithIndicesBackwardBackward0",
+             [](FnNode& n, V& gs) -> V {
+               Tensor idx = n.saved(0);
+               int64_t planes = idx.sizes()[0] * idx.sizes()[1];
+               Tensor g = mt::gather(mt::reshape(gs[0], {planes, -1}), 1, mt::reshape(idx, {planes, -1}));
+               return {mt::view(g, idx.sizes())};
+             },
+             {&grad_out}, {&out});
+  if (n) n->save(indices);
   return out;
 }
 

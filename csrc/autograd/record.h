@@ -113,5 +113,7 @@ Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, in
 Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
                                    const ConvArgs& args);
 Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes);
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes);
 
 }  // namespace mt::autograd

@@ -12,6 +12,7 @@ namespace mt {
 MT_DEFINE_STUB(max_pool2d_stub, MaxPoolFn);
 MT_DEFINE_STUB(avg_pool2d_stub, AvgPoolFn);
 MT_DEFINE_STUB(avg_pool2d_backward_stub, AvgPoolBackwardFn);
+MT_DEFINE_STUB(max_pool2d_backward_stub, MaxPoolBackwardFn);
 
 namespace {
 
@@ -185,6 +186,17 @@ Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArra
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
+  return gi;
+}
+
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes) {
+  if (autograd::needs_grad(grad_out))
+    return autograd::max_pool2d_backward(grad_out, indices, args, input_sizes);
+  Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
+  if (gi.numel() == 0) return gi;
+  if (grad_out.numel() == 0) return zero_(gi), gi;
+  max_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), contiguous(indices), args);
   return gi;
 }
 
