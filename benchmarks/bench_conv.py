@@ -186,14 +186,14 @@ def table(title, rows):
     print("|---|" + "---:|" * (len(cols) + len(ratios)))
     for r in rows:
         cells = [fmt(r.get(c)) for c in cols] + [ratio(r.get(a), r.get(b)) for a, b, _ in ratios]
-        print(f"| {r['layer']} | " + " | ".join(cells) + " |")
+        print(f"| {r['layer']} | " + " | ".join(cells) + " |", flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default=None, help="cpu or cuda (default: both where present)")
     ap.add_argument("--batch", type=int, default=None, help="batch size (default 8 on CPU, 32 on CUDA)")
-    ap.add_argument("--min-time", type=float, default=0.2)
+    ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])

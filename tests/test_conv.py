@@ -3,6 +3,9 @@ paddings ('same'/'valid' included), dilations, groups, unbatched and non-contigu
 gradients by gradcheck, and bad inputs raising PyTorch's messages."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -167,6 +170,17 @@ CONV_TOL = {
     minitorch.bfloat16: (5e-2, 5e-2),
 }
 FLOATS = [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
+
+
+@pytest.fixture(autouse=True)
+def no_tf32():
+    """cuDNN's float32 convs use TF32 by default (as PyTorch): about 1e-3 relative error, too coarse for
+    float32 tolerances, so value tests run without it (test_tf32_tolerance covers the default)."""
+    cudnn = minitorch.backends.cudnn
+    old = cudnn.allow_tf32
+    cudnn.allow_tf32 = False
+    yield
+    cudnn.allow_tf32 = old
 
 
 # ---------------------------------------------------------------- conv2d values
@@ -370,6 +384,24 @@ def test_conv_gradcheck(device, case):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_gradgradcheck(device):
+    # conv gradients are recorded ops (transposed conv, weight-gradient op), so they differentiate again
+    rng = np.random.default_rng(35)
+    x = T(rand(rng, 2, 4, 5, 5), device=device, requires_grad=True)
+    w = T(rand(rng, 4, 2, 3, 3), device=device, requires_grad=True)
+    b = T(rand(rng, 4), device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, 2, 1, 1, 2), (x, w, b))
+    wt = T(rand(rng, 4, 1, 3, 3), device=device, requires_grad=True)
+    xt = T(rand(rng, 2, 4, 3, 3), device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x, w: F.conv_transpose2d(x, w, None, 2, 1, 1, 2), (xt, wt))
+    xp = T(rand(rng, 2, 2, 6, 5), device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x: F.avg_pool2d(x, 3, 2, 1, True, False), (xp,))
+    assert minitorch.autograd.gradgradcheck(lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (xp,))
+    xm = T(rng.permutation(60).reshape(1, 3, 4, 5) * 0.1, device=device, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda x: F.max_pool2d(x, 2, 1), (xm,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_conv_grad_values_and_partial(device):
     # only the input requires grad: the weight and bias get no gradient, the input's matches the adjoint
     rng = np.random.default_rng(40)
@@ -510,6 +542,7 @@ POOL_GRAD_CASES = [
     ("avg_pool2d", (1, 2, 5, 6), {"kernel_size": (2, 3), "stride": 1, "divisor_override": 4}),
     ("avg_pool1d", (2, 2, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),
     ("adaptive_avg_pool2d", (2, 2, 7, 5), {"output_size": (3, 2)}),
+    ("adaptive_avg_pool2d", (2, 2, 7, 5), {"output_size": 1}),  # global: through mean
     ("adaptive_avg_pool1d", (2, 2, 7), {"output_size": 4}),
     ("adaptive_max_pool2d", (2, 2, 7, 5), {"output_size": (3, 4)}),
 ]
@@ -541,6 +574,25 @@ def test_max_pool_grad_overlapping_windows(device):
     F.max_pool2d(x, 2, 1).sum().backward()
     assert x.grad.cpu().numpy()[0, 0, 1, 1] == 4.0
     assert x.grad.cpu().numpy().sum() == 4.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_batch(device):
+    # zero images: empty results of the right shape, and zero gradients for the parameters
+    x = minitorch.zeros(0, 3, 8, 8, dtype=minitorch.float64, device=device).requires_grad_()
+    w = T(np.ones((4, 3, 3, 3)), device=device, requires_grad=True)
+    b = T(np.ones(4), device=device, requires_grad=True)
+    y = F.conv2d(x, w, b, 1, 1)
+    assert tuple(y.shape) == (0, 4, 8, 8)
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0, 3, 8, 8)
+    assert w.grad.abs().sum().item() == 0 and b.grad.abs().sum().item() == 0
+    assert tuple(F.conv_transpose2d(y.detach(), w.detach(), None, 2, 1, 1).shape) == (0, 3, 16, 16)
+    xp = minitorch.zeros(0, 3, 8, 8, device=device).requires_grad_()
+    assert tuple(F.max_pool2d(xp, 2).shape) == (0, 3, 4, 4)
+    F.avg_pool2d(xp, 3, 2, 1).sum().backward()
+    assert tuple(xp.grad.shape) == (0, 3, 8, 8)
+    assert tuple(F.adaptive_max_pool2d(xp, 3)[1].shape) == (0, 3, 3, 3)
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -625,6 +677,10 @@ def test_pool_errors():
         F.max_pool2d(x, 7, padding=0)
     with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
         F.max_pool2d(minitorch.randn(6, 6), 2)
+    with pytest.raises(
+        RuntimeError, match="max_pool2d: kernel_size must either be a single int, or a tuple of two ints"
+    ):
+        F.max_pool2d(x, (2, 2, 2))
     with pytest.raises(RuntimeError, match="stride should be greater than zero"):
         F.max_pool2d(x, 2, 0)
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
@@ -634,9 +690,15 @@ def test_pool_errors():
 
 
 def test_cudnn_flags_module():
+    # PyTorch's defaults, in a fresh interpreter (the fixture above changes allow_tf32 here)
+    code = "import minitorch as m; c = m.backends.cudnn; print(c.enabled, c.benchmark, c.deterministic, c.allow_tf32)"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert fresh.stdout.split() == ["True", "False", "False", "True"]
     cudnn = minitorch.backends.cudnn
+    cudnn.allow_tf32 = True
     old = (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32)
-    assert old == (True, False, False, True)  # PyTorch's defaults
+    assert old == (True, False, False, True)
     try:
         cudnn.benchmark = True
         cudnn.deterministic = True
@@ -703,3 +765,13 @@ def test_cuda_conv_with_and_without_cudnn(dtype, enabled):
     # backends.cudnn.enabled = False takes the im2col + cuBLAS kernels: same values and gradients
     with minitorch.backends.cudnn.flags(enabled=enabled):
         _conv_against_cpu("cuda", dtype)
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+def test_tf32_tolerance():
+    # the default (allow_tf32=True): float32 convs on cuDNN within TF32's 10-bit mantissa
+    minitorch.backends.cudnn.allow_tf32 = True
+    rng = np.random.default_rng(140)
+    x, w = rand(rng, 4, 16, 12, 12), rand(rng, 8, 16, 3, 3)
+    got = F.conv2d(T(x, minitorch.float32, "cuda"), T(w, minitorch.float32, "cuda"), None, 1, 1)
+    assert_matches(got, np_conv2d(x, w, None, 1, 1), rtol=1e-2, atol=1e-2)

@@ -1194,8 +1194,8 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
 }
 
 // ---- conv and pooling (helper conv)
-// Conv gradients are the two backward-half ops (kernels per device); they are not differentiable themselves,
-// so double backward through a conv is not supported yet.
+// The input gradient of a conv is the transposed conv and the weight gradient its own recorded op, so under
+// create_graph the gradients differentiate again (double backward).
 
 namespace {
 // The bias gradient of a 4-D NCHW conv: the output gradient summed over batch and space.
@@ -1213,9 +1213,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
       [args](FnNode& n, V& gs) -> V {
         Tensor x = n.saved(0), w = n.saved(1);
         const Tensor& g = gs[0];
-        return {n.needs_input_grad(0) ? mt::convolution_backward_input(g, w, x.sizes(), args) : Tensor(),
-                n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
-                n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
+        return {
+            n.needs_input_grad(0) ? mt::convolution_transpose(g, w, std::nullopt, args, x.sizes()) : Tensor(),
+            n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
+            n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
       },
       {&input, &weight, b}, {&out});
   if (n) {
@@ -1236,10 +1237,7 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
                     Tensor x = n.saved(0), w = n.saved(1);
                     const Tensor& g = gs[0];
                     Tensor gx, gw;
-                    if (n.needs_input_grad(0)) {
-                      NoGradGuard guard;  // the forward conv op would record otherwise
-                      gx = mt::convolution(g, w, std::nullopt, args);
-                    }
+                    if (n.needs_input_grad(0)) gx = mt::convolution(g, w, std::nullopt, args);
                     if (n.needs_input_grad(1)) gw = mt::convolution_backward_weight(x, g, w.sizes(), args);
                     return {gx, gw, n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
                   },
@@ -1257,18 +1255,10 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& 
     NoGradGuard g;
     return mt::max_pool2d_impl(input, args, oh, ow);
   }();
-  TensorGeometry base = geometry_of(input);
-  // each output's gradient goes to the input position its index names: a scatter-add per plane (windows
-  // overlap when stride < kernel)
+  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
   auto n = attach("MaxPool2DWithIndicesBackward0",
-                  [base](FnNode& n, V& gs) -> V {
-                    Tensor idx = n.saved(0);
-                    const Tensor& g = gs[0];
-                    int64_t planes = base.sizes[0] * base.sizes[1];
-                    Tensor z = zeros({planes, base.sizes[2] * base.sizes[3]}, g.dtype(), g.device());
-                    if (g.numel() > 0)
-                      mt::scatter_add_(z, 1, mt::reshape(idx, {planes, -1}), mt::reshape(g, {planes, -1}));
-                    return {mt::view(z, base.sizes)};
+                  [args, in_sizes](FnNode& n, V& gs) -> V {
+                    return {mt::max_pool2d_backward(gs[0], n.saved(0), args, in_sizes)};
                   },
                   {&input}, {&std::get<0>(r)});
   if (n) n->save(std::get<1>(r));
@@ -1679,6 +1669,54 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
     n->save(target);
     n->save(weight);
   }
+  return out;
+}
+
+// bw(g, x) is bilinear: <bw(g, x), G> = <g, conv(x, G)> = <x, conv_transpose(g, G)>.
+Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                                   const ConvArgs& args) {
+  Tensor out = no_grad([&] { return mt::convolution_backward_weight(grad_out, input, weight_sizes, args); });
+  auto n =
+      attach("ConvolutionBackwardWeightBackward0",
+             [args](FnNode& n, V& gs) -> V {
+               Tensor g = n.saved(0), x = n.saved(1);
+               const Tensor& G = gs[0];
+               return {n.needs_input_grad(0) ? mt::convolution(x, G, std::nullopt, args) : Tensor(),
+                       n.needs_input_grad(1) ? mt::convolution_transpose(g, G, std::nullopt, args, x.sizes())
+                                             : Tensor()};
+             },
+             {&grad_out, &input}, {&out});
+  if (n) {
+    n->save(grad_out);
+    n->save(input);
+  }
+  return out;
+}
+
+// avg pooling's gradient is linear in the output gradient; its adjoint is the pooling itself.
+Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  Tensor out = no_grad([&] { return mt::avg_pool2d_backward(grad_out, args, input_sizes); });
+  int64_t oh = grad_out.sizes()[2], ow = grad_out.sizes()[3];
+  attach("AvgPool2DBackwardBackward0",
+         [args, oh, ow](FnNode&, V& gs) -> V { return {mt::avg_pool2d_impl(gs[0], args, oh, ow)}; },
+         {&grad_out}, {&out});
+  return out;
+}
+
+// max pooling's gradient is linear in the output gradient; its adjoint gathers at the saved indices.
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes) {
+  Tensor out = no_grad([&] { return mt::max_pool2d_backward(grad_out, indices, args, input_sizes); });
+  auto n =
+      attach("MaxPool2DWithIndicesBackwardBackward0",
+             [](FnNode& n, V& gs) -> V {
+               Tensor idx = n.saved(0);
+               int64_t planes = idx.sizes()[0] * idx.sizes()[1];
+               Tensor g = mt::gather(mt::reshape(gs[0], {planes, -1}), 1, mt::reshape(idx, {planes, -1}));
+               return {mt::view(g, idx.sizes())};
+             },
+             {&grad_out}, {&out});
+  if (n) n->save(indices);
   return out;
 }
 

@@ -111,6 +111,11 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
                              const ConvArgs& args, IntArrayRef out_sizes);
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
+Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                                   const ConvArgs& args);
+Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes);
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes);
 
 // ---- nn ops (helper normops)
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);

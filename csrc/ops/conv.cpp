@@ -300,6 +300,8 @@ Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, 
 
 Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
                                    const ConvArgs& args) {
+  if (autograd::needs_grad(grad_out, input))
+    return autograd::convolution_backward_weight(grad_out, input, weight_sizes, args);
   Tensor gw = make_empty(weight_sizes, grad_out.dtype(), grad_out.device());
   if (gw.numel() == 0) return gw;
   if (grad_out.numel() == 0 || input.numel() == 0) return zero_(gw), gw;

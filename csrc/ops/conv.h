@@ -38,7 +38,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
 // out = conv_transpose(input, weight) of size out_sizes (the output_padding is in out_sizes); differentiable.
 Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                              const ConvArgs& args, IntArrayRef out_sizes);
-// The two backward halves, also used as forward of the transposed conv (no autograd of their own).
+// The two backward halves. backward_input is the transposed conv's kernel (convolution_transpose records it);
+// backward_weight records itself, so conv gradients differentiate again.
 Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes,
                                   const ConvArgs& args);
 Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,

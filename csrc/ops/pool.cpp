@@ -4,6 +4,7 @@
 
 #include "autograd/record.h"
 #include "ops/copy.h"
+#include "ops/reduce.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -11,12 +12,14 @@ namespace mt {
 MT_DEFINE_STUB(max_pool2d_stub, MaxPoolFn);
 MT_DEFINE_STUB(avg_pool2d_stub, AvgPoolFn);
 MT_DEFINE_STUB(avg_pool2d_backward_stub, AvgPoolBackwardFn);
+MT_DEFINE_STUB(max_pool2d_backward_stub, MaxPoolBackwardFn);
 
 namespace {
 
 // int-or-tuple of `n` for a pooling argument, with PyTorch's message.
 DimVector pool_param(IntArrayRef v, int64_t n, const char* op, const char* name, const char* rule) {
-  MT_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == n, op, ": ", name, rule);
+  MT_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == n, op, ": ", name, rule,
+           n == 2 ? "a tuple of two ints" : "a tuple of one int");
   DimVector r;
   for (int64_t i = 0; i < n; ++i) r.push_back(v[v.size() == 1 ? 0 : i]);
   return r;
@@ -42,13 +45,12 @@ struct PoolSetup {
 // Shared checks and sizes of max/avg pooling over nd (1 or 2) spatial dims.
 PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_,
                      IntArrayRef dilation_, bool ceil_mode, int64_t nd, const char* op, bool is_max) {
-  DimVector k =
-      pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or a tuple of ints");
-  DimVector s = stride_.empty() ? k
-                                : pool_param(stride_, nd, op, "stride",
-                                             " must either be omitted, a single int, or a tuple of ints");
-  DimVector p = pool_param(padding_, nd, op, "padding", " must either be a single int, or a tuple of ints");
-  DimVector d = pool_param(dilation_, nd, op, "dilation", " must be either a single int, or a tuple of ints");
+  DimVector k = pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or ");
+  DimVector s = stride_.empty()
+                    ? k
+                    : pool_param(stride_, nd, op, "stride", " must either be omitted, a single int, or ");
+  DimVector p = pool_param(padding_, nd, op, "padding", " must either be a single int, or ");
+  DimVector d = pool_param(dilation_, nd, op, "dilation", " must be either a single int, or ");
   int64_t dim = input_.dim();
   if (nd == 2)
     MT_CHECK(dim == 3 || dim == 4,
@@ -180,9 +182,21 @@ Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, in
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  if (autograd::needs_grad(grad_out)) return autograd::avg_pool2d_backward(grad_out, args, input_sizes);
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
+  return gi;
+}
+
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes) {
+  if (autograd::needs_grad(grad_out))
+    return autograd::max_pool2d_backward(grad_out, indices, args, input_sizes);
+  Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
+  if (gi.numel() == 0) return gi;
+  if (grad_out.numel() == 0) return zero_(gi), gi;
+  max_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), contiguous(indices), args);
   return gi;
 }
 
@@ -226,6 +240,8 @@ Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 
 Tensor adaptive_avg_pool2d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
   PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_avg_pool2d");
+  // global average pooling (ResNet's head): the vectorized mean reduction, as PyTorch does
+  if (s.oh == 1 && s.ow == 1) return finish(mean(s.input, {2, 3}, true), s, 2);
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
 }
 Tensor adaptive_avg_pool1d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {

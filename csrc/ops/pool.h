@@ -43,8 +43,12 @@ struct PoolArgs {
 };
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
-// The gradient of avg_pool2d_impl (no autograd of its own).
+// The gradient of avg_pool2d_impl (differentiable: its adjoint is avg_pool2d_impl).
 Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes);
+// The gradient of max_pool2d_impl: each output's gradient to the input its saved index names
+// (differentiable).
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                           IntArrayRef input_sizes);
 
 // ---- Window math, shared by the CPU and CUDA kernels so the CPU tests cover what the GPU computes.
 // [start, end) of output `o` along one dim of input size `in` (out outputs).
@@ -85,6 +89,12 @@ MT_HD_INLINE void avg_outputs_of(int64_t i, int64_t out, int64_t in, int64_t k, 
   }
   if (last > out) last = out;
 }
+// The outputs whose max window may hold input position i: a superset (dense effective window), so the
+// caller keeps those whose saved index is i.
+MT_HD_INLINE void max_outputs_of(int64_t i, int64_t out, int64_t in, int64_t k, int64_t s, int64_t p,
+                                 int64_t d, bool adaptive, int64_t& first, int64_t& last) {
+  avg_outputs_of(i, out, in, (k - 1) * d + 1, s, p, adaptive, first, last);
+}
 MT_HD_INLINE int64_t avg_divisor(const PoolWindow& h, const PoolWindow& w, bool count_include_pad,
                                  int64_t divisor) {
   if (divisor > 0) return divisor;
@@ -99,8 +109,13 @@ using MaxPoolFn = void (*)(const Tensor& out, const Tensor& indices, const Tenso
                            const PoolArgs& args);
 using AvgPoolFn = void (*)(const Tensor& out, const Tensor& input, const PoolArgs& args);
 using AvgPoolBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_out, const PoolArgs& args);
+// grad_out and indices contiguous P x oH x oW; each input gathers the outputs that chose it (no atomics, so
+// the result does not depend on the order of the threads).
+using MaxPoolBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
+                                   const PoolArgs& args);
 MT_DECLARE_STUB(max_pool2d_stub, MaxPoolFn);
 MT_DECLARE_STUB(avg_pool2d_stub, AvgPoolFn);
 MT_DECLARE_STUB(avg_pool2d_backward_stub, AvgPoolBackwardFn);
+MT_DECLARE_STUB(max_pool2d_backward_stub, MaxPoolBackwardFn);
 
 }  // namespace mt

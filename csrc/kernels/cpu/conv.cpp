@@ -110,16 +110,30 @@ void over_channels(int64_t C, int64_t per_channel, F&& f) {
     parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_channel)), f);
 }
 
-// Images go to separate threads (each with its own columns, single-threaded GEMMs) when one image's GEMM is
-// too small for OpenBLAS to spread; otherwise images run in turn and OpenBLAS uses the threads.
-constexpr int64_t kSmallConv = int64_t(1) << 22;
+// Images go to separate threads, each with its own columns and a single-threaded GEMM (as PyTorch's CPU
+// conv): one fork/join per batch instead of two per image (im2col, then OpenBLAS's own threads), which on a
+// busy machine cost a scheduler slice each (measured 17x slower under load). Fewer images than threads run
+// in turn with OpenBLAS threaded.
+// OpenBLAS has no per-thread thread count in this build, so its global one is lowered for the batch: ops run
+// with the GIL held, so no other op's GEMM runs meanwhile.
+struct SingleThreadedBlas {
+  int prev = scipy_openblas_get_num_threads();
+  SingleThreadedBlas() {
+    if (prev != 1) scipy_openblas_set_num_threads(1);
+  }
+  ~SingleThreadedBlas() {
+    if (prev != 1) scipy_openblas_set_num_threads(prev);
+  }
+};
 
 template <typename F>
-void over_images(int64_t N, int64_t work_per_image, F&& f) {
-  if (N > 1 && work_per_image < kSmallConv && get_num_threads() > 1 && !in_parallel_region())
+void over_images(int64_t N, F&& f) {
+  if (N > 1 && N >= get_num_threads() && !in_parallel_region()) {
+    SingleThreadedBlas one;
     parallel_for(0, N, 1, f);
-  else
+  } else {
     f(0, N);
+  }
 }
 
 template <typename T>
@@ -129,7 +143,7 @@ void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const
   const T* in = input.data<T>();
   const T* w = weight.data<T>();
   T* o = out.data<T>();
-  over_images(N, g.O * g.K() * g.L(), [&](int64_t n0, int64_t n1) {
+  over_images(N, [&](int64_t n0, int64_t n1) {
     std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
     for (int64_t n = n0; n < n1; ++n) {
       const T* x = in + n * g.C * g.H * g.W;
@@ -153,7 +167,7 @@ void backward_input(const Tensor& grad_in, const Tensor& grad_out, const Tensor&
   const T* go = grad_out.data<T>();
   const T* w = weight.data<T>();
   T* gi_ = grad_in.data<T>();
-  over_images(N, g.O * g.K() * g.L(), [&](int64_t n0, int64_t n1) {
+  over_images(N, [&](int64_t n0, int64_t n1) {
     std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
     for (int64_t n = n0; n < n1; ++n) {
       T* dx = gi_ + n * g.C * g.H * g.W;
@@ -182,7 +196,7 @@ void backward_weight(const Tensor& grad_w, const Tensor& grad_out, const Tensor&
   std::fill(gw, gw + wn, T(0));
   std::mutex mu;
   // grad_w_g += grad_out_g @ columns_g^T, over the images; threads sum into their own buffer, then into gw
-  over_images(N, g.O * g.K() * g.L(), [&](int64_t n0, int64_t n1) {
+  over_images(N, [&](int64_t n0, int64_t n1) {
     bool whole = n0 == 0 && n1 == N;
     std::vector<T> local(whole ? 0 : static_cast<size_t>(wn), T(0));
     T* acc = whole ? gw : local.data();

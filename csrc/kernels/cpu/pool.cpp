@@ -61,15 +61,18 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
           }
           acc_t best = -std::numeric_limits<acc_t>::infinity();
           int64_t bi = h0 * p.W + w0;
-          for (int64_t h = h0; h < h1; h += dh)
+          for (int64_t h = h0; h < h1; h += dh) {
+            const T* row = x + h * p.W;
             for (int64_t w = w0; w < w1; w += dw) {
-              acc_t v = static_cast<acc_t>(x[h * p.W + w]);
-              if (v > best || std::isnan(v)) {
+              acc_t v = static_cast<acc_t>(row[w]);
+              // one compare: true for a larger value and for NaN (which then ends the window)
+              if (!(v <= best)) {
                 best = v;
                 bi = h * p.W + w;
-                if (std::isnan(v)) goto done;
+                if (v != v) goto done;
               }
             }
+          }
         done:
           int64_t oi = (pl * p.oH + oh) * p.oW + ow;
           o[oi] = static_cast<T>(best);
@@ -135,6 +138,45 @@ void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const
   });
 }
 
+// Each input gathers the gradients of the outputs whose saved index names it (the CUDA kernel's math).
+template <typename T>
+void max_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                            const PoolArgs& a) {
+  using acc_t = opmath_t<T>;
+  Planes p = planes_of(grad_in, grad_out);
+  const T* go = grad_out.data<T>();
+  const int64_t* ix = indices.data<int64_t>();
+  T* gi = grad_in.data<T>();
+  over_planes(p.P, p.H * p.W * 4, [&](int64_t p0, int64_t p1) {
+    for (int64_t pl = p0; pl < p1; ++pl) {
+      const T* g = go + pl * p.oH * p.oW;
+      const int64_t* x = ix + pl * p.oH * p.oW;
+      for (int64_t h = 0; h < p.H; ++h) {
+        int64_t oh0, oh1;
+        max_outputs_of(h, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.dilation[0], a.adaptive, oh0,
+                       oh1);
+        for (int64_t w = 0; w < p.W; ++w) {
+          int64_t ow0, ow1;
+          max_outputs_of(w, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.dilation[1], a.adaptive, ow0,
+                         ow1);
+          const int64_t me = h * p.W + w;
+          acc_t s = 0;
+          for (int64_t oh = oh0; oh < oh1; ++oh)
+            for (int64_t ow = ow0; ow < ow1; ++ow)
+              if (x[oh * p.oW + ow] == me) s += static_cast<acc_t>(g[oh * p.oW + ow]);
+          gi[(pl * p.H + h) * p.W + w] = static_cast<T>(s);
+        }
+      }
+    }
+  });
+}
+
+void max_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                             const PoolArgs& a) {
+  MT_DISPATCH_FLOATING_TYPES(grad_in.dtype(), "max_pool2d_backward",
+                             [&] { max_pool_backward_loop<scalar_t>(grad_in, grad_out, indices, a); });
+}
+
 void max_pool2d_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
   MT_DISPATCH_FLOATING_TYPES(input.dtype(), "max_pool2d",
                              [&] { max_pool_loop<scalar_t>(out, indices, input, a); });
@@ -152,5 +194,6 @@ void avg_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, cons
 MT_REGISTER_KERNEL(max_pool2d_stub, CPU, &max_pool2d_cpu);
 MT_REGISTER_KERNEL(avg_pool2d_stub, CPU, &avg_pool2d_cpu);
 MT_REGISTER_KERNEL(avg_pool2d_backward_stub, CPU, &avg_pool2d_backward_cpu);
+MT_REGISTER_KERNEL(max_pool2d_backward_stub, CPU, &max_pool2d_backward_cpu);
 
 }  // namespace mt

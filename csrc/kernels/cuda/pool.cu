@@ -1,6 +1,6 @@
 // CUDA pooling kernels: one thread per output (max with flat per-plane indices, avg) and one per input for
-// the avg gradient (a gather over the windows that hold it: no atomics). Window math is ops/pool.h's, shared
-// with the CPU kernels; half/bfloat16 accumulate in float.
+// the gradients (a gather over the windows that may hold it: no atomics, deterministic). Window math is
+// ops/pool.h's, shared with the CPU kernels; half/bfloat16 accumulate in float.
 #include <cuda_runtime.h>
 
 #include "core/ScalarType.h"
@@ -102,6 +102,28 @@ __global__ void avg_pool_backward_kernel(T* __restrict__ grad_in, const T* __res
   }
 }
 
+template <typename T>
+__global__ void max_pool_backward_kernel(T* __restrict__ grad_in, const T* __restrict__ grad_out,
+                                         const int64_t* __restrict__ indices, int64_t total, Geo g,
+                                         PoolArgs a) {
+  using acc_t = opmath_t<T>;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t w = i % g.W, h = (i / g.W) % g.H, pl = i / (g.W * g.H);
+    int64_t oh0, oh1, ow0, ow1;
+    max_outputs_of(h, g.oH, g.H, a.kernel[0], a.stride[0], a.padding[0], a.dilation[0], a.adaptive, oh0, oh1);
+    max_outputs_of(w, g.oW, g.W, a.kernel[1], a.stride[1], a.padding[1], a.dilation[1], a.adaptive, ow0, ow1);
+    const T* go = grad_out + pl * g.oH * g.oW;
+    const int64_t* ix = indices + pl * g.oH * g.oW;
+    const int64_t me = h * g.W + w;
+    acc_t s = 0;
+    for (int64_t oh = oh0; oh < oh1; ++oh)
+      for (int64_t ow = ow0; ow < ow1; ++ow)
+        if (ix[oh * g.oW + ow] == me) s += static_cast<acc_t>(go[oh * g.oW + ow]);
+    grad_in[i] = static_cast<T>(s);
+  }
+}
+
 Geo geo_of(const Tensor& in, const Tensor& out) {
   return {in.sizes()[2], in.sizes()[3], out.sizes()[2], out.sizes()[3]};
 }
@@ -143,10 +165,24 @@ void avg_pool2d_backward_cuda(const Tensor& grad_in, const Tensor& grad_out, con
   MT_CUDA_CHECK(cudaGetLastError());
 }
 
+void max_pool2d_backward_cuda(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                              const PoolArgs& a) {
+  cuda::DeviceGuard guard(grad_in.device());
+  cudaStream_t stream = cuda::current_stream(grad_in.device().index);
+  int64_t total = grad_in.numel();
+  MT_DISPATCH_FLOATING_TYPES(grad_in.dtype(), "max_pool2d_backward_cuda", [&] {
+    max_pool_backward_kernel<scalar_t><<<blocks_for(total, grad_in.device().index), kThreads, 0, stream>>>(
+        grad_in.data<scalar_t>(), grad_out.data<scalar_t>(), indices.data<int64_t>(), total,
+        geo_of(grad_in, grad_out), a);
+  });
+  MT_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(max_pool2d_stub, CUDA, &max_pool2d_cuda);
 MT_REGISTER_KERNEL(avg_pool2d_stub, CUDA, &avg_pool2d_cuda);
 MT_REGISTER_KERNEL(avg_pool2d_backward_stub, CUDA, &avg_pool2d_backward_cuda);
+MT_REGISTER_KERNEL(max_pool2d_backward_stub, CUDA, &max_pool2d_backward_cuda);
 
 }  // namespace mt

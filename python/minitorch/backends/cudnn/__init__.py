@@ -37,9 +37,10 @@ def _set(name, value):
 
 
 @contextlib.contextmanager
-def flags(enabled=False, benchmark=False, deterministic=False, allow_tf32=True):
-    """Sets all four flags for the block and restores the previous values after it (PyTorch's defaults
-    for this context manager, which differ from the module's: enabled=False)."""
+def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True):
+    """Sets the flags for the block and restores the previous values after it (PyTorch's signature and
+    defaults for this context manager, which differ from the module's: enabled=False). benchmark_limit is
+    accepted for compatibility: the benchmark search here always times every algorithm cuDNN offers."""
     old = _C._get_cudnn_flags()
     _C._set_cudnn_flags(bool(enabled), bool(benchmark), bool(deterministic), bool(allow_tf32))
     try:
@@ -53,6 +54,7 @@ def _flag_property(name):
 
 
 class _CudnnModule(types.ModuleType):
+    benchmark_limit = 10  # PyTorch's attribute; see flags()
     enabled = _flag_property("enabled")
     benchmark = _flag_property("benchmark")
     deterministic = _flag_property("deterministic")
