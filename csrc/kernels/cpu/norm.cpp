@@ -91,13 +91,14 @@ void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   });
 }
 
-void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C,
-                          int64_t S) {
+void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x,
+                          int64_t N, int64_t C, int64_t S, double eps) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     const scalar_t* px = x.data<scalar_t>();
     st_t* pm = mean.data<st_t>();
     st_t* pv = var.data<st_t>();
+    st_t* pr = rstd.data<st_t>();
     double count = static_cast<double>(N * S);
     if (S == 1) {
       // (N, C): walk rows so memory is read in order; each thread owns a block of channels
@@ -119,6 +120,7 @@ void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x
         for (int64_t c = c0; c < c1; ++c) {
           pm[c] = static_cast<st_t>(s[c - c0]);
           pv[c] = static_cast<st_t>(q[c - c0] / count);
+          pr[c] = static_cast<st_t>(1.0 / std::sqrt(q[c - c0] / count + eps));
         }
       });
       return;
@@ -131,30 +133,35 @@ void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x
         for (int64_t n = 0; n < N; ++n) q += row_sq_dev(px + (n * C + c) * S, S, m);
         pm[c] = static_cast<st_t>(m);
         pv[c] = static_cast<st_t>(q / count);
+        pr[c] = static_cast<st_t>(1.0 / std::sqrt(q / count + eps));
       }
     });
   });
 }
 
-void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
-                           const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample) {
+void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                           const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
     const scalar_t* px = x.data<scalar_t>();
     scalar_t* py = y.data<scalar_t>();
     const st_t* pm = mean.data<st_t>();
-    const st_t* pa = scale.data<st_t>();
-    const st_t* pc = shift.data<st_t>();
+    const st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    const st_t* pb = b.defined() ? b.data<st_t>() : nullptr;
     // one strip of S elements per (n, c)
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
-        int64_t k = per_sample ? i : i % C;
-        op_t m = static_cast<op_t>(pm[k]), a = static_cast<op_t>(pa[k]), c = static_cast<op_t>(pc[k]);
+        int64_t c = i % C;
+        int64_t k = G > 0 ? (i / C) * G + c / (C / G) : c;
+        op_t m = static_cast<op_t>(pm[k]);
+        op_t a = static_cast<op_t>(pr[k]) * (pw ? static_cast<op_t>(pw[c]) : op_t(1));
+        op_t sh = pb ? static_cast<op_t>(pb[c]) : op_t(0);
         const scalar_t* in = px + i * S;
         scalar_t* out = py + i * S;
         for (int64_t s = 0; s < S; ++s)
-          out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - m) * a + c);
+          out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - m) * a + sh);
       }
     });
   });
@@ -253,23 +260,32 @@ void channel_grad_sums_kernel(const Tensor& sum_g, const Tensor& sum_gx, const T
 }
 
 void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
-                               const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C,
-                               int64_t S) {
+                               const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
+                               int64_t N, int64_t C, int64_t S) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
     const scalar_t* px = x.data<scalar_t>();
     const scalar_t* pg = g.data<scalar_t>();
     scalar_t* pd = dx.data<scalar_t>();
-    const st_t *pm = mean.data<st_t>(), *pmg = mg.data<st_t>(), *pk = k.data<st_t>(), *pa = a.data<st_t>();
+    const st_t* pm = mean.data<st_t>();
+    const st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    const st_t* ps = sum_g.defined() ? sum_g.data<st_t>() : nullptr;
+    const st_t* pq = sum_gx.defined() ? sum_gx.data<st_t>() : nullptr;
+    const double inv = 1.0 / static_cast<double>(N * S);
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
         int64_t c = i % C;
-        op_t m = static_cast<op_t>(pm[c]), m_g = static_cast<op_t>(pmg[c]), kk = static_cast<op_t>(pk[c]),
-             aa = static_cast<op_t>(pa[c]);
+        double r = static_cast<double>(pr[c]);
+        op_t m = static_cast<op_t>(pm[c]);
+        op_t a = static_cast<op_t>(r * (pw ? static_cast<double>(pw[c]) : 1.0));
+        // training: the batch statistics depend on x (the two mean terms); eval: only the scale
+        op_t mg = ps ? static_cast<op_t>(static_cast<double>(ps[c]) * inv) : op_t(0);
+        op_t k = pq ? static_cast<op_t>(r * r * static_cast<double>(pq[c]) * inv) : op_t(0);
         for (int64_t s = i * S, e = s + S; s < e; ++s)
-          pd[s] = static_cast<scalar_t>(
-              (static_cast<op_t>(pg[s]) - m_g - (static_cast<op_t>(px[s]) - m) * kk) * aa);
+          pd[s] =
+              static_cast<scalar_t>((static_cast<op_t>(pg[s]) - mg - (static_cast<op_t>(px[s]) - m) * k) * a);
       }
     });
   });
