@@ -642,3 +642,21 @@ def test_dropout_half_backward(device):
     keep = to_np(y) != 0
     assert x.grad.dtype == minitorch.float16
     assert_matches(x.grad, np.where(keep, 1 / 0.75, 0.0))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("idx_dtype", [minitorch.int64, minitorch.int32])
+def test_embedding_backward_values(device, dtype, idx_dtype):
+    rng = rng_for(25)
+    w = T(make_array((7, 5), dtype, rng), dtype, device, requires_grad=True)
+    idx = np.array([[6, 0, 6], [2, 6, 0]])
+    g = make_array((2, 3, 5), dtype, rng)
+    F.embedding(w, T(idx, idx_dtype, device), 0, True).backward(T(g, dtype, device))
+    expect = np.zeros((7, 5))
+    counts = np.bincount(idx.reshape(-1), minlength=7)
+    for k, i in enumerate(idx.reshape(-1)):
+        if i != 0:
+            expect[i] += g.reshape(-1, 5)[k] / counts[i]
+    assert w.grad.dtype == dtype
+    rtol, atol = TOL[dtype]
+    assert_matches(w.grad, expect, rtol=rtol * 4, atol=atol * 4)

@@ -18,6 +18,7 @@
 namespace mt {
 
 MT_DEFINE_STUB(row_norm_stub, RowNormFn);
+MT_DEFINE_STUB(embedding_backward_stub, EmbeddingBackwardFn);
 MT_DEFINE_STUB(row_norm_backward_stub, RowNormBackwardFn);
 MT_DEFINE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
 MT_DEFINE_STUB(channel_grad_input_stub, ChannelGradInputFn);
@@ -412,6 +413,17 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
                           bool scale_grad_by_freq) {
   int64_t D = grad.sizes()[grad.dim() - 1], n = indices.numel();
+  if (!(autograd::GradMode::is_enabled() && grad.requires_grad())) {
+    // one accumulation kernel (no host round trip for the indices on CUDA); ops below only when the
+    // gradient itself is being differentiated
+    ScalarType sd = stat_dtype(grad.dtype());
+    Tensor acc = zeros({num_weights, D}, sd, grad.device());
+    if (n == 0 || D == 0) return to(acc, grad.dtype(), grad.device());
+    Tensor counts = scale_grad_by_freq ? zeros({num_weights}, sd, grad.device()) : Tensor();
+    embedding_backward_stub.get(grad.device())(acc, counts, contiguous(reshape(grad, {n, D})),
+                                               contiguous(indices), padding_idx);
+    return to(acc, grad.dtype(), grad.device());
+  }
   Tensor gw = zeros({num_weights, D}, grad.dtype(), grad.device());
   if (n == 0 || D == 0) return gw;
   Tensor idx = reshape(to(indices, ScalarType::Long, indices.device()), {n});

@@ -98,6 +98,12 @@ using ChannelGradSumsFn = void (*)(const Tensor& sum_g, const Tensor& sum_gx, co
 using ChannelGradInputFn = void (*)(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
                                     const Tensor& rstd, const Tensor& w, const Tensor& sum_g,
                                     const Tensor& sum_gx, int64_t N, int64_t C, int64_t S);
+// Embedding's dense gradient: acc [num, D] (statistics dtype, zeroed) += g[i] for every row i of g [n, D]
+// whose index (int32/int64, all in range) is not padding_idx, divided by counts[index] when counts ([num],
+// statistics dtype, zeroed) is defined; the kernel fills counts first.
+using EmbeddingBackwardFn = void (*)(const Tensor& acc, const Tensor& counts, const Tensor& g,
+                                     const Tensor& indices, int64_t padding_idx);
+MT_DECLARE_STUB(embedding_backward_stub, EmbeddingBackwardFn);
 MT_DECLARE_STUB(row_norm_stub, RowNormFn);
 MT_DECLARE_STUB(row_norm_backward_stub, RowNormBackwardFn);
 MT_DECLARE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);

@@ -427,6 +427,67 @@ void embedding_cuda(const Tensor& out, const Tensor& weight, const Tensor& indic
     launch_embedding<uint8_t>(out, weight, indices, row_bytes, stream);
 }
 
+// Embedding backward: atomics into a float (double) accumulator; counts first when scaling by frequency.
+template <typename I, typename A>
+__global__ void embedding_count_kernel(A* __restrict__ counts, const I* __restrict__ idx, int64_t n,
+                                       int64_t padding_idx) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t id = static_cast<int64_t>(idx[i]);
+    if (id != padding_idx) atomicAdd(counts + id, A(1));
+  }
+}
+
+template <typename T, typename I>
+__global__ void embedding_backward_kernel(stat_t<T>* __restrict__ acc, const stat_t<T>* __restrict__ counts,
+                                          const T* __restrict__ g, const I* __restrict__ idx, int64_t n,
+                                          int64_t D, int64_t padding_idx) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  const int64_t total = n * D;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t i = t / D, j = t - i * D;
+    int64_t id = static_cast<int64_t>(idx[i]);
+    if (id == padding_idx) continue;
+    A v = static_cast<A>(static_cast<op_t>(g[t]));
+    if (counts) v /= counts[id];
+    atomicAdd(acc + id * D + j, v);
+  }
+}
+
+template <typename I>
+void launch_embedding_backward(const Tensor& acc, const Tensor& counts, const Tensor& g, const I* idx,
+                               int64_t padding_idx, cudaStream_t stream) {
+  int64_t n = g.sizes()[0], D = g.sizes()[1];
+  const int threads = 256;
+  int dev = g.device().index;
+  MT_DISPATCH_FLOATING_TYPES(g.dtype(), "embedding_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    if (counts.defined()) {
+      embedding_count_kernel<I, A>
+          <<<static_cast<unsigned>(cuda::grid_size(n, threads, dev)), threads, 0, stream>>>(
+              counts.data<A>(), idx, n, padding_idx);
+      MT_CUDA_CHECK(cudaGetLastError());
+    }
+    embedding_backward_kernel<scalar_t, I>
+        <<<static_cast<unsigned>(cuda::grid_size(n * D, threads, dev)), threads, 0, stream>>>(
+            acc.data<A>(), counts.defined() ? counts.data<A>() : nullptr, g.data<scalar_t>(), idx, n, D,
+            padding_idx);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+void embedding_backward_cuda(const Tensor& acc, const Tensor& counts, const Tensor& g, const Tensor& indices,
+                             int64_t padding_idx) {
+  cuda::DeviceGuard guard(g.device());
+  cudaStream_t stream = cuda::current_stream(g.device().index);
+  if (indices.dtype() == ScalarType::Long)
+    launch_embedding_backward(acc, counts, g, indices.data<int64_t>(), padding_idx, stream);
+  else
+    launch_embedding_backward(acc, counts, g, indices.data<int32_t>(), padding_idx, stream);
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(row_norm_stub, CUDA, &row_norm);
@@ -437,5 +498,6 @@ MT_REGISTER_KERNEL(channel_stats_stub, CUDA, &channel_stats);
 MT_REGISTER_KERNEL(channel_affine_stub, CUDA, &channel_affine);
 MT_REGISTER_KERNEL(dropout_stub, CUDA, &dropout_cuda);
 MT_REGISTER_KERNEL(embedding_stub, CUDA, &embedding_cuda);
+MT_REGISTER_KERNEL(embedding_backward_stub, CUDA, &embedding_backward_cuda);
 
 }  // namespace mt
