@@ -150,11 +150,42 @@ void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean,
     const st_t* pr = rstd.data<st_t>();
     const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
     const st_t* pb = b.defined() ? b.data<st_t>() : nullptr;
-    // one strip of S elements per (n, c)
+    if (G == 0) {
+      // per-channel coefficients once, then rows (S == 1, the (N, C) case: a vectorizable loop over C) or
+      // strips of S elements
+      std::vector<op_t> cm(static_cast<size_t>(C)), ca(static_cast<size_t>(C)), cb(static_cast<size_t>(C));
+      for (int64_t c = 0; c < C; ++c) {
+        cm[c] = static_cast<op_t>(pm[c]);
+        ca[c] = static_cast<op_t>(pr[c]) * (pw ? static_cast<op_t>(pw[c]) : op_t(1));
+        cb[c] = pb ? static_cast<op_t>(pb[c]) : op_t(0);
+      }
+      if (S == 1) {
+        parallel_for(0, N, grain_for(C), [&](int64_t n0, int64_t n1) {
+          for (int64_t n = n0; n < n1; ++n) {
+            const scalar_t* in = px + n * C;
+            scalar_t* out = py + n * C;
+            for (int64_t c = 0; c < C; ++c)
+              out[c] = static_cast<scalar_t>((static_cast<op_t>(in[c]) - cm[c]) * ca[c] + cb[c]);
+          }
+        });
+        return;
+      }
+      parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
+        int64_t c = i0 % C;
+        for (int64_t i = i0; i < i1; ++i, c = c + 1 == C ? 0 : c + 1) {
+          const scalar_t* in = px + i * S;
+          scalar_t* out = py + i * S;
+          for (int64_t s = 0; s < S; ++s)
+            out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - cm[c]) * ca[c] + cb[c]);
+        }
+      });
+      return;
+    }
+    // group norm: statistics per (n, group); one strip of S elements per (n, c)
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
         int64_t c = i % C;
-        int64_t k = G > 0 ? (i / C) * G + c / (C / G) : c;
+        int64_t k = (i / C) * G + c / (C / G);
         op_t m = static_cast<op_t>(pm[k]);
         op_t a = static_cast<op_t>(pr[k]) * (pw ? static_cast<op_t>(pw[c]) : op_t(1));
         op_t sh = pb ? static_cast<op_t>(pb[c]) : op_t(0);
@@ -274,19 +305,32 @@ void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& 
     const st_t* ps = sum_g.defined() ? sum_g.data<st_t>() : nullptr;
     const st_t* pq = sum_gx.defined() ? sum_gx.data<st_t>() : nullptr;
     const double inv = 1.0 / static_cast<double>(N * S);
+    // per-channel coefficients once: dx = (g - mg - (x - m) * k) * a
+    std::vector<op_t> cm(static_cast<size_t>(C)), cmg(static_cast<size_t>(C)), ck(static_cast<size_t>(C)),
+        ca(static_cast<size_t>(C));
+    for (int64_t c = 0; c < C; ++c) {
+      double r = static_cast<double>(pr[c]);
+      cm[c] = static_cast<op_t>(pm[c]);
+      ca[c] = static_cast<op_t>(r * (pw ? static_cast<double>(pw[c]) : 1.0));
+      // training: the batch statistics depend on x (the two mean terms); eval: only the scale
+      cmg[c] = ps ? static_cast<op_t>(static_cast<double>(ps[c]) * inv) : op_t(0);
+      ck[c] = pq ? static_cast<op_t>(r * r * static_cast<double>(pq[c]) * inv) : op_t(0);
+    }
+    auto f = [&](int64_t s, int64_t c) {
+      pd[s] = static_cast<scalar_t>(
+          (static_cast<op_t>(pg[s]) - cmg[c] - (static_cast<op_t>(px[s]) - cm[c]) * ck[c]) * ca[c]);
+    };
+    if (S == 1) {
+      parallel_for(0, N, grain_for(C), [&](int64_t n0, int64_t n1) {
+        for (int64_t n = n0; n < n1; ++n)
+          for (int64_t c = 0; c < C; ++c) f(n * C + c, c);
+      });
+      return;
+    }
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        int64_t c = i % C;
-        double r = static_cast<double>(pr[c]);
-        op_t m = static_cast<op_t>(pm[c]);
-        op_t a = static_cast<op_t>(r * (pw ? static_cast<double>(pw[c]) : 1.0));
-        // training: the batch statistics depend on x (the two mean terms); eval: only the scale
-        op_t mg = ps ? static_cast<op_t>(static_cast<double>(ps[c]) * inv) : op_t(0);
-        op_t k = pq ? static_cast<op_t>(r * r * static_cast<double>(pq[c]) * inv) : op_t(0);
-        for (int64_t s = i * S, e = s + S; s < e; ++s)
-          pd[s] =
-              static_cast<scalar_t>((static_cast<op_t>(pg[s]) - mg - (static_cast<op_t>(px[s]) - m) * k) * a);
-      }
+      int64_t c = i0 % C;
+      for (int64_t i = i0; i < i1; ++i, c = c + 1 == C ? 0 : c + 1)
+        for (int64_t s = i * S, e = s + S; s < e; ++s) f(s, c);
     });
   });
 }
