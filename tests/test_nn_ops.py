@@ -582,3 +582,81 @@ def test_batch_norm_backward_values(device, dtype, training):
     assert_matches(xt.grad, dx, rtol=rtol * 10, atol=atol * 10)
     assert_matches(wt.grad, (g * xhat).sum((0, 2)), rtol=rtol * 10, atol=atol * 10)
     assert_matches(bt.grad, g.sum((0, 2)), rtol=rtol * 10, atol=atol * 10)
+
+
+def test_group_norm_non_contiguous(device):
+    rng = rng_for(22)
+    x = rng.standard_normal((4, 6, 5))
+    t = minitorch.tensor(np.ascontiguousarray(x.transpose(2, 1, 0)), dtype=minitorch.float64, device=device)
+    t = t.permute(2, 1, 0)
+    assert not t.is_contiguous()
+    w, b = rng.standard_normal(6), rng.standard_normal(6)
+    assert_matches(F.group_norm(t, 3, T(w, device=device), T(b, device=device)), np_group_norm(x, 3, w, b))
+
+
+@pytest.mark.parametrize("run_dtype", [minitorch.float64, minitorch.float16])
+def test_batch_norm_running_stats_other_dtype(device, run_dtype):
+    """Running buffers in another dtype than the statistics (float32 input): updated through a conversion."""
+    rng = rng_for(23)
+    x = make_array((6, 2), minitorch.float32, rng)
+    rm0 = make_array((2,), run_dtype, rng)
+    rv0 = make_array((2,), run_dtype, rng, 0.5, 2.0)
+    rm, rv = T(rm0, run_dtype, device), T(rv0, run_dtype, device)
+    F.batch_norm(T(x, minitorch.float32, device), None, None, rm, rv, True, 0.3, 1e-5)
+    _, erm, erv = np_batch_norm_train(x, None, None, rm0, rv0, 0.3, 1e-5)
+    assert rm.dtype == run_dtype and rv.dtype == run_dtype
+    assert_matches(
+        rm,
+        erm,
+        rtol=2e-3 if run_dtype == minitorch.float16 else 1e-6,
+        atol=1e-3 if run_dtype == minitorch.float16 else 1e-6,
+    )
+    assert_matches(
+        rv,
+        erv,
+        rtol=2e-3 if run_dtype == minitorch.float16 else 1e-6,
+        atol=1e-3 if run_dtype == minitorch.float16 else 1e-6,
+    )
+
+
+def test_partial_requires_grad(device):
+    """Only some inputs need a gradient: the others stay None and the wanted ones are right."""
+    rng = rng_for(24)
+    x = rng.standard_normal((4, 3))
+    w = T(rng.standard_normal((2, 3)), device=device, requires_grad=True)
+    F.linear(T(x, device=device), w).sum().backward()
+    assert_matches(w.grad, np.tile(x.sum(0), (2, 1)))
+    xt = T(x, device=device, requires_grad=True)
+    wn = T(np.ones(3), device=device)
+    F.layer_norm(xt, 3, wn, None).backward(T(np.ones((4, 3)), device=device))
+    assert_matches(xt.grad, np.zeros((4, 3)), atol=1e-12)  # sum of a normalized row is constant
+    bt = T(np.zeros(3), device=device, requires_grad=True)
+    F.batch_norm(T(x, device=device), None, bt, None, None, True, 0.1, 1e-5).sum().backward()
+    assert_matches(bt.grad, np.full(3, 4.0))
+
+
+def test_dropout_half_backward(device):
+    x = minitorch.randn(4096, dtype=minitorch.float16, device=device, requires_grad=True)
+    y = F.dropout(x, 0.25, True)
+    y.sum().backward()
+    keep = to_np(y) != 0
+    assert x.grad.dtype == minitorch.float16
+    assert_matches(x.grad, np.where(keep, 1 / 0.75, 0.0))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("idx_dtype", [minitorch.int64, minitorch.int32])
+def test_embedding_backward_values(device, dtype, idx_dtype):
+    rng = rng_for(25)
+    w = T(make_array((7, 5), dtype, rng), dtype, device, requires_grad=True)
+    idx = np.array([[6, 0, 6], [2, 6, 0]])
+    g = make_array((2, 3, 5), dtype, rng)
+    F.embedding(w, T(idx, idx_dtype, device), 0, True).backward(T(g, dtype, device))
+    expect = np.zeros((7, 5))
+    counts = np.bincount(idx.reshape(-1), minlength=7)
+    for k, i in enumerate(idx.reshape(-1)):
+        if i != 0:
+            expect[i] += g.reshape(-1, 5)[k] / counts[i]
+    assert w.grad.dtype == dtype
+    rtol, atol = TOL[dtype]
+    assert_matches(w.grad, expect, rtol=rtol * 4, atol=atol * 4)

@@ -18,6 +18,7 @@
 namespace mt {
 
 MT_DEFINE_STUB(row_norm_stub, RowNormFn);
+MT_DEFINE_STUB(embedding_backward_stub, EmbeddingBackwardFn);
 MT_DEFINE_STUB(row_norm_backward_stub, RowNormBackwardFn);
 MT_DEFINE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
 MT_DEFINE_STUB(channel_grad_input_stub, ChannelGradInputFn);
@@ -228,12 +229,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
     return {y, mean, rstd};
   }
   row_norm_stub.get(input.device())(Tensor(), mean, rstd, x, Tensor(), Tensor(), N * G, D, eps);
-  // per (n, c): the group's mean, scale = rstd[n, g] * w[c], shift = b[c]; then one pass over x
-  Tensor rs = reshape(expand(unsqueeze(rstd, 2), {N, G, C / G}), {N, C});
-  Tensor ms = contiguous(reshape(expand(unsqueeze(mean, 2), {N, G, C / G}), {N, C}));
-  Tensor scale = weight ? mul(rs, param(weight, sd)) : contiguous(rs);
-  Tensor shift = bias ? contiguous(expand(param(bias, sd), {N, C})) : zeros({N, C}, sd, input.device());
-  channel_affine_stub.get(input.device())(y, x, ms, contiguous(scale), shift, N, C, S, true);
+  channel_affine_stub.get(input.device())(y, x, mean, rstd, param(weight, sd), param(bias, sd), N, C, S, G);
   return {y, mean, rstd};
 }
 
@@ -280,25 +276,27 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   if (training) {
     mean = make_empty({C}, sd, dev);
     Tensor var = make_empty({C}, sd, dev);
-    channel_stats_stub.get(dev)(mean, var, x, N, C, S);
-    rstd = rsqrt(add(var, Sc(eps)));
+    rstd = make_empty({C}, sd, dev);
+    channel_stats_stub.get(dev)(mean, var, rstd, x, N, C, S, eps);
     // PyTorch's rule: running = (1 - momentum) * running + momentum * batch statistic, with the unbiased
     // variance for running_var
-    int64_t count = N * S;
-    if (running_mean)
-      copy_(*running_mean, add(mul(*running_mean, Sc(1 - momentum)), mul(mean, Sc(momentum))));
-    if (running_var)
-      copy_(*running_var,
-            add(mul(*running_var, Sc(1 - momentum)),
-                mul(var, Sc(momentum * static_cast<double>(count) / static_cast<double>(count - 1)))));
+    double unbiased = static_cast<double>(N * S) / static_cast<double>(N * S - 1);
+    auto update = [&](const Tensor& run, const Tensor& stat, double factor) {
+      if (run.dtype() == sd) {  // in place when the buffer has the statistics dtype (the usual float32)
+        binary_(BinaryOp::mul, run, Sc(1 - momentum));
+        binary_(BinaryOp::add, run, mul(stat, Sc(momentum * factor)));
+      } else {
+        copy_(run, add(mul(run, Sc(1 - momentum)), mul(stat, Sc(momentum * factor))));
+      }
+    };
+    if (running_mean) update(*running_mean, mean, 1.0);
+    if (running_var) update(*running_var, var, unbiased);
   } else {
     // copies, so the saved statistics never alias the running buffers the next training step overwrites
     mean = clone(contiguous(reshape(to(*running_mean, sd, dev), {-1})));
     rstd = rsqrt(add(reshape(to(*running_var, sd, dev), {-1}), Sc(eps)));
   }
-  Tensor scale = weight ? mul(rstd, param(weight, sd)) : rstd;
-  Tensor shift = bias ? param(bias, sd) : zeros({C}, sd, dev);
-  channel_affine_stub.get(dev)(y, x, mean, contiguous(scale), shift, N, C, S, false);
+  channel_affine_stub.get(dev)(y, x, mean, rstd, param(weight, sd), param(bias, sd), N, C, S, 0);
   return {y, mean, rstd};
 }
 
@@ -331,18 +329,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
   Tensor dx, dw, db;
   if (want_input) {
     dx = make_empty(input.sizes(), input.dtype(), dev);
-    Tensor a = weight.defined() ? mul(rstd, param(weight, sd)) : rstd;
-    Tensor mg, k;
-    if (training) {
-      // dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)), xhat * mean(g * xhat) = (x - mean) * k
-      double inv = 1.0 / static_cast<double>(N * S);
-      mg = mul(sum_g, Sc(inv));
-      k = mul(mul(mul(rstd, rstd), sum_gx), Sc(inv));
-    } else {
-      mg = zeros({C}, sd, dev);
-      k = mg;
-    }
-    channel_grad_input_stub.get(dev)(dx, g, x, mean, contiguous(mg), contiguous(k), contiguous(a), N, C, S);
+    Tensor w = weight.defined() ? param(OptTensor(weight), sd) : Tensor();
+    channel_grad_input_stub.get(dev)(dx, g, x, mean, rstd, w, training ? sum_g : Tensor(),
+                                     training ? sum_gx : Tensor(), N, C, S);
   }
   if (want_weight) dw = mul(sum_gx, rstd);
   if (want_bias) db = sum_g;
@@ -425,6 +414,17 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
                           bool scale_grad_by_freq) {
   int64_t D = grad.sizes()[grad.dim() - 1], n = indices.numel();
+  if (!(autograd::GradMode::is_enabled() && grad.requires_grad())) {
+    // one accumulation kernel (no host round trip for the indices on CUDA); ops below only when the
+    // gradient itself is being differentiated
+    ScalarType sd = stat_dtype(grad.dtype());
+    Tensor acc = zeros({num_weights, D}, sd, grad.device());
+    if (n == 0 || D == 0) return to(acc, grad.dtype(), grad.device());
+    Tensor counts = scale_grad_by_freq ? zeros({num_weights}, sd, grad.device()) : Tensor();
+    embedding_backward_stub.get(grad.device())(acc, counts, contiguous(reshape(grad, {n, D})),
+                                               contiguous(indices), padding_idx);
+    return to(acc, grad.dtype(), grad.device());
+  }
   Tensor gw = zeros({num_weights, D}, grad.dtype(), grad.device());
   if (n == 0 || D == 0) return gw;
   Tensor idx = reshape(to(indices, ScalarType::Long, indices.device()), {n});

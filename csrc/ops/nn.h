@@ -68,13 +68,15 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
 // y = (x - mean) * rstd * w + b (w, b [N] or undefined).
 using RowNormFn = void (*)(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                            const Tensor& w, const Tensor& b, int64_t M, int64_t N, double eps);
-// Per channel of x [N, C, S]: mean and biased var over N and S.
-using ChannelStatsFn = void (*)(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C,
-                                int64_t S);
-// y [N, C, S] = (x - mean) * scale + shift, the three indexed by c ([C]) or by (n, c) ([N, C]) when
-// per_sample. Subtracting the mean first keeps precision when rstd is large (a fused x * a + c would cancel).
-using ChannelAffineFn = void (*)(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
-                                 const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample);
+// Per channel of x [N, C, S]: mean, biased var over N and S, and rstd = 1/sqrt(var + eps).
+using ChannelStatsFn = void (*)(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x,
+                                int64_t N, int64_t C, int64_t S, double eps);
+// y [N, C, S] = (x - mean) * rstd * w[c] + b[c] (w, b [C] or undefined). G == 0: mean/rstd per channel [C]
+// (batch norm); G > 0: per (n, group) [N, G], channel c in group c / (C / G) (group norm). Subtracting the
+// mean first keeps precision when rstd is large (a folded x * scale + shift would cancel).
+using ChannelAffineFn = void (*)(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                                 const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t S,
+                                 int64_t G);
 // y = keep ? x / (1 - p) : 0, keep drawn with probability 1 - p from Philox(seed, ., offset); mask (bool)
 // records keep.
 using DropoutFn = void (*)(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
@@ -90,10 +92,18 @@ using RowNormBackwardFn = void (*)(const Tensor& dx, const Tensor& dw, const Ten
 // Per channel of x, g [N, C, S]: sum_g = sum of g, sum_gx = sum of g * (x - mean[c]).
 using ChannelGradSumsFn = void (*)(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g,
                                    const Tensor& x, const Tensor& mean, int64_t N, int64_t C, int64_t S);
-// dx [N, C, S] = (g - mg[c] - (x - mean[c]) * k[c]) * a[c]
+// Batch norm's input gradient, dx [N, C, S] = (g - mg - (x - mean) * rstd^2 * mgx) * rstd * w with the
+// per-channel means mg = sum_g / (N S), mgx = sum_gx / (N S) in training; eval (sum_g undefined): g * rstd *
+// w.
 using ChannelGradInputFn = void (*)(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
-                                    const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C,
-                                    int64_t S);
+                                    const Tensor& rstd, const Tensor& w, const Tensor& sum_g,
+                                    const Tensor& sum_gx, int64_t N, int64_t C, int64_t S);
+// Embedding's dense gradient: acc [num, D] (statistics dtype, zeroed) += g[i] for every row i of g [n, D]
+// whose index (int32/int64, all in range) is not padding_idx, divided by counts[index] when counts ([num],
+// statistics dtype, zeroed) is defined; the kernel fills counts first.
+using EmbeddingBackwardFn = void (*)(const Tensor& acc, const Tensor& counts, const Tensor& g,
+                                     const Tensor& indices, int64_t padding_idx);
+MT_DECLARE_STUB(embedding_backward_stub, EmbeddingBackwardFn);
 MT_DECLARE_STUB(row_norm_stub, RowNormFn);
 MT_DECLARE_STUB(row_norm_backward_stub, RowNormBackwardFn);
 MT_DECLARE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);

@@ -91,13 +91,14 @@ void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   });
 }
 
-void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C,
-                          int64_t S) {
+void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x,
+                          int64_t N, int64_t C, int64_t S, double eps) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     const scalar_t* px = x.data<scalar_t>();
     st_t* pm = mean.data<st_t>();
     st_t* pv = var.data<st_t>();
+    st_t* pr = rstd.data<st_t>();
     double count = static_cast<double>(N * S);
     if (S == 1) {
       // (N, C): walk rows so memory is read in order; each thread owns a block of channels
@@ -119,6 +120,7 @@ void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x
         for (int64_t c = c0; c < c1; ++c) {
           pm[c] = static_cast<st_t>(s[c - c0]);
           pv[c] = static_cast<st_t>(q[c - c0] / count);
+          pr[c] = static_cast<st_t>(1.0 / std::sqrt(q[c - c0] / count + eps));
         }
       });
       return;
@@ -131,30 +133,66 @@ void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& x
         for (int64_t n = 0; n < N; ++n) q += row_sq_dev(px + (n * C + c) * S, S, m);
         pm[c] = static_cast<st_t>(m);
         pv[c] = static_cast<st_t>(q / count);
+        pr[c] = static_cast<st_t>(1.0 / std::sqrt(q / count + eps));
       }
     });
   });
 }
 
-void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
-                           const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample) {
+void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                           const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
     const scalar_t* px = x.data<scalar_t>();
     scalar_t* py = y.data<scalar_t>();
     const st_t* pm = mean.data<st_t>();
-    const st_t* pa = scale.data<st_t>();
-    const st_t* pc = shift.data<st_t>();
-    // one strip of S elements per (n, c)
+    const st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    const st_t* pb = b.defined() ? b.data<st_t>() : nullptr;
+    if (G == 0) {
+      // per-channel coefficients once, then rows (S == 1, the (N, C) case: a vectorizable loop over C) or
+      // strips of S elements
+      std::vector<op_t> cm(static_cast<size_t>(C)), ca(static_cast<size_t>(C)), cb(static_cast<size_t>(C));
+      for (int64_t c = 0; c < C; ++c) {
+        cm[c] = static_cast<op_t>(pm[c]);
+        ca[c] = static_cast<op_t>(pr[c]) * (pw ? static_cast<op_t>(pw[c]) : op_t(1));
+        cb[c] = pb ? static_cast<op_t>(pb[c]) : op_t(0);
+      }
+      if (S == 1) {
+        parallel_for(0, N, grain_for(C), [&](int64_t n0, int64_t n1) {
+          for (int64_t n = n0; n < n1; ++n) {
+            const scalar_t* in = px + n * C;
+            scalar_t* out = py + n * C;
+            for (int64_t c = 0; c < C; ++c)
+              out[c] = static_cast<scalar_t>((static_cast<op_t>(in[c]) - cm[c]) * ca[c] + cb[c]);
+          }
+        });
+        return;
+      }
+      parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
+        int64_t c = i0 % C;
+        for (int64_t i = i0; i < i1; ++i, c = c + 1 == C ? 0 : c + 1) {
+          const scalar_t* in = px + i * S;
+          scalar_t* out = py + i * S;
+          for (int64_t s = 0; s < S; ++s)
+            out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - cm[c]) * ca[c] + cb[c]);
+        }
+      });
+      return;
+    }
+    // group norm: statistics per (n, group); one strip of S elements per (n, c)
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
-        int64_t k = per_sample ? i : i % C;
-        op_t m = static_cast<op_t>(pm[k]), a = static_cast<op_t>(pa[k]), c = static_cast<op_t>(pc[k]);
+        int64_t c = i % C;
+        int64_t k = (i / C) * G + c / (C / G);
+        op_t m = static_cast<op_t>(pm[k]);
+        op_t a = static_cast<op_t>(pr[k]) * (pw ? static_cast<op_t>(pw[c]) : op_t(1));
+        op_t sh = pb ? static_cast<op_t>(pb[c]) : op_t(0);
         const scalar_t* in = px + i * S;
         scalar_t* out = py + i * S;
         for (int64_t s = 0; s < S; ++s)
-          out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - m) * a + c);
+          out[s] = static_cast<scalar_t>((static_cast<op_t>(in[s]) - m) * a + sh);
       }
     });
   });
@@ -253,29 +291,86 @@ void channel_grad_sums_kernel(const Tensor& sum_g, const Tensor& sum_gx, const T
 }
 
 void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
-                               const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C,
-                               int64_t S) {
+                               const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
+                               int64_t N, int64_t C, int64_t S) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
     const scalar_t* px = x.data<scalar_t>();
     const scalar_t* pg = g.data<scalar_t>();
     scalar_t* pd = dx.data<scalar_t>();
-    const st_t *pm = mean.data<st_t>(), *pmg = mg.data<st_t>(), *pk = k.data<st_t>(), *pa = a.data<st_t>();
+    const st_t* pm = mean.data<st_t>();
+    const st_t* pr = rstd.data<st_t>();
+    const st_t* pw = w.defined() ? w.data<st_t>() : nullptr;
+    const st_t* ps = sum_g.defined() ? sum_g.data<st_t>() : nullptr;
+    const st_t* pq = sum_gx.defined() ? sum_gx.data<st_t>() : nullptr;
+    const double inv = 1.0 / static_cast<double>(N * S);
+    // per-channel coefficients once: dx = (g - mg - (x - m) * k) * a
+    std::vector<op_t> cm(static_cast<size_t>(C)), cmg(static_cast<size_t>(C)), ck(static_cast<size_t>(C)),
+        ca(static_cast<size_t>(C));
+    for (int64_t c = 0; c < C; ++c) {
+      double r = static_cast<double>(pr[c]);
+      cm[c] = static_cast<op_t>(pm[c]);
+      ca[c] = static_cast<op_t>(r * (pw ? static_cast<double>(pw[c]) : 1.0));
+      // training: the batch statistics depend on x (the two mean terms); eval: only the scale
+      cmg[c] = ps ? static_cast<op_t>(static_cast<double>(ps[c]) * inv) : op_t(0);
+      ck[c] = pq ? static_cast<op_t>(r * r * static_cast<double>(pq[c]) * inv) : op_t(0);
+    }
+    auto f = [&](int64_t s, int64_t c) {
+      pd[s] = static_cast<scalar_t>(
+          (static_cast<op_t>(pg[s]) - cmg[c] - (static_cast<op_t>(px[s]) - cm[c]) * ck[c]) * ca[c]);
+    };
+    if (S == 1) {
+      parallel_for(0, N, grain_for(C), [&](int64_t n0, int64_t n1) {
+        for (int64_t n = n0; n < n1; ++n)
+          for (int64_t c = 0; c < C; ++c) f(n * C + c, c);
+      });
+      return;
+    }
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        int64_t c = i % C;
-        op_t m = static_cast<op_t>(pm[c]), m_g = static_cast<op_t>(pmg[c]), kk = static_cast<op_t>(pk[c]),
-             aa = static_cast<op_t>(pa[c]);
-        for (int64_t s = i * S, e = s + S; s < e; ++s)
-          pd[s] = static_cast<scalar_t>(
-              (static_cast<op_t>(pg[s]) - m_g - (static_cast<op_t>(px[s]) - m) * kk) * aa);
-      }
+      int64_t c = i0 % C;
+      for (int64_t i = i0; i < i1; ++i, c = c + 1 == C ? 0 : c + 1)
+        for (int64_t s = i * S, e = s + S; s < e; ++s) f(s, c);
     });
   });
 }
 
 constexpr int64_t kDropChunk = 4096;  // elements per Philox subsequence: values do not depend on threads
+constexpr int kLanes4 = 16;  // Philox counters run side by side (64 elements), so the rounds vectorize
+
+// Philox4x32-10 (core/Generator.h) for counters base .. base + kLanes4 - 1 of one subsequence, in lockstep:
+// out[w][j] is word w of counter base + j.
+inline void philox_lanes(uint64_t seed, uint64_t subseq, uint64_t base, uint32_t out[4][kLanes4]) {
+  uint32_t c0[kLanes4], c1[kLanes4], c2[kLanes4], c3[kLanes4];
+  for (int j = 0; j < kLanes4; ++j) {
+    uint64_t ctr = base + static_cast<uint64_t>(j);
+    c0[j] = static_cast<uint32_t>(ctr);
+    c1[j] = static_cast<uint32_t>(ctr >> 32);
+    c2[j] = static_cast<uint32_t>(subseq);
+    c3[j] = static_cast<uint32_t>(subseq >> 32);
+  }
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    for (int j = 0; j < kLanes4; ++j) {
+      uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0[j];
+      uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2[j];
+      uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[j] ^ k0;
+      uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[j] ^ k1;
+      c0[j] = n0;
+      c1[j] = static_cast<uint32_t>(p1);
+      c2[j] = n2;
+      c3[j] = static_cast<uint32_t>(p0);
+    }
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  for (int j = 0; j < kLanes4; ++j) {
+    out[0][j] = c0[j];
+    out[1][j] = c1[j];
+    out[2][j] = c2[j];
+    out[3][j] = c3[j];
+  }
+}
 
 void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
                     uint64_t offset) {
@@ -285,20 +380,21 @@ void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double
     scalar_t* py = y.data<scalar_t>();
     bool* pm = mask.data<bool>();
     int64_t n = x.numel();
-    // keep when a 24-bit uniform u < 1 - p: Bernoulli(1 - p) as PyTorch draws it
-    float keep_p = static_cast<float>(1.0 - p);
+    // keep when a 24-bit uniform u < 1 - p: Bernoulli(1 - p) as PyTorch draws it; compared as integers
+    uint32_t keep_below = static_cast<uint32_t>(std::ceil((1.0 - p) * 16777216.0));
     op_t scale = static_cast<op_t>(1.0 / (1.0 - p));
     int64_t nchunks = (n + kDropChunk - 1) / kDropChunk;
     parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
+      uint32_t r[4][kLanes4];
       for (int64_t ch = b; ch < e; ++ch) {
-        Philox ph(seed, static_cast<uint64_t>(ch), offset << 20);
         int64_t lo = ch * kDropChunk, hi = std::min(n, lo + kDropChunk);
-        uint32_t r[4];
-        for (int64_t i0 = lo; i0 < hi; i0 += 4) {
-          ph.next4(r);
-          for (int64_t i = i0, stop = std::min(hi, i0 + 4); i < stop; ++i) {
-            float u = static_cast<float>(r[i - i0] >> 8) * (1.0f / 16777216.0f);
-            bool keep = u < keep_p;
+        uint64_t base = offset << 20;
+        for (int64_t i0 = lo; i0 < hi; i0 += 4 * kLanes4, base += kLanes4) {
+          philox_lanes(seed, static_cast<uint64_t>(ch), base, r);
+          int64_t stop = std::min(hi, i0 + 4 * kLanes4);
+          for (int64_t i = i0; i < stop; ++i) {
+            int64_t k = i - i0;
+            bool keep = (r[k / kLanes4][k % kLanes4] >> 8) < keep_below;
             pm[i] = keep;
             py[i] = keep ? static_cast<scalar_t>(static_cast<op_t>(px[i]) * scale) : static_cast<scalar_t>(0);
           }
@@ -328,6 +424,41 @@ void embedding_kernel(const Tensor& out, const Tensor& weight, const Tensor& ind
     embedding_rows(out, weight, indices.data<int32_t>(), indices.numel());
 }
 
+template <typename I>
+void embedding_backward_rows(const Tensor& acc, const Tensor& counts, const Tensor& g, const I* idx,
+                             int64_t padding_idx) {
+  int64_t n = g.sizes()[0], D = g.sizes()[1];
+  MT_DISPATCH_FLOATING_TYPES(g.dtype(), "embedding_backward", [&] {
+    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    const scalar_t* pg = g.data<scalar_t>();
+    st_t* pa = acc.data<st_t>();
+    st_t* pc = counts.defined() ? counts.data<st_t>() : nullptr;
+    if (pc)
+      for (int64_t i = 0; i < n; ++i)
+        if (idx[i] != padding_idx) pc[idx[i]] += 1;
+    // each thread owns a block of columns and walks the rows in order: no atomics, deterministic sums
+    parallel_for(0, D, std::max<int64_t>(16, grain_for(n)), [&](int64_t j0, int64_t j1) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t id = static_cast<int64_t>(idx[i]);
+        if (id == padding_idx) continue;
+        st_t scale = pc ? st_t(1) / pc[id] : st_t(1);
+        const scalar_t* gr = pg + i * D;
+        st_t* ar = pa + id * D;
+        for (int64_t j = j0; j < j1; ++j)
+          ar[j] += static_cast<st_t>(static_cast<opmath_t<scalar_t>>(gr[j])) * scale;
+      }
+    });
+  });
+}
+
+void embedding_backward_kernel(const Tensor& acc, const Tensor& counts, const Tensor& g,
+                               const Tensor& indices, int64_t padding_idx) {
+  if (indices.dtype() == ScalarType::Long)
+    embedding_backward_rows(acc, counts, g, indices.data<int64_t>(), padding_idx);
+  else
+    embedding_backward_rows(acc, counts, g, indices.data<int32_t>(), padding_idx);
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_kernel);
@@ -338,5 +469,6 @@ MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_kernel);
 MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_kernel);
 MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_kernel);
 MT_REGISTER_KERNEL(embedding_stub, CPU, &embedding_kernel);
+MT_REGISTER_KERNEL(embedding_backward_stub, CPU, &embedding_backward_kernel);
 
 }  // namespace mt

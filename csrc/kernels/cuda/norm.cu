@@ -91,7 +91,8 @@ void row_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Ten
 // One block per channel (grid-stride over channels), walking the N strips of S elements.
 template <typename T>
 __global__ void channel_stats_kernel(stat_t<T>* __restrict__ mean, stat_t<T>* __restrict__ var,
-                                     const T* __restrict__ x, int64_t N, int64_t C, int64_t S) {
+                                     stat_t<T>* __restrict__ rstd, const T* __restrict__ x, int64_t N,
+                                     int64_t C, int64_t S, double eps) {
   using A = stat_t<T>;
   using op_t = opmath_t<T>;
   __shared__ A smem[32];
@@ -113,40 +114,46 @@ __global__ void channel_stats_kernel(stat_t<T>* __restrict__ mean, stat_t<T>* __
     if (threadIdx.x == 0) {
       mean[c] = m;
       var[c] = v;
+      rstd[c] = static_cast<A>(1) / sqrt(v + static_cast<A>(eps));
     }
   }
 }
 
-void channel_stats(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N, int64_t C, int64_t S) {
+void channel_stats(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x, int64_t N,
+                   int64_t C, int64_t S, double eps) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
   unsigned blocks = static_cast<unsigned>(std::min<int64_t>(C, kMaxGrid));
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_cuda", [&] {
     using A = stat_t<scalar_t>;
-    channel_stats_kernel<scalar_t>
-        <<<blocks, threads, 0, stream>>>(mean.data<A>(), var.data<A>(), x.data<scalar_t>(), N, C, S);
+    channel_stats_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        mean.data<A>(), var.data<A>(), rstd.data<A>(), x.data<scalar_t>(), N, C, S, eps);
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }
 
+// y = (x - mean) * rstd * w + b; statistics per channel (G == 0) or per (n, group) (G > 0).
 template <typename T>
 __global__ void channel_affine_kernel(T* __restrict__ y, const T* __restrict__ x,
-                                      const stat_t<T>* __restrict__ m, const stat_t<T>* __restrict__ a,
-                                      const stat_t<T>* __restrict__ c, int64_t total, int64_t C, int64_t S,
-                                      bool per_sample) {
+                                      const stat_t<T>* __restrict__ mean, const stat_t<T>* __restrict__ rstd,
+                                      const stat_t<T>* __restrict__ w, const stat_t<T>* __restrict__ b,
+                                      int64_t total, int64_t C, int64_t S, int64_t G) {
   using op_t = opmath_t<T>;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t strip = i / S;
-    int64_t k = per_sample ? strip : strip % C;
-    y[i] = static_cast<T>((static_cast<op_t>(x[i]) - static_cast<op_t>(m[k])) * static_cast<op_t>(a[k]) +
-                          static_cast<op_t>(c[k]));
+    int64_t c = strip % C;
+    int64_t k = G > 0 ? (strip / C) * G + c / (C / G) : c;
+    op_t a = static_cast<op_t>(rstd[k]) * (w ? static_cast<op_t>(w[c]) : op_t(1));
+    op_t v =
+        (static_cast<op_t>(x[i]) - static_cast<op_t>(mean[k])) * a + (b ? static_cast<op_t>(b[c]) : op_t(0));
+    y[i] = static_cast<T>(v);
   }
 }
 
-void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& scale,
-                    const Tensor& shift, int64_t N, int64_t C, int64_t S, bool per_sample) {
+void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
+                    const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int64_t total = x.numel();
@@ -154,9 +161,9 @@ void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const 
   unsigned blocks = static_cast<unsigned>(cuda::grid_size(total, threads, x.device().index));
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_cuda", [&] {
     using A = stat_t<scalar_t>;
-    channel_affine_kernel<scalar_t><<<blocks, threads, 0, stream>>>(y.data<scalar_t>(), x.data<scalar_t>(),
-                                                                    mean.data<A>(), scale.data<A>(),
-                                                                    shift.data<A>(), total, C, S, per_sample);
+    channel_affine_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        y.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), rstd.data<A>(),
+        w.defined() ? w.data<A>() : nullptr, b.defined() ? b.data<A>() : nullptr, total, C, S, G);
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }
@@ -289,22 +296,28 @@ void channel_grad_sums(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& 
 template <typename T>
 __global__ void channel_grad_input_kernel(T* __restrict__ dx, const T* __restrict__ g,
                                           const T* __restrict__ x, const stat_t<T>* __restrict__ mean,
-                                          const stat_t<T>* __restrict__ mg, const stat_t<T>* __restrict__ k,
-                                          const stat_t<T>* __restrict__ a, int64_t total, int64_t C,
-                                          int64_t S) {
+                                          const stat_t<T>* __restrict__ rstd, const stat_t<T>* __restrict__ w,
+                                          const stat_t<T>* __restrict__ sum_g,
+                                          const stat_t<T>* __restrict__ sum_gx, stat_t<T> inv, int64_t total,
+                                          int64_t C, int64_t S) {
+  using A = stat_t<T>;
   using op_t = opmath_t<T>;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t c = (i / S) % C;
-    op_t v = (static_cast<op_t>(g[i]) - static_cast<op_t>(mg[c]) -
-              (static_cast<op_t>(x[i]) - static_cast<op_t>(mean[c])) * static_cast<op_t>(k[c])) *
-             static_cast<op_t>(a[c]);
+    A r = rstd[c];
+    op_t a = static_cast<op_t>(r * (w ? w[c] : A(1)));
+    // training: the batch statistics depend on x (the two mean terms); eval: only the scale
+    op_t mg = sum_g ? static_cast<op_t>(sum_g[c] * inv) : op_t(0);
+    op_t k = sum_gx ? static_cast<op_t>(r * r * sum_gx[c] * inv) : op_t(0);
+    op_t v = (static_cast<op_t>(g[i]) - mg - (static_cast<op_t>(x[i]) - static_cast<op_t>(mean[c])) * k) * a;
     dx[i] = static_cast<T>(v);
   }
 }
 
 void channel_grad_input(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
-                        const Tensor& mg, const Tensor& k, const Tensor& a, int64_t N, int64_t C, int64_t S) {
+                        const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
+                        int64_t N, int64_t C, int64_t S) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int64_t total = x.numel();
@@ -312,9 +325,11 @@ void channel_grad_input(const Tensor& dx, const Tensor& g, const Tensor& x, cons
   unsigned blocks = static_cast<unsigned>(cuda::grid_size(total, threads, x.device().index));
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
     using A = stat_t<scalar_t>;
-    channel_grad_input_kernel<scalar_t>
-        <<<blocks, threads, 0, stream>>>(dx.data<scalar_t>(), g.data<scalar_t>(), x.data<scalar_t>(),
-                                         mean.data<A>(), mg.data<A>(), k.data<A>(), a.data<A>(), total, C, S);
+    channel_grad_input_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        dx.data<scalar_t>(), g.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), rstd.data<A>(),
+        w.defined() ? w.data<A>() : nullptr, sum_g.defined() ? sum_g.data<A>() : nullptr,
+        sum_gx.defined() ? sum_gx.data<A>() : nullptr, static_cast<A>(1.0 / static_cast<double>(N * S)),
+        total, C, S);
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }
@@ -412,6 +427,67 @@ void embedding_cuda(const Tensor& out, const Tensor& weight, const Tensor& indic
     launch_embedding<uint8_t>(out, weight, indices, row_bytes, stream);
 }
 
+// Embedding backward: atomics into a float (double) accumulator; counts first when scaling by frequency.
+template <typename I, typename A>
+__global__ void embedding_count_kernel(A* __restrict__ counts, const I* __restrict__ idx, int64_t n,
+                                       int64_t padding_idx) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t id = static_cast<int64_t>(idx[i]);
+    if (id != padding_idx) atomicAdd(counts + id, A(1));
+  }
+}
+
+template <typename T, typename I>
+__global__ void embedding_backward_kernel(stat_t<T>* __restrict__ acc, const stat_t<T>* __restrict__ counts,
+                                          const T* __restrict__ g, const I* __restrict__ idx, int64_t n,
+                                          int64_t D, int64_t padding_idx) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  const int64_t total = n * D;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t i = t / D, j = t - i * D;
+    int64_t id = static_cast<int64_t>(idx[i]);
+    if (id == padding_idx) continue;
+    A v = static_cast<A>(static_cast<op_t>(g[t]));
+    if (counts) v /= counts[id];
+    atomicAdd(acc + id * D + j, v);
+  }
+}
+
+template <typename I>
+void launch_embedding_backward(const Tensor& acc, const Tensor& counts, const Tensor& g, const I* idx,
+                               int64_t padding_idx, cudaStream_t stream) {
+  int64_t n = g.sizes()[0], D = g.sizes()[1];
+  const int threads = 256;
+  int dev = g.device().index;
+  MT_DISPATCH_FLOATING_TYPES(g.dtype(), "embedding_backward_cuda", [&] {
+    using A = stat_t<scalar_t>;
+    if (counts.defined()) {
+      embedding_count_kernel<I, A>
+          <<<static_cast<unsigned>(cuda::grid_size(n, threads, dev)), threads, 0, stream>>>(
+              counts.data<A>(), idx, n, padding_idx);
+      MT_CUDA_CHECK(cudaGetLastError());
+    }
+    embedding_backward_kernel<scalar_t, I>
+        <<<static_cast<unsigned>(cuda::grid_size(n * D, threads, dev)), threads, 0, stream>>>(
+            acc.data<A>(), counts.defined() ? counts.data<A>() : nullptr, g.data<scalar_t>(), idx, n, D,
+            padding_idx);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+void embedding_backward_cuda(const Tensor& acc, const Tensor& counts, const Tensor& g, const Tensor& indices,
+                             int64_t padding_idx) {
+  cuda::DeviceGuard guard(g.device());
+  cudaStream_t stream = cuda::current_stream(g.device().index);
+  if (indices.dtype() == ScalarType::Long)
+    launch_embedding_backward(acc, counts, g, indices.data<int64_t>(), padding_idx, stream);
+  else
+    launch_embedding_backward(acc, counts, g, indices.data<int32_t>(), padding_idx, stream);
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(row_norm_stub, CUDA, &row_norm);
@@ -422,5 +498,6 @@ MT_REGISTER_KERNEL(channel_stats_stub, CUDA, &channel_stats);
 MT_REGISTER_KERNEL(channel_affine_stub, CUDA, &channel_affine);
 MT_REGISTER_KERNEL(dropout_stub, CUDA, &dropout_cuda);
 MT_REGISTER_KERNEL(embedding_stub, CUDA, &embedding_cuda);
+MT_REGISTER_KERNEL(embedding_backward_stub, CUDA, &embedding_backward_cuda);
 
 }  // namespace mt
