@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -165,6 +166,10 @@ bool batchify(const Tensor& input, int64_t nd, const char* name) {
 Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias,
                IntArrayRef stride_, IntArrayRef padding_, IntArrayRef dilation_, int64_t groups, int64_t nd,
                bool same) {
+  if (autocast::active()) {
+    autocast::Scope s(nd == 1 ? autocast::Op::conv1d : autocast::Op::conv2d);
+    return conv_nd(s(input_), s(weight), s(bias), stride_, padding_, dilation_, groups, nd, same);
+  }
   const char* name = conv_name(nd, false);
   bool batched = batchify(input_, nd, name);
   Tensor input = batched ? input_ : unsqueeze(input_, 0);
@@ -199,6 +204,11 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<T
 Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias,
                          IntArrayRef stride_, IntArrayRef padding_, IntArrayRef output_padding_,
                          int64_t groups, IntArrayRef dilation_, int64_t nd) {
+  if (autocast::active()) {
+    autocast::Scope s(nd == 1 ? autocast::Op::conv_transpose1d : autocast::Op::conv_transpose2d);
+    return conv_transpose_nd(s(input_), s(weight), s(bias), stride_, padding_, output_padding_, groups,
+                             dilation_, nd);
+  }
   const char* name = conv_name(nd, true);
   bool batched = batchify(input_, nd, name);
   Tensor input = batched ? input_ : unsqueeze(input_, 0);

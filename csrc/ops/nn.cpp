@@ -7,6 +7,7 @@
 #include "autograd/GradMode.h"
 #include "autograd/record.h"
 #include "core/Generator.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -65,6 +66,10 @@ bool any_grad(const Tensor& a, const OptTensor& b, const OptTensor& c) {
 // ---- linear ----
 
 Tensor linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::linear);
+    return linear(s(input), s(weight), s(bias));
+  }
   if (any_grad(input, weight, bias)) return autograd::linear(input, weight, bias);
   MT_CHECK(input.dim() >= 1 && weight.dim() >= 1,
            "both arguments to linear need to be at least 1D, but they are ", input.dim(), "D and ",
@@ -170,6 +175,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const OptTensor& weight,
                   const OptTensor& bias, double eps) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::layer_norm);
+    return layer_norm(s(input), normalized_shape, s(weight), s(bias), eps);
+  }
   if (any_grad(input, weight, bias)) return autograd::layer_norm(input, normalized_shape, weight, bias, eps);
   return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
@@ -235,6 +244,10 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const OptTensor& weight, const OptTensor& bias,
                   double eps) {
+  if (autocast::active()) {
+    autocast::Scope s(autocast::Op::group_norm);
+    return group_norm(s(input), num_groups, s(weight), s(bias), eps);
+  }
   if (any_grad(input, weight, bias)) return autograd::group_norm(input, num_groups, weight, bias, eps);
   return std::get<0>(native_group_norm(input, num_groups, weight, bias, eps));
 }
