@@ -171,11 +171,17 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
 }
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
-  Tensor g = grads[0];
+  Tensor g = std::move(grads[0]);
   auto& m = variable.impl()->ensure_autograd_meta();  // leaf hooks already ran in the engine
   if (!m.grad.defined()) {
-    // A fresh buffer: the incoming tensor may be the user's `gradient` argument or shared with another leaf.
-    m.grad = GradMode::is_enabled() ? g : clone(g);
+    // The incoming tensor becomes .grad when nothing else can see it (PyTorch "steals" it too): no other
+    // handle on the tensor or its buffer, dense, and the leaf's layout. Otherwise it may be the user's
+    // `gradient` argument or shared with another leaf, and .grad gets a copy.
+    bool stealable = g.ptr().use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous() &&
+                     g.storage_offset() == 0 && g.dtype() == variable.dtype() &&
+                     g.device() == variable.device() && g.sizes() == variable.sizes() &&
+                     !g.impl()->is_wrapped_number() && !g.impl()->autograd_meta();
+    m.grad = GradMode::is_enabled() || stealable ? g : clone(g);
   } else if (GradMode::is_enabled()) {
     m.grad = add(m.grad, g);  // create_graph: the sum itself is differentiable
   } else {
