@@ -927,19 +927,19 @@ def test_setitem_whole_tensor_records_the_copy(device):
 
 def test_leaf_grads_never_alias_the_callers_or_each_other():
     """AccumulateGrad keeps an incoming gradient only when nothing else holds it (PyTorch's "steal")."""
-    x = minitorch.ones(3, requires_grad=True)
-    g = minitorch.full((3,), 2.0)
+    x = torch.ones(3, requires_grad=True)
+    g = torch.full((3,), 2.0)
     x.backward(g)
     g.add_(1)
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
-    a = minitorch.ones(3, requires_grad=True)
-    b = minitorch.ones(3, requires_grad=True)
-    (a + b).backward(minitorch.ones(3))
+    a = torch.ones(3, requires_grad=True)
+    b = torch.ones(3, requires_grad=True)
+    (a + b).backward(torch.ones(3))
     assert a.grad.data_ptr() != b.grad.data_ptr()
     a.grad.add_(5)
     np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0, 1.0])
     # a stolen gradient is the leaf's own buffer: later steps accumulate into it
-    w = minitorch.ones(2, 2, requires_grad=True)
+    w = torch.ones(2, 2, requires_grad=True)
     (w * 3).sum().backward()
     first = w.grad
     (w * 3).sum().backward()
