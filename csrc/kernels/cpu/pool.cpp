@@ -138,7 +138,9 @@ void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const
   });
 }
 
-// Each input gathers the gradients of the outputs whose saved index names it (the CUDA kernel's math).
+// Each output's gradient goes to the input its saved index names, plane by plane (a plane is one thread's, so
+// no races): one pass over the outputs, in output order as the gather on CUDA sums them. Reduced types sum in
+// float.
 template <typename T>
 void max_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
                             const PoolArgs& a) {
@@ -147,25 +149,20 @@ void max_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const
   const T* go = grad_out.data<T>();
   const int64_t* ix = indices.data<int64_t>();
   T* gi = grad_in.data<T>();
-  over_planes(p.P, p.H * p.W * 4, [&](int64_t p0, int64_t p1) {
+  const int64_t n = p.H * p.W, m = p.oH * p.oW;
+  over_planes(p.P, n + m, [&](int64_t p0, int64_t p1) {
+    std::vector<acc_t> buf;
     for (int64_t pl = p0; pl < p1; ++pl) {
-      const T* g = go + pl * p.oH * p.oW;
-      const int64_t* x = ix + pl * p.oH * p.oW;
-      for (int64_t h = 0; h < p.H; ++h) {
-        int64_t oh0, oh1;
-        max_outputs_of(h, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.dilation[0], a.adaptive, oh0,
-                       oh1);
-        for (int64_t w = 0; w < p.W; ++w) {
-          int64_t ow0, ow1;
-          max_outputs_of(w, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.dilation[1], a.adaptive, ow0,
-                         ow1);
-          const int64_t me = h * p.W + w;
-          acc_t s = 0;
-          for (int64_t oh = oh0; oh < oh1; ++oh)
-            for (int64_t ow = ow0; ow < ow1; ++ow)
-              if (x[oh * p.oW + ow] == me) s += static_cast<acc_t>(g[oh * p.oW + ow]);
-          gi[(pl * p.H + h) * p.W + w] = static_cast<T>(s);
-        }
+      const T* g = go + pl * m;
+      const int64_t* x = ix + pl * m;
+      T* dst = gi + pl * n;
+      if constexpr (std::is_same_v<acc_t, T>) {
+        std::fill(dst, dst + n, T(0));
+        for (int64_t i = 0; i < m; ++i) dst[x[i]] += g[i];
+      } else {
+        buf.assign(n, acc_t(0));
+        for (int64_t i = 0; i < m; ++i) buf[x[i]] += static_cast<acc_t>(g[i]);
+        for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<T>(buf[j]);
       }
     }
   });
