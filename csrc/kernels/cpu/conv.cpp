@@ -46,13 +46,13 @@ Geo geometry(const Tensor& in, const Tensor& out, const Tensor& w, const ConvArg
 }
 
 // Channels [c0, c1) of one image into columns: row (c, kh, kw), column (oh, ow); zeros where the window is in
-// the padding. Rows are ld apart, so several images can sit side by side in one column matrix.
+// the padding.
 template <typename T>
-void im2col(const T* in, T* col, const Geo& g, int64_t c0, int64_t c1, int64_t ld) {
+void im2col(const T* in, T* col, const Geo& g, int64_t c0, int64_t c1) {
   for (int64_t c = c0; c < c1; ++c)
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw) {
-        T* row = col + ((c * g.kH + kh) * g.kW + kw) * ld;
+        T* row = col + ((c * g.kH + kh) * g.kW + kw) * g.L();
         const T* plane = in + c * g.H * g.W;
         for (int64_t oh = 0; oh < g.oH; ++oh) {
           int64_t ih = oh * g.sH - g.pH + kh * g.dH;
@@ -81,11 +81,11 @@ void im2col(const T* in, T* col, const Geo& g, int64_t c0, int64_t c1, int64_t l
 
 // The adjoint: columns summed back into channels [c0, c1) of one image (which the caller zeroed).
 template <typename T>
-void col2im(const T* col, T* in, const Geo& g, int64_t c0, int64_t c1, int64_t ld) {
+void col2im(const T* col, T* in, const Geo& g, int64_t c0, int64_t c1) {
   for (int64_t c = c0; c < c1; ++c)
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw) {
-        const T* row = col + ((c * g.kH + kh) * g.kW + kw) * ld;
+        const T* row = col + ((c * g.kH + kh) * g.kW + kw) * g.L();
         T* plane = in + c * g.H * g.W;
         for (int64_t oh = 0; oh < g.oH; ++oh) {
           int64_t ih = oh * g.sH - g.pH + kh * g.dH;
@@ -136,40 +136,6 @@ void over_images(int64_t N, F&& f) {
   }
 }
 
-// Images per GEMM: small images are batched side by side in one column matrix (columns B * L), so OpenBLAS
-// multiplies one wide matrix instead of B thin ones (LeNet's 10x10 outputs: 3x faster); the output then moves
-// from O x (B*L) to B x O x L with row copies.
-constexpr int64_t kMinGemmCols = 2048;
-int64_t images_per_gemm(const Geo& g, int64_t n) {
-  if (g.direct()) return 1;
-  return std::clamp<int64_t>((kMinGemmCols + g.L() - 1) / g.L(), 1, n);
-}
-
-// Columns of images [n, n + B) into col (rows ld = B * L apart).
-template <typename T>
-void columns(const T* in, T* col, const Geo& g, int64_t n, int64_t B) {
-  int64_t ld = B * g.L();
-  for (int64_t b = 0; b < B; ++b) {
-    const T* x = in + (n + b) * g.C * g.H * g.W;
-    over_channels(g.C, g.kH * g.kW * g.L(),
-                  [&](int64_t c0, int64_t c1) { im2col(x, col + b * g.L(), g, c0, c1, ld); });
-  }
-}
-
-// A (B images x O x L) block of an N x O x L tensor <-> O x (B * L) (image b's block at column b * L).
-template <typename T>
-void gather_block(const T* src, T* dst, const Geo& g, int64_t n, int64_t B) {
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t o = 0; o < g.O; ++o)
-      std::memcpy(dst + o * B * g.L() + b * g.L(), src + ((n + b) * g.O + o) * g.L(), sizeof(T) * g.L());
-}
-template <typename T>
-void scatter_block(const T* src, T* dst, const Geo& g, int64_t n, int64_t B) {
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t o = 0; o < g.O; ++o)
-      std::memcpy(dst + ((n + b) * g.O + o) * g.L(), src + o * B * g.L() + b * g.L(), sizeof(T) * g.L());
-}
-
 template <typename T>
 void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const ConvArgs& a) {
   Geo g = geometry(input, out, weight, a);
@@ -178,22 +144,18 @@ void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const
   const T* w = weight.data<T>();
   T* o = out.data<T>();
   over_images(N, [&](int64_t n0, int64_t n1) {
-    int64_t Bmax = images_per_gemm(g, n1 - n0);
-    std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L() * Bmax));
-    std::vector<T> tmp(Bmax > 1 ? static_cast<size_t>(g.O * g.L() * Bmax) : 0);
-    for (int64_t n = n0; n < n1; n += Bmax) {
-      int64_t B = std::min(Bmax, n1 - n), ld = B * g.L();
-      const T* cols = in + n * g.C * g.H * g.W;
+    std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
+    for (int64_t n = n0; n < n1; ++n) {
+      const T* x = in + n * g.C * g.H * g.W;
+      const T* cols = x;
       if (!g.direct()) {
-        columns(in, col.data(), g, n, B);
+        over_channels(g.C, g.kH * g.kW * g.L(),
+                      [&](int64_t c0, int64_t c1) { im2col(x, col.data(), g, c0, c1); });
         cols = col.data();
       }
-      // B == 1: straight into the output; else into O x (B * L), then to B x O x L
-      T* dst = B > 1 ? tmp.data() : o + n * g.O * g.L();
       for (int64_t gi = 0; gi < g.g; ++gi)
-        gemm<T>(false, false, g.Og(), ld, g.K(), T(1), w + gi * g.Og() * g.K(), g.K(), cols + gi * g.K() * ld,
-                ld, T(0), dst + gi * g.Og() * ld, ld);
-      if (B > 1) scatter_block(tmp.data(), o, g, n, B);
+        gemm<T>(false, false, g.Og(), g.L(), g.K(), T(1), w + gi * g.Og() * g.K(), g.K(),
+                cols + gi * g.K() * g.L(), g.L(), T(0), o + (n * g.O + gi * g.Og()) * g.L(), g.L());
     }
   });
 }
@@ -206,28 +168,18 @@ void backward_input(const Tensor& grad_in, const Tensor& grad_out, const Tensor&
   const T* w = weight.data<T>();
   T* gi_ = grad_in.data<T>();
   over_images(N, [&](int64_t n0, int64_t n1) {
-    int64_t Bmax = images_per_gemm(g, n1 - n0);
-    std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L() * Bmax));
-    std::vector<T> tmp(Bmax > 1 ? static_cast<size_t>(g.O * g.L() * Bmax) : 0);
-    for (int64_t n = n0; n < n1; n += Bmax) {
-      int64_t B = std::min(Bmax, n1 - n), ld = B * g.L();
+    std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
+    for (int64_t n = n0; n < n1; ++n) {
       T* dx = gi_ + n * g.C * g.H * g.W;
-      const T* gob = go + n * g.O * g.L();
-      if (B > 1) {
-        gather_block(go, tmp.data(), g, n, B);
-        gob = tmp.data();
-      }
       // columns = W_g^T @ grad_out_g; for a direct conv the columns are the input gradient itself
       T* cols = g.direct() ? dx : col.data();
       for (int64_t gi = 0; gi < g.g; ++gi)
-        gemm<T>(true, false, g.K(), ld, g.Og(), T(1), w + gi * g.Og() * g.K(), g.K(), gob + gi * g.Og() * ld,
-                ld, T(0), cols + gi * g.K() * ld, ld);
+        gemm<T>(true, false, g.K(), g.L(), g.Og(), T(1), w + gi * g.Og() * g.K(), g.K(),
+                go + (n * g.O + gi * g.Og()) * g.L(), g.L(), T(0), cols + gi * g.K() * g.L(), g.L());
       if (!g.direct()) {
-        std::fill(dx, dx + B * g.C * g.H * g.W, T(0));
-        for (int64_t b = 0; b < B; ++b)
-          over_channels(g.C, g.kH * g.kW * g.L(), [&](int64_t c0, int64_t c1) {
-            col2im(col.data() + b * g.L(), dx + b * g.C * g.H * g.W, g, c0, c1, ld);
-          });
+        std::fill(dx, dx + g.C * g.H * g.W, T(0));
+        over_channels(g.C, g.kH * g.kW * g.L(),
+                      [&](int64_t c0, int64_t c1) { col2im(col.data(), dx, g, c0, c1); });
       }
     }
   });
@@ -248,24 +200,18 @@ void backward_weight(const Tensor& grad_w, const Tensor& grad_out, const Tensor&
     bool whole = n0 == 0 && n1 == N;
     std::vector<T> local(whole ? 0 : static_cast<size_t>(wn), T(0));
     T* acc = whole ? gw : local.data();
-    int64_t Bmax = images_per_gemm(g, n1 - n0);
-    std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L() * Bmax));
-    std::vector<T> tmp(Bmax > 1 ? static_cast<size_t>(g.O * g.L() * Bmax) : 0);
-    for (int64_t n = n0; n < n1; n += Bmax) {
-      int64_t B = std::min(Bmax, n1 - n), ld = B * g.L();
-      const T* cols = in + n * g.C * g.H * g.W;
+    std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
+    for (int64_t n = n0; n < n1; ++n) {
+      const T* x = in + n * g.C * g.H * g.W;
+      const T* cols = x;
       if (!g.direct()) {
-        columns(in, col.data(), g, n, B);
+        over_channels(g.C, g.kH * g.kW * g.L(),
+                      [&](int64_t c0, int64_t c1) { im2col(x, col.data(), g, c0, c1); });
         cols = col.data();
       }
-      const T* gob = go + n * g.O * g.L();
-      if (B > 1) {
-        gather_block(go, tmp.data(), g, n, B);
-        gob = tmp.data();
-      }
       for (int64_t gi = 0; gi < g.g; ++gi)
-        gemm<T>(false, true, g.Og(), g.K(), ld, T(1), gob + gi * g.Og() * ld, ld, cols + gi * g.K() * ld, ld,
-                T(1), acc + gi * g.Og() * g.K(), g.K());
+        gemm<T>(false, true, g.Og(), g.K(), g.L(), T(1), go + (n * g.O + gi * g.Og()) * g.L(), g.L(),
+                cols + gi * g.K() * g.L(), g.L(), T(1), acc + gi * g.Og() * g.K(), g.K());
     }
     if (!whole) {
       std::lock_guard<std::mutex> lock(mu);
