@@ -5,6 +5,12 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MT_HAVE_AVX2_EXP 1
+#define MT_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
 namespace mt {
 
 // float32 exp without a libm call per element: Cody-Waite range reduction and Cephes' degree-6 polynomial
@@ -23,13 +29,52 @@ struct VecExpF {
             r +
         5.0000001201e-1f;
     y = y * (r * r) + r + 1.0f;
-    uint32_t bits = static_cast<uint32_t>(static_cast<int32_t>(fx) + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, 4);
-    float v = y * scale;
+    // 2^fx as two factors: fx reaches 128 for x in (88.38, 88.72], whose exp is still a finite float
+    int32_t e = static_cast<int32_t>(fx), e1 = std::min(e, 127);
+    uint32_t bits1 = static_cast<uint32_t>(e1 + 127) << 23, bits2 = static_cast<uint32_t>(e - e1 + 127) << 23;
+    float s1, s2;
+    std::memcpy(&s1, &bits1, 4);
+    std::memcpy(&s2, &bits2, 4);
+    float v = y * s1 * s2;
     v = x > 88.72283905f ? std::numeric_limits<float>::infinity() : v;
     return x < -87.33654475f ? 0.0f : v;
   }
 };
+
+#ifdef MT_HAVE_AVX2_EXP
+// AVX2+FMA present (runs __builtin_cpu_init first: it may be called from a static initializer).
+inline bool cpu_has_avx2_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+// VecExpF's algorithm (Cody-Waite reduction, Cephes' polynomial) in AVX2. The clamps take x as their second
+// operand, which max/min return when it is NaN, so NaN propagates.
+MT_AVX2 inline __m256 exp256(__m256 x) {
+  const __m256 hi = _mm256_set1_ps(88.72283905f), lo = _mm256_set1_ps(-87.33654475f);
+  const __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
+  const __m256 fx =
+      _mm256_floor_ps(_mm256_fmadd_ps(xc, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
+  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  // 2^fx as two factors, as VecExpF (fx reaches 128 below the overflow threshold)
+  const __m256i e = _mm256_cvttps_epi32(fx), e1 = _mm256_min_epi32(e, _mm256_set1_epi32(127));
+  const __m256i b127 = _mm256_set1_epi32(127);
+  const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e1, b127), 23));
+  const __m256 s2 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(e, e1), b127), 23));
+  __m256 v = _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+  v = _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                       _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+  return _mm256_blendv_ps(v, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+}
+#endif
 
 }  // namespace mt

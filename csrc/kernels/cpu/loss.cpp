@@ -7,10 +7,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
-
 #include "core/ScalarType.h"
 #include "kernels/cpu/Parallel.h"
 #include "kernels/cpu/VecExp.h"
@@ -52,32 +48,8 @@ void scaled_exp_portable(float* out, const float* x, int64_t n, float shift, flo
   for (int64_t i = 0; i < n; ++i) out[i] = k * f(x[i] - shift);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef MT_HAVE_AVX2_EXP
 #define MT_LOSS_AVX2 1
-#define MT_AVX2 __attribute__((target("avx2,fma")))
-
-// VecExpF's algorithm (Cody-Waite reduction, Cephes' polynomial) in AVX2. The clamps take x as their second
-// operand, which max/min return when it is NaN, so NaN propagates.
-MT_AVX2 inline __m256 exp256(__m256 x) {
-  const __m256 hi = _mm256_set1_ps(88.72283905f), lo = _mm256_set1_ps(-87.33654475f);
-  const __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
-  const __m256 fx =
-      _mm256_floor_ps(_mm256_fmadd_ps(xc, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
-  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
-  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
-  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  __m256 v = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-  v = _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
-                       _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
-  return _mm256_blendv_ps(v, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-}
 
 MT_AVX2 float row_max_avx2(const float* x, int64_t n) {
   __m256 m0 = _mm256_set1_ps(-std::numeric_limits<float>::infinity()), m1 = m0;
@@ -120,12 +92,7 @@ MT_AVX2 void scaled_exp_avx2(float* out, const float* x, int64_t n, float shift,
   for (; i < n; ++i) out[i] = k * f(x[i] - shift);
 }
 
-// runs from a static initializer, maybe before libgcc's own CPU detection: initialize it first
-bool detect_avx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-const bool kHasAvx2 = detect_avx2();
+const bool kHasAvx2 = cpu_has_avx2_fma();
 #endif
 
 // Max of a row. A NaN is skipped here but reaches the result through the sum of exps below.
