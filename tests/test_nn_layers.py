@@ -226,3 +226,46 @@ def test_loss_modules_pass_their_options(device):
     assert legacy.reduction == "sum"
     with pytest.warns(UserWarning, match="Using a target size"):
         F.mse_loss(x, y[:1])
+
+
+# ---- the functional ops written as compositions in Python: gradients by finite differences, values by PyTorch
+
+
+def _d(*shape, low=-2.0, high=2.0):
+    return (minitorch.rand(*shape, dtype=minitorch.float64) * (high - low) + low).requires_grad_(True)
+
+
+COMPOSITES = [
+    ("pad_constant", lambda x: F.pad(x, (1, 2, 0, 1), value=0.5), (2, 3, 4)),
+    ("pad_reflect", lambda x: F.pad(x, (2, 1), mode="reflect"), (2, 3, 4)),
+    ("pad_replicate", lambda x: F.pad(x, (1, 1, 2, 0), mode="replicate"), (1, 2, 3, 4)),
+    ("pad_circular", lambda x: F.pad(x, (1, 2), mode="circular"), (2, 2, 4)),
+    ("instance_norm", lambda x: F.instance_norm(x), (2, 3, 5)),
+    ("glu", lambda x: F.glu(x, -1), (3, 4)),
+    ("elu", lambda x: F.elu(x, 0.7), (3, 4)),
+    ("selu", F.selu, (3, 4)),
+    ("celu", lambda x: F.celu(x, 1.3), (3, 4)),
+    ("hardswish", F.hardswish, (3, 4)),
+    ("hardsigmoid", F.hardsigmoid, (3, 4)),
+    ("logsigmoid", F.logsigmoid, (3, 4)),
+    ("softsign", F.softsign, (3, 4)),
+    ("tanhshrink", F.tanhshrink, (3, 4)),
+    ("softmin", lambda x: F.softmin(x, dim=1), (3, 4)),
+    ("normalize", lambda x: F.normalize(x, dim=1), (3, 4)),
+    ("cosine_similarity", lambda x: F.cosine_similarity(x[:, :2], x[:, 2:], dim=1), (3, 4)),
+    ("pairwise_distance", lambda x: F.pairwise_distance(x[:, :2], x[:, 2:]), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("name,fn,shape", COMPOSITES, ids=[c[0] for c in COMPOSITES])
+def test_composite_functional_gradcheck(name, fn, shape):
+    minitorch.manual_seed(3)
+    x = _d(*shape)
+    assert minitorch.autograd.gradcheck(fn, (x,))
+
+
+def test_bilinear_gradcheck_and_shape():
+    minitorch.manual_seed(4)
+    x1, x2, w, b = _d(3, 2), _d(3, 4), _d(5, 2, 4), _d(5)
+    assert F.bilinear(x1, x2, w, b).shape == (3, 5)
+    assert minitorch.autograd.gradcheck(F.bilinear, (x1, x2, w, b))

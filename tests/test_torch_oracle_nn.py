@@ -222,3 +222,46 @@ def test_autocast_output_dtype_matches_pytorch(device, input_dtype, op):
         except RuntimeError as e:
             results.append("error: unsafe" if "unsafe to autocast" in str(e) else f"error: {e}")
     assert results[0] == results[1], f"{op}: minitorch {results[0]}, PyTorch {results[1]}"
+
+
+FUNCTIONAL = [
+    ("relu", lambda F, x: F.relu(x)),
+    ("relu6", lambda F, x: F.relu6(x * 4)),
+    ("leaky_relu", lambda F, x: F.leaky_relu(x, 0.2)),
+    ("gelu", lambda F, x: F.gelu(x)),
+    ("gelu_tanh", lambda F, x: F.gelu(x, approximate="tanh")),
+    ("silu", lambda F, x: F.silu(x)),
+    ("mish", lambda F, x: F.mish(x)),
+    ("elu", lambda F, x: F.elu(x, 0.7)),
+    ("selu", lambda F, x: F.selu(x)),
+    ("celu", lambda F, x: F.celu(x, 1.3)),
+    ("hardtanh", lambda F, x: F.hardtanh(x, -0.5, 0.7)),
+    ("hardswish", lambda F, x: F.hardswish(x * 4)),
+    ("hardsigmoid", lambda F, x: F.hardsigmoid(x * 4)),
+    ("logsigmoid", lambda F, x: F.logsigmoid(x)),
+    ("softplus", lambda F, x: F.softplus(x, beta=2.0, threshold=1.0)),
+    ("softsign", lambda F, x: F.softsign(x)),
+    ("tanhshrink", lambda F, x: F.tanhshrink(x)),
+    ("threshold", lambda F, x: F.threshold(x, 0.1, -3.0)),
+    ("glu", lambda F, x: F.glu(x, 1)),
+    ("softmin", lambda F, x: F.softmin(x, dim=1)),
+    ("normalize", lambda F, x: F.normalize(x, p=3.0, dim=0)),
+    ("cosine_similarity", lambda F, x: F.cosine_similarity(x[:, :2], x[:, 2:])),
+    ("pairwise_distance", lambda F, x: F.pairwise_distance(x[:, :2], x[:, 2:], p=1.5)),
+    ("pad_reflect", lambda F, x: F.pad(x[None], (2, 1), mode="reflect")),
+    ("pad_circular", lambda F, x: F.pad(x[None], (1, 2), mode="circular")),
+    ("pad_replicate", lambda F, x: F.pad(x[None], (3, 1), mode="replicate")),
+    ("instance_norm", lambda F, x: F.instance_norm(x.reshape(1, 2, 6))),
+    ("dropout_eval", lambda F, x: F.dropout(x, 0.5, training=False)),
+    ("one_hot", lambda F, x: F.one_hot((x.abs() * 2).long(), 6)),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name,fn", FUNCTIONAL, ids=[c[0] for c in FUNCTIONAL])
+def test_functional_matches_pytorch(device, name, fn):
+    xn = np.random.default_rng(5).uniform(-2.5, 2.5, size=(3, 4))
+    got = fn(mt.nn.functional, mt.from_numpy(xn.copy()).to(device))
+    ref = fn(pt.nn.functional, pt.from_numpy(xn.copy()).to(device))
+    assert str(got.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    np.testing.assert_allclose(got.cpu().numpy(), ref.cpu().numpy(), rtol=1e-12, atol=1e-12)
