@@ -426,7 +426,9 @@ def test_clip_grad_norm_and_value(device):
     assert nn.utils.clip_grad_norm_(ps, 10.0).item() == pytest.approx(1.0, rel=1e-5)
     for p, b in zip(ps, before):
         np.testing.assert_array_equal(p.grad.cpu().numpy(), b.cpu().numpy())
-    assert nn.utils.clip_grad_norm_(ps, 10.0, norm_type="inf").item() == pytest.approx(4 / (total + 1e-6), rel=1e-5)
+    assert nn.utils.clip_grad_norm_(ps, 10.0, norm_type="inf").item() == pytest.approx(
+        4 / (total + 1e-6), rel=1e-5
+    )
     ps[0].grad[0] = float("nan")
     with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
         nn.utils.clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
@@ -443,3 +445,19 @@ def test_parameters_to_vector_and_back():
     np.testing.assert_array_equal(lin.bias.detach().numpy(), [6.0, 7.0])
     with pytest.raises(TypeError, match="expected torch.Tensor"):
         nn.utils.vector_to_parameters([1.0], lin.parameters())
+
+
+def test_whole_module_checkpoint_keeps_parameters(tmp_path):
+    net = Net()
+    minitorch.save(net, tmp_path / "net.pt")
+    with pytest.raises(Exception, match="Weights only load failed"):
+        minitorch.load(tmp_path / "net.pt")
+    back = minitorch.load(tmp_path / "net.pt", weights_only=False)
+    assert all(type(p) is nn.Parameter and p.requires_grad for p in back.parameters())
+    assert [n for n, _ in back.named_parameters()] == [n for n, _ in net.named_parameters()]
+    x = minitorch.randn(2, 3)
+    np.testing.assert_array_equal(back(x).detach().numpy(), net(x).detach().numpy())
+    # a bare Parameter is allowed by the weights_only loader
+    minitorch.save({"p": net.scale}, tmp_path / "p.pt")
+    p = minitorch.load(tmp_path / "p.pt")["p"]
+    assert type(p) is nn.Parameter

@@ -41,6 +41,12 @@ def _rebuild_tensor(storage, offset, size, stride, requires_grad):
     return t
 
 
+def _rebuild_parameter(data, requires_grad):
+    from minitorch.nn.parameter import Parameter
+
+    return Parameter(data, requires_grad)
+
+
 # What weights_only loading may construct: (module, name) -> object.
 _SAFE_GLOBALS = {
     ("collections", "OrderedDict"): collections.OrderedDict,
@@ -49,6 +55,7 @@ _SAFE_GLOBALS = {
     ("builtins", "slice"): slice,
     ("builtins", "complex"): complex,
     ("minitorch.serialization", "_rebuild_tensor"): _rebuild_tensor,
+    ("minitorch.serialization", "_rebuild_parameter"): _rebuild_parameter,
     ("minitorch._C", "device"): _C.device,
 }
 _SAFE_GLOBALS.update({("minitorch._C", n): d for n, d in _DTYPES.items()})
@@ -60,6 +67,11 @@ class _Pickler(pickle.Pickler):
         self._storages = storages  # key -> (name, tensor holding the storage)
 
     def reducer_override(self, obj):
+        from minitorch.nn.parameter import Parameter  # nn imports after this module
+
+        if isinstance(obj, Parameter):
+            # a Parameter stays one: its data goes through the tensor path below (storage shared, saved once)
+            return (_rebuild_parameter, (obj.detach(), obj.requires_grad))
         if _C._is_tensor(obj):
             key = obj._storage_key()
             if key not in self._storages:
