@@ -945,3 +945,21 @@ def test_leaf_grads_never_alias_the_callers_or_each_other():
     (w * 3).sum().backward()
     assert w.grad is first
     np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 2), 6.0))
+
+
+def test_post_accumulate_grad_hook_sees_the_updated_grad():
+    w = torch.ones(3, requires_grad=True)
+    seen = []
+    h = w.register_post_accumulate_grad_hook(lambda t: seen.append((t is w, t.grad.clone())))
+    (w * 2).sum().backward()
+    (w * 3).sum().backward()
+    assert [s[0] for s in seen] == [True, True]
+    np.testing.assert_array_equal(seen[0][1].numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(seen[1][1].numpy(), [5.0, 5.0, 5.0])
+    h.remove()
+    (w * 1).sum().backward()
+    assert len(seen) == 2
+    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+        (w * 2).register_post_accumulate_grad_hook(lambda t: None)
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        torch.ones(2).register_post_accumulate_grad_hook(lambda t: None)

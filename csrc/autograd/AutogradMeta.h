@@ -30,6 +30,9 @@ struct AutogradMeta {
   // Weak: the AccumulateGrad node owns the leaf, so a strong link back would be a cycle.
   std::weak_ptr<autograd::Node> grad_accumulator;
   std::vector<std::pair<int, autograd::Hook>> leaf_hooks;  // (handle id, hook) of a leaf
+  // Run with the leaf itself after its .grad was updated (register_post_accumulate_grad_hook; DDP's
+  // bucketing and optimizer-in-backward use them); their return value is ignored.
+  std::vector<std::pair<int, autograd::Hook>> post_accumulate_hooks;
 };
 
 }  // namespace mt

@@ -187,6 +187,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     binary_(BinaryOp::add, m.grad, g);
   }
+  if (!m.post_accumulate_hooks.empty()) {
+    auto hooks = m.post_accumulate_hooks;  // a hook may remove itself
+    for (auto& h : hooks) h.second(variable);
+  }
   return {};
 }
 

@@ -168,11 +168,25 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                m.leaf_hooks.push_back({id, wrap_hook(fn)});
              return id;
            })
+      .def("_register_post_accumulate_grad_hook",
+           [](const Tensor& t, py::function fn) {
+             MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+             auto& m = t.impl()->ensure_autograd_meta();
+             MT_CHECK(!m.grad_fn, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+             int id = next_hook_id();
+             m.post_accumulate_hooks.push_back({id, [fn](const Tensor& leaf) -> Tensor {
+                                                  fn(leaf);
+                                                  return Tensor();
+                                                }});
+             return id;
+           })
       .def("_remove_hook", [](const Tensor& t, int id) {
         auto* m = t.impl()->autograd_meta();
         if (!m) return;
         auto& lh = m->leaf_hooks;
         lh.erase(std::remove_if(lh.begin(), lh.end(), [id](auto& h) { return h.first == id; }), lh.end());
+        auto& pa = m->post_accumulate_hooks;
+        pa.erase(std::remove_if(pa.begin(), pa.end(), [id](auto& h) { return h.first == id; }), pa.end());
         if (m->grad_fn) {
           auto& ph = m->grad_fn->pre_hooks;
           ph.erase(std::remove_if(ph.begin(), ph.end(), [id](auto& h) { return h.first == id; }), ph.end());

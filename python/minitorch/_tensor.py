@@ -80,6 +80,11 @@ def _register_hook(self, hook):
     return RemovableHandle(self, self._register_hook(hook))
 
 
+def _register_post_accumulate_grad_hook(self, hook):
+    """hook(tensor) runs after backward has accumulated into this leaf's .grad."""
+    return RemovableHandle(self, self._register_post_accumulate_grad_hook(hook))
+
+
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     from minitorch import autograd
 
@@ -89,6 +94,7 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 def _install_tensor_methods(cls):
     cls.backward = _backward
     cls.register_hook = _register_hook
+    cls.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
     cls.__repr__ = tensor_repr
     cls.__str__ = tensor_repr
     cls.__format__ = _format
