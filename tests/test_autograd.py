@@ -959,7 +959,38 @@ def test_post_accumulate_grad_hook_sees_the_updated_grad():
     h.remove()
     (w * 1).sum().backward()
     assert len(seen) == 2
-    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+    with pytest.raises(
+        RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"
+    ):
         (w * 2).register_post_accumulate_grad_hook(lambda t: None)
     with pytest.raises(RuntimeError, match="doesn't require gradient"):
         torch.ones(2).register_post_accumulate_grad_hook(lambda t: None)
+
+
+def test_grad_fn_hooks_see_and_replace_gradients():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    calls = []
+
+    def post(grad_inputs, grad_outputs):
+        calls.append(("post", grad_inputs[0].tolist(), grad_outputs[0].tolist()))
+        return tuple(None if g is None else g * 10 for g in grad_inputs)
+
+    def pre(grad_outputs):
+        calls.append(("pre", grad_outputs[0].tolist()))
+        return (grad_outputs[0] + 1,)
+
+    h1 = y.grad_fn.register_hook(post)
+    h2 = y.grad_fn.register_prehook(pre)
+    y.sum().backward(retain_graph=True)
+    assert calls == [("pre", [1.0, 1.0]), ("post", [6.0, 6.0], [2.0, 2.0])]
+    np.testing.assert_array_equal(x.grad.numpy(), [60.0, 60.0])
+    h1.remove()
+    h2.remove()
+    x.grad = None
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    z = x * 2
+    z.grad_fn.register_prehook(lambda g: (g[0], g[0]))
+    with pytest.raises(RuntimeError, match="hook returned 2 gradients, expected 1"):  # one forward output
+        z.sum().backward()

@@ -43,6 +43,12 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<TensorGeometry> inputs;  // one per forward output (the gradients this node receives)
   // Hooks on the gradient of forward output `nr` (tensor hooks and retain_grad of non-leaves).
   std::vector<std::pair<int, std::pair<uint32_t, Hook>>> pre_hooks;  // (handle id, (output_nr, hook))
+  // Hooks on the node itself (grad_fn.register_prehook / register_hook): a pre-hook may replace the gradients
+  // the node receives; a post-hook sees them and the node's results, and may replace the results.
+  using NodePreHook = std::function<void(variable_list& grad_outputs)>;
+  using NodePostHook = std::function<void(variable_list& grad_inputs, const variable_list& grad_outputs)>;
+  std::vector<std::pair<int, NodePreHook>> node_pre_hooks;
+  std::vector<std::pair<int, NodePostHook>> node_post_hooks;
 };
 
 // A tensor saved for backward. It remembers the version of its storage at save time; a later in-place

@@ -326,7 +326,10 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
         if (!grads[i].defined())
           grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
       auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)
+      for (auto& h : n->node_pre_hooks) h.second(grads);
+      variable_list received = n->node_post_hooks.empty() ? variable_list() : grads;
       outs = n->apply(std::move(grads));
+      for (auto& h : n->node_post_hooks) h.second(outs, received);
       if (!keep_graph) n->release_variables();
     }
     if (n->is_accumulate_grad()) continue;

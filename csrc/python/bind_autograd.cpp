@@ -94,6 +94,50 @@ void init_autograd(py::module_& m, TensorClass& cls) {
             if (auto* a = dynamic_cast<autograd::AccumulateGrad*>(&n)) return py::cast(a->variable);
             throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
           })
+      // Node hooks (grad_fn.register_hook / register_prehook in Python): tuples in, a tuple or None out.
+      .def("_register_prehook",
+           [](Node& n, py::function fn) {
+             int id = next_hook_id();
+             n.node_pre_hooks.push_back({id, [fn](variable_list& gouts) {
+                                           py::tuple args(gouts.size());
+                                           for (size_t i = 0; i < gouts.size(); ++i)
+                                             args[i] = py::cast(gouts[i]);
+                                           py::object r = fn(args);
+                                           if (r.is_none()) return;
+                                           auto seq = r.cast<py::sequence>();
+                                           MT_CHECK(seq.size() == gouts.size(), "hook returned ", seq.size(),
+                                                    " gradients, expected ", gouts.size());
+                                           for (size_t i = 0; i < gouts.size(); ++i)
+                                             gouts[i] = seq[i].is_none() ? Tensor() : seq[i].cast<Tensor>();
+                                         }});
+             return id;
+           })
+      .def("_register_hook",
+           [](Node& n, py::function fn) {
+             int id = next_hook_id();
+             n.node_post_hooks.push_back({id, [fn](variable_list& gins, const variable_list& gouts) {
+                                            py::tuple a(gins.size()), b(gouts.size());
+                                            for (size_t i = 0; i < gins.size(); ++i) a[i] = py::cast(gins[i]);
+                                            for (size_t i = 0; i < gouts.size(); ++i)
+                                              b[i] = py::cast(gouts[i]);
+                                            py::object r = fn(a, b);
+                                            if (r.is_none()) return;
+                                            auto seq = r.cast<py::sequence>();
+                                            MT_CHECK(seq.size() == gins.size(), "hook returned ", seq.size(),
+                                                     " gradients, expected ", gins.size());
+                                            for (size_t i = 0; i < gins.size(); ++i)
+                                              gins[i] = seq[i].is_none() ? Tensor() : seq[i].cast<Tensor>();
+                                          }});
+             return id;
+           })
+      .def("_remove_hook",
+           [](Node& n, int id) {
+             auto drop = [id](auto& v) {
+               v.erase(std::remove_if(v.begin(), v.end(), [id](auto& h) { return h.first == id; }), v.end());
+             };
+             drop(n.node_pre_hooks);
+             drop(n.node_post_hooks);
+           })
       .def("__repr__", [](const Node& n) {
         return "<" + n.name() + " object at 0x" + ([&] {
                  char buf[32];

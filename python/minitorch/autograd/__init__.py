@@ -92,3 +92,35 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
+
+
+class _NodeHookHandle:
+    """Returned by grad_fn.register_hook / register_prehook; remove() unregisters the hook."""
+
+    def __init__(self, node, hook_id):
+        self._node, self._id = node, hook_id
+
+    def remove(self):
+        if self._node is not None:
+            self._node._remove_hook(self._id)
+            self._node = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _node_register_hook(self, fn):
+    """fn(grad_inputs, grad_outputs) runs after this node computed grad_inputs; it may return replacements."""
+    return _NodeHookHandle(self, self._register_hook(fn))
+
+
+def _node_register_prehook(self, fn):
+    """fn(grad_outputs) runs before this node; it may return replacement gradients."""
+    return _NodeHookHandle(self, self._register_prehook(fn))
+
+
+_C.Node.register_hook = _node_register_hook
+_C.Node.register_prehook = _node_register_prehook
