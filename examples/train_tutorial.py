@@ -9,8 +9,7 @@ import argparse
 import time
 
 import minitorch as torch
-import minitorch.nn as nn
-import minitorch.optim as optim
+from minitorch import nn, optim
 
 try:
     from tqdm import tqdm
@@ -20,7 +19,7 @@ except ImportError:  # the progress bar is optional
 
 class SimpleNN(nn.Module):
     def __init__(self):
-        super(SimpleNN, self).__init__()
+        super().__init__()
         self.fc1 = nn.Linear(3, 10)
         self.fc2 = nn.Linear(10, 2)
 
