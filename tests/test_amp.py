@@ -87,7 +87,10 @@ def test_autocast_output_dtype_follows_the_policy(device, name, cuda_policy, cpu
     plain = CALLS[name](device)
     minitorch.manual_seed(0)
     if policy == "banned":
-        with pytest.raises(RuntimeError, match="are unsafe to autocast"), minitorch.autocast(device, LOWER[device]):
+        with (
+            pytest.raises(RuntimeError, match="are unsafe to autocast"),
+            minitorch.autocast(device, LOWER[device]),
+        ):
             CALLS[name](device)
         return
     with minitorch.autocast(device_type=device, dtype=LOWER[device]):

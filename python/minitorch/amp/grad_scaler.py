@@ -38,7 +38,8 @@ class GradScaler:
 
             if enabled and not cuda.is_available():
                 warnings.warn(
-                    "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.", stacklevel=2
+                    "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                    stacklevel=2,
                 )
                 self._enabled = False
         if self._enabled:
@@ -108,7 +109,9 @@ class GradScaler:
         self._check_scale_growth_tracker("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.UNSCALED:
-            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
+            raise RuntimeError(
+                "unscale_() has already been called on this optimizer since the last update()."
+            )
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = self._scale.double().reciprocal().float()
@@ -146,7 +149,9 @@ class GradScaler:
                 self._scale.fill_(new_scale)
             else:
                 if not (
-                    isinstance(new_scale, _C.Tensor) and new_scale.numel() == 1 and new_scale.dtype == _C.float32
+                    isinstance(new_scale, _C.Tensor)
+                    and new_scale.numel() == 1
+                    and new_scale.dtype == _C.float32
                 ):
                     raise ValueError(
                         "new_scale should be a float or a 1-element torch.cuda.FloatTensor or torch.FloatTensor "

@@ -215,7 +215,9 @@ class Optimizer:
         )
 
         def _cast(param, value, key=None):
-            if key == "step" and isinstance(value, (int, float)):  # older checkpoints keep the step as a number
+            if key == "step" and isinstance(
+                value, (int, float)
+            ):  # older checkpoints keep the step as a number
                 return minitorch.tensor(float(value), dtype=minitorch.float32, device=param.device)
             if isinstance(value, minitorch.Tensor):
                 return Optimizer._process_value_according_to_param_policy(param, value, key)

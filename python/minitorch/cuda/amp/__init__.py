@@ -21,7 +21,9 @@ class autocast(_autocast):
 
 
 class GradScaler(_GradScaler):
-    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+    def __init__(
+        self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True
+    ):
         warnings.warn(
             "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` "
             "instead.",
