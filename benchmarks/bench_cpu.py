@@ -6,10 +6,9 @@ A report, not a test: see benchmarks/README.md for the protocol. Usage: PYTHONPA
 import argparse
 import os
 import platform
-import statistics
-import timeit
 
 import numpy as np
+from _timing import bench, fmt
 
 import minitorch
 
@@ -17,41 +16,6 @@ try:  # real PyTorch as a second column, only where it is installed
     import torch as real_torch
 except ImportError:
     real_torch = None
-
-
-def _time_per_call(fn, min_time):
-    """Median seconds per call: warm up (>= 10 calls and >= 25 ms), pick a loop count filling min_time,
-    then take the median of repeats (timeit-style, so the Python loop cost is identical for every library)."""
-    timer = timeit.Timer(fn)
-    n_warm, t0 = 0, timeit.default_timer()
-    while n_warm < 10 or timeit.default_timer() - t0 < 0.025:
-        fn()
-        n_warm += 1
-    number = 1
-    while True:
-        t = timer.timeit(number)
-        if t >= min_time / 5 or number >= 1 << 24:
-            break
-        number *= 2
-    return max(1, int(number * min_time / max(t, 1e-9)))
-
-
-def bench(cases, repeats, min_time):
-    """cases: {library: fn}. Repeats are interleaved (A, B, A, B ...) so drift hits every library alike."""
-    loops = {lib: _time_per_call(fn, min_time) for lib, fn in cases.items()}
-    samples = {lib: [] for lib in cases}
-    for _ in range(repeats):
-        for lib, fn in cases.items():
-            samples[lib].append(timeit.Timer(fn).timeit(loops[lib]) / loops[lib])
-    return {lib: statistics.median(s) for lib, s in samples.items()}
-
-
-def fmt_time(s):
-    if s < 1e-3:
-        return f"{s * 1e6:.2f} us"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s:.2f} s"
 
 
 def make_cases(sizes_gemm):
@@ -185,9 +149,9 @@ def main():
         if work:
             unit, amount = work
             rate = f"{amount / t['minitorch'] / 1e9:.1f} {unit}"
-        row = f"| {name} | {fmt_time(t['numpy'])} | {fmt_time(t['minitorch'])} | {t['numpy'] / t['minitorch']:.2f} | {rate} |"
+        row = f"| {name} | {fmt(t['numpy'])} | {fmt(t['minitorch'])} | {t['numpy'] / t['minitorch']:.2f} | {rate} |"
         if has_torch:
-            row += f" {fmt_time(t['torch'])} | {t['torch'] / t['minitorch']:.2f} |"
+            row += f" {fmt(t['torch'])} | {t['torch'] / t['minitorch']:.2f} |"
         print(row, flush=True)
 
 

@@ -9,10 +9,9 @@ A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_nn_ops.py
 import argparse
 import os
 import platform
-import statistics
-import timeit
 
 import numpy as np
+from _timing import bench, fmt
 
 import minitorch
 
@@ -20,37 +19,6 @@ try:  # real PyTorch as a second column, only where it is installed
     import torch as real_torch
 except ImportError:
     real_torch = None
-
-
-def _loops(fn, min_time):
-    timer = timeit.Timer(fn)
-    for _ in range(5):
-        fn()
-    number = 1
-    while True:
-        t = timer.timeit(number)
-        if t >= min_time / 5 or number >= 1 << 20:
-            break
-        number *= 2
-    return max(1, int(number * min_time / max(t, 1e-9)))
-
-
-def bench(cases, repeats, min_time):
-    """cases: {column: fn}; repeats interleaved so drift hits every column alike; median seconds per call."""
-    loops = {k: _loops(fn, min_time) for k, fn in cases.items()}
-    samples = {k: [] for k in cases}
-    for _ in range(repeats):
-        for k, fn in cases.items():
-            samples[k].append(timeit.Timer(fn).timeit(loops[k]) / loops[k])
-    return {k: statistics.median(s) for k, s in samples.items()}
-
-
-def fmt(s):
-    if s is None:
-        return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:.1f} us"
-    return f"{s * 1e3:.2f} ms"
 
 
 # ---- NumPy references (forward and backward by hand, float32)
