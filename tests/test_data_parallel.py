@@ -10,7 +10,7 @@ import pytest
 
 import minitorch as torch
 from minitorch import _C, nn
-from minitorch.autograd import gradcheck
+from minitorch.autograd import gradcheck, gradgradcheck
 from minitorch.nn.parallel import DataParallel, data_parallel, gather, parallel_apply, replicate, scatter
 from minitorch.nn.parallel.scatter_gather import scatter_kwargs
 
@@ -310,6 +310,43 @@ def test_gradcheck_through_data_parallel():
     assert gradcheck(lambda _w: DataParallel(m, device_ids=["cpu"] * 3)(x.detach()), (w,))
 
 
+def test_double_backward_through_data_parallel():
+    class Cube(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64))
+
+        def forward(self, x):
+            return (x * self.w) ** 3
+
+    m = Cube()
+    x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: DataParallel(m, device_ids=["cpu"] * 2)(t), (x,))
+    assert gradgradcheck(lambda w: DataParallel(m, device_ids=["cpu"] * 3)(x.detach()), (m.w,))
+
+
+def test_tied_parameters_get_the_sum_of_both_uses():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(3, 3, bias=False).double()
+            self.b = nn.Linear(3, 3, bias=False).double()
+            self.b.weight = self.a.weight
+
+        def forward(self, x):
+            return self.b(self.a(x).tanh())
+
+    m = Tied()
+    x = torch.randn(7, 3, dtype=torch.float64)
+    m(x).sum().backward()
+    ref = m.a.weight.grad.clone()
+    m.zero_grad()
+    dp = DataParallel(m, device_ids=["cpu"] * 3)
+    dp(x).sum().backward()
+    assert_close(m.a.weight.grad, ref)
+    assert len(list(dp.parameters())) == 1
+
+
 def test_gradcheck_scatter_gather():
     x = torch.randn(7, 3, dtype=torch.float64, requires_grad=True)
 
@@ -503,6 +540,8 @@ def test_data_parallel_function():
     x = torch.randn(7, 5, dtype=torch.float64)
     assert_close(data_parallel(m, x, device_ids=["cpu"] * 3), m(x))
     assert_close(data_parallel(m, (x,), device_ids=["cpu"]), m(x))
+    lin = nn.Linear(5, 2).double()
+    assert_close(data_parallel(lin, (), device_ids=["cpu"] * 2, module_kwargs={"input": x}), lin(x))
 
 
 def test_one_cpu_device_runs_module_directly():
