@@ -628,3 +628,15 @@ def test_no_warnings_on_plain_run():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         DataParallel(m, device_ids=["cpu"] * 2)(torch.randn(4, 5, dtype=torch.float64))
+
+
+def test_modules_without_parameters_or_with_buffers_only():
+    x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+    y = DataParallel(nn.ReLU(), device_ids=["cpu"] * 2)(x)
+    assert_close(y, x.relu())
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), (x.detach().numpy() > 0).astype(np.float64))
+    bn = nn.BatchNorm1d(3, affine=False).double().eval()
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+    assert_close(DataParallel(bn, device_ids=["cpu"] * 3)(x), bn(x))
