@@ -18,12 +18,18 @@ def _device(d):
     return d
 
 
+def _to(t, device):
+    # non_blocking only toward a GPU (ordered on its stream): a non-blocking copy to the CPU returns before the
+    # data has landed, and a CPU replica would read it at once
+    return t.to(device, non_blocking=device.type == "cuda")
+
+
 def _copy_to(t, device, alias):
     """t on device; when t is already there, t itself (alias) or a fresh copy (a replica that must not share
     it, such as a second replica on the same device that updates its buffers in place)."""
     if t.device == device:
         return t if alias else t.clone()
-    return t.to(device, non_blocking=True)
+    return _to(t, device)
 
 
 def broadcast(tensors, devices, alias_same_device=True):
@@ -118,7 +124,7 @@ class Scatter(Function):
                     f"but got {sum(chunk_sizes)}"
                 )
             chunks = input.split(chunk_sizes, dim)
-        outputs = tuple(c.to(d, non_blocking=True) for c, d in zip(chunks, target_devices))
+        outputs = tuple(_to(c, d) for c, d in zip(chunks, target_devices))
         ctx.output_shapes = tuple((o.shape, o.device, o.dtype) for o in outputs)
         return outputs
 
