@@ -75,7 +75,7 @@ if want bench; then
   for b in "$repo"/benchmarks/${BENCH:-bench_*}.py; do
     name=$(basename "$b" .py)
     case $name in  # the GPU columns of benchmarks that default to the CPU
-      bench_optim | bench_nn_ops) args=(--device cuda) ;;
+      bench_optim | bench_nn_ops | bench_data_parallel) args=(--device cuda) ;;
       bench_train) args=(--amp) ;;
       *) args=() ;;
     esac
