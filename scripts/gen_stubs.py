@@ -62,7 +62,9 @@ def _fix(src):
     src = re.sub(r"    @staticmethod\n(    def \w+\(tensor\b)", r"\1", src)
     # Build-dependent values (CUDA version, cuDNN present) would make the stub differ between builds.
     src = re.sub(r"^(_\w+: [\w.]+) = .*$", r"\1", src, flags=re.MULTILINE)
-    src = src.replace("\n_cuda_version: str\n", "\n_cuda_version: str | None  # None in a build without CUDA\n")
+    src = src.replace(
+        "\n_cuda_version: str\n", "\n_cuda_version: str | None  # None in a build without CUDA\n"
+    )
     # _C defines no __all__ (stubgen invents one); without it the stub's star-import exports the same names.
     src = re.sub(r"^__all__: .*\n", "", src, flags=re.MULTILINE)
     # Tensor's methods bool/int/float (and the module-level dtype `bool`) shadow the builtins inside the stub,
