@@ -4,6 +4,7 @@ from minitorch import _C
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise |input - other| <= atol + rtol * |other|, as a bool tensor (NaNs equal only with equal_nan)."""
     if input.dtype != other.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
     a, b = input, other

@@ -114,14 +114,17 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def is_tensor(obj):
+    """True when `obj` is a minitorch Tensor."""
     return isinstance(obj, _C.Tensor)
 
 
 def is_floating_point(t):
+    """True when `t` has a floating-point dtype (float16, bfloat16, float32, float64)."""
     return t.is_floating_point()
 
 
 def numel(t):
+    """The number of elements of `t`."""
     return t.numel()
 
 

@@ -65,6 +65,7 @@ class RemovableHandle:
         self._id = hook_id
 
     def remove(self):
+        """Unregisters the hook; calling it again does nothing."""
         if self._tensor is not None:
             self._tensor._remove_hook(self._id)
             self._tensor = None

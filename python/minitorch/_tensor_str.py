@@ -161,6 +161,7 @@ def _add_suffixes(body, suffixes, indent):
 
 
 def tensor_repr(self):
+    """repr(tensor): the values as PyTorch prints them, plus device/dtype/grad_fn when not the defaults."""
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []

@@ -8,10 +8,12 @@ class FunctionCtx:
     """The ctx passed to forward and backward."""
 
     def save_for_backward(self, *tensors):
+        """Keeps tensors for backward (read them there as ctx.saved_tensors); call it at most once in forward."""
         self.to_save = tensors
 
     @property
     def saved_tensors(self):
+        """The tensors given to save_for_backward, checked against in-place changes since."""
         saved = getattr(self, "_saved_tensors", None)
         if saved is not None:
             return saved
@@ -26,12 +28,15 @@ class FunctionCtx:
         return tuple(getattr(self, "to_save", ()))
 
     def mark_non_differentiable(self, *tensors):
+        """Declares outputs that get no gradient (for example integer indices)."""
         self._non_differentiable = tensors
 
     def mark_dirty(self, *tensors):
+        """Declares inputs that forward modified in place."""
         self._dirty = tensors
 
     def set_materialize_grads(self, value):
+        """Whether backward receives zero tensors (True, the default) or None for outputs without a gradient."""
         self.materialize_grads = value
 
 
@@ -40,14 +45,17 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """Computes the outputs from the inputs; override it (a staticmethod taking ctx first)."""
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Returns one gradient per forward input (None where there is none); override it."""
         raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
 
     @classmethod
     def apply(cls, *args):
+        """Runs forward without recording and records one graph node whose backward is this class's."""
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(_C._is_tensor(a) and a.requires_grad for a in args)
         with no_grad():

@@ -36,6 +36,7 @@ class _DecoratorContextManager:
         return wrapper
 
     def clone(self):
+        """A fresh copy of this context manager (used when it decorates a function)."""
         return self.__class__()
 
 
@@ -87,6 +88,7 @@ class set_grad_enabled(_DecoratorContextManager):
         _C._set_grad_enabled(self.prev)
 
     def clone(self):
+        """A fresh copy of this context manager (used when it decorates a function)."""
         return self.__class__(self.mode)
 
 
@@ -116,12 +118,15 @@ class inference_mode(_DecoratorContextManager):
         _C._set_inference_mode(self.prev_inf)
 
     def clone(self):
+        """A fresh copy of this context manager (used when it decorates a function)."""
         return self.__class__(self.mode)
 
 
 def is_grad_enabled():
+    """True when operations record the autograd graph (outside no_grad and inference_mode)."""
     return _C.is_grad_enabled()
 
 
 def is_inference_mode_enabled():
+    """True inside an enabled inference_mode block."""
     return _C.is_inference_mode_enabled()

@@ -127,4 +127,4 @@ def gradgradcheck(
 
 
 class GradcheckError(RuntimeError):
-    pass
+    """Raised by gradcheck/gradgradcheck when analytical and numerical gradients disagree."""

@@ -9,6 +9,8 @@ __all__ = ["autocast"]
 
 
 class autocast(_autocast):
+    """Deprecated: use minitorch.autocast("cpu", ...); same behaviour, bfloat16 by default."""
+
     def __init__(self, enabled=True, dtype=_C.bfloat16, cache_enabled=True):
         warnings.warn(
             "`torch.cpu.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cpu', args...)` "

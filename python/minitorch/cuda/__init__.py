@@ -11,14 +11,17 @@ def is_available():
 
 
 def device_count():
+    """The number of CUDA GPUs visible to this process (0 without a GPU or driver)."""
     return _C._cuda_device_count()
 
 
 def is_initialized():
+    """True once CUDA has been initialized in this process (by the first CUDA use)."""
     return _C._cuda_is_initialized()
 
 
 def init():
+    """Initializes CUDA now rather than at first use; raises without a GPU."""
     _lazy_init()
 
 
@@ -27,10 +30,12 @@ def _lazy_init():
 
 
 def current_device():
+    """Index of the current CUDA device (what 'cuda' without an index means)."""
     return _C._cuda_current_device()
 
 
 def set_device(device):
+    """Makes `device` (an index, 'cuda:N' or a minitorch.device) the current CUDA device."""
     idx = _device_index(device)
     if idx >= 0:
         _C._cuda_set_device(idx)
@@ -71,19 +76,23 @@ class _DeviceProperties:
 
 
 def get_device_properties(device=None):
+    """Name, total memory, SM count and compute capability of a CUDA device."""
     return _DeviceProperties(*_C._cuda_device_properties(_device_index(device)))
 
 
 def get_device_name(device=None):
+    """The GPU's marketing name, for example 'NVIDIA H100 80GB HBM3'."""
     return get_device_properties(device).name
 
 
 def get_device_capability(device=None):
+    """(major, minor) compute capability of a CUDA device."""
     p = get_device_properties(device)
     return (p.major, p.minor)
 
 
 def synchronize(device=None):
+    """Waits until every kernel queued on `device` (default: current) has finished."""
     _C._cuda_synchronize(_device_index(device))
 
 
@@ -102,6 +111,7 @@ def memory_allocated(device=None):
 
 
 def max_memory_allocated(device=None):
+    """Peak of memory_allocated() since the start or the last reset_peak_memory_stats()."""
     return memory_stats(device).get("allocated_bytes.all.peak", 0)
 
 
@@ -111,15 +121,18 @@ def memory_reserved(device=None):
 
 
 def max_memory_reserved(device=None):
+    """Peak of memory_reserved() since the start or the last reset_peak_memory_stats()."""
     return memory_stats(device).get("reserved_bytes.all.peak", 0)
 
 
 def reset_peak_memory_stats(device=None):
+    """Starts the peak counters (max_memory_allocated/reserved) again from the current values."""
     if is_initialized():
         _C._cuda_reset_peak_memory_stats(_device_index(device))
 
 
 def reset_max_memory_allocated(device=None):
+    """Same as reset_peak_memory_stats (PyTorch's older name)."""
     reset_peak_memory_stats(device)
 
 
@@ -134,6 +147,7 @@ def mem_get_info(device=None):
 
 
 def memory_summary(device=None, abbreviated=False):
+    """A printable table of the allocator's main counters (current and peak)."""
     stats = memory_stats(device)
     lines = [f"minitorch CUDA memory summary, device {_device_index(device)}"]
     for key in ("allocated_bytes", "reserved_bytes", "requested_bytes"):
@@ -194,6 +208,7 @@ class Stream:
 
     @property
     def device(self):
+        """The CUDA device this stream belongs to."""
         from minitorch import device as _device
 
         return _device("cuda", self.device_index)
@@ -203,15 +218,19 @@ class Stream:
         return _C._cuda_stream_query(self.cuda_stream)
 
     def synchronize(self):
+        """Waits until all work queued on this stream has finished."""
         _C._cuda_stream_synchronize(self.cuda_stream)
 
     def wait_event(self, event):
+        """Makes later work on this stream wait for `event` (no host wait)."""
         event.wait(self)
 
     def wait_stream(self, stream):
+        """Makes later work on this stream wait for all work queued so far on `stream`."""
         self.wait_event(stream.record_event())
 
     def record_event(self, event=None):
+        """Records an event (a new one by default) at this point of the stream and returns it."""
         if event is None:
             event = Event()
         event.record(self)
@@ -251,6 +270,7 @@ def default_stream(device=None):
 
 
 def set_stream(stream):
+    """Makes `stream` the current stream of its device; ops enqueue on it from then on."""
     if stream is not None:
         _C._cuda_set_stream(stream.device_index, stream.cuda_stream)
 
@@ -303,6 +323,7 @@ class Event:
 
     @property
     def cuda_event(self):
+        """The raw cudaEvent_t handle as an int (0 before the event is first recorded)."""
         return self._handle or 0
 
     def record(self, stream=None):
@@ -319,9 +340,11 @@ class Event:
             _C._cuda_stream_wait_event(stream.cuda_stream, self._handle)
 
     def query(self):
+        """True when the work before the event has finished (or the event was never recorded)."""
         return True if self._handle is None else _C._cuda_event_query(self._handle)
 
     def synchronize(self):
+        """Waits until the work before the event has finished."""
         if self._handle is not None:
             _C._cuda_event_synchronize(self._handle)
 
@@ -350,11 +373,13 @@ def manual_seed(seed):
 
 
 def manual_seed_all(seed):
+    """Seeds the random generator of every CUDA device."""
     for d in range(max(device_count(), 1)):
         _C._cuda_manual_seed(d, int(seed) & ((1 << 64) - 1))
 
 
 def initial_seed():
+    """The seed of the current CUDA device's random generator."""
     return _C._cuda_initial_seed(current_device())
 
 

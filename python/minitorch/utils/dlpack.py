@@ -29,6 +29,7 @@ def _stream_handle(device_index):
 
 
 def dlpack_device(tensor):
+    """(device type, device index) in DLPack's numbering: (kDLCPU, 0) or (kDLCUDA, index)."""
     return (_CUDA, tensor.get_device()) if tensor.is_cuda else (_CPU, 0)
 
 

@@ -20,6 +20,7 @@ def version():
 
 
 def is_acceptable(tensor):
+    """True when cuDNN can take `tensor`: built with cuDNN, a CUDA tensor, a floating dtype."""
     return bool(_C._has_cudnn) and tensor.is_cuda and tensor.dtype.is_floating_point
 
 

@@ -193,6 +193,7 @@ class DataLoader:
 
     @property
     def multiprocessing_context(self):
+        """The multiprocessing context workers start with (None: multiprocessing's default)."""
         return self.__multiprocessing_context
 
     @multiprocessing_context.setter

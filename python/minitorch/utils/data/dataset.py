@@ -98,6 +98,7 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
+        """Running totals of the datasets' lengths: where each dataset ends in the concatenation."""
         r, s = [], 0
         for e in sequence:
             s += len(e)

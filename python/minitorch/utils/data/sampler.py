@@ -62,6 +62,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
+        """How many indices one pass draws (the dataset's length unless num_samples was given)."""
         # the dataset may change size between construction and iteration
         return len(self.data_source) if self._num_samples is None else self._num_samples
 

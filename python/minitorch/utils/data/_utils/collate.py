@@ -107,6 +107,7 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
+    """Stacks same-shaped tensors into one batch tensor (into shared memory inside a worker)."""
     # In a worker, stack straight into shared memory: the batch then reaches the main process without
     # another copy (PyTorch does the same with a shared storage and stack(out=)).
     out = shared.stack_into_shared(batch)
@@ -116,6 +117,7 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    """Stacks NumPy arrays into one batch tensor."""
     elem = batch[0]
     # arrays of strings and objects have no tensor form
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
@@ -124,18 +126,22 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    """NumPy scalars to a 1-D tensor of their dtype."""
     return minitorch.as_tensor(np.array(batch))
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
+    """Python floats to a float64 tensor, as PyTorch does."""
     return minitorch.tensor(batch, dtype=minitorch.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
+    """Python ints to an int64 tensor (bool when the samples are bools)."""
     return minitorch.tensor(batch)  # int64, or bool when the samples are bools (bool subclasses int)
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):
+    """Strings stay a list of strings."""
     return batch
 
 

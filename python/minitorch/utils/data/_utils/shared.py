@@ -64,6 +64,7 @@ _free = collections.OrderedDict()  # worker side: recycled file name -> size, ol
 
 
 def set_prefix(prefix):
+    """Starts a worker's shared-memory file names at `prefix` and forgets the previous worker state."""
     global _prefix, _counter
     _prefix, _counter = prefix, 0
     _live.clear()
@@ -255,6 +256,7 @@ _live_prefixes = set()  # main side: iterators whose files still exist, swept at
 
 
 def register(prefix):
+    """Records an iterator's file-name prefix, so its files are swept at exit if they are still there."""
     _live_prefixes.add(prefix)
 
 
