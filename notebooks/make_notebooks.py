@@ -785,8 +785,9 @@ Two ways to use several GPUs:
   during backward. PyTorch recommends it even on one machine.
 
 In minitorch, `DataParallel` wraps any model: with no GPU or one GPU it runs the module as is (exactly what
-PyTorch does in those cases), so the tutorials' code runs everywhere. Splitting a batch over several GPUs is
-not implemented yet: there, a forward raises `NotImplementedError`, and `device_ids=[0]` keeps to one GPU.
+PyTorch does in those cases), so the tutorials' code runs everywhere; with several GPUs it splits the batch,
+runs one replica per GPU in threads and gathers the outputs. As a minitorch extension, `device_ids` may also
+name the CPU or repeat a device, which shows the replica machinery at work on any machine (below).
 """),
     code(INSTALL),
     code(IMPORTS),
@@ -802,10 +803,12 @@ if torch.cuda.device_count() > 1:
     print("Let's use", torch.cuda.device_count(), "GPUs!")
     model = nn.DataParallel(model)
 model = model.to(device)
-try:
-    print(model(torch.randn(4, 3, device=device)).shape)
-except NotImplementedError as e:   # several GPUs: not in minitorch yet
-    print("NotImplementedError:", e)
+print(model(torch.randn(4, 3, device=device)).shape)
+
+# two replicas on the same device: the batch is split, each half runs in its own thread, outputs are gathered
+replicas = nn.DataParallel(SimpleNN().to(device), device_ids=[device, device])
+x = torch.randn(6, 3, device=device)
+print("two replicas:", torch.allclose(replicas(x), replicas.module(x), atol=1e-6))
 
 dp = nn.DataParallel(SimpleNN()).to(device)
 print(type(dp.module).__name__, list(dp.state_dict())[:2])
@@ -814,7 +817,7 @@ print(type(dp.module).__name__, list(dp.state_dict())[:2])
 import minitorch.optim as optim
 
 torch.manual_seed(0)
-dp = nn.DataParallel(SimpleNN(), device_ids=[0] if torch.cuda.is_available() else None).to(device)
+dp = nn.DataParallel(SimpleNN()).to(device)
 optimizer = optim.SGD(dp.parameters(), lr=0.5)
 criterion = nn.CrossEntropyLoss()
 inputs = torch.randn(256, 3, device=device)
