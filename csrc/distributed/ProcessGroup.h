@@ -27,6 +27,14 @@ class Store {
 bool gloo_available();
 bool nccl_available();
 
+// A posted send or receive; wait() blocks until it completed (or the group's timeout passed) and returns the
+// sender's rank for a receive.
+class P2PWork {
+ public:
+  virtual ~P2PWork() = default;
+  virtual int wait() = 0;
+};
+
 // Every tensor argument is contiguous and on the group's device; the Python layer copies the others.
 class ProcessGroup {
  public:
@@ -42,9 +50,10 @@ class ProcessGroup {
   virtual void gather(const Tensor& out, const Tensor& in, int root) = 0;
   // in (root only) holds size() * out.numel() elements.
   virtual void scatter(const Tensor& out, const Tensor& in, int root) = 0;
-  virtual void send(const Tensor& t, int dst, int tag) = 0;
-  // src -1 receives from any rank; returns the sender.
-  virtual int recv(const Tensor& t, int src, int tag) = 0;
+  // Post and return at once: two ranks that send to each other before receiving must not deadlock.
+  virtual std::unique_ptr<P2PWork> isend(const Tensor& t, int dst, int tag) = 0;
+  // src -1 receives from any rank.
+  virtual std::unique_ptr<P2PWork> irecv(const Tensor& t, int src, int tag) = 0;
   virtual void barrier() = 0;
   int rank() const { return rank_; }
   int size() const { return size_; }

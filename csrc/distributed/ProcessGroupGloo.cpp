@@ -1,9 +1,8 @@
 // The gloo backend: Gloo's TCP transport and its collective algorithms on contiguous CPU tensors.
-#include "distributed/ProcessGroup.h"
-
 #include <cstring>
 
 #include "core/Exception.h"
+#include "distributed/ProcessGroup.h"
 
 #ifdef MINITORCH_WITH_GLOO
 #include <gloo/allgather.h>
@@ -17,6 +16,7 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
 #endif
 
 namespace mt {
@@ -24,15 +24,20 @@ namespace distributed {
 
 #ifndef MINITORCH_WITH_GLOO
 
-bool gloo_available() { return false; }
+bool gloo_available() {
+  return false;
+}
 std::unique_ptr<ProcessGroup> make_gloo_group(std::shared_ptr<Store>, int, int, std::chrono::milliseconds,
                                               const std::string&) {
-  MT_ERROR("Gloo backend is not available: minitorch was built without Gloo (install libgloo-dev and rebuild)");
+  MT_ERROR(
+      "Gloo backend is not available: minitorch was built without Gloo (install libgloo-dev and rebuild)");
 }
 
 #else
 
-bool gloo_available() { return true; }
+bool gloo_available() {
+  return true;
+}
 
 namespace {
 
@@ -90,7 +95,7 @@ Func reduce_fn(ReduceOp op) {
 template <typename T>
 void divide(void* p, size_t n, int size) {
   T* d = static_cast<T*>(p);
-  for (size_t i = 0; i < n; ++i) d[i] = static_cast<T>(OpMath<T>(d[i]) / static_cast<OpMath<T>>(size));
+  for (size_t i = 0; i < n; ++i) d[i] = static_cast<T>(OpMath<T>(d[i]) / static_cast<OpMath<T> >(size));
 }
 
 Func reduce_fn_for(ScalarType st, ReduceOp op) {
@@ -111,7 +116,7 @@ void divide_for(ScalarType st, void* p, size_t n, int size) {
 #define MT_CASE(ct, name, s, l) \
   case ScalarType::name:        \
     return divide<ct>(p, n, size);
-      MT_FORALL_SCALAR_TYPES(MT_CASE)
+    MT_FORALL_SCALAR_TYPES(MT_CASE)
 #undef MT_CASE
     default:
       MT_ERROR("unsupported dtype for a reduction");
@@ -122,10 +127,35 @@ void divide_for(ScalarType st, void* p, size_t n, int size) {
 // byte of those).
 constexpr uint64_t kP2PSlot = 0xffULL << 56;
 
+// Holds the tensor so its memory outlives the transfer.
+class GlooP2PWork : public P2PWork {
+ public:
+  GlooP2PWork(std::unique_ptr<gloo::transport::UnboundBuffer> buf, Tensor t, bool is_send,
+              std::chrono::milliseconds timeout)
+      : buf_(std::move(buf)), tensor_(std::move(t)), is_send_(is_send), timeout_(timeout) {}
+  int wait() override {
+    if (done_) return peer_;
+    if (is_send_)
+      buf_->waitSend(&peer_, timeout_);
+    else
+      buf_->waitRecv(&peer_, timeout_);
+    done_ = true;
+    return peer_;
+  }
+
+ private:
+  std::unique_ptr<gloo::transport::UnboundBuffer> buf_;
+  Tensor tensor_;
+  bool is_send_;
+  std::chrono::milliseconds timeout_;
+  bool done_ = false;
+  int peer_ = -1;
+};
+
 class ProcessGroupGloo : public ProcessGroup {
  public:
-  ProcessGroupGloo(std::shared_ptr<distributed::Store> store, int rank, int size, std::chrono::milliseconds timeout,
-                   const std::string& hostname)
+  ProcessGroupGloo(std::shared_ptr<distributed::Store> store, int rank, int size,
+                   std::chrono::milliseconds timeout, const std::string& hostname)
       : timeout_(timeout) {
     rank_ = rank;
     size_ = size;
@@ -211,13 +241,13 @@ class ProcessGroupGloo : public ProcessGroup {
     gloo::scatter(o);
   }
 
-  void send(const Tensor& t, int dst, int tag) override {
+  std::unique_ptr<P2PWork> isend(const Tensor& t, int dst, int tag) override {
     auto buf = ctx_->createUnboundBuffer(t.data_ptr(), nbytes(t));
     buf->send(dst, kP2PSlot | static_cast<uint32_t>(tag));
-    buf->waitSend(timeout_);
+    return std::make_unique<GlooP2PWork>(std::move(buf), t, true, timeout_);
   }
 
-  int recv(const Tensor& t, int src, int tag) override {
+  std::unique_ptr<P2PWork> irecv(const Tensor& t, int src, int tag) override {
     auto buf = ctx_->createUnboundBuffer(t.data_ptr(), nbytes(t));
     uint64_t slot = kP2PSlot | static_cast<uint32_t>(tag);
     if (src >= 0) {
@@ -228,9 +258,7 @@ class ProcessGroupGloo : public ProcessGroup {
         if (r != rank_) srcs.push_back(r);
       buf->recv(srcs, slot);
     }
-    int from = src;
-    buf->waitRecv(&from, timeout_);
-    return from;
+    return std::make_unique<GlooP2PWork>(std::move(buf), t, false, timeout_);
   }
 
   void barrier() override {
@@ -300,7 +328,8 @@ class ProcessGroupGloo : public ProcessGroup {
 }  // namespace
 
 std::unique_ptr<ProcessGroup> make_gloo_group(std::shared_ptr<Store> store, int rank, int size,
-                                              std::chrono::milliseconds timeout, const std::string& hostname) {
+                                              std::chrono::milliseconds timeout,
+                                              const std::string& hostname) {
   return std::make_unique<ProcessGroupGloo>(std::move(store), rank, size, timeout, hostname);
 }
 

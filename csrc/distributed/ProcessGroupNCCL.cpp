@@ -1,10 +1,9 @@
 // The nccl backend: NCCL communicators on CUDA tensors, enqueued on the current stream; rank 0's unique id
 // travels through the store.
-#include "distributed/ProcessGroup.h"
-
 #include <cstring>
 
 #include "core/Exception.h"
+#include "distributed/ProcessGroup.h"
 
 #ifdef MINITORCH_WITH_NCCL
 #include <nccl.h>
@@ -17,22 +16,27 @@ namespace distributed {
 
 #ifndef MINITORCH_WITH_NCCL
 
-bool nccl_available() { return false; }
-std::unique_ptr<ProcessGroup> make_nccl_group(std::shared_ptr<Store>, int, int, std::chrono::milliseconds, int) {
+bool nccl_available() {
+  return false;
+}
+std::unique_ptr<ProcessGroup> make_nccl_group(std::shared_ptr<Store>, int, int, std::chrono::milliseconds,
+                                              int) {
   MT_ERROR("NCCL backend is not available: minitorch was built without CUDA/NCCL");
 }
 
 #else
 
-bool nccl_available() { return true; }
+bool nccl_available() {
+  return true;
+}
 
 namespace {
 
-#define MT_NCCL_CHECK(expr)                                                                          \
-  do {                                                                                               \
-    ncclResult_t r_ = (expr);                                                                        \
+#define MT_NCCL_CHECK(expr)                                                                   \
+  do {                                                                                        \
+    ncclResult_t r_ = (expr);                                                                 \
     MT_CHECK(r_ == ncclSuccess, "NCCL error in: ", #expr, ": ", ncclGetErrorString(r_), " (", \
-             static_cast<int>(r_), ")");                                                             \
+             static_cast<int>(r_), ")");                                                      \
   } while (0)
 
 ncclDataType_t nccl_type(ScalarType st) {
@@ -76,9 +80,19 @@ ncclRedOp_t nccl_op(ReduceOp op, ScalarType st) {
   MT_ERROR("unknown ReduceOp");
 }
 
+class DoneWork : public P2PWork {
+ public:
+  explicit DoneWork(int peer) : peer_(peer) {}
+  int wait() override { return peer_; }
+
+ private:
+  int peer_;
+};
+
 class ProcessGroupNCCL : public ProcessGroup {
  public:
-  ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout, int device)
+  ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,
+                   int device)
       : device_(device) {
     rank_ = rank;
     size_ = size;
@@ -107,11 +121,13 @@ class ProcessGroupNCCL : public ProcessGroup {
   }
   void broadcast(const Tensor& t, int root) override {
     cuda::DeviceGuard g(device_);
-    MT_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.dtype()), root, comm_, stream()));
+    MT_NCCL_CHECK(
+        ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.dtype()), root, comm_, stream()));
   }
   void allgather(const Tensor& out, const Tensor& in) override {
     cuda::DeviceGuard g(device_);
-    MT_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.dtype()), comm_, stream()));
+    MT_NCCL_CHECK(
+        ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.dtype()), comm_, stream()));
   }
   void reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op) override {
     cuda::DeviceGuard g(device_);
@@ -120,8 +136,8 @@ class ProcessGroupNCCL : public ProcessGroup {
   }
   void reduce(const Tensor& t, int root, ReduceOp op) override {
     cuda::DeviceGuard g(device_);
-    MT_NCCL_CHECK(ncclReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.dtype()), nccl_op(op, t.dtype()),
-                             root, comm_, stream()));
+    MT_NCCL_CHECK(ncclReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.dtype()),
+                             nccl_op(op, t.dtype()), root, comm_, stream()));
   }
   // NCCL has no gather/scatter: grouped point-to-point, as PyTorch's ProcessGroupNCCL does.
   void gather(const Tensor& out, const Tensor& in, int root) override {
@@ -160,15 +176,17 @@ class ProcessGroupNCCL : public ProcessGroup {
     }
     MT_NCCL_CHECK(ncclGroupEnd());
   }
-  void send(const Tensor& t, int dst, int tag) override {
+  // Enqueued on the current stream: the stream orders what follows, so waiting has nothing left to do.
+  std::unique_ptr<P2PWork> isend(const Tensor& t, int dst, int tag) override {
     cuda::DeviceGuard g(device_);
     MT_NCCL_CHECK(ncclSend(t.data_ptr(), t.numel(), nccl_type(t.dtype()), dst, comm_, stream()));
+    return std::make_unique<DoneWork>(dst);
   }
-  int recv(const Tensor& t, int src, int tag) override {
+  std::unique_ptr<P2PWork> irecv(const Tensor& t, int src, int tag) override {
     MT_CHECK(src >= 0, "NCCL cannot receive from any source: pass src");
     cuda::DeviceGuard g(device_);
     MT_NCCL_CHECK(ncclRecv(t.data_ptr(), t.numel(), nccl_type(t.dtype()), src, comm_, stream()));
-    return src;
+    return std::make_unique<DoneWork>(src);
   }
   void barrier() override {
     // A one-element all-reduce, then wait for it: NCCL has no barrier of its own.

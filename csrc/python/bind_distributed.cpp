@@ -59,24 +59,31 @@ void init_distributed(py::module_& m) {
   d.def("is_gloo_available", &distributed::gloo_available);
   d.def("is_nccl_available", &distributed::nccl_available);
 
+  py::class_<distributed::P2PWork>(d, "P2PWork")
+      .def("wait", &distributed::P2PWork::wait, py::call_guard<py::gil_scoped_release>());
+
   py::class_<ProcessGroup>(d, "ProcessGroup")
       .def_property_readonly("rank", &ProcessGroup::rank)
       .def_property_readonly("size", &ProcessGroup::size)
-      .def("allreduce", [](ProcessGroup& g, const Tensor& t, int op) { g.allreduce(t, ReduceOp(op)); },
-           py::call_guard<py::gil_scoped_release>())
+      .def(
+          "allreduce", [](ProcessGroup& g, const Tensor& t, int op) { g.allreduce(t, ReduceOp(op)); },
+          py::call_guard<py::gil_scoped_release>())
       .def("broadcast", &ProcessGroup::broadcast, py::call_guard<py::gil_scoped_release>())
       .def("allgather", &ProcessGroup::allgather, py::call_guard<py::gil_scoped_release>())
-      .def("reduce_scatter",
-           [](ProcessGroup& g, const Tensor& out, const Tensor& in, int op) {
-             g.reduce_scatter(out, in, ReduceOp(op));
-           },
-           py::call_guard<py::gil_scoped_release>())
-      .def("reduce", [](ProcessGroup& g, const Tensor& t, int root, int op) { g.reduce(t, root, ReduceOp(op)); },
-           py::call_guard<py::gil_scoped_release>())
+      .def(
+          "reduce_scatter",
+          [](ProcessGroup& g, const Tensor& out, const Tensor& in, int op) {
+            g.reduce_scatter(out, in, ReduceOp(op));
+          },
+          py::call_guard<py::gil_scoped_release>())
+      .def(
+          "reduce",
+          [](ProcessGroup& g, const Tensor& t, int root, int op) { g.reduce(t, root, ReduceOp(op)); },
+          py::call_guard<py::gil_scoped_release>())
       .def("gather", &ProcessGroup::gather, py::call_guard<py::gil_scoped_release>())
       .def("scatter", &ProcessGroup::scatter, py::call_guard<py::gil_scoped_release>())
-      .def("send", &ProcessGroup::send, py::call_guard<py::gil_scoped_release>())
-      .def("recv", &ProcessGroup::recv, py::call_guard<py::gil_scoped_release>())
+      .def("isend", &ProcessGroup::isend, py::call_guard<py::gil_scoped_release>())
+      .def("irecv", &ProcessGroup::irecv, py::call_guard<py::gil_scoped_release>())
       .def("barrier", &ProcessGroup::barrier, py::call_guard<py::gil_scoped_release>());
 
   d.def(

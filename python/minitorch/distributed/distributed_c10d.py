@@ -30,7 +30,7 @@ class Backend(str):
 
     def __new__(cls, name):
         if not isinstance(name, str):
-            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+            raise TypeError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
         value = name.lower()
         if value not in (cls.GLOO, cls.NCCL):
             raise ValueError(f"Invalid backend: '{name}'")
@@ -151,7 +151,7 @@ class ProcessGroup:
             fut = Future()
             try:
                 fut.set_result(fn())
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:
                 if not async_op:
                     raise
                 fut.set_exception(e)
@@ -212,7 +212,9 @@ def _rendezvous(init_method, rank, world_size, timeout):
     else:
         raise RuntimeError(f"No rendezvous handler for {url.scheme}://")
     if rank < 0:
-        raise ValueError(f"Error initializing torch.distributed using {url.scheme}:// rendezvous: rank parameter missing")
+        raise ValueError(
+            f"Error initializing torch.distributed using {url.scheme}:// rendezvous: rank parameter missing"
+        )
     if world_size <= 0:
         raise ValueError(
             f"Error initializing torch.distributed using {url.scheme}:// rendezvous: world size parameter missing"
@@ -381,7 +383,9 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     key = f"group{_group_count}"
     store = PrefixStore(key, world._store)
     _store_barrier(store, ranks.index(me), len(ranks), timeout, "init")
-    impl = _make_impl(backend, store, ranks.index(me), len(ranks), timeout, getattr(world, "_master_addr", None))
+    impl = _make_impl(
+        backend, store, ranks.index(me), len(ranks), timeout, getattr(world, "_master_addr", None)
+    )
     pg = ProcessGroup(backend, impl, ranks, me, world._store, timeout)
     _groups.append(pg)
     return pg
@@ -581,7 +585,9 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         if not gather_list:
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
         if len(gather_list) != pg.size():
-            raise ValueError(f"gather_list must hold {pg.size()} tensors (the group's size), got {len(gather_list)}")
+            raise ValueError(
+                f"gather_list must hold {pg.size()} tensors (the group's size), got {len(gather_list)}"
+            )
         for t in gather_list:
             _check_tensor(t, "gather_list")
             if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
@@ -613,7 +619,9 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
         if not scatter_list:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
         if len(scatter_list) != pg.size():
-            raise ValueError(f"scatter_list must hold {pg.size()} tensors (the group's size), got {len(scatter_list)}")
+            raise ValueError(
+                f"scatter_list must hold {pg.size()} tensors (the group's size), got {len(scatter_list)}"
+            )
         for t in scatter_list:
             _check_tensor(t, "scatter_list")
             if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
@@ -659,29 +667,68 @@ def _p2p(tensor, peer, group, tag, what):
     return pg, peer
 
 
+class _P2PWork(Work):
+    """A posted send/recv: wait() blocks in the engine until it completed; result() is the peer's global rank."""
+
+    def __init__(self, handle, finish):
+        self._handle = handle
+        self._finish = finish
+        self._done = False
+        self._value = None
+        self._exc = None
+
+    def wait(self, timeout=None):
+        if not self._done:
+            try:
+                self._value = self._finish(self._handle.wait())
+            except BaseException as e:  # noqa: BLE001 - kept for exception(), raised to the waiter
+                self._exc = e
+            self._done = True
+            self._handle = None
+        if self._exc is not None:
+            raise self._exc
+        return True
+
+    def is_completed(self):
+        return self._done
+
+    def is_success(self):
+        return self._done and self._exc is None
+
+    def exception(self):
+        return self._exc
+
+    def get_future(self):
+        raise RuntimeError("get_future is not supported for point-to-point Work")
+
+    def result(self):
+        self.wait()
+        return self._value
+
+
 def isend(tensor, dst, group=None, tag=0):
-    """Sends tensor to dst; returns a Work."""
+    """Posts a send of tensor to dst and returns at once; the Work's wait() blocks until it completed."""
     pg, peer = _p2p(tensor, dst, group, tag, "dst")
     if pg is None:
         return None
     work, _ = _stage(pg, tensor)
-    return pg._run(lambda: pg._impl.send(work, peer, tag), True)
+    # posted from this thread, not the group's worker: a send must not wait behind a recv queued after it
+    return _P2PWork(pg._impl.isend(work, peer, tag), lambda p: pg._ranks[p] if p >= 0 else dst)
 
 
 def irecv(tensor, src=None, group=None, tag=0):
-    """Receives into tensor from src (any rank when None); the Work's result() is the sender's global rank."""
+    """Posts a receive into tensor from src (any rank when None); the Work's result() is the sender's global rank."""
     pg, peer = _p2p(tensor, src, group, tag, "src")
     if pg is None:
         return None
     work, copy_back = _stage(pg, tensor)
 
-    def fn():
-        sender = pg._impl.recv(work, -1 if peer is None else peer, tag)
+    def finish(sender):
         if copy_back:
             tensor.copy_(work)
         return pg._ranks[sender]
 
-    return pg._run(fn, True)
+    return _P2PWork(pg._impl.irecv(work, -1 if peer is None else peer, tag), finish)
 
 
 def send(tensor, dst, group=None, tag=0):

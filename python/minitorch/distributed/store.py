@@ -199,7 +199,9 @@ class TCPStore(Store):
         deadline = time.monotonic() + self._timeout
         while True:
             try:
-                s = socket.create_connection((self.host, self.port), timeout=max(0.1, deadline - time.monotonic()))
+                s = socket.create_connection(
+                    (self.host, self.port), timeout=max(0.1, deadline - time.monotonic())
+                )
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 s.settimeout(None)
                 return s
@@ -217,9 +219,13 @@ class TCPStore(Store):
                 _send_msg(self._sock, req)
                 resp = _recv_msg(self._sock)
             except OSError as e:
-                raise DistNetworkError(f"TCPStore connection to ({self.host}, {self.port}) failed: {e}") from None
+                raise DistNetworkError(
+                    f"TCPStore connection to ({self.host}, {self.port}) failed: {e}"
+                ) from None
             if resp is None and req[0] not in ("set", "get", "delete"):
-                raise DistNetworkError(f"TCPStore connection to ({self.host}, {self.port}) closed by the server")
+                raise DistNetworkError(
+                    f"TCPStore connection to ({self.host}, {self.port}) closed by the server"
+                )
             return resp
 
     def set(self, key, value):
