@@ -130,6 +130,8 @@ class ProcessGroup:
         self._store = store
         self._timeout = timeout
         self._worker = _Worker(f"minitorch-{backend}-pg") if backend == Backend.GLOO else None
+        self._lock = threading.Lock()
+        self._pending = 0  # async ops submitted to the worker and not finished
 
     def rank(self):
         return self._impl.rank
@@ -155,11 +157,22 @@ class ProcessGroup:
                 if not async_op:
                     raise
                 fut.set_exception(e)
-        else:
-            fut = self._worker.submit(fn)
+            return Work(fut) if async_op else fut.result()
+        with self._lock:
+            if not async_op and self._pending == 0:
+                # nothing queued: run here and skip the thread handoff (a millisecond on a busy machine);
+                # holding the lock keeps later async ops behind this one
+                return fn()
+            self._pending += 1
+        fut = self._worker.submit(fn)
+        fut.add_done_callback(self._done)
         if async_op:
             return Work(fut)
         return fut.result()
+
+    def _done(self, fut):
+        with self._lock:
+            self._pending -= 1
 
     def _shutdown(self):
         if self._worker is not None:
