@@ -21,7 +21,10 @@ import minitorch.distributed as dist
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
 
-pytestmark = pytest.mark.skipif(not dist.is_gloo_available(), reason="minitorch built without Gloo")
+needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason="minitorch built without Gloo")
+needs_nccl = pytest.mark.skipif(
+    not (dist.is_nccl_available() and minitorch.cuda.is_available()), reason="needs NCCL and a GPU"
+)
 
 NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
 REDUCE_DTYPES = [minitorch.float32, minitorch.float64, minitorch.int32, minitorch.int64]
@@ -349,16 +352,19 @@ def _case_peer_stalls():
 # ---- tests
 
 
+@needs_gloo
 @pytest.mark.parametrize("world", [2, 3])
 def test_collectives_match_numpy(world):
     _check_all_ok(_spawn("collectives", world, timeout=150))
 
 
+@needs_gloo
 @pytest.mark.parametrize("method", ["tcp", "file"])
 def test_init_methods(method, tmp_path):
     _check_all_ok(_spawn("init_method", 2, extra_env={"MT_INIT": method, "MT_FILE": str(tmp_path / "store")}))
 
 
+@needs_gloo
 def test_init_times_out_when_a_rank_never_arrives():
     _check_all_ok(_spawn("init_timeout", 2, ranks=[0], timeout=30))
 
@@ -367,12 +373,14 @@ def test_init_times_out_without_master():
     _check_all_ok(_spawn("no_master", 2, ranks=[1], timeout=30))
 
 
+@needs_gloo
 def test_peer_death_raises_instead_of_hanging():
     res = _spawn("peer_dies", 2, timeout=60)
     assert res[0][0] == 0, res[0][1]
     assert res[1][0] == 5, res[1][1]
 
 
+@needs_gloo
 def test_stalled_peer_times_out():
     res = _spawn("peer_stalls", 2, timeout=60, wait_for=[0])
     assert res[0][0] == 0, res[0][1]
@@ -411,6 +419,7 @@ def test_bad_init_arguments(monkeypatch):
     assert not dist.is_initialized()
 
 
+@needs_gloo
 def test_world_of_one_in_process():
     store = dist.TCPStore("127.0.0.1", 0, 1, is_master=True, timeout=timedelta(seconds=10))
     dist.init_process_group("gloo", store=store, rank=0, world_size=1, timeout=timedelta(seconds=10))
@@ -471,6 +480,59 @@ def test_file_store(tmp_path):
     assert b.num_keys() == 2
 
 
+def test_missing_backend_raises(monkeypatch):
+    monkeypatch.setattr(dist.distributed_c10d, "is_gloo_available", lambda: False)
+    store = dist.TCPStore("127.0.0.1", 0, 1, is_master=True, timeout=timedelta(seconds=5))
+    try:
+        with pytest.raises(RuntimeError, match="Distributed package doesn't have Gloo built in"):
+            dist.init_process_group("gloo", store=store, rank=0, world_size=1)
+    finally:
+        store.close()
+    assert not dist.is_initialized()
+
+
+@needs_nccl
+def test_nccl_world_of_one():
+    store = dist.TCPStore("127.0.0.1", 0, 1, is_master=True, timeout=timedelta(seconds=30))
+    dist.init_process_group("nccl", store=store, rank=0, world_size=1, timeout=timedelta(seconds=30))
+    try:
+        t = minitorch.tensor([1.0, 2.0, 3.0], device="cuda")
+        dist.all_reduce(t)
+        assert_matches(t, np.array([1.0, 2.0, 3.0]))
+        dist.all_reduce(t, op=dist.ReduceOp.AVG)
+        assert_matches(t, np.array([1.0, 2.0, 3.0]))
+        dist.broadcast(t, 0)
+        out = minitorch.empty(3, device="cuda")
+        dist.all_gather_into_tensor(out, t)
+        assert_matches(out, np.array([1.0, 2.0, 3.0]))
+        dist.reduce_scatter_tensor(out, t * 2)
+        assert_matches(out, np.array([2.0, 4.0, 6.0]))
+        nc = make_tensor(np.arange(6.0).reshape(2, 3), minitorch.float32, device="cuda", layout="transposed")
+        dist.all_reduce(nc, op=dist.ReduceOp.MAX)
+        assert_matches(nc, np.arange(6.0).reshape(2, 3))
+        dist.barrier()
+        with pytest.raises(RuntimeError, match="No backend type associated with device type cpu"):
+            dist.all_reduce(minitorch.ones(2))
+    finally:
+        dist.destroy_process_group()
+        store.close()
+
+
+@needs_gloo
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+def test_gloo_stages_cuda_tensors():
+    store = dist.TCPStore("127.0.0.1", 0, 1, is_master=True, timeout=timedelta(seconds=10))
+    dist.init_process_group("gloo", store=store, rank=0, world_size=1, timeout=timedelta(seconds=10))
+    try:
+        t = minitorch.tensor([1.0, -2.0], device="cuda")
+        dist.all_reduce(t)
+        assert t.is_cuda
+        assert_matches(t, np.array([1.0, -2.0]))
+    finally:
+        dist.destroy_process_group()
+        store.close()
+
+
 # ---- the launcher
 
 _SCRIPT = textwrap.dedent(
@@ -511,6 +573,7 @@ def _launch(tmp_path, mode, timeout=60):
     return p, time.monotonic() - t0
 
 
+@needs_gloo
 def test_launcher_runs_workers(tmp_path):
     p, _ = _launch(tmp_path, "ok")
     assert p.returncode == 0, p.stdout + p.stderr
@@ -518,6 +581,7 @@ def test_launcher_runs_workers(tmp_path):
         assert f"rank {r} sum 6.0" in p.stdout
 
 
+@needs_gloo
 def test_launcher_stops_all_when_one_fails(tmp_path):
     p, elapsed = _launch(tmp_path, "fail")
     assert p.returncode == 7, p.stdout + p.stderr
