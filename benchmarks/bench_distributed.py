@@ -78,7 +78,7 @@ def worker(lib, repeats, min_time):
     dist.destroy_process_group()
 
 
-def launch(lib, world, repeats, min_time):
+def launch(lib, world, repeats, min_time, python=sys.executable):
     port = _free_port()
     procs = []
     for r in range(world):
@@ -87,7 +87,7 @@ def launch(lib, world, repeats, min_time):
         )
         env.setdefault("OMP_NUM_THREADS", "1")
         cmd = [
-            sys.executable,
+            python,
             __file__,
             "--worker",
             lib,
@@ -135,17 +135,22 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--min-time", type=float, default=0.2)
     p.add_argument("--worker", choices=["minitorch", "torch"])
+    p.add_argument("--torch-python", default=None, help="interpreter whose torch runs the PyTorch column")
     args = p.parse_args()
     if args.worker:
         worker(args.worker, args.repeats, args.min_time)
         return
     mt = launch("minitorch", args.world, args.repeats, args.min_time)
-    try:
-        import torch.distributed  # noqa: F401
+    th = None
+    if args.torch_python:
+        th = launch("torch", args.world, args.repeats, args.min_time, args.torch_python)
+    else:
+        try:
+            import torch.distributed  # noqa: F401
 
-        th = launch("torch", args.world, args.repeats, args.min_time)
-    except ImportError:
-        th = None
+            th = launch("torch", args.world, args.repeats, args.min_time)
+        except ImportError:
+            pass
     npf = numpy_floor(args.world, args.min_time)
     n = args.world
     print(
