@@ -349,7 +349,105 @@ def _case_peer_stalls():
     assert time.monotonic() - t0 < 10
 
 
+def _mlp(seed):
+    minitorch.manual_seed(seed)
+    return minitorch.nn.Sequential(
+        minitorch.nn.Linear(4, 8), minitorch.nn.Tanh(), minitorch.nn.Linear(8, 3), minitorch.nn.Linear(3, 2)
+    )
+
+
+def _params_np(model):
+    return [p.detach().double().numpy().copy() for p in model.parameters()]
+
+
+def _case_ddp():
+    from minitorch.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    cap = float(os.environ.get("MT_BUCKET_MB", "25"))
+    # different initial weights per rank: construction must broadcast rank 0's
+    model = DDP(_mlp(100 + rank), bucket_cap_mb=cap)
+    reference = _mlp(100)  # single process on the concatenated batch
+    for a, b in zip(model.module.parameters(), reference.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    opt = minitorch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = minitorch.optim.SGD(reference.parameters(), lr=0.1)
+    rng = np.random.default_rng(7)
+    per = 5
+    for step in range(4):
+        x = rng.standard_normal((per * world, 4)).astype(np.float32)
+        y = rng.standard_normal((per * world, 2)).astype(np.float32)
+        xs, ys = (
+            minitorch.tensor(x[rank * per : (rank + 1) * per]),
+            minitorch.tensor(y[rank * per : (rank + 1) * per]),
+        )
+        opt.zero_grad()
+        if step % 2 == 1:
+            # gradient accumulation: the first half of the shard without communication
+            with model.no_sync():
+                ((model(xs[:2]) - ys[:2]) ** 2).sum().div(per).backward()
+            ((model(xs[2:]) - ys[2:]) ** 2).sum().div(per).backward()
+        else:
+            ((model(xs) - ys) ** 2).sum().div(per).backward()
+        opt.step()
+        ref_opt.zero_grad()
+        ((reference(minitorch.tensor(x)) - minitorch.tensor(y)) ** 2).sum().div(per * world).backward()
+        ref_opt.step()
+        # replicas stay bit-identical
+        mine = np.concatenate([a.ravel() for a in _params_np(model.module)])
+        everyone = minitorch.empty(world * mine.size, dtype=minitorch.float64)
+        dist.all_gather_into_tensor(everyone, minitorch.tensor(mine))
+        for r in range(world):
+            np.testing.assert_array_equal(everyone.numpy()[r * mine.size : (r + 1) * mine.size], mine)
+        for a, b in zip(model.module.parameters(), reference.parameters()):
+            assert_matches(a, b.detach().double().numpy(), rtol=1e-5, atol=1e-6)
+    dist.destroy_process_group()
+
+
+def _case_ddp_unused():
+    from minitorch.nn.parallel import DistributedDataParallel as DDP
+
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    rank = dist.get_rank()
+
+    class Branchy(minitorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = minitorch.nn.Linear(3, 2)
+            self.b = minitorch.nn.Linear(3, 2)
+
+        def forward(self, x, use_b):
+            return self.a(x) + (self.b(x) if use_b else 0)
+
+    minitorch.manual_seed(0)
+    model = DDP(Branchy(), find_unused_parameters=True)
+    x = minitorch.ones(4, 3)
+    # rank 0 uses both branches, rank 1 only `a`: b's gradient is rank 0's halved
+    model(x, use_b=rank == 0).sum().backward()
+    g = model.module.b.weight.grad
+    assert_matches(g, np.full((2, 3), 4.0 / 2))
+    assert_matches(model.module.a.weight.grad, np.full((2, 3), 4.0))
+    # without detection an unused parameter leaves the reduction unfinished: the next forward says so
+    plain = DDP(Branchy())
+    plain(x, use_b=False).sum().backward()
+    with pytest.raises(RuntimeError, match="Expected to have finished reduction in the prior iteration"):
+        plain(x, use_b=False)
+    dist.destroy_process_group()
+
+
 # ---- tests
+
+
+@needs_gloo
+@pytest.mark.parametrize("bucket_mb", [25, 0.0001])
+def test_ddp_matches_single_process_training(bucket_mb):
+    _check_all_ok(_spawn("ddp", 2, extra_env={"MT_BUCKET_MB": str(bucket_mb)}))
+
+
+@needs_gloo
+def test_ddp_find_unused_parameters():
+    _check_all_ok(_spawn("ddp_unused", 2))
 
 
 @needs_gloo
