@@ -457,9 +457,12 @@ def test_collectives_match_numpy(world):
 
 
 @needs_gloo
-@pytest.mark.parametrize("method", ["tcp", "file"])
+@pytest.mark.parametrize("method", ["tcp", "file", "tcp+iface"])
 def test_init_methods(method, tmp_path):
-    _check_all_ok(_spawn("init_method", 2, extra_env={"MT_INIT": method, "MT_FILE": str(tmp_path / "store")}))
+    env = {"MT_INIT": method.split("+")[0], "MT_FILE": str(tmp_path / "store")}
+    if method.endswith("+iface"):
+        env["GLOO_SOCKET_IFNAME"] = "lo"  # the interface by name instead of an address
+    _check_all_ok(_spawn("init_method", 2, extra_env=env))
 
 
 @needs_gloo

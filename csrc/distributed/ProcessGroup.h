@@ -63,9 +63,11 @@ class ProcessGroup {
   int size_ = 1;
 };
 
-// hostname: the address peers reach this rank at (an interface's address or a name that resolves to one).
+// hostname: the address peers reach this rank at (an address or a name that resolves to one); iface, when not
+// empty, names the network interface to use instead (GLOO_SOCKET_IFNAME).
 std::unique_ptr<ProcessGroup> make_gloo_group(std::shared_ptr<Store> store, int rank, int size,
-                                              std::chrono::milliseconds timeout, const std::string& hostname);
+                                              std::chrono::milliseconds timeout, const std::string& hostname,
+                                              const std::string& iface);
 std::unique_ptr<ProcessGroup> make_nccl_group(std::shared_ptr<Store> store, int rank, int size,
                                               std::chrono::milliseconds timeout, int device);
 

@@ -28,7 +28,7 @@ bool gloo_available() {
   return false;
 }
 std::unique_ptr<ProcessGroup> make_gloo_group(std::shared_ptr<Store>, int, int, std::chrono::milliseconds,
-                                              const std::string&) {
+                                              const std::string&, const std::string&) {
   MT_ERROR(
       "Gloo backend is not available: minitorch was built without Gloo (install libgloo-dev and rebuild)");
 }
@@ -155,12 +155,15 @@ class GlooP2PWork : public P2PWork {
 class ProcessGroupGloo : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<distributed::Store> store, int rank, int size,
-                   std::chrono::milliseconds timeout, const std::string& hostname)
+                   std::chrono::milliseconds timeout, const std::string& hostname, const std::string& iface)
       : timeout_(timeout) {
     rank_ = rank;
     size_ = size;
     gloo::transport::tcp::attr attr;
-    attr.hostname = hostname;
+    if (iface.empty())
+      attr.hostname = hostname;
+    else
+      attr.iface = iface;
     auto dev = gloo::transport::tcp::CreateDevice(attr);
     auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
     ctx->setTimeout(timeout);
@@ -328,9 +331,9 @@ class ProcessGroupGloo : public ProcessGroup {
 }  // namespace
 
 std::unique_ptr<ProcessGroup> make_gloo_group(std::shared_ptr<Store> store, int rank, int size,
-                                              std::chrono::milliseconds timeout,
-                                              const std::string& hostname) {
-  return std::make_unique<ProcessGroupGloo>(std::move(store), rank, size, timeout, hostname);
+                                              std::chrono::milliseconds timeout, const std::string& hostname,
+                                              const std::string& iface) {
+  return std::make_unique<ProcessGroupGloo>(std::move(store), rank, size, timeout, hostname, iface);
 }
 
 #endif  // MINITORCH_WITH_GLOO

@@ -112,6 +112,7 @@ class ProcessGroupNCCL : public ProcessGroup {
   }
   ~ProcessGroupNCCL() override {
     if (comm_) ncclCommDestroy(comm_);
+    if (barrier_buf_) cudaFree(barrier_buf_);
   }
 
   void allreduce(const Tensor& t, ReduceOp op) override {

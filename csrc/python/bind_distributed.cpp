@@ -88,13 +88,15 @@ void init_distributed(py::module_& m) {
 
   d.def(
       "make_gloo_group",
-      [](py::object store, int rank, int size, double timeout_s, const std::string& hostname) {
+      [](py::object store, int rank, int size, double timeout_s, const std::string& hostname,
+         const std::string& iface) {
         auto s = std::make_shared<PyStore>(std::move(store));
         auto ms = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
         py::gil_scoped_release r;
-        return distributed::make_gloo_group(std::move(s), rank, size, ms, hostname);
+        return distributed::make_gloo_group(std::move(s), rank, size, ms, hostname, iface);
       },
-      py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"), py::arg("hostname"));
+      py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"), py::arg("hostname"),
+      py::arg("iface") = "");
   d.def(
       "make_nccl_group",
       [](py::object store, int rank, int size, double timeout_s, int device) {

@@ -274,7 +274,9 @@ def _make_impl(backend, store, rank, size, timeout, master_addr):
     if backend == Backend.GLOO:
         if not is_gloo_available():
             raise RuntimeError("Distributed package doesn't have Gloo built in")
-        return _dist.make_gloo_group(store, rank, size, secs, _local_address(master_addr))
+        # GLOO_SOCKET_IFNAME (as PyTorch reads it) picks the interface; else the address that routes to the master
+        iface = os.environ.get("GLOO_SOCKET_IFNAME", "").split(",")[0]
+        return _dist.make_gloo_group(store, rank, size, secs, _local_address(master_addr), iface)
     if not is_nccl_available():
         raise RuntimeError("Distributed package doesn't have NCCL built in")
     return _dist.make_nccl_group(store, rank, size, secs, minitorch.cuda.current_device())
