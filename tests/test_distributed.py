@@ -643,7 +643,9 @@ _SCRIPT = textwrap.dedent(
     mode = sys.argv[1]
     dist.init_process_group("gloo")
     rank = dist.get_rank()
-    assert os.environ["LOCAL_RANK"] == str(rank) and os.environ["WORLD_SIZE"] == "3"
+    local, nper = int(os.environ["LOCAL_RANK"]), int(os.environ["LOCAL_WORLD_SIZE"])
+    assert rank == int(os.environ["GROUP_RANK"]) * nper + local
+    assert dist.get_world_size() == int(os.environ["WORLD_SIZE"])
     t = minitorch.tensor([float(rank + 1)])
     dist.all_reduce(t)
     print(f"rank {rank} sum {t.item()}", flush=True)
@@ -672,6 +674,49 @@ def _launch(tmp_path, mode, timeout=60):
         cmd + [str(script), mode], check=False, env=env, capture_output=True, text=True, timeout=timeout
     )
     return p, time.monotonic() - t0
+
+
+@needs_gloo
+def test_launcher_two_nodes(tmp_path):
+    # two launchers on one machine stand in for two nodes of 2 workers each
+    script = tmp_path / "train.py"
+    script.write_text(_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG_ROOT, os.environ.get("PYTHONPATH", "")]))
+    port = _free_port()
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "minitorch.distributed.run",
+                "--nproc_per_node=2",
+                "--nnodes=2",
+                f"--node_rank={n}",
+                "--master_addr=127.0.0.1",
+                f"--master_port={port}",
+                str(script),
+                "ok",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for n in range(2)
+    ]
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=60)[0])
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for p, out in zip(procs, outs):
+        assert p.returncode == 0, out
+    both = "".join(outs)
+    for r in range(4):
+        assert f"rank {r} sum 10.0" in both
 
 
 @needs_gloo
