@@ -288,6 +288,21 @@ def _case_collectives():
     assert not dist.is_initialized()
 
 
+def _case_reinit():
+    # init, destroy, init again on the same port / file: the first store is closed, no stale keys are read
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    for round_ in range(3):
+        if os.environ["MT_INIT"] == "file":
+            url = f"file://{os.environ['MT_FILE']}"
+            dist.init_process_group("gloo", init_method=url, rank=rank, world_size=world)
+        else:
+            dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+        t = minitorch.tensor([float(rank + round_)])
+        dist.all_reduce(t)
+        assert t.item() == sum(r + round_ for r in range(world))
+        dist.destroy_process_group()
+
+
 def _case_init_method():
     method = os.environ["MT_INIT"]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -463,6 +478,12 @@ def test_init_methods(method, tmp_path):
     if method.endswith("+iface"):
         env["GLOO_SOCKET_IFNAME"] = "lo"  # the interface by name instead of an address
     _check_all_ok(_spawn("init_method", 2, extra_env=env))
+
+
+@needs_gloo
+@pytest.mark.parametrize("method", ["env", "file"])
+def test_reinit_after_destroy(method, tmp_path):
+    _check_all_ok(_spawn("reinit", 2, extra_env={"MT_INIT": method, "MT_FILE": str(tmp_path / "store")}))
 
 
 @needs_gloo

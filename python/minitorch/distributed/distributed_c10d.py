@@ -190,6 +190,7 @@ _state = threading.local()  # unused: groups are per process, as PyTorch's
 _default_pg = None
 _groups = []
 _group_count = 0
+_init_count = 0  # init_process_group calls in this process (every rank makes the same number)
 
 
 def _rendezvous(init_method, rank, world_size, timeout):
@@ -235,7 +236,9 @@ def _rendezvous(init_method, rank, world_size, timeout):
     if url.scheme == "file":
         store = FileStore(url.path, world_size, timeout=timeout)
     else:
-        store = TCPStore(host, port, world_size, is_master=rank == 0, timeout=timeout)
+        store = TCPStore(
+            host, port, world_size, is_master=rank == 0, timeout=timeout, _generation=_init_count + 1
+        )
     return store, rank, world_size, host
 
 
@@ -310,12 +313,26 @@ def init_process_group(
         if rank < 0:
             raise ValueError("rank must be non-negative if using store")
         master_addr = getattr(store, "host", None)
+        owned = None
     else:
         store, rank, world_size, master_addr = _rendezvous(init_method or "env://", rank, world_size, timeout)
-    _store_barrier(store, rank, world_size, timeout, "init/default_pg")
-    impl = _make_impl(backend, PrefixStore("default_pg", store), rank, world_size, timeout, master_addr)
-    pg = ProcessGroup(backend, impl, range(world_size), rank, store, timeout)
+        owned = store
+    global _init_count
+    _init_count += 1
+    # keys of each init apart: a store (or FileStore file) reused after destroy_process_group holds stale ones
+    root = PrefixStore(f"gen{_init_count}", store)
+    try:
+        _store_barrier(root, rank, world_size, timeout, "init/default_pg")
+        impl = _make_impl(backend, PrefixStore("default_pg", root), rank, world_size, timeout, master_addr)
+        # nobody returns (and may destroy the group, closing the master's store) while a peer still reads it
+        impl.barrier()
+    except BaseException:
+        if owned is not None:
+            owned.close()
+        raise
+    pg = ProcessGroup(backend, impl, range(world_size), rank, root, timeout)
     pg._master_addr = master_addr
+    pg._owned_store = owned
     _default_pg = pg
     _group_count = 0
     _groups.append(pg)
@@ -401,6 +418,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     impl = _make_impl(
         backend, store, ranks.index(me), len(ranks), timeout, getattr(world, "_master_addr", None)
     )
+    impl.barrier()
     pg = ProcessGroup(backend, impl, ranks, me, world._store, timeout)
     _groups.append(pg)
     return pg
@@ -413,6 +431,9 @@ def destroy_process_group(group=None):
         for pg in _groups:
             pg._shutdown()
         _groups.clear()
+        if _default_pg is not None and getattr(_default_pg, "_owned_store", None) is not None:
+            # the store init_process_group made (its port is free again for the next init)
+            _default_pg._owned_store.close()
         _default_pg = None
         GroupMember.WORLD = None
         return

@@ -54,6 +54,9 @@ class Store:
         self.wait([key])
         return self._get_nowait(key)
 
+    def close(self):
+        """Releases the store's connections (a no-op for stores without any)."""
+
     def wait(self, keys, timeout=None):
         if isinstance(keys, str):
             keys = [keys]
@@ -71,6 +74,7 @@ class _Server:
         self.sock = socket.create_server((host, port), reuse_port=False, backlog=128)
         self.port = self.sock.getsockname()[1]
         self.closed = False
+        self.conns = set()
         threading.Thread(target=self._accept, daemon=True, name="TCPStore-server").start()
 
     def _accept(self):
@@ -80,6 +84,7 @@ class _Server:
             except OSError:
                 return
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.conns.add(conn)
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn):
@@ -92,6 +97,7 @@ class _Server:
         except OSError:
             pass
         finally:
+            self.conns.discard(conn)
             conn.close()
 
     def _handle(self, cmd, *args):
@@ -128,7 +134,13 @@ class _Server:
 
     def close(self):
         self.closed = True
-        self.sock.close()
+        # shutdown first: a thread blocked in accept() keeps a merely closed socket listening (Linux)
+        for sock in [self.sock] + list(self.conns):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
 
 
 def _send_msg(sock, obj):
@@ -170,14 +182,20 @@ class TCPStore(Store):
         timeout=timedelta(seconds=300),
         wait_for_workers=True,
         multi_tenant=False,
+        _generation=None,
     ):
         super().__init__(timeout)
+        # _generation (init_process_group's count in this process): a client that reaches a master of an earlier
+        # generation (a peer that has not closed its previous store yet) disconnects and retries
+        self._generation = _generation
         self.host = host_name
         self._server = _Server("" if host_name in ("0.0.0.0", "") else host_name, port) if is_master else None
         self.port = self._server.port if is_master else port
         self.world_size = world_size
         self._lock = threading.Lock()
         self._sock = self._connect()
+        if is_master and _generation is not None:
+            self._call("set", "/_mt_store/generation", str(_generation).encode())
         if is_master and wait_for_workers and world_size is not None and world_size > 0:
             # counts clients, so a worker that never starts fails the master's init after the timeout
             self.add("/_mt_store/num_workers", 1)
@@ -204,7 +222,16 @@ class TCPStore(Store):
                 )
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 s.settimeout(None)
-                return s
+                if self._generation is None or self._server is not None:
+                    return s
+                _send_msg(s, ("get", "/_mt_store/generation"))
+                gen = _recv_msg(s)
+                if gen is not None and int(gen) >= self._generation:
+                    return s
+                s.close()
+                if time.monotonic() > deadline:
+                    raise OSError("only a master of an earlier generation answered")
+                time.sleep(0.05)
             except OSError:
                 if time.monotonic() > deadline:
                     raise DistNetworkError(
