@@ -146,6 +146,11 @@ def _case_collectives():
         t = make_tensor(arrays[rank], dtype)
         dist.all_reduce(t)
         assert_matches(t, _np_reduce(arrays, dist.ReduceOp.SUM, dtype), dtype)
+    # a transposed view of a parameter (a leaf that requires grad): written back outside autograd
+    w = minitorch.nn.Parameter(minitorch.full((2, 3), float(rank + 1)))
+    dist.all_reduce(w.t())
+    assert w.requires_grad and w.grad_fn is None
+    assert_matches(w, np.full((2, 3), float(sum(range(1, world + 1)))))
     # empty tensors are a no-op on every rank (and do not desynchronize the next collective)
     e = minitorch.empty(0, 3)
     dist.all_reduce(e)

@@ -467,6 +467,13 @@ def _stage(pg, t):
     return (t, False) if t.is_contiguous() else (t.contiguous(), True)
 
 
+def _copy_into(dst, src):
+    # results land in place as the engine's own writes do: outside autograd (dst may be a leaf that requires
+    # grad), and grad mode is per thread, so the worker thread sets it here
+    with minitorch.no_grad():
+        dst.copy_(src)
+
+
 def _flat_empty(pg, like, n):
     dev = like.device if pg._backend == Backend.NCCL else "cpu"
     return minitorch.empty(n, dtype=like.dtype, device=dev)
@@ -497,7 +504,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     def fn():
         pg._impl.allreduce(work, opv)
         if copy_back:
-            tensor.copy_(work)
+            _copy_into(tensor, work)
 
     return pg._run(fn, async_op)
 
@@ -514,7 +521,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     def fn():
         pg._impl.broadcast(work, root)
         if copy_back:
-            tensor.copy_(work)
+            _copy_into(tensor, work)
 
     return pg._run(fn, async_op)
 
@@ -532,7 +539,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     def fn():
         pg._impl.reduce(work, root, opv)
         if copy_back:
-            tensor.copy_(work)
+            _copy_into(tensor, work)
 
     return pg._run(fn, async_op)
 
@@ -554,7 +561,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     def fn():
         pg._impl.allgather(out, inp)
         if copy_back:
-            output_tensor.copy_(out)
+            _copy_into(output_tensor, out)
 
     return pg._run(fn, async_op)
 
@@ -581,7 +588,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         pg._impl.allgather(flat, inp)
         n = tensor.numel()
         for r, t in enumerate(tensor_list):
-            t.copy_(flat[r * n : (r + 1) * n].view(t.shape))
+            _copy_into(t, flat[r * n : (r + 1) * n].view(t.shape))
 
     return pg._run(fn, async_op)
 
@@ -604,7 +611,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     def fn():
         pg._impl.reduce_scatter(out, inp, opv)
         if copy_back:
-            output.copy_(out)
+            _copy_into(output, out)
 
     return pg._run(fn, async_op)
 
@@ -638,7 +645,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         if me == root:
             n = tensor.numel()
             for r, t in enumerate(gather_list):
-                t.copy_(flat[r * n : (r + 1) * n].view(t.shape))
+                _copy_into(t, flat[r * n : (r + 1) * n].view(t.shape))
 
     return pg._run(fn, async_op)
 
@@ -665,7 +672,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
         flat = _flat_empty(pg, tensor, pg.size() * tensor.numel())
         n = tensor.numel()
         for r, t in enumerate(scatter_list):
-            flat[r * n : (r + 1) * n].copy_(t.reshape(-1))
+            _copy_into(flat[r * n : (r + 1) * n], t.reshape(-1))
     else:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
@@ -675,7 +682,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     def fn():
         pg._impl.scatter(out, flat, root)
         if copy_back:
-            tensor.copy_(out)
+            _copy_into(tensor, out)
 
     return pg._run(fn, async_op)
 
@@ -761,7 +768,7 @@ def irecv(tensor, src=None, group=None, tag=0):
 
     def finish(sender):
         if copy_back:
-            tensor.copy_(work)
+            _copy_into(tensor, work)
         return pg._ranks[sender]
 
     return _P2PWork(pg._impl.irecv(work, -1 if peer is None else peer, tag), finish)
