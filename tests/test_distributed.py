@@ -260,6 +260,14 @@ def _case_collectives():
         assert dist.get_rank(g) == -1
         assert dist.all_reduce(minitorch.ones(1), group=g) is None
 
+    # picklable objects
+    objs = [None] * world
+    dist.all_gather_object(objs, {"rank": rank, "pad": "x" * (rank * 100)})
+    assert objs == [{"rank": r, "pad": "x" * (r * 100)} for r in range(world)]
+    lst = ["from", rank, (1, 2)] if rank == 1 else [None, None, None]
+    dist.broadcast_object_list(lst, src=1)
+    assert lst == ["from", 1, (1, 2)]
+
     # bad inputs raise before any communication, on every rank alike
     with pytest.raises(
         ValueError, match="output tensor size must be equal to world_size times input tensor size"

@@ -2,6 +2,7 @@
 
 import enum
 import os
+import pickle
 import queue
 import socket
 import threading
@@ -788,6 +789,69 @@ def recv(tensor, src=None, group=None, tag=0):
     return w.result()
 
 
+# ---- picklable Python objects, through byte tensors (the group's device: CPU for gloo, the current GPU for nccl)
+
+
+def _object_device(pg):
+    return f"cuda:{minitorch.cuda.current_device()}" if pg._backend == Backend.NCCL else "cpu"
+
+
+def _to_bytes_tensor(obj, device):
+    import numpy as np
+
+    data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy()
+    return minitorch.tensor(data, dtype=minitorch.uint8, device=device)
+
+
+def _from_bytes_tensor(t, n):
+    return pickle.loads(t[:n].cpu().numpy().tobytes())
+
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] becomes rank r's obj (pickled; sizes exchanged first, buffers padded to the largest)."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    if len(object_list) != pg.size():
+        raise ValueError(
+            f"object_list must hold {pg.size()} entries (the group's size), got {len(object_list)}"
+        )
+    dev = _object_device(pg)
+    data = _to_bytes_tensor(obj, dev)
+    sizes = minitorch.empty(pg.size(), dtype=minitorch.int64, device=dev)
+    all_gather_into_tensor(
+        sizes, minitorch.tensor([data.numel()], dtype=minitorch.int64, device=dev), group=group
+    )
+    sizes = [int(x) for x in sizes.cpu().tolist()]
+    cap = max(sizes)
+    padded = minitorch.zeros(cap, dtype=minitorch.uint8, device=dev)
+    padded[: data.numel()].copy_(data)
+    out = minitorch.empty(pg.size() * cap, dtype=minitorch.uint8, device=dev)
+    all_gather_into_tensor(out, padded, group=group)
+    for r in range(pg.size()):
+        object_list[r] = _from_bytes_tensor(out[r * cap : (r + 1) * cap], sizes[r])
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Every rank's object_list becomes src's (in place)."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    dev = device if device is not None else _object_device(pg)
+    me_src = pg._global_rank == src
+    data = _to_bytes_tensor(list(object_list), dev) if me_src else None
+    size = minitorch.tensor([data.numel() if me_src else 0], dtype=minitorch.int64, device=dev)
+    broadcast(size, src, group=group)
+    n = int(size.item())
+    buf = data if me_src else minitorch.empty(n, dtype=minitorch.uint8, device=dev)
+    broadcast(buf, src, group=group)
+    if not me_src:
+        objs = _from_bytes_tensor(buf, n)
+        if len(objs) != len(object_list):
+            raise ValueError("object_list must have the same length on every rank")
+        object_list[:] = objs
+
+
 __all__ = [
     "Backend",
     "DistError",
@@ -802,9 +866,11 @@ __all__ = [
     "Work",
     "all_gather",
     "all_gather_into_tensor",
+    "all_gather_object",
     "all_reduce",
     "barrier",
     "broadcast",
+    "broadcast_object_list",
     "destroy_process_group",
     "gather",
     "get_backend",
