@@ -468,9 +468,10 @@ def _case_ddp_unused():
 
 
 @needs_gloo
-@pytest.mark.parametrize("bucket_mb", [25, 0.0001])
-def test_ddp_matches_single_process_training(bucket_mb):
-    _check_all_ok(_spawn("ddp", 2, extra_env={"MT_BUCKET_MB": str(bucket_mb)}))
+@pytest.mark.parametrize("world,bucket_mb", [(2, 25), (2, 0.0001), (3, 0.0001)])
+def test_ddp_matches_single_process_training(world, bucket_mb):
+    # 0.0001 MB: one bucket per parameter, several all-reduces in flight during backward
+    _check_all_ok(_spawn("ddp", world, extra_env={"MT_BUCKET_MB": str(bucket_mb)}))
 
 
 @needs_gloo
