@@ -260,6 +260,19 @@ def _case_collectives():
         assert dist.get_rank(g) == -1
         assert dist.all_reduce(minitorch.ones(1), group=g) is None
 
+    # all_to_all: block r of rank s's input lands in block s of rank r's output
+    seed += 1
+    arrays = [_data(seed, r, (2 * world, 3), minitorch.float32) for r in range(world)]
+    out = make_tensor(np.zeros((2 * world, 3)), minitorch.float32)
+    dist.all_to_all_single(out, make_tensor(arrays[rank], minitorch.float32))
+    assert_matches(out, np.concatenate([arrays[s][2 * rank : 2 * rank + 2] for s in range(world)]))
+    outs = [minitorch.empty(2, 3) for _ in range(world)]
+    dist.all_to_all(
+        outs, [make_tensor(arrays[rank][2 * r : 2 * r + 2], minitorch.float32) for r in range(world)]
+    )
+    for s_ in range(world):
+        assert_matches(outs[s_], arrays[s_][2 * rank : 2 * rank + 2])
+
     # picklable objects
     objs = [None] * world
     dist.all_gather_object(objs, {"rank": rank, "pad": "x" * (rank * 100)})

@@ -45,6 +45,8 @@ class ProcessGroup {
   virtual void allgather(const Tensor& out, const Tensor& in) = 0;
   // in holds size() * out.numel() elements; rank r receives the reduction of block r.
   virtual void reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op) = 0;
+  // in and out hold size() equal blocks; block r of in goes to rank r, block r of out comes from rank r.
+  virtual void alltoall(const Tensor& out, const Tensor& in) = 0;
   virtual void reduce(const Tensor& t, int root, ReduceOp op) = 0;
   // out (root only, undefined elsewhere) holds size() * in.numel() elements.
   virtual void gather(const Tensor& out, const Tensor& in, int root) = 0;

@@ -7,6 +7,7 @@
 #ifdef MINITORCH_WITH_GLOO
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/gather.h>
@@ -204,6 +205,16 @@ class ProcessGroupGloo : public ProcessGroup {
     std::memcpy(tmp.data(), in.data_ptr(), tmp.size());
     allreduce_raw(tmp.data(), in.numel(), in.dtype(), op);
     std::memcpy(out.data_ptr(), tmp.data() + rank_ * nbytes(out), nbytes(out));
+  }
+
+  void alltoall(const Tensor& out, const Tensor& in) override {
+    if (in.numel() == 0) return;
+    gloo::AlltoallOptions o(ctx_);
+    o.setInput(static_cast<char*>(in.data_ptr()), nbytes(in));
+    o.setOutput(static_cast<char*>(out.data_ptr()), nbytes(out));
+    o.setTag(next_tag());
+    o.setTimeout(timeout_);
+    gloo::alltoall(o);
   }
 
   void reduce(const Tensor& t, int root, ReduceOp op) override {

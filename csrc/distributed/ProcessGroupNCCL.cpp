@@ -140,6 +140,18 @@ class ProcessGroupNCCL : public ProcessGroup {
     MT_NCCL_CHECK(ncclReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.dtype()),
                              nccl_op(op, t.dtype()), root, comm_, stream()));
   }
+  void alltoall(const Tensor& out, const Tensor& in) override {
+    cuda::DeviceGuard g(device_);
+    auto ty = nccl_type(in.dtype());
+    int64_t n = in.numel() / size_;
+    size_t bytes = static_cast<size_t>(n) * in.itemsize();
+    MT_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size_; ++r) {
+      MT_NCCL_CHECK(ncclSend(static_cast<const char*>(in.data_ptr()) + r * bytes, n, ty, r, comm_, stream()));
+      MT_NCCL_CHECK(ncclRecv(static_cast<char*>(out.data_ptr()) + r * bytes, n, ty, r, comm_, stream()));
+    }
+    MT_NCCL_CHECK(ncclGroupEnd());
+  }
   // NCCL has no gather/scatter: grouped point-to-point, as PyTorch's ProcessGroupNCCL does.
   void gather(const Tensor& out, const Tensor& in, int root) override {
     cuda::DeviceGuard g(device_);

@@ -617,6 +617,58 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return pg._run(fn, async_op)
 
 
+def all_to_all_single(
+    output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False
+):
+    """Block r (along dim 0) of input goes to rank r; output's block r comes from rank r (equal splits)."""
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    if output_split_sizes or input_split_sizes:
+        raise NotImplementedError("all_to_all_single supports equal splits only (split sizes None)")
+    if output.dtype != input.dtype:
+        raise TypeError("output tensor must have the same type as input tensor")
+    if input.numel() != output.numel() or input.numel() % pg.size() != 0:
+        raise ValueError("Tensor's dim 0 does not divide equally across group size")
+    out, copy_back = _stage(pg, output)
+    inp, _ = _stage(pg, input)
+
+    def fn():
+        pg._impl.alltoall(out, inp)
+        if copy_back:
+            _copy_into(output, out)
+
+    return pg._run(fn, async_op)
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """input_tensor_list[r] goes to rank r; output_tensor_list[r] receives rank r's (equal sizes)."""
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    n = pg.size()
+    if len(output_tensor_list) != n or len(input_tensor_list) != n:
+        raise ValueError(f"all_to_all needs {n} input and {n} output tensors (the group's size)")
+    numel = input_tensor_list[0].numel()
+    for t in list(output_tensor_list) + list(input_tensor_list):
+        _check_tensor(t, "tensor_list")
+        if t.numel() != numel or t.dtype != input_tensor_list[0].dtype:
+            raise ValueError("all_to_all supports tensors of one size and dtype only")
+    inp = _flat_empty(pg, input_tensor_list[0], n * numel)
+    for r, t in enumerate(input_tensor_list):
+        _copy_into(inp[r * numel : (r + 1) * numel], t.reshape(-1))
+    out = _flat_empty(pg, input_tensor_list[0], n * numel)
+
+    def fn():
+        pg._impl.alltoall(out, inp)
+        for r, t in enumerate(output_tensor_list):
+            _copy_into(t, out[r * numel : (r + 1) * numel].view(t.shape))
+
+    return pg._run(fn, async_op)
+
+
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     """dst's gather_list[r] receives rank r's tensor."""
     _check_tensor(tensor)
@@ -868,6 +920,8 @@ __all__ = [
     "all_gather_into_tensor",
     "all_gather_object",
     "all_reduce",
+    "all_to_all",
+    "all_to_all_single",
     "barrier",
     "broadcast",
     "broadcast_object_list",
