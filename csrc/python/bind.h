@@ -78,5 +78,6 @@ void init_foreach(py::module_& m);
 void init_conv(py::module_& m);
 void init_nn(py::module_& m);  // nn ops into _C._nn (helper normops)
 void init_loss(py::module_& m);
+void init_distributed(py::module_& m);  // _C._distributed (helper dist)
 
 }  // namespace mt

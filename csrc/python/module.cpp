@@ -74,6 +74,7 @@ PYBIND11_MODULE(_C, m) {
   init_amp(m);
   init_conv(m);
   init_nn(m);
+  init_distributed(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

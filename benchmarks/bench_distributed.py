@@ -1,0 +1,176 @@
+"""all_reduce bandwidth over Gloo on loopback, 1 KB - 64 MB, minitorch beside PyTorch's gloo (when torch
+imports) in the same run, and NumPy's local sum of the same buffers as the compute floor.
+
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_distributed.py [--world 2]
+"""
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SIZES = [1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24, 1 << 26]  # bytes of float32
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _time_iters(fn, sync, min_time):
+    for _ in range(3):
+        fn()
+    sync()
+    iters = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        sync()
+        t = time.perf_counter() - t0
+        if t >= min_time or iters >= 4096:
+            return t / iters
+        iters *= 2
+
+
+def worker(lib, repeats, min_time):
+    """Runs in each rank: the median seconds per all_reduce per size, printed as JSON by rank 0."""
+    if lib == "torch":
+        import torch
+        import torch.distributed as dist
+
+        make = lambda n: torch.ones(n, dtype=torch.float32)
+    else:
+        import minitorch
+        import minitorch.distributed as dist
+
+        make = lambda n: minitorch.ones(n, dtype=minitorch.float32)
+    dist.init_process_group("gloo")
+    out = {}
+
+    def timed(t, iters):
+        # every rank runs the same iteration counts: each trial's figure is the slowest rank's (all-reduced)
+        dist.barrier()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            dist.all_reduce(t)
+        s = make(1) * (time.perf_counter() - t0)
+        dist.all_reduce(s, op=dist.ReduceOp.MAX)
+        return float(s.item())
+
+    for nbytes in SIZES:
+        t = make(nbytes // 4)
+        timed(t, 3)
+        iters = 1
+        while timed(t, iters) < min_time and iters < 4096:
+            iters *= 2
+        out[nbytes] = statistics.median(timed(t, iters) / iters for _ in range(repeats))
+    if dist.get_rank() == 0:
+        print("RESULT " + json.dumps(out), flush=True)
+    dist.destroy_process_group()
+
+
+def launch(lib, world, repeats, min_time, python=sys.executable):
+    port = _free_port()
+    procs = []
+    for r in range(world):
+        env = dict(
+            os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(r), WORLD_SIZE=str(world)
+        )
+        env.setdefault("OMP_NUM_THREADS", "1")
+        cmd = [
+            python,
+            __file__,
+            "--worker",
+            lib,
+            "--repeats",
+            str(repeats),
+            "--min-time",
+            str(min_time),
+        ]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=1200)[0] for p in procs]
+    for p in procs:
+        if p.returncode != 0:
+            raise SystemExit(f"{lib} worker failed with exit code {p.returncode}")
+    line = next(x for x in outs[0].splitlines() if x.startswith("RESULT "))
+    return {int(k): v for k, v in json.loads(line[7:]).items()}
+
+
+def numpy_floor(world, min_time):
+    """The local part of an all-reduce: summing `world` buffers of each size."""
+    out = {}
+    for nbytes in SIZES:
+        bufs = [np.ones(nbytes // 4, dtype=np.float32) for _ in range(world)]
+        acc = np.empty_like(bufs[0])
+
+        def fn(bufs=bufs, acc=acc):
+            np.copyto(acc, bufs[0])
+            for b in bufs[1:]:
+                np.add(acc, b, out=acc)
+
+        out[nbytes] = _time_iters(fn, lambda: None, min_time)
+    return out
+
+
+def fmt_size(n):
+    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n >> 10} KB"
+
+
+def fmt_t(s):
+    return f"{s * 1e6:.0f} us" if s < 1e-3 else f"{s * 1e3:.2f} ms"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--world", type=int, default=2)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--min-time", type=float, default=0.2)
+    p.add_argument("--worker", choices=["minitorch", "torch"])
+    p.add_argument("--torch-python", default=None, help="interpreter whose torch runs the PyTorch column")
+    args = p.parse_args()
+    if args.worker:
+        worker(args.worker, args.repeats, args.min_time)
+        return
+    mt = launch("minitorch", args.world, args.repeats, args.min_time)
+    th = None
+    if args.torch_python:
+        th = launch("torch", args.world, args.repeats, args.min_time, args.torch_python)
+    else:
+        try:
+            import torch.distributed  # noqa: F401
+
+            th = launch("torch", args.world, args.repeats, args.min_time)
+        except ImportError:
+            pass
+    npf = numpy_floor(args.world, args.min_time)
+    n = args.world
+    print(
+        f"all_reduce(SUM) float32, gloo on loopback, world {n}, {platform.machine()}, {os.cpu_count()} cores"
+    )
+    print("busbw = size * 2 (n-1)/n / time (nccl-tests' convention)\n")
+    hdr = "| size | minitorch | busbw | numpy local sum (floor) |"
+    sep = "|---|---|---|---|"
+    if th:
+        hdr += " torch | t_torch / t_minitorch |"
+        sep += "---|---|"
+    print(hdr)
+    print(sep)
+    for nbytes in SIZES:
+        bw = nbytes * 2 * (n - 1) / n / mt[nbytes] / 1e9
+        row = f"| {fmt_size(nbytes)} | {fmt_t(mt[nbytes])} | {bw:.2f} GB/s | {fmt_t(npf[nbytes])} |"
+        if th:
+            row += f" {fmt_t(th[nbytes])} | {th[nbytes] / mt[nbytes]:.2f} |"
+        print(row)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,949 @@
+"""torch.distributed's process groups and collectives over the Gloo (CPU) and NCCL (CUDA) backends."""
+
+import enum
+import os
+import pickle
+import queue
+import socket
+import threading
+import urllib.parse
+from concurrent.futures import Future
+from datetime import timedelta
+
+import minitorch
+from minitorch import _C
+
+from .store import DistError, DistStoreError, FileStore, PrefixStore, Store, TCPStore
+
+_dist = _C._distributed
+
+default_pg_timeout = timedelta(minutes=30)
+
+_NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
+
+
+class Backend(str):
+    """A backend name: 'gloo' or 'nccl' (lower-cased, validated)."""
+
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+
+    def __new__(cls, name):
+        if not isinstance(name, str):
+            raise TypeError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+        value = name.lower()
+        if value not in (cls.GLOO, cls.NCCL):
+            raise ValueError(f"Invalid backend: '{name}'")
+        return str.__new__(cls, value)
+
+
+class ReduceOp(enum.IntEnum):
+    """Values as torch.distributed.ReduceOp's."""
+
+    SUM = 0
+    AVG = 1
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+
+
+def is_available():
+    return True
+
+
+def is_gloo_available():
+    return _dist.is_gloo_available()
+
+
+def is_nccl_available():
+    return _dist.is_nccl_available()
+
+
+class Work:
+    """The handle async_op=True returns: wait() blocks until the collective finished and re-raises its error."""
+
+    def __init__(self, future):
+        self._future = future
+
+    def wait(self, timeout=None):
+        self._future.result(None if timeout is None else _secs(timeout))
+        return True
+
+    def is_completed(self):
+        return self._future.done()
+
+    def is_success(self):
+        return self._future.done() and self._future.exception() is None
+
+    def exception(self):
+        return self._future.exception() if self._future.done() else None
+
+    def get_future(self):
+        return self._future
+
+    def result(self):
+        return self._future.result()
+
+
+def _secs(t):
+    return t.total_seconds() if isinstance(t, timedelta) else float(t)
+
+
+class _Worker:
+    """One daemon thread per group runs its Gloo collectives in issue order (the C++ call drops the GIL)."""
+
+    def __init__(self, name):
+        self._q = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while True:
+            item = self._q.get()
+            if item is None:
+                return
+            fut, fn = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as e:  # noqa: BLE001 - handed to whoever waits on the Work
+                fut.set_exception(e)
+
+    def submit(self, fn):
+        fut = Future()
+        self._q.put((fut, fn))
+        return fut
+
+    def stop(self):
+        self._q.put(None)
+
+
+class ProcessGroup:
+    """A set of ranks with one backend engine; ranks passed to collectives are global ranks."""
+
+    def __init__(self, backend, impl, ranks, global_rank, store, timeout):
+        self._backend = backend
+        self._impl = impl
+        self._ranks = list(ranks)
+        self._global_rank = global_rank
+        self._store = store
+        self._timeout = timeout
+        self._worker = _Worker(f"minitorch-{backend}-pg") if backend == Backend.GLOO else None
+        self._lock = threading.Lock()
+        self._pending = 0  # async ops submitted to the worker and not finished
+
+    def rank(self):
+        return self._impl.rank
+
+    def size(self):
+        return self._impl.size
+
+    def name(self):
+        return self._backend
+
+    def _group_rank(self, global_rank, what):
+        if global_rank not in self._ranks:
+            raise ValueError(f"Group rank {what} {global_rank} is not part of group {self._ranks}")
+        return self._ranks.index(global_rank)
+
+    def _run(self, fn, async_op):
+        if self._worker is None:
+            # NCCL enqueues on the caller's current stream, which is per thread: run it here.
+            fut = Future()
+            try:
+                fut.set_result(fn())
+            except BaseException as e:
+                if not async_op:
+                    raise
+                fut.set_exception(e)
+            return Work(fut) if async_op else fut.result()
+        with self._lock:
+            if not async_op and self._pending == 0:
+                # nothing queued: run here and skip the thread handoff (a millisecond on a busy machine);
+                # holding the lock keeps later async ops behind this one
+                return fn()
+            self._pending += 1
+        fut = self._worker.submit(fn)
+        fut.add_done_callback(self._done)
+        if async_op:
+            return Work(fut)
+        return fut.result()
+
+    def _done(self, fut):
+        with self._lock:
+            self._pending -= 1
+
+    def _shutdown(self):
+        if self._worker is not None:
+            self._worker.stop()
+        self._impl = None
+
+
+class _GroupMember:
+    WORLD = None
+    NON_GROUP_MEMBER = object()
+
+
+GroupMember = _GroupMember
+_state = threading.local()  # unused: groups are per process, as PyTorch's
+_default_pg = None
+_groups = []
+_group_count = 0
+_init_count = 0  # init_process_group calls in this process (every rank makes the same number)
+
+
+def _rendezvous(init_method, rank, world_size, timeout):
+    """(store, rank, world_size, master_addr) for env://, tcp://host:port, file://path."""
+    url = urllib.parse.urlparse(init_method)
+    query = dict(urllib.parse.parse_qsl(url.query))
+    if rank == -1 and "rank" in query:
+        rank = int(query["rank"])
+    if world_size == -1 and "world_size" in query:
+        world_size = int(query["world_size"])
+    if url.scheme == "env":
+
+        def env(name):
+            v = os.environ.get(name)
+            if v is None:
+                raise ValueError(
+                    "Error initializing torch.distributed using env:// rendezvous: "
+                    f"environment variable {name} expected, but not set"
+                )
+            return v
+
+        if rank == -1:
+            rank = int(env("RANK"))
+        if world_size == -1:
+            world_size = int(env("WORLD_SIZE"))
+        host, port = env("MASTER_ADDR"), int(env("MASTER_PORT"))
+    elif url.scheme == "tcp":
+        if not url.hostname or url.port is None:
+            raise ValueError(f"tcp:// rendezvous needs host:port, got {init_method!r}")
+        host, port = url.hostname, url.port
+    elif url.scheme == "file":
+        host, port = None, None
+    else:
+        raise RuntimeError(f"No rendezvous handler for {url.scheme}://")
+    if rank < 0:
+        raise ValueError(
+            f"Error initializing torch.distributed using {url.scheme}:// rendezvous: rank parameter missing"
+        )
+    if world_size <= 0:
+        raise ValueError(
+            f"Error initializing torch.distributed using {url.scheme}:// rendezvous: world size parameter missing"
+        )
+    if url.scheme == "file":
+        store = FileStore(url.path, world_size, timeout=timeout)
+    else:
+        store = TCPStore(
+            host, port, world_size, is_master=rank == 0, timeout=timeout, _generation=_init_count + 1
+        )
+    return store, rank, world_size, host
+
+
+def _local_address(master_addr):
+    """The address of this host that peers reach: the interface that routes to the master."""
+    override = os.environ.get("MINITORCH_GLOO_HOSTNAME")
+    if override:
+        return override
+    if master_addr is None or master_addr in ("localhost", "127.0.0.1", "::1"):
+        return "127.0.0.1"
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((master_addr, 9))  # UDP connect sends nothing; it only picks the route
+            return s.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+
+
+def _store_barrier(store, rank, world_size, timeout, key):
+    """Every rank checks in; raises after `timeout` naming how many arrived (a rank that never comes)."""
+    n = store.add(key, 1)
+    if n == world_size:
+        store.set(key + "/done", b"1")
+    try:
+        store.wait([key + "/done"], timeout)
+    except DistStoreError as e:
+        joined = store.add(key, 0)
+        raise DistStoreError(
+            f"Timed out initializing process group in store based barrier on rank: {rank}, for key: {key} "
+            f"(world_size={world_size}, num_workers_joined={joined}, timeout={timeout} error={e})"
+        ) from None
+
+
+def _make_impl(backend, store, rank, size, timeout, master_addr):
+    secs = _secs(timeout)
+    if backend == Backend.GLOO:
+        if not is_gloo_available():
+            raise RuntimeError("Distributed package doesn't have Gloo built in")
+        # GLOO_SOCKET_IFNAME (as PyTorch reads it) picks the interface; else the address that routes to the master
+        iface = os.environ.get("GLOO_SOCKET_IFNAME", "").split(",")[0]
+        return _dist.make_gloo_group(store, rank, size, secs, _local_address(master_addr), iface)
+    if not is_nccl_available():
+        raise RuntimeError("Distributed package doesn't have NCCL built in")
+    return _dist.make_nccl_group(store, rank, size, secs, minitorch.cuda.current_device())
+
+
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=None,
+    world_size=-1,
+    rank=-1,
+    store=None,
+    group_name="",
+    pg_options=None,
+    device_id=None,
+):
+    """Joins this process to the default group: rendezvous, then the backend connects every pair of ranks."""
+    global _default_pg, _group_count
+    if _default_pg is not None:
+        raise ValueError("trying to initialize the default process group twice!")
+    if store is not None and init_method is not None:
+        raise ValueError("Cannot specify both init_method and store.")
+    timeout = default_pg_timeout if timeout is None else timeout
+    if not isinstance(timeout, timedelta):
+        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
+    backend = Backend(backend if backend is not None else "gloo")
+    master_addr = None
+    if store is not None:
+        if world_size <= 0:
+            raise ValueError("world_size must be positive if using store")
+        if rank < 0:
+            raise ValueError("rank must be non-negative if using store")
+        master_addr = getattr(store, "host", None)
+        owned = None
+    else:
+        store, rank, world_size, master_addr = _rendezvous(init_method or "env://", rank, world_size, timeout)
+        owned = store
+    global _init_count
+    _init_count += 1
+    # keys of each init apart: a store (or FileStore file) reused after destroy_process_group holds stale ones
+    root = PrefixStore(f"gen{_init_count}", store)
+    try:
+        _store_barrier(root, rank, world_size, timeout, "init/default_pg")
+        impl = _make_impl(backend, PrefixStore("default_pg", root), rank, world_size, timeout, master_addr)
+        # nobody returns (and may destroy the group, closing the master's store) while a peer still reads it
+        impl.barrier()
+    except BaseException:
+        if owned is not None:
+            owned.close()
+        raise
+    pg = ProcessGroup(backend, impl, range(world_size), rank, root, timeout)
+    pg._master_addr = master_addr
+    pg._owned_store = owned
+    _default_pg = pg
+    _group_count = 0
+    _groups.append(pg)
+    GroupMember.WORLD = pg
+
+
+def is_initialized():
+    return _default_pg is not None
+
+
+def _get_default_group():
+    if _default_pg is None:
+        raise ValueError(_NOT_INIT)
+    return _default_pg
+
+
+def _resolve(group):
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return None
+    if group is None:
+        return _get_default_group()
+    if not isinstance(group, ProcessGroup):
+        raise TypeError(f"group must be a ProcessGroup, got {type(group).__name__}")
+    if group._impl is None:
+        raise ValueError("The given group has been destroyed")
+    return group
+
+
+def get_rank(group=None):
+    pg = _resolve(group)
+    if pg is None:
+        return -1
+    return pg.rank()
+
+
+def get_world_size(group=None):
+    pg = _resolve(group)
+    if pg is None:
+        return -1
+    return pg.size()
+
+
+def get_backend(group=None):
+    pg = _resolve(group)
+    if pg is None:
+        raise ValueError("Invalid process group specified")
+    return pg._backend
+
+
+def get_global_rank(group, group_rank):
+    pg = _resolve(group)
+    return pg._ranks[group_rank]
+
+
+def get_group_rank(group, global_rank):
+    pg = _resolve(group)
+    return pg._group_rank(global_rank, "")
+
+
+def get_process_group_ranks(group):
+    return list(_resolve(group)._ranks)
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False):
+    """A group of some ranks. Every rank of the default group calls it, in the same order (as PyTorch)."""
+    global _group_count
+    world = _get_default_group()
+    ranks = sorted(range(world.size()) if ranks is None else ranks)
+    for r in ranks:
+        if not 0 <= r < world.size():
+            raise ValueError("The new group's rank should be within the world_size set by init_process_group")
+    if len(set(ranks)) != len(ranks):
+        raise ValueError("new_group ranks contain duplicates")
+    _group_count += 1
+    me = world._global_rank
+    timeout = world._timeout if timeout is None else timeout
+    backend = Backend(backend) if backend is not None else world._backend
+    if me not in ranks:
+        return GroupMember.NON_GROUP_MEMBER
+    key = f"group{_group_count}"
+    store = PrefixStore(key, world._store)
+    _store_barrier(store, ranks.index(me), len(ranks), timeout, "init")
+    impl = _make_impl(
+        backend, store, ranks.index(me), len(ranks), timeout, getattr(world, "_master_addr", None)
+    )
+    impl.barrier()
+    pg = ProcessGroup(backend, impl, ranks, me, world._store, timeout)
+    _groups.append(pg)
+    return pg
+
+
+def destroy_process_group(group=None):
+    """Destroys `group`, or every group and the default one when None."""
+    global _default_pg
+    if group is None:
+        for pg in _groups:
+            pg._shutdown()
+        _groups.clear()
+        if _default_pg is not None and getattr(_default_pg, "_owned_store", None) is not None:
+            # the store init_process_group made (its port is free again for the next init)
+            _default_pg._owned_store.close()
+        _default_pg = None
+        GroupMember.WORLD = None
+        return
+    pg = _resolve(group)
+    if pg is None:
+        return
+    pg._shutdown()
+    if pg in _groups:
+        _groups.remove(pg)
+    if pg is _default_pg:
+        _default_pg = None
+        GroupMember.WORLD = None
+
+
+# ---- tensor staging: the engines take contiguous tensors on their device; others go through a copy
+
+
+def _check_tensor(t, name="tensor"):
+    if not isinstance(t, minitorch.Tensor):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type torch.Tensor")
+
+
+def _stage(pg, t):
+    """(tensor the engine runs on, whether results must be copied back into t)."""
+    if pg._backend == Backend.NCCL:
+        if not t.is_cuda:
+            raise RuntimeError("No backend type associated with device type cpu")
+        return (t, False) if t.is_contiguous() else (t.contiguous(), True)
+    if t.is_cuda:
+        return t.cpu(), True  # Gloo reaches CUDA tensors through host copies
+    return (t, False) if t.is_contiguous() else (t.contiguous(), True)
+
+
+def _copy_into(dst, src):
+    # results land in place as the engine's own writes do: outside autograd (dst may be a leaf that requires
+    # grad), and grad mode is per thread, so the worker thread sets it here
+    with minitorch.no_grad():
+        dst.copy_(src)
+
+
+def _flat_empty(pg, like, n):
+    dev = like.device if pg._backend == Backend.NCCL else "cpu"
+    return minitorch.empty(n, dtype=like.dtype, device=dev)
+
+
+def _check_op(op):
+    try:
+        return int(ReduceOp(op))
+    except ValueError:
+        raise ValueError(f"Unsupported ReduceOp {op!r}") from None
+
+
+def _check_peer(pg, peer, what):
+    if not isinstance(peer, int):
+        raise TypeError(f"{what} rank must be an int, got {type(peer).__name__}")
+    return pg._group_rank(peer, what)
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces tensor over the group in place; every rank gets the result."""
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    opv = _check_op(op)
+    work, copy_back = _stage(pg, tensor)
+
+    def fn():
+        pg._impl.allreduce(work, opv)
+        if copy_back:
+            _copy_into(tensor, work)
+
+    return pg._run(fn, async_op)
+
+
+def broadcast(tensor, src, group=None, async_op=False):
+    """Copies src's tensor into every rank's."""
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    root = _check_peer(pg, src, "src")
+    work, copy_back = _stage(pg, tensor)
+
+    def fn():
+        pg._impl.broadcast(work, root)
+        if copy_back:
+            _copy_into(tensor, work)
+
+    return pg._run(fn, async_op)
+
+
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces tensor over the group into dst's (the others' tensors are left unspecified, as PyTorch)."""
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    root = _check_peer(pg, dst, "dst")
+    opv = _check_op(op)
+    work, copy_back = _stage(pg, tensor)
+
+    def fn():
+        pg._impl.reduce(work, root, opv)
+        if copy_back:
+            _copy_into(tensor, work)
+
+    return pg._run(fn, async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """output_tensor holds every rank's input, rank r's at r * input.numel() (concatenated along dim 0)."""
+    _check_tensor(output_tensor, "output_tensor")
+    _check_tensor(input_tensor, "input_tensor")
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    if output_tensor.dtype != input_tensor.dtype:
+        raise TypeError("output tensor must have the same type as input tensor")
+    if output_tensor.numel() != input_tensor.numel() * pg.size():
+        raise ValueError("output tensor size must be equal to world_size times input tensor size")
+    out, copy_back = _stage(pg, output_tensor)
+    inp, _ = _stage(pg, input_tensor)
+
+    def fn():
+        pg._impl.allgather(out, inp)
+        if copy_back:
+            _copy_into(output_tensor, out)
+
+    return pg._run(fn, async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """tensor_list[r] receives rank r's tensor."""
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    if not isinstance(tensor_list, (list, tuple)) or len(tensor_list) != pg.size():
+        raise ValueError(
+            f"tensor_list must be a list of {pg.size()} tensors (the group's size), got "
+            f"{len(tensor_list) if isinstance(tensor_list, (list, tuple)) else type(tensor_list).__name__}"
+        )
+    for i, t in enumerate(tensor_list):
+        _check_tensor(t, "tensor_list")
+        if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
+            raise ValueError(f"tensor_list[{i}] must have the input's size and dtype")
+    inp, _ = _stage(pg, tensor)
+    flat = _flat_empty(pg, tensor, pg.size() * tensor.numel())
+
+    def fn():
+        pg._impl.allgather(flat, inp)
+        n = tensor.numel()
+        for r, t in enumerate(tensor_list):
+            _copy_into(t, flat[r * n : (r + 1) * n].view(t.shape))
+
+    return pg._run(fn, async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Rank r's output is the reduction over ranks of block r of input (input.numel() = size * output.numel())."""
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    if output.dtype != input.dtype:
+        raise TypeError("input tensor must be the same type as the output tensor.")
+    if input.numel() != output.numel() * pg.size():
+        raise ValueError("input tensor must be the same size as output size times world size")
+    opv = _check_op(op)
+    out, copy_back = _stage(pg, output)
+    inp, _ = _stage(pg, input)
+
+    def fn():
+        pg._impl.reduce_scatter(out, inp, opv)
+        if copy_back:
+            _copy_into(output, out)
+
+    return pg._run(fn, async_op)
+
+
+def all_to_all_single(
+    output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False
+):
+    """Block r (along dim 0) of input goes to rank r; output's block r comes from rank r (equal splits)."""
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    if output_split_sizes or input_split_sizes:
+        raise NotImplementedError("all_to_all_single supports equal splits only (split sizes None)")
+    if output.dtype != input.dtype:
+        raise TypeError("output tensor must have the same type as input tensor")
+    if input.numel() != output.numel() or input.numel() % pg.size() != 0:
+        raise ValueError("Tensor's dim 0 does not divide equally across group size")
+    out, copy_back = _stage(pg, output)
+    inp, _ = _stage(pg, input)
+
+    def fn():
+        pg._impl.alltoall(out, inp)
+        if copy_back:
+            _copy_into(output, out)
+
+    return pg._run(fn, async_op)
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """input_tensor_list[r] goes to rank r; output_tensor_list[r] receives rank r's (equal sizes)."""
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    n = pg.size()
+    if len(output_tensor_list) != n or len(input_tensor_list) != n:
+        raise ValueError(f"all_to_all needs {n} input and {n} output tensors (the group's size)")
+    numel = input_tensor_list[0].numel()
+    for t in list(output_tensor_list) + list(input_tensor_list):
+        _check_tensor(t, "tensor_list")
+        if t.numel() != numel or t.dtype != input_tensor_list[0].dtype:
+            raise ValueError("all_to_all supports tensors of one size and dtype only")
+    inp = _flat_empty(pg, input_tensor_list[0], n * numel)
+    for r, t in enumerate(input_tensor_list):
+        _copy_into(inp[r * numel : (r + 1) * numel], t.reshape(-1))
+    out = _flat_empty(pg, input_tensor_list[0], n * numel)
+
+    def fn():
+        pg._impl.alltoall(out, inp)
+        for r, t in enumerate(output_tensor_list):
+            _copy_into(t, out[r * numel : (r + 1) * numel].view(t.shape))
+
+    return pg._run(fn, async_op)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """dst's gather_list[r] receives rank r's tensor."""
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    root = _check_peer(pg, dst, "dst")
+    me = pg.rank()
+    if me == root:
+        if not gather_list:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+        if len(gather_list) != pg.size():
+            raise ValueError(
+                f"gather_list must hold {pg.size()} tensors (the group's size), got {len(gather_list)}"
+            )
+        for t in gather_list:
+            _check_tensor(t, "gather_list")
+            if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
+                raise ValueError("gather_list tensors must have the input's size and dtype")
+    elif gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    inp, _ = _stage(pg, tensor)
+    flat = _flat_empty(pg, tensor, pg.size() * tensor.numel() if me == root else 0)
+
+    def fn():
+        pg._impl.gather(flat, inp, root)
+        if me == root:
+            n = tensor.numel()
+            for r, t in enumerate(gather_list):
+                _copy_into(t, flat[r * n : (r + 1) * n].view(t.shape))
+
+    return pg._run(fn, async_op)
+
+
+def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+    """Rank r's tensor receives src's scatter_list[r]."""
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    root = _check_peer(pg, src, "src")
+    me = pg.rank()
+    if me == root:
+        if not scatter_list:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        if len(scatter_list) != pg.size():
+            raise ValueError(
+                f"scatter_list must hold {pg.size()} tensors (the group's size), got {len(scatter_list)}"
+            )
+        for t in scatter_list:
+            _check_tensor(t, "scatter_list")
+            if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
+                raise ValueError("scatter_list tensors must have the output's size and dtype")
+        flat = _flat_empty(pg, tensor, pg.size() * tensor.numel())
+        n = tensor.numel()
+        for r, t in enumerate(scatter_list):
+            _copy_into(flat[r * n : (r + 1) * n], t.reshape(-1))
+    else:
+        if scatter_list:
+            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+        flat = _flat_empty(pg, tensor, 0)
+    out, copy_back = _stage(pg, tensor)
+
+    def fn():
+        pg._impl.scatter(out, flat, root)
+        if copy_back:
+            _copy_into(tensor, out)
+
+    return pg._run(fn, async_op)
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    """Returns once every rank of the group reached it."""
+    pg = _resolve(group)
+    if pg is None:
+        return None
+    return pg._run(lambda: pg._impl.barrier(), async_op)
+
+
+def _p2p(tensor, peer, group, tag, what):
+    _check_tensor(tensor)
+    pg = _resolve(group)
+    if pg is None:
+        return None, None
+    if peer is not None:
+        if peer == pg._global_rank:
+            raise ValueError(
+                f"Invalid {'destination' if what == 'dst' else 'source'} rank: {'destination' if what == 'dst' else 'source'}"
+                " rank should not be the same as the rank of the current process."
+            )
+        peer = _check_peer(pg, peer, what)
+    return pg, peer
+
+
+class _P2PWork(Work):
+    """A posted send/recv: wait() blocks in the engine until it completed; result() is the peer's global rank."""
+
+    def __init__(self, handle, finish):
+        self._handle = handle
+        self._finish = finish
+        self._done = False
+        self._value = None
+        self._exc = None
+
+    def wait(self, timeout=None):
+        if not self._done:
+            try:
+                self._value = self._finish(self._handle.wait())
+            except BaseException as e:  # noqa: BLE001 - kept for exception(), raised to the waiter
+                self._exc = e
+            self._done = True
+            self._handle = None
+        if self._exc is not None:
+            raise self._exc
+        return True
+
+    def is_completed(self):
+        return self._done
+
+    def is_success(self):
+        return self._done and self._exc is None
+
+    def exception(self):
+        return self._exc
+
+    def get_future(self):
+        raise RuntimeError("get_future is not supported for point-to-point Work")
+
+    def result(self):
+        self.wait()
+        return self._value
+
+
+def isend(tensor, dst, group=None, tag=0):
+    """Posts a send of tensor to dst and returns at once; the Work's wait() blocks until it completed."""
+    pg, peer = _p2p(tensor, dst, group, tag, "dst")
+    if pg is None:
+        return None
+    work, _ = _stage(pg, tensor)
+    # posted from this thread, not the group's worker: a send must not wait behind a recv queued after it
+    return _P2PWork(pg._impl.isend(work, peer, tag), lambda p: pg._ranks[p] if p >= 0 else dst)
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    """Posts a receive into tensor from src (any rank when None); the Work's result() is the sender's global rank."""
+    pg, peer = _p2p(tensor, src, group, tag, "src")
+    if pg is None:
+        return None
+    work, copy_back = _stage(pg, tensor)
+
+    def finish(sender):
+        if copy_back:
+            _copy_into(tensor, work)
+        return pg._ranks[sender]
+
+    return _P2PWork(pg._impl.irecv(work, -1 if peer is None else peer, tag), finish)
+
+
+def send(tensor, dst, group=None, tag=0):
+    w = isend(tensor, dst, group, tag)
+    if w is not None:
+        w.wait()
+
+
+def recv(tensor, src=None, group=None, tag=0):
+    """Returns the sender's global rank (-1 when this process is not in the group)."""
+    w = irecv(tensor, src, group, tag)
+    if w is None:
+        return -1
+    return w.result()
+
+
+# ---- picklable Python objects, through byte tensors (the group's device: CPU for gloo, the current GPU for nccl)
+
+
+def _object_device(pg):
+    return f"cuda:{minitorch.cuda.current_device()}" if pg._backend == Backend.NCCL else "cpu"
+
+
+def _to_bytes_tensor(obj, device):
+    import numpy as np
+
+    data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy()
+    return minitorch.tensor(data, dtype=minitorch.uint8, device=device)
+
+
+def _from_bytes_tensor(t, n):
+    return pickle.loads(t[:n].cpu().numpy().tobytes())
+
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] becomes rank r's obj (pickled; sizes exchanged first, buffers padded to the largest)."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    if len(object_list) != pg.size():
+        raise ValueError(
+            f"object_list must hold {pg.size()} entries (the group's size), got {len(object_list)}"
+        )
+    dev = _object_device(pg)
+    data = _to_bytes_tensor(obj, dev)
+    sizes = minitorch.empty(pg.size(), dtype=minitorch.int64, device=dev)
+    all_gather_into_tensor(
+        sizes, minitorch.tensor([data.numel()], dtype=minitorch.int64, device=dev), group=group
+    )
+    sizes = [int(x) for x in sizes.cpu().tolist()]
+    cap = max(sizes)
+    padded = minitorch.zeros(cap, dtype=minitorch.uint8, device=dev)
+    padded[: data.numel()].copy_(data)
+    out = minitorch.empty(pg.size() * cap, dtype=minitorch.uint8, device=dev)
+    all_gather_into_tensor(out, padded, group=group)
+    for r in range(pg.size()):
+        object_list[r] = _from_bytes_tensor(out[r * cap : (r + 1) * cap], sizes[r])
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Every rank's object_list becomes src's (in place)."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    dev = device if device is not None else _object_device(pg)
+    me_src = pg._global_rank == src
+    data = _to_bytes_tensor(list(object_list), dev) if me_src else None
+    size = minitorch.tensor([data.numel() if me_src else 0], dtype=minitorch.int64, device=dev)
+    broadcast(size, src, group=group)
+    n = int(size.item())
+    buf = data if me_src else minitorch.empty(n, dtype=minitorch.uint8, device=dev)
+    broadcast(buf, src, group=group)
+    if not me_src:
+        objs = _from_bytes_tensor(buf, n)
+        if len(objs) != len(object_list):
+            raise ValueError("object_list must have the same length on every rank")
+        object_list[:] = objs
+
+
+__all__ = [
+    "Backend",
+    "DistError",
+    "DistStoreError",
+    "FileStore",
+    "GroupMember",
+    "PrefixStore",
+    "ProcessGroup",
+    "ReduceOp",
+    "Store",
+    "TCPStore",
+    "Work",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_object",
+    "all_reduce",
+    "all_to_all",
+    "all_to_all_single",
+    "barrier",
+    "broadcast",
+    "broadcast_object_list",
+    "destroy_process_group",
+    "gather",
+    "get_backend",
+    "get_global_rank",
+    "get_group_rank",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "init_process_group",
+    "irecv",
+    "is_available",
+    "is_gloo_available",
+    "is_initialized",
+    "is_nccl_available",
+    "isend",
+    "new_group",
+    "recv",
+    "reduce",
+    "reduce_scatter_tensor",
+    "scatter",
+    "send",
+]
