@@ -2,8 +2,9 @@
 
     PYTHONPATH=python python scripts/gen_stubs.py      # needs pybind11-stubgen; re-run when bindings change
 
-pybind11-stubgen writes a package (_C/__init__.pyi + _C/_nn.pyi); a `_C/` folder beside `_C*.so` would be a
-second import candidate, so the result is folded into one `_C.pyi` with `_nn` typed as a class of static methods.
+pybind11-stubgen writes a package (_C/__init__.pyi + _C/_nn.pyi + _C/_distributed.pyi); a `_C/` folder beside
+`_C*.so` would be a second import candidate, so the result is folded into one `_C.pyi` with each submodule
+typed as a class of static methods (a submodule's own classes become module-level `_<Sub>_<Name>` classes).
 """
 
 import os
@@ -30,20 +31,42 @@ pybind11_stubgen.main(["minitorch._C", "-o", sys.argv[1]])
 
 def _benign(line):
     # _nn's docstrings name the bare `Tensor`, which only the folded file (where Tensor is defined) resolves.
-    return "detail::accessor" in line or ("._nn." in line and "'Tensor'" in line)
+    return "detail::accessor" in line or (
+        ("._nn." in line or "._distributed." in line) and "'Tensor'" in line
+    )
 
 
-def _fold(init_src, nn_src):
-    """One stub file: the _nn submodule's functions become static methods of a class `_nn` is an instance of."""
-    init_src = init_src.replace("from . import _nn\n", "")
-    nn_body = nn_src.split("__all__", 1)[1].split("\n", 1)[1]  # drop the header and __all__
-    methods = []
-    for line in nn_body.splitlines():
-        if line.startswith("def "):
+def _fold_submodule(name, src):
+    """A submodule's stub as stub text for the parent file: its classes renamed `_<Name>_<Class>` at module
+    level, its functions static methods of `class _<Name>Module`, and `<name>: _<Name>Module`."""
+    body = src.split("__all__", 1)[1].split("\n", 1)[1]  # drop the header and __all__
+    title = name.strip("_").capitalize()
+    classes = re.findall(r"^class (\w+)", body, flags=re.MULTILINE)
+    for c in classes:
+        body = re.sub(rf"\b{c}\b", f"_{title}_{c}", body)
+    out_classes, methods, in_class = [], [], False
+    for line in body.splitlines():
+        if line.startswith("class "):
+            in_class = True
+        elif line.startswith("def "):
+            in_class = False
             methods.append("    @staticmethod")
-        methods.append("    " + line if line.strip() else line)
-    nn_class = '\nclass _NNModule:\n    """minitorch._C._nn: the nn kernels nn.functional calls."""\n'
-    return init_src.rstrip("\n") + "\n" + nn_class + "\n".join(methods).rstrip() + "\n\n_nn: _NNModule\n"
+        if in_class:
+            out_classes.append(line)
+        else:
+            methods.append("    " + line if line.strip() else line)
+    attrs = [f"    {c}: type[_{title}_{c}]" for c in classes]
+    doc = f'    """minitorch._C.{name}: native functions of minitorch.{name.strip("_").replace("nn", "nn.functional")}."""'
+    text = "\n".join(out_classes).rstrip() + "\n" if out_classes else ""
+    text += f"\nclass _{title}Module:\n" + doc + "\n" + "\n".join(attrs + methods).rstrip() + "\n"
+    return text + f"\n{name}: _{title}Module\n"
+
+
+def _fold(init_src, subs):
+    """One stub file: the parent's text, then each submodule folded into it."""
+    for name in subs:
+        init_src = init_src.replace(f"from . import {name}\n", "")
+    return init_src.rstrip("\n") + "\n" + "".join("\n" + _fold_submodule(n, src) for n, src in subs.items())
 
 
 def _fix(src):
@@ -90,10 +113,13 @@ def main():
         base = os.path.join(tmp, "minitorch", "_C")
         with open(os.path.join(base, "__init__.pyi")) as f:
             init_src = f.read()
-        with open(os.path.join(base, "_nn.pyi")) as f:
-            nn_src = f.read()
+        subs = {}
+        for fname in sorted(os.listdir(base)):
+            if fname.endswith(".pyi") and fname != "__init__.pyi":
+                with open(os.path.join(base, fname)) as f:
+                    subs[fname[:-4]] = f.read()
     with open(OUT, "w") as f:
-        f.write(_fix(_fold(init_src, nn_src)))
+        f.write(_fix(_fold(init_src, subs)))
     # The repository's lint and format rules apply to the stub as to any source file.
     for args in (["check", "--fix", "--quiet"], ["format", "--quiet"]):
         subprocess.run([sys.executable, "-m", "ruff", *args, OUT], check=True)

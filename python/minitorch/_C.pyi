@@ -1236,8 +1236,76 @@ int64: dtype
 int8: dtype
 uint8: dtype
 
-class _NNModule:
-    """minitorch._C._nn: the nn kernels nn.functional calls."""
+class _Distributed_P2PWork:
+    def wait(self) -> builtins.int: ...
+
+class _Distributed_ProcessGroup:
+    def allgather(self, arg0: Tensor, arg1: Tensor) -> None: ...
+    def allreduce(self, arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def alltoall(self, arg0: Tensor, arg1: Tensor) -> None: ...
+    def barrier(self) -> None: ...
+    def broadcast(self, arg0: Tensor, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def gather(self, arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def irecv(
+        self,
+        arg0: Tensor,
+        arg1: typing.SupportsInt | typing.SupportsIndex,
+        arg2: typing.SupportsInt | typing.SupportsIndex,
+    ) -> _Distributed_P2PWork: ...
+    def isend(
+        self,
+        arg0: Tensor,
+        arg1: typing.SupportsInt | typing.SupportsIndex,
+        arg2: typing.SupportsInt | typing.SupportsIndex,
+    ) -> _Distributed_P2PWork: ...
+    def reduce(
+        self,
+        arg0: Tensor,
+        arg1: typing.SupportsInt | typing.SupportsIndex,
+        arg2: typing.SupportsInt | typing.SupportsIndex,
+    ) -> None: ...
+    def reduce_scatter(
+        self, arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex
+    ) -> None: ...
+    def scatter(
+        self, arg0: Tensor, arg1: Tensor, arg2: typing.SupportsInt | typing.SupportsIndex
+    ) -> None: ...
+    @property
+    def rank(self) -> builtins.int: ...
+    @property
+    def size(self) -> builtins.int: ...
+
+class _DistributedModule:
+    """minitorch._C._distributed: native functions of minitorch.distributed."""
+
+    P2PWork: type[_Distributed_P2PWork]
+    ProcessGroup: type[_Distributed_ProcessGroup]
+    @staticmethod
+    def is_gloo_available() -> builtins.bool: ...
+    @staticmethod
+    def is_nccl_available() -> builtins.bool: ...
+    @staticmethod
+    def make_gloo_group(
+        store: typing.Any,
+        rank: typing.SupportsInt | typing.SupportsIndex,
+        size: typing.SupportsInt | typing.SupportsIndex,
+        timeout: typing.SupportsFloat | typing.SupportsIndex,
+        hostname: str,
+        iface: str = "",
+    ) -> _Distributed_ProcessGroup: ...
+    @staticmethod
+    def make_nccl_group(
+        store: typing.Any,
+        rank: typing.SupportsInt | typing.SupportsIndex,
+        size: typing.SupportsInt | typing.SupportsIndex,
+        timeout: typing.SupportsFloat | typing.SupportsIndex,
+        device: typing.SupportsInt | typing.SupportsIndex,
+    ) -> _Distributed_ProcessGroup: ...
+
+_distributed: _DistributedModule
+
+class _NnModule:
+    """minitorch._C._nn: native functions of minitorch.nn.functional."""
     @staticmethod
     def adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor: ...
     @staticmethod
@@ -1453,4 +1521,4 @@ class _NNModule:
     @staticmethod
     def soft_margin_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: ...
 
-_nn: _NNModule
+_nn: _NnModule
