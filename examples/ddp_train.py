@@ -11,7 +11,7 @@ import os
 
 import minitorch as torch
 import minitorch.distributed as dist
-import minitorch.nn as nn
+from minitorch import nn
 from minitorch.nn.parallel import DistributedDataParallel as DDP
 from minitorch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
