@@ -50,6 +50,16 @@ class Generator {
     offset_ = 0;
   }
   uint64_t seed() const { return seed_; }
+  uint64_t offset() {
+    std::lock_guard<std::mutex> g(mu_);
+    return offset_;
+  }
+  // Generator.set_state: a (seed, offset) pair from get_state.
+  void set_state(uint64_t seed, uint64_t offset) {
+    std::lock_guard<std::mutex> g(mu_);
+    seed_ = seed;
+    offset_ = offset;
+  }
   // Reserves `n` counter values; returns the first. Callers partition them across threads deterministically.
   uint64_t reserve(uint64_t n) {
     std::lock_guard<std::mutex> g(mu_);
@@ -68,5 +78,25 @@ class Generator {
 // them, torch.cuda.manual_seed one device).
 Generator& default_generator();
 Generator& cuda_generator(int device);
+
+// A user's minitorch.Generator for the random ops of one call (generator=...): set by the binding for the
+// call's duration, read by the CPU and CUDA random fills in place of the default generators.
+struct GeneratorOverride {
+  Generator* gen = nullptr;
+  int8_t device_type = -1;  // DeviceType of the Generator; checked against the tensor the op fills
+};
+inline thread_local GeneratorOverride tls_generator_override;
+class ScopedGenerator {
+ public:
+  ScopedGenerator(Generator* g, int8_t device_type) : prev_(tls_generator_override) {
+    if (g) tls_generator_override = {g, device_type};
+  }
+  ~ScopedGenerator() { tls_generator_override = prev_; }
+  ScopedGenerator(const ScopedGenerator&) = delete;
+  ScopedGenerator& operator=(const ScopedGenerator&) = delete;
+
+ private:
+  GeneratorOverride prev_;
+};
 
 }  // namespace mt

@@ -153,11 +153,25 @@ namespace {
 constexpr int64_t kRandChunk = 4096;  // elements per Philox subsequence
 
 // Fills a contiguous float64 buffer through gen(philox, out_ptr, count), chunked for parallelism.
+// The generator a random op on `type` draws from: the call's generator= when given (its device type must
+// match, PyTorch's check), else the device's default.
+Generator& generator_for(DeviceType type, int index) {
+  const GeneratorOverride& o = tls_generator_override;
+  if (o.gen) {
+    MT_CHECK(o.device_type == static_cast<int8_t>(type), "Expected a '", Device(type).str(),
+             "' device type for generator but found '", Device(static_cast<DeviceType>(o.device_type)).str(),
+             "'");
+    return *o.gen;
+  }
+  return type == DeviceType::CUDA ? cuda_generator(index) : default_generator();
+}
+
 template <typename Gen>
 Tensor random_doubles(int64_t n, Gen gen) {
   Tensor buf = make_empty({n}, ScalarType::Double, Device(DeviceType::CPU));
-  uint64_t seed = default_generator().seed();
-  uint64_t base = default_generator().reserve(1);
+  Generator& g = generator_for(DeviceType::CPU, -1);
+  uint64_t seed = g.seed();
+  uint64_t base = g.reserve(1);
   double* p = buf.data<double>();
   int64_t nchunks = (n + kRandChunk - 1) / kRandChunk;
   parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
@@ -201,7 +215,7 @@ void write_into(const Tensor& self, const Tensor& values) {
 // CUDA tensors draw on the device from their device's generator; a non-contiguous one through a temporary.
 Tensor& device_random(Tensor& self, RandomKind kind, double a, double b) {
   if (self.numel() == 0) return self;
-  Generator& g = cuda_generator(self.device().index);
+  Generator& g = generator_for(DeviceType::CUDA, self.device().index);
   uint64_t seed = g.seed(), offset = g.reserve(1);
   if (self.is_contiguous()) {
     random_fill_stub.get(self.device())(self, kind, a, b, seed, offset);

@@ -1,4 +1,8 @@
 // Factory bindings: sizes as *args or a sequence, dtype/device/requires_grad keywords as PyTorch.
+#include <cstring>
+#include <random>
+
+#include "core/Generator.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "python/bind.h"
@@ -30,6 +34,32 @@ Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, boo
   return set_requires_grad(F(self.sizes(), dt, dev), rg);
 }
 
+// minitorch.Generator: a Philox generator of its own, for the generator= argument of the random ops.
+struct PyGenerator {
+  Device device;
+  std::shared_ptr<Generator> gen = std::make_shared<Generator>();
+};
+
+// The generator= argument: None (the device's default generator) or a minitorch.Generator.
+Generator* parse_generator(py::handle h, int8_t* type) {
+  if (h.is_none()) return nullptr;
+  MT_CHECK_TYPE(py::isinstance<PyGenerator>(h), "generator must be a minitorch.Generator, got ",
+                std::string(py::str(py::type::of(h).attr("__name__"))));
+  auto& g = h.cast<PyGenerator&>();
+  *type = static_cast<int8_t>(g.device.type);
+  return g.gen.get();
+}
+
+// rand/randn: the sized factories plus generator=
+template <Filler F>
+Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py::handle device, bool rg,
+                      py::handle, bool, py::handle) {
+  int8_t type = -1;
+  Generator* g = parse_generator(generator, &type);
+  ScopedGenerator scope(g, type);
+  return set_requires_grad(F(parse_size_args(sizes), parse_dtype(dtype), parse_device(device)), rg);
+}
+
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
 template <Filler F>
 Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::handle device, bool rg,
@@ -44,8 +74,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def("empty", &sized_factory<empty>, MT_FACTORY_KW_NAMES);
   m.def("zeros", &sized_factory<zeros>, MT_FACTORY_KW_NAMES);
   m.def("ones", &sized_factory<ones>, MT_FACTORY_KW_NAMES);
-  m.def("rand", &sized_factory<rand>, MT_FACTORY_KW_NAMES);
-  m.def("randn", &sized_factory<randn>, MT_FACTORY_KW_NAMES);
+  m.def("rand", &random_factory<rand>, py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
+  m.def("randn", &random_factory<randn>, py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
   m.def("empty_like", &like_factory<empty>, py::arg("input"), MT_FACTORY_KW);
   m.def("zeros_like", &like_factory<zeros>, py::arg("input"), MT_FACTORY_KW);
   m.def("ones_like", &like_factory<ones>, py::arg("input"), MT_FACTORY_KW);
@@ -137,6 +167,9 @@ void init_factory(py::module_& m, TensorClass& cls) {
             py::isinstance<py::tuple>(size) || py::isinstance<py::list>(size),
             "randint() received an invalid combination of arguments: size must be a tuple of ints, got ",
             std::string(py::str(py::type::of(size).attr("__name__"))));
+        int8_t type = -1;
+        Generator* g = parse_generator(generator, &type);
+        ScopedGenerator scope(g, type);
         return set_requires_grad(
             randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), parse_device(device)),
             rg);
@@ -157,10 +190,14 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "randperm",
-      [](int64_t n, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
+      [](int64_t n, py::handle generator, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle) {
+        int8_t type = -1;
+        Generator* g = parse_generator(generator, &type);
+        ScopedGenerator scope(g, type);
         return set_requires_grad(randperm(n, parse_dtype(dtype), parse_device(device)), rg);
       },
-      py::arg("n"), MT_FACTORY_KW);
+      py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
   m.def(
       "scalar_tensor",
       [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
@@ -176,20 +213,83 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def("initial_seed", &initial_seed);
   m.def("seed", [] { return seed(); });
 
+  // In-place fills take generator= too; the generator is used for this call only.
+  auto with_gen = [](py::handle generator, auto&& fill) -> decltype(auto) {
+    int8_t type = -1;
+    Generator* g = parse_generator(generator, &type);
+    ScopedGenerator scope(g, type);
+    return fill();
+  };
   cls.def(
-      "uniform_", [](Tensor& t, double a, double b) { return uniform_(t, a, b); }, py::arg("from") = 0.0,
-      py::arg("to") = 1.0);
+      "uniform_",
+      [with_gen](Tensor& t, double a, double b, py::handle gen) -> Tensor& {
+        return with_gen(gen, [&]() -> Tensor& { return uniform_(t, a, b); });
+      },
+      py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = py::none());
   cls.def(
-      "normal_", [](Tensor& t, double mean, double std) { return normal_(t, mean, std); },
-      py::arg("mean") = 0.0, py::arg("std") = 1.0);
+      "normal_",
+      [with_gen](Tensor& t, double mean, double std, py::handle gen) -> Tensor& {
+        return with_gen(gen, [&]() -> Tensor& { return normal_(t, mean, std); });
+      },
+      py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none());
   cls.def(
       "random_",
-      [](Tensor& t, int64_t a, py::handle b) {
-        return b.is_none() ? random_(t, 0, a) : random_(t, a, b.cast<int64_t>());
+      [with_gen](Tensor& t, int64_t a, py::handle b, py::handle gen) -> Tensor& {
+        return with_gen(gen, [&]() -> Tensor& {
+          return b.is_none() ? random_(t, 0, a) : random_(t, a, b.cast<int64_t>());
+        });
       },
-      py::arg("from"), py::arg("to") = py::none());
+      py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = py::none());
   cls.def(
-      "bernoulli_", [](Tensor& t, double p) { return bernoulli_(t, p); }, py::arg("p") = 0.5);
+      "bernoulli_",
+      [with_gen](Tensor& t, double p, py::handle gen) -> Tensor& {
+        return with_gen(gen, [&]() -> Tensor& { return bernoulli_(t, p); });
+      },
+      py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
+
+  py::class_<PyGenerator, std::shared_ptr<PyGenerator>>(m, "Generator")
+      .def(py::init([](py::handle device) {
+             auto g = std::make_shared<PyGenerator>();
+             g->device = parse_device(device.is_none() ? py::str("cpu") : device);
+             if (g->device.is_cuda() && g->device.index < 0) g->device = resolve_device(g->device);
+             return g;
+           }),
+           py::arg("device") = py::none())
+      .def_property_readonly("device", [](const PyGenerator& g) { return g.device; })
+      .def(
+          "manual_seed",
+          [](py::object self, py::handle seed) {
+            self.cast<PyGenerator&>().gen->manual_seed(static_cast<uint64_t>(seed.cast<int64_t>()));
+            return self;
+          },
+          py::arg("seed"))
+      .def("initial_seed", [](const PyGenerator& g) { return g.gen->seed(); })
+      .def("seed",
+           [](PyGenerator& g) {
+             uint64_t s = std::random_device{}();
+             g.gen->manual_seed(s);
+             return s;
+           })
+      // (seed, offset) as 16 bytes in a uint8 tensor, as PyTorch's get_state returns a ByteTensor
+      .def("get_state",
+           [](PyGenerator& g) {
+             Tensor t = empty({16}, ScalarType::Byte, Device(DeviceType::CPU));
+             uint64_t v[2] = {g.gen->seed(), g.gen->offset()};
+             std::memcpy(t.data_ptr(), v, 16);
+             return t;
+           })
+      .def(
+          "set_state",
+          [](py::object self, const Tensor& state) {
+            MT_CHECK(state.dtype() == ScalarType::Byte && state.numel() == 16 && state.device().is_cpu(),
+                     "set_state: expected a 16-byte torch.ByteTensor from Generator.get_state()");
+            Tensor c = contiguous(state);
+            uint64_t v[2];
+            std::memcpy(v, c.data_ptr(), 16);
+            self.cast<PyGenerator&>().gen->set_state(v[0], v[1]);
+            return self;
+          },
+          py::arg("new_state"));
 }
 
 }  // namespace mt

@@ -75,7 +75,7 @@ class DataLoader:
     Arguments as PyTorch's: ``batch_size`` (None turns automatic batching off), ``shuffle``, ``sampler``,
     ``batch_sampler``, ``num_workers``, ``collate_fn``, ``pin_memory``, ``drop_last``, ``timeout``,
     ``worker_init_fn``, ``multiprocessing_context``, ``generator``, ``prefetch_factor``,
-    ``persistent_workers``. ``generator`` is a ``numpy.random.Generator`` (minitorch has no Generator class);
+    ``persistent_workers``. ``generator`` is a ``minitorch.Generator`` (or a ``numpy.random.Generator``);
     with None, shuffling and worker seeds come from minitorch's global generator, so
     ``minitorch.manual_seed`` makes a run reproducible. Worker i seeds Python's ``random``, NumPy's global
     RNG and minitorch with ``base_seed + i``, ``base_seed`` drawn once per iterator.

@@ -170,7 +170,7 @@ class Subset(Dataset):
 def random_split(dataset, lengths, generator=None):
     """Split `dataset` into non-overlapping random Subsets of the given lengths (or fractions summing to 1).
 
-    `generator` is a ``numpy.random.Generator``; None draws from minitorch's global generator, so
+    `generator` is a ``minitorch.Generator`` (or a ``numpy.random.Generator``); None draws from minitorch's global generator, so
     ``minitorch.manual_seed`` fixes the split.
     """
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

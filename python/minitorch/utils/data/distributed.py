@@ -26,7 +26,7 @@ class DistributedSampler(Sampler):
     All ranks shuffle with the same seed (``seed + epoch``), so their shares never overlap; call
     ``set_epoch(epoch)`` before each epoch to get a new order. Without `drop_last` the order is padded
     with its own first indices so every rank gets the same number of samples; with it the tail is dropped.
-    The shuffle uses NumPy's PCG64 seeded with ``seed + epoch`` (minitorch has no Generator class), so the
+    The shuffle uses NumPy's PCG64 seeded with ``seed + epoch``, so the
     order differs from PyTorch's for the same seed but is identical on every rank and every run.
     """
 

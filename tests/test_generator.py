@@ -1,0 +1,90 @@
+"""minitorch.Generator: its own Philox stream for generator= on the random ops, state save/restore, the
+device check, and DataLoader / random_split / RandomSampler taking it as PyTorch's code passes it."""
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.utils.data import DataLoader, RandomSampler, TensorDataset, random_split
+
+
+def test_seeded_generators_repeat_and_leave_the_global_stream_alone():
+    a = minitorch.randn(5, generator=minitorch.Generator().manual_seed(7))
+    b = minitorch.randn(5, generator=minitorch.Generator().manual_seed(7))
+    c = minitorch.randn(5, generator=minitorch.Generator().manual_seed(8))
+    assert minitorch.equal(a, b) and not minitorch.equal(a, c)
+    minitorch.manual_seed(0)
+    ref = minitorch.rand(4)
+    minitorch.manual_seed(0)
+    g = minitorch.Generator().manual_seed(1)
+    minitorch.rand(100, generator=g)
+    minitorch.randint(0, 5, (10,), generator=g)
+    minitorch.randperm(10, generator=g)
+    minitorch.empty(3).normal_(generator=g).uniform_(generator=g).bernoulli_(0.5, generator=g)
+    minitorch.empty(3, dtype=minitorch.int64).random_(0, 9, generator=g)
+    assert minitorch.equal(minitorch.rand(4), ref)
+
+
+def test_every_random_op_follows_the_generator():
+    def draws(g):
+        return [
+            minitorch.rand(3, generator=g),
+            minitorch.randn(3, generator=g),
+            minitorch.randint(0, 100, (3,), generator=g),
+            minitorch.randperm(8, generator=g),
+            minitorch.empty(3).uniform_(-1, 1, generator=g),
+            minitorch.empty(3).normal_(2.0, 0.5, generator=g),
+            minitorch.empty(3).bernoulli_(0.3, generator=g),
+            minitorch.empty(3, dtype=minitorch.int64).random_(0, 50, generator=g),
+        ]
+
+    for x, y in zip(draws(minitorch.Generator().manual_seed(3)), draws(minitorch.Generator().manual_seed(3))):
+        assert minitorch.equal(x, y)
+    u = minitorch.rand(20000, generator=minitorch.Generator().manual_seed(4)).numpy()
+    assert u.min() >= 0 and u.max() < 1 and abs(u.mean() - 0.5) < 0.01
+
+
+def test_get_state_set_state_and_seeds():
+    g = minitorch.Generator().manual_seed(11)
+    assert g.initial_seed() == 11 and g.device == minitorch.device("cpu")
+    state = g.get_state()
+    assert state.dtype == minitorch.uint8 and state.shape == (16,)
+    first = minitorch.randn(4, generator=g)
+    g.set_state(state)
+    assert minitorch.equal(minitorch.randn(4, generator=g), first)
+    s = g.seed()
+    assert g.initial_seed() == s
+    with pytest.raises(RuntimeError, match="16-byte"):
+        g.set_state(minitorch.zeros(3, dtype=minitorch.uint8))
+
+
+def test_bad_generators_raise():
+    with pytest.raises(TypeError, match="generator must be a minitorch.Generator, got int"):
+        minitorch.randn(2, generator=3)
+    if minitorch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
+            minitorch.randn(2, device="cuda", generator=minitorch.Generator())
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+def test_cuda_generator_draws_on_the_device():
+    g = minitorch.Generator(device="cuda").manual_seed(5)
+    a = minitorch.randn(8, device="cuda", generator=g)
+    b = minitorch.randn(8, device="cuda", generator=minitorch.Generator(device="cuda").manual_seed(5))
+    assert a.is_cuda and minitorch.equal(a.cpu(), b.cpu())
+
+
+def test_data_utilities_take_a_minitorch_generator():
+    ds = TensorDataset(minitorch.arange(20.0))
+
+    def order(seed):
+        loader = DataLoader(ds, batch_size=5, shuffle=True, generator=minitorch.Generator().manual_seed(seed))
+        return np.concatenate([b[0].numpy() for b in loader]).tolist()
+
+    assert order(1) == order(1) and order(1) != order(2) and sorted(order(1)) == list(range(20))
+    s1 = list(RandomSampler(ds, generator=minitorch.Generator().manual_seed(5)))
+    s2 = list(RandomSampler(ds, generator=minitorch.Generator().manual_seed(5)))
+    assert s1 == s2 and sorted(s1) == list(range(20))
+    a = random_split(ds, [0.5, 0.5], generator=minitorch.Generator().manual_seed(9))
+    b = random_split(ds, [10, 10], generator=minitorch.Generator().manual_seed(9))
+    assert a[0].indices == b[0].indices
