@@ -88,3 +88,22 @@ def test_data_utilities_take_a_minitorch_generator():
     a = random_split(ds, [0.5, 0.5], generator=minitorch.Generator().manual_seed(9))
     b = random_split(ds, [10, 10], generator=minitorch.Generator().manual_seed(9))
     assert a[0].indices == b[0].indices
+
+
+def test_nn_init_takes_a_generator():
+    from minitorch import nn
+
+    for init in (
+        nn.init.uniform_,
+        nn.init.normal_,
+        nn.init.trunc_normal_,
+        nn.init.xavier_uniform_,
+        nn.init.xavier_normal_,
+        nn.init.kaiming_uniform_,
+        nn.init.kaiming_normal_,
+        nn.init.orthogonal_,
+    ):
+        a = init(minitorch.empty(6, 5), generator=minitorch.Generator().manual_seed(2))
+        b = init(minitorch.empty(6, 5), generator=minitorch.Generator().manual_seed(2))
+        c = init(minitorch.empty(6, 5), generator=minitorch.Generator().manual_seed(3))
+        assert minitorch.equal(a, b) and not minitorch.equal(a, c), init.__name__

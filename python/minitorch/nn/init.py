@@ -73,30 +73,21 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _rng_kwargs(generator):
-    if generator is not None:
-        raise NotImplementedError(
-            "minitorch.nn.init: generator= is not supported; seed with minitorch.manual_seed"
-        )
-    return {}
-
-
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    _rng_kwargs(generator)
+    """Fills tensor with U(a, b) draws (from `generator`, a minitorch.Generator, when given)."""
     with no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    _rng_kwargs(generator)
+    """Fills tensor with N(mean, std^2) draws (from `generator` when given)."""
     with no_grad():
-        return tensor.normal_(mean, std)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Normal(mean, std) truncated to [a, b]: values outside are redrawn until none is left (the same
     distribution as PyTorch's inverse-CDF method; minitorch has no erfinv kernel)."""
-    _rng_kwargs(generator)
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may be "
@@ -104,12 +95,13 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             stacklevel=2,
         )
     with no_grad():
-        tensor.normal_(mean, std)
+        tensor.normal_(mean, std, generator=generator)
         for _ in range(1000):
             outside = (tensor < a) | (tensor > b)
             if not bool(outside.any()):
                 break
-            tensor.copy_(_C._where(outside, _C.empty_like(tensor).normal_(mean, std), tensor))
+            redraw = _C.empty_like(tensor).normal_(mean, std, generator=generator)
+            tensor.copy_(_C._where(outside, redraw, tensor))
         return tensor.clamp_(a, b)
 
 
@@ -190,14 +182,13 @@ def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR of a normal sample (NumPy's QR: minitorch has no linalg.qr)."""
     import numpy as np
 
-    _rng_kwargs(generator)
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _C.randn(rows, cols, dtype=_C.float64).numpy()
+    flat = _C.randn(rows, cols, dtype=_C.float64, generator=generator).numpy()
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
