@@ -9,7 +9,10 @@ from minitorch.nn.parameter import Parameter
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """What BatchNorm and InstanceNorm share (as PyTorch's _NormBase): per-channel affine parameters and the
+    running statistics, their initialization, printing and old-checkpoint loading."""
+
     _version = 2
 
     def __init__(
@@ -56,9 +59,6 @@ class _BatchNorm(Module):
             init.ones_(self.weight)
             init.zeros_(self.bias)
 
-    def _check_input_dim(self, input):
-        raise NotImplementedError
-
     def extra_repr(self):
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
@@ -81,6 +81,11 @@ class _BatchNorm(Module):
         super()._load_from_state_dict(
             state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
         )
+
+
+class _BatchNorm(_NormBase):
+    def _check_input_dim(self, input):
+        raise NotImplementedError
 
     def forward(self, input):
         self._check_input_dim(input)

@@ -5,6 +5,7 @@ import numbers
 from minitorch import _C
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn.modules.batchnorm import _NormBase
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 
@@ -74,7 +75,7 @@ class GroupNorm(Module):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     _batched_dim = 3
 
     def __init__(
@@ -87,26 +88,7 @@ class _InstanceNorm(Module):
         device=None,
         dtype=None,
     ):
-        super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _C.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", _C.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", _C.zeros((), dtype=_C.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
 
     def forward(self, input):
         if input.dim() not in (self._batched_dim - 1, self._batched_dim):
@@ -126,12 +108,6 @@ class _InstanceNorm(Module):
             self.eps,
         )
         return out.squeeze(0) if unbatched else out
-
-    def extra_repr(self):
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"track_running_stats={self.track_running_stats}"
-        )
 
 
 class InstanceNorm1d(_InstanceNorm):
