@@ -463,6 +463,39 @@ def test_no_grad_and_modes():
     assert not g(x).requires_grad
 
 
+def test_inference_tensors(device):
+    w = torch.randn(3, device=device, requires_grad=True)
+    normal = torch.ones(3, device=device)
+    with torch.inference_mode():
+        a = torch.ones(3, device=device)
+        b = a * 2
+        v = normal[:2]  # a view of a normal tensor stays normal
+        a.add_(1)  # in-place inside inference mode is allowed
+        assert not b.requires_grad
+    assert a.is_inference() and b.is_inference() and torch.is_inference(a[1:])
+    assert not v.is_inference() and not normal.is_inference()
+    np.testing.assert_array_equal(a.cpu().numpy(), [2.0, 2.0, 2.0])
+    # reading them outside is fine, also in ops with tensors that do not require grad
+    assert (a + normal).tolist() == [3.0, 3.0, 3.0] and not (a + normal).is_inference()
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        a * w
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        a.add_(1)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        a[0] = 5.0
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        a.copy_(normal)
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside"):
+        a.requires_grad_()
+    np.testing.assert_array_equal(a.cpu().numpy(), [2.0, 2.0, 2.0])  # nothing was written
+    # a clone is a normal tensor that autograd may use
+    c = a.clone()
+    (c * w).sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), [2.0, 2.0, 2.0])
+    with torch.inference_mode(False):
+        assert not torch.ones(1).is_inference()
+
+
 def test_grad_mode_is_thread_local():
     import threading
 
@@ -547,13 +580,17 @@ def test_hooks():
         torch.randn(2).register_hook(lambda g: g)
 
 
+def test_as_strided_gradient_accumulates_overlaps():
+    x = torch.randn(6, requires_grad=True)
+    torch.as_strided(x, (3, 2), (1, 1), 0).sum().backward()  # x1, x2 are read twice
+    assert x.grad.tolist() == [1.0, 2.0, 2.0, 1.0, 0.0, 0.0]
+    assert gradcheck(lambda t: torch.as_strided(t * 1, (2, 2), (1, 2), 1) ** 2, (rnd(6),))
+
+
 def test_missing_formula_names_the_op():
     x = torch.randn(6, requires_grad=True)
-    y = (
-        x.as_strided((2, 2), (1, 2), 0)
-        if hasattr(x, "as_strided")
-        else torch.as_strided(x, (2, 2), (1, 2), 0)
-    )
+    # as_strided counts from the storage: over a non-contiguous view the gradient has no layout to follow
+    y = torch.as_strided(x.view(2, 3).t(), (2, 2), (1, 2), 0)
     with pytest.raises(NotImplementedError, match="as_strided"):
         y.sum().backward()
 
@@ -587,8 +624,44 @@ def test_inplace_through_views():
     w = torch.randn(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         w[0].mul_(2)
-    with pytest.raises(NotImplementedError, match="as_strided"):
-        torch.as_strided(x * 1, (2,), (1,), 0).mul_(2)
+    # an as_strided view is replayed from its strides and offset
+    x.grad = None
+    h = x * 1
+    torch.as_strided(h, (2,), (2,), 1).mul_(5)  # elements (0, 1) and (1, 1)
+    h.sum().backward()
+    assert x.grad.tolist() == [[1.0, 5.0], [1.0, 5.0], [1.0, 1.0]]
+
+
+class ScaleInPlace(Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.mark_dirty(x)
+        ctx.k = k
+        return x.mul_(k)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+def test_function_mark_dirty():
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    c = ScaleInPlace.apply(b, 3.0)
+    assert c is b and b.grad_fn.name() == "ScaleInPlaceBackward"
+    assert b.tolist() == [3.0, 6.0, 9.0]
+    (c * c).sum().backward()  # d/da (3a)^2 = 18 a
+    assert a.grad.tolist() == [18.0, 36.0, 54.0]
+    # through a view: the base takes the history
+    a.grad = None
+    h = a * 1
+    ScaleInPlace.apply(h[1:], 2.0)
+    h.sum().backward()
+    assert a.grad.tolist() == [1.0, 2.0, 2.0]
+    assert gradcheck(lambda t: ScaleInPlace.apply(t * 1, 1.5), (rnd(4),))
+    # a leaf that requires grad cannot be modified in place
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        ScaleInPlace.apply(a, 2.0)
 
 
 def test_inplace_view_gradcheck():
@@ -812,16 +885,62 @@ def test_deep_graph_backward_and_free_without_recursion():
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-2000:]
 
 
-def test_inplace_into_untracked_view_refuses():
+def test_inplace_into_view_of_tensor_without_grad():
+    # out[i] = x: the view knows its base, so the base takes the history (CopySlices), as in PyTorch
     x = torch.randn(3, requires_grad=True)
     out = torch.zeros(2, 3)
-    with pytest.raises(NotImplementedError, match="does not require grad"):
-        out[0] = x
-    # a whole tensor is fine: it takes the history itself
-    buf = torch.zeros(3)
-    buf.copy_(x * 2)
-    buf.sum().backward()
+    out[0] = x
+    out[1].copy_(x * 3)
+    assert out.requires_grad and out.grad_fn.name() == "CopySlices"
+    (out * torch.tensor([[1.0], [2.0]])).sum().backward()
+    assert x.grad.tolist() == [7.0] * 3
+    # a view made before the base gained history requires grad through it
+    buf = torch.zeros(4)
+    early = buf[1:3]
+    buf[:2] = x[:2] * 2
+    assert early.requires_grad
+    x.grad = None
+    (early * torch.tensor([1.0, 10.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 0.0]
+    # a whole tensor takes the history itself
+    x.grad = None
+    whole = torch.zeros(3)
+    whole.copy_(x * 2)
+    whole.sum().backward()
     assert x.grad.tolist() == [2.0] * 3
+    # a view made under no_grad cannot give its base the history: PyTorch's error
+    out = torch.zeros(2, 3)
+    with torch.no_grad():
+        row = out[0]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+        row.copy_(x)
+
+
+def test_view_history_follows_inplace_changes_of_its_base():
+    x = torch.ones(4, requires_grad=True)
+    b = x * 1
+    v = b[:2]
+    b.mul_(3)  # v's history is stale: it must see the multiplication
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0, 0.0, 0.0]
+    # a write through a sibling view reaches a view taken before it
+    x.grad = None
+    b = x * 1
+    a, c = b[:2], b[1:3]
+    c.mul_(5)
+    (a * torch.tensor([1.0, 10.0])).sum().backward()
+    assert x.grad.tolist() == [1.0, 50.0, 0.0, 0.0]
+
+    # gradcheck through a chain of views and in-place writes
+    def f(t):
+        h = t * 1
+        early = h[:, 1]
+        h.t()[0].mul_(2)
+        h[1:].add_(h[:1] * 3)
+        return early * h[:, 0]
+
+    assert gradcheck(f, (rnd(3, 2),))
 
 
 def test_double_backward_views_and_indexing(device):
@@ -921,8 +1040,9 @@ def test_setitem_whole_tensor_records_the_copy(device):
     (buf * buf).sum().backward()
     assert x.grad.cpu().tolist() == [8.0, 16.0, 24.0]
     part = torch.zeros(4, device=device)
-    with pytest.raises(NotImplementedError, match="part \\(view\\) of a tensor that does not require grad"):
-        part[1:] = x
+    part[1:] = x
+    (part * part).sum().backward()
+    assert x.grad.cpu().tolist() == [10.0, 20.0, 30.0]
 
 
 def test_leaf_grads_never_alias_the_callers_or_each_other():

@@ -18,11 +18,15 @@ using Hook = std::function<Tensor(const Tensor&)>;
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
-  // A view made by a recorded view op: its root base (strong: a view keeps its base alive) and how to remake
-  // the view from a tensor shaped like the base. An in-place write through the view rewrites the base's
-  // history with both (CopySlices). view_fn is empty for views that cannot be replayed (as_strided).
+  // A view made in grad mode (of a floating tensor): its root base (strong: a view keeps its base alive) and
+  // how to remake the view from a tensor shaped like the base. An in-place write through the view rewrites
+  // the base's history with both (CopySlices). view_fn is empty for views that cannot be replayed
+  // (as_strided).
   Tensor view_base;
   std::function<Tensor(const Tensor&)> view_fn;
+  // The storage version when a view's grad_fn was set: a later in-place write anywhere in the storage makes
+  // it stale, and it is remade from the base's history when next read (refresh_view_history).
+  uint32_t attr_version = 0;
   bool is_view() const { return view_base.defined(); }
   Tensor grad;  // accumulated gradient of a leaf; undefined until the first backward
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves

@@ -106,6 +106,10 @@ struct AccumulateGrad : Node {
 
 // Where the gradient of `t` goes: its grad_fn, or its leaf's AccumulateGrad (created on demand), or nothing.
 Edge gradient_edge(const Tensor& t);
+// t's grad_fn (null for leaves), a view's remade first when stale; readers outside the engine use this.
+std::shared_ptr<Node> grad_fn(const Tensor& t);
+// Remakes a view's history when its storage changed in place since it was set (derivatives.cpp).
+void refresh_view_history(const Tensor& view);
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 TensorGeometry geometry_of(const Tensor& t);
 // Connects a new node: edges from the inputs, and the outputs' history (requires_grad, grad_fn, output_nr).

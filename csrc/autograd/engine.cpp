@@ -82,6 +82,9 @@ FnNode::~FnNode() {
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output), defined_(t.defined()) {
   if (!defined_) return;
+  MT_CHECK(!t.is_inference(),
+           "Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
+           "normal tensor and use it in autograd.");
   version_ = t.version();
   requires_grad_ = t.requires_grad();
   auto* m = t.impl()->autograd_meta();
@@ -146,10 +149,18 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   return acc;
 }
 
+std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  auto* m = t.impl()->autograd_meta();
+  if (!m) return nullptr;
+  if (m->is_view()) refresh_view_history(t);
+  return m->grad_fn;
+}
+
 Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return {};
   auto* m = t.impl()->autograd_meta();
   if (!m) return {};
+  if (m->is_view()) refresh_view_history(t);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (m->requires_grad) return {grad_accumulator(t), 0};
   return {};

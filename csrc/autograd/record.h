@@ -28,6 +28,11 @@ inline bool needs_grad(const std::optional<Tensor>& a) {
   return a && needs_grad(*a);
 }
 bool needs_grad_list(const std::vector<Tensor>& ts);
+// View ops run their recording twin for every floating input in grad mode, not only when it requires grad:
+// the view must know its base in case values that require grad are later written through it (out[i] = x).
+inline bool track_view(const Tensor& self) {
+  return GradMode::is_enabled() && is_floating(self.dtype());
+}
 bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
 
 Tensor unary(UnaryOp op, const Tensor& self);
@@ -97,6 +102,9 @@ const Tensor& fill_(const Tensor& self, const Scalar& value);
 // In-place ops under grad mode: raises for a leaf that requires grad (PyTorch's message) and for a view
 // that requires grad (not supported yet). Called by in-place front ends that have no recording twin.
 void check_inplace(const Tensor& self);
+// After self was overwritten in place with r's values: self takes r's history (a view gives its base the
+// history instead, through CopySlices).
+void take_history(const Tensor& self, const Tensor& r);
 
 // ---- conv and pooling (helper conv): recording twins of the primitives in ops/conv.h and ops/pool.h
 }  // namespace mt::autograd

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "autograd/GradMode.h"
 #include "core/Allocator.h"
 
 namespace mt {
@@ -22,6 +23,9 @@ struct StorageImpl {
   void* deleter_ctx = nullptr;
   // Bumped by every in-place write through any view; autograd compares it with saved values.
   std::atomic<uint32_t> version{0};
+  // Made in inference mode: every tensor over it (views too) is an inference tensor, as in PyTorch; they
+  // cannot be saved for backward nor written in place outside inference mode.
+  bool inference = autograd::tls_inference_mode;
 
   StorageImpl() = default;
   StorageImpl(const StorageImpl&) = delete;

@@ -85,7 +85,8 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
 
 bool Tensor::requires_grad() const {
   auto* m = impl_->autograd_meta();
-  return m && m->requires_grad;
+  // a view requires grad when its base does (the base may have gained history after the view was made)
+  return m && (m->requires_grad || (m->view_base.defined() && m->view_base.requires_grad()));
 }
 
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {

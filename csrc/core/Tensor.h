@@ -126,6 +126,7 @@ class Tensor {
   }
 
   bool requires_grad() const;
+  bool is_inference() const { return storage()->inference; }
   uint32_t version() const { return storage()->version.load(std::memory_order_relaxed); }
   void bump_version() const { storage()->version.fetch_add(1, std::memory_order_relaxed); }
 

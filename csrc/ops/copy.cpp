@@ -24,7 +24,12 @@ Device resolve_device(Device d) {
   return Device(DeviceType::CUDA, idx);
 }
 
-void check_no_internal_overlap(const Tensor& self) {
+void check_writable(const Tensor& self) {
+  MT_CHECK(
+      !self.is_inference() || autograd::tls_inference_mode,
+      "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+      "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+      "details.");
   for (int64_t d = 0; d < self.dim(); ++d)
     MT_CHECK(
         self.stride(d) != 0 || self.size(d) <= 1,
@@ -42,7 +47,7 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src) {
 const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   if (autograd::needs_grad(self, src_)) return autograd::copy_(self, src_, non_blocking);
   if (self.is_same(src_)) return self;
-  check_no_internal_overlap(self);
+  check_writable(self);
   Tensor src = unaliased_input(self, src_);
   if (self.numel() == 0) {
     broadcast_strides(src, self.sizes());  // still validates shapes
@@ -109,6 +114,7 @@ bool is_pinned(const Tensor& self) {
 
 const Tensor& fill_(const Tensor& self, const Scalar& value) {
   if (autograd::needs_grad(self)) return autograd::fill_(self, value);
+  check_writable(self);
   if (self.numel() == 0) return self;
   TensorIter it = TensorIter::make({self});
   fill_stub.get(self.device())(it, value);

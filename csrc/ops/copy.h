@@ -8,10 +8,10 @@ namespace mt {
 // non_blocking: a host<->device copy may return before it finishes when the host side is pinned (PyTorch's
 // rule); the current stream orders it with later work.
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);
-// In-place writes into a tensor whose elements alias each other (an expanded dim) would race and apply an op
-// several times to one element; PyTorch refuses them, and so do we (only the certain case: stride 0, size >
-// 1).
-void check_no_internal_overlap(const Tensor& self);
+// The checks every in-place write makes on its target: no inference tensor outside inference mode, and no
+// elements that alias each other (an expanded dim: the write would race and apply an op several times to
+// one element; PyTorch refuses both, and so do we; for overlap only the certain case: stride 0, size > 1).
+void check_writable(const Tensor& self);
 // `src` as an in-place op on `self` may read it: a copy when it shares memory with self other than as the
 // very same view (x.add_(x.t()), a shifted narrow), since the kernel would read elements it has already
 // overwritten.

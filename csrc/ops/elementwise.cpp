@@ -240,7 +240,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   if (autograd::needs_grad(self, other)) return autograd::binary_(op, self, other);
-  check_no_internal_overlap(self);
+  check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
   check_binary(op, common, other, dev);
@@ -357,7 +357,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   if (autograd::needs_grad(self, value)) return autograd::masked_fill_(self, mask, value);
   check_masked_fill(mask, value);
-  check_no_internal_overlap(self);
+  check_writable(self);
   Device dev = common_device({&self, &mask, &value}, &self);
   Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
   Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);

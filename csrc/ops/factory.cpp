@@ -232,6 +232,7 @@ Tensor& device_random(Tensor& self, RandomKind kind, double a, double b) {
 
 Tensor& uniform_(Tensor& self, double from, double to_) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+  check_writable(self);
   MT_CHECK(from <= to_, "uniform_ expects to return a [from, to) range, but found from=", from,
            " > to=", to_);
   MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ",
@@ -253,6 +254,7 @@ Tensor& uniform_(Tensor& self, double from, double to_) {
 
 Tensor& normal_(Tensor& self, double mean, double std) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+  check_writable(self);
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
   MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ",
            dtype_name(self.dtype()));
@@ -266,6 +268,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
 
 Tensor& random_(Tensor& self, int64_t low, int64_t high) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+  check_writable(self);
   MT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   if (self.is_cuda())
     return device_random(self, RandomKind::integers, static_cast<double>(low), static_cast<double>(high));
@@ -282,6 +285,7 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
 
 Tensor& bernoulli_(Tensor& self, double prob) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+  check_writable(self);
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
   if (self.is_cuda()) return device_random(self, RandomKind::bernoulli, prob, 0.0);
   Tensor v = random_doubles(self.numel(), uniform_gen);

@@ -91,7 +91,7 @@ void run_foreach(const char* name, const std::vector<const TensorList*>& lists, 
   if (slots) check_slots(name, *slots, *lists[0]);
   for (size_t k = 0; k < lists.size(); ++k)
     if (out_mask & (1u << k))
-      for (const Tensor& t : *lists[k]) check_no_internal_overlap(t);
+      for (const Tensor& t : *lists[k]) check_writable(t);
   for (const Group& g : group_by_device_dtype(*lists[0])) {
     std::vector<TensorList> sub(lists.size());
     TensorList sub_slots;

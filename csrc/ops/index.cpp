@@ -157,6 +157,7 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
 const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
                          const Tensor& values, bool accumulate) {
   if (autograd::needs_grad(self, values)) return autograd::index_put_(self, indices, values, accumulate);
+  check_writable(self);
   AdvancedPlan p = plan_advanced(self, indices);
   MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
@@ -242,6 +243,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce) {
   if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
+  check_writable(self);
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index.device() == self.device(),
            "Expected all tensors to be on the same device, but found at least two devices, ",

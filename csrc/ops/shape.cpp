@@ -34,7 +34,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
 }
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  if (autograd::needs_grad(self)) return autograd::as_strided(self, sizes, strides, offset);
+  if (autograd::track_view(self)) return autograd::as_strided(self, sizes, strides, offset);
   MT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   MT_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   int64_t max_off = offset;
@@ -61,7 +61,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
 }
 
 Tensor alias(const Tensor& self) {
-  if (autograd::needs_grad(self)) return autograd::alias(self);
+  if (autograd::track_view(self)) return autograd::alias(self);
   return make_view(self, self.sizes(), self.strides(), self.storage_offset());
 }
 
@@ -101,7 +101,7 @@ static bool view_strides(const Tensor& self, IntArrayRef shape, DimVector& out) 
 }
 
 Tensor view(const Tensor& self, IntArrayRef sizes) {
-  if (autograd::needs_grad(self)) return autograd::view(self, sizes);
+  if (autograd::track_view(self)) return autograd::view(self, sizes);
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   MT_CHECK(
@@ -112,7 +112,7 @@ Tensor view(const Tensor& self, IntArrayRef sizes) {
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
-  if (autograd::needs_grad(self)) return autograd::reshape(self, sizes);
+  if (autograd::track_view(self)) return autograd::reshape(self, sizes);
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   if (view_strides(self, shape, strides)) return make_view(self, shape, strides, self.storage_offset());
@@ -120,7 +120,7 @@ Tensor reshape(const Tensor& self, IntArrayRef sizes) {
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
-  if (autograd::needs_grad(self)) return autograd::permute(self, dims);
+  if (autograd::track_view(self)) return autograd::permute(self, dims);
   int64_t n = self.dim();
   MT_CHECK(static_cast<int64_t>(dims.size()) == n,
            "permute(sparse_coo): number of dimensions in the tensor input "
@@ -139,7 +139,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
-  if (autograd::needs_grad(self)) return autograd::transpose(self, d0, d1);
+  if (autograd::track_view(self)) return autograd::transpose(self, d0, d1);
   int64_t n = self.dim();
   d0 = wrap_dim(d0, n);
   d1 = wrap_dim(d1, n);
@@ -156,7 +156,7 @@ Tensor t(const Tensor& self) {
 }
 
 Tensor squeeze(const Tensor& self) {
-  if (autograd::needs_grad(self)) return autograd::squeeze(self);
+  if (autograd::track_view(self)) return autograd::squeeze(self);
   DimVector sizes, strides;
   for (int64_t i = 0; i < self.dim(); ++i)
     if (self.sizes()[i] != 1) {
@@ -167,7 +167,7 @@ Tensor squeeze(const Tensor& self) {
 }
 
 Tensor squeeze(const Tensor& self, IntArrayRef dims) {
-  if (autograd::needs_grad(self)) return autograd::squeeze(self, dims);
+  if (autograd::track_view(self)) return autograd::squeeze(self, dims);
   std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, self.dim());
@@ -183,7 +183,7 @@ Tensor squeeze(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  if (autograd::needs_grad(self)) return autograd::unsqueeze(self, dim);
+  if (autograd::track_view(self)) return autograd::unsqueeze(self, dim);
   int64_t d = wrap_dim(dim, self.dim() + 1);
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t st = d < self.dim() ? sizes[d] * strides[d] : 1;
@@ -193,7 +193,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor expand(const Tensor& self, IntArrayRef sizes) {
-  if (autograd::needs_grad(self)) return autograd::expand(self, sizes);
+  if (autograd::track_view(self)) return autograd::expand(self, sizes);
   int64_t n = static_cast<int64_t>(sizes.size());
   MT_CHECK(n >= self.dim(), "expand(", "torch.FloatTensor{", shape_str(self.sizes()),
            "}, size=", shape_str(sizes), "): the number of sizes provided (", n,
@@ -261,7 +261,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  if (autograd::needs_grad(self)) return autograd::select(self, dim, index);
+  if (autograd::track_view(self)) return autograd::select(self, dim, index);
   MT_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -276,7 +276,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (autograd::needs_grad(self)) return autograd::slice(self, dim, start, end, step);
+  if (autograd::track_view(self)) return autograd::slice(self, dim, start, end, step);
   MT_CHECK_VALUE(step > 0, "step must be greater than zero");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -361,7 +361,7 @@ Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
 }
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
-  if (autograd::needs_grad(self)) return autograd::diagonal(self, offset, d1, d2);
+  if (autograd::track_view(self)) return autograd::diagonal(self, offset, d1, d2);
   int64_t n = self.dim();
   d1 = wrap_dim(d1, n);
   d2 = wrap_dim(d2, n);

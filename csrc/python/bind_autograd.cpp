@@ -1,6 +1,7 @@
 // Autograd bindings: grad_fn/Node objects, is_leaf, detach, retain_grad, tensor hooks, grad mode, the engine
 // entry point, and the node behind minitorch.autograd.Function (a Python backward called by the C++ engine).
 #include "autograd/Node.h"
+#include "autograd/record.h"
 #include "ops/ops.h"
 #include "python/bind.h"
 
@@ -147,16 +148,8 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                ">";
       });
 
-  cls.def_property_readonly("grad_fn",
-                            [](const Tensor& t) {
-                              auto* m = t.impl()->autograd_meta();
-                              return node_object(m ? m->grad_fn : nullptr);
-                            })
-      .def_property_readonly("is_leaf",
-                             [](const Tensor& t) {
-                               auto* m = t.impl()->autograd_meta();
-                               return !(m && m->grad_fn);
-                             })
+  cls.def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(autograd::grad_fn(t)); })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return autograd::grad_fn(t) == nullptr; })
       .def("detach", [](const Tensor& t) { return autograd::detach(t); })
       .def(
           "detach_",
@@ -184,9 +177,9 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                              })
       .def("retain_grad",
            [](const Tensor& t) {
-             auto* m = t.impl()->autograd_meta();
              MT_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-             if (!m->grad_fn || m->retains_grad) return;
+             auto* m = t.impl()->autograd_meta();
+             if (!autograd::grad_fn(t) || m->retains_grad) return;
              m->retains_grad = true;
              // Weak: the node must not keep the tensor alive (tensor -> grad_fn -> hook -> tensor).
              std::weak_ptr<TensorImpl> weak = t.ptr();
@@ -204,6 +197,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       .def("_register_hook",
            [](const Tensor& t, py::function fn) {
              MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+             autograd::grad_fn(t);  // a stale view's history is remade first
              auto& m = t.impl()->ensure_autograd_meta();
              int id = next_hook_id();
              if (m.grad_fn)
@@ -215,8 +209,9 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       .def("_register_post_accumulate_grad_hook",
            [](const Tensor& t, py::function fn) {
              MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+             MT_CHECK(!autograd::grad_fn(t),
+                      "post accumulate grad hooks cannot be registered on non-leaf tensors");
              auto& m = t.impl()->ensure_autograd_meta();
-             MT_CHECK(!m.grad_fn, "post accumulate grad hooks cannot be registered on non-leaf tensors");
              int id = next_hook_id();
              m.post_accumulate_hooks.push_back({id, [fn](const Tensor& leaf) -> Tensor {
                                                   fn(leaf);
@@ -257,22 +252,39 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       py::arg("inputs"), py::arg("allow_unused"));
 
   // Records a minitorch.autograd.Function call: args are the forward's arguments (edges for tensors that
-  // require grad), outputs its tensor results. Returns the outputs to hand back (an input returned as is
-  // becomes a new alias, so that it can carry this node's history).
+  // require grad), outputs its tensor results. Returns the outputs to hand back: an input returned as is
+  // becomes a new alias, so that it can carry this node's history, unless forward marked it dirty (modified
+  // in place): then the input itself takes the history, as after any in-place op.
   m.def("_function_record", [](const std::string& name, py::object backward, py::object ctx, py::list args,
-                               py::list outputs, py::list to_save, py::list non_diff) {
+                               py::list outputs, py::list to_save, py::list non_diff, py::list dirty) {
     auto node = std::make_shared<PyFunctionNode>(name, backward, ctx);
     std::vector<Tensor> ins;
     std::vector<const Tensor*> in_ptrs;
     ins.reserve(args.size());
     for (py::handle a : args) ins.push_back(py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor());
     for (auto& t : ins) in_ptrs.push_back(t.defined() ? &t : nullptr);
-    std::vector<Tensor> outs;
+    auto is_dirty = [&](const Tensor& t) {
+      for (py::handle h : dirty)
+        if (h.cast<Tensor>().is_same(t)) return true;
+      return false;
+    };
+    for (py::handle h : dirty) {
+      Tensor d = h.cast<Tensor>();
+      bool is_input = false;
+      for (auto& i : ins) is_input = is_input || (i.defined() && i.is_same(d));
+      MT_CHECK(is_input, "mark_dirty only accepts input tensors, but argument 0 isn't one");
+      autograd::check_inplace(d);
+    }
+    std::vector<Tensor> outs, dirty_outs;  // dirty_outs[k]: the input an output aliases, when dirty
     for (py::handle o : outputs) {
-      Tensor t = o.cast<Tensor>();
+      Tensor t = o.cast<Tensor>(), orig;
       for (auto& i : ins)
-        if (i.defined() && i.is_same(t)) t = autograd::detach(t);
+        if (i.defined() && i.is_same(t)) {
+          if (is_dirty(t)) orig = t;
+          t = autograd::detach(t);
+        }
       outs.push_back(t);
+      dirty_outs.push_back(orig);
     }
     // Every tensor output gets a slot (backward receives a gradient for each, zeros for the
     // non-differentiable ones, as in PyTorch); only differentiable ones get this node as grad_fn.
@@ -290,7 +302,13 @@ void init_autograd(py::module_& m, TensorClass& cls) {
         m.grad_fn = node;
         m.output_nr = nr;
       }
+      const Tensor& orig = dirty_outs[nr];
       ++nr;
+      if (orig.defined()) {
+        if (!nd) autograd::take_history(orig, t);
+        result.append(py::cast(orig));
+        continue;
+      }
       result.append(py::cast(t));
     }
     for (py::handle h : to_save) {
@@ -300,8 +318,11 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       }
       Tensor s = h.cast<Tensor>();
       bool is_out = false;
-      for (auto& o : outs)
-        if (o.is_same(s)) is_out = true;
+      for (size_t k = 0; k < outs.size(); ++k) {
+        // a dirty input is this node's output now: saved as one (no strong link back to the node)
+        if (dirty_outs[k].defined() && dirty_outs[k].is_same(s)) s = outs[k];
+        if (outs[k].is_same(s)) is_out = true;
+      }
       node->saved.emplace_back(s, is_out);
     }
     return result;

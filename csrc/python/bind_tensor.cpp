@@ -186,6 +186,8 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
 Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
     MT_CHECK(is_floating(t.dtype()), "only Tensors of floating point dtype can require gradients");
+    MT_CHECK(!t.is_inference() || autograd::tls_inference_mode,
+             "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     t.impl()->ensure_autograd_meta().requires_grad = true;
   } else if (auto* m = t.impl()->autograd_meta()) {
     if (m->grad_fn) {
@@ -276,6 +278,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
       // autograd flags; the graph's surface (grad_fn, backward, hooks) is in bind_autograd.cpp
+      .def("is_inference", [](const Tensor& t) { return t.is_inference(); })
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
           [](const Tensor& t, bool v) { set_requires_grad(t, v); })

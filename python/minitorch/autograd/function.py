@@ -32,7 +32,7 @@ class FunctionCtx:
         self._non_differentiable = tensors
 
     def mark_dirty(self, *tensors):
-        """Declares inputs that forward modified in place."""
+        """Declares inputs that forward modified in place (and returns): they take this function's history."""
         self._dirty = tensors
 
     def set_materialize_grads(self, value):
@@ -76,6 +76,7 @@ class Function:
             [outs[i] for i in tensor_pos],
             to_save,
             list(getattr(ctx, "_non_differentiable", ())),
+            list(getattr(ctx, "_dirty", ())),
         )
         result = list(outs)
         for i, t in zip(tensor_pos, recorded):

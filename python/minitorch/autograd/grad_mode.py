@@ -93,7 +93,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad for this library (no separate inference tensors yet); mode=False leaves grad mode as is."""
+    """no_grad, and what is made inside is an inference tensor, as in PyTorch: it cannot be saved for backward
+    nor written in place outside inference mode (views of normal tensors made inside stay normal).
+    mode=False leaves grad mode as is."""
 
     def __init__(self, mode=True):
         self.mode = mode
@@ -130,3 +132,8 @@ def is_grad_enabled():
 def is_inference_mode_enabled():
     """True inside an enabled inference_mode block."""
     return _C.is_inference_mode_enabled()
+
+
+def is_inference(input):
+    """True when `input` was made inside inference_mode (an inference tensor, or a view of one)."""
+    return input.is_inference()
