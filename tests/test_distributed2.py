@@ -323,6 +323,51 @@ def test_mixed_backend_routes_by_device():
         store.close()
 
 
+# ---- monitored_barrier and the group rank helpers
+
+
+def _case_monitored():
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    dist.monitored_barrier(timeout=timedelta(seconds=10))
+    # round 1: rank 2 is late; rank 0 names it, rank 1 is told to look at rank 0, rank 2 learns it failed
+    # round 2: ranks 1 and 2 are late and rank 0 waits for all of them
+    for late, wait_all, msg in [
+        ({2}, False, r"\[Rank 0\]: Rank 2 failed to pass monitoredBarrier in 1000 ms"),
+        ({1, 2}, True, r"\[Rank 0\]: Ranks 1, 2 failed to pass monitoredBarrier in 1000 ms"),
+    ]:
+        if rank in late:
+            time.sleep(1.5)
+        t0 = time.monotonic()
+        if rank == 0:
+            with pytest.raises(RuntimeError, match=msg):
+                dist.monitored_barrier(timeout=timedelta(seconds=1), wait_all_ranks=wait_all)
+        else:
+            with pytest.raises(RuntimeError, match=f"Rank {rank} successfully reached monitoredBarrier, but"):
+                dist.monitored_barrier(timeout=timedelta(seconds=1), wait_all_ranks=wait_all)
+        assert time.monotonic() - t0 < 5
+    # everyone on time again: it passes
+    dist.monitored_barrier(timeout=timedelta(seconds=10), wait_all_ranks=True)
+
+    g = dist.new_group([1, 2])
+    assert dist.get_process_group_ranks(dist.group.WORLD) == list(range(world))
+    assert dist.get_process_group_ranks(None) == list(range(world))
+    if rank in (1, 2):
+        assert dist.get_process_group_ranks(g) == [1, 2]
+        assert dist.get_global_rank(g, 0) == 1 and dist.get_global_rank(g, 1) == 2
+        assert dist.get_group_rank(g, 2) == 1
+        with pytest.raises(ValueError, match="Global rank 0 is not part of group"):
+            dist.get_group_rank(g, 0)
+        with pytest.raises(ValueError, match="Group rank 2 is not part of group"):
+            dist.get_global_rank(g, 2)
+        dist.monitored_barrier(g, timeout=timedelta(seconds=10))
+    else:
+        with pytest.raises(ValueError, match="is not registered, please create group with"):
+            dist.get_process_group_ranks(g)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
 # ---- DDP on post-accumulate-grad hooks
 
 
@@ -453,6 +498,11 @@ def test_all_to_all_uneven(world):
 @pytest.mark.parametrize("world", [2, 3])
 def test_object_collectives(world):
     _spawn("objects", world)
+
+
+@needs_gloo
+def test_monitored_barrier_and_group_ranks():
+    _spawn("monitored", 3, timeout=60)
 
 
 @needs_gloo

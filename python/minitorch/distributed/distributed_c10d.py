@@ -6,6 +6,7 @@ import pickle
 import queue
 import socket
 import threading
+import time
 import urllib.parse
 from concurrent.futures import Future
 from datetime import timedelta
@@ -188,6 +189,7 @@ class ProcessGroup:
         self._master_addr = master_addr
         self._engines = {}
         self._destroyed = False
+        self._monitored_calls = 0
         names = set(config.get_device_backend_map().values())
         self._worker = _Worker("minitorch-gloo-pg") if Backend.GLOO in names else None
         self._lock = threading.Lock()
@@ -283,6 +285,7 @@ class _GroupMember:
 
 
 GroupMember = _GroupMember
+group = _GroupMember  # torch.distributed.group.WORLD
 _state = threading.local()  # unused: groups are per process, as PyTorch's
 _default_pg = None
 _groups = []
@@ -494,18 +497,34 @@ def get_backend_config(group=None):
     return str(pg._config)
 
 
-def get_global_rank(group, group_rank):
+def _registered(group):
     pg = _resolve(group)
+    if pg is None or pg not in _groups:
+        raise ValueError(
+            f"Group {group} is not registered, please create group with torch.distributed.new_group API"
+        )
+    return pg
+
+
+def get_global_rank(group, group_rank):
+    """The global rank of `group`'s rank group_rank."""
+    pg = _registered(group)
+    if not isinstance(group_rank, int) or not 0 <= group_rank < len(pg._ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
     return pg._ranks[group_rank]
 
 
 def get_group_rank(group, global_rank):
-    pg = _resolve(group)
-    return pg._group_rank(global_rank, "")
+    """The rank in `group` of the global rank global_rank."""
+    pg = _registered(group)
+    if global_rank not in pg._ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return pg._ranks.index(global_rank)
 
 
-def get_process_group_ranks(group):
-    return list(_resolve(group)._ranks)
+def get_process_group_ranks(group=None):
+    """The global ranks of `group` (the default group when None), in group-rank order."""
+    return list(_registered(group)._ranks)
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False):
@@ -902,6 +921,58 @@ def barrier(group=None, async_op=False, device_ids=None):
     return pg._run(lambda: impl.barrier(), async_op, eng)
 
 
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier that names the ranks that did not arrive within `timeout` (Gloo groups, as PyTorch's).
+
+    Rank 0 waits for every other rank's check-in, then releases them; a rank missing at the deadline makes
+    rank 0 raise naming it (all missing ranks with wait_all_ranks) and the others raise pointing at rank 0.
+    Check-ins go through the group's store, so each call has its own timeout and a late rank learns it failed
+    instead of waiting on a peer that gave up."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    if pg._config.get_device_backend_map().get("cpu") != Backend.GLOO:
+        raise ValueError("monitored_barrier is only implemented for GLOO backend.")
+    timeout = pg._timeout if timeout is None else timeout
+    secs = _secs(timeout)
+    n = pg._monitored_calls  # keys of each call apart (every rank makes the same calls)
+    pg._monitored_calls += 1
+    store = PrefixStore(f"monitored_barrier/{n}", pg._store)
+    me, size = pg.rank(), pg.size()
+    if me != 0:
+        store.set(f"arrive/{me}", b"1")
+        try:
+            store.wait(["done"], timedelta(seconds=secs))
+            ok = store.get("done") == b"ok"
+        except DistStoreError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"Rank {me} successfully reached monitoredBarrier, but received errors while waiting for "
+                "send/recv from rank 0. Please check rank 0 logs for faulty rank."
+            )
+        return
+    deadline = time.monotonic() + secs
+    failed = []
+    for r in range(1, size):
+        try:
+            left = max(deadline - time.monotonic(), 0.001)
+            store.wait([f"arrive/{r}"], timedelta(seconds=left))
+        except DistStoreError:
+            failed.append(r)
+            if not wait_all_ranks:
+                break
+    store.set("done", b"fail" if failed else b"ok")
+    if failed:
+        ms = int(secs * 1000)
+        if wait_all_ranks:
+            raise RuntimeError(
+                f"[Rank 0]: Ranks {', '.join(map(str, failed))} failed to pass monitoredBarrier in {ms} ms"
+            )
+        raise RuntimeError(f"[Rank 0]: Rank {failed[0]} failed to pass monitoredBarrier in {ms} ms")
+    return
+
+
 def _p2p(tensor, peer, group, tag, what):
     _check_tensor(tensor)
     pg = _resolve(group)
@@ -1171,6 +1242,7 @@ __all__ = [
     "get_process_group_ranks",
     "get_rank",
     "get_world_size",
+    "group",
     "init_process_group",
     "irecv",
     "is_available",
@@ -1178,6 +1250,7 @@ __all__ = [
     "is_initialized",
     "is_nccl_available",
     "isend",
+    "monitored_barrier",
     "new_group",
     "recv",
     "reduce",
