@@ -424,6 +424,7 @@ def init_process_group(
     _init_count += 1
     # keys of each init apart: a store (or FileStore file) reused after destroy_process_group holds stale ones
     root = PrefixStore(f"gen{_init_count}", store)
+    pg = None
     try:
         _store_barrier(root, rank, world_size, timeout, "init/default_pg")
         pg = ProcessGroup(
@@ -434,6 +435,8 @@ def init_process_group(
         # nobody returns (and may destroy the group, closing the master's store) while a peer still reads it
         pg._barrier_engine().barrier()
     except BaseException:
+        if pg is not None:
+            pg._shutdown()  # its worker thread
         if owned is not None:
             owned.close()
         raise
