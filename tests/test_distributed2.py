@@ -470,10 +470,15 @@ def _case_ddp_hooks():
         uses = [step != 3 and (step + r) % 2 == 0 for r in range(world)]  # step 3: nobody uses b
         x = rng.standard_normal((per * world, 4)).astype(np.float32)
         xs = minitorch.tensor(x[rank * per : (rank + 1) * per])
-        opt.zero_grad()
+        opt.zero_grad(set_to_none=set_to_none)
         (model(xs, use_b=uses[rank]) ** 2).sum().div(per).backward()
         if not any(uses):
-            assert model.module.b.weight.grad is None  # globally unused: left untouched, as PyTorch
+            # globally unused: .grad left untouched, as PyTorch
+            g = model.module.b.weight.grad
+            if set_to_none:
+                assert g is None
+            else:
+                np.testing.assert_array_equal(g.numpy(), np.zeros((2, 4)))
         opt.step()
         ref_opt.zero_grad()
         loss = sum(

@@ -138,6 +138,7 @@ class DistributedDataParallel(Module):
         self._arrived = 0
         self._next_bucket = 0
         self._used_work = None
+        self._saved = {}
         for b in self._buckets:
             b.ready, b.work, b.flat = 0, None, None
         self._armed = True
@@ -156,6 +157,10 @@ class DistributedDataParallel(Module):
             )
             self._used_work = dist.all_reduce(self._used, group=self.process_group, async_op=True)
             for i in unused:
+                p, view = self._params[i], self._views[i]
+                if view is not None and p.grad is not None and p.grad.data_ptr() == view.data_ptr():
+                    # the bucket all-reduce rewrites this .grad in place: kept, in case no rank used it
+                    self._saved[i] = p.grad.clone()
                 self._mark_ready(i)
 
     @staticmethod
@@ -255,6 +260,8 @@ class DistributedDataParallel(Module):
                     p = self._params[j]
                     n = p.numel()
                     if used is not None and used[j] == 0:
+                        if j in self._saved:
+                            self._views[j].copy_(self._saved[j])
                         off += n  # no rank used it: .grad stays as it was
                         continue
                     if self._views[j] is not None:
