@@ -1,5 +1,6 @@
 """all_reduce bandwidth over Gloo on loopback, 1 KB - 64 MB, minitorch beside PyTorch's gloo (when torch
-imports) in the same run, and NumPy's local sum of the same buffers as the compute floor.
+imports) in the same run, and NumPy's local sum of the same buffers as the compute floor; then
+all_to_all_single with uneven split sizes (Gloo's alltoallv), beside NumPy's local regrouping of the blocks.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_distributed.py [--world 2]
 """
@@ -17,6 +18,16 @@ import time
 import numpy as np
 
 SIZES = [1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24, 1 << 26]  # bytes of float32
+A2A_SIZES = [1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24]  # bytes each rank sends in all
+
+
+def uneven_splits(nelem, world, rank):
+    """Elements rank sends each peer: weights rank + peer + 1, so every pair exchanges a different amount
+    (sums to nelem; the receiver's splits are the transpose)."""
+    w = [rank + p + 1 for p in range(world)]
+    splits = [nelem * x // sum(w) for x in w]
+    splits[-1] += nelem - sum(splits)
+    return splits
 
 
 def _free_port():
@@ -73,8 +84,31 @@ def worker(lib, repeats, min_time):
         while timed(t, iters) < min_time and iters < 4096:
             iters *= 2
         out[nbytes] = statistics.median(timed(t, iters) / iters for _ in range(repeats))
-    if dist.get_rank() == 0:
-        print("RESULT " + json.dumps(out), flush=True)
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    a2a = {}
+    for nbytes in A2A_SIZES:
+        n = nbytes // 4
+        ins = uneven_splits(n, world, rank)
+        outs = [uneven_splits(n, world, s)[rank] for s in range(world)]
+        src, dst = make(n), make(sum(outs))
+
+        def run(iters, src=src, dst=dst, ins=ins, outs=outs):
+            dist.barrier()
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                dist.all_to_all_single(dst, src, output_split_sizes=outs, input_split_sizes=ins)
+            s = make(1) * (time.perf_counter() - t0)
+            dist.all_reduce(s, op=dist.ReduceOp.MAX)
+            return float(s.item())
+
+        run(3)
+        iters = 1
+        while run(iters) < min_time and iters < 4096:
+            iters *= 2
+        a2a[nbytes] = statistics.median(run(iters) / iters for _ in range(repeats))
+    if rank == 0:
+        print("RESULT " + json.dumps({"all_reduce": out, "all_to_all": a2a}), flush=True)
     dist.destroy_process_group()
 
 
@@ -102,7 +136,8 @@ def launch(lib, world, repeats, min_time, python=sys.executable):
         if p.returncode != 0:
             raise SystemExit(f"{lib} worker failed with exit code {p.returncode}")
     line = next(x for x in outs[0].splitlines() if x.startswith("RESULT "))
-    return {int(k): v for k, v in json.loads(line[7:]).items()}
+    res = json.loads(line[7:])
+    return {op: {int(k): v for k, v in d.items()} for op, d in res.items()}
 
 
 def numpy_floor(world, min_time):
@@ -116,6 +151,26 @@ def numpy_floor(world, min_time):
             np.copyto(acc, bufs[0])
             for b in bufs[1:]:
                 np.add(acc, b, out=acc)
+
+        out[nbytes] = _time_iters(fn, lambda: None, min_time)
+    return out
+
+
+def numpy_a2a_floor(world, min_time):
+    """The local part of an uneven all-to-all: regrouping every rank's blocks by destination (one copy)."""
+    out = {}
+    for nbytes in A2A_SIZES:
+        n = nbytes // 4
+        bufs = [np.ones(n, dtype=np.float32) for _ in range(world)]
+        offs = [np.concatenate([[0], np.cumsum(uneven_splits(n, world, s))]) for s in range(world)]
+        dst = np.empty(sum(uneven_splits(n, world, s)[0] for s in range(world)), dtype=np.float32)
+
+        def fn(bufs=bufs, offs=offs, dst=dst):
+            o = 0
+            for s in range(world):  # what rank 0 receives: block 0 of every sender
+                blk = bufs[s][offs[s][0] : offs[s][1]]
+                dst[o : o + blk.size] = blk
+                o += blk.size
 
         out[nbytes] = _time_iters(fn, lambda: None, min_time)
     return out
@@ -164,11 +219,31 @@ def main():
         sep += "---|---|"
     print(hdr)
     print(sep)
+    ar = mt["all_reduce"]
     for nbytes in SIZES:
-        bw = nbytes * 2 * (n - 1) / n / mt[nbytes] / 1e9
-        row = f"| {fmt_size(nbytes)} | {fmt_t(mt[nbytes])} | {bw:.2f} GB/s | {fmt_t(npf[nbytes])} |"
+        bw = nbytes * 2 * (n - 1) / n / ar[nbytes] / 1e9
+        row = f"| {fmt_size(nbytes)} | {fmt_t(ar[nbytes])} | {bw:.2f} GB/s | {fmt_t(npf[nbytes])} |"
         if th:
-            row += f" {fmt_t(th[nbytes])} | {th[nbytes] / mt[nbytes]:.2f} |"
+            t = th["all_reduce"][nbytes]
+            row += f" {fmt_t(t)} | {t / ar[nbytes]:.2f} |"
+        print(row)
+
+    npa = numpy_a2a_floor(n, args.min_time)
+    print(f"\nall_to_all_single float32, uneven splits (peer weights rank + peer + 1), gloo, world {n}")
+    print("size = bytes each rank sends in all; the NumPy floor regroups one rank's share locally\n")
+    hdr = "| size | minitorch | numpy regroup (floor) |"
+    sep = "|---|---|---|"
+    if th:
+        hdr += " torch | t_torch / t_minitorch |"
+        sep += "---|---|"
+    print(hdr)
+    print(sep)
+    aa = mt["all_to_all"]
+    for nbytes in A2A_SIZES:
+        row = f"| {fmt_size(nbytes)} | {fmt_t(aa[nbytes])} | {fmt_t(npa[nbytes])} |"
+        if th:
+            t = th["all_to_all"][nbytes]
+            row += f" {fmt_t(t)} | {t / aa[nbytes]:.2f} |"
         print(row)
 
 

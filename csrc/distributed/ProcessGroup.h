@@ -47,6 +47,10 @@ class ProcessGroup {
   virtual void reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op) = 0;
   // in and out hold size() equal blocks; block r of in goes to rank r, block r of out comes from rank r.
   virtual void alltoall(const Tensor& out, const Tensor& in) = 0;
+  // Uneven blocks: in_counts[r] elements of in (after those for ranks below r) go to rank r; out receives
+  // out_counts[r] elements from rank r, in rank order. Counts are elements, one entry per rank.
+  virtual void alltoallv(const Tensor& out, const std::vector<int64_t>& out_counts, const Tensor& in,
+                         const std::vector<int64_t>& in_counts) = 0;
   virtual void reduce(const Tensor& t, int root, ReduceOp op) = 0;
   // out (root only, undefined elsewhere) holds size() * in.numel() elements.
   virtual void gather(const Tensor& out, const Tensor& in, int root) = 0;

@@ -8,6 +8,7 @@
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
+#include <gloo/alltoallv.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/gather.h>
@@ -215,6 +216,30 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setTag(next_tag());
     o.setTimeout(timeout_);
     gloo::alltoall(o);
+  }
+
+  void alltoallv(const Tensor& out, const std::vector<int64_t>& out_counts, const Tensor& in,
+                 const std::vector<int64_t>& in_counts) override {
+    MT_CHECK(in_counts[rank_] == out_counts[rank_], "all_to_all: rank ", rank_, " sends itself ",
+             in_counts[rank_], " elements but expects to receive ", out_counts[rank_]);
+    // Every rank takes part even with nothing to move (Gloo exchanges empty messages too); byte counts, so
+    // one instantiation serves every dtype. An empty tensor may have no memory: point Gloo at a dummy byte.
+    const size_t item = in.itemsize();
+    auto bytes = [item](const std::vector<int64_t>& c) {
+      std::vector<int64_t> b(c.size());
+      for (size_t i = 0; i < c.size(); ++i) b[i] = c[i] * static_cast<int64_t>(item);
+      return b;
+    };
+    static uint8_t dummy_in = 0;
+    uint8_t dummy_out = 0;
+    auto* ip = in.numel() ? static_cast<uint8_t*>(in.data_ptr()) : &dummy_in;
+    auto* outp = out.numel() ? static_cast<uint8_t*>(out.data_ptr()) : &dummy_out;
+    gloo::AlltoallvOptions o(ctx_);
+    o.setInput(ip, bytes(in_counts));
+    o.setOutput(outp, bytes(out_counts));
+    o.setTag(next_tag());
+    o.setTimeout(timeout_);
+    gloo::alltoallv(o);
   }
 
   void reduce(const Tensor& t, int root, ReduceOp op) override {

@@ -152,6 +152,23 @@ class ProcessGroupNCCL : public ProcessGroup {
     }
     MT_NCCL_CHECK(ncclGroupEnd());
   }
+  void alltoallv(const Tensor& out, const std::vector<int64_t>& out_counts, const Tensor& in,
+                 const std::vector<int64_t>& in_counts) override {
+    cuda::DeviceGuard g(device_);
+    auto ty = nccl_type(in.dtype());
+    const size_t item = in.itemsize();
+    size_t in_off = 0, out_off = 0;
+    MT_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size_; ++r) {
+      MT_NCCL_CHECK(ncclSend(static_cast<const char*>(in.data_ptr()) + in_off * item, in_counts[r], ty, r,
+                             comm_, stream()));
+      MT_NCCL_CHECK(ncclRecv(static_cast<char*>(out.data_ptr()) + out_off * item, out_counts[r], ty, r, comm_,
+                             stream()));
+      in_off += in_counts[r];
+      out_off += out_counts[r];
+    }
+    MT_NCCL_CHECK(ncclGroupEnd());
+  }
   // NCCL has no gather/scatter: grouped point-to-point, as PyTorch's ProcessGroupNCCL does.
   void gather(const Tensor& out, const Tensor& in, int root) override {
     cuda::DeviceGuard g(device_);

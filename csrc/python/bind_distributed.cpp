@@ -81,6 +81,7 @@ void init_distributed(py::module_& m) {
           [](ProcessGroup& g, const Tensor& t, int root, int op) { g.reduce(t, root, ReduceOp(op)); },
           py::call_guard<py::gil_scoped_release>())
       .def("alltoall", &ProcessGroup::alltoall, py::call_guard<py::gil_scoped_release>())
+      .def("alltoallv", &ProcessGroup::alltoallv, py::call_guard<py::gil_scoped_release>())
       .def("gather", &ProcessGroup::gather, py::call_guard<py::gil_scoped_release>())
       .def("scatter", &ProcessGroup::scatter, py::call_guard<py::gil_scoped_release>())
       .def("isend", &ProcessGroup::isend, py::call_guard<py::gil_scoped_release>())

@@ -6,9 +6,11 @@ import pickle
 import queue
 import socket
 import threading
+import time
 import urllib.parse
 from concurrent.futures import Future
 from datetime import timedelta
+from typing import ClassVar
 
 import minitorch
 from minitorch import _C
@@ -23,19 +25,69 @@ _NOT_INIT = "Default process group has not been initialized, please make sure to
 
 
 class Backend(str):
-    """A backend name: 'gloo' or 'nccl' (lower-cased, validated)."""
+    """A backend name, lower-cased and validated: 'gloo', 'nccl', 'undefined' (init_process_group() without
+    one), or a per-device string such as 'cpu:gloo,cuda:nccl'."""
 
     UNDEFINED = "undefined"
     GLOO = "gloo"
     NCCL = "nccl"
+    backend_list: ClassVar[list] = [UNDEFINED, GLOO, NCCL]
+    # what backend=None means, as PyTorch's; the cuda half only where CUDA and NCCL are present
+    default_device_backend_map: ClassVar[dict] = {"cpu": GLOO, "cuda": NCCL}
+    # the devices a backend named alone serves (Gloo reaches CUDA tensors through host copies)
+    backend_capability: ClassVar[dict] = {GLOO: ["cpu", "cuda"], NCCL: ["cuda"]}
 
     def __new__(cls, name):
         if not isinstance(name, str):
-            raise TypeError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+            # ValueError, not TypeError: PyTorch's words and type
+            raise ValueError("Backend constructor parameter must be string-ish")  # noqa: TRY004
         value = name.lower()
-        if value not in (cls.GLOO, cls.NCCL):
+        if ":" in value:
+            BackendConfig(value)  # validates every device:backend pair
+        elif value not in cls.backend_list:
             raise ValueError(f"Invalid backend: '{name}'")
         return str.__new__(cls, value)
+
+
+class BackendConfig:
+    """The backend each device type uses in a group (PyTorch's BackendConfig)."""
+
+    def __init__(self, backend):
+        self.device_backend_map = {}
+        backend = str(backend).lower()
+        if backend == Backend.UNDEFINED:
+            for device, name in Backend.default_device_backend_map.items():
+                if name == Backend.NCCL and not (is_nccl_available() and minitorch.cuda.is_available()):
+                    continue  # no cuda:nccl half without CUDA (PyTorch 2.3+)
+                self.device_backend_map[device] = Backend(name)
+        elif ":" not in backend:
+            self.device_backend_map = dict.fromkeys(Backend.backend_capability[backend], Backend(backend))
+        else:
+            help_ = (
+                f"The custom backend string argument is invalid: {backend}. Custom backend string is an "
+                'experimental feature where the backend string must be in the format: "<device_type1>:<backend1>,'
+                "<device_type2>:<backend2>...\". e.g. 'cpu:gloo,cuda:nccl'"
+            )
+            for pair in backend.split(","):
+                parts = pair.split(":")
+                if len(parts) != 2:
+                    raise ValueError(f"Invalid device:backend pairing: {pair}. {help_}")
+                device, name = parts
+                if device not in ("cpu", "cuda"):
+                    raise ValueError(f"Invalid device:backend pairing: {pair}. {help_}")
+                if device in self.device_backend_map:
+                    raise ValueError(f"Duplicate device type {device} in backend string: {backend}. {help_}")
+                if name not in (Backend.GLOO, Backend.NCCL):
+                    raise ValueError(f"Invalid backend: '{name}'")
+                if device not in Backend.backend_capability[name]:
+                    raise ValueError(f"Backend {name} does not support device type {device}")
+                self.device_backend_map[device] = Backend(name)
+
+    def get_device_backend_map(self):
+        return self.device_backend_map
+
+    def __repr__(self):
+        return ",".join(f"{device}:{name}" for device, name in self.device_backend_map.items())
 
 
 class ReduceOp(enum.IntEnum):
@@ -121,35 +173,80 @@ class _Worker:
 
 
 class ProcessGroup:
-    """A set of ranks with one backend engine; ranks passed to collectives are global ranks."""
+    """A set of ranks and one engine per backend its device types use; ranks passed to collectives are global.
 
-    def __init__(self, backend, impl, ranks, global_rank, store, timeout):
+    Engines are made at construction, except the nccl half of a mixed 'cpu:gloo,cuda:nccl' group: it connects
+    on the first CUDA collective (every rank issues that one too), so a CPU-only program never touches CUDA."""
+
+    def __init__(self, backend, config, ranks, global_rank, store, timeout, master_addr=None):
         self._backend = backend
-        self._impl = impl
+        self._config = config
         self._ranks = list(ranks)
         self._global_rank = global_rank
-        self._store = store
+        self._rank = self._ranks.index(global_rank)
+        self._store = store  # engines rendezvous under <store>/<backend>/
         self._timeout = timeout
-        self._worker = _Worker(f"minitorch-{backend}-pg") if backend == Backend.GLOO else None
+        self._master_addr = master_addr
+        self._engines = {}
+        self._destroyed = False
+        self._monitored_calls = 0
+        names = set(config.get_device_backend_map().values())
+        self._worker = _Worker("minitorch-gloo-pg") if Backend.GLOO in names else None
         self._lock = threading.Lock()
         self._pending = 0  # async ops submitted to the worker and not finished
 
+    def _connect_eager(self):
+        names = list(dict.fromkeys(self._config.get_device_backend_map().values()))
+        eager = names if len(names) == 1 else [n for n in names if n != Backend.NCCL]
+        for name in eager:
+            self._engine(name)
+
     def rank(self):
-        return self._impl.rank
+        return self._rank
 
     def size(self):
-        return self._impl.size
+        return len(self._ranks)
 
     def name(self):
-        return self._backend
+        return str(self._backend)
+
+    def _engine_name(self, device_type):
+        name = self._config.get_device_backend_map().get(device_type)
+        if name is None:
+            raise RuntimeError(f"No backend type associated with device type {device_type}")
+        return name
+
+    def _engine(self, name):
+        impl = self._engines.get(name)
+        if impl is None:
+            impl = _make_impl(
+                name,
+                PrefixStore(name, self._store),
+                self._rank,
+                self.size(),
+                self._timeout,
+                self._master_addr,
+            )
+            self._engines[name] = impl
+        return impl
+
+    def _for(self, tensor):
+        """(engine, backend name) for a collective on tensor's device."""
+        name = self._engine_name(tensor.device.type)
+        return self._engine(name), name
+
+    def _barrier_engine(self):
+        # Gloo where the group has it: a barrier need not bring up NCCL
+        names = self._config.get_device_backend_map()
+        return self._engine(names.get("cpu") or next(iter(names.values())))
 
     def _group_rank(self, global_rank, what):
         if global_rank not in self._ranks:
             raise ValueError(f"Group rank {what} {global_rank} is not part of group {self._ranks}")
         return self._ranks.index(global_rank)
 
-    def _run(self, fn, async_op):
-        if self._worker is None:
+    def _run(self, fn, async_op, engine=Backend.GLOO):
+        if engine != Backend.GLOO or self._worker is None:
             # NCCL enqueues on the caller's current stream, which is per thread: run it here.
             fut = Future()
             try:
@@ -178,7 +275,8 @@ class ProcessGroup:
     def _shutdown(self):
         if self._worker is not None:
             self._worker.stop()
-        self._impl = None
+        self._engines = {}
+        self._destroyed = True
 
 
 class _GroupMember:
@@ -187,6 +285,7 @@ class _GroupMember:
 
 
 GroupMember = _GroupMember
+group = _GroupMember  # torch.distributed.group.WORLD
 _state = threading.local()  # unused: groups are per process, as PyTorch's
 _default_pg = None
 _groups = []
@@ -306,7 +405,10 @@ def init_process_group(
     timeout = default_pg_timeout if timeout is None else timeout
     if not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
-    backend = Backend(backend if backend is not None else "gloo")
+    if not backend and device_id is not None:
+        backend = Backend.default_device_backend_map.get(minitorch.device(device_id).type)
+    backend = Backend(backend) if backend else Backend(Backend.UNDEFINED)
+    config = BackendConfig(backend)
     master_addr = None
     if store is not None:
         if world_size <= 0:
@@ -322,17 +424,22 @@ def init_process_group(
     _init_count += 1
     # keys of each init apart: a store (or FileStore file) reused after destroy_process_group holds stale ones
     root = PrefixStore(f"gen{_init_count}", store)
+    pg = None
     try:
         _store_barrier(root, rank, world_size, timeout, "init/default_pg")
-        impl = _make_impl(backend, PrefixStore("default_pg", root), rank, world_size, timeout, master_addr)
+        pg = ProcessGroup(
+            backend, config, range(world_size), rank, PrefixStore("default_pg", root), timeout, master_addr
+        )
+        pg._root_store = root
+        pg._connect_eager()
         # nobody returns (and may destroy the group, closing the master's store) while a peer still reads it
-        impl.barrier()
+        pg._barrier_engine().barrier()
     except BaseException:
+        if pg is not None:
+            pg._shutdown()  # its worker thread
         if owned is not None:
             owned.close()
         raise
-    pg = ProcessGroup(backend, impl, range(world_size), rank, root, timeout)
-    pg._master_addr = master_addr
     pg._owned_store = owned
     _default_pg = pg
     _group_count = 0
@@ -357,7 +464,7 @@ def _resolve(group):
         return _get_default_group()
     if not isinstance(group, ProcessGroup):
         raise TypeError(f"group must be a ProcessGroup, got {type(group).__name__}")
-    if group._impl is None:
+    if group._destroyed:
         raise ValueError("The given group has been destroyed")
     return group
 
@@ -377,24 +484,50 @@ def get_world_size(group=None):
 
 
 def get_backend(group=None):
+    """The backend string the group was made with: 'gloo', 'nccl', 'cpu:gloo,cuda:nccl', or 'undefined' when
+    init_process_group had none (as PyTorch; get_backend_config says what each device uses)."""
     pg = _resolve(group)
     if pg is None:
         raise ValueError("Invalid process group specified")
     return pg._backend
 
 
-def get_global_rank(group, group_rank):
+def get_backend_config(group=None):
+    """Each device type's backend, e.g. 'cpu:gloo,cuda:nccl'."""
     pg = _resolve(group)
+    if pg is None:
+        raise ValueError("Invalid process group specified")
+    return str(pg._config)
+
+
+def _registered(group):
+    pg = _resolve(group)
+    if pg is None or pg not in _groups:
+        raise ValueError(
+            f"Group {group} is not registered, please create group with torch.distributed.new_group API"
+        )
+    return pg
+
+
+def get_global_rank(group, group_rank):
+    """The global rank of `group`'s rank group_rank."""
+    pg = _registered(group)
+    if not isinstance(group_rank, int) or not 0 <= group_rank < len(pg._ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
     return pg._ranks[group_rank]
 
 
 def get_group_rank(group, global_rank):
-    pg = _resolve(group)
-    return pg._group_rank(global_rank, "")
+    """The rank in `group` of the global rank global_rank."""
+    pg = _registered(group)
+    if global_rank not in pg._ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return pg._ranks.index(global_rank)
 
 
-def get_process_group_ranks(group):
-    return list(_resolve(group)._ranks)
+def get_process_group_ranks(group=None):
+    """The global ranks of `group` (the default group when None), in group-rank order."""
+    return list(_registered(group)._ranks)
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False):
@@ -410,17 +543,16 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     _group_count += 1
     me = world._global_rank
     timeout = world._timeout if timeout is None else timeout
-    backend = Backend(backend) if backend is not None else world._backend
+    backend = Backend(backend) if backend else world._backend
+    config = BackendConfig(backend)
     if me not in ranks:
         return GroupMember.NON_GROUP_MEMBER
     key = f"group{_group_count}"
-    store = PrefixStore(key, world._store)
+    store = PrefixStore(key, world._root_store)
     _store_barrier(store, ranks.index(me), len(ranks), timeout, "init")
-    impl = _make_impl(
-        backend, store, ranks.index(me), len(ranks), timeout, getattr(world, "_master_addr", None)
-    )
-    impl.barrier()
-    pg = ProcessGroup(backend, impl, ranks, me, world._store, timeout)
+    pg = ProcessGroup(backend, config, ranks, me, store, timeout, world._master_addr)
+    pg._connect_eager()
+    pg._barrier_engine().barrier()
     _groups.append(pg)
     return pg
 
@@ -459,9 +591,7 @@ def _check_tensor(t, name="tensor"):
 
 def _stage(pg, t):
     """(tensor the engine runs on, whether results must be copied back into t)."""
-    if pg._backend == Backend.NCCL:
-        if not t.is_cuda:
-            raise RuntimeError("No backend type associated with device type cpu")
+    if pg._engine_name(t.device.type) == Backend.NCCL:
         return (t, False) if t.is_contiguous() else (t.contiguous(), True)
     if t.is_cuda:
         return t.cpu(), True  # Gloo reaches CUDA tensors through host copies
@@ -476,7 +606,7 @@ def _copy_into(dst, src):
 
 
 def _flat_empty(pg, like, n):
-    dev = like.device if pg._backend == Backend.NCCL else "cpu"
+    dev = like.device if pg._engine_name(like.device.type) == Backend.NCCL else "cpu"
     return minitorch.empty(n, dtype=like.dtype, device=dev)
 
 
@@ -499,15 +629,16 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(tensor)
     opv = _check_op(op)
     work, copy_back = _stage(pg, tensor)
 
     def fn():
-        pg._impl.allreduce(work, opv)
+        impl.allreduce(work, opv)
         if copy_back:
             _copy_into(tensor, work)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -516,15 +647,16 @@ def broadcast(tensor, src, group=None, async_op=False):
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(tensor)
     root = _check_peer(pg, src, "src")
     work, copy_back = _stage(pg, tensor)
 
     def fn():
-        pg._impl.broadcast(work, root)
+        impl.broadcast(work, root)
         if copy_back:
             _copy_into(tensor, work)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
@@ -533,16 +665,17 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(tensor)
     root = _check_peer(pg, dst, "dst")
     opv = _check_op(op)
     work, copy_back = _stage(pg, tensor)
 
     def fn():
-        pg._impl.reduce(work, root, opv)
+        impl.reduce(work, root, opv)
         if copy_back:
             _copy_into(tensor, work)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -552,6 +685,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(input_tensor)
     if output_tensor.dtype != input_tensor.dtype:
         raise TypeError("output tensor must have the same type as input tensor")
     if output_tensor.numel() != input_tensor.numel() * pg.size():
@@ -560,11 +694,11 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     inp, _ = _stage(pg, input_tensor)
 
     def fn():
-        pg._impl.allgather(out, inp)
+        impl.allgather(out, inp)
         if copy_back:
             _copy_into(output_tensor, out)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -573,6 +707,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(tensor)
     if not isinstance(tensor_list, (list, tuple)) or len(tensor_list) != pg.size():
         raise ValueError(
             f"tensor_list must be a list of {pg.size()} tensors (the group's size), got "
@@ -586,12 +721,12 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     flat = _flat_empty(pg, tensor, pg.size() * tensor.numel())
 
     def fn():
-        pg._impl.allgather(flat, inp)
+        impl.allgather(flat, inp)
         n = tensor.numel()
         for r, t in enumerate(tensor_list):
             _copy_into(t, flat[r * n : (r + 1) * n].view(t.shape))
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -601,6 +736,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(input)
     if output.dtype != input.dtype:
         raise TypeError("input tensor must be the same type as the output tensor.")
     if input.numel() != output.numel() * pg.size():
@@ -610,63 +746,99 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     inp, _ = _stage(pg, input)
 
     def fn():
-        pg._impl.reduce_scatter(out, inp, opv)
+        impl.reduce_scatter(out, inp, opv)
         if copy_back:
             _copy_into(output, out)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
+
+
+def _ensure_same_dtype(*tensors):
+    dtypes = [t.dtype for t in tensors]
+    for d in dtypes[1:]:
+        if d != dtypes[0]:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {dtypes[0]} and  {d}")
+
+
+def _split_counts(t, split_sizes, n):
+    """Elements per rank along dim 0 (PyTorch's checkSplitSizes, then rows times the row size)."""
+    dim0 = t.shape[0]
+    if not split_sizes:
+        if dim0 % n != 0:
+            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+        splits = [dim0 // n] * n
+    else:
+        splits = [int(x) for x in split_sizes]
+        if len(splits) != n:
+            raise RuntimeError("Number of tensor splits not equal to group size")
+        if sum(splits) != dim0:
+            raise RuntimeError("Split sizes doesn't match total dim 0 size")
+        if any(x < 0 for x in splits):
+            raise RuntimeError(f"Split sizes must be non-negative, got {splits}")
+    row = t.numel() // dim0 if dim0 else 1
+    return [x * row for x in splits]
 
 
 def all_to_all_single(
     output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False
 ):
-    """Block r (along dim 0) of input goes to rank r; output's block r comes from rank r (equal splits)."""
+    """Splits input along dim 0 (input_split_sizes, equal when None): block r goes to rank r; output is the
+    blocks received, in rank order, sized by output_split_sizes (equal when None)."""
     _check_tensor(output, "output")
     _check_tensor(input, "input")
     pg = _resolve(group)
     if pg is None:
         return None
-    if output_split_sizes or input_split_sizes:
-        raise NotImplementedError("all_to_all_single supports equal splits only (split sizes None)")
-    if output.dtype != input.dtype:
-        raise TypeError("output tensor must have the same type as input tensor")
-    if input.numel() != output.numel() or input.numel() % pg.size() != 0:
-        raise ValueError("Tensor's dim 0 does not divide equally across group size")
+    _ensure_same_dtype(output, input)
+    n = pg.size()
+    in_counts = _split_counts(input, input_split_sizes, n)
+    out_counts = _split_counts(output, output_split_sizes, n)
+    impl, eng = pg._for(input)
     out, copy_back = _stage(pg, output)
     inp, _ = _stage(pg, input)
+    even = len(set(in_counts)) == 1 and in_counts == out_counts
 
     def fn():
-        pg._impl.alltoall(out, inp)
+        if even:
+            impl.alltoall(out, inp)
+        else:
+            impl.alltoallv(out, out_counts, inp, in_counts)
         if copy_back:
             _copy_into(output, out)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """input_tensor_list[r] goes to rank r; output_tensor_list[r] receives rank r's (equal sizes)."""
+    """input_tensor_list[r] goes to rank r; output_tensor_list[r] receives rank r's. Sizes may differ per rank
+    (output_tensor_list[r] on this rank must match input_tensor_list[this rank] on rank r)."""
     pg = _resolve(group)
     if pg is None:
         return None
     n = pg.size()
     if len(output_tensor_list) != n or len(input_tensor_list) != n:
         raise ValueError(f"all_to_all needs {n} input and {n} output tensors (the group's size)")
-    numel = input_tensor_list[0].numel()
     for t in list(output_tensor_list) + list(input_tensor_list):
         _check_tensor(t, "tensor_list")
-        if t.numel() != numel or t.dtype != input_tensor_list[0].dtype:
-            raise ValueError("all_to_all supports tensors of one size and dtype only")
-    inp = _flat_empty(pg, input_tensor_list[0], n * numel)
-    for r, t in enumerate(input_tensor_list):
-        _copy_into(inp[r * numel : (r + 1) * numel], t.reshape(-1))
-    out = _flat_empty(pg, input_tensor_list[0], n * numel)
+    _ensure_same_dtype(*output_tensor_list, *input_tensor_list)
+    impl, eng = pg._for(input_tensor_list[0])
+    in_counts = [t.numel() for t in input_tensor_list]
+    out_counts = [t.numel() for t in output_tensor_list]
+    inp = _flat_empty(pg, input_tensor_list[0], sum(in_counts))
+    off = 0
+    for t, c in zip(input_tensor_list, in_counts):
+        _copy_into(inp[off : off + c], t.reshape(-1))
+        off += c
+    out = _flat_empty(pg, input_tensor_list[0], sum(out_counts))
 
     def fn():
-        pg._impl.alltoall(out, inp)
-        for r, t in enumerate(output_tensor_list):
-            _copy_into(t, out[r * numel : (r + 1) * numel].view(t.shape))
+        impl.alltoallv(out, out_counts, inp, in_counts)
+        o = 0
+        for t, c in zip(output_tensor_list, out_counts):
+            _copy_into(t, out[o : o + c].view(t.shape))
+            o += c
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
@@ -675,6 +847,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(tensor)
     root = _check_peer(pg, dst, "dst")
     me = pg.rank()
     if me == root:
@@ -694,13 +867,13 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     flat = _flat_empty(pg, tensor, pg.size() * tensor.numel() if me == root else 0)
 
     def fn():
-        pg._impl.gather(flat, inp, root)
+        impl.gather(flat, inp, root)
         if me == root:
             n = tensor.numel()
             for r, t in enumerate(gather_list):
                 _copy_into(t, flat[r * n : (r + 1) * n].view(t.shape))
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -709,6 +882,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     pg = _resolve(group)
     if pg is None:
         return None
+    impl, eng = pg._for(tensor)
     root = _check_peer(pg, src, "src")
     me = pg.rank()
     if me == root:
@@ -733,11 +907,11 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     out, copy_back = _stage(pg, tensor)
 
     def fn():
-        pg._impl.scatter(out, flat, root)
+        impl.scatter(out, flat, root)
         if copy_back:
             _copy_into(tensor, out)
 
-    return pg._run(fn, async_op)
+    return pg._run(fn, async_op, eng)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -745,7 +919,61 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _resolve(group)
     if pg is None:
         return None
-    return pg._run(lambda: pg._impl.barrier(), async_op)
+    impl = pg._barrier_engine()
+    eng = next(n for n, e in pg._engines.items() if e is impl)
+    return pg._run(lambda: impl.barrier(), async_op, eng)
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier that names the ranks that did not arrive within `timeout` (Gloo groups, as PyTorch's).
+
+    Rank 0 waits for every other rank's check-in, then releases them; a rank missing at the deadline makes
+    rank 0 raise naming it (all missing ranks with wait_all_ranks) and the others raise pointing at rank 0.
+    Check-ins go through the group's store, so each call has its own timeout and a late rank learns it failed
+    instead of waiting on a peer that gave up."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    if pg._config.get_device_backend_map().get("cpu") != Backend.GLOO:
+        raise ValueError("monitored_barrier is only implemented for GLOO backend.")
+    timeout = pg._timeout if timeout is None else timeout
+    secs = _secs(timeout)
+    n = pg._monitored_calls  # keys of each call apart (every rank makes the same calls)
+    pg._monitored_calls += 1
+    store = PrefixStore(f"monitored_barrier/{n}", pg._store)
+    me, size = pg.rank(), pg.size()
+    if me != 0:
+        store.set(f"arrive/{me}", b"1")
+        try:
+            store.wait(["done"], timedelta(seconds=secs))
+            ok = store.get("done") == b"ok"
+        except DistStoreError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"Rank {me} successfully reached monitoredBarrier, but received errors while waiting for "
+                "send/recv from rank 0. Please check rank 0 logs for faulty rank."
+            )
+        return
+    deadline = time.monotonic() + secs
+    failed = []
+    for r in range(1, size):
+        try:
+            left = max(deadline - time.monotonic(), 0.001)
+            store.wait([f"arrive/{r}"], timedelta(seconds=left))
+        except DistStoreError:
+            failed.append(r)
+            if not wait_all_ranks:
+                break
+    store.set("done", b"fail" if failed else b"ok")
+    if failed:
+        ms = int(secs * 1000)
+        if wait_all_ranks:
+            raise RuntimeError(
+                f"[Rank 0]: Ranks {', '.join(map(str, failed))} failed to pass monitoredBarrier in {ms} ms"
+            )
+        raise RuntimeError(f"[Rank 0]: Rank {failed[0]} failed to pass monitoredBarrier in {ms} ms")
+    return
 
 
 def _p2p(tensor, peer, group, tag, what):
@@ -809,7 +1037,7 @@ def isend(tensor, dst, group=None, tag=0):
         return None
     work, _ = _stage(pg, tensor)
     # posted from this thread, not the group's worker: a send must not wait behind a recv queued after it
-    return _P2PWork(pg._impl.isend(work, peer, tag), lambda p: pg._ranks[p] if p >= 0 else dst)
+    return _P2PWork(pg._for(tensor)[0].isend(work, peer, tag), lambda p: pg._ranks[p] if p >= 0 else dst)
 
 
 def irecv(tensor, src=None, group=None, tag=0):
@@ -824,7 +1052,7 @@ def irecv(tensor, src=None, group=None, tag=0):
             _copy_into(tensor, work)
         return pg._ranks[sender]
 
-    return _P2PWork(pg._impl.irecv(work, -1 if peer is None else peer, tag), finish)
+    return _P2PWork(pg._for(tensor)[0].irecv(work, -1 if peer is None else peer, tag), finish)
 
 
 def send(tensor, dst, group=None, tag=0):
@@ -845,7 +1073,10 @@ def recv(tensor, src=None, group=None, tag=0):
 
 
 def _object_device(pg):
-    return f"cuda:{minitorch.cuda.current_device()}" if pg._backend == Backend.NCCL else "cpu"
+    # CPU when the group has a CPU backend (PyTorch prefers it too), else the current GPU
+    if "cpu" in pg._config.get_device_backend_map():
+        return "cpu"
+    return f"cuda:{minitorch.cuda.current_device()}"
 
 
 def _to_bytes_tensor(obj, device):
@@ -859,6 +1090,21 @@ def _from_bytes_tensor(t, n):
     return pickle.loads(t[:n].cpu().numpy().tobytes())
 
 
+def _validate_output_list_for_rank(my_rank, dst, gather_list):
+    if dst == my_rank:
+        if not gather_list:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    elif gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+
+
+def _gather_sizes(pg, n, group, dev):
+    """Every rank's pickled size (an all-gather: every rank then pads to the largest)."""
+    sizes = minitorch.empty(pg.size(), dtype=minitorch.int64, device=dev)
+    all_gather_into_tensor(sizes, minitorch.tensor([n], dtype=minitorch.int64, device=dev), group=group)
+    return [int(x) for x in sizes.cpu().tolist()]
+
+
 def all_gather_object(object_list, obj, group=None):
     """object_list[r] becomes rank r's obj (pickled; sizes exchanged first, buffers padded to the largest)."""
     pg = _resolve(group)
@@ -870,11 +1116,7 @@ def all_gather_object(object_list, obj, group=None):
         )
     dev = _object_device(pg)
     data = _to_bytes_tensor(obj, dev)
-    sizes = minitorch.empty(pg.size(), dtype=minitorch.int64, device=dev)
-    all_gather_into_tensor(
-        sizes, minitorch.tensor([data.numel()], dtype=minitorch.int64, device=dev), group=group
-    )
-    sizes = [int(x) for x in sizes.cpu().tolist()]
+    sizes = _gather_sizes(pg, data.numel(), group, dev)
     cap = max(sizes)
     padded = minitorch.zeros(cap, dtype=minitorch.uint8, device=dev)
     padded[: data.numel()].copy_(data)
@@ -884,11 +1126,78 @@ def all_gather_object(object_list, obj, group=None):
         object_list[r] = _from_bytes_tensor(out[r * cap : (r + 1) * cap], sizes[r])
 
 
-def broadcast_object_list(object_list, src=0, group=None, device=None):
-    """Every rank's object_list becomes src's (in place)."""
+def gather_object(obj, object_gather_list=None, dst=0, group=None):
+    """dst's object_gather_list[r] becomes rank r's obj (pickled); the other ranks pass no list."""
     pg = _resolve(group)
     if pg is None:
         return
+    root = _check_peer(pg, dst, "dst")
+    me = pg.rank()
+    _validate_output_list_for_rank(pg._global_rank, dst, object_gather_list)
+    dev = _object_device(pg)
+    data = _to_bytes_tensor(obj, dev)
+    sizes = _gather_sizes(pg, data.numel(), group, dev)
+    cap = max(sizes)
+    padded = minitorch.zeros(cap, dtype=minitorch.uint8, device=dev)
+    padded[: data.numel()].copy_(data)
+    outs = (
+        [minitorch.empty(cap, dtype=minitorch.uint8, device=dev) for _ in range(pg.size())]
+        if me == root
+        else None
+    )
+    gather(padded, outs, dst=dst, group=group)
+    if me != root:
+        return
+    for r in range(pg.size()):
+        object_gather_list[r] = _from_bytes_tensor(outs[r], sizes[r])
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=0, group=None):
+    """scatter_object_output_list[0] on rank r becomes src's scatter_object_input_list[r] (pickled)."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    root = _check_peer(pg, src, "src")
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
+    me = pg.rank()
+    dev = _object_device(pg)
+    if me == root:
+        if scatter_object_input_list is None:
+            raise ValueError("source rank must provide non-None scatter_object_input_list")
+        if len(scatter_object_input_list) != pg.size():
+            raise ValueError(
+                f"scatter_object_input_list must hold {pg.size()} objects (the group's size), "
+                f"got {len(scatter_object_input_list)}"
+            )
+        datas = [_to_bytes_tensor(o, dev) for o in scatter_object_input_list]
+        cap = minitorch.tensor([max(d.numel() for d in datas)], dtype=minitorch.int64, device=dev)
+    else:
+        cap = minitorch.zeros(1, dtype=minitorch.int64, device=dev)
+    # every rank scatters equal sizes: src says the largest, then the padded bytes, then each true size
+    broadcast(cap, src, group=group)
+    n = int(cap.item())
+    pieces = sizes = None
+    if me == root:
+        pieces = []
+        for d in datas:
+            p = minitorch.zeros(n, dtype=minitorch.uint8, device=dev)
+            p[: d.numel()].copy_(d)
+            pieces.append(p)
+        sizes = [minitorch.tensor([d.numel()], dtype=minitorch.int64, device=dev) for d in datas]
+    buf = minitorch.empty(n, dtype=minitorch.uint8, device=dev)
+    scatter(buf, pieces, src=src, group=group)
+    size = minitorch.zeros(1, dtype=minitorch.int64, device=dev)
+    scatter(size, sizes, src=src, group=group)
+    scatter_object_output_list[0] = _from_bytes_tensor(buf, int(size.item()))
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Every rank's object_list becomes src's (in place; every rank passes a list of the same length)."""
+    pg = _resolve(group)
+    if pg is None:
+        return
+    _check_peer(pg, src, "src")
     dev = device if device is not None else _object_device(pg)
     me_src = pg._global_rank == src
     data = _to_bytes_tensor(list(object_list), dev) if me_src else None
@@ -906,6 +1215,7 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
 
 __all__ = [
     "Backend",
+    "BackendConfig",
     "DistError",
     "DistStoreError",
     "FileStore",
@@ -927,12 +1237,15 @@ __all__ = [
     "broadcast_object_list",
     "destroy_process_group",
     "gather",
+    "gather_object",
     "get_backend",
+    "get_backend_config",
     "get_global_rank",
     "get_group_rank",
     "get_process_group_ranks",
     "get_rank",
     "get_world_size",
+    "group",
     "init_process_group",
     "irecv",
     "is_available",
@@ -940,10 +1253,12 @@ __all__ = [
     "is_initialized",
     "is_nccl_available",
     "isend",
+    "monitored_barrier",
     "new_group",
     "recv",
     "reduce",
     "reduce_scatter_tensor",
     "scatter",
+    "scatter_object_list",
     "send",
 ]

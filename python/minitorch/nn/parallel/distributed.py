@@ -21,6 +21,7 @@ class _Bucket:
         self.ready = 0
         self.work = None
         self.flat = None
+        self.view_flat = None  # gradient_as_bucket_view: the bucket every .grad of it aliases
 
 
 class DistributedDataParallel(Module):
@@ -28,11 +29,13 @@ class DistributedDataParallel(Module):
 
     At construction rank 0's parameters and buffers are broadcast; each forward re-broadcasts the buffers
     (broadcast_buffers). Parameters are grouped into buckets of about bucket_cap_mb in reverse registration
-    order (roughly the order backward produces them); a tensor hook per parameter counts arrivals and a
-    bucket's all-reduce starts (async, on the group's worker thread) as soon as its last gradient arrived,
-    overlapping with the rest of backward. The last gradient's hook waits for every bucket and writes the
-    averages into .grad. no_sync() skips the reduction (gradients accumulate locally; the next synchronized
-    backward averages the accumulated totals)."""
+    order (roughly the order backward produces them). A post-accumulate-grad hook per parameter marks it ready
+    once backward has written its final .grad (a parameter used twice in forward fires once, after both
+    contributions are summed; gradients accumulated under no_sync are in it too), as PyTorch's reducer waits
+    for AccumulateGrad. A bucket's all-reduce starts (async, on the group's worker thread) as soon as all of
+    its parameters are ready, in bucket order on every rank, overlapping with the rest of backward; the last
+    hook waits for every bucket and leaves the averages in .grad. gradient_as_bucket_view=True makes each
+    .grad a view into its bucket, so the all-reduce works on the gradients in place (no copy in or out)."""
 
     def __init__(
         self,
@@ -58,6 +61,7 @@ class DistributedDataParallel(Module):
         self.broadcast_buffers = broadcast_buffers
         self.process_group = process_group
         self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
         self.require_backward_grad_sync = True
         self._params = [p for p in module.parameters() if p.requires_grad]
         if not self._params:
@@ -70,7 +74,9 @@ class DistributedDataParallel(Module):
         self._sync_module_states()
         self._build_buckets(int(bucket_cap_mb * 1024 * 1024))
         self._index = {id(p): i for i, p in enumerate(self._params)}
-        self._handles = [p.register_hook(self._make_hook(i)) for i, p in enumerate(self._params)]
+        self._handles = [
+            p.register_post_accumulate_grad_hook(self._make_hook(i)) for i, p in enumerate(self._params)
+        ]
         self._armed = False  # a synchronized forward ran and its backward has not finished reducing
 
     def _group(self):
@@ -99,9 +105,19 @@ class DistributedDataParallel(Module):
             key = k
         if cur:
             self._buckets.append(_Bucket(cur))
+        self._views = [None] * len(self._params)
         for b, bucket in enumerate(self._buckets):
             for i in bucket.indices:
                 self._bucket_of[i] = b
+            if self.gradient_as_bucket_view:
+                first = self._params[bucket.indices[0]]
+                n = sum(self._params[i].numel() for i in bucket.indices)
+                bucket.view_flat = minitorch.zeros(n, dtype=first.dtype, device=first.device)
+                off = 0
+                for i in bucket.indices:
+                    p = self._params[i]
+                    self._views[i] = bucket.view_flat[off : off + p.numel()].view(p.shape)
+                    off += p.numel()
 
     # ---- forward
 
@@ -118,10 +134,11 @@ class DistributedDataParallel(Module):
         return out
 
     def _prepare(self, out):
-        self._values = [None] * len(self._params)
+        self._ready = [False] * len(self._params)
         self._arrived = 0
         self._next_bucket = 0
-        self._locally_used = [True] * len(self._params)
+        self._used_work = None
+        self._saved = {}
         for b in self._buckets:
             b.ready, b.work, b.flat = 0, None, None
         self._armed = True
@@ -132,9 +149,19 @@ class DistributedDataParallel(Module):
                 # output does not depend on any parameter (evaluation through a grad-enabled forward)
                 self._armed = False
                 return
+            # how many ranks used each parameter: one that no rank used keeps its .grad untouched (PyTorch);
+            # issued here, before any bucket, so every rank issues it in the same place
+            unused_set = set(unused)
+            self._used = minitorch.tensor(
+                [0 if i in unused_set else 1 for i in range(len(self._params))], dtype=minitorch.int32
+            )
+            self._used_work = dist.all_reduce(self._used, group=self.process_group, async_op=True)
             for i in unused:
-                self._locally_used[i] = False
-                self._mark_ready(i, minitorch.zeros_like(self._params[i]))
+                p, view = self._params[i], self._views[i]
+                if view is not None and p.grad is not None and p.grad.data_ptr() == view.data_ptr():
+                    # the bucket all-reduce rewrites this .grad in place: kept, in case no rank used it
+                    self._saved[i] = p.grad.clone()
+                self._mark_ready(i)
 
     @staticmethod
     def _reachable(out):
@@ -174,22 +201,34 @@ class DistributedDataParallel(Module):
     # ---- backward
 
     def _make_hook(self, i):
-        def hook(grad):
-            if not self._armed or self._values[i] is not None:
-                return None
-            p = self._params[i]
-            # the total .grad this backward leaves behind (gradients accumulated under no_sync included)
-            total = grad if p.grad is None else p.grad + grad
-            self._mark_ready(i, total)
+        def hook(param):
+            if not self._armed or self._ready[i]:
+                return
+            self._mark_ready(i)
             if self._arrived == len(self._params):
-                return self._finish(i)
-            return None
+                self._finish()
 
         return hook
 
-    def _mark_ready(self, i, value):
-        self._values[i] = value
+    def _grad_in_bucket(self, i):
+        """The parameter's gradient as the bucket holds it (zeros for a parameter this rank did not use)."""
+        p = self._params[i]
+        view = self._views[i]
+        if view is None:
+            return p.grad if p.grad is not None else minitorch.zeros_like(p)
+        with minitorch.no_grad():
+            if p.grad is None:
+                view.zero_()
+            elif p.grad.data_ptr() != view.data_ptr():
+                # a fresh .grad (first step, or zero_grad(set_to_none=True)): move it into the bucket
+                view.copy_(p.grad)
+        return view
+
+    def _mark_ready(self, i):
+        self._ready[i] = True
         self._arrived += 1
+        if self._views[i] is not None:
+            self._grad_in_bucket(i)
         bucket = self._buckets[self._bucket_of[i]]
         bucket.ready += 1
         # buckets start in index order on every rank, whatever order their gradients arrived in
@@ -197,15 +236,22 @@ class DistributedDataParallel(Module):
             b = self._buckets[self._next_bucket]
             if b.ready < len(b.indices):
                 break
-            b.flat = minitorch.cat([self._values[j].reshape(-1) for j in b.indices])
+            if b.view_flat is not None:
+                b.flat = b.view_flat
+            else:
+                b.flat = minitorch.cat([self._grad_in_bucket(j).reshape(-1) for j in b.indices])
             b.work = dist.all_reduce(b.flat, group=self.process_group, async_op=True)
             self._next_bucket += 1
 
-    def _finish(self, last):
-        """Runs in the last gradient's hook: waits for every bucket, writes the averages into .grad."""
+    def _finish(self):
+        """Runs in the last parameter's hook, when every .grad is final: waits for the buckets, writes the
+        averages."""
         self._armed = False
+        used = None
+        if self._used_work is not None:
+            self._used_work.wait()
+            used = self._used.tolist()
         with minitorch.no_grad():
-            avg = {}
             for b in self._buckets:
                 b.work.wait()
                 b.flat.div_(self._world)
@@ -213,16 +259,20 @@ class DistributedDataParallel(Module):
                 for j in b.indices:
                     p = self._params[j]
                     n = p.numel()
-                    avg[j] = b.flat[off : off + n].view(p.shape)
+                    if used is not None and used[j] == 0:
+                        if j in self._saved:
+                            self._views[j].copy_(self._saved[j])
+                        off += n  # no rank used it: .grad stays as it was
+                        continue
+                    if self._views[j] is not None:
+                        p.grad = self._views[j]
+                    elif p.grad is not None:
+                        p.grad.copy_(b.flat[off : off + n].view(p.shape))
+                    else:
+                        p.grad = b.flat[off : off + n].view(p.shape).clone()
                     off += n
-                b.flat = b.work = None
-            for j, p in enumerate(self._params):
-                if j != last:
-                    p.grad = avg[j].clone()
-            # the engine accumulates what this hook returns into .grad: clear it so the average lands as is
-            self._params[last].grad = None
-            self._values = [None] * len(self._params)
-            return avg[last].clone()
+                b.work = None
+                b.flat = None
 
     @contextlib.contextmanager
     def no_sync(self):
