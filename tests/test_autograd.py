@@ -916,6 +916,19 @@ def test_inplace_into_view_of_tensor_without_grad():
         row.copy_(x)
 
 
+def test_copy_slices_twice_differentiable():
+    def f(t):
+        h = t * 2
+        h[1:3] = t[:2] ** 2  # the gradient reaching CopySlices depends on t
+        return (h * h).sum()
+
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    assert g.tolist() == [12.0, 32.0, 0.0, 32.0] and gg.tolist() == [20.0, 48.0, 0.0, 8.0]  # from PyTorch
+    assert gradgradcheck(f, (rnd(4),))
+
+
 def test_view_history_follows_inplace_changes_of_its_base():
     x = torch.ones(4, requires_grad=True)
     b = x * 1

@@ -125,7 +125,7 @@ void rebase_view(const Tensor& self, const Tensor& r) {
   auto copy_slices = std::make_shared<FnNode>("CopySlices", [vf](FnNode& n, V& gs) -> V {
     const Tensor& g = gs[0];
     V res(2);
-    NoGradGuard ng;  // not differentiable twice
+    // written in ops (under create_graph the fill through the view records itself), so it differentiates again
     if (n.needs_input_grad(0)) {
       res[0] = mt::clone(g);
       mt::fill_(vf(res[0]), Scalar(0.0));
