@@ -2,7 +2,6 @@
 and either import order works, error messages included (each case in a fresh subprocess, since the failure is a
 segfault)."""
 
-import glob
 import os
 import re
 import shutil
@@ -72,7 +71,7 @@ def test_no_other_library_binds_to_extension_symbols(tmp_path):
     code = "import minitorch\n" + extra + MT_ERROR
     r = run_python(code, {"LD_DEBUG": "bindings", "LD_DEBUG_OUTPUT": str(tmp_path / "ld")})
     assert r.returncode == 0, r.stderr[-3000:]
-    lines = [ln for f in glob.glob(str(tmp_path / "ld*")) for ln in open(f, errors="replace")]
+    lines = [ln for f in tmp_path.glob("ld*") for ln in f.read_text(errors="replace").splitlines()]
     bindings = [ln for ln in lines if "binding file" in ln]
     if not bindings:
         pytest.skip("this dynamic loader does not report bindings through LD_DEBUG")
@@ -86,6 +85,10 @@ def test_no_other_library_binds_to_extension_symbols(tmp_path):
 
 
 needs_torch = pytest.mark.skipif(REAL_TORCH is None, reason="PyTorch is not installed")
+# Known limit: a CUDA build run from the source tree (PYTHONPATH=python) loads the toolkit's libnccl.so.2 and
+# cuBLAS/cuDNN through its RUNPATH; PyTorch imported afterwards gets those by soname instead of its own wheels'
+# copies and fails when they are older ("undefined symbol: ncclCommResume"). Installed beside PyTorch, _C's
+# RUNPATH ($ORIGIN/../nvidia/...) picks the wheels' copies first, so both libraries share one set.
 
 
 @needs_torch
