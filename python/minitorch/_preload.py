@@ -8,6 +8,9 @@ try:
 
     _lib = os.path.join(_ob.get_lib_dir(), "libscipy_openblas.so")
     if os.path.exists(_lib):
-        ctypes.CDLL(_lib, mode=ctypes.RTLD_GLOBAL)
+        # RTLD_LOCAL is enough: the loader matches _C's DT_NEEDED by soname against objects already loaded, in
+        # any scope. RTLD_GLOBAL would put OpenBLAS's unprefixed LAPACK helpers (dlaqz0_, ...) before every
+        # later library's own definitions, PyTorch's included.
+        ctypes.CDLL(_lib, mode=ctypes.RTLD_LOCAL)
 except ImportError:  # the extension's RPATH may still find it
     pass

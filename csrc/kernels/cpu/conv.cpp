@@ -220,44 +220,33 @@ void backward_weight(const Tensor& grad_w, const Tensor& grad_out, const Tensor&
   });
 }
 
-// half/bfloat16: the float kernel on float copies, rounded once into the output (opmath).
-template <typename Fn>
-void in_float(const Tensor& out, const Tensor& a, const Tensor& b, const ConvArgs& args, Fn fn) {
-  Tensor of = make_empty(out.sizes(), ScalarType::Float, out.device());
-  fn(of, contiguous(to(a, ScalarType::Float, a.device())), contiguous(to(b, ScalarType::Float, b.device())),
-     args);
-  copy_(out, of);
+// The one dtype switch of the three entry points: float and double run their own instantiation; half and
+// bfloat16 run the float kernel on float copies, rounded once into the output (opmath). `kernel` is called as
+// kernel(T{}, out, a, b, args) so one generic lambda names the template to instantiate.
+template <typename Kernel>
+void by_dtype(const Tensor& out, const Tensor& a, const Tensor& b, const ConvArgs& args, Kernel kernel) {
+  switch (out.dtype()) {
+    case ScalarType::Float:
+      return kernel(float{}, out, a, b, args);
+    case ScalarType::Double:
+      return kernel(double{}, out, a, b, args);
+    default: {
+      Tensor of = make_empty(out.sizes(), ScalarType::Float, out.device());
+      kernel(float{}, of, contiguous(to(a, ScalarType::Float, a.device())),
+             contiguous(to(b, ScalarType::Float, b.device())), args);
+      copy_(out, of);
+    }
+  }
 }
 
 void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weight, const ConvArgs& a) {
-  switch (out.dtype()) {
-    case ScalarType::Float:
-      return forward<float>(out, input, weight, a);
-    case ScalarType::Double:
-      return forward<double>(out, input, weight, a);
-    default:
-      return in_float(out, input, weight, a, forward<float>);
-  }
+  by_dtype(out, input, weight, a, [](auto t, const auto&... xs) { forward<decltype(t)>(xs...); });
 }
 void conv_backward_input_cpu(const Tensor& gi, const Tensor& go, const Tensor& weight, const ConvArgs& a) {
-  switch (gi.dtype()) {
-    case ScalarType::Float:
-      return backward_input<float>(gi, go, weight, a);
-    case ScalarType::Double:
-      return backward_input<double>(gi, go, weight, a);
-    default:
-      return in_float(gi, go, weight, a, backward_input<float>);
-  }
+  by_dtype(gi, go, weight, a, [](auto t, const auto&... xs) { backward_input<decltype(t)>(xs...); });
 }
 void conv_backward_weight_cpu(const Tensor& gw, const Tensor& go, const Tensor& input, const ConvArgs& a) {
-  switch (gw.dtype()) {
-    case ScalarType::Float:
-      return backward_weight<float>(gw, go, input, a);
-    case ScalarType::Double:
-      return backward_weight<double>(gw, go, input, a);
-    default:
-      return in_float(gw, go, input, a, backward_weight<float>);
-  }
+  by_dtype(gw, go, input, a, [](auto t, const auto&... xs) { backward_weight<decltype(t)>(xs...); });
 }
 
 }  // namespace

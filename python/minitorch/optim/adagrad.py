@@ -2,7 +2,7 @@
 
 import minitorch
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar, _use_grad_for_differentiable
+from minitorch.optim.optimizer import Optimizer, _scalar
 
 __all__ = ["Adagrad"]
 
@@ -75,38 +75,22 @@ class Adagrad(Optimizer):
                 if hasattr(state["sum"], "share_memory_"):
                     state["sum"].share_memory_()
 
-    @_use_grad_for_differentiable
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model and returns the loss.
-        """
-        loss = None
-        if closure is not None:
-            with minitorch.enable_grad():
-                loss = closure()
-
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
-            for p in params:  # parameters added by add_param_group after construction
-                state = self.state[p]
-                if "sum" not in state:
-                    state["step"] = self._new_step(p)
-                    state["sum"] = minitorch.full_like(p, float(group["initial_accumulator_value"]))
-            state_sums = [self.state[p]["sum"] for p in params]
-            state_steps = [self.state[p]["step"] for p in params]
-            _C._fused_adagrad_(
-                params,
-                grads,
-                state_sums,
-                state_steps,
-                _scalar(group["lr"], "lr"),
-                float(group["lr_decay"]),
-                float(group["weight_decay"]),
-                float(group["eps"]),
-                bool(group["maximize"]),
-            )
-        return loss
+    def _update_group(self, group, params, grads):
+        for p in params:  # parameters added by add_param_group after construction
+            state = self.state[p]
+            if "sum" not in state:
+                state["step"] = self._new_step(p)
+                state["sum"] = minitorch.full_like(p, float(group["initial_accumulator_value"]))
+        state_sums = [self.state[p]["sum"] for p in params]
+        state_steps = [self.state[p]["step"] for p in params]
+        _C._fused_adagrad_(
+            params,
+            grads,
+            state_sums,
+            state_steps,
+            _scalar(group["lr"], "lr"),
+            float(group["lr_decay"]),
+            float(group["weight_decay"]),
+            float(group["eps"]),
+            bool(group["maximize"]),
+        )

@@ -2,7 +2,7 @@
 
 import minitorch
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar, _use_grad_for_differentiable
+from minitorch.optim.optimizer import Optimizer, _scalar
 
 __all__ = ["Adam"]
 
@@ -89,38 +89,22 @@ class Adam(Optimizer):
             state_steps.append(state["step"])
         return exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps
 
-    @_use_grad_for_differentiable
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model and returns the loss.
-        """
-        loss = None
-        if closure is not None:
-            with minitorch.enable_grad():
-                loss = closure()
-
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
-            exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = self._init_group(group, params)
-            beta1, beta2 = group["betas"]
-            _C._fused_adam_(
-                params,
-                grads,
-                exp_avgs,
-                exp_avg_sqs,
-                max_exp_avg_sqs,
-                state_steps,
-                _scalar(group["lr"], "lr"),
-                float(beta1),
-                float(beta2),
-                float(group["weight_decay"]),
-                float(group["eps"]),
-                bool(group["amsgrad"]),
-                bool(group["maximize"]),
-                bool(group["decoupled_weight_decay"]),
-            )
-        return loss
+    def _update_group(self, group, params, grads):
+        exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = self._init_group(group, params)
+        beta1, beta2 = group["betas"]
+        _C._fused_adam_(
+            params,
+            grads,
+            exp_avgs,
+            exp_avg_sqs,
+            max_exp_avg_sqs,
+            state_steps,
+            _scalar(group["lr"], "lr"),
+            float(beta1),
+            float(beta2),
+            float(group["weight_decay"]),
+            float(group["eps"]),
+            bool(group["amsgrad"]),
+            bool(group["maximize"]),
+            bool(group["decoupled_weight_decay"]),
+        )

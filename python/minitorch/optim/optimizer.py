@@ -155,8 +155,29 @@ class Optimizer:
         if grads:
             _C._foreach_zero_(grads)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
-        r"""Performs a single optimization step (parameter update)."""
+        r"""Performs a single optimization step (parameter update).
+
+        Args:
+            closure (Callable, optional): A closure that reevaluates the model and returns the loss.
+        """
+        # The preamble every optimizer shares: the closure runs with grad on, then each group's parameters that
+        # have a gradient go to the optimizer's own update (a group with none is skipped, as PyTorch does).
+        if type(self)._update_group is Optimizer._update_group:
+            raise NotImplementedError
+        loss = None
+        if closure is not None:
+            with minitorch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            if params:
+                self._update_group(group, params, grads)
+        return loss
+
+    def _update_group(self, group, params, grads):
+        """Updates ``params`` (the group's parameters with a gradient) from ``grads``: each optimizer's own step."""
         raise NotImplementedError
 
     def state_dict(self):

@@ -2,7 +2,7 @@
 
 import minitorch
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar, _use_grad_for_differentiable
+from minitorch.optim.optimizer import Optimizer, _scalar
 
 __all__ = ["RMSprop"]
 
@@ -65,51 +65,35 @@ class RMSprop(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("capturable", False)
 
-    @_use_grad_for_differentiable
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model and returns the loss.
-        """
-        loss = None
-        if closure is not None:
-            with minitorch.enable_grad():
-                loss = closure()
-
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
-            square_avgs, grad_avgs, momentum_buffers, state_steps = [], [], [], []
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = self._new_step(p)
-                    state["square_avg"] = minitorch.zeros_like(p)
-                    if group["momentum"] > 0:
-                        state["momentum_buffer"] = minitorch.zeros_like(p)
-                    if group["centered"]:
-                        state["grad_avg"] = minitorch.zeros_like(p)
-                square_avgs.append(state["square_avg"])
-                state_steps.append(state["step"])
+    def _update_group(self, group, params, grads):
+        square_avgs, grad_avgs, momentum_buffers, state_steps = [], [], [], []
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = self._new_step(p)
+                state["square_avg"] = minitorch.zeros_like(p)
                 if group["momentum"] > 0:
-                    momentum_buffers.append(state.setdefault("momentum_buffer", minitorch.zeros_like(p)))
+                    state["momentum_buffer"] = minitorch.zeros_like(p)
                 if group["centered"]:
-                    grad_avgs.append(state.setdefault("grad_avg", minitorch.zeros_like(p)))
-            _C._fused_rmsprop_(
-                params,
-                grads,
-                square_avgs,
-                grad_avgs,
-                momentum_buffers,
-                state_steps,
-                _scalar(group["lr"], "lr"),
-                float(group["alpha"]),
-                float(group["eps"]),
-                float(group["weight_decay"]),
-                float(group["momentum"]),
-                bool(group["centered"]),
-                bool(group["maximize"]),
-            )
-        return loss
+                    state["grad_avg"] = minitorch.zeros_like(p)
+            square_avgs.append(state["square_avg"])
+            state_steps.append(state["step"])
+            if group["momentum"] > 0:
+                momentum_buffers.append(state.setdefault("momentum_buffer", minitorch.zeros_like(p)))
+            if group["centered"]:
+                grad_avgs.append(state.setdefault("grad_avg", minitorch.zeros_like(p)))
+        _C._fused_rmsprop_(
+            params,
+            grads,
+            square_avgs,
+            grad_avgs,
+            momentum_buffers,
+            state_steps,
+            _scalar(group["lr"], "lr"),
+            float(group["alpha"]),
+            float(group["eps"]),
+            float(group["weight_decay"]),
+            float(group["momentum"]),
+            bool(group["centered"]),
+            bool(group["maximize"]),
+        )

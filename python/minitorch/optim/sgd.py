@@ -2,7 +2,7 @@
 
 import minitorch
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar, _use_grad_for_differentiable, required
+from minitorch.optim.optimizer import Optimizer, _scalar, required
 
 __all__ = ["SGD"]
 
@@ -61,50 +61,34 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    @_use_grad_for_differentiable
-    def step(self, closure=None):
-        """Performs a single optimization step.
-
-        Args:
-            closure (Callable, optional): A closure that reevaluates the model and returns the loss.
-        """
-        loss = None
-        if closure is not None:
-            with minitorch.enable_grad():
-                loss = closure()
-
-        for group in self.param_groups:
-            params, grads = self._params_with_grad(group)
-            if not params:
-                continue
-            args = (
-                _scalar(group["lr"], "lr"),
-                float(group["momentum"]),
-                float(group["dampening"]),
-                float(group["weight_decay"]),
-                bool(group["nesterov"]),
-                bool(group["maximize"]),
-            )
-            if group["momentum"] == 0:
-                _C._fused_sgd_(params, grads, [], *args, False)
-                continue
-            # Parameters seen before continue their buffer; new ones start it from this step's d_p.
-            old = ([], [], [])
-            new = ([], [], [])
-            for p, g in zip(params, grads):
-                state = self.state[p]
-                buf = state.get("momentum_buffer")
-                if buf is None:
-                    buf = minitorch.empty_like(p)
-                    state["momentum_buffer"] = buf
-                    target = new
-                else:
-                    target = old
-                target[0].append(p)
-                target[1].append(g)
-                target[2].append(buf)
-            if old[0]:
-                _C._fused_sgd_(*old, *args, False)
-            if new[0]:
-                _C._fused_sgd_(*new, *args, True)
-        return loss
+    def _update_group(self, group, params, grads):
+        args = (
+            _scalar(group["lr"], "lr"),
+            float(group["momentum"]),
+            float(group["dampening"]),
+            float(group["weight_decay"]),
+            bool(group["nesterov"]),
+            bool(group["maximize"]),
+        )
+        if group["momentum"] == 0:
+            _C._fused_sgd_(params, grads, [], *args, False)
+            return
+        # Parameters seen before continue their buffer; new ones start it from this step's d_p.
+        old = ([], [], [])
+        new = ([], [], [])
+        for p, g in zip(params, grads):
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = minitorch.empty_like(p)
+                state["momentum_buffer"] = buf
+                target = new
+            else:
+                target = old
+            target[0].append(p)
+            target[1].append(g)
+            target[2].append(buf)
+        if old[0]:
+            _C._fused_sgd_(*old, *args, False)
+        if new[0]:
+            _C._fused_sgd_(*new, *args, True)
