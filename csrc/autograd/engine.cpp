@@ -1,6 +1,7 @@
 // The backward engine (dependency counting + ready queue) and the graph plumbing: saved variables, edges,
 // history of recorded outputs, AccumulateGrad.
 #include <deque>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -138,6 +139,10 @@ TensorGeometry geometry_of(const Tensor& t) {
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  // Ops run with the GIL released, so threads sharing a leaf (one model, several threads) may get here at
+  // once: one accumulator per leaf, made once.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   auto& m = t.impl()->ensure_autograd_meta();
   if (auto acc = m.grad_accumulator.lock()) return acc;
   auto acc = std::make_shared<AccumulateGrad>(t);
@@ -173,6 +178,9 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = std::move(grads[0]);
   auto& m = variable.impl()->ensure_autograd_meta();  // leaf hooks already ran in the engine
+  // Backward passes in several threads may reach one leaf together (the engine runs with the GIL released);
+  // the hooks run outside the lock, since they take the GIL.
+  std::unique_lock<std::mutex> lock(mutex_);
   if (!m.grad.defined()) {
     // The incoming tensor becomes .grad when nothing else can see it (PyTorch "steals" it too): no other
     // handle on the tensor or its buffer, dense, and the leaf's layout. Otherwise it may be the user's
@@ -187,6 +195,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     binary_(BinaryOp::add, m.grad, g);
   }
+  lock.unlock();
   if (!m.post_accumulate_hooks.empty()) {
     auto hooks = m.post_accumulate_hooks;  // a hook may remove itself
     for (auto& h : hooks) h.second(variable);
