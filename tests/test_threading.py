@@ -192,6 +192,22 @@ def test_hook_freed_inside_released_backward_in_dev_mode():
             assert alive() is None
             (x * 2).sum().backward()  # removed: not called again
             assert calls == [1]
+
+            # tensor, leaf and node hooks that remove themselves while the engine runs them (from copies of
+            # the hook lists, so the closures die in the released engine too)
+            y = x * 3
+            handles, boxes = [], []
+            for register in (y.register_hook, x.register_hook, y.grad_fn.register_prehook):
+                box = Payload()
+                boxes.append(weakref.ref(box))
+                i = len(handles)
+                handles.append(register(lambda *a, i=i, box=box: (calls.append(2), handles[i].remove(), None)[2]))
+            del box
+            y.sum().backward()
+            assert calls == [1, 2, 2, 2], calls
+            handles.clear()
+            gc.collect()
+            assert all(b() is None for b in boxes)
         print("ok")
         """
     )

@@ -307,7 +307,10 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     variable_list grads = std::move(buffers[n]);
     buffers.erase(n);
     grads.resize(n->inputs.size());
-    for (auto& h : n->pre_hooks) {
+    // Hooks run from copies of their lists: a Python hook may remove itself or add hooks while it runs
+    // (copies only share ownership of the Python callables, see csrc/python/bind.h's PyHandle).
+    auto pre_hooks = n->pre_hooks;
+    for (auto& h : pre_hooks) {
       Tensor& g = grads[h.second.first];
       if (!g.defined()) continue;
       Tensor r = h.second.second(g);
@@ -316,11 +319,11 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     if (n->is_accumulate_grad() && grads[0].defined()) {
       // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
       auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
-      if (lm)
-        for (auto& h : lm->leaf_hooks) {
-          Tensor r = h.second(grads[0]);
-          if (r.defined()) grads[0] = r;
-        }
+      auto leaf_hooks = lm ? lm->leaf_hooks : decltype(lm->leaf_hooks)();
+      for (auto& h : leaf_hooks) {
+        Tensor r = h.second(grads[0]);
+        if (r.defined()) grads[0] = r;
+      }
     }
     auto cap = captures.find(n);
     if (cap != captures.end())
@@ -335,10 +338,12 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
         if (!grads[i].defined())
           grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
       auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)
-      for (auto& h : n->node_pre_hooks) h.second(grads);
-      variable_list received = n->node_post_hooks.empty() ? variable_list() : grads;
+      auto node_pre_hooks = n->node_pre_hooks;
+      for (auto& h : node_pre_hooks) h.second(grads);
+      auto node_post_hooks = n->node_post_hooks;
+      variable_list received = node_post_hooks.empty() ? variable_list() : grads;
       outs = n->apply(std::move(grads));
-      for (auto& h : n->node_post_hooks) h.second(outs, received);
+      for (auto& h : node_post_hooks) h.second(outs, received);
       if (!keep_graph) n->release_variables();
     }
     if (n->is_accumulate_grad()) continue;
