@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,9 @@ struct AccumulateGrad : Node {
   std::string name() const override { return "AccumulateGrad"; }
   bool is_accumulate_grad() const override { return true; }
   Tensor variable;
+
+ private:
+  std::mutex mutex_;  // .grad updates from concurrent backward passes
 };
 
 // Where the gradient of `t` goes: its grad_fn, or its leaf's AccumulateGrad (created on demand), or nothing.

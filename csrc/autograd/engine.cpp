@@ -1,6 +1,7 @@
 // The backward engine (dependency counting + ready queue) and the graph plumbing: saved variables, edges,
 // history of recorded outputs, AccumulateGrad.
 #include <deque>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -141,6 +142,10 @@ TensorGeometry geometry_of(const Tensor& t) {
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  // Ops run with the GIL released, so threads sharing a leaf (one model, several threads) may get here at
+  // once: one accumulator per leaf, made once.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   auto& m = t.impl()->ensure_autograd_meta();
   if (auto acc = m.grad_accumulator.lock()) return acc;
   auto acc = std::make_shared<AccumulateGrad>(t);
@@ -184,6 +189,9 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = std::move(grads[0]);
   auto& m = variable.impl()->ensure_autograd_meta();  // leaf hooks already ran in the engine
+  // Backward passes in several threads may reach one leaf together (the engine runs with the GIL released);
+  // the hooks run outside the lock, since they take the GIL.
+  std::unique_lock<std::mutex> lock(mutex_);
   if (!m.grad.defined()) {
     // The incoming tensor becomes .grad when nothing else can see it (PyTorch "steals" it too): no other
     // handle on the tensor or its buffer, dense, and the leaf's layout. Otherwise it may be the user's
@@ -198,6 +206,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     binary_(BinaryOp::add, m.grad, g);
   }
+  lock.unlock();
   if (!m.post_accumulate_hooks.empty()) {
     auto hooks = m.post_accumulate_hooks;  // a hook may remove itself
     for (auto& h : hooks) h.second(variable);
@@ -309,7 +318,10 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     variable_list grads = std::move(buffers[n]);
     buffers.erase(n);
     grads.resize(n->inputs.size());
-    for (auto& h : n->pre_hooks) {
+    // Hooks run from copies of their lists: a Python hook may remove itself or add hooks while it runs
+    // (copies only share ownership of the Python callables, see csrc/python/bind.h's PyHandle).
+    auto pre_hooks = n->pre_hooks;
+    for (auto& h : pre_hooks) {
       Tensor& g = grads[h.second.first];
       if (!g.defined()) continue;
       Tensor r = h.second.second(g);
@@ -318,11 +330,11 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     if (n->is_accumulate_grad() && grads[0].defined()) {
       // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
       auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
-      if (lm)
-        for (auto& h : lm->leaf_hooks) {
-          Tensor r = h.second(grads[0]);
-          if (r.defined()) grads[0] = r;
-        }
+      auto leaf_hooks = lm ? lm->leaf_hooks : decltype(lm->leaf_hooks)();
+      for (auto& h : leaf_hooks) {
+        Tensor r = h.second(grads[0]);
+        if (r.defined()) grads[0] = r;
+      }
     }
     auto cap = captures.find(n);
     if (cap != captures.end())
@@ -337,10 +349,12 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
         if (!grads[i].defined())
           grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
       auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)
-      for (auto& h : n->node_pre_hooks) h.second(grads);
-      variable_list received = n->node_post_hooks.empty() ? variable_list() : grads;
+      auto node_pre_hooks = n->node_pre_hooks;
+      for (auto& h : node_pre_hooks) h.second(grads);
+      auto node_post_hooks = n->node_post_hooks;
+      variable_list received = node_post_hooks.empty() ? variable_list() : grads;
       outs = n->apply(std::move(grads));
-      for (auto& h : n->node_post_hooks) h.second(outs, received);
+      for (auto& h : node_post_hooks) h.second(outs, received);
       if (!keep_graph) n->release_variables();
     }
     if (n->is_accumulate_grad()) continue;

@@ -1,28 +1,29 @@
-// cuDNN handles (one per thread and device, as cuDNN handles must not be shared between threads that run
-// concurrently) and the RAII descriptors of CUDNNUtils.h.
+// cuDNN handles (one per thread and device from a HandlePool, as cuDNN handles must not be shared between
+// threads that run concurrently) and the RAII descriptors of CUDNNUtils.h.
 #if defined(MINITORCH_WITH_CUDA) && defined(MINITORCH_WITH_CUDNN)
 #include "cuda/CUDNNUtils.h"
 
 #include <climits>
 
 #include "cuda/CUDAContext.h"
+#include "cuda/HandlePool.h"
 #include "ops/conv.h"
 
 namespace mt {
 namespace cuda {
 
+namespace {
+void create_handle(cudnnHandle_t* h) {
+  MT_CUDNN_CHECK(cudnnCreate(h));
+}
+}  // namespace
+
 cudnnHandle_t cudnn_handle(int device) {
   if (device < 0) device = current_device();
   MT_CHECK(device < kMaxDevices, "cuDNN: device index ", device, " out of range");
-  // Leaked at thread exit on purpose: destroying a handle during interpreter teardown can touch a driver
-  // that is already gone.
-  thread_local cudnnHandle_t handles[kMaxDevices] = {};
-  if (!handles[device]) {
-    DeviceGuard guard(device);
-    MT_CUDNN_CHECK(cudnnCreate(&handles[device]));
-  }
-  MT_CUDNN_CHECK(cudnnSetStream(handles[device], current_stream(device)));
-  return handles[device];
+  cudnnHandle_t h = HandlePool<cudnnHandle_t, &create_handle>::get(device);
+  MT_CUDNN_CHECK(cudnnSetStream(h, current_stream(device)));
+  return h;
 }
 
 cudnnDataType_t cudnn_data_type(ScalarType t) {

@@ -63,6 +63,112 @@ py::object make_size(IntArrayRef sizes);
 // Applies requires_grad=True from a factory argument (leaf tensor).
 Tensor set_requires_grad(const Tensor& t, bool requires_grad);
 
+// ---- Releasing the GIL around ops (as PyTorch does around each dispatched op), so DataParallel's replica
+// threads and DataLoader's pin-memory thread run ops at the same time. Only the pure C++ call runs released:
+// arguments are converted before and results cast after, under the GIL. Whatever a released op frees must not
+// touch Python unguarded (Python callables the graph holds live in a PyHandle, see bind_autograd.cpp).
+// Releasing costs a save/restore of the thread state, and handing the GIL to a waiting thread can cost that
+// thread's switch interval to get it back, so small CPU ops keep it: an op is released when one of its
+// tensors lives on a GPU (a launch can block on a full queue or the allocator's sync) or has at least
+// kNoGilMinNumel elements (tens of microseconds of work, where the release is noise).
+constexpr int64_t kNoGilMinNumel = int64_t(1) << 15;
+
+inline bool worth_releasing(const Tensor& t) {
+  return t.defined() && (t.numel() >= kNoGilMinNumel || !t.device().is_cpu());
+}
+inline bool worth_releasing(const std::optional<Tensor>& t) {
+  return t && worth_releasing(*t);
+}
+// A list (cat, the foreach ops, fused optimizer steps) by its total size: many small parameters add up.
+inline bool worth_releasing(const std::vector<Tensor>& ts) {
+  int64_t total = 0;
+  for (auto& t : ts) {
+    if (!t.defined()) continue;
+    if (!t.device().is_cpu()) return true;
+    total += t.numel();
+  }
+  return total >= kNoGilMinNumel;
+}
+// A factory by the tensor it makes.
+inline bool worth_releasing_output(IntArrayRef sizes, Device device) {
+  if (!device.is_cpu()) return true;
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    if (s <= 0) return false;
+    n *= s;
+    if (n >= kNoGilMinNumel) return true;
+  }
+  return false;
+}
+template <typename T>
+bool worth_releasing(const T&) {
+  return false;
+}
+
+// Released for the scope when `on`; PyEval_SaveThread directly, cheaper than pybind11's guard, which looks up
+// its internals on each use.
+class ReleaseGIL {
+ public:
+  explicit ReleaseGIL(bool on = true) : state_(on ? PyEval_SaveThread() : nullptr) {}
+  ~ReleaseGIL() {
+    if (state_) PyEval_RestoreThread(state_);
+  }
+  ReleaseGIL(const ReleaseGIL&) = delete;
+  ReleaseGIL& operator=(const ReleaseGIL&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
+// Runs f() released when the op is big: nogil([&] { return mm(a, b); }, a, b). With no tensors given it
+// always releases (ops that block: synchronize, device copies, the backward engine).
+template <typename F, typename... Ts>
+decltype(auto) nogil(F&& f, const Ts&... inputs) {
+  ReleaseGIL r(sizeof...(Ts) == 0 || (worth_releasing(inputs) || ...));
+  return f();
+}
+
+// Runs f() released when `on` (for ops whose cost is not their tensors' size: GEMMs).
+template <typename F>
+decltype(auto) nogil_if(bool on, F&& f) {
+  ReleaseGIL r(on);
+  return f();
+}
+
+template <typename T>
+constexpr bool is_python_type = std::is_base_of_v<py::handle, std::decay_t<T>>;
+
+// A binding for a C++ function whose arguments are all C++ values: m.def("softplus", nogil_fn(&softplus)),
+// or nogil_fn(+[](const Tensor& x) {...}) for a captureless lambda. Python-typed arguments are refused at
+// compile time (they may only be used under the GIL).
+template <typename R, typename... A>
+auto nogil_fn(R (*f)(A...)) {
+  static_assert(!(is_python_type<A> || ...), "nogil_fn: an argument is a Python object");
+  return [f](A... a) -> R { return nogil([&]() -> R { return f(std::forward<A>(a)...); }, a...); };
+}
+
+// A Python object owned by C++ graph state (hooks in nodes and AutogradMeta, autograd.Function's backward):
+// that state is copied and freed inside released ops (a node dies when its last tensor does), so the object
+// is reached through a shared_ptr (copies touch no Python refcount) and the last owner drops it under the
+// GIL, as PyTorch's PyFunctionTensorPreHook does. Calls must hold the GIL: py::gil_scoped_acquire first.
+struct PyHandle {
+  explicit PyHandle(py::object o) : obj(std::move(o)) {}
+  ~PyHandle() {
+    if (!Py_IsInitialized()) {  // interpreter gone: leak rather than touch it
+      obj.release();
+      return;
+    }
+    py::gil_scoped_acquire g;
+    obj = py::object();
+  }
+  PyHandle(const PyHandle&) = delete;
+  PyHandle& operator=(const PyHandle&) = delete;
+  py::object obj;
+};
+inline std::shared_ptr<PyHandle> py_handle(py::object o) {
+  return std::make_shared<PyHandle>(std::move(o));
+}
+
 void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m, TensorClass& cls);
 void init_factory(py::module_& m, TensorClass& cls);

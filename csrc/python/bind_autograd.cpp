@@ -17,10 +17,12 @@ int next_hook_id() {
   return ++id;
 }
 
+// The engine runs with the GIL released: a hook takes it to call Python, and holds its callable in a
+// PyHandle so that freeing the graph (anywhere, on any thread) drops it under the GIL.
 autograd::Hook wrap_hook(py::function fn) {
-  // The hook holds a Python callable: the engine runs with the GIL held, so calling it is safe.
-  return [fn](const Tensor& g) -> Tensor {
-    py::object r = fn(g);
+  return [h = py_handle(std::move(fn))](const Tensor& g) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object r = h->obj(g);
     return r.is_none() ? Tensor() : r.cast<Tensor>();
   };
 }
@@ -32,6 +34,11 @@ struct PyFunctionNode : Node {
       : name_(std::move(name)), backward_(std::move(backward)), ctx_(std::move(ctx)) {}
   ~PyFunctionNode() override {
     for (auto& s : saved) autograd::defer_release(s.take());
+    if (!Py_IsInitialized()) {
+      backward_.release();
+      ctx_.release();
+      return;
+    }
     py::gil_scoped_acquire g;
     backward_ = py::object();
     ctx_ = py::object();
@@ -42,6 +49,7 @@ struct PyFunctionNode : Node {
     released_ = true;
   }
   variable_list apply(variable_list&& grads) override {
+    py::gil_scoped_acquire gil;  // the engine runs released
     py::tuple saved_t(saved.size());
     for (size_t i = 0; i < saved.size(); ++i) saved_t[i] = py::cast(saved[i].unpack(shared_from_this()));
     ctx_.attr("_saved_tensors") = saved_t;
@@ -99,11 +107,12 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       .def("_register_prehook",
            [](Node& n, py::function fn) {
              int id = next_hook_id();
-             n.node_pre_hooks.push_back({id, [fn](variable_list& gouts) {
+             n.node_pre_hooks.push_back({id, [h = py_handle(fn)](variable_list& gouts) {
+                                           py::gil_scoped_acquire gil;
                                            py::tuple args(gouts.size());
                                            for (size_t i = 0; i < gouts.size(); ++i)
                                              args[i] = py::cast(gouts[i]);
-                                           py::object r = fn(args);
+                                           py::object r = h->obj(args);
                                            if (r.is_none()) return;
                                            auto seq = r.cast<py::sequence>();
                                            MT_CHECK(seq.size() == gouts.size(), "hook returned ", seq.size(),
@@ -116,19 +125,20 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       .def("_register_hook",
            [](Node& n, py::function fn) {
              int id = next_hook_id();
-             n.node_post_hooks.push_back({id, [fn](variable_list& gins, const variable_list& gouts) {
-                                            py::tuple a(gins.size()), b(gouts.size());
-                                            for (size_t i = 0; i < gins.size(); ++i) a[i] = py::cast(gins[i]);
-                                            for (size_t i = 0; i < gouts.size(); ++i)
-                                              b[i] = py::cast(gouts[i]);
-                                            py::object r = fn(a, b);
-                                            if (r.is_none()) return;
-                                            auto seq = r.cast<py::sequence>();
-                                            MT_CHECK(seq.size() == gins.size(), "hook returned ", seq.size(),
-                                                     " gradients, expected ", gins.size());
-                                            for (size_t i = 0; i < gins.size(); ++i)
-                                              gins[i] = seq[i].is_none() ? Tensor() : seq[i].cast<Tensor>();
-                                          }});
+             n.node_post_hooks.push_back(
+                 {id, [h = py_handle(fn)](variable_list& gins, const variable_list& gouts) {
+                    py::gil_scoped_acquire gil;
+                    py::tuple a(gins.size()), b(gouts.size());
+                    for (size_t i = 0; i < gins.size(); ++i) a[i] = py::cast(gins[i]);
+                    for (size_t i = 0; i < gouts.size(); ++i) b[i] = py::cast(gouts[i]);
+                    py::object r = h->obj(a, b);
+                    if (r.is_none()) return;
+                    auto seq = r.cast<py::sequence>();
+                    MT_CHECK(seq.size() == gins.size(), "hook returned ", seq.size(), " gradients, expected ",
+                             gins.size());
+                    for (size_t i = 0; i < gins.size(); ++i)
+                      gins[i] = seq[i].is_none() ? Tensor() : seq[i].cast<Tensor>();
+                  }});
              return id;
            })
       .def("_remove_hook",
@@ -213,8 +223,9 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                       "post accumulate grad hooks cannot be registered on non-leaf tensors");
              auto& m = t.impl()->ensure_autograd_meta();
              int id = next_hook_id();
-             m.post_accumulate_hooks.push_back({id, [fn](const Tensor& leaf) -> Tensor {
-                                                  fn(leaf);
+             m.post_accumulate_hooks.push_back({id, [h = py_handle(fn)](const Tensor& leaf) -> Tensor {
+                                                  py::gil_scoped_acquire gil;
+                                                  h->obj(leaf);
                                                   return Tensor();
                                                 }});
              return id;
@@ -243,7 +254,10 @@ void init_autograd(py::module_& m, TensorClass& cls) {
          bool create_graph, const std::vector<Tensor>& inputs, bool allow_unused) {
         variable_list g;
         for (auto& x : grads) g.push_back(x ? *x : Tensor());
-        variable_list r = autograd::run_backward(outputs, g, keep_graph, create_graph, inputs, allow_unused);
+        // Released as PyTorch's engine runs: hooks and Function backwards take the GIL back to call Python.
+        variable_list r = nogil([&] {
+          return autograd::run_backward(outputs, g, keep_graph, create_graph, inputs, allow_unused);
+        });
         py::tuple t(r.size());
         for (size_t i = 0; i < r.size(); ++i) t[i] = py::cast(r[i]);
         return t;

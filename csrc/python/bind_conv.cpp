@@ -29,13 +29,20 @@ using OptTensor = std::optional<Tensor>;
 
 py::object conv(const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
                 py::handle padding, py::handle dilation, int64_t groups, bool one_d) {
+  // A convolution is microseconds of work even on small inputs: always released.
+  DimVector st = ints(stride), dil = ints(dilation);
   if (py::isinstance<py::str>(padding)) {
     std::string p = padding.cast<std::string>();
-    return py::cast(one_d ? conv1d(input, weight, bias, ints(stride), p, ints(dilation), groups)
-                          : conv2d(input, weight, bias, ints(stride), p, ints(dilation), groups));
+    return py::cast(nogil([&] {
+      return one_d ? conv1d(input, weight, bias, st, p, dil, groups)
+                   : conv2d(input, weight, bias, st, p, dil, groups);
+    }));
   }
-  return py::cast(one_d ? conv1d(input, weight, bias, ints(stride), ints(padding), ints(dilation), groups)
-                        : conv2d(input, weight, bias, ints(stride), ints(padding), ints(dilation), groups));
+  DimVector pad = ints(padding);
+  return py::cast(nogil([&] {
+    return one_d ? conv1d(input, weight, bias, st, pad, dil, groups)
+                 : conv2d(input, weight, bias, st, pad, dil, groups);
+  }));
 }
 
 }  // namespace
@@ -60,8 +67,13 @@ void init_conv(py::module_& m) {
       "conv_transpose2d",
       [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
          py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-        return conv_transpose2d(input, weight, bias, ints(stride), ints(padding), ints(output_padding),
-                                groups, ints(dilation));
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto output_padding_ = ints(output_padding);
+        auto dilation_ = ints(dilation);
+        return nogil([&] {
+          return conv_transpose2d(input, weight, bias, stride_, padding_, output_padding_, groups, dilation_);
+        });
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
@@ -69,8 +81,13 @@ void init_conv(py::module_& m) {
       "conv_transpose1d",
       [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
          py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-        return conv_transpose1d(input, weight, bias, ints(stride), ints(padding), ints(output_padding),
-                                groups, ints(dilation));
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto output_padding_ = ints(output_padding);
+        auto dilation_ = ints(dilation);
+        return nogil([&] {
+          return conv_transpose1d(input, weight, bias, stride_, padding_, output_padding_, groups, dilation_);
+        });
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
@@ -80,7 +97,11 @@ void init_conv(py::module_& m) {
       "max_pool2d",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
          bool ceil_mode) {
-        return max_pool2d(input, ints(k), ints(stride), ints(padding), ints(dilation), ceil_mode);
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto dilation_ = ints(dilation);
+        return nogil([&] { return max_pool2d(input, k_, stride_, padding_, dilation_, ceil_mode); }, input);
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("dilation") = 1, py::arg("ceil_mode") = false);
@@ -88,8 +109,13 @@ void init_conv(py::module_& m) {
       "max_pool2d_with_indices",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
          bool ceil_mode) {
-        return max_pool2d_with_indices(input, ints(k), ints(stride), ints(padding), ints(dilation),
-                                       ceil_mode);
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto dilation_ = ints(dilation);
+        return nogil(
+            [&] { return max_pool2d_with_indices(input, k_, stride_, padding_, dilation_, ceil_mode); },
+            input);
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("dilation") = 1, py::arg("ceil_mode") = false);
@@ -97,7 +123,11 @@ void init_conv(py::module_& m) {
       "max_pool1d",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
          bool ceil_mode) {
-        return max_pool1d(input, ints(k), ints(stride), ints(padding), ints(dilation), ceil_mode);
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto dilation_ = ints(dilation);
+        return nogil([&] { return max_pool1d(input, k_, stride_, padding_, dilation_, ceil_mode); }, input);
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("dilation") = 1, py::arg("ceil_mode") = false);
@@ -105,8 +135,13 @@ void init_conv(py::module_& m) {
       "max_pool1d_with_indices",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
          bool ceil_mode) {
-        return max_pool1d_with_indices(input, ints(k), ints(stride), ints(padding), ints(dilation),
-                                       ceil_mode);
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto dilation_ = ints(dilation);
+        return nogil(
+            [&] { return max_pool1d_with_indices(input, k_, stride_, padding_, dilation_, ceil_mode); },
+            input);
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("dilation") = 1, py::arg("ceil_mode") = false);
@@ -114,8 +149,14 @@ void init_conv(py::module_& m) {
       "avg_pool2d",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
          bool count_include_pad, std::optional<int64_t> divisor_override) {
-        return avg_pool2d(input, ints(k), ints(stride), ints(padding), ceil_mode, count_include_pad,
-                          divisor_override);
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        return nogil(
+            [&] {
+              return avg_pool2d(input, k_, stride_, padding_, ceil_mode, count_include_pad, divisor_override);
+            },
+            input);
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
@@ -124,25 +165,41 @@ void init_conv(py::module_& m) {
       "avg_pool1d",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
          bool count_include_pad) {
-        return avg_pool1d(input, ints(k), ints(stride), ints(padding), ceil_mode, count_include_pad);
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        return nogil([&] { return avg_pool1d(input, k_, stride_, padding_, ceil_mode, count_include_pad); },
+                     input);
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
   nn.def(
       "adaptive_avg_pool2d",
-      [](const Tensor& input, py::handle os) { return adaptive_avg_pool2d(input, output_size(os)); },
+      [](const Tensor& input, py::handle os) {
+        auto os_ = output_size(os);
+        return nogil([&] { return adaptive_avg_pool2d(input, os_); }, input);
+      },
       py::arg("input"), py::arg("output_size"));
   nn.def(
       "adaptive_avg_pool1d",
-      [](const Tensor& input, py::handle os) { return adaptive_avg_pool1d(input, output_size(os)); },
+      [](const Tensor& input, py::handle os) {
+        auto os_ = output_size(os);
+        return nogil([&] { return adaptive_avg_pool1d(input, os_); }, input);
+      },
       py::arg("input"), py::arg("output_size"));
   nn.def(
       "adaptive_max_pool2d",
-      [](const Tensor& input, py::handle os) { return adaptive_max_pool2d(input, output_size(os)); },
+      [](const Tensor& input, py::handle os) {
+        auto os_ = output_size(os);
+        return nogil([&] { return adaptive_max_pool2d(input, os_); }, input);
+      },
       py::arg("input"), py::arg("output_size"));
   nn.def(
       "adaptive_max_pool1d",
-      [](const Tensor& input, py::handle os) { return adaptive_max_pool1d(input, output_size(os)); },
+      [](const Tensor& input, py::handle os) {
+        auto os_ = output_size(os);
+        return nogil([&] { return adaptive_max_pool1d(input, os_); }, input);
+      },
       py::arg("input"), py::arg("output_size"));
 
   // ---- torch.backends.cudnn

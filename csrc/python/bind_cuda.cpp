@@ -10,7 +10,9 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_compiled", [] { return cuda_hooks().compiled_with_cuda(); });
   m.def("_cuda_device_count", [] { return cuda_hooks().device_count(); });
   m.def("_cuda_is_initialized", [] { return cuda_hooks().is_initialized(); });
-  m.def("_cuda_init", [] { cuda_hooks().lazy_init(); });
+  // initializing the driver takes long; other Python threads run meanwhile
+  m.def(
+      "_cuda_init", [] { cuda_hooks().lazy_init(); }, py::call_guard<py::gil_scoped_release>());
   m.def("_cuda_current_device", [] { return cuda_hooks().current_device(); });
   m.def("_cuda_set_device", [](int i) { cuda_hooks().set_device(i); });
   m.def("_cuda_synchronize", [](int i) {
@@ -24,7 +26,8 @@ void init_cuda(py::module_& m) {
   // memory
   m.def("_cuda_memory_stats", [&h](int d) { return h.memory_stats(d); });
   m.def("_cuda_reset_peak_memory_stats", [&h](int d) { h.reset_peak_memory_stats(d); });
-  m.def("_cuda_empty_cache", [&h] { h.empty_cache(); });
+  m.def(
+      "_cuda_empty_cache", [&h] { h.empty_cache(); }, py::call_guard<py::gil_scoped_release>());
   m.def("_cuda_mem_get_info", [&h](int d) { return h.mem_get_info(d); });
   // streams and events: handles are the cudaStream_t / cudaEvent_t values as integers
   m.def("_cuda_current_stream", [&h](int d) { return h.current_stream(d); });

@@ -19,67 +19,87 @@ std::optional<Tensor> opt_operand(py::handle h, const char* what) {
   return to_operand(h, what);
 }
 
+// The op calls, with the GIL released for big operands (bind.h); operands are converted before.
+Tensor un(UnaryOp op, const Tensor& x) {
+  return nogil([&] { return unary(op, x); }, x);
+}
+void un_(UnaryOp op, const Tensor& x) {
+  nogil([&] { unary_(op, x); }, x);
+}
+Tensor bin(BinaryOp op, const Tensor& x, const Tensor& y) {
+  return nogil([&] { return binary(op, x, y); }, x, y);
+}
+void bin_(BinaryOp op, const Tensor& x, const Tensor& y) {
+  nogil([&] { binary_(op, x, y); }, x, y);
+}
+
 // a (op) b with either side a Python number
 template <BinaryOp OP>
 py::object op_fwd(const Tensor& self, py::handle other) {
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  return py::cast(binary(OP, self, to_operand(other)));
+  return py::cast(bin(OP, self, to_operand(other)));
 }
 template <BinaryOp OP>
 py::object op_rev(const Tensor& self, py::handle other) {
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  return py::cast(binary(OP, to_operand(other), self));
+  return py::cast(bin(OP, to_operand(other), self));
 }
 template <BinaryOp OP>
 py::object op_inplace(py::object self, py::handle other) {
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  binary_(OP, self.cast<Tensor>(), to_operand(other));
+  bin_(OP, self.cast<Tensor>(), to_operand(other));
   return self;
 }
 
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
-#define MT_BIND_UNARY(name, f, k)                                                        \
-  m.def(                                                                                 \
-      #name, [](const Tensor& x) { return unary(UnaryOp::name, x); }, py::arg("input")); \
-  cls.def(#name, [](const Tensor& x) { return unary(UnaryOp::name, x); });               \
-  cls.def(#name "_", [](py::object self) {                                               \
-    unary_(UnaryOp::name, self.cast<Tensor>());                                          \
-    return self;                                                                         \
+#define MT_BIND_UNARY(name, f, k)                                                     \
+  m.def(                                                                              \
+      #name, [](const Tensor& x) { return un(UnaryOp::name, x); }, py::arg("input")); \
+  cls.def(#name, [](const Tensor& x) { return un(UnaryOp::name, x); });               \
+  cls.def(#name "_", [](py::object self) {                                            \
+    un_(UnaryOp::name, self.cast<Tensor>());                                          \
+    return self;                                                                      \
   });
   MT_UNARY_OPS(MT_BIND_UNARY)
 #undef MT_BIND_UNARY
 
-#define MT_BIND_BINARY(name, f, k)                                                                   \
-  m.def(                                                                                             \
-      #name,                                                                                         \
-      [](py::handle a, py::handle b) {                                                               \
-        return binary(BinaryOp::name, to_operand(a, "input"), to_operand(b));                        \
-      },                                                                                             \
-      py::arg("input"), py::arg("other"));                                                           \
-  cls.def(                                                                                           \
-      #name, [](const Tensor& x, py::handle b) { return binary(BinaryOp::name, x, to_operand(b)); }, \
-      py::arg("other"));                                                                             \
-  cls.def(                                                                                           \
-      #name "_",                                                                                     \
-      [](py::object self, py::handle b) {                                                            \
-        binary_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                 \
-        return self;                                                                                 \
-      },                                                                                             \
+#define MT_BIND_BINARY(name, f, k)                                                                \
+  m.def(                                                                                          \
+      #name,                                                                                      \
+      [](py::handle a, py::handle b) {                                                            \
+        Tensor x = to_operand(a, "input");                                                        \
+        return bin(BinaryOp::name, x, to_operand(b));                                             \
+      },                                                                                          \
+      py::arg("input"), py::arg("other"));                                                        \
+  cls.def(                                                                                        \
+      #name, [](const Tensor& x, py::handle b) { return bin(BinaryOp::name, x, to_operand(b)); }, \
+      py::arg("other"));                                                                          \
+  cls.def(                                                                                        \
+      #name "_",                                                                                  \
+      [](py::object self, py::handle b) {                                                         \
+        bin_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                 \
+        return self;                                                                              \
+      },                                                                                          \
       py::arg("other"));
   MT_BINARY_OPS(MT_BIND_BINARY)
 #undef MT_BIND_BINARY
 
   // add/sub carry alpha; div carries rounding_mode (these definitions replace the table's plain ones)
   auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
-    return add(to_operand(a, "input"), to_operand(b), parse_scalar(alpha, "alpha"));
+    Tensor x = to_operand(a, "input"), y = to_operand(b);
+    Scalar s = parse_scalar(alpha, "alpha");
+    return nogil([&] { return add(x, y, s); }, x, y);
   };
   auto sub_fn = [](py::handle a, py::handle b, py::handle alpha) {
-    return sub(to_operand(a, "input"), to_operand(b), parse_scalar(alpha, "alpha"));
+    Tensor x = to_operand(a, "input"), y = to_operand(b);
+    Scalar s = parse_scalar(alpha, "alpha");
+    return nogil([&] { return sub(x, y, s); }, x, y);
   };
   auto div_fn = [](py::handle a, py::handle b, std::optional<std::string> mode) {
-    return div(to_operand(a, "input"), to_operand(b), mode);
+    Tensor x = to_operand(a, "input"), y = to_operand(b);
+    return nogil([&] { return div(x, y, mode); }, x, y);
   };
   for (const char* n : {"add"}) {
     m.def(n, add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
@@ -104,8 +124,9 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       "add_",
       [](py::object self, py::handle b, py::handle alpha) {
         Tensor self_t = self.cast<Tensor>();
-        Tensor other = scale_by_alpha(self_t, to_operand(b), parse_scalar(alpha, "alpha"));
-        binary_(BinaryOp::add, self_t, other);
+        Tensor other = to_operand(b);
+        Scalar s = parse_scalar(alpha, "alpha");
+        nogil([&] { binary_(BinaryOp::add, self_t, scale_by_alpha(self_t, other, s)); }, self_t, other);
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
@@ -113,8 +134,9 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       "sub_",
       [](py::object self, py::handle b, py::handle alpha) {
         Tensor self_t = self.cast<Tensor>();
-        Tensor other = scale_by_alpha(self_t, to_operand(b), parse_scalar(alpha, "alpha"));
-        binary_(BinaryOp::sub, self_t, other);
+        Tensor other = to_operand(b);
+        Scalar s = parse_scalar(alpha, "alpha");
+        nogil([&] { binary_(BinaryOp::sub, self_t, scale_by_alpha(self_t, other, s)); }, self_t, other);
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
@@ -126,7 +148,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
                                          : BinaryOp::floor_divide;
         MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
                  "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
-        binary_(op, self.cast<Tensor>(), to_operand(b));
+        bin_(op, self.cast<Tensor>(), to_operand(b));
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
@@ -137,8 +159,11 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       {"arctan2", BinaryOp::atan2}};
   for (auto [n, op] : aliases) {
     BinaryOp o = op;
-    m.def(n, [o](py::handle a, py::handle b) { return binary(o, to_operand(a, "input"), to_operand(b)); });
-    cls.def(n, [o](const Tensor& x, py::handle b) { return binary(o, x, to_operand(b)); });
+    m.def(n, [o](py::handle a, py::handle b) {
+      Tensor x = to_operand(a, "input");
+      return bin(o, x, to_operand(b));
+    });
+    cls.def(n, [o](const Tensor& x, py::handle b) { return bin(o, x, to_operand(b)); });
   }
   m.def("negative", [](const Tensor& x) { return neg(x); });
   cls.def("negative", [](const Tensor& x) { return neg(x); });
@@ -188,14 +213,17 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
            [](const Tensor& x) { return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x); });
 
   auto clamp_fn = [](const Tensor& x, py::handle lo, py::handle hi) {
-    return clamp(x, opt_operand(lo, "min"), opt_operand(hi, "max"));
+    auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
+    return nogil([&] { return clamp(x, l, h); }, x);
   };
   for (const char* n : {"clamp", "clip"}) {
     m.def(n, clamp_fn, py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
     cls.def(n, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   }
   auto clamp_inplace = [](py::object self, py::handle lo, py::handle hi) {
-    clamp_(self.cast<Tensor>(), opt_operand(lo, "min"), opt_operand(hi, "max"));
+    Tensor x = self.cast<Tensor>();
+    auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
+    nogil([&] { clamp_(x, l, h); }, x);
     return self;
   };
   cls.def("clamp_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
@@ -210,26 +238,30 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
           [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
 
   m.def("_where", [](const Tensor& c, py::handle a, py::handle b) {
-    return where(c, to_operand(a, "input"), to_operand(b, "other"));
+    Tensor x = to_operand(a, "input"), y = to_operand(b, "other");
+    return nogil([&] { return where(c, x, y); }, c, x, y);
   });
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
       py::arg("condition"), py::arg("other"));
   auto mf = [](const Tensor& x, const Tensor& mask, py::handle v) {
-    return masked_fill(x, mask, to_operand(v, "value"));
+    Tensor value = to_operand(v, "value");
+    return nogil([&] { return masked_fill(x, mask, value); }, x);
   };
   m.def("masked_fill", mf, py::arg("input"), py::arg("mask"), py::arg("value"));
   cls.def("masked_fill", mf, py::arg("mask"), py::arg("value"));
   cls.def(
       "masked_fill_",
       [](py::object self, const Tensor& mask, py::handle v) {
-        masked_fill_(self.cast<Tensor>(), mask, to_operand(v, "value"));
+        Tensor x = self.cast<Tensor>(), value = to_operand(v, "value");
+        nogil([&] { masked_fill_(x, mask, value); }, x);
         return self;
       },
       py::arg("mask"), py::arg("value"));
-  m.def("softplus", &softplus, py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
-  m.def("leaky_relu", &leaky_relu, py::arg("input"), py::arg("negative_slope") = 0.01);
+  m.def("softplus", nogil_fn(&softplus), py::arg("input"), py::arg("beta") = 1.0,
+        py::arg("threshold") = 20.0);
+  m.def("leaky_relu", nogil_fn(&leaky_relu), py::arg("input"), py::arg("negative_slope") = 0.01);
   m.def("lerp",
         [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
   cls.def("lerp",

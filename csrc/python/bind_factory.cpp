@@ -19,10 +19,19 @@ namespace {
 
 using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
 
+// Makes the tensor with the GIL released when it is big (bind.h).
+template <typename F>
+Tensor made(IntArrayRef sizes, Device device, F&& f) {
+  return nogil_if(worth_releasing_output(sizes, device), f);
+}
+
 template <Filler F>
 Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool rg, py::handle, bool,
                      py::handle) {
-  return set_requires_grad(F(parse_size_args(sizes), parse_dtype(dtype), parse_device(device)), rg);
+  DimVector sz = parse_size_args(sizes);
+  ScalarType dt = parse_dtype(dtype);
+  Device dev = parse_device(device);
+  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
 // like-factories: dtype/device default to the input's
@@ -31,7 +40,7 @@ Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, boo
                     py::handle) {
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  return set_requires_grad(F(self.sizes(), dt, dev), rg);
+  return set_requires_grad(made(self.sizes(), dev, [&] { return F(self.sizes(), dt, dev); }), rg);
 }
 
 // minitorch.Generator: a Philox generator of its own, for the generator= argument of the random ops.
@@ -57,7 +66,10 @@ Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py
   int8_t type = -1;
   Generator* g = parse_generator(generator, &type);
   ScopedGenerator scope(g, type);
-  return set_requires_grad(F(parse_size_args(sizes), parse_dtype(dtype), parse_device(device)), rg);
+  DimVector sz = parse_size_args(sizes);
+  ScalarType dt = parse_dtype(dtype);
+  Device dev = parse_device(device);
+  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
@@ -66,7 +78,8 @@ Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::han
                    py::handle, bool, py::handle) {
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  return set_requires_grad(F(parse_size_args(sizes), dt, dev), rg);
+  DimVector sz = parse_size_args(sizes);
+  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 }  // namespace
 
@@ -89,9 +102,11 @@ void init_factory(py::module_& m, TensorClass& cls) {
       "full",
       [](py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
          py::handle) {
-        return set_requires_grad(full(parse_size(size), parse_scalar(value, "fill_value"), parse_dtype(dtype),
-                                      parse_device(device)),
-                                 rg);
+        DimVector sz = parse_size(size);
+        Scalar v = parse_scalar(value, "fill_value");
+        ScalarType dt = parse_dtype(dtype);
+        Device dev = parse_device(device);
+        return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
       },
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
   m.def(
@@ -100,7 +115,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
          py::handle) {
         ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
         Device dev = device.is_none() ? self.device() : parse_device(device);
-        return set_requires_grad(full(self.sizes(), parse_scalar(value, "fill_value"), dt, dev), rg);
+        Scalar v = parse_scalar(value, "fill_value");
+        return set_requires_grad(made(self.sizes(), dev, [&] { return full(self.sizes(), v, dt, dev); }), rg);
       },
       py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW);
   cls.def(
@@ -109,7 +125,9 @@ void init_factory(py::module_& m, TensorClass& cls) {
          py::handle, bool, py::handle) {
         ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
         Device dev = device.is_none() ? self.device() : parse_device(device);
-        return set_requires_grad(full(parse_size(size), parse_scalar(value, "fill_value"), dt, dev), rg);
+        DimVector sz = parse_size(size);
+        Scalar v = parse_scalar(value, "fill_value");
+        return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
       },
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
 
@@ -223,27 +241,31 @@ void init_factory(py::module_& m, TensorClass& cls) {
   cls.def(
       "uniform_",
       [with_gen](Tensor& t, double a, double b, py::handle gen) -> Tensor& {
-        return with_gen(gen, [&]() -> Tensor& { return uniform_(t, a, b); });
+        return with_gen(
+            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return uniform_(t, a, b); }, t); });
       },
       py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = py::none());
   cls.def(
       "normal_",
       [with_gen](Tensor& t, double mean, double std, py::handle gen) -> Tensor& {
-        return with_gen(gen, [&]() -> Tensor& { return normal_(t, mean, std); });
+        return with_gen(
+            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return normal_(t, mean, std); }, t); });
       },
       py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none());
   cls.def(
       "random_",
       [with_gen](Tensor& t, int64_t a, py::handle b, py::handle gen) -> Tensor& {
+        std::optional<int64_t> hi = b.is_none() ? std::nullopt : std::optional<int64_t>(b.cast<int64_t>());
         return with_gen(gen, [&]() -> Tensor& {
-          return b.is_none() ? random_(t, 0, a) : random_(t, a, b.cast<int64_t>());
+          return nogil([&]() -> Tensor& { return hi ? random_(t, a, *hi) : random_(t, 0, a); }, t);
         });
       },
       py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = py::none());
   cls.def(
       "bernoulli_",
       [with_gen](Tensor& t, double p, py::handle gen) -> Tensor& {
-        return with_gen(gen, [&]() -> Tensor& { return bernoulli_(t, p); });
+        return with_gen(gen,
+                        [&]() -> Tensor& { return nogil([&]() -> Tensor& { return bernoulli_(t, p); }, t); });
       },
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
 

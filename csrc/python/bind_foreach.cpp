@@ -24,65 +24,89 @@ void init_foreach(py::module_& m) {
       "_foreach_add_",
       [](py::handle self, py::handle other, double alpha) {
         TensorList s = as_list(self, "self");
-        if (is_tensor_list(other))
-          foreach_add_(s, other.cast<TensorList>(), alpha);
-        else
-          foreach_add_(s, parse_scalar(other, "other").to_double() * alpha);
+        if (is_tensor_list(other)) {
+          TensorList o = other.cast<TensorList>();
+          nogil([&] { foreach_add_(s, o, alpha); }, s);
+        } else {
+          double v = parse_scalar(other, "other").to_double() * alpha;
+          nogil([&] { foreach_add_(s, v); }, s);
+        }
       },
       py::arg("self"), py::arg("other"), py::arg("alpha") = 1.0);
   m.def(
       "_foreach_mul_",
       [](py::handle self, py::handle other) {
         TensorList s = as_list(self, "self");
-        if (is_tensor_list(other))
-          foreach_mul_(s, other.cast<TensorList>());
-        else if (py::isinstance<TensorImpl>(other))
-          foreach_mul_(s, other.cast<Tensor>());
-        else
-          foreach_mul_(s, parse_scalar(other, "other").to_double());
+        if (is_tensor_list(other)) {
+          TensorList o = other.cast<TensorList>();
+          nogil([&] { foreach_mul_(s, o); }, s);
+        } else if (py::isinstance<TensorImpl>(other)) {
+          Tensor o = other.cast<Tensor>();
+          nogil([&] { foreach_mul_(s, o); }, s);
+        } else {
+          double v = parse_scalar(other, "other").to_double();
+          nogil([&] { foreach_mul_(s, v); }, s);
+        }
       },
       py::arg("self"), py::arg("other"));
   m.def(
-      "_foreach_zero_", [](py::handle self) { foreach_zero_(as_list(self, "self")); }, py::arg("self"));
+      "_foreach_zero_",
+      [](py::handle self) {
+        TensorList s = as_list(self, "self");
+        nogil([&] { foreach_zero_(s); }, s);
+      },
+      py::arg("self"));
   m.def(
       "_foreach_addcmul_",
       [](py::handle self, py::handle t1, py::handle t2, double value) {
-        foreach_addcmul_(as_list(self, "self"), as_list(t1, "tensor1"), as_list(t2, "tensor2"), value);
+        TensorList s = as_list(self, "self"), a = as_list(t1, "tensor1"), b = as_list(t2, "tensor2");
+        nogil([&] { foreach_addcmul_(s, a, b, value); }, s);
       },
       py::arg("self"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value") = 1.0);
   m.def(
       "_foreach_addcdiv_",
       [](py::handle self, py::handle t1, py::handle t2, double value) {
-        foreach_addcdiv_(as_list(self, "self"), as_list(t1, "tensor1"), as_list(t2, "tensor2"), value);
+        TensorList s = as_list(self, "self"), a = as_list(t1, "tensor1"), b = as_list(t2, "tensor2");
+        nogil([&] { foreach_addcdiv_(s, a, b, value); }, s);
       },
       py::arg("self"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value") = 1.0);
   m.def(
       "_foreach_lerp_",
       [](py::handle self, py::handle end, double weight) {
-        foreach_lerp_(as_list(self, "self"), as_list(end, "tensors1"), weight);
+        TensorList s = as_list(self, "self"), e = as_list(end, "tensors1");
+        nogil([&] { foreach_lerp_(s, e, weight); }, s);
       },
       py::arg("self"), py::arg("tensors1"), py::arg("weight"));
   m.def(
-      "_foreach_sqrt", [](py::handle self) { return foreach_sqrt(as_list(self, "self")); }, py::arg("self"));
+      "_foreach_sqrt",
+      [](py::handle self) {
+        TensorList s = as_list(self, "self");
+        return nogil([&] { return foreach_sqrt(s); }, s);
+      },
+      py::arg("self"));
   m.def(
-      "_foreach_norm", [](py::handle self, double ord) { return foreach_norm(as_list(self, "self"), ord); },
+      "_foreach_norm",
+      [](py::handle self, double ord) {
+        TensorList s = as_list(self, "self");
+        return nogil([&] { return foreach_norm(s, ord); }, s);
+      },
       py::arg("self"), py::arg("ord") = 2.0);
 
-  m.def("_fused_sgd_", &fused_sgd_, py::arg("params"), py::arg("grads"), py::arg("momentum_buffer_list"),
-        py::arg("lr"), py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"),
-        py::arg("nesterov"), py::arg("maximize"), py::arg("is_first_step"));
-  m.def("_fused_adam_", &fused_adam_, py::arg("params"), py::arg("grads"), py::arg("exp_avgs"),
+  m.def("_fused_sgd_", nogil_fn(&fused_sgd_), py::arg("params"), py::arg("grads"),
+        py::arg("momentum_buffer_list"), py::arg("lr"), py::arg("momentum"), py::arg("dampening"),
+        py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"), py::arg("is_first_step"));
+  m.def("_fused_adam_", nogil_fn(&fused_adam_), py::arg("params"), py::arg("grads"), py::arg("exp_avgs"),
         py::arg("exp_avg_sqs"), py::arg("max_exp_avg_sqs"), py::arg("state_steps"), py::arg("lr"),
         py::arg("beta1"), py::arg("beta2"), py::arg("weight_decay"), py::arg("eps"), py::arg("amsgrad"),
         py::arg("maximize"), py::arg("decoupled_weight_decay") = false);
-  m.def("_fused_rmsprop_", &fused_rmsprop_, py::arg("params"), py::arg("grads"), py::arg("square_avgs"),
-        py::arg("grad_avgs"), py::arg("momentum_buffer_list"), py::arg("state_steps"), py::arg("lr"),
-        py::arg("alpha"), py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"),
-        py::arg("maximize"));
-  m.def("_fused_adagrad_", &fused_adagrad_, py::arg("params"), py::arg("grads"), py::arg("state_sums"),
-        py::arg("state_steps"), py::arg("lr"), py::arg("lr_decay"), py::arg("weight_decay"), py::arg("eps"),
-        py::arg("maximize"));
-  m.def("_amp_foreach_non_finite_check_and_unscale_", &amp_foreach_non_finite_check_and_unscale_,
+  m.def("_fused_rmsprop_", nogil_fn(&fused_rmsprop_), py::arg("params"), py::arg("grads"),
+        py::arg("square_avgs"), py::arg("grad_avgs"), py::arg("momentum_buffer_list"), py::arg("state_steps"),
+        py::arg("lr"), py::arg("alpha"), py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"),
+        py::arg("centered"), py::arg("maximize"));
+  m.def("_fused_adagrad_", nogil_fn(&fused_adagrad_), py::arg("params"), py::arg("grads"),
+        py::arg("state_sums"), py::arg("state_steps"), py::arg("lr"), py::arg("lr_decay"),
+        py::arg("weight_decay"), py::arg("eps"), py::arg("maximize"));
+  m.def("_amp_foreach_non_finite_check_and_unscale_", nogil_fn(&amp_foreach_non_finite_check_and_unscale_),
         py::arg("self"), py::arg("found_inf"), py::arg("inv_scale"));
   m.def(
       "_amp_update_scale_",

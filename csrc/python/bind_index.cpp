@@ -122,7 +122,7 @@ void init_index(py::module_& m, TensorClass& cls) {
     if (PyLong_Check(key.ptr()) && !PyBool_Check(key.ptr())) return select(self, 0, key.cast<int64_t>());
     Parsed p = parse_index(self, key);
     if (!p.has_advanced) return p.view.is_same(self) ? alias(self) : p.view;
-    return index(p.view, p.advanced);
+    return nogil([&] { return index(p.view, p.advanced); }, p.view);
   });
   cls.def("__setitem__", [](const Tensor& self, py::handle key, py::handle value) {
     Tensor v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>() : Tensor();
@@ -132,14 +132,16 @@ void init_index(py::module_& m, TensorClass& cls) {
       // requires grad (a fresh view of x would take the history and x would silently lose it)
       bool whole = p.view.sizes() == self.sizes() && p.view.strides() == self.strides() &&
                    p.view.storage_offset() == self.storage_offset();
-      if (v.defined())
-        copy_(whole ? self : p.view, v);
-      else
-        fill_(p.view, parse_scalar(value, "value"));
+      if (v.defined()) {
+        nogil([&] { copy_(whole ? self : p.view, v); }, p.view, v);
+      } else {
+        Scalar s = parse_scalar(value, "value");
+        nogil([&] { fill_(p.view, s); }, p.view);
+      }
     } else {
       if (!v.defined())
         v = scalar_tensor(parse_scalar(value, "value"), self.dtype(), Device(DeviceType::CPU));
-      index_put_(p.view, p.advanced, v, false);
+      nogil([&] { index_put_(p.view, p.advanced, v, false); }, p.view, v);
     }
     self.bump_version();
   });
@@ -149,7 +151,8 @@ void init_index(py::module_& m, TensorClass& cls) {
         std::vector<std::optional<Tensor>> idx;
         for (py::handle h : indices)
           idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
-        index_put_(self.cast<Tensor>(), idx, values, accumulate);
+        Tensor t = self.cast<Tensor>();
+        nogil([&] { index_put_(t, idx, values, accumulate); }, t, values);
         return self;
       },
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
@@ -159,18 +162,22 @@ void init_index(py::module_& m, TensorClass& cls) {
         std::vector<std::optional<Tensor>> idx;
         for (py::handle h : indices)
           idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
-        Tensor out = clone(self);
-        index_put_(out, idx, values, accumulate);
-        return out;
+        return nogil(
+            [&] {
+              Tensor out = clone(self);
+              index_put_(out, idx, values, accumulate);
+              return out;
+            },
+            self, values);
       },
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
 
-  m.def("index_select", &index_select, py::arg("input"), py::arg("dim"), py::arg("index"));
-  cls.def("index_select", &index_select, py::arg("dim"), py::arg("index"));
-  m.def(
-      "gather", [](const Tensor& s, int64_t d, const Tensor& i, bool) { return gather(s, d, i); },
-      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
-  cls.def("gather", &gather, py::arg("dim"), py::arg("index"));
+  m.def("index_select", nogil_fn(&index_select), py::arg("input"), py::arg("dim"), py::arg("index"));
+  cls.def("index_select", nogil_fn(&index_select), py::arg("dim"), py::arg("index"));
+  m.def("gather",
+        nogil_fn(+[](const Tensor& s, int64_t d, const Tensor& i, bool) { return gather(s, d, i); }),
+        py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
+  cls.def("gather", nogil_fn(&gather), py::arg("dim"), py::arg("index"));
   auto scatter_src = [](py::handle src, const Tensor& self) {
     return py::isinstance<TensorImpl>(src)
                ? src.cast<Tensor>()
@@ -180,33 +187,40 @@ void init_index(py::module_& m, TensorClass& cls) {
       "scatter_",
       [scatter_src](py::object self, int64_t dim, const Tensor& index, py::handle src,
                     std::optional<std::string> reduce) {
-        Tensor s = self.cast<Tensor>();
-        scatter_(s, dim, index, scatter_src(src, s), reduce.value_or(""));
+        Tensor s = self.cast<Tensor>(), v = scatter_src(src, s);
+        nogil([&] { scatter_(s, dim, index, v, reduce.value_or("")); }, s, index);
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(), py::arg("reduce") = py::none());
   auto scatter_fn = [scatter_src](const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
                                   std::optional<std::string> reduce) {
-    Tensor out = clone(self);
-    scatter_(out, dim, index, scatter_src(src, self), reduce.value_or(""));
-    return out;
+    Tensor v = scatter_src(src, self);
+    return nogil(
+        [&] {
+          Tensor out = clone(self);
+          scatter_(out, dim, index, v, reduce.value_or(""));
+          return out;
+        },
+        self, index);
   };
   cls.def("scatter", scatter_fn, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
           py::arg("reduce") = py::none());
   m.def("scatter", scatter_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
         py::kw_only(), py::arg("reduce") = py::none());
   cls.def("scatter_add_", [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
-    scatter_add_(self.cast<Tensor>(), dim, index, src);
+    Tensor t = self.cast<Tensor>();
+    nogil([&] { scatter_add_(t, dim, index, src); }, t, index);
     return self;
   });
-  auto scatter_add_fn = [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-    Tensor out = clone(self);
-    return Tensor(scatter_add_(out, dim, index, src));
-  };
+  auto scatter_add_fn =
+      nogil_fn(+[](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+        Tensor out = clone(self);
+        return Tensor(scatter_add_(out, dim, index, src));
+      });
   cls.def("scatter_add", scatter_add_fn);
   m.def("scatter_add", scatter_add_fn);
   auto nonzero_fn = [](const Tensor& self, bool as_tuple) -> py::object {
-    Tensor nz = nonzero(self);
+    Tensor nz = nogil([&] { return nonzero(self); }, self);
     if (!as_tuple) return py::cast(nz);
     py::tuple t(std::max<int64_t>(self.dim(), 1));
     for (int64_t d = 0; d < std::max<int64_t>(self.dim(), 1); ++d)
@@ -215,8 +229,8 @@ void init_index(py::module_& m, TensorClass& cls) {
   };
   m.def("nonzero", nonzero_fn, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
   cls.def("nonzero", nonzero_fn, py::kw_only(), py::arg("as_tuple") = false);
-  m.def("masked_select", &masked_select, py::arg("input"), py::arg("mask"));
-  cls.def("masked_select", &masked_select, py::arg("mask"));
+  m.def("masked_select", nogil_fn(&masked_select), py::arg("input"), py::arg("mask"));
+  cls.def("masked_select", nogil_fn(&masked_select), py::arg("mask"));
 }
 
 }  // namespace mt

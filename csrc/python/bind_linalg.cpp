@@ -14,7 +14,19 @@ Tensor einsum_py(const std::string& eq, const py::args& args) {
   } else {
     for (py::handle h : args) ops.push_back(h.cast<Tensor>());
   }
-  return einsum(eq, ops);
+  return nogil([&] { return einsum(eq, ops); }, ops);
+}
+
+// A product's work grows as m*n*k: released from about kNoGilMinNumel multiply-adds (microseconds of work),
+// long before the operands alone would pass the size threshold.
+bool big_product(const Tensor& a, const Tensor& b) {
+  if (!a.device().is_cpu() || !b.device().is_cpu()) return true;
+  return a.numel() * (b.dim() > 0 ? b.size(-1) : 1) >= kNoGilMinNumel;
+}
+
+template <Tensor (*F)(const Tensor&, const Tensor&)>
+Tensor product(const Tensor& a, const Tensor& b) {
+  return nogil_if(big_product(a, b), [&] { return F(a, b); });
 }
 
 const char* precision_name(Float32MatmulPrecision p) {
@@ -56,38 +68,39 @@ void init_linalg(py::module_& m, TensorClass& cls) {
     set_float32_matmul_precision(allow ? Float32MatmulPrecision::high : Float32MatmulPrecision::highest);
   });
 
-  m.def("matmul", &matmul, py::arg("input"), py::arg("other"));
-  m.def("mm", &mm, py::arg("input"), py::arg("mat2"));
-  m.def("bmm", &bmm, py::arg("input"), py::arg("mat2"));
-  m.def("mv", &mv, py::arg("input"), py::arg("vec"));
-  m.def("dot", &dot, py::arg("input"), py::arg("tensor"));
-  m.def("outer", &outer, py::arg("input"), py::arg("vec2"));
-  m.def("ger", &outer, py::arg("input"), py::arg("vec2"));
+  m.def("matmul", &product<&matmul>, py::arg("input"), py::arg("other"));
+  m.def("mm", &product<&mm>, py::arg("input"), py::arg("mat2"));
+  m.def("bmm", &product<&bmm>, py::arg("input"), py::arg("mat2"));
+  m.def("mv", &product<&mv>, py::arg("input"), py::arg("vec"));
+  m.def("dot", &product<&dot>, py::arg("input"), py::arg("tensor"));
+  m.def("outer", &product<&outer>, py::arg("input"), py::arg("vec2"));
+  m.def("ger", &product<&outer>, py::arg("input"), py::arg("vec2"));
   auto addmm_fn = [](const Tensor& self, const Tensor& m1, const Tensor& m2, py::handle beta,
                      py::handle alpha) {
-    return addmm(self, m1, m2, parse_scalar(beta, "beta"), parse_scalar(alpha, "alpha"));
+    Scalar b = parse_scalar(beta, "beta"), a = parse_scalar(alpha, "alpha");
+    return nogil_if(big_product(m1, m2), [&] { return addmm(self, m1, m2, b, a); });
   };
   m.def("addmm", addmm_fn, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(),
         py::arg("beta") = 1, py::arg("alpha") = 1);
   m.def("einsum", &einsum_py, py::arg("equation"));
 
-  cls.def("matmul", &matmul, py::arg("other"));
-  cls.def("mm", &mm, py::arg("mat2"));
-  cls.def("bmm", &bmm, py::arg("mat2"));
-  cls.def("mv", &mv, py::arg("vec"));
-  cls.def("dot", &dot, py::arg("tensor"));
-  cls.def("outer", &outer, py::arg("vec2"));
-  cls.def("ger", &outer, py::arg("vec2"));
+  cls.def("matmul", &product<&matmul>, py::arg("other"));
+  cls.def("mm", &product<&mm>, py::arg("mat2"));
+  cls.def("bmm", &product<&bmm>, py::arg("mat2"));
+  cls.def("mv", &product<&mv>, py::arg("vec"));
+  cls.def("dot", &product<&dot>, py::arg("tensor"));
+  cls.def("outer", &product<&outer>, py::arg("vec2"));
+  cls.def("ger", &product<&outer>, py::arg("vec2"));
   cls.def("addmm", addmm_fn, py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
           py::arg("alpha") = 1);
   // Non-tensor operands return NotImplemented so Python can try the other side (then raises TypeError).
   cls.def("__matmul__", [](const Tensor& self, py::handle other) -> py::object {
     if (!py::isinstance<TensorImpl>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    return py::cast(matmul(self, other.cast<Tensor>()));
+    return py::cast(product<&matmul>(self, other.cast<Tensor>()));
   });
   cls.def("__rmatmul__", [](const Tensor& self, py::handle other) -> py::object {
     if (!py::isinstance<TensorImpl>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    return py::cast(matmul(other.cast<Tensor>(), self));
+    return py::cast(product<&matmul>(other.cast<Tensor>(), self));
   });
 }
 

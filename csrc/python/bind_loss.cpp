@@ -30,8 +30,12 @@ void init_loss(py::module_& m) {
       "cross_entropy",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
          int64_t ignore_index, double label_smoothing) {
-        return cross_entropy(input, target, weight, parse_reduction(reduction), ignore_index,
-                             label_smoothing);
+        return nogil(
+            [&] {
+              return cross_entropy(input, target, weight, parse_reduction(reduction), ignore_index,
+                                   label_smoothing);
+            },
+            input);
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
       py::arg("ignore_index") = -100, py::arg("label_smoothing") = 0.0);
@@ -39,7 +43,8 @@ void init_loss(py::module_& m) {
       "nll_loss",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
          int64_t ignore_index) {
-        return nll_loss(input, target, weight, parse_reduction(reduction), ignore_index);
+        return nogil(
+            [&] { return nll_loss(input, target, weight, parse_reduction(reduction), ignore_index); }, input);
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
       py::arg("ignore_index") = -100);
@@ -53,7 +58,7 @@ void init_loss(py::module_& m) {
         [f](const Tensor& input, const Tensor& target, const std::string& reduction) {
           Reduction r = parse_reduction(reduction);
           warn_size_mismatch(input, target);
-          return f(input, target, r);
+          return nogil([&] { return f(input, target, r); }, input);
         },
         py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
   }
@@ -62,7 +67,7 @@ void init_loss(py::module_& m) {
       [](const Tensor& input, const Tensor& target, const std::string& reduction, double beta) {
         Reduction r = parse_reduction(reduction);
         warn_size_mismatch(input, target);
-        return smooth_l1_loss(input, target, r, beta);
+        return nogil([&] { return smooth_l1_loss(input, target, r, beta); }, input);
       },
       py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::arg("beta") = 1.0);
   nn.def(
@@ -70,21 +75,26 @@ void init_loss(py::module_& m) {
       [](const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
         Reduction r = parse_reduction(reduction);
         warn_size_mismatch(input, target);
-        return huber_loss(input, target, r, delta);
+        return nogil([&] { return huber_loss(input, target, r, delta); }, input);
       },
       py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::arg("delta") = 1.0);
   nn.def(
       "binary_cross_entropy",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction) {
-        return binary_cross_entropy(input, target, weight, parse_reduction(reduction));
+        return nogil([&] { return binary_cross_entropy(input, target, weight, parse_reduction(reduction)); },
+                     input);
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean");
   nn.def(
       "binary_cross_entropy_with_logits",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
          const OptTensor& pos_weight) {
-        return binary_cross_entropy_with_logits(input, target, weight, parse_reduction(reduction),
-                                                pos_weight);
+        return nogil(
+            [&] {
+              return binary_cross_entropy_with_logits(input, target, weight, parse_reduction(reduction),
+                                                      pos_weight);
+            },
+            input);
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
       py::arg("pos_weight") = py::none());
@@ -94,13 +104,13 @@ void init_loss(py::module_& m) {
         // 'batchmean' (sum / batch size) is kl_div's own reduction, as in PyTorch
         bool batchmean = reduction == "batchmean";
         Reduction r = batchmean ? Reduction::Sum : parse_reduction(reduction);
-        return kl_div(input, target, r, log_target, batchmean);
+        return nogil([&] { return kl_div(input, target, r, log_target, batchmean); }, input);
       },
       py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::arg("log_target") = false);
   nn.def(
       "soft_margin_loss",
       [](const Tensor& input, const Tensor& target, const std::string& reduction) {
-        return soft_margin_loss(input, target, parse_reduction(reduction));
+        return nogil([&] { return soft_margin_loss(input, target, parse_reduction(reduction)); }, input);
       },
       py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
 }

@@ -32,11 +32,14 @@ std::optional<int64_t> opt_dim(py::handle h) {
 
 // max(input), max(input, dim, keepdim) -> (values, indices), max(input, other) -> maximum
 py::object max_min(const Tensor& x, py::handle dim, bool keepdim, bool is_max) {
-  if (dim.is_none()) return py::cast(is_max ? max(x) : min(x));
-  if (py::isinstance<TensorImpl>(dim))
-    return py::cast(is_max ? maximum(x, dim.cast<Tensor>()) : minimum(x, dim.cast<Tensor>()));
+  if (dim.is_none()) return py::cast(nogil([&] { return is_max ? max(x) : min(x); }, x));
+  if (py::isinstance<TensorImpl>(dim)) {
+    Tensor o = dim.cast<Tensor>();
+    return py::cast(nogil([&] { return is_max ? maximum(x, o) : minimum(x, o); }, x, o));
+  }
   int64_t d = dim.cast<int64_t>();
-  return is_max ? values_indices("max", max(x, d, keepdim)) : values_indices("min", min(x, d, keepdim));
+  auto r = nogil([&] { return is_max ? max(x, d, keepdim) : min(x, d, keepdim); }, x);
+  return values_indices(is_max ? "max" : "min", r);
 }
 
 // p as PyTorch's norm takes it: a number, inf, None or "fro" (2-norm over the given dims).
@@ -66,7 +69,7 @@ Tensor var_std(const Tensor& x, py::handle dim, py::handle unbiased, bool keepdi
   if (!unbiased.is_none()) c = unbiased.cast<bool>() ? 1.0 : 0.0;
   if (!correction.is_none()) c = correction.cast<double>();
   DimVector dims = parse_dims(dim);
-  return is_std ? std(x, dims, c, keepdim) : var(x, dims, c, keepdim);
+  return nogil([&] { return is_std ? std(x, dims, c, keepdim) : var(x, dims, c, keepdim); }, x);
 }
 
 }  // namespace
@@ -79,7 +82,9 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   for (auto [name, fn] : dtype_reductions) {
     DTypeReduce f = fn;
     auto call = [f](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
-      return f(x, parse_dims(dim), keepdim, parse_dtype(dtype));
+      DimVector dims = parse_dims(dim);
+      ScalarType dt = parse_dtype(dtype);
+      return nogil([&] { return f(x, dims, keepdim, dt); }, x);
     };
     m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
           py::kw_only(), py::arg("dtype") = py::none());
@@ -92,7 +97,10 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       {"amax", &amax}, {"amin", &amin}, {"all", &all}, {"any", &any}};
   for (auto [name, fn] : plain) {
     PlainReduce f = fn;
-    auto call = [f](const Tensor& x, py::handle dim, bool keepdim) { return f(x, parse_dims(dim), keepdim); };
+    auto call = [f](const Tensor& x, py::handle dim, bool keepdim) {
+      DimVector dims = parse_dims(dim);
+      return nogil([&] { return f(x, dims, keepdim); }, x);
+    };
     m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
     cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
@@ -115,7 +123,8 @@ void init_reduce(py::module_& m, TensorClass& cls) {
                          py::handle correction) {
       Tensor spread = var_std(x, dim, unbiased, keepdim, correction, is_std);
       py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;
-      return py::make_tuple(spread, mean(x, parse_dims(d), keepdim));
+      DimVector dims = parse_dims(d);
+      return py::make_tuple(spread, nogil([&] { return mean(x, dims, keepdim); }, x));
     };
     const char* name = is_std ? "std_mean" : "var_mean";
     m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
@@ -124,8 +133,14 @@ void init_reduce(py::module_& m, TensorClass& cls) {
 
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
-    Tensor in = dt == ScalarType::Undefined ? x : x.dtype() == dt ? x : to(x, dt, x.device());
-    return norm(in, parse_p(p), parse_dims(dim), keepdim);
+    double pv = parse_p(p);
+    DimVector dims = parse_dims(dim);
+    return nogil(
+        [&] {
+          Tensor in = dt == ScalarType::Undefined ? x : x.dtype() == dt ? x : to(x, dt, x.device());
+          return norm(in, pv, dims, keepdim);
+        },
+        x);
   };
   m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
         py::arg("keepdim") = false, py::arg("dtype") = py::none());
@@ -133,7 +148,8 @@ void init_reduce(py::module_& m, TensorClass& cls) {
           py::arg("dtype") = py::none());
 
   auto lse = [](const Tensor& x, py::handle dim, bool keepdim) {
-    return logsumexp(x, parse_dims(dim), keepdim);
+    DimVector dims = parse_dims(dim);
+    return nogil([&] { return logsumexp(x, dims, keepdim); }, x);
   };
   m.def("logsumexp", lse, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
   cls.def("logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
@@ -147,12 +163,13 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
     // max(input, other=...) spelled with the keyword
     auto other = [is_max](const Tensor& x, const Tensor& o) {
-      return is_max ? maximum(x, o) : minimum(x, o);
+      return nogil([&] { return is_max ? maximum(x, o) : minimum(x, o); }, x, o);
     };
     m.def(name, other, py::arg("input"), py::arg("other"));
     cls.def(name, other, py::arg("other"));
     auto arg = [is_max](const Tensor& x, py::handle dim, bool keepdim) {
-      return is_max ? argmax(x, opt_dim(dim), keepdim) : argmin(x, opt_dim(dim), keepdim);
+      auto d = opt_dim(dim);
+      return nogil([&] { return is_max ? argmax(x, d, keepdim) : argmin(x, d, keepdim); }, x);
     };
     const char* arg_name = is_max ? "argmax" : "argmin";
     m.def(arg_name, arg, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
@@ -165,7 +182,10 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   for (auto [name, fn] : dim_ops) {
     DimDtypeOp f = fn;
     bool kw = std::string(name).rfind("cum", 0) == 0;  // cumsum's dtype is keyword-only, softmax's is not
-    auto call = [f](const Tensor& x, int64_t dim, py::handle dtype) { return f(x, dim, parse_dtype(dtype)); };
+    auto call = [f](const Tensor& x, int64_t dim, py::handle dtype) {
+      ScalarType dt = parse_dtype(dtype);
+      return nogil([&] { return f(x, dim, dt); }, x);
+    };
     if (kw) {
       m.def(name, call, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
       cls.def(name, call, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());

@@ -32,7 +32,12 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return view(t, parse_size_args(shape));
           })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
-      .def("reshape", [](const Tensor& t, py::args shape) { return reshape(t, parse_size_args(shape)); })
+      // views only rewrite metadata and keep the GIL; reshape may copy, cat and stack always do
+      .def("reshape",
+           [](const Tensor& t, py::args shape) {
+             DimVector s = parse_size_args(shape);
+             return nogil([&] { return reshape(t, s); }, t);
+           })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); })
       .def("permute", [](const Tensor& t, py::args dims) { return permute(t, parse_size_args(dims)); })
       .def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"))
@@ -89,7 +94,10 @@ void init_shape(py::module_& m, TensorClass& cls) {
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
 
-  m.def("reshape", [](const Tensor& t, py::handle shape) { return reshape(t, parse_size(shape)); });
+  m.def("reshape", [](const Tensor& t, py::handle shape) {
+    DimVector s = parse_size(shape);
+    return nogil([&] { return reshape(t, s); }, t);
+  });
   m.def("permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); });
   m.def("transpose", &transpose);
   m.def("swapaxes", &transpose);
@@ -123,13 +131,25 @@ void init_shape(py::module_& m, TensorClass& cls) {
       "unbind", [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, py::arg("input"),
       py::arg("dim") = 0);
   m.def(
-      "cat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "cat"), dim); }, py::arg("tensors"),
-      py::arg("dim") = 0);
-  m.def(
-      "concat", [](py::handle ts, int64_t dim) { return cat(tensor_seq(ts, "concat"), dim); },
+      "cat",
+      [](py::handle ts, int64_t dim) {
+        auto v = tensor_seq(ts, "cat");
+        return nogil([&] { return cat(v, dim); }, v);
+      },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(
-      "stack", [](py::handle ts, int64_t dim) { return stack(tensor_seq(ts, "stack"), dim); },
+      "concat",
+      [](py::handle ts, int64_t dim) {
+        auto v = tensor_seq(ts, "concat");
+        return nogil([&] { return cat(v, dim); }, v);
+      },
+      py::arg("tensors"), py::arg("dim") = 0);
+  m.def(
+      "stack",
+      [](py::handle ts, int64_t dim) {
+        auto v = tensor_seq(ts, "stack");
+        return nogil([&] { return stack(v, dim); }, v);
+      },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(
       "as_strided",

@@ -71,7 +71,7 @@ py::array to_numpy(const Tensor& t, bool force) {
              "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
              "instead.");
   }
-  Tensor src = t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
+  Tensor src = t.device().is_cpu() ? t : nogil([&] { return to(t, t.dtype(), Device(DeviceType::CPU)); });
   const char* fmt = numpy_format(src.dtype());
   MT_CHECK_TYPE(fmt != nullptr, "Got unsupported ScalarType ", dtype_short_name(src.dtype()));
   std::vector<py::ssize_t> shape(src.sizes().begin(), src.sizes().end()), strides;
@@ -178,7 +178,9 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
     else
       throw py::type_error("to() got an unexpected keyword argument '" + k + "'");
   }
-  return to(self, dtype, device, copy, non_blocking);
+  // a device copy may wait for the GPU; a conversion of a big tensor is a pass over its memory
+  return nogil_if(worth_releasing(self) || !device.is_cpu(),
+                  [&] { return to(self, dtype, device, copy, non_blocking); });
 }
 
 }  // namespace
@@ -310,7 +312,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           [](py::object self, py::object) -> py::object {
             Tensor t = self.cast<Tensor>();
             if (t.device().is_cpu()) return self;
-            return py::cast(to(t, t.dtype(), Device(DeviceType::CPU)));
+            return py::cast(nogil([&] { return to(t, t.dtype(), Device(DeviceType::CPU)); }));
           },
           py::arg("memory_format") = py::none())
       .def(
@@ -318,7 +320,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           [](const Tensor& t, py::object device, bool non_blocking) {
             Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device);
             MT_CHECK(d.is_cuda(), "Invalid device, must be cuda device");
-            return to(t, t.dtype(), d, false, non_blocking);
+            return nogil([&] { return to(t, t.dtype(), d, false, non_blocking); });
           },
           py::arg("device") = py::none(), py::arg("non_blocking") = false)
       .def(
@@ -330,20 +332,20 @@ void init_tensor(py::module_& m, TensorClass& cls) {
               return py::str(std::string(t.is_cuda() ? "torch.cuda." : "torch.") +
                              names[static_cast<int>(t.dtype())] + "Tensor");
             }
-            return py::cast(to(t, parse_dtype(dtype), t.device()));
+            ScalarType st = parse_dtype(dtype);
+            return py::cast(nogil([&] { return to(t, st, t.device()); }, t));
           },
           py::arg("dtype") = py::none())
       .def(
-          "contiguous", [](const Tensor& t, py::object) { return contiguous(t); },
+          "contiguous", [](const Tensor& t, py::object) { return nogil([&] { return contiguous(t); }, t); },
           py::arg("memory_format") = py::none())
       .def(
-          "clone", [](const Tensor& t, py::object) { return clone(t); },
+          "clone", [](const Tensor& t, py::object) { return nogil([&] { return clone(t); }, t); },
           py::arg("memory_format") = py::none())
+      .def("copy_", nogil_fn(+[](const Tensor& t, const Tensor& src, bool nb) { return copy_(t, src, nb); }),
+           py::arg("src"), py::arg("non_blocking") = false)
       .def(
-          "copy_", [](const Tensor& t, const Tensor& src, bool nb) { return copy_(t, src, nb); },
-          py::arg("src"), py::arg("non_blocking") = false)
-      .def(
-          "pin_memory", [](const Tensor& t, py::object) { return pin_memory(t); },
+          "pin_memory", [](const Tensor& t, py::object) { return nogil([&] { return pin_memory(t); }); },
           py::arg("device") = py::none())
       .def(
           "is_pinned", [](const Tensor& t, py::object) { return is_pinned(t); },
@@ -352,12 +354,18 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            [](const Tensor& t, py::object stream) {
              cuda_hooks().record_stream(t, stream.attr("cuda_stream").cast<uintptr_t>());
            })
-      .def("fill_", [](const Tensor& t, py::handle v) { return fill_(t, parse_scalar(v)); })
-      .def("zero_", [](const Tensor& t) { return zero_(t); })
-      .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
+      .def("fill_",
+           [](const Tensor& t, py::handle v) {
+             Scalar s = parse_scalar(v);
+             return nogil([&] { return fill_(t, s); }, t);
+           })
+      .def("zero_", nogil_fn(+[](const Tensor& t) { return zero_(t); }))
+      // item on a GPU tensor waits for it (released then; a CPU element is never worth it)
+      .def("item", [](const Tensor& t) { return scalar_to_py(nogil([&] { return item(t); }, t)); })
       .def("tolist",
            [](const Tensor& t) {
-             Tensor c = t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
+             Tensor c =
+                 t.device().is_cpu() ? t : nogil([&] { return to(t, t.dtype(), Device(DeviceType::CPU)); });
              return tolist_rec(static_cast<const char*>(c.data_ptr()), c.sizes(), c.strides(), 0, c.dtype());
            })
       .def(
@@ -371,12 +379,12 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            [](const Tensor& t) {
              MT_CHECK(t.numel() == 1, "Boolean value of Tensor with ",
                       t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
-             return item(t).to_bool();
+             return nogil([&] { return item(t); }, t).to_bool();
            })
       .def("__float__",
            [](const Tensor& t) {
              MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-             return item(t).to_double();
+             return nogil([&] { return item(t); }, t).to_double();
            })
       .def("__int__",
            [](const Tensor& t) {

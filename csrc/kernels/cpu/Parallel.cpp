@@ -43,7 +43,14 @@ class ThreadPool {
 
   // Runs task(i) for i in [0, ntasks) on the pool plus the calling thread; returns when all are done.
   void run(int ntasks, const std::function<void(int)>& task) {
-    std::unique_lock<std::mutex> lk(run_mu_);  // one parallel region at a time
+    // One parallel region at a time. Ops run with the GIL released, so another Python thread may already be
+    // in a region: its region holds every worker, so this one runs its chunks on the calling thread rather
+    // than wait idle.
+    std::unique_lock<std::mutex> lk(run_mu_, std::try_to_lock);
+    if (!lk.owns_lock()) {
+      for (int i = 0; i < ntasks; ++i) task(i);
+      return;
+    }
     {
       std::lock_guard<std::mutex> g(mu_);
       task_ = &task;
