@@ -85,10 +85,10 @@ def test_no_other_library_binds_to_extension_symbols(tmp_path):
 
 
 needs_torch = pytest.mark.skipif(REAL_TORCH is None, reason="PyTorch is not installed")
-# Known limit: a CUDA build run from the source tree (PYTHONPATH=python) loads the toolkit's libnccl.so.2 and
-# cuBLAS/cuDNN through its RUNPATH; PyTorch imported afterwards gets those by soname instead of its own wheels'
-# copies and fails when they are older ("undefined symbol: ncclCommResume"). Installed beside PyTorch, _C's
-# RUNPATH ($ORIGIN/../nvidia/...) picks the wheels' copies first, so both libraries share one set.
+# A CUDA build run from the source tree (PYTHONPATH=python) would load the toolkit's libnccl.so.2 and cuBLAS
+# through its RUNPATH, and PyTorch imported afterwards would get those by soname ("undefined symbol:
+# ncclCommResume"); minitorch/_preload.py loads the NVIDIA wheels' copies first when they are installed, so these
+# tests cover that layout too. Installed beside PyTorch, _C's RUNPATH ($ORIGIN/../nvidia/...) does the same.
 
 
 @needs_torch

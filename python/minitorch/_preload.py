@@ -1,16 +1,48 @@
-"""Loads the OpenBLAS that NumPy's scipy-openblas32 wheel ships, so minitorch._C finds it wherever pip put it."""
+"""Loads the shared libraries minitorch._C needs from where pip put them, before _C itself is loaded."""
 
 import ctypes
 import os
+import sys
+
+# RTLD_LOCAL throughout: the loader matches _C's DT_NEEDED by soname against objects already loaded, in any
+# scope. RTLD_GLOBAL would put their symbols (OpenBLAS's unprefixed LAPACK helpers, dlaqz0_, ...) before every
+# later library's own definitions, PyTorch's included.
+
+
+def _load(path):
+    try:
+        ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+    except OSError:  # _C's RUNPATH may still find one
+        pass
+
 
 try:
     import scipy_openblas32 as _ob
 
     _lib = os.path.join(_ob.get_lib_dir(), "libscipy_openblas.so")
     if os.path.exists(_lib):
-        # RTLD_LOCAL is enough: the loader matches _C's DT_NEEDED by soname against objects already loaded, in
-        # any scope. RTLD_GLOBAL would put OpenBLAS's unprefixed LAPACK helpers (dlaqz0_, ...) before every
-        # later library's own definitions, PyTorch's included.
-        ctypes.CDLL(_lib, mode=ctypes.RTLD_LOCAL)
+        _load(_lib)
 except ImportError:  # the extension's RPATH may still find it
     pass
+
+# NVIDIA's wheels (PyTorch's dependencies) next to a build run from the source tree: installed, _C's RUNPATH
+# ($ORIGIN/../nvidia/...) picks them first; from the source tree it would load the toolkit's copies, and a
+# later `import torch` would then bind to an older NCCL or cuBLAS by soname and fail (undefined symbol
+# ncclCommResume). Loading the wheels' copies first gives both libraries the same, newer one.
+_NVIDIA_LIBS = (
+    ("cu13", ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")),
+    ("cudnn", ("libcudnn.so.9",)),
+    ("nccl", ("libnccl.so.2",)),
+)
+if sys.platform.startswith("linux"):
+    _here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.isdir(os.path.join(_here, "..", "nvidia")):
+        for _base in sys.path:
+            _nv = os.path.join(_base or ".", "nvidia")
+            if os.path.isdir(os.path.join(_nv, "cu13", "lib")):
+                for _sub, _names in _NVIDIA_LIBS:
+                    for _name in _names:
+                        _path = os.path.join(_nv, _sub, "lib", _name)
+                        if os.path.exists(_path):
+                            _load(_path)
+                break
