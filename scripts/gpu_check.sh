@@ -50,6 +50,11 @@ if want tests; then
   echo "tests rc=$? ($(($(date +%s) - t0)) s)" | tee -a "$out/tests.txt"
   grep -E "^(FAILED|ERROR)" "$out/tests.txt" | head -40
   tail -3 "$out/tests.txt"
+  # The import-order crash (gpu-report, 2026-11-23) with that machine's plugins autoloaded, as users run pytest:
+  # if this passes, the PYTEST_DISABLE_PLUGIN_AUTOLOAD above and tests/conftest.py's torch-first import can go.
+  (cd "$repo" && $py -m pytest -q -p no:cacheprovider tests/test_import_order.py --import-mode=append \
+    -o pythonpath=.) > "$out/import-order.txt" 2>&1
+  echo "import order (plugins autoloaded) rc=$?"; tail -2 "$out/import-order.txt"
   (cd "$repo" && $py examples/train_tutorial.py) > "$out/main-job.txt" 2>&1; echo "main job rc=$?"
   tail -2 "$out/main-job.txt"
 fi

@@ -485,6 +485,9 @@ def test_inference_tensors(device):
         a[0] = 5.0
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
         a.copy_(normal)
+    for write in (lambda t: t.exp_(), lambda t: t.clamp_(0, 1), lambda t: t.masked_fill_(t > 0, 1)):
+        with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+            write(a)
     with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside"):
         a.requires_grad_()
     np.testing.assert_array_equal(a.cpu().numpy(), [2.0, 2.0, 2.0])  # nothing was written

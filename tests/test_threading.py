@@ -63,10 +63,24 @@ def test_other_threads_run_during_a_long_matmul():
     assert stall < 0.5, f"a Python thread stood still for {stall:.0%} of the matmul: the GIL was held"
 
 
+def long_enough_input(op, n=4_000_000, limit=64_000_000):
+    """A float64 vector big enough that op on it takes 0.1 s here (optimized builds on fast machines finish
+    8M-element ops in well under the 50 ms longest_stall needs)."""
+    rng = np.random.default_rng(0)
+    while True:
+        x = torch.from_numpy(rng.standard_normal(n))
+        t0 = time.perf_counter()
+        op(x)
+        if time.perf_counter() - t0 >= 0.1 or n >= limit:
+            return x
+        n *= 2
+
+
 def test_other_threads_run_during_big_elementwise_and_reduce():
-    x = torch.from_numpy(np.random.default_rng(0).standard_normal(8_000_000))
+    x = long_enough_input(lambda t: t.sin())
     assert longest_stall(lambda _: x.sin()) < 0.5
-    xm = x.reshape(4000, 2000)
+    x = long_enough_input(lambda t: t.reshape(-1, 2000).logsumexp(1))
+    xm = x.reshape(-1, 2000)
     assert longest_stall(lambda _: xm.logsumexp(1)) < 0.5
 
 

@@ -2,6 +2,7 @@
 // device and records itself when create_graph is on. Each recording twin runs the op with grad off and
 // attaches an FnNode; broadcasting and dtype changes are undone by the engine (sum_to / to per edge).
 #include <cmath>
+#include <mutex>
 #include <numeric>
 
 #include "autograd/Node.h"
@@ -125,7 +126,8 @@ void rebase_view(const Tensor& self, const Tensor& r) {
   auto copy_slices = std::make_shared<FnNode>("CopySlices", [vf](FnNode& n, V& gs) -> V {
     const Tensor& g = gs[0];
     V res(2);
-    // written in ops (under create_graph the fill through the view records itself), so it differentiates again
+    // written in ops (under create_graph the fill through the view records itself), so it differentiates
+    // again
     if (n.needs_input_grad(0)) {
       res[0] = mt::clone(g);
       mt::fill_(vf(res[0]), Scalar(0.0));
@@ -160,6 +162,10 @@ void take_history(const Tensor& self, const Tensor& r) {
 void refresh_view_history(const Tensor& view) {
   auto* m = view.impl()->autograd_meta();
   if ((m->grad_fn && view.version() == m->attr_version) || !m->view_base.requires_grad()) return;
+  // Big ops run without the GIL, so two threads may find one stale view at once: it is remade once.
+  static std::mutex remake;
+  std::lock_guard<std::mutex> lock(remake);
+  if (m->grad_fn && view.version() == m->attr_version) return;
   set_view_history(view, view_replay(view));
 }
 
