@@ -23,6 +23,8 @@ class IntArrayRef {
   // For arguments only (`zeros({2, 3}, ...)`): the list's array lives until the end of the full expression,
   // so an IntArrayRef made from a braced list must never be stored. GCC warns about exactly that; the warning
   // is silenced here once instead of in every caller.
+  // (clang-format loses the class context after the pragmas and would split every accessor below)
+  // clang-format off
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
@@ -31,30 +33,15 @@ class IntArrayRef {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-  const int64_t* begin() const {
-    return data_;
-  }
-  const int64_t* end() const {
-    return data_ + size_;
-  }
-  const int64_t* data() const {
-    return data_;
-  }
-  size_t size() const {
-    return size_;
-  }
-  bool empty() const {
-    return size_ == 0;
-  }
-  int64_t operator[](size_t i) const {
-    return data_[i];
-  }
-  int64_t back() const {
-    return data_[size_ - 1];
-  }
-  DimVector vec() const {
-    return DimVector(begin(), end());
-  }
+  const int64_t* begin() const { return data_; }
+  const int64_t* end() const { return data_ + size_; }
+  const int64_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int64_t operator[](size_t i) const { return data_[i]; }
+  int64_t back() const { return data_[size_ - 1]; }
+  DimVector vec() const { return DimVector(begin(), end()); }
+  // clang-format on
   bool equals(IntArrayRef o) const {
     if (size_ != o.size_) return false;
     for (size_t i = 0; i < size_; ++i)
