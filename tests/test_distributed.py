@@ -2,24 +2,20 @@
 loopback, the stores, the init methods, bad inputs, faults (each bounded in time) and the launcher."""
 
 import os
-import socket
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-import traceback
 from datetime import timedelta
 
 import numpy as np
 import pytest
-from utils import assert_matches, make_array, make_tensor
+from dist_harness import PKG_ROOT, check_all_ok, free_port, rank_data, run_case, spawn
+from utils import assert_matches, make_tensor
 
 import minitorch
 import minitorch.distributed as dist
-
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
 
 needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason="minitorch built without Gloo")
 needs_nccl = pytest.mark.skipif(
@@ -30,74 +26,15 @@ NOT_INIT = "Default process group has not been initialized, please make sure to 
 REDUCE_DTYPES = [minitorch.float32, minitorch.float64, minitorch.int32, minitorch.int64]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _spawn(case, world, ranks=None, timeout=90, extra_env=None, wait_for=None):
-    """Runs _case_<case> in one process per rank; returns [(returncode, output)] per started rank.
-
-    wait_for: the ranks whose exit is awaited (the others are killed once those are done)."""
-    port = _free_port()
-    ranks = list(range(world)) if ranks is None else ranks
-    procs = {}
-    for r in ranks:
-        env = dict(os.environ)
-        env.update(
-            MASTER_ADDR="127.0.0.1",
-            MASTER_PORT=str(port),
-            RANK=str(r),
-            WORLD_SIZE=str(world),
-            MT_DIST_CASE=case,
-            PYTHONPATH=os.pathsep.join([PKG_ROOT, TESTS_DIR, env.get("PYTHONPATH", "")]),
-            OMP_NUM_THREADS="1",
-        )
-        env.update(extra_env or {})
-        code = "import test_distributed as t; t._child()"
-        procs[r] = subprocess.Popen(
-            [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-    deadline = time.monotonic() + timeout
-    results = {}
-    try:
-        for r in wait_for if wait_for is not None else ranks:
-            try:
-                out, _ = procs[r].communicate(timeout=max(1.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"rank {r} of case {case} did not finish within {timeout}s (hang)")
-            results[r] = (procs[r].returncode, out)
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    return [results[r] for r in sorted(results)]
-
-
-def _check_all_ok(results):
-    for r, (rc, out) in enumerate(results):
-        assert rc == 0, f"rank {r} failed (exit {rc}):\n{out}"
+def _spawn(case, world, **kwargs):
+    return spawn("test_distributed", case, world, **kwargs)
 
 
 def _child():
-    case = os.environ["MT_DIST_CASE"]
-    try:
-        globals()["_case_" + case]()
-    except BaseException:  # noqa: BLE001 - reported through the exit code and output
-        traceback.print_exc()
-        sys.stdout.flush()
-        os._exit(1)
-    sys.stdout.flush()
-    os._exit(0)  # no interpreter teardown: a daemon thread blocked in a dead peer's socket never delays exit
+    run_case(globals())
 
 
 # ---- the cases each rank runs
-
-
-def _data(seed, rank, shape, dtype, low=-3.0, high=3.0):
-    return make_array(shape, dtype, np.random.default_rng(1000 * seed + rank), low, high)
 
 
 def _np_reduce(arrays, op, dtype):
@@ -134,7 +71,7 @@ def _case_collectives():
             for layout in ("contiguous", "transposed"):
                 seed += 1
                 lo, hi = _op_range(op, dtype)
-                arrays = [_data(seed, r, (3, 4), dtype, lo, hi) for r in range(world)]
+                arrays = [rank_data(seed, r, (3, 4), dtype, lo, hi) for r in range(world)]
                 t = make_tensor(arrays[rank], dtype, layout=layout)
                 assert t.is_contiguous() == (layout == "contiguous")
                 dist.all_reduce(t, op=op)
@@ -142,7 +79,7 @@ def _case_collectives():
     # half precision reduces in float
     for dtype in (minitorch.float16, minitorch.bfloat16):
         seed += 1
-        arrays = [_data(seed, r, (5,), dtype) for r in range(world)]
+        arrays = [rank_data(seed, r, (5,), dtype) for r in range(world)]
         t = make_tensor(arrays[rank], dtype)
         dist.all_reduce(t)
         assert_matches(t, _np_reduce(arrays, dist.ReduceOp.SUM, dtype), dtype)
@@ -160,7 +97,7 @@ def _case_collectives():
     for src in range(world):
         for dtype in REDUCE_DTYPES + [minitorch.bool, minitorch.float16]:
             seed += 1
-            arrays = [_data(seed, r, (2, 3), dtype) for r in range(world)]
+            arrays = [rank_data(seed, r, (2, 3), dtype) for r in range(world)]
             t = make_tensor(
                 arrays[rank], dtype, layout="transposed" if dtype == minitorch.float32 else "contiguous"
             )
@@ -169,7 +106,7 @@ def _case_collectives():
 
     # all_gather / all_gather_into_tensor
     seed += 1
-    arrays = [_data(seed, r, (2, 3), minitorch.float64) for r in range(world)]
+    arrays = [rank_data(seed, r, (2, 3), minitorch.float64) for r in range(world)]
     outs = [minitorch.empty(2, 3, dtype=minitorch.float64) for _ in range(world)]
     dist.all_gather(outs, make_tensor(arrays[rank], minitorch.float64, layout="transposed"))
     for r in range(world):
@@ -184,7 +121,7 @@ def _case_collectives():
             if op == dist.ReduceOp.AVG and dtype == minitorch.int64:
                 continue
             seed += 1
-            arrays = [_data(seed, r, (2 * world, 3), dtype) for r in range(world)]
+            arrays = [rank_data(seed, r, (2 * world, 3), dtype) for r in range(world)]
             out = minitorch.empty(2, 3, dtype=dtype)
             dist.reduce_scatter_tensor(out, make_tensor(arrays[rank], dtype), op=op)
             assert_matches(out, _np_reduce(arrays, op, dtype)[2 * rank : 2 * rank + 2], dtype)
@@ -194,7 +131,7 @@ def _case_collectives():
         for op in (dist.ReduceOp.SUM, dist.ReduceOp.MIN, dist.ReduceOp.PRODUCT, dist.ReduceOp.AVG):
             seed += 1
             lo, hi = _op_range(op, minitorch.float64)
-            arrays = [_data(seed, r, (4,), minitorch.float64, lo, hi) for r in range(world)]
+            arrays = [rank_data(seed, r, (4,), minitorch.float64, lo, hi) for r in range(world)]
             t = make_tensor(arrays[rank], minitorch.float64)
             dist.reduce(t, dst, op=op)
             if rank == dst:
@@ -202,7 +139,7 @@ def _case_collectives():
 
     # gather into the last rank, scatter from the first
     seed += 1
-    arrays = [_data(seed, r, (3, 2), minitorch.int32) for r in range(world)]
+    arrays = [rank_data(seed, r, (3, 2), minitorch.int32) for r in range(world)]
     dst = world - 1
     glist = [minitorch.empty(3, 2, dtype=minitorch.int32) for _ in range(world)] if rank == dst else None
     dist.gather(make_tensor(arrays[rank], minitorch.int32, layout="transposed"), glist, dst=dst)
@@ -210,7 +147,7 @@ def _case_collectives():
         for r in range(world):
             assert_matches(glist[r], arrays[r])
     seed += 1
-    pieces = [_data(seed, 0, (2, 2), minitorch.float32) + 10 * r for r in range(world)]
+    pieces = [rank_data(seed, 0, (2, 2), minitorch.float32) + 10 * r for r in range(world)]
     out = make_tensor(np.zeros((2, 2)), minitorch.float32, layout="transposed")
     slist = [make_tensor(p, minitorch.float32) for p in pieces] if rank == 0 else None
     dist.scatter(out, slist, src=0)
@@ -262,7 +199,7 @@ def _case_collectives():
 
     # all_to_all: block r of rank s's input lands in block s of rank r's output
     seed += 1
-    arrays = [_data(seed, r, (2 * world, 3), minitorch.float32) for r in range(world)]
+    arrays = [rank_data(seed, r, (2 * world, 3), minitorch.float32) for r in range(world)]
     out = make_tensor(np.zeros((2 * world, 3)), minitorch.float32)
     dist.all_to_all_single(out, make_tensor(arrays[rank], minitorch.float32))
     assert_matches(out, np.concatenate([arrays[s][2 * rank : 2 * rank + 2] for s in range(world)]))
@@ -484,18 +421,18 @@ def _case_ddp_unused():
 @pytest.mark.parametrize("world,bucket_mb", [(2, 25), (2, 0.0001), (3, 0.0001)])
 def test_ddp_matches_single_process_training(world, bucket_mb):
     # 0.0001 MB: one bucket per parameter, several all-reduces in flight during backward
-    _check_all_ok(_spawn("ddp", world, extra_env={"MT_BUCKET_MB": str(bucket_mb)}))
+    check_all_ok(_spawn("ddp", world, extra_env={"MT_BUCKET_MB": str(bucket_mb)}))
 
 
 @needs_gloo
 def test_ddp_find_unused_parameters():
-    _check_all_ok(_spawn("ddp_unused", 2))
+    check_all_ok(_spawn("ddp_unused", 2))
 
 
 @needs_gloo
 @pytest.mark.parametrize("world", [2, 3])
 def test_collectives_match_numpy(world):
-    _check_all_ok(_spawn("collectives", world, timeout=150))
+    check_all_ok(_spawn("collectives", world, timeout=150))
 
 
 @needs_gloo
@@ -504,22 +441,22 @@ def test_init_methods(method, tmp_path):
     env = {"MT_INIT": method.split("+")[0], "MT_FILE": str(tmp_path / "store")}
     if method.endswith("+iface"):
         env["GLOO_SOCKET_IFNAME"] = "lo"  # the interface by name instead of an address
-    _check_all_ok(_spawn("init_method", 2, extra_env=env))
+    check_all_ok(_spawn("init_method", 2, extra_env=env))
 
 
 @needs_gloo
 @pytest.mark.parametrize("method", ["env", "file"])
 def test_reinit_after_destroy(method, tmp_path):
-    _check_all_ok(_spawn("reinit", 2, extra_env={"MT_INIT": method, "MT_FILE": str(tmp_path / "store")}))
+    check_all_ok(_spawn("reinit", 2, extra_env={"MT_INIT": method, "MT_FILE": str(tmp_path / "store")}))
 
 
 @needs_gloo
 def test_init_times_out_when_a_rank_never_arrives():
-    _check_all_ok(_spawn("init_timeout", 2, ranks=[0], timeout=30))
+    check_all_ok(_spawn("init_timeout", 2, ranks=[0], timeout=30))
 
 
 def test_init_times_out_without_master():
-    _check_all_ok(_spawn("no_master", 2, ranks=[1], timeout=30))
+    check_all_ok(_spawn("no_master", 2, ranks=[1], timeout=30))
 
 
 @needs_gloo
@@ -715,7 +652,7 @@ def _launch(tmp_path, mode, timeout=60):
         "-m",
         "minitorch.distributed.run",
         "--nproc_per_node=3",
-        f"--master_port={_free_port()}",
+        f"--master_port={free_port()}",
     ]
     t0 = time.monotonic()
     p = subprocess.run(
@@ -730,7 +667,7 @@ def test_launcher_two_nodes(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(_SCRIPT)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG_ROOT, os.environ.get("PYTHONPATH", "")]))
-    port = _free_port()
+    port = free_port()
     procs = [
         subprocess.Popen(
             [

@@ -3,22 +3,16 @@ objects, PyTorch's backend strings (undefined, 'cpu:gloo,cuda:nccl'), and DDP on
 (parameters used twice, unused in some steps, gradient_as_bucket_view)."""
 
 import os
-import socket
-import subprocess
-import sys
 import time
-import traceback
 from datetime import timedelta
 
 import numpy as np
 import pytest
-from utils import assert_matches, make_array, make_tensor
+from dist_harness import check_all_ok, rank_data, run_case, spawn
+from utils import assert_matches, make_tensor
 
 import minitorch
 import minitorch.distributed as dist
-
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
 
 needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason="minitorch built without Gloo")
 needs_nccl = pytest.mark.skipif(
@@ -26,68 +20,12 @@ needs_nccl = pytest.mark.skipif(
 )
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _spawn(case, world, timeout=90, extra_env=None):
-    """Runs _case_<case> in one process per rank (bounded in time); returns [(returncode, output)]."""
-    port = _free_port()
-    procs = []
-    for r in range(world):
-        env = dict(os.environ)
-        env.update(
-            MASTER_ADDR="127.0.0.1",
-            MASTER_PORT=str(port),
-            RANK=str(r),
-            WORLD_SIZE=str(world),
-            MT_DIST_CASE=case,
-            PYTHONPATH=os.pathsep.join([PKG_ROOT, TESTS_DIR, env.get("PYTHONPATH", "")]),
-            OMP_NUM_THREADS="1",
-        )
-        env.update(extra_env or {})
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-c", "import test_distributed2 as t; t._child()"],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-        )
-    deadline = time.monotonic() + timeout
-    results = []
-    try:
-        for r, p in enumerate(procs):
-            try:
-                out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"rank {r} of case {case} did not finish within {timeout}s (hang)")
-            results.append((p.returncode, out))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
-    for r, (rc, out) in enumerate(results):
-        assert rc == 0, f"rank {r} failed (exit {rc}):\n{out}"
+def _spawn(case, world, **kwargs):
+    check_all_ok(spawn("test_distributed2", case, world, **kwargs))
 
 
 def _child():
-    try:
-        globals()["_case_" + os.environ["MT_DIST_CASE"]]()
-    except BaseException:  # noqa: BLE001 - reported through the exit code and output
-        traceback.print_exc()
-        sys.stdout.flush()
-        os._exit(1)
-    sys.stdout.flush()
-    os._exit(0)
-
-
-def _data(seed, rank, shape, dtype):
-    return make_array(shape, dtype, np.random.default_rng(1000 * seed + rank), -3.0, 3.0)
+    run_case(globals())
 
 
 # ---- uneven all_to_all
@@ -108,7 +46,7 @@ def _case_alltoall_uneven():
             (minitorch.float16, "contiguous"),
         ]
     ):
-        arrays = [_data(seed, s, (sum(rows(s, r) for r in range(world)), 2), dtype) for s in range(world)]
+        arrays = [rank_data(seed, s, (sum(rows(s, r) for r in range(world)), 2), dtype) for s in range(world)]
         ins = [rows(rank, r) for r in range(world)]
         outs = [rows(s, rank) for s in range(world)]
         out = make_tensor(np.zeros((sum(outs), 2)), dtype, layout=layout)
@@ -133,7 +71,9 @@ def _case_alltoall_uneven():
             assert_matches(out_list[s], expect[s], dtype)
 
     # only input splits given: rank s sends r + 1 rows to rank r, so every rank receives equal blocks
-    arrays = [_data(50, s, (sum(r + 1 for r in range(world)), 3), minitorch.float64) for s in range(world)]
+    arrays = [
+        rank_data(50, s, (sum(r + 1 for r in range(world)), 3), minitorch.float64) for s in range(world)
+    ]
     out = minitorch.empty(world * (rank + 1), 3, dtype=minitorch.float64)
     w = dist.all_to_all_single(
         out, minitorch.tensor(arrays[rank]), input_split_sizes=[r + 1 for r in range(world)], async_op=True
