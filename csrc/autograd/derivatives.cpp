@@ -176,27 +176,17 @@ namespace {
 template <typename F>
 const Tensor& inplace(const Tensor& self, F&& fn) {
   check_inplace(self);
-  auto* sm = self.impl()->autograd_meta();
-  if (sm && sm->is_view()) {
-    Tensor r = fn(mt::clone(self));
-    {
-      NoGradGuard g;
-      mt::copy_(self, r);
-    }
-    take_history(self, r);
-    return self;
-  }
   // A part of a bigger tensor that was not recorded as a view (made under no_grad): its base cannot be given
   // the new history, so refuse rather than lose gradients, as PyTorch does.
-  MT_CHECK(
-      self.requires_grad() || (self.storage_offset() == 0 &&
-                               static_cast<size_t>(self.numel()) * self.itemsize() >= self.storage()->nbytes),
-      "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
-      "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-      "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-      "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
-  Tensor src = mt::clone(self);
-  Tensor r = fn(src);
+  auto* sm = self.impl()->autograd_meta();
+  MT_CHECK((sm && sm->is_view()) || self.requires_grad() ||
+               (self.storage_offset() == 0 &&
+                static_cast<size_t>(self.numel()) * self.itemsize() >= self.storage()->nbytes),
+           "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+           "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+           "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+           "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
+  Tensor r = fn(mt::clone(self));
   {
     NoGradGuard g;
     mt::copy_(self, r);
