@@ -25,6 +25,23 @@ std::vector<std::optional<int64_t>> output_size(py::handle h) {
   return r;
 }
 
+// The four max-pool spellings (1d/2d, with or without indices) share PyTorch's functional signature.
+template <typename Op>
+void def_max_pool(py::module_& nn, const char* name, Op op) {
+  nn.def(
+      name,
+      [op](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
+           bool ceil_mode) {
+        auto k_ = ints(k);
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto dilation_ = ints(dilation);
+        return nogil([&] { return op(input, k_, stride_, padding_, dilation_, ceil_mode); }, input);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+}
+
 using OptTensor = std::optional<Tensor>;
 
 py::object conv(const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
@@ -93,58 +110,10 @@ void init_conv(py::module_& m) {
       py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
 
   // ---- pooling; stride=None (or an empty tuple) means stride = kernel_size
-  nn.def(
-      "max_pool2d",
-      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
-         bool ceil_mode) {
-        auto k_ = ints(k);
-        auto stride_ = ints(stride);
-        auto padding_ = ints(padding);
-        auto dilation_ = ints(dilation);
-        return nogil([&] { return max_pool2d(input, k_, stride_, padding_, dilation_, ceil_mode); }, input);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
-  nn.def(
-      "max_pool2d_with_indices",
-      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
-         bool ceil_mode) {
-        auto k_ = ints(k);
-        auto stride_ = ints(stride);
-        auto padding_ = ints(padding);
-        auto dilation_ = ints(dilation);
-        return nogil(
-            [&] { return max_pool2d_with_indices(input, k_, stride_, padding_, dilation_, ceil_mode); },
-            input);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
-  nn.def(
-      "max_pool1d",
-      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
-         bool ceil_mode) {
-        auto k_ = ints(k);
-        auto stride_ = ints(stride);
-        auto padding_ = ints(padding);
-        auto dilation_ = ints(dilation);
-        return nogil([&] { return max_pool1d(input, k_, stride_, padding_, dilation_, ceil_mode); }, input);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
-  nn.def(
-      "max_pool1d_with_indices",
-      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
-         bool ceil_mode) {
-        auto k_ = ints(k);
-        auto stride_ = ints(stride);
-        auto padding_ = ints(padding);
-        auto dilation_ = ints(dilation);
-        return nogil(
-            [&] { return max_pool1d_with_indices(input, k_, stride_, padding_, dilation_, ceil_mode); },
-            input);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  def_max_pool(nn, "max_pool2d", &max_pool2d);
+  def_max_pool(nn, "max_pool2d_with_indices", &max_pool2d_with_indices);
+  def_max_pool(nn, "max_pool1d", &max_pool1d);
+  def_max_pool(nn, "max_pool1d_with_indices", &max_pool1d_with_indices);
   nn.def(
       "avg_pool2d",
       [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
