@@ -841,6 +841,23 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     return pg._run(fn, async_op, eng)
 
 
+def _check_root_list(pg, lst, name, is_root, role, tensor, side):
+    """gather's and scatter's list argument: on the root one tensor per rank, each of `tensor`'s size and
+    dtype; on the other ranks absent (PyTorch's messages)."""
+    if not is_root:
+        if lst:
+            raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks.")
+        return
+    if not lst:
+        raise ValueError(f"Argument ``{name}`` must be specified on {role} rank.")
+    if len(lst) != pg.size():
+        raise ValueError(f"{name} must hold {pg.size()} tensors (the group's size), got {len(lst)}")
+    for t in lst:
+        _check_tensor(t, name)
+        if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
+            raise ValueError(f"{name} tensors must have the {side}'s size and dtype")
+
+
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     """dst's gather_list[r] receives rank r's tensor."""
     _check_tensor(tensor)
@@ -850,19 +867,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     impl, eng = pg._for(tensor)
     root = _check_peer(pg, dst, "dst")
     me = pg.rank()
-    if me == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        if len(gather_list) != pg.size():
-            raise ValueError(
-                f"gather_list must hold {pg.size()} tensors (the group's size), got {len(gather_list)}"
-            )
-        for t in gather_list:
-            _check_tensor(t, "gather_list")
-            if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
-                raise ValueError("gather_list tensors must have the input's size and dtype")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_list(pg, gather_list, "gather_list", me == root, "destination", tensor, "input")
     inp, _ = _stage(pg, tensor)
     flat = _flat_empty(pg, tensor, pg.size() * tensor.numel() if me == root else 0)
 
@@ -885,24 +890,13 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     impl, eng = pg._for(tensor)
     root = _check_peer(pg, src, "src")
     me = pg.rank()
+    _check_root_list(pg, scatter_list, "scatter_list", me == root, "source", tensor, "output")
     if me == root:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        if len(scatter_list) != pg.size():
-            raise ValueError(
-                f"scatter_list must hold {pg.size()} tensors (the group's size), got {len(scatter_list)}"
-            )
-        for t in scatter_list:
-            _check_tensor(t, "scatter_list")
-            if t.numel() != tensor.numel() or t.dtype != tensor.dtype:
-                raise ValueError("scatter_list tensors must have the output's size and dtype")
         flat = _flat_empty(pg, tensor, pg.size() * tensor.numel())
         n = tensor.numel()
         for r, t in enumerate(scatter_list):
             _copy_into(flat[r * n : (r + 1) * n], t.reshape(-1))
     else:
-        if scatter_list:
-            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         flat = _flat_empty(pg, tensor, 0)
     out, copy_back = _stage(pg, tensor)
 
