@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "autograd/AutogradMeta.h"
+#include "core/SafeMath.h"
 
 namespace mt {
 
@@ -21,19 +22,17 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t acc = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
+    // wraps only for shapes holding no element (a zero size elsewhere), whose strides are never used
+    mul_overflows(acc, std::max<int64_t>(sizes[i], 1), &acc);
   }
   return st;
 }
 
 int64_t compute_numel(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
+  for (int64_t s : sizes)
     MT_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
-    if (s != 0 && n > std::numeric_limits<int64_t>::max() / s)
-      MT_ERROR("numel: integer multiplication overflow for shape ", shape_str(sizes));
-    n *= s;
-  }
+  int64_t n = 0;
+  MT_CHECK(checked_numel(sizes, &n), "Storage size calculation overflowed with sizes=", shape_str(sizes));
   return n;
 }
 
@@ -64,8 +63,8 @@ void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64
 }
 
 void TensorImpl::refresh() {
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  // the last line of defence: a shape whose element count wraps must never reach a kernel
+  MT_CHECK(checked_numel(sizes_, &numel_), "numel: integer multiplication overflow");
   contiguous_ = true;
   int64_t expected = 1;
   for (int64_t i = dim() - 1; i >= 0; --i) {
@@ -104,6 +103,23 @@ Tensor make_empty_with(IntArrayRef sizes, ScalarType dtype, Device device, Alloc
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  // Every view op computes its metadata from a valid tensor; this bound check (a few ns) turns a mistake in
+  // that arithmetic, or an overflow it missed, into an error instead of a read outside the storage.
+  MT_INTERNAL_ASSERT(sizes.size() == strides.size());
+  int64_t lo = offset, hi = offset;
+  bool empty = false, overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) empty = true;
+    int64_t span = 0;
+    overflow |= mul_overflows(sizes[i] - 1, strides[i], &span);
+    overflow |= add_overflows(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi);
+  }
+  if (!empty) {
+    int64_t cap = static_cast<int64_t>(base.storage()->nbytes / base.itemsize());
+    MT_CHECK(!overflow && lo >= 0 && hi < cap, "view of sizes ", shape_str(sizes), ", strides ",
+             shape_str(strides), " and storage offset ", offset, " is out of bounds for storage of ", cap,
+             " elements");
+  }
   return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, base.dtype()));
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "autograd/record.h"
+#include "core/SafeMath.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -221,8 +222,11 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;
   for (int64_t i = 0; i < nd; ++i) {
-    int64_t o = (input.sizes()[2 + i] - 1) * stride[i] - 2 * padding[i] +
-                dilation[i] * (weight.sizes()[2 + i] - 1) + output_padding[i] + 1;
+    wide_int w = (wide_int(input.sizes()[2 + i]) - 1) * stride[i] - 2 * wide_int(padding[i]) +
+                 wide_int(dilation[i]) * (weight.sizes()[2 + i] - 1) + output_padding[i] + 1;
+    MT_CHECK(fits_int64(w), "conv_transpose: the output size overflows (stride ", stride[i], ", padding ",
+             padding[i], ", dilation ", dilation[i], ")");
+    int64_t o = static_cast<int64_t>(w);
     small = small || o < 1;
     out_sizes.push_back(o);
   }
@@ -240,10 +244,14 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
 
 DimVector conv_out_sizes(const Tensor& input, const Tensor& weight, const ConvArgs& a) {
   DimVector s = {input.sizes()[0], weight.sizes()[0]};
-  for (int i = 0; i < 2; ++i)
-    s.push_back((input.sizes()[2 + i] + 2 * a.padding[i] - a.dilation[i] * (weight.sizes()[2 + i] - 1) - 1) /
-                    a.stride[i] +
-                1);
+  for (int i = 0; i < 2; ++i) {
+    wide_int o = (wide_int(input.sizes()[2 + i]) + 2 * wide_int(a.padding[i]) -
+                  wide_int(a.dilation[i]) * (weight.sizes()[2 + i] - 1) - 1) /
+                     a.stride[i] +
+                 1;
+    // out of int64 only for absurd padding or dilation; then as "too small" as PyTorch's check reports
+    s.push_back(fits_int64(o) ? static_cast<int64_t>(o) : (o < 0 ? -1 : std::numeric_limits<int64_t>::max()));
+  }
   return s;
 }
 

@@ -3,6 +3,7 @@
 #include "ops/pool.h"
 
 #include "autograd/record.h"
+#include "core/SafeMath.h"
 #include "ops/copy.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -28,11 +29,14 @@ DimVector pool_param(IntArrayRef v, int64_t n, const char* op, const char* name,
 // PyTorch's pooling_output_shape: floor or ceil, and a last window that would start in the right padding is
 // dropped.
 int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  int64_t num = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t q = num >= 0 ? num / stride : -((-num + stride - 1) / stride);  // floor division
-  int64_t out = q + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
+  wide_int num = wide_int(in) + 2 * wide_int(pad) - wide_int(dilation) * (wide_int(k) - 1) - 1 +
+                 (ceil_mode ? wide_int(stride) - 1 : 0);
+  wide_int q = num >= 0 ? num / stride : -((-num + stride - 1) / stride);  // floor division
+  wide_int out = q + 1;
+  if (ceil_mode && (out - 1) * stride >= wide_int(in) + pad) --out;
+  MT_CHECK(fits_int64(out), "pooling output size overflows for input size ", in, ", kernel_size ", k,
+           ", padding ", pad, ", stride ", stride, " and dilation ", dilation);
+  return static_cast<int64_t>(out);
 }
 
 struct PoolSetup {

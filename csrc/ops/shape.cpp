@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autograd/record.h"
+#include "core/SafeMath.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -13,15 +14,18 @@ namespace mt {
 DimVector infer_size(IntArrayRef shape, int64_t numel) {
   DimVector out(shape.begin(), shape.end());
   int64_t known = 1, infer = -1;
+  bool overflow = false;  // a product past int64 can never equal numel: the shape is invalid, not wrapped
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       MT_CHECK(infer < 0, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
       MT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
-      known *= shape[i];
+      overflow |= mul_overflows(known, shape[i], &known);
+      if (shape[i] == 0) overflow = false, known = 0;  // a zero-size dim: no element, whatever the rest
     }
   }
+  MT_CHECK(!overflow, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
   if (infer >= 0 && known == 0) {
     MT_CHECK(numel != 0, "cannot reshape tensor of 0 elements into shape ", shape_str(shape),
              " because the unspecified dimension size -1 can be any value and is ambiguous");
@@ -38,24 +42,23 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
   MT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   MT_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   int64_t max_off = offset;
-  bool overflow = false;
+  bool overflow = false, empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     MT_CHECK(sizes[i] >= 0, "as_strided: negative size ", sizes[i]);
     MT_CHECK(strides[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
              shape_str(strides));
-    if (sizes[i] == 0) max_off = -1;
+    if (sizes[i] == 0) empty = true, max_off = -1;
     int64_t span = 0;
     // sizes and strides may come from a file (minitorch.load): never let the bound wrap around
-    if (max_off >= 0)
-      overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span) ||
-                  __builtin_add_overflow(max_off, span, &max_off);
+    if (!empty)
+      overflow |= mul_overflows(sizes[i] - 1, strides[i], &span) || add_overflows(max_off, span, &max_off);
   }
-  MT_CHECK(!overflow, "setStorage: sizes ", shape_str(sizes), " and strides ", shape_str(strides),
+  MT_CHECK(!overflow || empty, "setStorage: sizes ", shape_str(sizes), " and strides ", shape_str(strides),
            " overflow the addressable range");
   int64_t cap = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
   MT_CHECK(max_off < cap, "setStorage: sizes ", shape_str(sizes), ", strides ", shape_str(strides),
            ", storage offset ", offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ",
-           (max_off + 1) * static_cast<int64_t>(self.itemsize()), " are out of bounds for storage of size ",
+           static_cast<uint64_t>(max_off + 1) * self.itemsize(), " are out of bounds for storage of size ",
            self.storage()->nbytes);
   return make_view(self, sizes, strides, offset);
 }
@@ -186,7 +189,8 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   if (autograd::track_view(self)) return autograd::unsqueeze(self, dim);
   int64_t d = wrap_dim(dim, self.dim() + 1);
   DimVector sizes = self.sizes(), strides = self.strides();
-  int64_t st = d < self.dim() ? sizes[d] * strides[d] : 1;
+  int64_t st = 1;  // any stride suits a size-1 dim; PyTorch's choice, wrapped rather than overflowed
+  if (d < self.dim()) mul_overflows(sizes[d], strides[d], &st);
   sizes.insert(d, 1);
   strides.insert(d, st);
   return make_view(self, sizes, strides, self.storage_offset());
@@ -208,6 +212,8 @@ Tensor expand(const Tensor& self, IntArrayRef sizes) {
     if (sd >= 0) {
       int64_t s = self.sizes()[sd];
       if (target == -1) target = s;
+      MT_CHECK(target >= 0, "Trying to create tensor with negative dimension ", target, ": ",
+               shape_str(sizes));
       MT_CHECK(s == target || s == 1, "The expanded size of the tensor (", target,
                ") must match the existing size (", s, ") at non-singleton dimension ", i,
                ".  Target sizes: ", shape_str(sizes), ".  Tensor sizes: ", shape_str(self.sizes()));
@@ -224,14 +230,16 @@ Tensor expand(const Tensor& self, IntArrayRef sizes) {
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  if (self.dim() == 0) return reshape(self, {1});
-  start_dim = wrap_dim(start_dim, self.dim());
+  start_dim = wrap_dim(start_dim, self.dim());  // before the 0-dim case: flatten(1, 4) of a scalar raises
   end_dim = wrap_dim(end_dim, self.dim());
   MT_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (self.dim() == 0) return reshape(self, {1});
   DimVector shape;
   for (int64_t i = 0; i < start_dim; ++i) shape.push_back(self.sizes()[i]);
-  int64_t prod = 1;
-  for (int64_t i = start_dim; i <= end_dim; ++i) prod *= self.sizes()[i];
+  int64_t prod = 0;
+  MT_CHECK(
+      checked_numel(IntArrayRef(self.sizes().data() + start_dim, size_t(end_dim - start_dim + 1)), &prod),
+      "numel: integer multiplication overflow");
   shape.push_back(prod);
   for (int64_t i = end_dim + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
   return reshape(self, shape);
@@ -286,7 +294,7 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
   end = std::clamp<int64_t>(end, start, size);
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t offset = self.storage_offset() + start * strides[dim];
-  sizes[dim] = (end - start + step - 1) / step;
+  sizes[dim] = ceil_div(end - start, step);
   strides[dim] *= step;
   return make_view(self, sizes, strides, offset);
 }
@@ -311,13 +319,14 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
   dim = wrap_dim(dim, self.dim());
   int64_t total = 0;
+  bool overflow = false;
   for (int64_t s : sizes) {
     MT_CHECK(s >= 0,
              "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
              shape_str(sizes));
-    total += s;
+    overflow |= add_overflows(total, s, &total);
   }
-  MT_CHECK(total == self.sizes()[dim], "split_with_sizes expects split_sizes to sum exactly to ",
+  MT_CHECK(!overflow && total == self.sizes()[dim], "split_with_sizes expects split_sizes to sum exactly to ",
            self.sizes()[dim], " (input tensor's size at dimension ", dim,
            "), but got split_sizes=", shape_str(sizes));
   std::vector<Tensor> out;
@@ -333,7 +342,7 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   MT_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
   MT_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   int64_t size = self.sizes()[wrap_dim(dim, self.dim())];
-  int64_t split_size = (size + chunks - 1) / chunks;
+  int64_t split_size = ceil_div(size, chunks);
   if (split_size == 0 && size == 0) {
     std::vector<Tensor> out;
     for (int64_t i = 0; i < chunks; ++i) out.push_back(alias(self));
@@ -344,6 +353,7 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   dim = wrap_dim(dim, self.dim());
+  MT_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   std::vector<Tensor> out;
   for (int64_t i = 0; i < self.sizes()[dim]; ++i) out.push_back(select(self, dim, i));
   return out;
@@ -353,6 +363,7 @@ Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
   int64_t n = self.dim();
   src = wrap_dim(src, n);
   dst = wrap_dim(dst, n);
+  if (n == 0) return alias(self);  // a scalar: movedim(0, 0) and movedim(-1, 0) are no-ops
   DimVector order;
   for (int64_t i = 0; i < n; ++i)
     if (i != src) order.push_back(i);
@@ -417,7 +428,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
       MT_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d],
                "Sizes of tensors must match except in dimension ", dim, ". Expected size ", ref->sizes()[d],
                " but got size ", t.sizes()[d], " for tensor number ", i, " in the list.");
-    total += t.sizes()[dim];
+    MT_CHECK(!add_overflows(total, t.sizes()[dim], &total), "cat(): the total size along dimension ", dim,
+             " overflows");
   }
   out_sizes[dim] = total;
   Tensor out = make_empty(out_sizes, dt, ref->device());
