@@ -1,6 +1,8 @@
 // copy_, to, contiguous, clone, fill_, item: the device-independent half of moving and converting data.
 #include "ops/copy.h"
 
+#include <cmath>
+
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "cuda/CUDAHooks.h"
@@ -112,9 +114,60 @@ bool is_pinned(const Tensor& self) {
   return self.device().is_cpu() && self.storage()->data && cuda_hooks().is_pinned(self.storage()->data);
 }
 
+// PyTorch's checked Scalar conversion: a number the dtype cannot hold raises instead of wrapping (ints) or
+// becoming inf (floats); inf and nan stay allowed for floating dtypes, and an unsigned dtype takes negatives
+// down to -max (they wrap, as `a - b` on uint8 does).
+static void check_scalar_fits(const Scalar& v, ScalarType t) {
+  if (v.is_bool() || t == ScalarType::Bool || t == ScalarType::Double) return;
+  double lo = 0, hi = 0;
+  const char* name = "";
+  switch (t) {
+    case ScalarType::Byte:
+      lo = -255, hi = 255, name = "uint8_t";
+      break;
+    case ScalarType::Char:
+      lo = -128, hi = 127, name = "int8_t";
+      break;
+    case ScalarType::Short:
+      lo = -32768, hi = 32767, name = "int16_t";
+      break;
+    case ScalarType::Int:
+      lo = -2147483648.0, hi = 2147483647.0, name = "int";
+      break;
+    case ScalarType::Long:
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0, name = "int64_t";
+      break;
+    case ScalarType::Half:
+      lo = -65504, hi = 65504, name = "at::Half";
+      break;
+    case ScalarType::BFloat16:
+      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, name = "at::BFloat16";
+      break;
+    case ScalarType::Float:
+      lo = -3.4028234663852886e38, hi = 3.4028234663852886e38, name = "float";
+      break;
+    default:
+      return;
+  }
+  bool ok;
+  if (v.is_integral()) {
+    int64_t i = v.to_long();
+    // exact for the integer dtypes (a double bound of int64 is 2**63, past its max)
+    ok = t == ScalarType::Long || is_floating(t)
+             ? static_cast<double>(i) >= lo && static_cast<double>(i) <= hi
+             : i >= static_cast<int64_t>(lo) && i <= static_cast<int64_t>(hi);
+  } else {
+    double d = v.to_double();
+    ok = is_floating(t) ? !(d < lo || d > hi) || std::isinf(d) : d >= lo && d <= hi;  // nan: fails for ints
+    if (t == ScalarType::Long && d >= hi) ok = false;                                 // 2**63 itself
+  }
+  MT_CHECK(ok, "value cannot be converted to type ", name, " without overflow");
+}
+
 const Tensor& fill_(const Tensor& self, const Scalar& value) {
   if (autograd::needs_grad(self)) return autograd::fill_(self, value);
   check_writable(self);
+  check_scalar_fits(value, self.dtype());
   if (self.numel() == 0) return self;
   TensorIter it = TensorIter::make({self});
   fill_stub.get(self.device())(it, value);

@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "autograd/record.h"
 #include "core/Generator.h"
+#include "core/SafeMath.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -89,7 +91,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
   MT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
            "upper bound and larger bound inconsistent with step sign");
   double n = is_integral(dtype, true) && !start.is_floating() && !end.is_floating() && !step.is_floating()
-                 ? std::ceil(static_cast<double>(end.to_long() - start.to_long()) /
+                 ? std::ceil(static_cast<double>(wide_int(end.to_long()) - start.to_long()) /
                              static_cast<double>(step.to_long()))
                  : std::ceil((e - s) / st);
   MT_CHECK(n >= 0 && n < 9.2e18, "invalid size, possible overflow?");
@@ -127,7 +129,7 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Devic
 
 Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
   MT_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
-  if (m < 0) m = n;
+  MT_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   Tensor out = zeros({n, m}, dtype, device);
   if (n > 0 && m > 0) fill_(diagonal(out, 0, 0, 1), Scalar(int64_t(1)));
   return out;
@@ -149,6 +151,24 @@ uint64_t seed() {
 }
 
 namespace {
+
+// How PyTorch's TypeMeta names a dtype in the random_ bound checks.
+const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return "bool";
+    case ScalarType::Byte:
+      return "unsigned char";
+    case ScalarType::Char:
+      return "signed char";
+    case ScalarType::Short:
+      return "short int";
+    case ScalarType::Int:
+      return "int";
+    default:
+      return "long int";
+  }
+}
 
 constexpr int64_t kRandChunk = 4096;  // elements per Philox subsequence
 
@@ -270,6 +290,18 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
   check_writable(self);
   MT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  // PyTorch's check_from_to_in_range: the bounds must be values of the dtype, not wrap into it
+  if (is_integral(self.dtype(), true)) {
+    MT_DISPATCH_ALL_TYPES(self.dtype(), "random_", [&] {
+      if constexpr (std::is_integral<scalar_t>::value) {
+        int64_t lo = static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest());
+        int64_t hi = static_cast<int64_t>(std::numeric_limits<scalar_t>::max());
+        const char* name = cpp_type_name(self.dtype());
+        MT_CHECK(low >= lo && low <= hi, "from is out of bounds for ", name);
+        MT_CHECK(high - 1 >= lo && high - 1 <= hi, "to - 1 is out of bounds for ", name);
+      }
+    });
+  }
   if (self.is_cuda())
     return device_random(self, RandomKind::integers, static_cast<double>(low), static_cast<double>(high));
   Tensor v = random_doubles(self.numel(), uniform_gen);

@@ -182,6 +182,11 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
            "index_select(): Expected dtype int32 or int64 for index");
   int64_t d = wrap_dim(dim, self.dim());
+  // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
+  int64_t size = self.dim() ? self.sizes()[d] : 1;
+  for (int64_t i : host_indices(index, index.sizes()))
+    MT_CHECK_INDEX(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", d, " with size ",
+                   size);
   if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(reshape(index, {-1}));
@@ -216,9 +221,10 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const cha
   std::vector<int64_t> base = box_offsets(isz, zero_dim_stride);
   self_off.resize(idx.size());
   for (size_t k = 0; k < idx.size(); ++k) {
-    MT_CHECK_INDEX(idx[k] >= -size && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ",
-                   dim, " with size ", size);
-    self_off[k] = base[k] + (idx[k] < 0 ? idx[k] + size : idx[k]) * st[dim];
+    // no wrapping: gather/scatter take indices in [0, size) only, as PyTorch
+    MT_CHECK_INDEX(idx[k] >= 0 && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ", dim,
+                   " with size ", size);
+    self_off[k] = base[k] + idx[k] * st[dim];
   }
   if (other_off) *other_off = box_offsets(isz, other->dim() ? other->strides() : DimVector{0});
 }
@@ -242,6 +248,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
 
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce) {
+  MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
   if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
   check_writable(self);
   int64_t d = wrap_dim(dim, self.dim());
@@ -273,6 +280,7 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 }
 
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  MT_CHECK(src.dtype() == self.dtype(), "scatter_add(): Expected self.dtype to be equal to src.dtype");
   return scatter_(self, dim, index, src, "add");
 }
 

@@ -19,11 +19,31 @@ int next_hook_id() {
 
 // The engine runs with the GIL released: a hook takes it to call Python, and holds its callable in a
 // PyHandle so that freeing the graph (anywhere, on any thread) drops it under the GIL.
+// "torch.FloatTensor" / "torch.cuda.FloatTensor": PyTorch's Tensor::toString in hook errors.
+static std::string legacy_type_name(const Tensor& t) {
+  return std::string("torch.") + (t.is_cuda() ? "cuda." : "") + dtype_short_name(t.dtype()) + "Tensor";
+}
+
 autograd::Hook wrap_hook(py::function fn) {
-  return [h = py_handle(std::move(fn))](const Tensor& g) -> Tensor {
+  std::string name = "<unknown>";
+  if (py::hasattr(fn, "__name__") && py::isinstance<py::str>(fn.attr("__name__")))
+    name = fn.attr("__name__").cast<std::string>();
+  return [h = py_handle(std::move(fn)), name](const Tensor& g) -> Tensor {
     py::gil_scoped_acquire gil;
     py::object r = h->obj(g);
-    return r.is_none() ? Tensor() : r.cast<Tensor>();
+    if (r.is_none()) return Tensor();
+    MT_CHECK(py::isinstance<TensorImpl>(r), "expected Variable or None (got ",
+             std::string(py::str(py::type::of(r).attr("__name__"))), ")");
+    Tensor t = r.cast<Tensor>();
+    // PyTorch's check_variable_result: a hook may change values, never the type, device or shape, which
+    // the rest of the graph was built for
+    if (g.defined()) {
+      MT_CHECK(t.dtype() == g.dtype() && t.is_cuda() == g.is_cuda(), "hook '", name,
+               "' has changed the type of value (was ", legacy_type_name(g), " got ", legacy_type_name(t),
+               ")");
+      MT_CHECK(t.sizes() == g.sizes(), "hook '", name, "' has changed the size of value");
+    }
+    return t;
   };
 }
 

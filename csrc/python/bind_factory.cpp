@@ -83,6 +83,24 @@ Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::han
 }
 }  // namespace
 
+// PyTorch's unpack_uint64 for seeds: any int in [-2**63, 2**64) (a negative one as its two's complement), an
+// int-like object (int(seed), as torch.manual_seed does), else PyTorch's errors.
+static uint64_t unpack_seed(py::handle seed) {
+  py::object o = py::reinterpret_borrow<py::object>(seed);
+  if (!PyLong_Check(o.ptr())) {
+    MT_CHECK_TYPE(PyIndex_Check(o.ptr()) || PyNumber_Check(o.ptr()), "manual_seed expected a long, but got ",
+                  std::string(py::str(py::type::of(seed).attr("__name__"))));
+    o = py::int_(o);
+  }
+  unsigned long long u = PyLong_AsUnsignedLongLong(o.ptr());
+  if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) return u;
+  PyErr_Clear();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+  MT_CHECK(!overflow, "Overflow when unpacking long");
+  return static_cast<uint64_t>(v);
+}
+
 void init_factory(py::module_& m, TensorClass& cls) {
   m.def("empty", &sized_factory<empty>, MT_FACTORY_KW_NAMES);
   m.def("zeros", &sized_factory<zeros>, MT_FACTORY_KW_NAMES);
@@ -161,7 +179,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
          py::handle) {
         return set_requires_grad(
-            eye(n, mm.is_none() ? -1 : mm.cast<int64_t>(), parse_dtype(dtype), parse_device(device)), rg);
+            eye(n, mm.is_none() ? n : mm.cast<int64_t>(), parse_dtype(dtype), parse_device(device)), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
@@ -224,10 +242,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       },
       py::arg("s"), MT_FACTORY_KW);
 
-  m.def("manual_seed", [](py::handle seed) {
-    int64_t s = seed.cast<int64_t>();
-    manual_seed(static_cast<uint64_t>(s));
-  });
+  m.def("manual_seed", [](py::handle seed) { manual_seed(unpack_seed(seed)); });
   m.def("initial_seed", &initial_seed);
   m.def("seed", [] { return seed(); });
 
@@ -281,7 +296,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       .def(
           "manual_seed",
           [](py::object self, py::handle seed) {
-            self.cast<PyGenerator&>().gen->manual_seed(static_cast<uint64_t>(seed.cast<int64_t>()));
+            self.cast<PyGenerator&>().gen->manual_seed(unpack_seed(seed));
             return self;
           },
           py::arg("seed"))

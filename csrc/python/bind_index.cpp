@@ -60,6 +60,13 @@ Parsed parse_index(const Tensor& self, py::handle key) {
     p.advanced[d] = std::move(t);
     p.has_advanced = true;
   };
+  // A bool (PyTorch's boolToIndexingTensor): a new dim of size 1 indexed by [0] (True) or [] (False), an
+  // advanced index like any other, so several bools broadcast together instead of each adding a dim.
+  auto bool_index = [&](bool b) {
+    v = unsqueeze(v, dim);
+    mark(dim, zeros({b ? 1 : 0}, ScalarType::Long, Device(DeviceType::CPU)));
+    ++dim;
+  };
   for (py::handle it : items) {
     int64_t before = orig;
     orig += consumed(it);
@@ -91,19 +98,15 @@ Parsed parse_index(const Tensor& self, py::handle key) {
                return before;
              }());
     } else if (PyBool_Check(it.ptr())) {
-      v = unsqueeze(v, dim);
-      if (it.ptr() == Py_False) v = narrow(v, dim, 0, 0);
-      ++dim;
+      bool_index(it.ptr() == Py_True);
     } else {
       Tensor t = as_index_tensor(it);
       if (t.dim() == 0 && is_integral(t.dtype(), false)) {  // a 0-dim integer tensor indexes like an int
         v = select(v, dim, item(t).to_long());
         continue;
       }
-      if (t.dim() == 0 && t.dtype() == ScalarType::Bool) {  // like a Python bool: a new dim of size 1 or 0
-        v = unsqueeze(v, dim);
-        if (!item(t).to_bool()) v = narrow(v, dim, 0, 0);
-        ++dim;
+      if (t.dim() == 0 && t.dtype() == ScalarType::Bool) {  // like a Python bool
+        bool_index(item(t).to_bool());
         continue;
       }
       check_index_dtype(t);

@@ -32,6 +32,25 @@ static void translate(const Error& e) {
   }
 }
 
+// A .cast<T>() inside a binding failed: pybind11's "Unable to cast Python instance of type <class 'int'> to
+// C++ type '?'" names no argument and no reason. An int that fails to become a C++ integer is out of range
+// (PyTorch: "Overflow when unpacking long"); anything else is a wrong type, a TypeError as in PyTorch.
+static void translate_cast_error(const std::string& msg) {
+  std::string type;
+  auto a = msg.find("<class '");
+  if (a != std::string::npos) {
+    auto b = msg.find("'>", a + 8);
+    if (b != std::string::npos) type = msg.substr(a + 8, b - a - 8);
+  }
+  if (type == "int") {
+    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+  } else if (!type.empty()) {
+    PyErr_SetString(PyExc_TypeError, ("an argument of type '" + type + "' is not valid here").c_str());
+  } else {
+    PyErr_SetString(PyExc_TypeError, msg.c_str());
+  }
+}
+
 // bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
 void init_autograd(py::module_& m, TensorClass& cls);
 
@@ -52,6 +71,8 @@ PYBIND11_MODULE(_C, m) {
       translate(e);
     } catch (const std::bad_alloc&) {
       PyErr_SetString(g_oom_error, "DefaultCPUAllocator: not enough memory");
+    } catch (const py::cast_error& e) {
+      translate_cast_error(e.what());
     }
   });
 

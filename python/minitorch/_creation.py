@@ -43,8 +43,10 @@ def _infer(data):
             found.append(_C.get_default_dtype())
         elif isinstance(x, complex):
             raise TypeError("complex tensors are not supported by minitorch")
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+        elif isinstance(x, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        else:  # None and other objects: PyTorch's C++ infer_scalar_type raises a RuntimeError
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")  # noqa: TRY004
 
     walk(data)
     if not found:

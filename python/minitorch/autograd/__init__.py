@@ -43,6 +43,8 @@ def backward(
     if inputs is not None:
         # accumulate only into the given leaves: compute their gradients, then add them to .grad
         inputs = _tensor_or_tensors(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         res = _C._run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
         with no_grad():
             for t, g in zip(inputs, res):
