@@ -206,8 +206,22 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                     return cache[key]
                 if dtype_name not in _DTYPES:
                     raise pickle.UnpicklingError(f"Unknown dtype in checkpoint: {dtype_name!r}")
+                if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes < 0:
+                    raise pickle.UnpicklingError(
+                        f"corrupt checkpoint: storage size {nbytes!r} for data/{key}"
+                    )
+                name = f"{prefix}data/{key}"
                 try:
-                    raw = z.read(f"{prefix}data/{key}")
+                    # the size the record declares is checked before anything is inflated: a small record may
+                    # deflate into gigabytes, and reading stops at the declared size
+                    declared = z.getinfo(name).file_size
+                    if declared != nbytes:
+                        raise RuntimeError(
+                            f"PytorchStreamReader failed reading file data/{key}: expected {nbytes} bytes, "
+                            f"the record declares {declared}"
+                        )
+                    with z.open(name) as rec:
+                        raw = rec.read(nbytes)
                 except (KeyError, zipfile.BadZipFile, OSError, EOFError) as e:
                     raise RuntimeError(f"PytorchStreamReader failed reading file data/{key}: {e}") from None
                 if len(raw) != nbytes:

@@ -1,0 +1,466 @@
+"""Bad input never crashes and never gives a silent wrong answer: size arithmetic that would overflow, calls
+PyTorch rejects, and Python arguments that do not fit a C++ integer all raise PyTorch's error. Calls that
+used to read outside memory run in a subprocess, so a regression is a failed test, not a dead pytest."""
+
+import io
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import pytest
+
+import minitorch
+
+BIG = 2**63 - 1
+
+
+def run_isolated(code):
+    """Runs `code` in a fresh interpreter; returns (returncode, stdout+stderr)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in [os.path.dirname(os.path.dirname(minitorch.__file__))] + [env.get("PYTHONPATH", "")] if p
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", "import minitorch as torch\n" + textwrap.dedent(code)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    return r.returncode, r.stdout + r.stderr
+
+
+# ---- size arithmetic: every product or sum of sizes is checked
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.tensor(1.).view(2**63-1, 2**63-1)[5, 7]",
+        "torch.zeros(2, 0).reshape(2**62, 2, 2)[1, 1, 1]",
+        "torch.arange(8.).view(-1, 6148914691236517205, 3)",
+        "torch.arange(8.).reshape(-1, 6148914691236517205, 3)",
+        "torch.zeros(4).as_strided((2**62, 2**62), (1, 1))[3, 3]",
+        "torch.zeros(1).expand(2**62, 2**62)[3, 3]",
+        "torch.empty(2**62, 4)",
+        "torch.zeros(3)[::2**63-1].sum()",
+    ],
+)
+def test_overflowing_shapes_raise_in_a_subprocess(code):
+    rc, out = run_isolated(
+        f"""
+        try:
+            {code}
+        except (RuntimeError, IndexError, ValueError) as e:
+            print("raised:", type(e).__name__, e)
+        else:
+            print("no error")
+        """
+    )
+    assert rc == 0, out  # a segfault gives rc -11
+    if "[::2**63-1]" in code:
+        assert "no error" in out  # a valid slice: one element
+    else:
+        assert "raised:" in out, out
+
+
+def test_view_overflow_messages():
+    with pytest.raises(
+        RuntimeError,
+        match=r"shape '\[9223372036854775807, 9223372036854775807\]' is invalid for input of size 1",
+    ):
+        minitorch.tensor(1.0).view(BIG, BIG)
+    with pytest.raises(RuntimeError, match=r"is invalid for input of size 0"):
+        minitorch.zeros(2, 0).reshape(2**62, 2, 2)
+    with pytest.raises(RuntimeError, match=r"is invalid for input of size 8"):
+        minitorch.arange(8.0).view(-1, 6148914691236517205, 3)
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        minitorch.empty(2**62, 4)
+    # a zero anywhere: no element, no overflow (PyTorch accepts these shapes)
+    assert minitorch.zeros(2, 0).reshape(2**62, 0, 4).shape == (2**62, 0, 4)
+    assert minitorch.empty(0, 2**62, 4).numel() == 0
+
+
+def test_slice_with_huge_step():
+    x = minitorch.arange(5.0)
+    np.testing.assert_array_equal(x[:: 2**63 - 1].numpy(), np.arange(5.0)[:: 2**63 - 1])
+    np.testing.assert_array_equal(x[1 :: 2**62].numpy(), [1.0])
+
+
+def test_split_and_chunk_with_huge_sizes():
+    x = minitorch.arange(8.0)
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 8"):
+        x.split([BIG, BIG, 6])
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 8"):
+        x.split([BIG, BIG, 4])  # wraps to 8 without the check
+    parts = x.chunk(BIG)
+    assert [p.tolist() for p in parts] == [[float(i)] for i in range(8)]
+    parts = x.split(BIG)
+    assert len(parts) == 1 and parts[0].tolist() == list(map(float, range(8)))
+
+
+def test_expand_negative_size():
+    with pytest.raises(RuntimeError, match="negative dimension -5"):
+        minitorch.zeros(1).expand(-5)
+
+
+def test_flatten_of_empty_with_huge_sizes():
+    x = minitorch.empty(0, 2**62, 4)
+    with pytest.raises(RuntimeError, match="overflow"):
+        x.flatten(1)
+    assert x.flatten(0, 1).shape == (0, 4)
+
+
+# ---- calls PyTorch rejects
+
+
+def test_hook_changing_size_or_type_raises():
+    x = minitorch.ones(3, requires_grad=True)
+
+    def bad_hook(g):
+        return g[:2]
+
+    y = x * 2
+    y.register_hook(bad_hook)
+    with pytest.raises(RuntimeError, match="hook 'bad_hook' has changed the size of value"):
+        y.sum().backward()
+
+    x = minitorch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g.double())
+    with pytest.raises(
+        RuntimeError,
+        match=r"hook '<lambda>' has changed the type of value \(was torch.FloatTensor got torch.DoubleTensor\)",
+    ):
+        (x * 2).sum().backward()
+
+    x = minitorch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: 3)
+    with pytest.raises(RuntimeError, match=r"expected Variable or None \(got int\)"):
+        (x * 2).sum().backward()
+
+    # a hook that keeps type and shape may change the values
+    x = minitorch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0, 20.0]
+
+
+def test_backward_with_empty_inputs():
+    x = minitorch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty."):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        minitorch.autograd.backward((x * 2).sum(), inputs=())
+    assert x.grad is None
+
+
+def test_label_smoothing_out_of_range_for_probability_targets():
+    inp = minitorch.randn(3, 4)
+    prob = minitorch.softmax(minitorch.randn(3, 4), 1)
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: -0.1"):
+        minitorch.nn.functional.cross_entropy(inp, prob, label_smoothing=-0.1)
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
+        minitorch.nn.functional.cross_entropy(inp, minitorch.tensor([0, 1, 2]), label_smoothing=1.5)
+
+
+def test_scatter_dtype_mismatch():
+    z = minitorch.zeros(3)
+    idx = minitorch.tensor([0, 1])
+    src = minitorch.tensor([1.0, 2.0], dtype=minitorch.float64)
+    with pytest.raises(RuntimeError, match=r"scatter_add\(\): Expected self.dtype to be equal to src.dtype"):
+        z.scatter_add(0, idx, src)
+    with pytest.raises(RuntimeError, match=r"scatter_add\(\): Expected self.dtype to be equal to src.dtype"):
+        z.scatter_add_(0, idx, src)
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected self.dtype to be equal to src.dtype"):
+        z.scatter(0, idx, src)
+    assert z.tolist() == [0.0, 0.0, 0.0]
+    # a Python number takes self's dtype
+    assert z.scatter(0, idx, 5).tolist() == [5.0, 5.0, 0.0]
+
+
+def test_scalar_tensor_dims_out_of_range():
+    s = minitorch.tensor(1.0)
+    with pytest.raises(
+        IndexError, match=r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)"
+    ):
+        s.flatten(1, 4)
+    assert s.flatten().shape == (1,) and s.flatten(0, -1).shape == (1,)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        s.unbind(-1)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        s.unbind(0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        s.unbind(1)
+    m = s.movedim(0, 0)
+    assert m.shape == () and m.item() == 1.0
+    assert s.movedim(-1, 0).shape == ()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        s.movedim(1, 0)
+
+
+def test_negative_indices_in_gather_index_select_scatter():
+    x = minitorch.arange(3.0)
+    neg = minitorch.tensor([-1])
+    with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        x.gather(0, neg)
+    with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        x.index_select(0, neg)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x.index_select(0, minitorch.tensor([3]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        minitorch.zeros(3).scatter(0, neg, minitorch.tensor([1.0]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        minitorch.zeros(3).scatter_add(0, neg, minitorch.tensor([1.0]))
+    # plain indexing still wraps
+    assert x[neg].tolist() == [2.0]
+
+
+@pytest.mark.parametrize(
+    "key, shape",
+    [
+        ((True, True), (1, 2)),
+        ((True,), (1, 2)),
+        ((False,), (0, 2)),
+        ((True, False), (0, 2)),
+        ((None, True), (1, 1, 2)),
+        ((True, None), (1, 1, 2)),
+        ((True, 0), (1,)),
+        ((True, slice(None), True), (1, 2)),
+    ],
+    ids=str,
+)
+def test_python_bools_in_index_tuples(key, shape):
+    # NumPy gives the same shapes (a bool is a 0-dim mask: an advanced index)
+    x = minitorch.arange(2.0)
+    assert x[key].shape == shape
+    assert np.arange(2.0)[key].shape == shape
+    np.testing.assert_array_equal(x[key].numpy(), np.arange(2.0)[key])
+
+
+def test_bool_index_assignment():
+    x = minitorch.zeros(2)
+    x[True] = 3.0
+    assert x.tolist() == [3.0, 3.0]
+    x[False] = 5.0
+    assert x.tolist() == [3.0, 3.0]
+    x[minitorch.tensor(True), 1] = 7.0
+    assert x.tolist() == [3.0, 7.0]
+
+
+def test_eye_negative_columns():
+    with pytest.raises(RuntimeError, match="m must be greater or equal to 0, got -2"):
+        minitorch.eye(3, -2)
+    with pytest.raises(RuntimeError, match="n must be greater or equal to 0, got -1"):
+        minitorch.eye(-1)
+    np.testing.assert_array_equal(minitorch.eye(2, 3).numpy(), np.eye(2, 3))
+    assert minitorch.eye(3, 0).shape == (3, 0)
+
+
+@pytest.mark.parametrize(
+    "dtype, low, high, msg",
+    [
+        (minitorch.int8, 0, 300, "to - 1 is out of bounds for signed char"),
+        (minitorch.int8, -200, 3, "from is out of bounds for signed char"),
+        (minitorch.uint8, -1, 3, "from is out of bounds for unsigned char"),
+        (minitorch.int16, 0, 2**16, "to - 1 is out of bounds for short int"),
+        (minitorch.int32, 0, 2**40, "to - 1 is out of bounds for int"),
+        (minitorch.bool, 0, 3, "to - 1 is out of bounds for bool"),
+    ],
+    ids=str,
+)
+def test_randint_outside_dtype_range(dtype, low, high, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.randint(low, high, (3,), dtype=dtype)
+
+
+def test_randint_at_dtype_limits():
+    r = minitorch.randint(-128, 128, (1000,), dtype=minitorch.int8)
+    assert r.min().item() >= -128 and r.max().item() <= 127
+    r = minitorch.randint(0, 256, (1000,), dtype=minitorch.uint8)
+    assert r.max().item() <= 255
+    assert minitorch.randint(0, 2, (10,), dtype=minitorch.bool).dtype == minitorch.bool
+
+
+def test_tensor_of_none():
+    with pytest.raises(RuntimeError, match="Could not infer dtype of NoneType"):
+        minitorch.tensor([None])
+    with pytest.raises(RuntimeError, match="Could not infer dtype of NoneType"):
+        minitorch.tensor(None)
+    with pytest.raises(TypeError, match="new\\(\\): invalid data type 'str'"):
+        minitorch.tensor(["a"])
+
+
+@pytest.mark.parametrize(
+    "dtype, value, name",
+    [
+        (minitorch.int32, 1e30, "int"),
+        (minitorch.int8, 300, "int8_t"),
+        (minitorch.int8, -129, "int8_t"),
+        (minitorch.uint8, 256, "uint8_t"),
+        (minitorch.uint8, -256, "uint8_t"),
+        (minitorch.int16, 40000, "int16_t"),
+        (minitorch.int64, 1e19, "int64_t"),
+        (minitorch.int64, float("nan"), "int64_t"),
+        (minitorch.int32, float("inf"), "int"),
+        (minitorch.float16, 1e5, "at::Half"),
+        (minitorch.float16, 70000, "at::Half"),
+        (minitorch.bfloat16, 1e39, "at::BFloat16"),
+        (minitorch.float32, 1e300, "float"),
+    ],
+    ids=str,
+)
+def test_fill_overflow(dtype, value, name):
+    msg = f"value cannot be converted to type {name} without overflow"
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.full((2,), value, dtype=dtype)
+    t = minitorch.zeros(2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=msg):
+        t.fill_(value)
+    assert t.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "dtype, value",
+    [
+        (minitorch.int8, 127),
+        (minitorch.int8, -128),
+        (minitorch.uint8, -1),  # wraps to 255, as in PyTorch
+        (minitorch.uint8, 255),
+        (minitorch.int64, 2**63 - 1),
+        (minitorch.int64, -(2**63)),
+        (minitorch.float16, 65504.0),
+        (minitorch.float16, float("inf")),
+        (minitorch.float32, float("-inf")),
+        (minitorch.float32, float("nan")),
+        (minitorch.float64, 1e300),
+        (minitorch.bool, 5),
+    ],
+    ids=str,
+)
+def test_fill_in_range(dtype, value):
+    t = minitorch.full((2,), value, dtype=dtype)
+    expect = np.array([value, value]).astype(np.float64)
+    if dtype == minitorch.uint8:
+        expect = np.array([value % 256] * 2)
+    if dtype == minitorch.bool:
+        expect = np.array([True, True])
+    if dtype == minitorch.int64:
+        assert t.tolist() == [value, value]
+    else:
+        np.testing.assert_array_equal(t.double().numpy() if dtype != minitorch.bool else t.numpy(), expect)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: minitorch.manual_seed(2**64),
+        lambda: minitorch.manual_seed(-(2**63) - 1),
+        lambda: minitorch.Generator().manual_seed(2**64),
+        lambda: minitorch.zeros(2).view(2**64),
+        lambda: minitorch.zeros(2**64),
+        lambda: minitorch.zeros(2).sum(2**70),
+        lambda: minitorch.randint(0, 2**64, (2,)),
+    ],
+)
+def test_python_ints_too_big_for_cpp(call):
+    with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+        call()
+
+
+def test_manual_seed_accepts_the_full_uint64_range():
+    for s in (2**64 - 1, 2**63, -1, -(2**63)):
+        minitorch.manual_seed(s)
+        a = minitorch.rand(3)
+        minitorch.manual_seed(s)
+        assert minitorch.rand(3).tolist() == a.tolist()
+    # -1 is 2**64 - 1 (two's complement), as in PyTorch
+    minitorch.manual_seed(-1)
+    a = minitorch.rand(3)
+    minitorch.manual_seed(2**64 - 1)
+    assert minitorch.rand(3).tolist() == a.tolist()
+    with pytest.raises(TypeError, match="manual_seed expected a long"):
+        minitorch.manual_seed("a")
+
+
+# ---- checkpoints: a record that declares a huge size is refused before anything is read or inflated
+
+
+def _checkpoint_bytes(obj):
+    buf = io.BytesIO()
+    minitorch.save(obj, buf)
+    return buf.getvalue()
+
+
+def _rewrite_record(raw, suffix, payload, compression):
+    """The checkpoint `raw` with the record ending in `suffix` replaced by `payload`."""
+    zin = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            if info.filename.endswith(suffix):
+                zout.writestr(info.filename, payload, compress_type=compression)
+            else:
+                zout.writestr(info, zin.read(info.filename))
+    out.seek(0)
+    return out
+
+
+def test_checkpoint_record_with_huge_declared_size_is_refused_before_inflating(monkeypatch):
+    raw = _checkpoint_bytes({"w": minitorch.arange(4.0)})  # one 16-byte storage, record data/0
+    # a zip bomb: 64 MiB of zeros deflate to ~64 KiB; the pickle still says 16 bytes
+    bomb = _rewrite_record(raw, "data/0", bytes(64 << 20), zipfile.ZIP_DEFLATED)
+    inflated = []
+    real_read = zipfile.ZipExtFile.read
+
+    def counting_read(self, n=-1):
+        data = real_read(self, n)
+        inflated.append(len(data))
+        return data
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", counting_read)
+    with pytest.raises(RuntimeError, match="data/0: expected 16 bytes, the record declares 67108864"):
+        minitorch.load(bomb)
+    assert sum(inflated) < (1 << 20)  # only data.pkl was read
+
+
+def test_checkpoint_record_shorter_than_declared_storage():
+    raw = _checkpoint_bytes({"w": minitorch.arange(4.0)})
+    short = _rewrite_record(raw, "data/0", bytes(8), zipfile.ZIP_STORED)
+    with pytest.raises(RuntimeError, match="expected 16 bytes"):
+        minitorch.load(short)
+    ok = minitorch.load(io.BytesIO(raw))
+    assert ok["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+# ---- gradcheck itself catches a wrong derivative (the tests rely on it)
+
+
+class _WrongSquare(minitorch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x  # should be 2 * x * g
+
+
+class _RightSquare(_WrongSquare):
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * g * x
+
+
+def test_gradcheck_fails_on_a_wrong_gradient():
+    x = minitorch.randn(4, dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(_RightSquare.apply, (x,))
+    with pytest.raises(minitorch.autograd.GradcheckError, match="Jacobian mismatch"):
+        minitorch.autograd.gradcheck(_WrongSquare.apply, (x,))
+    assert not minitorch.autograd.gradcheck(_WrongSquare.apply, (x,), raise_exception=False)
