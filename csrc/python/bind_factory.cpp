@@ -5,6 +5,7 @@
 #include "core/Generator.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
+#include "ops/sort.h"
 #include "python/bind.h"
 
 namespace mt {
@@ -268,6 +269,17 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         [&]() -> Tensor& { return nogil([&]() -> Tensor& { return bernoulli_(t, p); }, t); });
       },
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
+
+  // multinomial (ops/sort.h) draws through the generator= override like the fills above
+  auto multinomial_fn = [with_gen](const Tensor& self, int64_t num_samples, bool replacement,
+                                   py::handle gen) {
+    return with_gen(gen,
+                    [&] { return nogil([&] { return multinomial(self, num_samples, replacement); }, self); });
+  };
+  m.def("multinomial", multinomial_fn, py::arg("input"), py::arg("num_samples"),
+        py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
+  cls.def("multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false,
+          py::kw_only(), py::arg("generator") = py::none());
 
   py::class_<PyGenerator, std::shared_ptr<PyGenerator>>(m, "Generator")
       .def(py::init([](py::handle device) {

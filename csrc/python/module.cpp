@@ -34,6 +34,7 @@ static void translate(const Error& e) {
 
 // bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
 void init_autograd(py::module_& m, TensorClass& cls);
+void init_sort(py::module_& m, TensorClass& cls);  // bind_sort.cpp
 
 }  // namespace mt
 
@@ -66,6 +67,7 @@ PYBIND11_MODULE(_C, m) {
   init_reduce(m, cls);
   init_index(m, cls);
   init_linalg(m, cls);
+  init_sort(m, cls);
   init_cuda(m);
   init_dlpack(m);
   init_foreach(m);
