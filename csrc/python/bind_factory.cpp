@@ -10,6 +10,14 @@
 
 namespace mt {
 
+// torch.set_default_device: where factories put a tensor when device= is None. Thread-local, as PyTorch's
+// (a thread started inside `with torch.device("cuda"):` makes CPU tensors).
+static thread_local Device tls_default_device{};
+
+Device factory_device(py::handle h) {  // also used by bind_sort.cpp
+  return h.is_none() ? tls_default_device : parse_device(h);
+}
+
 namespace {
 // keyword arguments every factory accepts
 // (after py::args they are keyword-only already; pybind11 rejects an explicit kw_only there)
@@ -31,7 +39,7 @@ Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool r
                      py::handle) {
   DimVector sz = parse_size_args(sizes);
   ScalarType dt = parse_dtype(dtype);
-  Device dev = parse_device(device);
+  Device dev = factory_device(device);
   return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
@@ -69,7 +77,7 @@ Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py
   ScopedGenerator scope(g, type);
   DimVector sz = parse_size_args(sizes);
   ScalarType dt = parse_dtype(dtype);
-  Device dev = parse_device(device);
+  Device dev = factory_device(device);
   return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
@@ -106,7 +114,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         DimVector sz = parse_size(size);
         Scalar v = parse_scalar(value, "fill_value");
         ScalarType dt = parse_dtype(dtype);
-        Device dev = parse_device(device);
+        Device dev = factory_device(device);
         return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
       },
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
@@ -144,7 +152,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
           end = parse_scalar(b, "end");
         }
         if (!c.is_none()) step = parse_scalar(c, "step");
-        return set_requires_grad(arange(start, end, step, parse_dtype(dtype), parse_device(device)), rg);
+        return set_requires_grad(arange(start, end, step, parse_dtype(dtype), factory_device(device)), rg);
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
   m.def(
@@ -153,7 +161,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
          bool, py::handle) {
         return set_requires_grad(
             linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(), steps,
-                     parse_dtype(dtype), parse_device(device)),
+                     parse_dtype(dtype), factory_device(device)),
             rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
@@ -162,7 +170,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
          py::handle) {
         return set_requires_grad(
-            eye(n, mm.is_none() ? -1 : mm.cast<int64_t>(), parse_dtype(dtype), parse_device(device)), rg);
+            eye(n, mm.is_none() ? -1 : mm.cast<int64_t>(), parse_dtype(dtype), factory_device(device)), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
@@ -190,7 +198,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         Generator* g = parse_generator(generator, &type);
         ScopedGenerator scope(g, type);
         return set_requires_grad(
-            randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), parse_device(device)),
+            randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), factory_device(device)),
             rg);
       },
       MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
@@ -214,16 +222,20 @@ void init_factory(py::module_& m, TensorClass& cls) {
         int8_t type = -1;
         Generator* g = parse_generator(generator, &type);
         ScopedGenerator scope(g, type);
-        return set_requires_grad(randperm(n, parse_dtype(dtype), parse_device(device)), rg);
+        return set_requires_grad(randperm(n, parse_dtype(dtype), factory_device(device)), rg);
       },
       py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
   m.def(
       "scalar_tensor",
       [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
-        return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), parse_device(device)),
+        return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), factory_device(device)),
                                  rg);
       },
       py::arg("s"), MT_FACTORY_KW);
+
+  m.def("_get_default_device", [] { return tls_default_device; });
+  m.def("_set_default_device",
+        [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });
 
   m.def("manual_seed", [](py::handle seed) {
     int64_t s = seed.cast<int64_t>();

@@ -6,6 +6,7 @@
 namespace mt {
 
 py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp
+Device factory_device(py::handle h);  // bind_factory.cpp: device=None is the default device
 
 void init_sort(py::module_& m, TensorClass& cls) {
   // sort(input, dim=-1, descending=False, *, stable=False): always stable (see ops/sort.h)
@@ -70,7 +71,7 @@ void init_sort(py::module_& m, TensorClass& cls) {
         lower ? "tril_indices" : "triu_indices",
         [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device, py::handle) {
           ScalarType dt = dtype.is_none() ? ScalarType::Long : parse_dtype(dtype);
-          Device dev = parse_device(device);
+          Device dev = factory_device(device);
           return lower ? tril_indices(row, col, offset, dt, dev) : triu_indices(row, col, offset, dt, dev);
         },
         py::arg("row"), py::arg("col"), py::arg("offset") = 0, py::kw_only(), py::arg("dtype") = py::none(),

@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from minitorch import _C
+from minitorch._device import factory_device
 
 _np_of = {
     _C.bool: np.bool_,
@@ -72,6 +73,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, _C.Tensor):
         out = data.detach().to(dtype=dtype or data.dtype, device=device or data.device, copy=True)
     else:
+        device = factory_device(device)
         if isinstance(data, np.ndarray):
             arr = data
             if dtype is None and arr.dtype.kind not in "biuf":
@@ -104,6 +106,7 @@ def as_tensor(data, dtype=None, device=None):
     """Like tensor(), but shares memory with a NumPy array or tensor when dtype and device already match."""
     if isinstance(data, _C.Tensor):
         return data.to(dtype=dtype or data.dtype, device=device or data.device)
+    device = factory_device(device)
     if isinstance(data, np.ndarray) and (dtype is None or _np_of.get(dtype) == data.dtype.type):
         try:
             out = _C.from_numpy(data)
