@@ -1,4 +1,5 @@
-"""set_default_device / get_default_device, `with torch.device(...)`, set_default_dtype."""
+"""set_default_device / get_default_device, `with torch.device(...)`, set_default_dtype, and Python
+sequences PyTorch accepts as tensor data and index keys (range, tuples, 0-dim tensors, NumPy scalars)."""
 
 import threading
 
@@ -115,3 +116,50 @@ def test_default_dtype_float64():
     assert minitorch.tensor([1.0]).dtype == minitorch.float16
     with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
         minitorch.set_default_dtype(minitorch.int64)
+
+
+# ---- sequences as data and as index keys -------------------------------------------------------------------
+
+
+def test_range_as_data(device):
+    t = minitorch.tensor(range(3), device=device)
+    assert t.dtype == minitorch.int64 and t.tolist() == [0, 1, 2]
+    t = minitorch.tensor([range(2), range(2, 4)], dtype=minitorch.float32)
+    assert t.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    assert minitorch.as_tensor(range(1, 4)).tolist() == [1, 2, 3]
+    assert minitorch.tensor(range(0)).shape == (0,)
+
+
+def test_mixed_sequences_as_data():
+    t = minitorch.tensor((1, 2.5))
+    assert t.dtype == minitorch.float32 and t.tolist() == [1.0, 2.5]
+    t = minitorch.tensor([minitorch.tensor(1), minitorch.tensor(2)])
+    assert t.dtype == minitorch.int64 and t.tolist() == [1, 2]
+    t = minitorch.tensor([np.float64(1.5), np.float64(2.0)])
+    assert t.dtype == minitorch.float64
+    t = minitorch.tensor([np.int32(3), 4])  # PyTorch reads NumPy integer scalars in a list as Python ints
+    assert t.dtype == minitorch.int64 and t.tolist() == [3, 4]
+    assert minitorch.tensor([np.float64(1.5), 2]).dtype == minitorch.float64
+    t = minitorch.tensor([minitorch.tensor(0.5), 1])
+    assert t.dtype == minitorch.float32
+
+
+def test_range_and_sequences_as_index(device):
+    a = np.arange(20.0).reshape(4, 5)
+    x = minitorch.tensor(a, device=device)
+    t = minitorch.tensor([1, 0, 4, 2], device=device)
+    assert np.array_equal(to_np(x[range(4), t]), a[range(4), [1, 0, 4, 2]])
+    assert np.array_equal(to_np(x[[0, 2]]), a[[0, 2]])
+    assert np.array_equal(to_np(x[(0, 2)]), a[(0, 2)])
+    assert np.array_equal(to_np(x[range(1, 3)]), a[1:3])
+    assert np.array_equal(to_np(x[:, range(0, 5, 2)]), a[:, 0:5:2])
+    assert np.array_equal(to_np(x[np.int64(1)]), a[1])
+    assert np.array_equal(to_np(x[[np.int64(3), np.int64(1)]]), a[[3, 1]])
+    assert np.array_equal(to_np(x[minitorch.tensor(2)]), a[2])
+    y = x.clone()
+    y[range(4), t] = -1.0
+    b = a.copy()
+    b[range(4), [1, 0, 4, 2]] = -1.0
+    assert np.array_equal(to_np(y), b)
+    with pytest.raises(IndexError):
+        x[range(5)]

@@ -33,7 +33,7 @@ def _infer(data):
             if x.dtype.type not in _of_np:
                 raise TypeError(f"can't convert np.ndarray of type numpy.{x.dtype}.")
             found.append(_of_np[x.dtype.type])
-        elif isinstance(x, (list, tuple)):
+        elif isinstance(x, (list, tuple, range)):
             for e in x:
                 walk(e)
         elif isinstance(x, builtins.bool):
@@ -59,7 +59,7 @@ def _infer(data):
 def _flatten_tensors(data):
     if isinstance(data, _C.Tensor):
         return data.tolist()
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, range)):
         return [_flatten_tensors(x) for x in data]
     return data
 
