@@ -35,6 +35,7 @@ static void translate(const Error& e) {
 // bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
 void init_autograd(py::module_& m, TensorClass& cls);
 void init_sort(py::module_& m, TensorClass& cls);  // bind_sort.cpp
+void init_out(py::module_& m);                     // bind_out.cpp: after every op is bound
 
 }  // namespace mt
 
@@ -77,6 +78,7 @@ PYBIND11_MODULE(_C, m) {
   init_conv(m);
   init_nn(m);
   init_distributed(m);
+  init_out(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }
