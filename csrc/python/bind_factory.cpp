@@ -5,9 +5,18 @@
 #include "core/Generator.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
+#include "ops/sort.h"
 #include "python/bind.h"
 
 namespace mt {
+
+// torch.set_default_device: where factories put a tensor when device= is None. Thread-local, as PyTorch's
+// (a thread started inside `with torch.device("cuda"):` makes CPU tensors).
+static thread_local Device tls_default_device{};
+
+Device factory_device(py::handle h) {  // also used by bind_sort.cpp
+  return h.is_none() ? tls_default_device : parse_device(h);
+}
 
 namespace {
 // keyword arguments every factory accepts
@@ -30,7 +39,7 @@ Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool r
                      py::handle) {
   DimVector sz = parse_size_args(sizes);
   ScalarType dt = parse_dtype(dtype);
-  Device dev = parse_device(device);
+  Device dev = factory_device(device);
   return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
@@ -68,7 +77,7 @@ Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py
   ScopedGenerator scope(g, type);
   DimVector sz = parse_size_args(sizes);
   ScalarType dt = parse_dtype(dtype);
-  Device dev = parse_device(device);
+  Device dev = factory_device(device);
   return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
@@ -123,7 +132,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         DimVector sz = parse_size(size);
         Scalar v = parse_scalar(value, "fill_value");
         ScalarType dt = parse_dtype(dtype);
-        Device dev = parse_device(device);
+        Device dev = factory_device(device);
         return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
       },
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
@@ -161,7 +170,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
           end = parse_scalar(b, "end");
         }
         if (!c.is_none()) step = parse_scalar(c, "step");
-        return set_requires_grad(arange(start, end, step, parse_dtype(dtype), parse_device(device)), rg);
+        return set_requires_grad(arange(start, end, step, parse_dtype(dtype), factory_device(device)), rg);
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
   m.def(
@@ -170,7 +179,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
          bool, py::handle) {
         return set_requires_grad(
             linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(), steps,
-                     parse_dtype(dtype), parse_device(device)),
+                     parse_dtype(dtype), factory_device(device)),
             rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
@@ -179,7 +188,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
          py::handle) {
         return set_requires_grad(
-            eye(n, mm.is_none() ? n : mm.cast<int64_t>(), parse_dtype(dtype), parse_device(device)), rg);
+            eye(n, mm.is_none() ? n : mm.cast<int64_t>(), parse_dtype(dtype), factory_device(device)), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
@@ -207,7 +216,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         Generator* g = parse_generator(generator, &type);
         ScopedGenerator scope(g, type);
         return set_requires_grad(
-            randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), parse_device(device)),
+            randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), factory_device(device)),
             rg);
       },
       MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
@@ -231,16 +240,20 @@ void init_factory(py::module_& m, TensorClass& cls) {
         int8_t type = -1;
         Generator* g = parse_generator(generator, &type);
         ScopedGenerator scope(g, type);
-        return set_requires_grad(randperm(n, parse_dtype(dtype), parse_device(device)), rg);
+        return set_requires_grad(randperm(n, parse_dtype(dtype), factory_device(device)), rg);
       },
       py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
   m.def(
       "scalar_tensor",
       [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
-        return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), parse_device(device)),
+        return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), factory_device(device)),
                                  rg);
       },
       py::arg("s"), MT_FACTORY_KW);
+
+  m.def("_get_default_device", [] { return tls_default_device; });
+  m.def("_set_default_device",
+        [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });
 
   m.def("manual_seed", [](py::handle seed) { manual_seed(unpack_seed(seed)); });
   m.def("initial_seed", &initial_seed);
@@ -283,6 +296,17 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         [&]() -> Tensor& { return nogil([&]() -> Tensor& { return bernoulli_(t, p); }, t); });
       },
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
+
+  // multinomial (ops/sort.h) draws through the generator= override like the fills above
+  auto multinomial_fn = [with_gen](const Tensor& self, int64_t num_samples, bool replacement,
+                                   py::handle gen) {
+    return with_gen(gen,
+                    [&] { return nogil([&] { return multinomial(self, num_samples, replacement); }, self); });
+  };
+  m.def("multinomial", multinomial_fn, py::arg("input"), py::arg("num_samples"),
+        py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
+  cls.def("multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false,
+          py::kw_only(), py::arg("generator") = py::none());
 
   py::class_<PyGenerator, std::shared_ptr<PyGenerator>>(m, "Generator")
       .def(py::init([](py::handle device) {

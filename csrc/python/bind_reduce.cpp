@@ -7,8 +7,7 @@
 
 namespace mt {
 
-namespace {
-
+// (also used by bind_sort.cpp)
 // torch.return_types.max and friends: tuples that unpack and also expose .values/.indices.
 py::object return_type(const char* name) {
   static py::dict* types = new py::dict();  // leaked on purpose: outlives interpreter teardown order
@@ -24,6 +23,8 @@ py::object return_type(const char* name) {
 py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r) {
   return return_type(name)(py::cast(std::get<0>(r)), py::cast(std::get<1>(r)));
 }
+
+namespace {
 
 std::optional<int64_t> opt_dim(py::handle h) {
   if (h.is_none()) return std::nullopt;

@@ -53,6 +53,8 @@ static void translate_cast_error(const std::string& msg) {
 
 // bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
 void init_autograd(py::module_& m, TensorClass& cls);
+void init_sort(py::module_& m, TensorClass& cls);  // bind_sort.cpp
+void init_out(py::module_& m);                     // bind_out.cpp: after every op is bound
 
 }  // namespace mt
 
@@ -87,6 +89,7 @@ PYBIND11_MODULE(_C, m) {
   init_reduce(m, cls);
   init_index(m, cls);
   init_linalg(m, cls);
+  init_sort(m, cls);
   init_cuda(m);
   init_dlpack(m);
   init_foreach(m);
@@ -96,6 +99,7 @@ PYBIND11_MODULE(_C, m) {
   init_conv(m);
   init_nn(m);
   init_distributed(m);
+  init_out(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

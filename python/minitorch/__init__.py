@@ -35,6 +35,7 @@ from minitorch._C import (  # noqa: F401
     uint8,
 )
 from minitorch._compare import allclose, equal, isclose  # noqa: F401
+from minitorch._device import get_default_device, set_default_device  # noqa: F401
 from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, tensor  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
@@ -77,4 +78,7 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
 )
 
 _install_tensor_methods(Tensor)
-del _install_tensor_methods, _ops_all
+from minitorch._device import _install as _install_device_context
+
+_install_device_context()
+del _install_tensor_methods, _ops_all, _install_device_context

@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from minitorch import _C
+from minitorch._device import factory_device
 
 _np_of = {
     _C.bool: np.bool_,
@@ -32,7 +33,7 @@ def _infer(data):
             if x.dtype.type not in _of_np:
                 raise TypeError(f"can't convert np.ndarray of type numpy.{x.dtype}.")
             found.append(_of_np[x.dtype.type])
-        elif isinstance(x, (list, tuple)):
+        elif isinstance(x, (list, tuple, range)):
             for e in x:
                 walk(e)
         elif isinstance(x, builtins.bool):
@@ -60,7 +61,7 @@ def _infer(data):
 def _flatten_tensors(data):
     if isinstance(data, _C.Tensor):
         return data.tolist()
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, range)):
         return [_flatten_tensors(x) for x in data]
     return data
 
@@ -74,6 +75,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, _C.Tensor):
         out = data.detach().to(dtype=dtype or data.dtype, device=device or data.device, copy=True)
     else:
+        device = factory_device(device)
         if isinstance(data, np.ndarray):
             arr = data
             if dtype is None and arr.dtype.kind not in "biuf":
@@ -106,6 +108,7 @@ def as_tensor(data, dtype=None, device=None):
     """Like tensor(), but shares memory with a NumPy array or tensor when dtype and device already match."""
     if isinstance(data, _C.Tensor):
         return data.to(dtype=dtype or data.dtype, device=device or data.device)
+    device = factory_device(device)
     if isinstance(data, np.ndarray) and (dtype is None or _np_of.get(dtype) == data.dtype.type):
         try:
             out = _C.from_numpy(data)

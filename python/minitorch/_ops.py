@@ -12,10 +12,12 @@ __all__ = [
 globals().update({n: getattr(_C, n) for n in __all__})
 
 
-def where(condition, input=None, other=None):
+def where(condition, input=None, other=None, *, out=None):
     """where(cond, x, y) picks x where cond holds, else y; where(cond) is nonzero(cond, as_tuple=True)."""
     if input is None and other is None:
         return _C.nonzero(condition).unbind(1)
+    if out is not None:
+        return _C._where(condition, input, other, out=out)
     return _C._where(condition, input, other)
 
 

@@ -1,0 +1,138 @@
+// CUDA kernels of the sort family (layout: see ops/sort.h). Kept simple: the whole rows x n tensor is one
+// stable merge sort (CUB) of flat positions under an order that compares the row first, then the value
+// (NaN largest); ties keep input order. Values are first widened to one key type (double for floating
+// types, int64 otherwise, both exact), so CUB's sort is instantiated twice, not once per dtype.
+#include <cuda_runtime.h>
+
+#include <cub/device/device_merge_sort.cuh>
+#include <type_traits>
+
+#include "cuda/CUDAContext.h"
+#include "cuda/Exceptions.h"
+#include "ops/sort.h"
+
+namespace mt {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename K>
+struct FlatOrder {
+  const K* key;
+  int64_t n;
+  bool descending;
+  __device__ bool operator()(int64_t a, int64_t b) const {
+    int64_t ra = a / n, rb = b / n;
+    if (ra != rb) return ra < rb;
+    K x = key[a], y = key[b];
+    bool xn = x != x, yn = y != y;  // NaN (always false for integers)
+    if (xn || yn) return xn != yn && (descending ? xn : yn);
+    return descending ? x > y : x < y;
+  }
+};
+
+template <typename T, typename K>
+__global__ void prepare_kernel(const T* __restrict__ in, K* __restrict__ key, int64_t* __restrict__ pos,
+                               int64_t total) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    key[i] = static_cast<K>(static_cast<opmath_t<T>>(in[i]));
+    pos[i] = i;
+  }
+}
+
+// The first k of each sorted row: pos holds flat input positions.
+template <typename T>
+__global__ void write_kernel(const T* __restrict__ in, const int64_t* __restrict__ pos,
+                             T* __restrict__ values, int64_t* __restrict__ indices, int64_t rows, int64_t n,
+                             int64_t k) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * k;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t r = i / k, j = i % k;
+    int64_t p = pos[r * n + j];
+    values[i] = in[p];
+    indices[i] = p - r * n;
+  }
+}
+
+template <typename T, typename K>
+void sort_typed(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
+                bool descending) {
+  const Device dev = in.device();
+  cudaStream_t stream = cuda::current_stream(dev.index);
+  const int64_t total = in.numel(), rows = total / n;
+  Tensor key = make_empty({total}, CppTypeToScalarType<K>::value, dev);
+  Tensor pos = make_empty({total}, ScalarType::Long, dev);
+  int grid = static_cast<int>(cuda::grid_size(total, kThreads, dev.index));
+  prepare_kernel<<<grid, kThreads, 0, stream>>>(in.data<T>(), key.data<K>(), pos.data<int64_t>(), total);
+  MT_CUDA_CHECK(cudaGetLastError());
+  FlatOrder<K> order{key.data<K>(), n, descending};
+  size_t bytes = 0;
+  MT_CUDA_CHECK(
+      cub::DeviceMergeSort::StableSortKeys(nullptr, bytes, pos.data<int64_t>(), total, order, stream));
+  Tensor temp = make_empty({static_cast<int64_t>(bytes) + 1}, ScalarType::Byte, dev);
+  MT_CUDA_CHECK(cub::DeviceMergeSort::StableSortKeys(temp.data_ptr(), bytes, pos.data<int64_t>(), total,
+                                                     order, stream));
+  grid = static_cast<int>(cuda::grid_size(rows * k, kThreads, dev.index));
+  write_kernel<<<grid, kThreads, 0, stream>>>(in.data<T>(), pos.data<int64_t>(), values.data<T>(),
+                                              indices.data<int64_t>(), rows, n, k);
+  MT_CUDA_CHECK(cudaGetLastError());
+}
+
+void sort_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
+                 bool descending) {
+  cuda::DeviceGuard guard(in.device());
+  MT_DISPATCH_ALL_TYPES(in.dtype(), "sort_cuda", [&] {
+    using key_t = std::conditional_t<std::is_floating_point_v<opmath_t<scalar_t>>, double, int64_t>;
+    sort_typed<scalar_t, key_t>(values, indices, in, n, k, descending);
+  });
+}
+
+// One thread per row walks the sorted row once: the first longest run of equal values wins.
+template <typename T>
+__global__ void mode_rows_kernel(const T* __restrict__ sorted, const int64_t* __restrict__ sorted_idx,
+                                 T* __restrict__ values, int64_t* __restrict__ indices, int64_t rows,
+                                 int64_t n) {
+  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
+       r += int64_t(gridDim.x) * blockDim.x) {
+    const T* row = sorted + r * n;
+    int64_t best = 0, best_len = 0, run = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      ++run;
+      // NaNs (sorted last) form one run, as in the CPU kernel
+      opmath_t<T> a = static_cast<opmath_t<T>>(row[j]);
+      opmath_t<T> b = j + 1 < n ? static_cast<opmath_t<T>>(row[j + 1]) : a;
+      if (j == n - 1 || !(a == b || (a != a && b != b))) {
+        if (run > best_len) {
+          best_len = run;
+          best = j;
+        }
+        run = 0;
+      }
+    }
+    values[r] = row[best];
+    indices[r] = sorted_idx[r * n + best];
+  }
+}
+
+void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
+                 int64_t n) {
+  const Device dev = sorted.device();
+  cuda::DeviceGuard guard(dev);
+  cudaStream_t stream = cuda::current_stream(dev.index);
+  const int64_t rows = sorted.numel() / n;
+  int grid = static_cast<int>(cuda::grid_size(rows, kThreads, dev.index));
+  MT_DISPATCH_ALL_TYPES(sorted.dtype(), "mode_cuda", [&] {
+    mode_rows_kernel<<<grid, kThreads, 0, stream>>>(sorted.data<scalar_t>(), sorted_idx.data<int64_t>(),
+                                                    values.data<scalar_t>(), indices.data<int64_t>(), rows,
+                                                    n);
+  });
+  MT_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(sort_stub, CUDA, &sort_kernel);
+MT_REGISTER_KERNEL(mode_stub, CUDA, &mode_kernel);
+
+}  // namespace mt

@@ -1,0 +1,314 @@
+// Front ends of the sort family and the triangle ops: every selection op (topk, kthvalue, median, mode) is
+// a stable sort along the dim followed by a pick, so one kernel per device serves them all. Values are
+// differentiable through a gather of the input at the chosen indices (gradient scatters back, as PyTorch).
+#include "ops/sort.h"
+
+#include <cmath>
+#include <vector>
+
+#include "autograd/record.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
+#include "ops/index.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
+
+namespace mt {
+
+MT_DEFINE_STUB(sort_stub, SortKernelFn);
+MT_DEFINE_STUB(mode_stub, ModeKernelFn);
+
+namespace {
+
+const char* dev_suffix(const Tensor& t) {
+  return t.is_cuda() ? "_cuda" : "_cpu";
+}
+
+// PyTorch's kernels for these take no bool ("kthvalue_cpu" not implemented for 'Bool').
+void check_not_bool(const Tensor& self, const char* name, bool suffix = true) {
+  MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"", name, suffix ? dev_suffix(self) : "",
+                           "\" not implemented for 'Bool'");
+}
+
+// `self` with `d` moved last, contiguous: the rows x n layout the kernels take.
+Tensor as_rows(const Tensor& self, int64_t d) {
+  int64_t last = self.dim() - 1;
+  return contiguous(d == last ? self : movedim(self, d, last));
+}
+
+// The first k of each sorted row of `rows` (rows x n layout), still in that layout.
+std::tuple<Tensor, Tensor> sort_rows(const Tensor& rows, int64_t k, bool descending) {
+  DimVector shape(rows.sizes().begin(), rows.sizes().end());
+  int64_t n = shape.back();
+  shape.back() = k;
+  Tensor values = make_empty(shape, rows.dtype(), rows.device());
+  Tensor indices = make_empty(shape, ScalarType::Long, rows.device());
+  if (values.numel() > 0) sort_stub.get(rows.device())(values, indices, rows, n, k, descending);
+  return {values, indices};
+}
+
+// Back from the rows layout to self's dim order (contiguous, as PyTorch allocates its outputs).
+Tensor from_rows(const Tensor& t, int64_t d) {
+  int64_t last = t.dim() - 1;
+  return d == last ? t : contiguous(movedim(t, last, d));
+}
+
+// Sorted (first k) along dim d of self, in self's dim order, computed without recording.
+std::tuple<Tensor, Tensor> sort_along(const Tensor& self, int64_t d, int64_t k, bool descending) {
+  autograd::NoGradGuard ng;
+  auto [v, i] = sort_rows(as_rows(self, d), k, descending);
+  return {from_rows(v, d), from_rows(i, d)};
+}
+
+// The values at `indices` along d, recorded when self requires grad (otherwise the kernel's values stand).
+Tensor differentiable_values(const Tensor& self, int64_t d, const Tensor& values, const Tensor& indices) {
+  if (!autograd::needs_grad(self)) return values;
+  return gather(self, d, indices);
+}
+
+std::tuple<Tensor, Tensor> finish(const Tensor& self, int64_t d, Tensor values, Tensor indices,
+                                  bool keepdim) {
+  values = differentiable_values(self, d, values, indices);
+  if (!keepdim && self.dim() > 0) {
+    DimVector dims{d};
+    return {squeeze(values, dims), squeeze(indices, dims)};
+  }
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> scalar_result(const Tensor& self) {
+  return {clone(self), zeros({}, ScalarType::Long, self.device())};
+}
+
+void check_nonempty_dim(const Tensor& self, int64_t d, const char* name) {
+  MT_CHECK_INDEX(self.dim() == 0 || self.sizes()[d] > 0, name, "(): Expected reduction dim ", d,
+                 " to have non-zero size.");
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (self.dim() == 0) return scalar_result(self);
+  auto [v, i] = sort_along(self, d, self.sizes()[d], descending);
+  return {differentiable_values(self, d, v, i), i};
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (self.dim() == 0) return zeros({}, ScalarType::Long, self.device());
+  return std::get<1>(sort_along(self, d, self.sizes()[d], descending));
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  MT_CHECK(k >= 0 && k <= (self.dim() > 0 ? self.sizes()[d] : 1), "selected index k out of range");
+  MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on ",
+                           self.is_cuda() ? "CUDA" : "CPU");
+  if (self.dim() == 0) {
+    if (k == 1) return scalar_result(self);
+    return {empty({0}, self.dtype(), self.device()), empty({0}, ScalarType::Long, self.device())};
+  }
+  // always sorted: sorted=False leaves the order unspecified, and sorted is one valid order
+  auto [v, i] = sort_along(self, d, k, largest);
+  return {differentiable_values(self, d, v, i), i};
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  int64_t n = self.dim() > 0 ? self.sizes()[d] : 1;
+  check_nonempty_dim(self, d, "kthvalue");
+  MT_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", d);
+  check_not_bool(self, "kthvalue");
+  if (self.dim() == 0) return scalar_result(self);
+  auto [v, i] = sort_along(self, d, k, false);
+  return finish(self, d, narrow(v, d, k - 1, 1), narrow(i, d, k - 1, 1), keepdim);
+}
+
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_not_bool(self, "median_out", false);
+  check_nonempty_dim(self, d, "median");
+  if (self.dim() == 0) return scalar_result(self);
+  int64_t n = self.sizes()[d];
+  Tensor values, indices;
+  {
+    autograd::NoGradGuard ng;
+    auto [v, i] = sort_along(self, d, n, false);
+    // NaN sorts last, so a row's first NaN (in input order: the sort is stable) sits at n - nan_count
+    Tensor pos = full({}, Scalar((n - 1) / 2), ScalarType::Long, self.device());
+    if (is_floating(self.dtype())) {
+      DimVector dims{d};
+      Tensor nans = sum(isnan(self), dims, true, ScalarType::Long);
+      pos = where(gt(nans, wrapped_scalar(int64_t(0))),
+                  sub(wrapped_scalar(Scalar(n)), nans, Scalar(int64_t(1))), pos);
+    } else {
+      DimVector shape(self.sizes().begin(), self.sizes().end());
+      shape[d] = 1;
+      pos = expand(pos, shape);
+    }
+    values = gather(v, d, pos);
+    indices = gather(i, d, pos);
+  }
+  return finish(self, d, values, indices, keepdim);
+}
+
+Tensor median(const Tensor& self) {
+  check_not_bool(self, "median");
+  if (self.numel() == 0) return full({}, Scalar(std::nan("")), self.dtype(), self.device());
+  return std::get<0>(median(reshape(self, {-1}), 0, false));
+}
+
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_nonempty_dim(self, d, "mode");
+  if (self.dim() == 0) return scalar_result(self);
+  Tensor values, indices;
+  {
+    autograd::NoGradGuard ng;
+    Tensor rows = as_rows(self, d);
+    int64_t n = rows.sizes().back();
+    auto [sv, si] = sort_rows(rows, n, false);
+    DimVector shape(rows.sizes().begin(), rows.sizes().end());
+    shape.back() = 1;
+    values = make_empty(shape, self.dtype(), self.device());
+    indices = make_empty(shape, ScalarType::Long, self.device());
+    if (values.numel() > 0) mode_stub.get(self.device())(values, indices, sv, si, n);
+    values = from_rows(values, d);
+    indices = from_rows(indices, d);
+  }
+  return finish(self, d, values, indices, keepdim);
+}
+
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
+  MT_CHECK(self.dim() > 0 && self.dim() <= 2, "prob_dist must be 1 or 2 dim");
+  MT_CHECK(is_floating(self.dtype()), "multinomial only supports floating-point dtypes for input, got: ",
+           dtype_short_name(self.dtype()));
+  MT_CHECK(num_samples > 0, "cannot sample n_sample <= 0 samples");
+  int64_t n = self.sizes().back();
+  MT_CHECK(replacement || num_samples <= n,
+           "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  MT_CHECK(n <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
+  autograd::NoGradGuard ng;
+  // Validity needs the values, so this waits for a GPU (PyTorch asserts on the device instead).
+  Tensor p = self.dim() == 1 ? unsqueeze(self, 0) : self;
+  if (p.dtype() == ScalarType::Half || p.dtype() == ScalarType::BFloat16)
+    p = to(p, ScalarType::Float, p.device());
+  int64_t rows = p.sizes()[0];
+  DimVector out_shape{rows, num_samples};
+  Tensor out;
+  if (rows == 0) {
+    out = empty(out_shape, ScalarType::Long, self.device());
+  } else if (!replacement || num_samples == 1) {
+    // PyTorch's draw: argmax / top-k of p / q with q ~ Exp(1) (Gumbel-max, exponentiated): a draw without
+    // replacement whose successive picks follow the renormalized weights.
+    bool ok = item(all(logical_and(lt(amax(p, {}, false), wrapped_scalar(INFINITY)),
+                                   ge(amin(p, {}, false), wrapped_scalar(0.0)))))
+                  .to_bool();
+    MT_CHECK(ok, "probability tensor contains either `inf`, `nan` or element < 0");
+    DimVector last{1};
+    bool zero_row = item(any(eq(sum(p, last, false), wrapped_scalar(0.0)))).to_bool();
+    MT_CHECK(!zero_row, "invalid multinomial distribution (sum of probabilities <= 0)");
+    Tensor q = neg(log1p(neg(rand(p.sizes(), p.dtype(), p.device()))));
+    out = std::get<1>(topk(div(p, q), num_samples, 1, true, true));
+  } else {
+    // !(p >= 0): NaN counts as negative here, as in PyTorch's check
+    bool neg_entry = item(any(logical_not(ge(p, wrapped_scalar(0.0))))).to_bool();
+    MT_CHECK(!neg_entry, "invalid multinomial distribution (encountering probability entry < 0)");
+    bool finite = item(all(isfinite(p))).to_bool();
+    MT_CHECK(finite, "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    Tensor cdf = cumsum(p, 1);
+    Tensor total = narrow(cdf, 1, n - 1, 1);
+    bool positive = item(all(gt(total, wrapped_scalar(0.0)))).to_bool();
+    MT_CHECK(positive, "invalid multinomial distribution (sum of probabilities <= 0)");
+    // normalized so the last entry is exactly 1 (x / x); u in (0, 1], so the count of cdf entries below u
+    // is the drawn category and a zero-weight category (cdf equal to its predecessor's) is never drawn
+    cdf = div(cdf, total);
+    Tensor u = sub(wrapped_scalar(Scalar(1.0)), rand(out_shape, p.dtype(), p.device()), Scalar(int64_t(1)));
+    // rows x samples x categories comparisons, in chunks of samples to bound the temporary
+    int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 24) / std::max<int64_t>(rows * n, 1));
+    std::vector<Tensor> parts;
+    Tensor c3 = unsqueeze(cdf, 1);
+    DimVector last{2};
+    for (int64_t s = 0; s < num_samples; s += chunk) {
+      Tensor us = unsqueeze(narrow(u, 1, s, std::min(chunk, num_samples - s)), 2);
+      parts.push_back(sum(lt(c3, us), last, false, ScalarType::Long));
+    }
+    out = parts.size() == 1 ? parts[0] : cat(parts, 1);
+    out = clamp(out, std::nullopt, wrapped_scalar(n - 1));
+  }
+  return self.dim() == 1 ? squeeze(out, {0}) : out;
+}
+
+namespace {
+
+// True where tril (lower) / triu zeroes the last two dims of `self`: col - row above / below `diagonal`.
+Tensor zeroed(const Tensor& self, int64_t diagonal, bool lower, const char* name) {
+  MT_CHECK(self.dim() >= 2, name, ": input tensor must have at least 2 dimensions");
+  autograd::NoGradGuard ng;
+  int64_t r = self.sizes()[self.dim() - 2], c = self.sizes().back();
+  Tensor rows = unsqueeze(
+      arange(Scalar(int64_t(0)), Scalar(r), Scalar(int64_t(1)), ScalarType::Long, self.device()), 1);
+  Tensor cols = arange(Scalar(int64_t(0)), Scalar(c), Scalar(int64_t(1)), ScalarType::Long, self.device());
+  Tensor diff = sub(cols, rows, Scalar(int64_t(1)));
+  Tensor k = wrapped_scalar(Scalar(diagonal));
+  return lower ? gt(diff, k) : lt(diff, k);
+}
+
+Tensor zero_scalar() {
+  return wrapped_scalar(Scalar(int64_t(0)));
+}
+
+Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, Device device,
+                        bool lower) {
+  MT_CHECK(row >= 0, "row must be non-negative, got", row);
+  MT_CHECK(col >= 0, "col must be non-negative, got", col);
+  MT_CHECK_NOT_IMPLEMENTED(dtype == ScalarType::Undefined || is_integral(dtype, false), "\"",
+                           lower ? "tril" : "triu", "_indices\" not implemented for '",
+                           dtype_short_name(dtype), "'");
+  std::vector<int64_t> rs, cs;
+  for (int64_t i = 0; i < row; ++i) {
+    // lower: columns [0, min(col, i + offset + 1)); upper: [max(0, i + offset), col)
+    int64_t lo = lower ? 0 : std::max<int64_t>(0, i + offset);
+    int64_t hi = lower ? std::min<int64_t>(col, i + offset + 1) : col;
+    for (int64_t j = lo; j < hi; ++j) {
+      rs.push_back(i);
+      cs.push_back(j);
+    }
+  }
+  int64_t n = static_cast<int64_t>(rs.size());
+  Tensor out = make_empty({2, n}, ScalarType::Long, Device());
+  int64_t* p = out.data<int64_t>();
+  std::copy(rs.begin(), rs.end(), p);
+  std::copy(cs.begin(), cs.end(), p + n);
+  return to(out, dtype == ScalarType::Undefined ? ScalarType::Long : dtype, device);
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  return masked_fill(self, zeroed(self, diagonal, true, "tril"), zero_scalar());
+}
+
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  return masked_fill(self, zeroed(self, diagonal, false, "triu"), zero_scalar());
+}
+
+const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+  return masked_fill_(self, zeroed(self, diagonal, true, "tril"), zero_scalar());
+}
+
+const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+  return masked_fill_(self, zeroed(self, diagonal, false, "triu"), zero_scalar());
+}
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, Device device) {
+  return triangle_indices(row, col, offset, dtype, device, true);
+}
+
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, Device device) {
+  return triangle_indices(row, col, offset, dtype, device, false);
+}
+
+}  // namespace mt

@@ -1,0 +1,45 @@
+// The sort family (sort, argsort, topk, kthvalue, median, mode, multinomial) and the triangle ops (tril,
+// triu and their index factories).
+#pragma once
+#include <optional>
+#include <tuple>
+
+#include "core/Tensor.h"
+#include "ops/Dispatch.h"
+
+namespace mt {
+
+// Sorting is always stable (stable=False allows any order of ties, so the stable order is one of them);
+// NaN sorts as the largest value, as in PyTorch.
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+Tensor argsort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim);
+// Lower median; a row holding NaN gives NaN (its first NaN), as PyTorch's median (not nanmedian).
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim);
+Tensor median(const Tensor& self);
+// Most frequent value (the smallest among equally frequent ones) and the index of its last occurrence.
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim);
+// Rows of `self` (1-d or 2-d) are unnormalized category weights; draws from the current generator.
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement);
+
+Tensor tril(const Tensor& self, int64_t diagonal);
+Tensor triu(const Tensor& self, int64_t diagonal);
+const Tensor& tril_(const Tensor& self, int64_t diagonal);
+const Tensor& triu_(const Tensor& self, int64_t diagonal);
+// 2 x N (row, col) coordinates of the lower/upper triangle of a row x col matrix, in row-major order.
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, Device device);
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, Device device);
+
+// ---- Kernels. `in` is contiguous rows x n, sorted along n. values (dtype of in) and indices (int64) are
+// contiguous rows x k (1 <= k <= n): the first k of each sorted row, ties in input order (stable).
+using SortKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n,
+                              int64_t k, bool descending);
+// `sorted`/`sorted_idx` contiguous rows x n (a stable ascending sort): per row the value of the longest run
+// of equal values (the first such run) and the last index of that run; values/indices hold rows elements.
+using ModeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& sorted,
+                              const Tensor& sorted_idx, int64_t n);
+MT_DECLARE_STUB(sort_stub, SortKernelFn);
+MT_DECLARE_STUB(mode_stub, ModeKernelFn);
+
+}  // namespace mt

@@ -1,0 +1,419 @@
+"""The sort family (sort, argsort, topk, kthvalue, median, mode, multinomial) and the triangle ops (tril,
+triu, tril_indices, triu_indices) against NumPy references, on every device present."""
+
+import math
+
+import numpy as np
+import pytest
+from utils import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, LAYOUTS, make_array, make_tensor, to_np
+
+import minitorch
+from minitorch.autograd import gradcheck
+
+SORTABLE = [d for d in ALL_DTYPES if d != minitorch.bool]
+
+
+def ref_order(row, descending):
+    """Stable order of a 1-d float64 row with NaN as the largest value."""
+    nan = np.isnan(row)
+    if descending:
+        keys = [(0 if nan[j] else 1, 0.0 if nan[j] else -row[j], j) for j in range(len(row))]
+    else:
+        keys = [(1 if nan[j] else 0, 0.0 if nan[j] else row[j], j) for j in range(len(row))]
+    return np.array([k[2] for k in sorted(keys)], dtype=np.int64)
+
+
+def ref_sort(a, dim, descending):
+    a = np.moveaxis(np.asarray(a, dtype=np.float64), dim, -1)
+    idx = np.empty(a.shape, dtype=np.int64)
+    for pos in np.ndindex(a.shape[:-1]):
+        idx[pos] = ref_order(a[pos], descending)
+    vals = np.take_along_axis(a, idx, -1)
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+
+
+def with_ties(shape, dtype, rng):
+    """Values with many repeats (ties exercise stability), exactly representable in dtype."""
+    a = rng.integers(0, 5, size=shape).astype(np.float64)
+    if dtype == minitorch.bool:
+        return a > 2
+    return a - (0 if dtype == minitorch.uint8 else 2)
+
+
+# ---- tril / triu -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", ["tril", "triu"])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4), (2, 0, 3), (0, 4)])
+@pytest.mark.parametrize("diagonal", [0, 1, -1, 3, -4, 10])
+def test_tril_triu_values(device, fn, shape, diagonal):
+    rng = np.random.default_rng(0)
+    a = make_array(shape, minitorch.float32, rng)
+    x = make_tensor(a, minitorch.float32, device)
+    exp = getattr(np, fn)(a, diagonal)
+    assert np.array_equal(to_np(getattr(minitorch, fn)(x, diagonal)), exp)
+    assert np.array_equal(to_np(getattr(x, fn)(diagonal=diagonal)), exp)
+    y = x.clone()
+    r = getattr(y, fn + "_")(diagonal)
+    assert r is y
+    assert np.array_equal(to_np(y), exp)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_tril_triu_dtypes_layouts(device, dtype, layout):
+    rng = np.random.default_rng(1)
+    a = make_array((3, 4, 5), dtype, rng)
+    x = make_tensor(a, dtype, device, layout)
+    base = to_np(x)
+    for fn in ("tril", "triu"):
+        out = getattr(minitorch, fn)(x, 1)
+        assert out.dtype == dtype
+        assert np.array_equal(to_np(out), getattr(np, fn)(base, 1))
+
+
+def test_tril_triu_grad(device):
+    x = minitorch.randn(2, 3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
+    assert gradcheck(lambda t: minitorch.tril(t, -1), (x,))
+    assert gradcheck(lambda t: t.triu(1), (x,))
+    y = x * 1
+    y.tril_()
+    y.sum().backward()
+    assert np.array_equal(to_np(x.grad), np.tril(np.ones((2, 3, 4))))
+
+
+def test_tril_triu_errors(device):
+    x = minitorch.ones(3, device=device)
+    with pytest.raises(RuntimeError, match="tril: input tensor must have at least 2 dimensions"):
+        minitorch.tril(x)
+    with pytest.raises(RuntimeError, match="triu: input tensor must have at least 2 dimensions"):
+        x.triu_()
+    leaf = minitorch.ones(2, 2, requires_grad=True, device=device)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.tril_()
+
+
+@pytest.mark.parametrize(
+    "row,col,offset", [(4, 4, 0), (3, 5, 1), (5, 3, -1), (4, 3, 7), (3, 4, -9), (0, 3, 0)]
+)
+def test_tril_triu_indices(device, row, col, offset):
+    for fn in ("tril", "triu"):
+        got = getattr(minitorch, fn + "_indices")(row, col, offset, device=device)
+        assert got.dtype == minitorch.int64 and got.device.type == device
+        exp = np.stack(getattr(np, fn + "_indices")(row, offset, col)) if row else np.zeros((2, 0))
+        assert got.shape == (2, exp.shape[1])
+        assert np.array_equal(to_np(got), exp)
+    got = minitorch.tril_indices(row, col, offset, dtype=minitorch.int32)
+    assert got.dtype == minitorch.int32
+
+
+def test_tril_indices_errors():
+    with pytest.raises(RuntimeError, match="row must be non-negative"):
+        minitorch.tril_indices(-1, 3)
+    with pytest.raises(RuntimeError, match="col must be non-negative"):
+        minitorch.triu_indices(3, -2)
+    with pytest.raises(NotImplementedError, match="\"tril_indices\" not implemented for 'Float'"):
+        minitorch.tril_indices(3, 3, dtype=minitorch.float32)
+
+
+# ---- sort / argsort ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_dtypes_stable(device, dtype, descending):
+    rng = np.random.default_rng(2)
+    a = with_ties((4, 33), dtype, rng)
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    vals, idx = minitorch.sort(x, descending=descending, stable=True)
+    ev, ei = ref_sort(a, 1, descending)
+    assert vals.dtype == dtype and idx.dtype == minitorch.int64
+    assert np.array_equal(to_np(vals).astype(np.float64), ev)
+    assert np.array_equal(to_np(idx), ei)
+    assert np.array_equal(to_np(x.argsort(descending=descending, stable=True)), ei)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dim", [0, 1, -1, 2])
+def test_sort_dims_layouts(device, layout, dim):
+    rng = np.random.default_rng(3)
+    a = make_array((5, 6, 7), minitorch.float64, rng)
+    x = make_tensor(a, minitorch.float64, device, layout)
+    base = to_np(x)
+    for desc in (False, True):
+        r = x.sort(dim, desc)
+        ev, ei = ref_sort(base, dim, desc)
+        assert np.array_equal(to_np(r.values), ev)
+        assert np.array_equal(to_np(r.indices), ei)
+        assert r.values.is_contiguous()
+
+
+def test_sort_nan_order(device):
+    a = np.array([[3.0, np.nan, -1.0, np.nan, np.inf, -np.inf, 0.0]])
+    for dtype in FLOAT_DTYPES:
+        x = minitorch.tensor(a, device=device).to(dtype)
+        for desc in (False, True):
+            v, i = minitorch.sort(x, descending=desc)
+            ev, ei = ref_sort(a, 1, desc)
+            np.testing.assert_array_equal(to_np(v), ev)
+            assert np.array_equal(to_np(i), ei)
+
+
+def test_sort_edge_shapes(device):
+    e = minitorch.empty(3, 0, device=device)
+    v, i = e.sort()
+    assert v.shape == (3, 0) and i.shape == (3, 0)
+    s = minitorch.tensor(2.5, device=device)
+    v, i = s.sort()
+    assert v.shape == () and v.item() == 2.5 and i.item() == 0
+    assert minitorch.argsort(s).item() == 0
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        minitorch.ones(2, 3, device=device).sort(dim=2)
+
+
+def test_sort_returns_named_tuple(device):
+    x = minitorch.tensor([3.0, 1.0, 2.0], device=device)
+    r = minitorch.sort(x)
+    assert type(r).__name__ == "sort" and r.values is r[0] and r.indices is r[1]
+    _v, i = r
+    assert i.tolist() == [1, 2, 0]
+
+
+def test_sort_grad(device):
+    x = minitorch.randn(3, 5, dtype=minitorch.float64, device=device, requires_grad=True)
+    assert gradcheck(lambda t: minitorch.sort(t, 0)[0], (x,))
+    assert gradcheck(lambda t: t.sort(descending=True).values, (x,))
+    v, i = minitorch.sort(x)
+    assert not i.requires_grad and v.requires_grad
+    w = minitorch.arange(5, dtype=minitorch.float64, device=device)
+    (v * w).sum().backward()
+    exp = np.zeros((3, 5))
+    np.put_along_axis(exp, to_np(i), np.arange(5.0)[None].repeat(3, 0), 1)
+    assert np.array_equal(to_np(x.grad), exp)
+
+
+# ---- topk / kthvalue / median / mode -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", SORTABLE)
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk(device, dtype, largest):
+    rng = np.random.default_rng(4)
+    a = make_array((6, 40), dtype, rng, -50, 50)
+    x = make_tensor(a, dtype, device)
+    base = to_np(x)
+    for k in (0, 1, 5, 40):
+        v, i = x.topk(k, largest=largest)
+        ev, ei = ref_sort(base, 1, largest)
+        assert v.shape == (6, k)
+        assert np.array_equal(to_np(v).astype(np.float64), ev[:, :k])
+        assert np.array_equal(np.take_along_axis(base, to_np(i), 1), to_np(v))
+        assert np.array_equal(to_np(i), ei[:, :k])  # ties in input order
+    v, i = minitorch.topk(x, 3, dim=0, largest=largest, sorted=True)
+    ev, _ = ref_sort(base, 0, largest)
+    assert np.array_equal(to_np(v).astype(np.float64), ev[:3])
+
+
+def test_topk_nan_and_errors(device):
+    x = minitorch.tensor([1.0, float("nan"), 3.0, 2.0], device=device)
+    v, i = x.topk(2)
+    assert math.isnan(v[0].item()) and v[1].item() == 3.0 and i.tolist() == [1, 2]
+    v, i = x.topk(2, largest=False)
+    assert v.tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        x.topk(5)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        x.topk(-1)
+    with pytest.raises(NotImplementedError, match="topk does not support bool dtypes on C"):
+        minitorch.ones(3, dtype=minitorch.bool, device=device).topk(1)
+    with pytest.raises(NotImplementedError, match="\"kthvalue_c.*\" not implemented for 'Bool'"):
+        minitorch.ones(3, dtype=minitorch.bool, device=device).kthvalue(1)
+    with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
+        minitorch.ones(3, dtype=minitorch.bool, device=device).median(0)
+    s = minitorch.tensor(4.0, device=device)
+    assert s.topk(1).values.item() == 4.0 and s.topk(0).values.shape == (0,)
+
+
+def test_topk_grad(device):
+    x = minitorch.randn(4, 6, dtype=minitorch.float64, device=device, requires_grad=True)
+    assert gradcheck(lambda t: t.topk(3, dim=1)[0], (x,))
+    assert gradcheck(lambda t: minitorch.topk(t, 2, dim=0, largest=False).values, (x,))
+
+
+@pytest.mark.parametrize("dtype", SORTABLE)
+def test_kthvalue_median(device, dtype):
+    rng = np.random.default_rng(5)
+    a = make_array((5, 7, 6), dtype, rng, -20, 20)
+    x = make_tensor(a, dtype, device, "transposed")
+    base = to_np(x)
+    for dim in (0, 1, 2, -1):
+        s = np.sort(base, axis=dim)
+        n = base.shape[dim]
+        for k in (1, n // 2 + 1, n):
+            v, i = x.kthvalue(k, dim)
+            assert np.array_equal(to_np(v).astype(np.float64), np.take(s, k - 1, axis=dim))
+            picked = np.take_along_axis(base, np.expand_dims(to_np(i), dim), dim).squeeze(dim)
+            assert np.array_equal(picked, to_np(v))
+        v, i = minitorch.median(x, dim, keepdim=True)
+        assert v.shape == tuple(1 if d == dim % 3 else base.shape[d] for d in range(3))
+        assert np.array_equal(to_np(v).astype(np.float64), np.take(s, [(n - 1) // 2], axis=dim))
+        assert np.array_equal(np.take_along_axis(base, to_np(i), dim), to_np(v))
+    m = x.median()
+    assert m.shape == () and m.item() == np.sort(base.ravel())[(base.size - 1) // 2]
+
+
+def test_median_nan(device):
+    a = np.array([[1.0, np.nan, 0.0, np.nan], [4.0, 2.0, 3.0, 1.0]])
+    x = minitorch.tensor(a, device=device)
+    v, i = x.median(1)
+    assert math.isnan(v[0].item()) and i[0].item() == 1  # the row's first NaN
+    assert v[1].item() == 2.0 and i[1].item() == 1
+    assert math.isnan(x.median().item())
+    assert math.isnan(minitorch.empty(0, device=device).median().item())
+
+
+def test_kthvalue_median_errors(device):
+    x = minitorch.ones(3, 4, device=device)
+    with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range for dimension 1"):
+        x.kthvalue(5)
+    with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range for dimension 0"):
+        x.kthvalue(0, 0)
+    with pytest.raises(IndexError, match="kthvalue\\(\\): Expected reduction dim 1 to have non-zero size"):
+        minitorch.empty(2, 0, device=device).kthvalue(1, 1)
+    with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 1 to have non-zero size"):
+        minitorch.empty(2, 0, device=device).median(1)
+    with pytest.raises(IndexError, match="mode\\(\\): Expected reduction dim 1 to have non-zero size"):
+        minitorch.empty(2, 0, device=device).mode(1)
+
+
+def ref_mode(row):
+    vals, counts = np.unique(row, return_counts=True)
+    v = vals[np.argmax(counts)]  # the first (smallest) of the most frequent values
+    return v, np.nonzero(row == v)[0][-1]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_mode(device, dtype):
+    rng = np.random.default_rng(6)
+    a = with_ties((5, 17), dtype, rng)
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    base = to_np(x)
+    v, i = minitorch.mode(x)
+    for r in range(5):
+        ev, ei = ref_mode(base[r])
+        assert to_np(v)[r] == ev and to_np(i)[r] == ei
+    v0, i0 = x.mode(0, keepdim=True)
+    assert v0.shape == (1, 17)
+    for c in range(17):
+        ev, ei = ref_mode(base[:, c])
+        assert to_np(v0)[0, c] == ev and to_np(i0)[0, c] == ei
+
+
+def test_selection_grads(device):
+    x = minitorch.randn(4, 5, dtype=minitorch.float64, device=device, requires_grad=True)
+    assert gradcheck(lambda t: t.kthvalue(2, 1)[0], (x,))
+    assert gradcheck(lambda t: minitorch.median(t, 0).values, (x,))
+    assert gradcheck(lambda t: t.median(), (x,))
+    y = minitorch.tensor([[1.0, 2.0, 2.0, 3.0], [5.0, 5.0, 4.0, 4.0]], dtype=minitorch.float64, device=device)
+    y.requires_grad_(True)
+    v, _i = y.mode(1)
+    v.sum().backward()
+    exp = np.zeros((2, 4))
+    exp[0, 2] = exp[1, 3] = 1.0
+    assert np.array_equal(to_np(y.grad), exp)
+
+
+# ---- multinomial -------------------------------------------------------------------------------------------
+
+
+def test_multinomial_with_replacement(device):
+    p = np.array([[0.1, 0.0, 0.6, 0.3], [1.0, 1.0, 0.0, 2.0]])
+    x = minitorch.tensor(p, dtype=minitorch.float32, device=device)
+    minitorch.manual_seed(0)
+    s = minitorch.multinomial(x, 20000, replacement=True)
+    assert s.shape == (2, 20000) and s.dtype == minitorch.int64
+    got = to_np(s)
+    for r in range(2):
+        freq = np.bincount(got[r], minlength=4) / 20000
+        exp = p[r] / p[r].sum()
+        np.testing.assert_allclose(freq, exp, atol=0.02)
+        assert freq[p[r] == 0].sum() == 0  # a zero-weight category is never drawn
+    one = x[0].multinomial(5, True)
+    assert one.shape == (5,)
+
+
+def test_multinomial_without_replacement(device):
+    p = minitorch.tensor([[1.0, 0.0, 5.0, 2.0, 1.0], [0.0, 0.0, 1.0, 0.0, 3.0]], device=device)
+    s = minitorch.multinomial(p, 2)
+    got = to_np(s)
+    for r in range(2):
+        assert len(set(got[r])) == 2
+        assert all(to_np(p)[r, c] > 0 for c in got[r])
+    assert sorted(to_np(p[1:].multinomial(2))[0]) == [2, 4]
+    full = to_np(minitorch.multinomial(p[:1], 5))[0]
+    assert sorted(full) == [0, 1, 2, 3, 4]
+    # first draws follow the weights
+    minitorch.manual_seed(1)
+    first = to_np(minitorch.multinomial(minitorch.tensor([1.0, 3.0], device=device).expand(4000, 2), 1))
+    np.testing.assert_allclose((first == 1).mean(), 0.75, atol=0.03)
+
+
+def test_multinomial_generator(device):
+    p = minitorch.rand(3, 10, device=device)
+    g = minitorch.Generator(device=device).manual_seed(5)
+    a = minitorch.multinomial(p, 4, generator=g)
+    g.manual_seed(5)
+    b = p.multinomial(4, generator=g)
+    assert a.tolist() == b.tolist()
+    g.manual_seed(5)
+    c = minitorch.multinomial(p, 7, True, generator=g)
+    g.manual_seed(5)
+    assert c.tolist() == minitorch.multinomial(p, 7, True, generator=g).tolist()
+
+
+def test_multinomial_errors(device):
+    def t(v):
+        return minitorch.tensor(v, device=device)
+
+    with pytest.raises(RuntimeError, match="prob_dist must be 1 or 2 dim"):
+        minitorch.multinomial(t(1.0), 1)
+    with pytest.raises(
+        RuntimeError, match="multinomial only supports floating-point dtypes for input, got: Long"
+    ):
+        minitorch.multinomial(t([1, 2]), 1)
+    with pytest.raises(RuntimeError, match="cannot sample n_sample <= 0 samples"):
+        minitorch.multinomial(t([1.0, 2.0]), 0)
+    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size\\(-1\\) samples without"):
+        minitorch.multinomial(t([1.0, 2.0]), 3)
+    with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+        minitorch.multinomial(t([1.0, -2.0]), 1)
+    with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+        minitorch.multinomial(t([1.0, float("inf")]), 2)
+    with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+        minitorch.multinomial(t([1.0, float("nan")]), 1)
+    with pytest.raises(
+        RuntimeError, match="invalid multinomial distribution \\(sum of probabilities <= 0\\)"
+    ):
+        minitorch.multinomial(t([[1.0, 0.0], [0.0, 0.0]]), 1)
+    with pytest.raises(
+        RuntimeError, match="invalid multinomial distribution \\(sum of probabilities <= 0\\)"
+    ):
+        minitorch.multinomial(t([0.0, 0.0]), 3, True)
+    with pytest.raises(RuntimeError, match="encountering probability entry < 0"):
+        minitorch.multinomial(t([1.0, -1.0]), 3, True)
+    with pytest.raises(RuntimeError, match="encountering probability entry < 0"):
+        minitorch.multinomial(t([1.0, float("nan")]), 3, True)
+    with pytest.raises(RuntimeError, match="encountering probability entry = infinity or NaN"):
+        minitorch.multinomial(t([1.0, float("inf")]), 3, True)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES[:1] + FLOAT_DTYPES)
+def test_sort_large_rows_parallel(device, dtype):
+    # many rows of a size that spreads them over threads; compares against NumPy's stable sort
+    rng = np.random.default_rng(7)
+    a = make_array((300, 257), dtype, rng, -100, 100)
+    x = make_tensor(a, dtype, device)
+    base = to_np(x)
+    v, i = x.sort()
+    assert np.array_equal(to_np(v), np.sort(base, axis=1, kind="stable"))
+    assert np.array_equal(to_np(i), np.argsort(base, axis=1, kind="stable"))
