@@ -57,6 +57,7 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "scaled_dot_product_attention",
     "selu",
     "sigmoid",
     "silu",
@@ -575,3 +576,10 @@ def _warn_size(input, target):
             "size.",
             stacklevel=3,
         )
+
+
+# ---- attention (the fused op; multi_head_attention_forward composes it as PyTorch's does)
+
+
+# (query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False)
+scaled_dot_product_attention = _nn.scaled_dot_product_attention
