@@ -12,3 +12,4 @@ from minitorch.nn.modules.module import Module  # noqa: F401
 from minitorch.nn.modules.normalization import *
 from minitorch.nn.modules.pooling import *
 from minitorch.nn.modules.sparse import *
+from minitorch.nn.modules.transformer import *
