@@ -7,6 +7,7 @@
 
 #include "autograd/Node.h"
 #include "autograd/record.h"
+#include "ops/attention.h"
 #include "ops/ops.h"
 
 namespace mt::autograd {
@@ -1589,6 +1590,53 @@ Tensor dropout(const Tensor& input, double p) {
                   [scale](FnNode& n, V& gs) -> V { return {mt::mul(mt::mul(gs[0], n.saved(0)), S(scale))}; },
                   {&input}, {&out});
   if (n) n->save(mask);
+  return out;
+}
+
+// Scaled dot-product attention (helper attn): the fused forward saves q, k, v and the row log-sum-exps; the
+// backward recomputes the probabilities in ops (one score GEMM, softmax), so it runs on every device and
+// differentiates again. Fully masked rows (lse -inf) have zero probabilities and get zero gradients.
+Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
+            double scale) {
+  auto [out, lse] = no_grad_tuple([&] { return mt::sdpa_forward(q, k, v, mask, is_causal, scale); });
+  auto n = attach(
+      "ScaledDotProductAttentionBackward0",
+      [is_causal, scale](FnNode& n, V& gs) -> V {
+        Tensor q = n.saved(0), k = n.saved(1), v = n.saved(2), mask = n.saved(3), lse = n.saved(4);
+        const Tensor& g = gs[0];
+        int64_t L = q.size(-2), S_ = k.size(-2);
+        Tensor ninf = mt::scalar_tensor(Scalar(-INFINITY), q.dtype(), q.device());
+        Tensor zero = mt::scalar_tensor(Scalar(0.0), q.dtype(), q.device());
+        Tensor s = mt::mul(mt::matmul(q, mt::transpose(k, -2, -1)), S(scale));
+        if (is_causal) {
+          Tensor i = mt::unsqueeze(
+              mt::arange(Scalar(int64_t(0)), Scalar(L), Scalar(int64_t(1)), ScalarType::Long, q.device()), 1);
+          Tensor j =
+              mt::arange(Scalar(int64_t(0)), Scalar(S_), Scalar(int64_t(1)), ScalarType::Long, q.device());
+          s = mt::masked_fill(s, mt::gt(j, i), ninf);
+        }
+        if (mask.defined()) s = mt::add(s, mask, Scalar(1.0));
+        Tensor dead =
+            mt::unsqueeze(mt::eq(lse, mt::scalar_tensor(Scalar(-INFINITY), lse.dtype(), lse.device())), -1);
+        Tensor p = mt::where(dead, zero, mt::softmax(mt::where(dead, zero, s), -1));
+        V res(3);
+        if (n.needs_input_grad(2)) res[2] = mt::matmul(mt::transpose(p, -2, -1), g);
+        if (n.needs_input_grad(0) || n.needs_input_grad(1)) {
+          Tensor dp = mt::matmul(g, mt::transpose(v, -2, -1));
+          Tensor ds = mt::mul(mt::mul(p, mt::sub(dp, mt::sum(mt::mul(p, dp), {-1}, true))), S(scale));
+          if (n.needs_input_grad(0)) res[0] = mt::matmul(ds, k);
+          if (n.needs_input_grad(1)) res[1] = mt::matmul(mt::transpose(ds, -2, -1), q);
+        }
+        return res;
+      },
+      {&q, &k, &v}, {&out});
+  if (n) {
+    n->save(q);
+    n->save(k);
+    n->save(v);
+    n->save(mask);
+    n->save(lse);
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 // Bindings for the nn op family (ops/nn.h) into minitorch._C._nn, with PyTorch's argument names and defaults.
+#include "ops/attention.h"
 #include "ops/nn.h"
 #include "python/bind.h"
 
@@ -36,6 +37,20 @@ void init_nn(py::module_& m) {
   nn.def("dropout", nogil_fn(&dropout), py::arg("input"), py::arg("p"), py::arg("train"));
   nn.def("feature_dropout", nogil_fn(&feature_dropout), py::arg("input"), py::arg("p"), py::arg("train"));
   nn.def("alpha_dropout", nogil_fn(&alpha_dropout), py::arg("input"), py::arg("p"), py::arg("train"));
+  nn.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, const OptTensor& attn_mask, double dropout_p,
+         bool is_causal, std::optional<double> scale, bool enable_gqa) {
+        return nogil(
+            [&] {
+              return scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale,
+                                                  enable_gqa);
+            },
+            q, k, v);
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
+      py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::kw_only(), py::arg("scale") = py::none(),
+      py::arg("enable_gqa") = false);
 }
 
 }  // namespace mt

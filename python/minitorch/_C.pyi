@@ -1950,6 +1950,18 @@ class _NnModule:
         ignore_index: typing.SupportsInt | typing.SupportsIndex = -100,
     ) -> Tensor: ...
     @staticmethod
+    def scaled_dot_product_attention(
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        attn_mask: Tensor | None = None,
+        dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+        is_causal: builtins.bool = False,
+        *,
+        scale: typing.SupportsFloat | typing.SupportsIndex | None = None,
+        enable_gqa: builtins.bool = False,
+    ) -> Tensor: ...
+    @staticmethod
     def smooth_l1_loss(
         input: Tensor,
         target: Tensor,
