@@ -106,7 +106,7 @@ def run(device, repeats, min_time):
             if pt_fn is not None:
                 cases["pt"] = pt_fn
                 sync["pt"] = pt_sync
-            r = bench(cases, repeats, min_time)
+            r = bench(cases, repeats, min_time, sync)
             rows.append((name, shape, r.get("np"), r["mt"], r.get("pt")))
     return rows
 

@@ -188,3 +188,28 @@ def test_out_device_mismatch():
     a = minitorch.ones(3)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         minitorch.add(a, a, out=minitorch.empty(3, device="cuda"))
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")  # reuse is the point
+def test_factory_out(device):
+    o = minitorch.empty(0, dtype=minitorch.float64, device=device)
+    assert minitorch.zeros(2, 3, out=o) is o
+    assert o.shape == (2, 3) and o.dtype == minitorch.float64 and not o.any().item()
+    assert minitorch.arange(5, out=o) is o and o.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    li = minitorch.empty(0, dtype=minitorch.int64, device=device)
+    minitorch.arange(1, 7, 2, out=li)
+    assert li.dtype == minitorch.int64 and li.tolist() == [1, 3, 5]
+    minitorch.full((2,), 7, out=li)
+    assert li.tolist() == [7, 7]
+    minitorch.eye(2, out=o)
+    assert o.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    minitorch.linspace(0, 1, 3, out=o)
+    assert o.tolist() == [0.0, 0.5, 1.0]
+    minitorch.ones(3, out=o)
+    assert o.tolist() == [1.0] * 3
+    minitorch.manual_seed(3)
+    minitorch.randn(4, out=o)
+    minitorch.manual_seed(3)
+    assert o.tolist() == minitorch.randn(4, dtype=minitorch.float64, device=device).tolist()
+    with pytest.raises(TypeError, match="argument 'out' must be Tensor, not list"):
+        minitorch.zeros(2, out=[])

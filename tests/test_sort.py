@@ -401,6 +401,9 @@ def test_multinomial_errors(device):
         minitorch.multinomial(t([0.0, 0.0]), 3, True)
     with pytest.raises(RuntimeError, match="encountering probability entry < 0"):
         minitorch.multinomial(t([1.0, -1.0]), 3, True)
+    with pytest.raises(RuntimeError, match="cannot compute aminmax over an empty dimension"):
+        minitorch.multinomial(minitorch.empty(2, 0, device=device), 3, True)
+    assert minitorch.multinomial(minitorch.empty(0, 3, device=device), 2, True).shape == (0, 2)
     with pytest.raises(RuntimeError, match="encountering probability entry < 0"):
         minitorch.multinomial(t([1.0, float("nan")]), 3, True)
     with pytest.raises(RuntimeError, match="encountering probability entry = infinity or NaN"):

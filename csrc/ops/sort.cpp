@@ -190,6 +190,9 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
   MT_CHECK(replacement || num_samples <= n,
            "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   MT_CHECK(n <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
+  // PyTorch's value check (an aminmax over the categories) fails first on an empty category dim
+  MT_CHECK(n > 0 || (self.dim() == 2 && self.sizes()[0] == 0),
+           "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
   autograd::NoGradGuard ng;
   // Validity needs the values, so this waits for a GPU (PyTorch asserts on the device instead).
   Tensor p = self.dim() == 1 ? unsqueeze(self, 0) : self;

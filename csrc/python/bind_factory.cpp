@@ -18,6 +18,8 @@ Device factory_device(py::handle h) {  // also used by bind_sort.cpp
   return h.is_none() ? tls_default_device : parse_device(h);
 }
 
+Tensor write_out_tensor(const char* name, const Tensor& out, const Tensor& result);  // bind_out.cpp
+
 namespace {
 // keyword arguments every factory accepts
 // (after py::args they are keyword-only already; pybind11 rejects an explicit kw_only there)
@@ -28,6 +30,25 @@ namespace {
 
 using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
 
+// out= of a factory: the tensor is made in out's dtype and on its device unless dtype=/device= say otherwise,
+// then written into out (resized like any op's out=) and out is returned.
+struct FactoryOut {
+  Tensor out;
+  explicit FactoryOut(py::handle h) {
+    if (h.is_none()) return;
+    MT_CHECK_TYPE(py::isinstance<TensorImpl>(h), "argument 'out' must be Tensor, not ",
+                  std::string(py::str(py::type::of(h).attr("__name__"))));
+    out = h.cast<Tensor>();
+  }
+  ScalarType dtype(py::handle d) const { return d.is_none() && out.defined() ? out.dtype() : parse_dtype(d); }
+  Device device(py::handle d) const {
+    return d.is_none() && out.defined() ? out.device() : factory_device(d);
+  }
+  Tensor finish(const char* name, const Tensor& t, bool rg) const {
+    return out.defined() ? write_out_tensor(name, out, t) : set_requires_grad(t, rg);
+  }
+};
+
 // Makes the tensor with the GIL released when it is big (bind.h).
 template <typename F>
 Tensor made(IntArrayRef sizes, Device device, F&& f) {
@@ -36,11 +57,12 @@ Tensor made(IntArrayRef sizes, Device device, F&& f) {
 
 template <Filler F>
 Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                     py::handle) {
+                     py::handle out) {
   DimVector sz = parse_size_args(sizes);
-  ScalarType dt = parse_dtype(dtype);
-  Device dev = factory_device(device);
-  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
+  FactoryOut o(out);
+  ScalarType dt = o.dtype(dtype);
+  Device dev = o.device(device);
+  return o.finish("factory", made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
 // like-factories: dtype/device default to the input's
@@ -71,14 +93,15 @@ Generator* parse_generator(py::handle h, int8_t* type) {
 // rand/randn: the sized factories plus generator=
 template <Filler F>
 Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py::handle device, bool rg,
-                      py::handle, bool, py::handle) {
+                      py::handle, bool, py::handle out) {
   int8_t type = -1;
   Generator* g = parse_generator(generator, &type);
   ScopedGenerator scope(g, type);
   DimVector sz = parse_size_args(sizes);
-  ScalarType dt = parse_dtype(dtype);
-  Device dev = factory_device(device);
-  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
+  FactoryOut o(out);
+  ScalarType dt = o.dtype(dtype);
+  Device dev = o.device(device);
+  return o.finish("factory", made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
@@ -128,12 +151,13 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def(
       "full",
       [](py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle) {
+         py::handle out) {
         DimVector sz = parse_size(size);
         Scalar v = parse_scalar(value, "fill_value");
-        ScalarType dt = parse_dtype(dtype);
-        Device dev = factory_device(device);
-        return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
+        FactoryOut o(out);
+        ScalarType dt = o.dtype(dtype);
+        Device dev = o.device(device);
+        return o.finish("full", made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
       },
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
   m.def(
@@ -161,7 +185,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def(
       "arange",
       [](py::handle a, py::handle b, py::handle c, py::handle dtype, py::handle device, bool rg, py::handle,
-         bool, py::handle) {
+         bool, py::handle out) {
+        FactoryOut o(out);
         Scalar start(int64_t(0)), end, step(int64_t(1));
         if (b.is_none()) {
           end = parse_scalar(a, "end");
@@ -170,25 +195,27 @@ void init_factory(py::module_& m, TensorClass& cls) {
           end = parse_scalar(b, "end");
         }
         if (!c.is_none()) step = parse_scalar(c, "step");
-        return set_requires_grad(arange(start, end, step, parse_dtype(dtype), factory_device(device)), rg);
+        return o.finish("arange", arange(start, end, step, o.dtype(dtype), o.device(device)), rg);
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
   m.def(
       "linspace",
       [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg, py::handle,
-         bool, py::handle) {
-        return set_requires_grad(
-            linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(), steps,
-                     parse_dtype(dtype), factory_device(device)),
-            rg);
+         bool, py::handle out) {
+        FactoryOut o(out);
+        return o.finish("linspace",
+                        linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(),
+                                 steps, o.dtype(dtype), o.device(device)),
+                        rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
   m.def(
       "eye",
       [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle) {
-        return set_requires_grad(
-            eye(n, mm.is_none() ? n : mm.cast<int64_t>(), parse_dtype(dtype), factory_device(device)), rg);
+         py::handle out) {
+        FactoryOut o(out);
+        return o.finish("eye",
+                        eye(n, mm.is_none() ? n : mm.cast<int64_t>(), o.dtype(dtype), o.device(device)), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(

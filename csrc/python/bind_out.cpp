@@ -239,6 +239,13 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
 
 }  // namespace
 
+// The out= of the factories (zeros(3, out=t), arange(5, out=t)): same checks, resize and copy
+// (bind_factory.cpp).
+Tensor write_out_tensor(const char* name, const Tensor& out, const Tensor& result) {
+  write_one(name, OutRule::castable, out, result);
+  return out;
+}
+
 void init_out(py::module_& m) {
   for (const OutOp& op : kOutOps) {
     MT_INTERNAL_ASSERT(py::hasattr(m, op.name), "out= listed for a function that is not bound: ", op.name);
