@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/Exception.h"
 #include "kernels/cpu/Parallel.h"
+#include "kernels/cpu/VecExp.h"
 
 namespace mt {
 namespace {
@@ -87,10 +89,10 @@ void run(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
           continue;
         }
         T sum = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          T e = std::exp(s[j] - mx);
-          s[j] = e;
-          sum += e;
+        if constexpr (std::is_same_v<T, float>) {
+          sum = exp_shift_sum(s, s, n, mx);  // vectorized exp: std::exp per score cost as much as the GEMMs
+        } else {
+          for (int64_t j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - mx));
         }
         const T inv = T(1) / sum;
         for (int64_t j = 0; j < n; ++j) s[j] *= inv;
