@@ -242,3 +242,46 @@ def test_bad_inputs():
         )
     with pytest.raises(TypeError):
         F.scaled_dot_product_attention(q, q, q, None, 0.0, False, 1.0)  # scale is keyword-only
+
+
+@pytest.mark.parametrize("case", ["plain", "causal", "bool_mask", "float_mask", "gqa"])
+def test_fused_backward_matches_recorded_backward(device, case):
+    # .backward() runs the fused kernel (CPU, float/double); create_graph=True runs the formula in ops.
+    rng = np.random.default_rng(10)
+    L, S = (150, 130) if case != "gqa" else (70, 90)
+    hk = 1 if case == "gqa" else 2
+    q = T(rnd(rng, 2, 2, L, 8), device=device, rg=True)
+    k = T(rnd(rng, 2, hk, S, 8), device=device, rg=True)
+    v = T(rnd(rng, 2, hk, S, 5), device=device, rg=True)
+    kw = {"enable_gqa": case == "gqa", "is_causal": case == "causal"}
+    if case == "bool_mask":
+        m = rng.random((2, 1, L, S)) > 0.3
+        m[0, 0, 3] = False  # a fully masked row
+        kw["attn_mask"] = minitorch.tensor(m, device=device)
+    elif case == "float_mask":
+        kw["attn_mask"] = T(rnd(rng, L, S), device=device)
+    g = T(rnd(rng, 2, 2, L, 5), device=device)
+    out = F.scaled_dot_product_attention(q, k, v, **kw)
+    fused = minitorch.autograd.grad(out, (q, k, v), g)
+    out = F.scaled_dot_product_attention(q, k, v, **kw)
+    recorded = minitorch.autograd.grad(out, (q, k, v), g, create_graph=True)
+    for a, b in zip(fused, recorded):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-10, atol=1e-12)
+    # float32 through the same kernel
+    q32, k32, v32 = (x.detach().float().requires_grad_() for x in (q, k, v))
+    kw32 = dict(kw)
+    if "attn_mask" in kw32 and kw32["attn_mask"].dtype != minitorch.bool:
+        kw32["attn_mask"] = kw32["attn_mask"].float()
+    out32 = F.scaled_dot_product_attention(q32, k32, v32, **kw32)
+    f32 = minitorch.autograd.grad(out32, (q32, k32, v32), g.float())
+    for a, b in zip(f32, recorded):
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-3, atol=1e-4)
+
+
+def test_backward_without_keys(device):
+    q = T(np.ones((2, 3, 4)), device=device, rg=True)
+    k = T(np.zeros((2, 0, 4)), device=device, rg=True)
+    v = T(np.zeros((2, 0, 2)), device=device, rg=True)
+    F.scaled_dot_product_attention(q, k, v).sum().backward()
+    assert np.all(to_np(q.grad) == 0) and tuple(k.grad.shape) == (2, 0, 4)

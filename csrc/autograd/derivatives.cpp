@@ -1604,6 +1604,10 @@ Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mas
       [is_causal, scale](FnNode& n, V& gs) -> V {
         Tensor q = n.saved(0), k = n.saved(1), v = n.saved(2), mask = n.saved(3), lse = n.saved(4);
         const Tensor& g = gs[0];
+        if (!GradMode::is_enabled() && mt::has_fused_sdpa_backward(q)) {  // not differentiated again
+          auto [dq, dk, dv] = mt::sdpa_backward(g, q, k, v, n.saved(5), lse, mask, is_causal, scale);
+          return {dq, dk, dv};
+        }
         int64_t L = q.size(-2), S_ = k.size(-2);
         Tensor ninf = mt::scalar_tensor(Scalar(-INFINITY), q.dtype(), q.device());
         Tensor zero = mt::scalar_tensor(Scalar(0.0), q.dtype(), q.device());
@@ -1636,6 +1640,7 @@ Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mas
     n->save(v);
     n->save(mask);
     n->save(lse);
+    n->save(out, true);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 namespace mt {
 
 MT_DEFINE_STUB(sdpa_forward_stub, SdpaForwardFn);
+MT_DEFINE_STUB(sdpa_backward_stub, SdpaBackwardFn);
 
 namespace {
 
@@ -100,33 +101,10 @@ Tensor sdpa_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   return matmul(p, v);
 }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor> sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                                        bool is_causal, double scale) {
-  ScalarType dt = q.dtype();
-  if (q.device().is_cpu() && (dt == ScalarType::Half || dt == ScalarType::BFloat16)) {
-    // the CPU kernel computes in float; reduced-precision inputs round-trip through it
-    Device d = q.device();
-    auto [o, l] =
-        sdpa_forward(to(q, ScalarType::Float, d), to(k, ScalarType::Float, d), to(v, ScalarType::Float, d),
-                     mask.defined() ? to(mask, ScalarType::Float, d) : Tensor(), is_causal, scale);
-    return {to(o, dt, d), l};
-  }
-  MT_CHECK(is_floating(dt), "\"scaled_dot_product_attention\" not implemented for '", dtype_short_name(dt),
-           "'");
-  DimVector batch = batch_of(q);
-  int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
-  int64_t B = compute_numel(batch);
-  ScalarType st = dt == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
-  Tensor out = empty(with_tail(batch, L, Ev), dt, q.device());
-  DimVector lse_shape = batch;
-  lse_shape.push_back(L);
-  Tensor lse = empty(lse_shape, st, q.device());
-  if (B == 0 || L == 0) return {out, lse};
-  Tensor q3 = contiguous(reshape(q, {B, L, E})), k3 = contiguous(reshape(k, {B, S, E}));
-  Tensor v3 = contiguous(reshape(v, {B, S, Ev}));
-  SdpaArgs a{B, L, S, E, Ev, scale, is_causal, 1, 0, 0, 0, 0};
+// The mask broadcast to [batch..., L, S] as the kernels read it: its batch dims merged into at most two
+// strided levels (a.m_*), copied only when they do not merge.
+Tensor mask_layout(const Tensor& mask, const DimVector& batch, SdpaArgs& a) {
+  const int64_t B = a.B, L = a.L, S = a.S;
   Tensor m;
   if (mask.defined()) {
     m = expand(mask, with_tail(batch, L, S));
@@ -155,9 +133,64 @@ std::tuple<Tensor, Tensor> sdpa_forward(const Tensor& q, const Tensor& k, const 
     a.m_sl = m.stride(-2);
     a.m_ss = m.stride(-1);
   }
+  return m;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                                        bool is_causal, double scale) {
+  ScalarType dt = q.dtype();
+  if (q.device().is_cpu() && (dt == ScalarType::Half || dt == ScalarType::BFloat16)) {
+    // the CPU kernel computes in float; reduced-precision inputs round-trip through it
+    Device d = q.device();
+    auto [o, l] =
+        sdpa_forward(to(q, ScalarType::Float, d), to(k, ScalarType::Float, d), to(v, ScalarType::Float, d),
+                     mask.defined() ? to(mask, ScalarType::Float, d) : Tensor(), is_causal, scale);
+    return {to(o, dt, d), l};
+  }
+  MT_CHECK(is_floating(dt), "\"scaled_dot_product_attention\" not implemented for '", dtype_short_name(dt),
+           "'");
+  DimVector batch = batch_of(q);
+  int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
+  int64_t B = compute_numel(batch);
+  ScalarType st = dt == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+  Tensor out = empty(with_tail(batch, L, Ev), dt, q.device());
+  DimVector lse_shape = batch;
+  lse_shape.push_back(L);
+  Tensor lse = empty(lse_shape, st, q.device());
+  if (B == 0 || L == 0) return {out, lse};
+  Tensor q3 = contiguous(reshape(q, {B, L, E})), k3 = contiguous(reshape(k, {B, S, E}));
+  Tensor v3 = contiguous(reshape(v, {B, S, Ev}));
+  SdpaArgs a{B, L, S, E, Ev, scale, is_causal, 1, 0, 0, 0, 0};
+  Tensor m = mask_layout(mask, batch, a);
   Tensor o3 = reshape(out, {B, L, Ev}), l2 = reshape(lse, {B, L});
   sdpa_forward_stub.get(q.device())(o3, l2, q3, k3, v3, m, a);
   return {out, lse};
+}
+
+bool has_fused_sdpa_backward(const Tensor& q) {
+  return sdpa_backward_stub.fns[static_cast<int>(q.device().type)] != nullptr &&
+         (q.dtype() == ScalarType::Float || q.dtype() == ScalarType::Double);
+}
+
+std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad, const Tensor& q, const Tensor& k,
+                                                 const Tensor& v, const Tensor& out, const Tensor& lse,
+                                                 const Tensor& mask, bool is_causal, double scale) {
+  DimVector batch = batch_of(q);
+  int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
+  int64_t B = compute_numel(batch);
+  Tensor dq = zeros(q.sizes(), q.dtype(), q.device()), dk = zeros(k.sizes(), k.dtype(), k.device());
+  Tensor dv = zeros(v.sizes(), v.dtype(), v.device());
+  if (B == 0 || L == 0 || S == 0) return {dq, dk, dv};
+  SdpaArgs a{B, L, S, E, Ev, scale, is_causal, 1, 0, 0, 0, 0};
+  Tensor m = mask_layout(mask, batch, a);
+  sdpa_backward_stub.get(q.device())(reshape(dq, {B, L, E}), reshape(dk, {B, S, E}), reshape(dv, {B, S, Ev}),
+                                     contiguous(reshape(grad, {B, L, Ev})), contiguous(reshape(q, {B, L, E})),
+                                     contiguous(reshape(k, {B, S, E})), contiguous(reshape(v, {B, S, Ev})),
+                                     contiguous(reshape(out, {B, L, Ev})), contiguous(reshape(lse, {B, L})),
+                                     m, a);
+  return {dq, dk, dv};
 }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,

@@ -21,6 +21,13 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 std::tuple<Tensor, Tensor> sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
                                         bool is_causal, double scale);
 
+// The fused backward (dq, dk, dv) for the primitive's inputs, given its (out, lse); only where the device
+// has the kernel and q is float or double (has_fused_sdpa_backward), else the derivative uses ops.
+bool has_fused_sdpa_backward(const Tensor& q);
+std::tuple<Tensor, Tensor, Tensor> sdpa_backward(const Tensor& grad, const Tensor& q, const Tensor& k,
+                                                 const Tensor& v, const Tensor& out, const Tensor& lse,
+                                                 const Tensor& mask, bool is_causal, double scale);
+
 // ---- Kernel interface. q [B, L, E], k [B, S, E], v [B, S, Ev], out [B, L, Ev] contiguous, lse [B, L]
 // (float; double for double). Mask element (b, i, j), when mask is defined (q's dtype), sits at
 // (b / m_inner) * m_so + (b % m_inner) * m_si + i * m_sl + j * m_ss: two levels cover every broadcast of
@@ -33,7 +40,12 @@ struct SdpaArgs {
 };
 using SdpaForwardFn = void (*)(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                const Tensor& v, const Tensor& mask, const SdpaArgs& a);
+// dq, dk, dv zeroed, shaped as q, k, v ([B, ., .] contiguous); g, out as out; lse as the forward wrote it.
+using SdpaBackwardFn = void (*)(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& g,
+                                const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                                const Tensor& lse, const Tensor& mask, const SdpaArgs& a);
 MT_DECLARE_STUB(sdpa_forward_stub, SdpaForwardFn);
+MT_DECLARE_STUB(sdpa_backward_stub, SdpaBackwardFn);
 
 namespace autograd {
 // The recording twin (autograd/derivatives.cpp): inputs as sdpa_forward takes them, mask without grad.

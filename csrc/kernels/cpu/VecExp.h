@@ -77,4 +77,36 @@ MT_AVX2 inline __m256 exp256(__m256 x) {
 }
 #endif
 
+// q = exp(p - m) over a float32 row (q may be p), returning the sum; AVX2 where present (softmax, attention).
+#ifdef MT_HAVE_AVX2_EXP
+inline const bool kExpShiftAvx2 = cpu_has_avx2_fma();
+
+MT_AVX2 inline float exp_shift_sum_avx2(const float* p, float* q, int64_t n, float m) {
+  const __m256 mv = _mm256_set1_ps(m);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(p + k), mv));
+    _mm256_storeu_ps(q + k, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  alignas(32) float b[8];
+  _mm256_store_ps(b, acc);
+  float s = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
+  VecExpF f;
+  for (; k < n; ++k) s += (q[k] = f(p[k] - m));
+  return s;
+}
+#endif
+
+inline float exp_shift_sum(const float* p, float* q, int64_t n, float m) {
+#ifdef MT_HAVE_AVX2_EXP
+  if (kExpShiftAvx2) return exp_shift_sum_avx2(p, q, n, m);
+#endif
+  VecExpF f;
+  float s = 0;
+  for (int64_t k = 0; k < n; ++k) s += (q[k] = f(p[k] - m));
+  return s;
+}
+
 }  // namespace mt

@@ -512,38 +512,6 @@ void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner
                         [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
 }
 
-// q = exp(p - m) over a float32 row, returning the sum: the vectorized exp (VecExp.h), AVX2 where present.
-#ifdef MT_HAVE_AVX2_EXP
-const bool kSoftmaxAvx2 = cpu_has_avx2_fma();
-
-MT_AVX2 float exp_shift_sum_avx2(const float* p, float* q, int64_t n, float m) {
-  const __m256 mv = _mm256_set1_ps(m);
-  __m256 acc = _mm256_setzero_ps();
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(p + k), mv));
-    _mm256_storeu_ps(q + k, e);
-    acc = _mm256_add_ps(acc, e);
-  }
-  alignas(32) float b[8];
-  _mm256_store_ps(b, acc);
-  float s = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
-  VecExpF f;
-  for (; k < n; ++k) s += (q[k] = f(p[k] - m));
-  return s;
-}
-#endif
-
-float exp_shift_sum(const float* p, float* q, int64_t n, float m) {
-#ifdef MT_HAVE_AVX2_EXP
-  if (kSoftmaxAvx2) return exp_shift_sum_avx2(p, q, n, m);
-#endif
-  VecExpF f;
-  float s = 0;
-  for (int64_t k = 0; k < n; ++k) s += (q[k] = f(p[k] - m));
-  return s;
-}
-
 // One row of softmax / log_softmax. Subtracting the max keeps exp() from overflowing; an all -inf row gives
 // NaN, as in PyTorch.
 template <typename T>
