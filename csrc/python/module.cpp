@@ -34,6 +34,8 @@ static void translate(const Error& e) {
 
 // bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
 void init_autograd(py::module_& m, TensorClass& cls);
+// bind_multiprocessing.cpp
+void init_multiprocessing(py::module_& m);
 
 }  // namespace mt
 
@@ -75,6 +77,7 @@ PYBIND11_MODULE(_C, m) {
   init_conv(m);
   init_nn(m);
   init_distributed(m);
+  init_multiprocessing(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

@@ -54,6 +54,8 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "relu",
     "relu6",
     "relu_",
@@ -575,3 +577,50 @@ def _warn_size(input, target):
             "size.",
             stacklevel=3,
         )
+
+
+def pixel_shuffle(input, upscale_factor):
+    # A composite of a reshape and a permute (PyTorch's CPU path is the same), so autograd comes for free.
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if c % (r * r) != 0:
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(
+            "pixel_unshuffle expects input to have at least 3 dimensions, "
+            f"but got input with {input.dim()} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if h % r != 0:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} "
+            f"is not divisible by {r}"
+        )
+    if w % r != 0:
+        raise RuntimeError(
+            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
+            f"is not divisible by {r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)
