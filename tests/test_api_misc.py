@@ -210,3 +210,38 @@ def test_normal():
     )
     with pytest.raises(ValueError, match="GreaterThan"):
         Normal(0.0, -1.0)
+
+
+# ---- in-place activations on tensors with history (DCGAN's BatchNorm2d -> LeakyReLU(inplace=True))
+
+
+@pytest.mark.parametrize(
+    "act",
+    [
+        lambda x, ip: F.leaky_relu(x, 0.2, inplace=ip),
+        lambda x, ip: F.silu(x, inplace=ip),
+        lambda x, ip: F.mish(x, inplace=ip),
+        lambda x, ip: F.hardsigmoid(x, inplace=ip),
+        lambda x, ip: F.hardswish(x, inplace=ip),
+        lambda x, ip: F.elu(x, 0.7, inplace=ip),
+        lambda x, ip: F.celu(x, 0.7, inplace=ip),
+        lambda x, ip: F.selu(x, inplace=ip),
+    ],
+)
+def test_inplace_activation_after_an_op_with_history(act):
+    x = minitorch.randn(3, 4, 5, 5, dtype=minitorch.float64, requires_grad=True)
+    w = minitorch.ones(4, dtype=minitorch.float64, requires_grad=True)
+    grads = []
+    for inplace in (False, True):
+        x.grad = w.grad = None
+        h = F.batch_norm(x, None, None, w, None, training=True)
+        y = act(h, inplace)
+        if inplace:
+            assert y is h
+        (y * minitorch.arange(y.numel(), dtype=minitorch.float64).reshape(y.shape)).sum().backward()
+        grads.append((x.grad.clone(), w.grad.clone()))
+    np.testing.assert_allclose(grads[1][0].numpy(), grads[0][0].numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(grads[1][1].numpy(), grads[0][1].numpy(), rtol=1e-12, atol=1e-12)
+    with minitorch.no_grad():  # without history nothing is copied, the result is written in place
+        z = minitorch.randn(4)
+        assert act(z, True) is z

@@ -59,7 +59,7 @@ def test_share_memory_keeps_views_and_values(dtype):
     assert minitorch.equal(view, expected)
     assert minitorch.equal(base, minitorch.arange(12).reshape(3, 4).to(dtype))
     view[0, 0] = 1  # a write through the old view lands in the (moved) storage of base
-    assert base[1, 1].item() == 1
+    assert base[0, 1].item() == 1  # view[0, 0] is base.t()[1, 0]
     ptr = base.data_ptr()
     base.share_memory_()  # already shared: nothing moves
     assert base.data_ptr() == ptr
@@ -97,7 +97,8 @@ def test_module_share_memory():
 def _child_add_one(q_in, q_out):
     t = q_in.get(timeout=TIMEOUT)
     assert t.is_shared()
-    t.add_(1)
+    with minitorch.no_grad():
+        t.add_(1)
     q_out.put((t.shape, t.dtype, t.requires_grad))
     fresh = minitorch.full((2, 2), 7.0)
     q_out.put(fresh)
@@ -135,23 +136,26 @@ def test_queue_shares_memory_both_ways(method):
             p.join(TIMEOUT)
 
 
-def _child_view(q):
+def _child_view(q, q_out):
     v = q.get(timeout=TIMEOUT)
-    q.put(v.clone())  # a contiguous copy: its values prove the view's strides and offset arrived
+    q_out.put(v.clone())  # a contiguous copy: its values prove the view's strides and offset arrived
     v.fill_(-1)
+    # a sender must outlive the receipt of what it sent (the receiver fetches the descriptor from it)
+    q.get(timeout=TIMEOUT)
 
 
 def test_queue_sends_views_with_strides_and_offset():
     ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child_view, args=(q,))
+    q, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_child_view, args=(q, q_out))
     p.start()
     try:
         base = minitorch.arange(20, dtype=minitorch.float32).reshape(4, 5)
         view = base[1:, ::2].t()
         q.put(view)
-        got = q.get(timeout=TIMEOUT)
-        assert minitorch.equal(got, view)
+        got = q_out.get(timeout=TIMEOUT)
+        assert minitorch.equal(got, minitorch.arange(20.0).reshape(4, 5)[1:, ::2].t())
+        q.put(None)
         p.join(TIMEOUT)
         assert p.exitcode == 0
         assert (view == -1).all() and base[0].tolist() == [0, 1, 2, 3, 4]

@@ -69,7 +69,8 @@ criterion = nn.BCELoss()
 fixed_noise = torch.randn(64, nz, 1, 1)
 real_label, fake_label = 1.0, 0.0
 optimizerD = optim.Adam(netD.parameters(), lr=2e-4, betas=(0.5, 0.999))
-optimizerG = optim.Adam(netG.parameters(), lr=2e-4, betas=(0.5, 0.999))
+# G's rate is 10x the example's so that 300 small steps reach the equilibrium (at 2e-4 D wins at this scale)
+optimizerG = optim.Adam(netG.parameters(), lr=2e-3, betas=(0.5, 0.999))
 
 
 def distance_to_real():
@@ -115,5 +116,5 @@ for i in range(300):
 d1 = distance_to_real()
 print("mean |G(z) - square|:", d0, "->", d1)
 assert netG(fixed_noise).shape == (64, 1, 16, 16)
-assert d1 < 0.5 * d0, (d0, d1)
+assert d1 < 0.2 * d0, (d0, d1)  # G's samples are close to the square
 print("dcgan: ok")

@@ -31,7 +31,8 @@ def dataset(n, seed):
     protos = torch.rand(10, 1, 28, 28, generator=torch.Generator().manual_seed(0))
     g = torch.Generator().manual_seed(seed)
     y = torch.randint(0, 10, (n,), generator=g)
-    return TensorDataset(0.6 * protos[y] + 0.4 * torch.rand(n, 1, 28, 28, generator=g), y)
+    x = 0.6 * protos[y] + 0.4 * torch.rand(n, 1, 28, 28, generator=g)
+    return TensorDataset((x - 0.5) / 0.2, y)  # normalized, as the example's transforms.Normalize
 
 
 def train(rank, model, epochs=3):

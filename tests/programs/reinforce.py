@@ -12,7 +12,7 @@ from torch.distributions import Categorical
 gamma = 0.99
 torch.manual_seed(543)
 rng = np.random.default_rng(543)
-N = 7
+N = 11
 
 
 class Corridor:
@@ -86,7 +86,23 @@ def finish_episode():
 
 
 env = Corridor()
-wins = []
+
+
+def untrained_length(episodes=20):
+    total = 0
+    for _ in range(episodes):
+        state = env.reset()
+        for t in range(1, 100):
+            state, _, done = env.step(select_action(state))
+            if done:
+                break
+        total += t
+    del policy.saved_log_probs[:]
+    return total / episodes
+
+
+baseline = untrained_length()
+wins, lengths = [], []
 for i_episode in range(300):
     state, ep_reward = env.reset(), 0
     for t in range(1, 100):
@@ -97,12 +113,13 @@ for i_episode in range(300):
         if done:
             break
     wins.append(reward > 0)
+    lengths.append(t)
     finish_episode()
     if i_episode % 50 == 0:
         print(f"Episode {i_episode}\tLast reward: {ep_reward:.2f}\twins in last 50: {sum(wins[-50:])}")
-early, late = sum(wins[:50]) / 50, sum(wins[-50:]) / 50
-print("win rate", early, "->", late)
-assert late > 0.9 and late > early, (early, late)
+late = sum(lengths[-50:]) / 50
+print("episode length", baseline, "->", late, "(shortest possible:", N // 2, ")")
+assert sum(wins[-50:]) >= 48 and late < 1.3 * (N // 2) < baseline, (sum(wins[-50:]), baseline, late)
 with torch.no_grad():
     policy.eval()
     assert policy(torch.eye(N)[1:-1])[:, 1].min() > 0.5  # moving right is preferred everywhere

@@ -1,7 +1,7 @@
 """Categorical: a distribution over {0, ..., K-1} given by probs or logits (the last dimension)."""
 
 import minitorch
-from minitorch.distributions.distribution import Distribution, _as_tensor
+from minitorch.distributions.distribution import Distribution, _as_tensor, broadcast_shapes
 
 __all__ = ["Categorical"]
 
@@ -77,7 +77,7 @@ class Categorical(Distribution):
                 f"{self}, but found invalid values:\n{value}"
             )
         value = value.unsqueeze(-1)
-        shape = minitorch.broadcast_shapes(value.shape[:-1], self.logits.shape[:-1])
+        shape = broadcast_shapes(value.shape[:-1], self.logits.shape[:-1])
         logits = self.logits.expand(tuple(shape) + (self._num_events,))
         value = value.expand(tuple(shape) + (1,))
         return logits.gather(-1, value).squeeze(-1)

@@ -3,7 +3,7 @@
 import math
 
 import minitorch
-from minitorch.distributions.distribution import Distribution, _as_tensor
+from minitorch.distributions.distribution import Distribution, _as_tensor, broadcast_shapes
 
 __all__ = ["Normal"]
 
@@ -13,7 +13,7 @@ class Normal(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         loc, scale = _as_tensor(loc), _as_tensor(scale)
-        shape = minitorch.broadcast_shapes(loc.shape, scale.shape)
+        shape = broadcast_shapes(loc.shape, scale.shape)
         self.loc, self.scale = loc.expand(shape), scale.expand(shape)
         if (validate_args if validate_args is not None else self._validate_args) and bool(
             (self.scale <= 0).any()
