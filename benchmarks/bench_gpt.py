@@ -67,7 +67,7 @@ def build(lib, n_layer, n_head, n_embd, block_size, vocab, device):
 
 
 def worker(args):
-    if args.lib == "torch":
+    if args.worker == "torch":
         import torch as lib
     else:
         import minitorch as lib
