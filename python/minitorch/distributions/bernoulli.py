@@ -7,6 +7,8 @@ __all__ = ["Bernoulli"]
 
 
 class Bernoulli(Distribution):
+    """A 0/1 variable that is 1 with probability ``probs`` (or ``sigmoid(logits)``)."""
+
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
@@ -22,23 +24,28 @@ class Bernoulli(Distribution):
 
     @property
     def mean(self):
+        """The mean, ``probs``."""
         return self.probs
 
     @property
     def mode(self):
+        """1 where ``probs >= 0.5``, else 0."""
         return (self.probs >= 0.5).to(self.probs.dtype)
 
     @property
     def variance(self):
+        """``probs * (1 - probs)``."""
         return self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=()):
+        """Draws 0/1 values of shape ``sample_shape + batch_shape`` (no gradient)."""
         shape = self._extended_shape(sample_shape)
         with minitorch.no_grad():
             u = minitorch.rand(tuple(shape), dtype=self.probs.dtype, device=self.probs.device)
             return (u < self.probs.detach().expand(shape)).to(self.probs.dtype)
 
     def log_prob(self, value):
+        """Log-probability of ``value`` (0 or 1), differentiable in the parameters."""
         value = _as_tensor(value, self.probs)
         return -minitorch.nn.functional.binary_cross_entropy_with_logits(
             self.logits.expand_as(value) if self.logits.dim() <= value.dim() else self.logits,
@@ -47,6 +54,7 @@ class Bernoulli(Distribution):
         )
 
     def entropy(self):
+        """The entropy of each variable of the batch."""
         return minitorch.nn.functional.binary_cross_entropy_with_logits(
             self.logits, self.probs, reduction="none"
         )

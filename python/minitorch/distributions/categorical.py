@@ -7,6 +7,8 @@ __all__ = ["Categorical"]
 
 
 class Categorical(Distribution):
+    """A distribution over ``{0, ..., K-1}`` given by ``probs`` (normalized along the last dim) or ``logits``."""
+
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -37,23 +39,28 @@ class Categorical(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of ``probs``/``logits``: ``batch_shape + (K,)``."""
         return self._param.size()
 
     @property
     def mean(self):
+        """Undefined for a categorical variable: NaN, as PyTorch."""
         return minitorch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     @property
     def mode(self):
+        """The most likely category of each distribution of the batch."""
         return self.probs.argmax(dim=-1)
 
     @property
     def variance(self):
+        """Undefined for a categorical variable: NaN, as PyTorch."""
         return minitorch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape=()):
         # Inverse-CDF sampling: one uniform per draw against the cumulative probabilities (the first index whose
         # cdf exceeds u), which needs no multinomial kernel and handles any batch shape.
+        """Draws category indices (int64) of shape ``sample_shape + batch_shape`` (no gradient)."""
         sample_shape = minitorch.Size(sample_shape)
         with minitorch.no_grad():
             probs = self.probs.detach()
@@ -65,6 +72,7 @@ class Categorical(Distribution):
             return below.clamp(max=self._num_events - 1).long()
 
     def log_prob(self, value):
+        """Log-probability of the categories in ``value`` (broadcast against the batch), differentiable."""
         value = _as_tensor(value).long()
         if (
             self._validate_args
@@ -83,6 +91,7 @@ class Categorical(Distribution):
         return logits.gather(-1, value).squeeze(-1)
 
     def entropy(self):
+        """The entropy of each distribution of the batch."""
         logits = (
             self.logits.clamp(min=minitorch.finfo(self.logits.dtype).min)
             if hasattr(minitorch, "finfo")
@@ -91,6 +100,7 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
+        """All categories ``0..K-1``, shaped ``(K,) + (1,) * len(batch_shape)`` (expanded over the batch if ``expand``)."""
         values = minitorch.arange(self._num_events, dtype=minitorch.long, device=self.probs.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:

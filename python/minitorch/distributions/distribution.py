@@ -6,11 +6,14 @@ __all__ = ["Distribution"]
 
 
 class Distribution:
+    """Base class of the distributions: batch and event shapes, sampling and log-probability interface."""
+
     has_rsample = False
     _validate_args = True
 
     @staticmethod
     def set_default_validate_args(value):
+        """Turns argument validation of every distribution on or off."""
         if value not in (True, False):
             raise ValueError
         Distribution._validate_args = value
@@ -23,44 +26,55 @@ class Distribution:
 
     @property
     def batch_shape(self):
+        """The shape over which parameters are batched."""
         return self._batch_shape
 
     @property
     def event_shape(self):
+        """The shape of a single sample."""
         return self._event_shape
 
     def _extended_shape(self, sample_shape=()):
         return minitorch.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def sample(self, sample_shape=()):
+        """A sample of shape ``sample_shape + batch_shape + event_shape``, without gradient."""
         with minitorch.no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()):
+        """A reparameterized sample (differentiable in the parameters) where the distribution has one."""
         raise NotImplementedError
 
     def sample_n(self, n):
+        """``n`` samples (deprecated spelling of ``sample((n,))``)."""
         return self.sample(minitorch.Size((n,)))
 
     def log_prob(self, value):
+        """Log of the probability (density) of ``value``."""
         raise NotImplementedError
 
     def entropy(self):
+        """The entropy, per element of the batch."""
         raise NotImplementedError
 
     @property
     def mean(self):
+        """The mean."""
         raise NotImplementedError(f"{self.__class__} does not implement mean")
 
     @property
     def variance(self):
+        """The variance."""
         raise NotImplementedError(f"{self.__class__} does not implement variance")
 
     @property
     def stddev(self):
+        """The standard deviation."""
         return self.variance.sqrt()
 
     def perplexity(self):
+        """``exp(entropy)``."""
         return minitorch.exp(self.entropy())
 
     def __repr__(self):
@@ -80,6 +94,7 @@ def _as_tensor(x, like=None):
 
 
 def probs_to_logits(probs, is_binary=False):
+    """Probabilities to logits (log-odds when ``is_binary``), clamped away from 0 and 1."""
     eps = minitorch.finfo(probs.dtype).eps if hasattr(minitorch, "finfo") else 1e-7
     ps = probs.clamp(min=eps, max=1 - eps)
     if is_binary:
@@ -88,6 +103,7 @@ def probs_to_logits(probs, is_binary=False):
 
 
 def logits_to_probs(logits, is_binary=False):
+    """Logits to probabilities: softmax over the last dim, or sigmoid when ``is_binary``."""
     if is_binary:
         return minitorch.sigmoid(logits)
     return minitorch.softmax(logits, dim=-1)

@@ -29,6 +29,7 @@ _strategy = "file_descriptor"
 
 
 def set_sharing_strategy(new_strategy):
+    """Sets how tensors are shared: 'file_descriptor' or 'file_system' (both pass descriptors here)."""
     global _strategy
     if new_strategy not in _all_strategies:
         raise AssertionError(f"invalid sharing strategy {new_strategy!r}")
@@ -36,10 +37,12 @@ def set_sharing_strategy(new_strategy):
 
 
 def get_sharing_strategy():
+    """The current sharing strategy."""
     return _strategy
 
 
 def get_all_sharing_strategies():
+    """The sharing strategies this build accepts."""
     return set(_all_strategies)
 
 
@@ -81,6 +84,7 @@ def _rebuild_shared(handle, nbytes, dtype_name, size, stride, offset, requires_g
 
 
 def reduce_tensor(t):
+    """ForkingPickler reduction of a tensor: its storage moves to shared memory and the descriptor travels."""
     if t.requires_grad and not t.is_leaf:
         raise RuntimeError(
             "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does not support "
@@ -100,10 +104,12 @@ def _rebuild_parameter(data, requires_grad):
 
 
 def reduce_parameter(p):
+    """ForkingPickler reduction of an nn.Parameter: its data as a shared tensor, and requires_grad."""
     return (_rebuild_parameter, (p.detach(), p.requires_grad))
 
 
 def init_reductions():
+    """Registers the tensor reductions with multiprocessing and installs share_memory_/is_shared."""
     _reduction.ForkingPickler.register(minitorch.Tensor, reduce_tensor)
     _reduction.ForkingPickler.register(minitorch.nn.Parameter, reduce_parameter)
     minitorch.Tensor.share_memory_ = share_memory_

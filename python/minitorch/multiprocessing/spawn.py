@@ -23,6 +23,8 @@ __all__ = [
 
 
 class ProcessException(Exception):
+    """Base class of the errors ``spawn`` raises for a failed child (index and pid attached)."""
+
     __slots__ = ["error_index", "error_pid"]
 
     def __init__(self, msg, error_index, pid):
@@ -71,12 +73,15 @@ def _wrap(fn, i, args, error_file):
 
 
 class ProcessContext:
+    """The processes ``start_processes`` started, with ``join`` to wait for them and raise failures."""
+
     def __init__(self, processes, error_files):
         self.error_files = error_files
         self.processes = processes
         self.sentinels = {process.sentinel: index for index, process in enumerate(processes)}
 
     def pids(self):
+        """The process ids, in index order."""
         return [int(process.pid) for process in self.processes]
 
     def _join_procs_with_timeout(self, timeout):
@@ -148,7 +153,7 @@ class ProcessContext:
 
 
 class SpawnContext(ProcessContext):
-    pass
+    """``ProcessContext`` under its older name."""
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
