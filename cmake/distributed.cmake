@@ -1,10 +1,11 @@
 # Collective backends for minitorch.distributed: Gloo (CPU tensors) and NCCL (CUDA tensors), linked into _C.
 #
 # Gloo: MINITORCH_GLOO = AUTO (default: the system's libgloo-dev, else the pinned Gloo source built into _C),
-# SYSTEM, BUNDLED or OFF. The pinned source is Gloo commit 5b14351 (the snapshot Debian packages as
-# 0.0~git20220518.5b14351, so system and bundled builds run the same code), downloaded from GitHub's archive
-# at configure time, or taken from MINITORCH_GLOO_SOURCE_DIR (an unpacked copy, for offline builds). It is
-# built as a static, position-independent library whose symbols stay hidden inside _C.
+# SYSTEM, BUNDLED or OFF. The pinned source is Gloo commit 1090929 (2023-01): the snapshot Debian packages
+# (0.0~git20220518.5b14351) plus eight upstream commits, mostly build fixes (GCC 12, C++17, Linux 6 headers:
+# the snapshot itself no longer compiles against current kernel headers), with the same API. It is downloaded
+# from GitHub's archive at configure time, or taken from MINITORCH_GLOO_SOURCE_DIR (an unpacked copy, for
+# offline builds), and built as a static, position-independent library whose symbols stay hidden inside _C.
 # NCCL: the library of NVIDIA's wheel (nvidia-nccl-cu12/cu13: site-packages/nvidia/nccl) when the Python
 # environment has one, which is the NCCL found again at run time through _C's RPATH; else the CUDA toolkit's.
 # A backend that is not built raises at init_process_group with a message naming how to get it.
@@ -14,7 +15,7 @@
 
 set(MINITORCH_GLOO "AUTO" CACHE STRING "Gloo backend: AUTO (system, else bundled), SYSTEM, BUNDLED, OFF")
 set_property(CACHE MINITORCH_GLOO PROPERTY STRINGS AUTO SYSTEM BUNDLED OFF)
-set(MINITORCH_GLOO_COMMIT "5b143513263133af2b95547e97c07cebeb72bf72" CACHE STRING "Gloo commit to bundle")
+set(MINITORCH_GLOO_COMMIT "10909297fedab0a680799211a299203e53515032" CACHE STRING "Gloo commit to bundle")
 set(MINITORCH_GLOO_URL "https://github.com/facebookincubator/gloo/archive/${MINITORCH_GLOO_COMMIT}.tar.gz"
     CACHE STRING "Where the bundled Gloo's source archive is downloaded from")
 set(MINITORCH_GLOO_URL_HASH "" CACHE STRING "Expected hash of that archive, ALGO=hex (checked when set)")
