@@ -6,6 +6,7 @@ backend off with a warning that names the fix."""
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 
 import pytest
@@ -114,3 +115,36 @@ def test_source_dir_override_and_off(tmp_path):
     assert rc == 0 and "probe: gloo kind = bundled" in out and "fetching" not in out, out
     rc, out = _configure(_project(tmp_path), tmp_path / "c", "-DMINITORCH_GLOO=OFF")
     assert rc == 0 and "probe: gloo kind = none" in out, out
+
+
+def test_nccl_from_nvidias_wheel_is_preferred(tmp_path):
+    # a stand-in for nvidia-nccl-cu12/cu13: site-packages/nvidia/nccl/{include/nccl.h, lib/libnccl.so.2}
+    site = tmp_path / "site"
+    (site / "nvidia" / "nccl" / "include").mkdir(parents=True)
+    (site / "nvidia" / "nccl" / "lib").mkdir()
+    (site / "nvidia" / "nccl" / "include" / "nccl.h").write_text("/* stand-in */\n")
+    (site / "nvidia" / "nccl" / "lib" / "libnccl.so.2").write_text("")
+    src = _project(tmp_path)
+    text = (src / "CMakeLists.txt").read_text().replace("MINITORCH_HAS_CUDA OFF", "MINITORCH_HAS_CUDA ON")
+    (src / "CMakeLists.txt").write_text(text)
+    env = dict(os.environ, PYTHONPATH=str(site))
+    proc = subprocess.run(
+        [
+            "cmake",
+            "-S",
+            str(src),
+            "-B",
+            str(tmp_path / "b"),
+            "-DMINITORCH_GLOO=OFF",
+            f"-DPython_EXECUTABLE={sys.executable}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert f"NCCL wheel at {site}/nvidia/nccl" in out, out
+    assert f"minitorch: NCCL {site}/nvidia/nccl/lib/libnccl.so.2" in out, out
