@@ -51,6 +51,7 @@ function(_mt_add_bundled_gloo src)
   set(CMAKE_CXX_VISIBILITY_PRESET hidden)
   set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
   set(CMAKE_POLICY_VERSION_MINIMUM 3.5)  # Gloo asks for CMake 2.8.12, which CMake 4 refuses otherwise
+  set(CMAKE_POLICY_DEFAULT_CMP0063 NEW)  # honour the visibility preset on Gloo's static library
   add_subdirectory("${src}" "${CMAKE_BINARY_DIR}/_deps/gloo-build" EXCLUDE_FROM_ALL)
   target_compile_definitions(_C PRIVATE MINITORCH_WITH_GLOO=1)
   # Gloo sets its include paths per directory: its source tree, and its build tree for gloo/config.h
