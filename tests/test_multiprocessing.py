@@ -274,3 +274,27 @@ def test_spawned_processes_update_a_shared_model():
     mp.spawn(_hogwild_worker, args=(model, 5), nprocs=2)
     w = model.weight.detach()
     assert w.min().item() >= 5 and w.max().item() <= 10
+
+
+def _child_echo_cuda(q, q_out):
+    t = q.get(timeout=TIMEOUT)
+    q_out.put((t.device.type, t.cpu().tolist()))
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+def test_cuda_tensor_travels_as_a_copy():
+    t = minitorch.arange(6.0, device="cuda")
+    assert t.is_shared() and t.share_memory_() is t  # PyTorch: CUDA tensors count as shared, no-op
+    ctx = mp.get_context("spawn")
+    q, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_child_echo_cuda, args=(q, q_out))
+    p.start()
+    try:
+        q.put(t)
+        assert q_out.get(timeout=TIMEOUT) == ("cuda", [0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+        p.join(TIMEOUT)
+        assert p.exitcode == 0
+    finally:
+        if p.is_alive():
+            p.kill()
+            p.join(TIMEOUT)
