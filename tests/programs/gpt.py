@@ -144,7 +144,7 @@ print(f"number of parameters: {n_params / 1e3:.1f}K")
 optimizer = model.configure_optimizers(weight_decay=0.1, learning_rate=3e-3, betas=(0.9, 0.95))
 assert len(optimizer.param_groups) == 2 and optimizer.param_groups[1]["weight_decay"] == 0.0
 first = None
-for it in range(250):
+for it in range(120):
     X, Y = get_batch()
     logits, loss = model(X, Y)
     first = loss.item() if first is None else first
@@ -152,7 +152,7 @@ for it in range(250):
     loss.backward()
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
-    if it % 50 == 0:
+    if it % 20 == 0:
         print(f"iter {it}: loss {loss.item():.4f} grad norm {float(norm):.3f}")
 print("loss", first, "->", loss.item())
 assert abs(first - math.log(vocab_size)) < 0.5  # starts near uniform
