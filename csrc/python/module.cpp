@@ -55,6 +55,8 @@ static void translate_cast_error(const std::string& msg) {
 void init_autograd(py::module_& m, TensorClass& cls);
 void init_sort(py::module_& m, TensorClass& cls);  // bind_sort.cpp
 void init_out(py::module_& m);                     // bind_out.cpp: after every op is bound
+// bind_multiprocessing.cpp
+void init_multiprocessing(py::module_& m);
 
 }  // namespace mt
 
@@ -99,6 +101,7 @@ PYBIND11_MODULE(_C, m) {
   init_conv(m);
   init_nn(m);
   init_distributed(m);
+  init_multiprocessing(m);
   init_out(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());

@@ -376,12 +376,21 @@ def _make_impl(backend, store, rank, size, timeout, master_addr):
     secs = _secs(timeout)
     if backend == Backend.GLOO:
         if not is_gloo_available():
-            raise RuntimeError("Distributed package doesn't have Gloo built in")
+            raise RuntimeError(
+                "Distributed package doesn't have Gloo built in. minitorch builds the gloo backend from the "
+                "system's Gloo (Debian/Ubuntu: apt install libgloo-dev) or, without one, from Gloo's source "
+                "downloaded at build time: rebuild with network access, or pass "
+                "-DMINITORCH_GLOO_SOURCE_DIR=<unpacked Gloo source> (pip: CMAKE_ARGS=...), see the README"
+            )
         # GLOO_SOCKET_IFNAME (as PyTorch reads it) picks the interface; else the address that routes to the master
         iface = os.environ.get("GLOO_SOCKET_IFNAME", "").split(",")[0]
         return _dist.make_gloo_group(store, rank, size, secs, _local_address(master_addr), iface)
     if not is_nccl_available():
-        raise RuntimeError("Distributed package doesn't have NCCL built in")
+        raise RuntimeError(
+            "Distributed package doesn't have NCCL built in. The nccl backend needs a CUDA build of minitorch "
+            "and NCCL at build time: pip install nvidia-nccl-cu12 (or -cu13; or the CUDA toolkit's libnccl-dev) "
+            "and rebuild"
+        )
     return _dist.make_nccl_group(store, rank, size, secs, minitorch.cuda.current_device())
 
 

@@ -55,6 +55,8 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "relu",
     "relu6",
     "relu_",
@@ -98,6 +100,14 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 # ---- activations
+def _write_back(input, fn):
+    """fn(input) written into input (an activation's inplace=True). When input's history is recorded, fn reads
+    a copy: fn's backward saved its input, and the write would otherwise invalidate it (PyTorch's in-place
+    kernels save their result instead, which these out-of-place formulas cannot)."""
+    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    return input.copy_(fn(src))
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else _C.relu(input)
 
@@ -111,8 +121,9 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = _C.leaky_relu(input, negative_slope)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: _C.leaky_relu(x, negative_slope))
+    return _C.leaky_relu(input, negative_slope)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -135,13 +146,15 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    out = _C.silu(input)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: _C.silu(x))
+    return _C.silu(input)
 
 
 def mish(input, inplace=False):
-    out = _C.mish(input)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: _C.mish(x))
+    return _C.mish(input)
 
 
 def sigmoid(input):
@@ -153,29 +166,34 @@ def tanh(input):
 
 
 def hardsigmoid(input, inplace=False):
-    out = (input / 6 + 0.5).clamp(0.0, 1.0)
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
+    return (input / 6 + 0.5).clamp(0.0, 1.0)
 
 
 def hardswish(input, inplace=False):
-    out = input * (input + 3).clamp(0.0, 6.0) / 6
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: x * (x + 3).clamp(0.0, 6.0) / 6)
+    return input * (input + 3).clamp(0.0, 6.0) / 6
 
 
 def elu(input, alpha=1.0, inplace=False):
-    out = _C._where(input > 0, input, alpha * _C.expm1(input))
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x)))
+    return _C._where(input > 0, input, alpha * _C.expm1(input))
 
 
 def celu(input, alpha=1.0, inplace=False):
-    out = _C._where(input > 0, input, alpha * _C.expm1(input / alpha))
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x / alpha)))
+    return _C._where(input > 0, input, alpha * _C.expm1(input / alpha))
 
 
 def selu(input, inplace=False):
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    out = scale * _C._where(input > 0, input, alpha * _C.expm1(input))
-    return input.copy_(out) if inplace else out
+    if inplace:
+        return _write_back(input, lambda x: scale * _C._where(x > 0, x, alpha * _C.expm1(x)))
+    return scale * _C._where(input > 0, input, alpha * _C.expm1(input))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -758,3 +776,50 @@ def multi_head_attention_forward(
     if not is_batched:
         out = out.squeeze(1)
     return out, None
+
+
+def pixel_shuffle(input, upscale_factor):
+    # A composite of a reshape and a permute (PyTorch's CPU path is the same), so autograd comes for free.
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if c % (r * r) != 0:
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(
+            "pixel_unshuffle expects input to have at least 3 dimensions, "
+            f"but got input with {input.dim()} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if h % r != 0:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} "
+            f"is not divisible by {r}"
+        )
+    if w % r != 0:
+        raise RuntimeError(
+            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
+            f"is not divisible by {r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)

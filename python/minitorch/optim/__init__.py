@@ -1,6 +1,7 @@
 """minitorch.optim: PyTorch's optimizers and learning-rate schedulers over fused multi-tensor kernels."""
 
 from minitorch.optim import lr_scheduler
+from minitorch.optim.adadelta import Adadelta
 from minitorch.optim.adagrad import Adagrad
 from minitorch.optim.adam import Adam
 from minitorch.optim.adamw import AdamW
@@ -8,4 +9,4 @@ from minitorch.optim.optimizer import Optimizer
 from minitorch.optim.rmsprop import RMSprop
 from minitorch.optim.sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

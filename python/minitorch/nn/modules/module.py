@@ -524,7 +524,9 @@ class Module:
         return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self):
-        return self
+        """Moves every parameter, gradient and buffer to shared memory in place (Tensor.share_memory_), so
+        processes that receive the module (minitorch.multiprocessing) train the same weights."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ---- state dict
     def _save_to_state_dict(self, destination, prefix, keep_vars):

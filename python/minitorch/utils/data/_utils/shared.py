@@ -25,6 +25,7 @@ import io
 import mmap
 import os
 import pickle
+import secrets
 import tempfile
 import threading
 
@@ -113,6 +114,27 @@ def _new_segment(nbytes):
         return name, mmap.mmap(fd, nbytes, flags=_MAP_FLAGS)
     finally:
         os.close(fd)
+
+
+def anonymous_segment(nbytes):
+    """A new file of `nbytes` bytes under /dev/shm, mapped and already unlinked: (descriptor, mapping).
+
+    For minitorch.multiprocessing (Tensor.share_memory_): such memory is reached through the descriptor alone,
+    which other processes receive over multiprocessing's descriptor passing, so nothing is left behind when
+    the processes end, however they end.
+    """
+    path = os.path.join(_SHM_DIR, f"minitorch_shm_{os.getpid()}_{secrets.token_hex(8)}")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.unlink(path)
+        if hasattr(os, "posix_fallocate"):
+            os.posix_fallocate(fd, 0, nbytes)  # a full /dev/shm fails here, not with SIGBUS on first write
+        else:
+            os.ftruncate(fd, nbytes)
+        return fd, mmap.mmap(fd, nbytes, flags=_MAP_FLAGS)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _shared_array(shape, np_dtype):
