@@ -489,3 +489,11 @@ def test_gradcheck_fails_on_a_wrong_gradient():
     with pytest.raises(minitorch.autograd.GradcheckError, match="Jacobian mismatch"):
         minitorch.autograd.gradcheck(_WrongSquare.apply, (x,))
     assert not minitorch.autograd.gradcheck(_WrongSquare.apply, (x,), raise_exception=False)
+
+
+def test_chunk_of_an_empty_dim_into_absurdly_many_pieces():
+    # found by the fuzzer: chunk(2**62) of a zero-size dim tried to build 2**62 views until memory ran out
+    x = minitorch.zeros(2, 0)
+    with pytest.raises((ValueError, RuntimeError, MemoryError)):
+        x.chunk(2**62, 1)
+    assert len(x.chunk(3, 1)) == 3 and all(p.shape == (2, 0) for p in x.chunk(3, 1))

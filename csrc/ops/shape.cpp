@@ -354,6 +354,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   int64_t split_size = ceil_div(size, chunks);
   if (split_size == 0 && size == 0) {
     std::vector<Tensor> out;
+    // `chunks` empty views, as PyTorch: reserving first makes an absurd count (chunk(2**62) of an empty dim,
+    // found by the fuzzer) fail at once (length_error / OutOfMemoryError) instead of filling memory
+    out.reserve(static_cast<size_t>(chunks));
     for (int64_t i = 0; i < chunks; ++i) out.push_back(alias(self));
     return out;
   }
