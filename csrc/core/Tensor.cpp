@@ -20,10 +20,12 @@ std::string shape_str(IntArrayRef s) {
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector st(sizes.size(), 1);
   int64_t acc = 1;
+  bool overflow = false;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    // possible only with a zero size elsewhere (numel is checked); PyTorch refuses such shapes too
+    MT_CHECK(!overflow, "Stride calculation overflowed");
     st[i] = acc;
-    // wraps only for shapes holding no element (a zero size elsewhere), whose strides are never used
-    mul_overflows(acc, std::max<int64_t>(sizes[i], 1), &acc);
+    overflow = mul_overflows(acc, std::max<int64_t>(sizes[i], 1), &acc);
   }
   return st;
 }

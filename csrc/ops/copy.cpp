@@ -138,10 +138,10 @@ static void check_scalar_fits(const Scalar& v, ScalarType t) {
       lo = -9223372036854775808.0, hi = 9223372036854775807.0, name = "int64_t";
       break;
     case ScalarType::Half:
-      lo = -65504, hi = 65504, name = "at::Half";
+      lo = -65504, hi = 65504, name = "c10::Half";
       break;
     case ScalarType::BFloat16:
-      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, name = "at::BFloat16";
+      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, name = "c10::BFloat16";
       break;
     case ScalarType::Float:
       lo = -3.4028234663852886e38, hi = 3.4028234663852886e38, name = "float";

@@ -185,8 +185,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
   for (int64_t i : host_indices(index, index.sizes()))
-    MT_CHECK_INDEX(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", d, " with size ",
-                   size);
+    MT_CHECK_INDEX(i >= 0 && i < size, "index out of range in self");
   if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(reshape(index, {-1}));
@@ -222,8 +221,8 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const cha
   self_off.resize(idx.size());
   for (size_t k = 0; k < idx.size(); ++k) {
     // no wrapping: gather/scatter take indices in [0, size) only, as PyTorch
-    MT_CHECK_INDEX(idx[k] >= 0 && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ", dim,
-                   " with size ", size);
+    MT_CHECK(idx[k] >= 0 && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ", dim,
+             " with size ", size);
     self_off[k] = base[k] + idx[k] * st[dim];
   }
   if (other_off) *other_off = box_offsets(isz, other->dim() ? other->strides() : DimVector{0});
@@ -280,7 +279,8 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 }
 
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  MT_CHECK(src.dtype() == self.dtype(), "scatter_add(): Expected self.dtype to be equal to src.dtype");
+  // PyTorch names scatter in this message for scatter_add too
+  MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
   return scatter_(self, dim, index, src, "add");
 }
 

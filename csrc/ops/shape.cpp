@@ -2,6 +2,7 @@
 #include "ops/shape.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "autograd/record.h"
 #include "core/SafeMath.h"
@@ -25,7 +26,13 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
       if (shape[i] == 0) overflow = false, known = 0;  // a zero-size dim: no element, whatever the rest
     }
   }
-  MT_CHECK(!overflow, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  // PyTorch multiplies without a check and refuses the wrapped product as it would any other, or, where the
+  // wrapped product happens to fit, fails later on the tensor's numel: the same two errors here
+  if (overflow) {
+    bool fits = known == numel || (infer >= 0 && known > 0 && numel % known == 0);
+    MT_CHECK(!fits, "numel: integer multiplication overflow");
+    MT_ERROR("shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  }
   if (infer >= 0 && known == 0) {
     MT_CHECK(numel != 0, "cannot reshape tensor of 0 elements into shape ", shape_str(shape),
              " because the unspecified dimension size -1 can be any value and is ambiguous");
@@ -53,13 +60,15 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
     if (!empty)
       overflow |= mul_overflows(sizes[i] - 1, strides[i], &span) || add_overflows(max_off, span, &max_off);
   }
-  MT_CHECK(!overflow || empty, "setStorage: sizes ", shape_str(sizes), " and strides ", shape_str(strides),
-           " overflow the addressable range");
+  uint64_t need = 0;  // bytes
+  overflow |= __builtin_mul_overflow(static_cast<uint64_t>(max_off + 1), self.itemsize(), &need) ||
+              need > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  MT_CHECK(!overflow || empty, "Storage size calculation overflowed with sizes=", shape_str(sizes),
+           " and strides=", shape_str(strides));
   int64_t cap = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
   MT_CHECK(max_off < cap, "setStorage: sizes ", shape_str(sizes), ", strides ", shape_str(strides),
            ", storage offset ", offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ",
-           static_cast<uint64_t>(max_off + 1) * self.itemsize(), " are out of bounds for storage of size ",
-           self.storage()->nbytes);
+           need, " are out of bounds for storage of size ", self.storage()->nbytes);
   return make_view(self, sizes, strides, offset);
 }
 
@@ -345,6 +354,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   int64_t split_size = ceil_div(size, chunks);
   if (split_size == 0 && size == 0) {
     std::vector<Tensor> out;
+    // `chunks` empty views, as PyTorch: reserving first makes an absurd count (chunk(2**62) of an empty dim,
+    // found by the fuzzer) fail at once (length_error / OutOfMemoryError) instead of filling memory
+    out.reserve(static_cast<size_t>(chunks));
     for (int64_t i = 0; i < chunks; ++i) out.push_back(alias(self));
     return out;
   }

@@ -32,8 +32,8 @@ autograd::Hook wrap_hook(py::function fn) {
     py::gil_scoped_acquire gil;
     py::object r = h->obj(g);
     if (r.is_none()) return Tensor();
-    MT_CHECK(py::isinstance<TensorImpl>(r), "expected Variable or None (got ",
-             std::string(py::str(py::type::of(r).attr("__name__"))), ")");
+    MT_CHECK_TYPE(py::isinstance<TensorImpl>(r), "expected Variable, but hook returned '",
+                  std::string(py::str(py::type::of(r).attr("__name__"))), "'");
     Tensor t = r.cast<Tensor>();
     // PyTorch's check_variable_result: a hook may change values, never the type, device or shape, which
     // the rest of the graph was built for

@@ -48,7 +48,10 @@ Scalar parse_scalar(py::handle h, const char* what) {
   if (PyLong_Check(h.ptr())) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
-    MT_CHECK(!overflow, "Overflow when unpacking long");
+    if (overflow) {  // PyTorch: a number no dtype holds is Python's own OverflowError
+      PyErr_SetString(PyExc_OverflowError, "int too big to convert");
+      throw py::error_already_set();
+    }
     return Scalar(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(h.ptr())) return Scalar(PyFloat_AS_DOUBLE(h.ptr()));
@@ -70,8 +73,16 @@ Tensor to_operand(py::handle h, const char* what) {
                        std::string(py::str(py::type::of(h).attr("__name__"))));
 }
 
-static int64_t size_item(py::handle e) {
-  if (PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr())) return e.cast<int64_t>();
+static int64_t size_item(py::handle e, size_t pos = 0, bool dims = false) {
+  if (PyLong_Check(e.ptr()) && !PyBool_Check(e.ptr())) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(e.ptr(), &overflow);
+    // PyTorch's words: a size list reports the position, a dim is a plain ValueError
+    MT_CHECK_VALUE(!overflow || !dims, "Overflow when unpacking long long");
+    MT_CHECK_TYPE(!overflow, "argument 'size' failed to unpack the object at pos ", pos + 1,
+                  " with error \"Overflow when unpacking long long\"");
+    return v;
+  }
   if (py::isinstance<TensorImpl>(e)) {
     Scalar s = item(e.cast<Tensor>());
     if (s.is_integral()) return s.to_long();
@@ -82,27 +93,31 @@ static int64_t size_item(py::handle e) {
                        std::string(py::str(py::type::of(e).attr("__name__"))));
 }
 
-DimVector parse_size(py::handle h) {
+static DimVector parse_ints(py::handle h, bool dims) {
   DimVector out;
   if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
-    for (py::handle e : h) out.push_back(size_item(e));
+    for (py::handle e : h) out.push_back(size_item(e, out.size(), dims));
   } else {
-    out.push_back(size_item(h));
+    out.push_back(size_item(h, 0, dims));
   }
   return out;
+}
+
+DimVector parse_size(py::handle h) {
+  return parse_ints(h, false);
 }
 
 DimVector parse_size_args(const py::args& args) {
   if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0])))
     return parse_size(args[0]);
   DimVector out;
-  for (py::handle e : args) out.push_back(size_item(e));
+  for (py::handle e : args) out.push_back(size_item(e, out.size()));
   return out;
 }
 
 DimVector parse_dims(py::handle h) {
   if (h.is_none()) return {};
-  return parse_size(h);
+  return parse_ints(h, true);
 }
 
 py::object scalar_to_py(const Scalar& s) {

@@ -119,17 +119,13 @@ Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::han
 // int-like object (int(seed), as torch.manual_seed does), else PyTorch's errors.
 static uint64_t unpack_seed(py::handle seed) {
   py::object o = py::reinterpret_borrow<py::object>(seed);
-  if (!PyLong_Check(o.ptr())) {
-    MT_CHECK_TYPE(PyIndex_Check(o.ptr()) || PyNumber_Check(o.ptr()), "manual_seed expected a long, but got ",
-                  std::string(py::str(py::type::of(seed).attr("__name__"))));
-    o = py::int_(o);
-  }
+  if (!PyLong_Check(o.ptr())) o = py::module_::import("builtins").attr("int")(o);  // int("a"): ValueError
   unsigned long long u = PyLong_AsUnsignedLongLong(o.ptr());
   if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) return u;
   PyErr_Clear();
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
-  MT_CHECK(!overflow, "Overflow when unpacking long");
+  MT_CHECK_VALUE(!overflow, "Overflow when unpacking long long");
   return static_cast<uint64_t>(v);
 }
 

@@ -34,7 +34,8 @@ static void translate(const Error& e) {
 
 // A .cast<T>() inside a binding failed: pybind11's "Unable to cast Python instance of type <class 'int'> to
 // C++ type '?'" names no argument and no reason. An int that fails to become a C++ integer is out of range
-// (PyTorch: "Overflow when unpacking long"); anything else is a wrong type, a TypeError as in PyTorch.
+// (PyTorch 2.15: ValueError "Overflow when unpacking long long"); anything else is a wrong type, a TypeError
+// as in PyTorch.
 static void translate_cast_error(const std::string& msg) {
   std::string type;
   auto a = msg.find("<class '");
@@ -43,7 +44,7 @@ static void translate_cast_error(const std::string& msg) {
     if (b != std::string::npos) type = msg.substr(a + 8, b - a - 8);
   }
   if (type == "int") {
-    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+    PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
   } else if (!type.empty()) {
     PyErr_SetString(PyExc_TypeError, ("an argument of type '" + type + "' is not valid here").c_str());
   } else {

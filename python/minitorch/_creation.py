@@ -45,7 +45,10 @@ def _infer(data):
         elif isinstance(x, complex):
             raise TypeError("complex tensors are not supported by minitorch")
         elif isinstance(x, (str, bytes)):
-            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+            if x is data:
+                raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+            # PyTorch walks into a str as a sequence
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")  # noqa: TRY004
         else:  # None and other objects: PyTorch's C++ infer_scalar_type raises a RuntimeError
             raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")  # noqa: TRY004
 
