@@ -4,9 +4,11 @@
 # $ORIGIN-relative RPATH entries collected in MINITORCH_CUDA_WHEEL_RPATH.
 # Included after find_package(CUDAToolkit); sets CUDNN_ROOT (read by FindCUDNN) when unset.
 set(MINITORCH_CUDA_WHEEL_RPATH "")
-set(_py "${Python_EXECUTABLE}")
-if(NOT _py)
-  find_program(_py NAMES python3 python)
+if(Python_EXECUTABLE)
+  set(_py "${Python_EXECUTABLE}")
+else()
+  find_program(MINITORCH_WHEELS_PYTHON NAMES python3 python)
+  set(_py "${MINITORCH_WHEELS_PYTHON}")
 endif()
 set(_nvidia "")
 if(_py)

