@@ -3,7 +3,7 @@ an MLP trained with Adam through a DataLoader, on the GPU when there is one (wit
 when --amp is given; bfloat16 autocast on the CPU). Prints a tqdm progress bar, a test accuracy line, and
 saves a loss/accuracy plot. The second half of the README's main job (examples/train_tutorial.py).
 
-    python examples/train_digits.py [--epochs 20] [--amp] [--plot digits_training.png]
+    python examples/train_digits.py [--epochs 15] [--amp] [--plot digits_training.png]
 
 Needs the examples extra: pip install ".[examples]" (scikit-learn, tqdm, matplotlib).
 """
@@ -143,7 +143,7 @@ def save_plot(history, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--amp", action="store_true", help="mixed precision (float16 + GradScaler on the GPU)")
     ap.add_argument(

@@ -4,7 +4,7 @@ learning on a real data set: an MLP on scikit-learn's handwritten digits (exampl
 test accuracy line and a saved loss/accuracy plot. tqdm progress bars when tqdm is installed
 (pip install ".[examples]"), plain lines otherwise.
 
-    python examples/train_tutorial.py [--steps 300] [--lr 0.5] [--digits-epochs 20] [--amp] [--plot PATH]
+    python examples/train_tutorial.py [--steps 300] [--lr 0.5] [--digits-epochs 15] [--amp] [--plot PATH]
 """
 
 import argparse
@@ -35,7 +35,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--lr", type=float, default=0.5)
-    ap.add_argument("--digits-epochs", type=int, default=20, help="0 skips the digits part")
+    ap.add_argument("--digits-epochs", type=int, default=15, help="0 skips the digits part")
     ap.add_argument("--amp", action="store_true", help="mixed precision for the digits part")
     ap.add_argument("--plot", default="digits_training.png", help="PNG path for the digits plot")
     args = ap.parse_args()

@@ -120,7 +120,8 @@ def get_env_info():
         pass
     nvcc = _run(["nvcc", "--version"])
     if nvcc:
-        info["nvcc"] = nvcc.splitlines()[-1]
+        release = [ln for ln in nvcc.splitlines() if "release" in ln]
+        info["nvcc"] = (release or nvcc.splitlines())[-1].strip()
     check = None
     if minitorch.version.cuda is not None:
 
