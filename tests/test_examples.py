@@ -58,13 +58,18 @@ def test_ddp_example_under_the_launcher():
 
 
 def _run_example(script, *args, cwd=None):
+    import minitorch
+
+    # the minitorch under test, also from another working directory (PYTHONPATH=python is relative)
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg_parent, os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
         check=False,
         capture_output=True,
         text=True,
         timeout=300,
-        env=dict(os.environ),
+        env=env,
         cwd=cwd,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

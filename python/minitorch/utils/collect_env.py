@@ -134,6 +134,7 @@ def get_env_info():
 
 
 def get_pretty_env_info():
+    """The facts as the text to paste into a bug report."""
     i = get_env_info()
     lines = [
         f"minitorch version: {i['minitorch_version']} ({i['minitorch_path']})",
@@ -167,6 +168,7 @@ def get_pretty_env_info():
 
 
 def main():
+    """Prints the report (``python -m minitorch.utils.collect_env``)."""
     print("Collecting environment information...")
     print(get_pretty_env_info())
 
