@@ -2,7 +2,7 @@
 # Defines CUDNN_FOUND, CUDNN_VERSION and the imported target CUDNN::cudnn.
 find_path(CUDNN_INCLUDE_DIR cudnn_version.h
   HINTS $ENV{CUDNN_ROOT} ${CUDNN_ROOT} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
-find_library(CUDNN_LIBRARY cudnn
+find_library(CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR  # wheels ship the soname only
   HINTS $ENV{CUDNN_ROOT} ${CUDNN_ROOT} ${CUDAToolkit_LIBRARY_DIR} PATH_SUFFIXES lib lib64)
 if(CUDNN_INCLUDE_DIR AND EXISTS "${CUDNN_INCLUDE_DIR}/cudnn_version.h")
   file(READ "${CUDNN_INCLUDE_DIR}/cudnn_version.h" _cudnn_header)

@@ -59,6 +59,105 @@ def code(text):
 
 NOTEBOOKS = {}
 
+# Colab: a fresh VM with nothing installed; the cell builds minitorch from the repository (for the GPU the
+# VM has: the build reads its architecture from nvidia-smi). Skipped where minitorch already imports.
+COLAB_INSTALL = """\
+# Install minitorch from its repository (Colab: Runtime > Change runtime type > T4 GPU first). Skipped when
+# minitorch already imports (a dev checkout, the tests). Set MINITORCH_SRC to your repository's git URL
+# ("git+https://...") or a local checkout; ".." is the repository root when opened from notebooks/.
+# The build compiles the C++ core and the CUDA kernels for the GPU nvidia-smi reports: a few minutes.
+import importlib.util
+import os
+
+MINITORCH_SRC = os.environ.get("MINITORCH_SRC", "..")  # e.g. "git+https://github.com/<owner>/minitorch.git"
+
+if importlib.util.find_spec("minitorch") is None:
+    if not MINITORCH_SRC.startswith("git+") and not os.path.isdir(MINITORCH_SRC):
+        raise RuntimeError(f"set MINITORCH_SRC to minitorch's git URL or a checkout ({MINITORCH_SRC!r} is neither)")
+    os.environ.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+    SPEC = f"minitorch[examples] @ {MINITORCH_SRC}" if MINITORCH_SRC.startswith("git+") else f"{MINITORCH_SRC}[examples]"
+    %pip install -q "{SPEC}"
+    print("installed: restart the runtime if `import minitorch` below fails (Colab sometimes needs it)")"""
+
+NOTEBOOKS["00_colab_quickstart"] = [
+    md("""
+# 00 · Quick start (Colab)
+
+Installs minitorch from its repository, checks the GPU, and trains the tutorials' network with automatic
+mixed precision. On Colab pick a GPU runtime first (Runtime > Change runtime type > T4 GPU); every cell also
+runs on a CPU-only machine, where the GPU cells say they are skipped.
+"""),
+    code(COLAB_INSTALL),
+    code(IMPORTS),
+    md("""
+## What was built, and for which GPU
+
+`python -m minitorch.utils.collect_env` prints what to paste into a bug report: the CUDA toolkit and the GPU
+architectures the build compiled, cuDNN/NCCL/Gloo, the GPUs present and whether the build has kernels for
+them. A build made on a machine with a GPU compiles for exactly that GPU (a T4 is sm_75); a GPU the build has
+no kernels for raises a RuntimeError at its first use that says how to rebuild (`CUDAARCHS=75 pip install ...`).
+"""),
+    code("""
+from minitorch.utils import collect_env
+
+print(collect_env.get_pretty_env_info())
+"""),
+    code("""
+if torch.cuda.is_available():
+    props = torch.cuda.get_device_properties(0)
+    print(props.name, f"sm_{props.major}{props.minor}", f"{props.total_memory / 2**30:.1f} GiB")
+    a = torch.randn(512, 512)
+    gpu = (a.to(device) @ a.to(device)).cpu()
+    print("GPU matmul matches the CPU:", torch.allclose(gpu, a @ a, rtol=1e-3, atol=1e-3))
+else:
+    print("no GPU here: skipping the GPU check, training runs on the CPU")
+"""),
+    md("""
+## The tutorials' network, trained with AMP
+
+`autocast` runs the linear layers in float16 on the GPU (bfloat16 on the CPU) while the weights stay float32;
+`GradScaler` scales the loss so small float16 gradients do not underflow (it is only needed for float16).
+"""),
+    code(SIMPLE_NN),
+    code("""
+import minitorch.optim as optim
+
+torch.manual_seed(0)
+model = SimpleNN().to(device)
+criterion = nn.CrossEntropyLoss()
+optimizer = optim.SGD(model.parameters(), lr=0.5)
+amp_dtype = torch.float16 if device.type == "cuda" else torch.bfloat16
+scaler = torch.amp.GradScaler(device.type, enabled=amp_dtype == torch.float16)
+
+inputs = torch.randn(100, 3).to(device)
+labels = (inputs[:, 0] > 0).long()  # learnable: the class is the sign of the first feature
+losses = []
+for step in range(300):
+    optimizer.zero_grad()
+    with torch.autocast(device_type=device.type, dtype=amp_dtype):
+        outputs = model(inputs)
+        loss = criterion(outputs, labels)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    losses.append(loss.item())
+    if step % 50 == 0:
+        print(f"step {step:3d}  loss {loss.item():.4f}  (outputs in {outputs.dtype})")
+
+with torch.no_grad():
+    accuracy = (model(inputs).argmax(dim=1) == labels).float().mean().item()
+print(f"first loss {losses[0]:.4f}, last loss {losses[-1]:.4f}, accuracy {accuracy:.2f}")
+assert losses[-1] < 0.5 * losses[0] and accuracy > 0.9
+"""),
+    md("""
+## Next: real data
+
+`examples/train_tutorial.py` (the README's main job) goes on to an MLP on scikit-learn's handwritten digits
+with a progress bar, a test accuracy line and a saved loss/accuracy plot: `python examples/train_tutorial.py`
+from a clone, or `python examples/train_digits.py --amp` for the digits part alone.
+"""),
+]
+
 NOTEBOOKS["01_device_basics"] = [
     md("""
 # 01 · Devices and CUDA tensors

@@ -26,7 +26,7 @@ KERNEL = "minitorch-test-python3"
 
 def test_notebooks_exist():
     names = [os.path.basename(p) for p in NOTEBOOKS]
-    assert len(names) == 8, names
+    assert len(names) == 9, names
 
 
 @pytest.fixture

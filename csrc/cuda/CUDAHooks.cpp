@@ -5,7 +5,9 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cctype>
 #include <mutex>
+#include <sstream>
 
 #include "core/Allocator.h"
 #include "core/Exception.h"
@@ -42,6 +44,44 @@ const char* CUDAHooks::cuda_version() const {
 #else
   return nullptr;
 #endif
+}
+
+#ifndef MINITORCH_CUDA_ARCH_LIST
+#define MINITORCH_CUDA_ARCH_LIST ""
+#endif
+
+const char* cuda_arch_list() {
+  return MINITORCH_CUDA_ARCH_LIST;
+}
+
+// CUDA's compatibility rules: SASS built for sm_XY runs on X.Z for Z >= Y (same major; "a"/"f" variants are
+// bound to their own GPU/family), PTX for compute_XY is JIT-compiled for any newer device. CMake's "-real"
+// means SASS only, "-virtual" PTX only, a bare number both.
+std::string cuda_arch_mismatch(int major, int minor, const std::string& arch_list) {
+  std::string list = arch_list;
+  for (char& c : list)
+    if (c == ';') c = ' ';
+  std::istringstream in(list);
+  std::string e;
+  int device = major * 10 + minor;
+  while (in >> e) {
+    if (e == "all" || e == "all-major" || e == "native") return "";
+    size_t i = 0;
+    while (i < e.size() && std::isdigit(static_cast<unsigned char>(e[i]))) ++i;
+    if (i == 0) continue;
+    int arch = std::stoi(e.substr(0, i));
+    char variant = i < e.size() && (e[i] == 'a' || e[i] == 'f') ? e[i] : 0;  // sm_90a, sm_100f
+    std::string kind = e.substr(i + (variant ? 1 : 0));
+    bool sass = kind != "-virtual", ptx = kind != "-real";
+    int amaj = arch / 10, amin = arch % 10;
+    if (sass && amaj == major && (variant == 'a' ? amin == minor : amin <= minor)) return "";
+    if (ptx && !variant && arch <= device) return "";
+  }
+  return str(
+      "has CUDA capability sm_", major, minor,
+      ", but this minitorch build has kernels only for the CUDA architectures \"", arch_list,
+      "\". Rebuild for this GPU: CUDAARCHS=", major, minor,
+      " pip install --force-reinstall --no-deps . (a build on a machine with this GPU picks it itself)");
 }
 
 #ifndef MINITORCH_WITH_CUDA
@@ -238,7 +278,16 @@ void CUDAHooks::lazy_init() const {
       "'spawn' start method");
   if (g_initialized.load(std::memory_order_acquire)) return;
   std::string why;
-  if (query_device_count(&why) == 0) MT_ERROR(why.empty() ? "No CUDA GPUs are available" : why);
+  int n = query_device_count(&why);
+  if (n == 0) MT_ERROR(why.empty() ? "No CUDA GPUs are available" : why);
+  // A GPU the binary has no kernel for would fail at the first launch with cudaErrorNoKernelImageForDevice;
+  // say so here, with the GPU's sm and the build's list.
+  for (int d = 0; d < n; ++d) {
+    cudaDeviceProp p;
+    MT_CUDA_CHECK(cudaGetDeviceProperties(&p, d));
+    std::string why_not = cuda_arch_mismatch(p.major, p.minor, cuda_arch_list());
+    if (!why_not.empty()) MT_ERROR("CUDA device ", d, " (", p.name, ") ", why_not);
+  }
   std::call_once(g_init_once, [] {
     set_allocator(DeviceType::CUDA, cuda::caching_allocator());
     cross_device_copy_stub.fns[static_cast<int>(DeviceType::CUDA)] = &cross_device_copy;

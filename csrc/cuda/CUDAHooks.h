@@ -60,4 +60,10 @@ class CUDAHooks {
 
 const CUDAHooks& cuda_hooks();
 
+// The CUDA architectures compiled into this build, as CMake spelled them ("75-real 80-real 90"; "" without
+// CUDA), and the check lazy init runs for each GPU: "" when the build has SASS or PTX that a device of
+// compute capability major.minor can run, else the reason and how to rebuild.
+const char* cuda_arch_list();
+std::string cuda_arch_mismatch(int major, int minor, const std::string& arch_list);
+
 }  // namespace mt

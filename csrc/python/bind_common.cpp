@@ -1,6 +1,7 @@
 // dtype and device Python objects, and the argument conversions declared in bind.h.
 #include <sstream>
 
+#include "cuda/CUDAHooks.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "python/bind.h"
@@ -205,6 +206,18 @@ void init_dtype_device(py::module_& m) {
       [](py::handle a, py::handle b) { return dtype_object(promote_types(parse_dtype(a), parse_dtype(b))); },
       py::return_value_policy::reference);
   m.def("can_cast", [](py::handle a, py::handle b) { return can_cast(parse_dtype(a), parse_dtype(b)); });
+
+  // Build facts for minitorch.utils.collect_env and the GPU compatibility check lazy init runs.
+  m.attr("_cuda_arch_list") = cuda_arch_list();
+  m.def(
+      "_cuda_arch_check",
+      [](int major, int minor, py::object arch_list) -> py::object {
+        std::string msg = cuda_arch_mismatch(
+            major, minor, arch_list.is_none() ? cuda_arch_list() : arch_list.cast<std::string>());
+        if (msg.empty()) return py::none();
+        return py::str(msg);
+      },
+      py::arg("major"), py::arg("minor"), py::arg("arch_list") = py::none());
 }
 
 }  // namespace mt
