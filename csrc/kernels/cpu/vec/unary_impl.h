@@ -1,0 +1,106 @@
+// The vectorized unary loops, written once over GCC vector types; included by one file per instruction set,
+// which defines VF/VD (float/double vectors), NF/ND (lanes) and SLEEF_F/SLEEF_D (the SLEEF function names).
+// Everything here has internal linkage: these bodies are compiled for AVX and must never serve baseline code.
+#include "kernels/cpu/VecUnary.h"
+
+namespace {
+
+// SLEEF's log1p returns inf above about 1e38 (float) / 1e307 (double), where log1p(x) == log(x): scale x by
+// 2^-64 and add 64 ln 2 back (one more rounding, still within 1 ulp). It and tan also return 0 for the
+// smallest subnormals, where the function is x itself.
+template <typename V, typename S>
+static V tiny_is_x(V x, V r, S tiny) {
+  return (x > -tiny) & (x < tiny) ? x : r;
+}
+static VF log1p_wide(VF x) {
+  const VF r = SLEEF_F(log1p)(x > 1e38f ? x * 5.42101086e-20f : x);
+  return tiny_is_x(x, x > 1e38f ? r + 44.3614195558365f : r, 1e-30f);
+}
+static VD log1p_wide(VD x) {
+  const VD r = SLEEF_D(log1p)(x > 1e300 ? x * 5.42101086242752217e-20 : x);
+  return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
+}
+static VF tan_tiny(VF x) {
+  return tiny_is_x(x, SLEEF_F(tan)(x), 1e-30f);
+}
+static VD tan_tiny(VD x) {
+  return tiny_is_x(x, SLEEF_D(tan)(x), 1e-300);
+}
+
+// Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
+#define MT_VEC_DEFINE(V, S, SL)                                                                         \
+  struct Ops_##S {                                                                                      \
+    static V exp(V x) { return SL(exp)(x); }                                                            \
+    static V exp2(V x) { return SL(exp2)(x); }                                                          \
+    static V expm1(V x) { return SL(expm1)(x); }                                                        \
+    static V log(V x) { return SL(log)(x); }                                                            \
+    static V log2(V x) { return SL(log2)(x); }                                                          \
+    static V log10(V x) { return SL(log10)(x); }                                                        \
+    static V log1p(V x) { return log1p_wide(x); }                                                       \
+    static V sin(V x) { return SL(sin)(x); }                                                            \
+    static V cos(V x) { return SL(cos)(x); }                                                            \
+    static V tan(V x) { return tan_tiny(x); }                                                           \
+    static V asin(V x) { return SL(asin)(x); }                                                          \
+    static V acos(V x) { return SL(acos)(x); }                                                          \
+    static V atan(V x) { return SL(atan)(x); }                                                          \
+    static V sinh(V x) { return SL(sinh)(x); }                                                          \
+    static V cosh(V x) { return SL(cosh)(x); }                                                          \
+    static V tanh(V x) { return SL(tanh)(x); }                                                          \
+    static V erf(V x) { return SL(erf)(x); }                                                            \
+    static V sigmoid(V x) { return S(1) / (S(1) + SL(exp)(-x)); }                                       \
+    static V gelu(V x) { return x * S(0.5) * (S(1) + SL(erf)(x * S(0.70710678118654752440))); }         \
+    static V gelu_tanh(V x) {                                                                           \
+      return S(0.5) * x * (S(1) + SL(tanh)(S(0.79788456080286535588) * (x + S(0.044715) * x * x * x))); \
+    }                                                                                                   \
+    static V silu(V x) { return x / (S(1) + SL(exp)(-x)); }                                             \
+    static V mish(V x) {                                                                                \
+      V sp = SL(log1p)(SL(exp)(x));                                                                     \
+      return x * SL(tanh)(x > S(20) ? x : sp);                                                          \
+    }                                                                                                   \
+  };
+
+MT_VEC_DEFINE(VF, float, SLEEF_F)
+MT_VEC_DEFINE(VD, double, SLEEF_D)
+#undef MT_VEC_DEFINE
+
+// Whole vectors, then the tail through a padded vector, so every element takes the same path (results do not
+// depend on an element's position or on the thread split).
+template <typename V, typename S, int N, V (*F)(V)>
+void loop(S* out, const S* in, int64_t n) {
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    V x;
+    __builtin_memcpy(&x, in + i, sizeof(V));
+    V y = F(x);
+    __builtin_memcpy(out + i, &y, sizeof(V));
+  }
+  if (i < n) {
+    S buf[N] = {};
+    for (int64_t j = 0; j < n - i; ++j) buf[j] = in[i + j];
+    V x;
+    __builtin_memcpy(&x, buf, sizeof(V));
+    V y = F(x);
+    __builtin_memcpy(buf, &y, sizeof(V));
+    for (int64_t j = 0; j < n - i; ++j) out[i + j] = buf[j];
+  }
+}
+
+}  // namespace
+
+namespace mt {
+namespace vec {
+
+void MT_VEC_FILL(Table& t) {
+#define MT_VEC_SET(name)                                                     \
+  t.f32[static_cast<int>(Fn::name)] = &loop<VF, float, NF, Ops_float::name>; \
+  t.f64[static_cast<int>(Fn::name)] = &loop<VD, double, ND, Ops_double::name>;
+  MT_VEC_UNARY_FNS(MT_VEC_SET)
+#undef MT_VEC_SET
+  // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: the scalar
+  // functors serve float32 (and half) there
+  t.f32[static_cast<int>(Fn::sinh)] = nullptr;
+  t.f32[static_cast<int>(Fn::cosh)] = nullptr;
+}
+
+}  // namespace vec
+}  // namespace mt
