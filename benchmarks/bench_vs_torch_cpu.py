@@ -413,6 +413,9 @@ def worker(name):
                 reply = timeit.Timer(fn).timeit(cmd["loops"]) / cmd["loops"]
             elif cmd["op"] == "drop":
                 fns.pop(cmd["case"], None)
+            elif cmd["op"] == "threads":
+                if L.t is not None:
+                    L.t.set_num_threads(cmd["n"])
             elif cmd["op"] == "info":
                 reply = {"version": getattr(L.t, "__version__", np.__version__), "threads": _threads(L)}
         except Exception as e:  # noqa: BLE001 (a missing op: report it, keep going)
@@ -481,6 +484,12 @@ def main():
     ap.add_argument("-k", default="", help="only cases whose name contains this")
     ap.add_argument("--torch-python", default=None)
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="set_num_threads(N) in minitorch and torch (default: theirs)",
+    )
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker)
@@ -493,6 +502,9 @@ def main():
     tpy = find_torch_python(args.torch_python)
     if tpy:
         workers.append(Worker("torch", tpy, env))
+    if args.threads:
+        for w in workers:
+            w.ask(op="threads", n=args.threads)
     info = {w.name: w.ask(op="info") for w in workers}
     load = os.getloadavg()
     print(
