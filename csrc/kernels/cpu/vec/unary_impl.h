@@ -36,7 +36,7 @@ static VF tanh_fast(VF x) {
   p = p * z - 5.37397155531e-2f;
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
-  p = p * z * x + x;
+  p = z == 0.0f ? x : p * z * x + x;  // keeps -0
   VF r = 1.0f - 2.0f / (SLEEF_F(exp)(ax + ax) + 1.0f);
   r = x < 0.0f ? -r : r;
   return ax < 0.625f ? p : r;
