@@ -1,5 +1,6 @@
 // Elementwise bindings, generated from the op table: minitorch.<op>, Tensor.<op>, Tensor.<op>_ and the
 // Python operators. Operators return NotImplemented for operands that are neither tensors nor numbers.
+#include "kernels/cpu/VecUnary.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -272,6 +273,8 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         return dtype_object(result_type(to_operand(a, "tensor1"), to_operand(b, "tensor2")));
       },
       py::return_value_policy::reference);
+  // the instruction set of the CPU float unary ops (minitorch.backends.cpu.get_cpu_capability)
+  m.def("_get_cpu_capability", [] { return std::string(vec::cpu_capability()); });
 }
 
 }  // namespace mt

@@ -3,6 +3,7 @@
 // demand.
 #include "kernels/cpu/Parallel.h"
 
+#include <cblas.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -137,6 +138,9 @@ int get_num_threads() {
 
 void set_num_threads(int n) {
   g_num_threads.store(std::max(1, n));
+  // OpenBLAS keeps a pool of its own: PyTorch's set_num_threads caps its BLAS too, and an uncapped one
+  // spinning on a loaded machine made a small MLP step 70x slower than with one thread
+  scipy_openblas_set_num_threads(std::max(1, n));
 }
 
 bool in_parallel_region() {

@@ -2,12 +2,14 @@
 #include "ops/elementwise.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include "core/ScalarType.h"
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
+#include "kernels/cpu/VecUnary.h"
 #include "kernels/functors.h"
 #include "ops/Dispatch.h"
 #include "ops/kernels.h"
@@ -47,7 +49,68 @@ void exp_f32_dense(float* out, const float* in, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
 }
 
+// The vectorized loop for `op` in the CPU's table, or nullptr (no SLEEF, old CPU, op without one).
+vec::Fn vec_fn(UnaryOp op) {
+  switch (op) {
+#define MT_VEC_MAP(name) \
+  case UnaryOp::name:    \
+    return vec::Fn::name;
+    MT_VEC_UNARY_FNS(MT_VEC_MAP)
+#undef MT_VEC_MAP
+    default:
+      return vec::Fn::kCount;
+  }
+}
+
+// Runs a dense float/double loop over any layout and dtype: dense runs of the loop's own type go straight
+// in; strided runs and half/bfloat16 go through a float buffer of kBlock elements (opmath, as PyTorch), so
+// every layout gives the same values.
+template <typename scalar_t, typename loop_t>
+void run_vec(const TensorIter& it, loop_t loop) {
+  using op_t = opmath_t<scalar_t>;
+  constexpr int64_t kBlock = 256;
+  it.for_each([&](char** d, const int64_t* st, int64_t n) {
+    if constexpr (std::is_same<scalar_t, op_t>::value) {
+      if (st[0] == sizeof(scalar_t) && st[1] == sizeof(scalar_t))
+        return loop(reinterpret_cast<op_t*>(d[0]), reinterpret_cast<const op_t*>(d[1]), n);
+    }
+    op_t buf[kBlock];
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t m = std::min(kBlock, n - b);
+      for (int64_t i = 0; i < m; ++i)
+        buf[i] = static_cast<op_t>(*reinterpret_cast<const scalar_t*>(d[1] + (b + i) * st[1]));
+      loop(buf, buf, m);
+      for (int64_t i = 0; i < m; ++i)
+        *reinterpret_cast<scalar_t*>(d[0] + (b + i) * st[0]) = static_cast<scalar_t>(buf[i]);
+    }
+  });
+}
+
+bool unary_vectorized(const TensorIter& it, UnaryOp op) {
+  const vec::Table* t = vec::unary_table();
+  const vec::Fn f = vec_fn(op);
+  if (!t || f == vec::Fn::kCount) return false;
+  const int k = static_cast<int>(f);
+  const ScalarType dt = it.dtypes[0];
+  if (dt == ScalarType::Double) {
+    if (!t->f64[k]) return false;
+    run_vec<double>(it, t->f64[k]);
+    return true;
+  }
+  if (!t->f32[k]) return false;
+  if (dt == ScalarType::Float)
+    run_vec<float>(it, t->f32[k]);
+  else if (dt == ScalarType::Half)
+    run_vec<Half>(it, t->f32[k]);
+  else if (dt == ScalarType::BFloat16)
+    run_vec<BFloat16>(it, t->f32[k]);
+  else
+    return false;
+  return true;
+}
+
 void unary_kernel(const TensorIter& it, UnaryOp op) {
+  if (unary_vectorized(it, op)) return;
   if (op == UnaryOp::exp && it.dtypes[0] == ScalarType::Float) {
     if (it.is_contiguous()) {
       it.for_each([](char** d, const int64_t*, int64_t n) {
@@ -126,6 +189,53 @@ void param_unary_kernel(const TensorIter& it, ParamUnaryOp op, double p0, double
 }
 
 }  // namespace
+
+namespace vec {
+#ifdef MINITORCH_WITH_SLEEF
+namespace {
+Table make_table(const char* isa) {
+  Table t{};
+  if (std::strcmp(isa, "avx512") == 0)
+    fill_table_avx512(t);
+  else if (std::strcmp(isa, "avx2") == 0)
+    fill_table_avx2(t);
+  return t;
+}
+
+// The best instruction set this CPU runs, capped by MINITORCH_CPU_CAPABILITY (PyTorch's ATEN_CPU_CAPABILITY).
+const char* pick_isa() {
+  __builtin_cpu_init();
+  const char* isa = "default";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = "avx2";
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) isa = "avx512";
+  const char* cap = std::getenv("MINITORCH_CPU_CAPABILITY");
+  if (cap && std::strcmp(cap, "default") == 0) isa = "default";
+  if (cap && std::strcmp(cap, "avx2") == 0 && std::strcmp(isa, "avx512") == 0) isa = "avx2";
+  return isa;
+}
+
+const char* isa() {
+  static const char* i = pick_isa();
+  return i;
+}
+}  // namespace
+
+const Table* unary_table() {
+  static const Table table = make_table(isa());
+  return std::strcmp(isa(), "default") == 0 ? nullptr : &table;
+}
+const char* cpu_capability() {
+  return std::strcmp(isa(), "avx512") == 0 ? "AVX512" : std::strcmp(isa(), "avx2") == 0 ? "AVX2" : "DEFAULT";
+}
+#else
+const Table* unary_table() {
+  return nullptr;
+}
+const char* cpu_capability() {
+  return "DEFAULT";
+}
+#endif
+}  // namespace vec
 
 MT_REGISTER_KERNEL(unary_stub, CPU, &unary_kernel);
 MT_REGISTER_KERNEL(binary_stub, CPU, &binary_kernel);

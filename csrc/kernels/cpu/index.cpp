@@ -1,6 +1,7 @@
 // CPU kernels for indexing: gather/put through element offsets, and nonzero.
 #include "ops/index.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/cpu/Parallel.h"
@@ -11,15 +12,33 @@
 namespace mt {
 namespace {
 
+// inner[] is 0, 1, 2, ...: each index moves one dense row (index_select and x[idx] on a contiguous tensor)
+bool dense_rows(const int64_t* inner, int64_t r) {
+  for (int64_t j = 0; j < r; ++j)
+    if (inner[j] != j) return false;
+  return true;
+}
+
 template <typename T>
 void gather_loop(T* out, const T* src, const int64_t* outer, int64_t n, const int64_t* inner, int64_t r) {
-  parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const T* base = src + outer[i];
-      T* o = out + i * r;
-      for (int64_t j = 0; j < r; ++j) o[j] = base[inner[j]];
-    }
-  });
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r, 1));
+  if (r == 1 && inner[0] == 0) {
+    parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) out[i] = src[outer[i]];
+    });
+  } else if (dense_rows(inner, r)) {
+    parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) std::memcpy(out + i * r, src + outer[i], r * sizeof(T));
+    });
+  } else {
+    parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const T* base = src + outer[i];
+        T* o = out + i * r;
+        for (int64_t j = 0; j < r; ++j) o[j] = base[inner[j]];
+      }
+    });
+  }
 }
 
 void gather_kernel(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,

@@ -1,0 +1,565 @@
+"""minitorch beside PyTorch (and NumPy) on the CPU cases of issue 15, each library in its own process.
+
+A report, not a test. One worker process per library (NumPy and minitorch under this interpreter, PyTorch
+under --torch-python, default /tmp/tv/bin/python or this interpreter when it imports torch); the parent asks
+them in turn for one timed sample of a case, so repeats interleave (numpy, minitorch, torch, numpy, ...) and
+machine load hits all alike. A library never shares a process with another one (thread pools, allocators
+and OpenMP would interfere). Prints a Markdown table: median seconds per call and R = t_torch / t_minitorch
+(> 1: minitorch is faster), with the geometric mean of R.
+
+Usage: PYTHONPATH=python python benchmarks/bench_vs_torch_cpu.py [--repeats 5] [--min-time 0.1] [-k tanh]
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import timeit
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ---- the cases: each takes the library (L.name in numpy/minitorch/torch, L.t the torch-like module or None)
+# and returns a zero-argument callable, or None where the library has no such op. Inputs are made from one
+# NumPy generator, so every library sees the same values.
+
+CASES = {}
+
+
+def case(name, group):
+    def deco(f):
+        CASES[name] = (group, f)
+        return f
+
+    return deco
+
+
+def rand(*shape, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def tensor(L, a, requires_grad=False):
+    t = L.t.from_numpy(np.ascontiguousarray(a)).clone()
+    return t.requires_grad_() if requires_grad else t
+
+
+@case("a + b, 100 el (per-op overhead)", "overhead")
+def _(L):
+    a, b = rand(100), rand(100, seed=1)
+    if L.t is None:
+        return lambda: a + b
+    x, y = tensor(L, a), tensor(L, b)
+    return lambda: x + y
+
+
+def _binary_big(op):
+    def make(L):
+        a, b = rand(1 << 24), rand(1 << 24, seed=1)
+        if L.t is None:
+            return lambda: op(a, b)
+        x, y = tensor(L, a), tensor(L, b)
+        return lambda: op(x, y)
+
+    return make
+
+
+case("add 16M f32", "elementwise")(_binary_big(lambda a, b: a + b))
+
+
+@case("exp 16M f32", "elementwise")
+def _(L):
+    a = rand(1 << 24)
+    if L.t is None:
+        return lambda: np.exp(a)
+    x = tensor(L, a)
+    return lambda: L.t.exp(x)
+
+
+# float unary ops: NumPy's ufunc where it has one
+_NP_UNARY = {
+    "tanh": np.tanh,
+    "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+    "log": lambda a: np.log(np.abs(a)),
+    "sin": np.sin,
+    "expm1": np.expm1,
+    "log1p": lambda a: np.log1p(np.abs(a)),
+    "erf": None,
+    "gelu": None,
+    "silu": None,
+}
+
+
+def _torch_unary(L, name):
+    t = L.t
+    return {
+        "tanh": t.tanh,
+        "sigmoid": t.sigmoid,
+        "log": lambda x: t.log(t.abs(x)),
+        "sin": t.sin,
+        "expm1": t.expm1,
+        "log1p": lambda x: t.log1p(t.abs(x)),
+        "erf": t.erf,
+        "gelu": t.nn.functional.gelu,
+        "silu": t.nn.functional.silu,
+    }[name]
+
+
+def _unary(name, shape, dtype):
+    def make(L):
+        a = rand(*shape, dtype=dtype)
+        if L.t is None:
+            f = _NP_UNARY[name]
+            return None if f is None else (lambda: f(a))
+        x, f = tensor(L, a), _torch_unary(L, name)
+        if name in ("log", "log1p"):  # time the op alone
+            x = L.t.abs(x)
+            f = {"log": L.t.log, "log1p": L.t.log1p}[name]
+        return lambda: f(x)
+
+    return make
+
+
+for _n in ("tanh", "sigmoid", "log", "sin", "expm1", "log1p", "erf", "gelu", "silu"):
+    case(f"{_n} 100x100 f32", "unary")(_unary(_n, (100, 100), np.float32))
+for _n in ("tanh", "sigmoid", "gelu"):
+    case(f"{_n} 1M f32", "unary")(_unary(_n, (1 << 20,), np.float32))
+case("tanh 100x100 f64", "unary")(_unary("tanh", (100, 100), np.float64))
+case("sigmoid 1M f64", "unary")(_unary("sigmoid", (1 << 20,), np.float64))
+
+
+@case("softmax 256x1000 dim=1", "nn")
+def _(L):
+    a = rand(256, 1000)
+    if L.t is None:
+
+        def f():
+            e = np.exp(a - a.max(1, keepdims=True))
+            return e / e.sum(1, keepdims=True)
+
+        return f
+    x = tensor(L, a)
+    return lambda: L.t.softmax(x, dim=1)
+
+
+@case("sgemm 1024", "blas")
+def _(L):
+    a, b = rand(1024, 1024), rand(1024, 1024, seed=1)
+    if L.t is None:
+        return lambda: a @ b
+    x, y = tensor(L, a), tensor(L, b)
+    return lambda: x @ y
+
+
+@case("autograd chain tanh/mul/add 100x100", "autograd")
+def _(L):
+    if L.t is None:
+        return None
+    x = tensor(L, rand(100, 100), requires_grad=True)
+    w = tensor(L, rand(100, 100, seed=1))
+
+    def f():
+        y = x
+        for _ in range(4):
+            y = (y * w + 1.0).tanh()
+        y.sum().backward()
+
+    return f
+
+
+# ---- indexing
+@case("index_select 100k x 64, 10k rows", "index")
+def _(L):
+    a = rand(100_000, 64)
+    idx = np.random.default_rng(2).integers(0, 100_000, 10_000)
+    if L.t is None:
+        return lambda: np.take(a, idx, axis=0)
+    x, i = tensor(L, a), L.t.from_numpy(idx)
+    return lambda: L.t.index_select(x, 0, i)
+
+
+@case("x[idx] 100k x 64, 10k rows", "index")
+def _(L):
+    a = rand(100_000, 64)
+    idx = np.random.default_rng(2).integers(0, 100_000, 10_000)
+    if L.t is None:
+        return lambda: a[idx]
+    x, i = tensor(L, a), L.t.from_numpy(idx)
+    return lambda: x[i]
+
+
+@case("x[arange, labels] 256x1000", "index")
+def _(L):
+    a = rand(256, 1000)
+    lab = np.random.default_rng(2).integers(0, 1000, 256)
+    r = np.arange(256)
+    if L.t is None:
+        return lambda: a[r, lab]
+    x, ii, jj = tensor(L, a), L.t.from_numpy(r), L.t.from_numpy(lab)
+    return lambda: x[ii, jj]
+
+
+@case("x[mask] 1M", "index")
+def _(L):
+    a = rand(1 << 20)
+    if L.t is None:
+        m = a > 0
+        return lambda: a[m]
+    x = tensor(L, a)
+    m = x > 0
+    return lambda: x[m]
+
+
+@case("x[i] (select) 1000x100", "index")
+def _(L):
+    a = rand(1000, 100)
+    if L.t is None:
+        return lambda: a[7]
+    x = tensor(L, a)
+    return lambda: x[7]
+
+
+@case("gather dim=1 4096x512, 64 cols", "index")
+def _(L):
+    a = rand(4096, 512)
+    idx = np.random.default_rng(2).integers(0, 512, (4096, 64))
+    if L.t is None:
+        return lambda: np.take_along_axis(a, idx, 1)
+    x, i = tensor(L, a), L.t.from_numpy(idx)
+    return lambda: L.t.gather(x, 1, i)
+
+
+@case("scatter_add dim=0 1M -> 1000", "index")
+def _(L):
+    src = rand(1 << 20)
+    idx = np.random.default_rng(2).integers(0, 1000, 1 << 20)
+    if L.t is None:
+        return lambda: np.bincount(idx, weights=src, minlength=1000)
+    s, i = tensor(L, src), L.t.from_numpy(idx)
+    z = L.t.zeros(1000)
+    return lambda: z.clone().scatter_add_(0, i, s)
+
+
+# ---- nn layers and training steps
+def _step(L, model, x, y, lr=0.01, adam=False):
+    t = L.t
+    opt = t.optim.Adam(model.parameters(), lr=1e-3) if adam else t.optim.SGD(model.parameters(), lr=lr)
+    loss_fn = t.nn.CrossEntropyLoss()
+
+    def f():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return f
+
+
+def _images(L, n, c, h, classes=10):
+    x = tensor(L, rand(n, c, h, h))
+    y = L.t.from_numpy(np.random.default_rng(3).integers(0, classes, n))
+    return x, y
+
+
+@case("SimpleNN step 64x(784-128-10)", "train")
+def _(L):
+    if L.t is None:
+        return None
+    nn = L.t.nn
+    L.t.manual_seed(0)
+    m = nn.Sequential(nn.Flatten(), nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+    x, y = _images(L, 64, 1, 28)
+    return _step(L, m, x, y)
+
+
+@case("MLP step 256x(1024-1024-1024-10) Adam", "train")
+def _(L):
+    if L.t is None:
+        return None
+    nn = L.t.nn
+    L.t.manual_seed(0)
+    m = nn.Sequential(nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
+    x = tensor(L, rand(256, 1024))
+    y = L.t.from_numpy(np.random.default_rng(3).integers(0, 10, 256))
+    return _step(L, m, x, y, adam=True)
+
+
+@case("LeNet step, batch 64", "conv")
+def _(L):
+    if L.t is None:
+        return None
+    nn = L.t.nn
+    L.t.manual_seed(0)
+    m = nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
+    )  # fmt: skip
+    x, y = _images(L, 64, 1, 28)
+    return _step(L, m, x, y)
+
+
+@case("CIFAR CNN step (conv+BN+pool), batch 32", "conv")
+def _(L):
+    if L.t is None:
+        return None
+    nn = L.t.nn
+    L.t.manual_seed(0)
+
+    def block(i, o):
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(), nn.MaxPool2d(2)]
+
+    m = nn.Sequential(*block(3, 32), *block(32, 64), *block(64, 128), nn.Flatten(), nn.Linear(128 * 16, 10))
+    x, y = _images(L, 32, 3, 32)
+    return _step(L, m, x, y)
+
+
+@case("ResNet-18 layer2 conv 128->128 3x3 28x28 fwd+bwd, batch 8", "conv")
+def _(L):
+    if L.t is None:
+        return None
+    L.t.manual_seed(0)
+    conv = L.t.nn.Conv2d(128, 128, 3, padding=1, bias=False)
+    x = tensor(L, rand(8, 128, 28, 28), requires_grad=True)
+
+    def f():
+        conv(x).sum().backward()
+
+    return f
+
+
+@case("max_pool2d 2x2, 32x64x32x32", "conv")
+def _(L):
+    if L.t is None:
+        return None
+    x = tensor(L, rand(32, 64, 32, 32))
+    return lambda: L.t.nn.functional.max_pool2d(x, 2)
+
+
+@case("BatchNorm2d train fwd+bwd 32x64x32x32", "nn")
+def _(L):
+    if L.t is None:
+        return None
+    bn = L.t.nn.BatchNorm2d(64)
+    x = tensor(L, rand(32, 64, 32, 32), requires_grad=True)
+    return lambda: bn(x).sum().backward()
+
+
+@case("LayerNorm fwd+bwd 256x1024", "nn")
+def _(L):
+    if L.t is None:
+        return None
+    ln = L.t.nn.LayerNorm(1024)
+    x = tensor(L, rand(256, 1024), requires_grad=True)
+    return lambda: ln(x).sum().backward()
+
+
+@case("cross_entropy fwd+bwd 256x1000", "nn")
+def _(L):
+    if L.t is None:
+        return None
+    x = tensor(L, rand(256, 1000), requires_grad=True)
+    y = L.t.from_numpy(np.random.default_rng(3).integers(0, 1000, 256))
+    return lambda: L.t.nn.functional.cross_entropy(x, y).backward()
+
+
+@case("Adam step, 1M params in 8 tensors", "nn")
+def _(L):
+    if L.t is None:
+        return None
+    ps = [tensor(L, rand(1 << 17, seed=i), requires_grad=True) for i in range(8)]
+    for i, p in enumerate(ps):
+        p.grad = tensor(L, rand(1 << 17, seed=10 + i))
+    opt = L.t.optim.Adam(ps, lr=1e-3)
+    return opt.step
+
+
+# ---- worker side
+
+
+def worker(name):
+    class Lib:
+        pass
+
+    L = Lib()
+    L.name = name
+    L.t = None
+    if name == "minitorch":
+        import minitorch as t
+
+        L.t = t
+    elif name == "torch":
+        import torch as t
+
+        L.t = t
+    out = sys.stdout
+    sys.stdout = sys.stderr  # stray prints must not break the protocol
+    fns = {}
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        reply = None
+        try:
+            if cmd["op"] == "setup":
+                fn = CASES[cmd["case"]][1](L)
+                if fn is not None:
+                    fns[cmd["case"]] = fn
+                    reply = loops_for(fn, cmd["min_time"])
+            elif cmd["op"] == "time":
+                fn = fns[cmd["case"]]
+                reply = timeit.Timer(fn).timeit(cmd["loops"]) / cmd["loops"]
+            elif cmd["op"] == "drop":
+                fns.pop(cmd["case"], None)
+            elif cmd["op"] == "threads":
+                if L.t is not None:
+                    L.t.set_num_threads(cmd["n"])
+            elif cmd["op"] == "info":
+                reply = {"version": getattr(L.t, "__version__", np.__version__), "threads": _threads(L)}
+        except Exception as e:  # noqa: BLE001 (a missing op: report it, keep going)
+            reply = {"error": f"{type(e).__name__}: {e}"[:200]}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+def _threads(L):
+    try:
+        return L.t.get_num_threads()
+    except AttributeError:
+        return None
+
+
+def loops_for(fn, min_time):
+    for _ in range(3):
+        fn()
+    n, timer = 1, timeit.Timer(fn)
+    while True:
+        t = timer.timeit(n)
+        if t >= min_time / 5 or n >= 1 << 20:
+            break
+        n *= 2
+    return max(1, int(n * min_time / max(t, 1e-9)))
+
+
+class Worker:
+    def __init__(self, name, python, env):
+        self.name = name
+        self.p = subprocess.Popen(
+            [python, os.path.abspath(__file__), "--worker", name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def ask(self, **cmd):
+        self.p.stdin.write(json.dumps(cmd) + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.name} worker died")
+        return json.loads(line)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def find_torch_python(arg):
+    for py in [arg, "/tmp/tv/bin/python", sys.executable]:
+        if py and os.path.exists(py):
+            r = subprocess.run([py, "-c", "import torch"], capture_output=True, check=False)
+            if r.returncode == 0:
+                return py
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.1)
+    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("--torch-python", default=None)
+    ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="set_num_threads(N) in minitorch and torch (default: theirs)",
+    )
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args.worker)
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in [os.path.join(HERE, "..", "python"), env.get("PYTHONPATH")] if p
+    )
+    workers = [Worker("numpy", sys.executable, env), Worker("minitorch", sys.executable, env)]
+    tpy = find_torch_python(args.torch_python)
+    if tpy:
+        workers.append(Worker("torch", tpy, env))
+    if args.threads:
+        for w in workers:
+            w.ask(op="threads", n=args.threads)
+    info = {w.name: w.ask(op="info") for w in workers}
+    load = os.getloadavg()
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {load[0]:.1f} at start"
+    )
+    print("# " + ", ".join(f"{k} {v['version']} ({v['threads']} threads)" for k, v in info.items()))
+    print()
+    print("| case | numpy | minitorch | torch | R = torch/minitorch |")
+    print("|---|---|---|---|---|")
+    results, ratios = {}, []
+    for name in CASES:
+        if args.k and args.k not in name:
+            continue
+        loops = {w.name: w.ask(op="setup", case=name, min_time=args.min_time) for w in workers}
+        live = [w for w in workers if isinstance(loops[w.name], int)]
+        samples = {w.name: [] for w in live}
+        for _ in range(args.repeats):
+            for w in live:
+                samples[w.name].append(w.ask(op="time", case=name, loops=loops[w.name]))
+        for w in workers:
+            w.ask(op="drop", case=name)
+        med = {k: statistics.median(v) for k, v in samples.items()}
+        r = med["torch"] / med["minitorch"] if "torch" in med and "minitorch" in med else None
+        if r:
+            ratios.append(r)
+        results[name] = {
+            "median_s": med,
+            "R": r,
+            "errors": {k: v for k, v in loops.items() if isinstance(v, dict)},
+        }
+        cols = [fmt(med.get(k)) for k in ("numpy", "minitorch", "torch")]
+        flag = "" if r is None or r >= 1 else " **<1**"
+        print(f"| {name} | {' | '.join(cols)} | {f'{r:.2f}' if r else '-'}{flag} |", flush=True)
+    for w in workers:
+        w.close()
+    if ratios:
+        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(
+            f"\ngeometric mean R = {gm:.2f} over {len(ratios)} cases; {sum(r < 1 for r in ratios)} below 1; "
+            f"load {os.getloadavg()[0]:.1f} at end"
+        )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def fmt(s):
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} us"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+if __name__ == "__main__":
+    main()

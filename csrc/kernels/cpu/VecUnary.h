@@ -1,0 +1,60 @@
+// Dense vectorized loops (SLEEF) for the float unary ops, one table per instruction set, picked at run time.
+#pragma once
+// Plain declarations only: this header is also compiled with AVX flags (vec/unary_*.cpp), so it must not
+// define inline functions the linker could share with baseline code.
+#include <cstdint>
+
+namespace mt {
+namespace vec {
+
+// The ops with a vectorized loop; the order is the tables' index.
+#define MT_VEC_UNARY_FNS(_) \
+  _(exp)                    \
+  _(exp2)                   \
+  _(expm1)                  \
+  _(log)                    \
+  _(log2)                   \
+  _(log10)                  \
+  _(log1p)                  \
+  _(sin)                    \
+  _(cos)                    \
+  _(tan)                    \
+  _(asin)                   \
+  _(acos)                   \
+  _(atan)                   \
+  _(sinh)                   \
+  _(cosh)                   \
+  _(tanh)                   \
+  _(erf)                    \
+  _(sigmoid)                \
+  _(gelu)                   \
+  _(gelu_tanh)              \
+  _(silu)                   \
+  _(mish)
+
+enum class Fn : int {
+#define MT_VEC_ENUM(name) name,
+  MT_VEC_UNARY_FNS(MT_VEC_ENUM)
+#undef MT_VEC_ENUM
+      kCount
+};
+
+using LoopF = void (*)(float* out, const float* in, int64_t n);
+using LoopD = void (*)(double* out, const double* in, int64_t n);
+struct Table {
+  LoopF f32[static_cast<int>(Fn::kCount)];
+  LoopD f64[static_cast<int>(Fn::kCount)];
+};
+
+// Defined in vec/unary_avx2.cpp and vec/unary_avx512.cpp (built only with SLEEF).
+void fill_table_avx2(Table& t);
+void fill_table_avx512(Table& t);
+
+// The table for this CPU (AVX-512 > AVX2+FMA), or nullptr without SLEEF or on an older CPU.
+// MINITORCH_CPU_CAPABILITY=default|avx2|avx512 (read once) caps the choice, for tests and benchmarks.
+const Table* unary_table();
+// "AVX512", "AVX2" or "DEFAULT" (no SLEEF, or an older CPU): PyTorch's names for the path in use.
+const char* cpu_capability();
+
+}  // namespace vec
+}  // namespace mt
