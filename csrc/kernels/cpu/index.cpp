@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 #include "ops/Dispatch.h"
 #include "ops/copy.h"
 #include "ops/kernels.h"
