@@ -162,8 +162,10 @@ void retain_grad(const Tensor& t) {
                                          if (!impl) return Tensor();
                                          auto& mm = impl->ensure_autograd_meta();
                                          NoGradGuard ng;
-                                         mm.grad =
-                                             mm.grad.defined() ? binary(BinaryOp::add, mm.grad, g) : clone(g);
+                                         // mt::, the op front ends: autograd:: has recording twins of the
+                                         // same names
+                                         mm.grad = mm.grad.defined() ? mt::binary(BinaryOp::add, mm.grad, g)
+                                                                     : mt::clone(g);
                                          return Tensor();
                                        }}});
 }
