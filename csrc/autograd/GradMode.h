@@ -1,11 +1,13 @@
 // Thread-local grad mode (no_grad / enable_grad / inference_mode), read by every op front end.
 #pragma once
 
+#include "core/InferenceMode.h"
+
 namespace mt::autograd {
 
 // Thread-local as in PyTorch: a no_grad block in one thread does not affect another.
 inline thread_local bool tls_grad_enabled = true;
-inline thread_local bool tls_inference_mode = false;
+using ::mt::tls_inference_mode;  // the flag itself is in core (Storage reads it)
 
 struct GradMode {
   static bool is_enabled() { return tls_grad_enabled; }

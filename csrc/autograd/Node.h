@@ -123,6 +123,10 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
 void defer_release(Tensor&& t);
 // A tensor over the same memory without autograd state.
 Tensor detach(const Tensor& t);
+// Tensor.detach_(): drops t's history in place (a view cannot be detached in place).
+void detach_(const Tensor& t);
+// Tensor.retain_grad(): a non-leaf keeps its gradient in .grad after backward (a no-op on a leaf).
+void retain_grad(const Tensor& t);
 
 // The engine: gradients of `outputs` (with `grad_outputs`, undefined = implicit ones for scalars) flow back
 // through the graph. inputs empty: accumulate into the leaves' .grad; else return the gradients of inputs.

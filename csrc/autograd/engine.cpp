@@ -137,6 +137,39 @@ Tensor detach(const Tensor& t) {
   return make_view(t, t.sizes(), t.strides(), t.storage_offset());
 }
 
+void detach_(const Tensor& t) {
+  auto* m = t.impl()->autograd_meta();
+  if (!m) return;
+  MT_CHECK(!m->is_view(),
+           "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+           "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+           "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+           "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  m->grad_fn.reset();
+  m->requires_grad = false;
+  m->output_nr = 0;
+}
+
+void retain_grad(const Tensor& t) {
+  MT_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  auto* m = t.impl()->autograd_meta();
+  if (!grad_fn(t) || m->retains_grad) return;
+  m->retains_grad = true;
+  // Weak: the node must not keep the tensor alive (tensor -> grad_fn -> hook -> tensor).
+  std::weak_ptr<TensorImpl> weak = t.ptr();
+  m->grad_fn->pre_hooks.push_back({0, {m->output_nr, [weak](const Tensor& g) -> Tensor {
+                                         auto impl = weak.lock();
+                                         if (!impl) return Tensor();
+                                         auto& mm = impl->ensure_autograd_meta();
+                                         NoGradGuard ng;
+                                         // mt::, the op front ends: autograd:: has recording twins of the
+                                         // same names
+                                         mm.grad = mm.grad.defined() ? mt::binary(BinaryOp::add, mm.grad, g)
+                                                                     : mt::clone(g);
+                                         return Tensor();
+                                       }}});
+}
+
 TensorGeometry geometry_of(const Tensor& t) {
   return {t.sizes(), t.dtype(), t.device()};
 }

@@ -1,4 +1,4 @@
-// Typed errors and the check macros; csrc/python/errors.cpp maps each kind to its Python exception.
+// Typed errors and the check macros; csrc/python/module.cpp maps each kind to its Python exception.
 #pragma once
 #include <sstream>
 #include <stdexcept>

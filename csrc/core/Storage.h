@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "autograd/GradMode.h"
 #include "core/Allocator.h"
+#include "core/InferenceMode.h"
 
 namespace mt {
 
@@ -25,7 +25,7 @@ struct StorageImpl {
   std::atomic<uint32_t> version{0};
   // Made in inference mode: every tensor over it (views too) is an inference tensor, as in PyTorch; they
   // cannot be saved for backward nor written in place outside inference mode.
-  bool inference = autograd::tls_inference_mode;
+  bool inference = tls_inference_mode;
 
   StorageImpl() = default;
   StorageImpl(const StorageImpl&) = delete;

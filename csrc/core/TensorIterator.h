@@ -6,8 +6,8 @@
 #include <array>
 #include <cstdint>
 
+#include "core/Parallel.h"
 #include "core/Tensor.h"
-#include "kernels/cpu/Parallel.h"
 
 namespace mt {
 

@@ -6,11 +6,11 @@
 #include <map>
 #include <mutex>
 
+#include "core/Context.h"
 #include "cuda/CUBLASCheck.h"
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
 #include "cuda/HandlePool.h"
-#include "ops/linalg.h"
 
 namespace mt {
 namespace cuda {

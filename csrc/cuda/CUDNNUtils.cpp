@@ -5,9 +5,9 @@
 
 #include <climits>
 
+#include "core/Context.h"
 #include "cuda/CUDAContext.h"
 #include "cuda/HandlePool.h"
-#include "ops/conv.h"
 
 namespace mt {
 namespace cuda {
@@ -93,5 +93,13 @@ int64_t cudnn_version() {
   return static_cast<int64_t>(cudnnGetVersion());
 }
 
+}  // namespace mt
+#else
+#include "core/Context.h"
+
+namespace mt {
+int64_t cudnn_version() {
+  return 0;
+}
 }  // namespace mt
 #endif

@@ -2,8 +2,6 @@
 // 1-d as 2-d with a unit height, then one 4-D primitive (and its two backward halves) through the kernels.
 #include "ops/conv.h"
 
-#include <atomic>
-
 #include "autograd/record.h"
 #include "core/SafeMath.h"
 #include "ops/autocast.h"
@@ -23,8 +21,6 @@ MT_DEFINE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
 MT_DEFINE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
 
 namespace {
-
-std::atomic<uint32_t> g_cudnn_flags{0b1001};  // enabled | allow_tf32, PyTorch's defaults
 
 // PyTorch's legacy tensor type name, as its conv dtype/device mismatch message prints it.
 std::string type_str(const Tensor& t) {
@@ -272,22 +268,6 @@ void add_bias_(const Tensor& out, const std::optional<Tensor>& bias) {
 }
 
 }  // namespace
-
-CudnnFlags cudnn_flags() {
-  uint32_t v = g_cudnn_flags.load(std::memory_order_relaxed);
-  return {bool(v & 1), bool(v & 2), bool(v & 4), bool(v & 8)};
-}
-void set_cudnn_flags(const CudnnFlags& f) {
-  g_cudnn_flags.store(uint32_t(f.enabled) | uint32_t(f.benchmark) << 1 | uint32_t(f.deterministic) << 2 |
-                          uint32_t(f.allow_tf32) << 3,
-                      std::memory_order_relaxed);
-}
-
-#ifndef MINITORCH_WITH_CUDNN
-int64_t cudnn_version() {
-  return 0;
-}
-#endif
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    const ConvArgs& args) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "core/Context.h"
 #include "core/Tensor.h"
 #include "ops/Dispatch.h"
 
@@ -64,14 +65,6 @@ MT_DECLARE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
 MT_DECLARE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
 MT_DECLARE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
 
-// cuDNN settings (torch.backends.cudnn): read by the CUDA conv kernels, set from Python. One process-wide
-// value.
-struct CudnnFlags {
-  bool enabled = true, benchmark = false, deterministic = false, allow_tf32 = true;
-};
-CudnnFlags cudnn_flags();
-void set_cudnn_flags(const CudnnFlags& f);
-// cudnnGetVersion() (90100 for 9.1.0); 0 when built without cuDNN.
-int64_t cudnn_version();
+// The cuDNN settings (CudnnFlags, cudnn_flags, cudnn_version) are in core/Context.h.
 
 }  // namespace mt

@@ -1,4 +1,6 @@
-// Every DispatchStub, in one list: what a device backend must register to run all ops.
+// The DispatchStubs of the copy, fill, elementwise, index and random families (what a device backend
+// registers for them); conv, pool, reduce, sort, linalg, loss, nn, foreach and attention declare theirs in
+// their own header.
 #pragma once
 #include "core/Scalar.h"
 #include "core/TensorIterator.h"

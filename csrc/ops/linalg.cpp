@@ -3,7 +3,6 @@
 #include "ops/linalg.h"
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 
 #include "autograd/record.h"
@@ -30,18 +29,6 @@ GemmLayout gemm_layout(const Tensor& t) {
 
 bool gemm_layout_fits_int(const Tensor& t, const GemmLayout& l) {
   return l.ok && t.sizes()[1] <= INT_MAX && t.sizes()[2] <= INT_MAX && l.ld <= INT_MAX;
-}
-
-namespace {
-std::atomic<int> g_float32_matmul_precision{static_cast<int>(Float32MatmulPrecision::highest)};
-}
-
-Float32MatmulPrecision float32_matmul_precision() {
-  return static_cast<Float32MatmulPrecision>(g_float32_matmul_precision.load(std::memory_order_relaxed));
-}
-
-void set_float32_matmul_precision(Float32MatmulPrecision p) {
-  g_float32_matmul_precision.store(static_cast<int>(p), std::memory_order_relaxed);
 }
 
 namespace {

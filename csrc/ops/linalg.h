@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/Context.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 #include "ops/Dispatch.h"
@@ -38,13 +39,6 @@ GemmLayout gemm_layout(const Tensor& t);
 // The layout is readable and its sizes and leading dimension fit BLAS's 32-bit integers.
 bool gemm_layout_fits_int(const Tensor& t, const GemmLayout& l);
 
-// torch.set_float32_matmul_precision: "high" and "medium" let float32 GEMMs on CUDA use TF32 tensor cores
-// (backends.cuda.matmul.allow_tf32 reads and writes the same setting, as in PyTorch). One process-wide value.
-enum class Float32MatmulPrecision : int { highest, high, medium };
-Float32MatmulPrecision float32_matmul_precision();
-void set_float32_matmul_precision(Float32MatmulPrecision p);
-inline bool matmul_allow_tf32() {
-  return float32_matmul_precision() != Float32MatmulPrecision::highest;
-}
+// float32_matmul_precision / matmul_allow_tf32 are in core/Context.h.
 
 }  // namespace mt

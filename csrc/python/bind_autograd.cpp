@@ -181,49 +181,17 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   cls.def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(autograd::grad_fn(t)); })
       .def_property_readonly("is_leaf", [](const Tensor& t) { return autograd::grad_fn(t) == nullptr; })
       .def("detach", [](const Tensor& t) { return autograd::detach(t); })
-      .def(
-          "detach_",
-          [](const Tensor& t) {
-            if (auto* m = t.impl()->autograd_meta()) {
-              MT_CHECK(
-                  !m->is_view(),
-                  "Can't detach views in-place. Use detach() instead. If you are using "
-                  "DistributedDataParallel "
-                  "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
-                  "DDP "
-                  "buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
-                  "please "
-                  "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
-              m->grad_fn.reset();
-              m->requires_grad = false;
-              m->output_nr = 0;
-            }
-            return t;
-          })
+      .def("detach_",
+           [](const Tensor& t) {
+             autograd::detach_(t);
+             return t;
+           })
       .def_property_readonly("retains_grad",
                              [](const Tensor& t) {
                                auto* m = t.impl()->autograd_meta();
                                return m && m->retains_grad;
                              })
-      .def("retain_grad",
-           [](const Tensor& t) {
-             MT_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-             auto* m = t.impl()->autograd_meta();
-             if (!autograd::grad_fn(t) || m->retains_grad) return;
-             m->retains_grad = true;
-             // Weak: the node must not keep the tensor alive (tensor -> grad_fn -> hook -> tensor).
-             std::weak_ptr<TensorImpl> weak = t.ptr();
-             m->grad_fn->pre_hooks.push_back({0, {m->output_nr, [weak](const Tensor& g) -> Tensor {
-                                                    auto impl = weak.lock();
-                                                    if (!impl) return Tensor();
-                                                    auto& mm = impl->ensure_autograd_meta();
-                                                    autograd::NoGradGuard ng;
-                                                    mm.grad = mm.grad.defined()
-                                                                  ? binary(BinaryOp::add, mm.grad, g)
-                                                                  : clone(g);
-                                                    return Tensor();
-                                                  }}});
-           })
+      .def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); })
       .def("_register_hook",
            [](const Tensor& t, py::function fn) {
              MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");

@@ -4,8 +4,8 @@
 
 #include "autograd/AutogradMeta.h"
 #include "autograd/Node.h"
+#include "core/Parallel.h"
 #include "cuda/CUDAHooks.h"
-#include "kernels/cpu/Parallel.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/shape.h"

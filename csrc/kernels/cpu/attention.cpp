@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/Exception.h"
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 #include "kernels/cpu/VecExp.h"
 
 namespace mt {

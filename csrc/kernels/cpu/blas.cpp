@@ -6,7 +6,7 @@
 #include <climits>
 #include <vector>
 
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
 

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 #include "ops/copy.h"
 
 namespace mt {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 #include "kernels/foreach_functors.h"
 
 namespace mt {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 #include "ops/Dispatch.h"
 #include "ops/copy.h"
 #include "ops/kernels.h"

@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/Parallel.h"
 #include "core/ScalarType.h"
-#include "kernels/cpu/Parallel.h"
 #include "kernels/cpu/VecExp.h"
 
 namespace mt {

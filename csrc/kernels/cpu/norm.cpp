@@ -6,8 +6,8 @@
 
 #include "core/Exception.h"
 #include "core/Generator.h"
+#include "core/Parallel.h"
 #include "core/ScalarType.h"
-#include "kernels/cpu/Parallel.h"
 #include "ops/nn.h"
 
 namespace mt {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 
 namespace mt {
 namespace {

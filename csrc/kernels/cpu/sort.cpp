@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/Parallel.h"
 #include "core/ScalarType.h"
-#include "kernels/cpu/Parallel.h"
 
 namespace mt {
 namespace {

@@ -1,7 +1,7 @@
 // A small thread pool for CPU kernels. Why not OpenMP: libgomp hangs in a child forked after the parent used
 // its threads; here a pthread_atfork handler simply forgets the pool in the child, which rebuilds it on
 // demand.
-#include "kernels/cpu/Parallel.h"
+#include "core/Parallel.h"
 
 #include <cblas.h>
 #include <pthread.h>
