@@ -12,7 +12,8 @@ import minitorch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
-ROOT_PY = os.path.join(os.path.dirname(HERE), "python")
+# the minitorch under test (the installed package, or the source tree with PYTHONPATH=python), found from any cwd
+PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
 
 
 def _has(path):
@@ -87,7 +88,7 @@ def test_enough_programs():
 @pytest.mark.parametrize("name", list(_params()))
 def test_program(name):
     env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT_PY + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = PKG_PARENT + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("MT_REAL_TORCH", None)
     proc = subprocess.run(
         [sys.executable, os.path.join(PROGRAMS, "as_torch.py"), os.path.join(PROGRAMS, name)],
