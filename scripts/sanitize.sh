@@ -25,8 +25,11 @@ cp -r python/minitorch "$pkg/"
 find "$pkg/minitorch" -name '_C*.so' -delete
 cp "$build"/_C*.so "$pkg/minitorch/"
 
+# libstdc++ preloaded too: python itself does not link it, and ASan's __cxa_throw interceptor must find the real
+# one when ASan starts, else the first C++ exception aborts ("real___cxa_throw != 0" CHECK failure)
 libasan=$(g++ -print-file-name=libasan.so)
-export LD_PRELOAD="$libasan${LD_PRELOAD:+ $LD_PRELOAD}"
+libstdcxx=$(g++ -print-file-name=libstdc++.so.6)
+export LD_PRELOAD="$libasan $libstdcxx${LD_PRELOAD:+ $LD_PRELOAD}"
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=1:strict_init_order=1:${ASAN_OPTIONS:-}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}
 export PYTHONPATH="$root/$pkg:$root"

@@ -308,9 +308,12 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
   Tensor ints = make_empty({self.numel()}, ScalarType::Long, Device(DeviceType::CPU));
   double* p = v.data<double>();
   int64_t* q = ints.data<int64_t>();
-  double range = static_cast<double>(high - low);
-  for (int64_t i = 0; i < v.numel(); ++i)
-    q[i] = std::min(high - 1, low + static_cast<int64_t>(std::floor(p[i] * range)));
+  // high - low can exceed int64 (randint(-2**63, 2**62)): the width in double, the offset added in uint64
+  double range = static_cast<double>(high) - static_cast<double>(low);
+  for (int64_t i = 0; i < v.numel(); ++i) {
+    auto off = static_cast<uint64_t>(std::floor(p[i] * range));
+    q[i] = std::min(high - 1, static_cast<int64_t>(static_cast<uint64_t>(low) + off));
+  }
   write_into(self, view(ints, self.sizes()));
   return self;
 }

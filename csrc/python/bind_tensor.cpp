@@ -75,7 +75,10 @@ py::array to_numpy(const Tensor& t, bool force) {
   const char* fmt = numpy_format(src.dtype());
   MT_CHECK_TYPE(fmt != nullptr, "Got unsupported ScalarType ", dtype_short_name(src.dtype()));
   std::vector<py::ssize_t> shape(src.sizes().begin(), src.sizes().end()), strides;
-  for (int64_t s : src.strides()) strides.push_back(s * static_cast<int64_t>(src.itemsize()));
+  // a dim of size <= 1 never steps, and its element stride may be anything (x[::2**63-1]): give NumPy 0
+  // rather than a byte stride that overflows
+  for (int64_t d = 0; d < src.dim(); ++d)
+    strides.push_back(src.sizes()[d] <= 1 ? 0 : src.strides()[d] * static_cast<int64_t>(src.itemsize()));
   auto* keep = new Storage(src.storage());
   py::capsule owner(keep, [](void* p) { delete static_cast<Storage*>(p); });
   return py::array(py::dtype(fmt), shape, strides, src.data_ptr(), owner);
