@@ -116,6 +116,9 @@ def _install_tensor_methods(cls):
     cls.bool = lambda self: self.to(_C.bool)
     cls.type_as = lambda self, other: self.to(other.dtype)
     cls.new_tensor = _new_tensor
+    from minitorch.functional import repeat_interleave
+
+    cls.repeat_interleave = repeat_interleave
     from minitorch.utils import dlpack as _dl
 
     cls.__dlpack__ = _dl.dlpack

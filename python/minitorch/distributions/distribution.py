@@ -110,15 +110,5 @@ def logits_to_probs(logits, is_binary=False):
 
 
 def broadcast_shapes(*shapes):
-    """The broadcast of several shapes (NumPy's rule), as a minitorch.Size."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for s in shapes:
-        for i, n in enumerate(s, ndim - len(s)):
-            if n != 1:
-                if out[i] not in (1, n):
-                    raise RuntimeError(
-                        f"Shape mismatch: objects cannot be broadcast to a single shape: {shapes}"
-                    )
-                out[i] = n
-    return minitorch.Size(out)
+    """The broadcast of several shapes (minitorch.broadcast_shapes)."""
+    return minitorch.broadcast_shapes(*shapes)

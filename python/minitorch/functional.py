@@ -1,0 +1,82 @@
+"""Functions PyTorch writes in Python over its ops (its torch/functional.py): broadcast_shapes, and
+repeat_interleave composed of views and index_select, so autograd and every device come for free."""
+
+import numpy as np
+
+from minitorch import _C
+from minitorch._creation import tensor
+from minitorch._size import Size
+
+__all__ = ["broadcast_shapes", "repeat_interleave"]
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of the given shapes broadcast to (NumPy's rule); an int is a 1-d shape."""
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for k, s in enumerate(shapes):
+        for i, n in enumerate(s, ndim - len(s)):
+            if n < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if n != 1:
+                if out[i] not in (1, n):
+                    raise RuntimeError(
+                        f"Attempting to broadcast a dimension of length {n} at {i - ndim}! Mismatching argument "
+                        f"at index {k} had {s}; but expected shape should be broadcastable to {out}"
+                    )
+                out[i] = n
+    return Size(out)
+
+
+def _repeat_counts(repeats, n):
+    counts = np.asarray(repeats.tolist() if isinstance(repeats, _C.Tensor) else repeats, dtype=np.int64)
+    if counts.ndim > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    if counts.ndim == 1 and counts.size != 1 and counts.size != n:
+        raise RuntimeError(
+            "repeats must have the same size as input along dim, but got "
+            f"repeats.size(0) = {counts.size} and input.size(0) = {n}"
+        )
+    return np.broadcast_to(counts.reshape(-1), (n,))
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
+    gives each index ``counts[i]`` times."""
+    if repeats is None:  # the one-argument overload: indices repeated by the counts in input
+        if input.dim() != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        counts = _repeat_counts(input, input.numel())
+        idx = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        return tensor(idx, dtype=input.dtype, device=input.device)
+    x = input.reshape(-1) if dim is None else input
+    if x.dim() == 0:
+        x = x.reshape(1)
+    d = 0 if dim is None else dim
+    nd = x.dim()
+    if not -nd <= d < nd:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})"
+        )
+    d %= nd
+    n = x.shape[d]
+    if isinstance(repeats, int) or (
+        isinstance(repeats, _C.Tensor) and repeats.numel() == 1 and repeats.dim() <= 1
+    ):
+        r = int(repeats) if isinstance(repeats, int) else int(repeats.item())
+        if r < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        # a view that expands a new axis after d, then one reshape: no index list
+        shape = list(x.shape)
+        y = x.unsqueeze(d + 1).expand(*shape[: d + 1], r, *shape[d + 1 :])
+        out = y.reshape(*shape[:d], n * r, *shape[d + 1 :])
+    else:
+        counts = _repeat_counts(repeats, n)
+        idx = np.repeat(np.arange(n, dtype=np.int64), counts)
+        out = x.index_select(d, tensor(idx, dtype=_C.int64, device=x.device))
+    if output_size is not None and out.shape[d] != output_size:
+        raise RuntimeError(f"allocated size does not match required size: {output_size} vs {out.shape[d]}")
+    return out
