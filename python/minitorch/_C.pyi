@@ -47,6 +47,12 @@ class Tensor:
         """
         (device type, device index) in DLPack's numbering: (kDLCPU, 0) or (kDLCUDA, index).
         """
+    @staticmethod
+    def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+        """
+        Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
+            gives each index ``counts[i]`` times.
+        """
     def __abs__(self) -> Tensor: ...
     def __add__(self, arg0: typing.Any) -> typing.Any: ...
     def __and__(self, arg0: typing.Any) -> typing.Any: ...
