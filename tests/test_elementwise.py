@@ -686,6 +686,17 @@ print('ok')
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
 
 
+def test_unsigned_division_by_max_value(device):
+    # uint8's 255 is T(-1) bit for bit: it must divide as 255, not take the signed "divide by -1" shortcut
+    a = np.array([10, 255, 254, 0], dtype=np.uint8)
+    b = np.full(4, 255, dtype=np.uint8)
+    x, y = P.tensor(a, device=device), P.tensor(b, device=device)
+    assert to_np(x // y).tolist() == (a // b).tolist()
+    assert to_np(x % y).tolist() == (a % b).tolist()
+    assert to_np(P.fmod(x, y)).tolist() == np.fmod(a, b).tolist()
+    assert to_np(P.div(x, y, rounding_mode="trunc")).tolist() == (a // b).tolist()
+
+
 def test_integer_floor_and_remainder_signs(device):
     a = np.array([7, -7, 7, -7, 0])
     b = np.array([2, 2, -2, -2, 3])

@@ -234,14 +234,28 @@ struct BitwiseXor {
   }
 };
 
-// Integer division by zero is rejected by the front end; b == -1 avoids the INT_MIN / -1 trap.
+// Integer division by zero is rejected by the front end; b == -1 avoids the INT_MIN / -1 trap. Signed types
+// only (uint8's 255 == T(-1) divides normally), and the negation wraps in unsigned (INT_MIN stays INT_MIN, as
+// PyTorch) instead of overflowing, which is undefined.
+template <typename T>
+MT_HD_INLINE bool is_minus_one(T b) {
+  if constexpr (std::is_signed<T>::value)
+    return b == T(-1);
+  else
+    return false;
+}
+template <typename T>
+MT_HD_INLINE T wrapping_neg(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
+}
 struct TruncDiv {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
     if constexpr (std::is_same<T, bool>::value)
       return a && b;
     else if constexpr (is_int_v<T>) {
-      if (b == T(-1)) return static_cast<T>(T(0) - a);
+      if (is_minus_one(b)) return wrapping_neg(a);
       return static_cast<T>(a / b);
     } else
       return std::trunc(a / b);
@@ -253,7 +267,7 @@ struct FloorDiv {  // Python's //, as NumPy computes it for floats
     if constexpr (std::is_same<T, bool>::value)
       return a && b;
     else if constexpr (is_int_v<T>) {
-      if (b == T(-1)) return static_cast<T>(T(0) - a);
+      if (is_minus_one(b)) return wrapping_neg(a);
       T q = static_cast<T>(a / b);
       if constexpr (std::is_signed<T>::value)
         if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -280,7 +294,7 @@ struct Remainder {  // Python's %: the result takes the divisor's sign
     if constexpr (std::is_same<T, bool>::value)
       return false;
     else if constexpr (is_int_v<T>) {
-      if (b == T(-1)) return T(0);
+      if (is_minus_one(b)) return T(0);
       T r = static_cast<T>(a % b);
       if constexpr (std::is_signed<T>::value)
         if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
@@ -298,7 +312,7 @@ struct Fmod {  // C's fmod: the result takes the dividend's sign
     if constexpr (std::is_same<T, bool>::value)
       return false;
     else if constexpr (is_int_v<T>) {
-      if (b == T(-1)) return T(0);
+      if (is_minus_one(b)) return T(0);
       return static_cast<T>(a % b);
     } else
       return fmod(a, b);
