@@ -275,9 +275,7 @@ def test_bad_inputs():
         m(minitorch.randn(2, 3, 4), (minitorch.randn(1, 2, 3), minitorch.randn(1, 3, 3)))
     with pytest.raises(RuntimeError, match="For batched 3-D input, hx and cx should also be 3-D but got"):
         m(minitorch.randn(2, 3, 4), (minitorch.randn(3, 3), minitorch.randn(3, 3)))
-    with pytest.raises(
-        ValueError, match="input must have the type torch.float32, got type torch.float64"
-    ):
+    with pytest.raises(ValueError, match="input must have the type torch.float32, got type torch.float64"):
         m(minitorch.randn(2, 3, 4, dtype=minitorch.float64))
     g = nn.GRU(4, 3)
     with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 3, 3\), got \[2, 3, 3\]"):
