@@ -15,3 +15,4 @@ from minitorch.nn.modules.pooling import *
 from minitorch.nn.modules.rnn import *
 from minitorch.nn.modules.sparse import *
 from minitorch.nn.modules.transformer import *
+from minitorch.nn.modules.upsampling import *
