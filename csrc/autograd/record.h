@@ -1,6 +1,8 @@
 // What the op front ends call to record autograd history: a cheap check, and the recording twin of each
 // differentiable primitive op (run the op without grad, then attach a node whose formula is in
-// derivatives.cpp). Composite ops (lerp, matmul, stack, split, ...) need nothing: their parts record.
+// derivatives.cpp, or views.cpp for the view ops and the in-place path). Composite ops (lerp, matmul, stack,
+// split, ...) need nothing: their parts record. Each twin has its op's signature, so the declarations below
+// mirror the ops/ family headers by design.
 #pragma once
 #include <optional>
 #include <string>
