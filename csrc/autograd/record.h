@@ -108,7 +108,7 @@ void check_inplace(const Tensor& self);
 // history instead, through CopySlices).
 void take_history(const Tensor& self, const Tensor& r);
 
-// ---- conv and pooling (helper conv): recording twins of the primitives in ops/conv.h and ops/pool.h
+// ---- conv and pool: recording twins of the primitives in ops/conv.h and ops/pool.h (double backward too)
 }  // namespace mt::autograd
 namespace mt {
 struct ConvArgs;
@@ -127,7 +127,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArra
 Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
                            IntArrayRef input_sizes);
 
-// ---- nn ops (helper normops)
+// ---- nn (ops/nn.h)
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps);
@@ -140,7 +140,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  bool sparse);
 Tensor dropout(const Tensor& input, double p);  // 0 < p < 1, training
 
-// ---- loss (helper loss)
+// ---- loss (ops/loss.h)
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
 Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                   const ClassLossOptions& opt);
