@@ -13,6 +13,7 @@
 #include "autograd/record.h"
 #include "ops/attention.h"
 #include "ops/ops.h"
+#include "ops/upsample.h"
 
 namespace mt::autograd {
 
@@ -871,9 +872,10 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 // ---- nn (ops/nn.h): linear, batch/layer/group norm, embedding, dropout
 // The norms save their input and the statistics the forward computed (mean, rstd); under create_graph the
-// statistics are recomputed with recorded ops, so double backward sees their dependence on the input. The three
-// norms' entries look alike (same saved tensors, same fused-or-composite split) but normalize over different
-// dims, and batch norm's eval path treats the statistics as constants, so each keeps its own formula.
+// statistics are recomputed with recorded ops, so double backward sees their dependence on the input. The
+// three norms' entries look alike (same saved tensors, same fused-or-composite split) but normalize over
+// different dims, and batch norm's eval path treats the statistics as constants, so each keeps its own
+// formula.
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   Tensor b = bias ? *bias : Tensor();
@@ -1342,6 +1344,44 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     return r;
   });
+  return out;
+}
+
+// ---- upsample (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the
+// gradient's gradient is the upsampling again.
+
+namespace {
+const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
+  static const char* names[2][4][3] = {
+      {{"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0"},
+       {"UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
+        "UpsampleNearestExact3DBackward0"},
+       {"UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0"},
+       {"UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0"}},
+      {{"UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0",
+        "UpsampleNearest3DBackwardBackward0"},
+       {"UpsampleNearestExact1DBackwardBackward0", "UpsampleNearestExact2DBackwardBackward0",
+        "UpsampleNearestExact3DBackwardBackward0"},
+       {"UpsampleLinear1DBackwardBackward0", "UpsampleBilinear2DBackwardBackward0",
+        "UpsampleTrilinear3DBackwardBackward0"},
+       {"UpsampleBicubic2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
+        "UpsampleBicubic2DBackwardBackward0"}}};
+  return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
+}
+}  // namespace
+
+Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
+  Tensor out = no_grad([&] { return mt::upsample_impl(input, args); });
+  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
+  record(upsample_node_name(args, false), {&input}, {&out}, {},
+         [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; });
+  return out;
+}
+
+Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
+  Tensor out = no_grad([&] { return mt::upsample_backward(grad_out, args, input_sizes); });
+  record(upsample_node_name(args, true), {&grad_out}, {&out}, {},
+         [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; });
   return out;
 }
 

@@ -49,6 +49,7 @@ void take_history(const Tensor& self, const Tensor& r);
 namespace mt {
 struct ConvArgs;
 struct PoolArgs;
+struct UpsampleArgs;
 }  // namespace mt
 
 namespace mt::autograd {
@@ -130,6 +131,9 @@ using TensorPair = std::tuple<Tensor, Tensor>;
   _(avg_pool2d_backward, pool, Tensor, (const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes)) \
   _(max_pool2d_backward, pool, Tensor, (const Tensor& grad_out, const Tensor& indices, const PoolArgs& args, \
                                         IntArrayRef input_sizes)) \
+  /* upsample */ \
+  _(upsample_impl, upsample, Tensor, (const Tensor& input, const UpsampleArgs& args)) \
+  _(upsample_backward, upsample, Tensor, (const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes)) \
   /* reduce */ \
   _(sum, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype)) \
   _(mean, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype)) \
