@@ -319,6 +319,15 @@ Tensor norm_input_grad(const Tensor& gw, const Tensor& xhat, const Tensor& rstd,
   return mt::mul(rstd, mt::sub(mt::sub(gw, a), mt::mul(xhat, b)));
 }
 
+// The norms' gradients for an empty input: zeros of the input and of the affine parameters (shape `param`).
+V empty_norm_grads(FnNode& n, const Tensor& x, IntArrayRef param, const Tensor& g) {
+  V res(3);
+  if (n.needs_input_grad(0)) res[0] = zeros_like(x);
+  for (size_t i = 1; i < 3; ++i)
+    if (n.needs_input_grad(i)) res[i] = zeros(param, g.dtype(), g.device());
+  return res;
+}
+
 DimVector dims_but_1(int64_t nd) {
   DimVector d{0};
   for (int64_t i = 2; i < nd; ++i) d.push_back(i);
@@ -863,7 +872,10 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 // ---- nn (ops/nn.h): linear, batch/layer/group norm, embedding, dropout
 // The norms save their input and the statistics the forward computed (mean, rstd); under create_graph the
-// statistics are recomputed with recorded ops, so double backward sees their dependence on the input.
+// statistics are recomputed with recorded ops, so double backward sees their dependence on the input. The
+// three norms' entries look alike (same saved tensors, same fused-or-composite split) but normalize over
+// different dims, and batch norm's eval path treats the statistics as constants, so each keeps its own
+// formula.
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   Tensor b = bias ? *bias : Tensor();
@@ -899,13 +911,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
            const Tensor& g = gs[0];
            int64_t N = compute_numel(ns);
            int64_t M = N == 0 ? 0 : x.numel() / N;
+           if (M == 0 || N == 0) return empty_norm_grads(n, x, ns, g);
            V res(3);
-           if (M == 0 || N == 0) {
-             if (n.needs_input_grad(0)) res[0] = zeros_like(x);
-             if (n.needs_input_grad(1)) res[1] = zeros(ns, g.dtype(), g.device());
-             if (n.needs_input_grad(2)) res[2] = zeros(ns, g.dtype(), g.device());
-             return res;
-           }
            if (!GradMode::is_enabled()) {  // not differentiated again: one fused pass
              auto [dx, dw, db] =
                  mt::native_layer_norm_backward(g, x, mean, rstd, w, M, N, n.needs_input_grad(0),
@@ -947,13 +954,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
            const Tensor& g = gs[0];
            int64_t N = x.sizes()[0], C = x.sizes()[1];
            DimVector dims = dims_but_1(x.dim());
+           if (x.numel() == 0) return empty_norm_grads(n, x, DimVector{C}, g);
            V res(3);
-           if (x.numel() == 0) {
-             if (n.needs_input_grad(0)) res[0] = zeros_like(x);
-             if (n.needs_input_grad(1)) res[1] = zeros({C}, g.dtype(), g.device());
-             if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
-             return res;
-           }
            int64_t D = x.numel() / (N * G);
            Tensor x3 = mt::reshape(x, {N, G, D});
            Tensor mb, rb;
@@ -993,13 +995,8 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
            const Tensor& g = gs[0];
            int64_t C = x.sizes()[1];
            DimVector dims = dims_but_1(x.dim());
+           if (x.numel() == 0) return empty_norm_grads(n, x, DimVector{C}, g);
            V res(3);
-           if (x.numel() == 0) {
-             if (n.needs_input_grad(0)) res[0] = zeros_like(x);
-             if (n.needs_input_grad(1)) res[1] = zeros({C}, g.dtype(), g.device());
-             if (n.needs_input_grad(2)) res[2] = zeros({C}, g.dtype(), g.device());
-             return res;
-           }
            if (!GradMode::is_enabled()) {  // not differentiated again: fused passes
              auto [dx, dw, db] =
                  mt::native_batch_norm_backward(g, x, mean, rstd, w, training, n.needs_input_grad(0),
@@ -1290,28 +1287,35 @@ Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
   return out;
 }
 
-Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::softmax(self, dim, dtype); });
+namespace {
+// softmax and log_softmax: the formula reads the result along the (wrapped) dim; a 0-dim result has a zero
+// gradient.
+using SoftmaxGrad = Tensor (*)(const Tensor& grad, const Tensor& result, int64_t dim);
+Tensor softmax_record(const char* name, const Tensor& self, const Tensor& out, int64_t dim,
+                      SoftmaxGrad grad) {
   int64_t d = wrap_dim(dim, self.dim());
-  record("SoftmaxBackward0", {&self}, {&out}, {result()}, [d](FnNode& n, V& gs) -> V {
+  record(name, {&self}, {&out}, {result()}, [d, grad](FnNode& n, V& gs) -> V {
     Tensor r = n.saved("result");
-    const Tensor& g = gs[0];
-    if (r.dim() == 0) return {mt::mul(g, S(0))};
-    return {mt::mul(r, mt::sub(g, mt::sum(mt::mul(g, r), {d}, true)))};
+    if (r.dim() == 0) return {mt::mul(gs[0], S(0))};
+    return {grad(gs[0], r, d)};
   });
   return out;
 }
+}  // namespace
+
+Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
+  return softmax_record("SoftmaxBackward0", self, no_grad([&] { return mt::softmax(self, dim, dtype); }), dim,
+                        [](const Tensor& g, const Tensor& r, int64_t d) {
+                          return mt::mul(r, mt::sub(g, mt::sum(mt::mul(g, r), {d}, true)));
+                        });
+}
 
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::log_softmax(self, dim, dtype); });
-  int64_t d = wrap_dim(dim, self.dim());
-  record("LogSoftmaxBackward0", {&self}, {&out}, {result()}, [d](FnNode& n, V& gs) -> V {
-    Tensor r = n.saved("result");
-    const Tensor& g = gs[0];
-    if (r.dim() == 0) return {mt::mul(g, S(0))};
-    return {mt::sub(g, mt::mul(mt::exp(r), mt::sum(g, {d}, true)))};
-  });
-  return out;
+  return softmax_record("LogSoftmaxBackward0", self,
+                        no_grad([&] { return mt::log_softmax(self, dim, dtype); }), dim,
+                        [](const Tensor& g, const Tensor& r, int64_t d) {
+                          return mt::sub(g, mt::mul(mt::exp(r), mt::sum(g, {d}, true)));
+                        });
 }
 
 // ---- shape (ops/shape.h); the view ops are in views.cpp
@@ -1343,11 +1347,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return out;
 }
 
-}  // namespace mt::autograd
-
-// ---- upsampling (helper api14): linear in its input, so the gradient is the adjoint scatter and the
+// ---- upsample (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the
 // gradient's gradient is the upsampling again.
-namespace mt::autograd {
+
 namespace {
 const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
   static const char* names[2][4][3] = {
@@ -1371,16 +1373,15 @@ const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
 Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
   Tensor out = no_grad([&] { return mt::upsample_impl(input, args); });
   DimVector in_sizes(input.sizes().begin(), input.sizes().end());
-  attach(upsample_node_name(args, false),
-         [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; },
-         {&input}, {&out});
+  record(upsample_node_name(args, false), {&input}, {&out}, {},
+         [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; });
   return out;
 }
 
 Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
   Tensor out = no_grad([&] { return mt::upsample_backward(grad_out, args, input_sizes); });
-  attach(upsample_node_name(args, true),
-         [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; }, {&grad_out}, {&out});
+  record(upsample_node_name(args, true), {&grad_out}, {&out}, {},
+         [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; });
   return out;
 }
 

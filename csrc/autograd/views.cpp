@@ -205,21 +205,28 @@ Tensor alias(const Tensor& self) {
   return mark_view(self, out, [](const Tensor& b) { return mt::alias(b); });
 }
 
-Tensor view(const Tensor& self, IntArrayRef sizes) {
-  Tensor out = no_grad([&] { return mt::view(self, sizes); });
+namespace {
+// A view that only changes the shape (view, reshape, squeeze, unsqueeze): the gradient is reshaped back, and
+// the view replays as `replay`, by default view() to the output's sizes. `aliases` false: reshape had to
+// copy.
+Tensor shape_view(const char* name, const Tensor& self, const Tensor& out, ViewFn replay = nullptr,
+                  bool aliases = true) {
   DimVector in = self.sizes();
   attach_view(
-      "ViewBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
-  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+      name, [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  if (!aliases) return out;
+  if (!replay) replay = [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); };
+  return mark_view(self, out, std::move(replay));
+}
+}  // namespace
+
+Tensor view(const Tensor& self, IntArrayRef sizes) {
+  return shape_view("ViewBackward0", self, no_grad([&] { return mt::view(self, sizes); }));
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
   Tensor out = no_grad([&] { return mt::reshape(self, sizes); });
-  DimVector in = self.sizes();
-  attach_view(
-      "ViewBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
-  if (out.storage() != self.storage()) return out;
-  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+  return shape_view("ViewBackward0", self, out, nullptr, out.storage() == self.storage());
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
@@ -241,27 +248,16 @@ Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
 }
 
 Tensor squeeze(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::squeeze(self); });
-  DimVector in = self.sizes();
-  attach_view(
-      "SqueezeBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
-  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+  return shape_view("SqueezeBackward0", self, no_grad([&] { return mt::squeeze(self); }));
 }
 
 Tensor squeeze(const Tensor& self, IntArrayRef dims) {
-  Tensor out = no_grad([&] { return mt::squeeze(self, dims); });
-  DimVector in = self.sizes();
-  attach_view(
-      "SqueezeBackward1", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
-  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+  return shape_view("SqueezeBackward1", self, no_grad([&] { return mt::squeeze(self, dims); }));
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  Tensor out = no_grad([&] { return mt::unsqueeze(self, dim); });
-  DimVector in = self.sizes();
-  attach_view(
-      "UnsqueezeBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
-  return mark_view(self, out, [dim](const Tensor& b) { return mt::unsqueeze(b, dim); });
+  return shape_view("UnsqueezeBackward0", self, no_grad([&] { return mt::unsqueeze(self, dim); }),
+                    [dim](const Tensor& b) { return mt::unsqueeze(b, dim); });
 }
 
 Tensor expand(const Tensor& self, IntArrayRef sizes) {

@@ -19,8 +19,8 @@ MT_DECLARE_STUB(copy_stub, CopyKernelFn);
 MT_DECLARE_STUB(cross_device_copy_stub, CrossDeviceCopyFn);
 MT_DECLARE_STUB(fill_stub, FillKernelFn);
 
-// factory.cpp: random fills of a contiguous tensor on the device. Element i draws from Philox(seed, i,
-// offset) alone, so values depend on the seed and the call sequence, not on the launch configuration.
+// Random fills of a contiguous tensor (the CPU kernel still sits in ops/factory.cpp, CUDA's in random.cu).
+// Element i draws from Philox(seed, i, offset) alone: values depend on the seed and call sequence only.
 // uniform: [a, b) keeping the dtype's mantissa bits; normal: mean a, std b; integers: [a, b); bernoulli: p=a.
 enum class RandomKind : int { uniform, normal, integers, bernoulli };
 using RandomFillFn = void (*)(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed,

@@ -1,5 +1,5 @@
-// Loss functions (torch.nn.functional's): cross_entropy and nll_loss as fused kernels, the rest as
-// composites.
+// Loss functions (torch.nn.functional's): cross_entropy and nll_loss as fused kernels, mse_loss and bce with
+// a derivative of their own (one node each), the rest as composites of recorded ops.
 #pragma once
 #include <optional>
 #include <string>
@@ -22,7 +22,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 Reduction reduction, int64_t ignore_index);
 
-// Composites of elementwise ops (their parts record autograd); input and target broadcast.
+// input and target broadcast; mse_loss and binary_cross_entropy record one node (autograd::), the rest compose.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta);

@@ -232,6 +232,15 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       });
 
   m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); });
+  // [(twin, ops/ family)]: autograd/record.h's table of recording twins, so tests iterate the list the C++
+  // declares
+  m.def("_op_table", [] {
+    py::list out;
+#define MT_TWIN_ROW(name, family, ret, params) out.append(py::make_tuple(#name, #family));
+    MT_AUTOGRAD_TWINS(MT_TWIN_ROW)
+#undef MT_TWIN_ROW
+    return out;
+  });
   m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
   m.def("is_inference_mode_enabled", [] { return autograd::tls_inference_mode; });
   m.def("_set_inference_mode", [](bool v) { autograd::tls_inference_mode = v; });

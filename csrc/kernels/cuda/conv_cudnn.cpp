@@ -164,7 +164,9 @@ size_t max_memory(const Perf* perf, int n) {
 }
 
 // cuDNN's entry points of one direction, all called with the (x, w, y) buffers of the Call: in forward y is
-// written, in backward data x, in backward filter w. The search and the run below are written once over them.
+// written, in backward data x, in backward filter w. The search and the run below are written once over them;
+// the three structs look alike because cuDNN's three APIs do (same steps, other functions and argument
+// order).
 struct Forward {
   using Perf = cudnnConvolutionFwdAlgoPerf_t;
   using Algo = cudnnConvolutionFwdAlgo_t;
@@ -271,26 +273,27 @@ void run_conv(const Tensor& x, const Tensor& w, const Tensor& y, const ConvArgs&
   D::run(c, algo, x.data_ptr(), w.data_ptr(), y.data_ptr(), ptr(ws), bytes);
 }
 
-void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+void cudnn_conv_forward_cuda(const Tensor& out, const Tensor& input, const Tensor& weight,
+                             const ConvArgs& a) {
   run_conv<Forward>(input, weight, out, a);
 }
 
-void backward_data(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
-                   const ConvArgs& a) {
+void cudnn_conv_backward_input_cuda(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                                    const ConvArgs& a) {
   run_conv<BackwardData>(grad_input, weight, grad_out, a);
 }
 
-void backward_filter(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
-                     const ConvArgs& a) {
+void cudnn_conv_backward_weight_cuda(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                                     const ConvArgs& a) {
   run_conv<BackwardFilter>(input, grad_weight, grad_out, a);
 }
 
 }  // namespace
 }  // namespace cuda
 
-MT_REGISTER_KERNEL(cudnn_conv_forward_stub, CUDA, &cuda::forward);
-MT_REGISTER_KERNEL(cudnn_conv_backward_input_stub, CUDA, &cuda::backward_data);
-MT_REGISTER_KERNEL(cudnn_conv_backward_weight_stub, CUDA, &cuda::backward_filter);
+MT_REGISTER_KERNEL(cudnn_conv_forward_stub, CUDA, &cuda::cudnn_conv_forward_cuda);
+MT_REGISTER_KERNEL(cudnn_conv_backward_input_stub, CUDA, &cuda::cudnn_conv_backward_input_cuda);
+MT_REGISTER_KERNEL(cudnn_conv_backward_weight_stub, CUDA, &cuda::cudnn_conv_backward_weight_cuda);
 
 }  // namespace mt
 #endif

@@ -57,11 +57,19 @@ def _attention_block(attn, dropout, x, mem, attn_mask, key_padding_mask, is_caus
     return dropout(x)
 
 
+def _add_feed_forward(layer, d_model, dim_feedforward, dropout, bias, kw):
+    """The feed-forward submodules, registered in PyTorch's order (state_dict keys follow it)."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+
+
 def _feed_forward_block(layer, x, dropout):
     """linear1 -> activation -> dropout -> linear2 -> the layer's last dropout."""
     return dropout(layer.linear2(layer.dropout(layer.activation(layer.linear1(x)))))
 
 
+# Both layers take PyTorch's constructor arguments, so their signatures repeat by design.
 class TransformerEncoderLayer(Module):
     __constants__ = ("norm_first",)
 
@@ -84,9 +92,7 @@ class TransformerEncoderLayer(Module):
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        _add_feed_forward(self, d_model, dim_feedforward, dropout, bias, kw)
         self.norm_first = norm_first
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
@@ -136,9 +142,7 @@ class TransformerDecoderLayer(Module):
         self.multihead_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        _add_feed_forward(self, d_model, dim_feedforward, dropout, bias, kw)
         self.norm_first = norm_first
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
