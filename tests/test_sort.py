@@ -272,6 +272,29 @@ def test_median_nan(device):
     assert math.isnan(minitorch.empty(0, device=device).median().item())
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 1001])
+def test_kthvalue_median_pick_the_stable_order(device, n):
+    # the CPU selects (nth_element) instead of sorting: with ties and NaNs the chosen index must still be the
+    # stable sort's, as PyTorch's
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 5, size=(3, n)).astype(np.float64)
+    a[1, rng.integers(0, n, size=max(1, n // 10))] = np.nan
+    x = minitorch.tensor(a, device=device, requires_grad=True)
+    order = np.argsort(a, axis=1, kind="stable")  # NaN last, as in the sort
+    for k in sorted({1, (n + 1) // 2, n}):
+        v, i = x.kthvalue(k, 1)
+        np.testing.assert_array_equal(to_np(i), order[:, k - 1])
+        np.testing.assert_array_equal(to_np(v), a[np.arange(3), order[:, k - 1]])
+    v, i = x.median(1)
+    nans = np.isnan(a).sum(1)
+    pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+    np.testing.assert_array_equal(to_np(i), order[np.arange(3), pos])
+    v.backward(minitorch.ones(3, dtype=minitorch.float64, device=device))  # the gradient reaches the picks
+    g = np.zeros_like(a)
+    g[np.arange(3), order[np.arange(3), pos]] = 1
+    np.testing.assert_array_equal(to_np(x.grad), g)
+
+
 def test_kthvalue_median_errors(device):
     x = minitorch.ones(3, 4, device=device)
     with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range for dimension 1"):

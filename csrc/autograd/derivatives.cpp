@@ -1094,6 +1094,40 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const 
       });
 }
 
+// ---- upsampling (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the
+// gradient's gradient is the upsampling again. Node names are PyTorch's, per mode and rank.
+
+static const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
+  static const char* names[2][4][3] = {
+      {{"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0"},
+       {"UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
+        "UpsampleNearestExact3DBackward0"},
+       {"UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0"},
+       {"UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0"}},
+      {{"UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0",
+        "UpsampleNearest3DBackwardBackward0"},
+       {"UpsampleNearestExact1DBackwardBackward0", "UpsampleNearestExact2DBackwardBackward0",
+        "UpsampleNearestExact3DBackwardBackward0"},
+       {"UpsampleLinear1DBackwardBackward0", "UpsampleBilinear2DBackwardBackward0",
+        "UpsampleTrilinear3DBackwardBackward0"},
+       {"UpsampleBicubic2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
+        "UpsampleBicubic2DBackwardBackward0"}}};
+  return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
+}
+
+Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
+  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
+  return twin(
+      upsample_node_name(args, false), [&] { return mt::upsample_impl(input, args); }, {&input}, {},
+      [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; });
+}
+
+Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
+  return twin(
+      upsample_node_name(args, true), [&] { return mt::upsample_backward(grad_out, args, input_sizes); },
+      {&grad_out}, {}, [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; });
+}
+
 // ---- reduce (ops/reduce.h)
 
 Tensor sum(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtype) {
@@ -1344,44 +1378,6 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     return r;
   });
-  return out;
-}
-
-// ---- upsample (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the
-// gradient's gradient is the upsampling again.
-
-namespace {
-const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
-  static const char* names[2][4][3] = {
-      {{"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0"},
-       {"UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
-        "UpsampleNearestExact3DBackward0"},
-       {"UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0"},
-       {"UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0"}},
-      {{"UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0",
-        "UpsampleNearest3DBackwardBackward0"},
-       {"UpsampleNearestExact1DBackwardBackward0", "UpsampleNearestExact2DBackwardBackward0",
-        "UpsampleNearestExact3DBackwardBackward0"},
-       {"UpsampleLinear1DBackwardBackward0", "UpsampleBilinear2DBackwardBackward0",
-        "UpsampleTrilinear3DBackwardBackward0"},
-       {"UpsampleBicubic2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
-        "UpsampleBicubic2DBackwardBackward0"}}};
-  return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
-}
-}  // namespace
-
-Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
-  Tensor out = no_grad([&] { return mt::upsample_impl(input, args); });
-  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
-  record(upsample_node_name(args, false), {&input}, {&out}, {},
-         [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; });
-  return out;
-}
-
-Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
-  Tensor out = no_grad([&] { return mt::upsample_backward(grad_out, args, input_sizes); });
-  record(upsample_node_name(args, true), {&grad_out}, {&out}, {},
-         [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; });
   return out;
 }
 

@@ -1,9 +1,11 @@
 // Front ends of the sort family and the triangle ops: every selection op (topk, kthvalue, median, mode) is
-// a stable sort along the dim followed by a pick, so one kernel per device serves them all. Values are
+// a stable sort along the dim followed by a pick, so one kernel per device serves them all; kthvalue and
+// median use a device's selection kernel instead where it has one (the CPU). Values are
 // differentiable through a gather of the input at the chosen indices (gradient scatters back, as PyTorch).
 #include "ops/sort.h"
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "autograd/record.h"
@@ -18,6 +20,7 @@ namespace mt {
 
 MT_DEFINE_STUB(sort_stub, SortKernelFn);
 MT_DEFINE_STUB(mode_stub, ModeKernelFn);
+MT_DEFINE_STUB(select_stub, SelectKernelFn);
 
 namespace {
 
@@ -81,6 +84,21 @@ std::tuple<Tensor, Tensor> scalar_result(const Tensor& self) {
   return {clone(self), zeros({}, ScalarType::Long, self.device())};
 }
 
+// The selection kernel's pick along d (k < 0: the median), or nothing when the device has no such kernel.
+std::optional<std::tuple<Tensor, Tensor>> select_along(const Tensor& self, int64_t d, int64_t k) {
+  SelectKernelFn fn = select_stub.fns[static_cast<int>(self.device().type)];
+  if (!fn) return std::nullopt;
+  autograd::NoGradGuard ng;
+  Tensor rows = as_rows(self, d);
+  DimVector shape(rows.sizes().begin(), rows.sizes().end());
+  int64_t n = shape.back();
+  shape.back() = 1;
+  Tensor values = make_empty(shape, rows.dtype(), rows.device());
+  Tensor indices = make_empty(shape, ScalarType::Long, rows.device());
+  if (values.numel() > 0) fn(values, indices, rows, n, k);
+  return std::make_tuple(from_rows(values, d), from_rows(indices, d));
+}
+
 void check_nonempty_dim(const Tensor& self, int64_t d, const char* name) {
   MT_CHECK_INDEX(self.dim() == 0 || self.sizes()[d] > 0, name, "(): Expected reduction dim ", d,
                  " to have non-zero size.");
@@ -122,6 +140,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   MT_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", d);
   check_not_bool(self, "kthvalue");
   if (self.dim() == 0) return scalar_result(self);
+  if (auto r = select_along(self, d, k - 1))
+    return finish(self, d, std::get<0>(*r), std::get<1>(*r), keepdim);
   auto [v, i] = sort_along(self, d, k, false);
   return finish(self, d, narrow(v, d, k - 1, 1), narrow(i, d, k - 1, 1), keepdim);
 }
@@ -131,6 +151,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
   check_not_bool(self, "median_out", false);
   check_nonempty_dim(self, d, "median");
   if (self.dim() == 0) return scalar_result(self);
+  if (auto r = select_along(self, d, -1)) return finish(self, d, std::get<0>(*r), std::get<1>(*r), keepdim);
   int64_t n = self.sizes()[d];
   Tensor values, indices;
   {
