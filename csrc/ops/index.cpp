@@ -1,5 +1,6 @@
-// Advanced indexing, index_put_, gather/scatter, index_select, nonzero, masked_select. Each op reduces to
-// element offsets (computed on the host, bounds-checked) and one gather or put kernel.
+// Advanced indexing, index_put_, gather/scatter, index_select, nonzero, masked_select. Advanced indexing
+// reduces to element offsets (computed on the host, bounds-checked) and one gather or put kernel; gather and
+// scatter walk the index tensor in the device's dim kernel where it has one.
 #include "ops/index.h"
 
 #include <numeric>
@@ -7,6 +8,7 @@
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
+#include "ops/index_dim.h"
 #include "ops/kernels.h"
 #include "ops/shape.h"
 
@@ -15,6 +17,8 @@ namespace mt {
 MT_DEFINE_STUB(index_gather_stub, IndexGatherFn);
 MT_DEFINE_STUB(index_put_stub, IndexPutFn);
 MT_DEFINE_STUB(nonzero_stub, NonzeroFn);
+MT_DEFINE_STUB(gather_dim_stub, GatherDimFn);
+MT_DEFINE_STUB(scatter_dim_stub, ScatterDimFn);
 
 void check_index_dtype(const Tensor& t) {
   ScalarType d = t.dtype();
@@ -193,10 +197,9 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 namespace {
-// Offsets for gather/scatter: for every position of `index`, the element of `self` it addresses along dim
-// (and the same position in the other dims), plus the position's offset into `other` (src for scatter).
-void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
-                 std::vector<int64_t>& self_off, const Tensor* other, std::vector<int64_t>* other_off) {
+// The shape rules gather and scatter share (PyTorch's gather_shape_check / scatter_shape_check).
+void check_dim_index(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
+                     const Tensor* other) {
   MT_CHECK(index.dtype() == ScalarType::Long, op, "(): Expected dtype int64 for index");
   MT_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
            "Index tensor must have the same number of dimensions as ",
@@ -204,13 +207,25 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const cha
   for (int64_t d = 0; d < index.dim(); ++d) {
     if (d != dim)
       MT_CHECK(index.sizes()[d] <= (self.dim() ? self.sizes()[d] : 1), "Size does not match at dimension ", d,
-               " expected index ", shape_str(index.sizes()), " to be smaller than self ",
+               " expected index ", shape_str(index.sizes()), " to be no larger than self ",
                shape_str(self.sizes()), " apart from dimension ", dim);
     if (other && other->dim() == index.dim())
       MT_CHECK(index.sizes()[d] <= other->sizes()[d], "Expected index ", shape_str(index.sizes()),
-               " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ", dim,
-               " and to be smaller size than src ", shape_str(other->sizes()));
+               " to be no larger than self ", shape_str(self.sizes()), " apart from dimension ", dim,
+               " and to be no larger size than src ", shape_str(other->sizes()));
   }
+}
+
+// The device's dim kernels take the tensors as they are; 0-dim tensors, an empty dim of self and devices
+// without dim kernels take the offsets path below.
+bool use_dim_kernel(const Tensor& self, int64_t dim, const Tensor& index, const void* kernel) {
+  return kernel != nullptr && self.dim() > 0 && index.dim() == self.dim() && self.sizes()[dim] > 0;
+}
+
+// Offsets for gather/scatter: for every position of `index`, the element of `self` it addresses along dim
+// (and the same position in the other dims), plus the position's offset into `other` (src for scatter).
+void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vector<int64_t>& self_off,
+                 const Tensor* other, std::vector<int64_t>* other_off) {
   std::vector<int64_t> idx = host_indices(index, index.sizes());
   DimVector st = self.dim() ? self.strides() : DimVector{1};
   DimVector isz = index.dim() ? index.sizes() : DimVector{1};
@@ -236,9 +251,15 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
            "Expected all tensors to be on the same device, but found at least two "
            "devices, ",
            self.device().str(), " and ", index.device().str(), "!");
-  std::vector<int64_t> off;
-  dim_offsets(self, d, index, "gather", off, nullptr, nullptr);
+  check_dim_index(self, d, index, "gather", nullptr);
   Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
+  GatherDimFn kernel = gather_dim_stub.fns[static_cast<int>(self.device().type)];
+  if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel))) {
+    kernel(out, self, d, index);
+    return out;
+  }
+  std::vector<int64_t> off;
+  dim_offsets(self, d, index, off, nullptr, nullptr);
   int64_t zero = 0;
   if (out.numel() > 0)
     index_gather_stub.get(self.device())(out, self, off.data(), static_cast<int64_t>(off.size()), &zero, 1);
@@ -263,8 +284,15 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
                      ? PutMode::multiply
                      : (MT_ERROR("reduce argument must be either add or multiply."), PutMode::assign);
   Tensor s = src.dim() == 0 ? expand(to(src, src.dtype(), self.device()), index.sizes()) : src;
+  check_dim_index(self, d, index, "scatter", &s);
+  ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
+  if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {
+    kernel(self, d, index, s, mode);
+    self.bump_version();
+    return self;
+  }
   std::vector<int64_t> off, soff;
-  dim_offsets(self, d, index, "scatter", off, &s, &soff);
+  dim_offsets(self, d, index, off, &s, &soff);
   // values in index order, contiguous in self's dtype
   Tensor vals = make_empty({static_cast<int64_t>(soff.size())}, self.dtype(), self.device());
   if (!soff.empty()) {
