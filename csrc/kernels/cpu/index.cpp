@@ -99,6 +99,16 @@ void gather_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int
     char* o = data[0];
     const char* s = data[1];
     const char* ix = data[2];
+    if (st[0] == sizeof(T) && st[1] == 0 && st[2] == sizeof(int64_t)) {  // along the innermost dim
+      T* out = reinterpret_cast<T*>(o);
+      const T* row = reinterpret_cast<const T*>(s);
+      const int64_t* idx = reinterpret_cast<const int64_t*>(ix);
+      for (int64_t i = 0; i < n; ++i)
+        if (static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size))
+          index_out_of_bounds(idx[i], dim, size);
+      for (int64_t i = 0; i < n; ++i) out[i] = row[idx[i] * dim_stride];
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) {
       int64_t k = *reinterpret_cast<const int64_t*>(ix + i * st[2]);
       if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(size)) index_out_of_bounds(k, dim, size);
