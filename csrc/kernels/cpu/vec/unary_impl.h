@@ -171,6 +171,51 @@ void loop(S* out, const S* in, int64_t n) {
   }
 }
 
+// Softmax over one float32 row. A NaN anywhere makes the sum NaN and so the whole row NaN; an all -inf row
+// gives NaN (-inf - -inf), both as PyTorch. The tail goes through a vector padded with -inf (exp gives 0).
+void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
+  if (n <= 0) return;
+  VF mv = VF{} + p[0];
+  int64_t i = 0;
+  for (; i + NF <= n; i += NF) {
+    VF x;
+    __builtin_memcpy(&x, p + i, sizeof(VF));
+    mv = x > mv ? x : mv;
+  }
+  float m = p[0];
+  for (int j = 0; j < NF; ++j) m = mv[j] > m ? mv[j] : m;
+  for (; i < n; ++i) m = p[i] > m ? p[i] : m;
+  VF acc = VF{};
+  for (i = 0; i + NF <= n; i += NF) {
+    VF x;
+    __builtin_memcpy(&x, p + i, sizeof(VF));
+    const VF e = SLEEF_F(exp)(x - m);
+    if (!take_log) __builtin_memcpy(q + i, &e, sizeof(VF));
+    acc += e;
+  }
+  if (i < n) {
+    float buf[NF];
+    for (int j = 0; j < NF; ++j) buf[j] = i + j < n ? p[i + j] : -__builtin_inff();
+    VF x;
+    __builtin_memcpy(&x, buf, sizeof(VF));
+    const VF e = SLEEF_F(exp)(x - m);
+    __builtin_memcpy(buf, &e, sizeof(VF));
+    if (!take_log)
+      for (int64_t j = 0; i + j < n; ++j) q[i + j] = buf[j];
+    acc += e;
+  }
+  float s = 0;
+  for (int j = 0; j < NF; ++j) s += acc[j];
+  if (take_log) {
+    // (x - max) first: it is exact near the max, where folding log(s) into max would round it away
+    const float ls = __builtin_logf(s);  // the libm call: no inline code from <cmath> here
+    for (i = 0; i < n; ++i) q[i] = (p[i] - m) - ls;
+  } else {
+    const float inv = 1.0f / s;
+    for (i = 0; i < n; ++i) q[i] *= inv;
+  }
+}
+
 }  // namespace
 
 namespace mt {
@@ -186,6 +231,7 @@ void MT_VEC_FILL(Table& t) {
   // functors serve float32 (and half) there
   t.f32[static_cast<int>(Fn::sinh)] = nullptr;
   t.f32[static_cast<int>(Fn::cosh)] = nullptr;
+  t.softmax_f32 = &softmax_row;
 }
 
 }  // namespace vec
