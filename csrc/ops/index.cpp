@@ -36,11 +36,10 @@ Tensor on_host(const Tensor& t) {
   return t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
 }
 
-// The index values as int64 on the host, in row-major order of `shape` (broadcast).
-std::vector<int64_t> host_indices(const Tensor& idx, IntArrayRef shape) {
-  Tensor h = contiguous(to(expand(on_host(idx), shape), ScalarType::Long, Device(DeviceType::CPU)));
-  const int64_t* p = h.data<int64_t>();
-  return std::vector<int64_t>(p, p + h.numel());
+// The index values as a contiguous int64 host tensor, in row-major order of `shape` (broadcast). No copy
+// when the index already is one: large index tensors are read in place.
+Tensor host_indices(const Tensor& idx, IntArrayRef shape) {
+  return contiguous(to(expand(on_host(idx), shape), ScalarType::Long, Device(DeviceType::CPU)));
 }
 
 int64_t wrap_index(int64_t i, int64_t size, int64_t dim) {
@@ -72,10 +71,11 @@ std::vector<int64_t> box_offsets(IntArrayRef sizes, IntArrayRef strides) {
 // Everything index and index_put_ share: masks expanded to long indices, the broadcast index shape,
 // the result layout, and the offsets.
 struct AdvancedPlan {
-  DimVector result_shape;      // final shape (NumPy placement)
-  DimVector work_shape;        // [B..., rest...]: the order the offsets enumerate
-  DimVector work_to_result;    // permutation taking the work layout to the result layout
-  std::vector<int64_t> outer;  // one offset per broadcast index position
+  DimVector result_shape;    // final shape (NumPy placement)
+  DimVector work_shape;      // [B..., rest...]: the order the offsets enumerate
+  DimVector work_to_result;  // permutation taking the work layout to the result layout
+  Tensor outer;  // int64 on the host, one offset per broadcast index position (allocator memory: large
+                 // plans reuse big pages instead of faulting in a fresh std::vector each call)
   std::vector<int64_t> inner;  // one offset per position of the non-indexed dims
 };
 
@@ -118,11 +118,19 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
 
   AdvancedPlan p;
   int64_t nb = compute_numel(bshape);
-  p.outer.assign(static_cast<size_t>(nb), 0);
+  p.outer = make_empty({nb}, ScalarType::Long, Device(DeviceType::CPU));
+  int64_t* outer = p.outer.data<int64_t>();
+  bool first = true;
   for (int64_t d : adv) {
-    std::vector<int64_t> v = host_indices(*idx[d], bshape);
+    Tensor vt = host_indices(*idx[d], bshape);
+    const int64_t* v = vt.data<int64_t>();
     int64_t size = self.sizes()[d], stride = self.strides()[d];
-    for (int64_t k = 0; k < nb; ++k) p.outer[k] += wrap_index(v[k], size, d) * stride;
+    for (int64_t k = 0; k < nb; ++k) {
+      int64_t i = v[k];
+      if (i < -size || i >= size) wrap_index(i, size, d);  // raises
+      outer[k] = (first ? 0 : outer[k]) + (i < 0 ? i + size : i) * stride;
+    }
+    first = false;
   }
   DimVector rsizes, rstrides;
   for (int64_t d : rest) {
@@ -153,8 +161,8 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
   AdvancedPlan p = plan_advanced(self, indices);
   Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
   if (work.numel() > 0)
-    index_gather_stub.get(self.device())(work, self, p.outer.data(), static_cast<int64_t>(p.outer.size()),
-                                         p.inner.data(), static_cast<int64_t>(p.inner.size()));
+    index_gather_stub.get(self.device())(work, self, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
+                                         static_cast<int64_t>(p.inner.size()));
   return permute(work, p.work_to_result);
 }
 
@@ -173,8 +181,8 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   for (size_t k = 0; k < p.work_to_result.size(); ++k) inverse[p.work_to_result[k]] = static_cast<int64_t>(k);
   Tensor w = contiguous(to(permute(v, inverse), self.dtype(), self.device()));
   if (w.numel() > 0)
-    index_put_stub.get(self.device())(self, w, p.outer.data(), static_cast<int64_t>(p.outer.size()),
-                                      p.inner.data(), static_cast<int64_t>(p.inner.size()),
+    index_put_stub.get(self.device())(self, w, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
+                                      static_cast<int64_t>(p.inner.size()),
                                       accumulate ? PutMode::add : PutMode::assign);
   self.bump_version();
   return self;
@@ -188,8 +196,12 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, self.dim());
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
-  for (int64_t i : host_indices(index, index.sizes()))
-    MT_CHECK_INDEX(i >= 0 && i < size, "index out of range in self");
+  {
+    Tensor h = host_indices(index, index.sizes());
+    const int64_t* v = h.data<int64_t>();
+    for (int64_t k = 0, n = h.numel(); k < n; ++k)
+      MT_CHECK_INDEX(v[k] >= 0 && v[k] < size, "index out of range in self");
+  }
   if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(reshape(index, {-1}));
@@ -226,15 +238,16 @@ bool use_dim_kernel(const Tensor& self, int64_t dim, const Tensor& index, const 
 // (and the same position in the other dims), plus the position's offset into `other` (src for scatter).
 void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vector<int64_t>& self_off,
                  const Tensor* other, std::vector<int64_t>* other_off) {
-  std::vector<int64_t> idx = host_indices(index, index.sizes());
+  Tensor idx_t = host_indices(index, index.sizes());
+  const int64_t* idx = idx_t.data<int64_t>();
   DimVector st = self.dim() ? self.strides() : DimVector{1};
   DimVector isz = index.dim() ? index.sizes() : DimVector{1};
   int64_t size = self.dim() ? self.sizes()[dim] : 1;
   DimVector zero_dim_stride = st;
   zero_dim_stride[dim] = 0;
   std::vector<int64_t> base = box_offsets(isz, zero_dim_stride);
-  self_off.resize(idx.size());
-  for (size_t k = 0; k < idx.size(); ++k) {
+  self_off.resize(static_cast<size_t>(idx_t.numel()));
+  for (size_t k = 0; k < self_off.size(); ++k) {
     // no wrapping: gather/scatter take indices in [0, size) only, as PyTorch
     MT_CHECK(idx[k] >= 0 && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ", dim,
              " with size ", size);
