@@ -65,6 +65,17 @@ void put_kernel(const Tensor& dst, const Tensor& values, const int64_t* outer, i
     scalar_t* d = dst.data<scalar_t>();
     const scalar_t* v = values.data<scalar_t>();
     using op_t = opmath_t<scalar_t>;
+    if (r == 1 && inner[0] == 0) {  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
+      if (mode == PutMode::assign)
+        for (int64_t i = 0; i < n; ++i) d[outer[i]] = v[i];
+      else if (mode == PutMode::add)
+        for (int64_t i = 0; i < n; ++i)
+          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) + static_cast<op_t>(v[i]));
+      else
+        for (int64_t i = 0; i < n; ++i)
+          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) * static_cast<op_t>(v[i]));
+      return;
+    }
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < r; ++j) {
         scalar_t& x = d[outer[i] + inner[j]];
