@@ -173,8 +173,7 @@ void loop(S* out, const S* in, int64_t n) {
 
 // Softmax over one float32 row. A NaN anywhere makes the sum NaN and so the whole row NaN; an all -inf row
 // gives NaN (-inf - -inf), both as PyTorch. The tail goes through a vector padded with -inf (exp gives 0).
-void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
-  if (n <= 0) return;
+float row_max(const float* p, int64_t n) {
   VF mv = VF{} + p[0];
   int64_t i = 0;
   for (; i + NF <= n; i += NF) {
@@ -185,12 +184,18 @@ void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
   float m = p[0];
   for (int j = 0; j < NF; ++j) m = mv[j] > m ? mv[j] : m;
   for (; i < n; ++i) m = p[i] > m ? p[i] : m;
+  return m;
+}
+
+// sum of exp(p - m); q (when not null) receives the exps
+float sum_exp(const float* p, float* q, int64_t n, float m) {
   VF acc = VF{};
-  for (i = 0; i + NF <= n; i += NF) {
+  int64_t i = 0;
+  for (; i + NF <= n; i += NF) {
     VF x;
     __builtin_memcpy(&x, p + i, sizeof(VF));
     const VF e = SLEEF_F(exp)(x - m);
-    if (!take_log) __builtin_memcpy(q + i, &e, sizeof(VF));
+    if (q) __builtin_memcpy(q + i, &e, sizeof(VF));
     acc += e;
   }
   if (i < n) {
@@ -200,12 +205,48 @@ void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
     __builtin_memcpy(&x, buf, sizeof(VF));
     const VF e = SLEEF_F(exp)(x - m);
     __builtin_memcpy(buf, &e, sizeof(VF));
-    if (!take_log)
+    if (q)
       for (int64_t j = 0; i + j < n; ++j) q[i + j] = buf[j];
     acc += e;
   }
   float s = 0;
   for (int j = 0; j < NF; ++j) s += acc[j];
+  return s;
+}
+
+float max_sum_exp(const float* p, int64_t n, float* max) {
+  if (n <= 0) {
+    *max = -__builtin_inff();
+    return 0.0f;
+  }
+  *max = row_max(p, n);
+  return sum_exp(p, nullptr, n, *max);
+}
+
+void scaled_exp(float* out, const float* x, int64_t n, float shift, float k) {
+  int64_t i = 0;
+  for (; i + NF <= n; i += NF) {
+    VF v;
+    __builtin_memcpy(&v, x + i, sizeof(VF));
+    const VF e = SLEEF_F(exp)(v - shift) * k;
+    __builtin_memcpy(out + i, &e, sizeof(VF));
+  }
+  if (i < n) {
+    float buf[NF] = {};
+    for (int64_t j = 0; i + j < n; ++j) buf[j] = x[i + j];
+    VF v;
+    __builtin_memcpy(&v, buf, sizeof(VF));
+    const VF e = SLEEF_F(exp)(v - shift) * k;
+    __builtin_memcpy(buf, &e, sizeof(VF));
+    for (int64_t j = 0; i + j < n; ++j) out[i + j] = buf[j];
+  }
+}
+
+void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
+  if (n <= 0) return;
+  const float m = row_max(p, n);
+  const float s = sum_exp(p, take_log ? nullptr : q, n, m);
+  int64_t i = 0;
   if (take_log) {
     // (x - max) first: it is exact near the max, where folding log(s) into max would round it away
     const float ls = __builtin_logf(s);  // the libm call: no inline code from <cmath> here
@@ -232,6 +273,8 @@ void MT_VEC_FILL(Table& t) {
   t.f32[static_cast<int>(Fn::sinh)] = nullptr;
   t.f32[static_cast<int>(Fn::cosh)] = nullptr;
   t.softmax_f32 = &softmax_row;
+  t.max_sum_exp_f32 = &max_sum_exp;
+  t.scaled_exp_f32 = &scaled_exp;
 }
 
 }  // namespace vec
