@@ -244,6 +244,47 @@ def _(L):
     return lambda: z.clone().scatter_add_(0, i, s)
 
 
+@case("x[idx] = v 100k x 64, 10k rows", "index")
+def _(L):
+    a, v = rand(100_000, 64), rand(10_000, 64, seed=1)
+    idx = np.random.default_rng(2).integers(0, 100_000, 10_000)
+    if L.t is None:
+
+        def f():
+            a[idx] = v
+
+        return f
+    x, i, w = tensor(L, a), L.t.from_numpy(idx), tensor(L, v)
+
+    def g():
+        x[i] = w
+
+    return g
+
+
+@case("index_put_ accumulate 1M -> 1000", "index")
+def _(L):
+    src = rand(1 << 20)
+    idx = np.random.default_rng(2).integers(0, 1000, 1 << 20)
+    if L.t is None:
+        z = np.zeros(1000, np.float32)
+        return lambda: np.add.at(z, idx, src)
+    s, i = tensor(L, src), L.t.from_numpy(idx)
+    z = L.t.zeros(1000)
+    return lambda: z.index_put_((i,), s, accumulate=True)
+
+
+@case("masked_fill 1M", "index")
+def _(L):
+    a = rand(1 << 20)
+    if L.t is None:
+        m = a > 0
+        return lambda: np.where(m, np.float32(0), a)
+    x = tensor(L, a)
+    m = x > 0
+    return lambda: x.masked_fill(m, 0.0)
+
+
 # ---- nn layers and training steps
 def _step(L, model, x, y, lr=0.01, adam=False):
     t = L.t

@@ -436,3 +436,109 @@ def test_index_device_rules():
         minitorch.gather(t, 0, minitorch.zeros(1, 4, 5, dtype=minitorch.int64))
     with pytest.raises(RuntimeError, match=msg):
         t.clone().scatter_(0, minitorch.zeros(1, 4, 5, dtype=minitorch.int64), 1.0)
+
+
+def _np_gather(a, dim, idx):
+    out = np.empty(idx.shape, dtype=a.dtype)
+    for pos in np.ndindex(*idx.shape):
+        src = list(pos)
+        src[dim] = idx[pos]
+        out[pos] = a[tuple(src)]
+    return out
+
+
+def _np_scatter(a, dim, idx, src, op):
+    a = a.copy()
+    for pos in np.ndindex(*idx.shape):  # row-major order: the last duplicate wins for assign
+        dst = list(pos)
+        dst[dim] = idx[pos]
+        a[tuple(dst)] = op(a[tuple(dst)], src[pos])
+    return a
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_gather_scatter_dim_kernel_layouts(dtype, dim, device):
+    """gather/scatter walk the index tensor in place: strided self/index/src, an index smaller than self in
+    the other dims, a src larger than the index, duplicates, each dtype, each dim, against a NumPy loop."""
+    rng = np.random.default_rng(7)
+    d = dim % 3
+
+    def values(shape):  # small dyadic values: sums and products of a few are exact in every float dtype
+        if dtype.is_floating_point:
+            return rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0], size=shape)
+        return make_array(shape, dtype, rng)
+
+    a = values((6, 5, 4))
+    base = minitorch.tensor(np.ascontiguousarray(a.transpose(2, 0, 1)), dtype=dtype, device=device)
+    t = base.permute(1, 2, 0)  # a non-contiguous view with a's values
+    assert not t.is_contiguous()
+    ishape = [4, 3, 3]
+    ishape[d] = 7  # longer than self along dim: duplicates for sure
+    idx = rng.integers(0, a.shape[d], size=ishape)
+    t_idx = minitorch.tensor(np.ascontiguousarray(idx.transpose(1, 0, 2)), device=device).transpose(0, 1)
+    got = minitorch.gather(t, dim, t_idx)
+    np.testing.assert_array_equal(to_np(got), _np_gather(a, d, idx).astype(to_np(got).dtype))
+    # src larger than index in every dim, read through a step-2 slice
+    src = values((16, 16, 16))
+    t_src = minitorch.tensor(src, dtype=dtype, device=device)[::2, ::2, ::2]
+    src_used = src[::2, ::2, ::2]
+    for reduce, op in [(None, lambda x, y: y), ("multiply", None), ("add", None)]:
+        if reduce == "add":
+            op = (lambda x, y: x | y) if dtype == minitorch.bool else (lambda x, y: x + y)
+        if reduce == "multiply":
+            op = (lambda x, y: x & y) if dtype == minitorch.bool else (lambda x, y: x * y)
+        if reduce == "multiply" and dtype in (minitorch.int8, minitorch.int16, minitorch.uint8):
+            continue  # products wrap (covered with small values in the test above)
+        out_base = minitorch.tensor(np.ascontiguousarray(a.transpose(2, 0, 1)), dtype=dtype, device=device)
+        out = out_base.permute(1, 2, 0)
+        if reduce is None:
+            out.scatter_(dim, t_idx, t_src)
+        else:
+            out.scatter_(dim, t_idx, t_src, reduce=reduce)
+        exp = _np_scatter(a, d, idx, src_used, op)
+        if dtype in (minitorch.int8, minitorch.uint8, minitorch.int16):
+            exp = exp.astype(np.int64).astype(NP_WRAP[dtype])
+        np.testing.assert_array_equal(to_np(out), exp.astype(to_np(out).dtype))
+        # the write went through the view into the base
+        np.testing.assert_array_equal(to_np(out_base.permute(1, 2, 0)), to_np(out))
+    if dtype != minitorch.bool:
+        got = minitorch.zeros(6, 5, 4, dtype=dtype, device=device).scatter_add(dim, t_idx, t_src)
+        exp = _np_scatter(np.zeros((6, 5, 4)), d, idx, src_used.astype(np.float64), lambda x, y: x + y)
+        if dtype in (minitorch.int8, minitorch.uint8, minitorch.int16):
+            exp = exp.astype(np.int64).astype(NP_WRAP[dtype])
+        np.testing.assert_array_equal(to_np(got), exp.astype(to_np(got).dtype))
+
+
+def test_gather_scatter_empty_and_bad_indices(device):
+    t = minitorch.arange(12.0, device=device).reshape(3, 4)
+    empty = minitorch.zeros(0, 4, dtype=minitorch.int64, device=device)
+    assert minitorch.gather(t, 0, empty).shape == (0, 4)
+    assert minitorch.gather(t, 1, minitorch.zeros(3, 0, dtype=minitorch.int64, device=device)).shape == (3, 0)
+    before = to_np(t)
+    t.scatter_add_(0, empty, minitorch.ones(0, 4, device=device))
+    t.scatter_(1, empty, 1.0)
+    np.testing.assert_array_equal(to_np(t), before)
+    # an empty self along dim: every index is out of bounds
+    with pytest.raises(RuntimeError, match="index 0 is out of bounds for dimension 1 with size 0"):
+        minitorch.gather(
+            minitorch.zeros(3, 0, device=device),
+            1,
+            minitorch.zeros(3, 1, dtype=minitorch.int64, device=device),
+        )
+    # no wrapping of negative indices, as PyTorch; the bad value is named wherever it sits
+    for bad, msg in [(-1, "index -1 is out of bounds for dimension 1 with size 4"), (4, "index 4 is out")]:
+        idx = minitorch.zeros(3, 4, dtype=minitorch.int64, device=device)
+        idx[2, 3] = bad
+        with pytest.raises(RuntimeError, match=msg):
+            minitorch.gather(t, 1, idx)
+        with pytest.raises(RuntimeError, match=msg):
+            t.clone().scatter_(1, idx, t)
+        with pytest.raises(RuntimeError, match=msg):
+            t.clone().scatter_add_(1, idx, t)
+    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
+        minitorch.gather(t, 1, minitorch.zeros(3, 4, dtype=minitorch.int32, device=device))
+    with pytest.raises(RuntimeError, match="Size does not match at dimension 0"):
+        minitorch.gather(t, 1, minitorch.zeros(4, 4, dtype=minitorch.int64, device=device))
+    with pytest.raises(RuntimeError, match="to be no larger size than src"):
+        t.clone().scatter_(1, minitorch.zeros(3, 4, dtype=minitorch.int64, device=device), t[:, :2])

@@ -178,6 +178,27 @@ def test_layer_norm_gradcheck(device, affine):
     assert gradgradcheck(fn, inputs)
 
 
+@pytest.mark.parametrize("n", [37, 1024])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_float32_backward_matches_float64(device, n, affine):
+    """The float32 rows (a separate AVX2 path on the CPU): forward, dx, dw and db against the float64 result,
+    whose gradients gradcheck covers; a row length that is not a multiple of the vector width too."""
+    rng = rng_for(7)
+    x64 = rng.standard_normal((5, n)) * 3 + 1
+    g64 = rng.standard_normal((5, n))
+    w64, b64 = rng.standard_normal(n), rng.standard_normal(n)
+    res = {}
+    for dt in (minitorch.float32, minitorch.float64):
+        x = T(x64, dtype=dt, device=device, requires_grad=True)
+        w = T(w64, dtype=dt, device=device, requires_grad=True) if affine else None
+        b = T(b64, dtype=dt, device=device, requires_grad=True) if affine else None
+        y = F.layer_norm(x, (n,), w, b)
+        y.backward(T(g64, dtype=dt, device=device))
+        res[dt] = [to_np(y), to_np(x.grad)] + ([to_np(w.grad), to_np(b.grad)] if affine else [])
+    for got, exp in zip(res[minitorch.float32], res[minitorch.float64]):
+        np.testing.assert_allclose(got, exp, rtol=1e-4, atol=1e-4 * np.abs(exp).max())
+
+
 def test_layer_norm_errors(device):
     x = minitorch.randn(2, 4, device=device)
     with pytest.raises(

@@ -1,5 +1,6 @@
-// Advanced indexing, index_put_, gather/scatter, index_select, nonzero, masked_select. Each op reduces to
-// element offsets (computed on the host, bounds-checked) and one gather or put kernel.
+// Advanced indexing, index_put_, gather/scatter, index_select, nonzero, masked_select. Advanced indexing
+// reduces to element offsets (computed on the host, bounds-checked) and one gather or put kernel; gather and
+// scatter walk the index tensor in the device's dim kernel where it has one.
 #include "ops/index.h"
 
 #include <numeric>
@@ -7,6 +8,7 @@
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
+#include "ops/index_dim.h"
 #include "ops/kernels.h"
 #include "ops/shape.h"
 
@@ -15,6 +17,8 @@ namespace mt {
 MT_DEFINE_STUB(index_gather_stub, IndexGatherFn);
 MT_DEFINE_STUB(index_put_stub, IndexPutFn);
 MT_DEFINE_STUB(nonzero_stub, NonzeroFn);
+MT_DEFINE_STUB(gather_dim_stub, GatherDimFn);
+MT_DEFINE_STUB(scatter_dim_stub, ScatterDimFn);
 
 void check_index_dtype(const Tensor& t) {
   ScalarType d = t.dtype();
@@ -32,11 +36,10 @@ Tensor on_host(const Tensor& t) {
   return t.device().is_cpu() ? t : to(t, t.dtype(), Device(DeviceType::CPU));
 }
 
-// The index values as int64 on the host, in row-major order of `shape` (broadcast).
-std::vector<int64_t> host_indices(const Tensor& idx, IntArrayRef shape) {
-  Tensor h = contiguous(to(expand(on_host(idx), shape), ScalarType::Long, Device(DeviceType::CPU)));
-  const int64_t* p = h.data<int64_t>();
-  return std::vector<int64_t>(p, p + h.numel());
+// The index values as a contiguous int64 host tensor, in row-major order of `shape` (broadcast). No copy
+// when the index already is one: large index tensors are read in place.
+Tensor host_indices(const Tensor& idx, IntArrayRef shape) {
+  return contiguous(to(expand(on_host(idx), shape), ScalarType::Long, Device(DeviceType::CPU)));
 }
 
 int64_t wrap_index(int64_t i, int64_t size, int64_t dim) {
@@ -68,10 +71,11 @@ std::vector<int64_t> box_offsets(IntArrayRef sizes, IntArrayRef strides) {
 // Everything index and index_put_ share: masks expanded to long indices, the broadcast index shape,
 // the result layout, and the offsets.
 struct AdvancedPlan {
-  DimVector result_shape;      // final shape (NumPy placement)
-  DimVector work_shape;        // [B..., rest...]: the order the offsets enumerate
-  DimVector work_to_result;    // permutation taking the work layout to the result layout
-  std::vector<int64_t> outer;  // one offset per broadcast index position
+  DimVector result_shape;    // final shape (NumPy placement)
+  DimVector work_shape;      // [B..., rest...]: the order the offsets enumerate
+  DimVector work_to_result;  // permutation taking the work layout to the result layout
+  Tensor outer;  // int64 on the host, one offset per broadcast index position (allocator memory: large
+                 // plans reuse big pages instead of faulting in a fresh std::vector each call)
   std::vector<int64_t> inner;  // one offset per position of the non-indexed dims
 };
 
@@ -114,11 +118,19 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
 
   AdvancedPlan p;
   int64_t nb = compute_numel(bshape);
-  p.outer.assign(static_cast<size_t>(nb), 0);
+  p.outer = make_empty({nb}, ScalarType::Long, Device(DeviceType::CPU));
+  int64_t* outer = p.outer.data<int64_t>();
+  bool first = true;
   for (int64_t d : adv) {
-    std::vector<int64_t> v = host_indices(*idx[d], bshape);
+    Tensor vt = host_indices(*idx[d], bshape);
+    const int64_t* v = vt.data<int64_t>();
     int64_t size = self.sizes()[d], stride = self.strides()[d];
-    for (int64_t k = 0; k < nb; ++k) p.outer[k] += wrap_index(v[k], size, d) * stride;
+    for (int64_t k = 0; k < nb; ++k) {
+      int64_t i = v[k];
+      if (i < -size || i >= size) wrap_index(i, size, d);  // raises
+      outer[k] = (first ? 0 : outer[k]) + (i < 0 ? i + size : i) * stride;
+    }
+    first = false;
   }
   DimVector rsizes, rstrides;
   for (int64_t d : rest) {
@@ -149,8 +161,8 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
   AdvancedPlan p = plan_advanced(self, indices);
   Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
   if (work.numel() > 0)
-    index_gather_stub.get(self.device())(work, self, p.outer.data(), static_cast<int64_t>(p.outer.size()),
-                                         p.inner.data(), static_cast<int64_t>(p.inner.size()));
+    index_gather_stub.get(self.device())(work, self, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
+                                         static_cast<int64_t>(p.inner.size()));
   return permute(work, p.work_to_result);
 }
 
@@ -169,8 +181,8 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   for (size_t k = 0; k < p.work_to_result.size(); ++k) inverse[p.work_to_result[k]] = static_cast<int64_t>(k);
   Tensor w = contiguous(to(permute(v, inverse), self.dtype(), self.device()));
   if (w.numel() > 0)
-    index_put_stub.get(self.device())(self, w, p.outer.data(), static_cast<int64_t>(p.outer.size()),
-                                      p.inner.data(), static_cast<int64_t>(p.inner.size()),
+    index_put_stub.get(self.device())(self, w, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
+                                      static_cast<int64_t>(p.inner.size()),
                                       accumulate ? PutMode::add : PutMode::assign);
   self.bump_version();
   return self;
@@ -184,8 +196,12 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, self.dim());
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
-  for (int64_t i : host_indices(index, index.sizes()))
-    MT_CHECK_INDEX(i >= 0 && i < size, "index out of range in self");
+  {
+    Tensor h = host_indices(index, index.sizes());
+    const int64_t* v = h.data<int64_t>();
+    for (int64_t k = 0, n = h.numel(); k < n; ++k)
+      MT_CHECK_INDEX(v[k] >= 0 && v[k] < size, "index out of range in self");
+  }
   if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(reshape(index, {-1}));
@@ -193,10 +209,9 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 namespace {
-// Offsets for gather/scatter: for every position of `index`, the element of `self` it addresses along dim
-// (and the same position in the other dims), plus the position's offset into `other` (src for scatter).
-void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
-                 std::vector<int64_t>& self_off, const Tensor* other, std::vector<int64_t>* other_off) {
+// The shape rules gather and scatter share (PyTorch's gather_shape_check / scatter_shape_check).
+void check_dim_index(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
+                     const Tensor* other) {
   MT_CHECK(index.dtype() == ScalarType::Long, op, "(): Expected dtype int64 for index");
   MT_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
            "Index tensor must have the same number of dimensions as ",
@@ -204,22 +219,35 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, const cha
   for (int64_t d = 0; d < index.dim(); ++d) {
     if (d != dim)
       MT_CHECK(index.sizes()[d] <= (self.dim() ? self.sizes()[d] : 1), "Size does not match at dimension ", d,
-               " expected index ", shape_str(index.sizes()), " to be smaller than self ",
+               " expected index ", shape_str(index.sizes()), " to be no larger than self ",
                shape_str(self.sizes()), " apart from dimension ", dim);
     if (other && other->dim() == index.dim())
       MT_CHECK(index.sizes()[d] <= other->sizes()[d], "Expected index ", shape_str(index.sizes()),
-               " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ", dim,
-               " and to be smaller size than src ", shape_str(other->sizes()));
+               " to be no larger than self ", shape_str(self.sizes()), " apart from dimension ", dim,
+               " and to be no larger size than src ", shape_str(other->sizes()));
   }
-  std::vector<int64_t> idx = host_indices(index, index.sizes());
+}
+
+// The device's dim kernels take the tensors as they are; 0-dim tensors, an empty dim of self and devices
+// without dim kernels take the offsets path below.
+bool use_dim_kernel(const Tensor& self, int64_t dim, const Tensor& index, const void* kernel) {
+  return kernel != nullptr && self.dim() > 0 && index.dim() == self.dim() && self.sizes()[dim] > 0;
+}
+
+// Offsets for gather/scatter: for every position of `index`, the element of `self` it addresses along dim
+// (and the same position in the other dims), plus the position's offset into `other` (src for scatter).
+void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vector<int64_t>& self_off,
+                 const Tensor* other, std::vector<int64_t>* other_off) {
+  Tensor idx_t = host_indices(index, index.sizes());
+  const int64_t* idx = idx_t.data<int64_t>();
   DimVector st = self.dim() ? self.strides() : DimVector{1};
   DimVector isz = index.dim() ? index.sizes() : DimVector{1};
   int64_t size = self.dim() ? self.sizes()[dim] : 1;
   DimVector zero_dim_stride = st;
   zero_dim_stride[dim] = 0;
   std::vector<int64_t> base = box_offsets(isz, zero_dim_stride);
-  self_off.resize(idx.size());
-  for (size_t k = 0; k < idx.size(); ++k) {
+  self_off.resize(static_cast<size_t>(idx_t.numel()));
+  for (size_t k = 0; k < self_off.size(); ++k) {
     // no wrapping: gather/scatter take indices in [0, size) only, as PyTorch
     MT_CHECK(idx[k] >= 0 && idx[k] < size, "index ", idx[k], " is out of bounds for dimension ", dim,
              " with size ", size);
@@ -236,9 +264,15 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
            "Expected all tensors to be on the same device, but found at least two "
            "devices, ",
            self.device().str(), " and ", index.device().str(), "!");
-  std::vector<int64_t> off;
-  dim_offsets(self, d, index, "gather", off, nullptr, nullptr);
+  check_dim_index(self, d, index, "gather", nullptr);
   Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
+  GatherDimFn kernel = gather_dim_stub.fns[static_cast<int>(self.device().type)];
+  if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel))) {
+    kernel(out, self, d, index);
+    return out;
+  }
+  std::vector<int64_t> off;
+  dim_offsets(self, d, index, off, nullptr, nullptr);
   int64_t zero = 0;
   if (out.numel() > 0)
     index_gather_stub.get(self.device())(out, self, off.data(), static_cast<int64_t>(off.size()), &zero, 1);
@@ -263,8 +297,15 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
                      ? PutMode::multiply
                      : (MT_ERROR("reduce argument must be either add or multiply."), PutMode::assign);
   Tensor s = src.dim() == 0 ? expand(to(src, src.dtype(), self.device()), index.sizes()) : src;
+  check_dim_index(self, d, index, "scatter", &s);
+  ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
+  if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {
+    kernel(self, d, index, s, mode);
+    self.bump_version();
+    return self;
+  }
   std::vector<int64_t> off, soff;
-  dim_offsets(self, d, index, "scatter", off, &s, &soff);
+  dim_offsets(self, d, index, off, &s, &soff);
   // values in index order, contiguous in self's dtype
   Tensor vals = make_empty({static_cast<int64_t>(soff.size())}, self.dtype(), self.device());
   if (!soff.empty()) {

@@ -1,13 +1,16 @@
-// CPU kernels for indexing: gather/put through element offsets, and nonzero.
+// CPU kernels for indexing: gather/put through element offsets, gather/scatter along a dim, and nonzero.
 #include "ops/index.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "core/Parallel.h"
+#include "core/TensorIterator.h"
 #include "ops/Dispatch.h"
 #include "ops/copy.h"
+#include "ops/index_dim.h"
 #include "ops/kernels.h"
+#include "ops/shape.h"
 
 namespace mt {
 namespace {
@@ -62,6 +65,17 @@ void put_kernel(const Tensor& dst, const Tensor& values, const int64_t* outer, i
     scalar_t* d = dst.data<scalar_t>();
     const scalar_t* v = values.data<scalar_t>();
     using op_t = opmath_t<scalar_t>;
+    if (r == 1 && inner[0] == 0) {  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
+      if (mode == PutMode::assign)
+        for (int64_t i = 0; i < n; ++i) d[outer[i]] = v[i];
+      else if (mode == PutMode::add)
+        for (int64_t i = 0; i < n; ++i)
+          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) + static_cast<op_t>(v[i]));
+      else
+        for (int64_t i = 0; i < n; ++i)
+          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) * static_cast<op_t>(v[i]));
+      return;
+    }
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < r; ++j) {
         scalar_t& x = d[outer[i] + inner[j]];
@@ -73,6 +87,110 @@ void put_kernel(const Tensor& dst, const Tensor& values, const int64_t* outer, i
         else
           x = static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
       }
+  });
+}
+
+// ---- gather / scatter along dim: walk the index tensor with a TensorIter over (out or self, the other
+// operand, index), where self is viewed with index's sizes and a zero stride along dim; the loop then adds
+// index * stride(dim). No per-element offsets on the host, one pass, any layout.
+
+[[noreturn]] void index_out_of_bounds(int64_t k, int64_t dim, int64_t size) {
+  MT_ERROR("index ", k, " is out of bounds for dimension ", dim, " with size ", size);
+}
+
+Tensor restride(const Tensor& t, IntArrayRef sizes, int64_t dim) {
+  DimVector st(t.strides().begin(), t.strides().end());
+  if (dim >= 0) st[dim] = 0;
+  return as_strided(t, sizes, st, t.storage_offset());
+}
+
+template <typename T>
+void gather_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int64_t dim) {
+  it.for_each([&](char** data, const int64_t* st, int64_t n) {
+    char* o = data[0];
+    const char* s = data[1];
+    const char* ix = data[2];
+    if (st[0] == sizeof(T) && st[1] == 0 && st[2] == sizeof(int64_t)) {  // along the innermost dim
+      T* out = reinterpret_cast<T*>(o);
+      const T* row = reinterpret_cast<const T*>(s);
+      const int64_t* idx = reinterpret_cast<const int64_t*>(ix);
+      for (int64_t i = 0; i < n; ++i)
+        if (static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size))
+          index_out_of_bounds(idx[i], dim, size);
+      for (int64_t i = 0; i < n; ++i) out[i] = row[idx[i] * dim_stride];
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k = *reinterpret_cast<const int64_t*>(ix + i * st[2]);
+      if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(size)) index_out_of_bounds(k, dim, size);
+      *reinterpret_cast<T*>(o + i * st[0]) = reinterpret_cast<const T*>(s + i * st[1])[k * dim_stride];
+    }
+  });
+}
+
+void gather_dim_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  if (out.numel() == 0) return;
+  TensorIter it = TensorIter::make({out, restride(self, index.sizes(), dim), index});
+  int64_t stride = self.strides()[dim], size = self.sizes()[dim];
+  switch (self.itemsize()) {  // moving bytes: only the width matters
+    case 1:
+      return gather_dim_loop<uint8_t>(it, stride, size, dim);
+    case 2:
+      return gather_dim_loop<uint16_t>(it, stride, size, dim);
+    case 4:
+      return gather_dim_loop<uint32_t>(it, stride, size, dim);
+    default:
+      return gather_dim_loop<uint64_t>(it, stride, size, dim);
+  }
+}
+
+template <typename T, typename Op>
+void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int64_t dim, const Op& op) {
+  // Serial: duplicate indices must accumulate deterministically (and assign last-writer-wins).
+  it.serial_for(
+      [&](char** data, const int64_t* st, int64_t n) {
+        char* d = data[0];
+        const char* s = data[1];
+        const char* ix = data[2];
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t k = *reinterpret_cast<const int64_t*>(ix + i * st[2]);
+          if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(size)) index_out_of_bounds(k, dim, size);
+          T& x = reinterpret_cast<T*>(d + i * st[0])[k * dim_stride];
+          x = op(x, *reinterpret_cast<const T*>(s + i * st[1]));
+        }
+      },
+      0, it.numel);
+}
+
+void scatter_dim_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        PutMode mode) {
+  if (index.numel() == 0) return;
+  TensorIter it =
+      TensorIter::make({restride(self, index.sizes(), dim), restride(src, index.sizes(), -1), index});
+  int64_t stride = self.strides()[dim], size = self.sizes()[dim];
+  if (mode == PutMode::assign) {
+    auto take = [](auto, auto y) { return y; };
+    switch (self.itemsize()) {
+      case 1:
+        return scatter_dim_loop<uint8_t>(it, stride, size, dim, take);
+      case 2:
+        return scatter_dim_loop<uint16_t>(it, stride, size, dim, take);
+      case 4:
+        return scatter_dim_loop<uint32_t>(it, stride, size, dim, take);
+      default:
+        return scatter_dim_loop<uint64_t>(it, stride, size, dim, take);
+    }
+  }
+  MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
+    using op_t = opmath_t<scalar_t>;
+    if (mode == PutMode::add)
+      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) {
+        return static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
+      });
+    else
+      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) {
+        return static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
+      });
   });
 }
 
@@ -102,5 +220,7 @@ Tensor nonzero_kernel(const Tensor& self) {
 MT_REGISTER_KERNEL(index_gather_stub, CPU, &gather_kernel);
 MT_REGISTER_KERNEL(index_put_stub, CPU, &put_kernel);
 MT_REGISTER_KERNEL(nonzero_stub, CPU, &nonzero_kernel);
+MT_REGISTER_KERNEL(gather_dim_stub, CPU, &gather_dim_kernel);
+MT_REGISTER_KERNEL(scatter_dim_stub, CPU, &scatter_dim_kernel);
 
 }  // namespace mt

@@ -10,6 +10,7 @@
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
 #include "kernels/cpu/VecExp.h"
+#include "kernels/cpu/VecUnary.h"
 
 namespace mt {
 namespace {
@@ -112,6 +113,8 @@ float sum_exp_f32(const float* x, int64_t n, float shift) {
 
 // out = k * exp(x - shift)
 void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k) {
+  if (const vec::Table* t = vec::unary_table(); t && t->scaled_exp_f32)
+    return t->scaled_exp_f32(out, x, n, shift, k);
 #ifdef MT_LOSS_AVX2
   if (kHasAvx2) return scaled_exp_avx2(out, x, n, shift, k);
 #endif
@@ -152,7 +155,12 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
   bool done = false;
   if constexpr (std::is_same_v<T, float>) {
     // long rows through the vector loops; short ones (the tutorials' 2 classes) are faster with libm's expf
-    if (stride == 1 && C >= 2 * kLanes) {
+    // SLEEF's table (AVX2/AVX-512, a padded vector for the tail) from a few classes on
+    const vec::Table* vt = vec::unary_table();
+    if (stride == 1 && vt && vt->max_sum_exp_f32 && C >= 8) {
+      s = vt->max_sum_exp_f32(x, C, &m);
+      done = true;
+    } else if (stride == 1 && C >= 2 * kLanes) {
       m = row_max_f32(x, C);
       s = sum_exp_f32(x, C, m);
       done = true;

@@ -11,6 +11,7 @@
 #include "core/ScalarType.h"
 #include "kernels/ReduceRules.h"
 #include "kernels/cpu/VecExp.h"
+#include "kernels/cpu/VecUnary.h"
 
 namespace mt {
 namespace {
@@ -502,6 +503,10 @@ void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner
 template <typename T>
 void softmax_row(const T* p, T* q, int64_t row, bool log) {
   using op_t = opmath_t<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    // SLEEF's table (AVX2/AVX-512) when present: the whole row in its instruction set
+    if (const vec::Table* t = vec::unary_table(); t && t->softmax_f32) return t->softmax_f32(p, q, row, log);
+  }
   op_t m = extremum(p, row, true, Identity{});
   op_t s = 0;
   if constexpr (std::is_same_v<T, op_t>) {
