@@ -4,7 +4,8 @@
 // keep PyTorch's parameters and nothing is cached between calls; the copies cost one kernel per weight when
 // cuDNN keeps a weight's gate blocks adjacent (checked), one per gate block otherwise. Every buffer (weight
 // space, workspace, reserve, device sequence lengths) comes from the caching allocator on the current stream,
-// so nothing synchronizes. Standard algorithm, no dropout (the front end refuses it), no projection, packed
+// so nothing synchronizes. Standard algorithm, both bias vectors always (zero for layers without bias, as
+// PyTorch does), no dropout (the front end refuses it), no projection, packed
 // sequence-major layout with every sequence of full length, which is the dense [T, N, F] tensor.
 #if defined(MINITORCH_WITH_CUDA) && defined(MINITORCH_WITH_CUDNN)
 #include <vector>
@@ -100,8 +101,7 @@ struct Setup {
     // No dropout: no states, and the seed is never used (no random numbers are drawn at p = 0).
     MT_CUDNN_CHECK(cudnnSetDropoutDescriptor(dropout.desc, handle, 0.f, nullptr, 0, 0));
     MT_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(
-        rnn.desc, CUDNN_RNN_ALGO_STANDARD, cell_mode(a.mode),
-        a.has_bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
+        rnn.desc, CUDNN_RNN_ALGO_STANDARD, cell_mode(a.mode), CUDNN_RNN_DOUBLE_BIAS,
         a.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, dt,
         x.dtype() == ScalarType::Half ? CUDNN_DATA_FLOAT : dt, math_type(x.dtype(), cudnn_flags().allow_tf32),
         in, H, /*projSize=*/H, L, dropout.desc, CUDNN_RNN_PADDED_IO_DISABLED));
@@ -132,13 +132,12 @@ Tensor weight_space(const Setup& s, const Tensor& x, bool zeroed) {
   return zeroed ? zeros({n}, x.dtype(), x.device()) : make_empty({n}, x.dtype(), x.device());
 }
 
-// Where each of our weight tensors lives in cuDNN's space: per weight (the front end's order: per layer and
-// direction weight_ih, weight_hh[, bias_ih, bias_hh]) the element offset of each of its gate blocks of H
-// rows. cuDNN numbers the blocks of pseudo-layer l*D+d as linLayerID 0..G-1 for the input GEMM and G..2G-1
-// for the recurrent one, in PyTorch's gate order (LSTM i, f, g, o; GRU r, z, n).
+// Where each weight lives in cuDNN's space: per pseudo-layer (layer and direction, the front end's order)
+// weight_ih, weight_hh, bias_ih, bias_hh, each as the element offsets of its gate blocks of H rows.
+// cuDNN numbers the blocks of pseudo-layer l*D+d as linLayerID 0..G-1 for the input GEMM and G..2G-1 for the
+// recurrent one, in PyTorch's gate order (LSTM i, f, g, o; GRU r, z, n).
 std::vector<std::vector<int64_t>> weight_offsets(const Setup& s, const Tensor& space, const RnnArgs& a) {
   const int64_t G = a.gates(), H = a.hidden_size, D = a.num_directions();
-  const size_t per = a.has_bias ? 4 : 2;
   const char* base = static_cast<const char*>(space.data_ptr());
   const int64_t item = static_cast<int64_t>(space.itemsize());
   auto offset_of = [&](const void* addr, int64_t want_numel, const NdDescriptor& desc, const char* what,
@@ -150,15 +149,15 @@ std::vector<std::vector<int64_t>> weight_offsets(const Setup& s, const Tensor& s
     MT_CUDNN_CHECK(cudnnGetTensorNdDescriptor(desc.desc, 8, &dt, &nb, dims, strides));
     int64_t numel = 1;
     for (int i = 0; i < nb; ++i) numel *= dims[i];
-    MT_INTERNAL_ASSERT(numel == want_numel && strides[nb - 1] == 1, "cuDNN RNN ", what, " of pseudo-layer ",
-                       layer, ", linLayerID ", id, " has ", numel, " elements (innermost stride ",
-                       strides[nb - 1], "), expected ", want_numel, " dense");
+    MT_INTERNAL_ASSERT(nb > 0 && numel == want_numel && strides[nb - 1] == 1, "cuDNN RNN ", what,
+                       " of pseudo-layer ", layer, ", linLayerID ", id, " has ", numel,
+                       " elements (innermost stride ", strides[nb - 1], "), expected ", want_numel, " dense");
     int64_t bytes = static_cast<const char*>(addr) - base;
     MT_INTERNAL_ASSERT(bytes >= 0 && bytes % item == 0 && bytes / item + want_numel <= space.numel(),
                        "cuDNN RNN ", what, " outside the weight space");
     return bytes / item;
   };
-  std::vector<std::vector<int64_t>> offs(static_cast<size_t>(a.num_layers * D) * per);
+  std::vector<std::vector<int64_t>> offs(static_cast<size_t>(a.num_layers * D) * 4);
   NdDescriptor m, b;
   for (int64_t p = 0; p < a.num_layers * D; ++p) {
     const int64_t in = p < D ? a.input_size : D * H;
@@ -169,9 +168,9 @@ std::vector<std::vector<int64_t>> weight_offsets(const Setup& s, const Tensor& s
                                              space.data_ptr(), static_cast<int32_t>(id), m.desc, &maddr,
                                              b.desc, &baddr));
       const bool recurrent = id >= G;
-      const size_t w = static_cast<size_t>(p) * per + (recurrent ? 1 : 0);
+      const size_t w = static_cast<size_t>(p) * 4 + (recurrent ? 1 : 0);
       offs[w].push_back(offset_of(maddr, H * (recurrent ? H : in), m, "matrix", p, id));
-      if (a.has_bias) offs[w + 2].push_back(offset_of(baddr, H, b, "bias", p, id));
+      offs[w + 2].push_back(offset_of(baddr, H, b, "bias", p, id));
     }
   }
   return offs;
@@ -180,10 +179,11 @@ std::vector<std::vector<int64_t>> weight_offsets(const Setup& s, const Tensor& s
 // Copies between our weights (each contiguous, G blocks of `block` elements) and the space: one copy per
 // weight when its blocks are adjacent in the space, in order; one per block otherwise.
 void copy_weights(const Tensor& space, const std::vector<Tensor>& weights,
-                  const std::vector<std::vector<int64_t>>& offs, bool into_space) {
+                  const std::vector<std::vector<int64_t>>& offs, const RnnArgs& a, bool into_space) {
+  const size_t per = a.has_bias ? 4 : 2;  // weights per pseudo-layer in the front end's list
   for (size_t i = 0; i < weights.size(); ++i) {
     const Tensor& w = weights[i];
-    const std::vector<int64_t>& o = offs[i];
+    const std::vector<int64_t>& o = offs[i / per * 4 + i % per];
     const int64_t blocks = static_cast<int64_t>(o.size()), block = w.numel() / blocks;
     MT_INTERNAL_ASSERT(block * blocks == w.numel(), "cuDNN RNN weight blocks do not tile a weight");
     bool adjacent = true;
@@ -209,8 +209,8 @@ void forward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weigh
              const Tensor& cx, bool training, const Tensor& y, const Tensor& hy, const Tensor& cy,
              Tensor& reserve) {
   Setup s(a, x, training);
-  Tensor w = weight_space(s, x, /*zeroed=*/false);
-  copy_weights(w, weights, weight_offsets(s, w, a), /*into_space=*/true);
+  Tensor w = weight_space(s, x, /*zeroed=*/!a.has_bias);  // biases stay 0 without bias
+  copy_weights(w, weights, weight_offsets(s, w, a), a, /*into_space=*/true);
   Tensor work = bytes_buffer(s.work_bytes, x.device());
   if (training) reserve = bytes_buffer(s.reserve_bytes, x.device());
   MT_CUDNN_CHECK(
@@ -231,9 +231,9 @@ void backward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weig
   MT_CHECK(static_cast<size_t>(reserve.numel()) == s.reserve_bytes,
            "cuDNN RNN backward: the reserve does not match this forward (", reserve.numel(),
            " bytes, expected ", s.reserve_bytes, ")");
-  Tensor w = weight_space(s, x, /*zeroed=*/false);
+  Tensor w = weight_space(s, x, /*zeroed=*/!a.has_bias);  // biases stay 0 without bias
   auto offs = weight_offsets(s, w, a);
-  copy_weights(w, weights, offs, /*into_space=*/true);
+  copy_weights(w, weights, offs, a, /*into_space=*/true);
   Tensor work = bytes_buffer(s.work_bytes, x.device());
   MT_CUDNN_CHECK(cudnnRNNBackwardData_v8(
       s.handle, s.rnn.desc, s.lengths(), s.yd.desc, y.data_ptr(), dy.data_ptr(), s.xd.desc, dx.data_ptr(),
@@ -244,7 +244,7 @@ void backward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weig
                                             s.xd.desc, x.data_ptr(), s.hd.desc, hx.data_ptr(), s.yd.desc,
                                             y.data_ptr(), s.weight_bytes, dw.data_ptr(), s.work_bytes,
                                             ptr(work), s.reserve_bytes, ptr(reserve)));
-  copy_weights(dw, dweights, offs, /*into_space=*/false);
+  copy_weights(dw, dweights, offs, a, /*into_space=*/false);
 }
 
 }  // namespace
