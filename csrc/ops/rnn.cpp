@@ -44,13 +44,15 @@ void check_int(int64_t v, const char* what) {
            ") does not fit cuDNN's int");
 }
 
-void check_same(const Tensor& t, const Tensor& input, const char* what) {
+// PyTorch's messages (its check_attributes); `t` is a weight or a state.
+void check_same(const Tensor& t, const Tensor& input) {
   MT_CHECK(t.device() == input.device(),
            "Input and parameter tensors are not at the same device, found input "
            "tensor at ",
            input.device().str(), " and parameter tensor at ", t.device().str());
-  MT_CHECK(t.dtype() == input.dtype(), "_cudnn_rnn: ", what, " has dtype ", dtype_short_name(t.dtype()),
-           " but input has dtype ", dtype_short_name(input.dtype()));
+  MT_CHECK(t.dtype() == input.dtype(),
+           "Input and parameter tensors are not the same dtype, found input tensor with ",
+           dtype_short_name(input.dtype()), " and parameter tensor with ", dtype_short_name(t.dtype()));
 }
 
 void check_shape(const Tensor& t, IntArrayRef want, const char* what) {
@@ -103,16 +105,16 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _cudnn_rnn(const Tensor& input, const
         check_shape(w[2], {G}, "bias_ih");
         check_shape(w[3], {G}, "bias_hh");
       }
-      for (size_t i = 0; i < per; ++i) check_same(w[i], input, "a weight");
+      for (size_t i = 0; i < per; ++i) check_same(w[i], input);
     }
   }
   MT_CHECK(hx.defined(), "_cudnn_rnn: hx is required");
-  check_same(hx, input, "hx");
+  check_same(hx, input);
   if (!IntArrayRef(hx.sizes()).equals({L * D, N, H}))
     MT_ERROR("Expected hidden size (", L * D, ", ", N, ", ", H, "), got ", shape_str(hx.sizes()));
   if (a.mode == RnnMode::lstm) {
     MT_CHECK(cx.defined(), "_cudnn_rnn: cx is required for LSTM");
-    check_same(cx, input, "cx");
+    check_same(cx, input);
     if (!IntArrayRef(cx.sizes()).equals({L * D, N, H}))
       MT_ERROR("Expected cell size (", L * D, ", ", N, ", ", H, "), got ", shape_str(cx.sizes()));
   } else {
