@@ -147,11 +147,16 @@ std::vector<std::vector<int64_t>> weight_offsets(const Setup& s, const Tensor& s
     cudnnDataType_t dt;
     int nb = 0, dims[8] = {0}, strides[8] = {0};
     MT_CUDNN_CHECK(cudnnGetTensorNdDescriptor(desc.desc, 8, &dt, &nb, dims, strides));
-    int64_t numel = 1;
-    for (int i = 0; i < nb; ++i) numel *= dims[i];
-    MT_INTERNAL_ASSERT(nb > 0 && numel == want_numel && strides[nb - 1] == 1, "cuDNN RNN ", what,
-                       " of pseudo-layer ", layer, ", linLayerID ", id, " has ", numel,
-                       " elements (innermost stride ", strides[nb - 1], "), expected ", want_numel, " dense");
+    // dense: the innermost dimension longer than 1 has stride 1 (PyTorch views these blocks as row-major
+    // [H, in] / [H] and so do we)
+    int64_t numel = 1, inner_stride = 1;
+    for (int i = 0; i < nb; ++i) {
+      numel *= dims[i];
+      if (dims[i] > 1) inner_stride = strides[i];
+    }
+    MT_INTERNAL_ASSERT(numel == want_numel && inner_stride == 1, "cuDNN RNN ", what, " of pseudo-layer ",
+                       layer, ", linLayerID ", id, " has ", numel, " elements (innermost stride ",
+                       inner_stride, "), expected ", want_numel, " dense");
     int64_t bytes = static_cast<const char*>(addr) - base;
     MT_INTERNAL_ASSERT(bytes >= 0 && bytes % item == 0 && bytes / item + want_numel <= space.numel(),
                        "cuDNN RNN ", what, " outside the weight space");
