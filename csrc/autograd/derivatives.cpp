@@ -14,6 +14,7 @@
 #include "ops/attention.h"
 #include "ops/ops.h"
 #include "ops/rnn.h"
+#include "ops/upsample.h"
 
 namespace mt::autograd {
 
@@ -1383,4 +1384,45 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std:
   }
   return r;
 }
+}  // namespace mt::autograd
+
+// ---- upsampling (helper api14): linear in its input, so the gradient is the adjoint scatter and the
+// gradient's gradient is the upsampling again.
+namespace mt::autograd {
+namespace {
+const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
+  static const char* names[2][4][3] = {
+      {{"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0"},
+       {"UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
+        "UpsampleNearestExact3DBackward0"},
+       {"UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0"},
+       {"UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0"}},
+      {{"UpsampleNearest1DBackwardBackward0", "UpsampleNearest2DBackwardBackward0",
+        "UpsampleNearest3DBackwardBackward0"},
+       {"UpsampleNearestExact1DBackwardBackward0", "UpsampleNearestExact2DBackwardBackward0",
+        "UpsampleNearestExact3DBackwardBackward0"},
+       {"UpsampleLinear1DBackwardBackward0", "UpsampleBilinear2DBackwardBackward0",
+        "UpsampleTrilinear3DBackwardBackward0"},
+       {"UpsampleBicubic2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
+        "UpsampleBicubic2DBackwardBackward0"}}};
+  return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
+}
+}  // namespace
+
+Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
+  Tensor out = no_grad([&] { return mt::upsample_impl(input, args); });
+  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
+  attach(upsample_node_name(args, false),
+         [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; },
+         {&input}, {&out});
+  return out;
+}
+
+Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
+  Tensor out = no_grad([&] { return mt::upsample_backward(grad_out, args, input_sizes); });
+  attach(upsample_node_name(args, true),
+         [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; }, {&grad_out}, {&out});
+  return out;
+}
+
 }  // namespace mt::autograd

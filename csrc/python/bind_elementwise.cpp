@@ -66,28 +66,33 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   MT_UNARY_OPS(MT_BIND_UNARY)
 #undef MT_BIND_UNARY
 
-#define MT_BIND_BINARY(name, f, k)                                                                \
-  m.def(                                                                                          \
-      #name,                                                                                      \
-      [](py::handle a, py::handle b) {                                                            \
-        Tensor x = to_operand(a, "input");                                                        \
-        return bin(BinaryOp::name, x, to_operand(b));                                             \
-      },                                                                                          \
-      py::arg("input"), py::arg("other"));                                                        \
-  cls.def(                                                                                        \
-      #name, [](const Tensor& x, py::handle b) { return bin(BinaryOp::name, x, to_operand(b)); }, \
-      py::arg("other"));                                                                          \
-  cls.def(                                                                                        \
-      #name "_",                                                                                  \
-      [](py::object self, py::handle b) {                                                         \
-        bin_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                 \
-        return self;                                                                              \
-      },                                                                                          \
-      py::arg("other"));
+  // add/sub carry alpha and div carries rounding_mode: they are bound once, below, not from the table.
+  auto own_binding = [](BinaryOp op) {
+    return op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::div;
+  };
+#define MT_BIND_BINARY(name, f, k)                                                                  \
+  if (!own_binding(BinaryOp::name)) {                                                               \
+    m.def(                                                                                          \
+        #name,                                                                                      \
+        [](py::handle a, py::handle b) {                                                            \
+          Tensor x = to_operand(a, "input");                                                        \
+          return bin(BinaryOp::name, x, to_operand(b));                                             \
+        },                                                                                          \
+        py::arg("input"), py::arg("other"));                                                        \
+    cls.def(                                                                                        \
+        #name, [](const Tensor& x, py::handle b) { return bin(BinaryOp::name, x, to_operand(b)); }, \
+        py::arg("other"));                                                                          \
+    cls.def(                                                                                        \
+        #name "_",                                                                                  \
+        [](py::object self, py::handle b) {                                                         \
+          bin_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                 \
+          return self;                                                                              \
+        },                                                                                          \
+        py::arg("other"));                                                                          \
+  }
   MT_BINARY_OPS(MT_BIND_BINARY)
 #undef MT_BIND_BINARY
 
-  // add/sub carry alpha; div carries rounding_mode (these definitions replace the table's plain ones)
   auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
     Tensor x = to_operand(a, "input"), y = to_operand(b);
     Scalar s = parse_scalar(alpha, "alpha");
