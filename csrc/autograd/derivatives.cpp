@@ -1351,7 +1351,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 // gradients do not differentiate again (PyTorch's _cudnn_rnn_backward has no derivative either).
 namespace mt::autograd {
 std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std::vector<Tensor>& weights,
-                                                     const Tensor& hx, const Tensor& cx, const RnnArgs& args) {
+                                                     const Tensor& hx, const Tensor& cx,
+                                                     const RnnArgs& args) {
   auto r = no_grad([&] { return mt::cudnn_rnn_forward(x, weights, hx, cx, args, /*training=*/true); });
   const Tensor &y = std::get<0>(r), &hy = std::get<1>(r), &cy = std::get<2>(r), &reserve = std::get<3>(r);
   const bool lstm = cy.defined();
@@ -1367,8 +1368,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std:
                                  "the derivative for '_cudnn_rnn_backward' is not implemented.");
         std::vector<Tensor> ws;
         for (size_t i = 0; i < nw; ++i) ws.push_back(n.saved(kFirstWeight + static_cast<int>(i)));
-        RnnGrads g = mt::cudnn_rnn_backward(n.saved("input"), ws, n.saved("hx"), n.saved("cx"), n.saved("output"),
-                                            n.saved("reserve"), gs[0], gs[1], lstm ? gs[2] : Tensor(), args);
+        RnnGrads g =
+            mt::cudnn_rnn_backward(n.saved("input"), ws, n.saved("hx"), n.saved("cx"), n.saved("output"),
+                                   n.saved("reserve"), gs[0], gs[1], lstm ? gs[2] : Tensor(), args);
         variable_list res = {g.dx, g.dhx, g.dcx};
         for (Tensor& w : g.dweights) res.push_back(std::move(w));
         return res;
