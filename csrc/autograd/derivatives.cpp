@@ -13,6 +13,7 @@
 #include "autograd/record.h"
 #include "ops/attention.h"
 #include "ops/ops.h"
+#include "ops/rnn.h"
 #include "ops/upsample.h"
 
 namespace mt::autograd {
@@ -1382,3 +1383,46 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 }  // namespace mt::autograd
+
+// ---- fused RNN (ops/rnn.h)
+// cuDNN's own backward (data, then weights, from the forward's reserve). It is not written in ops, so these
+// gradients do not differentiate again (PyTorch's _cudnn_rnn_backward has no derivative either).
+namespace mt::autograd {
+std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std::vector<Tensor>& weights,
+                                                     const Tensor& hx, const Tensor& cx,
+                                                     const RnnArgs& args) {
+  auto r = no_grad([&] { return mt::cudnn_rnn_forward(x, weights, hx, cx, args, /*training=*/true); });
+  const Tensor &y = std::get<0>(r), &hy = std::get<1>(r), &cy = std::get<2>(r), &reserve = std::get<3>(r);
+  const bool lstm = cy.defined();
+  std::vector<const Tensor*> ins = {&x, &hx, lstm ? &cx : nullptr};
+  for (const Tensor& w : weights) ins.push_back(&w);
+  std::vector<const Tensor*> outs = {&y, &hy};
+  if (lstm) outs.push_back(&cy);
+  constexpr int kFirstWeight = 5;  // saved below: input, hx, cx, output, reserve, then the weights
+  auto n = attach(
+      "CudnnRnnBackward0",
+      [args, lstm, nw = weights.size()](FnNode& n, variable_list& gs) -> variable_list {
+        MT_CHECK_NOT_IMPLEMENTED(!GradMode::is_enabled(),
+                                 "the derivative for '_cudnn_rnn_backward' is not implemented.");
+        std::vector<Tensor> ws;
+        for (size_t i = 0; i < nw; ++i) ws.push_back(n.saved(kFirstWeight + static_cast<int>(i)));
+        RnnGrads g =
+            mt::cudnn_rnn_backward(n.saved("input"), ws, n.saved("hx"), n.saved("cx"), n.saved("output"),
+                                   n.saved("reserve"), gs[0], gs[1], lstm ? gs[2] : Tensor(), args);
+        variable_list res = {g.dx, g.dhx, g.dcx};
+        for (Tensor& w : g.dweights) res.push_back(std::move(w));
+        return res;
+      },
+      ins, outs);
+  if (n) {
+    n->save("input", x);
+    n->save("hx", hx);
+    n->save("cx", cx);
+    n->save("output", y, /*is_output=*/true);
+    n->save("reserve", reserve);
+    for (const Tensor& w : weights) n->save("weight", w);
+  }
+  return r;
+}
+}  // namespace mt::autograd
+

@@ -58,6 +58,7 @@ void init_sort(py::module_& m, TensorClass& cls);  // bind_sort.cpp
 void init_out(py::module_& m);                     // bind_out.cpp: after every op is bound
 // bind_multiprocessing.cpp
 void init_multiprocessing(py::module_& m);
+void init_rnn(py::module_& m);  // bind_rnn.cpp
 
 }  // namespace mt
 
@@ -101,6 +102,7 @@ PYBIND11_MODULE(_C, m) {
   init_amp(m);
   init_conv(m);
   init_nn(m);
+  init_rnn(m);
   init_distributed(m);
   init_multiprocessing(m);
   init_out(m);

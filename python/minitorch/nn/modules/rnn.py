@@ -1,9 +1,11 @@
 """Recurrent layers (RNN, LSTM, GRU and their cells) with PyTorch's parameter names, shapes, initialization
 and gate order (LSTM i, f, g, o; GRU r, z, n with r applied to W_hn h + b_hn). Composed of recorded ops: the
-input projection of a whole layer is one GEMM, each time step one GEMM plus the gate arithmetic."""
+input projection of a whole layer is one GEMM, each time step one GEMM plus the gate arithmetic. On CUDA the
+layers can instead run as one fused cuDNN op (_C._cudnn_rnn, as PyTorch does), see _use_cudnn."""
 
 import math
 import numbers
+import os
 import warnings
 
 from minitorch import _C
@@ -16,6 +18,32 @@ from minitorch.nn.utils.rnn import PackedSequence
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_CUDNN_MODES = {"RNN_RELU": 0, "RNN_TANH": 1, "LSTM": 2, "GRU": 3}
+_CUDNN_DTYPES = (_C.float16, _C.float32, _C.float64)
+
+# The cuDNN path has not run on a GPU yet (written without one), so it is off unless MINITORCH_CUDNN_RNN=1;
+# the GPU tests (tests/test_rnn_cudnn.py) turn it on and compare it with the composite path. Assign
+# minitorch.nn.modules.rnn.cudnn_rnn_enabled at run time to compare both paths.
+cudnn_rnn_enabled = os.environ.get("MINITORCH_CUDNN_RNN", "0") == "1"
+
+
+def _use_cudnn(module, x, h0, c0):
+    """Whether the fused cuDNN op takes this call: a non-empty time-major CUDA input of float16/32/64 whose
+    states and weights share its device and dtype, torch.backends.cudnn.enabled, a build with cuDNN's RNN,
+    no projection, no dropout between layers in training and no autocast region (the composite path's ops
+    have the autocast policies). Packed sequences never get here."""
+    if not (cudnn_rnn_enabled and x.is_cuda and _C._get_cudnn_flags()[0] and _C._has_cudnn_rnn()):
+        return False
+    if x.dtype not in _CUDNN_DTYPES or x.numel() == 0:
+        return False
+    if module.proj_size > 0 or (module.dropout > 0 and module.training and module.num_layers > 1):
+        return False
+    if _C._is_autocast_enabled("cuda"):
+        return False
+    for t in [h0, c0, *module._flat_weights]:
+        if t is not None and (t.device != x.device or t.dtype != x.dtype):
+            return False
+    return True
 
 
 def _lstm_cell(gi, h, c, w_hh, b_hh):
@@ -292,7 +320,22 @@ class RNNBase(Module):
                 h0 = h0.index_select(1, input.sorted_indices)
                 if c0 is not None:
                     c0 = c0.index_select(1, input.sorted_indices)
-        out, hn, cn = self._run(x, batch_sizes, h0, c0)
+        if not packed and _use_cudnn(self, x, h0, c0):
+            out, hn, cn, _ = _C._cudnn_rnn(
+                x,
+                self._flat_weights,
+                h0,
+                c0,
+                _CUDNN_MODES[self.mode],
+                self.hidden_size,
+                self.num_layers,
+                False,
+                self.dropout,
+                self.training,
+                self.bidirectional,
+            )
+        else:
+            out, hn, cn = self._run(x, batch_sizes, h0, c0)
         if packed:
             from minitorch.nn.utils.rnn import pack_padded_sequence
 
