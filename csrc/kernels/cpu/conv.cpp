@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/onednn_threads.h"
 #include "ops/copy.h"
 
 #ifdef MINITORCH_WITH_ONEDNN
@@ -33,6 +34,14 @@ namespace {
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
+#ifdef MINITORCH_WITH_ONEDNN
+  if constexpr (std::is_same_v<T, float>) {  // oneDNN's sgemm where built with it: see kernels/cpu/blas.cpp
+    onednn_sync_threads();
+    if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+                     dnnl_success)
+      return;
+  }
+#endif
   auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
     scipy_cblas_sgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c,
@@ -72,28 +81,9 @@ using Dims = memory::dims;
 
 enum Kind : int64_t { kForward, kBackwardData, kBackwardWeights };
 
-// After fork, the parent's OpenMP threads do not exist in the child and libgomp would wait for them in its
-// next parallel region (the hang core/Parallel.cpp avoids by not using OpenMP): a forked child runs oneDNN on
-// one thread, which never enters a parallel region (PyTorch sets one thread in forked workers too).
-std::atomic<bool> g_forked{false};
-void mark_forked() {
-  g_forked = true;
-}
-
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
-}
-
-// Threads for the next call: torch.set_num_threads' count, one inside our own pool's workers or after a fork.
-int sync_threads() {
-  static bool registered = (pthread_atfork(nullptr, nullptr, mark_forked), true);
-  (void)registered;
-  int n = (g_forked.load() || in_parallel_region()) ? 1 : get_num_threads();
-#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
-  if (omp_get_max_threads() != n) omp_set_num_threads(n);  // per calling thread (an OpenMP ICV)
-#endif
-  return n;
 }
 
 // One primitive and the layouts around it. Arguments: a and b read, c written; each has the caller's plain
@@ -211,7 +201,7 @@ memory scratch(int slot, const memory::desc& d) {
 // Runs the plan on the caller's plain float buffers; false when oneDNN cannot take this conv (the caller
 // falls back to im2col).
 bool run(Kind kind, const Geo& g, int64_t N, const float* a, const float* b, float* c) try {
-  std::shared_ptr<Plan> p = plan(kind, g, N, sync_threads());
+  std::shared_ptr<Plan> p = plan(kind, g, N, onednn_sync_threads());
   dnnl::stream s(engine());
   auto in = [&](int slot, const memory::desc& user, const memory::desc& want,
                 const std::optional<dnnl::reorder>& r, const float* ptr) {
@@ -466,6 +456,28 @@ void conv_backward_weight_cpu(const Tensor& gw, const Tensor& go, const Tensor& 
 }
 
 }  // namespace
+
+#ifdef MINITORCH_WITH_ONEDNN
+namespace {
+// After fork, the parent's OpenMP threads do not exist in the child and libgomp would wait for them in its
+// next parallel region (the hang core/Parallel.cpp avoids by not using OpenMP): a forked child runs oneDNN on
+// one thread, which never enters a parallel region (PyTorch sets one thread in forked workers too).
+std::atomic<bool> g_forked{false};
+void mark_forked() {
+  g_forked = true;
+}
+}  // namespace
+
+int onednn_sync_threads() {
+  static bool registered = (pthread_atfork(nullptr, nullptr, mark_forked), true);
+  (void)registered;
+  int n = (g_forked.load() || in_parallel_region()) ? 1 : get_num_threads();
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);  // per calling thread (an OpenMP ICV)
+#endif
+  return n;
+}
+#endif
 
 bool onednn_conv_available() {
 #ifdef MINITORCH_WITH_ONEDNN

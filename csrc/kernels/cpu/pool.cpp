@@ -83,6 +83,24 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   });
 }
 
+// Sum of n consecutive values in opmath: eight partial sums, so long spans (a global average pool's plane)
+// vectorize instead of waiting on one accumulator's add latency.
+template <typename T, typename acc_t>
+acc_t sum_span(const T* x, int64_t n) {
+  if (n < 16) {
+    acc_t s = 0;
+    for (int64_t i = 0; i < n; ++i) s += static_cast<acc_t>(x[i]);
+    return s;
+  }
+  acc_t part[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<acc_t>(x[i + j]);
+  acc_t s = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  for (; i < n; ++i) s += static_cast<acc_t>(x[i]);
+  return s;
+}
+
 template <typename T>
 void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   using acc_t = opmath_t<T>;
@@ -97,8 +115,11 @@ void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
         for (int64_t ow = 0; ow < p.oW; ++ow) {
           PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
           acc_t s = 0;
-          for (int64_t h = hw.start; h < hw.end; ++h)
-            for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
+          if (ww.start == 0 && ww.end == p.W)  // whole rows: one contiguous span
+            s = sum_span<T, acc_t>(x + hw.start * p.W, (hw.end - hw.start) * p.W);
+          else
+            for (int64_t h = hw.start; h < hw.end; ++h)
+              for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
           int64_t div = avg_divisor(hw, ww, a.count_include_pad, a.divisor);
           o[(pl * p.oH + oh) * p.oW + ow] = static_cast<T>(div > 0 ? s / acc_t(div) : acc_t(NAN));
         }
