@@ -125,8 +125,8 @@ def test_thread_counts_agree(backend):
 
 
 def test_conv_in_forked_child():
-    """DataLoader workers fork after the parent ran convs on several threads (oneDNN's OpenMP threads do not
-    exist in the child): the child's convs must finish and agree. A hang fails by the timeout."""
+    """DataLoader workers fork after the parent ran convs and a GEMM on several threads (oneDNN's OpenMP threads
+    do not exist in the child): the child's must finish and agree. A hang fails by the timeout."""
     script = textwrap.dedent(
         """
         import os, sys
@@ -138,14 +138,16 @@ def test_conv_in_forked_child():
         x = minitorch.tensor(rng.uniform(-1, 1, (8, 32, 16, 16)).astype(np.float32), requires_grad=True)
         w = minitorch.tensor(rng.uniform(-1, 1, (32, 32, 3, 3)).astype(np.float32), requires_grad=True)
         F.conv2d(x, w, None, 1, 1).sum().backward()
-        ref = (F.conv2d(x, w, None, 1, 1).detach().numpy(), x.grad.numpy().copy(), w.grad.numpy().copy())
+        a = minitorch.tensor(rng.uniform(-1, 1, (300, 400)).astype(np.float32))
+        ref = (F.conv2d(x, w, None, 1, 1).detach().numpy(), x.grad.numpy().copy(), w.grad.numpy().copy(),
+               (a @ a.t()).numpy())
         pid = os.fork()
         if pid == 0:
             x.grad = w.grad = None
             y = F.conv2d(x, w, None, 1, 1)
             y.sum().backward()
-            ok = all(np.allclose(a, b, rtol=1e-5, atol=1e-4)
-                     for a, b in zip(ref, (y.detach().numpy(), x.grad.numpy(), w.grad.numpy())))
+            got = (y.detach().numpy(), x.grad.numpy(), w.grad.numpy(), (a @ a.t()).numpy())
+            ok = all(np.allclose(r, g, rtol=1e-5, atol=1e-4) for r, g in zip(ref, got))
             os._exit(0 if ok else 3)
         _, status = os.waitpid(pid, 0)
         sys.exit(os.waitstatus_to_exitcode(status))
