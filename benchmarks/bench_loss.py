@@ -8,10 +8,9 @@ A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_loss.py [
 import argparse
 import os
 import platform
-import statistics
-import time
 
 import numpy as np
+from _timing import bench, fmt
 
 import minitorch
 
@@ -21,36 +20,6 @@ except ImportError:
     real_torch = None
 
 F = minitorch._C._nn
-
-
-def bench(cases, repeats, min_time, sync):
-    """cases: {column: fn}; repeats interleaved so drift hits every column alike; median seconds per call."""
-    loops = {}
-    for k, fn in cases.items():
-        fn()
-        sync[k]()
-        t0 = time.perf_counter()
-        fn()
-        sync[k]()
-        one = max(time.perf_counter() - t0, 1e-7)
-        loops[k] = max(1, min(100000, int(min_time / one)))
-    samples = {k: [] for k in cases}
-    for _ in range(repeats):
-        for k, fn in cases.items():
-            t0 = time.perf_counter()
-            for _ in range(loops[k]):
-                fn()
-            sync[k]()
-            samples[k].append((time.perf_counter() - t0) / loops[k])
-    return {k: statistics.median(s) for k, s in samples.items()}
-
-
-def fmt(s):
-    if s is None:
-        return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:.1f} us"
-    return f"{s * 1e3:.2f} ms"
 
 
 def np_cross_entropy_step(x, t):

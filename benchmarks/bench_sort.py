@@ -8,9 +8,7 @@ A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_sort.py [
 import argparse
 import os
 import platform
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -22,32 +20,10 @@ except ImportError:
     real_torch = None
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import fmt
+from _timing import bench, fmt
 
 SHAPES = [(1, 1000), (1, 1_000_000), (1000, 1000), (4096, 64)]
 K = 10
-
-
-def bench(cases, repeats, min_time, sync):
-    """cases: {column: fn}; repeats interleaved so drift hits every column alike; median seconds per call."""
-    loops = {}
-    for k, fn in cases.items():
-        fn()
-        sync[k]()
-        t0 = time.perf_counter()
-        fn()
-        sync[k]()
-        one = max(time.perf_counter() - t0, 1e-7)
-        loops[k] = max(1, min(100000, int(min_time / one)))
-    samples = {k: [] for k in cases}
-    for _ in range(repeats):
-        for k, fn in cases.items():
-            t0 = time.perf_counter()
-            for _ in range(loops[k]):
-                fn()
-            sync[k]()
-            samples[k].append((time.perf_counter() - t0) / loops[k])
-    return {k: statistics.median(s) for k, s in samples.items()}
 
 
 def np_topk(a, k):

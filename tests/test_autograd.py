@@ -1130,3 +1130,31 @@ def test_grad_fn_hooks_see_and_replace_gradients():
     z.grad_fn.register_prehook(lambda g: (g[0], g[0]))
     with pytest.raises(RuntimeError, match="hook returned 2 gradients, expected 1"):  # one forward output
         z.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "op, shapes",
+    [
+        ("mm", [(3, 4), (4, 2)]),
+        ("bmm", [(2, 3, 4), (2, 4, 5)]),
+        ("mv", [(3, 4), (4,)]),
+        ("dot", [(4,), (4,)]),
+        ("mul", [(3,), (3,)]),
+    ],
+)
+def test_products_save_each_input_only_for_the_other_gradient(op, shapes):
+    # As in PyTorch: an input is saved only when the other input's gradient needs it, so writing to the
+    # input whose value no gradient reads is allowed, writing to the other one raises.
+    fn = getattr(torch, op)
+    a = torch.randn(*shapes[0], dtype=torch.float64, requires_grad=True)
+    b = torch.randn(*shapes[1], dtype=torch.float64)
+    out = fn(a, b).sum()
+    with torch.no_grad():
+        a.add_(1)  # not saved: only b's gradient would read a
+    out.backward()
+    np.testing.assert_allclose(a.grad.numpy(), torch.autograd.grad(fn(a, b).sum(), a)[0].numpy(), rtol=1e-12)
+    a2 = torch.randn(*shapes[0], dtype=torch.float64, requires_grad=True)
+    out = fn(a2, b).sum()
+    b.mul_(2)  # saved for a2's gradient
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()

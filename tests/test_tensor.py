@@ -640,3 +640,33 @@ def test_as_strided_bounds(device):
     with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
         x.as_strided((1 << 62, 4), (4, 1 << 3), 0)
     assert x.as_strided((0, 5), (100, 100), 9).shape == (0, 5)
+
+
+# Same-dtype copies between layouts walk rows with an odometer (kernels/cpu/copy.cpp): every dtype width,
+# dense and strided rows, broadcast (stride 0) sources, slices with offsets, and an empty tensor.
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_contiguous_of_every_layout_matches_numpy(device, dtype):
+    base = np.arange(2 * 3 * 5 * 7).reshape(2, 3, 5, 7) % 97
+    x = minitorch.tensor(base, dtype=dtype, device=device)
+    ref = x.cpu().numpy() if dtype != minitorch.bfloat16 else x.float().cpu().numpy()
+    views = [
+        (lambda t: t.transpose(1, 2), lambda a: a.transpose(0, 2, 1, 3)),
+        (lambda t: t.permute(3, 1, 0, 2), lambda a: a.transpose(3, 1, 0, 2)),
+        (lambda t: t[:, 1:, ::2, 3:], lambda a: a[:, 1:, ::2, 3:]),
+        (lambda t: t[0, :, 0:1].expand(3, 4, 7), lambda a: np.broadcast_to(a[0, :, 0:1], (3, 4, 7))),
+        (lambda t: t.transpose(0, 3)[2:], lambda a: a.transpose(3, 1, 2, 0)[2:]),
+        (lambda t: t[:, :, :0], lambda a: a[:, :, :0]),
+    ]
+    for view, np_view in views:
+        got = view(x).contiguous()
+        assert got.is_contiguous()
+        want = np_view(ref)
+        out = got.float().cpu().numpy() if dtype == minitorch.bfloat16 else got.cpu().numpy()
+        np.testing.assert_array_equal(out, want)
+
+
+def test_contiguous_of_large_transpose_runs_in_parallel_chunks(device):
+    a = np.random.default_rng(0).standard_normal((64, 48, 40))
+    x = minitorch.tensor(a, device=device)
+    np.testing.assert_array_equal(x.permute(2, 0, 1).contiguous().cpu().numpy(), a.transpose(2, 0, 1))
+    np.testing.assert_array_equal(x.transpose(0, 1).contiguous().cpu().numpy(), a.transpose(1, 0, 2))

@@ -1,6 +1,7 @@
 // The autograd graph: Node (one backward function), Edge, SavedVariable (version-checked saved tensors),
 // FnNode (a node whose backward is a lambda written in ops), AccumulateGrad (leaves) and the engine's API.
 #pragma once
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -85,16 +86,26 @@ struct FnNode : Node {
   void release_variables() override {
     for (auto& s : saved_) s.reset();
   }
-  size_t save(const Tensor& t, bool is_output = false) {
+  // Saved tensors by the name the formula reads them with (derivatives.h's record() saves them).
+  void save(const char* name, const Tensor& t, bool is_output = false) {
     saved_.emplace_back(t, is_output);
-    return saved_.size() - 1;
+    saved_names_.push_back(name);
   }
-  Tensor saved(size_t i) { return saved_[i].unpack(shared_from_this()); }
+  Tensor saved(const char* name) {
+    for (size_t i = 0; i < saved_names_.size(); ++i)
+      if (saved_names_[i] && std::strcmp(saved_names_[i], name) == 0)
+        return saved_[i].unpack(shared_from_this());
+    MT_INTERNAL_ASSERT(false, name_, " saved no tensor named '", name, "'");
+  }
+  // By position, for formulas written before the names (branches in flight); new formulas use names.
+  void save(const Tensor& t, bool is_output = false) { save(nullptr, t, is_output); }
+  Tensor saved(int i) { return saved_[static_cast<size_t>(i)].unpack(shared_from_this()); }
 
  private:
   const char* name_;
   Fn fn_;
   std::vector<SavedVariable> saved_;
+  std::vector<const char*> saved_names_;  // string literals, parallel to saved_
 };
 
 struct AccumulateGrad : Node {

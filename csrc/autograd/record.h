@@ -124,6 +124,14 @@ Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, 
 Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes);
 Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
                            IntArrayRef input_sizes);
+}  // namespace mt::autograd
+namespace mt {
+struct UpsampleArgs;
+}  // namespace mt
+namespace mt::autograd {
+// upsampling (helper api14): twins of ops/upsample.h's primitive and its gradient
+Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args);
+Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes);
 
 // ---- nn ops (helper normops)
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);

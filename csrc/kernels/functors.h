@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/Macros.h"
+#include "core/ScalarType.h"
 
 namespace mt {
 namespace fn {
@@ -371,6 +372,35 @@ struct LeakyRelu {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
     return x > T(0) ? x : x * T(slope);
+  }
+};
+
+// where/masked_fill: no arithmetic, so no opmath.
+struct Where {
+  template <typename T>
+  MT_HD_INLINE T operator()(bool c, T a, T b) const {
+    return c ? a : b;
+  }
+};
+
+// clamp on storage values, compared in opmath on both devices (half and bfloat16 through float). NaN in x or
+// in a bound propagates, and min > max gives max, as in PyTorch.
+struct Clamp {
+  bool has_min, has_max;
+  template <typename S>
+  MT_HD_INLINE S operator()(S x, S lo, S hi) const {
+    using op_t = opmath_t<S>;
+    op_t v = static_cast<op_t>(x);
+    if (v != v) return x;
+    if (has_min) {
+      op_t l = static_cast<op_t>(lo);
+      if (l != l || v < l) v = l;
+    }
+    if (has_max) {
+      op_t h = static_cast<op_t>(hi);
+      if (h != h || v > h) v = h;
+    }
+    return static_cast<S>(v);
   }
 };
 

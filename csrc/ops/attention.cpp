@@ -7,6 +7,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "core/TypeMeta.h"
 #include "ops/ops.h"
 
 namespace mt {
@@ -15,34 +16,6 @@ MT_DEFINE_STUB(sdpa_forward_stub, SdpaForwardFn);
 MT_DEFINE_STUB(sdpa_backward_stub, SdpaBackwardFn);
 
 namespace {
-
-// caffe2::TypeMeta's names, which PyTorch's SDPA checks print.
-const char* typemeta_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float:
-      return "float";
-    case ScalarType::Double:
-      return "double";
-    case ScalarType::Half:
-      return "c10::Half";
-    case ScalarType::BFloat16:
-      return "c10::BFloat16";
-    case ScalarType::Bool:
-      return "bool";
-    case ScalarType::Long:
-      return "long int";
-    case ScalarType::Int:
-      return "int";
-    case ScalarType::Short:
-      return "short int";
-    case ScalarType::Char:
-      return "signed char";
-    case ScalarType::Byte:
-      return "unsigned char";
-    default:
-      return dtype_short_name(t);
-  }
-}
 
 DimVector batch_of(const Tensor& t) {
   return DimVector(t.sizes().begin(), t.sizes().end() - 2);
@@ -198,8 +171,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     std::optional<double> scale, bool enable_gqa) {
   MT_CHECK(query.dtype() == key.dtype() && query.dtype() == value.dtype(),
            "Expected query, key, and value to have the same dtype, but got query.dtype: ",
-           typemeta_name(query.dtype()), " key.dtype: ", typemeta_name(key.dtype()),
-           " and value.dtype: ", typemeta_name(value.dtype()), " instead.");
+           cpp_type_name(query.dtype()), " key.dtype: ", cpp_type_name(key.dtype()),
+           " and value.dtype: ", cpp_type_name(value.dtype()), " instead.");
   MT_CHECK(query.device() == key.device() && query.device() == value.device(),
            "Expected query, key, and value to have the same device type, but got query.device: ",
            query.device().str(), " key.device: ", key.device().str(),
@@ -213,7 +186,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     MT_CHECK(
         md == ScalarType::Bool || md == ScalarType::Float || md == query.dtype(),
         "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ",
-        typemeta_name(md), " and  query.dtype: ", typemeta_name(query.dtype()), " instead.");
+        cpp_type_name(md), " and  query.dtype: ", cpp_type_name(query.dtype()), " instead.");
     MT_CHECK(!is_causal,
              "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
     mask = additive_mask(*attn_mask, query.dtype());

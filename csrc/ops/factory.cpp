@@ -11,6 +11,7 @@
 #include "core/Generator.h"
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
+#include "core/TypeMeta.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernels.h"
@@ -151,24 +152,6 @@ uint64_t seed() {
 }
 
 namespace {
-
-// How PyTorch's TypeMeta names a dtype in the random_ bound checks.
-const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "bool";
-    case ScalarType::Byte:
-      return "unsigned char";
-    case ScalarType::Char:
-      return "signed char";
-    case ScalarType::Short:
-      return "short int";
-    case ScalarType::Int:
-      return "int";
-    default:
-      return "long int";
-  }
-}
 
 constexpr int64_t kRandChunk = 4096;  // elements per Philox subsequence
 

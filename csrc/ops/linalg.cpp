@@ -7,6 +7,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "core/TypeMeta.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -33,34 +34,6 @@ bool gemm_layout_fits_int(const Tensor& t, const GemmLayout& l) {
 
 namespace {
 
-// The C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype" (caffe2::TypeMeta).
-const char* type_meta_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float:
-      return "float";
-    case ScalarType::Double:
-      return "double";
-    case ScalarType::Half:
-      return "c10::Half";
-    case ScalarType::BFloat16:
-      return "c10::BFloat16";
-    case ScalarType::Long:
-      return "long int";
-    case ScalarType::Int:
-      return "int";
-    case ScalarType::Short:
-      return "short int";
-    case ScalarType::Char:
-      return "signed char";
-    case ScalarType::Byte:
-      return "unsigned char";
-    case ScalarType::Bool:
-      return "bool";
-    default:
-      return dtype_name(t);
-  }
-}
-
 void check_same_device(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.device() == b.device(),
            "Expected all tensors to be on the same device, but found at least two devices, ",
@@ -69,8 +42,8 @@ void check_same_device(const Tensor& a, const Tensor& b) {
 
 void check_gemm_dtype(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.dtype() == b.dtype(),
-           "expected m1 and m2 to have the same dtype, but got: ", type_meta_name(a.dtype()),
-           " != ", type_meta_name(b.dtype()));
+           "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
+           " != ", cpp_type_name(b.dtype()));
   MT_CHECK(a.dtype() != ScalarType::Bool, "\"", a.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_",
            "\" not implemented for 'Bool'");
 }

@@ -1,7 +1,8 @@
-// Bindings for convolution and pooling (ops/conv.h, ops/pool.h) into _C._nn with PyTorch's functional
-// signatures, plus the cuDNN flags torch.backends.cudnn reads and writes.
+// Bindings for convolution, pooling and upsampling (ops/conv.h, ops/pool.h, ops/upsample.h) into _C._nn with
+// PyTorch's functional signatures, plus the cuDNN flags torch.backends.cudnn reads and writes.
 #include "ops/conv.h"
 #include "ops/pool.h"
+#include "ops/upsample.h"
 #include "python/bind.h"
 
 namespace mt {
@@ -170,6 +171,19 @@ void init_conv(py::module_& m) {
         return nogil([&] { return adaptive_max_pool1d(input, os_); }, input);
       },
       py::arg("input"), py::arg("output_size"));
+
+  // ---- upsampling: F.interpolate normalizes its arguments in Python and ends here. output_size None takes
+  // floor(input size * scale); scale_factors None recomputes the scales from the sizes.
+  nn.def(
+      "_upsample",
+      [](const Tensor& input, const std::string& mode, std::optional<std::vector<int64_t>> output_size,
+         bool align_corners, std::optional<std::vector<double>> scale_factors) {
+        std::vector<int64_t> os = output_size ? *output_size : std::vector<int64_t>{};
+        std::vector<double> sc = scale_factors ? *scale_factors : std::vector<double>{};
+        return nogil([&] { return upsample(input, mode, os, align_corners, sc); }, input);
+      },
+      py::arg("input"), py::arg("mode"), py::arg("output_size"), py::arg("align_corners"),
+      py::arg("scale_factors"));
 
   // ---- torch.backends.cudnn
   m.def(

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autograd/GradMode.h"
+#include "core/TypeMeta.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "python/bind.h"
@@ -130,34 +131,6 @@ constexpr OutOp kOutOps[] = {
     {"mode", OutRule::exact},
     {"multinomial", OutRule::exact},
 };
-
-// "float", "long int": the C++ type names PyTorch's exact-dtype message uses.
-const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float:
-      return "float";
-    case ScalarType::Double:
-      return "double";
-    case ScalarType::Half:
-      return "c10::Half";
-    case ScalarType::BFloat16:
-      return "c10::BFloat16";
-    case ScalarType::Long:
-      return "long int";
-    case ScalarType::Int:
-      return "int";
-    case ScalarType::Short:
-      return "short int";
-    case ScalarType::Char:
-      return "signed char";
-    case ScalarType::Byte:
-      return "unsigned char";
-    case ScalarType::Bool:
-      return "bool";
-    default:
-      return "unknown";
-  }
-}
 
 std::string type_name(py::handle h) {
   return py::str(py::type::of(h).attr("__name__"));

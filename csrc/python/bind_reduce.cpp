@@ -1,5 +1,5 @@
 // Bindings for the reduce op family (ops/reduce.h) with PyTorch's signatures, as functions and methods.
-// max/min along a dim return a (values, indices) named tuple, like torch.return_types.
+// max/min along a dim return a (values, indices) named tuple of minitorch.return_types.
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -8,15 +8,11 @@
 namespace mt {
 
 // (also used by bind_sort.cpp)
-// torch.return_types.max and friends: tuples that unpack and also expose .values/.indices.
+// torch.return_types.max and friends: the classes of minitorch/return_types.py (tuples that unpack and also
+// expose .values/.indices), looked up once per name.
 py::object return_type(const char* name) {
   static py::dict* types = new py::dict();  // leaked on purpose: outlives interpreter teardown order
-  if (!types->contains(name)) {
-    py::object nt =
-        py::module_::import("collections").attr("namedtuple")(name, py::make_tuple("values", "indices"));
-    nt.attr("__module__") = "minitorch.return_types";
-    (*types)[name] = nt;
-  }
+  if (!types->contains(name)) (*types)[name] = py::module_::import("minitorch.return_types").attr(name);
   return (*types)[name];
 }
 

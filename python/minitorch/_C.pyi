@@ -1782,6 +1782,14 @@ _distributed: _DistributedModule
 class _NnModule:
     """minitorch._C._nn: native functions of minitorch.nn.functional."""
     @staticmethod
+    def _upsample(
+        input: Tensor,
+        mode: str,
+        output_size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None,
+        align_corners: builtins.bool,
+        scale_factors: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex] | None,
+    ) -> Tensor: ...
+    @staticmethod
     def adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor: ...
     @staticmethod
     def adaptive_avg_pool2d(input: Tensor, output_size: typing.Any) -> Tensor: ...

@@ -68,7 +68,7 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
     set_autocast_enabled,
 )
 from minitorch import optim  # noqa: F401
-from minitorch import distributions, multiprocessing  # noqa: F401  (multiprocessing registers tensor reductions)
+from minitorch import distributions, multiprocessing, return_types  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,

@@ -62,8 +62,14 @@ def _infer(data):
 
 
 def _flatten_tensors(data):
+    # A tensor inside a sequence is a scalar there, as in PyTorch: it must hold exactly one element (its shape is
+    # dropped), else PyTorch's error (integer tensors go through __index__, hence the other message).
     if isinstance(data, _C.Tensor):
-        return data.tolist()
+        if data.numel() != 1:
+            if data.is_floating_point():
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return data.item()
     if isinstance(data, (list, tuple, range)):
         return [_flatten_tensors(x) for x in data]
     return data

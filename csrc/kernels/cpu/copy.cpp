@@ -22,6 +22,53 @@ inline dst_t convert(src_t v) {
     return static_cast<dst_t>(static_cast<mid_t>(v));
 }
 
+// A same-dtype copy between different layouts (x.transpose(1, 2).contiguous() and the like), walked row by
+// row: the pointers advance by strides (an odometer) instead of being recomputed from a flat index for every
+// row, and each row is one memcpy when both sides are dense along it. For short rows (a head dim of 16) the
+// per-row cost is what matters.
+template <size_t kItem>
+void copy_rows(const TensorIter& it, int64_t r0, int64_t r1) {
+  const int64_t nd = it.ndim(), n = it.shape[0];
+  const int64_t s0 = it.strides[0][0], s1 = it.strides[1][0];
+  const bool dense = s0 == int64_t(kItem) && s1 == int64_t(kItem);
+  DimVector idx(static_cast<size_t>(nd), 0);
+  char* dst = it.data[0];
+  const char* src = it.data[1];
+  int64_t rem = r0;
+  for (int64_t d = 1; d < nd; ++d) {
+    idx[d] = rem % it.shape[d];
+    rem /= it.shape[d];
+    dst += idx[d] * it.strides[0][d];
+    src += idx[d] * it.strides[1][d];
+  }
+  for (int64_t r = r0; r < r1; ++r) {
+    if (dense) {
+      std::memcpy(dst, src, static_cast<size_t>(n) * kItem);
+    } else {
+      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * s0, src + i * s1, kItem);
+    }
+    for (int64_t d = 1; d < nd; ++d) {
+      dst += it.strides[0][d];
+      src += it.strides[1][d];
+      if (++idx[d] < it.shape[d]) break;
+      dst -= it.shape[d] * it.strides[0][d];
+      src -= it.shape[d] * it.strides[1][d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <size_t kItem>
+void copy_strided(const TensorIter& it) {
+  if (it.numel == 0) return;
+  const int64_t rows = it.numel / it.shape[0];
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / it.shape[0]);
+  if (rows <= grain)
+    copy_rows<kItem>(it, 0, rows);
+  else
+    parallel_for(0, rows, grain, [&](int64_t b, int64_t e) { copy_rows<kItem>(it, b, e); });
+}
+
 void copy_kernel(const TensorIter& it) {
   if (it.dtypes[0] == it.dtypes[1]) {
     size_t item = element_size(it.dtypes[0]);
@@ -29,6 +76,18 @@ void copy_kernel(const TensorIter& it) {
       // one memcpy per chunk; parallel for large copies
       it.for_each([&](char** d, const int64_t*, int64_t n) { std::memcpy(d[0], d[1], n * item); }, 1 << 20);
       return;
+    }
+    if (it.ndim() >= 2) {
+      switch (item) {
+        case 1:
+          return copy_strided<1>(it);
+        case 2:
+          return copy_strided<2>(it);
+        case 4:
+          return copy_strided<4>(it);
+        default:
+          return copy_strided<8>(it);
+      }
     }
     it.for_each(
         [&](char** d, const int64_t* st, int64_t n) {

@@ -154,28 +154,13 @@ void binary_kernel(const TensorIter& it, BinaryOp op) {
 }
 
 void where_kernel(const TensorIter& it) {
-  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where", [&] {
-    cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(
-        it, [](bool c, scalar_t a, scalar_t b) { return c ? a : b; });
-  });
+  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where",
+                        [&] { cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(it, fn::Where{}); });
 }
 
 void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
   MT_DISPATCH_NUMERIC_TYPES(it.dtypes[0], "clamp", [&] {
-    using op_t = opmath_t<scalar_t>;
-    cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it, [=](scalar_t x, scalar_t lo, scalar_t hi) {
-      op_t v = static_cast<op_t>(x);
-      if (v != v) return x;  // NaN stays NaN, and so do NaN bounds (PyTorch propagates both)
-      if (has_min) {
-        op_t l = static_cast<op_t>(lo);
-        if (l != l || v < l) v = l;
-      }
-      if (has_max) {
-        op_t h = static_cast<op_t>(hi);
-        if (h != h || v > h) v = h;  // min > max gives max, as in PyTorch
-      }
-      return static_cast<scalar_t>(v);
-    });
+    cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Clamp{has_min, has_max});
   });
 }
 

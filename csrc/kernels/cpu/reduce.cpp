@@ -9,6 +9,7 @@
 
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "kernels/ReduceRules.h"
 #include "kernels/cpu/VecExp.h"
 
 namespace mt {
@@ -21,13 +22,7 @@ namespace {
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
 
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>)
-    return v != v;
-  else
-    return false;
-}
+using reduce_rules::is_nan;
 
 constexpr int kLanes = 16;
 constexpr int64_t kBlock = 2048;
@@ -93,13 +88,6 @@ void for_rows(int64_t nrows, int64_t row, const F& f) {
   });
 }
 
-template <typename T>
-opmath_t<T> comb_extremum(opmath_t<T> a, opmath_t<T> b, bool is_max) {
-  if (is_nan(a)) return a;
-  if (is_nan(b)) return b;
-  return is_max ? (b > a ? b : a) : (b < a ? b : a);
-}
-
 // Identity map for extremum(): lets float/double take the explicit-SIMD path.
 struct Identity {
   template <typename T>
@@ -160,8 +148,7 @@ opmath_t<T> extremum(const T* p, int64_t n, bool is_max, const F& f) {
   } else {
     op_t m = f(p[0]);
     for (int64_t i = 1; i < n; ++i) {
-      op_t v = f(p[i]);
-      m = ((is_max ? v > m : v < m) || is_nan(v)) ? v : m;
+      m = reduce_rules::accumulate_extremum(m, static_cast<op_t>(f(p[i])), is_max);
     }
     return m;
   }
@@ -182,7 +169,7 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
   auto ext_of = [&](const T* p, bool split, bool is_max, auto f) {
     return reduce_row<T, op_t>(
         p, row, split, [&](const T* q, int64_t n) { return extremum(q, n, is_max, f); },
-        [&](op_t a, op_t b) { return comb_extremum<T>(a, b, is_max); });
+        [&](op_t a, op_t b) { return reduce_rules::combine_extremum(a, b, is_max); });
   };
   for_rows(nrows, row, [&](int64_t i, bool split) {
     const T* p = base + i * row;
@@ -237,7 +224,7 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
           op_t d = static_cast<op_t>(x) - mu;
           return d * d;
         });
-        r = m2 / std::max(0.0, static_cast<double>(row) - arg);
+        r = reduce_rules::var_from_m2(m2, row, arg);
         if (op == ReduceOp::std) r = std::sqrt(r);
         break;
       }
@@ -346,9 +333,7 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
         for (int64_t r = 1; r < row; ++r) {
           const T* pr = p + r * inner;
           for (int64_t j = 0; j < w; ++j) {
-            op_t v = static_cast<op_t>(pr[j]);
-            // a NaN already in m stays: v > NaN and v != v are both false for a number v
-            m[j] = (is_max ? v > m[j] : v < m[j]) || is_nan(v) ? v : m[j];
+            m[j] = reduce_rules::accumulate_extremum(m[j], static_cast<op_t>(pr[j]), is_max);
           }
         }
         for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(m[j]);
@@ -457,7 +442,7 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
       for (int64_t r = 1; r < row; ++r)
         for (int64_t j = 0; j < w; ++j) {
           op_t v = static_cast<op_t>(p[r * inner + j]);
-          bool better = !is_nan(best[j]) && ((is_max ? v > best[j] : v < best[j]) || is_nan(v));
+          bool better = reduce_rules::arg_replaces(best[j], v, is_max);
           best[j] = better ? v : best[j];
           bi[j] = better ? r : bi[j];
         }
@@ -555,8 +540,7 @@ void softmax_columns(const T* p, T* q, int64_t row, int64_t inner, int64_t w, bo
   }
   for (int64_t r = 1; r < row; ++r)
     for (int64_t j = 0; j < w; ++j) {
-      op_t v = static_cast<op_t>(p[r * inner + j]);
-      m[j] = (v > m[j] || is_nan(v)) ? v : m[j];
+      m[j] = reduce_rules::accumulate_extremum(m[j], static_cast<op_t>(p[r * inner + j]), true);
     }
   if constexpr (std::is_same_v<T, op_t>) {
     // float/double: keep exp(x - max) in the output, so each element costs one exp

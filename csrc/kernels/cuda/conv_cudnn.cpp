@@ -163,104 +163,126 @@ size_t max_memory(const Perf* perf, int n) {
   return m;
 }
 
-void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+// cuDNN's entry points of one direction, all called with the (x, w, y) buffers of the Call: in forward y is
+// written, in backward data x, in backward filter w. The search and the run below are written once over them.
+struct Forward {
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  using Algo = cudnnConvolutionFwdAlgo_t;
+  static constexpr Kind kind = Kind::forward;
+  static constexpr int count = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+  static void get(const Call& c, int* n, Perf* perf) {
+    MT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(c.handle, c.x.desc, c.w.desc, c.conv.desc, c.y.desc,
+                                                          count, n, perf));
+  }
+  static void find(const Call& c, void* x, void* w, void* y, int* n, Perf* perf, void* ws, size_t ws_bytes) {
+    MT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(c.handle, c.x.desc, x, c.w.desc, w, c.conv.desc,
+                                                          c.y.desc, y, count, n, perf, ws, ws_bytes));
+  }
+  static size_t workspace_size(const Call& c, Algo algo) {
+    size_t bytes = 0;
+    MT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(c.handle, c.x.desc, c.w.desc, c.conv.desc,
+                                                           c.y.desc, algo, &bytes));
+    return bytes;
+  }
+  static void run(const Call& c, Algo algo, void* x, void* w, void* y, void* ws, size_t ws_bytes) {
+    MT_CUDNN_CHECK(cudnnConvolutionForward(c.handle, c.alpha(), c.x.desc, x, c.w.desc, w, c.conv.desc, algo,
+                                           ws, ws_bytes, c.beta(), c.y.desc, y));
+  }
+};
+
+struct BackwardData {
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  using Algo = cudnnConvolutionBwdDataAlgo_t;
+  static constexpr Kind kind = Kind::backward_data;
+  static constexpr int count = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+  static void get(const Call& c, int* n, Perf* perf) {
+    MT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(c.handle, c.w.desc, c.y.desc, c.conv.desc,
+                                                               c.x.desc, count, n, perf));
+  }
+  static void find(const Call& c, void* x, void* w, void* y, int* n, Perf* perf, void* ws, size_t ws_bytes) {
+    MT_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+        c.handle, c.w.desc, w, c.y.desc, y, c.conv.desc, c.x.desc, x, count, n, perf, ws, ws_bytes));
+  }
+  static size_t workspace_size(const Call& c, Algo algo) {
+    size_t bytes = 0;
+    MT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(c.handle, c.w.desc, c.y.desc, c.conv.desc,
+                                                                c.x.desc, algo, &bytes));
+    return bytes;
+  }
+  static void run(const Call& c, Algo algo, void* x, void* w, void* y, void* ws, size_t ws_bytes) {
+    MT_CUDNN_CHECK(cudnnConvolutionBackwardData(c.handle, c.alpha(), c.w.desc, w, c.y.desc, y, c.conv.desc,
+                                                algo, ws, ws_bytes, c.beta(), c.x.desc, x));
+  }
+};
+
+struct BackwardFilter {
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  using Algo = cudnnConvolutionBwdFilterAlgo_t;
+  static constexpr Kind kind = Kind::backward_filter;
+  static constexpr int count = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+  static void get(const Call& c, int* n, Perf* perf) {
+    MT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.handle, c.x.desc, c.y.desc, c.conv.desc,
+                                                                 c.w.desc, count, n, perf));
+  }
+  static void find(const Call& c, void* x, void* w, void* y, int* n, Perf* perf, void* ws, size_t ws_bytes) {
+    MT_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+        c.handle, c.x.desc, x, c.y.desc, y, c.conv.desc, c.w.desc, w, count, n, perf, ws, ws_bytes));
+  }
+  static size_t workspace_size(const Call& c, Algo algo) {
+    size_t bytes = 0;
+    MT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(c.handle, c.x.desc, c.y.desc, c.conv.desc,
+                                                                  c.w.desc, algo, &bytes));
+    return bytes;
+  }
+  static void run(const Call& c, Algo algo, void* x, void* w, void* y, void* ws, size_t ws_bytes) {
+    MT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(c.handle, c.alpha(), c.x.desc, x, c.y.desc, y, c.conv.desc,
+                                                  algo, ws, ws_bytes, c.beta(), c.w.desc, w));
+  }
+};
+
+void* ptr(const Tensor& t) {
+  return t.defined() ? t.data_ptr() : nullptr;
+}
+
+// One convolution in direction D over x (input), w (weight), y (output) or their gradients: the cached
+// algorithm, else cuDNN's heuristic order (benchmark=False) or a timed search on these buffers (True).
+template <typename D>
+void run_conv(const Tensor& x, const Tensor& w, const Tensor& y, const ConvArgs& a) {
   IntArgs ia(a);
-  Call c(input, weight, out, a, ia.pad, ia.stride, ia.dil);
-  auto key = cache_key(Kind::forward, input, weight, out, a, c.flags);
+  Call c(x, w, y, a, ia.pad, ia.stride, ia.dil);
+  auto key = cache_key(D::kind, x, w, y, a, c.flags);
   Choice ch;
   if (!lookup(key, ch)) {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    typename D::Perf perf[D::count];
     int n = 0;
-    MT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(c.handle, c.x.desc, c.w.desc, c.conv.desc, c.y.desc,
-                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+    D::get(c, &n, perf);
     size_t limit = SIZE_MAX;
     if (c.flags.benchmark) {
-      Tensor ws = search_workspace(max_memory(perf, n), input.device(), limit);
-      MT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
-          c.handle, c.x.desc, input.data_ptr(), c.w.desc, weight.data_ptr(), c.conv.desc, c.y.desc,
-          out.data_ptr(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, ws.defined() ? ws.data_ptr() : nullptr,
-          limit));
+      Tensor ws = search_workspace(max_memory(perf, n), x.device(), limit);
+      D::find(c, x.data_ptr(), w.data_ptr(), y.data_ptr(), &n, perf, ptr(ws), limit);
     }
     ch = pick(perf, n, c.flags.deterministic, limit, c.dt, c.flags.allow_tf32);
     store(key, ch);
   }
   c.set_math(ch);
-  auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(ch.algo);
-  size_t bytes = 0;
-  MT_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(c.handle, c.x.desc, c.w.desc, c.conv.desc, c.y.desc,
-                                                         algo, &bytes));
-  Tensor ws = workspace(bytes, input.device());
-  MT_CUDNN_CHECK(cudnnConvolutionForward(
-      c.handle, c.alpha(), c.x.desc, input.data_ptr(), c.w.desc, weight.data_ptr(), c.conv.desc, algo,
-      ws.defined() ? ws.data_ptr() : nullptr, bytes, c.beta(), c.y.desc, out.data_ptr()));
+  auto algo = static_cast<typename D::Algo>(ch.algo);
+  size_t bytes = D::workspace_size(c, algo);
+  Tensor ws = workspace(bytes, x.device());
+  D::run(c, algo, x.data_ptr(), w.data_ptr(), y.data_ptr(), ptr(ws), bytes);
+}
+
+void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  run_conv<Forward>(input, weight, out, a);
 }
 
 void backward_data(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
                    const ConvArgs& a) {
-  IntArgs ia(a);
-  Call c(grad_input, weight, grad_out, a, ia.pad, ia.stride, ia.dil);
-  auto key = cache_key(Kind::backward_data, grad_input, weight, grad_out, a, c.flags);
-  Choice ch;
-  if (!lookup(key, ch)) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    int n = 0;
-    MT_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardDataAlgorithm_v7(c.handle, c.w.desc, c.y.desc, c.conv.desc, c.x.desc,
-                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf));
-    size_t limit = SIZE_MAX;
-    if (c.flags.benchmark) {
-      Tensor ws = search_workspace(max_memory(perf, n), grad_input.device(), limit);
-      MT_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
-          c.handle, c.w.desc, weight.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, c.x.desc,
-          grad_input.data_ptr(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf,
-          ws.defined() ? ws.data_ptr() : nullptr, limit));
-    }
-    ch = pick(perf, n, c.flags.deterministic, limit, c.dt, c.flags.allow_tf32);
-    store(key, ch);
-  }
-  c.set_math(ch);
-  auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(ch.algo);
-  size_t bytes = 0;
-  MT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(c.handle, c.w.desc, c.y.desc, c.conv.desc,
-                                                              c.x.desc, algo, &bytes));
-  Tensor ws = workspace(bytes, grad_input.device());
-  MT_CUDNN_CHECK(cudnnConvolutionBackwardData(
-      c.handle, c.alpha(), c.w.desc, weight.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, algo,
-      ws.defined() ? ws.data_ptr() : nullptr, bytes, c.beta(), c.x.desc, grad_input.data_ptr()));
+  run_conv<BackwardData>(grad_input, weight, grad_out, a);
 }
 
 void backward_filter(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
                      const ConvArgs& a) {
-  IntArgs ia(a);
-  Call c(input, grad_weight, grad_out, a, ia.pad, ia.stride, ia.dil);
-  auto key = cache_key(Kind::backward_filter, input, grad_weight, grad_out, a, c.flags);
-  Choice ch;
-  if (!lookup(key, ch)) {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    int n = 0;
-    MT_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.handle, c.x.desc, c.y.desc, c.conv.desc, c.w.desc,
-                                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf));
-    size_t limit = SIZE_MAX;
-    if (c.flags.benchmark) {
-      Tensor ws = search_workspace(max_memory(perf, n), input.device(), limit);
-      MT_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-          c.handle, c.x.desc, input.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, c.w.desc,
-          grad_weight.data_ptr(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf,
-          ws.defined() ? ws.data_ptr() : nullptr, limit));
-    }
-    ch = pick(perf, n, c.flags.deterministic, limit, c.dt, c.flags.allow_tf32);
-    store(key, ch);
-  }
-  c.set_math(ch);
-  auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(ch.algo);
-  size_t bytes = 0;
-  MT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(c.handle, c.x.desc, c.y.desc, c.conv.desc,
-                                                                c.w.desc, algo, &bytes));
-  Tensor ws = workspace(bytes, input.device());
-  MT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-      c.handle, c.alpha(), c.x.desc, input.data_ptr(), c.y.desc, grad_out.data_ptr(), c.conv.desc, algo,
-      ws.defined() ? ws.data_ptr() : nullptr, bytes, c.beta(), c.w.desc, grad_weight.data_ptr()));
+  run_conv<BackwardFilter>(input, grad_weight, grad_out, a);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
+#include "kernels/ReduceRules.h"
 #include "kernels/cuda/ReduceUtils.cuh"
 #include "ops/reduce.h"
 
@@ -103,15 +104,6 @@ struct ProdOps {
   __device__ __forceinline__ void write(int64_t o, acc_t a) const { out[o] = cast_out<T>(a); }
 };
 
-// Identity of a max (is_max) or min: -inf/+inf for floats, the type's extremes otherwise.
-template <typename A>
-A extremum_identity(bool is_max) {
-  if constexpr (std::numeric_limits<A>::has_infinity)
-    return is_max ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
-  else
-    return is_max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
-}
-
 // amax/amin (and the inf/-inf norms with kAbs): NaN wins, as in PyTorch.
 template <typename T, bool kAbs>
 struct ExtremumOps {
@@ -121,9 +113,7 @@ struct ExtremumOps {
   acc_t init;
   __device__ __forceinline__ acc_t identity() const { return init; }
   __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const {
-    if (d_isnan(a)) return a;
-    if (d_isnan(b)) return b;
-    return (is_max ? b > a : b < a) ? b : a;
+    return reduce_rules::combine_extremum(a, b, is_max);
   }
   __device__ __forceinline__ acc_t reduce(acc_t a, T x, int64_t) const {
     acc_t v = static_cast<acc_t>(x);
@@ -178,8 +168,7 @@ struct WelfordOps {
     return {a.mean + d * wb, a.m2 + b.m2 + d * d * static_cast<op_t>(a.n) * wb, n};
   }
   __device__ __forceinline__ void write(int64_t o, acc_t a) const {
-    op_t dof = static_cast<op_t>(a.n) - static_cast<op_t>(correction);
-    op_t r = a.m2 / (dof > op_t(0) ? dof : op_t(0));  // 0/0 = NaN and x/0 = inf, as the CPU's
+    op_t r = reduce_rules::var_from_m2(a.m2, a.n, correction);
     if (take_sqrt) r = d_sqrt(r);
     out[o] = cast_out<T>(r);
   }
@@ -215,13 +204,9 @@ struct ArgOps {
   op_t init;
   __device__ __forceinline__ acc_t identity() const { return {init, INT64_MAX}; }
   __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const {
-    const bool an = d_isnan(a.v), bn = d_isnan(b.v);
-    if (an || bn) {
-      if (an && bn) return a.i < b.i ? a : b;
-      return an ? a : b;
-    }
-    if (a.v == b.v) return a.i < b.i ? a : b;
-    return (is_max ? a.v > b.v : a.v < b.v) ? a : b;
+    const acc_t& first = a.i < b.i ? a : b;
+    const acc_t& later = a.i < b.i ? b : a;
+    return reduce_rules::arg_replaces(first.v, later.v, is_max) ? later : first;
   }
   __device__ __forceinline__ acc_t reduce(acc_t a, T x, int64_t idx) const {
     return combine(a, acc_t{static_cast<op_t>(x), idx});
@@ -416,7 +401,8 @@ void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inn
       case ReduceOp::amax:
       case ReduceOp::amin: {
         const bool is_max = op == ReduceOp::amax;
-        launch(ExtremumOps<T, false>{o, is_max, extremum_identity<op_t>(is_max)}, p, outer, row, inner, dev);
+        launch(ExtremumOps<T, false>{o, is_max, reduce_rules::extremum_identity<op_t>(is_max)}, p, outer, row,
+               inner, dev);
         return;
       }
       default:
@@ -431,8 +417,8 @@ void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inn
         case ReduceOp::norm: {
           const double pn = arg;
           if (std::isinf(pn)) {
-            launch(ExtremumOps<T, true>{o, pn > 0, extremum_identity<op_t>(pn > 0)}, p, outer, row, inner,
-                   dev);
+            launch(ExtremumOps<T, true>{o, pn > 0, reduce_rules::extremum_identity<op_t>(pn > 0)}, p, outer,
+                   row, inner, dev);
           } else if (pn == 2) {
             launch(SumOps<T, true>{o, MapKind::square, PostKind::sqrt, pn}, p, outer, row, inner, dev);
           } else if (pn == 1) {
@@ -470,7 +456,7 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
   MT_DISPATCH_ALL_TYPES(in.dtype(), is_max ? "argmax_cuda" : "argmin_cuda", [&] {
     using op_t = opmath_t<scalar_t>;
     ArgOps<scalar_t> ops{values.defined() ? values.data<scalar_t>() : nullptr, indices.data<int64_t>(),
-                         is_max, extremum_identity<op_t>(is_max)};
+                         is_max, reduce_rules::extremum_identity<op_t>(is_max)};
     launch(ops, in.data<scalar_t>(), outer, row, inner, dev);
   });
 }

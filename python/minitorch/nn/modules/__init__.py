@@ -10,8 +10,10 @@ from minitorch.nn.modules.linear import *
 from minitorch.nn.modules.loss import *
 from minitorch.nn.modules.module import Module  # noqa: F401
 from minitorch.nn.modules.normalization import *
+from minitorch.nn.modules.padding import *
 from minitorch.nn.modules.pixelshuffle import *
 from minitorch.nn.modules.pooling import *
 from minitorch.nn.modules.rnn import *
 from minitorch.nn.modules.sparse import *
 from minitorch.nn.modules.transformer import *
+from minitorch.nn.modules.upsampling import *

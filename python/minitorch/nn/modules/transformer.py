@@ -42,6 +42,26 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     return m.masked_fill(i.unsqueeze(1) >= i.unsqueeze(0), 0.0)
 
 
+# The sublayers both layer kinds share (PyTorch writes them twice); the methods keep PyTorch's names.
+def _attention_block(attn, dropout, x, mem, attn_mask, key_padding_mask, is_causal):
+    """Attention of x over mem (self-attention when mem is x), before the residual add."""
+    x = attn(
+        x,
+        mem,
+        mem,
+        attn_mask=attn_mask,
+        key_padding_mask=key_padding_mask,
+        need_weights=False,
+        is_causal=is_causal,
+    )[0]
+    return dropout(x)
+
+
+def _feed_forward_block(layer, x, dropout):
+    """linear1 -> activation -> dropout -> linear2 -> the layer's last dropout."""
+    return dropout(layer.linear2(layer.dropout(layer.activation(layer.linear1(x)))))
+
+
 class TransformerEncoderLayer(Module):
     __constants__ = ("norm_first",)
 
@@ -85,20 +105,10 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
+        return _attention_block(self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return _feed_forward_block(self, x, self.dropout2)
 
 
 class TransformerDecoderLayer(Module):
@@ -165,32 +175,15 @@ class TransformerDecoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout1(x)
+        return _attention_block(self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
-        x = self.multihead_attn(
-            x,
-            mem,
-            mem,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout2(x)
+        return _attention_block(
+            self.multihead_attn, self.dropout2, x, mem, attn_mask, key_padding_mask, is_causal
+        )
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return _feed_forward_block(self, x, self.dropout3)
 
 
 class TransformerEncoder(Module):

@@ -1,0 +1,128 @@
+"""F.interpolate (nearest, bilinear, bicubic; forward and backward) beside NumPy (nearest as repeat, the
+interpolating modes as the separable matmuls they are) and PyTorch when it imports. Markdown table.
+
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_upsample.py [--device cpu|cuda]
+[--repeats 5] [--min-time 0.1]  (default: the CPU, then CUDA when a GPU is present)
+"""
+
+import argparse
+import os
+import platform
+import sys
+
+import numpy as np
+
+import minitorch
+import minitorch.nn.functional as F
+
+try:  # real PyTorch as a third column, only where it is installed
+    import torch as real_torch
+    import torch.nn.functional as real_F
+except ImportError:
+    real_torch = None
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import bench, fmt
+
+# (input shape, output spatial size)
+SHAPES = [((8, 64, 32, 32), (64, 64)), ((1, 3, 256, 256), (512, 512)), ((16, 32, 64, 64), (32, 32))]
+
+
+def linear_weights(n_in, n_out):
+    """align_corners=False linear interpolation as an (out, in) matrix (the NumPy column's operator)."""
+    W = np.zeros((n_out, n_in), np.float32)
+    s = n_in / n_out
+    for o in range(n_out):
+        src = max(s * (o + 0.5) - 0.5, 0.0)
+        i0 = min(int(src), n_in - 1)
+        lam = src - i0
+        W[o, i0] += 1 - lam
+        W[o, min(i0 + 1, n_in - 1)] += lam
+    return W
+
+
+def cases_for(a, size, device, pt_ok):
+    x = minitorch.from_numpy(a).to(device)
+    xg = x.clone().requires_grad_(True)
+    t = real_torch.from_numpy(a).to(device) if pt_ok else None
+    tg = t.clone().requires_grad_(True) if pt_ok else None
+    H, W = a.shape[2:]
+    Wh, Ww = linear_weights(H, size[0]), linear_weights(W, size[1])
+    up2 = size[0] == 2 * H and size[1] == 2 * W
+    rows = {}
+    for mode in ("nearest", "bilinear", "bicubic"):
+        ac = None if mode == "nearest" else False
+        if mode == "nearest" and up2:
+            np_fn = lambda: a.repeat(2, 2).repeat(2, 3)
+        elif mode == "bilinear":
+            np_fn = lambda: np.matmul(Wh, np.matmul(a, Ww.T))
+        else:
+            np_fn = None
+        go = minitorch.ones(a.shape[:2] + tuple(size), device=device)
+        fwd = {"mt": lambda mode=mode, ac=ac: F.interpolate(x, size=size, mode=mode, align_corners=ac)}
+        bwd = {
+            "mt": lambda mode=mode, ac=ac, go=go: minitorch.autograd.grad(
+                F.interpolate(xg, size=size, mode=mode, align_corners=ac), xg, go
+            )
+        }
+        if np_fn is not None and device == "cpu":
+            fwd["np"] = np_fn
+            if mode == "bilinear":
+                gnp = np.ones(a.shape[:2] + tuple(size), np.float32)
+                bwd["np"] = lambda gnp=gnp: np.matmul(Wh.T, np.matmul(gnp, Ww))
+        if pt_ok:
+            gpt = real_torch.ones(a.shape[:2] + tuple(size), device=device)
+            fwd["pt"] = lambda mode=mode, ac=ac: real_F.interpolate(t, size=size, mode=mode, align_corners=ac)
+            bwd["pt"] = lambda mode=mode, ac=ac, gpt=gpt: real_torch.autograd.grad(
+                real_F.interpolate(tg, size=size, mode=mode, align_corners=ac), tg, gpt
+            )
+        rows[mode] = fwd
+        rows[mode + " backward"] = bwd
+    return rows
+
+
+def synced(fn, sync):
+    def run():
+        fn()
+        sync()
+
+    return run
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", choices=["cpu", "cuda"])
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--min-time", type=float, default=0.1)
+    args = p.parse_args()
+    devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
+    print(
+        f"# bench_upsample: {platform.machine()}, {os.cpu_count()} CPUs, minitorch threads "
+        f"{minitorch.get_num_threads()}, NumPy {np.__version__}, "
+        f"PyTorch {real_torch.__version__ if real_torch else 'not installed'}"
+    )
+    rng = np.random.default_rng(0)
+    for dev in devices:
+        on_gpu = dev == "cuda"
+        pt_ok = real_torch is not None and (not on_gpu or real_torch.cuda.is_available())
+        syncs = {
+            "mt": minitorch.cuda.synchronize if on_gpu else (lambda: None),
+            "np": lambda: None,
+            "pt": (real_torch.cuda.synchronize if on_gpu else (lambda: None)) if pt_ok else (lambda: None),
+        }
+        print(f"\n## {dev}\n")
+        print("| op | input -> size | NumPy | minitorch | PyTorch | NumPy / mt | PyTorch / mt |")
+        print("|---|---|---|---|---|---|---|")
+        for shape, size in SHAPES:
+            a = rng.standard_normal(shape).astype(np.float32)
+            for name, cases in cases_for(a, size, dev, pt_ok).items():
+                r = bench({k: synced(fn, syncs[k]) for k, fn in cases.items()}, args.repeats, args.min_time)
+                tn, tm, tp = r.get("np"), r["mt"], r.get("pt")
+                rn = f"{tn / tm:.2f}" if tn else "-"
+                rp = f"{tp / tm:.2f}" if tp else "-"
+                shp = "x".join(map(str, shape)) + " -> " + "x".join(map(str, size))
+                print(f"| {name} | {shp} | {fmt(tn)} | {fmt(tm)} | {fmt(tp)} | {rn} | {rp} |")
+
+
+if __name__ == "__main__":
+    main()

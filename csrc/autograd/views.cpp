@@ -1,0 +1,313 @@
+// Views and in-place writes under autograd: a view remembers its base and how to remake it, an in-place
+// write takes over the result's history (through CopySlices when it goes through a view), and the recording
+// twins of the view ops.
+#include <mutex>
+
+#include "autograd/Node.h"
+#include "autograd/derivatives.h"
+#include "autograd/record.h"
+#include "ops/ops.h"
+
+namespace mt::autograd {
+
+namespace {
+
+using V = variable_list;
+
+// Gradient of a view op that cannot be inverted by another view: zeros of the base, with the gradient
+// written through the same view.
+// `overlapping`: the view may reach an element more than once (as_strided), so the gradient accumulates.
+template <typename F>
+Tensor view_scatter(const Tensor& g, const TensorGeometry& base, F&& vf, bool overlapping = false) {
+  if (overlapping || (GradMode::is_enabled() && g.requires_grad())) {
+    // create_graph (or overlap): the scatter as an accumulating index_put_ over the flat base; it
+    // differentiates again
+    int64_t numel = compute_numel(base.sizes);
+    Tensor pos = mt::view(
+        mt::arange(Scalar(int64_t(0)), Scalar(numel), Scalar(int64_t(1)), ScalarType::Long, g.device()),
+        base.sizes);
+    Tensor z = zeros({numel}, g.dtype(), g.device());
+    mt::index_put_(z, {mt::reshape(vf(pos), {-1})}, mt::reshape(g, {-1}), true);
+    return mt::reshape(z, base.sizes);
+  }
+  NoGradGuard ng;
+  Tensor z = zeros(base.sizes, g.dtype(), g.device());
+  mt::copy_(vf(z), g);
+  return z;
+}
+
+using ViewFn = std::function<Tensor(const Tensor&)>;
+
+// How to remake `view` from a tensor laid out like its base: the recorded view function, else (as_strided
+// views) the view's strides and offset relative to the base, valid when the base is contiguous as the
+// gradient buffers are.
+ViewFn view_replay(const Tensor& view) {
+  auto* m = view.impl()->autograd_meta();
+  if (m->view_fn) return m->view_fn;
+  const Tensor& base = m->view_base;
+  MT_CHECK_NOT_IMPLEMENTED(base.is_contiguous(),
+                           "in-place modification of an as_strided view of a non-contiguous tensor under "
+                           "autograd is not supported; use an out-of-place op (or clone() the view first)");
+  DimVector sz = view.sizes(), st = view.strides();
+  int64_t off = view.storage_offset() - base.storage_offset();
+  return [sz, st, off](const Tensor& b) { return mt::as_strided(b, sz, st, b.storage_offset() + off); };
+}
+
+// The history of a view as a function of its base's current history (the gradient is written through the
+// view into zeros shaped like the base).
+void set_view_history(const Tensor& view, const ViewFn& vf) {
+  auto* m = view.impl()->autograd_meta();
+  TensorGeometry bg = geometry_of(m->view_base);
+  auto node = std::make_shared<FnNode>(
+      "AsStridedBackward0", [vf, bg](FnNode&, V& gs) -> V { return {view_scatter(gs[0], bg, vf)}; });
+  set_history(node, {&m->view_base}, {&view});
+  m->attr_version = view.version();
+}
+
+// An in-place write through a recorded view: the base's history becomes CopySlices (the old base outside
+// the view, the new values inside it), and the view becomes a view of that new base.
+void rebase_view(const Tensor& self, const Tensor& r) {
+  auto* m = self.impl()->autograd_meta();
+  Tensor base = m->view_base;
+  ViewFn vf = view_replay(self);
+  auto copy_slices = std::make_shared<FnNode>("CopySlices", [vf](FnNode& n, V& gs) -> V {
+    const Tensor& g = gs[0];
+    V res(2);
+    // written in ops (under create_graph the fill through the view records itself), so it differentiates
+    // again
+    if (n.needs_input_grad(0)) {
+      res[0] = mt::clone(g);
+      mt::fill_(vf(res[0]), Scalar(0.0));
+    }
+    if (n.needs_input_grad(1)) res[1] = mt::clone(vf(mt::contiguous(g)));  // view() needs a viewable g
+    return res;
+  });
+  set_history(copy_slices, {&base, &r}, {&base});
+  set_view_history(self, vf);
+}
+
+}  // namespace
+
+void take_history(const Tensor& self, const Tensor& r) {
+  auto* sm = self.impl()->autograd_meta();
+  if (sm && sm->is_view()) {
+    if (r.requires_grad()) rebase_view(self, r);
+    return;
+  }
+  auto* rm = r.impl()->autograd_meta();
+  if (rm && rm->grad_fn) {
+    auto& m = self.impl()->ensure_autograd_meta();
+    m.requires_grad = true;
+    m.grad_fn = rm->grad_fn;
+    m.output_nr = rm->output_nr;
+  }
+}
+
+// A view whose storage was written in place since its history was set (through its base or another view),
+// or whose base gained history after the view was made, remakes its history from the base's current one,
+// as PyTorch regenerates a view's grad_fn when it is read.
+void refresh_view_history(const Tensor& view) {
+  auto* m = view.impl()->autograd_meta();
+  if ((m->grad_fn && view.version() == m->attr_version) || !m->view_base.requires_grad()) return;
+  // Big ops run without the GIL, so two threads may find one stale view at once: it is remade once.
+  static std::mutex remake;
+  std::lock_guard<std::mutex> lock(remake);
+  if (m->grad_fn && view.version() == m->attr_version) return;
+  set_view_history(view, view_replay(view));
+}
+
+void check_inplace(const Tensor& self) {
+  if (!GradMode::is_enabled() || !self.requires_grad()) return;
+  auto* m = self.impl()->autograd_meta();
+  if (m->is_view()) {
+    auto* bm = m->view_base.impl()->autograd_meta();
+    MT_CHECK(bm && bm->grad_fn,
+             "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    return;
+  }
+  MT_CHECK(m->grad_fn, "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+// The generic in-place path under grad: the result is computed out of place (recorded, from a clone so the
+// saved input keeps its version), written into self, and self takes over the result's history.
+const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tensor&)>& fn) {
+  check_inplace(self);
+  // A part of a bigger tensor that was not recorded as a view (made under no_grad): its base cannot be given
+  // the new history, so refuse rather than lose gradients, as PyTorch does.
+  auto* sm = self.impl()->autograd_meta();
+  MT_CHECK((sm && sm->is_view()) || self.requires_grad() ||
+               (self.storage_offset() == 0 &&
+                static_cast<size_t>(self.numel()) * self.itemsize() >= self.storage()->nbytes),
+           "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+           "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+           "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+           "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
+  Tensor r = fn(mt::clone(self));
+  {
+    NoGradGuard g;
+    mt::copy_(self, r);
+  }
+  take_history(self, r);
+  return self;
+}
+
+// ---- view ops ----
+
+namespace {
+// Every view made in grad mode of a floating tensor knows its root base and how to remake it from a tensor
+// shaped like the base, whether or not anything requires grad yet: an in-place write through the view then
+// gives the base its history (CopySlices), and the view's own history can be remade when the base changes.
+Tensor mark_view(const Tensor& self, const Tensor& out, ViewFn fn) {
+  auto* m = &out.impl()->ensure_autograd_meta();
+  m->attr_version = out.version();
+  auto* sm = self.impl()->autograd_meta();
+  if (sm && sm->is_view()) {
+    m->view_base = sm->view_base;
+    if (sm->view_fn && fn) m->view_fn = [prev = sm->view_fn, fn](const Tensor& b) { return fn(prev(b)); };
+  } else {
+    m->view_base = self;
+    m->view_fn = std::move(fn);
+  }
+  return out;
+}
+
+// The node of a view op, only when its input requires grad (views are tracked without one, see mark_view).
+std::shared_ptr<FnNode> attach_view(const char* name, FnNode::Fn fn, const Tensor& self, const Tensor& out) {
+  if (!self.requires_grad()) return nullptr;
+  return attach(name, std::move(fn), {&self}, {&out});
+}
+}  // namespace
+
+Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor out = no_grad([&] { return mt::as_strided(self, sizes, strides, offset); });
+  // The offset counts from the storage's start; relative to a contiguous input it is a view of its elements.
+  bool replayable = self.is_contiguous();
+  TensorGeometry in = geometry_of(self);
+  DimVector sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
+  int64_t rel = offset - self.storage_offset();
+  attach_view(
+      "AsStridedBackward0",
+      [replayable, in, sz, st, rel](FnNode&, V& gs) -> V {
+        MT_CHECK_NOT_IMPLEMENTED(replayable,
+                                 "the derivative for 'as_strided' of a non-contiguous tensor is not "
+                                 "implemented.");
+        auto vf = [&](const Tensor& z) { return mt::as_strided(z, sz, st, z.storage_offset() + rel); };
+        return {view_scatter(gs[0], in, vf, /*overlapping=*/true)};
+      },
+      self, out);
+  return mark_view(self, out, nullptr);
+}
+
+Tensor alias(const Tensor& self) {
+  Tensor out = no_grad([&] { return mt::alias(self); });
+  attach_view(
+      "AliasBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
+  return mark_view(self, out, [](const Tensor& b) { return mt::alias(b); });
+}
+
+Tensor view(const Tensor& self, IntArrayRef sizes) {
+  Tensor out = no_grad([&] { return mt::view(self, sizes); });
+  DimVector in = self.sizes();
+  attach_view(
+      "ViewBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+}
+
+Tensor reshape(const Tensor& self, IntArrayRef sizes) {
+  Tensor out = no_grad([&] { return mt::reshape(self, sizes); });
+  DimVector in = self.sizes();
+  attach_view(
+      "ViewBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  if (out.storage() != self.storage()) return out;
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  Tensor out = no_grad([&] { return mt::permute(self, dims); });
+  DimVector inv(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) inv[wrap_dim(dims[i], self.dim())] = static_cast<int64_t>(i);
+  attach_view(
+      "PermuteBackward0", [inv](FnNode&, V& gs) -> V { return {mt::permute(gs[0], inv)}; }, self, out);
+  return mark_view(self, out,
+                   [d = DimVector(dims.begin(), dims.end())](const Tensor& b) { return mt::permute(b, d); });
+}
+
+Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
+  Tensor out = no_grad([&] { return mt::transpose(self, d0, d1); });
+  attach_view(
+      "TransposeBackward0", [d0, d1](FnNode&, V& gs) -> V { return {mt::transpose(gs[0], d0, d1)}; }, self,
+      out);
+  return mark_view(self, out, [d0, d1](const Tensor& b) { return mt::transpose(b, d0, d1); });
+}
+
+Tensor squeeze(const Tensor& self) {
+  Tensor out = no_grad([&] { return mt::squeeze(self); });
+  DimVector in = self.sizes();
+  attach_view(
+      "SqueezeBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+}
+
+Tensor squeeze(const Tensor& self, IntArrayRef dims) {
+  Tensor out = no_grad([&] { return mt::squeeze(self, dims); });
+  DimVector in = self.sizes();
+  attach_view(
+      "SqueezeBackward1", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); });
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  Tensor out = no_grad([&] { return mt::unsqueeze(self, dim); });
+  DimVector in = self.sizes();
+  attach_view(
+      "UnsqueezeBackward0", [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  return mark_view(self, out, [dim](const Tensor& b) { return mt::unsqueeze(b, dim); });
+}
+
+Tensor expand(const Tensor& self, IntArrayRef sizes) {
+  Tensor out = no_grad([&] { return mt::expand(self, sizes); });
+  // the engine sums a broadcast gradient back to the input's shape
+  attach_view(
+      "ExpandBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
+  return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::expand(b, s); });
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  Tensor out = no_grad([&] { return mt::select(self, dim, index); });
+  TensorGeometry base = geometry_of(self);
+  attach_view(
+      "SelectBackward0",
+      [base, dim, index](FnNode&, V& gs) -> V {
+        return {view_scatter(gs[0], base, [&](const Tensor& z) { return mt::select(z, dim, index); })};
+      },
+      self, out);
+  return mark_view(self, out, [dim, index](const Tensor& b) { return mt::select(b, dim, index); });
+}
+
+Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  Tensor out = no_grad([&] { return mt::slice(self, dim, start, end, step); });
+  TensorGeometry base = geometry_of(self);
+  attach_view(
+      "SliceBackward0",
+      [base, dim, start, end, step](FnNode&, V& gs) -> V {
+        return {
+            view_scatter(gs[0], base, [&](const Tensor& z) { return mt::slice(z, dim, start, end, step); })};
+      },
+      self, out);
+  return mark_view(self, out,
+                   [dim, start, end, step](const Tensor& b) { return mt::slice(b, dim, start, end, step); });
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
+  Tensor out = no_grad([&] { return mt::diagonal(self, offset, d1, d2); });
+  TensorGeometry base = geometry_of(self);
+  attach_view(
+      "DiagonalBackward0",
+      [base, offset, d1, d2](FnNode&, V& gs) -> V {
+        return {view_scatter(gs[0], base, [&](const Tensor& z) { return mt::diagonal(z, offset, d1, d2); })};
+      },
+      self, out);
+  return mark_view(self, out, [offset, d1, d2](const Tensor& b) { return mt::diagonal(b, offset, d1, d2); });
+}
+
+}  // namespace mt::autograd

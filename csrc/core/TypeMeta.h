@@ -1,0 +1,37 @@
+// The C++ type names PyTorch's messages print for a dtype (caffe2::TypeMeta's names: "float", "long int").
+#pragma once
+#include "core/ScalarType.h"
+
+namespace mt {
+
+// "float", "long int", "c10::Half": PyTorch's exact-dtype messages ("expected m1 and m2 to have the same
+// dtype, but got: float != double", out= and SDPA dtype checks, random_'s bounds) name the C++ type, not the
+// dtype.
+inline const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float:
+      return "float";
+    case ScalarType::Double:
+      return "double";
+    case ScalarType::Half:
+      return "c10::Half";
+    case ScalarType::BFloat16:
+      return "c10::BFloat16";
+    case ScalarType::Long:
+      return "long int";
+    case ScalarType::Int:
+      return "int";
+    case ScalarType::Short:
+      return "short int";
+    case ScalarType::Char:
+      return "signed char";
+    case ScalarType::Byte:
+      return "unsigned char";
+    case ScalarType::Bool:
+      return "bool";
+    default:
+      return dtype_name(t);
+  }
+}
+
+}  // namespace mt

@@ -1,0 +1,56 @@
+"""The padding layers (nn.ZeroPad2d, ConstantPad*, ReflectionPad*, ReplicationPad*, CircularPad*): values against
+np.pad, gradients, PyTorch's reprs."""
+
+import numpy as np
+import pytest
+from conftest import DEVICES
+
+import minitorch
+from minitorch import nn
+
+NP_MODE = {
+    "Constant": "constant",
+    "Zero": "constant",
+    "Reflection": "reflect",
+    "Replication": "edge",
+    "Circular": "wrap",
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", sorted(NP_MODE))
+@pytest.mark.parametrize("nd,padding", [(1, 2), (1, (1, 3)), (2, 1), (2, (1, 2, 0, 2))])
+def test_values_match_numpy(kind, nd, padding, device):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3) + (5,) * nd)
+    cls = getattr(nn, f"{kind}Pad{nd}d")
+    layer = cls(padding, 1.5) if kind == "Constant" else cls(padding)
+    out = layer(minitorch.tensor(x, device=device))
+    p = (padding,) * (2 * nd) if isinstance(padding, int) else padding
+    # F.pad's tuple starts at the last dim; np.pad wants (before, after) per dim from the first
+    widths = [(0, 0), (0, 0)] + [(p[2 * i], p[2 * i + 1]) for i in reversed(range(nd))]
+    kw = {"constant_values": 1.5 if kind == "Constant" else 0.0} if NP_MODE[kind] == "constant" else {}
+    np.testing.assert_array_equal(out.cpu().numpy(), np.pad(x, widths, mode=NP_MODE[kind], **kw))
+
+
+@pytest.mark.parametrize("kind", ["Reflection", "Replication", "Zero"])
+def test_gradcheck(kind):
+    x = minitorch.randn(1, 2, 4, 3, dtype=minitorch.float64, requires_grad=True)
+    layer = getattr(nn, f"{kind}Pad2d")((1, 2, 2, 1))
+    assert minitorch.autograd.gradcheck(layer, (x,))
+
+
+def test_reprs():
+    assert repr(nn.ZeroPad2d(1)) == "ZeroPad2d((1, 1, 1, 1))"
+    assert repr(nn.ConstantPad2d(2, 3.5)) == "ConstantPad2d(padding=(2, 2, 2, 2), value=3.5)"
+    assert repr(nn.ReflectionPad2d((1, 2, 3, 4))) == "ReflectionPad2d((1, 2, 3, 4))"
+    assert repr(nn.ReplicationPad1d(2)) == "ReplicationPad1d((2, 2))"
+    assert repr(nn.CircularPad2d(1)) == "CircularPad2d((1, 1, 1, 1))"
+    assert repr(nn.ReflectionPad3d(1)) == "ReflectionPad3d((1, 1, 1, 1, 1, 1))"
+
+
+def test_reflection_pad_too_large_raises():
+    with pytest.raises(
+        RuntimeError, match="Padding size should be less than the corresponding input dimension"
+    ):
+        nn.ReflectionPad2d(3)(minitorch.zeros(1, 1, 3, 3))
