@@ -1,6 +1,7 @@
-// CPU convolution kernels: oneDNN's (float, when built with it and backends.mkldnn.enabled), else im2col
-// (col2im for the input gradient) and OpenBLAS GEMM, per image and group; a 1x1 stride-1 unpadded conv is a
-// GEMM on the input itself. float/double native, half/bfloat16 in float.
+// CPU convolution kernels: oneDNN's (float, when built with it and backends.mkldnn.enabled, where it measured
+// faster), else im2col (col2im for the input gradient) and GEMM (oneDNN's sgemm or OpenBLAS), per image and
+// group; a 1x1 stride-1 unpadded conv is a GEMM on the input itself. float/double native, half/bfloat16 in
+// float.
 #include "ops/conv.h"
 
 #include <cblas.h>
