@@ -223,27 +223,27 @@ bool run(Kind kind, const Geo& g, int64_t N, const float* a, const float* b, flo
   return false;
 }
 
-}  // namespace onednn
-#endif
-
-std::atomic<bool> g_onednn_enabled{true};
-
-// Where im2col + OpenBLAS beat oneDNN (measured at one thread, bench_conv_cpu.py): 1x1 convs, a GEMM on the
-// input itself or on a subsampled copy (ResNet's 1x1 256->64 @56: 23/24/19 ms forward/input/weight gradient
-// against oneDNN's 25/29/26 with its reorders), and the input gradient of a conv with 1-3 input channels
-// (the stem 7x7/2 3->64: 34 ms against 77).
-bool onednn_wins(int kind, const Geo& g) {
+// Where im2col + GEMM beat oneDNN's conv (measured at one thread, bench_conv_cpu.py): 1x1 convs, a GEMM on
+// the input itself or on a subsampled copy (ResNet's 1x1 256->64 @56, batch 16: 14/18/17 ms forward/input/
+// weight gradient against oneDNN's 25/29/26 with its reorders), and the input gradient of a conv with 1-3
+// input channels (the stem 7x7/2 3->64, batch 8: 34 ms against 77).
+bool wins(int kind, const Geo& g) {
   if (g.kH == 1 && g.kW == 1 && g.pH == 0 && g.pW == 0) return false;
   if (kind == 1 && g.g == 1 && g.C < 4) return false;
   return true;
 }
+
+}  // namespace onednn
+#endif
+
+std::atomic<bool> g_onednn_enabled{true};
 
 // oneDNN takes float convs when built with it and enabled (half/bfloat16 arrive here as float copies).
 template <typename T>
 bool try_onednn(int kind, const Geo& g, int64_t N, const T* a, const T* b, T* c) {
 #ifdef MINITORCH_WITH_ONEDNN
   if constexpr (std::is_same_v<T, float>)
-    if (g_onednn_enabled.load() && onednn_wins(kind, g))
+    if (g_onednn_enabled.load() && onednn::wins(kind, g))
       return onednn::run(onednn::Kind(kind), g, N, a, b, c);
 #endif
   return false;
