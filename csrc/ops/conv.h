@@ -65,6 +65,12 @@ MT_DECLARE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
 MT_DECLARE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
 MT_DECLARE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
 
+// oneDNN behind the CPU float convs (torch.backends.mkldnn): whether this build has it, and the switch (on by
+// default; off, the CPU convs use im2col + OpenBLAS). Defined by kernels/cpu/conv.cpp.
+bool onednn_conv_available();
+bool onednn_conv_enabled();
+void set_onednn_conv_enabled(bool on);
+
 // The cuDNN settings (CudnnFlags, cudnn_flags, cudnn_version) are in core/Context.h.
 
 }  // namespace mt

@@ -200,6 +200,11 @@ void init_conv(py::module_& m) {
     int64_t v = cudnn_version();
     return v ? py::object(py::int_(v)) : py::object(py::none());
   });
+  // ---- torch.backends.mkldnn: oneDNN behind the CPU float convs
+  m.attr("_has_mkldnn") = onednn_conv_available();
+  m.def("_get_mkldnn_enabled", [] { return onednn_conv_enabled(); });
+  m.def(
+      "_set_mkldnn_enabled", [](bool on) { set_onednn_conv_enabled(on); }, py::arg("enabled"));
 #ifdef MINITORCH_WITH_CUDNN
   m.attr("_has_cudnn") = true;
 #else

@@ -1,6 +1,12 @@
-// CPU GEMM kernel: strided batched C = alpha * A @ B + beta * C through OpenBLAS (float/double), float
-// compute for half/bfloat16, and a plain loop for integers (BLAS has none; PyTorch CPU supports them).
+// CPU GEMM kernel: strided batched C = alpha * A @ B + beta * C through oneDNN's sgemm (float, when built
+// with oneDNN) or OpenBLAS (float/double), float compute for half/bfloat16, and a plain loop for integers
+// (BLAS has none; PyTorch CPU supports them).
 #include <cblas.h>
+#ifdef MINITORCH_WITH_ONEDNN
+#include <oneapi/dnnl/dnnl.h>
+
+#include "kernels/cpu/onednn_threads.h"
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -19,6 +25,16 @@ constexpr int64_t kSmallGemm = 64 * 64 * 64;
 template <typename T>
 void blas_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb,
                T beta, T* c, int ldc) {
+#ifdef MINITORCH_WITH_ONEDNN
+  // oneDNN's JIT sgemm: at one thread (CPU time, Xeon with AVX-512) 14.2 ms against OpenBLAS's 15.2 at
+  // 1024^3 (PyTorch's MKL: 14.3), and 1.6 ms against 2.7 on a conv-shaped 64x3136x576.
+  if constexpr (std::is_same_v<T, float>) {
+    onednn_sync_threads();
+    if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+                     dnnl_success)
+      return;
+  }
+#endif
   auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
     scipy_cblas_sgemm(CblasRowMajor, TA, TB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

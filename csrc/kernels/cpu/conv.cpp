@@ -1,16 +1,33 @@
-// CPU convolution kernels: im2col (col2im for the input gradient) and OpenBLAS GEMM, per image and group;
-// a 1x1 stride-1 unpadded conv is a GEMM on the input itself. float/double native, half/bfloat16 in float.
+// CPU convolution kernels: oneDNN's (float, when built with it and backends.mkldnn.enabled, where it measured
+// faster), else im2col (col2im for the input gradient) and GEMM (oneDNN's sgemm or OpenBLAS), per image and
+// group; a 1x1 stride-1 unpadded conv is a GEMM on the input itself. float/double native, half/bfloat16 in
+// float.
 #include "ops/conv.h"
 
 #include <cblas.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/onednn_threads.h"
 #include "ops/copy.h"
+
+#ifdef MINITORCH_WITH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+#include <omp.h>
+#endif
+#endif
 
 namespace mt {
 namespace {
@@ -18,6 +35,14 @@ namespace {
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
+#ifdef MINITORCH_WITH_ONEDNN
+  if constexpr (std::is_same_v<T, float>) {  // oneDNN's sgemm where built with it: see kernels/cpu/blas.cpp
+    onednn_sync_threads();
+    if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+                     dnnl_success)
+      return;
+  }
+#endif
   auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
     scipy_cblas_sgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c,
@@ -43,6 +68,185 @@ Geo geometry(const Tensor& in, const Tensor& out, const Tensor& w, const ConvArg
   return {in.sizes()[1],  in.sizes()[2], in.sizes()[3], out.sizes()[1], out.sizes()[2],
           out.sizes()[3], w.sizes()[2],  w.sizes()[3],  a.stride[0],    a.stride[1],
           a.padding[0],   a.padding[1],  a.dilation[0], a.dilation[1],  a.groups};
+}
+
+#ifdef MINITORCH_WITH_ONEDNN
+// ---- oneDNN. Its direct kernels want blocked layouts (nChw16c): measured at one thread on ResNet's 3x3
+// 128->128 @28, batch 32, they took 44 ms per pass against 65-73 ms for oneDNN's own im2col + GEMM on plain
+// NCHW, so each call reorders NCHW into the layout the primitive picks and back (PyTorch does the same).
+// Plans (primitive descriptors, primitives, reorders) are cached per shape: building one costs a JIT
+// compile.
+namespace onednn {
+using dnnl::memory;
+using Dims = memory::dims;
+
+enum Kind : int64_t { kForward, kBackwardData, kBackwardWeights };
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// One primitive and the layouts around it. Arguments: a and b read, c written; each has the caller's plain
+// layout (user_*) and the primitive's (*_desc), with a reorder between them when they differ.
+struct Plan {
+  dnnl::primitive prim;
+  int arg_a, arg_b, arg_c;
+  memory::desc user_a, user_b, user_c, a_desc, b_desc, c_desc;
+  std::optional<dnnl::reorder> ra, rb, rc;
+};
+
+using Key = std::array<int64_t, 19>;
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    size_t h = 0;
+    for (int64_t v : k) h = h * 1000003u ^ std::hash<int64_t>()(v);
+    return h;
+  }
+};
+
+std::optional<dnnl::reorder> reorder_if(const memory::desc& from, const memory::desc& to) {
+  if (from == to) return std::nullopt;
+  return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+}
+
+std::shared_ptr<Plan> make_plan(Kind kind, const Geo& g, int64_t N) {
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  auto pad_r = [](int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
+    // the padding that makes oneDNN's size rule (floor division) give `out`: symmetric where it does (as
+    // PyTorch's), else exactly what the last window needs (a transposed conv's output_padding)
+    int64_t ext = (k - 1) * d + 1;
+    if ((in + 2 * p - ext) >= 0 && (in + 2 * p - ext) / s + 1 == out) return p;
+    return (out - 1) * s + ext - in - p;
+  };
+  Dims src{N, g.C, g.H, g.W}, dst{N, g.O, g.oH, g.oW}, st{g.sH, g.sW}, dil{g.dH - 1, g.dW - 1},
+      pl{g.pH, g.pW}, pr{pad_r(g.H, g.oH, g.kH, g.sH, g.pH, g.dH), pad_r(g.W, g.oW, g.kW, g.sW, g.pW, g.dW)};
+  Dims wei = g.g == 1 ? Dims{g.O, g.C, g.kH, g.kW} : Dims{g.g, g.Og(), g.Cg(), g.kH, g.kW};
+  tag wtag = g.g == 1 ? tag::oihw : tag::goihw;
+  memory::desc src_any(src, dt::f32, tag::any), wei_any(wei, dt::f32, tag::any),
+      dst_any(dst, dt::f32, tag::any);
+  memory::desc src_u(src, dt::f32, tag::nchw), wei_u(wei, dt::f32, wtag), dst_u(dst, dt::f32, tag::nchw);
+  auto alg = dnnl::algorithm::convolution_direct;
+  auto fwd = dnnl::convolution_forward::primitive_desc(engine(), dnnl::prop_kind::forward_training, alg,
+                                                       src_any, wei_any, dst_any, st, dil, pl, pr);
+  auto p = std::make_shared<Plan>();
+  if (kind == kForward) {
+    p->prim = dnnl::convolution_forward(fwd);
+    p->arg_a = DNNL_ARG_SRC, p->arg_b = DNNL_ARG_WEIGHTS, p->arg_c = DNNL_ARG_DST;
+    p->user_a = src_u, p->user_b = wei_u, p->user_c = dst_u;
+    p->a_desc = fwd.src_desc(), p->b_desc = fwd.weights_desc(), p->c_desc = fwd.dst_desc();
+  } else if (kind == kBackwardData) {
+    auto pd = dnnl::convolution_backward_data::primitive_desc(engine(), alg, src_any, wei_any, dst_any, st,
+                                                              dil, pl, pr, fwd);
+    p->prim = dnnl::convolution_backward_data(pd);
+    p->arg_a = DNNL_ARG_DIFF_DST, p->arg_b = DNNL_ARG_WEIGHTS, p->arg_c = DNNL_ARG_DIFF_SRC;
+    p->user_a = dst_u, p->user_b = wei_u, p->user_c = src_u;
+    p->a_desc = pd.diff_dst_desc(), p->b_desc = pd.weights_desc(), p->c_desc = pd.diff_src_desc();
+  } else {
+    auto pd = dnnl::convolution_backward_weights::primitive_desc(engine(), alg, src_any, wei_any, dst_any, st,
+                                                                 dil, pl, pr, fwd);
+    p->prim = dnnl::convolution_backward_weights(pd);
+    p->arg_a = DNNL_ARG_DIFF_DST, p->arg_b = DNNL_ARG_SRC, p->arg_c = DNNL_ARG_DIFF_WEIGHTS;
+    p->user_a = dst_u, p->user_b = src_u, p->user_c = wei_u;
+    p->a_desc = pd.diff_dst_desc(), p->b_desc = pd.src_desc(), p->c_desc = pd.diff_weights_desc();
+  }
+  p->ra = reorder_if(p->user_a, p->a_desc);
+  p->rb = reorder_if(p->user_b, p->b_desc);
+  p->rc = reorder_if(p->c_desc, p->user_c);
+  return p;
+}
+
+// The plan for this shape and thread count (a primitive is built for the threads it will run on). A small
+// cache, emptied when full: a training loop uses a handful of shapes.
+std::shared_ptr<Plan> plan(Kind kind, const Geo& g, int64_t N, int threads) {
+  static std::mutex mu;
+  static std::unordered_map<Key, std::shared_ptr<Plan>, KeyHash> cache;
+  Key k{kind, N,    g.C,  g.H,  g.W,  g.O,  g.oH, g.oW,    g.kH, g.kW,
+        g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.g,  threads, 0};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(k);
+    if (it != cache.end()) return it->second;
+  }
+  auto p = make_plan(kind, g, N);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 256) cache.clear();
+  cache.emplace(k, p);
+  return p;
+}
+
+// The blocked copies live in per-thread buffers that only grow: fresh ones cost a page fault per 4 KiB each
+// call (measured: the 100 MB output of ResNet's stem at batch 32 took longer to fault in than to compute).
+// Past kMaxScratch a copy gets its own allocation, freed after the call.
+constexpr size_t kMaxScratch = size_t(1) << 30;
+memory scratch(int slot, const memory::desc& d) {
+  struct Buf {
+    void* p = nullptr;
+    size_t n = 0;
+    ~Buf() { std::free(p); }
+  };
+  thread_local Buf bufs[3];
+  size_t bytes = d.get_size();
+  if (bytes > kMaxScratch) return memory(d, engine());
+  Buf& b = bufs[slot];
+  if (b.n < bytes) {
+    std::free(b.p);
+    b.n = (bytes + 4095) / 4096 * 4096;
+    b.p = std::aligned_alloc(4096, b.n);
+    if (!b.p) throw std::bad_alloc();
+  }
+  return memory(d, engine(), b.p);
+}
+
+// Runs the plan on the caller's plain float buffers; false when oneDNN cannot take this conv (the caller
+// falls back to im2col).
+bool run(Kind kind, const Geo& g, int64_t N, const float* a, const float* b, float* c) try {
+  std::shared_ptr<Plan> p = plan(kind, g, N, onednn_sync_threads());
+  dnnl::stream s(engine());
+  auto in = [&](int slot, const memory::desc& user, const memory::desc& want,
+                const std::optional<dnnl::reorder>& r, const float* ptr) {
+    memory m(user, engine(), const_cast<float*>(ptr));
+    if (!r) return m;
+    memory out = scratch(slot, want);
+    r->execute(s, m, out);
+    return out;
+  };
+  memory ma = in(0, p->user_a, p->a_desc, p->ra, a), mb = in(1, p->user_b, p->b_desc, p->rb, b);
+  memory uc(p->user_c, engine(), c);
+  memory mc = p->rc ? scratch(2, p->c_desc) : uc;
+  p->prim.execute(s, {{p->arg_a, ma}, {p->arg_b, mb}, {p->arg_c, mc}});
+  if (p->rc) p->rc->execute(s, mc, uc);
+  s.wait();
+  return true;
+} catch (const dnnl::error&) {
+  return false;
+}
+
+// Where im2col + GEMM beat oneDNN's conv (measured at one thread, bench_conv_cpu.py): 1x1 convs, a GEMM on
+// the input itself or on a subsampled copy (ResNet's 1x1 256->64 @56, batch 16: 14/18/17 ms forward/input/
+// weight gradient against oneDNN's 25/29/26 with its reorders), and the input gradient of a conv with 1-3
+// input channels (the stem 7x7/2 3->64, batch 8: 34 ms against 77).
+bool wins(int kind, const Geo& g) {
+  if (g.kH == 1 && g.kW == 1 && g.pH == 0 && g.pW == 0) return false;
+  if (kind == 1 && g.g == 1 && g.C < 4) return false;
+  return true;
+}
+
+}  // namespace onednn
+#endif
+
+std::atomic<bool> g_onednn_enabled{true};
+
+// oneDNN takes float convs when built with it and enabled (half/bfloat16 arrive here as float copies).
+template <typename T>
+bool try_onednn(int kind, const Geo& g, int64_t N, const T* a, const T* b, T* c) {
+#ifdef MINITORCH_WITH_ONEDNN
+  if constexpr (std::is_same_v<T, float>)
+    if (g_onednn_enabled.load() && onednn::wins(kind, g))
+      return onednn::run(onednn::Kind(kind), g, N, a, b, c);
+#endif
+  return false;
 }
 
 // Channels [c0, c1) of one image into columns: row (c, kh, kw), column (oh, ow); zeros where the window is in
@@ -143,6 +347,7 @@ void forward(const Tensor& out, const Tensor& input, const Tensor& weight, const
   const T* in = input.data<T>();
   const T* w = weight.data<T>();
   T* o = out.data<T>();
+  if (try_onednn<T>(0, g, N, in, w, o)) return;
   over_images(N, [&](int64_t n0, int64_t n1) {
     std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
     for (int64_t n = n0; n < n1; ++n) {
@@ -167,6 +372,7 @@ void backward_input(const Tensor& grad_in, const Tensor& grad_out, const Tensor&
   const T* go = grad_out.data<T>();
   const T* w = weight.data<T>();
   T* gi_ = grad_in.data<T>();
+  if (try_onednn<T>(1, g, N, go, w, gi_)) return;
   over_images(N, [&](int64_t n0, int64_t n1) {
     std::vector<T> col(g.direct() ? 0 : static_cast<size_t>(g.C * g.kH * g.kW * g.L()));
     for (int64_t n = n0; n < n1; ++n) {
@@ -192,6 +398,7 @@ void backward_weight(const Tensor& grad_w, const Tensor& grad_out, const Tensor&
   const T* in = input.data<T>();
   const T* go = grad_out.data<T>();
   T* gw = grad_w.data<T>();
+  if (try_onednn<T>(2, g, N, go, in, gw)) return;
   int64_t wn = g.O * g.K();
   std::fill(gw, gw + wn, T(0));
   std::mutex mu;
@@ -250,6 +457,42 @@ void conv_backward_weight_cpu(const Tensor& gw, const Tensor& go, const Tensor& 
 }
 
 }  // namespace
+
+#ifdef MINITORCH_WITH_ONEDNN
+namespace {
+// After fork, the parent's OpenMP threads do not exist in the child and libgomp would wait for them in its
+// next parallel region (the hang core/Parallel.cpp avoids by not using OpenMP): a forked child runs oneDNN on
+// one thread, which never enters a parallel region (PyTorch sets one thread in forked workers too).
+std::atomic<bool> g_forked{false};
+void mark_forked() {
+  g_forked = true;
+}
+}  // namespace
+
+int onednn_sync_threads() {
+  static bool registered = (pthread_atfork(nullptr, nullptr, mark_forked), true);
+  (void)registered;
+  int n = (g_forked.load() || in_parallel_region()) ? 1 : get_num_threads();
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);  // per calling thread (an OpenMP ICV)
+#endif
+  return n;
+}
+#endif
+
+bool onednn_conv_available() {
+#ifdef MINITORCH_WITH_ONEDNN
+  return true;
+#else
+  return false;
+#endif
+}
+bool onednn_conv_enabled() {
+  return g_onednn_enabled.load();
+}
+void set_onednn_conv_enabled(bool on) {
+  g_onednn_enabled.store(on);
+}
 
 MT_REGISTER_KERNEL(conv_forward_stub, CPU, &conv_forward_cpu);
 MT_REGISTER_KERNEL(conv_backward_input_stub, CPU, &conv_backward_input_cpu);

@@ -83,24 +83,65 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   });
 }
 
+// Sum of n consecutive values in opmath: eight partial sums, so long spans (a global average pool's plane)
+// vectorize instead of waiting on one accumulator's add latency.
+template <typename T, typename acc_t>
+acc_t sum_span(const T* x, int64_t n) {
+  if (n < 16) {
+    acc_t s = 0;
+    for (int64_t i = 0; i < n; ++i) s += static_cast<acc_t>(x[i]);
+    return s;
+  }
+  acc_t part[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<acc_t>(x[i + j]);
+  acc_t s = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  for (; i < n; ++i) s += static_cast<acc_t>(x[i]);
+  return s;
+}
+
+// The windows and divisors are the same for every plane: computed once (the adaptive ones take integer
+// divisions, which cost more than a global pool's whole 7x7 sum), then the planes run.
+struct AvgPlan {
+  std::vector<PoolWindow> hw, ww;
+  std::vector<int64_t> div;  // oH x oW
+};
+AvgPlan avg_plan(const Planes& p, const PoolArgs& a) {
+  AvgPlan w;
+  for (int64_t oh = 0; oh < p.oH; ++oh)
+    w.hw.push_back(avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive));
+  for (int64_t ow = 0; ow < p.oW; ++ow)
+    w.ww.push_back(avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive));
+  for (int64_t oh = 0; oh < p.oH; ++oh)
+    for (int64_t ow = 0; ow < p.oW; ++ow)
+      w.div.push_back(avg_divisor(w.hw[oh], w.ww[ow], a.count_include_pad, a.divisor));
+  return w;
+}
+
 template <typename T>
 void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   using acc_t = opmath_t<T>;
   Planes p = planes_of(input, out);
+  AvgPlan plan = avg_plan(p, a);
   const T* in = input.data<T>();
   T* o = out.data<T>();
   over_planes(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;
+      T* y = o + pl * p.oH * p.oW;
       for (int64_t oh = 0; oh < p.oH; ++oh) {
-        PoolWindow hw = avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive);
+        const PoolWindow& hw = plan.hw[oh];
         for (int64_t ow = 0; ow < p.oW; ++ow) {
-          PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
+          const PoolWindow& ww = plan.ww[ow];
           acc_t s = 0;
-          for (int64_t h = hw.start; h < hw.end; ++h)
-            for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
-          int64_t div = avg_divisor(hw, ww, a.count_include_pad, a.divisor);
-          o[(pl * p.oH + oh) * p.oW + ow] = static_cast<T>(div > 0 ? s / acc_t(div) : acc_t(NAN));
+          if (ww.start == 0 && ww.end == p.W)  // whole rows: one contiguous span
+            s = sum_span<T, acc_t>(x + hw.start * p.W, (hw.end - hw.start) * p.W);
+          else
+            for (int64_t h = hw.start; h < hw.end; ++h)
+              for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
+          int64_t div = plan.div[oh * p.oW + ow];
+          y[oh * p.oW + ow] = static_cast<T>(div > 0 ? s / acc_t(div) : acc_t(NAN));
         }
       }
     }
@@ -113,6 +154,7 @@ template <typename T>
 void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const PoolArgs& a) {
   using acc_t = opmath_t<T>;
   Planes p = planes_of(grad_in, grad_out);
+  AvgPlan plan = avg_plan(p, a);
   const T* go = grad_out.data<T>();
   T* gi = grad_in.data<T>();
   over_planes(p.P, p.H * p.W + p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
@@ -121,11 +163,10 @@ void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const
       std::fill(acc.begin(), acc.end(), acc_t(0));
       const T* g = go + pl * p.oH * p.oW;
       for (int64_t oh = 0; oh < p.oH; ++oh) {
-        PoolWindow hw = avg_window(oh, p.oH, p.H, a.kernel[0], a.stride[0], a.padding[0], a.adaptive);
+        const PoolWindow& hw = plan.hw[oh];
         for (int64_t ow = 0; ow < p.oW; ++ow) {
-          PoolWindow ww = avg_window(ow, p.oW, p.W, a.kernel[1], a.stride[1], a.padding[1], a.adaptive);
-          acc_t v = static_cast<acc_t>(g[oh * p.oW + ow]) /
-                    acc_t(avg_divisor(hw, ww, a.count_include_pad, a.divisor));
+          const PoolWindow& ww = plan.ww[ow];
+          acc_t v = static_cast<acc_t>(g[oh * p.oW + ow]) / acc_t(plan.div[oh * p.oW + ow]);
           for (int64_t h = hw.start; h < hw.end; ++h) {
             acc_t* row = acc.data() + h * p.W;
             for (int64_t w = ww.start; w < ww.end; ++w) row[w] += v;

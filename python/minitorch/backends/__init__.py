@@ -1,3 +1,3 @@
 """minitorch.backends: switches for the libraries behind the ops (cuDNN, cuBLAS)."""
 
-from minitorch.backends import cpu, cuda, cudnn  # noqa: F401
+from minitorch.backends import cpu, cuda, cudnn, mkldnn  # noqa: F401
