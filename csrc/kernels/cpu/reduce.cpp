@@ -1,4 +1,4 @@
-// CPU kernels for reductions, arg-reductions, scans and softmax (layout: see ops/reduce.h).
+// CPU kernels for reductions and arg-reductions (layout: see ops/reduce.h).
 #include "ops/reduce.h"
 
 #include <cmath>
@@ -10,150 +10,12 @@
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
 #include "kernels/ReduceRules.h"
-#include "kernels/cpu/VecExp.h"
-#include "kernels/cpu/VecUnary.h"
+#include "kernels/cpu/ReduceUtils.h"
 
 namespace mt {
 namespace {
 
-// Floats accumulate in float lanes inside small blocks and in double across blocks: the lanes let the
-// compiler vectorize without reassociating, and 128 float additions per lane keep the error at NumPy's
-// pairwise level. double stays double; integers (already widened to int64 by the front end for sums) use
-// int64.
-template <typename T>
-using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
-
-using reduce_rules::is_nan;
-
-constexpr int kLanes = 16;
-constexpr int64_t kBlock = 2048;
-
-// sum of f(x) over p[0, n) for floating T; f maps T to opmath (float for half/bfloat16/float).
-template <typename T, typename F>
-double blocked_sum(const T* p, int64_t n, const F& f) {
-  using op_t = opmath_t<T>;
-  double total = 0;
-  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
-    const T* q = p + b0;
-    int64_t m = std::min(kBlock, n - b0);
-    op_t acc[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= m; i += kLanes)
-      for (int j = 0; j < kLanes; ++j) acc[j] += f(q[i + j]);
-    op_t tail = 0;
-    for (; i < m; ++i) tail += f(q[i]);
-    for (int w = kLanes / 2; w > 0; w /= 2)
-      for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
-    total += static_cast<double>(acc[0]) + static_cast<double>(tail);
-  }
-  return total;
-}
-
-// Reduces one row, split over the thread pool when `split` (few long rows); part(ptr, n) reduces a chunk,
-// comb(a, b) merges two chunk results. Chunks are fixed by the thread count, so results are reproducible.
-template <typename T, typename Acc, typename Part, typename Comb>
-Acc reduce_row(const T* p, int64_t n, bool split, const Part& part, const Comb& comb) {
-  if (!split || n < 2 * kGrainSize) return part(p, n);
-  int64_t nchunks = std::min<int64_t>(get_num_threads(), n / kGrainSize);
-  if (nchunks <= 1) return part(p, n);
-  int64_t chunk = (n + nchunks - 1) / nchunks;
-  // char for bool: threads write neighbouring slots, which std::vector<bool> packs into one word
-  std::vector<std::conditional_t<std::is_same_v<Acc, bool>, char, Acc>> partial(static_cast<size_t>(nchunks));
-  parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      int64_t s = c * chunk;
-      partial[c] = part(p + s, std::max<int64_t>(0, std::min(chunk, n - s)));
-    }
-  });
-  Acc r = partial[0];
-  for (int64_t c = 1; c < nchunks; ++c) r = comb(r, partial[c]);
-  return r;
-}
-
-// Calls f(i, split) for every row: rows in parallel when there are many, a single long row split inside.
-template <typename F>
-void for_rows(int64_t nrows, int64_t row, const F& f) {
-  // small work first: get_num_threads() is not free (it can query the OS), and small ops are overhead-bound
-  if (nrows * row < kGrainSize) {
-    for (int64_t i = 0; i < nrows; ++i) f(i, false);
-    return;
-  }
-  bool split = row >= 2 * kGrainSize && nrows < get_num_threads();
-  if (split || nrows == 1) {
-    for (int64_t i = 0; i < nrows; ++i) f(i, split);
-    return;
-  }
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1));
-  parallel_for(0, nrows, grain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) f(i, false);
-  });
-}
-
-// Identity map for extremum(): lets float/double take the explicit-SIMD path.
-struct Identity {
-  template <typename T>
-  opmath_t<T> operator()(T x) const {
-    return static_cast<opmath_t<T>>(x);
-  }
-};
-
-// max/min of float or double with GCC/Clang vector extensions (16-byte vectors: the x86-64 baseline). Written
-// by hand because the compiler will not vectorize a NaN-propagating max on its own; NaN is tracked as a mask.
-template <typename T>
-T simd_extremum(const T* p, int64_t n, bool is_max) {
-  constexpr int W = 16 / sizeof(T);
-  typedef T vec __attribute__((vector_size(16)));
-  vec m0, m1;
-  for (int j = 0; j < W; ++j) m0[j] = m1[j] = p[0];
-  vec a, b;
-  decltype(a != a) nan = {};
-  int64_t i = 0;
-  if (is_max) {
-    for (; i + 2 * W <= n; i += 2 * W) {
-      std::memcpy(&a, p + i, 16);
-      std::memcpy(&b, p + i + W, 16);
-      m0 = a > m0 ? a : m0;
-      m1 = b > m1 ? b : m1;
-      nan |= (a != a) | (b != b);
-    }
-  } else {
-    for (; i + 2 * W <= n; i += 2 * W) {
-      std::memcpy(&a, p + i, 16);
-      std::memcpy(&b, p + i + W, 16);
-      m0 = a < m0 ? a : m0;
-      m1 = b < m1 ? b : m1;
-      nan |= (a != a) | (b != b);
-    }
-  }
-  bool any_nan = false;
-  T r = p[0];
-  for (int j = 0; j < W; ++j) {
-    any_nan |= nan[j] != 0;
-    r = (is_max ? m0[j] > r : m0[j] < r) ? m0[j] : r;
-    r = (is_max ? m1[j] > r : m1[j] < r) ? m1[j] : r;
-  }
-  for (; i < n; ++i) {
-    any_nan |= p[i] != p[i];
-    r = (is_max ? p[i] > r : p[i] < r) ? p[i] : r;
-  }
-  return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
-}
-
-// max (is_max) or min of f(x) over a chunk, in opmath; NaN wins, as in PyTorch. The generic path's select
-// keeps a NaN once it is in a lane (v > NaN and v != v are false for a number v).
-template <typename T, typename F>
-opmath_t<T> extremum(const T* p, int64_t n, bool is_max, const F& f) {
-  using op_t = opmath_t<T>;
-  if constexpr (std::is_same_v<F, Identity> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-    return simd_extremum(p, n, is_max);
-  } else {
-    op_t m = f(p[0]);
-    for (int64_t i = 1; i < n; ++i) {
-      m = reduce_rules::accumulate_extremum(m, static_cast<op_t>(f(p[i])), is_max);
-    }
-    return m;
-  }
-}
+using namespace cpu_reduce;
 
 template <typename T>
 void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg) {
@@ -306,12 +168,6 @@ void reduce_logical(const Tensor& out, const Tensor& in, int64_t row, bool is_al
   });
 }
 
-// outer x row x inner reduced over row: each task owns a strip of kColumns adjacent outputs and streams down
-// the rows, so reads stay contiguous and the lane loop vectorizes. Float sums flush the float lanes into
-// double every kBlockRows rows for the same accuracy as blocked_sum.
-constexpr int64_t kColumns = 512;
-constexpr int64_t kBlockRows = 128;
-
 template <typename T>
 void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op) {
   using op_t = opmath_t<T>;
@@ -390,24 +246,6 @@ void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inn
   });
 }
 
-// Calls f(outer index, first column, width) over strips of kColumns columns of an outer x row x inner
-// layout, in parallel when the work is large.
-template <typename F>
-void for_strips(int64_t outer, int64_t row, int64_t inner, const F& f) {
-  int64_t strips = (inner + kColumns - 1) / kColumns;
-  auto body = [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      int64_t j0 = (t % strips) * kColumns;
-      f(t / strips, j0, std::min(kColumns, inner - j0));
-    }
-  };
-  if (outer * row * inner < kGrainSize)
-    body(0, outer * strips);
-  else
-    parallel_for(0, outer * strips, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns)),
-                 body);
-}
-
 void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
                        int64_t inner, bool is_max) {
   MT_DISPATCH_ALL_TYPES(in.dtype(), is_max ? "argmax" : "argmin", [&] {
@@ -456,138 +294,9 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
   });
 }
 
-template <typename T>
-void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
-  using a_t = acc_t<T>;
-  const T* base = in.data<T>();
-  T* o = out.data<T>();
-  const bool sum = op == ScanOp::cumsum;
-  if (inner == 1) {
-    for_rows(in.numel() / row, row, [&](int64_t i, bool) {
-      const T* p = base + i * row;
-      T* q = o + i * row;
-      a_t a = sum ? a_t(0) : a_t(1);
-      if (sum) {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a += static_cast<a_t>(p[k]));
-      } else {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a *= static_cast<a_t>(p[k]));
-      }
-    });
-    return;
-  }
-  // along a middle dim: running values for a strip of columns, rows streamed in order
-  for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
-    const T* p = base + oi * row * inner + j0;
-    T* q = o + oi * row * inner + j0;
-    a_t acc[kColumns];
-    for (int64_t j = 0; j < w; ++j) acc[j] = sum ? a_t(0) : a_t(1);
-    for (int64_t r = 0; r < row; ++r) {
-      const T* pr = p + r * inner;
-      T* qr = q + r * inner;
-      if (sum) {
-        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] += static_cast<a_t>(pr[j]));
-      } else {
-        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] *= static_cast<a_t>(pr[j]));
-      }
-    }
-  });
-}
-
-void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
-  MT_DISPATCH_ALL_TYPES(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
-                        [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
-}
-
-// One row of softmax / log_softmax. Subtracting the max keeps exp() from overflowing; an all -inf row gives
-// NaN, as in PyTorch.
-template <typename T>
-void softmax_row(const T* p, T* q, int64_t row, bool log) {
-  using op_t = opmath_t<T>;
-  if constexpr (std::is_same_v<T, float>) {
-    // SLEEF's table (AVX2/AVX-512) when present: the whole row in its instruction set
-    if (const vec::Table* t = vec::unary_table(); t && t->softmax_f32) return t->softmax_f32(p, q, row, log);
-  }
-  op_t m = extremum(p, row, true, Identity{});
-  op_t s = 0;
-  if constexpr (std::is_same_v<T, op_t>) {
-    // float/double: keep exp(x - max) in the output, so each element costs one exp
-    if constexpr (std::is_same_v<T, float>)
-      s = exp_shift_sum(p, q, row, m);
-    else
-      for (int64_t k = 0; k < row; ++k) s += (q[k] = std::exp(p[k] - m));
-    if (log) {
-      op_t ls = std::log(s);
-      for (int64_t k = 0; k < row; ++k) q[k] = p[k] - m - ls;
-    } else {
-      op_t inv = op_t(1) / s;
-      for (int64_t k = 0; k < row; ++k) q[k] *= inv;
-    }
-  } else {
-    for (int64_t k = 0; k < row; ++k) s += std::exp(static_cast<op_t>(p[k]) - m);
-    if (log) {
-      op_t ls = std::log(s);
-      for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(static_cast<op_t>(p[k]) - m - ls);
-    } else {
-      op_t inv = op_t(1) / s;
-      for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(std::exp(static_cast<op_t>(p[k]) - m) * inv);
-    }
-  }
-}
-
-// softmax along a middle dim: per strip of columns, the max, the sum of exps, then the outputs, row by row.
-template <typename T>
-void softmax_columns(const T* p, T* q, int64_t row, int64_t inner, int64_t w, bool log) {
-  using op_t = opmath_t<T>;
-  op_t m[kColumns], s[kColumns];
-  for (int64_t j = 0; j < w; ++j) {
-    m[j] = static_cast<op_t>(p[j]);
-    s[j] = 0;
-  }
-  for (int64_t r = 1; r < row; ++r)
-    for (int64_t j = 0; j < w; ++j) {
-      m[j] = reduce_rules::accumulate_extremum(m[j], static_cast<op_t>(p[r * inner + j]), true);
-    }
-  if constexpr (std::is_same_v<T, op_t>) {
-    // float/double: keep exp(x - max) in the output, so each element costs one exp
-    for (int64_t r = 0; r < row; ++r)
-      for (int64_t j = 0; j < w; ++j) s[j] += (q[r * inner + j] = std::exp(p[r * inner + j] - m[j]));
-    for (int64_t j = 0; j < w; ++j) s[j] = log ? std::log(s[j]) : op_t(1) / s[j];
-    for (int64_t r = 0; r < row; ++r)
-      for (int64_t j = 0; j < w; ++j)
-        q[r * inner + j] = log ? p[r * inner + j] - m[j] - s[j] : q[r * inner + j] * s[j];
-  } else {
-    for (int64_t r = 0; r < row; ++r)
-      for (int64_t j = 0; j < w; ++j) s[j] += std::exp(static_cast<op_t>(p[r * inner + j]) - m[j]);
-    for (int64_t j = 0; j < w; ++j) s[j] = log ? std::log(s[j]) : op_t(1) / s[j];
-    for (int64_t r = 0; r < row; ++r)
-      for (int64_t j = 0; j < w; ++j) {
-        op_t x = static_cast<op_t>(p[r * inner + j]) - m[j];
-        q[r * inner + j] = static_cast<T>(log ? x - s[j] : std::exp(x) * s[j]);
-      }
-  }
-}
-
-void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
-  MT_DISPATCH_FLOATING_TYPES(in.dtype(), log ? "log_softmax" : "softmax", [&] {
-    const scalar_t* base = in.data<scalar_t>();
-    scalar_t* o = out.data<scalar_t>();
-    if (inner == 1) {
-      for_rows(in.numel() / row, row,
-               [&](int64_t i, bool) { softmax_row(base + i * row, o + i * row, row, log); });
-      return;
-    }
-    for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
-      int64_t off = oi * row * inner + j0;
-      softmax_columns(base + off, o + off, row, inner, w, log);
-    });
-  });
-}
-
 }  // namespace
 
 MT_REGISTER_KERNEL(reduce_stub, CPU, &reduce_kernel);
 MT_REGISTER_KERNEL(arg_reduce_stub, CPU, &arg_reduce_kernel);
-MT_REGISTER_KERNEL(scan_stub, CPU, &scan_kernel);
-MT_REGISTER_KERNEL(softmax_stub, CPU, &softmax_kernel);
 
 }  // namespace mt

@@ -1,0 +1,183 @@
+// What the CPU reduction families (reduce.cpp, scan.cpp, softmax.cpp) share: accumulator types, the
+// row/strip walkers over an outer x row x inner layout, and the NaN-propagating vector max. The CUDA
+// counterpart is kernels/cuda/ReduceUtils.cuh; the rules both devices follow are in kernels/ReduceRules.h.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/Parallel.h"
+#include "core/ScalarType.h"
+#include "kernels/ReduceRules.h"
+
+namespace mt {
+namespace cpu_reduce {
+
+// Floats accumulate in float lanes inside small blocks and in double across blocks: the lanes let the
+// compiler vectorize without reassociating, and 128 float additions per lane keep the error at NumPy's
+// pairwise level. double stays double; integers (already widened to int64 by the front end for sums) use
+// int64.
+template <typename T>
+using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+
+using reduce_rules::is_nan;
+
+constexpr int kLanes = 16;
+constexpr int64_t kBlock = 2048;
+
+// sum of f(x) over p[0, n) for floating T; f maps T to opmath (float for half/bfloat16/float).
+template <typename T, typename F>
+double blocked_sum(const T* p, int64_t n, const F& f) {
+  using op_t = opmath_t<T>;
+  double total = 0;
+  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+    const T* q = p + b0;
+    int64_t m = std::min(kBlock, n - b0);
+    op_t acc[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= m; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) acc[j] += f(q[i + j]);
+    op_t tail = 0;
+    for (; i < m; ++i) tail += f(q[i]);
+    for (int w = kLanes / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+    total += static_cast<double>(acc[0]) + static_cast<double>(tail);
+  }
+  return total;
+}
+
+// Reduces one row, split over the thread pool when `split` (few long rows); part(ptr, n) reduces a chunk,
+// comb(a, b) merges two chunk results. Chunks are fixed by the thread count, so results are reproducible.
+template <typename T, typename Acc, typename Part, typename Comb>
+Acc reduce_row(const T* p, int64_t n, bool split, const Part& part, const Comb& comb) {
+  if (!split || n < 2 * kGrainSize) return part(p, n);
+  int64_t nchunks = std::min<int64_t>(get_num_threads(), n / kGrainSize);
+  if (nchunks <= 1) return part(p, n);
+  int64_t chunk = (n + nchunks - 1) / nchunks;
+  // char for bool: threads write neighbouring slots, which std::vector<bool> packs into one word
+  std::vector<std::conditional_t<std::is_same_v<Acc, bool>, char, Acc>> partial(static_cast<size_t>(nchunks));
+  parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      int64_t s = c * chunk;
+      partial[c] = part(p + s, std::max<int64_t>(0, std::min(chunk, n - s)));
+    }
+  });
+  Acc r = partial[0];
+  for (int64_t c = 1; c < nchunks; ++c) r = comb(r, partial[c]);
+  return r;
+}
+
+// Calls f(i, split) for every row: rows in parallel when there are many, a single long row split inside.
+template <typename F>
+void for_rows(int64_t nrows, int64_t row, const F& f) {
+  // small work first: get_num_threads() is not free (it can query the OS), and small ops are overhead-bound
+  if (nrows * row < kGrainSize) {
+    for (int64_t i = 0; i < nrows; ++i) f(i, false);
+    return;
+  }
+  bool split = row >= 2 * kGrainSize && nrows < get_num_threads();
+  if (split || nrows == 1) {
+    for (int64_t i = 0; i < nrows; ++i) f(i, split);
+    return;
+  }
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1));
+  parallel_for(0, nrows, grain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i, false);
+  });
+}
+
+// Identity map for extremum(): lets float/double take the explicit-SIMD path.
+struct Identity {
+  template <typename T>
+  opmath_t<T> operator()(T x) const {
+    return static_cast<opmath_t<T>>(x);
+  }
+};
+
+// max/min of float or double with GCC/Clang vector extensions (16-byte vectors: the x86-64 baseline). Written
+// by hand because the compiler will not vectorize a NaN-propagating max on its own; NaN is tracked as a mask.
+template <typename T>
+T simd_extremum(const T* p, int64_t n, bool is_max) {
+  constexpr int W = 16 / sizeof(T);
+  typedef T vec __attribute__((vector_size(16)));
+  vec m0, m1;
+  for (int j = 0; j < W; ++j) m0[j] = m1[j] = p[0];
+  vec a, b;
+  decltype(a != a) nan = {};
+  int64_t i = 0;
+  if (is_max) {
+    for (; i + 2 * W <= n; i += 2 * W) {
+      std::memcpy(&a, p + i, 16);
+      std::memcpy(&b, p + i + W, 16);
+      m0 = a > m0 ? a : m0;
+      m1 = b > m1 ? b : m1;
+      nan |= (a != a) | (b != b);
+    }
+  } else {
+    for (; i + 2 * W <= n; i += 2 * W) {
+      std::memcpy(&a, p + i, 16);
+      std::memcpy(&b, p + i + W, 16);
+      m0 = a < m0 ? a : m0;
+      m1 = b < m1 ? b : m1;
+      nan |= (a != a) | (b != b);
+    }
+  }
+  bool any_nan = false;
+  T r = p[0];
+  for (int j = 0; j < W; ++j) {
+    any_nan |= nan[j] != 0;
+    r = (is_max ? m0[j] > r : m0[j] < r) ? m0[j] : r;
+    r = (is_max ? m1[j] > r : m1[j] < r) ? m1[j] : r;
+  }
+  for (; i < n; ++i) {
+    any_nan |= p[i] != p[i];
+    r = (is_max ? p[i] > r : p[i] < r) ? p[i] : r;
+  }
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : r;
+}
+
+// max (is_max) or min of f(x) over a chunk, in opmath; NaN wins, as in PyTorch. The generic path's select
+// keeps a NaN once it is in a lane (v > NaN and v != v are false for a number v).
+template <typename T, typename F>
+opmath_t<T> extremum(const T* p, int64_t n, bool is_max, const F& f) {
+  using op_t = opmath_t<T>;
+  if constexpr (std::is_same_v<F, Identity> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    return simd_extremum(p, n, is_max);
+  } else {
+    op_t m = f(p[0]);
+    for (int64_t i = 1; i < n; ++i) {
+      m = reduce_rules::accumulate_extremum(m, static_cast<op_t>(f(p[i])), is_max);
+    }
+    return m;
+  }
+}
+
+// outer x row x inner reduced over row: each task owns a strip of kColumns adjacent outputs and streams down
+// the rows, so reads stay contiguous and the lane loop vectorizes. Float sums flush the float lanes into
+// double every kBlockRows rows for the same accuracy as blocked_sum.
+constexpr int64_t kColumns = 512;
+constexpr int64_t kBlockRows = 128;
+
+// Calls f(outer index, first column, width) over strips of kColumns columns of an outer x row x inner
+// layout, in parallel when the work is large.
+template <typename F>
+void for_strips(int64_t outer, int64_t row, int64_t inner, const F& f) {
+  int64_t strips = (inner + kColumns - 1) / kColumns;
+  auto body = [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t j0 = (t % strips) * kColumns;
+      f(t / strips, j0, std::min(kColumns, inner - j0));
+    }
+  };
+  if (outer * row * inner < kGrainSize)
+    body(0, outer * strips);
+  else
+    parallel_for(0, outer * strips, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns)),
+                 body);
+}
+
+}  // namespace cpu_reduce
+}  // namespace mt

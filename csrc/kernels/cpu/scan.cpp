@@ -1,0 +1,64 @@
+// CPU kernels for cumsum/cumprod (layout: see ops/reduce.h).
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/Parallel.h"
+#include "core/ScalarType.h"
+#include "kernels/ReduceRules.h"
+#include "kernels/cpu/ReduceUtils.h"
+#include "ops/reduce.h"
+
+namespace mt {
+namespace {
+
+using namespace cpu_reduce;
+
+template <typename T>
+void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+  using a_t = acc_t<T>;
+  const T* base = in.data<T>();
+  T* o = out.data<T>();
+  const bool sum = op == ScanOp::cumsum;
+  if (inner == 1) {
+    for_rows(in.numel() / row, row, [&](int64_t i, bool) {
+      const T* p = base + i * row;
+      T* q = o + i * row;
+      a_t a = sum ? a_t(0) : a_t(1);
+      if (sum) {
+        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a += static_cast<a_t>(p[k]));
+      } else {
+        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a *= static_cast<a_t>(p[k]));
+      }
+    });
+    return;
+  }
+  // along a middle dim: running values for a strip of columns, rows streamed in order
+  for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+    const T* p = base + oi * row * inner + j0;
+    T* q = o + oi * row * inner + j0;
+    a_t acc[kColumns];
+    for (int64_t j = 0; j < w; ++j) acc[j] = sum ? a_t(0) : a_t(1);
+    for (int64_t r = 0; r < row; ++r) {
+      const T* pr = p + r * inner;
+      T* qr = q + r * inner;
+      if (sum) {
+        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] += static_cast<a_t>(pr[j]));
+      } else {
+        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] *= static_cast<a_t>(pr[j]));
+      }
+    }
+  });
+}
+
+void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+  MT_DISPATCH_ALL_TYPES(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
+                        [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(scan_stub, CPU, &scan_kernel);
+
+}  // namespace mt
