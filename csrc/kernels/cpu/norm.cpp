@@ -1,5 +1,5 @@
-// CPU kernels of the nn family: row and channel statistics, the fused normalize+affine pass, dropout and the
-// embedding gather (layouts: see ops/nn.h).
+// CPU normalization kernels: row and channel statistics and the fused normalize+affine pass (layouts: see
+// ops/nn.h). Dropout and embedding have their own files.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -481,130 +481,6 @@ void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& 
   });
 }
 
-constexpr int64_t kDropChunk = 4096;  // elements per Philox subsequence: values do not depend on threads
-constexpr int kLanes4 = 16;  // Philox counters run side by side (64 elements), so the rounds vectorize
-
-// Philox4x32-10 (core/Generator.h) for counters base .. base + kLanes4 - 1 of one subsequence, in lockstep:
-// out[w][j] is word w of counter base + j.
-inline void philox_lanes(uint64_t seed, uint64_t subseq, uint64_t base, uint32_t out[4][kLanes4]) {
-  uint32_t c0[kLanes4], c1[kLanes4], c2[kLanes4], c3[kLanes4];
-  for (int j = 0; j < kLanes4; ++j) {
-    uint64_t ctr = base + static_cast<uint64_t>(j);
-    c0[j] = static_cast<uint32_t>(ctr);
-    c1[j] = static_cast<uint32_t>(ctr >> 32);
-    c2[j] = static_cast<uint32_t>(subseq);
-    c3[j] = static_cast<uint32_t>(subseq >> 32);
-  }
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    for (int j = 0; j < kLanes4; ++j) {
-      uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0[j];
-      uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2[j];
-      uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[j] ^ k0;
-      uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[j] ^ k1;
-      c0[j] = n0;
-      c1[j] = static_cast<uint32_t>(p1);
-      c2[j] = n2;
-      c3[j] = static_cast<uint32_t>(p0);
-    }
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  for (int j = 0; j < kLanes4; ++j) {
-    out[0][j] = c0[j];
-    out[1][j] = c1[j];
-    out[2][j] = c2[j];
-    out[3][j] = c3[j];
-  }
-}
-
-void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
-                    uint64_t offset) {
-  MT_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout", [&] {
-    using op_t = opmath_t<scalar_t>;
-    const scalar_t* px = x.data<scalar_t>();
-    scalar_t* py = y.data<scalar_t>();
-    bool* pm = mask.data<bool>();
-    int64_t n = x.numel();
-    // keep when a 24-bit uniform u < 1 - p: Bernoulli(1 - p) as PyTorch draws it; compared as integers
-    uint32_t keep_below = static_cast<uint32_t>(std::ceil((1.0 - p) * 16777216.0));
-    op_t scale = static_cast<op_t>(1.0 / (1.0 - p));
-    int64_t nchunks = (n + kDropChunk - 1) / kDropChunk;
-    parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
-      uint32_t r[4][kLanes4];
-      for (int64_t ch = b; ch < e; ++ch) {
-        int64_t lo = ch * kDropChunk, hi = std::min(n, lo + kDropChunk);
-        uint64_t base = offset << 20;
-        for (int64_t i0 = lo; i0 < hi; i0 += 4 * kLanes4, base += kLanes4) {
-          philox_lanes(seed, static_cast<uint64_t>(ch), base, r);
-          int64_t stop = std::min(hi, i0 + 4 * kLanes4);
-          for (int64_t i = i0; i < stop; ++i) {
-            int64_t k = i - i0;
-            bool keep = (r[k / kLanes4][k % kLanes4] >> 8) < keep_below;
-            pm[i] = keep;
-            py[i] = keep ? static_cast<scalar_t>(static_cast<op_t>(px[i]) * scale) : static_cast<scalar_t>(0);
-          }
-        }
-      }
-    });
-  });
-}
-
-template <typename I>
-void embedding_rows(const Tensor& out, const Tensor& weight, const I* idx, int64_t n) {
-  int64_t num = weight.sizes()[0], D = weight.sizes()[1];
-  size_t row_bytes = static_cast<size_t>(D) * weight.itemsize();
-  for (int64_t i = 0; i < n; ++i) MT_CHECK_INDEX(idx[i] >= 0 && idx[i] < num, "index out of range in self");
-  const char* src = static_cast<const char*>(weight.data_ptr());
-  char* dst = static_cast<char*>(out.data_ptr());
-  parallel_for(0, n, grain_for(D), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i)
-      std::memcpy(dst + i * row_bytes, src + static_cast<int64_t>(idx[i]) * row_bytes, row_bytes);
-  });
-}
-
-void embedding_kernel(const Tensor& out, const Tensor& weight, const Tensor& indices) {
-  if (indices.dtype() == ScalarType::Long)
-    embedding_rows(out, weight, indices.data<int64_t>(), indices.numel());
-  else
-    embedding_rows(out, weight, indices.data<int32_t>(), indices.numel());
-}
-
-template <typename I>
-void embedding_backward_rows(const Tensor& acc, const Tensor& counts, const Tensor& g, const I* idx,
-                             int64_t padding_idx) {
-  int64_t n = g.sizes()[0], D = g.sizes()[1];
-  MT_DISPATCH_FLOATING_TYPES(g.dtype(), "embedding_backward", [&] {
-    using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
-    const scalar_t* pg = g.data<scalar_t>();
-    st_t* pa = acc.data<st_t>();
-    st_t* pc = counts.defined() ? counts.data<st_t>() : nullptr;
-    if (pc)
-      for (int64_t i = 0; i < n; ++i)
-        if (idx[i] != padding_idx) pc[idx[i]] += 1;
-    // each thread owns a block of columns and walks the rows in order: no atomics, deterministic sums
-    parallel_for(0, D, std::max<int64_t>(16, grain_for(n)), [&](int64_t j0, int64_t j1) {
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t id = static_cast<int64_t>(idx[i]);
-        if (id == padding_idx) continue;
-        st_t scale = pc ? st_t(1) / pc[id] : st_t(1);
-        const scalar_t* gr = pg + i * D;
-        st_t* ar = pa + id * D;
-        for (int64_t j = j0; j < j1; ++j)
-          ar[j] += static_cast<st_t>(static_cast<opmath_t<scalar_t>>(gr[j])) * scale;
-      }
-    });
-  });
-}
-
-void embedding_backward_kernel(const Tensor& acc, const Tensor& counts, const Tensor& g,
-                               const Tensor& indices, int64_t padding_idx) {
-  if (indices.dtype() == ScalarType::Long)
-    embedding_backward_rows(acc, counts, g, indices.data<int64_t>(), padding_idx);
-  else
-    embedding_backward_rows(acc, counts, g, indices.data<int32_t>(), padding_idx);
-}
-
 }  // namespace
 
 MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_kernel);
@@ -613,8 +489,5 @@ MT_REGISTER_KERNEL(channel_grad_sums_stub, CPU, &channel_grad_sums_kernel);
 MT_REGISTER_KERNEL(channel_grad_input_stub, CPU, &channel_grad_input_kernel);
 MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_kernel);
 MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_kernel);
-MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_kernel);
-MT_REGISTER_KERNEL(embedding_stub, CPU, &embedding_kernel);
-MT_REGISTER_KERNEL(embedding_backward_stub, CPU, &embedding_backward_kernel);
 
 }  // namespace mt
