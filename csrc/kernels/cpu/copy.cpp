@@ -1,4 +1,4 @@
-// CPU copy-with-cast and fill kernels: every dtype pair, any strides.
+// CPU copy-with-cast kernel: every dtype pair, any strides (fill is in fill.cpp, as on CUDA).
 #include <cstring>
 
 #include "kernels/cpu/Loops.h"
@@ -127,23 +127,8 @@ void copy_kernel(const TensorIter& it) {
   });
 }
 
-void fill_kernel(const TensorIter& it, const Scalar& value) {
-  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "fill_", [&] {
-    const scalar_t v = value.to<scalar_t>();
-    it.for_each([&](char** d, const int64_t* st, int64_t n) {
-      if (st[0] == sizeof(scalar_t)) {
-        scalar_t* out = reinterpret_cast<scalar_t*>(d[0]);
-        for (int64_t i = 0; i < n; ++i) out[i] = v;
-      } else {
-        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<scalar_t*>(d[0] + i * st[0]) = v;
-      }
-    });
-  });
-}
-
 }  // namespace
 
 MT_REGISTER_KERNEL(copy_stub, CPU, &copy_kernel);
-MT_REGISTER_KERNEL(fill_stub, CPU, &fill_kernel);
 
 }  // namespace mt
