@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/ScalarType.h"
+#include "kernels/RuleDispatch.h"
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
@@ -19,13 +20,9 @@ namespace {
 
 template <OpRule R, typename F>
 void run_unary(const TensorIter& it, F f) {
-  if constexpr (R == OpRule::Float) {
-    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "unary", [&] { cpu_unary_loop<scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == OpRule::Bool) {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "unary", [&] { cpu_unary_loop<bool, scalar_t>(it, f); });
-  } else {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "unary", [&] { cpu_unary_loop<scalar_t, scalar_t>(it, f); });
-  }
+  dispatch_unary_rule<R>(it, "unary", [&](auto out, auto in) {
+    cpu_unary_loop<typename decltype(out)::type, typename decltype(in)::type>(it, f);
+  });
 }
 
 // The dense float32 exp: AVX2+FMA intrinsics where the CPU has them (checked once; the wheel targets baseline
@@ -133,13 +130,9 @@ void unary_kernel(const TensorIter& it, UnaryOp op) {
 
 template <OpRule R, typename F>
 void run_binary(const TensorIter& it, F f) {
-  if constexpr (R == OpRule::Div) {
-    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "binary", [&] { cpu_binary_loop<scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == OpRule::Compare || R == OpRule::Logical) {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "binary", [&] { cpu_binary_loop<bool, scalar_t>(it, f); });
-  } else {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "binary", [&] { cpu_binary_loop<scalar_t, scalar_t>(it, f); });
-  }
+  dispatch_binary_rule<R>(it, "binary", [&](auto out, auto in) {
+    cpu_binary_loop<typename decltype(out)::type, typename decltype(in)::type>(it, f);
+  });
 }
 
 void binary_kernel(const TensorIter& it, BinaryOp op) {

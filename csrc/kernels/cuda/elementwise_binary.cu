@@ -1,4 +1,5 @@
-// CUDA kernels for the binary table, with the CPU file's dtype rules (kernels/cpu/elementwise.cpp).
+// CUDA kernels for the binary table; the dtype rules are kernels/RuleDispatch.h, shared with the CPU.
+#include "kernels/RuleDispatch.h"
 #include "kernels/cuda/Loops.cuh"
 #include "kernels/functors.h"
 #include "ops/kernels.h"
@@ -8,22 +9,10 @@ namespace {
 
 template <OpRule R, typename F>
 void run_binary(const TensorIter& it, F f) {
-  if constexpr (R == OpRule::Div) {
-    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "binary_cuda",
-                               [&] { gpu_kernel<scalar_t, scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == OpRule::Compare || R == OpRule::Logical) {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "binary_cuda", [&] { gpu_kernel<bool, scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == OpRule::Bitwise) {
-    // the front end rejects floating dtypes; not instantiating them keeps the build smaller
-    switch (it.dtypes[0]) {
-      MT_DISPATCH_INTEGRAL_CASES([&] { gpu_kernel<scalar_t, scalar_t, scalar_t>(it, f); })
-      MT_DISPATCH_CASE(Bool, bool, [&] { gpu_kernel<scalar_t, scalar_t, scalar_t>(it, f); })
-      MT_DISPATCH_FAIL(it.dtypes[0], "binary_cuda")
-    }
-  } else {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "binary_cuda",
-                          [&] { gpu_kernel<scalar_t, scalar_t, scalar_t>(it, f); });
-  }
+  dispatch_binary_rule<R>(it, "binary_cuda", [&](auto out, auto in) {
+    using in_t = typename decltype(in)::type;
+    gpu_kernel<typename decltype(out)::type, in_t, in_t>(it, f);
+  });
 }
 
 void binary_kernel(const TensorIter& it, BinaryOp op) {

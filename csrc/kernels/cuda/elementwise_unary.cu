@@ -1,4 +1,6 @@
-// CUDA kernels for the unary table and the parameterized activations, with the CPU file's dtype rules.
+// CUDA kernels for the unary table and the parameterized activations; the dtype rules are
+// kernels/RuleDispatch.h, shared with the CPU.
+#include "kernels/RuleDispatch.h"
 #include "kernels/cuda/Loops.cuh"
 #include "kernels/functors.h"
 #include "ops/kernels.h"
@@ -6,16 +8,11 @@
 namespace mt {
 namespace {
 
-// Mirrors run_unary in kernels/cpu/elementwise.cpp.
 template <OpRule R, typename F>
 void run_unary(const TensorIter& it, F f) {
-  if constexpr (R == OpRule::Float) {
-    MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "unary_cuda", [&] { gpu_kernel<scalar_t, scalar_t>(it, f); });
-  } else if constexpr (R == OpRule::Bool) {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "unary_cuda", [&] { gpu_kernel<bool, scalar_t>(it, f); });
-  } else {
-    MT_DISPATCH_ALL_TYPES(it.dtypes[0], "unary_cuda", [&] { gpu_kernel<scalar_t, scalar_t>(it, f); });
-  }
+  dispatch_unary_rule<R>(it, "unary_cuda", [&](auto out, auto in) {
+    gpu_kernel<typename decltype(out)::type, typename decltype(in)::type>(it, f);
+  });
 }
 
 void unary_kernel(const TensorIter& it, UnaryOp op) {
