@@ -277,6 +277,9 @@ def test_eye_negative_columns():
         (minitorch.int16, 0, 2**16, "to - 1 is out of bounds for short int"),
         (minitorch.int32, 0, 2**40, "to - 1 is out of bounds for int"),
         (minitorch.bool, 0, 3, "to - 1 is out of bounds for bool"),
+        # found by the fuzzer: float16 took any bound and returned inf
+        (minitorch.float16, 0, 2**31, "to - 1 is out of bounds for c10::Half"),
+        (minitorch.float16, -70000, 0, "from is out of bounds for c10::Half"),
     ],
     ids=str,
 )
@@ -291,6 +294,8 @@ def test_randint_at_dtype_limits():
     r = minitorch.randint(0, 256, (1000,), dtype=minitorch.uint8)
     assert r.max().item() <= 255
     assert minitorch.randint(0, 2, (10,), dtype=minitorch.bool).dtype == minitorch.bool
+    r = minitorch.randint(-65504, 65505, (1000,), dtype=minitorch.float16)
+    assert r.abs().max().item() <= 65504 and r.isfinite().all().item()
 
 
 def test_tensor_of_none():
