@@ -119,6 +119,9 @@ def _install_tensor_methods(cls):
     from minitorch.functional import repeat_interleave
 
     cls.repeat_interleave = repeat_interleave
+    from minitorch.functional import repeat
+
+    cls.repeat = repeat
     from minitorch.utils import dlpack as _dl
 
     cls.__dlpack__ = _dl.dlpack
