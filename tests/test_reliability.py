@@ -613,3 +613,36 @@ def test_non_tensor_arguments_raise_type_error(call, msg):
     # found by scripts/probe_bindings.py: these leaked an AttributeError from the Python wrapper
     with pytest.raises(TypeError, match=re.escape(msg)):
         call()
+
+
+@pytest.mark.parametrize(
+    "size, stride",
+    [
+        ((2**62, 2**62), (1, 1)),
+        ((2**63 - 1,), (1,)),
+        ((4,), (2**62,)),
+        ((2, 2), (-1, 1)),
+        ((-4,), (1,)),
+        ((5,), (1,)),
+    ],
+    ids=str,
+)
+def test_checkpoint_with_overflowing_tensor_metadata_raises(monkeypatch, size, stride):
+    # the sizes and strides in data.pkl are checked against the storage like as_strided's, before any read
+    from minitorch import serialization
+
+    orig = serialization._Pickler.reducer_override
+
+    def forged(self, obj):
+        r = orig(self, obj)
+        if r is NotImplemented or r[0] is not serialization._rebuild_tensor:
+            return r
+        ref, offset, _size, _stride, requires_grad = r[1]
+        return r[0], (ref, offset, size, stride, requires_grad)
+
+    monkeypatch.setattr(serialization._Pickler, "reducer_override", forged)
+    buf = io.BytesIO()
+    minitorch.save(minitorch.arange(4.0), buf)
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError):
+        minitorch.load(io.BytesIO(buf.getvalue()))
