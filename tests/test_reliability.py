@@ -132,6 +132,8 @@ def test_repeat_values_gradients_and_overflow(device):
         x.repeat(2**62, 2**62)
     with pytest.raises(RuntimeError, match="overflows"):
         x.repeat(2**31, 2**31, 2**31)  # each size fits, the element count does not
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 2 with error"):
+        x.repeat(1, 2**64)
 
 
 @pytest.mark.parametrize(

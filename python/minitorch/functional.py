@@ -87,7 +87,12 @@ def repeat(self, *repeats):
     expand of interleaved size-1 dims and one reshape, so autograd and every device come for free."""
     if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)):
         repeats = tuple(repeats[0])
-    for r in repeats:
+    for i, r in enumerate(repeats):
+        if isinstance(r, int) and not -(2**63) <= r < 2**63:
+            raise TypeError(
+                f"repeat(): argument 'repeats' failed to unpack the object at pos {i + 1} with error "
+                '"Overflow when unpacking long long"'
+            )
         if not isinstance(r, int) or isinstance(r, bool):
             raise TypeError(
                 f"repeat(): argument 'repeats' must be tuple of ints, but found element of type {type(r).__name__}"
