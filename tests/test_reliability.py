@@ -609,6 +609,14 @@ def test_no_pybind11_cast_errors_over_the_op_table():
             lambda: minitorch.is_floating_point(1.5),
             "is_floating_point(): argument 'input' (position 1) must be Tensor, not float",
         ),
+        (
+            lambda: minitorch.ones(2).type_as("x"),
+            "type_as(): argument 'other' (position 1) must be Tensor, not str",
+        ),
+        (
+            lambda: minitorch.repeat_interleave("x"),
+            "repeat_interleave(): argument 'repeats' (position 1) must be Tensor, not str",
+        ),
     ],
 )
 def test_non_tensor_arguments_raise_type_error(call, msg):

@@ -46,6 +46,11 @@ def _repeat_counts(repeats, n):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
     gives each index ``counts[i]`` times."""
+    if not isinstance(input, _C.Tensor):
+        arg = "'input'" if repeats is not None else "'repeats'"
+        raise TypeError(
+            f"repeat_interleave(): argument {arg} (position 1) must be Tensor, not {type(input).__name__}"
+        )
     if repeats is None:  # the one-argument overload: indices repeated by the counts in input
         if input.dim() != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
