@@ -365,6 +365,20 @@ def test_fuzz_indexing(data):
         nkey = tuple(None if k is True else k for k in nkey)
     elif bools and (False in bools or advanced or ints):
         nkey = None  # no NumPy spelling of PyTorch's rule here: only a clean outcome is checked
+    elif ints and advanced:
+        # NumPy turns ints beside a list into advanced indices (moving dims to the front when they are apart);
+        # PyTorch applies the ints as basic indexing first: spell that as two NumPy steps
+        basic = tuple(slice(None) if isinstance(k, (list, np.ndarray)) else k for k in nkey)
+        rest = tuple(
+            slice(None) if k is None or isinstance(k, slice) else k
+            for k in nkey
+            if not (isinstance(k, int) and not isinstance(k, bool))
+        )
+        try:
+            arr = arr[basic]
+            nkey = rest
+        except (IndexError, ValueError, TypeError):
+            pass  # out of range: the one-step key raises too
     try:
         expect = arr[nkey] if nkey is not None else None
     except (IndexError, ValueError, TypeError):
