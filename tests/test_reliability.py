@@ -98,6 +98,11 @@ def test_slice_with_huge_step():
     x = minitorch.arange(5.0)
     np.testing.assert_array_equal(x[:: 2**63 - 1].numpy(), np.arange(5.0)[:: 2**63 - 1])
     np.testing.assert_array_equal(x[1 :: 2**62].numpy(), [1.0])
+    # found by UBSan: stride 4 times step 2**62 overflowed in the slice's stride (one element: never used)
+    a = np.arange(8.0).reshape(2, 4)
+    y = minitorch.tensor(a)[:, ::2]
+    np.testing.assert_array_equal(y[: 3 : 2**62].numpy(), a[:, ::2][: 3 : 2**62])
+    np.testing.assert_array_equal(y[:, 1 :: 2**62].numpy(), a[:, ::2][:, 1 :: 2**62])
 
 
 def test_split_and_chunk_with_huge_sizes():
