@@ -169,6 +169,13 @@ def test_cat_conv_pool_output_sizes_that_overflow_raise(code):
     assert rc == 0 and "raised:" in out, out
 
 
+def test_conv_padding_that_overflows_names_the_bound():
+    # found by UBSan: input + 2 * padding overflowed before the check; PyTorch's words
+    msg = "Given padding=4611686018427387904 at dimension 0 , expected padding to be at most 4611686018427387903"
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        minitorch.nn.functional.conv1d(minitorch.zeros(1, 1, 4), minitorch.zeros(1, 1, 2), padding=2**62)
+
+
 def test_pool_and_conv_with_huge_stride_give_one_window():
     x = minitorch.arange(4.0).view(1, 1, 4)
     assert minitorch.nn.functional.max_pool1d(x, 2, stride=2**63 - 1).tolist() == [[[1.0]]]
