@@ -1,6 +1,7 @@
 """Elementwise ops against float64 NumPy: the op table of csrc/ops/elementwise.h over dtypes, layouts,
 broadcasting, scalars, zero-size tensors, in-place variants, type promotion and edge cases."""
 
+import builtins
 import math
 import re
 import subprocess
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.elementwise_oracle import ORACLE
 from tests.utils import (
     ALL_DTYPES,
     FLOAT_DTYPES,
@@ -27,7 +29,7 @@ B = [minitorch.bool]
 NUM = F + I
 ANY = F + I + B
 
-_erf = np.vectorize(math.erf)
+_erf = np.vectorize(math.erf, otypes=[float])  # otypes: size-0 inputs too
 
 
 def _gelu(x):
@@ -47,7 +49,7 @@ def _round(x):
 UNARY = {
     "abs": (np.abs, NUM, None, "same"),
     "neg": (np.negative, NUM, None, "same"),
-    "sign": (np.sign, NUM, None, "same"),
+    "sign": (lambda x: x.copy() if x.dtype == bool else np.sign(x), ANY, None, "same"),
     "floor": (np.floor, NUM, None, "same"),
     "ceil": (np.ceil, NUM, None, "same"),
     "round": (_round, NUM, None, "same"),
@@ -63,12 +65,12 @@ UNARY = {
     "log1p": (np.log1p, ANY, (0, 5), "float"),
     "sqrt": (np.sqrt, ANY, (0, 5), "float"),
     "rsqrt": (lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float"),
-    "reciprocal": (lambda x: 1 / x, F, (0.5, 5), "float"),
+    "reciprocal": (lambda x: 1 / x, ANY, (0.5, 5), "float"),
     "sin": (np.sin, ANY, None, "float"),
     "cos": (np.cos, ANY, None, "float"),
     "tan": (np.tan, ANY, (-1.2, 1.2), "float"),
-    "asin": (np.arcsin, F, (-0.95, 0.95), "float"),
-    "acos": (np.arccos, F, (-0.95, 0.95), "float"),
+    "asin": (np.arcsin, ANY, (-0.95, 0.95), "float"),
+    "acos": (np.arccos, ANY, (-0.95, 0.95), "float"),
     "atan": (np.arctan, ANY, None, "float"),
     "sinh": (np.sinh, ANY, None, "float"),
     "cosh": (np.cosh, ANY, None, "float"),
@@ -92,10 +94,10 @@ def _floor_div(a, b):
 
 # Mirrors MT_BINARY_OPS: (reference, dtypes, domain of b, result rule)
 BINARY = {
-    "add": (np.add, NUM, None, "arith"),
+    "add": (np.add, ANY, None, "arith"),
     "sub": (np.subtract, NUM, None, "arith"),
     "mul": (np.multiply, ANY, None, "arith"),
-    "div": (np.true_divide, NUM, "nonzero", "div"),
+    "div": (np.true_divide, ANY, "nonzero", "div"),
     "floor_divide": (_floor_div, NUM, "nonzero", "arith"),
     "trunc_divide": (lambda a, b: np.trunc(a / b), NUM, "nonzero", "arith"),
     "remainder": (np.remainder, NUM, "nonzero", "arith"),
@@ -103,7 +105,7 @@ BINARY = {
     "pow": (np.power, NUM, "pow", "arith"),
     "maximum": (np.maximum, ANY, None, "arith"),
     "minimum": (np.minimum, ANY, None, "arith"),
-    "atan2": (np.arctan2, NUM, None, "div"),
+    "atan2": (np.arctan2, ANY, None, "div"),
     "eq": (np.equal, ANY, None, "bool"),
     "ne": (np.not_equal, ANY, None, "bool"),
     "lt": (np.less, ANY, None, "bool"),
@@ -131,6 +133,36 @@ def _header_ops(macro):
 def test_table_is_complete():
     assert _header_ops("MT_UNARY_OPS") == list(UNARY)
     assert _header_ops("MT_BINARY_OPS") == list(BINARY)
+
+
+def _dtype_name(dtype):
+    return str(dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(UNARY) + list(BINARY))
+def test_dtype_support_matches_pytorch(name, dtype, device):
+    """Every (op, dtype) pair does what PyTorch does (tests/elementwise_oracle.py, generated from PyTorch by
+    scripts/classify_elementwise_dtypes.py): computes with PyTorch's result dtype, its values checked against
+    NumPy by test_unary/test_binary, or raises PyTorch's error word for word, in place as well."""
+    table, nargs = (UNARY, 1) if name in UNARY else (BINARY, 2)
+    verdict = ORACLE[(name, _dtype_name(dtype))]
+    x = minitorch.ones(3, dtype=dtype, device=device)
+    if verdict[0] == "ok":
+        assert dtype in table[name][1], f"{name} computes {dtype}: the table must test its values"
+        assert _dtype_name(getattr(minitorch, name)(*[x] * nargs).dtype) == verdict[1]
+        return
+    assert dtype not in table[name][1]
+    _kind, exc, msg = verdict
+    pattern = re.escape(msg)
+    if device != "cpu" and msg.startswith('"'):  # PyTorch's CUDA kernels have their own names ("abs_cuda")
+        pattern = r'"\w+"' + re.escape(msg[msg.index('"', 1) + 1 :])
+    calls = [lambda: getattr(minitorch, name)(*[x] * nargs)]
+    if hasattr(x, name + "_"):
+        calls.append(lambda: getattr(x.clone(), name + "_")(*[x] * (nargs - 1)))
+    for call in calls:
+        with pytest.raises(getattr(builtins, exc), match=f"^{pattern}$"):
+            call()
 
 
 LAYOUTS = ["contiguous", "transposed", "expanded", "strided"]
@@ -193,13 +225,15 @@ def _tol(rule, dtype, name):
     return {}
 
 
+def _pairs(table):
+    """(op, dtype) for every dtype the op computes; the others raise, as in PyTorch (test_dtype_support)."""
+    return [pytest.param(n, d, id=f"{n}-{d}") for n in table for d in ALL_DTYPES if d in table[n][1]]
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-@pytest.mark.parametrize("name", list(UNARY))
+@pytest.mark.parametrize(("name", "dtype"), _pairs(UNARY))
 def test_unary(name, dtype, layout, device):
-    ref, dtypes, domain, rule = UNARY[name]
-    if dtype not in dtypes:
-        pytest.skip("dtype not supported by op")
+    ref, _dtypes, domain, rule = UNARY[name]
     rng = np.random.default_rng(0)
     arr = _input(dtype, (3, 4), rng, domain)
     if layout == "expanded":
@@ -214,12 +248,9 @@ def test_unary(name, dtype, layout, device):
     assert_matches(getattr(x, name)(), expect, **_tol(rule, dtype, name))
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-@pytest.mark.parametrize("name", list(UNARY))
+@pytest.mark.parametrize(("name", "dtype"), _pairs(UNARY))
 def test_unary_inplace_and_empty(name, dtype, device):
-    ref, dtypes, domain, rule = UNARY[name]
-    if dtype not in dtypes:
-        pytest.skip("dtype not supported by op")
+    ref, _dtypes, domain, rule = UNARY[name]
     empty = minitorch.empty(0, 3, dtype=dtype, device=device)
     out = getattr(minitorch, name)(empty)
     assert out.shape == (0, 3) and out.dtype == _result_dtype(rule, dtype)
@@ -279,12 +310,9 @@ SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (3, 4)), (
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize(("name", "dtype"), _pairs(BINARY))
 def test_binary(name, dtype, layout, device):
-    _ref, dtypes, domain, rule = BINARY[name]
-    if dtype not in dtypes:
-        pytest.skip("dtype not supported by op")
+    _ref, _dtypes, domain, rule = BINARY[name]
     rng = np.random.default_rng(2)
     a, b = _binary_inputs(name, dtype, (3, 4), (3, 4), rng, domain)
     if layout == "expanded":
@@ -298,12 +326,12 @@ def test_binary(name, dtype, layout, device):
 
 
 @pytest.mark.parametrize("shapes", SHAPES, ids=str)
-@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int64, minitorch.float16], ids=str)
-@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [p for p in _pairs(BINARY) if p.values[1] in (minitorch.float32, minitorch.int64, minitorch.float16)],
+)
 def test_binary_broadcast(name, dtype, shapes, device):
-    _ref, dtypes, domain, rule = BINARY[name]
-    if dtype not in dtypes:
-        pytest.skip("dtype not supported by op")
+    _ref, _dtypes, domain, rule = BINARY[name]
     rng = np.random.default_rng(3)
     a, b = _binary_inputs(name, dtype, shapes[0], shapes[1], rng, domain)
     out = getattr(minitorch, name)(make_tensor(a, dtype, device), make_tensor(b, dtype, device))

@@ -4,6 +4,7 @@ used to read outside memory run in a subprocess, so a regression is a failed tes
 
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -97,6 +98,11 @@ def test_slice_with_huge_step():
     x = minitorch.arange(5.0)
     np.testing.assert_array_equal(x[:: 2**63 - 1].numpy(), np.arange(5.0)[:: 2**63 - 1])
     np.testing.assert_array_equal(x[1 :: 2**62].numpy(), [1.0])
+    # found by UBSan: stride 4 times step 2**62 overflowed in the slice's stride (one element: never used)
+    a = np.arange(8.0).reshape(2, 4)
+    y = minitorch.tensor(a)[:, ::2]
+    np.testing.assert_array_equal(y[: 3 : 2**62].numpy(), a[:, ::2][: 3 : 2**62])
+    np.testing.assert_array_equal(y[:, 1 :: 2**62].numpy(), a[:, ::2][:, 1 :: 2**62])
 
 
 def test_split_and_chunk_with_huge_sizes():
@@ -109,6 +115,72 @@ def test_split_and_chunk_with_huge_sizes():
     assert [p.tolist() for p in parts] == [[float(i)] for i in range(8)]
     parts = x.split(BIG)
     assert len(parts) == 1 and parts[0].tolist() == list(map(float, range(8)))
+
+
+def test_repeat_values_gradients_and_overflow(device):
+    a = np.arange(6.0).reshape(2, 3)
+    x = minitorch.tensor(a, device=device)
+    for reps in [(2, 2), (3, 1, 2), (1, 0), (2, 1, 1, 3)]:
+        np.testing.assert_array_equal(x.repeat(*reps).cpu().numpy(), np.tile(a, reps))
+    np.testing.assert_array_equal(x.t().repeat([2, 1]).cpu().numpy(), np.tile(a.T, (2, 1)))  # non-contiguous
+    assert minitorch.tensor(1.0, device=device).repeat(()).shape == ()
+    assert minitorch.zeros(0, 2, device=device).repeat(3, 2).shape == (0, 4)
+    g = minitorch.randn(2, 3, dtype=minitorch.float64, device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: t.repeat(2, 1, 3), (g,))
+    with pytest.raises(RuntimeError, match="Number of dimensions of repeat dims can not be smaller"):
+        x.repeat(2)
+    with pytest.raises(
+        RuntimeError, match=re.escape("Trying to create tensor with negative dimension -2: [-2, 6]")
+    ):
+        x.repeat(-1, 2)
+    with pytest.raises(RuntimeError, match="overflows"):
+        x.repeat(2**62, 2**62)
+    with pytest.raises(RuntimeError, match="overflows"):
+        x.repeat(2**31, 2**31, 2**31)  # each size fits, the element count does not
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 2 with error"):
+        x.repeat(1, 2**64)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.cat([torch.zeros(1).expand(2**62), torch.zeros(1).expand(2**62)])",
+        "torch.cat([torch.zeros(1).expand(2**62)] * 3)",
+        "torch.nn.functional.conv1d(torch.zeros(1, 1, 4), torch.zeros(1, 1, 2), padding=2**62)",
+        "torch.nn.functional.conv1d(torch.zeros(1, 1, 4), torch.zeros(1, 1, 2), dilation=2**62)",
+        "torch.nn.functional.max_pool1d(torch.zeros(1, 1, 4), 2, padding=2**62)",
+        "torch.nn.functional.max_pool1d(torch.zeros(1, 1, 4), 2**62)",
+        "torch.nn.functional.avg_pool2d(torch.zeros(1, 1, 4, 4), 2**62)",
+        "torch.nn.functional.avg_pool2d(torch.zeros(1, 1, 4, 4), 2, padding=2**62)",
+    ],
+)
+def test_cat_conv_pool_output_sizes_that_overflow_raise(code):
+    # PyTorch raises on each (its words vary, some quote the wrapped value); never a crash or a huge tensor
+    rc, out = run_isolated(
+        f"""
+        try:
+            {code}
+        except RuntimeError as e:
+            print("raised:", e)
+        else:
+            print("no error")
+        """
+    )
+    assert rc == 0 and "raised:" in out, out
+
+
+def test_conv_padding_that_overflows_names_the_bound():
+    # found by UBSan: input + 2 * padding overflowed before the check; PyTorch's words
+    msg = "Given padding=4611686018427387904 at dimension 0 , expected padding to be at most 4611686018427387903"
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        minitorch.nn.functional.conv1d(minitorch.zeros(1, 1, 4), minitorch.zeros(1, 1, 2), padding=2**62)
+
+
+def test_pool_and_conv_with_huge_stride_give_one_window():
+    x = minitorch.arange(4.0).view(1, 1, 4)
+    assert minitorch.nn.functional.max_pool1d(x, 2, stride=2**63 - 1).tolist() == [[[1.0]]]
+    w = minitorch.ones(1, 1, 2)
+    assert minitorch.nn.functional.conv1d(x, w, stride=2**63 - 1).tolist() == [[[1.0]]]
 
 
 def test_expand_negative_size():
@@ -277,6 +349,9 @@ def test_eye_negative_columns():
         (minitorch.int16, 0, 2**16, "to - 1 is out of bounds for short int"),
         (minitorch.int32, 0, 2**40, "to - 1 is out of bounds for int"),
         (minitorch.bool, 0, 3, "to - 1 is out of bounds for bool"),
+        # found by the fuzzer: float16 took any bound and returned inf
+        (minitorch.float16, 0, 2**31, "to - 1 is out of bounds for c10::Half"),
+        (minitorch.float16, -70000, 0, "from is out of bounds for c10::Half"),
     ],
     ids=str,
 )
@@ -291,6 +366,8 @@ def test_randint_at_dtype_limits():
     r = minitorch.randint(0, 256, (1000,), dtype=minitorch.uint8)
     assert r.max().item() <= 255
     assert minitorch.randint(0, 2, (10,), dtype=minitorch.bool).dtype == minitorch.bool
+    r = minitorch.randint(-65504, 65505, (1000,), dtype=minitorch.float16)
+    assert r.abs().max().item() <= 65504 and r.isfinite().all().item()
 
 
 def test_tensor_of_none():
@@ -497,3 +574,97 @@ def test_chunk_of_an_empty_dim_into_absurdly_many_pieces():
     with pytest.raises((ValueError, RuntimeError, MemoryError)):
         x.chunk(2**62, 1)
     assert len(x.chunk(3, 1)) == 3 and all(p.shape == (2, 0) for p in x.chunk(3, 1))
+
+
+# ---- the binding layer: no pybind11 error text reaches the user (scripts/probe_bindings.py samples every op)
+
+
+def test_no_pybind11_cast_errors_over_the_op_table():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[1] / "scripts" / "probe_bindings.py"
+    spec = importlib.util.spec_from_file_location("probe_bindings", path)
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    probe.torch = None  # the PyTorch comparison is the script's job; here only our own errors
+    fns, meths = probe.names()
+    assert len(fns) > 100 and len(meths) > 100
+    leaks = []
+    for method, group in ((False, fns), (True, meths)):
+        for n in group:
+            leaks += [
+                (n, args, msg)
+                for args, (_k, msg) in probe.probe(minitorch, n, method)
+                if "Unable to cast" in msg
+            ]
+    assert not leaks
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (
+            lambda: minitorch.allclose(minitorch.ones(2), "x"),
+            "allclose(): argument 'other' (position 2) must be Tensor, not str",
+        ),
+        (
+            lambda: minitorch.isclose(object(), minitorch.ones(2)),
+            "isclose(): argument 'input' (position 1) must be Tensor, not object",
+        ),
+        (
+            lambda: minitorch.equal(minitorch.ones(2), None),
+            "equal(): argument 'other' (position 2) must be Tensor, not NoneType",
+        ),
+        (lambda: minitorch.numel([1, 2]), "numel(): argument 'input' (position 1) must be Tensor, not list"),
+        (
+            lambda: minitorch.is_floating_point(1.5),
+            "is_floating_point(): argument 'input' (position 1) must be Tensor, not float",
+        ),
+        (
+            lambda: minitorch.ones(2).type_as("x"),
+            "type_as(): argument 'other' (position 1) must be Tensor, not str",
+        ),
+        (
+            lambda: minitorch.repeat_interleave("x"),
+            "repeat_interleave(): argument 'repeats' (position 1) must be Tensor, not str",
+        ),
+    ],
+)
+def test_non_tensor_arguments_raise_type_error(call, msg):
+    # found by scripts/probe_bindings.py: these leaked an AttributeError from the Python wrapper
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        call()
+
+
+@pytest.mark.parametrize(
+    "size, stride",
+    [
+        ((2**62, 2**62), (1, 1)),
+        ((2**63 - 1,), (1,)),
+        ((4,), (2**62,)),
+        ((2, 2), (-1, 1)),
+        ((-4,), (1,)),
+        ((5,), (1,)),
+    ],
+    ids=str,
+)
+def test_checkpoint_with_overflowing_tensor_metadata_raises(monkeypatch, size, stride):
+    # the sizes and strides in data.pkl are checked against the storage like as_strided's, before any read
+    from minitorch import serialization
+
+    orig = serialization._Pickler.reducer_override
+
+    def forged(self, obj):
+        r = orig(self, obj)
+        if r is NotImplemented or r[0] is not serialization._rebuild_tensor:
+            return r
+        ref, offset, _size, _stride, requires_grad = r[1]
+        return r[0], (ref, offset, size, stride, requires_grad)
+
+    monkeypatch.setattr(serialization._Pickler, "reducer_override", forged)
+    buf = io.BytesIO()
+    minitorch.save(minitorch.arange(4.0), buf)
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError):
+        minitorch.load(io.BytesIO(buf.getvalue()))

@@ -2,6 +2,8 @@
 // 1-d as 2-d with a unit height, then one 4-D primitive (and its two backward halves) through the kernels.
 #include "ops/conv.h"
 
+#include <limits>
+
 #include "autograd/record.h"
 #include "core/SafeMath.h"
 #include "ops/autocast.h"
@@ -94,7 +96,12 @@ void check_conv_shapes(const Tensor& input, const Tensor& weight, const std::opt
     DimVector padded, kernel;
     bool too_big = false;
     for (int64_t i = 0; i < nd; ++i) {
-      padded.push_back(input.sizes()[2 + i] + 2 * padding[i]);
+      // input + 2 * padding past int64 (padding=2**62, found by UBSan): PyTorch's bound on padding
+      int64_t twice = 0, p = 0;
+      MT_CHECK(!mul_overflows(2, padding[i], &twice) && !add_overflows(input.sizes()[2 + i], twice, &p),
+               "Given padding=", padding[i], " at dimension ", i, " , expected padding to be at most ",
+               std::numeric_limits<int64_t>::max() / 2);
+      padded.push_back(p);
       kernel.push_back(dilation[i] * (ws[2 + i] - 1) + 1);
       too_big = too_big || padded.back() < kernel.back();
     }

@@ -285,6 +285,10 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
       }
     });
   }
+  if (self.dtype() == ScalarType::Half) {  // the one floating dtype whose range an int64 bound can leave
+    MT_CHECK(low >= -65504 && low <= 65504, "from is out of bounds for c10::Half");
+    MT_CHECK(high - 1 >= -65504 && high - 1 <= 65504, "to - 1 is out of bounds for c10::Half");
+  }
   if (self.is_cuda())
     return device_random(self, RandomKind::integers, static_cast<double>(low), static_cast<double>(high));
   Tensor v = random_doubles(self.numel(), uniform_gen);

@@ -304,7 +304,13 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t offset = self.storage_offset() + start * strides[dim];
   sizes[dim] = ceil_div(end - start, step);
-  strides[dim] *= step;
+  // a step past the dim's size leaves at most one element, whose stride is never used: stride * step may
+  // overflow there (x[::2**62], found by UBSan), and PyTorch's wrapped value is as good as any, so keep it
+  int64_t stepped = 0;
+  if (mul_overflows(strides[dim], step, &stepped))
+    MT_CHECK(sizes[dim] <= 1, "slice: stride calculation overflowed");
+  else
+    strides[dim] = stepped;
   return make_view(self, sizes, strides, offset);
 }
 

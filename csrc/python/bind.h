@@ -85,7 +85,7 @@ inline bool worth_releasing(const std::vector<Tensor>& ts) {
   for (auto& t : ts) {
     if (!t.defined()) continue;
     if (!t.device().is_cpu()) return true;
-    total += t.numel();
+    total += std::min(t.numel(), kNoGilMinNumel);  // saturating: expanded inputs may hold 2**62 elements each
   }
   return total >= kNoGilMinNumel;
 }

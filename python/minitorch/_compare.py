@@ -3,8 +3,18 @@
 from minitorch import _C
 
 
+def _expect_tensor(fn, name, pos, value):
+    """PyTorch's TypeError for a non-tensor argument (else an AttributeError would leak from the body)."""
+    if not isinstance(value, _C.Tensor):
+        raise TypeError(
+            f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}"
+        )
+
+
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise |input - other| <= atol + rtol * |other|, as a bool tensor (NaNs equal only with equal_nan)."""
+    _expect_tensor("isclose", "input", 1, input)
+    _expect_tensor("isclose", "other", 2, other)
     if input.dtype != other.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
     a, b = input, other
@@ -22,12 +32,16 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of input is close to other (broadcasting), as torch.allclose."""
+    _expect_tensor("allclose", "input", 1, input)
+    _expect_tensor("allclose", "other", 2, other)
     close = isclose(input, other, rtol, atol, equal_nan)
     return close.numel() == 0 or bool(_C.all(close).item())
 
 
 def equal(input, other):
     """True when both tensors have the same size and elements."""
+    _expect_tensor("equal", "input", 1, input)
+    _expect_tensor("equal", "other", 2, other)
     if input.shape != other.shape:
         return False
     if input.numel() == 0:

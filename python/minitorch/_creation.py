@@ -134,11 +134,17 @@ def is_tensor(obj):
 
 def is_floating_point(t):
     """True when `t` has a floating-point dtype (float16, bfloat16, float32, float64)."""
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(
+            f"is_floating_point(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}"
+        )
     return t.is_floating_point()
 
 
 def numel(t):
     """The number of elements of `t`."""
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     return t.numel()
 
 

@@ -50,6 +50,15 @@ def _format(self, spec):
     return object.__format__(self, spec)
 
 
+def _type_as(self, other):
+    """self converted to other's dtype (PyTorch's TypeError for a non-tensor, not an AttributeError)."""
+    if not isinstance(other, _C.Tensor):
+        raise TypeError(
+            f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}"
+        )
+    return self.to(other.dtype)
+
+
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     """A copy of `data` with this tensor's dtype and device unless given (Tensor.new_tensor)."""
     from minitorch._creation import tensor
@@ -114,11 +123,14 @@ def _install_tensor_methods(cls):
     cls.char = lambda self: self.to(_C.int8)
     cls.byte = lambda self: self.to(_C.uint8)
     cls.bool = lambda self: self.to(_C.bool)
-    cls.type_as = lambda self, other: self.to(other.dtype)
+    cls.type_as = _type_as
     cls.new_tensor = _new_tensor
     from minitorch.functional import repeat_interleave
 
     cls.repeat_interleave = repeat_interleave
+    from minitorch.functional import repeat
+
+    cls.repeat = repeat
     from minitorch.utils import dlpack as _dl
 
     cls.__dlpack__ = _dl.dlpack

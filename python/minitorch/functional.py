@@ -7,7 +7,7 @@ from minitorch import _C
 from minitorch._creation import tensor
 from minitorch._size import Size
 
-__all__ = ["broadcast_shapes", "repeat_interleave"]
+__all__ = ["broadcast_shapes", "repeat", "repeat_interleave"]
 
 
 def broadcast_shapes(*shapes):
@@ -46,6 +46,11 @@ def _repeat_counts(repeats, n):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
     gives each index ``counts[i]`` times."""
+    if not isinstance(input, _C.Tensor):
+        arg = "'input'" if repeats is not None else "'repeats'"
+        raise TypeError(
+            f"repeat_interleave(): argument {arg} (position 1) must be Tensor, not {type(input).__name__}"
+        )
     if repeats is None:  # the one-argument overload: indices repeated by the counts in input
         if input.dim() != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
@@ -80,3 +85,39 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None and out.shape[d] != output_size:
         raise RuntimeError(f"allocated size does not match required size: {output_size} vs {out.shape[d]}")
     return out
+
+
+def repeat(self, *repeats):
+    """Tensor.repeat: tiles self `repeats[i]` times along dim i (leading new dims when repeats is longer), as an
+    expand of interleaved size-1 dims and one reshape, so autograd and every device come for free."""
+    if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)):
+        repeats = tuple(repeats[0])
+    for i, r in enumerate(repeats):
+        if isinstance(r, int) and not -(2**63) <= r < 2**63:
+            raise TypeError(
+                f"repeat(): argument 'repeats' failed to unpack the object at pos {i + 1} with error "
+                '"Overflow when unpacking long long"'
+            )
+        if not isinstance(r, int) or isinstance(r, bool):
+            raise TypeError(
+                f"repeat(): argument 'repeats' must be tuple of ints, but found element of type {type(r).__name__}"
+            )
+    if len(repeats) < self.dim():
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    shape = [1] * (len(repeats) - self.dim()) + list(self.shape)
+    out = [r * s for r, s in zip(repeats, shape)]
+    for o in out:
+        if o < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {o}: {out}")
+    # checked in Python ints: a size or the element count past int64 would wrap in C++
+    numel = 1
+    for o in out:
+        numel *= o
+    if any(o >= 2**63 for o in out) or (numel >= 2**63):
+        raise RuntimeError(f"repeat(): the result size {out} overflows")
+    x = self.reshape(shape)
+    inter = [d for s in shape for d in (1, s)]
+    big = [d for r, s in zip(repeats, shape) for d in (r, s)]
+    return x.reshape(inter).expand(*big).reshape(out)
