@@ -41,8 +41,12 @@ def probe(lib, name, method):
 def names():
     fns = [n for n in dir(minitorch) if not n.startswith("_") and callable(getattr(minitorch, n))]
     fns = [n for n in fns if not isinstance(getattr(minitorch, n), type) and not n.startswith(SKIP)]
-    meths = [n for n in dir(minitorch.Tensor) if not n.startswith("_") and callable(getattr(minitorch.Tensor, n))]
-    meths = [n for n in meths if not n.startswith(SKIP) and n not in ("backward", "register_hook", "share_memory_")]
+    meths = [
+        n for n in dir(minitorch.Tensor) if not n.startswith("_") and callable(getattr(minitorch.Tensor, n))
+    ]
+    meths = [
+        n for n in meths if not n.startswith(SKIP) and n not in ("backward", "register_hook", "share_memory_")
+    ]
     if torch is not None:
         fns = [n for n in fns if hasattr(torch, n)]
         meths = [n for n in meths if hasattr(torch.Tensor, n)]
@@ -62,7 +66,9 @@ def main():
                 if any(p in msg for p in PYBIND):
                     leaks.append(f"{where}{args}: {kind}: {msg}")
                 elif other is not None and kind != other[1][0] and "ok" not in (kind, other[1][0]):
-                    mismatches.append(f"{where}{args}: ours {kind} ({msg[:60]}), torch {other[1][0]} ({other[1][1][:60]})")
+                    mismatches.append(
+                        f"{where}{args}: ours {kind} ({msg[:60]}), torch {other[1][0]} ({other[1][1][:60]})"
+                    )
     print(f"{total} calls; {len(leaks)} pybind11 errors; {len(mismatches)} exception type differences")
     for line in leaks:
         print("PYBIND", line)

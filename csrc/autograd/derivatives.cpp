@@ -1425,4 +1425,3 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std:
   return r;
 }
 }  // namespace mt::autograd
-

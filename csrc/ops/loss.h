@@ -22,7 +22,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 Reduction reduction, int64_t ignore_index);
 
-// input and target broadcast; mse_loss and binary_cross_entropy record one node (autograd::), the rest compose.
+// input and target broadcast; mse_loss and binary_cross_entropy record one node (autograd::), the rest
+// compose.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta);
