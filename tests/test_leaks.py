@@ -10,6 +10,12 @@ import pytest
 import minitorch
 from minitorch import nn
 
+# Under scripts/sanitize.sh, ASan's quarantine keeps freed memory on purpose (to catch use after free), so RSS
+# grows whatever the library does; the leak check runs in the normal build.
+pytestmark = pytest.mark.skipif(
+    bool(os.environ.get("MINITORCH_SANITIZED")), reason="RSS is not meaningful under ASan's quarantine"
+)
+
 
 def rss_bytes():
     with open("/proc/self/statm") as f:
