@@ -1,6 +1,11 @@
-"""Timing shared by the benchmarks: calibrated loop counts, interleaved repeats, medians, readable units."""
+"""Timing shared by the benchmarks: calibrated loop counts, interleaved repeats, medians, readable units, and
+the per-library worker processes of the side-by-side benchmarks."""
 
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 import timeit
 
@@ -53,3 +58,39 @@ def fmt(s):
     if s < 1:
         return f"{s * 1e3:.2f} ms"
     return f"{s:.2f} s"
+
+
+class Worker:
+    """One library's benchmark process (`script --worker name`), answering JSON commands line by line."""
+
+    def __init__(self, name, python, env, script):
+        self.name = name
+        self.p = subprocess.Popen(
+            [python, os.path.abspath(script), "--worker", name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def ask(self, **cmd):
+        self.p.stdin.write(json.dumps(cmd) + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.name} worker died")
+        return json.loads(line)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def find_torch_python(arg):
+    """A Python that imports torch: the one given, the oracle venv, or this one; None when there is none."""
+    for py in [arg, "/tmp/tv/bin/python", sys.executable]:
+        if py and os.path.exists(py):
+            r = subprocess.run([py, "-c", "import torch"], capture_output=True, check=False)
+            if r.returncode == 0:
+                return py
+    return None

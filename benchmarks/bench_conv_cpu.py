@@ -17,11 +17,11 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
+from _timing import Worker, find_torch_python, fmt, loops_for
 
 CASES = {}
 
@@ -181,7 +181,7 @@ def worker(name):
         try:
             if cmd["op"] == "setup":
                 fn = fns[cmd["case"]] = CASES[cmd["case"]](t)
-                reply = loops_for(fn, cmd["min_time"])
+                reply = loops_for(fn, cmd["min_time"], warmup=2, cap=1 << 16)
             elif cmd["op"] == "time":
                 fn, n = fns[cmd["case"]], cmd["loops"]
                 w0, c0 = time.perf_counter(), time.process_time()
@@ -198,64 +198,6 @@ def worker(name):
             reply = {"error": f"{type(e).__name__}: {e}"[:200]}
         out.write(json.dumps(reply) + "\n")
         out.flush()
-
-
-def loops_for(fn, min_time):
-    fn()
-    fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_time / 4 or n >= 1 << 16:
-            break
-        n *= 2
-    return max(1, int(n * min_time / max(dt, 1e-9)))
-
-
-class Worker:
-    def __init__(self, name, python, env):
-        self.name = name
-        self.p = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", name],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-
-    def ask(self, **cmd):
-        self.p.stdin.write(json.dumps(cmd) + "\n")
-        self.p.stdin.flush()
-        line = self.p.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{self.name} worker died")
-        return json.loads(line)
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
-
-
-def find_torch_python(arg):
-    for py in [arg, "/tmp/tv/bin/python", sys.executable]:
-        if py and os.path.exists(py):
-            r = subprocess.run([py, "-c", "import torch"], capture_output=True, check=False)
-            if r.returncode == 0:
-                return py
-    return None
-
-
-def fmt(s):
-    if s is None:
-        return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:.1f} us"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s:.2f} s"
 
 
 def main():
@@ -279,12 +221,12 @@ def main():
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in [os.path.join(here, "..", "python"), env.get("PYTHONPATH")] if p
     )
-    workers = [Worker("minitorch", sys.executable, env)]
+    workers = [Worker("minitorch", sys.executable, env, __file__)]
     if args.im2col:
-        workers.append(Worker("minitorch-im2col", sys.executable, env))
+        workers.append(Worker("minitorch-im2col", sys.executable, env, __file__))
     tpy = find_torch_python(args.torch_python)
     if tpy:
-        workers.append(Worker("torch", tpy, env))
+        workers.append(Worker("torch", tpy, env, __file__))
     if args.threads:
         for w in workers:
             w.ask(op="threads", n=args.threads)

@@ -16,11 +16,11 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import timeit
 
 import numpy as np
+from _timing import Worker, find_torch_python, fmt, loops_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -448,7 +448,7 @@ def worker(name):
                 fn = CASES[cmd["case"]][1](L)
                 if fn is not None:
                     fns[cmd["case"]] = fn
-                    reply = loops_for(fn, cmd["min_time"])
+                    reply = loops_for(fn, cmd["min_time"], warmup=3, cap=1 << 20)
             elif cmd["op"] == "time":
                 fn = fns[cmd["case"]]
                 reply = timeit.Timer(fn).timeit(cmd["loops"]) / cmd["loops"]
@@ -470,51 +470,6 @@ def _threads(L):
         return L.t.get_num_threads()
     except AttributeError:
         return None
-
-
-def loops_for(fn, min_time):
-    for _ in range(3):
-        fn()
-    n, timer = 1, timeit.Timer(fn)
-    while True:
-        t = timer.timeit(n)
-        if t >= min_time / 5 or n >= 1 << 20:
-            break
-        n *= 2
-    return max(1, int(n * min_time / max(t, 1e-9)))
-
-
-class Worker:
-    def __init__(self, name, python, env):
-        self.name = name
-        self.p = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", name],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-
-    def ask(self, **cmd):
-        self.p.stdin.write(json.dumps(cmd) + "\n")
-        self.p.stdin.flush()
-        line = self.p.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{self.name} worker died")
-        return json.loads(line)
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
-
-
-def find_torch_python(arg):
-    for py in [arg, "/tmp/tv/bin/python", sys.executable]:
-        if py and os.path.exists(py):
-            r = subprocess.run([py, "-c", "import torch"], capture_output=True, check=False)
-            if r.returncode == 0:
-                return py
-    return None
 
 
 def main():
@@ -539,10 +494,13 @@ def main():
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in [os.path.join(HERE, "..", "python"), env.get("PYTHONPATH")] if p
     )
-    workers = [Worker("numpy", sys.executable, env), Worker("minitorch", sys.executable, env)]
+    workers = [
+        Worker("numpy", sys.executable, env, __file__),
+        Worker("minitorch", sys.executable, env, __file__),
+    ]
     tpy = find_torch_python(args.torch_python)
     if tpy:
-        workers.append(Worker("torch", tpy, env))
+        workers.append(Worker("torch", tpy, env, __file__))
     if args.threads:
         for w in workers:
             w.ask(op="threads", n=args.threads)
@@ -590,16 +548,6 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-
-
-def fmt(s):
-    if s is None:
-        return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:.1f} us"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s:.2f} s"
 
 
 if __name__ == "__main__":
