@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/onednn_threads.h"
 #include "ops/copy.h"
 
@@ -311,7 +312,7 @@ void over_channels(int64_t C, int64_t per_channel, F&& f) {
   if (in_parallel_region() || C * per_channel < kGrainSize)
     f(0, C);
   else
-    parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_channel)), f);
+    parallel_for(0, C, grain_for(per_channel), f);
 }
 
 // Images go to separate threads, each with its own columns and a single-threaded GEMM (as PyTorch's CPU

@@ -7,14 +7,11 @@
 #include "core/Generator.h"
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "kernels/cpu/ParallelRows.h"
 #include "ops/nn.h"
 
 namespace mt {
 namespace {
-
-int64_t grain_for(int64_t work_per_item) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_item, 1));
-}
 
 template <typename I>
 void embedding_rows(const Tensor& out, const Tensor& weight, const I* idx, int64_t n) {

@@ -6,6 +6,7 @@
 
 #include "core/Parallel.h"
 #include "core/TensorIterator.h"
+#include "kernels/cpu/ParallelRows.h"
 #include "ops/Dispatch.h"
 #include "ops/copy.h"
 #include "ops/index_dim.h"
@@ -24,7 +25,7 @@ bool dense_rows(const int64_t* inner, int64_t r) {
 
 template <typename T>
 void gather_loop(T* out, const T* src, const int64_t* outer, int64_t n, const int64_t* inner, int64_t r) {
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r, 1));
+  const int64_t grain = grain_for(r);
   if (r == 1 && inner[0] == 0) {
     parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) out[i] = src[outer[i]];

@@ -9,6 +9,7 @@
 
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
 
@@ -221,7 +222,7 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   const bool none = opt.reduction == Reduction::None;
   // Rows in fixed chunks (independent of the thread count), each chunk's sums in double, chunks added in
   // order: the reduced result is the same on any number of threads.
-  const int64_t chunk = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1));
+  const int64_t chunk = grain_for(C);
   const int64_t nchunks = (rows + chunk - 1) / chunk;
   std::vector<double> part_loss(static_cast<size_t>(none ? 0 : nchunks)),
       part_w(static_cast<size_t>(nchunks));
@@ -336,7 +337,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       if (gt) gt[i] = static_cast<T>(scale * (op_t(1) - eps) * W(c) * (lse - xv));
     }
   };
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1));
+  const int64_t grain = grain_for(C);
   if (rows <= grain) {
     for (int64_t r = 0; r < rows; ++r) row(r);
   } else {

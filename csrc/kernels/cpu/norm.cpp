@@ -8,6 +8,7 @@
 #include "core/Generator.h"
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/VecExp.h"
 #include "ops/nn.h"
 
@@ -45,10 +46,6 @@ double row_sq_dev(const T* p, int64_t n, double mean) {
   }
   for (int j = 0; j < 8; ++j) s += acc[j];
   return s;
-}
-
-int64_t grain_for(int64_t work_per_item) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_item, 1));
 }
 
 // float32 layer_norm rows, written once and compiled twice: for the baseline and, where the CPU has it, for

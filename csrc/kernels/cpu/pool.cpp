@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/ParallelRows.h"
 
 namespace mt {
 namespace {
@@ -19,15 +20,6 @@ Planes planes_of(const Tensor& in, const Tensor& out) {
   return {in.sizes()[0] * in.sizes()[1], in.sizes()[2], in.sizes()[3], out.sizes()[2], out.sizes()[3]};
 }
 
-template <typename F>
-void over_planes(int64_t P, int64_t per_plane, F&& f) {
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_plane));
-  if (P <= grain || in_parallel_region())
-    f(0, P);
-  else
-    parallel_for(0, P, grain, f);
-}
-
 // One max window: the first maximum wins, NaN beats everything (PyTorch's rule).
 template <typename T>
 void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
@@ -36,7 +28,7 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   const T* in = input.data<T>();
   T* o = out.data<T>();
   int64_t* ix = indices.data<int64_t>();
-  over_planes(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+  parallel_rows(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;
       for (int64_t oh = 0; oh < p.oH; ++oh) {
@@ -126,7 +118,7 @@ void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   AvgPlan plan = avg_plan(p, a);
   const T* in = input.data<T>();
   T* o = out.data<T>();
-  over_planes(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+  parallel_rows(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;
       T* y = o + pl * p.oH * p.oW;
@@ -157,7 +149,7 @@ void avg_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const
   AvgPlan plan = avg_plan(p, a);
   const T* go = grad_out.data<T>();
   T* gi = grad_in.data<T>();
-  over_planes(p.P, p.H * p.W + p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+  parallel_rows(p.P, p.H * p.W + p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
     std::vector<acc_t> acc(static_cast<size_t>(p.H * p.W));
     for (int64_t pl = p0; pl < p1; ++pl) {
       std::fill(acc.begin(), acc.end(), acc_t(0));
@@ -191,7 +183,7 @@ void max_pool_backward_loop(const Tensor& grad_in, const Tensor& grad_out, const
   const int64_t* ix = indices.data<int64_t>();
   T* gi = grad_in.data<T>();
   const int64_t n = p.H * p.W, m = p.oH * p.oW;
-  over_planes(p.P, n + m, [&](int64_t p0, int64_t p1) {
+  parallel_rows(p.P, n + m, [&](int64_t p0, int64_t p1) {
     std::vector<acc_t> buf;
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* g = go + pl * m;

@@ -10,6 +10,7 @@
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
 #include "kernels/ReduceRules.h"
+#include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/ReduceUtils.h"
 
 namespace mt {
@@ -176,7 +177,7 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
   T* o = out.data<T>();
   int64_t outer = out.numel() / inner;
   int64_t strips = (inner + kColumns - 1) / kColumns;
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row * kColumns));
+  int64_t grain = grain_for(row * kColumns);
   auto body = [&](int64_t b, int64_t e) {
     for (int64_t task = b; task < e; ++task) {
       int64_t oi = task / strips, j0 = (task % strips) * kColumns;

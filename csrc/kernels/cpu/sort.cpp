@@ -10,6 +10,7 @@
 
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "kernels/cpu/ParallelRows.h"
 
 namespace mt {
 namespace {
@@ -47,22 +48,21 @@ void sort_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, 
     scalar_t* vout = values.data<scalar_t>();
     int64_t* iout = indices.data<int64_t>();
     RowOrder<key_t> order{descending};
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),
-                 [&](int64_t b, int64_t e) {
-                   std::vector<std::pair<key_t, int64_t>> buf(static_cast<size_t>(n));
-                   for (int64_t r = b; r < e; ++r) {
-                     const scalar_t* row = src + r * n;
-                     for (int64_t j = 0; j < n; ++j) buf[j] = {static_cast<key_t>(row[j]), j};
-                     if (k == n)
-                       std::sort(buf.begin(), buf.end(), order);
-                     else  // a heap of k: on random data it beats nth_element + sort for small k (10: 3-6x)
-                       std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), order);
-                     for (int64_t j = 0; j < k; ++j) {
-                       vout[r * k + j] = row[buf[j].second];
-                       iout[r * k + j] = buf[j].second;
-                     }
-                   }
-                 });
+    parallel_for(0, rows, grain_for(n), [&](int64_t b, int64_t e) {
+      std::vector<std::pair<key_t, int64_t>> buf(static_cast<size_t>(n));
+      for (int64_t r = b; r < e; ++r) {
+        const scalar_t* row = src + r * n;
+        for (int64_t j = 0; j < n; ++j) buf[j] = {static_cast<key_t>(row[j]), j};
+        if (k == n)
+          std::sort(buf.begin(), buf.end(), order);
+        else  // a heap of k: on random data it beats nth_element + sort for small k (10: 3-6x)
+          std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), order);
+        for (int64_t j = 0; j < k; ++j) {
+          vout[r * k + j] = row[buf[j].second];
+          iout[r * k + j] = buf[j].second;
+        }
+      }
+    });
   });
 }
 
@@ -75,22 +75,21 @@ void select_kernel(const Tensor& values, const Tensor& indices, const Tensor& in
     scalar_t* vout = values.data<scalar_t>();
     int64_t* iout = indices.data<int64_t>();
     RowOrder<key_t> order{false};
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)),
-                 [&](int64_t b, int64_t e) {
-                   std::vector<std::pair<key_t, int64_t>> buf(static_cast<size_t>(n));
-                   for (int64_t r = b; r < e; ++r) {
-                     const scalar_t* row = src + r * n;
-                     int64_t nans = 0;
-                     for (int64_t j = 0; j < n; ++j) {
-                       buf[j] = {static_cast<key_t>(row[j]), j};
-                       nans += nan_(buf[j].first) ? 1 : 0;
-                     }
-                     int64_t pos = k >= 0 ? k : (nans > 0 ? n - nans : (n - 1) / 2);
-                     std::nth_element(buf.begin(), buf.begin() + pos, buf.end(), order);
-                     vout[r] = row[buf[pos].second];
-                     iout[r] = buf[pos].second;
-                   }
-                 });
+    parallel_for(0, rows, grain_for(n), [&](int64_t b, int64_t e) {
+      std::vector<std::pair<key_t, int64_t>> buf(static_cast<size_t>(n));
+      for (int64_t r = b; r < e; ++r) {
+        const scalar_t* row = src + r * n;
+        int64_t nans = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          buf[j] = {static_cast<key_t>(row[j]), j};
+          nans += nan_(buf[j].first) ? 1 : 0;
+        }
+        int64_t pos = k >= 0 ? k : (nans > 0 ? n - nans : (n - 1) / 2);
+        std::nth_element(buf.begin(), buf.begin() + pos, buf.end(), order);
+        vout[r] = row[buf[pos].second];
+        iout[r] = buf[pos].second;
+      }
+    });
   });
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/ParallelRows.h"
 
 namespace mt {
 namespace {
@@ -26,15 +27,6 @@ TapTable<acc_t> tap_table(const UpsampleArgs& a) {
       (*dims[k])[o] = upsample_taps<acc_t>(a.mode, a.align_corners, a.in[k], a.out[k], a.scale[k], o);
   }
   return t;
-}
-
-template <typename F>
-void parallel_rows(int64_t rows, int64_t per_row, F&& f) {
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_row));
-  if (rows <= grain || in_parallel_region())
-    f(0, rows);
-  else
-    parallel_for(0, rows, grain, f);
 }
 
 template <typename T>
