@@ -48,6 +48,17 @@ class Tensor:
         (device type, device index) in DLPack's numbering: (kDLCPU, 0) or (kDLCUDA, index).
         """
     @staticmethod
+    def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+        """
+        torch.nanmean: the mean over the elements that are not NaN (NaN where every element is).
+        """
+    @staticmethod
+    def nansum(input, dim=None, keepdim=False, *, dtype=None):
+        """
+        torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the
+            gradient is zero where the input is NaN, as masked_fill's.
+        """
+    @staticmethod
     def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         """
         Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone

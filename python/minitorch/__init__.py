@@ -37,7 +37,7 @@ from minitorch._C import (  # noqa: F401
 from minitorch._compare import allclose, equal, isclose  # noqa: F401
 from minitorch._device import get_default_device, set_default_device  # noqa: F401
 from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, tensor  # noqa: F401
-from minitorch.functional import broadcast_shapes, repeat_interleave  # noqa: F401
+from minitorch.functional import broadcast_shapes, nanmean, nansum, repeat_interleave  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
 from minitorch._tensor import _install_tensor_methods

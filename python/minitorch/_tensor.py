@@ -128,9 +128,11 @@ def _install_tensor_methods(cls):
     from minitorch.functional import repeat_interleave
 
     cls.repeat_interleave = repeat_interleave
-    from minitorch.functional import repeat
+    from minitorch.functional import nanmean, nansum, repeat
 
     cls.repeat = repeat
+    cls.nansum = nansum
+    cls.nanmean = nanmean
     from minitorch.utils import dlpack as _dl
 
     cls.__dlpack__ = _dl.dlpack

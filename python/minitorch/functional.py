@@ -1,5 +1,6 @@
 """Functions PyTorch writes in Python over its ops (its torch/functional.py): broadcast_shapes, and
-repeat_interleave composed of views and index_select, so autograd and every device come for free."""
+repeat_interleave composed of views and index_select, nansum/nanmean over masked_fill and sum, so autograd
+and every device come for free."""
 
 import numpy as np
 
@@ -7,7 +8,7 @@ from minitorch import _C
 from minitorch._creation import tensor
 from minitorch._size import Size
 
-__all__ = ["broadcast_shapes", "repeat", "repeat_interleave"]
+__all__ = ["broadcast_shapes", "nanmean", "nansum", "repeat", "repeat_interleave"]
 
 
 def broadcast_shapes(*shapes):
@@ -121,3 +122,55 @@ def repeat(self, *repeats):
     inter = [d for s in shape for d in (1, s)]
     big = [d for r, s in zip(repeats, shape) for d in (r, s)]
     return x.reshape(inter).expand(*big).reshape(out)
+
+
+# PyTorch's C++ names of the dtypes, as its dtype messages print them
+_CPP_NAMES = {
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "uint16": "UInt16",
+    "uint32": "UInt32",
+    "uint64": "UInt64",
+}
+
+
+def _cpp_name(dtype):
+    name = str(dtype).split(".")[-1]
+    return _CPP_NAMES.get(name, name)
+
+
+def _reduce_args(dim, keepdim, dtype):
+    kwargs = {"keepdim": keepdim}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    return ((), kwargs) if dim is None else ((dim,), kwargs)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the
+    gradient is zero where the input is NaN, as masked_fill's."""
+    if input.is_complex():
+        raise NotImplementedError(f"nansum on {input.device.type.upper()} does not support complex inputs")
+    x = input.masked_fill(input.isnan(), 0) if input.is_floating_point() else input
+    args, kwargs = _reduce_args(dim, keepdim, dtype)
+    return x.sum(*args, **kwargs)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.nanmean: the mean over the elements that are not NaN (NaN where every element is)."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {_cpp_name(input.dtype)}"
+        )
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+            f"dtype. Got: {_cpp_name(dtype)}"
+        )
+    args, kwargs = _reduce_args(dim, keepdim, None)
+    count = input.isnan().logical_not().sum(*args, **kwargs)
+    return nansum(input, dim, keepdim, dtype=dtype).div(count)

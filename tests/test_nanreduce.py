@@ -1,0 +1,99 @@
+"""torch.nansum / torch.nanmean: values against NumPy's nansum/nanmean in float64, gradients, PyTorch's errors."""
+
+import numpy as np
+import pytest
+from conftest import DEVICES
+from utils import FLOAT_DTYPES, TOL, make_tensor
+
+import minitorch
+
+SHAPES_DIMS = [
+    ((3, 4), None),
+    ((3, 4), 1),
+    ((3, 4), (0, 1)),
+    ((2, 3, 5), -1),
+    ((2, 3, 5), (0, 2)),
+    ((0, 3), 0),
+]
+
+
+def with_nans(shape, rng):
+    a = rng.standard_normal(shape)
+    a[rng.random(shape) < 0.3] = np.nan
+    if a.ndim == 2 and a.shape[0] > 0:
+        a[0, :] = np.nan  # one all-NaN row: nanmean gives NaN there, nansum 0
+    return a
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("shape,dim", SHAPES_DIMS)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_values(device, dtype, layout, shape, dim, keepdim):
+    rng = np.random.default_rng(0)
+    a = with_nans(shape, rng)
+    x = make_tensor(a, dtype, device, layout)
+    a = x.cpu().to(minitorch.float64).numpy()  # the values as rounded to dtype
+    rtol, atol = TOL[dtype]
+    npdim = dim if dim is None or isinstance(dim, int) else tuple(dim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want_sum = np.nansum(a, axis=npdim, keepdims=keepdim)
+        cnt = np.sum(~np.isnan(a), axis=npdim, keepdims=keepdim)
+        want_mean = np.where(cnt > 0, want_sum / np.maximum(cnt, 1), np.nan)
+    args = () if dim is None else (dim,)
+    s = minitorch.nansum(x, *args, keepdim=keepdim)
+    m = x.nanmean(*args, keepdim=keepdim)
+    assert s.dtype == dtype and m.dtype == dtype and s.device.type == device
+    np.testing.assert_allclose(s.cpu().to(minitorch.float64).numpy(), want_sum, rtol=rtol, atol=atol * a.size)
+    np.testing.assert_allclose(m.cpu().to(minitorch.float64).numpy(), want_mean, rtol=rtol, atol=atol * 4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [minitorch.int64, minitorch.int32, minitorch.uint8, minitorch.bool])
+def test_nansum_integers_sum_as_is(device, dtype):
+    a = np.array([[1, 0, 3], [2, 1, 1]])
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    assert minitorch.nansum(x).item() == x.sum().item()
+    assert minitorch.nansum(x).dtype == x.sum().dtype
+    assert minitorch.nansum(x, 1, dtype=minitorch.float64).dtype == minitorch.float64
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradients(device):
+    rng = np.random.default_rng(1)
+    a = with_nans((3, 4), rng)
+    x = minitorch.tensor(a, dtype=minitorch.float64, device=device, requires_grad=True)
+    minitorch.nansum(x).backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), (~np.isnan(a)).astype(float))
+    x.grad = None
+    minitorch.nanmean(x, 1).sum().backward()
+    cnt = (~np.isnan(a)).sum(1, keepdims=True)
+    want = np.where(np.isnan(a), 0.0, 1.0 / np.maximum(cnt, 1))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), want, rtol=1e-12)
+    # without NaNs the gradients are those of sum and mean, checked by finite differences
+    y = minitorch.tensor(
+        rng.standard_normal((2, 3)), dtype=minitorch.float64, device=device, requires_grad=True
+    )
+    assert minitorch.autograd.gradcheck(
+        lambda t: minitorch.nanmean(t, 0) * 3 + minitorch.nansum(t, 1).sum(), (y,)
+    )
+
+
+def test_errors():
+    with pytest.raises(
+        NotImplementedError,
+        match=r"nanmean\(\): expected input to have floating point or complex dtype but got Long",
+    ):
+        minitorch.nanmean(minitorch.tensor([1, 2]))
+    with pytest.raises(
+        RuntimeError, match=r"Optional dtype must be either a floating point or complex dtype. Got: Int"
+    ):
+        minitorch.nanmean(minitorch.tensor([1.0]), dtype=minitorch.int32)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        minitorch.nansum(minitorch.ones(2, 3), 5)
+
+
+def test_empty():
+    assert minitorch.nansum(minitorch.empty(0)).item() == 0
+    assert np.isnan(minitorch.nanmean(minitorch.empty(0)).item())
