@@ -1158,3 +1158,20 @@ def test_products_save_each_input_only_for_the_other_gradient(op, shapes):
     b.mul_(2)  # saved for a2's gradient
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.backward()
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_rounding_div_saves_inputs_as_pytorch(mode):
+    # div with a rounding_mode has a zero gradient, yet PyTorch's DivBackward2 saves both inputs: an in-place
+    # write to either after the call makes backward fail there, and so here
+    for which in (0, 1):
+        a = torch.tensor([1.5, -2.5, 3.0], requires_grad=True)
+        b = torch.tensor([0.5, 0.7, 2.0], requires_grad=True)
+        x, y = a * 1, b * 1
+        out = torch.div(x, y, rounding_mode=mode)
+        (x, y)[which].add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    a = torch.tensor([1.5, -2.5, 3.0], requires_grad=True)
+    torch.div(a, 2.0, rounding_mode=mode).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]

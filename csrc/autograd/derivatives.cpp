@@ -281,6 +281,8 @@ BinaryFormula binary_formula(BinaryOp op) {
               }};
     case BinaryOp::floor_divide:
     case BinaryOp::trunc_divide:
+      // the formula reads neither input, but PyTorch's DivBackward2 saves both (an in-place write to either
+      // then fails backward there too): kept for the same errors
       return {kAlways, kAlways, [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
                 return {ga ? zeros_like(g) : Tensor(), gb ? zeros_like(g) : Tensor()};
               }};
