@@ -643,6 +643,59 @@ def test_masked_fill(device):
         P.zeros(3, device=device).masked_fill_(P.ones(2, 3, dtype=P.bool, device=device), 1.0)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_where_masked_fill_dense_random_masks(device, dtype):
+    # the CPU's dense ternary loops (a bit select for where/masked_fill, masked_fill_ writing the tensor it
+    # reads): long random masks, every dtype, scalar operands on either side, a strided view for the
+    # general path
+    rng = np.random.default_rng(11)
+    n = 5000
+    a, b = make_array((n,), dtype, rng), make_array((n,), dtype, rng)
+    m = rng.random(n) > 0.5
+    ta, tb, tm = (
+        P.tensor(a, dtype=dtype, device=device),
+        P.tensor(b, dtype=dtype, device=device),
+        P.tensor(m, device=device),
+    )
+    conv = lambda t: to_np(t) if dtype != P.bool else t.cpu().numpy()
+    ref = lambda x: np.asarray(x, dtype=np.float64) if dtype != P.bool else np.asarray(x)
+    np.testing.assert_array_equal(conv(P.where(tm, ta, tb)), ref(np.where(m, a, b)))
+    v = a[0]
+    np.testing.assert_array_equal(
+        conv(ta.masked_fill(tm, P.tensor(v, dtype=dtype, device=device))), ref(np.where(m, v, a))
+    )
+    np.testing.assert_array_equal(
+        conv(P.where(tm, ta, P.tensor(b[1], dtype=dtype, device=device))), ref(np.where(m, a, b[1]))
+    )
+    np.testing.assert_array_equal(
+        conv(P.where(tm, P.tensor(a[2], dtype=dtype, device=device), tb)), ref(np.where(m, a[2], b))
+    )
+    c = ta.clone()
+    assert c.masked_fill_(tm, P.tensor(v, dtype=dtype, device=device)) is c
+    np.testing.assert_array_equal(conv(c), ref(np.where(m, v, a)))
+    np.testing.assert_array_equal(
+        conv(P.where(tm[::2], ta[::2], tb[1::2])), ref(np.where(m[::2], a[::2], b[1::2]))
+    )
+
+
+def test_clamp_dense_random(device):
+    # dense clamp with scalar and tensor bounds, NaN in values and bounds, against NumPy
+    rng = np.random.default_rng(12)
+    a = rng.uniform(-2, 2, 3001)
+    a[::97] = np.nan
+    lo, hi = rng.uniform(-1.5, 0, 3001), rng.uniform(0, 1.5, 3001)
+    lo[5::211] = np.nan
+    for dt in (P.float32, P.float64):
+        x = P.tensor(a, dtype=dt, device=device)
+        npa = a.astype(P.tensor(0, dtype=dt).numpy().dtype)
+        np.testing.assert_array_equal(to_np(x.clamp(-0.5, 0.5)), np.clip(npa, -0.5, 0.5).astype(np.float64))
+        tl, th = P.tensor(lo, dtype=dt, device=device), P.tensor(hi, dtype=dt, device=device)
+        nl, nh = lo.astype(npa.dtype), hi.astype(npa.dtype)
+        want = np.where(np.isnan(npa), npa, np.where(np.isnan(nl) | (npa < nl), nl, npa))
+        want = np.where(np.isnan(npa), npa, np.where(np.isnan(nh) | (want > nh), nh, want))
+        np.testing.assert_array_equal(to_np(P.clamp(x, tl, th)), want.astype(np.float64))
+
+
 def test_activations(device):
     a = np.linspace(-30, 30, 13)
     x = P.tensor(a, dtype=P.float64, device=device)

@@ -55,6 +55,44 @@ template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
 void cpu_ternary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
   it.for_each(
       [&](char** data, const int64_t* st, int64_t n) {
+        // dense output and first input, the others dense or one broadcast value (masked_fill's value, clamp's
+        // scalar bounds, where with a scalar): typed loops the compiler turns into selects instead of a
+        // data-dependent branch per element
+        out_t* o = reinterpret_cast<out_t*>(data[0]);
+        const a_t* a = reinterpret_cast<const a_t*>(data[1]);
+        const b_t* b = reinterpret_cast<const b_t*>(data[2]);
+        const c_t* c = reinterpret_cast<const c_t*>(data[3]);
+        // a local copy: stores through `o` could alias the captured functor, which forced a reload of its
+        // fields every element. ivdep: o may be exactly c (masked_fill_ writes self), which the compiler's
+        // overlap check refuses to vectorize, while element i reads only index i.
+        const F fn = f;
+        if (st[0] == sizeof(out_t) && st[1] == sizeof(a_t)) {
+          const bool bd = st[2] == sizeof(b_t), cd = st[3] == sizeof(c_t);
+          if (bd && cd) {
+#pragma GCC ivdep
+            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], b[i], c[i]);
+            return;
+          }
+          if (st[2] == 0 && cd) {
+            const b_t bv = *b;
+#pragma GCC ivdep
+            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], bv, c[i]);
+            return;
+          }
+          if (bd && st[3] == 0) {
+            const c_t cv = *c;
+#pragma GCC ivdep
+            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], b[i], cv);
+            return;
+          }
+          if (st[2] == 0 && st[3] == 0) {
+            const b_t bv = *b;
+            const c_t cv = *c;
+#pragma GCC ivdep
+            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], bv, cv);
+            return;
+          }
+        }
         for (int64_t i = 0; i < n; ++i)
           *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
               f(*reinterpret_cast<const a_t*>(data[1] + i * st[1]),

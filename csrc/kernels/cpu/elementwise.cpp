@@ -146,9 +146,33 @@ void binary_kernel(const TensorIter& it, BinaryOp op) {
   }
 }
 
+// fn::Where as a bit select: the dense loops vectorize it, where `c ? a : b` on a loaded bool stayed a branch
+// per element, mispredicted half the time on a random mask (masked_fill 1M: 10 ms).
+struct WhereBits {
+  template <typename T>
+  T operator()(bool c, T a, T b) const {
+    if constexpr (sizeof(T) > 8) {
+      return c ? a : b;
+    } else {
+      using U =
+          std::conditional_t<sizeof(T) == 1, uint8_t,
+                             std::conditional_t<sizeof(T) == 2, uint16_t,
+                                                std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+      U ua, ub;
+      std::memcpy(&ua, &a, sizeof(T));
+      std::memcpy(&ub, &b, sizeof(T));
+      const U m = static_cast<U>(U(0) - static_cast<U>(c));
+      const U r = static_cast<U>((ua & m) | (ub & static_cast<U>(~m)));
+      T out;
+      std::memcpy(&out, &r, sizeof(T));
+      return out;
+    }
+  }
+};
+
 void where_kernel(const TensorIter& it) {
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where",
-                        [&] { cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(it, fn::Where{}); });
+                        [&] { cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(it, WhereBits{}); });
 }
 
 void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
