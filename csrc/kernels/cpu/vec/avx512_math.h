@@ -1,4 +1,4 @@
-// Our own AVX-512 float32 kernels (tanh, log, exp for erf's tail) where Debian's SLEEF 3.5.1 is 2-5x slower
+// Our own AVX-512 float32 kernels (tanh, erf, log, a shorter exp) where Debian's SLEEF 3.5.1 is 2-5x slower
 // than the MKL VML routines that PyTorch's wheel calls. Included only by vec/unary_avx512.cpp (static
 // functions).
 #pragma once
@@ -8,10 +8,11 @@ namespace {
 
 // float32 tanh: 32 intervals of |x| (0..1/16, then four per octave up to 16: the index is the exponent and
 // two mantissa bits of |x|), each a degree-5 polynomial around its midpoint, fetched with vpermt2ps (one
-// permute per coefficient, no gather). Fitted by scripts/fit_tanh_f32.py (weighted least squares on Chebyshev
-// nodes, constant term rounded first); interval 0 is tanh's Taylor series, so tiny and subnormal x give x.
-// Exhaustively checked over all floats: at most 1.17 ulp (SLEEF's Cephes-style formula here before: 1.31).
-// |x| is clamped at 9.5 (tanh rounds to 1 above 9.01), the sign ORed back (keeps -0); NaN flows through.
+// permute per coefficient, no gather). Fitted by scripts/fit_vec_tables.py (weighted least squares on
+// Chebyshev nodes, constant term rounded first); interval 0 is tanh's Taylor series, so tiny and subnormal x
+// give x. Exhaustively checked over all floats: at most 1.17 ulp (SLEEF's Cephes-style formula here
+// before: 1.31). |x| is clamped at 9.5 (tanh rounds to 1 above 9.01), the sign ORed back (keeps -0); NaN
+// flows through.
 alignas(64) static const float kTanhMid[32] = {
     0.000000000e+00f, 7.031250000e-02f, 8.593750000e-02f, 1.015625000e-01f, 1.171875000e-01f,
     1.406250000e-01f, 1.718750000e-01f, 2.031250000e-01f, 2.343750000e-01f, 2.812500000e-01f,
@@ -99,6 +100,111 @@ static inline __m512 tanh_avx512(__m512 x) {
                                                        _mm512_set1_epi32(0x80000000), 0xf8));
 }
 
+// float32 erf: the same 32 intervals as tanh, |x| clamped at 4 (erf rounds to 1 from 3.92), fitted by the
+// same script; the constant and linear terms are float pairs hi + lo, added last (erf's limit is 1 ulp).
+// Exhaustively at most 1.0 ulp, reached only near 2^-126 where the lo term underflows; 0.5x the double
+// polynomial used before, 5.6x SLEEF's erff.
+alignas(64) static const float kErfMid[32] = {
+    0.000000000e+00f, 7.031250000e-02f, 8.593750000e-02f, 1.015625000e-01f, 1.171875000e-01f,
+    1.406250000e-01f, 1.718750000e-01f, 2.031250000e-01f, 2.343750000e-01f, 2.812500000e-01f,
+    3.437500000e-01f, 4.062500000e-01f, 4.687500000e-01f, 5.625000000e-01f, 6.875000000e-01f,
+    8.125000000e-01f, 9.375000000e-01f, 1.125000000e+00f, 1.375000000e+00f, 1.625000000e+00f,
+    1.875000000e+00f, 2.250000000e+00f, 2.750000000e+00f, 3.250000000e+00f, 3.750000000e+00f,
+    3.750000000e+00f, 3.750000000e+00f, 3.750000000e+00f, 3.750000000e+00f, 3.750000000e+00f,
+    3.750000000e+00f, 3.750000000e+00f,
+};
+alignas(64) static const float kErfC[8][32] = {
+    // c0 hi, c0 lo, c1 hi, c1 lo, c2 .. c5
+    {
+        0.000000000e+00f, 7.920860499e-02f, 9.673189372e-02f, 1.142081916e-01f, 1.316291094e-01f,
+        1.576385200e-01f, 1.920472383e-01f, 2.260883898e-01f, 2.597001493e-01f, 3.091837168e-01f,
+        3.731291890e-01f, 4.343869090e-01f, 4.926134646e-01f, 5.736744404e-01f, 6.690846682e-01f,
+        7.494640350e-01f, 8.151023984e-01f, 8.883882165e-01f, 9.481700659e-01f, 9.784437418e-01f,
+        9.919900298e-01f, 9.985372424e-01f, 9.998993874e-01f, 9.999957085e-01f, 9.999998808e-01f,
+        9.999998808e-01f, 9.999998808e-01f, 9.999998808e-01f, 9.999998808e-01f, 9.999998808e-01f,
+        9.999998808e-01f, 9.999998808e-01f,
+    },
+    {
+        0.000000000e+00f,  1.977715991e-09f, 2.687148726e-09f,  -3.632129042e-10f, 1.735278310e-10f,
+        1.379300452e-09f,  7.384824752e-09f, -6.920915840e-09f, 8.857453437e-09f,  1.072620215e-08f,
+        4.516330421e-09f,  2.124315168e-09f, 8.622569325e-09f,  1.614497869e-08f,  -5.337822628e-09f,
+        -9.482549856e-09f, 2.634160889e-09f, 1.704358610e-08f,  9.534979917e-09f,  -6.840184419e-09f,
+        2.835252033e-08f,  1.966424001e-08f, -2.199744920e-08f, -1.332388955e-08f, 5.325532904e-09f,
+        5.325532904e-09f,  5.325532904e-09f, 5.325532904e-09f,  5.325532904e-09f,  5.325532904e-09f,
+        5.325532904e-09f,  5.325532904e-09f,
+    },
+    {
+        1.128379226e+00f, 1.122814417e+00f, 1.120076537e+00f, 1.116799831e+00f, 1.112989187e+00f,
+        1.106284261e+00f, 1.095533252e+00f, 1.082769871e+00f, 1.068067074e+00f, 1.042561531e+00f,
+        1.002621651e+00f, 9.567081928e-01f, 9.057931304e-01f, 8.223213553e-01f, 7.033687234e-01f,
+        5.831131339e-01f, 4.685445726e-01f, 3.182739615e-01f, 1.703597754e-01f, 8.047225326e-02f,
+        3.354582563e-02f, 7.142300718e-03f, 5.862943362e-04f, 2.919364852e-05f, 8.818866490e-07f,
+        8.818866490e-07f, 8.818866490e-07f, 8.818866490e-07f, 8.818866490e-07f, 8.818866490e-07f,
+        8.818866490e-07f, 8.818866490e-07f,
+    },
+    {
+        -5.863538277e-08f, -1.747429934e-08f, -4.028735034e-08f, -6.501223559e-09f, -3.316618802e-08f,
+        -4.427259270e-08f, -1.164401020e-08f, 2.051442571e-08f,  5.900051292e-08f,  -2.126889065e-08f,
+        -4.512868301e-08f, 2.665028553e-08f,  6.391254193e-09f,  4.571793610e-09f,  9.213970920e-09f,
+        2.612859618e-08f,  1.442961661e-08f,  -2.339804794e-09f, -4.697921607e-09f, 2.478309336e-09f,
+        6.560257337e-10f,  7.058294227e-11f,  -2.667603638e-11f, -8.681501156e-13f, 1.628205695e-14f,
+        1.628205695e-14f,  1.628205695e-14f,  1.628205695e-14f,  1.628205695e-14f,  1.628205695e-14f,
+        1.628205695e-14f,  1.628205695e-14f,
+    },
+    {
+        0.000000000e+00f,  -7.894788682e-02f, -9.625657648e-02f, -1.134249792e-01f, -1.304284185e-01f,
+        -1.555712223e-01f, -1.882947683e-01f, -2.199376374e-01f, -2.503282428e-01f, -2.932204008e-01f,
+        -3.446511626e-01f, -3.886626959e-01f, -4.245904982e-01f, -4.625553787e-01f, -4.835657179e-01f,
+        -4.737792909e-01f, -4.392605424e-01f, -3.580603302e-01f, -2.342477143e-01f, -1.307694018e-01f,
+        -6.289899349e-02f, -1.606404781e-02f, -1.608602586e-03f, -9.426780889e-05f, -3.260604217e-06f,
+        -3.260604217e-06f, -3.260604217e-06f, -3.260604217e-06f, -3.260604217e-06f, -3.260604217e-06f,
+        -3.260604217e-06f, -3.260604217e-06f,
+    },
+    {
+        -3.761263788e-01f, -3.705707788e-01f, -3.678441346e-01f, -3.645868003e-01f, -3.608066738e-01f,
+        -3.541766107e-01f, -3.436022997e-01f, -3.311400712e-01f, -3.169085979e-01f, -2.925417423e-01f,
+        -2.552247047e-01f, -2.136399895e-01f, -1.692465693e-01f, -1.006494835e-01f, -1.282239705e-02f,
+        6.225908548e-02f,  1.183560714e-01f,  1.624511331e-01f,  1.579386145e-01f,  1.148421168e-01f,
+        6.744216383e-02f,  2.172692306e-02f,  2.758204238e-03f,  1.952192542e-04f,  7.911728062e-06f,
+        7.911728062e-06f,  7.911728062e-06f,  7.911728062e-06f,  7.911728062e-06f,  7.911728062e-06f,
+        7.911728062e-06f,  7.911728062e-06f,
+    },
+    {
+        0.000000000e+00f,  3.934264556e-02f,  4.788987339e-02f,  5.632079393e-02f,  6.461519748e-02f,
+        7.675087452e-02f,  9.228221327e-02f,  1.069312692e-01f,  1.205663010e-01f,  1.388147026e-01f,
+        1.586792916e-01f,  1.728751808e-01f,  1.811227202e-01f,  1.822197437e-01f,  1.653935164e-01f,
+        1.325243711e-01f,  9.092593193e-02f,  2.833503112e-02f,  -2.998286858e-02f, -4.938120767e-02f,
+        -4.216304794e-02f, -1.934886351e-02f, -3.414073028e-03f, -3.118343011e-04f, -1.572532346e-05f,
+        -1.572532346e-05f, -1.572532346e-05f, -1.572532346e-05f, -1.572532346e-05f, -1.572532346e-05f,
+        -1.572532346e-05f, -1.572532346e-05f,
+    },
+    {
+        1.128379181e-01f,  1.100679189e-01f,  1.087097824e-01f,  1.070909128e-01f,  1.052160338e-01f,
+        1.019469723e-01f,  9.674735367e-02f,  9.066475928e-02f,  8.378016204e-02f,  7.218758762e-02f,
+        5.478896573e-02f,  3.603800014e-02f,  1.685005985e-02f,  -1.066648308e-02f, -4.150693119e-02f,
+        -6.162529439e-02f, -6.948898733e-02f, -6.110446155e-02f, -3.067527898e-02f, -2.312699333e-03f,
+        1.132688951e-02f,  1.058184914e-02f,  2.825871576e-03f,  3.326163278e-04f,  2.020526335e-05f,
+        2.020526335e-05f,  2.020526335e-05f,  2.020526335e-05f,  2.020526335e-05f,  2.020526335e-05f,
+        2.020526335e-05f,  2.020526335e-05f,
+    },
+};
+
+static inline __m512 erf_avx512(__m512 x) {
+  const __m512 ax = _mm512_min_ps(_mm512_set1_ps(4.0f), _mm512_abs_ps(x));  // NaN: min returns ax
+  __m512i i = _mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(ax), 21), _mm512_set1_epi32(491));
+  i = _mm512_max_epi32(i, _mm512_setzero_si512());
+  const __m512 t = _mm512_sub_ps(ax, lut32(i, kErfMid));
+  __m512 p = _mm512_fmadd_ps(lut32(i, kErfC[7]), t, lut32(i, kErfC[6]));
+  p = _mm512_fmadd_ps(p, t, lut32(i, kErfC[5]));
+  p = _mm512_fmadd_ps(p, t, lut32(i, kErfC[4]));
+  p = _mm512_fmadd_ps(p, t, lut32(i, kErfC[3]));
+  p = _mm512_fmadd_ps(p, t, lut32(i, kErfC[1]));
+  p = _mm512_fmadd_ps(t, lut32(i, kErfC[2]), p);
+  p = _mm512_add_ps(p, lut32(i, kErfC[0]));
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(p), _mm512_castps_si512(x),
+                                                       _mm512_set1_epi32(0x80000000), 0xf8));
+}
+
 // float32 log: x = 2^e m with m in [0.75, 1.5) (vgetmantps; subnormals need no special path), m near
 // c = 1 + k/16 (k = -4..8), log x = e ln2 + log(1/invc) + log1p(m invc - 1) with |r| < 0.042, a degree-6
 // Taylor polynomial, log(1/invc) as float hi + lo and (hi + r) summed exactly (Fast2Sum, |hi| > |r| or
@@ -138,9 +244,9 @@ static inline __m512 log_avx512(__m512 x) {
   return _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(0x03538400), 0);
 }
 
-// float32 exp for erf's tail: Cody-Waite reduction, Cephes' degree-6 polynomial, vscalefps for 2^n (gradual
-// underflow, overflow to inf). 1.26 ulp at worst, so exp itself stays SLEEF's (1.0); erf's tail multiplies
-// it by erfc's small factor, where 1.3 ulp of exp moves the result by < 0.01 ulp.
+// float32 exp inside composed formulas (sigmoid, silu, gelu): Cody-Waite reduction, Cephes' degree-6
+// polynomial, vscalefps for 2^n (gradual underflow, overflow to inf). 1.26 ulp at worst (all floats), so exp
+// itself stays SLEEF's (1.0 ulp).
 static inline __m512 exp_avx512(__m512 x) {
   const __m512 xc = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
