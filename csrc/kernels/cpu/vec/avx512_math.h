@@ -248,7 +248,7 @@ static inline __m512 log_avx512(__m512 x) {
 // polynomial, vscalefps for 2^n (gradual underflow, overflow to inf). 1.26 ulp at worst (all floats), so exp
 // itself stays SLEEF's (1.0 ulp).
 static inline __m512 exp_avx512(__m512 x) {
-  const __m512 xc = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+  const __m512 xc = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-110.0f), x));
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), xc);
