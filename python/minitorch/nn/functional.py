@@ -867,6 +867,7 @@ def interpolate(
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         scale_factors = None
+        # size and scale_factor get the same checks, each with PyTorch's own messages.
         if isinstance(size, (list, tuple)):
             if len(size) != dim:
                 raise ValueError(
