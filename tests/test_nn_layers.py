@@ -312,3 +312,12 @@ def test_conv_forward_hook_and_per_dim_classes(device):
     np.testing.assert_array_equal(vals.cpu().numpy(), ref_vals.cpu().numpy())
     np.testing.assert_array_equal(idx.cpu().numpy(), ref_idx.cpu().numpy())
     assert nn.MaxPool2d(2)(minitorch.randn(1, 1, 4, 6).to(device)).shape == (1, 1, 2, 3)
+
+
+def test_embedding_index_dtype_error_names_the_legacy_type(device):
+    prefix = "torch.cuda." if minitorch.device(device).type == "cuda" else "torch."
+    with pytest.raises(
+        RuntimeError,
+        match=rf"Long, Int; but got {prefix}FloatTensor instead \(while checking arguments for embedding\)",
+    ):
+        F.embedding(minitorch.tensor([0.0]).to(device), minitorch.randn(3, 2).to(device))
