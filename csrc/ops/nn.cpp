@@ -243,6 +243,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
   return {y, mean, rstd};
 }
 
+// The front-end shape every op here has (autocast, then the autograd twin, then the native op), as
+// layer_norm.
 Tensor group_norm(const Tensor& input, int64_t num_groups, const OptTensor& weight, const OptTensor& bias,
                   double eps) {
   if (autocast::active()) {
