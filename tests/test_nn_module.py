@@ -461,3 +461,12 @@ def test_whole_module_checkpoint_keeps_parameters(tmp_path):
     minitorch.save({"p": net.scale}, tmp_path / "p.pt")
     p = minitorch.load(tmp_path / "p.pt")["p"]
     assert type(p) is nn.Parameter
+
+
+def test_containers_refuse_a_call_with_pytorchs_message():
+    for c in (nn.ModuleList(), nn.ModuleDict(), nn.ParameterList(), nn.ParameterDict()):
+        name = type(c).__name__
+        with pytest.raises(
+            NotImplementedError, match=rf'Module \[{name}\] is missing the required "forward"'
+        ):
+            c(minitorch.ones(1), scale=2)

@@ -443,3 +443,15 @@ def test_sort_large_rows_parallel(device, dtype):
     v, i = x.sort()
     assert np.array_equal(to_np(v), np.sort(base, axis=1, kind="stable"))
     assert np.array_equal(to_np(i), np.argsort(base, axis=1, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.float16])
+def test_mode_counts_nans_as_one_value(device, dtype):
+    # kernels/ReduceRules.h mode_run_end, shared by the CPU and CUDA kernels: NaNs form one run
+    nan = float("nan")
+    x = minitorch.tensor([[nan, 1.0, nan, nan, 2.0], [1.0, nan, 1.0, 2.0, nan]], dtype=dtype, device=device)
+    v, i = x.mode(1)
+    vals = to_np(v).astype(np.float64)
+    assert np.isnan(vals[0]) and vals[1] == 1.0
+    picked = to_np(x).astype(np.float64)[np.arange(2), to_np(i)]
+    assert np.isnan(picked[0]) and picked[1] == 1.0

@@ -251,6 +251,17 @@ void cross_device_copy(const Tensor& dst, const Tensor& src, bool non_blocking) 
   if (!d.is_same(dst)) copy_(dst, d);
 }
 
+// A stream or event query's answer: NotReady is "not yet" (cleared, so the next check does not see it); any
+// other error raises.
+bool query_done(cudaError_t e) {
+  if (e == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  MT_CUDA_CHECK(e);
+  return true;
+}
+
 }  // namespace
 
 std::string format_bytes(size_t n) {
@@ -402,13 +413,7 @@ std::pair<int, int> CUDAHooks::stream_priority_range() const {
   return {least, greatest};
 }
 bool CUDAHooks::stream_query(uintptr_t stream) const {
-  cudaError_t e = cudaStreamQuery(as_stream(stream));
-  if (e == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  MT_CUDA_CHECK(e);
-  return true;
+  return query_done(cudaStreamQuery(as_stream(stream)));
 }
 void CUDAHooks::stream_synchronize(uintptr_t stream) const {
   MT_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
@@ -430,13 +435,7 @@ void CUDAHooks::event_record(uintptr_t event, uintptr_t stream) const {
   MT_CUDA_CHECK(cudaEventRecord(as_event(event), as_stream(stream)));
 }
 bool CUDAHooks::event_query(uintptr_t event) const {
-  cudaError_t e = cudaEventQuery(as_event(event));
-  if (e == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  MT_CUDA_CHECK(e);
-  return true;
+  return query_done(cudaEventQuery(as_event(event)));
 }
 void CUDAHooks::event_synchronize(uintptr_t event) const {
   MT_CUDA_CHECK(cudaEventSynchronize(as_event(event)));

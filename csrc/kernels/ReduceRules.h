@@ -58,5 +58,26 @@ MT_HD_INLINE A var_from_m2(A m2, int64_t n, double correction) {
   return m2 / (dof > A(0) ? dof : A(0));
 }
 
+// mode over a sorted row (A: the opmath type): the last index of the first longest run of equal values. NaNs
+// (sorted last) count as equal to each other, so a mostly-NaN row's mode is NaN; PyTorch leaves NaN's mode
+// unspecified (its comparator is no strict weak order with NaN) and usually returns that.
+template <typename A, typename T>
+MT_HD_INLINE int64_t mode_run_end(const T* row, int64_t n) {
+  int64_t best = 0, best_len = 0, run = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    ++run;
+    if (j + 1 < n) {
+      const A a = static_cast<A>(row[j]), b = static_cast<A>(row[j + 1]);
+      if (a == b || (is_nan(a) && is_nan(b))) continue;
+    }
+    if (run > best_len) {
+      best_len = run;
+      best = j;
+    }
+    run = 0;
+  }
+  return best;
+}
+
 }  // namespace reduce_rules
 }  // namespace mt

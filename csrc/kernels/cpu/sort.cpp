@@ -10,6 +10,7 @@
 
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "kernels/ReduceRules.h"
 #include "kernels/cpu/ParallelRows.h"
 
 namespace mt {
@@ -93,11 +94,6 @@ void select_kernel(const Tensor& values, const Tensor& indices, const Tensor& in
   });
 }
 
-template <typename T>
-bool same(T a, T b) {
-  return a == b || (nan_(a) && nan_(b));
-}
-
 void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
                  int64_t n) {
   const int64_t rows = sorted.numel() / n;
@@ -109,21 +105,7 @@ void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sort
     parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const scalar_t* row = s + r * n;
-        int64_t best = 0, best_len = 0, run = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          ++run;
-          // a run ends where the next value differs; NaNs (sorted last) form one run. PyTorch's result for
-          // NaN is unspecified (its comparator is no strict weak order with NaN); counting them as equal
-          // makes a mostly-NaN row's mode NaN, as PyTorch's usually is.
-          if (j == n - 1 ||
-              !same(static_cast<opmath_t<scalar_t>>(row[j]), static_cast<opmath_t<scalar_t>>(row[j + 1]))) {
-            if (run > best_len) {
-              best_len = run;
-              best = j;
-            }
-            run = 0;
-          }
-        }
+        const int64_t best = reduce_rules::mode_run_end<opmath_t<scalar_t>>(row, n);
         vout[r] = row[best];
         iout[r] = si[r * n + best];
       }

@@ -9,6 +9,7 @@
 
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
+#include "kernels/ReduceRules.h"
 #include "ops/sort.h"
 
 namespace mt {
@@ -88,7 +89,7 @@ void sort_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, 
   });
 }
 
-// One thread per row walks the sorted row once: the first longest run of equal values wins.
+// One thread per row walks the sorted row once (reduce_rules::mode_run_end, as the CPU kernel).
 template <typename T>
 __global__ void mode_rows_kernel(const T* __restrict__ sorted, const int64_t* __restrict__ sorted_idx,
                                  T* __restrict__ values, int64_t* __restrict__ indices, int64_t rows,
@@ -96,20 +97,7 @@ __global__ void mode_rows_kernel(const T* __restrict__ sorted, const int64_t* __
   for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
        r += int64_t(gridDim.x) * blockDim.x) {
     const T* row = sorted + r * n;
-    int64_t best = 0, best_len = 0, run = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      ++run;
-      // NaNs (sorted last) form one run, as in the CPU kernel
-      opmath_t<T> a = static_cast<opmath_t<T>>(row[j]);
-      opmath_t<T> b = j + 1 < n ? static_cast<opmath_t<T>>(row[j + 1]) : a;
-      if (j == n - 1 || !(a == b || (a != a && b != b))) {
-        if (run > best_len) {
-          best_len = run;
-          best = j;
-        }
-        run = 0;
-      }
-    }
+    const int64_t best = reduce_rules::mode_run_end<opmath_t<T>>(row, n);
     values[r] = row[best];
     indices[r] = sorted_idx[r * n + best];
   }

@@ -17,6 +17,11 @@ def _abs_index(idx, n, kind):
     return idx % n
 
 
+def _no_forward(self, *args, **kwargs):
+    # Module.forward's error, also for keyword arguments (the containers take any call and refuse it)
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
 class Sequential(Module):
     """Modules run in order, each on the previous one's output. Built from modules or one OrderedDict."""
 
@@ -183,10 +188,7 @@ class ModuleList(Module):
             self.add_module(str(offset + i), module)
         return self
 
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function'
-        )
+    forward = _no_forward
 
 
 class ModuleDict(Module):
@@ -253,10 +255,7 @@ class ModuleDict(Module):
                     )
                 self[m[0]] = m[1]
 
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function'
-        )
+    forward = _no_forward
 
 
 class ParameterList(Module):
@@ -307,10 +306,7 @@ class ParameterList(Module):
             lines.append(f"  ({k}): Parameter containing: [{p.type()} of size {size}{device}]")
         return "\n".join(lines)
 
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function'
-        )
+    forward = _no_forward
 
 
 class ParameterDict(Module):
@@ -358,7 +354,4 @@ class ParameterDict(Module):
         for key, value in items:
             self[key] = value
 
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function'
-        )
+    forward = _no_forward
