@@ -1175,3 +1175,17 @@ def test_rounding_div_saves_inputs_as_pytorch(mode):
     a = torch.tensor([1.5, -2.5, 3.0], requires_grad=True)
     torch.div(a, 2.0, rounding_mode=mode).sum().backward()
     assert a.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype, name", [(torch.float32, "Float"), (torch.float64, "Double")])
+def test_version_error_names_the_legacy_tensor_type(device, dtype, name):
+    # PyTorch's "[torch.FloatTensor [3]]" / "[torch.cuda.DoubleTensor [3]]" (core/TypeMeta.h legacy_type_name)
+    x = torch.randn(3, dtype=dtype, device=device, requires_grad=True)
+    y = x * 2
+    z = y.sin()
+    y.mul_(2)
+    prefix = "torch.cuda." if torch.device(device).type == "cuda" else "torch."
+    with pytest.raises(
+        RuntimeError, match=rf"modified by an inplace operation: \[{prefix}{name}Tensor \[3\]\]"
+    ):
+        z.sum().backward()

@@ -459,6 +459,37 @@ def test_max_pool_nan_and_ties(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "shape",
+    [(2, 3, 8, 16), (2, 3, 9, 19), (2, 3, 5, 8), (2, 3, 7, 7), (1, 2, 4, 3), (2, 3, 3, 2), (0, 3, 8, 8)],
+)
+@pytest.mark.parametrize("ceil", [False, True])
+def test_max_pool2d_2x2_float32(device, shape, ceil):
+    # float32 2x2/2 takes the CPU's four-windows-per-step path: NaN, ties, -inf and +-0 at every window
+    # position, widths with and without a remainder, ceil_mode's partial windows, a non-contiguous input
+    rng = np.random.default_rng(62)
+    n, _, h, w = shape
+    x = rng.integers(-3, 3, size=shape).astype(np.float32)  # small integers: many ties
+    specials = [np.nan, -np.inf, np.inf, -0.0, 0.0]
+    flat = x.reshape(-1)
+    if flat.size:
+        pos = rng.choice(flat.size, size=min(flat.size, 12), replace=False)
+        flat[pos] = [specials[i % len(specials)] for i in range(pos.size)]
+    if n and h >= 2 and w >= 2:
+        x[0, 0, :2, :2] = -np.inf  # a window of -inf only
+        x[0, 1, :2, :2] = [[1.0, np.nan], [np.nan, 2.0]]  # the first NaN wins
+    e_out, e_idx = np_max_pool2d(x.astype(np.float64), 2, 2, 0, 1, ceil) if n else (None, None)
+    for inp in (T(x, minitorch.float32, device), noncontig(x, minitorch.float32, device)):
+        out, idx = F.max_pool2d_with_indices(inp, 2, 2, 0, 1, ceil)
+        assert out.dtype == minitorch.float32
+        if e_out is None:
+            assert out.shape == (0, 3, 4, 4) and idx.shape == (0, 3, 4, 4)
+            continue
+        np.testing.assert_array_equal(out.cpu().numpy(), e_out.astype(np.float32))
+        np.testing.assert_array_equal(idx.cpu().numpy(), e_idx)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_max_pool1d_values(device):
     rng = np.random.default_rng(61)
     x = rand(rng, 2, 3, 11)

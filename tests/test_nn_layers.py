@@ -269,3 +269,55 @@ def test_bilinear_gradcheck_and_shape():
     x1, x2, w, b = _d(3, 2), _d(3, 4), _d(5, 2, 4), _d(5)
     assert F.bilinear(x1, x2, w, b).shape == (3, 5)
     assert minitorch.autograd.gradcheck(F.bilinear, (x1, x2, w, b))
+
+
+def test_embedding_padding_idx_rules(device):
+    # nn.Embedding and F.embedding share one padding_idx check (F._embedding_padding_idx), PyTorch's asserts
+    assert nn.Embedding(5, 2, padding_idx=-1).padding_idx == 4
+    assert nn.Embedding(5, 2, padding_idx=-5).padding_idx == 0
+    empty = F.embedding(minitorch.tensor([], dtype=minitorch.int64), minitorch.randn(0, 2), padding_idx=0)
+    assert empty.shape == (0, 2)
+    for bad in (5, -6):
+        with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+            nn.Embedding(5, 2, padding_idx=bad)
+        with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+            F.embedding(minitorch.tensor([0]), minitorch.randn(5, 2), padding_idx=bad)
+    w = minitorch.randn(4, 3, dtype=minitorch.float64).to(device).requires_grad_()
+    F.embedding(minitorch.tensor([3, 1, 3]).to(device), w, padding_idx=-1).sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy().sum(1), [0.0, 3.0, 0.0, 0.0])
+
+
+def test_conv_forward_hook_and_per_dim_classes(device):
+    # _conv_forward (PyTorch's name) is what weight-transforming subclasses call; each class picks its op
+    conv = nn.Conv1d(2, 3, 3, padding=1, padding_mode="circular").to(device)
+    x = minitorch.randn(2, 2, 7).to(device)
+    w2 = conv.weight * 2
+    ref = F.conv1d(F.pad(x, (1, 1), mode="circular"), w2, conv.bias)
+    np.testing.assert_allclose(
+        conv._conv_forward(x, w2, conv.bias).detach().cpu().numpy(),
+        ref.detach().cpu().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+    t1 = nn.ConvTranspose1d(2, 3, 3, stride=2).to(device)
+    np.testing.assert_allclose(
+        t1(x, output_size=[16]).detach().cpu().numpy(),
+        F.conv_transpose1d(x, t1.weight, t1.bias, 2, 0, 1).detach().cpu().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+    p1 = nn.MaxPool1d(2, return_indices=True)
+    vals, idx = p1(x)
+    ref_vals, ref_idx = F.max_pool1d(x, 2, return_indices=True)
+    np.testing.assert_array_equal(vals.cpu().numpy(), ref_vals.cpu().numpy())
+    np.testing.assert_array_equal(idx.cpu().numpy(), ref_idx.cpu().numpy())
+    assert nn.MaxPool2d(2)(minitorch.randn(1, 1, 4, 6).to(device)).shape == (1, 1, 2, 3)
+
+
+def test_embedding_index_dtype_error_names_the_legacy_type(device):
+    prefix = "torch.cuda." if minitorch.device(device).type == "cuda" else "torch."
+    with pytest.raises(
+        RuntimeError,
+        match=rf"Long, Int; but got {prefix}FloatTensor instead \(while checking arguments for embedding\)",
+    ):
+        F.embedding(minitorch.tensor([0.0]).to(device), minitorch.randn(3, 2).to(device))

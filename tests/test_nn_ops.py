@@ -199,6 +199,69 @@ def test_layer_norm_float32_backward_matches_float64(device, n, affine):
         np.testing.assert_allclose(got, exp, rtol=1e-4, atol=1e-4 * np.abs(exp).max())
 
 
+@pytest.mark.parametrize("n", [31, 2048 + 37, 5000])
+@pytest.mark.parametrize("offset", [0.0, 1e4])
+def test_layer_norm_float32_rows_statistics(device, n, offset):
+    """The float32 rows sum in float lanes flushed to double and correct the mean with a deviation pass: mean,
+    rstd (from the saved statistics through the output) and all gradients stay near float64, also for rows
+    longer than one flush block and for data whose mean dwarfs its spread."""
+    rng = rng_for(8)
+    x64 = rng.standard_normal((4, n)) + offset
+    x32 = x64.astype(np.float32)
+    w64, b64, g64 = rng.standard_normal(n), rng.standard_normal(n), rng.standard_normal((4, n))
+    x = T(x32, minitorch.float32, device, requires_grad=True)
+    w = T(w64, minitorch.float32, device, requires_grad=True)
+    b = T(b64, minitorch.float32, device, requires_grad=True)
+    y = F.layer_norm(x, (n,), w, b)
+    y.backward(T(g64, minitorch.float32, device))
+    ref = T(x32.astype(np.float64), requires_grad=True)
+    wr, br = (
+        T(w64.astype(np.float32).astype(np.float64), requires_grad=True),
+        T(b64.astype(np.float32).astype(np.float64), requires_grad=True),
+    )
+    yr = F.layer_norm(ref, (n,), wr, br)
+    yr.backward(T(g64.astype(np.float32).astype(np.float64)))
+    np.testing.assert_allclose(
+        to_np(y),
+        np_layer_norm(x32.astype(np.float64), 1, w64.astype(np.float32), b64.astype(np.float32)),
+        rtol=1e-4,
+        atol=1e-4 + offset * 2.0**-23,  # y = (x - mean) * rstd in float: the mean's rounding in float32
+    )
+    for got, exp in ((x.grad, ref.grad), (w.grad, wr.grad), (b.grad, br.grad)):
+        e = to_np(exp)
+        np.testing.assert_allclose(to_np(got), e, rtol=1e-4, atol=2e-4 * np.abs(e).max())
+
+
+def test_layer_norm_float32_baseline_rows():
+    """MINITORCH_CPU_CAPABILITY=default forces the baseline (SSE2) build of the float32 rows, which the AVX2
+    machines never run otherwise: the layer_norm tests again in a fresh process."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY="default")
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            os.path.join(here, "test_nn_ops.py"),
+            "-k",
+            "layer_norm and not baseline_rows",
+        ],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout
+
+
 def test_layer_norm_errors(device):
     x = minitorch.randn(2, 4, device=device)
     with pytest.raises(

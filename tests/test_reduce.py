@@ -588,6 +588,32 @@ def test_float32_sum_accuracy(device):
     assert abs(got - exact) / exact < 1e-6
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("op", ["sum", "mean"])
+@pytest.mark.parametrize(
+    "shape,dims",
+    [
+        ((16, 8, 28, 28), (0, 2, 3)),
+        ((16, 1, 8, 1, 30), (0, 2, 4)),
+        ((5, 4, 3, 2, 6), (0, 1, 3, 4)),
+        ((6, 7, 9), (0, 2)),
+    ],
+)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_split_reduced_blocks(device, dtype, op, shape, dims, keepdim):
+    # reduced dims in two blocks around kept ones (a bias gradient's (0, 2, 3)): float sums and means go
+    # through a partial result per trailing block; float32 stays within a few roundings of the float64 truth
+    rng = np.random.default_rng(15)
+    x = rng.uniform(0, 1, shape)
+    t = minitorch.tensor(x, dtype=dtype, device=device)
+    got = getattr(t, op)(dims, keepdim=keepdim)
+    ref = getattr(x.astype(np.float32) if dtype == minitorch.float32 else x, op)(
+        dims, dtype=np.float64, keepdims=keepdim
+    )
+    assert got.dtype == dtype and tuple(got.shape) == ref.shape
+    np.testing.assert_allclose(to_np(got), ref, rtol=2e-6 if dtype == minitorch.float32 else 1e-13)
+
+
 def test_thread_count_independent_semantics(device):
     rng = np.random.default_rng(14)
     x = rng.standard_normal(300_000)

@@ -656,6 +656,10 @@ def test_contiguous_of_every_layout_matches_numpy(device, dtype):
         (lambda t: t[0, :, 0:1].expand(3, 4, 7), lambda a: np.broadcast_to(a[0, :, 0:1], (3, 4, 7))),
         (lambda t: t.transpose(0, 3)[2:], lambda a: a.transpose(3, 1, 2, 0)[2:]),
         (lambda t: t[:, :, :0], lambda a: a[:, :, :0]),
+        # one value broadcast everywhere: coalesces to a single stride-0 run (a fill)
+        (lambda t: t[1, 2, 3, 4].expand(5, 6), lambda a: np.broadcast_to(a[1, 2, 3, 4], (5, 6))),
+        (lambda t: t[1, 2, 3, 5].expand(1000), lambda a: np.broadcast_to(a[1, 2, 3, 5], (1000,))),
+        (lambda t: t[1, 2, 3, 5].expand(0), lambda a: np.broadcast_to(a[1, 2, 3, 5], (0,))),
     ]
     for view, np_view in views:
         got = view(x).contiguous()

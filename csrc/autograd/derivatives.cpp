@@ -945,6 +945,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   return out;
 }
 
+// Recorded as layer_norm above (forward without grad, save mean/rstd, one fused backward); only the
+// statistics' grouping and PyTorch's node name differ.
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
   auto [out, mean, rstd] =

@@ -6,19 +6,13 @@
 #include <unordered_set>
 
 #include "autograd/Node.h"
+#include "core/TypeMeta.h"
 #include "ops/autocast.h"
 #include "ops/ops.h"
 
 namespace mt::autograd {
 
 namespace {
-
-const char* legacy_type_name(ScalarType st) {
-  static const char* names[] = {"Bool", "Byte", "Char",     "Short", "Int",
-                                "Long", "Half", "BFloat16", "Float", "Double"};
-  int i = static_cast<int>(st);
-  return i >= 0 && i < 10 ? names[i] : "Undefined";
-}
 
 std::string size_str(IntArrayRef s) {
   return "torch.Size(" + shape_str(s) + ")";
@@ -107,8 +101,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
       ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
       "a second time or if you need to access saved tensors after calling backward.");
   if (data_.version() != version_) {
-    std::string what = std::string("[torch.") + (data_.is_cuda() ? "cuda." : "") +
-                       legacy_type_name(data_.dtype()) + "Tensor " + shape_str(data_.sizes()) + "]";
+    std::string what =
+        "[" + legacy_type_name(data_.dtype(), data_.is_cuda()) + " " + shape_str(data_.sizes()) + "]";
     std::string where;
     if (is_output_) {
       where = ", which is output " + std::to_string(output_nr_) + " of " + owner->name() + ",";

@@ -1,5 +1,7 @@
 // The C++ type names PyTorch's messages print for a dtype (caffe2::TypeMeta's names: "float", "long int").
 #pragma once
+#include <string>
+
 #include "core/ScalarType.h"
 
 namespace mt {
@@ -32,6 +34,12 @@ inline const char* cpp_type_name(ScalarType t) {
     default:
       return dtype_name(t);
   }
+}
+
+// "torch.FloatTensor", "torch.cuda.LongTensor": PyTorch's legacy tensor type names (Tensor::toString), which
+// its conv and embedding argument checks, hook errors and saved-tensor version errors print.
+inline std::string legacy_type_name(ScalarType t, bool cuda) {
+  return std::string(cuda ? "torch.cuda." : "torch.") + dtype_short_name(t) + "Tensor";
 }
 
 }  // namespace mt

@@ -287,22 +287,23 @@ class DeviceCache {
   void release_to_pool(Block* b) {
     Pool& pool = b->small ? small_ : large_;
     auto mergeable = [](Block* n) { return n && !n->allocated && n->pending_events == 0; };
+    // a takes in the block after it, which is out of the pool by then (pools are ordered by size)
+    auto absorb_next = [](Block* a) {
+      Block* n = a->next;
+      a->size += n->size;
+      a->next = n->next;
+      if (n->next) n->next->prev = a;
+      delete n;
+    };
     if (mergeable(b->prev)) {
       Block* p = b->prev;
       pool.erase(p);
-      p->size += b->size;
-      p->next = b->next;
-      if (b->next) b->next->prev = p;
-      delete b;
+      absorb_next(p);
       b = p;
     }
     if (mergeable(b->next)) {
-      Block* n = b->next;
-      pool.erase(n);
-      b->size += n->size;
-      b->next = n->next;
-      if (n->next) n->next->prev = b;
-      delete n;
+      pool.erase(b->next);
+      absorb_next(b);
     }
     pool.insert(b);
   }

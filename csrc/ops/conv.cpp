@@ -6,6 +6,7 @@
 
 #include "autograd/record.h"
 #include "core/SafeMath.h"
+#include "core/TypeMeta.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -24,28 +25,6 @@ MT_DEFINE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
 
 namespace {
 
-// PyTorch's legacy tensor type name, as its conv dtype/device mismatch message prints it.
-std::string type_str(const Tensor& t) {
-  const char* n = "Float";
-  switch (t.dtype()) {
-    case ScalarType::Double:
-      n = "Double";
-      break;
-    case ScalarType::Half:
-      n = "Half";
-      break;
-    case ScalarType::BFloat16:
-      n = "BFloat16";
-      break;
-    case ScalarType::Float:
-      n = "Float";
-      break;
-    default:
-      n = dtype_short_name(t.dtype());
-  }
-  return str("torch.", t.is_cuda() ? "cuda." : "", n, "Tensor");
-}
-
 // One value per spatial dim from PyTorch's int-or-tuple argument.
 DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
   if (v.size() == 1) return DimVector(static_cast<size_t>(nd), v[0]);
@@ -60,10 +39,12 @@ DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
 void check_dtypes(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                   const char* name) {
   MT_CHECK(input.dtype() == weight.dtype() && input.device() == weight.device(), "Input type (",
-           type_str(input), ") and weight type (", type_str(weight), ") should be the same");
+           legacy_type_name(input.dtype(), input.is_cuda()), ") and weight type (",
+           legacy_type_name(weight.dtype(), weight.is_cuda()), ") should be the same");
   if (bias)
     MT_CHECK(input.dtype() == bias->dtype() && input.device() == bias->device(), "Input type (",
-             type_str(input), ") and bias type (", type_str(*bias), ") should be the same");
+             legacy_type_name(input.dtype(), input.is_cuda()), ") and bias type (",
+             legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
   MT_CHECK(is_floating(input.dtype()), "\"", name, "\" not implemented for '",
            dtype_short_name(input.dtype()), "'");
 }

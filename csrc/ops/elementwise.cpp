@@ -79,6 +79,8 @@ Tensor prepare(const Tensor& t, ScalarType dtype, Device device) {
   return to(t, dtype, device);
 }
 
+// One switch per op table (MT_UNARY_OPS, MT_BINARY_OPS): the enums differ, so the two overloads repeat in
+// shape.
 OpRule rule_of(UnaryOp op) {
   switch (op) {
 #define MT_CASE(name, f, kind) \

@@ -257,6 +257,8 @@ void fused_sgd_(const TensorList& params, const TensorList& grads, const TensorL
   }
 }
 
+// Each fused optimizer fills ForeachArgs with its own hyperparameters and state lists; alike in shape only
+// (fused_sgd_ above, fused_rmsprop_ and fused_adagrad_ below).
 void fused_adam_(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
                  const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
                  const TensorList& state_steps, double lr, double beta1, double beta2, double weight_decay,

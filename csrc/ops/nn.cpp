@@ -7,6 +7,7 @@
 #include "autograd/GradMode.h"
 #include "autograd/record.h"
 #include "core/Generator.h"
+#include "core/TypeMeta.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -242,6 +243,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
   return {y, mean, rstd};
 }
 
+// The front-end shape every op here has (autocast, then the autograd twin, then the native op), as
+// layer_norm.
 Tensor group_norm(const Tensor& input, int64_t num_groups, const OptTensor& weight, const OptTensor& bias,
                   double eps) {
   if (autocast::active()) {
@@ -354,52 +357,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
 // ---- embedding ----
 
 namespace {
-// PyTorch's legacy tensor type names ("torch.FloatTensor", "torch.cuda.LongTensor") used in its arg checks.
-std::string legacy_type_name(const Tensor& t) {
-  const char* n = "";
-  switch (t.dtype()) {
-    case ScalarType::Float:
-      n = "Float";
-      break;
-    case ScalarType::Double:
-      n = "Double";
-      break;
-    case ScalarType::Half:
-      n = "Half";
-      break;
-    case ScalarType::BFloat16:
-      n = "BFloat16";
-      break;
-    case ScalarType::Long:
-      n = "Long";
-      break;
-    case ScalarType::Int:
-      n = "Int";
-      break;
-    case ScalarType::Short:
-      n = "Short";
-      break;
-    case ScalarType::Char:
-      n = "Char";
-      break;
-    case ScalarType::Byte:
-      n = "Byte";
-      break;
-    case ScalarType::Bool:
-      n = "Bool";
-      break;
-    default:
-      n = dtype_name(t.dtype());
-  }
-  return std::string(t.is_cuda() ? "torch.cuda." : "torch.") + n + "Tensor";
-}
-
 void check_indices(const Tensor& indices, const char* op) {
   MT_CHECK(
       indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
       "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
       "got ",
-      legacy_type_name(indices), " instead (while checking arguments for ", op, ")");
+      legacy_type_name(indices.dtype(), indices.is_cuda()), " instead (while checking arguments for ", op,
+      ")");
 }
 }  // namespace
 

@@ -204,6 +204,7 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const 
   return gi;
 }
 
+// PyTorch's four max-pool entry points (1d/2d, with or without indices) are one-line forwards to max_pool_nd.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {

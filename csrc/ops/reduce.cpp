@@ -165,6 +165,28 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
     // a result laid out like a fresh tensor (a copy only when the input's dims were permuted)
     return contiguous(plan.out);
   }
+  // A float sum/mean over reduced* kept* reduced* (a conv bias gradient or BatchNorm's (0, 2, 3) of NCHW):
+  // the trailing block first, in place along contiguous rows, then the leading one as columns of that
+  // small result. The alternative, as_rows, copies the whole input into a permuted layout first (3x slower).
+  // The partial sums round to the dtype once, as PyTorch's do; half/bfloat16 would lose too much there.
+  if (in.device().is_cpu() && (op == ReduceOp::sum || op == ReduceOp::mean) &&
+      (out_dt == ScalarType::Float || out_dt == ScalarType::Double) && in.is_contiguous()) {
+    int64_t last = in.dim() - 1;
+    while (last >= 0 && in.sizes()[last] == 1) --last;
+    DimVector tail;
+    int64_t d = last;
+    for (; d >= 0 && (mask[d] || in.sizes()[d] == 1); --d)
+      if (in.sizes()[d] != 1) tail.push_back(d);
+    bool lead = false;
+    for (; d >= 0; --d) lead = lead || (mask[d] && in.sizes()[d] != 1);
+    if (!tail.empty() && lead) {
+      Tensor part = run_reduce(in, tail, /*keepdim=*/true, op, arg, out_dt, name);
+      DimVector all;
+      for (int64_t k = 0; k < in.dim(); ++k)
+        if (mask[k]) all.push_back(k);
+      return run_reduce(part, all, keepdim, op, arg, out_dt, name);
+    }
+  }
   Tensor out = make_empty(shape, out_dt, self.device());
   int64_t row = 1, inner = 1;
   Tensor rows = as_rows(in, mask, row);

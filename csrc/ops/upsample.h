@@ -65,6 +65,19 @@ MT_HD_INLINE acc_t upsample_source_index(acc_t scale, int64_t o, bool align_corn
   acc_t src = scale * (static_cast<acc_t>(o) + acc_t(0.5)) - acc_t(0.5);
   return (!cubic && src < acc_t(0)) ? acc_t(0) : src;
 }
+// Linear and cubic: the source index at or below output o's position (at most in - 1) and the fraction past
+// it, clamped to [0, 1].
+template <typename acc_t>
+MT_HD_INLINE int64_t upsample_lower_source(int64_t in, int64_t out, bool align_corners, double scale,
+                                           int64_t o, bool cubic, acc_t* frac) {
+  acc_t real = upsample_source_index<acc_t>(upsample_area_scale<acc_t>(in, out, align_corners, scale), o,
+                                            align_corners, cubic);
+  int64_t i0 = static_cast<int64_t>(floor(real));
+  if (i0 > in - 1) i0 = in - 1;
+  acc_t f = real - static_cast<acc_t>(i0);
+  *frac = f < acc_t(0) ? acc_t(0) : (f > acc_t(1) ? acc_t(1) : f);
+  return i0;
+}
 template <typename acc_t>
 MT_HD_INLINE acc_t upsample_cubic1(acc_t x, acc_t A) {
   return ((A + 2) * x - (A + 3)) * x * x + 1;
@@ -109,12 +122,8 @@ MT_HD_INLINE UpsampleTaps<acc_t> upsample_taps(UpsampleMode mode, bool align_cor
     }
     case UpsampleMode::linear: {
       if (out == in) return t;
-      acc_t s = upsample_area_scale<acc_t>(in, out, align_corners, scale);
-      acc_t real = upsample_source_index<acc_t>(s, o, align_corners, false);
-      int64_t i0 = static_cast<int64_t>(floor(real));
-      if (i0 > in - 1) i0 = in - 1;
-      acc_t l1 = real - static_cast<acc_t>(i0);
-      l1 = l1 < acc_t(0) ? acc_t(0) : (l1 > acc_t(1) ? acc_t(1) : l1);
+      acc_t l1;
+      int64_t i0 = upsample_lower_source<acc_t>(in, out, align_corners, scale, o, false, &l1);
       t.n = 2;
       t.idx[0] = i0;
       t.idx[1] = i0 + (i0 < in - 1 ? 1 : 0);
@@ -123,12 +132,8 @@ MT_HD_INLINE UpsampleTaps<acc_t> upsample_taps(UpsampleMode mode, bool align_cor
       return t;
     }
     case UpsampleMode::cubic: {
-      acc_t s = upsample_area_scale<acc_t>(in, out, align_corners, scale);
-      acc_t real = upsample_source_index<acc_t>(s, o, align_corners, true);
-      int64_t i0 = static_cast<int64_t>(floor(real));
-      if (i0 > in - 1) i0 = in - 1;
-      acc_t x = real - static_cast<acc_t>(i0);
-      x = x < acc_t(0) ? acc_t(0) : (x > acc_t(1) ? acc_t(1) : x);
+      acc_t x;
+      int64_t i0 = upsample_lower_source<acc_t>(in, out, align_corners, scale, o, true, &x);
       const acc_t A = acc_t(-0.75);
       t.n = 4;
       t.w[0] = upsample_cubic2<acc_t>(x + acc_t(1), A);

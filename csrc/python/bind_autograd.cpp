@@ -2,6 +2,7 @@
 // entry point, and the node behind minitorch.autograd.Function (a Python backward called by the C++ engine).
 #include "autograd/Node.h"
 #include "autograd/record.h"
+#include "core/TypeMeta.h"
 #include "ops/ops.h"
 #include "python/bind.h"
 
@@ -19,11 +20,6 @@ int next_hook_id() {
 
 // The engine runs with the GIL released: a hook takes it to call Python, and holds its callable in a
 // PyHandle so that freeing the graph (anywhere, on any thread) drops it under the GIL.
-// "torch.FloatTensor" / "torch.cuda.FloatTensor": PyTorch's Tensor::toString in hook errors.
-static std::string legacy_type_name(const Tensor& t) {
-  return std::string("torch.") + (t.is_cuda() ? "cuda." : "") + dtype_short_name(t.dtype()) + "Tensor";
-}
-
 autograd::Hook wrap_hook(py::function fn) {
   std::string name = "<unknown>";
   if (py::hasattr(fn, "__name__") && py::isinstance<py::str>(fn.attr("__name__")))
@@ -39,8 +35,8 @@ autograd::Hook wrap_hook(py::function fn) {
     // the rest of the graph was built for
     if (g.defined()) {
       MT_CHECK(t.dtype() == g.dtype() && t.is_cuda() == g.is_cuda(), "hook '", name,
-               "' has changed the type of value (was ", legacy_type_name(g), " got ", legacy_type_name(t),
-               ")");
+               "' has changed the type of value (was ", legacy_type_name(g.dtype(), g.is_cuda()), " got ",
+               legacy_type_name(t.dtype(), t.is_cuda()), ")");
       MT_CHECK(t.sizes() == g.sizes(), "hook '", name, "' has changed the size of value");
     }
     return t;

@@ -45,6 +45,36 @@ void def_max_pool(py::module_& nn, const char* name, Op op) {
 
 using OptTensor = std::optional<Tensor>;
 
+// The four adaptive pools (avg/max, 1d/2d) share PyTorch's functional signature.
+template <typename Op>
+void def_adaptive_pool(py::module_& nn, const char* name, Op op) {
+  nn.def(
+      name,
+      [op](const Tensor& input, py::handle os) {
+        auto os_ = output_size(os);
+        return nogil([&] { return op(input, os_); }, input);
+      },
+      py::arg("input"), py::arg("output_size"));
+}
+
+// conv_transpose1d/2d: PyTorch's functional signature (output_padding and groups before dilation).
+template <typename Op>
+void def_conv_transpose(py::module_& nn, const char* name, Op op) {
+  nn.def(
+      name,
+      [op](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
+           py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+        auto stride_ = ints(stride);
+        auto padding_ = ints(padding);
+        auto output_padding_ = ints(output_padding);
+        auto dilation_ = ints(dilation);
+        return nogil(
+            [&] { return op(input, weight, bias, stride_, padding_, output_padding_, groups, dilation_); });
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+}
+
 py::object conv(const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
                 py::handle padding, py::handle dilation, int64_t groups, bool one_d) {
   // A convolution is microseconds of work even on small inputs: always released.
@@ -81,34 +111,8 @@ void init_conv(py::module_& m) {
          int64_t groups) { return conv(input, weight, bias, stride, padding, dilation, groups, true); },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
-  nn.def(
-      "conv_transpose2d",
-      [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
-         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-        auto stride_ = ints(stride);
-        auto padding_ = ints(padding);
-        auto output_padding_ = ints(output_padding);
-        auto dilation_ = ints(dilation);
-        return nogil([&] {
-          return conv_transpose2d(input, weight, bias, stride_, padding_, output_padding_, groups, dilation_);
-        });
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-      py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
-  nn.def(
-      "conv_transpose1d",
-      [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
-         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-        auto stride_ = ints(stride);
-        auto padding_ = ints(padding);
-        auto output_padding_ = ints(output_padding);
-        auto dilation_ = ints(dilation);
-        return nogil([&] {
-          return conv_transpose1d(input, weight, bias, stride_, padding_, output_padding_, groups, dilation_);
-        });
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-      py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+  def_conv_transpose(nn, "conv_transpose2d", &conv_transpose2d);
+  def_conv_transpose(nn, "conv_transpose1d", &conv_transpose1d);
 
   // ---- pooling; stride=None (or an empty tuple) means stride = kernel_size
   def_max_pool(nn, "max_pool2d", &max_pool2d);
@@ -143,34 +147,10 @@ void init_conv(py::module_& m) {
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
       py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
-  nn.def(
-      "adaptive_avg_pool2d",
-      [](const Tensor& input, py::handle os) {
-        auto os_ = output_size(os);
-        return nogil([&] { return adaptive_avg_pool2d(input, os_); }, input);
-      },
-      py::arg("input"), py::arg("output_size"));
-  nn.def(
-      "adaptive_avg_pool1d",
-      [](const Tensor& input, py::handle os) {
-        auto os_ = output_size(os);
-        return nogil([&] { return adaptive_avg_pool1d(input, os_); }, input);
-      },
-      py::arg("input"), py::arg("output_size"));
-  nn.def(
-      "adaptive_max_pool2d",
-      [](const Tensor& input, py::handle os) {
-        auto os_ = output_size(os);
-        return nogil([&] { return adaptive_max_pool2d(input, os_); }, input);
-      },
-      py::arg("input"), py::arg("output_size"));
-  nn.def(
-      "adaptive_max_pool1d",
-      [](const Tensor& input, py::handle os) {
-        auto os_ = output_size(os);
-        return nogil([&] { return adaptive_max_pool1d(input, os_); }, input);
-      },
-      py::arg("input"), py::arg("output_size"));
+  def_adaptive_pool(nn, "adaptive_avg_pool2d", &adaptive_avg_pool2d);
+  def_adaptive_pool(nn, "adaptive_avg_pool1d", &adaptive_avg_pool1d);
+  def_adaptive_pool(nn, "adaptive_max_pool2d", &adaptive_max_pool2d);
+  def_adaptive_pool(nn, "adaptive_max_pool1d", &adaptive_max_pool1d);
 
   // ---- upsampling: F.interpolate normalizes its arguments in Python and ends here. output_size None takes
   // floor(input size * scale); scale_factors None recomputes the scales from the sizes.

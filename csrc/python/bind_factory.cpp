@@ -97,11 +97,7 @@ Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py
   int8_t type = -1;
   Generator* g = parse_generator(generator, &type);
   ScopedGenerator scope(g, type);
-  DimVector sz = parse_size_args(sizes);
-  FactoryOut o(out);
-  ScalarType dt = o.dtype(dtype);
-  Device dev = o.device(device);
-  return o.finish("factory", made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
+  return sized_factory<F>(std::move(sizes), dtype, device, rg, py::none(), false, out);
 }
 
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults

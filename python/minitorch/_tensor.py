@@ -67,17 +67,18 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 class RemovableHandle:
-    """Returned by register_hook; remove() unregisters the hook."""
+    """Returned by Tensor.register_hook and grad_fn.register_hook/register_prehook (the owner is the tensor or
+    the node); remove() unregisters the hook."""
 
-    def __init__(self, tensor, hook_id):
-        self._tensor = tensor
+    def __init__(self, owner, hook_id):
+        self._owner = owner
         self._id = hook_id
 
     def remove(self):
         """Unregisters the hook; calling it again does nothing."""
-        if self._tensor is not None:
-            self._tensor._remove_hook(self._id)
-            self._tensor = None
+        if self._owner is not None:
+            self._owner._remove_hook(self._id)
+            self._owner = None
 
     def __enter__(self):
         return self

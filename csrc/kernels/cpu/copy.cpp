@@ -1,4 +1,6 @@
 // CPU copy-with-cast kernel: every dtype pair, any strides (fill is in fill.cpp, as on CUDA).
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/cpu/Loops.h"
@@ -91,6 +93,19 @@ void copy_cpu(const TensorIter& it) {
     }
     it.for_each(
         [&](char** d, const int64_t* st, int64_t n) {
+          // a broadcast value (the expanded gradient of a sum) into a dense run: a vectorized fill
+          if (st[1] == 0 && st[0] == static_cast<int64_t>(item) && (item == 4 || item == 8)) {
+            if (item == 4) {
+              uint32_t v;
+              std::memcpy(&v, d[1], 4);
+              std::fill_n(reinterpret_cast<uint32_t*>(d[0]), n, v);
+            } else {
+              uint64_t v;
+              std::memcpy(&v, d[1], 8);
+              std::fill_n(reinterpret_cast<uint64_t*>(d[0]), n, v);
+            }
+            return;
+          }
           switch (item) {
             case 1:
               for (int64_t i = 0; i < n; ++i) d[0][i * st[0]] = d[1][i * st[1]];

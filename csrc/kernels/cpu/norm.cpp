@@ -1,6 +1,8 @@
 // CPU normalization kernels: row and channel statistics and the fused normalize+affine pass (layouts: see
 // ops/nn.h). Dropout and embedding have their own files.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -50,82 +52,126 @@ double row_sq_dev(const T* p, int64_t n, double mean) {
 
 // float32 layer_norm rows, written once and compiled twice: for the baseline and, where the CPU has it, for
 // AVX2+FMA (the package targets baseline x86-64, whose 4-lane SSE loops ran 2-3x behind PyTorch's AVX ones).
-// Same arithmetic as the generic loops below, so the values do not depend on the path beyond rounding of
-// the sums' association.
-#define MT_LN_ROWS_F32(ATTR, SUFFIX)                                                                     \
-  ATTR void ln_fwd_row_##SUFFIX(const float* row, float* out, int64_t N, const float* w, const float* b, \
-                                double eps, float* mean_out, float* rstd_out) {                          \
-    double a[8] = {}, s = 0;                                                                             \
-    int64_t i = 0;                                                                                       \
-    for (; i + 8 <= N; i += 8)                                                                           \
-      for (int j = 0; j < 8; ++j) a[j] += static_cast<double>(row[i + j]);                               \
-    for (; i < N; ++i) s += static_cast<double>(row[i]);                                                 \
-    for (int j = 0; j < 8; ++j) s += a[j];                                                               \
-    const double m = s / static_cast<double>(N);                                                         \
-    double q[8] = {}, v = 0;                                                                             \
-    for (i = 0; i + 8 <= N; i += 8)                                                                      \
-      for (int j = 0; j < 8; ++j) {                                                                      \
-        const double d = static_cast<double>(row[i + j]) - m;                                            \
-        q[j] += d * d;                                                                                   \
-      }                                                                                                  \
-    for (; i < N; ++i) {                                                                                 \
-      const double d = static_cast<double>(row[i]) - m;                                                  \
-      v += d * d;                                                                                        \
-    }                                                                                                    \
-    for (int j = 0; j < 8; ++j) v += q[j];                                                               \
-    const double rs = 1.0 / std::sqrt(v / static_cast<double>(N) + eps);                                 \
-    *mean_out = static_cast<float>(m);                                                                   \
-    *rstd_out = static_cast<float>(rs);                                                                  \
-    if (!out) return;                                                                                    \
-    const float fa = static_cast<float>(rs), fm = static_cast<float>(m);                                 \
-    if (w && b)                                                                                          \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa * w[k] + b[k];                         \
-    else if (w)                                                                                          \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa * w[k];                                \
-    else if (b)                                                                                          \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa + b[k];                                \
-    else                                                                                                 \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa;                                       \
-  }                                                                                                      \
-  ATTR void ln_bwd_row_##SUFFIX(const float* xr, const float* gr, const float* w, float m, float rs,     \
-                                float* gw, float* xh, float* dr, int64_t N) {                            \
-    if (w)                                                                                               \
-      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j] * w[j];                                              \
-    else                                                                                                 \
-      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j];                                                     \
-    for (int64_t j = 0; j < N; ++j) xh[j] = (xr[j] - m) * rs;                                            \
-    double a1[8] = {}, a2[8] = {}, s1 = 0, s2 = 0;                                                       \
-    int64_t j = 0;                                                                                       \
-    for (; j + 8 <= N; j += 8)                                                                           \
-      for (int l = 0; l < 8; ++l) {                                                                      \
-        a1[l] += static_cast<double>(gw[j + l]);                                                         \
-        a2[l] += static_cast<double>(gw[j + l] * xh[j + l]);                                             \
-      }                                                                                                  \
-    for (; j < N; ++j) {                                                                                 \
-      s1 += static_cast<double>(gw[j]);                                                                  \
-      s2 += static_cast<double>(gw[j] * xh[j]);                                                          \
-    }                                                                                                    \
-    for (int l = 0; l < 8; ++l) {                                                                        \
-      s1 += a1[l];                                                                                       \
-      s2 += a2[l];                                                                                       \
-    }                                                                                                    \
-    const float a = static_cast<float>(s1 / static_cast<double>(N)),                                     \
-                b = static_cast<float>(s2 / static_cast<double>(N));                                     \
-    for (int64_t k = 0; k < N; ++k) dr[k] = rs * (gw[k] - a - xh[k] * b);                                \
-  }                                                                                                      \
-  ATTR void ln_colsum_row_##SUFFIX(const float* xr, const float* gr, double m, double rs, double* sw,    \
-                                   double* sb, int64_t n) {                                              \
-    for (int64_t j = 0; j < n; ++j) {                                                                    \
-      const double gv = static_cast<double>(gr[j]);                                                      \
-      sw[j] += gv * (static_cast<double>(xr[j]) - m) * rs;                                               \
-      sb[j] += gv;                                                                                       \
-    }                                                                                                    \
+// Sums run in 32 float lanes that flush into double every kFlush steps (blocked_sum's scheme: a lane adds at
+// most 64 values, which keeps the error at pairwise-summation level while the loops stay 8 floats wide
+// instead of 4 doubles). The variance pass works on deviations from the float mean and also sums them, which
+// corrects that mean (m + sum(d) / N) and the variance (sum(d^2) - sum(d)^2 / N) to near double accuracy,
+// data with a large mean included. The lanes are written out, so both builds associate the sums alike and
+// differ only where FMA contracts a multiply-add.
+#define MT_LN_ROWS_F32(ATTR, SUFFIX)                                                                      \
+  /* s1 += sum(p[i] - c), and s2 += sum((p[i] - c)^2) when s2 */                                          \
+  ATTR inline void ln_sums_##SUFFIX(const float* p, int64_t n, float c, double* s1, double* s2) {         \
+    constexpr int L = 32, kFlush = 64;                                                                    \
+    int64_t i = 0;                                                                                        \
+    while (n - i >= L) {                                                                                  \
+      float a[L] = {}, q[L] = {};                                                                         \
+      const int64_t e = i + std::min<int64_t>(kFlush, (n - i) / L) * L;                                   \
+      if (s2) {                                                                                           \
+        for (; i < e; i += L)                                                                             \
+          for (int j = 0; j < L; ++j) {                                                                   \
+            const float d = p[i + j] - c;                                                                 \
+            a[j] += d;                                                                                    \
+            q[j] += d * d;                                                                                \
+          }                                                                                               \
+      } else {                                                                                            \
+        for (; i < e; i += L)                                                                             \
+          for (int j = 0; j < L; ++j) a[j] += p[i + j] - c;                                               \
+      }                                                                                                   \
+      for (int j = 0; j < L; ++j) {                                                                       \
+        *s1 += static_cast<double>(a[j]);                                                                 \
+        if (s2) *s2 += static_cast<double>(q[j]);                                                         \
+      }                                                                                                   \
+    }                                                                                                     \
+    for (; i < n; ++i) {                                                                                  \
+      const double d = static_cast<double>(p[i]) - static_cast<double>(c);                                \
+      *s1 += d;                                                                                           \
+      if (s2) *s2 += d * d;                                                                               \
+    }                                                                                                     \
+  }                                                                                                       \
+  ATTR void ln_fwd_row_##SUFFIX(const float* row, float* out, int64_t N, const float* w, const float* b,  \
+                                double eps, float* mean_out, float* rstd_out) {                           \
+    const double dn = static_cast<double>(N);                                                             \
+    double s = 0;                                                                                         \
+    ln_sums_##SUFFIX(row, N, 0.0f, &s, nullptr);                                                          \
+    const float c = static_cast<float>(s / dn);                                                           \
+    double sd = 0, sq = 0;                                                                                \
+    ln_sums_##SUFFIX(row, N, c, &sd, &sq);                                                                \
+    const double m = static_cast<double>(c) + sd / dn;                                                    \
+    const double rs = 1.0 / std::sqrt(std::max(0.0, sq - sd * sd / dn) / dn + eps);                       \
+    *mean_out = static_cast<float>(m);                                                                    \
+    *rstd_out = static_cast<float>(rs);                                                                   \
+    if (!out) return;                                                                                     \
+    const float fa = static_cast<float>(rs), fm = static_cast<float>(m);                                  \
+    if (w && b)                                                                                           \
+      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa * w[k] + b[k];                          \
+    else if (w)                                                                                           \
+      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa * w[k];                                 \
+    else if (b)                                                                                           \
+      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa + b[k];                                 \
+    else                                                                                                  \
+      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa;                                        \
+  }                                                                                                       \
+  ATTR void ln_bwd_row_##SUFFIX(const float* xr, const float* gr, const float* w, float m, float rs,      \
+                                float* gw, float* xh, float* dr, int64_t N) {                             \
+    constexpr int L = 32, kFlush = 64;                                                                    \
+    if (w)                                                                                                \
+      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j] * w[j];                                               \
+    else                                                                                                  \
+      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j];                                                      \
+    for (int64_t j = 0; j < N; ++j) xh[j] = (xr[j] - m) * rs;                                             \
+    double s1 = 0, s2 = 0;                                                                                \
+    int64_t j = 0;                                                                                        \
+    while (N - j >= L) {                                                                                  \
+      float a1[L] = {}, a2[L] = {};                                                                       \
+      const int64_t e = j + std::min<int64_t>(kFlush, (N - j) / L) * L;                                   \
+      for (; j < e; j += L)                                                                               \
+        for (int l = 0; l < L; ++l) {                                                                     \
+          a1[l] += gw[j + l];                                                                             \
+          a2[l] += gw[j + l] * xh[j + l];                                                                 \
+        }                                                                                                 \
+      for (int l = 0; l < L; ++l) {                                                                       \
+        s1 += static_cast<double>(a1[l]);                                                                 \
+        s2 += static_cast<double>(a2[l]);                                                                 \
+      }                                                                                                   \
+    }                                                                                                     \
+    for (; j < N; ++j) {                                                                                  \
+      s1 += static_cast<double>(gw[j]);                                                                   \
+      s2 += static_cast<double>(gw[j] * xh[j]);                                                           \
+    }                                                                                                     \
+    const float a = static_cast<float>(s1 / static_cast<double>(N)),                                      \
+                b = static_cast<float>(s2 / static_cast<double>(N));                                      \
+    for (int64_t k = 0; k < N; ++k) dr[k] = rs * (gw[k] - a - xh[k] * b);                                 \
+  }                                                                                                       \
+  /* rows [r0, r1) into the double column sums: float partials over kRows rows at a time */               \
+  ATTR void ln_colsum_rows_##SUFFIX(const float* px, const float* pg, const float* pm, const float* pr,   \
+                                    int64_t r0, int64_t r1, int64_t N, int64_t j0, int64_t n, double* sw, \
+                                    double* sb, float* fw, float* fb) {                                   \
+    constexpr int64_t kRows = 16;                                                                         \
+    for (int64_t rb = r0; rb < r1; rb += kRows) {                                                         \
+      for (int64_t j = 0; j < n; ++j) fw[j] = fb[j] = 0.0f;                                               \
+      for (int64_t r = rb; r < std::min(r1, rb + kRows); ++r) {                                           \
+        const float* xr = px + r * N + j0;                                                                \
+        const float* gr = pg + r * N + j0;                                                                \
+        const float m = pm[r], rs = pr[r];                                                                \
+        for (int64_t j = 0; j < n; ++j) {                                                                 \
+          fw[j] += gr[j] * ((xr[j] - m) * rs);                                                            \
+          fb[j] += gr[j];                                                                                 \
+        }                                                                                                 \
+      }                                                                                                   \
+      for (int64_t j = 0; j < n; ++j) {                                                                   \
+        sw[j] += static_cast<double>(fw[j]);                                                              \
+        sb[j] += static_cast<double>(fb[j]);                                                              \
+      }                                                                                                   \
+    }                                                                                                     \
   }
 
 MT_LN_ROWS_F32(, base)
 #ifdef MT_HAVE_AVX2_EXP
 MT_LN_ROWS_F32(MT_AVX2, avx2)
-const bool kNormAvx2 = cpu_has_avx2_fma();
+// MINITORCH_CPU_CAPABILITY=default forces the baseline rows (the tests compare both builds)
+const bool kNormAvx2 =
+    cpu_has_avx2_fma() && !(std::getenv("MINITORCH_CPU_CAPABILITY") &&
+                            std::strcmp(std::getenv("MINITORCH_CPU_CAPABILITY"), "default") == 0);
 #endif
 #undef MT_LN_ROWS_F32
 
@@ -138,12 +184,13 @@ LnFwdRow ln_fwd_row() {
 #endif
   return &ln_fwd_row_base;
 }
-using LnColsumRow = void (*)(const float*, const float*, double, double, double*, double*, int64_t);
-LnColsumRow ln_colsum_row() {
+using LnColsumRows = void (*)(const float*, const float*, const float*, const float*, int64_t, int64_t,
+                              int64_t, int64_t, int64_t, double*, double*, float*, float*);
+LnColsumRows ln_colsum_rows() {
 #ifdef MT_HAVE_AVX2_EXP
-  if (kNormAvx2) return &ln_colsum_row_avx2;
+  if (kNormAvx2) return &ln_colsum_rows_avx2;
 #endif
-  return &ln_colsum_row_base;
+  return &ln_colsum_rows_base;
 }
 LnBwdRow ln_bwd_row() {
 #ifdef MT_HAVE_AVX2_EXP
@@ -377,15 +424,16 @@ void row_norm_backward_cpu(const Tensor& dx, const Tensor& dw, const Tensor& db,
     // column sums: each thread owns a block of columns and walks the rows in order
     parallel_for(0, N, std::max<int64_t>(16, grain_for(M)), [&](int64_t j0, int64_t j1) {
       std::vector<double> sw(static_cast<size_t>(j1 - j0), 0.0), sb(static_cast<size_t>(j1 - j0), 0.0);
-      for (int64_t r = 0; r < M; ++r) {
+      if constexpr (std::is_same_v<scalar_t, float>) {  // compiled for every dtype: the casts are for float
+        std::vector<float> fw(static_cast<size_t>(j1 - j0)), fb(static_cast<size_t>(j1 - j0));
+        ln_colsum_rows()(reinterpret_cast<const float*>(px), reinterpret_cast<const float*>(pg),
+                         reinterpret_cast<const float*>(pm), reinterpret_cast<const float*>(pr), 0, M, N, j0,
+                         j1 - j0, sw.data(), sb.data(), fw.data(), fb.data());
+      }
+      for (int64_t r = 0; r < M && !std::is_same_v<scalar_t, float>; ++r) {
         const scalar_t* xr = px + r * N;
         const scalar_t* gr = pg + r * N;
         double m = static_cast<double>(pm[r]), rs = static_cast<double>(pr[r]);
-        if constexpr (std::is_same_v<scalar_t, float>) {  // compiled for every dtype: the casts are for float
-          ln_colsum_row()(reinterpret_cast<const float*>(xr + j0), reinterpret_cast<const float*>(gr + j0), m,
-                          rs, sw.data(), sb.data(), j1 - j0);
-          continue;
-        }
         for (int64_t j = j0; j < j1; ++j) {
           double gv = static_cast<double>(static_cast<op_t>(gr[j]));
           sw[j - j0] += gv * (static_cast<double>(static_cast<op_t>(xr[j])) - m) * rs;

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/Parallel.h"
 #include "kernels/cpu/ParallelRows.h"
@@ -20,6 +23,41 @@ Planes planes_of(const Tensor& in, const Tensor& out) {
   return {in.sizes()[0] * in.sizes()[1], in.sizes()[2], in.sizes()[3], out.sizes()[2], out.sizes()[3]};
 }
 
+// The 2x2 stride-2 float window (the usual CNN pool), four outputs per step: SSE2 selects instead of the
+// generic loop's data-dependent branch, which random data mispredicts half the time (3-4x faster). The rule
+// is the generic loop's: in scan order (top left, top right, bottom left, bottom right) a value replaces the
+// best when it is larger or NaN, and a NaN best is final. Rows r0 and r1 = r0 + W start the windows of input
+// row h; does the first n outputs (n a multiple of 4, every window inside the input) and returns n.
+#if defined(__SSE2__)
+int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, float* o, int64_t* ix) {
+  const float* r1 = r0 + W;
+  const int64_t n = std::min(oW, W / 2) / 4 * 4;
+  const __m128i zero = _mm_setzero_si128(), lanes = _mm_set_epi32(6, 4, 2, 0);
+  const __m128i off_b = _mm_set1_epi32(1), off_c = _mm_set1_epi32(static_cast<int>(W)),
+                off_d = _mm_set1_epi32(static_cast<int>(W + 1));
+  for (int64_t ow = 0; ow < n; ow += 4) {
+    __m128 t0 = _mm_loadu_ps(r0 + 2 * ow), t1 = _mm_loadu_ps(r0 + 2 * ow + 4);
+    __m128 u0 = _mm_loadu_ps(r1 + 2 * ow), u1 = _mm_loadu_ps(r1 + 2 * ow + 4);
+    __m128 best = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0));
+    __m128i id = zero;
+    auto take = [&](__m128 v, __m128i off) {
+      __m128 m = _mm_andnot_ps(_mm_cmpunord_ps(best, best), _mm_cmpnle_ps(v, best));
+      best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
+      __m128i mi = _mm_castps_si128(m);
+      id = _mm_or_si128(_mm_and_si128(mi, off), _mm_andnot_si128(mi, id));
+    };
+    take(_mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)), off_b);
+    take(_mm_shuffle_ps(u0, u1, _MM_SHUFFLE(2, 0, 2, 0)), off_c);
+    take(_mm_shuffle_ps(u0, u1, _MM_SHUFFLE(3, 1, 3, 1)), off_d);
+    _mm_storeu_ps(o + ow, best);
+    id = _mm_add_epi32(id, _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(h * W + 2 * ow))));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow), _mm_unpacklo_epi32(id, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow + 2), _mm_unpackhi_epi32(id, zero));
+  }
+  return n;
+}
+#endif
+
 // One max window: the first maximum wins, NaN beats everything (PyTorch's rule).
 template <typename T>
 void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
@@ -28,6 +66,10 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   const T* in = input.data<T>();
   T* o = out.data<T>();
   int64_t* ix = indices.data<int64_t>();
+  // indices are built in int32 lanes there
+  const bool fast_2x2 = std::is_same_v<T, float> && !a.adaptive && a.kernel[0] == 2 && a.kernel[1] == 2 &&
+                        a.stride[0] == 2 && a.stride[1] == 2 && a.padding[0] == 0 && a.padding[1] == 0 &&
+                        a.dilation[0] == 1 && a.dilation[1] == 1 && p.H * p.W < (int64_t(1) << 31);
   parallel_rows(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;
@@ -41,7 +83,16 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
           h1 = std::min(h0 + (a.kernel[0] - 1) * dh + 1, p.H);
           while (h0 < 0) h0 += dh;
         }
-        for (int64_t ow = 0; ow < p.oW; ++ow) {
+        int64_t ow = 0;
+#if defined(__SSE2__)
+        if constexpr (std::is_same_v<T, float>) {
+          if (fast_2x2 && h0 + 1 < p.H) {
+            int64_t oi = (pl * p.oH + oh) * p.oW;
+            ow = max_pool_2x2_f32(x + h0 * p.W, p.W, h0, p.oW, o + oi, ix + oi);
+          }
+        }
+#endif
+        for (; ow < p.oW; ++ow) {
           int64_t w0, w1, dw;
           if (a.adaptive) {
             w0 = adaptive_start(ow, p.oW, p.W), w1 = adaptive_end(ow, p.oW, p.W), dw = 1;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -151,6 +152,15 @@ __device__ __forceinline__ Acc column_merge(Acc acc, const Comb& comb, Acc* smem
   return acc;
 }
 
+// Stores an accumulator as the output dtype (half/bfloat16 through float, as their constructors take).
+template <typename T, typename A>
+__device__ __forceinline__ T cast_out(A a) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return T(static_cast<float>(a));
+  else
+    return static_cast<T>(a);
+}
+
 // Launch geometry shared by the reduction, softmax and scan launchers.
 inline int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -160,6 +170,36 @@ inline int pow2_at_least(int64_t n, int cap) {
   int p = 1;
   while (p < cap && p < n) p *= 2;
   return p;
+}
+
+// The block shape the reductions and softmax launch with (scan has its own item count). Rows (inner == 1):
+// ~2 vectors of V per thread before a row gets more threads, up to 512 threads a row and `by` rows a block;
+// shared memory holds one acc_t per warp. Columns (inner > 1): `bx` adjacent columns (<= 256) by `by` threads
+// down the row, one acc_t per thread.
+struct BlockShape {
+  int bx, by;
+  int64_t col_blocks;  // blocks across `inner` (1 for rows)
+  int64_t grid_x;
+  size_t smem;
+};
+template <typename acc_t>
+inline BlockShape block_shape(int64_t outer, int64_t row, int64_t inner, int V, const char* what) {
+  BlockShape b;
+  if (inner == 1) {
+    b.bx = pow2_at_least(ceil_div(row, 2 * V), 512);
+    b.by = std::max(1, 256 / b.bx);
+    b.col_blocks = 1;
+    b.grid_x = ceil_div(outer, b.by);
+    b.smem = static_cast<size_t>(b.bx * b.by / kWarp + 1) * sizeof(acc_t);
+  } else {
+    b.bx = pow2_at_least(inner, 256);
+    b.by = pow2_at_least(row, 256 / b.bx);
+    b.col_blocks = ceil_div(inner, b.bx);
+    b.grid_x = outer * b.col_blocks;
+    b.smem = static_cast<size_t>(b.bx * b.by) * sizeof(acc_t);
+  }
+  MT_CHECK(b.grid_x <= INT32_MAX, what, " too large for one CUDA launch");
+  return b;
 }
 
 // Reduces p[begin, end) (one contiguous row) with `nt` threads, this one being number `tid`; `idx` passed to

@@ -125,6 +125,8 @@ void conv_backward_input_cuda(const Tensor& grad_in, const Tensor& grad_out, con
   }
 }
 
+// The same per-sample im2col loop as conv_forward_cuda, with the column matrix transposed into the GEMM and
+// the products accumulated over samples (beta 1 after the first).
 void conv_backward_weight_cuda(const Tensor& grad_w, const Tensor& grad_out, const Tensor& input,
                                const ConvArgs& a) {
   cuda::DeviceGuard guard(input.device());

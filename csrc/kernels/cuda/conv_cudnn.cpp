@@ -192,6 +192,8 @@ struct Forward {
   }
 };
 
+// Forward, BackwardData and BackwardFilter wrap cuDNN's three parallel APIs (get/find/workspace/run) so one
+// algorithm search serves all three; they differ in which descriptors each call takes first.
 struct BackwardData {
   using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
   using Algo = cudnnConvolutionBwdDataAlgo_t;

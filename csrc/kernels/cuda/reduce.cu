@@ -28,14 +28,6 @@ using namespace cuda_reduce;
 template <typename T>
 using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, int64_t>;
 
-template <typename T, typename A>
-__device__ __forceinline__ T cast_out(A a) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-    return T(static_cast<float>(a));
-  else
-    return static_cast<T>(a);
-}
-
 // ---- the ops. `reduce` folds one input element (its position in the row is `idx`), `combine` merges two
 // partial results (any grouping: the order threads finish in is not fixed), `write` stores output o.
 
@@ -326,11 +318,7 @@ void launch_reduce(const Ops& ops, const In* in, int64_t outer, int64_t row, int
   };
   if (inner == 1) {
     // ~2 vectors per thread before a row gets more threads; 512 threads for long rows
-    const int bx = pow2_at_least(ceil_div(row, 2 * V), 512);
-    const int by = std::max(1, 256 / bx);
-    const int64_t grid_x = ceil_div(outer, by);
-    MT_CHECK(grid_x <= INT32_MAX, "reduction too large for one CUDA launch");
-    const size_t smem = static_cast<size_t>(bx * by / kWarp + 1) * sizeof(acc_t);
+    const auto [bx, by, col_blocks, grid_x, smem] = block_shape<acc_t>(outer, row, inner, V, "reduction");
     auto kernel = reduce_rows_kernel<Ops, In, V>;
     if constexpr (kSplit) {
       // at least 4 vectors per thread per split, so the partials stay few
@@ -344,12 +332,7 @@ void launch_reduce(const Ops& ops, const In* in, int64_t outer, int64_t row, int
     kernel<<<dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(splits)), dim3(bx, by), smem,
              stream>>>(ops, in, outer, row, partial);
   } else {
-    const int bx = pow2_at_least(inner, 256);
-    const int by = pow2_at_least(row, 256 / bx);
-    const int64_t col_blocks = ceil_div(inner, bx);
-    const int64_t grid_x = outer * col_blocks;
-    MT_CHECK(grid_x <= INT32_MAX, "reduction too large for one CUDA launch");
-    const size_t smem = static_cast<size_t>(bx * by) * sizeof(acc_t);
+    const auto [bx, by, col_blocks, grid_x, smem] = block_shape<acc_t>(outer, row, inner, V, "reduction");
     auto kernel = reduce_cols_kernel<Ops, In>;
     if constexpr (kSplit) {
       // at least 16 rows per thread per split

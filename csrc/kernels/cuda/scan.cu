@@ -21,14 +21,6 @@ using namespace cuda_reduce;
 template <typename T>
 using scan_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
 
-template <typename T, typename A>
-__device__ __forceinline__ T cast_out(A a) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-    return T(static_cast<float>(a));
-  else
-    return static_cast<T>(a);
-}
-
 template <typename A>
 __device__ __forceinline__ A apply(A a, A b, bool sum) {
   return sum ? a + b : a * b;

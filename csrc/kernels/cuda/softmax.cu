@@ -115,20 +115,11 @@ void softmax_cuda(const Tensor& out, const Tensor& in, int64_t row, int64_t inne
     if (inner == 1) {
       constexpr int V = vec_width<T>();
       // ~2 vectors per thread per pass before a row gets more threads; one 512-thread block for long rows
-      const int bx = pow2_at_least(ceil_div(row, 2 * V), 512);
-      const int by = std::max(1, 256 / bx);
-      const int64_t grid_x = ceil_div(outer, by);
-      MT_CHECK(grid_x <= INT32_MAX, "softmax too large for one CUDA launch");
-      const size_t smem = static_cast<size_t>(bx * by / kWarp + 1) * sizeof(acc_t);
+      const auto [bx, by, col_blocks, grid_x, smem] = block_shape<acc_t>(outer, row, inner, V, "softmax");
       softmax_rows_kernel<T, V>
           <<<static_cast<unsigned>(grid_x), dim3(bx, by), smem, stream>>>(q, p, outer, row, log);
     } else {
-      const int bx = pow2_at_least(inner, 256);
-      const int by = pow2_at_least(row, 256 / bx);
-      const int64_t col_blocks = ceil_div(inner, bx);
-      const int64_t grid_x = outer * col_blocks;
-      MT_CHECK(grid_x <= INT32_MAX, "softmax too large for one CUDA launch");
-      const size_t smem = static_cast<size_t>(bx * by) * sizeof(acc_t);
+      const auto [bx, by, col_blocks, grid_x, smem] = block_shape<acc_t>(outer, row, inner, 1, "softmax");
       softmax_cols_kernel<T>
           <<<static_cast<unsigned>(grid_x), dim3(bx, by), smem, stream>>>(q, p, row, inner, col_blocks, log);
     }

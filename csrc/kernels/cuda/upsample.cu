@@ -41,6 +41,8 @@ __global__ void upsample_kernel(T* __restrict__ out, const T* __restrict__ in, i
   }
 }
 
+// Walks the outputs as upsample_kernel does (one thread per output, its taps from ops/upsample.h) but
+// scatters with atomicAdd where the forward gathers (T-typed taps: atomicAdd takes T).
 template <typename T>
 __global__ void upsample_backward_kernel(T* __restrict__ grad_in, const T* __restrict__ grad_out,
                                          int64_t total, UpsampleArgs a) {

@@ -1,6 +1,7 @@
 """minitorch.autograd: backward/grad over the C++ engine, grad mode, custom Functions, gradcheck."""
 
 from minitorch import _C
+from minitorch._tensor import RemovableHandle
 from minitorch.autograd.function import Function, FunctionCtx  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
@@ -96,32 +97,14 @@ __all__ = [
 ]
 
 
-class _NodeHookHandle:
-    """Returned by grad_fn.register_hook / register_prehook; remove() unregisters the hook."""
-
-    def __init__(self, node, hook_id):
-        self._node, self._id = node, hook_id
-
-    def remove(self):
-        if self._node is not None:
-            self._node._remove_hook(self._id)
-            self._node = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 def _node_register_hook(self, fn):
     """fn(grad_inputs, grad_outputs) runs after this node computed grad_inputs; it may return replacements."""
-    return _NodeHookHandle(self, self._register_hook(fn))
+    return RemovableHandle(self, self._register_hook(fn))
 
 
 def _node_register_prehook(self, fn):
     """fn(grad_outputs) runs before this node; it may return replacement gradients."""
-    return _NodeHookHandle(self, self._register_prehook(fn))
+    return RemovableHandle(self, self._register_prehook(fn))
 
 
 _C.Node.register_hook = _node_register_hook

@@ -632,6 +632,8 @@ def _check_peer(pg, peer, what):
     return pg._group_rank(peer, what)
 
 
+# The collectives below share their steps (_check_tensor, _resolve, _stage, _copy_into, pg._run) but each
+# orders them around its own checks and engine call, so they repeat in shape only.
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces tensor over the group in place; every rank gets the result."""
     _check_tensor(tensor)

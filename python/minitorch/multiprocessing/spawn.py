@@ -11,6 +11,7 @@ import tempfile
 import time
 import warnings
 
+# multiprocessing/__init__.py re-exports these names, so its __all__ repeats them.
 __all__ = [
     "ProcessContext",
     "ProcessException",

@@ -295,19 +295,21 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 # ---- sparse
+def _embedding_padding_idx(padding_idx, num_embeddings):
+    """padding_idx checked against num_embeddings and made non-negative (F.embedding and nn.Embedding)."""
+    if padding_idx is None:
+        return None
+    # PyTorch's two asserts: 0 passes even when num_embeddings is 0.
+    if (padding_idx > 0 and padding_idx >= num_embeddings) or padding_idx < -num_embeddings:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 def embedding(
     input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False
 ):
-    if padding_idx is not None:
-        n = weight.shape[0]
-        if padding_idx > 0:
-            if padding_idx >= n:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -n:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = n + padding_idx
-    else:
+    padding_idx = _embedding_padding_idx(padding_idx, weight.shape[0])
+    if padding_idx is None:
         padding_idx = -1
     if sparse:
         raise NotImplementedError("minitorch has no sparse tensors: use sparse=False (a dense gradient)")
@@ -865,6 +867,7 @@ def interpolate(
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         scale_factors = None
+        # size and scale_factor get the same checks, each with PyTorch's own messages.
         if isinstance(size, (list, tuple)):
             if len(size) != dim:
                 raise ValueError(

@@ -176,19 +176,21 @@ class _LRScheduler(LRScheduler):
     """The old name of LRScheduler, kept as PyTorch keeps it (custom schedulers still subclass it)."""
 
 
+def _lr_lambdas(optimizer, lr_lambda):
+    """LambdaLR's and MultiplicativeLR's lr_lambda argument: one function per group, or one for all."""
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
+
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(last_epoch), one function per group or one for all."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch, verbose)
 
     def state_dict(self):
@@ -320,14 +322,7 @@ class MultiplicativeLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch, verbose)
 
     state_dict = LambdaLR.state_dict
@@ -343,6 +338,8 @@ class MultiplicativeLR(LRScheduler):
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
+# ConstantLR, LinearLR and PolynomialLR write PyTorch's chainable get_lr (first epoch / past the end / step
+# factor) each with its own factor, so their get_lr look alike in shape only.
 class ConstantLR(LRScheduler):
     """Scales the learning rate by `factor` until epoch total_iters, then restores it."""
 

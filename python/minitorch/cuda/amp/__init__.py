@@ -9,6 +9,7 @@ from minitorch.amp import autocast as _autocast
 __all__ = ["GradScaler", "autocast"]
 
 
+# The deprecated shim PyTorch keeps; torch.cpu.amp.autocast (cpu/amp.py) is its twin with bfloat16.
 class autocast(_autocast):
     def __init__(self, enabled=True, dtype=_C.float16, cache_enabled=True):
         warnings.warn(

@@ -95,6 +95,16 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    # PyTorch's name: subclasses that transform the weight (weight standardization) call it.
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            x = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return self._conv(x, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return self._conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
     def extra_repr(self):
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
         if self.padding != (0,) * len(self.padding):
@@ -112,7 +122,11 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
 
+# The four classes spell out PyTorch's constructor signatures (order, defaults), so their __init__s repeat
+# by design; everything else lives in _ConvNd and _ConvTransposeNd.
 class Conv1d(_ConvNd):
+    _conv = staticmethod(F.conv1d)
+
     def __init__(
         self,
         in_channels,
@@ -133,14 +147,10 @@ class Conv1d(_ConvNd):
             _ntuple(dilation, 1), False, (0,), groups, bias, padding_mode, device, dtype,
         )  # fmt: skip
 
-    def forward(self, input):
-        if self.padding_mode != "zeros":
-            x = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv1d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
 
 class Conv2d(_ConvNd):
+    _conv = staticmethod(F.conv2d)
+
     def __init__(
         self,
         in_channels,
@@ -161,14 +171,14 @@ class Conv2d(_ConvNd):
             _ntuple(dilation, 2), False, (0, 0), groups, bias, padding_mode, device, dtype,
         )  # fmt: skip
 
-    def forward(self, input):
-        if self.padding_mode != "zeros":
-            x = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
 
 class _ConvTransposeNd(_ConvNd):
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return self._conv(
+            input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation
+        )
+
     def _output_padding(self, input, output_size):
         if output_size is None:
             return self.output_padding
@@ -194,6 +204,8 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
+    _conv = staticmethod(F.conv_transpose1d)
+
     def __init__(
         self,
         in_channels,
@@ -216,14 +228,10 @@ class ConvTranspose1d(_ConvTransposeNd):
             _ntuple(dilation, 1), True, _ntuple(output_padding, 1), groups, bias, padding_mode, device, dtype,
         )  # fmt: skip
 
-    def forward(self, input, output_size=None):
-        op = self._output_padding(input, output_size)
-        return F.conv_transpose1d(
-            input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation
-        )
-
 
 class ConvTranspose2d(_ConvTransposeNd):
+    _conv = staticmethod(F.conv_transpose2d)
+
     def __init__(
         self,
         in_channels,
@@ -245,9 +253,3 @@ class ConvTranspose2d(_ConvTransposeNd):
             in_channels, out_channels, _ntuple(kernel_size, 2), _ntuple(stride, 2), _ntuple(padding, 2),
             _ntuple(dilation, 2), True, _ntuple(output_padding, 2), groups, bias, padding_mode, device, dtype,
         )  # fmt: skip
-
-    def forward(self, input, output_size=None):
-        op = self._output_padding(input, output_size)
-        return F.conv_transpose2d(
-            input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation
-        )

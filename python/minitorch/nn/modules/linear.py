@@ -36,6 +36,8 @@ class Linear(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
+    # _ConvNd.reset_parameters (conv.py) is the same init, except that PyTorch's conv leaves the bias alone
+    # when fan_in is 0 where Linear draws it from U(0, 0).
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:

@@ -406,6 +406,7 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")  # noqa: TRY004  (PyTorch's exception type)
         return mod
 
+    # get_parameter/get_buffer: the same walk as get_submodule, each with PyTorch's own message for its kind.
     def get_parameter(self, target):
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)

@@ -55,6 +55,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
+        # BatchNorm's affine parameters (batchnorm.py) in GroupNorm's names; PyTorch's GroupNorm is no _NormBase.
         if affine:
             self.weight = Parameter(_C.empty(num_channels, device=device, dtype=dtype))
             self.bias = Parameter(_C.empty(num_channels, device=device, dtype=dtype))

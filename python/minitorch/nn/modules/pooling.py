@@ -32,10 +32,8 @@ class _MaxPoolNd(Module):
             f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
         )
 
-
-class MaxPool1d(_MaxPoolNd):
     def forward(self, input):
-        return F.max_pool1d(
+        return self._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -44,19 +42,14 @@ class MaxPool1d(_MaxPoolNd):
             self.ceil_mode,
             self.return_indices,
         )
+
+
+class MaxPool1d(_MaxPoolNd):
+    _pool = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
-    def forward(self, input):
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.ceil_mode,
-            self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool2d)
 
 
 class AvgPool1d(Module):

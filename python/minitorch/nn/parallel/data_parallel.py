@@ -64,6 +64,17 @@ def _check_balance(device_ids):
         return
 
 
+def _resolve_devices(device_ids, output_device):
+    """DataParallel's and data_parallel's defaults: every GPU, output on the first; as device indices."""
+    if device_ids is None:
+        device_ids = list(range(cuda.device_count()))
+    if not device_ids:
+        raise RuntimeError("no available devices were found")
+    if output_device is None:
+        output_device = device_ids[0]
+    return [_device_index(x) for x in device_ids], _device_index(output_device)
+
+
 class DataParallel(Module):
     """Splits the inputs along `dim` over `device_ids`, runs a replica of `module` on each chunk in its own
     thread and concatenates the outputs on `output_device` (default device_ids[0]). The module's parameters and
@@ -78,15 +89,8 @@ class DataParallel(Module):
             self.module = module
             self.device_ids = []
             return
-        if device_ids is None:
-            device_ids = list(range(cuda.device_count()))
-        if not device_ids:
-            raise RuntimeError("no available devices were found")
-        if output_device is None:
-            output_device = device_ids[0]
         self.module = module
-        self.device_ids = [_device_index(x) for x in device_ids]
-        self.output_device = _device_index(output_device)
+        self.device_ids, self.output_device = _resolve_devices(device_ids, output_device)
         self.src_device_obj = _device_obj(self.device_ids[0])
         _check_balance(self.device_ids)
         if len(self.device_ids) == 1:
@@ -134,14 +138,7 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     explicit_cpu = device_ids is not None and any(_is_cpu(d) for d in device_ids)
     if not cuda.is_available() and not explicit_cpu:
         return module(*inputs, **(module_kwargs or {}))
-    if device_ids is None:
-        device_ids = list(range(cuda.device_count()))
-    if not device_ids:
-        raise RuntimeError("no available devices were found")
-    if output_device is None:
-        output_device = device_ids[0]
-    device_ids = [_device_index(x) for x in device_ids]
-    output_device = _device_index(output_device)
+    device_ids, output_device = _resolve_devices(device_ids, output_device)
     src_device_obj = _device_obj(device_ids[0])
     for t in chain(module.parameters(), module.buffers()):
         if t.device != src_device_obj:

@@ -204,13 +204,7 @@ def _rebuild_shared(name, np_dtype, shape, cast, requires_grad):
     mm.free_list = getattr(_receiving, "free_list", None)
     if mm.free_list is None:  # unpickled outside an iterator: nobody to give the file back to
         mm.free_list = []
-    arr = np.frombuffer(mm, dtype=np_dtype).reshape(shape)
-    t = minitorch.from_numpy(arr)
-    if cast is not None:
-        t = t.to(getattr(minitorch, cast))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _rebuild_inline(np.frombuffer(mm, dtype=np_dtype).reshape(shape), cast, requires_grad)
 
 
 def _rebuild_empty(shape, dtype_name, requires_grad):
