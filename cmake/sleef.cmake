@@ -1,6 +1,7 @@
-# SLEEF (vectorized libm, PyTorch's choice) for the CPU float unary ops, when it is installed (Debian:
+# SLEEF (vectorized libm) for the CPU float unary ops, when it is installed (Debian:
 # libsleef-dev). Two translation units, one compiled for AVX2+FMA and one for AVX-512, are chosen per CPU at
-# run time (kernels/cpu/VecUnary.h); without SLEEF, or off x86-64, the scalar functors run as before.
+# run time (kernels/cpu/VecUnary.h); the AVX-512 one adds our own float32 tanh/erf/log (vec/avx512_math.h).
+# Without SLEEF, or off x86-64, the scalar functors run as before.
 # MINITORCH_SLEEF=OFF forces the scalar path.
 option(MINITORCH_SLEEF "Use SLEEF for vectorized CPU math when it is found" ON)
 set(MINITORCH_HAS_SLEEF OFF)

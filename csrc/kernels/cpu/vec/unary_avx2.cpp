@@ -8,5 +8,6 @@
 #define ND 4
 #define SLEEF_F(fn) Sleef_##fn##f8_u10avx2
 #define SLEEF_D(fn) Sleef_##fn##d4_u10avx2
+#define MT_ANY(m) (_mm256_movemask_ps(reinterpret_cast<__m256>(m)) != 0)
 #define MT_VEC_FILL fill_table_avx2
 #include "kernels/cpu/vec/unary_impl.h"

@@ -1,4 +1,7 @@
-// SLEEF's AVX-512 loops for the float unary ops (compiled with -mavx512f; chosen at run time).
+// The AVX-512 loops for the float unary ops, SLEEF and our own kernels (compiled with -mavx512f; chosen at
+// run time). GCC 12 warns about the _mm512_undefined_ps() inside vgetmantps/vgetexpps/vscalefps intrinsics
+// (false positive)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -8,5 +11,7 @@
 #define ND 8
 #define SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
 #define SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
+#define MT_VEC_AVX512 1
+#define MT_ANY(m) (_mm512_movepi32_mask(reinterpret_cast<__m512i>(m)) != 0)
 #define MT_VEC_FILL fill_table_avx512
 #include "kernels/cpu/vec/unary_impl.h"
