@@ -137,3 +137,37 @@ def test_exceptions_are_still_needed():
 def test_rule_checker(rel, target, ok):
     # The checker itself: the upward includes this test was written to catch are refused.
     assert permitted(rel, target) == ok
+
+
+REGISTER = re.compile(r"MT_REGISTER_KERNEL\((\w+)_stub,\s*(CPU|CUDA),\s*&(?:[\w]+::)*(\w+)\)")
+ASSIGN = re.compile(
+    r"(\w+)_stub\.fns\[static_cast<int>\(DeviceType::(CPU|CUDA)\)\]\s*=\s*&(?:[\w]+::)*(\w+);"
+)
+
+
+def registrations():
+    """(file, stub name without _stub, device, kernel function) for every kernel registered under csrc."""
+    found = []
+    for rel in sources():
+        with open(os.path.join(CSRC, rel), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for pattern in (REGISTER, ASSIGN):
+            found += [(rel, stub, dev, fn) for stub, dev, fn in pattern.findall(text)]
+    return found
+
+
+def test_kernels_are_named_after_their_stub():
+    # docs/architecture.md, 'Kernel registration': the kernel for <name>_stub is <name>_cpu / <name>_cuda.
+    regs = registrations()
+    assert len(regs) > 50 and {d for _, _, d, _ in regs} == {"CPU", "CUDA"}
+    wrong = [
+        f"csrc/{rel}: {fn} registered for {stub}_stub"
+        for rel, stub, dev, fn in regs
+        if fn != f"{stub}_{dev.lower()}"
+    ]
+    assert not wrong, "kernels not named <stub>_cpu / <stub>_cuda:\n" + "\n".join(wrong)
+
+
+def test_kernel_name_check_catches_a_stray_name():
+    text = "MT_REGISTER_KERNEL(copy_stub, CPU, &copy_kernel);\nMT_REGISTER_KERNEL(fill_stub, CUDA, &cuda::fill_cuda);"
+    assert REGISTER.findall(text) == [("copy", "CPU", "copy_kernel"), ("fill", "CUDA", "fill_cuda")]

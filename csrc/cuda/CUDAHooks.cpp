@@ -213,7 +213,7 @@ cudaEvent_t as_event(uintptr_t h) {
 // Same-dtype copy between devices on the CUDA side's current stream. Non-contiguous sides are staged through
 // a contiguous buffer on their own device. Blocking unless non_blocking is set and the host side is pinned
 // (or both sides are on GPUs), as in PyTorch.
-void cross_device_copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
+void cross_device_copy_cuda(const Tensor& dst, const Tensor& src, bool non_blocking) {
   MT_CHECK(src.numel() == dst.numel(), "copy_: cross-device copies need equal shapes, got ",
            shape_str(src.sizes()), " and ", shape_str(dst.sizes()));
   Device gpu = dst.is_cuda() ? dst.device() : src.device();
@@ -301,7 +301,7 @@ void CUDAHooks::lazy_init() const {
   }
   std::call_once(g_init_once, [] {
     set_allocator(DeviceType::CUDA, cuda::caching_allocator());
-    cross_device_copy_stub.fns[static_cast<int>(DeviceType::CUDA)] = &cross_device_copy;
+    cross_device_copy_stub.fns[static_cast<int>(DeviceType::CUDA)] = &cross_device_copy_cuda;
     pthread_atfork(nullptr, nullptr, mark_bad_fork);
     MT_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context now, not inside the first op
     g_initialized.store(true, std::memory_order_release);

@@ -71,7 +71,7 @@ void copy_strided(const TensorIter& it) {
     parallel_for(0, rows, grain, [&](int64_t b, int64_t e) { copy_rows<kItem>(it, b, e); });
 }
 
-void copy_kernel(const TensorIter& it) {
+void copy_cpu(const TensorIter& it) {
   if (it.dtypes[0] == it.dtypes[1]) {
     size_t item = element_size(it.dtypes[0]);
     if (it.is_contiguous()) {
@@ -144,6 +144,6 @@ void copy_kernel(const TensorIter& it) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(copy_stub, CPU, &copy_kernel);
+MT_REGISTER_KERNEL(copy_stub, CPU, &copy_cpu);
 
 }  // namespace mt

@@ -49,8 +49,8 @@ inline void philox_lanes(uint64_t seed, uint64_t subseq, uint64_t base, uint32_t
   }
 }
 
-void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
-                    uint64_t offset) {
+void dropout_cpu(const Tensor& y, const Tensor& mask, const Tensor& x, double p, uint64_t seed,
+                 uint64_t offset) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout", [&] {
     using op_t = opmath_t<scalar_t>;
     const scalar_t* px = x.data<scalar_t>();
@@ -83,6 +83,6 @@ void dropout_kernel(const Tensor& y, const Tensor& mask, const Tensor& x, double
 
 }  // namespace
 
-MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_kernel);
+MT_REGISTER_KERNEL(dropout_stub, CPU, &dropout_cpu);
 
 }  // namespace mt

@@ -106,7 +106,7 @@ bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   return true;
 }
 
-void unary_kernel(const TensorIter& it, UnaryOp op) {
+void unary_cpu(const TensorIter& it, UnaryOp op) {
   if (unary_vectorized(it, op)) return;
   if (op == UnaryOp::exp && it.dtypes[0] == ScalarType::Float) {
     if (it.is_contiguous()) {
@@ -135,7 +135,7 @@ void run_binary(const TensorIter& it, F f) {
   });
 }
 
-void binary_kernel(const TensorIter& it, BinaryOp op) {
+void binary_cpu(const TensorIter& it, BinaryOp op) {
   switch (op) {
 #define MT_CASE(name, F, kind)             \
   case BinaryOp::name:                     \
@@ -170,18 +170,18 @@ struct WhereBits {
   }
 };
 
-void where_kernel(const TensorIter& it) {
+void where_cpu(const TensorIter& it) {
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where",
                         [&] { cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(it, WhereBits{}); });
 }
 
-void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
+void clamp_cpu(const TensorIter& it, bool has_min, bool has_max) {
   MT_DISPATCH_NUMERIC_TYPES(it.dtypes[0], "clamp", [&] {
     cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Clamp{has_min, has_max});
   });
 }
 
-void param_unary_kernel(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
@@ -239,10 +239,10 @@ const char* cpu_capability() {
 #endif
 }  // namespace vec
 
-MT_REGISTER_KERNEL(unary_stub, CPU, &unary_kernel);
-MT_REGISTER_KERNEL(binary_stub, CPU, &binary_kernel);
-MT_REGISTER_KERNEL(where_stub, CPU, &where_kernel);
-MT_REGISTER_KERNEL(clamp_stub, CPU, &clamp_kernel);
-MT_REGISTER_KERNEL(param_unary_stub, CPU, &param_unary_kernel);
+MT_REGISTER_KERNEL(unary_stub, CPU, &unary_cpu);
+MT_REGISTER_KERNEL(binary_stub, CPU, &binary_cpu);
+MT_REGISTER_KERNEL(where_stub, CPU, &where_cpu);
+MT_REGISTER_KERNEL(clamp_stub, CPU, &clamp_cpu);
+MT_REGISTER_KERNEL(param_unary_stub, CPU, &param_unary_cpu);
 
 }  // namespace mt

@@ -26,7 +26,7 @@ void embedding_rows(const Tensor& out, const Tensor& weight, const I* idx, int64
   });
 }
 
-void embedding_kernel(const Tensor& out, const Tensor& weight, const Tensor& indices) {
+void embedding_cpu(const Tensor& out, const Tensor& weight, const Tensor& indices) {
   if (indices.dtype() == ScalarType::Long)
     embedding_rows(out, weight, indices.data<int64_t>(), indices.numel());
   else
@@ -60,8 +60,8 @@ void embedding_backward_rows(const Tensor& acc, const Tensor& counts, const Tens
   });
 }
 
-void embedding_backward_kernel(const Tensor& acc, const Tensor& counts, const Tensor& g,
-                               const Tensor& indices, int64_t padding_idx) {
+void embedding_backward_cpu(const Tensor& acc, const Tensor& counts, const Tensor& g, const Tensor& indices,
+                            int64_t padding_idx) {
   if (indices.dtype() == ScalarType::Long)
     embedding_backward_rows(acc, counts, g, indices.data<int64_t>(), padding_idx);
   else
@@ -70,7 +70,7 @@ void embedding_backward_kernel(const Tensor& acc, const Tensor& counts, const Te
 
 }  // namespace
 
-MT_REGISTER_KERNEL(embedding_stub, CPU, &embedding_kernel);
-MT_REGISTER_KERNEL(embedding_backward_stub, CPU, &embedding_backward_kernel);
+MT_REGISTER_KERNEL(embedding_stub, CPU, &embedding_cpu);
+MT_REGISTER_KERNEL(embedding_backward_stub, CPU, &embedding_backward_cpu);
 
 }  // namespace mt

@@ -5,7 +5,7 @@
 namespace mt {
 namespace {
 
-void fill_kernel(const TensorIter& it, const Scalar& value) {
+void fill_cpu(const TensorIter& it, const Scalar& value) {
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "fill_", [&] {
     const scalar_t v = value.to<scalar_t>();
     it.for_each([&](char** d, const int64_t* st, int64_t n) {
@@ -21,6 +21,6 @@ void fill_kernel(const TensorIter& it, const Scalar& value) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(fill_stub, CPU, &fill_kernel);
+MT_REGISTER_KERNEL(fill_stub, CPU, &fill_cpu);
 
 }  // namespace mt

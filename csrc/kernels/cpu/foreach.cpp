@@ -70,7 +70,7 @@ void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorLi
   });
 }
 
-void foreach_kernel(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
+void foreach_cpu(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
   MT_DISPATCH_FLOATING_TYPES(lists[0][0].dtype(), "foreach_cpu", [&] {
     foreach_fn::visit<opmath_t<scalar_t>>(
         args, [&](const auto& f) { cpu_multi_tensor_apply<scalar_t>(lists, slots, f); });
@@ -108,7 +108,7 @@ double chunk_norm(const scalar_t* p, int64_t len) {
 
 // Partial results per chunk (folded in double), then one pass per
 // tensor folds its chunks in order, so the result does not depend on the thread count.
-void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double ord) {
+void foreach_norm_cpu(const TensorList& outs, const TensorList& in, double ord) {
   int64_t total = 0;
   const std::vector<Chunk> chunks = make_chunks(in, total);
   std::vector<double> partial(chunks.size());
@@ -141,8 +141,8 @@ void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double or
 
 // PyTorch's rule: on inf/nan back off and restart the count; after growth_interval clean steps, grow
 // (unless the grown scale would be inf).
-void amp_update_scale_kernel(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
-                             double growth_factor, double backoff_factor, int64_t growth_interval) {
+void amp_update_scale_cpu(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
+                          double growth_factor, double backoff_factor, int64_t growth_interval) {
   float* s = scale.data<float>();
   int32_t* tracker = growth_tracker.data<int32_t>();
   if (*found_inf.data<float>() != 0.0f) {
@@ -162,8 +162,8 @@ void amp_update_scale_kernel(const Tensor& scale, const Tensor& growth_tracker, 
 
 }  // namespace
 
-MT_REGISTER_KERNEL(foreach_stub, CPU, &foreach_kernel);
-MT_REGISTER_KERNEL(foreach_norm_stub, CPU, &foreach_norm_kernel);
-MT_REGISTER_KERNEL(amp_update_scale_stub, CPU, &amp_update_scale_kernel);
+MT_REGISTER_KERNEL(foreach_stub, CPU, &foreach_cpu);
+MT_REGISTER_KERNEL(foreach_norm_stub, CPU, &foreach_norm_cpu);
+MT_REGISTER_KERNEL(amp_update_scale_stub, CPU, &amp_update_scale_cpu);
 
 }  // namespace mt

@@ -45,8 +45,8 @@ void gather_loop(T* out, const T* src, const int64_t* outer, int64_t n, const in
   }
 }
 
-void gather_kernel(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
-                   const int64_t* inner, int64_t r) {
+void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
+                      const int64_t* inner, int64_t r) {
   switch (src.itemsize()) {  // moving bytes: only the width matters
     case 1:
       return gather_loop(out.data<uint8_t>(), src.data<uint8_t>(), outer, n, inner, r);
@@ -59,8 +59,8 @@ void gather_kernel(const Tensor& out, const Tensor& src, const int64_t* outer, i
   }
 }
 
-void put_kernel(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
-                const int64_t* inner, int64_t r, PutMode mode) {
+void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
+                   const int64_t* inner, int64_t r, PutMode mode) {
   // Sequential: duplicate indices must accumulate deterministically (and assign last-writer-wins).
   MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
     scalar_t* d = dst.data<scalar_t>();
@@ -129,7 +129,7 @@ void gather_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int
   });
 }
 
-void gather_dim_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   if (out.numel() == 0) return;
   TensorIter it = TensorIter::make({out, restride(self, index.sizes(), dim), index});
   int64_t stride = self.strides()[dim], size = self.sizes()[dim];
@@ -163,8 +163,7 @@ void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, in
       0, it.numel);
 }
 
-void scatter_dim_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                        PutMode mode) {
+void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, PutMode mode) {
   if (index.numel() == 0) return;
   TensorIter it =
       TensorIter::make({restride(self, index.sizes(), dim), restride(src, index.sizes(), -1), index});
@@ -195,7 +194,7 @@ void scatter_dim_kernel(const Tensor& self, int64_t dim, const Tensor& index, co
   });
 }
 
-Tensor nonzero_kernel(const Tensor& self) {
+Tensor nonzero_cpu(const Tensor& self) {
   Tensor b = contiguous(to(self, ScalarType::Bool, self.device()));
   const bool* p = b.data<bool>();
   int64_t n = b.numel(), count = 0;
@@ -218,10 +217,10 @@ Tensor nonzero_kernel(const Tensor& self) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(index_gather_stub, CPU, &gather_kernel);
-MT_REGISTER_KERNEL(index_put_stub, CPU, &put_kernel);
-MT_REGISTER_KERNEL(nonzero_stub, CPU, &nonzero_kernel);
-MT_REGISTER_KERNEL(gather_dim_stub, CPU, &gather_dim_kernel);
-MT_REGISTER_KERNEL(scatter_dim_stub, CPU, &scatter_dim_kernel);
+MT_REGISTER_KERNEL(index_gather_stub, CPU, &index_gather_cpu);
+MT_REGISTER_KERNEL(index_put_stub, CPU, &index_put_cpu);
+MT_REGISTER_KERNEL(nonzero_stub, CPU, &nonzero_cpu);
+MT_REGISTER_KERNEL(gather_dim_stub, CPU, &gather_dim_cpu);
+MT_REGISTER_KERNEL(scatter_dim_stub, CPU, &scatter_dim_cpu);
 
 }  // namespace mt

@@ -262,9 +262,9 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   if (opt.reduction == Reduction::Mean) *o = static_cast<T>(tl / tw);
 }
 
-void class_loss_forward_kernel(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
-                               const Tensor& input, const Tensor& target, const Tensor& weight,
-                               const ClassLossGeometry& g, const ClassLossOptions& opt) {
+void class_loss_forward_cpu(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
+                            const Tensor& input, const Tensor& target, const Tensor& weight,
+                            const ClassLossGeometry& g, const ClassLossOptions& opt) {
   MT_DISPATCH_FLOATING_TYPES(
       input.dtype(), opt.kind == ClassLossKind::nll ? "nll_loss" : "cross_entropy",
       [&] { class_loss_forward_typed<scalar_t>(out, stats, total_weight, input, target, weight, g, opt); });
@@ -347,10 +347,10 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
   }
 }
 
-void class_loss_backward_kernel(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
-                                const Tensor& input, const Tensor& target, const Tensor& weight,
-                                const Tensor& stats, const Tensor& total_weight, const ClassLossGeometry& g,
-                                const ClassLossOptions& opt) {
+void class_loss_backward_cpu(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
+                             const Tensor& input, const Tensor& target, const Tensor& weight,
+                             const Tensor& stats, const Tensor& total_weight, const ClassLossGeometry& g,
+                             const ClassLossOptions& opt) {
   MT_DISPATCH_FLOATING_TYPES(
       input.dtype(), opt.kind == ClassLossKind::nll ? "nll_loss_backward" : "cross_entropy_backward", [&] {
         class_loss_backward_typed<scalar_t>(grad_input, grad_target, grad, input, target, weight, stats,
@@ -360,7 +360,7 @@ void class_loss_backward_kernel(const Tensor& grad_input, const Tensor& grad_tar
 
 }  // namespace
 
-MT_REGISTER_KERNEL(class_loss_forward_stub, CPU, &class_loss_forward_kernel);
-MT_REGISTER_KERNEL(class_loss_backward_stub, CPU, &class_loss_backward_kernel);
+MT_REGISTER_KERNEL(class_loss_forward_stub, CPU, &class_loss_forward_cpu);
+MT_REGISTER_KERNEL(class_loss_backward_stub, CPU, &class_loss_backward_cpu);
 
 }  // namespace mt

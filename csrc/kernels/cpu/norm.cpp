@@ -199,8 +199,8 @@ LnBwdRow ln_bwd_row() {
   return &ln_bwd_row_base;
 }
 
-void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                     const Tensor& w, const Tensor& b, int64_t M, int64_t N, double eps) {
+void row_norm_cpu(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, int64_t M, int64_t N, double eps) {
   if (x.dtype() == ScalarType::Float) {
     const float* px = x.data<float>();
     float* py = y.defined() ? y.data<float>() : nullptr;
@@ -254,8 +254,8 @@ void row_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   });
 }
 
-void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x,
-                          int64_t N, int64_t C, int64_t S, double eps) {
+void channel_stats_cpu(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x, int64_t N,
+                       int64_t C, int64_t S, double eps) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     const scalar_t* px = x.data<scalar_t>();
@@ -302,8 +302,8 @@ void channel_stats_kernel(const Tensor& mean, const Tensor& var, const Tensor& r
   });
 }
 
-void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd,
-                           const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
+void channel_affine_cpu(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                        const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
@@ -361,9 +361,9 @@ void channel_affine_kernel(const Tensor& y, const Tensor& x, const Tensor& mean,
   });
 }
 
-void row_norm_backward_kernel(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
-                              const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
-                              int64_t M, int64_t N) {
+void row_norm_backward_cpu(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
+                           const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
+                           int64_t M, int64_t N) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_backward", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
@@ -448,8 +448,8 @@ void row_norm_backward_kernel(const Tensor& dx, const Tensor& dw, const Tensor& 
   });
 }
 
-void channel_grad_sums_kernel(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
-                              const Tensor& mean, int64_t N, int64_t C, int64_t S) {
+void channel_grad_sums_cpu(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
+                           const Tensor& mean, int64_t N, int64_t C, int64_t S) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
@@ -481,9 +481,9 @@ void channel_grad_sums_kernel(const Tensor& sum_g, const Tensor& sum_gx, const T
   });
 }
 
-void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
-                               const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
-                               int64_t N, int64_t C, int64_t S) {
+void channel_grad_input_cpu(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                            const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
+                            int64_t N, int64_t C, int64_t S) {
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward", [&] {
     using st_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
     using op_t = opmath_t<scalar_t>;
@@ -528,11 +528,11 @@ void channel_grad_input_kernel(const Tensor& dx, const Tensor& g, const Tensor& 
 
 }  // namespace
 
-MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_kernel);
-MT_REGISTER_KERNEL(row_norm_backward_stub, CPU, &row_norm_backward_kernel);
-MT_REGISTER_KERNEL(channel_grad_sums_stub, CPU, &channel_grad_sums_kernel);
-MT_REGISTER_KERNEL(channel_grad_input_stub, CPU, &channel_grad_input_kernel);
-MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_kernel);
-MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_kernel);
+MT_REGISTER_KERNEL(row_norm_stub, CPU, &row_norm_cpu);
+MT_REGISTER_KERNEL(row_norm_backward_stub, CPU, &row_norm_backward_cpu);
+MT_REGISTER_KERNEL(channel_grad_sums_stub, CPU, &channel_grad_sums_cpu);
+MT_REGISTER_KERNEL(channel_grad_input_stub, CPU, &channel_grad_input_cpu);
+MT_REGISTER_KERNEL(channel_stats_stub, CPU, &channel_stats_cpu);
+MT_REGISTER_KERNEL(channel_affine_stub, CPU, &channel_affine_cpu);
 
 }  // namespace mt

@@ -229,7 +229,7 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
     parallel_for(0, outer * strips, grain, body);
 }
 
-void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
+void reduce_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
   if (inner > 1) {
     MT_DISPATCH_ALL_TYPES(in.dtype(), "reduce", [&] { reduce_columns<scalar_t>(out, in, row, inner, op); });
     return;
@@ -247,8 +247,8 @@ void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inn
   });
 }
 
-void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
-                       int64_t inner, bool is_max) {
+void arg_reduce_cpu(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row, int64_t inner,
+                    bool is_max) {
   MT_DISPATCH_ALL_TYPES(in.dtype(), is_max ? "argmax" : "argmin", [&] {
     using op_t = opmath_t<scalar_t>;
     const scalar_t* base = in.data<scalar_t>();
@@ -297,7 +297,7 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
 
 }  // namespace
 
-MT_REGISTER_KERNEL(reduce_stub, CPU, &reduce_kernel);
-MT_REGISTER_KERNEL(arg_reduce_stub, CPU, &arg_reduce_kernel);
+MT_REGISTER_KERNEL(reduce_stub, CPU, &reduce_cpu);
+MT_REGISTER_KERNEL(arg_reduce_stub, CPU, &arg_reduce_cpu);
 
 }  // namespace mt

@@ -52,13 +52,13 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
   });
 }
 
-void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+void scan_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
   MT_DISPATCH_ALL_TYPES(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
                         [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
 }
 
 }  // namespace
 
-MT_REGISTER_KERNEL(scan_stub, CPU, &scan_kernel);
+MT_REGISTER_KERNEL(scan_stub, CPU, &scan_cpu);
 
 }  // namespace mt

@@ -87,7 +87,7 @@ void softmax_columns(const T* p, T* q, int64_t row, int64_t inner, int64_t w, bo
   }
 }
 
-void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
+void softmax_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
   MT_DISPATCH_FLOATING_TYPES(in.dtype(), log ? "log_softmax" : "softmax", [&] {
     const scalar_t* base = in.data<scalar_t>();
     scalar_t* o = out.data<scalar_t>();
@@ -105,6 +105,6 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t in
 
 }  // namespace
 
-MT_REGISTER_KERNEL(softmax_stub, CPU, &softmax_kernel);
+MT_REGISTER_KERNEL(softmax_stub, CPU, &softmax_cpu);
 
 }  // namespace mt

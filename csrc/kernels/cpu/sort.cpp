@@ -40,8 +40,8 @@ struct RowOrder {
   }
 };
 
-void sort_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
-                 bool descending) {
+void sort_cpu(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
+              bool descending) {
   const int64_t rows = in.numel() / n;
   MT_DISPATCH_ALL_TYPES(in.dtype(), "sort_cpu", [&] {
     using key_t = opmath_t<scalar_t>;
@@ -68,7 +68,7 @@ void sort_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, 
 }
 
 // The order is total (ties by position), so nth_element picks exactly the stable sort's element k.
-void select_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k) {
+void select_cpu(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k) {
   const int64_t rows = in.numel() / n;
   MT_DISPATCH_ALL_TYPES(in.dtype(), "select_cpu", [&] {
     using key_t = opmath_t<scalar_t>;
@@ -94,8 +94,8 @@ void select_kernel(const Tensor& values, const Tensor& indices, const Tensor& in
   });
 }
 
-void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
-                 int64_t n) {
+void mode_cpu(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
+              int64_t n) {
   const int64_t rows = sorted.numel() / n;
   MT_DISPATCH_ALL_TYPES(sorted.dtype(), "mode_cpu", [&] {
     const scalar_t* s = sorted.data<scalar_t>();
@@ -115,8 +115,8 @@ void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sort
 
 }  // namespace
 
-MT_REGISTER_KERNEL(sort_stub, CPU, &sort_kernel);
-MT_REGISTER_KERNEL(mode_stub, CPU, &mode_kernel);
-MT_REGISTER_KERNEL(select_stub, CPU, &select_kernel);
+MT_REGISTER_KERNEL(sort_stub, CPU, &sort_cpu);
+MT_REGISTER_KERNEL(mode_stub, CPU, &mode_cpu);
+MT_REGISTER_KERNEL(select_stub, CPU, &select_cpu);
 
 }  // namespace mt

@@ -16,7 +16,7 @@ struct CastOp {
   }
 };
 
-void copy_kernel(const TensorIter& it) {
+void copy_cuda(const TensorIter& it) {
   if (it.dtypes[0] == it.dtypes[1]) {
     const size_t item = element_size(it.dtypes[0]);
     if (it.is_contiguous()) {
@@ -53,6 +53,6 @@ void copy_kernel(const TensorIter& it) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(copy_stub, CUDA, &copy_kernel);
+MT_REGISTER_KERNEL(copy_stub, CUDA, &copy_cuda);
 
 }  // namespace mt

@@ -8,12 +8,12 @@
 namespace mt {
 namespace {
 
-void where_kernel(const TensorIter& it) {
+void where_cuda(const TensorIter& it) {
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where_cuda",
                         [&] { gpu_kernel<scalar_t, bool, scalar_t, scalar_t>(it, fn::Where{}); });
 }
 
-void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
+void clamp_cuda(const TensorIter& it, bool has_min, bool has_max) {
   MT_DISPATCH_NUMERIC_TYPES(it.dtypes[0], "clamp_cuda", [&] {
     gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Clamp{has_min, has_max});
   });
@@ -21,7 +21,7 @@ void clamp_kernel(const TensorIter& it, bool has_min, bool has_max) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(where_stub, CUDA, &where_kernel);
-MT_REGISTER_KERNEL(clamp_stub, CUDA, &clamp_kernel);
+MT_REGISTER_KERNEL(where_stub, CUDA, &where_cuda);
+MT_REGISTER_KERNEL(clamp_stub, CUDA, &clamp_cuda);
 
 }  // namespace mt

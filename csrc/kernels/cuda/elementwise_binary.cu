@@ -15,7 +15,7 @@ void run_binary(const TensorIter& it, F f) {
   });
 }
 
-void binary_kernel(const TensorIter& it, BinaryOp op) {
+void binary_cuda(const TensorIter& it, BinaryOp op) {
   switch (op) {
 #define MT_CASE(name, F, kind)             \
   case BinaryOp::name:                     \
@@ -28,6 +28,6 @@ void binary_kernel(const TensorIter& it, BinaryOp op) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(binary_stub, CUDA, &binary_kernel);
+MT_REGISTER_KERNEL(binary_stub, CUDA, &binary_cuda);
 
 }  // namespace mt

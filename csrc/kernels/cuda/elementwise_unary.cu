@@ -15,7 +15,7 @@ void run_unary(const TensorIter& it, F f) {
   });
 }
 
-void unary_kernel(const TensorIter& it, UnaryOp op) {
+void unary_cuda(const TensorIter& it, UnaryOp op) {
   switch (op) {
 #define MT_CASE(name, F, kind)            \
   case UnaryOp::name:                     \
@@ -26,7 +26,7 @@ void unary_kernel(const TensorIter& it, UnaryOp op) {
   }
 }
 
-void param_unary_kernel(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation_cuda", [&] {
     if (op == ParamUnaryOp::softplus)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
@@ -37,7 +37,7 @@ void param_unary_kernel(const TensorIter& it, ParamUnaryOp op, double p0, double
 
 }  // namespace
 
-MT_REGISTER_KERNEL(unary_stub, CUDA, &unary_kernel);
-MT_REGISTER_KERNEL(param_unary_stub, CUDA, &param_unary_kernel);
+MT_REGISTER_KERNEL(unary_stub, CUDA, &unary_cuda);
+MT_REGISTER_KERNEL(param_unary_stub, CUDA, &param_unary_cuda);
 
 }  // namespace mt

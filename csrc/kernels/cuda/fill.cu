@@ -11,13 +11,13 @@ struct FillOp {
   __device__ __forceinline__ T operator()() const { return value; }
 };
 
-void launch_fill(const TensorIter& it, const Scalar& value) {
+void fill_cuda(const TensorIter& it, const Scalar& value) {
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "fill_cuda",
                         [&] { gpu_kernel<scalar_t>(it, FillOp<scalar_t>{value.to<scalar_t>()}); });
 }
 
 }  // namespace
 
-MT_REGISTER_KERNEL(fill_stub, CUDA, &launch_fill);
+MT_REGISTER_KERNEL(fill_stub, CUDA, &fill_cuda);
 
 }  // namespace mt

@@ -101,7 +101,7 @@ void multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& 
       });
 }
 
-void foreach_kernel(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
+void foreach_cuda(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
   const Device dev = lists[0][0].device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-void foreach_norm_kernel(const TensorList& outs, const TensorList& in, double ord) {
+void foreach_norm_cuda(const TensorList& outs, const TensorList& in, double ord) {
   const Device dev = in[0].device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -243,8 +243,8 @@ __global__ void amp_update_scale_cuda_kernel(float* scale, int* growth_tracker, 
   }
 }
 
-void amp_update_scale_kernel(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
-                             double growth_factor, double backoff_factor, int64_t growth_interval) {
+void amp_update_scale_cuda(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
+                           double growth_factor, double backoff_factor, int64_t growth_interval) {
   const Device dev = scale.device();
   cuda::DeviceGuard guard(dev);
   amp_update_scale_cuda_kernel<<<1, 1, 0, cuda::current_stream(dev.index)>>>(
@@ -255,8 +255,8 @@ void amp_update_scale_kernel(const Tensor& scale, const Tensor& growth_tracker, 
 
 }  // namespace
 
-MT_REGISTER_KERNEL(foreach_stub, CUDA, &foreach_kernel);
-MT_REGISTER_KERNEL(foreach_norm_stub, CUDA, &foreach_norm_kernel);
-MT_REGISTER_KERNEL(amp_update_scale_stub, CUDA, &amp_update_scale_kernel);
+MT_REGISTER_KERNEL(foreach_stub, CUDA, &foreach_cuda);
+MT_REGISTER_KERNEL(foreach_norm_stub, CUDA, &foreach_norm_cuda);
+MT_REGISTER_KERNEL(amp_update_scale_stub, CUDA, &amp_update_scale_cuda);
 
 }  // namespace mt

@@ -83,8 +83,8 @@ void dispatch_width(size_t itemsize, Fn&& fn) {
   }
 }
 
-void gather_cuda(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n, const int64_t* inner,
-                 int64_t r) {
+void index_gather_cuda(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
+                       const int64_t* inner, int64_t r) {
   if (n == 0 || r == 0) return;
   cuda::DeviceGuard guard(src.device());
   cudaStream_t stream = cuda::current_stream(src.device().index);
@@ -249,8 +249,8 @@ __global__ void put_kernel(T* __restrict__ dst, const T* __restrict__ values,
   }
 }
 
-void put_cuda(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n, const int64_t* inner,
-              int64_t r, PutMode mode) {
+void index_put_cuda(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
+                    const int64_t* inner, int64_t r, PutMode mode) {
   if (n == 0 || r == 0) return;
   cuda::DeviceGuard guard(dst.device());
   cudaStream_t stream = cuda::current_stream(dst.device().index);
@@ -365,8 +365,8 @@ Tensor nonzero_cuda(const Tensor& self) {
 
 }  // namespace
 
-MT_REGISTER_KERNEL(index_gather_stub, CUDA, &gather_cuda);
-MT_REGISTER_KERNEL(index_put_stub, CUDA, &put_cuda);
+MT_REGISTER_KERNEL(index_gather_stub, CUDA, &index_gather_cuda);
+MT_REGISTER_KERNEL(index_put_stub, CUDA, &index_put_cuda);
 MT_REGISTER_KERNEL(nonzero_stub, CUDA, &nonzero_cuda);
 
 }  // namespace mt

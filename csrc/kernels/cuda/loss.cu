@@ -240,9 +240,9 @@ LossParams<T> make_params(const Tensor& out, const Tensor& stats, const Tensor& 
   return p;
 }
 
-void forward_cuda(const Tensor& out, const Tensor& stats, const Tensor& total_weight, const Tensor& input,
-                  const Tensor& target, const Tensor& weight, const ClassLossGeometry& g,
-                  const ClassLossOptions& opt) {
+void class_loss_forward_cuda(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
+                             const Tensor& input, const Tensor& target, const Tensor& weight,
+                             const ClassLossGeometry& g, const ClassLossOptions& opt) {
   const Device dev = input.device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -274,9 +274,10 @@ void forward_cuda(const Tensor& out, const Tensor& stats, const Tensor& total_we
       });
 }
 
-void backward_cuda(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
-                   const Tensor& input, const Tensor& target, const Tensor& weight, const Tensor& stats,
-                   const Tensor& total_weight, const ClassLossGeometry& g, const ClassLossOptions& opt) {
+void class_loss_backward_cuda(const Tensor& grad_input, const Tensor& grad_target, const Tensor& grad,
+                              const Tensor& input, const Tensor& target, const Tensor& weight,
+                              const Tensor& stats, const Tensor& total_weight, const ClassLossGeometry& g,
+                              const ClassLossOptions& opt) {
   const Device dev = input.device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -298,7 +299,7 @@ void backward_cuda(const Tensor& grad_input, const Tensor& grad_target, const Te
 
 }  // namespace
 
-MT_REGISTER_KERNEL(class_loss_forward_stub, CUDA, &forward_cuda);
-MT_REGISTER_KERNEL(class_loss_backward_stub, CUDA, &backward_cuda);
+MT_REGISTER_KERNEL(class_loss_forward_stub, CUDA, &class_loss_forward_cuda);
+MT_REGISTER_KERNEL(class_loss_backward_stub, CUDA, &class_loss_backward_cuda);
 
 }  // namespace mt

@@ -73,8 +73,8 @@ __global__ void row_norm_kernel(T* __restrict__ y, stat_t<T>* __restrict__ mean,
   }
 }
 
-void row_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
-              const Tensor& b, int64_t M, int64_t N, double eps) {
+void row_norm_cuda(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                   const Tensor& b, int64_t M, int64_t N, double eps) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int threads = threads_for(N);
@@ -119,8 +119,8 @@ __global__ void channel_stats_kernel(stat_t<T>* __restrict__ mean, stat_t<T>* __
   }
 }
 
-void channel_stats(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x, int64_t N,
-                   int64_t C, int64_t S, double eps) {
+void channel_stats_cuda(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x, int64_t N,
+                        int64_t C, int64_t S, double eps) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
@@ -152,8 +152,8 @@ __global__ void channel_affine_kernel(T* __restrict__ y, const T* __restrict__ x
   }
 }
 
-void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
-                    const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
+void channel_affine_cuda(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                         const Tensor& w, const Tensor& b, int64_t N, int64_t C, int64_t S, int64_t G) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int64_t total = x.numel();
@@ -168,7 +168,7 @@ void channel_affine(const Tensor& y, const Tensor& x, const Tensor& mean, const 
   });
 }
 
-// Backward of row_norm, input part: one block per row, the two row sums, then dx.
+// Backward of row_norm_cuda, input part: one block per row, the two row sums, then dx.
 template <typename T>
 __global__ void row_norm_backward_kernel(T* __restrict__ dx, const T* __restrict__ g, const T* __restrict__ x,
                                          const stat_t<T>* __restrict__ mean,
@@ -228,8 +228,9 @@ __global__ void row_norm_param_grad_kernel(stat_t<T>* __restrict__ dw, stat_t<T>
   }
 }
 
-void row_norm_backward(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g, const Tensor& x,
-                       const Tensor& mean, const Tensor& rstd, const Tensor& w, int64_t M, int64_t N) {
+void row_norm_backward_cuda(const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
+                            const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w,
+                            int64_t M, int64_t N) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "layer_norm_backward_cuda", [&] {
@@ -279,8 +280,8 @@ __global__ void channel_grad_sums_kernel(stat_t<T>* __restrict__ sum_g, stat_t<T
   }
 }
 
-void channel_grad_sums(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
-                       const Tensor& mean, int64_t N, int64_t C, int64_t S) {
+void channel_grad_sums_cuda(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
+                            const Tensor& mean, int64_t N, int64_t C, int64_t S) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
@@ -315,9 +316,9 @@ __global__ void channel_grad_input_kernel(T* __restrict__ dx, const T* __restric
   }
 }
 
-void channel_grad_input(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
-                        const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
-                        int64_t N, int64_t C, int64_t S) {
+void channel_grad_input_cuda(const Tensor& dx, const Tensor& g, const Tensor& x, const Tensor& mean,
+                             const Tensor& rstd, const Tensor& w, const Tensor& sum_g, const Tensor& sum_gx,
+                             int64_t N, int64_t C, int64_t S) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
   int64_t total = x.numel();
@@ -336,11 +337,11 @@ void channel_grad_input(const Tensor& dx, const Tensor& g, const Tensor& x, cons
 
 }  // namespace
 
-MT_REGISTER_KERNEL(row_norm_stub, CUDA, &row_norm);
-MT_REGISTER_KERNEL(row_norm_backward_stub, CUDA, &row_norm_backward);
-MT_REGISTER_KERNEL(channel_grad_sums_stub, CUDA, &channel_grad_sums);
-MT_REGISTER_KERNEL(channel_grad_input_stub, CUDA, &channel_grad_input);
-MT_REGISTER_KERNEL(channel_stats_stub, CUDA, &channel_stats);
-MT_REGISTER_KERNEL(channel_affine_stub, CUDA, &channel_affine);
+MT_REGISTER_KERNEL(row_norm_stub, CUDA, &row_norm_cuda);
+MT_REGISTER_KERNEL(row_norm_backward_stub, CUDA, &row_norm_backward_cuda);
+MT_REGISTER_KERNEL(channel_grad_sums_stub, CUDA, &channel_grad_sums_cuda);
+MT_REGISTER_KERNEL(channel_grad_input_stub, CUDA, &channel_grad_input_cuda);
+MT_REGISTER_KERNEL(channel_stats_stub, CUDA, &channel_stats_cuda);
+MT_REGISTER_KERNEL(channel_affine_stub, CUDA, &channel_affine_cuda);
 
 }  // namespace mt

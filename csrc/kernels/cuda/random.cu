@@ -53,7 +53,8 @@ __global__ void random_kernel(T* out, int64_t n, RandomKind kind, double a, doub
   }
 }
 
-void random_fill(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) {
+void random_fill_cuda(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed,
+                      uint64_t offset) {
   cuda::DeviceGuard guard(self.device());
   cudaStream_t stream = cuda::current_stream(self.device().index);
   const int threads = 256;
@@ -73,6 +74,6 @@ void random_fill(const Tensor& self, RandomKind kind, double a, double b, uint64
 
 }  // namespace
 
-MT_REGISTER_KERNEL(random_fill_stub, CUDA, &random_fill);
+MT_REGISTER_KERNEL(random_fill_stub, CUDA, &random_fill_cuda);
 
 }  // namespace mt

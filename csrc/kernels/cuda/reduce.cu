@@ -358,7 +358,7 @@ void launch(const Ops& ops, const In* in, int64_t outer, int64_t row, int64_t in
   launch_reduce<true>(ops, in, outer, row, inner, device);
 }
 
-void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
+void reduce_cuda(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
   const Device dev = in.device();
   cuda::DeviceGuard guard(dev);
   const int64_t outer = out.numel() / std::max<int64_t>(inner, 1);
@@ -431,8 +431,8 @@ void reduce_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inn
   });
 }
 
-void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
-                       int64_t inner, bool is_max) {
+void arg_reduce_cuda(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
+                     int64_t inner, bool is_max) {
   const Device dev = in.device();
   cuda::DeviceGuard guard(dev);
   const int64_t outer = indices.numel() / std::max<int64_t>(inner, 1);
@@ -446,7 +446,7 @@ void arg_reduce_kernel(const Tensor& values, const Tensor& indices, const Tensor
 
 }  // namespace
 
-MT_REGISTER_KERNEL(reduce_stub, CUDA, &reduce_kernel);
-MT_REGISTER_KERNEL(arg_reduce_stub, CUDA, &arg_reduce_kernel);
+MT_REGISTER_KERNEL(reduce_stub, CUDA, &reduce_cuda);
+MT_REGISTER_KERNEL(arg_reduce_stub, CUDA, &arg_reduce_cuda);
 
 }  // namespace mt

@@ -210,9 +210,9 @@ void copy_weights(const Tensor& space, const std::vector<Tensor>& weights,
   }
 }
 
-void forward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights, const Tensor& hx,
-             const Tensor& cx, bool training, const Tensor& y, const Tensor& hy, const Tensor& cy,
-             Tensor& reserve) {
+void cudnn_rnn_forward_cuda(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights,
+                            const Tensor& hx, const Tensor& cx, bool training, const Tensor& y,
+                            const Tensor& hy, const Tensor& cy, Tensor& reserve) {
   Setup s(a, x, training);
   Tensor w = weight_space(s, x, /*zeroed=*/!a.has_bias);  // biases stay 0 without bias
   copy_weights(w, weights, weight_offsets(s, w, a), a, /*into_space=*/true);
@@ -228,10 +228,10 @@ void forward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weigh
 // Data first, then weights (cuDNN's required order: the weight pass reads what the data pass left in the
 // reserve); one workspace serves both. The weight pass only accumulates (CUDNN_WGRAD_MODE_ADD), hence the
 // zeroed gradient space.
-void backward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights, const Tensor& hx,
-              const Tensor& cx, const Tensor& y, const Tensor& reserve, const Tensor& dy, const Tensor& dhy,
-              const Tensor& dcy, const Tensor& dx, const Tensor& dhx, const Tensor& dcx,
-              const std::vector<Tensor>& dweights) {
+void cudnn_rnn_backward_cuda(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights,
+                             const Tensor& hx, const Tensor& cx, const Tensor& y, const Tensor& reserve,
+                             const Tensor& dy, const Tensor& dhy, const Tensor& dcy, const Tensor& dx,
+                             const Tensor& dhx, const Tensor& dcx, const std::vector<Tensor>& dweights) {
   Setup s(a, x, /*training=*/true);
   MT_CHECK(static_cast<size_t>(reserve.numel()) == s.reserve_bytes,
            "cuDNN RNN backward: the reserve does not match this forward (", reserve.numel(),
@@ -255,8 +255,8 @@ void backward(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weig
 }  // namespace
 }  // namespace cuda
 
-MT_REGISTER_KERNEL(cudnn_rnn_forward_stub, CUDA, &cuda::forward);
-MT_REGISTER_KERNEL(cudnn_rnn_backward_stub, CUDA, &cuda::backward);
+MT_REGISTER_KERNEL(cudnn_rnn_forward_stub, CUDA, &cuda::cudnn_rnn_forward_cuda);
+MT_REGISTER_KERNEL(cudnn_rnn_backward_stub, CUDA, &cuda::cudnn_rnn_backward_cuda);
 
 }  // namespace mt
 #endif

@@ -105,7 +105,7 @@ __global__ void scan_cols_kernel(T* __restrict__ out, const T* __restrict__ in, 
   }
 }
 
-void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+void scan_cuda(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
   const Device dev = in.device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -137,6 +137,6 @@ void scan_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner
 
 }  // namespace
 
-MT_REGISTER_KERNEL(scan_stub, CUDA, &scan_kernel);
+MT_REGISTER_KERNEL(scan_stub, CUDA, &scan_cuda);
 
 }  // namespace mt

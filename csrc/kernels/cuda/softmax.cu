@@ -101,7 +101,7 @@ __global__ void softmax_cols_kernel(T* __restrict__ out, const T* __restrict__ i
   for (int64_t r = threadIdx.y; r < row; r += blockDim.y) out[base + r * inner] = f(in[base + r * inner]);
 }
 
-void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
+void softmax_cuda(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
   const Device dev = in.device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -129,6 +129,6 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t row, int64_t in
 
 }  // namespace
 
-MT_REGISTER_KERNEL(softmax_stub, CUDA, &softmax_kernel);
+MT_REGISTER_KERNEL(softmax_stub, CUDA, &softmax_cuda);
 
 }  // namespace mt

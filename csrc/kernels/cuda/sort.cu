@@ -80,8 +80,8 @@ void sort_typed(const Tensor& values, const Tensor& indices, const Tensor& in, i
   MT_CUDA_CHECK(cudaGetLastError());
 }
 
-void sort_kernel(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
-                 bool descending) {
+void sort_cuda(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
+               bool descending) {
   cuda::DeviceGuard guard(in.device());
   MT_DISPATCH_ALL_TYPES(in.dtype(), "sort_cuda", [&] {
     using key_t = std::conditional_t<std::is_floating_point_v<opmath_t<scalar_t>>, double, int64_t>;
@@ -103,8 +103,8 @@ __global__ void mode_rows_kernel(const T* __restrict__ sorted, const int64_t* __
   }
 }
 
-void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
-                 int64_t n) {
+void mode_cuda(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
+               int64_t n) {
   const Device dev = sorted.device();
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
@@ -120,7 +120,7 @@ void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& sort
 
 }  // namespace
 
-MT_REGISTER_KERNEL(sort_stub, CUDA, &sort_kernel);
-MT_REGISTER_KERNEL(mode_stub, CUDA, &mode_kernel);
+MT_REGISTER_KERNEL(sort_stub, CUDA, &sort_cuda);
+MT_REGISTER_KERNEL(mode_stub, CUDA, &mode_cuda);
 
 }  // namespace mt
