@@ -134,8 +134,7 @@ class CPUAllocator final : public Allocator {
     size_t tail = (base + ask) - (aligned + size);
     if (tail) munmap(reinterpret_cast<void*>(aligned + size), tail);
 #ifdef MADV_HUGEPAGE
-    static bool thp = !getenv("MT_NO_THP");
-    if (thp) madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
+    madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
 #endif
     return reinterpret_cast<void*>(aligned);
   }

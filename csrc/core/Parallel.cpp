@@ -145,7 +145,7 @@ class ThreadPool {
 #endif
   }
 
-  static constexpr std::chrono::microseconds kSpin{300};
+  static constexpr std::chrono::microseconds kSpin{150};
   std::vector<std::thread> workers_;
   std::mutex mu_, run_mu_;
   std::condition_variable cv_, done_cv_;
