@@ -104,20 +104,24 @@ class ThreadPool {
 
   // Busy-waits (as OpenMP's spin-wait does) up to kSpin for `ready`: waking a sleeping thread through the
   // kernel costs tens of microseconds here (more in a VM, where the idle vCPU halts), which for a 200 us op
-  // split in two ate the gain of the second thread. Returns whether `ready` came true.
+  // split in two ate the gain of the second thread. A spinner that finds it was preempted (a gap between two
+  // of its clock reads) stops at once: the machine has more runnable threads than cores, and spinning would
+  // only take the core from the thread it waits for. Returns whether `ready` came true.
   template <typename Ready>
   bool spin_until(Ready ready) {
     if (ready()) return true;
     uint64_t parked = park_.load(std::memory_order_relaxed);
-    auto until = std::chrono::steady_clock::now() + kSpin;
+    auto last = std::chrono::steady_clock::now(), until = last + kSpin;
     for (;;) {
       for (int k = 0; k < 64; ++k) {
         if (ready()) return true;
         cpu_relax();
       }
+      auto now = std::chrono::steady_clock::now();
       if (park_.load(std::memory_order_relaxed) != parked || stop_.load(std::memory_order_relaxed) ||
-          std::chrono::steady_clock::now() > until)
+          now > until || now - last > kPreempted)
         return ready();
+      last = now;
     }
   }
 
@@ -145,7 +149,7 @@ class ThreadPool {
 #endif
   }
 
-  static constexpr std::chrono::microseconds kSpin{150};
+  static constexpr std::chrono::microseconds kSpin{150}, kPreempted{20};
   std::vector<std::thread> workers_;
   std::mutex mu_, run_mu_;
   std::condition_variable cv_, done_cv_;
