@@ -132,6 +132,33 @@ case("tanh 100x100 f64", "unary")(_unary("tanh", (100, 100), np.float64))
 case("sigmoid 1M f64", "unary")(_unary("sigmoid", (1 << 20,), np.float64))
 
 
+# a fresh 8 MB output per call (the allocator's reuse of freed blocks) against writing into one (out=)
+def _add_1m_f64(out):
+    def make(L):
+        a, b = rand(1 << 20, dtype=np.float64), rand(1 << 20, dtype=np.float64, seed=1)
+        if L.t is None:
+            o = np.empty_like(a)
+            return (lambda: np.add(a, b, out=o)) if out else (lambda: a + b)
+        x, y = tensor(L, a), tensor(L, b)
+        o = L.t.empty_like(x)
+        return (lambda: L.t.add(x, y, out=o)) if out else (lambda: x + y)
+
+    return make
+
+
+case("add 1M f64, fresh output", "allocator")(_add_1m_f64(False))
+case("add 1M f64, out=", "allocator")(_add_1m_f64(True))
+
+
+@case("exp 300k f64 (a 150 us op: pool wake-up)", "threads")
+def _(L):
+    a = rand(300000, dtype=np.float64)
+    if L.t is None:
+        return lambda: np.exp(a)
+    x = tensor(L, a)
+    return lambda: L.t.exp(x)
+
+
 @case("softmax 256x1000 dim=1", "nn")
 def _(L):
     a = rand(256, 1000)

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -35,14 +36,16 @@ class ThreadPool {
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> g(mu_);
-      stop_ = true;
+      stop_.store(true);
     }
     cv_.notify_all();
     for (auto& t : workers_) t.join();
   }
   int size() const { return static_cast<int>(workers_.size()); }
 
-  // Runs task(i) for i in [0, ntasks) on the pool plus the calling thread; returns when all are done.
+  static constexpr int kMaxTasks = 0xffff;
+  // Runs task(i) for i in [0, ntasks <= kMaxTasks) on the pool plus the calling thread; returns when all are
+  // done.
   void run(int ntasks, const std::function<void(int)>& task) {
     // One parallel region at a time. Ops run with the GIL released, so another Python thread may already be
     // in a region: its region holds every worker, so this one runs its chunks on the calling thread rather
@@ -52,62 +55,112 @@ class ThreadPool {
       for (int i = 0; i < ntasks; ++i) task(i);
       return;
     }
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      task_ = &task;
-      ntasks_ = ntasks;
-      next_ = 0;
-      pending_ = ntasks;
-      error_ = nullptr;
-      ++generation_;
+    task_.store(&task, std::memory_order_relaxed);
+    pending_.store(ntasks, std::memory_order_relaxed);
+    error_ = nullptr;
+    uint64_t gen = (state_.load(std::memory_order_relaxed) >> 32) + 1;
+    state_.store(gen << 32 | uint64_t(ntasks) << 16);  // publishes the region (seq_cst: pairs with sleepers_)
+    if (sleepers_.load() > 0) {
+      std::lock_guard<std::mutex> g(mu_);  // a worker between its last check and its sleep sees the region
+      cv_.notify_all();
     }
-    cv_.notify_all();
     drain();
-    std::unique_lock<std::mutex> g(mu_);
-    done_cv_.wait(g, [this] { return pending_ == 0; });
-    task_ = nullptr;
+    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> g(mu_);
+      main_waiting_.store(true);
+      done_cv_.wait(g, [&] { return pending_.load() == 0; });
+      main_waiting_.store(false);
+    }
     if (error_) std::rethrow_exception(error_);
   }
 
+  // Spinning workers go to sleep now: another runtime (oneDNN's OpenMP threads) is about to use the cores.
+  void park() { park_.fetch_add(1, std::memory_order_relaxed); }
+
  private:
+  // Claims chunks of the current region until none is left. One word holds the region's generation (high
+  // 32 bits), its chunk count and the next chunk (16 bits each), so a worker that read an old region can
+  // never claim a chunk of a newer one, nor one past the end, with one compare-and-swap.
   void drain() {
     for (;;) {
-      int i;
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        if (!task_ || next_ >= ntasks_) return;
-        i = next_++;
-      }
+      uint64_t s = state_.load(std::memory_order_acquire);
+      int i = static_cast<int>(s & 0xffffu), n = static_cast<int>((s >> 16) & 0xffffu);
+      if (i >= n) return;
+      if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acquire, std::memory_order_relaxed))
+        continue;
+      // The region cannot end (pending_ > 0) before this chunk is done, so task_ is this region's.
       try {
-        (*task_)(i);
+        (*task_.load(std::memory_order_relaxed))(i);
       } catch (...) {
         std::lock_guard<std::mutex> g(mu_);
         if (!error_) error_ = std::current_exception();
       }
-      std::lock_guard<std::mutex> g(mu_);
-      if (--pending_ == 0) done_cv_.notify_all();
+      if (pending_.fetch_sub(1) == 1 && main_waiting_.load()) {
+        std::lock_guard<std::mutex> g(mu_);
+        done_cv_.notify_one();
+      }
     }
   }
+
+  // Busy-waits (as OpenMP's spin-wait does) up to kSpin for `ready`: waking a sleeping thread through the
+  // kernel costs tens of microseconds here (more in a VM, where the idle vCPU halts), which for a 200 us op
+  // split in two ate the gain of the second thread. A spinner that finds it was preempted (a gap between two
+  // of its clock reads) stops at once: the machine has more runnable threads than cores, and spinning would
+  // only take the core from the thread it waits for. Returns whether `ready` came true.
+  template <typename Ready>
+  bool spin_until(Ready ready) {
+    if (ready()) return true;
+    uint64_t parked = park_.load(std::memory_order_relaxed);
+    auto last = std::chrono::steady_clock::now(), until = last + kSpin;
+    for (;;) {
+      for (int k = 0; k < 64; ++k) {
+        if (ready()) return true;
+        cpu_relax();
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (park_.load(std::memory_order_relaxed) != parked || stop_.load(std::memory_order_relaxed) ||
+          now > until || now - last > kPreempted)
+        return ready();
+      last = now;
+    }
+  }
+
   void work() {
     uint64_t seen = 0;
+    auto fresh = [&] { return (state_.load(std::memory_order_acquire) >> 32) != seen; };
     for (;;) {
-      {
+      if (!spin_until(fresh)) {
         std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
+        sleepers_.fetch_add(1);
+        cv_.wait(lk, [&] { return stop_.load() || (state_.load() >> 32) != seen; });
+        sleepers_.fetch_sub(1);
       }
+      if (stop_.load()) return;
+      seen = state_.load(std::memory_order_acquire) >> 32;
       drain();
     }
   }
 
+  static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+
+  static constexpr std::chrono::microseconds kSpin{150}, kPreempted{20};
   std::vector<std::thread> workers_;
   std::mutex mu_, run_mu_;
   std::condition_variable cv_, done_cv_;
-  const std::function<void(int)>* task_ = nullptr;
-  int ntasks_ = 0, next_ = 0, pending_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  // The fields the calling thread and the workers hit on every region, each on its own cache line.
+  alignas(64) std::atomic<uint64_t> state_{0};
+  alignas(64) std::atomic<int> pending_{0};
+  alignas(64) std::atomic<const std::function<void(int)>*> task_{nullptr};
+  alignas(64) std::atomic<int> sleepers_{0};
+  std::atomic<bool> main_waiting_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> park_{0};
   std::exception_ptr error_;
 };
 
@@ -116,8 +169,11 @@ ThreadPool* g_pool = nullptr;  // leaked on purpose: joining threads during inte
 std::mutex g_pool_mu;
 thread_local bool t_in_parallel = false;
 
+bool g_pools_stale = false;
+
 void forget_pool_in_child() {
   g_pool = nullptr;  // the parent's threads do not exist here; never touch them
+  g_pools_stale = true;
   new (&g_pool_mu) std::mutex();
 }
 
@@ -125,7 +181,16 @@ ThreadPool* pool(int nthreads) {
   static bool registered = (pthread_atfork(nullptr, nullptr, forget_pool_in_child), true);
   (void)registered;
   std::lock_guard<std::mutex> g(g_pool_mu);
-  if (!g_pool || g_pool->size() != nthreads - 1) g_pool = new ThreadPool(nthreads - 1);
+  if (!g_pool || g_pool->size() != nthreads - 1) {
+    // Pools are kept per size: a program that switches set_num_threads back and forth would otherwise leave
+    // a pool of sleeping threads behind on every switch.
+    static std::vector<ThreadPool*>* pools = new std::vector<ThreadPool*>();
+    if (g_pools_stale) pools->clear(), g_pools_stale = false;
+    g_pool = nullptr;
+    for (ThreadPool* p : *pools)
+      if (p->size() == nthreads - 1) g_pool = p;
+    if (!g_pool) pools->push_back(g_pool = new ThreadPool(nthreads - 1));
+  }
   return g_pool;
 }
 
@@ -143,6 +208,11 @@ void set_num_threads(int n) {
   scipy_openblas_set_num_threads(std::max(1, n));
 }
 
+void parallel_yield_cores() {
+  std::lock_guard<std::mutex> g(g_pool_mu);
+  if (g_pool) g_pool->park();
+}
+
 bool in_parallel_region() {
   return t_in_parallel;
 }
@@ -152,7 +222,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   int nthreads = get_num_threads();
-  int64_t nchunks = std::min<int64_t>(nthreads, (n + grain - 1) / grain);
+  int64_t nchunks = std::min<int64_t>({nthreads, (n + grain - 1) / grain, ThreadPool::kMaxTasks});
   if (nchunks <= 1 || t_in_parallel) {
     f(begin, end);
     return;

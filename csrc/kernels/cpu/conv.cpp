@@ -477,6 +477,9 @@ int onednn_sync_threads() {
   static bool registered = (pthread_atfork(nullptr, nullptr, mark_forked), true);
   (void)registered;
   int n = (g_forked.load() || in_parallel_region()) ? 1 : get_num_threads();
+  // Our pool's workers may still be spinning after the last op: on 2 cores they would take a core from
+  // oneDNN's OpenMP threads for their whole spin.
+  if (n > 1) parallel_yield_cores();
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
   if (omp_get_max_threads() != n) omp_set_num_threads(n);  // per calling thread (an OpenMP ICV)
 #endif

@@ -8,4 +8,8 @@ namespace mt {
 // not exist there, and libgomp would wait for them). Defined in conv.cpp, only in builds with oneDNN.
 int onednn_sync_threads();
 
+// Our pool's idle workers stop spinning and sleep, so two pools never spin at once on the same cores.
+// Defined in core/Parallel.cpp (declared here, not in Parallel.h, which nearly every file includes).
+void parallel_yield_cores();
+
 }  // namespace mt

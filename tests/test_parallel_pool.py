@@ -1,0 +1,122 @@
+"""The CPU thread pool (core/Parallel.cpp): back-to-back parallel regions of every size agree with one thread,
+set_num_threads switches back and forth, several Python threads share the pool, and a forked child after
+threaded work runs its own ops."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+
+
+@pytest.fixture
+def threads():
+    old = torch.get_num_threads()
+    yield
+    torch.set_num_threads(old)
+
+
+def test_many_back_to_back_regions_match_one_thread(threads):
+    # sizes around the point where an elementwise op splits (32768 elements) and far above it, one after the
+    # other, so regions start while the workers are still finishing (or spinning after) the last one
+    rng = np.random.default_rng(0)
+    xs = [torch.tensor(rng.standard_normal(n)) for n in (1000, 40000, 70000, 300000, 65536)]
+    ref = [np.exp(x.numpy()) * 2.0 for x in xs]
+    for nthreads in (2, 3, 1, 2):
+        torch.set_num_threads(nthreads)
+        for _ in range(150):
+            for x, r in zip(xs, ref):
+                np.testing.assert_allclose((x.exp() * 2.0).numpy(), r, rtol=1e-15)
+
+
+def test_row_kernels_and_reductions_do_not_depend_on_threads(threads):
+    rng = np.random.default_rng(1)
+    a = torch.tensor(rng.standard_normal((512, 300)))
+    out = []
+    for nthreads in (1, 2, 4):
+        torch.set_num_threads(nthreads)
+        out.append(
+            [
+                torch.softmax(a, 1).numpy(),
+                a.mean(1).numpy(),
+                a.sum(0).numpy(),
+                torch.nn.functional.layer_norm(a, [300]).numpy(),
+            ]
+        )
+    for got in out[1:]:
+        np.testing.assert_array_equal(got[0], out[0][0])
+        np.testing.assert_array_equal(got[1], out[0][1])
+        np.testing.assert_array_equal(got[2], out[0][2])
+        np.testing.assert_array_equal(got[3], out[0][3])
+    np.testing.assert_allclose(
+        out[0][0], np.exp(a.numpy()) / np.exp(a.numpy()).sum(1, keepdims=True), rtol=1e-12
+    )
+
+
+def test_python_threads_share_the_pool(threads):
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(2)
+    xs = [torch.tensor(rng.standard_normal(200000)) for _ in range(4)]
+    refs = [(x.tanh() + 1.0).numpy() for x in xs]  # one region at a time
+    for x, r in zip(xs, refs):
+        np.testing.assert_allclose(r, np.tanh(x.numpy()) + 1.0, rtol=1e-12, atol=1e-15)
+    bad = []
+
+    def run(i):
+        for _ in range(100):
+            if not np.array_equal((xs[i].tanh() + 1.0).numpy(), refs[i]):
+                bad.append(i)
+
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad
+
+
+def test_error_in_a_parallel_region_reaches_the_caller(threads):
+    torch.set_num_threads(2)
+    x = torch.randn(100000, 8)
+    idx = torch.zeros(100000, dtype=torch.int64)
+    idx[77777] = 100000  # out of range, in the second half of the rows
+    with pytest.raises(IndexError):
+        x.index_select(0, idx)
+    # the pool is still usable
+    np.testing.assert_allclose(x.exp().numpy(), np.exp(x.numpy()), rtol=1e-6)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_after_threaded_work():
+    """The child forks right after threaded regions (workers may be spinning): it rebuilds the pool and its ops
+    agree with the parent's. A hang fails by the timeout."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        import numpy as np
+        import minitorch as torch
+        torch.set_num_threads(2)
+        x = torch.randn(1000000)
+        ref = (x.exp() + x.sigmoid()).numpy()
+        for _ in range(5):
+            y = x.exp() + x.sigmoid()
+            pid = os.fork()
+            if pid == 0:
+                torch.set_num_threads(2)
+                ok = all(np.array_equal((x.exp() + x.sigmoid()).numpy(), ref) for _ in range(20))
+                os._exit(0 if ok else 3)
+            _, status = os.waitpid(pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                sys.exit(4)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run(
+        [sys.executable, "-c", script], check=False, env=env, timeout=120, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
