@@ -62,15 +62,21 @@ def test_training_loop_does_not_leak(kind):
     for _ in range(200):  # warm-up: optimizer state, allocator pools, caches
         losses.append(step(model, opt, x, y).item())
     rss0, live0 = rss_bytes(), live_tensors()
-    for _ in range(2000):
-        loss = step(model, opt, x, y)
+    # Two windows of 2,000 steps: a leak grows RSS in both, while a one-time growth (a page of a thread's stack or
+    # of a malloc arena touched late, seen once as +2.9 MB in a whole-suite run under load) lands in one only.
+    growth = []
+    for _ in range(2):
+        before = rss_bytes()
+        for _ in range(2000):
+            loss = step(model, opt, x, y)
+        growth.append(rss_bytes() - before)
     losses.append(loss.item())
     del loss
     rss1, live1 = rss_bytes(), live_tensors()
     assert losses[-1] < losses[0]  # it trained: the loop did real work
     assert live1 <= live0 + 2, (live0, live1)
-    # 2,000 steps leaking even 1 KiB each would add 2 MiB
-    assert rss1 - rss0 < (2 << 20), (rss0, rss1)
+    # 2,000 steps leaking even 1 KiB each would add 2 MiB to each window
+    assert min(growth) < (2 << 20), (rss0, rss1, growth)
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc (Linux)")
