@@ -47,6 +47,24 @@ def case_squeeze():
     check(lambda t: t.squeeze(1), x)
 
 
+def case_cudnn_rnn():
+    # The twin's kernels are cuDNN's (CUDA only): without a GPU this case cannot run (tests/test_rnn_cudnn.py
+    # compares the path with the composite one on a GPU).
+    if not (torch.cuda.is_available() and torch._C._has_cudnn_rnn()):
+        pytest.skip("the cuDNN RNN twin needs a GPU and a build with cuDNN")
+    from minitorch.nn.modules import rnn as rnn_mod
+
+    enabled = rnn_mod.cudnn_rnn_enabled
+    rnn_mod.cudnn_rnn_enabled = True
+    try:
+        m = torch.nn.LSTM(3, 4).double().cuda()
+        h = r(1, 2, 4, seed=1, grad=False).cuda().requires_grad_()
+        c = r(1, 2, 4, seed=2, grad=False).cuda().requires_grad_()
+        check(lambda x, h0, c0: m(x, (h0, c0))[0], r(5, 2, 3, grad=False).cuda().requires_grad_(), h, c)
+    finally:
+        rnn_mod.cudnn_rnn_enabled = enabled
+
+
 def dropout_fixed(t):
     torch.manual_seed(0)  # the same mask on every call gradcheck makes
     return F.dropout(t, 0.5, True)
@@ -127,6 +145,8 @@ CASES = {
     ),
     "embedding": lambda: check(lambda w: F.embedding(idx(0, 2, 2), w), r(3, 4)),
     "dropout": lambda: check(dropout_fixed, r(3, 4)),
+    # rnn
+    "cudnn_rnn": case_cudnn_rnn,
     # pool
     "max_pool2d_impl": lambda: check(lambda a: F.max_pool2d(a, 2), r(1, 2, 4, 4)),
     "avg_pool2d_impl": lambda: check(lambda a: F.avg_pool2d(a, 2), r(1, 2, 4, 4)),

@@ -19,11 +19,6 @@ EXCEPTIONS = {
         "TensorImpl owns its AutogradMeta through a unique_ptr, whose deleter needs the complete type; "
         "PyTorch puts a virtual AutogradMetaInterface in c10 instead"
     ),
-    ("cuda/CUDAHooks.cpp", "ops/copy.h"): (
-        "the cross-device copy kernel lives in CUDAHooks and is registered in lazy_init(); it belongs in "
-        "kernels/cuda/ (moved once the lazy_init arch-check change is merged)"
-    ),
-    ("cuda/CUDAHooks.cpp", "ops/kernels.h"): "as above: cross_device_copy_stub is declared there",
 }
 
 

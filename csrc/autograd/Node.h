@@ -97,9 +97,14 @@ struct FnNode : Node {
         return saved_[i].unpack(shared_from_this());
     MT_INTERNAL_ASSERT(false, name_, " saved no tensor named '", name, "'");
   }
-  // By position, for formulas written before the names (branches in flight); new formulas use names.
-  void save(const Tensor& t, bool is_output = false) { save(nullptr, t, is_output); }
-  Tensor saved(int i) { return saved_[static_cast<size_t>(i)].unpack(shared_from_this()); }
+  // Every tensor saved under `name`, in order: a list input (an RNN's weights) is saved one entry a tensor.
+  std::vector<Tensor> saved_list(const char* name) {
+    std::vector<Tensor> out;
+    for (size_t i = 0; i < saved_names_.size(); ++i)
+      if (saved_names_[i] && std::strcmp(saved_names_[i], name) == 0)
+        out.push_back(saved_[i].unpack(shared_from_this()));
+    return out;
+  }
 
  private:
   const char* name_;

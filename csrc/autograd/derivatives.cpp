@@ -1402,17 +1402,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std:
   for (const Tensor& w : weights) ins.push_back(&w);
   std::vector<const Tensor*> outs = {&y, &hy};
   if (lstm) outs.push_back(&cy);
-  constexpr int kFirstWeight = 5;  // saved below: input, hx, cx, output, reserve, then the weights
   auto n = attach(
       "CudnnRnnBackward0",
-      [args, lstm, nw = weights.size()](FnNode& n, variable_list& gs) -> variable_list {
+      [args, lstm](FnNode& n, variable_list& gs) -> variable_list {
         MT_CHECK_NOT_IMPLEMENTED(!GradMode::is_enabled(),
                                  "the derivative for '_cudnn_rnn_backward' is not implemented.");
-        std::vector<Tensor> ws;
-        for (size_t i = 0; i < nw; ++i) ws.push_back(n.saved(kFirstWeight + static_cast<int>(i)));
-        RnnGrads g =
-            mt::cudnn_rnn_backward(n.saved("input"), ws, n.saved("hx"), n.saved("cx"), n.saved("output"),
-                                   n.saved("reserve"), gs[0], gs[1], lstm ? gs[2] : Tensor(), args);
+        RnnGrads g = mt::cudnn_rnn_backward(n.saved("input"), n.saved_list("weight"), n.saved("hx"),
+                                            n.saved("cx"), n.saved("output"), n.saved("reserve"), gs[0],
+                                            gs[1], lstm ? gs[2] : Tensor(), args);
         variable_list res = {g.dx, g.dhx, g.dcx};
         for (Tensor& w : g.dweights) res.push_back(std::move(w));
         return res;

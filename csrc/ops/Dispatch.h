@@ -3,6 +3,7 @@
 #pragma once
 #include "core/Device.h"
 #include "core/Exception.h"
+#include "ops/op_table.h"
 
 namespace mt {
 
@@ -24,6 +25,9 @@ struct DispatchStub {
 // Constant-initialized, so registration from any translation unit's static initializer is order-safe.
 #define MT_DECLARE_STUB(name, fn_type) extern ::mt::DispatchStub<fn_type> name
 #define MT_DEFINE_STUB(name, fn_type) ::mt::DispatchStub<fn_type> name = {#name, {}}
+// Declares one row of ops/op_table.h's MT_DISPATCH_STUBS: each header declaring stubs expands its group with
+// it.
+#define MT_DECLARE_STUB_ROW(name, family, fn_type) MT_DECLARE_STUB(name, fn_type);
 #define MT_REGISTER_KERNEL(name, device_type, fn)       \
   static const bool name##_##device_type##_registered = \
       (name.fns[static_cast<int>(::mt::DeviceType::device_type)] = (fn), true)

@@ -12,9 +12,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(sdpa_forward_stub, SdpaForwardFn);
-MT_DEFINE_STUB(sdpa_backward_stub, SdpaBackwardFn);
-
 namespace {
 
 DimVector batch_of(const Tensor& t) {

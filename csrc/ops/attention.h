@@ -44,8 +44,7 @@ using SdpaForwardFn = void (*)(const Tensor& out, const Tensor& lse, const Tenso
 using SdpaBackwardFn = void (*)(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& g,
                                 const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
                                 const Tensor& lse, const Tensor& mask, const SdpaArgs& a);
-MT_DECLARE_STUB(sdpa_forward_stub, SdpaForwardFn);
-MT_DECLARE_STUB(sdpa_backward_stub, SdpaBackwardFn);
+MT_STUBS_ATTENTION_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 namespace autograd {
 // The recording twin (autograd/derivatives.cpp): inputs as sdpa_forward takes them, mask without grad.

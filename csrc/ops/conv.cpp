@@ -16,13 +16,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(conv_forward_stub, ConvForwardFn);
-MT_DEFINE_STUB(conv_backward_input_stub, ConvBackwardInputFn);
-MT_DEFINE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn);
-MT_DEFINE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
-MT_DEFINE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
-MT_DEFINE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
-
 namespace {
 
 // One value per spatial dim from PyTorch's int-or-tuple argument.

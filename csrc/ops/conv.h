@@ -56,14 +56,9 @@ using ConvBackwardInputFn = void (*)(const Tensor& grad_input, const Tensor& gra
                                      const ConvArgs& args);
 using ConvBackwardWeightFn = void (*)(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
                                       const ConvArgs& args);
-MT_DECLARE_STUB(conv_forward_stub, ConvForwardFn);
-MT_DECLARE_STUB(conv_backward_input_stub, ConvBackwardInputFn);
-MT_DECLARE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn);
-// cuDNN's kernels (registered for CUDA when built with cuDNN): used instead of the stubs above while
-// backends.cudnn.enabled is true, as PyTorch picks its cuDNN backend.
-MT_DECLARE_STUB(cudnn_conv_forward_stub, ConvForwardFn);
-MT_DECLARE_STUB(cudnn_conv_backward_input_stub, ConvBackwardInputFn);
-MT_DECLARE_STUB(cudnn_conv_backward_weight_stub, ConvBackwardWeightFn);
+// conv_*_stub, and cudnn_conv_*_stub for cuDNN's kernels (registered for CUDA when built with cuDNN): used
+// instead of conv_*_stub while backends.cudnn.enabled is true, as PyTorch picks its cuDNN backend.
+MT_STUBS_CONV_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 // oneDNN behind the CPU float convs (torch.backends.mkldnn): whether this build has it, and the switch (on by
 // default; off, the CPU convs use im2col + OpenBLAS). Defined by kernels/cpu/conv.cpp.

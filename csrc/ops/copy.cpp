@@ -12,10 +12,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(copy_stub, CopyKernelFn);
-MT_DEFINE_STUB(cross_device_copy_stub, CrossDeviceCopyFn);
-MT_DEFINE_STUB(fill_stub, FillKernelFn);
-
 Device resolve_device(Device d) {
   if (d.is_cpu()) return Device(DeviceType::CPU);
   cuda_hooks().lazy_init();  // raises the clear "no GPU" / "not compiled with CUDA" errors

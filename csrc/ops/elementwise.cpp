@@ -11,12 +11,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(unary_stub, UnaryKernelFn);
-MT_DEFINE_STUB(binary_stub, BinaryKernelFn);
-MT_DEFINE_STUB(where_stub, WhereKernelFn);
-MT_DEFINE_STUB(clamp_stub, ClampKernelFn);
-MT_DEFINE_STUB(param_unary_stub, ParamUnaryKernelFn);
-
 namespace {
 
 struct ResultTypeState {

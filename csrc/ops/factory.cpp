@@ -1,5 +1,5 @@
-// Factories and random fills. Random numbers: Philox counters are split over fixed-size chunks, so the values
-// depend only on the seed and the call sequence, never on the thread count.
+// Factories, generators and the front ends of the random fills (argument checks, which generator, offsets);
+// the draws themselves are random_fill_stub's kernels (kernels/cpu/random.cpp, kernels/cuda/random.cu).
 #include "ops/factory.h"
 
 #include <chrono>
@@ -47,8 +47,6 @@ Generator& cuda_generator(int device) {
   MT_CHECK(device >= 0 && device < 16, "CUDA error: invalid device ordinal");
   return gens[device];
 }
-
-MT_DEFINE_STUB(random_fill_stub, RandomFillFn);
 
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return make_empty(sizes, or_default(dtype), resolve_device(device));
@@ -153,9 +151,6 @@ uint64_t seed() {
 
 namespace {
 
-constexpr int64_t kRandChunk = 4096;  // elements per Philox subsequence
-
-// Fills a contiguous float64 buffer through gen(philox, out_ptr, count), chunked for parallelism.
 // The generator a random op on `type` draws from: the call's generator= when given (its device type must
 // match, PyTorch's check), else the device's default.
 Generator& generator_for(DeviceType type, int index) {
@@ -169,65 +164,21 @@ Generator& generator_for(DeviceType type, int index) {
   return type == DeviceType::CUDA ? cuda_generator(index) : default_generator();
 }
 
-template <typename Gen>
-Tensor random_doubles(int64_t n, Gen gen) {
-  Tensor buf = make_empty({n}, ScalarType::Double, Device(DeviceType::CPU));
-  Generator& g = generator_for(DeviceType::CPU, -1);
-  uint64_t seed = g.seed();
-  uint64_t base = g.reserve(1);
-  double* p = buf.data<double>();
-  int64_t nchunks = (n + kRandChunk - 1) / kRandChunk;
-  parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      Philox ph(seed, static_cast<uint64_t>(c), base << 20);
-      int64_t lo = c * kRandChunk, hi = std::min(n, lo + kRandChunk);
-      gen(ph, p + lo, hi - lo);
-    }
-  });
-  return buf;
-}
-
-inline double u01(uint32_t hi, uint32_t lo) {  // 53 random bits in [0, 1)
-  return static_cast<double>((static_cast<uint64_t>(hi >> 5) << 26) | (lo >> 6)) * (1.0 / 9007199254740992.0);
-}
-
-void uniform_gen(Philox& ph, double* out, int64_t n) {
-  uint32_t r[4];
-  for (int64_t i = 0; i < n; i += 2) {
-    ph.next4(r);
-    out[i] = u01(r[0], r[1]);
-    if (i + 1 < n) out[i + 1] = u01(r[2], r[3]);
-  }
-}
-
-void normal_gen(Philox& ph, double* out, int64_t n) {
-  uint32_t r[4];
-  for (int64_t i = 0; i < n; i += 2) {  // Box-Muller, two normals per draw
-    ph.next4(r);
-    double u1 = 1.0 - u01(r[0], r[1]), u2 = u01(r[2], r[3]);
-    double rad = std::sqrt(-2.0 * std::log(u1));
-    out[i] = rad * std::cos(2 * M_PI * u2);
-    if (i + 1 < n) out[i + 1] = rad * std::sin(2 * M_PI * u2);
-  }
-}
-
-void write_into(const Tensor& self, const Tensor& values) {
-  copy_(self, values.dtype() == self.dtype() ? values : to(values, self.dtype(), values.device()));
-}
-
-// CUDA tensors draw on the device from their device's generator; a non-contiguous one through a temporary.
-Tensor& device_random(Tensor& self, RandomKind kind, double a, double b) {
-  if (self.numel() == 0) return self;
-  Generator& g = generator_for(DeviceType::CUDA, self.device().index);
+// Every random fill, on every device: take an offset from the device's generator (even for an empty tensor,
+// so a seeded sequence does not depend on whether a draw was empty) and let the device's kernel draw; a
+// non-contiguous tensor draws into a contiguous temporary first.
+Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
+  Generator& g = generator_for(self.device().type, self.device().index);
   uint64_t seed = g.seed(), offset = g.reserve(1);
+  if (self.numel() == 0) return self;
   if (self.is_contiguous()) {
-    random_fill_stub.get(self.device())(self, kind, a, b, seed, offset);
+    random_fill_stub.get(self.device())(self, args, seed, offset);
+    self.bump_version();
   } else {
     Tensor tmp = make_empty(self.sizes(), self.dtype(), self.device());
-    random_fill_stub.get(self.device())(tmp, kind, a, b, seed, offset);
+    random_fill_stub.get(self.device())(tmp, args, seed, offset);
     copy_(self, tmp);
   }
-  self.bump_version();
   return self;
 }
 
@@ -240,19 +191,7 @@ Tensor& uniform_(Tensor& self, double from, double to_) {
            " > to=", to_);
   MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ",
            dtype_name(self.dtype()));
-  if (self.is_cuda()) return device_random(self, RandomKind::uniform, from, to_);
-  Tensor v = random_doubles(self.numel(), uniform_gen);
-  double* p = v.data<double>();
-  // Keep only as many random bits as the dtype's mantissa holds (as PyTorch does): a 53-bit draw near 1
-  // would otherwise round up to `to` in float32, float16 or bfloat16 and break the half-open range.
-  int digits = self.dtype() == ScalarType::Double  ? 53
-               : self.dtype() == ScalarType::Float ? 24
-               : self.dtype() == ScalarType::Half  ? 11
-                                                   : 8;
-  double scale = std::ldexp(1.0, digits);
-  for (int64_t i = 0; i < v.numel(); ++i) p[i] = from + (to_ - from) * (std::floor(p[i] * scale) / scale);
-  write_into(self, view(v, self.sizes()));
-  return self;
+  return fill_random(self, {RandomKind::uniform, from, to_});
 }
 
 Tensor& normal_(Tensor& self, double mean, double std) {
@@ -261,12 +200,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
   MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ",
            dtype_name(self.dtype()));
-  if (self.is_cuda()) return device_random(self, RandomKind::normal, mean, std);
-  Tensor v = random_doubles(self.numel(), normal_gen);
-  double* p = v.data<double>();
-  for (int64_t i = 0; i < v.numel(); ++i) p[i] = mean + std * p[i];
-  write_into(self, view(v, self.sizes()));
-  return self;
+  return fill_random(self, {RandomKind::normal, mean, std});
 }
 
 Tensor& random_(Tensor& self, int64_t low, int64_t high) {
@@ -289,32 +223,14 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
     MT_CHECK(low >= -65504 && low <= 65504, "from is out of bounds for c10::Half");
     MT_CHECK(high - 1 >= -65504 && high - 1 <= 65504, "to - 1 is out of bounds for c10::Half");
   }
-  if (self.is_cuda())
-    return device_random(self, RandomKind::integers, static_cast<double>(low), static_cast<double>(high));
-  Tensor v = random_doubles(self.numel(), uniform_gen);
-  Tensor ints = make_empty({self.numel()}, ScalarType::Long, Device(DeviceType::CPU));
-  double* p = v.data<double>();
-  int64_t* q = ints.data<int64_t>();
-  // high - low can exceed int64 (randint(-2**63, 2**62)): the width in double, the offset added in uint64
-  double range = static_cast<double>(high) - static_cast<double>(low);
-  for (int64_t i = 0; i < v.numel(); ++i) {
-    auto off = static_cast<uint64_t>(std::floor(p[i] * range));
-    q[i] = std::min(high - 1, static_cast<int64_t>(static_cast<uint64_t>(low) + off));
-  }
-  write_into(self, view(ints, self.sizes()));
-  return self;
+  return fill_random(self, {RandomKind::integers, 0.0, 0.0, low, high});
 }
 
 Tensor& bernoulli_(Tensor& self, double prob) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
   check_writable(self);
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
-  if (self.is_cuda()) return device_random(self, RandomKind::bernoulli, prob, 0.0);
-  Tensor v = random_doubles(self.numel(), uniform_gen);
-  double* p = v.data<double>();
-  for (int64_t i = 0; i < v.numel(); ++i) p[i] = p[i] < prob ? 1.0 : 0.0;
-  write_into(self, view(v, self.sizes()));
-  return self;
+  return fill_random(self, {RandomKind::bernoulli, prob});
 }
 
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device) {
@@ -331,7 +247,9 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, ScalarType dtype, D
 }
 Tensor randperm(int64_t n, ScalarType dtype, Device device) {
   MT_CHECK(n >= 0, "n must be non-negative, got", n);
-  Tensor keys = random_doubles(n, uniform_gen);
+  // uniform [0, 1) float64 keys are the raw 53-bit draws; randperm shuffles on the CPU for every device
+  Tensor keys = make_empty({n}, ScalarType::Double, Device(DeviceType::CPU));
+  fill_random(keys, {RandomKind::uniform, 0.0, 1.0});
   Tensor idx = make_empty({n}, ScalarType::Long, Device(DeviceType::CPU));
   int64_t* q = idx.data<int64_t>();
   double* k = keys.data<double>();

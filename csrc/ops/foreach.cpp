@@ -13,10 +13,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(foreach_stub, ForeachKernelFn);
-MT_DEFINE_STUB(foreach_norm_stub, ForeachNormFn);
-MT_DEFINE_STUB(amp_update_scale_stub, AmpUpdateScaleFn);
-
 namespace {
 
 void check_same_device(const Tensor& a, const Tensor& b) {

@@ -91,8 +91,6 @@ using ForeachNormFn = void (*)(const TensorList& outs, const TensorList& in, dou
 // scale (float32), growth_tracker (int32), found_inf (float32): one element each.
 using AmpUpdateScaleFn = void (*)(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
                                   double growth_factor, double backoff_factor, int64_t growth_interval);
-MT_DECLARE_STUB(foreach_stub, ForeachKernelFn);
-MT_DECLARE_STUB(foreach_norm_stub, ForeachNormFn);
-MT_DECLARE_STUB(amp_update_scale_stub, AmpUpdateScaleFn);
+MT_STUBS_FOREACH_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -14,12 +14,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(index_gather_stub, IndexGatherFn);
-MT_DEFINE_STUB(index_put_stub, IndexPutFn);
-MT_DEFINE_STUB(nonzero_stub, NonzeroFn);
-MT_DEFINE_STUB(gather_dim_stub, GatherDimFn);
-MT_DEFINE_STUB(scatter_dim_stub, ScatterDimFn);
-
 void check_index_dtype(const Tensor& t) {
   ScalarType d = t.dtype();
   MT_CHECK_INDEX(

@@ -11,7 +11,6 @@ namespace mt {
 using GatherDimFn = void (*)(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
 using ScatterDimFn = void (*)(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                               PutMode mode);
-MT_DECLARE_STUB(gather_dim_stub, GatherDimFn);
-MT_DECLARE_STUB(scatter_dim_stub, ScatterDimFn);
+MT_STUBS_INDEX_DIM_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -15,30 +15,23 @@ using CopyKernelFn = void (*)(const TensorIter& iter);
 // copy between devices (CPU <-> CUDA, CUDA <-> CUDA); registered by the CUDA backend.
 using CrossDeviceCopyFn = void (*)(const Tensor& dst, const Tensor& src, bool non_blocking);
 using FillKernelFn = void (*)(const TensorIter& iter, const Scalar& value);
-MT_DECLARE_STUB(copy_stub, CopyKernelFn);
-MT_DECLARE_STUB(cross_device_copy_stub, CrossDeviceCopyFn);
-MT_DECLARE_STUB(fill_stub, FillKernelFn);
 
-// Random fills of a contiguous tensor (the CPU kernel still sits in ops/factory.cpp, CUDA's in random.cu).
-// Element i draws from Philox(seed, i, offset) alone: values depend on the seed and call sequence only.
-// uniform: [a, b) keeping the dtype's mantissa bits; normal: mean a, std b; integers: [a, b); bernoulli: p=a.
+// Random fills of a contiguous tensor (kernels/cpu/random.cpp, kernels/cuda/random.cu; front end in
+// ops/factory.cpp), drawn from Philox(seed, ., offset): values depend on the seed and the call sequence only,
+// never on the thread count or grid. Each device lays out its counters its own way (CPU: one subsequence per
+// 4096-element chunk; CUDA: one per element), so one seed gives different values on the two, as in PyTorch.
+// uniform: [a, b) keeping the dtype's mantissa bits; normal: mean a, std b; integers: [low, high);
+// bernoulli: p = a.
 enum class RandomKind : int { uniform, normal, integers, bernoulli };
-using RandomFillFn = void (*)(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed,
-                              uint64_t offset);
-MT_DECLARE_STUB(random_fill_stub, RandomFillFn);
+struct RandomFillArgs {
+  RandomKind kind;
+  double a = 0, b = 0;
+  int64_t low = 0, high = 0;  // int64, not double: randint(-2**63, 2**62 + 1) has bounds a double cannot hold
+};
+using RandomFillFn = void (*)(const Tensor& self, const RandomFillArgs& args, uint64_t seed, uint64_t offset);
 
-// elementwise.cpp
-MT_DECLARE_STUB(unary_stub, UnaryKernelFn);
-MT_DECLARE_STUB(binary_stub, BinaryKernelFn);
-MT_DECLARE_STUB(where_stub, WhereKernelFn);
-MT_DECLARE_STUB(clamp_stub, ClampKernelFn);
-MT_DECLARE_STUB(param_unary_stub, ParamUnaryKernelFn);
-
-// reduce.cpp (reductions, softmax, cumsum): declared in ops/reduce.h next to their argument structs.
-// index.cpp: index, index_put_, gather, scatter, index_select, nonzero (signatures in ops/index.h)
-MT_DECLARE_STUB(index_gather_stub, IndexGatherFn);
-MT_DECLARE_STUB(index_put_stub, IndexPutFn);
-MT_DECLARE_STUB(nonzero_stub, NonzeroFn);
-// linalg.cpp (gemm): declared in ops/linalg.h.
+// The stubs of copy, fill, random, elementwise (signatures in ops/elementwise.h) and index (ops/index.h); the
+// other families expand their own group of ops/op_table.h in their header.
+MT_STUBS_KERNELS_H(MT_DECLARE_STUB_ROW)
 
 }  // namespace mt

@@ -16,8 +16,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(gemm_stub, GemmKernelFn);
-
 GemmLayout gemm_layout(const Tensor& t) {
   int64_t rows = t.sizes()[1], cols = t.sizes()[2];
   int64_t rs = t.strides()[1], cs = t.strides()[2];

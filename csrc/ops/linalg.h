@@ -25,7 +25,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 // transposes from them and copies only when BLAS cannot read a layout); m, n, k > 0. beta == 0 never reads c.
 using GemmKernelFn = void (*)(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
                               const Scalar& beta);
-MT_DECLARE_STUB(gemm_stub, GemmKernelFn);
+MT_STUBS_LINALG_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 // How a BLAS (OpenBLAS or cuBLAS) can read one [batch, rows, cols] gemm operand without a copy: row-major
 // needs a unit column stride and a leading dimension covering a row, column-major ("trans") the mirror image.

@@ -15,9 +15,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(class_loss_forward_stub, ClassLossForwardFn);
-MT_DEFINE_STUB(class_loss_backward_stub, ClassLossBackwardFn);
-
 Reduction parse_reduction(const std::string& s) {
   if (s == "mean") return Reduction::Mean;
   if (s == "sum") return Reduction::Sum;

@@ -80,7 +80,6 @@ using ClassLossBackwardFn = void (*)(const Tensor& grad_input, const Tensor& gra
                                      const Tensor& input, const Tensor& target, const Tensor& weight,
                                      const Tensor& stats, const Tensor& total_weight,
                                      const ClassLossGeometry& g, const ClassLossOptions& opt);
-MT_DECLARE_STUB(class_loss_forward_stub, ClassLossForwardFn);
-MT_DECLARE_STUB(class_loss_backward_stub, ClassLossBackwardFn);
+MT_STUBS_LOSS_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

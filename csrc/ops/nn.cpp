@@ -19,16 +19,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(row_norm_stub, RowNormFn);
-MT_DEFINE_STUB(embedding_backward_stub, EmbeddingBackwardFn);
-MT_DEFINE_STUB(row_norm_backward_stub, RowNormBackwardFn);
-MT_DEFINE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
-MT_DEFINE_STUB(channel_grad_input_stub, ChannelGradInputFn);
-MT_DEFINE_STUB(channel_stats_stub, ChannelStatsFn);
-MT_DEFINE_STUB(channel_affine_stub, ChannelAffineFn);
-MT_DEFINE_STUB(dropout_stub, DropoutFn);
-MT_DEFINE_STUB(embedding_stub, EmbeddingFn);
-
 namespace {
 
 // Statistics (and the affine parameters the kernels read) in float, or double for double input.

@@ -103,14 +103,6 @@ using ChannelGradInputFn = void (*)(const Tensor& dx, const Tensor& g, const Ten
 // statistics dtype, zeroed) is defined; the kernel fills counts first.
 using EmbeddingBackwardFn = void (*)(const Tensor& acc, const Tensor& counts, const Tensor& g,
                                      const Tensor& indices, int64_t padding_idx);
-MT_DECLARE_STUB(embedding_backward_stub, EmbeddingBackwardFn);
-MT_DECLARE_STUB(row_norm_stub, RowNormFn);
-MT_DECLARE_STUB(row_norm_backward_stub, RowNormBackwardFn);
-MT_DECLARE_STUB(channel_grad_sums_stub, ChannelGradSumsFn);
-MT_DECLARE_STUB(channel_grad_input_stub, ChannelGradInputFn);
-MT_DECLARE_STUB(channel_stats_stub, ChannelStatsFn);
-MT_DECLARE_STUB(channel_affine_stub, ChannelAffineFn);
-MT_DECLARE_STUB(dropout_stub, DropoutFn);
-MT_DECLARE_STUB(embedding_stub, EmbeddingFn);
+MT_STUBS_NN_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

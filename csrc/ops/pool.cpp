@@ -10,11 +10,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(max_pool2d_stub, MaxPoolFn);
-MT_DEFINE_STUB(avg_pool2d_stub, AvgPoolFn);
-MT_DEFINE_STUB(avg_pool2d_backward_stub, AvgPoolBackwardFn);
-MT_DEFINE_STUB(max_pool2d_backward_stub, MaxPoolBackwardFn);
-
 namespace {
 
 // int-or-tuple of `n` for a pooling argument, with PyTorch's message.

@@ -113,9 +113,6 @@ using AvgPoolBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_
 // the result does not depend on the order of the threads).
 using MaxPoolBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
                                    const PoolArgs& args);
-MT_DECLARE_STUB(max_pool2d_stub, MaxPoolFn);
-MT_DECLARE_STUB(avg_pool2d_stub, AvgPoolFn);
-MT_DECLARE_STUB(avg_pool2d_backward_stub, AvgPoolBackwardFn);
-MT_DECLARE_STUB(max_pool2d_backward_stub, MaxPoolBackwardFn);
+MT_STUBS_POOL_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

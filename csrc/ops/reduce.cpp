@@ -13,11 +13,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(reduce_stub, ReduceKernelFn);
-MT_DEFINE_STUB(arg_reduce_stub, ArgReduceKernelFn);
-MT_DEFINE_STUB(scan_stub, ScanKernelFn);
-MT_DEFINE_STUB(softmax_stub, SoftmaxKernelFn);
-
 namespace {
 
 // (row, inner) of a contiguous tensor walked along `dim`: the layout scan and softmax kernels take.

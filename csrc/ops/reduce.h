@@ -56,9 +56,6 @@ enum class ScanOp : int { cumsum, cumprod };
 // last; inner > 1: no transposing copy); out is contiguous with the shape and dtype of in.
 using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op);
 using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log);
-MT_DECLARE_STUB(reduce_stub, ReduceKernelFn);
-MT_DECLARE_STUB(arg_reduce_stub, ArgReduceKernelFn);
-MT_DECLARE_STUB(scan_stub, ScanKernelFn);
-MT_DECLARE_STUB(softmax_stub, SoftmaxKernelFn);
+MT_STUBS_REDUCE_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

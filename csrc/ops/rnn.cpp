@@ -9,17 +9,7 @@
 #include "ops/factory.h"
 #include "ops/shape.h"
 
-// The recording twin (autograd/derivatives.cpp). Declared here, not in autograd/record.h, so this op adds no
-// edit to a header every op includes while autograd is being restructured; it belongs in record.h later.
-namespace mt::autograd {
-std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std::vector<Tensor>& weights,
-                                                     const Tensor& hx, const Tensor& cx, const RnnArgs& args);
-}  // namespace mt::autograd
-
 namespace mt {
-
-MT_DEFINE_STUB(cudnn_rnn_forward_stub, CudnnRnnForwardFn);
-MT_DEFINE_STUB(cudnn_rnn_backward_stub, CudnnRnnBackwardFn);
 
 int64_t RnnArgs::gates() const {
   switch (mode) {

@@ -62,7 +62,6 @@ using CudnnRnnBackwardFn = void (*)(const RnnArgs& args, const Tensor& x, const 
                                     const Tensor& reserve, const Tensor& dy, const Tensor& dhy,
                                     const Tensor& dcy, const Tensor& dx, const Tensor& dhx, const Tensor& dcx,
                                     const std::vector<Tensor>& dweights);
-MT_DECLARE_STUB(cudnn_rnn_forward_stub, CudnnRnnForwardFn);
-MT_DECLARE_STUB(cudnn_rnn_backward_stub, CudnnRnnBackwardFn);
+MT_STUBS_RNN_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

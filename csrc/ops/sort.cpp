@@ -18,10 +18,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(sort_stub, SortKernelFn);
-MT_DEFINE_STUB(mode_stub, ModeKernelFn);
-MT_DEFINE_STUB(select_stub, SelectKernelFn);
-
 namespace {
 
 const char* dev_suffix(const Tensor& t) {

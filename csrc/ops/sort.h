@@ -39,14 +39,12 @@ using SortKernelFn = void (*)(const Tensor& values, const Tensor& indices, const
 // of equal values (the first such run) and the last index of that run; values/indices hold rows elements.
 using ModeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& sorted,
                               const Tensor& sorted_idx, int64_t n);
-MT_DECLARE_STUB(sort_stub, SortKernelFn);
-MT_DECLARE_STUB(mode_stub, ModeKernelFn);
 // One element per row of `in` (contiguous rows x n): position k (0-based) of the stable ascending order, or
 // with k < 0 PyTorch's median position (n - 1) / 2, moved to the row's first NaN (in input order) when it
 // holds any. values (dtype of in) and indices (int64) hold rows elements. Optional per device (the CPU's is a
 // selection, O(n) a row); without one, kthvalue and median sort and pick.
 using SelectKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n,
                                 int64_t k);
-MT_DECLARE_STUB(select_stub, SelectKernelFn);
+MT_STUBS_SORT_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -10,9 +10,6 @@
 
 namespace mt {
 
-MT_DEFINE_STUB(upsample_stub, UpsampleFn);
-MT_DEFINE_STUB(upsample_backward_stub, UpsampleBackwardFn);
-
 namespace {
 
 const char* op_name(UpsampleMode mode, int nd) {

@@ -153,7 +153,6 @@ MT_HD_INLINE UpsampleTaps<acc_t> upsample_taps(UpsampleMode mode, bool align_cor
 using UpsampleFn = void (*)(const Tensor& out, const Tensor& input, const UpsampleArgs& args);
 using UpsampleBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_out,
                                     const UpsampleArgs& args);
-MT_DECLARE_STUB(upsample_stub, UpsampleFn);
-MT_DECLARE_STUB(upsample_backward_stub, UpsampleBackwardFn);
+MT_STUBS_UPSAMPLE_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -228,15 +228,29 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       });
 
   m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); });
-  // [(twin, ops/ family)]: autograd/record.h's table of recording twins, so tests iterate the list the C++
-  // declares
-  m.def("_op_table", [] {
-    py::list out;
+  // ops/op_table.h's tables, so tests iterate the lists the C++ declares: "twins" gives [(twin, ops/
+  // family)], "stubs" gives [(stub, ops/ family, [device types with a registered kernel])].
+  m.def(
+      "_op_table",
+      [](const std::string& kind) {
+        py::list out;
+        if (kind == "twins") {
 #define MT_TWIN_ROW(name, family, ret, params) out.append(py::make_tuple(#name, #family));
-    MT_AUTOGRAD_TWINS(MT_TWIN_ROW)
+          MT_AUTOGRAD_TWINS(MT_TWIN_ROW)
 #undef MT_TWIN_ROW
-    return out;
-  });
+        } else if (kind == "stubs") {
+          for (const StubRow& r : dispatch_stub_rows()) {
+            py::list devices;
+            for (int d = 0; d < kNumDeviceTypes; ++d)
+              if (r.has_kernel[d]) devices.append(Device(static_cast<DeviceType>(d)).str());
+            out.append(py::make_tuple(r.name, r.family, devices));
+          }
+        } else {
+          throw py::value_error("_op_table(): kind must be 'twins' or 'stubs', got '" + kind + "'");
+        }
+        return out;
+      },
+      py::arg("kind") = "twins");
   m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
   m.def("is_inference_mode_enabled", [] { return autograd::tls_inference_mode; });
   m.def("_set_inference_mode", [](bool v) { autograd::tls_inference_mode = v; });

@@ -53,8 +53,12 @@ __global__ void random_kernel(T* out, int64_t n, RandomKind kind, double a, doub
   }
 }
 
-void random_fill_cuda(const Tensor& self, RandomKind kind, double a, double b, uint64_t seed,
-                      uint64_t offset) {
+void random_fill_cuda(const Tensor& self, const RandomFillArgs& args, uint64_t seed, uint64_t offset) {
+  if (self.numel() == 0) return;
+  const RandomKind kind = args.kind;
+  const bool ints = kind == RandomKind::integers;
+  const double a = ints ? static_cast<double>(args.low) : args.a,
+               b = ints ? static_cast<double>(args.high) : args.b;
   cuda::DeviceGuard guard(self.device());
   cudaStream_t stream = cuda::current_stream(self.device().index);
   const int threads = 256;
