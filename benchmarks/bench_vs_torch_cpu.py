@@ -17,6 +17,7 @@ import os
 import platform
 import statistics
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -503,6 +504,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument(
+        "--gap", type=float, default=0.2, help="seconds of pause before each sample (other pools go idle)"
+    )
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("-k", default="", help="only cases whose name contains this")
     ap.add_argument("--torch-python", default=None)
@@ -549,6 +553,9 @@ def main():
         samples = {w.name: [] for w in live}
         for _ in range(args.repeats):
             for w in live:
+                # the previous library's OpenMP threads keep spinning after its sample (PyTorch's libgomp for
+                # up to ~0.2 s): a pause lets them sleep so they do not take a core from this sample
+                time.sleep(args.gap)
                 samples[w.name].append(w.ask(op="time", case=name, loops=loops[w.name]))
         for w in workers:
             w.ask(op="drop", case=name)
