@@ -12,6 +12,7 @@
 
 #include "core/Exception.h"
 #include "core/Parallel.h"
+#include "kernels/cpu/BlasGemm.h"
 #include "kernels/cpu/VecExp.h"
 
 namespace mt {
@@ -19,7 +20,8 @@ namespace {
 
 constexpr int64_t kRowBlock = 64;
 
-// c = alpha * op(a) op(b) + beta * c, row-major
+// c = alpha * op(a) op(b) + beta * c, row-major. OpenBLAS only, not kernels/cpu/BlasGemm.h's oneDNN sgemm:
+// the fused kernel's float results stay those its tests and the PyTorch comparison were checked with.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc) {
   scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k,
@@ -31,16 +33,7 @@ void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, 
                     alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-// As conv's: tasks run on the pool with OpenBLAS single-threaded (one fork/join per call, not per GEMM).
-struct SingleThreadedBlas {
-  int prev = scipy_openblas_get_num_threads();
-  SingleThreadedBlas() {
-    if (prev != 1) scipy_openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (prev != 1) scipy_openblas_set_num_threads(prev);
-  }
-};
+using cpu_blas::SingleThreadedBlas;
 
 template <typename T>
 void run(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,

@@ -1,18 +1,12 @@
 // CPU GEMM kernel: strided batched C = alpha * A @ B + beta * C through oneDNN's sgemm (float, when built
 // with oneDNN) or OpenBLAS (float/double), float compute for half/bfloat16, and a plain loop for integers
 // (BLAS has none; PyTorch CPU supports them).
-#include <cblas.h>
-#ifdef MINITORCH_WITH_ONEDNN
-#include <oneapi/dnnl/dnnl.h>
-
-#include "kernels/cpu/onednn_threads.h"
-#endif
-
 #include <algorithm>
 #include <climits>
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/BlasGemm.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
 
@@ -21,26 +15,6 @@ namespace {
 
 // Below this many multiply-adds per matrix, OpenBLAS stays on one thread, so we spread batches instead.
 constexpr int64_t kSmallGemm = 64 * 64 * 64;
-
-template <typename T>
-void blas_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb,
-               T beta, T* c, int ldc) {
-#ifdef MINITORCH_WITH_ONEDNN
-  // oneDNN's JIT sgemm: at one thread (CPU time, Xeon with AVX-512) 14.2 ms against OpenBLAS's 15.2 at
-  // 1024^3 (PyTorch's MKL: 14.3), and 1.6 ms against 2.7 on a conv-shaped 64x3136x576.
-  if constexpr (std::is_same_v<T, float>) {
-    onednn_sync_threads();
-    if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
-                     dnnl_success)
-      return;
-  }
-#endif
-  auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, TA, TB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
 
 // float/double through BLAS. Operands BLAS cannot read become contiguous; c must be row-major.
 template <typename T>
@@ -59,8 +33,8 @@ void gemm_blas(const Tensor& c, Tensor a, Tensor b, T alpha, T beta) {
   int64_t sa = a.strides()[0], sb = b.strides()[0], sc = c.strides()[0];
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
-      blas_gemm<T>(la.trans, lb.trans, int(m), int(n), int(k), alpha, pa + i * sa, int(la.ld), pb + i * sb,
-                   int(lb.ld), beta, pc + i * sc, int(lc.ld));
+      cpu_blas::gemm<T>(la.trans, lb.trans, int(m), int(n), int(k), alpha, pa + i * sa, int(la.ld),
+                        pb + i * sb, int(lb.ld), beta, pc + i * sc, int(lc.ld));
   };
   if (batch > 1 && m * n * k < kSmallGemm && !in_parallel_region())
     parallel_for(0, batch, std::max<int64_t>(1, kSmallGemm / (m * n * k)), run);

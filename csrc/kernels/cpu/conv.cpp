@@ -4,7 +4,6 @@
 // float.
 #include "ops/conv.h"
 
-#include <cblas.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/BlasGemm.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/onednn_threads.h"
 #include "ops/copy.h"
@@ -33,25 +33,8 @@
 namespace mt {
 namespace {
 
-template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
-          int64_t ldb, T beta, T* c, int64_t ldc) {
-#ifdef MINITORCH_WITH_ONEDNN
-  if constexpr (std::is_same_v<T, float>) {  // oneDNN's sgemm where built with it: see kernels/cpu/blas.cpp
-    onednn_sync_threads();
-    if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
-                     dnnl_success)
-      return;
-  }
-#endif
-  auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c,
-                      int(ldc));
-  else
-    scipy_cblas_dgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c,
-                      int(ldc));
-}
+using cpu_blas::gemm;
+using cpu_blas::SingleThreadedBlas;
 
 // Geometry of one conv: per image C x H x W in, O x oH x oW out, weight O x C/g x kH x kW.
 struct Geo {
@@ -322,18 +305,6 @@ void over_channels(int64_t C, int64_t per_channel, F&& f) {
 // conv): one fork/join per batch instead of two per image (im2col, then OpenBLAS's own threads), which on a
 // busy machine cost a scheduler slice each (measured 17x slower under load). Fewer images than threads run
 // in turn with OpenBLAS threaded.
-// OpenBLAS has no per-thread thread count in this build, so its global one is lowered for the batch: ops run
-// with the GIL held, so no other op's GEMM runs meanwhile.
-struct SingleThreadedBlas {
-  int prev = scipy_openblas_get_num_threads();
-  SingleThreadedBlas() {
-    if (prev != 1) scipy_openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (prev != 1) scipy_openblas_set_num_threads(prev);
-  }
-};
-
 template <typename F>
 void over_images(int64_t N, F&& f) {
   if (N > 1 && N >= get_num_threads() && !in_parallel_region()) {
