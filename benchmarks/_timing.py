@@ -2,6 +2,7 @@
 the per-library worker processes of the side-by-side benchmarks."""
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -58,6 +59,20 @@ def fmt(s):
     if s < 1:
         return f"{s * 1e3:.2f} ms"
     return f"{s:.2f} s"
+
+
+def report(ratios, results, json_path):
+    """The closing lines of a side-by-side run: geometric mean of R = t_torch / t_minitorch, the rows below 1 and
+    the load; the results as JSON when asked."""
+    if ratios:
+        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(
+            f"\ngeometric mean R = {gm:.2f} over {len(ratios)} cases; {sum(r < 1 for r in ratios)} below 1; "
+            f"load {os.getloadavg()[0]:.1f} at end"
+        )
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1)
 
 
 class Worker:

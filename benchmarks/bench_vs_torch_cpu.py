@@ -12,7 +12,6 @@ Usage: PYTHONPATH=python python benchmarks/bench_vs_torch_cpu.py [--repeats 5] [
 
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
@@ -21,7 +20,7 @@ import time
 import timeit
 
 import numpy as np
-from _timing import Worker, find_torch_python, fmt, loops_for
+from _timing import Worker, find_torch_python, fmt, loops_for, report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -573,15 +572,7 @@ def main():
         print(f"| {name} | {' | '.join(cols)} | {f'{r:.2f}' if r else '-'}{flag} |", flush=True)
     for w in workers:
         w.close()
-    if ratios:
-        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(
-            f"\ngeometric mean R = {gm:.2f} over {len(ratios)} cases; {sum(r < 1 for r in ratios)} below 1; "
-            f"load {os.getloadavg()[0]:.1f} at end"
-        )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    report(ratios, results, args.json)
 
 
 if __name__ == "__main__":
