@@ -143,21 +143,13 @@ def _cpp_name(dtype):
     return _CPP_NAMES.get(name, name)
 
 
-def _reduce_args(dim, keepdim, dtype):
-    kwargs = {"keepdim": keepdim}
-    if dtype is not None:
-        kwargs["dtype"] = dtype
-    return ((), kwargs) if dim is None else ((dim,), kwargs)
-
-
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the
     gradient is zero where the input is NaN, as masked_fill's."""
     if input.is_complex():
         raise NotImplementedError(f"nansum on {input.device.type.upper()} does not support complex inputs")
     x = input.masked_fill(input.isnan(), 0) if input.is_floating_point() else input
-    args, kwargs = _reduce_args(dim, keepdim, dtype)
-    return x.sum(*args, **kwargs)
+    return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -171,6 +163,5 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
             "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
             f"dtype. Got: {_cpp_name(dtype)}"
         )
-    args, kwargs = _reduce_args(dim, keepdim, None)
-    count = input.isnan().logical_not().sum(*args, **kwargs)
+    count = input.isnan().logical_not().sum(dim, keepdim=keepdim)
     return nansum(input, dim, keepdim, dtype=dtype).div(count)
