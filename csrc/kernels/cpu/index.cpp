@@ -6,6 +6,7 @@
 
 #include "core/Parallel.h"
 #include "core/TensorIterator.h"
+#include "kernels/cpu/MaskScan.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "ops/Dispatch.h"
 #include "ops/copy.h"
@@ -59,35 +60,61 @@ void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer
   }
 }
 
+template <typename T, typename Op>
+void put_loop(T* d, const T* v, const int64_t* outer, int64_t n, const int64_t* inner, int64_t r,
+              const Op& op) {
+  if (r == 1 && inner[0] == 0) {  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
+    for (int64_t i = 0; i < n; ++i) d[outer[i]] = op(d[outer[i]], v[i]);
+  } else if (dense_rows(inner, r)) {  // one dense row per index (x[idx] = v on a contiguous tensor)
+    for (int64_t i = 0; i < n; ++i) {
+      T* row = d + outer[i];
+      const T* src = v + i * r;
+      for (int64_t j = 0; j < r; ++j) row[j] = op(row[j], src[j]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < r; ++j) {
+        T& x = d[outer[i] + inner[j]];
+        x = op(x, v[i * r + j]);
+      }
+  }
+}
+
 void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
                    const int64_t* inner, int64_t r, PutMode mode) {
   // Sequential: duplicate indices must accumulate deterministically (and assign last-writer-wins).
-  MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
-    scalar_t* d = dst.data<scalar_t>();
-    const scalar_t* v = values.data<scalar_t>();
-    using op_t = opmath_t<scalar_t>;
-    if (r == 1 && inner[0] == 0) {  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
-      if (mode == PutMode::assign)
-        for (int64_t i = 0; i < n; ++i) d[outer[i]] = v[i];
-      else if (mode == PutMode::add)
-        for (int64_t i = 0; i < n; ++i)
-          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) + static_cast<op_t>(v[i]));
-      else
-        for (int64_t i = 0; i < n; ++i)
-          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) * static_cast<op_t>(v[i]));
+  if (mode == PutMode::assign) {
+    if (r > 1 && dense_rows(inner, r)) {
+      const char* v = static_cast<const char*>(values.data_ptr());
+      char* d = static_cast<char*>(dst.data_ptr());
+      const int64_t item = dst.itemsize(), row = r * item;
+      for (int64_t i = 0; i < n; ++i) std::memcpy(d + outer[i] * item, v + i * row, static_cast<size_t>(row));
       return;
     }
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < r; ++j) {
-        scalar_t& x = d[outer[i] + inner[j]];
-        scalar_t y = v[i * r + j];
-        if (mode == PutMode::assign)
-          x = y;
-        else if (mode == PutMode::add)
-          x = static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
-        else
-          x = static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
-      }
+    auto take = [](auto, auto y) { return y; };
+    switch (dst.itemsize()) {  // moving bytes: only the width matters
+      case 1:
+        return put_loop(dst.data<uint8_t>(), values.data<uint8_t>(), outer, n, inner, r, take);
+      case 2:
+        return put_loop(dst.data<uint16_t>(), values.data<uint16_t>(), outer, n, inner, r, take);
+      case 4:
+        return put_loop(dst.data<uint32_t>(), values.data<uint32_t>(), outer, n, inner, r, take);
+      default:
+        return put_loop(dst.data<uint64_t>(), values.data<uint64_t>(), outer, n, inner, r, take);
+    }
+  }
+  MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
+    using op_t = opmath_t<scalar_t>;
+    scalar_t* d = dst.data<scalar_t>();
+    const scalar_t* v = values.data<scalar_t>();
+    if (mode == PutMode::add)
+      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) {
+        return static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
+      });
+    else
+      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) {
+        return static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
+      });
   });
 }
 
@@ -197,20 +224,34 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
 Tensor nonzero_cpu(const Tensor& self) {
   Tensor b = contiguous(to(self, ScalarType::Bool, self.device()));
   const bool* p = b.data<bool>();
-  int64_t n = b.numel(), count = 0;
-  for (int64_t i = 0; i < n; ++i) count += p[i];
+  MaskScan scan(p, b.numel());
   int64_t nd = self.dim();
-  Tensor out = make_empty({count, nd}, ScalarType::Long, self.device());
+  Tensor out = make_empty({scan.count(), nd}, ScalarType::Long, self.device());
   int64_t* o = out.data<int64_t>();
-  DimVector idx(nd, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (p[i]) {
-      for (int64_t d = 0; d < nd; ++d) *o++ = idx[d];
-    }
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++idx[d] < self.sizes()[d]) break;
-      idx[d] = 0;
-    }
+  if (nd == 1) {
+    const int64_t one = 1;  // a 1-D position is its offset in a unit-stride box
+    scan.offsets(self.sizes().data(), &one, 1, o);
+  } else if (nd > 1) {
+    IntArrayRef sizes = self.sizes();
+    scan.for_blocks([&](int64_t blk, int64_t lo, int64_t hi) {
+      int64_t* q = o + scan.start(blk) * nd;
+      if (scan.start(blk) == scan.start(blk + 1)) return;
+      DimVector idx(nd, 0);
+      for (int64_t d = nd - 1, r = lo; d >= 0; --d) {
+        idx[d] = r % sizes[d];
+        r /= sizes[d];
+      }
+      for (int64_t i = lo; i < hi; ++i) {
+        if (p[i]) {
+          for (int64_t d = 0; d < nd; ++d) q[d] = idx[d];
+          q += nd;
+        }
+        for (int64_t d = nd - 1; d >= 0; --d) {
+          if (++idx[d] < sizes[d]) break;
+          idx[d] = 0;
+        }
+      }
+    });
   }
   return out;
 }
