@@ -598,3 +598,45 @@ def test_index_put_rows_layouts(dtype, device):
     tt = minitorch.tensor(np.ascontiguousarray(a.T), dtype=dtype, device=device).T  # strided rows
     tt[minitorch.tensor(idx, device=device)] = minitorch.tensor(v, dtype=dtype, device=device)
     np.testing.assert_array_equal(to_np(tt), want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.float16])
+def test_index_put_many_rows_with_duplicates(dtype, threads):
+    # enough rows that two threads split the destination: duplicates still resolve as one serial loop would
+    # (the last write wins; sums add in index order, so float results are bit-identical to NumPy's add.at)
+    rng = np.random.default_rng(10)
+    a = minitorch.tensor(make_array((5000, 24), dtype, rng), dtype=dtype).numpy()  # NumPy in the same dtype
+    v = minitorch.tensor(make_array((4000, 24), dtype, rng), dtype=dtype).numpy()
+    idx = rng.integers(-5000, 5000, 4000)
+    idx[100:200] = idx[0]  # many writes to one row
+    old = minitorch.get_num_threads()
+    minitorch.set_num_threads(threads)
+    try:
+        want = a.copy()
+        for k, i in enumerate(idx):
+            want[i] = v[k]
+        t = minitorch.tensor(a, dtype=dtype)
+        t[minitorch.tensor(idx)] = minitorch.tensor(v, dtype=dtype)
+        np.testing.assert_array_equal(t.numpy(), want)
+        want = a.copy()
+        np.add.at(want, idx, v)
+        t = minitorch.tensor(a, dtype=dtype)
+        t.index_put_((minitorch.tensor(idx),), minitorch.tensor(v, dtype=dtype), accumulate=True)
+        np.testing.assert_array_equal(t.numpy(), want)
+    finally:
+        minitorch.set_num_threads(old)
+
+
+def test_index_put_values_overlapping_self_raise(device):
+    t = minitorch.arange(40.0, device=device).reshape(20, 2)
+    idx = minitorch.tensor([5, 1, 7], device=device)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        t[idx] = t[:3]
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        t.index_put_((idx,), t[2:5], accumulate=True)
+    t[idx] = t[:3].clone()  # a copy is fine, and so is a disjoint part of the same storage
+    np.testing.assert_array_equal(to_np(t)[[5, 1, 7]], np.arange(6.0).reshape(3, 2))
+    base = minitorch.arange(20.0, device=device)
+    base[:10][minitorch.tensor([0, 3], device=device)] = base[10:12]
+    np.testing.assert_array_equal(to_np(base)[[0, 3]], [10.0, 11.0])

@@ -210,6 +210,17 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", values.device().str(), "!");
+  // PyTorch's assert_no_overlap: values in self's own memory would be read after earlier puts overwrote them
+  if (values.storage() == self.storage() && values.numel() > 0 && self.numel() > 0 &&
+      values.is_contiguous() && self.is_contiguous()) {
+    const char* s0 = static_cast<const char*>(self.data_ptr());
+    const char* v0 = static_cast<const char*>(values.data_ptr());
+    const int64_t sn = self.numel() * static_cast<int64_t>(self.itemsize());
+    const int64_t vn = values.numel() * static_cast<int64_t>(values.itemsize());
+    MT_CHECK(v0 + vn <= s0 || s0 + sn <= v0,
+             "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+             "single memory location. Please clone() the tensor before performing the operation.");
+  }
   // A CPU scalar moves to the device before broadcasting: one element crosses, not the expanded result.
   Tensor dv = values.device() == self.device() ? values : to(values, values.dtype(), self.device());
   Tensor v = expand(dv, p.result_shape);  // values are shaped like the result
