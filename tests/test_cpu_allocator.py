@@ -177,16 +177,30 @@ SMALL_SIZES = [1, 16, 100, 250, 1000, 4000, 30_000, 65_000]  # float32 elements:
 @pytest.mark.skipif(bool(os.environ.get("MINITORCH_SANITIZED")), reason="ASan builds keep no small cache")
 @pytest.mark.parametrize("n", SMALL_SIZES)
 def test_freed_small_block_is_reused(n):
-    x = torch.empty(n)
-    p = x.data_ptr()
-    del x
-    y = torch.empty(n)  # last freed, first reused, in the same thread
-    assert y.data_ptr() == p
-    assert p % 64 == 0
-    del y
-    z = torch.zeros(n)
-    assert z.data_ptr() == p
-    assert not z.numpy().any()
+    def check():  # on a fresh thread: its cache is empty, so it has room for the freed block
+        x = torch.empty(n)
+        p = x.data_ptr()
+        del x
+        y = torch.empty(n)  # last freed, first reused, in the same thread
+        assert y.data_ptr() == p
+        assert p % 64 == 0
+        del y
+        z = torch.zeros(n)
+        assert z.data_ptr() == p
+        assert not z.numpy().any()
+
+    errors = []
+    t = threading.Thread(target=lambda: _record_errors(check, errors))
+    t.start()
+    t.join()
+    assert not errors, errors
+
+
+def _record_errors(f, errors):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 - reported by the caller's assertion
+        errors.append(e)
 
 
 def test_small_live_tensors_never_share_memory():
