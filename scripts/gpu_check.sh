@@ -42,9 +42,11 @@ if want build; then
     # user would; the Debian libraries _C needs (Gloo, SLEEF) and oneDNN's through LD_LIBRARY_PATH.
     rm -rf /tmp/payload && mkdir -p /tmp/payload && tar xJf .devbuild/payload.tar.xz -C /tmp/payload
     cat /tmp/payload/COMMIT >> "$out/env.txt"
-    $py -m venv --system-site-packages /tmp/mtvenv > "$out/build.log" 2>&1
-    /tmp/mtvenv/bin/python -m pip install -q --no-index --no-deps --no-compile /tmp/payload/wheels/*.whl \
-      >> "$out/build.log" 2>&1 || { echo "install failed"; tail -20 "$out/build.log"; exit 1; }
+    # (a --target directory, not a venv: the machine's python3 is itself a venv, whose packages a nested venv
+    # would not see)
+    rm -rf /tmp/mtsite
+    $py -m pip install -q --no-index --no-deps --no-compile --target /tmp/mtsite /tmp/payload/wheels/*.whl \
+      > "$out/build.log" 2>&1 || { echo "install failed"; tail -20 "$out/build.log"; exit 1; }
     echo "installed the carried wheel: $(($(date +%s) - t0)) s"
   else
     if ls .whl/*.whl > /dev/null 2>&1; then
@@ -57,8 +59,8 @@ if want build; then
     grep -E "minitorch: |cuDNN|CUDA" "$out/build.log" | grep -v "^ *--.*Looking" | head -10
   fi
 fi
-if [ -x /tmp/mtvenv/bin/python ]; then
-  py=/tmp/mtvenv/bin/python
+if [ -d /tmp/mtsite/minitorch ]; then
+  export PYTHONPATH=/tmp/mtsite${PYTHONPATH:+:$PYTHONPATH}
   export LD_LIBRARY_PATH=/tmp/payload/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 cd /tmp || exit # import the installed package, not the source tree
@@ -80,10 +82,11 @@ run_san() { # tool, seconds, workers, pytest args...: caching off so every buffe
 if want checks; then
   t0=$(date +%s)
   # The suite and both sanitizers at once: timings do not matter here, the benchmarks run after.
-  (cd "$repo" && timeout "${TEST_SECS:-300}" "${pytest_cmd[@]}" tests --maxfail=200 -n "${TEST_WORKERS:-6}" \
+  # shellcheck disable=SC2086  # PYTEST_ARGS: options, split on purpose
+  (cd "$repo" && timeout "${TEST_SECS:-300}" "${pytest_cmd[@]}" tests --maxfail=200 -n "${TEST_WORKERS:-6}" ${PYTEST_ARGS:-} \
     > "$out/tests.txt" 2>&1
   echo "tests rc=$?" >> "$out/tests.txt") &
-  if command -v compute-sanitizer > /dev/null; then
+  if [ -z "${NO_SAN:-}" ] && command -v compute-sanitizer > /dev/null; then
     # memcheck over every CUDA test case; racecheck over the tests of every kernel file with __shared__ memory
     # (reductions, softmax, scans, norms, losses, attention, foreach).
     run_san memcheck "${SAN_SECS:-300}" "${SAN_WORKERS:-8}" tests -k "cuda and not test_fork and not subprocess" &
@@ -124,13 +127,15 @@ if want extra; then
 fi
 
 if want bench; then
-  for b in "$repo"/benchmarks/${BENCH:-bench_*}.py; do
-    name=$(basename "$b" .py)
+  # BENCH: names to run, in order (default: every benchmark)
+  names=${BENCH:-$(cd "$repo/benchmarks" && ls bench_*.py | sed 's/\.py$//')}
+  for name in $names; do
+    b=$repo/benchmarks/$name.py
     case $name in # the GPU columns of benchmarks that default to the CPU
       bench_optim | bench_nn_ops | bench_data_parallel | bench_loss | bench_rnn | bench_sort | bench_upsample)
         args=(--device cuda) ;;
       bench_conv) args=(--device cuda) ;;
-      bench_train) args=(--amp) ;;
+      bench_train) args=(--amp --device cuda --min-time "${TRAIN_MIN_TIME:-0.1}") ;;
       *) args=() ;;
     esac
     t0=$(date +%s)
