@@ -73,7 +73,8 @@ pytest_cmd=(env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$py" -m pytest -q -p no:cachep
 run_san() { # tool, seconds, workers, pytest args...: caching off so every buffer has its true bounds
   local tool=$1 secs=$2 n=$3
   shift 3
-  (cd "$repo" && MINITORCH_NO_CUDA_MEMORY_CACHING=1 timeout "$secs" compute-sanitizer --tool "$tool" \
+  (cd "$repo" && MINITORCH_TEST_LOG=$out/sanitizer-$tool-log.tsv MINITORCH_NO_CUDA_MEMORY_CACHING=1 \
+    timeout "$secs" compute-sanitizer --tool "$tool" \
     --target-processes all --error-exitcode 9 --print-limit 20 "${pytest_cmd[@]}" -n "$n" "$@") \
     > "$out/sanitizer-$tool.txt" 2>&1
   echo "sanitizer $tool rc=$? (124 = time box hit)" >> "$out/sanitizer-$tool.txt"
@@ -83,7 +84,7 @@ if want checks; then
   t0=$(date +%s)
   # The suite and both sanitizers at once: timings do not matter here, the benchmarks run after.
   # shellcheck disable=SC2086  # PYTEST_ARGS: options, split on purpose
-  (cd "$repo" && timeout "${TEST_SECS:-300}" "${pytest_cmd[@]}" tests --maxfail=200 -n "${TEST_WORKERS:-6}" ${PYTEST_ARGS:-} \
+  (cd "$repo" && MINITORCH_TEST_LOG=$out/tests-log.tsv timeout "${TEST_SECS:-300}" "${pytest_cmd[@]}" tests --maxfail=200 -n "${TEST_WORKERS:-6}" ${PYTEST_ARGS:-} \
     > "$out/tests.txt" 2>&1
   echo "tests rc=$?" >> "$out/tests.txt") &
   if [ -z "${NO_SAN:-}" ] && command -v compute-sanitizer > /dev/null; then
@@ -98,11 +99,19 @@ if want checks; then
   # a time box ends compute-sanitizer, not always the pytest workers under it
   pkill -9 -f "pytest" 2> /dev/null
   echo "checks: $(($(date +%s) - t0)) s"
-  grep -E "^(FAILED|ERROR)" "$out/tests.txt" | head -60
+  # from the per-test log (tests/conftest.py), which a time box does not cut short
+  log=$out/tests-log.tsv
+  if [ -f "$log" ]; then
+    echo "tests logged: $(grep -c . "$log"); outcomes: $(cut -f1 "$log" | sort | uniq -c | tr '\n' ' ')"
+    grep -v "^passed" "$log" | grep -v "^skipped" | head -60
+    echo "slowest:"
+    sort -t$'\t' -k2 -rn "$log" | head -15
+  fi
   tail -3 "$out/tests.txt"
   for tool in memcheck racecheck; do
     [ -f "$out/sanitizer-$tool.txt" ] || continue
     tail -1 "$out/sanitizer-$tool.txt"
+    [ -f "$out/sanitizer-$tool-log.tsv" ] && echo "$tool: $(grep -c . "$out/sanitizer-$tool-log.tsv") tests ran"
     grep -E "ERROR SUMMARY|Invalid|Race|hazard|passed|failed" "$out/sanitizer-$tool.txt" | sort | uniq -c |
       sort -rn | head -8
   done
