@@ -60,87 +60,59 @@ void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer
   }
 }
 
-// put(i) for every index i. Threads split the destination, not the indices: each scans every index and
-// applies those whose row starts in its share of dst, in index order, so duplicates end exactly as in one
-// serial loop (the last write wins, sums add in order). Only for a contiguous dst, where distinct row offsets
-// address disjoint elements, values that do not alias it (x[idx] = x reads what earlier puts wrote, in
-// order), and rows long enough that the scan is the small part of the work.
-template <typename Put>
-void for_each_put(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n, int64_t r,
-                  const Put& put) {
-  const int64_t span = dst.numel();
-  const int nt = get_num_threads();
-  auto bytes = [](const Tensor& t) {  // values are contiguous too (the front end made them so)
-    const char* p = static_cast<const char*>(t.data_ptr());
-    return std::make_pair(p, p + t.numel() * static_cast<int64_t>(t.itemsize()));
-  };
-  auto [d0, d1] = bytes(dst);
-  auto [v0, v1] = bytes(values);
-  if (nt > 1 && r >= 16 && n * r >= kGrainSize && dst.is_contiguous() && (v1 <= d0 || d1 <= v0) &&
-      !in_parallel_region()) {
-    parallel_for(0, span, (span + nt - 1) / nt, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = 0; i < n; ++i)
-        if (outer[i] >= lo && outer[i] < hi) put(i);
-    });
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) put(i);
-}
-
 template <typename T, typename Op>
-void put_loop(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n, const int64_t* inner,
-              int64_t r, const Op& op) {
-  T* d = static_cast<T*>(dst.data_ptr());
-  const T* v = static_cast<const T*>(values.data_ptr());
-  if (r == 1 && inner[0] == 0)  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
-    for_each_put(dst, values, outer, n, r, [&](int64_t i) { d[outer[i]] = op(d[outer[i]], v[i]); });
-  else if (dense_rows(inner, r))  // one dense row per index (x[idx] = v on a contiguous tensor)
-    for_each_put(dst, values, outer, n, r, [&](int64_t i) {
+void put_loop(T* d, const T* v, const int64_t* outer, int64_t n, const int64_t* inner, int64_t r,
+              const Op& op) {
+  if (r == 1 && inner[0] == 0) {  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
+    for (int64_t i = 0; i < n; ++i) d[outer[i]] = op(d[outer[i]], v[i]);
+  } else if (dense_rows(inner, r)) {  // one dense row per index (x[idx] = v on a contiguous tensor)
+    for (int64_t i = 0; i < n; ++i) {
       T* row = d + outer[i];
       const T* src = v + i * r;
       for (int64_t j = 0; j < r; ++j) row[j] = op(row[j], src[j]);
-    });
-  else
-    for_each_put(dst, values, outer, n, r, [&](int64_t i) {
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < r; ++j) {
         T& x = d[outer[i] + inner[j]];
         x = op(x, v[i * r + j]);
       }
-    });
+  }
 }
 
 void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
                    const int64_t* inner, int64_t r, PutMode mode) {
+  // Sequential: duplicate indices must accumulate deterministically (and assign last-writer-wins).
   if (mode == PutMode::assign) {
     if (r > 1 && dense_rows(inner, r)) {
       const char* v = static_cast<const char*>(values.data_ptr());
       char* d = static_cast<char*>(dst.data_ptr());
       const int64_t item = dst.itemsize(), row = r * item;
-      for_each_put(dst, values, outer, n, r, [&](int64_t i) {
-        std::memcpy(d + outer[i] * item, v + i * row, static_cast<size_t>(row));
-      });
+      for (int64_t i = 0; i < n; ++i) std::memcpy(d + outer[i] * item, v + i * row, static_cast<size_t>(row));
       return;
     }
     auto take = [](auto, auto y) { return y; };
     switch (dst.itemsize()) {  // moving bytes: only the width matters
       case 1:
-        return put_loop<uint8_t>(dst, values, outer, n, inner, r, take);
+        return put_loop(dst.data<uint8_t>(), values.data<uint8_t>(), outer, n, inner, r, take);
       case 2:
-        return put_loop<uint16_t>(dst, values, outer, n, inner, r, take);
+        return put_loop(dst.data<uint16_t>(), values.data<uint16_t>(), outer, n, inner, r, take);
       case 4:
-        return put_loop<uint32_t>(dst, values, outer, n, inner, r, take);
+        return put_loop(dst.data<uint32_t>(), values.data<uint32_t>(), outer, n, inner, r, take);
       default:
-        return put_loop<uint64_t>(dst, values, outer, n, inner, r, take);
+        return put_loop(dst.data<uint64_t>(), values.data<uint64_t>(), outer, n, inner, r, take);
     }
   }
   MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
     using op_t = opmath_t<scalar_t>;
+    scalar_t* d = dst.data<scalar_t>();
+    const scalar_t* v = values.data<scalar_t>();
     if (mode == PutMode::add)
-      put_loop<scalar_t>(dst, values, outer, n, inner, r, [](scalar_t x, scalar_t y) {
+      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) {
         return static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
       });
     else
-      put_loop<scalar_t>(dst, values, outer, n, inner, r, [](scalar_t x, scalar_t y) {
+      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) {
         return static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
       });
   });
