@@ -82,6 +82,7 @@ def _(L):
 
 # float unary ops: NumPy's ufunc where it has one
 _NP_UNARY = {
+    "exp": np.exp,
     "tanh": np.tanh,
     "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
     "log": lambda a: np.log(np.abs(a)),
@@ -97,6 +98,7 @@ _NP_UNARY = {
 def _torch_unary(L, name):
     t = L.t
     return {
+        "exp": t.exp,
         "tanh": t.tanh,
         "sigmoid": t.sigmoid,
         "log": lambda x: t.log(t.abs(x)),
@@ -129,6 +131,8 @@ for _n in ("tanh", "sigmoid", "log", "sin", "expm1", "log1p", "erf", "gelu", "si
 for _n in ("tanh", "sigmoid", "gelu"):
     case(f"{_n} 1M f32", "unary")(_unary(_n, (1 << 20,), np.float32))
 case("tanh 100x100 f64", "unary")(_unary("tanh", (100, 100), np.float64))
+case("exp 100x100 f64", "unary")(_unary("exp", (100, 100), np.float64))
+case("tanh 1M f64", "unary")(_unary("tanh", (1 << 20,), np.float64))
 case("sigmoid 1M f64", "unary")(_unary("sigmoid", (1 << 20,), np.float64))
 
 

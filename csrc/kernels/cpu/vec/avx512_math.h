@@ -210,7 +210,10 @@ static inline __m512 erf_avx512(__m512 x) {
 // Taylor polynomial, log(1/invc) as float hi + lo and (hi + r) summed exactly (Fast2Sum, |hi| > |r| or
 // hi = 0), so near x = 1 the result is r's own rounding plus one more. Exhaustively at most 0.995 ulp
 // (SLEEF's u10 bound is 1.0). vfixupimmps gives log(+-0) = -inf, log(+inf) = inf, NaN for x < 0 and -inf.
-static inline __m512 log_avx512(__m512 x) {
+template <bool kLog1p>
+static inline __m512 log_core_avx512(__m512 x) {
+  // log1p: u = 1 + x rounded; log1p(x) = log(u) + (x - (u - 1)) / u where u's exponent is not 0
+  const __m512 u = kLog1p ? _mm512_add_ps(x, _mm512_set1_ps(1.0f)) : x;
   const __m512 invc =
       _mm512_setr_ps(1.333333373e+00f, 1.230769277e+00f, 1.142857194e+00f, 1.066666722e+00f, 1.0f,
                      9.411764741e-01f, 8.888888955e-01f, 8.421052694e-01f, 8.000000119e-01f, 7.619047761e-01f,
@@ -224,10 +227,24 @@ static inline __m512 log_avx512(__m512 x) {
                                     0.0f, 7.905949333e-12f, 3.298690654e-09f, 3.048216402e-10f,
                                     3.540848725e-09f, -7.757448905e-09f, 1.965855700e-09f, 2.545903488e-09f,
                                     1.187288934e-08f, 0.0f, 0.0f, 0.0f);
-  const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
-  const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));  // getexp(m) is -1 or 0
+  const __m512 m = _mm512_getmant_ps(u, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
+  const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(u), _mm512_getexp_ps(m));  // getexp(m) is -1 or 0
   const __m512i k = _mm512_cvtps_epi32(_mm512_fmadd_ps(m, _mm512_set1_ps(16.0f), _mm512_set1_ps(-12.0f)));
-  const __m512 r = _mm512_fmsub_ps(m, _mm512_permutexvar_ps(k, invc), _mm512_set1_ps(1.0f));
+  __m512 r = _mm512_fmsub_ps(m, _mm512_permutexvar_ps(k, invc), _mm512_set1_ps(1.0f));
+  __m512 corr = _mm512_setzero_ps();
+  if (kLog1p) {
+    // u in [0.75, 1.5) (e = 0): m is u, so r = (1 + x) invc - 1 straight from x, rounded once as for log
+    const __m512 ic = _mm512_permutexvar_ps(k, invc);
+    const __mmask16 e0 = _mm512_cmp_ps_mask(e, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    // exactly, as x ic = ph + pl (FMA) and ph + (ic - 1) (Sterbenz: |r| < |ic - 1| / 2 off entry 4, and entry
+    // 4 has ic = 1): a rounded r would cost 0.25 ulp near x = 0.031
+    const __m512 ph = _mm512_mul_ps(x, ic);
+    r = _mm512_mask_mov_ps(r, e0, _mm512_add_ps(ph, _mm512_sub_ps(ic, _mm512_set1_ps(1.0f))));
+    // elsewhere |log1p(x)| > 0.28 and the correction is small; inf/NaN only where u is 0, negative, inf or
+    // NaN: the fixup below replaces those results
+    corr = _mm512_mul_ps(_mm512_sub_ps(x, _mm512_sub_ps(u, _mm512_set1_ps(1.0f))), _mm512_rcp14_ps(u));
+    corr = _mm512_mask_mov_ps(corr, e0, _mm512_fmsub_ps(x, ic, ph));
+  }
   // log1p(r) - r
   __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(-1.0f / 6), r, _mm512_set1_ps(0.2f));
   q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(-0.25f));
@@ -237,11 +254,22 @@ static inline __m512 log_avx512(__m512 x) {
   const __m512 hi = _mm512_permutexvar_ps(k, lch);
   const __m512 s = _mm512_add_ps(hi, r);
   const __m512 err = _mm512_add_ps(_mm512_sub_ps(hi, s), r);
-  const __m512 lo = _mm512_fmadd_ps(e, _mm512_set1_ps(-2.12194440e-4f),
-                                    _mm512_add_ps(_mm512_add_ps(q, _mm512_permutexvar_ps(k, lcl)), err));
+  const __m512 lo = _mm512_fmadd_ps(
+      e, _mm512_set1_ps(-2.12194440e-4f),
+      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(q, corr), _mm512_permutexvar_ps(k, lcl)), err));
   const __m512 res = _mm512_fmadd_ps(e, _mm512_set1_ps(0.693359375f), _mm512_add_ps(s, lo));  // ln2 hi + lo
-  // classes QNaN, SNaN, 0, +1, -inf, +inf, negative, positive -> keep, keep, -inf, +0, NaN, +inf, NaN, keep
-  return _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(0x03538400), 0);
+  // classes of u QNaN, SNaN, 0, +1, -inf, +inf, negative, positive -> keep, keep, -inf, +0 (log1p: keep, u =
+  // 1 for |x| < 2^-25), NaN, +inf, NaN, keep
+  return _mm512_fixupimm_ps(res, u, _mm512_set1_epi32(kLog1p ? 0x03530400 : 0x03538400), 0);
+}
+static inline __m512 log_avx512(__m512 x) {
+  return log_core_avx512<false>(x);
+}
+
+// float32 log1p through the same table: 0.81 ulp over all floats > -1 (SLEEF's log1pf: 1.0, and it overflows
+// above 1e38), 1.8x its speed; -0 and the tiny x where r * r underflows are the caller's (log1p(x) = x there)
+static inline __m512 log1p_avx512(__m512 x) {
+  return log_core_avx512<true>(x);
 }
 
 // float32 exp inside composed formulas (sigmoid, silu, gelu): Cody-Waite reduction, Cephes' degree-6
@@ -387,6 +415,35 @@ static inline __m512d tanh_avx512_f64(__m512d x) {
   const __m512d t = _mm512_fmadd_pd(rem, inv, q0);
   return _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(x),
                                                        _mm512_set1_epi64(0x8000000000000000LL), 0xf8));
+}
+
+// float32 expm1 through float64 (SLEEF's expm1f costs 6x its expf): the reduction and table of
+// exp_avx512_f64, a shorter polynomial (truncation 1.4e-13), u = 2^k T (1 + q) - 1 in double, relative error
+// < 2^-37 even where u is small (|x| < ln2/32 has n = 0, T = 1 and u = q, no cancellation), then one rounding
+// to float: within 0.5 ulp + 2^-13. x is clamped to [-104, 89] (expm1 is -1 / inf in float beyond), NaN kept;
+// -0 and tiny x are the caller's (expm1(x) = x there).
+static inline __m512d expm1_f32_half(__m512d x) {
+  const __m512d shift = _mm512_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(23.083120654223414), shift);
+  const __m512d n = _mm512_sub_pd(t, shift);
+  const __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0.04332169878499658), x);  // |n| < 2^11: 2^-46 off
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  const __m512d p01 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 6), r, _mm512_set1_pd(0.5));
+  const __m512d p23 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 120), r, _mm512_set1_pd(1.0 / 24));
+  const __m512d q = _mm512_fmadd_pd(r2, _mm512_fmadd_pd(p23, r2, p01), r);
+  const __m512d th = lut16(_mm512_castpd_si512(t), kExp2jHi);
+  const __m512d e = _mm512_scalef_pd(_mm512_fmadd_pd(th, q, th), _mm512_mul_pd(n, _mm512_set1_pd(0.0625)));
+  // n = 0: u = q (E - 1 would cancel); elsewhere |u| > 0.02 and E - 1 loses at most 2^-47
+  return _mm512_mask_mov_pd(_mm512_sub_pd(e, _mm512_set1_pd(1.0)),
+                            _mm512_cmp_pd_mask(n, _mm512_setzero_pd(), _CMP_EQ_OQ), q);
+}
+static inline __m512 expm1_avx512(__m512 x) {
+  x = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+  const __m512d lo = expm1_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+  const __m512d hi =
+      expm1_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
+                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 
 }  // namespace

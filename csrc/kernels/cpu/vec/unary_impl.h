@@ -17,12 +17,27 @@ static V tiny_is_x(V x, V r, S tiny) {
   return (x > -tiny) & (x < tiny) ? x : r;
 }
 static VF log1p_wide(VF x) {
+#ifdef MT_VEC_AVX512
+  return tiny_is_x(x, log1p_avx512(x), 1e-30f);  // our table kernel (avx512_math.h), 1.7x SLEEF's
+#else
   const VF r = SLEEF_F(log1p)(x > 1e38f ? x * 5.42101086e-20f : x);
   return tiny_is_x(x, x > 1e38f ? r + 44.3614195558365f : r, 1e-30f);
+#endif
 }
 static VD log1p_wide(VD x) {
   const VD r = SLEEF_D(log1p)(x > 1e300 ? x * 5.42101086242752217e-20 : x);
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
+}
+// float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f)
+static VF expm1_fast(VF x) {
+#ifdef MT_VEC_AVX512
+  return tiny_is_x(x, expm1_avx512(x), 1e-30f);
+#else
+  return SLEEF_F(expm1)(x);
+#endif
+}
+static VD expm1_fast(VD x) {
+  return SLEEF_D(expm1)(x);
 }
 static VF tan_tiny(VF x) {
   return tiny_is_x(x, SLEEF_F(tan)(x), 1e-30f);
@@ -184,7 +199,7 @@ static VD erf_fast(VD x) {
   struct Ops_##S {                                                                                       \
     static V exp(V x) { return exp_fast(x); }                                                            \
     static V exp2(V x) { return SL(exp2)(x); }                                                           \
-    static V expm1(V x) { return SL(expm1)(x); }                                                         \
+    static V expm1(V x) { return expm1_fast(x); }                                                        \
     static V log(V x) { return log_fast(x); }                                                            \
     static V log2(V x) { return SL(log2)(x); }                                                           \
     static V log10(V x) { return SL(log10)(x); }                                                         \
