@@ -9,6 +9,8 @@ Two datasets, both shuffled every epoch:
 - python: a Dataset whose __getitem__ does CIFAR-style augmentation in NumPy per sample (pad, crop, flip,
   normalize) and returns (ndarray, int), the common shape of real datasets; identical code for minitorch and
   PyTorch. This is where workers pay off; on the tensors dataset the per-batch work is too small for them.
+- pinned->cuda (where a GPU is present): the tensors dataset with pin_memory=True, each batch copied to the GPU
+  with non_blocking=True as training loops do, one synchronize at the end of the epoch.
 Each loader runs with num_workers 0 and 2. Workers are persistent and `--warmup` epochs run first, so the
 numbers are steady-state throughput (worker start-up excluded); each row is the median over `--epochs`
 epochs, with the libraries interleaved epoch by epoch so drift hits all alike.
@@ -78,6 +80,19 @@ def numpy_epoch(x, y, batch_size, rng):
     return n
 
 
+def to_cuda(lib, loader):
+    """An epoch of the loader's pinned batches copied to the GPU without blocking, synchronized at the end."""
+
+    def epoch():
+        for xb, yb in loader:
+            xb.to("cuda", non_blocking=True)
+            yb.to("cuda", non_blocking=True)
+            yield None
+        lib.cuda.synchronize()
+
+    return epoch
+
+
 def epoch_time(make_iter):
     t0 = time.perf_counter()
     n = 0
@@ -118,6 +133,18 @@ def main():
             loaders[("python", "torch", nw)] = tdata.DataLoader(
                 TPyDataset(x, y), batch_size=bs, shuffle=True, **kw
             )
+
+    if minitorch.cuda.is_available():
+        for nw in (0, 2):
+            kw = {"num_workers": nw, "persistent_workers": nw > 0, "pin_memory": True}
+            loaders[("pinned->cuda", "minitorch", nw)] = to_cuda(
+                minitorch, mdata.DataLoader(mt_tensors, batch_size=bs, shuffle=True, **kw)
+            )
+            if real_torch is not None and real_torch.cuda.is_available():
+                t_tensors = tdata.TensorDataset(real_torch.from_numpy(x), real_torch.from_numpy(y))
+                loaders[("pinned->cuda", "torch", nw)] = to_cuda(
+                    real_torch, tdata.DataLoader(t_tensors, batch_size=bs, shuffle=True, **kw)
+                )
 
     def iterate(loader):
         return loader() if callable(loader) else iter(loader)

@@ -1,12 +1,12 @@
-"""Training steps per second: the seeds' SimpleNN, an MNIST MLP and a LeNet CNN, one full step (zero_grad,
-forward, loss, backward, SGD/Adam step) with the same code run by minitorch and by PyTorch, on the CPU and on
-CUDA when present; a hand-written NumPy step as the CPU floor for the MLPs. With --amp (GPU): the same steps
+"""Training steps per second: the seeds' SimpleNN, an MNIST MLP, a LeNet CNN, a CIFAR CNN and (GPU only)
+ResNet-18, one full step (zero_grad, forward, loss, backward, SGD/Adam step) with the same code run by
+minitorch and by PyTorch, on the CPU and on CUDA when present; a hand-written NumPy step as the CPU floor for the MLPs. With --amp (GPU): the same steps
 in float32, TF32, float16 + GradScaler and bfloat16 autocast, and the AMP speedup of each library.
 
 Each library runs in its own process: NumPy's OpenBLAS, our OpenBLAS and PyTorch's OpenMP pools each spin
 while waiting for work, and sharing two cores made every column several times slower than it is alone.
 
-A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_train.py [--amp] [--quick]
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_train.py [--amp] [--quick] [--device cuda]
 """
 
 import argparse
@@ -59,16 +59,61 @@ def models(lib):
             nn.Linear(84, 10),
         )
 
-    return {"SimpleNN": (SimpleNN, (3,), 2), "MLP": (mlp, (1, 28, 28), 10), "LeNet": (lenet, (1, 28, 28), 10)}
+    def cifar_cnn():  # conv + BatchNorm + pool blocks on 3x32x32, the CIFAR-10 tutorials' shape
+        def block(i, o):
+            return [nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(), nn.MaxPool2d(2)]
+
+        return nn.Sequential(
+            *block(3, 32), *block(32, 64), *block(64, 128), nn.Flatten(), nn.Linear(128 * 16, 10)
+        )
+
+    class BasicBlock(nn.Module):
+        def __init__(self, i, o, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(i, o, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(o)
+            self.conv2 = nn.Conv2d(o, o, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(o)
+            self.down = None
+            if stride != 1 or i != o:
+                self.down = nn.Sequential(nn.Conv2d(i, o, 1, stride, bias=False), nn.BatchNorm2d(o))
+
+        def forward(self, x):
+            out = lib.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return lib.relu(out + (x if self.down is None else self.down(x)))
+
+    def resnet18():  # torchvision's layout (7x7 stem, four stages of two basic blocks), 1000 classes
+        layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(3, 2, 1)]
+        chans = 64
+        for o, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            layers += [BasicBlock(chans, o, stride), BasicBlock(o, o, 1)]
+            chans = o
+        return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 1000))
+
+    return {
+        "SimpleNN": (SimpleNN, (3,), 2),
+        "MLP": (mlp, (1, 28, 28), 10),
+        "LeNet": (lenet, (1, 28, 28), 10),
+        "CIFAR-CNN": (cifar_cnn, (3, 32, 32), 10),
+        "ResNet-18": (resnet18, (3, 224, 224), 1000),
+    }
 
 
+# (model, batch, optimizer, devices): ResNet-18 at 224x224 takes seconds per step on two cores, so GPU only.
 CASES = [
-    ("SimpleNN", 100, "sgd"),
-    ("MLP", 64, "sgd"),
-    ("MLP", 256, "sgd"),
-    ("LeNet", 32, "adam"),
-    ("LeNet", 128, "adam"),
+    ("SimpleNN", 100, "sgd", "cpu cuda"),
+    ("MLP", 64, "sgd", "cpu cuda"),
+    ("MLP", 256, "sgd", "cpu cuda"),
+    ("LeNet", 32, "adam", "cpu cuda"),
+    ("LeNet", 128, "adam", "cpu cuda"),
+    ("CIFAR-CNN", 32, "sgd", "cpu cuda"),
+    ("CIFAR-CNN", 128, "sgd", "cuda"),
+    ("ResNet-18", 32, "sgd", "cuda"),
 ]
+# The AMP table (CUDA): float32, TF32, float16 + GradScaler and bfloat16 autocast of each.
+AMP_CASES = [("MLP", 256, "sgd"), ("LeNet", 128, "adam"), ("CIFAR-CNN", 128, "sgd"), ("ResNet-18", 32, "sgd")]
+MODES = ("fp32", "tf32", "fp16", "bf16")
 
 
 def make_step(lib, name, batch, opt_name, device, mode="fp32"):
@@ -157,25 +202,33 @@ def time_step(step, sync, min_time):
 
 
 def worker(args):
-    """One measurement in this process: prints seconds per step as JSON."""
-    name, batch, opt_name = CASES[args.case] if args.case >= 0 else (args.model, args.batch, "sgd")
-    if args.worker == "numpy":
-        print(json.dumps(time_step(numpy_step(name, batch), lambda: None, args.min_time)))
-        return
-    lib = minitorch if args.worker == "minitorch" else real_torch
-    if args.mode == "tf32":
-        lib.backends.cuda.matmul.allow_tf32 = True
-    lib.backends.cudnn.allow_tf32 = args.mode == "tf32"
-    step, sync = make_step(lib, name, batch, opt_name, args.device, args.mode)
-    print(json.dumps(time_step(step, sync, args.min_time)))
+    """The measurements of one library on one device, in this process: prints seconds per step as JSON, one
+    number per job of --jobs (a JSON list of [model, batch, optimizer, mode])."""
+    out = []
+    for name, batch, opt_name, mode in json.loads(args.jobs):
+        if args.worker == "numpy":
+            out.append(time_step(numpy_step(name, batch), lambda: None, args.min_time))
+            continue
+        lib = minitorch if args.worker == "minitorch" else real_torch
+        if args.device == "cuda":
+            lib.backends.cuda.matmul.allow_tf32 = mode == "tf32"
+            lib.backends.cudnn.allow_tf32 = mode == "tf32"
+        step, sync = make_step(lib, name, batch, opt_name, args.device, mode)
+        out.append(time_step(step, sync, args.min_time))
+        del step
+        if args.device == "cuda":
+            lib.cuda.empty_cache()
+    print(json.dumps(out))
 
 
-def measure(lib, device, min_time, case=-1, model=None, batch=None, mode="fp32"):
-    cmd = [sys.executable, __file__, "--worker", lib, "--device", device, "--case", str(case),
-           "--min-time", str(min_time), "--mode", mode]  # fmt: skip
-    if model:
-        cmd += ["--model", model, "--batch", str(batch)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=os.environ)
+def measure(lib, device, min_time, jobs):
+    """Seconds per step of each job, measured in a fresh process of its own per library (pools of several
+    libraries sharing two cores make every column slower)."""
+    cmd = [sys.executable, __file__, "--worker", lib, "--device", device, "--min-time", str(min_time),
+           "--jobs", json.dumps(jobs)]  # fmt: skip
+    out = subprocess.run(cmd, check=False, capture_output=True, text=True, env=os.environ)
+    if out.returncode != 0:
+        raise RuntimeError(f"{lib} worker failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -183,19 +236,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--amp", action="store_true", help="also fp32/TF32/fp16/bf16 steps on CUDA")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--device", default=None, help="cpu or cuda (default: both where present)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
-    ap.add_argument("--device", default="cpu", help=argparse.SUPPRESS)
-    ap.add_argument("--case", type=int, default=-1, help=argparse.SUPPRESS)
-    ap.add_argument("--model", help=argparse.SUPPRESS)
-    ap.add_argument("--batch", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--mode", default="fp32", help=argparse.SUPPRESS)
-    ap.add_argument("--min-time", type=float, default=0.3, help=argparse.SUPPRESS)
+    ap.add_argument("--jobs", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--min-time", type=float, default=None, help="seconds per sample (default 0.3, 0.05 quick)"
+    )
     args = ap.parse_args()
+    min_time = args.min_time or (0.05 if args.quick else 0.3)
     if args.worker:
+        args.min_time = min_time
         worker(args)
         return
-    min_time = 0.05 if args.quick else 0.3
-    devices = ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
+    devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
     libs = ["minitorch"] + (["torch"] if real_torch is not None else [])
     print(f"# training steps/s ({platform.processor() or platform.machine()}, {os.cpu_count()} cores,"
           f" minitorch {minitorch.__version__}{', torch ' + real_torch.__version__ if real_torch else ''})\n")  # fmt: skip
@@ -204,28 +257,34 @@ def main():
     )
     print("|---|---|---|---|---|---|---|---|")
     for device in devices:
-        for i, (name, batch, opt_name) in enumerate(CASES):
-            res = {lib: measure(lib, device, min_time, i) for lib in libs}
-            if device == "cpu" and name in ("SimpleNN", "MLP") and opt_name == "sgd":
-                res["numpy"] = measure("numpy", device, min_time, i)
-            cell = {k: f"{1 / v:,.0f}" for k, v in res.items()}
-            ratio = f"{res['torch'] / res['minitorch']:.2f}x" if "torch" in res else "-"
-            print(f"| {device} | {name} | {batch} | {opt_name} | {cell.get('numpy', '-')} | {cell['minitorch']} |"
-                  f" {cell.get('torch', '-')} | {ratio} |", flush=True)  # fmt: skip
+        cases = [c[:3] for c in CASES if device in c[3].split()]
+        res = {lib: measure(lib, device, min_time, [[*c, "fp32"] for c in cases]) for lib in libs}
+        floor = [c for c in cases if device == "cpu" and c[0] in ("SimpleNN", "MLP") and c[2] == "sgd"]
+        np_res = (
+            dict(zip(floor, measure("numpy", device, min_time, [[*c, "fp32"] for c in floor])))
+            if floor
+            else {}
+        )
+        for i, (name, batch, opt_name) in enumerate(cases):
+            mt = res["minitorch"][i]
+            th = res["torch"][i] if "torch" in res else None
+            npc = f"{1 / np_res[(name, batch, opt_name)]:,.0f}" if (name, batch, opt_name) in np_res else "-"
+            ratio = f"{th / mt:.2f}x" if th else "-"
+            print(f"| {device} | {name} | {batch} | {opt_name} | {npc} | {1 / mt:,.0f} |"
+                  f" {f'{1 / th:,.0f}' if th else '-'} | {ratio} |", flush=True)  # fmt: skip
     if args.amp and "cuda" in devices:
         print("\n# AMP on CUDA: steps/s per precision and the speedup over float32 (ratio of ratios)\n")
         print(
             "| model | batch | lib | fp32 | tf32 | fp16+GradScaler | bf16 autocast | fp16 speedup | bf16 speedup |"
         )
         print("|---|---|---|---|---|---|---|---|---|")
-        for name, batch in [("MLP", 256), ("LeNet", 128)]:
+        jobs = [[*c, m] for c in AMP_CASES for m in MODES]
+        res = {lib: measure(lib, "cuda", min_time, jobs) for lib in libs}
+        for j, (name, batch, _) in enumerate(AMP_CASES):
             for lib in libs:
-                res = {
-                    m: measure(lib, "cuda", min_time, -1, name, batch, m)
-                    for m in ("fp32", "tf32", "fp16", "bf16")
-                }
-                print(f"| {name} | {batch} | {lib} | " + " | ".join(f"{1 / res[m]:,.0f}" for m in res)
-                      + f" | {res['fp32'] / res['fp16']:.2f}x | {res['fp32'] / res['bf16']:.2f}x |", flush=True)  # fmt: skip
+                t = dict(zip(MODES, res[lib][j * len(MODES) : (j + 1) * len(MODES)]))
+                print(f"| {name} | {batch} | {lib} | " + " | ".join(f"{1 / t[m]:,.0f}" for m in MODES)
+                      + f" | {t['fp32'] / t['fp16']:.2f}x | {t['fp32'] / t['bf16']:.2f}x |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

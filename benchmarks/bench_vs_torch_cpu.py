@@ -92,6 +92,7 @@ _NP_UNARY = {
     "erf": None,
     "gelu": None,
     "silu": None,
+    "softplus": lambda a: np.logaddexp(0, a),
 }
 
 
@@ -108,6 +109,7 @@ def _torch_unary(L, name):
         "erf": t.erf,
         "gelu": t.nn.functional.gelu,
         "silu": t.nn.functional.silu,
+        "softplus": t.nn.functional.softplus,
     }[name]
 
 
@@ -128,8 +130,29 @@ def _unary(name, shape, dtype):
 
 for _n in ("tanh", "sigmoid", "log", "sin", "expm1", "log1p", "erf", "gelu", "silu"):
     case(f"{_n} 100x100 f32", "unary")(_unary(_n, (100, 100), np.float32))
-for _n in ("tanh", "sigmoid", "gelu"):
+for _n in ("tanh", "sigmoid", "gelu", "softplus"):
     case(f"{_n} 1M f32", "unary")(_unary(_n, (1 << 20,), np.float32))
+case("softplus 1M f64", "unary")(_unary("softplus", (1 << 20,), np.float64))
+
+
+# pow with a tensor exponent and with a Python number (PyTorch special-cases 2, 0.5, -1...; 2.5 is general)
+def _pow(exponent, dtype):
+    def make(L):
+        a, e = np.abs(rand(1 << 20, dtype=dtype)), rand(1 << 20, dtype=dtype, seed=1)
+        if exponent is not None:
+            e = exponent
+        if L.t is None:
+            return lambda: np.power(a, e)
+        x = tensor(L, a)
+        y = e if exponent is not None else tensor(L, e)
+        return lambda: L.t.pow(x, y)
+
+    return make
+
+
+case("pow 1M f32, tensor exponent", "unary")(_pow(None, np.float32))
+case("pow 1M f32, x ** 2.5", "unary")(_pow(2.5, np.float32))
+case("pow 1M f64, tensor exponent", "unary")(_pow(None, np.float64))
 case("tanh 100x100 f64", "unary")(_unary("tanh", (100, 100), np.float64))
 case("exp 100x100 f64", "unary")(_unary("exp", (100, 100), np.float64))
 case("tanh 1M f64", "unary")(_unary("tanh", (1 << 20,), np.float64))

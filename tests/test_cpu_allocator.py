@@ -1,6 +1,7 @@
-"""The CPU allocator's cache of freed large blocks (core/Allocator.cpp): a block freed is handed to the next
-request of its size, live tensors never share memory, what the cache holds is capped (the rest goes back to
-the OS), and it stays consistent across threads and fork."""
+"""The CPU allocator's caches (core/Allocator.cpp): freed large blocks (process-wide) and freed small blocks
+(per thread). A block freed is handed to the next request of its size, live tensors never share memory, what
+the caches hold is capped (the rest goes back to the OS or to glibc), a thread's small blocks are handed back
+when it exits, and both stay consistent across threads and fork."""
 
 import os
 import subprocess
@@ -158,6 +159,142 @@ def test_fork_while_another_thread_allocates():
                 ys = [torch.full((5 * MiB // 8,), 2.0, dtype=torch.float64) for _ in range(3)]
                 ok = all(float(y.sum()) == 2.0 * 5 * MiB // 8 for y in ys)
                 ok = ok and all(float(k.sum()) == 3.0 * 2 * MiB // 8 for k in keep)
+                os._exit(0 if ok else 3)
+            _, status = os.waitpid(pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                stop = True
+                t.join()
+                sys.exit(4)
+        stop = True
+        t.join()
+        """
+    run_script(script)
+
+
+SMALL_SIZES = [1, 16, 100, 250, 1000, 4000, 30_000, 65_000]  # float32 elements: 64 B to 254 KiB blocks
+
+
+@pytest.mark.skipif(bool(os.environ.get("MINITORCH_SANITIZED")), reason="ASan builds keep no small cache")
+@pytest.mark.parametrize("n", SMALL_SIZES)
+def test_freed_small_block_is_reused(n):
+    def check():  # on a fresh thread: its cache is empty, so it has room for the freed block
+        x = torch.empty(n)
+        p = x.data_ptr()
+        del x
+        y = torch.empty(n)  # last freed, first reused, in the same thread
+        assert y.data_ptr() == p
+        assert p % 64 == 0
+        del y
+        z = torch.zeros(n)
+        assert z.data_ptr() == p
+        assert not z.numpy().any()
+
+    errors = []
+    t = threading.Thread(target=lambda: _record_errors(check, errors))
+    t.start()
+    t.join()
+    assert not errors, errors
+
+
+def _record_errors(f, errors):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 - reported by the caller's assertion
+        errors.append(e)
+
+
+def test_small_live_tensors_never_share_memory():
+    rng = np.random.default_rng(0)
+    sizes = [int(rng.choice(SMALL_SIZES)) for _ in range(400)]
+    xs = [torch.full((n,), float(i)) for i, n in enumerate(sizes)]
+    del xs[::2]
+    ys = [torch.full((n,), -float(i)) for i, n in enumerate(sizes[::2])]
+    ptrs = [t.data_ptr() for t in xs + ys]
+    assert len(set(ptrs)) == len(ptrs)
+    for i, t in zip(range(1, 400, 2), xs):
+        assert t.data_ptr() % 64 == 0
+        np.testing.assert_array_equal(t.numpy(), float(i))
+    for i, t in enumerate(ys):
+        np.testing.assert_array_equal(t.numpy(), -float(i))
+
+
+def test_small_blocks_freed_on_another_thread():
+    made_here = [torch.full((n,), 2.0) for n in SMALL_SIZES for _ in range(20)]
+    out, errors = [], []
+
+    def free_and_reuse():
+        try:
+            made_here.clear()  # freed into this thread's cache ...
+            out.extend(
+                torch.full((n,), 5.0) for n in SMALL_SIZES for _ in range(20)
+            )  # ... and served from it
+        except Exception as e:  # noqa: BLE001 - reported by the assertion below
+            errors.append(e)
+
+    t = threading.Thread(target=free_and_reuse)
+    t.start()
+    t.join()
+    assert not errors
+    assert len({x.data_ptr() for x in out}) == len(out)
+    for x in out:
+        np.testing.assert_array_equal(x.numpy(), 5.0)
+    del out[:]  # freed here, made there
+
+
+@linux_only
+@pytest.mark.skipif(bool(os.environ.get("MINITORCH_SANITIZED")), reason="ASan keeps freed memory on purpose")
+def test_exiting_threads_hand_their_small_blocks_back():
+    # each thread fills its cache (4 MiB) and exits: were the blocks kept, 64 threads would hold 256 MiB;
+    # handed back, the next threads' glibc arenas reuse them
+    run_script(
+        """
+        import os, threading
+        import minitorch as torch
+
+        def rss_bytes():
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+        def churn():
+            xs = [torch.ones(256) for _ in range(4 * 1024)]  # 4096 live 1 KiB tensors, then freed
+            assert float(xs[-1].sum()) == 256.0
+            del xs
+
+        churn()
+        rss0 = rss_bytes()
+        for _ in range(64):
+            t = threading.Thread(target=churn)
+            t.start()
+            t.join()
+        grown = rss_bytes() - rss0
+        assert grown < 64 * (1 << 20), grown
+        """
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_fork_with_small_blocks_cached():
+    """A forked child inherits the forking thread's cached small blocks as its own copies and uses them; the
+    parent's other threads (which have caches too) do not exist there."""
+    script = """
+        import os, sys, threading
+        import minitorch as torch
+        keep = [torch.full((100,), 3.0) for _ in range(50)]
+        stop = False
+        def churn():
+            while not stop:
+                xs = [torch.empty(100) for _ in range(20)]
+                del xs
+        t = threading.Thread(target=churn)
+        t.start()
+        junk = [torch.empty(100) for _ in range(100)]
+        del junk  # cached in this thread
+        for _ in range(10):
+            pid = os.fork()
+            if pid == 0:
+                xs = [torch.full((100,), 1.0) for _ in range(200)]
+                ok = len({x.data_ptr() for x in xs}) == 200 and all(float(x.sum()) == 100.0 for x in xs)
+                ok = ok and all(float(k.sum()) == 300.0 for k in keep)
                 os._exit(0 if ok else 3)
             _, status = os.waitpid(pid, 0)
             if os.waitstatus_to_exitcode(status) != 0:

@@ -542,3 +542,101 @@ def test_gather_scatter_empty_and_bad_indices(device):
         minitorch.gather(t, 1, minitorch.zeros(4, 4, dtype=minitorch.int64, device=device))
     with pytest.raises(RuntimeError, match="to be no larger size than src"):
         t.clone().scatter_(1, minitorch.zeros(3, 4, dtype=minitorch.int64, device=device), t[:, :2])
+
+
+@pytest.mark.parametrize("p", [0.0, 0.01, 0.5, 1.0], ids=str)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mask_index_across_blocks(p, threads, device):
+    # the CPU compacts masks in blocks of 2^16 elements, in parallel: sizes around and across block edges,
+    # every density, masks over all / leading / middle dims, a non-contiguous and an expanded tensor
+    rng = np.random.default_rng(8)
+    old = minitorch.get_num_threads()
+    minitorch.set_num_threads(threads)
+    try:
+        for shape in [(65535,), (65536,), (65537,), (200003,), (3, 70001), (70001, 3), (2, 1, 66000)]:
+            a = rng.standard_normal(shape).astype(np.float32)
+            m = rng.random(shape) < p
+            t = minitorch.tensor(a, device=device)
+            np.testing.assert_array_equal(to_np(t[minitorch.tensor(m, device=device)]), a[m])
+            np.testing.assert_array_equal(to_np(minitorch.nonzero(minitorch.tensor(m))), np.argwhere(m))
+            m0 = np.ascontiguousarray(m.reshape(shape[0], -1)[:, 0])
+            np.testing.assert_array_equal(to_np(t[minitorch.tensor(m0, device=device)]), a[m0])
+            if len(shape) >= 2:
+                tt = minitorch.tensor(np.ascontiguousarray(np.swapaxes(a, 0, -1)), device=device).transpose(
+                    0, -1
+                )
+                np.testing.assert_array_equal(to_np(tt[minitorch.tensor(m, device=device)]), a[m])
+                m1 = rng.random(shape[1]) < p
+                np.testing.assert_array_equal(to_np(tt[:, minitorch.tensor(m1, device=device)]), a[:, m1])
+            row = minitorch.tensor(a.reshape(-1)[: shape[-1]], device=device).expand(*shape)
+            np.testing.assert_array_equal(
+                to_np(minitorch.masked_select(row, minitorch.tensor(m, device=device))),
+                np.broadcast_to(a.reshape(-1)[: shape[-1]], shape)[m],
+            )
+            b = a.copy()
+            b[m] = -1.0
+            t[minitorch.tensor(m, device=device)] = -1.0
+            np.testing.assert_array_equal(to_np(t), b)
+    finally:
+        minitorch.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_index_put_rows_layouts(dtype, device):
+    # x[idx] = v moves whole rows (dense rows: one copy per row); strided rows take the element loop
+    rng = np.random.default_rng(9)
+    a = make_array((50, 9), dtype, rng)
+    v = make_array((30, 9), dtype, rng)
+    idx = (
+        rng.permutation(50)[:30] - 25
+    )  # distinct rows (duplicates have no defined winner on a GPU), some < 0
+    want = a.copy()
+    want[idx] = v
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    t[minitorch.tensor(idx, device=device)] = minitorch.tensor(v, dtype=dtype, device=device)
+    np.testing.assert_array_equal(to_np(t), want)
+    tt = minitorch.tensor(np.ascontiguousarray(a.T), dtype=dtype, device=device).T  # strided rows
+    tt[minitorch.tensor(idx, device=device)] = minitorch.tensor(v, dtype=dtype, device=device)
+    np.testing.assert_array_equal(to_np(tt), want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.float16])
+def test_index_put_many_rows_with_duplicates(dtype, threads):
+    # enough rows that two threads split the destination: duplicates still resolve as one serial loop would
+    # (the last write wins; sums add in index order, so float results are bit-identical to NumPy's add.at)
+    rng = np.random.default_rng(10)
+    a = minitorch.tensor(make_array((5000, 24), dtype, rng), dtype=dtype).numpy()  # NumPy in the same dtype
+    v = minitorch.tensor(make_array((4000, 24), dtype, rng), dtype=dtype).numpy()
+    idx = rng.integers(-5000, 5000, 4000)
+    idx[100:200] = idx[0]  # many writes to one row
+    old = minitorch.get_num_threads()
+    minitorch.set_num_threads(threads)
+    try:
+        want = a.copy()
+        for k, i in enumerate(idx):
+            want[i] = v[k]
+        t = minitorch.tensor(a, dtype=dtype)
+        t[minitorch.tensor(idx)] = minitorch.tensor(v, dtype=dtype)
+        np.testing.assert_array_equal(t.numpy(), want)
+        want = a.copy()
+        np.add.at(want, idx, v)
+        t = minitorch.tensor(a, dtype=dtype)
+        t.index_put_((minitorch.tensor(idx),), minitorch.tensor(v, dtype=dtype), accumulate=True)
+        np.testing.assert_array_equal(t.numpy(), want)
+    finally:
+        minitorch.set_num_threads(old)
+
+
+def test_index_put_values_overlapping_self_raise(device):
+    t = minitorch.arange(40.0, device=device).reshape(20, 2)
+    idx = minitorch.tensor([5, 1, 7], device=device)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        t[idx] = t[:3]
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        t.index_put_((idx,), t[2:5], accumulate=True)
+    t[idx] = t[:3].clone()  # a copy is fine, and so is a disjoint part of the same storage
+    np.testing.assert_array_equal(to_np(t)[[5, 1, 7]], np.arange(6.0).reshape(3, 2))
+    base = minitorch.arange(20.0, device=device)
+    base[:10][minitorch.tensor([0, 3], device=device)] = base[10:12]
+    np.testing.assert_array_equal(to_np(base)[[0, 3]], [10.0, 11.0])

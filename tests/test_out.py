@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from utils import to_np
+from utils import TOL, make_array, to_np
 
 import minitorch
 
@@ -213,3 +213,271 @@ def test_factory_out(device):
     assert o.tolist() == minitorch.randn(4, dtype=minitorch.float64, device=device).tolist()
     with pytest.raises(TypeError, match="argument 'out' must be Tensor, not list"):
         minitorch.zeros(2, out=[])
+
+
+# ---- the elementwise table writes straight into out (no temporary): every op of it, every layout of out
+
+_ERF = np.vectorize(__import__("math").erf)
+
+# (name, NumPy reference, input maker from a rng) for every op whose plain out= call takes the direct path
+_BINARY = [
+    ("add", np.add),
+    ("sub", np.subtract),
+    ("mul", np.multiply),
+    ("div", np.true_divide),
+    ("true_divide", np.true_divide),
+    ("floor_divide", np.floor_divide),
+    ("remainder", np.remainder),
+    ("fmod", np.fmod),
+    ("pow", lambda a, b: np.power(np.abs(a), b)),
+    ("maximum", np.maximum),
+    ("minimum", np.minimum),
+    ("atan2", np.arctan2),
+    ("eq", np.equal),
+    ("ne", np.not_equal),
+    ("lt", np.less),
+    ("le", np.less_equal),
+    ("gt", np.greater),
+    ("ge", np.greater_equal),
+    ("logical_and", np.logical_and),
+    ("logical_or", np.logical_or),
+    ("logical_xor", np.logical_xor),
+]
+_UNARY = [
+    ("abs", np.abs),
+    ("absolute", np.abs),
+    ("neg", np.negative),
+    ("negative", np.negative),
+    ("sign", np.sign),
+    ("floor", np.floor),
+    ("ceil", np.ceil),
+    ("round", np.round),
+    ("trunc", np.trunc),
+    ("exp", np.exp),
+    ("exp2", np.exp2),
+    ("expm1", np.expm1),
+    ("log", lambda a: np.log(np.abs(a))),
+    ("log2", lambda a: np.log2(np.abs(a))),
+    ("log10", lambda a: np.log10(np.abs(a))),
+    ("log1p", lambda a: np.log1p(np.abs(a))),
+    ("sqrt", lambda a: np.sqrt(np.abs(a))),
+    ("rsqrt", lambda a: 1 / np.sqrt(np.abs(a))),
+    ("reciprocal", np.reciprocal),
+    ("sin", np.sin),
+    ("cos", np.cos),
+    ("tan", np.tan),
+    ("asin", lambda a: np.arcsin(np.clip(a, -1, 1))),
+    ("acos", lambda a: np.arccos(np.clip(a, -1, 1))),
+    ("atan", np.arctan),
+    ("sinh", np.sinh),
+    ("cosh", np.cosh),
+    ("tanh", np.tanh),
+    ("erf", _ERF),
+    ("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
+    ("logical_not", np.logical_not),
+]
+# inputs the reference is defined on, as the lambda above transforms them
+_UNARY_INPUT = {
+    "log": np.abs,
+    "log2": np.abs,
+    "log10": np.abs,
+    "log1p": np.abs,
+    "sqrt": np.abs,
+    "rsqrt": np.abs,
+    "asin": lambda a: np.clip(a, -1, 1),
+    "acos": lambda a: np.clip(a, -1, 1),
+}
+
+
+def _out_layouts(device, shape):
+    """An out tensor of `shape`, float64, in each layout: contiguous, transposed, a strided slice, and one of
+    the wrong shape (resized in place: its storage holds the result) and empty (resized onto new storage)."""
+    r, c = shape
+    yield "contiguous", minitorch.full(shape, 7.0, dtype=minitorch.float64, device=device)
+    yield "transposed", minitorch.full((c, r), 7.0, dtype=minitorch.float64, device=device).t()
+    yield "strided", minitorch.full((r, 2 * c), 7.0, dtype=minitorch.float64, device=device)[:, ::2]
+    yield "empty", minitorch.empty(0, dtype=minitorch.float64, device=device)
+
+
+@pytest.mark.parametrize("name,ref", _BINARY, ids=[b[0] for b in _BINARY])
+def test_out_binary_table(device, name, ref):
+    rng = np.random.default_rng(0)
+    an, bn = rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (3, 4))
+    bn[0, 0] = an[0, 0]  # an equal pair for the comparisons
+    if name == "pow":
+        an = np.abs(an)
+    a, b = minitorch.tensor(an, device=device), minitorch.tensor(bn, device=device)
+    f = getattr(minitorch, name)
+    want = ref(an, bn).astype(np.float64)
+    for layout, out in _out_layouts(device, (3, 4)):
+        r = f(a, b, out=out)
+        assert r is out and out.shape == (3, 4), layout
+        np.testing.assert_allclose(to_np(out), want, rtol=1e-12, atol=1e-15, err_msg=layout)
+        # the same kernels as without out=
+        assert np.array_equal(to_np(out), to_np(f(a, b)).astype(np.float64)), layout
+    # broadcasting and a Python number as the second operand
+    out = minitorch.empty(3, 4, dtype=minitorch.float64, device=device)
+    f(a, b[1], out=out)
+    np.testing.assert_allclose(to_np(out), ref(an, bn[1]).astype(np.float64), rtol=1e-12, atol=1e-15)
+    f(a, 1.5, out=out)
+    np.testing.assert_allclose(to_np(out), ref(an, 1.5).astype(np.float64), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name,ref", _UNARY, ids=[u[0] for u in _UNARY])
+def test_out_unary_table(device, name, ref):
+    rng = np.random.default_rng(1)
+    an = rng.uniform(-3, 3, (4, 5))
+    an[0, 0] = 0.0
+    an = _UNARY_INPUT.get(name, lambda x: x)(an)
+    if name in ("log", "log2", "log10", "rsqrt", "reciprocal"):
+        an[0, 0] = 0.5  # finite result
+    a = minitorch.tensor(an, device=device)
+    f = getattr(minitorch, name)
+    want = ref(an).astype(np.float64)
+    for layout, out in _out_layouts(device, (4, 5)):
+        assert f(a, out=out) is out and out.shape == (4, 5), layout
+        np.testing.assert_allclose(to_np(out), want, rtol=1e-12, atol=1e-15, err_msg=layout)
+        assert np.array_equal(to_np(out), to_np(f(a)).astype(np.float64)), layout
+    # non-contiguous input, float32 input into a float64 out (computed in float32 as PyTorch, then cast)
+    at = minitorch.tensor(np.ascontiguousarray(an.T), device=device).t()
+    out = minitorch.empty(4, 5, dtype=minitorch.float64, device=device)
+    f(at, out=out)
+    np.testing.assert_allclose(to_np(out), want, rtol=1e-12, atol=1e-15)
+    a32 = a.float()
+    f(a32, out=out)
+    assert np.array_equal(to_np(out), to_np(f(a32)).astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float16, minitorch.bfloat16, minitorch.int32])
+def test_out_direct_dtypes(device, dtype):
+    rng = np.random.default_rng(2)
+    an, bn = make_array((5, 6), dtype, rng), make_array((5, 6), dtype, rng)
+    a, b = minitorch.tensor(an, dtype=dtype, device=device), minitorch.tensor(bn, dtype=dtype, device=device)
+    for f, ref in ((minitorch.add, np.add), (minitorch.mul, np.multiply), (minitorch.maximum, np.maximum)):
+        out = minitorch.empty(5, 6, dtype=dtype, device=device)
+        f(a, b, out=out)
+        assert out.dtype == dtype
+        assert np.array_equal(to_np(out), to_np(f(a, b)))
+        np.testing.assert_allclose(to_np(out), ref(an, bn), rtol=TOL.get(dtype, (0, 0))[0], atol=1e-2)
+    out = minitorch.empty(5, 6, dtype=minitorch.bool, device=device)
+    minitorch.lt(a, b, out=out)
+    assert np.array_equal(to_np(out), an < bn)
+    minitorch.logical_not(a, out=out)
+    assert np.array_equal(to_np(out), an == 0)
+    if dtype == minitorch.int32:
+        out = minitorch.empty(5, 6, dtype=minitorch.int64, device=device)
+        minitorch.bitwise_xor(a, b, out=out)
+        assert np.array_equal(to_np(out), an ^ bn)
+        minitorch.bitwise_not(a, out=out)
+        assert np.array_equal(to_np(out), ~an)
+
+
+def test_out_aliases_an_input(device):
+    rng = np.random.default_rng(3)
+    an, bn = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    a, b = minitorch.tensor(an, device=device), minitorch.tensor(bn, device=device)
+    v = a._version
+    assert minitorch.add(a, b, out=a) is a and a._version > v
+    np.testing.assert_allclose(to_np(a), an + bn, rtol=1e-15)
+    minitorch.mul(b, b, out=b)
+    np.testing.assert_allclose(to_np(b), bn * bn, rtol=1e-15)
+    minitorch.exp(a, out=a)
+    np.testing.assert_allclose(to_np(a), np.exp(an + bn), rtol=1e-14)
+    # the same view of the same memory (x.t().t()) is a full overlap: allowed
+    c = minitorch.tensor(an, device=device)
+    minitorch.sub(c, c.t().t(), out=c)
+    assert not to_np(c).any()
+    # a non-dense out sharing memory with a non-dense input: read from a copy, so values stay right
+    base = minitorch.tensor(np.arange(20.0), device=device)
+    minitorch.add(base[1::2], 100, out=base[::2])
+    want = np.arange(20.0)
+    want[::2] = want[1::2] + 100
+    assert np.array_equal(to_np(base), want)
+    # int32 computed in int32 and cast into int64 out: wraps as PyTorch's
+    out = minitorch.empty(1, dtype=minitorch.int64, device=device)
+    minitorch.add(minitorch.tensor([2**31 - 1], dtype=minitorch.int32, device=device), 1, out=out)
+    assert out.tolist() == [-(2**31)]
+
+
+def test_out_overlap_errors(device):
+    partial = "some elements of the input tensor and the written-to tensor refer to a single memory location"
+    x = minitorch.arange(10.0, device=device)
+    with pytest.raises(RuntimeError, match=partial):
+        minitorch.add(x[:-1], x[1:], out=x[1:])
+    with pytest.raises(RuntimeError, match=partial):
+        minitorch.neg(x[1:], out=x[:-1])
+    m = minitorch.arange(9.0, device=device).reshape(3, 3)
+    with pytest.raises(RuntimeError, match=partial):
+        minitorch.add(m, m.t(), out=m)
+    assert np.array_equal(to_np(x), np.arange(10.0)) and np.array_equal(
+        to_np(m), np.arange(9.0).reshape(3, 3)
+    )
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        minitorch.add(minitorch.ones(3, device=device), 1, out=minitorch.zeros(1, device=device).expand(3))
+    # disjoint parts of one storage are fine
+    minitorch.add(x[:5], 1, out=x[5:])
+    assert to_np(x).tolist() == [0, 1, 2, 3, 4, 1, 2, 3, 4, 5]
+
+
+def test_out_resize_keeps_storage(device):
+    x = minitorch.arange(4.0, device=device)
+    with pytest.warns(
+        UserWarning, match=r"had shape \[1\], which does not match the required output shape \[2\]"
+    ):
+        minitorch.add(x[:2], 1, out=x[2:3])  # PyTorch's resize_: the view grows inside its storage
+    assert x.tolist() == [0.0, 1.0, 1.0, 2.0]
+    o = minitorch.tensor(5.0, device=device)  # a 0-dim out has one element: resizing it warns
+    with pytest.warns(UserWarning, match=r"had shape \[\]"):
+        minitorch.exp(x, out=o)
+    assert o.shape == (4,)
+    e = minitorch.empty(0, device=device)
+    minitorch.add(minitorch.ones(0, 3, device=device), 1, out=e)
+    assert e.shape == (0, 3)
+
+
+def test_out_direct_arguments(device):
+    a = minitorch.tensor([1.0, 2.0, 7.0], device=device)
+    b = minitorch.tensor([2.0, 2.0, 2.0], device=device)
+    out = minitorch.empty(3, device=device)
+    minitorch.add(a, b, alpha=3, out=out)
+    assert out.tolist() == [7.0, 8.0, 13.0]
+    minitorch.sub(a, b, alpha=0.5, out=out)
+    assert out.tolist() == [0.0, 1.0, 6.0]
+    minitorch.div(a, b, rounding_mode="floor", out=out)
+    assert out.tolist() == [0.0, 1.0, 3.0]
+    minitorch.div(-a, b, rounding_mode="trunc", out=out)
+    assert out.tolist() == [-0.0, -1.0, -3.0]
+    minitorch.div(a, b, rounding_mode=None, out=out)
+    assert out.tolist() == [0.5, 1.0, 3.5]
+    with pytest.raises(
+        RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor'"
+    ):
+        minitorch.div(a, b, rounding_mode="bad", out=out)
+    li = minitorch.ones(3, dtype=minitorch.int64, device=device)
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        minitorch.add(li, li, alpha=2.5, out=minitorch.empty(3, dtype=minitorch.int64, device=device))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        minitorch.div(li, 2, out=minitorch.empty(3, dtype=minitorch.int64, device=device))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        minitorch.sigmoid(li, out=minitorch.empty(3, dtype=minitorch.int64, device=device))
+    bo = minitorch.ones(2, dtype=minitorch.bool, device=device)
+    with pytest.raises(NotImplementedError, match="Subtraction, the `-` operator, with two bool tensors"):
+        minitorch.sub(bo, bo, out=minitorch.empty(2, dtype=minitorch.bool, device=device))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        minitorch.abs(bo, out=minitorch.empty(2, dtype=minitorch.bool, device=device))
+    with pytest.raises(RuntimeError, match="The size of tensor a"):
+        minitorch.mul(a, minitorch.ones(2, device=device), out=out)
+    # keyword inputs take the general path, with the same result
+    minitorch.mul(input=a, other=b, out=out)
+    assert out.tolist() == [2.0, 4.0, 14.0]
+    with minitorch.inference_mode():
+        inf = minitorch.ones(3, device=device)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        minitorch.add(a, b, out=inf)
+    r = minitorch.ones(3, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"exp\(\): functions with out=\.\.\. arguments don't support"):
+        minitorch.exp(r, out=out)
+    with pytest.raises(RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments don't support"):
+        minitorch.mul(a, r, out=out)

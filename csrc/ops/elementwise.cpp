@@ -1,12 +1,15 @@
 // Elementwise front ends: device checks, type promotion, broadcasting, output allocation, then the kernel.
 #include "ops/elementwise.h"
 
+#include <algorithm>
+
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/kernels.h"
+#include "ops/out.h"
 #include "ops/reduce.h"
 
 namespace mt {
@@ -321,6 +324,118 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   TensorIter it = TensorIter::make({out, x, y});
   binary_stub.get(dev)(it, op);
   return copy_(self, out);
+}
+
+// ---- out=
+
+namespace {
+
+// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is contiguous.
+bool non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  DimVector dims;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) != 1) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [&](int64_t x, int64_t y) { return t.stride(x) < t.stride(y); });
+  int64_t expected = 1;
+  for (int64_t d : dims) {
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+
+// The written tensor, after the checks, with its inputs: anything sharing out's memory other than as out's
+// very own view is read from a copy (what PyTorch's overlap check cannot prove safe it computes anyway; we
+// copy).
+Tensor out_input(const Tensor& out, const Tensor& t, ScalarType dtype, Device dev) {
+  return prepare(unaliased_input(out, t), dtype, dev);
+}
+
+[[noreturn]] void cast_error(ScalarType from, ScalarType to_dt) {
+  MT_ERROR("result type ", dtype_short_name(from), " can't be cast to the desired output type ",
+           dtype_short_name(to_dt));
+}
+
+}  // namespace
+
+bool resize_out(const Tensor& out, IntArrayRef shape) {
+  if (IntArrayRef(out.sizes()).equals(shape)) return false;
+  const bool had_elements = out.numel() != 0;
+  const int64_t n = compute_numel(shape);
+  const size_t need = static_cast<size_t>(out.storage_offset() + n) * out.itemsize();
+  if (need <= out.storage()->nbytes)
+    out.impl()->set_sizes_strides(shape, contiguous_strides(shape), out.storage_offset());
+  else
+    out.impl()->set_data(*make_empty(shape, out.dtype(), out.device()).impl());
+  return had_elements;
+}
+
+void check_out_overlap(const Tensor& out, const Tensor& input) {
+  if (!input.defined() || out.is_same(input) || out.numel() == 0 || input.numel() == 0) return;
+  if (out.storage() != input.storage()) return;
+  if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(input)) return;  // PyTorch's TooHard
+  const char* ob = static_cast<const char*>(out.data_ptr());
+  const char* oe = ob + out.numel() * out.itemsize();
+  const char* ib = static_cast<const char*>(input.data_ptr());
+  const char* ie = ib + input.numel() * input.itemsize();
+  const bool full = ob == ib && oe == ie && out.strides() == input.strides();
+  MT_CHECK(
+      full || !(ob < ie && ib < oe),
+      "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+      "memory location. Please clone() the tensor before performing the operation.");
+}
+
+bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  check_writable(out);
+  Device dev = common_device({&out, &a, &b}, &out);
+  check_out_overlap(out, a);
+  check_out_overlap(out, b);
+  DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
+  ScalarType common = result_type(a, b);
+  check_binary(op, common, b, dev);
+  auto [compute, out_dt] = binary_dtypes(op, common);
+  if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
+  const bool warn = resize_out(out, shape);
+  if (out.numel() == 0) return warn;
+  Tensor x = out_input(out, a, compute, dev), y = out_input(out, b, compute, dev);
+  if (out.dtype() == out_dt) {
+    TensorIter it = TensorIter::make({out, x, y});
+    binary_stub.get(dev)(it, op);
+    out.bump_version();
+  } else {
+    Tensor r = make_empty(shape, out_dt, dev);
+    TensorIter it = TensorIter::make({r, x, y});
+    binary_stub.get(dev)(it, op);
+    copy_(out, r);
+  }
+  return warn;
+}
+
+bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
+  check_writable(out);
+  Device dev = common_device({&out, &self}, &out);
+  check_out_overlap(out, self);
+  ScalarType in = self.dtype(), out_dt = in;
+  check_unary_dtype(op, in, dev);
+  const OpRule r = rule_of(op);
+  if (r == OpRule::Float && !is_floating(in)) in = out_dt = default_dtype();
+  if (r == OpRule::Bool) out_dt = ScalarType::Bool;
+  if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
+  const bool warn = resize_out(out, self.sizes());
+  if (out.numel() == 0) return warn;
+  Tensor x = out_input(out, self, in, dev);
+  if (out.dtype() == out_dt) {
+    TensorIter it = TensorIter::make({out, x});
+    unary_stub.get(dev)(it, op);
+    out.bump_version();
+  } else {
+    Tensor res = make_empty(self.sizes(), out_dt, dev);
+    TensorIter it = TensorIter::make({res, x});
+    unary_stub.get(dev)(it, op);
+    copy_(out, res);
+  }
+  return warn;
 }
 
 Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {

@@ -7,6 +7,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "kernels/cpu/MaskScan.h"
 #include "ops/copy.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
@@ -73,59 +74,100 @@ struct AdvancedPlan {
   std::vector<int64_t> inner;  // one offset per position of the non-indexed dims
 };
 
+void check_mask_shape(const Tensor& self, const Tensor& mask, int64_t d0) {
+  MT_CHECK_INDEX(d0 + mask.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  for (int64_t k = 0; k < mask.dim(); ++k)
+    MT_CHECK_INDEX(mask.sizes()[k] == self.sizes()[d0 + k], "The shape of the mask ", shape_str(mask.sizes()),
+                   " at index ", k, " does not match the shape of the indexed tensor ",
+                   shape_str(self.sizes()), " at index ", d0 + k);
+}
+
+bool is_mask(const Tensor& t) {
+  return t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::Byte;
+}
+
+// One mask of at least one dim and no other index tensor (x[mask], x[mask] = v, masked_select): the offsets
+// come straight from the mask in one parallel pass, without nonzero's coordinates in between.
+bool plan_single_mask(const Tensor& self, const std::vector<std::optional<Tensor>>& in,
+                      std::vector<int64_t>& adv, DimVector& bshape, Tensor& outer) {
+  int64_t d0 = -1;
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (!in[k]) continue;
+    if (d0 >= 0) return false;
+    d0 = static_cast<int64_t>(k);
+  }
+  if (d0 < 0) return false;
+  const Tensor& t = *in[static_cast<size_t>(d0)];
+  if (!is_mask(t) || t.dim() == 0) return false;
+  MT_CHECK(t.device().is_cpu() || t.device() == self.device(),
+           "indices should be either on cpu or on the same device as the indexed tensor (",
+           self.device().str(), ")");
+  check_mask_shape(self, t, d0);
+  Tensor m = contiguous(to(on_host(t), ScalarType::Bool, Device(DeviceType::CPU)));
+  MaskScan scan(m.data<bool>(), m.numel());
+  bshape = {scan.count()};
+  outer = make_empty({scan.count()}, ScalarType::Long, Device(DeviceType::CPU));
+  scan.offsets(self.sizes().data() + d0, self.strides().data() + d0, t.dim(), outer.data<int64_t>());
+  for (int64_t d = d0; d < d0 + t.dim(); ++d) adv.push_back(d);
+  return true;
+}
+
 AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<Tensor>>& in) {
   MT_CHECK_INDEX(static_cast<int64_t>(in.size()) <= self.dim(), "too many indices for tensor of dimension ",
                  self.dim(), " (got ", in.size(), ")");
-  // masks become one long index per dimension they cover
-  std::vector<std::optional<Tensor>> idx;
-  for (const auto& t : in) {
-    if (!t) {
-      idx.push_back(std::nullopt);
-      continue;
+  AdvancedPlan p;
+  std::vector<int64_t> adv, rest;
+  DimVector bshape;
+  if (!plan_single_mask(self, in, adv, bshape, p.outer)) {
+    // masks become one long index per dimension they cover
+    std::vector<std::optional<Tensor>> idx;
+    for (const auto& t : in) {
+      if (!t) {
+        idx.push_back(std::nullopt);
+        continue;
+      }
+      check_index_dtype(*t);
+      MT_CHECK(t->device().is_cpu() || t->device() == self.device(),
+               "indices should be either on cpu or on the same device as the indexed tensor (",
+               self.device().str(), ")");
+      if (is_mask(*t)) {
+        check_mask_shape(self, *t, static_cast<int64_t>(idx.size()));
+        Tensor nz = nonzero(on_host(*t));  // the offsets are built on the host anyway
+        for (int64_t k = 0; k < t->dim(); ++k) idx.push_back(select(nz, 1, k));
+      } else {
+        idx.push_back(*t);
+      }
     }
-    check_index_dtype(*t);
-    MT_CHECK(t->device().is_cpu() || t->device() == self.device(),
-             "indices should be either on cpu or on the same device as the indexed tensor (",
-             self.device().str(), ")");
-    if (t->dtype() == ScalarType::Bool || t->dtype() == ScalarType::Byte) {
-      int64_t d0 = static_cast<int64_t>(idx.size());
-      MT_CHECK_INDEX(d0 + t->dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
-      for (int64_t k = 0; k < t->dim(); ++k)
-        MT_CHECK_INDEX(t->sizes()[k] == self.sizes()[d0 + k], "The shape of the mask ", shape_str(t->sizes()),
-                       " at index ", k, " does not match the shape of the indexed tensor ",
-                       shape_str(self.sizes()), " at index ", d0 + k);
-      Tensor nz = nonzero(on_host(*t));  // the offsets are built on the host anyway
-      for (int64_t k = 0; k < t->dim(); ++k) idx.push_back(select(nz, 1, k));
-    } else {
-      idx.push_back(*t);
+    MT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(),
+                   "too many indices for tensor of dimension ", self.dim());
+    for (int64_t d = 0; d < static_cast<int64_t>(idx.size()); ++d)
+      if (idx[d]) adv.push_back(d);
+    MT_INTERNAL_ASSERT(!adv.empty());
+    for (int64_t d : adv) bshape = broadcast_shapes(bshape, idx[d]->sizes());
+    int64_t nb = compute_numel(bshape);
+    p.outer = make_empty({nb}, ScalarType::Long, Device(DeviceType::CPU));
+    int64_t* outer = p.outer.data<int64_t>();
+    bool first = true;
+    for (int64_t d : adv) {
+      Tensor vt = host_indices(*idx[d], bshape);
+      const int64_t* v = vt.data<int64_t>();
+      int64_t size = self.sizes()[d], stride = self.strides()[d];
+      for (int64_t k = 0; k < nb; ++k) {
+        int64_t i = v[k];
+        if (i < -size || i >= size) wrap_index(i, size, d);  // raises
+        outer[k] = (first ? 0 : outer[k]) + (i < 0 ? i + size : i) * stride;
+      }
+      first = false;
     }
   }
-  MT_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(), "too many indices for tensor of dimension ",
-                 self.dim());
-  std::vector<int64_t> adv, rest;
-  for (int64_t d = 0; d < self.dim(); ++d)
-    (d < static_cast<int64_t>(idx.size()) && idx[d] ? adv : rest).push_back(d);
-  MT_INTERNAL_ASSERT(!adv.empty());
-  DimVector bshape;
-  for (int64_t d : adv) bshape = broadcast_shapes(bshape, idx[d]->sizes());
+  for (int64_t d = 0, a = 0; d < self.dim(); ++d) {
+    if (a < static_cast<int64_t>(adv.size()) && adv[a] == d)
+      ++a;
+    else
+      rest.push_back(d);
+  }
   bool adjacent = adv.back() - adv.front() + 1 == static_cast<int64_t>(adv.size());
 
-  AdvancedPlan p;
-  int64_t nb = compute_numel(bshape);
-  p.outer = make_empty({nb}, ScalarType::Long, Device(DeviceType::CPU));
-  int64_t* outer = p.outer.data<int64_t>();
-  bool first = true;
-  for (int64_t d : adv) {
-    Tensor vt = host_indices(*idx[d], bshape);
-    const int64_t* v = vt.data<int64_t>();
-    int64_t size = self.sizes()[d], stride = self.strides()[d];
-    for (int64_t k = 0; k < nb; ++k) {
-      int64_t i = v[k];
-      if (i < -size || i >= size) wrap_index(i, size, d);  // raises
-      outer[k] = (first ? 0 : outer[k]) + (i < 0 ? i + size : i) * stride;
-    }
-    first = false;
-  }
   DimVector rsizes, rstrides;
   for (int64_t d : rest) {
     rsizes.push_back(self.sizes()[d]);
@@ -168,6 +210,17 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", values.device().str(), "!");
+  // PyTorch's assert_no_overlap: values in self's own memory would be read after earlier puts overwrote them
+  if (values.storage() == self.storage() && values.numel() > 0 && self.numel() > 0 &&
+      values.is_contiguous() && self.is_contiguous()) {
+    const char* s0 = static_cast<const char*>(self.data_ptr());
+    const char* v0 = static_cast<const char*>(values.data_ptr());
+    const int64_t sn = self.numel() * static_cast<int64_t>(self.itemsize());
+    const int64_t vn = values.numel() * static_cast<int64_t>(values.itemsize());
+    MT_CHECK(v0 + vn <= s0 || s0 + sn <= v0,
+             "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+             "single memory location. Please clone() the tensor before performing the operation.");
+  }
   // A CPU scalar moves to the device before broadcasting: one element crosses, not the expanded result.
   Tensor dv = values.device() == self.device() ? values : to(values, values.dtype(), self.device());
   Tensor v = expand(dv, p.result_shape);  // values are shaped like the result

@@ -1,13 +1,17 @@
 // The out= keyword of the functions PyTorch gives one: each listed function gets one more overload, tried
-// after its own, that runs the op as usual and writes the result into `out` (resized if needed, PyTorch's
-// checks and messages). Calls without out= never reach it, so they cost what they did before.
+// after its own, that writes the result into `out` (resized if needed, PyTorch's checks and messages). The
+// elementwise table's plain calls go straight to ops/out.h, which writes into `out` through the TensorIter;
+// everything else runs the op as usual and copies its result in. Calls without out= never reach it, so they
+// cost what they did before.
 #include <string>
 #include <vector>
 
 #include "autograd/GradMode.h"
 #include "core/TypeMeta.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
+#include "ops/out.h"
 #include "python/bind.h"
 
 namespace mt {
@@ -17,70 +21,78 @@ namespace {
 // How the result's dtype must relate to out's: castable (the result can be cast, as TensorIterator ops),
 // exact (GEMMs and the tuple results of max/sort/topk...), or castable with cat's message.
 enum class OutRule { castable, exact, cat };
+// Whether the op's plain call writes straight into out (ops/out.h), as which entry of the elementwise table.
+enum class Direct { none, unary, binary };
 
 struct OutOp {
   const char* name;
   OutRule rule;
+  Direct direct = Direct::none;
+  int op = 0;  // UnaryOp or BinaryOp
 };
 
+#define MT_OUT_BINARY(name, op) \
+  { name, OutRule::castable, Direct::binary, static_cast<int>(BinaryOp::op) }
+#define MT_OUT_UNARY(name, op) \
+  { name, OutRule::castable, Direct::unary, static_cast<int>(UnaryOp::op) }
 constexpr OutOp kOutOps[] = {
     // elementwise
-    {"add", OutRule::castable},
-    {"sub", OutRule::castable},
-    {"mul", OutRule::castable},
-    {"div", OutRule::castable},
-    {"true_divide", OutRule::castable},
-    {"floor_divide", OutRule::castable},
-    {"remainder", OutRule::castable},
-    {"fmod", OutRule::castable},
-    {"pow", OutRule::castable},
-    {"maximum", OutRule::castable},
-    {"minimum", OutRule::castable},
-    {"atan2", OutRule::castable},
-    {"eq", OutRule::castable},
-    {"ne", OutRule::castable},
-    {"lt", OutRule::castable},
-    {"le", OutRule::castable},
-    {"gt", OutRule::castable},
-    {"ge", OutRule::castable},
-    {"logical_and", OutRule::castable},
-    {"logical_or", OutRule::castable},
-    {"logical_xor", OutRule::castable},
-    {"bitwise_and", OutRule::castable},
-    {"bitwise_or", OutRule::castable},
-    {"bitwise_xor", OutRule::castable},
-    {"abs", OutRule::castable},
-    {"absolute", OutRule::castable},
-    {"neg", OutRule::castable},
-    {"negative", OutRule::castable},
-    {"sign", OutRule::castable},
-    {"floor", OutRule::castable},
-    {"ceil", OutRule::castable},
-    {"round", OutRule::castable},
-    {"trunc", OutRule::castable},
-    {"exp", OutRule::castable},
-    {"exp2", OutRule::castable},
-    {"expm1", OutRule::castable},
-    {"log", OutRule::castable},
-    {"log2", OutRule::castable},
-    {"log10", OutRule::castable},
-    {"log1p", OutRule::castable},
-    {"sqrt", OutRule::castable},
-    {"rsqrt", OutRule::castable},
-    {"reciprocal", OutRule::castable},
-    {"sin", OutRule::castable},
-    {"cos", OutRule::castable},
-    {"tan", OutRule::castable},
-    {"asin", OutRule::castable},
-    {"acos", OutRule::castable},
-    {"atan", OutRule::castable},
-    {"sinh", OutRule::castable},
-    {"cosh", OutRule::castable},
-    {"tanh", OutRule::castable},
-    {"erf", OutRule::castable},
-    {"sigmoid", OutRule::castable},
-    {"logical_not", OutRule::castable},
-    {"bitwise_not", OutRule::castable},
+    MT_OUT_BINARY("add", add),
+    MT_OUT_BINARY("sub", sub),
+    MT_OUT_BINARY("mul", mul),
+    MT_OUT_BINARY("div", div),
+    MT_OUT_BINARY("true_divide", div),
+    MT_OUT_BINARY("floor_divide", floor_divide),
+    MT_OUT_BINARY("remainder", remainder),
+    MT_OUT_BINARY("fmod", fmod),
+    MT_OUT_BINARY("pow", pow),
+    MT_OUT_BINARY("maximum", maximum),
+    MT_OUT_BINARY("minimum", minimum),
+    MT_OUT_BINARY("atan2", atan2),
+    MT_OUT_BINARY("eq", eq),
+    MT_OUT_BINARY("ne", ne),
+    MT_OUT_BINARY("lt", lt),
+    MT_OUT_BINARY("le", le),
+    MT_OUT_BINARY("gt", gt),
+    MT_OUT_BINARY("ge", ge),
+    MT_OUT_BINARY("logical_and", logical_and),
+    MT_OUT_BINARY("logical_or", logical_or),
+    MT_OUT_BINARY("logical_xor", logical_xor),
+    MT_OUT_BINARY("bitwise_and", bitwise_and),
+    MT_OUT_BINARY("bitwise_or", bitwise_or),
+    MT_OUT_BINARY("bitwise_xor", bitwise_xor),
+    MT_OUT_UNARY("abs", abs),
+    MT_OUT_UNARY("absolute", abs),
+    MT_OUT_UNARY("neg", neg),
+    MT_OUT_UNARY("negative", neg),
+    MT_OUT_UNARY("sign", sign),
+    MT_OUT_UNARY("floor", floor),
+    MT_OUT_UNARY("ceil", ceil),
+    MT_OUT_UNARY("round", round),
+    MT_OUT_UNARY("trunc", trunc),
+    MT_OUT_UNARY("exp", exp),
+    MT_OUT_UNARY("exp2", exp2),
+    MT_OUT_UNARY("expm1", expm1),
+    MT_OUT_UNARY("log", log),
+    MT_OUT_UNARY("log2", log2),
+    MT_OUT_UNARY("log10", log10),
+    MT_OUT_UNARY("log1p", log1p),
+    MT_OUT_UNARY("sqrt", sqrt),
+    MT_OUT_UNARY("rsqrt", rsqrt),
+    MT_OUT_UNARY("reciprocal", reciprocal),
+    MT_OUT_UNARY("sin", sin),
+    MT_OUT_UNARY("cos", cos),
+    MT_OUT_UNARY("tan", tan),
+    MT_OUT_UNARY("asin", asin),
+    MT_OUT_UNARY("acos", acos),
+    MT_OUT_UNARY("atan", atan),
+    MT_OUT_UNARY("sinh", sinh),
+    MT_OUT_UNARY("cosh", cosh),
+    MT_OUT_UNARY("tanh", tanh),
+    MT_OUT_UNARY("erf", erf),
+    MT_OUT_UNARY("sigmoid", sigmoid),
+    MT_OUT_UNARY("logical_not", logical_not),
+    MT_OUT_UNARY("bitwise_not", bitwise_not),
     {"clamp", OutRule::castable},
     {"clip", OutRule::castable},
     {"clamp_min", OutRule::castable},
@@ -131,6 +143,8 @@ constexpr OutOp kOutOps[] = {
     {"mode", OutRule::exact},
     {"multinomial", OutRule::exact},
 };
+#undef MT_OUT_BINARY
+#undef MT_OUT_UNARY
 
 std::string type_name(py::handle h) {
   return py::str(py::type::of(h).attr("__name__"));
@@ -142,6 +156,21 @@ bool any_requires_grad(py::handle h) {
     for (py::handle e : h)
       if (any_requires_grad(e)) return true;
   return false;
+}
+
+void warn_resized(IntArrayRef from, IntArrayRef to_shape) {
+  std::string msg = "An output with one or more elements was resized since it had shape " + shape_str(from) +
+                    ", which does not match the required output shape " + shape_str(to_shape) +
+                    ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
+                    "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+                    "resizing it, inplace, to zero elements with t.resize_(0).";
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+void check_no_grad(const char* shown, bool requires_grad) {
+  MT_CHECK(!autograd::GradMode::is_enabled() || !requires_grad, shown,
+           "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+           "arguments requires grad.");
 }
 
 void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& result) {
@@ -158,19 +187,57 @@ void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& 
   MT_CHECK(out.device() == result.device(),
            "Expected all tensors to be on the same device, but found at least two ", "devices, ",
            result.device().str(), " and ", out.device().str(), "!");
-  if (out.sizes() != result.sizes()) {
-    if (out.numel() != 0) {
-      std::string msg = "An output with one or more elements was resized since it had shape " +
-                        shape_str(out.sizes()) + ", which does not match the required output shape " +
-                        shape_str(result.sizes()) +
-                        ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
-                        "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
-                        "resizing it, inplace, to zero elements with t.resize_(0).";
-      if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
-    }
-    out.impl()->set_data(*make_empty(result.sizes(), to_dt, out.device()).impl());
-  }
+  DimVector old_shape = out.sizes();
+  if (resize_out(out, result.sizes())) warn_resized(old_shape, result.sizes());
   nogil([&] { copy_(out, result); }, out);
+}
+
+// torch.<op>(tensor[, tensor or number], out=tensor), with add/sub's alpha and div's rounding_mode, of an op
+// whose entry says Direct: computed straight into out (ops/out.h). Any other form (keywords for the inputs, a
+// number first, a bad out, autocast on) returns false and takes the general path with its conversions and
+// errors.
+bool try_direct(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+  if (op.direct == Direct::none || autocast::active()) return false;
+  const size_t nargs = op.direct == Direct::binary ? 2 : 1;
+  if (args.size() != nargs || !py::isinstance<TensorImpl>(args[0])) return false;
+  if (nargs == 2 && !py::isinstance<TensorImpl>(args[1]) && !is_python_scalar(args[1])) return false;
+  auto bop = static_cast<BinaryOp>(op.op);
+  const bool has_alpha = op.direct == Direct::binary && (bop == BinaryOp::add || bop == BinaryOp::sub);
+  py::handle out_h, alpha;
+  for (auto kv : kwargs) {
+    const std::string key = py::str(kv.first);
+    if (key == "out") {
+      out_h = kv.second;
+    } else if (key == "alpha" && has_alpha) {
+      alpha = kv.second;
+    } else if (key == "rounding_mode" && op.direct == Direct::binary && bop == BinaryOp::div) {
+      if (kv.second.is_none()) continue;
+      if (!py::isinstance<py::str>(kv.second)) return false;
+      const std::string mode = py::str(kv.second);
+      if (mode == "trunc")
+        bop = BinaryOp::trunc_divide;
+      else if (mode == "floor")
+        bop = BinaryOp::floor_divide;
+      else
+        return false;  // div's own message
+    } else {
+      return false;
+    }
+  }
+  if (!py::isinstance<TensorImpl>(out_h)) return false;
+  Tensor out = out_h.cast<Tensor>(), x = args[0].cast<Tensor>();
+  Tensor y = nargs == 2 ? to_operand(args[1]) : Tensor();
+  check_no_grad(op.name, x.requires_grad() || (y.defined() && y.requires_grad()) || out.requires_grad());
+  const DimVector old_shape = out.sizes();
+  bool resized;
+  if (op.direct == Direct::unary) {
+    resized = nogil([&] { return unary_out(static_cast<UnaryOp>(op.op), x, out); }, x);
+  } else {
+    if (alpha) y = scale_by_alpha(x, y, parse_scalar(alpha, "alpha"));
+    resized = nogil([&] { return binary_out(bop, x, y, out); }, x, y);
+  }
+  if (resized) warn_resized(old_shape, out.sizes());
+  return true;
 }
 
 py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& args,
@@ -178,15 +245,12 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
   // reference_cast_error tells pybind11 to try the next overload, so conversions and errors stay theirs.
   if (!kwargs.contains("out")) throw py::reference_cast_error();
+  if (try_direct(op, args, kwargs)) return kwargs["out"];
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
   if (out.is_none()) return fn(*args, **kw);
   const char* shown = op.name[0] == '_' ? op.name + 1 : op.name;
-  MT_CHECK(!autograd::GradMode::is_enabled() ||
-               !(any_requires_grad(args) || any_requires_grad(kw) || any_requires_grad(out)),
-           shown,
-           "(): functions with out=... arguments don't support automatic differentiation, but one of the "
-           "arguments requires grad.");
+  check_no_grad(shown, any_requires_grad(args) || any_requires_grad(kw) || any_requires_grad(out));
   py::object result = fn(*args, **kw);
   if (py::isinstance<TensorImpl>(result)) {
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(out), shown, "(): argument 'out' must be Tensor, not ",

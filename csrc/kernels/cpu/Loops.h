@@ -10,14 +10,18 @@ void cpu_unary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
   using op_t = opmath_t<in_t>;
   it.for_each(
       [&](char** data, const int64_t* st, int64_t n) {
+        // a local copy of the functor: `f` is captured by reference, and stores through `out` could alias it,
+        // so its fields (softplus's beta, leaky_relu's slope) were reloaded every element and the loop stayed
+        // scalar (leaky_relu 1M f32: 8x slower)
+        const F fn = f;
         out_t* out = reinterpret_cast<out_t*>(data[0]);
         const in_t* a = reinterpret_cast<const in_t*>(data[1]);
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t)) {
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i])));
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i])));
         } else {
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
-                static_cast<out_t>(f(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1]))));
+            *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
+                fn(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1]))));
         }
       },
       grain);
@@ -28,23 +32,24 @@ void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
   using op_t = opmath_t<in_t>;
   it.for_each(
       [&](char** data, const int64_t* st, int64_t n) {
+        const F fn = f;  // a local copy, as cpu_unary_loop's
         out_t* out = reinterpret_cast<out_t*>(data[0]);
         const in_t* a = reinterpret_cast<const in_t*>(data[1]);
         const in_t* b = reinterpret_cast<const in_t*>(data[2]);
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == sizeof(in_t)) {
           for (int64_t i = 0; i < n; ++i)
-            out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));
+            out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));
         } else if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == 0) {
           const op_t bv = static_cast<op_t>(*b);
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(static_cast<op_t>(a[i]), bv));
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i]), bv));
         } else if (st[0] == sizeof(out_t) && st[1] == 0 && st[2] == sizeof(in_t)) {
           const op_t av = static_cast<op_t>(*a);
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(f(av, static_cast<op_t>(b[i])));
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(av, static_cast<op_t>(b[i])));
         } else {
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<out_t*>(data[0] + i * st[0]) =
-                static_cast<out_t>(f(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1])),
-                                     static_cast<op_t>(*reinterpret_cast<const in_t*>(data[2] + i * st[2]))));
+            *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
+                fn(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1])),
+                   static_cast<op_t>(*reinterpret_cast<const in_t*>(data[2] + i * st[2]))));
         }
       },
       grain);

@@ -48,12 +48,22 @@ using SoftmaxRowF = void (*)(const float* p, float* q, int64_t n, bool take_log)
 using MaxSumExpF = float (*)(const float* p, int64_t n, float* max);
 // out = k * exp(x - shift) over a float32 row (cross_entropy's gradient).
 using ScaledExpF = void (*)(float* out, const float* x, int64_t n, float shift, float k);
+// softplus over a dense row: x where x * beta > threshold, else log1p(exp(x * beta)) / beta.
+using SoftplusF = void (*)(float* out, const float* in, int64_t n, float beta, float threshold);
+using SoftplusD = void (*)(double* out, const double* in, int64_t n, double beta, double threshold);
+// pow over a row: out[i] = a[i * sa] ** b[i * sb], each of sa, sb 1 (dense) or 0 (one value).
+using PowF = void (*)(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n);
+using PowD = void (*)(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n);
 struct Table {
   LoopF f32[static_cast<int>(Fn::kCount)];
   LoopD f64[static_cast<int>(Fn::kCount)];
   SoftmaxRowF softmax_f32;
   MaxSumExpF max_sum_exp_f32;
   ScaledExpF scaled_exp_f32;
+  SoftplusF softplus_f32;
+  SoftplusD softplus_f64;
+  PowF pow_f32;
+  PowD pow_f64;
 };
 
 // Defined in vec/unary_avx2.cpp and vec/unary_avx512.cpp (built only with SLEEF).

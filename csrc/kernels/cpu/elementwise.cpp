@@ -63,7 +63,7 @@ vec::Fn vec_fn(UnaryOp op) {
 // in; strided runs and half/bfloat16 go through a float buffer of kBlock elements (opmath, as PyTorch), so
 // every layout gives the same values.
 template <typename scalar_t, typename loop_t>
-void run_vec(const TensorIter& it, loop_t loop, int64_t grain) {
+void run_vec(const TensorIter& it, loop_t loop, int64_t grain = kGrainSize) {
   using op_t = opmath_t<scalar_t>;
   constexpr int64_t kBlock = 256;
   auto body = [&](char** d, const int64_t* st, int64_t n) {
@@ -103,6 +103,86 @@ int64_t vec_grain(vec::Fn f, bool f64) {
       return f64 ? 2048 : kGrainSize;
     default:
       return 2048;
+  }
+}
+
+// run_vec for a binary op: out, a, b of one dtype; a dense or stride-0 operand of the loop's own type goes
+// straight in, anything else through float buffers (a stride-0 one as one value, so the loop sees the same
+// broadcast on every path).
+template <typename scalar_t, typename loop_t>
+void run_vec2(const TensorIter& it, loop_t loop) {
+  using op_t = opmath_t<scalar_t>;
+  constexpr int64_t kBlock = 256;
+  constexpr int64_t kSize = sizeof(scalar_t);
+  it.for_each([&](char** d, const int64_t* st, int64_t n) {
+    if constexpr (std::is_same<scalar_t, op_t>::value) {
+      if (st[0] == kSize && (st[1] == kSize || st[1] == 0) && (st[2] == kSize || st[2] == 0))
+        return loop(reinterpret_cast<op_t*>(d[0]), reinterpret_cast<const op_t*>(d[1]), st[1] ? 1 : 0,
+                    reinterpret_cast<const op_t*>(d[2]), st[2] ? 1 : 0, n);
+    }
+    op_t bo[kBlock], ba[kBlock], bb[kBlock];
+    auto fill = [&](op_t* buf, int k, int64_t b, int64_t m) {
+      const int64_t len = st[k] == 0 ? 1 : m;
+      for (int64_t i = 0; i < len; ++i)
+        buf[i] = static_cast<op_t>(*reinterpret_cast<const scalar_t*>(d[k] + (b + i) * st[k]));
+    };
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t m = std::min(kBlock, n - b);
+      fill(ba, 1, b, m);
+      fill(bb, 2, b, m);
+      loop(bo, ba, st[1] ? 1 : 0, bb, st[2] ? 1 : 0, m);
+      for (int64_t i = 0; i < m; ++i)
+        *reinterpret_cast<scalar_t*>(d[0] + (b + i) * st[0]) = static_cast<scalar_t>(bo[i]);
+    }
+  });
+}
+
+// pow of floats through the table's SLEEF loop; false where it has none (integers, no SLEEF, old CPU).
+bool pow_vectorized(const TensorIter& it) {
+  const vec::Table* t = vec::unary_table();
+  if (!t) return false;
+  switch (it.dtypes[0]) {
+    case ScalarType::Double:
+      run_vec2<double>(it, t->pow_f64);
+      return true;
+    case ScalarType::Float:
+      run_vec2<float>(it, t->pow_f32);
+      return true;
+    case ScalarType::Half:
+      run_vec2<Half>(it, t->pow_f32);
+      return true;
+    case ScalarType::BFloat16:
+      run_vec2<BFloat16>(it, t->pow_f32);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// softplus through the table's loop, as unary_vectorized; beta and threshold in the compute type, as the
+// functor takes them.
+bool softplus_vectorized(const TensorIter& it, double beta, double threshold) {
+  const vec::Table* t = vec::unary_table();
+  if (!t) return false;
+  auto f32 = [&](float* o, const float* x, int64_t n) {
+    t->softplus_f32(o, x, n, static_cast<float>(beta), static_cast<float>(threshold));
+  };
+  switch (it.dtypes[0]) {
+    case ScalarType::Double:
+      run_vec<double>(
+          it, [&](double* o, const double* x, int64_t n) { t->softplus_f64(o, x, n, beta, threshold); });
+      return true;
+    case ScalarType::Float:
+      run_vec<float>(it, f32);
+      return true;
+    case ScalarType::Half:
+      run_vec<Half>(it, f32);
+      return true;
+    case ScalarType::BFloat16:
+      run_vec<BFloat16>(it, f32);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -160,6 +240,7 @@ void run_binary(const TensorIter& it, F f) {
 }
 
 void binary_cpu(const TensorIter& it, BinaryOp op) {
+  if (op == BinaryOp::pow && pow_vectorized(it)) return;
   switch (op) {
 #define MT_CASE(name, F, kind)             \
   case BinaryOp::name:                     \
@@ -206,6 +287,7 @@ void clamp_cpu(const TensorIter& it, bool has_min, bool has_max) {
 }
 
 void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+  if (op == ParamUnaryOp::softplus && softplus_vectorized(it, p0, p1)) return;
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});

@@ -6,6 +6,7 @@
 
 #include "core/Parallel.h"
 #include "core/TensorIterator.h"
+#include "kernels/cpu/MaskScan.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "ops/Dispatch.h"
 #include "ops/copy.h"
@@ -59,35 +60,89 @@ void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer
   }
 }
 
+// put(i) for every index i. Threads split the destination, not the indices: each scans every index and
+// applies those whose row starts in its share of dst, in index order, so duplicates end exactly as in one
+// serial loop (the last write wins, sums add in order). Only for a contiguous dst, where distinct row offsets
+// address disjoint elements, values that do not alias it (x[idx] = x reads what earlier puts wrote, in
+// order), and rows long enough that the scan is the small part of the work.
+template <typename Put>
+void for_each_put(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n, int64_t r,
+                  const Put& put) {
+  const int64_t span = dst.numel();
+  const int nt = get_num_threads();
+  auto bytes = [](const Tensor& t) {  // values are contiguous too (the front end made them so)
+    const char* p = static_cast<const char*>(t.data_ptr());
+    return std::make_pair(p, p + t.numel() * static_cast<int64_t>(t.itemsize()));
+  };
+  auto [d0, d1] = bytes(dst);
+  auto [v0, v1] = bytes(values);
+  if (nt > 1 && r >= 16 && n * r >= kGrainSize && dst.is_contiguous() && (v1 <= d0 || d1 <= v0) &&
+      !in_parallel_region()) {
+    parallel_for(0, span, (span + nt - 1) / nt, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = 0; i < n; ++i)
+        if (outer[i] >= lo && outer[i] < hi) put(i);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) put(i);
+}
+
+template <typename T, typename Op>
+void put_loop(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n, const int64_t* inner,
+              int64_t r, const Op& op) {
+  T* d = static_cast<T*>(dst.data_ptr());
+  const T* v = static_cast<const T*>(values.data_ptr());
+  if (r == 1 && inner[0] == 0)  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
+    for_each_put(dst, values, outer, n, r, [&](int64_t i) { d[outer[i]] = op(d[outer[i]], v[i]); });
+  else if (dense_rows(inner, r))  // one dense row per index (x[idx] = v on a contiguous tensor)
+    for_each_put(dst, values, outer, n, r, [&](int64_t i) {
+      T* row = d + outer[i];
+      const T* src = v + i * r;
+      for (int64_t j = 0; j < r; ++j) row[j] = op(row[j], src[j]);
+    });
+  else
+    for_each_put(dst, values, outer, n, r, [&](int64_t i) {
+      for (int64_t j = 0; j < r; ++j) {
+        T& x = d[outer[i] + inner[j]];
+        x = op(x, v[i * r + j]);
+      }
+    });
+}
+
 void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,
                    const int64_t* inner, int64_t r, PutMode mode) {
-  // Sequential: duplicate indices must accumulate deterministically (and assign last-writer-wins).
-  MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
-    scalar_t* d = dst.data<scalar_t>();
-    const scalar_t* v = values.data<scalar_t>();
-    using op_t = opmath_t<scalar_t>;
-    if (r == 1 && inner[0] == 0) {  // one element per index (x[idx] = v, index_put_ on a 1-D tensor)
-      if (mode == PutMode::assign)
-        for (int64_t i = 0; i < n; ++i) d[outer[i]] = v[i];
-      else if (mode == PutMode::add)
-        for (int64_t i = 0; i < n; ++i)
-          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) + static_cast<op_t>(v[i]));
-      else
-        for (int64_t i = 0; i < n; ++i)
-          d[outer[i]] = static_cast<scalar_t>(static_cast<op_t>(d[outer[i]]) * static_cast<op_t>(v[i]));
+  if (mode == PutMode::assign) {
+    if (r > 1 && dense_rows(inner, r)) {
+      const char* v = static_cast<const char*>(values.data_ptr());
+      char* d = static_cast<char*>(dst.data_ptr());
+      const int64_t item = dst.itemsize(), row = r * item;
+      for_each_put(dst, values, outer, n, r, [&](int64_t i) {
+        std::memcpy(d + outer[i] * item, v + i * row, static_cast<size_t>(row));
+      });
       return;
     }
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < r; ++j) {
-        scalar_t& x = d[outer[i] + inner[j]];
-        scalar_t y = v[i * r + j];
-        if (mode == PutMode::assign)
-          x = y;
-        else if (mode == PutMode::add)
-          x = static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
-        else
-          x = static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
-      }
+    auto take = [](auto, auto y) { return y; };
+    switch (dst.itemsize()) {  // moving bytes: only the width matters
+      case 1:
+        return put_loop<uint8_t>(dst, values, outer, n, inner, r, take);
+      case 2:
+        return put_loop<uint16_t>(dst, values, outer, n, inner, r, take);
+      case 4:
+        return put_loop<uint32_t>(dst, values, outer, n, inner, r, take);
+      default:
+        return put_loop<uint64_t>(dst, values, outer, n, inner, r, take);
+    }
+  }
+  MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
+    using op_t = opmath_t<scalar_t>;
+    if (mode == PutMode::add)
+      put_loop<scalar_t>(dst, values, outer, n, inner, r, [](scalar_t x, scalar_t y) {
+        return static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
+      });
+    else
+      put_loop<scalar_t>(dst, values, outer, n, inner, r, [](scalar_t x, scalar_t y) {
+        return static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
+      });
   });
 }
 
@@ -197,20 +252,34 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
 Tensor nonzero_cpu(const Tensor& self) {
   Tensor b = contiguous(to(self, ScalarType::Bool, self.device()));
   const bool* p = b.data<bool>();
-  int64_t n = b.numel(), count = 0;
-  for (int64_t i = 0; i < n; ++i) count += p[i];
+  MaskScan scan(p, b.numel());
   int64_t nd = self.dim();
-  Tensor out = make_empty({count, nd}, ScalarType::Long, self.device());
+  Tensor out = make_empty({scan.count(), nd}, ScalarType::Long, self.device());
   int64_t* o = out.data<int64_t>();
-  DimVector idx(nd, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (p[i]) {
-      for (int64_t d = 0; d < nd; ++d) *o++ = idx[d];
-    }
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++idx[d] < self.sizes()[d]) break;
-      idx[d] = 0;
-    }
+  if (nd == 1) {
+    const int64_t one = 1;  // a 1-D position is its offset in a unit-stride box
+    scan.offsets(self.sizes().data(), &one, 1, o);
+  } else if (nd > 1) {
+    IntArrayRef sizes = self.sizes();
+    scan.for_blocks([&](int64_t blk, int64_t lo, int64_t hi) {
+      int64_t* q = o + scan.start(blk) * nd;
+      if (scan.start(blk) == scan.start(blk + 1)) return;
+      DimVector idx(nd, 0);
+      for (int64_t d = nd - 1, r = lo; d >= 0; --d) {
+        idx[d] = r % sizes[d];
+        r /= sizes[d];
+      }
+      for (int64_t i = lo; i < hi; ++i) {
+        if (p[i]) {
+          for (int64_t d = 0; d < nd; ++d) q[d] = idx[d];
+          q += nd;
+        }
+        for (int64_t d = nd - 1; d >= 0; --d) {
+          if (++idx[d] < sizes[d]) break;
+          idx[d] = 0;
+        }
+      }
+    });
   }
   return out;
 }

@@ -115,6 +115,10 @@ static VD exp_fast(VD x) {
 // absolute error 1.5e-7, over expf) serves gelu only, where an absolute error is what matters; erf itself
 // stays SLEEF's (1 ulp).
 static VF gelu_fast(VF x) {
+#ifdef MT_VEC_AVX512
+  // AVX-512: our erf (avx512_math.h) costs less than this formula's exp and division, and is within 1 ulp
+  return x * 0.5f * (1.0f + erf_avx512(x * 0.70710678118654752440f));
+#else
   const VF h = x * 0.70710678118654752440f;
   const VF ah = h < 0.0f ? -h : h;
   const VF t = 1.0f / (0.3275911f * ah + 1.0f);
@@ -125,6 +129,7 @@ static VF gelu_fast(VF x) {
   VF e = 1.0f - r * t * exp_inner(-h * h);
   e = h < 0.0f ? -e : e;
   return x * 0.5f * (1.0f + e);
+#endif
 }
 static VD gelu_fast(VD x) {
   return x * 0.5 * (1.0 + SLEEF_D(erf)(x * 0.70710678118654752440));
@@ -338,6 +343,78 @@ void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
   }
 }
 
+// One function of one or two vectors over a row: whole vectors, then the tail through a padded vector, as
+// loop() (every element takes the same path). sa and sb are 1 (dense) or 0 (one value, broadcast).
+template <typename V, typename S, int N, typename F>
+void map_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n, F f) {
+  auto load = [](const S* p, int64_t s, int64_t i, int64_t m) {
+    S buf[N] = {};
+    for (int64_t j = 0; j < m; ++j) buf[j] = p[(i + j) * s];
+    V v;
+    __builtin_memcpy(&v, buf, sizeof(V));
+    return v;
+  };
+  const V av = V{} + *a, bv = V{} + *b;
+  int64_t i = 0;
+  if (sa == 1 && sb == 1) {
+    for (; i + N <= n; i += N) {
+      V x, y;
+      __builtin_memcpy(&x, a + i, sizeof(V));
+      __builtin_memcpy(&y, b + i, sizeof(V));
+      const V r = f(x, y);
+      __builtin_memcpy(out + i, &r, sizeof(V));
+    }
+  } else if (sa == 1) {
+    for (; i + N <= n; i += N) {
+      V x;
+      __builtin_memcpy(&x, a + i, sizeof(V));
+      const V r = f(x, bv);
+      __builtin_memcpy(out + i, &r, sizeof(V));
+    }
+  } else {  // a is one value
+    for (; i + N <= n; i += N) {
+      V y = bv;
+      if (sb == 1) __builtin_memcpy(&y, b + i, sizeof(V));
+      const V r = f(av, y);
+      __builtin_memcpy(out + i, &r, sizeof(V));
+    }
+  }
+  if (i < n) {
+    const V r = f(load(a, sa, i, n - i), load(b, sb, i, n - i));
+    S buf[N];
+    __builtin_memcpy(buf, &r, sizeof(V));
+    for (int64_t j = 0; j < n - i; ++j) out[i + j] = buf[j];
+  }
+}
+
+// softplus, the formula of functors.h. exp_inner is enough: log1p damps exp's relative error (d log1p(e) =
+// de / (1 + e)). The lanes above the threshold take x, so exp's overflow there never shows.
+template <typename V, typename S, int N>
+void softplus_row(S* out, const S* in, int64_t n, S beta, S threshold) {
+  map_row<V, S, N>(out, in, 1, in, 1, n, [beta, threshold](V x, V) {
+    const V bx = x * beta;
+    return bx > threshold ? x : log1p_wide(exp_inner(bx)) / beta;
+  });
+}
+
+// pow: SLEEF's (1 ulp, C99's special cases). A constant exponent of 2 is one multiply, exact, as PyTorch's
+// Tensor-Scalar kernel (the `x ** 2` of every loss and norm).
+static VF pow_fast(VF a, VF b) {
+  return SLEEF_F(pow)(a, b);
+}
+static VD pow_fast(VD a, VD b) {
+  return SLEEF_D(pow)(a, b);
+}
+// A lane whose exponent is 2 takes the multiply wherever it comes from, so a dense exponent tensor of 2s
+// gives what a broadcast 2 gives.
+template <typename V, typename S, int N>
+void pow_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
+  if (sb == 0 && *b == S(2))
+    map_row<V, S, N>(out, a, sa, b, 0, n, [](V x, V) { return x * x; });
+  else
+    map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) { return y == S(2) ? x * x : pow_fast(x, y); });
+}
+
 }  // namespace
 
 namespace mt {
@@ -356,6 +433,10 @@ void MT_VEC_FILL(Table& t) {
   t.softmax_f32 = &softmax_row;
   t.max_sum_exp_f32 = &max_sum_exp;
   t.scaled_exp_f32 = &scaled_exp;
+  t.softplus_f32 = &softplus_row<VF, float, NF>;
+  t.softplus_f64 = &softplus_row<VD, double, ND>;
+  t.pow_f32 = &pow_row<VF, float, NF>;
+  t.pow_f64 = &pow_row<VD, double, ND>;
 }
 
 }  // namespace vec

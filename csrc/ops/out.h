@@ -1,0 +1,25 @@
+// out= support: PyTorch's rules for an output tensor (resize, overlap) and the elementwise ops that write
+// straight into `out` through the TensorIter instead of computing a temporary and copying it in.
+#pragma once
+#include "core/Tensor.h"
+#include "ops/elementwise.h"
+
+namespace mt {
+
+// Resizes `out` to `shape` if it differs, as PyTorch's resize_output: in place when its storage holds the new
+// size from its offset (contiguous strides), else onto fresh storage. Returns true when `out` had elements,
+// for which PyTorch warns (the binding does; the core has no warnings).
+bool resize_out(const Tensor& out, IntArrayRef shape);
+
+// PyTorch's assert_no_partial_overlap(out, input), with its message (check_writable is its internal-overlap
+// check).
+void check_out_overlap(const Tensor& out, const Tensor& input);
+
+// torch.<op>(a, b, out=out) / torch.<op>(x, out=out): the result dtype must be castable to out's, out is
+// resized to the broadcast shape (returns resize_out's answer), then written through one TensorIter when it
+// has the result's dtype (an input may be out itself), else through a temporary and a casting copy. Autograd
+// is the caller's check (PyTorch refuses out= when anything requires grad).
+bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
+bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out);
+
+}  // namespace mt

@@ -1,0 +1,187 @@
+"""pow and softplus on the CPU's vectorized path (SLEEF's pow, softplus over our exp and log1p): ulps against a
+wider NumPy reference, C99's special values, every layout giving the same bits, half/bfloat16 through float,
+and the AVX2 and scalar paths forced by MINITORCH_CPU_CAPABILITY in a child process."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minitorch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5, -2.5, 1e-30]
+
+
+def ulps(ours, ref, dtype):
+    """|ours - ref| in ulps of dtype at ref (ref in a wider type); a NaN or infinity must match exactly."""
+    with np.errstate(over="ignore"):
+        refd = ref.astype(dtype)
+    assert np.array_equal(np.isnan(refd), np.isnan(ours))
+    fin = np.isfinite(refd)
+    assert np.array_equal(ours[~fin & ~np.isnan(refd)], refd[~fin & ~np.isnan(refd)])
+    assert np.isfinite(ours[fin]).all()
+    spacing = np.abs(np.spacing(refd[fin])).astype(np.longdouble)
+    err = np.abs(ours[fin].astype(np.longdouble) - ref[fin].astype(np.longdouble))
+    return float(np.max(err / spacing)) if fin.any() else 0.0
+
+
+def pow_inputs(dtype, n=20000):
+    rng = np.random.default_rng(0)
+    hi = 30.0 if dtype == np.float32 else 300.0
+    a = np.exp(rng.uniform(-8, 8, n))  # positive bases over 14 decades
+    e = rng.uniform(-hi / 8, hi / 8, n)
+    neg = -np.exp(rng.uniform(-3, 3, n // 4))  # negative bases with integer exponents
+    ni = rng.integers(-12, 13, n // 4).astype(np.float64)
+    sa, se = np.meshgrid(SPECIAL, SPECIAL)
+    a = np.concatenate([a, neg, sa.ravel()]).astype(dtype)
+    e = np.concatenate([e, ni, se.ravel()]).astype(dtype)
+    return a, e
+
+
+def pow_ulps(dtype):
+    a, e = pow_inputs(dtype)
+    wide = np.float64 if dtype == np.float32 else np.longdouble
+    with np.errstate(all="ignore"):
+        ref = np.power(a.astype(wide), e.astype(wide))
+    ours = minitorch.pow(minitorch.from_numpy(a), minitorch.from_numpy(e)).numpy()
+    return ulps(ours, ref, dtype)
+
+
+def softplus_ref(x, beta, threshold):
+    x = x.astype(np.longdouble)
+    with np.errstate(over="ignore"):
+        return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+
+
+def softplus_ulps(dtype, beta, threshold):
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.uniform(-60, 30, 20000), rng.uniform(-2, 2, 5000), [0.0, -0.0, 20.0, 19.99]])
+    x = x.astype(dtype)
+    ours = minitorch.nn.functional.softplus(minitorch.from_numpy(x), beta, threshold).numpy()
+    return ulps(ours, softplus_ref(x, beta, threshold), dtype)
+
+
+# SLEEF's pow promises 1 ulp, glibc's less; softplus composes exp, log1p and a division: measured up to 1.72
+POW_LIMIT = 1.0
+SOFTPLUS_LIMIT = 2.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_pow_ulps(dtype):
+    assert pow_ulps(dtype) <= POW_LIMIT
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("beta,threshold", [(1.0, 20.0), (2.0, 5.0), (0.5, 30.0)])
+def test_softplus_ulps(dtype, beta, threshold):
+    assert softplus_ulps(dtype, beta, threshold) <= SOFTPLUS_LIMIT
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64], ids=str)
+def test_pow_layouts_give_the_same_bits(dtype):
+    rng = np.random.default_rng(2)
+    a = np.abs(rng.standard_normal((37, 41))) + 0.1
+    e = rng.uniform(-3, 3, (37, 41))
+    x, y = minitorch.tensor(a, dtype=dtype), minitorch.tensor(e, dtype=dtype)
+    dense = minitorch.pow(x, y).numpy()
+    xt = minitorch.tensor(np.ascontiguousarray(a.T), dtype=dtype).t()
+    yt = minitorch.tensor(np.ascontiguousarray(e.T), dtype=dtype).t()
+    assert np.array_equal(minitorch.pow(xt, y).numpy(), dense)
+    assert np.array_equal(minitorch.pow(x, yt).numpy(), dense)
+    assert np.array_equal(minitorch.pow(x[:, ::2], y[:, ::2]).numpy(), dense[:, ::2])
+    for n in range(1, 40):  # every tail length of a 16-lane vector, twice over
+        assert np.array_equal(minitorch.pow(x[0, :n], y[0, :n]).numpy(), dense[0, :n])
+    # a broadcast exponent row, a broadcast base, and one number each way
+    row = minitorch.pow(x, y[0]).numpy()
+    assert np.array_equal(row, minitorch.pow(x, y[:1].expand(37, 41).contiguous()).numpy())
+    col = minitorch.pow(x[:, :1], y).numpy()
+    assert np.array_equal(col, minitorch.pow(x[:, :1].expand(37, 41).contiguous(), y).numpy())
+    s = minitorch.pow(x, 2.5).numpy()
+    assert np.array_equal(s, minitorch.pow(x, minitorch.full((37, 41), 2.5, dtype=dtype)).numpy())
+    assert np.array_equal(s[:, ::3], minitorch.pow(x[:, ::3], 2.5).numpy())
+    b = minitorch.pow(2.0, y).numpy()
+    assert np.array_equal(b, minitorch.pow(minitorch.full((37, 41), 2.0, dtype=dtype), y).numpy())
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64], ids=str)
+def test_pow_square_is_one_multiply(dtype):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(1001) * 1e3
+    a[:4] = [-0.0, np.inf, -np.inf, np.nan]
+    x = minitorch.tensor(a, dtype=dtype)
+    sq = (x * x).numpy()
+    assert np.array_equal(minitorch.pow(x, 2).numpy(), sq, equal_nan=True)
+    assert np.array_equal((x**2.0).numpy(), sq, equal_nan=True)
+    two = minitorch.full((1001,), 2.0, dtype=dtype)
+    assert np.array_equal(minitorch.pow(x, two).numpy(), sq, equal_nan=True)
+    assert np.array_equal(minitorch.pow(x[::2], two[::2]).numpy(), sq[::2], equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float16, minitorch.bfloat16], ids=str)
+def test_half_through_float(dtype):
+    rng = np.random.default_rng(4)
+    a = minitorch.tensor(np.abs(rng.standard_normal(300)) + 0.1).to(dtype)
+    e = minitorch.tensor(rng.uniform(-2, 2, 300)).to(dtype)
+    # computed in float and rounded once, whichever layout
+    want = minitorch.pow(a.float(), e.float()).to(dtype)
+    assert minitorch.pow(a, e).dtype == dtype
+    assert np.array_equal(minitorch.pow(a, e).float().numpy(), want.float().numpy())
+    assert np.array_equal(minitorch.pow(a[::3], e[::3]).float().numpy(), want[::3].float().numpy())
+    assert np.array_equal(
+        minitorch.pow(a, 1.5).float().numpy(), minitorch.pow(a.float(), 1.5).to(dtype).float().numpy()
+    )
+    x = minitorch.tensor(rng.uniform(-30, 30, 300)).to(dtype)
+    F = minitorch.nn.functional
+    want = F.softplus(x.float(), 2.0, 10.0).to(dtype)
+    assert np.array_equal(F.softplus(x, 2.0, 10.0).float().numpy(), want.float().numpy())
+    assert np.array_equal(F.softplus(x[::2], 2.0, 10.0).float().numpy(), want[::2].float().numpy())
+
+
+def test_softplus_layouts_and_edges():
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-40, 40, (33, 17)).astype(np.float32)
+    F = minitorch.nn.functional
+    x = minitorch.from_numpy(a)
+    dense = F.softplus(x).numpy()
+    assert np.array_equal(F.softplus(minitorch.from_numpy(np.ascontiguousarray(a.T)).t()).numpy(), dense)
+    assert np.array_equal(F.softplus(x[:, ::2]).numpy(), dense[:, ::2])
+    for n in range(1, 35):
+        assert np.array_equal(F.softplus(x[0, :n]).numpy(), dense[0, :n])
+    # above the threshold: x itself; far below: exp(x), no underflow to a wrong value; NaN and infinities
+    e = minitorch.tensor([25.0, 1e30, -1e30, -80.0, -104.0, np.nan, np.inf, -np.inf])
+    r = F.softplus(e).numpy()
+    assert r[0] == 25.0 and r[1] == np.float32(1e30) and r[2] == 0.0
+    np.testing.assert_allclose(r[3], np.exp(-80.0), rtol=2e-6)
+    assert 0 <= r[4] <= 2e-45 and np.isnan(r[5]) and r[6] == np.inf and r[7] == 0.0
+    assert F.softplus(minitorch.empty(0)).shape == (0,)
+
+
+_CHILD = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {here!r})
+import test_vec_pow_softplus as t
+res = {{"cap": t.minitorch.backends.cpu.get_cpu_capability()}}
+for dt in (np.float32, np.float64):
+    res["pow " + dt.__name__] = t.pow_ulps(dt)
+    res["softplus " + dt.__name__] = t.softplus_ulps(dt, 2.0, 5.0)
+print(json.dumps(res))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_other_capabilities(cap):
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    r = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(here=HERE)], env=env, capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res.pop("cap") in (("AVX2", "DEFAULT") if cap == "avx2" else ("DEFAULT",))
+    # the scalar path is glibc's pow, log1p and exp: within 1 ulp for pow as SLEEF's
+    for k, u in res.items():
+        assert u <= (POW_LIMIT if k.startswith("pow") else SOFTPLUS_LIMIT), (k, u)
