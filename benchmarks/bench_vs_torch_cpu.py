@@ -82,6 +82,7 @@ def _(L):
 
 # float unary ops: NumPy's ufunc where it has one
 _NP_UNARY = {
+    "exp": np.exp,
     "tanh": np.tanh,
     "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
     "log": lambda a: np.log(np.abs(a)),
@@ -98,6 +99,7 @@ _NP_UNARY = {
 def _torch_unary(L, name):
     t = L.t
     return {
+        "exp": t.exp,
         "tanh": t.tanh,
         "sigmoid": t.sigmoid,
         "log": lambda x: t.log(t.abs(x)),
@@ -152,6 +154,8 @@ case("pow 1M f32, tensor exponent", "unary")(_pow(None, np.float32))
 case("pow 1M f32, x ** 2.5", "unary")(_pow(2.5, np.float32))
 case("pow 1M f64, tensor exponent", "unary")(_pow(None, np.float64))
 case("tanh 100x100 f64", "unary")(_unary("tanh", (100, 100), np.float64))
+case("exp 100x100 f64", "unary")(_unary("exp", (100, 100), np.float64))
+case("tanh 1M f64", "unary")(_unary("tanh", (1 << 20,), np.float64))
 case("sigmoid 1M f64", "unary")(_unary("sigmoid", (1 << 20,), np.float64))
 
 

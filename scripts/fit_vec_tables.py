@@ -3,8 +3,10 @@ then four per octave), a degree-5 polynomial in (|x| - midpoint) each, weighted 
 error on Chebyshev nodes, the constant term rounded to float first and the rest refitted. Prints the C arrays
 and (tanh) the largest error of a float32 Horner evaluation per interval (tests/test_ulp.py checks the
 kernels themselves). erf keeps its constant and linear terms as float pairs hi + lo (its limit is 1 ulp).
-Usage: python scripts/fit_vec_tables.py [tanh|erf]"""
+exp64 prints the float64 exp/tanh constants: 2^(j/16) as double pairs hi + lo, ln2/16 hi + lo, 16/ln2.
+Usage: python scripts/fit_vec_tables.py [tanh|erf|exp64]"""
 
+import decimal
 import math
 import sys
 
@@ -89,9 +91,26 @@ def main_erf():
         print(f"kErfC{name} = {{" + ", ".join(f"{c[j]:.9e}f" for _, c in fits) + "};")
 
 
+def main_exp64():
+    decimal.getcontext().prec = 60
+    two = decimal.Decimal(2)
+    pairs = []
+    for j in range(16):
+        v = two ** (decimal.Decimal(j) / 16)
+        hi = float(v)
+        pairs.append((hi, float(v - decimal.Decimal(hi))))
+    print("kExp2jHi = {" + ", ".join(repr(h) for h, _ in pairs) + "};")
+    print("kExp2jLo = {" + ", ".join(repr(lo) for _, lo in pairs) + "};")
+    step = two.ln() / 16
+    hi = float(step)
+    print(f"ln2/16 hi {hi!r} lo {float(step - decimal.Decimal(hi))!r}, 16/ln2 {float(1 / step)!r}")
+
+
 def main():
     if sys.argv[1:] == ["erf"]:
         return main_erf()
+    if sys.argv[1:] == ["exp64"]:
+        return main_exp64()
     mids, coefs = [], []
     for i in range(32):
         mid, cf = fit(i)

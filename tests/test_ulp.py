@@ -175,6 +175,17 @@ EDGES32 = {
         + [1.0, 0.75, 1.5, 2.0**-149, 2.0**-126, 3.4e38]
     ),
     "erf": _edges32([2.0, 3.93, 4.0, 1e-30, 1e-40, 2.0**-126]),
+    # expm1 runs in double through exp's table: n = round(16 x / ln2) steps at (m + 1/2) ln2/16 (n = 0, where u is
+    # the polynomial alone, below ln2/32), overflow past 88.72, -1 from -17.3, the clamps 89 and -104
+    "expm1": _edges32(
+        [(m + 0.5) * math.log(2) / 16 for m in range(-30, 30)]
+        + [88.72, 88.7228, 89.0, 17.3, 104.0, 1e-30, 1e-40, 2.0**-25]
+    ),
+    # log1p shares log's table through u = 1 + x; below |x| = 0.03 it takes x itself, and u = 1 below 2^-25
+    "log1p": _edges32(
+        [2.0**e * (1 + (k + 0.5) / 16) - 1 for e in (-1, 0, 1, 2, 20, 100) for k in range(-4, 8)]
+        + [0.03, 2.0**-25, 2.0**-24, 1e-30, 1e-40, 0.5, 1.0, 3.4e38]
+    ),
 }
 EDGES32["log"] = EDGES32["log"][EDGES32["log"] > 0]
 
@@ -182,26 +193,103 @@ EDGES32["log"] = EDGES32["log"][EDGES32["log"] > 0]
 @pytest.mark.parametrize("op", sorted(EDGES32))
 def test_float32_interval_edges(op):
     x = np.concatenate([EDGES32[op], -EDGES32[op]]) if op != "log" else EDGES32[op]
+    x = x[x > -1] if op == "log1p" else x
     ref = DIRECT[op][0](x.astype(np.float64))
     ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
-    assert _ulps(ours, ref, np.float32) <= limit(op, np.float32, minitorch.backends.cpu.get_cpu_capability())
+    with np.errstate(over="ignore"):  # expm1 overflows float32 past 88.72, as ours must
+        np.testing.assert_array_equal(np.isfinite(ours), np.isfinite(ref.astype(np.float32)))
+        assert _ulps(ours, ref, np.float32) <= limit(
+            op, np.float32, minitorch.backends.cpu.get_cpu_capability()
+        )
     np.testing.assert_array_equal(np.signbit(ours[x == 0]), np.signbit(x[x == 0]))  # tanh(-0) = -0
 
 
 @pytest.mark.parametrize(
     "op,lo,hi",
-    [("tanh", 0.0, 12.0), ("log", 1e-45, 3.4e38), ("erf", 0.0, 4.5)],
+    [
+        ("tanh", 0.0, 12.0),
+        ("log", 1e-45, 3.4e38),
+        ("erf", 0.0, 4.5),
+        ("log1p", 0.0, 3.4e38),
+        ("expm1", 0.0, 88.7),
+    ],
 )
 def test_float32_dense(op, lo, hi):
     """A regular comb through all float32 bit patterns of the domain (the kernels were checked on every
-    float: tanh 1.17 ulp, log 0.995 ulp)."""
+    float: tanh 1.17 ulp, log 0.995 ulp, log1p 0.81 ulp, expm1 0.50 ulp)."""
     x = _float32_grid(lo, hi, 997)
     if op == "log":
         x = x[x > 0]
+    if op == "log1p":
+        x = x[x > -1]
     ref = DIRECT[op][0](x.astype(np.float64))
     ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
     assert np.isfinite(ours).all()
     assert _ulps(ours, ref, np.float32) <= limit(op, np.float32, minitorch.backends.cpu.get_cpu_capability())
+
+
+def _edges64(points, k=3):
+    """Each point and its float64 neighbours k ulps either way."""
+    p = np.asarray(points, dtype=np.float64)
+    out, up, down = [p], p, p
+    for _ in range(k):
+        up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
+        out += [up, down]
+    return np.concatenate(out)
+
+
+# Where the own float64 kernels (kernels/cpu/vec/avx512_math.h) change table entry or clamp: exp's n =
+# round(16 x / ln2) steps at x = (m + 1/2) ln2/16 (tanh's at |x| = (m + 1/2) ln2/32), its overflow (709.78),
+# first subnormal (-708.4) and zero (-745.13) results and clamps (710, -746); tanh's clamp (20; tanh rounds to 1
+# from 19.06) and |x| near 0.013, where u = exp(2|x|) - 1 is 40x smaller than exp(2|x|); tiny and subnormal x.
+_LN2_16 = math.log(2) / 16
+EDGES64 = {
+    "exp": _edges64(
+        [(m + 0.5) * _LN2_16 for m in range(-17200, 16390, 7)]
+        + [(m + 0.5) * _LN2_16 for m in range(-40, 40)]
+        + [709.782712893384, -708.3964185322641, -745.1332191019411, 710.0, -746.0, 1e-300, 5e-324, 0.0]
+    ),
+    "tanh": _edges64(
+        [(m + 0.5) * _LN2_16 / 2 for m in range(930)]
+        + list(np.linspace(0.005, 0.03, 2001))
+        + [19.06, 20.0, 1e-300, 5e-324, 2.0**-1022, 1e-8, 0.0]
+    ),
+}
+
+
+@pytest.mark.parametrize("op", sorted(EDGES64))
+def test_float64_table_edges(op):
+    x = EDGES64[op]
+    x = np.concatenate([x, -x])
+    ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
+    ref = DIRECT[op][0](x.astype(np.longdouble))
+    with np.errstate(over="ignore"):  # exp's reference beyond 709.78 overflows float64, as ours must
+        assert (np.isfinite(ours) == np.isfinite(ref.astype(np.float64))).all()
+        assert _ulps(ours, ref, np.float64) <= limit(
+            op, np.float64, minitorch.backends.cpu.get_cpu_capability()
+        )
+    if op == "tanh":
+        np.testing.assert_array_equal(np.signbit(ours), np.signbit(x))  # odd, -0 stays -0
+
+
+@pytest.mark.parametrize("op", sorted(EDGES64))
+def test_float64_dense(op):
+    """Two million float64 values over the whole range of the function, log-spaced down to subnormals."""
+    rng = np.random.default_rng(4)
+    hi = {"exp": 709.7, "tanh": 25.0}[op]
+    x = np.concatenate(
+        [
+            rng.uniform(-hi if op == "tanh" else -745.0, hi, 10**6),
+            np.exp(rng.uniform(np.log(5e-324), np.log(hi), 10**6)) * rng.choice([-1.0, 1.0], 10**6),
+        ]
+    )
+    ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
+    ref = DIRECT[op][0](x.astype(np.longdouble))
+    with np.errstate(over="ignore"):  # exp's reference beyond 709.78 overflows float64, as ours must
+        assert (np.isfinite(ours) == np.isfinite(ref.astype(np.float64))).all()
+        assert _ulps(ours, ref, np.float64) <= limit(
+            op, np.float64, minitorch.backends.cpu.get_cpu_capability()
+        )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
@@ -256,6 +344,24 @@ def test_layout_independent(op, dtype):
     one = f(minitorch.from_numpy(a[5, 7:8].copy())).numpy()
     np.testing.assert_array_equal(one, dense[5, 7:8])
     assert f(minitorch.from_numpy(a[:0])).shape == (0, 301)
+
+
+@pytest.mark.parametrize("op", ["tanh", "exp", "sin", "log1p", "expm1", "sigmoid", "erf"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_thread_split_independent(op, dtype):
+    """Split over two threads from a few thousand elements (chunk edges off the vector width) or run on one:
+    bit-identical values."""
+    a = np.random.default_rng(5).uniform(0.01, 5, 10007).astype(dtype)
+    f = getattr(minitorch, op)
+    n = minitorch.get_num_threads()
+    try:
+        minitorch.set_num_threads(1)
+        one = f(minitorch.from_numpy(a)).numpy()
+        minitorch.set_num_threads(2)
+        two = f(minitorch.from_numpy(a)).numpy()
+    finally:
+        minitorch.set_num_threads(n)
+    np.testing.assert_array_equal(one, two)
 
 
 _CHILD = """

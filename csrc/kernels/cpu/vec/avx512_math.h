@@ -210,7 +210,10 @@ static inline __m512 erf_avx512(__m512 x) {
 // Taylor polynomial, log(1/invc) as float hi + lo and (hi + r) summed exactly (Fast2Sum, |hi| > |r| or
 // hi = 0), so near x = 1 the result is r's own rounding plus one more. Exhaustively at most 0.995 ulp
 // (SLEEF's u10 bound is 1.0). vfixupimmps gives log(+-0) = -inf, log(+inf) = inf, NaN for x < 0 and -inf.
-static inline __m512 log_avx512(__m512 x) {
+template <bool kLog1p>
+static inline __m512 log_core_avx512(__m512 x) {
+  // log1p: u = 1 + x rounded; log1p(x) = log(u) + (x - (u - 1)) / u where u's exponent is not 0
+  const __m512 u = kLog1p ? _mm512_add_ps(x, _mm512_set1_ps(1.0f)) : x;
   const __m512 invc =
       _mm512_setr_ps(1.333333373e+00f, 1.230769277e+00f, 1.142857194e+00f, 1.066666722e+00f, 1.0f,
                      9.411764741e-01f, 8.888888955e-01f, 8.421052694e-01f, 8.000000119e-01f, 7.619047761e-01f,
@@ -224,10 +227,24 @@ static inline __m512 log_avx512(__m512 x) {
                                     0.0f, 7.905949333e-12f, 3.298690654e-09f, 3.048216402e-10f,
                                     3.540848725e-09f, -7.757448905e-09f, 1.965855700e-09f, 2.545903488e-09f,
                                     1.187288934e-08f, 0.0f, 0.0f, 0.0f);
-  const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
-  const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));  // getexp(m) is -1 or 0
+  const __m512 m = _mm512_getmant_ps(u, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
+  const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(u), _mm512_getexp_ps(m));  // getexp(m) is -1 or 0
   const __m512i k = _mm512_cvtps_epi32(_mm512_fmadd_ps(m, _mm512_set1_ps(16.0f), _mm512_set1_ps(-12.0f)));
-  const __m512 r = _mm512_fmsub_ps(m, _mm512_permutexvar_ps(k, invc), _mm512_set1_ps(1.0f));
+  __m512 r = _mm512_fmsub_ps(m, _mm512_permutexvar_ps(k, invc), _mm512_set1_ps(1.0f));
+  __m512 corr = _mm512_setzero_ps();
+  if (kLog1p) {
+    // u in [0.75, 1.5) (e = 0): m is u, so r = (1 + x) invc - 1 straight from x, rounded once as for log
+    const __m512 ic = _mm512_permutexvar_ps(k, invc);
+    const __mmask16 e0 = _mm512_cmp_ps_mask(e, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    // exactly, as x ic = ph + pl (FMA) and ph + (ic - 1) (Sterbenz: |r| < |ic - 1| / 2 off entry 4, and entry
+    // 4 has ic = 1): a rounded r would cost 0.25 ulp near x = 0.031
+    const __m512 ph = _mm512_mul_ps(x, ic);
+    r = _mm512_mask_mov_ps(r, e0, _mm512_add_ps(ph, _mm512_sub_ps(ic, _mm512_set1_ps(1.0f))));
+    // elsewhere |log1p(x)| > 0.28 and the correction is small; inf/NaN only where u is 0, negative, inf or
+    // NaN: the fixup below replaces those results
+    corr = _mm512_mul_ps(_mm512_sub_ps(x, _mm512_sub_ps(u, _mm512_set1_ps(1.0f))), _mm512_rcp14_ps(u));
+    corr = _mm512_mask_mov_ps(corr, e0, _mm512_fmsub_ps(x, ic, ph));
+  }
   // log1p(r) - r
   __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(-1.0f / 6), r, _mm512_set1_ps(0.2f));
   q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(-0.25f));
@@ -237,11 +254,22 @@ static inline __m512 log_avx512(__m512 x) {
   const __m512 hi = _mm512_permutexvar_ps(k, lch);
   const __m512 s = _mm512_add_ps(hi, r);
   const __m512 err = _mm512_add_ps(_mm512_sub_ps(hi, s), r);
-  const __m512 lo = _mm512_fmadd_ps(e, _mm512_set1_ps(-2.12194440e-4f),
-                                    _mm512_add_ps(_mm512_add_ps(q, _mm512_permutexvar_ps(k, lcl)), err));
+  const __m512 lo = _mm512_fmadd_ps(
+      e, _mm512_set1_ps(-2.12194440e-4f),
+      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(q, corr), _mm512_permutexvar_ps(k, lcl)), err));
   const __m512 res = _mm512_fmadd_ps(e, _mm512_set1_ps(0.693359375f), _mm512_add_ps(s, lo));  // ln2 hi + lo
-  // classes QNaN, SNaN, 0, +1, -inf, +inf, negative, positive -> keep, keep, -inf, +0, NaN, +inf, NaN, keep
-  return _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(0x03538400), 0);
+  // classes of u QNaN, SNaN, 0, +1, -inf, +inf, negative, positive -> keep, keep, -inf, +0 (log1p: keep, u =
+  // 1 for |x| < 2^-25), NaN, +inf, NaN, keep
+  return _mm512_fixupimm_ps(res, u, _mm512_set1_epi32(kLog1p ? 0x03530400 : 0x03538400), 0);
+}
+static inline __m512 log_avx512(__m512 x) {
+  return log_core_avx512<false>(x);
+}
+
+// float32 log1p through the same table: 0.81 ulp over all floats > -1 (SLEEF's log1pf: 1.0, and it overflows
+// above 1e38), 1.8x its speed; -0 and the tiny x where r * r underflows are the caller's (log1p(x) = x there)
+static inline __m512 log1p_avx512(__m512 x) {
+  return log_core_avx512<true>(x);
 }
 
 // float32 exp inside composed formulas (sigmoid, silu, gelu): Cody-Waite reduction, Cephes' degree-6
@@ -260,6 +288,162 @@ static inline __m512 exp_avx512(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
   return _mm512_scalef_ps(p, n);
+}
+
+// float64 exp and tanh (MKL's vdExp/vdTanh, which PyTorch's wheel calls, are 2-3x SLEEF 3.5.1's): x = n
+// ln2/16
+// + r with |r| <= ln2/32 (n rounded by the 1.5 * 2^52 shift; r_hi = x - n L_hi is exact with one FMA, as x
+// and n L_hi are multiples of 2^-58 wherever n != 0 and |r| < 2^-5), exp(x) = 2^floor(n/16) T[n mod 16]
+// (1 + expm1(r)), T = 2^(j/16) as double pairs hi + lo fetched with vpermt2pd. Tables by
+// scripts/fit_vec_tables.py exp64.
+alignas(64) static const double kExp2jHi[16] = {
+    1.0,
+    1.0442737824274138,
+    1.0905077326652577,
+    1.1387886347566916,
+    1.189207115002721,
+    1.241857812073484,
+    1.2968395546510096,
+    1.3542555469368927,
+    1.4142135623730951,
+    1.4768261459394993,
+    1.5422108254079407,
+    1.6104903319492543,
+    1.681792830507429,
+    1.7562521603732995,
+    1.8340080864093424,
+    1.9152065613971474,
+};
+alignas(64) static const double kExp2jLo[16] = {
+    0.0,
+    8.551889705537965e-17,
+    -3.046782079812471e-17,
+    8.912812676025408e-17,
+    3.982015231465646e-17,
+    4.658027591836937e-17,
+    2.5382502794888315e-17,
+    7.70094837980299e-17,
+    -9.667293313452913e-17,
+    -3.483994556892796e-17,
+    7.949834809697621e-17,
+    2.4707192569797888e-17,
+    8.199010020581497e-17,
+    2.960140695448873e-17,
+    3.283107224245627e-17,
+    -1.0619946056195963e-16,
+};
+
+static inline __m512d lut16(__m512i i, const double* t) {
+  return _mm512_permutex2var_pd(_mm512_load_pd(t), i, _mm512_load_pd(t + 8));
+}
+
+// The reduction shared by exp and tanh: n (as a double; its low bits in `idx`), r_hi exact, r = r_hi + r_lo
+// rounded, and c = r_lo + r^2 P(r), so that expm1(r_hi + r_lo) = r_hi + c. P is Taylor's to r^5/7!
+// (truncation 1e-18, enough for exp), or with kLong to r^6/8! (3e-21: tanh's u = E - 1 is 40x smaller than
+// E near x = 0.013).
+struct ExpReduced {
+  __m512d n, rh, c;
+  __m512i idx;
+};
+template <bool kLong>
+static inline ExpReduced exp_reduce_f64(__m512d x) {
+  const __m512d shift = _mm512_set1_pd(6755399441055744.0);                         // 1.5 * 2^52
+  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(23.083120654223414), shift);  // 16 / ln2
+  ExpReduced e;
+  e.idx = _mm512_castpd_si512(t);  // vpermt2pd reads bits 3:0 = n mod 16
+  e.n = _mm512_sub_pd(t, shift);
+  e.rh = _mm512_fnmadd_pd(e.n, _mm512_set1_pd(0.04332169878499658), x);            // ln2/16 hi
+  const __m512d rl = _mm512_mul_pd(e.n, _mm512_set1_pd(-1.4494042586539372e-18));  // -(ln2/16 lo)
+  const __m512d r = _mm512_add_pd(e.rh, rl);
+  // Estrin's scheme: these kernels are bound by latency more than by throughput
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  const __m512d r4 = _mm512_mul_pd(r2, r2);
+  const __m512d p01 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 6), r, _mm512_set1_pd(0.5));
+  const __m512d p23 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 120), r, _mm512_set1_pd(1.0 / 24));
+  __m512d p45 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 5040), r, _mm512_set1_pd(1.0 / 720));
+  if (kLong) p45 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 40320), r2, p45);
+  const __m512d p = _mm512_fmadd_pd(p45, r4, _mm512_fmadd_pd(p23, r2, p01));
+  e.c = _mm512_fmadd_pd(r2, p, rl);
+  return e;
+}
+
+// float64 exp: T_hi + (T_hi expm1(r) + T_lo), one rounding of a sum whose small part is off by < 2^-57, then
+// vscalefpd (2^floor(n/16): overflow to inf, gradual underflow). Within 0.55 ulp (tests/test_ulp.py). x is
+// clamped to [-746, 710] (exp is 0 / inf beyond); max(c, x) and min(c, x) return x when it is NaN.
+static inline __m512d exp_avx512_f64(__m512d x) {
+  x = _mm512_min_pd(_mm512_set1_pd(710.0), _mm512_max_pd(_mm512_set1_pd(-746.0), x));
+  const ExpReduced e = exp_reduce_f64<false>(x);
+  const __m512d th = lut16(e.idx, kExp2jHi);
+  const __m512d q = _mm512_add_pd(e.rh, e.c);
+  const __m512d s = _mm512_add_pd(th, _mm512_fmadd_pd(th, q, lut16(e.idx, kExp2jLo)));
+  return _mm512_scalef_pd(s, _mm512_mul_pd(e.n, _mm512_set1_pd(0.0625)));
+}
+
+// float64 tanh(|x|) = u / (u + 2), u = expm1(2|x|), everything as double pairs so the only rounding that
+// counts is the last one: E = exp(2|x|) = 2^k (s_hi + s_lo), u = E - 1 (E_hi >= 1: Fast2Sum), renormalized
+// (E_hi - 1 is 0 for tiny x, where u is all in the low part), D = E + 1, the quotient u_hi / D_hi through
+// vrcp14pd and one Newton step (28 bits), corrected by the remainder (u - q D) / D. Within 0.6 ulp
+// (tests/test_ulp.py); tiny and subnormal x give x; |x| is clamped at 20 (tanh rounds to 1 from 19.1), the
+// sign ORed back (-0 stays -0), NaN flows through.
+static inline __m512d tanh_avx512_f64(__m512d x) {
+  const __m512d a = _mm512_min_pd(_mm512_set1_pd(20.0), _mm512_abs_pd(x));
+  const ExpReduced e = exp_reduce_f64<true>(_mm512_add_pd(a, a));
+  const __m512d th = lut16(e.idx, kExp2jHi);
+  const __m512d p1h = _mm512_mul_pd(th, e.rh);
+  const __m512d p1l = _mm512_fmsub_pd(th, e.rh, p1h);
+  const __m512d tl = lut16(e.idx, kExp2jLo);
+  const __m512d small = _mm512_add_pd(_mm512_fmadd_pd(th, e.c, _mm512_fmadd_pd(tl, e.rh, tl)), p1l);
+  const __m512d s0 = _mm512_add_pd(th, p1h);  // |th| >= |p1h|: Fast2Sum
+  const __m512d s1 = _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(th, s0), p1h), small);
+  const __m512d sh = _mm512_add_pd(s0, s1);  // renormalized: |s1| < 3e-4 would spoil D's Newton step
+  const __m512d sl = _mm512_add_pd(_mm512_sub_pd(s0, sh), s1);
+  const __m512d k = _mm512_mul_pd(e.n, _mm512_set1_pd(0.0625));  // vscalefpd floors it
+  const __m512d eh = _mm512_scalef_pd(sh, k);
+  const __m512d el = _mm512_scalef_pd(sl, k);
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d uh0 = _mm512_sub_pd(eh, one);
+  const __m512d ul0 = _mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(eh, uh0), one), el);
+  const __m512d uh = _mm512_add_pd(uh0, ul0);
+  const __m512d ul = _mm512_add_pd(_mm512_sub_pd(uh0, uh), ul0);
+  const __m512d dh = _mm512_add_pd(eh, one);
+  const __m512d dl = _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(eh, dh), one), el);
+  __m512d inv = _mm512_rcp14_pd(dh);
+  inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(dh, inv, one), inv);
+  const __m512d q0 = _mm512_mul_pd(uh, inv);
+  __m512d rem = _mm512_add_pd(_mm512_fnmadd_pd(q0, dh, uh), ul);
+  rem = _mm512_fnmadd_pd(q0, dl, rem);
+  const __m512d t = _mm512_fmadd_pd(rem, inv, q0);
+  return _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(x),
+                                                       _mm512_set1_epi64(0x8000000000000000LL), 0xf8));
+}
+
+// float32 expm1 through float64 (SLEEF's expm1f costs 6x its expf): the reduction and table of
+// exp_avx512_f64, a shorter polynomial (truncation 1.4e-13), u = 2^k T (1 + q) - 1 in double, relative error
+// < 2^-37 even where u is small (|x| < ln2/32 has n = 0, T = 1 and u = q, no cancellation), then one rounding
+// to float: within 0.5 ulp + 2^-13. x is clamped to [-104, 89] (expm1 is -1 / inf in float beyond), NaN kept;
+// -0 and tiny x are the caller's (expm1(x) = x there).
+static inline __m512d expm1_f32_half(__m512d x) {
+  const __m512d shift = _mm512_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(23.083120654223414), shift);
+  const __m512d n = _mm512_sub_pd(t, shift);
+  const __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0.04332169878499658), x);  // |n| < 2^11: 2^-46 off
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  const __m512d p01 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 6), r, _mm512_set1_pd(0.5));
+  const __m512d p23 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 120), r, _mm512_set1_pd(1.0 / 24));
+  const __m512d q = _mm512_fmadd_pd(r2, _mm512_fmadd_pd(p23, r2, p01), r);
+  const __m512d th = lut16(_mm512_castpd_si512(t), kExp2jHi);
+  const __m512d e = _mm512_scalef_pd(_mm512_fmadd_pd(th, q, th), _mm512_mul_pd(n, _mm512_set1_pd(0.0625)));
+  // n = 0: u = q (E - 1 would cancel); elsewhere |u| > 0.02 and E - 1 loses at most 2^-47
+  return _mm512_mask_mov_pd(_mm512_sub_pd(e, _mm512_set1_pd(1.0)),
+                            _mm512_cmp_pd_mask(n, _mm512_setzero_pd(), _CMP_EQ_OQ), q);
+}
+static inline __m512 expm1_avx512(__m512 x) {
+  x = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+  const __m512d lo = expm1_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+  const __m512d hi =
+      expm1_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
+                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 
 }  // namespace
