@@ -1,7 +1,7 @@
 """The CPU thread pool (core/Parallel.cpp): back-to-back parallel regions of every size agree with one thread,
 set_num_threads switches back and forth, several Python threads share the pool, and a forked child after
-threaded work runs its own ops. Builds with oneDNN on OpenMP run parallel_for on OpenMP's threads: the tests
-run again in a subprocess with MINITORCH_THREAD_POOL=own, on our own pool."""
+threaded work runs its own ops. Builds with oneDNN on OpenMP run parallel_for on OpenMP's team: the tests run
+again in a subprocess with MINITORCH_THREAD_POOL=own, on our own pool."""
 
 import os
 import subprocess
