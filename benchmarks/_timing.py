@@ -50,6 +50,28 @@ def bench(cases, repeats, min_time, sync=None):
     return {k: statistics.median(s) for k, s in samples.items()}
 
 
+def add_sampling_options(ap, repeats=5, gap=0.2):
+    """The options of interleaved sampling shared by the side-by-side benchmarks."""
+    ap.add_argument("--repeats", type=int, default=repeats, help="timed samples per library and case")
+    ap.add_argument(
+        "--gap", type=float, default=gap, help="seconds of pause before each sample (other pools go idle)"
+    )
+
+
+def interleaved_samples(workers, case, loops, repeats, gap):
+    """{worker name: [sample, ...]}: `repeats` rounds, each asking every worker in turn for one timed sample of
+    `case` (loops[name] calls), so drift and load hit every library alike. Before each sample a pause of `gap`
+    seconds: the previous library's OpenMP threads keep spinning after its sample (PyTorch's libgomp for up to
+    ~0.2 s), and the pause lets them sleep so they do not take a core from this one."""
+    samples = {w.name: [] for w in workers}
+    for _ in range(repeats):
+        for w in workers:
+            if gap > 0:
+                time.sleep(gap)
+            samples[w.name].append(w.ask(op="time", case=case, loops=loops[w.name]))
+    return samples
+
+
 def fmt(s):
     """Seconds in us / ms / s; '-' for a missing measurement."""
     if s is None:

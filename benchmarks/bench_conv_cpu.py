@@ -1,12 +1,13 @@
 """minitorch beside PyTorch on CPU convolution, pooling and conv-net steps (issue 15), one process each.
 
 A report, not a test. One worker process per library (minitorch under this interpreter, PyTorch under
---torch-python, default /tmp/tv/bin/python); the parent asks them in turn for one timed sample, so repeats
-interleave and machine load hits both alike. Each sample records wall time and the process's CPU time
-(`time.process_time`, all threads): on a shared machine wall time swings with other jobs, while at one
-thread the CPU time is the work itself, so `--clock cpu` (the default with --threads 1) gives ratios that
-stay put under load. Prints a Markdown table: median per call and R = t_torch / t_minitorch (> 1: minitorch
-is faster), with the geometric mean of R.
+--torch-python, default /tmp/tv/bin/python); the parent asks them in turn for one timed sample, after a pause
+of --gap seconds (the other library's OpenMP threads go idle), so repeats interleave and machine load hits
+both alike (the same sampling as bench_vs_torch_cpu.py, `_timing.interleaved_samples`). Each sample records
+wall time and the process's CPU time (`time.process_time`, all threads): on a shared machine wall time swings
+with other jobs, while at one thread the CPU time is the work itself, so `--clock cpu` (the default with
+--threads 1) gives ratios that stay put under load. Prints a Markdown table: median per call and R = t_torch /
+t_minitorch (> 1: minitorch is faster), with the geometric mean of R.
 
 Usage: PYTHONPATH=python python benchmarks/bench_conv_cpu.py [--threads 1] [--repeats 5] [-k resnet]
 """
@@ -20,7 +21,15 @@ import sys
 import time
 
 import numpy as np
-from _timing import Worker, find_torch_python, fmt, loops_for, report
+from _timing import (
+    Worker,
+    add_sampling_options,
+    find_torch_python,
+    fmt,
+    interleaved_samples,
+    loops_for,
+    report,
+)
 
 CASES = {}
 
@@ -202,14 +211,23 @@ def worker(name):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker")
-    ap.add_argument("--repeats", type=int, default=5)
+    add_sampling_options(ap)
     ap.add_argument("--min-time", type=float, default=0.2)
-    ap.add_argument("-k", default="", help="only cases whose name contains this (case-insensitive)")
+    ap.add_argument(
+        "-k", default="", help="only cases whose name contains this (case-insensitive; a,b: either)"
+    )
     ap.add_argument("--torch-python", default=None)
     ap.add_argument("--threads", type=int, default=None, help="set_num_threads(N) in both")
     ap.add_argument("--clock", choices=["wall", "cpu"], default=None, help="default: cpu at 1 thread")
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--im2col", action="store_true", help="add a column: minitorch with backends.mkldnn off")
+    ap.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set in the minitorch workers only (e.g. GOMP_SPINCOUNT=300000); repeatable",
+    )
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker)
@@ -220,9 +238,10 @@ def main():
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in [os.path.join(here, "..", "python"), env.get("PYTHONPATH")] if p
     )
-    workers = [Worker("minitorch", sys.executable, env, __file__)]
+    mt_env = dict(env, **dict(kv.split("=", 1) for kv in args.env))
+    workers = [Worker("minitorch", sys.executable, mt_env, __file__)]
     if args.im2col:
-        workers.append(Worker("minitorch-im2col", sys.executable, env, __file__))
+        workers.append(Worker("minitorch-im2col", sys.executable, mt_env, __file__))
     tpy = find_torch_python(args.torch_python)
     if tpy:
         workers.append(Worker("torch", tpy, env, __file__))
@@ -241,14 +260,11 @@ def main():
     print("|---|" + "---|" * len(names) + "---|")
     results, ratios = {}, []
     for name in CASES:
-        if args.k.lower() not in name.lower():
+        if not any(k.strip() in name.lower() for k in args.k.lower().split(",")):
             continue
         loops = {w.name: w.ask(op="setup", case=name, min_time=args.min_time) for w in workers}
         live = [w for w in workers if isinstance(loops[w.name], int)]
-        samples = {w.name: [] for w in live}
-        for _ in range(args.repeats):
-            for w in live:
-                samples[w.name].append(w.ask(op="time", case=name, loops=loops[w.name]))
+        samples = interleaved_samples(live, name, loops, args.repeats, args.gap)
         for w in workers:
             w.ask(op="drop", case=name)
         ci = 1 if clock == "cpu" else 0

@@ -16,11 +16,18 @@ import os
 import platform
 import statistics
 import sys
-import time
 import timeit
 
 import numpy as np
-from _timing import Worker, find_torch_python, fmt, loops_for, report
+from _timing import (
+    Worker,
+    add_sampling_options,
+    find_torch_python,
+    fmt,
+    interleaved_samples,
+    loops_for,
+    report,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -529,10 +536,7 @@ def _threads(L):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument(
-        "--gap", type=float, default=0.2, help="seconds of pause before each sample (other pools go idle)"
-    )
+    add_sampling_options(ap)
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("-k", default="", help="only cases whose name contains this")
     ap.add_argument("--torch-python", default=None)
@@ -576,13 +580,7 @@ def main():
             continue
         loops = {w.name: w.ask(op="setup", case=name, min_time=args.min_time) for w in workers}
         live = [w for w in workers if isinstance(loops[w.name], int)]
-        samples = {w.name: [] for w in live}
-        for _ in range(args.repeats):
-            for w in live:
-                # the previous library's OpenMP threads keep spinning after its sample (PyTorch's libgomp for
-                # up to ~0.2 s): a pause lets them sleep so they do not take a core from this sample
-                time.sleep(args.gap)
-                samples[w.name].append(w.ask(op="time", case=name, loops=loops[w.name]))
+        samples = interleaved_samples(live, name, loops, args.repeats, args.gap)
         for w in workers:
             w.ask(op="drop", case=name)
         med = {k: statistics.median(v) for k, v in samples.items()}

@@ -39,6 +39,9 @@ for f in md.distribution('onednn-devel-cpu-gomp').files:
     target_link_libraries(minitorch_core PUBLIC "${_dnnl_lib}")
     if(DNNL_CPU_THREADING_RUNTIME STREQUAL "OMP")  # omp_set_num_threads: torch.set_num_threads reaches it
       target_link_libraries(minitorch_core PUBLIC gomp)
+      # parallel_for runs on the same OpenMP threads as oneDNN (core/Parallel.cpp says why)
+      set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/csrc/core/Parallel.cpp PROPERTIES
+                                  COMPILE_OPTIONS -fopenmp COMPILE_DEFINITIONS MINITORCH_PARALLEL_OPENMP=1)
     endif()
     # Installed, the wheel's library sits in <prefix>/lib, three levels above site-packages/minitorch; a
     # system oneDNN is found by the loader; build trees record the directory itself.

@@ -1,6 +1,7 @@
 """The CPU thread pool (core/Parallel.cpp): back-to-back parallel regions of every size agree with one thread,
 set_num_threads switches back and forth, several Python threads share the pool, and a forked child after
-threaded work runs its own ops."""
+threaded work runs its own ops. Builds with oneDNN on OpenMP run parallel_for on OpenMP's team: the tests run
+again in a subprocess with MINITORCH_THREAD_POOL=own, on our own pool."""
 
 import os
 import subprocess
@@ -120,3 +121,17 @@ def test_forked_child_after_threaded_work():
         [sys.executable, "-c", script], check=False, env=env, timeout=120, capture_output=True, text=True
     )
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+@pytest.mark.skipif(os.environ.get("MINITORCH_THREAD_POOL") == "own", reason="already on our own pool")
+def test_own_pool_passes_the_same_tests():
+    env = dict(os.environ, MINITORCH_THREAD_POOL="own", PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not own_pool"],
+        check=False,
+        env=env,
+        timeout=300,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stdout[-3000:]  # 5 would be: no test collected

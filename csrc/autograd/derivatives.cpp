@@ -416,10 +416,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
       [args](FnNode& n, V& gs) -> V {
         Tensor x = n.saved("input"), w = n.saved("weight");
         const Tensor& g = gs[0];
-        return {
-            n.needs_input_grad(0) ? mt::convolution_transpose(g, w, std::nullopt, args, x.sizes()) : Tensor(),
-            n.needs_input_grad(1) ? mt::convolution_backward_weight(g, x, w.sizes(), args) : Tensor(),
-            n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
+        // both kernels want a dense gradient: materialize it once (`.sum().backward()` hands an expanded one)
+        Tensor gd = n.needs_input_grad(0) && n.needs_input_grad(1) ? mt::contiguous(g) : g;
+        return {n.needs_input_grad(0) ? mt::convolution_transpose(gd, w, std::nullopt, args, x.sizes())
+                                      : Tensor(),
+                n.needs_input_grad(1) ? mt::convolution_backward_weight(gd, x, w.sizes(), args) : Tensor(),
+                n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
       });
 }
 
@@ -433,9 +435,10 @@ Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const st
       [args](FnNode& n, V& gs) -> V {
         Tensor x = n.saved("input"), w = n.saved("weight");
         const Tensor& g = gs[0];
+        Tensor gd = n.needs_input_grad(0) && n.needs_input_grad(1) ? mt::contiguous(g) : g;  // once, as above
         Tensor gx, gw;
-        if (n.needs_input_grad(0)) gx = mt::convolution(g, w, std::nullopt, args);
-        if (n.needs_input_grad(1)) gw = mt::convolution_backward_weight(x, g, w.sizes(), args);
+        if (n.needs_input_grad(0)) gx = mt::convolution(gd, w, std::nullopt, args);
+        if (n.needs_input_grad(1)) gw = mt::convolution_backward_weight(x, gd, w.sizes(), args);
         return {gx, gw, n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
       });
 }

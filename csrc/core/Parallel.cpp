@@ -1,6 +1,6 @@
-// A small thread pool for CPU kernels. Why not OpenMP: libgomp hangs in a child forked after the parent used
-// its threads; here a pthread_atfork handler simply forgets the pool in the child, which rebuilds it on
-// demand.
+// parallel_for for the CPU kernels: on OpenMP's threads where oneDNN runs on OpenMP (one set of worker
+// threads for every kernel), else, and in a forked child, on a small pool of our own that a pthread_atfork
+// handler forgets in the child (libgomp hangs in a child forked after the parent used its threads).
 #include "core/Parallel.h"
 
 #include <cblas.h>
@@ -10,10 +10,16 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#ifdef MINITORCH_PARALLEL_OPENMP
+#include <omp.h>
+#endif
 
 namespace mt {
 
@@ -170,16 +176,22 @@ std::mutex g_pool_mu;
 thread_local bool t_in_parallel = false;
 
 bool g_pools_stale = false;
+std::atomic<bool> g_forked_child{false};
 
 void forget_pool_in_child() {
   g_pool = nullptr;  // the parent's threads do not exist here; never touch them
   g_pools_stale = true;
+  g_forked_child.store(true);
   new (&g_pool_mu) std::mutex();
 }
 
-ThreadPool* pool(int nthreads) {
+void watch_forks() {
   static bool registered = (pthread_atfork(nullptr, nullptr, forget_pool_in_child), true);
   (void)registered;
+}
+
+ThreadPool* pool(int nthreads) {
+  watch_forks();
   std::lock_guard<std::mutex> g(g_pool_mu);
   if (!g_pool || g_pool->size() != nthreads - 1) {
     // Pools are kept per size: a program that switches set_num_threads back and forth would otherwise leave
@@ -193,6 +205,51 @@ ThreadPool* pool(int nthreads) {
   }
   return g_pool;
 }
+
+#ifdef MINITORCH_PARALLEL_OPENMP
+// parallel_for runs on the OpenMP team that oneDNN (convs, float GEMM) uses, as PyTorch runs both. With our
+// own pool beside it, every hand-off between a oneDNN call and our next kernel woke our sleeping worker while
+// OpenMP's spun on the second core, and a LeNet training step (batch 64, two threads, bench_conv_cpu.py with
+// the benchmark given scheduler priority on the shared 2-core machine) took 3.5 to 10.9 ms from sample to
+// sample, median 7.1 (PyTorch 5.0-5.4); on the one team, 2.7-4.6, median 2.9. The cost: among other jobs at
+// normal priority the caller waits at the region's barrier for a preempted worker, where our pool's caller
+// takes the chunks a late worker has not started (measured 1.3-3x slower there, PyTorch slower still).
+// MINITORCH_THREAD_POOL=own keeps our pool; a forked child always does (libgomp would wait there for the
+// parent's threads; conv.cpp runs oneDNN on one thread there).
+bool use_openmp() {
+  watch_forks();
+  static const bool own = [] {
+    const char* e = std::getenv("MINITORCH_THREAD_POOL");
+    return e && std::strcmp(e, "own") == 0;
+  }();
+  return !own && !g_forked_child.load(std::memory_order_relaxed);
+}
+
+// One region at a time, as in the pool: another Python thread's parallel_for meanwhile runs on its caller.
+std::atomic<bool> g_omp_busy{false};
+
+bool omp_run(int ntasks, const std::function<void(int)>& task) {
+  bool idle = false;
+  if (!g_omp_busy.compare_exchange_strong(idle, true, std::memory_order_acquire)) return false;
+  std::exception_ptr error;
+  std::mutex error_mu;
+#pragma omp parallel num_threads(ntasks)
+  {
+    // the team may be smaller than asked (OMP_THREAD_LIMIT): each thread takes every nth task
+    for (int i = omp_get_thread_num(); i < ntasks; i += omp_get_num_threads()) {
+      try {
+        task(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(error_mu);
+        if (!error) error = std::current_exception();
+      }
+    }
+  }
+  g_omp_busy.store(false, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
+  return true;
+}
+#endif
 
 }  // namespace
 
@@ -241,6 +298,13 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
     }
     t_in_parallel = prev;
   };
+#ifdef MINITORCH_PARALLEL_OPENMP
+  if (use_openmp()) {
+    if (!omp_run(static_cast<int>(nchunks), task))
+      for (int i = 0; i < nchunks; ++i) task(i);
+    return;
+  }
+#endif
   pool(nthreads)->run(static_cast<int>(nchunks), task);
 }
 

@@ -23,6 +23,14 @@ Planes planes_of(const Tensor& in, const Tensor& out) {
   return {in.sizes()[0] * in.sizes()[1], in.sizes()[2], in.sizes()[3], out.sizes()[2], out.sizes()[3]};
 }
 
+// Elements one plane's windows read, for the thread split. Adaptive windows ignore a.kernel (1x1) and cover
+// the plane (overlapping by at most a row or column each): counted as 1x1 windows, a global pool of
+// 32x512x7x7 looked like one task's work and ran on one thread.
+int64_t window_work(const Planes& p, const PoolArgs& a) {
+  if (a.adaptive) return p.H * p.W + p.oH * p.oW;
+  return p.oH * p.oW * a.kernel[0] * a.kernel[1];
+}
+
 // The 2x2 stride-2 float window (the usual CNN pool), four outputs per step: SSE2 selects instead of the
 // generic loop's data-dependent branch, which random data mispredicts half the time (3-4x faster). The rule
 // is the generic loop's: in scan order (top left, top right, bottom left, bottom right) a value replaces the
@@ -70,7 +78,7 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   const bool fast_2x2 = std::is_same_v<T, float> && !a.adaptive && a.kernel[0] == 2 && a.kernel[1] == 2 &&
                         a.stride[0] == 2 && a.stride[1] == 2 && a.padding[0] == 0 && a.padding[1] == 0 &&
                         a.dilation[0] == 1 && a.dilation[1] == 1 && p.H * p.W < (int64_t(1) << 31);
-  parallel_rows(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+  parallel_rows(p.P, window_work(p, a), [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;
       for (int64_t oh = 0; oh < p.oH; ++oh) {
@@ -169,7 +177,7 @@ void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   AvgPlan plan = avg_plan(p, a);
   const T* in = input.data<T>();
   T* o = out.data<T>();
-  parallel_rows(p.P, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t p0, int64_t p1) {
+  parallel_rows(p.P, window_work(p, a), [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;
       T* y = o + pl * p.oH * p.oW;
