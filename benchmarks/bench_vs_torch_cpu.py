@@ -538,7 +538,7 @@ def main():
     ap.add_argument("--worker")
     add_sampling_options(ap)
     ap.add_argument("--min-time", type=float, default=0.1)
-    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-k", default="", help="only cases whose name contains this (or one of a,b,...)")
     ap.add_argument("--torch-python", default=None)
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument(
@@ -576,7 +576,7 @@ def main():
     print("|---|---|---|---|---|")
     results, ratios = {}, []
     for name in CASES:
-        if args.k and args.k not in name:
+        if args.k and not any(k in name for k in args.k.split(",")):
             continue
         loops = {w.name: w.ask(op="setup", case=name, min_time=args.min_time) for w in workers}
         live = [w for w in workers if isinstance(loops[w.name], int)]
