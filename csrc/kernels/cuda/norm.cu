@@ -51,12 +51,18 @@ __global__ void row_norm_kernel(T* __restrict__ y, stat_t<T>* __restrict__ mean,
     A s = 0;
     for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += static_cast<A>(static_cast<op_t>(row[j]));
     A m = block_sum(s, smem) / static_cast<A>(N);
-    A q = 0;
+    // The float sum of values far from zero (mean 1e4, spread 1) misses the mean by more than the spread's
+    // resolution; the deviations' own sum corrects it (the corrected two-pass formula).
+    A q = 0, e = 0;
     for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
       A d = static_cast<A>(static_cast<op_t>(row[j])) - m;
       q += d * d;
+      e += d;
     }
-    A var = block_sum(q, smem) / static_cast<A>(N);
+    q = block_sum(q, smem);
+    e = block_sum(e, smem);
+    m += e / static_cast<A>(N);
+    A var = max((q - e * e / static_cast<A>(N)) / static_cast<A>(N), A(0));
     A rs = static_cast<A>(1) / sqrt(var + static_cast<A>(eps));
     if (threadIdx.x == 0) {
       mean[r] = m;
@@ -104,13 +110,17 @@ __global__ void channel_stats_kernel(stat_t<T>* __restrict__ mean, stat_t<T>* __
       s += static_cast<A>(static_cast<op_t>(x[(n * C + c) * S + k]));
     }
     A m = block_sum(s, smem) / static_cast<A>(count);
-    A q = 0;
+    A q = 0, e = 0;  // corrected two-pass, as in row_norm_kernel
     for (int64_t i = threadIdx.x; i < count; i += blockDim.x) {
       int64_t n = i / S, k = i - n * S;
       A d = static_cast<A>(static_cast<op_t>(x[(n * C + c) * S + k])) - m;
       q += d * d;
+      e += d;
     }
-    A v = block_sum(q, smem) / static_cast<A>(count);
+    q = block_sum(q, smem);
+    e = block_sum(e, smem);
+    m += e / static_cast<A>(count);
+    A v = max((q - e * e / static_cast<A>(count)) / static_cast<A>(count), A(0));
     if (threadIdx.x == 0) {
       mean[c] = m;
       var[c] = v;
