@@ -13,6 +13,7 @@
 #include "core/Context.h"
 #include "cuda/CUDAContext.h"
 #include "cuda/CUDNNUtils.h"
+#include "cuda/Exceptions.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/rnn.h"
@@ -240,15 +241,22 @@ void cudnn_rnn_backward_cuda(const RnnArgs& a, const Tensor& x, const std::vecto
   auto offs = weight_offsets(s, w, a);
   copy_weights(w, weights, offs, a, /*into_space=*/true);
   Tensor work = bytes_buffer(s.work_bytes, x.device());
+  // The data pass rewrites the reserve for the weight pass: both run on a copy, so that the saved reserve
+  // stays as the forward left it and a second backward through the graph (retain_graph, gradcheck's one
+  // output at a time) sees the same input as the first.
+  Tensor scratch = bytes_buffer(s.reserve_bytes, x.device());
+  if (s.reserve_bytes)
+    MT_CUDA_CHECK(cudaMemcpyAsync(scratch.data_ptr(), reserve.data_ptr(), s.reserve_bytes,
+                                  cudaMemcpyDeviceToDevice, current_stream(x.device().index)));
   MT_CUDNN_CHECK(cudnnRNNBackwardData_v8(
       s.handle, s.rnn.desc, s.lengths(), s.yd.desc, y.data_ptr(), dy.data_ptr(), s.xd.desc, dx.data_ptr(),
       s.hd.desc, hx.data_ptr(), dhy.data_ptr(), dhx.data_ptr(), s.hd.desc, ptr(cx), ptr(dcy), ptr(dcx),
-      s.weight_bytes, w.data_ptr(), s.work_bytes, ptr(work), s.reserve_bytes, ptr(reserve)));
+      s.weight_bytes, w.data_ptr(), s.work_bytes, ptr(work), s.reserve_bytes, ptr(scratch)));
   Tensor dw = weight_space(s, x, /*zeroed=*/true);
   MT_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(s.handle, s.rnn.desc, CUDNN_WGRAD_MODE_ADD, s.lengths(),
                                             s.xd.desc, x.data_ptr(), s.hd.desc, hx.data_ptr(), s.yd.desc,
                                             y.data_ptr(), s.weight_bytes, dw.data_ptr(), s.work_bytes,
-                                            ptr(work), s.reserve_bytes, ptr(reserve)));
+                                            ptr(work), s.reserve_bytes, ptr(scratch)));
   copy_weights(dw, dweights, offs, a, /*into_space=*/false);
 }
 
