@@ -523,11 +523,29 @@ def test_embedding_errors(device):
         match="Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int",
     ):
         F.embedding(w, minitorch.tensor([1.0], device=device))
-    if device == "cpu":  # CUDA stops with a device-side trap, as PyTorch's device assert
+    if device == "cpu":
         with pytest.raises(IndexError, match="index out of range in self"):
             F.embedding(w, minitorch.tensor([4]))
         with pytest.raises(IndexError, match="index out of range in self"):
             F.embedding(w, minitorch.tensor([-1]))
+        return
+    # CUDA: a device-side assert, as PyTorch's; it leaves the process's CUDA context unusable, so in a child
+    import subprocess
+    import sys
+
+    code = (
+        "import minitorch as torch\n"
+        "w = torch.randn(4, 2, device='cuda')\n"
+        "try:\n"
+        "    torch.nn.functional.embedding(torch.tensor([4], device='cuda'), w)\n"
+        "    torch.cuda.synchronize()\n"
+        "except RuntimeError as e:\n"
+        "    print('raised:', e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    out = r.stdout + r.stderr
+    assert "raised: CUDA error: device-side assert triggered" in out, out
+    assert "index out of range in self" in out and "CUDA_LAUNCH_BLOCKING=1" in out, out
 
 
 @pytest.mark.parametrize("norm_type", [2.0, 1.0])

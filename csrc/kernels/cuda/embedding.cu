@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 #include "core/Generator.h"
@@ -29,7 +30,8 @@ __global__ void embedding_kernel(W* __restrict__ out, const W* __restrict__ weig
     if (id < 0 || id >= num) {
       printf("embedding: index out of range in self (index %lld, size %lld)\n", static_cast<long long>(id),
              static_cast<long long>(num));
-      __trap();
+      // a device-side assert, as PyTorch's CUDA_KERNEL_ASSERT (also in release builds): cudaErrorAssert
+      __assert_fail("index out of range in self", __FILE__, __LINE__, __func__);
     }
     out[i] = weight[id * words + k];
   }
