@@ -135,3 +135,26 @@ def test_own_pool_passes_the_same_tests():
         text=True,
     )
     assert r.returncode == 0, r.stdout[-3000:]  # 5 would be: no test collected
+
+
+def test_omp_num_threads_sets_the_default():
+    # As PyTorch: OMP_NUM_THREADS (else MKL_NUM_THREADS) picks the default thread count; junk is ignored.
+    def count(**env):
+        base = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+        r = subprocess.run(
+            [sys.executable, "-c", "import minitorch; print(minitorch.get_num_threads())"],
+            env={**base, **env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return int(r.stdout)
+
+    default = count()
+    assert default >= 1
+    assert count(OMP_NUM_THREADS="3") == 3
+    assert count(MKL_NUM_THREADS="2") == 2
+    assert count(OMP_NUM_THREADS="1", MKL_NUM_THREADS="2") == 1
+    assert count(OMP_NUM_THREADS="abc") == default
+    assert count(OMP_NUM_THREADS="0") == default

@@ -25,9 +25,18 @@ namespace mt {
 
 namespace {
 
+// As PyTorch: OMP_NUM_THREADS, else MKL_NUM_THREADS, when it holds a positive integer (the usual way to keep
+// several processes on one machine from oversubscribing it); else one thread per hardware thread.
 // hardware_concurrency() reads sysfs (microseconds per call): ask once.
 int default_threads() {
   static const int n = [] {
+    for (const char* var : {"OMP_NUM_THREADS", "MKL_NUM_THREADS"}) {
+      const char* v = std::getenv(var);
+      if (v == nullptr || *v == '\0') continue;
+      char* end = nullptr;
+      long k = std::strtol(v, &end, 10);
+      if (*end == '\0' && k > 0) return static_cast<int>(std::min(k, 1024L));
+    }
     unsigned hw = std::thread::hardware_concurrency();
     return hw == 0 ? 1 : static_cast<int>(hw);
   }();
