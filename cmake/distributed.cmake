@@ -124,8 +124,9 @@ if(MINITORCH_HAS_CUDA)
     endif()
   endif()
   find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_mt_nccl_hints} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
-  # the wheel ships libnccl.so.2 without the unversioned development link
-  find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_mt_nccl_hints} ${CUDAToolkit_LIBRARY_DIR}
+  # the wheel ships libnccl.so.2 without the unversioned development link; NAMES_PER_DIR: the wheel's
+  # libnccl.so.2 before a system libnccl.so (a GPU machine with both linked the system's)
+  find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 NAMES_PER_DIR HINTS ${_mt_nccl_hints} ${CUDAToolkit_LIBRARY_DIR}
                ${CUDAToolkit_TARGET_DIR}/lib ${CUDAToolkit_BIN_DIR}/../lib64 PATH_SUFFIXES lib)
   if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
     target_compile_definitions(_C PRIVATE MINITORCH_WITH_NCCL=1)

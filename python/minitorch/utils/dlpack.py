@@ -17,6 +17,7 @@ _TYPESTR = {
     "int32": "<i4",
     "int64": "<i8",
     "float16": "<f2",
+    "bfloat16": "<V2",  # as PyTorch: no typestr names bfloat16; ml_dtypes' bfloat16 reads "<V2"
     "float32": "<f4",
     "float64": "<f8",
 }
