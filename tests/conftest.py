@@ -13,7 +13,7 @@ import os
 
 import minitorch
 
-# MINITORCH_TEST_LOG=path: one line per test outcome (outcome, seconds, phase, node id), appended as each test
+# MINITORCH_TEST_LOG=path: one line per test outcome (outcome, seconds, phase, node id, why it failed), appended as each test
 # ends, by the controlling process only. A run cut off by a time box (scripts/gpu_check.sh on the GPU machine)
 # still names its failures and its slow tests; pytest's own summary comes only at the end.
 _TEST_LOG = os.environ.get("MINITORCH_TEST_LOG")
@@ -24,7 +24,11 @@ def pytest_runtest_logreport(report):
         return
     if report.when == "call" or report.outcome != "passed":
         with open(_TEST_LOG, "a", encoding="utf-8") as f:
-            f.write(f"{report.outcome}\t{report.duration:.3f}\t{report.when}\t{report.nodeid}\n")
+            why = ""
+            if report.failed:  # the exception's one-line summary, tabs and newlines flattened
+                crash = getattr(report.longrepr, "reprcrash", None)
+                why = " ".join(str(crash.message if crash else report.longrepr).split())[:400]
+            f.write(f"{report.outcome}\t{report.duration:.3f}\t{report.when}\t{report.nodeid}\t{why}\n")
 
 
 DEVICES = ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])

@@ -499,7 +499,20 @@ def test_gather_scatter_dim_kernel_layouts(dtype, dim, device):
         exp = _np_scatter(a, d, idx, src_used, op)
         if dtype in (minitorch.int8, minitorch.uint8, minitorch.int16):
             exp = exp.astype(np.int64).astype(NP_WRAP[dtype])
-        np.testing.assert_array_equal(to_np(out), exp.astype(to_np(out).dtype))
+        if reduce is None and device == "cuda":
+            # duplicates without a reduction: which write lands is unspecified on CUDA (PyTorch documents the
+            # same), so each element must be one of the values written to it, or the old one if none was
+            got = to_np(out)
+            allowed = {}
+            for pos in np.ndindex(*idx.shape):
+                dst = list(pos)
+                dst[d] = idx[pos]
+                allowed.setdefault(tuple(dst), set()).add(src_used[pos].astype(got.dtype).item())
+            for p in np.ndindex(*got.shape):
+                want = allowed.get(p, {a[p].astype(got.dtype).item()})
+                assert got[p].item() in want, (p, got[p], want)
+        else:
+            np.testing.assert_array_equal(to_np(out), exp.astype(to_np(out).dtype))
         # the write went through the view into the base
         np.testing.assert_array_equal(to_np(out_base.permute(1, 2, 0)), to_np(out))
     if dtype != minitorch.bool:
