@@ -2,7 +2,7 @@
 # Everything to run on the GPU machine in one command: install (a wheel built elsewhere) or build, the whole suite
 # on CUDA beside compute-sanitizer memcheck/racecheck (concurrently: the machine has 16 cores and the device time
 # is short), the import-order check, the main job, the client scripts, and the benchmarks beside PyTorch.
-# usage: scripts/gpu_check.sh [all|build|checks|extra|bench]...   (default: all). Results land under $OUT.
+# usage: scripts/gpu_check.sh [all|build|checks|extra|profile|bench]...   (default: all). Results land under $OUT.
 # The GPU machine has no network. Either carry wheels in .whl/ (scipy-openblas32, onednn-cpu-gomp) and build there
 # (~3 min), or carry .devbuild/ made by scripts/gpu_prebuild.sh here (a cp312 wheel for sm_90, the system
 # libraries it needs, the client scripts): then nothing compiles on the GPU machine. docs/gpu-report.md has both.
@@ -68,8 +68,10 @@ $py -c "import minitorch as t; print('cuda available:', t.cuda.is_available(), t
  t.cuda.get_device_name(0) if t.cuda.is_available() else '', t.__file__)" 2>&1 | tee "$out/smoke.txt"
 
 # Only our plugins: third-party pytest plugins on that machine import other CUDA stacks (see gpu-report).
-pytest_cmd=(env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$py" -m pytest -q -p no:cacheprovider -p xdist.plugin
-  --import-mode=append -o pythonpath=.)
+# Two threads per worker: with one per core, 15 workers ran 240 threads on 16 cores and a CPU training-loop
+# test took 195 s (2026-11-26).
+pytest_cmd=(env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 OMP_NUM_THREADS="${TEST_THREADS:-2}" "$py" -m pytest -q
+  -p no:cacheprovider -p xdist.plugin --import-mode=append -o pythonpath=.)
 run_san() { # tool, seconds, workers, pytest args...: caching off so every buffer has its true bounds
   local tool=$1 secs=$2 n=$3
   shift 3
@@ -133,6 +135,17 @@ if want extra; then
     echo "clients rc=$?"
     cat "$out/clients.txt"
   fi
+fi
+
+if want profile && command -v ncu > /dev/null; then
+  # PROFILE="model batch mode": where one training step's GPU time goes, per kernel, beside PyTorch's
+  read -r pm pb pmode <<< "${PROFILE:-ResNet-18 32 fp32}"
+  for lib in minitorch torch; do
+    (cd "$repo" && timeout "${PROFILE_SECS:-150}" ncu --metrics gpu__time_duration.sum --print-summary per-kernel \
+      "$py" scripts/gpu_profile_step.py run "$lib" "$pm" "$pb" "$pmode") > "$out/profile-$lib.txt" 2>&1
+  done
+  "$py" "$repo/scripts/gpu_profile_step.py" table "$out/profile-minitorch.txt" "$out/profile-torch.txt" |
+    tee "$out/profile.md"
 fi
 
 if want bench; then
