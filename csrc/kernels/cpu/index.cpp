@@ -17,6 +17,23 @@
 namespace mt {
 namespace {
 
+// The accumulate/reduce rules of index_put_ and scatter_: in the op's math type; on bool, + is OR and * is
+// AND (written as logic: '*' on bools is a compiler warning)
+template <typename T>
+T put_add(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>)
+    return x || y;
+  else
+    return static_cast<T>(static_cast<opmath_t<T>>(x) + static_cast<opmath_t<T>>(y));
+}
+template <typename T>
+T put_mul(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>)
+    return x && y;
+  else
+    return static_cast<T>(static_cast<opmath_t<T>>(x) * static_cast<opmath_t<T>>(y));
+}
+
 // inner[] is 0, 1, 2, ...: each index moves one dense row (index_select and x[idx] on a contiguous tensor)
 bool dense_rows(const int64_t* inner, int64_t r) {
   for (int64_t j = 0; j < r; ++j)
@@ -104,17 +121,12 @@ void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer
     }
   }
   MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
-    using op_t = opmath_t<scalar_t>;
     scalar_t* d = dst.data<scalar_t>();
     const scalar_t* v = values.data<scalar_t>();
     if (mode == PutMode::add)
-      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) {
-        return static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
-      });
+      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) { return put_add(x, y); });
     else
-      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) {
-        return static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
-      });
+      put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
   });
 }
 
@@ -209,15 +221,10 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
     }
   }
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
-    using op_t = opmath_t<scalar_t>;
     if (mode == PutMode::add)
-      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) {
-        return static_cast<scalar_t>(static_cast<op_t>(x) + static_cast<op_t>(y));
-      });
+      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_add(x, y); });
     else
-      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) {
-        return static_cast<scalar_t>(static_cast<op_t>(x) * static_cast<op_t>(y));
-      });
+      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
   });
 }
 
