@@ -544,8 +544,11 @@ std::shared_ptr<Plan> build_plan(const Tensor& x, const Tensor& w, const Tensor&
 
 std::mutex g_plan_mutex;
 // key -> plan; nullptr records a configuration no engine finalizes (the legacy API runs it). Plans live for
-// the process, as PyTorch's: they are small and a training run reuses a handful of shapes.
-std::map<std::vector<int64_t>, std::shared_ptr<Plan>> g_plans;
+// the process, as PyTorch's: they are small and a training run reuses a handful of shapes; past kMaxPlans
+// (PyTorch's default LRU limit) the cache starts over, so endlessly varying shapes cannot grow it without
+// bound. Never destroyed: at exit, cuDNN's own teardown may already have run.
+constexpr size_t kMaxPlans = 10000;
+auto& g_plans = *new std::map<std::vector<int64_t>, std::shared_ptr<Plan>>();
 
 bool legacy_only() {
   static const bool legacy = [] {
@@ -580,6 +583,7 @@ void run_conv(const Tensor& x, const Tensor& w, const Tensor& y, const ConvArgs&
       plan = nullptr;  // a descriptor cuDNN refused: the legacy API takes this configuration
     }
     std::lock_guard<std::mutex> lock(g_plan_mutex);
+    if (g_plans.size() >= kMaxPlans) g_plans.clear();  // plans in use are shared_ptrs: they stay alive
     g_plans[key] = plan;
   }
   if (!plan) return run_conv_legacy<D>(x, w, y, a);
