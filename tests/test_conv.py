@@ -799,6 +799,33 @@ def test_cuda_conv_with_and_without_cudnn(dtype, enabled):
 
 
 @pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
+def test_cudnn_legacy_path_in_a_child():
+    """cuDNN's legacy API is the fallback for a configuration no graph-API engine takes, and otherwise never runs:
+    the cuDNN tests again under MINITORCH_CUDNN_LEGACY=1 (read once per process, hence a child)."""
+    env = dict(os.environ, MINITORCH_CUDNN_LEGACY="1")
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            os.path.abspath(__file__),
+            "-k",
+            "cudnn_flags_give_same_values or cuda_conv_with_and_without_cudnn or tf32_tolerance",
+        ],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")
 def test_tf32_tolerance():
     # the default (allow_tf32=True): float32 convs on cuDNN within TF32's 10-bit mantissa
     minitorch.backends.cudnn.allow_tf32 = True
