@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import DEVICES
-from utils import TOL, assert_matches
+from utils import TOL, assert_matches, rerun_in_child
 
 import minitorch
 
@@ -802,27 +802,8 @@ def test_cuda_conv_with_and_without_cudnn(dtype, enabled):
 def test_cudnn_legacy_path_in_a_child():
     """cuDNN's legacy API is the fallback for a configuration no graph-API engine takes, and otherwise never runs:
     the cuDNN tests again under MINITORCH_CUDNN_LEGACY=1 (read once per process, hence a child)."""
-    env = dict(os.environ, MINITORCH_CUDNN_LEGACY="1")
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            os.path.abspath(__file__),
-            "-k",
-            "cudnn_flags_give_same_values or cuda_conv_with_and_without_cudnn or tf32_tolerance",
-        ],
-        env=env,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert " passed" in r.stdout
+    select = "cudnn_flags_give_same_values or cuda_conv_with_and_without_cudnn or tf32_tolerance"
+    rerun_in_child(__file__, select, MINITORCH_CUDNN_LEGACY="1")
 
 
 @pytest.mark.skipif("cuda" not in DEVICES, reason="needs a GPU")

@@ -4,7 +4,7 @@ statistics and mask, empty inputs and PyTorch's error messages, on every device 
 
 import numpy as np
 import pytest
-from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, to_np
+from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, rerun_in_child, to_np
 
 import minitorch
 from minitorch.autograd import gradcheck, gradgradcheck
@@ -235,31 +235,7 @@ def test_layer_norm_float32_rows_statistics(device, n, offset):
 def test_layer_norm_float32_baseline_rows():
     """MINITORCH_CPU_CAPABILITY=default forces the baseline (SSE2) build of the float32 rows, which the AVX2
     machines never run otherwise: the layer_norm tests again in a fresh process."""
-    import os
-    import subprocess
-    import sys
-
-    env = dict(os.environ, MINITORCH_CPU_CAPABILITY="default")
-    here = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            os.path.join(here, "test_nn_ops.py"),
-            "-k",
-            "layer_norm and not baseline_rows",
-        ],
-        env=env,
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert " passed" in r.stdout
+    rerun_in_child(__file__, "layer_norm and not baseline_rows", MINITORCH_CPU_CAPABILITY="default")
 
 
 def test_layer_norm_errors(device):

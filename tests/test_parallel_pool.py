@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 import pytest
+from utils import rerun_in_child
 
 import minitorch as torch
 
@@ -125,16 +126,7 @@ def test_forked_child_after_threaded_work():
 
 @pytest.mark.skipif(os.environ.get("MINITORCH_THREAD_POOL") == "own", reason="already on our own pool")
 def test_own_pool_passes_the_same_tests():
-    env = dict(os.environ, MINITORCH_THREAD_POOL="own", PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not own_pool"],
-        check=False,
-        env=env,
-        timeout=300,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stdout[-3000:]  # 5 would be: no test collected
+    rerun_in_child(__file__, "not own_pool", timeout=300, MINITORCH_THREAD_POOL="own")
 
 
 def test_omp_num_threads_sets_the_default():

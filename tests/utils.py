@@ -1,6 +1,10 @@
 """Test helpers: make inputs (contiguous or not), convert to float64 NumPy, and run one lambda on minitorch
 and NumPy side by side."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 import minitorch
@@ -107,3 +111,19 @@ def assert_matches(actual, expected, dtype=None, rtol=None, atol=None):
     np.testing.assert_allclose(
         got.astype(np.float64), exp.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True
     )
+
+
+def rerun_in_child(path, select, timeout=600, **env):
+    """Runs the tests of `path` that `select` (pytest -k) picks again in a fresh interpreter with `env` added, for
+    settings read once per process (CPU capability, thread pool, cuDNN path); they must run and pass."""
+    child_env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, "-k", select],
+        env=child_env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout  # rc 5 is "no test collected"; this also rules out all-skipped
