@@ -414,7 +414,7 @@ struct Plan {
 };
 
 // Binds the three buffers and the workspace and runs the plan on the handle's (current) stream.
-void execute(cudnnHandle_t handle, const Plan& p, void* x, void* w, void* y, void* ws) {
+void execute(cudnnHandle_t handle, const Desc& plan, void* x, void* w, void* y, void* ws) {
   Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   void* ptrs[3] = {x, w, y};
   int64_t uids[3] = {kUidX, kUidW, kUidY};
@@ -422,27 +422,32 @@ void execute(cudnnHandle_t handle, const Plan& p, void* x, void* w, void* y, voi
   pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
   pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
   MT_CUDNN_CHECK(cudnnBackendFinalize(pack.d));
-  MT_CUDNN_CHECK(cudnnBackendExecute(handle, p.plan->d, pack.d));
+  MT_CUDNN_CHECK(cudnnBackendExecute(handle, plan.d, pack.d));
 }
 
-// Milliseconds one run of a plan takes on these buffers (the best of two, after one to warm up).
-float time_plan(cudnnHandle_t handle, const Plan& p, void* x, void* w, void* y, void* ws,
+// Milliseconds one run of a plan takes on these buffers (the best of two, after one to warm up). The events
+// are released also when a run throws (the caller skips that engine).
+float time_plan(cudnnHandle_t handle, const Desc& plan, void* x, void* w, void* y, void* ws,
                 cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  MT_CUDA_CHECK(cudaEventCreate(&start));
-  MT_CUDA_CHECK(cudaEventCreate(&stop));
+  struct Events {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    ~Events() {
+      if (start) cudaEventDestroy(start);
+      if (stop) cudaEventDestroy(stop);
+    }
+  } ev;
+  MT_CUDA_CHECK(cudaEventCreate(&ev.start));
+  MT_CUDA_CHECK(cudaEventCreate(&ev.stop));
   float best = -1.f;
   for (int i = 0; i < 3; ++i) {
-    MT_CUDA_CHECK(cudaEventRecord(start, stream));
-    execute(handle, p, x, w, y, ws);
-    MT_CUDA_CHECK(cudaEventRecord(stop, stream));
-    MT_CUDA_CHECK(cudaEventSynchronize(stop));
+    MT_CUDA_CHECK(cudaEventRecord(ev.start, stream));
+    execute(handle, plan, x, w, y, ws);
+    MT_CUDA_CHECK(cudaEventRecord(ev.stop, stream));
+    MT_CUDA_CHECK(cudaEventSynchronize(ev.stop));
     float ms = 0.f;
-    MT_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    MT_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     if (i > 0 && (best < 0.f || ms < best)) best = ms;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return best;
 }
 
@@ -519,15 +524,13 @@ std::shared_ptr<Plan> build_plan(const Tensor& x, const Tensor& w, const Tensor&
     float best_ms = -1.f;
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (static_cast<size_t>(workspace_of(*candidates[i].second)) > limit) continue;
-      Plan probe;
-      probe.plan = std::move(candidates[i].second);
       float ms = -1.f;
       try {
-        ms = time_plan(handle, probe, x.data_ptr(), w.data_ptr(), y.data_ptr(), ptr(ws), current_stream());
+        ms = time_plan(handle, *candidates[i].second, x.data_ptr(), w.data_ptr(), y.data_ptr(), ptr(ws),
+                       current_stream());
       } catch (const Error&) {
         ms = -1.f;  // an engine that fails to launch here is not a candidate
       }
-      candidates[i].second = std::move(probe.plan);
       if (ms >= 0.f && (best_ms < 0.f || ms < best_ms)) best_ms = ms, best = i;
     }
     if (best_ms < 0.f) return nullptr;
@@ -589,7 +592,7 @@ void run_conv(const Tensor& x, const Tensor& w, const Tensor& y, const ConvArgs&
   if (!plan) return run_conv_legacy<D>(x, w, y, a);
   Tensor ws = workspace(static_cast<size_t>(plan->workspace), x.device());
   try {
-    execute(handle, *plan, x.data_ptr(), w.data_ptr(), y.data_ptr(), ptr(ws));
+    execute(handle, *plan->plan, x.data_ptr(), w.data_ptr(), y.data_ptr(), ptr(ws));
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::OutOfMemory) throw;
     {  // a plan that finalized but will not run here: the legacy API from now on (it rewrites all of y)
