@@ -235,12 +235,23 @@ MT_VEC_DEFINE(VF, float, SLEEF_F)
 MT_VEC_DEFINE(VD, double, SLEEF_D)
 #undef MT_VEC_DEFINE
 
+// 2 KiB ahead of a dense read and a write, each vector step. These loops spend 20-60 instructions per cache
+// line, and the hardware prefetcher alone left them waiting on memory past the L2: float64 tanh over 4M
+// elements ran at 2.8 ns per element against 1.4 from L2, exp at 0.9 against 0.5 (the 2-vCPU build machine,
+// a plain C loop over the same kernels); with these, 1.4 and 0.6. Prefetches never fault, past the end
+// included; the address is computed as an integer so no pointer leaves its array.
+static inline void prefetch_ahead(const void* in, const void* out) {
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in) + 2048), 0, 3);
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(out) + 2048), 1, 3);
+}
+
 // Whole vectors, then the tail through a padded vector, so every element takes the same path (results do not
 // depend on an element's position or on the thread split).
 template <typename V, typename S, int N, V (*F)(V)>
 void loop(S* out, const S* in, int64_t n) {
   int64_t i = 0;
   for (; i + N <= n; i += N) {
+    prefetch_ahead(in + i, out + i);
     V x;
     __builtin_memcpy(&x, in + i, sizeof(V));
     V y = F(x);
@@ -358,6 +369,8 @@ void map_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n, 
   int64_t i = 0;
   if (sa == 1 && sb == 1) {
     for (; i + N <= n; i += N) {
+      prefetch_ahead(a + i, out + i);
+      __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(b + i) + 2048), 0, 3);
       V x, y;
       __builtin_memcpy(&x, a + i, sizeof(V));
       __builtin_memcpy(&y, b + i, sizeof(V));
@@ -366,6 +379,7 @@ void map_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n, 
     }
   } else if (sa == 1) {
     for (; i + N <= n; i += N) {
+      prefetch_ahead(a + i, out + i);
       V x;
       __builtin_memcpy(&x, a + i, sizeof(V));
       const V r = f(x, bv);
