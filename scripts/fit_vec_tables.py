@@ -4,7 +4,9 @@ error on Chebyshev nodes, the constant term rounded to float first and the rest 
 and (tanh) the largest error of a float32 Horner evaluation per interval (tests/test_ulp.py checks the
 kernels themselves). erf keeps its constant and linear terms as float pairs hi + lo (its limit is 1 ulp).
 exp64 prints the float64 exp/tanh constants: 2^(j/16) as double pairs hi + lo, ln2/16 hi + lo, 16/ln2.
-Usage: python scripts/fit_vec_tables.py [tanh|erf|exp64]"""
+sin32 prints the float32 sin/cos polynomial (evaluated in double): sin(r) = r (1 + z P(z)), z = r^2, |r| <=
+pi/2, weighted least squares for sin's relative error, and pi/2 as a double pair.
+Usage: python scripts/fit_vec_tables.py [tanh|erf|exp64|sin32]"""
 
 import decimal
 import math
@@ -106,7 +108,27 @@ def main_exp64():
     print(f"ln2/16 hi {hi!r} lo {float(step - decimal.Decimal(hi))!r}, 16/ln2 {float(1 / step)!r}")
 
 
+def main_sin32():
+    decimal.getcontext().prec = 60
+    n = 2000
+    r = (math.pi / 2) * 1.0001 * (0.5 + 0.5 * np.cos(np.pi * (np.arange(n) + 0.5) / n))
+    r = r[r > 1e-4].astype(np.longdouble)
+    z = r * r
+    g = (np.sin(r) / r - 1) / z  # P(z), the target, in long double (the cancellation costs ~2^-50 here)
+    w = (z * r / np.sin(r)).astype(np.float64)  # sin's relative error per unit error in P
+    a = np.vander(z.astype(np.float64), 4, increasing=True)
+    c = np.linalg.lstsq(a * w[:, None], g.astype(np.float64) * w, rcond=None)[0]
+    p = np.polyval(c[::-1].astype(np.longdouble), z)
+    err = np.max(np.abs(r * (1 + z * p) / np.sin(r) - 1))
+    print("sin P(z) = " + ", ".join(repr(float(v)) for v in c) + f"  (max relative error {float(err):.3g})")
+    half_pi = decimal.Decimal("1.5707963267948966192313216916397514420985846996875529104874722961")
+    hi = float(half_pi)
+    print(f"pi/2 hi {hi!r} lo {float(half_pi - decimal.Decimal(hi))!r}, 1/pi {float(1 / (2 * half_pi)) !r}")
+
+
 def main():
+    if sys.argv[1:] == ["sin32"]:
+        return main_sin32()
     if sys.argv[1:] == ["erf"]:
         return main_erf()
     if sys.argv[1:] == ["exp64"]:

@@ -186,7 +186,14 @@ EDGES32 = {
         [2.0**e * (1 + (k + 0.5) / 16) - 1 for e in (-1, 0, 1, 2, 20, 100) for k in range(-4, 8)]
         + [0.03, 2.0**-25, 2.0**-24, 1e-30, 1e-40, 0.5, 1.0, 3.4e38]
     ),
+    # sin/cos run in double after x = m pi/2 + r (|x| <= 2^20, beyond it SLEEF's): the floats nearest to
+    # multiples of pi/2, where r is tiny and the reduction's error would show, and the 2^20 switch
+    "sin": _edges32(
+        [k * math.pi / 2 for k in list(range(1, 300)) + list(range(300, 667600, 331))]
+        + [2.0**20, 2.0**20 * 1.01, 1e-30, 1e-40, 2.0**-126, 1e6, 1e7]
+    ),
 }
+EDGES32["cos"] = EDGES32["sin"]
 EDGES32["log"] = EDGES32["log"][EDGES32["log"] > 0]
 
 
@@ -212,6 +219,8 @@ def test_float32_interval_edges(op):
         ("erf", 0.0, 4.5),
         ("log1p", 0.0, 3.4e38),
         ("expm1", 0.0, 88.7),
+        ("sin", 0.0, 1.1e6),
+        ("cos", 0.0, 1.1e6),
     ],
 )
 def test_float32_dense(op, lo, hi):
@@ -226,6 +235,33 @@ def test_float32_dense(op, lo, hi):
     ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
     assert np.isfinite(ours).all()
     assert _ulps(ours, ref, np.float32) <= limit(op, np.float32, minitorch.backends.cpu.get_cpu_capability())
+
+
+@pytest.mark.parametrize("op", ["sin", "cos"])
+def test_float32_sincos_lane_by_lane(op):
+    """A lane beyond the double kernel's range (|x| > 2^20, inf, NaN) takes SLEEF's function alone: its
+    neighbours' results are those they have in a vector of small values only."""
+    rng = np.random.default_rng(3)
+    small = rng.uniform(-100, 100, 64).astype(np.float32)
+    mixed = small.copy()
+    mixed[::5] = np.array(
+        [3e7, -1e30, np.inf, np.nan, 2.0**20 + 1, -4e9, 1e38, 5e8, -np.inf, 7e6, 3e9, 2e20, 9e9]
+    )[: len(mixed[::5])]
+    f = getattr(minitorch, op)
+    alone = f(minitorch.from_numpy(small)).numpy()
+    together = f(minitorch.from_numpy(mixed)).numpy()
+    keep = np.ones(64, bool)
+    keep[::5] = False
+    np.testing.assert_array_equal(together[keep], alone[keep])
+    big = mixed[~keep]
+    ref = getattr(np, op)(big.astype(np.float64))
+    np.testing.assert_array_equal(np.isnan(together[~keep]), np.isnan(ref))
+    fin = np.isfinite(ref)
+    assert _ulps(together[~keep][fin], ref[fin], np.float32) <= 1.0
+    zeros = np.array([0.0, -0.0] * 9, dtype=np.float32)  # 18: a whole vector and a tail
+    got = f(minitorch.from_numpy(zeros)).numpy()
+    np.testing.assert_array_equal(got, np.float32(0.0 if op == "sin" else 1.0))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(zeros) if op == "sin" else False)
 
 
 def _edges64(points, k=3):

@@ -446,4 +446,50 @@ static inline __m512 expm1_avx512(__m512 x) {
                                              _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 
+// float32 sin and cos through double (SLEEF's u10 sinf/cosf are 1.3x / 1.5x slower; PyTorch's MKL sin beat
+// them): x = m pi/2 + r with m even (sin: m = 2 round(x/pi)) or odd (cos: m = 2 round(x/pi - 1/2) + 1), so
+// |r| <= pi/2 and the result is +-sin(r), the sign (-1)^(m/2) resp. (-1)^((m+1)/2) read from the low bit of
+// the rounded quotient. r = x - m (pi/2)_hi - m (pi/2)_lo in double: for |x| <= 2^20 (the caller sends larger
+// |x|, inf and NaN to SLEEF) it is off by ~2^-52 relative even next to multiples of pi. sin(r) = r (1 + z
+// P(z)), z = r^2, P fitted by scripts/fit_vec_tables.py sin32 (relative error 6.5e-9 = 0.13 float ulp): the
+// product keeps -0 (r + r^3 P would give +0). One rounding to float at the end: at most 0.633 ulp, checked
+// over every 5th float of |x| <= 2^20 against the long double sinl/cosl.
+template <bool kCos>
+static inline __m512d sincos_f32_half(__m512d x) {
+  const __m512d shift = _mm512_set1_pd(6755399441055744.0);  // 1.5 * 2^52: t's low bits are the integer
+  const __m512d inv_pi = _mm512_set1_pd(0.3183098861837907);
+  __m512d t, m;
+  if (kCos) {
+    t = _mm512_add_pd(_mm512_fmadd_pd(x, inv_pi, _mm512_set1_pd(-0.5)), shift);
+    m = _mm512_fmadd_pd(_mm512_sub_pd(t, shift), _mm512_set1_pd(2.0), _mm512_set1_pd(1.0));
+  } else {
+    t = _mm512_fmadd_pd(x, inv_pi, shift);
+    const __m512d n = _mm512_sub_pd(t, shift);
+    m = _mm512_add_pd(n, n);
+  }
+  __m512d r = _mm512_fnmadd_pd(m, _mm512_set1_pd(1.5707963267948966), x);
+  r = _mm512_fnmadd_pd(m, _mm512_set1_pd(6.123233995736766e-17), r);
+  const __m512d z = _mm512_mul_pd(r, r);
+  __m512d p =
+      _mm512_fmadd_pd(z, _mm512_set1_pd(2.6069487211740445e-06), _mm512_set1_pd(-0.00019810193795151217));
+  p = _mm512_fmadd_pd(z, p, _mm512_set1_pd(0.008333075501155232));
+  p = _mm512_fmadd_pd(z, p, _mm512_set1_pd(-0.16666659982656434));
+  const __m512d s = _mm512_mul_pd(r, _mm512_fmadd_pd(z, p, _mm512_set1_pd(1.0)));
+  __m512i q = _mm512_castpd_si512(t);
+  if (kCos) q = _mm512_add_epi64(q, _mm512_set1_epi64(1));
+  return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(s), _mm512_slli_epi64(q, 63)));
+}
+template <bool kCos>
+static inline __m512 sincos_avx512(__m512 x) {
+  const __m512d lo = sincos_f32_half<kCos>(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+  const __m512d hi = sincos_f32_half<kCos>(
+      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
+                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+// The lanes of x that sincos_avx512 serves (|x| <= 2^20; not inf or NaN).
+static inline __mmask16 sincos_in_range(__m512 x) {
+  return _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(1048576.0f), _CMP_LE_OQ);
+}
+
 }  // namespace

@@ -86,6 +86,37 @@ static VD log_fast(VD x) {
   return SLEEF_D(log)(x);
 }
 
+// float sin/cos: AVX-512 has ours through double (avx512_math.h, 0.63 ulp, 1.3-1.5x SLEEF's) for |x| <= 2^20;
+// lanes beyond (or inf, NaN) take SLEEF's (its Payne-Hanek reduction), lane by lane, so a result never
+// depends on its neighbours
+#ifdef MT_VEC_AVX512
+template <bool kCos>
+static VF sincos_fast(VF x) {
+  const VF r = sincos_avx512<kCos>(x);
+  const __mmask16 ok = sincos_in_range(x);
+  return ok == 0xffff ? r : _mm512_mask_mov_ps(kCos ? SLEEF_F(cos)(x) : SLEEF_F(sin)(x), ok, r);
+}
+static VF sin_fast(VF x) {
+  return sincos_fast<false>(x);
+}
+static VF cos_fast(VF x) {
+  return sincos_fast<true>(x);
+}
+#else
+static VF sin_fast(VF x) {
+  return SLEEF_F(sin)(x);
+}
+static VF cos_fast(VF x) {
+  return SLEEF_F(cos)(x);
+}
+#endif
+static VD sin_fast(VD x) {
+  return SLEEF_D(sin)(x);
+}
+static VD cos_fast(VD x) {
+  return SLEEF_D(cos)(x);
+}
+
 // exp inside composed float formulas (sigmoid, silu, gelu, softmax rows), whose tolerances are relative
 // errors far above exp's: AVX-512 has our shorter exp (1.26 ulp, 1.3x faster); exp itself stays SLEEF's (1.0
 // ulp)
@@ -209,8 +240,8 @@ static VD erf_fast(VD x) {
     static V log2(V x) { return SL(log2)(x); }                                                           \
     static V log10(V x) { return SL(log10)(x); }                                                         \
     static V log1p(V x) { return log1p_wide(x); }                                                        \
-    static V sin(V x) { return SL(sin)(x); }                                                             \
-    static V cos(V x) { return SL(cos)(x); }                                                             \
+    static V sin(V x) { return sin_fast(x); }                                                            \
+    static V cos(V x) { return cos_fast(x); }                                                            \
     static V tan(V x) { return tan_tiny(x); }                                                            \
     static V asin(V x) { return SL(asin)(x); }                                                           \
     static V acos(V x) { return SL(acos)(x); }                                                           \
