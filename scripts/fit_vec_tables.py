@@ -123,7 +123,7 @@ def main_sin32():
     print("sin P(z) = " + ", ".join(repr(float(v)) for v in c) + f"  (max relative error {float(err):.3g})")
     half_pi = decimal.Decimal("1.5707963267948966192313216916397514420985846996875529104874722961")
     hi = float(half_pi)
-    print(f"pi/2 hi {hi!r} lo {float(half_pi - decimal.Decimal(hi))!r}, 1/pi {float(1 / (2 * half_pi)) !r}")
+    print(f"pi/2 hi {hi!r} lo {float(half_pi - decimal.Decimal(hi))!r}, 1/pi {float(1 / (2 * half_pi))!r}")
 
 
 def main():
