@@ -523,6 +523,26 @@ def test_gather_scatter_dim_kernel_layouts(dtype, dim, device):
         np.testing.assert_array_equal(to_np(got), exp.astype(to_np(got).dtype))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape,k", [((2000, 300), 70), ((7, 50, 9), 13), ((3, 5000), 4000), ((5, 1), 3)])
+def test_gather_last_dim_dense(dtype, shape, k, device):
+    """Dense self and index along the last dim (the CPU's row loop with the next row prefetched: 1000+ rows
+    split over threads; a 5000-element row of 8-byte values is past its 16 KiB row limit), against NumPy."""
+    rng = np.random.default_rng(11)
+    a = make_array(shape, dtype, rng)
+    idx = rng.integers(0, shape[-1], size=shape[:-1] + (k,))
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    got = minitorch.gather(t, -1, minitorch.tensor(idx, device=device))
+    assert got.is_contiguous() and got.shape == idx.shape
+    want = np.take_along_axis(to_np(t), idx, -1)
+    np.testing.assert_array_equal(to_np(got), want)
+    idx.flat[idx.size // 2] = shape[-1]  # a bad index in the middle, past the first rows' tasks
+    with pytest.raises(
+        RuntimeError, match=f"index {shape[-1]} is out of bounds for dimension {len(shape) - 1}"
+    ):
+        minitorch.gather(t, -1, minitorch.tensor(idx, device=device))
+
+
 def test_gather_scatter_empty_and_bad_indices(device):
     t = minitorch.arange(12.0, device=device).reshape(3, 4)
     empty = minitorch.zeros(0, 4, dtype=minitorch.int64, device=device)

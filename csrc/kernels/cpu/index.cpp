@@ -168,8 +168,62 @@ void gather_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int
   });
 }
 
+// Dense self, index and out, gathering along the last dim with self's rows matching index's: row by row, the
+// next row of self prefetched into L2 while this one is gathered. The reads are random within a row, which
+// the hardware prefetcher cannot follow; with the next row on its way a 4096 x 512 float32 gather of 64
+// columns went from 540 to 446 us on one thread (PyTorch 567), 208 us on two (PyTorch 286).
+template <typename T>
+void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t rows, int64_t k, int64_t size,
+                          int64_t dim) {
+  parallel_rows(rows, k + 8, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = self + r * size;
+      if (r + 1 < r1) {
+        const char* next = reinterpret_cast<const char*>(row + size);
+        for (int64_t b = 0; b < size * static_cast<int64_t>(sizeof(T)); b += 64)
+          __builtin_prefetch(next + b, 0, 2);
+      }
+      const int64_t* ix = idx + r * k;
+      T* o = out + r * k;
+      for (int64_t i = 0; i < k; ++i)
+        if (static_cast<uint64_t>(ix[i]) >= static_cast<uint64_t>(size))
+          index_out_of_bounds(ix[i], dim, size);
+      for (int64_t i = 0; i < k; ++i) o[i] = row[ix[i]];
+    }
+  });
+}
+
+bool gather_last_dim_dense(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = self.dim() - 1;
+  if (dim != d || d < 1 || !out.is_contiguous() || !self.is_contiguous() || !index.is_contiguous())
+    return false;
+  for (int64_t j = 0; j < d; ++j)
+    if (index.sizes()[j] != self.sizes()[j]) return false;
+  const int64_t size = self.sizes()[d], k = index.sizes()[d], rows = out.numel() / k;
+  if (size * static_cast<int64_t>(self.itemsize()) > 16384)
+    return false;  // prefetch whole rows only when small
+  const int64_t* ix = index.data<int64_t>();
+  switch (self.itemsize()) {
+    case 1:
+      gather_last_dim_rows(out.data<uint8_t>(), self.data<uint8_t>(), ix, rows, k, size, dim);
+      return true;
+    case 2:
+      gather_last_dim_rows(out.data<uint16_t>(), self.data<uint16_t>(), ix, rows, k, size, dim);
+      return true;
+    case 4:
+      gather_last_dim_rows(out.data<uint32_t>(), self.data<uint32_t>(), ix, rows, k, size, dim);
+      return true;
+    case 8:
+      gather_last_dim_rows(out.data<uint64_t>(), self.data<uint64_t>(), ix, rows, k, size, dim);
+      return true;
+    default:
+      return false;
+  }
+}
+
 void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   if (out.numel() == 0) return;
+  if (gather_last_dim_dense(out, self, dim, index)) return;
   TensorIter it = TensorIter::make({out, restride(self, index.sizes(), dim), index});
   int64_t stride = self.strides()[dim], size = self.sizes()[dim];
   switch (self.itemsize()) {  // moving bytes: only the width matters
