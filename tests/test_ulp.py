@@ -276,19 +276,31 @@ def _edges64(points, k=3):
 
 # Where the own float64 kernels (kernels/cpu/vec/avx512_math.h) change table entry or clamp: exp's n =
 # round(16 x / ln2) steps at x = (m + 1/2) ln2/16 (tanh's at |x| = (m + 1/2) ln2/32), its overflow (709.78),
-# first subnormal (-708.4) and zero (-745.13) results and clamps (710, -746); tanh's clamp (20; tanh rounds to 1
-# from 19.06) and |x| near 0.013, where u = exp(2|x|) - 1 is 40x smaller than exp(2|x|); tiny and subnormal x.
+# first subnormal (-708.4) and zero (-745.13) results and clamps (746, -746); tanh's clamp (20; tanh rounds to 1
+# from 19.06), its switch from the odd polynomial to 1 - 2 / (exp(2|x|) + 1) at |x| = 0.3, the older formula's
+# weak spot near 0.013; tiny and subnormal x.
 _LN2_16 = math.log(2) / 16
 EDGES64 = {
     "exp": _edges64(
         [(m + 0.5) * _LN2_16 for m in range(-17200, 16390, 7)]
         + [(m + 0.5) * _LN2_16 for m in range(-40, 40)]
-        + [709.782712893384, -708.3964185322641, -745.1332191019411, 710.0, -746.0, 1e-300, 5e-324, 0.0]
+        + [
+            709.782712893384,
+            -708.3964185322641,
+            -745.1332191019411,
+            710.0,
+            746.0,
+            -746.0,
+            1e-300,
+            5e-324,
+            0.0,
+        ]
     ),
     "tanh": _edges64(
         [(m + 0.5) * _LN2_16 / 2 for m in range(930)]
         + list(np.linspace(0.005, 0.03, 2001))
-        + [19.06, 20.0, 1e-300, 5e-324, 2.0**-1022, 1e-8, 0.0]
+        + list(np.linspace(0.29, 0.31, 2001))
+        + [0.3, 18.7, 19.06, 20.0, 1e-300, 5e-324, 2.0**-1022, 1e-8, 0.0]
     ),
 }
 

@@ -290,12 +290,9 @@ static inline __m512 exp_avx512(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
-// float64 exp and tanh (MKL's vdExp/vdTanh, which PyTorch's wheel calls, are 2-3x SLEEF 3.5.1's): x = n
-// ln2/16
-// + r with |r| <= ln2/32 (n rounded by the 1.5 * 2^52 shift; r_hi = x - n L_hi is exact with one FMA, as x
-// and n L_hi are multiples of 2^-58 wherever n != 0 and |r| < 2^-5), exp(x) = 2^floor(n/16) T[n mod 16]
-// (1 + expm1(r)), T = 2^(j/16) as double pairs hi + lo fetched with vpermt2pd. Tables by
-// scripts/fit_vec_tables.py exp64.
+// float64 exp and tanh (MKL's vdExp/vdTanh, which PyTorch's wheel calls, are 2-3x SLEEF 3.5.1's; ours below
+// are 1.0x / 1.2x MKL's speed): 2^(j/16) as double pairs hi + lo, fetched with vpermt2pd (lut16), by
+// scripts/fit_vec_tables.py exp64; the polynomials by scripts/fit_exp_tanh64.py.
 alignas(64) static const double kExp2jHi[16] = {
     1.0,
     1.0442737824274138,
@@ -337,83 +334,117 @@ static inline __m512d lut16(__m512i i, const double* t) {
   return _mm512_permutex2var_pd(_mm512_load_pd(t), i, _mm512_load_pd(t + 8));
 }
 
-// The reduction shared by exp and tanh: n (as a double; its low bits in `idx`), r_hi exact, r = r_hi + r_lo
-// rounded, and c = r_lo + r^2 P(r), so that expm1(r_hi + r_lo) = r_hi + c. P is Taylor's to r^5/7!
-// (truncation 1e-18, enough for exp), or with kLong to r^6/8! (3e-21: tanh's u = E - 1 is 40x smaller than
-// E near x = 0.013).
-struct ExpReduced {
-  __m512d n, rh, c;
-  __m512i idx;
-};
-template <bool kLong>
-static inline ExpReduced exp_reduce_f64(__m512d x) {
-  const __m512d shift = _mm512_set1_pd(6755399441055744.0);                         // 1.5 * 2^52
-  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(23.083120654223414), shift);  // 16 / ln2
-  ExpReduced e;
-  e.idx = _mm512_castpd_si512(t);  // vpermt2pd reads bits 3:0 = n mod 16
-  e.n = _mm512_sub_pd(t, shift);
-  e.rh = _mm512_fnmadd_pd(e.n, _mm512_set1_pd(0.04332169878499658), x);            // ln2/16 hi
-  const __m512d rl = _mm512_mul_pd(e.n, _mm512_set1_pd(-1.4494042586539372e-18));  // -(ln2/16 lo)
-  const __m512d r = _mm512_add_pd(e.rh, rl);
-  // Estrin's scheme: these kernels are bound by latency more than by throughput
+// expm1(r) for |r| <= ln2/32 (+0.1%): r + r^2 P(r), P of degree 4, minimax for the error relative to exp(r)
+// (scripts/fit_exp_tanh64.py): 1.2e-17 = 2^-56.3, against 4.4e-16 for Taylor's series of the same degree.
+// Estrin's order (no cost in instructions, shorter chain).
+static inline __m512d expm1_core_f64(__m512d r) {
   const __m512d r2 = _mm512_mul_pd(r, r);
-  const __m512d r4 = _mm512_mul_pd(r2, r2);
-  const __m512d p01 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 6), r, _mm512_set1_pd(0.5));
-  const __m512d p23 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 120), r, _mm512_set1_pd(1.0 / 24));
-  __m512d p45 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 5040), r, _mm512_set1_pd(1.0 / 720));
-  if (kLong) p45 = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 40320), r2, p45);
-  const __m512d p = _mm512_fmadd_pd(p45, r4, _mm512_fmadd_pd(p23, r2, p01));
-  e.c = _mm512_fmadd_pd(r2, p, rl);
-  return e;
+  const __m512d a =
+      _mm512_fmadd_pd(_mm512_set1_pd(0.16666666664408963), r, _mm512_set1_pd(0.499999999999996));
+  __m512d b = _mm512_fmadd_pd(_mm512_set1_pd(0.008333472198074194), r, _mm512_set1_pd(0.04166666669335754));
+  b = _mm512_fmadd_pd(_mm512_set1_pd(0.0013888593456387894), r2, b);
+  return _mm512_fmadd_pd(_mm512_fmadd_pd(b, r2, a), r2, r);
 }
 
-// float64 exp: T_hi + (T_hi expm1(r) + T_lo), one rounding of a sum whose small part is off by < 2^-57, then
-// vscalefpd (2^floor(n/16): overflow to inf, gradual underflow). Within 0.55 ulp (tests/test_ulp.py). x is
-// clamped to [-746, 710] (exp is 0 / inf beyond); max(c, x) and min(c, x) return x when it is NaN.
+// The reduction for both: x = k ln2 + r with k a multiple of 1/16 and |r| <= ln2/32. The 1.5 * 2^48 shift
+// rounds x / ln2 to a multiple of 2^-4 directly (so k needs no multiply by 1/16 for vscalefpd, which floors
+// it), and the low 4 bits of t's mantissa are 16 k mod 16, the table index for vpermt2pd. ln2 hi is 16 times
+// the double nearest ln2/16 (a multiple of 2^-53), so k ln2_hi is a multiple of 2^-57 and x - k ln2_hi is
+// exact in one FMA wherever k != 0 (|x| >= 2^-6 there, |r| < 2^-5); r_lo's rounding costs at most 2^-59.
+static inline __m512d exp_k_f64(__m512d x, __m512d inv_ln2, __m512d& t) {
+  const __m512d shift = _mm512_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  t = _mm512_fmadd_pd(x, inv_ln2, shift);
+  return _mm512_sub_pd(t, shift);
+}
+
+// float64 exp: exp(x) = 2^floor(k) T[j] (1 + expm1(r)), T = 2^(j/16) as hi + lo, summed as T_hi + (T_hi q +
+// T_lo) (one rounding of a sum whose small part is off by < 2^-57), vscalefpd for 2^floor(k) (overflow to
+// inf, gradual underflow, one rounding). 17 instructions (22 before): a minimax polynomial one degree shorter
+// than Taylor's, r rounded once (r_lo folded in one FMA instead of carried into the polynomial's constant
+// term), k straight from the 2^48 shift (no multiply by 1/16). x is clamped to [-746, 746] (exp is 0 / inf
+// beyond: vscalefpd underflows / overflows); min and max return x when it is NaN. (vrangepd would clamp in
+// one instruction but returns the bound for a quiet NaN, and no other instruction can put the NaN back for
+// free.) Against long double expl (a C harness, 50M points per set): 0.650 ulp at most on [-1, 1] (the
+// polynomial's 2^-56.3 is 0.1 ulp of it), 0.80 on [-746, 710], all of it from subnormal results (x < -708.4:
+// s's own rounding, 2^-53 relative, is at most 1/4 of the subnormal spacing there, then vscalefpd rounds; the
+// bound is 0.81); exp(0) = 1 exactly.
 static inline __m512d exp_avx512_f64(__m512d x) {
-  x = _mm512_min_pd(_mm512_set1_pd(710.0), _mm512_max_pd(_mm512_set1_pd(-746.0), x));
-  const ExpReduced e = exp_reduce_f64<false>(x);
-  const __m512d th = lut16(e.idx, kExp2jHi);
-  const __m512d q = _mm512_add_pd(e.rh, e.c);
-  const __m512d s = _mm512_add_pd(th, _mm512_fmadd_pd(th, q, lut16(e.idx, kExp2jLo)));
-  return _mm512_scalef_pd(s, _mm512_mul_pd(e.n, _mm512_set1_pd(0.0625)));
+  x = _mm512_min_pd(_mm512_set1_pd(746.0), _mm512_max_pd(_mm512_set1_pd(-746.0), x));  // NaN: returns x
+  __m512d t;
+  const __m512d k = exp_k_f64(x, _mm512_set1_pd(1.4426950408889634), t);
+  const __m512d rh = _mm512_fnmadd_pd(k, _mm512_set1_pd(0.6931471805599453), x);
+  const __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(2.3190468138462996e-17), rh);
+  const __m512d q = expm1_core_f64(r);
+  const __m512i j = _mm512_castpd_si512(t);
+  const __m512d th = lut16(j, kExp2jHi);
+  const __m512d s = _mm512_add_pd(th, _mm512_fmadd_pd(th, q, lut16(j, kExp2jLo)));
+  return _mm512_scalef_pd(s, k);
 }
 
-// float64 tanh(|x|) = u / (u + 2), u = expm1(2|x|), everything as double pairs so the only rounding that
-// counts is the last one: E = exp(2|x|) = 2^k (s_hi + s_lo), u = E - 1 (E_hi >= 1: Fast2Sum), renormalized
-// (E_hi - 1 is 0 for tiny x, where u is all in the low part), D = E + 1, the quotient u_hi / D_hi through
-// vrcp14pd and one Newton step (28 bits), corrected by the remainder (u - q D) / D. Within 0.6 ulp
-// (tests/test_ulp.py); tiny and subnormal x give x; |x| is clamped at 20 (tanh rounds to 1 from 19.1), the
-// sign ORed back (-0 stays -0), NaN flows through.
+// float64 tanh, two formulas selected per lane (both computed: standard-normal data mixes them in every
+// vector), x's sign ORed in at the end.
+//
+// |x| < 0.3: tanh(x) = x + x^3 S(x^2), S of degree 7, minimax for tanh's relative error
+// (scripts/fit_exp_tanh64.py: 2^-60.3 with double coefficients). Odd, so it takes x itself: tiny and
+// subnormal x give x (x^3 underflows), NaN gives NaN (the select sends NaN here), -0 gives +0 (x^3 S is +0),
+// made -0 by the sign OR.
+//
+// |x| >= 0.3: a = min(|x|, 20) (vrangepd, sign cleared; tanh rounds to 1 from 19.06, so +-inf give +-1),
+// tanh(a) = 1 - y, y = 2 / D, D = E + 1, E = exp(2a) = E_hi + E_lo unrounded (E_hi = 2^floor(k) T_hi exact,
+// E_lo = 2^floor(k) (T_hi q + T_lo)), reduced as in exp_avx512_f64 (2a >= 0.6: k ln2_hi is exact). No
+// rounding of E or D reaches the result, which is one FMA, (1 - j') - (y - j') with 1 - j' exact:
+//   y0 = 2h, h = 1 / D to 2^-28 (vrcp14pd of D rounded, one Newton step);
+//   j' = y0 rounded to a multiple of 2^-52 through s2 = 2 - y0 (j' = 2 - s2, 1 - j' = s2 - 1, both exact; the
+//   older double-double form needed a dozen more instructions), so that e2 = 2 - j' D = s2 - j' E_hi - j'
+//   E_lo is exact up to 2^-57 (no cancellation left in it), and y - j' = e2 / D = h e2 to 2^-28 of itself,
+//   where |y - j'| <= 2^-28 y + 2^-53.
+// Where y < 2^-53 (a > 18.7), j' = 0, e2 = 2 and the result is 1 - y0 rounded once: 1 - 2^-53 or 1, as it
+// should be. The error beyond the last rounding is E's (polynomial 2^-56.3, T_hi q + T_lo and r roundings
+// 2^-58.5) times y / (1 - y), and h's 2^-28 times |y - j'|: up to 0.17 ulp where tanh is just below 0.5 (the
+// ulp halves while y is still 0.52). 41 instructions in all (55 before): 10 for the polynomial, 28 for this
+// formula, 3 to select and set the sign.
+// Against long double tanhl (a C harness, 50M points per set): 0.669 ulp at most (dense [-1, 1], at x =
+// 0.5297, tanh 0.485), 0.654 on
+// [-20, 20], 0.641 around the switch at 0.3, 0.627 on log-spaced |x| down to subnormals.
 static inline __m512d tanh_avx512_f64(__m512d x) {
-  const __m512d a = _mm512_min_pd(_mm512_set1_pd(20.0), _mm512_abs_pd(x));
-  const ExpReduced e = exp_reduce_f64<true>(_mm512_add_pd(a, a));
-  const __m512d th = lut16(e.idx, kExp2jHi);
-  const __m512d p1h = _mm512_mul_pd(th, e.rh);
-  const __m512d p1l = _mm512_fmsub_pd(th, e.rh, p1h);
-  const __m512d tl = lut16(e.idx, kExp2jLo);
-  const __m512d small = _mm512_add_pd(_mm512_fmadd_pd(th, e.c, _mm512_fmadd_pd(tl, e.rh, tl)), p1l);
-  const __m512d s0 = _mm512_add_pd(th, p1h);  // |th| >= |p1h|: Fast2Sum
-  const __m512d s1 = _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(th, s0), p1h), small);
-  const __m512d sh = _mm512_add_pd(s0, s1);  // renormalized: |s1| < 3e-4 would spoil D's Newton step
-  const __m512d sl = _mm512_add_pd(_mm512_sub_pd(s0, sh), s1);
-  const __m512d k = _mm512_mul_pd(e.n, _mm512_set1_pd(0.0625));  // vscalefpd floors it
-  const __m512d eh = _mm512_scalef_pd(sh, k);
-  const __m512d el = _mm512_scalef_pd(sl, k);
+  // |x| < 0.3 (x itself: the polynomial is odd, -0 and NaN pass through it)
+  const __m512d z = _mm512_mul_pd(x, x);
+  __m512d p =
+      _mm512_fmadd_pd(_mm512_set1_pd(0.0005023824217636129), z, _mm512_set1_pd(-0.0014416308133473848));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(0.0035908705930366943));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(-0.008863170538283791));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(0.02186948657230532));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(-0.05396825393536205));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(0.13333333333306657));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(-0.3333333333333326));
+  const __m512d small = _mm512_fmadd_pd(_mm512_mul_pd(x, z), p, x);
+  // |x| >= 0.3: a = min(|x|, 20) (vrangepd, sign cleared; it returns 20 for a quiet NaN, which the select
+  // below sends to the polynomial), E = exp(2a) reduced as in exp_avx512_f64 (2a >= 0.6: k ln2_hi is exact)
+  const __m512d a = _mm512_range_pd(x, _mm512_set1_pd(20.0), 0x0A);
+  __m512d t;
+  const __m512d k = exp_k_f64(a, _mm512_set1_pd(2.8853900817779268), t);  // 2 / ln2
+  const __m512d rh = _mm512_fnmadd_pd(k, _mm512_set1_pd(0.6931471805599453), _mm512_add_pd(a, a));
+  const __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(2.3190468138462996e-17), rh);
+  const __m512d q = expm1_core_f64(r);
+  const __m512i j = _mm512_castpd_si512(t);
+  const __m512d th = lut16(j, kExp2jHi);
+  const __m512d eh = _mm512_scalef_pd(th, k);
+  const __m512d el = _mm512_scalef_pd(_mm512_fmadd_pd(th, q, lut16(j, kExp2jLo)), k);
   const __m512d one = _mm512_set1_pd(1.0);
-  const __m512d uh0 = _mm512_sub_pd(eh, one);
-  const __m512d ul0 = _mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(eh, uh0), one), el);
-  const __m512d uh = _mm512_add_pd(uh0, ul0);
-  const __m512d ul = _mm512_add_pd(_mm512_sub_pd(uh0, uh), ul0);
-  const __m512d dh = _mm512_add_pd(eh, one);
-  const __m512d dl = _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(eh, dh), one), el);
-  __m512d inv = _mm512_rcp14_pd(dh);
-  inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(dh, inv, one), inv);
-  const __m512d q0 = _mm512_mul_pd(uh, inv);
-  __m512d rem = _mm512_add_pd(_mm512_fnmadd_pd(q0, dh, uh), ul);
-  rem = _mm512_fnmadd_pd(q0, dl, rem);
-  const __m512d t = _mm512_fmadd_pd(rem, inv, q0);
-  return _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(x),
+  const __m512d two = _mm512_set1_pd(2.0);
+  const __m512d d = _mm512_add_pd(_mm512_add_pd(eh, one), el);  // D rounded
+  __m512d h = _mm512_rcp14_pd(d);                               // 1 / D to 2^-14
+  h = _mm512_fmadd_pd(h, _mm512_fnmadd_pd(d, h, one), h);       // 2^-28: h = y0 / 2
+  const __m512d s2 = _mm512_fnmadd_pd(two, h, two);             // 2 - y0 on the 2^-52 grid
+  const __m512d jq = _mm512_sub_pd(two, s2);                    // j', exact
+  __m512d e2 = _mm512_fnmadd_pd(jq, eh, s2);                    // 2 - j' D
+  e2 = _mm512_fnmadd_pd(jq, el, e2);
+  const __m512d big = _mm512_fnmadd_pd(h, e2, _mm512_sub_pd(s2, one));  // (1 - j') - (y - j')
+  // not (z >= 0.09): the polynomial also takes NaN
+  const __m512d res =
+      _mm512_mask_blend_pd(_mm512_cmp_pd_mask(z, _mm512_set1_pd(0.09), _CMP_NGE_UQ), big, small);
+  // res | (x & sign): big's sign, and -0 (x + x^3 S gives +0 for x = -0: x^3 S is +0 there)
+  return _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(res), _mm512_castpd_si512(x),
                                                        _mm512_set1_epi64(0x8000000000000000LL), 0xf8));
 }
 
