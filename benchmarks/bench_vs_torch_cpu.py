@@ -94,6 +94,7 @@ _NP_UNARY = {
     "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
     "log": lambda a: np.log(np.abs(a)),
     "sin": np.sin,
+    "cos": np.cos,
     "expm1": np.expm1,
     "log1p": lambda a: np.log1p(np.abs(a)),
     "erf": None,
@@ -111,6 +112,7 @@ def _torch_unary(L, name):
         "sigmoid": t.sigmoid,
         "log": lambda x: t.log(t.abs(x)),
         "sin": t.sin,
+        "cos": t.cos,
         "expm1": t.expm1,
         "log1p": lambda x: t.log1p(t.abs(x)),
         "erf": t.erf,
@@ -135,7 +137,7 @@ def _unary(name, shape, dtype):
     return make
 
 
-for _n in ("tanh", "sigmoid", "log", "sin", "expm1", "log1p", "erf", "gelu", "silu"):
+for _n in ("exp", "tanh", "sigmoid", "log", "sin", "cos", "expm1", "log1p", "erf", "gelu", "silu"):
     case(f"{_n} 100x100 f32", "unary")(_unary(_n, (100, 100), np.float32))
 for _n in ("tanh", "sigmoid", "gelu", "softplus"):
     case(f"{_n} 1M f32", "unary")(_unary(_n, (1 << 20,), np.float32))

@@ -4,9 +4,10 @@ error on Chebyshev nodes, the constant term rounded to float first and the rest 
 and (tanh) the largest error of a float32 Horner evaluation per interval (tests/test_ulp.py checks the
 kernels themselves). erf keeps its constant and linear terms as float pairs hi + lo (its limit is 1 ulp).
 exp64 prints the float64 exp/tanh constants: 2^(j/16) as double pairs hi + lo, ln2/16 hi + lo, 16/ln2.
+exp32 prints the float32 exp table, 2^(j/32) as float pairs hi + lo, and ln2/32 as a 12-bit hi + lo.
 sin32 prints the float32 sin/cos polynomial (evaluated in double): sin(r) = r (1 + z P(z)), z = r^2, |r| <=
 pi/2, weighted least squares for sin's relative error, and pi/2 as a double pair.
-Usage: python scripts/fit_vec_tables.py [tanh|erf|exp64|sin32]"""
+Usage: python scripts/fit_vec_tables.py [tanh|erf|exp64|exp32|sin32]"""
 
 import decimal
 import math
@@ -108,6 +109,24 @@ def main_exp64():
     print(f"ln2/16 hi {hi!r} lo {float(step - decimal.Decimal(hi))!r}, 16/ln2 {float(1 / step)!r}")
 
 
+def main_exp32():
+    decimal.getcontext().prec = 60
+    two = decimal.Decimal(2)
+    pairs = []
+    for j in range(32):
+        v = two ** (decimal.Decimal(j) / 32)
+        hi = np.float32(float(v))
+        pairs.append((hi, np.float32(float(v - decimal.Decimal(float(hi))))))
+    print("kExp2j32Hi = {" + ", ".join(f"{float(h):.9e}f" for h, _ in pairs) + "};")
+    print("kExp2j32Lo = {" + ", ".join(f"{float(lo):.9e}f" for _, lo in pairs) + "};")
+    step = two.ln() / 32
+    m, e = math.frexp(float(step))
+    # 12 bits: x - n hi is a multiple of ulp(x) or 2^-17 below 0.016, so the FMA's one rounding is exact or tiny
+    hi = math.ldexp(round(m * 2**12), e - 12)
+    lo = float(np.float32(float(step - decimal.Decimal(hi))))
+    print(f"ln2/32 hi {hi!r} lo {lo!r}, 32/ln2 {float(np.float32(float(1 / step)))!r}")
+
+
 def main_sin32():
     decimal.getcontext().prec = 60
     n = 2000
@@ -127,6 +146,8 @@ def main_sin32():
 
 
 def main():
+    if sys.argv[1:] == ["exp32"]:
+        return main_exp32()
     if sys.argv[1:] == ["sin32"]:
         return main_sin32()
     if sys.argv[1:] == ["erf"]:

@@ -186,6 +186,13 @@ EDGES32 = {
         [2.0**e * (1 + (k + 0.5) / 16) - 1 for e in (-1, 0, 1, 2, 20, 100) for k in range(-4, 8)]
         + [0.03, 2.0**-25, 2.0**-24, 1e-30, 1e-40, 0.5, 1.0, 3.4e38]
     ),
+    # exp: n = round(32 x / ln2) steps at (m + 1/2) ln2/32, overflow past 88.72, subnormal results below -87.34,
+    # 0 from -103.97, the clamps 89 and -104
+    "exp": _edges32(
+        [(m + 0.5) * math.log(2) / 32 for m in range(-4800, 4100, 37)]
+        + [(m + 0.5) * math.log(2) / 32 for m in range(-40, 40)]
+        + [88.72, 88.7228, 89.0, -87.34, -87.5620651, -103.97, -104.0, 1e-30, 1e-40]
+    ),
     # sin/cos run in double after x = m pi/2 + r (|x| <= 2^20, beyond it SLEEF's): the floats nearest to
     # multiples of pi/2, where r is tiny and the reduction's error would show, and the 2^20 switch
     "sin": _edges32(
@@ -219,6 +226,7 @@ def test_float32_interval_edges(op):
         ("erf", 0.0, 4.5),
         ("log1p", 0.0, 3.4e38),
         ("expm1", 0.0, 88.7),
+        ("exp", 0.0, 88.7),
         ("sin", 0.0, 1.1e6),
         ("cos", 0.0, 1.1e6),
     ],
