@@ -262,7 +262,8 @@ def test_float32_sincos_lane_by_lane(op):
     keep[::5] = False
     np.testing.assert_array_equal(together[keep], alone[keep])
     big = mixed[~keep]
-    ref = getattr(np, op)(big.astype(np.float64))
+    with np.errstate(invalid="ignore"):  # sin/cos of +-inf are NaN, as ours must be
+        ref = getattr(np, op)(big.astype(np.float64))
     np.testing.assert_array_equal(np.isnan(together[~keep]), np.isnan(ref))
     fin = np.isfinite(ref)
     assert _ulps(together[~keep][fin], ref[fin], np.float32) <= 1.0
