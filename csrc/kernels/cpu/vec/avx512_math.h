@@ -205,11 +205,12 @@ static inline __m512 erf_avx512(__m512 x) {
                                                        _mm512_set1_epi32(0x80000000), 0xf8));
 }
 
-// float32 log: x = 2^e m with m in [0.75, 1.5) (vgetmantps; subnormals need no special path), m near
-// c = 1 + k/16 (k = -4..8), log x = e ln2 + log(1/invc) + log1p(m invc - 1) with |r| < 0.042, a degree-6
-// Taylor polynomial, log(1/invc) as float hi + lo and (hi + r) summed exactly (Fast2Sum, |hi| > |r| or
-// hi = 0), so near x = 1 the result is r's own rounding plus one more. Exhaustively at most 0.995 ulp
-// (SLEEF's u10 bound is 1.0). vfixupimmps gives log(+-0) = -inf, log(+inf) = inf, NaN for x < 0 and -inf.
+// float32 log1p: u = 1 + x, u = 2^e m with m in [0.75, 1.5) (vgetmantps; subnormals need no special path), m
+// near c = 1 + k/16 (k = -4..8), log u = e ln2 + log(1/invc) + log1p(m invc - 1) with |r| < 0.042, a degree-6
+// Taylor polynomial, log(1/invc) as float hi + lo and (hi + r) summed exactly (Fast2Sum, |hi| > |r| or hi =
+// 0), plus the rounding of u corrected. 0.81 ulp over all floats > -1. (This table served log too, measured
+// 0.995 ulp; an exhaustive recount against the gap above |log x| found 1.0036 at x = 1.03158665. log has its
+// own 32-entry kernel below.) vfixupimmps gives the special values.
 template <bool kLog1p>
 static inline __m512 log_core_avx512(__m512 x) {
   // log1p: u = 1 + x rounded; log1p(x) = log(u) + (x - (u - 1)) / u where u's exponent is not 0
@@ -262,8 +263,75 @@ static inline __m512 log_core_avx512(__m512 x) {
   // 1 for |x| < 2^-25), NaN, +inf, NaN, keep
   return _mm512_fixupimm_ps(res, u, _mm512_set1_epi32(kLog1p ? 0x03530400 : 0x03538400), 0);
 }
+
+// float32 log: x = 2^e M with M in [1, 2) (e = vgetexpps(x), subnormals included), m = vgetmantps(x) in
+// [0.75, 1.5): m = M below 1.5, M/2 above (then x = 2^(e+1) m). The table index is the top 5 fraction bits of
+// m, bits 18-22 of its float (vpermt2ps reads only the low 5 bits of bits >> 18: no mask): entries 0-15 are m
+// in [1 + i/32, 1 + (i+1)/32), entries 16-31 m in [0.75 + (i-16)/64, 0.75 + (i-15)/64), i.e. m < 1, whose
+// table values carry the extra ln2 (so e needs no correction: one vgetexpps instead of two and a subtract).
+//   log x = e ln2 + T_i + log1p(r),  r = m invc_i - 1 (one FMA),  T_i = -log(invc_i) (+ ln2 for i >= 16),
+//   log1p(r) = r + r^2 P(r),  P of degree 3, r in [-1/64, 1/32].
+// x = 1 sits at the edge of entries 0 and 31 (centring it in one entry would take a 33rd), and both have invc
+// = 1, so r = m - 1 exactly there; T_31 = ln2 is stored as exactly (L_hi, L_lo), so for x just below 1 (e =
+// -1) e L_hi + T_hi and e L_lo + T_lo are both exactly 0 and the result is r + r^2 P, rounded once. ln2 is
+// L_hi = 90852 * 2^-17 (17 bits) + L_lo, and every T_hi is on the same 2^-17 grid, so y0 = e L_hi + T_hi is
+// exact for every float exponent (|y0| < 128); L_lo and T_lo (|T_lo| <= 2^-18) join the polynomial. The sum
+// is y0 + (r + lo), two roundings, which makes the old Fast2Sum (T_hi + r) unnecessary: where y0 != 0 the
+// entries were chosen so that r + lo's rounding costs at most about 1/4 ulp of the result (in 25 entries
+// invc is a multiple of 2^-6 or 2^-7 and m invc - 1 fits 24 bits, so r is exact; entries 3, 6, 10, 17, 24,
+// 28, 30 round it once). 17 vector instructions against the 16-entry vpermps version's 26 (3
+// vgetmant/vgetexp/ vpsrld, 3 vpermt2ps, 10 FMA/add/mul, 1 vfixupimm): 0.181 against 0.276 ns per element on
+// 10,000 floats (one core of the build machine), SLEEF's logf16_u10 0.49. Constants:
+// scripts/fit_log32_table.py: invc_i picked per interval among floats near 1/c and multiples of 2^-q near it
+// (q = 6..12) by simulating this arithmetic on every m of the interval against the double log; P a weighted
+// minimax fit (weight |r|: the error relative to log x near x = 1), coefficients rounded to float one at a
+// time. Exhaustively over all positive floats (a C harness, ulp = spacing of float(ref) away from zero, as
+// tests/test_ulp.py): at most 0.7517 ulp (x = 1.06067801, entry 1: r + lo's rounding next to y0 = 0.032),
+// 0.5001 on subnormal inputs and on [1 - 2^-10, 1 + 2^-10] (the 16-entry version: 1.0036 at x = 1.03158665).
+// A degree-2 P (16 instructions, 0.174 ns) measures 0.8035 ulp. vfixupimmps gives log(+-0) = -inf, log(+inf)
+// = inf, NaN for x < 0 and -inf, log(1) = +0 (the computed value is +0 there too). With MXCSR.DAZ set,
+// vgetmant/vgetexp read subnormals as 0 (-inf), as before.
+alignas(64) static const float kLog32InvC[32] = {
+    1.000000000e+00f, 9.687500000e-01f, 9.375000000e-01f, 9.014389515e-01f, 8.906250000e-01f,
+    8.515625000e-01f, 8.311955333e-01f, 8.125000000e-01f, 7.890625000e-01f, 7.734375000e-01f,
+    7.514648438e-01f, 7.343750000e-01f, 7.187500000e-01f, 7.031250000e-01f, 6.875000000e-01f,
+    6.718750000e-01f, 1.312500000e+00f, 1.289062500e+00f, 1.265625000e+00f, 1.250000000e+00f,
+    1.218750000e+00f, 1.203125000e+00f, 1.171875000e+00f, 1.156250000e+00f, 1.129882812e+00f,
+    1.109375000e+00f, 1.093750000e+00f, 1.078125000e+00f, 1.057373047e+00f, 1.046875000e+00f,
+    1.023816943e+00f, 1.000000000e+00f};
+alignas(64) static const float kLog32THi[32] = {
+    0.000000000e+00f, 3.174591064e-02f, 6.453704834e-02f, 1.037597656e-01f, 1.158294678e-01f,
+    1.606826782e-01f, 1.848907471e-01f, 2.076416016e-01f, 2.369079590e-01f, 2.569122314e-01f,
+    2.857284546e-01f, 3.087387085e-01f, 3.302383423e-01f, 3.522186279e-01f, 3.746948242e-01f,
+    3.976821899e-01f, 4.212112427e-01f, 4.392318726e-01f, 4.575805664e-01f, 4.700012207e-01f,
+    4.953231812e-01f, 5.082244873e-01f, 5.345458984e-01f, 5.479660034e-01f, 5.710296631e-01f,
+    5.893478394e-01f, 6.035385132e-01f, 6.179275513e-01f, 6.373596191e-01f, 6.473388672e-01f,
+    6.696090698e-01f, 6.931457520e-01f};
+alignas(64) static const float kLog32TLo[32] = {
+    0.000000000e+00f,  2.787670155e-06f,  1.472797749e-06f,  3.191817314e-06f,  2.347751661e-06f,
+    -2.965321926e-07f, -5.340324947e-07f, -2.236784212e-06f, 1.788093982e-06f,  -1.817660291e-06f,
+    2.397730668e-06f,  -3.226846502e-06f, 3.344585366e-06f,  1.965659749e-06f,  -1.374777298e-06f,
+    7.777247220e-07f,  2.222400553e-06f,  9.802038647e-08f,  5.428409509e-07f,  2.408542514e-06f,
+    -1.743922326e-06f, 3.547612550e-07f,  -3.748054269e-06f, -8.327025398e-07f, 3.595879889e-06f,
+    2.547522854e-06f,  -3.491313237e-06f, -3.791947165e-06f, -1.307596253e-08f, -1.222658852e-06f,
+    3.665359145e-07f,  1.428606765e-06f};
+
 static inline __m512 log_avx512(__m512 x) {
-  return log_core_avx512<false>(x);
+  const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero);
+  const __m512 e = _mm512_getexp_ps(x);
+  const __m512i i = _mm512_srli_epi32(_mm512_castps_si512(m), 18);
+  const __m512 r = _mm512_fmsub_ps(m, lut32(i, kLog32InvC), _mm512_set1_ps(1.0f));
+  const __m512 r2 = _mm512_mul_ps(r, r);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.941438466e-01f), r, _mm512_set1_ps(-2.500175536e-01f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(3.333347440e-01f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(-0.5f));
+  const __m512 y0 = _mm512_fmadd_ps(e, _mm512_set1_ps(0.693145751953125f), lut32(i, kLog32THi));  // exact
+  __m512 lo = _mm512_fmadd_ps(e, _mm512_set1_ps(1.428606765e-06f), lut32(i, kLog32TLo));
+  lo = _mm512_fmadd_ps(r2, p, lo);
+  const __m512 res = _mm512_add_ps(y0, _mm512_add_ps(r, lo));
+  // classes of x QNaN, SNaN, 0, +1, -inf, +inf, negative, positive -> keep, keep, -inf, +0, NaN, +inf, NaN,
+  // keep
+  return _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(0x03538400), 0);
 }
 
 // float32 log1p through the same table: 0.81 ulp over all floats > -1 (SLEEF's log1pf: 1.0, and it overflows
@@ -306,8 +374,8 @@ static inline __m512 exp_avx512(__m512 x) {
   const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r),
                                    _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6), _mm512_set1_ps(0.5f)), r);
   const __m512i j = _mm512_castps_si512(t);
-  const __m512 th = _mm512_permutex2var_ps(_mm512_load_ps(kExp2j32Hi), j, _mm512_load_ps(kExp2j32Hi + 16));
-  const __m512 tl = _mm512_permutex2var_ps(_mm512_load_ps(kExp2j32Lo), j, _mm512_load_ps(kExp2j32Lo + 16));
+  const __m512 th = lut32(j, kExp2j32Hi);
+  const __m512 tl = lut32(j, kExp2j32Lo);
   const __m512 s = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
   return _mm512_scalef_ps(s, _mm512_mul_ps(n, _mm512_set1_ps(0.03125f)));
 }
