@@ -94,38 +94,65 @@ def pow32_hard_sets(n=40000):
     return {k: (a.astype(np.float32), e.astype(np.float32)) for k, (a, e) in sets.items()}
 
 
-def test_pow_float32_hard_sets():
-    """AVX-512 computes float32 pow in double (0.505 ulp measured over 20M pairs per set); other paths are
-    SLEEF's or glibc's (1 ulp)."""
+def pow64_hard_sets(n=40000):
+    """The same for float64: x over every positive normal double, x within 2^-20 of 1 with y log x up to +-745,
+    subnormal results, near overflow, subnormal x, negative x with integer y."""
+    rng = np.random.default_rng(6)
+    sets = {"wide": (np.exp(rng.uniform(np.log(2.3e-308), np.log(1.7e308), n)), rng.uniform(-30, 30, n))}
+    x = 1 + rng.uniform(-(2.0**-20), 2.0**-20, n)
+    sets["near 1"] = (x, rng.uniform(-745, 709, n) / np.log(x))
+    x = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), n))
+    sets["subnormal results"] = (x, rng.uniform(-1074, -1022, n) / np.log2(x))
+    sets["near overflow"] = (x, rng.uniform(1020, 1024.2, n) / np.log2(x))
+    sets["subnormal x"] = (rng.uniform(5e-324, 2.2e-308, n), rng.uniform(-1.0, 1.0, n))
+    sets["negative x"] = (-np.exp(rng.uniform(-8, 8, n)), rng.integers(-60, 61, n).astype(np.float64))
+    return sets
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_pow_hard_sets(dtype):
+    """AVX-512 computes float32 pow in double (0.505 ulp measured over 20M pairs per set) and float64 pow with
+    double-double logs (0.553 on normal results, 0.76 of the subnormal spacing on subnormal ones, 5M pairs per
+    set); other paths are SLEEF's or glibc's (1 ulp)."""
     cap = minitorch.backends.cpu.get_cpu_capability()
-    for name, (a, e) in pow32_hard_sets().items():
+    sets = pow32_hard_sets() if dtype == np.float32 else pow64_hard_sets()
+    wide = np.float64 if dtype == np.float32 else np.longdouble
+    for name, (a, e) in sets.items():
         with np.errstate(all="ignore"):
-            ref = np.power(a.astype(np.float64), e.astype(np.float64))
+            ref = np.power(a.astype(wide), e.astype(wide))
         ours = minitorch.pow(minitorch.from_numpy(a), minitorch.from_numpy(e)).numpy()
-        assert ulps(ours, ref, np.float32) <= (0.51 if cap == "AVX512" else POW_LIMIT), name
+        if cap != "AVX512":
+            assert ulps(ours, ref, dtype) <= POW_LIMIT, name
+        elif dtype == np.float32:
+            assert ulps(ours, ref, dtype) <= 0.51, name
+        else:  # results in the subnormal range round twice (to 53 bits, then to the subnormal spacing)
+            sub = np.abs(ref) < np.finfo(np.float64).tiny
+            assert ulps(ours[~sub], ref[~sub], dtype) <= 0.56, name
+            assert ulps(ours[sub], ref[sub], dtype) <= 0.77, name
 
 
-def test_pow_float32_special_pairs_in_every_lane():
-    """C99's special cases (the same for double pow, whose results on float32 inputs rounded to float32 are the
-    reference: NaN, infinities and signed zeros exactly, finite values within the ulp limit), each pair placed
-    in every lane of a 16-wide vector of ordinary values and in a vector of special values only."""
-    limit = 0.51 if minitorch.backends.cpu.get_cpu_capability() == "AVX512" else POW_LIMIT
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_pow_special_pairs_in_every_lane(dtype):
+    """C99's special cases (the same in a wider pow, whose results rounded to dtype are the reference: NaN,
+    infinities and signed zeros exactly, finite values within the ulp limit), each pair placed in every lane of
+    a vector of ordinary values (16 float lanes, 8 double) and in a vector of special values only."""
+    f32 = dtype == np.float32
+    fi = np.finfo(dtype)
+    limit = (0.51 if f32 else 0.77) if minitorch.backends.cpu.get_cpu_capability() == "AVX512" else POW_LIMIT
     vals = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 2.5]
-    vals += [-2.5, 16777215.0, -16777215.0, 8388609.0, 1e-45, -1e-45, 3.4028235e38, -3.4028235e38]
-    vals += [
-        np.nextafter(np.float32(1), np.float32(2)),
-        np.nextafter(np.float32(1), np.float32(0)),
-        1e-30,
-        7.0,
-    ]
-    v = np.array(vals, dtype=np.float32)
+    big_odd = 2.0 ** (fi.nmant + 1) - 1  # the largest odd integer, and one past the first even-only power
+    vals += [-2.5, big_odd, -big_odd, 2.0**fi.nmant + 1, fi.smallest_subnormal, -fi.smallest_subnormal]
+    vals += [fi.max, -fi.max, fi.tiny, 2.0 ** (fi.nmant + 2), 1e-30, 7.0]
+    vals += [np.nextafter(dtype(1), dtype(2)), np.nextafter(dtype(1), dtype(0))]
+    v = np.array(vals, dtype=dtype)
     sa, se = (m.ravel() for m in np.meshgrid(v, v))
+    wide = np.float64 if f32 else np.longdouble
 
     def check(a, e):
         got = minitorch.pow(minitorch.from_numpy(a.ravel()), minitorch.from_numpy(e.ravel())).numpy()
         with np.errstate(all="ignore"):
-            ref = np.power(a.ravel().astype(np.float64), e.ravel().astype(np.float64))
-        assert ulps(got, ref, np.float32) <= limit  # NaN and inf positions exactly
+            ref = np.power(a.ravel().astype(wide), e.ravel().astype(wide))
+        assert ulps(got, ref, dtype) <= limit  # NaN and inf positions exactly
         zero = ref == 0
         np.testing.assert_array_equal(got[zero], 0.0)
         np.testing.assert_array_equal(np.signbit(got[zero]), np.signbit(ref[zero]))
@@ -133,8 +160,9 @@ def test_pow_float32_special_pairs_in_every_lane():
         np.testing.assert_array_equal(got[one], 1.0)
 
     check(sa, se)
-    ordinary = np.linspace(0.5, 4.0, 16, dtype=np.float32)
-    for lane in range(16):
+    lanes = 16 if f32 else 8
+    ordinary = np.linspace(0.5, 4.0, lanes, dtype=dtype)
+    for lane in range(lanes):
         a = np.tile(ordinary, (len(sa), 1))
         e = np.tile(ordinary[::-1], (len(sa), 1))
         a[:, lane], e[:, lane] = sa, se
