@@ -1,7 +1,7 @@
 // The AVX-512 loops for the float unary ops, SLEEF and our own kernels (compiled with -mavx512f; chosen at
 // run time). GCC 12 warns about the _mm512_undefined_ps() inside vgetmantps/vgetexpps/vscalefps intrinsics
-// (false positive; -Wuninitialized where the intrinsic is inlined into a function that is not, as pow's special
-// path)
+// (false positive; -Wuninitialized where the intrinsic is inlined into a function that is not, as pow's
+// special path)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
