@@ -193,6 +193,7 @@ void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t row
   });
 }
 
+template <typename T>
 bool gather_last_dim_dense(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t d = self.dim() - 1;
   if (dim != d || d < 1 || !out.is_contiguous() || !self.is_contiguous() || !index.is_contiguous())
@@ -200,41 +201,30 @@ bool gather_last_dim_dense(const Tensor& out, const Tensor& self, int64_t dim, c
   for (int64_t j = 0; j < d; ++j)
     if (index.sizes()[j] != self.sizes()[j]) return false;
   const int64_t size = self.sizes()[d], k = index.sizes()[d], rows = out.numel() / k;
-  if (size * static_cast<int64_t>(self.itemsize()) > 16384)
+  if (self.itemsize() != sizeof(T) || size * static_cast<int64_t>(sizeof(T)) > 16384)
     return false;  // prefetch whole rows only when small
-  const int64_t* ix = index.data<int64_t>();
-  switch (self.itemsize()) {
-    case 1:
-      gather_last_dim_rows(out.data<uint8_t>(), self.data<uint8_t>(), ix, rows, k, size, dim);
-      return true;
-    case 2:
-      gather_last_dim_rows(out.data<uint16_t>(), self.data<uint16_t>(), ix, rows, k, size, dim);
-      return true;
-    case 4:
-      gather_last_dim_rows(out.data<uint32_t>(), self.data<uint32_t>(), ix, rows, k, size, dim);
-      return true;
-    case 8:
-      gather_last_dim_rows(out.data<uint64_t>(), self.data<uint64_t>(), ix, rows, k, size, dim);
-      return true;
-    default:
-      return false;
-  }
+  gather_last_dim_rows(out.data<T>(), self.data<T>(), index.data<int64_t>(), rows, k, size, dim);
+  return true;
+}
+
+template <typename T>
+void gather_dim_typed(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  if (gather_last_dim_dense<T>(out, self, dim, index)) return;
+  TensorIter it = TensorIter::make({out, restride(self, index.sizes(), dim), index});
+  gather_dim_loop<T>(it, self.strides()[dim], self.sizes()[dim], dim);
 }
 
 void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   if (out.numel() == 0) return;
-  if (gather_last_dim_dense(out, self, dim, index)) return;
-  TensorIter it = TensorIter::make({out, restride(self, index.sizes(), dim), index});
-  int64_t stride = self.strides()[dim], size = self.sizes()[dim];
   switch (self.itemsize()) {  // moving bytes: only the width matters
     case 1:
-      return gather_dim_loop<uint8_t>(it, stride, size, dim);
+      return gather_dim_typed<uint8_t>(out, self, dim, index);
     case 2:
-      return gather_dim_loop<uint16_t>(it, stride, size, dim);
+      return gather_dim_typed<uint16_t>(out, self, dim, index);
     case 4:
-      return gather_dim_loop<uint32_t>(it, stride, size, dim);
+      return gather_dim_typed<uint32_t>(out, self, dim, index);
     default:
-      return gather_dim_loop<uint64_t>(it, stride, size, dim);
+      return gather_dim_typed<uint64_t>(out, self, dim, index);
   }
 }
 
