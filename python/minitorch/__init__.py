@@ -40,6 +40,10 @@ from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, 
 from minitorch.functional import broadcast_shapes, nanmean, nansum, repeat_interleave  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
+from minitorch import _composite_math, _composite_shape
+
+for _m in (_composite_shape, _composite_math):
+    globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch.serialization import load, save  # noqa: F401
@@ -68,7 +72,7 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
     set_autocast_enabled,
 )
 from minitorch import optim  # noqa: F401
-from minitorch import distributions, multiprocessing, return_types  # noqa: F401  (multiprocessing registers tensor reductions)
+from minitorch import distributions, linalg, multiprocessing, return_types, special  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -83,4 +87,4 @@ _install_tensor_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
-del _install_tensor_methods, _ops_all, _install_device_context
+del _install_tensor_methods, _ops_all, _install_device_context, _m
