@@ -43,6 +43,7 @@ CALLS = {
     "acos": lambda d: (_x(4, device=d) * 0.1).acos(),
     "sinh": lambda d: _x(4, device=d).sinh(),
     "cosh": lambda d: _x(4, device=d).cosh(),
+    "erfinv": lambda d: (_x(4, device=d) * 0.1).erfinv(),
     "pow": lambda d: _x(4, device=d).abs().pow(_x(4, device=d)),
     "softplus": lambda d: F.softplus(_x(4, device=d)),
     "softmax": lambda d: _x(3, 4, device=d).softmax(1),

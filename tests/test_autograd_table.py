@@ -110,6 +110,7 @@ CASES = {
     ),
     "softplus": lambda: check(F.softplus, r(3, 4)),
     "leaky_relu": lambda: check(lambda a: F.leaky_relu(a, 0.1), r(3, 4)),
+    "polygamma": lambda: check(lambda a: torch.polygamma(2, a), r(3, 4, lo=0.5, hi=3.0)),
     # index
     "index": lambda: check(lambda a: a[idx(0, 2, 2)], r(3, 4)),
     "index_put_": lambda: check(lambda a, v: (a * 1).index_put_((idx(0, 2),), v), r(3, 4), r(2, 4, seed=1)),

@@ -30,6 +30,45 @@ NUM = F + I
 ANY = F + I + B
 
 _erf = np.vectorize(math.erf, otypes=[float])  # otypes: size-0 inputs too
+_erfc = np.vectorize(math.erfc, otypes=[float])
+_lgamma = np.vectorize(
+    lambda v: math.inf if v <= 0 and v == math.floor(v) else math.lgamma(v), otypes=[float]
+)
+
+
+def _erfinv_scalar(y):
+    """erf's inverse by bisection on math.erf (independent of the library's rational start + Halley steps)."""
+    if abs(y) >= 1:
+        return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
+    lo, hi = -6.0, 6.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if math.erf(mid) < y:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _digamma_scalar(x):
+    """digamma by reflection, recurrence up to x >= 40 and the asymptotic series to x^-16."""
+    if x == 0:
+        return math.copysign(math.inf, -x)
+    if x < 0 and x == math.floor(x):
+        return math.nan
+    if x < 0:
+        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * x)
+    acc = 0.0
+    while x < 40:
+        acc -= 1 / x
+        x += 1
+    # B_2k / (2k) for k = 1..8
+    coef = [1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12, -3617 / 8160]
+    return acc + math.log(x) - 0.5 / x - sum(c / x ** (2 * k + 2) for k, c in enumerate(coef))
+
+
+_erfinv = np.vectorize(_erfinv_scalar, otypes=[float])
+_digamma = np.vectorize(_digamma_scalar, otypes=[float])
 
 
 def _gelu(x):
@@ -76,6 +115,13 @@ UNARY = {
     "cosh": (np.cosh, ANY, None, "float"),
     "tanh": (np.tanh, ANY, None, "float"),
     "erf": (_erf, ANY, None, "float"),
+    "erfc": (_erfc, ANY, None, "float"),
+    "erfinv": (_erfinv, ANY, (-0.95, 0.95), "float"),
+    "asinh": (np.arcsinh, ANY, None, "float"),
+    "acosh": (np.arccosh, ANY, (1.05, 5), "float"),
+    "atanh": (np.arctanh, ANY, (-0.95, 0.95), "float"),
+    "lgamma": (_lgamma, ANY, (0.1, 5), "float"),
+    "digamma": (_digamma, ANY, (0.1, 5), "float"),
     "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float"),
     "gelu": (_gelu, F, None, "float"),
     "gelu_tanh": (_gelu_tanh, F, None, "float"),

@@ -164,6 +164,20 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& r)
       return mul(g, sub(S(1), mul(r, r)));
     case UnaryOp::erf:
       return mul(g, mul(mt::exp(mt::neg(mul(x, x))), S(2.0 / std::sqrt(kPi))));
+    case UnaryOp::erfc:
+      return mul(g, mul(mt::exp(mt::neg(mul(x, x))), S(-2.0 / std::sqrt(kPi))));
+    case UnaryOp::erfinv:  // sqrt(pi)/2 exp(erfinv(x)^2)
+      return mul(g, mul(mt::exp(mul(r, r)), S(std::sqrt(kPi) / 2)));
+    case UnaryOp::asinh:
+      return div(g, mt::sqrt(add(mul(x, x), S(1))));
+    case UnaryOp::acosh:
+      return div(g, mt::sqrt(sub(mul(x, x), S(1))));
+    case UnaryOp::atanh:
+      return div(g, sub(S(1), mul(x, x)));
+    case UnaryOp::lgamma:
+      return mul(g, mt::digamma(x));
+    case UnaryOp::digamma:
+      return mul(g, mt::polygamma(1, x));
     case UnaryOp::sigmoid:
       return mul(g, mul(r, sub(S(1), r)));
     case UnaryOp::gelu: {
@@ -204,6 +218,7 @@ bool unary_saves_input(UnaryOp op) {
     case UnaryOp::tan:
     case UnaryOp::tanh:
     case UnaryOp::sigmoid:
+    case UnaryOp::erfinv:
       return false;  // these need only the result
     default:
       return true;
@@ -606,6 +621,12 @@ Tensor leaky_relu(const Tensor& self, double slope) {
       [slope](FnNode& n, V& gs) -> V {
         return {mt::where(mt::gt(n.saved("self"), S(0)), gs[0], mt::mul(gs[0], S(slope)))};
       });
+}
+
+Tensor polygamma(int64_t n, const Tensor& self) {
+  return twin(
+      "PolygammaBackward0", [&] { return mt::polygamma(n, self); }, {&self}, {{"self", self}},
+      [n](FnNode& node, V& gs) -> V { return {mt::mul(gs[0], mt::polygamma(n + 1, node.saved("self")))}; });
 }
 
 // ---- index (ops/index.h)

@@ -142,12 +142,169 @@ MT_UNARY_FUNCTOR(Sinh, std::sinh(x))
 MT_UNARY_FUNCTOR(Cosh, std::cosh(x))
 MT_UNARY_FUNCTOR(Tanh, tanh(x))
 MT_UNARY_FUNCTOR(Erf, std::erf(x))
+MT_UNARY_FUNCTOR(Erfc, std::erfc(x))
+MT_UNARY_FUNCTOR(Asinh, std::asinh(x))
+MT_UNARY_FUNCTOR(Acosh, std::acosh(x))
+MT_UNARY_FUNCTOR(Atanh, std::atanh(x))
+MT_UNARY_FUNCTOR(Lgamma, std::lgamma(x))
 MT_UNARY_FUNCTOR(Sigmoid, T(1) / (T(1) + exp(-x)))
 MT_UNARY_FUNCTOR(Gelu, x* T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
 MT_UNARY_FUNCTOR(GeluTanh,
                  T(0.5) * x * (T(1) + tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
 MT_UNARY_FUNCTOR(Silu, x / (T(1) + exp(-x)))
 MT_UNARY_FUNCTOR(Mish, x* tanh(x > T(20) ? x : std::log1p(exp(x))))
+
+// The special functions below compute in double for every floating dtype (float32 through double rounds
+// once at the end), on both devices.
+
+// erfinv: a rational start (|error| ~1e-7 relative where |y| < 1 - 6e-8, rougher beyond) refined on the side
+// that keeps its digits: for |y| <= 1/2 two Halley steps on erf(x) = y; above, Newton steps on
+// log erfc(x) = log(1 - |y|) (1 - |y| exact; nearly linear in x out to the tail, where erf(x) - y would
+// cancel), until the step stops mattering.
+MT_HD_INLINE double erfinv_double(double y) {
+#if defined(__CUDA_ARCH__)
+  return ::erfinv(y);
+#else
+  const double a = y < 0 ? -y : y;
+  if (!(a < 1.0)) return a == 1.0 ? std::copysign(HUGE_VAL, y) : std::numeric_limits<double>::quiet_NaN();
+  if (a == 0.0) return y;  // keeps the sign of zero
+  double w = -std::log((1.0 - a) * (1.0 + a)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double x = p * a;
+  const double two_over_sqrt_pi = 1.12837916709551257390;
+  if (a <= 0.5) {
+    for (int it = 0; it < 2; ++it) {
+      const double u = (std::erf(x) - a) / (two_over_sqrt_pi * std::exp(-x * x));
+      x -= u / (1.0 + x * u);  // Halley: f'' / f' = -2x
+    }
+  } else {
+    const double log_tail = std::log(1.0 - a);
+    for (int it = 0; it < 8; ++it) {
+      const double c = std::erfc(x);
+      const double step = (std::log(c) - log_tail) * c / (two_over_sqrt_pi * std::exp(-x * x));
+      x += step;
+      if (abs(step) <= 1e-16 * x) break;
+    }
+  }
+  return y < 0 ? -x : x;
+#endif
+}
+
+// Hurwitz zeta(s, q) = sum_k (q + k)^-s for s > 1: the first terms summed until q + k > 9, the rest by
+// Euler-Maclaurin with twelve Bernoulli terms (kZetaB[j] = (2j)! / B_2j). For q <= 0 only integer s is
+// defined (the poles q = 0, -1, ... give inf).
+MT_HD_INLINE double hurwitz_zeta(double s, double q) {
+  constexpr double kZetaB[12] = {12.0,
+                                 -720.0,
+                                 30240.0,
+                                 -1209600.0,
+                                 47900160.0,
+                                 -1.8924375803183791606e9,
+                                 7.47242496e10,
+                                 -2.950130727918164224e12,
+                                 1.1646782814350067249e14,
+                                 -4.5979787224074726105e15,
+                                 1.8152105401943546773e17,
+                                 -7.1661652561756670113e18};
+  const double eps = 1.1102230246251565e-16;
+  if (s != s || q != q) return s + q;
+  if (s == 1.0) return HUGE_VAL;
+  if (s < 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (q <= 0.0) {
+    if (q == floor(q)) return HUGE_VAL;
+    if (s != floor(s)) return std::numeric_limits<double>::quiet_NaN();
+    // The direct sum below steps q up by one until it passes 9: past 2^20 steps it is not computed.
+    if (q < -1048576.0) return std::numeric_limits<double>::quiet_NaN();
+  }
+  double sum = std::pow(q, -s), a = q, b = 0.0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    ++i;
+    a += 1.0;
+    b = std::pow(a, -s);
+    sum += b;
+    if (abs(b / sum) < eps) return sum;
+  }
+  const double w = a;
+  sum += b * w / (s - 1.0) - 0.5 * b;
+  double fac = 1.0, k = 0.0;
+  for (int j = 0; j < 12; ++j) {
+    fac *= s + k;
+    b /= w;
+    const double t = fac * b / kZetaB[j];
+    sum += t;
+    if (abs(t / sum) < eps) break;
+    k += 1.0;
+    fac *= s + k;
+    b /= w;
+    k += 1.0;
+  }
+  return sum;
+}
+
+// digamma: -inf at +0 (+inf at -0) and NaN at the negative integers, as PyTorch; x < 0 by reflection
+// psi(x) = psi(1 - x) - pi / tan(pi frac(x)), then psi(x) = psi(x + 1) - 1/x up to x >= 10 and the
+// asymptotic series log x - 1/(2x) - sum B_2k / (2k x^2k) there.
+MT_HD_INLINE double digamma_double(double x) {
+  const double pi = 3.14159265358979323846;
+  if (x == 0.0) return std::copysign(HUGE_VAL, -x);
+  double result = 0.0;
+  if (x < 0.0) {
+    if (x == floor(x)) return std::numeric_limits<double>::quiet_NaN();
+    const double frac = x - std::trunc(x);
+    result = -pi / std::tan(pi * frac);
+    x = 1.0 - x;
+  }
+  if (x != x || x == HUGE_VAL) return x + result;
+  while (x < 10.0) {
+    result -= 1.0 / x;
+    x += 1.0;
+  }
+  const double z = 1.0 / (x * x);
+  const double series =
+      z *
+      (1.0 / 12 -
+       z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+  return result + log(x) - 0.5 / x - series;
+}
+
+// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1; trigamma (n = 1) at x < 0 by reflection,
+// psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x), so large negative x costs no long sum.
+MT_HD_INLINE double polygamma_double(int64_t n, double x) {
+  if (n == 0) return digamma_double(x);
+  if (n == 1 && x < 0.0 && x != floor(x)) {
+    const double pi = 3.14159265358979323846, sp = sin(pi * (x - std::trunc(x)));
+    return pi * pi / (sp * sp) - hurwitz_zeta(2.0, 1.0 - x);
+  }
+  double fact = 1.0;
+  for (int64_t k = 2; k <= n; ++k) fact *= static_cast<double>(k);
+  return ((n % 2) ? 1.0 : -1.0) * fact * hurwitz_zeta(static_cast<double>(n + 1), x);
+}
+
+MT_UNARY_FUNCTOR(Erfinv, static_cast<T>(erfinv_double(static_cast<double>(x))))
+MT_UNARY_FUNCTOR(Digamma, static_cast<T>(digamma_double(static_cast<double>(x))))
 
 // Bool-result ops.
 struct LogicalNot {
@@ -372,6 +529,14 @@ struct LeakyRelu {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
     return x > T(0) ? x : x * T(slope);
+  }
+};
+
+struct Polygamma {
+  int64_t n;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    return static_cast<T>(polygamma_double(n, static_cast<double>(x)));
   }
 };
 

@@ -48,6 +48,7 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
   _(acos,                   Fp32,    Same)               \
   _(sinh,                   Fp32,    Same)               \
   _(cosh,                   Fp32,    Same)               \
+  _(erfinv,                 Fp32,    Same)               \
   _(pow,                    Fp32,    Same)               \
   _(softplus,               Fp32,    Same)               \
   _(softmax,                Fp32,    Same)               \

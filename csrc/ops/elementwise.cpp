@@ -241,6 +241,7 @@ static std::optional<autocast::Op> autocast_op(UnaryOp op) {
     MT_AC_CASE(acos)
     MT_AC_CASE(sinh)
     MT_AC_CASE(cosh)
+    MT_AC_CASE(erfinv)
 #undef MT_AC_CASE
     default:
       return std::nullopt;
@@ -563,6 +564,11 @@ Tensor softplus(const Tensor& self, double beta, double threshold) {
 Tensor leaky_relu(const Tensor& self, double negative_slope) {
   if (autograd::needs_grad(self)) return autograd::leaky_relu(self, negative_slope);
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
+}
+Tensor polygamma(int64_t n, const Tensor& self) {
+  MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  if (autograd::needs_grad(self)) return autograd::polygamma(n, self);
+  return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);
 }
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   return add(self, mul(weight, sub(end, self)));

@@ -43,6 +43,13 @@ namespace mt {
   _(cosh, Cosh, Float)              \
   _(tanh, Tanh, Float)              \
   _(erf, Erf, Float)                \
+  _(erfc, Erfc, Float)              \
+  _(erfinv, Erfinv, Float)          \
+  _(asinh, Asinh, Float)            \
+  _(acosh, Acosh, Float)            \
+  _(atanh, Atanh, Float)            \
+  _(lgamma, Lgamma, Float)          \
+  _(digamma, Digamma, Float)        \
   _(sigmoid, Sigmoid, Float)        \
   _(gelu, Gelu, Float)              \
   _(gelu_tanh, GeluTanh, Float)     \
@@ -136,6 +143,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor softplus(const Tensor& self, double beta, double threshold);
 Tensor leaky_relu(const Tensor& self, double negative_slope);
+Tensor polygamma(int64_t n, const Tensor& self);
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 
 // Kernel entry points; iter operand 0 is the output, inputs are already in the compute dtype.
@@ -146,8 +154,9 @@ using BinaryKernelFn = void (*)(const TensorIter& iter, BinaryOp op);
 using WhereKernelFn = void (*)(const TensorIter& iter);
 // out, x, lo, hi -- one dtype; lo/hi flags say which bounds apply
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
-// out, x with two double parameters (softplus: beta, threshold; leaky_relu: slope, unused)
-enum class ParamUnaryOp : int { softplus, leaky_relu };
+// out, x with two double parameters (softplus: beta, threshold; leaky_relu: slope, unused; polygamma: n,
+// unused)
+enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1);
 
 }  // namespace mt

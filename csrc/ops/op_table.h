@@ -120,6 +120,7 @@
   _(masked_fill_, elementwise, const Tensor&, (const Tensor& self, const Tensor& mask, const Tensor& value)) \
   _(softplus, elementwise, Tensor, (const Tensor& self, double beta, double threshold)) \
   _(leaky_relu, elementwise, Tensor, (const Tensor& self, double negative_slope)) \
+  _(polygamma, elementwise, Tensor, (int64_t n, const Tensor& self)) \
   /* index */ \
   _(index, index, Tensor, (const Tensor& self, const std::vector<std::optional<Tensor>>& indices)) \
   _(index_put_, index, const Tensor&, (const Tensor& self, const std::vector<std::optional<Tensor>>& indices, \
@@ -199,7 +200,7 @@
   _(diagonal, shape, Tensor, (const Tensor& self, int64_t offset, int64_t d1, int64_t d2)) \
   _(cat, shape, Tensor, (const std::vector<Tensor>& tensors, int64_t dim))
 // clang-format on
-#define MT_NUM_AUTOGRAD_TWINS 76
+#define MT_NUM_AUTOGRAD_TWINS 77
 
 #include <vector>
 

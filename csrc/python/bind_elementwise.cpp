@@ -170,11 +170,25 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       return bin(o, x, to_operand(b));
     });
     cls.def(n, [o](const Tensor& x, py::handle b) { return bin(o, x, to_operand(b)); });
+    cls.def((std::string(n) + "_").c_str(), [o](py::object self, py::handle b) {
+      bin_(o, self.cast<Tensor>(), to_operand(b));
+      return self;
+    });
   }
-  m.def("negative", [](const Tensor& x) { return neg(x); });
-  cls.def("negative", [](const Tensor& x) { return neg(x); });
-  m.def("absolute", [](const Tensor& x) { return abs(x); });
-  cls.def("absolute", [](const Tensor& x) { return abs(x); });
+  const std::pair<const char*, UnaryOp> unary_aliases[] = {
+      {"negative", UnaryOp::neg},  {"absolute", UnaryOp::abs}, {"arcsin", UnaryOp::asin},
+      {"arccos", UnaryOp::acos},   {"arctan", UnaryOp::atan},  {"arcsinh", UnaryOp::asinh},
+      {"arccosh", UnaryOp::acosh}, {"arctanh", UnaryOp::atanh}};
+  for (auto [n, op] : unary_aliases) {
+    UnaryOp o = op;
+    m.def(
+        n, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
+    cls.def(n, [o](const Tensor& x) { return un(o, x); });
+    cls.def((std::string(n) + "_").c_str(), [o](py::object self) {
+      un_(o, self.cast<Tensor>());
+      return self;
+    });
+  }
 
   cls.def("__add__", &op_fwd<BinaryOp::add>)
       .def("__radd__", &op_rev<BinaryOp::add>)
@@ -268,6 +282,17 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   m.def("softplus", nogil_fn(&softplus), py::arg("input"), py::arg("beta") = 1.0,
         py::arg("threshold") = 20.0);
   m.def("leaky_relu", nogil_fn(&leaky_relu), py::arg("input"), py::arg("negative_slope") = 0.01);
+  m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
+  cls.def(
+      "polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, py::arg("n"));
+  cls.def(
+      "polygamma_",
+      [](py::object self, int64_t n) {
+        Tensor x = self.cast<Tensor>();
+        copy_(x, polygamma(n, x));
+        return self;
+      },
+      py::arg("n"));
   m.def("lerp",
         [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
   cls.def("lerp",

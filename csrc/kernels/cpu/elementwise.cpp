@@ -295,6 +295,8 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
+    else if (op == ParamUnaryOp::polygamma)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::Polygamma{static_cast<int64_t>(p0)});
     else
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

@@ -30,6 +30,8 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation_cuda", [&] {
     if (op == ParamUnaryOp::softplus)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
+    else if (op == ParamUnaryOp::polygamma)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Polygamma{static_cast<int64_t>(p0)});
     else
       gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });
