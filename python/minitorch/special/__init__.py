@@ -1,3 +1,219 @@
 """minitorch.special: PyTorch's torch.special names over our elementwise ops."""
 
-__all__ = []
+import math
+
+from minitorch import _C
+from minitorch import _composite_math as _cm
+
+__all__ = [
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammaln",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "round",
+    "sinc",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+]
+
+_SQRT2 = math.sqrt(2.0)
+
+
+def _float(x):
+    return x if x.is_floating_point() else x.to(_C.get_default_dtype())
+
+
+def expit(input):
+    """The logistic sigmoid 1 / (1 + exp(-input))."""
+    return _C.sigmoid(input)
+
+
+def erf(input):
+    """The error function."""
+    return _C.erf(input)
+
+
+def erfc(input):
+    """The complementary error function 1 - erf(input)."""
+    return _C.erfc(input)
+
+
+def erfinv(input):
+    """The inverse error function on (-1, 1)."""
+    return _C.erfinv(input)
+
+
+def expm1(input):
+    """exp(input) - 1, accurate near 0."""
+    return _C.expm1(input)
+
+
+def exp2(input):
+    """2 ** input."""
+    return _C.exp2(input)
+
+
+def log1p(input):
+    """log(1 + input), accurate near 0."""
+    return _C.log1p(input)
+
+
+def logit(input, eps=None):
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    return _cm.logit(input, eps)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) along dim, computed stably."""
+    return _C.logsumexp(input, dim, keepdim)
+
+
+def softmax(input, dim, *, dtype=None):
+    """softmax along dim (computed in dtype when given)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return _C.softmax(input, dim)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """log_softmax along dim (computed in dtype when given)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return _C.log_softmax(input, dim)
+
+
+def round(input, decimals=0):
+    """Round half to even, to `decimals` decimal places."""
+    if decimals == 0:
+        return _C.round(input)
+    scale = 10.0**decimals
+    return _C.div(_C.round(_C.mul(input, scale)), scale)
+
+
+def sinc(input):
+    """sin(pi x) / (pi x), 1 at 0."""
+    return _cm.sinc(input)
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input == 0."""
+    return _cm.xlogy(input, other)
+
+
+def xlog1py(input, other):
+    """input * log1p(other), 0 where input == 0 (unless other is NaN)."""
+    x, y = _cm._binary(input, other)
+    x, y = _float(x), _float(y)
+    zero = _C.logical_and(_C.eq(x, 0), _C.logical_not(_C.isnan(y)))
+    # the masked branch runs at y = 0 so its gradient is finite, not 0 * inf
+    safe_y = _C._where(zero, 0.0, y)
+    return _C._where(zero, 0.0, _C.mul(x, _C.log1p(safe_y)))
+
+
+def entr(input):
+    """-x log x for x > 0, 0 at 0, -inf for x < 0 (NaN stays NaN)."""
+    x = _float(input)
+    pos = _C.gt(x, 0)
+    safe = _C._where(pos, x, 1.0)
+    r = _C._where(pos, _C.neg(_C.mul(safe, _C.log(safe))), 0.0)
+    r = _C.masked_fill(r, _C.lt(x, 0), -math.inf)
+    return _C.masked_fill(r, _C.isnan(x), math.nan)
+
+
+def ndtr(input):
+    """The standard normal CDF."""
+    x = _float(input)
+    # 0.5 erfc(-x / sqrt 2) keeps the left tail's relative accuracy, where 0.5 (1 + erf) rounds to 0
+    return _C.mul(_C.erfc(_C.mul(x, -1.0 / _SQRT2)), 0.5)
+
+
+def log_ndtr(input):
+    """log of the standard normal CDF, accurate in both tails (an asymptotic series far to the left)."""
+    x = _float(input)
+    cut = -10.0
+    tail = _C.lt(x, cut)
+    mid = _C._where(tail, 0.0, x)
+    pos = _C.gt(mid, 0)
+    # right of 0, log1p(-Phi(-x)) keeps the digits that log(Phi(x)) ~ log(1 - tiny) rounds away
+    upper = _C.log1p(_C.neg(ndtr(_C.neg(_C._where(pos, mid, 0.0)))))
+    lower = _C.log(ndtr(_C._where(pos, 0.0, mid)))
+    direct = _C._where(pos, upper, lower)
+    # log Phi(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(sum_k (-1)^k (2k-1)!! / x^(2k)) for x << 0
+    t = _C._where(tail, x, cut)
+    inv2 = _C.reciprocal(_C.mul(t, t))
+    s, term = _C.ones_like(t), _C.ones_like(t)
+    for k in range(1, 12):
+        term = _C.mul(term, _C.mul(inv2, -(2.0 * k - 1.0)))
+        s = _C.add(s, term)
+    asym = _C.sub(_C.sub(_C.mul(_C.mul(t, t), -0.5), _C.log(_C.neg(t))), 0.5 * math.log(2 * math.pi))
+    return _C._where(tail, _C.add(asym, _C.log(s)), direct)
+
+
+def ndtri(input):
+    """The inverse of the standard normal CDF (the probit), via erfinv."""
+    p = _float(input)
+    return _C.mul(_C.erfinv(_C.sub(_C.mul(p, 2.0), 1.0)), _SQRT2)
+
+
+def gammaln(input):
+    """log |Gamma(input)|."""
+    return _C.lgamma(input)
+
+
+def digamma(input):
+    """The logarithmic derivative of Gamma."""
+    return _C.digamma(input)
+
+
+def polygamma(n, input):
+    """The n-th derivative of digamma (n = 0: digamma itself)."""
+    return _C.polygamma(n, input)
+
+
+def psi(input):
+    """Alias of digamma."""
+    return digamma(input)
+
+
+def multigammaln(input, p):
+    """The log multivariate gamma function of dimension p: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi)."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = _float(input)
+    offs = _C.mul(_C.arange(p, device=x.device, dtype=x.dtype), -0.5)
+    terms = _C.lgamma(_C.add(x.unsqueeze(-1), offs))
+    return _C.add(_C.sum(terms, -1), p * (p - 1) / 4.0 * math.log(math.pi))
+
+
+def erfcx(input):
+    """The scaled complementary error function exp(x^2) erfc(x), without overflow for large x."""
+    x = _float(input)
+    big = _C.gt(x, 8.0)
+    small = _C._where(big, 0.0, x)
+    direct = _C.mul(_C.exp(_C.mul(small, small)), _C.erfc(small))
+    # erfcx(x) ~ 1/(x sqrt(pi)) * sum_k (-1)^k (2k-1)!! / (2x^2)^k for large x
+    t = _C._where(big, x, 8.0)
+    inv = _C.reciprocal(_C.mul(_C.mul(t, t), 2.0))
+    s, term = _C.ones_like(t), _C.ones_like(t)
+    for k in range(1, 14):
+        term = _C.mul(term, _C.mul(inv, -(2.0 * k - 1.0)))
+        s = _C.add(s, term)
+    asym = _C.div(s, _C.mul(t, math.sqrt(math.pi)))
+    return _C._where(big, asym, direct)

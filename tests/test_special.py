@@ -1,0 +1,261 @@
+"""minitorch.special against the math module (float64 references), with PyTorch's dtypes and gradients; erfc,
+erfinv, lgamma, digamma and polygamma are kernels of their own (csrc/kernels/functors.h)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch import special
+from minitorch.autograd import gradcheck
+
+F32, F64 = minitorch.float32, minitorch.float64
+X = [-12.0, -3.0, -0.5, 0.0, 0.3, 2.0, 7.5]
+
+
+def t(a, dtype=F64, device="cpu"):
+    return minitorch.tensor(a, dtype=dtype, device=device)
+
+
+def close(got, want, rtol=1e-10, atol=1e-12):
+    np.testing.assert_allclose(got.cpu().double().numpy(), np.asarray(want, dtype=np.float64), rtol, atol)
+
+
+def ndtr_ref(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_aliases_match_math(device, dtype):
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == F32 else {}
+    x = t(X, dtype, device)
+    close(special.expit(x), [1 / (1 + math.exp(-v)) for v in X], **tol)
+    close(special.erf(x), [math.erf(v) for v in X], **tol)
+    close(special.expm1(x), [math.expm1(v) for v in X], **tol)
+    close(special.exp2(x), [2.0**v for v in X], **tol)
+    close(special.log1p(x[3:]), [math.log1p(v) for v in X[3:]], **tol)
+    close(special.round(t([0.5, 1.5, 2.345], dtype, device)), [0, 2, 2], **tol)
+    close(
+        special.round(t([2.345, -1.255], F64, device), decimals=2),
+        [2.35, -1.25],
+    )
+    close(special.sinc(x), np.sinc(X), **tol)
+    close(special.logsumexp(x, 0), math.log(sum(math.exp(v) for v in X)), **tol)
+    close(special.softmax(x, 0), np.exp(X) / np.exp(X).sum(), **tol)
+    close(special.log_softmax(x, 0), np.log(np.exp(X) / np.exp(X).sum()), rtol=1e-5, atol=1e-5)
+    assert special.expit(x).dtype == dtype
+    assert special.softmax(t([1, 2], F32), 0, dtype=F64).dtype == F64
+
+
+def test_logit_xlogy_xlog1py_entr(device):
+    p = t([0.1, 0.5, 0.9], device=device)
+    close(special.logit(p), [math.log(v / (1 - v)) for v in (0.1, 0.5, 0.9)])
+    close(special.logit(t([0.0, 1.0]), eps=0.25), [math.log(1 / 3), math.log(3)])
+    x, y = t([0.0, 0.0, 2.0, 1.0], device=device), t([-1.0, math.nan, 3.0, 0.5], device=device)
+    close(
+        special.xlogy(x, t([0.0, math.nan, 3.0, 0.5], device=device)),
+        [0, math.nan, 2 * math.log(3), math.log(0.5)],
+    )
+    close(special.xlog1py(x, y), [0, math.nan, 2 * math.log1p(3), math.log1p(0.5)])
+    assert special.xlog1py(t([1, 2], minitorch.int64), t([1, 2], minitorch.int64)).dtype == F32
+    close(
+        special.entr(t([-1.0, 0.0, 0.5, math.nan], device=device)),
+        [-math.inf, 0, -0.5 * math.log(0.5), math.nan],
+    )
+    # the x == 0 branch must not leak a NaN gradient
+    a = t([0.0, 1.5]).requires_grad_()
+    special.xlog1py(a, t([-1.0, 1.0])).sum().backward()
+    close(a.grad, [0.0, math.log(2.0)])
+    assert gradcheck(special.entr, (t([0.3, 1.7]).requires_grad_(),))
+    assert gradcheck(special.xlog1py, (t([0.3, -1.7]).requires_grad_(), t([0.5, 2.0]).requires_grad_()))
+
+
+def test_ndtr_log_ndtr(device):
+    x = t(X, device=device)
+    rtol = 1e-9 if hasattr(minitorch._C, "erfc") else 1e-6
+    close(special.ndtr(x[1:]), [ndtr_ref(v) for v in X[1:]], rtol=rtol, atol=1e-15)
+    # far left tail (asymptotic series) and the middle, in log space
+    lx = [-40.0, -12.0, -3.0, 0.0, 1.0]
+    want = [
+        -804.6084420137538,
+        -75.4106699146781,
+        math.log(ndtr_ref(-3.0)),
+        math.log(0.5),
+        math.log(ndtr_ref(1.0)),
+    ]
+    close(special.log_ndtr(t(lx, device=device)), want, rtol=1e-6)
+    assert special.log_ndtr(t([-40.0], F32)).dtype == F32
+    assert math.isfinite(special.log_ndtr(t([-40.0], F32)).item())
+    assert gradcheck(special.ndtr, (t([-1.0, 0.2, 1.3]).requires_grad_(),))
+
+
+def erfcx_asymptotic(x, terms=12):
+    """exp(x^2) erfc(x) ~ 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k; 12 terms reach 1e-15 at x >= 8."""
+    s, term = 1.0, 1.0
+    for k in range(1, terms):
+        term *= -(2 * k - 1) / (2 * x * x)
+        s += term
+    return s / (x * math.sqrt(math.pi))
+
+
+def test_kernel_backed(device):
+    x = t(X, device=device)
+    close(special.erfc(x), [math.erfc(v) for v in X], rtol=1e-9, atol=1e-300)
+    close(
+        special.erfcx(t([-1.0, 0.5, 3.0, 8.5, 30.0], device=device)),
+        [
+            math.exp(1) * math.erfc(-1),
+            math.exp(0.25) * math.erfc(0.5),
+            math.exp(9) * math.erfc(3),
+            erfcx_asymptotic(8.5),
+            erfcx_asymptotic(30.0),
+        ],
+        rtol=1e-7,
+    )
+
+
+def test_erfinv_ndtri():
+    p = [0.01, 0.3, 0.5, 0.975]
+    r = special.ndtri(t(p))
+    close(t([ndtr_ref(v) for v in r.tolist()]), p, rtol=1e-8)
+    close(special.erfinv(t([0.0])), [0.0])
+
+
+def test_gamma_family():
+    x = [0.5, 1.0, 3.7, 10.0]
+    close(special.gammaln(t(x)), [math.lgamma(v) for v in x], rtol=1e-9)
+    want = [sum(math.lgamma(v - j / 2) for j in range(3)) + 3 * 2 / 4 * math.log(math.pi) for v in (1.5, 4.0)]
+    close(special.multigammaln(t([1.5, 4.0]), 3), want, rtol=1e-9)
+    with pytest.raises(RuntimeError, match="p has to be greater than or equal to 1"):
+        special.multigammaln(t([2.0]), 0)
+    h = 1e-6
+    close(special.psi(t([2.5])), [(math.lgamma(2.5 + h) - math.lgamma(2.5 - h)) / (2 * h)], rtol=1e-7)
+
+
+def test_all_names_documented():
+    for name in special.__all__:
+        assert getattr(special, name).__doc__, name
+
+
+# ---- the kernels behind them (csrc/kernels/functors.h): edges, float32, polygamma, aliases, bad input
+
+ZETA = {
+    2: math.pi**2 / 6,
+    3: 1.2020569031595942854,
+    4: math.pi**4 / 90,
+    5: 1.0369277551433699263,
+    6: math.pi**6 / 945,
+}
+
+
+def erfinv_bisect(y):
+    if abs(y) < 1e-20:  # erfinv(y) = sqrt(pi)/2 y (1 + O(y^2)); bisection stops at ~1e-59
+        return math.sqrt(math.pi) / 2 * y
+    lo, hi = -30.0, 30.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        # erf rounds to 1 past ~5.9: compare erfc's there, which keeps the tail's digits
+        below = math.erfc(mid) > 1 - y if y > 0.5 else math.erf(mid) < y
+        lo, hi = (mid, hi) if below else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def test_erfinv_accuracy_to_the_tails(device):
+    ys = [k / 64 for k in range(-63, 64)] + [1 - 2.0**-k for k in (10, 20, 30, 40, 52)]
+    ys += [-v for v in ys[-5:]] + [1e-300, -5e-324]
+    got = minitorch.erfinv(t(ys, device=device)).cpu().tolist()
+    want = [math.copysign(erfinv_bisect(abs(v)), v) for v in ys]
+    np.testing.assert_allclose(got, want, rtol=4e-15, atol=0)
+    edge = minitorch.erfinv(t([1.0, -1.0, 1.5, -2.0, math.nan, -0.0], device=device)).cpu().tolist()
+    assert edge[:2] == [math.inf, -math.inf] and all(math.isnan(v) for v in edge[2:5])
+    assert math.copysign(1, edge[5]) == -1  # the sign of zero kept
+    # float32 rounds the float64 result once (the kernel computes in double for every dtype)
+    y32 = minitorch.rand(10000, generator=minitorch.Generator().manual_seed(3)) * 2 - 1
+    want32 = minitorch.erfinv(y32.double()).float()
+    assert minitorch.equal(minitorch.erfinv(y32.to(device)).cpu(), want32)
+
+
+def test_digamma_lgamma_poles_and_reflection(device):
+    x = t([0.0, -0.0, -1.0, -7.0, -0.5, -2.5, -100.25, 1.0, 1e-8, 1e6], device=device)
+    d = minitorch.digamma(x).cpu().tolist()
+    assert d[0] == -math.inf and d[1] == math.inf and math.isnan(d[2]) and math.isnan(d[3])
+    # psi(1 - x) - psi(x) = pi cot(pi x); psi(1) = -Euler's gamma; psi(x) ~ -1/x - gamma near 0
+    for v, got in zip([-0.5, -2.5, -100.25], d[4:7]):
+        np.testing.assert_allclose(
+            got, minitorch.digamma(t([1 - v])).item() - math.pi / math.tan(math.pi * v), 1e-12
+        )
+    np.testing.assert_allclose(
+        d[7:9], [-0.5772156649015329, -1e8 - 0.5772156649015329 + 1.6449e-8], rtol=1e-12
+    )
+    np.testing.assert_allclose(d[9], math.log(1e6) - 0.5e-6 - 1 / 12e12, rtol=1e-15)
+    lg = minitorch.lgamma(t([0.0, -1.0, -3.0, -0.5, 171.5, 1e300], device=device)).cpu().tolist()
+    assert lg[:3] == [math.inf] * 3
+    np.testing.assert_allclose(
+        lg[3:], [math.lgamma(-0.5), math.lgamma(171.5), math.lgamma(1e300)], rtol=1e-14
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_polygamma_values(n, device):
+    fact = math.factorial(n)
+    sign = 1 if n % 2 else -1
+    # psi_n(1) = (-1)^(n+1) n! zeta(n+1), and the recurrence psi_n(x+1) = psi_n(x) + (-1)^n n! / x^(n+1)
+    np.testing.assert_allclose(
+        minitorch.polygamma(n, t([1.0], device=device)).item(), sign * fact * ZETA[n + 1], 1e-13
+    )
+    xs = [0.25, 0.7, 3.5, 12.0, 80.0, -0.5, -3.75]
+    a = minitorch.polygamma(n, t(xs, device=device)).cpu().tolist()
+    b = minitorch.polygamma(n, t([v + 1 for v in xs], device=device)).cpu().tolist()
+    for v, pa, pb in zip(xs, a, b):
+        np.testing.assert_allclose(pb, pa + (-1) ** n * fact / v ** (n + 1), rtol=1e-11, atol=1e-300)
+    assert minitorch.polygamma(n, t([0.0, -2.0], device=device)).cpu().tolist() == [sign * math.inf] * 2
+    if n == 1:  # reflection: psi_1(x) + psi_1(1 - x) = pi^2 / sin^2(pi x), also far to the left
+        for v in (-0.3, -1e6 - 0.5, -123456.78):
+            s = minitorch.polygamma(1, t([v, 1 - v])).sum().item()
+            np.testing.assert_allclose(s, math.pi**2 / math.sin(math.pi * v) ** 2, rtol=1e-9)
+
+
+def test_polygamma_api_gradients_and_errors(device):
+    x = t([0.4, 1.3, 2.2], device=device).requires_grad_()
+    assert gradcheck(lambda v: minitorch.polygamma(1, v), (x,))
+    assert gradcheck(lambda v: minitorch.polygamma(3, v), (x,))
+    assert minitorch.autograd.gradgradcheck(minitorch.digamma, (x,))
+    assert minitorch.polygamma(1, x).grad_fn.name() == "PolygammaBackward0"
+    assert minitorch.polygamma(0, x.detach()).tolist() == minitorch.digamma(x.detach()).tolist()
+    # integers promote to the default float dtype; the method, in-place and special spellings
+    i = minitorch.tensor([1, 2, 3], device=device)
+    assert i.polygamma(1).dtype == minitorch.float32
+    np.testing.assert_allclose(i.polygamma(1).cpu().numpy(), [1.6449341, 0.6449341, 0.3949341], rtol=1e-6)
+    y = t([2.0, 3.0], F32, device)
+    assert y.polygamma_(1) is y
+    np.testing.assert_allclose(y.cpu().numpy(), [0.6449341, 0.3949341], rtol=1e-6)
+    assert special.polygamma(2, t([1.0])).item() == pytest.approx(-2 * ZETA[3], rel=1e-13)
+    with pytest.raises(RuntimeError, match=r"polygamma\(n, x\) does not support negative n\."):
+        minitorch.polygamma(-1, t([1.0], device=device))
+    assert minitorch.polygamma(1, minitorch.empty(0, 3, device=device)).shape == (0, 3)
+
+
+def test_aliases_out_and_inplace(device):
+    x = t([0.1, 0.5, 0.9], device=device)
+    for alias, op in [
+        ("arcsinh", "asinh"),
+        ("arctanh", "atanh"),
+        ("arcsin", "asin"),
+        ("arccos", "acos"),
+        ("arctan", "atan"),
+    ]:
+        assert minitorch.equal(getattr(minitorch, alias)(x), getattr(minitorch, op)(x))
+        assert minitorch.equal(getattr(x, alias)(), getattr(x, op)())
+        y = x.clone()
+        assert getattr(y, alias + "_")() is y and minitorch.equal(y, getattr(minitorch, op)(x))
+    assert minitorch.equal(minitorch.arccosh(x + 1), minitorch.acosh(x + 1))
+    out = minitorch.empty(3, dtype=F64, device=device)
+    assert minitorch.erfinv(x, out=out) is out and minitorch.equal(out, minitorch.erfinv(x))
+    assert minitorch.lgamma(x, out=out) is out and minitorch.equal(out, minitorch.lgamma(x))
+    z = t([1.0, 2.0], device=device)
+    assert z.arctan2_(t([1.0, 1.0], device=device)) is z
+    np.testing.assert_allclose(z.cpu().numpy(), [math.atan2(1, 1), math.atan2(2, 1)])
+    assert minitorch.multiply(z, 2).tolist() == (z * 2).tolist()
+    w = t([1.0, 5.0], device=device)
+    assert w.greater_(t([2.0, 2.0], device=device)) is w and w.tolist() == [0.0, 1.0]
