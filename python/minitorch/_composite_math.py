@@ -2,8 +2,1491 @@
 primitive ops, so autograd and every device come for free; one that a benchmark shows slow gets a kernel of its
 own in csrc/."""
 
-from minitorch import _C  # noqa: F401
+import builtins
+import math
+
+from minitorch import _C, _compare
+from minitorch import return_types as _rt
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
 TENSOR_METHODS = {}
+
+_DTYPE_NAME = {
+    _C.float32: "Float",
+    _C.float64: "Double",
+    _C.float16: "Half",
+    _C.bfloat16: "BFloat16",
+    _C.int64: "Long",
+    _C.int32: "Int",
+    _C.int16: "Short",
+    _C.int8: "Char",
+    _C.uint8: "Byte",
+    _C.bool: "Bool",
+}
+# (max, lowest finite) per float dtype: nan_to_num's defaults for +-inf
+_FINFO = {
+    _C.float32: (3.4028234663852886e38, -3.4028234663852886e38),
+    _C.float64: (1.7976931348623157e308, -1.7976931348623157e308),
+    _C.float16: (65504.0, -65504.0),
+    _C.bfloat16: (3.3895313892515355e38, -3.3895313892515355e38),
+}
+
+
+def _export(fn, method=True, inplace=None, torch_fn=True):
+    """Register fn as minitorch.<name> (torch_fn) and Tensor.<name> (method); inplace names an `_` variant."""
+    if torch_fn:
+        __all__.append(fn.__name__)
+    if method:
+        TENSOR_METHODS[fn.__name__] = fn
+    if inplace is not None:
+        TENSOR_METHODS[inplace.__name__] = inplace
+    return fn
+
+
+def _is_float(t):
+    return t.is_floating_point()
+
+
+def _as_tensor(x, like):
+    """A Python scalar as a 0-dim tensor on like's device (0-dim, so it promotes like a scalar would)."""
+    if isinstance(x, _C.Tensor):
+        return x
+    if isinstance(x, builtins.bool):
+        dt = _C.bool
+    elif isinstance(x, builtins.int):
+        dt = _C.int64
+    else:
+        dt = _C.get_default_dtype()
+    return _C.full((), x, dtype=dt, device=like.device)
+
+
+def _binary(a, b):
+    """Both arguments as tensors (at most one of them a Python scalar)."""
+    if not isinstance(a, _C.Tensor):
+        a = _as_tensor(a, b)
+    elif not isinstance(b, _C.Tensor):
+        b = _as_tensor(b, a)
+    return a, b
+
+
+def _to_float(t):
+    """Integral/bool tensors go to the default float dtype, as PyTorch's unary float ops do."""
+    return t if _is_float(t) else t.to(_C.get_default_dtype())
+
+
+def _store(self, result):
+    """Write result into self the way PyTorch's in-place ops do: same shape, castable dtype."""
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}"
+        )
+    if result.dtype != self.dtype and not _C.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(
+            f"result type {_DTYPE_NAME[result.dtype]} can't be cast to the desired output type "
+            f"{_DTYPE_NAME[self.dtype]}"
+        )
+    self.copy_(result)
+    return self
+
+
+def _not_implemented(op, t):
+    raise NotImplementedError(f"\"{op}\" not implemented for '{_DTYPE_NAME[t.dtype]}'")
+
+
+def _check_alpha(name, value, *tensors):
+    if isinstance(value, builtins.float) and not builtins.any(_is_float(t) for t in tensors):
+        raise RuntimeError(
+            f"For integral input tensors, argument {name} must not be a floating point number."
+        )
+
+
+def _inplace_of(fn):
+    """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks."""
+
+    def inplace(self, *args, **kwargs):
+        return _store(self, fn(self, *args, **kwargs))
+
+    inplace.__name__ = fn.__name__ + "_"
+    inplace.__doc__ = f"In-place version of {fn.__name__}."
+    return inplace
+
+
+def _export_with_inplace(fn, method=True, torch_inplace=False):
+    ip = _inplace_of(fn)
+    _export(fn, method=method, inplace=ip)
+    if torch_inplace:
+        __all__.append(ip.__name__)
+        globals()[ip.__name__] = ip
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------- pointwise
+
+
+def square(input):
+    """input * input (bool stays an integer-valued result as in PyTorch: int64)."""
+    if input.dtype == _C.bool:
+        input = input.to(_C.int64)
+    return _C.mul(input, input)
+
+
+_export_with_inplace(square, torch_inplace=True)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """input + value * tensor1 * tensor2."""
+    if isinstance(value, builtins.float) and not builtins.any(
+        _is_float(t) for t in (input, tensor1, tensor2)
+    ):
+        value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
+    r = _C.add(input, _C.mul(tensor1, tensor2), alpha=value)
+    return r if out is None else out.copy_(r)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved)."""
+    if (
+        _is_float(self)
+        and tensor1.dtype == self.dtype == tensor2.dtype
+        and tuple(tensor1.shape) == tuple(self.shape) == tuple(tensor2.shape)
+        and tensor1.device == self.device == tensor2.device
+        and not (
+            _C.is_grad_enabled() and (self.requires_grad or tensor1.requires_grad or tensor2.requires_grad)
+        )
+    ):
+        _C._foreach_addcmul_([self], [tensor1], [tensor2], value)
+        return self
+    return _store(self, addcmul(self, tensor1, tensor2, value=value))
+
+
+_export(addcmul, inplace=addcmul_)
+
+_ADDCDIV_INT = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+    "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value "
+    "* torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+    "tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value "
+    "* tensor1 / tensor2), for all dtypes."
+)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
+    if not _is_float(tensor1) and not _is_float(tensor2):
+        raise RuntimeError(_ADDCDIV_INT)
+    r = _C.add(input, _C.div(tensor1, tensor2), alpha=value)
+    return r if out is None else out.copy_(r)
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved)."""
+    if not _is_float(tensor1) and not _is_float(tensor2):
+        raise RuntimeError(_ADDCDIV_INT)
+    if (
+        _is_float(self)
+        and tensor1.dtype == self.dtype == tensor2.dtype
+        and tuple(tensor1.shape) == tuple(self.shape) == tuple(tensor2.shape)
+        and tensor1.device == self.device == tensor2.device
+        and not (
+            _C.is_grad_enabled() and (self.requires_grad or tensor1.requires_grad or tensor2.requires_grad)
+        )
+    ):
+        _C._foreach_addcdiv_([self], [tensor1], [tensor2], value)
+        return self
+    return _store(self, addcdiv(self, tensor1, tensor2, value=value))
+
+
+_export(addcdiv, inplace=addcdiv_)
+
+
+def _beta_alpha(input, prod, beta, alpha):
+    """beta * input + alpha * prod, with input ignored (NaNs included) when beta == 0, as BLAS does."""
+    _check_alpha("alpha", alpha, input, prod)
+    _check_alpha("beta", beta, input, prod)
+    if alpha != 1:
+        prod = _C.mul(prod, alpha)
+    if beta == 0:
+        # zeros in input's dtype and shape keep PyTorch's promotion and broadcasting without reading input
+        return _C.add(prod, _C.zeros_like(input))
+    return _C.add(prod, input if beta == 1 else _C.mul(input, beta))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
+    r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha)
+    return r if out is None else out.copy_(r)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * sum_b(batch1[b] @ batch2[b]), as one matmul over the concatenated inner dim."""
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError(
+            "batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor"
+        )
+    b, n, k = batch1.shape
+    m1 = batch1.permute(1, 0, 2).reshape(n, b * k)
+    m2 = batch2.reshape(b * k, batch2.shape[2])
+    r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha)
+    return r if out is None else out.copy_(r)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat @ vec)."""
+    r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha)
+    return r if out is None else out.copy_(r)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha)
+    return r if out is None else out.copy_(r)
+
+
+for _f in (baddbmm, addbmm, addmv, addr):
+    _export_with_inplace(_f, torch_inplace=_f is addmv)
+
+
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)) without overflow; equal infinities give that infinity."""
+    if not _is_float(input) or not _is_float(other):
+        _not_implemented("logaddexp_cpu", input if not _is_float(input) else other)
+    # elementwise max + softplus(-|a - b|): stacking and reducing a dim of 2 was 20x slower than PyTorch
+    d = _C._where(_C.eq(input, other), 0.0, _C.abs(_C.sub(input, other)))  # equal infinities: d = 0, not NaN
+    return _C.add(_C.maximum(input, other), _C.softplus(_C.neg(d)))
+
+
+def _bcast(a, b):
+    shape = _broadcast_shape(a.shape, b.shape)
+    return a.expand(shape), b.expand(shape)
+
+
+def _broadcast_shape(s1, s2):
+    n = builtins.max(len(s1), len(s2))
+    s1 = (1,) * (n - len(s1)) + tuple(s1)
+    s2 = (1,) * (n - len(s2)) + tuple(s2)
+    out = []
+    for x, y in zip(s1, s2):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension "
+                f"{len(out)}"
+            )
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def logaddexp2(input, other):
+    """log2(2**input + 2**other) without overflow."""
+    if not _is_float(input) or not _is_float(other):
+        _not_implemented("logaddexp2_cpu", input if not _is_float(input) else other)
+    ln2 = math.log(2.0)
+    return _C.div(logaddexp(_C.mul(input, ln2), _C.mul(other, ln2)), ln2)
+
+
+_export(logaddexp)
+_export(logaddexp2)
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input == 0 (unless other is NaN); gradients stay finite at input == 0."""
+    x, y = _binary(input, other)
+    x, y = _to_float(x), _to_float(y)
+    zero = _C.logical_and(_C.eq(x, 0), _C.logical_not(_C.isnan(y)))
+    # the masked branch is evaluated at y = 1 so log's gradient there is 0, not 0 * inf = NaN
+    safe_y = _C._where(zero, 1.0, y)
+    return _C._where(zero, 0.0, _C.mul(x, _C.log(safe_y)))
+
+
+_export_with_inplace(xlogy, torch_inplace=True)
+
+
+def hypot(input, other):
+    """sqrt(input**2 + other**2), elementwise."""
+    if not _is_float(input) or not _is_float(other):
+        _not_implemented("hypot_cpu", input if not _is_float(input) else other)
+    return _C.sqrt(_C.add(_C.mul(input, input), _C.mul(other, other)))
+
+
+_export_with_inplace(hypot)
+
+
+def fmax(input, other):
+    """Elementwise maximum that ignores a NaN when the other value is a number."""
+    m = _C.maximum(input, other)
+    if not (_is_float(input) or _is_float(other)):
+        return m
+    m = _C._where(_C.isnan(other), input, m)
+    return _C._where(_C.isnan(input), other, m)
+
+
+def fmin(input, other):
+    """Elementwise minimum that ignores a NaN when the other value is a number."""
+    m = _C.minimum(input, other)
+    if not (_is_float(input) or _is_float(other)):
+        return m
+    m = _C._where(_C.isnan(other), input, m)
+    return _C._where(_C.isnan(input), other, m)
+
+
+_export(fmax)
+_export(fmin)
+
+
+def signbit(input):
+    """True where the sign bit is set (negative numbers and -0.0)."""
+    if not _is_float(input):
+        return _C.lt(input, 0) if input.dtype != _C.bool else _C.zeros_like(input, dtype=_C.bool)
+    # -0.0 is told from 0.0 by the sign of its reciprocal (-inf)
+    neg_zero = _C.logical_and(_C.eq(input, 0), _C.lt(_C.reciprocal(input), 0))
+    return _C.logical_or(_C.lt(input, 0), neg_zero)
+
+
+_export(signbit)
+
+
+def copysign(input, other):
+    """|input| with the sign of other (float result)."""
+    x, y = _binary(input, other)
+    x = _to_float(x)
+    dt = _C.promote_types(x.dtype, _to_float(y).dtype) if isinstance(other, _C.Tensor) else x.dtype
+    x = x.to(dt)
+    sign = _C._where(signbit(y), -1.0, 1.0).to(dt)
+    return _C.mul(_C.abs(x), sign)
+
+
+_export_with_inplace(copysign)
+
+
+def sgn(input):
+    """The sign of input (sign() for real tensors)."""
+    return _C.sign(input)
+
+
+_export_with_inplace(sgn)
+
+
+def heaviside(input, values):
+    """0 where input < 0, values where input == 0, 1 where input > 0."""
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    pos = _C.gt(input, 0).to(input.dtype)
+    return _C._where(_C.eq(input, 0), values, pos)
+
+
+_export_with_inplace(heaviside)
+
+
+def frac(input):
+    """input - trunc(input), keeping the sign."""
+    if not _is_float(input):
+        _not_implemented("frac_cpu", input)
+    return _C.sub(input, _C.trunc(input))
+
+
+def fix(input):
+    """Round toward zero (trunc)."""
+    return _C.trunc(input)
+
+
+def deg2rad(input):
+    """Degrees to radians."""
+    return _C.mul(_to_float(input), math.pi / 180.0)
+
+
+def rad2deg(input):
+    """Radians to degrees."""
+    return _C.mul(_to_float(input), 180.0 / math.pi)
+
+
+for _f in (frac, fix, deg2rad, rad2deg):
+    _export_with_inplace(_f, torch_inplace=_f is not rad2deg)
+
+
+def float_power(input, exponent):
+    """input ** exponent computed in float64."""
+    x, e = _binary(input, exponent)
+    if isinstance(input, _C.Tensor):
+        x = x.to(_C.float64)
+        return _C.pow(x, exponent.to(_C.float64) if isinstance(exponent, _C.Tensor) else exponent)
+    return _C.pow(builtins.float(input), e.to(_C.float64))
+
+
+def float_power_(self, exponent):
+    """In-place float_power; self must already be float64."""
+    if self.dtype != _C.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_DTYPE_NAME[self.dtype]} but the operation's result "
+            "requires dtype Double"
+        )
+    return _store(self, float_power(self, exponent))
+
+
+_export(float_power, inplace=float_power_)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest)."""
+    if not _is_float(input):
+        r = input.clone()
+    else:
+        hi, lo = _FINFO[input.dtype]
+        r = _C.masked_fill(input, _C.isnan(input), nan)
+        r = _C.masked_fill(r, _C.eq(input, math.inf), hi if posinf is None else posinf)
+        r = _C.masked_fill(r, _C.eq(input, -math.inf), lo if neginf is None else neginf)
+    return r if out is None else out.copy_(r)
+
+
+_export_with_inplace(nan_to_num, torch_inplace=True)
+
+
+def logit(input, eps=None):
+    """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given."""
+    x = _to_float(input)
+    if eps is not None:
+        x = _C.clamp(x, eps, 1.0 - eps)
+    return _C.log(_C.div(x, _C.rsub(x, 1.0)))
+
+
+def sinc(input):
+    """sin(pi x) / (pi x), 1 at x == 0 (gradient 0 there)."""
+    x = _to_float(input)
+    zero = _C.eq(x, 0)
+    px = _C.mul(_C._where(zero, 1.0, x), math.pi)
+    return _C._where(zero, 1.0, _C.div(_C.sin(px), px))
+
+
+_export_with_inplace(logit, torch_inplace=True)
+_export_with_inplace(sinc, torch_inplace=True)
+
+
+def positive(input):
+    """input itself (refused for bool, as PyTorch's unary +)."""
+    if input.dtype == _C.bool:
+        raise NotImplementedError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def isposinf(input):
+    """True where input is +inf."""
+    if not _is_float(input):
+        return _C.zeros_like(input, dtype=_C.bool)
+    return _C.eq(input, math.inf)
+
+
+def isneginf(input):
+    """True where input is -inf."""
+    if not _is_float(input):
+        return _C.zeros_like(input, dtype=_C.bool)
+    return _C.eq(input, -math.inf)
+
+
+def isreal(input):
+    """True everywhere (minitorch has no complex dtypes)."""
+    return _C.ones_like(input, dtype=_C.bool)
+
+
+for _f in (positive, isposinf, isneginf, isreal):
+    _export(_f)
+
+
+def ldexp(input, other):
+    """input * 2**other (float result)."""
+    x = _to_float(input)
+    return _C.mul(x, _C.pow(2.0, other).to(x.dtype) if _is_float(x) else _C.pow(2.0, other))
+
+
+_export_with_inplace(ldexp, torch_inplace=True)
+
+
+def gcd(input, other):
+    """Elementwise greatest common divisor of integer tensors (gcd(0, 0) == 0)."""
+    for t in (input, other):
+        if _is_float(t) or t.dtype == _C.bool:
+            _not_implemented("gcd_cpu", t)
+    a, b = _C.abs(input), _C.abs(other)
+    a, b = _bcast(a, b)
+    dt = _C.promote_types(a.dtype, b.dtype)
+    a, b = a.to(dt), b.to(dt)
+    # Euclid on the whole tensor; the loop runs O(log max) times, not once per element
+    while b.numel() and _C.any(_C.ne(b, 0)).item():
+        nz = _C.ne(b, 0)
+        a, b = _C._where(nz, b, a), _C._where(nz, _C.remainder(a, _C._where(nz, b, 1)), 0)
+    return a
+
+
+def lcm(input, other):
+    """Elementwise least common multiple of integer tensors (0 if either is 0)."""
+    g = gcd(input, other)
+    q = _C.floor_divide(_C.abs(input), _C._where(_C.eq(g, 0), 1, g))
+    return _C.abs(_C.mul(q, other)).to(g.dtype)
+
+
+_export_with_inplace(gcd, torch_inplace=True)
+_export_with_inplace(lcm, torch_inplace=True)
+
+for _name in ("isclose", "allclose", "equal"):
+    TENSOR_METHODS[_name] = getattr(_compare, _name)
+
+# ---------------------------------------------------------------------------------------------- reductions
+
+
+def count_nonzero(input, dim=None):
+    """Number of nonzero elements, over all of input or along dim (int or tuple)."""
+    return _C.sum(_C.ne(input, 0), dim)
+
+
+_export(count_nonzero)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) of input, over everything or along dim, as return_types.aminmax."""
+    if input.numel() == 0 and (dim is None or input.shape[dim] == 0):
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+        )
+    if dim is None:
+        return _rt.aminmax(_C.amin(input, None, keepdim), _C.amax(input, None, keepdim))
+    return _rt.aminmax(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
+
+
+_export(aminmax)
+
+
+def _shift(x, s, fill):
+    """x moved s places toward the end of its last dim, the vacated front filled with `fill`."""
+    n = x.shape[-1]
+    pad = _C.full((*x.shape[:-1], s), fill, dtype=x.dtype, device=x.device)
+    return _C.cat([pad, x.narrow(-1, 0, n - s)], -1)
+
+
+def _cum_extreme(input, dim, is_max):
+    x = input.movedim(dim, -1) if input.dim() else input.reshape(1)
+    n = x.shape[-1]
+    with _NoGrad():
+        v = x.detach()
+        idx = _C.arange(n, device=x.device).expand(x.shape).contiguous()
+        fill = (-math.inf if is_max else math.inf) if _is_float(v) else 0
+        s = 1
+        # Hillis-Steele scan: log2(n) rounds; the later element wins ties and NaN wins over numbers (as PyTorch)
+        while s < n:
+            pv, pi = _shift(v, s, fill), _shift(idx, s, 0)
+            better = _C.ge(v, pv) if is_max else _C.le(v, pv)
+            if _is_float(v):
+                better = _C.logical_or(better, _C.isnan(v))
+                better = _C.logical_and(
+                    better, _C.logical_not(_C.logical_and(_C.isnan(pv), _C.logical_not(_C.isnan(v))))
+                )
+            better = _C.logical_or(better, _C.lt(_C.arange(n, device=x.device), s))
+            v, idx = _C._where(better, v, pv), _C._where(better, idx, pi)
+            s *= 2
+    values = _C.gather(x, -1, idx)
+    if input.dim() == 0:
+        return values.reshape(()), idx.reshape(())
+    return values.movedim(-1, dim), idx.movedim(-1, dim)
+
+
+class _NoGrad:
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
+def cummax(input, dim):
+    """Running maximum along dim and the index where it was reached, as return_types.cummax."""
+    return _rt.cummax(*_cum_extreme(input, dim, True))
+
+
+def cummin(input, dim):
+    """Running minimum along dim and the index where it was reached, as return_types.cummin."""
+    return _rt.cummin(*_cum_extreme(input, dim, False))
+
+
+_export(cummax)
+_export(cummin)
+
+
+def logcumsumexp(input, dim):
+    """log(cumsum(exp(input))) along dim, computed stably by a log2(n)-round scan of logaddexp."""
+    if not _is_float(input):
+        _not_implemented("logcumsumexp_out_cpu", input)
+    x = input.movedim(dim, -1) if input.dim() else input.reshape(1)
+    n, s = x.shape[-1], 1
+    while s < n:
+        x = logaddexp(x, _shift(x, s, -math.inf))
+        s *= 2
+    return x.reshape(()) if input.dim() == 0 else x.movedim(-1, dim)
+
+
+_export(logcumsumexp)
+
+
+def _diff_last(x):
+    n = x.shape[-1]
+    return _C.sub(x.narrow(-1, 1, n - 1), x.narrow(-1, 0, n - 1))
+
+
+def _trapz_terms(y, x, dx, dim):
+    y = y.movedim(dim, -1)
+    n = y.shape[-1]
+    if n == 0:
+        return None, y
+    avg = _C.mul(_C.add(y.narrow(-1, 1, n - 1), y.narrow(-1, 0, n - 1)), 0.5)
+    if x is not None:
+        xd = _diff_last(x.movedim(dim, -1) if x.dim() == y.dim() else x)
+        return _C.mul(avg, xd), y
+    return _C.mul(avg, 1 if dx is None else dx), y
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
+    terms, yy = _trapz_terms(y, x, dx, dim)
+    if terms is None:
+        return _C.sum(_to_float(yy), -1)
+    return _C.sum(terms, -1)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """Alias of trapezoid."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Running trapezoid-rule integral of y along dim (one element shorter than y there)."""
+    terms, yy = _trapz_terms(y, x, dx, dim)
+    if terms is None:
+        return _to_float(yy).movedim(-1, dim)
+    return _C.cumsum(terms, -1).movedim(-1, dim)
+
+
+for _f in (trapezoid, trapz, cumulative_trapezoid):
+    _export(_f, method=False)
+
+# ---------------------------------------------------------------------------------------------- statistics
+
+
+def _check_q(input, q):
+    if not _is_float(input):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if isinstance(q, _C.Tensor):
+        if q.dtype != input.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q.dim() > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q.numel() and not _C.all(_C.logical_and(_C.ge(q, 0), _C.le(q, 1))).item():
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    elif not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    _check_q(input, q)
+    modes = ("linear", "lower", "higher", "midpoint", "nearest")
+    if interpolation not in modes:
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. Got "
+            f"{interpolation}"
+        )
+    scalar_q = not isinstance(q, _C.Tensor) or q.dim() == 0
+    qt = (
+        q
+        if isinstance(q, _C.Tensor)
+        else _C.full((), builtins.float(q), dtype=input.dtype, device=input.device)
+    )
+    qt = qt.reshape(-1).to(input.device)
+    if dim is None:
+        x = input.reshape(-1)
+        out_shape = [1] * input.dim() if keepdim else []
+    else:
+        d = dim % builtins.max(input.dim(), 1)
+        x = input.movedim(d, -1) if input.dim() else input.reshape(1)
+        shp = list(input.shape)
+        if input.dim():
+            if keepdim:
+                shp[d] = 1
+            else:
+                del shp[d]
+        out_shape = shp
+    n = x.shape[-1]
+    if n == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    s = _C.sort(x, -1)[0]
+    nq = qt.shape[0]
+    if ignore_nan:
+        k = _C.sum(_C.logical_not(_C.isnan(x)), -1, True).to(input.dtype)
+    else:
+        k = _C.full((1,), builtins.float(n), dtype=input.dtype, device=x.device)
+    rank = _C.mul(qt, _C.sub(k, 1))  # (..., nq)
+    if interpolation == "nearest":
+        rank = _C.round(rank)
+    lo = _C.clamp(_C.floor(rank), 0, n - 1)
+    hi = _C.clamp(_C.ceil(rank), 0, n - 1)
+    lead = tuple(s.shape[:-1])
+    lo_i = lo.to(_C.int64).expand((*lead, nq))
+    hi_i = hi.to(_C.int64).expand((*lead, nq))
+    v_lo = _C.gather(s, -1, lo_i)
+    v_hi = _C.gather(s, -1, hi_i)
+    if interpolation in ("lower", "nearest"):
+        r = v_lo
+    elif interpolation == "higher":
+        r = v_hi
+    else:
+        w = 0.5 if interpolation == "midpoint" else _C.sub(rank, lo).expand((*lead, nq))
+        r = _C.lerp(v_lo, v_hi, w)
+    if ignore_nan:
+        r = _C.masked_fill(r, _C.eq(k, 0).expand(r.shape), math.nan)
+    else:
+        r = _C.masked_fill(r, _C.isnan(s.narrow(-1, n - 1, 1)).expand(r.shape), math.nan)
+    r = r.reshape((*out_shape, nq)) if out_shape or not scalar_q else r.reshape(nq)
+    r = r.movedim(-1, 0)
+    return r[0] if scalar_q else r
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The q-th quantiles of input (over everything or along dim); NaN where a slice holds a NaN."""
+    r = _quantile(input, q, dim, keepdim, interpolation, False)
+    return r if out is None else out.copy_(r)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """quantile ignoring NaNs (NaN only where a slice is all NaN)."""
+    r = _quantile(input, q, dim, keepdim, interpolation, True)
+    return r if out is None else out.copy_(r)
+
+
+_export(quantile)
+_export(nanquantile)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median ignoring NaNs; with dim, return_types.nanmedian(values, indices)."""
+    if dim is None:
+        x = input.reshape(-1)
+        if x.numel() == 0:
+            return _C.full((), math.nan, dtype=input.dtype, device=input.device)
+        s = _C.sort(x, -1)[0]
+        k = _C.sum(_C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool))
+        pos = _C.clamp(_C.floor_divide(_C.sub(k, 1), 2), 0, None).reshape(1)
+        return _C.gather(s, 0, pos).reshape(())
+    d = dim % builtins.max(input.dim(), 1)
+    x = input.movedim(d, -1) if input.dim() else input.reshape(1)
+    s, idx = _C.sort(x, -1)
+    valid = _C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool)
+    k = _C.sum(valid, -1, True)
+    pos = _C.clamp(_C.floor_divide(_C.sub(k, 1), 2), 0, None)
+    v, i = _C.gather(s, -1, pos), _C.gather(idx, -1, pos)
+    if keepdim and input.dim():
+        v, i = v.movedim(-1, d), i.movedim(-1, d)
+    else:
+        v, i = v.squeeze(-1), i.squeeze(-1)
+    return _rt.nanmedian(v, i)
+
+
+_export(nanmedian)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Histogram of input in `bins` equal bins over [min, max] (the data's range when min == max)."""
+    if not _is_float(input):
+        _not_implemented("histogram_cpu", input)
+    lo, hi = builtins.float(min), builtins.float(max)
+    if lo == hi and input.numel():
+        lo, hi = _C.amin(input).item(), _C.amax(input).item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histogram(): max must be larger than min")
+    x = input.detach().reshape(-1)
+    inside = _C.logical_and(_C.ge(x, lo), _C.le(x, hi))
+    b = _C.floor(_C.mul(_C.sub(x, lo), bins / (hi - lo))).to(_C.int64)
+    b = _C.clamp(_C.masked_fill(b, _C.logical_not(inside), 0), 0, bins - 1)
+    out = _C.zeros((bins,), dtype=input.dtype, device=input.device)
+    return _C.scatter_add(out, 0, b, inside.to(input.dtype))
+
+
+_export(histc)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Count of each value in a 1-D non-negative integer tensor (sum of weights, when given)."""
+    if _is_float(input) or input.dtype == _C.bool:
+        _not_implemented("bincount_cpu", input)
+    if input.dim() != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    n = minlength
+    if input.numel():
+        lo, hi = _C.amin(input).item(), _C.amax(input).item()
+        if lo < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        n = builtins.max(n, hi + 1)
+    idx = input.to(_C.int64)
+    if weights is None:
+        src, dt = _C.ones_like(idx), _C.int64
+    else:
+        if weights.shape != input.shape:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+        dt = weights.dtype if weights.dtype in (_C.float32, _C.float64) else _C.float64
+        src = weights.to(dt)
+    return _C.scatter_add(_C.zeros((n,), dtype=dt, device=input.device), 0, idx, src)
+
+
+_export(bincount)
+
+# ---------------------------------------------------------------------------------------------- search, sets
+
+_INT_MAX = (1 << 63) - 1
+# above this many compare-and-sum elements a sort-based merge is cheaper
+_SMALL_SEARCH = 1 << 16
+
+
+def _searchsorted_impl(seq, values, right):
+    """Insertion points of values (..., n) into rows of seq (..., m), both with the same leading dims."""
+    m = seq.shape[-1]
+    n = values.shape[-1]
+    dt = _C.promote_types(seq.dtype, values.dtype)
+    seq, values = seq.to(dt), values.to(dt)
+    if m * values.numel() <= _SMALL_SEARCH or m <= 8:
+        cmp = _C.le if right else _C.lt
+        return _C.sum(cmp(seq.unsqueeze(-2), values.unsqueeze(-1)), -1)
+    if seq.dim() == 1:
+        # branchless binary search: log2(m) rounds of gather + compare over all values at once; the boundaries
+        # are padded with +inf to twice a power of two so no probe needs a bounds check
+        size = 1 << (m - 1).bit_length()
+        if not _is_float(seq):
+            seq, values, dt = seq.to(_C.int64), values.to(_C.int64), _C.int64
+        pad = _C.full((2 * size - m,), math.inf if _is_float(seq) else _INT_MAX, dtype=dt, device=seq.device)
+        padded = _C.cat([seq, pad])
+        cmp = _C.le if right else _C.lt
+        pos = _C.zeros(values.shape, dtype=_C.int64, device=values.device)
+        step = size
+        while step:
+            probe = _C.index_select(padded, 0, _C.add(pos, step - 1).reshape(-1)).reshape(values.shape)
+            pos = _C.add(pos, cmp(probe, values).to(_C.int64), alpha=step)
+            step //= 2
+        return _C.clamp(pos, None, m)
+    # merge by one stable sort: values go after equal boundaries for right=True, before them otherwise, and
+    # each value's answer is the number of boundaries ahead of it in the merged order
+    merged = _C.cat([seq, values] if right else [values, seq], -1)
+    order = _C.argsort(merged, -1, stable=True)
+    is_b = _C.lt(order, m) if right else _C.ge(order, n)
+    nb = _C.cumsum(is_b.to(_C.int64), -1)
+    # invert the permutation: position p of the merged order answers for element order[p]
+    res = _C.scatter(_C.empty_like(nb), -1, order, nb)
+    return res.narrow(-1, m, n) if right else res.narrow(-1, 0, n)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    """Indices at which input's values would be inserted into sorted_sequence (its last dim) to keep order."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of left while right "
+                "was True"
+            )
+        right = side == "right"
+    scalar = not isinstance(input, _C.Tensor)
+    values = _as_tensor(input, sorted_sequence) if scalar else input
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = _C.gather(seq, -1, sorter)
+    if seq.dim() > 1 and (values.dim() != seq.dim() or tuple(values.shape[:-1]) != tuple(seq.shape[:-1])):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+            f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+            f"{list(seq.shape)} and input value tensor {list(values.shape)}"
+        )
+    with _NoGrad():
+        if seq.dim() <= 1:
+            r = _searchsorted_impl(seq.reshape(-1), values.reshape(-1), right).reshape(values.shape)
+        else:
+            r = _searchsorted_impl(seq, values, right)
+    r = r.to(_C.int32 if out_int32 else _C.int64)
+    return r if out is None else out.copy_(r)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """Index of the bucket of each input value given sorted 1-D boundaries (searchsorted with the args swapped)."""
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+_export(searchsorted, method=False)
+_export(bucketize)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of `elements` occurs in `test_elements` (negated with invert)."""
+    scalar_e = not isinstance(elements, _C.Tensor)
+    if scalar_e:
+        elements = _as_tensor(elements, test_elements)
+    if not isinstance(test_elements, _C.Tensor):
+        test_elements = _as_tensor(test_elements, elements)
+    t = test_elements.reshape(-1)
+    e = elements.reshape(-1)
+    dt = _C.promote_types(e.dtype, t.dtype)
+    e, t = e.to(dt), t.to(dt)
+    if t.numel() == 0:
+        r = _C.zeros_like(e, dtype=_C.bool)
+    elif e.numel() * t.numel() <= _SMALL_SEARCH:
+        r = _C.any(_C.eq(e.unsqueeze(-1), t), -1)
+    else:
+        st = _C.sort(t)[0]
+        pos = _C.clamp(_searchsorted_impl(st, e, False), 0, t.numel() - 1)
+        r = _C.eq(_C.gather(st, 0, pos), e)
+    if invert:
+        r = _C.logical_not(r)
+    return r.reshape(elements.shape)
+
+
+_export(isin, method=False)
+
+
+def _unique_flat(x, sorted_input, return_inverse, return_counts, perm):
+    """Runs of equal values in x (already sorted, or consecutive-only); perm maps x back to the input."""
+    n = x.numel()
+    if n == 0:
+        empty = _C.zeros((0,), dtype=_C.int64, device=x.device)
+        return x, empty, empty
+    new = _C.ones((n,), dtype=_C.bool, device=x.device)
+    if n > 1:
+        new = _C.cat([new.narrow(0, 0, 1), _C.ne(x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))])
+    group = _C.sub(_C.cumsum(new.to(_C.int64), 0), 1)
+    values = _C.masked_select(x, new)
+    inverse = counts = None
+    if return_inverse:
+        inverse = group if perm is None else _C.scatter(_C.empty_like(group), 0, perm, group)
+    if return_counts:
+        counts = _C.scatter_add(
+            _C.zeros((values.shape[0],), dtype=_C.int64, device=x.device), 0, group, _C.ones_like(group)
+        )
+    return values, inverse, counts
+
+
+def _unique_dim(input, dim, sort, return_inverse, return_counts):
+    """unique/unique_consecutive along dim: slices compared whole, sorted lexicographically."""
+    d = dim % input.dim()
+    x = input.movedim(d, 0)
+    n = x.shape[0]
+    rows = x.reshape(n, -1)
+    perm = _C.arange(n, device=x.device)
+    if sort and n:
+        # lexicographic order by stable sorts from the last column to the first (one sort per column)
+        for c in range(rows.shape[1] - 1, -1, -1):
+            col = _C.index_select(rows.narrow(1, c, 1).reshape(-1), 0, perm)
+            perm = _C.index_select(perm, 0, _C.argsort(col, 0, stable=True))
+        rows = _C.index_select(rows, 0, perm)
+    if n:
+        diff = (
+            _C.any(_C.ne(rows.narrow(0, 1, n - 1), rows.narrow(0, 0, n - 1)), 1)
+            if rows.shape[1]
+            else (_C.zeros((n - 1,), dtype=_C.bool, device=x.device))
+        )
+        new = _C.cat([_C.ones((1,), dtype=_C.bool, device=x.device), diff])
+    else:
+        new = _C.ones((0,), dtype=_C.bool, device=x.device)
+    group = _C.sub(_C.cumsum(new.to(_C.int64), 0), 1)
+    keep = _C.nonzero(new).reshape(-1)
+    values = _C.index_select(x if not sort else _C.index_select(x, 0, perm), 0, keep).movedim(0, d)
+    out = [values]
+    if return_inverse:
+        out.append(_C.scatter(_C.empty_like(group), 0, perm, group) if sort else group)
+    if return_counts:
+        out.append(
+            _C.scatter_add(
+                _C.zeros((keep.shape[0],), dtype=_C.int64, device=x.device), 0, group, _C.ones_like(group)
+            )
+        )
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
+    if dim is not None:
+        return _unique_dim(input, dim, True, return_inverse, return_counts)
+    with _NoGrad():
+        flat = input.reshape(-1)
+        s, perm = _C.sort(flat, 0, stable=True)
+        values, inverse, counts = _unique_flat(s, True, return_inverse, return_counts, perm)
+    out = [values]
+    if return_inverse:
+        out.append(inverse.reshape(input.shape))
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
+    if dim is not None:
+        return _unique_dim(input, dim, False, return_inverse, return_counts)
+    with _NoGrad():
+        values, inverse, counts = _unique_flat(input.reshape(-1), False, return_inverse, return_counts, None)
+    out = [values]
+    if return_inverse:
+        out.append(inverse.reshape(input.shape))
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+_export(unique)
+_export(unique_consecutive)
+
+# ---------------------------------------------------------------------------------------------- distances
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M) -> (..., P, R)."""
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not _is_float(t):
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {_DTYPE_NAME[t.dtype]}"
+            )
+        if t.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
+        )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+    if compute_mode not in modes:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    P, R = x1.shape[-2], x2.shape[-2]
+    use_mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (compute_mode == "use_mm_for_euclid_dist_if_necessary" and (P > 25 or R > 25))
+    )
+    if use_mm:
+        # ||a||^2 - 2 a.b + ||b||^2 as one matmul of [-2a, ||a||^2, 1] by [b, 1, ||b||^2]
+        n1 = _C.sum(_C.mul(x1, x1), -1, True)
+        n2 = _C.sum(_C.mul(x2, x2), -1, True)
+        a = _C.cat([_C.mul(x1, -2.0), n1, _C.ones_like(n1)], -1)
+        b = _C.cat([x2, _C.ones_like(n2), n2], -1)
+        return _C.sqrt(_C.clamp_min(_C.matmul(a, b.transpose(-1, -2)), 1e-30))
+    d = _C.sub(x1.unsqueeze(-2), x2.unsqueeze(-3))
+    if p == 0:
+        return _C.sum(_C.ne(d, 0), -1).to(x1.dtype)
+    if p == math.inf:
+        return _C.amax(_C.abs(d), -1)
+    if p == 1:
+        return _C.sum(_C.abs(d), -1)
+    return _C.norm(d, p, -1)
+
+
+_export(cdist, method=False)
+
+
+# ---------------------------------------------------------------------------------------------- in-place arithmetic
+
+# PyTorch's "Bad in-place call" messages name dtypes by their C++ type
+_CPP_NAME = {
+    _C.float32: "float",
+    _C.float64: "double",
+    _C.float16: "c10::Half",
+    _C.bfloat16: "c10::BFloat16",
+    _C.int64: "long int",
+    _C.int32: "int",
+    _C.int16: "short int",
+    _C.int8: "signed char",
+    _C.uint8: "unsigned char",
+    _C.bool: "bool",
+}
+
+
+def lerp_(self, end, weight):
+    """In-place lerp: self += weight * (end - self) (one fused kernel for a scalar weight without autograd)."""
+    if (
+        not isinstance(weight, _C.Tensor)
+        and isinstance(end, _C.Tensor)
+        and _is_float(self)
+        and end.dtype == self.dtype
+        and tuple(end.shape) == tuple(self.shape)
+        and end.device == self.device
+        and not (_C.is_grad_enabled() and (self.requires_grad or end.requires_grad))
+    ):
+        _C._foreach_lerp_([self], [end], builtins.float(weight))
+        return self
+    return _store(self, _C.lerp(self, end, weight))
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """In-place addmm: self = beta * self + alpha * (mat1 @ mat2)."""
+    out_shape = [mat1.shape[0] if mat1.dim() else 0, mat2.shape[-1] if mat2.dim() else 0]
+    if list(self.shape) != out_shape:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size {out_shape} should "
+            "match"
+        )
+    return _store(self, _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+
+
+def clamp_min_(self, min):
+    """In-place clamp_min."""
+    return self.clamp_(min=min)
+
+
+def clamp_max_(self, max):
+    """In-place clamp_max."""
+    return self.clamp_(max=max)
+
+
+def _cum_inplace(self, fn, dim, dtype):
+    if dtype is not None and dtype != self.dtype:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor dtype {_CPP_NAME[self.dtype]} and output tensor dtype "
+            f"{_CPP_NAME[dtype]} should match"
+        )
+    return _store(self, fn(self, dim))
+
+
+def cumsum_(self, dim, *, dtype=None):
+    """In-place cumsum along dim."""
+    return _cum_inplace(self, _C.cumsum, dim, dtype)
+
+
+def cumprod_(self, dim, *, dtype=None):
+    """In-place cumprod along dim."""
+    return _cum_inplace(self, _C.cumprod, dim, dtype)
+
+
+def divide_(self, other, *, rounding_mode=None):
+    """Alias of div_."""
+    return self.div_(other, rounding_mode=rounding_mode)
+
+
+def true_divide_(self, other):
+    """Alias of div_ (true division)."""
+    return self.div_(other)
+
+
+def subtract_(self, other, *, alpha=1):
+    """Alias of sub_."""
+    return self.sub_(other, alpha=alpha)
+
+
+for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_, divide_, true_divide_, subtract_):
+    TENSOR_METHODS[_fn.__name__] = _fn
+
+
+# ---------------------------------------------------------------------------------------------- norms, statistics
+
+
+def renorm(input, p, dim, maxnorm):
+    """`input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if not _is_float(input):
+        raise NotImplementedError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_DTYPE_NAME[input.dtype]}"
+        )
+    from minitorch import linalg
+
+    d = dim % input.dim()
+    others = [k for k in range(input.dim()) if k != d]
+    norms = linalg.vector_norm(input, p, dim=others, keepdim=True)
+    # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm
+    factor = _C._where(
+        _C.gt(norms, maxnorm), _C.div(_C.full((), maxnorm, dtype=norms.dtype), norms + 1e-7), 1.0
+    )
+    return _C.mul(input, factor)
+
+
+_export_with_inplace(renorm)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast)."""
+    from minitorch import linalg
+
+    return linalg.vector_norm(_to_float(_C.sub(input, other)), p)
+
+
+_export(dist)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the variables in input's rows (observations in columns), with optional frequency and
+    probability weights per observation."""
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
+        )
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    x = _to_float(x)
+    n = x.shape[1]
+    w = None
+    for name, wt in (("fweights", fweights), ("aweights", aweights)):
+        if wt is None:
+            continue
+        if wt.dim() > 1:
+            raise RuntimeError(
+                f"cov(): expected {name} to have one or fewer dimensions but got {name} with {wt.dim()} dimensions"
+            )
+        if wt.numel() != n:
+            raise RuntimeError(
+                f"cov(): expected {name} to have the same numel as there are observations in the input but got "
+                f"{wt.numel()} != {n}"
+            )
+        if name == "fweights" and _is_float(wt):
+            raise RuntimeError(
+                f"cov(): expected fweights to have integral dtype but got fweights with {_DTYPE_NAME[wt.dtype]} dtype"
+            )
+        if name == "aweights" and not _is_float(wt):
+            raise RuntimeError(
+                "cov(): expected aweights to have floating point dtype but got aweights with "
+                f"{_DTYPE_NAME[wt.dtype]} dtype"
+            )
+        if wt.numel() and builtins.bool(_C.lt(wt, 0).any()):
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        w = wt if w is None else _C.mul(w, wt)
+    if w is None:
+        avg = x.mean(1, keepdim=True)
+        norm = n - correction
+    else:
+        w = w.to(x.dtype)
+        w_sum = w.sum()
+        avg = _C.div(_C.mul(x, w).sum(1, keepdim=True), w_sum)
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = _C.sub(w_sum, correction)
+        else:
+            norm = _C.sub(w_sum, _C.div(_C.mul(w, aweights.to(x.dtype)).sum(), w_sum) * correction)
+    if isinstance(norm, _C.Tensor):
+        norm = norm.clamp_min(0)
+    else:
+        if norm <= 0:
+            import warnings
+
+            warnings.warn(
+                "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                "observations.",
+                UserWarning,
+                stacklevel=2,
+            )
+        norm = builtins.max(norm, 0)
+    xm = _C.sub(x, avg)
+    xw = xm if w is None else _C.mul(xm, w)
+    c = _C.matmul(xw, xm.transpose(0, 1))
+    return _C.div(c, norm).squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in input's rows, clipped to [-1, 1]."""
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"corrcoef(): expected input to have two or fewer dimensions but got an input with {input.dim()} "
+            "dimensions"
+        )
+    c = cov(input)
+    if c.dim() == 0:
+        return _C.div(c, c)
+    std = _C.sqrt(_C.diagonal(c, 0, 0, 1))
+    c = _C.div(_C.div(c, std.unsqueeze(1)), std.unsqueeze(0))
+    return c.clamp(-1, 1)
+
+
+_export(cov)
+_export(corrcoef)
+
+
+# ---------------------------------------------------------------------------------------------- float bits
+
+# (mantissa bits incl. the implicit one, smallest subnormal, largest finite) per float dtype
+_FBITS = {
+    _C.float32: (24, 2.0**-149, 3.4028234663852886e38),
+    _C.float64: (53, 2.0**-1074, 1.7976931348623157e308),
+    _C.float16: (11, 2.0**-24, 65504.0),
+    _C.bfloat16: (8, 2.0**-133, 3.3895313892515355e38),
+}
+
+
+def _scale2(x, e):
+    """x * 2**e for an integral-valued float tensor e, in two halves so 2**e itself never overflows."""
+    half = _C.floor(_C.mul(e, 0.5))
+    return _C.mul(_C.mul(x, _C.exp2(half.to(x.dtype))), _C.exp2(_C.sub(e, half).to(x.dtype)))
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0, inf, nan: exponent 0)."""
+    if not _is_float(input):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = input.detach()
+    finite = _C.logical_and(_C.isfinite(x), _C.ne(x, 0))
+    a = _C._where(finite, _C.abs(x), 1.0).to(_C.float64)
+    e = _C.add(_C.floor(_C.log2(a)), 1.0)
+    m = _scale2(a, _C.neg(e))
+    # log2 rounds near powers of two; one step either way puts the mantissa back in [0.5, 1)
+    hi = _C.ge(m, 1.0)
+    e = _C._where(hi, _C.add(e, 1.0), e)
+    lo = _C.lt(m, 0.5)
+    e = _C._where(lo, _C.sub(e, 1.0), e)
+    e = _C._where(finite, e, 0.0)
+    mant = _scale2(x.to(_C.float64), _C.neg(e)).to(x.dtype)
+    mant = _C._where(finite, mant, x)
+    r = _rt.frexp((mant, e.to(_C.int32)))
+    if out is not None:
+        out[0].copy_(r[0])
+        out[1].copy_(r[1])
+        return _rt.frexp((out[0], out[1]))
+    return r
+
+
+_export(frexp)
+
+
+def nextafter(input, other):
+    """The next representable float after input in the direction of other (elementwise)."""
+    x, y = _binary(input, other)
+    if not _is_float(x) or not _is_float(y):
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_DTYPE_NAME[x.dtype]}'")
+    dt = _C.result_type(x, y)
+    x, y = x.to(dt), y.to(dt)
+    import minitorch
+
+    x, y = minitorch.broadcast_tensors(x, y)
+    bits, tiny, big = _FBITS[dt]
+    m, e = frexp(x)
+    ef = e.to(_C.float64)
+    ulp_away = _scale2(_C.ones_like(ef), _C.sub(ef, bits))
+    # stepping toward zero from a power of two lands in the binade below, whose spacing is half
+    ulp_toward = _C._where(_C.eq(_C.abs(m), 0.5), _C.mul(ulp_away, 0.5), ulp_away)
+    up = _C.gt(y, x)
+    away = _C.eq(up, _C.gt(x, 0))
+    step = _C._where(away, ulp_away, ulp_toward).clamp_min(tiny).to(dt)
+    r = _C._where(up, _C.add(x, step), _C.sub(x, step))
+    r = _C._where(_C.eq(x, 0), _C.mul(_C.sign(y), tiny).to(dt), r)
+    r = _C._where(_C.isinf(x), _C.mul(_C.sign(x), big).to(dt), r)
+    r = _C._where(_C.eq(x, y), y, r)
+    return _C._where(_C.logical_or(_C.isnan(x), _C.isnan(y)), _C.add(x, y), r)
+
+
+_export_with_inplace(nextafter)
+
+
+def mvlgamma(input, p):
+    """The multivariate log-gamma of dimension p (minitorch.special.multigammaln)."""
+    from minitorch import special
+
+    return special.multigammaln(input, p)
+
+
+_export_with_inplace(mvlgamma)
+
+
+# ---------------------------------------------------------------------------------------------- conj / neg bits
+
+
+def conj(input):
+    """input itself: real tensors have no conjugate bit to set."""
+    return input
+
+
+def resolve_conj(input):
+    """input itself (no lazy conjugation on real tensors)."""
+    return input
+
+
+def resolve_neg(input):
+    """input itself (no lazy negation on real tensors)."""
+    return input
+
+
+def is_conj(input):
+    """False: real tensors never carry the conjugate bit."""
+    return False
+
+
+def is_neg(input):
+    """False: real tensors never carry the negative bit."""
+    return False
+
+
+for _fn in (conj, resolve_conj, resolve_neg, is_conj, is_neg):
+    _export(_fn)
+
+
+# ---------------------------------------------------------------------------------------------- shifts
+
+_INT_BITS = {_C.int64: 64, _C.int32: 32, _C.int16: 16, _C.int8: 8, _C.uint8: 8}
+
+
+def _shift_operands(op, input, other):
+    a, b = _binary(input, other)
+    if isinstance(other, builtins.float) or isinstance(input, builtins.float):
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Float'")
+    dt = _C.result_type(a, b)
+    if dt not in _INT_BITS:
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{_DTYPE_NAME[dt]}'")
+    return a.to(dt), b.to(dt), dt
+
+
+def _powers_of_two(bits, dt, device):
+    # 2**k for k < bits, wrapped to the dtype: the top one is the sign bit (negative) for signed types
+    vals = [1 << k for k in range(bits)]
+    if dt != _C.uint8:
+        vals = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in vals]
+    import minitorch
+
+    return minitorch.tensor(vals, dtype=dt, device=device)
+
+
+def bitwise_left_shift(input, other):
+    """input << other; shifts outside [0, bit width) give 0, as PyTorch's."""
+    a, b, dt = _shift_operands("lshift", input, other)
+    bits = _INT_BITS[dt]
+    ok = _C.logical_and(_C.ge(b, 0), _C.lt(b, bits))
+    pw = _powers_of_two(bits, dt, a.device)[_C._where(ok, b, 0).long()]
+    # integer multiplication wraps like the shift would
+    return _C._where(ok, _C.mul(a, pw), _C.zeros((), dtype=dt, device=a.device))
+
+
+def bitwise_right_shift(input, other):
+    """input >> other (arithmetic for signed types); shifts outside [0, bit width) fill with the sign."""
+    a, b, dt = _shift_operands("rshift", input, other)
+    bits = _INT_BITS[dt]
+    signed = dt != _C.uint8
+    top = bits - 1 if signed else bits
+    ok = _C.logical_and(_C.ge(b, 0), _C.lt(b, top))
+    pw = _powers_of_two(bits, dt, a.device)[_C._where(ok, b, 0).long()]
+    q = _C.div(a, pw, rounding_mode="floor")
+    fill = _C.neg(_C.lt(a, 0).to(dt)) if signed else _C.zeros((), dtype=dt, device=a.device)
+    return _C._where(ok, q, fill)
+
+
+_export_with_inplace(bitwise_left_shift)
+_export_with_inplace(bitwise_right_shift)
+
+
+def _rlshift(self, other):
+    return bitwise_left_shift(other, self)
+
+
+def _rrshift(self, other):
+    return bitwise_right_shift(other, self)
+
+
+TENSOR_METHODS.update(
+    {
+        "__lshift__": bitwise_left_shift,
+        "__rshift__": bitwise_right_shift,
+        "__rlshift__": _rlshift,
+        "__rrshift__": _rrshift,
+        "__ilshift__": TENSOR_METHODS["bitwise_left_shift_"],
+        "__irshift__": TENSOR_METHODS["bitwise_right_shift_"],
+    }
+)

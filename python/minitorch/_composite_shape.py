@@ -7,3 +7,1308 @@ from minitorch import _C  # noqa: F401
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
 TENSOR_METHODS = {}
+
+import builtins
+import numbers
+
+import minitorch
+
+_SCALAR_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _scalar_name(dtype):
+    # PyTorch's messages name dtypes by their C++ ScalarType (Float, Long...), not torch.float32
+    name = str(dtype).rsplit(".", 1)[-1]
+    return _SCALAR_NAMES.get(name, name)
+
+
+def _wrap(dim, ndim):
+    """dim in [-ndim, ndim) made non-negative, with PyTorch's IndexError otherwise (a 0-d tensor takes 0 and -1)."""
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def _as_dims(dims):
+    if isinstance(dims, numbers.Integral):
+        return [int(dims)]
+    return [int(d) for d in dims]
+
+
+def _as_list(tensors):
+    # functions that take *tensors also take one list or tuple of them, as PyTorch's do
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def _move(x, src, dst):
+    """movedim for lists of dims (our C++ movedim takes one dim each side)."""
+    nd = x.dim()
+    src = [_wrap(d, nd) for d in src]
+    dst = [_wrap(d, nd) for d in dst]
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    order = [next(rest) if o is None else o for o in order]
+    return x.permute(order)
+
+
+def _arange_like(n, x):
+    return minitorch.arange(n, device=x.device)
+
+
+# ---- copies, flips, rolls
+
+
+def clone(input, *, memory_format=None):
+    """A copy of `input` (data and autograd history), as torch.clone."""
+    if memory_format is None:
+        return input.clone()
+    return input.clone(memory_format=memory_format)
+
+
+def flip(input, dims):
+    """Reverses the order of elements along each of `dims` (a copy, as torch.flip)."""
+    nd = input.dim()
+    wrapped = [_wrap(d, nd) for d in _as_dims(dims)]
+    seen = set()
+    for d in wrapped:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    out = input
+    for d in wrapped:
+        n = input.shape[d]
+        if n > 1:
+            rev = minitorch.arange(n - 1, -1, -1, device=input.device)
+            if d == 0:
+                out = out.index_select(0, rev)
+            else:
+                # index_select on an inner dim takes a slow strided path (~25x a row gather for 1024x1024);
+                # gather with an expanded index reads rows contiguously
+                shape = [1] * out.dim()
+                shape[d] = n
+                out = out.gather(d, rev.view(shape).expand(*out.shape))
+    return out.clone() if out is input else out
+
+
+def fliplr(input):
+    """Flips a tensor of 2 or more dims left to right (along dim 1)."""
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, [1])
+
+
+def flipud(input):
+    """Flips a tensor of 1 or more dims up to down (along dim 0)."""
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, [0])
+
+
+def roll(input, shifts, dims=None):
+    """Rolls `input` by `shifts` places along `dims` (the flattened tensor when dims is None), as torch.roll."""
+    shifts = _as_dims(shifts)
+    dims = [] if dims is None else _as_dims(dims)
+    if not dims:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return roll(input.flatten(), shifts, [0]).view(input.shape)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    out = input
+    for s, d in zip(shifts, dims):
+        d = _wrap(d, input.dim())
+        n = input.shape[d]
+        s = s % n if n else 0
+        if s:
+            out = minitorch.cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
+    return out.clone() if out is input else out
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotates `input` by 90 degrees `k` times in the plane of `dims`, from the first towards the second."""
+    dims = _as_dims(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    nd = input.dim()
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    d0, d1 = _wrap(dims[0], nd), _wrap(dims[1], nd)
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
+    k = k % 4
+    if k == 1:
+        return flip(input, [d1]).transpose(d0, d1)
+    if k == 2:
+        return flip(input, [d0, d1])
+    if k == 3:
+        return flip(input, [d0]).transpose(d0, d1)
+    return input.clone()
+
+
+# ---- broadcasting and grids
+
+
+def broadcast_to(input, size):
+    """`input` expanded (a view) to `size`, as torch.broadcast_to."""
+    return input.expand(*size) if not isinstance(size, numbers.Integral) else input.expand(size)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded (views) to their common broadcast shape."""
+    tensors = _as_list(tensors)
+    shape = []
+    for t in tensors:  # pairwise, so a mismatch gets PyTorch's message naming the pair
+        _check_pair(shape, t.shape)
+        shape = minitorch.broadcast_shapes(shape, t.shape)
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def _check_pair(a, b):
+    for i in range(1, builtins.min(len(a), len(b)) + 1):
+        x, y = a[-i], b[-i]
+        if x != y and x != 1 and y != 1:
+            nd = builtins.max(len(a), len(b))
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {nd - i}"
+            )
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 0-d or 1-d tensors: indexing 'ij' (the default) or 'xy' (first two dims swapped)."""
+    tensors = _as_list(tensors)
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    indexing = "ij" if indexing is None else indexing
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(
+                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + str(t)
+            )
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    flat = [t.reshape(-1) for t in tensors]
+    shape = [t.shape[0] for t in flat]
+    nd = len(flat)
+    grids = [t.view([-1 if i == j else 1 for j in range(nd)]).expand(*shape) for i, t in enumerate(flat)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    """Cartesian product of 1-d tensors, one row per combination (the lone tensor itself when given one)."""
+    tensors = _as_list(tensors)
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return minitorch.stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """Length-`r` combinations of the elements of a 1-d tensor, as itertools.combinations (rows in that order)."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_empty(0)
+    n = input.shape[0]
+    grids = meshgrid(*([_arange_like(n, input)] * r), indexing="ij")
+    mask = minitorch.ones(grids[0].shape, dtype=minitorch.bool, device=input.device)
+    for a, b in zip(grids, grids[1:]):
+        mask = mask & (a <= b if with_replacement else a < b)
+    # the grids run in lexicographic order, so the kept index tuples come out as itertools orders them
+    idx = [g.masked_select(mask) for g in grids]
+    return minitorch.stack([input.index_select(0, i) for i in idx], 1)
+
+
+def tile(input, dims):
+    """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
+    dims = _as_dims(dims)
+    dims = [1] * (input.dim() - len(dims)) + dims
+    return input.repeat(*dims)
+
+
+# ---- stacks and at-least
+
+
+def _atleast(tensors, n):
+    tensors = _as_list(tensors)
+    out = []
+    for t in tensors:
+        if t.dim() >= n:
+            out.append(t)
+        elif n == 3 and t.dim() == 2:
+            out.append(t.unsqueeze(-1))
+        elif n == 3 and t.dim() == 1:
+            out.append(t.view(1, -1, 1))
+        else:
+            out.append(t.reshape([1] * (n - t.dim()) + list(t.shape)))
+    return out
+
+
+def _atleast_api(tensors, n):
+    out = _atleast(tensors, n)
+    if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
+        return out[0]
+    return tuple(out)
+
+
+def atleast_1d(*tensors):
+    """Views with at least one dim (0-d becomes shape (1,)); one tensor in, one out, else a tuple."""
+    return _atleast_api(tensors, 1)
+
+
+def atleast_2d(*tensors):
+    """Views with at least two dims (a 1-d tensor becomes a row); one tensor in, one out, else a tuple."""
+    return _atleast_api(tensors, 2)
+
+
+def atleast_3d(*tensors):
+    """Views with at least three dims, as NumPy's atleast_3d ((n,) -> (1, n, 1), (m, n) -> (m, n, 1))."""
+    return _atleast_api(tensors, 3)
+
+
+def _nonempty(tensors, name):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def hstack(tensors, *, out=None):
+    """Concatenates along dim 1 (dim 0 for 1-d tensors), as numpy.hstack."""
+    ts = _atleast(_nonempty(tensors, "hstack"), 1)
+    return (
+        minitorch.cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
+        if out is not None
+        else minitorch.cat(ts, 0 if ts[0].dim() == 1 else 1)
+    )
+
+
+def vstack(tensors, *, out=None):
+    """Concatenates along dim 0 after making every tensor at least 2-d, as numpy.vstack."""
+    ts = _atleast(_nonempty(tensors, "vstack"), 2)
+    return minitorch.cat(ts, 0) if out is None else minitorch.cat(ts, 0, out=out)
+
+
+def row_stack(tensors, *, out=None):
+    """Alias of vstack."""
+    return vstack(tensors, out=out)
+
+
+def dstack(tensors, *, out=None):
+    """Concatenates along dim 2 after making every tensor at least 3-d, as numpy.dstack."""
+    ts = _atleast(_nonempty(tensors, "dstack"), 3)
+    return minitorch.cat(ts, 2) if out is None else minitorch.cat(ts, 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    """Stacks 0-d and 1-d tensors as columns and concatenates the rest along dim 1, as numpy.column_stack."""
+    ts = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in _nonempty(tensors, "column_stack")]
+    return minitorch.cat(ts, 1) if out is None else minitorch.cat(ts, 1, out=out)
+
+
+def concatenate(tensors, axis=0, out=None):
+    """Alias of cat taking NumPy's `axis`."""
+    return minitorch.cat(tensors, axis) if out is None else minitorch.cat(tensors, axis, out=out)
+
+
+# ---- diagonals
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """A tensor whose (dim1, dim2) diagonals at `offset` hold the last dim of `input`, zeros elsewhere."""
+    nd = input.dim() + 1
+    d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    length = input.shape[-1] if input.dim() else 1
+    src = input if input.dim() else input.reshape(1)
+    batch = list(src.shape[:-1])
+    n = length + abs(offset)
+    # Entry i of the diagonal sits at flat position i*(n+1) + lead in the n-by-n block: interleave each value
+    # with n zeros, shift by `lead` zeros and cut to n*n, so cat and views alone build it (autograd included).
+    lead = offset if offset >= 0 else -offset * n
+    z = src.new_zeros(batch + [length, n])
+    rows = minitorch.cat([src.unsqueeze(-1), z], -1).reshape(batch + [length * (n + 1)])
+    total = lead + length * (n + 1)
+    parts = [src.new_zeros(batch + [lead]), rows]
+    if total < n * n:
+        parts.append(src.new_zeros(batch + [n * n - total]))
+    flat = minitorch.cat(parts, -1).narrow(-1, 0, n * n)
+    mat = flat.reshape(batch + [n, n])
+    return _move(mat, [nd - 2, nd - 1], [d1, d2])
+
+
+def diag(input, diagonal=0):
+    """A 1-d input as the `diagonal`-th diagonal of a square matrix; of a 2-d input, a copy of that diagonal."""
+    if input.dim() == 1:
+        return diag_embed(input, diagonal)
+    if input.dim() == 2:
+        return input.diagonal(diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+
+
+def diagflat(input, offset=0):
+    """The flattened input as the `offset`-th diagonal of a square matrix."""
+    return diag_embed(input.reshape(-1), offset)
+
+
+def trace(input):
+    """Sum of the main diagonal of a matrix."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return input.diagonal().sum()
+
+
+# ---- splits
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of `input` split into n near-equal parts (int) or at the given indices (sequence), as numpy.array_split."""
+    if input.dim() == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    if isinstance(indices_or_sections, minitorch.Tensor):
+        t = indices_or_sections
+        if t.dtype != minitorch.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                + _scalar_name(t.dtype)
+            )
+        if t.dim() > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
+                f"tensor, but got a tensor with {t.dim()} dims"
+            )
+        # the split points decide the output shapes, so they come to the host as in PyTorch
+        indices_or_sections = t.item() if t.dim() == 0 else t.tolist()
+    d = _wrap(dim, input.dim())
+    n = input.shape[d]
+    if isinstance(indices_or_sections, numbers.Integral):
+        s = int(indices_or_sections)
+        if not -(2**63) <= s < 2**63:  # what PyTorch's int64 argument parser says
+            raise ValueError("Overflow when unpacking long long")
+        if s <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {s}")
+        q, r = divmod(n, s)
+        bounds = [i * q + builtins.min(i, r) for i in range(s + 1)]
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    out = []
+    for a, b in zip(bounds, bounds[1:]):
+        a = builtins.min(builtins.max(a + n if a < 0 else a, 0), n)
+        b = builtins.min(builtins.max(b + n if b < 0 else b, 0), n)
+        out.append(input.narrow(d, a, builtins.max(b - a, 0)))
+    return tuple(out)
+
+
+def _np_split(input, sections, dim, name, min_dims):
+    if input.dim() < min_dims:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+            f"{input.dim()} dimensions!"
+        )
+    if isinstance(sections, numbers.Integral):
+        n = input.shape[dim]
+        if sections == 0 or n % sections:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {n} is "
+                f"not divisible by the split_size {sections}!"
+            )
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """Splits along dim 1 (dim 0 for 1-d tensors); an int must divide that dim evenly."""
+    return _np_split(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
+
+
+def vsplit(input, indices_or_sections):
+    """Splits a tensor of at least 2 dims along dim 0; an int must divide that dim evenly."""
+    return _np_split(input, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(input, indices_or_sections):
+    """Splits a tensor of at least 3 dims along dim 2; an int must divide that dim evenly."""
+    return _np_split(input, indices_or_sections, 2, "dsplit", 3)
+
+
+# ---- dims
+
+
+def swapdims(input, dim0, dim1):
+    """Alias of transpose."""
+    return input.transpose(dim0, dim1)
+
+
+def moveaxis(input, source, destination):
+    """Alias of movedim: moves the dims `source` (int or sequence) to the positions `destination`."""
+    src, dst = _as_dims(source), _as_dims(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number "
+            f"of dims as destination ({dst} dims)"
+        )
+    return _move(input, src, dst)
+
+
+def ravel(input):
+    """The tensor flattened to 1-d (a view when it can be)."""
+    return input.reshape(-1)
+
+
+def msort(input):
+    """`input` sorted along dim 0 (values only)."""
+    return input.sort(0)[0]
+
+
+def argwhere(input):
+    """Indices of the non-zero elements, one row each (same as nonzero)."""
+    return input.nonzero()
+
+
+# ---- gathers
+
+
+def take_along_dim(input, indices, dim=None):
+    """Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
+    flattened input when dim is None, as numpy.take_along_axis."""
+    if indices.dtype != minitorch.int64:
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {_scalar_name(indices.dtype)}"
+        )
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            f"{input.dim()} dimensions for input, and {indices.dim()} dimensions for indices"
+        )
+    d = _wrap(dim, input.dim())
+    si, sx = list(indices.shape), list(input.shape)
+    si[d] = sx[d] = 1
+    shape = list(minitorch.broadcast_shapes(si, sx))
+    shape_x, shape_i = list(shape), list(shape)
+    shape_x[d], shape_i[d] = input.shape[d], indices.shape[d]
+    return input.expand(*shape_x).gather(d, indices.expand(*shape_i))
+
+
+def take(input, index):
+    """Elements of the flattened input at `index` (negative indices count from the end); shaped like index."""
+    if index.dtype != minitorch.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}")
+    n = input.numel()
+    flat = index.reshape(-1)
+    if flat.numel():
+        lo, hi = int(flat.min()), int(flat.max())
+        bad = hi if hi >= n else (lo if lo < -n else None)
+        if bad is not None:
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+        if lo < 0:
+            flat = minitorch.where(flat < 0, flat + n, flat)
+    return input.reshape(-1).index_select(0, flat).view(index.shape)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of `shape` of each flat index, as a tuple of tensors shaped like indices."""
+    if not isinstance(indices, minitorch.Tensor):
+        indices = minitorch.tensor(indices)
+    if indices.is_floating_point() or indices.dtype == minitorch.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = _as_dims(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    idx = indices.long()
+    out = []
+    for s in reversed(shape):
+        out.append(idx.remainder(s) if s else idx)
+        idx = idx.div(s, rounding_mode="floor") if s else idx
+    return tuple(reversed(out))
+
+
+def block_diag(*tensors):
+    """Block-diagonal matrix of 0-, 1- or 2-d tensors (0-d is 1x1, 1-d a row), promoted to their common dtype."""
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.dim()} dimensions"
+            )
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return minitorch.empty(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = minitorch.promote_types(dtype, m.dtype)
+    mats = [m.to(dtype) for m in mats]
+    ncols = builtins.sum(m.shape[1] for m in mats)
+    rows, c = [], 0
+    for m in mats:
+        r, w = m.shape
+        rows.append(minitorch.cat([m.new_zeros(r, c), m, m.new_zeros(r, ncols - c - w)], 1))
+        c += w
+    return minitorch.cat(rows, 0)
+
+
+# ---- products
+
+
+def kron(input, other):
+    """Kronecker product: blocks input[i] * other laid out over a grid shaped like input."""
+    nd = builtins.max(input.dim(), other.dim())
+    a = input.reshape([1] * (nd - input.dim()) + list(input.shape))
+    b = other.reshape([1] * (nd - other.dim()) + list(other.shape))
+    # interleave the dims (a0, b0, a1, b1, ...) so one broadcast multiply and one reshape lay out the blocks
+    a = a.reshape([s for d in a.shape for s in (d, 1)])
+    b = b.reshape([s for d in b.shape for s in (1, d)])
+    return (a * b).reshape([x * y for x, y in zip(a.shape[::2], b.shape[1::2])])
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sums the products of a and b over the last `dims` dims of a and the first of b, or over the dim lists
+    dims=(dims_a, dims_b)."""
+    if isinstance(dims, minitorch.Tensor):
+        dims = dims.item() if dims.dim() == 0 else dims.tolist()
+    if isinstance(dims, numbers.Integral):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = _as_dims(dims[0]), _as_dims(dims[1])
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    da = [_wrap(d, a.dim()) for d in da]
+    db = [_wrap(d, b.dim()) for d in db]
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} and second has "
+                f"size {b.shape[y]} in dim {y}"
+            )
+    fa = [d for d in range(a.dim()) if d not in da]
+    fb = [d for d in range(b.dim()) if d not in db]
+    k = 1
+    for d in da:
+        k *= a.shape[d]
+    am = a.permute(fa + da).reshape(-1, k)
+    bm = b.permute(db + fb).reshape(k, -1)
+    res = minitorch.matmul(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+def inner(input, other):
+    """Dot products over the last dims of both (a plain product when either is 0-d)."""
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def vdot(input, other):
+    """Dot product of two 1-d tensors (the first conjugated; we have no complex dtypes, so it is dot)."""
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    return minitorch.dot(input, other)
+
+
+def cross(input, other, dim=None):
+    """Cross product of 3-vectors along `dim` (when None, the first dim of size 3), inputs broadcast."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if dim is None:
+        sizes = list(minitorch.broadcast_shapes(input.shape, other.shape))
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    d = _wrap(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
+        )
+    _check_pair(input.shape, other.shape)
+    i1 = minitorch.tensor([1, 2, 0], device=input.device)
+    i2 = minitorch.tensor([2, 0, 1], device=input.device)
+    a1, a2 = input.index_select(d, i1), input.index_select(d, i2)
+    b1, b2 = other.index_select(d, i1), other.index_select(d, i2)
+    return a1 * b2 - a2 * b1
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along `dim`, after concatenating `prepend` and `append` (logical xor for bool)."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap(dim, input.dim())
+    parts = [p for p in (prepend, input, append) if p is not None]
+    if len(parts) > 1:
+        shape = list(input.shape)
+        parts = [p if p.dim() else p.expand(*(shape[:d] + [1] + shape[d + 1 :])) for p in parts]
+        x = minitorch.cat(parts, d)
+    else:
+        x = input
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = hi.logical_xor(lo) if x.dtype == minitorch.bool else hi - lo
+    return x
+
+
+# ---- index_add / index_copy / index_fill
+
+
+def _check_index(self, dim, index, op):
+    if index.dtype not in (minitorch.int64, minitorch.int32) or (
+        op != "index_add_" and index.dtype != minitorch.int64
+    ):
+        if op == "index_add_":
+            raise RuntimeError(
+                f"index_add_(): Expected dtype int32/int64 for index but got: {_scalar_name(index.dtype)}"
+            )
+        if op == "index_copy_":
+            raise RuntimeError(
+                f"index_copy_(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}"
+            )
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise IndexError(
+            f"{op}(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{_scalar_name(index.dtype)} and size: {list(index.shape)}"
+        )
+    return _wrap(dim, self.dim())
+
+
+def _check_source(self, d, index, source, op):
+    ss = list(source.shape) if source.dim() else [1]
+    xs = list(self.shape) if self.dim() else [1]
+    if len(ss) != len(xs) or any(a != b for i, (a, b) in enumerate(zip(ss, xs)) if i != d):
+        if op == "index_copy_":
+            raise RuntimeError(
+                "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+                f"{xs[d]} at dimension {d} and source slice shape: {ss[d] if d < len(ss) else 1} at dimension {d}."
+            )
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
+            f"{list(self.shape)} source.shape = {list(source.shape)}"
+        )
+    if index.numel() != ss[d]:
+        if op == "index_copy_":
+            raise IndexError(
+                f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) ({ss[d]})"
+            )
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({ss[d]}), "
+            f"for dim: {d}"
+        )
+    if op == "index_add_" and source.dtype != self.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_scalar_name(self.dtype)}) and source ({_scalar_name(source.dtype)}) must "
+            "have the same scalar type"
+        )
+
+
+def _index_put_dim(self, d, index, values, accumulate):
+    """self with values written (or added) at `index` along dim d: index_put on dim d moved to the front."""
+    if self.dim() == 0:
+        return (
+            self.reshape(1).index_put((index.reshape(-1).long(),), values.reshape(1), accumulate).reshape(())
+        )
+    x = self.movedim(d, 0) if d else self
+    v = values.movedim(d, 0) if d and values.dim() else values
+    out = x.index_put((index.reshape(-1).long(),), v, accumulate)
+    return out.movedim(0, d) if d else out
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate)."""
+    d = _check_index(input, dim, index, "index_add_")
+    _check_source(input, d, index, source, "index_add_")
+    try:
+        return _index_put_dim(input, d, index, source * alpha if alpha != 1 else source, True)
+    except IndexError as e:  # index_put's bounds check; PyTorch's index_add reports it as a RuntimeError
+        raise RuntimeError(str(e)) from None
+
+
+def index_copy(input, dim, index, source):
+    """`input` with the slices of `source` copied to `index` along `dim`."""
+    d = _check_index(input, dim, index, "index_copy_")
+    _check_source(input, d, index, source, "index_copy_")
+    return _index_put_dim(input, d, index, source, False)
+
+
+def _fill_value(self, value):
+    if isinstance(value, minitorch.Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(
+                f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
+            )
+        return value.to(self.dtype)
+    return minitorch.tensor(value, dtype=self.dtype, device=self.device)
+
+
+def index_fill(input, dim, index, value):
+    """`input` with the slices at `index` along `dim` set to the scalar `value`."""
+    d = _check_index(input, dim, index, "index_fill_")
+    return _index_put_dim(input, d, index, _fill_value(input, value), False)
+
+
+def _inplace(self, result):
+    # write the composed result back into self's storage: copy_ records the new value's history on self, so
+    # autograd sees self replaced by result (whose graph already holds self's old value)
+    self.copy_(result)
+    return self
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    """In-place index_add."""
+    return _inplace(self, index_add(self, dim, index, source, alpha=alpha))
+
+
+def index_copy_(self, dim, index, source):
+    """In-place index_copy."""
+    return _inplace(self, index_copy(self, dim, index, source))
+
+
+def index_fill_(self, dim, index, value):
+    """In-place index_fill."""
+    return _inplace(self, index_fill(self, dim, index, value))
+
+
+# ---- windows and scatters
+
+
+def unfold(self, dimension, size, step):
+    """View of every length-`size` window along `dimension`, `step` apart, as a new last dim."""
+    nd = self.dim()
+    d = _wrap(dimension, nd)
+    n = self.shape[d] if nd else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if nd == 0:
+        return self.reshape(1).narrow(0, 0, size)
+    if not self.is_contiguous() and self.requires_grad and minitorch.is_grad_enabled():
+        # our as_strided has no backward for a non-contiguous base: window a contiguous copy instead
+        self = self.contiguous()
+    shape, stride = list(self.shape), list(self.stride())
+    shape[d] = (n - size) // step + 1
+    st = stride[d]
+    stride[d] = st * step
+    return self.as_strided(shape + [size], stride + [st], self.storage_offset())
+
+
+def _check_slice_src(src, slice_shape):
+    if list(src.shape) != list(slice_shape):
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, slice size = "
+            f"{list(slice_shape)}"
+        )
+
+
+def select_scatter(input, src, dim, index):
+    """`input` with its slice input.select(dim, index) replaced by `src` (out of place)."""
+    d = _wrap(dim, input.dim())
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}"
+        )
+    _check_slice_src(src, input.select(d, index).shape)
+    i = index + n if index < 0 else index
+    idx = minitorch.tensor([i], device=input.device)
+    return _index_put_dim(input, d, idx, src.unsqueeze(d).to(input.dtype), False)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """`input` with the slice start:end:step along `dim` replaced by `src` (out of place)."""
+    d = _wrap(dim, input.dim())
+    n = input.shape[d]
+    start, end, step = slice(start, end, step).indices(n)
+    idx = minitorch.arange(start, builtins.max(start, end), step, device=input.device)
+    shape = list(input.shape)
+    shape[d] = idx.numel()
+    _check_slice_src(src, shape)
+    return _index_put_dim(input, d, idx, src.to(input.dtype), False)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """`input` with its diagonal input.diagonal(offset, dim1, dim2) replaced by `src` (out of place)."""
+    # the diagonal of a tensor of flat positions names the positions to write, so one index_put does it
+    pos = minitorch.arange(input.numel(), device=input.device).view(input.shape).diagonal(offset, dim1, dim2)
+    _check_slice_src(src, pos.shape)
+    flat = input.reshape(-1).index_put((pos.reshape(-1),), src.reshape(-1).to(input.dtype))
+    return flat.view(input.shape)
+
+
+__all__ += [
+    "argwhere",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "block_diag",
+    "broadcast_tensors",
+    "broadcast_to",
+    "cartesian_prod",
+    "clone",
+    "column_stack",
+    "combinations",
+    "concatenate",
+    "cross",
+    "diag",
+    "diag_embed",
+    "diagflat",
+    "diagonal_scatter",
+    "diff",
+    "dsplit",
+    "dstack",
+    "flip",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "hstack",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "inner",
+    "kron",
+    "meshgrid",
+    "moveaxis",
+    "msort",
+    "ravel",
+    "roll",
+    "rot90",
+    "row_stack",
+    "select_scatter",
+    "slice_scatter",
+    "swapdims",
+    "take",
+    "take_along_dim",
+    "tensor_split",
+    "tensordot",
+    "tile",
+    "trace",
+    "unravel_index",
+    "vdot",
+    "vsplit",
+    "vstack",
+]
+
+TENSOR_METHODS.update(
+    {
+        n: globals()[n]
+        for n in [
+            "flip",
+            "fliplr",
+            "flipud",
+            "roll",
+            "rot90",
+            "broadcast_to",
+            "tile",
+            "diag",
+            "diagflat",
+            "diag_embed",
+            "trace",
+            "tensor_split",
+            "hsplit",
+            "vsplit",
+            "dsplit",
+            "swapdims",
+            "moveaxis",
+            "ravel",
+            "msort",
+            "argwhere",
+            "take_along_dim",
+            "take",
+            "kron",
+            "inner",
+            "vdot",
+            "cross",
+            "diff",
+            "index_add",
+            "index_copy",
+            "index_fill",
+            "index_add_",
+            "index_copy_",
+            "index_fill_",
+            "unfold",
+            "select_scatter",
+            "slice_scatter",
+            "diagonal_scatter",
+        ]
+    }
+)
+
+
+# ---- scatter_reduce / index_reduce / masked_scatter / put
+
+_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_targets(input, d, index):
+    """For each element of `index`, its position in input.reshape(-1) (row-major): index along d, the element's
+    own coordinate along every other dim."""
+    shape = list(input.shape)
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    lin = index.long() * strides[d] if strides[d] != 1 else index.long()
+    for k, n in enumerate(index.shape):
+        if k != d and n > 1:
+            view = [1] * index.dim()
+            view[k] = n
+            lin = lin + _arange_like(n, input).view(view) * strides[k]
+    return lin
+
+
+def _scatter_extreme(input, d, index, src, is_max, include_self):
+    # segmented max/min with no kernel of its own: sort the values, then stably by target, and keep each
+    # target's last (max) or first (min) entry; ascending sort puts NaN last, so amax propagates it for free
+    flat = input.reshape(-1)
+    lin = _scatter_targets(input, d, index).reshape(-1)
+    vals = src[tuple(slice(0, n) for n in index.shape)].reshape(-1) if index.dim() else src.reshape(-1)
+    order = vals.argsort(stable=True)
+    lin1 = lin[order]
+    order2 = lin1.argsort(stable=True)
+    lin_s, vals_s = lin1[order2], vals[order][order2]
+    change = lin_s[1:] != lin_s[:-1]
+    edge = minitorch.ones(1, dtype=minitorch.bool, device=input.device)
+    keep = minitorch.cat([change, edge]) if is_max else minitorch.cat([edge, change])
+    tgt, best = lin_s[keep], vals_s[keep]
+    if include_self:
+        best = minitorch.maximum(flat[tgt], best) if is_max else minitorch.minimum(flat[tgt], best)
+    out = flat.index_put((tgt,), best)
+    if not is_max and input.is_floating_point():
+        # a NaN among a target's values wins amin as in PyTorch, but sorts last; flag those targets
+        nans = minitorch.zeros(flat.shape, dtype=minitorch.int64, device=input.device)
+        nans = nans.index_put((lin,), vals.isnan().long(), True)
+        out = minitorch.where(nans > 0, minitorch.full_like(out, float("nan")), out)
+    return out.view(input.shape)
+
+
+def _scatter_reduce_impl(input, d, index, src, reduce, include_self):
+    if index.numel() == 0:
+        return input.clone()
+    if reduce == "sum":
+        base = input if include_self else input.scatter(d, index, 0)
+        return base.scatter_add(d, index, src)
+    if reduce == "prod":
+        base = input if include_self else input.scatter(d, index, 1)
+        return base.scatter(d, index, src, reduce="multiply")
+    if reduce == "mean":
+        total = (input if include_self else input.scatter(d, index, 0)).scatter_add(d, index, src)
+        ones = minitorch.ones_like(input)
+        count = (ones if include_self else ones.scatter(d, index, 0)).scatter_add(
+            d, index, minitorch.ones_like(src)
+        )
+        count = count.clamp_min(1)
+        if input.is_floating_point():
+            return total / count
+        return total.div(count, rounding_mode="floor")
+    return _scatter_extreme(input, d, index, src, reduce == "amax", include_self)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """`input` with `src` reduced ("sum", "prod", "mean", "amax", "amin") into the positions `index` names along
+    `dim` (include_self: input's own values take part in the reduction)."""
+    if reduce not in _SCATTER_REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if index.dtype not in (minitorch.int64, minitorch.int32):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if src.dtype != input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.dim() != input.dim() and index.numel():
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    d = _wrap(dim, input.dim())
+    r = _scatter_reduce_impl(input, d, index, src, reduce, include_self)
+    return r if out is None else out.copy_(r)
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """In-place scatter_reduce."""
+    return _inplace(self, scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """`input` with the slices of `source` reduced ("prod", "mean", "amax", "amin") into the slices `index`
+    names along `dim`."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+        )
+    if index.dtype not in (minitorch.int64, minitorch.int32):
+        raise RuntimeError(
+            f"index_reduce_(): Expected dtype int32/int64 for index but got: {_scalar_name(index.dtype)}"
+        )
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{_scalar_name(index.dtype)} and size: {list(index.shape)}"
+        )
+    d = _wrap(dim, input.dim())
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({_scalar_name(input.dtype)}) and source ({_scalar_name(source.dtype)}) "
+            "must have the same scalar type"
+        )
+    ss = list(source.shape) if source.dim() else [1]
+    xs = list(input.shape) if input.dim() else [1]
+    if len(ss) != len(xs) or any(a != b for i, (a, b) in enumerate(zip(ss, xs)) if i != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
+            f"{list(input.shape)} source.shape = {list(source.shape)}"
+        )
+    if index.numel() != ss[d]:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+            f"({ss[d]}), for dim: {d}"
+        )
+    if index.numel() and bool(((index < 0) | (index >= xs[d])).any()):
+        raise IndexError("index out of range in self")
+    x, src = (input.reshape(1), source.reshape(1)) if input.dim() == 0 else (input, source)
+    view = [1] * x.dim()
+    view[d] = -1
+    idx = index.long().view(view).expand(src.shape)
+    r = _scatter_reduce_impl(x, d, idx, src, reduce, include_self).view(input.shape)
+    return r if out is None else out.copy_(r)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """In-place index_reduce."""
+    return _inplace(self, index_reduce(self, dim, index, source, reduce, include_self=include_self))
+
+
+def _check_mask(input, mask, source):
+    if mask.dtype != minitorch.bool:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {_scalar_name(mask.dtype)}"
+        )
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{_scalar_name(input.dtype)} and {_scalar_name(source.dtype)}"
+        )
+
+
+def _masked_scatter(input, mask, source):
+    # the k-th True of the mask (row-major) takes source's k-th element: its position is the running count - 1
+    flat = mask.reshape(-1)
+    pos = flat.long().cumsum(0) - 1
+    n = int(pos[-1]) + 1 if flat.numel() else 0
+    if n > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if n == 0:
+        return input.clone() if input.shape == mask.shape else input.expand(mask.shape).clone()
+    taken = source.reshape(-1)[pos.clamp_min(0)].view(mask.shape)
+    return minitorch.where(mask, taken, input)
+
+
+def masked_scatter(input, mask, source):
+    """`input` with its positions where `mask` is True (broadcast) filled, in order, from `source`'s elements."""
+    _check_mask(input, mask, source)
+    shape = minitorch.broadcast_shapes(input.shape, mask.shape)
+    return _masked_scatter(input.expand(shape), mask.expand(shape), source)
+
+
+def masked_scatter_(self, mask, source):
+    """In-place masked_scatter (mask broadcasts to self's shape)."""
+    _check_mask(self, mask, source)
+    return _inplace(self, _masked_scatter(self, mask.expand(self.shape), source))
+
+
+def index_put(input, indices, values, accumulate=False):
+    """`input` with `values` written (accumulate: added) at the advanced-indexing positions `indices`."""
+    return input.index_put(tuple(indices), values, accumulate)
+
+
+def _check_put(self, index, source):
+    if index.dtype != minitorch.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}")
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{_scalar_name(self.dtype)} and source.dtype = {_scalar_name(source.dtype)}"
+        )
+    if source.numel() != index.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got source.numel() = "
+            f"{source.numel()}, index.numel() = {index.numel()}"
+        )
+    n = self.numel()
+    if index.numel() and bool(((index < -n) | (index >= n)).any()):
+        bad = index[(index < -n) | (index >= n)][0].item()
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+
+
+def put(input, index, source, accumulate=False):
+    """`input` with `source` written (accumulate: added) at the flat (row-major) positions `index`."""
+    _check_put(input, index, source)
+    if index.numel() == 0:
+        return input.clone()
+    flat = input.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
+    return flat.view(input.shape)
+
+
+def put_(self, index, source, accumulate=False):
+    """In-place put."""
+    return _inplace(self, put(self, index, source, accumulate))
+
+
+# ---- small legacy and convenience methods
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (all dims equal beyond 2-D; wrap: tall matrices restart it every cols+1 rows)."""
+    nd = self.dim()
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = list(self.shape)
+    if nd > 2 and any(s != shape[0] for s in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self.numel() == 0:
+        return self
+    stride = builtins.sum(_prod(shape[k + 1 :]) for k in range(nd))
+    if nd == 2:
+        rows, cols = shape
+        end = self.numel() if wrap and rows > cols + 1 else builtins.min(rows, cols) * cols
+    else:
+        end = self.numel()
+    pos = minitorch.arange(0, end, stride, device=self.device)
+    value = minitorch.tensor(fill_value, dtype=self.dtype, device=self.device)
+    return _inplace(self, self.reshape(-1).index_put((pos,), value).view(self.shape))
+
+
+def _prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def sum_to_size(self, *size):
+    """`self` summed over its broadcast dims down to `size` (which must expand to self's shape)."""
+    size = list(_as_list(size)) if size else []
+    shape = list(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != x for s, x in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{shape}}}.")
+    dims = list(range(lead)) + [lead + k for k, s in enumerate(size) if s == 1 and shape[lead + k] != 1]
+    r = self.sum(dims, keepdim=True) if dims else self
+    return r.reshape(size) if lead else r
+
+
+def new(self, *args, device=None):
+    """Legacy constructor: new() is empty, new(*sizes) uninitialised, new(data) a tensor of self's dtype."""
+    if len(args) == 1 and isinstance(args[0], minitorch.Tensor):
+        return args[0].detach()
+    dev = self.device if device is None else device
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], minitorch.Size):
+        return minitorch.tensor(args[0], dtype=self.dtype, device=dev)
+    if not args:
+        return minitorch.empty(0, dtype=self.dtype, device=dev)
+    return minitorch.empty(*args, dtype=self.dtype, device=dev)
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view; real tensors only need the transpose)."""
+    if input.dim() < 2:
+        raise RuntimeError(
+            "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor."
+            if input.dim() == 1
+            else "tensor.adjoint() is only supported on matrices or batches of matrices. Got 0-D tensor."
+        )
+    return input.transpose(-2, -1)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Views of `input` along `dim` of lengths `split_sizes` (which must sum to its size there)."""
+    d = _wrap(dim, input.dim())
+    sizes = [int(s) for s in split_sizes]
+    n = input.shape[d]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes}"
+        )
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
+            f"but got split_sizes={sizes}"
+        )
+    out, start = [], 0
+    for s in sizes:
+        out.append(input.narrow(d, start, s))
+        start += s
+    return tuple(out)
+
+
+__all__ += [
+    "adjoint",
+    "index_put",
+    "index_reduce",
+    "masked_scatter",
+    "put",
+    "scatter_reduce",
+    "split_with_sizes",
+]
+TENSOR_METHODS.update(
+    {
+        n: globals()[n]
+        for n in [
+            "scatter_reduce",
+            "scatter_reduce_",
+            "index_reduce",
+            "index_reduce_",
+            "masked_scatter",
+            "masked_scatter_",
+            "put",
+            "put_",
+            "fill_diagonal_",
+            "sum_to_size",
+            "new",
+            "adjoint",
+            "split_with_sizes",
+        ]
+    }
+)

@@ -134,14 +134,17 @@ def _install_tensor_methods(cls):
     cls.repeat = repeat
     cls.nansum = nansum
     cls.nanmean = nanmean
-    from minitorch import _composite_math, _composite_shape
+    from minitorch import _composite_math, _composite_shape, _torch_functions
     from minitorch.utils import dlpack as _dl
 
-    for mod in (_composite_shape, _composite_math):
+    owner = {}
+    for mod in (_composite_shape, _composite_math, _torch_functions):
         for name, fn in mod.TENSOR_METHODS.items():
-            if name in cls.__dict__:  # a C++ method of the same name wins; a composite must not shadow it
-                raise RuntimeError(f"Tensor.{name} is defined twice ({mod.__name__} and the extension)")
+            if name in cls.__dict__:  # one definition per method: a composite must not shadow another one
+                where = owner.get(name, "the extension")
+                raise RuntimeError(f"Tensor.{name} is defined twice ({mod.__name__} and {where})")
             setattr(cls, name, fn)
+            owner[name] = mod.__name__
     cls.__dlpack__ = _dl.dlpack
     cls.__dlpack_device__ = _dl.dlpack_device
     cls.__cuda_array_interface__ = property(_dl.cuda_array_interface)

@@ -1,0 +1,613 @@
+"""minitorch._composite_math: PyTorch's pointwise, reduction, search and set functions composed in Python,
+checked against NumPy/math (float64 references), with PyTorch's output dtypes, gradients and errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.autograd import gradcheck
+
+F32, F64, I64 = minitorch.float32, minitorch.float64, minitorch.int64
+NAN, INF = math.nan, math.inf
+SPECIAL = [0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 2.5, -2.5]
+
+
+def t(a, dtype=None, device="cpu"):
+    return minitorch.tensor(a, dtype=dtype, device=device)
+
+
+def close(got, want, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(got.cpu().double().numpy(), np.asarray(want, dtype=np.float64), rtol, atol)
+
+
+def rand(shape, seed=0, low=-3.0, high=3.0):
+    return np.random.default_rng(seed).uniform(low, high, shape)
+
+
+def dbl(a, grad=True):
+    return minitorch.tensor(a, dtype=F64, requires_grad=grad)
+
+
+# ------------------------------------------------------------------------------------------ addcmul family
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_addcmul_addcdiv_values(device, dtype):
+    a, b, c = rand((4, 5), 0), rand((4, 5), 1), rand((4, 5), 2, 0.5, 2)
+    x, y, z = (t(v, dtype, device) for v in (a, b, c))
+    close(minitorch.addcmul(x, y, z, value=0.3), a + 0.3 * b * c)
+    close(x.addcmul(y, z), a + b * c)
+    close(minitorch.addcdiv(x, y, z, value=-2), a - 2 * b / c)
+    # non-contiguous operands and broadcasting
+    close(minitorch.addcmul(x.T, y.T, z.T[0]), a.T + b.T * c.T[0])
+    assert minitorch.addcmul(x, y, z).dtype == dtype
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_addcmul_inplace_adam_step(device, layout):
+    # the hand-written Adam update: exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2)
+    g, s = rand((6, 3), 3), rand((6, 3), 4, 0, 1)
+    G, S = t(g, F32, device), t(s, F32, device)
+    if layout == "transposed":
+        G, S = t(g.T.copy(), F32, device).T, t(s.T.copy(), F32, device).T
+    out = S.mul_(0.99).addcmul_(G, G, value=0.01)
+    assert out is S
+    close(S, s * 0.99 + 0.01 * g * g)
+    S.addcdiv_(G, S.sqrt().add(1e-8), value=-0.1)
+    close(S, (s * 0.99 + 0.01 * g * g) - 0.1 * g / (np.sqrt(s * 0.99 + 0.01 * g * g) + 1e-8), rtol=1e-4)
+
+
+def test_addcmul_inplace_broadcast_and_dtype_errors():
+    x = t([1.0, 2.0, 3.0])
+    x.addcmul_(t([2.0]), t([[1.0], [1.0], [1.0]])[0])  # broadcasting operands into self is fine
+    close(x, [3, 4, 5])
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"
+    ):
+        x.addcmul_(minitorch.ones(2, 3), x)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        t([1, 2, 3]).addcmul_(x, x)
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer supported"):
+        minitorch.addcdiv(x, t([1, 2, 3]), t([1, 2, 3]))
+
+
+def test_addcmul_integer_and_promotion():
+    i = t([1, 2, 3])
+    r = minitorch.addcmul(i, i, i, value=2)
+    assert r.dtype == I64 and r.tolist() == [3, 10, 21]
+    assert minitorch.addcmul(i, i, i, value=0.5).tolist() == [1, 2, 3]  # PyTorch truncates the scalar
+    assert minitorch.addcmul(i, t([1.0, 1, 1]), i).dtype == F32
+    assert minitorch.addcdiv(t([1.0, 2.0]), t([1, 2]), t([2.0, 4.0]), value=2).tolist() == [2.0, 3.0]
+
+
+def test_addcmul_addcdiv_grad():
+    a, b, c = rand((3, 2), 5), rand((3, 2), 6), rand((3, 2), 7, 0.5, 2)
+    assert gradcheck(lambda x, y, z: minitorch.addcmul(x, y, z, value=0.7), (dbl(a), dbl(b), dbl(c)))
+    assert gradcheck(lambda x, y, z: minitorch.addcdiv(x, y, z, value=-1.5), (dbl(a), dbl(b), dbl(c)))
+    # in-place on a non-leaf with autograd takes the differentiable path
+    x, y = dbl(a), dbl(b)
+    z = x * 1.0
+    z.addcmul_(y, y, value=2.0)
+    z.sum().backward()
+    close(x.grad, np.ones_like(a))
+    close(y.grad, 4 * b)
+
+
+# ------------------------------------------------------------------------------------------ BLAS-like
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_baddbmm_addbmm_addmv_addr(device, dtype):
+    i2, b1, b2 = rand((4, 2), 0), rand((3, 4, 5), 1), rand((3, 5, 2), 2)
+    v4, v5, m45 = rand((4,), 3), rand((5,), 4), rand((4, 5), 5)
+    I2, B1, B2, V4, V5, M45 = (t(v, dtype, device) for v in (i2, b1, b2, v4, v5, m45))
+    tol = {"rtol": 1e-4, "atol": 1e-4}
+    close(minitorch.baddbmm(I2, B1, B2, beta=0.5, alpha=2), 0.5 * i2 + 2 * (b1 @ b2), **tol)
+    close(minitorch.addbmm(I2, B1, B2, beta=0.5, alpha=2), 0.5 * i2 + 2 * (b1 @ b2).sum(0), **tol)
+    close(minitorch.addmv(V4, M45, V5, alpha=-1), v4 - m45 @ v5, **tol)
+    close(minitorch.addr(M45, V4, V5, beta=2), 2 * m45 + np.outer(v4, v5), **tol)
+    # non-contiguous batch operands
+    close(
+        minitorch.baddbmm(I2.T, B2.transpose(1, 2), B1.transpose(1, 2)),
+        i2.T + (b1 @ b2).transpose(0, 2, 1),
+        **tol,
+    )
+    # beta == 0 ignores input entirely, NaNs included
+    nan_in = t(np.full((4, 2), np.nan), dtype, device)
+    close(minitorch.baddbmm(nan_in, B1, B2, beta=0), b1 @ b2, **tol)
+    close(minitorch.addmv(nan_in[:, 0], M45, V5, beta=0), m45 @ v5, **tol)
+    # in-place variants
+    out = minitorch.zeros(3, 4, 2, dtype=dtype, device=device)
+    assert out.baddbmm_(B1, B2, alpha=3) is out
+    close(out, 3 * (b1 @ b2), **tol)
+    v = V4.clone()
+    minitorch.addmv_(v, M45, V5)
+    close(v, v4 + m45 @ v5, **tol)
+    m = M45.clone()
+    m.addr_(V4, V5, alpha=0.5)
+    close(m, m45 + 0.5 * np.outer(v4, v5), **tol)
+
+
+def test_blas_like_errors_and_grad():
+    i = t([1, 2, 3])
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        minitorch.addr(i, i, i, alpha=0.5)
+    assert (
+        minitorch.addr(i, i, i, alpha=2).tolist()
+        == (np.arange(1, 4) + 2 * np.outer([1, 2, 3], [1, 2, 3])).tolist()
+    )
+    a, b, c = rand((2, 3), 0), rand((4, 2, 5), 1), rand((4, 5, 3), 2)
+    assert gradcheck(lambda x, y, z: minitorch.addbmm(x, y, z, beta=0.3, alpha=1.7), (dbl(a), dbl(b), dbl(c)))
+    assert gradcheck(lambda x, y, z: minitorch.baddbmm(x, y, z, beta=0.3), (dbl(a), dbl(b), dbl(c)))
+
+
+# ------------------------------------------------------------------------------------------ pointwise
+
+
+def test_square(device):
+    x = t([[-2.0, 3.0], [0.5, 0.0]], F32, device)
+    close(minitorch.square(x.T), np.array([[4, 0.25], [9, 0]]))
+    assert minitorch.square(t([1, -3], device=device)).tolist() == [1, 9]
+    b = minitorch.square(t([True, False], device=device))
+    assert b.dtype == I64 and b.tolist() == [1, 0]
+    y = x.clone()
+    assert minitorch.square_(y) is y and y.square_() is y
+    close(y, np.array([[16, 81], [0.0625, 0]]))
+    assert gradcheck(minitorch.square, (dbl(rand((3,), 1)),))
+    assert minitorch.square(minitorch.zeros(0, 3)).shape == (0, 3)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_logaddexp(device, dtype):
+    a, b = rand((5, 4), 0, -80, 80), rand((4,), 1, -80, 80)
+    x, y = t(a, dtype, device), t(b, dtype, device)
+    close(minitorch.logaddexp(x, y), np.logaddexp(a, b), rtol=1e-6)
+    close(minitorch.logaddexp2(x.T, y.unsqueeze(1)), np.logaddexp2(a.T, b[:, None]), rtol=1e-6)
+    s = t(SPECIAL, dtype, device)
+    close(
+        minitorch.logaddexp(s, s.flip(0) if hasattr(s, "flip") else t(SPECIAL[::-1], dtype, device)),
+        np.logaddexp(SPECIAL, SPECIAL[::-1]),
+    )
+    assert minitorch.logaddexp(x, y).dtype == dtype
+    assert gradcheck(minitorch.logaddexp, (dbl(a[:2]), dbl(b)))
+    with pytest.raises(NotImplementedError, match="\"logaddexp_cpu\" not implemented for 'Long'"):
+        minitorch.logaddexp(t([1]), t([2]))
+
+
+def test_xlogy_and_grad(device):
+    x = t([0.0, 0.0, 2.0, 3.0, 0.0, 1.0], F64, device)
+    y = t([0.0, NAN, 3.0, 0.0, 5.0, -1.0], F64, device)
+    close(minitorch.xlogy(x, y), [0, NAN, 2 * math.log(3), -INF, 0, NAN])
+    assert minitorch.xlogy(t([1, 2]), t([3, 4])).dtype == F32
+    close(minitorch.xlogy(2, t([3.0, 4.0], device=device)), [2 * math.log(3), 2 * math.log(4)])
+    close(minitorch.xlogy(t([3.0, 4.0], device=device), 2), [3 * math.log(2), 4 * math.log(2)])
+    z = t([1.0, 2.0], device=device)
+    z.xlogy_(t([2.0, 2.0], device=device))
+    close(z, [math.log(2), 2 * math.log(2)])
+    # x == 0: value 0 and a finite (zero) gradient for x, unlike 0 * log(0)
+    xa, ya = dbl([0.0, 1.5]), dbl([0.0, 2.0])
+    minitorch.xlogy(xa, ya).sum().backward()
+    assert not np.isnan(xa.grad.numpy()).any()
+    close(xa.grad, [0.0, math.log(2)])
+    assert gradcheck(minitorch.xlogy, (dbl(rand((4,), 2)), dbl(rand((4,), 3, 0.5, 3))))
+
+
+def test_hypot_fmax_fmin_copysign_signbit(device):
+    a, b = rand((3, 4), 0), rand((3, 4), 1)
+    x, y = t(a, F32, device), t(b, F32, device)
+    close(minitorch.hypot(x, y), np.hypot(a, b))
+    s, r = np.array(SPECIAL), np.array(SPECIAL[::-1])
+    S, R = t(s, F64, device), t(r, F64, device)
+    close(minitorch.fmax(S, R), np.fmax(s, r))
+    close(minitorch.fmin(S, R), np.fmin(s, r))
+    assert minitorch.fmax(t([1, 5]), t([3, 2])).tolist() == [3, 5]
+    close(minitorch.copysign(x, S[:4].reshape(1, 4) if False else y), np.copysign(a, b))
+    assert minitorch.copysign(t([1, -2]), t([-1, 1])).dtype == F32
+    np.testing.assert_array_equal(
+        minitorch.signbit(S).cpu().numpy(), np.signbit(s) & ~np.isnan(s) | (s == 0) & np.signbit(s)
+    )
+    assert minitorch.signbit(t([-1, 0, 2])).tolist() == [True, False, False]
+    with pytest.raises(NotImplementedError, match="\"hypot_cpu\" not implemented for 'Long'"):
+        minitorch.hypot(t([1]), t([2]))
+    assert gradcheck(minitorch.hypot, (dbl(a[0]), dbl(b[0])))
+    assert gradcheck(minitorch.copysign, (dbl(a[0]), dbl(b[0], False)))
+
+
+def test_sgn_heaviside_frac_fix_angles(device):
+    s = np.array(SPECIAL)
+    S = t(s, F32, device)
+    close(minitorch.sgn(S), np.nan_to_num(np.sign(s)))  # PyTorch: sign(nan) == 0
+    close(
+        minitorch.heaviside(S, t([0.5], F32, device)), np.nan_to_num(np.heaviside(s, 0.5))
+    )  # PyTorch: heaviside(nan) == 0
+    with pytest.raises(
+        RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes"
+    ):
+        minitorch.heaviside(S, t([1], device=device))
+    close(minitorch.frac(S), np.where(np.isinf(s), np.nan, s - np.trunc(s)))
+    close(minitorch.fix(S), np.trunc(s))
+    assert minitorch.fix(t([3, -2])).tolist() == [3, -2]
+    with pytest.raises(NotImplementedError, match="\"frac_cpu\" not implemented for 'Long'"):
+        minitorch.frac(t([1]))
+    d = minitorch.deg2rad(t([180, 90], device=device))
+    assert d.dtype == F32
+    close(d, [math.pi, math.pi / 2])
+    close(minitorch.rad2deg(t([math.pi], F64, device)), [180.0])
+    y = t([1.5, -2.25], device=device)
+    y.frac_()
+    close(y, [0.5, -0.25])
+
+
+def test_float_power():
+    r = minitorch.float_power(t([1, 2, 3]), 2)
+    assert r.dtype == F64 and r.tolist() == [1.0, 4.0, 9.0]
+    assert minitorch.float_power(2, t([1.0, 3.0])).tolist() == [2.0, 8.0]
+    assert minitorch.float_power(t([4.0]), t([0.5])).dtype == F64
+    with pytest.raises(
+        RuntimeError, match="the base given to float_power_ has dtype Float but the operation's"
+    ):
+        t([1.0]).float_power_(2)
+    x = t([3.0], F64)
+    x.float_power_(2)
+    assert x.tolist() == [9.0]
+
+
+@pytest.mark.parametrize("dtype", [F32, F64, minitorch.float16])
+def test_nan_to_num(device, dtype):
+    S = t(SPECIAL, dtype, device)
+    big = {F32: np.finfo(np.float32).max, F64: np.finfo(np.float64).max, minitorch.float16: 65504.0}[dtype]
+    want = np.nan_to_num(np.array(SPECIAL), nan=0.0, posinf=big, neginf=-big)
+    np.testing.assert_array_equal(minitorch.nan_to_num(S).cpu().double().numpy(), want)
+    close(
+        minitorch.nan_to_num(S, 1.0, 2.0, -3.0), np.nan_to_num(np.array(SPECIAL), nan=1, posinf=2, neginf=-3)
+    )
+    S.nan_to_num_(nan=7.0)
+    assert S.cpu().double().numpy()[6] == 7.0
+    assert minitorch.nan_to_num(t([1, 2])).tolist() == [1, 2]
+    x = dbl([1.0, NAN, INF, 2.0])
+    minitorch.nan_to_num(x).sum().backward()
+    close(x.grad, [1, 0, 0, 1])
+
+
+def test_logit_sinc(device):
+    p = rand((5,), 0, 0.01, 0.99)
+    close(minitorch.logit(t(p, F64, device)), np.log(p / (1 - p)))
+    close(
+        minitorch.logit(t([0.0, 1.0, 0.5], F64, device), eps=1e-3),
+        [math.log(1e-3 / 0.999), math.log(0.999 / 1e-3), 0],
+    )
+    assert minitorch.logit(t([0, 1])).dtype == F32
+    x = rand((6,), 1)
+    x[0] = 0
+    close(minitorch.sinc(t(x, F64, device)), np.sinc(x))
+    assert minitorch.sinc(t([0, 1])).tolist()[0] == 1.0
+    g = dbl([0.0, 0.5])
+    minitorch.sinc(g).sum().backward()
+    assert g.grad.tolist()[0] == 0.0
+    assert gradcheck(minitorch.logit, (dbl(p),))
+    assert gradcheck(minitorch.sinc, (dbl(x[1:]),))
+
+
+def test_positive_isposinf_isneginf_isreal_ldexp():
+    S = t(SPECIAL)
+    assert minitorch.positive(S) is S
+    with pytest.raises(NotImplementedError, match="The `\\+` operator, on a bool tensor is not supported."):
+        minitorch.positive(t([True]))
+    np.testing.assert_array_equal(minitorch.isposinf(S).numpy(), np.isposinf(SPECIAL))
+    np.testing.assert_array_equal(minitorch.isneginf(S).numpy(), np.isneginf(SPECIAL))
+    assert minitorch.isneginf(t([1])).tolist() == [False]
+    assert minitorch.isreal(S).all().item()
+    r = minitorch.ldexp(t([1.0, 3.0]), t([2, -1]))
+    assert r.dtype == F32 and r.tolist() == [4.0, 1.5]
+    assert minitorch.ldexp(t([1, 2]), t([1, 1])).dtype == F32
+
+
+def test_gcd_lcm():
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-100, 100, 60), rng.integers(-100, 100, 60)
+    a[:3], b[:3] = [0, 0, 5], [0, 4, 0]
+    np.testing.assert_array_equal(minitorch.gcd(t(a), t(b)).numpy(), np.gcd(a, b))
+    np.testing.assert_array_equal(minitorch.lcm(t(a), t(b)).numpy(), np.lcm(a, b))
+    x = t(a)
+    x.gcd_(t(b))
+    np.testing.assert_array_equal(x.numpy(), np.gcd(a, b))
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        minitorch.gcd(t([1.0]), t([2.0]))
+
+
+def test_tensor_isclose_allclose_equal():
+    x = t([1.0, 2.0])
+    assert x.isclose(t([1.0, 2.1])).tolist() == [True, False]
+    assert x.allclose(t([1.0, 2.0 + 1e-7])) and not x.allclose(t([1.0, 3.0]))
+    assert x.equal(t([1.0, 2.0])) and not x.equal(t([1.0]))
+
+
+# ------------------------------------------------------------------------------------------ reductions, scans
+
+
+def test_count_nonzero_aminmax(device):
+    a = np.array([[0, 1, 2], [0, 0, 3]])
+    x = t(a, device=device)
+    assert minitorch.count_nonzero(x).item() == 3
+    assert minitorch.count_nonzero(x.T, 1).tolist() == [0, 1, 2]
+    assert minitorch.count_nonzero(x, (0, 1)).dtype == I64
+    r = minitorch.aminmax(t(rand((3, 4)), F32, device), dim=1, keepdim=True)
+    assert r.min.shape == (3, 1) and isinstance(r, minitorch.return_types.aminmax)
+    close(r.max, rand((3, 4)).astype(np.float32).max(1, keepdims=True))
+    mn, mx = minitorch.aminmax(x)
+    assert (mn.item(), mx.item()) == (0, 3)
+    with pytest.raises(RuntimeError, match="aminmax\\(\\): cannot compute aminmax over an empty dimension"):
+        minitorch.aminmax(minitorch.zeros(0))
+
+
+def _np_cummax(a, is_max):
+    v, idx = np.empty_like(a), np.empty(a.shape, np.int64)
+    cur, ci = None, 0
+    for i, x in enumerate(a):  # reference semantics: the latest tie wins, a NaN sticks
+        takes = cur is None or (x >= cur if is_max else x <= cur) or np.isnan(x)
+        if takes and (cur is None or not (np.isnan(cur) and not np.isnan(x))):
+            cur, ci = x, i
+        v[i], idx[i] = cur, ci
+    return v, idx
+
+
+@pytest.mark.parametrize("is_max", [True, False])
+def test_cummax_cummin(device, is_max):
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 5, (3, 37)).astype(np.float64)
+    a[1, 5], a[2, 20], a[2, 30] = np.nan, np.nan, np.nan
+    fn = minitorch.cummax if is_max else minitorch.cummin
+    r = fn(t(a, F64, device).T, 0)  # non-contiguous, along dim 0
+    assert isinstance(r, minitorch.return_types.cummax if is_max else minitorch.return_types.cummin)
+    for row in range(3):
+        v, i = _np_cummax(a[row], is_max)
+        np.testing.assert_array_equal(r.values[:, row].cpu().numpy(), v)
+        np.testing.assert_array_equal(r.indices[:, row].cpu().numpy(), i)
+    ri = fn(t(a[0].astype(np.int64), device=device), 0)
+    assert ri.values.dtype == I64
+    x = dbl(rand((6,), 3))
+    assert gradcheck(lambda z: fn(z, 0).values, (x,))
+    assert fn(minitorch.zeros(0), 0).values.shape == (0,)
+
+
+def test_logcumsumexp(device):
+    a = rand((3, 50), 2, -300, 300)
+    close(minitorch.logcumsumexp(t(a, F64, device), 1), np.logaddexp.accumulate(a, 1), rtol=1e-10)
+    close(minitorch.logcumsumexp(t(a, F64, device).T, 0), np.logaddexp.accumulate(a, 1).T, rtol=1e-10)
+    close(minitorch.logcumsumexp(t([-INF, -INF, 0.0], device=device), 0), [-INF, -INF, 0])
+    assert gradcheck(lambda z: minitorch.logcumsumexp(z, 0), (dbl(rand((7,), 4)),))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        minitorch.logcumsumexp(t([1, 2]), 0)
+
+
+def test_trapezoid(device):
+    y, xs = rand((3, 6), 0), np.cumsum(rand((6,), 1, 0.1, 1))
+    Y = t(y, F64, device)
+    close(minitorch.trapezoid(Y), np.trapezoid(y) if hasattr(np, "trapezoid") else np.trapz(y))
+    close(minitorch.trapezoid(Y, dx=0.5, dim=0), 0.5 * (y[1:] + y[:-1]).sum(0) / 2)
+    close(minitorch.trapezoid(Y, t(xs, F64, device)), ((y[:, 1:] + y[:, :-1]) / 2 * np.diff(xs)).sum(1))
+    close(minitorch.trapz(Y, dx=2.0), 2 * ((y[:, 1:] + y[:, :-1]) / 2).sum(1))
+    close(minitorch.cumulative_trapezoid(Y), np.cumsum((y[:, 1:] + y[:, :-1]) / 2, 1))
+    assert minitorch.trapezoid(t([1, 2, 3])).dtype == F32
+    assert gradcheck(lambda z: minitorch.trapezoid(z), (dbl(y),))
+
+
+# ------------------------------------------------------------------------------------------ statistics
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantile_against_numpy(device, interpolation):
+    a = rand((4, 7, 5), 3)
+    q = np.array([0.0, 0.25, 0.5, 0.9, 1.0])
+    X = t(a, F64, device)
+    got = minitorch.quantile(X, t(q, F64, device), dim=1, interpolation=interpolation)
+    close(got, np.quantile(a, q, axis=1, method=interpolation), rtol=1e-10)
+    close(
+        minitorch.quantile(X.transpose(0, 2), 0.3, interpolation=interpolation),
+        np.quantile(a, 0.3, method=interpolation),
+    )
+    a[1, 2, 3] = np.nan
+    X = t(a, F64, device)
+    close(minitorch.quantile(X, 0.5, dim=2, keepdim=True), np.quantile(a, 0.5, axis=2, keepdims=True))
+    close(
+        minitorch.nanquantile(X, t(q, F64, device), dim=2, interpolation=interpolation),
+        np.nanquantile(a, q, axis=2, method=interpolation),
+        rtol=1e-10,
+    )
+
+
+def test_quantile_shapes_errors_grad():
+    x = t(rand((3, 4)), F32)
+    assert minitorch.quantile(x, 0.5).shape == ()
+    assert minitorch.quantile(x, 0.5, keepdim=True).shape == (1, 1)
+    assert minitorch.quantile(x, t([0.2, 0.7]), keepdim=True).shape == (2, 1, 1)
+    assert minitorch.nanquantile(t([NAN, NAN]), 0.5).isnan().item()
+    with pytest.raises(
+        RuntimeError, match="quantile\\(\\) input tensor must be either float or double dtype"
+    ):
+        minitorch.quantile(t([1, 2]), 0.5)
+    with pytest.raises(RuntimeError, match="quantile\\(\\) q must be in the range \\[0, 1\\] but got 1.5"):
+        minitorch.quantile(x, 1.5)
+    with pytest.raises(RuntimeError, match="q tensor must be same dtype as the input tensor"):
+        minitorch.quantile(x, t([0.5], F64))
+    assert gradcheck(lambda z: minitorch.quantile(z, t([0.3, 0.8], F64), dim=0), (dbl(rand((5, 3), 8)),))
+
+
+def test_nanmedian(device):
+    a = rand((4, 6), 5)
+    a[0, 1], a[2, :] = np.nan, np.nan
+    X = t(a, F64, device)
+    r = minitorch.nanmedian(X[:2], 1)
+    assert isinstance(r, minitorch.return_types.nanmedian)
+    for row in range(2):
+        vals = np.sort(a[row][~np.isnan(a[row])])
+        want = vals[(len(vals) - 1) // 2]
+        assert r.values[row].item() == want and a[row, r.indices[row].item()] == want
+    assert math.isnan(minitorch.nanmedian(X, 1).values[2].item())
+    finite = np.sort(a[~np.isnan(a)])
+    assert minitorch.nanmedian(X).item() == finite[(len(finite) - 1) // 2]
+    assert minitorch.nanmedian(X.T, 0, keepdim=True).values.shape == (1, 4)
+
+
+def test_histc_bincount(device):
+    a = rand((200,), 6)
+    X = t(a, F32, device)
+    close(
+        minitorch.histc(X, bins=7),
+        np.histogram(a.astype(np.float32), 7, (a.astype(np.float32).min(), a.astype(np.float32).max()))[0],
+    )
+    close(minitorch.histc(X, bins=4, min=-1, max=1), np.histogram(a, 4, (-1, 1))[0])
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Long'"):
+        minitorch.histc(t([1, 2]))
+    b = np.random.default_rng(0).integers(0, 50, 300)
+    B = t(b, device=device)
+    r = minitorch.bincount(B)
+    assert r.dtype == I64
+    np.testing.assert_array_equal(r.cpu().numpy(), np.bincount(b))
+    np.testing.assert_array_equal(
+        minitorch.bincount(B, minlength=80).cpu().numpy(), np.bincount(b, minlength=80)
+    )
+    w = rand((300,), 7)
+    rw = minitorch.bincount(B, t(w, F32, device))
+    assert rw.dtype == F32
+    close(rw, np.bincount(b, w), rtol=1e-4, atol=1e-4)
+    assert minitorch.bincount(B, t(b, device=device)).dtype == F64
+    assert minitorch.bincount(t([], I64), minlength=3).tolist() == [0, 0, 0]
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs."):
+        minitorch.bincount(t([-1, 2]))
+    with pytest.raises(NotImplementedError, match="\"bincount_cpu\" not implemented for 'Float'"):
+        minitorch.bincount(t([1.0]))
+
+
+# ------------------------------------------------------------------------------------------ search, sets
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("n", [40, 5000])  # compare-and-sum and sort-merge paths
+def test_searchsorted_bucketize(device, right, n):
+    rng = np.random.default_rng(n)
+    seq = np.sort(rng.integers(0, n // 2, n)).astype(np.float64)
+    vals = rng.integers(-2, n // 2 + 2, (3, n)).astype(np.float64)
+    side = "right" if right else "left"
+    S, V = t(seq, F64, device), t(vals, F64, device)
+    r = minitorch.searchsorted(S, V, right=right)
+    assert r.dtype == I64
+    np.testing.assert_array_equal(r.cpu().numpy(), np.searchsorted(seq, vals, side=side))
+    np.testing.assert_array_equal(
+        minitorch.searchsorted(S, V.T, side=side).cpu().numpy(), np.searchsorted(seq, vals.T, side=side)
+    )
+    np.testing.assert_array_equal(
+        minitorch.bucketize(V, S, right=right).cpu().numpy(), np.searchsorted(seq, vals, side=side)
+    )
+    # batched boundaries (one row per row of values), int boundaries against float values, int32 output
+    rows = np.sort(vals, 1)
+    rb = minitorch.searchsorted(t(rows, F64, device), V, right=right, out_int32=True)
+    assert rb.dtype == minitorch.int32
+    for i in range(3):
+        np.testing.assert_array_equal(rb[i].cpu().numpy(), np.searchsorted(rows[i], vals[i], side=side))
+    ri = minitorch.searchsorted(t(seq.astype(np.int64), device=device), V, right=right)
+    np.testing.assert_array_equal(ri.cpu().numpy(), np.searchsorted(seq, vals, side=side))
+
+
+def test_searchsorted_scalar_sorter_errors():
+    s = t([1.0, 2.0, 2.0, 5.0])
+    assert minitorch.searchsorted(s, 2).item() == 1 and minitorch.searchsorted(s, 2, right=True).item() == 3
+    assert minitorch.bucketize(2.5, s).shape == ()
+    perm = t([3, 0, 2, 1])
+    unsorted = t([5.0, 1.0, 2.0, 2.0])
+    assert minitorch.searchsorted(unsorted, t([2.5]), sorter=t([1, 2, 3, 0])).tolist() == [3]
+    del perm
+    with pytest.raises(RuntimeError, match="side and right can't be set to opposites"):
+        minitorch.searchsorted(s, t([1.0]), right=True, side="left")
+    with pytest.raises(
+        RuntimeError, match="boundaries tensor should be 1 dimension or the first N-1 dimensions"
+    ):
+        minitorch.searchsorted(t([[1.0, 2.0]]), t([2.5]))
+    assert minitorch.searchsorted(s, minitorch.zeros(0)).shape == (0,)
+
+
+def test_isin(device):
+    rng = np.random.default_rng(2)
+    for n, m in [(20, 5), (3000, 500)]:  # broadcast compare and sort paths
+        e, te = rng.integers(0, 1000, (n // 4, 4)), rng.integers(0, 1000, m)
+        E, TE = t(e, device=device), t(te, device=device)
+        np.testing.assert_array_equal(minitorch.isin(E, TE).cpu().numpy(), np.isin(e, te))
+        np.testing.assert_array_equal(minitorch.isin(E.T, TE, invert=True).cpu().numpy(), ~np.isin(e.T, te))
+    assert minitorch.isin(t([1, 2, 3]), 2).tolist() == [False, True, False]
+    assert minitorch.isin(2, t([1, 2])).item() is True
+    assert minitorch.isin(t([1, 2]), t([1.0, 2.5])).tolist() == [True, False]
+    assert minitorch.isin(t([1, 2]), t([], I64)).tolist() == [False, False]
+
+
+def test_unique(device):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-5, 6, (4, 7))
+    X = t(a, device=device)
+    u, inv, cnt = minitorch.unique(X.T, return_inverse=True, return_counts=True)
+    wu, winv, wcnt = np.unique(a.T, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(u.cpu().numpy(), wu)
+    np.testing.assert_array_equal(inv.cpu().numpy(), winv.reshape(a.T.shape))
+    np.testing.assert_array_equal(cnt.cpu().numpy(), wcnt)
+    assert X.unique().tolist() == wu.tolist()
+    f = rand((30,), 4).round()
+    np.testing.assert_array_equal(minitorch.unique(t(f, F32, device)).cpu().numpy(), np.unique(f))
+    e = minitorch.unique(minitorch.zeros(0), return_inverse=True, return_counts=True)
+    assert [x.shape for x in e] == [(0,), (0,), (0,)]
+    rows = np.array([[1, 2], [0, 5], [1, 2], [0, 1]])
+    ud, di, dc = minitorch.unique(t(rows, device=device), dim=0, return_inverse=True, return_counts=True)
+    wu, wi, wc = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    assert ud.tolist() == wu.tolist() and di.tolist() == wi.ravel().tolist() and dc.tolist() == wc.tolist()
+    assert minitorch.unique(t(rows.T, device=device), dim=1).tolist() == np.unique(rows.T, axis=1).tolist()
+
+
+def test_unique_consecutive(device):
+    x = t([3, 3, 1, 3, 2, 2], device=device)
+    v, i, c = minitorch.unique_consecutive(x, return_inverse=True, return_counts=True)
+    assert v.tolist() == [3, 1, 3, 2] and i.tolist() == [0, 0, 1, 2, 3, 3] and c.tolist() == [2, 1, 1, 2]
+    rows = t([[1, 2], [1, 2], [0, 1], [1, 2]], device=device)
+    v, c = minitorch.unique_consecutive(rows, dim=0, return_counts=True)
+    assert v.tolist() == [[1, 2], [0, 1], [1, 2]] and c.tolist() == [2, 1, 1]
+
+
+# ------------------------------------------------------------------------------------------ cdist
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, math.inf])
+def test_cdist_against_numpy(device, p):
+    a, b = rand((2, 30, 4), 0), rand((2, 27, 4), 1)  # > 25 rows: p=2 takes the matmul route
+    d = a[:, :, None, :] - b[:, None, :, :]
+    if p == 0:
+        want = (d != 0).sum(-1)
+    elif p == math.inf:
+        want = np.abs(d).max(-1)
+    else:
+        want = (np.abs(d) ** p).sum(-1) ** (1 / p)
+    close(minitorch.cdist(t(a, F64, device), t(b, F64, device), p=p), want, rtol=1e-8, atol=1e-8)
+    close(
+        minitorch.cdist(t(a[0], F32, device), t(b[0, :5], F32, device), p=p),
+        want[0, :, :5],
+        rtol=1e-4,
+        atol=1e-4,
+    )
+
+
+def test_cdist_errors_and_grad():
+    x = t(rand((3, 2)))
+    with pytest.raises(RuntimeError, match="cdist only supports floating-point dtypes, X1 got: Long"):
+        minitorch.cdist(t([[1, 2]]), x)
+    with pytest.raises(RuntimeError, match="cdist only supports at least 2D tensors, X1 got: 1D"):
+        minitorch.cdist(t([1.0, 2.0]), x)
+    with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns. X1: 2 X2: 3"):
+        minitorch.cdist(x, minitorch.ones(2, 3))
+    with pytest.raises(RuntimeError, match="cdist only supports non-negative p values"):
+        minitorch.cdist(x, x, p=-1)
+    a, b = rand((4, 3), 2), rand((5, 3), 3)
+    assert gradcheck(lambda u, v: minitorch.cdist(u, v), (dbl(a), dbl(b)))
+    assert gradcheck(lambda u, v: minitorch.cdist(u, v, p=3), (dbl(a), dbl(b)))
+    assert gradcheck(
+        lambda u, v: minitorch.cdist(u, v, compute_mode="use_mm_for_euclid_dist"), (dbl(a), dbl(b))
+    )

@@ -1,0 +1,701 @@
+"""Shape and indexing functions composed in minitorch._composite_shape: values against NumPy (float64
+references) over dtypes, non-contiguous and empty inputs, negative dims; gradients by gradcheck; bad inputs
+raising PyTorch's exception types and messages."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.autograd import gradcheck
+from tests.utils import make_array, make_tensor, to_np
+
+DTYPES = [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.bool]
+LAYOUTS = ["contiguous", "transposed", "strided"]
+F64 = minitorch.float64
+
+
+def _np(a, dtype):
+    return a.astype(np.bool_) if dtype == minitorch.bool else a
+
+
+def _same(got, want):
+    got = to_np(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, f"shape {got.shape} != {want.shape}"
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-6)
+
+
+def _inputs(shape, dtype, device, layout, seed=0):
+    a = _np(make_array(shape, dtype, np.random.default_rng(seed)), dtype)
+    return a, make_tensor(a, dtype, device, layout)
+
+
+def _rand64(*shape):
+    return minitorch.randn(*shape, dtype=F64, requires_grad=True)
+
+
+# ---- flips, rolls, rotations, tiles
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_flip_roll_rot90_tile(device, dtype, layout):
+    a, x = _inputs((3, 4), dtype, device, layout)
+    for dims in [(0,), (1,), (0, 1), (-1,), ()]:
+        _same(minitorch.flip(x, dims), np.flip(a, dims) if dims else a)
+    _same(x.fliplr(), np.fliplr(a))
+    _same(minitorch.flipud(x), np.flipud(a))
+    for shifts, dims in [(1, 0), (-5, 1), ((2, 1), (0, -1)), (7, None), (0, 1)]:
+        _same(minitorch.roll(x, shifts, dims), np.roll(a, shifts, dims))
+    for k in range(-2, 6):
+        _same(minitorch.rot90(x, k), np.rot90(a, k))
+        _same(x.rot90(k, [1, 0]), np.rot90(a, k, (1, 0)))
+    for reps in [(2,), (2, 3), (2, 1, 2), ()]:
+        _same(minitorch.tile(x, reps), np.tile(a, reps))
+    assert minitorch.flip(x, [0]).dtype == dtype
+
+
+def test_flip_roll_empty_and_clone(device):
+    e = minitorch.zeros(0, 3, device=device)
+    assert minitorch.flip(e, (0, 1)).shape == (0, 3)
+    assert minitorch.roll(e, 2, 0).shape == (0, 3)
+    assert minitorch.roll(e, 2).shape == (0, 3)
+    x = minitorch.arange(6.0, device=device).reshape(2, 3)
+    c = minitorch.clone(x)
+    c.add_(1)
+    _same(x, np.arange(6.0).reshape(2, 3))  # a copy, not a view
+    y = minitorch.flip(x, [])
+    y.add_(1)
+    _same(x, np.arange(6.0).reshape(2, 3))
+
+
+def test_flip_roll_rot90_errors():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        minitorch.flip(x, (0, -2))
+    with pytest.raises(
+        IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"
+    ):
+        x.flip(2)
+    with pytest.raises(RuntimeError, match="Input must be >= 2-d."):
+        minitorch.fliplr(minitorch.zeros(3))
+    with pytest.raises(RuntimeError, match="Input must be >= 1-d."):
+        minitorch.flipud(minitorch.tensor(1.0))
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:1"):
+        minitorch.roll(x, (1, 2), (0,))
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:0"):
+        minitorch.roll(x, (1, 2))
+    with pytest.raises(RuntimeError, match="expected total rotation dims == 2, but got dims = 3"):
+        minitorch.rot90(x, 1, (0, 1, 2))
+    with pytest.raises(RuntimeError, match="expected total dims >= 2, but got total dims = 1"):
+        minitorch.rot90(minitorch.zeros(3))
+    with pytest.raises(
+        RuntimeError, match="expected rotation dims to be different, but got dim0 = 1 and dim1 = -1"
+    ):
+        minitorch.rot90(x, 1, (1, -1))
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -3: \[2, -3\]"):
+        minitorch.tile(x, (-1,))
+
+
+def test_flip_roll_rot90_tile_gradients():
+    x = _rand64(3, 4)
+    assert gradcheck(lambda t: minitorch.flip(t, (0, 1)), (x,))
+    assert gradcheck(lambda t: minitorch.roll(t, (1, -2), (0, 1)), (x,))
+    assert gradcheck(lambda t: minitorch.roll(t, 5), (x,))
+    assert gradcheck(lambda t: minitorch.rot90(t, 3), (x,))
+    assert gradcheck(lambda t: t.tile((2, 1, 2)), (x,))
+
+
+# ---- broadcasting, grids, products of sets
+
+
+def test_broadcast_to_and_tensors(device):
+    a, x = _inputs((3, 1), minitorch.float32, device, "strided")
+    b = np.arange(4.0)
+    y = minitorch.tensor(b, device=device)
+    _same(minitorch.broadcast_to(x, (2, 3, 4)), np.broadcast_to(a, (2, 3, 4)))
+    _same(x.broadcast_to((3, -1)), a)
+    got = minitorch.broadcast_tensors(x, y, minitorch.tensor(2.0, device=device))
+    want = np.broadcast_arrays(a, b, np.float64(2.0))
+    assert isinstance(got, tuple) and len(got) == 3
+    for g, w in zip(got, want):
+        _same(g, w)
+    with pytest.raises(
+        RuntimeError, match=r"The expanded size of the tensor \(3\) must match the existing size \(2\)"
+    ):
+        minitorch.broadcast_to(minitorch.zeros(2, 3), (3, 3))
+    with pytest.raises(
+        RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\) at "
+    ):
+        minitorch.broadcast_tensors(minitorch.zeros(2, 3), minitorch.zeros(4))
+    g = _rand64(3, 1)
+    assert gradcheck(lambda t: minitorch.broadcast_to(t, (2, 3, 4)), (g,))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int64])
+def test_meshgrid_cartesian_prod_combinations(device, dtype):
+    a = np.array([3, 1, 2])
+    b = np.array([5, 6])
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    y = minitorch.tensor(b, dtype=dtype, device=device)
+    for indexing in ("ij", "xy"):
+        got = minitorch.meshgrid(x, y, minitorch.tensor(7, dtype=dtype, device=device), indexing=indexing)
+        want = np.meshgrid(a, b, np.array(7), indexing=indexing)
+        for g, w in zip(got, want):
+            _same(g, w)
+        for g, w in zip(minitorch.meshgrid([x, y], indexing=indexing), np.meshgrid(a, b, indexing=indexing)):
+            _same(g, w)
+    _same(minitorch.meshgrid(x)[0], a)
+    _same(minitorch.cartesian_prod(x, y), np.array(list(itertools.product(a, b))))
+    _same(minitorch.cartesian_prod(x), a)
+    for r in (1, 2, 3, 4):
+        for rep in (False, True):
+            fn = itertools.combinations_with_replacement if rep else itertools.combinations
+            want = np.array(list(fn(a, r))).reshape(-1, r)
+            _same(minitorch.combinations(x, r, with_replacement=rep), want)
+    assert minitorch.combinations(x, 0).numel() == 0
+
+
+def test_grid_errors_and_gradients():
+    with pytest.raises(RuntimeError, match="torch.meshgrid: Expected 0D or 1D tensor in the tensor list"):
+        minitorch.meshgrid(minitorch.zeros(2, 2), indexing="ij")
+    with pytest.raises(RuntimeError, match="meshgrid expects all tensors to have the same dtype"):
+        minitorch.meshgrid(minitorch.zeros(2), minitorch.zeros(2, dtype=F64), indexing="ij")
+    with pytest.raises(RuntimeError, match='indexing must be one of "xy" or "ij", but received: foo'):
+        minitorch.meshgrid(minitorch.zeros(2), indexing="foo")
+    with pytest.raises(RuntimeError, match="meshgrid expects a non-empty TensorList"):
+        minitorch.meshgrid(indexing="ij")
+    with pytest.raises(RuntimeError, match=r"Expect a 1D vector, but got shape \[2, 3\]"):
+        minitorch.cartesian_prod(minitorch.zeros(2, 3))
+    with pytest.raises(RuntimeError, match="Expect a non-negative number, but got -1"):
+        minitorch.combinations(minitorch.zeros(3), -1)
+    x, y = _rand64(3), _rand64(2)
+    assert gradcheck(lambda a, b: minitorch.meshgrid(a, b, indexing="xy"), (x, y))
+    assert gradcheck(lambda a, b: minitorch.cartesian_prod(a, b), (x, y))
+    assert gradcheck(lambda a: minitorch.combinations(a, 2), (x,))
+
+
+# ---- stacks
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stacks_and_atleast(device, dtype):
+    rng = np.random.default_rng(1)
+    for shapes in [[(), ()], [(3,), (2,)], [(2, 3), (2, 1)], [(2, 3, 2), (2, 1, 2)]]:
+        arrs = [_np(make_array(s, dtype, rng), dtype) for s in shapes]
+        ts = [make_tensor(a, dtype, device, "transposed" if a.ndim == 2 else "contiguous") for a in arrs]
+        _same(minitorch.hstack(ts), np.hstack(arrs))
+        if len({a.shape[1:] for a in arrs if a.ndim}) <= 1 or arrs[0].ndim != 2:
+            pass
+        for fn, nfn in [(minitorch.atleast_1d, np.atleast_1d), (minitorch.atleast_2d, np.atleast_2d)]:
+            for t, a in zip(ts, arrs):
+                _same(fn(t), nfn(a))
+        for t, a in zip(ts, arrs):
+            _same(minitorch.atleast_3d(t), np.atleast_3d(a))
+        got = minitorch.atleast_2d(*ts)
+        assert isinstance(got, tuple) and len(got) == 2
+        assert isinstance(minitorch.atleast_3d(ts), tuple)
+    rows = [_np(make_array(s, dtype, rng), dtype) for s in [(3,), (2, 3)]]
+    rt = [make_tensor(a, dtype, device) for a in rows]
+    _same(minitorch.vstack(rt), np.vstack(rows))
+    _same(minitorch.row_stack(rt), np.vstack(rows))
+    cols = [_np(make_array(s, dtype, rng), dtype) for s in [(3,), (3, 2), ()]]
+    cols[2] = np.broadcast_to(cols[2], (3,))
+    ct = [make_tensor(a, dtype, device) for a in cols]
+    _same(minitorch.column_stack(ct), np.column_stack(cols))
+    deep = [_np(make_array(s, dtype, rng), dtype) for s in [(2, 3), (2, 3, 2)]]
+    _same(minitorch.dstack([make_tensor(a, dtype, device, "strided") for a in deep]), np.dstack(deep))
+    _same(minitorch.concatenate(rt[1:] * 2, axis=-1), np.concatenate(rows[1:] * 2, axis=-1))
+    assert minitorch.atleast_1d() == ()
+    assert minitorch.hstack([minitorch.zeros(0, device=device)] * 2).shape == (0,)
+
+
+def test_stack_errors_and_gradients():
+    for fn in ("hstack", "vstack", "dstack", "column_stack"):
+        with pytest.raises(RuntimeError, match=f"{fn} expects a non-empty TensorList"):
+            getattr(minitorch, fn)([])
+    a, b = _rand64(3), _rand64(3)
+    assert gradcheck(lambda x, y: minitorch.dstack([x, y]), (a, b))
+    assert gradcheck(lambda x, y: minitorch.column_stack([x, y]), (a, b))
+    assert gradcheck(lambda x, y: minitorch.hstack([x, y]), (a, b))
+
+
+# ---- diagonals
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_diag_family(device, dtype, layout):
+    a, x = _inputs((3, 4), dtype, device, layout)
+    v = a[0]
+    vt = x[0]
+    for k in (-2, 0, 1, 3):
+        _same(minitorch.diag(vt, k), np.diag(v, k))
+        _same(x.diag(k), np.diag(a, k))
+        _same(minitorch.diagflat(x, k), np.diagflat(a, k))
+    if dtype != minitorch.bool:
+        want = np.trace(a).astype(np.int64) if dtype == minitorch.int64 else np.trace(a)
+        _same(minitorch.trace(x), want)
+        assert minitorch.trace(x).dim() == 0
+    for off, d1, d2 in [(0, -2, -1), (1, 0, 2), (-1, 2, 0), (2, 1, -1)]:
+        got = minitorch.diag_embed(x, off, d1, d2)
+        assert got.dim() == 3
+        # the defining property: the (d1, d2) diagonal is the input, everything else zero
+        _same(got.diagonal(off, d1, d2), a)
+        assert int((got != 0).sum()) == int((x != 0).sum())
+    d = minitorch.diag(x)
+    d.zero_()  # diag of a matrix is a copy
+    _same(x, a)
+    assert minitorch.diag(minitorch.zeros(0, device=device)).shape == (0, 0)
+    assert minitorch.diag_embed(minitorch.zeros(2, 0, device=device)).shape == (2, 0, 0)
+
+
+def test_diag_errors_and_gradients():
+    with pytest.raises(RuntimeError, match="diag\\(\\): Supports 1D or 2D tensors. Got 3D"):
+        minitorch.diag(minitorch.zeros(2, 2, 2))
+    with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical -1, 2"):
+        minitorch.diag_embed(minitorch.zeros(2, 3), 0, -1, 2)
+    with pytest.raises(RuntimeError, match="trace: expected a matrix, but got tensor with dim 1"):
+        minitorch.trace(minitorch.zeros(3))
+    x, v = _rand64(3, 4), _rand64(4)
+    assert gradcheck(lambda t: minitorch.diag(t, -1), (v,))
+    assert gradcheck(lambda t: minitorch.diag(t, 1), (x,))
+    assert gradcheck(lambda t: minitorch.diag_embed(t, -1, 2, 0), (x,))
+    assert gradcheck(lambda t: minitorch.diagflat(t, 2), (x,))
+    assert gradcheck(minitorch.trace, (x,))
+
+
+# ---- splits
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_split_family(device, dtype):
+    a, x = _inputs((6, 4, 6), dtype, device, "transposed")
+    for spec in [3, 4, 7, [1, 4], [-2, 5], [4, 2], [0, 10], [2]]:
+        for dim in (0, -1, 1):
+            got = minitorch.tensor_split(x, spec, dim)
+            want = np.array_split(a, spec, axis=dim)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                _same(g, w)
+    for spec in [minitorch.tensor(3), minitorch.tensor([1, 4])]:
+        want = np.array_split(a, spec.tolist(), axis=1)
+        for g, w in zip(x.tensor_split(spec, 1), want):
+            _same(g, w)
+    for fn, nfn in [("hsplit", np.hsplit), ("vsplit", np.vsplit), ("dsplit", np.dsplit)]:
+        for spec in (2, [1, 3]):
+            for g, w in zip(getattr(minitorch, fn)(x, spec), nfn(a, spec)):
+                _same(g, w)
+    for g, w in zip(minitorch.hsplit(x[0, 0], 3), np.hsplit(a[0, 0], 3)):
+        _same(g, w)
+    assert [t.shape[0] for t in minitorch.tensor_split(minitorch.zeros(0, device=device), 2)] == [0, 0]
+
+
+def test_split_errors_and_gradients():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="number of sections must be larger than 0, got 0"):
+        minitorch.tensor_split(x, 0)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        minitorch.tensor_split(x, 2**64)  # an int64 argument, checked before any work (not 2^64 sections)
+    with pytest.raises(RuntimeError, match="tensor_split expected at least a 1-dimensional tensor"):
+        minitorch.tensor_split(minitorch.tensor(1.0), 2)
+    with pytest.raises(
+        RuntimeError, match="to be a zero-dimensional or one-dimensional tensor, but got a tensor"
+    ):
+        minitorch.tensor_split(x, minitorch.ones(2, 2, dtype=minitorch.int64))
+    with pytest.raises(RuntimeError, match="to have dtype of long, but got Float"):
+        minitorch.tensor_split(x, minitorch.tensor([1.0]))
+    with pytest.raises(
+        RuntimeError, match="the size of the dimension 3 is not divisible by the split_size 2!"
+    ):
+        minitorch.hsplit(x, 2)
+    with pytest.raises(
+        RuntimeError, match="torch.hsplit requires a tensor with at least 1 dimension, but got a"
+    ):
+        minitorch.hsplit(minitorch.tensor(1.0), 2)
+    with pytest.raises(RuntimeError, match="torch.vsplit requires a tensor with at least 2 dimension"):
+        minitorch.vsplit(minitorch.zeros(4), 2)
+    with pytest.raises(RuntimeError, match="torch.dsplit requires a tensor with at least 3 dimension"):
+        minitorch.dsplit(x, 2)
+    g = _rand64(5, 4)
+    assert gradcheck(lambda t: minitorch.tensor_split(t, 3, 0), (g,))
+    assert gradcheck(lambda t: minitorch.hsplit(t, [1, 3]), (g,))
+
+
+# ---- dims, sorting, nonzero
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dims_ravel_msort_argwhere(device, dtype):
+    a, x = _inputs((3, 4, 2), dtype, device, "strided")
+    _same(minitorch.swapdims(x, 0, -1), np.swapaxes(a, 0, -1))
+    _same(x.swapdims(1, 2), np.swapaxes(a, 1, 2))
+    _same(minitorch.moveaxis(x, 0, -1), np.moveaxis(a, 0, -1))
+    _same(x.moveaxis((0, 1), (2, 0)), np.moveaxis(a, (0, 1), (2, 0)))
+    _same(minitorch.ravel(x), np.ravel(a))
+    _same(x.ravel(), np.ravel(a))
+    if dtype != minitorch.bool:
+        _same(minitorch.msort(x), np.sort(a, axis=0))
+    _same(minitorch.argwhere(x), np.argwhere(a))
+    _same(x.argwhere(), np.argwhere(a))
+    g = _rand64(3, 4)
+    assert gradcheck(lambda t: minitorch.moveaxis(t.unsqueeze(0), (0, 1), (2, 0)), (g,))
+    assert gradcheck(lambda t: minitorch.msort(t), (g,))
+
+
+# ---- gathers
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_take_along_dim_take_unravel(device, dtype):
+    a, x = _inputs((3, 4), dtype, device, "transposed")
+    rng = np.random.default_rng(2)
+    idx = rng.integers(0, 4, size=(3, 2))
+    it = minitorch.tensor(idx, device=device)
+    _same(minitorch.take_along_dim(x, it, 1), np.take_along_axis(a, idx, 1))
+    _same(x.take_along_dim(it, -1), np.take_along_axis(a, idx, -1))
+    idx0 = rng.integers(0, 3, size=(2, 1))
+    _same(
+        minitorch.take_along_dim(x, minitorch.tensor(idx0, device=device), 0),
+        np.take_along_axis(a, np.broadcast_to(idx0, (2, 4)), 0),
+    )
+    flat = rng.integers(0, 12, size=(5,))
+    _same(minitorch.take_along_dim(x, minitorch.tensor(flat, device=device)), a.ravel()[flat])
+    tidx = np.array([[0, -1], [11, -12]])
+    _same(minitorch.take(x, minitorch.tensor(tidx, device=device)), np.take(a, tidx))
+    assert minitorch.take(x, minitorch.zeros(0, dtype=minitorch.int64, device=device)).shape == (0,)
+    flat_idx = np.array([0, 5, 23, 17])
+    got = minitorch.unravel_index(minitorch.tensor(flat_idx, device=device), (2, 3, 4))
+    for g, w in zip(got, np.unravel_index(flat_idx, (2, 3, 4))):
+        _same(g, w)
+    assert got[0].dtype == minitorch.int64
+
+
+def test_gather_errors_and_gradients():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="dtype of indices should be Long but got Int"):
+        minitorch.take_along_dim(x, minitorch.zeros(2, 3, dtype=minitorch.int32), 1)
+    with pytest.raises(
+        RuntimeError, match="input and indices should have the same number of dimensions, but got 2"
+    ):
+        minitorch.take_along_dim(x, minitorch.zeros(3, dtype=minitorch.int64), 1)
+    with pytest.raises(IndexError, match="out of range: tried to access index 6 on a tensor of 6 elements."):
+        minitorch.take(x, minitorch.tensor([6]))
+    with pytest.raises(RuntimeError, match="take\\(\\): Expected a long tensor for index, but got Float"):
+        minitorch.take(x, minitorch.tensor([1.0]))
+    with pytest.raises(TypeError, match="expected 'indices' to be integer dtype"):
+        minitorch.unravel_index(minitorch.tensor([1.0]), (2, 3))
+    with pytest.raises(ValueError, match=r"'shape' cannot have negative values, but got \(2, -3\)"):
+        minitorch.unravel_index(minitorch.tensor([1]), (2, -3))
+    g = _rand64(3, 4)
+    idx = minitorch.tensor([[0, 0], [3, 1], [2, 2]])
+    assert gradcheck(lambda t: minitorch.take_along_dim(t, idx, 1), (g,))
+    assert gradcheck(lambda t: minitorch.take(t, idx), (g,))
+
+
+# ---- block_diag, kron, tensordot, inner, vdot, cross
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_block_diag_kron(device, dtype):
+    rng = np.random.default_rng(3)
+    arrs = [_np(make_array(s, dtype, rng), dtype) for s in [(2, 3), (), (2,), (0, 2), (1, 1)]]
+    ts = [make_tensor(a, dtype, device, "transposed") for a in arrs]
+    want = np.zeros((5, 9), dtype=np.float64)
+    r = c = 0
+    for m in [np.atleast_2d(a) for a in arrs]:
+        want[r : r + m.shape[0], c : c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    _same(minitorch.block_diag(*ts), want)
+    assert minitorch.block_diag(*ts).dtype == dtype
+    mixed = minitorch.block_diag(minitorch.ones(1, dtype=minitorch.int64), minitorch.ones(1, dtype=F64))
+    assert mixed.dtype == F64
+    for sa, sb in [((2, 3), (3, 2)), ((2,), (3, 2)), ((2, 1, 2), (2, 2)), ((0, 2), (2, 2))]:
+        a, x = _inputs(sa, dtype, device, "transposed" if len(sa) == 2 else "contiguous", 4)
+        b, y = _inputs(sb, dtype, device, "strided", 5)
+        got = minitorch.kron(x, y)
+        _same(got, np.kron(a, b))
+        assert got.dtype == dtype
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64])
+def test_tensordot_inner_vdot_cross(device, dtype):
+    a, x = _inputs((2, 3, 4), dtype, device, "transposed")
+    b, y = _inputs((4, 3, 5), dtype, device, "strided", 1)
+    _same(minitorch.tensordot(x, y, ([1, 2], [1, 0])), np.tensordot(a, b, ([1, 2], [1, 0])))
+    _same(minitorch.tensordot(x, y, 1), np.tensordot(a, b, 1))
+    _same(minitorch.tensordot(x, y, 0), np.tensordot(a, b, 0))
+    _same(minitorch.tensordot(x, y, minitorch.tensor([[2], [0]])), np.tensordot(a, b, ([2], [0])))
+    c, z = _inputs((5, 4), dtype, device, "transposed", 2)
+    _same(minitorch.inner(x, z), np.inner(a, c))
+    _same(x.inner(minitorch.tensor(2, dtype=dtype, device=device)), a * 2)
+    _same(minitorch.vdot(z[0], z[1]), np.vdot(c[0], c[1]))
+    _same(z[:, 0].vdot(z[:, 1]), np.vdot(c[:, 0], c[:, 1]))
+    p, u = _inputs((4, 3), dtype, device, "transposed", 6)
+    q, v = _inputs((1, 3), dtype, device, "contiguous", 7)
+    _same(minitorch.cross(u, v, dim=1), np.cross(p, q, axis=1))
+    _same(u.cross(v, -1), np.cross(p, q))
+    _same(minitorch.cross(u.t(), v.t()), np.cross(p, q).T)  # dim=None: the first dim of size 3
+    assert minitorch.cross(u, v, dim=1).dtype == dtype
+
+
+def test_product_errors_and_gradients():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(
+        RuntimeError, match="contracted dimensions need to match, but first has size 3 in dim 1"
+    ):
+        minitorch.tensordot(x, x, dims=([1], [0]))
+    with pytest.raises(RuntimeError, match="tensordot expects dims >= 0, but got dims=-1"):
+        minitorch.tensordot(x, x, dims=-1)
+    with pytest.raises(RuntimeError, match="both dimension lists should have same length"):
+        minitorch.tensordot(x, x, dims=([0, 1], [0]))
+    with pytest.raises(RuntimeError, match=r"inner\(\) the last dimension must match on both input tensors"):
+        minitorch.inner(x, minitorch.zeros(4))
+    with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 1D tensors"):
+        minitorch.vdot(x, minitorch.zeros(3))
+    with pytest.raises(
+        RuntimeError, match="expected both vectors to have same dtype, but found Float and Double"
+    ):
+        minitorch.vdot(minitorch.zeros(3), minitorch.zeros(3, dtype=F64))
+    with pytest.raises(
+        RuntimeError, match="linalg.cross: inputs dimension 1 must have length 3. Got 2 and 2"
+    ):
+        minitorch.cross(minitorch.zeros(2, 2), minitorch.zeros(2, 2), dim=1)
+    with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
+        minitorch.cross(minitorch.zeros(2, 2), minitorch.zeros(2, 2))
+    with pytest.raises(
+        RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(4\)"
+    ):
+        minitorch.cross(minitorch.zeros(2, 3), minitorch.zeros(4, 3), dim=1)
+    with pytest.raises(RuntimeError, match="linalg.cross: inputs must have the same number of dimensions."):
+        minitorch.cross(minitorch.zeros(3), minitorch.zeros(2, 3), dim=1)
+    a, b = _rand64(2, 3), _rand64(3, 2)
+    assert gradcheck(minitorch.kron, (a, b))
+    assert gradcheck(lambda s, t: minitorch.tensordot(s, t, ([0, 1], [1, 0])), (a, b))
+    assert gradcheck(lambda s, t: minitorch.inner(s, t.t()), (a, b))
+    assert gradcheck(lambda s, t: minitorch.cross(s, t.t(), dim=1), (a, b))
+    assert gradcheck(lambda s, t: minitorch.vdot(s[0], t[:, 0]), (a, b))
+    assert gradcheck(lambda s, t: minitorch.block_diag(s, t), (a, b))
+
+
+# ---- diff
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_diff(device, dtype, layout):
+    a, x = _inputs((4, 5), dtype, device, layout)
+    for n, dim in [(1, -1), (2, 0), (0, 1), (3, 1), (6, 1)]:
+        _same(minitorch.diff(x, n, dim), np.diff(a, n, dim))
+    p, pt = _inputs((4, 2), dtype, device, "contiguous", 1)
+    q, qt = _inputs((4, 1), dtype, device, "contiguous", 2)
+    _same(x.diff(2, 1, pt, qt), np.diff(a, 2, 1, prepend=p, append=q))
+    s = _np(np.array(1), dtype)
+    _same(x.diff(dim=0, append=minitorch.tensor(s, dtype=dtype, device=device)), np.diff(a, axis=0, append=s))
+    assert minitorch.diff(x, 1, 0).dtype == dtype
+    assert minitorch.diff(minitorch.zeros(0, device=device)).shape == (0,)
+
+
+def test_diff_errors_and_gradients():
+    with pytest.raises(RuntimeError, match="diff expects input to be at least one-dimensional"):
+        minitorch.diff(minitorch.tensor(1.0))
+    with pytest.raises(RuntimeError, match="order must be non-negative but got -1"):
+        minitorch.diff(minitorch.zeros(3), n=-1)
+    x, p = _rand64(4, 5), _rand64(4, 1)
+    assert gradcheck(lambda t, u: minitorch.diff(t, 2, -1, prepend=u), (x, p))
+
+
+# ---- index_add / index_copy / index_fill
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_add_copy_fill(device, dtype, dim):
+    a, x = _inputs((4, 5), dtype, device, "transposed")
+    d = dim % 2
+    idx = np.array([3, 0, 3, 1]) if d == 1 else np.array([2, 0, 2])
+    sshape = (4, len(idx)) if d == 1 else (len(idx), 5)
+    s, st = _inputs(sshape, dtype, device, "contiguous", 1)
+    it = minitorch.tensor(idx, device=device)
+    want = a.copy()
+    np.add.at(want, (slice(None), idx) if d == 1 else idx, s * 2)
+    _same(minitorch.index_add(x, dim, it, st, alpha=2), want)
+    _same(x, a)  # out of place
+    uniq = np.array([3, 0]) if d == 1 else np.array([2, 0])
+    us = s[:, :2] if d == 1 else s[:2]
+    want = a.copy()
+    if d == 1:
+        want[:, uniq] = us
+    else:
+        want[uniq] = us
+    ut = minitorch.tensor(uniq, device=device)
+    ust = make_tensor(us, dtype, device)
+    _same(x.index_copy(dim, ut, ust), want)
+    want = a.copy()
+    if d == 1:
+        want[:, idx] = 7
+    else:
+        want[idx] = 7
+    _same(x.index_fill(dim, it, 7), want)
+    _same(x.index_fill(dim, it, minitorch.tensor(7, device=device)), want)
+    # in place: writes into self's storage, views included
+    base = minitorch.tensor(a, dtype=dtype, device=device)
+    view = base.t()
+    r = view.index_fill_(1 - d, it, 7)
+    assert r is view
+    _same(base, want)
+    y = minitorch.tensor(a, dtype=dtype, device=device)
+    y.index_add_(dim, it, st)
+    want = a.copy()
+    np.add.at(want, (slice(None), idx) if d == 1 else idx, s)
+    _same(y, want)
+    y = minitorch.tensor(a, dtype=dtype, device=device)
+    y.index_copy_(dim, ut, ust)
+    _same(y, x.index_copy(dim, ut, ust))
+    e = minitorch.zeros(0, 5, dtype=dtype, device=device)
+    assert e.index_add(1, it[:0], minitorch.zeros(0, 0, dtype=dtype, device=device)).shape == (0, 5)
+
+
+def test_index_ops_errors():
+    x = minitorch.zeros(2, 3)
+    one = minitorch.ones(1, 3)
+    with pytest.raises(
+        RuntimeError, match="index_add_\\(\\): Expected dtype int32/int64 for index but got: Float"
+    ):
+        x.index_add(0, minitorch.tensor([0.0]), one)
+    with pytest.raises(RuntimeError, match="source tensor shape must match self tensor shape, excluding the"):
+        x.index_add(0, minitorch.tensor([0]), minitorch.ones(1, 4))
+    with pytest.raises(IndexError, match="Index is supposed to be a vector, but got dim: 2"):
+        x.index_add(0, minitorch.tensor([[0]]), one)
+    with pytest.raises(
+        RuntimeError, match=r"Number of indices \(2\) should be equal to source.size\(dim\): \(1\)"
+    ):
+        x.index_add(0, minitorch.tensor([0, 1]), one)
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 2"):
+        x.index_add(0, minitorch.tensor([5]), one)
+    with pytest.raises(
+        RuntimeError, match=r"self \(Float\) and source \(Double\) must have the same scalar type"
+    ):
+        x.index_add(0, minitorch.tensor([0]), one.double())
+    with pytest.raises(
+        RuntimeError, match="index_copy_\\(\\): Expected a long tensor for index, but got Float"
+    ):
+        x.index_copy(0, minitorch.tensor([0.0]), one)
+    with pytest.raises(RuntimeError, match="Source/destination tensor must have same slice shapes"):
+        x.index_copy(0, minitorch.tensor([0]), minitorch.ones(1, 4))
+    with pytest.raises(
+        IndexError, match=r"index_copy_\(\): Number of indices \(2\) should be equal to source"
+    ):
+        x.index_copy(0, minitorch.tensor([0, 1]), one)
+    with pytest.raises(IndexError, match="index_fill_\\(\\): Expected dtype int64 for index."):
+        x.index_fill(0, minitorch.tensor([0.0]), 1)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 2"):
+        x.index_fill(0, minitorch.tensor([5]), 1)
+    with pytest.raises(RuntimeError, match="index_fill_ only supports a 0-dimensional value tensor"):
+        x.index_fill(0, minitorch.tensor([0]), minitorch.ones(2))
+
+
+def test_index_ops_gradients():
+    x, s = _rand64(4, 5), _rand64(4, 3)
+    idx = minitorch.tensor([1, 4, 1])
+    uidx = minitorch.tensor([1, 4, 0])
+    assert gradcheck(lambda t, u: t.index_add(1, idx, u, alpha=3), (x, s))
+    assert gradcheck(lambda t, u: minitorch.index_copy(t, -1, uidx, u), (x, s))
+    assert gradcheck(lambda t: t.index_fill(1, idx, 2.5), (x,))
+
+    def inplace(t, u):
+        y = t * 1
+        y.index_add_(1, idx, u)
+        y.index_copy_(0, minitorch.tensor([2]), u[:1, :1].expand(1, 5))
+        return y.index_fill_(1, minitorch.tensor([0]), 1.0)
+
+    assert gradcheck(inplace, (x, s))
+
+
+# ---- unfold and scatters
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_unfold(device, dtype, layout):
+    a, x = _inputs((5, 7), dtype, device, layout)
+    for dim, size, step in [(1, 3, 1), (1, 3, 2), (0, 5, 1), (-1, 0, 3), (0, 2, 4), (1, 7, 10)]:
+        got = x.unfold(dim, size, step)
+        want = np.lib.stride_tricks.sliding_window_view(a, size, axis=dim % 2)
+        want = want[:, ::step] if dim % 2 == 1 else want[::step]
+        _same(got, want)
+    _same(minitorch.tensor(3.0, device=device).unfold(0, 1, 1), [3.0])
+
+
+def test_unfold_errors_and_gradients():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="maximum size for tensor at dimension 1 is 3 but size is 4"):
+        x.unfold(1, 4, 1)
+    with pytest.raises(RuntimeError, match="step is 0 but must be > 0"):
+        x.unfold(1, 2, 0)
+    with pytest.raises(RuntimeError, match="size is -1 but must be >= 0"):
+        x.unfold(1, -1, 1)
+    g = _rand64(4, 6)
+    assert gradcheck(lambda t: t.unfold(1, 3, 1), (g,))  # overlapping windows accumulate
+    assert gradcheck(lambda t: t.t().unfold(0, 2, 3), (g,))
+    assert gradcheck(lambda t: t[1:, 2:].unfold(1, 2, 1), (g,))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scatters(device, dtype):
+    a, x = _inputs((4, 5, 3), dtype, device, "transposed")
+    rng = np.random.default_rng(8)
+    for dim, index in [(0, 1), (1, -1), (-1, 2)]:
+        sl = np.take(a, index, axis=dim)
+        src = _np(make_array(sl.shape, dtype, rng), dtype)
+        want = a.copy()
+        np.moveaxis(want, dim, 0)[index] = src
+        _same(minitorch.select_scatter(x, make_tensor(src, dtype, device), dim, index), want)
+    for dim, start, end, step in [(0, 1, 3, 1), (1, None, None, 2), (-1, -2, None, 1), (1, 4, 2, 1)]:
+        key = [slice(None)] * 3
+        key[dim] = slice(start, end, step)
+        src = _np(make_array(a[tuple(key)].shape, dtype, rng), dtype)
+        want = a.copy()
+        want[tuple(key)] = src
+        got = x.slice_scatter(make_tensor(src, dtype, device), dim, start, end, step)
+        _same(got, want)
+    for off, d1, d2 in [(0, 0, 1), (1, 0, 2), (-1, 2, 1)]:
+        dshape = np.diagonal(a, off, d1, d2).shape
+        src = _np(make_array(dshape, dtype, rng), dtype)
+        want = a.copy()
+        # write through index arrays on a view with (d1, d2) moved last, where np.diagonal puts its dim last
+        n = dshape[-1]
+        i = np.arange(n) + max(-off, 0)
+        j = np.arange(n) + max(off, 0)
+        np.moveaxis(want, (d1, d2), (-2, -1))[..., i, j] = src
+        got = minitorch.diagonal_scatter(x, make_tensor(src, dtype, device), off, d1, d2)
+        _same(got, want)
+    _same(x, a)
+
+
+def test_scatter_errors_and_gradients():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(
+        RuntimeError, match=r"expected src to have a size equal to the slice of self. src size = \[2\]"
+    ):
+        minitorch.select_scatter(x, minitorch.ones(2), 0, 0)
+    with pytest.raises(IndexError, match="index 2 out of range for tensor of size"):
+        minitorch.select_scatter(x, minitorch.ones(3), 0, 2)
+    with pytest.raises(RuntimeError, match=r"src size = \[2, 2\], slice size = \[2, 3\]"):
+        minitorch.slice_scatter(x, minitorch.ones(2, 2), 1, 0, 3)
+    with pytest.raises(RuntimeError, match=r"src size = \[3\], slice size = \[2\]"):
+        minitorch.diagonal_scatter(x, minitorch.ones(3))
+    g, s = _rand64(4, 5), _rand64(5)
+    assert gradcheck(lambda t, u: minitorch.select_scatter(t, u, 0, -1), (g, s))
+    assert gradcheck(lambda t, u: t.slice_scatter(u[:4].unsqueeze(1).expand(4, 2), 1, 1, 5, 2), (g, s))
+    assert gradcheck(lambda t, u: t.diagonal_scatter(u[:4], 1), (g, s))
+
+
+def test_tensor_methods_installed():
+    x = minitorch.zeros(2, 3)
+    for name in ("flip", "roll", "tile", "diag", "unfold", "index_add_", "kron", "cross", "diff", "msort"):
+        assert callable(getattr(x, name))
+    for name in ("meshgrid", "block_diag", "broadcast_tensors", "atleast_2d", "clone", "cartesian_prod"):
+        assert callable(getattr(minitorch, name))
