@@ -40,9 +40,9 @@ from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, 
 from minitorch.functional import broadcast_shapes, nanmean, nansum, repeat_interleave  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
-from minitorch import _composite_math, _composite_shape
+from minitorch import _composite_math, _composite_shape, _torch_functions
 
-for _m in (_composite_shape, _composite_math):
+for _m in (_composite_shape, _composite_math, _torch_functions):
     globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
@@ -61,6 +61,26 @@ cfloat = None
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
 from minitorch import amp, cpu, nn  # noqa: F401
+from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
+    alpha_dropout,
+    celu,
+    celu_,
+    channel_shuffle,
+    cosine_similarity,
+    feature_alpha_dropout,
+    hardshrink,
+    native_channel_shuffle,
+    pairwise_distance,
+    pdist,
+    prelu,
+    rms_norm,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    threshold,
+    threshold_,
+)
 from minitorch.amp import autocast  # noqa: F401
 from minitorch.amp.autocast_mode import (  # noqa: F401
     clear_autocast_cache,

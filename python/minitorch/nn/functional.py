@@ -603,6 +603,305 @@ def _warn_size(input, target):
         )
 
 
+# ---- losses composed of recorded ops (ranking, embedding, margin, Poisson/Gaussian NLL): autograd and every
+# device come from the ops they are built of; only argument checking and PyTorch's error messages live here
+__all__ += [
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "poisson_nll_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+]
+
+_REDUCTIONS = ("none", "mean", "sum")
+_HALF_LOG_2PI = 0.9189385332046727  # 0.5 * log(2 * pi)
+_TWO_PI = 6.283185307179586
+
+
+def _loss_reduction(size_average, reduce, reduction, message="{} is not a valid value for reduction"):
+    """The reduction after the legacy pair is folded in, checked before any work as PyTorch's get_enum does."""
+    if size_average is not None or reduce is not None:
+        return _reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(message.format(reduction))
+    return reduction
+
+
+def _reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _zero_where(cond, value):
+    return _C._where(cond, _C.scalar_tensor(0, dtype=value.dtype, device=value.device), value)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin), reduced; target holds 1 (input1 ranks higher) or -1."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    return _reduce_loss((margin - target * (input1 - input2)).clamp_min(0), reduction)
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == p == n):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {a}D, positive {p}D, and negative {n}D inputs"
+        )
+
+
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
+    """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm pairwise distance over the last dim; swap uses
+    min(d(a, n), d(p, n)) for the negative distance (Balntas et al.)."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    _check_triplet_dims(anchor, positive, negative)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
+    """triplet_margin_loss with any distance_function(x1, x2) -> tensor (default: pairwise_distance)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    dist = pairwise_distance if distance_function is None else distance_function
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _C.minimum(d_neg, dist(positive, negative))
+    return _reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def poisson_nll_loss(
+    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+):
+    """Negative log likelihood of target ~ Poisson(rate): exp(input) - target * input when log_input, else
+    input - target * log(input + eps); full adds Stirling's approximation of log(target!) where target > 1."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (_TWO_PI * target).log()
+        # log(target) is -inf/nan at 0 and below: those terms are dropped, as PyTorch's masked_fill drops them
+        loss = loss + _zero_where(target <= 1, stirling)
+    return _reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 * (log(max(var, eps)) + (input - target)^2 / max(var, eps)), plus 0.5 * log(2 pi) when full.
+
+    var has input's shape, or one dimension less (the last), or input's shape with exactly one dimension of
+    size 1 (a variance shared along it); a Python float is one variance for every element."""
+    if isinstance(var, (int, float)) and not isinstance(var, bool):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _C.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    in_shape, var_shape = tuple(input.shape), tuple(var.shape)
+    if var_shape != in_shape:
+        if in_shape[:-1] == var_shape:
+            var = var.unsqueeze(-1)
+        elif not (
+            len(in_shape) == len(var_shape) and sum(v for i, v in zip(in_shape, var_shape) if i != v) == 1
+        ):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    # The clamp is invisible to autograd in PyTorch (clamp_ under no_grad on a clone): the gradient reaches var
+    # as if unclamped, evaluated at the clamped value. Adding the detached difference does the same.
+    var = var + (var.clamp_min(eps) - var).detach()
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + _HALF_LOG_2PI
+    return _reduce_loss(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """input where target == 1, max(0, margin - input) where target == -1 (a value other than +-1 takes both)."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    loss = _zero_where(target == 1, (margin - input).clamp_min(0)) + _zero_where(target == -1, input)
+    return _reduce_loss(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1; inputs (N, D) with
+    target (N,), or (D,) with a 0-d target."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    tdim = target.dim()
+    if tdim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if tdim == 1 else 1
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(
+            f"{tdim}D target tensor expects {want}D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+    # PyTorch's EPSILON keeps a zero vector's cosine finite (0) instead of 0/0
+    dot = (input1 * input2).sum(tdim)
+    mag1 = (input1 * input1).sum(tdim) + 1e-12
+    mag2 = (input2 * input2).sum(tdim) + 1e-12
+    cos = dot / (mag1 * mag2).sqrt()
+    loss = _zero_where(target != 1, 1 - cos) + _zero_where(target != -1, (cos - margin).clamp_min(0))
+    return _reduce_loss(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)), reduced: the two-class logistic loss with targets +-1."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    return _nn.soft_margin_loss(input, target, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross entropy of sigmoid(input) against 0/1 targets, averaged over the classes (last dim), one
+    value per sample; weight scales the classes."""
+    reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce_loss(loss, reduction)
+
+
+def _margin_loss_frames(input, name):
+    """(nframe, dim) of the margin losses' (C,) or (N, C) input (a 0-d input is one sample of one class)."""
+    nd = input.dim()
+    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
+        )
+    if nd <= 1:
+        return 1, (input.shape[0] if nd == 1 else 1)
+    return input.shape[0], input.shape[1]
+
+
+def _check_long_target(target):
+    if target.dtype != _C.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {_SCALAR_NAME.get(target.dtype, target.dtype)}"
+        )
+
+
+_SCALAR_NAME = {
+    _C.float32: "Float",
+    _C.float64: "Double",
+    _C.float16: "Half",
+    _C.bfloat16: "BFloat16",
+    _C.int32: "Int",
+    _C.int16: "Short",
+    _C.int8: "Char",
+    _C.uint8: "Byte",
+    _C.bool: "Bool",
+}
+
+
+def multi_margin_loss(
+    input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    """Multi-class hinge loss: sum over j != y of max(0, margin - x[y] + x[j])^p (times weight[y]), divided by
+    the number of classes; input (C,) or (N, C), target the class indices."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    nframe, dim = _margin_loss_frames(input, "multi_margin_loss")
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size [{nframe}], but got {list(target.shape)}. Input has shape "
+            f"{list(input.shape)}."
+        )
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
+    _check_long_target(target)
+    t = target.reshape(nframe)
+    if nframe and (int(t.min()) < 0 or int(t.max()) >= dim):
+        raise RuntimeError("target out of range")
+    x = input.reshape(nframe, dim)
+    z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.index_select(0, t).unsqueeze(1)
+    own = _C.arange(dim, device=input.device).unsqueeze(0) == t.unsqueeze(1)
+    loss = _zero_where(own, z).sum(1) / dim
+    if target.dim() == 0:
+        loss = loss.reshape(())
+    return _reduce_loss(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss: for each sample, sum over its target classes j and non-target classes k of
+    max(0, 1 - (x[j] - x[k])), divided by the number of classes. target holds class indices padded with -1
+    (the first -1 ends the list), shaped as input."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
+    nframe, dim = _margin_loss_frames(input, "multilabel_margin_loss")
+    nd = input.dim()
+    ok = (target.dim() <= 1 and target.numel() == dim) if nd <= 1 else tuple(target.shape) == (nframe, dim)
+    if not ok:
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    _check_long_target(target)
+    t = target.reshape(nframe, dim)
+    if t.numel() and (int(t.min()) < -1 or int(t.max()) >= dim):
+        raise RuntimeError("argument #2 'target' is out of range")
+    x = input.reshape(nframe, dim)
+    # slots before the first -1 hold the targets; each slot counts, so a repeated label counts twice as in ATen
+    valid = (t == -1).to(_C.int64).cumsum(1) == 0
+    slot = _zero_where(valid.logical_not(), t)
+    hits = _C.zeros((nframe, dim), dtype=x.dtype, device=x.device).scatter_add(1, slot, valid.to(x.dtype))
+    is_target = hits > 0
+    # valid slots are a prefix of each row: pairing only the longest prefix, not all dim slots, cuts the
+    # (sample, slot, class) work from dim^2 to labels * dim per sample (6x at 3 labels of 32 classes)
+    used = int(valid.sum(1).max()) if nframe else 0
+    valid, slot = valid.narrow(1, 0, used), slot.narrow(1, 0, used)
+    x_slot = x.gather(1, slot)
+    pair = (1 - x_slot.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [sample, target slot, class]
+    keep = valid.unsqueeze(2) & is_target.logical_not().unsqueeze(1)
+    loss = _zero_where(keep.logical_not(), pair).sum((1, 2)) / dim
+    if nd <= 1:
+        loss = loss.reshape(())
+    return _reduce_loss(loss, reduction)
+
+
 # ---- attention (the fused op; multi_head_attention_forward composes it as PyTorch's does)
 
 
@@ -970,3 +1269,599 @@ def upsample_bilinear(input, size=None, scale_factor=None):
         stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ==== breadth additions: activations, normalizations, distances, fold/unfold, pooling extras, embedding_bag.
+# Everything below is composed from recorded ops, so autograd and CUDA follow from the ops used.
+__all__ += [
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "alpha_dropout",
+    "celu_",
+    "channel_shuffle",
+    "elu_",
+    "embedding_bag",
+    "feature_alpha_dropout",
+    "fold",
+    "gumbel_softmax",
+    "hardshrink",
+    "hardtanh_",
+    "leaky_relu_",
+    "local_response_norm",
+    "lp_pool1d",
+    "lp_pool2d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "native_channel_shuffle",
+    "pdist",
+    "prelu",
+    "rms_norm",
+    "rrelu",
+    "rrelu_",
+    "selu_",
+    "softshrink",
+    "threshold_",
+    "unfold",
+]
+
+# float eps by dtype (torch.finfo(dtype).eps), for rms_norm's eps=None
+_FINFO_EPS = {
+    _C.float64: 2.220446049250313e-16,
+    _C.float32: 1.1920928955078125e-07,
+    _C.float16: 0.0009765625,
+    _C.bfloat16: 0.0078125,
+}
+
+
+def _single(x):
+    return x[0] if isinstance(x, (tuple, list)) else x
+
+
+def _pair(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+
+
+# ---- activations: in-place spellings, shrinks, PReLU, RReLU
+def elu_(input, alpha=1.0):
+    """In-place elu: writes elu(input) into input and returns it."""
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place celu: writes celu(input) into input and returns it."""
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place selu: writes selu(input) into input and returns it."""
+    return selu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu: writes leaky_relu(input) into input and returns it."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh: clamps input to [min_val, max_val] in place and returns it."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    """In-place threshold: elements not greater than threshold become value, in input itself."""
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
+    if lambd < 0:
+        kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
+        hi = {_C.float64: "1.79769e+308", _C.float16: "65504", _C.bfloat16: "3.38953e+38"}
+        raise RuntimeError(
+            f"lambda must be in range [0, {hi.get(input.dtype, '3.40282e+38')}] for input dtype "
+            f"{kind.get(input.dtype, 'Float')}, but found {lambd:g}"
+        )
+    # x - clamp(x) is the shrink itself; its gradient is 1 outside [-lambd, lambd] and 0 inside
+    return input - input.clamp(-lambd, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, 0 otherwise."""
+    return _C._where(input.abs() > lambd, input, 0.0)
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    n = weight.numel()
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{n} and channel size = {channels}."
+        )
+    if n == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((channels,) + (1,) * (input.dim() - 2))
+    return _C._where(input > 0, input, w * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training each negative element gets a slope drawn from U(lower, upper);
+    in eval the slope is the mean (lower + upper) / 2."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+
+    def fn(x):
+        slopes = _C.empty_like(x).uniform_(lower, upper)
+        return _C._where(x >= 0, x, x * slopes)
+
+    return _write_back(input, fn) if inplace else fn(input)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution; hard=True returns one-hot samples whose gradient is the
+    soft sample's (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # -log(Exp(1)) is Gumbel(0, 1); Exp(1) = -log(U), U kept off 0 so the sample stays finite
+    u = _C.empty_like(logits).uniform_(1e-20 if logits.dtype == _C.float64 else 1e-38, 1.0)
+    gumbels = -_C.log(-_C.log(u))
+    y_soft = _C.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# ---- dropout of self-normalizing networks
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
+    saturation value, then an affine map restores the moments)."""
+    _check_p(p)
+    out = _nn.alpha_dropout(input, p, training)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        out = input * _C.zeros((), dtype=input.dtype, device=input.device)
+        return input.copy_(out) if inplace else out
+    alpha = 1.7580993408473766
+    a = 1.0 / ((alpha * alpha * p + 1) * (1 - p)) ** 0.5
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    keep = _C.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    b = (keep - 1) * (alpha * a) + alpha * a * p
+    out = input * (keep * a) + b
+    return input.copy_(out) if inplace else out
+
+
+# ---- normalization
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps=None is the dtype's
+    machine epsilon."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(ns) :]) != ns or len(ns) > input.dim():
+        raise RuntimeError(
+            f"Given normalized_shape={list(ns)}, expected input with shape [*{', '.join(map(str, ns))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    if weight is not None and tuple(weight.shape) != ns:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {list(ns)}"
+        )
+    if eps is None:
+        eps = _FINFO_EPS.get(input.dtype, 1.1920928955078125e-07)
+    dims = tuple(range(input.dim() - len(ns), input.dim()))
+    out = input * _C.rsqrt((input * input).mean(dims, keepdim=True) + eps) if dims else input
+    return out * weight if weight is not None else out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta (AlexNet's LRN)."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[0], input.shape[1]
+    # the channel window becomes a (size, 1) average pool over a (channels, rest) plane
+    div = (input * input).reshape(n, 1, c, -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).reshape(input.shape)
+    return input / (div * alpha + k).pow(beta)
+
+
+# ---- distances
+def pdist(input, p=2.0):
+    """The p-norm distances between the rows of an (N, M) input, upper triangle of the distance matrix in
+    row-major order (N * (N - 1) / 2 values)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    import numpy as np
+
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0:
+        return _C.zeros(0, dtype=input.dtype, device=input.device)
+    ii = _tensor(i.astype(np.int64), device=input.device)
+    jj = _tensor(j.astype(np.int64), device=input.device)
+    return (input.index_select(0, ii) - input.index_select(0, jj)).norm(p, 1)
+
+
+# ---- sliding blocks: unfold (im2col) and fold (col2im)
+def _check_positive(name, h, w, what="greater than zero", key=None):
+    key = key or name
+    if (what == "non-negative" and (h < 0 or w < 0)) or (what != "non-negative" and (h <= 0 or w <= 0)):
+        raise RuntimeError(f"{name} should be {what}, but got {key}_height: {h} {key}_width: {w}")
+
+
+def _block_args(kernel_size, dilation, padding, stride):
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = map(_pair, (kernel_size, dilation, padding, stride))
+    _check_positive("kernel size", kh, kw, key="kernel")
+    _check_positive("stride", sh, sw)
+    _check_positive("dilation", dh, dw)
+    _check_positive("padding", ph, pw, "non-negative", key="pad")
+    return kh, kw, dh, dw, ph, pw, sh, sw
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C * kh * kw, L), each column one sliding block, L the block count."""
+    if 0 < input.dim() < 3:
+        # PyTorch reads dim 2 before checking the rank, so low ranks fail as an index error
+        d = input.dim()
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], but got 2)")
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+            f"for input, but got: {list(input.shape)}"
+        )
+    kh, kw, dh, dw, ph, pw, sh, sw = _block_args(kernel_size, dilation, padding, stride)
+    x = input if input.dim() == 4 else input.unsqueeze(0)
+    n, c, h, w = x.shape
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1:
+        raise RuntimeError(
+            f"Given input with spatial size ({h}, {w}), kernel_size=({kh}, {kw}), dilation=({dh}, {dw}), "
+            f"padding=({ph}, {pw}), calculated shape of the array of sliding blocks as ({oh}, {ow}), but its "
+            "components must be at least one."
+        )
+    if ph or pw:
+        x = pad(x, (pw, pw, ph, ph))
+    x = x.contiguous()
+    hp, wp = x.shape[2], x.shape[3]
+    # a strided view (n, c, kh, kw, oh, ow) of the padded image; the reshape is the one copy
+    blocks = x.as_strided(
+        (n, c, kh, kw, oh, ow), (c * hp * wp, hp * wp, dh * wp, dw, sh * wp, sw), x.storage_offset()
+    )
+    out = blocks.reshape(n, c * kh * kw, oh * ow)
+    return out if input.dim() == 4 else out.squeeze(0)
+
+
+_FOLD_INDEX = {}
+
+
+def _fold_index(hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, device):
+    """Flat positions in the padded (hp, wp) image of every (kernel offset, block) pair, cached per shape."""
+    key = (hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, str(device))
+    idx = _FOLD_INDEX.get(key)
+    if idx is None:
+        import numpy as np
+
+        rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(bh) * sh)[None, None, :, None]
+        cols = (np.arange(kw) * dw)[None, :, None, None] + (np.arange(bw) * sw)[None, None, None, :]
+        flat = (rows * wp + cols).reshape(-1).astype(np.int64)
+        idx = _tensor(flat, device=device)
+        if len(_FOLD_INDEX) > 64:
+            _FOLD_INDEX.clear()
+        _FOLD_INDEX[key] = idx
+    return idx
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, unfold's adjoint: sums the (N, C * kh * kw, L) blocks back into an (N, C, H, W) image
+    (overlapping blocks add up)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+            f"dimensions for input, but got: {list(input.shape)}"
+        )
+    ho, wo = _pair(output_size)
+    kh, kw, dh, dw, ph, pw, sh, sw = _block_args(kernel_size, dilation, padding, stride)
+    x = input if input.dim() == 3 else input.unsqueeze(0)
+    n, ck, nblocks = x.shape
+    if ck % (kh * kw):
+        raise RuntimeError(
+            "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+            f"input.size(1)={ck} and kernel_size=({kh}, {kw})."
+        )
+    hp, wp = ho + 2 * ph, wo + 2 * pw
+    bh = (hp - dh * (kh - 1) - 1) // sh + 1
+    bw = (wp - dw * (kw - 1) - 1) // sw + 1
+    if nblocks != bh * bw or bh < 1 or bw < 1:
+        raise RuntimeError(
+            f"Given output_size=({ho}, {wo}), kernel_size=({kh}, {kw}), dilation=({dh}, {dw}), "
+            f"padding=({ph}, {pw}), stride=({sh}, {sw}), expected size of input's dimension 2 to match the "
+            f"calculated number of sliding blocks {bh} * {bw} = {bh * bw}, but got input.size(2)={nblocks}."
+        )
+    c = ck // (kh * kw)
+    idx = _fold_index(hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, x.device)
+    src = x.reshape(n, c, kh * kw * nblocks)
+    out = _C.zeros((n, c, hp * wp), dtype=x.dtype, device=x.device)
+    out = out.scatter_add(2, idx.expand(n, c, idx.shape[0]), src).reshape(n, c, hp, wp)
+    if ph or pw:
+        out = out[:, :, ph : ph + ho, pw : pw + wo]
+    return out if input.dim() == 3 else out.squeeze(0)
+
+
+# ---- pooling extras
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool1d returning (values, indices)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool2d returning (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool1d returning (values, indices)."""
+    return _nn.adaptive_max_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max over L_in / output_size-wide adaptive windows of the last dim; indices too if return_indices."""
+    out, idx = _nn.adaptive_max_pool1d(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool2d returning (values, indices)."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def _unpool(input, indices, kernel, stride, padding, output_size):
+    nd = len(kernel)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor for input, but got: {list(input.shape)}"
+        )
+    spatial = tuple(input.shape[-nd:])
+    default = tuple((spatial[d] - 1) * stride[d] - 2 * padding[d] + kernel[d] for d in range(nd))
+    if output_size is None:
+        out_size = default
+    else:
+        out_size = tuple(output_size)
+        if len(out_size) == nd + 2 or len(out_size) == nd + 1:
+            out_size = out_size[-nd:]
+        if len(out_size) != nd:
+            raise ValueError(
+                f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a length "
+                f"of '{len(out_size)}'"
+            )
+        for d in range(nd):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not (lo < out_size[d] < hi):
+                raise ValueError(
+                    f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})'
+                )
+    lead = tuple(input.shape[:-nd])
+    total = 1
+    for s in out_size:
+        total *= s
+    flat_idx = indices.reshape(lead + (-1,))
+    if flat_idx.numel():
+        lo_i, hi_i = int(flat_idx.min().item()), int(flat_idx.max().item())
+        if lo_i < 0 or hi_i >= total:
+            bad = hi_i if hi_i >= total else lo_i
+            sizes = "x".join(str(s) for s in out_size)
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes})")
+    out = _C.zeros(lead + (total,), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, flat_idx, input.reshape(lead + (-1,)))
+    return out.reshape(lead + out_size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool1d's partial inverse: each value goes back to its argmax position, the rest are zero."""
+    k = _single(kernel_size)
+    s = k if stride is None else _single(stride)
+    return _unpool(input, indices, (k,), (s,), (_single(padding),), output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool2d's partial inverse: each value goes back to its argmax position, the rest are zero."""
+    k = _pair(kernel_size)
+    s = k if stride is None else _pair(stride)
+    return _unpool(input, indices, k, s, _pair(padding), output_size)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p): the power-average pool."""
+    out = avg_pool1d(
+        input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
+    )
+    return (_C.sign(out) * _C.relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each 2-D window of x^p)^(1/p): the power-average pool."""
+    kh, kw = _pair(kernel_size)
+    out = avg_pool2d(
+        input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
+    )
+    return (_C.sign(out) * _C.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+# ---- channel shuffle
+def channel_shuffle(input, groups):
+    """Splits dim 1 into `groups` groups and interleaves them (ShuffleNet): (N, g * k, ...) -> channels
+    ordered by (k, g)."""
+    if input.dim() <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    x = input.reshape((n, groups, c // groups) + rest).transpose(1, 2)
+    return x.reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+# ---- embedding bags
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """Sums, averages or maxes bags of embedding rows: a 2-D input is one bag per row, a 1-D input is cut into
+    bags at `offsets`. padding_idx entries are left out of every bag; an empty bag gives zeros."""
+    import numpy as np
+
+    if weight.dtype == _C.int64 and input.is_floating_point():
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
+            "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+            stacklevel=2,
+        )
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, then it "
+            f"must have the same shape as the input ({tuple(input.shape)})"
+        )
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
+                f"length sequences. However, found offsets of type {type(offsets)}"
+            )
+        nbags, width = input.shape
+        starts = np.arange(nbags, dtype=np.int64) * width
+        flat = input.reshape(-1)
+        psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets.cpu().numpy().astype(np.int64)
+        if starts.size and starts[0] != 0:
+            raise RuntimeError(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                f"position 0. However, got {starts[0]}"
+            )
+        if starts.size and starts[-1] > input.shape[0]:
+            raise RuntimeError(
+                f"offsets[-1] can not be greater than input's length {input.shape[0]} but got offsets[-1] of "
+                f"{starts[-1]}"
+            )
+        if include_last_offset:
+            starts = starts[:-1]
+        flat, psw = input, per_sample_weights
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+            f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    if max_norm is not None:
+        from minitorch.autograd.grad_mode import no_grad
+
+        with no_grad():
+            _nn.embedding_renorm_(weight, flat.contiguous(), max_norm, norm_type)
+    padding_idx = _embedding_padding_idx(padding_idx, weight.shape[0])
+    total = flat.shape[0]
+    nbags = len(starts)
+    if include_last_offset and input.dim() == 1:
+        ends = offsets.cpu().numpy().astype(np.int64)[1:]
+    else:
+        ends = np.append(starts[1:], total) if nbags else starts
+    lengths = ends - starts
+    width = int(lengths.max()) if nbags else 0
+    # each bag as a row of `width` positions into the looked-up rows; the slots past a bag's end (and
+    # padding_idx entries) point at one extra row that is neutral for the reduction
+    pos = starts[:, None] + np.arange(width)[None, :]
+    valid = np.arange(width)[None, :] < lengths[:, None]
+    if padding_idx is not None and total:
+        ids = flat.cpu().numpy()
+        valid &= ids[np.minimum(pos, total - 1)] != padding_idx
+    dim = weight.shape[1]
+    if width == 0:
+        return _C.zeros((nbags, dim), dtype=weight.dtype, device=weight.device)
+    # index_select is the cheaper lookup; the native embedding only for its scale_grad_by_freq backward
+    if scale_grad_by_freq:
+        rows = embedding(flat, weight, scale_grad_by_freq=True)
+    else:
+        rows = weight.index_select(0, flat.reshape(-1))
+    if psw is not None:
+        rows = rows * psw.unsqueeze(-1)
+    if valid.all() and nbags * width == total:
+        # equal, back-to-back bags (every 2-D input): the looked-up rows already are the dense layout
+        dense = rows.reshape(nbags, width, dim)
+    else:
+        gather = _tensor(np.where(valid, pos, total).reshape(-1).astype(np.int64), device=weight.device)
+        fill = float("-inf") if mode == "max" else 0.0
+        extra = _C.full((1, dim), fill, dtype=rows.dtype, device=rows.device)
+        dense = _C.cat([rows, extra], 0).index_select(0, gather).reshape(nbags, width, dim)
+    if mode == "max":
+        out = dense.amax(1)
+        nonempty = _tensor(valid.any(1), device=weight.device).unsqueeze(-1)
+        return _C._where(nonempty, out, 0.0)
+    out = dense.sum(1)
+    if mode == "mean":
+        counts = _tensor(np.maximum(valid.sum(1), 1).astype(np.float64), device=weight.device)
+        out = out / counts.to(out.dtype).unsqueeze(-1)
+    return out

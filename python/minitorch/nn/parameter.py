@@ -46,3 +46,68 @@ class Buffer(_C.Tensor):
             data = _C.empty(0)
         super().__init__(_alias_of=data, requires_grad=data.requires_grad)
         self.persistent = persistent
+
+
+class UninitializedTensorMixin:
+    """What UninitializedParameter and UninitializedBuffer share: a placeholder of unknown shape (an empty
+    tensor of the eventual device and dtype) that materialize() turns into a real tensor of its class's
+    cls_to_become."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Gives the placeholder real storage of `shape` (uninitialized values) and turns it into
+        cls_to_become, in place, so every holder of the object sees the materialized tensor."""
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self.data = _C.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        """Unknown until materialized: raises, as PyTorch's does."""
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes."
+        )
+
+    def size(self, dim=None):
+        """Unknown until materialized: raises like shape."""
+        return self.shape
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (self.__class__, (None, self.requires_grad))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape is not known yet (lazy modules): materialize() makes it a Parameter."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        super().__init__(_C.empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        out = type(self)(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = out
+        return out
+
+
+class UninitializedBuffer(UninitializedTensorMixin, _C.Tensor):
+    """A buffer whose shape is not known yet (lazy modules): materialize() makes it a Buffer (a plain
+    _C.Tensor has another object layout, so the in-place class change cannot target it)."""
+
+    cls_to_become = Buffer
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        super().__init__(_alias_of=_C.empty(0, device=device, dtype=dtype), requires_grad=requires_grad)
+        self.persistent = True

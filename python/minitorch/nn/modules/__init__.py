@@ -2,10 +2,14 @@
 
 from minitorch.nn.modules.activation import *
 from minitorch.nn.modules.batchnorm import *
+from minitorch.nn.modules.channelshuffle import *
 from minitorch.nn.modules.container import *
 from minitorch.nn.modules.conv import *
+from minitorch.nn.modules.distance import *
 from minitorch.nn.modules.dropout import *
 from minitorch.nn.modules.flatten import *
+from minitorch.nn.modules.fold import *
+from minitorch.nn.modules.lazy import LazyModuleMixin  # noqa: F401
 from minitorch.nn.modules.linear import *
 from minitorch.nn.modules.loss import *
 from minitorch.nn.modules.module import Module  # noqa: F401

@@ -13,6 +13,7 @@ __all__ = [
     "GELU",
     "GLU",
     "SELU",
+    "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
@@ -21,13 +22,17 @@ __all__ = [
     "LogSoftmax",
     "Mish",
     "MultiheadAttention",
+    "PReLU",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "SiLU",
     "Sigmoid",
     "Softmax",
+    "Softmax2d",
     "Softmin",
     "Softplus",
+    "Softshrink",
     "Softsign",
     "Tanh",
     "Tanhshrink",
@@ -360,3 +365,77 @@ class MultiheadAttention(Module):
         if self.batch_first and is_batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+
+class PReLU(Module):
+    """max(0, x) + a * min(0, x) with a learnable slope a: one shared, or one per channel (dim 1)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_C.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Fills the slopes with `init`."""
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        """F.prelu(input, weight)."""
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class _Shrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(_Shrink):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+
+    def forward(self, input):
+        """F.softshrink(input, lambd)."""
+        return F.softshrink(input, self.lambd)
+
+
+class Hardshrink(_Shrink):
+    """x where |x| > lambd, else 0."""
+
+    def forward(self, input):
+        """F.hardshrink(input, lambd)."""
+        return F.hardshrink(input, self.lambd)
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: random negative slopes from U(lower, upper) in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        """F.rrelu with this module's training flag."""
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) at every spatial position of a (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input):
+        """softmax over dim -3."""
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)

@@ -1,12 +1,14 @@
 """BatchNorm1d/2d/3d: batch statistics in training, running statistics (momentum or cumulative) in eval."""
 
 from minitorch import _C
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn.modules.lazy import LazyModuleMixin
 from minitorch.nn.modules.module import Module
-from minitorch.nn.parameter import Parameter
+from minitorch.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
 
 
 class _NormBase(Module):
@@ -126,3 +128,57 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    def __init__(
+        self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None
+    ):
+        super().__init__(0, eps, momentum, False, False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", _C.zeros((), dtype=_C.int64, device=device))
+
+    def reset_parameters(self):
+        """BatchNorm's initialization, once num_features is known."""
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """Reads num_features from the input's dim 1 and materializes the parameters and running stats."""
+        if self.has_uninitialized_params() or self.num_features == 0:
+            self.num_features = input.shape[1]
+            with no_grad():
+                if self.affine:
+                    self.weight.materialize((self.num_features,))
+                    self.bias.materialize((self.num_features,))
+                if self.track_running_stats:
+                    # .to()/.cuda() before the first call replaced the buffer placeholders by empty tensors
+                    for name in ("running_mean", "running_var"):
+                        old = self._buffers[name]
+                        self._buffers[name] = _C.empty(self.num_features, device=old.device, dtype=old.dtype)
+                self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose num_features is inferred from the first input; it then becomes a BatchNorm1d."""
+
+    cls_to_become = BatchNorm1d
+
+    def _check_input_dim(self, input):
+        BatchNorm1d._check_input_dim(self, input)
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose num_features is inferred from the first input; it then becomes a BatchNorm2d."""
+
+    cls_to_become = BatchNorm2d
+
+    def _check_input_dim(self, input):
+        BatchNorm2d._check_input_dim(self, input)

@@ -3,12 +3,14 @@
 import math
 
 from minitorch import _C
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn.modules.lazy import LazyModuleMixin
 from minitorch.nn.modules.module import Module
-from minitorch.nn.parameter import Parameter
+from minitorch.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "LazyConv1d", "LazyConv2d"]
 
 
 def _ntuple(x, n):
@@ -253,3 +255,62 @@ class ConvTranspose2d(_ConvTransposeNd):
             in_channels, out_channels, _ntuple(kernel_size, 2), _ntuple(stride, 2), _ntuple(padding, 2),
             _ntuple(dilation, 2), True, _ntuple(output_padding, 2), groups, bias, padding_mode, device, dtype,
         )  # fmt: skip
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    def _lazy_setup(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        """The convolution's initialization, once the shapes are known."""
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        """Reads in_channels from the input's channel dim, materializes weight and bias, initializes them."""
+        if self.has_uninitialized_params():
+            n = len(self.kernel_size)
+            self.in_channels = input.shape[0] if input.dim() == n + 1 else input.shape[1]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                shape = (self.out_channels, self.in_channels // self.groups) + tuple(self.kernel_size)
+                self.weight.materialize(shape)
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+        elif self.in_channels == 0:
+            self.in_channels = self.weight.shape[1] * self.groups
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """A Conv1d whose in_channels is inferred from the first input; it then becomes a Conv1d."""
+
+    cls_to_become = Conv1d
+
+    def __init__(
+        self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+        padding_mode="zeros", device=None, dtype=None,
+    ):  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """A Conv2d whose in_channels is inferred from the first input; it then becomes a Conv2d."""
+
+    cls_to_become = Conv2d
+
+    def __init__(
+        self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+        padding_mode="zeros", device=None, dtype=None,
+    ):  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
+        self._lazy_setup(out_channels, bias, device, dtype)

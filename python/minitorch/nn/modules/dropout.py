@@ -3,7 +3,7 @@
 from minitorch.nn import functional as F
 from minitorch.nn.modules.module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -36,3 +36,19 @@ class Dropout2d(_DropoutNd):
 class Dropout3d(_DropoutNd):
     def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: keeps zero mean and unit variance of its input in training."""
+
+    def forward(self, input):
+        """F.alpha_dropout with this module's training flag."""
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels."""
+
+    def forward(self, input):
+        """F.feature_alpha_dropout with this module's training flag."""
+        return F.feature_alpha_dropout(input, self.p, self.training)

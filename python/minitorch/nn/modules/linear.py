@@ -3,12 +3,14 @@
 import math
 
 from minitorch import _C
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn.modules.lazy import LazyModuleMixin
 from minitorch.nn.modules.module import Module
-from minitorch.nn.parameter import Parameter
+from minitorch.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 
 
 class Identity(Module):
@@ -85,3 +87,33 @@ class Bilinear(Module):
             f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
             f"out_features={self.out_features}, bias={self.bias is not None}"
         )
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is inferred from the first input's last dim; it then becomes a Linear."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        """Linear's initialization, once the shapes are known."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """Materializes weight (out_features, input.shape[-1]) and bias, then initializes them."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        elif self.in_features == 0:
+            self.in_features = self.weight.shape[1]

@@ -6,11 +6,16 @@ from minitorch.nn.modules.module import Module
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
+    "LPPool1d",
+    "LPPool2d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
 ]  # fmt: skip
 
 
@@ -129,3 +134,84 @@ class AdaptiveMaxPool2d(_AdaptivePool):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptivePool):
+    """Max over adaptive windows of the last dim, to output_size positions."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        """F.adaptive_max_pool1d(input, output_size, return_indices)."""
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+def _tuple(x, n):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _n = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, self._n)
+        self.stride = _tuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = _tuple(padding, self._n)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """MaxPool1d's partial inverse: values back at their argmax positions, zeros elsewhere."""
+
+    _n = 1
+
+    def forward(self, input, indices, output_size=None):
+        """F.max_unpool1d with this module's geometry."""
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """MaxPool2d's partial inverse: values back at their argmax positions, zeros elsewhere."""
+
+    _n = 2
+
+    def forward(self, input, indices, output_size=None):
+        """F.max_unpool2d with this module's geometry."""
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (
+            "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+                **self.__dict__
+            )
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over 1-D windows: (sum of x^p)^(1/p)."""
+
+    def forward(self, input):
+        """F.lp_pool1d with this module's settings."""
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over 2-D windows: (sum of x^p)^(1/p)."""
+
+    def forward(self, input):
+        """F.lp_pool2d with this module's settings."""
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

@@ -1,0 +1,700 @@
+"""Breadth of nn: PReLU, RMSNorm, shrinks, distances, fold/unfold, unpooling, LP pooling, LRN, channel
+shuffle, RReLU, alpha dropout, in-place activations, gumbel-softmax, EmbeddingBag and the lazy modules.
+Values against NumPy float64 formulas written here, gradients by gradcheck, modules against PyTorch's
+parameter names, reprs and errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch import nn
+from minitorch.autograd import gradcheck
+from minitorch.nn import functional as F
+
+DTYPES = [minitorch.float32, minitorch.float64]
+TOL = {minitorch.float32: {"rtol": 1e-5, "atol": 1e-5}, minitorch.float64: {"rtol": 1e-10, "atol": 1e-12}}
+
+
+def _t(a, dtype=minitorch.float64, device="cpu", noncontig=False):
+    """a as a tensor; noncontig=True gives the same values as a transposed view of a copy."""
+    a = np.asarray(a)
+    if noncontig and a.ndim >= 2:
+        return minitorch.tensor(
+            np.ascontiguousarray(np.swapaxes(a, -1, -2)), dtype=dtype, device=device
+        ).transpose(-1, -2)
+    return minitorch.tensor(a, dtype=dtype, device=device)
+
+
+def _np(t):
+    return t.detach().cpu().double().numpy()
+
+
+def _close(got, ref, dtype=minitorch.float64):
+    np.testing.assert_allclose(_np(got), ref, **TOL[dtype])
+
+
+def _rand(*shape, seed=0, low=-2.0, high=2.0):
+    return np.random.default_rng(seed).uniform(low, high, size=shape)
+
+
+def _leaf(a):
+    return minitorch.tensor(np.asarray(a), dtype=minitorch.float64, requires_grad=True)
+
+
+# ---------------------------------------------------------------- activations
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("noncontig", [False, True])
+def test_prelu_values(device, dtype, noncontig):
+    x = _rand(2, 3, 4)
+    w = np.array([0.1, -0.5, 2.0])
+    got = F.prelu(_t(x, dtype, device, noncontig), _t(w, dtype, device))
+    _close(got, np.where(x > 0, x, w[None, :, None] * x), dtype)
+    got1 = F.prelu(_t(x, dtype, device, noncontig), _t([0.3], dtype, device))
+    _close(got1, np.where(x > 0, x, 0.3 * x), dtype)
+    assert F.prelu(_t(-2.0, dtype, device), _t([0.5], dtype, device)).shape == ()
+
+
+def test_prelu_errors_and_grad():
+    with pytest.raises(RuntimeError, match=r"Found parameter numbers = 2 and channel size = 3\."):
+        F.prelu(minitorch.randn(2, 3, 4), minitorch.ones(2))
+    with pytest.raises(RuntimeError, match="channel size = 1"):
+        F.prelu(minitorch.randn(3), minitorch.ones(3))
+    assert gradcheck(F.prelu, (_leaf(_rand(2, 3, 2) + 0.05), _leaf([0.2, 0.4, -0.3])))
+
+
+def test_prelu_module():
+    m = nn.PReLU(3, init=0.1)
+    assert repr(m) == "PReLU(num_parameters=3)"
+    assert list(m.state_dict()) == ["weight"]
+    np.testing.assert_allclose(_np(m.weight), [0.1] * 3, rtol=1e-6)
+    assert repr(nn.PReLU()) == "PReLU(num_parameters=1)" and nn.PReLU().weight.shape == (1,)
+    out = m(minitorch.tensor([[-1.0, -2.0, 3.0]]))
+    np.testing.assert_allclose(_np(out), [[-0.1, -0.2, 3.0]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_shrinks(device, dtype):
+    x = _rand(4, 5, seed=1)
+    xt = _t(x, dtype, device, noncontig=True)
+    _close(F.softshrink(xt, 0.7), np.where(x > 0.7, x - 0.7, np.where(x < -0.7, x + 0.7, 0.0)), dtype)
+    _close(F.hardshrink(xt, 0.7), np.where(np.abs(x) > 0.7, x, 0.0), dtype)
+    _close(F.softshrink(xt), np.sign(x) * np.maximum(np.abs(x) - 0.5, 0), dtype)
+    _close(F.tanhshrink(xt), x - np.tanh(x), dtype)
+    _close(nn.Softshrink(0.7)(xt), np.where(x > 0.7, x - 0.7, np.where(x < -0.7, x + 0.7, 0.0)), dtype)
+    _close(nn.Hardshrink()(xt), np.where(np.abs(x) > 0.5, x, 0.0), dtype)
+    _close(minitorch.hardshrink(xt, 0.7), np.where(np.abs(x) > 0.7, x, 0.0), dtype)
+
+
+def test_shrink_reprs_errors_grads():
+    assert repr(nn.Softshrink()) == "Softshrink(0.5)"
+    assert repr(nn.Hardshrink(0.3)) == "Hardshrink(0.3)"
+    assert repr(nn.Tanhshrink()) == "Tanhshrink()"
+    with pytest.raises(
+        RuntimeError, match=r"lambda must be in range \[0, .*\] for input dtype Float, but found -1"
+    ):
+        F.softshrink(minitorch.randn(3), -1.0)
+    x = _leaf([-2.0, -0.3, 0.2, 1.7, 0.9])
+    assert gradcheck(lambda v: F.softshrink(v, 0.5), (x,))
+    assert gradcheck(lambda v: F.hardshrink(v, 0.5), (x,))
+
+
+@pytest.mark.parametrize(
+    "name,fn,ref",
+    [
+        ("elu_", lambda x: F.elu_(x, 0.5), lambda x: np.where(x > 0, x, 0.5 * np.expm1(x))),
+        ("celu_", lambda x: F.celu_(x, 2.0), lambda x: np.where(x > 0, x, 2.0 * np.expm1(x / 2.0))),
+        (
+            "selu_",
+            F.selu_,
+            lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+        ),
+        ("leaky_relu_", lambda x: F.leaky_relu_(x, 0.2), lambda x: np.where(x > 0, x, 0.2 * x)),
+        ("hardtanh_", lambda x: F.hardtanh_(x, -0.5, 1.0), lambda x: np.clip(x, -0.5, 1.0)),
+        ("threshold_", lambda x: F.threshold_(x, 0.3, -7.0), lambda x: np.where(x > 0.3, x, -7.0)),
+        ("rrelu_eval", lambda x: F.rrelu_(x, 0.1, 0.3), lambda x: np.where(x >= 0, x, 0.2 * x)),
+        ("torch.selu_", lambda x: minitorch.selu_(x), None),
+    ],
+)
+def test_inplace_activations_write_into_the_input(device, name, fn, ref):
+    x = _rand(3, 4, seed=2)
+    t = _t(x, minitorch.float64, device)
+    view = t[:, 1:]  # a non-contiguous view: the write must land in the base
+    out = fn(view)
+    assert out.data_ptr() == view.data_ptr()
+    expect = ref(x[:, 1:]) if ref is not None else F.selu(_t(x[:, 1:])).numpy()
+    _close(view, expect)
+    _close(t[:, 0], x[:, 0])
+
+
+def test_inplace_activation_on_a_non_leaf_keeps_the_gradient():
+    a = _leaf(_rand(5, seed=3))
+    b = a * 1.0
+    F.elu_(b, 1.0)
+    b.sum().backward()
+    x = _np(a)
+    np.testing.assert_allclose(_np(a.grad), np.where(x > 0, 1.0, np.exp(x)), rtol=1e-12)
+
+
+def test_threshold_module_and_torch_names():
+    x = minitorch.tensor([-1.0, 0.5, 2.0])
+    np.testing.assert_allclose(_np(nn.Threshold(0.6, 9.0)(x)), [9.0, 9.0, 2.0])
+    np.testing.assert_allclose(_np(minitorch.threshold(x, 0.6, 9.0)), [9.0, 9.0, 2.0])
+    assert repr(nn.Threshold(0.1, 2.0)) == "Threshold(threshold=0.1, value=2.0)"
+    np.testing.assert_allclose(_np(minitorch.celu(x, 1.0)), np.where(_np(x) > 0, _np(x), np.expm1(_np(x))))
+    for name in ("prelu", "rms_norm", "cosine_similarity", "pairwise_distance", "pdist", "selu", "celu"):
+        assert callable(getattr(minitorch, name))
+
+
+def test_rrelu_train_and_eval():
+    minitorch.manual_seed(0)
+    x = -minitorch.rand(2000, dtype=minitorch.float64) - 0.1
+    slopes = _np(F.rrelu(x, 0.1, 0.3, training=True)) / _np(x)
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.03
+    np.testing.assert_allclose(_np(F.rrelu(x, 0.1, 0.3)), 0.2 * _np(x), rtol=1e-12)
+    pos = minitorch.rand(10, dtype=minitorch.float64)
+    np.testing.assert_array_equal(_np(F.rrelu(pos, training=True)), _np(pos))
+    m = nn.RReLU(0.1, 0.3)
+    assert repr(m) == "RReLU(lower=0.1, upper=0.3)"
+    assert repr(nn.RReLU()) == "RReLU(lower=0.125, upper=0.3333333333333333)"
+    assert repr(nn.RReLU(0.1, 0.3, inplace=True)) == "RReLU(lower=0.1, upper=0.3, inplace=True)"
+    m.eval()
+    np.testing.assert_allclose(_np(m(x)), 0.2 * _np(x), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
+        F.rrelu(x, 0.5, 0.1, training=True)
+
+
+def test_softmax2d():
+    x = _rand(2, 3, 4, 5, seed=4)
+    e = np.exp(x - x.max(1, keepdims=True))
+    _close(nn.Softmax2d()(_t(x)), e / e.sum(1, keepdims=True))
+    with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D, got 2D instead"):
+        nn.Softmax2d()(minitorch.randn(3, 4))
+
+
+def test_gumbel_softmax():
+    minitorch.manual_seed(0)
+    logits = minitorch.tensor([[1.0, 2.0, 0.5]] * 4000, dtype=minitorch.float64)
+    soft = F.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(_np(soft).sum(1), 1.0, rtol=1e-12)
+    hard = F.gumbel_softmax(logits, hard=True)
+    h = _np(hard)
+    assert set(np.unique(h)) <= {0.0, 1.0} and (h.sum(1) == 1).all()
+    # the argmax of logits + Gumbel noise is a sample of softmax(logits)
+    p = np.exp([1.0, 2.0, 0.5]) / np.exp([1.0, 2.0, 0.5]).sum()
+    np.testing.assert_allclose(h.mean(0), p, atol=0.03)
+    lg = _leaf([[0.1, 0.5, -0.3]])
+    F.gumbel_softmax(lg, hard=True)[0, 1].backward()
+    assert lg.grad is not None and np.abs(_np(lg.grad)).sum() > 0
+
+
+# ---------------------------------------------------------------- normalization
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("noncontig", [False, True])
+def test_rms_norm_values(device, dtype, noncontig):
+    x = _rand(3, 4, 5, seed=5)
+    w = _rand(4, 5, seed=6)
+    eps = {minitorch.float32: 1.1920928955078125e-07, minitorch.float64: 2.220446049250313e-16}[dtype]
+    ref = x / np.sqrt((x**2).mean((-2, -1), keepdims=True) + eps) * w
+    got = F.rms_norm(_t(x, dtype, device, noncontig), (4, 5), _t(w, dtype, device))
+    _close(got, ref, dtype)
+    ref1 = x / np.sqrt((x**2).mean(-1, keepdims=True) + 1e-3)
+    _close(F.rms_norm(_t(x, dtype, device, noncontig), [5], eps=1e-3), ref1, dtype)
+    assert F.rms_norm(_t(np.zeros((0, 5)), dtype, device), (5,)).shape == (0, 5)
+
+
+def test_rms_norm_errors_grad_module():
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given normalized_shape=\[4\], expected input with shape \[\*4\], but got input of size\[2, 3\]",
+    ):
+        F.rms_norm(minitorch.randn(2, 3), (4,))
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected weight to be of same shape as normalized_shape, but got weight of shape \[2\]",
+    ):
+        F.rms_norm(minitorch.randn(2, 3), (3,), minitorch.ones(2))
+    assert gradcheck(lambda x, w: F.rms_norm(x, (3,), w, 1e-5), (_leaf(_rand(2, 3)), _leaf(_rand(3, seed=1))))
+    m = nn.RMSNorm(3)
+    assert repr(m) == "RMSNorm((3,), eps=None, elementwise_affine=True)"
+    assert list(m.state_dict()) == ["weight"] and (_np(m.weight) == 1).all()
+    m2 = nn.RMSNorm([2, 3], eps=1e-3, elementwise_affine=False)
+    assert repr(m2) == "RMSNorm((2, 3), eps=0.001, elementwise_affine=False)"
+    assert list(m2.parameters()) == [] and m2.weight is None
+    x = _rand(4, 2, 3)
+    _close(m2(_t(x)), x / np.sqrt((x**2).mean((1, 2), keepdims=True) + 1e-3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_local_response_norm(device, dtype):
+    def ref(x, size, alpha=1e-4, beta=0.75, k=1.0):
+        c = x.shape[1]
+        out = np.empty_like(x)
+        for ch in range(c):
+            lo, hi = max(0, ch - size // 2), min(c, ch + (size - 1) // 2 + 1)
+            s = (x[:, lo:hi] ** 2).sum(1)
+            out[:, ch] = x[:, ch] / (k + alpha / size * s) ** beta
+        return out
+
+    x = _rand(2, 5, 3, 4, seed=7)
+    _close(
+        F.local_response_norm(_t(x, dtype, device, True), 3, 0.5, 0.7, 2.0), ref(x, 3, 0.5, 0.7, 2.0), dtype
+    )
+    x3 = _rand(2, 6, 4, seed=8)
+    _close(nn.LocalResponseNorm(4, alpha=0.3)(_t(x3, dtype, device)), ref(x3, 4, alpha=0.3), dtype)
+    assert repr(nn.LocalResponseNorm(3)) == "LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1.0)"
+    with pytest.raises(
+        ValueError, match=r"Expected 3D or higher dimensionality\s+input \(got 2 dimensions\)"
+    ):
+        F.local_response_norm(minitorch.randn(2, 3), 2)
+    assert gradcheck(lambda v: F.local_response_norm(v, 2, 0.5), (_leaf(_rand(1, 3, 2, seed=9)),))
+
+
+# ---------------------------------------------------------------- distances
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cosine_similarity_and_pairwise_distance(device, dtype):
+    a, b = _rand(4, 6, seed=10), _rand(4, 6, seed=11)
+    cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    _close(F.cosine_similarity(_t(a, dtype, device, True), _t(b, dtype, device)), cos, dtype)
+    _close(nn.CosineSimilarity(dim=1)(_t(a, dtype, device), _t(b, dtype, device)), cos, dtype)
+    _close(minitorch.cosine_similarity(_t(a, dtype, device), _t(b, dtype, device), 1), cos, dtype)
+    for p in (1.0, 2.0, 3.0):
+        ref = (np.abs(a - b + 1e-6) ** p).sum(1) ** (1 / p)
+        _close(F.pairwise_distance(_t(a, dtype, device, True), _t(b, dtype, device), p), ref, dtype)
+        _close(nn.PairwiseDistance(p=p)(_t(a, dtype, device), _t(b, dtype, device)), ref, dtype)
+    assert nn.PairwiseDistance(keepdim=True)(_t(a), _t(b)).shape == (4, 1)
+    assert (
+        repr(nn.CosineSimilarity()) == "CosineSimilarity()"
+        and repr(nn.PairwiseDistance()) == "PairwiseDistance()"
+    )
+    assert gradcheck(lambda x, y: F.cosine_similarity(x, y), (_leaf(a), _leaf(b)))
+    assert gradcheck(lambda x, y: F.pairwise_distance(x, y), (_leaf(a), _leaf(b)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.5])
+def test_pdist(device, dtype, p):
+    x = _rand(5, 3, seed=12)
+    ref = [(np.abs(x[i] - x[j]) ** p).sum() ** (1 / p) for i in range(5) for j in range(i + 1, 5)]
+    _close(F.pdist(_t(x, dtype, device, True), p), np.array(ref), dtype)
+    _close(minitorch.pdist(_t(x, dtype, device), p), np.array(ref), dtype)
+    assert F.pdist(_t(np.zeros((1, 3)), dtype, device)).shape == (0,)
+
+
+def test_pdist_errors_grad():
+    with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 3D"):
+        F.pdist(minitorch.randn(2, 3, 4))
+    with pytest.raises(RuntimeError, match="pdist only supports non-negative p values"):
+        F.pdist(minitorch.randn(3, 4), p=-1)
+    assert gradcheck(F.pdist, (_leaf(_rand(4, 3, seed=13)),))
+
+
+# ---------------------------------------------------------------- fold / unfold
+def _unfold_ref(x, k, d, p, s):
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    out = np.zeros((n, c, k[0], k[1], oh, ow))
+    for i in range(k[0]):
+        for j in range(k[1]):
+            for y in range(oh):
+                for z in range(ow):
+                    out[:, :, i, j, y, z] = xp[:, :, y * s[0] + i * d[0], z * s[1] + j * d[1]]
+    return out.reshape(n, c * k[0] * k[1], oh * ow)
+
+
+def _fold_ref(cols, out_size, k, d, p, s):
+    n, ck, _ = cols.shape
+    c = ck // (k[0] * k[1])
+    hp, wp = out_size[0] + 2 * p[0], out_size[1] + 2 * p[1]
+    bh = (hp - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    bw = (wp - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    cols = cols.reshape(n, c, k[0], k[1], bh, bw)
+    out = np.zeros((n, c, hp, wp))
+    for i in range(k[0]):
+        for j in range(k[1]):
+            for y in range(bh):
+                for z in range(bw):
+                    out[:, :, y * s[0] + i * d[0], z * s[1] + j * d[1]] += cols[:, :, i, j, y, z]
+    return out[:, :, p[0] : p[0] + out_size[0], p[1] : p[1] + out_size[1]]
+
+
+FOLD_CASES = [
+    ((2, 2), (1, 1), (0, 0), (1, 1)),
+    ((3, 2), (2, 1), (1, 2), (2, 1)),
+    ((1, 3), (1, 2), (0, 1), (3, 2)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k,d,p,s", FOLD_CASES)
+def test_unfold_fold_values(device, dtype, k, d, p, s):
+    x = _rand(2, 3, 7, 6, seed=14)
+    cols = F.unfold(_t(x, dtype, device, noncontig=True), k, d, p, s)
+    ref = _unfold_ref(x, k, d, p, s)
+    _close(cols, ref, dtype)
+    c = _rand(*ref.shape, seed=15)
+    _close(F.fold(_t(c, dtype, device, True), (7, 6), k, d, p, s), _fold_ref(c, (7, 6), k, d, p, s), dtype)
+    # unbatched and empty-batch forms
+    _close(F.unfold(_t(x[0], dtype, device), k, d, p, s), ref[0], dtype)
+    _close(F.fold(_t(c[0], dtype, device), (7, 6), k, d, p, s), _fold_ref(c, (7, 6), k, d, p, s)[0], dtype)
+    assert F.unfold(_t(np.zeros((0, 3, 7, 6)), dtype, device), k, d, p, s).shape == (0,) + ref.shape[1:]
+    assert F.fold(_t(np.zeros((0,) + ref.shape[1:]), dtype, device), (7, 6), k, d, p, s).shape == (0, 3, 7, 6)
+
+
+def test_fold_is_unfolds_adjoint_and_grads():
+    k, d, p, s = (2, 3), (1, 2), (1, 0), (2, 1)
+    x, y = _rand(1, 2, 5, 6, seed=16), None
+    cols = _unfold_ref(x, k, d, p, s)
+    y = _rand(*cols.shape, seed=17)
+    lhs = (_np(F.unfold(_t(x), k, d, p, s)) * y).sum()
+    rhs = (x * _np(F.fold(_t(y), (5, 6), k, d, p, s))).sum()
+    assert abs(lhs - rhs) < 1e-10
+    assert gradcheck(lambda v: F.unfold(v, k, d, p, s), (_leaf(x),))
+    assert gradcheck(lambda v: F.fold(v, (5, 6), k, d, p, s), (_leaf(y),))
+
+
+def test_fold_unfold_modules_and_errors():
+    u = nn.Unfold((2, 3), dilation=2, padding=1, stride=2)
+    assert repr(u) == "Unfold(kernel_size=(2, 3), dilation=2, padding=1, stride=2)"
+    assert repr(nn.Unfold(2)) == "Unfold(kernel_size=2, dilation=1, padding=0, stride=1)"
+    f = nn.Fold((4, 5), 2)
+    assert repr(f) == "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)"
+    x = _rand(1, 2, 4, 5)
+    _close(
+        nn.Fold((4, 5), 2)(nn.Unfold(2)(_t(x))),
+        _fold_ref(_unfold_ref(x, (2, 2), (1, 1), (0, 0), (1, 1)), (4, 5), (2, 2), (1, 1), (0, 0), (1, 1)),
+    )
+    with pytest.raises(
+        RuntimeError,
+        match=r"calculated shape of the array of sliding blocks as \(0, 0\), but its components must be at least one",
+    ):
+        F.unfold(minitorch.randn(1, 3, 4, 4), 5)
+    with pytest.raises(
+        RuntimeError, match="stride should be greater than zero, but got stride_height: 0 stride_width: 0"
+    ):
+        F.unfold(minitorch.randn(1, 3, 4, 4), (2, 2), stride=0)
+    with pytest.raises(
+        RuntimeError, match=r"Expected 3D or 4D \(batch mode\) tensor .* but got: \[1, 3, 4, 4, 4\]"
+    ):
+        F.unfold(minitorch.randn(1, 3, 4, 4, 4), 2)
+    with pytest.raises(RuntimeError, match=r"input.size\(1\)=13 and kernel_size=\(2, 2\)"):
+        F.fold(minitorch.randn(1, 13, 9), (4, 4), 2)
+    with pytest.raises(RuntimeError, match=r"sliding blocks 3 \* 3 = 9, but got input.size\(2\)=8\."):
+        F.fold(minitorch.randn(1, 12, 8), (4, 4), 2)
+    with pytest.raises(
+        RuntimeError, match=r"Expected 2D or 3D \(batch mode\) tensor .* but got: \[2, 1, 12, 9\]"
+    ):
+        F.fold(minitorch.randn(2, 1, 12, 9), (4, 4), 2)
+
+
+# ---------------------------------------------------------------- pooling extras
+def test_max_unpool_inverts_max_pool(device):
+    x = _t(_rand(2, 3, 6, 8, seed=18), device=device)
+    out, idx = F.max_pool2d(x, 2, return_indices=True)
+    up = F.max_unpool2d(out, idx, 2)
+    xn = _np(x)
+    ref = np.zeros_like(xn)
+    win = xn.reshape(2, 3, 3, 2, 4, 2)
+    mx = win.max((3, 5), keepdims=True)
+    ref = np.where(win == mx, win, 0.0).reshape(2, 3, 6, 8)
+    _close(up, ref)
+    # a larger output keeps the flat positions (the grid is re-wrapped, as PyTorch's)
+    big = nn.MaxUnpool2d(2)(out, idx, output_size=(2, 3, 7, 9))
+    _close(big.reshape(2, 3, -1)[:, :, :48], ref.reshape(2, 3, 48))
+    x1 = _t(_rand(2, 3, 8, seed=19), device=device)
+    o1, i1 = F.max_pool1d(x1, 2, return_indices=True)
+    x1n = _np(x1).reshape(2, 3, 4, 2)
+    _close(nn.MaxUnpool1d(2)(o1, i1), np.where(x1n == x1n.max(-1, keepdims=True), x1n, 0).reshape(2, 3, 8))
+    assert gradcheck(lambda v: F.max_unpool2d(v, idx.cpu(), 2), (_leaf(_np(out)),))
+
+
+def test_max_unpool_reprs_errors():
+    assert repr(nn.MaxUnpool1d(2)) == "MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))"
+    assert (
+        repr(nn.MaxUnpool2d(2, stride=1, padding=1))
+        == "MaxUnpool2d(kernel_size=(2, 2), stride=(1, 1), padding=(1, 1))"
+    )
+    z = minitorch.zeros(1, 1, 2, 2, dtype=minitorch.int64)
+    with pytest.raises(ValueError, match=r'invalid output_size "\(9, 9\)" \(dim 0 must be between 2 and 6\)'):
+        F.max_unpool2d(minitorch.randn(1, 1, 2, 2), z, 2, output_size=(9, 9))
+    with pytest.raises(
+        RuntimeError, match=r"Found an invalid max index: 100 \(output volumes are of size 4x4\)"
+    ):
+        F.max_unpool2d(
+            minitorch.randn(1, 1, 2, 2), minitorch.full((1, 1, 2, 2), 100, dtype=minitorch.int64), 2
+        )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lp_pool(device, dtype):
+    x = _rand(2, 3, 6, 8, seed=20, low=0.1, high=2.0)
+    w = x.reshape(2, 3, 3, 2, 4, 2)
+    _close(F.lp_pool2d(_t(x, dtype, device, True), 2, 2), np.sqrt((w**2).sum((3, 5))), dtype)
+    _close(nn.LPPool2d(3, (2, 2))(_t(x, dtype, device)), ((w**3).sum((3, 5))) ** (1 / 3), dtype)
+    x1 = _rand(2, 3, 9, seed=21, low=0.1)
+    w1 = x1.reshape(2, 3, 3, 3)
+    _close(F.lp_pool1d(_t(x1, dtype, device), 1.5, 3), (w1**1.5).sum(-1) ** (1 / 1.5), dtype)
+    _close(nn.LPPool1d(2, 3, stride=3)(_t(x1, dtype, device)), np.sqrt((w1**2).sum(-1)), dtype)
+    assert repr(nn.LPPool1d(2, 3)) == "LPPool1d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)"
+    assert (
+        repr(nn.LPPool2d(1.5, (2, 3), stride=1, ceil_mode=True))
+        == "LPPool2d(norm_type=1.5, kernel_size=(2, 3), stride=1, ceil_mode=True)"
+    )
+
+
+def test_adaptive_max_pool1d_and_with_indices(device):
+    x = _rand(2, 3, 10, seed=22)
+    t = _t(x, device=device)
+    out, idx = F.adaptive_max_pool1d(t, 4, return_indices=True)
+    starts = [math.floor(i * 10 / 4) for i in range(4)]
+    ends = [math.ceil((i + 1) * 10 / 4) for i in range(4)]
+    ref = np.stack([x[..., a:b].max(-1) for a, b in zip(starts, ends)], -1)
+    _close(out, ref)
+    _close(nn.AdaptiveMaxPool1d(4)(t), ref)
+    np.testing.assert_array_equal(np.take_along_axis(x, _np(idx).astype(np.int64), -1), ref)
+    assert repr(nn.AdaptiveMaxPool1d(3)) == "AdaptiveMaxPool1d(output_size=3)"
+    v, _ = F.max_pool1d_with_indices(t, 2)
+    _close(v, x.reshape(2, 3, 5, 2).max(-1))
+    v2, i2 = F.max_pool2d_with_indices(_t(_rand(1, 1, 4, 4), device=device), 2)
+    assert v2.shape == (1, 1, 2, 2) and i2.dtype == minitorch.int64
+    x4 = _rand(1, 1, 4, 4, seed=3)
+    np.testing.assert_array_equal(
+        _np(F.max_pool2d_with_indices(_t(x4), 2)[0]), x4.reshape(1, 1, 2, 2, 2, 2).max((3, 5))
+    )
+    v3, _ = F.adaptive_max_pool2d_with_indices(_t(x4, device=device), 2)
+    _close(v3, x4.reshape(1, 1, 2, 2, 2, 2).max((3, 5)))
+
+
+# ---------------------------------------------------------------- channel shuffle, dropout
+def test_channel_shuffle(device):
+    x = _rand(2, 6, 3, seed=23)
+    ref = x.reshape(2, 2, 3, 3).transpose(0, 2, 1, 3).reshape(2, 6, 3)
+    _close(F.channel_shuffle(_t(x, device=device, noncontig=True), 2), ref)
+    _close(nn.ChannelShuffle(2)(_t(x, device=device)), ref)
+    _close(minitorch.channel_shuffle(_t(x, device=device), 2), ref)
+    assert repr(nn.ChannelShuffle(2)) == "ChannelShuffle(groups=2)"
+    with pytest.raises(
+        RuntimeError, match="Number of channels must be divisible by groups. Got 6 channels and 4 groups."
+    ):
+        F.channel_shuffle(minitorch.randn(2, 6, 3), 4)
+    with pytest.raises(
+        RuntimeError, match="Number of groups to divide channels in must be positive. Value of groups:0"
+    ):
+        F.channel_shuffle(minitorch.randn(2, 6, 3), 0)
+    with pytest.raises(
+        RuntimeError, match=r"channel_shuffle expects input with > 2 dims, but got input with sizes \[6\]"
+    ):
+        F.channel_shuffle(minitorch.randn(6), 2)
+
+
+@pytest.mark.parametrize("feature", [False, True])
+def test_alpha_dropouts_keep_mean_and_variance(feature):
+    minitorch.manual_seed(0)
+    x = minitorch.randn(400, 300, 2, dtype=minitorch.float64)
+    fn = F.feature_alpha_dropout if feature else F.alpha_dropout
+    y = _np(fn(x, 0.3, training=True))
+    assert abs(y.mean()) < 0.03 and abs(y.std() - 1) < 0.03
+    # a dropped unit takes one value, SELU's saturation -alpha mapped by the restoring affine a * v + b
+    alpha = 1.7580993408473766
+    a = 1 / math.sqrt((alpha**2 * 0.3 + 1) * 0.7)
+    dropped = np.isclose(y, a * -alpha + alpha * a * 0.3, rtol=0, atol=1e-12)
+    assert 0.27 < dropped.mean() < 0.33
+    kept = ~dropped
+    np.testing.assert_allclose(y[kept], a * _np(x)[kept] + alpha * a * 0.3, rtol=1e-12)
+    if feature:  # whole (sample, channel) rows share one draw
+        np.testing.assert_array_equal(dropped.any(-1), dropped.all(-1))
+    np.testing.assert_array_equal(_np(fn(x, 0.3, training=False)), _np(x))
+
+
+def test_alpha_dropout_modules_and_errors():
+    m = nn.AlphaDropout(0.2)
+    assert repr(m) == "AlphaDropout(p=0.2, inplace=False)"
+    assert repr(nn.FeatureAlphaDropout(0.2)) == "FeatureAlphaDropout(p=0.2, inplace=False)"
+    x = minitorch.randn(4, 5)
+    m.eval()
+    np.testing.assert_array_equal(_np(m(x)), _np(x))
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.alpha_dropout(x, 1.5)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got -0.1"):
+        nn.AlphaDropout(-0.1)
+
+
+# ---------------------------------------------------------------- embedding bag
+def _bag_ref(table, ids, starts, mode, psw=None, padding_idx=None):
+    out = []
+    bounds = list(starts) + [len(ids)]
+    for b in range(len(starts)):
+        sel = [i for i in range(bounds[b], bounds[b + 1]) if ids[i] != padding_idx]
+        rows = table[[ids[i] for i in sel]] * (np.asarray(psw)[sel, None] if psw is not None else 1.0)
+        if not sel:
+            out.append(np.zeros(table.shape[1]))
+        elif mode == "sum":
+            out.append(rows.sum(0))
+        elif mode == "mean":
+            out.append(rows.mean(0))
+        else:
+            out.append(rows.max(0))
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_values(device, dtype, mode):
+    table = _rand(10, 4, seed=24)
+    ids = [1, 2, 4, 5, 4, 3, 2, 9]
+    offsets = [0, 3, 3, 6]
+    w = _t(table, dtype, device, noncontig=True)
+    got = F.embedding_bag(
+        _t(ids, minitorch.int64, device), w, _t(offsets, minitorch.int64, device), mode=mode
+    )
+    _close(got, _bag_ref(table, ids, offsets, mode), dtype)
+    got_pad = F.embedding_bag(
+        _t(ids, minitorch.int64, device), w, _t(offsets, minitorch.int64, device), mode=mode, padding_idx=4
+    )
+    _close(got_pad, _bag_ref(table, ids, offsets, mode, padding_idx=4), dtype)
+    ids2 = np.array([[1, 2, 3], [4, 4, 9]])
+    got2 = F.embedding_bag(_t(ids2, minitorch.int64, device), w, mode=mode)
+    _close(got2, _bag_ref(table, ids2.reshape(-1).tolist(), [0, 3], mode), dtype)
+    last = F.embedding_bag(
+        _t(ids, minitorch.int64, device), w, _t(offsets + [8], minitorch.int64, device), mode=mode,
+        include_last_offset=True,
+    )  # fmt: skip
+    _close(last, _bag_ref(table, ids, offsets, mode), dtype)
+
+
+def test_embedding_bag_per_sample_weights_and_grad():
+    table = _rand(6, 3, seed=25)
+    ids = minitorch.tensor([0, 2, 2, 5, 1])
+    off = minitorch.tensor([0, 2])
+    psw = _rand(5, seed=26)
+    got = F.embedding_bag(ids, _t(table), off, mode="sum", per_sample_weights=_t(psw))
+    _close(got, _bag_ref(table, [0, 2, 2, 5, 1], [0, 2], "sum", psw))
+    for mode in ("sum", "mean", "max"):
+        assert gradcheck(lambda w, m=mode: F.embedding_bag(ids, w, off, mode=m), (_leaf(table),))
+    assert gradcheck(
+        lambda w, p: F.embedding_bag(ids, w, off, mode="sum", per_sample_weights=p),
+        (_leaf(table), _leaf(psw)),
+    )
+
+
+def test_embedding_bag_errors():
+    w = minitorch.randn(5, 3)
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+        F.embedding_bag(minitorch.tensor([1, 2]), w)
+    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+        F.embedding_bag(minitorch.tensor([[1, 2]]), w, minitorch.tensor([0]))
+    with pytest.raises(
+        NotImplementedError, match=r"per_sample_weights is only supported for mode='sum' \(got mode='mean'\)"
+    ):
+        F.embedding_bag(
+            minitorch.tensor([1, 2]),
+            w,
+            minitorch.tensor([0]),
+            mode="mean",
+            per_sample_weights=minitorch.ones(2),
+        )
+    with pytest.raises(ValueError, match="mode has to be one of sum, mean or max"):
+        F.embedding_bag(minitorch.tensor([1, 2]), w, minitorch.tensor([0]), mode="foo")
+    with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
+        F.embedding_bag(minitorch.tensor([1, 2]), w, minitorch.tensor([1]))
+    with pytest.raises(ValueError, match="input has to be 1D or 2D Tensor, but got Tensor of dimension 3"):
+        F.embedding_bag(minitorch.tensor([[[1, 2]]]), w)
+
+
+def test_embedding_bag_module():
+    m = nn.EmbeddingBag(10, 3)
+    assert repr(m) == "EmbeddingBag(10, 3, mode='mean')"
+    assert list(m.state_dict()) == ["weight"] and m.weight.shape == (10, 3)
+    m2 = nn.EmbeddingBag(10, 3, max_norm=1.0, norm_type=3, mode="sum", padding_idx=2, scale_grad_by_freq=True)
+    assert (
+        repr(m2)
+        == "EmbeddingBag(10, 3, max_norm=1.0, norm_type=3, scale_grad_by_freq=True, mode='sum', padding_idx=2)"
+    )
+    assert (_np(m2.weight[2]) == 0).all()
+    table = _rand(4, 3, seed=27)
+    pre = nn.EmbeddingBag.from_pretrained(_t(table), mode="max")
+    assert not pre.weight.requires_grad and repr(pre) == "EmbeddingBag(4, 3, mode='max')"
+    _close(pre(minitorch.tensor([[0, 3], [1, 1]])), np.stack([table[[0, 3]].max(0), table[1]]))
+    assert nn.EmbeddingBag.from_pretrained(_t(table), freeze=False).weight.requires_grad
+
+
+# ---------------------------------------------------------------- lazy modules
+def test_uninitialized_parameter():
+    p = nn.parameter.UninitializedParameter()
+    assert repr(p) == "<UninitializedParameter>" and p.requires_grad
+    with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter or buffer"):
+        _ = p.shape
+    p.materialize((3, 2))
+    assert type(p) is nn.Parameter and p.shape == (3, 2)
+
+
+def test_lazy_linear_becomes_linear():
+    m = nn.LazyLinear(4)
+    assert repr(m) == "LazyLinear(in_features=0, out_features=4, bias=True)"
+    assert list(m.state_dict()) == ["weight", "bias"]
+    assert all(isinstance(p, nn.parameter.UninitializedParameter) for p in m.parameters())
+    params_before = list(m.parameters())
+    x = minitorch.randn(2, 5)
+    y = m(x)
+    assert type(m) is nn.Linear and m.in_features == 5 and m.weight.shape == (4, 5) and y.shape == (2, 4)
+    assert all(type(p) is nn.Parameter for p in m.parameters())
+    assert params_before[0] is m.weight  # an optimizer built before the first call keeps the same objects
+    np.testing.assert_allclose(_np(y), _np(x) @ _np(m.weight).T + _np(m.bias), rtol=1e-5, atol=1e-6)
+    bound = 1 / math.sqrt(5)
+    assert np.abs(_np(m.weight)).max() <= bound and np.abs(_np(m.bias)).max() <= bound
+    assert repr(m) == "Linear(in_features=5, out_features=4, bias=True)"
+    nb = nn.LazyLinear(3, bias=False)
+    nb(minitorch.randn(2, 2))
+    assert nb.bias is None and list(nb.state_dict()) == ["weight"]
+
+
+def test_lazy_linear_loads_a_state_dict():
+    src = nn.Linear(5, 4)
+    m = nn.LazyLinear(4)
+    m.load_state_dict(src.state_dict())
+    x = minitorch.randn(3, 5)
+    np.testing.assert_allclose(_np(m(x)), _np(src(x)), rtol=1e-6)
+    assert type(m) is nn.Linear and m.in_features == 5
+
+
+@pytest.mark.parametrize(
+    "cls,target,shape", [(nn.LazyConv1d, nn.Conv1d, (2, 3, 9)), (nn.LazyConv2d, nn.Conv2d, (2, 3, 7, 6))]
+)
+def test_lazy_conv(cls, target, shape):
+    m = cls(4, 3, padding=1, bias=False) if cls is nn.LazyConv2d else cls(4, 3)
+    r = repr(m)
+    assert r in (
+        "LazyConv1d(0, 4, kernel_size=(3,), stride=(1,))",
+        "LazyConv2d(0, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False)",
+    )
+    x = minitorch.randn(*shape)
+    y = m(x)
+    assert type(m) is target and m.in_channels == 3 and m.weight.shape[:2] == (4, 3)
+    conv = F.conv1d if target is nn.Conv1d else F.conv2d
+    np.testing.assert_allclose(_np(y), _np(conv(x, m.weight, m.bias, m.stride, m.padding)), rtol=1e-6)
+    unbatched = cls(2, 3)
+    assert unbatched(minitorch.randn(*shape[1:])).shape[0] == 2 and unbatched.in_channels == 3
+
+
+@pytest.mark.parametrize(
+    "cls,target,shape",
+    [(nn.LazyBatchNorm1d, nn.BatchNorm1d, (6, 3)), (nn.LazyBatchNorm2d, nn.BatchNorm2d, (4, 3, 2, 2))],
+)
+def test_lazy_batchnorm(cls, target, shape):
+    m = cls()
+    assert list(m.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    assert repr(m).startswith(f"{cls.__name__}(0, eps=1e-05, momentum=0.1, affine=True")
+    x = minitorch.randn(*shape, dtype=minitorch.float32)
+    y = m(x)
+    assert type(m) is target and m.num_features == 3 and m.running_mean.shape == (3,)
+    assert int(m.num_batches_tracked.item()) == 1
+    dims = (0,) if len(shape) == 2 else (0, 2, 3)
+    xn = _np(x)
+    ref = (xn - xn.mean(dims, keepdims=True)) / np.sqrt(xn.var(dims, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(_np(y), ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(_np(m.running_mean), 0.1 * xn.mean(dims), rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="expected"):
+        cls()(minitorch.randn(2, 3, 4, 5, 6))
