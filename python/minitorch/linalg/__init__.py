@@ -1,3 +1,454 @@
-"""minitorch.linalg: PyTorch's torch.linalg (norms, products) over our ops."""
+"""minitorch.linalg: PyTorch's torch.linalg (norms, products) over our ops.
 
-__all__ = []
+The decompositions (inv, solve, det, cholesky, qr, eigh, svd, ...) need LAPACK/cuSOLVER kernels minitorch does
+not have yet; their names raise NotImplementedError saying so rather than AttributeError."""
+
+import math
+
+from minitorch import _C
+
+__all__ = [
+    "cross",
+    "diagonal",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "multi_dot",
+    "norm",
+    "vander",
+    "vecdot",
+    "vector_norm",
+]
+
+_DTYPE_NAME = {
+    _C.float64: "Double",
+    _C.float32: "Float",
+    _C.float16: "Half",
+    _C.bfloat16: "BFloat16",
+    _C.int64: "Long",
+    _C.int32: "Int",
+    _C.int16: "Short",
+    _C.int8: "Char",
+    _C.uint8: "Byte",
+    _C.bool: "Bool",
+}
+_FLOATS = (_C.float64, _C.float32, _C.float16, _C.bfloat16)
+_INTS = (_C.int64, _C.int32, _C.int16, _C.int8, _C.uint8)
+
+
+def _name(dtype):
+    return _DTYPE_NAME.get(dtype, str(dtype))
+
+
+def _fmt_ord(ord):
+    # ATen prints an integral double without a fractional part ("-1 norm", "inf norm")
+    if isinstance(ord, float) and math.isfinite(ord) and ord == int(ord):
+        return str(int(ord))
+    return str(ord)
+
+
+def _check_float_input(x, fn):
+    if x.dtype not in _FLOATS:
+        raise NotImplementedError(
+            f"{fn}: Expected a floating point or complex tensor as input. Got {_name(x.dtype)}"
+        )
+
+
+def _check_norm_dtype(dtype, input_dtype, fn):
+    if dtype is None:
+        return
+    if dtype not in _FLOATS:
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_name(dtype)}")
+    if _C.promote_types(input_dtype, dtype) != dtype:
+        raise RuntimeError(
+            f"{fn}: the dtype of the input ({_name(input_dtype)}) should be convertible without narrowing to the "
+            f"specified dtype ({_name(dtype)})"
+        )
+
+
+def _wrap_dim(d, ndim):
+    n = max(ndim, 1)  # a 0-d tensor accepts dims 0 and -1, as PyTorch's scalars do
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return d % n
+
+
+def _dims(dim, ndim):
+    """dim (None, an int or a sequence) as a tuple of non-negative dims; None and () mean every dim."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    out = tuple(_wrap_dim(int(d), ndim) for d in dim)
+    seen = set()
+    for d in out:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return out if out else tuple(range(ndim))
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The vector ord-norm of x over dim (every element when dim is None), as torch.linalg.vector_norm.
+
+    ord: any real number or +-inf: inf is max |x|, -inf min |x|, 0 the count of nonzeros, p the p-norm
+    (sum |x|^p)^(1/p). dtype: the dtype x is cast to before reducing (no narrowing casts), and of the result.
+    minitorch.norm and Tensor.norm with a numeric p compute the same kernel."""
+    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    _check_float_input(x, "linalg.vector_norm")
+    _check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
+    ord = float(ord)
+    dims = _dims(dim, x.dim())
+    if ord < 0 or ord == math.inf:
+        # max/min have no identity: an empty reduction has no value
+        whole = dim is None or (not isinstance(dim, int) and len(dim) == 0)
+        if x.numel() == 0 and whole:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {_fmt_ord(ord)} norm on an empty tensor because the "
+                "operation does not have an identity"
+            )
+        for d in dims:
+            if x.dim() and x.shape[d] == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {_fmt_ord(ord)} norm on the dimension {d}because this "
+                    "dimension is empty and the operation does not have an identity"
+                )
+    if dtype is not None and dtype != x.dtype:
+        x = x.to(dtype)
+    result = _C.norm(x, ord, list(dims), keepdim)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def _matrix_dims(A, dim, fn):
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    dim = tuple(dim) if not isinstance(dim, int) else (dim,)
+    if len(dim) != 2:
+        raise RuntimeError(f"{fn}: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+    d0, d1 = (_wrap_dim(int(d), A.dim()) for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"{fn}: dims must be different. Got ({d0}, {d1})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """The matrix ord-norm of the matrices in the dims dim of A, as torch.linalg.matrix_norm.
+
+    ord: 'fro' (sqrt of the sum of squares), inf / -inf (max / min absolute row sum), 1 / -1 (max / min
+    absolute column sum). 'nuc', 2 and -2 are sums / extremes of singular values: they need an SVD, which
+    minitorch does not have yet, and raise NotImplementedError."""
+    fn = "linalg.matrix_norm"
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"{fn}: Order {ord} not supported.")
+    elif abs(ord) not in (1, 2, math.inf):
+        raise RuntimeError(f"{fn}: Order {_fmt_ord(float(ord))} not supported.")
+    d0, d1 = _matrix_dims(A, dim, fn)
+    _check_float_input(A, fn)
+    _check_norm_dtype(dtype, A.dtype, fn)
+    if ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2):
+        if A.dtype in (_C.float16, _C.bfloat16):
+            raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {_name(A.dtype)}")
+        raise NotImplementedError(
+            f"minitorch.linalg.matrix_norm(ord={ord!r}) is not implemented yet: it needs the singular values, "
+            "an SVD (LAPACK gesdd / cuSOLVER gesvd) that minitorch does not have"
+        )
+    if ord == "fro":
+        result = vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    else:
+        # the inf-norm is the 1-norm of the transpose: sum |a| down one dim, then the extreme along the other
+        if abs(ord) == math.inf:
+            d0, d1 = d1, d0
+        sums = vector_norm(A, 1, d0, keepdim, dtype=dtype)
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        if ord > 0 and sums.shape[d1] == 0:
+            result = sums.sum(d1, keepdim)  # PyTorch's max of non-negative norms is 0 over nothing
+        else:
+            result = sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """torch.linalg.norm: a matrix norm when ord is a string, or when ord is given with a 2-dim dim (or a 2-D A
+    and no dim); otherwise the vector norm (ord None means 2, over every element when dim is None)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        if len(dim) not in (1, 2):
+            msg = "must" if not isinstance(ord, str) else "mut"  # sic: ATen's two overloads spell it apart
+            raise RuntimeError(
+                f"linalg.norm: If dim is specified, it {msg} be of length 1 or 2. Got {list(dim)}"
+            )
+    elif ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+        )
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype, out=out)
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2)):
+        return matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype, out=out)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """sum(conj(x) * y) over dim, broadcasting the other dims (real tensors: the dot product along dim)."""
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_name(x.dtype)} and y of type {_name(y.dtype)} instead"
+        )
+    _check_float_input(x, "linalg.vecdot")
+    result = (x * y).sum(dim)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def _chain_order(shapes):
+    """Cormen et al.'s matrix-chain dynamic program: split[i][j] is where the cheapest product of i..j splits."""
+    n = len(shapes)
+    p = [shapes[0][0]] + [s[1] for s in shapes]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices in the cheapest order (fewest scalar multiplications), as
+    torch.linalg.multi_dot: the first and last may be vectors (row and column), the rest must be 2-D."""
+    tensors = list(tensors)
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first_vec = tensors[0].dim() == 1
+    last_vec = tensors[-1].dim() == 1
+    if tensors[0].dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {tensors[0].dim()}D")
+    if tensors[-1].dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {tensors[-1].dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    dtype, device = tensors[0].dtype, tensors[0].device
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype != dtype:
+            raise RuntimeError(
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {_short(dtype)} and "
+                f"tensor {i} {_short(t.dtype)}"
+            )
+        if t.device != device:
+            raise RuntimeError(
+                f"multi_dot(): all tensors must be on the same device but tensor 0 is on {device} and tensor "
+                f"{i} on {t.device}"
+            )
+    mats = list(tensors)
+    if first_vec:
+        mats[0] = mats[0].unsqueeze(0)
+    if last_vec:
+        mats[-1] = mats[-1].unsqueeze(1)
+    for i in range(n - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
+                f"{list(tensors[i + 1].shape)} cannot be multiplied"
+            )
+    if n == 2:
+        result = _C.mm(mats[0], mats[1])
+    elif n == 3:
+        # ATen compares the two orders directly: (AB)C costs a*c*(b+d), A(BC) costs b*d*(a+c)
+        a, b = mats[0].shape
+        c, d = mats[2].shape
+        if a * c * (b + d) > b * d * (a + c):
+            result = _C.mm(mats[0], _C.mm(mats[1], mats[2]))
+        else:
+            result = _C.mm(_C.mm(mats[0], mats[1]), mats[2])
+    else:
+        split = _chain_order([tuple(m.shape) for m in mats])
+
+        def product(i, j):
+            if i == j:
+                return mats[i]
+            k = split[i][j]
+            return _C.mm(product(i, k), product(k + 1, j))
+
+        result = product(0, n - 1)
+    if first_vec and last_vec:
+        result = result.reshape(())
+    elif first_vec:
+        result = result.squeeze(0)
+    elif last_vec:
+        result = result.squeeze(1)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+_SHORT = {
+    _C.float64: "double",
+    _C.float32: "float",
+    _C.float16: "c10::Half",
+    _C.bfloat16: "c10::BFloat16",
+    _C.int64: "long int",
+    _C.int32: "int",
+}
+
+
+def _short(dtype):
+    return _SHORT.get(dtype, str(dtype))
+
+
+def matmul(input, other, *, out=None):
+    """The matrix product with broadcasting, as torch.matmul (alias of it in torch.linalg)."""
+    if out is not None:
+        return _C.matmul(input, other, out=out)
+    return _C.matmul(input, other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of the matrices in the last two dims of A (torch.diagonal with other defaults), a view."""
+    return _C.diagonal(A, offset, dim1, dim2)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """The cross product of 3-vectors along dim, broadcasting the other dims, as torch.linalg.cross."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
+        )
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found {_name(other.dtype)}")
+    a0, a1, a2 = (input.narrow(d, i, 1) for i in range(3))
+    b0, b1, b2 = (other.narrow(d, i, 1) for i in range(3))
+    result = _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def matrix_power(A, n, *, out=None):
+    """A multiplied by itself n times (n >= 0) over the last two dims, by repeated squaring: the identity for
+    n == 0. A negative n needs the inverse, which needs a decomposition minitorch does not have yet."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
+        )
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if n < 0:
+        raise NotImplementedError(
+            "minitorch.linalg.matrix_power with n < 0 is not implemented yet: it needs minitorch.linalg.inv, a "
+            "LAPACK/cuSOLVER decomposition"
+        )
+    if n == 0:
+        k = A.shape[-1]
+        result = _C.eye(k, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+    else:
+        result, base = None, A
+        while True:
+            if n & 1:
+                result = base if result is None else _C.matmul(result, base)
+            n >>= 1
+            if not n:
+                break
+            base = _C.matmul(base, base)
+        if result is A:
+            result = A.clone()
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def vander(x, N=None):
+    """The Vandermonde matrix of x with increasing powers x^0 .. x^(N-1) along a new last dim (N defaults to
+    x.shape[-1]), batched over x's other dims, as torch.linalg.vander."""
+    if x.dtype not in _FLOATS and x.dtype not in _INTS:
+        raise NotImplementedError(
+            f"linalg.vander supports floating point, complex, and integer tensors, but got {_name(x.dtype)}"
+        )
+    x1 = x.unsqueeze(-1) if x.dim() == 0 else x
+    n = x1.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    shape = tuple(x1.shape) + (n - 1,)
+    powers = x1.unsqueeze(-1).expand(shape).cumprod(-1)
+    ones = _C.ones(tuple(x1.shape) + (1,), dtype=powers.dtype, device=x.device)
+    return _C.cat([ones, powers], -1)
+
+
+# Names torch.linalg has whose kernels are matrix decompositions (LAPACK on the CPU, cuSOLVER on CUDA).
+_DECOMPOSITIONS = frozenset(
+    {
+        "cholesky",
+        "cholesky_ex",
+        "cond",
+        "det",
+        "eig",
+        "eigh",
+        "eigvals",
+        "eigvalsh",
+        "householder_product",
+        "inv",
+        "inv_ex",
+        "ldl_factor",
+        "ldl_factor_ex",
+        "ldl_solve",
+        "lstsq",
+        "lu",
+        "lu_factor",
+        "lu_factor_ex",
+        "lu_solve",
+        "matrix_exp",
+        "matrix_rank",
+        "pinv",
+        "qr",
+        "slogdet",
+        "solve",
+        "solve_ex",
+        "solve_triangular",
+        "svd",
+        "svdvals",
+        "tensorinv",
+        "tensorsolve",
+    }
+)
+
+
+class _MissingDecomposition(NotImplementedError, AttributeError):
+    """Raised for a decomposition we lack: a NotImplementedError that says why, and an AttributeError so that
+    hasattr() and getattr(..., default) still answer as for any absent attribute."""
+
+
+def __getattr__(name):
+    if name in _DECOMPOSITIONS:
+        raise _MissingDecomposition(
+            f"minitorch.linalg.{name} is not implemented yet: it needs a LAPACK/cuSOLVER decomposition"
+        )
+    raise AttributeError(f"module 'minitorch.linalg' has no attribute '{name}'")
