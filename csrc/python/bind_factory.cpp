@@ -370,6 +370,12 @@ void init_factory(py::module_& m, TensorClass& cls) {
             return self;
           },
           py::arg("new_state"));
+  // minitorch.default_generator: the CPU default generator itself (an aliasing, non-owning pointer; it lives
+  // for the process), so get_rng_state/set_rng_state and generator=default_generator reach the same stream.
+  auto cpu_default = std::make_shared<PyGenerator>();
+  cpu_default->device = Device(DeviceType::CPU);
+  cpu_default->gen = std::shared_ptr<Generator>(std::shared_ptr<Generator>(), &default_generator());
+  m.attr("default_generator") = py::cast(cpu_default);
 }
 
 }  // namespace mt

@@ -48,9 +48,391 @@ class Tensor:
         (device type, device index) in DLPack's numbering: (kDLCPU, 0) or (kDLCUDA, index).
         """
     @staticmethod
+    def __lshift__(input, other):
+        """
+        input << other; shifts outside [0, bit width) give 0, as PyTorch's.
+        """
+    @staticmethod
+    def __rshift__(input, other):
+        """
+        input >> other (arithmetic for signed types); shifts outside [0, bit width) fill with the sign.
+        """
+    @staticmethod
+    def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+        """
+        beta * input + alpha * sum_b(batch1[b] @ batch2[b]), as one matmul over the concatenated inner dim.
+        """
+    @staticmethod
+    def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+        """
+        input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused).
+        """
+    @staticmethod
+    def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+        """
+        input + value * tensor1 * tensor2.
+        """
+    @staticmethod
+    def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+        """
+        beta * input + alpha * (mat @ vec).
+        """
+    @staticmethod
+    def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+        """
+        beta * input + alpha * outer(vec1, vec2).
+        """
+    @staticmethod
+    def adjoint(input):
+        """
+        The conjugate transpose of the last two dims (a view; real tensors only need the transpose).
+        """
+    @staticmethod
+    def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """
+        True when every element of input is close to other (broadcasting), as torch.allclose.
+        """
+    @staticmethod
+    def aminmax(input, *, dim=None, keepdim=False):
+        """
+        (min, max) of input, over everything or along dim, as return_types.aminmax.
+        """
+    @staticmethod
+    def argwhere(input):
+        """
+        Indices of the non-zero elements, one row each (same as nonzero).
+        """
+    @staticmethod
+    def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+        """
+        beta * input + alpha * (batch1 @ batch2), batched over dim 0.
+        """
+    @staticmethod
+    def bincount(input, weights=None, minlength=0):
+        """
+        Count of each value in a 1-D non-negative integer tensor (sum of weights, when given).
+        """
+    @staticmethod
+    def bitwise_left_shift(input, other):
+        """
+        input << other; shifts outside [0, bit width) give 0, as PyTorch's.
+        """
+    @staticmethod
+    def bitwise_right_shift(input, other):
+        """
+        input >> other (arithmetic for signed types); shifts outside [0, bit width) fill with the sign.
+        """
+    @staticmethod
+    def broadcast_to(input, size):
+        """
+        `input` expanded (a view) to `size`, as torch.broadcast_to.
+        """
+    @staticmethod
+    def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+        """
+        Index of the bucket of each input value given sorted 1-D boundaries (searchsorted with the args swapped).
+        """
+    @staticmethod
+    def conj(input):
+        """
+        input itself: real tensors have no conjugate bit to set.
+        """
+    @staticmethod
+    def copysign(input, other):
+        """
+        |input| with the sign of other (float result).
+        """
+    @staticmethod
+    def corrcoef(input):
+        """
+        Pearson correlation coefficients of the variables in input's rows, clipped to [-1, 1].
+        """
+    @staticmethod
+    def count_nonzero(input, dim=None):
+        """
+        Number of nonzero elements, over all of input or along dim (int or tuple).
+        """
+    @staticmethod
+    def cov(input, *, correction=1, fweights=None, aweights=None):
+        """
+        Covariance of the variables in input's rows (observations in columns), with optional frequency and
+            probability weights per observation.
+        """
+    @staticmethod
+    def cross(input, other, dim=None):
+        """
+        Cross product of 3-vectors along `dim` (when None, the first dim of size 3), inputs broadcast.
+        """
+    @staticmethod
+    def cummax(input, dim):
+        """
+        Running maximum along dim and the index where it was reached, as return_types.cummax.
+        """
+    @staticmethod
+    def cummin(input, dim):
+        """
+        Running minimum along dim and the index where it was reached, as return_types.cummin.
+        """
+    @staticmethod
+    def deg2rad(input):
+        """
+        Degrees to radians.
+        """
+    @staticmethod
+    def diag(input, diagonal=0):
+        """
+        A 1-d input as the `diagonal`-th diagonal of a square matrix; of a 2-d input, a copy of that diagonal.
+        """
+    @staticmethod
+    def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+        """
+        A tensor whose (dim1, dim2) diagonals at `offset` hold the last dim of `input`, zeros elsewhere.
+        """
+    @staticmethod
+    def diagflat(input, offset=0):
+        """
+        The flattened input as the `offset`-th diagonal of a square matrix.
+        """
+    @staticmethod
+    def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+        """
+        `input` with its diagonal input.diagonal(offset, dim1, dim2) replaced by `src` (out of place).
+        """
+    @staticmethod
+    def diff(input, n=1, dim=-1, prepend=None, append=None):
+        """
+        n-th forward difference along `dim`, after concatenating `prepend` and `append` (logical xor for bool).
+        """
+    @staticmethod
+    def dist(input, other, p=2):
+        """
+        The p-norm of input - other (broadcast).
+        """
+    @staticmethod
+    def dsplit(input, indices_or_sections):
+        """
+        Splits a tensor of at least 3 dims along dim 2; an int must divide that dim evenly.
+        """
+    @staticmethod
+    def equal(input, other):
+        """
+        True when both tensors have the same size and elements.
+        """
+    @staticmethod
+    def fix(input):
+        """
+        Round toward zero (trunc).
+        """
+    @staticmethod
+    def flip(input, dims):
+        """
+        Reverses the order of elements along each of `dims` (a copy, as torch.flip).
+        """
+    @staticmethod
+    def fliplr(input):
+        """
+        Flips a tensor of 2 or more dims left to right (along dim 1).
+        """
+    @staticmethod
+    def flipud(input):
+        """
+        Flips a tensor of 1 or more dims up to down (along dim 0).
+        """
+    @staticmethod
+    def float_power(input, exponent):
+        """
+        input ** exponent computed in float64.
+        """
+    @staticmethod
+    def fmax(input, other):
+        """
+        Elementwise maximum that ignores a NaN when the other value is a number.
+        """
+    @staticmethod
+    def fmin(input, other):
+        """
+        Elementwise minimum that ignores a NaN when the other value is a number.
+        """
+    @staticmethod
+    def frac(input):
+        """
+        input - trunc(input), keeping the sign.
+        """
+    @staticmethod
+    def frexp(input, *, out=None):
+        """
+        (mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0, inf, nan: exponent 0).
+        """
+    @staticmethod
+    def gcd(input, other):
+        """
+        Elementwise greatest common divisor of integer tensors (gcd(0, 0) == 0).
+        """
+    @staticmethod
+    def heaviside(input, values):
+        """
+        0 where input < 0, values where input == 0, 1 where input > 0.
+        """
+    @staticmethod
+    def histc(input, bins=100, min=0, max=0):
+        """
+        Histogram of input in `bins` equal bins over [min, max] (the data's range when min == max).
+        """
+    @staticmethod
+    def hsplit(input, indices_or_sections):
+        """
+        Splits along dim 1 (dim 0 for 1-d tensors); an int must divide that dim evenly.
+        """
+    @staticmethod
+    def hypot(input, other):
+        """
+        sqrt(input**2 + other**2), elementwise.
+        """
+    @staticmethod
+    def index_add(input, dim, index, source, *, alpha=1):
+        """
+        `input` plus alpha * source added at `index` along `dim` (repeated indices accumulate).
+        """
+    @staticmethod
+    def index_copy(input, dim, index, source):
+        """
+        `input` with the slices of `source` copied to `index` along `dim`.
+        """
+    @staticmethod
+    def index_fill(input, dim, index, value):
+        """
+        `input` with the slices at `index` along `dim` set to the scalar `value`.
+        """
+    @staticmethod
+    def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+        """
+        `input` with the slices of `source` reduced ("prod", "mean", "amax", "amin") into the slices `index`
+            names along `dim`.
+        """
+    @staticmethod
+    def inner(input, other):
+        """
+        Dot products over the last dims of both (a plain product when either is 0-d).
+        """
+    @staticmethod
+    def is_conj(input):
+        """
+        False: real tensors never carry the conjugate bit.
+        """
+    @staticmethod
+    def is_neg(input):
+        """
+        False: real tensors never carry the negative bit.
+        """
+    @staticmethod
+    def is_nonzero(input):
+        """
+        The truth value of a one-element tensor; an error for an empty or a larger one.
+        """
+    @staticmethod
+    def is_same_size(input, other):
+        """
+        True when the two tensors have the same shape.
+        """
+    @staticmethod
+    def is_signed(input):
+        """
+        True when the tensor's dtype can hold negative values.
+        """
+    @staticmethod
+    def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """
+        Elementwise |input - other| <= atol + rtol * |other|, as a bool tensor (NaNs equal only with equal_nan).
+        """
+    @staticmethod
+    def isneginf(input):
+        """
+        True where input is -inf.
+        """
+    @staticmethod
+    def isposinf(input):
+        """
+        True where input is +inf.
+        """
+    @staticmethod
+    def isreal(input):
+        """
+        True everywhere (minitorch has no complex dtypes).
+        """
+    @staticmethod
+    def kron(input, other):
+        """
+        Kronecker product: blocks input[i] * other laid out over a grid shaped like input.
+        """
+    @staticmethod
+    def lcm(input, other):
+        """
+        Elementwise least common multiple of integer tensors (0 if either is 0).
+        """
+    @staticmethod
+    def ldexp(input, other):
+        """
+        input * 2**other (float result).
+        """
+    @staticmethod
+    def logaddexp(input, other):
+        """
+        log(exp(input) + exp(other)) without overflow; equal infinities give that infinity.
+        """
+    @staticmethod
+    def logaddexp2(input, other):
+        """
+        log2(2**input + 2**other) without overflow.
+        """
+    @staticmethod
+    def logcumsumexp(input, dim):
+        """
+        log(cumsum(exp(input))) along dim, computed stably by a log2(n)-round scan of logaddexp.
+        """
+    @staticmethod
+    def logit(input, eps=None):
+        """
+        log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given.
+        """
+    @staticmethod
+    def masked_scatter(input, mask, source):
+        """
+        `input` with its positions where `mask` is True (broadcast) filled, in order, from `source`'s elements.
+        """
+    @staticmethod
+    def moveaxis(input, source, destination):
+        """
+        Alias of movedim: moves the dims `source` (int or sequence) to the positions `destination`.
+        """
+    @staticmethod
+    def msort(input):
+        """
+        `input` sorted along dim 0 (values only).
+        """
+    @staticmethod
+    def mvlgamma(input, p):
+        """
+        The multivariate log-gamma of dimension p (minitorch.special.multigammaln).
+        """
+    @staticmethod
+    def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+        """
+        NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest).
+        """
+    @staticmethod
     def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         """
         torch.nanmean: the mean over the elements that are not NaN (NaN where every element is).
+        """
+    @staticmethod
+    def nanmedian(input, dim=None, keepdim=False):
+        """
+        The lower median ignoring NaNs; with dim, return_types.nanmedian(values, indices).
+        """
+    @staticmethod
+    def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        """
+        quantile ignoring NaNs (NaN only where a slice is all NaN).
         """
     @staticmethod
     def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -59,10 +441,162 @@ class Tensor:
             gradient is zero where the input is NaN, as masked_fill's.
         """
     @staticmethod
+    def nextafter(input, other):
+        """
+        The next representable float after input in the direction of other (elementwise).
+        """
+    @staticmethod
+    def positive(input):
+        """
+        input itself (refused for bool, as PyTorch's unary +).
+        """
+    @staticmethod
+    def put(input, index, source, accumulate=False):
+        """
+        `input` with `source` written (accumulate: added) at the flat (row-major) positions `index`.
+        """
+    @staticmethod
+    def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        """
+        The q-th quantiles of input (over everything or along dim); NaN where a slice holds a NaN.
+        """
+    @staticmethod
+    def rad2deg(input):
+        """
+        Radians to degrees.
+        """
+    @staticmethod
+    def ravel(input):
+        """
+        The tensor flattened to 1-d (a view when it can be).
+        """
+    @staticmethod
+    def renorm(input, p, dim, maxnorm):
+        """
+        `input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm.
+        """
+    @staticmethod
     def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         """
         Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
             gives each index ``counts[i]`` times.
+        """
+    @staticmethod
+    def resolve_conj(input):
+        """
+        input itself (no lazy conjugation on real tensors).
+        """
+    @staticmethod
+    def resolve_neg(input):
+        """
+        input itself (no lazy negation on real tensors).
+        """
+    @staticmethod
+    def roll(input, shifts, dims=None):
+        """
+        Rolls `input` by `shifts` places along `dims` (the flattened tensor when dims is None), as torch.roll.
+        """
+    @staticmethod
+    def rot90(input, k=1, dims=(0, 1)):
+        """
+        Rotates `input` by 90 degrees `k` times in the plane of `dims`, from the first towards the second.
+        """
+    @staticmethod
+    def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+        """
+        `input` with `src` reduced ("sum", "prod", "mean", "amax", "amin") into the positions `index` names along
+            `dim` (include_self: input's own values take part in the reduction).
+        """
+    @staticmethod
+    def select_scatter(input, src, dim, index):
+        """
+        `input` with its slice input.select(dim, index) replaced by `src` (out of place).
+        """
+    @staticmethod
+    def sgn(input):
+        """
+        The sign of input (sign() for real tensors).
+        """
+    @staticmethod
+    def signbit(input):
+        """
+        True where the sign bit is set (negative numbers and -0.0).
+        """
+    @staticmethod
+    def sinc(input):
+        """
+        sin(pi x) / (pi x), 1 at x == 0 (gradient 0 there).
+        """
+    @staticmethod
+    def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+        """
+        `input` with the slice start:end:step along `dim` replaced by `src` (out of place).
+        """
+    @staticmethod
+    def split_with_sizes(input, split_sizes, dim=0):
+        """
+        Views of `input` along `dim` of lengths `split_sizes` (which must sum to its size there).
+        """
+    @staticmethod
+    def square(input):
+        """
+        input * input (bool stays an integer-valued result as in PyTorch: int64).
+        """
+    @staticmethod
+    def swapdims(input, dim0, dim1):
+        """
+        Alias of transpose.
+        """
+    @staticmethod
+    def take(input, index):
+        """
+        Elements of the flattened input at `index` (negative indices count from the end); shaped like index.
+        """
+    @staticmethod
+    def take_along_dim(input, indices, dim=None):
+        """
+        Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
+            flattened input when dim is None, as numpy.take_along_axis.
+        """
+    @staticmethod
+    def tensor_split(input, indices_or_sections, dim=0):
+        """
+        Views of `input` split into n near-equal parts (int) or at the given indices (sequence), as numpy.array_split.
+        """
+    @staticmethod
+    def tile(input, dims):
+        """
+        `input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front.
+        """
+    @staticmethod
+    def trace(input):
+        """
+        Sum of the main diagonal of a matrix.
+        """
+    @staticmethod
+    def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """
+        The distinct values of input (sorted), optionally with the inverse indices and the counts.
+        """
+    @staticmethod
+    def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+        """
+        Collapse each run of equal consecutive values into one, optionally with inverse indices and counts.
+        """
+    @staticmethod
+    def vdot(input, other):
+        """
+        Dot product of two 1-d tensors (the first conjugated; we have no complex dtypes, so it is dot).
+        """
+    @staticmethod
+    def vsplit(input, indices_or_sections):
+        """
+        Splits a tensor of at least 2 dims along dim 0; an int must divide that dim evenly.
+        """
+    @staticmethod
+    def xlogy(input, other):
+        """
+        input * log(other), 0 where input == 0 (unless other is NaN); gradients stay finite at input == 0.
         """
     def __abs__(self) -> Tensor: ...
     def __add__(self, arg0: typing.Any) -> typing.Any: ...
@@ -80,6 +614,10 @@ class Tensor:
     def __iadd__(self, arg0: typing.Any) -> typing.Any: ...
     def __iand__(self, arg0: typing.Any) -> typing.Any: ...
     def __ifloordiv__(self, arg0: typing.Any) -> typing.Any: ...
+    def __ilshift__(self, *args, **kwargs):
+        """
+        In-place version of bitwise_left_shift.
+        """
     def __imod__(self, arg0: typing.Any) -> typing.Any: ...
     def __imul__(self, arg0: typing.Any) -> typing.Any: ...
     def __index__(self) -> builtins.int: ...
@@ -88,6 +626,10 @@ class Tensor:
     def __invert__(self) -> Tensor: ...
     def __ior__(self, arg0: typing.Any) -> typing.Any: ...
     def __ipow__(self, arg0: typing.Any) -> typing.Any: ...
+    def __irshift__(self, *args, **kwargs):
+        """
+        In-place version of bitwise_right_shift.
+        """
     def __isub__(self, arg0: typing.Any) -> typing.Any: ...
     def __iter__(self): ...
     def __itruediv__(self, arg0: typing.Any) -> typing.Any: ...
@@ -111,11 +653,13 @@ class Tensor:
         repr(tensor): the values as PyTorch prints them, plus device/dtype/grad_fn when not the defaults.
         """
     def __rfloordiv__(self, arg0: typing.Any) -> typing.Any: ...
+    def __rlshift__(self, other): ...
     def __rmatmul__(self, arg0: typing.Any) -> typing.Any: ...
     def __rmod__(self, arg0: typing.Any) -> typing.Any: ...
     def __rmul__(self, arg0: typing.Any) -> typing.Any: ...
     def __ror__(self, arg0: typing.Any) -> typing.Any: ...
     def __rpow__(self, arg0: typing.Any) -> typing.Any: ...
+    def __rrshift__(self, other): ...
     def __rsub__(self, arg0: typing.Any) -> typing.Any: ...
     def __rtruediv__(self, arg0: typing.Any) -> typing.Any: ...
     def __rxor__(self, arg0: typing.Any) -> typing.Any: ...
@@ -137,16 +681,56 @@ class Tensor:
     def abs(self) -> Tensor: ...
     def abs_(self) -> typing.Any: ...
     def absolute(self) -> Tensor: ...
+    def absolute_(self) -> typing.Any: ...
     def acos(self) -> Tensor: ...
     def acos_(self) -> typing.Any: ...
+    def acosh(self) -> Tensor: ...
+    def acosh_(self) -> typing.Any: ...
     def add(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
     def add_(self, other: typing.Any, *, alpha: typing.Any = 1) -> typing.Any: ...
+    def addbmm_(self, *args, **kwargs):
+        """
+        In-place version of addbmm.
+        """
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        """
+        In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved).
+        """
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        """
+        In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved).
+        """
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: typing.Any = 1, alpha: typing.Any = 1) -> Tensor: ...
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        """
+        In-place addmm: self = beta * self + alpha * (mat1 @ mat2).
+        """
+    def addmv_(self, *args, **kwargs):
+        """
+        In-place version of addmv.
+        """
+    def addr_(self, *args, **kwargs):
+        """
+        In-place version of addr.
+        """
     def all(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def amax(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def amin(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def any(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
+    def arccos(self) -> Tensor: ...
+    def arccos_(self) -> typing.Any: ...
+    def arccosh(self) -> Tensor: ...
+    def arccosh_(self) -> typing.Any: ...
+    def arcsin(self) -> Tensor: ...
+    def arcsin_(self) -> typing.Any: ...
+    def arcsinh(self) -> Tensor: ...
+    def arcsinh_(self) -> typing.Any: ...
+    def arctan(self) -> Tensor: ...
     def arctan2(self, arg0: typing.Any) -> Tensor: ...
+    def arctan2_(self, arg0: typing.Any) -> typing.Any: ...
+    def arctan_(self) -> typing.Any: ...
+    def arctanh(self) -> Tensor: ...
+    def arctanh_(self) -> typing.Any: ...
     def argmax(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def argmin(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def argsort(
@@ -161,26 +745,50 @@ class Tensor:
     ) -> Tensor: ...
     def asin(self) -> Tensor: ...
     def asin_(self) -> typing.Any: ...
+    def asinh(self) -> Tensor: ...
+    def asinh_(self) -> typing.Any: ...
     def atan(self) -> Tensor: ...
     def atan2(self, other: typing.Any) -> Tensor: ...
     def atan2_(self, other: typing.Any) -> typing.Any: ...
     def atan_(self) -> typing.Any: ...
+    def atanh(self) -> Tensor: ...
+    def atanh_(self) -> typing.Any: ...
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None): ...
+    def baddbmm_(self, *args, **kwargs):
+        """
+        In-place version of baddbmm.
+        """
+    def bernoulli(self, p=None, *, generator=None):
+        """
+        Bernoulli samples with probabilities self (p=None) or the one probability p; see torch.bernoulli.
+        """
     def bernoulli_(
         self, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, *, generator: typing.Any = None
     ) -> Tensor: ...
     def bfloat16(self): ...
     def bitwise_and(self, other: typing.Any) -> Tensor: ...
     def bitwise_and_(self, other: typing.Any) -> typing.Any: ...
+    def bitwise_left_shift_(self, *args, **kwargs):
+        """
+        In-place version of bitwise_left_shift.
+        """
     def bitwise_not(self) -> Tensor: ...
     def bitwise_not_(self) -> typing.Any: ...
     def bitwise_or(self, other: typing.Any) -> Tensor: ...
     def bitwise_or_(self, other: typing.Any) -> typing.Any: ...
+    def bitwise_right_shift_(self, *args, **kwargs):
+        """
+        In-place version of bitwise_right_shift.
+        """
     def bitwise_xor(self, other: typing.Any) -> Tensor: ...
     def bitwise_xor_(self, other: typing.Any) -> typing.Any: ...
     def bmm(self, mat2: Tensor) -> Tensor: ...
     def bool(self): ...
     def byte(self): ...
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        """
+        Fills self with Cauchy(median, sigma) samples, median + sigma * tan(pi * (U - 1/2)).
+        """
     def ceil(self) -> Tensor: ...
     def ceil_(self) -> typing.Any: ...
     def char(self): ...
@@ -192,12 +800,24 @@ class Tensor:
     def clamp(self, min: typing.Any = None, max: typing.Any = None) -> Tensor: ...
     def clamp_(self, min: typing.Any = None, max: typing.Any = None) -> typing.Any: ...
     def clamp_max(self, arg0: typing.Any) -> Tensor: ...
+    def clamp_max_(self, max):
+        """
+        In-place clamp_max.
+        """
     def clamp_min(self, arg0: typing.Any) -> Tensor: ...
+    def clamp_min_(self, min):
+        """
+        In-place clamp_min.
+        """
     def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor: ...
     def clip_(self, min: typing.Any = None, max: typing.Any = None) -> typing.Any: ...
     def clone(self, memory_format: typing.Any = None) -> Tensor: ...
     def contiguous(self, memory_format: typing.Any = None) -> Tensor: ...
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor: ...
+    def copysign_(self, *args, **kwargs):
+        """
+        In-place version of copysign.
+        """
     def cos(self) -> Tensor: ...
     def cos_(self) -> typing.Any: ...
     def cosh(self) -> Tensor: ...
@@ -207,10 +827,22 @@ class Tensor:
     def cumprod(
         self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None
     ) -> Tensor: ...
+    def cumprod_(self, dim, *, dtype=None):
+        """
+        In-place cumprod along dim.
+        """
     def cumsum(
         self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None
     ) -> Tensor: ...
+    def cumsum_(self, dim, *, dtype=None):
+        """
+        In-place cumsum along dim.
+        """
     def data_ptr(self) -> builtins.int: ...
+    def deg2rad_(self, *args, **kwargs):
+        """
+        In-place version of deg2rad.
+        """
     def detach(self) -> Tensor: ...
     def detach_(self) -> Tensor: ...
     def diagonal(
@@ -219,10 +851,16 @@ class Tensor:
         dim1: typing.SupportsInt | typing.SupportsIndex = 0,
         dim2: typing.SupportsInt | typing.SupportsIndex = 1,
     ) -> Tensor: ...
+    def digamma(self) -> Tensor: ...
+    def digamma_(self) -> typing.Any: ...
     def dim(self) -> builtins.int: ...
     def div(self, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
     def div_(self, other: typing.Any, *, rounding_mode: str | None = None) -> typing.Any: ...
     def divide(self, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
+    def divide_(self, other, *, rounding_mode=None):
+        """
+        Alias of div_.
+        """
     def dot(self, tensor: Tensor) -> Tensor: ...
     def double(self): ...
     def element_size(self) -> builtins.int: ...
@@ -230,6 +868,10 @@ class Tensor:
     def eq_(self, other: typing.Any) -> typing.Any: ...
     def erf(self) -> Tensor: ...
     def erf_(self) -> typing.Any: ...
+    def erfc(self) -> Tensor: ...
+    def erfc_(self) -> typing.Any: ...
+    def erfinv(self) -> Tensor: ...
+    def erfinv_(self) -> typing.Any: ...
     def exp(self) -> Tensor: ...
     def exp2(self) -> Tensor: ...
     def exp2_(self) -> typing.Any: ...
@@ -238,35 +880,90 @@ class Tensor:
     def expand_as(self, arg0: Tensor) -> Tensor: ...
     def expm1(self) -> Tensor: ...
     def expm1_(self) -> typing.Any: ...
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """
+        Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1).
+        """
     def fill_(self, arg0: typing.Any) -> Tensor: ...
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """
+        Fill the main diagonal (all dims equal beyond 2-D; wrap: tall matrices restart it every cols+1 rows).
+        """
+    def fix_(self, *args, **kwargs):
+        """
+        In-place version of fix.
+        """
     def flatten(
         self,
         start_dim: typing.SupportsInt | typing.SupportsIndex = 0,
         end_dim: typing.SupportsInt | typing.SupportsIndex = -1,
     ) -> Tensor: ...
     def float(self): ...
+    def float_power_(self, exponent):
+        """
+        In-place float_power; self must already be float64.
+        """
     def floor(self) -> Tensor: ...
     def floor_(self) -> typing.Any: ...
     def floor_divide(self, other: typing.Any) -> Tensor: ...
     def floor_divide_(self, other: typing.Any) -> typing.Any: ...
     def fmod(self, other: typing.Any) -> Tensor: ...
     def fmod_(self, other: typing.Any) -> typing.Any: ...
+    def frac_(self, *args, **kwargs):
+        """
+        In-place version of frac.
+        """
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor: ...
+    def gcd_(self, *args, **kwargs):
+        """
+        In-place version of gcd.
+        """
     def ge(self, other: typing.Any) -> Tensor: ...
     def ge_(self, other: typing.Any) -> typing.Any: ...
     def gelu(self) -> Tensor: ...
     def gelu_(self) -> typing.Any: ...
     def gelu_tanh(self) -> Tensor: ...
     def gelu_tanh_(self) -> typing.Any: ...
+    def geometric_(self, p, *, generator=None):
+        """
+        Fills self with Geometric(p) samples: the number of Bernoulli(p) trials up to the first success
+            (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed.
+        """
     def ger(self, vec2: Tensor) -> Tensor: ...
     def get_device(self) -> builtins.int: ...
     def greater(self, arg0: typing.Any) -> Tensor: ...
+    def greater_(self, arg0: typing.Any) -> typing.Any: ...
     def greater_equal(self, arg0: typing.Any) -> Tensor: ...
+    def greater_equal_(self, arg0: typing.Any) -> typing.Any: ...
     def gt(self, other: typing.Any) -> Tensor: ...
     def gt_(self, other: typing.Any) -> typing.Any: ...
     def half(self): ...
+    def heaviside_(self, *args, **kwargs):
+        """
+        In-place version of heaviside.
+        """
+    def hypot_(self, *args, **kwargs):
+        """
+        In-place version of hypot.
+        """
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """
+        In-place index_add.
+        """
+    def index_copy_(self, dim, index, source):
+        """
+        In-place index_copy.
+        """
+    def index_fill_(self, dim, index, value):
+        """
+        In-place index_fill.
+        """
     def index_put(self, indices: tuple, values: Tensor, accumulate: builtins.bool = False) -> Tensor: ...
     def index_put_(self, indices: tuple, values: Tensor, accumulate: builtins.bool = False) -> typing.Any: ...
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        """
+        In-place index_reduce.
+        """
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor: ...
     def int(self): ...
     def is_complex(self) -> builtins.bool: ...
@@ -291,11 +988,27 @@ class Tensor:
         dim: typing.SupportsInt | typing.SupportsIndex = -1,
         keepdim: builtins.bool = False,
     ) -> typing.Any: ...
+    def lcm_(self, *args, **kwargs):
+        """
+        In-place version of lcm.
+        """
+    def ldexp_(self, *args, **kwargs):
+        """
+        In-place version of ldexp.
+        """
     def le(self, other: typing.Any) -> Tensor: ...
     def le_(self, other: typing.Any) -> typing.Any: ...
     def lerp(self, arg0: Tensor, arg1: typing.Any) -> Tensor: ...
+    def lerp_(self, end, weight):
+        """
+        In-place lerp: self += weight * (end - self) (one fused kernel for a scalar weight without autograd).
+        """
     def less(self, arg0: typing.Any) -> Tensor: ...
+    def less_(self, arg0: typing.Any) -> typing.Any: ...
     def less_equal(self, arg0: typing.Any) -> Tensor: ...
+    def less_equal_(self, arg0: typing.Any) -> typing.Any: ...
+    def lgamma(self) -> Tensor: ...
+    def lgamma_(self) -> typing.Any: ...
     def log(self) -> Tensor: ...
     def log10(self) -> Tensor: ...
     def log10_(self) -> typing.Any: ...
@@ -304,6 +1017,10 @@ class Tensor:
     def log2(self) -> Tensor: ...
     def log2_(self) -> typing.Any: ...
     def log_(self) -> typing.Any: ...
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        """
+        Fills self with log-normal samples: exp(X) for X ~ Normal(mean, std).
+        """
     def log_softmax(
         self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any = None
     ) -> Tensor: ...
@@ -315,12 +1032,20 @@ class Tensor:
     def logical_or_(self, other: typing.Any) -> typing.Any: ...
     def logical_xor(self, other: typing.Any) -> Tensor: ...
     def logical_xor_(self, other: typing.Any) -> typing.Any: ...
+    def logit_(self, *args, **kwargs):
+        """
+        In-place version of logit.
+        """
     def logsumexp(self, dim: typing.Any, keepdim: builtins.bool = False) -> Tensor: ...
     def long(self): ...
     def lt(self, other: typing.Any) -> Tensor: ...
     def lt_(self, other: typing.Any) -> typing.Any: ...
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor: ...
     def masked_fill_(self, mask: Tensor, value: typing.Any) -> typing.Any: ...
+    def masked_scatter_(self, mask, source):
+        """
+        In-place masked_scatter (mask broadcasts to self's shape).
+        """
     def masked_select(self, mask: Tensor) -> Tensor: ...
     def matmul(self, other: Tensor) -> Tensor: ...
     @typing.overload
@@ -358,7 +1083,16 @@ class Tensor:
         generator: typing.Any = None,
     ) -> Tensor: ...
     def multiply(self, arg0: typing.Any) -> Tensor: ...
+    def multiply_(self, arg0: typing.Any) -> typing.Any: ...
     def mv(self, vec: Tensor) -> Tensor: ...
+    def mvlgamma_(self, *args, **kwargs):
+        """
+        In-place version of mvlgamma.
+        """
+    def nan_to_num_(self, *args, **kwargs):
+        """
+        In-place version of nan_to_num.
+        """
     def narrow(
         self,
         dim: typing.SupportsInt | typing.SupportsIndex,
@@ -371,7 +1105,12 @@ class Tensor:
     def neg(self) -> Tensor: ...
     def neg_(self) -> typing.Any: ...
     def negative(self) -> Tensor: ...
+    def negative_(self) -> typing.Any: ...
     def nelement(self) -> builtins.int: ...
+    def new(self, *args, device=None):
+        """
+        Legacy constructor: new() is empty, new(*sizes) uninitialised, new(data) a tensor of self's dtype.
+        """
     def new_empty(
         self,
         *args,
@@ -418,6 +1157,10 @@ class Tensor:
         pin_memory: builtins.bool = False,
         out: typing.Any = None,
     ) -> Tensor: ...
+    def nextafter_(self, *args, **kwargs):
+        """
+        In-place version of nextafter.
+        """
     def nonzero(self, *, as_tuple: builtins.bool = False) -> typing.Any: ...
     def norm(
         self,
@@ -434,16 +1177,27 @@ class Tensor:
         generator: typing.Any = None,
     ) -> Tensor: ...
     def not_equal(self, arg0: typing.Any) -> Tensor: ...
+    def not_equal_(self, arg0: typing.Any) -> typing.Any: ...
     def numel(self) -> builtins.int: ...
     def numpy(self, force: builtins.bool = False) -> numpy.ndarray: ...
     def outer(self, vec2: Tensor) -> Tensor: ...
     def permute(self, *args) -> Tensor: ...
     def pin_memory(self, device: typing.Any = None) -> Tensor: ...
+    def polygamma(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor: ...
+    def polygamma_(self, n: typing.SupportsInt | typing.SupportsIndex) -> typing.Any: ...
     def pow(self, other: typing.Any) -> Tensor: ...
     def pow_(self, other: typing.Any) -> typing.Any: ...
     def prod(
         self, dim: typing.Any = None, keepdim: builtins.bool = False, *, dtype: typing.Any = None
     ) -> Tensor: ...
+    def put_(self, index, source, accumulate=False):
+        """
+        In-place put.
+        """
+    def rad2deg_(self, *args, **kwargs):
+        """
+        In-place version of rad2deg.
+        """
     def random_(
         self,
         from_: typing.SupportsInt | typing.SupportsIndex,
@@ -463,6 +1217,10 @@ class Tensor:
     def relu_(self) -> typing.Any: ...
     def remainder(self, other: typing.Any) -> Tensor: ...
     def remainder_(self, other: typing.Any) -> typing.Any: ...
+    def renorm_(self, *args, **kwargs):
+        """
+        In-place version of renorm.
+        """
     def repeat(self, *repeats):
         """
         Tensor.repeat: tiles self `repeats[i]` times along dim i (leading new dims when repeats is longer), as an
@@ -498,9 +1256,17 @@ class Tensor:
     def scatter_add_(
         self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: Tensor
     ) -> typing.Any: ...
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        """
+        In-place scatter_reduce.
+        """
     def select(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
+    def sgn_(self, *args, **kwargs):
+        """
+        In-place version of sgn.
+        """
     def share_memory_(self):
         """
         Moves the underlying storage to shared memory (a no-op if it is there already, or on CUDA).
@@ -514,6 +1280,10 @@ class Tensor:
     def silu_(self) -> typing.Any: ...
     def sin(self) -> Tensor: ...
     def sin_(self) -> typing.Any: ...
+    def sinc_(self, *args, **kwargs):
+        """
+        In-place version of sinc.
+        """
     def sinh(self) -> Tensor: ...
     def sinh_(self) -> typing.Any: ...
     def size(self, dim: typing.Any = None) -> typing.Any: ...
@@ -528,6 +1298,10 @@ class Tensor:
     def split(self, split_size: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple: ...
     def sqrt(self) -> Tensor: ...
     def sqrt_(self) -> typing.Any: ...
+    def square_(self, *args, **kwargs):
+        """
+        In-place version of square.
+        """
     def squeeze(self, dim: typing.Any = None) -> Tensor: ...
     def std(
         self,
@@ -542,9 +1316,17 @@ class Tensor:
     def sub(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
     def sub_(self, other: typing.Any, *, alpha: typing.Any = 1) -> typing.Any: ...
     def subtract(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
+    def subtract_(self, other, *, alpha=1):
+        """
+        Alias of sub_.
+        """
     def sum(
         self, dim: typing.Any = None, keepdim: builtins.bool = False, *, dtype: typing.Any = None
     ) -> Tensor: ...
+    def sum_to_size(self, *size):
+        """
+        `self` summed over its broadcast dims down to `size` (which must expand to self's shape).
+        """
     def swapaxes(
         self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
@@ -570,6 +1352,10 @@ class Tensor:
     def triu(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor: ...
     def triu_(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> typing.Any: ...
     def true_divide(self, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
+    def true_divide_(self, other):
+        """
+        Alias of div_ (true division).
+        """
     def trunc(self) -> Tensor: ...
     def trunc_(self) -> typing.Any: ...
     def trunc_divide(self, other: typing.Any) -> Tensor: ...
@@ -581,6 +1367,10 @@ class Tensor:
         """
     def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple: ...
     def unflatten(self, dim: typing.SupportsInt | typing.SupportsIndex, sizes: typing.Any) -> Tensor: ...
+    def unfold(self, dimension, size, step):
+        """
+        View of every length-`size` window along `dimension`, `step` apart, as a new last dim.
+        """
     def uniform_(
         self,
         from_: typing.SupportsFloat | typing.SupportsIndex = 0.0,
@@ -601,6 +1391,10 @@ class Tensor:
     def view(self, *args) -> Tensor: ...
     def view_as(self, arg0: Tensor) -> Tensor: ...
     def where(self, condition: Tensor, other: typing.Any) -> Tensor: ...
+    def xlogy_(self, *args, **kwargs):
+        """
+        In-place version of xlogy.
+        """
     def zero_(self) -> Tensor: ...
     @property
     def T(self) -> Tensor: ...
@@ -886,13 +1680,17 @@ def abs(input: Tensor) -> Tensor: ...
 @typing.overload
 def abs(*args, **kwargs) -> typing.Any: ...
 @typing.overload
-def absolute(arg0: Tensor) -> Tensor: ...
+def absolute(input: Tensor) -> Tensor: ...
 @typing.overload
 def absolute(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def acos(input: Tensor) -> Tensor: ...
 @typing.overload
 def acos(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def acosh(input: Tensor) -> Tensor: ...
+@typing.overload
+def acosh(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def add(input: typing.Any, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
 @typing.overload
@@ -931,7 +1729,31 @@ def arange(
     pin_memory: builtins.bool = False,
     out: typing.Any = None,
 ) -> Tensor: ...
+@typing.overload
+def arccos(input: Tensor) -> Tensor: ...
+@typing.overload
+def arccos(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def arccosh(input: Tensor) -> Tensor: ...
+@typing.overload
+def arccosh(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def arcsin(input: Tensor) -> Tensor: ...
+@typing.overload
+def arcsin(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def arcsinh(input: Tensor) -> Tensor: ...
+@typing.overload
+def arcsinh(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def arctan(input: Tensor) -> Tensor: ...
+@typing.overload
+def arctan(*args, **kwargs) -> typing.Any: ...
 def arctan2(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def arctanh(input: Tensor) -> Tensor: ...
+@typing.overload
+def arctanh(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def argmax(input: Tensor, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
 @typing.overload
@@ -955,6 +1777,10 @@ def asin(input: Tensor) -> Tensor: ...
 @typing.overload
 def asin(*args, **kwargs) -> typing.Any: ...
 @typing.overload
+def asinh(input: Tensor) -> Tensor: ...
+@typing.overload
+def asinh(*args, **kwargs) -> typing.Any: ...
+@typing.overload
 def atan(input: Tensor) -> Tensor: ...
 @typing.overload
 def atan(*args, **kwargs) -> typing.Any: ...
@@ -962,6 +1788,10 @@ def atan(*args, **kwargs) -> typing.Any: ...
 def atan2(input: typing.Any, other: typing.Any) -> Tensor: ...
 @typing.overload
 def atan2(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def atanh(input: Tensor) -> Tensor: ...
+@typing.overload
+def atanh(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def bitwise_and(input: typing.Any, other: typing.Any) -> Tensor: ...
 @typing.overload
@@ -1043,6 +1873,10 @@ def diagonal(
     dim2: typing.SupportsInt | typing.SupportsIndex = 1,
 ) -> Tensor: ...
 @typing.overload
+def digamma(input: Tensor) -> Tensor: ...
+@typing.overload
+def digamma(*args, **kwargs) -> typing.Any: ...
+@typing.overload
 def div(input: typing.Any, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
 @typing.overload
 def div(*args, **kwargs) -> typing.Any: ...
@@ -1079,6 +1913,14 @@ def eq(*args, **kwargs) -> typing.Any: ...
 def erf(input: Tensor) -> Tensor: ...
 @typing.overload
 def erf(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def erfc(input: Tensor) -> Tensor: ...
+@typing.overload
+def erfc(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def erfinv(input: Tensor) -> Tensor: ...
+@typing.overload
+def erfinv(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def exp(input: Tensor) -> Tensor: ...
 @typing.overload
@@ -1203,6 +2045,10 @@ def lerp(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor: ...
 def lerp(*args, **kwargs) -> typing.Any: ...
 def less(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
 def less_equal(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def lgamma(input: Tensor) -> Tensor: ...
+@typing.overload
+def lgamma(*args, **kwargs) -> typing.Any: ...
 def linspace(
     start: typing.Any,
     end: typing.Any,
@@ -1348,7 +2194,7 @@ def neg(input: Tensor) -> Tensor: ...
 @typing.overload
 def neg(*args, **kwargs) -> typing.Any: ...
 @typing.overload
-def negative(arg0: Tensor) -> Tensor: ...
+def negative(input: Tensor) -> Tensor: ...
 @typing.overload
 def negative(*args, **kwargs) -> typing.Any: ...
 @typing.overload
@@ -1390,6 +2236,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor: ...
 @typing.overload
 def outer(*args, **kwargs) -> typing.Any: ...
 def permute(arg0: Tensor, arg1: typing.Any) -> Tensor: ...
+def polygamma(n: typing.SupportsInt | typing.SupportsIndex, input: Tensor) -> Tensor: ...
 @typing.overload
 def pow(input: typing.Any, other: typing.Any) -> Tensor: ...
 @typing.overload
@@ -1709,6 +2556,7 @@ _has_cudnn: builtins.bool
 _has_mkldnn: builtins.bool
 bfloat16: dtype
 bool: dtype
+default_generator: Generator
 float16: dtype
 float32: dtype
 float64: dtype
