@@ -673,3 +673,57 @@ def test_index_put_values_overlapping_self_raise(device):
     base = minitorch.arange(20.0, device=device)
     base[:10][minitorch.tensor([0, 3], device=device)] = base[10:12]
     np.testing.assert_array_equal(to_np(base)[[0, 3]], [10.0, 11.0])
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int8, minitorch.float16])
+@pytest.mark.parametrize(
+    "shape, perm",
+    [((64, 48), (1, 0)), ((3, 33, 17), (0, 2, 1)), ((5, 40, 50), (2, 1, 0)), ((17, 16), (1, 0)),
+     ((2, 3, 64, 48), (0, 1, 3, 2)), ((16, 16, 16), (2, 0, 1)), ((15, 200), (1, 0))],
+)  # fmt: skip
+def test_transposed_copy_tiles(shape, perm, dtype, device):
+    """permute(...).contiguous() where the source is dense along the other side (the tiled copy): every element
+    in place, edge tiles and batch dims included."""
+    arr = make_array(shape, dtype, np.random.default_rng(7))
+    x = minitorch.tensor(arr, dtype=dtype, device=device)
+    y = x.permute(*perm).contiguous()
+    assert y.is_contiguous() and y.shape == tuple(shape[p] for p in perm)
+    np.testing.assert_array_equal(to_np(y), arr.transpose(perm))
+    # the same copy through copy_ into a transposed destination
+    z = minitorch.empty(*shape[::-1], dtype=dtype, device=device).t() if len(shape) == 2 else None
+    if z is not None:
+        z.copy_(x)
+        np.testing.assert_array_equal(to_np(z), arr)
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.bool])
+def test_index_select_last_dim(dtype, device):
+    """index_select along the last dim (a gather over the rows): repeats, int32 indices, views, empty."""
+    rng = np.random.default_rng(3)
+    arr = make_array((6, 5, 40), dtype, rng)
+    x = minitorch.tensor(arr, dtype=dtype, device=device)
+    idx = np.array([39, 0, 7, 7, 12, 3])
+    for ix in (
+        minitorch.tensor(idx, device=device),
+        minitorch.tensor(idx, dtype=minitorch.int32, device=device),
+    ):
+        got = x.index_select(2, ix)
+        assert got.is_contiguous()
+        np.testing.assert_array_equal(to_np(got), arr[:, :, idx])
+        np.testing.assert_array_equal(to_np(x.index_select(-1, ix)), arr[:, :, idx])
+    xt = x.transpose(0, 2)  # non-contiguous input, last dim of the view
+    np.testing.assert_array_equal(
+        to_np(xt.index_select(2, minitorch.tensor([1, 0], device=device))),
+        arr.transpose(2, 1, 0)[:, :, [1, 0]],
+    )
+    empty = x.index_select(2, minitorch.tensor([], dtype=minitorch.int64, device=device))
+    assert empty.shape == (6, 5, 0)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(2, minitorch.tensor([40], device=device))
+
+
+def test_index_select_last_dim_gradient():
+    from minitorch.autograd import gradcheck
+
+    x = minitorch.randn(3, 7, dtype=minitorch.float64, requires_grad=True)
+    assert gradcheck(lambda t: t.index_select(1, minitorch.tensor([6, 1, 1, 0])), (x,))

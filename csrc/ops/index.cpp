@@ -250,6 +250,16 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
       MT_CHECK_INDEX(v[k] >= 0 && v[k] < size, "index out of range in self");
   }
   if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
+  if (self.device().is_cpu() && d == self.dim() - 1 && d > 0) {
+    // Along the last dim, the advanced-indexing plan below walks each index down a column (its work tensor
+    // is index-major), a stride of a whole row per element: 1024x1024 took 12x PyTorch's time. gather with
+    // the index broadcast over the rows reads each row once, in order.
+    DimVector shape = self.sizes(), view(static_cast<size_t>(self.dim()), 1);
+    shape[d] = index.numel();
+    view[d] = index.numel();
+    Tensor idx64 = index.dtype() == ScalarType::Long ? index : to(index, ScalarType::Long, index.device());
+    return mt::gather(self, d, expand(reshape(idx64, view), shape));
+  }
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(reshape(index, {-1}));
   return contiguous(mt::index(self, idx));

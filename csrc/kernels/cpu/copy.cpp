@@ -60,9 +60,56 @@ void copy_rows(const TensorIter& it, int64_t r0, int64_t r1) {
   }
 }
 
+// A transpose-like copy: the destination dense along the iterator's dim 0 and the source dense along dim 1
+// (x.t().contiguous(), a transposed gradient). Walking either side row by row reads or writes the other with
+// a stride of a whole row, usually a multiple of 4 KiB, which maps every access of a row to the same cache
+// set: a 1024x1024 float transpose ran 6x slower than PyTorch's. Square tiles touch kTile lines of each side
+// at a time, which stay in L1/L2 while both are walked; the inner loop writes the destination contiguously
+// (reading down the source's column was 4x faster than the other way round; 16 beat tiles of 8 and 32).
+template <size_t kItem>
+bool copy_transposed(const TensorIter& it) {
+  constexpr int64_t kTile = 16;
+  const int64_t n0 = it.shape[0], n1 = it.shape[1];
+  const int64_t ds1 = it.strides[0][1], ss0 = it.strides[1][0];
+  if (it.strides[0][0] != int64_t(kItem) || it.strides[1][1] != int64_t(kItem) || n0 < kTile || n1 < kTile)
+    return false;
+  const int64_t outer = it.numel / (n0 * n1), tiles0 = (n0 + kTile - 1) / kTile;
+  const int64_t nd = it.ndim();
+  auto run = [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t o = t / tiles0, i0 = (t % tiles0) * kTile;
+      char* dst = it.data[0];
+      const char* src = it.data[1];
+      for (int64_t d = 2; d < nd; ++d) {  // the tile's batch position (dims above the two tiled ones)
+        const int64_t k = o % it.shape[d];
+        o /= it.shape[d];
+        dst += k * it.strides[0][d];
+        src += k * it.strides[1][d];
+      }
+      const int64_t i1 = std::min(i0 + kTile, n0);
+      for (int64_t j0 = 0; j0 < n1; j0 += kTile) {
+        const int64_t j1 = std::min(j0 + kTile, n1);
+        for (int64_t j = j0; j < j1; ++j) {
+          char* d_row = dst + j * ds1;
+          const char* s_col = src + j * int64_t(kItem);
+          for (int64_t i = i0; i < i1; ++i) std::memcpy(d_row + i * int64_t(kItem), s_col + i * ss0, kItem);
+        }
+      }
+    }
+  };
+  const int64_t tasks = outer * tiles0;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kTile * n1));
+  if (tasks <= grain)
+    run(0, tasks);
+  else
+    parallel_for(0, tasks, grain, run);
+  return true;
+}
+
 template <size_t kItem>
 void copy_strided(const TensorIter& it) {
   if (it.numel == 0) return;
+  if (copy_transposed<kItem>(it)) return;
   const int64_t rows = it.numel / it.shape[0];
   const int64_t grain = std::max<int64_t>(1, kGrainSize / it.shape[0]);
   if (rows <= grain)
