@@ -54,6 +54,9 @@ using SoftplusD = void (*)(double* out, const double* in, int64_t n, double beta
 // pow over a row: out[i] = a[i * sa] ** b[i * sb], each of sa, sb 1 (dense) or 0 (one value).
 using PowF = void (*)(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n);
 using PowD = void (*)(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n);
+// n standard normals (uniforms in [0, 1)) from Philox(seed, subsequence, offset), as kernels/cpu/random.cpp's
+// scalar draws.
+using PhiloxDrawsD = void (*)(double* out, int64_t n, uint64_t seed, uint64_t subsequence, uint64_t offset);
 struct Table {
   LoopF f32[static_cast<int>(Fn::kCount)];
   LoopD f64[static_cast<int>(Fn::kCount)];
@@ -64,6 +67,8 @@ struct Table {
   SoftplusD softplus_f64;
   PowF pow_f32;
   PowD pow_f64;
+  PhiloxDrawsD normal_philox_f64;  // AVX-512 only (vec/avx512_random.h)
+  PhiloxDrawsD uniform_philox_f64;
 };
 
 // Defined in vec/unary_avx2.cpp and vec/unary_avx512.cpp (built only with SLEEF).

@@ -6,6 +6,7 @@
 
 #include "core/Generator.h"
 #include "core/Parallel.h"
+#include "kernels/cpu/VecUnary.h"
 #include "ops/kernels.h"
 
 namespace mt {
@@ -52,16 +53,31 @@ inline T store_as(S v) {
     return static_cast<T>(v);
 }
 
+// Chunk c's draws: Philox(seed, c, offset << 20), through the vectorized loops where the CPU has them.
 template <typename T>
-void fill_chunk(T* out, double* u, Philox& ph, int64_t n, const RandomFillArgs& args, double scale) {
-  if (args.kind == RandomKind::normal)
-    normal_draws(ph, u, n);
-  else
-    uniform_draws(ph, u, n);
+void fill_chunk(T* out, double* u, uint64_t seed, uint64_t c, uint64_t offset, int64_t n,
+                const RandomFillArgs& args, double scale) {
+  const vec::Table* table = vec::unary_table();
+  auto draws = !table                            ? nullptr
+               : args.kind == RandomKind::normal ? table->normal_philox_f64
+                                                 : table->uniform_philox_f64;
+  if (draws) {
+    draws(u, n, seed, c, offset << 20);
+  } else {
+    Philox ph(seed, c, offset << 20);
+    if (args.kind == RandomKind::normal)
+      normal_draws(ph, u, n);
+    else
+      uniform_draws(ph, u, n);
+  }
   switch (args.kind) {
     case RandomKind::uniform:  // keep only the mantissa bits the dtype holds, as PyTorch does
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = store_as<T>(args.a + (args.b - args.a) * (std::floor(u[i] * scale) / scale));
+      // u * scale is in [0, 2^53): the int64 conversion truncates, which is floor there, without the libm call
+      // that std::floor is in the baseline (SSE2) build
+      for (int64_t i = 0; i < n; ++i) {
+        const double kept = static_cast<double>(static_cast<int64_t>(u[i] * scale)) / scale;
+        out[i] = store_as<T>(args.a + (args.b - args.a) * kept);
+      }
       break;
     case RandomKind::normal:
       for (int64_t i = 0; i < n; ++i) out[i] = store_as<T>(args.a + args.b * u[i]);
@@ -96,9 +112,8 @@ void random_fill_cpu(const Tensor& self, const RandomFillArgs& args, uint64_t se
     parallel_for(0, nchunks, 4, [&](int64_t b, int64_t e) {
       std::vector<double> u(static_cast<size_t>(kRandChunk));
       for (int64_t c = b; c < e; ++c) {
-        Philox ph(seed, static_cast<uint64_t>(c), offset << 20);
         int64_t lo = c * kRandChunk, hi = std::min(n, lo + kRandChunk);
-        fill_chunk(out + lo, u.data(), ph, hi - lo, args, scale);
+        fill_chunk(out + lo, u.data(), seed, static_cast<uint64_t>(c), offset, hi - lo, args, scale);
       }
     });
   });

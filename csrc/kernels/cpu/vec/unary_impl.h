@@ -6,6 +6,7 @@
 #ifdef MT_VEC_AVX512
 #include "kernels/cpu/vec/avx512_math.h"
 #include "kernels/cpu/vec/avx512_pow.h"
+#include "kernels/cpu/vec/avx512_random.h"
 #endif
 
 namespace {
@@ -485,6 +486,10 @@ void MT_VEC_FILL(Table& t) {
   t.softplus_f64 = &softplus_row<VD, double, ND>;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
+#ifdef MT_VEC_AVX512
+  t.normal_philox_f64 = &normal_philox_avx512;
+  t.uniform_philox_f64 = &uniform_philox_avx512;
+#endif
 }
 
 }  // namespace vec
