@@ -296,6 +296,41 @@ def _(L):
     return lambda: L.t.gather(x, 1, i)
 
 
+@case("index_select last dim 1024x1024, reversed", "index")
+def _(L):
+    a = rand(1024, 1024)
+    idx = np.arange(1023, -1, -1)
+    if L.t is None:
+        return lambda: a[:, idx]
+    x, i = tensor(L, a), L.t.from_numpy(idx)
+    return lambda: x.index_select(1, i)
+
+
+@case("t().contiguous() 1024x1024 f32", "copy")
+def _(L):
+    a = rand(1024, 1024)
+    if L.t is None:
+        return lambda: np.ascontiguousarray(a.T)
+    x = tensor(L, a)
+    return lambda: x.t().contiguous()
+
+
+@case("randn 1M f32", "random")
+def _(L):
+    if L.t is None:
+        g = np.random.default_rng(0)
+        return lambda: g.standard_normal(1 << 20, dtype=np.float32)
+    return lambda: L.t.randn(1 << 20)
+
+
+@case("rand 1M f32", "random")
+def _(L):
+    if L.t is None:
+        g = np.random.default_rng(0)
+        return lambda: g.random(1 << 20, dtype=np.float32)
+    return lambda: L.t.rand(1 << 20)
+
+
 @case("scatter_add dim=0 1M -> 1000", "index")
 def _(L):
     src = rand(1 << 20)
