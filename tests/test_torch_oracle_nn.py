@@ -175,6 +175,7 @@ def _policy_calls(lib, device, dtype):
         "acos": lambda: x(4).acos(),
         "sinh": lambda: x(4).sinh(),
         "cosh": lambda: x(4).cosh(),
+        "erfinv": lambda: (x(4) * 0.1).erfinv(),
         "pow": lambda: x(4, positive=True).pow(x(4)),
         "softplus": lambda: F.softplus(x(4)),
         "softmax": lambda: x(3, 4).softmax(1),
