@@ -7,6 +7,7 @@ import math
 
 from minitorch import _C, _compare
 from minitorch import return_types as _rt
+from minitorch._dtype_names import cpp_name
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
@@ -144,9 +145,9 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return r if out is None else out.copy_(r)
 
 
-def addcmul_(self, tensor1, tensor2, *, value=1):
-    """In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved)."""
-    if (
+def _foreach_fusable(self, tensor1, tensor2):
+    """Whether the one-kernel _foreach_addc*_ update applies: same float dtype, shape and device, no autograd."""
+    return (
         _is_float(self)
         and tensor1.dtype == self.dtype == tensor2.dtype
         and tuple(tensor1.shape) == tuple(self.shape) == tuple(tensor2.shape)
@@ -154,7 +155,12 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         and not (
             _C.is_grad_enabled() and (self.requires_grad or tensor1.requires_grad or tensor2.requires_grad)
         )
-    ):
+    )
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved)."""
+    if _foreach_fusable(self, tensor1, tensor2):
         _C._foreach_addcmul_([self], [tensor1], [tensor2], value)
         return self
     return _store(self, addcmul(self, tensor1, tensor2, value=value))
@@ -183,15 +189,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     """In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved)."""
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
-    if (
-        _is_float(self)
-        and tensor1.dtype == self.dtype == tensor2.dtype
-        and tuple(tensor1.shape) == tuple(self.shape) == tuple(tensor2.shape)
-        and tensor1.device == self.device == tensor2.device
-        and not (
-            _C.is_grad_enabled() and (self.requires_grad or tensor1.requires_grad or tensor2.requires_grad)
-        )
-    ):
+    if _foreach_fusable(self, tensor1, tensor2):
         _C._foreach_addcdiv_([self], [tensor1], [tensor2], value)
         return self
     return _store(self, addcdiv(self, tensor1, tensor2, value=value))
@@ -1088,20 +1086,6 @@ _export(cdist, method=False)
 
 # ---------------------------------------------------------------------------------------------- in-place arithmetic
 
-# PyTorch's "Bad in-place call" messages name dtypes by their C++ type
-_CPP_NAME = {
-    _C.float32: "float",
-    _C.float64: "double",
-    _C.float16: "c10::Half",
-    _C.bfloat16: "c10::BFloat16",
-    _C.int64: "long int",
-    _C.int32: "int",
-    _C.int16: "short int",
-    _C.int8: "signed char",
-    _C.uint8: "unsigned char",
-    _C.bool: "bool",
-}
-
 
 def lerp_(self, end, weight):
     """In-place lerp: self += weight * (end - self) (one fused kernel for a scalar weight without autograd)."""
@@ -1143,8 +1127,8 @@ def clamp_max_(self, max):
 def _cum_inplace(self, fn, dim, dtype):
     if dtype is not None and dtype != self.dtype:
         raise RuntimeError(
-            f"Bad in-place call: input tensor dtype {_CPP_NAME[self.dtype]} and output tensor dtype "
-            f"{_CPP_NAME[dtype]} should match"
+            f"Bad in-place call: input tensor dtype {cpp_name(self.dtype)} and output tensor dtype "
+            f"{cpp_name(dtype)} should match"
         )
     return _store(self, fn(self, dim))
 

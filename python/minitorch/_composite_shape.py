@@ -2,7 +2,7 @@
 primitive ops (views, cat, index_select, gather...), so autograd and every device come for free; one that a
 benchmark shows slow gets a kernel of its own in csrc/."""
 
-from minitorch import _C  # noqa: F401
+from minitorch._dtype_names import scalar_name as _scalar_name
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
@@ -12,25 +12,6 @@ import builtins
 import numbers
 
 import minitorch
-
-_SCALAR_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
-def _scalar_name(dtype):
-    # PyTorch's messages name dtypes by their C++ ScalarType (Float, Long...), not torch.float32
-    name = str(dtype).rsplit(".", 1)[-1]
-    return _SCALAR_NAMES.get(name, name)
 
 
 def _wrap(dim, ndim):

@@ -7,6 +7,7 @@ import math
 import os
 
 from minitorch import _C, _composite_math, _composite_shape
+from minitorch._dtype_names import cpp_name, scalar_name
 
 # the Tensor methods and torch names the sibling modules install (after this module is imported)
 _SIBLING_METHODS = set(_composite_math.TENSOR_METHODS) | set(_composite_shape.TENSOR_METHODS)
@@ -49,34 +50,6 @@ def _check_tensor(fname, argname, pos, x):
         raise TypeError(
             f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}"
         )
-
-
-# ATen's names of the scalar types, as they appear in its error messages
-_SCALAR_NAME = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-# the C++ type names TensorOptions and some checks print
-_CPP_NAME = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
 
 
 def _dname(dtype):
@@ -328,7 +301,7 @@ def _std_fmt(v):
 def _check_float(t, what):
     if not t.dtype.is_floating_point:
         kind = "cuda" if t.is_cuda else "cpu"
-        raise NotImplementedError(f"\"{what}_{kind}\" not implemented for '{_SCALAR_NAME[_dname(t.dtype)]}'")
+        raise NotImplementedError(f"\"{what}_{kind}\" not implemented for '{scalar_name(t.dtype)}'")
 
 
 def _write_out(result, out):
@@ -407,7 +380,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if not input.dtype.is_floating_point:
         kind = "cuda" if input.is_cuda else "cpu"
         raise NotImplementedError(
-            f"\"bernoulli_tensor_{kind}_p_\" not implemented for '{_SCALAR_NAME[_dname(input.dtype)]}'"
+            f"\"bernoulli_tensor_{kind}_p_\" not implemented for '{scalar_name(input.dtype)}'"
         )
     with mt.no_grad():
         if not builtins.bool(((input >= 0) & (input <= 1)).all()):
@@ -438,7 +411,7 @@ def _continuous(self, dist):
     if not self.dtype.is_floating_point:
         raise RuntimeError(
             f"{dist} distribution is a continuous probability distribution. dtype must be a floating point "
-            f"but you specified {_SCALAR_NAME[_dname(self.dtype)]}"
+            f"but you specified {scalar_name(self.dtype)}"
         )
 
 
@@ -483,7 +456,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError(
             "Cauchy distribution is a continuous probability distribution. dtype must be a floating point "
-            f"but you specified {_CPP_NAME[_dname(self.dtype)]}"
+            f"but you specified {cpp_name(self.dtype)}"
         )
     mt = _mt()
     with mt.no_grad():
@@ -522,7 +495,7 @@ def _window_checks(name, window_length, dtype):
         mt = _mt()
         dev = mt.get_default_device()
         raise RuntimeError(
-            f"{name} expects floating point dtypes, got: TensorOptions(dtype={_CPP_NAME[_dname(dtype)]}, "
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype={cpp_name(dtype)}, "
             f"device={dev}, layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
             "memory_format=(nullopt))"
         )
@@ -749,8 +722,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     if copy is False:
         if want_dtype != src.dtype:
             raise ValueError(
-                f"can't alias tensor with dtype '{_SCALAR_NAME[_dname(src.dtype)]}' into dtype "
-                f"'{_SCALAR_NAME[_dname(want_dtype)]}'."
+                f"can't alias tensor with dtype '{scalar_name(src.dtype)}' into dtype "
+                f"'{scalar_name(want_dtype)}'."
             )
         if want_device.type != src.device.type:
             raise ValueError(f"can't alias tensor on device '{src.device}' into device '{want_device}'.")

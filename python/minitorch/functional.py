@@ -6,6 +6,7 @@ import numpy as np
 
 from minitorch import _C
 from minitorch._creation import tensor
+from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._size import Size
 
 __all__ = ["broadcast_shapes", "nanmean", "nansum", "repeat", "repeat_interleave"]
@@ -124,25 +125,6 @@ def repeat(self, *repeats):
     return x.reshape(inter).expand(*big).reshape(out)
 
 
-# PyTorch's C++ names of the dtypes, as its dtype messages print them
-_CPP_NAMES = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "uint16": "UInt16",
-    "uint32": "UInt32",
-    "uint64": "UInt64",
-}
-
-
-def _cpp_name(dtype):
-    name = str(dtype).split(".")[-1]
-    return _CPP_NAMES.get(name, name)
-
-
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the
     gradient is zero where the input is NaN, as masked_fill's."""
@@ -156,12 +138,12 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """torch.nanmean: the mean over the elements that are not NaN (NaN where every element is)."""
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(
-            f"nanmean(): expected input to have floating point or complex dtype but got {_cpp_name(input.dtype)}"
+            f"nanmean(): expected input to have floating point or complex dtype but got {_scalar_name(input.dtype)}"
         )
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(
             "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
-            f"dtype. Got: {_cpp_name(dtype)}"
+            f"dtype. Got: {_scalar_name(dtype)}"
         )
     count = input.isnan().logical_not().sum(dim, keepdim=keepdim)
     return nansum(input, dim, keepdim, dtype=dtype).div(count)

@@ -6,6 +6,7 @@ not have yet; their names raise NotImplementedError saying so rather than Attrib
 import math
 
 from minitorch import _C
+from minitorch._dtype_names import scalar_name
 
 __all__ = [
     "cross",
@@ -20,24 +21,12 @@ __all__ = [
     "vector_norm",
 ]
 
-_DTYPE_NAME = {
-    _C.float64: "Double",
-    _C.float32: "Float",
-    _C.float16: "Half",
-    _C.bfloat16: "BFloat16",
-    _C.int64: "Long",
-    _C.int32: "Int",
-    _C.int16: "Short",
-    _C.int8: "Char",
-    _C.uint8: "Byte",
-    _C.bool: "Bool",
-}
 _FLOATS = (_C.float64, _C.float32, _C.float16, _C.bfloat16)
 _INTS = (_C.int64, _C.int32, _C.int16, _C.int8, _C.uint8)
 
 
 def _name(dtype):
-    return _DTYPE_NAME.get(dtype, str(dtype))
+    return scalar_name(dtype)
 
 
 def _fmt_ord(ord):

@@ -5,6 +5,7 @@ import warnings
 
 from minitorch import _C
 from minitorch._creation import tensor as _tensor
+from minitorch._dtype_names import scalar_name
 
 _nn = _C._nn
 
@@ -813,22 +814,7 @@ def _margin_loss_frames(input, name):
 
 def _check_long_target(target):
     if target.dtype != _C.int64:
-        raise RuntimeError(
-            f"expected scalar type Long but found {_SCALAR_NAME.get(target.dtype, target.dtype)}"
-        )
-
-
-_SCALAR_NAME = {
-    _C.float32: "Float",
-    _C.float64: "Double",
-    _C.float16: "Half",
-    _C.bfloat16: "BFloat16",
-    _C.int32: "Int",
-    _C.int16: "Short",
-    _C.int8: "Char",
-    _C.uint8: "Byte",
-    _C.bool: "Bool",
-}
+        raise RuntimeError(f"expected scalar type Long but found {scalar_name(target.dtype)}")
 
 
 def multi_margin_loss(
