@@ -548,3 +548,48 @@ def test_shift_misc():
         torch.tensor([1.0]) << 1
     with pytest.raises(NotImplementedError, match="\"rshift_cpu\" not implemented for 'Float'"):
         torch.tensor([1]) >> 1.5
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_extreme_gradients(reduce, include_self, device):
+    """amax/amin (the scatter kernel's extreme modes): gradcheck away from ties, and PyTorch's even split of the
+    gradient among tied values (input's included when include_self)."""
+    x = torch.randn(4, 3, dtype=torch.float64, device=device, requires_grad=True)
+    src = torch.randn(5, 3, dtype=torch.float64, device=device, requires_grad=True)
+    idx = torch.tensor([[0, 1, 2], [0, 1, 3], [3, 3, 3], [1, 0, 0], [2, 2, 2]], device=device)
+    assert gradcheck(lambda a, b: a.scatter_reduce(0, idx, b, reduce, include_self=include_self), (x, src))
+    # ties: position 0 gets 5.0 from input and twice from src; each of the three takes a third
+    a = torch.tensor([5.0, 1.0], dtype=torch.float64, device=device, requires_grad=True)
+    b = torch.tensor([5.0, 5.0, -9.0], dtype=torch.float64, device=device, requires_grad=True)
+    i = torch.tensor([0, 0, 1], device=device)
+    sign = 1.0 if reduce == "amax" else -1.0
+    out = (a * sign).scatter_reduce(0, i, b * sign, reduce, include_self=include_self)
+    out.sum().backward()
+    # amin of the negated values mirrors amax: the same shares, times the sign of the negation.
+    # Input's 5.0 equals the result in both cases, so it counts toward the three ways (PyTorch's rule); at
+    # position 1 the result is input's 1.0 with include_self, else src's -9.0
+    share = 1 / 3
+    want_a = [share if include_self else 0.0, 1.0 if include_self else 0.0]
+    want_b = [share, share, 0.0 if include_self else 1.0]
+    np.testing.assert_allclose(_np(a.grad), [sign * v for v in want_a])
+    np.testing.assert_allclose(_np(b.grad), [sign * v for v in want_b])
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.float16, torch.bool])
+def test_scatter_reduce_extreme_dtypes_and_larger_src(dtype, device):
+    rng = np.random.default_rng(4)
+    base = rng.integers(0, 50, (6, 4))
+    srcv = rng.integers(0, 50, (9, 5))  # larger than index in both dims: the extra elements take no part
+    idxv = rng.integers(0, 6, (7, 4))
+    x = torch.tensor(base, device=device).to(dtype)
+    src = torch.tensor(srcv, device=device).to(dtype)
+    idx = torch.tensor(idxv, device=device)
+    for reduce in ("amax", "amin"):
+        for include_self in (True, False):
+            got = x.scatter_reduce(0, idx, src, reduce, include_self=include_self)
+            ref = _np_scatter_reduce(
+                _np(x).astype(np.float64), 0, idxv, _np(src)[:7, :4].astype(np.float64), reduce, include_self
+            )
+            np.testing.assert_array_equal(_np(got).astype(np.float64), ref)
+            assert got.dtype == dtype

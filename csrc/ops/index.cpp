@@ -336,10 +336,10 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                       const std::string& reduce) {
-  MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
-  if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
+namespace {
+// scatter_'s work after autograd: every PutMode, including scatter_extreme_'s amax/amin.
+const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                            PutMode mode) {
   check_writable(self);
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index.device() == self.device(),
@@ -348,11 +348,6 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
   MT_CHECK(src.device() == self.device() || (src.dim() == 0 && src.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", src.device().str(), "!");
-  PutMode mode = reduce.empty()    ? PutMode::assign
-                 : reduce == "add" ? PutMode::add
-                 : reduce == "multiply"
-                     ? PutMode::multiply
-                     : (MT_ERROR("reduce argument must be either add or multiply."), PutMode::assign);
   Tensor s = src.dim() == 0 ? expand(to(src, src.dtype(), self.device()), index.sizes()) : src;
   check_dim_index(self, d, index, "scatter", &s);
   ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
@@ -374,6 +369,27 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
   }
   self.bump_version();
   return self;
+}
+
+}  // namespace
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       const std::string& reduce) {
+  MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
+  PutMode mode = reduce.empty()    ? PutMode::assign
+                 : reduce == "add" ? PutMode::add
+                 : reduce == "multiply"
+                     ? PutMode::multiply
+                     : (MT_ERROR("reduce argument must be either add or multiply."), PutMode::assign);
+  return scatter_mode_(self, dim, index, src, mode);
+}
+
+const Tensor& scatter_extreme_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               bool is_max) {
+  MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  MT_CHECK(!autograd::needs_grad(self, src), "scatter_extreme_ is not differentiable; use scatter_reduce");
+  return scatter_mode_(self, dim, index, src, is_max ? PutMode::amax : PutMode::amin);
 }
 
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {

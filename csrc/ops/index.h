@@ -20,6 +20,10 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce = "");
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// self[index] = max (amax) or min of itself and src along dim, NaN winning: scatter_reduce's amax/amin kernel
+// (not recorded by autograd: the Python scatter_reduce gives it PyTorch's tie-splitting gradient).
+const Tensor& scatter_extreme_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               bool is_max);
 Tensor nonzero(const Tensor& self);  // (n, ndim) int64
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 // IndexError in PyTorch's words unless t is an int64/int32/uint8/bool tensor.
@@ -27,7 +31,7 @@ void check_index_dtype(const Tensor& t);
 
 // Kernels move elements addressed by host-computed element offsets (relative to data_ptr()):
 //   element (i, j) of a contiguous [n, r] buffer <-> data[outer[i] + inner[j]].
-enum class PutMode : int { assign, add, multiply };
+enum class PutMode : int { assign, add, multiply, amax, amin };
 using IndexGatherFn = void (*)(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
                                const int64_t* inner, int64_t r);
 using IndexPutFn = void (*)(const Tensor& dst, const Tensor& values, const int64_t* outer, int64_t n,

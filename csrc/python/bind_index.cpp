@@ -210,6 +210,13 @@ void init_index(py::module_& m, TensorClass& cls) {
           py::arg("reduce") = py::none());
   m.def("scatter", scatter_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
         py::kw_only(), py::arg("reduce") = py::none());
+  m.def(
+      "_scatter_extreme_",
+      [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool is_max) {
+        nogil([&] { scatter_extreme_(self, dim, index, src, is_max); }, self, index);
+        return self;
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("is_max"));
   cls.def("scatter_add_", [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
     Tensor t = self.cast<Tensor>();
     nogil([&] { scatter_add_(t, dim, index, src); }, t, index);

@@ -9,6 +9,8 @@ __all__ = []
 TENSOR_METHODS = {}
 
 import builtins
+import functools
+import math
 import numbers
 
 import minitorch
@@ -968,45 +970,59 @@ TENSOR_METHODS.update(
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-def _scatter_targets(input, d, index):
-    """For each element of `index`, its position in input.reshape(-1) (row-major): index along d, the element's
-    own coordinate along every other dim."""
-    shape = list(input.shape)
-    strides = [1] * len(shape)
-    for k in range(len(shape) - 2, -1, -1):
-        strides[k] = strides[k + 1] * shape[k + 1]
-    lin = index.long() * strides[d] if strides[d] != 1 else index.long()
-    for k, n in enumerate(index.shape):
-        if k != d and n > 1:
-            view = [1] * index.dim()
-            view[k] = n
-            lin = lin + _arange_like(n, input).view(view) * strides[k]
-    return lin
+def _extreme_fill(dtype, is_max):
+    """The identity of max (min): the lowest (highest) value of the dtype."""
+    if dtype.is_floating_point:
+        return -math.inf if is_max else math.inf
+    if dtype == minitorch.bool:
+        return not is_max
+    info = minitorch.iinfo(dtype)
+    return info.min if is_max else info.max
+
+
+@functools.cache
+def _scatter_extreme_function():
+    """The autograd.Function below, made on first use: minitorch.autograd is not imported yet when this module
+    is (minitorch/__init__.py imports it first)."""
+
+    class _ScatterExtreme(minitorch.autograd.Function):
+        """amax/amin through the scatter kernel (PutMode::amax/amin; NaN wins as in PyTorch), with PyTorch's
+        gradient: shared evenly among the values (input's included) equal to each position's result."""
+
+        @staticmethod
+        def forward(ctx, input, src, index, d, is_max, include_self):
+            base = (
+                input.clone() if include_self else input.scatter(d, index, _extreme_fill(input.dtype, is_max))
+            )
+            out = minitorch._C._scatter_extreme_(base, d, index, src, is_max)
+            ctx.d, ctx.include_self = d, include_self
+            ctx.save_for_backward(input, src, index, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            input, src, index, out = ctx.saved_tensors
+            d = ctx.d
+            sub = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src
+            value = out.gather(d, index)
+            self_is = (input == out).to(grad.dtype)
+            src_is = (sub == value).to(grad.dtype)
+            share = grad / self_is.scatter_add(d, index, src_is)
+            grad_input = self_is * share
+            if not ctx.include_self:
+                grad_input = grad_input.scatter(d, index, 0.0)
+            grad_src = src_is * share.gather(d, index)
+            if sub is not src:  # src's elements beyond index's extent take no part
+                full = minitorch.zeros_like(src)
+                full[tuple(slice(0, n) for n in index.shape)] = grad_src
+                grad_src = full
+            return grad_input, grad_src, None, None, None, None
+
+    return _ScatterExtreme
 
 
 def _scatter_extreme(input, d, index, src, is_max, include_self):
-    # segmented max/min with no kernel of its own: sort the values, then stably by target, and keep each
-    # target's last (max) or first (min) entry; ascending sort puts NaN last, so amax propagates it for free
-    flat = input.reshape(-1)
-    lin = _scatter_targets(input, d, index).reshape(-1)
-    vals = src[tuple(slice(0, n) for n in index.shape)].reshape(-1) if index.dim() else src.reshape(-1)
-    order = vals.argsort(stable=True)
-    lin1 = lin[order]
-    order2 = lin1.argsort(stable=True)
-    lin_s, vals_s = lin1[order2], vals[order][order2]
-    change = lin_s[1:] != lin_s[:-1]
-    edge = minitorch.ones(1, dtype=minitorch.bool, device=input.device)
-    keep = minitorch.cat([change, edge]) if is_max else minitorch.cat([edge, change])
-    tgt, best = lin_s[keep], vals_s[keep]
-    if include_self:
-        best = minitorch.maximum(flat[tgt], best) if is_max else minitorch.minimum(flat[tgt], best)
-    out = flat.index_put((tgt,), best)
-    if not is_max and input.is_floating_point():
-        # a NaN among a target's values wins amin as in PyTorch, but sorts last; flag those targets
-        nans = minitorch.zeros(flat.shape, dtype=minitorch.int64, device=input.device)
-        nans = nans.index_put((lin,), vals.isnan().long(), True)
-        out = minitorch.where(nans > 0, minitorch.full_like(out, float("nan")), out)
-    return out.view(input.shape)
+    return _scatter_extreme_function().apply(input, src, index.long(), d, is_max, include_self)
 
 
 def _scatter_reduce_impl(input, d, index, src, reduce, include_self):

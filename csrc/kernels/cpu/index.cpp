@@ -77,6 +77,20 @@ void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer
   }
 }
 
+// scatter_reduce's amax/amin: NaN wins (once there, it stays; a NaN value replaces anything)
+template <typename T>
+T put_extreme(T x, T y, bool is_max) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return is_max ? (x || y) : (x && y);
+  } else {
+    using op_t = opmath_t<T>;
+    const op_t a = static_cast<op_t>(x), b = static_cast<op_t>(y);
+    if (a != a) return x;
+    if (b != b) return y;
+    return (is_max ? b > a : b < a) ? y : x;
+  }
+}
+
 template <typename T, typename Op>
 void put_loop(T* d, const T* v, const int64_t* outer, int64_t n, const int64_t* inner, int64_t r,
               const Op& op) {
@@ -125,8 +139,12 @@ void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer
     const scalar_t* v = values.data<scalar_t>();
     if (mode == PutMode::add)
       put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) { return put_add(x, y); });
-    else
+    else if (mode == PutMode::multiply)
       put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
+    else
+      put_loop(d, v, outer, n, inner, r, [is_max = mode == PutMode::amax](scalar_t x, scalar_t y) {
+        return put_extreme(x, y, is_max);
+      });
   });
 }
 
@@ -267,8 +285,12 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
     if (mode == PutMode::add)
       scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_add(x, y); });
-    else
+    else if (mode == PutMode::multiply)
       scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
+    else
+      scatter_dim_loop<scalar_t>(
+          it, stride, size, dim,
+          [is_max = mode == PutMode::amax](scalar_t x, scalar_t y) { return put_extreme(x, y, is_max); });
   });
 }
 

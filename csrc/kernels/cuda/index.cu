@@ -227,8 +227,25 @@ __device__ __forceinline__ void atomic_mul(T* p, T v) {
   }
 }
 
-// Duplicate offsets: add and multiply are atomic; assign keeps one of the writers (unspecified which, as in
-// PyTorch's CUDA index_put_).
+// scatter_reduce's amax/amin, compared in opmath; NaN wins (kernels/cpu/index.cpp's put_extreme)
+template <typename T, bool kMax>
+struct ExtremeWith {
+  T v;
+  __device__ T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return kMax ? (x || v) : (x && v);
+    } else {
+      using op_t = opmath_t<T>;
+      const op_t a = static_cast<op_t>(x), b = static_cast<op_t>(v);
+      if (a != a) return x;
+      if (b != b) return v;
+      return (kMax ? b > a : b < a) ? v : x;
+    }
+  }
+};
+
+// Duplicate offsets: add, multiply, amax and amin are atomic; assign keeps one of the writers (unspecified
+// which, as in PyTorch's CUDA index_put_).
 template <typename T, int MODE>
 __global__ void put_kernel(T* __restrict__ dst, const T* __restrict__ values,
                            const int64_t* __restrict__ outer, int64_t n, const int64_t* __restrict__ inner,
@@ -243,8 +260,10 @@ __global__ void put_kernel(T* __restrict__ dst, const T* __restrict__ values,
         base[inner[j]] = v[j];
       else if constexpr (MODE == static_cast<int>(PutMode::add))
         atomic_add(base + inner[j], v[j]);
-      else
+      else if constexpr (MODE == static_cast<int>(PutMode::multiply))
         atomic_mul(base + inner[j], v[j]);
+      else
+        atomic_update(base + inner[j], ExtremeWith<T, MODE == static_cast<int>(PutMode::amax)>{v[j]});
     }
   }
 }
@@ -269,8 +288,14 @@ void index_put_cuda(const Tensor& dst, const Tensor& values, const int64_t* oute
       if (mode == PutMode::add)
         put_kernel<scalar_t, static_cast<int>(PutMode::add)><<<g.grid, g.block, 0, stream>>>(
             dst.data<scalar_t>(), values.data<scalar_t>(), d_outer, n, d_inner, r);
-      else
+      else if (mode == PutMode::multiply)
         put_kernel<scalar_t, static_cast<int>(PutMode::multiply)><<<g.grid, g.block, 0, stream>>>(
+            dst.data<scalar_t>(), values.data<scalar_t>(), d_outer, n, d_inner, r);
+      else if (mode == PutMode::amax)
+        put_kernel<scalar_t, static_cast<int>(PutMode::amax)><<<g.grid, g.block, 0, stream>>>(
+            dst.data<scalar_t>(), values.data<scalar_t>(), d_outer, n, d_inner, r);
+      else
+        put_kernel<scalar_t, static_cast<int>(PutMode::amin)><<<g.grid, g.block, 0, stream>>>(
             dst.data<scalar_t>(), values.data<scalar_t>(), d_outer, n, d_inner, r);
     });
   }
