@@ -1186,3 +1186,32 @@ def test_float32_exp_is_within_two_ulp_over_its_whole_range():
         assert np.isfinite(got[x == np.float32(88.72283)]).all()
         assert got[x == np.float32(88.73)][0] == np.inf and got[-3] == np.inf and got[-2] == 0.0
         assert np.isnan(got[-1]) and got[-4] == 1.0
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["add_", "sub_"])
+def test_inplace_add_sub_with_alpha_one_pass(op, dtype, device):
+    """self.add_(other, alpha=a) on large dense same-dtype tensors runs as one fused pass (the multi-tensor
+    kernel); small, strided, aliased and autograd cases keep the two-op path. Both against float64 NumPy."""
+    rng = np.random.default_rng(11)
+    sign = 1.0 if op == "add_" else -1.0
+    for n, layout in [(5000, "contiguous"), (100, "contiguous"), (5000, "strided")]:
+        a = make_array((n,), dtype, rng)
+        b = make_array((n,), dtype, rng)
+        x = make_tensor(a, dtype, device, layout)
+        y = make_tensor(b, dtype, device)
+        v0 = x._version
+        assert getattr(x, op)(y, alpha=-0.75) is x
+        assert x._version > v0
+        assert_matches(x, a + sign * -0.75 * b, dtype=dtype)
+        z = make_tensor(a, dtype, device)
+        getattr(z, op)(y, alpha=3)  # an integer alpha
+        assert_matches(z, a + sign * 3 * b, dtype=dtype)
+    # self as other (the same memory, read before written per element)
+    s = minitorch.tensor(a, dtype=dtype, device=device)
+    s.add_(s, alpha=0.5)
+    assert_matches(s, a * 1.5, dtype=dtype)
+    # a leaf that requires grad refuses, as before
+    w = minitorch.ones(5000, dtype=dtype, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        getattr(w, op)(minitorch.ones(5000, dtype=dtype, device=device), alpha=2)

@@ -132,6 +132,8 @@ MT_BINARY_OPS(MT_DECLARE_BINARY)
 // add/sub with alpha: a + alpha * b
 // alpha * b, after PyTorch's check that alpha fits the op's dtype (no float alpha for integer tensors)
 Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha);
+// self.add_(other, alpha=alpha) (subtract: sub_): one fused pass where it can be (see the definition)
+const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract);
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
 // div with rounding_mode None, "trunc" or "floor"

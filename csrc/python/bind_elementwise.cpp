@@ -132,7 +132,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         Tensor self_t = self.cast<Tensor>();
         Tensor other = to_operand(b);
         Scalar s = parse_scalar(alpha, "alpha");
-        nogil([&] { binary_(BinaryOp::add, self_t, scale_by_alpha(self_t, other, s)); }, self_t, other);
+        nogil([&] { add_scaled_(self_t, other, s, false); }, self_t, other);
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
@@ -142,7 +142,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         Tensor self_t = self.cast<Tensor>();
         Tensor other = to_operand(b);
         Scalar s = parse_scalar(alpha, "alpha");
-        nogil([&] { binary_(BinaryOp::sub, self_t, scale_by_alpha(self_t, other, s)); }, self_t, other);
+        nogil([&] { add_scaled_(self_t, other, s, true); }, self_t, other);
         return self;
       },
       py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
