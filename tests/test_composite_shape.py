@@ -699,3 +699,36 @@ def test_tensor_methods_installed():
         assert callable(getattr(x, name))
     for name in ("meshgrid", "block_diag", "broadcast_tensors", "atleast_2d", "clone", "cartesian_prod"):
         assert callable(getattr(minitorch, name))
+
+
+def test_movedim_sequences_and_select_message(device):
+    """movedim takes ints or sequences (PyTorch's two overloads, its checks and words); Tensor.select words an
+    out-of-range index as PyTorch's select() does, while x[i] keeps the indexing message."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = minitorch.tensor(a, device=device)
+    for src, dst in [((0, 1), (1, 0)), ([0, 2], [2, 0]), ((0,), (2,)), ((), ()), ((-1, 0), (0, -1))]:
+        np.testing.assert_array_equal(to_np(x.movedim(src, dst)), np.moveaxis(a, src, dst))
+        np.testing.assert_array_equal(to_np(minitorch.movedim(x, src, dst)), np.moveaxis(a, src, dst))
+    assert x.movedim(0, -1).shape == (3, 4, 2)
+    with pytest.raises(RuntimeError, match=r"movedim: repeated dim in `source` \(\[0, 0\]\)"):
+        x.movedim((0, 0), (1, 2))
+    with pytest.raises(RuntimeError, match=r"movedim: repeated dim in `destination` \(\[1, 1\]\)"):
+        x.movedim((0, 1), (1, 1))
+    with pytest.raises(
+        RuntimeError, match=r"source \(\[0, 1\] dims\) should contain the same number of dims"
+    ):
+        x.movedim((0, 1), (1,))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-3, 2\]"):
+        x.movedim((0, 5), (1, 2))
+    y = minitorch.zeros(2, 3, device=device)
+    with pytest.raises(
+        IndexError, match=r"^select\(\): index 2 out of range for tensor of size \[2, 3\] at dimension 0$"
+    ):
+        y.select(0, 2)
+    with pytest.raises(
+        IndexError, match=r"^select\(\): index -4 out of range for tensor of size \[2, 3\] at dimension 1$"
+    ):
+        minitorch.select(y, 1, -4)
+    with pytest.raises(IndexError, match="index 2 is out of bounds for dimension 0 with size 2"):
+        y[2]
+    np.testing.assert_array_equal(to_np(minitorch.select(x, -1, -1)), a[..., -1])

@@ -389,6 +389,35 @@ Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
   return permute(self, order);
 }
 
+Tensor movedim(const Tensor& self, IntArrayRef src, IntArrayRef dst) {
+  MT_CHECK(src.size() == dst.size(), "movedim: Invalid source or destination dims: source (", shape_str(src),
+           " dims) should contain the same number of dims as destination (", shape_str(dst), " dims)");
+  const int64_t n = self.dim();
+  DimVector s, d;
+  for (size_t i = 0; i < src.size(); ++i) {
+    s.push_back(wrap_dim(src[i], n));
+    d.push_back(wrap_dim(dst[i], n));
+  }
+  for (size_t i = 0; i < s.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      MT_CHECK(s[i] != s[j], "movedim: repeated dim in `source` (", shape_str(src), ")");
+      MT_CHECK(d[i] != d[j], "movedim: repeated dim in `destination` (", shape_str(dst), ")");
+    }
+  if (n == 0) return alias(self);
+  DimVector order(static_cast<size_t>(n), -1), used(static_cast<size_t>(n), 0);
+  for (size_t i = 0; i < s.size(); ++i) {
+    order[d[i]] = s[i];
+    used[s[i]] = 1;
+  }
+  int64_t next = 0;  // the dims not moved fill the free places in their own order
+  for (int64_t k = 0; k < n; ++k) {
+    if (order[k] >= 0) continue;
+    while (used[next]) ++next;
+    order[k] = next++;
+  }
+  return permute(self, order);
+}
+
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
   if (autograd::track_view(self)) return autograd::diagonal(self, offset, d1, d2);
   int64_t n = self.dim();

@@ -27,6 +27,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int6
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim);
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim);
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst);
+// The dims `src` moved to the positions `dst`, the others keeping their order in the places left.
+Tensor movedim(const Tensor& self, IntArrayRef src, IntArrayRef dst);
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);

@@ -17,6 +17,25 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   }
   return out;
 }
+// Tensor.select / minitorch.select word an out-of-range index as PyTorch's select() does; x[i] reaches the op
+// directly and keeps the indexing message ("index 2 is out of bounds for dimension 0 with size 2").
+Tensor select_checked(const Tensor& self, int64_t dim, int64_t index) {
+  if (self.dim() > 0) {
+    const int64_t d = wrap_dim(dim, self.dim()), size = self.sizes()[d];
+    MT_CHECK_INDEX(index >= -size && index < size, "select(): index ", index,
+                   " out of range for tensor of size ", shape_str(self.sizes()), " at dimension ", d);
+  }
+  return select(self, dim, index);
+}
+// movedim(source, destination): ints or sequences of ints, as PyTorch's two overloads
+Tensor movedim_any(const Tensor& self, py::handle src, py::handle dst) {
+  if (PyLong_Check(src.ptr()) && PyLong_Check(dst.ptr()))
+    return movedim(self, src.cast<int64_t>(), dst.cast<int64_t>());
+  auto ints = [](py::handle h) {
+    return PyLong_Check(h.ptr()) ? DimVector{h.cast<int64_t>()} : parse_dims(h);
+  };
+  return movedim(self, ints(src), ints(dst));
+}
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
@@ -71,7 +90,7 @@ void init_shape(py::module_& m, TensorClass& cls) {
           [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
           py::arg("dim"), py::arg("sizes"))
       .def("narrow", &narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("select", &select, py::arg("dim"), py::arg("index"))
+      .def("select", &select_checked, py::arg("dim"), py::arg("index"))
       .def(
           "split",
           [](const Tensor& t, py::handle s, int64_t dim) {
@@ -84,7 +103,7 @@ void init_shape(py::module_& m, TensorClass& cls) {
           py::arg("chunks"), py::arg("dim") = 0)
       .def(
           "unbind", [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, py::arg("dim") = 0)
-      .def("movedim", &movedim)
+      .def("movedim", &movedim_any, py::arg("source"), py::arg("destination"))
       .def("diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
       .def(
           "as_strided",
@@ -113,8 +132,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def("unflatten",
         [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); });
   m.def("narrow", &narrow);
-  m.def("select", &select);
-  m.def("movedim", &movedim);
+  m.def("select", &select_checked, py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def("movedim", &movedim_any, py::arg("input"), py::arg("source"), py::arg("destination"));
   m.def("diagonal", &diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
         py::arg("dim2") = 1);
   m.def(

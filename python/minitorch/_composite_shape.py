@@ -39,19 +39,6 @@ def _as_list(tensors):
     return list(tensors)
 
 
-def _move(x, src, dst):
-    """movedim for lists of dims (our C++ movedim takes one dim each side)."""
-    nd = x.dim()
-    src = [_wrap(d, nd) for d in src]
-    dst = [_wrap(d, nd) for d in dst]
-    order = [None] * nd
-    for s, d in zip(src, dst):
-        order[d] = s
-    rest = iter(d for d in range(nd) if d not in src)
-    order = [next(rest) if o is None else o for o in order]
-    return x.permute(order)
-
-
 def _arange_like(n, x):
     return minitorch.arange(n, device=x.device)
 
@@ -350,7 +337,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         parts.append(src.new_zeros(batch + [n * n - total]))
     flat = minitorch.cat(parts, -1).narrow(-1, 0, n * n)
     mat = flat.reshape(batch + [n, n])
-    return _move(mat, [nd - 2, nd - 1], [d1, d2])
+    return mat.movedim([nd - 2, nd - 1], [d1, d2])
 
 
 def diag(input, diagonal=0):
@@ -458,13 +445,7 @@ def swapdims(input, dim0, dim1):
 
 def moveaxis(input, source, destination):
     """Alias of movedim: moves the dims `source` (int or sequence) to the positions `destination`."""
-    src, dst = _as_dims(source), _as_dims(destination)
-    if len(src) != len(dst):
-        raise RuntimeError(
-            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number "
-            f"of dims as destination ({dst} dims)"
-        )
-    return _move(input, src, dst)
+    return input.movedim(source, destination)
 
 
 def ravel(input):
