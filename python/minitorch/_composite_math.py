@@ -7,24 +7,12 @@ import math
 
 from minitorch import _C, _compare
 from minitorch import return_types as _rt
-from minitorch._dtype_names import cpp_name
+from minitorch._dtype_names import cpp_name, scalar_name
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
 TENSOR_METHODS = {}
 
-_DTYPE_NAME = {
-    _C.float32: "Float",
-    _C.float64: "Double",
-    _C.float16: "Half",
-    _C.bfloat16: "BFloat16",
-    _C.int64: "Long",
-    _C.int32: "Int",
-    _C.int16: "Short",
-    _C.int8: "Char",
-    _C.uint8: "Byte",
-    _C.bool: "Bool",
-}
 # (max, lowest finite) per float dtype: nan_to_num's defaults for +-inf
 _FINFO = {
     _C.float32: (3.4028234663852886e38, -3.4028234663852886e38),
@@ -84,15 +72,15 @@ def _store(self, result):
         )
     if result.dtype != self.dtype and not _C.can_cast(result.dtype, self.dtype):
         raise RuntimeError(
-            f"result type {_DTYPE_NAME[result.dtype]} can't be cast to the desired output type "
-            f"{_DTYPE_NAME[self.dtype]}"
+            f"result type {scalar_name(result.dtype)} can't be cast to the desired output type "
+            f"{scalar_name(self.dtype)}"
         )
     self.copy_(result)
     return self
 
 
 def _not_implemented(op, t):
-    raise NotImplementedError(f"\"{op}\" not implemented for '{_DTYPE_NAME[t.dtype]}'")
+    raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_name(t.dtype)}'")
 
 
 def _check_alpha(name, value, *tensors):
@@ -309,22 +297,22 @@ def hypot(input, other):
 _export_with_inplace(hypot)
 
 
-def fmax(input, other):
-    """Elementwise maximum that ignores a NaN when the other value is a number."""
-    m = _C.maximum(input, other)
+def _nan_ignoring(m, input, other):
+    """maximum/minimum's result m with a NaN on one side replaced by the other side's value (fmax/fmin)."""
     if not (_is_float(input) or _is_float(other)):
         return m
     m = _C._where(_C.isnan(other), input, m)
     return _C._where(_C.isnan(input), other, m)
+
+
+def fmax(input, other):
+    """Elementwise maximum that ignores a NaN when the other value is a number."""
+    return _nan_ignoring(_C.maximum(input, other), input, other)
 
 
 def fmin(input, other):
     """Elementwise minimum that ignores a NaN when the other value is a number."""
-    m = _C.minimum(input, other)
-    if not (_is_float(input) or _is_float(other)):
-        return m
-    m = _C._where(_C.isnan(other), input, m)
-    return _C._where(_C.isnan(input), other, m)
+    return _nan_ignoring(_C.minimum(input, other), input, other)
 
 
 _export(fmax)
@@ -414,7 +402,7 @@ def float_power_(self, exponent):
     """In-place float_power; self must already be float64."""
     if self.dtype != _C.float64:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {_DTYPE_NAME[self.dtype]} but the operation's result "
+            f"the base given to float_power_ has dtype {scalar_name(self.dtype)} but the operation's result "
             "requires dtype Double"
         )
     return _store(self, float_power(self, exponent))
@@ -1046,7 +1034,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     for name, t in (("X1", x1), ("X2", x2)):
         if not _is_float(t):
             raise RuntimeError(
-                f"cdist only supports floating-point dtypes, {name} got: {_DTYPE_NAME[t.dtype]}"
+                f"cdist only supports floating-point dtypes, {name} got: {scalar_name(t.dtype)}"
             )
         if t.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.dim()}D")
@@ -1175,7 +1163,7 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if not _is_float(input):
         raise NotImplementedError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_DTYPE_NAME[input.dtype]}"
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input.dtype)}"
         )
     from minitorch import linalg
 
@@ -1227,12 +1215,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             )
         if name == "fweights" and _is_float(wt):
             raise RuntimeError(
-                f"cov(): expected fweights to have integral dtype but got fweights with {_DTYPE_NAME[wt.dtype]} dtype"
+                f"cov(): expected fweights to have integral dtype but got fweights with {scalar_name(wt.dtype)} dtype"
             )
         if name == "aweights" and not _is_float(wt):
             raise RuntimeError(
                 "cov(): expected aweights to have floating point dtype but got aweights with "
-                f"{_DTYPE_NAME[wt.dtype]} dtype"
+                f"{scalar_name(wt.dtype)} dtype"
             )
         if wt.numel() and builtins.bool(_C.lt(wt, 0).any()):
             raise RuntimeError(f"cov(): {name} cannot be negative")
@@ -1337,7 +1325,7 @@ def nextafter(input, other):
     """The next representable float after input in the direction of other (elementwise)."""
     x, y = _binary(input, other)
     if not _is_float(x) or not _is_float(y):
-        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_DTYPE_NAME[x.dtype]}'")
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_name(x.dtype)}'")
     dt = _C.result_type(x, y)
     x, y = x.to(dt), y.to(dt)
     import minitorch
@@ -1415,7 +1403,7 @@ def _shift_operands(op, input, other):
         raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Float'")
     dt = _C.result_type(a, b)
     if dt not in _INT_BITS:
-        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{_DTYPE_NAME[dt]}'")
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_name(dt)}'")
     return a.to(dt), b.to(dt), dt
 
 

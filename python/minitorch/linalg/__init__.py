@@ -6,6 +6,7 @@ not have yet; their names raise NotImplementedError saying so rather than Attrib
 import math
 
 from minitorch import _C
+from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name
 
 __all__ = [
@@ -53,13 +54,6 @@ def _check_norm_dtype(dtype, input_dtype, fn):
             f"{fn}: the dtype of the input ({_name(input_dtype)}) should be convertible without narrowing to the "
             f"specified dtype ({_name(dtype)})"
         )
-
-
-def _wrap_dim(d, ndim):
-    n = max(ndim, 1)  # a 0-d tensor accepts dims 0 and -1, as PyTorch's scalars do
-    if not -n <= d < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    return d % n
 
 
 def _dims(dim, ndim):
