@@ -440,8 +440,13 @@ bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
   return warn;
 }
 
+// alpha=1 given as an int (the default): add/sub take other as it is
+static bool unit_alpha(const Scalar& alpha) {
+  return !alpha.is_floating() && !alpha.is_bool() && alpha.to_long() == 1;
+}
+
 Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!alpha.is_floating() && !alpha.is_bool() && alpha.to_long() == 1) return b;
+  if (unit_alpha(alpha)) return b;
   ScalarType common = result_type(a, b);
   MT_CHECK(!is_integral(common, true) || !alpha.is_floating(),
            "For integral input tensors, argument alpha must not be a floating point number.");
@@ -454,8 +459,7 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 // memory and an allocation, 2.3x the time of one. Same float dtype, shape and device, dense, no overlap and
 // no autograd: the multi-tensor kernel does self += alpha * other in one pass (rounded once, in opmath).
 const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract) {
-  const bool unit = !alpha.is_floating() && !alpha.is_bool() && alpha.to_long() == 1;
-  if (!unit && !alpha.is_bool() && is_floating(self.dtype()) && other.dtype() == self.dtype() &&
+  if (!unit_alpha(alpha) && !alpha.is_bool() && is_floating(self.dtype()) && other.dtype() == self.dtype() &&
       other.device() == self.device() && other.sizes() == self.sizes() && self.numel() >= 4096 &&
       self.is_contiguous() && other.is_contiguous() && !autograd::needs_grad(self, other) &&
       !autocast::active() && (other.storage() != self.storage() || other.data_ptr() == self.data_ptr())) {
