@@ -1,0 +1,70 @@
+"""The special-function kernels (erfc, erfinv, lgamma, digamma, polygamma, asinh) on the CPU beside NumPy where
+it has the function and PyTorch when `import torch` works. Printed as a Markdown table; ratios are
+other / minitorch (above 1: minitorch is faster).
+
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_special.py
+(PyTorch's column appears when run with a Python that has PyTorch, e.g. PYTHONPATH=python /tmp/tv/bin/python ...).
+"""
+
+import argparse
+import platform
+
+import numpy as np
+from _timing import bench, fmt
+
+import minitorch
+
+try:
+    import torch as real_torch
+except ImportError:
+    real_torch = None
+
+
+def cases(n):
+    rng = np.random.default_rng(0)
+    pos = (rng.random(n) * 10 + 0.1).astype(np.float32)  # lgamma, digamma, polygamma: away from the poles
+    unit = (rng.random(n) * 1.98 - 0.99).astype(np.float32)  # erfinv's domain
+    sym = rng.standard_normal(n).astype(np.float32)
+    out = {
+        "erfc": {},
+        "erfinv": {},
+        "lgamma": {},
+        "digamma": {},
+        "polygamma(1, x)": {},
+        "asinh": {"numpy": lambda: np.arcsinh(sym)},
+    }
+    libs = [("minitorch", minitorch)] + ([("torch", real_torch)] if real_torch is not None else [])
+    for name, lib in libs:
+        P, U, S = lib.from_numpy(pos), lib.from_numpy(unit), lib.from_numpy(sym)
+        out["erfc"][name] = lambda lib=lib, S=S: lib.erfc(S)
+        out["erfinv"][name] = lambda lib=lib, U=U: lib.erfinv(U)
+        out["lgamma"][name] = lambda lib=lib, P=P: lib.lgamma(P)
+        out["digamma"][name] = lambda lib=lib, P=P: lib.digamma(P)
+        out["polygamma(1, x)"][name] = lambda lib=lib, P=P: lib.polygamma(1, P)
+        out["asinh"][name] = lambda lib=lib, S=S: lib.asinh(S)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1 << 18, help="elements (float32)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.1)
+    args = ap.parse_args()
+    print(
+        f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads, n={args.n}, float32"
+    )
+    print("median of interleaved repeats; ratio = other / minitorch\n")
+    print("| op | minitorch | NumPy | NumPy/mt | PyTorch | torch/mt |")
+    print("|---|---|---|---|---|---|")
+    for op, fns in cases(args.n).items():
+        t = bench(fns, args.repeats, args.min_time)
+        mt = t["minitorch"]
+        cols = []
+        for lib in ("numpy", "torch"):
+            cols += [fmt(t[lib]), f"{t[lib] / mt:.2f}"] if lib in t else ["-", "-"]
+        print(f"| {op} | {fmt(mt)} | " + " | ".join(cols) + " |")
+
+
+if __name__ == "__main__":
+    main()
