@@ -668,3 +668,96 @@ def test_checkpoint_with_overflowing_tensor_metadata_raises(monkeypatch, size, s
     monkeypatch.undo()
     with pytest.raises(RuntimeError):
         minitorch.load(io.BytesIO(buf.getvalue()))
+
+
+# ---- found by the differential fuzzer (issue 34): each crashed or read outside memory before
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.scatter_add(torch.zeros(3, 4), 1, torch.zeros(3, 4, dtype=torch.long), torch.ones(1))",
+        "torch.zeros(3, 4).scatter_(1, torch.zeros(3, 4, dtype=torch.long), torch.ones(1))",
+        "torch.scatter(torch.zeros(3, 4), 1, torch.zeros(3, 4, dtype=torch.long), torch.tensor(1.))",
+        "torch.zeros(3, 4).scatter_add_(0, torch.zeros(3, 4, dtype=torch.long), torch.ones(3, 4, 5))",
+        "torch.zeros(3, 4).scatter_(1, torch.zeros(3, 4, dtype=torch.long), torch.ones(1), reduce='add')",
+    ],
+)
+def test_scatter_src_dims_must_match_index_in_a_subprocess(code):
+    rc, out = run_isolated(
+        f"""
+        try:
+            r = {code}
+        except RuntimeError as e:
+            print("raised:", e)
+        else:
+            print("no error", r)
+        """
+    )
+    assert rc == 0, out
+    assert "raised: Index tensor must have the same number of dimensions as src tensor" in out, out
+
+
+def test_scatter_zero_dim_src_is_one_element_and_value_fills():
+    # PyTorch: a 0-dim src stands for one element along one dim; the value= overload fills every index
+    z = minitorch.zeros(3)
+    assert z.scatter_(0, minitorch.tensor([2]), minitorch.tensor(5.0)).tolist() == [0.0, 0.0, 5.0]
+    assert minitorch.zeros(()).scatter_(0, minitorch.tensor([0]), minitorch.tensor([5.0])).item() == 5.0
+    with pytest.raises(RuntimeError, match="to be no larger size than src"):
+        minitorch.zeros(3).scatter_(0, minitorch.tensor([0, 1]), minitorch.tensor(5.0))
+    idx = minitorch.tensor([[0, 2], [1, 0]])
+    got = minitorch.zeros(2, 3).scatter(1, idx, 7.0)
+    assert got.tolist() == [[7.0, 0.0, 7.0], [7.0, 7.0, 0.0]]
+    got = minitorch.zeros(2, 3).scatter_(1, idx, 2.0, reduce="add").scatter_(1, idx, 2.0, reduce="add")
+    assert got.tolist() == [[4.0, 0.0, 4.0], [4.0, 4.0, 0.0]]
+
+
+@pytest.mark.parametrize("method", ["size", "stride"])
+def test_zero_dim_size_and_stride_raise(method):
+    t = minitorch.tensor(1.0)
+    for d in (0, -1, 1):
+        with pytest.raises(IndexError, match=f"Dimension specified as {d} but tensor has no dimensions"):
+            getattr(t, method)(d)
+    assert getattr(t, method)() == (() if method == "stride" else minitorch.Size([]))
+    assert getattr(minitorch.zeros(2, 3), method)(-1) == (3 if method == "size" else 1)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.tensor([1, 2, 3], dtype=torch.int16) // 65536",
+        "torch.tensor([1, 2, 3], dtype=torch.int16) % 65536",
+        "torch.remainder(torch.tensor([1, 2], dtype=torch.int16), 65536)",
+        "torch.fmod(torch.tensor([1, 2], dtype=torch.int16), 65536)",
+        "torch.div(torch.tensor([1, 2], dtype=torch.int8), 256, rounding_mode='trunc')",
+        "torch.tensor([1, 2], dtype=torch.uint8).floor_divide_(512)",
+    ],
+)
+def test_integer_division_by_a_number_that_wraps_to_zero(code):
+    rc, out = run_isolated(
+        f"""
+        try:
+            {code}
+        except RuntimeError as e:
+            print("raised:", e)
+        else:
+            print("no error")
+        """
+    )
+    assert rc == 0, out  # SIGFPE gives rc -8
+    assert "raised: ZeroDivisionError" in out, out
+
+
+def test_polygamma_of_a_huge_order_answers_at_once():
+    # n! overflows past n = 170: PyTorch's formula gives inf there at once; the time must not grow with n
+    import time
+
+    x = minitorch.tensor([1.5, 0.5, 10.0, 3.0], dtype=minitorch.float64)
+    t0 = time.perf_counter()
+    r = minitorch.polygamma(2**40, x)
+    r2 = minitorch.polygamma(200, x)
+    assert time.perf_counter() - t0 < 5.0
+    assert not np.isfinite(r.numpy()).any()
+    assert (r2.numpy()[[0, 1, 2]] == -np.inf).all()  # even n: -n! zeta(n + 1, x), zeta > 0 there
+    # the exact loop still serves n <= 170: polygamma(3, 2) = 6 zeta(4, 2) = pi^4/15 - 6
+    np.testing.assert_allclose(minitorch.polygamma(3, x[3:] - 1).numpy(), [np.pi**4 / 15 - 6], rtol=1e-13)

@@ -45,6 +45,11 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
+int64_t wrap_size_dim(int64_t dim, int64_t ndim) {
+  MT_CHECK_INDEX(ndim > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  return wrap_dim(dim, ndim);
+}
+
 TensorImpl::TensorImpl(Storage storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                        ScalarType dtype)
     : storage_(std::move(storage)),

@@ -60,6 +60,8 @@ DimVector contiguous_strides(IntArrayRef sizes);
 int64_t compute_numel(IntArrayRef sizes);  // throws on overflow
 // Wraps a possibly negative dim into [0, ndim); IndexError in PyTorch's words otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
+// wrap_dim for reading sizes()/strides(): a 0-dim tensor has none to read (IndexError, as PyTorch's size(0))
+int64_t wrap_size_dim(int64_t dim, int64_t ndim);
 
 struct AutogradMeta;  // csrc/autograd/; null for tensors that never required grad
 
@@ -116,8 +118,8 @@ class Tensor {
 
   const DimVector& sizes() const { return impl_->sizes(); }
   const DimVector& strides() const { return impl_->strides(); }
-  int64_t size(int64_t d) const { return impl_->sizes()[wrap_dim(d, dim())]; }
-  int64_t stride(int64_t d) const { return impl_->strides()[wrap_dim(d, dim())]; }
+  int64_t size(int64_t d) const { return impl_->sizes()[wrap_size_dim(d, dim())]; }
+  int64_t stride(int64_t d) const { return impl_->strides()[wrap_size_dim(d, dim())]; }
   int64_t dim() const { return impl_->dim(); }
   int64_t numel() const { return impl_->numel(); }
   ScalarType dtype() const { return impl_->dtype(); }

@@ -190,7 +190,9 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
   bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
                  op == BinaryOp::trunc_divide;
   if (int_div && is_integral(common, true)) {
-    Tensor zero = eq(b, wrapped_scalar(Scalar(int64_t(0))));
+    // the divisor as the kernel sees it: a number that wraps to 0 in the dtype (int16 // 65536) divides by 0
+    Tensor bc = b.dtype() == common ? b : to(b, common, b.device());
+    Tensor zero = eq(bc, wrapped_scalar(Scalar(int64_t(0))));
     MT_CHECK(!item(any(zero)).to_bool(), "ZeroDivisionError");
   }
   if (op == BinaryOp::pow && is_integral(common, false) && is_integral(b.dtype(), false)) {

@@ -310,7 +310,11 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vect
              " with size ", size);
     self_off[k] = base[k] + idx[k] * st[dim];
   }
-  if (other_off) *other_off = box_offsets(isz, other->dim() ? other->strides() : DimVector{0});
+  if (other_off) {
+    DimVector ost = other->dim() ? other->strides() : DimVector{0};
+    MT_INTERNAL_ASSERT(ost.size() == isz.size(), "gather/scatter offsets: src and index dims differ");
+    *other_off = box_offsets(isz, ost);
+  }
 }
 }  // namespace
 
@@ -348,7 +352,12 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
   MT_CHECK(src.device() == self.device() || (src.dim() == 0 && src.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", src.device().str(), "!");
-  Tensor s = src.dim() == 0 ? expand(to(src, src.dtype(), self.device()), index.sizes()) : src;
+  // PyTorch's scatter_shape_check: a 0-dim src counts as one element along one dim (so it fills a 0- or 1-dim
+  // index of one element), never as a scalar broadcast (the `value=` overload expands its number in the
+  // binding); more or fewer dims than index are refused before any offset is computed from them
+  MT_CHECK(std::max<int64_t>(src.dim(), 1) == std::max<int64_t>(index.dim(), 1),
+           "Index tensor must have the same number of dimensions as src tensor");
+  Tensor s = src.dim() == 0 ? reshape(to(src, src.dtype(), self.device()), {1}) : src;
   check_dim_index(self, d, index, "scatter", &s);
   ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
   if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {

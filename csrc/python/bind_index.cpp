@@ -181,23 +181,26 @@ void init_index(py::module_& m, TensorClass& cls) {
         nogil_fn(+[](const Tensor& s, int64_t d, const Tensor& i, bool) { return gather(s, d, i); }),
         py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
   cls.def("gather", nogil_fn(&gather), py::arg("dim"), py::arg("index"));
-  auto scatter_src = [](py::handle src, const Tensor& self) {
+  // src as a tensor, or the `value=` overload's number expanded to index's shape (a 0-dim src tensor is one
+  // element, as in PyTorch, not a scalar)
+  auto scatter_src = [](py::handle src, const Tensor& self, const Tensor& index) {
     return py::isinstance<TensorImpl>(src)
                ? src.cast<Tensor>()
-               : scalar_tensor(parse_scalar(src, "value"), self.dtype(), self.device());
+               : expand(scalar_tensor(parse_scalar(src, "value"), self.dtype(), self.device()),
+                        index.sizes());
   };
   cls.def(
       "scatter_",
       [scatter_src](py::object self, int64_t dim, const Tensor& index, py::handle src,
                     std::optional<std::string> reduce) {
-        Tensor s = self.cast<Tensor>(), v = scatter_src(src, s);
+        Tensor s = self.cast<Tensor>(), v = scatter_src(src, s, index);
         nogil([&] { scatter_(s, dim, index, v, reduce.value_or("")); }, s, index);
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(), py::arg("reduce") = py::none());
   auto scatter_fn = [scatter_src](const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
                                   std::optional<std::string> reduce) {
-    Tensor v = scatter_src(src, self);
+    Tensor v = scatter_src(src, self, index);
     return nogil(
         [&] {
           Tensor out = clone(self);
