@@ -28,6 +28,29 @@ def test_collect_env_runs_and_reports_the_build():
     assert f"minitorch threads: {minitorch.get_num_threads()}" in out
     assert "OpenBLAS: OpenBLAS " in out
     assert f"CUDA available: {minitorch.cuda.is_available()}" in out
+    cap = minitorch.backends.cpu.get_cpu_capability()
+    assert f"CPU capability: {cap} (vector kernels; SLEEF linked: {_C._has_sleef()})" in out
+    assert f"oneDNN (CPU convolutions): {minitorch.backends.mkldnn.is_available()}" in out
+
+
+def test_vector_path_follows_the_cpu_not_a_system_package():
+    """The AVX2/AVX-512 kernels are ours and built on every x86-64 machine: the capability is what the CPU
+    runs (capped by MINITORCH_CPU_CAPABILITY), whether or not SLEEF was found."""
+    import os
+    import platform
+
+    cap = minitorch.backends.cpu.get_cpu_capability()
+    if platform.machine() not in ("x86_64", "AMD64") or os.environ.get("MINITORCH_CPU_CAPABILITY"):
+        assert cap in ("AVX512", "AVX2", "DEFAULT")
+        return
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    want = "AVX512" if {"avx512f", "avx512dq"} <= flags else "AVX2" if {"avx2", "fma"} <= flags else "DEFAULT"
+    assert cap == want, (cap, sorted(f for f in flags if f.startswith("avx")))
 
 
 def test_get_env_info_keys_and_no_cuda_init():

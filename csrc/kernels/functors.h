@@ -298,8 +298,10 @@ MT_HD_INLINE double polygamma_double(int64_t n, double x) {
     const double pi = 3.14159265358979323846, sp = sin(pi * (x - std::trunc(x)));
     return pi * pi / (sp * sp) - hurwitz_zeta(2.0, 1.0 - x);
   }
-  double fact = 1.0;
-  for (int64_t k = 2; k <= n; ++k) fact *= static_cast<double>(k);
+  // 171! overflows double: past it n! is inf at once (as PyTorch's exp(lgamma(n + 1))), so the time does not
+  // grow with n; the result is then inf, or NaN where zeta underflows to 0
+  double fact = n > 170 ? HUGE_VAL : 1.0;
+  for (int64_t k = 2; k <= n && n <= 170; ++k) fact *= static_cast<double>(k);
   return ((n % 2) ? 1.0 : -1.0) * fact * hurwitz_zeta(static_cast<double>(n + 1), x);
 }
 
@@ -493,7 +495,7 @@ struct Pow {
       }
       return result;
     } else
-      return std::pow(a, b);
+      return b == T(2) ? a * a : std::pow(a, b);  // x ** 2 exact, as the vector path and PyTorch's kernel
   }
 };
 struct Maximum {  // NaN propagates

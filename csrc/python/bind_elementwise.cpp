@@ -305,6 +305,10 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       py::return_value_policy::reference);
   // the instruction set of the CPU float unary ops (minitorch.backends.cpu.get_cpu_capability)
   m.def("_get_cpu_capability", [] { return std::string(vec::cpu_capability()); });
+  m.def("_has_sleef", [] { return vec::has_sleef(); });
+  m.def(
+      "_has_vec_loop", [](const std::string& name, bool f64) { return vec::has_vec_loop(name.c_str(), f64); },
+      py::arg("name"), py::arg("f64"));
 }
 
 }  // namespace mt

@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -14,11 +15,11 @@
 namespace mt {
 
 // float32 exp without a libm call per element: Cody-Waite range reduction and Cephes' degree-6 polynomial
-// (within 2 ulp). Written without branches so the loop vectorizes (needs -fno-trapping-math); NaN flows
-// through the arithmetic. Other dtypes, and the GPU, use fn::Exp.
+// (within 2 ulp; subnormal results rounded, not flushed). Written without branches so the loop vectorizes
+// (needs -fno-trapping-math); NaN flows through the arithmetic. Other dtypes, and the GPU, use fn::Exp.
 struct VecExpF {
   float operator()(float x) const {
-    float xc = std::min(std::max(x, -87.33654475f), 88.72283905f);
+    float xc = std::min(std::max(x, -103.972084f), 88.72283905f);
     float t = xc * 1.44269504088896341f + 0.5f;
     float fx = static_cast<float>(static_cast<int32_t>(t));  // floor by truncation: no libm call on SSE2
     fx -= static_cast<float>(fx > t);
@@ -29,29 +30,35 @@ struct VecExpF {
             r +
         5.0000001201e-1f;
     y = y * (r * r) + r + 1.0f;
-    // 2^fx as two factors: fx reaches 128 for x in (88.38, 88.72], whose exp is still a finite float
-    int32_t e = static_cast<int32_t>(fx), e1 = std::min(e, 127);
+    // 2^fx as two normal factors: fx reaches 128 for x in (88.38, 88.72], whose exp is still a finite float,
+    // and -150 where the result is subnormal; y * 2^e1 is exact (e1 >= -125 keeps it normal), so the second
+    // product rounds a subnormal result once instead of flushing it
+    int32_t e = static_cast<int32_t>(fx), e1 = std::min(std::max(e, -125), 127);
     uint32_t bits1 = static_cast<uint32_t>(e1 + 127) << 23, bits2 = static_cast<uint32_t>(e - e1 + 127) << 23;
     float s1, s2;
     std::memcpy(&s1, &bits1, 4);
     std::memcpy(&s2, &bits2, 4);
     float v = y * s1 * s2;
     v = x > 88.72283905f ? std::numeric_limits<float>::infinity() : v;
-    return x < -87.33654475f ? 0.0f : v;
+    return x < -103.972084f ? 0.0f : v;  // below -150 ln 2 every result rounds to 0
   }
 };
 
 #ifdef MT_HAVE_AVX2_EXP
-// AVX2+FMA present (runs __builtin_cpu_init first: it may be called from a static initializer).
+// AVX2+FMA present and allowed (runs __builtin_cpu_init first: it may be called from a static initializer).
+// MINITORCH_CPU_CAPABILITY=default asks for the baseline code everywhere, these AVX2 loops included: mixing
+// them with the baseline VecExpF (no FMA) gave a tensor's dense and strided layouts different last bits.
 inline bool cpu_has_avx2_fma() {
   __builtin_cpu_init();
+  const char* cap = std::getenv("MINITORCH_CPU_CAPABILITY");
+  if (cap && std::strcmp(cap, "default") == 0) return false;
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 // VecExpF's algorithm (Cody-Waite reduction, Cephes' polynomial) in AVX2. The clamps take x as their second
 // operand, which max/min return when it is NaN, so NaN propagates.
 MT_AVX2 inline __m256 exp256(__m256 x) {
-  const __m256 hi = _mm256_set1_ps(88.72283905f), lo = _mm256_set1_ps(-87.33654475f);
+  const __m256 hi = _mm256_set1_ps(88.72283905f), lo = _mm256_set1_ps(-103.972084f);
   const __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
   const __m256 fx =
       _mm256_floor_ps(_mm256_fmadd_ps(xc, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
@@ -64,8 +71,9 @@ MT_AVX2 inline __m256 exp256(__m256 x) {
   y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
   y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
   y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  // 2^fx as two factors, as VecExpF (fx reaches 128 below the overflow threshold)
-  const __m256i e = _mm256_cvttps_epi32(fx), e1 = _mm256_min_epi32(e, _mm256_set1_epi32(127));
+  // 2^fx as two normal factors, as VecExpF (fx reaches 128 below the overflow threshold, -150 on subnormals)
+  const __m256i e = _mm256_cvttps_epi32(fx),
+                e1 = _mm256_min_epi32(_mm256_max_epi32(e, _mm256_set1_epi32(-125)), _mm256_set1_epi32(127));
   const __m256i b127 = _mm256_set1_epi32(127);
   const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e1, b127), 23));
   const __m256 s2 =

@@ -1,4 +1,5 @@
-// Dense vectorized loops (SLEEF) for the float unary ops, one table per instruction set, picked at run time.
+// Dense vectorized loops for the float unary ops, one table per instruction set, picked at run time; an entry
+// is nullptr where that path has no vector kernel (the scalar functor serves it).
 #pragma once
 // Plain declarations only: this header is also compiled with AVX flags (vec/unary_*.cpp), so it must not
 // define inline functions the linker could share with baseline code.
@@ -71,15 +72,20 @@ struct Table {
   PhiloxDrawsD uniform_philox_f64;
 };
 
-// Defined in vec/unary_avx2.cpp and vec/unary_avx512.cpp (built only with SLEEF).
+// Defined in vec/unary_avx2.cpp and vec/unary_avx512.cpp (built on x86-64, SLEEF or not).
 void fill_table_avx2(Table& t);
 void fill_table_avx512(Table& t);
 
-// The table for this CPU (AVX-512 > AVX2+FMA), or nullptr without SLEEF or on an older CPU.
+// The table for this CPU (AVX-512 > AVX2+FMA), or nullptr on an older CPU or a non-x86 build.
 // MINITORCH_CPU_CAPABILITY=default|avx2|avx512 (read once) caps the choice, for tests and benchmarks.
 const Table* unary_table();
-// "AVX512", "AVX2" or "DEFAULT" (no SLEEF, or an older CPU): PyTorch's names for the path in use.
+// "AVX512", "AVX2" or "DEFAULT" (an older CPU, or capped): PyTorch's names for the path in use.
 const char* cpu_capability();
+// Whether the build links SLEEF (an optional speed-up for the functions without a kernel of our own).
+bool has_sleef();
+// Whether the path in use has a vector loop for the unary op `name` (an MT_VEC_UNARY_FNS name) in float64
+// (else float32): where not, the scalar functor runs it (tests/test_ulp.py holds each to its own limit).
+bool has_vec_loop(const char* name, bool f64);
 
 }  // namespace vec
 }  // namespace mt

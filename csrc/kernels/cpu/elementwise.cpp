@@ -46,7 +46,7 @@ void exp_f32_dense(float* out, const float* in, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
 }
 
-// The vectorized loop for `op` in the CPU's table, or nullptr (no SLEEF, old CPU, op without one).
+// The vectorized loop for `op` in the CPU's table, or nullptr (old CPU, op without one).
 vec::Fn vec_fn(UnaryOp op) {
   switch (op) {
 #define MT_VEC_MAP(name) \
@@ -141,10 +141,12 @@ void run_vec2(const TensorIter& it, loop_t loop) {
   });
 }
 
-// pow of floats through the table's SLEEF loop; false where it has none (integers, no SLEEF, old CPU).
+// pow of floats through the table's vector loop; false where it has none (integers, old CPU, AVX2 without
+// SLEEF).
 bool pow_vectorized(const TensorIter& it) {
   const vec::Table* t = vec::unary_table();
   if (!t) return false;
+  if (it.dtypes[0] == ScalarType::Double ? !t->pow_f64 : !t->pow_f32) return false;
   switch (it.dtypes[0]) {
     case ScalarType::Double:
       run_vec2<double>(it, t->pow_f64);
@@ -168,6 +170,7 @@ bool pow_vectorized(const TensorIter& it) {
 bool softplus_vectorized(const TensorIter& it, double beta, double threshold) {
   const vec::Table* t = vec::unary_table();
   if (!t) return false;
+  if (it.dtypes[0] == ScalarType::Double ? !t->softplus_f64 : !t->softplus_f32) return false;
   auto f32 = [&](float* o, const float* x, int64_t n) {
     t->softplus_f32(o, x, n, static_cast<float>(beta), static_cast<float>(threshold));
   };
@@ -305,7 +308,7 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
 }  // namespace
 
 namespace vec {
-#ifdef MINITORCH_WITH_SLEEF
+#ifdef MINITORCH_WITH_CPU_VEC
 namespace {
 Table make_table(const char* isa) {
   Table t{};
@@ -349,6 +352,23 @@ const char* cpu_capability() {
   return "DEFAULT";
 }
 #endif
+bool has_vec_loop(const char* name, bool f64) {
+  const Table* t = unary_table();
+  if (!t) return false;
+#define MT_VEC_FIND(fn)            \
+  if (std::strcmp(name, #fn) == 0) \
+    return f64 ? t->f64[static_cast<int>(Fn::fn)] != nullptr : t->f32[static_cast<int>(Fn::fn)] != nullptr;
+  MT_VEC_UNARY_FNS(MT_VEC_FIND)
+#undef MT_VEC_FIND
+  return false;
+}
+bool has_sleef() {
+#ifdef MINITORCH_WITH_SLEEF
+  return true;
+#else
+  return false;
+#endif
+}
 }  // namespace vec
 
 MT_REGISTER_KERNEL(unary_stub, CPU, &unary_cpu);

@@ -156,7 +156,7 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
   bool done = false;
   if constexpr (std::is_same_v<T, float>) {
     // long rows through the vector loops; short ones (the tutorials' 2 classes) are faster with libm's expf
-    // SLEEF's table (AVX2/AVX-512, a padded vector for the tail) from a few classes on
+    // the vector table (AVX2/AVX-512, a padded vector for the tail) from a few classes on
     const vec::Table* vt = vec::unary_table();
     if (stride == 1 && vt && vt->max_sum_exp_f32 && C >= 8) {
       s = vt->max_sum_exp_f32(x, C, &m);

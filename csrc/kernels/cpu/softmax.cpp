@@ -24,7 +24,7 @@ template <typename T>
 void softmax_row(const T* p, T* q, int64_t row, bool log) {
   using op_t = opmath_t<T>;
   if constexpr (std::is_same_v<T, float>) {
-    // SLEEF's table (AVX2/AVX-512) when present: the whole row in its instruction set
+    // the vector table (AVX2/AVX-512) when the CPU has one: the whole row in its instruction set
     if (const vec::Table* t = vec::unary_table(); t && t->softmax_f32) return t->softmax_f32(p, q, row, log);
   }
   op_t m = extremum(p, row, true, Identity{});

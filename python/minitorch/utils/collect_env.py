@@ -1,5 +1,5 @@
 """What to paste into a bug report, as PyTorch's ``python -m torch.utils.collect_env``: versions, how this
-minitorch was built (CUDA toolkit and architectures, cuDNN, NCCL, Gloo), the GPUs present and whether the
+minitorch was built (CUDA toolkit and architectures, cuDNN, NCCL, Gloo; the CPU vector path, SLEEF, oneDNN), the GPUs present and whether the
 build has kernels for them, CPU threads and OpenBLAS, and the environment variables that change behaviour.
 
 Never initializes CUDA (a GPU the build cannot run must still be reported, not raise): GPUs are listed with
@@ -25,6 +25,7 @@ _ENV_VARS = (
     "CUDA_HOME",
     "OMP_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",
+    "MINITORCH_CPU_CAPABILITY",
 )
 
 
@@ -93,6 +94,9 @@ def get_env_info():
         "cudnn_version": None,
         "nccl_available": None,
         "gloo_available": None,
+        "cpu_capability": minitorch.backends.cpu.get_cpu_capability(),
+        "sleef": _C._has_sleef(),
+        "onednn": minitorch.backends.mkldnn.is_available(),
         "cpu_threads": minitorch.get_num_threads(),
         "cpu_count": os.cpu_count(),
         "openblas": None,
@@ -161,6 +165,8 @@ def get_pretty_env_info():
     lines += [
         "",
         f"CPU count: {i['cpu_count']}, minitorch threads: {i['cpu_threads']}",
+        f"CPU capability: {i['cpu_capability']} (vector kernels; SLEEF linked: {i['sleef']})",
+        f"oneDNN (CPU convolutions): {i['onednn']}",
         f"OpenBLAS: {i['openblas']}, threads: {i['openblas_threads']}",
         "Environment: " + (", ".join(f"{k}={v}" for k, v in i["env"].items()) or "(none of interest)"),
     ]

@@ -1,12 +1,15 @@
 // Uniform and normal draws for the CPU random fill (kernels/cpu/random.cpp) with AVX-512 (included only by
 // vec/unary_avx512.cpp): Philox4x32-10 on eight counters at once and, for normals, Box-Muller in double
-// through SLEEF's log and sincos. The draws are random.cpp's scalar ones: pair p of a chunk comes from
-// counter offset + p, its four words give u1 = 1 - u01(w0, w1) and u2 = u01(w2, w3), and the pair is r cos(2
-// pi u2), r sin(2 pi u2) with r = sqrt(-2 log u1); only SLEEF's rounding of log/sin/cos (<= 1 ulp) can differ
-// from the C library's. The scalar loop spent ~70 ns per pair, 7x PyTorch's randn.
+// through SLEEF's log and sincos where the build has SLEEF, else the C library's per lane. The draws are
+// random.cpp's scalar ones: pair p of a chunk comes from counter offset + p, its four words give u1 = 1 -
+// u01(w0, w1) and u2 = u01(w2, w3), and the pair is r cos(2 pi u2), r sin(2 pi u2) with r = sqrt(-2 log u1);
+// only SLEEF's rounding of log/sin/cos (<= 1 ulp) can differ from the C library's. The scalar loop spent ~70
+// ns per pair, 7x PyTorch's randn.
 #pragma once
 #include <immintrin.h>
+#ifdef MINITORCH_WITH_SLEEF
 #include <sleef.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -75,9 +78,25 @@ void normal_philox_avx512(double* out, int64_t n, uint64_t seed, uint64_t sub, u
   for (int64_t p = 0; 2 * p < n; p += 8) {
     const Philox8 w = philox8(seed, sub, offset + static_cast<uint64_t>(p));
     const __m512d u1 = _mm512_sub_pd(_mm512_set1_pd(1.0), u01_pd(w.w0, w.w1));
+    const __m512d angle = _mm512_mul_pd(two_pi, u01_pd(w.w2, w.w3));
+#ifdef MINITORCH_WITH_SLEEF
     const __m512d rad = _mm512_sqrt_pd(_mm512_mul_pd(minus_two, Sleef_logd8_u10avx512f(u1)));
-    const Sleef___m512d_2 sc = Sleef_sincosd8_u10avx512f(_mm512_mul_pd(two_pi, u01_pd(w.w2, w.w3)));
-    store_pairs(out + 2 * p, n - 2 * p, _mm512_mul_pd(rad, sc.y), _mm512_mul_pd(rad, sc.x));
+    const Sleef___m512d_2 sc = Sleef_sincosd8_u10avx512f(angle);
+    const __m512d s = sc.x, c = sc.y;
+#else
+    // the C library lane by lane: the scalar path's values, bit for bit
+    alignas(64) double lg[8], sn[8], cs[8], a[8];
+    _mm512_store_pd(lg, u1);
+    _mm512_store_pd(a, angle);
+    for (int k = 0; k < 8; ++k) {
+      lg[k] = __builtin_log(lg[k]);
+      sn[k] = __builtin_sin(a[k]);
+      cs[k] = __builtin_cos(a[k]);
+    }
+    const __m512d rad = _mm512_sqrt_pd(_mm512_mul_pd(minus_two, _mm512_load_pd(lg)));
+    const __m512d s = _mm512_load_pd(sn), c = _mm512_load_pd(cs);
+#endif
+    store_pairs(out + 2 * p, n - 2 * p, _mm512_mul_pd(rad, c), _mm512_mul_pd(rad, s));
   }
 }
 

@@ -1,7 +1,10 @@
 // The vectorized unary loops, written once over GCC vector types; included by one file per instruction set,
-// which defines VF/VD (float/double vectors), NF/ND (lanes), SLEEF_F/SLEEF_D (the SLEEF function names),
-// MT_ANY(mask) (whether any lane of a comparison is true) and, for AVX-512, MT_VEC_AVX512 (our own kernels).
-// Everything here has internal linkage: these bodies are compiled for AVX and must never serve baseline code.
+// which defines VF/VD (float/double vectors), NF/ND (lanes), MT_ANY(mask) (whether any lane of a comparison
+// is true), for AVX-512 MT_VEC_AVX512 (our own kernels), and SLEEF_F/SLEEF_D (the SLEEF function names) where
+// the build has SLEEF. Without SLEEF, a function we have no vector kernel of our own for is computed lane by
+// lane by the C library inside the few formulas that need it, and its own table entry stays empty, so the op
+// runs the scalar functor (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default). Everything
+// here has internal linkage: these bodies are compiled for AVX and must never serve baseline code.
 #include "kernels/cpu/VecUnary.h"
 #ifdef MT_VEC_AVX512
 #include "kernels/cpu/vec/avx512_math.h"
@@ -10,6 +13,49 @@
 #endif
 
 namespace {
+
+#ifdef SLEEF_F
+#define MT_SLEEF 1
+#define SLF(fn, x) SLEEF_F(fn)(x)
+#define SLD(fn, x) SLEEF_D(fn)(x)
+#else
+// one libm call per lane (an external call: nothing compiled for AVX is shared with baseline code)
+template <typename V, typename S, typename F>
+static V per_lane(V x, F f) {
+  V r = x;
+  for (unsigned i = 0; i < sizeof(V) / sizeof(S); ++i) r[i] = f(x[i]);
+  return r;
+}
+#define SLF(fn, x) per_lane<VF, float>(x, [](float v) { return __builtin_##fn##f(v); })
+#define SLD(fn, x) per_lane<VD, double>(x, [](double v) { return __builtin_##fn(v); })
+#endif
+}  // namespace
+#if !defined(MT_VEC_AVX512) && !defined(MT_SLEEF)
+#define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
+#include "kernels/cpu/vec/f32_via_f64.h"
+#endif
+namespace {
+
+// float exp: AVX-512 has our table kernel (avx512_math.h, 0.75 ulp, 1.28x SLEEF's expf), also inside the
+// composed formulas (sigmoid, silu, gelu, softmax rows); AVX2 SLEEF's, or ours in double without it
+static VF exp_inner(VF x) {
+#if defined(MT_VEC_AVX512)
+  return exp_avx512(x);
+#elif defined(MT_SLEEF)
+  return SLF(exp, x);
+#else
+  return exp_f32_own(x);
+#endif
+}
+// double exp: AVX-512 has our own (avx512_math.h, within 0.65 ulp on normal results, MKL's speed), for exp
+// itself too
+static VD exp_inner(VD x) {
+#ifdef MT_VEC_AVX512
+  return exp_avx512_f64(x);
+#else
+  return SLD(exp, x);
+#endif
+}
 
 // SLEEF's log1p returns inf above about 1e38 (float) / 1e307 (double), where log1p(x) == log(x): scale x by
 // 2^-64 and add 64 ln 2 back (one more rounding, still within 1 ulp). It and tan also return 0 for the
@@ -21,13 +67,15 @@ static V tiny_is_x(V x, V r, S tiny) {
 static VF log1p_wide(VF x) {
 #ifdef MT_VEC_AVX512
   return tiny_is_x(x, log1p_avx512(x), 1e-30f);  // our table kernel (avx512_math.h), 1.7x SLEEF's
+#elif defined(MT_VEC_F32_VIA_F64)
+  return log1p_f32_own(x);
 #else
-  const VF r = SLEEF_F(log1p)(x > 1e38f ? x * 5.42101086e-20f : x);
+  const VF r = SLF(log1p, x > 1e38f ? x * 5.42101086e-20f : x);
   return tiny_is_x(x, x > 1e38f ? r + 44.3614195558365f : r, 1e-30f);
 #endif
 }
 static VD log1p_wide(VD x) {
-  const VD r = SLEEF_D(log1p)(x > 1e300 ? x * 5.42101086242752217e-20 : x);
+  const VD r = SLD(log1p, x > 1e300 ? x * 5.42101086242752217e-20 : x);
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
 }
 // float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f)
@@ -35,22 +83,22 @@ static VF expm1_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return tiny_is_x(x, expm1_avx512(x), 1e-30f);
 #else
-  return SLEEF_F(expm1)(x);
+  return SLF(expm1, x);
 #endif
 }
 static VD expm1_fast(VD x) {
-  return SLEEF_D(expm1)(x);
+  return SLD(expm1, x);
 }
 static VF tan_tiny(VF x) {
-  return tiny_is_x(x, SLEEF_F(tan)(x), 1e-30f);
+  return tiny_is_x(x, SLF(tan, x), 1e-30f);
 }
 static VD tan_tiny(VD x) {
-  return tiny_is_x(x, SLEEF_D(tan)(x), 1e-300);
+  return tiny_is_x(x, SLD(tan, x), 1e-300);
 }
 
 // float tanh: SLEEF's tanhf costs ~4x its expf. AVX-512: our table of polynomials (avx512_math.h, 1.7x faster
-// again). AVX2: Cephes' tanhf, an odd polynomial below 0.625, above it 1 - 2 / (exp(2|x|) + 1) with SLEEF's
-// expf (inf for large |x| gives exactly 1; NaN flows through exp).
+// again). AVX2: Cephes' tanhf, an odd polynomial below 0.625, above it 1 - 2 / (exp(2|x|) + 1) with
+// exp_inner (inf for large |x| gives exactly 1; NaN flows through exp).
 static VF tanh_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return tanh_avx512(x);
@@ -62,7 +110,7 @@ static VF tanh_fast(VF x) {
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
   p = z == 0.0f ? x : p * z * x + x;  // keeps -0
-  VF r = 1.0f - 2.0f / (SLEEF_F(exp)(ax + ax) + 1.0f);
+  VF r = 1.0f - 2.0f / (exp_inner(ax + ax) + 1.0f);
   r = x < 0.0f ? -r : r;
   return ax < 0.625f ? p : r;
 #endif
@@ -72,7 +120,7 @@ static VD tanh_fast(VD x) {
 #ifdef MT_VEC_AVX512
   return tanh_avx512_f64(x);
 #else
-  return SLEEF_D(tanh)(x);
+  return SLD(tanh, x);
 #endif
 }
 
@@ -80,12 +128,14 @@ static VD tanh_fast(VD x) {
 static VF log_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return log_avx512(x);
+#elif defined(MT_VEC_F32_VIA_F64)
+  return log_f32_own(x);
 #else
-  return SLEEF_F(log)(x);
+  return SLF(log, x);
 #endif
 }
 static VD log_fast(VD x) {
-  return SLEEF_D(log)(x);
+  return SLD(log, x);
 }
 
 // float sin/cos: AVX-512 has ours through double (avx512_math.h, 0.63 ulp, 1.3-1.5x SLEEF's) for |x| <= 2^20;
@@ -96,7 +146,7 @@ template <bool kCos>
 static VF sincos_fast(VF x) {
   const VF r = sincos_avx512<kCos>(x);
   const __mmask16 ok = sincos_in_range(x);
-  return ok == 0xffff ? r : _mm512_mask_mov_ps(kCos ? SLEEF_F(cos)(x) : SLEEF_F(sin)(x), ok, r);
+  return ok == 0xffff ? r : _mm512_mask_mov_ps(kCos ? SLF(cos, x) : SLF(sin, x), ok, r);
 }
 static VF sin_fast(VF x) {
   return sincos_fast<false>(x);
@@ -106,37 +156,19 @@ static VF cos_fast(VF x) {
 }
 #else
 static VF sin_fast(VF x) {
-  return SLEEF_F(sin)(x);
+  return SLF(sin, x);
 }
 static VF cos_fast(VF x) {
-  return SLEEF_F(cos)(x);
+  return SLF(cos, x);
 }
 #endif
 static VD sin_fast(VD x) {
-  return SLEEF_D(sin)(x);
+  return SLD(sin, x);
 }
 static VD cos_fast(VD x) {
-  return SLEEF_D(cos)(x);
+  return SLD(cos, x);
 }
 
-// float exp: AVX-512 has our table kernel (avx512_math.h, 0.75 ulp, 1.28x SLEEF's expf), also inside the
-// composed formulas (sigmoid, silu, gelu, softmax rows)
-static VF exp_inner(VF x) {
-#ifdef MT_VEC_AVX512
-  return exp_avx512(x);
-#else
-  return SLEEF_F(exp)(x);
-#endif
-}
-// double exp: AVX-512 has our own (avx512_math.h, within 0.65 ulp on normal results, MKL's speed), for exp
-// itself too
-static VD exp_inner(VD x) {
-#ifdef MT_VEC_AVX512
-  return exp_avx512_f64(x);
-#else
-  return SLEEF_D(exp)(x);
-#endif
-}
 // float gelu: SLEEF's erff costs ~18x its expf. PyTorch's vectorized float erf (Abramowitz-Stegun 7.1.26,
 // absolute error 1.5e-7, over expf) serves gelu only, where an absolute error is what matters; erf itself
 // stays SLEEF's (1 ulp).
@@ -158,7 +190,7 @@ static VF gelu_fast(VF x) {
 #endif
 }
 static VD gelu_fast(VD x) {
-  return x * 0.5 * (1.0 + SLEEF_D(erf)(x * 0.70710678118654752440));
+  return x * 0.5 * (1.0 + SLD(erf, x * 0.70710678118654752440));
 }
 
 // float erf: SLEEF's erff costs ~18x its expf, and PyTorch's Abramowitz-Stegun formula (1.5e-7 absolute)
@@ -222,27 +254,27 @@ static VF erf_fast(VF x) {
 #endif
 }
 static VD erf_fast(VD x) {
-  return SLEEF_D(erf)(x);
+  return SLD(erf, x);
 }
 
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
     static V exp(V x) { return exp_inner(x); }                                                           \
-    static V exp2(V x) { return SL(exp2)(x); }                                                           \
+    static V exp2(V x) { return SL(exp2, x); }                                                           \
     static V expm1(V x) { return expm1_fast(x); }                                                        \
     static V log(V x) { return log_fast(x); }                                                            \
-    static V log2(V x) { return SL(log2)(x); }                                                           \
-    static V log10(V x) { return SL(log10)(x); }                                                         \
+    static V log2(V x) { return SL(log2, x); }                                                           \
+    static V log10(V x) { return SL(log10, x); }                                                         \
     static V log1p(V x) { return log1p_wide(x); }                                                        \
     static V sin(V x) { return sin_fast(x); }                                                            \
     static V cos(V x) { return cos_fast(x); }                                                            \
     static V tan(V x) { return tan_tiny(x); }                                                            \
-    static V asin(V x) { return SL(asin)(x); }                                                           \
-    static V acos(V x) { return SL(acos)(x); }                                                           \
-    static V atan(V x) { return SL(atan)(x); }                                                           \
-    static V sinh(V x) { return SL(sinh)(x); }                                                           \
-    static V cosh(V x) { return SL(cosh)(x); }                                                           \
+    static V asin(V x) { return SL(asin, x); }                                                           \
+    static V acos(V x) { return SL(acos, x); }                                                           \
+    static V atan(V x) { return SL(atan, x); }                                                           \
+    static V sinh(V x) { return SL(sinh, x); }                                                           \
+    static V cosh(V x) { return SL(cosh, x); }                                                           \
     static V tanh(V x) { return tanh_fast(x); }                                                          \
     static V erf(V x) { return erf_fast(x); }                                                            \
     static V sigmoid(V x) { return S(1) / (S(1) + exp_inner(-x)); }                                      \
@@ -252,13 +284,13 @@ static VD erf_fast(VD x) {
     }                                                                                                    \
     static V silu(V x) { return x / (S(1) + exp_inner(-x)); }                                            \
     static V mish(V x) {                                                                                 \
-      V sp = SL(log1p)(SL(exp)(x));                                                                      \
+      V sp = log1p_wide(exp_inner(x));                                                                   \
       return x * tanh_fast(x > S(20) ? x : sp);                                                          \
     }                                                                                                    \
   };
 
-MT_VEC_DEFINE(VF, float, SLEEF_F)
-MT_VEC_DEFINE(VD, double, SLEEF_D)
+MT_VEC_DEFINE(VF, float, SLF)
+MT_VEC_DEFINE(VD, double, SLD)
 #undef MT_VEC_DEFINE
 
 // 2 KiB ahead of a dense read and a write, each vector step. These loops spend 20-60 instructions per cache
@@ -441,17 +473,21 @@ void softplus_row(S* out, const S* in, int64_t n, S beta, S threshold) {
 // ulp, 2.8x SLEEF's), float64 through double-double logs (0.553 ulp, 3x SLEEF's). A constant exponent of 2 is
 // one multiply, exact, as PyTorch's Tensor-Scalar kernel (the `x ** 2` of every loss and norm).
 static VF pow_fast(VF a, VF b) {
-#ifdef MT_VEC_AVX512
+#if defined(MT_VEC_AVX512)
   return pow_avx512(a, b);
-#else
+#elif defined(MT_SLEEF)
   return SLEEF_F(pow)(a, b);
+#else
+  return a;  // unused: AVX2 without SLEEF leaves the pow entry empty (the scalar functor's libm pow)
 #endif
 }
 static VD pow_fast(VD a, VD b) {
-#ifdef MT_VEC_AVX512
+#if defined(MT_VEC_AVX512)
   return pow_avx512_f64(a, b);
-#else
+#elif defined(MT_SLEEF)
   return SLEEF_D(pow)(a, b);
+#else
+  return a;  // unused, as above
 #endif
 }
 // A lane whose exponent is 2 takes the multiply wherever it comes from, so a dense exponent tensor of 2s
@@ -468,6 +504,12 @@ void pow_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) 
 
 namespace mt {
 namespace vec {
+namespace {
+template <typename L, size_t N>
+void scalar(L* tab, const Fn (&fns)[N]) {
+  for (Fn f : fns) tab[static_cast<int>(f)] = nullptr;
+}
+}  // namespace
 
 void MT_VEC_FILL(Table& t) {
 #define MT_VEC_SET(name)                                                     \
@@ -486,6 +528,21 @@ void MT_VEC_FILL(Table& t) {
   t.softplus_f64 = &softplus_row<VD, double, ND>;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
+#ifndef MT_SLEEF
+  // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
+  // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
+  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan});
+  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log, Fn::log2, Fn::log10, Fn::log1p, Fn::sin, Fn::cos, Fn::tan,
+                 Fn::asin, Fn::acos, Fn::atan, Fn::sinh, Fn::cosh, Fn::erf, Fn::gelu, Fn::mish});
+  t.softplus_f64 = nullptr;
+#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p and what is built on them are ours; float64 is all
+                       // libm's
+  scalar(t.f32, {Fn::expm1, Fn::sin, Fn::cos});
+  scalar(t.f64, {Fn::exp, Fn::tanh, Fn::sigmoid, Fn::silu, Fn::gelu_tanh});
+  t.pow_f32 = nullptr;
+  t.pow_f64 = nullptr;
+#endif
+#endif
 #ifdef MT_VEC_AVX512
   t.normal_philox_f64 = &normal_philox_avx512;
   t.uniform_philox_f64 = &uniform_philox_avx512;

@@ -1,0 +1,128 @@
+"""The float unary ops on each CPU path the build has (MINITORCH_CPU_CAPABILITY=avx512|avx2|default, each in its
+own process), beside NumPy and, when `import torch` works, PyTorch, all timed in the same run. Shows what a
+build without SLEEF gives on each instruction set (collect_env says whether SLEEF is linked). Ratios are
+other / minitorch (above 1: minitorch is faster).
+
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_cpu_paths.py [--n 1048576] [--threads 1]
+(PyTorch's column appears when run with a Python that has PyTorch, e.g. /tmp/tv/bin/python).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+OPS = ["exp", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "pow2.5", "gelu", "softplus", "softmax"]
+DTYPES = ["float32", "float64"]
+
+_CHILD = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, {here!r})
+from _timing import bench
+lib_name, n, threads, repeats, min_time = {args!r}
+if lib_name == "torch":
+    import torch as lib
+    import torch.nn.functional as F
+else:
+    import minitorch as lib
+    import minitorch.nn.functional as F
+lib.set_num_threads(threads)
+rng = np.random.default_rng(0)
+out = {{"cap": lib.backends.cpu.get_cpu_capability() if lib_name != "torch" else "torch",
+        "sleef": bool(lib._C._has_sleef()) if lib_name != "torch" else None}}
+for dt in {dtypes!r}:
+    x = lib.from_numpy((rng.standard_normal(n) * 3).astype(dt))
+    pos = lib.from_numpy((rng.random(n) * 10 + 0.01).astype(dt))
+    m = x.reshape(-1, 1000) if n % 1000 == 0 else x.reshape(1, -1)
+    fns = {{
+        "exp": lambda: lib.exp(x), "log": lambda: lib.log(pos), "log1p": lambda: lib.log1p(pos),
+        "tanh": lambda: lib.tanh(x), "sigmoid": lambda: lib.sigmoid(x), "erf": lambda: lib.erf(x),
+        "sin": lambda: lib.sin(x), "pow2.5": lambda: lib.pow(pos, 2.5), "gelu": lambda: F.gelu(x),
+        "softplus": lambda: F.softplus(x), "softmax": lambda: lib.softmax(m, dim=-1),
+    }}
+    for op in {ops!r}:
+        out[op + " " + dt] = bench({{"t": fns[op]}}, repeats, min_time)["t"]
+print(json.dumps(out))
+"""
+
+
+def numpy_times(n, repeats, min_time):
+    import numpy as np
+    from _timing import bench
+
+    rng = np.random.default_rng(0)
+    out = {}
+    for dt in DTYPES:
+        x = (rng.standard_normal(n) * 3).astype(dt)
+        pos = (rng.random(n) * 10 + 0.01).astype(dt)
+        fns = {
+            "exp": (np.exp, x),
+            "log": (np.log, pos),
+            "log1p": (np.log1p, pos),
+            "tanh": (np.tanh, x),
+            "sin": (np.sin, x),
+            "pow2.5": (lambda v: np.power(v, 2.5), pos),
+        }
+        for op, (f, v) in fns.items():
+            out[op + " " + dt] = bench({"t": lambda f=f, v=v: f(v)}, repeats, min_time)["t"]
+    return out
+
+
+def run_child(lib, cap, args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = _CHILD.format(
+        here=here, args=(lib, args.n, args.threads, args.repeats, args.min_time), dtypes=DTYPES, ops=OPS
+    )
+    env = dict(os.environ)
+    if cap:
+        env["MINITORCH_CPU_CAPABILITY"] = cap
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        return None
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1 << 20)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.05)
+    args = ap.parse_args()
+    paths = {}
+    for cap in ("avx512", "avx2", "default"):
+        res = run_child("minitorch", cap, args)
+        if res and res["cap"].lower() == cap and res["cap"] not in {p["cap"] for p in paths.values()}:
+            paths[res["cap"]] = res
+    torch_res = run_child("torch", None, args)
+    np_res = numpy_times(args.n, args.repeats, args.min_time)
+    sleef = next(iter(paths.values()))["sleef"] if paths else None
+    print(
+        f"n={args.n}, {args.threads} thread(s), SLEEF linked: {sleef}; times in us; ratio = other / minitorch"
+    )
+    caps = list(paths)
+    head = (
+        "| op | "
+        + " | ".join(f"{c} us" for c in caps)
+        + " | NumPy us | PyTorch us | "
+        + " | ".join(f"torch/{c}" for c in caps)
+        + " |"
+    )
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for dt in DTYPES:
+        for op in OPS:
+            k = f"{op} {dt}"
+            mt = [paths[c][k] for c in caps]
+            npt = np_res.get(k)
+            tt = torch_res.get(k) if torch_res else None
+            cells = [f"{t * 1e6:.0f}" for t in mt]
+            cells += [f"{npt * 1e6:.0f}" if npt else "-", f"{tt * 1e6:.0f}" if tt else "-"]
+            cells += [f"{tt / t:.2f}" if tt else "-" for t in mt]
+            print(f"| {k} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+// float32 exp, log and log1p computed in double over GCC vector types, for the AVX2 table when the build has
+// no SLEEF (included only by vec/unary_impl.h, which defines VF/VD). A float result needs ~1e-9 relative
+// accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or gathers;
+// double's range also holds every float subnormal and overflow as a normal number, so the final conversion
+// rounds once, subnormal results included (no flush to zero).
+#pragma once
+
+namespace {
+
+typedef long long VLD __attribute__((vector_size(sizeof(VD))));
+typedef float VHF __attribute__((vector_size(sizeof(VF) / 2)));
+
+template <typename To, typename From>
+static inline To bits_as(From v) {
+  static_assert(sizeof(To) == sizeof(From), "same width");
+  To r;
+  __builtin_memcpy(&r, &v, sizeof(To));
+  return r;
+}
+
+// f applied to each half of a float vector in double, results rounded back to float once
+template <typename F>
+static inline VF f32_via_f64(VF x, F f) {
+  VHF lo, hi;
+  __builtin_memcpy(&lo, &x, sizeof(VHF));
+  __builtin_memcpy(&hi, reinterpret_cast<const char*>(&x) + sizeof(VHF), sizeof(VHF));
+  const VHF rl = __builtin_convertvector(f(__builtin_convertvector(lo, VD)), VHF);
+  const VHF rh = __builtin_convertvector(f(__builtin_convertvector(hi, VD)), VHF);
+  VF r;
+  __builtin_memcpy(&r, &rl, sizeof(VHF));
+  __builtin_memcpy(reinterpret_cast<char*>(&r) + sizeof(VHF), &rh, sizeof(VHF));
+  return r;
+}
+
+// e^x for |x| < 105: k = rint(x / ln 2) by the 1.5 * 2^52 rounding trick (its low mantissa bits are k), r = x
+// - k ln 2 with |r| <= 0.347, e^r by Taylor to degree 8 (truncation 2e-10 relative), times 2^k built in the
+// exponent field (k + 1023 is in [872, 1175], a normal double).
+static inline VD exp_d_for_f32(VD x) {
+  x = x < -104.0 ? -104.0 : x;  // e^-104 rounds to float 0, e^89 to inf; NaN fails both tests and stays
+  x = x > 89.0 ? 89.0 : x;
+  const double magic = 6755399441055744.0;
+  const VD t = x * 1.4426950408889634 + magic;
+  const VD k = t - magic;
+  const VD r = (x - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
+  VD p = r * (1.0 / 40320) + 1.0 / 5040;
+  p = p * r + 1.0 / 720;
+  p = p * r + 1.0 / 120;
+  p = p * r + 1.0 / 24;
+  p = p * r + 1.0 / 6;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  const VD scale = bits_as<VD>((bits_as<VLD>(t) + 1023) << 52);
+  return p * scale;
+}
+
+// log(x) for finite x > 0 (every float is a normal double): x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m =
+// 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716, the odd series to s^11 (truncation 5e-11 relative); m - 1
+// is exact, so the result is accurate relative to itself near x = 1 too. e comes out of the exponent field by
+// the 2^52 trick (AVX2 has no int64 -> double conversion).
+static inline VD log_d_for_f32(VD x) {
+  const VLD b = bits_as<VLD>(x);
+  VLD mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;  // m in [1, 2)
+  VD m = bits_as<VD>(mb);
+  VD e = bits_as<VD>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
+  const auto big = m > 1.4142135623730951;
+  m = big ? m * 0.5 : m;
+  e = big ? e + 1.0 : e;
+  const VD s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  VD p = s2 * (1.0 / 11) + 1.0 / 9;
+  p = p * s2 + 1.0 / 7;
+  p = p * s2 + 1.0 / 5;
+  p = p * s2 + 1.0 / 3;
+  p = p * s2 + 1.0;
+  return e * 0.6931471805599453 + 2.0 * s * p;
+}
+
+static inline VF exp_f32_own(VF x) {
+  return f32_via_f64(x, exp_d_for_f32);
+}
+
+// C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays
+static inline VF log_special(VF x, VF r) {
+  const float inf = __builtin_inff();
+  r = x == 0.0f ? -inf : r;
+  r = x < 0.0f ? __builtin_nanf("") : r;
+  r = x == inf ? inf : r;
+  return x != x ? x : r;
+}
+
+static inline VF log_f32_own(VF x) {
+  const VF safe = x > 0.0f && x < __builtin_inff() ? x : 1.0f;
+  return log_special(x, f32_via_f64(safe, log_d_for_f32));
+}
+
+// log1p(x) = log(u) * x / (u - 1) with u = 1 + x rounded in double (the classic correction: exact for u == 1,
+// where it is x itself); x = -1 gives -inf, below it NaN
+static inline VF log1p_f32_own(VF x) {
+  const VF safe = x > -1.0f && x < __builtin_inff() ? x : 0.0f;
+  const VF r = f32_via_f64(safe, [](VD v) {
+    const VD u = v + 1.0;
+    const VD d = u - 1.0;
+    return d == 0.0 ? v : log_d_for_f32(u) * (v / d);
+  });
+  return log_special(x + 1.0f, r);  // x + 1 > 0 for every x > -1 that is a float
+}
+
+}  // namespace
