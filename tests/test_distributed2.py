@@ -9,12 +9,12 @@ from datetime import timedelta
 import numpy as np
 import pytest
 from dist_harness import check_all_ok, rank_data, run_case, spawn
-from utils import assert_matches, make_tensor
+from utils import NO_GLOO, assert_matches, make_tensor
 
 import minitorch
 import minitorch.distributed as dist
 
-needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason="minitorch built without Gloo")
+needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason=NO_GLOO)
 needs_nccl = pytest.mark.skipif(
     not (dist.is_nccl_available() and minitorch.cuda.is_available()), reason="needs NCCL and a GPU"
 )

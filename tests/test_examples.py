@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from utils import NO_GLOO
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -35,7 +36,7 @@ def test_ddp_example_under_the_launcher():
     import minitorch.distributed as dist
 
     if not dist.is_gloo_available():
-        pytest.skip("this build has no Gloo")
+        pytest.skip(NO_GLOO)
     proc = subprocess.run(
         [
             sys.executable,

@@ -378,7 +378,8 @@ def _make_impl(backend, store, rank, size, timeout, master_addr):
         if not is_gloo_available():
             raise RuntimeError(
                 "Distributed package doesn't have Gloo built in. minitorch builds the gloo backend from the "
-                "system's Gloo (Debian/Ubuntu: apt install libgloo-dev) or, without one, from Gloo's source "
+                "system's Gloo (Debian/Ubuntu: scripts/install_system_deps.sh from the repository, or apt install "
+                "libgloo-dev, then reinstall minitorch) or, without one, from Gloo's source "
                 "downloaded at build time: rebuild with network access, or pass "
                 "-DMINITORCH_GLOO_SOURCE_DIR=<unpacked Gloo source> (pip: CMAKE_ARGS=...), see the README"
             )
