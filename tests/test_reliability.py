@@ -761,3 +761,133 @@ def test_polygamma_of_a_huge_order_answers_at_once():
     assert (r2.numpy()[[0, 1, 2]] == -np.inf).all()  # even n: -n! zeta(n + 1, x), zeta > 0 there
     # the exact loop still serves n <= 170: polygamma(3, 2) = 6 zeta(4, 2) = pi^4/15 - 6
     np.testing.assert_allclose(minitorch.polygamma(3, x[3:] - 1).numpy(), [np.pi**4 / 15 - 6], rtol=1e-13)
+
+
+def test_inplace_comparison_cuts_the_gradient():
+    # PyTorch: y.gt_(0) gives y a GtBackward1 whose gradient to every input is zero (not passed through)
+    for op in ("gt_", "lt_", "ge_", "le_", "eq_", "ne_", "logical_and_", "logical_or_"):
+        x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = x * 3
+        getattr(y, op)(minitorch.tensor([0.0, 1.5, 2.0]))
+        assert y.requires_grad and y.grad_fn is not None, op
+        (y * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+        assert x.grad is not None and x.grad.tolist() == [0.0, 0.0, 0.0], op
+    x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = x * 3
+    y.gt_(0)
+    assert y.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_clamp_gradient_when_min_exceeds_max():
+    # min > max gives max everywhere: the gradient goes to max alone (PyTorch's clamp_backward)
+    x = minitorch.tensor([0.0, 5.0, 10.0], requires_grad=True)
+    lo = minitorch.tensor([6.0, 6.0, 6.0], requires_grad=True)
+    hi = minitorch.tensor([4.0, 4.0, 4.0], requires_grad=True)
+    r = minitorch.clamp(x, lo, hi)
+    assert r.tolist() == [4.0, 4.0, 4.0]
+    r.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    assert lo.grad.tolist() == [0.0, 0.0, 0.0]
+    assert hi.grad.tolist() == [1.0, 1.0, 1.0]
+    x = minitorch.tensor([0.0, 5.0, 10.0], requires_grad=True)  # min < max: as before
+    lo = minitorch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    hi = minitorch.tensor([8.0, 8.0, 8.0], requires_grad=True)
+    minitorch.clamp(x, lo, hi).sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == (
+        [0.0, 1.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0],
+    )
+
+
+def test_threshold_and_hardshrink_keep_nan():
+    import minitorch.nn.functional as F
+
+    nan = float("nan")
+    x = minitorch.tensor([nan, -1.0, 0.25, 3.0])
+    r = F.threshold(x, 0.5, -7.0).tolist()
+    assert np.isnan(r[0]) and r[1:] == [-7.0, -7.0, 3.0]
+    assert np.isnan(F.threshold(x, nan, -7.0).numpy()).tolist() == [True, False, False, False]
+    assert F.threshold(x, nan, -7.0).tolist()[1:] == [-1.0, 0.25, 3.0]  # x <= NaN is false: x kept
+    r = F.hardshrink(x, 0.5).tolist()
+    assert np.isnan(r[0]) and r[1:] == [-1.0, 0.0, 3.0]
+    y = x.clone()
+    F.threshold_(y, 0.5, 0.0)
+    assert np.isnan(y[0].item()) and y.tolist()[1:] == [0.0, 0.0, 3.0]
+
+
+def test_cosine_similarity_broadcasts_before_reducing():
+    import minitorch.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 1, 5)), rng.standard_normal((1, 3, 5))
+    want = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    got = F.cosine_similarity(minitorch.from_numpy(a), minitorch.from_numpy(b), dim=-1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    # one side of size 1 along dim itself: it is broadcast first, then reduced
+    a1, b1 = rng.standard_normal((3, 1)), rng.standard_normal((3, 4))
+    want = (a1 * b1).sum(1) / (np.sqrt(4 * a1[:, 0] ** 2) * np.linalg.norm(b1, axis=1))
+    np.testing.assert_allclose(
+        F.cosine_similarity(minitorch.from_numpy(a1), minitorch.from_numpy(b1), dim=1).numpy(),
+        want,
+        rtol=1e-12,
+    )
+    # each norm clamped on its own: a zero vector gives 0, not NaN
+    assert F.cosine_similarity(minitorch.zeros(3), minitorch.ones(3), dim=0).item() == 0.0
+    with pytest.raises(RuntimeError, match="expected common dtype to be floating point"):
+        F.cosine_similarity(minitorch.tensor([1, 2]), minitorch.tensor([1, 3]), dim=0)
+
+
+def test_scalar_tensor_takes_the_default_dtype():
+    assert minitorch.scalar_tensor(0).dtype == minitorch.float32
+    assert minitorch.scalar_tensor(True).dtype == minitorch.float32
+    assert minitorch.scalar_tensor(3, dtype=minitorch.int64).dtype == minitorch.int64
+
+
+def test_integer_corner_cases_as_pytorch():
+    # each value checked against PyTorch 2.15 (CPU) on 2026-12-02
+    u8 = minitorch.tensor([9, 200], dtype=minitorch.uint8)
+    assert minitorch.clamp_min(u8, -1).tolist() == [9, 200]  # the bound saturates, it does not wrap to 255
+    assert minitorch.clamp(u8, min=-1, max=300).tolist() == [9, 200]
+    assert minitorch.clamp(u8, min=100).tolist() == [100, 200]
+    i8 = minitorch.tensor([1, 5], dtype=minitorch.int8)
+    assert minitorch.isclose(i8, minitorch.tensor([2, 5], dtype=minitorch.int8), atol=1).tolist() == [
+        True,
+        True,
+    ]
+    assert minitorch.isclose(i8, minitorch.tensor([3, 5], dtype=minitorch.int8), atol=1, rtol=0).tolist() == [
+        False,
+        True,
+    ]
+    assert minitorch.isclose(i8, minitorch.tensor([2, 5], dtype=minitorch.int8), atol=0, rtol=0).tolist() == [
+        False,
+        True,
+    ]
+    z = minitorch.zeros(3, dtype=minitorch.int64)
+    assert z.index_add(0, minitorch.tensor([0, 1]), minitorch.tensor([1, 2]), alpha=1.5).tolist() == [1, 2, 0]
+    import minitorch.nn.functional as F
+
+    x = minitorch.tensor([1, 7, -2])
+    assert F.relu6(x).tolist() == [1, 6, 0] and F.relu6(x).dtype == minitorch.int64
+    assert F.hardtanh(x).tolist() == [1, 1, -1] and F.hardtanh(x).dtype == minitorch.int64
+
+
+def test_where_of_a_zero_dim_condition():
+    (i,) = minitorch.where(minitorch.tensor(True))
+    assert i.tolist() == [0]
+    (i,) = minitorch.where(minitorch.tensor(False))
+    assert i.tolist() == [] and i.dtype == minitorch.int64
+    (i,) = minitorch.tensor(True).nonzero(as_tuple=True)
+    assert i.tolist() == [0]
+
+
+def test_hypot_scales_instead_of_overflowing():
+    a = minitorch.tensor([3e20, 0.0, float("inf"), float("nan"), -3.0, 0.0])
+    b = minitorch.tensor([4e20, 0.0, float("nan"), 1.0, 4.0, -0.0])
+    r = minitorch.hypot(a, b).numpy()
+    want = np.hypot(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(np.isnan(r), np.isnan(want))
+    np.testing.assert_allclose(r[~np.isnan(r)], want[~np.isnan(want)], rtol=1e-6)
+    x = minitorch.tensor([3.0, -1e-3], dtype=minitorch.float64, requires_grad=True)
+    y = minitorch.tensor([4.0, 2e-3], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(minitorch.hypot, (x, y))

@@ -548,7 +548,20 @@ Tensor binary(BinaryOp op, const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
-  return inplace(self, [&](const Tensor& s) { return autograd::binary(op, s, other); });
+  return inplace(self, [&](const Tensor& s) {
+    Tensor r = autograd::binary(op, s, other);
+    if (r.requires_grad() || !is_floating(self.dtype())) return r;
+    // A comparison or logical op written into a floating tensor (x.gt_(0)): PyTorch's GtBackward1 & co. give
+    // every input a zero gradient, so the history before it is cut, not passed through.
+    Tensor v = no_grad([&] { return mt::to(r, self.dtype(), self.device()); });
+    record(binary_name(op), {&s, &other}, {&v}, {},
+           [ss = s.sizes(), os = other.sizes(), dt = other.dtype()](FnNode& n, V& gs) -> V {
+             const Tensor& g = gs[0];
+             return {n.needs_input_grad(0) ? mt::zeros(ss, g.dtype(), g.device()) : Tensor(),
+                     n.needs_input_grad(1) ? mt::zeros(os, dt, g.device()) : Tensor()};
+           });
+    return v;
+  });
 }
 
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
@@ -561,13 +574,18 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
         Tensor x = n.saved("self"), lo = n.saved("min"), hi = n.saved("max");
         Tensor in = mt::ones(x.sizes(), ScalarType::Bool, x.device());
         V r(3);
+        // min > max gives max everywhere, so only max takes the gradient there (PyTorch's clamp_backward)
         if (lo.defined()) {
           in = mt::logical_and(in, mt::ge(x, lo));
-          if (n.needs_input_grad(1)) r[1] = mt::mul(g, fmask(mt::lt(x, lo), g));
+          Tensor below = mt::lt(x, lo);
+          if (hi.defined()) below = mt::logical_and(below, mt::lt(lo, hi));
+          if (n.needs_input_grad(1)) r[1] = mt::mul(g, fmask(below, g));
         }
         if (hi.defined()) {
           in = mt::logical_and(in, mt::le(x, hi));
-          if (n.needs_input_grad(2)) r[2] = mt::mul(g, fmask(mt::gt(x, hi), g));
+          Tensor above = mt::gt(x, hi);
+          if (lo.defined()) above = mt::logical_or(above, mt::lt(hi, lo));
+          if (n.needs_input_grad(2)) r[2] = mt::mul(g, fmask(above, g));
         }
         if (n.needs_input_grad(0)) r[0] = mt::mul(g, fmask(in, g));
         return r;

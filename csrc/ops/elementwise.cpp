@@ -2,6 +2,7 @@
 #include "ops/elementwise.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
@@ -500,7 +501,18 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
   if (min) shape = broadcast_shapes(shape, min->sizes());
   if (max) shape = broadcast_shapes(shape, max->sizes());
   Tensor x = prepare(self, dt, dev);
-  Tensor l = min ? prepare(*min, dt, dev) : x, h = max ? prepare(*max, dt, dev) : x;
+  // A Python integer bound outside an integer dtype's range saturates instead of wrapping (clamp_min(uint8,
+  // -1) keeps x, as PyTorch), so the comparison means what it says
+  auto bound = [&](const Tensor& b) {
+    if (!is_integral(dt, false) || !b.impl()->is_wrapped_number() || !is_integral(b.dtype(), false)) return b;
+    int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+    MT_DISPATCH_INTEGRAL_TYPES(dt, "clamp", [&] {
+      lo = std::numeric_limits<scalar_t>::min(), hi = std::numeric_limits<scalar_t>::max();
+    });
+    const int64_t v = item(b).to_long();
+    return v < lo ? wrapped_scalar(Scalar(lo)) : v > hi ? wrapped_scalar(Scalar(hi)) : b;
+  };
+  Tensor l = min ? prepare(bound(*min), dt, dev) : x, h = max ? prepare(bound(*max), dt, dev) : x;
   Tensor out = make_empty(shape, dt, dev);
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x, l, h});

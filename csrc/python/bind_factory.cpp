@@ -265,8 +265,9 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def(
       "scalar_tensor",
       [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
-        return set_requires_grad(scalar_tensor(parse_scalar(v), parse_dtype(dtype), factory_device(device)),
-                                 rg);
+        // PyTorch: the default float dtype whatever the number is (scalar_tensor(0) is float32)
+        ScalarType dt = dtype.is_none() ? default_dtype() : parse_dtype(dtype);
+        return set_requires_grad(scalar_tensor(parse_scalar(v), dt, factory_device(device)), rg);
       },
       py::arg("s"), MT_FACTORY_KW);
 

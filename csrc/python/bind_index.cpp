@@ -237,7 +237,8 @@ void init_index(py::module_& m, TensorClass& cls) {
     if (!as_tuple) return py::cast(nz);
     py::tuple t(std::max<int64_t>(self.dim(), 1));
     for (int64_t d = 0; d < std::max<int64_t>(self.dim(), 1); ++d)
-      t[d] = py::cast(self.dim() ? select(nz, 1, d) : reshape(nz, {-1}));
+      // a 0-dim input counts as one element along one dim (PyTorch: where(tensor(True)) is (tensor([0]),))
+      t[d] = py::cast(self.dim() ? select(nz, 1, d) : select(nonzero(reshape(self, {1})), 1, 0));
     return t;
   };
   m.def("nonzero", nonzero_fn, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);

@@ -19,7 +19,15 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
     a, b = input, other
     if not a.is_floating_point():
-        return _C.eq(a, b)
+        # PyTorch's integer rule: equal, or |a - b| (in the dtype; bool as the default float) within
+        # atol + |rtol * b|; zero tolerances are equality alone
+        close = _C.eq(a, b)
+        if rtol == 0 and atol == 0:
+            return close
+        if a.dtype == _C.bool:
+            a, b = a.to(_C.get_default_dtype()), b.to(_C.get_default_dtype())
+        allowed = _C.add(_C.abs(_C.mul(b, rtol)), atol)
+        return _C.logical_or(close, _C.le(_C.abs(_C.sub(a, b)), allowed))
     # infinities are close only to themselves; everything finite within atol + rtol * |other|
     diff = _C.abs(_C.sub(a, b))
     finite = _C.logical_and(_C.isfinite(a), _C.isfinite(b))

@@ -727,6 +727,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate)."""
     d = _check_index(input, dim, index, "index_add_")
     _check_source(input, d, index, source, "index_add_")
+    if not input.is_floating_point() and input.dtype != minitorch.bool and isinstance(alpha, float):
+        alpha = int(alpha)  # PyTorch casts alpha to an integer dtype (1.5 adds source once)
     try:
         return _index_put_dim(input, d, index, source * alpha if alpha != 1 else source, True)
     except IndexError as e:  # index_put's bounds check; PyTorch's index_add reports it as a RuntimeError

@@ -15,7 +15,7 @@ globals().update({n: getattr(_C, n) for n in __all__})
 def where(condition, input=None, other=None, *, out=None):
     """where(cond, x, y) picks x where cond holds, else y; where(cond) is nonzero(cond, as_tuple=True)."""
     if input is None and other is None:
-        return _C.nonzero(condition).unbind(1)
+        return condition.nonzero(as_tuple=True)  # a 0-dim condition counts as one element, as PyTorch
     if out is not None:
         return _C._where(condition, input, other, out=out)
     return _C._where(condition, input, other)

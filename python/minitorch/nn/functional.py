@@ -132,13 +132,18 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def threshold(input, threshold, value, inplace=False):
-    out = _C._where(input > threshold, input, _C.scalar_tensor(value, dtype=input.dtype, device=input.device))
+    # PyTorch's test is x <= threshold: a NaN input, or a NaN threshold, keeps x
+    out = _C._where(
+        input <= threshold, _C.scalar_tensor(value, dtype=input.dtype, device=input.device), input
+    )
     return input.copy_(out) if inplace else out
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not input.is_floating_point() and input.dtype != _C.bool:
+        min_val, max_val = int(min_val), int(max_val)  # PyTorch keeps an integer input's dtype
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
 
@@ -453,10 +458,19 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 # ---- distances
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    w12 = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim)
-    n2 = (x2 * x2).sum(dim)
-    return w12 / _C.sqrt((n1 * n2).clamp_min(eps * eps))
+    # PyTorch's order: broadcast first (a side of size 1 along dim counts once per element of the other), then
+    # each norm clamped to eps on its own, then the dot product of the normalized vectors
+    common = _C.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(
+            f"expected common dtype to be floating point, yet common dtype is {scalar_name(common)}"
+        )
+    from minitorch._composite_shape import broadcast_tensors
+
+    x1, x2 = broadcast_tensors(x1.to(common), x2.to(common))
+    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -1355,8 +1369,8 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, 0 otherwise."""
-    return _C._where(input.abs() > lambd, input, 0.0)
+    """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
+    return _C._where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 def prelu(input, weight):
