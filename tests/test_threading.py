@@ -335,3 +335,83 @@ def test_data_parallel_cpu_replicas_match_plain_module():
         np.testing.assert_allclose(out.detach().numpy(), ref_out, rtol=1e-12, atol=1e-12)
         for p, g in zip(m.parameters(), ref):
             np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-10, atol=1e-10)
+
+
+# ---- several Python threads each training its own model (servers, DataParallel replicas): issue 34 found four
+# threads training conv nets hanging forever (oneDNN's cached primitives shared the library's scratchpad, and
+# with it the barrier of the backward-weights reduction, across threads). Run in a child with a deadline, so a
+# hang is a failed test; each thread's losses must match the same model trained alone.
+_FOUR_THREADS = """
+import sys, threading, copy
+import minitorch as torch
+from minitorch import nn
+
+kind, reps, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+
+def make(seed):
+    torch.manual_seed(seed)
+    if kind == "conv":
+        net = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                            nn.Linear(8 * 8 * 8, 10))
+        x = torch.randn(16, 3, 16, 16)
+    elif kind == "linear":
+        net = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, 10))
+        x = torch.randn(32, 64)
+    elif kind == "attention":
+        net = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        x = torch.randn(8, 12, 32)
+    else:
+        net = nn.LSTM(16, 32, batch_first=True)
+        x = torch.randn(8, 10, 16)
+    return net, x
+
+
+def train(net, x, out, k):
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        y = net(x)
+        y = y[0] if isinstance(y, tuple) else y
+        loss = (y * y).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    out[k] = losses
+
+
+for rep in range(reps):
+    models = [make(100 * rep + i) for i in range(4)]
+    alone = [copy.deepcopy(m) for m in models]
+    together = {}
+    threads = [threading.Thread(target=train, args=(m[0], m[1], together, i)) for i, m in enumerate(models)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, (net, x) in enumerate(alone):
+        ref = {}
+        train(net, x, ref, i)
+        for a, b in zip(together[i], ref[i]):
+            assert abs(a - b) <= 1e-4 * max(1.0, abs(b)), (kind, rep, i, a, b)
+print("ok", kind)
+"""
+
+
+@pytest.mark.parametrize("kind", ["conv", "linear", "attention", "lstm"])
+def test_four_threads_training_their_own_models_never_hang(kind):
+    env = dict(os.environ, PYTHONPATH=PKG_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        r = subprocess.run(
+            [sys.executable, "-c", _FOUR_THREADS, kind, "20", "12"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"four threads training {kind} models hung (no result in 240 s)")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert f"ok {kind}" in r.stdout

@@ -73,12 +73,23 @@ dnnl::engine& engine() {
 
 // One primitive and the layouts around it. Arguments: a and b read, c written; each has the caller's plain
 // layout (user_*) and the primitive's (*_desc), with a reorder between them when they differ.
+// Plans are shared by every Python thread (the cache below), and oneDNN allows a primitive to run in another
+// thread than the one that made it, or in two threads at once, only with the scratchpad in user mode and a
+// buffer per execution: the library's own scratchpad holds, e.g., the thread barrier of the reduction in
+// backward-weights, and two threads sharing it spun there forever (four threads training conv nets hung).
+// Each call passes its thread's buffer (scratch() slot 3).
 struct Plan {
   dnnl::primitive prim;
   int arg_a, arg_b, arg_c;
-  memory::desc user_a, user_b, user_c, a_desc, b_desc, c_desc;
+  memory::desc user_a, user_b, user_c, a_desc, b_desc, c_desc, scratch_desc;
   std::optional<dnnl::reorder> ra, rb, rc;
 };
+
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr a;
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
 
 using Key = std::array<int64_t, 19>;
 struct KeyHash {
@@ -89,9 +100,14 @@ struct KeyHash {
   }
 };
 
+// Reorders between plain and blocked layouts need no scratchpad; user mode keeps them off the library's
+// shared one all the same (a reorder that asked for one would fail to build, and the conv falls back to
+// im2col).
 std::optional<dnnl::reorder> reorder_if(const memory::desc& from, const memory::desc& to) {
   if (from == to) return std::nullopt;
-  return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+  auto pd = dnnl::reorder::primitive_desc(engine(), from, engine(), to, user_scratchpad());
+  if (pd.scratchpad_desc().get_size() != 0) throw dnnl::error(dnnl_unimplemented, "reorder with scratchpad");
+  return dnnl::reorder(pd);
 }
 
 std::shared_ptr<Plan> make_plan(Kind kind, const Geo& g, int64_t N) {
@@ -112,28 +128,32 @@ std::shared_ptr<Plan> make_plan(Kind kind, const Geo& g, int64_t N) {
       dst_any(dst, dt::f32, tag::any);
   memory::desc src_u(src, dt::f32, tag::nchw), wei_u(wei, dt::f32, wtag), dst_u(dst, dt::f32, tag::nchw);
   auto alg = dnnl::algorithm::convolution_direct;
+  const dnnl::primitive_attr attr = user_scratchpad();
   auto fwd = dnnl::convolution_forward::primitive_desc(engine(), dnnl::prop_kind::forward_training, alg,
-                                                       src_any, wei_any, dst_any, st, dil, pl, pr);
+                                                       src_any, wei_any, dst_any, st, dil, pl, pr, attr);
   auto p = std::make_shared<Plan>();
   if (kind == kForward) {
     p->prim = dnnl::convolution_forward(fwd);
     p->arg_a = DNNL_ARG_SRC, p->arg_b = DNNL_ARG_WEIGHTS, p->arg_c = DNNL_ARG_DST;
     p->user_a = src_u, p->user_b = wei_u, p->user_c = dst_u;
     p->a_desc = fwd.src_desc(), p->b_desc = fwd.weights_desc(), p->c_desc = fwd.dst_desc();
+    p->scratch_desc = fwd.scratchpad_desc();
   } else if (kind == kBackwardData) {
     auto pd = dnnl::convolution_backward_data::primitive_desc(engine(), alg, src_any, wei_any, dst_any, st,
-                                                              dil, pl, pr, fwd);
+                                                              dil, pl, pr, fwd, attr);
     p->prim = dnnl::convolution_backward_data(pd);
     p->arg_a = DNNL_ARG_DIFF_DST, p->arg_b = DNNL_ARG_WEIGHTS, p->arg_c = DNNL_ARG_DIFF_SRC;
     p->user_a = dst_u, p->user_b = wei_u, p->user_c = src_u;
     p->a_desc = pd.diff_dst_desc(), p->b_desc = pd.weights_desc(), p->c_desc = pd.diff_src_desc();
+    p->scratch_desc = pd.scratchpad_desc();
   } else {
     auto pd = dnnl::convolution_backward_weights::primitive_desc(engine(), alg, src_any, wei_any, dst_any, st,
-                                                                 dil, pl, pr, fwd);
+                                                                 dil, pl, pr, fwd, attr);
     p->prim = dnnl::convolution_backward_weights(pd);
     p->arg_a = DNNL_ARG_DIFF_DST, p->arg_b = DNNL_ARG_SRC, p->arg_c = DNNL_ARG_DIFF_WEIGHTS;
     p->user_a = dst_u, p->user_b = src_u, p->user_c = wei_u;
     p->a_desc = pd.diff_dst_desc(), p->b_desc = pd.src_desc(), p->c_desc = pd.diff_weights_desc();
+    p->scratch_desc = pd.scratchpad_desc();
   }
   p->ra = reorder_if(p->user_a, p->a_desc);
   p->rb = reorder_if(p->user_b, p->b_desc);
@@ -170,7 +190,7 @@ memory scratch(int slot, const memory::desc& d) {
     size_t n = 0;
     ~Buf() { std::free(p); }
   };
-  thread_local Buf bufs[3];
+  thread_local Buf bufs[4];
   size_t bytes = d.get_size();
   if (bytes > kMaxScratch) return memory(d, engine());
   Buf& b = bufs[slot];
@@ -199,7 +219,12 @@ bool run(Kind kind, const Geo& g, int64_t N, const float* a, const float* b, flo
   memory ma = in(0, p->user_a, p->a_desc, p->ra, a), mb = in(1, p->user_b, p->b_desc, p->rb, b);
   memory uc(p->user_c, engine(), c);
   memory mc = p->rc ? scratch(2, p->c_desc) : uc;
-  p->prim.execute(s, {{p->arg_a, ma}, {p->arg_b, mb}, {p->arg_c, mc}});
+  if (p->scratch_desc.get_size() != 0)
+    p->prim.execute(
+        s,
+        {{p->arg_a, ma}, {p->arg_b, mb}, {p->arg_c, mc}, {DNNL_ARG_SCRATCHPAD, scratch(3, p->scratch_desc)}});
+  else
+    p->prim.execute(s, {{p->arg_a, ma}, {p->arg_b, mb}, {p->arg_c, mc}});
   if (p->rc) p->rc->execute(s, mc, uc);
   s.wait();
   return true;
