@@ -891,3 +891,12 @@ def test_hypot_scales_instead_of_overflowing():
     x = minitorch.tensor([3.0, -1e-3], dtype=minitorch.float64, requires_grad=True)
     y = minitorch.tensor([4.0, 2e-3], dtype=minitorch.float64, requires_grad=True)
     assert minitorch.autograd.gradcheck(minitorch.hypot, (x, y))
+
+
+def test_fill_with_a_tensor_value_passes_its_gradient():
+    v = minitorch.tensor(2.0, requires_grad=True)
+    r = minitorch.fill(minitorch.zeros(3), v)
+    assert r.tolist() == [2.0, 2.0, 2.0]
+    (r * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert v.grad.item() == 6.0  # PyTorch 2.15: the sum of the result's gradient
+    assert minitorch.fill(minitorch.zeros(2, dtype=minitorch.int64), 7).tolist() == [7, 7]

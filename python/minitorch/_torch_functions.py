@@ -811,7 +811,15 @@ del _name
 
 @_export
 def fill(input, value):
-    """A new tensor shaped like input (its dtype and device) filled with value (a number or a 0-dim tensor)."""
+    """A new tensor shaped like input (its dtype and device) filled with value (a number or a 0-dim tensor).
+    A value tensor that requires grad receives the sum of the result's gradient, as PyTorch's."""
+    if (
+        isinstance(value, _C.Tensor)
+        and value.requires_grad
+        and value.dim() == 0
+        and input.is_floating_point()
+    ):
+        return value.to(dtype=input.dtype, device=input.device).expand(input.shape).contiguous()
     return input.clone().fill_(value)
 
 
