@@ -1,5 +1,6 @@
-// float32 exp, log and log1p computed in double over GCC vector types, for the AVX2 table when the build has
-// no SLEEF (included only by vec/unary_impl.h, which defines VF/VD). A float result needs ~1e-9 relative
+// float32 math computed in double over GCC vector types for the AVX2 table (included only by
+// vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, and exp,
+// log and log1p, which the table takes when the build has no SLEEF. A float result needs ~1e-9 relative
 // accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or gathers;
 // double's range also holds every float subnormal and overflow as a normal number, so the final conversion
 // rounds once, subnormal results included (no flush to zero).

@@ -30,9 +30,11 @@ static V per_lane(V x, F f) {
 #define SLD(fn, x) per_lane<VD, double>(x, [](double v) { return __builtin_##fn(v); })
 #endif
 }  // namespace
-#if !defined(MT_VEC_AVX512) && !defined(MT_SLEEF)
+#ifndef MT_VEC_AVX512
+#include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
+#ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
-#include "kernels/cpu/vec/f32_via_f64.h"
+#endif
 #endif
 namespace {
 
@@ -214,16 +216,7 @@ static VD erf_small(VD x) {
   return x * p;
 }
 static VF erf_below2(VF x) {
-  typedef float VH __attribute__((vector_size(sizeof(VF) / 2)));
-  VH lo, hi;
-  __builtin_memcpy(&lo, &x, sizeof(VH));
-  __builtin_memcpy(&hi, reinterpret_cast<const char*>(&x) + sizeof(VH), sizeof(VH));
-  const VH rl = __builtin_convertvector(erf_small(__builtin_convertvector(lo, VD)), VH);
-  const VH rh = __builtin_convertvector(erf_small(__builtin_convertvector(hi, VD)), VH);
-  VF small;
-  __builtin_memcpy(&small, &rl, sizeof(VH));
-  __builtin_memcpy(reinterpret_cast<char*>(&small) + sizeof(VH), &rh, sizeof(VH));
-  return small;
+  return f32_via_f64(x, erf_small);
 }
 static VF erf_above2(VF x, VF a) {
   VF c = a < 2.0f ? 2.0f : a;
