@@ -10,14 +10,12 @@ import pytest
 from utils import NO_GLOO
 
 import minitorch
+import minitorch.distributed as dist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 # the minitorch under test (the installed package, or the source tree with PYTHONPATH=python), found from any cwd
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
-
-
-GLOO = NO_GLOO
 
 
 def _has(path):
@@ -53,7 +51,7 @@ def _range_index():
 PROBES = {
     "out= (helper ops14)": lambda: _works(_out_kwarg),
     "indexing with range (helper ops14)": lambda: _works(_range_index),
-    GLOO: lambda: minitorch.distributed.is_gloo_available(),
+    NO_GLOO: dist.is_gloo_available,
 }
 
 
@@ -72,7 +70,7 @@ NEEDS = {
     "word_language_model_transformer.py": ["nn.Transformer (helper attn)", "tril (helper ops14)"],
     "time_sequence_prediction.py": ["nn.LSTMCell (helper attn)"],
     "char_rnn_classification.py": ["nn.RNN (helper attn)", "nn.GRU (helper attn)", "topk (helper ops14)"],
-    "ddp_tutorial.py": [GLOO],
+    "ddp_tutorial.py": [NO_GLOO],
 }
 
 ALL = sorted(
@@ -83,7 +81,7 @@ ALL = sorted(
 def _params():
     for name in ALL:
         missing = [n for n in NEEDS.get(name, []) if not _available(n)]
-        reason = NO_GLOO if GLOO in missing else "needs " + ", ".join(missing)
+        reason = NO_GLOO if NO_GLOO in missing else "needs " + ", ".join(missing)
         marks = [pytest.mark.skip(reason=reason)] if missing else []
         yield pytest.param(name, marks=marks, id=name[:-3])
 

@@ -35,6 +35,21 @@ def run_isolated(code):
     return r.returncode, r.stdout + r.stderr
 
 
+def run_raising(code, errors="RuntimeError"):
+    """Runs the expression `code` in a fresh interpreter; its output says "raised: <message>" when it raised one
+    of `errors` (a name or a parenthesized tuple of names), "no error" otherwise. Returns (returncode, output)."""
+    return run_isolated(
+        f"""
+        try:
+            {code}
+        except {errors} as e:
+            print("raised:", e)
+        else:
+            print("no error")
+        """
+    )
+
+
 # ---- size arithmetic: every product or sum of sizes is checked
 
 
@@ -52,16 +67,7 @@ def run_isolated(code):
     ],
 )
 def test_overflowing_shapes_raise_in_a_subprocess(code):
-    rc, out = run_isolated(
-        f"""
-        try:
-            {code}
-        except (RuntimeError, IndexError, ValueError) as e:
-            print("raised:", type(e).__name__, e)
-        else:
-            print("no error")
-        """
-    )
+    rc, out = run_raising(code, "(RuntimeError, IndexError, ValueError)")
     assert rc == 0, out  # a segfault gives rc -11
     if "[::2**63-1]" in code:
         assert "no error" in out  # a valid slice: one element
@@ -156,16 +162,7 @@ def test_repeat_values_gradients_and_overflow(device):
 )
 def test_cat_conv_pool_output_sizes_that_overflow_raise(code):
     # PyTorch raises on each (its words vary, some quote the wrapped value); never a crash or a huge tensor
-    rc, out = run_isolated(
-        f"""
-        try:
-            {code}
-        except RuntimeError as e:
-            print("raised:", e)
-        else:
-            print("no error")
-        """
-    )
+    rc, out = run_raising(code)
     assert rc == 0 and "raised:" in out, out
 
 
@@ -684,16 +681,7 @@ def test_checkpoint_with_overflowing_tensor_metadata_raises(monkeypatch, size, s
     ],
 )
 def test_scatter_src_dims_must_match_index_in_a_subprocess(code):
-    rc, out = run_isolated(
-        f"""
-        try:
-            r = {code}
-        except RuntimeError as e:
-            print("raised:", e)
-        else:
-            print("no error", r)
-        """
-    )
+    rc, out = run_raising(code)
     assert rc == 0, out
     assert "raised: Index tensor must have the same number of dimensions as src tensor" in out, out
 
@@ -734,16 +722,7 @@ def test_zero_dim_size_and_stride_raise(method):
     ],
 )
 def test_integer_division_by_a_number_that_wraps_to_zero(code):
-    rc, out = run_isolated(
-        f"""
-        try:
-            {code}
-        except RuntimeError as e:
-            print("raised:", e)
-        else:
-            print("no error")
-        """
-    )
+    rc, out = run_raising(code)
     assert rc == 0, out  # SIGFPE gives rc -8
     assert "raised: ZeroDivisionError" in out, out
 
