@@ -126,8 +126,11 @@ def test_pad_modes_match_numpy():
     got = F.pad(x, (1, 2, 0, 1), value=-1.0).numpy()
     np.testing.assert_array_equal(got, np.pad(xn, ((0, 0), (0, 1), (1, 2)), constant_values=-1.0))
     np.testing.assert_array_equal(F.pad(x, (-1, -1)).numpy(), xn[..., 1:-1])
-    with pytest.raises(ValueError, match="Padding length must be divisible by 2"):
+    # F.pad is C++ in PyTorch: RuntimeError
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
         F.pad(x, (1,))
+    with pytest.raises(RuntimeError, match="padding length 8 and input of dimension 3"):
+        F.pad(x, (1,) * 8)
 
 
 def test_batchnorm_module_running_stats_and_eval(device):

@@ -879,3 +879,73 @@ def test_fill_with_a_tensor_value_passes_its_gradient():
     (r * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert v.grad.item() == 6.0  # PyTorch 2.15: the sum of the result's gradient
     assert minitorch.fill(minitorch.zeros(2, dtype=minitorch.int64), 7).tolist() == [7, 7]
+
+
+# ---- found by tests/difffuzz.py (the differential fuzzer in the project)
+
+
+def test_logit_eps_follows_pytorchs_order():
+    x = minitorch.tensor([-3825.5, 0.3, 2.0, float("nan")])
+    # eps = 1 crosses the bounds: below eps goes to eps (logit(1) = inf), above 1 - eps to 1 - eps
+    assert minitorch.logit(x, 1.0).tolist()[:3] == [float("inf"), float("inf"), float("-inf")]
+    r = minitorch.logit(x, 0.6).numpy()
+    np.testing.assert_allclose(
+        r[:3], np.log(np.array([0.6, 0.6, 0.4]) / np.array([0.4, 0.4, 0.6])), rtol=1e-6
+    )
+    assert np.isnan(r[3])
+    y = minitorch.tensor([0.05, 0.5, 0.97], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: minitorch.logit(t, 0.1), (y,))
+    with pytest.raises(TypeError, match="argument 'eps' .* must be float, not Tensor"):
+        minitorch.logit(x, minitorch.ones(4))
+
+
+def test_ndtri_keeps_its_digits_in_the_lower_tail():
+    p = np.array([1e-300, 1e-40, 1e-20, 1e-10, 1e-5, 9.99e-4, 1e-3, 0.02, 0.5, 0.9])
+    x = minitorch.special.ndtri(minitorch.tensor(p, dtype=minitorch.float64))
+    assert np.isfinite(x.numpy()).all()  # 2p - 1 rounded every p under 5.6e-17 to -1: -inf
+    back = minitorch.special.log_ndtr(x).numpy()
+    np.testing.assert_allclose(back, np.log(p), rtol=1e-13)
+    t = minitorch.tensor([1e-40, 1e-12, 3e-4, 0.3], dtype=minitorch.float64, requires_grad=True)
+    minitorch.special.ndtri(t).sum().backward()
+    pdf = np.exp(-(minitorch.special.ndtri(t).detach().numpy() ** 2) / 2)
+    np.testing.assert_allclose(t.grad.numpy(), np.sqrt(2 * np.pi) / pdf, rtol=1e-10)  # d ndtri = 1 / pdf
+    f32 = minitorch.special.ndtri(minitorch.tensor([1e-40, 1e-20, 1e-5]))
+    np.testing.assert_allclose(f32.numpy(), [-13.310921, -9.262341, -4.264891], rtol=1e-6)
+
+
+def test_xlogy_and_logaddexp2_work_in_the_result_dtype():
+    x = minitorch.tensor([0.7355672280903351, 1.2086330991714798], dtype=minitorch.float64)
+    assert minitorch.special.xlogy(x, 2).numpy().tolist() == (x.numpy() * np.log(2.0)).tolist()
+    b = minitorch.tensor([2.36, -0.1], dtype=minitorch.bfloat16)
+    assert minitorch.xlogy(b, 4).dtype == minitorch.bfloat16 and b.xlogy(4).dtype == minitorch.bfloat16
+    a32 = minitorch.tensor([1e30, 2.33, 1e-40])
+    b64 = minitorch.tensor([0.848, -1.67, 1.0], dtype=minitorch.float64)
+    r = minitorch.logaddexp2(a32, b64)
+    assert r.dtype == minitorch.float64
+    np.testing.assert_allclose(
+        r.numpy(), np.logaddexp2(a32.numpy().astype(np.float64), b64.numpy()), rtol=1e-15
+    )
+
+
+def test_index_select_of_a_zero_dim_tensor_is_zero_dim():
+    t = minitorch.tensor(-3)
+    for idx in (minitorch.tensor([0]), minitorch.tensor(0)):
+        r = minitorch.index_select(t, 0, idx)
+        assert r.shape == () and r.item() == -3
+    with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value, got 2 value"):
+        minitorch.index_select(t, 0, minitorch.tensor([0, 0]))
+    g = minitorch.tensor(2.0, requires_grad=True)
+    minitorch.index_select(g, 0, minitorch.tensor([0])).backward()
+    assert g.grad.item() == 1.0
+
+
+def test_norm_of_one_element_is_its_magnitude():
+    # the squares of float32 numbers past 1.8e19 overflow; one element per result needs no squaring (PyTorch)
+    d = minitorch.pairwise_distance(minitorch.tensor([-1e30]), minitorch.tensor([6655.56]))
+    assert d.item() == float(np.float32(1e30))
+    x = minitorch.tensor([[3e20], [-4e20]])
+    np.testing.assert_allclose(x.norm(dim=1).numpy(), [3e20, 4e20], rtol=1e-6)
+    assert x.norm(dim=1, keepdim=True).shape == (2, 1)
+    assert minitorch.tensor(-5.0).norm().item() == 5.0
+    assert minitorch.tensor([[-2.0]]).norm(p=3).item() == 2.0
+    assert minitorch.tensor([[0.0, 0.0]]).norm(p=0, dim=1).tolist() == [0.0]

@@ -236,10 +236,13 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  if (autograd::needs_grad(self)) return autograd::index_select(self, dim, index);
   MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
            "index_select(): Expected dtype int32 or int64 for index");
+  // a 0-d self gives a 0-d result, from exactly one index (PyTorch's rule)
+  MT_CHECK(self.dim() > 0 || index.numel() == 1,
+           "index_select(): Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
+  if (autograd::needs_grad(self)) return autograd::index_select(self, dim, index);
   int64_t d = wrap_dim(dim, self.dim());
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
@@ -249,7 +252,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     for (int64_t k = 0, n = h.numel(); k < n; ++k)
       MT_CHECK_INDEX(v[k] >= 0 && v[k] < size, "index out of range in self");
   }
-  if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), index.sizes());
+  if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), {});
   if (self.device().is_cpu() && d == self.dim() - 1 && d > 0) {
     // Along the last dim, the advanced-indexing plan below walks each index down a column (its work tensor
     // is index-major), a stride of a whole row per element: 1024x1024 took 12x PyTorch's time. gather with

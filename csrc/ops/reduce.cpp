@@ -302,6 +302,20 @@ Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
              " norm on an empty tensor because the operation does not "
              "have an identity");
   if (std::isinf(p)) check_nonempty(self, dim_mask(self, dims), "linalg.vector_norm");
+  // One element per result: its norm is |x| exactly (for p != 0), which the squaring p = 2 path would
+  // overflow for float32 |x| > 1.8e19; PyTorch's kernel returns |x| there too (pairwise_distance of two
+  // numbers, found by the differential fuzzer).
+  if (p != 0 && self.numel() > 0) {
+    SmallVector<bool, 8> mask = dim_mask(self, dims);
+    int64_t count = 1;
+    DimVector out;
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      if (mask[static_cast<size_t>(d)]) count *= self.sizes()[d];
+      if (!mask[static_cast<size_t>(d)] || keepdim)
+        out.push_back(mask[static_cast<size_t>(d)] ? 1 : self.sizes()[d]);
+    }
+    if (count == 1) return contiguous(reshape(abs(self), out));
+  }
   return run_reduce(self, dims, keepdim, ReduceOp::norm, p, self.dtype(), "norm");
 }
 

@@ -56,7 +56,12 @@ Scalar parse_scalar(py::handle h, const char* what) {
     return Scalar(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(h.ptr())) return Scalar(PyFloat_AS_DOUBLE(h.ptr()));
-  if (py::isinstance<TensorImpl>(h)) return item(h.cast<Tensor>());
+  if (py::isinstance<TensorImpl>(h)) {
+    // PyTorch's argument parser takes a one-element tensor as a number and refuses any other (TypeError)
+    Tensor t = h.cast<Tensor>();
+    if (t.numel() != 1) throw py::type_error(std::string(what) + " must be Number, not Tensor");
+    return item(t);
+  }
   // NumPy scalars and anything else with __index__/__float__
   if (PyIndex_Check(h.ptr())) return Scalar(static_cast<int64_t>(h.cast<long long>()));
   if (py::hasattr(h, "__float__")) return Scalar(h.cast<double>());
@@ -85,8 +90,11 @@ static int64_t size_item(py::handle e, size_t pos = 0, bool dims = false) {
     return v;
   }
   if (py::isinstance<TensorImpl>(e)) {
-    Scalar s = item(e.cast<Tensor>());
-    if (s.is_integral()) return s.to_long();
+    Tensor t = e.cast<Tensor>();  // a one-element integer tensor is an int (PyTorch); others: TypeError below
+    if (t.numel() == 1) {
+      Scalar s = item(t);
+      if (s.is_integral()) return s.to_long();
+    }
   } else if (PyIndex_Check(e.ptr()) && !PyBool_Check(e.ptr())) {
     return e.cast<int64_t>();
   }

@@ -62,12 +62,10 @@ cfloat = None
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
 from minitorch import amp, cpu, nn  # noqa: F401
 from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
-    alpha_dropout,
     celu,
     celu_,
     channel_shuffle,
     cosine_similarity,
-    feature_alpha_dropout,
     hardshrink,
     native_channel_shuffle,
     pairwise_distance,

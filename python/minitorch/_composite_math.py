@@ -267,6 +267,9 @@ def logaddexp2(input, other):
     if not _is_float(input) or not _is_float(other):
         _not_implemented("logaddexp2_cpu", input if not _is_float(input) else other)
     ln2 = math.log(2.0)
+    dt = _C.result_type(input, other)  # scale in the result's precision, not the narrower input's
+    input, other = _binary(input, other)
+    input, other = input.to(dt), other.to(dt)
     return _C.div(logaddexp(_C.mul(input, ln2), _C.mul(other, ln2)), ln2)
 
 
@@ -276,8 +279,10 @@ _export(logaddexp2)
 
 def xlogy(input, other):
     """input * log(other), 0 where input == 0 (unless other is NaN); gradients stay finite at input == 0."""
+    dt = _C.result_type(input, other)  # a Python number joins the tensor's dtype (bfloat16 * 4 is bfloat16)
+    dt = dt if dt.is_floating_point else _C.get_default_dtype()
     x, y = _binary(input, other)
-    x, y = _to_float(x), _to_float(y)
+    x, y = x.to(dt), y.to(dt)
     zero = _C.logical_and(_C.eq(x, 0), _C.logical_not(_C.isnan(y)))
     # the masked branch is evaluated at y = 1 so log's gradient there is 0, not 0 * inf = NaN
     safe_y = _C._where(zero, 1.0, y)
@@ -435,8 +440,13 @@ _export_with_inplace(nan_to_num, torch_inplace=True)
 def logit(input, eps=None):
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given."""
     x = _to_float(input)
+    if isinstance(eps, (_C.Tensor, str, list, tuple)):
+        raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
     if eps is not None:
-        x = _C.clamp(x, eps, 1.0 - eps)
+        # PyTorch's order: below eps goes to eps, else above 1 - eps to 1 - eps (eps > 0.5 crosses the bounds;
+        # a clamp would let the upper bound win); NaN passes through
+        lo, hi = float(eps), 1.0 - float(eps)
+        x = _C._where(_C.lt(x, lo), lo, _C._where(_C.gt(x, hi), hi, x))
     return _C.log(_C.div(x, _C.rsub(x, 1.0)))
 
 

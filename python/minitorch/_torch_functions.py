@@ -880,24 +880,28 @@ del _name
 @_export
 def dropout(input, p, train):
     """Dropout with torch's signature (input, p, train): F.dropout(input, p, training=train)."""
+    _check_p(p)
     return _F().dropout(input, p, train)
 
 
 @_export
 def dropout_(input, p, train):
     """In-place dropout with torch's signature (input, p, train)."""
+    _check_p(p)
     return _F().dropout(input, p, train, inplace=True)
 
 
 @_export
 def alpha_dropout_(input, p, train):
     """In-place alpha dropout with torch's signature (input, p, train)."""
+    _check_p(p)
     return _F().alpha_dropout(input, p, train, inplace=True)
 
 
 @_export
 def feature_alpha_dropout_(input, p, train):
     """In-place feature alpha dropout with torch's signature (input, p, train)."""
+    _check_p(p)
     return _F().feature_alpha_dropout(input, p, train, inplace=True)
 
 
@@ -909,8 +913,23 @@ def _feature_mask(input, p):
 
 
 def _check_p(p):
+    # the torch.* spellings are ATen's: RuntimeError, the number as C++ prints it (F.* raise ValueError)
     if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
+@_export
+def alpha_dropout(input, p, train):
+    """F.alpha_dropout with torch's signature (every argument positional)."""
+    _check_p(p)
+    return _F().alpha_dropout(input, p, train)
+
+
+@_export
+def feature_alpha_dropout(input, p, train):
+    """F.feature_alpha_dropout with torch's signature (every argument positional)."""
+    _check_p(p)
+    return _F().feature_alpha_dropout(input, p, train)
 
 
 @_export
@@ -992,8 +1011,13 @@ def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, tuple(pad), "constant", value)
 
 
+# The torch.* spellings of these losses leave the loss unreduced when `reduction` is omitted (PyTorch 2.15's
+# binding reads the schema's `reduction=Mean` default as 0; measured, the differential fuzzer found it), while
+# the F.* spellings default to "mean". Ours follow both.
+
+
 @_export
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """F.binary_cross_entropy_with_logits with torch's signature (pos_weight fourth, reduction an int:
     0 none, 1 mean, 2 sum)."""
     red = _reduction("binary_cross_entropy_with_logits", 5, reduction)
@@ -1001,27 +1025,27 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 
 @_export
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     """F.kl_div with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     return _F().kl_div(input, target, reduction=_reduction("kl_div", 3, reduction), log_target=log_target)
 
 
 @_export
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """F.cosine_embedding_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("cosine_embedding_loss", 5, reduction)
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=red)
 
 
 @_export
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """F.hinge_embedding_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("hinge_embedding_loss", 4, reduction)
     return _F().hinge_embedding_loss(input, target, margin, reduction=red)
 
 
 @_export
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """F.margin_ranking_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("margin_ranking_loss", 5, reduction)
     return _F().margin_ranking_loss(input1, input2, target, margin, reduction=red)
@@ -1035,7 +1059,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 @_export
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
     """F.triplet_margin_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("triplet_margin_loss", 8, reduction)
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=red)

@@ -479,10 +479,14 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 # ---- padding
 def pad(input, pad, mode="constant", value=None):
+    # PyTorch's F.pad is C++ (torch._C._nn.pad): its argument errors are RuntimeErrors
     if len(pad) % 2:
-        raise ValueError("Padding length must be divisible by 2")
+        raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
-        raise ValueError("Padding length should be less than or equal to two times the input dimension")
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but got padding "
+            f"length {len(pad)} and input of dimension {input.dim()}"
+        )
     if mode == "constant":
         out = input
         fill = 0.0 if value is None else value

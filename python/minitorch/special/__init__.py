@@ -169,7 +169,24 @@ def log_ndtr(input):
 def ndtri(input):
     """The inverse of the standard normal CDF (the probit), via erfinv."""
     p = _float(input)
-    return _C.mul(_C.erfinv(_C.sub(_C.mul(p, 2.0), 1.0)), _SQRT2)
+    tail = _C.logical_and(_C.lt(p, 1e-3), _C.gt(p, 0.0))
+    # each branch sees only its own inputs (the other's infinite derivative times where's 0 would be NaN)
+    direct = _C.mul(_C.erfinv(_C.sub(_C.mul(_C._where(tail, 0.5, p), 2.0), 1.0)), _SQRT2)
+    # below 1e-3, 2p - 1 loses p's digits (every p under 5.6e-17 rounds to -1, giving -inf): start from
+    # Abramowitz & Stegun 26.2.23 (error < 4.5e-4) and take Newton steps on log_ndtr(x) = log(p), which
+    # doubles the correct digits each step; the converged step's derivative is 1 / pdf(x), ndtri's own
+    q = _C._where(tail, p, 1e-3)
+    logq = _C.log(q)
+    t = _C.sqrt(_C.mul(logq, -2.0))
+    num = _C.add(_C.mul(_C.add(_C.mul(t, 0.010328), 0.802853), t), 2.515517)
+    den = _C.add(_C.mul(_C.add(_C.mul(_C.add(_C.mul(t, 0.001308), 0.189269), t), 1.432788), t), 1.0)
+    x = _C.neg(_C.sub(t, _C.div(num, den)))
+    for _ in range(4 if p.dtype == _C.float64 else 3):
+        lx = log_ndtr(x)
+        # f / f' with f = log_ndtr(x) - log q and f' = pdf(x) / ndtr(x) = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi)
+        dlog = _C.mul(_C.exp(_C.sub(_C.mul(_C.mul(x, x), -0.5), lx)), 1.0 / math.sqrt(2.0 * math.pi))
+        x = _C.sub(x, _C.div(_C.sub(lx, logq), dlog))
+    return _C._where(tail, x, direct)
 
 
 def gammaln(input):
