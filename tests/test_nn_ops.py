@@ -611,7 +611,12 @@ def test_dropout_errors(device):
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got -0.1"):
         F.feature_dropout(x.reshape(1, 3), -0.1, False)
     # the torch.* spellings are ATen's: RuntimeError, the number printed as C++ does
-    for fn in (minitorch.dropout, minitorch.alpha_dropout, minitorch.feature_alpha_dropout, minitorch.dropout_):
+    for fn in (
+        minitorch.dropout,
+        minitorch.alpha_dropout,
+        minitorch.feature_alpha_dropout,
+        minitorch.dropout_,
+    ):
         with pytest.raises(RuntimeError, match=r"dropout probability has to be between 0 and 1, but got 2$"):
             fn(x.reshape(1, 3).clone(), 2.0, True)
     with pytest.raises(RuntimeError, match=r"but got -1$"):

@@ -744,7 +744,7 @@ def test_polygamma_of_a_huge_order_answers_at_once():
 
 def test_inplace_comparison_cuts_the_gradient():
     # PyTorch: y.gt_(0) gives y a GtBackward1 whose gradient to every input is zero (not passed through)
-    for op in ("gt_", "lt_", "ge_", "le_", "eq_", "ne_", "logical_and_", "logical_or_"):
+    for op in ("gt_", "lt_", "ge_", "le_", "eq_", "ne_"):
         x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
         y = x * 3
         getattr(y, op)(minitorch.tensor([0.0, 1.5, 2.0]))
@@ -755,6 +755,47 @@ def test_inplace_comparison_cuts_the_gradient():
     y = x * 3
     y.gt_(0)
     assert y.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_inplace_logical_ops_pass_the_gradient_through():
+    # PyTorch 2.15 (measured): y.logical_and_(o) leaves y's history as it was (grad_fn stays MulBackward0),
+    # so x gets the upstream gradient times 3, not zeros; the differential fuzzer found ours cutting it
+    for op in ("logical_and_", "logical_or_", "logical_xor_"):
+        x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = x * 3
+        getattr(y, op)(minitorch.tensor([0.0, 1.5, 2.0]))
+        (y * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+        assert x.grad.tolist() == [3.0, 6.0, 9.0], op
+
+
+def test_lerp_all_any_logit_xlog1py_as_pytorch():
+    # lerp: PyTorch's two-sided form (|w| >= 0.5 counts back from end): inf - inf is nan there
+    r = minitorch.lerp(minitorch.tensor([1.0, 0.5, -1.0]), minitorch.tensor([float("inf"), 1e30, 2.0]), 0.7)
+    assert np.isnan(r[0].item()) and r[2].item() == pytest.approx(1.1)
+    a, b = np.array([0.0, 1.0, -3.0]), np.array([1.0, 3.0, 5.0])
+    for w in (0.25, 0.75, -2.0):
+        got = minitorch.lerp(
+            minitorch.tensor(a, dtype=minitorch.float64), minitorch.tensor(b, dtype=minitorch.float64), w
+        )
+        np.testing.assert_allclose(got.numpy(), a + w * (b - a), rtol=1e-15)
+    s = minitorch.tensor([0.3, 0.8], dtype=minitorch.float64, requires_grad=True)
+    e = minitorch.tensor([1.0, -2.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda u, v: minitorch.lerp(u, v, 0.75), (s, e))
+    # all/any over an explicit empty dim list reduce nothing
+    t = minitorch.tensor([[0.5, 0.0]])
+    assert t.all([]).tolist() == [[True, False]] and minitorch.any(t, []).shape == (1, 2)
+    assert minitorch.tensor([3, 0], dtype=minitorch.uint8).all([]).dtype == minitorch.uint8
+    assert t.all().item() is False and t.any(dim=1).tolist() == [True]
+    # logit without eps: NaN outside [0, 1], its gradient too
+    x = minitorch.tensor([1.008, -0.7, 0.3], dtype=minitorch.float64, requires_grad=True)
+    minitorch.logit(x).sum().backward()
+    g = x.grad.numpy()
+    assert np.isnan(g[:2]).all() and g[2] == pytest.approx(1 / (0.3 * 0.7))
+    # xlog1py with a Python number keeps the tensor's float dtype
+    assert (
+        minitorch.special.xlog1py(minitorch.tensor([1.5], dtype=minitorch.float16), -1).dtype
+        == minitorch.float16
+    )
 
 
 def test_clamp_gradient_when_min_exceeds_max():

@@ -554,6 +554,12 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
     // A comparison or logical op written into a floating tensor (x.gt_(0)): PyTorch's GtBackward1 & co. give
     // every input a zero gradient, so the history before it is cut, not passed through.
     Tensor v = no_grad([&] { return mt::to(r, self.dtype(), self.device()); });
+    if (op == BinaryOp::logical_and || op == BinaryOp::logical_or || op == BinaryOp::logical_xor) {
+      // ...but PyTorch 2.15's in-place logical ops leave the history as it was: the gradient passes through
+      // to self unchanged (measured: (x * 1).logical_and_(y) gives x the upstream gradient)
+      record(binary_name(op), {&s}, {&v}, {}, [](FnNode&, V& gs) -> V { return {gs[0]}; });
+      return v;
+    }
     record(binary_name(op), {&s, &other}, {&v}, {},
            [ss = s.sizes(), os = other.sizes(), dt = other.dtype()](FnNode& n, V& gs) -> V {
              const Tensor& g = gs[0];

@@ -606,7 +606,13 @@ Tensor polygamma(int64_t n, const Tensor& self) {
   return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);
 }
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  return add(self, mul(weight, sub(end, self)));
+  // PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain
+  // self + w * (end - self) gives lerp(1, inf, 0.7) = inf where PyTorch gives nan; found by the differential
+  // fuzzer)
+  Tensor diff = sub(end, self);
+  Tensor from_self = add(self, mul(weight, diff));
+  Tensor from_end = sub(end, mul(diff, sub(wrapped_scalar(Scalar(1.0)), weight)));
+  return where(lt(abs(weight), wrapped_scalar(Scalar(0.5))), from_self, from_end);
 }
 
 }  // namespace mt

@@ -3,6 +3,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
+#include "ops/shape.h"
 #include "python/bind.h"
 
 namespace mt {
@@ -94,8 +95,13 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       {"amax", &amax}, {"amin", &amin}, {"all", &all}, {"any", &any}};
   for (auto [name, fn] : plain) {
     PlainReduce f = fn;
-    auto call = [f](const Tensor& x, py::handle dim, bool keepdim) {
+    bool logical = std::string(name) == "all" || std::string(name) == "any";
+    auto call = [f, logical](const Tensor& x, py::handle dim, bool keepdim) {
       DimVector dims = parse_dims(dim);
+      // all/any over an explicit empty dim list reduce nothing (PyTorch: elementwise, x.all([]) keeps x's
+      // shape), where amax/amin and the sums read it as every dim
+      if (logical && dims.empty() && !dim.is_none())
+        return nogil([&] { return f(unsqueeze(x, x.dim()), {x.dim()}, false); }, x);
       return nogil([&] { return f(x, dims, keepdim); }, x);
     };
     m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);

@@ -447,6 +447,11 @@ def logit(input, eps=None):
         # a clamp would let the upper bound win); NaN passes through
         lo, hi = float(eps), 1.0 - float(eps)
         x = _C._where(_C.lt(x, lo), lo, _C._where(_C.gt(x, hi), hi, x))
+    elif x.requires_grad:
+        # outside [0, 1] the value is NaN and so is PyTorch's gradient (the quotient's would be finite):
+        # adding a constant NaN there carries it into the gradient
+        out = _C.logical_or(_C.lt(x, 0), _C.gt(x, 1))
+        x = _C.add(x, _C._where(out, math.nan, _C.zeros_like(x.detach())))
     return _C.log(_C.div(x, _C.rsub(x, 1.0)))
 
 
