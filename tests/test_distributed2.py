@@ -1,8 +1,9 @@
 """minitorch.distributed beyond the basics, 2-3 processes on loopback: uneven all_to_all, gather/scatter of
-objects, PyTorch's backend strings (undefined, 'cpu:gloo,cuda:nccl'), and DDP on post-accumulate-grad hooks
-(parameters used twice, unused in some steps, gradient_as_bucket_view)."""
+objects, PyTorch's backend strings (undefined, 'cpu:gloo,cuda:nccl'), DDP on post-accumulate-grad hooks
+(parameters used twice, unused in some steps, gradient_as_bucket_view), and a rank that dies mid-collective."""
 
 import os
+import signal
 import time
 from datetime import timedelta
 
@@ -308,6 +309,52 @@ def _case_monitored():
     dist.destroy_process_group()
 
 
+# ---- a rank dies mid-collective: the others raise at once, as PyTorch's gloo does (about 0.1 s after the
+# dead peer's socket closes), instead of waiting out the group's timeout
+
+DEATH_PG_TIMEOUT = 10.0  # the group's timeout (s) in these cases
+
+
+def _case_peer_dies():
+    op, victim, how = os.environ["MT_OP"], int(os.environ["MT_VICTIM"]), os.environ["MT_HOW"]
+    dist.init_process_group("gloo", timeout=timedelta(seconds=DEATH_PG_TIMEOUT))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    big = minitorch.ones(1 << 22)  # 16 MiB: the victim dies with messages to and from it half transferred
+
+    def run(async_op=False):
+        if op == "all_reduce":
+            return dist.all_reduce(big, async_op=async_op)
+        if op == "broadcast":  # from the victim: the others wait for what it was sending
+            return dist.broadcast(big, src=victim, async_op=async_op)
+        if op == "all_gather":
+            return dist.all_gather([minitorch.empty(big.shape) for _ in range(world)], big, async_op=async_op)
+        return dist.barrier(async_op=async_op)
+
+    run()
+    dist.barrier()
+    if rank == victim:
+        if how == "kill_mid":
+            run(async_op=True)  # under way on the group's thread when the rank is killed
+            time.sleep(0.005)
+            os.kill(os.getpid(), signal.SIGKILL)
+        os._exit(3)  # "exit_before": gone before the others' collective
+    t0 = time.monotonic()
+    # Gloo's words (Connection closed by peer [addr]:port / Read error [addr]:port: Connection reset by peer)
+    # and PyTorch's hint after them
+    with pytest.raises(
+        RuntimeError, match=r"Connection (closed|reset) by peer.*typically caused by a remote worker"
+    ):
+        for _ in range(20):
+            run()
+    elapsed = time.monotonic() - t0
+    assert elapsed < DEATH_PG_TIMEOUT / 4, f"raised after {elapsed:.2f}s"
+    # (a later collective may wait out the timeout, as in PyTorch: a live peer's message for the failed one,
+    # half read, leaves Gloo's pair to it stuck)
+    t0 = time.monotonic()
+    dist.destroy_process_group()
+    assert time.monotonic() - t0 < DEATH_PG_TIMEOUT / 4
+
+
 # ---- DDP on post-accumulate-grad hooks
 
 
@@ -459,3 +506,33 @@ def test_backend_forms_in_processes():
 @pytest.mark.parametrize("world,view,set_to_none", [(2, 0, 1), (2, 1, 1), (3, 1, 0), (3, 0, 0)])
 def test_ddp_post_accumulate_hooks(world, view, set_to_none):
     _spawn("ddp_hooks", world, extra_env={"MT_GRAD_VIEW": str(view), "MT_SET_TO_NONE": str(set_to_none)})
+
+
+@needs_gloo
+@pytest.mark.parametrize(
+    "op,world,victim,how",
+    [
+        ("all_reduce", 2, 1, "kill_mid"),
+        ("all_reduce", 3, 0, "kill_mid"),  # rank 0 also holds the store
+        ("all_reduce", 3, 2, "exit_before"),
+        ("broadcast", 2, 1, "kill_mid"),
+        ("broadcast", 3, 1, "kill_mid"),
+        ("barrier", 2, 0, "exit_before"),
+        ("barrier", 3, 1, "kill_mid"),
+        ("all_gather", 3, 1, "kill_mid"),
+    ],
+)
+def test_rank_dying_mid_collective_raises_promptly(op, world, victim, how):
+    # a hang fails the test at the harness's timeout, a wait of the group's timeout fails the child's check
+    res = spawn(
+        "test_distributed2",
+        "peer_dies",
+        world,
+        timeout=45,
+        extra_env={"MT_OP": op, "MT_VICTIM": str(victim), "MT_HOW": how},
+    )
+    for r, (rc, out) in enumerate(res):
+        if r == victim:
+            assert rc == (-signal.SIGKILL if how == "kill_mid" else 3), f"victim rank {r} exit {rc}:\n{out}"
+        else:
+            assert rc == 0, f"rank {r} failed (exit {rc}):\n{out}"

@@ -1,5 +1,13 @@
 // The gloo backend: Gloo's TCP transport and its collective algorithms on contiguous CPU tensors.
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "core/Exception.h"
 #include "distributed/ProcessGroup.h"
@@ -11,6 +19,7 @@
 #include <gloo/alltoallv.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
+#include <gloo/common/error.h>
 #include <gloo/gather.h>
 #include <gloo/reduce.h>
 #include <gloo/rendezvous/context.h>
@@ -18,6 +27,8 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/tcp/pair.h>
+#include <gloo/transport/tcp/unbound_buffer.h>
 #include <gloo/transport/unbound_buffer.h>
 #endif
 
@@ -129,18 +140,181 @@ void divide_for(ScalarType st, void* p, size_t n, int size) {
 // byte of those).
 constexpr uint64_t kP2PSlot = 0xffULL << 56;
 
+// ---- a peer that dies mid-message
+
+// When a peer's socket closes or fails, Gloo's TCP pair wakes the buffers of the operations it holds queued,
+// but not the unbound buffer it is reading a message into (rx_) nor those of the sends it is writing (tx_): a
+// rank waiting for a message that was half transferred when its peer died sleeps until the group's timeout,
+// 30 minutes by default. So do Debian's Gloo (2022), upstream's (2025) and PyTorch 2.15's: a broadcast whose
+// root is killed mid-send leaves the other ranks waiting out the whole timeout. The watchdog below, awake
+// while this group waits on the transport, hands a failed pair's error to those buffers, so the waiter raises
+// it at once (as when the peer dies between messages). It reads members Gloo's classes keep protected, named
+// through a derived class (which C++ allows), under the pair's own lock.
+namespace tcp = gloo::transport::tcp;
+
+struct PairAccess : tcp::Pair {
+  static std::mutex& mutex(tcp::Pair& p) { return p.*(&PairAccess::m_); }
+  static const std::exception_ptr& error(tcp::Pair& p) { return p.*(&PairAccess::ex_); }
+  static tcp::Op& reading(tcp::Pair& p) { return p.*(&PairAccess::rx_); }
+  static std::deque<tcp::Op>& writing(tcp::Pair& p) { return p.*(&PairAccess::tx_); }
+};
+
+struct BufferAccess : tcp::UnboundBuffer {
+  // wakes its waiters, who raise ex
+  static void fail(tcp::UnboundBuffer* b, std::exception_ptr ex) {
+    (b->*(&BufferAccess::signalException))(std::move(ex));
+  }
+};
+
+class PeerFailureWatchdog {
+ public:
+  explicit PeerFailureWatchdog(std::shared_ptr<gloo::Context> ctx) : ctx_(std::move(ctx)), pid_(getpid()) {
+    for (int r = 0; r < ctx_->size; ++r) {
+      if (r == ctx_->rank) continue;
+      if (auto* p = dynamic_cast<tcp::Pair*>(ctx_->getPair(r).get())) pairs_.push_back(p);
+    }
+    handled_.assign(pairs_.size(), false);
+    if (!pairs_.empty()) thread_ = std::make_unique<std::thread>([this] { run(); });
+  }
+
+  ~PeerFailureWatchdog() {
+    if (!thread_) return;
+    if (getpid() != pid_) {
+      // a fork()ed child: the thread (and maybe the lock's holder) stayed in the parent
+      (void)thread_.release();
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> g(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_->join();
+  }
+
+  // Held for as long as a thread waits on the transport (a collective, a point-to-point wait).
+  class Waiting {
+   public:
+    explicit Waiting(PeerFailureWatchdog& w) : w_(w) { w_.enter(); }
+    ~Waiting() { w_.active_.fetch_sub(1); }
+    Waiting(const Waiting&) = delete;
+    Waiting& operator=(const Waiting&) = delete;
+
+   private:
+    PeerFailureWatchdog& w_;
+  };
+
+ private:
+  static constexpr auto kPoll = std::chrono::milliseconds(10);
+
+  void enter() {
+    // wakes the thread only from its idle sleep: a stream of short collectives costs no wake-up each
+    if (active_.fetch_add(1) == 0 && idle_.load()) {
+      std::lock_guard<std::mutex> g(m_);  // not between the thread's check and its sleep
+      cv_.notify_one();
+    }
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lk(m_);
+    while (!stop_) {
+      if (active_.load() == 0) {
+        idle_.store(true);
+        cv_.wait(lk, [&] { return stop_ || active_.load() > 0; });
+        idle_.store(false);
+        continue;
+      }
+      lk.unlock();
+      scan();
+      lk.lock();
+      cv_.wait_for(lk, kPoll, [&] { return stop_; });
+    }
+  }
+
+  void scan() {
+    for (size_t i = 0; i < pairs_.size(); ++i) {
+      if (handled_[i]) continue;
+      tcp::Pair& p = *pairs_[i];
+      // try: Gloo's device thread skips a pair whose lock is taken and comes back on its next tick
+      std::unique_lock<std::mutex> lk(PairAccess::mutex(p), std::try_to_lock);
+      if (!lk.owns_lock()) continue;
+      const std::exception_ptr& ex = PairAccess::error(p);
+      if (!ex) continue;
+      // failed for good: it reads and writes nothing more, so these ops never complete
+      fail(PairAccess::reading(p), ex);
+      for (tcp::Op& op : PairAccess::writing(p)) fail(op, ex);
+      handled_[i] = true;
+    }
+  }
+
+  static void fail(const tcp::Op& op, const std::exception_ptr& ex) {
+    gloo::NonOwningPtr<tcp::UnboundBuffer> buf(op.ubuf);  // empty when none, or gone
+    if (buf) BufferAccess::fail(buf.operator->(), ex);
+  }
+
+  std::shared_ptr<gloo::Context> ctx_;  // owns the pairs
+  std::vector<tcp::Pair*> pairs_;
+  std::vector<bool> handled_;  // the watchdog thread's own
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::atomic<int> active_{0};     // threads waiting on the transport
+  std::atomic<bool> idle_{false};  // the thread sleeps until one does
+  bool stop_ = false;
+  pid_t pid_;
+  std::unique_ptr<std::thread> thread_;
+};
+
+// PyTorch's Gloo follows the transport's word for a lost peer with a hint, which older Gloos (Debian's) lack.
+[[noreturn]] void rethrow_with_hint(const gloo::IoException& e) {
+  std::string msg = e.what();
+  const char* hint = nullptr;
+  if (msg.find("This is typically caused") == std::string::npos) {
+    if (msg.find("Connection closed by peer") != std::string::npos)
+      hint = "This is typically caused by a remote worker crashing. ";
+    else if (msg.find("Read error ") != std::string::npos)
+      hint = "This is typically caused by a remote worker hanging or bugs in the application. ";
+  }
+  if (!hint) throw;
+  throw gloo::IoException(msg + ". " + hint +
+                          "Check the logs of the remote worker before reporting an error. "
+                          "GLHF! \xF0\x9F\x8F\x96\xEF\xB8\x8F");
+}
+
+// Runs f; a peer's failure comes out in PyTorch's words.
+template <typename F>
+void worded(F&& f) {
+  try {
+    f();
+  } catch (const gloo::IoException& e) {
+    rethrow_with_hint(e);
+  }
+}
+
+// Runs f, a wait on the transport, with the watchdog awake.
+template <typename F>
+void waiting(PeerFailureWatchdog& w, F&& f) {
+  PeerFailureWatchdog::Waiting awake(w);
+  worded(std::forward<F>(f));
+}
+
 // Holds the tensor so its memory outlives the transfer.
 class GlooP2PWork : public P2PWork {
  public:
   GlooP2PWork(std::unique_ptr<gloo::transport::UnboundBuffer> buf, Tensor t, bool is_send,
-              std::chrono::milliseconds timeout)
-      : buf_(std::move(buf)), tensor_(std::move(t)), is_send_(is_send), timeout_(timeout) {}
+              std::chrono::milliseconds timeout, std::shared_ptr<PeerFailureWatchdog> watchdog)
+      : buf_(std::move(buf)),
+        tensor_(std::move(t)),
+        is_send_(is_send),
+        timeout_(timeout),
+        watchdog_(std::move(watchdog)) {}
   int wait() override {
     if (done_) return peer_;
-    if (is_send_)
-      buf_->waitSend(&peer_, timeout_);
-    else
-      buf_->waitRecv(&peer_, timeout_);
+    waiting(*watchdog_, [&] {
+      if (is_send_)
+        buf_->waitSend(&peer_, timeout_);
+      else
+        buf_->waitRecv(&peer_, timeout_);
+    });
     done_ = true;
     return peer_;
   }
@@ -150,6 +324,7 @@ class GlooP2PWork : public P2PWork {
   Tensor tensor_;
   bool is_send_;
   std::chrono::milliseconds timeout_;
+  std::shared_ptr<PeerFailureWatchdog> watchdog_;
   bool done_ = false;
   int peer_ = -1;
 };
@@ -172,6 +347,7 @@ class ProcessGroupGloo : public ProcessGroup {
     GlooStore gstore(std::move(store), timeout);
     ctx->connectFullMesh(gstore, dev);
     ctx_ = ctx;
+    watchdog_ = std::make_shared<PeerFailureWatchdog>(ctx_);
   }
 
   void allreduce(const Tensor& t, ReduceOp op) override {
@@ -186,7 +362,7 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setRoot(root);
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::broadcast(o);
+    waiting(*watchdog_, [&] { gloo::broadcast(o); });
   }
 
   void allgather(const Tensor& out, const Tensor& in) override {
@@ -196,7 +372,7 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setOutput(static_cast<char*>(out.data_ptr()), nbytes(out));
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::allgather(o);
+    waiting(*watchdog_, [&] { gloo::allgather(o); });
   }
 
   void reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op) override {
@@ -215,7 +391,7 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setOutput(static_cast<char*>(out.data_ptr()), nbytes(out));
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::alltoall(o);
+    waiting(*watchdog_, [&] { gloo::alltoall(o); });
   }
 
   void alltoallv(const Tensor& out, const std::vector<int64_t>& out_counts, const Tensor& in,
@@ -239,7 +415,7 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setOutput(outp, bytes(out_counts));
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::alltoallv(o);
+    waiting(*watchdog_, [&] { gloo::alltoallv(o); });
   }
 
   void reduce(const Tensor& t, int root, ReduceOp op) override {
@@ -250,7 +426,7 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setReduceFunction(reduce_fn_for(t.dtype(), op));
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::reduce(o);
+    waiting(*watchdog_, [&] { gloo::reduce(o); });
     if (op == ReduceOp::AVG && rank_ == root) divide_for(t.dtype(), t.data_ptr(), t.numel(), size_);
   }
 
@@ -262,7 +438,7 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setRoot(root);
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::gather(o);
+    waiting(*watchdog_, [&] { gloo::gather(o); });
   }
 
   void scatter(const Tensor& out, const Tensor& in, int root) override {
@@ -277,34 +453,36 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setRoot(root);
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::scatter(o);
+    waiting(*watchdog_, [&] { gloo::scatter(o); });
   }
 
   std::unique_ptr<P2PWork> isend(const Tensor& t, int dst, int tag) override {
     auto buf = ctx_->createUnboundBuffer(t.data_ptr(), nbytes(t));
-    buf->send(dst, kP2PSlot | static_cast<uint32_t>(tag));
-    return std::make_unique<GlooP2PWork>(std::move(buf), t, true, timeout_);
+    worded([&] { buf->send(dst, kP2PSlot | static_cast<uint32_t>(tag)); });
+    return std::make_unique<GlooP2PWork>(std::move(buf), t, true, timeout_, watchdog_);
   }
 
   std::unique_ptr<P2PWork> irecv(const Tensor& t, int src, int tag) override {
     auto buf = ctx_->createUnboundBuffer(t.data_ptr(), nbytes(t));
     uint64_t slot = kP2PSlot | static_cast<uint32_t>(tag);
-    if (src >= 0) {
-      buf->recv(src, slot);
-    } else {
-      std::vector<int> srcs;
-      for (int r = 0; r < size_; ++r)
-        if (r != rank_) srcs.push_back(r);
-      buf->recv(srcs, slot);
-    }
-    return std::make_unique<GlooP2PWork>(std::move(buf), t, false, timeout_);
+    worded([&] {
+      if (src >= 0) {
+        buf->recv(src, slot);
+      } else {
+        std::vector<int> srcs;
+        for (int r = 0; r < size_; ++r)
+          if (r != rank_) srcs.push_back(r);
+        buf->recv(srcs, slot);
+      }
+    });
+    return std::make_unique<GlooP2PWork>(std::move(buf), t, false, timeout_, watchdog_);
   }
 
   void barrier() override {
     gloo::BarrierOptions o(ctx_);
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::barrier(o);
+    waiting(*watchdog_, [&] { gloo::barrier(o); });
   }
 
  private:
@@ -355,11 +533,12 @@ class ProcessGroupGloo : public ProcessGroup {
     o.setReduceFunction(reduce_fn_for(st, op));
     o.setTag(next_tag());
     o.setTimeout(timeout_);
-    gloo::allreduce(o);
+    waiting(*watchdog_, [&] { gloo::allreduce(o); });
     if (op == ReduceOp::AVG) divide_for(st, p, n, size_);
   }
 
   std::shared_ptr<gloo::Context> ctx_;
+  std::shared_ptr<PeerFailureWatchdog> watchdog_;  // shared with the point-to-point works
   std::chrono::milliseconds timeout_;
   uint32_t tag_ = 0;
 };
