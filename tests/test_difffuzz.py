@@ -19,8 +19,8 @@ CALLS = int(os.environ.get("MINITORCH_DIFFFUZZ_CALLS", "4000"))
 SEED = int(os.environ.get("MINITORCH_DIFFFUZZ_SEED", "20261202"))
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "reliability.md")
 # what each class may reach, as a share of all calls. Issue 34 asks for under 1 % each; these are a ratchet at
-# the rates of the day (2026-12-02: 2.4 %, 3.0 %, 4.9 %), lowered as the classes are fixed, never raised.
-LIMITS = {"accepted_bad": 0.025, "missing": 0.031, "exc_type": 0.05}
+# the rates of the day (2026-12-02: 2.4 %, 3.0 %, 3.9 %), lowered as the classes are fixed, never raised.
+LIMITS = {"accepted_bad": 0.025, "missing": 0.031, "exc_type": 0.045}
 
 
 def known_differences():
