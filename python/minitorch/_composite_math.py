@@ -59,6 +59,15 @@ def _binary(a, b):
     return a, b
 
 
+def _float_pair(a, b):
+    """Both arguments as tensors of their promoted dtype, integers to the default float dtype: a Python number
+    joins the tensor's dtype (bfloat16 and 4 compute in bfloat16), a wider tensor widens the other."""
+    dt = _C.result_type(a, b)
+    dt = dt if dt.is_floating_point else _C.get_default_dtype()
+    a, b = _binary(a, b)
+    return a.to(dt), b.to(dt)
+
+
 def _to_float(t):
     """Integral/bool tensors go to the default float dtype, as PyTorch's unary float ops do."""
     return t if _is_float(t) else t.to(_C.get_default_dtype())
@@ -267,9 +276,7 @@ def logaddexp2(input, other):
     if not _is_float(input) or not _is_float(other):
         _not_implemented("logaddexp2_cpu", input if not _is_float(input) else other)
     ln2 = math.log(2.0)
-    dt = _C.result_type(input, other)  # scale in the result's precision, not the narrower input's
-    input, other = _binary(input, other)
-    input, other = input.to(dt), other.to(dt)
+    input, other = _float_pair(input, other)  # scale in the result's precision, not the narrower input's
     return _C.div(logaddexp(_C.mul(input, ln2), _C.mul(other, ln2)), ln2)
 
 
@@ -279,10 +286,7 @@ _export(logaddexp2)
 
 def xlogy(input, other):
     """input * log(other), 0 where input == 0 (unless other is NaN); gradients stay finite at input == 0."""
-    dt = _C.result_type(input, other)  # a Python number joins the tensor's dtype (bfloat16 * 4 is bfloat16)
-    dt = dt if dt.is_floating_point else _C.get_default_dtype()
-    x, y = _binary(input, other)
-    x, y = x.to(dt), y.to(dt)
+    x, y = _float_pair(input, other)
     zero = _C.logical_and(_C.eq(x, 0), _C.logical_not(_C.isnan(y)))
     # the masked branch is evaluated at y = 1 so log's gradient there is 0, not 0 * inf = NaN
     safe_y = _C._where(zero, 1.0, y)

@@ -877,34 +877,6 @@ for _name in (
 del _name
 
 
-@_export
-def dropout(input, p, train):
-    """Dropout with torch's signature (input, p, train): F.dropout(input, p, training=train)."""
-    _check_p(p)
-    return _F().dropout(input, p, train)
-
-
-@_export
-def dropout_(input, p, train):
-    """In-place dropout with torch's signature (input, p, train)."""
-    _check_p(p)
-    return _F().dropout(input, p, train, inplace=True)
-
-
-@_export
-def alpha_dropout_(input, p, train):
-    """In-place alpha dropout with torch's signature (input, p, train)."""
-    _check_p(p)
-    return _F().alpha_dropout(input, p, train, inplace=True)
-
-
-@_export
-def feature_alpha_dropout_(input, p, train):
-    """In-place feature alpha dropout with torch's signature (input, p, train)."""
-    _check_p(p)
-    return _F().feature_alpha_dropout(input, p, train, inplace=True)
-
-
 def _feature_mask(input, p):
     mt = _mt()
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
@@ -918,18 +890,26 @@ def _check_p(p):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
 
 
-@_export
-def alpha_dropout(input, p, train):
-    """F.alpha_dropout with torch's signature (every argument positional)."""
-    _check_p(p)
-    return _F().alpha_dropout(input, p, train)
+def _reuse_dropout(name, fname, inplace):
+    """torch.<name>(input, p, train): F.<fname> after ATen's check of p, in place when the name ends in _."""
+    extra = {"inplace": True} if inplace else {}
+
+    def fn(input, p, train):
+        _check_p(p)
+        return getattr(_F(), fname)(input, p, train, **extra)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (
+        f"torch.{name}(input, p, train): torch.nn.functional.{fname}{' in place' if inplace else ''}."
+    )
+    globals()[name] = fn
+    __all__.append(name)
 
 
-@_export
-def feature_alpha_dropout(input, p, train):
-    """F.feature_alpha_dropout with torch's signature (every argument positional)."""
-    _check_p(p)
-    return _F().feature_alpha_dropout(input, p, train)
+for _fname in ("dropout", "alpha_dropout", "feature_alpha_dropout"):
+    _reuse_dropout(_fname, _fname, False)
+    _reuse_dropout(_fname + "_", _fname, True)
+del _fname
 
 
 @_export

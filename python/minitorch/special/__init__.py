@@ -119,10 +119,7 @@ def xlogy(input, other):
 
 def xlog1py(input, other):
     """input * log1p(other), 0 where input == 0 (unless other is NaN)."""
-    dt = _C.result_type(input, other)  # as xlogy: a Python number joins the tensor's dtype
-    dt = dt if dt.is_floating_point else _C.get_default_dtype()
-    x, y = _cm._binary(input, other)
-    x, y = x.to(dt), y.to(dt)
+    x, y = _cm._float_pair(input, other)
     zero = _C.logical_and(_C.eq(x, 0), _C.logical_not(_C.isnan(y)))
     # the masked branch runs at y = 0 so its gradient is finite, not 0 * inf
     safe_y = _C._where(zero, 0.0, y)
