@@ -990,3 +990,97 @@ def test_norm_of_one_element_is_its_magnitude():
     assert minitorch.tensor(-5.0).norm().item() == 5.0
     assert minitorch.tensor([[-2.0]]).norm(p=3).item() == 2.0
     assert minitorch.tensor([[0.0, 0.0]]).norm(p=0, dim=1).tolist() == [0.0]
+
+
+# ---- argument kinds: the functions we write in Python raise PyTorch's TypeError (minitorch/_argcheck.py)
+
+
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        (lambda t: minitorch.cross(t, 0), "cross(): argument 'other' (position 2) must be Tensor, not int"),
+        (lambda t: t.put_(-1, t), "put_(): argument 'index' (position 1) must be Tensor, not int"),
+        (
+            lambda t: minitorch.histc(3, 0, 3),
+            "histc(): argument 'input' (position 1) must be Tensor, not int",
+        ),
+        (
+            lambda t: minitorch.special.sinc([t]),
+            "sinc(): argument 'input' (position 1) must be Tensor, not list",
+        ),
+        (lambda t: minitorch.linalg.matrix_power([t], 2), "must be Tensor, not list"),
+        (lambda t: minitorch.nn.functional.pdist(3), "pdist(): argument 'input' (position 1) must be Tensor"),
+        (lambda t: t.diff(minitorch.ones(2, 2)), "diff(): argument 'n' (position 1) must be int, not Tensor"),
+        (lambda t: minitorch.nan_to_num(t, minitorch.ones(3)), "argument 'nan' (position 2) must be Number"),
+        (lambda t: minitorch.nn.functional.rrelu_(t, minitorch.ones(2)), "argument 'lower'"),
+        (
+            lambda t: minitorch.nn.functional.threshold(t, minitorch.ones(3), 0.0),
+            "must be Number, not Tensor",
+        ),
+        (lambda t: minitorch.nn.functional.elu(t, minitorch.ones(3)), "argument 'alpha' (position 2)"),
+    ],
+)
+def test_wrong_argument_kinds_raise_pytorchs_type_error(call, fragment):
+    t = minitorch.randn(3)
+    with pytest.raises(TypeError, match=re.escape(fragment)):
+        call(t)
+
+
+def test_argument_kind_translation_keeps_valid_calls_and_other_errors():
+    t = minitorch.randn(3)
+    assert minitorch.cross(t, minitorch.randn(3)).shape == (3,)
+    # a number where PyTorch's overloads take one, and a tensor where they take a tensor, stay valid
+    assert minitorch.normal(minitorch.zeros(3), minitorch.ones(3)).shape == (3,)
+    # an error that is not about an argument's kind is PyTorch's own
+    with pytest.raises(RuntimeError, match="no dimension of size 3"):
+        minitorch.cross(minitorch.randn(2), minitorch.randn(2))
+    # F functions PyTorch writes in Python fail there with an AttributeError too: kept as they are
+    with pytest.raises(AttributeError):
+        minitorch.nn.functional.binary_cross_entropy(t, 0)
+
+
+@pytest.mark.parametrize(
+    "fn, kernel",
+    [
+        ("elu", "elu_cpu"),
+        ("celu", "elu_cpu"),
+        ("selu", "elu_cpu"),
+        ("hardsigmoid", "hardsigmoid_cpu"),
+        ("hardswish", "hardswish_cpu"),
+        ("hardshrink", "hardshrink_cpu"),
+        ("softshrink", "softshrink_check"),
+        ("logsigmoid", "log_sigmoid_cpu"),
+        ("rrelu", "leaky_relu_cpu"),
+        ("glu", "glu_cpu"),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_float_only_activations_refuse_integers(fn, kernel, dtype):
+    x = minitorch.tensor([1, 0], dtype=getattr(minitorch, dtype))
+    name = {"int64": "Long", "bool": "Bool"}[dtype]
+    with pytest.raises(NotImplementedError, match=re.escape(f"\"{kernel}\" not implemented for '{name}'")):
+        getattr(minitorch.nn.functional, fn)(x)
+
+
+def test_float_only_losses_refuse_integers():
+    F = minitorch.nn.functional
+    x = minitorch.tensor([1, 0])
+    for fn, kernel in [
+        (F.huber_loss, "huber_cpu"),
+        (F.smooth_l1_loss, "smooth_l1_cpu"),
+        (F.binary_cross_entropy_with_logits, "log_sigmoid_cpu"),
+        (F.multilabel_soft_margin_loss, "log_sigmoid_cpu"),
+    ]:
+        with pytest.raises(NotImplementedError, match=re.escape(f"\"{kernel}\" not implemented for 'Long'")):
+            fn(x, x)
+    with pytest.raises(RuntimeError, match="kl_div: Integral inputs not supported"):
+        F.kl_div(x, x)
+
+
+def test_celu_alpha_zero_and_hardtanh_bounds():
+    with pytest.raises(RuntimeError, match="alpha cannot be 0 for CELU"):
+        minitorch.nn.functional.celu(minitorch.tensor([1, 2]), 0.0)  # before the dtype, as PyTorch
+    with pytest.raises(RuntimeError, match="alpha cannot be 0 for CELU"):
+        minitorch.nn.CELU(0.0)(minitorch.randn(3))
+    with pytest.raises(AssertionError, match=re.escape("max_val (1.0) must be greater than min_val (1)")):
+        minitorch.nn.Hardtanh(1)

@@ -40,10 +40,11 @@ from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, 
 from minitorch.functional import broadcast_shapes, nanmean, nansum, repeat_interleave  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
-from minitorch import _composite_math, _composite_shape, _torch_functions
+from minitorch import _argcheck, _composite_math, _composite_shape, _torch_functions
 
+# the composites we write in Python raise PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)
 for _m in (_composite_shape, _composite_math, _torch_functions):
-    globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
+    globals().update({_n: _argcheck.translating(getattr(_m, _n), _n) for _n in _m.__all__})
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch.serialization import load, save  # noqa: F401

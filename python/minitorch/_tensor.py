@@ -134,7 +134,7 @@ def _install_tensor_methods(cls):
     cls.repeat = repeat
     cls.nansum = nansum
     cls.nanmean = nanmean
-    from minitorch import _composite_math, _composite_shape, _torch_functions
+    from minitorch import _argcheck, _composite_math, _composite_shape, _torch_functions
     from minitorch.utils import dlpack as _dl
 
     owner = {}
@@ -143,7 +143,7 @@ def _install_tensor_methods(cls):
             if name in cls.__dict__:  # one definition per method: a composite must not shadow another one
                 where = owner.get(name, "the extension")
                 raise RuntimeError(f"Tensor.{name} is defined twice ({mod.__name__} and {where})")
-            setattr(cls, name, fn)
+            setattr(cls, name, _argcheck.translating(fn, name, method=True))
             owner[name] = mod.__name__
     cls.__dlpack__ = _dl.dlpack
     cls.__dlpack_device__ = _dl.dlpack_device

@@ -5,7 +5,7 @@ not have yet; their names raise NotImplementedError saying so rather than Attrib
 
 import math
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name
 
@@ -435,3 +435,6 @@ def __getattr__(name):
             f"minitorch.linalg.{name} is not implemented yet: it needs a LAPACK/cuSOLVER decomposition"
         )
     raise AttributeError(f"module 'minitorch.linalg' has no attribute '{name}'")
+
+
+_argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)

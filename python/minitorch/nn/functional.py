@@ -3,7 +3,7 @@ minitorch._C._nn once (argument normalization only here); the rest are compositi
 
 import warnings
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name
 
@@ -105,6 +105,26 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 # ---- activations
+def _floating(input, kernel, suffix=True):
+    """PyTorch's NotImplementedError for an activation or loss whose kernel takes only floating inputs."""
+    if not input.is_floating_point():
+        if suffix:
+            kernel += "_cuda" if input.is_cuda else "_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input.dtype)}'")
+
+
+def _floating_pair(input, target, kernel):
+    """_floating for a loss whose kernel runs in the promoted dtype of input and target."""
+    if isinstance(target, _C.Tensor) and not _C.result_type(input, target).is_floating_point:
+        _floating(input if not input.is_floating_point() else target, kernel)
+
+
+def _number(fname, argname, pos, x):
+    """PyTorch's TypeError for a tensor (of one or more dimensions) where its op takes a Number."""
+    if isinstance(x, _C.Tensor) and x.dim() != 0:
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not Tensor")
+
+
 def _write_back(input, fn):
     """fn(input) written into input (an activation's inplace=True). When input's history is recorded, fn reads
     a copy: fn's backward saved its input, and the write would otherwise invalidate it (PyTorch's in-place
@@ -132,6 +152,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def threshold(input, threshold, value, inplace=False):
+    _number("threshold_" if inplace else "threshold", "threshold", 2, threshold)
+    _number("threshold_" if inplace else "threshold", "value", 3, value)
     # PyTorch's test is x <= threshold: a NaN input, or a NaN threshold, keeps x
     out = _C._where(
         input <= threshold, _C.scalar_tensor(value, dtype=input.dtype, device=input.device), input
@@ -176,30 +198,39 @@ def tanh(input):
 
 
 def hardsigmoid(input, inplace=False):
+    _floating(input, "hardsigmoid")
     if inplace:
         return _write_back(input, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
     return (input / 6 + 0.5).clamp(0.0, 1.0)
 
 
 def hardswish(input, inplace=False):
+    _floating(input, "hardswish")
     if inplace:
         return _write_back(input, lambda x: x * (x + 3).clamp(0.0, 6.0) / 6)
     return input * (input + 3).clamp(0.0, 6.0) / 6
 
 
 def elu(input, alpha=1.0, inplace=False):
+    _number("elu_" if inplace else "elu", "alpha", 2, alpha)
+    _floating(input, "elu")
     if inplace:
         return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x)))
     return _C._where(input > 0, input, alpha * _C.expm1(input))
 
 
 def celu(input, alpha=1.0, inplace=False):
+    _number("celu_" if inplace else "celu", "alpha", 2, alpha)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _floating(input, "elu")
     if inplace:
         return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x / alpha)))
     return _C._where(input > 0, input, alpha * _C.expm1(input / alpha))
 
 
 def selu(input, inplace=False):
+    _floating(input, "elu")
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     if inplace:
         return _write_back(input, lambda x: scale * _C._where(x > 0, x, alpha * _C.expm1(x)))
@@ -211,6 +242,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def logsigmoid(input):
+    _floating(input, "log_sigmoid")
     return -_C.softplus(-input, 1.0, 20.0)
 
 
@@ -223,6 +255,8 @@ def tanhshrink(input):
 
 
 def glu(input, dim=-1):
+    if input.dtype in (_C.int64, _C.int32, _C.int16, _C.int8, _C.bool):  # uint8 fails the halving check first
+        _floating(input, "glu")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if input.shape[dim] % 2:
@@ -574,6 +608,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _floating_pair(input, target, "smooth_l1")
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     _warn_size(input, target)
@@ -581,6 +616,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
+    _floating_pair(input, target, "huber")
     _warn_size(input, target)
     return _nn.huber_loss(input, target, reduction, delta)
 
@@ -603,10 +639,13 @@ def binary_cross_entropy_with_logits(
         reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    _floating(input, "log_sigmoid")
     return _nn.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if isinstance(target, _C.Tensor) and (not input.is_floating_point() or not target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     return _nn.kl_div(input, target, reduction, log_target)
@@ -810,6 +849,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """Binary cross entropy of sigmoid(input) against 0/1 targets, averaged over the classes (last dim), one
     value per sample; weight scales the classes."""
     reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
+    _floating(input, "log_sigmoid")
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -1361,6 +1401,8 @@ def threshold_(input, threshold, value):
 
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
+    _number("softshrink", "lambd", 2, lambd)
+    _floating(input, "softshrink_check", suffix=False)
     if lambd < 0:
         kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
         hi = {_C.float64: "1.79769e+308", _C.float16: "65504", _C.bfloat16: "3.38953e+38"}
@@ -1374,6 +1416,8 @@ def softshrink(input, lambd=0.5):
 
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
+    _number("hardshrink", "lambd", 2, lambd)
+    _floating(input, "hardshrink")
     return _C._where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
@@ -1396,6 +1440,7 @@ def prelu(input, weight):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training each negative element gets a slope drawn from U(lower, upper);
     in eval the slope is the mean (lower + upper) / 2."""
+    _floating(input, "leaky_relu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
@@ -1869,3 +1914,23 @@ def embedding_bag(
         counts = _tensor(np.maximum(valid.sum(1), 1).astype(np.float64), device=weight.device)
         out = out / counts.to(out.dtype).unsqueeze(-1)
     return out
+
+
+# PyTorch's TypeError for an argument of the wrong kind, decided on the error path only (minitorch/_argcheck.py).
+# Only where PyTorch raises it: most of PyTorch's nn.functional is Python that fails on a bad argument as ours
+# does (an AttributeError on `target.size()`, "Boolean value of Tensor" on `p < 0`). These names are C++ ops
+# in PyTorch (its parser checks every kind)...
+_argcheck.translate_module(
+    globals(),
+    ["bilinear", "celu_", "channel_shuffle", "cosine_similarity", "elu_", "hardshrink", "hardtanh_",
+     "leaky_relu_", "logsigmoid", "native_channel_shuffle", "one_hot", "pairwise_distance", "pdist",
+     "pixel_shuffle", "pixel_unshuffle", "prelu", "rrelu_", "selu_", "softplus", "softshrink", "threshold_"],
+)  # fmt: skip
+# ...these are Python that hands the tensors and numbers straight to a C++ op (a bool is only a truth value)...
+_argcheck.translate_module(
+    globals(), ["fold", "unfold", "max_pool1d_with_indices", "rms_norm", "rrelu"], checks="numbers"
+)
+# ...and these hand their tensors to a C++ op but test their numbers in Python first.
+_argcheck.translate_module(
+    globals(), ["multi_margin_loss", "multilabel_margin_loss", "selu", "celu"], checks="tensors"
+)

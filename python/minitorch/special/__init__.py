@@ -2,7 +2,7 @@
 
 import math
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch import _composite_math as _cm
 
 __all__ = [
@@ -233,3 +233,6 @@ def erfcx(input):
         s = _C.add(s, term)
     asym = _C.div(s, _C.mul(t, math.sqrt(math.pi)))
     return _C._where(big, asym, direct)
+
+
+_argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)
