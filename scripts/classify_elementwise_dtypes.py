@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Asks real PyTorch (CPU) what every elementwise op of csrc/ops/elementwise.h does with each dtype, and writes
+"""Asks real PyTorch (CPU) what every elementwise op of csrc/ops/ops.schema does with each dtype, and writes
 the answer to tests/elementwise_oracle.py, which tests/test_elementwise.py reads (so the tests never need torch).
 
 usage: /path/to/python-with-torch scripts/classify_elementwise_dtypes.py [--check]
@@ -7,7 +7,6 @@ usage: /path/to/python-with-torch scripts/classify_elementwise_dtypes.py [--chec
 
 import pathlib
 import pprint
-import re
 import subprocess
 import sys
 
@@ -18,10 +17,12 @@ OUT = ROOT / "tests" / "elementwise_oracle.py"
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
 
 
-def header_ops(macro):
-    text = (ROOT / "csrc/ops/elementwise.h").read_text()
-    body = text.split(f"#define {macro}(_)")[1].split("\n\n")[0]
-    return re.findall(r"_\((\w+),", body)
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_ops  # the build's own reader of csrc/ops/ops.schema
+
+
+def schema_ops(kind):
+    return [op.name for op in gen_ops.load() if op.kind == kind]
 
 
 F = torch.nn.functional
@@ -49,11 +50,11 @@ def classify(fn, nargs, dtype):
 
 def table():
     t = {}
-    for name in header_ops("MT_UNARY_OPS"):
+    for name in schema_ops("unary"):
         fn = UNARY_SPELLING.get(name, getattr(torch, name, None))
         for d in DTYPES:
             t[(name, d)] = classify(fn, 1, d)
-    for name in header_ops("MT_BINARY_OPS"):
+    for name in schema_ops("binary"):
         fn = BINARY_SPELLING.get(name, getattr(torch, name, None))
         for d in DTYPES:
             t[(name, d)] = classify(fn, 2, d)

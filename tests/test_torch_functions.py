@@ -365,9 +365,7 @@ def test_asarray(device):
 
 
 def test_inplace_spellings(device):
-    names = [
-        n for n in minitorch._torch_functions.__all__ if n.endswith("_") and hasattr(minitorch.Tensor, n)
-    ]
+    names = [n for n in dir(minitorch) if n.endswith("_") and hasattr(minitorch.Tensor, n)]
     assert {"abs_", "exp_", "sigmoid_", "zero_", "clamp_"} <= set(names)
     x = minitorch.tensor([0.25, 0.5, 0.75], device=device)
     for name in [

@@ -105,125 +105,39 @@ const char* binary_name(BinaryOp op) {
   return "BinaryBackward0";
 }
 
-// d(op)/dx * g, from the input x and the result r.
-Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& r) {
+// The unary formulas too long for one schema line (csrc/ops/ops.schema names them in `grad:`).
+Tensor gelu_grad(const Tensor& g, const Tensor& x) {
   using mt::add;
-  using mt::div;
+  using mt::mul;
+  Tensor cdf = mul(add(mt::erf(mul(x, S(M_SQRT1_2))), S(1)), S(0.5));
+  Tensor pdf = mul(mt::exp(mul(mul(x, x), S(-0.5))), S(1.0 / std::sqrt(2 * kPi)));
+  return mul(g, add(cdf, mul(x, pdf)));
+}
+Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x) {
+  using mt::add;
   using mt::mul;
   using mt::sub;
-  switch (op) {
-    case UnaryOp::abs:
-      return mul(g, mt::sign(x));
-    case UnaryOp::neg:
-      return mt::neg(g);
-    case UnaryOp::sign:
-    case UnaryOp::floor:
-    case UnaryOp::ceil:
-    case UnaryOp::round:
-    case UnaryOp::trunc:
-      return zeros_like(g);
-    case UnaryOp::relu:
-      return mul(g, fmask(mt::gt(r, S(0)), g));
-    case UnaryOp::exp:
-      return mul(g, r);
-    case UnaryOp::exp2:
-      return mul(g, mul(r, S(std::log(2.0))));
-    case UnaryOp::expm1:
-      return mul(g, add(r, S(1)));
-    case UnaryOp::log:
-      return div(g, x);
-    case UnaryOp::log2:
-      return div(g, mul(x, S(std::log(2.0))));
-    case UnaryOp::log10:
-      return div(g, mul(x, S(std::log(10.0))));
-    case UnaryOp::log1p:
-      return div(g, add(x, S(1)));
-    case UnaryOp::sqrt:
-      return div(g, mul(r, S(2)));
-    case UnaryOp::rsqrt:
-      return mul(g, mul(mt::pow(r, S(3)), S(-0.5)));
-    case UnaryOp::reciprocal:
-      return mt::neg(mul(g, mul(r, r)));
-    case UnaryOp::sin:
-      return mul(g, mt::cos(x));
-    case UnaryOp::cos:
-      return mt::neg(mul(g, mt::sin(x)));
-    case UnaryOp::tan:
-      return mul(g, add(mul(r, r), S(1)));
-    case UnaryOp::asin:
-      return div(g, mt::sqrt(sub(S(1), mul(x, x))));
-    case UnaryOp::acos:
-      return mt::neg(div(g, mt::sqrt(sub(S(1), mul(x, x)))));
-    case UnaryOp::atan:
-      return div(g, add(mul(x, x), S(1)));
-    case UnaryOp::sinh:
-      return mul(g, mt::cosh(x));
-    case UnaryOp::cosh:
-      return mul(g, mt::sinh(x));
-    case UnaryOp::tanh:
-      return mul(g, sub(S(1), mul(r, r)));
-    case UnaryOp::erf:
-      return mul(g, mul(mt::exp(mt::neg(mul(x, x))), S(2.0 / std::sqrt(kPi))));
-    case UnaryOp::erfc:
-      return mul(g, mul(mt::exp(mt::neg(mul(x, x))), S(-2.0 / std::sqrt(kPi))));
-    case UnaryOp::erfinv:  // sqrt(pi)/2 exp(erfinv(x)^2)
-      return mul(g, mul(mt::exp(mul(r, r)), S(std::sqrt(kPi) / 2)));
-    case UnaryOp::asinh:
-      return div(g, mt::sqrt(add(mul(x, x), S(1))));
-    case UnaryOp::acosh:
-      return div(g, mt::sqrt(sub(mul(x, x), S(1))));
-    case UnaryOp::atanh:
-      return div(g, sub(S(1), mul(x, x)));
-    case UnaryOp::lgamma:
-      return mul(g, mt::digamma(x));
-    case UnaryOp::digamma:
-      return mul(g, mt::polygamma(1, x));
-    case UnaryOp::sigmoid:
-      return mul(g, mul(r, sub(S(1), r)));
-    case UnaryOp::gelu: {
-      Tensor cdf = mul(add(mt::erf(mul(x, S(M_SQRT1_2))), S(1)), S(0.5));
-      Tensor pdf = mul(mt::exp(mul(mul(x, x), S(-0.5))), S(1.0 / std::sqrt(2 * kPi)));
-      return mul(g, add(cdf, mul(x, pdf)));
-    }
-    case UnaryOp::gelu_tanh: {
-      const double k = std::sqrt(2.0 / kPi), c = 0.044715;
-      Tensor x2 = mul(x, x);
-      Tensor th = mt::tanh(mul(mul(x, add(mul(x2, S(c)), S(1))), S(k)));
-      Tensor left = mul(add(th, S(1)), S(0.5));
-      Tensor right = mul(mul(mul(x, sub(S(1), mul(th, th))), S(0.5 * k)), add(mul(x2, S(3 * c)), S(1)));
-      return mul(g, add(left, right));
-    }
-    case UnaryOp::silu: {
-      Tensor s = mt::sigmoid(x);
-      return mul(g, mul(s, add(mul(x, sub(S(1), s)), S(1))));
-    }
-    case UnaryOp::mish: {
-      Tensor th = mt::tanh(mt::softplus(x, 1.0, 20.0));
-      return mul(g, add(th, mul(mul(x, mt::sigmoid(x)), sub(S(1), mul(th, th)))));
-    }
-    default:
-      MT_ERROR("the derivative for '", unary_name(op), "' is not implemented.");
-  }
+  const double k = std::sqrt(2.0 / kPi), c = 0.044715;
+  Tensor x2 = mul(x, x);
+  Tensor th = mt::tanh(mul(mul(x, add(mul(x2, S(c)), S(1))), S(k)));
+  Tensor left = mul(add(th, S(1)), S(0.5));
+  Tensor right = mul(mul(mul(x, sub(S(1), mul(th, th))), S(0.5 * k)), add(mul(x2, S(3 * c)), S(1)));
+  return mul(g, add(left, right));
+}
+Tensor silu_grad(const Tensor& g, const Tensor& x) {
+  using mt::add;
+  using mt::mul;
+  Tensor s = mt::sigmoid(x);
+  return mul(g, mul(s, add(mul(x, mt::sub(S(1), s)), S(1))));
+}
+Tensor mish_grad(const Tensor& g, const Tensor& x) {
+  using mt::mul;
+  Tensor th = mt::tanh(mt::softplus(x, 1.0, 20.0));
+  return mul(g, mt::add(th, mul(mul(x, mt::sigmoid(x)), mt::sub(S(1), mul(th, th)))));
 }
 
-bool unary_saves_input(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::relu:
-    case UnaryOp::exp:
-    case UnaryOp::exp2:
-    case UnaryOp::expm1:
-    case UnaryOp::sqrt:
-    case UnaryOp::rsqrt:
-    case UnaryOp::reciprocal:
-    case UnaryOp::tan:
-    case UnaryOp::tanh:
-    case UnaryOp::sigmoid:
-    case UnaryOp::erfinv:
-      return false;  // these need only the result
-    default:
-      return true;
-  }
-}
+// unary_grad(op, grad, self, result) and unary_saves_input(op), one case per schema row
+#include "generated/unary_grad.inc"
 
 // ---- the binary ops' formulas: one entry per op says which gradients read self and other (each is saved
 // only when one of those is needed) and how the gradients are computed. A null formula: not differentiable.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/Tensor.h"
+#include "generated/ops_schema.h"
 
 namespace mt::autocast {
 
@@ -20,9 +21,10 @@ namespace mt::autocast {
 // - Banned: raises; unsafe in lower precision with a safe replacement (binary_cross_entropy).
 enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
 
-// (op, policy on CUDA, policy on the CPU). PyTorch's CPU list is shorter: on the CPU softmax, exp, sums and
-// the norms run in the input dtype (bfloat16 stays bfloat16), so the CPU column says Same for them; the
-// losses run in float32 on both (checked against PyTorch in tests/test_torch_oracle.py).
+// (op, policy on CUDA, policy on the CPU); the elementwise ops' rows come from csrc/ops/ops.schema. PyTorch's
+// CPU list is shorter: on the CPU softmax, exp, sums and the norms run in the input dtype (bfloat16 stays
+// bfloat16), so the CPU column says Same for them; the losses run in float32 on both (checked against PyTorch
+// in tests/test_torch_oracle.py).
 // clang-format off
 #define MT_AUTOCAST_OPS(_)                               \
   _(mm,                     Lower,   Lower)              \
@@ -35,21 +37,6 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
   _(conv2d,                 Lower,   Lower)              \
   _(conv_transpose1d,       Lower,   Lower)              \
   _(conv_transpose2d,       Lower,   Lower)              \
-  _(exp,                    Fp32,    Same)               \
-  _(expm1,                  Fp32,    Same)               \
-  _(log,                    Fp32,    Same)               \
-  _(log2,                   Fp32,    Same)               \
-  _(log10,                  Fp32,    Same)               \
-  _(log1p,                  Fp32,    Same)               \
-  _(reciprocal,             Fp32,    Same)               \
-  _(rsqrt,                  Fp32,    Same)               \
-  _(tan,                    Fp32,    Same)               \
-  _(asin,                   Fp32,    Same)               \
-  _(acos,                   Fp32,    Same)               \
-  _(sinh,                   Fp32,    Same)               \
-  _(cosh,                   Fp32,    Same)               \
-  _(erfinv,                 Fp32,    Same)               \
-  _(pow,                    Fp32,    Same)               \
   _(softplus,               Fp32,    Same)               \
   _(softmax,                Fp32,    Same)               \
   _(log_softmax,            Fp32,    Same)               \
@@ -70,9 +57,9 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
   _(binary_cross_entropy_with_logits, Fp32, Fp32)        \
   _(binary_cross_entropy,   Banned,  Fp32)               \
   _(dot,                    Promote, Same)               \
-  _(atan2,                  Promote, Same)               \
   _(cat,                    Promote, Promote)            \
-  _(stack,                  Promote, Promote)
+  _(stack,                  Promote, Promote)            \
+  MT_SCHEMA_AUTOCAST_OPS(_)
 // clang-format on
 
 enum class Op : uint16_t {

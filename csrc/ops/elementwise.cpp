@@ -226,26 +226,24 @@ ScalarType result_type(std::initializer_list<Tensor> ts) {
   return combine_categories(s.dim, combine_categories(s.zero, s.wrapped));
 }
 
-// The autocast entry of a unary op, if autocast touches it.
+// The autocast entry of an elementwise op, if autocast touches it (the schema's `autocast:` rows).
 static std::optional<autocast::Op> autocast_op(UnaryOp op) {
   switch (op) {
 #define MT_AC_CASE(name) \
   case UnaryOp::name:    \
     return autocast::Op::name;
-    MT_AC_CASE(exp)
-    MT_AC_CASE(expm1)
-    MT_AC_CASE(log)
-    MT_AC_CASE(log2)
-    MT_AC_CASE(log10)
-    MT_AC_CASE(log1p)
-    MT_AC_CASE(reciprocal)
-    MT_AC_CASE(rsqrt)
-    MT_AC_CASE(tan)
-    MT_AC_CASE(asin)
-    MT_AC_CASE(acos)
-    MT_AC_CASE(sinh)
-    MT_AC_CASE(cosh)
-    MT_AC_CASE(erfinv)
+    MT_UNARY_AUTOCAST(MT_AC_CASE)
+#undef MT_AC_CASE
+    default:
+      return std::nullopt;
+  }
+}
+static std::optional<autocast::Op> autocast_op(BinaryOp op) {
+  switch (op) {
+#define MT_AC_CASE(name) \
+  case BinaryOp::name:   \
+    return autocast::Op::name;
+    MT_BINARY_AUTOCAST(MT_AC_CASE)
 #undef MT_AC_CASE
     default:
       return std::nullopt;
@@ -286,9 +284,11 @@ const Tensor& unary_(UnaryOp op, const Tensor& self) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  if (autocast::active() && (op == BinaryOp::pow || op == BinaryOp::atan2)) {
-    autocast::Scope s(op == BinaryOp::pow ? autocast::Op::pow : autocast::Op::atan2, {&a, &b});
-    return binary(op, s(a), s(b));
+  if (autocast::active()) {
+    if (auto ac = autocast_op(op)) {
+      autocast::Scope s(*ac, {&a, &b});
+      return binary(op, s(a), s(b));
+    }
   }
   if (autograd::needs_grad(a, b)) return autograd::binary(op, a, b);
   Device dev = common_device({&a, &b});

@@ -1,98 +1,18 @@
-// Elementwise math with broadcasting and PyTorch's type promotion. The op lists below are the single table
-// that the CPU and CUDA kernels, the bindings and the tests all iterate.
+// Elementwise math with broadcasting and PyTorch's type promotion. The op tables come from
+// csrc/ops/ops.schema; the CPU and CUDA kernels, the bindings and the tests all iterate them.
 #pragma once
 #include <optional>
 #include <string>
 
 #include "core/Scalar.h"
 #include "core/Tensor.h"
+#include "generated/ops_schema.h"
 
 namespace mt {
 
-// Unary ops: (name, functor in kernels/functors.h, dtype rule)
-//   Same: result has the input dtype; Float: integers promote to the default float dtype; Bool: result is
-//   bool.
-// clang-format off
-#define MT_UNARY_OPS(_)             \
-  _(abs, Abs, Same)                 \
-  _(neg, Neg, Same)                 \
-  _(sign, Sign, Same)               \
-  _(floor, Floor, Same)             \
-  _(ceil, Ceil, Same)               \
-  _(round, Round, Same)             \
-  _(trunc, Trunc, Same)             \
-  _(relu, Relu, Same)               \
-  _(bitwise_not, BitwiseNot, Same)  \
-  _(exp, Exp, Float)                \
-  _(exp2, Exp2, Float)              \
-  _(expm1, Expm1, Float)            \
-  _(log, Log, Float)                \
-  _(log2, Log2, Float)              \
-  _(log10, Log10, Float)            \
-  _(log1p, Log1p, Float)            \
-  _(sqrt, Sqrt, Float)              \
-  _(rsqrt, Rsqrt, Float)            \
-  _(reciprocal, Reciprocal, Float)  \
-  _(sin, Sin, Float)                \
-  _(cos, Cos, Float)                \
-  _(tan, Tan, Float)                \
-  _(asin, Asin, Float)              \
-  _(acos, Acos, Float)              \
-  _(atan, Atan, Float)              \
-  _(sinh, Sinh, Float)              \
-  _(cosh, Cosh, Float)              \
-  _(tanh, Tanh, Float)              \
-  _(erf, Erf, Float)                \
-  _(erfc, Erfc, Float)              \
-  _(erfinv, Erfinv, Float)          \
-  _(asinh, Asinh, Float)            \
-  _(acosh, Acosh, Float)            \
-  _(atanh, Atanh, Float)            \
-  _(lgamma, Lgamma, Float)          \
-  _(digamma, Digamma, Float)        \
-  _(sigmoid, Sigmoid, Float)        \
-  _(gelu, Gelu, Float)              \
-  _(gelu_tanh, GeluTanh, Float)     \
-  _(silu, Silu, Float)              \
-  _(mish, Mish, Float)              \
-  _(logical_not, LogicalNot, Bool)  \
-  _(isnan, IsNan, Bool)             \
-  _(isinf, IsInf, Bool)             \
-  _(isfinite, IsFinite, Bool)
-// clang-format on
-
-// Binary ops: (name, functor, dtype rule)
-//   Arith: result is the promoted dtype; Div: integers promote to the default float dtype;
-//   Compare/Logical: compute in the promoted dtype, result is bool; Bitwise: integral and bool only.
-// clang-format off
-#define MT_BINARY_OPS(_)               \
-  _(add, Add, Arith)                   \
-  _(sub, Sub, Arith)                   \
-  _(mul, Mul, Arith)                   \
-  _(div, TrueDiv, Div)                 \
-  _(floor_divide, FloorDiv, Arith)     \
-  _(trunc_divide, TruncDiv, Arith)     \
-  _(remainder, Remainder, Arith)       \
-  _(fmod, Fmod, Arith)                 \
-  _(pow, Pow, Arith)                   \
-  _(maximum, Maximum, Arith)           \
-  _(minimum, Minimum, Arith)           \
-  _(atan2, Atan2, Div)                 \
-  _(eq, Eq, Compare)                   \
-  _(ne, Ne, Compare)                   \
-  _(lt, Lt, Compare)                   \
-  _(le, Le, Compare)                   \
-  _(gt, Gt, Compare)                   \
-  _(ge, Ge, Compare)                   \
-  _(logical_and, LogicalAnd, Logical)  \
-  _(logical_or, LogicalOr, Logical)    \
-  _(logical_xor, LogicalXor, Logical)  \
-  _(bitwise_and, BitwiseAnd, Bitwise)  \
-  _(bitwise_or, BitwiseOr, Bitwise)    \
-  _(bitwise_xor, BitwiseXor, Bitwise)
-// clang-format on
-
-// The dtype rules named in the tables above; the front end and every device's kernels dispatch on them.
+// The unary and binary tables (MT_UNARY_OPS, MT_BINARY_OPS: name, functor in kernels/functors.h, dtype rule)
+// are generated from csrc/ops/ops.schema, which says what each rule means and lists every op's spellings,
+// autocast policy and derivative. The front end and every device's kernels dispatch on the rules:
 enum class OpRule { Same, Float, Bool, Arith, Div, Compare, Logical, Bitwise };
 
 enum class UnaryOp : int {

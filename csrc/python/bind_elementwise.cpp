@@ -52,46 +52,86 @@ py::object op_inplace(py::object self, py::handle other) {
   return self;
 }
 
+// One Python name of a table op (csrc/ops/ops.schema): the forms it has besides the function.
+struct Spelling {
+  const char* name;
+  int op;  // UnaryOp or BinaryOp
+  bool own, method, inplace, out, torch_inplace;
+};
+#define MT_ROW_UNARY(name, op, own, method, inplace, out, torch_inplace) \
+  {name, static_cast<int>(UnaryOp::op), own, method, inplace, out, torch_inplace},
+#define MT_ROW_BINARY(name, op, own, method, inplace, out, torch_inplace) \
+  {name, static_cast<int>(BinaryOp::op), own, method, inplace, out, torch_inplace},
+constexpr Spelling kUnarySpellings[] = {MT_UNARY_SPELLINGS(MT_ROW_UNARY)};
+constexpr Spelling kBinarySpellings[] = {MT_BINARY_SPELLINGS(MT_ROW_BINARY)};
+#undef MT_ROW_UNARY
+#undef MT_ROW_BINARY
+
+std::string inplace_name(const char* name) {
+  return std::string(name) + "_";
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
-#define MT_BIND_UNARY(name, f, k)                                                     \
-  m.def(                                                                              \
-      #name, [](const Tensor& x) { return un(UnaryOp::name, x); }, py::arg("input")); \
-  cls.def(#name, [](const Tensor& x) { return un(UnaryOp::name, x); });               \
-  cls.def(#name "_", [](py::object self) {                                            \
-    un_(UnaryOp::name, self.cast<Tensor>());                                          \
-    return self;                                                                      \
+  // the schema as compiled in, for tests/test_op_schema.py to hold against csrc/ops/ops.schema
+  m.def("_op_schema", [] {
+    py::list rows;
+#define MT_SCHEMA_ROW(kind, name, functor, rule, variants, aliases, autocast, grad) \
+  rows.append(py::make_tuple(kind, name, functor, rule, variants, aliases, autocast, grad));
+    MT_SCHEMA_ROWS(MT_SCHEMA_ROW)
+#undef MT_SCHEMA_ROW
+    return rows;
   });
-  MT_UNARY_OPS(MT_BIND_UNARY)
-#undef MT_BIND_UNARY
-
-  // add/sub carry alpha and div carries rounding_mode: they are bound once, below, not from the table.
-  auto own_binding = [](BinaryOp op) {
-    return op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::div;
-  };
-#define MT_BIND_BINARY(name, f, k)                                                                  \
-  if (!own_binding(BinaryOp::name)) {                                                               \
-    m.def(                                                                                          \
-        #name,                                                                                      \
-        [](py::handle a, py::handle b) {                                                            \
-          Tensor x = to_operand(a, "input");                                                        \
-          return bin(BinaryOp::name, x, to_operand(b));                                             \
-        },                                                                                          \
-        py::arg("input"), py::arg("other"));                                                        \
-    cls.def(                                                                                        \
-        #name, [](const Tensor& x, py::handle b) { return bin(BinaryOp::name, x, to_operand(b)); }, \
-        py::arg("other"));                                                                          \
-    cls.def(                                                                                        \
-        #name "_",                                                                                  \
-        [](py::object self, py::handle b) {                                                         \
-          bin_(BinaryOp::name, self.cast<Tensor>(), to_operand(b));                                 \
-          return self;                                                                              \
-        },                                                                                          \
-        py::arg("other"));                                                                          \
+  for (const Spelling& s : kUnarySpellings) {
+    UnaryOp o = static_cast<UnaryOp>(s.op);
+    m.def(
+        s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
+    if (s.method) cls.def(s.name, [o](const Tensor& x) { return un(o, x); });
+    if (s.inplace)
+      cls.def(inplace_name(s.name).c_str(), [o](py::object self) {
+        un_(o, self.cast<Tensor>());
+        return self;
+      });
+    if (s.torch_inplace)
+      m.def(
+          inplace_name(s.name).c_str(),
+          [o](const Tensor& x) {
+            un_(o, x);
+            return x;
+          },
+          py::arg("input"));
   }
-  MT_BINARY_OPS(MT_BIND_BINARY)
-#undef MT_BIND_BINARY
+
+  // add/sub/div carry alpha or rounding_mode: bound below by hand, under every spelling the schema gives them
+  for (const Spelling& s : kBinarySpellings) {
+    if (s.own) continue;
+    BinaryOp o = static_cast<BinaryOp>(s.op);
+    m.def(
+        s.name,
+        [o](py::handle a, py::handle b) {
+          Tensor x = to_operand(a, "input");
+          return bin(o, x, to_operand(b));
+        },
+        py::arg("input"), py::arg("other"));
+    if (s.method)
+      cls.def(
+          s.name, [o](const Tensor& x, py::handle b) { return bin(o, x, to_operand(b)); }, py::arg("other"));
+    if (s.inplace)
+      cls.def(
+          inplace_name(s.name).c_str(),
+          [o](py::object self, py::handle b) {
+            bin_(o, self.cast<Tensor>(), to_operand(b));
+            return self;
+          },
+          py::arg("other"));
+  }
+  auto spellings = [](BinaryOp op) {
+    std::vector<const Spelling*> r;
+    for (const Spelling& s : kBinarySpellings)
+      if (s.op == static_cast<int>(op)) r.push_back(&s);
+    return r;
+  };
 
   auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
     Tensor x = to_operand(a, "input"), y = to_operand(b);
@@ -107,13 +147,47 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
     Tensor x = to_operand(a, "input"), y = to_operand(b);
     return nogil([&] { return div(x, y, mode); }, x, y);
   };
-  for (const char* n : {"add"}) {
-    m.def(n, add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    cls.def(n, add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  auto add_ = [](py::object self, py::handle b, py::handle alpha) {
+    Tensor self_t = self.cast<Tensor>();
+    Tensor other = to_operand(b);
+    Scalar s = parse_scalar(alpha, "alpha");
+    nogil([&] { add_scaled_(self_t, other, s, false); }, self_t, other);
+    return self;
+  };
+  auto sub_ = [](py::object self, py::handle b, py::handle alpha) {
+    Tensor self_t = self.cast<Tensor>();
+    Tensor other = to_operand(b);
+    Scalar s = parse_scalar(alpha, "alpha");
+    nogil([&] { add_scaled_(self_t, other, s, true); }, self_t, other);
+    return self;
+  };
+  auto div_ = [](py::object self, py::handle b, std::optional<std::string> mode) {
+    BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
+    MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
+             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+    bin_(op, self.cast<Tensor>(), to_operand(b));
+    return self;
+  };
+  for (const Spelling* s : spellings(BinaryOp::add)) {
+    m.def(s->name, add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    if (s->method) cls.def(s->name, add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    if (s->inplace)
+      cls.def(inplace_name(s->name).c_str(), add_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   }
-  for (const char* n : {"sub", "subtract"}) {
-    m.def(n, sub_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    cls.def(n, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  for (const Spelling* s : spellings(BinaryOp::sub)) {
+    m.def(s->name, sub_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    if (s->method) cls.def(s->name, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    if (s->inplace)
+      cls.def(inplace_name(s->name).c_str(), sub_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  }
+  for (const Spelling* s : spellings(BinaryOp::div)) {
+    m.def(s->name, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),
+          py::arg("rounding_mode") = py::none());
+    if (s->method)
+      cls.def(s->name, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    if (s->inplace)
+      cls.def(inplace_name(s->name).c_str(), div_, py::arg("other"), py::kw_only(),
+              py::arg("rounding_mode") = py::none());
   }
   m.def(
       "rsub",
@@ -121,74 +195,6 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         return sub(to_operand(b), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  for (const char* n : {"div", "divide", "true_divide"}) {
-    m.def(n, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),
-          py::arg("rounding_mode") = py::none());
-    cls.def(n, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  }
-  cls.def(
-      "add_",
-      [](py::object self, py::handle b, py::handle alpha) {
-        Tensor self_t = self.cast<Tensor>();
-        Tensor other = to_operand(b);
-        Scalar s = parse_scalar(alpha, "alpha");
-        nogil([&] { add_scaled_(self_t, other, s, false); }, self_t, other);
-        return self;
-      },
-      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  cls.def(
-      "sub_",
-      [](py::object self, py::handle b, py::handle alpha) {
-        Tensor self_t = self.cast<Tensor>();
-        Tensor other = to_operand(b);
-        Scalar s = parse_scalar(alpha, "alpha");
-        nogil([&] { add_scaled_(self_t, other, s, true); }, self_t, other);
-        return self;
-      },
-      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  cls.def(
-      "div_",
-      [](py::object self, py::handle b, std::optional<std::string> mode) {
-        BinaryOp op = !mode              ? BinaryOp::div
-                      : *mode == "trunc" ? BinaryOp::trunc_divide
-                                         : BinaryOp::floor_divide;
-        MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
-                 "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
-        bin_(op, self.cast<Tensor>(), to_operand(b));
-        return self;
-      },
-      py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  // PyTorch's other spellings
-  const std::pair<const char*, BinaryOp> aliases[] = {
-      {"multiply", BinaryOp::mul}, {"greater", BinaryOp::gt},    {"greater_equal", BinaryOp::ge},
-      {"less", BinaryOp::lt},      {"less_equal", BinaryOp::le}, {"not_equal", BinaryOp::ne},
-      {"arctan2", BinaryOp::atan2}};
-  for (auto [n, op] : aliases) {
-    BinaryOp o = op;
-    m.def(n, [o](py::handle a, py::handle b) {
-      Tensor x = to_operand(a, "input");
-      return bin(o, x, to_operand(b));
-    });
-    cls.def(n, [o](const Tensor& x, py::handle b) { return bin(o, x, to_operand(b)); });
-    cls.def((std::string(n) + "_").c_str(), [o](py::object self, py::handle b) {
-      bin_(o, self.cast<Tensor>(), to_operand(b));
-      return self;
-    });
-  }
-  const std::pair<const char*, UnaryOp> unary_aliases[] = {
-      {"negative", UnaryOp::neg},  {"absolute", UnaryOp::abs}, {"arcsin", UnaryOp::asin},
-      {"arccos", UnaryOp::acos},   {"arctan", UnaryOp::atan},  {"arcsinh", UnaryOp::asinh},
-      {"arccosh", UnaryOp::acosh}, {"arctanh", UnaryOp::atanh}};
-  for (auto [n, op] : unary_aliases) {
-    UnaryOp o = op;
-    m.def(
-        n, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
-    cls.def(n, [o](const Tensor& x) { return un(o, x); });
-    cls.def((std::string(n) + "_").c_str(), [o](py::object self) {
-      un_(o, self.cast<Tensor>());
-      return self;
-    });
-  }
 
   cls.def("__add__", &op_fwd<BinaryOp::add>)
       .def("__radd__", &op_rev<BinaryOp::add>)

@@ -31,81 +31,21 @@ struct OutOp {
   int op = 0;  // UnaryOp or BinaryOp
 };
 
-#define MT_OUT_BINARY(name, op) \
-  { name, OutRule::castable, Direct::binary, static_cast<int>(BinaryOp::op) }
-#define MT_OUT_UNARY(name, op) \
-  { name, OutRule::castable, Direct::unary, static_cast<int>(UnaryOp::op) }
+// the elementwise spellings come from csrc/ops/ops.schema; a row whose `on` is false has no out= there
+struct ElementwiseOut {
+  OutOp op;
+  bool on;
+};
+#define MT_OUT_UNARY(name, op, own, method, inplace, out, torch_inplace) \
+  {{name, OutRule::castable, Direct::unary, static_cast<int>(UnaryOp::op)}, out},
+#define MT_OUT_BINARY(name, op, own, method, inplace, out, torch_inplace) \
+  {{name, OutRule::castable, Direct::binary, static_cast<int>(BinaryOp::op)}, out},
+constexpr ElementwiseOut kElementwiseOut[] = {MT_BINARY_SPELLINGS(MT_OUT_BINARY)
+                                                  MT_UNARY_SPELLINGS(MT_OUT_UNARY)};
+#undef MT_OUT_BINARY
+#undef MT_OUT_UNARY
+
 constexpr OutOp kOutOps[] = {
-    // elementwise
-    MT_OUT_BINARY("add", add),
-    MT_OUT_BINARY("sub", sub),
-    MT_OUT_BINARY("mul", mul),
-    MT_OUT_BINARY("div", div),
-    MT_OUT_BINARY("true_divide", div),
-    MT_OUT_BINARY("floor_divide", floor_divide),
-    MT_OUT_BINARY("remainder", remainder),
-    MT_OUT_BINARY("fmod", fmod),
-    MT_OUT_BINARY("pow", pow),
-    MT_OUT_BINARY("maximum", maximum),
-    MT_OUT_BINARY("minimum", minimum),
-    MT_OUT_BINARY("atan2", atan2),
-    MT_OUT_BINARY("eq", eq),
-    MT_OUT_BINARY("ne", ne),
-    MT_OUT_BINARY("lt", lt),
-    MT_OUT_BINARY("le", le),
-    MT_OUT_BINARY("gt", gt),
-    MT_OUT_BINARY("ge", ge),
-    MT_OUT_BINARY("logical_and", logical_and),
-    MT_OUT_BINARY("logical_or", logical_or),
-    MT_OUT_BINARY("logical_xor", logical_xor),
-    MT_OUT_BINARY("bitwise_and", bitwise_and),
-    MT_OUT_BINARY("bitwise_or", bitwise_or),
-    MT_OUT_BINARY("bitwise_xor", bitwise_xor),
-    MT_OUT_UNARY("abs", abs),
-    MT_OUT_UNARY("absolute", abs),
-    MT_OUT_UNARY("neg", neg),
-    MT_OUT_UNARY("negative", neg),
-    MT_OUT_UNARY("sign", sign),
-    MT_OUT_UNARY("floor", floor),
-    MT_OUT_UNARY("ceil", ceil),
-    MT_OUT_UNARY("round", round),
-    MT_OUT_UNARY("trunc", trunc),
-    MT_OUT_UNARY("exp", exp),
-    MT_OUT_UNARY("exp2", exp2),
-    MT_OUT_UNARY("expm1", expm1),
-    MT_OUT_UNARY("log", log),
-    MT_OUT_UNARY("log2", log2),
-    MT_OUT_UNARY("log10", log10),
-    MT_OUT_UNARY("log1p", log1p),
-    MT_OUT_UNARY("sqrt", sqrt),
-    MT_OUT_UNARY("rsqrt", rsqrt),
-    MT_OUT_UNARY("reciprocal", reciprocal),
-    MT_OUT_UNARY("sin", sin),
-    MT_OUT_UNARY("cos", cos),
-    MT_OUT_UNARY("tan", tan),
-    MT_OUT_UNARY("asin", asin),
-    MT_OUT_UNARY("acos", acos),
-    MT_OUT_UNARY("atan", atan),
-    MT_OUT_UNARY("arcsin", asin),
-    MT_OUT_UNARY("arccos", acos),
-    MT_OUT_UNARY("arctan", atan),
-    MT_OUT_UNARY("sinh", sinh),
-    MT_OUT_UNARY("cosh", cosh),
-    MT_OUT_UNARY("erfc", erfc),
-    MT_OUT_UNARY("erfinv", erfinv),
-    MT_OUT_UNARY("asinh", asinh),
-    MT_OUT_UNARY("acosh", acosh),
-    MT_OUT_UNARY("atanh", atanh),
-    MT_OUT_UNARY("arcsinh", asinh),
-    MT_OUT_UNARY("arccosh", acosh),
-    MT_OUT_UNARY("arctanh", atanh),
-    MT_OUT_UNARY("lgamma", lgamma),
-    MT_OUT_UNARY("digamma", digamma),
-    MT_OUT_UNARY("tanh", tanh),
-    MT_OUT_UNARY("erf", erf),
-    MT_OUT_UNARY("sigmoid", sigmoid),
-    MT_OUT_UNARY("logical_not", logical_not),
-    MT_OUT_UNARY("bitwise_not", bitwise_not),
     {"clamp", OutRule::castable},
     {"clip", OutRule::castable},
     {"clamp_min", OutRule::castable},
@@ -156,8 +96,6 @@ constexpr OutOp kOutOps[] = {
     {"mode", OutRule::exact},
     {"multinomial", OutRule::exact},
 };
-#undef MT_OUT_BINARY
-#undef MT_OUT_UNARY
 
 std::string type_name(py::handle h) {
   return py::str(py::type::of(h).attr("__name__"));
@@ -296,14 +234,17 @@ Tensor write_out_tensor(const char* name, const Tensor& out, const Tensor& resul
   return out;
 }
 
+void add_out_overload(py::module_& m, const OutOp& op) {
+  MT_INTERNAL_ASSERT(py::hasattr(m, op.name), "out= listed for a function that is not bound: ", op.name);
+  py::object fn = m.attr(op.name);
+  // m.def appends to the function's overloads (pybind11 chains to the existing one as a sibling)
+  m.def(op.name, [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); });
+}
+
 void init_out(py::module_& m) {
-  for (const OutOp& op : kOutOps) {
-    MT_INTERNAL_ASSERT(py::hasattr(m, op.name), "out= listed for a function that is not bound: ", op.name);
-    py::object fn = m.attr(op.name);
-    // m.def appends to the function's overloads (pybind11 chains to the existing one as a sibling)
-    m.def(op.name,
-          [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); });
-  }
+  for (const ElementwiseOut& e : kElementwiseOut)
+    if (e.on) add_out_overload(m, e.op);
+  for (const OutOp& op : kOutOps) add_out_overload(m, op);
 }
 
 }  // namespace mt

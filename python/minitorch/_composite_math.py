@@ -1156,22 +1156,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _cum_inplace(self, _C.cumprod, dim, dtype)
 
 
-def divide_(self, other, *, rounding_mode=None):
-    """Alias of div_."""
-    return self.div_(other, rounding_mode=rounding_mode)
-
-
-def true_divide_(self, other):
-    """Alias of div_ (true division)."""
-    return self.div_(other)
-
-
-def subtract_(self, other, *, alpha=1):
-    """Alias of sub_."""
-    return self.sub_(other, alpha=alpha)
-
-
-for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_, divide_, true_divide_, subtract_):
+for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
     TENSOR_METHODS[_fn.__name__] = _fn
 
 
