@@ -1,7 +1,7 @@
 """Generates the op tables from csrc/ops/ops.schema (the op surface, declared once): run by the build, which
 includes what it writes, and by the tests, which compare the schema with the built extension.
 
-    python scripts/gen_ops.py OUT_DIR        # writes OUT_DIR/generated/{ops_schema.h,unary_grad.inc}
+    python scripts/gen_ops.py OUT_DIR        # writes OUT_DIR/generated/: the files of outputs()
 
 Files are rewritten only when their text changes, so an unchanged schema costs no recompilation.
 """
@@ -13,8 +13,40 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA = os.path.join(ROOT, "csrc", "ops", "ops.schema")
 
-KINDS = ("unary", "binary")
-KEYS = {"functor", "dtype", "variants", "aliases", "autocast", "grad", "binding"}
+KINDS = ("unary", "binary", "func")
+KEYS = {
+    "functor",
+    "dtype",
+    "variants",
+    "aliases",
+    "autocast",
+    "grad",
+    "grad_self",
+    "grad_other",
+    "save",
+    "binding",
+    "call",
+    "out",
+}
+# func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
+# with a conversion arrives as a py::handle named <name>_obj.
+ARG_TYPES = {
+    "Tensor": ("const Tensor&", None),
+    "Tensor?": ("std::optional<Tensor>", None),
+    "int": ("int64_t", None),
+    "int?": ("std::optional<int64_t>", None),
+    "float": ("double", None),
+    "bool": ("bool", None),
+    "bool?": ("std::optional<bool>", None),
+    "str": ("std::string", None),
+    "str?": ("std::optional<std::string>", None),
+    "int[]": ("py::handle", "DimVector {n} = parse_dims({n}_obj);"),
+    "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
+    "Scalar": ("py::handle", 'Scalar {n} = parse_scalar({n}_obj, "{n}");'),
+}
+RETURNS = ("Tensor", "(Tensor values, Tensor indices)")
+OUT_RULES = ("castable", "exact", "cat")
+SIGNATURE = re.compile(r"^([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
 RULES = {
     "unary": {"same": "Same", "float": "Float", "bool": "Bool"},
     "binary": {
@@ -32,6 +64,11 @@ NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 ALIAS = re.compile(r"^([a-z_][a-z0-9_]*)(?:\[([a-z_ ]*)\])?$")
 
 
+class Param:
+    def __init__(self, type_, name, default, kw_only):
+        self.type, self.name, self.default, self.kw_only = type_, name, default, kw_only
+
+
 class SchemaError(ValueError):
     """A malformed schema: the message names the file, the line and what to write instead."""
 
@@ -47,6 +84,12 @@ class Op:
     aliases = ()  # (name, variants) pairs
     autocast = None  # (cuda policy, cpu policy)
     own_binding = False
+    # binary only: per-input formulas, or a pair function (grad), and which inputs are saved for which grads
+    grad_self = grad_other = None
+    save = None  # None: derived from the formulas; else the names saved whatever is needed
+    # func only
+    signature = call = returns = out_rule = None
+    params = ()  # Param tuples
 
     def spellings(self):
         """(name, variants) for the op's own name and each alias."""
@@ -68,6 +111,19 @@ def parse(text, path=SCHEMA):
         if not line.strip():
             continue
         if not line[0].isspace():
+            kind, _, rest = line.partition(" ")
+            if kind == "func":
+                m = SIGNATURE.match(rest.strip())
+                if not m:
+                    fail(lineno, f"expected 'func name(<args>) -> <returns>', got {line!r}")
+                cur = Op(kind, m.group(1), lineno)
+                cur.params = _params(m.group(2), lineno, fail)
+                cur.returns = m.group(3).strip()
+                cur.signature = rest.strip()
+                if cur.returns not in RETURNS:
+                    fail(lineno, f"{cur.name!r} returns {cur.returns!r}; supported: {', '.join(RETURNS)}")
+                ops.append(cur)
+                continue
             words = line.split()
             if len(words) != 2 or words[0] not in KINDS:
                 fail(lineno, f"expected '<kind> <name>' with kind one of {', '.join(KINDS)}, got {line!r}")
@@ -96,6 +152,53 @@ def parse(text, path=SCHEMA):
     return ops
 
 
+def _params(text, lineno, fail):
+    params, kw_only = [], False
+    for item in [t.strip() for t in text.split(",") if t.strip()]:
+        if item == "*":
+            kw_only = True
+            continue
+        decl, _, default = item.partition("=")
+        words = decl.split()
+        if len(words) != 2 or words[0] not in ARG_TYPES or not NAME.match(words[1]):
+            fail(
+                lineno,
+                f"argument {item!r}: write '<type> <name>[=default]' with type one of {', '.join(ARG_TYPES)}",
+            )
+        default = default.strip() or None
+        if default is not None:
+            _default_cpp(words[0], default, lineno, fail)
+        elif params and params[-1].default is not None and not kw_only:
+            fail(lineno, f"argument {words[1]!r} without a default follows one with a default")
+        params.append(Param(words[0], words[1], default, kw_only))
+    if not params or params[0].type != "Tensor" or params[0].name != "self":
+        fail(lineno, "a func's first argument is 'Tensor self' (the function's input, the method's tensor)")
+    return tuple(params)
+
+
+def _default_cpp(type_, default, lineno, fail):
+    """A Python default as the C++ value of py::arg(...) = <value>."""
+    if default == "None":
+        if not (type_.endswith("?") or type_ == "int[]"):
+            fail(lineno, f"default None needs an optional type ('{type_}?'), not {type_!r}")
+        return "py::none()"
+    if type_ in ("bool", "bool?"):
+        if default not in ("True", "False"):
+            fail(lineno, f"a bool default is True or False, got {default!r}")
+        return default.lower()
+    if type_ in ("int", "int?"):
+        if not re.match(r"^-?[0-9]+$", default):
+            fail(lineno, f"an int default is an integer literal, got {default!r}")
+        return f"int64_t({default})"
+    if type_ in ("float", "Scalar"):
+        if not re.match(r"^-?[0-9.]+(e-?[0-9]+)?$", default):
+            fail(lineno, f"a number default is a numeric literal, got {default!r}")
+        return default if "." in default or "e" in default else default + ".0"
+    if type_ in ("str", "str?") and re.match(r"^'[^'\\]*'$", default):
+        return '"' + default[1:-1] + '"'
+    fail(lineno, f"default {default!r} is not supported for type {type_!r}")
+
+
 def _finish(op, fail):
     def get(key, required=False):
         if key not in op.fields:
@@ -103,6 +206,34 @@ def _finish(op, fail):
                 fail(op.line, f"{op.kind} {op.name!r} needs '{key}:'")
             return None, op.line
         return op.fields[key]
+
+    if op.kind == "func":
+        for key in op.fields:
+            if key not in ("variants", "call", "out"):
+                fail(
+                    op.fields[key][1],
+                    f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
+                )
+        variants, lineno = get("variants")
+        op.variants = _variants(variants, lineno, fail) if variants is not None else ("method",)
+        if "torch_inplace" in op.variants:
+            fail(lineno, f"func {op.name!r}: torch_inplace is not generated for funcs yet")
+        call, lineno = get("call")
+        op.call = call or f"{op.name}({', '.join(p.name for p in op.params)})"
+        if call is not None and call.count("(") != call.count(")"):
+            fail(lineno, f"{op.name!r}: unbalanced parentheses in the call")
+        if "inplace" in op.variants and op.returns != "Tensor":
+            fail(op.line, f"func {op.name!r}: an in-place form needs a Tensor result")
+        out, lineno = get("out")
+        if out is not None and out not in OUT_RULES:
+            fail(
+                lineno,
+                f"out takes one of {', '.join(OUT_RULES)} (how the result's dtype must match), got {out!r}",
+            )
+        if ("out" in op.variants) != (out is not None):
+            fail(lineno, f"func {op.name!r}: list 'out' in variants exactly when 'out:' gives its dtype rule")
+        op.out_rule = out
+        return
 
     functor, lineno = get("functor", required=True)
     if not re.match(r"^[A-Z][A-Za-z0-9]*$", functor):
@@ -131,19 +262,64 @@ def _finish(op, fail):
                 f"autocast takes two policies (CUDA, CPU) from {', '.join(POLICIES)}, got {autocast!r}",
             )
         op.autocast = (POLICIES[words[0]], POLICIES[words[1]])
-    grad, lineno = get("grad", required=op.kind == "unary")
-    if op.kind == "binary" and grad is not None:
-        fail(lineno, "binary formulas live in derivatives.cpp's binary_formula for now; drop 'grad:'")
-    if grad is not None and grad != "none":
+    if op.kind == "binary":
+        _finish_binary_grad(op, get, fail)
+    else:
+        _finish_unary_grad(op, get, fail)
+    binding, lineno = get("binding")
+    if binding not in (None, "own"):
+        fail(lineno, f"binding takes only 'own', got {binding!r}")
+    op.own_binding = binding == "own"
+
+
+def _finish_unary_grad(op, get, fail):
+    for key in ("grad_self", "grad_other", "save"):
+        if key in op.fields:
+            fail(op.fields[key][1], f"'{key}:' is for binary ops; a unary op has one 'grad:'")
+    grad, lineno = get("grad", required=True)
+    if grad != "none":
         if re.search(r"\bresult\b", grad) and re.search(r"\bself\b", grad):
             fail(lineno, f"{op.name!r}: a formula reads self or result, not both (the node saves one)")
         if grad.count("(") != grad.count(")"):
             fail(lineno, f"{op.name!r}: unbalanced parentheses in the formula")
         op.grad = grad
-    binding, lineno = get("binding")
-    if binding not in (None, "own"):
-        fail(lineno, f"binding takes only 'own', got {binding!r}")
-    op.own_binding = binding == "own"
+
+
+def _finish_binary_grad(op, get, fail):
+    grad, lineno = get("grad")
+    gs, ls = get("grad_self")
+    go, lo = get("grad_other")
+    save, lsave = get("save")
+    if grad is not None:
+        if gs is not None or go is not None:
+            fail(
+                lineno,
+                f"{op.name!r}: give 'grad:' (none, or a function of both gradients) or grad_self/grad_other",
+            )
+        if grad != "none" and not re.match(r"^[A-Za-z_][A-Za-z0-9_:<>]*$", grad):
+            fail(
+                lineno,
+                f"{op.name!r}: a binary 'grad:' names a function (grad, self, other, need_self, need_other)",
+            )
+        if grad != "none" and save is None:
+            fail(lineno, f"{op.name!r}: a pair function's reads are unknown; say what it needs with 'save:'")
+        op.grad = None if grad == "none" else grad
+    elif gs is None or go is None:
+        fail(op.line, f"binary {op.name!r} needs grad_self and grad_other (or 'grad: none')")
+    else:
+        for formula, line in ((gs, ls), (go, lo)):
+            if formula.count("(") != formula.count(")"):
+                fail(line, f"{op.name!r}: unbalanced parentheses in the formula")
+        op.grad_self, op.grad_other = gs, go
+    if save is not None:
+        words = save.split()
+        if not words or any(w not in ("self", "other") for w in words):
+            fail(lsave, f"{op.name!r}: save lists self and/or other, got {save!r}")
+        op.save = tuple(words)
+
+
+def _reads(formula, name):
+    return formula is not None and re.search(rf"\b{name}\b", formula) is not None
 
 
 def split_aliases(word):
@@ -191,24 +367,14 @@ def _macro(name, rows, doc):
 
 
 def ops_header(ops):
+    """What the core needs (ops, kernels, autograd, autocast): included by every file that includes
+    ops/elementwise.h, so binding-only facts live in bindings.h instead and cost no core recompilation."""
     out = [HEADER, "#pragma once\n\n"]
-    for kind, enum in (("unary", "UnaryOp"), ("binary", "BinaryOp")):
+    for kind in ("unary", "binary"):
         mine = [op for op in ops if op.kind == kind]
         K = kind.upper()
         out.append(
             _macro(f"MT_{K}_OPS", [(o.name, o.functor, o.rule) for o in mine], "(name, functor, rule)")
-        )
-        spell = []
-        for o in mine:
-            for name, variants in o.spellings():
-                flags = [str(int(v in variants)) for v in VARIANTS]
-                spell.append((_c(name), o.name, str(int(o.own_binding)), *flags))
-        out.append(
-            _macro(
-                f"MT_{K}_SPELLINGS",
-                spell,
-                "(Python name, op, own binding, method, Tensor.<name>_, out=, minitorch.<name>_)",
-            )
         )
         out.append(
             _macro(
@@ -224,6 +390,32 @@ def ops_header(ops):
             "rows of ops/autocast.h's MT_AUTOCAST_OPS: (op, policy on CUDA, policy on the CPU)",
         )
     )
+    return "".join(out)
+
+
+def bindings_header(ops):
+    """What the binding layer iterates: the elementwise spellings, the funcs' out= rules, the schema rows."""
+    out = [HEADER, "#pragma once\n\n"]
+    for kind in ("unary", "binary"):
+        spell = []
+        for o in (op for op in ops if op.kind == kind):
+            for name, variants in o.spellings():
+                flags = [str(int(v in variants)) for v in VARIANTS]
+                spell.append((_c(name), o.name, str(int(o.own_binding)), *flags))
+        out.append(
+            _macro(
+                f"MT_{kind.upper()}_SPELLINGS",
+                spell,
+                "(Python name, op, own binding, method, Tensor.<name>_, out=, minitorch.<name>_)",
+            )
+        )
+    out.append(
+        _macro(
+            "MT_FUNC_OUT",
+            [(_c(o.name), o.out_rule) for o in ops if o.kind == "func" and o.out_rule],
+            "the funcs with out=: (name, how the result's dtype must match out's: an OutRule)",
+        )
+    )
     rows = []
     for o in ops:
         aliases = " ".join(n + ("" if v == o.variants else "[" + " ".join(v) + "]") for n, v in o.aliases)
@@ -231,8 +423,8 @@ def ops_header(ops):
             (
                 _c(o.kind),
                 _c(o.name),
-                _c(o.functor),
-                _c(o.rule),
+                _c(o.functor or o.call),
+                _c(o.rule or o.signature),
                 _c(" ".join(o.variants)),
                 _c(aliases),
                 _c(" ".join(o.autocast or ())),
@@ -243,14 +435,86 @@ def ops_header(ops):
         _macro(
             "MT_SCHEMA_ROWS",
             rows,
-            "every op as declared, for minitorch._C._op_schema(): "
-            "(kind, name, functor, rule, variants, aliases, autocast, grad)",
+            "every op as declared, for minitorch._C._op_schema(): (kind, name, functor or call, "
+            "rule or signature, variants, aliases, autocast, grad)",
         )
     )
     return "".join(out)
 
 
-def unary_grad_inc(ops):
+def _py_args(params, skip_self):
+    args, kw = [], False
+    for p in params:
+        if skip_self and p.name == "self":
+            continue
+        if p.kw_only and not kw:
+            args.append("py::kw_only()")
+            kw = True
+        name = "input" if p.name == "self" else p.name
+        arg = f'py::arg("{name}")'
+        if p.default is not None:
+            arg += " = " + _default_cpp(p.type, p.default, 0, None)
+        args.append(arg)
+    return args
+
+
+def _lambda(op, inplace):
+    """The binding's lambda: C++ parameters, conversions of handle arguments, the call without the GIL."""
+    params, convert = [], []
+    for p in op.params:
+        ctype, conversion = ARG_TYPES[p.type]
+        if inplace and p.name == "self":
+            params.append("py::object self_obj")
+            convert.append("Tensor self = self_obj.cast<Tensor>();")
+        elif conversion:
+            params.append(f"{ctype} {p.name}_obj")
+            convert.append(conversion.format(n=p.name))
+        else:
+            params.append(f"{ctype} {p.name}")
+    tensors = ", ".join(p.name for p in op.params if p.type in ("Tensor", "Tensor?"))
+    if inplace:
+        call = op.call.replace(op.name + "(", op.name + "_(", 1)
+        body = f"nogil([&] {{ {call}; }}, {tensors});\n      return self_obj;"
+    else:
+        value = f"nogil([&] {{ return {op.call}; }}, {tensors})"
+        if op.returns == "(Tensor values, Tensor indices)":
+            value = f'values_indices("{op.name}", {value})'
+        body = f"return {value};"
+    lines = "".join(f"      {c}\n" for c in convert)
+    return f"[]({', '.join(params)}) {{\n{lines}      {body}\n    }}"
+
+
+def _family_headers():
+    # every op family's header: a func's call may name any op
+    skip = {"Dispatch.h", "kernels.h", "op_table.h", "ops.h"}
+    return sorted(
+        h for h in os.listdir(os.path.join(ROOT, "csrc", "ops")) if h.endswith(".h") and h not in skip
+    )
+
+
+def bind_funcs_cpp(ops):
+    """The funcs' bindings: the function, and the method and Tensor.<name>_ forms the schema lists."""
+    out = [
+        HEADER,
+        "".join(f'#include "ops/{h}"\n' for h in _family_headers()),
+        '#include "python/bind.h"\n\nnamespace mt {\n\n',
+        "py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp\n\n",
+        "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",
+    ]
+    for op in (o for o in ops if o.kind == "func"):
+        out.append(f"  {{  // {op.signature}\n    auto fn = {_lambda(op, False)};\n")
+        out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
+        if "method" in op.variants:
+            out.append(f"    cls.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, True)])});\n")
+        if "inplace" in op.variants:
+            args = ", ".join([_c(op.name + "_"), _lambda(op, True), *_py_args(op.params, True)])
+            out.append(f"    cls.def({args});\n")
+        out.append("  }\n")
+    out.append("}\n\n}  // namespace mt\n")
+    return "".join(out)
+
+
+def elementwise_grad_inc(ops):
     unary = [op for op in ops if op.kind == "unary"]
     lines = [
         HEADER,
@@ -274,12 +538,61 @@ def unary_grad_inc(ops):
     for op in unary:
         if op.saves_result():
             lines.append(f"    case UnaryOp::{op.name}:\n")
-    lines.append("      return false;\n    default:\n      return true;\n  }\n}\n")
+    lines.append("      return false;\n    default:\n      return true;\n  }\n}\n\n")
+    lines += _binary_formula(op for op in ops if op.kind == "binary")
     return "".join(lines)
 
 
+def _mask(grad_self, grad_other, name):
+    """Which gradients read the input `name`: the grad_of bits the node saves it for."""
+    bits = [f"grad_of({i})" for i, f in enumerate((grad_self, grad_other)) if _reads(f, name)]
+    return " | ".join(bits) or "0"
+
+
+def _binary_formula(binary):
+    lines = [
+        "// Which gradients read self and other (each is saved only when one of those is needed) and how the\n",
+        "// gradients are computed; a null formula: not differentiable.\n",
+        "BinaryFormula binary_formula(BinaryOp op) {\n",
+        "  using mt::add;\n  using mt::div;\n  using mt::mul;\n  using mt::sub;\n",
+        "  switch (op) {\n",
+    ]
+    dead = []
+    for op in binary:
+        if op.grad_self is None and op.grad is None:
+            dead.append(op.name)
+            continue
+        if op.save is not None:
+            masks = ["kAlways" if n in op.save else "0" for n in ("self", "other")]
+        else:
+            masks = [_mask(op.grad_self, op.grad_other, n) for n in ("self", "other")]
+        lines.append(f"    case BinaryOp::{op.name}:\n")
+        if op.grad is not None:
+            lines.append(f"      return {{{masks[0]}, {masks[1]}, &{op.grad}}};\n")
+            continue
+        lines.append(
+            f"      return {{{masks[0]}, {masks[1]},\n"
+            "              [](const Tensor& grad, const Tensor& self, const Tensor& other, bool need_self,\n"
+            "                 bool need_other) -> V {\n"
+            f"                return {{need_self ? Tensor({op.grad_self}) : Tensor(),\n"
+            f"                        need_other ? Tensor({op.grad_other}) : Tensor()}};\n"
+            "              }};\n"
+        )
+    for name in dead:
+        lines.append(f"    case BinaryOp::{name}:\n")
+    if dead:
+        lines.append("      break;  // not differentiable\n")
+    lines.append("  }\n  return {kAlways, kAlways, nullptr};\n}\n")
+    return lines
+
+
 def outputs(ops):
-    return {"ops_schema.h": ops_header(ops), "unary_grad.inc": unary_grad_inc(ops)}
+    return {
+        "ops_schema.h": ops_header(ops),
+        "bindings.h": bindings_header(ops),
+        "bind_funcs.cpp": bind_funcs_cpp(ops),
+        "elementwise_grad.inc": elementwise_grad_inc(ops),
+    }
 
 
 def write(out_dir, ops):

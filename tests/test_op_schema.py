@@ -17,7 +17,7 @@ def test_extension_carries_the_schema():
     assert list(built) == [op.name for op in OPS], "rebuild: the extension was compiled from another schema"
     for op in OPS:
         kind, _, functor, rule, variants, aliases, autocast, grad = built[op.name]
-        assert (kind, functor, rule) == (op.kind, op.functor, op.rule), op.name
+        assert (kind, functor, rule) == (op.kind, op.functor or op.call, op.rule or op.signature), op.name
         assert variants.split() == list(op.variants), op.name
         assert tuple(autocast.split()) == (op.autocast or ()), op.name
         assert (grad or None) == op.grad, op.name
@@ -36,14 +36,30 @@ def _spellings():
             yield pytest.param(op, name, variants, id=name)
 
 
+_CPP_METHOD = type(vars(torch.Tensor)["add"])  # how a method bound in C++ looks (Python adds others)
+
+
+def _cpp_method(name):
+    return isinstance(vars(torch.Tensor).get(name), _CPP_METHOD)
+
+
+def _has_out_overload(fn):
+    # bind_out.cpp adds out= as one more pybind11 overload taking (*args, **kwargs)
+    return "(*args, **kwargs)" in (fn.__doc__ or "")
+
+
 @pytest.mark.parametrize(("op", "name", "variants"), list(_spellings()))
 def test_every_spelling_has_exactly_its_forms(op, name, variants):
-    assert callable(getattr(torch._C, name)), f"minitorch._C.{name} is not bound"
-    assert hasattr(torch.Tensor, name) == ("method" in variants), f"Tensor.{name}"
-    assert hasattr(torch.Tensor, name + "_") == ("inplace" in variants), f"Tensor.{name}_"
+    fn = getattr(torch._C, name)
+    assert callable(fn), f"minitorch._C.{name} is not bound"
+    assert _cpp_method(name) == ("method" in variants), f"Tensor.{name}"
+    assert _cpp_method(name + "_") == ("inplace" in variants), f"Tensor.{name}_"
     assert hasattr(torch._C, name + "_") == ("torch_inplace" in variants), f"minitorch._C.{name}_"
+    assert _has_out_overload(fn) == ("out" in variants), f"{name}(out=)"
     if "torch_inplace" in variants:
         assert getattr(torch, name + "_") is getattr(torch._C, name + "_")
+    if op.kind == "func":
+        return  # their calls are tested by their families' tests (test_sort.py, test_reduce.py, test_out.py)
     # the same op under every spelling: compare on values inside every op's domain
     x = torch.tensor([0.25, 0.5, 0.75], dtype=torch.float64)
     if op.name.startswith("bitwise"):
@@ -86,6 +102,8 @@ def test_alias_inplace_methods_of_hand_bound_ops():
 def test_autocast_rows_come_from_the_schema():
     policy = {name: (cuda, cpu) for name, cuda, cpu in torch._C._autocast_policy()}
     for op in OPS:
+        if op.kind == "func":
+            continue  # a func's autocast is in its C++ front end (ops/autocast.h's hand rows)
         if op.autocast:
             assert policy[op.name] == tuple(p.lower() for p in op.autocast), op.name
         else:
@@ -146,8 +164,79 @@ def test_generated_text_is_deterministic_and_complete(tmp_path):
     gen_ops.write(str(tmp_path), OPS)
     for name, text in first.items():
         assert (tmp_path / "generated" / name).read_text() == text
-    grads = first["unary_grad.inc"]
+    grads = first["elementwise_grad.inc"]
     for op in OPS:
         if op.kind == "unary":
             assert f"case UnaryOp::{op.name}:" in grads, op.name
     assert "default:" not in grads.split("bool unary_saves_input")[0], "a default: would hide a missing case"
+
+
+def test_func_bindings_follow_their_signatures():
+    """Keyword names, defaults, keyword-only arguments and in-place forms as the schema's signatures say."""
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, 5.0, 4.0]])
+    values, indices = torch.sort(input=x, dim=0, descending=True, stable=None)
+    assert values.tolist() == [[3.0, 5.0, 4.0], [0.5, 1.0, 2.0]] and indices.tolist() == [
+        [0, 1, 1],
+        [1, 0, 0],
+    ]
+    assert x.topk(2).values.tolist() == [[3.0, 2.0], [5.0, 4.0]]
+    assert torch.argmax(x).item() == 4 and x.argmax(1, keepdim=True).tolist() == [[0], [1]]
+    assert torch.softmax(x, 1, torch.float64).dtype == torch.float64  # dtype positional, as PyTorch's
+    assert torch.cumsum(x, 1, dtype=torch.float64).dtype == torch.float64
+    with pytest.raises(TypeError):
+        torch.cumsum(x, 1, torch.float64)  # keyword-only there
+    assert torch.logsumexp(x, (0, 1)).shape == () and x.logsumexp(dim=1, keepdim=True).shape == (2, 1)
+    y = x.clone()
+    assert y.tril_(-1) is y and y.tolist() == [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]]
+    out = torch.empty(2, 3)
+    assert torch.triu(x, diagonal=1, out=out) is out and out.tolist() == [[0.0, 1.0, 2.0], [0.0, 0.0, 4.0]]
+    with pytest.raises(TypeError):
+        torch.topk(x, k=1.5)
+
+
+def test_generator_rejects_malformed_funcs():
+    assert "expected 'func name(<args>) -> <returns>'" in _err("func foo(Tensor self)\n")
+    assert "type one of" in _err("func foo(Tensor self, size dim) -> Tensor\n")
+    assert "first argument is 'Tensor self'" in _err("func foo(int dim) -> Tensor\n")
+    assert "default None needs an optional type" in _err("func foo(Tensor self, int dim=None) -> Tensor\n")
+    assert "without a default follows one with a default" in _err(
+        "func foo(Tensor self, int a=1, int b) -> Tensor\n"
+    )
+    assert "returns 'int'" in _err("func foo(Tensor self) -> int\n")
+    assert "list 'out' in variants exactly when 'out:'" in _err(
+        "func foo(Tensor self) -> Tensor\n  variants: method out\n"
+    )
+    assert "'grad:' is for elementwise ops" in _err("func foo(Tensor self) -> Tensor\n  grad: none\n")
+
+
+def test_binary_nodes_save_what_their_formulas_read():
+    """mul's self-gradient reads other only: with just `a` requiring grad, writing into `a` afterwards is
+    harmless and writing into `b` fails backward. floor_divide saves both (`save:`), as PyTorch does."""
+    a = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    a1, b = a * 1, torch.tensor([3.0, 4.0], dtype=torch.float64)
+    y = a1 * b
+    a1.add_(1)
+    y.sum().backward()
+    assert a.grad.tolist() == [3.0, 4.0]
+    b2 = b.clone()
+    z = (a * 1) * b2
+    b2.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    a3 = a * 1
+    w = torch.floor_divide(a3, b)
+    a3.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w.sum().backward()
+    assert op_schema.BY_NAME["floor_divide"].save == ("self", "other")
+
+
+def test_generator_rejects_malformed_binary_formulas():
+    head = "binary foo\n  functor: Foo\n  dtype: arith\n"
+    assert "needs grad_self and grad_other" in _err(head + "  grad_self: grad\n")
+    assert "say what it needs with 'save:'" in _err(head + "  grad: foo_grad\n")
+    assert "names a function" in _err(head + "  grad: mul(grad, other)\n")
+    assert "save lists self and/or other" in _err(head + "  grad: foo_grad\n  save: result\n")
+    assert "'grad_self:' is for binary ops" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  grad_self: grad\n"
+    )

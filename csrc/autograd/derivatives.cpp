@@ -136,11 +136,9 @@ Tensor mish_grad(const Tensor& g, const Tensor& x) {
   return mul(g, mt::add(th, mul(mul(x, mt::sigmoid(x)), mt::sub(S(1), mul(th, th)))));
 }
 
-// unary_grad(op, grad, self, result) and unary_saves_input(op), one case per schema row
-#include "generated/unary_grad.inc"
-
 // ---- the binary ops' formulas: one entry per op says which gradients read self and other (each is saved
 // only when one of those is needed) and how the gradients are computed. A null formula: not differentiable.
+// The entries are generated from the schema (below); the helpers they name are here.
 
 struct BinaryFormula {
   uint32_t self_for, other_for;
@@ -156,69 +154,15 @@ V max_min_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool 
   return {ga ? mt::mul(g, wa) : Tensor(), gb ? mt::mul(g, mt::sub(S(1), wa)) : Tensor()};
 }
 
-BinaryFormula binary_formula(BinaryOp op) {
-  using mt::div;
-  using mt::mul;
-  switch (op) {
-    case BinaryOp::add:
-      return {0, 0, [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? g : Tensor(), gb ? g : Tensor()};
-              }};
-    case BinaryOp::sub:
-      return {0, 0, [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? g : Tensor(), gb ? mt::neg(g) : Tensor()};
-              }};
-    case BinaryOp::mul:
-      return {grad_of(1), grad_of(0),
-              [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? mul(g, b) : Tensor(), gb ? mul(g, a) : Tensor()};
-              }};
-    case BinaryOp::div:
-      return {grad_of(1), kAlways,
-              [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? div(g, b) : Tensor(), gb ? mt::neg(div(mul(g, a), mul(b, b))) : Tensor()};
-              }};
-    case BinaryOp::pow:
-      return {kAlways, kAlways, [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                Tensor da, db;
-                if (ga) da = mul(mul(g, b), mt::pow(a, mt::sub(b, S(1))));
-                if (gb) {
-                  Tensor t = mul(mul(g, mt::pow(a, b)), mt::log(a));
-                  // 0 ** b with b >= 0 has no log term (PyTorch masks it the same way)
-                  db = mt::where(mt::logical_and(mt::eq(a, S(0)), mt::ge(b, S(0))), S(0), t);
-                }
-                return {da, db};
-              }};
-    case BinaryOp::maximum:
-      return {kAlways, kAlways, &max_min_grad<true>};
-    case BinaryOp::minimum:
-      return {kAlways, kAlways, &max_min_grad<false>};
-    case BinaryOp::atan2:
-      return {kAlways, kAlways, [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                Tensor den = mt::add(mul(a, a), mul(b, b));
-                return {ga ? div(mul(g, b), den) : Tensor(), gb ? mt::neg(div(mul(g, a), den)) : Tensor()};
-              }};
-    case BinaryOp::remainder:
-      return {grad_of(1), grad_of(1),
-              [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? g : Tensor(), gb ? mt::neg(mul(g, mt::floor_divide(a, b))) : Tensor()};
-              }};
-    case BinaryOp::fmod:
-      return {grad_of(1), grad_of(1),
-              [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? g : Tensor(), gb ? mt::neg(mul(g, mt::trunc_divide(a, b))) : Tensor()};
-              }};
-    case BinaryOp::floor_divide:
-    case BinaryOp::trunc_divide:
-      // the formula reads neither input, but PyTorch's DivBackward2 saves both (an in-place write to either
-      // then fails backward there too): kept for the same errors
-      return {kAlways, kAlways, [](const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) -> V {
-                return {ga ? zeros_like(g) : Tensor(), gb ? zeros_like(g) : Tensor()};
-              }};
-    default:
-      return {kAlways, kAlways, nullptr};
-  }
+// pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way)
+Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
+  Tensor t = mt::mul(mt::mul(g, mt::pow(a, b)), mt::log(a));
+  return mt::where(mt::logical_and(mt::eq(a, S(0)), mt::ge(b, S(0))), S(0), t);
 }
+
+// The elementwise tables' formulas, one case per row of csrc/ops/ops.schema: unary_grad(op, grad, self,
+// result), unary_saves_input(op) and binary_formula(op).
+#include "generated/elementwise_grad.inc"
 
 // mm, bmm, mv and dot are bilinear: each input's gradient reads only the other input, so each input is saved
 // only when the other's gradient is needed.

@@ -1,5 +1,6 @@
 // Elementwise bindings, generated from the op table: minitorch.<op>, Tensor.<op>, Tensor.<op>_ and the
 // Python operators. Operators return NotImplemented for operands that are neither tensors nor numbers.
+#include "generated/bindings.h"
 #include "kernels/cpu/VecUnary.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"

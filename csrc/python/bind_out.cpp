@@ -8,6 +8,7 @@
 
 #include "autograd/GradMode.h"
 #include "core/TypeMeta.h"
+#include "generated/bindings.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -45,6 +46,11 @@ constexpr ElementwiseOut kElementwiseOut[] = {MT_BINARY_SPELLINGS(MT_OUT_BINARY)
 #undef MT_OUT_BINARY
 #undef MT_OUT_UNARY
 
+// the schema's funcs with out=
+#define MT_OUT_FUNC(name, rule) {name, OutRule::rule},
+constexpr OutOp kFuncOut[] = {MT_FUNC_OUT(MT_OUT_FUNC)};
+#undef MT_OUT_FUNC
+
 constexpr OutOp kOutOps[] = {
     {"clamp", OutRule::castable},
     {"clip", OutRule::castable},
@@ -52,8 +58,6 @@ constexpr OutOp kOutOps[] = {
     {"clamp_max", OutRule::castable},
     {"_where", OutRule::castable},
     {"lerp", OutRule::castable},
-    {"tril", OutRule::castable},
-    {"triu", OutRule::castable},
     // linear algebra
     {"matmul", OutRule::exact},
     {"mm", OutRule::exact},
@@ -77,24 +81,16 @@ constexpr OutOp kOutOps[] = {
     {"std", OutRule::castable},
     {"var", OutRule::castable},
     {"norm", OutRule::castable},
-    {"logsumexp", OutRule::castable},
     {"max", OutRule::exact},
     {"min", OutRule::exact},
-    {"argmax", OutRule::exact},
-    {"argmin", OutRule::exact},
-    {"cumsum", OutRule::castable},
-    {"cumprod", OutRule::castable},
     {"gather", OutRule::exact},
     {"index_select", OutRule::exact},
     {"masked_select", OutRule::exact},
     {"nonzero", OutRule::exact},
     // sort family
-    {"sort", OutRule::exact},
-    {"topk", OutRule::exact},
-    {"kthvalue", OutRule::exact},
     {"median", OutRule::exact},
-    {"mode", OutRule::exact},
     {"multinomial", OutRule::exact},
+    // the schema's funcs with out=
 };
 
 std::string type_name(py::handle h) {
@@ -244,6 +240,7 @@ void add_out_overload(py::module_& m, const OutOp& op) {
 void init_out(py::module_& m) {
   for (const ElementwiseOut& e : kElementwiseOut)
     if (e.on) add_out_overload(m, e.op);
+  for (const OutOp& op : kFuncOut) add_out_overload(m, op);
   for (const OutOp& op : kOutOps) add_out_overload(m, op);
 }
 

@@ -1,5 +1,6 @@
-// Bindings for the reduce op family (ops/reduce.h) with PyTorch's signatures, as functions and methods.
-// max/min along a dim return a (values, indices) named tuple of minitorch.return_types.
+// Bindings of the reduce op family (ops/reduce.h) that csrc/ops/ops.schema cannot declare yet (several
+// signatures in one name, arguments PyTorch reads in more than one way); max/min along a dim return a
+// (values, indices) named tuple of minitorch.return_types. The others are generated from the schema.
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -22,11 +23,6 @@ py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r)
 }
 
 namespace {
-
-std::optional<int64_t> opt_dim(py::handle h) {
-  if (h.is_none()) return std::nullopt;
-  return h.cast<int64_t>();
-}
 
 // max(input), max(input, dim, keepdim) -> (values, indices), max(input, other) -> maximum
 py::object max_min(const Tensor& x, py::handle dim, bool keepdim, bool is_max) {
@@ -150,13 +146,6 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   cls.def("norm", norm_fn, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
           py::arg("dtype") = py::none());
 
-  auto lse = [](const Tensor& x, py::handle dim, bool keepdim) {
-    DimVector dims = parse_dims(dim);
-    return nogil([&] { return logsumexp(x, dims, keepdim); }, x);
-  };
-  m.def("logsumexp", lse, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
-  cls.def("logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
-
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "max" : "min";
     auto call = [is_max](const Tensor& x, py::handle dim, bool keepdim) {
@@ -170,32 +159,6 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     };
     m.def(name, other, py::arg("input"), py::arg("other"));
     cls.def(name, other, py::arg("other"));
-    auto arg = [is_max](const Tensor& x, py::handle dim, bool keepdim) {
-      auto d = opt_dim(dim);
-      return nogil([&] { return is_max ? argmax(x, d, keepdim) : argmin(x, d, keepdim); }, x);
-    };
-    const char* arg_name = is_max ? "argmax" : "argmin";
-    m.def(arg_name, arg, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    cls.def(arg_name, arg, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  }
-
-  using DimDtypeOp = Tensor (*)(const Tensor&, int64_t, ScalarType);
-  const std::pair<const char*, DimDtypeOp> dim_ops[] = {
-      {"cumsum", &cumsum}, {"cumprod", &cumprod}, {"softmax", &softmax}, {"log_softmax", &log_softmax}};
-  for (auto [name, fn] : dim_ops) {
-    DimDtypeOp f = fn;
-    bool kw = std::string(name).rfind("cum", 0) == 0;  // cumsum's dtype is keyword-only, softmax's is not
-    auto call = [f](const Tensor& x, int64_t dim, py::handle dtype) {
-      ScalarType dt = parse_dtype(dtype);
-      return nogil([&] { return f(x, dim, dt); }, x);
-    };
-    if (kw) {
-      m.def(name, call, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-      cls.def(name, call, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-    } else {
-      m.def(name, call, py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
-      cls.def(name, call, py::arg("dim"), py::arg("dtype") = py::none());
-    }
   }
 }
 
