@@ -2,6 +2,7 @@
 checked against NumPy/math (float64 references), with PyTorch's output dtypes, gradients and errors."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -342,6 +343,10 @@ def test_count_nonzero_aminmax(device):
     assert (mn.item(), mx.item()) == (0, 3)
     with pytest.raises(RuntimeError, match="aminmax\\(\\): cannot compute aminmax over an empty dimension"):
         minitorch.aminmax(minitorch.zeros(0))
+    with pytest.raises(
+        IndexError, match=re.escape("aminmax: Expected reduction dim 1 to have non-zero size.")
+    ):
+        minitorch.aminmax(minitorch.zeros(2, 0, 3), dim=-2)
 
 
 def _np_cummax(a, is_max):

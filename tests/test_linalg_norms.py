@@ -273,6 +273,10 @@ def test_vecdot(device, dtype):
         LA.vecdot(_t(a, minitorch.float64, device), _t(a, minitorch.float32, device))
     with pytest.raises(NotImplementedError, match=r"^linalg\.vecdot: Expected a floating point"):
         LA.vecdot(minitorch.ones(3, dtype=minitorch.int64), minitorch.ones(3, dtype=minitorch.int64))
+    with pytest.raises(
+        NotImplementedError, match=r"^linalg\.vecdot: Expected a floating point"
+    ):  # dtype first
+        LA.vecdot(minitorch.ones(3, dtype=minitorch.int64), minitorch.ones(3, dtype=minitorch.float32))
 
 
 class _RecordingC:

@@ -361,7 +361,13 @@ def test_renorm_dist(device, dtype):
         np.testing.assert_allclose(
             _np(torch.dist(_t(a, dtype, device), _t(b, dtype, device), p)), ref, rtol=1e-5
         )
-    assert torch.dist(torch.tensor([1, 2, 3]), torch.zeros(3, dtype=torch.int64)).dtype == torch.float32
+    # an integer difference is refused, as PyTorch's norm does; a float one on either side computes
+    with pytest.raises(
+        NotImplementedError,
+        match="norm\\(\\): input dtype should be either floating point or complex. Got Long instead.",
+    ):
+        torch.dist(torch.tensor([1, 2, 3]), torch.zeros(3, dtype=torch.int64))
+    assert torch.dist(torch.tensor([1, 2, 3]), torch.zeros(3)).dtype == torch.float32
     with pytest.raises(RuntimeError, match="renorm: non-positive-norm not supported"):
         torch.ones(2, 3).renorm(-1, 0, 1)
     with pytest.raises(RuntimeError, match="renorm: input needs at least 2 dimensions, got 1 dimensions"):

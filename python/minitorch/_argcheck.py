@@ -82,7 +82,9 @@ def _wrong_kind(param, value, strict_bool, error):
         return None
     if _is_tensor(value):
         return _scalar_word(param) if value.dim() != 0 else None
-    if name in INT_PARAMS and (isinstance(value, float) or type(value) is bool or isinstance(value, str)):
+    if name in INT_PARAMS and (
+        isinstance(value, (float, str, list, tuple)) or type(value) is bool or value is None
+    ):
         return "int"
     return None
 
@@ -138,7 +140,9 @@ def translating(fn, name=None, method=False, checks="all"):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, RuntimeError, IndexError, ValueError) as e:
+        except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
+            if isinstance(e, TypeError) and ("(): argument '" in str(e) or "invalid combination" in str(e)):
+                raise  # already PyTorch's own words for an argument
             err = _translate(fn, fname, method, checks, args, kwargs, e)
             if err is None:
                 raise

@@ -552,10 +552,12 @@ _export(count_nonzero)
 
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) of input, over everything or along dim, as return_types.aminmax."""
-    if input.numel() == 0 and (dim is None or input.shape[dim] == 0):
+    if input.numel() == 0 and dim is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
         )
+    if input.numel() == 0 and input.dim() > 0 and input.shape[dim] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim % input.dim()} to have non-zero size.")
     if dim is None:
         return _rt.aminmax(_C.amin(input, None, keepdim), _C.amax(input, None, keepdim))
     return _rt.aminmax(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
@@ -654,6 +656,9 @@ def _trapz_terms(y, x, dx, dim):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
+    if y.dim() > 0 and (y.dtype == _C.bool or (isinstance(x, _C.Tensor) and x.dtype == _C.bool)):
+        which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
+        raise NotImplementedError(f"trapezoid: received a bool input for {which}, but bool is not supported")
     terms, yy = _trapz_terms(y, x, dx, dim)
     if terms is None:
         return _C.sum(_to_float(yy), -1)
@@ -1194,7 +1199,12 @@ def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
     from minitorch import linalg
 
-    return linalg.vector_norm(_to_float(_C.sub(input, other)), p)
+    diff = _C.sub(input, other)
+    if not _is_float(diff):  # PyTorch's norm refuses the promoted integer difference
+        raise NotImplementedError(
+            f"norm(): input dtype should be either floating point or complex. Got {scalar_name(diff.dtype)} instead."
+        )
+    return linalg.vector_norm(diff, p)
 
 
 _export(dist)

@@ -183,12 +183,12 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 
 def vecdot(x, y, *, dim=-1, out=None):
     """sum(conj(x) * y) over dim, broadcasting the other dims (real tensors: the dot product along dim)."""
+    _check_float_input(x, "linalg.vecdot")  # before the dtypes are compared, as PyTorch
     if x.dtype != y.dtype:
         raise RuntimeError(
             "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{_name(x.dtype)} and y of type {_name(y.dtype)} instead"
         )
-    _check_float_input(x, "linalg.vecdot")
     result = (x * y).sum(dim)
     if out is not None:
         out.resize_(result.shape).copy_(result)
