@@ -27,6 +27,7 @@ KEYS = {
     "binding",
     "call",
     "out",
+    "refuse",
 }
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
@@ -84,6 +85,7 @@ class Op:
     aliases = ()  # (name, variants) pairs
     autocast = None  # (cuda policy, cpu policy)
     own_binding = False
+    refuse = None  # (dtype class, "kernel" | "message", names or text): a dtype PyTorch's kernel refuses
     # binary only: per-input formulas, or a pair function (grad), and which inputs are saved for which grads
     grad_self = grad_other = None
     save = None  # None: derived from the formulas; else the names saved whatever is needed
@@ -266,10 +268,39 @@ def _finish(op, fail):
         _finish_binary_grad(op, get, fail)
     else:
         _finish_unary_grad(op, get, fail)
+    _finish_refuse(op, get, fail)
     binding, lineno = get("binding")
     if binding not in (None, "own"):
         fail(lineno, f"binding takes only 'own', got {binding!r}")
     op.own_binding = binding == "own"
+
+
+REFUSE_CLASSES = {
+    "bool": "dt == ScalarType::Bool",
+    "floating": "is_floating(dt)",
+    "non_floating": "!is_floating(dt)",
+}
+
+
+def _finish_refuse(op, get, fail):
+    refuse, lineno = get("refuse")
+    if refuse is None:
+        return
+    if op.kind != "unary":
+        fail(
+            lineno,
+            f"{op.name!r}: 'refuse:' is written for unary ops only (binary refusals are in check_binary)",
+        )
+    words = refuse.split(None, 2)
+    if len(words) < 3 or words[0] not in REFUSE_CLASSES or words[1] not in ("kernel", "message"):
+        fail(
+            lineno,
+            f"{op.name!r}: write 'refuse: <{' | '.join(REFUSE_CLASSES)}> kernel <name> [<cuda name>]' "
+            "or 'refuse: <class> message <text>'",
+        )
+    if words[1] == "kernel" and len(words[2].split()) > 2:
+        fail(lineno, f"{op.name!r}: a refusing kernel is one name (+_cpu/_cuda) or a CPU and a CUDA name")
+    op.refuse = (words[0], words[1], words[2])
 
 
 def _finish_unary_grad(op, get, fail):
@@ -586,12 +617,40 @@ def _binary_formula(binary):
     return lines
 
 
+def unary_checks_inc(ops):
+    """check_unary_dtype: the dtypes PyTorch's kernels refuse, in PyTorch's words."""
+    lines = [
+        HEADER,
+        "// Included by csrc/ops/elementwise.cpp, whose dtype_not_implemented and kernel_name it uses.\n",
+        "void check_unary_dtype(UnaryOp op, ScalarType dt, Device dev) {\n  switch (op) {\n",
+    ]
+    for op in ops:
+        if op.kind != "unary" or op.refuse is None:
+            continue
+        cls, how, what = op.refuse
+        cond = REFUSE_CLASSES[cls]
+        if how == "message":
+            action = f"MT_CHECK_NOT_IMPLEMENTED(false, {_c(what)});"
+        else:
+            names = what.split()
+            kernel = (
+                f"kernel_name({_c(names[0])}, dev)"
+                if len(names) == 1
+                else f"dev.is_cuda() ? {_c(names[1])} : {_c(names[0])}"
+            )
+            action = f"dtype_not_implemented({kernel}, dt);"
+        lines.append(f"    case UnaryOp::{op.name}:\n      if ({cond}) {action}\n      break;\n")
+    lines.append("    default:\n      break;\n  }\n}\n")
+    return "".join(lines)
+
+
 def outputs(ops):
     return {
         "ops_schema.h": ops_header(ops),
         "bindings.h": bindings_header(ops),
         "bind_funcs.cpp": bind_funcs_cpp(ops),
         "elementwise_grad.inc": elementwise_grad_inc(ops),
+        "unary_checks.inc": unary_checks_inc(ops),
     }
 
 

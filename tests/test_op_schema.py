@@ -240,3 +240,22 @@ def test_generator_rejects_malformed_binary_formulas():
     assert "'grad_self:' is for binary ops" in _err(
         "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  grad_self: grad\n"
     )
+
+
+def test_refusals_come_from_the_schema():
+    """Each `refuse:` row raises PyTorch's NotImplementedError; the messages themselves are held against
+    PyTorch's for every op and dtype by tests/test_elementwise.py (tests/elementwise_oracle.py)."""
+    refusing = {op.name: op.refuse for op in OPS if op.refuse}
+    assert refusing["abs"] == ("bool", "kernel", "abs") and refusing["gelu"][0] == "non_floating"
+    with pytest.raises(NotImplementedError, match="\"floor_vml_cpu\" not implemented for 'Bool'"):
+        torch.floor(torch.tensor([True]))
+    with pytest.raises(NotImplementedError, match="Boolean inputs not supported for relu"):
+        torch.relu(torch.tensor([True]))
+    head = "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n"
+    assert "write 'refuse: <bool | floating | non_floating> kernel" in _err(
+        head + "  refuse: ints kernel foo\n"
+    )
+    assert "one name (+_cpu/_cuda) or a CPU and a CUDA name" in _err(head + "  refuse: bool kernel a b c\n")
+    assert "'refuse:' is written for unary ops only" in _err(
+        "binary foo\n  functor: Foo\n  dtype: arith\n  grad: none\n  refuse: bool kernel foo\n"
+    )

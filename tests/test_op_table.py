@@ -124,10 +124,6 @@ KNOWN_DIFFERENCES = {
         ): "the fused multi-tensor ops take floating tensors only (what the optimizers need)"
         for d in INTS
     },
-    **{
-        ("param_unary_stub", d): "leaky_relu/softplus accept integer and bool tensors, which PyTorch refuses"
-        for d in INTS + ["bool"]
-    },
     ("upsample_stub", "uint8"): "PyTorch's uint8 bilinear path (image resizing) is not implemented",
 }
 TOL = {

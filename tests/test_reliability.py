@@ -1084,3 +1084,186 @@ def test_celu_alpha_zero_and_hardtanh_bounds():
         minitorch.nn.CELU(0.0)(minitorch.randn(3))
     with pytest.raises(AssertionError, match=re.escape("max_val (1.0) must be greater than min_val (1)")):
         minitorch.nn.Hardtanh(1)
+
+
+# ---- dtype refusals: PyTorch's kernels raise NotImplementedError naming the kernel (its AT_DISPATCH)
+_F = minitorch.nn.functional
+
+
+_MEAN = (
+    "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}"
+)
+
+
+def _t(*shape, dtype="int64"):
+    return minitorch.ones(*shape, dtype=getattr(minitorch, dtype))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: _t(3).mean(),
+            _MEAN.format("Input", "Long"),
+        ),
+        (
+            lambda: _t(3, dtype="float32").mean(dtype=minitorch.long),
+            _MEAN.format("Optional", "Long"),
+        ),
+        (lambda: _t(3).std(), "std and var only support floating point and complex dtypes"),
+        (lambda: _t(3, dtype="bool").var(0), "std and var only support floating point and complex dtypes"),
+        (lambda: minitorch.var_mean(_t(3)), "var_mean only support floating point and complex dtypes"),
+        (lambda: minitorch.std_mean(_t(3), 0), "std_mean only support floating point and complex dtypes"),
+        (lambda: _t(2, 3).softmax(1), "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"),
+        (lambda: _t(2, 3).softmax(0), "\"softmax_kernel_impl\" not implemented for 'Long'"),
+        (
+            lambda: _t(3, dtype="float32").softmax(0, dtype=minitorch.int32),
+            "_lastdim_kernel_impl\" not implemented for 'Int'",
+        ),
+        (
+            lambda: _t(2, 3, dtype="bool").log_softmax(0),
+            "\"log_softmax_kernel_impl\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _F.cross_entropy(_t(2, 3), minitorch.zeros(2, dtype=minitorch.long)),
+            "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'",
+        ),
+        (
+            lambda: minitorch.linalg.vector_norm(_t(3)),
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
+        ),
+        (
+            lambda: _t(3, dtype="int32").norm(),
+            "Expected a floating point or complex tensor as input. Got Int",
+        ),
+        (
+            lambda: minitorch._C._foreach_norm([_t(3)], 2.0),
+            "Expected a floating point or complex tensor as input. Got Long",
+        ),
+        (lambda: _t(3, dtype="bool").argmax(), "argmax(): does not support bool input"),
+        (lambda: _t(3, dtype="bool").argmin(0), "argmin(): does not support bool input"),
+        (lambda: _t(3).normal_(), "\"normal_kernel_cpu\" not implemented for 'Long'"),
+        (
+            lambda: minitorch.randn(3, dtype=minitorch.int32),
+            "\"normal_kernel_cpu\" not implemented for 'Int'",
+        ),
+        (lambda: _t(3, dtype="bool").uniform_(), "\"check_uniform_bounds\" not implemented for 'Bool'"),
+        (
+            lambda: _t(3).uniform_(2, 1),
+            "\"check_uniform_bounds\" not implemented for 'Long'",
+        ),  # before bounds
+        (lambda: minitorch.rand_like(_t(3)), "\"check_uniform_bounds\" not implemented for 'Long'"),
+        (lambda: _F.max_pool1d(_t(1, 2, 4), 2), "\"max_pool1d_impl\" not implemented for 'Long'"),
+        (lambda: _F.max_pool2d(_t(1, 2, 4, 4, dtype="bool"), 2), "\"max_pool2d\" not implemented for 'Bool'"),
+        (lambda: _F.avg_pool1d(_t(1, 2, 4, dtype="int32"), 2), "\"avg_pool2d\" not implemented for 'Int'"),
+        (
+            lambda: _F.adaptive_avg_pool1d(_t(1, 2, 4), 2),
+            "\"adaptive_avg_pool2d\" not implemented for 'Long'",
+        ),
+        (
+            lambda: _F.adaptive_avg_pool2d(_t(1, 2, 4, 4, dtype="uint8"), 1),
+            _MEAN.format("Input", "Byte"),
+        ),
+        (
+            lambda: _F.adaptive_max_pool1d(_t(1, 2, 4), 2),
+            "\"adaptive_max_pool2d\" not implemented for 'Long'",
+        ),
+        (
+            lambda: _F.conv2d(_t(1, 2, 4, 4, dtype="bool"), _t(2, 2, 1, 1, dtype="bool")),
+            "\"slow_conv2d_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _F.conv1d(_t(1, 2, 4, dtype="bool"), _t(2, 2, 1, dtype="bool"), dilation=2),
+            "\"slow_conv_dilated<>\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _F.conv_transpose1d(_t(1, 2, 4, dtype="int32"), _t(2, 2, 1, dtype="int32")),
+            "\"slow_conv_transpose2d_out_cpu\" not implemented for 'Int'",
+        ),
+        (
+            lambda: _F.linear(_t(2, 3, dtype="bool"), _t(2, 3, dtype="bool")),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _t(2, 2, dtype="bool").mm(_t(2, 2, dtype="bool")),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _t(2, 2, dtype="bool").mv(_t(2, dtype="bool")),
+            "\"addmv_impl_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _t(1, 2, 2, dtype="bool").bmm(_t(1, 2, 2, dtype="bool")),
+            "\"bmm\" not implemented for 'Bool'",
+        ),
+        (lambda: _t(2, dtype="bool").dot(_t(2, dtype="bool")), "\"dot\" not implemented for 'Bool'"),
+        (
+            lambda: _t(2, dtype="bool").clamp(_t(2, dtype="bool"), _t(2, dtype="bool")),
+            "\"clamp_cpu\" not implemented for 'Bool'",
+        ),
+        (lambda: _t(2, dtype="bool").clamp(min=True), "\"clamp_min_scalar_cpu\" not implemented for 'Bool'"),
+        (lambda: _t(2, dtype="bool").clamp(True, False), "\"clamp_scalar_cpu\" not implemented for 'Bool'"),
+        (lambda: _F.leaky_relu(_t(3)), "\"leaky_relu_cpu\" not implemented for 'Long'"),
+        (
+            lambda: _F.leaky_relu(_t(3, dtype="bool"), inplace=True),
+            "\"leaky_relu_cpu\" not implemented for 'Bool'",
+        ),
+        (lambda: _F.softplus(_t(3, dtype="uint8")), "\"softplus_cpu\" not implemented for 'Byte'"),
+        (lambda: _F.mse_loss(_t(3), _t(3)), "\"mse_cpu\" not implemented for 'Long'"),
+        (
+            lambda: _F.mse_loss(_t(3, dtype="bool"), _t(3, dtype="bool"), reduction="none"),
+            "\"mse_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: minitorch.trapezoid(_t(3, dtype="bool")),
+            "trapezoid: received a bool input for `y`, but bool is not supported",
+        ),
+        (
+            lambda: minitorch.trapezoid(_t(3), _t(3, dtype="bool")),
+            "received a bool input for `x` or `y`, but bool",
+        ),
+        (
+            lambda: _F.batch_norm(_t(2, 3), None, None, training=True),
+            "\"batch_norm\" not implemented for 'Long'",
+        ),
+        (lambda: _F.layer_norm(_t(2, 3), (3,)), "\"LayerNormKernelImpl\" not implemented for 'Long'"),
+        (lambda: _F.group_norm(_t(2, 4, 3), 2), "\"GroupNormKernelImpl\" not implemented for 'Long'"),
+    ],
+)
+def test_dtype_refusals_raise_pytorchs_not_implemented_error(call, message):
+    with pytest.raises(NotImplementedError) as e:
+        call()
+    assert message in str(e.value)
+
+
+def test_dtype_refusals_keep_what_pytorch_computes():
+    b = minitorch.tensor([True, False])
+    # a bool clamp with one tensor bound is PyTorch's maximum/minimum
+    assert b.clamp(min=minitorch.tensor([False, True])).tolist() == [True, True]
+    assert b.clamp(max=minitorch.tensor([False, True])).tolist() == [False, False]
+    # no kernel runs for no elements: PyTorch returns them, any dtype
+    assert _t(0, 3).softmax(0).dtype == minitorch.int64
+    assert _t(0).normal_().shape == (0,)
+    # huber_loss writes input's dtype, computed in the promoted one; a promoted dtype input cannot hold raises
+    assert _F.huber_loss(_t(3, dtype="float16"), _t(3, dtype="float32")).dtype == minitorch.float16
+    assert _F.huber_loss(_t(3, dtype="float32"), _t(3)).dtype == minitorch.float32
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        _F.huber_loss(_t(3), _t(3, dtype="float32"))
+    # dropout on integers: PyTorch's in-place multiply refuses the float mask (RuntimeError, not the kernel's)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ) as e:
+        _F.dropout(_t(3))
+    assert type(e.value) is RuntimeError
+
+
+def test_channel_shuffle_groups_must_be_an_int():
+    x = minitorch.randn(1, 4, 2)
+    for fn in ("channel_shuffle", "native_channel_shuffle"):
+        with pytest.raises(
+            TypeError, match=re.escape(f"{fn}(): argument 'groups' (position 2) must be int, not float")
+        ):
+            getattr(minitorch, fn)(x, 2.0)
+        with pytest.raises(TypeError, match="must be int, not list"):
+            getattr(minitorch, fn)(x, [2])
+    assert minitorch.channel_shuffle(x, 2).shape == (1, 4, 2)

@@ -122,10 +122,10 @@ using opmath_t = typename OpMath<T>::type;
     __VA_ARGS__();                              \
     break;                                      \
   }
-#define MT_DISPATCH_FAIL(dtype, name)                                                             \
-  default:                                                                                        \
-    ::mt::throw_error(::mt::ErrorKind::Runtime, ::mt::str("\"", name, "\" not implemented for '", \
-                                                          ::mt::dtype_short_name(dtype), "'"));
+#define MT_DISPATCH_FAIL(dtype, name)                                                                    \
+  default:                                                                                               \
+    ::mt::throw_error(::mt::ErrorKind::NotImplemented, ::mt::str("\"", name, "\" not implemented for '", \
+                                                                 ::mt::dtype_short_name(dtype), "'"));
 
 #define MT_DISPATCH_FLOATING_TYPES(dtype, name, ...)          \
   [&] {                                                       \

@@ -29,8 +29,7 @@ DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
   return r;
 }
 
-void check_dtypes(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                  const char* name) {
+void check_dtypes(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   MT_CHECK(input.dtype() == weight.dtype() && input.device() == weight.device(), "Input type (",
            legacy_type_name(input.dtype(), input.is_cuda()), ") and weight type (",
            legacy_type_name(weight.dtype(), weight.is_cuda()), ") should be the same");
@@ -38,8 +37,19 @@ void check_dtypes(const Tensor& input, const Tensor& weight, const std::optional
     MT_CHECK(input.dtype() == bias->dtype() && input.device() == bias->device(), "Input type (",
              legacy_type_name(input.dtype(), input.is_cuda()), ") and bias type (",
              legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
-  MT_CHECK(is_floating(input.dtype()), "\"", name, "\" not implemented for '",
-           dtype_short_name(input.dtype()), "'");
+}
+
+// After the shape checks, as PyTorch: its kernels refuse other dtypes with NotImplementedError naming the
+// kernel the arguments select (integers compute there on the CPU; here they are not implemented).
+void check_float(const Tensor& input, const DimVector& dilation, bool transposed) {
+  bool dilated = false;
+  for (int64_t d : dilation) dilated |= d != 1;
+  const char* kernel = transposed ? "slow_conv_transpose2d_out"
+                       : dilated  ? "slow_conv_dilated<>"
+                                  : "slow_conv2d";
+  const char* dev = transposed || !dilated ? (input.is_cuda() ? "_cuda" : "_cpu") : "";
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"", kernel, dev, "\" not implemented for '",
+                           dtype_short_name(input.dtype()), "'");
 }
 
 // Everything PyTorch's check_shape_forward checks, on the batched input, in its order and words.
@@ -169,8 +179,9 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<T
   } else {
     padding = expand_param(padding_, nd, "padding");
   }
-  check_dtypes(input, weight, bias, name);
+  check_dtypes(input, weight, bias);
   check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, false, {});
+  check_float(input, dilation, false);
   Tensor out =
       convolution(to4d(input, nd), to4d(weight, nd), bias, make_args(stride, padding, dilation, groups));
   if (nd == 1) out = squeeze(out, {2});
@@ -193,8 +204,9 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
   DimVector stride = expand_param(stride_, nd, "stride"), padding = expand_param(padding_, nd, "padding");
   DimVector dilation = expand_param(dilation_, nd, "dilation");
   DimVector output_padding = expand_param(output_padding_, nd, "output_padding");
-  check_dtypes(input, weight, bias, name);
+  check_dtypes(input, weight, bias);
   check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, true, output_padding);
+  check_float(input, dilation, true);
   DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;

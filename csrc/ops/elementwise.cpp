@@ -119,49 +119,8 @@ const char* name_of(BinaryOp op) {
               str("\"", kernel, "\" not implemented for '", dtype_short_name(dt), "'"));
 }
 
-// The dtypes PyTorch's kernels refuse for the unary table; everything else computes.
-void check_unary_dtype(UnaryOp op, ScalarType dt, Device dev) {
-  const bool cuda = dev.is_cuda(), is_bool = dt == ScalarType::Bool;
-  switch (op) {
-    case UnaryOp::neg:
-      MT_CHECK_NOT_IMPLEMENTED(!is_bool,
-                               "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-      break;
-    case UnaryOp::relu:
-      MT_CHECK_NOT_IMPLEMENTED(!is_bool, "Boolean inputs not supported for relu");
-      break;
-    case UnaryOp::abs:
-      if (is_bool) dtype_not_implemented(kernel_name("abs", dev), dt);
-      break;
-    case UnaryOp::floor:
-    case UnaryOp::ceil:
-    case UnaryOp::round:
-    case UnaryOp::trunc: {
-      const char* n = op == UnaryOp::floor   ? "floor"
-                      : op == UnaryOp::ceil  ? "ceil"
-                      : op == UnaryOp::round ? "round"
-                                             : "trunc";
-      if (is_bool) dtype_not_implemented(str(n, cuda ? "_cuda" : "_vml_cpu"), dt);
-      break;
-    }
-    case UnaryOp::bitwise_not:
-      if (is_floating(dt)) dtype_not_implemented(kernel_name("bitwise_not", dev), dt);
-      break;
-    case UnaryOp::gelu:
-    case UnaryOp::gelu_tanh:
-      if (!is_floating(dt)) dtype_not_implemented(cuda ? "GeluCUDAKernelImpl" : "GeluKernelImpl", dt);
-      break;
-    case UnaryOp::silu:
-      if (!is_floating(dt)) dtype_not_implemented(kernel_name("silu", dev), dt);
-      break;
-    case UnaryOp::mish:
-      if (!is_floating(dt)) dtype_not_implemented(kernel_name("mish", dev), dt);
-      break;
-    default:
-      break;
-  }
-}
+// The dtypes PyTorch's kernels refuse for the unary table (the schema's `refuse:`); everything else computes.
+#include "generated/unary_checks.inc"
 
 // Checks that depend on values or dtypes, in PyTorch's words.
 void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
@@ -496,7 +455,18 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   Device dev = common_device({&self, &lo, &hi});
   ScalarType dt = result_type({self, lo, hi});
-  MT_CHECK(dt != ScalarType::Bool, "\"", kernel_name("clamp", dev), "\" not implemented for 'Bool'");
+  if (dt == ScalarType::Bool) {
+    // PyTorch's bool clamp_min/clamp_max with a tensor bound compute (a maximum or minimum); its scalar
+    // kernels and the two-bound kernel do not
+    bool scalar = (!min || min->impl()->is_wrapped_number()) && (!max || max->impl()->is_wrapped_number());
+    if (min && !max && !scalar) return binary(BinaryOp::maximum, self, *min);
+    if (max && !min && !scalar) return binary(BinaryOp::minimum, self, *max);
+    const char* k = !scalar ? "clamp"
+                    : !max  ? "clamp_min_scalar"
+                    : !min  ? "clamp_max_scalar"
+                            : "clamp_scalar";
+    dtype_not_implemented(kernel_name(k, dev), dt);
+  }
   DimVector shape = self.sizes();
   if (min) shape = broadcast_shapes(shape, min->sizes());
   if (max) shape = broadcast_shapes(shape, max->sizes());
@@ -588,7 +558,14 @@ static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double
   return out;
 }
 
+// softplus/leaky_relu: PyTorch's kernels take floating types only ("leaky_relu_cpu" not implemented for
+// 'Long')
+static void check_float_activation(const Tensor& self, const char* op) {
+  if (!is_floating(self.dtype())) dtype_not_implemented(kernel_name(op, self.device()), self.dtype());
+}
+
 Tensor softplus(const Tensor& self, double beta, double threshold) {
+  check_float_activation(self, "softplus");
   if (autocast::active()) {
     autocast::Scope s(autocast::Op::softplus);
     return softplus(s(self), beta, threshold);
@@ -597,6 +574,7 @@ Tensor softplus(const Tensor& self, double beta, double threshold) {
   return param_unary(self, ParamUnaryOp::softplus, beta, threshold);
 }
 Tensor leaky_relu(const Tensor& self, double negative_slope) {
+  check_float_activation(self, "leaky_relu");
   if (autograd::needs_grad(self)) return autograd::leaky_relu(self, negative_slope);
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
 }

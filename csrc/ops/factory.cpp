@@ -187,10 +187,11 @@ Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
 Tensor& uniform_(Tensor& self, double from, double to_) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
   check_writable(self);
+  // PyTorch's check_uniform_bounds dispatches on the dtype before it reads the bounds
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
+                           dtype_short_name(self.dtype()), "'");
   MT_CHECK(from <= to_, "uniform_ expects to return a [from, to) range, but found from=", from,
            " > to=", to_);
-  MT_CHECK(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ",
-           dtype_name(self.dtype()));
   return fill_random(self, {RandomKind::uniform, from, to_});
 }
 
@@ -198,8 +199,10 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
   check_writable(self);
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
-  MT_CHECK(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ",
-           dtype_name(self.dtype()));
+  if (self.numel() == 0)
+    return self;  // PyTorch's kernel is not dispatched for no elements, whatever the dtype
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"normal_kernel", self.is_cuda() ? "_cuda" : "_cpu",
+                           "\" not implemented for '", dtype_short_name(self.dtype()), "'");
   return fill_random(self, {RandomKind::normal, mean, std});
 }
 

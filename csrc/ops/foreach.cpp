@@ -30,8 +30,8 @@ void check_lists(const char* name, const std::vector<const TensorList*>& lists) 
   for (size_t i = 0; i < n; ++i) {
     const Tensor& t0 = (*lists[0])[i];
     MT_CHECK(t0.defined(), name, ": expected a tensor at index ", i, ", got None");
-    if (!is_floating(t0.dtype()))
-      MT_ERROR("\"", name, "\" not implemented for '", dtype_short_name(t0.dtype()), "'");
+    MT_CHECK_NOT_IMPLEMENTED(is_floating(t0.dtype()), "\"", name, "\" not implemented for '",
+                             dtype_short_name(t0.dtype()), "'");
     for (size_t k = 1; k < lists.size(); ++k) {
       const Tensor& t = (*lists[k])[i];
       MT_CHECK(t.defined(), name, ": expected a tensor at index ", i, ", got None");
@@ -211,8 +211,10 @@ TensorList foreach_norm(const TensorList& self, double ord) {
   for (size_t i = 0; i < self.size(); ++i) {
     const Tensor& t = self[i];
     MT_CHECK(t.defined(), "_foreach_norm: expected a tensor, got None");
-    if (!is_floating(t.dtype()))
-      MT_ERROR("\"_foreach_norm\" not implemented for '", dtype_short_name(t.dtype()), "'");
+    // PyTorch's _foreach_norm falls back to linalg.vector_norm, whose refusal it raises
+    MT_CHECK_NOT_IMPLEMENTED(is_floating(t.dtype()),
+                             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+                             dtype_short_name(t.dtype()));
     // other orders and empty tensors keep linalg.vector_norm's rules and errors
     if (!fast || t.numel() == 0) out[i] = norm(t, ord, {}, false);
   }

@@ -38,12 +38,14 @@ void check_same_device(const Tensor& a, const Tensor& b) {
            a.device().str(), " and ", b.device().str(), "!");
 }
 
-void check_gemm_dtype(const Tensor& a, const Tensor& b) {
+// PyTorch's BLAS kernels refuse bool with NotImplementedError naming the kernel (mv: addmv's)
+void check_gemm_dtype(const Tensor& a, const Tensor& b, bool addmv = false) {
   MT_CHECK(a.dtype() == b.dtype(),
            "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
            " != ", cpp_type_name(b.dtype()));
-  MT_CHECK(a.dtype() != ScalarType::Bool, "\"", a.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_",
-           "\" not implemented for 'Bool'");
+  const char* kernel = addmv ? (a.is_cuda() ? "addmv_impl_cuda" : "addmv_impl_cpu")
+                             : (a.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_");
+  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"", kernel, "\" not implemented for 'Bool'");
 }
 
 // out[batch, m, n] (fresh, contiguous) = alpha * a @ b + beta * out, with the degenerate sizes BLAS rejects
@@ -104,7 +106,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   check_same_device(a, b);
   MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(a.dtype()), " but found ",
            dtype_short_name(b.dtype()));
-  MT_CHECK(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
+  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
   return bmm_unchecked(a, b);
 }
 
@@ -120,7 +122,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
   MT_CHECK(a.sizes()[1] == v.sizes()[0], "size mismatch, got input (", a.sizes()[0], "), mat (", a.sizes()[0],
            "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
   check_same_device(a, v);
-  check_gemm_dtype(a, v);
+  check_gemm_dtype(a, v, true);
   return squeeze(mm_unchecked(a, unsqueeze(v, 1)), {1});
 }
 
@@ -138,7 +140,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
            b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
            " elements respectively");
   check_same_device(a, b);
-  MT_CHECK(a.dtype() != ScalarType::Bool, "\"dot\" not implemented for 'Bool'");
+  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"dot\" not implemented for 'Bool'");
   return view(mm_unchecked(unsqueeze(a, 0), unsqueeze(b, 1)), {});
 }
 

@@ -69,8 +69,9 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target, const T
   check_same_device(input, target);
   check_same_device(input, weight);
   MT_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
-  MT_CHECK(is_floating(input.dtype()), "\"", ce ? "log_softmax_lastdim_kernel_impl" : "nll_loss_out_frame",
-           "\" not implemented for '", dtype_short_name(input.dtype()), "'");
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"",
+                           ce ? "log_softmax_lastdim_kernel_impl" : "nll_loss_out_frame",
+                           "\" not implemented for '", dtype_short_name(input.dtype()), "'");
   ClassLossPlan p;
   const int64_t nd = input.dim();
   p.g.outer = nd == 1 ? 1 : input.sizes()[0];
@@ -220,6 +221,10 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
     autocast::Scope s(autocast::Op::mse_loss);
     return mse_loss(s(input), s(target), reduction);
   }
+  // PyTorch's kernel runs in the promoted dtype, floating types only
+  ScalarType common = result_type(input, target);
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(common), "\"mse", input.is_cuda() ? "_cuda" : "_cpu",
+                           "\" not implemented for '", dtype_short_name(common), "'");
   // one autograd node instead of three (sub, mul, mean): its backward is 2 (x - t) scaled, two kernels
   if (autograd::needs_grad(input, target)) return autograd::mse_loss(input, target, reduction);
   Tensor d = sub(input, target);
@@ -253,10 +258,19 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
     return huber_loss(s(input), s(target), reduction, delta);
   }
   MT_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  // PyTorch's kernel writes the loss in input's dtype, computed in the promoted one: a promoted dtype input
+  // cannot hold is refused (huber_loss(int, float)), and its kernel takes floating types only
+  ScalarType common = result_type(input, target);
+  MT_CHECK(can_cast(common, input.dtype()), "result type ", dtype_short_name(common),
+           " can't be cast to the desired output type ", dtype_short_name(input.dtype()));
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(common), "\"huber", input.is_cuda() ? "_cuda" : "_cpu",
+                           "\" not implemented for '", dtype_short_name(common), "'");
   Tensor z = abs(sub(input, target));
   Tensor quad = mul(mul(z, z), S(0.5));
   Tensor lin = mul(sub(z, S(0.5 * delta)), S(delta));
-  return apply_reduction(where(lt(z, S(delta)), quad, lin), reduction);
+  Tensor loss = where(lt(z, S(delta)), quad, lin);
+  if (loss.dtype() != input.dtype()) loss = to(loss, input.dtype(), loss.device());
+  return apply_reduction(loss, reduction);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,

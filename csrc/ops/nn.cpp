@@ -37,9 +37,10 @@ void check_device(const Tensor& a, const OptTensor& b) {
            a.device().str(), " and ", b->device().str(), "!");
 }
 
-void check_float_input(const Tensor& x, const char* op) {
-  MT_CHECK(is_floating(x.dtype()), "\"", op, x.is_cuda() ? "_cuda" : "_cpu", "\" not implemented for '",
-           dtype_short_name(x.dtype()), "'");
+// PyTorch's normalization kernels refuse other dtypes with NotImplementedError naming the kernel.
+void check_float_input(const Tensor& x, const char* kernel) {
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(x.dtype()), "\"", kernel, "\" not implemented for '",
+                           dtype_short_name(x.dtype()), "'");
 }
 
 // A parameter (weight/bias) as the kernels read it: contiguous, flat, in the statistics dtype.
@@ -75,8 +76,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) 
            dtype_short_name(input.dtype()), " and ", dtype_short_name(weight.dtype()));
   check_device(input, weight);
   check_device(input, bias);
-  MT_CHECK(input.dtype() != ScalarType::Bool, "\"", input.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_",
-           "\" not implemented for 'Bool'");
+  MT_CHECK_NOT_IMPLEMENTED(input.dtype() != ScalarType::Bool, "\"",
+                           input.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_",
+                           "\" not implemented for 'Bool'");
   if (bias) {
     MT_CHECK(bias->dtype() == weight.dtype(), "self and mat2 must have the same dtype, but got ",
              dtype_short_name(bias->dtype()), " and ", dtype_short_name(weight.dtype()));
@@ -435,7 +437,8 @@ void check_p(double p) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p) {
-  check_float_input(input, "dropout");
+  MT_CHECK(is_floating(input.dtype()), "result type Float can't be cast to the desired output type ",
+           dtype_short_name(input.dtype()));
   Tensor x = contiguous(input);
   Tensor y = make_empty(input.sizes(), input.dtype(), input.device());
   Tensor mask = make_empty(input.sizes(), ScalarType::Bool, input.device());

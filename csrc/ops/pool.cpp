@@ -41,9 +41,17 @@ struct PoolSetup {
   int64_t oh, ow;
 };
 
+// The dtype refusal in PyTorch's words: its CPU kernel's name ("max_pool1d_impl", "avg_pool2d", ...), which
+// the 1-d forms share with the 2-d ones, and NotImplementedError.
+void check_float_pool(const Tensor& input, const char* kernel) {
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"", kernel, "\" not implemented for '",
+                           dtype_short_name(input.dtype()), "'");
+}
+
 // Shared checks and sizes of max/avg pooling over nd (1 or 2) spatial dims.
 PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_,
-                     IntArrayRef dilation_, bool ceil_mode, int64_t nd, const char* op, bool is_max) {
+                     IntArrayRef dilation_, bool ceil_mode, int64_t nd, const char* op, bool is_max,
+                     const char* kernel) {
   DimVector k = pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or ");
   DimVector s = stride_.empty()
                     ? k
@@ -67,8 +75,7 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
     MT_CHECK(input_.sizes()[1] > 0,
              "Expected input's non-batch dimensions to have positive length, but input has a shape of ",
              shape_str(input_.sizes()), " and non-batch dimension 0 has length zero!");
-  MT_CHECK(is_floating(input_.dtype()), "\"", op, "\" not implemented for '",
-           dtype_short_name(input_.dtype()), "'");
+  check_float_pool(input_, kernel);
   for (int64_t i = 0; i < nd; ++i) {
     MT_CHECK(k[i] > 0, "kernel size should be greater than zero, but got ", shape_str(k));
     MT_CHECK(s[i] > 0, "stride should be greater than zero, but got ", shape_str(s));
@@ -118,15 +125,15 @@ Tensor finish(Tensor t, const PoolSetup& s, int64_t nd) {
 
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, int64_t nd,
-                                       const char* op) {
-  PoolSetup s = setup_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, op, true);
+                                       const char* op, const char* kernel) {
+  PoolSetup s = setup_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, op, true, kernel);
   auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
   return {finish(out, s, nd), finish(idx, s, nd)};
 }
 
 // Adaptive pooling: (None entries keep the input size) and PyTorch's checks.
 PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<int64_t>>& output_size,
-                         int64_t nd, const char* op) {
+                         int64_t nd, const char* op, const char* kernel) {
   int64_t dim = input_.dim();
   MT_CHECK(static_cast<int64_t>(output_size.size()) == nd || output_size.size() == 1, op,
            ": output_size must be ", nd, "");
@@ -136,8 +143,6 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
     MT_CHECK(input_.sizes()[i] > 0, op,
              "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
              shape_str(input_.sizes()), " with dimension ", i, " being empty");
-  MT_CHECK(is_floating(input_.dtype()), "\"", op, "\" not implemented for '",
-           dtype_short_name(input_.dtype()), "'");
   PoolSetup r;
   r.batched = dim == nd + 2;
   Tensor x = r.batched ? input_ : unsqueeze(input_, 0);
@@ -155,6 +160,14 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
   }
   r.oh = o[0];
   r.ow = o[1];
+  // PyTorch's average pooling to 1x1 is a mean, whose refusal it then raises
+  if (r.oh == 1 && r.ow == 1 && std::string(kernel) == "adaptive_avg_pool2d")
+    MT_CHECK_NOT_IMPLEMENTED(
+        is_floating(input_.dtype()),
+        "mean(): could not infer output dtype. Input dtype must be either a floating point "
+        "or complex dtype. Got: ",
+        dtype_short_name(input_.dtype()));
+  check_float_pool(input_, kernel);
   return r;
 }
 
@@ -203,7 +216,7 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
-  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d");
+  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d", "max_pool2d");
 }
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
@@ -212,11 +225,13 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
-  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d");
+  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d", "max_pool2d");
 }
 Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  return std::get<0>(max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+  // without indices PyTorch runs its own 1-d kernel, named in its dtype error
+  return std::get<0>(max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
+                                 "max_pool1d_impl"));
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
@@ -224,7 +239,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   MT_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   const int64_t one = 1;
   PoolSetup s = setup_pool(input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode, 2,
-                           "avg_pool2d", false);
+                           "avg_pool2d", false, "avg_pool2d");
   s.args.count_include_pad = count_include_pad;
   s.args.divisor = divisor_override ? *divisor_override : 0;
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
@@ -233,13 +248,13 @@ Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   bool ceil_mode, bool count_include_pad) {
   const int64_t one = 1;
   PoolSetup s = setup_pool(input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode, 1,
-                           "avg_pool1d", false);
+                           "avg_pool1d", false, "avg_pool2d");
   s.args.count_include_pad = count_include_pad;
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 1);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
-  PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_avg_pool2d");
+  PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_avg_pool2d", "adaptive_avg_pool2d");
   // global average pooling (ResNet's head) on CUDA: the mean reduction, as PyTorch does. The CPU pool kernel
   // sums whole planes with partial sums and beat the mean there (ResNet's 32x512x7x7, one thread: 172 us
   // against 239; PyTorch 164).
@@ -247,18 +262,18 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const std::vector<std::optional<
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
 }
 Tensor adaptive_avg_pool1d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
-  PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_avg_pool1d");
+  PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_avg_pool1d", "adaptive_avg_pool2d");
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 1);
 }
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input,
                                                const std::vector<std::optional<int64_t>>& output_size) {
-  PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_max_pool2d");
+  PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_max_pool2d", "adaptive_max_pool2d");
   auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
   return {finish(out, s, 2), finish(idx, s, 2)};
 }
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input,
                                                const std::vector<std::optional<int64_t>>& output_size) {
-  PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_max_pool1d");
+  PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_max_pool1d", "adaptive_max_pool2d");
   auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
   return {finish(out, s, 1), finish(idx, s, 1)};
 }

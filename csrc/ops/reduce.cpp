@@ -146,7 +146,13 @@ void check_nonempty(const Tensor& self, const SmallVector<bool, 8>& mask, const 
 Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op, double arg,
                   ScalarType out_dt, const char* name) {
   auto mask = dim_mask(self, dims);
-  if (op == ReduceOp::amax || op == ReduceOp::amin) check_nonempty(self, mask, name);
+  if (op == ReduceOp::amax || op == ReduceOp::amin) {
+    // over everything (no dims) PyTorch asks for a dim before it looks at the sizes
+    MT_CHECK(!dims.empty() || self.numel() != 0, name,
+             "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+             "with the 'dim' argument.");
+    check_nonempty(self, mask, name);
+  }
   Tensor in = self.dtype() == out_dt || op == ReduceOp::all || op == ReduceOp::any
                   ? self
                   : to(self, out_dt, self.device());
@@ -219,8 +225,9 @@ ScalarType int_to_long(const Tensor& self, ScalarType dtype) {
   return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
 }
 
-void check_float(const Tensor& self, const char* msg) {
-  MT_CHECK(is_floating(self.dtype()), msg, dtype_short_name(self.dtype()));
+// PyTorch raises NotImplementedError for these dtype refusals
+void check_float(const Tensor& self, const char* msg, bool name_dtype = true) {
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), msg, name_dtype ? dtype_short_name(self.dtype()) : "");
 }
 
 }  // namespace
@@ -246,9 +253,9 @@ Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype
 Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
   if (autograd::needs_grad(self)) return autograd::mean(self, dims, keepdim, dtype);
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
-  MT_CHECK(is_floating(dt), "mean(): could not infer output dtype. ",
-           dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
-           " must be either a floating point or complex dtype. Got: ", dtype_short_name(dt));
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(dt), "mean(): could not infer output dtype. ",
+                           dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
+                           " must be either a floating point or complex dtype. Got: ", dtype_short_name(dt));
   return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean");
 }
 
@@ -280,13 +287,13 @@ Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
 
 Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
   if (autograd::needs_grad(self)) return autograd::var(self, dims, correction, keepdim);
-  check_float(self, "std and var only support floating point and complex dtypes, got ");
+  check_float(self, "std and var only support floating point and complex dtypes", false);
   return run_reduce(self, dims, keepdim, ReduceOp::var, correction, self.dtype(), "var");
 }
 
 Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
   if (autograd::needs_grad(self)) return autograd::std(self, dims, correction, keepdim);
-  check_float(self, "std and var only support floating point and complex dtypes, got ");
+  check_float(self, "std and var only support floating point and complex dtypes", false);
   return run_reduce(self, dims, keepdim, ReduceOp::std, correction, self.dtype(), "std");
 }
 
@@ -347,8 +354,8 @@ namespace {
 // max/min/argmax/argmin along one dim (dim None for arg*: the flattened tensor).
 std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                                       bool is_max, bool want_values, const char* name) {
-  MT_CHECK(self.dtype() != ScalarType::Bool || want_values, "\"", name, self.is_cuda() ? "_cuda" : "_cpu",
-           "\" not implemented for 'Bool'");
+  MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool || want_values, name,
+                           "(): does not support bool input");
   SmallVector<bool, 8> mask;
   if (dim) {
     DimVector d{*dim};
@@ -386,10 +393,12 @@ Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
 Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) {
   int64_t d = wrap_dim(dim, self.dim());
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
-  MT_CHECK(is_floating(dt), "\"", log ? "log_softmax" : "softmax",
-           "_lastdim_kernel_impl\" not implemented for '", dtype_short_name(dt), "'");
+  if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());  // no kernel runs, any dtype
+  // PyTorch's CPU kernel names: the last dim (or a 0-d tensor) has its own
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(dt), "\"", log ? "log_softmax" : "softmax",
+                           d == std::max<int64_t>(self.dim(), 1) - 1 ? "_lastdim" : "",
+                           "_kernel_impl\" not implemented for '", dtype_short_name(dt), "'");
   Tensor in = to(self, dt, self.device());
-  if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
   Tensor c = contiguous(in);
   Tensor out = make_empty(self.sizes(), dt, self.device());
   auto [row, inner] = row_inner(c, d);

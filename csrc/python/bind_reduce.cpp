@@ -120,6 +120,8 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   for (bool is_std : {false, true}) {
     auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
                          py::handle correction) {
+      MT_CHECK_NOT_IMPLEMENTED(is_floating(x.dtype()), is_std ? "std_mean" : "var_mean",
+                               " only support floating point and complex dtypes");
       Tensor spread = var_std(x, dim, unbiased, keepdim, correction, is_std);
       py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;
       DimVector dims = parse_dims(d);
