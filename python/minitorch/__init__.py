@@ -62,6 +62,7 @@ cfloat = None
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
 from minitorch import amp, cpu, nn  # noqa: F401
+from minitorch.cuda import amp as _cuda_amp  # torch.cuda.amp, the shim over amp, sits above it
 from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
     celu,
     celu_,
@@ -106,4 +107,4 @@ _install_tensor_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
-del _install_tensor_methods, _ops_all, _install_device_context, _m
+del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp

@@ -43,3 +43,8 @@ def scalar_name(dtype):
 def cpp_name(dtype):
     """The C++ type name of a dtype: "float" for minitorch.float32, "long int" for minitorch.int64."""
     return _CPP.get(_key(dtype), _key(dtype))
+
+
+def dtype_name(dtype):
+    """'float32' for minitorch.float32: the attribute name a dtype has on the minitorch module."""
+    return repr(dtype).split(".")[-1]

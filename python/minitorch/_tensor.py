@@ -2,13 +2,13 @@
 
 import numpy as np
 
-from minitorch import _C
+from minitorch import _C, _argcheck, _composite_math, _composite_shape, _torch_functions, autograd
+from minitorch._creation import tensor as _tensor
+from minitorch._dtype_names import dtype_name
 from minitorch._tensor_str import tensor_repr
-
-
-def dtype_name(dtype):
-    """'float32' for minitorch.float32: the attribute name a dtype has on the minitorch module."""
-    return repr(dtype).split(".")[-1]
+from minitorch.autograd import RemovableHandle
+from minitorch.functional import nanmean, nansum, repeat, repeat_interleave
+from minitorch.utils import dlpack as _dl
 
 
 def _rebuild_tensor(array, dtype_name, device, requires_grad):
@@ -61,30 +61,7 @@ def _type_as(self, other):
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     """A copy of `data` with this tensor's dtype and device unless given (Tensor.new_tensor)."""
-    from minitorch._creation import tensor
-
-    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-
-class RemovableHandle:
-    """Returned by Tensor.register_hook and grad_fn.register_hook/register_prehook (the owner is the tensor or
-    the node); remove() unregisters the hook."""
-
-    def __init__(self, owner, hook_id):
-        self._owner = owner
-        self._id = hook_id
-
-    def remove(self):
-        """Unregisters the hook; calling it again does nothing."""
-        if self._owner is not None:
-            self._owner._remove_hook(self._id)
-            self._owner = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+    return _tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 def _register_hook(self, hook):
@@ -97,8 +74,6 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    from minitorch import autograd
-
     autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
@@ -126,17 +101,10 @@ def _install_tensor_methods(cls):
     cls.bool = lambda self: self.to(_C.bool)
     cls.type_as = _type_as
     cls.new_tensor = _new_tensor
-    from minitorch.functional import repeat_interleave
-
     cls.repeat_interleave = repeat_interleave
-    from minitorch.functional import nanmean, nansum, repeat
-
     cls.repeat = repeat
     cls.nansum = nansum
     cls.nanmean = nanmean
-    from minitorch import _argcheck, _composite_math, _composite_shape, _torch_functions
-    from minitorch.utils import dlpack as _dl
-
     owner = {}
     for mod in (_composite_shape, _composite_math, _torch_functions):
         for name, fn in mod.TENSOR_METHODS.items():

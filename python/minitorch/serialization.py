@@ -14,7 +14,7 @@ import pickle
 import zipfile
 
 from minitorch import _C
-from minitorch._tensor import dtype_name as _dtype_name
+from minitorch._dtype_names import dtype_name as _dtype_name
 
 _VERSION = "1"
 _DTYPES = {

@@ -4,7 +4,7 @@ device type in this thread."""
 import functools
 import warnings
 
-from minitorch import _C
+from minitorch import _C, cuda
 
 __all__ = ["autocast", "is_autocast_available"]
 
@@ -29,8 +29,6 @@ class autocast:
         self.fast_dtype = _C._get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = _C._is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         if device_type == "cuda":
-            from minitorch import cuda
-
             if enabled and not cuda.is_available():
                 warnings.warn(
                     "User provided device_type of 'cuda', but CUDA is not available. Disabling", stacklevel=2

@@ -5,7 +5,7 @@ import warnings
 from collections import defaultdict
 from enum import Enum
 
-from minitorch import _C
+from minitorch import _C, cuda
 from minitorch.autograd.grad_mode import no_grad
 
 __all__ = ["GradScaler", "OptState"]
@@ -33,15 +33,12 @@ class GradScaler:
     ):
         self._device = device
         self._enabled = enabled
-        if self._device == "cuda":
-            from minitorch import cuda
-
-            if enabled and not cuda.is_available():
-                warnings.warn(
-                    "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                    stacklevel=2,
-                )
-                self._enabled = False
+        if self._device == "cuda" and enabled and not cuda.is_available():
+            warnings.warn(
+                "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                stacklevel=2,
+            )
+            self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:
                 raise ValueError("The growth factor must be > 1.0.")

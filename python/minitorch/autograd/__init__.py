@@ -1,7 +1,6 @@
 """minitorch.autograd: backward/grad over the C++ engine, grad mode, custom Functions, gradcheck."""
 
 from minitorch import _C
-from minitorch._tensor import RemovableHandle
 from minitorch.autograd.function import Function, FunctionCtx  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
@@ -95,6 +94,27 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
+
+
+class RemovableHandle:
+    """Returned by Tensor.register_hook and grad_fn.register_hook/register_prehook (the owner is the tensor or
+    the node); remove() unregisters the hook."""
+
+    def __init__(self, owner, hook_id):
+        self._owner = owner
+        self._id = hook_id
+
+    def remove(self):
+        """Unregisters the hook; calling it again does nothing."""
+        if self._owner is not None:
+            self._owner._remove_hook(self._id)
+            self._owner = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
 
 
 def _node_register_hook(self, fn):

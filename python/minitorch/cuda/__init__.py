@@ -386,6 +386,3 @@ def initial_seed():
 def is_bf16_supported(including_emulation=True):
     """bfloat16 math needs compute capability 8.0 (Ampere) or newer; False without a GPU."""
     return is_available() and get_device_capability()[0] >= 8
-
-
-from minitorch.cuda import amp  # noqa: F401  (after the names above: cuda.amp reads them lazily)

@@ -16,8 +16,8 @@ import numpy as np
 
 import minitorch
 from minitorch import _C
+from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._tensor import _reduce as _reduce_by_copy
-from minitorch._tensor import dtype_name as _dtype_name
 from minitorch.utils.data._utils import shared as _shared
 
 __all__ = ["get_all_sharing_strategies", "get_sharing_strategy", "init_reductions", "set_sharing_strategy"]

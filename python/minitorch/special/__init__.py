@@ -210,12 +210,7 @@ def psi(input):
 
 def multigammaln(input, p):
     """The log multivariate gamma function of dimension p: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi)."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    x = _float(input)
-    offs = _C.mul(_C.arange(p, device=x.device, dtype=x.dtype), -0.5)
-    terms = _C.lgamma(_C.add(x.unsqueeze(-1), offs))
-    return _C.add(_C.sum(terms, -1), p * (p - 1) / 4.0 * math.log(math.pi))
+    return _cm.mvlgamma(input, p)
 
 
 def erfcx(input):

@@ -6,7 +6,7 @@ a request cannot be met), and tensors that require grad are refused.
 """
 
 from minitorch import _C
-from minitorch._tensor import dtype_name as _dtype_name
+from minitorch._dtype_names import dtype_name as _dtype_name
 
 _CPU, _CUDA = 1, 2  # DLPack device types
 _TYPESTR = {

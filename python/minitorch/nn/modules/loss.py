@@ -1,6 +1,7 @@
 """Loss modules: thin holders of the options of nn.functional's losses."""
 
 from minitorch.nn import functional as F
+from minitorch.nn.modules.distance import PairwiseDistance
 from minitorch.nn.modules.module import Module
 
 __all__ = [
@@ -187,11 +188,7 @@ class TripletMarginWithDistanceLoss(_Loss):
                 f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
             )
         if distance_function is None:
-            # PyTorch holds a PairwiseDistance module here (it shows in the repr); use one where nn has it
-            from minitorch import nn
-
-            pairwise = getattr(nn, "PairwiseDistance", None)
-            distance_function = pairwise() if pairwise is not None else None
+            distance_function = PairwiseDistance()  # PyTorch holds one here (it shows in the repr)
         self.distance_function = distance_function
         self.margin = margin
         self.swap = swap

@@ -29,7 +29,7 @@ import minitorch
 from minitorch.utils.data._random import _check_generator, _draw_seed
 from minitorch.utils.data._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
 from minitorch.utils.data._utils.collate import default_collate, default_convert
-from minitorch.utils.data._utils.fetch import _IterableDatasetFetcher, _MapDatasetFetcher
+from minitorch.utils.data._utils.fetch import _DatasetKind
 from minitorch.utils.data._utils.pin_memory import pin_memory as _pin_memory
 from minitorch.utils.data._utils.worker import (
     _IterableDatasetStopIteration,
@@ -41,17 +41,6 @@ from minitorch.utils.data.dataset import IterableDataset
 from minitorch.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
-
-
-class _DatasetKind:
-    Map = 0
-    Iterable = 1
-
-    @staticmethod
-    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
-        if kind == _DatasetKind.Map:
-            return _MapDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
-        return _IterableDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
 
 
 class _InfiniteConstantSampler(Sampler):

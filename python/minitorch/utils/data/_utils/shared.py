@@ -32,7 +32,7 @@ import threading
 import numpy as np
 
 import minitorch
-from minitorch._tensor import dtype_name as _dtype_name
+from minitorch._dtype_names import dtype_name as _dtype_name
 
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 # map every page at once: one system call instead of a page fault per 4 KiB when the batch is written or read

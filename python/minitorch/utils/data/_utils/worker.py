@@ -9,6 +9,7 @@ import numpy as np
 
 import minitorch
 from minitorch.utils.data._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
+from minitorch.utils.data._utils.fetch import _DatasetKind
 
 _worker_info = None
 
@@ -105,8 +106,6 @@ def _worker_loop(
     persistent_workers,
     shm_prefix,
 ):
-    from minitorch.utils.data.dataloader import _DatasetKind
-
     watchdog = _ManagerWatchdog()
     try:
         # One thread per worker: the workers are the parallelism, and N workers x N pool threads would
