@@ -20,8 +20,9 @@ SEED = int(os.environ.get("MINITORCH_DIFFFUZZ_SEED", "20261202"))
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "reliability.md")
 # what each class may reach, as a share of all calls. Issue 34 asks for under 1 % each; these are a ratchet at
 # the rates of the day (2026-12-02: 2.4 %, 3.0 %, 3.9 %; then 1.5 % and 2.7 % once the Python composites
-# raise PyTorch's TypeError and activations/losses refuse integers), lowered as the classes are fixed, never raised.
-LIMITS = {"accepted_bad": 0.016, "missing": 0.031, "exc_type": 0.028}
+# raise PyTorch's TypeError and activations/losses refuse integers; 1.4 % and 1.8 % once the C++ dtype refusals
+# raise PyTorch's NotImplementedError), lowered as the classes are fixed, never raised.
+LIMITS = {"accepted_bad": 0.014, "missing": 0.031, "exc_type": 0.018}
 
 
 def known_differences():
