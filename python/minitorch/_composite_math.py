@@ -5,7 +5,7 @@ own in csrc/."""
 import builtins
 import math
 
-from minitorch import _C, _compare
+from minitorch import _C, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
 
@@ -660,8 +660,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
         raise NotImplementedError(f"trapezoid: received a bool input for {which}, but bool is not supported")
     terms, yy = _trapz_terms(y, x, dx, dim)
-    if terms is None:
-        return _C.sum(_to_float(yy), -1)
+    if terms is None:  # nothing to integrate: PyTorch's zeros keep y's dtype, integers included
+        return _C.zeros(tuple(yy.shape[:-1]), dtype=yy.dtype, device=yy.device)
     return _C.sum(terms, -1)
 
 
@@ -1348,9 +1348,7 @@ def nextafter(input, other):
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_name(x.dtype)}'")
     dt = _C.result_type(x, y)
     x, y = x.to(dt), y.to(dt)
-    import minitorch
-
-    x, y = minitorch.broadcast_tensors(x, y)
+    x, y = _composite_shape.broadcast_tensors(x, y)
     bits, tiny, big = _FBITS[dt]
     m, e = frexp(x)
     ef = e.to(_C.float64)
@@ -1436,9 +1434,7 @@ def _powers_of_two(bits, dt, device):
     vals = [1 << k for k in range(bits)]
     if dt != _C.uint8:
         vals = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in vals]
-    import minitorch
-
-    return minitorch.tensor(vals, dtype=dt, device=device)
+    return _creation.tensor(vals, dtype=dt, device=device)
 
 
 def bitwise_left_shift(input, other):

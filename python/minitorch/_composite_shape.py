@@ -2,7 +2,11 @@
 primitive ops (views, cat, index_select, gather...), so autograd and every device come for free; one that a
 benchmark shows slow gets a kernel of its own in csrc/."""
 
+from minitorch import _C, _creation, _ops, _size, autograd
+from minitorch import functional as _functional
+from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._dtype_names import scalar_name as _scalar_name
+from minitorch.autograd import grad_mode
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
@@ -13,7 +17,7 @@ import functools
 import math
 import numbers
 
-import minitorch
+import numpy as np
 
 
 def _wrap(dim, ndim):
@@ -40,7 +44,7 @@ def _as_list(tensors):
 
 
 def _arange_like(n, x):
-    return minitorch.arange(n, device=x.device)
+    return _C.arange(n, device=x.device)
 
 
 # ---- copies, flips, rolls
@@ -66,7 +70,7 @@ def flip(input, dims):
     for d in wrapped:
         n = input.shape[d]
         if n > 1:
-            rev = minitorch.arange(n - 1, -1, -1, device=input.device)
+            rev = _C.arange(n - 1, -1, -1, device=input.device)
             if d == 0:
                 out = out.index_select(0, rev)
             else:
@@ -108,7 +112,7 @@ def roll(input, shifts, dims=None):
         n = input.shape[d]
         s = s % n if n else 0
         if s:
-            out = minitorch.cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
+            out = _C.cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
     return out.clone() if out is input else out
 
 
@@ -149,7 +153,7 @@ def broadcast_tensors(*tensors):
     shape = []
     for t in tensors:  # pairwise, so a mismatch gets PyTorch's message naming the pair
         _check_pair(shape, t.shape)
-        shape = minitorch.broadcast_shapes(shape, t.shape)
+        shape = _functional.broadcast_shapes(shape, t.shape)
     return tuple(t.expand(*shape) for t in tensors)
 
 
@@ -200,7 +204,7 @@ def cartesian_prod(*tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
-    return minitorch.stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
+    return _C.stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
 
 
 def combinations(input, r=2, with_replacement=False):
@@ -213,12 +217,12 @@ def combinations(input, r=2, with_replacement=False):
         return input.new_empty(0)
     n = input.shape[0]
     grids = meshgrid(*([_arange_like(n, input)] * r), indexing="ij")
-    mask = minitorch.ones(grids[0].shape, dtype=minitorch.bool, device=input.device)
+    mask = _C.ones(grids[0].shape, dtype=_C.bool, device=input.device)
     for a, b in zip(grids, grids[1:]):
         mask = mask & (a <= b if with_replacement else a < b)
     # the grids run in lexicographic order, so the kept index tuples come out as itertools orders them
     idx = [g.masked_select(mask) for g in grids]
-    return minitorch.stack([input.index_select(0, i) for i in idx], 1)
+    return _C.stack([input.index_select(0, i) for i in idx], 1)
 
 
 def tile(input, dims):
@@ -279,16 +283,16 @@ def hstack(tensors, *, out=None):
     """Concatenates along dim 1 (dim 0 for 1-d tensors), as numpy.hstack."""
     ts = _atleast(_nonempty(tensors, "hstack"), 1)
     return (
-        minitorch.cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
+        _C.cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
         if out is not None
-        else minitorch.cat(ts, 0 if ts[0].dim() == 1 else 1)
+        else _C.cat(ts, 0 if ts[0].dim() == 1 else 1)
     )
 
 
 def vstack(tensors, *, out=None):
     """Concatenates along dim 0 after making every tensor at least 2-d, as numpy.vstack."""
     ts = _atleast(_nonempty(tensors, "vstack"), 2)
-    return minitorch.cat(ts, 0) if out is None else minitorch.cat(ts, 0, out=out)
+    return _C.cat(ts, 0) if out is None else _C.cat(ts, 0, out=out)
 
 
 def row_stack(tensors, *, out=None):
@@ -299,18 +303,18 @@ def row_stack(tensors, *, out=None):
 def dstack(tensors, *, out=None):
     """Concatenates along dim 2 after making every tensor at least 3-d, as numpy.dstack."""
     ts = _atleast(_nonempty(tensors, "dstack"), 3)
-    return minitorch.cat(ts, 2) if out is None else minitorch.cat(ts, 2, out=out)
+    return _C.cat(ts, 2) if out is None else _C.cat(ts, 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
     """Stacks 0-d and 1-d tensors as columns and concatenates the rest along dim 1, as numpy.column_stack."""
     ts = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in _nonempty(tensors, "column_stack")]
-    return minitorch.cat(ts, 1) if out is None else minitorch.cat(ts, 1, out=out)
+    return _C.cat(ts, 1) if out is None else _C.cat(ts, 1, out=out)
 
 
 def concatenate(tensors, axis=0, out=None):
     """Alias of cat taking NumPy's `axis`."""
-    return minitorch.cat(tensors, axis) if out is None else minitorch.cat(tensors, axis, out=out)
+    return _C.cat(tensors, axis) if out is None else _C.cat(tensors, axis, out=out)
 
 
 # ---- diagonals
@@ -330,12 +334,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     # with n zeros, shift by `lead` zeros and cut to n*n, so cat and views alone build it (autograd included).
     lead = offset if offset >= 0 else -offset * n
     z = src.new_zeros(batch + [length, n])
-    rows = minitorch.cat([src.unsqueeze(-1), z], -1).reshape(batch + [length * (n + 1)])
+    rows = _C.cat([src.unsqueeze(-1), z], -1).reshape(batch + [length * (n + 1)])
     total = lead + length * (n + 1)
     parts = [src.new_zeros(batch + [lead]), rows]
     if total < n * n:
         parts.append(src.new_zeros(batch + [n * n - total]))
-    flat = minitorch.cat(parts, -1).narrow(-1, 0, n * n)
+    flat = _C.cat(parts, -1).narrow(-1, 0, n * n)
     mat = flat.reshape(batch + [n, n])
     return mat.movedim([nd - 2, nd - 1], [d1, d2])
 
@@ -370,9 +374,9 @@ def tensor_split(input, indices_or_sections, dim=0):
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
         )
-    if isinstance(indices_or_sections, minitorch.Tensor):
+    if isinstance(indices_or_sections, _C.Tensor):
         t = indices_or_sections
-        if t.dtype != minitorch.int64:
+        if t.dtype != _C.int64:
             raise RuntimeError(
                 "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
                 + _scalar_name(t.dtype)
@@ -469,7 +473,7 @@ def argwhere(input):
 def take_along_dim(input, indices, dim=None):
     """Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
     flattened input when dim is None, as numpy.take_along_axis."""
-    if indices.dtype != minitorch.int64:
+    if indices.dtype != _C.int64:
         raise RuntimeError(
             f"torch.take_along_dim(): dtype of indices should be Long but got {_scalar_name(indices.dtype)}"
         )
@@ -483,7 +487,7 @@ def take_along_dim(input, indices, dim=None):
     d = _wrap(dim, input.dim())
     si, sx = list(indices.shape), list(input.shape)
     si[d] = sx[d] = 1
-    shape = list(minitorch.broadcast_shapes(si, sx))
+    shape = list(_functional.broadcast_shapes(si, sx))
     shape_x, shape_i = list(shape), list(shape)
     shape_x[d], shape_i[d] = input.shape[d], indices.shape[d]
     return input.expand(*shape_x).gather(d, indices.expand(*shape_i))
@@ -491,7 +495,7 @@ def take_along_dim(input, indices, dim=None):
 
 def take(input, index):
     """Elements of the flattened input at `index` (negative indices count from the end); shaped like index."""
-    if index.dtype != minitorch.int64:
+    if index.dtype != _C.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}")
     n = input.numel()
     flat = index.reshape(-1)
@@ -501,15 +505,15 @@ def take(input, index):
         if bad is not None:
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
         if lo < 0:
-            flat = minitorch.where(flat < 0, flat + n, flat)
+            flat = _ops.where(flat < 0, flat + n, flat)
     return input.reshape(-1).index_select(0, flat).view(index.shape)
 
 
 def unravel_index(indices, shape):
     """The coordinates in a tensor of `shape` of each flat index, as a tuple of tensors shaped like indices."""
-    if not isinstance(indices, minitorch.Tensor):
-        indices = minitorch.tensor(indices)
-    if indices.is_floating_point() or indices.dtype == minitorch.bool:
+    if not isinstance(indices, _C.Tensor):
+        indices = _creation.tensor(indices)
+    if indices.is_floating_point() or indices.dtype == _C.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     shape = _as_dims(shape)
     if any(s < 0 for s in shape):
@@ -532,18 +536,18 @@ def block_diag(*tensors):
             )
         mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not mats:
-        return minitorch.empty(1, 0)
+        return _C.empty(1, 0)
     dtype = mats[0].dtype
     for m in mats[1:]:
-        dtype = minitorch.promote_types(dtype, m.dtype)
+        dtype = _C.promote_types(dtype, m.dtype)
     mats = [m.to(dtype) for m in mats]
     ncols = builtins.sum(m.shape[1] for m in mats)
     rows, c = [], 0
     for m in mats:
         r, w = m.shape
-        rows.append(minitorch.cat([m.new_zeros(r, c), m, m.new_zeros(r, ncols - c - w)], 1))
+        rows.append(_C.cat([m.new_zeros(r, c), m, m.new_zeros(r, ncols - c - w)], 1))
         c += w
-    return minitorch.cat(rows, 0)
+    return _C.cat(rows, 0)
 
 
 # ---- products
@@ -563,7 +567,7 @@ def kron(input, other):
 def tensordot(a, b, dims=2, out=None):
     """Sums the products of a and b over the last `dims` dims of a and the first of b, or over the dim lists
     dims=(dims_a, dims_b)."""
-    if isinstance(dims, minitorch.Tensor):
+    if isinstance(dims, _C.Tensor):
         dims = dims.item() if dims.dim() == 0 else dims.tolist()
     if isinstance(dims, numbers.Integral):
         if dims < 0:
@@ -588,7 +592,7 @@ def tensordot(a, b, dims=2, out=None):
         k *= a.shape[d]
     am = a.permute(fa + da).reshape(-1, k)
     bm = b.permute(db + fb).reshape(k, -1)
-    res = minitorch.matmul(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+    res = _C.matmul(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     if out is not None:
         return out.copy_(res)
     return res
@@ -610,7 +614,7 @@ def vdot(input, other):
     """Dot product of two 1-d tensors (the first conjugated; we have no complex dtypes, so it is dot)."""
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
-    return minitorch.dot(input, other)
+    return _C.dot(input, other)
 
 
 def cross(input, other, dim=None):
@@ -618,7 +622,7 @@ def cross(input, other, dim=None):
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:
-        sizes = list(minitorch.broadcast_shapes(input.shape, other.shape))
+        sizes = list(_functional.broadcast_shapes(input.shape, other.shape))
         if 3 not in sizes:
             raise RuntimeError("no dimension of size 3 in input")
         dim = sizes.index(3)
@@ -628,8 +632,8 @@ def cross(input, other, dim=None):
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
         )
     _check_pair(input.shape, other.shape)
-    i1 = minitorch.tensor([1, 2, 0], device=input.device)
-    i2 = minitorch.tensor([2, 0, 1], device=input.device)
+    i1 = _creation.tensor([1, 2, 0], device=input.device)
+    i2 = _creation.tensor([2, 0, 1], device=input.device)
     a1, a2 = input.index_select(d, i1), input.index_select(d, i2)
     b1, b2 = other.index_select(d, i1), other.index_select(d, i2)
     return a1 * b2 - a2 * b1
@@ -646,7 +650,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if len(parts) > 1:
         shape = list(input.shape)
         parts = [p if p.dim() else p.expand(*(shape[:d] + [1] + shape[d + 1 :])) for p in parts]
-        x = minitorch.cat(parts, d)
+        x = _C.cat(parts, d)
     else:
         x = input
     for _ in range(n):
@@ -654,7 +658,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         if m == 0:
             break
         hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
-        x = hi.logical_xor(lo) if x.dtype == minitorch.bool else hi - lo
+        x = hi.logical_xor(lo) if x.dtype == _C.bool else hi - lo
     return x
 
 
@@ -662,9 +666,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _check_index(self, dim, index, op):
-    if index.dtype not in (minitorch.int64, minitorch.int32) or (
-        op != "index_add_" and index.dtype != minitorch.int64
-    ):
+    if index.dtype not in (_C.int64, _C.int32) or (op != "index_add_" and index.dtype != _C.int64):
         if op == "index_add_":
             raise RuntimeError(
                 f"index_add_(): Expected dtype int32/int64 for index but got: {_scalar_name(index.dtype)}"
@@ -727,7 +729,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate)."""
     d = _check_index(input, dim, index, "index_add_")
     _check_source(input, d, index, source, "index_add_")
-    if not input.is_floating_point() and input.dtype != minitorch.bool and isinstance(alpha, float):
+    if not input.is_floating_point() and input.dtype != _C.bool and isinstance(alpha, float):
         alpha = int(alpha)  # PyTorch casts alpha to an integer dtype (1.5 adds source once)
     try:
         return _index_put_dim(input, d, index, source * alpha if alpha != 1 else source, True)
@@ -743,13 +745,13 @@ def index_copy(input, dim, index, source):
 
 
 def _fill_value(self, value):
-    if isinstance(value, minitorch.Tensor):
+    if isinstance(value, _C.Tensor):
         if value.dim() != 0:
             raise RuntimeError(
                 f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
             )
         return value.to(self.dtype)
-    return minitorch.tensor(value, dtype=self.dtype, device=self.device)
+    return _creation.tensor(value, dtype=self.dtype, device=self.device)
 
 
 def index_fill(input, dim, index, value):
@@ -796,7 +798,7 @@ def unfold(self, dimension, size, step):
         raise RuntimeError(f"step is {step} but must be > 0")
     if nd == 0:
         return self.reshape(1).narrow(0, 0, size)
-    if not self.is_contiguous() and self.requires_grad and minitorch.is_grad_enabled():
+    if not self.is_contiguous() and self.requires_grad and grad_mode.is_grad_enabled():
         # our as_strided has no backward for a non-contiguous base: window a contiguous copy instead
         self = self.contiguous()
     shape, stride = list(self.shape), list(self.stride())
@@ -824,7 +826,7 @@ def select_scatter(input, src, dim, index):
         )
     _check_slice_src(src, input.select(d, index).shape)
     i = index + n if index < 0 else index
-    idx = minitorch.tensor([i], device=input.device)
+    idx = _creation.tensor([i], device=input.device)
     return _index_put_dim(input, d, idx, src.unsqueeze(d).to(input.dtype), False)
 
 
@@ -833,7 +835,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     d = _wrap(dim, input.dim())
     n = input.shape[d]
     start, end, step = slice(start, end, step).indices(n)
-    idx = minitorch.arange(start, builtins.max(start, end), step, device=input.device)
+    idx = _C.arange(start, builtins.max(start, end), step, device=input.device)
     shape = list(input.shape)
     shape[d] = idx.numel()
     _check_slice_src(src, shape)
@@ -843,7 +845,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """`input` with its diagonal input.diagonal(offset, dim1, dim2) replaced by `src` (out of place)."""
     # the diagonal of a tensor of flat positions names the positions to write, so one index_put does it
-    pos = minitorch.arange(input.numel(), device=input.device).view(input.shape).diagonal(offset, dim1, dim2)
+    pos = _C.arange(input.numel(), device=input.device).view(input.shape).diagonal(offset, dim1, dim2)
     _check_slice_src(src, pos.shape)
     flat = input.reshape(-1).index_put((pos.reshape(-1),), src.reshape(-1).to(input.dtype))
     return flat.view(input.shape)
@@ -957,18 +959,17 @@ def _extreme_fill(dtype, is_max):
     """The identity of max (min): the lowest (highest) value of the dtype."""
     if dtype.is_floating_point:
         return -math.inf if is_max else math.inf
-    if dtype == minitorch.bool:
+    if dtype == _C.bool:
         return not is_max
-    info = minitorch.iinfo(dtype)
+    info = np.iinfo(_dtype_name(dtype))  # the limits minitorch.iinfo reports
     return info.min if is_max else info.max
 
 
 @functools.cache
 def _scatter_extreme_function():
-    """The autograd.Function below, made on first use: minitorch.autograd is not imported yet when this module
-    is (minitorch/__init__.py imports it first)."""
+    """The autograd.Function below, made on first use."""
 
-    class _ScatterExtreme(minitorch.autograd.Function):
+    class _ScatterExtreme(autograd.Function):
         """amax/amin through the scatter kernel (PutMode::amax/amin; NaN wins as in PyTorch), with PyTorch's
         gradient: shared evenly among the values (input's included) equal to each position's result."""
 
@@ -977,7 +978,7 @@ def _scatter_extreme_function():
             base = (
                 input.clone() if include_self else input.scatter(d, index, _extreme_fill(input.dtype, is_max))
             )
-            out = minitorch._C._scatter_extreme_(base, d, index, src, is_max)
+            out = _creation._C._scatter_extreme_(base, d, index, src, is_max)
             ctx.d, ctx.include_self = d, include_self
             ctx.save_for_backward(input, src, index, out)
             return out
@@ -996,7 +997,7 @@ def _scatter_extreme_function():
                 grad_input = grad_input.scatter(d, index, 0.0)
             grad_src = src_is * share.gather(d, index)
             if sub is not src:  # src's elements beyond index's extent take no part
-                full = minitorch.zeros_like(src)
+                full = _C.zeros_like(src)
                 full[tuple(slice(0, n) for n in index.shape)] = grad_src
                 grad_src = full
             return grad_input, grad_src, None, None, None, None
@@ -1019,10 +1020,8 @@ def _scatter_reduce_impl(input, d, index, src, reduce, include_self):
         return base.scatter(d, index, src, reduce="multiply")
     if reduce == "mean":
         total = (input if include_self else input.scatter(d, index, 0)).scatter_add(d, index, src)
-        ones = minitorch.ones_like(input)
-        count = (ones if include_self else ones.scatter(d, index, 0)).scatter_add(
-            d, index, minitorch.ones_like(src)
-        )
+        ones = _C.ones_like(input)
+        count = (ones if include_self else ones.scatter(d, index, 0)).scatter_add(d, index, _C.ones_like(src))
         count = count.clamp_min(1)
         if input.is_floating_point():
             return total / count
@@ -1035,7 +1034,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     `dim` (include_self: input's own values take part in the reduction)."""
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if index.dtype not in (minitorch.int64, minitorch.int32):
+    if index.dtype not in (_C.int64, _C.int32):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if src.dtype != input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -1058,7 +1057,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         raise RuntimeError(
             f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
         )
-    if index.dtype not in (minitorch.int64, minitorch.int32):
+    if index.dtype not in (_C.int64, _C.int32):
         raise RuntimeError(
             f"index_reduce_(): Expected dtype int32/int64 for index but got: {_scalar_name(index.dtype)}"
         )
@@ -1101,7 +1100,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
 
 
 def _check_mask(input, mask, source):
-    if mask.dtype != minitorch.bool:
+    if mask.dtype != _C.bool:
         raise RuntimeError(
             f"masked_scatter_ only supports boolean masks, but got mask with dtype {_scalar_name(mask.dtype)}"
         )
@@ -1122,13 +1121,13 @@ def _masked_scatter(input, mask, source):
     if n == 0:
         return input.clone() if input.shape == mask.shape else input.expand(mask.shape).clone()
     taken = source.reshape(-1)[pos.clamp_min(0)].view(mask.shape)
-    return minitorch.where(mask, taken, input)
+    return _ops.where(mask, taken, input)
 
 
 def masked_scatter(input, mask, source):
     """`input` with its positions where `mask` is True (broadcast) filled, in order, from `source`'s elements."""
     _check_mask(input, mask, source)
-    shape = minitorch.broadcast_shapes(input.shape, mask.shape)
+    shape = _functional.broadcast_shapes(input.shape, mask.shape)
     return _masked_scatter(input.expand(shape), mask.expand(shape), source)
 
 
@@ -1144,7 +1143,7 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def _check_put(self, index, source):
-    if index.dtype != minitorch.int64:
+    if index.dtype != _C.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}")
     if source.dtype != self.dtype:
         raise RuntimeError(
@@ -1195,8 +1194,8 @@ def fill_diagonal_(self, fill_value, wrap=False):
         end = self.numel() if wrap and rows > cols + 1 else builtins.min(rows, cols) * cols
     else:
         end = self.numel()
-    pos = minitorch.arange(0, end, stride, device=self.device)
-    value = minitorch.tensor(fill_value, dtype=self.dtype, device=self.device)
+    pos = _C.arange(0, end, stride, device=self.device)
+    value = _creation.tensor(fill_value, dtype=self.dtype, device=self.device)
     return _inplace(self, self.reshape(-1).index_put((pos,), value).view(self.shape))
 
 
@@ -1221,14 +1220,14 @@ def sum_to_size(self, *size):
 
 def new(self, *args, device=None):
     """Legacy constructor: new() is empty, new(*sizes) uninitialised, new(data) a tensor of self's dtype."""
-    if len(args) == 1 and isinstance(args[0], minitorch.Tensor):
+    if len(args) == 1 and isinstance(args[0], _C.Tensor):
         return args[0].detach()
     dev = self.device if device is None else device
-    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], minitorch.Size):
-        return minitorch.tensor(args[0], dtype=self.dtype, device=dev)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], _size.Size):
+        return _creation.tensor(args[0], dtype=self.dtype, device=dev)
     if not args:
-        return minitorch.empty(0, dtype=self.dtype, device=dev)
-    return minitorch.empty(*args, dtype=self.dtype, device=dev)
+        return _C.empty(0, dtype=self.dtype, device=dev)
+    return _C.empty(*args, dtype=self.dtype, device=dev)
 
 
 def adjoint(input):

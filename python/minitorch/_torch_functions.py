@@ -6,8 +6,10 @@ import builtins
 import math
 import os
 
-from minitorch import _C, _composite_math, _composite_shape
+from minitorch import _C, _composite_math, _composite_shape, _creation, _device
+from minitorch import functional as _functional
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.autograd import grad_mode
 
 # the Tensor methods and torch names the sibling modules install (after this module is imported)
 _SIBLING_METHODS = set(_composite_math.TENSOR_METHODS) | set(_composite_shape.TENSOR_METHODS)
@@ -36,13 +38,6 @@ def _method(name):
         return fn
 
     return deco
-
-
-def _mt():
-    # the package itself, imported late: this module is loaded while minitorch/__init__ is still running
-    import minitorch
-
-    return minitorch
 
 
 def _check_tensor(fname, argname, pos, x):
@@ -307,7 +302,7 @@ def _check_float(t, what):
 def _write_out(result, out):
     if out is None:
         return result
-    with _mt().no_grad():
+    with grad_mode.no_grad():
         out.copy_(result)
     return out
 
@@ -329,7 +324,6 @@ def normal(
     """Normal samples, PyTorch's four overloads: normal(Tensor mean, Tensor std), normal(Tensor mean,
     float std=1), normal(float mean, Tensor std) (element-wise means and standard deviations, broadcast), and
     normal(float mean, float std, size, *, dtype, device, requires_grad) (a new tensor of that size)."""
-    mt = _mt()
     mean_t, std_t = isinstance(mean, _C.Tensor), isinstance(std, _C.Tensor)
     if not mean_t and not std_t:
         if size is None:
@@ -349,7 +343,7 @@ def normal(
             size = (size,)
         if out is not None:
             dtype, device = dtype or out.dtype, device or out.device
-        z = mt.randn(tuple(size), generator=generator, dtype=dtype, device=device)
+        z = _C.randn(tuple(size), generator=generator, dtype=dtype, device=device)
         if mean != 0 or std != 1:
             z.mul_(std).add_(mean)
         return _write_out(z.requires_grad_(requires_grad) if requires_grad else z, out)
@@ -362,8 +356,10 @@ def normal(
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
-    shape = mt.broadcast_shapes(tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ())
-    z = mt.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+    shape = _functional.broadcast_shapes(
+        tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
+    )
+    z = _C.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
     # written as mean + std * z, the result carries gradients to a mean and std that require them
     return _write_out(mean + std * z, out)
 
@@ -372,25 +368,24 @@ def normal(
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with probabilities `input` (element-wise, each in [0, 1]), or with the one probability p
     in a tensor shaped like input; the result has input's dtype."""
-    mt = _mt()
     _check_tensor("bernoulli", "input", 1, input)
     if p is not None:
-        r = mt.empty_like(input).bernoulli_(p, generator=generator)
+        r = _C.empty_like(input).bernoulli_(p, generator=generator)
         return _write_out(r, out)
     if not input.dtype.is_floating_point:
         kind = "cuda" if input.is_cuda else "cpu"
         raise NotImplementedError(
             f"\"bernoulli_tensor_{kind}_p_\" not implemented for '{scalar_name(input.dtype)}'"
         )
-    with mt.no_grad():
+    with grad_mode.no_grad():
         if not builtins.bool(((input >= 0) & (input <= 1)).all()):
             raise RuntimeError(
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
                 "improved?  If so, please report an enhancement request to PyTorch.)"
             )
         # float32 draws at least: a float16 uniform rounds up to 1.0 too often to compare against p
-        cdtype = input.dtype if input.dtype == mt.float64 else mt.float32
-        u = mt.rand(tuple(input.shape), generator=generator, dtype=cdtype, device=input.device)
+        cdtype = input.dtype if input.dtype == _C.float64 else _C.float32
+        u = _C.rand(tuple(input.shape), generator=generator, dtype=cdtype, device=input.device)
         r = (u < input.to(cdtype)).to(input.dtype)
     return _write_out(r, out)
 
@@ -421,17 +416,15 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_std_fmt(lambd)}")
     _continuous(self, "Exponential")
-    mt = _mt()
-    with mt.no_grad():
-        w = mt.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
         w.uniform_(generator=generator).neg_().log1p_().mul_(-1.0 / lambd)
         self.copy_(w)
     return self
 
 
 def _work_dtype(self):
-    mt = _mt()
-    return mt.float64 if self.dtype == mt.float64 else mt.float32
+    return _C.float64 if self.dtype == _C.float64 else _C.float32
 
 
 @_method("log_normal_")
@@ -440,9 +433,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_std_fmt(std)}")
     _check_float(self, "log_normal")
-    mt = _mt()
-    with mt.no_grad():
-        w = mt.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
         w.normal_(mean, std, generator=generator).exp_()
         self.copy_(w)
     return self
@@ -458,9 +450,8 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
             "Cauchy distribution is a continuous probability distribution. dtype must be a floating point "
             f"but you specified {cpp_name(self.dtype)}"
         )
-    mt = _mt()
-    with mt.no_grad():
-        w = mt.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
         w.uniform_(generator=generator).sub_(0.5).mul_(math.pi).tan_().mul_(sigma).add_(median)
         self.copy_(w)
     return self
@@ -472,9 +463,8 @@ def geometric_(self, p, *, generator=None):
     (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed."""
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_std_fmt(p)}")
-    mt = _mt()
-    with mt.no_grad():
-        w = mt.empty(tuple(self.shape), dtype=mt.float64, device=self.device)
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device)
         # U = 0 (probability 2**-53) would give 0 trials; the support starts at 1
         w.uniform_(generator=generator).neg_().log1p_().div_(math.log1p(-p)).ceil_().clamp_(min=1.0)
         self.copy_(w)
@@ -492,8 +482,7 @@ def _window_checks(name, window_length, dtype):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if dtype is not None and not dtype.is_floating_point:
-        mt = _mt()
-        dev = mt.get_default_device()
+        dev = _device.get_default_device()
         raise RuntimeError(
             f"{name} expects floating point dtypes, got: TensorOptions(dtype={cpp_name(dtype)}, "
             f"device={dev}, layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
@@ -503,15 +492,14 @@ def _window_checks(name, window_length, dtype):
 
 def _window(name, window_length, periodic, dtype, device, requires_grad, formula):
     """formula(x) maps x = n / (N - 1) in [0, 1] (float64 tensor) to the symmetric window's values."""
-    mt = _mt()
     _window_checks(name, window_length, dtype)
-    dtype = dtype or mt.get_default_dtype()
+    dtype = dtype or _C.get_default_dtype()
     if window_length <= 1:
-        w = mt.ones(window_length, dtype=dtype, device=device)
+        w = _C.ones(window_length, dtype=dtype, device=device)
     else:
         # a periodic window is the symmetric one of length + 1 without its last point
         denom = window_length if periodic else window_length - 1
-        x = mt.arange(window_length, dtype=mt.float64, device=device) / denom
+        x = _C.arange(window_length, dtype=_C.float64, device=device) / denom
         w = formula(x).to(dtype)
     return w.requires_grad_(requires_grad) if requires_grad else w
 
@@ -618,10 +606,9 @@ def _i0(x):
     """Modified Bessel function I0 of a non-negative float64 tensor: its power series sum ((x/2)^k / k!)^2,
     summed until the terms stop adding anything. The terms peak near k = x/2, so about x + 40 of them are
     enough; for x above ~700 I0 overflows float64, as PyTorch's does."""
-    mt = _mt()
     q = (x * 0.5) ** 2
-    term = mt.ones_like(x)
-    total = mt.ones_like(x)
+    term = _C.ones_like(x)
+    total = _C.ones_like(x)
     k = 1
     limit = float(x.max()) + 60 if x.numel() else 0
     while k < limit:
@@ -645,11 +632,10 @@ def kaiser_window(
 ):
     """Kaiser window: I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta), N = window_length + 1 when
     periodic (the default) else window_length; I0 by its power series in float64."""
-    mt = _mt()
 
     def formula(x):
         arg = beta * (1 - (2 * x - 1) ** 2).clamp(min=0).sqrt()
-        return _i0(arg) / _i0(mt.tensor([float(beta)], dtype=mt.float64, device=x.device))
+        return _i0(arg) / _i0(_creation.tensor([float(beta)], dtype=_C.float64, device=x.device))
 
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)
 
@@ -670,14 +656,13 @@ def logspace(
 ):
     """steps values base ** e for e evenly spaced from start to end (both included), computed in float64
     then cast to dtype (an integer dtype truncates, as PyTorch's does)."""
-    mt = _mt()
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if out is not None:
         dtype, device = dtype or out.dtype, device or out.device
-    dtype = dtype or mt.get_default_dtype()
-    e = mt.linspace(start, end, steps, dtype=mt.float64, device=device)
-    r = mt.pow(float(base), e).to(dtype)
+    dtype = dtype or _C.get_default_dtype()
+    e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
+    r = _C.pow(float(base), e).to(dtype)
     if requires_grad:
         r.requires_grad_(True)
     return _write_out(r, out)
@@ -688,14 +673,13 @@ def empty_strided(
     size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ):
     """An uninitialized tensor with the given sizes and strides, over storage just large enough for them."""
-    mt = _mt()
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
         )
     n = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    r = mt.empty(n, dtype=dtype, device=device).as_strided(size, stride)
+    r = _C.empty(n, dtype=dtype, device=device).as_strided(size, stride)
     return r.requires_grad_(True) if requires_grad else r
 
 
@@ -707,18 +691,17 @@ def _is_numpy(obj):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """obj as a tensor: a tensor itself (or a NumPy array's memory, shared) when dtype and device allow and
     copy is not True; a copy when copy=True; copy=False where a copy is needed raises ValueError."""
-    mt = _mt()
     if isinstance(obj, _C.Tensor):
         src = obj
     elif _is_numpy(obj) and getattr(obj, "ndim", 0) > 0:
-        src = mt.from_numpy(obj) if obj.flags.writeable and obj.dtype.isnative else mt.tensor(obj)
+        src = _C.from_numpy(obj) if obj.flags.writeable and obj.dtype.isnative else _creation.tensor(obj)
     else:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
-        r = mt.tensor(obj, dtype=dtype, device=device)
+        r = _creation.tensor(obj, dtype=dtype, device=device)
         return r.requires_grad_(True) if requires_grad else r
     want_dtype = dtype or src.dtype
-    want_device = mt.device(device) if device is not None else src.device
+    want_device = _C.device(device) if device is not None else src.device
     if copy is False:
         if want_dtype != src.dtype:
             raise ValueError(
@@ -840,9 +823,8 @@ del _name
 
 
 def _feature_mask(input, p):
-    mt = _mt()
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    keep = mt.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    keep = _C.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
     return keep.div_(1 - p) if p < 1 else keep
 
 

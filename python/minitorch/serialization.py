@@ -160,8 +160,6 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _resolve_location(map_location, saved):
-    from minitorch import device as _device
-
     if map_location is None:
         loc = saved
     elif isinstance(map_location, dict):
@@ -170,7 +168,7 @@ def _resolve_location(map_location, saved):
         return map_location
     else:
         loc = str(map_location)
-    d = _device(loc)
+    d = _C.device(loc)
     if d.type == "cuda" and not _C._cuda_device_count():
         raise RuntimeError(
             "Attempting to deserialize object on a CUDA device but minitorch.cuda.is_available() is False. "

@@ -47,13 +47,11 @@ def get_stream_priority_range():
 
 
 def _device_index(device, optional=True):
-    from minitorch import device as _device
-
     if device is None:
         return current_device()
     if isinstance(device, int):
         return device
-    d = _device(device) if isinstance(device, str) else device
+    d = _C.device(device) if isinstance(device, str) else device
     if d.type != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {d}")
     return current_device() if d.index is None else d.index
@@ -209,9 +207,7 @@ class Stream:
     @property
     def device(self):
         """The CUDA device this stream belongs to."""
-        from minitorch import device as _device
-
-        return _device("cuda", self.device_index)
+        return _C.device("cuda", self.device_index)
 
     def query(self):
         """True when all work enqueued on the stream has finished."""

@@ -12,8 +12,8 @@ from concurrent.futures import Future
 from datetime import timedelta
 from typing import ClassVar
 
-import minitorch
-from minitorch import _C
+from minitorch import _C, _creation, cuda
+from minitorch.autograd import grad_mode
 
 from .store import DistError, DistStoreError, FileStore, PrefixStore, Store, TCPStore
 
@@ -57,7 +57,7 @@ class BackendConfig:
         backend = str(backend).lower()
         if backend == Backend.UNDEFINED:
             for device, name in Backend.default_device_backend_map.items():
-                if name == Backend.NCCL and not (is_nccl_available() and minitorch.cuda.is_available()):
+                if name == Backend.NCCL and not (is_nccl_available() and cuda.is_available()):
                     continue  # no cuda:nccl half without CUDA (PyTorch 2.3+)
                 self.device_backend_map[device] = Backend(name)
         elif ":" not in backend:
@@ -392,7 +392,7 @@ def _make_impl(backend, store, rank, size, timeout, master_addr):
             "and NCCL at build time: pip install nvidia-nccl-cu12 (or -cu13; or the CUDA toolkit's libnccl-dev) "
             "and rebuild"
         )
-    return _dist.make_nccl_group(store, rank, size, secs, minitorch.cuda.current_device())
+    return _dist.make_nccl_group(store, rank, size, secs, cuda.current_device())
 
 
 def init_process_group(
@@ -416,7 +416,7 @@ def init_process_group(
     if not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
     if not backend and device_id is not None:
-        backend = Backend.default_device_backend_map.get(minitorch.device(device_id).type)
+        backend = Backend.default_device_backend_map.get(_C.device(device_id).type)
     backend = Backend(backend) if backend else Backend(Backend.UNDEFINED)
     config = BackendConfig(backend)
     master_addr = None
@@ -595,7 +595,7 @@ def destroy_process_group(group=None):
 
 
 def _check_tensor(t, name="tensor"):
-    if not isinstance(t, minitorch.Tensor):
+    if not isinstance(t, _C.Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type torch.Tensor")
 
 
@@ -611,13 +611,13 @@ def _stage(pg, t):
 def _copy_into(dst, src):
     # results land in place as the engine's own writes do: outside autograd (dst may be a leaf that requires
     # grad), and grad mode is per thread, so the worker thread sets it here
-    with minitorch.no_grad():
+    with grad_mode.no_grad():
         dst.copy_(src)
 
 
 def _flat_empty(pg, like, n):
     dev = like.device if pg._engine_name(like.device.type) == Backend.NCCL else "cpu"
-    return minitorch.empty(n, dtype=like.dtype, device=dev)
+    return _C.empty(n, dtype=like.dtype, device=dev)
 
 
 def _check_op(op):
@@ -1082,14 +1082,14 @@ def _object_device(pg):
     # CPU when the group has a CPU backend (PyTorch prefers it too), else the current GPU
     if "cpu" in pg._config.get_device_backend_map():
         return "cpu"
-    return f"cuda:{minitorch.cuda.current_device()}"
+    return f"cuda:{cuda.current_device()}"
 
 
 def _to_bytes_tensor(obj, device):
     import numpy as np
 
     data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy()
-    return minitorch.tensor(data, dtype=minitorch.uint8, device=device)
+    return _creation.tensor(data, dtype=_C.uint8, device=device)
 
 
 def _from_bytes_tensor(t, n):
@@ -1106,8 +1106,8 @@ def _validate_output_list_for_rank(my_rank, dst, gather_list):
 
 def _gather_sizes(pg, n, group, dev):
     """Every rank's pickled size (an all-gather: every rank then pads to the largest)."""
-    sizes = minitorch.empty(pg.size(), dtype=minitorch.int64, device=dev)
-    all_gather_into_tensor(sizes, minitorch.tensor([n], dtype=minitorch.int64, device=dev), group=group)
+    sizes = _C.empty(pg.size(), dtype=_C.int64, device=dev)
+    all_gather_into_tensor(sizes, _creation.tensor([n], dtype=_C.int64, device=dev), group=group)
     return [int(x) for x in sizes.cpu().tolist()]
 
 
@@ -1124,9 +1124,9 @@ def all_gather_object(object_list, obj, group=None):
     data = _to_bytes_tensor(obj, dev)
     sizes = _gather_sizes(pg, data.numel(), group, dev)
     cap = max(sizes)
-    padded = minitorch.zeros(cap, dtype=minitorch.uint8, device=dev)
+    padded = _C.zeros(cap, dtype=_C.uint8, device=dev)
     padded[: data.numel()].copy_(data)
-    out = minitorch.empty(pg.size() * cap, dtype=minitorch.uint8, device=dev)
+    out = _C.empty(pg.size() * cap, dtype=_C.uint8, device=dev)
     all_gather_into_tensor(out, padded, group=group)
     for r in range(pg.size()):
         object_list[r] = _from_bytes_tensor(out[r * cap : (r + 1) * cap], sizes[r])
@@ -1144,13 +1144,9 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
     data = _to_bytes_tensor(obj, dev)
     sizes = _gather_sizes(pg, data.numel(), group, dev)
     cap = max(sizes)
-    padded = minitorch.zeros(cap, dtype=minitorch.uint8, device=dev)
+    padded = _C.zeros(cap, dtype=_C.uint8, device=dev)
     padded[: data.numel()].copy_(data)
-    outs = (
-        [minitorch.empty(cap, dtype=minitorch.uint8, device=dev) for _ in range(pg.size())]
-        if me == root
-        else None
-    )
+    outs = [_C.empty(cap, dtype=_C.uint8, device=dev) for _ in range(pg.size())] if me == root else None
     gather(padded, outs, dst=dst, group=group)
     if me != root:
         return
@@ -1177,9 +1173,9 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
                 f"got {len(scatter_object_input_list)}"
             )
         datas = [_to_bytes_tensor(o, dev) for o in scatter_object_input_list]
-        cap = minitorch.tensor([max(d.numel() for d in datas)], dtype=minitorch.int64, device=dev)
+        cap = _creation.tensor([max(d.numel() for d in datas)], dtype=_C.int64, device=dev)
     else:
-        cap = minitorch.zeros(1, dtype=minitorch.int64, device=dev)
+        cap = _C.zeros(1, dtype=_C.int64, device=dev)
     # every rank scatters equal sizes: src says the largest, then the padded bytes, then each true size
     broadcast(cap, src, group=group)
     n = int(cap.item())
@@ -1187,13 +1183,13 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     if me == root:
         pieces = []
         for d in datas:
-            p = minitorch.zeros(n, dtype=minitorch.uint8, device=dev)
+            p = _C.zeros(n, dtype=_C.uint8, device=dev)
             p[: d.numel()].copy_(d)
             pieces.append(p)
-        sizes = [minitorch.tensor([d.numel()], dtype=minitorch.int64, device=dev) for d in datas]
-    buf = minitorch.empty(n, dtype=minitorch.uint8, device=dev)
+        sizes = [_creation.tensor([d.numel()], dtype=_C.int64, device=dev) for d in datas]
+    buf = _C.empty(n, dtype=_C.uint8, device=dev)
     scatter(buf, pieces, src=src, group=group)
-    size = minitorch.zeros(1, dtype=minitorch.int64, device=dev)
+    size = _C.zeros(1, dtype=_C.int64, device=dev)
     scatter(size, sizes, src=src, group=group)
     scatter_object_output_list[0] = _from_bytes_tensor(buf, int(size.item()))
 
@@ -1207,10 +1203,10 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     dev = device if device is not None else _object_device(pg)
     me_src = pg._global_rank == src
     data = _to_bytes_tensor(list(object_list), dev) if me_src else None
-    size = minitorch.tensor([data.numel() if me_src else 0], dtype=minitorch.int64, device=dev)
+    size = _creation.tensor([data.numel() if me_src else 0], dtype=_C.int64, device=dev)
     broadcast(size, src, group=group)
     n = int(size.item())
-    buf = data if me_src else minitorch.empty(n, dtype=minitorch.uint8, device=dev)
+    buf = data if me_src else _C.empty(n, dtype=_C.uint8, device=dev)
     broadcast(buf, src, group=group)
     if not me_src:
         objs = _from_bytes_tensor(buf, n)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import time
 
+from minitorch import cuda
+
 
 def _parser():
     p = argparse.ArgumentParser(prog="python -m minitorch.distributed.run", description=__doc__)
@@ -42,9 +44,7 @@ def _parser():
 def _nproc(value):
     if value in ("auto", "gpu"):
         try:
-            import minitorch
-
-            n = minitorch.cuda.device_count()
+            n = cuda.device_count()
         except Exception:  # noqa: BLE001 - no CUDA: count CPUs as torchrun does for 'auto'
             n = 0
         if n > 0 or value == "gpu":

@@ -1,6 +1,7 @@
 """Bernoulli: a 0/1 variable with probability probs (or sigmoid(logits)) of 1."""
 
-import minitorch
+from minitorch import _C, nn
+from minitorch.autograd import grad_mode
 from minitorch.distributions.distribution import Distribution, _as_tensor
 
 __all__ = ["Bernoulli"]
@@ -14,12 +15,12 @@ class Bernoulli(Distribution):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
             self.probs = _as_tensor(probs)
-            eps = 1.1920928955078125e-07 if self.probs.dtype != minitorch.float64 else 2.220446049250313e-16
+            eps = 1.1920928955078125e-07 if self.probs.dtype != _C.float64 else 2.220446049250313e-16
             ps = self.probs.clamp(min=eps, max=1 - eps)
-            self.logits = minitorch.log(ps) - minitorch.log1p(-ps)
+            self.logits = _C.log(ps) - _C.log1p(-ps)
         else:
             self.logits = _as_tensor(logits)
-            self.probs = minitorch.sigmoid(self.logits)
+            self.probs = _C.sigmoid(self.logits)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property
@@ -40,14 +41,14 @@ class Bernoulli(Distribution):
     def sample(self, sample_shape=()):
         """Draws 0/1 values of shape ``sample_shape + batch_shape`` (no gradient)."""
         shape = self._extended_shape(sample_shape)
-        with minitorch.no_grad():
-            u = minitorch.rand(tuple(shape), dtype=self.probs.dtype, device=self.probs.device)
+        with grad_mode.no_grad():
+            u = _C.rand(tuple(shape), dtype=self.probs.dtype, device=self.probs.device)
             return (u < self.probs.detach().expand(shape)).to(self.probs.dtype)
 
     def log_prob(self, value):
         """Log-probability of ``value`` (0 or 1), differentiable in the parameters."""
         value = _as_tensor(value, self.probs)
-        return -minitorch.nn.functional.binary_cross_entropy_with_logits(
+        return -nn.functional.binary_cross_entropy_with_logits(
             self.logits.expand_as(value) if self.logits.dim() <= value.dim() else self.logits,
             value,
             reduction="none",
@@ -55,6 +56,4 @@ class Bernoulli(Distribution):
 
     def entropy(self):
         """The entropy of each variable of the batch."""
-        return minitorch.nn.functional.binary_cross_entropy_with_logits(
-            self.logits, self.probs, reduction="none"
-        )
+        return nn.functional.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

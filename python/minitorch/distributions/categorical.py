@@ -1,6 +1,7 @@
 """Categorical: a distribution over {0, ..., K-1} given by probs or logits (the last dimension)."""
 
-import minitorch
+from minitorch import _C, _size, _torch_functions
+from minitorch.autograd import grad_mode
 from minitorch.distributions.distribution import Distribution, _as_tensor, broadcast_shapes
 
 __all__ = ["Categorical"]
@@ -26,13 +27,13 @@ class Categorical(Distribution):
                     f"Categorical(probs: {probs.size()}) to satisfy the constraint Simplex(), but found invalid values"
                 )
             self.probs = probs / probs.sum(-1, keepdim=True)
-            self.logits = minitorch.log(self.probs.clamp(min=_tiny(self.probs.dtype)))
+            self.logits = _C.log(self.probs.clamp(min=_tiny(self.probs.dtype)))
         else:
             logits = _as_tensor(logits)
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-            self.probs = minitorch.softmax(self.logits, dim=-1)
+            self.probs = _C.softmax(self.logits, dim=-1)
         self._param = self.probs
         self._num_events = self.probs.size(-1)
         super().__init__(self.probs.shape[:-1], validate_args=validate_args)
@@ -45,7 +46,7 @@ class Categorical(Distribution):
     @property
     def mean(self):
         """Undefined for a categorical variable: NaN, as PyTorch."""
-        return minitorch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+        return _C.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     @property
     def mode(self):
@@ -55,19 +56,19 @@ class Categorical(Distribution):
     @property
     def variance(self):
         """Undefined for a categorical variable: NaN, as PyTorch."""
-        return minitorch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+        return _C.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape=()):
         # Inverse-CDF sampling: one uniform per draw against the cumulative probabilities (the first index whose
         # cdf exceeds u), which needs no multinomial kernel and handles any batch shape.
         """Draws category indices (int64) of shape ``sample_shape + batch_shape`` (no gradient)."""
-        sample_shape = minitorch.Size(sample_shape)
-        with minitorch.no_grad():
+        sample_shape = _size.Size(sample_shape)
+        with grad_mode.no_grad():
             probs = self.probs.detach()
             cdf = probs.cumsum(-1)
             cdf = cdf / cdf[..., -1:]
             shape = tuple(sample_shape) + tuple(self._batch_shape)
-            u = minitorch.rand(shape + (1,), dtype=cdf.dtype, device=cdf.device)
+            u = _C.rand(shape + (1,), dtype=cdf.dtype, device=cdf.device)
             below = (cdf.expand(shape + (self._num_events,)) <= u).sum(-1)
             return below.clamp(max=self._num_events - 1).long()
 
@@ -92,16 +93,12 @@ class Categorical(Distribution):
 
     def entropy(self):
         """The entropy of each distribution of the batch."""
-        logits = (
-            self.logits.clamp(min=minitorch.finfo(self.logits.dtype).min)
-            if hasattr(minitorch, "finfo")
-            else self.logits
-        )
+        logits = self.logits.clamp(min=_torch_functions.finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
         """All categories ``0..K-1``, shaped ``(K,) + (1,) * len(batch_shape)`` (expanded over the batch if ``expand``)."""
-        values = minitorch.arange(self._num_events, dtype=minitorch.long, device=self.probs.device)
+        values = _C.arange(self._num_events, dtype=_C.int64, device=self.probs.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
@@ -109,6 +106,6 @@ class Categorical(Distribution):
 
 
 def _tiny(dtype):
-    return {minitorch.float64: 2.2250738585072014e-308, minitorch.float16: 6.103515625e-05}.get(
+    return {_C.float64: 2.2250738585072014e-308, _C.float16: 6.103515625e-05}.get(
         dtype, 1.1754943508222875e-38
     )

@@ -1,6 +1,8 @@
 """The Distribution base class: shapes, argument validation and the sample/log_prob interface."""
 
-import minitorch
+from minitorch import _C, _creation, _size, _torch_functions
+from minitorch import functional as _functional
+from minitorch.autograd import grad_mode
 
 __all__ = ["Distribution"]
 
@@ -19,8 +21,8 @@ class Distribution:
         Distribution._validate_args = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
-        self._batch_shape = minitorch.Size(batch_shape)
-        self._event_shape = minitorch.Size(event_shape)
+        self._batch_shape = _size.Size(batch_shape)
+        self._event_shape = _size.Size(event_shape)
         if validate_args is not None:
             self._validate_args = validate_args
 
@@ -35,11 +37,11 @@ class Distribution:
         return self._event_shape
 
     def _extended_shape(self, sample_shape=()):
-        return minitorch.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
+        return _size.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def sample(self, sample_shape=()):
         """A sample of shape ``sample_shape + batch_shape + event_shape``, without gradient."""
-        with minitorch.no_grad():
+        with grad_mode.no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()):
@@ -48,7 +50,7 @@ class Distribution:
 
     def sample_n(self, n):
         """``n`` samples (deprecated spelling of ``sample((n,))``)."""
-        return self.sample(minitorch.Size((n,)))
+        return self.sample(_size.Size((n,)))
 
     def log_prob(self, value):
         """Log of the probability (density) of ``value``."""
@@ -75,7 +77,7 @@ class Distribution:
 
     def perplexity(self):
         """``exp(entropy)``."""
-        return minitorch.exp(self.entropy())
+        return _C.exp(self.entropy())
 
     def __repr__(self):
         names = [k for k in ("probs", "logits", "loc", "scale") if k in self.__dict__]
@@ -87,28 +89,28 @@ class Distribution:
 
 
 def _as_tensor(x, like=None):
-    if isinstance(x, minitorch.Tensor):
+    if isinstance(x, _C.Tensor):
         return x
-    dtype = like.dtype if isinstance(like, minitorch.Tensor) else minitorch.get_default_dtype()
-    return minitorch.tensor(x, dtype=dtype)
+    dtype = like.dtype if isinstance(like, _C.Tensor) else _C.get_default_dtype()
+    return _creation.tensor(x, dtype=dtype)
 
 
 def probs_to_logits(probs, is_binary=False):
     """Probabilities to logits (log-odds when ``is_binary``), clamped away from 0 and 1."""
-    eps = minitorch.finfo(probs.dtype).eps if hasattr(minitorch, "finfo") else 1e-7
+    eps = _torch_functions.finfo(probs.dtype).eps
     ps = probs.clamp(min=eps, max=1 - eps)
     if is_binary:
-        return minitorch.log(ps) - minitorch.log1p(-ps)
-    return minitorch.log(ps)
+        return _C.log(ps) - _C.log1p(-ps)
+    return _C.log(ps)
 
 
 def logits_to_probs(logits, is_binary=False):
     """Logits to probabilities: softmax over the last dim, or sigmoid when ``is_binary``."""
     if is_binary:
-        return minitorch.sigmoid(logits)
-    return minitorch.softmax(logits, dim=-1)
+        return _C.sigmoid(logits)
+    return _C.softmax(logits, dim=-1)
 
 
 def broadcast_shapes(*shapes):
     """The broadcast of several shapes (minitorch.broadcast_shapes)."""
-    return minitorch.broadcast_shapes(*shapes)
+    return _functional.broadcast_shapes(*shapes)

@@ -14,8 +14,7 @@ import multiprocessing.reduction as _reduction
 
 import numpy as np
 
-import minitorch
-from minitorch import _C
+from minitorch import _C, nn
 from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._tensor import _reduce as _reduce_by_copy
 from minitorch.utils.data._utils import shared as _shared
@@ -72,7 +71,7 @@ def _rebuild_shared(handle, nbytes, dtype_name, size, stride, offset, requires_g
     try:
         mm = mmap.mmap(fd, max(nbytes, 1), flags=mmap.MAP_SHARED)
         owner = np.frombuffer(mm, dtype=np.uint8)
-        t = _C._shared_tensor(owner, fd, nbytes, getattr(minitorch, dtype_name), size, stride, offset)
+        t = _C._shared_tensor(owner, fd, nbytes, getattr(_C, dtype_name), size, stride, offset)
     except BaseException:
         import os
 
@@ -100,7 +99,7 @@ def reduce_tensor(t):
 
 
 def _rebuild_parameter(data, requires_grad):
-    return minitorch.nn.Parameter(data, requires_grad)
+    return nn.Parameter(data, requires_grad)
 
 
 def reduce_parameter(p):
@@ -110,7 +109,7 @@ def reduce_parameter(p):
 
 def init_reductions():
     """Registers the tensor reductions with multiprocessing and installs share_memory_/is_shared."""
-    _reduction.ForkingPickler.register(minitorch.Tensor, reduce_tensor)
-    _reduction.ForkingPickler.register(minitorch.nn.Parameter, reduce_parameter)
-    minitorch.Tensor.share_memory_ = share_memory_
-    minitorch.Tensor.is_shared = is_shared
+    _reduction.ForkingPickler.register(_C.Tensor, reduce_tensor)
+    _reduction.ForkingPickler.register(nn.Parameter, reduce_parameter)
+    _C.Tensor.share_memory_ = share_memory_
+    _C.Tensor.is_shared = is_shared

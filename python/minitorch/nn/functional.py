@@ -1181,9 +1181,7 @@ _INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | a
 def _is_integer(x):
     import numbers
 
-    from minitorch import Tensor
-
-    if isinstance(x, Tensor):
+    if isinstance(x, _C.Tensor):
         return not x.is_floating_point() and not x.is_complex()
     return isinstance(x, numbers.Integral)
 

@@ -1,6 +1,5 @@
 """Adadelta (Zeiler 2012, PyTorch's variant with lr, weight decay and maximize) over the multi-tensor ops."""
 
-import minitorch
 from minitorch import _C
 from minitorch.optim.optimizer import Optimizer
 
@@ -58,8 +57,8 @@ class Adadelta(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = self._new_step(p)
-                state["square_avg"] = minitorch.zeros_like(p)
-                state["acc_delta"] = minitorch.zeros_like(p)
+                state["square_avg"] = _C.zeros_like(p)
+                state["acc_delta"] = _C.zeros_like(p)
             state["step"] += 1
             square_avgs.append(state["square_avg"])
             acc_deltas.append(state["acc_delta"])

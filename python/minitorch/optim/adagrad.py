@@ -1,6 +1,5 @@
 """Adagrad (lr decay, weight decay, initial accumulator): one fused multi-tensor kernel call per param group."""
 
-import minitorch
 from minitorch import _C
 from minitorch.optim.optimizer import Optimizer, _scalar
 
@@ -58,7 +57,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = self._new_step(p)
-                state["sum"] = minitorch.full_like(p, float(group["initial_accumulator_value"]))
+                state["sum"] = _C.full_like(p, float(group["initial_accumulator_value"]))
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -80,7 +79,7 @@ class Adagrad(Optimizer):
             state = self.state[p]
             if "sum" not in state:
                 state["step"] = self._new_step(p)
-                state["sum"] = minitorch.full_like(p, float(group["initial_accumulator_value"]))
+                state["sum"] = _C.full_like(p, float(group["initial_accumulator_value"]))
         state_sums = [self.state[p]["sum"] for p in params]
         state_steps = [self.state[p]["step"] for p in params]
         _C._fused_adagrad_(

@@ -1,6 +1,5 @@
 """Adam (and, with decoupled weight decay, AdamW): one fused multi-tensor kernel call per param group."""
 
-import minitorch
 from minitorch import _C
 from minitorch.optim.optimizer import Optimizer, _scalar
 
@@ -31,7 +30,7 @@ class Adam(Optimizer):
         fused=None,
         decoupled_weight_decay=False,
     ):
-        if isinstance(lr, minitorch.Tensor) and lr.numel() != 1:
+        if isinstance(lr, _C.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -76,15 +75,15 @@ class Adam(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = self._new_step(p)
-                state["exp_avg"] = minitorch.zeros_like(p)
-                state["exp_avg_sq"] = minitorch.zeros_like(p)
+                state["exp_avg"] = _C.zeros_like(p)
+                state["exp_avg_sq"] = _C.zeros_like(p)
                 if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = minitorch.zeros_like(p)
+                    state["max_exp_avg_sq"] = _C.zeros_like(p)
             exp_avgs.append(state["exp_avg"])
             exp_avg_sqs.append(state["exp_avg_sq"])
             if group["amsgrad"]:
                 if "max_exp_avg_sq" not in state:  # amsgrad switched on after some steps
-                    state["max_exp_avg_sq"] = minitorch.zeros_like(p)
+                    state["max_exp_avg_sq"] = _C.zeros_like(p)
                 max_exp_avg_sqs.append(state["max_exp_avg_sq"])
             state_steps.append(state["step"])
         return exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps

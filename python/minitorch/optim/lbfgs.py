@@ -2,7 +2,8 @@
 strong-Wolfe line search), in Python over tensor ops as PyTorch writes it. The scalars of the recursion (y's,
 1/y's, alphas, H_diag) stay 0-dim tensors of the parameters' dtype so that float32 runs round as PyTorch's do."""
 
-import minitorch
+from minitorch import _C
+from minitorch.autograd import grad_mode
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.optim.optimizer import Optimizer
 
@@ -10,7 +11,7 @@ __all__ = ["LBFGS"]
 
 
 def _num(x):
-    return x.item() if isinstance(x, minitorch.Tensor) else x
+    return x.item() if isinstance(x, _C.Tensor) else x
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -24,7 +25,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     disc = d1**2 - g1 * g2
     if disc < 0:
         return (lo + hi) / 2.0
-    d2 = disc.sqrt() if isinstance(disc, minitorch.Tensor) else disc**0.5
+    d2 = disc.sqrt() if isinstance(disc, _C.Tensor) else disc**0.5
     if x1 <= x2:
         m = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
     else:
@@ -129,7 +130,7 @@ class LBFGS(Optimizer):
         *,
         maximize=False,
     ):
-        if isinstance(lr, minitorch.Tensor) and lr.numel() != 1:
+        if isinstance(lr, _C.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -158,7 +159,7 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self):
         views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1) for p in self._params]
-        flat = minitorch.cat(views, 0)
+        flat = _C.cat(views, 0)
         if self.param_groups[0].get("maximize", False):
             flat.neg_()
         return flat
@@ -191,7 +192,7 @@ class LBFGS(Optimizer):
     @no_grad()
     def step(self, closure):
         """Performs one optimization step (up to ``max_iter`` iterations); returns the first loss."""
-        closure = minitorch.enable_grad()(closure)
+        closure = grad_mode.enable_grad()(closure)
         if len(self._params) == 0:
             return closure()
         group = self.param_groups[0]
@@ -257,7 +258,7 @@ class LBFGS(Optimizer):
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
                     q.add_(old_dirs[i], alpha=-float(al[i]))
-                d = r = minitorch.mul(q, H_diag)
+                d = r = _C.mul(q, H_diag)
                 for i in range(num_old):
                     be_i = old_dirs[i].dot(r) * ro[i]
                     r.add_(old_stps[i], alpha=float(al[i] - be_i))
@@ -296,7 +297,7 @@ class LBFGS(Optimizer):
                 opt_cond = False
                 if n_iter != max_iter:
                     # the last iteration's closure would be wasted in a stochastic setting, so it is skipped
-                    with minitorch.enable_grad():
+                    with grad_mode.enable_grad():
                         loss = closure()
                     loss = -float(loss) if maximize else float(loss)
                     flat_grad = self._gather_flat_grad()

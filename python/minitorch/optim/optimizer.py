@@ -6,8 +6,8 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
-import minitorch
-from minitorch import _C
+from minitorch import _C, _creation
+from minitorch.autograd import grad_mode
 
 __all__ = ["Optimizer", "required"]
 
@@ -23,7 +23,7 @@ required = _RequiredParameter()
 
 
 def _typename(obj):
-    if isinstance(obj, minitorch.Tensor):
+    if isinstance(obj, _C.Tensor):
         return "minitorch.Tensor"
     module = type(obj).__module__
     name = type(obj).__qualname__
@@ -35,7 +35,7 @@ def _use_grad_for_differentiable(func):
 
     @functools.wraps(func)
     def _use_grad(self, *args, **kwargs):
-        with minitorch.no_grad():
+        with grad_mode.no_grad():
             return func(self, *args, **kwargs)
 
     return _use_grad
@@ -43,7 +43,7 @@ def _use_grad_for_differentiable(func):
 
 def _scalar(value, name):
     """Hyper-parameters reach the C++ kernels as Python floats (a 1-element tensor is read once here)."""
-    if isinstance(value, minitorch.Tensor):
+    if isinstance(value, _C.Tensor):
         return float(value.item())
     return float(value)
 
@@ -58,7 +58,7 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        if isinstance(params, minitorch.Tensor):
+        if isinstance(params, _C.Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
                 + _typename(params)
@@ -95,7 +95,7 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {_typename(param_group)}")
         params = param_group["params"]
-        if isinstance(params, minitorch.Tensor):
+        if isinstance(params, _C.Tensor):
             param_group["params"] = [params]
         elif isinstance(params, set):
             raise TypeError(
@@ -106,7 +106,7 @@ class Optimizer:
             param_group["params"] = list(params)
 
         for param in param_group["params"]:
-            if not isinstance(param, minitorch.Tensor):
+            if not isinstance(param, _C.Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is " + _typename(param)
                 )
@@ -168,7 +168,7 @@ class Optimizer:
             raise NotImplementedError
         loss = None
         if closure is not None:
-            with minitorch.enable_grad():
+            with grad_mode.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params, grads = self._params_with_grad(group)
@@ -198,8 +198,7 @@ class Optimizer:
 
         param_groups = [pack_group(g) for g in self.param_groups]
         packed_state = {
-            (param_mappings[id(k)] if isinstance(k, minitorch.Tensor) else k): v
-            for k, v in self.state.items()
+            (param_mappings[id(k)] if isinstance(k, _C.Tensor) else k): v for k, v in self.state.items()
         }
         return {"state": packed_state, "param_groups": param_groups}
 
@@ -208,7 +207,7 @@ class Optimizer:
         # Steps stay float32 (the kernels read them as such) on the parameter's device; other floating state
         # takes the parameter's dtype and device.
         if key == "step":
-            return value.to(dtype=minitorch.float32, device=param.device)
+            return value.to(dtype=_C.float32, device=param.device)
         if param.is_floating_point():
             return value.to(dtype=param.dtype, device=param.device)
         return value.to(device=param.device)
@@ -239,8 +238,8 @@ class Optimizer:
             if key == "step" and isinstance(
                 value, (int, float)
             ):  # older checkpoints keep the step as a number
-                return minitorch.tensor(float(value), dtype=minitorch.float32, device=param.device)
-            if isinstance(value, minitorch.Tensor):
+                return _creation.tensor(float(value), dtype=_C.float32, device=param.device)
+            if isinstance(value, _C.Tensor):
                 return Optimizer._process_value_according_to_param_policy(param, value, key)
             if isinstance(value, dict):
                 return {k: _cast(param, v, key=k) for k, v in value.items()}
@@ -282,4 +281,4 @@ class Optimizer:
     @staticmethod
     def _new_step(p):
         # PyTorch's fused/capturable layout: the step count as a float32 tensor on the parameter's device
-        return minitorch.zeros((), dtype=minitorch.float32, device=p.device)
+        return _C.zeros((), dtype=_C.float32, device=p.device)

@@ -1,6 +1,5 @@
 """RMSprop (centered, momentum, weight decay): one fused multi-tensor kernel call per param group."""
 
-import minitorch
 from minitorch import _C
 from minitorch.optim.optimizer import Optimizer, _scalar
 
@@ -71,17 +70,17 @@ class RMSprop(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = self._new_step(p)
-                state["square_avg"] = minitorch.zeros_like(p)
+                state["square_avg"] = _C.zeros_like(p)
                 if group["momentum"] > 0:
-                    state["momentum_buffer"] = minitorch.zeros_like(p)
+                    state["momentum_buffer"] = _C.zeros_like(p)
                 if group["centered"]:
-                    state["grad_avg"] = minitorch.zeros_like(p)
+                    state["grad_avg"] = _C.zeros_like(p)
             square_avgs.append(state["square_avg"])
             state_steps.append(state["step"])
             if group["momentum"] > 0:
-                momentum_buffers.append(state.setdefault("momentum_buffer", minitorch.zeros_like(p)))
+                momentum_buffers.append(state.setdefault("momentum_buffer", _C.zeros_like(p)))
             if group["centered"]:
-                grad_avgs.append(state.setdefault("grad_avg", minitorch.zeros_like(p)))
+                grad_avgs.append(state.setdefault("grad_avg", _C.zeros_like(p)))
         _C._fused_rmsprop_(
             params,
             grads,

@@ -1,6 +1,5 @@
 """SGD with momentum, dampening, Nesterov and weight decay: one fused multi-tensor kernel call per group."""
 
-import minitorch
 from minitorch import _C
 from minitorch.optim.optimizer import Optimizer, _scalar, required
 
@@ -80,7 +79,7 @@ class SGD(Optimizer):
             state = self.state[p]
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = minitorch.empty_like(p)
+                buf = _C.empty_like(p)
                 state["momentum_buffer"] = buf
                 target = new
             else:

@@ -2,8 +2,9 @@
 
 import contextlib
 
-import minitorch
 import minitorch.distributed as dist
+from minitorch import _C, _creation
+from minitorch.autograd import grad_mode
 from minitorch.nn.modules.module import Module
 
 _UNFINISHED = (
@@ -83,7 +84,7 @@ class DistributedDataParallel(Module):
         return self.process_group if self.process_group is not None else dist.GroupMember.WORLD
 
     def _sync_module_states(self):
-        with minitorch.no_grad():
+        with grad_mode.no_grad():
             for p in self.module.parameters():
                 dist.broadcast(p, self._src, group=self.process_group)
             for _, b in self.module.named_buffers():
@@ -112,7 +113,7 @@ class DistributedDataParallel(Module):
             if self.gradient_as_bucket_view:
                 first = self._params[bucket.indices[0]]
                 n = sum(self._params[i].numel() for i in bucket.indices)
-                bucket.view_flat = minitorch.zeros(n, dtype=first.dtype, device=first.device)
+                bucket.view_flat = _C.zeros(n, dtype=first.dtype, device=first.device)
                 off = 0
                 for i in bucket.indices:
                     p = self._params[i]
@@ -125,11 +126,11 @@ class DistributedDataParallel(Module):
         if self._armed:
             raise RuntimeError(_UNFINISHED)
         if self.broadcast_buffers:
-            with minitorch.no_grad():
+            with grad_mode.no_grad():
                 for _, b in self.module.named_buffers():
                     dist.broadcast(b, self._src, group=self.process_group)
         out = self.module(*inputs, **kwargs)
-        if minitorch.is_grad_enabled() and self.require_backward_grad_sync:
+        if grad_mode.is_grad_enabled() and self.require_backward_grad_sync:
             self._prepare(out)
         return out
 
@@ -152,8 +153,8 @@ class DistributedDataParallel(Module):
             # how many ranks used each parameter: one that no rank used keeps its .grad untouched (PyTorch);
             # issued here, before any bucket, so every rank issues it in the same place
             unused_set = set(unused)
-            self._used = minitorch.tensor(
-                [0 if i in unused_set else 1 for i in range(len(self._params))], dtype=minitorch.int32
+            self._used = _creation.tensor(
+                [0 if i in unused_set else 1 for i in range(len(self._params))], dtype=_C.int32
             )
             self._used_work = dist.all_reduce(self._used, group=self.process_group, async_op=True)
             for i in unused:
@@ -169,7 +170,7 @@ class DistributedDataParallel(Module):
         roots = []
 
         def collect(o):
-            if isinstance(o, minitorch.Tensor):
+            if isinstance(o, _C.Tensor):
                 if o.grad_fn is not None:
                     roots.append(o.grad_fn)
                 elif o.requires_grad:
@@ -215,8 +216,8 @@ class DistributedDataParallel(Module):
         p = self._params[i]
         view = self._views[i]
         if view is None:
-            return p.grad if p.grad is not None else minitorch.zeros_like(p)
-        with minitorch.no_grad():
+            return p.grad if p.grad is not None else _C.zeros_like(p)
+        with grad_mode.no_grad():
             if p.grad is None:
                 view.zero_()
             elif p.grad.data_ptr() != view.data_ptr():
@@ -239,7 +240,7 @@ class DistributedDataParallel(Module):
             if b.view_flat is not None:
                 b.flat = b.view_flat
             else:
-                b.flat = minitorch.cat([self._grad_in_bucket(j).reshape(-1) for j in b.indices])
+                b.flat = _C.cat([self._grad_in_bucket(j).reshape(-1) for j in b.indices])
             b.work = dist.all_reduce(b.flat, group=self.process_group, async_op=True)
             self._next_bucket += 1
 
@@ -251,7 +252,7 @@ class DistributedDataParallel(Module):
         if self._used_work is not None:
             self._used_work.wait()
             used = self._used.tolist()
-        with minitorch.no_grad():
+        with grad_mode.no_grad():
             for b in self._buckets:
                 b.work.wait()
                 b.flat.div_(self._world)

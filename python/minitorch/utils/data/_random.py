@@ -9,13 +9,13 @@ reproducible without touching the global one. The sequences differ from PyTorch'
 
 import numpy as np
 
-import minitorch
+from minitorch import _C
 
 _SEED_HIGH = 2**63 - 1  # PyTorch draws worker and sampler seeds as non-negative int64
 
 
 def _check_generator(generator):
-    if generator is not None and not isinstance(generator, (minitorch.Generator, np.random.Generator)):
+    if generator is not None and not isinstance(generator, (_C.Generator, np.random.Generator)):
         raise TypeError(
             "generator must be None, a minitorch.Generator or a numpy.random.Generator, "
             f"got {type(generator).__name__}"
@@ -25,8 +25,8 @@ def _check_generator(generator):
 
 def _draw_seed(generator=None):
     """A non-negative 63-bit seed from `generator`, or from minitorch's global generator when None."""
-    if generator is None or isinstance(_check_generator(generator), minitorch.Generator):
-        return int(minitorch.randint(0, _SEED_HIGH, (), generator=generator).item())
+    if generator is None or isinstance(_check_generator(generator), _C.Generator):
+        return int(_C.randint(0, _SEED_HIGH, (), generator=generator).item())
     return int(generator.integers(0, _SEED_HIGH))
 
 
@@ -42,4 +42,4 @@ def _randperm(n, generator=None):
     """A random permutation of range(n) as a list, drawn from `generator` (minitorch's global one if None)."""
     if isinstance(_check_generator(generator), np.random.Generator):
         return generator.permutation(n).tolist()
-    return minitorch.randperm(n, generator=generator).tolist()
+    return _C.randperm(n, generator=generator).tolist()

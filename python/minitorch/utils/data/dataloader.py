@@ -25,7 +25,7 @@ import signal
 import time
 import warnings
 
-import minitorch
+from minitorch import cuda
 from minitorch.utils.data._random import _check_generator, _draw_seed
 from minitorch.utils.data._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
 from minitorch.utils.data._utils.collate import default_collate, default_convert
@@ -287,13 +287,13 @@ class _BaseDataLoaderIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
-        if loader.pin_memory and not minitorch.cuda.is_available():
+        if loader.pin_memory and not cuda.is_available():
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, "
                 "then device pinned memory won't be used.",
                 stacklevel=3,
             )
-        self._pin_memory = loader.pin_memory and minitorch.cuda.is_available()
+        self._pin_memory = loader.pin_memory and cuda.is_available()
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-import minitorch
+from minitorch import _C, _creation
 from minitorch.utils.data._utils import shared
 
 np_str_obj_array_pattern = re.compile(r"[SaUO]")
@@ -22,13 +22,13 @@ def default_convert(data):
     The DataLoader's collate function when automatic batching is off (``batch_size=None``).
     """
     elem_type = type(data)
-    if isinstance(data, minitorch.Tensor):
+    if isinstance(data, _C.Tensor):
         return data
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_", "bytes_"):
         # arrays of strings or objects have no tensor form: leave them as they are
         if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data
-        return minitorch.as_tensor(data)
+        return _creation.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             if isinstance(data, collections.abc.MutableMapping):
@@ -113,7 +113,7 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
     out = shared.stack_into_shared(batch)
     if out is not None:
         return out
-    return minitorch.stack(batch, 0)
+    return _C.stack(batch, 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
@@ -122,22 +122,22 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     # arrays of strings and objects have no tensor form
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return collate([minitorch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+    return collate([_creation.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
     """NumPy scalars to a 1-D tensor of their dtype."""
-    return minitorch.as_tensor(np.array(batch))
+    return _creation.as_tensor(np.array(batch))
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
     """Python floats to a float64 tensor, as PyTorch does."""
-    return minitorch.tensor(batch, dtype=minitorch.float64)
+    return _creation.tensor(batch, dtype=_C.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
     """Python ints to an int64 tensor (bool when the samples are bools)."""
-    return minitorch.tensor(batch)  # int64, or bool when the samples are bools (bool subclasses int)
+    return _creation.tensor(batch)  # int64, or bool when the samples are bools (bool subclasses int)
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):
@@ -146,7 +146,7 @@ def collate_str_fn(batch, *, collate_fn_map=None):
 
 
 default_collate_fn_map = {
-    minitorch.Tensor: collate_tensor_fn,
+    _C.Tensor: collate_tensor_fn,
     np.ndarray: collate_numpy_array_fn,  # np.memmap too (a subclass)
     (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,  # string scalars are not numbers: skipped
     float: collate_float_fn,

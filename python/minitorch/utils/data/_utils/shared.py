@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-import minitorch
+from minitorch import _C
 from minitorch._dtype_names import dtype_name as _dtype_name
 
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
@@ -44,15 +44,15 @@ _INLINE_MAX = 16 * 1024
 
 # numpy dtypes by minitorch dtype; bfloat16 has none, so it travels as float32 (one extra conversion)
 _TO_NUMPY = {
-    minitorch.float32: np.float32,
-    minitorch.float64: np.float64,
-    minitorch.float16: np.float16,
-    minitorch.int8: np.int8,
-    minitorch.int16: np.int16,
-    minitorch.int32: np.int32,
-    minitorch.int64: np.int64,
-    minitorch.uint8: np.uint8,
-    minitorch.bool: np.bool_,
+    _C.float32: np.float32,
+    _C.float64: np.float64,
+    _C.float16: np.float16,
+    _C.int8: np.int8,
+    _C.int16: np.int16,
+    _C.int32: np.int32,
+    _C.int64: np.int64,
+    _C.uint8: np.uint8,
+    _C.bool: np.bool_,
 }
 
 # Worker-side state, set by the worker loop: the file-name prefix, a counter, and the tensors that
@@ -170,7 +170,7 @@ def stack_into_shared(batch):
         return None  # small (or empty): sent inline
     name, out = _shared_array(out_shape, np_dtype)
     np.stack(arrs, out=out)
-    t = minitorch.from_numpy(out)
+    t = _C.from_numpy(out)
     _live[t.data_ptr()] = (name, out)
     return t
 
@@ -208,13 +208,13 @@ def _rebuild_shared(name, np_dtype, shape, cast, requires_grad):
 
 
 def _rebuild_empty(shape, dtype_name, requires_grad):
-    return minitorch.empty(shape, dtype=getattr(minitorch, dtype_name), requires_grad=requires_grad)
+    return _C.empty(shape, dtype=getattr(_C, dtype_name), requires_grad=requires_grad)
 
 
 def _rebuild_inline(arr, cast, requires_grad):
-    t = minitorch.from_numpy(arr)
+    t = _C.from_numpy(arr)
     if cast is not None:
-        t = t.to(getattr(minitorch, cast))
+        t = t.to(getattr(_C, cast))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -237,14 +237,14 @@ def _reduce_tensor(t):
         src = t.detach() if cast is None else t.detach().float()
         return _rebuild_inline, (np.array(src.numpy(), copy=True), cast, rg)
     name, arr = _shared_array(shape, np_dtype)
-    minitorch.from_numpy(arr).copy_(t.detach())  # the one copy (copy_ handles strides and bfloat16)
+    _C.from_numpy(arr).copy_(t.detach())  # the one copy (copy_ handles strides and bfloat16)
     return _rebuild_shared, (name, np.dtype(np_dtype).str, shape, cast, rg)
 
 
 class _SharedPickler(pickle.Pickler):
     def reducer_override(self, obj):
         # CUDA tensors keep their own reduction (host copy); a forked worker cannot touch CUDA anyway
-        if isinstance(obj, minitorch.Tensor) and obj.device.type == "cpu":
+        if isinstance(obj, _C.Tensor) and obj.device.type == "cpu":
             return _reduce_tensor(obj)
         return NotImplemented
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import minitorch
+from minitorch import _C
 from minitorch.utils.data._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
 from minitorch.utils.data._utils.fetch import _DatasetKind
 
@@ -110,10 +110,10 @@ def _worker_loop(
     try:
         # One thread per worker: the workers are the parallelism, and N workers x N pool threads would
         # oversubscribe the cores (PyTorch does the same).
-        minitorch.set_num_threads(1)
+        _C.set_num_threads(1)
         seed = base_seed + worker_id
         random.seed(seed)
-        minitorch.manual_seed(seed)
+        _C.manual_seed(seed)
         np.random.seed(_numpy_seed(base_seed, worker_id))
 
         global _worker_info

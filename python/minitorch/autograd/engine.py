@@ -1,0 +1,72 @@
+"""backward() and grad(): the Python entry points of the C++ backward engine (csrc/autograd/engine.cpp)."""
+
+from minitorch import _C
+from minitorch.autograd.grad_mode import no_grad
+
+
+def _tensor_or_tensors(x):
+    if x is None:
+        return []
+    if _C._is_tensor(x):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs, grad_outputs):
+    grads = _tensor_or_tensors(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(grads)} grad_outputs for {len(outputs)} outputs"
+        )
+    return grads
+
+
+def backward(
+    tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None
+):
+    """Accumulates the gradients of `tensors` into the .grad of the leaves of their graph."""
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _tensor_or_tensors(tensors)
+    grads = _make_grads(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        # accumulate only into the given leaves: compute their gradients, then add them to .grad
+        inputs = _tensor_or_tensors(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        res = _C._run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
+        with no_grad():
+            for t, g in zip(inputs, res):
+                if g is None:
+                    continue
+                t.grad = g.clone() if t.grad is None else t.grad + g
+        return
+    _C._run_backward(tensors, grads, retain_graph, create_graph, [], False)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
+    """The gradients of `outputs` with respect to `inputs` (a tuple), without touching any .grad."""
+    outputs = _tensor_or_tensors(outputs)
+    _C._is_tensor(inputs)
+    inputs = _tensor_or_tensors(inputs)
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    res = _C._run_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
+    if materialize_grads:
+        res = tuple(_C.zeros_like(i) if g is None else g for i, g in zip(inputs, res))
+    return tuple(res)
