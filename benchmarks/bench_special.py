@@ -1,4 +1,4 @@
-"""The special-function kernels (erfc, erfinv, lgamma, digamma, polygamma, asinh) on the CPU beside NumPy where
+"""The special-function kernels (erfc, erfinv, lgamma, digamma, polygamma, asinh, i0, i1e) on the CPU beside NumPy where
 it has the function and PyTorch when `import torch` works. Printed as a Markdown table; ratios are
 other / minitorch (above 1: minitorch is faster).
 
@@ -32,6 +32,8 @@ def cases(n):
         "digamma": {},
         "polygamma(1, x)": {},
         "asinh": {"numpy": lambda: np.arcsinh(sym)},
+        "i0": {"numpy": lambda: np.i0(sym)},
+        "special.i1e": {},
     }
     libs = [("minitorch", minitorch)] + ([("torch", real_torch)] if real_torch is not None else [])
     for name, lib in libs:
@@ -42,6 +44,8 @@ def cases(n):
         out["digamma"][name] = lambda lib=lib, P=P: lib.digamma(P)
         out["polygamma(1, x)"][name] = lambda lib=lib, P=P: lib.polygamma(1, P)
         out["asinh"][name] = lambda lib=lib, S=S: lib.asinh(S)
+        out["i0"][name] = lambda lib=lib, S=S: lib.i0(S)
+        out["special.i1e"][name] = lambda lib=lib, S=S: lib.special.i1e(S)
     return out
 
 

@@ -32,6 +32,9 @@ UNARY_SPELLING = {
     "silu": F.silu,
     "mish": F.mish,
     "relu": torch.relu,
+    "_special_i0e": torch.special.i0e,
+    "_special_i1": torch.special.i1,
+    "_special_i1e": torch.special.i1e,
 }
 BINARY_SPELLING = {
     "trunc_divide": lambda a, b: torch.div(a, b, rounding_mode="trunc"),

@@ -1,6 +1,7 @@
 """minitorch.special against the math module (float64 references), with PyTorch's dtypes and gradients; erfc,
 erfinv, lgamma, digamma and polygamma are kernels of their own (csrc/kernels/functors.h)."""
 
+import decimal
 import math
 
 import numpy as np
@@ -174,6 +175,64 @@ def test_erfinv_accuracy_to_the_tails(device):
     y32 = minitorch.rand(10000, generator=minitorch.Generator().manual_seed(3)) * 2 - 1
     want32 = minitorch.erfinv(y32.double()).float()
     assert minitorch.equal(minitorch.erfinv(y32.to(device)).cpu(), want32)
+
+
+def bessel_i_ref(x, n):
+    """(exp(-|x|) I_n(x), |x|) for n = 0, 1: the power series in 40-digit decimal arithmetic (its terms share one
+    sign), independent of the kernel's split into a double series and an asymptotic expansion."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        ax = decimal.Decimal(abs(x))
+        q, term = ax * ax / 4, (ax / 2) ** n
+        total, k = term, 0
+        while k < 20 or term > total * decimal.Decimal("1e-40"):
+            k += 1
+            term = term * q / (k * (k + n))
+            total += term
+        scaled = float(total * (-ax).exp())
+    return (-scaled if (n == 1 and x < 0) else scaled), abs(x)
+
+
+XS_BESSEL = [1e-300, 1e-8, 0.3, -1.0, 2.5, -7.25, 12.0, 19.75, 20.0, 20.25, -33.0, 64.0, 150.0, -400.0, 700.0]
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_bessel_i_accuracy_over_the_whole_range(device, n):
+    """i0/i1 and their scaled forms against an exact series in float64, across the kernel's switch from its
+    power series to the asymptotic expansion at |x| = 20 and up to where I overflows (|x| ~ 713.99, where
+    PyTorch 2.15 already gives inf from 709.8: docs/reliability.md)."""
+    plain = minitorch.i0 if n == 0 else special.i1
+    scaled = special.i0e if n == 0 else special.i1e
+    x = t(XS_BESSEL, device=device)
+    refs = [bessel_i_ref(v, n) for v in XS_BESSEL]
+    np.testing.assert_allclose(scaled(x).cpu().tolist(), [s for s, _ in refs], rtol=2e-15, atol=0)
+    want = [s * math.exp(e) for s, e in refs]
+    np.testing.assert_allclose(plain(x).cpu().tolist(), want, rtol=4e-15, atol=0)
+    big = plain(t([713.5, -713.5, 714.0, math.inf, -math.inf, math.nan], device=device)).cpu().tolist()
+    half = math.exp(713.5 / 2)  # e^713.5 itself overflows a double; I_n(713.5) does not
+    assert math.isfinite(big[0]) and abs(big[0] / (bessel_i_ref(713.5, n)[0] * half * half) - 1) < 4e-15
+    assert big[1] == (big[0] if n == 0 else -big[0])  # even / odd
+    assert big[2:5] == [math.inf, math.inf, math.inf if n == 0 else -math.inf] and math.isnan(big[5])
+    edge = scaled(t([math.inf, -math.inf, 0.0], device=device)).cpu().tolist()
+    assert edge == [0.0, 0.0, 1.0 if n == 0 else 0.0]
+    # float32 rounds the float64 result once (computed in double for every dtype), also past float32's range
+    x32 = minitorch.randn(4096, generator=minitorch.Generator().manual_seed(5)) * 30
+    for f in (plain, scaled):
+        assert minitorch.equal(f(x32.to(device)).cpu(), f(x32.double()).float())
+
+
+def test_bessel_i_gradients(device):
+    x = (minitorch.rand(7, dtype=F64) * 16 - 8).to(device).requires_grad_()
+    for f in (minitorch.i0, special.i0e, special.i1, special.i1e):
+        assert gradcheck(f, (x,))
+    z = t([0.0], device=device).requires_grad_()
+    for f, want in ((minitorch.i0, 0.0), (special.i1, 0.5), (special.i1e, 0.5), (special.i0e, 0.0)):
+        (g,) = minitorch.autograd.grad(f(z).sum(), z)
+        assert g.item() == want, f
+    assert (
+        special.i1(z).grad_fn.name() == "SpecialI1Backward0"
+        and minitorch.i0(z).grad_fn.name() == "I0Backward0"
+    )
 
 
 def test_digamma_lgamma_poles_and_reflection(device):

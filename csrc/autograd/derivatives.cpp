@@ -136,6 +136,21 @@ Tensor mish_grad(const Tensor& g, const Tensor& x) {
   return mul(g, mt::add(th, mul(mul(x, mt::sigmoid(x)), mt::sub(S(1), mul(th, th)))));
 }
 
+// The Bessel functions' derivatives: I0' = I1; I1' = I0 - I1/x (1/2 at 0); the scaled forms also carry
+// -sign(x) times themselves, from the factor exp(-|x|).
+Tensor i0e_grad(const Tensor& g, const Tensor& x) {
+  return mt::mul(g, mt::sub(mt::_special_i1e(x), mt::mul(mt::sign(x), mt::_special_i0e(x))));
+}
+Tensor i1_grad(const Tensor& g, const Tensor& x) {
+  Tensor d = mt::sub(mt::i0(x), mt::div(mt::_special_i1(x), x));
+  return mt::mul(g, mt::where(mt::eq(x, S(0)), S(0.5), d));
+}
+Tensor i1e_grad(const Tensor& g, const Tensor& x) {
+  Tensor d =
+      mt::sub(mt::_special_i0e(x), mt::mul(mt::_special_i1e(x), mt::add(mt::sign(x), mt::reciprocal(x))));
+  return mt::mul(g, mt::where(mt::eq(x, S(0)), S(0.5), d));
+}
+
 // ---- the binary ops' formulas: one entry per op says which gradients read self and other (each is saved
 // only when one of those is needed) and how the gradients are computed. A null formula: not differentiable.
 // The entries are generated from the schema (below); the helpers they name are here.

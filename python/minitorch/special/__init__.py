@@ -16,6 +16,10 @@ __all__ = [
     "expit",
     "expm1",
     "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
     "log1p",
     "log_ndtr",
     "log_softmax",
@@ -53,6 +57,14 @@ def erf(input):
 def erfc(input):
     """The complementary error function 1 - erf(input)."""
     return _C.erfc(input)
+
+
+# The modified Bessel functions of the first kind are kernels of their own (csrc/ops/ops.schema), bound with
+# PyTorch's out= keyword; torch.special has no Python layer over them either.
+i0 = _C.i0
+i0e = _C._special_i0e
+i1 = _C._special_i1
+i1e = _C._special_i1e
 
 
 def erfinv(input):
