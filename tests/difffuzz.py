@@ -16,6 +16,7 @@ The fixed-seed budget of the normal suite is tests/test_difffuzz.py; the differe
 reason for each, are the table in docs/reliability.md ("Known differences")."""
 
 import argparse
+import hashlib
 import json
 import os
 import pickle
@@ -1150,13 +1151,32 @@ def pick(rng, kind, name, learned, valid_share):
     return pool[int(rng.integers(0, len(pool)))]
 
 
+def _mix64(x):
+    """splitmix64's finalizer over a uint64 array: a fixed pseudo-random permutation of 64-bit values"""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 def plan(names, learned, seed, calls, valid_share=0.85, grad_share=0.15):
-    rng = np.random.default_rng(seed)
-    for i in range(calls):
-        kind, name = names[int(rng.integers(0, len(names)))]
-        tpl = pick(rng, kind, name, learned, valid_share)
-        grad = bool(rng.random() < grad_share)
-        yield make_call(kind, name, tpl, rng, grad)
+    """Call i goes to the name whose mixed (name key, call draw) is smallest (rendezvous hashing) and draws the
+    rest from a generator of its own: a name added to or dropped from the surface moves only the calls it wins
+    or loses, so a fixed-seed sample (tests/test_difffuzz.py) stays the same sample as the API grows."""
+    keys = np.array(
+        [
+            int.from_bytes(hashlib.blake2b(f"{k}:{n}".encode(), digest_size=8).digest(), "little")
+            for k, n in names
+        ],
+        dtype=np.uint64,
+    )
+    draws = np.random.default_rng(seed).integers(0, 2**63, size=calls, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i in range(calls):
+            kind, name = names[int(np.argmin(_mix64(keys ^ draws[i])))]
+            rng = np.random.default_rng([seed, i])
+            tpl = pick(rng, kind, name, learned, valid_share)
+            grad = bool(rng.random() < grad_share)
+            yield make_call(kind, name, tpl, rng, grad)
 
 
 def common_surface(mt, pt):

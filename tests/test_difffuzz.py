@@ -21,8 +21,10 @@ DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 # what each class may reach, as a share of all calls. Issue 34 asks for under 1 % each; these are a ratchet at
 # the rates of the day (2026-12-02: 2.4 %, 3.0 %, 3.9 %; then 1.5 % and 2.7 % once the Python composites
 # raise PyTorch's TypeError and activations/losses refuse integers; 1.4 % and 1.8 % once the C++ dtype refusals
-# raise PyTorch's NotImplementedError), lowered as the classes are fixed, never raised.
-LIMITS = {"accepted_bad": 0.014, "missing": 0.031, "exc_type": 0.018}
+# raise PyTorch's NotImplementedError), lowered as the classes are fixed, never raised. The sample itself changed
+# once, when difffuzz.plan started picking names by rendezvous hashing (so that new ops no longer reshuffle it):
+# on the new sample the same build measured 1.5 %, 3.0 % and 2.1 %, the limits below.
+LIMITS = {"accepted_bad": 0.016, "missing": 0.031, "exc_type": 0.021}
 
 
 def known_differences():
