@@ -1267,3 +1267,46 @@ def test_channel_shuffle_groups_must_be_an_int():
         with pytest.raises(TypeError, match="must be int, not list"):
             getattr(minitorch, fn)(x, [2])
     assert minitorch.channel_shuffle(x, 2).shape == (1, 4, 2)
+
+
+def test_trapezoid_of_nothing_keeps_the_dtype():
+    """Found by the differential fuzzer: an empty integration dim gives PyTorch's zeros in y's own dtype."""
+    for dt in (minitorch.int32, minitorch.uint8, minitorch.float16):
+        r = minitorch.trapezoid(minitorch.zeros(2, 0, dtype=dt))
+        assert r.dtype == dt and r.tolist() == [0, 0]
+    assert minitorch.trapezoid(minitorch.zeros(0, 3, dtype=minitorch.int64), dim=0).shape == (3,)
+    assert minitorch.trapezoid(minitorch.tensor([1, 2, 4], dtype=minitorch.int32)).dtype == minitorch.float32
+
+
+def test_trapezoid_sample_points_of_other_ranks():
+    """PyTorch wraps dim against y and slices a higher-rank x along that same dim (a lower-rank x gains leading
+    ones): trapezoid(y of 2, x of (2, 1)) is one trapezoid, not two (found by the differential fuzzer)."""
+    y = minitorch.tensor([1.0, 3.0], dtype=minitorch.float64)
+    r = minitorch.trapezoid(y, minitorch.tensor([[0.5], [2.5]], dtype=minitorch.float64))
+    assert r.shape == (1,) and r.tolist() == [4.0]  # (2.5 - 0.5) * (1 + 3) / 2
+    y3 = minitorch.arange(24.0).reshape(2, 3, 4)
+    x2 = minitorch.tensor([[0.0, 1.0, 3.0, 6.0], [0.0, 2.0, 4.0, 5.0], [1.0, 1.5, 2.0, 4.0]])
+    np_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # NumPy < 2 spells it trapz
+    np.testing.assert_allclose(
+        minitorch.trapezoid(y3, x2).numpy(), np_trapezoid(y3.numpy(), x2.numpy()[None])
+    )
+    with pytest.raises(RuntimeError, match="There must be one `x` value for each sample point"):
+        minitorch.trapezoid(y3, minitorch.tensor([0.0, 1.0]))
+
+
+def test_bce_with_logits_result_has_the_targets_dtype():
+    """PyTorch builds the loss in place in (1 - target): a float64 weight or pos_weight, or a float64 input,
+    does not promote a float32 target's loss (found by the differential fuzzer)."""
+    f32, f64 = minitorch.float32, minitorch.float64
+    x, t = minitorch.tensor([0.3, -1.2]), minitorch.tensor([1.0, 0.0])
+    w = minitorch.tensor([2.0, 0.5], dtype=f64)
+    assert minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, w).dtype == f32
+    assert (
+        minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, pos_weight=w, reduction="none").dtype
+        == f32
+    )
+    assert minitorch.nn.functional.binary_cross_entropy_with_logits(x.double(), t).dtype == f32
+    assert minitorch.nn.functional.binary_cross_entropy_with_logits(x, t.double()).dtype == f64
+    want = [2.0 * (np.log1p(np.exp(-0.3))), 0.5 * np.log1p(np.exp(-1.2))]
+    got = minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, w, reduction="none")
+    assert abs(got[0].item() - want[0]) < 1e-6 and abs(got[1].item() - want[1]) < 1e-6

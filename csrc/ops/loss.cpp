@@ -317,6 +317,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   if (pos_weight) log_sig = mul(log_sig, add(mul(sub(*pos_weight, S(1.0)), target), S(1.0)));
   Tensor loss = sub(mul(sub(S(1.0), target), input), log_sig);
   if (weight) loss = mul(loss, *weight);
+  // PyTorch builds the loss in place in (1 - target)'s buffer, so a floating target's dtype is the result's
+  // whatever input, weight and pos_weight promote to ((float32, float32, weight float64) stays float32)
+  if (is_floating(target.dtype()) && loss.dtype() != target.dtype())
+    loss = to(loss, target.dtype(), loss.device());
   return apply_reduction(loss, reduction);
 }
 

@@ -637,21 +637,29 @@ def logcumsumexp(input, dim):
 _export(logcumsumexp)
 
 
-def _diff_last(x):
-    n = x.shape[-1]
-    return _C.sub(x.narrow(-1, 1, n - 1), x.narrow(-1, 0, n - 1))
-
-
 def _trapz_terms(y, x, dx, dim):
-    y = y.movedim(dim, -1)
-    n = y.shape[-1]
+    """(the trapezoids' areas along dim, moved last; y moved the same way), None for the areas when dim is empty.
+    Sample points as PyTorch's: dim is y's (wrapped against y), a 1-d x lies along it, a lower-dim x gains
+    leading ones, a higher-dim x is sliced along the same dim; x's differences then broadcast with y's."""
+    y_last = y.movedim(dim, -1)  # also PyTorch's check of dim
+    d = dim + y.dim() if dim < 0 else dim
+    n = y_last.shape[-1]
     if n == 0:
-        return None, y
-    avg = _C.mul(_C.add(y.narrow(-1, 1, n - 1), y.narrow(-1, 0, n - 1)), 0.5)
-    if x is not None:
-        xd = _diff_last(x.movedim(dim, -1) if x.dim() == y.dim() else x)
-        return _C.mul(avg, xd), y
-    return _C.mul(avg, 1 if dx is None else dx), y
+        return None, y_last
+    avg = _C.mul(_C.add(y.narrow(d, 1, n - 1), y.narrow(d, 0, n - 1)), 0.5)
+    if x is None:
+        return _C.mul(avg, 1 if dx is None else dx).movedim(d, -1), y_last
+    if x.dim() == 1:
+        if x.shape[0] != n:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[d] = n
+        x = x.reshape(shape)
+    elif x.dim() < y.dim():
+        x = x.reshape([1] * (y.dim() - x.dim()) + list(x.shape))
+    m = x.shape[d]
+    xd = _C.sub(x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1))
+    return _C.mul(avg, xd).movedim(d, -1), y_last
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
