@@ -34,11 +34,11 @@ KEYS = {
 ARG_TYPES = {
     "Tensor": ("const Tensor&", None),
     "Tensor?": ("std::optional<Tensor>", None),
-    "int": ("int64_t", None),
-    "int?": ("std::optional<int64_t>", None),
+    "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
+    "int?": ("py::handle", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
     "float": ("double", None),
-    "bool": ("bool", None),
-    "bool?": ("std::optional<bool>", None),
+    "bool": ("py::handle", "bool {n} = bool_arg({n}_obj, {where});"),
+    "bool?": ("py::handle", "std::optional<bool> {n} = opt_arg({n}_obj, bool_arg, {where});"),
     "str": ("std::string", None),
     "str?": ("std::optional<std::string>", None),
     "int[]": ("py::handle", "DimVector {n} = parse_dims({n}_obj);"),
@@ -489,17 +489,22 @@ def _py_args(params, skip_self):
     return args
 
 
-def _lambda(op, inplace):
-    """The binding's lambda: C++ parameters, conversions of handle arguments, the call without the GIL."""
+def _lambda(op, inplace, method=False):
+    """The binding's lambda: C++ parameters, conversions of handle arguments, the call without the GIL.
+    int and bool arguments are checked as PyTorch's parser does (no bool for an int, no int for a bool), with
+    its message naming the function, the argument and its position (a method's positions skip self)."""
     params, convert = [], []
-    for p in op.params:
+    shown = op.name + "_" if inplace else op.name
+    for i, p in enumerate(op.params):
         ctype, conversion = ARG_TYPES[p.type]
+        pos = 0 if p.kw_only else (i if (method or inplace) else i + 1)
+        where = f'{{"{shown}", "{p.name}", {pos}}}'
         if inplace and p.name == "self":
             params.append("py::object self_obj")
             convert.append("Tensor self = self_obj.cast<Tensor>();")
         elif conversion:
             params.append(f"{ctype} {p.name}_obj")
-            convert.append(conversion.format(n=p.name))
+            convert.append(conversion.format(n=p.name, where=where))
         else:
             params.append(f"{ctype} {p.name}")
     tensors = ", ".join(p.name for p in op.params if p.type in ("Tensor", "Tensor?"))
@@ -513,6 +518,44 @@ def _lambda(op, inplace):
         body = f"return {value};"
     lines = "".join(f"      {c}\n" for c in convert)
     return f"[]({', '.join(params)}) {{\n{lines}      {body}\n    }}"
+
+
+# The generated bindings' argument checks, in PyTorch's words: "topk(): argument 'k' (position 2) must be int,
+# not bool" (a keyword-only argument has no position).
+ARG_CHECKS = """namespace {
+
+struct ArgWhere {
+  const char* fn;
+  const char* name;
+  int pos;
+};
+
+[[noreturn]] void wrong_arg(const ArgWhere& w, const char* want, py::handle h) {
+  std::string at = w.pos > 0 ? " (position " + std::to_string(w.pos) + ")" : "";
+  throw py::type_error(std::string(w.fn) + "(): argument '" + w.name + "'" + at + " must be " + want +
+                       ", not " + py::str(py::type::of(h).attr("__name__")).cast<std::string>());
+}
+
+int64_t int_arg(py::handle h, const ArgWhere& w) {
+  if (PyLong_CheckExact(h.ptr())) return h.cast<int64_t>();
+  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) wrong_arg(w, "int", h);
+  return h.cast<int64_t>();  // __index__: NumPy integers, one-element integer tensors
+}
+
+bool bool_arg(py::handle h, const ArgWhere& w) {
+  if (!PyBool_Check(h.ptr())) wrong_arg(w, "bool", h);
+  return h.ptr() == Py_True;
+}
+
+template <typename F>
+auto opt_arg(py::handle h, F check, const ArgWhere& w) -> std::optional<decltype(check(h, w))> {
+  if (h.is_none()) return std::nullopt;
+  return check(h, w);
+}
+
+}  // namespace
+
+"""
 
 
 def _family_headers():
@@ -530,13 +573,15 @@ def bind_funcs_cpp(ops):
         "".join(f'#include "ops/{h}"\n' for h in _family_headers()),
         '#include "python/bind.h"\n\nnamespace mt {\n\n',
         "py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp\n\n",
+        ARG_CHECKS,
         "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",
     ]
     for op in (o for o in ops if o.kind == "func"):
         out.append(f"  {{  // {op.signature}\n    auto fn = {_lambda(op, False)};\n")
         out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
         if "method" in op.variants:
-            out.append(f"    cls.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, True)])});\n")
+            args = ", ".join([_c(op.name), _lambda(op, False, method=True), *_py_args(op.params, True)])
+            out.append(f"    cls.def({args});\n")
         if "inplace" in op.variants:
             args = ", ".join([_c(op.name + "_"), _lambda(op, True), *_py_args(op.params, True)])
             out.append(f"    cls.def({args});\n")

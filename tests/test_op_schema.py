@@ -2,6 +2,7 @@
 build or a hand-written list that drifted fails here), every declared spelling and form is bound and nothing
 undeclared is, and the generator rejects malformed schemas with a message that says what to write."""
 
+import numpy as np
 import pytest
 
 import minitorch as torch
@@ -66,13 +67,14 @@ def test_every_spelling_has_exactly_its_forms(op, name, variants):
         x = torch.tensor([1, 2, 6])
     args = (x,) if op.kind == "unary" else (x, x + 1)
     want = getattr(torch._C, op.name)(*args)
-    assert _same(getattr(torch, name)(*args), want)
+    public = getattr(torch, name, None) or fn  # private names (_special_i1) are reached through _C
+    assert _same(public(*args), want)
     if "out" in variants:
         out = torch.empty_like(want)
-        assert getattr(torch, name)(*args, out=out) is out and _same(out, want)
+        assert public(*args, out=out) is out and _same(out, want)
     else:
         with pytest.raises(TypeError):
-            getattr(torch, name)(*args, out=torch.empty_like(want))
+            public(*args, out=torch.empty_like(want))
 
 
 def test_torch_level_inplace_writes_into_its_input_and_returns_it():
@@ -259,3 +261,27 @@ def test_refusals_come_from_the_schema():
     assert "'refuse:' is written for unary ops only" in _err(
         "binary foo\n  functor: Foo\n  dtype: arith\n  grad: none\n  refuse: bool kernel foo\n"
     )
+
+
+def test_func_arguments_are_checked_in_pytorchs_words():
+    """A bool where an int goes, an int where a bool goes, a float for an int: PyTorch's TypeError, naming the
+    function, the argument and its position (a method's count skips self; keyword-only ones have none)."""
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, 5.0, 4.0]])
+    cases = [
+        (
+            lambda: torch.logsumexp(x, 1, 1),
+            "logsumexp(): argument 'keepdim' (position 3) must be bool, not int",
+        ),
+        (lambda: x.logsumexp(1, 1), "logsumexp(): argument 'keepdim' (position 2) must be bool, not int"),
+        (lambda: torch.topk(x, True), "topk(): argument 'k' (position 2) must be int, not bool"),
+        (lambda: torch.argmax(x, dim=1.5), "argmax(): argument 'dim' (position 2) must be int, not float"),
+        (lambda: torch.sort(x, stable=1), "sort(): argument 'stable' must be bool, not int"),
+        (lambda: x.tril_(True), "tril_(): argument 'diagonal' (position 1) must be int, not bool"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == message
+    # integers that are not Python ints still count, as in PyTorch
+    assert torch.topk(x, np.int64(2)).values.shape == (2, 2)
+    assert torch.argmax(x, dim=None).item() == 4
