@@ -1310,3 +1310,43 @@ def test_bce_with_logits_result_has_the_targets_dtype():
     want = [2.0 * (np.log1p(np.exp(-0.3))), 0.5 * np.log1p(np.exp(-1.2))]
     got = minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, w, reduction="none")
     assert abs(got[0].item() - want[0]) < 1e-6 and abs(got[1].item() - want[1]) < 1e-6
+
+
+def test_frexp_mantissa_has_pytorchs_gradient():
+    """d mantissa / dx = 2**-exponent (PyTorch's FrexpBackward0); it had no gradient at all (fuzzer finding)."""
+    x = minitorch.tensor([0.3, -5.0, 0.0, 8.0, 1e-310], dtype=minitorch.float64, requires_grad=True)
+    m, e = minitorch.frexp(x)
+    (g,) = minitorch.autograd.grad(m.sum(), x)
+    assert g.tolist() == [2.0, 0.125, 1.0, 0.0625, float("inf")] and not e.requires_grad
+    y = minitorch.tensor([0.3, -0.7, 3.1, -12.5], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: minitorch.frexp(t)[0], (y,))
+
+
+def test_entr_gradient_is_minus_one_minus_log_x_everywhere():
+    """PyTorch's entr gradient: NaN for x < 0, inf at 0 (the piecewise value would give 0 there)."""
+    x = minitorch.tensor([-0.5, 0.0, 0.5, 2.0], dtype=minitorch.float64, requires_grad=True)
+    (g,) = minitorch.autograd.grad(minitorch.special.entr(x).sum(), x)
+    assert np.isnan(g[0].item()) and g[1].item() == float("inf")
+    np.testing.assert_allclose(g[2:].tolist(), [-(1 + np.log(0.5)), -(1 + np.log(2.0))], rtol=1e-15)
+    y = minitorch.tensor([0.2, 0.9, 3.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(minitorch.special.entr, (y,))
+    assert minitorch.autograd.gradgradcheck(minitorch.special.entr, (y,))
+
+
+def test_hinge_embedding_loss_keeps_integer_inputs_integer():
+    """PyTorch subtracts in the input's dtype: an integer input truncates the margin (2.7 -> 2) and the loss
+    stays integer, wrapping as the dtype does (uint8 2 - 3 = 255)."""
+    F = minitorch.nn.functional
+    a, t = minitorch.tensor([1, -2, 3]), minitorch.tensor([1, -1, -1])
+    r = F.hinge_embedding_loss(a, t, margin=2.7, reduction="none")
+    assert r.dtype == minitorch.int64 and r.tolist() == [1, 4, 0]
+    assert F.hinge_embedding_loss(a.to(minitorch.uint8), t, margin=2.7, reduction="none").tolist() == [
+        1,
+        4,
+        255,
+    ]
+    assert F.hinge_embedding_loss(a, t, margin=0.5, reduction="sum").item() == 3
+    with pytest.raises(NotImplementedError, match="mean\\(\\): could not infer output dtype"):
+        F.hinge_embedding_loss(a, t)
+    f = F.hinge_embedding_loss(a.double(), t, margin=2.7, reduction="none")
+    assert f.dtype == minitorch.float64 and np.allclose(f.tolist(), [1.0, 4.7, 0.0])

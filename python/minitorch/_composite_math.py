@@ -8,6 +8,7 @@ import math
 from minitorch import _C, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.autograd.function import Function as _Function
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
@@ -1321,6 +1322,20 @@ def _scale2(x, e):
     return _C.mul(_C.mul(x, _C.exp2(half.to(x.dtype))), _C.exp2(_C.sub(e, half).to(x.dtype)))
 
 
+class _FrexpMantissa(_Function):
+    """The mantissa with PyTorch's gradient, grad / 2**exponent (inf for subnormal inputs, as theirs); the
+    exponent has none. Computing the mantissa from differentiable ops would give a zero or NaN gradient."""
+
+    @staticmethod
+    def forward(ctx, x, mantissa, inv_scale):
+        ctx.inv_scale = inv_scale
+        return mantissa
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C.mul(grad, ctx.inv_scale), None, None
+
+
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0, inf, nan: exponent 0)."""
     if not _is_float(input):
@@ -1338,6 +1353,8 @@ def frexp(input, *, out=None):
     e = _C._where(finite, e, 0.0)
     mant = _scale2(x.to(_C.float64), _C.neg(e)).to(x.dtype)
     mant = _C._where(finite, mant, x)
+    if input.requires_grad and _C.is_grad_enabled():
+        mant = _FrexpMantissa.apply(input, mant, _C.exp2(_C.neg(e)).to(x.dtype))
     r = _rt.frexp((mant, e.to(_C.int32)))
     if out is not None:
         out[0].copy_(r[0])
