@@ -3,6 +3,7 @@ PyTorch rejects, and Python arguments that do not fit a C++ integer all raise Py
 used to read outside memory run in a subprocess, so a regression is a failed test, not a dead pytest."""
 
 import io
+import math
 import os
 import re
 import subprocess
@@ -1350,3 +1351,24 @@ def test_hinge_embedding_loss_keeps_integer_inputs_integer():
         F.hinge_embedding_loss(a, t)
     f = F.hinge_embedding_loss(a.double(), t, margin=2.7, reduction="none")
     assert f.dtype == minitorch.float64 and np.allclose(f.tolist(), [1.0, 4.7, 0.0])
+
+
+def test_logit_gradient_at_the_ends_and_with_negative_eps():
+    """PyTorch's LogitBackward: grad / (x (1 - x)) of the unclamped input, so inf at 0 and 1 (the composite's
+    chain rule gave inf * 0 = NaN there); a negative eps means no eps; 0 outside [eps, 1 - eps]."""
+    x = minitorch.tensor([1.35, 0.3, -0.5, 0.0, 1.0], dtype=minitorch.float64, requires_grad=True)
+    for eps in (None, -1):
+        (g,) = minitorch.autograd.grad(minitorch.logit(x, eps).sum(), x)
+        assert np.isnan(g[0].item()) and np.isnan(g[2].item()) and g[3:].tolist() == [math.inf, math.inf]
+        assert abs(g[1].item() - 1 / (0.3 * 0.7)) < 1e-12
+    (g,) = minitorch.autograd.grad(minitorch.logit(x, 0.0).sum(), x)
+    assert g.tolist()[2:] == [0.0, math.inf, math.inf] and g[0].item() == 0.0
+    (g,) = minitorch.autograd.grad(minitorch.special.logit(x, 0.2).sum(), x)
+    assert g.tolist()[0] == 0.0 and g.tolist()[2:] == [0.0, 0.0, 0.0]
+    y = minitorch.tensor([0.2, 0.45, 0.8], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(minitorch.logit, (y,))
+    assert minitorch.autograd.gradgradcheck(lambda t: minitorch.logit(t, 0.1), (y,))
+    z = y * 1
+    z.logit_()
+    (g,) = minitorch.autograd.grad(z.sum(), y)
+    np.testing.assert_allclose(g.tolist(), [1 / (v * (1 - v)) for v in (0.2, 0.45, 0.8)], rtol=1e-14)

@@ -442,22 +442,43 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 _export_with_inplace(nan_to_num, torch_inplace=True)
 
 
+class _Logit(_Function):
+    """logit's gradient as PyTorch's: grad / (x (1 - x)) of the unclamped input (inf at 0 and 1), NaN outside
+    [0, 1] without eps, 0 outside [eps, 1 - eps] with it."""
+
+    @staticmethod
+    def forward(ctx, x, value, eps, x_copy):
+        ctx.save_for_backward(x_copy)  # a copy: logit_ writes the result into x itself
+        ctx.eps = eps
+        return value
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        g = _C.div(grad, _C.mul(x, _C.rsub(x, 1.0)))
+        if ctx.eps is None:
+            return _C._where(_C.logical_or(_C.lt(x, 0), _C.gt(x, 1)), math.nan, g), None, None, None
+        out = _C.logical_or(_C.lt(x, ctx.eps), _C.gt(x, 1.0 - ctx.eps))
+        return _C._where(out, 0.0, g), None, None, None
+
+
 def logit(input, eps=None):
-    """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given."""
+    """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given (a negative eps: none, as PyTorch)."""
     x = _to_float(input)
     if isinstance(eps, (_C.Tensor, str, list, tuple)):
         raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
+    if eps is not None and float(eps) < 0:
+        eps = None
+    p = x.detach()
     if eps is not None:
         # PyTorch's order: below eps goes to eps, else above 1 - eps to 1 - eps (eps > 0.5 crosses the bounds;
         # a clamp would let the upper bound win); NaN passes through
         lo, hi = float(eps), 1.0 - float(eps)
-        x = _C._where(_C.lt(x, lo), lo, _C._where(_C.gt(x, hi), hi, x))
-    elif x.requires_grad:
-        # outside [0, 1] the value is NaN and so is PyTorch's gradient (the quotient's would be finite):
-        # adding a constant NaN there carries it into the gradient
-        out = _C.logical_or(_C.lt(x, 0), _C.gt(x, 1))
-        x = _C.add(x, _C._where(out, math.nan, _C.zeros_like(x.detach())))
-    return _C.log(_C.div(x, _C.rsub(x, 1.0)))
+        p = _C._where(_C.lt(p, lo), lo, _C._where(_C.gt(p, hi), hi, p))
+    value = _C.log(_C.div(p, _C.rsub(p, 1.0)))
+    if x.requires_grad and _C.is_grad_enabled():
+        return _Logit.apply(x, value, None if eps is None else float(eps), x.clone())
+    return value
 
 
 def sinc(input):
