@@ -1372,3 +1372,25 @@ def test_logit_gradient_at_the_ends_and_with_negative_eps():
     z.logit_()
     (g,) = minitorch.autograd.grad(z.sum(), y)
     np.testing.assert_allclose(g.tolist(), [1 / (v * (1 - v)) for v in (0.2, 0.45, 0.8)], rtol=1e-14)
+
+
+def test_copysign_ldexp_dtypes_and_std_gradient_at_zero():
+    """Fuzzer findings: copysign promotes as PyTorch's result_type (a 0-dim float32 other keeps a float16 input
+    float16), ldexp as input * 2**other (a float32 other widens bfloat16; an integer other does not), and the
+    gradient of a zero std is 0 (PyTorch masks it; 0/0 gave NaN), also through std_mean."""
+    h = minitorch.tensor([1.5, -2.0], dtype=minitorch.float16)
+    assert minitorch.copysign(h, minitorch.tensor(-1.0)).dtype == minitorch.float16
+    assert minitorch.copysign(h, minitorch.tensor(-1.0)).tolist() == [-1.5, -2.0]
+    assert minitorch.copysign(h, minitorch.tensor([1.0, -1.0])).dtype == minitorch.float32
+    b = minitorch.tensor([1.0, 3.0], dtype=minitorch.bfloat16)
+    assert minitorch.ldexp(b, minitorch.tensor([2.0, 1.0])).dtype == minitorch.float32
+    assert minitorch.ldexp(b, minitorch.tensor([2, 1])).tolist() == [4.0, 6.0]
+    assert minitorch.ldexp(b, minitorch.tensor([2, 1])).dtype == minitorch.bfloat16
+    x = minitorch.tensor([1.5, 1.5], dtype=minitorch.float64, requires_grad=True)
+    (g,) = minitorch.autograd.grad(minitorch.std(x, 0, False), x)
+    assert g.tolist() == [0.0, 0.0]
+    s, m = minitorch.std_mean(x[:1], 0, False)
+    (g,) = minitorch.autograd.grad((s + m).sum(), x)
+    assert g.tolist() == [1.0, 0.0]
+    y = minitorch.tensor([0.5, 1.5, 4.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: minitorch.std(t, 0), (y,))

@@ -1179,7 +1179,11 @@ Tensor std(const Tensor& self, IntArrayRef dims_, double correction, bool keepdi
          [dims, keepdim, count, correction](FnNode& n, V& gs) -> V {
            Tensor x = n.saved("self"), r = n.saved("result");
            Tensor c = mt::sub(x, mt::mean(x, dims, true));
-           Tensor scale = mt::div(unsqueeze_dims(gs[0], dims, keepdim), unsqueeze_dims(r, dims, keepdim));
+           Tensor rr = unsqueeze_dims(r, dims, keepdim);
+           // a zero std (constant input) has no direction to grow in: PyTorch's std_backward masks it to 0
+           // rather than dividing 0 by 0
+           Tensor scale =
+               mt::where(mt::eq(rr, S(0)), S(0), mt::div(unsqueeze_dims(gs[0], dims, keepdim), rr));
            return {mt::mul(scale, mt::mul(c, S(1.0 / (count - correction))))};
          });
   return out;

@@ -351,7 +351,8 @@ def copysign(input, other):
     """|input| with the sign of other (float result)."""
     x, y = _binary(input, other)
     x = _to_float(x)
-    dt = _C.promote_types(x.dtype, _to_float(y).dtype) if isinstance(other, _C.Tensor) else x.dtype
+    # PyTorch's result_type of (input, other) in float: a 0-dim other does not widen a tensor's float dtype
+    dt = _C.result_type(x, _to_float(y)) if isinstance(other, _C.Tensor) else x.dtype
     x = x.to(dt)
     sign = _C._where(signbit(y), -1.0, 1.0).to(dt)
     return _C.mul(_C.abs(x), sign)
@@ -526,7 +527,11 @@ for _f in (positive, isposinf, isneginf, isreal):
 def ldexp(input, other):
     """input * 2**other (float result)."""
     x = _to_float(input)
-    return _C.mul(x, _C.pow(2.0, other).to(x.dtype) if _is_float(x) else _C.pow(2.0, other))
+    # PyTorch computes input * 2**other: a float other promotes with input as multiplication does
+    scale = _C.pow(2.0, other)
+    if _is_float(x) and isinstance(other, _C.Tensor) and not _is_float(other):
+        scale = scale.to(x.dtype)
+    return _C.mul(x, scale)
 
 
 _export_with_inplace(ldexp, torch_inplace=True)
