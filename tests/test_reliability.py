@@ -1394,3 +1394,14 @@ def test_copysign_ldexp_dtypes_and_std_gradient_at_zero():
     assert g.tolist() == [1.0, 0.0]
     y = minitorch.tensor([0.5, 1.5, 4.0], dtype=minitorch.float64, requires_grad=True)
     assert minitorch.autograd.gradcheck(lambda t: minitorch.std(t, 0), (y,))
+
+
+def test_gaussian_nll_loss_refuses_an_integer_variance():
+    """PyTorch clamps a clone of var in place with eps, which an integer var cannot hold (fuzzer finding)."""
+    F = minitorch.nn.functional
+    a, b = minitorch.tensor([[-5, 5], [2, 0]]), minitorch.tensor([[0, 0], [-3, 5]])
+    for v in (minitorch.tensor([[1, 2], [4, 1]]), minitorch.tensor([[1, 2], [4, 1]], dtype=minitorch.int32)):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type"):
+            F.gaussian_nll_loss(a, b, v)
+    r = F.gaussian_nll_loss(a, b, minitorch.tensor([[1.0, 2.0], [4.0, 1.0]]), reduction="none")
+    np.testing.assert_allclose(r.tolist()[0], [12.5, 0.5 * (np.log(2.0) + 12.5)], rtol=1e-6)

@@ -5,7 +5,7 @@ import warnings
 
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
-from minitorch._dtype_names import scalar_name
+from minitorch._dtype_names import cpp_name, scalar_name
 
 _nn = _C._nn
 
@@ -803,6 +803,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise ValueError(reduction + " is not valid")
     # The clamp is invisible to autograd in PyTorch (clamp_ under no_grad on a clone): the gradient reaches var
     # as if unclamped, evaluated at the clamped value. Adding the detached difference does the same.
+    if not var.is_floating_point():  # PyTorch clamps a clone in place: an integer var cannot take eps
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {cpp_name(var.dtype)}"
+        )
     var = var + (var.clamp_min(eps) - var).detach()
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
