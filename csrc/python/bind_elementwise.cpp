@@ -318,4 +318,23 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       py::arg("name"), py::arg("f64"));
 }
 
+// PyTorch's operators answer NotImplemented to any call they cannot take (x.__xor__() with no operand, two
+// operands, a string), where pybind11 raises TypeError: one catch-all overload after each operator's own. It
+// is tried only when the operator's signature does not match, so `a + b` costs what it did.
+void init_operator_fallbacks(TensorClass& cls) {
+  for (const char* name :
+       {"__add__",      "__radd__",      "__iadd__",      "__sub__",     "__rsub__",     "__isub__",
+        "__mul__",      "__rmul__",      "__imul__",      "__truediv__", "__rtruediv__", "__itruediv__",
+        "__floordiv__", "__rfloordiv__", "__ifloordiv__", "__mod__",     "__rmod__",     "__imod__",
+        "__pow__",      "__rpow__",      "__ipow__",      "__and__",     "__rand__",     "__iand__",
+        "__or__",       "__ror__",       "__ior__",       "__xor__",     "__rxor__",     "__ixor__",
+        "__eq__",       "__ne__",        "__lt__",        "__le__",      "__gt__",       "__ge__",
+        "__matmul__",   "__rmatmul__"}) {
+    MT_INTERNAL_ASSERT(py::hasattr(cls, name), "operator fallback for an unbound operator: ", name);
+    cls.def(name, [](const py::args&, const py::kwargs&) {
+      return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    });
+  }
+}
+
 }  // namespace mt

@@ -104,7 +104,11 @@ def _inplace_of(fn):
     """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks."""
 
     def inplace(self, *args, **kwargs):
-        return _store(self, fn(self, *args, **kwargs))
+        # Under autograd the composite's nodes may save self, which the store then overwrites (backward would
+        # refuse the modified version): they read a copy instead, as PyTorch's in-place kernels save the
+        # original
+        src = self.clone() if self.requires_grad and _C.is_grad_enabled() else self
+        return _store(self, fn(src, *args, **kwargs))
 
     inplace.__name__ = fn.__name__ + "_"
     inplace.__doc__ = f"In-place version of {fn.__name__}."
@@ -1523,13 +1527,27 @@ def _rrshift(self, other):
     return bitwise_right_shift(other, self)
 
 
+def _operator(fn):
+    """An operator as PyTorch wraps it: a call it cannot take (no operand, a string) answers NotImplemented."""
+
+    def op(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError:
+            return NotImplemented
+
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    return op
+
+
 TENSOR_METHODS.update(
     {
-        "__lshift__": bitwise_left_shift,
-        "__rshift__": bitwise_right_shift,
-        "__rlshift__": _rlshift,
-        "__rrshift__": _rrshift,
-        "__ilshift__": TENSOR_METHODS["bitwise_left_shift_"],
-        "__irshift__": TENSOR_METHODS["bitwise_right_shift_"],
+        "__lshift__": _operator(bitwise_left_shift),
+        "__rshift__": _operator(bitwise_right_shift),
+        "__rlshift__": _operator(_rlshift),
+        "__rrshift__": _operator(_rrshift),
+        "__ilshift__": _operator(TENSOR_METHODS["bitwise_left_shift_"]),
+        "__irshift__": _operator(TENSOR_METHODS["bitwise_right_shift_"]),
     }
 )
