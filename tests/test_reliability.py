@@ -1440,3 +1440,34 @@ def test_backward_through_python_inplace_composites():
     np.testing.assert_allclose(g.tolist(), [-3.7, 5.0], rtol=1e-15)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         x.square_()
+
+
+def test_tolerance_endpoint_and_dtype_refusals_in_pytorchs_words():
+    """Fuzzer findings: negative isclose/allclose tolerances, a fill_ value or linspace/logspace endpoint tensor
+    with dimensions, polygamma_ on integers and lerp on integers are refused with PyTorch's class and words."""
+    x = minitorch.ones(3)
+    with pytest.raises(RuntimeError, match="^atol must be greater than or equal to zero, but got -1$"):
+        minitorch.isclose(x, x, atol=-1)
+    with pytest.raises(RuntimeError, match="^rtol must be greater than or equal to zero, but got -0.5$"):
+        minitorch.allclose(x, x, rtol=-0.5)
+    with pytest.raises(
+        RuntimeError, match="^fill_ only supports 0-dimension value tensor but got tensor with 2"
+    ):
+        x.fill_(minitorch.ones(2, 2))
+    assert x.fill_(minitorch.tensor(2.0)).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(
+        RuntimeError, match="linspace only supports 0-dimensional start and end tensors, but got end"
+    ):
+        minitorch.linspace(0, minitorch.ones(2), 4)
+    with pytest.raises(
+        RuntimeError, match="logspace only supports 0-dimensional start and end tensors, but got start"
+    ):
+        minitorch.logspace(minitorch.ones(2, 2), 3, 4)
+    assert minitorch.linspace(minitorch.tensor(0.0), 1, 3).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        minitorch.tensor([1, 2]).polygamma_(1)
+    i = minitorch.tensor([1, 2], dtype=minitorch.int32)
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Int'"):
+        minitorch.lerp(i, i, 0.5)
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_tensor\" not implemented for 'Int'"):
+        minitorch.lerp(i, i, minitorch.tensor([1, 1], dtype=minitorch.int32))

@@ -296,7 +296,10 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       "polygamma_",
       [](py::object self, int64_t n) {
         Tensor x = self.cast<Tensor>();
-        copy_(x, polygamma(n, x));
+        Tensor r = polygamma(n, x);
+        MT_CHECK(can_cast(r.dtype(), x.dtype()), "result type ", dtype_short_name(r.dtype()),
+                 " can't be cast to the desired output type ", dtype_short_name(x.dtype()));
+        copy_(x, r);
         return self;
       },
       py::arg("n"));

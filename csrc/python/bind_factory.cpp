@@ -125,6 +125,16 @@ static uint64_t unpack_seed(py::handle seed) {
   return static_cast<uint64_t>(v);
 }
 
+// linspace/logspace take tensor endpoints only as single values, in PyTorch's words
+static void check_0d_endpoints(const char* fn, py::handle start, py::handle end) {
+  for (auto [what, h] : {std::pair<const char*, py::handle>{"start", start}, {"end", end}}) {
+    if (!py::isinstance<TensorImpl>(h)) continue;
+    int64_t d = h.cast<Tensor>().dim();
+    MT_CHECK(d == 0, fn, " only supports 0-dimensional start and end tensors, but got ", what, " with ", d,
+             " dimension(s).");
+  }
+}
+
 void init_factory(py::module_& m, TensorClass& cls) {
   m.def("empty", &sized_factory<empty>, MT_FACTORY_KW_NAMES);
   m.def("zeros", &sized_factory<zeros>, MT_FACTORY_KW_NAMES);
@@ -195,6 +205,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg, py::handle,
          bool, py::handle out) {
         FactoryOut o(out);
+        check_0d_endpoints("linspace", a, b);
         return o.finish("linspace",
                         linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(),
                                  steps, o.dtype(dtype), o.device(device)),

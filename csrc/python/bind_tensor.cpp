@@ -359,6 +359,11 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            })
       .def("fill_",
            [](const Tensor& t, py::handle v) {
+             if (py::isinstance<TensorImpl>(v)) {
+               int64_t d = v.cast<Tensor>().dim();
+               MT_CHECK(d == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", d,
+                        " dimensions.");
+             }
              Scalar s = parse_scalar(v);
              return nogil([&] { return fill_(t, s); }, t);
            })

@@ -17,6 +17,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _expect_tensor("isclose", "other", 2, other)
     if input.dtype != other.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     a, b = input, other
     if not a.is_floating_point():
         # PyTorch's integer rule: equal, or |a - b| (in the dtype; bool as the default float) within

@@ -658,6 +658,12 @@ def logspace(
     then cast to dtype (an integer dtype truncates, as PyTorch's does)."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    for what, v in (("start", start), ("end", end)):
+        if isinstance(v, _C.Tensor) and v.dim() != 0:
+            raise RuntimeError(
+                f"logspace only supports 0-dimensional start and end tensors, but got {what} with {v.dim()} "
+                "dimension(s)."
+            )
     if out is not None:
         dtype, device = dtype or out.dtype, device or out.device
     dtype = dtype or _C.get_default_dtype()
