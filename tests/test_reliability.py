@@ -1471,3 +1471,24 @@ def test_tolerance_endpoint_and_dtype_refusals_in_pytorchs_words():
         minitorch.lerp(i, i, 0.5)
     with pytest.raises(NotImplementedError, match="\"lerp_kernel_tensor\" not implemented for 'Int'"):
         minitorch.lerp(i, i, minitorch.tensor([1, 1], dtype=minitorch.int32))
+
+
+def test_padding_and_dropout1d_rank_rules_as_pytorch():
+    """Fuzzer findings: non-constant padding pads the last 1-3 dims of a batched or unbatched input only
+    (NotImplementedError with PyTorch's table otherwise), the circular modules check the rank first (ValueError),
+    pad sizes must be ints (bool and float are TypeErrors) and dropout1d takes 2-D or 3-D input only."""
+    nn, F = minitorch.nn, minitorch.nn.functional
+    with pytest.raises(NotImplementedError, match="^Padding size 4 is not supported for 5D input tensor.\\n"):
+        nn.ReplicationPad2d(0)(minitorch.ones(2, 2, 2, 2, 2))
+    with pytest.raises(ValueError, match="^expected 2D or 3D input \\(got 5D input\\)$"):
+        nn.CircularPad1d(1)(minitorch.ones(1, 1, 1, 1, 2))
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type bool at pos 0"):
+        nn.ReplicationPad1d((True, 1))(minitorch.ones(2, 3))
+    with pytest.raises(TypeError, match="found element of type float at pos 0"):
+        F.pad(minitorch.ones(2, 3), (1.5, 1))
+    assert nn.ReplicationPad3d(1)(minitorch.ones(1, 1, 2, 2, 2)).shape == (1, 1, 4, 4, 4)
+    assert nn.CircularPad1d(1)(minitorch.arange(3.0).reshape(1, 3)).tolist() == [[2.0, 0.0, 1.0, 2.0, 0.0]]
+    assert nn.ConstantPad1d(1, 0.0)(minitorch.ones(1, 1, 1, 1, 1, 2)).shape == (1, 1, 1, 1, 1, 4)
+    with pytest.raises(RuntimeError, match="^dropout1d: Expected 2D or 3D input, but received a 4D input"):
+        F.dropout1d(minitorch.ones(1, 2, 3, 4))
+    assert F.dropout1d(minitorch.ones(2, 3), training=False).shape == (2, 3)

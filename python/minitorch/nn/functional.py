@@ -323,6 +323,15 @@ def _feature_dropout(input, p, training, inplace, batched_dim, name):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    if isinstance(input, _C.Tensor) and input.dim() not in (
+        2,
+        3,
+    ):  # unlike 2d/3d, PyTorch refuses other ranks
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists "
+            "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
+            "optional batch dimension (i.e. 2D or 3D inputs)."
+        )
     return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
 
 
@@ -512,8 +521,22 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 # ---- padding
+_NON_CONSTANT_PAD_HELP = (
+    "Supported combinations for non-constant padding:\n"
+    "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+    "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+    "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+)
+
+
 def pad(input, pad, mode="constant", value=None):
-    # PyTorch's F.pad is C++ (torch._C._nn.pad): its argument errors are RuntimeErrors
+    # PyTorch's F.pad is C++ (torch._C._nn.pad): its argument errors are RuntimeErrors, its parser's TypeErrors
+    for i, p in enumerate(pad):
+        if isinstance(p, bool) or not isinstance(p, int):
+            raise TypeError(
+                "pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                f"{type(p).__name__} at pos {i}"
+            )
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
@@ -548,6 +571,11 @@ def pad(input, pad, mode="constant", value=None):
         return out
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
+    # each non-constant mode pads the last 1, 2 or 3 dims of a batched or unbatched input
+    if input.dim() - len(pad) // 2 not in (1, 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n{_NON_CONSTANT_PAD_HELP}"
+        )
     out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i

@@ -102,18 +102,26 @@ class ReplicationPad3d(_PadNd):
     _sides = 6
 
 
-class CircularPad1d(_PadNd):
+class _CircularPadNd(_PadNd):
     _mode = "circular"
+
+    def forward(self, input):
+        # PyTorch's circular modules check the rank themselves (ValueError), before F.pad's rules
+        n = self._sides // 2
+        if input.dim() not in (n + 1, n + 2):
+            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {input.dim()}D input)")
+        return F.pad(input, self.padding, self._mode)
+
+
+class CircularPad1d(_CircularPadNd):
     _sides = 2
 
 
-class CircularPad2d(_PadNd):
-    _mode = "circular"
+class CircularPad2d(_CircularPadNd):
     _sides = 4
 
 
-class CircularPad3d(_PadNd):
-    _mode = "circular"
+class CircularPad3d(_CircularPadNd):
     _sides = 6
 
 
