@@ -156,6 +156,56 @@ UNARY = {
 }
 
 
+# The gradcheck domain of each differentiable op above (tests/test_autograd.py runs them in float64):
+# {} any values, "nz" away from zero, "low"/"high" an interval.
+UNARY_GRADCHECK = {
+    "abs": {"nz": True},
+    "neg": {},
+    "exp": {},
+    "exp2": {},
+    "expm1": {},
+    "log": {"low": 0.5, "high": 2.0},
+    "log2": {"low": 0.5, "high": 2.0},
+    "log10": {"low": 0.5, "high": 2.0},
+    "log1p": {"low": 0.0, "high": 2.0},
+    "sqrt": {"low": 0.5, "high": 2.0},
+    "rsqrt": {"low": 0.5, "high": 2.0},
+    "reciprocal": {"low": 0.5, "high": 2.0},
+    "sin": {},
+    "cos": {},
+    "tan": {"low": -1.0, "high": 1.0},
+    "asin": {"low": -0.8, "high": 0.8},
+    "acos": {"low": -0.8, "high": 0.8},
+    "atan": {},
+    "sinh": {},
+    "cosh": {},
+    "tanh": {},
+    "erf": {},
+    "erfc": {},
+    "erfinv": {"low": -0.8, "high": 0.8},
+    "asinh": {},
+    "acosh": {"low": 1.2, "high": 3.0},
+    "atanh": {"low": -0.8, "high": 0.8},
+    "lgamma": {"low": 0.3, "high": 3.0},
+    "digamma": {"low": 0.3, "high": 3.0},
+    "sigmoid": {},
+    "relu": {"nz": True},
+    "gelu": {},
+    "silu": {},
+    "mish": {},
+    "floor": {"low": 0.1, "high": 0.9},
+    "ceil": {"low": 0.1, "high": 0.9},
+    "trunc": {"low": 0.1, "high": 0.9},
+    "sign": {"nz": True},
+    "round": {"low": 0.1, "high": 0.4},
+    "gelu_tanh": {},
+    "i0": {"low": -4.0, "high": 4.0},
+    "_special_i0e": {"nz": True},
+    "_special_i1": {},
+    "_special_i1e": {"nz": True},
+}
+
+
 def _floor_div(a, b):
     return np.floor_divide(a, b)
 
