@@ -66,8 +66,9 @@ ALIAS = re.compile(r"^([a-z_][a-z0-9_]*)(?:\[([a-z_ ]*)\])?$")
 
 
 class Param:
-    def __init__(self, type_, name, default, kw_only):
+    def __init__(self, type_, name, default, default_cpp, kw_only):
         self.type, self.name, self.default, self.kw_only = type_, name, default, kw_only
+        self.default_cpp = default_cpp  # the default as the C++ value of py::arg(...) = <value>
 
 
 class SchemaError(ValueError):
@@ -98,7 +99,7 @@ class Op:
         return [(self.name, self.variants)] + list(self.aliases)
 
     def saves_result(self):
-        return self.grad is not None and re.search(r"\bresult\b", self.grad) is not None
+        return _reads(self.grad, "result")
 
 
 def parse(text, path=SCHEMA):
@@ -167,12 +168,12 @@ def _params(text, lineno, fail):
                 lineno,
                 f"argument {item!r}: write '<type> <name>[=default]' with type one of {', '.join(ARG_TYPES)}",
             )
-        default = default.strip() or None
+        default, default_cpp = default.strip() or None, None
         if default is not None:
-            _default_cpp(words[0], default, lineno, fail)
+            default_cpp = _default_cpp(words[0], default, lineno, fail)
         elif params and params[-1].default is not None and not kw_only:
             fail(lineno, f"argument {words[1]!r} without a default follows one with a default")
-        params.append(Param(words[0], words[1], default, kw_only))
+        params.append(Param(words[0], words[1], default, default_cpp, kw_only))
     if not params or params[0].type != "Tensor" or params[0].name != "self":
         fail(lineno, "a func's first argument is 'Tensor self' (the function's input, the method's tensor)")
     return tuple(params)
@@ -309,7 +310,7 @@ def _finish_unary_grad(op, get, fail):
             fail(op.fields[key][1], f"'{key}:' is for binary ops; a unary op has one 'grad:'")
     grad, lineno = get("grad", required=True)
     if grad != "none":
-        if re.search(r"\bresult\b", grad) and re.search(r"\bself\b", grad):
+        if _reads(grad, "result") and _reads(grad, "self"):
             fail(lineno, f"{op.name!r}: a formula reads self or result, not both (the node saves one)")
         if grad.count("(") != grad.count(")"):
             fail(lineno, f"{op.name!r}: unbalanced parentheses in the formula")
@@ -350,6 +351,7 @@ def _finish_binary_grad(op, get, fail):
 
 
 def _reads(formula, name):
+    """whether a formula reads the variable `name` (None: no formula)"""
     return formula is not None and re.search(rf"\b{name}\b", formula) is not None
 
 
@@ -484,7 +486,7 @@ def _py_args(params, skip_self):
         name = "input" if p.name == "self" else p.name
         arg = f'py::arg("{name}")'
         if p.default is not None:
-            arg += " = " + _default_cpp(p.type, p.default, 0, None)
+            arg += " = " + p.default_cpp
         args.append(arg)
     return args
 

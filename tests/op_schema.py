@@ -9,6 +9,15 @@ gen_ops = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_ops)
 
 OPS = gen_ops.load()
+
+
+def function(name):
+    """A schema op's function: minitorch.<name>, or _C's for the private ones (special.i1 is _C._special_i1)."""
+    import minitorch
+
+    return getattr(minitorch, name, None) or getattr(minitorch._C, name)
+
+
 BY_NAME = {op.name: op for op in OPS}
 UNARY = [op.name for op in OPS if op.kind == "unary"]
 BINARY = [op.name for op in OPS if op.kind == "binary"]

@@ -248,9 +248,7 @@ def test_table_is_complete():
             assert rule == op_schema.RESULT_RULE[op_schema.BY_NAME[name].rule], name
 
 
-def _op(name):
-    """The function of a table op: minitorch.<name>, or _C's for the private ones (special.i1's _special_i1)."""
-    return getattr(minitorch, name, None) or getattr(minitorch._C, name)
+_op = op_schema.function
 
 
 def _has(name, variant):

@@ -134,33 +134,9 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
     return r;
   };
 
-  auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
-    Tensor x = to_operand(a, "input"), y = to_operand(b);
-    Scalar s = parse_scalar(alpha, "alpha");
-    return nogil([&] { return add(x, y, s); }, x, y);
-  };
-  auto sub_fn = [](py::handle a, py::handle b, py::handle alpha) {
-    Tensor x = to_operand(a, "input"), y = to_operand(b);
-    Scalar s = parse_scalar(alpha, "alpha");
-    return nogil([&] { return sub(x, y, s); }, x, y);
-  };
   auto div_fn = [](py::handle a, py::handle b, std::optional<std::string> mode) {
     Tensor x = to_operand(a, "input"), y = to_operand(b);
     return nogil([&] { return div(x, y, mode); }, x, y);
-  };
-  auto add_ = [](py::object self, py::handle b, py::handle alpha) {
-    Tensor self_t = self.cast<Tensor>();
-    Tensor other = to_operand(b);
-    Scalar s = parse_scalar(alpha, "alpha");
-    nogil([&] { add_scaled_(self_t, other, s, false); }, self_t, other);
-    return self;
-  };
-  auto sub_ = [](py::object self, py::handle b, py::handle alpha) {
-    Tensor self_t = self.cast<Tensor>();
-    Tensor other = to_operand(b);
-    Scalar s = parse_scalar(alpha, "alpha");
-    nogil([&] { add_scaled_(self_t, other, s, true); }, self_t, other);
-    return self;
   };
   auto div_ = [](py::object self, py::handle b, std::optional<std::string> mode) {
     BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
@@ -169,17 +145,25 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
     bin_(op, self.cast<Tensor>(), to_operand(b));
     return self;
   };
-  for (const Spelling* s : spellings(BinaryOp::add)) {
-    m.def(s->name, add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    if (s->method) cls.def(s->name, add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    if (s->inplace)
-      cls.def(inplace_name(s->name).c_str(), add_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  }
-  for (const Spelling* s : spellings(BinaryOp::sub)) {
-    m.def(s->name, sub_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    if (s->method) cls.def(s->name, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    if (s->inplace)
-      cls.def(inplace_name(s->name).c_str(), sub_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  // add and sub (a + alpha * b, a - alpha * b) differ only in the sign
+  for (bool subtract : {false, true}) {
+    auto fn = [subtract](py::handle a, py::handle b, py::handle alpha) {
+      Tensor x = to_operand(a, "input"), y = to_operand(b);
+      Scalar s = parse_scalar(alpha, "alpha");
+      return nogil([&] { return subtract ? sub(x, y, s) : add(x, y, s); }, x, y);
+    };
+    auto fn_ = [subtract](py::object self, py::handle b, py::handle alpha) {
+      Tensor self_t = self.cast<Tensor>(), other = to_operand(b);
+      Scalar s = parse_scalar(alpha, "alpha");
+      nogil([&] { add_scaled_(self_t, other, s, subtract); }, self_t, other);
+      return self;
+    };
+    for (const Spelling* s : spellings(subtract ? BinaryOp::sub : BinaryOp::add)) {
+      m.def(s->name, fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+      if (s->method) cls.def(s->name, fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+      if (s->inplace)
+        cls.def(inplace_name(s->name).c_str(), fn_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    }
   }
   for (const Spelling* s : spellings(BinaryOp::div)) {
     m.def(s->name, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),

@@ -124,6 +124,31 @@ def _export_with_inplace(fn, method=True, torch_inplace=False):
     return fn
 
 
+class _GivenGradient(_Function):
+    """A value computed piecewise (its own derivative would be 0 or NaN at the seams) with the gradient
+    derivative(grad, x) PyTorch's formula gives everywhere: frexp's mantissa, logit, special.entr."""
+
+    @staticmethod
+    def forward(ctx, x, value, derivative, reads_x):
+        if reads_x:  # saved only when read: a saved x makes a later in-place write to it fail backward
+            ctx.save_for_backward(x)
+        ctx.derivative = derivative
+        return value
+
+    @staticmethod
+    def backward(ctx, grad):
+        x = ctx.saved_tensors[0] if ctx.saved_tensors else None
+        return ctx.derivative(grad, x), None, None, None
+
+
+def _with_gradient(x, value, derivative, reads_x=True):
+    """value, recorded as a function of x whose backward is derivative(grad, x) (x None when not reads_x); as
+    computed when x needs no gradient."""
+    if x.requires_grad and _C.is_grad_enabled():
+        return _GivenGradient.apply(x, value, derivative, reads_x)
+    return value
+
+
 # ---------------------------------------------------------------------------------------------- pointwise
 
 
@@ -447,26 +472,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 _export_with_inplace(nan_to_num, torch_inplace=True)
 
 
-class _Logit(_Function):
-    """logit's gradient as PyTorch's: grad / (x (1 - x)) of the unclamped input (inf at 0 and 1), NaN outside
-    [0, 1] without eps, 0 outside [eps, 1 - eps] with it."""
-
-    @staticmethod
-    def forward(ctx, x, value, eps, x_copy):
-        ctx.save_for_backward(x_copy)  # a copy: logit_ writes the result into x itself
-        ctx.eps = eps
-        return value
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        g = _C.div(grad, _C.mul(x, _C.rsub(x, 1.0)))
-        if ctx.eps is None:
-            return _C._where(_C.logical_or(_C.lt(x, 0), _C.gt(x, 1)), math.nan, g), None, None, None
-        out = _C.logical_or(_C.lt(x, ctx.eps), _C.gt(x, 1.0 - ctx.eps))
-        return _C._where(out, 0.0, g), None, None, None
-
-
 def logit(input, eps=None):
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given (a negative eps: none, as PyTorch)."""
     x = _to_float(input)
@@ -481,9 +486,16 @@ def logit(input, eps=None):
         lo, hi = float(eps), 1.0 - float(eps)
         p = _C._where(_C.lt(p, lo), lo, _C._where(_C.gt(p, hi), hi, p))
     value = _C.log(_C.div(p, _C.rsub(p, 1.0)))
-    if x.requires_grad and _C.is_grad_enabled():
-        return _Logit.apply(x, value, None if eps is None else float(eps), x.clone())
-    return value
+    # PyTorch's LogitBackward: grad / (x (1 - x)) of the unclamped input (inf at 0 and 1), NaN outside [0, 1]
+    # without eps, 0 outside [eps, 1 - eps] with it (logit_ reaches here with a copy of self: _inplace_of)
+    lo, hi = (0.0, 1.0) if eps is None else (float(eps), 1.0 - float(eps))
+    outside = math.nan if eps is None else 0.0
+
+    def derivative(grad, x):
+        g = _C.div(grad, _C.mul(x, _C.rsub(x, 1.0)))
+        return _C._where(_C.logical_or(_C.lt(x, lo), _C.gt(x, hi)), outside, g)
+
+    return _with_gradient(x, value, derivative)
 
 
 def sinc(input):
@@ -1352,20 +1364,6 @@ def _scale2(x, e):
     return _C.mul(_C.mul(x, _C.exp2(half.to(x.dtype))), _C.exp2(_C.sub(e, half).to(x.dtype)))
 
 
-class _FrexpMantissa(_Function):
-    """The mantissa with PyTorch's gradient, grad / 2**exponent (inf for subnormal inputs, as theirs); the
-    exponent has none. Computing the mantissa from differentiable ops would give a zero or NaN gradient."""
-
-    @staticmethod
-    def forward(ctx, x, mantissa, inv_scale):
-        ctx.inv_scale = inv_scale
-        return mantissa
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _C.mul(grad, ctx.inv_scale), None, None
-
-
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0, inf, nan: exponent 0)."""
     if not _is_float(input):
@@ -1384,7 +1382,9 @@ def frexp(input, *, out=None):
     mant = _scale2(x.to(_C.float64), _C.neg(e)).to(x.dtype)
     mant = _C._where(finite, mant, x)
     if input.requires_grad and _C.is_grad_enabled():
-        mant = _FrexpMantissa.apply(input, mant, _C.exp2(_C.neg(e)).to(x.dtype))
+        # PyTorch's FrexpBackward: grad / 2**exponent (inf for subnormal inputs, as theirs); the exponent has none
+        inv_scale = _C.exp2(_C.neg(e)).to(x.dtype)
+        mant = _with_gradient(input, mant, lambda grad, _x: _C.mul(grad, inv_scale), reads_x=False)
     r = _rt.frexp((mant, e.to(_C.int32)))
     if out is not None:
         out[0].copy_(r[0])

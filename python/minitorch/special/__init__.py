@@ -4,7 +4,6 @@ import math
 
 from minitorch import _C, _argcheck
 from minitorch import _composite_math as _cm
-from minitorch.autograd.function import Function as _Function
 
 __all__ = [
     "digamma",
@@ -139,21 +138,6 @@ def xlog1py(input, other):
     return _C._where(zero, 0.0, _C.mul(x, _C.log1p(safe_y)))
 
 
-class _Entr(_Function):
-    """entr with PyTorch's gradient -(1 + log x) everywhere: inf at 0, NaN for x < 0 (the piecewise value's
-    own derivative would be 0 there)."""
-
-    @staticmethod
-    def forward(ctx, x, value):
-        ctx.save_for_backward(x)
-        return value
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return _C.mul(grad, _C.neg(_C.add(_C.log(x), 1.0))), None
-
-
 def entr(input):
     """-x log x for x > 0, 0 at 0, -inf for x < 0 (NaN stays NaN)."""
     x = _float(input)
@@ -162,9 +146,8 @@ def entr(input):
     r = _C._where(pos, _C.neg(_C.mul(safe, _C.log(safe))), 0.0)
     r = _C.masked_fill(r, _C.lt(x, 0), -math.inf)
     r = _C.masked_fill(r, _C.isnan(x), math.nan)
-    if x.requires_grad and _C.is_grad_enabled():
-        r = _Entr.apply(x, r.detach())
-    return r
+    # PyTorch's gradient -(1 + log x) everywhere: inf at 0, NaN below (the piecewise value's would be 0 there)
+    return _cm._with_gradient(x, r.detach(), lambda grad, x: _C.mul(grad, _C.neg(_C.add(_C.log(x), 1.0))))
 
 
 def ndtr(input):
