@@ -108,3 +108,19 @@ from minitorch._device import _install as _install_device_context
 
 _install_device_context()
 del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp
+
+# Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
+# packages most scripts never touch, so `import minitorch` does not pay for them.
+_LAZY_SUBMODULES = frozenset({"accelerator", "fx", "func", "jit", "compiler", "_dynamo"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        try:
+            return importlib.import_module(f"minitorch.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"minitorch.{name}":
+                raise
+    raise AttributeError(f"module 'minitorch' has no attribute '{name}'")
