@@ -1,0 +1,412 @@
+"""torch.overrides: the ``__torch_function__`` protocol, switched on only while a program transform runs.
+
+PyTorch checks every argument of every op for ``__torch_function__`` in C++. Our ops are pybind11 builtins
+whose fast path has no such check, and adding one would tax every eager call. Instead the protocol is off by
+default and `enable_torch_function_dispatch()` switches it on for a dynamic extent: on the first entry it
+replaces each public function of the torch namespaces (``minitorch``, ``nn.functional``, ``special``,
+``linalg``, ``fft``) with a wrapper that looks for an argument whose type defines ``__torch_function__`` (or
+an active `TorchFunctionMode`) and hands the call to it, else calls the original; the last exit puts the
+originals back, so outside a transform ``minitorch.add`` is the builtin itself and costs nothing extra.
+
+What is intercepted: calls made through those module attributes while the dispatch is on (``torch.add``,
+``F.relu``, ``torch.cat([...])``; arguments are scanned one level into lists and tuples, and keyword values).
+What is not: Tensor methods and operators on real tensors (a tensor-like class handles its own methods, as
+fx's Proxy does), and functions bound to a name before the dispatch was switched on
+(``from torch import add``). The patch is process-wide (module attributes are), modes are per thread.
+"""
+
+import contextlib
+import functools
+import importlib
+import sys
+import threading
+import types
+
+from minitorch import _C
+
+__all__ = [
+    "BaseTorchFunctionMode",
+    "TorchFunctionMode",
+    "enable_torch_function_dispatch",
+    "get_ignored_functions",
+    "get_overridable_functions",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "is_tensor_like",
+    "is_torch_function_dispatch_enabled",
+    "resolve_name",
+]
+
+# (module, PyTorch's name for it): the namespaces whose functions the dispatch intercepts
+_NAMESPACES = (
+    ("minitorch", "torch"),
+    ("minitorch.nn.functional", "torch.nn.functional"),
+    ("minitorch.special", "torch.special"),
+    ("minitorch.linalg", "torch.linalg"),
+    ("minitorch.fft", "torch.fft"),
+)
+
+# Functions that are not ops: settings, predicates and factories of non-tensors, which PyTorch's
+# get_ignored_functions() also leaves alone (a Proxy passed to is_tensor must get False, not a graph node).
+_IGNORED = frozenset((
+    "is_tensor", "is_storage", "is_grad_enabled", "is_inference_mode_enabled", "set_grad_enabled",
+    "get_default_dtype", "set_default_dtype", "get_default_device", "set_default_device",
+    "manual_seed", "seed", "initial_seed", "get_num_threads", "set_num_threads", "get_num_interop_threads",
+    "set_num_interop_threads", "set_printoptions", "save", "load", "from_numpy", "from_dlpack", "can_cast",
+    "promote_types", "typename", "compile", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_autocast_enabled", "set_autocast_enabled",
+    "get_autocast_dtype", "set_autocast_dtype", "clear_autocast_cache", "is_autocast_cache_enabled",
+    "set_autocast_cache_enabled", "is_inference", "is_floating_point_type", "set_float32_matmul_precision",
+    "get_float32_matmul_precision", "is_anomaly_enabled", "set_anomaly_enabled", "has_torch_function",
+    "handle_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
+))  # fmt: skip
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """A tensor subclass sets ``__torch_function__`` to this to opt out of the protocol (as PyTorch's
+    ``torch._C._disabled_torch_function_impl``): its instances are then treated as plain tensors."""
+    return func(*args, **(kwargs or {}))
+
+
+_state_lock = threading.RLock()
+_depth = 0
+_patched = []  # [(module, attribute name, original, wrapper)] while the dispatch is on
+_public_names = {}  # id(original or wrapper) -> PyTorch's dotted name ("torch.nn.functional.relu")
+_wrapper_of = {}  # id(original) -> wrapper, for the current patch
+_overrides_cache = {}  # type -> whether it takes part in the protocol
+_modes = threading.local()
+
+
+def _root():
+    # the public namespace, read at run time: a submodule never imports the package root (docs/architecture.md)
+    return sys.modules["minitorch"]
+
+
+def _plain_types():
+    from minitorch.nn.parameter import Parameter
+
+    return (_C.Tensor, Parameter)
+
+
+def _type_overrides(t):
+    """Whether instances of type t dispatch through __torch_function__ (exact Tensor/Parameter never do)."""
+    hit = _overrides_cache.get(t)
+    if hit is None:
+        impl = getattr(t, "__torch_function__", None)
+        hit = impl is not None and impl is not _disabled_torch_function_impl and t not in _plain_types()
+        if hit:
+            # a subclass that opts out through the function itself (a staticmethod keeps identity)
+            hit = getattr(impl, "__func__", impl) is not _disabled_torch_function_impl
+        _overrides_cache[t] = hit
+    return hit
+
+
+def _mode_stack():
+    stack = getattr(_modes, "stack", None)
+    if stack is None:
+        stack = _modes.stack = []
+    return stack
+
+
+def _relevant(args, kwargs):
+    """The arguments (one level into lists and tuples, and keyword values) that may override."""
+    out = []
+    for a in args:
+        if type(a) in (list, tuple):
+            out.extend(a)
+        else:
+            out.append(a)
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) in (list, tuple):
+                out.extend(a)
+            else:
+                out.append(a)
+    return out
+
+
+def _any_overrides(args, kwargs):
+    for a in args:
+        t = type(a)
+        if t is list or t is tuple:
+            for b in a:
+                if _type_overrides(type(b)):
+                    return True
+        elif _type_overrides(t):
+            return True
+    if kwargs:
+        return _any_overrides(tuple(kwargs.values()), None)
+    return False
+
+
+def _get_overloaded_args(relevant_args):
+    """The distinct-typed overriding arguments, subclasses before their superclasses, else left to right."""
+    seen, out = set(), []
+    for arg in relevant_args:
+        t = type(arg)
+        if t in seen or not _type_overrides(t):
+            continue
+        seen.add(t)
+        index = len(out)
+        for i, old in enumerate(out):
+            if issubclass(t, type(old)):
+                index = i
+                break
+        out.insert(index, arg)
+    return out
+
+
+def has_torch_function(relevant_args):
+    """Whether an element of relevant_args overrides through __torch_function__ (exact Tensors and Parameters
+    do not) or a TorchFunctionMode is active. Use it to guard a call to `handle_torch_function`."""
+    if _mode_stack():
+        return True
+    return any(_type_overrides(type(a)) for a in relevant_args)
+
+
+def has_torch_function_unary(arg):
+    """has_torch_function((arg,)) without building the tuple."""
+    return bool(_mode_stack()) or _type_overrides(type(arg))
+
+
+def has_torch_function_variadic(*args):
+    """has_torch_function(args) for arguments passed one by one."""
+    return has_torch_function(args)
+
+
+def is_tensor_like(inp):
+    """True for a Tensor or an object whose type defines ``__torch_function__``."""
+    return type(inp) is _C.Tensor or hasattr(inp, "__torch_function__")
+
+
+def _qualified(public_api):
+    name = _public_names.get(id(public_api))
+    if name is not None:
+        return name
+    return f"{getattr(public_api, '__module__', None)}.{getattr(public_api, '__name__', public_api)}"
+
+
+def _dispatch(public_api, overloaded, args, kwargs, builtin_words):
+    types_ = tuple(type(a) for a in overloaded)
+    stack = _mode_stack()
+    if stack:
+        # the mode runs with itself popped, so torch calls inside its handler reach the next one
+        mode = stack.pop()
+        try:
+            result = mode.__torch_function__(public_api, types_, args, kwargs)
+        finally:
+            stack.append(mode)
+        if result is not NotImplemented:
+            return result
+    for arg in overloaded:
+        result = arg.__torch_function__(public_api, types_, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    name = _qualified(public_api)
+    if builtin_words and overloaded:
+        # the words of PyTorch's C++ dispatcher, which handles the builtin ops
+        lines = "".join(f"  - tensor subclass {t}\n" for t in types_)
+        msg = (
+            f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
+            f"NotImplemented:\n\n{lines}\nFor more information, try re-running with TORCH_LOGS=not_implemented"
+        )
+    else:
+        msg = (
+            f"no implementation found for '{name}' on types that implement __torch_function__: "
+            f"{[type(a) for a in overloaded]}"
+        )
+    if stack:
+        msg += f" nor in mode {stack[-1]}"
+    raise TypeError(msg)
+
+
+def handle_torch_function(public_api, relevant_args, *args, **kwargs):
+    """Calls the ``__torch_function__`` of the active mode, then of each overriding argument of relevant_args
+    (subclasses first) as ``type(arg).__torch_function__(public_api, types, args, kwargs)`` until one returns
+    something other than NotImplemented; TypeError when none does."""
+    overloaded = _get_overloaded_args(relevant_args)
+    return _dispatch(public_api, overloaded, args, kwargs, builtin_words=False)
+
+
+def _make_wrapper(original, public_name):
+    builtin = isinstance(original, types.BuiltinFunctionType)
+
+    def wrapper(*args, **kwargs):
+        if _mode_stack() or _any_overrides(args, kwargs):
+            overloaded = _get_overloaded_args(_relevant(args, kwargs))
+            return _dispatch(wrapper, overloaded, args, kwargs, builtin_words=builtin)
+        return original(*args, **kwargs)
+
+    functools.update_wrapper(wrapper, original)
+    wrapper.__wrapped__ = original
+    wrapper._mt_original = original
+    wrapper._mt_public_name = public_name
+    return wrapper
+
+
+def _namespaces():
+    """[(module, PyTorch's name)] for the namespaces present (fft is optional)."""
+    out = []
+    for modname, public in _NAMESPACES:
+        mod = sys.modules.get(modname)
+        if mod is None:
+            try:
+                mod = importlib.import_module(modname)
+            except ImportError:
+                continue
+        out.append((mod, public))
+    return out
+
+
+def _candidates(mod):
+    """[(attribute name, function)] of the namespace's public functions and builtins that are ops."""
+    out = []
+    for name, obj in list(vars(mod).items()):
+        if name.startswith("_") or name in _IGNORED:
+            continue
+        if not isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
+            continue
+        if not str(getattr(obj, "__module__", None) or "").startswith("minitorch"):
+            continue  # a helper the namespace imported from elsewhere (math, functools, typing)
+        obj = getattr(obj, "_mt_original", obj)
+        out.append((name, obj))
+    return out
+
+
+def _install():
+    _overrides_cache.clear()
+    for mod, public in _namespaces():
+        for name, original in _candidates(mod):
+            qual = f"{public}.{name}"
+            wrapper = _make_wrapper(original, qual)
+            _public_names[id(wrapper)] = qual
+            # the first namespace to hold an original names it (torch.relu before torch.nn.functional.relu)
+            _public_names.setdefault(id(original), qual)
+            _wrapper_of.setdefault(id(original), wrapper)
+            _patched.append((mod, name, original, wrapper))
+            setattr(mod, name, wrapper)
+
+
+def _uninstall():
+    while _patched:
+        mod, name, original, wrapper = _patched.pop()
+        # a name the user rebound inside the extent keeps the user's object
+        if vars(mod).get(name) is wrapper:
+            setattr(mod, name, original)
+        _public_names.pop(id(wrapper), None)
+    _wrapper_of.clear()
+
+
+class enable_torch_function_dispatch(contextlib.ContextDecorator):
+    """Switches the __torch_function__ dispatch on for the torch namespaces (see the module docstring).
+
+    Re-entrant and counted across threads: the first entry installs the wrappers, the last exit restores the
+    original functions, also when the body raised."""
+
+    def __enter__(self):
+        global _depth
+        with _state_lock:
+            if _depth == 0:
+                try:
+                    _install()
+                except BaseException:
+                    _uninstall()
+                    raise
+            _depth += 1
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        global _depth
+        with _state_lock:
+            _depth -= 1
+            if _depth == 0:
+                _uninstall()
+        return False
+
+
+def is_torch_function_dispatch_enabled():
+    """Whether the torch namespaces currently hold the dispatching wrappers."""
+    return _depth > 0
+
+
+def original_function(fn):
+    """The function a dispatching wrapper stands for (fn itself when it is not one)."""
+    return getattr(fn, "_mt_original", fn)
+
+
+def resolve_name(f):
+    """PyTorch's dotted name for a function of the torch namespaces ("torch.nn.functional.relu"), or None.
+    A wrapper names the namespace it was installed in; an original, the first namespace that holds it."""
+    name = _public_names.get(id(f))
+    if name is not None:
+        return name
+    f = original_function(f)
+    name = _public_names.get(id(f))
+    if name is not None:
+        return name
+    for mod, public in _namespaces():
+        for attr, original in _candidates(mod):
+            if original is f:
+                _public_names[id(f)] = f"{public}.{attr}"
+                return _public_names[id(f)]
+    return None
+
+
+def get_overridable_functions():
+    """{namespace module: [functions]}: what the dispatch intercepts while it is on (the original functions)."""
+    return {mod: [fn for _, fn in _candidates(mod)] for mod, _ in _namespaces()}
+
+
+def get_ignored_functions():
+    """The functions of the torch namespaces the dispatch never intercepts (settings and predicates)."""
+    out = set()
+    for mod, _ in _namespaces():
+        for name in _IGNORED:
+            fn = vars(mod).get(name)
+            if callable(fn) and not isinstance(fn, type):
+                out.add(original_function(fn))
+    return out
+
+
+class TorchFunctionMode:
+    """Overrides every intercepted torch function within a ``with`` block, whatever the arguments (as
+    PyTorch's): ``__torch_function__(self, func, types, args, kwargs)`` receives each call. Calls made inside
+    the handler go to the next mode down (the current one is popped while it runs). Entering a mode switches
+    the dispatch on for its extent; modes are per thread."""
+
+    def __init__(self):
+        pass
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._mt_dispatch = enable_torch_function_dispatch()
+        self._mt_dispatch.__enter__()
+        _mode_stack().append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        stack = _mode_stack()
+        if stack and stack[-1] is self:
+            stack.pop()
+        self._mt_dispatch.__exit__(exc_type, exc, tb)
+        return False
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode that runs each function unchanged (a base for modes that only observe)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+def _get_current_function_mode():
+    stack = _mode_stack()
+    return stack[-1] if stack else None
+
+
+def _is_torch_function_mode_enabled():
+    return bool(_mode_stack())

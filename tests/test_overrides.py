@@ -1,0 +1,256 @@
+"""minitorch.overrides: __torch_function__ dispatch switched on only inside enable_torch_function_dispatch()."""
+
+import threading
+import typing
+
+import pytest
+
+import minitorch as torch
+import minitorch.nn.functional as F
+from minitorch import overrides
+from minitorch.overrides import (
+    BaseTorchFunctionMode,
+    TorchFunctionMode,
+    enable_torch_function_dispatch,
+    handle_torch_function,
+    has_torch_function,
+)
+
+
+class Toy:
+    """A tensor-like that records the calls handed to it."""
+
+    calls: typing.ClassVar[list] = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.calls.append((overrides.resolve_name(func), types, args, kwargs or {}))
+        return "toy"
+
+
+class Refuses:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
+class SubToy(Toy):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return "subtoy"
+
+
+@pytest.fixture(autouse=True)
+def _clear():
+    Toy.calls.clear()
+    yield
+    assert not overrides.is_torch_function_dispatch_enabled()
+
+
+def test_dispatch_inside_context_only():
+    t = torch.ones(3)
+    toy = Toy()
+    with pytest.raises(TypeError):
+        torch.add(t, toy)  # outside: the builtin refuses the object
+    with enable_torch_function_dispatch():
+        assert torch.add(t, toy) == "toy"
+        assert F.relu(toy) == "toy"
+        assert torch.cat([toy, t]) == "toy"
+        assert torch.special.expit(toy) == "toy"
+        assert torch.add(t, other=toy) == "toy"
+    names = [c[0] for c in Toy.calls]
+    assert names == ["torch.add", "torch.nn.functional.relu", "torch.cat", "torch.special.expit", "torch.add"]
+    _, types, args, _ = Toy.calls[2]
+    assert types == (Toy,) and len(args) == 1 and args[0][0] is Toy.calls[2][2][0][0]
+    assert Toy.calls[4][3]["other"] is toy
+    # the public_api handed over is the function the user called, so identity checks work inside
+    seen = []
+
+    class Ident:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func is torch.mul)
+            return 0
+
+    with enable_torch_function_dispatch():
+        torch.mul(Ident(), 2)
+    assert seen == [True]
+
+
+def test_plain_tensors_run_the_original():
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, -4.0])
+    p = torch.nn.Parameter(torch.tensor([1.0, -1.0]))
+    with enable_torch_function_dispatch():
+        assert torch.equal(torch.add(a, b), torch.tensor([4.0, -2.0]))
+        assert torch.equal(F.relu(b), torch.tensor([3.0, 0.0]))
+        assert torch.equal(torch.cat([a, b]), torch.tensor([1.0, 2.0, 3.0, -4.0]))
+        assert torch.equal(torch.mul(p, 2), torch.tensor([2.0, -2.0]))
+        out = torch.matmul(p, a)
+        out.backward()  # autograd still records through the wrapper
+    assert torch.equal(p.grad, a)
+    assert Toy.calls == []
+
+
+def test_originals_restored_exactly():
+    before = {n: getattr(torch, n) for n in ("add", "cat", "relu", "matmul")}
+    f_relu, lin_norm = F.relu, torch.linalg.norm
+    with enable_torch_function_dispatch():
+        assert torch.add is not before["add"]
+        assert torch.add._mt_original is before["add"] and torch.add.__wrapped__ is before["add"]
+        assert torch.add.__name__ == before["add"].__name__ and torch.add.__doc__ == before["add"].__doc__
+        assert F.relu.__qualname__ == f_relu.__qualname__ and F.relu.__module__ == f_relu.__module__
+        assert overrides.resolve_name(F.relu) == "torch.nn.functional.relu"
+        assert overrides.resolve_name(torch.linalg.norm) == "torch.linalg.norm"
+    for n, f in before.items():
+        assert getattr(torch, n) is f
+    assert F.relu is f_relu and torch.linalg.norm is lin_norm
+    # outside the extent the functions are the original builtins: no per-call cost
+    assert type(torch.add).__name__ == "builtin_function_or_method"
+    assert not hasattr(torch.add, "_mt_original")
+
+
+def test_restored_after_exception_and_nesting():
+    add = torch.add
+    with pytest.raises(ZeroDivisionError), enable_torch_function_dispatch():
+        raise ZeroDivisionError
+    assert torch.add is add
+    with enable_torch_function_dispatch():
+        wrapped = torch.add
+        with enable_torch_function_dispatch():
+            assert torch.add is wrapped  # nesting keeps the same wrappers
+            assert torch.add(torch.ones(1), Toy()) == "toy"
+        assert torch.add is wrapped and overrides.is_torch_function_dispatch_enabled()
+        assert torch.add(torch.ones(1), Toy()) == "toy"
+    assert torch.add is add
+
+
+def test_decorator_form():
+    @enable_torch_function_dispatch()
+    def f(x):
+        return torch.neg(x)
+
+    assert f(Toy()) == "toy"
+    assert not overrides.is_torch_function_dispatch_enabled()
+
+
+def test_user_rebinding_inside_is_kept():
+    orig = torch.sub
+
+    def mine(*a, **k):
+        return "mine"
+
+    try:
+        with enable_torch_function_dispatch():
+            torch.sub = mine
+        assert torch.sub is mine
+    finally:
+        torch.sub = orig
+
+
+def test_not_implemented_errors():
+    with enable_torch_function_dispatch():
+        with pytest.raises(
+            TypeError, match=r"Multiple dispatch failed for 'torch.add'; all __torch_function__"
+        ):
+            torch.add(Refuses(), 1)
+        with pytest.raises(
+            TypeError, match=r"no implementation found for 'torch.nn.functional.relu' on types"
+        ):
+            F.relu(Refuses())
+        # a later argument's handler is tried when the first declines
+        assert torch.add(Refuses(), Toy()) == "toy"
+
+
+def test_subclass_goes_first():
+    with enable_torch_function_dispatch():
+        assert torch.add(Toy(), SubToy()) == "subtoy"
+    assert Toy.calls == []
+
+
+def test_disabled_impl_opts_out():
+    class Plain:
+        __torch_function__ = overrides._disabled_torch_function_impl
+
+    with enable_torch_function_dispatch(), pytest.raises(TypeError):
+        torch.add(torch.ones(1), Plain())
+
+
+def test_has_and_handle_torch_function():
+    t = torch.ones(2)
+    assert not has_torch_function((t, 1, "a"))
+    assert not has_torch_function((torch.nn.Parameter(t),))
+    assert has_torch_function((t, Toy()))
+    assert not has_torch_function([[Toy()]])  # one level only, as PyTorch's
+    assert overrides.has_torch_function_unary(Toy()) and not overrides.has_torch_function_unary(t)
+    assert overrides.has_torch_function_variadic(t, Toy())
+    assert overrides.is_tensor_like(t) and overrides.is_tensor_like(Toy()) and not overrides.is_tensor_like(1)
+
+    def my_func(a, b=0):
+        if has_torch_function((a,)):
+            return handle_torch_function(my_func, (a,), a, b=b)
+        return a + b
+
+    assert my_func(1, b=2) == 3
+    assert my_func(Toy(), b=2) == "toy"
+    # resolve_name knows only the torch namespaces' functions (None otherwise, as PyTorch's)
+    assert Toy.calls[-1][0] is None and Toy.calls[-1][3] == {"b": 2}
+    with pytest.raises(TypeError, match="no implementation found for .*my_func"):
+        handle_torch_function(my_func, (Refuses(),), Refuses())
+
+
+def test_ignored_functions_are_not_intercepted():
+    with enable_torch_function_dispatch():
+        assert torch.is_tensor(Toy()) is False
+        assert torch.get_default_dtype() == torch.float32
+    ignored = overrides.get_ignored_functions()
+    assert torch.is_tensor in ignored
+    overridable = overrides.get_overridable_functions()
+    assert torch.add in overridable[torch] and F.relu in overridable[F]
+    assert not any(isinstance(f, type) for fs in overridable.values() for f in fs)
+    assert torch.nn.Linear not in overridable[torch.nn.functional]
+
+
+def test_torch_function_mode():
+    log = []
+
+    class Logging(BaseTorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            log.append(overrides.resolve_name(func))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = torch.tensor([-1.0, 2.0])
+    with Logging():
+        y = F.relu(torch.mul(x, 2))
+        assert overrides._get_current_function_mode() is not None
+    assert torch.equal(y, torch.tensor([0.0, 4.0]))
+    assert log == ["torch.mul", "torch.nn.functional.relu"]
+    assert overrides._get_current_function_mode() is None
+    assert not overrides.is_torch_function_dispatch_enabled()
+
+    class Abstract(TorchFunctionMode):
+        pass
+
+    with pytest.raises(NotImplementedError), Abstract():
+        torch.neg(x)
+
+
+def test_threads_share_the_count():
+    add = torch.add
+    errors = []
+
+    def worker():
+        try:
+            for _ in range(20):
+                with enable_torch_function_dispatch():
+                    assert torch.add(torch.ones(1), Toy()) == "toy"
+                    assert torch.equal(torch.add(torch.ones(1), 1), torch.tensor([2.0]))
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    assert torch.add is add
