@@ -1,5 +1,6 @@
 """minitorch.overrides: __torch_function__ dispatch switched on only inside enable_torch_function_dispatch()."""
 
+import pickle
 import threading
 import typing
 
@@ -101,6 +102,11 @@ def test_originals_restored_exactly():
         assert F.relu.__qualname__ == f_relu.__qualname__ and F.relu.__module__ == f_relu.__module__
         assert overrides.resolve_name(F.relu) == "torch.nn.functional.relu"
         assert overrides.resolve_name(torch.linalg.norm) == "torch.linalg.norm"
+        # a wrapper equals and hashes as its original: tables keyed outside the extent still match
+        assert torch.add == before["add"] and before["add"] == torch.add and torch.add != torch.sub
+        assert {before["add"]: "add"}[torch.add] == "add" and hash(torch.add) == hash(before["add"])
+        assert pickle.loads(pickle.dumps(torch.add)) is before["add"]
+        assert repr(torch.add) == repr(before["add"])
     for n, f in before.items():
         assert getattr(torch, n) is f
     assert F.relu is f_relu and torch.linalg.norm is lin_norm

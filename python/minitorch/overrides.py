@@ -73,8 +73,6 @@ def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
 _state_lock = threading.RLock()
 _depth = 0
 _patched = []  # [(module, attribute name, original, wrapper)] while the dispatch is on
-_public_names = {}  # id(original or wrapper) -> PyTorch's dotted name ("torch.nn.functional.relu")
-_wrapper_of = {}  # id(original) -> wrapper, for the current patch
 _overrides_cache = {}  # type -> whether it takes part in the protocol
 _modes = threading.local()
 
@@ -182,7 +180,7 @@ def is_tensor_like(inp):
 
 
 def _qualified(public_api):
-    name = _public_names.get(id(public_api))
+    name = getattr(public_api, "_mt_public_name", None)
     if name is not None:
         return name
     return f"{getattr(public_api, '__module__', None)}.{getattr(public_api, '__name__', public_api)}"
@@ -230,20 +228,47 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     return _dispatch(public_api, overloaded, args, kwargs, builtin_words=False)
 
 
-def _make_wrapper(original, public_name):
-    builtin = isinstance(original, types.BuiltinFunctionType)
+class _DispatchingFunction:
+    """What a torch function is while the dispatch is on: calls the original unless an argument (or a mode)
+    overrides. It equals and hashes as the original, so a table keyed by ``torch.add`` built outside the
+    extent still finds it, and ``target == torch.add`` holds on either side of it."""
 
-    def wrapper(*args, **kwargs):
+    def __init__(self, original, public_name):
+        functools.update_wrapper(self, original, updated=())
+        self.__wrapped__ = original
+        self._mt_original = original
+        self._mt_public_name = public_name
+        self._mt_builtin = isinstance(original, types.BuiltinFunctionType)
+
+    def __call__(self, *args, **kwargs):
         if _mode_stack() or _any_overrides(args, kwargs):
             overloaded = _get_overloaded_args(_relevant(args, kwargs))
-            return _dispatch(wrapper, overloaded, args, kwargs, builtin_words=builtin)
-        return original(*args, **kwargs)
+            return _dispatch(self, overloaded, args, kwargs, builtin_words=self._mt_builtin)
+        return self._mt_original(*args, **kwargs)
 
-    functools.update_wrapper(wrapper, original)
-    wrapper.__wrapped__ = original
-    wrapper._mt_original = original
-    wrapper._mt_public_name = public_name
-    return wrapper
+    def __eq__(self, other):
+        return (
+            other is self
+            or other is self._mt_original
+            or getattr(other, "_mt_original", None) is self._mt_original
+        )
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._mt_original)
+
+    def __repr__(self):
+        return repr(self._mt_original)
+
+    def __reduce__(self):
+        # pickles as the function it stands for
+        return (original_function, (self._mt_original,))
+
+
+def _make_wrapper(original, public_name):
+    return _DispatchingFunction(original, public_name)
 
 
 def _namespaces():
@@ -266,11 +291,12 @@ def _candidates(mod):
     for name, obj in list(vars(mod).items()):
         if name.startswith("_") or name in _IGNORED:
             continue
+        if type(obj) is _DispatchingFunction:
+            obj = obj._mt_original
         if not isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
             continue
         if not str(getattr(obj, "__module__", None) or "").startswith("minitorch"):
             continue  # a helper the namespace imported from elsewhere (math, functools, typing)
-        obj = getattr(obj, "_mt_original", obj)
         out.append((name, obj))
     return out
 
@@ -281,10 +307,6 @@ def _install():
         for name, original in _candidates(mod):
             qual = f"{public}.{name}"
             wrapper = _make_wrapper(original, qual)
-            _public_names[id(wrapper)] = qual
-            # the first namespace to hold an original names it (torch.relu before torch.nn.functional.relu)
-            _public_names.setdefault(id(original), qual)
-            _wrapper_of.setdefault(id(original), wrapper)
             _patched.append((mod, name, original, wrapper))
             setattr(mod, name, wrapper)
 
@@ -295,8 +317,6 @@ def _uninstall():
         # a name the user rebound inside the extent keeps the user's object
         if vars(mod).get(name) is wrapper:
             setattr(mod, name, original)
-        _public_names.pop(id(wrapper), None)
-    _wrapper_of.clear()
 
 
 class enable_torch_function_dispatch(contextlib.ContextDecorator):
@@ -336,22 +356,24 @@ def original_function(fn):
     return getattr(fn, "_mt_original", fn)
 
 
+_name_index = {}  # id(original) -> (name, original), rebuilt when a function is not found
+
+
 def resolve_name(f):
     """PyTorch's dotted name for a function of the torch namespaces ("torch.nn.functional.relu"), or None.
     A wrapper names the namespace it was installed in; an original, the first namespace that holds it."""
-    name = _public_names.get(id(f))
+    name = getattr(f, "_mt_public_name", None)
     if name is not None:
         return name
     f = original_function(f)
-    name = _public_names.get(id(f))
-    if name is not None:
-        return name
-    for mod, public in _namespaces():
-        for attr, original in _candidates(mod):
-            if original is f:
-                _public_names[id(f)] = f"{public}.{attr}"
-                return _public_names[id(f)]
-    return None
+    hit = _name_index.get(id(f))
+    if hit is None or hit[1] is not f:
+        _name_index.clear()
+        for mod, public in reversed(_namespaces()):
+            for attr, original in _candidates(mod):
+                _name_index[id(original)] = (f"{public}.{attr}", original)
+        hit = _name_index.get(id(f))
+    return hit[0] if hit is not None and hit[1] is f else None
 
 
 def get_overridable_functions():
