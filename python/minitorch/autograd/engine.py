@@ -1,7 +1,26 @@
 """backward() and grad(): the Python entry points of the C++ backward engine (csrc/autograd/engine.cpp)."""
 
+import threading
+
 from minitorch import _C
 from minitorch.autograd.grad_mode import no_grad
+
+# Whether the backward pass running on this thread accumulates into every leaf (plain backward) rather than
+# computing the gradients of chosen inputs (grad(), backward(inputs=)): the reentrant checkpoint needs the former.
+_state = threading.local()
+
+
+def _is_checkpoint_valid():
+    return getattr(_state, "checkpoint_valid", True)
+
+
+def _run_backward(checkpoint_valid, *args):
+    prev = _is_checkpoint_valid()
+    _state.checkpoint_valid = checkpoint_valid
+    try:
+        return _C._run_backward(*args)
+    finally:
+        _state.checkpoint_valid = prev
 
 
 def _tensor_or_tensors(x):
@@ -36,14 +55,14 @@ def backward(
         inputs = _tensor_or_tensors(inputs)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        res = _C._run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
+        res = _run_backward(False, tensors, grads, retain_graph, create_graph, inputs, True)
         with no_grad():
             for t, g in zip(inputs, res):
                 if g is None:
                     continue
                 t.grad = g.clone() if t.grad is None else t.grad + g
         return
-    _C._run_backward(tensors, grads, retain_graph, create_graph, [], False)
+    _run_backward(True, tensors, grads, retain_graph, create_graph, [], False)
 
 
 def grad(
@@ -66,7 +85,7 @@ def grad(
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    res = _C._run_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
+    res = _run_backward(False, outputs, grads, retain_graph, create_graph, inputs, allow_unused)
     if materialize_grads:
         res = tuple(_C.zeros_like(i) if g is None else g for i, g in zip(inputs, res))
     return tuple(res)

@@ -121,6 +121,7 @@ class Module:
         setattr_(self, "_forward_hooks_with_kwargs", _HookDict())
         setattr_(self, "_forward_hooks_always_called", _HookDict())
         setattr_(self, "_state_dict_hooks", _HookDict())
+        setattr_(self, "_load_state_dict_pre_hooks", _HookDict())
         setattr_(self, "_load_state_dict_post_hooks", _HookDict())
 
     def forward(self, *input):
@@ -334,6 +335,8 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # modules pickled before the load_state_dict pre-hooks existed
+        self.__dict__.setdefault("_load_state_dict_pre_hooks", _HookDict())
 
     # ---- traversal
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
@@ -564,6 +567,9 @@ class Module:
     def _load_from_state_dict(
         self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
     ):
+        # pre-hooks may rename or convert this module's entries (legacy weight_norm/spectral_norm layouts)
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {
             k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
         }
@@ -669,6 +675,28 @@ class Module:
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs) runs
+        before this module loads its entries (with the module first when with_module)."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        if with_module:
+            module_ref = weakref.ref(self)
+
+            def bound(*args):
+                return hook(module_ref(), *args)
+
+            self._load_state_dict_pre_hooks[handle.id] = bound
+        else:
+            self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        runs before the module loads its entries of a state_dict; it may edit them."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
         handle = RemovableHandle(self._load_state_dict_post_hooks)

@@ -11,9 +11,9 @@ import warnings
 from minitorch import _C
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn._rnn_packing import PackedSequence
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
-from minitorch.nn.utils.rnn import PackedSequence
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
 
@@ -263,7 +263,7 @@ class RNNBase(Module):
         packed = isinstance(input, PackedSequence)
         lstm = self.mode == "LSTM"
         if packed:
-            from minitorch.nn.utils.rnn import pad_packed_sequence
+            from minitorch.nn._rnn_packing import pad_packed_sequence
 
             batch_sizes = input.batch_sizes
             self.check_input(input.data, batch_sizes)
@@ -337,7 +337,7 @@ class RNNBase(Module):
         else:
             out, hn, cn = self._run(x, batch_sizes, h0, c0)
         if packed:
-            from minitorch.nn.utils.rnn import pack_padded_sequence
+            from minitorch.nn._rnn_packing import pack_padded_sequence
 
             lengths = _lengths_from_batch_sizes(batch_sizes)
             data = pack_padded_sequence(out, lengths, enforce_sorted=True).data
