@@ -1,3 +1,4 @@
-"""minitorch.utils: interop helpers (dlpack) and data loading (data), as torch.utils."""
+"""minitorch.utils: interop helpers (dlpack), data loading (data) and activation checkpointing (checkpoint), as
+torch.utils."""
 
-from minitorch.utils import data, dlpack  # noqa: F401
+from minitorch.utils import checkpoint, data, dlpack  # noqa: F401
