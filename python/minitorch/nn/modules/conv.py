@@ -21,6 +21,8 @@ def _ntuple(x, n):
 
 class _ConvNd(Module):
     _n = 2
+    # Subclasses' _conv look F.conv*d up at each call rather than binding it at class creation, so that a call
+    # made while the torch-function dispatch is on (torch.func.vmap, minitorch.overrides) reaches its wrapper.
 
     def __init__(
         self,
@@ -127,7 +129,7 @@ class _ConvNd(Module):
 # The four classes spell out PyTorch's constructor signatures (order, defaults), so their __init__s repeat
 # by design; everything else lives in _ConvNd and _ConvTransposeNd.
 class Conv1d(_ConvNd):
-    _conv = staticmethod(F.conv1d)
+    _conv = staticmethod(lambda *args: F.conv1d(*args))
 
     def __init__(
         self,
@@ -151,7 +153,7 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
-    _conv = staticmethod(F.conv2d)
+    _conv = staticmethod(lambda *args: F.conv2d(*args))
 
     def __init__(
         self,
@@ -206,7 +208,7 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    _conv = staticmethod(F.conv_transpose1d)
+    _conv = staticmethod(lambda *args: F.conv_transpose1d(*args))
 
     def __init__(
         self,
@@ -232,7 +234,7 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    _conv = staticmethod(F.conv_transpose2d)
+    _conv = staticmethod(lambda *args: F.conv_transpose2d(*args))
 
     def __init__(
         self,

@@ -50,11 +50,11 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    _pool = staticmethod(F.max_pool1d)
+    _pool = staticmethod(lambda *args: F.max_pool1d(*args))  # F looked up per call, as conv.py's _conv
 
 
 class MaxPool2d(_MaxPoolNd):
-    _pool = staticmethod(F.max_pool2d)
+    _pool = staticmethod(lambda *args: F.max_pool2d(*args))  # F looked up per call, as conv.py's _conv
 
 
 class AvgPool1d(Module):

@@ -17,7 +17,13 @@ def _swap_tensor(module, name, tensor):
     returns what was there (_MISSING when nothing was; passing _MISSING deletes the attribute)."""
     if not isinstance(module, Module):
         raise TypeError(f"{module} is not an instance of torch.nn.Module")
-    if tensor is not _MISSING and tensor is not None and not isinstance(tensor, _C.Tensor):
+    # a tensor-like (one defining __torch_function__, as vmap's BatchedTensor) stands in for a tensor
+    if (
+        tensor is not _MISSING
+        and tensor is not None
+        and not isinstance(tensor, _C.Tensor)
+        and not hasattr(type(tensor), "__torch_function__")
+    ):
         raise TypeError(f"{tensor} is not an instance of torch.Tensor")
     if "." in name:
         raise KeyError('tensor name can\'t contain "."')

@@ -1,0 +1,1251 @@
+"""Batching rules of vmap: how each op runs once on the batched values instead of once per batch entry.
+
+Each rule receives (key, level, args, kwargs) where some arguments are BatchedTensors of `level` (batch dim at
+position 0 of their `_value`) and returns the result batched at that level. Rules call ops through `call()`,
+so a value that is itself batched at an outer level dispatches again. The families:
+
+- pointwise: batch dims go first, and each batched operand is padded with size-1 dims after its batch dim up
+  to the largest logical rank, so broadcasting lines the logical dims up as without vmap;
+- dims: an op taking `dim` gets dim + 1 (after checking it against the logical rank); dim=None of a reduction
+  reduces over the logical dims only;
+- views and shapes: the batch size is prepended to the requested shape;
+- matmul family, conv (a batched weight becomes a grouped convolution, one group per batch entry, as
+  functorch does), pooling and normalization (the batch folds into the op's own batch dim N), losses (computed
+  with reduction='none', then reduced per batch entry), cat/stack, indexing, random ops (randomness=);
+- composites (addmm, linear with a batched weight, ...) decompose into ops that have rules, at the logical
+  level.
+"""
+
+from minitorch import _C
+from minitorch._torch_functions import get_rng_state, set_rng_state
+from minitorch.func._batched import (
+    STATE,
+    BatchedTensor,
+    _select_level,
+    _wrap_dim,
+    call,
+    fallback,
+    is_inplace,
+    is_tensor_like,
+    level_of,
+    register_rule,
+    stack_results,
+    wrap,
+)
+
+# ----------------------------------------------------------------------------------------------- helpers
+
+
+def _bt(x, level):
+    return type(x) is BatchedTensor and x._level == level
+
+
+def _rank(x, level):
+    """Logical rank at `level` (a plain tensor or an outer-level BatchedTensor is unbatched here)."""
+    return x._value.dim() - 1 if _bt(x, level) else x.dim()
+
+
+def _pad(v, k):
+    """Inserts k size-1 dims after the batch dim of a value."""
+    for _ in range(k):
+        v = v.unsqueeze(1)
+    return v
+
+
+def _padded(x, level, rank):
+    """The value of a batched x with its logical rank raised to `rank` (size-1 dims after the batch dim)."""
+    v = x._value
+    return _pad(v, rank - (v.dim() - 1))
+
+
+def _size(level):
+    return level_of(level).size
+
+
+def _physical(x, level):
+    """x's value with the batch dim at 0: the value if batched, else x expanded (a view) along a new dim 0."""
+    if _bt(x, level):
+        return x._value
+    return x.unsqueeze(0).expand(_size(level), *x.shape)
+
+
+def _shape_arg(args):
+    """A shape given as varargs or as one sequence."""
+    if (
+        len(args) == 1
+        and isinstance(args[0], (tuple, list))
+        or (len(args) == 1 and hasattr(args[0], "__len__"))
+    ):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _get(args, kwargs, pos, name, default=None):
+    if len(args) > pos:
+        return args[pos]
+    return kwargs.get(name, default)
+
+
+def _set(args, kwargs, pos, name, value):
+    """(args, kwargs) with the argument at (pos, name) replaced (or added as a keyword)."""
+    if len(args) > pos:
+        args = args[:pos] + (value,) + args[pos + 1 :]
+    else:
+        kwargs = dict(kwargs)
+        kwargs[name] = value
+    return args, kwargs
+
+
+def _iter_tensors(args, kwargs):
+    for a in args:
+        if is_tensor_like(a):
+            yield a
+    for a in kwargs.values():
+        if is_tensor_like(a):
+            yield a
+
+
+def _shift(d, rank):
+    return _wrap_dim(d, rank) + 1
+
+
+def _shift_dims(dims, rank):
+    if isinstance(dims, (tuple, list)):
+        return tuple(_shift(d, rank) for d in dims)
+    return _shift(dims, rank)
+
+
+# ----------------------------------------------------------------------------------------------- pointwise
+
+POINTWISE = """
+abs absolute neg negative sign sgn floor ceil round trunc fix frac relu bitwise_not exp exp2 expm1 log log2 log10
+log1p sqrt rsqrt reciprocal square sin cos tan asin acos atan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
+arctanh asinh acosh atanh erf erfc erfinv lgamma digamma i0 sigmoid logit logical_not isnan isinf isfinite isposinf
+isneginf isreal nan_to_num deg2rad rad2deg positive conj angle signbit
+add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power maximum minimum
+fmax fmin atan2 arctan2 hypot logaddexp logaddexp2 xlogy copysign nextafter ldexp eq ne lt le gt ge greater less
+greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor
+bitwise_left_shift bitwise_right_shift rsub clamp clip clamp_min clamp_max where lerp addcmul addcdiv
+masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like ones_like empty_like full_like
+F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh F.hardswish F.hardsigmoid
+F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid F.threshold
+F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_
+special.expit special.erf special.erfc special.erfinv special.expm1 special.exp2 special.log1p special.sinc
+special.xlogy special.xlog1py special.entr special.logit special.i0 special.i0e special.i1 special.i1e
+special.ndtr special.ndtri special.log_ndtr special.digamma special.psi special.gammaln special.round
+special.polygamma special.multigammaln
+Tensor.clone Tensor.contiguous Tensor.detach Tensor.to Tensor.type Tensor.type_as Tensor.float Tensor.double
+Tensor.half Tensor.bfloat16 Tensor.int Tensor.long Tensor.short Tensor.bool Tensor.byte Tensor.char Tensor.cpu
+Tensor.cuda Tensor.masked_fill Tensor.clamp Tensor.requires_grad_ Tensor.pin_memory
+""".split()  # noqa: SIM905  (a word list reads better than a literal)
+
+INPLACE_POINTWISE = """
+add_ sub_ mul_ div_ pow_ clamp_ clamp_min_ clamp_max_ clip_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
+fill_ zero_ masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
+erf_ exp2_ expm1_ log1p_ log2_ log10_ fmod_ remainder_ maximum_ minimum_ nan_to_num_ true_divide_ floor_divide_
+mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
+""".split()  # noqa: SIM905  (a word list reads better than a literal)
+
+_PURE_METHODS = {"Tensor.requires_grad_", "Tensor.detach_"}
+
+
+@register_rule(*POINTWISE, *("Tensor." + n for n in INPLACE_POINTWISE))
+def pointwise(key, level, args, kwargs):
+    rank = 0
+    for a in _iter_tensors(args, kwargs):
+        r = _rank(a, level)
+        rank = max(rank, r)
+    inplace = is_inplace(key)
+    if inplace and args and not _bt(args[0], level):
+        self = args[0]
+        others = [a for a in list(args[1:]) + list(kwargs.values()) if _bt(a, level)]
+        shape = [_size(level)] + list(others[0].shape) if others else []
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {shape}")
+
+    def conv(a):
+        return _padded(a, level, rank) if _bt(a, level) else a
+
+    args2 = tuple(conv(a) for a in args)
+    kwargs2 = {k: conv(v) for k, v in kwargs.items()} if kwargs else kwargs
+    res = call(key, *args2, **kwargs2)
+    if inplace:
+        return args[0]
+    return wrap(res, level)
+
+
+# operators go to the same rule (getitem and matmul have their own)
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift"):
+    for _form in (f"__{_op}__", f"__r{_op}__", f"__i{_op}__"):
+        register_rule("Tensor." + _form)(pointwise)
+for _op in ("eq", "ne", "lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):
+    register_rule(f"Tensor.__{_op}__")(pointwise)
+
+
+# ----------------------------------------------------------------------------------------------- reductions
+
+
+def _reduce_over(key, level, args, kwargs, dim_pos, dim_name, tuple_dims=True, empty_is_all=False):
+    """A reduction taking `dim` (an int, a tuple, or None for all): shifted dims; None reduces the logical
+    dims only. Ops that take one dim only reduce the flattened logical dims for None."""
+    x = args[0]
+    if not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    v = x._value
+    r = v.dim() - 1
+    dim = _get(args, kwargs, dim_pos, dim_name)
+    rest_args, rest_kwargs = args, kwargs
+    all_dims = dim is None or (empty_is_all and isinstance(dim, (tuple, list)) and len(dim) == 0)
+    keepdim = _get(args, kwargs, dim_pos + 1, "keepdim", False) if dim_name == "dim" else False
+    if all_dims:
+        if r == 0:
+            v = v.unsqueeze(1)
+            new_dim = (1,) if tuple_dims else 1
+        elif tuple_dims:
+            new_dim = tuple(range(1, r + 1))
+        else:
+            v = v.flatten(1)
+            new_dim = 1
+    else:
+        if r == 0:
+            _shift_dims(dim, 0)  # checks the dim against a scalar's [-1, 0]
+            v = v.unsqueeze(1)
+            new_dim = (1,) * len(dim) if isinstance(dim, (tuple, list)) else 1
+            keepdim = False
+        else:
+            new_dim = _shift_dims(dim, r)
+    rest_args, rest_kwargs = _set(rest_args, rest_kwargs, dim_pos, dim_name, new_dim)
+    if r == 0:
+        rest_args, rest_kwargs = _drop_keepdim(rest_args, rest_kwargs, dim_pos)
+    res = call(key, v, *rest_args[1:], **rest_kwargs)
+    if all_dims and keepdim and r > 0 and not tuple_dims:
+        res = res.reshape((_size(level),) + (1,) * r)
+    return wrap(res, level)
+
+
+def _drop_keepdim(args, kwargs, dim_pos):
+    if len(args) > dim_pos + 1:
+        args = args[: dim_pos + 1] + (False,) + args[dim_pos + 2 :]
+    elif "keepdim" in kwargs:
+        kwargs = dict(kwargs)
+        kwargs["keepdim"] = False
+    return args, kwargs
+
+
+def _reduction(dim_pos=1, dim_name="dim", tuple_dims=True, empty_is_all=False):
+    def rule(key, level, args, kwargs):
+        return _reduce_over(key, level, args, kwargs, dim_pos, dim_name, tuple_dims, empty_is_all)
+
+    return rule
+
+
+register_rule(
+    "sum", "mean", "nansum", "nanmean", "std", "var", "std_mean", "var_mean", "count_nonzero", "all", "any"
+)(_reduction())
+register_rule("amax", "amin")(_reduction(empty_is_all=True))
+register_rule("prod", "argmax", "argmin")(_reduction(tuple_dims=False))
+register_rule("logsumexp", "special.logsumexp")(_reduction())
+register_rule("norm")(_reduction(dim_pos=2))
+register_rule("linalg.vector_norm")(_reduction(dim_pos=2))
+
+
+@register_rule("max", "min", "median", "nanmedian")
+def max_min(key, level, args, kwargs):
+    other = _get(args, kwargs, 1, "other")
+    if is_tensor_like(other):  # max(a, b): the elementwise maximum
+        return pointwise(key, level, args, kwargs)
+    dim = _get(args, kwargs, 1, "dim")
+    x = args[0]
+    if not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    if dim is None:
+        v = x._value.reshape(_size(level), -1)
+        return wrap(call(key, v, 1).values, level)
+    return _dim_op(key, level, args, kwargs, ((1, "dim"),))
+
+
+# ----------------------------------------------------------------------------------------------- ops taking dims
+
+
+def _dim_op(key, level, args, kwargs, dim_args, rank_extra=0):
+    """An op whose `dim`-like arguments (given as (position, name) pairs) count logical dims: each is shifted
+    past the batch dim. rank_extra widens the range checked (unsqueeze inserts a dim)."""
+    x = args[0]
+    if not _bt(x, level) or any(_bt(a, level) for a in list(args[1:]) + list(kwargs.values())):
+        return fallback(key, level, args, kwargs)
+    v = x._value
+    r = v.dim() - 1
+    if r + rank_extra == 0:
+        return fallback(key, level, args, kwargs)
+    for pos, name in dim_args:
+        d = _get(args, kwargs, pos, name)
+        if d is None:
+            continue
+        args, kwargs = _set(args, kwargs, pos, name, _shift_dims(d, r + rank_extra))
+    return wrap(call(key, v, *args[1:], **kwargs), level)
+
+
+def _dims_rule(*dim_args, rank_extra=0):
+    def rule(key, level, args, kwargs):
+        return _dim_op(key, level, args, kwargs, dim_args, rank_extra)
+
+    return rule
+
+
+for _names, _spec in (
+    (
+        "cumsum cumprod cummax cummin logcumsumexp select narrow index_select diff Tensor.unfold renorm",
+        ((1, "dim"),),
+    ),
+    ("sort argsort F.normalize unbind F.glu", ((1, "dim"),)),
+    ("topk kthvalue", ((2, "dim"),)),
+    ("split chunk tensor_split Tensor.split split_with_sizes repeat_interleave", ((2, "dim"),)),
+    ("flip", ((1, "dims"),)),
+    ("transpose swapaxes swapdims", ((1, "dim0"), (2, "dim1"))),
+    ("movedim moveaxis", ((1, "source"), (2, "destination"))),
+    ("diagonal", ((2, "dim1"), (3, "dim2"))),
+    ("rot90", ((2, "dims"),)),
+    ("unflatten", ((1, "dim"),)),
+    ("mode", ((1, "dim"),)),
+):
+    register_rule(*_names.split())(_dims_rule(*_spec))
+
+register_rule("F.cosine_similarity")(
+    lambda key, level, args, kwargs: _broadcast_dim_op(key, level, args, kwargs, 2)
+)
+register_rule("F.pairwise_distance")(lambda key, level, args, kwargs: pointwise(key, level, args, kwargs))
+
+
+def _broadcast_dim_op(key, level, args, kwargs, dim_pos):
+    """Two operands broadcast against each other and a dim counting the broadcast logical shape."""
+    a, b = args[0], args[1]
+    rank = max(_rank(a, level), _rank(b, level))
+    dim = _get(args, kwargs, dim_pos, "dim", 1)
+    pa = _padded(a, level, rank) if _bt(a, level) else _physical(a, level)
+    pb = _padded(b, level, rank) if _bt(b, level) else b
+    args, kwargs = _set(args, kwargs, dim_pos, "dim", _shift(dim, rank))
+    return wrap(call(key, pa, pb, *args[2:], **kwargs), level)
+
+
+@register_rule(
+    "softmax",
+    "log_softmax",
+    "F.softmax",
+    "F.log_softmax",
+    "F.softmin",
+    "special.softmax",
+    "special.log_softmax",
+)
+def softmax_rule(key, level, args, kwargs):
+    x = args[0]
+    dim = _get(args, kwargs, 1, "dim")
+    if dim is None:
+        r = _rank(x, level)
+        dim = 0 if r in (0, 1, 3) else 1
+        args, kwargs = _set(args, kwargs, 1, "dim", dim)
+    return _dim_op(key, level, args, kwargs, ((1, "dim"),))
+
+
+@register_rule("Tensor.unsqueeze", "unsqueeze")
+def unsqueeze_rule(key, level, args, kwargs):
+    x = args[0]
+    if not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    r = x._value.dim() - 1
+    d = _get(args, kwargs, 1, "dim")
+    return wrap(x._value.unsqueeze(_wrap_dim(d, r + 1) + 1), level)
+
+
+@register_rule("Tensor.squeeze", "squeeze")
+def squeeze_rule(key, level, args, kwargs):
+    x = args[0]
+    v = x._value
+    r = v.dim() - 1
+    d = _get(args, kwargs, 1, "dim")
+    if d is None:
+        dims = tuple(i + 1 for i, s in enumerate(v.shape[1:]) if s == 1)
+    elif isinstance(d, (tuple, list)):
+        dims = tuple(_shift(i, r) for i in d)
+    else:
+        dims = (_shift(d, r),)
+    if r == 0:
+        return wrap(v, level)
+    return wrap(v.squeeze(dims) if dims else v, level)
+
+
+@register_rule("Tensor.flatten", "flatten")
+def flatten_rule(key, level, args, kwargs):
+    x = args[0]
+    v = x._value
+    r = v.dim() - 1
+    start = _get(args, kwargs, 1, "start_dim", 0)
+    end = _get(args, kwargs, 2, "end_dim", -1)
+    if r == 0:
+        return wrap(v.reshape(v.shape[0], 1), level)
+    return wrap(v.flatten(_shift(start, r), _shift(end, r)), level)
+
+
+@register_rule("Tensor.permute", "permute")
+def permute_rule(key, level, args, kwargs):
+    x = args[0]
+    dims = _shape_arg(args[1:]) if len(args) > 1 else tuple(kwargs["dims"])
+    r = x._value.dim() - 1
+    if len(dims) != r:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {r} is not equal to len(dims) = {len(dims)}"
+        )
+    return wrap(x._value.permute(0, *(_shift(d, r) for d in dims)), level)
+
+
+@register_rule("Tensor.t", "t")
+def t_rule(key, level, args, kwargs):
+    x = args[0]
+    r = x._value.dim() - 1
+    if r > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {r}D")
+    return wrap(x._value.transpose(1, 2) if r == 2 else x._value, level)
+
+
+@register_rule("Tensor.view", "Tensor.reshape", "reshape")
+def view_rule(key, level, args, kwargs):
+    x = args[0]
+    if len(args) == 2 and isinstance(args[1], _C.dtype):
+        return fallback(key, level, args, kwargs)
+    shape = _shape_arg(args[1:]) if len(args) > 1 else tuple(kwargs.get("shape", kwargs.get("size")))
+    if not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    v = x._value
+    n = 1
+    for s in v.shape[1:]:
+        n *= s
+    _check_view_shape(shape, n)
+    new = (v.shape[0],) + tuple(shape)
+    if key == "Tensor.view":
+        try:
+            return wrap(v.view(new), level)
+        except RuntimeError:
+            # the logical view may be valid where the batch dim's stride (moved there by vmap) is not
+            return wrap(v.reshape(new), level)
+    return wrap(v.reshape(new), level)
+
+
+def _check_view_shape(shape, numel):
+    known = 1
+    infer = 0
+    for s in shape:
+        if s == -1:
+            infer += 1
+        else:
+            known *= s
+    if infer > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    bad = (known != numel) if infer == 0 else (known == 0 or numel % known != 0)
+    if bad:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+
+
+@register_rule("Tensor.view_as", "Tensor.reshape_as")
+def view_as_rule(key, level, args, kwargs):
+    return view_rule(key.replace("_as", ""), level, (args[0], tuple(args[1].shape)), {})
+
+
+@register_rule("Tensor.expand", "broadcast_to")
+def expand_rule(key, level, args, kwargs):
+    x = args[0]
+    sizes = _shape_arg(args[1:]) if len(args) > 1 else tuple(kwargs.get("size", kwargs.get("shape")))
+    if not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    v = x._value
+    r = v.dim() - 1
+    if len(sizes) < r:
+        raise RuntimeError(
+            f"expand({x.dtype}{{{list(x.shape)}}}, size={list(sizes)}): the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({r})"
+        )
+    v = _pad(v, len(sizes) - r)
+    return wrap(v.expand(v.shape[0], *sizes), level)
+
+
+@register_rule("Tensor.expand_as")
+def expand_as_rule(key, level, args, kwargs):
+    return call("Tensor.expand", args[0], tuple(args[1].shape))
+
+
+@register_rule("Tensor.repeat")
+def repeat_rule(key, level, args, kwargs):
+    x = args[0]
+    sizes = _shape_arg(args[1:])
+    v = x._value
+    r = v.dim() - 1
+    if len(sizes) < r:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    v = _pad(v, len(sizes) - r)
+    return wrap(v.repeat(1, *sizes), level)
+
+
+@register_rule("tile", "Tensor.tile")
+def tile_rule(key, level, args, kwargs):
+    x = args[0]
+    sizes = _shape_arg(args[1:])
+    r = x._value.dim() - 1
+    sizes = (1,) * (r - len(sizes)) + tuple(sizes)
+    return repeat_rule("Tensor.repeat", level, (x, sizes), {})
+
+
+@register_rule("Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_empty", "Tensor.new_full")
+def new_factory_rule(key, level, args, kwargs):
+    # functorch's new_* on a batched tensor give a batched result (one fresh tensor per batch entry)
+    x = args[0]
+    size = args[1] if len(args) > 1 else kwargs.pop("size")
+    size = tuple(size) if isinstance(size, (tuple, list)) or hasattr(size, "__len__") else (size,)
+    v = x._value
+    return wrap(call(key, v, (v.shape[0],) + size, *args[2:], **kwargs), level)
+
+
+@register_rule("Tensor.new_tensor")
+def new_tensor_rule(key, level, args, kwargs):
+    return call(key, args[0]._value, *args[1:], **kwargs)
+
+
+@register_rule("Tensor.__getitem__")
+def getitem_rule(key, level, args, kwargs):
+    x, index = args
+    idx = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, bool) for i in idx):
+        return fallback(key, level, args, kwargs)
+    batched_index = any(_bt(i, level) for i in idx)
+    v = _physical(x, level)
+    if not batched_index:
+        adv = [k for k, i in enumerate(idx) if is_tensor_like(i) or isinstance(i, list)]
+        res = call("Tensor.__getitem__", v, (slice(None),) + idx)
+        if len(adv) > 1 and not _contiguous_advanced(idx, adv):
+            nd = _advanced_rank(idx)
+            res = res.movedim(nd, 0)
+        return wrap(res, level)
+    if any(_bt(i, level) and i.dtype == _C.bool for i in idx):
+        return fallback(key, level, args, kwargs)
+    # batched index tensors: one more advanced index, arange(B), selects each entry's own slice
+    adv = [k for k, i in enumerate(idx) if is_tensor_like(i) or isinstance(i, list)]
+    ranks = [(_rank(i, level) if is_tensor_like(i) else _C.tensor(i).dim()) for i in (idx[k] for k in adv)]
+    R = max(ranks)
+    size = _size(level)
+    new_idx = []
+    for i in idx:
+        if _bt(i, level):
+            new_idx.append(_padded(i, level, R))
+        else:
+            new_idx.append(i)
+    ar = _C.arange(size, device=v.device).reshape((size,) + (1,) * R)
+    res = call("Tensor.__getitem__", v, (ar,) + tuple(new_idx))
+    if _contiguous_advanced(idx, adv) and adv[0] > 0:
+        # PyTorch keeps a contiguous block of advanced indices in place: move its R dims back after the
+        # dims the entries before it produce
+        pre = _dims_before(idx, adv[0], x, level)
+        src = tuple(range(1, 1 + R))
+        res = res.movedim(src, tuple(range(1 + pre, 1 + pre + R)))
+    return wrap(res, level)
+
+
+def _contiguous_advanced(idx, adv):
+    """Whether the advanced indices form one block (integers between them select first, so they do not split
+    it, as in PyTorch)."""
+    for k in range(adv[0], adv[-1] + 1):
+        i = idx[k]
+        if not (is_tensor_like(i) or isinstance(i, (list, int))):
+            return False
+    return True
+
+
+def _advanced_rank(idx):
+    shapes = []
+    for i in idx:
+        if isinstance(i, list):
+            i = _C.tensor(i)
+        if is_tensor_like(i):
+            shapes.append((1,) if i.dtype == _C.bool else tuple(i.shape))
+    n = 0
+    for s in shapes:
+        n = max(n, len(s))
+    return n
+
+
+def _dims_before(idx, stop, x, level):
+    """How many result dims the index entries before position `stop` produce."""
+    n = 0
+    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    for i in idx[:stop]:
+        if i is None or isinstance(i, slice):
+            n += 1
+        elif i is Ellipsis:
+            n += _rank(x, level) - consumed
+    return n
+
+
+@register_rule("Tensor.__setitem__")
+def setitem_rule(key, level, args, kwargs):
+    x, index, value = args
+    if not _bt(x, level):
+        raise RuntimeError(
+            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor in extra_args "
+            "that is vmapped over while `self` is not. Please try to use out-of-place operators instead."
+        )
+    idx = index if isinstance(index, tuple) else (index,)
+    if any(is_tensor_like(i) or isinstance(i, (list, bool)) for i in idx):
+        return fallback(key, level, args, kwargs)
+    target = call("Tensor.__getitem__", x, index)
+    v = value
+    if _bt(value, level):
+        v = _padded(value, level, target.dim())
+    call("Tensor.__setitem__", x._value, (slice(None),) + idx, v)
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- joining
+
+
+@register_rule("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+def cat_rule(key, level, args, kwargs):
+    tensors = list(_get(args, kwargs, 0, "tensors"))
+    dim = _get(args, kwargs, 1, "dim", 0)
+    rank = None
+    for t in tensors:
+        r = _rank(t, level)
+        if not (key in ("cat", "concat", "concatenate") and r == 1 and t.shape[0] == 0):
+            rank = r
+            break
+    if rank is None:
+        rank = _rank(tensors[0], level)
+    if key in ("hstack", "vstack"):
+        return fallback(key, level, args, kwargs)
+    vals = [_physical(t, level) for t in tensors]
+    new_dim = _wrap_dim(dim, rank + 1) + 1 if key == "stack" else _shift(dim, rank)
+    return wrap(call(key, vals, new_dim), level)
+
+
+@register_rule("broadcast_tensors")
+def broadcast_tensors_rule(key, level, args, kwargs):
+    tensors = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    shape = (
+        _C.broadcast_shapes(*[tuple(t.shape) for t in tensors]) if hasattr(_C, "broadcast_shapes") else None
+    )
+    if shape is None:
+        shape = _broadcast_shape([tuple(t.shape) for t in tensors])
+    return tuple(call("Tensor.expand", t, tuple(shape)) if is_tensor_like(t) else t for t in tensors)
+
+
+def _broadcast_shape(shapes):
+    n = max(len(s) for s in shapes)
+    out = [1] * n
+    for s in shapes:
+        for i, d in enumerate(s):
+            j = n - len(s) + i
+            if out[j] == 1:
+                out[j] = d
+            elif d not in (1, out[j]):
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single shape. Got {shapes}"
+                )
+    return tuple(out)
+
+
+@register_rule("gather", "take_along_dim")
+def gather_rule(key, level, args, kwargs):
+    x = args[0]
+    if key == "gather":
+        dim = _get(args, kwargs, 1, "dim")
+        index = _get(args, kwargs, 2, "index")
+    else:
+        index = _get(args, kwargs, 1, "indices")
+        dim = _get(args, kwargs, 2, "dim")
+        if dim is None:
+            return fallback(key, level, args, kwargs)
+    r = max(_rank(x, level), _rank(index, level))
+    vx = _physical(x, level)
+    vi = _physical(index, level)
+    if key == "gather":
+        return wrap(call("gather", vx, _shift(dim, r), vi), level)
+    return wrap(call("take_along_dim", vx, vi, _shift(dim, r)), level)
+
+
+@register_rule("scatter", "scatter_add", "Tensor.scatter_", "Tensor.scatter_add_")
+def scatter_rule(key, level, args, kwargs):
+    x = args[0]
+    if key.startswith("Tensor.") and not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    dim = _get(args, kwargs, 1, "dim")
+    index = _get(args, kwargs, 2, "index")
+    src = _get(args, kwargs, 3, "src", kwargs.get("value"))
+    r = _rank(x, level)
+    vx = _physical(x, level)
+    vi = _physical(index, level)
+    vs = _physical(src, level) if is_tensor_like(src) else src
+    res = call(key, vx, _shift(dim, r), vi, vs, **{k: v for k, v in kwargs.items() if k == "reduce"})
+    return args[0] if key.startswith("Tensor.") else wrap(res, level)
+
+
+@register_rule("einsum")
+def einsum_rule(key, level, args, kwargs):
+    eq = args[0]
+    ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
+    eq = eq.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    if not arrow:
+        return fallback(key, level, args, kwargs)
+    letters = {c for c in eq if c.isalpha()}
+    b = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in letters)
+    terms = lhs.split(",")
+    new_terms, vals = [], []
+    for term, op in zip(terms, ops):
+        if _bt(op, level):
+            new_terms.append(b + term)
+            vals.append(op._value)
+        else:
+            new_terms.append(term)
+            vals.append(op)
+    return wrap(call("einsum", ",".join(new_terms) + "->" + b + rhs, *vals), level)
+
+
+# ----------------------------------------------------------------------------------------------- matmul family
+
+
+@register_rule("matmul", "Tensor.__matmul__", "Tensor.__rmatmul__", "mm", "bmm", "mv")
+def matmul_rule(key, level, args, kwargs):
+    a, b = args[0], args[1]
+    if key == "Tensor.__rmatmul__":
+        a, b = b, a
+    ra, rb = _rank(a, level), _rank(b, level)
+    if key == "mm" and (ra != 2 or rb != 2):
+        raise RuntimeError("self must be a matrix" if ra != 2 else "mat2 must be a matrix")
+    if key == "bmm" and (ra != 3 or rb != 3):
+        raise RuntimeError("batch1 must be a 3D tensor" if ra != 3 else "batch2 must be a 3D tensor")
+    if ra == 0 or rb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {ra}D and {rb}D")
+    ab, bb = _bt(a, level), _bt(b, level)
+    mm = "matmul"
+    if ab and bb:
+        va, vb = a._value, b._value
+        if ra == 1 and rb == 1:
+            return wrap(call("sum", call("mul", va, vb), -1), level)
+        if ra == 1:
+            va = _pad(va.unsqueeze(-2), rb - 2)
+            return wrap(call(mm, va, vb).squeeze(-2), level)
+        if rb == 1:
+            vb = _pad(vb.unsqueeze(-1), ra - 2)
+            return wrap(call(mm, va, vb).squeeze(-1), level)
+        r = max(ra, rb)
+        return wrap(call(mm, _padded(a, level, r), _padded(b, level, r)), level)
+    if ab:
+        va = a._value
+        if rb == 1:
+            return wrap(call(mm, va, b), level)
+        if ra == 1:
+            res = call(mm, va, b)  # [B, k] @ [..., k, m] -> [..., B, m]
+            return wrap(res.movedim(-2, 0) if rb > 2 else res, level)
+        return wrap(call(mm, _padded(a, level, max(ra, rb)), b), level)
+    vb = b._value
+    if ra == 1:
+        if rb == 1:
+            return wrap(call("sum", call("mul", a, vb), -1), level)
+        return wrap(call(mm, a, vb), level)
+    if rb == 1:
+        return wrap(call(mm, a, vb.transpose(0, 1)).movedim(-1, 0), level)
+    return wrap(call(mm, a, _padded(b, level, max(ra, rb))), level)
+
+
+@register_rule("dot", "vdot", "inner")
+def dot_rule(key, level, args, kwargs):
+    a, b = args[0], args[1]
+    if _rank(a, level) != 1 or _rank(b, level) != 1:
+        if key == "inner":
+            return fallback(key, level, args, kwargs)
+        raise RuntimeError(f"1D tensors expected, but got {_rank(a, level)}D and {_rank(b, level)}D tensors")
+    return call("sum", call("mul", a, b), -1)
+
+
+@register_rule("addmm", "addmv", "baddbmm", "addbmm", "addr")
+def addmm_rule(key, level, args, kwargs):
+    inp, m1, m2 = args[0], args[1], args[2]
+    beta = _get(args, kwargs, 3, "beta", 1)
+    alpha = _get(args, kwargs, 4, "alpha", 1)
+    if key == "addr":
+        prod = call("mul", call("unsqueeze", m1, -1), call("unsqueeze", m2, 0))
+    elif key == "addbmm":
+        prod = call("sum", call("matmul", m1, m2), 0)
+    else:
+        prod = call("matmul", m1, m2)
+    if alpha != 1:
+        prod = call("mul", prod, alpha)
+    if beta == 0:  # the input is ignored (NaN included), as PyTorch
+        return call("add", prod, call("zeros_like", inp))
+    return call("add", call("mul", inp, beta) if beta != 1 else inp, prod)
+
+
+@register_rule("F.linear")
+def linear_rule(key, level, args, kwargs):
+    x = args[0]
+    w = _get(args, kwargs, 1, "weight")
+    bias = _get(args, kwargs, 2, "bias")
+    if not _bt(w, level) and not _bt(bias, level):
+        return wrap(call("F.linear", x._value, w, bias), level)
+    if not _bt(w, level):
+        return call("add", call("F.linear", x, w), bias)
+    out = call("matmul", x, call("Tensor.transpose", w, -1, -2)) if w.dim() == 2 else None
+    if out is None:
+        return fallback(key, level, args, kwargs)
+    if bias is not None:
+        out = call("add", out, bias)
+    return out
+
+
+@register_rule("F.bilinear")
+def bilinear_rule(key, level, args, kwargs):
+    x1, x2, w = args[0], args[1], args[2]
+    bias = _get(args, kwargs, 3, "bias")
+    out = call("einsum", "...i,oij,...j->...o", x1, w, x2)
+    return call("add", out, bias) if bias is not None else out
+
+
+# ----------------------------------------------------------------------------------------------- nn: conv, pool, norm
+
+_CONV_ND = {"F.conv1d": 1, "F.conv2d": 2, "F.conv3d": 3, "conv1d": 1, "conv2d": 2, "conv3d": 3}
+
+
+@register_rule(*_CONV_ND)
+def conv_rule(key, level, args, kwargs):
+    nd = _CONV_ND[key]
+    names = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+    vals = [_get(args, kwargs, i, n) for i, n in enumerate(names)]
+    x, w, bias, stride, padding, dilation, groups = vals
+    stride = 1 if stride is None else stride
+    padding = 0 if padding is None else padding
+    dilation = 1 if dilation is None else dilation
+    groups = 1 if groups is None else groups
+    size = _size(level)
+    rx = _rank(x, level)
+    if rx not in (nd + 1, nd + 2) or _rank(w, level) != nd + 2:
+        return fallback(key, level, args, kwargs)
+    unbatched_input = rx == nd + 1
+    if not _bt(w, level) and not _bt(bias, level):
+        v = x._value
+        if unbatched_input:
+            return wrap(call(key, v, w, bias, stride, padding, dilation, groups), level)
+        flat = v.reshape((size * v.shape[1],) + tuple(v.shape[2:]))
+        out = call(key, flat, w, bias, stride, padding, dilation, groups)
+        return wrap(out.reshape((size, v.shape[1]) + tuple(out.shape[1:])), level)
+    # a batched weight: one group per batch entry, as functorch does
+    vw = _physical(w, level)  # [B, O, C/g, *k]
+    vx = _physical(x, level)  # [B, N, C, *s] or [B, C, *s]
+    if unbatched_input:
+        vx = vx.unsqueeze(1)
+    n = vx.shape[1]
+    xg = vx.movedim(0, 1).reshape((n, size * vx.shape[2]) + tuple(vx.shape[3:]))
+    wg = vw.reshape((size * vw.shape[1],) + tuple(vw.shape[2:]))
+    bg = _physical(bias, level).reshape(-1) if bias is not None else None
+    out = call(key, xg, wg, bg, stride, padding, dilation, groups * size)  # [N, B*O, *s']
+    out = out.reshape((n, size, vw.shape[1]) + tuple(out.shape[2:])).movedim(1, 0)
+    if unbatched_input:
+        out = out.squeeze(1)
+    return wrap(out, level)
+
+
+def _fold_batch(key, level, args, kwargs, nd, first_pos=0):
+    """Ops over (N, C, *spatial) or (C, *spatial) input with unbatched parameters: the batch dim folds into N."""
+    x = args[first_pos]
+    others = [a for i, a in enumerate(args) if i != first_pos] + list(kwargs.values())
+    if not _bt(x, level) or any(_bt(a, level) for a in others):
+        return fallback(key, level, args, kwargs)
+    v = x._value
+    r = v.dim() - 1
+    nd_here = nd if nd is not None else r - 2
+    if r == nd_here + 1:
+        return wrap(call(key, *args[:first_pos], v, *args[first_pos + 1 :], **kwargs), level)
+    if r != nd_here + 2:
+        return fallback(key, level, args, kwargs)
+    size, n = v.shape[0], v.shape[1]
+    flat = v.reshape((size * n,) + tuple(v.shape[2:]))
+    res = call(key, *args[:first_pos], flat, *args[first_pos + 1 :], **kwargs)
+
+    def unfold(t):
+        if _C._is_tensor(t) or type(t) is BatchedTensor:
+            return t.reshape((size, n) + tuple(t.shape[1:]))
+        if isinstance(t, tuple):
+            return type(t)(unfold(u) for u in t)
+        return t
+
+    return wrap(unfold(res), level)
+
+
+def _fold_rule(nd):
+    def rule(key, level, args, kwargs):
+        return _fold_batch(key, level, args, kwargs, nd)
+
+    return rule
+
+
+for _nd in (1, 2, 3):
+    register_rule(
+        f"F.max_pool{_nd}d",
+        f"F.avg_pool{_nd}d",
+        f"F.adaptive_avg_pool{_nd}d",
+        f"F.adaptive_max_pool{_nd}d",
+        f"F.lp_pool{_nd}d",
+        f"F.max_pool{_nd}d_with_indices",
+        f"F.adaptive_max_pool{_nd}d_with_indices",
+        f"max_pool{_nd}d",
+        f"avg_pool{_nd}d",
+        f"adaptive_avg_pool{_nd}d",
+        f"adaptive_max_pool{_nd}d",
+        f"F.conv_transpose{_nd}d",
+        f"conv_transpose{_nd}d",
+    )(_fold_rule(_nd))
+register_rule("F.interpolate", "F.upsample", "F.upsample_nearest", "F.upsample_bilinear", "F.instance_norm")(
+    _fold_rule(None)
+)
+register_rule("F.group_norm", "F.local_response_norm")(_fold_rule(None))
+
+
+@register_rule(
+    "F.pixel_shuffle", "F.pixel_unshuffle", "pixel_shuffle", "pixel_unshuffle", "F.channel_shuffle"
+)
+def pixel_shuffle_rule(key, level, args, kwargs):
+    return _fold_batch(key, level, args, kwargs, 2)
+
+
+@register_rule("F.pad")
+def pad_rule(key, level, args, kwargs):
+    x = args[0]
+    pad = _get(args, kwargs, 1, "pad")
+    mode = _get(args, kwargs, 2, "mode", "constant")
+    if mode == "constant" or mode is None:
+        if len(pad) // 2 > _rank(x, level):
+            return fallback(key, level, args, kwargs)
+        return wrap(call(key, x._value, *args[1:], **kwargs), level)
+    return _fold_batch(key, level, args, kwargs, len(pad) // 2)
+
+
+@register_rule("F.layer_norm")
+def layer_norm_rule(key, level, args, kwargs):
+    x = args[0]
+    shape = _get(args, kwargs, 1, "normalized_shape")
+    w = _get(args, kwargs, 2, "weight")
+    b = _get(args, kwargs, 3, "bias")
+    eps = _get(args, kwargs, 4, "eps", 1e-5)
+    if not _bt(x, level):
+        out = call(key, _physical(x, level), shape, None, None, eps)
+    elif _bt(w, level) or _bt(b, level):
+        out = call(key, x._value, shape, None, None, eps)
+    else:
+        return wrap(call(key, x._value, shape, w, b, eps), level)
+    out = BatchedTensor(out, level)
+    if w is not None:
+        out = call("mul", out, w)
+    if b is not None:
+        out = call("add", out, b)
+    return out
+
+
+@register_rule("F.batch_norm")
+def batch_norm_rule(key, level, args, kwargs):
+    names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
+    x, rm, rv, w, b, training, momentum, eps = [_get(args, kwargs, i, n) for i, n in enumerate(names)]
+    training = bool(training)
+    momentum = 0.1 if momentum is None else momentum
+    eps = 1e-5 if eps is None else eps
+    if any(_bt(t, level) for t in (rm, rv)) or (training and rm is not None and _bt(x, level)):
+        raise RuntimeError(
+            "vmap: batch_norm with running statistics updates one buffer from every batch entry. Use "
+            "torch.func.replace_all_batch_norm_modules_ (or track_running_stats=False), or run the module in "
+            "eval mode, before vmapping over it."
+        )
+    if not _bt(x, level):
+        return fallback(key, level, args, kwargs)
+    v = x._value
+    size = v.shape[0]
+    if not training or _rank(x, level) < 2:
+        # normalization with fixed statistics is per element: fold the batch into N
+        out = call(
+            key,
+            v.reshape((size * v.shape[1],) + tuple(v.shape[2:])),
+            rm,
+            rv,
+            None,
+            None,
+            False,
+            momentum,
+            eps,
+        )
+        out = BatchedTensor(out.reshape(v.shape), level)
+    else:
+        # batch statistics per batch entry: entries become channel groups of one batch_norm
+        n, c = v.shape[1], v.shape[2]
+        xg = v.movedim(0, 1).reshape((n, size * c) + tuple(v.shape[3:]))
+        out = call(key, xg, None, None, None, None, True, momentum, eps)
+        out = BatchedTensor(out.reshape((n, size, c) + tuple(v.shape[3:])).movedim(1, 0), level)
+    shape = (-1,) + (1,) * (_rank(x, level) - 2)
+    if w is not None:
+        out = call("mul", out, call("Tensor.reshape", w, shape))
+    if b is not None:
+        out = call("add", out, call("Tensor.reshape", b, shape))
+    return out
+
+
+@register_rule("F.embedding")
+def embedding_rule(key, level, args, kwargs):
+    idx, w = args[0], _get(args, kwargs, 1, "weight")
+    if not _bt(w, level):
+        return wrap(call(key, idx._value, w, *args[2:], **kwargs), level)
+    if any(_get(args, kwargs, i, n) not in (None, False, 2.0) for i, n in ((3, "max_norm"),)):
+        return fallback(key, level, args, kwargs)
+    vw = w._value  # [B, V, D]
+    vi = _physical(idx, level)
+    size = vw.shape[0]
+    ar = _C.arange(size, device=vw.device).reshape((size,) + (1,) * (vi.dim() - 1))
+    return wrap(call("Tensor.__getitem__", vw, (ar, vi)), level)
+
+
+@register_rule("F.one_hot")
+def one_hot_rule(key, level, args, kwargs):
+    num = _get(args, kwargs, 1, "num_classes", -1)
+    if num == -1:
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, args[0]._value, num), level)
+
+
+# ----------------------------------------------------------------------------------------------- losses
+
+
+def _per_entry_reduce(loss_none, reduction, level):
+    """Reduces a batched per-element loss per batch entry."""
+    if reduction == "none":
+        return loss_none
+    if reduction == "sum":
+        return call("sum", loss_none)
+    return call("mean", loss_none)
+
+
+@register_rule(
+    "F.mse_loss",
+    "F.l1_loss",
+    "F.smooth_l1_loss",
+    "F.huber_loss",
+    "F.binary_cross_entropy",
+    "F.binary_cross_entropy_with_logits",
+    "F.soft_margin_loss",
+    "F.kl_div",
+    "F.poisson_nll_loss",
+    "F.hinge_embedding_loss",
+)
+def elementwise_loss_rule(key, level, args, kwargs):
+    kwargs = dict(kwargs)
+    reduction = kwargs.pop("reduction", "mean")
+    if kwargs.pop("size_average", None) is not None or kwargs.pop("reduce", None) is not None:
+        return fallback(key, level, args, dict(kwargs, reduction=reduction))
+    if key == "F.kl_div" and reduction == "batchmean":
+        loss = pointwise(key, level, args, dict(kwargs, reduction="none"))
+        n = loss.shape[0] if loss.dim() > 0 else 1
+        return call("div", call("sum", loss), n)
+    loss = pointwise(key, level, args, dict(kwargs, reduction="none"))
+    return _per_entry_reduce(loss, reduction, level)
+
+
+@register_rule("F.nll_loss", "F.cross_entropy")
+def nll_rule(key, level, args, kwargs):
+    names = ("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction")
+    if key == "F.cross_entropy":
+        names = names + ("label_smoothing",)
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    x, target = vals["input"], vals["target"]
+    weight = vals.get("weight")
+    ignore_index = vals.get("ignore_index", -100)
+    reduction = vals.get("reduction", "mean")
+    smoothing = vals.get("label_smoothing", 0.0)
+    if vals.get("size_average") is not None or vals.get("reduce") is not None or _bt(weight, level):
+        return fallback(key, level, args, kwargs)
+    rx = _rank(x, level)
+    vx = _physical(x, level)
+    vt = _physical(target, level)
+    size = vx.shape[0]
+    prob_target = target.is_floating_point()
+    if rx == 1:  # (C,) input: one sample per batch entry
+        flat_x, flat_t = vx, vt
+        out_shape = (size,)
+    else:
+        flat_x = vx.reshape((size * vx.shape[1],) + tuple(vx.shape[2:]))
+        flat_t = vt.reshape((size * vt.shape[1],) + tuple(vt.shape[2:]))
+        out_shape = (size, vx.shape[1]) + tuple(vx.shape[3:])
+    extra = {"label_smoothing": smoothing} if key == "F.cross_entropy" else {}
+    loss = call(key, flat_x, flat_t, weight, None, ignore_index, None, "none", **extra)
+    if reduction == "none":
+        return wrap(loss.reshape(out_shape), level)
+    loss = loss.reshape((size, -1))
+    total = loss.sum(1)
+    if reduction == "sum":
+        return wrap(total, level)
+    if prob_target:
+        return wrap(total / (loss.shape[1] // (1 if rx == 1 else _spatial_numel(vx))), level)
+    t2 = flat_t.reshape((size, -1))
+    valid = (t2 != ignore_index).to(loss.dtype)
+    if weight is not None:
+        safe = t2.clamp(0, weight.shape[0] - 1)
+        valid = valid * weight[safe]
+    return wrap(total / valid.sum(1), level)
+
+
+def _spatial_numel(vx):
+    n = 1
+    for s in vx.shape[3:]:
+        n *= s
+    return n
+
+
+# ----------------------------------------------------------------------------------------------- randomness
+
+_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
+    "randomness flags on vmap or perform the randomness operation out of vmap"
+)
+
+
+def _randomness(level):
+    mode = level_of(level).randomness
+    if mode == "error":
+        raise RuntimeError(_RANDOM_ERROR)
+    return mode
+
+
+@register_rule("F.dropout", "dropout", "F.alpha_dropout", "alpha_dropout", "F.feature_alpha_dropout")
+def dropout_rule(key, level, args, kwargs):
+    p = _get(args, kwargs, 1, "p", 0.5)
+    training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
+    inplace = _get(args, kwargs, 3, "inplace", False)
+    if not training:
+        return pointwise(key, level, args, kwargs)
+    mode = _randomness(level)
+    x = args[0]
+    if mode == "different":
+        if key == "F.feature_alpha_dropout":
+            return _fold_batch(key, level, args, kwargs, None)
+        return pointwise(key, level, args, kwargs)
+    if key in ("F.dropout", "dropout"):
+        ones = _C.ones(tuple(x.shape), dtype=x.dtype, device=x.device)
+        mask = call(key, ones, p, True)
+        if inplace:
+            return call("Tensor.mul_", x, mask)
+        return call("mul", x, mask)
+    return _same_by_replay(key, level, args, kwargs)
+
+
+@register_rule("F.dropout1d", "F.dropout2d", "F.dropout3d", "feature_dropout")
+def feature_dropout_rule(key, level, args, kwargs):
+    training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
+    if not training:
+        return pointwise(key, level, args, kwargs)
+    mode = _randomness(level)
+    if mode == "different":
+        nd = {"F.dropout1d": 1, "F.dropout2d": 2, "F.dropout3d": 3}.get(key)
+        return _fold_batch(key, level, args, kwargs, nd)
+    x = args[0]
+    ones = _C.ones(tuple(x.shape), dtype=x.dtype, device=x.device)
+    mask = call(key, ones, *args[1:], **kwargs)
+    return call("mul", x, mask)
+
+
+def _same_by_replay(key, level, args, kwargs):
+    """randomness='same' for any random op: every batch entry runs it from the same generator state."""
+    state = get_rng_state()
+    outs = []
+    for i in range(_size(level)):
+        set_rng_state(state)
+        a = tuple(_select_level(x, level, i) for x in args)
+        k = {n: _select_level(v, level, i) for n, v in kwargs.items()}
+        outs.append(call(key, *a, **k))
+    return stack_results(outs, level, key)
+
+
+@register_rule(
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "bernoulli",
+    "poisson",
+    "normal",
+    "multinomial",
+    "Tensor.bernoulli",
+    "F.rrelu",
+    "F.gumbel_softmax",
+)
+def random_rule(key, level, args, kwargs):
+    mode = _randomness(level)
+    if key == "F.rrelu" and not _get(args, kwargs, 3, "training", False):
+        return pointwise(key, level, args, kwargs)
+    if mode == "different":
+        if key == "multinomial":
+            return (
+                _fold_batch(key, level, args, kwargs, None)
+                if _rank(args[0], level) == 2
+                else wrap(call(key, args[0]._value, *args[1:], **kwargs), level)
+            )
+        if key == "F.gumbel_softmax":
+            return _dim_op(key, level, args, kwargs, ((4, "dim"),))
+        return pointwise(key, level, args, kwargs)
+    if key in ("rand_like", "randn_like", "randint_like"):
+        x = args[0]
+        proto = _C.empty(tuple(x.shape), dtype=x.dtype, device=x.device)
+        return call(key, proto, *args[1:], **kwargs)
+    return _same_by_replay(key, level, args, kwargs)
+
+
+_INPLACE_RANDOM = (
+    "uniform_",
+    "normal_",
+    "bernoulli_",
+    "random_",
+    "exponential_",
+    "geometric_",
+    "cauchy_",
+    "log_normal_",
+)
+
+
+@register_rule(*("Tensor." + n for n in _INPLACE_RANDOM))
+def inplace_random_rule(key, level, args, kwargs):
+    mode = _randomness(level)
+    x = args[0]
+    if not _bt(x, level):
+        raise RuntimeError(
+            "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear like "
+            "same randomness. If this is necessary for your usage, please file an issue with functorch."
+        )
+    if mode == "different":
+        rest = tuple(_physical(a, level) if _bt(a, level) else a for a in args[1:])
+        call(key, x._value, *rest, **kwargs)
+        return x
+    fresh = _C.empty(tuple(x.shape), dtype=x.dtype, device=x.device)
+    call(key, fresh, *args[1:], **kwargs)
+    call("Tensor.copy_", x, fresh)
+    return x
+
+
+RANDOM_FACTORIES = ("rand", "randn", "randint", "randperm", "normal")
+
+
+def random_factory(key, original, args, kwargs):
+    """A random factory called inside vmap (no batched argument): one draw per entry of each vmap level whose
+    randomness is 'different', a single draw for 'same', an error for 'error'."""
+    levels = list(STATE.levels)
+    if any(lv.randomness == "error" for lv in levels):
+        raise RuntimeError(_RANDOM_ERROR)
+    different = [lv for lv in levels if lv.randomness == "different"]
+    if not different:
+        return original(*args, **kwargs)
+    count = 1
+    for lv in different:
+        count *= lv.size
+    draws = [original(*args, **kwargs) for _ in range(count)]
+    res = _C.stack(draws, 0).reshape(tuple(lv.size for lv in different) + tuple(draws[0].shape))
+    for lv in different:
+        res = BatchedTensor(res, lv.id)
+    return res

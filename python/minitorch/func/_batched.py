@@ -1,0 +1,509 @@
+"""BatchedTensor: what a vmapped function sees in place of a tensor, and the dispatch of its ops to batching rules.
+
+A BatchedTensor holds the underlying tensor with the batch dimension physically present, always at position 0
+(wrapping moves it there: a view, no copy), and the vmap level it belongs to. Nested vmaps nest the wrappers:
+the value of a level-2 BatchedTensor is a level-1 BatchedTensor whose value is a plain tensor, so the plain
+tensor's dims are [B1, B2, *logical]. Every op on a BatchedTensor, whether a torch function (through
+`__torch_function__`, which `minitorch.overrides.enable_torch_function_dispatch` routes to us while vmap runs),
+a Tensor method or an operator, goes to `dispatch(key, args, kwargs)`: it takes the innermost (highest) level
+among the arguments, and the batching rule registered under the op's key (`_batch_rules.py`) rewrites the call
+into one call on the underlying values (which may themselves be BatchedTensors of outer levels: the call
+dispatches again). An op without a rule runs once per batch entry and stacks the results, after a one-time
+warning in PyTorch's words.
+
+Keys name the public op: "add" (torch.add), "F.conv2d" (torch.nn.functional.conv2d), "linalg.norm",
+"special.erfcx", "Tensor.view" (a method; a method without its own rule uses the function rule of its name,
+since methods take self first).
+"""
+
+import operator
+import sys
+import threading
+import warnings
+
+from minitorch import _C
+from minitorch.overrides import original_function, resolve_name
+
+__all__ = ["BatchedTensor", "dispatch", "register_rule"]
+
+RULES = {}  # key -> rule(key, level, args, kwargs)
+_warned = set()
+_originals = {}
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.levels = []  # active vmap levels, outermost first
+        self.next_level = 1
+        self.grad_depth = 0  # function transforms of the grad family currently running (create_graph)
+        self.mode_depth = 0
+
+
+STATE = _State()
+
+
+class Level:
+    """One active vmap: its id (increasing with nesting), batch size and randomness setting."""
+
+    __slots__ = ("id", "randomness", "size")
+
+    def __init__(self, id, size, randomness):
+        self.id = id
+        self.size = size
+        self.randomness = randomness
+
+
+def level_of(level_id):
+    for lv in STATE.levels:
+        if lv.id == level_id:
+            return lv
+    raise RuntimeError(
+        "vmap: a BatchedTensor escaped the vmap that created it (it was stored and used after the vmapped "
+        "function returned); return it from the function instead."
+    )
+
+
+def register_rule(*keys):
+    """Decorator: registers fn as the batching rule of each key."""
+
+    def deco(fn):
+        for k in keys:
+            RULES[k] = fn
+        return fn
+
+    return deco
+
+
+def _root():
+    # the public namespace, read at run time: a submodule never imports the package root (docs/architecture.md)
+    return sys.modules["minitorch"]
+
+
+_NAMESPACES = {
+    "": "minitorch",
+    "F": "minitorch.nn.functional",
+    "linalg": "minitorch.linalg",
+    "special": "minitorch.special",
+    "fft": "minitorch.fft",
+}
+
+
+def _original(key):
+    fn = _originals.get(key)
+    if fn is None:
+        ns, _, name = key.rpartition(".")
+        mod = sys.modules.get(_NAMESPACES[ns])
+        if mod is None:
+            import importlib
+
+            mod = importlib.import_module(_NAMESPACES[ns])
+        fn = original_function(getattr(mod, name))
+        _originals[key] = fn
+    return fn
+
+
+def key_of(func):
+    """The rule key of a public torch function (a dispatch wrapper or an original)."""
+    name = resolve_name(func)
+    if name is None:
+        name = getattr(func, "__name__", repr(func))
+        return name
+    for prefix, short in (
+        ("torch.nn.functional.", "F."),
+        ("torch.linalg.", "linalg."),
+        ("torch.special.", "special."),
+        ("torch.fft.", "fft."),
+        ("torch.", ""),
+    ):
+        if name.startswith(prefix):
+            key = short + name[len(prefix) :]
+            _originals.setdefault(key, original_function(func))
+            return key
+    return name
+
+
+# Tensor operators as the `operator` functions that run them on plain values (reflected ones swap operands).
+_OPERATORS = {
+    "__add__": operator.add,
+    "__sub__": operator.sub,
+    "__mul__": operator.mul,
+    "__truediv__": operator.truediv,
+    "__floordiv__": operator.floordiv,
+    "__mod__": operator.mod,
+    "__pow__": operator.pow,
+    "__matmul__": operator.matmul,
+    "__and__": operator.and_,
+    "__or__": operator.or_,
+    "__xor__": operator.xor,
+    "__lshift__": operator.lshift,
+    "__rshift__": operator.rshift,
+    "__eq__": operator.eq,
+    "__ne__": operator.ne,
+    "__lt__": operator.lt,
+    "__le__": operator.le,
+    "__gt__": operator.gt,
+    "__ge__": operator.ge,
+    "__iadd__": operator.iadd,
+    "__isub__": operator.isub,
+    "__imul__": operator.imul,
+    "__itruediv__": operator.itruediv,
+    "__ifloordiv__": operator.ifloordiv,
+    "__imod__": operator.imod,
+    "__ipow__": operator.ipow,
+    "__iand__": operator.iand,
+    "__ior__": operator.ior,
+    "__ixor__": operator.ixor,
+    "__neg__": operator.neg,
+    "__pos__": operator.pos,
+    "__abs__": operator.abs,
+    "__invert__": operator.invert,
+    "__getitem__": operator.getitem,
+}
+for _n in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+):
+    _f = _OPERATORS[f"__{_n}__"]
+    _OPERATORS[f"__r{_n}__"] = lambda a, b, _f=_f: _f(b, a)
+
+
+def call_plain(key, args, kwargs):
+    """Runs the op of `key` on arguments that hold no BatchedTensor."""
+    if key.startswith("Tensor."):
+        name = key[7:]
+        op = _OPERATORS.get(name)
+        if op is not None:
+            return op(*args)
+        if name == "__setitem__":
+            args[0][args[1]] = args[2]
+            return None
+        return getattr(args[0], name)(*args[1:], **kwargs)
+    return _original(key)(*args, **kwargs)
+
+
+def _max_level(args, kwargs):
+    lv = -1
+    for a in args:
+        t = type(a)
+        if t is BatchedTensor:
+            lv = max(lv, a._level)
+        elif t is list or t is tuple:
+            for b in a:
+                if type(b) is BatchedTensor and b._level > lv:
+                    lv = b._level
+    if kwargs:
+        for a in kwargs.values():
+            t = type(a)
+            if t is BatchedTensor:
+                lv = max(lv, a._level)
+            elif t is list or t is tuple:
+                for b in a:
+                    if type(b) is BatchedTensor and b._level > lv:
+                        lv = b._level
+    return lv
+
+
+def dispatch(key, args, kwargs=None):
+    """Runs op `key` on args that may hold BatchedTensors: by the rule of the innermost level among them, by
+    the per-entry fallback when the op has none, or directly when none is batched."""
+    kwargs = kwargs or {}
+    level = _max_level(args, kwargs)
+    if level < 0:
+        return call_plain(key, args, kwargs)
+    rule = RULES.get(key)
+    if rule is None and key.startswith("Tensor."):
+        rule = RULES.get(key[7:])
+    if rule is None:
+        return fallback(key, level, args, kwargs)
+    return rule(key, level, args, kwargs)
+
+
+def call(key, *args, **kwargs):
+    """dispatch() with the arguments spelled out, for rules calling ops on values."""
+    return dispatch(key, args, kwargs)
+
+
+def _select_level(x, level, i):
+    t = type(x)
+    if t is BatchedTensor:
+        return x._value.select(0, i) if x._level == level else x
+    if t is list or t is tuple:
+        return t(_select_level(y, level, i) for y in x)
+    return x
+
+
+def is_inplace(key):
+    name = key.rpartition(".")[2]
+    if name.startswith("__"):
+        return name.startswith("__i") and name not in ("__invert__", "__index__", "__int__", "__iter__")
+    return name.endswith("_") and not name.endswith("__")
+
+
+def fallback(key, level, args, kwargs):
+    """The op without a batching rule: once per batch entry, results stacked along the batch dim."""
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching rule for {public_name(key)}. "
+            "Please file us an issue on GitHub so that we can prioritize its implementation.",
+            UserWarning,
+            stacklevel=3,
+        )
+    size = level_of(level).size
+    inplace = is_inplace(key) or key == "Tensor.__setitem__"
+    if inplace:
+        self = args[0] if args else None
+        if not (type(self) is BatchedTensor and self._level == level):
+            raise RuntimeError(
+                f"vmap: {public_name(key)}(self, *extra_args) is not possible because there exists a Tensor in "
+                "extra_args that is vmapped over while `self` is not. Please try to use out-of-place operators "
+                "instead."
+            )
+    outs = []
+    for i in range(size):
+        a = tuple(_select_level(x, level, i) for x in args)
+        k = {n: _select_level(v, level, i) for n, v in kwargs.items()}
+        outs.append(dispatch(key, a, k))
+    if inplace:
+        return args[0]
+    return stack_results(outs, level, key)
+
+
+def stack_results(outs, level, key="op"):
+    """Stacks per-entry results (tensors, or tuples/lists of them) into results batched at `level`."""
+    first = outs[0] if outs else None
+    if is_tensor_like(first):
+        return BatchedTensor(call("stack", list(outs), 0), level)
+    if isinstance(first, (tuple, list)):
+        parts = [stack_results([o[j] for o in outs], level, key) for j in range(len(first))]
+        t = type(first)
+        if t is tuple or t is list:
+            return t(parts)
+        try:
+            return t(parts)
+        except TypeError:
+            return t(*parts)
+    if first is None or all(o == first for o in outs[1:]):
+        return first
+    raise RuntimeError(
+        f"vmap: {public_name(key)} returned a Python value that differs between the batch entries; vmap can only "
+        "batch tensor results (this is data-dependent control flow, which vmap does not support)."
+    )
+
+
+def public_name(key):
+    ns, _, name = key.rpartition(".")
+    if ns == "Tensor":
+        return f"Tensor.{name}"
+    return (
+        "torch."
+        + {"": "", "F": "nn.functional.", "linalg": "linalg.", "special": "special.", "fft": "fft."}[ns]
+        + name
+    )
+
+
+def is_tensor_like(x):
+    return type(x) is BatchedTensor or _C._is_tensor(x)
+
+
+def wrap(res, level):
+    """Results of a call on unwrapped values, as values batched at `level` (tuples and lists kept)."""
+    if _C._is_tensor(res) or type(res) is BatchedTensor:
+        return BatchedTensor(res, level)
+    t = type(res)
+    if t is tuple or t is list:
+        return t(wrap(r, level) for r in res)
+    if isinstance(res, tuple):  # a return_types structseq
+        return t(tuple(wrap(r, level) for r in res))
+    return res
+
+
+def _method(name):
+    def m(self, *args, **kwargs):
+        return dispatch("Tensor." + name, (self,) + args, kwargs)
+
+    m.__name__ = name
+    return m
+
+
+class BatchedTensor:
+    """A tensor inside vmap: `_value` holds the batch dim at position 0, `_level` the vmap it belongs to."""
+
+    __slots__ = ("__weakref__", "_level", "_value")
+
+    def __init__(self, value, level):
+        self._value = value
+        self._level = level
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return dispatch(key_of(func), args, kwargs)
+
+    # metadata: the logical tensor (the value without its batch dim)
+    @property
+    def shape(self):
+        return self._value.shape[1:]
+
+    def size(self, dim=None):
+        shape = self._value.shape[1:]
+        if dim is None:
+            return shape
+        return shape[_wrap_dim(dim, len(shape))]
+
+    def dim(self):
+        return self._value.dim() - 1
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._value.dim() - 1
+
+    def numel(self):
+        n = 1
+        for s in self._value.shape[1:]:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def stride(self, dim=None):
+        strides = self._value.stride()[1:]
+        return strides if dim is None else strides[_wrap_dim(dim, len(strides))]
+
+    def is_contiguous(self, memory_format=None):
+        return self._value.is_contiguous()
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def device(self):
+        return self._value.device
+
+    @property
+    def requires_grad(self):
+        return self._value.requires_grad
+
+    @property
+    def grad_fn(self):
+        return self._value.grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._value.is_leaf
+
+    @property
+    def grad(self):
+        return None
+
+    @property
+    def data(self):
+        return BatchedTensor(self._value.data, self._level)
+
+    @property
+    def T(self):
+        return dispatch("Tensor.permute", (self, tuple(range(self.dim() - 1, -1, -1))))
+
+    @property
+    def mT(self):
+        return dispatch("Tensor.transpose", (self, -2, -1))
+
+    mH = mT
+
+    @property
+    def H(self):
+        return self.T
+
+    def is_floating_point(self):
+        return self._value.is_floating_point()
+
+    def is_complex(self):
+        return False
+
+    def element_size(self):
+        return self._value.element_size()
+
+    def get_device(self):
+        return self._value.get_device()
+
+    @property
+    def is_cuda(self):
+        return self._value.is_cuda
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[1]
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(dispatch("Tensor.unbind", (self, 0)))
+
+    def __bool__(self):
+        raise RuntimeError(
+            "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We don't "
+            "support that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
+        )
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on "
+            "a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
+            "somewhere inside PyTorch internals, please file a bug report."
+        )
+
+    def _data_dependent(self, *args, **kwargs):
+        self.__bool__()
+
+    __float__ = __int__ = __index__ = __complex__ = _data_dependent
+    tolist = numpy = _data_dependent
+
+    def __repr__(self):
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
+
+    __hash__ = object.__hash__
+
+    def __format__(self, spec):
+        return repr(self)
+
+    def __setitem__(self, index, value):
+        dispatch("Tensor.__setitem__", (self, index, value))
+
+    def __getattr__(self, name):
+        if name.startswith(("__", "_pybind11")) or name in BatchedTensor.__slots__:
+            raise AttributeError(name)
+        attr = getattr(_C.Tensor, name, None)
+        if attr is None:
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        if not callable(attr):
+            # a per-tensor property that does not depend on the batch (is_cpu, layout, names, ...)
+            return getattr(self._value, name)
+        return _method(name).__get__(self)
+
+
+def _wrap_dim(dim, rank):
+    r = max(rank, 1)
+    if not -r <= dim < r:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-r}, {r - 1}], but got {dim})"
+        )
+    return dim % r
+
+
+for _name in _OPERATORS:
+    setattr(BatchedTensor, _name, _method(_name))
+del _name

@@ -1,0 +1,506 @@
+"""torch.func's differentiation transforms: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, linearize.
+
+All of them run on the reverse-mode engine (autograd.grad). Each call makes fresh differentiable stand-ins for
+the inputs it differentiates, runs the function, and asks the engine for the gradients of the outputs with
+respect to those stand-ins only, so transforms nest (grad(grad(f)), jacrev(jacrev(f))): an inner transform
+builds its backward graph (create_graph) whenever it runs inside another one, and the outer one
+differentiates through it.
+
+Inside vmap (functorch's per-sample semantics): the stand-ins are made batched at every active vmap level
+(an unbatched input is expanded, a view, so its gradient comes out per batch entry), the function runs once
+on the whole batch, and the gradient of the *sum over the batch* of the per-entry outputs is taken. Batch
+entries never mix (each batching rule keeps them apart), so the gradient of that sum with respect to entry
+b's stand-in is exactly entry b's own gradient: `vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)` gives a
+[B, *param.shape] gradient per parameter from one backward pass.
+
+jvp uses the double-vjp trick, as PyTorch's autograd.functional does (minitorch has no forward-mode AD yet):
+with u a dummy cotangent that requires grad, g(u) = J^T u is linear in u, and the gradient of <g(u), t> with
+respect to u is J t. jacfwd builds its Jacobian from reverse-mode rows as jacrev does (the values are the
+same; the cost is one backward pass per output element instead of one forward pass per input element).
+"""
+
+import functools
+
+from minitorch import _C
+from minitorch.autograd.engine import grad as _autograd_grad
+from minitorch.autograd.grad_mode import enable_grad
+from minitorch.func._batched import STATE, BatchedTensor, call, stack_results
+from minitorch.func._pytree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp"]
+
+
+def _is_tensor(x):
+    return _C._is_tensor(x) or type(x) is BatchedTensor
+
+
+# ------------------------------------------------------------------------------------ physical <-> batched
+
+
+def to_physical(x, levels):
+    """The plain tensor behind x with one leading dim per vmap level of `levels` (outermost first), expanded
+    (a view) along the levels where x is not batched."""
+    if not levels:
+        return x
+    inner = levels[-1]
+    if type(x) is BatchedTensor and x._level == inner.id:
+        return to_physical(x._value, levels[:-1])
+    v = to_physical(x, levels[:-1])
+    n = len(levels) - 1
+    shape = tuple(v.shape)
+    return v.unsqueeze(n).expand(shape[:n] + (inner.size,) + shape[n:])
+
+
+def from_physical(p, levels):
+    for lv in levels:
+        p = BatchedTensor(p, lv.id)
+    return p
+
+
+def _differentiable(flat, levels, create_graph):
+    """(stand-ins on the engine, the same batched as the inputs were) for the inputs to differentiate."""
+    leaves, wrapped = [], []
+    for x in flat:
+        if not _is_tensor(x):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        p = to_physical(x, levels)
+        leaf = p.view_as(p) if (create_graph and p.requires_grad) else p.detach().requires_grad_()
+        leaves.append(leaf)
+        wrapped.append(from_physical(leaf, levels))
+    return leaves, wrapped
+
+
+def _needs_graph(flat_inputs, levels):
+    """Whether the results must stay differentiable: inside another transform, or for inputs that require
+    grad (a caller differentiating through this transform with ordinary autograd)."""
+    if STATE.grad_depth > 0:
+        return True
+    return any(_is_tensor(x) and to_physical(x, levels).requires_grad for x in flat_inputs)
+
+
+def _grads(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
+    """autograd.grad over the outputs that require grad; zeros where an input does not reach them."""
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if pairs:
+        res = _autograd_grad(
+            [o for o, _ in pairs],
+            list(inputs),
+            [g for _, g in pairs],
+            create_graph=create_graph,
+            retain_graph=retain_graph,
+            allow_unused=True,
+        )
+    else:
+        res = [None] * len(inputs)
+    return [_C.zeros_like(i) if g is None else g for g, i in zip(res, inputs)]
+
+
+def _detach_tree(tree, keep):
+    if keep:
+        return tree
+    return tree_map(lambda t: t.detach() if _is_tensor(t) else t, tree)
+
+
+class _nested:
+    """Counts a running transform (nested transforms keep their graphs)."""
+
+    def __enter__(self):
+        STATE.grad_depth += 1
+
+    def __exit__(self, *exc):
+        STATE.grad_depth -= 1
+
+
+# ------------------------------------------------------------------------------------ argnums
+
+
+def _check_argnums(argnums, num_args):
+    def one(a):
+        if not isinstance(a, int):
+            raise RuntimeError(f"argnum must be int, got: {type(a)}")  # noqa: TRY004  (PyTorch's exception type)
+        if 0 <= a < num_args:
+            return a
+        if -num_args <= a < 0:
+            return a + num_args
+        raise RuntimeError(f"Got argnum={a}, but only {num_args} positional inputs")
+
+    if isinstance(argnums, int):
+        return one(argnums)
+    if isinstance(argnums, tuple):
+        if len(argnums) == 0:
+            raise RuntimeError("argnums must be non-empty")
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        return tuple(one(a) for a in argnums)
+    raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+
+
+def _slice_argnums(args, argnums, as_tuple=True):
+    argnums = _check_argnums(argnums, len(args))
+    if isinstance(argnums, int):
+        return (args[argnums],) if as_tuple else args[argnums]
+    return tuple(args[i] for i in argnums)
+
+
+def _replace_args(args, new, argnums):
+    argnums = _check_argnums(argnums, len(args))
+    if isinstance(argnums, int):
+        return tuple(new if i == argnums else a for i, a in enumerate(args))
+    return tuple(new[argnums.index(i)] if i in argnums else a for i, a in enumerate(args))
+
+
+# ------------------------------------------------------------------------------------ grad
+
+
+def _grad_and_value_impl(func, argnums, has_aux, args, kwargs):
+    levels = list(STATE.levels)
+    with enable_grad():
+        diff = _slice_argnums(args, argnums, as_tuple=False)
+        flat, spec = tree_flatten(diff)
+        create_graph = _needs_graph(flat, levels)
+        leaves, wrapped = _differentiable(flat, levels, create_graph)
+        new_args = _replace_args(args, tree_unflatten(wrapped, spec), argnums)
+        with _nested():
+            output = func(*new_args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux "
+                    "is True"
+                )
+            output, aux = output
+        if not _is_tensor(output):
+            raise RuntimeError(
+                f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
+            )
+        if output.dim() != 0:
+            raise RuntimeError(
+                "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
+                f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+            )
+        out = to_physical(output, levels)
+        # per-entry outputs are independent: the gradient of their sum is each entry's own gradient
+        total = out.sum() if levels else out
+        grads = _grads([total], leaves, [None], create_graph)
+    if not create_graph:
+        out = out.detach()
+    grad_input = tree_unflatten([from_physical(g, levels) for g in grads], spec)
+    value = from_physical(out, levels)
+    if has_aux:
+        return grad_input, (value, _detach_tree(aux, create_graph))
+    return grad_input, value
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """Like grad, but the function returns (gradient, value) (with has_aux: (gradient, (value, aux)))."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return _grad_and_value_impl(func, argnums, has_aux, args, kwargs)
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """grad(f)(*args): the gradient of a function returning a one-element 0-dim Tensor, with respect to the
+    positional arguments named by argnums (an int, or a tuple giving a tuple of gradients; an argument may be
+    a tree of tensors). With has_aux, f returns (output, aux) and grad returns (gradient, aux)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = _grad_and_value_impl(func, argnums, has_aux, args, kwargs)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return wrapper
+
+
+# ------------------------------------------------------------------------------------ vjp
+
+
+def _check_outputs(flat_out, api, output):
+    if len(flat_out) == 0:
+        raise RuntimeError(
+            f"{api}: Expected f to be a function that has non-empty output (got output = {output})"
+        )
+    for o in flat_out:
+        if not _is_tensor(o):
+            raise RuntimeError(
+                f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}"
+            )
+
+
+def _vjp_impl(func, primals, argnums, has_aux):
+    """(outputs, vjp_fn, aux) with vjp_fn giving the vector-Jacobian products for the primals at argnums (all
+    when None)."""
+    levels = list(STATE.levels)
+    with enable_grad():
+        diff = primals if argnums is None else _slice_argnums(primals, argnums, as_tuple=False)
+        flat, spec = tree_flatten(diff)
+        create_graph = _needs_graph(flat, levels)
+        leaves, wrapped = _differentiable(flat, levels, create_graph)
+        new = tree_unflatten(wrapped, spec)
+        args = new if argnums is None else _replace_args(primals, new, argnums)
+        with _nested():
+            output = func(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is True"
+                )
+            output, aux = output
+            aux = _detach_tree(aux, create_graph)
+        flat_out, out_spec = tree_flatten(output)
+        _check_outputs(flat_out, "vjp(f, *primals)", output)
+        for o in flat_out:
+            if not o.is_floating_point():
+                raise RuntimeError(
+                    "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with "
+                    f"dtype {o.dtype}"
+                )
+        out_phys = [to_physical(o, levels) for o in flat_out]
+    out_shapes = [tuple(o.shape) for o in flat_out]
+    results = tree_unflatten(
+        [from_physical(p if create_graph else p.detach(), levels) for p in out_phys], out_spec
+    )
+    level_ids = {lv.id for lv in levels}
+    graph = create_graph
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of outputs to the "
+                f"function. cotangents: {_pprint(cot_spec)}, primal output: {_pprint(out_spec)}"
+            )
+        # cotangents batched by a vmap entered after this vjp: one backward per entry of that level
+        outer = [c._level for c in flat_cot if type(c) is BatchedTensor and c._level not in level_ids]
+        if outer:
+            from minitorch.func._batched import _select_level, level_of
+
+            lvl = max(outer)
+            outs = [
+                vjp_fn(
+                    tree_unflatten([_select_level(c, lvl, i) for c in flat_cot], cot_spec),
+                    retain_graph,
+                    create_graph,
+                )
+                for i in range(level_of(lvl).size)
+            ]
+            return stack_results(outs, lvl, "vjp")
+        keep = graph or bool(create_graph)
+        cots = []
+        for i, (c, shape) in enumerate(zip(flat_cot, out_shapes)):
+            if tuple(c.shape) != shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {_size_str(c.shape)} and output[{i}] has "
+                    f"a shape of {_size_str(shape)}."
+                )
+            cots.append(to_physical(c, levels))
+        with enable_grad():
+            grads = _grads(out_phys, leaves, cots, keep, retain_graph=retain_graph)
+        if not keep:
+            grads = [g.detach() for g in grads]
+        return tree_unflatten([from_physical(g, levels) for g in grads], spec)
+
+    return results, vjp_fn, aux
+
+
+def _size_str(shape):
+    return f"torch.Size({list(shape)})"
+
+
+def _pprint(spec):
+    if spec.is_leaf():
+        return "*"
+    inner = ", ".join(_pprint(c) for c in spec.children)
+    if spec.type is tuple:
+        return f"({inner},)" if len(spec.children) == 1 else f"({inner})"
+    if spec.type is list:
+        return f"[{inner}]"
+    if spec.type is dict:
+        return "{" + ", ".join(f"{k!r}: {_pprint(c)}" for k, c in zip(spec.context, spec.children)) + "}"
+    return f"{spec.type.__name__}({inner})"
+
+
+def vjp(func, *primals, has_aux=False):
+    """(func(*primals), vjp_fn): vjp_fn(cotangents) gives the vector-Jacobian products, one per primal (a
+    tuple), for cotangents shaped like the outputs; with has_aux, (output, vjp_fn, aux)."""
+    results, vjp_fn, aux = _vjp_impl(func, primals, None, has_aux)
+    if has_aux:
+        return results, vjp_fn, aux
+    return results, vjp_fn
+
+
+# ------------------------------------------------------------------------------------ jvp
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """(func(*primals), J @ tangents): the Jacobian-vector product, computed by the double-vjp trick over the
+    reverse-mode engine (see the module docstring) since minitorch has no forward-mode AD yet. primals and
+    tangents are tuples of the same structure; with has_aux, (output, jvp_out, aux)."""
+    api = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(  # noqa: TRY004  (PyTorch's exception type)
+            f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)."
+        )
+    flat_p, p_spec = tree_flatten(primals)
+    flat_t, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError(
+            f"{api}: Expected primals and tangents to have the same python structure. For example, if primals is "
+            f"a tuple of 3 tensors, tangents also must be. Got primals with structure {p_spec} and tangents with "
+            f"structure {t_spec}"
+        )
+    for what, flat in (("primals", flat_p), ("tangents", flat_t)):
+        if not flat:
+            raise RuntimeError(f"{api}: Expected {what} to contain at least one Tensor.")
+        for x in flat:
+            if not _is_tensor(x):
+                raise RuntimeError(f"{api}: Expected {what} to only contain Tensors, got {type(x)}")
+    for p, t in zip(flat_p, flat_t):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the original Tensor, "
+                f"this is not supported. Tensor is of size {list(p.shape)} while the given forward gradient is of "
+                f"size {list(t.shape)}."
+            )
+    levels = list(STATE.levels)
+    with enable_grad():
+        create_graph = _needs_graph(flat_p + flat_t, levels)
+        leaves, wrapped = _differentiable(flat_p, levels, create_graph)
+        with _nested():
+            output = func(*tree_unflatten(wrapped, p_spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
+                )
+            output, aux = output
+            aux = _detach_tree(aux, create_graph)
+        flat_out, out_spec = tree_flatten(output)
+        _check_outputs(flat_out, api, output)
+        out_phys = [to_physical(o, levels) for o in flat_out]
+        dummies = [_C.zeros_like(o).requires_grad_() if o.is_floating_point() else None for o in out_phys]
+        live = [(o, u) for o, u in zip(out_phys, dummies) if u is not None and o.requires_grad]
+        # g(u) = J^T u, recorded so that it can be differentiated with respect to u
+        if live:
+            g = _autograd_grad(
+                [o for o, _ in live], leaves, [u for _, u in live], create_graph=True, allow_unused=True
+            )
+        else:
+            g = [None] * len(leaves)
+        tans = [to_physical(t, levels) for t in flat_t]
+        pairs = [(gi, ti) for gi, ti in zip(g, tans) if gi is not None and gi.requires_grad]
+        us = [u for _, u in live]
+        if pairs and us:
+            jv = _autograd_grad(
+                [gi for gi, _ in pairs],
+                us,
+                [ti for _, ti in pairs],
+                create_graph=create_graph,
+                allow_unused=True,
+            )
+        else:
+            jv = [None] * len(us)
+    by_dummy = {id(u): j for u, j in zip(us, jv)}
+    tangents_out = []
+    for o, u in zip(out_phys, dummies):
+        j = by_dummy.get(id(u)) if u is not None else None
+        j = _C.zeros_like(o) if j is None else j
+        tangents_out.append(from_physical(j if create_graph else j.detach(), levels))
+    primals_out = [from_physical(o if create_graph else o.detach(), levels) for o in out_phys]
+    res = (tree_unflatten(primals_out, out_spec), tree_unflatten(tangents_out, out_spec))
+    if has_aux:
+        return res + (aux,)
+    return res
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals."""
+    output = func(*primals)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+
+    return _detach_tree(output, False), jvp_fn
+
+
+# ------------------------------------------------------------------------------------ jacobians
+
+
+def _jacobian(api, func, argnums, has_aux, args):
+    results, vjp_fn, aux = _vjp_impl(func, args, argnums, has_aux)
+    flat_out, out_spec = tree_flatten(results)
+    primals = _slice_argnums(args, argnums)
+    flat_primals, primals_spec = tree_flatten(primals)
+    per_output = []
+    for i, o in enumerate(flat_out):
+        shape = tuple(o.shape)
+        n = o.numel()
+        rows = [[] for _ in flat_primals]
+        if n:
+            eye = _C.eye(n, dtype=o.dtype, device=o.device)
+        for k in range(n):
+            cots = [
+                eye[k].reshape(shape)
+                if j == i
+                else _C.zeros(tuple(other.shape), dtype=other.dtype, device=other.device)
+                for j, other in enumerate(flat_out)
+            ]
+            r = tree_flatten(vjp_fn(tree_unflatten(cots, out_spec)))[0]
+            for j, g in enumerate(r):
+                rows[j].append(g)
+        jac = []
+        for j, p in enumerate(flat_primals):
+            full = shape + tuple(p.shape)
+            if n == 0:
+                # no rows: zeros (inside vmap a plain result is the same for every batch entry)
+                jac.append(_C.zeros(full, dtype=p.dtype, device=p.device))
+            else:
+                jac.append(call("Tensor.reshape", call("stack", rows[j], 0), full))
+        per_output.append(tree_unflatten(jac, primals_spec))
+    if isinstance(argnums, int):
+        per_output = [x[0] for x in per_output]
+    out = tree_unflatten(per_output, out_spec)
+    if has_aux:
+        return out, aux
+    return out
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of func with respect to the arguments at argnums, by reverse mode (one vector-Jacobian
+    product per output element): for one tensor input and output, a tensor of shape out.shape + in.shape;
+    trees of outputs and inputs give the same trees of blocks. chunk_size does not change the values."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        return _jacobian("jacrev", func, argnums, has_aux, args)
+
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout. Computed from
+    reverse-mode rows (see the module docstring): the same values a forward-mode pass gives."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        return _jacobian("jacfwd", func, argnums, has_aux, args)
+
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of a scalar function: jacfwd(jacrev(func, argnums), argnums)."""
+    return jacfwd(jacrev(func, argnums), argnums)
