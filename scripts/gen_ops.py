@@ -45,7 +45,9 @@ ARG_TYPES = {
     "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
     "Scalar": ("py::handle", 'Scalar {n} = parse_scalar({n}_obj, "{n}");'),
 }
-RETURNS = ("Tensor", "(Tensor values, Tensor indices)")
+RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)")
+# a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
+TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
 OUT_RULES = ("castable", "exact", "cat")
 SIGNATURE = re.compile(r"^([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
 RULES = {
@@ -123,7 +125,7 @@ def parse(text, path=SCHEMA):
                 cur.params = _params(m.group(2), lineno, fail)
                 cur.returns = m.group(3).strip()
                 cur.signature = rest.strip()
-                if cur.returns not in RETURNS:
+                if cur.returns not in RETURNS and not TENSOR_TUPLE.match(cur.returns):
                     fail(lineno, f"{cur.name!r} returns {cur.returns!r}; supported: {', '.join(RETURNS)}")
                 ops.append(cur)
                 continue
@@ -373,6 +375,8 @@ def split_aliases(word):
 
 
 def _variants(value, lineno, fail):
+    if value == "none":  # the function only (a private op its Python wrapper spells out)
+        return ()
     words = value.split()
     for w in words:
         if w not in VARIANTS:

@@ -85,8 +85,9 @@ def _fix(src):
     src = re.sub(r"    @staticmethod\n(    def \w+\(tensor\b)", r"\1", src)
     # Build-dependent values (CUDA version, cuDNN present) would make the stub differ between builds.
     src = re.sub(r"^(_\w+: [\w.]+) = .*$", r"\1", src, flags=re.MULTILINE)
-    src = src.replace(
-        "\n_cuda_version: str\n", "\n_cuda_version: str | None  # None in a build without CUDA\n"
+    # (in a CPU-only build the value is None, which stubgen writes as `_cuda_version = None`)
+    src = re.sub(
+        r"\n_cuda_version(: str| = None)\n", "\n_cuda_version: str | None  # None in a build without CUDA\n", src
     )
     # _C defines no __all__ (stubgen invents one); without it the stub's star-import exports the same names.
     src = re.sub(r"^__all__: .*\n", "", src, flags=re.MULTILINE)

@@ -10,6 +10,12 @@ DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16"
 A = [[0.5, -1.25, 2.0], [3.0, 1.5, -0.75]]  # exact in every float dtype; ints and bool round or test != 0
 B = [[1.0, 2.0, -1.5], [0.25, -3.0, 1.0]]
 X4 = np.linspace(-2.0, 2.0, 32).reshape(1, 2, 4, 4)  # (N, C, H, W)
+SQ = [
+    [2.0, -1.0, 0.5],
+    [0.0, 1.5, 1.0],
+    [1.0, 0.5, 3.0],
+]  # the decompositions' square matrix (well conditioned)
+SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, -0.5], [0.5, -0.5, 2.0]]  # symmetric positive-definite
 
 
 def t(T, values, dtype, device="cpu"):
@@ -120,6 +126,23 @@ CASES = {
     "mode_stub": _mode,
     "select_stub": _kth,
     "gemm_stub": lambda T, dt, dev: flat(T.mm(t(T, A, dt, dev), t(T, B, dt, dev).t())),
+    "lu_factor_stub": lambda T, dt, dev: flat(*T.linalg.lu_factor(t(T, SQ, dt, dev))),
+    "lu_solve_stub": lambda T, dt, dev: flat(
+        T.linalg.lu_solve(*T.linalg.lu_factor(t(T, SQ, dt, dev)), t(T, np.transpose(A), dt, dev))
+    ),
+    "cholesky_stub": lambda T, dt, dev: flat(T.linalg.cholesky(t(T, SPD, dt, dev))),
+    "triangular_solve_stub": lambda T, dt, dev: flat(
+        T.linalg.solve_triangular(t(T, SQ, dt, dev), t(T, np.transpose(A), dt, dev), upper=True)
+    ),
+    "geqrf_stub": lambda T, dt, dev: flat(*T.geqrf(t(T, np.transpose(A), dt, dev))),
+    "householder_product_stub": lambda T, dt, dev: flat(
+        T.linalg.householder_product(*T.geqrf(t(T, np.transpose(A), dt, dev)))
+    ),
+    "eigh_stub": lambda T, dt, dev: flat(T.linalg.eigvalsh(t(T, SPD, dt, dev))),
+    "svd_stub": lambda T, dt, dev: flat(T.linalg.svdvals(t(T, A, dt, dev))),
+    "lstsq_stub": lambda T, dt, dev: flat(
+        T.linalg.lstsq(t(T, np.transpose(A), dt, dev), t(T, [[1.0], [2.0], [-1.0]], dt, dev)).solution
+    ),
     "conv_forward_stub": lambda T, dt, dev: flat(
         T.nn.functional.conv2d(t(T, X4, dt, dev), t(T, np.linspace(-1, 1, 36).reshape(2, 2, 3, 3), dt, dev))
     ),

@@ -209,6 +209,20 @@ def test_generator_rejects_malformed_funcs():
         "func foo(Tensor self) -> Tensor\n  variants: method out\n"
     )
     assert "'grad:' is for elementwise ops" in _err("func foo(Tensor self) -> Tensor\n  grad: none\n")
+    assert "returns '(Tensor a)'" in _err("func foo(Tensor self) -> (Tensor a)\n")  # a tuple has two or more
+    assert "unknown variant 'nothing'" in _err("func foo(Tensor self) -> Tensor\n  variants: nothing\n")
+
+
+def test_private_funcs_return_plain_tuples_and_bind_no_method():
+    # `variants: none` binds the function alone; a tuple of named tensors other than (values, indices) returns
+    # a plain tuple, which the Python wrapper names (linalg's LAPACK primitives)
+    (op,) = gen_ops.parse(
+        "func _foo(Tensor self, bool upper) -> (Tensor L, Tensor info)\n  variants: none\n", "s"
+    )
+    assert op.variants == () and op.returns == "(Tensor L, Tensor info)"
+    L, info = torch._C._linalg_cholesky_ex(torch.eye(2, dtype=torch.float64) * 4, False)
+    assert type(L) is torch.Tensor and info.dtype == torch.int32 and L.tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    assert not hasattr(torch.Tensor, "_linalg_cholesky_ex")
 
 
 def test_binary_nodes_save_what_their_formulas_read():

@@ -35,6 +35,20 @@ CPU_ONLY = {
     "gather_dim_stub": "gather on CUDA goes through index_gather_stub with precomputed offsets (ops/index.cpp)",
     "scatter_dim_stub": "scatter on CUDA goes through index_put_stub with precomputed offsets (ops/index.cpp)",
     "sdpa_backward_stub": "SDPA's backward on CUDA is the composite formula (ops/attention.cpp has_fused_sdpa_backward)",
+    **{
+        name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp); cuSOLVER kernels are not written yet"
+        for name in [
+            "lu_factor_stub",
+            "lu_solve_stub",
+            "cholesky_stub",
+            "triangular_solve_stub",
+            "geqrf_stub",
+            "householder_product_stub",
+            "eigh_stub",
+            "svd_stub",
+            "lstsq_stub",
+        ]
+    },
 }
 CUDNN_STUBS = {name for name in CUDA_ONLY if name.startswith("cudnn_")}
 

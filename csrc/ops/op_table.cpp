@@ -6,6 +6,7 @@
 #include "ops/attention.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
+#include "ops/linalg_decomp.h"
 #include "ops/ops.h"
 #include "ops/rnn.h"
 #include "ops/sort.h"

@@ -37,6 +37,16 @@
   _(select_stub, sort, SelectKernelFn)
 #define MT_STUBS_LINALG_H(_) \
   _(gemm_stub, linalg, GemmKernelFn)
+#define MT_STUBS_LINALG_DECOMP_H(_) \
+  _(lu_factor_stub, linalg_decomp, LuFactorFn) \
+  _(lu_solve_stub, linalg_decomp, LuSolveFn) \
+  _(cholesky_stub, linalg_decomp, CholeskyFn) \
+  _(triangular_solve_stub, linalg_decomp, TriangularSolveFn) \
+  _(geqrf_stub, linalg_decomp, GeqrfFn) \
+  _(householder_product_stub, linalg_decomp, HouseholderProductFn) \
+  _(eigh_stub, linalg_decomp, EighFn) \
+  _(svd_stub, linalg_decomp, SvdFn) \
+  _(lstsq_stub, linalg_decomp, LstsqFn)
 #define MT_STUBS_CONV_H(_) \
   _(conv_forward_stub, conv, ConvForwardFn) \
   _(conv_backward_input_stub, conv, ConvBackwardInputFn) \
@@ -78,12 +88,12 @@
 
 #define MT_DISPATCH_STUBS(_) \
   MT_STUBS_KERNELS_H(_) MT_STUBS_INDEX_DIM_H(_) MT_STUBS_REDUCE_H(_) MT_STUBS_SORT_H(_) MT_STUBS_LINALG_H(_) \
-  MT_STUBS_CONV_H(_) MT_STUBS_POOL_H(_) MT_STUBS_UPSAMPLE_H(_) MT_STUBS_NN_H(_) MT_STUBS_LOSS_H(_) \
-  MT_STUBS_ATTENTION_H(_) MT_STUBS_RNN_H(_) MT_STUBS_FOREACH_H(_)
+  MT_STUBS_LINALG_DECOMP_H(_) MT_STUBS_CONV_H(_) MT_STUBS_POOL_H(_) MT_STUBS_UPSAMPLE_H(_) MT_STUBS_NN_H(_) \
+  MT_STUBS_LOSS_H(_) MT_STUBS_ATTENTION_H(_) MT_STUBS_RNN_H(_) MT_STUBS_FOREACH_H(_)
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 52
+#define MT_NUM_DISPATCH_STUBS 61
 
 // ---- recording twins: _(name, ops/ family, return type, parameters); autograd/record.h declares them in
 // mt::autograd, derivatives.cpp / views.cpp define them (a twin missing from the table does not compile at

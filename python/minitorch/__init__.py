@@ -93,6 +93,9 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
 )
 from minitorch import optim  # noqa: F401
 from minitorch import distributions, linalg, multiprocessing, return_types, special  # noqa: F401  (multiprocessing registers tensor reductions)
+from minitorch.linalg._decomp import TORCH as _linalg_torch  # torch.inverse, torch.svd, ... (decompositions)
+
+globals().update(_linalg_torch)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -107,7 +110,7 @@ _install_tensor_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
-del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp
+del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _linalg_torch
 
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.

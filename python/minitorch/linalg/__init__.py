@@ -1,22 +1,53 @@
-"""minitorch.linalg: PyTorch's torch.linalg (norms, products) over our ops.
+"""minitorch.linalg: PyTorch's torch.linalg: norms and products over our ops here, the decompositions and solvers
+(inv, solve, det, cholesky, qr, eigh, svd, lstsq, ...) over LAPACK in _decomp.py.
 
-The decompositions (inv, solve, det, cholesky, qr, eigh, svd, ...) need LAPACK/cuSOLVER kernels minitorch does
-not have yet; their names raise NotImplementedError saying so rather than AttributeError."""
+The few names still missing (the LDL factorization) raise NotImplementedError saying so rather than
+AttributeError."""
 
 import math
 
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name
+from minitorch.linalg import _decomp
 
 __all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "cond",
     "cross",
+    "det",
     "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "householder_product",
+    "inv",
+    "inv_ex",
+    "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "multi_dot",
     "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "tensorinv",
+    "tensorsolve",
     "vander",
     "vecdot",
     "vector_norm",
@@ -331,8 +362,8 @@ def cross(input, other, *, dim=-1, out=None):
 
 
 def matrix_power(A, n, *, out=None):
-    """A multiplied by itself n times (n >= 0) over the last two dims, by repeated squaring: the identity for
-    n == 0. A negative n needs the inverse, which needs a decomposition minitorch does not have yet."""
+    """A multiplied by itself n times over the last two dims, by repeated squaring: the identity for n == 0,
+    inv(A) multiplied |n| times for a negative n."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(
             f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
@@ -345,10 +376,7 @@ def matrix_power(A, n, *, out=None):
             f"{A.shape[-2]} by {A.shape[-1]} matrices"
         )
     if n < 0:
-        raise NotImplementedError(
-            "minitorch.linalg.matrix_power with n < 0 is not implemented yet: it needs minitorch.linalg.inv, a "
-            "LAPACK/cuSOLVER decomposition"
-        )
+        A, n = _decomp.inv(A), -n
     if n == 0:
         k = A.shape[-1]
         result = _C.eye(k, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
@@ -386,42 +414,8 @@ def vander(x, N=None):
     return _C.cat([ones, powers], -1)
 
 
-# Names torch.linalg has whose kernels are matrix decompositions (LAPACK on the CPU, cuSOLVER on CUDA).
-_DECOMPOSITIONS = frozenset(
-    {
-        "cholesky",
-        "cholesky_ex",
-        "cond",
-        "det",
-        "eig",
-        "eigh",
-        "eigvals",
-        "eigvalsh",
-        "householder_product",
-        "inv",
-        "inv_ex",
-        "ldl_factor",
-        "ldl_factor_ex",
-        "ldl_solve",
-        "lstsq",
-        "lu",
-        "lu_factor",
-        "lu_factor_ex",
-        "lu_solve",
-        "matrix_exp",
-        "matrix_rank",
-        "pinv",
-        "qr",
-        "slogdet",
-        "solve",
-        "solve_ex",
-        "solve_triangular",
-        "svd",
-        "svdvals",
-        "tensorinv",
-        "tensorsolve",
-    }
-)
+# Names torch.linalg has that minitorch does not implement yet.
+_DECOMPOSITIONS = frozenset({"ldl_factor", "ldl_factor_ex", "ldl_solve"})
 
 
 class _MissingDecomposition(NotImplementedError, AttributeError):
@@ -432,9 +426,23 @@ class _MissingDecomposition(NotImplementedError, AttributeError):
 def __getattr__(name):
     if name in _DECOMPOSITIONS:
         raise _MissingDecomposition(
-            f"minitorch.linalg.{name} is not implemented yet: it needs a LAPACK/cuSOLVER decomposition"
+            f"minitorch.linalg.{name} is not implemented yet: it needs LAPACK's LDL factorization (sytrf)"
         )
     raise AttributeError(f"module 'minitorch.linalg' has no attribute '{name}'")
+
+
+globals().update(_decomp.LINALG)
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number of A in the norm p (2 by default: the ratio of extreme singular values)."""
+    if p in (None, 2, -2):
+        _decomp._check(A, "linalg.cond", square=False, kernel="linalg_svd")
+        S = _decomp.svdvals(A)
+        big, small = S[..., 0], S[..., -1]
+        return _decomp._out(big / small if p != -2 else small / big, out)
+    _decomp._check(A, "linalg.cond", kernel="lu")
+    return _decomp._out(matrix_norm(A, p) * matrix_norm(_decomp.inv(A), p), out)
 
 
 _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)

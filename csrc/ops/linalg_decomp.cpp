@@ -1,0 +1,222 @@
+// Front ends of the LAPACK decompositions (ops/linalg_decomp.h): flatten the batch, copy each operand into
+// the column-major layout LAPACK reads, call the kernel, give the results back as [..., rows, cols]
+// column-major views. CUDA tensors take the same path through host LAPACK (a copy each way): cuSOLVER kernels
+// are not written yet, and the copies keep linalg correct on every device meanwhile.
+#include "ops/linalg_decomp.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "ops/copy.h"
+#include "ops/factory.h"
+#include "ops/shape.h"
+#include "ops/sort.h"
+
+namespace mt {
+namespace {
+
+const Device kCpu{DeviceType::CPU};
+
+void check_operand(const Tensor& t, const char* fn) {
+  MT_CHECK(t.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
+  MT_CHECK_NOT_IMPLEMENTED(t.dtype() == ScalarType::Float || t.dtype() == ScalarType::Double, fn,
+                           ": Expected a floating point tensor as input. Got ", dtype_short_name(t.dtype()));
+  MT_CHECK(t.size(-2) < INT_MAX && t.size(-1) < INT_MAX, fn, ": matrices of ", t.size(-2), " by ", t.size(-1),
+           " exceed LAPACK's 32-bit sizes");
+}
+
+DimVector batch_of(const Tensor& t) {
+  DimVector b;
+  for (int64_t d = 0; d + 2 < t.dim(); ++d) b.push_back(t.sizes()[d]);
+  return b;
+}
+
+int64_t count(const DimVector& batch) {
+  int64_t n = 1;
+  for (int64_t s : batch) n *= s;
+  return n;
+}
+
+DimVector with(const DimVector& batch, std::initializer_list<int64_t> tail) {
+  DimVector s = batch;
+  for (int64_t x : tail) s.push_back(x);
+  return s;
+}
+
+// A private, CPU, column-major copy of t [..., r, c] as a contiguous [batch, c, r] buffer.
+Tensor colmajor(const Tensor& t) {
+  Tensor cpu = t.is_cuda() ? to(t, t.dtype(), kCpu) : t;
+  DimVector s{count(batch_of(t)), t.size(-1), t.size(-2)};
+  return reshape(clone(contiguous(transpose(cpu, -2, -1))), s);
+}
+
+// A [batch, c, r] column-major buffer as [..., r, c] on `device` (a Fortran-strided view on the CPU).
+Tensor from_colmajor(const Tensor& buf, const DimVector& batch, Device device) {
+  Tensor t = transpose(reshape(buf, with(batch, {buf.sizes()[1], buf.sizes()[2]})), -2, -1);
+  return device.is_cuda() ? to(t, t.dtype(), device) : t;
+}
+
+Tensor on(const Tensor& t, Device device) {
+  return device.is_cuda() ? to(t, t.dtype(), device) : t;
+}
+
+// An int32 [batch] info tensor as [...] on the input's device.
+Tensor info_like(const Tensor& info, const DimVector& batch, Device device) {
+  return on(reshape(info, batch), device);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _linalg_lu_factor_ex(const Tensor& A) {
+  check_operand(A, "linalg.lu_factor");
+  DimVector batch = batch_of(A);
+  int64_t k = std::min(A.size(-2), A.size(-1));
+  Tensor a = colmajor(A);
+  Tensor piv = zeros(DimVector{a.sizes()[0], k}, ScalarType::Int, kCpu);
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
+  if (a.numel()) lu_factor_stub.get(kCpu)(a, piv, info);
+  return {from_colmajor(a, batch, A.device()), on(reshape(piv, with(batch, {k})), A.device()),
+          info_like(info, batch, A.device())};
+}
+
+Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  check_operand(LU, "linalg.lu_solve");
+  check_operand(B, "linalg.lu_solve");
+  MT_CHECK(LU.size(-1) == LU.size(-2), "linalg.lu_solve: A must be batches of square matrices");
+  MT_CHECK(B.dtype() == LU.dtype(), "linalg.lu_solve: Expected LU and B to have the same dtype");
+  MT_CHECK(batch_of(LU) == batch_of(B) && pivots.dim() == LU.dim() - 1 && pivots.size(-1) == LU.size(-1),
+           "linalg.lu_solve: LU, pivots and B must share their batch dimensions");
+  // X A = B is A^T X^T = B^T: solve the transposed system against B's transpose.
+  Tensor rhs = left ? B : transpose(B, -2, -1);
+  MT_CHECK(rhs.size(-2) == LU.size(-1), "linalg.lu_solve: Incompatible shapes of A and B for the equation ",
+           left ? "AX = B" : "XA = B", " (", LU.size(-2), "x", LU.size(-1), " and ", B.size(-2), "x",
+           B.size(-1), ")");
+  Tensor lu = colmajor(LU), b = colmajor(rhs);
+  Tensor piv = contiguous(to(reshape(pivots, DimVector{lu.sizes()[0], LU.size(-1)}), ScalarType::Int, kCpu));
+  if (b.numel() && lu.numel()) lu_solve_stub.get(kCpu)(lu, piv, b, left ? adjoint : !adjoint);
+  Tensor x = from_colmajor(b, batch_of(B), B.device());
+  return left ? x : transpose(x, -2, -1);
+}
+
+std::tuple<Tensor, Tensor> _linalg_cholesky_ex(const Tensor& A, bool upper) {
+  check_operand(A, "linalg.cholesky");
+  MT_CHECK(A.size(-1) == A.size(-2), "linalg.cholesky: A must be batches of square matrices");
+  DimVector batch = batch_of(A);
+  Tensor a = colmajor(A);
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
+  if (a.numel()) cholesky_stub.get(kCpu)(a, upper, info);
+  // LAPACK leaves the other triangle as it was; the buffer is [c, r] row-major, so its tril is A's triu.
+  Tensor f = upper ? tril(a, 0) : triu(a, 0);
+  return {from_colmajor(f, batch, A.device()), info_like(info, batch, A.device())};
+}
+
+Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  check_operand(A, "linalg.solve_triangular");
+  check_operand(B, "linalg.solve_triangular");
+  MT_CHECK(A.size(-1) == A.size(-2), "linalg.solve_triangular: A must be batches of square matrices");
+  MT_CHECK(A.dtype() == B.dtype(), "linalg.solve_triangular: Expected A and B to have the same dtype");
+  MT_CHECK(batch_of(A) == batch_of(B), "linalg.solve_triangular: A and B must share their batch dimensions");
+  MT_CHECK((left ? B.size(-2) : B.size(-1)) == A.size(-1),
+           "linalg.solve_triangular: Incompatible shapes of A and B for the equation ",
+           left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ", B.size(-2), "x",
+           B.size(-1), ")");
+  Tensor a = colmajor(A), b = colmajor(B);
+  if (b.numel()) triangular_solve_stub.get(kCpu)(a, b, upper, left, false, unitriangular);
+  return from_colmajor(b, batch_of(B), B.device());
+}
+
+std::tuple<Tensor, Tensor> _linalg_geqrf(const Tensor& A) {
+  check_operand(A, "geqrf");
+  DimVector batch = batch_of(A);
+  int64_t k = std::min(A.size(-2), A.size(-1));
+  Tensor a = colmajor(A);
+  Tensor tau = zeros(DimVector{a.sizes()[0], k}, A.dtype(), kCpu);
+  if (a.numel()) geqrf_stub.get(kCpu)(a, tau);
+  return {from_colmajor(a, batch, A.device()), on(reshape(tau, with(batch, {k})), A.device())};
+}
+
+Tensor _linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  check_operand(A, "torch.linalg.householder_product");
+  MT_CHECK(
+      A.size(-2) >= A.size(-1),
+      "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]");
+  MT_CHECK(
+      A.size(-1) >= tau.size(-1),
+      "torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]");
+  MT_CHECK(
+      tau.dim() == A.dim() - 1 && batch_of(A) == DimVector(tau.sizes().begin(), tau.sizes().end() - 1),
+      "torch.linalg.householder_product: Expected batch dimensions of tau to be equal to input.shape[:-2]");
+  MT_CHECK(tau.dtype() == A.dtype(), "torch.linalg.householder_product: tau dtype ",
+           dtype_short_name(tau.dtype()), " does not match input dtype ", dtype_short_name(A.dtype()));
+  Tensor a = colmajor(A);
+  Tensor t = contiguous(on(reshape(tau, DimVector{a.sizes()[0], tau.size(-1)}), kCpu));
+  if (a.numel()) householder_product_stub.get(kCpu)(a, t);
+  return from_colmajor(a, batch_of(A), A.device());
+}
+
+std::tuple<Tensor, Tensor, Tensor> _linalg_eigh(const Tensor& A, bool upper, bool compute_v) {
+  check_operand(A, "linalg.eigh");
+  MT_CHECK(A.size(-1) == A.size(-2), "linalg.eigh: A must be batches of square matrices");
+  DimVector batch = batch_of(A);
+  int64_t n = A.size(-1);
+  Tensor a = colmajor(A);
+  Tensor w = zeros(DimVector{a.sizes()[0], n}, A.dtype(), kCpu);
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
+  if (a.numel()) eigh_stub.get(kCpu)(a, w, upper, compute_v, info);
+  Tensor v = compute_v ? from_colmajor(a, batch, A.device()) : empty(DimVector{0}, A.dtype(), A.device());
+  return {on(reshape(w, with(batch, {n})), A.device()), v, info_like(info, batch, A.device())};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices, bool compute_uv) {
+  check_operand(A, "linalg.svd");
+  DimVector batch = batch_of(A);
+  int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), nb = count(batch);
+  int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  Tensor a = colmajor(A);
+  Tensor s = zeros(DimVector{nb, k}, A.dtype(), kCpu);
+  Tensor info = zeros(DimVector{nb}, ScalarType::Int, kCpu);
+  Tensor u, vh;
+  if (compute_uv) {
+    // Column-major [m, ucols] and [vrows, n]; an empty side gets the identity LAPACK does not write.
+    u = zeros(DimVector{nb, ucols, m}, A.dtype(), kCpu);
+    vh = zeros(DimVector{nb, n, vrows}, A.dtype(), kCpu);
+  }
+  if (k > 0 && nb > 0) {
+    svd_stub.get(kCpu)(a, compute_uv ? u : Tensor(), s, compute_uv ? vh : Tensor(), full_matrices, compute_uv,
+                       info);
+  } else if (compute_uv && nb > 0) {
+    if (ucols) u = contiguous(expand(eye(ucols, m, A.dtype(), kCpu), DimVector{nb, ucols, m}));
+    if (vrows) vh = contiguous(expand(eye(n, vrows, A.dtype(), kCpu), DimVector{nb, n, vrows}));
+  }
+  Tensor none = empty(DimVector{0}, A.dtype(), A.device());
+  return {compute_uv ? from_colmajor(u, batch, A.device()) : none,
+          on(reshape(s, with(batch, {k})), A.device()),
+          compute_uv ? from_colmajor(vh, batch, A.device()) : none, info_like(info, batch, A.device())};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const Tensor& B, double rcond,
+                                                         const std::string& driver) {
+  check_operand(A, "torch.linalg.lstsq");
+  check_operand(B, "torch.linalg.lstsq");
+  MT_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss",
+           "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  MT_CHECK(A.size(-2) == B.size(-2), "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  MT_CHECK(batch_of(A) == batch_of(B), "torch.linalg.lstsq: A and B must share their batch dimensions");
+  MT_CHECK(A.dtype() == B.dtype(), "torch.linalg.lstsq: Expected A and B to have the same dtype");
+  DimVector batch = batch_of(A);
+  int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), nb = count(batch), rows = std::max(m, n);
+  Tensor a = colmajor(A);
+  // B padded to max(m, n) rows: LAPACK writes the n-row solution over the m-row right-hand side.
+  Tensor b = zeros(DimVector{nb, B.size(-1), rows}, A.dtype(), kCpu);
+  if (b.numel()) copy_(narrow(b, 2, 0, m), colmajor(B));
+  bool svd = driver == "gelsd" || driver == "gelss";
+  Tensor s = zeros(DimVector{svd ? nb : 0, svd ? k : 0}, A.dtype(), kCpu);
+  Tensor rank = zeros(DimVector{nb}, ScalarType::Long, kCpu);
+  Tensor info = zeros(DimVector{nb}, ScalarType::Int, kCpu);
+  if (nb > 0 && m > 0 && n > 0 && B.size(-1) > 0) lstsq_stub.get(kCpu)(a, b, s, rank, rcond, driver, info);
+  Tensor sv = svd ? on(reshape(s, with(batch, {k})), A.device()) : empty(DimVector{0}, A.dtype(), A.device());
+  return {from_colmajor(b, batch, B.device()), on(reshape(rank, batch), A.device()), sv,
+          info_like(info, batch, A.device())};
+}
+
+}  // namespace mt

@@ -1,0 +1,1146 @@
+"""torch.linalg's decompositions and solvers: PyTorch's checks, broadcasting, named results and derivatives over the
+LAPACK primitives of ops/linalg_decomp.h (the private _C._linalg_* functions).
+
+Derivatives are autograd.Functions whose backward is written with the public, differentiable functions of this
+module, so second derivatives (Hessians, gradient penalties) work too. They follow PyTorch's formulas for real
+inputs; minitorch has no complex dtypes yet, so eig/eigvals (complex results) are absent."""
+
+import builtins
+import math
+
+from minitorch import _C
+from minitorch._composite_shape import diag_embed as _diag_embed_op
+from minitorch.autograd.function import Function
+from minitorch.functional import broadcast_shapes as _broadcast_shapes
+from minitorch.return_types import _make
+
+_FLOATS = (_C.float32, _C.float64)
+
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a decomposition or solve failed on its input (singular, not positive-definite)."""
+
+
+LinAlgError.__module__ = "minitorch.linalg"
+
+_LU_FACTOR = _make("linalg_lu_factor", ("LU", "pivots"))
+_LU_FACTOR_EX = _make("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+_LU = _make("linalg_lu", ("P", "L", "U"))
+_LU_UNPACK = _make("lu_unpack", ("P", "L", "U"))
+_SOLVE_EX = _make("linalg_solve_ex", ("result", "info"))
+_INV_EX = _make("linalg_inv_ex", ("inverse", "info"))
+_CHOLESKY_EX = _make("linalg_cholesky_ex", ("L", "info"))
+_QR = _make("linalg_qr", ("Q", "R"))
+_TORCH_QR = _make("qr", ("Q", "R"))
+_EIGH = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_SVD = _make("linalg_svd", ("U", "S", "Vh"))
+_TORCH_SVD = _make("svd", ("U", "S", "V"))
+_SLOGDET = _make("linalg_slogdet", ("sign", "logabsdet"))
+_TORCH_SLOGDET = _make("slogdet", ("sign", "logabsdet"))
+_LSTSQ = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+_GEQRF = _make("geqrf", ("a", "tau"))
+_TRIANGULAR_SOLVE = _make("triangular_solve", ("solution", "cloned_coefficient"))
+
+
+# ---------------------------------------------------------------------------------------------------- checks
+
+
+def _dtype_name(dtype):
+    return {
+        _C.float16: "Half",
+        _C.bfloat16: "BFloat16",
+        _C.int64: "Long",
+        _C.int32: "Int",
+        _C.int16: "Short",
+        _C.int8: "Char",
+        _C.uint8: "Byte",
+        _C.bool: "Bool",
+    }.get(dtype, str(dtype))
+
+
+def _check(A, fn, square=True, kernel=None, low_precision=False):
+    """PyTorch's checks of a matrix argument, in its words and order: rank, squareness, dtype."""
+    if not _C._is_tensor(A):
+        raise TypeError(f"{fn}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    _check_dtype(A, fn, kernel, low_precision)
+
+
+def _check_dtype(A, fn, kernel=None, low_precision=False):
+    if A.dtype in _FLOATS:
+        return
+    name = _dtype_name(A.dtype)
+    if A.dtype in (_C.float16, _C.bfloat16):
+        if low_precision:
+            raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {name}")
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{name}'")
+    raise NotImplementedError(f"{fn}: Expected a floating point or complex tensor as input. Got {name}")
+
+
+def _check_same(A, B, fn):
+    if not _C._is_tensor(B):
+        raise TypeError(f"{fn}(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{fn}: Expected A and B to have the same dtype, but found A of type {_dtype_name(A.dtype)} and B of "
+            f"type {_dtype_name(B.dtype)} instead"
+        )
+    if A.device != B.device:
+        raise RuntimeError(
+            f"{fn}: Expected A and B to be on the same device, but found A on {A.device} and B on {B.device} instead"
+        )
+
+
+def _raise_info(info, fn, what):
+    """LinAlgError for the first failed matrix of a batch, worded by what(code); nothing when all succeeded."""
+    if info.numel() == 0:
+        return
+    flat = info.reshape(-1)
+    bad = _C.nonzero(flat)
+    if bad.numel() == 0:
+        return
+    i = int(bad[0, 0])
+    where = f"(Batch element {i}): " if info.dim() > 0 else ""
+    raise LinAlgError(f"{fn}: {where}{what(int(flat[i]))}")
+
+
+def _not_pd(code):
+    return (
+        "The factorization could not be completed because the input is not positive-definite "
+        f"(the leading minor of order {code} is not positive-definite)."
+    )
+
+
+def _no_convergence(what):
+    return lambda code: (
+        "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+        f"{what} (error code: {code})."
+    )
+
+
+def _batch_broadcast(A, B, fn, B_core):
+    """A [*a, n, n] and B [*b, *core]: both expanded to the broadcast batch."""
+    try:
+        batch = _broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[: B.dim() - B_core]))
+    except RuntimeError:
+        raise RuntimeError(
+            f"{fn}: Incompatible batch shapes of A and B: {list(A.shape[:-2])} and "
+            f"{list(B.shape[: B.dim() - B_core])}"
+        ) from None
+    batch = tuple(batch)
+    return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[B.dim() - B_core :]))
+
+
+def _mT(x):
+    return x.transpose(-2, -1)
+
+
+def _eye_like(A, n=None):
+    n = A.shape[-1] if n is None else n
+    return _C.eye(n, dtype=A.dtype, device=A.device).expand(tuple(A.shape[:-2]) + (n, n))
+
+
+def _diag_embed(v):
+    return _diag_embed_op(v)
+
+
+def _diagonal(A):
+    return A.diagonal(0, -2, -1)
+
+
+# -------------------------------------------------------------------------------- triangular and LU solves
+
+
+class _SolveTriangular(Function):
+    @staticmethod
+    def forward(ctx, A, B, upper, left, unitriangular):
+        X = _C._linalg_solve_triangular(A, B, upper, left, unitriangular)
+        ctx.upper, ctx.left, ctx.unit = upper, left, unitriangular
+        ctx.save_for_backward(A, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        A, X = ctx.saved_tensors
+        upper, left, unit = ctx.upper, ctx.left, ctx.unit
+        gB = solve_triangular(_mT(A), gX, upper=not upper, left=left, unitriangular=unit)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = -(gB @ _mT(X)) if left else -(_mT(X) @ gB)
+            gA = gA.triu(1 if unit else 0) if upper else gA.tril(-1 if unit else 0)
+        return gA, gB, None, None, None
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """The solution X of A X = B (left) or X A = B for triangular A, batched and broadcast."""
+    fn = "linalg.solve_triangular"
+    _check(A, fn, kernel="triangular_solve")
+    _check_same(A, B, fn)
+    if B.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
+            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    A, B = _batch_broadcast(A, B, fn, 2)
+    return _out(_SolveTriangular.apply(A, B, upper, left, unitriangular), out)
+
+
+def _vector_rhs(A, B):
+    """PyTorch's rule: B is a (batch of) vector(s) when it is 1-D, or has A's batch and one dim less."""
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+class _Solve(Function):
+    @staticmethod
+    def forward(ctx, A, B, left):
+        LU, piv, info = _C._linalg_lu_factor_ex(A)
+        _raise_info(
+            info, "torch.linalg.solve", lambda c: "The solver failed because the input matrix is singular."
+        )
+        X = _C._linalg_lu_solve(LU, piv, B, left, False)
+        ctx.left = left
+        ctx.save_for_backward(A, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        A, X = ctx.saved_tensors
+        gB = solve(_mT(A), gX, left=ctx.left)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = -(gB @ _mT(X)) if ctx.left else -(_mT(X) @ gB)
+        return gA, gB, None
+
+
+def solve(A, B, *, left=True, out=None):
+    """The solution X of A X = B (left) or X A = B: LU with partial pivoting (LAPACK getrf/getrs)."""
+    fn = "linalg.solve"
+    _check(A, fn, kernel="lu")
+    _check_same(A, B, fn)
+    vector = left and _vector_rhs(A, B)
+    Bm = B.unsqueeze(-1) if vector else B
+    if Bm.dim() < 2 or (Bm.shape[-2] if left else Bm.shape[-1]) != A.shape[-1]:
+        rows, cols = (Bm.shape[-2], Bm.shape[-1]) if Bm.dim() >= 2 else (Bm.shape[-1], 1)
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fn}: Incompatible shapes of A and B for the equation {eq} ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})"
+        )
+    A2, B2 = _batch_broadcast(A, Bm, fn, 2)
+    X = _Solve.apply(A2, B2, left)
+    return _out(X.squeeze(-1) if vector else X, out)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """solve, with an info tensor (nonzero where A was singular) instead of an error unless check_errors."""
+    fn = "linalg.solve"
+    _check(A, fn, kernel="lu")
+    _check_same(A, B, fn)
+    info = _C._linalg_lu_factor_ex(A.detach())[2]
+    if check_errors:
+        _raise_info(
+            info, "torch.linalg.solve_ex", lambda c: "The solver failed because the input matrix is singular."
+        )
+    if bool((info != 0).any()):
+        vector = left and _vector_rhs(A, B)
+        shape = tuple(
+            _broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[: B.dim() - (1 if vector else 2)]))
+        )
+        shape += tuple(B.shape[-1:]) if vector else tuple(B.shape[-2:])
+        X = _C.full(shape, math.nan, dtype=A.dtype, device=A.device)
+    else:
+        X = solve(A, B, left=left)
+    return _SOLVE_EX((_out(X, out[0] if out else None), info))
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """(LU, pivots, info): A = P L U with partial pivoting (LAPACK getrf); pivots are 1-based int32."""
+    fn = "linalg.lu_factor"
+    if not _C._is_tensor(A):
+        raise TypeError(
+            f"linalg_lu_factor_ex(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}"
+        )
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
+        )
+    _check_dtype(A, fn, kernel="lu")
+    if not pivot:
+        raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
+    LU, piv, info = _C._linalg_lu_factor_ex(A.detach())
+    if check_errors:
+        _raise_info(
+            info,
+            "torch.linalg.lu_factor_ex",
+            lambda c: f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero.",
+        )
+    return _LU_FACTOR_EX((LU, piv, info))
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots) of A = P L U; raises when U has a zero on its diagonal, as PyTorch does."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    if info.numel() and bool((info != 0).any()):
+        flat = info.reshape(-1)
+        i = int(_C.nonzero(flat)[0, 0])
+        c = int(flat[i])
+        where = f"(Batch element {i}): " if info.dim() > 0 else ""
+        raise RuntimeError(
+            f"torch.linalg.lu_factor: {where}U[{c},{c}] is zero and using it on lu_solve would result in a division "
+            "by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+            "linalg.lu_factor_ex(A, pivot)"
+        )
+    return _LU_FACTOR((LU, piv))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) from lu_factor's result: A = P @ L @ U."""
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = builtins.min(m, n)
+    batch = tuple(LU_data.shape[:-2])
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + _C.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = U = _C.empty((0,), dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_pivots:
+        # LAPACK swapped row i with row pivots[i] - 1, in order: replay the swaps on the identity permutation
+        perm = _C.arange(m, device=LU_data.device).expand(batch + (m,)).clone()
+        piv = (LU_pivots.to(_C.int64) - 1).reshape(batch + (k,))
+        for i in range(k):
+            j = piv[..., i : i + 1]
+            pi = perm[..., i : i + 1].clone()
+            perm[..., i : i + 1] = perm.gather(-1, j)
+            perm.scatter_(-1, j, pi)
+        # P^T A = L U permutes A's rows by perm: P[perm[j], j] = 1
+        P = _C.zeros(batch + (m, m), dtype=LU_data.dtype, device=LU_data.device)
+        P.scatter_(-2, perm.unsqueeze(-2), 1.0)
+    else:
+        P = _C.empty((0,), dtype=LU_data.dtype, device=LU_data.device)
+    return _LU_UNPACK((P, L, U))
+
+
+def lu(A, *, pivot=True, out=None):
+    """(P, L, U) with A = P @ L @ U (partial pivoting)."""
+    LU, piv, _ = lu_factor_ex(A, pivot=pivot)
+    P, L, U = lu_unpack(LU, piv)
+    return _LU((P, L, U))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """The solution of A X = B (or X A = B; A^T with adjoint) from A's lu_factor."""
+    fn = "linalg.lu_solve"
+    _check(LU, fn, kernel="lu_solve")
+    _check_same(LU, B, fn)
+    if B.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    if (B.shape[-2] if left else B.shape[-1]) != LU.shape[-1]:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
+            f"({LU.shape[-2]}x{LU.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    batch = tuple(_broadcast_shapes(tuple(LU.shape[:-2]), tuple(B.shape[:-2])))
+    LU = LU.expand(batch + tuple(LU.shape[-2:]))
+    pivots = pivots.expand(batch + tuple(pivots.shape[-1:]))
+    B = B.expand(batch + tuple(B.shape[-2:]))
+    if B.requires_grad or LU.requires_grad:
+        raise NotImplementedError(
+            "linalg.lu_solve: the derivative is not implemented in minitorch; use linalg.solve(A, B), which is "
+            "differentiable"
+        )
+    return _out(_C._linalg_lu_solve(LU.detach(), pivots, B.detach(), left, adjoint), out)
+
+
+# ---------------------------------------------------------------------------------------- inverse and det
+
+
+class _Inv(Function):
+    @staticmethod
+    def forward(ctx, A):
+        LU, piv, info = _C._linalg_lu_factor_ex(A)
+        _raise_info(
+            info,
+            "linalg.inv",
+            lambda c: (
+                f"The diagonal element {c} is zero, the inversion could not be completed because the input "
+                "matrix is singular."
+            ),
+        )
+        Y = _C._linalg_lu_solve(LU, piv, _eye_like(A).contiguous(), True, False)
+        ctx.save_for_backward(Y)
+        return Y
+
+    @staticmethod
+    def backward(ctx, gY):
+        (Y,) = ctx.saved_tensors
+        Yt = _mT(Y)
+        return -(Yt @ gY @ Yt)
+
+
+def inv(A, *, out=None):
+    """A^-1 (LU with partial pivoting); LinAlgError for a singular matrix."""
+    _check(A, "linalg.inv", low_precision=True)
+    return _out(_Inv.apply(A), out)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """(A^-1, info): info nonzero where A is singular (those inverses are undefined)."""
+    _check(A, "linalg.inv", low_precision=True)
+    info = _C._linalg_lu_factor_ex(A.detach())[2]
+    if check_errors or not bool((info != 0).any()):
+        return _INV_EX((inv(A), info))
+    LU, piv, _ = _C._linalg_lu_factor_ex(A.detach())
+    Y = _C._linalg_lu_solve(LU, piv, _eye_like(A).contiguous(), True, False)
+    return _INV_EX((Y, info))
+
+
+def _lu_det(A):
+    """(det, LU, pivots) of A without recording: the product of U's diagonal, signed by the pivots' parity."""
+    LU, piv, _ = _C._linalg_lu_factor_ex(A)
+    n = A.shape[-1]
+    diag = _diagonal(LU)
+    swaps = (piv != _C.arange(1, n + 1, dtype=_C.int32, device=A.device)).sum(-1)
+    sign = 1.0 - 2.0 * (swaps % 2).to(A.dtype)
+    return sign * diag.prod(-1), LU, piv
+
+
+def _det_grad_svd(A, g):
+    """d det / dA at any A (singular included): det(U) det(V) U diag(prod_{j != i} s_j) Vh."""
+    U, S, Vh = svd(A.detach())
+    n = S.shape[-1]
+    mask = 1.0 - _C.eye(n, dtype=A.dtype, device=A.device)
+    others = (S.unsqueeze(-2) * mask + (1.0 - mask)).prod(-1)  # prod over j != i
+    sU = _lu_det(U)[0]
+    sV = _lu_det(Vh)[0]
+    return (g * sU * sV).unsqueeze(-1).unsqueeze(-1) * (U * others.unsqueeze(-2)) @ Vh
+
+
+class _Det(Function):
+    @staticmethod
+    def forward(ctx, A):
+        d = _lu_det(A)[0] if A.shape[-1] else _C.ones(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device)
+        ctx.save_for_backward(A, d)
+        return d
+
+    @staticmethod
+    def backward(ctx, g):
+        A, d = ctx.saved_tensors
+        if A.shape[-1] == 0:
+            return _C.zeros_like(A)
+        if bool((d == 0).any()):
+            return _det_grad_svd(A, g)
+        # d det(A) = det(A) A^-T
+        return (g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+
+
+def det(A, *, out=None):
+    """det(A) from A's LU factorization; differentiable at singular matrices too (through the SVD there)."""
+    _check(A, "linalg.det", kernel="lu")
+    return _out(_Det.apply(A), out)
+
+
+class _LogAbsDet(Function):
+    @staticmethod
+    def forward(ctx, A):
+        LU = _lu_det(A)[1]
+        diag = _diagonal(LU)
+        ctx.save_for_backward(A)
+        return diag.abs().log().sum(-1)
+
+    @staticmethod
+    def backward(ctx, g):
+        (A,) = ctx.saved_tensors
+        return g.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+
+
+def slogdet(A, *, out=None):
+    """(sign, log|det A|): sign 0 and logabsdet -inf for a singular matrix."""
+    _check(A, "linalg.slogdet", low_precision=True)
+    if A.shape[-1] == 0:
+        batch = tuple(A.shape[:-2])
+        one = _C.ones(batch, dtype=A.dtype, device=A.device)
+        return _SLOGDET((one, _C.zeros(batch, dtype=A.dtype, device=A.device)))
+    d = _lu_det(A.detach())[0]
+    sign = d.sign()
+    return _SLOGDET((sign, _LogAbsDet.apply(A)))
+
+
+def logdet(A):
+    """log det(A): nan for a negative determinant, -inf for zero."""
+    sign, logabs = slogdet(A)
+    return _C._where(sign < 0, math.nan, logabs)
+
+
+# ----------------------------------------------------------------------------------------------- Cholesky
+
+
+class _Cholesky(Function):
+    @staticmethod
+    def forward(ctx, A, upper):
+        L, info = _C._linalg_cholesky_ex(A, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(L)
+        ctx.mark_non_differentiable(info)
+        return L, info
+
+    @staticmethod
+    def backward(ctx, gL, _ginfo):
+        (L,) = ctx.saved_tensors
+        if ctx.upper:  # U = L^T
+            L, gL = _mT(L), _mT(gL)
+        # gA = sym(L^-T phi(L^T gL) L^-1), phi: the lower triangle with the diagonal halved
+        P = _mT(L) @ gL
+        P = P.tril(-1) + 0.5 * _diag_embed(_diagonal(P))
+        X = solve_triangular(_mT(L), P, upper=True)
+        X = solve_triangular(L, X, upper=False, left=False)
+        return 0.5 * (X + _mT(X)), None
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info): A = L L^T (or U^T U), info > 0 where A is not positive-definite."""
+    _check(A, "linalg.cholesky", kernel="cholesky")
+    L, info = _Cholesky.apply(A, upper)
+    if check_errors:
+        _raise_info(info, "linalg.cholesky", _not_pd)
+    return _CHOLESKY_EX((L, info))
+
+
+def cholesky(A, *, upper=False, out=None):
+    """The Cholesky factor of a symmetric positive-definite A; LinAlgError otherwise."""
+    _check(A, "linalg.cholesky", kernel="cholesky")
+    L, info = _Cholesky.apply(A, upper)
+    _raise_info(info, "linalg.cholesky", _not_pd)
+    return _out(L, out)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """The solution of A X = B given A's Cholesky factor L (A = L L^T, or U^T U)."""
+    fn = "cholesky_solve"
+    if B.dim() < 2 or L.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    _check(L, "linalg.cholesky_solve", kernel="cholesky_solve")
+    _check_same(L, B, fn)
+    if upper:
+        Y = solve_triangular(_mT(L), B, upper=False)
+        return _out(solve_triangular(L, Y, upper=True), out)
+    Y = solve_triangular(L, B, upper=False)
+    return _out(solve_triangular(_mT(L), Y, upper=True), out)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """A^-1 from A's Cholesky factor."""
+    _check(L, "cholesky_inverse", kernel="cholesky_inverse")
+    return _out(cholesky_solve(_eye_like(L), L, upper), out)
+
+
+# ----------------------------------------------------------------------------------------------------- QR
+
+
+def _geqrf(A):
+    a, tau = _C._linalg_geqrf(A)
+    return a, tau
+
+
+def geqrf(input, *, out=None):
+    """LAPACK's geqrf: R above the diagonal, the Householder reflectors below, and their scales tau."""
+    _check(input, "geqrf", square=False, kernel="geqrf")
+    return _GEQRF(_geqrf(input.detach()))
+
+
+def householder_product(A, tau, *, out=None):
+    """The first n columns of the product of the Householder reflectors stored in A's columns (LAPACK orgqr)."""
+    _check(A, "torch.linalg.householder_product", square=False, kernel="orgqr")
+    if A.requires_grad or tau.requires_grad:
+        raise NotImplementedError(
+            "linalg.householder_product: the derivative is not implemented in minitorch (use linalg.qr, which is "
+            "differentiable)"
+        )
+    return _out(_C._linalg_householder_product(A, tau), out)
+
+
+def _syminvadj(X):
+    """X + X^T with the diagonal counted once."""
+    return X + _mT(X) - _diag_embed(_diagonal(X))
+
+
+def _qr_backward_tall(gQ, gR, Q, R):
+    """PyTorch's formula for A = Q R with m >= n (reduced): gA = [gQ + Q syminvadj(triu(gR R^T - Q^T gQ))] R^-T."""
+    M = gR @ _mT(R) if gR is not None else 0
+    if gQ is not None:
+        M = M - _mT(Q) @ gQ
+    gA = Q @ _syminvadj(M.triu())
+    if gQ is not None:
+        gA = gA + gQ
+    return solve_triangular(_mT(R), gA, upper=False, left=False)
+
+
+class _QRFunction(Function):
+    @staticmethod
+    def forward(ctx, A, mode):
+        m, n = A.shape[-2], A.shape[-1]
+        k = builtins.min(m, n)
+        a, tau = _geqrf(A)
+        R = (a if mode == "complete" else a[..., :k, :]).triu()
+        if mode == "r":
+            Q = _C.empty((0,), dtype=A.dtype, device=A.device)
+        elif mode == "complete" and m > n:
+            pad = _C.zeros(tuple(A.shape[:-1]) + (m - n,), dtype=A.dtype, device=A.device)
+            Q = _C._linalg_householder_product(_C.cat([a, pad], -1), tau)
+        else:
+            Q = _C._linalg_householder_product(a[..., :, :k], tau)
+        ctx.mode = mode
+        ctx.save_for_backward(A, Q, R)
+        return Q, R
+
+    @staticmethod
+    def backward(ctx, gQ, gR):
+        A, Q, R = ctx.saved_tensors
+        m, n = A.shape[-2], A.shape[-1]
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+            )
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+            )
+        if m >= n:
+            return _qr_backward_tall(gQ, gR, Q, R), None
+        # wide: A = Q [R1 R2] with X = A[:, :m] = Q R1 and Y = A[:, m:] = Q R2
+        Y = A[..., m:]
+        gR1, gR2 = (None, None) if gR is None else (gR[..., :m], gR[..., m:])
+        gQx = gQ if gR2 is None else (Y @ _mT(gR2) if gQ is None else gQ + Y @ _mT(gR2))
+        gX = _qr_backward_tall(gQx, gR1, Q, R[..., :m])
+        gY = _C.zeros_like(Y) if gR2 is None else Q @ gR2
+        return _C.cat([gX, gY], -1), None
+
+
+def qr(A, mode="reduced", *, out=None):
+    """(Q, R) with A = Q R (Householder QR, LAPACK geqrf/orgqr); mode 'reduced', 'complete' or 'r'."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
+        )
+    _check(A, "linalg.qr", square=False, kernel="geqrf")
+    return _QR(_QRFunction.apply(A, mode))
+
+
+# -------------------------------------------------------------------------------------------------- eigh
+
+
+class _Eigh(Function):
+    @staticmethod
+    def forward(ctx, A, upper):
+        w, V, info = _C._linalg_eigh(A, upper, True)
+        _raise_info(info, "linalg.eigh", _no_convergence("eigenvalues"))
+        ctx.save_for_backward(w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gw, gV):
+        w, V = ctx.saved_tensors
+        # gA = V (diag(gw) + (V^T gV) / E) V^T, E_ij = w_j - w_i (the diagonal term vanishes)
+        inner = 0
+        if gV is not None:
+            E = w.unsqueeze(-2) - w.unsqueeze(-1)
+            n = w.shape[-1]
+            eye = _C.eye(n, dtype=w.dtype, device=w.device)
+            inner = (_mT(V) @ gV) / (E + eye) * (1.0 - eye)
+        if gw is not None:
+            inner = inner + _diag_embed(gw)
+        return V @ inner @ _mT(V), None
+
+
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO == "U"
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """(eigenvalues ascending, orthonormal eigenvectors) of a symmetric A, reading its UPLO triangle."""
+    _check(A, "linalg.eigh", kernel="linalg_eigh")
+    upper = _uplo(UPLO)
+    return _EIGH(_Eigh.apply(A, upper))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """The eigenvalues of a symmetric A, ascending."""
+    _check(A, "linalg.eigh", kernel="linalg_eigh")
+    upper = _uplo(UPLO)
+    if A.requires_grad and _C.is_grad_enabled():
+        return _out(_Eigh.apply(A, upper)[0], out)
+    w, _, info = _C._linalg_eigh(A.detach(), upper, False)
+    _raise_info(info, "linalg.eigh", _no_convergence("eigenvalues"))
+    return _out(w, out)
+
+
+def eig(A, *, out=None):
+    """Not available: the eigenvalues of a general real matrix are complex, and minitorch has no complex dtype."""
+    raise NotImplementedError(
+        "linalg.eig: minitorch has no complex dtypes yet, and the eigenvalues of a general matrix are complex; "
+        "for a symmetric matrix use linalg.eigh"
+    )
+
+
+def eigvals(A, *, out=None):
+    """Not available (complex results): see eig."""
+    raise NotImplementedError(
+        "linalg.eigvals: minitorch has no complex dtypes yet, and the eigenvalues of a general matrix are "
+        "complex; for a symmetric matrix use linalg.eigvalsh"
+    )
+
+
+# --------------------------------------------------------------------------------------------------- SVD
+
+
+class _SVDFunction(Function):
+    @staticmethod
+    def forward(ctx, A, full_matrices):
+        U, S, Vh, info = _C._linalg_svd(A, full_matrices, True)
+        _raise_info(info, "linalg.svd", _no_convergence("singular values"))
+        ctx.save_for_backward(U, S, Vh)
+        return U, S, Vh
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        U, S, Vh = ctx.saved_tensors
+        m, n = U.shape[-2], Vh.shape[-1]
+        k = S.shape[-1]
+        # full_matrices: the extra columns of U and rows of Vh do not enter the gradient (PyTorch's rule)
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        gU = None if gU is None else gU[..., :, :k]
+        gVh = None if gVh is None else gVh[..., :k, :]
+        V = _mT(Vh)
+        inner = 0 if gS is None else _diag_embed(gS)
+        if gU is None and gVh is None:
+            return U @ inner @ Vh, None
+        eye = _C.eye(k, dtype=S.dtype, device=S.device)
+        S2 = S * S
+        F = (1.0 - eye) / (S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye)  # 1 / (s_j^2 - s_i^2) off the diagonal
+        Sr = S.unsqueeze(-2)  # scales columns
+        Sc = S.unsqueeze(-1)  # scales rows
+        gA_extra = 0
+        if gU is not None:
+            UtgU = _mT(U) @ gU
+            inner = inner + (F * (UtgU - _mT(UtgU))) * Sr
+            if m > k:
+                gA_extra = gA_extra + ((gU - U @ UtgU) / Sr) @ Vh
+        if gVh is not None:
+            gV = _mT(gVh)
+            VtgV = _mT(V) @ gV
+            inner = inner + Sc * (F * (VtgV - _mT(VtgV)))
+            if n > k:
+                gA_extra = gA_extra + U @ ((_mT(gV) - _mT(VtgV) @ Vh) / Sc)
+        return U @ inner @ Vh + gA_extra, None
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (LAPACK gesdd)."""
+    _check(A, "linalg.svd", square=False, kernel="linalg_svd")
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+    return _SVD(_SVDFunction.apply(A, full_matrices))
+
+
+def svdvals(A, *, driver=None, out=None):
+    """The singular values of A, descending."""
+    _check(A, "linalg.svd", square=False, kernel="linalg_svd")
+    if A.requires_grad and _C.is_grad_enabled():
+        return _out(svd(A, full_matrices=False).S, out)
+    S, info = _C._linalg_svd(A.detach(), False, False)[1::2]
+    _raise_info(info, "linalg.svd", _no_convergence("singular values"))
+    return _out(S, out)
+
+
+# ------------------------------------------------------------------------------- least squares, pinv, rank
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| (LAPACK gelsy by default on the CPU)."""
+    fn = "torch.linalg.lstsq"
+    if not _C._is_tensor(A) or not _C._is_tensor(B):
+        bad = A if not _C._is_tensor(A) else B
+        raise TypeError(f"linalg_lstsq(): argument must be Tensor, not {type(bad).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if A.dtype not in _FLOATS or B.dtype not in _FLOATS:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    if Bm.shape[-2] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: input.size(-2) should match other.size(-2)")
+    _check_same(A, Bm, fn)
+    A2, B2 = _batch_broadcast(A, Bm, fn, 2)
+    m, n = A.shape[-2], A.shape[-1]
+    rc = -1.0 if rcond is None else float(rcond)
+    X, rank, sv, info = _C._linalg_lstsq(A2.detach(), B2.detach(), rc, driver)
+    if driver == "gels":
+        _raise_info(
+            info,
+            fn,
+            lambda c: (
+                "The least squares solution could not be computed because the input matrix does not have full "
+                f"rank (error code: {c})."
+            ),
+        )
+    sol = X[..., :n, :]
+    full_rank = bool((rank == builtins.min(m, n)).all()) if rank.numel() else True
+    if m > n and driver != "gelsy" and full_rank:
+        residuals = (X[..., n:, :] ** 2).sum(-2)
+    else:
+        residuals = _C.empty((0,), dtype=A.dtype, device=A.device)
+    if driver == "gels":
+        rank = _C.empty((0,), dtype=_C.int64, device=A.device)
+    if (A.requires_grad or B.requires_grad) and _C.is_grad_enabled():
+        sol = _LstsqGrad.apply(A2, B2, sol)
+    if vector:
+        sol = sol.squeeze(-1)
+    return _LSTSQ((sol, residuals, rank, sv))
+
+
+class _LstsqGrad(Function):
+    """The least-squares solution as a function of A and B: the backward differentiates pinv(A) @ B."""
+
+    @staticmethod
+    def forward(ctx, A, B, X):
+        ctx.save_for_backward(A, B)
+        return X.clone()
+
+    @staticmethod
+    def backward(ctx, gX):
+        from minitorch import autograd
+        from minitorch.autograd.grad_mode import enable_grad
+
+        A, B = ctx.saved_tensors
+        with enable_grad():
+            a = A.detach().requires_grad_(ctx.needs_input_grad[0])
+            b = B.detach().requires_grad_(ctx.needs_input_grad[1])
+            X = pinv(a) @ b
+            inputs = [t for t in (a, b) if t.requires_grad]
+            grads = list(autograd.grad([X], inputs, [gX], allow_unused=True))
+        gA = grads.pop(0) if ctx.needs_input_grad[0] else None
+        gB = grads.pop(0) if ctx.needs_input_grad[1] else None
+        return gA, gB, None
+
+
+def _tolerance(S, m, n, atol, rtol, dtype):
+    """max(atol, rtol * largest singular value), per matrix, broadcast against S's last dim."""
+    eps = 1.1920928955078125e-07 if dtype == _C.float32 else 2.220446049250313e-16
+    if rtol is None:
+        atol_given = atol is not None and (_C._is_tensor(atol) or atol > 0)
+        rtol = 0.0 if atol_given else eps * builtins.max(m, n)
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] else _C.zeros_like(S.sum(-1, keepdim=True))
+    at = 0.0 if atol is None else (atol.unsqueeze(-1) if _C._is_tensor(atol) else atol)
+    rt = rtol.unsqueeze(-1) if _C._is_tensor(rtol) else rtol
+    return _C.maximum(smax * rt, _C.zeros_like(smax) + at)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+    """The number of singular values above max(atol, rtol * largest) (rtol defaults to eps * max(m, n))."""
+    if not _C._is_tensor(A):
+        raise TypeError(
+            f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
+        )
+    if A.dim() < 2:
+        raise RuntimeError(
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
+        )
+    if A.dtype not in _FLOATS:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
+    m, n = A.shape[-2], A.shape[-1]
+    tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
+    return _out((S > tol_).sum(-1), out)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse through the SVD (the eigendecomposition when hermitian)."""
+    if not _C._is_tensor(A):
+        raise TypeError(
+            f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
+        )
+    if A.dim() < 2 or A.dtype not in _FLOATS:
+        kind = {_C.float32: "Float", _C.float64: "Double"}.get(A.dtype, _dtype_name(A.dtype))
+        raise RuntimeError(
+            f"linalg.pinv({kind}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of float, double, "
+            "cfloat or cdouble types"
+        )
+    m, n = A.shape[-2], A.shape[-1]
+    if hermitian:
+        w, V = eigh(A)
+        tol_ = _tolerance(w.abs(), m, n, atol, rtol, A.dtype)
+        keep = w.abs() > tol_
+        winv = _C._where(keep, 1.0 / _C._where(keep, w, 1.0), 0.0)
+        return _out((V * winv.unsqueeze(-2)) @ _mT(V), out)
+    U, S, Vh = svd(A, full_matrices=False)
+    tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
+    keep = S > tol_
+    Sinv = _C._where(keep, 1.0 / _C._where(keep, S, 1.0), 0.0)
+    return _out(_mT(Vh) @ (Sinv.unsqueeze(-1) * _mT(U)), out)
+
+
+def pinverse(input, rcond=1e-15):
+    """torch.pinverse: pinv with a relative cut-off rcond."""
+    return pinv(input, rtol=rcond)
+
+
+# ------------------------------------------------------------------------------------------ matrix_exp
+
+# Higham's (2005) degree-13 Pade approximant of exp with scaling and squaring: the coefficients, and the 1-norm
+# below which degree 13 needs no scaling for double-precision accuracy.
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+_THETA13 = 5.371920351148152
+
+
+def matrix_exp(A):
+    """exp(A) = sum A^k / k! (Pade 13 with scaling and squaring); differentiable through its matmuls and solve."""
+    _check(A, "linalg.matrix_exp", kernel="matrix_exp")
+    if A.numel() == 0:
+        return A.clone()
+    norm = A.detach().abs().sum(-2).amax(-1)  # the 1-norm of each matrix
+    top = float(norm.max()) if norm.numel() else 0.0
+    s = builtins.max(0, math.ceil(math.log2(top / _THETA13))) if top > _THETA13 else 0
+    X = A / (2.0**s) if s else A
+    b = _PADE13
+    eye = _eye_like(A)
+    X2 = X @ X
+    X4 = X2 @ X2
+    X6 = X4 @ X2
+    U = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2 + b[1] * eye)
+    V = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 + b[0] * eye
+    E = solve(V - U, V + U)
+    for _ in range(s):
+        E = E @ E
+    return E
+
+
+# ----------------------------------------------------------------------------------- tensorinv, tensorsolve
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A seen as a matrix of its first ind dims by the rest."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows = tuple(A.shape[:ind])
+    cols = tuple(A.shape[ind:])
+    r, c = math.prod(rows), math.prod(cols)
+    if r != c:
+        raise RuntimeError(
+            f"Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
+            f"{c} != {r}"
+        )
+    return _out(inv(A.reshape(r, c)).reshape(cols + rows), out)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) == B."""
+    if dims is not None:
+        nd = A.dim()
+        dims = [d % nd for d in dims]
+        order = [d for d in range(nd) if d not in dims] + list(dims)
+        A = A.permute(order)
+    xshape = tuple(A.shape[B.dim() :])
+    n = math.prod(xshape)
+    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(xshape), out)
+
+
+# ------------------------------------------------------------------------------------- randomized low rank
+
+
+def _randomized_range(A, q, niter, M=None):
+    """An orthonormal basis Q [.., m, q] of A's range (Halko et al. 2011, algorithm 4.4)."""
+    X = A if M is None else A - M
+    R = _C.randn(tuple(A.shape[:-2]) + (A.shape[-1], q), dtype=A.dtype, device=A.device)
+    Q = qr(X @ R).Q
+    for _ in range(niter):
+        Q = qr(_mT(X) @ Q).Q
+        Q = qr(X @ Q).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """(U, S, V) of a rank-q approximation of A (or A - M) by randomized subspace iteration."""
+    q = builtins.min(q, A.shape[-2], A.shape[-1])
+    Q = _randomized_range(A, q, niter, M)
+    X = A if M is None else A - M
+    U, S, Vh = svd(_mT(Q) @ X, full_matrices=False)
+    return Q @ U, S, _mT(Vh)
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """(U, S, V) of the principal components of A's rows (centred by default) by svd_lowrank."""
+    m, n = A.shape[-2], A.shape[-1]
+    q = builtins.min(6, m, n) if q is None else q
+    if not (0 <= q <= builtins.min(m, n)):
+        raise ValueError(
+            f"q(={q}) must be non-negative integer and not greater than min(m, n)={builtins.min(m, n)}"
+        )
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    M = A.mean(-2, keepdim=True) if center else None
+    return svd_lowrank(A, q, niter, M)
+
+
+# -------------------------------------------------------------------------------- torch.* legacy spellings
+
+
+def torch_svd(input, some=True, compute_uv=True, *, out=None):
+    """torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv."""
+    if compute_uv:
+        U, S, Vh = svd(input, full_matrices=not some)
+        return _TORCH_SVD((U, S, _mT(Vh)))
+    S = svdvals(input)
+    m, n = input.shape[-2], input.shape[-1]
+    batch = tuple(input.shape[:-2])
+    U = _C.zeros(batch + (m, m), dtype=input.dtype, device=input.device)
+    V = _C.zeros(batch + (n, n), dtype=input.dtype, device=input.device)
+    return _TORCH_SVD((U, S, V))
+
+
+def torch_qr(input, some=True, *, out=None):
+    """torch.qr: linalg.qr with some=True for 'reduced', False for 'complete'."""
+    Q, R = qr(input, "reduced" if some else "complete")
+    return _TORCH_QR((Q, R))
+
+
+def torch_cholesky(input, upper=False, *, out=None):
+    """torch.cholesky (deprecated in PyTorch in favour of linalg.cholesky)."""
+    return cholesky(input, upper=upper, out=out)
+
+
+def torch_slogdet(input):
+    """torch.slogdet: linalg.slogdet under torch.return_types.slogdet."""
+    sign, logabs = slogdet(input)
+    return _TORCH_SLOGDET((sign, logabs))
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """torch.triangular_solve: (solution of op(A) X = b, a copy of A)."""
+    M = _mT(A) if transpose else A
+    X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _TRIANGULAR_SOLVE((X, A.clone()))
+
+
+def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """torch.lu_solve(b, LU, pivots): linalg.lu_solve with PyTorch's older argument order."""
+    return lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+def orgqr(input, tau):
+    """torch.orgqr: linalg.householder_product."""
+    return householder_product(input, tau)
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    out.resize_(result.shape)
+    out.copy_(result)
+    return out
+
+
+# linalg's names defined here (minitorch.linalg re-exports them)
+LINALG = {
+    "LinAlgError": LinAlgError,
+    "cholesky": cholesky,
+    "cholesky_ex": cholesky_ex,
+    "det": det,
+    "eig": eig,
+    "eigh": eigh,
+    "eigvals": eigvals,
+    "eigvalsh": eigvalsh,
+    "householder_product": householder_product,
+    "inv": inv,
+    "inv_ex": inv_ex,
+    "lstsq": lstsq,
+    "lu": lu,
+    "lu_factor": lu_factor,
+    "lu_factor_ex": lu_factor_ex,
+    "lu_solve": lu_solve,
+    "matrix_exp": matrix_exp,
+    "matrix_rank": matrix_rank,
+    "pinv": pinv,
+    "qr": qr,
+    "slogdet": slogdet,
+    "solve": solve,
+    "solve_ex": solve_ex,
+    "solve_triangular": solve_triangular,
+    "svd": svd,
+    "svdvals": svdvals,
+    "tensorinv": tensorinv,
+    "tensorsolve": tensorsolve,
+}
+# torch.<name> spellings (and Tensor.<name> methods where PyTorch has them: TENSOR_METHODS)
+TORCH = {
+    "inverse": inv,
+    "det": det,
+    "logdet": logdet,
+    "slogdet": torch_slogdet,
+    "svd": torch_svd,
+    "qr": torch_qr,
+    "cholesky": torch_cholesky,
+    "cholesky_solve": cholesky_solve,
+    "cholesky_inverse": cholesky_inverse,
+    "triangular_solve": triangular_solve,
+    "lu_solve": torch_lu_solve,
+    "lu_unpack": lu_unpack,
+    "pinverse": pinverse,
+    "matrix_exp": matrix_exp,
+    "geqrf": geqrf,
+    "orgqr": orgqr,
+    "svd_lowrank": svd_lowrank,
+    "pca_lowrank": pca_lowrank,
+}
+TENSOR_METHODS = {
+    name: TORCH[name]
+    for name in (
+        "inverse",
+        "det",
+        "logdet",
+        "slogdet",
+        "svd",
+        "qr",
+        "cholesky",
+        "cholesky_solve",
+        "cholesky_inverse",
+        "triangular_solve",
+        "lu_solve",
+        "pinverse",
+        "matrix_exp",
+        "geqrf",
+        "orgqr",
+    )
+}
