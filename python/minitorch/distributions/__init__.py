@@ -1,9 +1,74 @@
-"""minitorch.distributions: the probability distributions programs use most (Categorical, Bernoulli, Normal),
-with PyTorch's interface: sample/rsample, log_prob, entropy, mean/variance, batch/event shapes."""
+"""minitorch.distributions: probability distributions with PyTorch's interface (sample/rsample, log_prob, cdf,
+entropy, mean/variance, batch/event shapes), constraints, transforms, and the kl_divergence registry."""
 
+from minitorch.distributions import constraints, transforms  # noqa: F401  (submodules of the public API)
 from minitorch.distributions.bernoulli import Bernoulli
+from minitorch.distributions.beta import Beta
+from minitorch.distributions.binomial import Binomial
 from minitorch.distributions.categorical import Categorical
+from minitorch.distributions.cauchy import Cauchy
+from minitorch.distributions.chi2 import Chi2
+from minitorch.distributions.constraint_registry import biject_to, transform_to
+from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
+from minitorch.distributions.exponential import Exponential
+from minitorch.distributions.gamma import Gamma
+from minitorch.distributions.geometric import Geometric
+from minitorch.distributions.gumbel import Gumbel
+from minitorch.distributions.half_cauchy import HalfCauchy
+from minitorch.distributions.half_normal import HalfNormal
+from minitorch.distributions.independent import Independent
+from minitorch.distributions.kl import kl_divergence, register_kl
+from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.log_normal import LogNormal
+from minitorch.distributions.mixture_same_family import MixtureSameFamily
+from minitorch.distributions.multinomial import Multinomial
+from minitorch.distributions.multivariate_normal import MultivariateNormal
 from minitorch.distributions.normal import Normal
+from minitorch.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from minitorch.distributions.poisson import Poisson
+from minitorch.distributions.relaxed_bernoulli import RelaxedBernoulli
+from minitorch.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from minitorch.distributions.studentT import StudentT
+from minitorch.distributions.transformed_distribution import TransformedDistribution
+from minitorch.distributions.transforms import *
+from minitorch.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal"]
+__all__ = [
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
+    "Cauchy",
+    "Chi2",
+    "Dirichlet",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "Independent",
+    "Laplace",
+    "LogNormal",
+    "MixtureSameFamily",
+    "Multinomial",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Poisson",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "StudentT",
+    "TransformedDistribution",
+    "Uniform",
+    "biject_to",
+    "kl_divergence",
+    "register_kl",
+    "transform_to",
+]
+__all__.extend(transforms.__all__)
