@@ -2,7 +2,7 @@
 primitive ops (views, cat, index_select, gather...), so autograd and every device come for free; one that a
 benchmark shows slow gets a kernel of its own in csrc/."""
 
-from minitorch import _C, _creation, _ops, _size, autograd
+from minitorch import _C, _creation, _ops, autograd
 from minitorch import functional as _functional
 from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._dtype_names import scalar_name as _scalar_name
@@ -1218,16 +1218,10 @@ def sum_to_size(self, *size):
     return r.reshape(size) if lead else r
 
 
-def new(self, *args, device=None):
-    """Legacy constructor: new() is empty, new(*sizes) uninitialised, new(data) a tensor of self's dtype."""
-    if len(args) == 1 and isinstance(args[0], _C.Tensor):
-        return args[0].detach()
-    dev = self.device if device is None else device
-    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], _size.Size):
-        return _creation.tensor(args[0], dtype=self.dtype, device=dev)
-    if not args:
-        return _C.empty(0, dtype=self.dtype, device=dev)
-    return _C.empty(*args, dtype=self.dtype, device=dev)
+def new(self, *args, **kwargs):
+    """Legacy constructor with self's dtype and device type: new() is empty, new(*sizes) uninitialised,
+    new(data) a copy of data, new(tensor) an alias (PyTorch's rules and errors: _creation.legacy_new)."""
+    return _creation.legacy_new(self.dtype, self.device.type, args, kwargs, default_device=self.device)
 
 
 def adjoint(input):

@@ -148,20 +148,162 @@ def numel(t):
     return t.numel()
 
 
-def _legacy_new(*args):
-    """What Tensor(...) builds, as PyTorch's legacy constructor: Tensor() is empty, Tensor(2, 3) or
-    Tensor(Size) uninitialized of that shape, Tensor(data) a copy of data in the default float dtype."""
+# ---- the legacy constructor: Tensor(...), FloatTensor(...) & co. (python/minitorch/_legacy.py) and t.new(...)
+
+# (dtype, the C++ spelling PyTorch's TensorOptions messages use)
+_CPP_DTYPE_NAME = {
+    _C.float64: "double",
+    _C.float32: "float",
+    _C.float16: "c10::Half",
+    _C.bfloat16: "c10::BFloat16",
+    _C.int64: "long int",
+    _C.int32: "int",
+    _C.int16: "short int",
+    _C.int8: "signed char",
+    _C.uint8: "unsigned char",
+    _C.bool: "bool",
+}
+_LEGACY_SIGNATURES = (
+    " * (*, torch.device device = None)",
+    " * (torch.Storage storage)",
+    " * (Tensor other)",
+    " * (tuple of ints size, *, torch.device device = None)",
+    " * (object data, *, torch.device device = None)",
+)
+# 'cuda' after set_default_tensor_type(a torch.cuda type): where Tensor(...) then creates
+_legacy_default_device_type = "cpu"
+
+
+def _parser_type_name(v):
+    """How PyTorch's argument parser names an argument's type in its messages."""
     from minitorch._size import Size
 
-    dtype = _C.get_default_dtype()
-    if not args:
-        return _C.empty(0, dtype=dtype)
-    if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-        return _C.empty(args, dtype=dtype)
-    if len(args) == 1 and isinstance(args[0], Size):
-        return _C.empty(tuple(args[0]), dtype=dtype)
-    if len(args) == 1:
-        return tensor(args[0], dtype=dtype)
-    raise TypeError(
-        f"Tensor() received an invalid combination of arguments: got {tuple(type(a).__name__ for a in args)}"
+    if isinstance(v, _C.Tensor):
+        return "Tensor"
+    if isinstance(v, (_C.dtype, _C.device, Size)):
+        return f"torch.{type(v).__name__}"
+    if isinstance(v, list):
+        return "list of [" + ", ".join(sorted({_parser_type_name(i) for i in v})) + "]"
+    return type(v).__name__
+
+
+def _invalid_new_arguments(args, kwargs, why):
+    got = ", ".join(
+        ["Tensor" if isinstance(a, _C.Tensor) else type(a).__name__ for a in args]
+        + [f"{k}={_parser_type_name(v)}" for k, v in kwargs.items()]
     )
+    if kwargs and not args:
+        got += ", "
+    lines = list(_LEGACY_SIGNATURES)
+    lines.insert(1, f"      didn't match because {why}")
+    return TypeError(
+        f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def _tensor_options(dtype, device_type):
+    return (
+        f"TensorOptions(dtype={_CPP_DTYPE_NAME[dtype]}, device={device_type}, layout=Strided, "
+        "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))"
+    )
+
+
+def _legacy_device(device_type):
+    """Where a legacy constructor creates its tensor: the CPU or the current CUDA device (starting CUDA, which
+    raises PyTorch's "no GPU" / "not compiled with CUDA" errors). The default device does not apply."""
+    if device_type == "cpu":
+        return _C.device("cpu")
+    _C._cuda_init()
+    return _C.device("cuda", _C._cuda_current_device())
+
+
+def _is_sequence(obj):
+    """What PyTorch accepts as data: a sequence as PySequence_Check sees it (indexable, with a length);
+    not an iterator, set or dict."""
+    return isinstance(obj, np.ndarray) or (
+        hasattr(type(obj), "__getitem__") and hasattr(type(obj), "__len__") and not isinstance(obj, dict)
+    )
+
+
+def legacy_new(dtype, device_type, args, kwargs, exact_type=True, default_device=None):
+    """PyTorch's legacy constructor, for FloatTensor(...) & co., Tensor(...) and t.new(...).
+
+    () is empty; (Tensor) an alias of it (a typed constructor requires its dtype and device type);
+    (int, ...) or (torch.Size) uninitialized of that size; (sequence or array) a copy converted to `dtype`.
+    keyword device= must name `device_type`; without it the tensor goes to `default_device` (t.new: t's device)
+    or the CPU / current GPU. `exact_type` is False for Tensor(other), which aliases any dtype."""
+    from minitorch._size import Size
+
+    unknown = [k for k in kwargs if k not in ("device", "size", "data", "other")]
+    if unknown:
+        raise _invalid_new_arguments(
+            args, kwargs, f"some of the keywords were incorrect: {', '.join(unknown)}"
+        )
+    kwargs = dict(kwargs)
+    device = kwargs.pop("device", None)
+    if device is not None and not isinstance(device, _C.device):
+        device = _C.device(device)
+    if kwargs:  # size=, data= or other= name the positional argument
+        if args or len(kwargs) != 1:
+            raise _invalid_new_arguments(args, kwargs, "some of the keywords were incorrect")
+        ((kind, value),) = kwargs.items()
+        if kind == "size":
+            if not isinstance(value, (tuple, list, Size)):
+                raise _invalid_new_arguments(args, {kind: value}, "some of the keywords were incorrect: size")
+            args = tuple(value) if len(value) else (Size(()),)
+        else:
+            args = (value,)
+    if device is not None and device.type != device_type:
+        raise RuntimeError(
+            f"legacy constructor expects device type: {device_type} but device type: {device.type} was passed"
+        )
+
+    if len(args) == 1 and isinstance(args[0], _C.Tensor):
+        other = args[0]
+        if device is not None:
+            raise RuntimeError(
+                "Legacy tensor constructor of the form torch.Tensor(tensor, device=device) is not supported.  "
+                "Use torch.tensor(...) or torch.as_tensor(...) instead."
+            )
+        if exact_type and (other.dtype != dtype or other.device.type != device_type):
+            raise TypeError(
+                f"expected {_tensor_options(dtype, device_type)} "
+                f"(got {_tensor_options(other.dtype, other.device.type)})"
+            )
+        # an alias, as PyTorch's: the same storage, and a gradient flows back to `other`
+        return other.view(other.shape)
+    if device is None:
+        device = default_device or _legacy_device(device_type)
+    if not args:
+        return _C.empty(0, dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return _C.empty(tuple(args[0]), dtype=dtype, device=device)
+
+    # several arguments are sizes (bool counts as 0/1 there, as in PyTorch); a single int is one too
+    ints = [isinstance(a, (builtins.int, np.integer)) for a in args]
+    if all(ints) and (len(args) > 1 or not isinstance(args[0], (builtins.bool, np.bool_))):
+        return _C.empty(tuple(builtins.int(a) for a in args), dtype=dtype, device=device)
+    if len(args) > 1:
+        bad = ints.index(False)
+        if ints[0] and isinstance(args[bad], (str, bytes)):
+            raise TypeError(
+                f"new(): argument 'size' failed to unpack the object at pos {bad + 1} with error "
+                f'"type must be tuple of ints,but got {type(args[bad]).__name__}"'
+            )
+        marked = ", ".join(f"!{_parser_type_name(a)}!" for a in args)
+        raise _invalid_new_arguments(args, {}, f"some of the arguments have invalid types: ({marked})")
+
+    data = args[0]
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if not _is_sequence(data):
+        raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+    return tensor(data, dtype=dtype, device=device)
+
+
+def _legacy_new(*args, **kwargs):
+    """What minitorch.Tensor(...) builds (the C++ constructor calls this): legacy_new with the default dtype,
+    where Tensor(other) aliases a tensor of any dtype."""
+    return legacy_new(_C.get_default_dtype(), _legacy_default_device_type, args, kwargs, exact_type=False)

@@ -16,11 +16,8 @@ def set_default_device(device):
 def get_default_device():
     """The device factories use when no device= is given (a CUDA default names its index)."""
     d = _C._get_default_device()
-    if d.type == "cuda" and d.index is None:
-        from minitorch import cuda
-
-        if cuda.is_available():
-            return _C.device("cuda", cuda.current_device())
+    if d.type == "cuda" and d.index is None and _C._cuda_device_count() > 0:
+        return _C.device("cuda", _C._cuda_current_device())
     return d
 
 
