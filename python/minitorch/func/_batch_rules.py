@@ -267,8 +267,8 @@ def max_min(key, level, args, kwargs):
 
 
 def _dim_op(key, level, args, kwargs, dim_args, rank_extra=0):
-    """An op whose `dim`-like arguments (given as (position, name) pairs) count logical dims: each is shifted
-    past the batch dim. rank_extra widens the range checked (unsqueeze inserts a dim)."""
+    """An op whose `dim`-like arguments (given as (position, name, default) triples) count logical dims: each is
+    shifted past the batch dim. rank_extra widens the range checked (unsqueeze inserts a dim)."""
     x = args[0]
     if not _bt(x, level) or any(_bt(a, level) for a in list(args[1:]) + list(kwargs.values())):
         return fallback(key, level, args, kwargs)
@@ -276,8 +276,9 @@ def _dim_op(key, level, args, kwargs, dim_args, rank_extra=0):
     r = v.dim() - 1
     if r + rank_extra == 0:
         return fallback(key, level, args, kwargs)
-    for pos, name in dim_args:
-        d = _get(args, kwargs, pos, name)
+    for spec in dim_args:
+        pos, name = spec[0], spec[1]
+        d = _get(args, kwargs, pos, name, spec[2] if len(spec) > 2 else None)
         if d is None:
             continue
         args, kwargs = _set(args, kwargs, pos, name, _shift_dims(d, r + rank_extra))
@@ -291,23 +292,33 @@ def _dims_rule(*dim_args, rank_extra=0):
     return rule
 
 
+# (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
 for _names, _spec in (
     (
-        "cumsum cumprod cummax cummin logcumsumexp select narrow index_select diff Tensor.unfold renorm",
+        "cumsum cumprod cummax cummin logcumsumexp select narrow index_select Tensor.unfold renorm",
         ((1, "dim"),),
     ),
-    ("sort argsort F.normalize unbind F.glu", ((1, "dim"),)),
-    ("topk kthvalue", ((2, "dim"),)),
-    ("split chunk tensor_split Tensor.split split_with_sizes repeat_interleave", ((2, "dim"),)),
+    ("sort argsort F.glu diff mode", ((1, "dim", -1),)),
+    ("unbind", ((1, "dim", 0),)),
+    ("F.normalize", ((2, "dim", 1),)),
+    ("topk kthvalue", ((2, "dim", -1),)),
+    ("split chunk tensor_split Tensor.split split_with_sizes", ((2, "dim", 0),)),
     ("flip", ((1, "dims"),)),
     ("transpose swapaxes swapdims", ((1, "dim0"), (2, "dim1"))),
     ("movedim moveaxis", ((1, "source"), (2, "destination"))),
-    ("diagonal", ((2, "dim1"), (3, "dim2"))),
-    ("rot90", ((2, "dims"),)),
+    ("diagonal", ((2, "dim1", 0), (3, "dim2", 1))),
+    ("rot90", ((2, "dims", (0, 1)),)),
     ("unflatten", ((1, "dim"),)),
-    ("mode", ((1, "dim"),)),
 ):
     register_rule(*_names.split())(_dims_rule(*_spec))
+
+
+@register_rule("repeat_interleave")
+def repeat_interleave_rule(key, level, args, kwargs):
+    if _get(args, kwargs, 2, "dim") is None or is_tensor_like(_get(args, kwargs, 1, "repeats")):
+        return fallback(key, level, args, kwargs)  # dim=None flattens; tensor repeats give ragged entries
+    return _dim_op(key, level, args, kwargs, ((2, "dim"),))
+
 
 register_rule("F.cosine_similarity")(
     lambda key, level, args, kwargs: _broadcast_dim_op(key, level, args, kwargs, 2)
@@ -389,11 +400,7 @@ def permute_rule(key, level, args, kwargs):
     x = args[0]
     dims = _shape_arg(args[1:]) if len(args) > 1 else tuple(kwargs["dims"])
     r = x._value.dim() - 1
-    if len(dims) != r:
-        raise RuntimeError(
-            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
-            f"desired ordering of dimensions i.e. input.dim() = {r} is not equal to len(dims) = {len(dims)}"
-        )
+    # checked against the logical rank here; a wrong count is refused by the physical permute
     return wrap(x._value.permute(0, *(_shift(d, r) for d in dims)), level)
 
 
@@ -415,10 +422,6 @@ def view_rule(key, level, args, kwargs):
     if not _bt(x, level):
         return fallback(key, level, args, kwargs)
     v = x._value
-    n = 1
-    for s in v.shape[1:]:
-        n *= s
-    _check_view_shape(shape, n)
     new = (v.shape[0],) + tuple(shape)
     if key == "Tensor.view":
         try:
@@ -427,21 +430,6 @@ def view_rule(key, level, args, kwargs):
             # the logical view may be valid where the batch dim's stride (moved there by vmap) is not
             return wrap(v.reshape(new), level)
     return wrap(v.reshape(new), level)
-
-
-def _check_view_shape(shape, numel):
-    known = 1
-    infer = 0
-    for s in shape:
-        if s == -1:
-            infer += 1
-        else:
-            known *= s
-    if infer > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    bad = (known != numel) if infer == 0 else (known == 0 or numel % known != 0)
-    if bad:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 @register_rule("Tensor.view_as", "Tensor.reshape_as")
@@ -459,8 +447,8 @@ def expand_rule(key, level, args, kwargs):
     r = v.dim() - 1
     if len(sizes) < r:
         raise RuntimeError(
-            f"expand({x.dtype}{{{list(x.shape)}}}, size={list(sizes)}): the number of sizes provided "
-            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({r})"
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({r})"
         )
     v = _pad(v, len(sizes) - r)
     return wrap(v.expand(v.shape[0], *sizes), level)
@@ -498,10 +486,16 @@ def tile_rule(key, level, args, kwargs):
 def new_factory_rule(key, level, args, kwargs):
     # functorch's new_* on a batched tensor give a batched result (one fresh tensor per batch entry)
     x = args[0]
-    size = args[1] if len(args) > 1 else kwargs.pop("size")
-    size = tuple(size) if isinstance(size, (tuple, list)) or hasattr(size, "__len__") else (size,)
+    kwargs = dict(kwargs)
+    if key == "Tensor.new_full":
+        size, rest = args[1] if len(args) > 1 else kwargs.pop("size"), args[2:]
+    elif len(args) > 1:
+        size, rest = _shape_arg(args[1:]), ()
+    else:
+        size, rest = kwargs.pop("size"), ()
+    size = tuple(size) if hasattr(size, "__len__") else (size,)
     v = x._value
-    return wrap(call(key, v, (v.shape[0],) + size, *args[2:], **kwargs), level)
+    return wrap(call(key, v, (v.shape[0],) + size, *rest, **kwargs), level)
 
 
 @register_rule("Tensor.new_tensor")
@@ -1042,11 +1036,20 @@ def elementwise_loss_rule(key, level, args, kwargs):
     reduction = kwargs.pop("reduction", "mean")
     if kwargs.pop("size_average", None) is not None or kwargs.pop("reduce", None) is not None:
         return fallback(key, level, args, dict(kwargs, reduction=reduction))
+    # input and target both carry the batch dim (an unbatched one expanded, a view), so the loss sees equal
+    # shapes where the entries' shapes are equal, as without vmap (no broadcasting warning)
+    rank = max(_rank(a, level) for a in args[:2] if is_tensor_like(a))
+    args = tuple(
+        (_padded(a, level, rank) if _bt(a, level) else _pad(_physical(a, level), rank - a.dim()))
+        if i < 2 and is_tensor_like(a)
+        else (_padded(a, level, rank) if _bt(a, level) else a)
+        for i, a in enumerate(args)
+    )
+    kwargs = {k: (_padded(v, level, rank) if _bt(v, level) else v) for k, v in kwargs.items()}
+    loss = BatchedTensor(call(key, *args, reduction="none", **kwargs), level)
     if key == "F.kl_div" and reduction == "batchmean":
-        loss = pointwise(key, level, args, dict(kwargs, reduction="none"))
         n = loss.shape[0] if loss.dim() > 0 else 1
         return call("div", call("sum", loss), n)
-    loss = pointwise(key, level, args, dict(kwargs, reduction="none"))
     return _per_entry_reduce(loss, reduction, level)
 
 

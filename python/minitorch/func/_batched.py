@@ -469,7 +469,9 @@ class BatchedTensor:
     def _data_dependent(self, *args, **kwargs):
         self.__bool__()
 
-    __float__ = __int__ = __index__ = __complex__ = _data_dependent
+    # no __float__/__int__: the C++ operators would take a BatchedTensor for a Python scalar through them
+    # (and fail) instead of answering NotImplemented, which hands `tensor / batched` to __rtruediv__
+    __index__ = _data_dependent
     tolist = numpy = _data_dependent
 
     def __repr__(self):

@@ -1,0 +1,716 @@
+"""torch.func.vmap: batching rules against an explicit loop over the batch (float64), in_dims/out_dims and their
+errors (PyTorch's words), randomness modes, chunk_size, nesting, the per-op loop fallback and its warning."""
+
+import warnings
+
+import pytest
+
+import minitorch as torch
+import minitorch.nn.functional as F
+from minitorch.func import vmap
+from minitorch.testing import assert_close
+
+D = torch.float64
+
+
+def rand(*shape, device="cpu"):
+    return torch.randn(*shape, dtype=D, device=device)
+
+
+def loop(f, in_dims=0, out_dims=0):
+    """The reference: f on each batch entry, results stacked along out_dims."""
+
+    def run(*args):
+        dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+        outs = [f(*[a if d is None else a.select(d, i) for a, d in zip(args, dims)]) for i in range(size)]
+        if isinstance(outs[0], tuple):
+            od = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(outs[0])
+            return tuple(
+                outs[0][j] if od[j] is None else torch.stack([o[j] for o in outs], od[j])
+                for j in range(len(od))
+            )
+        return torch.stack(outs, out_dims)
+
+    return run
+
+
+def check(f, *args, in_dims=0, out_dims=0, **tol):
+    got = vmap(f, in_dims=in_dims, out_dims=out_dims)(*args)
+    want = loop(f, in_dims, out_dims)(*args)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            assert_close(g, w, **tol)
+    else:
+        assert got.shape == want.shape, (got.shape, want.shape)
+        assert_close(got, want, **tol)
+    return got
+
+
+# ------------------------------------------------------------------------------------------------ pointwise
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        torch.sin,
+        torch.exp,
+        lambda x: x.relu(),
+        lambda x: -x,
+        lambda x: abs(x),
+        lambda x: x * 2 + 1,
+        lambda x: 1 - x,
+        lambda x: 2 / (x.abs() + 1),
+        lambda x: x**2,
+        lambda x: 2**x,
+        lambda x: F.gelu(x),
+        lambda x: F.softplus(x, beta=2.0),
+        lambda x: F.leaky_relu(x, 0.2),
+        lambda x: torch.clamp(x, -0.5, 0.5),
+        lambda x: torch.where(x > 0, x, torch.zeros_like(x)),
+        lambda x: (x > 0).to(D),
+        lambda x: x.double().float().double(),
+        lambda x: torch.nan_to_num(x / 0.0, nan=0.0, posinf=1.0, neginf=-1.0),
+    ],
+)
+def test_unary_pointwise(f, device):
+    check(f, rand(4, 3, 2, device=device))
+
+
+@pytest.mark.parametrize(
+    "shapes,in_dims",
+    [
+        (((4, 3), (4, 3)), (0, 0)),
+        (((4, 3), (3,)), (0, None)),
+        (((3,), (4, 3)), (None, 0)),
+        (((4, 3), (4, 2, 3)), (0, 0)),  # different logical ranks broadcast as without vmap
+        (((4, 2, 1), (4, 3)), (0, 0)),
+        (((2, 4, 3), (3, 4)), (1, 1)),
+        (((3, 4), (4, 3)), (-1, 0)),
+        (((4, 3), (2, 3)), (0, None)),
+        (((4,), (4, 2, 3)), (0, 0)),  # a batched scalar against a batched matrix
+        (((4, 3), ()), (0, None)),
+    ],
+)
+@pytest.mark.parametrize(
+    "op", [torch.add, torch.mul, torch.sub, torch.maximum, torch.atan2, lambda a, b: a / (b * b + 1)]
+)
+def test_binary_broadcast(shapes, in_dims, op):
+    a, b = rand(*shapes[0]), rand(*shapes[1])
+    check(op, a, b, in_dims=in_dims)
+
+
+def test_operators_with_scalars_and_reflection():
+    x = rand(5, 3)
+    check(lambda a: (a + 1, 1 + a, a - 2, 2 - a, a * 3, 3 * a, a / 4, 4 / (a.abs() + 1), a**2, 2**a), x)
+    check(lambda a: (a > 0, a <= 0.5, a == a.clone(), a != 1.0), x)
+    y = rand(5, 3)
+    check(lambda a, b: (a @ b.unsqueeze(-1), a % 0.7, a // 0.3), x, y)
+
+
+def test_non_contiguous_inputs():
+    base = rand(3, 6, 4)
+    x = base.transpose(0, 2)  # (4, 6, 3), not contiguous
+    assert not x.is_contiguous()
+    check(lambda a: a.sin() * a.sum(0), x, in_dims=1)
+    check(lambda a: a.view(-1), x.contiguous(), in_dims=2)
+    check(lambda a: a.reshape(-1), x, in_dims=2)
+
+
+def test_empty_batch_and_empty_entries():
+    out = vmap(torch.sin)(rand(0, 3))
+    assert out.shape == (0, 3)
+    out = vmap(lambda a: a.sum(0))(rand(4, 0))
+    assert out.shape == (4,)
+    assert_close(out, torch.zeros(4, dtype=D))
+
+
+# ------------------------------------------------------------------------------------------------ reductions
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x.sum(),
+        lambda x: x.sum(0),
+        lambda x: x.sum(-1, keepdim=True),
+        lambda x: x.sum((0, 1)),
+        lambda x: x.mean(1),
+        lambda x: x.mean(),
+        lambda x: x.prod(1),
+        lambda x: x.prod(),
+        lambda x: x.std(0),
+        lambda x: x.var(correction=0),
+        lambda x: x.amax(1),
+        lambda x: x.amin(),
+        lambda x: x.max(),
+        lambda x: x.min(),
+        lambda x: x.argmax(),
+        lambda x: x.argmax(1),
+        lambda x: x.logsumexp(1),
+        lambda x: x.norm(),
+        lambda x: x.norm(dim=1),
+        lambda x: (x > 0).all(1),
+        lambda x: (x > 0).any(),
+        lambda x: torch.sum(x, dim=0),
+        lambda x: torch.softmax(x, 1),
+        lambda x: F.softmax(x, dim=0),
+        lambda x: F.log_softmax(x, dim=-1),
+        lambda x: x.cumsum(1),
+        lambda x: x.cumprod(0),
+        lambda x: F.normalize(x, dim=1),
+    ],
+)
+def test_reductions(f):
+    check(f, rand(5, 3, 4))
+
+
+def test_reductions_returning_tuples():
+    x = rand(5, 3, 4)
+    got = vmap(lambda a: a.max(1))(x)
+    want = x.max(2)
+    assert_close(got.values, want.values)
+    assert_close(got.indices, want.indices)
+    check(lambda a: tuple(a.sort(1)), x)
+    check(lambda a: tuple(a.topk(2, dim=0)), x)
+    check(lambda a: tuple(torch.min(a, -1)), x)
+
+
+def test_reduction_of_scalar_entries():
+    x = rand(5)
+    check(lambda a: a.sum(), x)
+    check(lambda a: a.sum(0), x)
+    check(lambda a: a.mean(-1), x)
+
+
+def test_dim_out_of_range_counts_logical_dims():
+    with pytest.raises(
+        IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"
+    ):
+        vmap(lambda a: a.sum(2))(rand(5, 3, 4))
+    with pytest.raises(
+        IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"
+    ):
+        vmap(lambda a: a.softmax(2))(rand(5, 3, 4))
+
+
+# ------------------------------------------------------------------------------------------------ views
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x.view(12),
+        lambda x: x.view(-1, 2),
+        lambda x: x.reshape(2, 6),
+        lambda x: torch.reshape(x, (4, 3)),
+        lambda x: x.permute(1, 0),
+        lambda x: torch.permute(x, (1, 0)),
+        lambda x: x.transpose(0, 1),
+        lambda x: x.t(),
+        lambda x: x.T,
+        lambda x: x.mT,
+        lambda x: x.unsqueeze(0),
+        lambda x: x.unsqueeze(-1),
+        lambda x: torch.unsqueeze(x, 1),
+        lambda x: x.unsqueeze(1).squeeze(),
+        lambda x: x.unsqueeze(0).squeeze(0),
+        lambda x: x.flatten(),
+        lambda x: x.unsqueeze(0).flatten(1),
+        lambda x: x.select(1, 2),
+        lambda x: x.narrow(0, 1, 2),
+        lambda x: x.expand(2, 3, 4),
+        lambda x: x[:, :1].expand(3, 4),
+        lambda x: x.unsqueeze(0).expand_as(torch.zeros(2, 3, 4)),
+        lambda x: x.movedim(0, 1),
+        lambda x: x.repeat(2, 1),
+        lambda x: x.flip(0),
+        lambda x: x.unflatten(1, (2, 2)),
+        lambda x: x.contiguous(),
+        lambda x: x.clone(),
+        lambda x: x.split(2, 1),
+        lambda x: x.chunk(3, 0),
+        lambda x: x.unbind(1),
+        lambda x: x.diagonal(),
+        lambda x: torch.tile(x, (2,)),
+    ],
+)
+def test_views_and_shapes(f):
+    check(f, rand(5, 3, 4)) if not isinstance(f(rand(3, 4)), (tuple, list)) else _check_tuple(
+        f, rand(5, 3, 4)
+    )
+
+
+def _check_tuple(f, x):
+    got = vmap(lambda a: tuple(f(a)))(x)
+    want = loop(lambda a: tuple(f(a)))(x)
+    for g, w in zip(got, want):
+        assert_close(g, w)
+
+
+def test_view_errors_count_logical_dims():
+    with pytest.raises(IndexError, match=r"expected to be in range of \[-3, 2\], but got 3"):
+        vmap(lambda a: a.unsqueeze(3))(rand(3, 2, 2))
+    with pytest.raises(IndexError, match=r"expected to be in range of \[-2, 1\], but got 2"):
+        vmap(lambda a: a.transpose(0, 2))(rand(3, 2, 4))
+    with pytest.raises(RuntimeError, match=r"the number of sizes provided \(1\) must be greater or equal"):
+        vmap(lambda a: a.expand(2))(rand(3, 2, 4))
+    with pytest.raises(RuntimeError, match="invalid for input of size"):
+        vmap(lambda a: a.view(5))(rand(3, 2, 2))
+
+
+def test_view_shares_storage():
+    x = rand(4, 3)
+    out = vmap(lambda a: a.view(3, 1))(x)
+    out[0, 0, 0] = 100.0
+    assert x[0, 0].item() == 100.0
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x[0],
+        lambda x: x[-1, 1:],
+        lambda x: x[:, 2],
+        lambda x: x[..., 1],
+        lambda x: x[None],
+        lambda x: x[:, None, 1:3],
+        lambda x: x[torch.tensor([2, 0])],
+        lambda x: x[:, torch.tensor([3, 1, 1])],
+        lambda x: x[torch.tensor([0, 2]), torch.tensor([1, 3])],
+        lambda x: x[torch.tensor([0, 2]), :, torch.tensor([1, 0])] if x.dim() == 3 else x[0],
+        lambda x: x[[1, 0]],
+        lambda x: x[x.shape[0] - 1],
+    ],
+)
+def test_getitem(f):
+    check(f, rand(5, 3, 4))
+    check(f, rand(5, 3, 4, 2))
+
+
+def test_getitem_with_batched_index():
+    x = rand(5, 6)
+    idx = torch.randint(0, 6, (5, 3))
+    check(lambda a, i: a[i], x, idx)
+    # (a plain tensor indexed by a batched one needs Tensor.__getitem__ to hand over: not supported yet)
+    y = rand(5, 4, 6)
+    check(lambda a, i: a[:, i], y, idx)
+    check(lambda a, i: a[i, 1:], y.transpose(1, 2).contiguous(), idx)
+    t = torch.randint(0, 4, (5,))
+    check(lambda a, i: a[i], y, t)
+
+
+def test_setitem_and_inplace():
+    def f(a, b):
+        c = a.clone()
+        c[0] = b.sum()
+        c[1:, 2] = b[0, :2]
+        c.mul_(2).add_(b[:1])
+        c += 1
+        return c
+
+    check(f, rand(5, 3, 4), rand(5, 2, 4))
+    x = rand(5, 3)
+    out = vmap(lambda a: a.add_(1))(x.clone())
+    assert_close(out, x + 1)
+
+
+def test_inplace_into_unbatched_is_an_error():
+    x, y = rand(2), rand(3, 2)
+    # a method of a plain tensor never sees the BatchedTensor: its C++ argument check refuses it
+    with pytest.raises(TypeError):
+        vmap(lambda a, b: a.add_(b), in_dims=(None, 0))(x, y)
+    assert_close(x, x.clone())
+
+
+# ------------------------------------------------------------------------------------------------ joining
+
+
+def test_cat_and_stack():
+    x, y = rand(5, 3), rand(5, 2)
+    check(lambda a, b: torch.cat([a, b]), x, y)
+    check(lambda a, b: torch.cat([a, b], dim=-1), x, y)
+    check(lambda a: torch.cat([a, torch.zeros(2, dtype=D)]), x)
+    check(lambda a: torch.stack([a, a * 2], 1), x)
+    check(lambda a: torch.stack([a, torch.ones(3, dtype=D)]), x)
+    with pytest.raises(RuntimeError):
+        vmap(lambda a: torch.stack([a, torch.zeros(4, dtype=D)]))(x)
+
+
+def test_factories_and_like():
+    x = rand(4, 3)
+    check(lambda a: torch.zeros_like(a) + a, x)
+    check(lambda a: torch.ones_like(a).sum(), x)
+    check(lambda a: torch.full_like(a, 7.0), x)
+    check(lambda a: a.new_zeros(2, 3) + 1, x)
+    check(lambda a: a.new_ones((5,)), x)
+    check(lambda a: a.new_full((2,), 3.0), x)
+    # new_zeros is batched, so entries can be written into it
+    check(lambda a: a.new_zeros(3).add_(a), x)
+    check(lambda a: torch.tensor(1.0, dtype=D) + a, x)
+
+
+# ------------------------------------------------------------------------------------------------ matmul
+
+
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((3,), (3,)),
+        ((2, 3), (3,)),
+        ((3,), (3, 4)),
+        ((2, 3), (3, 4)),
+        ((5, 2, 3), (3, 4)),
+        ((2, 3), (5, 3, 4)),
+        ((3,), (5, 3, 4)),
+        ((5, 2, 3), (3,)),
+    ],
+)
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 0), (1, 0)])
+def test_matmul_all_ranks(sa, sb, in_dims):
+    b = 4
+    a = rand(*sa).unsqueeze(0).repeat(b, *[1] * len(sa)) + rand(b, *sa)
+    c = rand(b, *sb)
+    if in_dims[0] is None:
+        a = a[0]
+    elif in_dims[0] == 1:
+        if len(sa) < 1:
+            pytest.skip("no dim 1")
+        a = a.movedim(0, 1).contiguous()
+    if in_dims[1] is None:
+        c = c[0]
+    check(torch.matmul, a, c, in_dims=in_dims)
+    check(lambda x, y: x @ y, a, c, in_dims=in_dims)
+
+
+def test_matmul_family():
+    check(torch.mm, rand(4, 2, 3), rand(4, 3, 5))
+    check(torch.mm, rand(4, 2, 3), rand(3, 5), in_dims=(0, None))
+    check(torch.bmm, rand(4, 6, 2, 3), rand(4, 6, 3, 5))
+    check(torch.mv, rand(4, 2, 3), rand(4, 3))
+    check(torch.dot, rand(4, 3), rand(4, 3))
+    check(torch.dot, rand(4, 3), rand(3), in_dims=(0, None))
+    check(
+        lambda i, a, b: torch.addmm(i, a, b, beta=0.5, alpha=2.0),
+        rand(4, 2, 5),
+        rand(4, 2, 3),
+        rand(3, 5),
+        in_dims=(0, 0, None),
+    )
+    check(lambda a, b: torch.einsum("ij,jk->ik", a, b), rand(4, 2, 3), rand(3, 5), in_dims=(0, None))
+    check(lambda a, b: torch.einsum("...i,...i->...", a, b), rand(4, 2, 3), rand(4, 2, 3))
+
+
+@pytest.mark.parametrize("in_dims", [(0, None, None), (0, 0, 0), (None, 0, 0), (0, 0, None), (0, None, 0)])
+def test_linear_with_batched_weight(in_dims):
+    x = rand(4, 2, 3)
+    w = rand(4, 5, 3)
+    bias = rand(4, 5)
+    args = [x, w, bias]
+    args = [a if d is not None else a[0] for a, d in zip(args, in_dims)]
+    check(F.linear, *args, in_dims=in_dims)
+    check(lambda a, b: F.linear(a, b), args[0], args[1], in_dims=in_dims[:2])
+
+
+# ------------------------------------------------------------------------------------------------ nn
+
+
+@pytest.mark.parametrize("wdim", [None, 0])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"stride": 2}, {"padding": 1}, {"padding": "same"}, {"dilation": 2}, {"groups": 2}],
+)
+def test_conv2d(wdim, kw):
+    x = rand(3, 2, 4, 7, 7)
+    w = rand(3, 6, 4 // kw.get("groups", 1), 3, 3)
+    b = rand(3, 6)
+    if wdim is None:
+        w, b = w[0], b[0]
+    check(lambda a, ww, bb: F.conv2d(a, ww, bb, **kw), x, w, b, in_dims=(0, wdim, wdim))
+    # unbatched (C, H, W) entries
+    check(lambda a, ww, bb: F.conv2d(a, ww, bb, **kw), x[:, 0], w, b, in_dims=(0, wdim, wdim))
+    # the input unbatched, the weight batched
+    if wdim is not None:
+        check(lambda a, ww, bb: F.conv2d(a, ww, bb, **kw), x[0], w, b, in_dims=(None, 0, 0))
+
+
+def test_conv1d_and_modules():
+    check(lambda a, w: F.conv1d(a, w, padding=1), rand(3, 2, 4, 9), rand(3, 5, 4, 3))
+    conv = torch.nn.Conv2d(2, 4, 3).double()
+    check(conv, rand(3, 1, 2, 6, 6))
+    pool = torch.nn.MaxPool2d(2)
+    check(pool, rand(3, 2, 2, 6, 6))
+
+
+def test_pooling_and_norms():
+    x = rand(3, 2, 4, 6, 6)
+    check(lambda a: F.max_pool2d(a, 2), x)
+    check(lambda a: F.max_pool2d(a, 3, stride=2, padding=1), x)
+    check(lambda a: F.avg_pool2d(a, 2), x[:, 0])
+    check(lambda a: F.adaptive_avg_pool2d(a, 1), x)
+    check(lambda a: tuple(F.max_pool2d(a, 2, return_indices=True)), x)
+    w, b = rand(6), rand(6)
+    check(lambda a: F.layer_norm(a, (6,), w, b), x)
+    check(lambda a, ww, bb: F.layer_norm(a, (6,), ww, bb), x, rand(3, 6), rand(3, 6))
+    rm, rv, g = rand(4), rand(4).abs() + 0.5, rand(4)
+    check(lambda a: F.batch_norm(a, rm, rv, g, None, training=False), x)
+    check(lambda a: F.batch_norm(a, None, None, training=True), x)
+    check(lambda a: F.group_norm(a, 2), x)
+
+
+def test_embedding_and_one_hot():
+    w = rand(10, 3)
+    idx = torch.randint(0, 10, (4, 5))
+    check(lambda i: F.embedding(i, w), idx)
+    check(lambda i, ww: F.embedding(i, ww), idx, rand(4, 10, 3))
+    check(lambda i: F.one_hot(i, 10), idx)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_losses(reduction):
+    x, y = rand(4, 5, 3), torch.randint(0, 3, (4, 5))
+    check(lambda a, t: F.cross_entropy(a, t, reduction=reduction), x, y)
+    check(lambda a, t: F.cross_entropy(a, t, reduction=reduction), x[:, 0], y[:, 0])
+    w = rand(3).abs()
+    check(lambda a, t: F.cross_entropy(a, t, weight=w, reduction=reduction), x, y)
+    check(lambda a, t: F.cross_entropy(a, t, ignore_index=1, reduction=reduction), x, y)
+    check(lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1, reduction=reduction), x, y)
+    check(lambda a, t: F.nll_loss(F.log_softmax(a, -1), t, reduction=reduction), x, y)
+    p = torch.softmax(rand(4, 5, 3), -1)
+    check(lambda a, t: F.cross_entropy(a, t, reduction=reduction), x, p)
+    z = rand(4, 5, 3)
+    check(lambda a, b: F.mse_loss(a, b, reduction=reduction), x, z)
+    check(lambda a, b: F.l1_loss(a, b, reduction=reduction), x, z)
+    check(lambda a, b: F.smooth_l1_loss(a, b, reduction=reduction), x, z)
+    check(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction), x, z.sigmoid())
+    check(lambda a, b: F.mse_loss(a, b, reduction=reduction), x, z[0], in_dims=(0, None))
+
+
+def test_dropout_eval_is_not_random():
+    x = rand(4, 3)
+    check(lambda a: F.dropout(a, 0.5, training=False), x)
+
+
+# ------------------------------------------------------------------------------------------------ in_dims / out_dims
+
+
+def test_in_dims_variants():
+    x = rand(2, 3, 4)
+    check(lambda a: a * 2, x, in_dims=1)
+    check(lambda a: a * 2, x, in_dims=-1)
+    check(lambda a, b: a + b, x, rand(4), in_dims=(1, None))
+    # nested in_dims matching a tree of inputs
+    out = vmap(lambda d: d["a"] + d["b"][0], in_dims=({"a": 0, "b": [1]},))(
+        {"a": rand(3, 4), "b": [rand(4, 3)]}
+    )
+    assert out.shape == (3, 4)
+    # a non-tensor argument with in_dim None passes through
+    assert_close(vmap(lambda a, k: a * k, in_dims=(0, None))(x, 3), x * 3)
+
+
+def test_out_dims_variants():
+    x = rand(3, 4, 5)
+    check(lambda a: a.sin(), x, out_dims=1)
+    check(lambda a: a.sin(), x, out_dims=-1)
+    check(lambda a: (a, a.sum()), x, out_dims=(1, 0))
+    out = vmap(lambda a: (a.sum(), 7), out_dims=(0, None))(x)
+    assert out[1] == 7
+    # an output not batched is expanded over the batch
+    out = vmap(lambda a: torch.ones(2, dtype=D))(x)
+    assert out.shape == (3, 2)
+
+
+def test_in_dims_errors():
+    x = torch.ones(2)
+
+    def f(a, b):
+        return a
+
+    with pytest.raises(
+        ValueError, match=r"vmap\(f, in_dims=\(0,\), \.\.\.\)\(<inputs>\): in_dims is not compatible"
+    ):
+        vmap(f, in_dims=(0,))(x, x)
+    with pytest.raises(ValueError, match=r"expected `in_dims` to be int or a \(potentially nested\) tuple"):
+        vmap(f, in_dims=[0, 0])(x, x)
+    with pytest.raises(
+        ValueError,
+        match=r"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes \[2, 3\] "
+        r"for the mapped dimension",
+    ):
+        vmap(f)(x, torch.ones(3))
+    with pytest.raises(ValueError, match=r"Got in_dim=1.0 for an input but in_dim must be either an integer"):
+        vmap(f, in_dims=(0, 1.0))(x, x)
+    with pytest.raises(ValueError, match=r"We cannot vmap over non-Tensor arguments, please use None"):
+        vmap(f, in_dims=(0, 1))(x, 3)
+    with pytest.raises(ValueError, match=r"so expected in_dim to satisfy -1 <= in_dim < 1"):
+        vmap(lambda a: a, in_dims=2)(x)
+    with pytest.raises(ValueError, match=r"got no inputs"):
+        vmap(lambda: x)()
+    with pytest.raises(ValueError, match=r"Expected at least one Tensor to vmap over"):
+        vmap(f, in_dims=(None, None))(x, x)
+
+
+def test_out_dims_errors():
+    x = torch.ones(2)
+    with pytest.raises(ValueError, match=r"must only return Tensors, got type <class 'int'>"):
+        vmap(lambda a: 3)(x)
+    with pytest.raises(ValueError, match=r"out_dims is not compatible with the structure of `outputs`"):
+        vmap(lambda a: a, out_dims=(0, 1))(x)
+    with pytest.raises(ValueError, match=r"`out_dims` must be an int, None or a python collection of ints"):
+        vmap(lambda a: a, out_dims="a")(x)
+    with pytest.raises(ValueError, match=r"can not return a BatchedTensor when out_dim is None"):
+        vmap(lambda a: a, out_dims=None)(x)
+    with pytest.raises(IndexError, match=r"Dimension out of range"):
+        vmap(lambda a: a, out_dims=2)(x)
+
+
+def test_argument_errors():
+    with pytest.raises(
+        RuntimeError, match="Only allowed values for randomness are 'error', 'different', or 'same'. Got x"
+    ):
+        vmap(torch.sin, randomness="x")
+    with pytest.raises(ValueError, match=r"vmap: chunk_size should be None or greater than 0. \(got 0\)"):
+        vmap(torch.sin, chunk_size=0)
+
+
+def test_data_dependent_python_is_refused():
+    x = torch.ones(2)
+    with pytest.raises(RuntimeError, match=r"vmap: It looks like you're calling .item\(\) on a Tensor"):
+        vmap(lambda a: a.item())(x)
+    with pytest.raises(RuntimeError, match=r"data-dependent control flow"):
+        vmap(lambda a: 1 if a > 0 else 2)(x)
+
+
+# ------------------------------------------------------------------------------------------------ randomness
+
+
+def test_randomness_error():
+    msg = r"vmap: called random operation while in randomness error mode"
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(lambda a: torch.rand(3))(torch.ones(2))
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(lambda a: F.dropout(a, 0.5))(torch.ones(2, 3))
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(lambda a: torch.rand_like(a))(torch.ones(2, 3))
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(lambda a: a.normal_())(torch.ones(2, 3))
+
+
+def test_randomness_different_and_same():
+    x = torch.ones(6, 50)
+    for f in (
+        lambda a: torch.rand(50) + a,
+        lambda a: torch.rand_like(a),
+        lambda a: F.dropout(a, 0.5),
+        lambda a: a.clone().normal_(),
+        lambda a: torch.bernoulli(a * 0.5),
+    ):
+        d = vmap(f, randomness="different")(x)
+        s = vmap(f, randomness="same")(x)
+        assert d.shape == s.shape == (6, 50)
+        assert not torch.equal(d[0], d[1])
+        for i in range(1, 6):
+            assert torch.equal(s[0], s[i])
+    # dropout keeps the expected scale: kept values are 2x
+    out = vmap(lambda a: F.dropout(a, 0.5), randomness="different")(x)
+    assert set(out.unique().tolist()) <= {0.0, 2.0}
+
+
+def test_randomness_same_with_chunks_replays_the_generator():
+    x = torch.ones(6, 5)
+    torch.manual_seed(3)
+    a = vmap(lambda v: torch.rand(5) * v, randomness="same", chunk_size=2)(x)
+    for i in range(6):
+        assert torch.equal(a[i], a[0])
+
+
+# ------------------------------------------------------------------------------------------------ chunks, nesting
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 5, 100])
+def test_chunk_size_equivalence(chunk_size):
+    x, y = rand(5, 3), rand(4, 5)
+    f = lambda a, b: (a.sin() * b[:3], (a * b[1:]).sum())
+    want = vmap(f, in_dims=(0, 1), out_dims=(1, 0))(x, y)
+    got = vmap(f, in_dims=(0, 1), out_dims=(1, 0), chunk_size=chunk_size)(x, y)
+    for g, w in zip(got, want):
+        assert_close(g, w)
+
+
+def test_nested_vmap():
+    x = rand(3, 4, 5)
+    got = vmap(vmap(lambda a: a.sin().sum()))(x)
+    assert_close(got, x.sin().sum(-1))
+    y = rand(4, 5)
+    ms = rand(2, 5, 6)
+    got = vmap(vmap(lambda a, b: a @ b, in_dims=(0, None)), in_dims=(None, 0))(x[0], ms)
+    want = torch.stack([torch.stack([row @ m for row in x[0]]) for m in ms])
+    assert_close(got, want)
+    # an outer-batched tensor captured by the inner function
+    got = vmap(lambda a: vmap(lambda b: a * b)(y))(x)
+    want = torch.stack([torch.stack([x[i] * y[j] for j in range(4)]) for i in range(3)])
+    assert_close(got, want)
+    # in_dims on the inner level
+    got = vmap(vmap(lambda a: a * 2, in_dims=1), in_dims=0)(x)
+    assert_close(got, (x * 2).transpose(1, 2))
+
+
+def test_nested_matmul_conv_linear():
+    x = rand(2, 3, 4, 5)
+    w = rand(6, 5)
+    got = vmap(vmap(lambda a: F.linear(a, w)))(x)
+    assert_close(got, x @ w.T)
+    imgs = rand(2, 3, 1, 2, 6, 6)
+    k = rand(4, 2, 3, 3)
+    got = vmap(vmap(lambda a: F.conv2d(a, k)))(imgs)
+    want = F.conv2d(imgs.reshape(6, 2, 6, 6), k).reshape(2, 3, 1, 4, 4, 4)
+    assert_close(got, want)
+
+
+# ------------------------------------------------------------------------------------------------ fallback
+
+
+def test_fallback_loops_and_warns_once():
+    x = rand(4, 3, 3)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = vmap(lambda a: torch.trace(a) + torch.kron(a, a).sum())(x)
+        vmap(lambda a: torch.kron(a, a))(x)
+    want = torch.stack([torch.trace(a) + torch.kron(a, a).sum() for a in x])
+    assert_close(got, want)
+    msgs = [str(m.message) for m in w if "performance drop" in str(m.message)]
+    assert any(
+        m.startswith("There is a performance drop because we have not yet implemented the batching rule for")
+        and "kron" in m
+        for m in msgs
+    )
+    assert sum("kron" in m for m in msgs) <= 1  # once per op per process
+
+
+def test_vmap_of_a_torch_builtin():
+    x = rand(4, 3)
+    assert_close(vmap(torch.sin)(x), x.sin())
+    assert_close(vmap(torch.sum)(x), x.sum(1))
+
+
+def test_dispatch_is_off_after_vmap():
+    vmap(torch.sin)(rand(2))
+    assert type(torch.add).__name__ == "builtin_function_or_method"
+    with pytest.raises(ZeroDivisionError):
+        vmap(lambda a: 1 / 0)(rand(2))
+    assert type(torch.add).__name__ == "builtin_function_or_method"
+
+
+def test_autograd_through_vmap():
+    x = rand(4, 3).requires_grad_()
+    w = rand(3, 2).requires_grad_()
+    out = vmap(lambda a: (a @ w).tanh().sum())(x)
+    out.sum().backward()
+    gx, gw = x.grad.clone(), w.grad.clone()
+    x.grad = None
+    w.grad = None
+    torch.stack([(a @ w).tanh().sum() for a in x]).sum().backward()
+    assert_close(gx, x.grad)
+    assert_close(gw, w.grad)
