@@ -114,7 +114,25 @@ del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _
 
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.
-_LAZY_SUBMODULES = frozenset({"accelerator", "fx", "func", "jit", "compiler", "_dynamo"})
+_LAZY_SUBMODULES = frozenset({"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor"})
+
+
+def compile(
+    model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False
+):
+    """torch.compile: capture model (a function or nn.Module) with torch.fx and run it through backend
+    (minitorch.compiler); a decorator too, with or without arguments."""
+    from minitorch.compiler import compile as _compile
+
+    return _compile(
+        model,
+        fullgraph=fullgraph,
+        dynamic=dynamic,
+        backend=backend,
+        mode=mode,
+        options=options,
+        disable=disable,
+    )
 
 
 def __getattr__(name):
