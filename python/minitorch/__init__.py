@@ -117,24 +117,6 @@ del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _
 _LAZY_SUBMODULES = frozenset({"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor"})
 
 
-def compile(
-    model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False
-):
-    """torch.compile: capture model (a function or nn.Module) with torch.fx and run it through backend
-    (minitorch.compiler); a decorator too, with or without arguments."""
-    from minitorch.compiler import compile as _compile
-
-    return _compile(
-        model,
-        fullgraph=fullgraph,
-        dynamic=dynamic,
-        backend=backend,
-        mode=mode,
-        options=options,
-        disable=disable,
-    )
-
-
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
