@@ -1,0 +1,1 @@
+"""The modules of minitorch.utils.benchmark, at the paths PyTorch's (torch.utils.benchmark.utils.*) have."""
