@@ -421,3 +421,23 @@ def test_structured_errors():
     assert not prune.is_pruned(m) and isinstance(m.bias, nn.Parameter)
     with pytest.raises(AttributeError):
         prune.l1_unstructured(m, "nope", amount=1)
+
+
+def test_non_contiguous_and_empty_parameters():
+    # a transposed weight: PyTorch 2.15's unstructured methods fail there on a .view(-1); here the mask follows
+    # the logical order of the entries
+    W = np.random.default_rng(7).standard_normal((3, 4))
+    m = nn.Linear(3, 4)
+    m.weight = nn.Parameter(minitorch.tensor(W).float().t())
+    assert not m.weight.is_contiguous()
+    prune.l1_unstructured(m, "weight", amount=5)
+    expect = np.ones(12)
+    expect[np.argsort(np.abs(W.T).ravel())[:5]] = 0
+    np.testing.assert_array_equal(npy(m.weight_mask).ravel(), expect)
+    np.testing.assert_array_equal(npy(m.weight), np.float32(W.T) * expect.reshape(4, 3))
+    prune.ln_structured(m, "weight", amount=1, n=2, dim=1)
+    assert (npy(m.weight_mask).sum(0) == 0).sum() == 1
+    with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
+        e = nn.Linear(0, 3)
+    prune.l1_unstructured(e, "weight", amount=0.5)
+    assert e.weight_mask.shape == (3, 0) and e(minitorch.zeros(2, 0)).shape == (2, 3)
