@@ -828,12 +828,39 @@ def conv_rule(key, level, args, kwargs):
         flat = v.reshape((size * v.shape[1],) + tuple(v.shape[2:]))
         out = call(key, flat, w, bias, stride, padding, dilation, groups)
         return wrap(out.reshape((size, v.shape[1]) + tuple(out.shape[1:])), level)
-    # a batched weight: one group per batch entry, as functorch does
     vw = _physical(w, level)  # [B, O, C/g, *k]
     vx = _physical(x, level)  # [B, N, C, *s] or [B, C, *s]
     if unbatched_input:
         vx = vx.unsqueeze(1)
     n = vx.shape[1]
+    pads = (
+        _symmetric_padding(padding, tuple(vw.shape[3:]), dilation, stride)
+        if nd == 2 and groups == 1
+        else None
+    )
+    if pads is not None:
+        # a batched weight as a batched matrix product with the input's sliding blocks (im2col): per-sample
+        # weight gradients then come from one batched GEMM instead of a B-group convolution's backward
+        out_c, ckk = vw.shape[1], vw.shape[2] * vw.shape[3] * vw.shape[4]
+        cols = call(
+            "F.unfold",
+            vx.reshape((size * n,) + tuple(vx.shape[2:])),
+            tuple(vw.shape[3:]),
+            dilation,
+            pads,
+            stride,
+        )
+        cols = cols.reshape((size, n, ckk, cols.shape[-1]))
+        out = call("matmul", vw.reshape((size, 1, out_c, ckk)), cols)  # [B, N, O, L]
+        if bias is not None:
+            out = call("add", out, _physical(bias, level).reshape((size, 1, out_c, 1)))
+        oh, ow = (
+            _conv_out(vx.shape[3 + i], vw.shape[3 + i], pads[i], _pair(dilation)[i], _pair(stride)[i])
+            for i in (0, 1)
+        )
+        out = out.reshape((size, n, out_c, oh, ow))
+        return wrap(out.squeeze(1) if unbatched_input else out, level)
+    # otherwise one group per batch entry, as functorch does
     xg = vx.movedim(0, 1).reshape((n, size * vx.shape[2]) + tuple(vx.shape[3:]))
     wg = vw.reshape((size * vw.shape[1],) + tuple(vw.shape[2:]))
     bg = _physical(bias, level).reshape(-1) if bias is not None else None
@@ -842,6 +869,27 @@ def conv_rule(key, level, args, kwargs):
     if unbatched_input:
         out = out.squeeze(1)
     return wrap(out, level)
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _symmetric_padding(padding, kernel, dilation, stride):
+    """conv2d's padding as the (ph, pw) unfold takes, or None where it is not symmetric ('same' with an even
+    extent)."""
+    if padding == "valid":
+        return (0, 0)
+    if padding == "same":
+        total = [d * (k - 1) for d, k in zip(_pair(dilation), kernel)]
+        if any(t % 2 for t in total):
+            return None
+        return tuple(t // 2 for t in total)
+    return _pair(padding)
+
+
+def _conv_out(size, k, p, d, s):
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
 def _fold_batch(key, level, args, kwargs, nd, first_pos=0):

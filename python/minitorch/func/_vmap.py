@@ -8,6 +8,7 @@ applies `randomness`.
 """
 
 import functools
+import types
 
 from minitorch import _C
 from minitorch._torch_functions import get_rng_state, set_rng_state
@@ -43,6 +44,15 @@ class _RandomnessMode(TorchFunctionMode):
         if key in _batch_rules.RANDOM_FACTORIES:
             return _batch_rules.random_factory(key, func, args, kwargs)
         return func(*args, **kwargs)
+
+
+def _is_torch_function(func):
+    # only functions of our own modules can be torch functions (resolve_name indexes the namespaces on a miss)
+    if not isinstance(func, (types.FunctionType, types.BuiltinFunctionType)):
+        return False
+    if not str(getattr(func, "__module__", None) or "").startswith("minitorch"):
+        return False
+    return resolve_name(func) is not None
 
 
 def _check_in_dims(in_dims, args, func):
@@ -178,7 +188,7 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
                 for a, d in zip(flat_args, flat_in_dims)
             ]
             inputs = tree_unflatten(batched, spec)
-            if resolve_name(func) is not None:
+            if _is_torch_function(func):
                 # a torch function itself (vmap(torch.sin)): the name it was bound to predates the dispatch
                 outputs = dispatch(key_of(func), inputs, kwargs)
             else:

@@ -1,0 +1,148 @@
+"""Per-sample gradients of a small CNN (conv-relu-pool-linear, MNIST-sized input) by vmap(grad(...)) against a
+Python loop over the samples, beside PyTorch's torch.func (and its loop) when PyTorch is installed, and a
+NumPy hand-written per-sample backward for reference. Printed as a Markdown table.
+
+The issue's target is vmap at least 5x faster than the loop (minitorch against minitorch). A report, not a
+test. Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5]
+"""
+
+import argparse
+import os
+import platform
+
+import numpy as np
+from _timing import bench, fmt
+
+import minitorch
+
+try:  # real PyTorch as a second column, only where it is installed
+    import torch as real_torch
+except ImportError:
+    real_torch = None
+
+
+def weights(channels, classes, rng):
+    return {
+        "conv.weight": (rng.standard_normal((channels, 1, 3, 3)) * 0.3).astype(np.float32),
+        "conv.bias": np.zeros(channels, np.float32),
+        "fc.weight": (rng.standard_normal((classes, channels * 13 * 13)) * 0.01).astype(np.float32),
+        "fc.bias": np.zeros(classes, np.float32),
+    }
+
+
+def cases_for(lib, w_np, x_np, y_np):
+    """(vmap(grad), loop) callables for one library (minitorch or torch), same weights and data."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(1, w_np["conv.weight"].shape[0], 3)
+            self.fc = nn.Linear(w_np["fc.weight"].shape[1], w_np["fc.weight"].shape[0])
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv(x)), 2)
+            return self.fc(x.flatten(1))
+
+    model = Net()
+    params = {k: lib.from_numpy(v.copy()) for k, v in w_np.items()}
+    x, y = lib.from_numpy(x_np), lib.from_numpy(y_np)
+
+    def loss_fn(p, sample, target):
+        out = lib.func.functional_call(model, p, (sample.unsqueeze(0),))
+        return F.cross_entropy(out, target.unsqueeze(0))
+
+    per_sample = lib.func.vmap(lib.func.grad(loss_fn), in_dims=(None, 0, 0))
+    one = lib.func.grad(loss_fn)
+
+    def vmapped():
+        return per_sample(params, x, y)
+
+    def loop():
+        return [one(params, x[i], y[i]) for i in range(x.shape[0])]
+
+    return vmapped, loop
+
+
+def numpy_floor(w_np, x_np, y_np):
+    """The same per-sample gradients written out in NumPy over the whole batch (im2col conv, batched matmul):
+    a reference for the arithmetic, not a tuned kernel."""
+    cw, cb, fw, fb = w_np["conv.weight"], w_np["conv.bias"], w_np["fc.weight"], w_np["fc.bias"]
+    b = x_np.shape[0]
+    cols = np.lib.stride_tricks.sliding_window_view(x_np[:, 0], (3, 3), axis=(1, 2))  # b, 26, 26, 3, 3
+    cols = cols.reshape(b, 26 * 26, 9)
+    onehot = np.eye(fw.shape[0], dtype=np.float32)[y_np]
+
+    def step():
+        h = np.matmul(cols, cw.reshape(cw.shape[0], 9).T).transpose(0, 2, 1) + cb[None, :, None]  # b, c, 676
+        r = np.maximum(h, 0).reshape(b, -1, 13, 2, 13, 2)
+        pooled = r.max(axis=(3, 5))
+        mask = r == pooled[:, :, :, None, :, None]
+        flat = pooled.reshape(b, -1)
+        logits = flat @ fw.T + fb
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        g_logits = p - onehot
+        g_fw = g_logits[:, :, None] * flat[:, None, :]
+        g_flat = g_logits @ fw
+        g_r = mask * g_flat.reshape(pooled.shape)[:, :, :, None, :, None]
+        g_h = g_r.reshape(b, -1, 676) * (h > 0)
+        g_cw = np.matmul(g_h, cols)
+        return g_cw, g_h.sum(2), g_fw, g_logits
+
+    return step
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--channels", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.5, help="seconds per repeat (approximately)")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    w_np = weights(args.channels, 10, rng)
+    x_np = rng.standard_normal((args.batch, 1, 28, 28)).astype(np.float32)
+    y_np = rng.integers(0, 10, args.batch).astype(np.int64)
+
+    print(
+        f"CPU: {platform.machine()}, {os.cpu_count()} logical cores; numpy {np.__version__}; "
+        f"torch {real_torch.__version__ if real_torch else 'not installed'}; minitorch threads "
+        f"{minitorch.get_num_threads()}"
+    )
+    print(
+        f"per-sample gradients, conv(1->{args.channels}, 3x3)-relu-maxpool2-linear(->10), batch {args.batch}, "
+        f"28x28 input, float32; median of {args.repeats} interleaved repeats\n"
+    )
+    cols = {"numpy (hand-written)": numpy_floor(w_np, x_np, y_np)}
+    mt_vmap, mt_loop = cases_for(minitorch, w_np, x_np, y_np)
+    cols["minitorch vmap(grad)"] = mt_vmap
+    cols["minitorch loop"] = mt_loop
+    if real_torch is not None:
+        t_vmap, t_loop = cases_for(real_torch, w_np, x_np, y_np)
+        cols["torch vmap(grad)"] = t_vmap
+        cols["torch loop"] = t_loop
+    # the two minitorch paths agree before anything is timed
+    got = mt_vmap()
+    want = mt_loop()
+    for k in got:
+        ref = np.stack([g[k].numpy() for g in want])
+        err = float(np.abs(got[k].numpy() - ref).max())
+        assert err < 1e-4, (k, err)
+    t = bench(cols, args.repeats, args.min_time)
+    print("| path | time per batch | per sample |")
+    print("|---|---|---|")
+    for k, v in t.items():
+        print(f"| {k} | {fmt(v)} | {fmt(v / args.batch)} |")
+    print()
+    speedup = t["minitorch loop"] / t["minitorch vmap(grad)"]
+    print(f"minitorch: vmap(grad) is {speedup:.1f}x the loop (target: >= 5x)")
+    if real_torch is not None:
+        print(f"torch:     vmap(grad) is {t['torch loop'] / t['torch vmap(grad)']:.1f}x the loop")
+        print(
+            f"minitorch vmap(grad) / torch vmap(grad) time: {t['minitorch vmap(grad)'] / t['torch vmap(grad)']:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
