@@ -43,6 +43,7 @@ class CheckpointError(RuntimeError):
 
 
 def noop_context_fn():
+    """The default context_fn: no context around the forward or the recomputation."""
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
@@ -64,16 +65,17 @@ def detach_variable(inputs):
 
 
 def check_backward_validity(inputs):
+    """Warns (as PyTorch) when no input requires grad: the reentrant checkpoint then gives no gradients."""
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, _C.Tensor)):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
 
 # ---- RNG state: saved at forward, restored around the recomputation, the caller's state put back after
-def get_rng_state():
+def _get_cpu_rng_state():
     return _C.default_generator.get_state()
 
 
-def set_rng_state(state):
+def _set_cpu_rng_state(state):
     _C.default_generator.set_state(state)
 
 
@@ -84,12 +86,12 @@ def _cuda_devices(tensors):
 
 
 def _get_rng_states(tensors):
-    return get_rng_state(), [(d, cuda.get_rng_state(d)) for d in _cuda_devices(tensors)]
+    return _get_cpu_rng_state(), [(d, cuda.get_rng_state(d)) for d in _cuda_devices(tensors)]
 
 
 def _set_rng_states(states):
     cpu, cuda_states = states
-    set_rng_state(cpu)
+    _set_cpu_rng_state(cpu)
     for d, s in cuda_states:
         cuda.set_rng_state(s, d)
 
@@ -100,7 +102,7 @@ def _forked_rng(states, enabled):
     if not enabled:
         yield
         return
-    now = (get_rng_state(), [(d, cuda.get_rng_state(d)) for d, _ in states[1]])
+    now = (_get_cpu_rng_state(), [(d, cuda.get_rng_state(d)) for d, _ in states[1]])
     _set_rng_states(states)
     try:
         yield
@@ -127,8 +129,11 @@ def _autocast_as(state):
 
 # ---- the reentrant variant
 class CheckpointFunction(Function):
+    """The reentrant checkpoint: forward runs the function under no_grad and keeps only its inputs."""
+
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
+        """Runs run_function(*args) without recording; saves the inputs and the RNG/autocast state."""
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
@@ -144,6 +149,7 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Reruns the function with grad on and backpropagates through it into the inputs and parameters."""
         if not _is_checkpoint_valid():
             raise RuntimeError(
                 "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
