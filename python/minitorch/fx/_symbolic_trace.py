@@ -153,6 +153,10 @@ class Tracer(TracerBase):
     submodules are recorded as call_module instead of being traced into, create_arg for new argument kinds,
     call_module to change module calls."""
 
+    # > 0 while a subclass runs real code inside the trace (jit.trace computing values): module calls and
+    # attribute reads then behave as outside it
+    _mt_passthrough = 0
+
     def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
         super().__init__()
         self._autowrap_function_ids = {
@@ -354,9 +358,15 @@ class Tracer(TracerBase):
         tracer = self
 
         def module_getattr(mod, attr):
-            return tracer.getattr(attr, _orig_module_getattr(mod, attr), parameter_proxy_cache)
+            value = _orig_module_getattr(mod, attr)
+            if tracer._mt_passthrough:
+                return value
+            return tracer.getattr(attr, value, parameter_proxy_cache)
 
         def module_call(mod, *args, **kwargs):
+            if tracer._mt_passthrough:
+                return _orig_module_call(mod, *args, **kwargs)
+
             def forward(*a, **k):
                 return _orig_module_call(mod, *a, **k)
 

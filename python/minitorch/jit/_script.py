@@ -1,0 +1,398 @@
+"""torch.jit.script and the ScriptModule/ScriptFunction classes that script and trace return.
+
+What is captured: ``script`` records a module's forward (or a function) with fx symbolic tracing; when that
+succeeds the result runs the generated code (``.code``, ``.graph`` is the fx Graph). Python that a symbolic
+trace cannot follow (control flow on tensor values, iteration over tensors, data-dependent Python) makes the
+result run the original Python eagerly instead: ``.code`` is then the function's source, ``.graph`` is None
+and ``captured`` is False. Results equal eager either way. Submodules are shared with the original module, so
+parameters, buffers and the state dict are the original's.
+"""
+
+import functools
+import inspect
+import textwrap
+import threading
+import types
+import warnings
+
+from minitorch import _C
+from minitorch.fx._symbolic_trace import Tracer
+from minitorch.fx.graph_module import _exec_forward
+from minitorch.fx.proxy import TraceError
+from minitorch.jit.frontend import NotSupportedError
+from minitorch.nn.modules.module import Module
+
+__all__ = [
+    "RecursiveScriptModule",
+    "ScriptFunction",
+    "ScriptModule",
+    "export",
+    "ignore",
+    "interface",
+    "is_scripting",
+    "script",
+    "script_method",
+    "unused",
+]
+
+_state = threading.local()
+
+# Python-level reasons a symbolic trace stops; script then falls back to running the Python eagerly
+_FALLBACK_ERRORS = (
+    TraceError,
+    NotImplementedError,
+    TypeError,
+    RuntimeError,
+    AttributeError,
+    ValueError,
+    IndexError,
+    KeyError,
+)
+
+
+def is_scripting():
+    """True while script is capturing a function or running one it could not capture (as PyTorch's inside
+    compiled TorchScript); False in ordinary Python."""
+    return getattr(_state, "scripting", 0) > 0
+
+
+class _Scripting:
+    def __enter__(self):
+        _state.scripting = getattr(_state, "scripting", 0) + 1
+
+    def __exit__(self, *exc):
+        _state.scripting -= 1
+
+
+# ---------------------------------------------------------------- decorators
+
+
+class FunctionModifiers:
+    """How script treats a decorated function (the ``_torchscript_modifier`` attribute)."""
+
+    UNUSED = "unused (ignored and replaced with raising of an exception)"
+    IGNORE = "ignore (leave as a call to Python, cannot be torch.jit.save'd)"
+    EXPORT = "export (compile this function even if nothing calls it)"
+    DEFAULT = "default (compile if called from a exported function / forward)"
+    COPY_TO_SCRIPT_WRAPPER = "if this method is not scripted, copy the python method onto the scripted model"
+    _DROP = "_drop (function is fully ignored, declaration can be unscriptable)"
+
+
+def export(fn):
+    """Marks a method to be compiled although forward does not call it; here it stays callable on the
+    scripted module."""
+    fn._torchscript_modifier = FunctionModifiers.EXPORT
+    return fn
+
+
+def unused(fn):
+    """Marks a method that scripted code never calls (TorchScript replaces it by a raise)."""
+    if isinstance(fn, property):
+        prop = fn
+        prop.fget._torchscript_modifier = FunctionModifiers.UNUSED
+        if prop.fset:
+            prop.fset._torchscript_modifier = FunctionModifiers.UNUSED
+        return prop
+    fn._torchscript_modifier = FunctionModifiers.UNUSED
+    return fn
+
+
+def ignore(drop=False, **kwargs):
+    """Marks a function to stay Python (``@torch.jit.ignore`` or ``@torch.jit.ignore(drop=True)``)."""
+    if callable(drop):
+        drop._torchscript_modifier = FunctionModifiers.IGNORE
+        return drop
+    if not isinstance(drop, bool):
+        raise RuntimeError(f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}")  # noqa: TRY004  (PyTorch's class)
+    drop_on_export = kwargs.pop("drop_on_export", None)
+    if drop_on_export is not None:
+        drop = drop_on_export
+
+    def decorator(fn):
+        fn._torchscript_modifier = FunctionModifiers.UNUSED if drop else FunctionModifiers.IGNORE
+        return fn
+
+    return decorator
+
+
+def script_method(fn):
+    """The legacy ScriptModule method decorator: the method is kept as Python."""
+    warnings.warn(
+        "`torch.jit.script_method` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return fn
+
+
+def interface(obj):
+    """Declares a TorchScript interface type; here the class itself."""
+    if not inspect.isclass(obj):
+        raise RuntimeError("interface must be applied to a class")
+    return obj
+
+
+# ---------------------------------------------------------------- capture
+
+
+class _ConstantTracer(Tracer):
+    """A Tracer that keeps tensors created inside the traced code in its own ``constants`` (get_attr
+    targets _tensor_constantN) instead of setting them on the traced module."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.constants = {}
+
+    def create_arg(self, a):
+        if isinstance(a, _C.Tensor) and not _is_member(self.root, a) and id(a) not in self.tensor_attrs:
+            for name, c in self.constants.items():
+                if c is a:
+                    return self.create_node("get_attr", name, (), {})
+            name = f"_tensor_constant{len(self.constants)}"
+            self.constants[name] = a
+            return self.create_node("get_attr", name, (), {})
+        return super().create_arg(a)
+
+
+def _is_member(root, t):
+    return any(t is p for _, p in root.named_parameters()) or any(t is b for _, b in root.named_buffers())
+
+
+def _source_of(fn):
+    try:
+        return textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return ""
+
+
+_MODULE_INTERNALS = frozenset((
+    "training", "_parameters", "_buffers", "_non_persistent_buffers_set", "_modules", "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
+))  # fmt: skip
+
+
+class ScriptModule(Module):
+    """Base of the modules script and trace return (also subclassable, as PyTorch's legacy API)."""
+
+    def __init__(self):
+        super().__init__()
+
+    # save(f, _extra_files=None): installed by jit._serialization (torch.jit.save)
+
+    def define(self, src):
+        raise RuntimeError("ScriptModule.define: compiling TorchScript source is not supported by minitorch")
+
+
+class RecursiveScriptModule(ScriptModule):
+    """A scripted or traced module. It shares the original's parameters, buffers and submodules (its state
+    dict is the original's); forward runs the captured code when there is one (``captured``), else the
+    original forward. Other methods and attributes of the original stay reachable."""
+
+    def __init__(self, orig, graph=None, constants=None, code=None, *, original_name=None):
+        super().__init__()
+        d = self.__dict__
+        d["_parameters"] = dict(orig._parameters)
+        d["_buffers"] = dict(orig._buffers)
+        d["_non_persistent_buffers_set"] = set(orig._non_persistent_buffers_set)
+        d["_modules"] = dict(orig._modules)
+        d["training"] = orig.training
+        for k, v in orig.__dict__.items():
+            if k not in _MODULE_INTERNALS and not k.startswith("_mt_"):
+                d.setdefault(k, v)
+        d["_mt_cls"] = type(orig)
+        d["original_name"] = original_name or type(orig).__name__
+        d["_mt_constants"] = dict(constants or {})
+        d.update(d["_mt_constants"])
+        d["_mt_graph"] = graph
+        d["_mt_code"] = code
+        d["_mt_forward"] = None
+        if graph is not None:
+            self._mt_compile()
+
+    def _mt_compile(self):
+        graph = self.__dict__["_mt_graph"]
+        py = graph.python_code(root_module="self")
+        self.__dict__["_mt_code"] = py.src
+        self.__dict__["_mt_forward"] = _exec_forward(py.src, py.globals)
+
+    @property
+    def captured(self):
+        """Whether forward runs captured code (False: the original Python, run eagerly)."""
+        return self.__dict__["_mt_graph"] is not None
+
+    @property
+    def graph(self):
+        """The captured graph of forward (an fx Graph), or None when forward runs eagerly."""
+        return self.__dict__["_mt_graph"]
+
+    @property
+    def inlined_graph(self):
+        return self.graph
+
+    @property
+    def code(self):
+        """The captured forward as Python, or forward's source when it runs eagerly."""
+        return self.__dict__["_mt_code"]
+
+    @property
+    def code_with_constants(self):
+        return self.code, dict(self.__dict__["_mt_constants"])
+
+    def forward(self, *args, **kwargs):
+        fwd = self.__dict__["_mt_forward"]
+        if fwd is not None:
+            return fwd(self, *args, **kwargs)
+        with _Scripting():
+            return self.__dict__["_mt_cls"].forward(self, *args, **kwargs)
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            pass
+        cls = self.__dict__.get("_mt_cls")
+        if cls is not None and not name.startswith("__"):
+            attr = inspect.getattr_static(cls, name, None)
+            if isinstance(attr, (types.FunctionType, staticmethod, classmethod, property)):
+                return attr.__get__(self, type(self))
+            if attr is not None:
+                return attr
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _get_name(self):
+        return "RecursiveScriptModule"
+
+    def extra_repr(self):
+        return f"original_name={self.__dict__['original_name']}"
+
+    def __repr__(self):
+        return Module.__repr__(self)
+
+
+class ScriptFunction:
+    """A scripted or traced function: callable, with ``graph``/``code`` of what was captured (or the source
+    and graph None when it runs eagerly), ``name``, ``qualified_name`` and ``save``."""
+
+    def __init__(self, fn, gm=None, code=None, name=None):
+        self._fn = fn
+        self._gm = gm
+        self._code = code if code is not None else (gm.code if gm is not None else _source_of(fn))
+        self.name = name or getattr(fn, "__name__", "fn")
+        self.qualified_name = f"__torch__.{self.name}"
+        self.__name__ = self.name
+        self.__qualname__ = getattr(fn, "__qualname__", self.name)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def __call__(self, *args, **kwargs):
+        if self._gm is not None:
+            return self._gm(*args, **kwargs)
+        with _Scripting():
+            return self._fn(*args, **kwargs)
+
+    @property
+    def captured(self):
+        return self._gm is not None
+
+    @property
+    def graph(self):
+        return self._gm.graph if self._gm is not None else None
+
+    @property
+    def inlined_graph(self):
+        return self.graph
+
+    @property
+    def code(self):
+        return self._code
+
+    @property
+    def schema(self):
+        if self._fn is not None:
+            params = list(inspect.signature(self._fn).parameters)
+        else:
+            params = [n.target for n in self._gm.graph.nodes if n.op == "placeholder"]
+        return f"{self.name}({', '.join(params)})"
+
+    def __repr__(self):
+        return f"<torch.jit.ScriptFunction object {self.name}>"
+
+    def __get__(self, obj, objtype=None):
+        # a scripted function assigned as a class attribute binds like a method
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+
+# ---------------------------------------------------------------- script
+
+
+def _check_scriptable_function(fn):
+    if fn.__name__ == "<lambda>":
+        code = fn.__code__
+        raise _LambdaNotSupported(
+            None, f"Expected a single top-level function: {code.co_filename}:{code.co_firstlineno}"
+        )
+
+
+class _LambdaNotSupported(NotSupportedError, RuntimeError):
+    """A lambda passed to script: PyTorch raises RuntimeError with these words; the class is also
+    torch.jit.frontend.NotSupportedError, the frontend's kind of refusal."""
+
+    def __str__(self):
+        return self.msg
+
+
+def _script_function(fn):
+    from minitorch.fx._symbolic_trace import symbolic_trace
+
+    _check_scriptable_function(fn)
+    try:
+        with _Scripting():
+            gm = symbolic_trace(fn)
+    except _FALLBACK_ERRORS:
+        return ScriptFunction(fn)
+    return ScriptFunction(fn, gm)
+
+
+def _script_module(mod):
+    tracer = _ConstantTracer()
+    try:
+        with _Scripting():
+            graph = tracer.trace(mod)
+    except _FALLBACK_ERRORS:
+        fwd = getattr(type(mod), "forward", None)
+        return RecursiveScriptModule(mod, code=_source_of(fwd) if fwd is not None else "")
+    return RecursiveScriptModule(mod, graph, tracer.constants)
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """A ScriptModule (for an nn.Module) or ScriptFunction (for a function) that computes what obj computes:
+    through captured code when a symbolic trace can follow it, else by running the Python (see the module
+    docstring). ScriptModules and ScriptFunctions are returned unchanged; classes, dicts and lists too."""
+    warnings.warn(
+        "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if optimize is not None:
+        warnings.warn(
+            "`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()` instead",
+            FutureWarning,
+            stacklevel=2,
+        )
+    if isinstance(obj, (ScriptModule, ScriptFunction)):
+        return obj
+    if isinstance(obj, Module):
+        return _script_module(obj)
+    if inspect.isclass(obj) or isinstance(obj, (dict, list)):
+        return obj
+    if isinstance(obj, types.FunctionType):
+        return _script_function(obj)
+    if isinstance(obj, types.MethodType):
+        raise NotSupportedError(None, "torch.jit.script: script the module, not one of its bound methods")
+    if callable(obj):
+        return obj
+    raise RuntimeError(f"torch.jit.script: cannot compile an object of type {type(obj).__name__}")

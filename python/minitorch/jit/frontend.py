@@ -1,0 +1,24 @@
+"""torch.jit.frontend: the errors TorchScript's frontend raises for Python it cannot compile."""
+
+__all__ = ["FrontendError", "NotSupportedError", "UnsupportedNodeError"]
+
+
+class FrontendError(Exception):
+    """A construct the TorchScript frontend rejects (source_range: where, msg: why)."""
+
+    def __init__(self, source_range, msg):
+        super().__init__(msg)
+        self.source_range = source_range
+        self.msg = msg
+
+    def __str__(self):
+        where = f"\n{self.source_range}" if self.source_range else ""
+        return self.msg + where
+
+
+class NotSupportedError(FrontendError):
+    pass
+
+
+class UnsupportedNodeError(NotSupportedError):
+    pass

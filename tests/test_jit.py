@@ -1,0 +1,501 @@
+"""torch.jit: trace and script capture (results against eager, generated code, what runs eagerly), TracerWarning
+and TracingCheckError, save/load of our archives, the decorators, fork/wait, freeze, and PyTorch's errors."""
+
+import io
+import random
+import typing
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+import minitorch.nn.functional as F
+from minitorch import jit, nn
+
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.:FutureWarning")
+
+
+def _close(a, b, tol=1e-5):
+    return np.allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, 2)
+        self.scale = nn.Parameter(torch.full((2,), 0.5))
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.conv(x)))
+        y = y.mean(dim=(2, 3))
+        return self.fc(y.view(x.size(0), -1)) * self.scale
+
+
+NET_CODE = """
+
+
+def forward(self, x):
+    conv = self.conv(x)
+    bn = self.bn(conv);  conv = None
+    relu = torch.nn.functional.relu(bn);  bn = None
+    mean = relu.mean(dim = (2, 3));  relu = None
+    size = x.size(0);  x = None
+    view = mean.view(size, -1);  mean = size = None
+    fc = self.fc(view);  view = None
+    scale = self.scale
+    mul = fc * scale;  fc = scale = None
+    return mul
+    """
+
+
+class Branchy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        if x.sum() > 0:
+            return self.lin(x)
+        return -x
+
+
+# ---------------------------------------------------------------- trace
+
+
+def test_trace_module_matches_eager_and_shares_state():
+    torch.manual_seed(0)
+    m = Net().eval()
+    x = torch.randn(2, 3, 8, 8)
+    t = jit.trace(m, x)
+    assert isinstance(t, jit.ScriptModule) and isinstance(t, jit.TracedModule)
+    assert type(t).__name__ == "TopLevelTracedModule" and t.original_name == "Net"
+    assert t.code == NET_CODE
+    assert [(n.op, n.target) for n in t.graph.nodes if n.op == "call_module"] == [
+        ("call_module", "conv"),
+        ("call_module", "bn"),
+        ("call_module", "fc"),
+    ]
+    assert _close(t(x), m(x))
+    # the batch size was recorded as x.size(0), not baked in
+    x5 = torch.randn(5, 3, 8, 8)
+    assert t(x5).shape == (5, 2) and _close(t(x5), m(x5))
+    # parameters are the module's own
+    assert list(t.state_dict()) == list(m.state_dict())
+    assert t.fc.weight is m.fc.weight and t.scale is m.scale
+    with torch.no_grad():
+        m.scale.fill_(2.0)
+    assert _close(t(x), m(x))
+    # gradients flow as through the module
+    t(x).sum().backward()
+    g_traced = m.conv.weight.grad.clone()
+    m.zero_grad()
+    m(x).sum().backward()
+    assert _close(g_traced, m.conv.weight.grad)
+
+
+def test_trace_train_eval_and_dropout():
+    class D(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.5)
+            self.bn = nn.BatchNorm1d(4)
+
+        def forward(self, x):
+            return self.drop(self.bn(x))
+
+    m = D()
+    x = torch.randn(6, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", jit.TracerWarning)  # the check replays dropout with the same numbers
+        t = jit.trace(m, x)
+    t.eval()
+    assert not m.drop.training  # the submodules are shared
+    m.eval()
+    assert _close(t(x), m(x))
+
+
+def test_trace_function_dynamic_shapes_and_kwargs():
+    def f(a, b):
+        return torch.sigmoid(a) * b + a.shape[0]
+
+    tf = jit.trace(f, (torch.ones(2), torch.ones(2)))
+    assert isinstance(tf, jit.ScriptFunction) and tf.name == "f"
+    assert "getitem = getattr_1[0]" in tf.code and "sigmoid = torch.sigmoid(a)" in tf.code
+    a, b = torch.randn(3), torch.randn(3)
+    assert _close(tf(a, b), f(a, b))  # a.shape[0] is 3 now
+    assert tf.graph is not None and [n.op for n in tf.graph.nodes][:2] == ["placeholder", "placeholder"]
+
+    def g(x, scale=None):
+        return x * scale
+
+    tg = jit.trace(g, example_kwarg_inputs={"x": torch.ones(2), "scale": torch.full((2,), 3.0)})
+    assert _close(tg(x=torch.ones(2), scale=torch.full((2,), 2.0)), torch.full((2,), 2.0))
+
+
+def test_trace_constants_and_nested_inputs():
+    def f(pair, d):
+        a, b = pair
+        c = torch.tensor([1.0, 2.0])  # created inside: a constant of the trace
+        return a + c, b * d["k"]
+
+    args = ((torch.zeros(2), torch.ones(2)), {"k": torch.full((2,), 4.0)})
+    tf = jit.trace(f, args)
+    assert "_tensor_constant0" in tf.code
+    out = tf((torch.ones(2), torch.full((2,), 2.0)), {"k": torch.full((2,), 0.5)})
+    assert _close(out[0], torch.tensor([2.0, 3.0])) and _close(out[1], torch.ones(2))
+
+
+def test_trace_warns_on_python_values_and_bakes_branch():
+    m = Branchy()
+    with pytest.warns(
+        jit.TracerWarning, match="Converting a tensor to a Python boolean might cause the trace"
+    ):
+        t = jit.trace(m, torch.ones(2, 3))
+    assert "self.lin(x)" in t.code and "neg" not in t.code  # the branch taken is what was recorded
+    neg = -torch.ones(2, 3)
+    assert _close(t(neg), m.lin(neg))  # the trace does not generalize: documented PyTorch behaviour
+
+    def h(x):
+        return x * float(x.sum()) + len(x)
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        jit.trace(h, torch.ones(2))
+    msgs = [str(x.message) for x in w if x.category is jit.TracerWarning]
+    assert any(m.startswith("Converting a tensor to a Python float") for m in msgs)
+    assert any(
+        m.startswith("Using len to get tensor shape might cause the trace to be incorrect") for m in msgs
+    )
+
+    def it(x):
+        return [r * 2 for r in x], x.sum().item()
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ti = jit.trace(it, torch.ones(2, 2), check_trace=False)
+    msgs = [str(x.message) for x in w if x.category is jit.TracerWarning]
+    assert any(m.startswith("Iterating over a tensor might cause the trace to be incorrect") for m in msgs)
+    assert any(m.startswith("Converting a tensor to a Python number") for m in msgs)
+    rows, s = ti(torch.full((2, 2), 3.0))
+    assert _close(rows[1], torch.full((2,), 6.0)) and s == 4.0  # item() became a constant
+
+
+def test_check_trace_errors():
+    def g(x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+
+    with (
+        pytest.warns(jit.TracerWarning),
+        pytest.raises(
+            jit.TracingCheckError,
+            match="Tracing failed sanity checks!\nERROR: Graphs differed across invocations!",
+        ),
+    ):
+        jit.trace(g, torch.ones(2), check_inputs=[(-torch.ones(2),)])
+
+    def r(x):
+        return x * random.random()
+
+    with pytest.raises(jit.TracingCheckError, match="Tensor-valued Constant nodes differed|Graphs differed"):
+        jit.trace(r, torch.ones(2))
+    jit.trace(r, torch.ones(2), check_trace=False)  # without the check it records one value
+
+
+def test_trace_bad_inputs():
+    def f(x, n):
+        return x * n
+
+    with pytest.raises(
+        RuntimeError,
+        match=r"Type 'Tuple\[Tensor, int\]' cannot be traced. Only Tensors and \(possibly nested\) Lists, Dicts, and Tuples of Tensors can be traced",
+    ):
+        jit.trace(f, (torch.ones(2), 3))
+    with pytest.raises(TypeError, match="'int' object is not iterable"):
+        jit.trace(f, 5)
+    with pytest.raises(TypeError, match="'NoneType' object is not iterable"):
+        jit.trace(lambda x: x)
+    with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
+        jit.trace(f, (torch.ones(2), torch.ones(2), torch.ones(2)))
+
+
+def test_is_tracing_and_is_scripting():
+    seen = []
+
+    def f(x):
+        seen.append((jit.is_tracing(), jit.is_scripting()))
+        return x + 1
+
+    jit.trace(f, torch.ones(1), check_trace=False)
+    assert seen == [(True, False)]
+    assert not jit.is_tracing() and not jit.is_scripting()
+    seen.clear()
+    sf = jit.script(f)
+    assert seen == [(False, True)] and sf.captured
+    seen.clear()
+    sf(torch.ones(1))  # the captured code runs without the Python body
+    assert seen == []
+
+
+# ---------------------------------------------------------------- script
+
+
+def test_script_module_captured():
+    torch.manual_seed(1)
+    m = Net().eval()
+    s = jit.script(m)
+    assert isinstance(s, jit.RecursiveScriptModule) and s.captured and s.code == NET_CODE
+    x = torch.randn(3, 3, 8, 8)
+    assert _close(s(x), m(x))
+    assert jit.script(s) is s
+    assert list(s.state_dict()) == list(m.state_dict())
+    # train/eval reach the shared submodules
+    s.train()
+    assert m.bn.training and s.training
+
+
+def test_script_module_with_control_flow_runs_eagerly():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+            self.k = 2
+
+        def helper(self, x):
+            return x * self.k
+
+        @jit.export
+        def other(self, x):
+            return self.lin(x).sum()
+
+        def forward(self, x):
+            for _ in range(self.k):
+                if x.sum() > 0:
+                    x = self.lin(x)
+                else:
+                    x = self.helper(x)
+            return x if self.training else x + 1
+
+    m = M()
+    s = jit.script(m)
+    assert not s.captured and s.graph is None
+    assert s.code.startswith("def forward(self, x):\n    for _ in range(self.k):")
+    pos, neg = torch.rand(2, 3), -torch.rand(2, 3)
+    assert _close(s(pos), m(pos)) and _close(s(neg), m(neg))
+    s.eval()  # self.training is the scripted module's own
+    m.eval()
+    assert _close(s(neg), m(neg))
+    assert _close(s.other(pos), m.other(pos))  # exported methods stay callable
+    assert s.helper(torch.ones(1)).item() == 2.0
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        _ = s.nope
+
+
+def test_script_function():
+    def f(x, y):
+        return torch.relu(x) @ y.t()
+
+    sf = jit.script(f)
+    assert isinstance(sf, jit.ScriptFunction) and sf.captured
+    assert "matmul = relu @ t" in sf.code
+    x, y = torch.randn(2, 3), torch.randn(4, 3)
+    assert _close(sf(x, y), f(x, y))
+
+    def g(x):
+        if bool(x.max() > 1):
+            return x.clamp(max=1.0)
+        return x
+
+    sg = jit.script(g)
+    assert not sg.captured and sg.graph is None and sg.code.startswith("def g(x):")
+    big = torch.tensor([0.5, 3.0])
+    assert _close(sg(big), torch.tensor([0.5, 1.0])) and _close(sg(torch.zeros(2)), torch.zeros(2))
+
+
+def test_script_rejects_lambdas():
+    fn = lambda x: x + 1
+    with pytest.raises(jit.frontend.NotSupportedError, match="Expected a single top-level function"):
+        jit.script(fn)
+    with pytest.raises(RuntimeError):  # PyTorch raises RuntimeError here: both classes match
+        jit.script(fn)
+
+
+def test_script_passthrough_and_warning():
+    class C:
+        pass
+
+    assert jit.script(C) is C
+    d = {"a": 1}
+    assert jit.script(d) is d
+    with pytest.warns(FutureWarning, match="`torch.jit.script` is deprecated"):
+        jit.script(lambda_free_function)
+    with pytest.warns(FutureWarning, match="`torch.jit.trace` is deprecated"):
+        jit.trace(lambda_free_function, torch.ones(1))
+
+
+def lambda_free_function(x):
+    return x * 3
+
+
+# ---------------------------------------------------------------- save / load
+
+
+def _roundtrip(obj, **kw):
+    buf = io.BytesIO()
+    jit.save(obj, buf, **kw)
+    buf.seek(0)
+    return jit.load(buf)
+
+
+def test_save_load_traced_and_scripted(tmp_path):
+    torch.manual_seed(2)
+    m = Net().eval()
+    x = torch.randn(2, 3, 8, 8)
+    for obj in (jit.trace(m, x), jit.script(m)):
+        loaded = _roundtrip(obj)
+        assert isinstance(loaded, jit.ScriptModule) and loaded.captured
+        assert _close(loaded(x), m(x)) and loaded.code == obj.code
+        assert list(loaded.state_dict()) == list(m.state_dict())
+        assert not loaded.training
+    # a path, and extra files
+    path = tmp_path / "net.pt"
+    t = jit.trace(m, x)
+    t.save(str(path), _extra_files={"meta.txt": "hello"})
+    extra = {"meta.txt": ""}
+    loaded = jit.load(str(path), _extra_files=extra)
+    assert extra["meta.txt"] == b"hello" and _close(loaded(x), m(x))
+
+
+def test_captured_module_loads_without_its_class():
+    def make():
+        class Local(nn.Module):  # not importable: only the captured graph can bring it back
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(3, 4)
+                self.b = nn.Sequential(nn.ReLU(), nn.Linear(4, 1))
+                self.register_buffer("offset", torch.tensor([0.25]))
+
+            def forward(self, x):
+                return self.b(self.a(x)) + self.offset
+
+        return Local()
+
+    m = make()
+    s = jit.script(m)
+    loaded = _roundtrip(s)
+    x = torch.randn(5, 3)
+    assert _close(loaded(x), m(x))
+    assert set(loaded.state_dict()) == {"a.weight", "a.bias", "b.1.weight", "b.1.bias", "offset"}
+
+
+def test_save_load_functions_and_eager_modules():
+    def f(a):
+        return torch.tanh(a) * 2
+
+    lf = _roundtrip(jit.script(f))
+    assert isinstance(lf, jit.ScriptFunction) and _close(lf(torch.ones(2)), torch.tanh(torch.ones(2)) * 2)
+    lt = _roundtrip(jit.trace(f, torch.ones(3)))
+    assert _close(lt(torch.zeros(2)), torch.zeros(2))
+    s = jit.script(Branchy())  # runs eagerly: saved by reference to its (importable) class
+    assert not s.captured
+    ls = _roundtrip(s)
+    x = torch.randn(2, 3)
+    assert _close(ls(x), s(x)) and _close(ls(-x.abs()), x.abs())  # the negative branch: -x
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(ValueError, match="The provided filename .* does not exist"):
+        jit.load(str(tmp_path / "missing.pt"))
+    with pytest.raises(ValueError, match="is a directory"):
+        jit.load(str(tmp_path))
+    # a TorchScript archive written by PyTorch (its layout)
+    p = tmp_path / "ts.pt"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("archive/data.pkl", b"\x80\x02}q\x00.")
+        z.writestr("archive/code/__torch__/m.py", "class M(Module):\n  pass\n")
+        z.writestr("archive/constants.pkl", b"\x80\x02).")
+        z.writestr("archive/version", "3\n")
+    with pytest.raises(RuntimeError, match="TorchScript archive written by PyTorch; minitorch cannot load"):
+        jit.load(str(p))
+    # a torch.save checkpoint is no TorchScript archive: PyTorch's words
+    ck = tmp_path / "ck.pt"
+    torch.save({"w": torch.ones(2)}, str(ck))
+    with pytest.raises(
+        RuntimeError, match="PytorchStreamReader failed locating file constants.pkl: file not found"
+    ):
+        jit.load(str(ck))
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(RuntimeError, match="failed finding central directory"):
+        jit.load(str(junk))
+    with pytest.raises(TypeError, match="expected a ScriptModule or ScriptFunction"):
+        jit.save(nn.Linear(2, 2), io.BytesIO())
+
+
+# ---------------------------------------------------------------- decorators and helpers
+
+
+def test_decorators_mark_and_keep_functions():
+    @jit.ignore
+    def a(x):
+        return x
+
+    @jit.ignore(drop=True)
+    def b(x):
+        return x
+
+    @jit.unused
+    def c(x):
+        return x
+
+    @jit.export
+    def d(x):
+        return x
+
+    assert a(1) == 1 and b(2) == 2 and c(3) == 3 and d(4) == 4
+    assert "ignore" in a._torchscript_modifier and "unused" in b._torchscript_modifier
+    assert "unused" in c._torchscript_modifier and "export" in d._torchscript_modifier
+    with pytest.raises(
+        RuntimeError, match="Argument to @torch.jit.ignore must be a bool or a function but got 1"
+    ):
+        jit.ignore(1)
+    assert jit.Final is typing.Final
+    assert jit.annotate(typing.List[int], []) == []  # noqa: UP006
+    assert jit.isinstance([1, 2], list[int]) and not jit.isinstance([1, "a"], list[int])
+    assert jit.isinstance({"a": torch.ones(1)}, dict[str, torch.Tensor])
+    assert jit.isinstance((1, None), tuple[int, typing.Optional[int]])
+    assert not jit.isinstance(None, torch.Tensor)
+
+
+def test_fork_wait():
+    fut = jit.fork(lambda a, b=1: a + b, 2, b=3)
+    assert isinstance(fut, jit.Future) and fut.done() and jit.wait(fut) == 5
+    assert fut.then(lambda f: f.value() * 2).wait() == 10
+    with pytest.raises(ZeroDivisionError):
+        jit.fork(lambda: 1 / 0)  # eager fork runs at once, as PyTorch's
+    with pytest.raises(TypeError, match="expected a torch.jit.Future"):
+        jit.wait(5)
+    futs = [jit.fork(torch.mul, torch.ones(2), i) for i in range(3)]
+    assert [jit.wait(f).sum().item() for f in futs] == [0.0, 2.0, 4.0]
+
+
+def test_freeze_and_optimize_for_inference():
+    m = nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match="Freezing expects a ScriptModule as input"):
+        jit.freeze(m)
+    s = jit.script(m)
+    with pytest.raises(RuntimeError, match="Freezing is currently only implemented for modules in eval mode"):
+        jit.freeze(s)
+    with pytest.raises(RuntimeError, match="optimize_for_inference expects a ScriptModule as input"):
+        jit.optimize_for_inference(m)
+    assert jit.freeze(s.eval()) is s
+    s.train()
+    o = jit.optimize_for_inference(s)
+    assert o is s and not o.training
+    x = torch.randn(3, 2)
+    assert _close(o(x), m(x))
