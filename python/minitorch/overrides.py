@@ -356,7 +356,8 @@ def original_function(fn):
     return getattr(fn, "_mt_original", fn)
 
 
-_name_index = {}  # id(original) -> (name, original), rebuilt when a function is not found
+_name_index = {}  # id(original) -> (name, original)
+_name_misses = {}  # id(f) -> f: functions looked up and not found since the last rebuild
 
 
 def resolve_name(f):
@@ -367,13 +368,24 @@ def resolve_name(f):
         return name
     f = original_function(f)
     hit = _name_index.get(id(f))
-    if hit is None or hit[1] is not f:
-        _name_index.clear()
-        for mod, public in reversed(_namespaces()):
-            for attr, original in _candidates(mod):
-                _name_index[id(original)] = (f"{public}.{attr}", original)
-        hit = _name_index.get(id(f))
-    return hit[0] if hit is not None and hit[1] is f else None
+    if hit is not None and hit[1] is f:
+        return hit[0]
+    if _name_misses.get(id(f)) is f:
+        return None
+    # namespaces gain functions (lazy submodules, user additions): rebuild once per new miss, and forget the
+    # misses when the rebuild found something new
+    before = set(_name_index)
+    _name_index.clear()
+    for mod, public in reversed(_namespaces()):
+        for attr, original in _candidates(mod):
+            _name_index[id(original)] = (f"{public}.{attr}", original)
+    if set(_name_index) != before:
+        _name_misses.clear()
+    hit = _name_index.get(id(f))
+    if hit is not None and hit[1] is f:
+        return hit[0]
+    _name_misses[id(f)] = f
+    return None
 
 
 def get_overridable_functions():
