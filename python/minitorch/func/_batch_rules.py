@@ -859,16 +859,40 @@ def conv_rule(key, level, args, kwargs):
             for i in (0, 1)
         )
         out = out.reshape((size, n, out_c, oh, ow))
-        return wrap(out.squeeze(1) if unbatched_input else out, level)
-    # otherwise one group per batch entry, as functorch does
-    xg = vx.movedim(0, 1).reshape((n, size * vx.shape[2]) + tuple(vx.shape[3:]))
-    wg = vw.reshape((size * vw.shape[1],) + tuple(vw.shape[2:]))
-    bg = _physical(bias, level).reshape(-1) if bias is not None else None
-    out = call(key, xg, wg, bg, stride, padding, dilation, groups * size)  # [N, B*O, *s']
-    out = out.reshape((n, size, vw.shape[1]) + tuple(out.shape[2:])).movedim(1, 0)
-    if unbatched_input:
-        out = out.squeeze(1)
-    return wrap(out, level)
+    else:
+        # otherwise one group per batch entry, as functorch does
+        xg = vx.movedim(0, 1).reshape((n, size * vx.shape[2]) + tuple(vx.shape[3:]))
+        wg = vw.reshape((size * vw.shape[1],) + tuple(vw.shape[2:]))
+        bg = _physical(bias, level).reshape(-1) if bias is not None else None
+        out = call(key, xg, wg, bg, stride, padding, dilation, groups * size)  # [N, B*O, *s']
+        out = out.reshape((n, size, vw.shape[1]) + tuple(out.shape[2:])).movedim(1, 0)
+    out = _same_values_as_plain_conv(key, out, vx, vw, bias, level, stride, padding, dilation, groups)
+    return wrap(out.squeeze(1) if unbatched_input else out, level)
+
+
+def _same_values_as_plain_conv(key, out, vx, vw, bias, level, stride, padding, dilation, groups):
+    """For a weight that is one tensor expanded over the batch (grad inside vmap, per-sample gradients), the
+    values of the ordinary convolution, with the gradients of `out`: plain + (out - out.detach()). The
+    batched form rounds differently in float32, and a last-bit difference can flip a ReLU or a max-pool
+    choice downstream, so per-sample gradients would no longer match a loop over the samples; this way the
+    forward values are the loop's exactly (a convolution of a batch equals that of each image)."""
+    vb = _physical(bias, level) if bias is not None else None
+    if not (_C._is_tensor(vw) and _C._is_tensor(vx) and vw.stride(0) == 0) or (
+        vb is not None and vb.stride(0) != 0
+    ):
+        return out
+    size, n = vx.shape[0], vx.shape[1]
+    plain = call(
+        key,
+        vx.reshape((size * n,) + tuple(vx.shape[2:])).detach(),
+        vw[0].detach(),
+        None if vb is None else vb[0].detach(),
+        stride,
+        padding,
+        dilation,
+        groups,
+    )
+    return plain.reshape(out.shape) + (out - out.detach())
 
 
 def _pair(v):
