@@ -26,6 +26,7 @@ class Namespace:
         self._obj_to_name = {}
 
     def create_name(self, candidate, obj=None):
+        """A unique identifier from candidate (the same one again for the same obj)."""
         if obj is not None and id(obj) in self._obj_to_name:
             return self._obj_to_name[id(obj)][0]
         m = _name_re.match(candidate)
@@ -51,9 +52,11 @@ class Namespace:
         return candidate
 
     def reserve(self, name):
+        """Marks name as taken."""
         self._used.add(name)
 
     def release(self, name):
+        """Makes name available again."""
         self._used.discard(name)
 
 

@@ -130,6 +130,7 @@ class Graph:
 
     @property
     def owning_module(self):
+        """The GraphModule this graph belongs to (None for a free graph)."""
         return self._owning_module
 
     @owning_module.setter
@@ -141,6 +142,7 @@ class Graph:
         return [n for n in self.nodes if n.op == op and (target is None or n.target == target)]
 
     def output_node(self):
+        """The graph's output node."""
         for n in reversed(self.nodes):
             if n.op == "output":
                 return n

@@ -76,6 +76,7 @@ class Interpreter:
 
     # ---- one method per op
     def placeholder(self, target, args, kwargs):
+        """The next positional input (the rest for *args, {} for **kwargs, the default when none is left)."""
         if target.startswith("**"):
             return {}
         if target.startswith("*"):
@@ -90,19 +91,24 @@ class Interpreter:
             ) from si
 
     def get_attr(self, target, args, kwargs):
+        """The module attribute at target."""
         return self.fetch_attr(target)
 
     def call_function(self, target, args, kwargs):
+        """target(*args, **kwargs)."""
         return target(*args, **kwargs)
 
     def call_method(self, target, args, kwargs):
+        """args[0].target(*args[1:], **kwargs)."""
         self_obj, *args_tail = args
         return getattr(self_obj, target)(*args_tail, **kwargs)
 
     def call_module(self, target, args, kwargs):
+        """The submodule at target called on args and kwargs."""
         return self.fetch_attr(target)(*args, **kwargs)
 
     def output(self, target, args, kwargs):
+        """The graph's result (args[0])."""
         return args[0]
 
     # ---- helpers
@@ -121,6 +127,8 @@ class Interpreter:
         return self.map_nodes_to_values(n.args, n), self.map_nodes_to_values(n.kwargs, n)
 
     def map_nodes_to_values(self, args, n):
+        """args with each Node replaced by its computed value (RuntimeError for one not computed)."""
+
         def load(n_arg):
             if n_arg not in self.env:
                 raise RuntimeError(
@@ -160,20 +168,25 @@ class Transformer(Interpreter):
         self.tracer.root = module
 
     def placeholder(self, target, args, kwargs):
+        """A placeholder of the new graph, as a Proxy."""
         default = next(iter(args)) if args else inspect.Signature.empty
         return Proxy(self.new_graph.placeholder(target, default_value=default), self.tracer)
 
     def get_attr(self, target, args, kwargs):
+        """A get_attr node of the new graph, as a Proxy."""
         return self.tracer.create_proxy("get_attr", target, args, kwargs)
 
     def call_module(self, target, args, kwargs):
+        """A call_module node of the new graph, as a Proxy."""
         submod = self.fetch_attr(target)
         return self.tracer.call_module(submod, submod.forward, args, kwargs)
 
     def call_function(self, target, args, kwargs):
+        """A call_function node of the new graph, as a Proxy."""
         return self.tracer.create_proxy("call_function", target, args, kwargs)
 
     def run_node(self, n):
+        """Interpreter.run_node, keeping the torch name a carried-over function was called by."""
         result = super().run_node(n)
         # keep the name the user called a torch function by, when the node is carried over unchanged
         carried = isinstance(result, Proxy) and n._mt_public is not None and result.node.target is n.target

@@ -146,6 +146,7 @@ class Node:
     # ---- arguments and uses
     @property
     def args(self):
+        """The positional arguments (setting them updates the users of the nodes involved)."""
         return self._args
 
     @args.setter
@@ -154,6 +155,7 @@ class Node:
 
     @property
     def kwargs(self):
+        """The keyword arguments (setting them updates the users of the nodes involved)."""
         return self._kwargs
 
     @kwargs.setter
@@ -230,6 +232,7 @@ class Node:
     # ---- properties
     @property
     def stack_trace(self):
+        """Where the traced code created this node, when recorded (meta['stack_trace'])."""
         return self.meta.get("stack_trace")
 
     @stack_trace.setter

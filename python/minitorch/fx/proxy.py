@@ -32,9 +32,11 @@ class TracerBase:
     traced_func_name = "forward"
 
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        """A node inserted into the tracer's graph."""
         return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
 
     def proxy(self, node):
+        """The Proxy over node."""
         return Proxy(node, self)
 
     def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
@@ -87,9 +89,11 @@ class TracerBase:
         raise NotImplementedError(f"argument of type: {type(a)}")
 
     def to_bool(self, obj):
+        """What bool() of a Proxy does: TraceError (a symbolic value has no truth value)."""
         raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
 
     def iter(self, obj):
+        """What iterating a Proxy does outside tuple unpacking: TraceError."""
         raise TraceError(
             "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a "
             "*args or **kwargs function argument. See the torch.fx docs on pytorch.org for a more detailed "
@@ -98,6 +102,7 @@ class TracerBase:
         )
 
     def keys(self, obj):
+        """proxy.keys(), recorded as a method call."""
         return Attribute(obj, "keys")()
 
 
@@ -180,6 +185,7 @@ class Proxy:
         return self.tracer.to_bool(self)
 
     def keys(self):
+        """The traced value's keys(), recorded (for ** unpacking of a traced dict)."""
         return self.tracer.keys(self)
 
     def __len__(self):
@@ -220,6 +226,7 @@ class Attribute(Proxy):
 
     @property
     def node(self):
+        """The getattr node, created on first use (a call records call_method instead)."""
         if self._node is None:
             self._node = self.tracer.create_proxy("call_function", getattr, (self.root, self.attr), {}).node
         return self._node

@@ -33,6 +33,8 @@ class InternalMatch:
 
 @dataclass
 class ReplacedPatterns:
+    """One replacement: the anchor, the pattern node -> graph node map, and the nodes inserted."""
+
     anchor: Node
     nodes_map: dict
     replacements: list = field(default_factory=list)

@@ -88,7 +88,7 @@ class Error(RuntimeError):
 
 
 class ScriptWarning(Warning):
-    pass
+    """A warning about scripted code."""
 
 
 def Attribute(value, type):
@@ -121,10 +121,12 @@ def set_fusion_strategy(strategy):
 
 
 def enable_onednn_fusion(enabled):
+    """Turns TorchScript's oneDNN fusion on or off (recorded; nothing here fuses)."""
     _fusion["onednn"] = bool(enabled)
 
 
 def onednn_fusion_enabled():
+    """Whether enable_onednn_fusion(True) was called."""
     return _fusion["onednn"]
 
 

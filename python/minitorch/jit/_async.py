@@ -14,21 +14,25 @@ class Future:
         self._callbacks = []
 
     def done(self):
+        """Whether the result (or exception) is set."""
         return self._done
 
     def set_result(self, result):
+        """Completes the future with result."""
         if self._done:
             raise RuntimeError("Future can only be marked completed once")
         self._result, self._done = result, True
         self._run_callbacks()
 
     def set_exception(self, exc):
+        """Completes the future with an exception that wait() raises."""
         if self._done:
             raise RuntimeError("Future can only be marked completed once")
         self._exc, self._done = exc, True
         self._run_callbacks()
 
     def wait(self):
+        """The result (raising the exception the future completed with)."""
         if not self._done:
             raise RuntimeError("Future.wait(): the future was never completed")
         if self._exc is not None:
@@ -36,6 +40,7 @@ class Future:
         return self._result
 
     def value(self):
+        """The result, as wait()."""
         return self.wait()
 
     def then(self, callback):
@@ -52,6 +57,7 @@ class Future:
         return out
 
     def add_done_callback(self, callback):
+        """Calls callback(self) once the future is done (at once if it is)."""
         if self._done:
             callback(self)
         else:

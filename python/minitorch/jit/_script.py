@@ -182,6 +182,7 @@ class ScriptModule(Module):
     # save(f, _extra_files=None): installed by jit._serialization (torch.jit.save)
 
     def define(self, src):
+        """Compiling TorchScript source is not supported here (RuntimeError)."""
         raise RuntimeError("ScriptModule.define: compiling TorchScript source is not supported by minitorch")
 
 
@@ -229,6 +230,7 @@ class RecursiveScriptModule(ScriptModule):
 
     @property
     def inlined_graph(self):
+        """The captured graph (submodule calls are not inlined)."""
         return self.graph
 
     @property
@@ -238,9 +240,11 @@ class RecursiveScriptModule(ScriptModule):
 
     @property
     def code_with_constants(self):
+        """(code, {constant name: tensor}) of the captured forward."""
         return self.code, dict(self.__dict__["_mt_constants"])
 
     def forward(self, *args, **kwargs):
+        """The captured code on the inputs, or the original forward when nothing was captured."""
         fwd = self.__dict__["_mt_forward"]
         if fwd is not None:
             return fwd(self, *args, **kwargs)
@@ -265,6 +269,7 @@ class RecursiveScriptModule(ScriptModule):
         return "RecursiveScriptModule"
 
     def extra_repr(self):
+        """original_name=<the scripted class>."""
         return f"original_name={self.__dict__['original_name']}"
 
     def __repr__(self):
@@ -294,22 +299,27 @@ class ScriptFunction:
 
     @property
     def captured(self):
+        """Whether calls run captured code (False: the Python function runs eagerly)."""
         return self._gm is not None
 
     @property
     def graph(self):
+        """The captured fx Graph, or None when the function runs eagerly."""
         return self._gm.graph if self._gm is not None else None
 
     @property
     def inlined_graph(self):
+        """The captured graph."""
         return self.graph
 
     @property
     def code(self):
+        """The captured code, or the function's source when it runs eagerly."""
         return self._code
 
     @property
     def schema(self):
+        """name(argument names)."""
         if self._fn is not None:
             params = list(inspect.signature(self._fn).parameters)
         else:

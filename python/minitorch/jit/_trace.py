@@ -39,6 +39,7 @@ class TracerWarning(Warning):
 
     @staticmethod
     def ignore_lib_warnings():
+        """Silences TracerWarnings raised from inside the library (not from user code)."""
         warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
         warnings.filterwarnings("ignore", "torch::jit::fuser::cuda")
 
@@ -330,11 +331,12 @@ class TracedModule(RecursiveScriptModule):
         return self.__dict__["original_name"]
 
     def extra_repr(self):
+        """original_name=<the traced class>."""
         return f"original_name={self.__dict__['original_name']}"
 
 
 class TopLevelTracedModule(TracedModule):
-    pass
+    """What torch.jit.trace returns for a module."""
 
 
 def _record(func, args, kwargs, is_module):

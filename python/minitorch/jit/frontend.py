@@ -17,8 +17,8 @@ class FrontendError(Exception):
 
 
 class NotSupportedError(FrontendError):
-    pass
+    """A Python construct TorchScript does not support."""
 
 
 class UnsupportedNodeError(NotSupportedError):
-    pass
+    """A Python syntax node TorchScript does not support."""

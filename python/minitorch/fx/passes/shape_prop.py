@@ -38,6 +38,7 @@ class ShapeProp(Interpreter):
         self.fake_mode = fake_mode
 
     def run_node(self, n):
+        """Runs the node and records meta['tensor_meta'] and meta['type'] of its value."""
         result = super().run_node(n)
         found = False
 
