@@ -713,3 +713,24 @@ def test_overrides_restored_after_trace():
     fx.symbolic_trace(MLP())
     assert torch.add is add and F.relu is relu
     assert not fx.is_fx_tracing()
+
+
+def test_traced_module_on_device(device):
+    torch.manual_seed(5)
+    m = _bn_stats(Net(), (4, 3, 8, 8)).to(device)
+    gm = fx.symbolic_trace(m)
+    x = torch.randn(2, 3, 8, 8, device=device)
+    out = gm(x)
+    assert out.device == x.device and _close(out.cpu(), m(x).cpu())
+    sp = ShapeProp(gm)
+    sp.propagate(x)
+    assert gm.graph.output_node().meta["tensor_meta"].shape == (2, 10)
+
+    # a factory fed from a traced value (x.device) is recorded, not baked into a constant
+    def f(x):
+        return x + torch.ones(3, device=x.device)
+
+    g = fx.symbolic_trace(f)
+    assert "ones = torch.ones(3, device = getattr_1)" in g.code
+    z = torch.zeros(3, device=device)
+    assert g(z).device == z.device and _close(g(z).cpu(), torch.ones(3))

@@ -499,3 +499,14 @@ def test_freeze_and_optimize_for_inference():
     assert o is s and not o.training
     x = torch.randn(3, 2)
     assert _close(o(x), m(x))
+
+
+def test_trace_and_script_on_device(device):
+    torch.manual_seed(6)
+    m = Net().eval().to(device)
+    x = torch.randn(2, 3, 8, 8, device=device)
+    t = jit.trace(m, x)
+    s = jit.script(m)
+    want = m(x)
+    for got in (t(x), s(x), _roundtrip(t)(x)):
+        assert got.device == want.device and _close(got.cpu(), want.cpu())
