@@ -510,3 +510,40 @@ def test_trace_and_script_on_device(device):
     want = m(x)
     for got in (t(x), s(x), _roundtrip(t)(x)):
         assert got.device == want.device and _close(got.cpu(), want.cpu())
+
+
+def test_script_modules_are_calls_in_a_trace_and_copy():
+    import copy
+    import pickle
+
+    class Loop(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+        def forward(self, xs):
+            h = torch.zeros(2)
+            for i in range(xs.size(0)):  # data-dependent length: script runs it eagerly
+                h = torch.tanh(self.lin(xs[i]) + h)
+            return h
+
+    class Wrap(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.loop = jit.script(Loop())
+
+        def forward(self, xs):
+            return torch.relu(self.loop(xs))
+
+    w = Wrap()
+    t = jit.trace(w, torch.rand(4, 2))
+    assert "loop = self.loop(xs)" in t.code  # a call, not the loop unrolled 4 times
+    xs = torch.rand(7, 2)
+    assert _close(t(xs), w(xs))
+    # captured and eager script modules survive deepcopy and pickling (the compiled forward is rebuilt)
+    s = jit.script(Net().eval())
+    x = torch.randn(1, 3, 8, 8)
+    for clone in (copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
+        assert clone.captured and _close(clone(x), s(x))
+    dc = copy.deepcopy(t)
+    assert _close(dc(xs), w(xs)) and dc.loop.lin.weight is not w.loop.lin.weight

@@ -143,6 +143,11 @@ class _ConstantTracer(Tracer):
         super().__init__(*args, **kwargs)
         self.constants = {}
 
+    def is_leaf_module(self, m, module_qualified_name):
+        """Standard nn modules and modules already scripted or traced (kept as calls, as PyTorch keeps
+        ScriptModule calls opaque in a trace)."""
+        return isinstance(m, ScriptModule) or super().is_leaf_module(m, module_qualified_name)
+
     def create_arg(self, a):
         if isinstance(a, _C.Tensor) and not _is_member(self.root, a) and id(a) not in self.tensor_attrs:
             for name, c in self.constants.items():
@@ -210,6 +215,16 @@ class RecursiveScriptModule(ScriptModule):
         d["_mt_code"] = code
         d["_mt_forward"] = None
         if graph is not None:
+            self._mt_compile()
+
+    def __getstate__(self):
+        # the compiled forward is rebuilt from the graph when unpickled
+        return {k: v for k, v in self.__dict__.items() if k != "_mt_forward"}
+
+    def __setstate__(self, state):
+        Module.__setstate__(self, state)
+        self.__dict__["_mt_forward"] = None
+        if self.__dict__.get("_mt_graph") is not None:
             self._mt_compile()
 
     def _mt_compile(self):
