@@ -418,6 +418,22 @@ class TestJacobians:
         j = jac(lambda p: p["w"] @ x)({"w": rand(2, 3)})
         assert j["w"].shape == (2, 2, 3)
 
+    def test_jacfwd_by_columns_for_tall_jacobians(self):
+        # 3 inputs, 15 outputs: jacfwd takes its columns by the double-vjp trick
+        def tall(v):
+            return torch.cat([v.sin(), v.outer(v).reshape(-1) ** 2, v.exp() * v[0]])
+
+        x = rand(3)
+        assert_close(jacfwd(tall)(x), fd_jacobian(tall, x), rtol=1e-6, atol=1e-7)
+        xs = rand(4, 3)
+        assert_close(vmap(jacfwd(tall))(xs), torch.stack([jacrev(tall)(v) for v in xs]))
+        y = rand(3)
+        j = jacfwd(lambda a, b: torch.cat([(a * b).repeat(3), a.sum().reshape(1)]), argnums=(0, 1))(x, y)
+        assert_close(j[0], torch.cat([torch.diag(y)] * 3 + [torch.ones(1, 3, dtype=D)]))
+        assert_close(j[1], torch.cat([torch.diag(x)] * 3 + [torch.zeros(1, 3, dtype=D)]))
+        # an output that does not depend on the input
+        assert_close(jacfwd(lambda v: torch.ones(7, dtype=D))(x), torch.zeros(7, 3, dtype=D))
+
     def test_hessian(self):
         x = rand(4)
         a = rand(4, 4)

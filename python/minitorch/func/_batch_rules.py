@@ -758,6 +758,14 @@ def dot_rule(key, level, args, kwargs):
     return call("sum", call("mul", a, b), -1)
 
 
+@register_rule("outer", "ger")
+def outer_rule(key, level, args, kwargs):
+    a, b = args[0], args[1]
+    if _rank(a, level) != 1 or _rank(b, level) != 1:
+        return fallback(key, level, args, kwargs)
+    return call("mul", call("unsqueeze", a, -1), b)
+
+
 @register_rule("addmm", "addmv", "baddbmm", "addbmm", "addr")
 def addmm_rule(key, level, args, kwargs):
     inp, m1, m2 = args[0], args[1], args[2]

@@ -15,8 +15,10 @@ b's stand-in is exactly entry b's own gradient: `vmap(grad(loss), in_dims=(None,
 
 jvp uses the double-vjp trick, as PyTorch's autograd.functional does (minitorch has no forward-mode AD yet):
 with u a dummy cotangent that requires grad, g(u) = J^T u is linear in u, and the gradient of <g(u), t> with
-respect to u is J t. jacfwd builds its Jacobian from reverse-mode rows as jacrev does (the values are the
-same; the cost is one backward pass per output element instead of one forward pass per input element).
+respect to u is J t. jacfwd builds its Jacobian column by column from such Jacobian-vector products when the
+inputs are fewer than half the outputs, and otherwise row by row from vector-Jacobian products as jacrev does
+(the values are the same either way; rows need one backward order less, which keeps hessian =
+jacfwd(jacrev(f)) at second derivatives).
 """
 
 import functools
@@ -306,6 +308,8 @@ def _vjp_impl(func, primals, argnums, has_aux):
             grads = [g.detach() for g in grads]
         return tree_unflatten([from_physical(g, levels) for g in grads], spec)
 
+    # what jacfwd's column path differentiates again
+    vjp_fn._graph = (leaves, out_phys, levels, create_graph)
     return results, vjp_fn, aux
 
 
@@ -433,12 +437,30 @@ def linearize(func, *primals):
 # ------------------------------------------------------------------------------------ jacobians
 
 
-def _jacobian(api, func, argnums, has_aux, args):
+def _jacobian(api, func, argnums, has_aux, args, forward=False):
     results, vjp_fn, aux = _vjp_impl(func, args, argnums, has_aux)
     flat_out, out_spec = tree_flatten(results)
     primals = _slice_argnums(args, argnums)
     flat_primals, primals_spec = tree_flatten(primals)
-    per_output = []
+    n_in = sum(p.numel() for p in flat_primals)
+    n_out = sum(o.numel() for o in flat_out)
+    if forward and 2 * n_in < n_out:
+        # fewer inputs than outputs: columns J e_k, two backward passes each (the double-vjp trick)
+        blocks = _jacobian_columns(vjp_fn._graph, flat_out, flat_primals)
+    else:
+        blocks = _jacobian_rows(vjp_fn, flat_out, out_spec, flat_primals)
+    per_output = [tree_unflatten(b, primals_spec) for b in blocks]
+    if isinstance(argnums, int):
+        per_output = [x[0] for x in per_output]
+    out = tree_unflatten(per_output, out_spec)
+    if has_aux:
+        return out, aux
+    return out
+
+
+def _jacobian_rows(vjp_fn, flat_out, out_spec, flat_primals):
+    """[[d out_i / d primal_j]] from one vector-Jacobian product per output element."""
+    blocks = []
     for i, o in enumerate(flat_out):
         shape = tuple(o.shape)
         n = o.numel()
@@ -463,13 +485,53 @@ def _jacobian(api, func, argnums, has_aux, args):
                 jac.append(_C.zeros(full, dtype=p.dtype, device=p.device))
             else:
                 jac.append(call("Tensor.reshape", call("stack", rows[j], 0), full))
-        per_output.append(tree_unflatten(jac, primals_spec))
-    if isinstance(argnums, int):
-        per_output = [x[0] for x in per_output]
-    out = tree_unflatten(per_output, out_spec)
-    if has_aux:
-        return out, aux
-    return out
+        blocks.append(jac)
+    return blocks
+
+
+def _jacobian_columns(graph, flat_out, flat_primals):
+    """[[d out_i / d primal_j]] from one Jacobian-vector product per input element: g(u) = J^T u is recorded
+    once, then each column is the gradient of <g(u), e_k> with respect to the dummy cotangents u."""
+    leaves, out_phys, levels, create_graph = graph
+    with enable_grad():
+        dummies = [_C.zeros_like(o).requires_grad_() for o in out_phys]
+        live = [(o, u) for o, u in zip(out_phys, dummies) if o.requires_grad]
+        if live:
+            g = _autograd_grad(
+                [o for o, _ in live],
+                leaves,
+                [u for _, u in live],
+                create_graph=True,
+                retain_graph=True,
+                allow_unused=True,
+            )
+        else:
+            g = [None] * len(leaves)
+        us = [u for _, u in live]
+        blocks = [[] for _ in flat_out]
+        for j, p in enumerate(flat_primals):
+            n = p.numel()
+            cols = [[] for _ in flat_out]
+            eye = _C.eye(n, dtype=p.dtype, device=p.device) if n else None
+            for k in range(n):
+                jv = [None] * len(us)
+                if g[j] is not None and g[j].requires_grad:
+                    tangent = to_physical(eye[k].reshape(tuple(p.shape)), levels)
+                    jv = _autograd_grad(
+                        [g[j]], us, [tangent], create_graph=create_graph, retain_graph=True, allow_unused=True
+                    )
+                by_dummy = {id(u): c for u, c in zip(us, jv)}
+                for i, (o, u) in enumerate(zip(out_phys, dummies)):
+                    c = by_dummy.get(id(u))
+                    c = _C.zeros_like(o) if c is None else (c if create_graph else c.detach())
+                    cols[i].append(from_physical(c, levels))
+            for i, o in enumerate(flat_out):
+                full = tuple(o.shape) + tuple(p.shape)
+                if n == 0:
+                    blocks[i].append(_C.zeros(full, dtype=o.dtype, device=o.device))
+                else:
+                    blocks[i].append(call("Tensor.reshape", call("stack", cols[i], -1), full))
+    return blocks
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
@@ -487,8 +549,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout. Computed from
-    reverse-mode rows (see the module docstring): the same values a forward-mode pass gives."""
+    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout: by columns
+    (Jacobian-vector products through the double-vjp trick) when the inputs are fewer than half the outputs,
+    else by rows as jacrev (see the module docstring); the values are the same."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(
             f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
@@ -496,7 +559,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     @functools.wraps(func)
     def wrapper(*args):
-        return _jacobian("jacfwd", func, argnums, has_aux, args)
+        return _jacobian("jacfwd", func, argnums, has_aux, args, forward=True)
 
     return wrapper
 
