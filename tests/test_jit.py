@@ -547,3 +547,48 @@ def test_script_modules_are_calls_in_a_trace_and_copy():
         assert clone.captured and _close(clone(x), s(x))
     dc = copy.deepcopy(t)
     assert _close(dc(xs), w(xs)) and dc.loop.lin.weight is not w.loop.lin.weight
+
+
+def test_submodules_become_script_modules():
+    class Gate(nn.Module):
+        def forward(self, x):
+            return x if x.sum() > 0 else -x
+
+    class Cell(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dg = Gate()
+            self.linear = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.tanh(self.dg(self.linear(x)))
+
+    c = Cell()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jit.TracerWarning)
+        t = jit.trace(c, torch.rand(2, 4))
+    s = jit.script(c)
+    for mod, cls in ((t, jit.TracedModule), (s, jit.RecursiveScriptModule)):
+        assert isinstance(mod.dg, cls) and mod.dg.code.startswith("def forward(self, x):")
+        assert mod.linear is c.linear  # standard modules are shared as they are
+    x = torch.rand(2, 4)
+    assert _close(s(x), c(x)) and _close(s.dg(-x), x)
+    seen = []
+
+    class Probe(nn.Module):
+        def forward(self, x):
+            seen.append(jit.is_scripting())
+            return x
+
+    class Holder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = Probe()
+
+        def forward(self, x):
+            return self.p(x)
+
+    jit.trace(Holder(), torch.ones(1), check_trace=False).p(torch.ones(1))
+    jit.script(Holder()).p(torch.ones(1))
+    # trace run, traced submodule called, script capture, scripted submodule called: only script counts
+    assert seen == [False, False, True, True]

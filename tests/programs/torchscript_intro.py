@@ -60,6 +60,7 @@ with warnings.catch_warnings(record=True) as caught:
     traced_cell = torch.jit.trace(my_cell, (x, h))
 # tracing runs the `if` on one input: PyTorch (and we) warn that the branch is baked in
 assert any(issubclass(w.category, torch.jit.TracerWarning) for w in caught)
+print(traced_cell.dg.code)
 print(traced_cell.code)
 
 scripted_gate = torch.jit.script(MyDecisionGate())

@@ -196,13 +196,17 @@ class RecursiveScriptModule(ScriptModule):
     dict is the original's); forward runs the captured code when there is one (``captured``), else the
     original forward. Other methods and attributes of the original stay reachable."""
 
+    _mt_scripted = (
+        True  # its eager forward counts as scripted code (is_scripting()); traced modules' does not
+    )
+
     def __init__(self, orig, graph=None, constants=None, code=None, *, original_name=None):
         super().__init__()
         d = self.__dict__
         d["_parameters"] = dict(orig._parameters)
         d["_buffers"] = dict(orig._buffers)
         d["_non_persistent_buffers_set"] = set(orig._non_persistent_buffers_set)
-        d["_modules"] = dict(orig._modules)
+        d["_modules"] = {k: self._mt_wrap_child(v) for k, v in orig._modules.items()}
         d["training"] = orig.training
         for k, v in orig.__dict__.items():
             if k not in _MODULE_INTERNALS and not k.startswith("_mt_"):
@@ -216,6 +220,24 @@ class RecursiveScriptModule(ScriptModule):
         d["_mt_forward"] = None
         if graph is not None:
             self._mt_compile()
+
+    @classmethod
+    def _mt_wrap_child(cls, m):
+        """A user-defined submodule as a script module of its own (running its Python, with .code its source),
+        as PyTorch's scripted and traced modules hold script modules all the way down; standard nn modules and
+        script modules stay as they are."""
+        if m is None or isinstance(m, ScriptModule):
+            return m
+        mod = type(m).__module__ or ""
+        if mod == "minitorch.nn" or mod.startswith("minitorch.nn."):
+            return m
+        child_cls = cls._mt_child_class()
+        fwd = getattr(type(m), "forward", None)
+        return child_cls(m, code=_source_of(fwd) if fwd is not None else "")
+
+    @classmethod
+    def _mt_child_class(cls):
+        return RecursiveScriptModule
 
     def __getstate__(self):
         # the compiled forward is rebuilt from the graph when unpickled
@@ -263,6 +285,8 @@ class RecursiveScriptModule(ScriptModule):
         fwd = self.__dict__["_mt_forward"]
         if fwd is not None:
             return fwd(self, *args, **kwargs)
+        if not self._mt_scripted:
+            return self.__dict__["_mt_cls"].forward(self, *args, **kwargs)
         with _Scripting():
             return self.__dict__["_mt_cls"].forward(self, *args, **kwargs)
 

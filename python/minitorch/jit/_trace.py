@@ -327,6 +327,12 @@ class _ValueTracer(_ConstantTracer):
 class TracedModule(RecursiveScriptModule):
     """A module captured by torch.jit.trace (shares the original's parameters and submodules)."""
 
+    _mt_scripted = False
+
+    @classmethod
+    def _mt_child_class(cls):
+        return TracedModule
+
     def _get_name(self):
         return self.__dict__["original_name"]
 
