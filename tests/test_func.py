@@ -701,3 +701,51 @@ def test_functools_partial_names():
     assert_close(vmap(f)(torch.ones(3, dtype=D)), torch.full((3,), 2.0, dtype=D))
     with pytest.raises(ValueError, match=r"vmap\(functools.partial\(<lambda>, \.\.\.\), in_dims=2"):
         vmap(f, in_dims=2)(torch.ones(3))
+
+
+# jvp and hvp go through the double-vjp trick: each op's backward must itself be differentiable (with respect
+# to the incoming gradient too). Against central finite differences of the function, in float64.
+_T = torch.rand(3, 4, dtype=D)
+_JVP_OPS = {
+    "exp-log1p": lambda x: x.exp() + (x * x).log1p(),
+    "trig": lambda x: x.sin() * x.cos() + x.tanh() + x.atan(),
+    "sigmoid-softplus": lambda x: x.sigmoid() + F.softplus(x) + F.gelu(x) + F.silu(x),
+    "pow-div": lambda x: x**3 / (x * x + 1),
+    "sum-mean-prod": lambda x: torch.stack([x.sum(), x.mean(), x.prod(), x.std(), x.norm()]),
+    "softmax": lambda x: x.softmax(1) + x.log_softmax(0),
+    "logsumexp-cumsum": lambda x: x.logsumexp(1).sum() + x.cumsum(1),
+    "matmul": lambda x: x @ x.T @ x,
+    "max-amax": lambda x: x.max(1).values + x.amax(0).sum(),
+    "views": lambda x: x.t().reshape(-1)[1:7].unsqueeze(0).expand(2, 6) * x.flatten()[:6],
+    "index": lambda x: x[:, torch.tensor([0, 2, 2])] * x.gather(1, torch.tensor([[1], [0], [3]])),
+    "cat-where": lambda x: torch.cat([torch.where(x > 0, x * x, -x), x.clamp(-0.3, 0.3)], 1),
+    "layer_norm": lambda x: F.layer_norm(x, (4,)),
+    "cross_entropy": lambda x: F.cross_entropy(x, torch.tensor([0, 2, 1])),
+    "bce_logits": lambda x: F.binary_cross_entropy_with_logits(x, _T),
+    "conv2d": lambda x: F.conv2d(x.reshape(1, 1, 3, 4), x[:2, :2].reshape(1, 1, 2, 2) ** 2, padding=1),
+    "max_pool": lambda x: F.max_pool2d(x.reshape(1, 1, 3, 4), 2, ceil_mode=True) * 2,
+    "linalg": lambda x: (
+        torch.linalg.inv(x[:, :3] + 3 * torch.eye(3, dtype=D)) + torch.det(x[:, 1:] + torch.eye(3, dtype=D))
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_JVP_OPS))
+def test_jvp_and_hvp_across_ops(name):
+    f = _JVP_OPS[name]
+    torch.manual_seed(1)
+    x = rand(3, 4)
+    t = rand(3, 4)
+    _, jv = jvp(f, (x,), (t,))
+    want = fd_jacobian(f, x)
+    want = (want.reshape(-1, 12) @ t.reshape(12)).reshape(f(x).shape)
+    assert_close(jv, want, rtol=1e-5, atol=1e-6)
+    # hvp of the scalar sum(f * w) by forward-over-reverse against the reverse-over-reverse Hessian
+    w = rand(*f(x).shape)
+
+    def scalar(v):
+        return (f(v) * w).sum()
+
+    hv = jvp(grad(scalar), (x,), (t,))[1]
+    h = hessian(scalar)(x).reshape(12, 12)
+    assert_close(hv, (h @ t.reshape(12)).reshape(3, 4), rtol=1e-6, atol=1e-7)

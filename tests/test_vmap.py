@@ -714,3 +714,41 @@ def test_autograd_through_vmap():
     torch.stack([(a @ w).tanh().sum() for a in x]).sum().backward()
     assert_close(gx, x.grad)
     assert_close(gw, w.grad)
+
+
+def test_trailing_dim_ops_and_linalg():
+    m = rand(4, 3, 3) + 3 * torch.eye(3, dtype=D)
+    check(torch.tril, m)
+    check(lambda a: torch.triu(a, 1), m)
+    check(torch.linalg.inv, m)
+    check(torch.linalg.det, m)
+    check(lambda a: torch.linalg.cholesky(a @ a.mT), m)
+    check(torch.diag, rand(4, 3))
+    check(torch.diag, m)
+    check(torch.trace, m)
+    check(lambda a: torch.roll(a, 1, 0), m)
+    check(lambda a: torch.roll(a, 2), m)
+    check(lambda a, b: torch.cross(a, b, dim=-1), rand(4, 2, 3), rand(4, 2, 3))
+    check(lambda a: F.unfold(a, 2), rand(4, 2, 5, 5))
+    q = rand(4, 2, 5, 8)
+    check(F.scaled_dot_product_attention, q, rand(4, 2, 5, 8), rand(4, 2, 5, 8))
+    check(lambda a, k: F.scaled_dot_product_attention(a, k, k), q, rand(2, 5, 8), in_dims=(0, None))
+    assert vmap(lambda a: a * a.numel())(rand(4, 3)).shape == (4, 3)
+
+
+def test_conv_with_expanded_weight_keeps_plain_forward_values():
+    # inside vmap(grad) the shared weight is expanded over the batch; the forward values stay those of the
+    # plain convolution exactly (float32 rounding of a batched form could flip a max-pool choice)
+    from minitorch.func import grad_and_value
+
+    x = torch.randn(6, 1, 2, 9, 9)
+    w = torch.randn(4, 2, 3, 3)
+
+    def f(ww, a):
+        return F.max_pool2d(F.conv2d(a, ww).relu(), 2).pow(2).sum()
+
+    g, v = vmap(grad_and_value(f), in_dims=(None, 0))(w, x)
+    for i in range(6):
+        gi, vi = grad_and_value(f)(w, x[i])
+        assert torch.equal(v[i], vi)
+        assert_close(g[i], gi)

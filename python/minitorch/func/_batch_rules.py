@@ -356,6 +356,130 @@ def softmax_rule(key, level, args, kwargs):
     return _dim_op(key, level, args, kwargs, ((1, "dim"),))
 
 
+# ops on the trailing dims that take any leading batch dims: the value goes in as it is, once the entries
+# have the rank the op needs (lower ranks run per entry, which raises the op's own error)
+_TRAILING = {
+    "tril": 2,
+    "triu": 2,
+    "diag_embed": 1,
+    "linalg.inv": 2,
+    "inverse": 2,
+    "linalg.det": 2,
+    "det": 2,
+    "logdet": 2,
+    "linalg.slogdet": 2,
+    "slogdet": 2,
+    "linalg.cholesky": 2,
+    "cholesky": 2,
+    "linalg.qr": 2,
+    "linalg.svd": 2,
+    "linalg.svdvals": 2,
+    "linalg.eigh": 2,
+    "linalg.eigvalsh": 2,
+    "linalg.pinv": 2,
+    "pinverse": 2,
+    "linalg.matrix_exp": 2,
+    "matrix_exp": 2,
+    "linalg.matrix_power": 2,
+    "matrix_power": 2,
+}
+
+
+@register_rule(*_TRAILING, *("Tensor." + k for k in _TRAILING if "." not in k))
+def trailing_dims_rule(key, level, args, kwargs):
+    x = args[0]
+    need = _TRAILING[key.removeprefix("Tensor.")]
+    if (
+        not _bt(x, level)
+        or _rank(x, level) < need
+        or any(_bt(a, level) for a in list(args[1:]) + list(kwargs.values()))
+    ):
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+
+
+@register_rule("diag", "Tensor.diag")
+def diag_rule(key, level, args, kwargs):
+    x = args[0]
+    offset = _get(args, kwargs, 1, "diagonal", 0)
+    r = _rank(x, level)
+    if r == 1:
+        return call("diag_embed", x, offset)
+    if r == 2:
+        return call("diagonal", x, offset, 0, 1)
+    return fallback(key, level, args, kwargs)
+
+
+@register_rule("trace", "Tensor.trace")
+def trace_rule(key, level, args, kwargs):
+    if _rank(args[0], level) != 2:
+        return fallback(key, level, args, kwargs)
+    return call("sum", call("diagonal", args[0], 0, 0, 1), -1)
+
+
+@register_rule("roll", "Tensor.roll")
+def roll_rule(key, level, args, kwargs):
+    if _get(args, kwargs, 2, "dims") is None:
+        x = args[0]
+        shifts = _get(args, kwargs, 1, "shifts")
+        flat = call("Tensor.reshape", x, (-1,))
+        return call("Tensor.reshape", call("roll", flat, shifts, 0), tuple(x.shape))
+    return _dim_op(key, level, args, kwargs, ((2, "dims"),))
+
+
+@register_rule("cross", "linalg.cross")
+def cross_rule(key, level, args, kwargs):
+    return (
+        _broadcast_dim_op(key, level, args, kwargs, 2)
+        if _get(args, kwargs, 2, "dim") is not None
+        else fallback(key, level, args, kwargs)
+    )
+
+
+@register_rule("F.scaled_dot_product_attention")
+def sdpa_rule(key, level, args, kwargs):
+    # attention treats leading dims as batch dims: bring every operand to the same logical rank
+    q, k, v = args[0], args[1], args[2]
+    mask = _get(args, kwargs, 3, "attn_mask")
+    tensors = [t for t in (q, k, v, mask) if is_tensor_like(t)]
+    if _randomness_needed(args, kwargs) or any(_rank(t, level) < 2 for t in tensors):
+        return fallback(key, level, args, kwargs)
+    rank = max(_rank(t, level) for t in tensors)
+
+    def phys(t):
+        if t is None or not is_tensor_like(t):
+            return t
+        return _padded(t, level, rank) if _bt(t, level) else _pad(_physical(t, level), rank - t.dim())
+
+    qv, kv, vv = phys(q), phys(k), phys(v)
+    size = qv.shape[0]
+    qv, kv, vv = (t.expand((size,) + tuple(t.shape[1:])) for t in (qv, kv, vv))
+    args2 = (qv, kv, vv) + tuple(phys(a) for a in args[3:])
+    kwargs2 = {n: phys(a) for n, a in kwargs.items()}
+    return wrap(call(key, *args2, **kwargs2), level)
+
+
+def _randomness_needed(args, kwargs):
+    p = _get(args, kwargs, 4, "dropout_p", 0.0)
+    return bool(p)
+
+
+@register_rule("F.unfold", "F.fold")
+def unfold_rule(key, level, args, kwargs):
+    nd = 1 if key == "F.fold" else 2  # fold takes (N, C*k, L) or (C*k, L); unfold (N, C, H, W) or (C, H, W)
+    return _fold_batch(key, level, args, kwargs, nd)
+
+
+@register_rule("numel", "is_floating_point", "is_complex", "is_nonzero")
+def metadata_rule(key, level, args, kwargs):
+    x = args[0]
+    if key == "numel":
+        return x.numel()
+    if key == "is_nonzero":
+        return x.__bool__()
+    return getattr(x, key)()
+
+
 @register_rule("Tensor.unsqueeze", "unsqueeze")
 def unsqueeze_rule(key, level, args, kwargs):
     x = args[0]
