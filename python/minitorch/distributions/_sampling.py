@@ -93,97 +93,103 @@ def _standard_gamma_sample(alpha):
         return x.clamp(min=_torch_functions.finfo(alpha.dtype).tiny)
 
 
-def _series_terms(a, x, with_grad):
-    """The lower-gamma series S = sum_n prod_{k<=n} x / (a + k) (so P(a, x) = x^a e^-x / Gamma(a + 1) * S) and
-    dS/da, iterating each element until its terms stop mattering."""
-    n = a.numel()
-    S = _C.ones((n,), dtype=a.dtype, device=a.device)
-    dS = _C.zeros_like(S)
-    term = _C.ones_like(S)
-    harm = _C.zeros_like(S)
-    idx = _C.arange(n, device=a.device)
-    aa, xx, t, h, s_loc, ds_loc = a, x, term, harm, S, dS
-    done_S, done_dS = [], []
+def _iterate(state, step, done, n_out, block=8):
+    """Runs ``state = step(k, state)`` (k = 1, 2, ...) over flat tensors until ``done(state)`` holds for every
+    element, returning the first ``n_out`` state tensors at each element's convergence.
+
+    Checks (one reduction) once per ``block`` steps and then drops the converged elements (gathered by index,
+    their results scattered back), so later steps only touch the stragglers. The extra steps a converged element
+    may take before its check must not change it (terms below rounding, a continued fraction at its limit)."""
+    n = state[0].numel()
+    outs = [_C.zeros_like(state[i]) for i in range(n_out)]
+    idx = _C.arange(n, device=state[0].device)
     k = 0
     while idx.numel() and k < _MAX_TERMS:
-        k += 1
-        inv = 1.0 / (aa + k)
+        for _ in range(block):
+            k += 1
+            state = step(k, state)
+        fin = done(state)
+        n_fin = int(fin.sum())
+        if n_fin == 0:
+            continue
+        if n_fin == idx.numel():
+            for o, v in zip(outs, state[:n_out]):
+                o[idx] = v
+            return outs
+        f = _nonzero1(fin)
+        for o, v in zip(outs, state[:n_out]):
+            o[idx[f]] = v[f]
+        keep = _nonzero1(~fin)
+        idx = idx[keep]
+        state = [v[keep] for v in state]
+    if idx.numel():
+        for o, v in zip(outs, state[:n_out]):
+            o[idx] = v
+    return outs
+
+
+def _series_terms(a, x, with_grad):
+    """The lower-gamma series S = sum_n prod_{k<=n} x / (a + k) (so P(a, x) = x^a e^-x / Gamma(a + 1) * S) and
+    dS/da = -sum_n term_n * sum_{k<=n} 1 / (a + k), iterating each element until its terms stop mattering."""
+    one = _C.ones_like(a)
+    zero = _C.zeros_like(a)
+
+    def step(k, st):
+        s, ds, t, h, aa, xx = st
+        inv = (aa + k).reciprocal()
         t = t * xx * inv
-        s_loc = s_loc + t
         if with_grad:
             h = h + inv
-            ds_loc = ds_loc - t * h
-            small = t * (1.0 + h) <= _EPS64 * s_loc
-        else:
-            small = t <= _EPS64 * s_loc
-        if bool(small.any()):
-            fin = _nonzero1(small)
-            done_S.append((idx[fin], s_loc[fin]))
-            done_dS.append((idx[fin], ds_loc[fin]))
-            keep = _nonzero1(~small)
-            idx, aa, xx, t, h, s_loc, ds_loc = (v[keep] for v in (idx, aa, xx, t, h, s_loc, ds_loc))
-    if idx.numel():
-        done_S.append((idx, s_loc))
-        done_dS.append((idx, ds_loc))
-    for i, v in done_S:
-        S[i] = v
-    for i, v in done_dS:
-        dS[i] = v
-    return S, dS
+            ds = ds - t * h
+        return [s + t, ds, t, h, aa, xx]
+
+    def done(st):
+        s, _, t, h, _, _ = st
+        return t * (1.0 + h) <= _EPS64 * s
+
+    return _iterate([one, zero, one, zero, a, x], step, done, 2)
 
 
 def _cf_terms(a, x, with_grad):
     """The upper-gamma continued fraction h (so Q(a, x) = x^a e^-x / Gamma(a) * h) by modified Lentz, with dh/da
     carried along (forward-mode through the recurrence); converges quickly for x >= a + 1."""
-    n = a.numel()
-    H = _C.zeros((n,), dtype=a.dtype, device=a.device)
-    dH = _C.zeros_like(H)
-    big = 1.0 / 1e-300
+    tiny = 1e-300
     b = x + 1.0 - a
-    d = 1.0 / b
+    d = b.reciprocal()
     dd = d * d  # d/da (1 / b) with db/da = -1
-    c = _C.full((n,), big, dtype=a.dtype, device=a.device)
-    dc = _C.zeros_like(c)
-    h, dh = d, dd
-    idx = _C.arange(n, device=a.device)
-    aa = a
-    fins = []
-    i = 0
-    while idx.numel() and i < _MAX_TERMS:
-        i += 1
+    c = _C.full_like(a, 1.0 / tiny)
+    dc = _C.zeros_like(a)
+
+    def step(i, st):
+        h, dh, aa, b, d, dd, c, dc, delta, ddelta = st
         an = -i * (i - aa)
         b = b + 2.0
         den = an * d + b
+        den = _C._where(den.abs() < tiny, tiny, den)
+        cn = b + an / c
+        cn = _C._where(cn.abs() < tiny, tiny, cn)
         if with_grad:
             dden = i * d + an * dd - 1.0
-        den = _C._where(den.abs() < 1e-300, _C.full_like(den, 1e-300), den)
-        d = 1.0 / den
-        cn = b + an / c
+            dc = -1.0 + (i - an * dc / c) / c
+        d = den.reciprocal()
         if with_grad:
-            dcn = -1.0 + (i - an * dc / c) / c
             dd = -dden * d * d
-            dc = dcn
-        cn = _C._where(cn.abs() < 1e-300, _C.full_like(cn, 1e-300), cn)
         c = cn
         delta = c * d
         if with_grad:
             ddelta = dc * d + c * dd
             dh = dh * delta + h * ddelta
-        h = h * delta
+        return [h * delta, dh, aa, b, d, dd, c, dc, delta, ddelta]
+
+    def done(st):
+        h, dh, delta, ddelta = st[0], st[1], st[8], st[9]
         conv = (delta - 1.0).abs() <= _EPS64
         if with_grad:
             conv = conv & ((ddelta * h).abs() <= _EPS64 * dh.abs() + _TINY64)
-        if bool(conv.any()):
-            fin = _nonzero1(conv)
-            fins.append((idx[fin], h[fin], dh[fin]))
-            keep = _nonzero1(~conv)
-            idx, aa, b, d, dd, c, dc, h, dh = (v[keep] for v in (idx, aa, b, d, dd, c, dc, h, dh))
-    if idx.numel():
-        fins.append((idx, h, dh))
-    for j, hv, dhv in fins:
-        H[j] = hv
-        dH[j] = dhv
-    return H, dH
+        return conv
+
+    ones = _C.ones_like(a)
+    return _iterate([d, dd, a, b, d, dd, c, dc, ones, _C.zeros_like(a)], step, done, 2)
 
 
 def _split(a, x, with_grad):
@@ -314,30 +320,23 @@ def _gammainc(a, x):
 
 
 def _poisson_inversion(lam):
-    """Poisson draws by sequential search of the cdf (flat float64 ``lam`` below ~10: ~lam + 1 steps on
-    average, every element stepping together until its uniform is passed)."""
-    n = lam.numel()
-    out = _C.zeros_like(lam)
-    u = _rand(n, lam)
+    """Poisson draws by sequential search of the cdf (flat float64 ``lam`` below ~10): the draw is the number of
+    cdf values F(0), F(1), ... below a uniform, counted while all elements step together (~lam + 1 steps)."""
+    u = _rand(lam.numel(), lam)
     p = _C.exp(-lam)
-    F = p.clone()
-    k = _C.zeros_like(lam)
-    idx = _C.arange(n, device=lam.device)
-    ll = lam
-    while idx.numel():
-        # stop where the cdf has passed u, or the pmf has underflowed (u within rounding of 1)
-        stop = (u <= F) | (p <= 0)
-        if bool(stop.any()):
-            fin = _nonzero1(stop)
-            out[idx[fin]] = k[fin]
-            keep = _nonzero1(~stop)
-            idx, u, p, F, k, ll = (v[keep] for v in (idx, u, p, F, k, ll))
-            if not idx.numel():
-                break
-        k = k + 1.0
+
+    def step(k, st):
+        cnt, F, p, u, ll = st
+        cnt = cnt + (F < u).to(cnt.dtype)
         p = p * ll / k
-        F = F + p
-    return out
+        return [cnt, F + p, p, u, ll]
+
+    def done(st):
+        _, F, p, u, _ = st
+        # passed u, or the pmf no longer moves the cdf (u within rounding of 1)
+        return (F >= u) | (p <= _EPS64 * F)
+
+    return _iterate([_C.zeros_like(lam), p.clone(), p, u, lam], step, done, 1, block=4)[0]
 
 
 def _poisson_ptrs(lam):
@@ -393,29 +392,23 @@ def _poisson_sample(rate):
 
 
 def _binomial_inversion(n, q):
-    """Binomial(n, q) draws by sequential search from 0 (flat float64, n q < 10: ~n q + 1 steps on average)."""
-    m = n.numel()
-    out = _C.zeros_like(n)
-    u = _rand(m, n)
+    """Binomial(n, q) draws by sequential search of the cdf (flat float64, n q < 10: ~n q + 1 steps on average);
+    the draw is the number of cdf values F(0), F(1), ... below a uniform, capped at n."""
+    u = _rand(n.numel(), n)
     ratio = q / (1.0 - q)
     p = _C.exp(n * _C.log1p(-q))
-    F = p.clone()
-    k = _C.zeros_like(n)
-    idx = _C.arange(m, device=n.device)
-    nn = n
-    while idx.numel():
-        stop = (u <= F) | (p <= 0) | (k >= nn)
-        if bool(stop.any()):
-            fin = _nonzero1(stop)
-            out[idx[fin]] = _C.minimum(k[fin], nn[fin])
-            keep = _nonzero1(~stop)
-            idx, u, p, F, k, nn, ratio = (v[keep] for v in (idx, u, p, F, k, nn, ratio))
-            if not idx.numel():
-                break
-        p = p * ratio * (nn - k) / (k + 1.0)
-        k = k + 1.0
-        F = F + p
-    return out
+
+    def step(k, st):
+        cnt, F, p, u, nn, r = st
+        cnt = cnt + ((F < u) & (cnt < nn)).to(cnt.dtype)
+        p = p * r * (nn - (k - 1)) / k
+        return [cnt, F + p, p.clamp(min=0.0), u, nn, r]
+
+    def done(st):
+        cnt, F, p, u, nn, _ = st
+        return (F >= u) | (p <= _EPS64 * F) | (cnt >= nn)
+
+    return _iterate([_C.zeros_like(n), p.clone(), p, u, n, ratio], step, done, 1, block=4)[0]
 
 
 def _binomial_btrs(n, q):
