@@ -749,3 +749,20 @@ def test_jvp_and_hvp_across_ops(name):
     hv = jvp(grad(scalar), (x,), (t,))[1]
     h = hessian(scalar)(x).reshape(12, 12)
     assert_close(hv, (h @ t.reshape(12)).reshape(3, 4), rtol=1e-6, atol=1e-7)
+
+
+def test_results_stay_differentiable_for_closed_over_tensors():
+    # a tensor the function closes over that requires grad: the transform's results depend on it, as
+    # functorch's do, so ordinary autograd can differentiate through the transform
+    w = rand(3).requires_grad_()
+    x = rand(3)
+    g = grad(lambda v: (w * v.sin()).sum())(x)
+    assert g.requires_grad
+    (gw,) = torch.autograd.grad(g.sum(), w)
+    assert_close(gw, x.cos())
+    _, jv = jvp(lambda v: w * v**2, (x,), (torch.ones(3, dtype=D),))
+    assert jv.requires_grad
+    # nothing outside requires grad: plain results
+    assert not grad(lambda v: (v.sin() * 2).sum())(x).requires_grad
+    with torch.no_grad():
+        assert not grad(lambda v: (w * v.sin()).sum())(x).requires_grad

@@ -4,7 +4,8 @@ All of them run on the reverse-mode engine (autograd.grad). Each call makes fres
 the inputs it differentiates, runs the function, and asks the engine for the gradients of the outputs with
 respect to those stand-ins only, so transforms nest (grad(grad(f)), jacrev(jacrev(f))): an inner transform
 builds its backward graph (create_graph) whenever it runs inside another one, and the outer one
-differentiates through it.
+differentiates through it. Results also stay differentiable (as functorch's) when an input, or a tensor the
+function closed over, requires grad with grad mode on; otherwise they come back detached.
 
 Inside vmap (functorch's per-sample semantics): the stand-ins are made batched at every active vmap level
 (an unbatched input is expanded, a view, so its gradient comes out per batch entry), the function runs once
@@ -72,12 +73,49 @@ def _differentiable(flat, levels, create_graph):
     return leaves, wrapped
 
 
-def _needs_graph(flat_inputs, levels):
+def _needs_graph(flat_inputs, levels, outer_grad):
     """Whether the results must stay differentiable: inside another transform, or for inputs that require
-    grad (a caller differentiating through this transform with ordinary autograd)."""
+    grad (a caller differentiating through this transform with ordinary autograd, grad mode on)."""
     if STATE.grad_depth > 0:
         return True
+    if not outer_grad:
+        return False
     return any(_is_tensor(x) and to_physical(x, levels).requires_grad for x in flat_inputs)
+
+
+def _reaches_outside(outputs, leaves):
+    """Whether the outputs' graph reaches a tensor that requires grad other than our stand-ins (one the
+    function closed over, such as a module parameter): the results then stay differentiable with respect to it,
+    as functorch's do, for a caller's ordinary autograd."""
+    mine = {id(leaf) for leaf in leaves}
+    stack = []
+    for o in outputs:
+        if not o.requires_grad:
+            continue
+        if o.grad_fn is None:
+            if id(o) not in mine:
+                return True
+        else:
+            stack.append(o.grad_fn)
+    seen, alive = set(), []
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        # kept alive so that an id is never reused, and the binding hands back this same wrapper for the node
+        alive.append(fn)
+        seen.add(id(fn))
+        var = getattr(fn, "variable", None)
+        if var is not None:
+            if id(var) not in mine:
+                return True
+            continue
+        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+    return False
+
+
+def _outer_grad_enabled():
+    return STATE.grad_depth > 0 or _C.is_grad_enabled()
 
 
 def _grads(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
@@ -156,10 +194,11 @@ def _replace_args(args, new, argnums):
 
 def _grad_and_value_impl(func, argnums, has_aux, args, kwargs):
     levels = list(STATE.levels)
+    outer_grad = _outer_grad_enabled()
     with enable_grad():
         diff = _slice_argnums(args, argnums, as_tuple=False)
         flat, spec = tree_flatten(diff)
-        create_graph = _needs_graph(flat, levels)
+        create_graph = _needs_graph(flat, levels, outer_grad)
         leaves, wrapped = _differentiable(flat, levels, create_graph)
         new_args = _replace_args(args, tree_unflatten(wrapped, spec), argnums)
         with _nested():
@@ -182,6 +221,7 @@ def _grad_and_value_impl(func, argnums, has_aux, args, kwargs):
                 f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
             )
         out = to_physical(output, levels)
+        create_graph = create_graph or (outer_grad and _reaches_outside([out], leaves))
         # per-entry outputs are independent: the gradient of their sum is each entry's own gradient
         total = out.sum() if levels else out
         grads = _grads([total], leaves, [None], create_graph)
@@ -238,10 +278,11 @@ def _vjp_impl(func, primals, argnums, has_aux):
     """(outputs, vjp_fn, aux) with vjp_fn giving the vector-Jacobian products for the primals at argnums (all
     when None)."""
     levels = list(STATE.levels)
+    outer_grad = _outer_grad_enabled()
     with enable_grad():
         diff = primals if argnums is None else _slice_argnums(primals, argnums, as_tuple=False)
         flat, spec = tree_flatten(diff)
-        create_graph = _needs_graph(flat, levels)
+        create_graph = _needs_graph(flat, levels, outer_grad)
         leaves, wrapped = _differentiable(flat, levels, create_graph)
         new = tree_unflatten(wrapped, spec)
         args = new if argnums is None else _replace_args(primals, new, argnums)
@@ -254,7 +295,6 @@ def _vjp_impl(func, primals, argnums, has_aux):
                     "vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is True"
                 )
             output, aux = output
-            aux = _detach_tree(aux, create_graph)
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, "vjp(f, *primals)", output)
         for o in flat_out:
@@ -264,6 +304,9 @@ def _vjp_impl(func, primals, argnums, has_aux):
                     f"dtype {o.dtype}"
                 )
         out_phys = [to_physical(o, levels) for o in flat_out]
+        create_graph = create_graph or (outer_grad and _reaches_outside(out_phys, leaves))
+        if has_aux:
+            aux = _detach_tree(aux, create_graph)
     out_shapes = [tuple(o.shape) for o in flat_out]
     results = tree_unflatten(
         [from_physical(p if create_graph else p.detach(), levels) for p in out_phys], out_spec
@@ -373,8 +416,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f"size {list(t.shape)}."
             )
     levels = list(STATE.levels)
+    outer_grad = _outer_grad_enabled()
     with enable_grad():
-        create_graph = _needs_graph(flat_p + flat_t, levels)
+        create_graph = _needs_graph(flat_p + flat_t, levels, outer_grad)
         leaves, wrapped = _differentiable(flat_p, levels, create_graph)
         with _nested():
             output = func(*tree_unflatten(wrapped, p_spec))
@@ -385,10 +429,12 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                     f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
                 )
             output, aux = output
-            aux = _detach_tree(aux, create_graph)
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, api, output)
         out_phys = [to_physical(o, levels) for o in flat_out]
+        create_graph = create_graph or (outer_grad and _reaches_outside(out_phys, leaves))
+        if has_aux:
+            aux = _detach_tree(aux, create_graph)
         dummies = [_C.zeros_like(o).requires_grad_() if o.is_floating_point() else None for o in out_phys]
         live = [(o, u) for o, u in zip(out_phys, dummies) if u is not None and o.requires_grad]
         # g(u) = J^T u, recorded so that it can be differentiated with respect to u
