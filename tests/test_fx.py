@@ -2,6 +2,7 @@
 replace_pattern and the FX tutorials' conv-BN fusion, checked against eager results and PyTorch's output."""
 
 import copy
+import math
 import operator
 import pickle
 
@@ -398,6 +399,18 @@ def test_wrap_records_a_call():
     x = torch.randn(2)
     assert _close(gm(x), x * 8 + 1)
     assert _helper_with_control_flow.__name__ == "_helper_with_control_flow"  # unpatched after the trace
+    # the generated code re-registers the wrapped function, so tracing the GraphModule again keeps the call
+    assert gm.code.startswith('\ntorch.fx._symbolic_trace.wrap("')
+    again = fx.symbolic_trace(gm)
+    assert next(n.target for n in again.graph.nodes if n.op == "call_function") is _helper_with_control_flow
+    assert _close(again(x), x * 8 + 1)
+
+    def uses_math(x):
+        return x * math.sqrt(x.size(-1))  # math functions are wrapped automatically
+
+    gmm = fx.symbolic_trace(uses_math)
+    assert 'torch.fx._symbolic_trace.wrap("math_sqrt")' in gmm.code and "math_sqrt(size)" in gmm.code
+    assert _close(gmm(torch.ones(4)), torch.full((4,), 2.0))
     with pytest.raises(NotImplementedError, match="wrap must be called at the top level of a module"):
         fx.wrap("len")
 

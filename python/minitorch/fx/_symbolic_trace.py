@@ -132,7 +132,11 @@ def _recording(orig):
     def wrapped(*args, **kwargs):
         proxy = _find_proxy(args, kwargs)
         if proxy is not None:
-            return proxy.tracer.create_proxy("call_function", orig, args, kwargs)
+            out = proxy.tracer.create_proxy("call_function", orig, args, kwargs)
+            node = getattr(out, "node", None)
+            if node is not None:
+                node.meta["is_wrapped"] = True  # the generated code re-registers it with wrap()
+            return out
         return orig(*args, **kwargs)
 
     wrapped._mt_fx_wrapped = orig

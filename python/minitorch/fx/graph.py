@@ -526,6 +526,7 @@ class _CodeGen:
                     last_use[inp] = node
                     to_free.setdefault(node, []).append(inp)
         free_vars, body = [], []
+        self.wrapped = {}
         for node in nodes:
             line = self.emit(node, free_vars)
             if line is None:
@@ -539,8 +540,12 @@ class _CodeGen:
             body.append(line)
         if not body:
             body = ["pass"]
+        # functions wrap()ped while tracing stay calls when the generated module is traced again
+        wrap_stmts = "\n".join(f'torch.fx._symbolic_trace.wrap("{name}")' for name in self.wrapped)
         src = (
-            "\n\n\ndef forward("
+            "\n"
+            + wrap_stmts
+            + "\n\ndef forward("
             + ", ".join([self.root_module, *free_vars])
             + "):\n"
             + "".join("    " + line + "\n" for line in body)
@@ -571,7 +576,10 @@ class _CodeGen:
                 and args[1].isidentifier()
             ):
                 return f"{node.name} = {self.repr_arg(args[0])}.{args[1]}"
-            return f"{node.name} = {self.target_expr(node)}({self.call_args(args, kwargs)})"
+            expr = self.target_expr(node)
+            if node.meta.get("is_wrapped"):
+                self.wrapped[expr] = None
+            return f"{node.name} = {expr}({self.call_args(args, kwargs)})"
         if op == "call_module":
             return f"{node.name} = {_format_target(self.root_module, target)}({self.call_args(args, kwargs)})"
         if op == "get_attr":
