@@ -673,3 +673,43 @@ def test_perplexity_and_stddev():
     d = D.Normal(T([0.0]), T([2.0]))
     np.testing.assert_allclose(_np(d.perplexity()), np.exp(st.norm(0, 2).entropy()))
     np.testing.assert_allclose(_np(D.Gamma(T([3.0]), T([2.0])).stddev), [math.sqrt(3) / 2])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: D.Normal(t([0.0, 1.0]), t([1.0, 2.0])),
+        lambda t: D.Gamma(t([0.4, 3.0]), t([1.0, 2.0])),
+        lambda t: D.Beta(t([0.4, 3.0]), t([1.0, 2.0])),
+        lambda t: D.Dirichlet(t([[0.4, 3.0, 1.0]])),
+        lambda t: D.Poisson(t([0.5, 40.0])),
+        lambda t: D.Binomial(t([5.0, 500.0]), t([0.3, 0.6])),
+        lambda t: D.Categorical(t([0.2, 0.8])),
+        lambda t: D.Geometric(t([0.2, 0.8])),
+        lambda t: D.Laplace(t([0.0, 1.0]), t([1.0, 2.0])),
+        lambda t: D.StudentT(t([3.0, 5.0])),
+        lambda t: D.RelaxedOneHotCategorical(t(0.5), t([0.2, 0.8])),
+    ],
+)
+def test_devices(make, device):
+    # parameters on a device keep every sample, density and gradient there
+    made = []
+
+    def t(v):
+        made.append(minitorch.tensor(v, dtype=minitorch.float32, device=device, requires_grad=True))
+        return made[-1]
+
+    minitorch.manual_seed(0)
+    d = make(t)
+    x = d.sample((1000,))
+    assert x.device.type == minitorch.device(device).type and not x.requires_grad
+    lp = d.log_prob(x)
+    assert lp.device.type == x.device.type and bool(minitorch.isfinite(lp).all())
+    if d.has_rsample:
+        r = d.rsample((10,))
+        assert r.device.type == x.device.type
+        r.sum().backward()
+        grads = [p.grad for p in made if p.grad is not None]
+        assert grads and all(
+            g.device.type == x.device.type and bool(minitorch.isfinite(g).all()) for g in grads
+        )

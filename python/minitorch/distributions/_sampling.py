@@ -46,30 +46,36 @@ def _nonzero1(mask):
 # ---------------------------------------------------------------------------------------------- standard gamma
 
 
+def _mt_round(d, c):
+    """One Marsaglia-Tsang proposal per element: (accepted mask, value ``d v``)."""
+    m = d.numel()
+    z = _randn(m, d)
+    u = _rand(m, d)
+    v = 1.0 + c * z
+    positive = v > 0
+    v3 = v * v * v
+    safe_v3 = _C._where(positive, v3, 1.0)
+    z2 = z * z
+    squeeze = u < 1.0 - 0.0331 * z2 * z2
+    full = _C.log(u) < 0.5 * z2 + d * (1.0 - safe_v3 + _C.log(safe_v3))
+    return positive & (squeeze | full), d * safe_v3
+
+
 def _marsaglia_tsang(alpha):
-    """Gamma(alpha, 1) draws for a flat float64 tensor ``alpha >= 1`` (Marsaglia & Tsang 2000): propose
-    ``d (1 + c z)^3`` with normal z, accept with the squeeze or the log test; >= 95 % accepted per round, so
-    a handful of rounds over the shrinking rejected set finishes."""
-    n = alpha.numel()
-    out = _C.zeros((n,), dtype=alpha.dtype, device=alpha.device)
+    """Gamma(alpha, 1) draws for a flat tensor ``alpha >= 1`` (Marsaglia & Tsang 2000): propose ``d (1 + c z)^3``
+    with normal z, accept with the squeeze or the log test. >= 95 % are accepted per round: the first round runs
+    over everything without indexing, later ones only over the (gathered) rejected elements."""
     d = alpha - 1.0 / 3.0
     c = (9.0 * d).rsqrt()
-    pending = _C.arange(n, device=alpha.device)
+    ok, value = _mt_round(d, c)
+    out = _C._where(ok, value, 0.0)
+    pending = _nonzero1(~ok)
+    d, c = d[pending], c[pending]
     while pending.numel():
-        m = pending.numel()
-        z = _randn(m, alpha)
-        u = _rand(m, alpha)
-        v = 1.0 + c * z
-        positive = v > 0
-        v3 = v * v * v
-        safe_v3 = _C._where(positive, v3, _C.ones_like(v3))
-        z2 = z * z
-        squeeze = u < 1.0 - 0.0331 * z2 * z2
-        full = _C.log(u) < 0.5 * z2 + d * (1.0 - safe_v3 + _C.log(safe_v3))
-        ok = positive & (squeeze | full)
+        ok, value = _mt_round(d, c)
         took = _nonzero1(ok)
         if took.numel():
-            out[pending[took]] = (d * safe_v3)[took]
+            out[pending[took]] = value[took]
         rest = _nonzero1(~ok)
         pending, d, c = pending[rest], d[rest], c[rest]
     return out
@@ -78,15 +84,18 @@ def _marsaglia_tsang(alpha):
 def _standard_gamma_sample(alpha):
     """Gamma(alpha, 1) samples shaped like ``alpha`` (its dtype), no gradient. ``alpha < 1`` is boosted:
     ``G(alpha) = G(alpha + 1) * U^(1/alpha)``, computed in logs; results are clamped to the dtype's tiny (as
-    PyTorch's) so that log-densities of samples stay finite."""
+    PyTorch's) so that log-densities of samples stay finite. Computed in float64 for float64 parameters and in
+    float32 otherwise (as PyTorch's sampler accumulates)."""
     with grad_mode.no_grad():
         shape = tuple(alpha.shape)
-        a = _f64(alpha).reshape(-1)
+        work = _C.float64 if alpha.dtype == _C.float64 else _C.float32
+        a = alpha.detach().to(work).reshape(-1)
         if a.numel() == 0:
             return _C.zeros(shape, dtype=alpha.dtype, device=alpha.device)
         boost = a < 1.0
-        x = _marsaglia_tsang(_C._where(boost, a + 1.0, a))
-        if bool(boost.any()):
+        any_boost = bool(boost.any())
+        x = _marsaglia_tsang(_C._where(boost, a + 1.0, a) if any_boost else a)
+        if any_boost:
             u = _rand(a.numel(), a)
             x = _C._where(boost, _C.exp(_C.log(x) + _C.log(u) / a), x)
         x = x.to(alpha.dtype).reshape(shape)
