@@ -13,9 +13,11 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from minitorch.autograd.variable import Variable
 
 __all__ = [
     "Function",
+    "Variable",
     "backward",
     "enable_grad",
     "grad",
