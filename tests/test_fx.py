@@ -747,3 +747,24 @@ def test_traced_module_on_device(device):
     assert "ones = torch.ones(3, device = getattr_1)" in g.code
     z = torch.zeros(3, device=device)
     assert g(z).device == z.device and _close(g(z).cpu(), torch.ones(3))
+
+
+def test_methods_of_real_tensors_with_proxy_arguments():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", torch.ones(3))
+
+        def forward(self, x):
+            return self.b.add(x) + torch.ones(3).mul(x) + self.b.expand_as(x) + self.b.to(x.dtype)
+
+    m = M()
+    gm = fx.symbolic_trace(m)
+    # PyTorch 2.15's code for the first three terms, line for line
+    assert "    b = self.b\n    add = b.add(x);  b = None\n" in gm.code
+    assert "    mul = _tensor_constant0.mul(x);  _tensor_constant0 = None\n" in gm.code
+    assert "    expand_as = b_1.expand_as(x);  b_1 = None\n" in gm.code
+    assert "to = b_2.to(getattr_1)" in gm.code
+    x = torch.randn(3)
+    assert _close(gm(x), m(x))
+    assert vars(torch.Tensor)["add"].__class__.__name__ == "instancemethod"  # restored

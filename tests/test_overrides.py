@@ -260,3 +260,30 @@ def test_threads_share_the_count():
         th.join()
     assert not errors
     assert torch.add is add
+
+
+def test_tensor_methods_opt_in():
+    t = torch.tensor([1.0, 2.0])
+    add, getitem = vars(torch.Tensor)["add"], vars(torch.Tensor)["__getitem__"]
+    with enable_torch_function_dispatch():
+        with pytest.raises(TypeError):
+            t.add(Toy())  # functions only by default: vmap does not pay for method wrappers
+        assert vars(torch.Tensor)["add"] is add
+    with enable_torch_function_dispatch(tensor_methods=True):
+        assert t.add(Toy()) == "toy" and t[Toy()] == "toy" and t.expand_as(other=Toy()) == "toy"
+        assert torch.equal(t.add(1.0), torch.tensor([2.0, 3.0])) and t[1].item() == 2.0
+        with enable_torch_function_dispatch(tensor_methods=True):
+            assert t.mul(Toy()) == "toy"
+        assert t.mul(Toy()) == "toy"  # still on: counted
+    names = [c[0] for c in Toy.calls]
+    assert names == [
+        "torch.Tensor.add",
+        "torch.Tensor.__getitem__",
+        "torch.Tensor.expand_as",
+        "torch.Tensor.mul",
+        "torch.Tensor.mul",
+    ]
+    assert Toy.calls[0][2][0] is t  # self is the first argument, as PyTorch's
+    assert vars(torch.Tensor)["add"] is add and vars(torch.Tensor)["__getitem__"] is getitem
+    with pytest.raises(TypeError):
+        t.add(Toy())

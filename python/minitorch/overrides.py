@@ -319,14 +319,66 @@ def _uninstall():
             setattr(mod, name, original)
 
 
+# Tensor methods (opt-in: tensor_methods=True) -------------------------------------------------------------
+# A method called on a real tensor with an overriding argument (``buffer.add(proxy)``, ``mask.to(proxy)``,
+# ``t[proxy]``) reaches the argument's __torch_function__ with func = the method, as PyTorch's C++ methods do.
+# Operators need nothing: our binary operators return NotImplemented for a foreign operand, so Python asks its
+# reflected method.
+_method_depth = 0
+_patched_methods = []  # [(name, original class attribute, wrapper)]
+_METHOD_DUNDERS = ("__getitem__", "__setitem__")
+
+
+def _make_method_wrapper(name, original):
+    def method(self, *args, **kwargs):
+        if _mode_stack() or _type_overrides(type(self)) or _any_overrides(args, kwargs):
+            overloaded = _get_overloaded_args([self, *_relevant(args, kwargs)])
+            return _dispatch(method, overloaded, (self, *args), kwargs, builtin_words=True)
+        return original(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = getattr(original, "__doc__", None)
+    method.__wrapped__ = original
+    method._mt_original = original
+    method._mt_tensor_method = name
+    method._mt_public_name = f"torch.Tensor.{name}"
+    return method
+
+
+def _install_methods():
+    cls = _C.Tensor
+    for name, attr in list(vars(cls).items()):
+        if name.startswith("_") and name not in _METHOD_DUNDERS:
+            continue
+        if type(attr).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
+            continue
+        wrapper = _make_method_wrapper(name, attr)
+        _patched_methods.append((name, attr, wrapper))
+        setattr(cls, name, wrapper)
+
+
+def _uninstall_methods():
+    cls = _C.Tensor
+    while _patched_methods:
+        name, original, wrapper = _patched_methods.pop()
+        if vars(cls).get(name) is wrapper:
+            setattr(cls, name, original)
+
+
 class enable_torch_function_dispatch(contextlib.ContextDecorator):
     """Switches the __torch_function__ dispatch on for the torch namespaces (see the module docstring).
 
     Re-entrant and counted across threads: the first entry installs the wrappers, the last exit restores the
-    original functions, also when the body raised."""
+    original functions, also when the body raised. tensor_methods=True also routes Tensor methods called on
+    real tensors (``t.add(x)``, ``t[i]``) whose arguments override (counted separately: fx and jit tracing
+    ask for it, vmap need not pay for it)."""
+
+    def __init__(self, tensor_methods=False):
+        self.tensor_methods = tensor_methods
 
     def __enter__(self):
-        global _depth
+        global _depth, _method_depth
         with _state_lock:
             if _depth == 0:
                 try:
@@ -335,11 +387,23 @@ class enable_torch_function_dispatch(contextlib.ContextDecorator):
                     _uninstall()
                     raise
             _depth += 1
+            if self.tensor_methods:
+                if _method_depth == 0:
+                    try:
+                        _install_methods()
+                    except BaseException:
+                        _uninstall_methods()
+                        raise
+                _method_depth += 1
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        global _depth
+        global _depth, _method_depth
         with _state_lock:
+            if self.tensor_methods:
+                _method_depth -= 1
+                if _method_depth == 0:
+                    _uninstall_methods()
             _depth -= 1
             if _depth == 0:
                 _uninstall()
@@ -349,6 +413,11 @@ class enable_torch_function_dispatch(contextlib.ContextDecorator):
 def is_torch_function_dispatch_enabled():
     """Whether the torch namespaces currently hold the dispatching wrappers."""
     return _depth > 0
+
+
+def is_tensor_method(fn):
+    """The method name when fn is a dispatching Tensor method (tensor_methods=True), else None."""
+    return getattr(fn, "_mt_tensor_method", None)
 
 
 def original_function(fn):

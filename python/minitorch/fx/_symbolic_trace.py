@@ -380,7 +380,7 @@ class Tracer(TracerBase):
         patcher = _Patcher()
         _tracing.depth = getattr(_tracing, "depth", 0) + 1
         try:
-            with _trace_lock, overrides.enable_torch_function_dispatch():
+            with _trace_lock, overrides.enable_torch_function_dispatch(tensor_methods=True):
                 patcher.patch_attr(Module, "__getattr__", module_getattr)
                 patcher.patch_attr(Module, "__call__", module_call)
                 self._patch_wrapped(patcher)

@@ -196,7 +196,7 @@ class Transformer(Interpreter):
 
     def transform(self):
         """The transformed GraphModule."""
-        with overrides.enable_torch_function_dispatch():
+        with overrides.enable_torch_function_dispatch(tensor_methods=True):
             result = super().run(enable_io_processing=False)
         if result is not None:
 

@@ -212,6 +212,14 @@ class Proxy:
                 f"{orig_method}"
             )
         tracer = next(iter(tracers))
+        method = overrides.is_tensor_method(orig_method)
+        if method == "__getitem__":
+            return tracer.create_proxy("call_function", operator.getitem, args, kwargs)
+        if method == "__setitem__":
+            return tracer.create_proxy("call_function", operator.setitem, args, kwargs)
+        if method is not None:
+            # a Tensor method called on a real tensor with a Proxy argument (buffer.add(x))
+            return tracer.create_proxy("call_method", method, args, kwargs)
         return tracer.create_proxy("call_function", orig_method, args, kwargs)
 
 
