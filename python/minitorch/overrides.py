@@ -10,9 +10,12 @@ originals back, so outside a transform ``minitorch.add`` is the builtin itself a
 
 What is intercepted: calls made through those module attributes while the dispatch is on (``torch.add``,
 ``F.relu``, ``torch.cat([...])``; arguments are scanned one level into lists and tuples, and keyword values).
-What is not: Tensor methods and operators on real tensors (a tensor-like class handles its own methods, as
-fx's Proxy does), and functions bound to a name before the dispatch was switched on
-(``from torch import add``). The patch is process-wide (module attributes are), modes are per thread.
+With ``tensor_methods=True`` (fx and jit tracing) Tensor methods called on real tensors are routed too
+(``buffer.add(proxy)``, ``t[proxy]``). What is not intercepted: operators on real tensors (ours return
+NotImplemented for a foreign operand, so Python asks the other operand's reflected method), methods of the
+tensor-like itself (it handles them, as fx's Proxy does), and functions bound to a name before the dispatch was
+switched on (``from torch import add``). The patch is process-wide (module and class attributes are), modes
+are per thread.
 """
 
 import contextlib
