@@ -2,16 +2,13 @@
 loopback, the stores, the init methods, bad inputs, faults (each bounded in time) and the launcher."""
 
 import os
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from datetime import timedelta
 
 import numpy as np
 import pytest
-from dist_harness import PKG_ROOT, check_all_ok, free_port, rank_data, run_case, spawn
+from dist_harness import check_all_ok, rank_data, run_case, spawn
 from utils import NO_GLOO, assert_matches, make_tensor
 
 import minitorch
@@ -617,104 +614,3 @@ def test_gloo_stages_cuda_tensors():
     finally:
         dist.destroy_process_group()
         store.close()
-
-
-# ---- the launcher
-
-_SCRIPT = textwrap.dedent(
-    """
-    import os, sys, time
-    import minitorch, minitorch.distributed as dist
-    mode = sys.argv[1]
-    dist.init_process_group("gloo")
-    rank = dist.get_rank()
-    local, nper = int(os.environ["LOCAL_RANK"]), int(os.environ["LOCAL_WORLD_SIZE"])
-    assert rank == int(os.environ["GROUP_RANK"]) * nper + local
-    assert dist.get_world_size() == int(os.environ["WORLD_SIZE"])
-    t = minitorch.tensor([float(rank + 1)])
-    dist.all_reduce(t)
-    print(f"rank {rank} sum {t.item()}", flush=True)
-    if mode == "fail" and rank == 1:
-        sys.exit(7)
-    if mode == "fail":
-        time.sleep(120)
-    dist.destroy_process_group()
-    """
-)
-
-
-def _launch(tmp_path, mode, timeout=60):
-    script = tmp_path / "train.py"
-    script.write_text(_SCRIPT)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG_ROOT, os.environ.get("PYTHONPATH", "")]))
-    cmd = [
-        sys.executable,
-        "-m",
-        "minitorch.distributed.run",
-        "--nproc_per_node=3",
-        f"--master_port={free_port()}",
-    ]
-    t0 = time.monotonic()
-    p = subprocess.run(
-        cmd + [str(script), mode], check=False, env=env, capture_output=True, text=True, timeout=timeout
-    )
-    return p, time.monotonic() - t0
-
-
-@needs_gloo
-def test_launcher_two_nodes(tmp_path):
-    # two launchers on one machine stand in for two nodes of 2 workers each
-    script = tmp_path / "train.py"
-    script.write_text(_SCRIPT)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG_ROOT, os.environ.get("PYTHONPATH", "")]))
-    port = free_port()
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "minitorch.distributed.run",
-                "--nproc_per_node=2",
-                "--nnodes=2",
-                f"--node_rank={n}",
-                "--master_addr=127.0.0.1",
-                f"--master_port={port}",
-                str(script),
-                "ok",
-            ],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for n in range(2)
-    ]
-    outs = []
-    try:
-        for p in procs:
-            outs.append(p.communicate(timeout=60)[0])
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for p, out in zip(procs, outs):
-        assert p.returncode == 0, out
-    both = "".join(outs)
-    for r in range(4):
-        assert f"rank {r} sum 10.0" in both
-
-
-@needs_gloo
-def test_launcher_runs_workers(tmp_path):
-    p, _ = _launch(tmp_path, "ok")
-    assert p.returncode == 0, p.stdout + p.stderr
-    for r in range(3):
-        assert f"rank {r} sum 6.0" in p.stdout
-
-
-@needs_gloo
-def test_launcher_stops_all_when_one_fails(tmp_path):
-    p, elapsed = _launch(tmp_path, "fail")
-    assert p.returncode == 7, p.stdout + p.stderr
-    assert "worker rank 1 (local_rank 1) failed with exit code 7" in p.stderr
-    assert elapsed < 40  # the sleeping workers were stopped, not waited for

@@ -293,6 +293,13 @@ _group_count = 0
 _init_count = 0  # init_process_group calls in this process (every rank makes the same number)
 
 
+class _AgentStoreClient(PrefixStore):
+    """A worker's view of the launcher's agent store: its attempt's keys, over a connection it owns."""
+
+    def close(self):
+        self.underlying_store.close()
+
+
 def _rendezvous(init_method, rank, world_size, timeout):
     """(store, rank, world_size, master_addr) for env://, tcp://host:port, file://path."""
     url = urllib.parse.urlparse(init_method)
@@ -335,6 +342,12 @@ def _rendezvous(init_method, rank, world_size, timeout):
         )
     if url.scheme == "file":
         store = FileStore(url.path, world_size, timeout=timeout)
+    elif url.scheme == "env" and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+        # under the launcher (minitorch.distributed.run) the agent serves the store at MASTER_ADDR:MASTER_PORT:
+        # every rank is a client, and each restart attempt keeps its keys apart
+        attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+        client = TCPStore(host, port, world_size, is_master=False, timeout=timeout)
+        store = _AgentStoreClient(f"/worker/attempt_{attempt}", client)
     else:
         store = TCPStore(
             host, port, world_size, is_master=rank == 0, timeout=timeout, _generation=_init_count + 1

@@ -1,142 +1,318 @@
-"""torchrun's counterpart: python -m minitorch.distributed.run --nproc_per_node=N script.py args.
+"""torchrun for minitorch: python -m minitorch.distributed.run [options] script.py args...
 
-Starts N workers with RANK/LOCAL_RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set and supervises them: when one
-exits with an error the others are stopped and the launcher exits with that worker's code."""
+Takes torchrun's options and environment (PET_<OPTION> sets an option's default), starts
+--nproc-per-node workers per node with torchrun's environment (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR,
+MASTER_PORT, TORCHELASTIC_*...), restarts the whole worker group when a worker fails (--max-restarts), and,
+when a worker fails for good, raises ChildFailedError with torchrun's failure table: the command exits non-zero.
+The agent itself is minitorch.distributed.launcher."""
 
 import argparse
+import logging
 import os
-import signal
-import socket
-import subprocess
 import sys
-import time
+import uuid
 
 from minitorch import cuda
+from minitorch.distributed.elastic.multiprocessing import DefaultLogsSpecs, Std
+from minitorch.distributed.elastic.multiprocessing.errors import record
+from minitorch.distributed.launcher.api import LaunchConfig, elastic_launch
+
+__all__ = ["config_from_args", "get_args_parser", "main", "parse_args", "parse_min_max_nnodes", "run"]
+
+logger = logging.getLogger("minitorch.distributed.run")
 
 
-def _parser():
-    p = argparse.ArgumentParser(prog="python -m minitorch.distributed.run", description=__doc__)
-    p.add_argument(
-        "--nproc_per_node",
-        "--nproc-per-node",
+class env(argparse.Action):
+    """An option whose default comes from the environment variable PET_<DEST> when set (as torchrun's)."""
+
+    def __init__(self, dest, default=None, required=False, **kwargs):
+        default = os.environ.get(f"PET_{dest.upper()}", default)
+        super().__init__(dest=dest, default=default, required=required and not default, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+
+
+class check_env(argparse.Action):
+    """A flag (no value) whose default is PET_<DEST> read as 0/1."""
+
+    def __init__(self, dest, default=False, **kwargs):
+        default = bool(int(os.environ.get(f"PET_{dest.upper()}", "1" if default else "0")))
+        super().__init__(dest=dest, const=True, default=default, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, self.const)
+
+
+def _comma_list(value):
+    return [item.replace("\0", ",") for item in value.replace(",,", "\0").split(",")]
+
+
+def get_args_parser():
+    p = argparse.ArgumentParser(
+        prog="python -m minitorch.distributed.run", description="Torch Distributed Elastic Training Launcher"
+    )
+    add = p.add_argument
+    add("--nnodes", action=env, type=str, default="1:1", help="Number of nodes, or a range MIN:MAX.")
+    add("--nproc-per-node", "--nproc_per_node", action=env, type=str, default="1",
+        help="Workers per node: an int, or auto, cpu, gpu.")  # fmt: skip
+    add("--rdzv-backend", "--rdzv_backend", action=env, type=str, default="static",
+        help="Rendezvous backend: static or c10d.")  # fmt: skip
+    add("--rdzv-endpoint", "--rdzv_endpoint", action=env, type=str, default="",
+        help="Rendezvous endpoint, <host>:<port>.")  # fmt: skip
+    add("--rdzv-id", "--rdzv_id", action=env, type=str, default="none", help="User-defined group id.")
+    add("--rdzv-conf", "--rdzv_conf", action=env, type=str, default="",
+        help="Rendezvous configuration <key1>=<value1>,... (timeout, join_timeout, last_call_timeout, is_host).")  # fmt: skip
+    add("--standalone", action=check_env,
+        help="Single-node job: a local rendezvous on a free port (--rdzv-* are chosen and ignored).")  # fmt: skip
+    add("--max-restarts", "--max_restarts", action=env, type=int, default=0,
+        help="Maximum number of worker group restarts before failing.")  # fmt: skip
+    add("--monitor-interval", "--monitor_interval", action=env, type=float, default=0.1,
+        help="Seconds between checks of the workers' state.")  # fmt: skip
+    add("--start-method", "--start_method", action=env, type=str, default="spawn",
+        choices=["spawn", "fork", "forkserver"], help="Accepted for compatibility; workers are new processes.")  # fmt: skip
+    add("--event-log-handler", "--event_log_handler", action=env, type=str, default="null",
+        help="Accepted for compatibility; events go to the logging module.")  # fmt: skip
+    add("--role", action=env, type=str, default="default", help="User-defined role for the workers.")
+    add("-m", "--module", action=check_env, help="Run the script as a module, as 'python -m'.")
+    add("--no-python", "--no_python", action=check_env,
+        help="Run the script directly as an executable instead of with python.")  # fmt: skip
+    add("--run-path", "--run_path", action=check_env,
+        help="Run the script with runpy.run_path in the worker's interpreter; takes precedence over --no-python.")  # fmt: skip
+    add("--log-dir", "--log_dir", action=env, type=str, default=None,
+        help="Base directory for the log files (a <rdzv_id>_<random> directory per run).")  # fmt: skip
+    add("-r", "--redirects", action=env, type=str, default="0",
+        help="Streams to send to log files: 0 none, 1 stdout, 2 stderr, 3 both; or per local rank, 0:1,1:2.")  # fmt: skip
+    add("-t", "--tee", action=env, type=str, default="0",
+        help="Streams to send to log files and to the console (same format as --redirects).")  # fmt: skip
+    add("--log-line-prefix-template", "--log_line_prefix_template", action=env, type=str, default="",
+        help="Prefix of tee'd console lines; ${role_name}, ${local_rank}, ${rank}, ${hostname}.")  # fmt: skip
+    add("--local-ranks-filter", "--local_ranks_filter", action=env, type=str, default="",
+        help="Show only these local ranks' output on the console, e.g. 0,1 (log files keep everything).")  # fmt: skip
+    add("--duplicate-stdout-filters", "--duplicate_stdout_filters", action=env, type=_comma_list, default=[],
+        help="Also copy stdout lines containing any of these strings to filtered_stdout.log.")  # fmt: skip
+    add("--duplicate-stderr-filters", "--duplicate_stderr_filters", action=env, type=_comma_list, default=[],
+        help="Also copy stderr lines containing any of these strings to filtered_stderr.log.")  # fmt: skip
+    add("--node-rank", "--node_rank", type=int, action=env, default=0,
+        help="Rank of this node (static rendezvous only).")  # fmt: skip
+    add("--master-addr", "--master_addr", default="127.0.0.1", type=str, action=env,
+        help="Address of node 0 (static rendezvous).")  # fmt: skip
+    add("--master-port", "--master_port", default=None, type=int, action=env,
+        help="Port on node 0 (static rendezvous; default 29500).")  # fmt: skip
+    add("--local-addr", "--local_addr", default=None, type=str, action=env, help="Address of this node.")
+    add(
+        "--logs-specs",
+        "--logs_specs",
+        default=None,
         type=str,
-        default="1",
-        help="workers on this node: a number, or 'cpu' / 'gpu' / 'auto'",
+        help="Accepted for compatibility (default only).",
     )
-    p.add_argument("--nnodes", type=int, default=1)
-    p.add_argument("--node_rank", "--node-rank", type=int, default=0)
-    p.add_argument("--master_addr", "--master-addr", type=str, default="127.0.0.1")
-    p.add_argument("--master_port", "--master-port", type=int, default=29500)
-    p.add_argument("--standalone", action="store_true", help="single node on a free local port")
-    p.add_argument("-m", "--module", action="store_true", help="run the script as a module (python -m)")
-    p.add_argument("--no_python", "--no-python", action="store_true", help="run the script as an executable")
-    p.add_argument(
-        "--grace_period",
-        type=float,
-        default=5.0,
-        help="seconds between SIGTERM and SIGKILL when stopping workers",
-    )
-    p.add_argument("training_script")
-    p.add_argument("training_script_args", nargs=argparse.REMAINDER)
+    add("--signals-to-handle", "--signals_to_handle", action=env, type=str, default="SIGTERM,SIGINT,SIGHUP,SIGQUIT",
+        help="Signals that stop the workers and the launcher.")  # fmt: skip
+    add("--shutdown-timeout", "--shutdown_timeout", action=env, type=int, default=None,
+        help="Seconds between SIGTERM and SIGKILL when stopping workers (default 30).")  # fmt: skip
+    add("--virtual-local-rank", "--virtual_local_rank", action=check_env,
+        help="LOCAL_RANK=0 in every worker, each seeing only its own GPU (CUDA_VISIBLE_DEVICES).")  # fmt: skip
+    add("training_script", type=str, help="The training program, followed by its arguments.")
+    add("training_script_args", nargs=argparse.REMAINDER)
     return p
 
 
-def _nproc(value):
-    if value in ("auto", "gpu"):
-        try:
-            n = cuda.device_count()
-        except Exception:  # noqa: BLE001 - no CUDA: count CPUs as torchrun does for 'auto'
-            n = 0
-        if n > 0 or value == "gpu":
-            return max(n, 1)
-        value = "cpu"
-    if value == "cpu":
-        return os.cpu_count() or 1
-    return int(value)
+def parse_args(args):
+    return get_args_parser().parse_args(args)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def parse_min_max_nnodes(nnodes):
+    """'2' -> (2, 2); '1:4' -> (1, 4)."""
+    parts = nnodes.split(":")
+    if len(parts) == 1:
+        return int(parts[0]), int(parts[0])
+    if len(parts) == 2:
+        return int(parts[0]), int(parts[1])
+    raise RuntimeError(f'nnodes={nnodes} is not in "MIN:MAX" format')
 
 
-def _stop(procs, grace):
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
-def main(argv=None):
-    args = _parser().parse_args(argv)
-    nproc = _nproc(args.nproc_per_node)
-    if args.standalone:
-        args.nnodes, args.node_rank, args.master_addr, args.master_port = 1, 0, "127.0.0.1", _free_port()
-    if not 0 <= args.node_rank < args.nnodes:
-        raise SystemExit(f"--node_rank must be in [0, {args.nnodes}), got {args.node_rank}")
-    world = nproc * args.nnodes
-    if args.no_python:
-        cmd = [args.training_script]
-    elif args.module:
-        cmd = [sys.executable, "-u", "-m", args.training_script]
-    else:
-        cmd = [sys.executable, "-u", args.training_script]
-    cmd += args.training_script_args
-
-    procs = []
-    for local in range(nproc):
-        env = dict(os.environ)
-        env.update(
-            RANK=str(args.node_rank * nproc + local),
-            LOCAL_RANK=str(local),
-            GROUP_RANK=str(args.node_rank),
-            WORLD_SIZE=str(world),
-            LOCAL_WORLD_SIZE=str(nproc),
-            MASTER_ADDR=args.master_addr,
-            MASTER_PORT=str(args.master_port),
-        )
-        # as torchrun: one thread per worker unless the user asked otherwise, so N workers don't oversubscribe
-        if nproc > 1:
-            env.setdefault("OMP_NUM_THREADS", "1")
-        procs.append(subprocess.Popen(cmd, env=env))
-
-    def forward(signum, frame):
-        _stop(procs, args.grace_period)
-        sys.exit(128 + signum)
-
-    signal.signal(signal.SIGTERM, forward)
-    signal.signal(signal.SIGINT, forward)
-
+def determine_local_world_size(nproc_per_node):
+    """The number of workers: an int, or what 'cpu' / 'gpu' / 'auto' count on this machine."""
     try:
-        while True:
-            codes = [p.poll() for p in procs]
-            failed = [(i, c) for i, c in enumerate(codes) if c not in (None, 0)]
-            if failed:
-                local, code = failed[0]
-                rank = args.node_rank * nproc + local
-                print(
-                    f"minitorch.distributed.run: worker rank {rank} (local_rank {local}) failed with exit code "
-                    f"{code}; stopping the other workers",
-                    file=sys.stderr,
-                )
-                _stop(procs, args.grace_period)
-                # a worker killed by a signal reports -signum; exit as a shell would
-                return code if code > 0 else 128 - code
-            if all(c == 0 for c in codes):
-                return 0
-            time.sleep(0.05)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+        return int(nproc_per_node)
+    except ValueError as e:
+        if nproc_per_node == "cpu":
+            n, kind = os.cpu_count() or 1, "cpu"
+        elif nproc_per_node == "gpu":
+            if not cuda.is_available():
+                raise ValueError("Cuda is not available.") from e
+            n, kind = cuda.device_count(), "gpu"
+        elif nproc_per_node == "auto":
+            n, kind = (cuda.device_count(), "cuda") if cuda.is_available() else (os.cpu_count() or 1, "cpu")
+        else:
+            raise ValueError(f"Unsupported nproc_per_node value: {nproc_per_node}") from e
+        logger.info(
+            "Using nproc_per_node=%s, setting nproc_per_node to %s since the instance has %s %s",
+            nproc_per_node,
+            n,
+            n,
+            kind,
+        )
+        return n
+
+
+def _parse_rendezvous_config(text):
+    out = {}
+    for item in (s for s in text.split(",") if s.strip()):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(
+                "The rendezvous configuration string must be in format <key1>=<value1>,...,<keyN>=<valueN>."
+            )
+        out[key.strip()] = value.strip()
+    return out
+
+
+def config_from_args(args):
+    """(LaunchConfig, program, its arguments) from parsed options."""
+    min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
+    if not 0 < min_nodes <= max_nodes:
+        raise AssertionError(
+            f"min_nodes must be > 0 and <= max_nodes, got min_nodes={min_nodes}, max_nodes={max_nodes}"
+        )
+    if args.max_restarts < 0:
+        raise AssertionError("max_restarts must be >= 0")
+    if args.rdzv_backend != "static" and not args.rdzv_endpoint:
+        logger.warning(
+            "master_addr is only used for static rdzv_backend and when rdzv_endpoint is not specified."
+        )
+    if args.node_rank != 0 and args.rdzv_backend != "static":
+        logger.warning(
+            "node_rank is only used for static rdzv_backend. It will be ignored for rdzv_backend=%s.",
+            args.rdzv_backend,
+        )
+    nproc = determine_local_world_size(args.nproc_per_node)
+    if "OMP_NUM_THREADS" not in os.environ and nproc > 1:
+        logger.warning(
+            "\n*****************************************\n"
+            "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your "
+            "system being overloaded, please further tune the variable for optimal performance in your "
+            "application as needed. \n"
+            "*****************************************"
+        )
+        os.environ["OMP_NUM_THREADS"] = "1"  # the workers inherit it
+
+    rdzv_configs = _parse_rendezvous_config(args.rdzv_conf)
+    if args.rdzv_backend == "static":
+        rdzv_configs["rank"] = args.node_rank
+    endpoint = args.rdzv_endpoint
+    if args.rdzv_backend == "static" and not endpoint:
+        endpoint = f"{args.master_addr}:{args.master_port}"
+    ranks = None
+    if args.local_ranks_filter:
+        try:
+            ranks = set(map(int, args.local_ranks_filter.split(",")))
+        except ValueError as e:
+            raise ValueError(
+                "--local_ranks_filter must be a comma-separated list of integers e.g. --local_ranks_filter=0,1,2"
+            ) from e
+    logs_specs = DefaultLogsSpecs(
+        log_dir=args.log_dir,
+        redirects=Std.from_str(args.redirects),
+        tee=Std.from_str(args.tee),
+        local_ranks_filter=ranks,
+    )
+    config = LaunchConfig(
+        min_nodes=min_nodes,
+        max_nodes=max_nodes,
+        nproc_per_node=nproc,
+        run_id=args.rdzv_id,
+        role=args.role,
+        rdzv_endpoint=endpoint,
+        rdzv_backend=args.rdzv_backend,
+        rdzv_configs=rdzv_configs,
+        max_restarts=args.max_restarts,
+        monitor_interval=args.monitor_interval,
+        start_method=args.start_method,
+        log_line_prefix_template=args.log_line_prefix_template
+        or os.environ.get("TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"),
+        local_addr=args.local_addr,
+        logs_specs=logs_specs,
+        event_log_handler=args.event_log_handler,
+        signals_to_handle=args.signals_to_handle,
+        duplicate_stdout_filters=args.duplicate_stdout_filters,
+        duplicate_stderr_filters=args.duplicate_stderr_filters,
+        virtual_local_rank=args.virtual_local_rank,
+        shutdown_timeout=args.shutdown_timeout,
+    )
+    python = os.environ.get("PYTHON_EXEC", sys.executable)
+    if args.run_path:
+        cmd = python
+        cmd_args = ["-u", "-c", _RUN_PATH, args.training_script]
+    elif not args.no_python:
+        cmd = python
+        cmd_args = ["-u", *(["-m"] if args.module else []), args.training_script]
+    else:
+        if args.module:
+            raise ValueError(
+                "Don't use both the '--no-python' flag and the '--module' flag at the same time."
+            )
+        cmd, cmd_args = args.training_script, []
+    cmd_args.extend(args.training_script_args)
+    return config, cmd, cmd_args
+
+
+# --run-path: the worker's interpreter runs the script with runpy.run_path, argv as the script sees it
+_RUN_PATH = "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+
+
+def run(args):
+    if args.standalone:
+        args.rdzv_backend = "c10d"
+        args.rdzv_endpoint = "localhost:0"
+        args.rdzv_id = str(uuid.uuid4())
+        logger.info(
+            "\n**************************************\nRendezvous info:\n--rdzv-backend=%s --rdzv-endpoint=%s "
+            "--rdzv-id=%s\n**************************************\n",
+            args.rdzv_backend,
+            args.rdzv_endpoint,
+            args.rdzv_id,
+        )
+    elif (
+        args.rdzv_backend == "static"
+        and not args.rdzv_endpoint
+        and args.master_port is None
+        and parse_min_max_nnodes(args.nnodes)[1] == 1
+    ):
+        # one node and no port asked for: a free local port, nothing to agree on
+        args.rdzv_backend = "c10d"
+        args.rdzv_endpoint = "localhost:0"
+        args.rdzv_id = str(uuid.uuid4())
+    if args.master_port is None:
+        args.master_port = 29500
+    config, cmd, cmd_args = config_from_args(args)
+    return elastic_launch(config=config, entrypoint=cmd)(*cmd_args)
+
+
+def _log_to_stderr():
+    """The launcher's own messages (the OMP_NUM_THREADS note, worker failures, restarts) on stderr in
+    torchrun's format, without touching the root logger."""
+    log = logging.getLogger("minitorch.distributed")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(
+            logging.Formatter(
+                "%(levelname).1s%(asctime)s.%(msecs)03d000 %(process)d %(name)s] %(message)s", "%m%d %H:%M:%S"
+            )
+        )
+        log.addHandler(handler)
+        log.propagate = False
+        if log.level == logging.NOTSET:
+            log.setLevel(logging.WARNING)
+
+
+@record
+def main(args=None):
+    """Runs the launcher on argv (sys.argv[1:] by default); raises ChildFailedError when workers fail."""
+    _log_to_stderr()
+    run(parse_args(args))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
