@@ -768,3 +768,35 @@ def test_methods_of_real_tensors_with_proxy_arguments():
     x = torch.randn(3)
     assert _close(gm(x), m(x))
     assert vars(torch.Tensor)["add"].__class__.__name__ == "instancemethod"  # restored
+
+
+def test_other_threads_run_modules_normally_during_a_trace():
+    import threading
+
+    lin = nn.Linear(2, 2)
+    inside, done, results = threading.Event(), threading.Event(), []
+
+    class Slow(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = nn.Linear(2, 2)
+
+        def forward(self, x):
+            inside.set()
+            done.wait(10)  # hold the trace (and its patches) open while the other thread calls a module
+            return self.l(x)
+
+    def other():
+        inside.wait(10)
+        results.append(lin(torch.ones(1, 2)))
+        results.append(lin.weight)
+        done.set()
+
+    th = threading.Thread(target=other)
+    th.start()
+    gm = fx.symbolic_trace(Slow())
+    th.join()
+    # the other thread got real values, not Proxies, and nothing of it entered the graph
+    assert isinstance(results[0], torch.Tensor) and results[0].shape == (1, 2)
+    assert isinstance(results[1], nn.Parameter)
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_module", "output"]

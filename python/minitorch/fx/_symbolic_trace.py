@@ -365,14 +365,17 @@ class Tracer(TracerBase):
         parameter_proxy_cache = {}
         tracer = self
 
+        # the patches are class attributes, seen by every thread: other threads' modules run as usual
+        owner = threading.get_ident()
+
         def module_getattr(mod, attr):
             value = _orig_module_getattr(mod, attr)
-            if tracer._mt_passthrough:
+            if tracer._mt_passthrough or threading.get_ident() != owner:
                 return value
             return tracer.getattr(attr, value, parameter_proxy_cache)
 
         def module_call(mod, *args, **kwargs):
-            if tracer._mt_passthrough:
+            if tracer._mt_passthrough or threading.get_ident() != owner:
                 return _orig_module_call(mod, *args, **kwargs)
 
             def forward(*a, **k):
