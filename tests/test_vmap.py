@@ -752,3 +752,42 @@ def test_conv_with_expanded_weight_keeps_plain_forward_values():
         gi, vi = grad_and_value(f)(w, x[i])
         assert torch.equal(v[i], vi)
         assert_close(g[i], gi)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda a, b: torch.relu_(a.clone()) + torch.exp_(b.clone()),
+        lambda a, b: torch.celu(a) + torch.selu(b) + torch.silu(a),
+        lambda a, b: torch.cosine_similarity(a, b),
+        lambda a, b: torch.linalg.vecdot(a, b),
+        lambda a, b: torch.linalg.norm(a) + torch.linalg.norm(b, dim=1).sum(),
+        lambda a, b: torch.linalg.matrix_norm(a),
+        lambda a, b: torch.linalg.diagonal(a @ b.mT),
+        lambda a, b: torch.fliplr(a) + torch.flipud(b),
+        lambda a, b: torch.msort(a),
+        lambda a, b: torch.quantile(a, 0.3) + torch.quantile(b, 0.7, dim=1).sum(),
+        lambda a, b: torch.linalg.multi_dot([a, b.mT, a]),
+        lambda a, b: F.margin_ranking_loss(a, b, torch.ones(3, 5, dtype=D)),
+        lambda a, b: F.triplet_margin_loss(a, b, b * 2),
+        lambda a, b: F.cosine_embedding_loss(a, b, torch.tensor([1.0, -1.0, 1.0], dtype=D)),
+        lambda a, b: a.index_add(1, torch.tensor([0, 2]), torch.ones(3, 2, dtype=D)),
+        lambda a, b: torch.ravel(a) + torch.layer_norm(b, (5,)).reshape(-1),
+    ],
+)
+def test_more_rules(f):
+    check(f, rand(4, 3, 5), rand(4, 3, 5))
+
+
+def test_gather_scatter_forms():
+    x = rand(4, 3, 5)
+    idx = torch.randint(0, 5, (4, 3, 2))
+    src = rand(4, 3, 2)
+    check(lambda a, i: a.gather(1, i), x, idx)
+    check(lambda a, i: torch.gather(a, 1, i), x, idx[0], in_dims=(0, None))
+    check(lambda a, i, s: a.scatter(1, i, s), x, idx, src)
+    check(lambda a, i, s: torch.scatter_add(a, 1, i, s), x, idx, src)
+    check(lambda a, i, s: a.clone().scatter_add_(1, i, s), x, idx, src)
+    check(lambda a, i: a.index_select(1, i), x, idx[0, 0], in_dims=(0, None))
+    check(lambda a: a.index_add(1, torch.tensor([0, 4]), torch.ones(3, 2, dtype=D)), x)
+    check(lambda a: a.clone().index_add_(1, torch.tensor([0, 4]), torch.ones(3, 2, dtype=D)), x)

@@ -19,6 +19,7 @@ so a value that is itself batched at an outer level dispatches again. The famili
 from minitorch import _C
 from minitorch._torch_functions import get_rng_state, set_rng_state
 from minitorch.func._batched import (
+    RULES,
     STATE,
     BatchedTensor,
     _select_level,
@@ -34,6 +35,11 @@ from minitorch.func._batched import (
 )
 
 # ----------------------------------------------------------------------------------------------- helpers
+
+
+def _base(key):
+    """The op's name without the method prefix (a method without its own rule uses the function's)."""
+    return key.removeprefix("Tensor.")
 
 
 def _bt(x, level):
@@ -771,7 +777,7 @@ def _broadcast_shape(shapes):
 @register_rule("gather", "take_along_dim")
 def gather_rule(key, level, args, kwargs):
     x = args[0]
-    if key == "gather":
+    if _base(key) == "gather":
         dim = _get(args, kwargs, 1, "dim")
         index = _get(args, kwargs, 2, "index")
     else:
@@ -782,7 +788,7 @@ def gather_rule(key, level, args, kwargs):
     r = max(_rank(x, level), _rank(index, level))
     vx = _physical(x, level)
     vi = _physical(index, level)
-    if key == "gather":
+    if _base(key) == "gather":
         return wrap(call("gather", vx, _shift(dim, r), vi), level)
     return wrap(call("take_along_dim", vx, vi, _shift(dim, r)), level)
 
@@ -790,7 +796,7 @@ def gather_rule(key, level, args, kwargs):
 @register_rule("scatter", "scatter_add", "Tensor.scatter_", "Tensor.scatter_add_")
 def scatter_rule(key, level, args, kwargs):
     x = args[0]
-    if key.startswith("Tensor.") and not _bt(x, level):
+    if is_inplace(key) and not _bt(x, level):
         return fallback(key, level, args, kwargs)
     dim = _get(args, kwargs, 1, "dim")
     index = _get(args, kwargs, 2, "index")
@@ -800,7 +806,7 @@ def scatter_rule(key, level, args, kwargs):
     vi = _physical(index, level)
     vs = _physical(src, level) if is_tensor_like(src) else src
     res = call(key, vx, _shift(dim, r), vi, vs, **{k: v for k, v in kwargs.items() if k == "reduce"})
-    return args[0] if key.startswith("Tensor.") else wrap(res, level)
+    return args[0] if is_inplace(key) else wrap(res, level)
 
 
 @register_rule("einsum")
@@ -834,9 +840,9 @@ def matmul_rule(key, level, args, kwargs):
     if key == "Tensor.__rmatmul__":
         a, b = b, a
     ra, rb = _rank(a, level), _rank(b, level)
-    if key == "mm" and (ra != 2 or rb != 2):
+    if _base(key) == "mm" and (ra != 2 or rb != 2):
         raise RuntimeError("self must be a matrix" if ra != 2 else "mat2 must be a matrix")
-    if key == "bmm" and (ra != 3 or rb != 3):
+    if _base(key) == "bmm" and (ra != 3 or rb != 3):
         raise RuntimeError("batch1 must be a 3D tensor" if ra != 3 else "batch2 must be a 3D tensor")
     if ra == 0 or rb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {ra}D and {rb}D")
@@ -876,7 +882,7 @@ def matmul_rule(key, level, args, kwargs):
 def dot_rule(key, level, args, kwargs):
     a, b = args[0], args[1]
     if _rank(a, level) != 1 or _rank(b, level) != 1:
-        if key == "inner":
+        if _base(key) == "inner":
             return fallback(key, level, args, kwargs)
         raise RuntimeError(f"1D tensors expected, but got {_rank(a, level)}D and {_rank(b, level)}D tensors")
     return call("sum", call("mul", a, b), -1)
@@ -895,9 +901,9 @@ def addmm_rule(key, level, args, kwargs):
     inp, m1, m2 = args[0], args[1], args[2]
     beta = _get(args, kwargs, 3, "beta", 1)
     alpha = _get(args, kwargs, 4, "alpha", 1)
-    if key == "addr":
+    if _base(key) == "addr":
         prod = call("mul", call("unsqueeze", m1, -1), call("unsqueeze", m2, 0))
-    elif key == "addbmm":
+    elif _base(key) == "addbmm":
         prod = call("sum", call("matmul", m1, m2), 0)
     else:
         prod = call("matmul", m1, m2)
@@ -1240,16 +1246,17 @@ def elementwise_loss_rule(key, level, args, kwargs):
     reduction = kwargs.pop("reduction", "mean")
     if kwargs.pop("size_average", None) is not None or kwargs.pop("reduce", None) is not None:
         return fallback(key, level, args, dict(kwargs, reduction=reduction))
-    # input and target both carry the batch dim (an unbatched one expanded, a view), so the loss sees equal
-    # shapes where the entries' shapes are equal, as without vmap (no broadcasting warning)
-    rank = max(_rank(a, level) for a in args[:2] if is_tensor_like(a))
-    args = tuple(
-        (_padded(a, level, rank) if _bt(a, level) else _pad(_physical(a, level), rank - a.dim()))
-        if i < 2 and is_tensor_like(a)
-        else (_padded(a, level, rank) if _bt(a, level) else a)
-        for i, a in enumerate(args)
-    )
-    kwargs = {k: (_padded(v, level, rank) if _bt(v, level) else v) for k, v in kwargs.items()}
+    # every tensor argument carries the batch dim (an unbatched one expanded, a view), so the loss sees equal
+    # shapes where the entries' shapes are equal, as without vmap (no broadcasting warning, no rank mismatch)
+    rank = max(_rank(a, level) for a in list(args) + list(kwargs.values()) if is_tensor_like(a))
+
+    def phys(a):
+        if not is_tensor_like(a):
+            return a
+        return _padded(a, level, rank) if _bt(a, level) else _pad(_physical(a, level), rank - a.dim())
+
+    args = tuple(phys(a) for a in args)
+    kwargs = {k: phys(v) for k, v in kwargs.items()}
     loss = BatchedTensor(call(key, *args, reduction="none", **kwargs), level)
     if key == "F.kl_div" and reduction == "batchmean":
         n = loss.shape[0] if loss.dim() > 0 else 1
@@ -1386,10 +1393,10 @@ def _same_by_replay(key, level, args, kwargs):
 )
 def random_rule(key, level, args, kwargs):
     mode = _randomness(level)
-    if key == "F.rrelu" and not _get(args, kwargs, 3, "training", False):
+    if _base(key) in ("F.rrelu", "rrelu") and not _get(args, kwargs, 3, "training", False):
         return pointwise(key, level, args, kwargs)
     if mode == "different":
-        if key == "multinomial":
+        if _base(key) == "multinomial":
             return (
                 _fold_batch(key, level, args, kwargs, None)
                 if _rank(args[0], level) == 2
@@ -1456,3 +1463,134 @@ def random_factory(key, original, args, kwargs):
     for lv in different:
         res = BatchedTensor(res, lv.id)
     return res
+
+
+# ----------------------------------------------------------------------------------------------- aliases
+
+
+def _alias(target, *keys):
+    """Registers the rule of `target` under other keys (same signature)."""
+    rule = RULES[target]
+    register_rule(*keys)(rule)
+
+
+# in-place forms of the pointwise ops, as torch functions (torch.relu_(x)) and methods
+for _name in [n for n in POINTWISE if "." not in n]:
+    register_rule(_name + "_", "Tensor." + _name + "_")(pointwise)
+# torch-level spellings of nn.functional ops and other elementwise functions
+register_rule(
+    "celu",
+    "selu",
+    "gelu",
+    "gelu_tanh",
+    "silu",
+    "mish",
+    "softplus",
+    "leaky_relu",
+    "threshold",
+    "hardshrink",
+    "clone",
+    "detach",
+    "fill",
+    "trunc_divide",
+    "gcd",
+    "lcm",
+    "frexp",
+    "special.erfcx",
+    "pairwise_distance",
+    "celu_",
+    "selu_",
+    "threshold_",
+    "detach_",
+    "fill_",
+    "zero_",
+    "xlogy_",
+    "ldexp_",
+    "gcd_",
+    "lcm_",
+)(pointwise)
+_alias("F.cosine_similarity", "cosine_similarity")
+_alias("F.rrelu", "rrelu")
+_alias("F.layer_norm", "layer_norm")
+_alias("F.group_norm", "group_norm", "instance_norm")
+_alias("F.bilinear", "bilinear")
+_alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
+_alias("matmul", "linalg.matmul")
+_alias("flatten", "ravel", "Tensor.ravel")
+# (torch.kl_div, torch.binary_cross_entropy_with_logits and friends take an integer reduction: no alias)
+register_rule("F.margin_ranking_loss", "F.triplet_margin_loss", "F.multilabel_soft_margin_loss")(
+    elementwise_loss_rule
+)
+register_rule("linalg.norm")(_reduction(dim_pos=2))
+register_rule("linalg.matrix_norm")(_dims_rule((2, "dim", (-2, -1))))
+register_rule("linalg.diagonal")(_dims_rule((2, "dim1", -2), (3, "dim2", -1)))
+register_rule("index_fill", "Tensor.index_fill_")(_dims_rule((1, "dim")))
+
+
+@register_rule("index_add", "index_copy", "Tensor.index_add_", "Tensor.index_copy_")
+def index_add_rule(key, level, args, kwargs):
+    x, dim, index = args[0], _get(args, kwargs, 1, "dim"), _get(args, kwargs, 2, "index")
+    source = _get(args, kwargs, 3, "source")
+    if not _bt(x, level) or _bt(index, level):
+        return fallback(key, level, args, kwargs)
+    rest = {k: v for k, v in kwargs.items() if k not in ("dim", "index", "source")}
+    res = call(key, x._value, _shift(dim, _rank(x, level)), index, _physical(source, level), **rest)
+    return x if is_inplace(key) else wrap(res, level)
+
+
+@register_rule("F.cosine_embedding_loss")
+def cosine_embedding_loss_rule(key, level, args, kwargs):
+    # (N, D) inputs with an (N,) target: the batch folds into N; (D,) inputs with a 0-d target take the
+    # batch as N directly
+    kwargs = dict(kwargs)
+    reduction = kwargs.pop("reduction", "mean")
+    margin = _get(args, kwargs, 3, "margin", 0)
+    if len(args) > 4 or kwargs.keys() - {"margin"} or _rank(args[0], level) not in (1, 2):
+        return fallback(key, level, args, dict(kwargs, reduction=reduction))
+    x1, x2, y = (_physical(a, level) for a in args[:3])
+    size = x1.shape[0]
+    if x1.dim() == 3:
+        n = x1.shape[1]
+        x1, x2, y = x1.reshape(size * n, -1), x2.reshape(size * n, -1), y.reshape(size * n)
+        loss = BatchedTensor(call(key, x1, x2, y, margin, reduction="none").reshape(size, n), level)
+    else:
+        loss = BatchedTensor(call(key, x1, x2, y, margin, reduction="none"), level)
+    return _per_entry_reduce(loss, reduction, level)
+
+
+@register_rule("linalg.vecdot")
+def vecdot_rule(key, level, args, kwargs):
+    return (
+        _broadcast_dim_op(key, level, args, kwargs, 2)
+        if "dim" not in kwargs
+        else _broadcast_dim_op(
+            key, level, args[:2] + (kwargs["dim"],), {k: v for k, v in kwargs.items() if k != "dim"}, 2
+        )
+    )
+
+
+@register_rule("linalg.multi_dot")
+def multi_dot_rule(key, level, args, kwargs):
+    tensors = list(args[0])
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = call("matmul", out, t)
+    return out
+
+
+@register_rule("fliplr", "flipud")
+def flip_lr_ud_rule(key, level, args, kwargs):
+    return call("flip", args[0], (1,) if key == "fliplr" else (0,))
+
+
+@register_rule("msort")
+def msort_rule(key, level, args, kwargs):
+    return call("sort", args[0], 0).values
+
+
+@register_rule("quantile", "nanquantile")
+def quantile_rule(key, level, args, kwargs):
+    if _get(args, kwargs, 2, "dim") is None:
+        x = args[0]
+        return call(key, call("Tensor.reshape", x, (-1,)), *args[1:2], 0, *args[3:], **kwargs)
+    return _dim_op(key, level, args, kwargs, ((2, "dim"),))
