@@ -766,3 +766,16 @@ def test_results_stay_differentiable_for_closed_over_tensors():
     assert not grad(lambda v: (v.sin() * 2).sum())(x).requires_grad
     with torch.no_grad():
         assert not grad(lambda v: (w * v.sin()).sum())(x).requires_grad
+
+
+def test_autograd_functional_hessian_forward_over_reverse():
+    x = rand(3)
+    got = AF.hessian(f_scalar, x, vectorize=True, outer_jacobian_strategy="forward-mode")
+    assert_close(got, AF.hessian(f_scalar, x))
+    assert not x.requires_grad
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        AF.hessian(f_scalar, x, outer_jacobian_strategy="forward-mode")
+    with pytest.raises(
+        AssertionError, match='Expected strategy to be either "forward-mode" or "reverse-mode".'
+    ):
+        AF.hessian(f_scalar, x, outer_jacobian_strategy="sideways")

@@ -791,3 +791,42 @@ def test_gather_scatter_forms():
     check(lambda a, i: a.index_select(1, i), x, idx[0, 0], in_dims=(0, None))
     check(lambda a: a.index_add(1, torch.tensor([0, 4]), torch.ones(3, 2, dtype=D)), x)
     check(lambda a: a.clone().index_add_(1, torch.tensor([0, 4]), torch.ones(3, 2, dtype=D)), x)
+
+
+def test_batch_norm_running_stats():
+    x = rand(3, 4, 2, 5)
+    # shared running statistics in training would be updated by every entry: PyTorch's error
+    rm, rv = torch.zeros(2, dtype=D), torch.ones(2, dtype=D)
+    with pytest.raises(RuntimeError, match="Batch norm got a batched tensor as input while the running_mean"):
+        vmap(lambda a: F.batch_norm(a, rm, rv, training=True))(x)
+    # per-entry running statistics (stacked buffers, as stack_module_state gives): each entry updates its own
+    rms, rvs = torch.zeros(3, 2, dtype=D), torch.ones(3, 2, dtype=D)
+    got = vmap(lambda a, m, v: F.batch_norm(a, m, v, training=True, momentum=0.5))(x, rms, rvs)
+    ref_m, ref_v = torch.zeros(3, 2, dtype=D), torch.ones(3, 2, dtype=D)
+    want = torch.stack(
+        [F.batch_norm(x[i], ref_m[i], ref_v[i], training=True, momentum=0.5) for i in range(3)]
+    )
+    assert_close(got, want)
+    assert_close(rms, ref_m)
+    assert_close(rvs, ref_v)
+    # eval mode with per-entry statistics
+    got = vmap(lambda a, m, v: F.batch_norm(a, m, v, training=False))(x, rms, rvs)
+    want = torch.stack([F.batch_norm(x[i], rms[i], rvs[i], training=False) for i in range(3)])
+    assert_close(got, want)
+
+
+def test_ensemble_of_batch_norm_models():
+    from minitorch.func import functional_call, stack_module_state
+
+    models = [torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4)).double() for _ in range(3)]
+    params, buffers = stack_module_state(models)
+    base = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4)).double()
+    data = rand(5, 3)
+    out = vmap(lambda p, b, d: functional_call(base, (p, b), (d,)), in_dims=(0, 0, None))(
+        params, buffers, data
+    )
+    want = torch.stack([m(data) for m in models])
+    assert_close(out, want)
+    # each model's running statistics moved as its own module's did
+    for i, m in enumerate(models):
+        assert_close(buffers["1.running_mean"][i], m[1].running_mean)

@@ -1157,36 +1157,35 @@ def batch_norm_rule(key, level, args, kwargs):
     training = bool(training)
     momentum = 0.1 if momentum is None else momentum
     eps = 1e-5 if eps is None else eps
-    if any(_bt(t, level) for t in (rm, rv)) or (training and rm is not None and _bt(x, level)):
-        raise RuntimeError(
-            "vmap: batch_norm with running statistics updates one buffer from every batch entry. Use "
-            "torch.func.replace_all_batch_norm_modules_ (or track_running_stats=False), or run the module in "
-            "eval mode, before vmapping over it."
-        )
-    if not _bt(x, level):
+    stats_batched = _bt(rm, level) and _bt(rv, level)
+    if (_bt(rm, level) or _bt(rv, level)) and not stats_batched or _rank(x, level) < 2:
         return fallback(key, level, args, kwargs)
-    v = x._value
-    size = v.shape[0]
-    if not training or _rank(x, level) < 2:
-        # normalization with fixed statistics is per element: fold the batch into N
-        out = call(
-            key,
-            v.reshape((size * v.shape[1],) + tuple(v.shape[2:])),
-            rm,
-            rv,
-            None,
-            None,
-            False,
-            momentum,
-            eps,
+    if training and rm is not None and not stats_batched and _bt(x, level):
+        raise RuntimeError(
+            "Batch norm got a batched tensor as input while the running_mean or running_var, which will be "
+            "updated in place, were not batched.\nIf you are using a module and do not need eval mode, please "
+            "set `track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, "
+            "please see the functorch website for resources on how to patch your module to work with vmap"
         )
-        out = BatchedTensor(out.reshape(v.shape), level)
-    else:
-        # batch statistics per batch entry: entries become channel groups of one batch_norm
+    v = _physical(x, level)
+    size = v.shape[0]
+    if stats_batched or (training and rm is None):
+        # statistics of each batch entry (its own running buffers, or the batch's): the entries become channel
+        # groups of one batch_norm, whose running buffers are views of the batched ones (updated in place)
         n, c = v.shape[1], v.shape[2]
         xg = v.movedim(0, 1).reshape((n, size * c) + tuple(v.shape[3:]))
-        out = call(key, xg, None, None, None, None, True, momentum, eps)
+        flat = [None, None]
+        if stats_batched:
+            if not (rm._value.is_contiguous() and rv._value.is_contiguous()):
+                return fallback(key, level, args, kwargs)
+            flat = [rm._value.view(-1), rv._value.view(-1)]
+        out = call(key, xg, flat[0], flat[1], None, None, training, momentum, eps)
         out = BatchedTensor(out.reshape((n, size, c) + tuple(v.shape[3:])).movedim(1, 0), level)
+    else:
+        # fixed statistics shared by the entries: per element, so the batch folds into N
+        flat_x = v.reshape((size * v.shape[1],) + tuple(v.shape[2:]))
+        out = call(key, flat_x, rm, rv, None, None, training, momentum, eps)
+        out = BatchedTensor(out.reshape(v.shape), level)
     shape = (-1,) + (1,) * (_rank(x, level) - 2)
     if w is not None:
         out = call("mul", out, call("Tensor.reshape", w, shape))
