@@ -2,6 +2,7 @@
 a subprocess with `import torch` resolving to minitorch (tests/programs/as_torch.py), unchanged otherwise.
 Each script asserts its own outcome (loss falls, accuracy above chance, shapes); a failure shows its output."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -52,6 +53,7 @@ PROBES = {
     "out= (helper ops14)": lambda: _works(_out_kwarg),
     "indexing with range (helper ops14)": lambda: _works(_range_index),
     NO_GLOO: dist.is_gloo_available,
+    "tensorboard (the optional extra)": lambda: importlib.util.find_spec("tensorboard") is not None,
 }
 
 
@@ -71,6 +73,8 @@ NEEDS = {
     "time_sequence_prediction.py": ["nn.LSTMCell (helper attn)"],
     "char_rnn_classification.py": ["nn.RNN (helper attn)", "nn.GRU (helper attn)", "topk (helper ops14)"],
     "ddp_tutorial.py": [NO_GLOO],
+    "tensorboard_recipe.py": ["tensorboard (the optional extra)"],
+    "legacy_two_layer_net.py": ["FloatTensor (exported by minitorch/__init__.py, issue 33)"],
 }
 
 ALL = sorted(
