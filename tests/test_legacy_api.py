@@ -429,6 +429,12 @@ def test_generator_python_methods():
         g.set_state(minitorch.zeros(3, dtype=minitorch.uint8))
     with pytest.raises(ValueError, match="Overflow when unpacking long long"):
         g.manual_seed(2**64)
+    # minitorch.manual_seed returns the default CPU generator, usable as generator=
+    d = minitorch.manual_seed(5)
+    assert d is minitorch.default_generator and d.initial_seed() == 5
+    first = minitorch.rand(3)
+    assert minitorch.equal(minitorch.rand(3, generator=minitorch.manual_seed(5)), first)
+    assert minitorch.manual_seed(2.5).initial_seed() == 2  # int(seed), as PyTorch
 
 
 # ---- size= keyword forms

@@ -1,5 +1,6 @@
 """minitorch.Generator's Python-level methods: PyTorch's argument checks for manual_seed/set_state, clone_state,
-get_offset/set_offset, pickling and deepcopy. The generator itself (a Philox stream) is bound in C++."""
+get_offset/set_offset, pickling and deepcopy; and minitorch.manual_seed returning the default generator. The
+generator itself (a Philox stream) is bound in C++."""
 
 import numpy as np
 
@@ -11,7 +12,7 @@ _set_state = Generator.set_state
 _STATE_BYTES = 16  # get_state(): (seed, offset) as two little-endian uint64
 
 
-def manual_seed(self, seed):
+def _generator_manual_seed(self, seed):
     """Seeds this generator and returns it; `seed` is an int in [-2**63, 2**64) (a negative one wraps)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")  # noqa: TRY004 (PyTorch's)
@@ -63,6 +64,13 @@ def clone_state(self):
     return g
 
 
+def manual_seed(seed):
+    """torch.manual_seed: seeds the default generator of every device and returns the CPU one
+    (minitorch.default_generator), so that `g = torch.manual_seed(0)` can be passed as generator=."""
+    _C.manual_seed(seed)
+    return _C.default_generator
+
+
 def _rebuild(device, state):
     g = Generator(device)
     _set_state(g, state)
@@ -82,7 +90,7 @@ def _repr(self):
     return f"<minitorch.Generator object at {id(self):#x}>"
 
 
-Generator.manual_seed = manual_seed
+Generator.manual_seed = _generator_manual_seed
 Generator.set_state = set_state
 Generator.get_offset = get_offset
 Generator.set_offset = set_offset
