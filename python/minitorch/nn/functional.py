@@ -1295,13 +1295,9 @@ def interpolate(
         )
 
     nd = input.dim()
-    if mode == "area" and nd in (3, 4):
-        pool = adaptive_avg_pool1d if nd == 3 else adaptive_avg_pool2d
+    if mode == "area" and nd in (3, 4, 5):
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[nd]
         return pool(input, output_size)
-    if mode == "area" and nd == 5:
-        raise NotImplementedError(
-            "interpolate: mode='area' on 5-D input (adaptive_avg_pool3d) is not implemented"
-        )
     wrong = {
         (3, "bilinear"): "Got 3D input, but bilinear mode needs 4D input",
         (3, "trilinear"): "Got 3D input, but trilinear mode needs 5D input",
@@ -1786,6 +1782,53 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _unpool(input, indices, k, s, _pair(padding), output_size)
 
 
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool3d's partial inverse: each value goes back to its argmax position in D*H*W, the rest are zero;
+    PyTorch's 3-D checks and messages, in its order (output_size in Python first, then the kernel's)."""
+    k = _triple(kernel_size)
+    s = k if stride is None else _triple(stride)
+    p = _triple(padding)
+    size = None
+    if output_size is not None and input.dim() >= 3:
+        default = [(input.shape[-3 + i] - 1) * s[i] + k[i] - 2 * p[i] for i in range(3)]
+        size = list(output_size)[2:] if len(output_size) == 5 else list(output_size)
+        if len(size) != 3:
+            raise ValueError(
+                "output_size should be a sequence containing 3 or 5 elements, but it has a length of "
+                f"'{len(size)}'"
+            )
+        for i in range(3):
+            lo, hi = default[i] - s[i], default[i] + s[i]
+            if not lo < size[i] < hi:
+                raise ValueError(
+                    f'invalid output_size "{output_size}" (dim {i} must be between {lo} and {hi})'
+                )
+    if indices.dtype != _C.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {scalar_name(indices.dtype)}")
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions."
+        )
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                "max_unpooling3d_forward_out: Expected input to have non-zero size for non-batch dimensions, "
+                f"but got {list(input.shape)} with dimension {i} being empty."
+            )
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(s)}")
+    return _unpool(input, indices, k, s, p, size)
+
+
+def _triple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, x, x)
+
+
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x^p)^(1/p): the power-average pool."""
     out = avg_pool1d(
@@ -1966,3 +2009,30 @@ _argcheck.translate_module(
 _argcheck.translate_module(
     globals(), ["multi_margin_loss", "multilabel_margin_loss", "selu", "celu"], checks="tensors"
 )
+
+# ---- 3-D convolution and pooling: composed from the 2-D ops, in their own module (nn/_conv3d.py), which does not
+# import this one (no import circle)
+from minitorch.nn._conv3d import (
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    conv3d,
+    conv_transpose3d,
+    lp_pool3d,
+    max_pool3d,
+    max_pool3d_with_indices,
+)
+
+__all__ += [
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "avg_pool3d",
+    "conv3d",
+    "conv_transpose3d",
+    "lp_pool3d",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "max_unpool3d",
+]

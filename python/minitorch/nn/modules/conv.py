@@ -1,4 +1,5 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d with PyTorch's parameters, padding modes and init."""
+"""Conv1d/2d/3d, ConvTranspose1d/2d/3d and their Lazy forms with PyTorch's parameters, padding modes and init
+(the 3-D ones run F.conv3d/F.conv_transpose3d, which compose the 2-D kernels: see nn/_conv3d.py)."""
 
 import math
 
@@ -10,7 +11,20 @@ from minitorch.nn.modules.lazy import LazyModuleMixin
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "LazyConv1d", "LazyConv2d"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]
 
 
 def _ntuple(x, n):
@@ -176,6 +190,33 @@ class Conv2d(_ConvNd):
         )  # fmt: skip
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) inputs; F.conv3d composes the 2-D kernel (one
+    conv2d with the depth taps folded into channels), a native 3-D kernel being future C++ work."""
+
+    _conv = staticmethod(lambda *args: F.conv3d(*args))
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        padding_ = padding if isinstance(padding, str) else _ntuple(padding, 3)
+        super().__init__(
+            in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3), padding_,
+            _ntuple(dilation, 3), False, (0, 0, 0), groups, bias, padding_mode, device, dtype,
+        )  # fmt: skip
+
+
 class _ConvTransposeNd(_ConvNd):
     def forward(self, input, output_size=None):
         op = self._output_padding(input, output_size)
@@ -187,24 +228,28 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         n = len(self.kernel_size)
-        output_size = list(output_size)[-n:]
-        spatial = input.shape[-n:]
-        out = []
-        for d in range(n):
-            min_size = (
-                (spatial[d] - 1) * self.stride[d]
-                - 2 * self.padding[d]
-                + self.dilation[d] * (self.kernel_size[d] - 1)
-                + 1
+        lead = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or {lead + n} elements "
+                f"(got {len(output_size)})"
             )
-            max_size = min_size + self.stride[d] - 1
-            if not (min_size <= output_size[d] <= max_size):
+        spatial = input.shape[-n:]
+        min_sizes = [
+            (spatial[d] - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (self.kernel_size[d] - 1) + 1
+            for d in range(n)
+        ]  # fmt: skip
+        max_sizes = [lo + self.stride[d] - 1 for d, lo in enumerate(min_sizes)]
+        for d in range(n):
+            if not (min_sizes[d] <= output_size[d] <= max_sizes[d]):
                 raise ValueError(
-                    f"requested an output size of {output_size}, but valid sizes range from {min_size} to "
-                    f"{max_size} (for an input of {list(spatial)})"
+                    f"requested an output size of {output_size}, but valid sizes range from {min_sizes} to "
+                    f"{max_sizes} (for an input of {spatial})"
                 )
-            out.append(output_size[d] - min_size)
-        return tuple(out)
+        return tuple(output_size[d] - min_sizes[d] for d in range(n))
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -259,6 +304,35 @@ class ConvTranspose2d(_ConvTransposeNd):
         )  # fmt: skip
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution; F.conv_transpose3d composes the 2-D kernel (one conv_transpose2d and an
+    index_add along depth), a native 3-D kernel being future C++ work."""
+
+    _conv = staticmethod(lambda *args: F.conv_transpose3d(*args))
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(
+            in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3), _ntuple(padding, 3),
+            _ntuple(dilation, 3), True, _ntuple(output_padding, 3), groups, bias, padding_mode, device, dtype,
+        )  # fmt: skip
+
+
 class _LazyConvXdMixin(LazyModuleMixin):
     def _lazy_setup(self, out_channels, bias, device, dtype):
         self.weight = UninitializedParameter(device=device, dtype=dtype)
@@ -275,17 +349,25 @@ class _LazyConvXdMixin(LazyModuleMixin):
         """Reads in_channels from the input's channel dim, materializes weight and bias, initializes them."""
         if self.has_uninitialized_params():
             n = len(self.kernel_size)
+            if input.dim() not in (n + 1, n + 2):
+                raise RuntimeError(
+                    f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {type(self).__name__}, but "
+                    f"got input of size: {input.shape}"
+                )
             self.in_channels = input.shape[0] if input.dim() == n + 1 else input.shape[1]
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
             with no_grad():
-                shape = (self.out_channels, self.in_channels // self.groups) + tuple(self.kernel_size)
+                if self.transposed:
+                    shape = (self.in_channels, self.out_channels // self.groups) + tuple(self.kernel_size)
+                else:
+                    shape = (self.out_channels, self.in_channels // self.groups) + tuple(self.kernel_size)
                 self.weight.materialize(shape)
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
         elif self.in_channels == 0:
-            self.in_channels = self.weight.shape[1] * self.groups
+            self.in_channels = self.weight.shape[0] if self.transposed else self.weight.shape[1] * self.groups
 
 
 class LazyConv1d(_LazyConvXdMixin, Conv1d):
@@ -315,4 +397,68 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
         super().__init__(
             0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
         )
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """A Conv3d whose in_channels is inferred from the first input; it then becomes a Conv3d."""
+
+    cls_to_become = Conv3d
+
+    def __init__(
+        self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+        padding_mode="zeros", device=None, dtype=None,
+    ):  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+# The transposed lazy classes: the weight is (in_channels, out_channels / groups, *kernel) once materialized.
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+    """A ConvTranspose1d whose in_channels is inferred from the first input; it then becomes one."""
+
+    cls_to_become = ConvTranspose1d
+
+    def __init__(
+        self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+        dilation=1, padding_mode="zeros", device=None, dtype=None,
+    ):  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+            device, dtype,
+        )  # fmt: skip
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+    """A ConvTranspose2d whose in_channels is inferred from the first input; it then becomes one."""
+
+    cls_to_become = ConvTranspose2d
+
+    def __init__(
+        self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+        dilation=1, padding_mode="zeros", device=None, dtype=None,
+    ):  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+            device, dtype,
+        )  # fmt: skip
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    """A ConvTranspose3d whose in_channels is inferred from the first input; it then becomes one."""
+
+    cls_to_become = ConvTranspose3d
+
+    def __init__(
+        self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+        dilation=1, padding_mode="zeros", device=None, dtype=None,
+    ):  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+            device, dtype,
+        )  # fmt: skip
         self._lazy_setup(out_channels, bias, device, dtype)

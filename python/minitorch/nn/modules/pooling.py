@@ -1,4 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool2d."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvg/MaxPool1d/2d/3d, LPPool1d/2d/3d,
+MaxUnpool1d/2d/3d (the 3-D ones run F's 3-D pools, composed from the 2-D kernels: see nn/_conv3d.py)."""
 
 from minitorch.nn import functional as F
 from minitorch.nn.modules.module import Module
@@ -6,16 +7,22 @@ from minitorch.nn.modules.module import Module
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "LPPool1d",
     "LPPool2d",
+    "LPPool3d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
 ]  # fmt: skip
 
 
@@ -55,6 +62,12 @@ class MaxPool1d(_MaxPoolNd):
 
 class MaxPool2d(_MaxPoolNd):
     _pool = staticmethod(lambda *args: F.max_pool2d(*args))  # F looked up per call, as conv.py's _conv
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over 3-D windows of (N, C, D, H, W) or (C, D, H, W); indices flat into D*H*W."""
+
+    _pool = staticmethod(lambda *args: F.max_pool3d(*args))  # F looked up per call, as conv.py's _conv
 
 
 class AvgPool1d(Module):
@@ -108,6 +121,22 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(AvgPool2d):
+    """Mean over 3-D windows of (N, C, D, H, W) or (C, D, H, W), with AvgPool2d's options."""
+
+    def forward(self, input):
+        """F.avg_pool3d with this module's settings."""
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+
 class _AdaptivePool(Module):
     def __init__(self, output_size):
         super().__init__()
@@ -148,6 +177,26 @@ class AdaptiveMaxPool1d(_AdaptivePool):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Mean over adaptive 3-D windows, to output_size (an int, or three ints or Nones)."""
+
+    def forward(self, input):
+        """F.adaptive_avg_pool3d(input, output_size)."""
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptivePool):
+    """Max over adaptive 3-D windows, to output_size; indices (flat into D*H*W) too if return_indices."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        """F.adaptive_max_pool3d(input, output_size, return_indices)."""
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 def _tuple(x, n):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
 
@@ -185,6 +234,16 @@ class MaxUnpool2d(_MaxUnpoolNd):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    """MaxPool3d's partial inverse: values back at their argmax positions, zeros elsewhere."""
+
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        """F.max_unpool3d with this module's geometry."""
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class _LPPoolNd(Module):
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -215,3 +274,11 @@ class LPPool2d(_LPPoolNd):
     def forward(self, input):
         """F.lp_pool2d with this module's settings."""
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over 3-D windows: (sum of x^p)^(1/p)."""
+
+    def forward(self, input):
+        """F.lp_pool3d with this module's settings."""
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
