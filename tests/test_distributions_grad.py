@@ -48,6 +48,10 @@ REPARAM = {
     "Gamma": (D.Gamma, [2.3, 1.5], lambda a, r: st.gamma(a, scale=1 / r)),
     "Gamma_small": (D.Gamma, [0.2, 3.0], lambda a, r: st.gamma(a, scale=1 / r)),
     "Chi2": (D.Chi2, [3.5], lambda k: st.chi2(k)),
+    "Pareto": (D.Pareto, [1.5, 2.5], lambda s, a: st.pareto(a, scale=s)),
+    "Weibull": (D.Weibull, [1.5, 2.5], lambda s, k: st.weibull_min(k, scale=s)),
+    "InverseGamma": (D.InverseGamma, [2.3, 1.5], lambda a, r: st.invgamma(a, scale=r)),
+    "Gumbel": (D.Gumbel, [0.3, 1.7], lambda m, s: st.gumbel_r(m, s)),
 }
 
 
@@ -187,6 +191,10 @@ def _seeded(fn, seed=0):
         (lambda m, s: D.Cauchy(m, s).rsample((3,)), ([0.3, -1.0], [1.5, 0.2])),
         (lambda s: D.HalfNormal(s).rsample((3,)), ([1.5, 0.2],)),
         (lambda m, s: D.Gumbel(m, s).rsample((3,)), ([0.3, -1.0], [1.5, 0.2])),
+        (lambda a, b: D.Kumaraswamy(a, b).rsample((3,)), ([0.5, 2.0], [1.5, 0.7])),
+        (lambda s, a: D.Pareto(s, a).rsample((3,)), ([0.5, 2.0], [1.5, 3.0])),
+        (lambda s, k: D.Weibull(s, k).rsample((3,)), ([0.5, 2.0], [1.5, 0.7])),
+        (lambda m, s: D.LogisticNormal(m, s).rsample((3,)), ([0.5, -1.0], [1.5, 0.7])),
         (lambda lg: D.RelaxedBernoulli(T(0.7), logits=lg).rsample((3,)), ([0.3, -1.0],)),
         (lambda p: D.RelaxedBernoulli(T(0.7), probs=p).rsample((3,)), ([0.3, 0.8],)),
         (lambda lg: D.RelaxedOneHotCategorical(T(0.7), logits=lg).rsample((3,)), ([0.3, -1.0, 0.2],)),

@@ -92,6 +92,16 @@ CONT = {
                        st.gumbel_r(0.3, 2.0)),
     "Uniform-Normal": (D.Uniform(T(0.2), T(0.9)), D.Normal(T(0.3), T(2.0)), st.uniform(0.2, 0.7),
                        st.norm(0.3, 2.0)),
+    "Pareto-Pareto": (D.Pareto(T(1.5), T(3.0)), D.Pareto(T(1.0), T(2.0)), st.pareto(3.0, scale=1.5),
+                      st.pareto(2.0, scale=1.0)),
+    "Pareto-Exponential": (D.Pareto(T(1.5), T(3.0)), D.Exponential(T(0.7)), st.pareto(3.0, scale=1.5),
+                           st.expon(scale=1 / 0.7)),
+    "Pareto-Gamma": (D.Pareto(T(1.5), T(3.0)), D.Gamma(T(2.0), T(0.7)), st.pareto(3.0, scale=1.5),
+                     st.gamma(2.0, scale=1 / 0.7)),
+    "Pareto-Normal": (D.Pareto(T(1.5), T(3.5)), D.Normal(T(1.0), T(2.0)), st.pareto(3.5, scale=1.5),
+                      st.norm(1.0, 2.0)),
+    "Uniform-Pareto": (D.Uniform(T(1.2), T(1.9)), D.Pareto(T(1.0), T(2.0)), st.uniform(1.2, 0.7),
+                       st.pareto(2.0, scale=1.0)),
 }  # fmt: skip
 
 
@@ -101,13 +111,13 @@ def test_kl_continuous_against_quadrature(pair):
     lo, hi = sp_p.support()
     lo = max(lo, float(sp_p.ppf(1e-15)) - 1.0) if np.isinf(lo) else lo
     hi = min(hi, float(sp_p.ppf(1 - 1e-15)) + 1.0) if np.isinf(hi) else hi
-    if pair == "Cauchy-Cauchy":
-        # the heavy tails need the whole line: integrate in the angle, x = 0.3 + 1.5 tan(t), p(x) dx = dt / pi
-        def f(t):
-            x = 0.3 + 1.5 * math.tan(t)
-            return (sp_p.logpdf(x) - sp_q.logpdf(x)) / math.pi
+    if pair.startswith(("Cauchy", "Pareto")):
+        # heavy tails: integrate over the quantile instead, KL = int_0^1 (log p - log q)(F_p^-1(u)) du
+        def f(u):
+            x = sp_p.ppf(u)
+            return sp_p.logpdf(x) - sp_q.logpdf(x)
 
-        ref = si.quad(f, -math.pi / 2, math.pi / 2, limit=400, epsabs=1e-13, epsrel=1e-11)[0]
+        ref = si.quad(f, 0, 1, limit=400, epsabs=1e-13, epsrel=1e-11, points=[0.5])[0]
     else:
         ref = _kl_quad(sp_p, sp_q, lo, hi)
     np.testing.assert_allclose(_np(D.kl_divergence(p, q)), ref, rtol=2e-6, atol=1e-9)
@@ -176,6 +186,10 @@ def test_kl_infinite_pairs_and_support_mismatch():
         (D.Gumbel(T(0.0), T(1.0)), D.Exponential(T(1.0))),
         (D.Poisson(T(1.0)), D.Bernoulli(T(0.5))),
         (D.Poisson(T(1.0)), D.Binomial(3, T(0.5))),
+        (D.Normal(T(0.0), T(1.0)), D.Pareto(T(1.0), T(1.0))),
+        (D.Pareto(T(1.0), T(1.0)), D.Uniform(T(0.0), T(5.0))),
+        (D.Pareto(T(1.0), T(1.0)), D.Exponential(T(1.0))),  # alpha <= 1: no finite mean
+        (D.Pareto(T(1.0), T(2.0)), D.Pareto(T(1.5), T(2.0))),  # p below q's support
     ]
     for p, q in inf_pairs:
         assert _np(D.kl_divergence(p, q)) == math.inf, (p, q)

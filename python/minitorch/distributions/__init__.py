@@ -13,20 +13,26 @@ from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.exponential import Exponential
+from minitorch.distributions.fishersnedecor import FisherSnedecor
 from minitorch.distributions.gamma import Gamma
 from minitorch.distributions.geometric import Geometric
 from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.half_cauchy import HalfCauchy
 from minitorch.distributions.half_normal import HalfNormal
 from minitorch.distributions.independent import Independent
+from minitorch.distributions.inverse_gamma import InverseGamma
 from minitorch.distributions.kl import kl_divergence, register_kl
+from minitorch.distributions.kumaraswamy import Kumaraswamy
 from minitorch.distributions.laplace import Laplace
 from minitorch.distributions.log_normal import LogNormal
+from minitorch.distributions.logistic_normal import LogisticNormal
 from minitorch.distributions.mixture_same_family import MixtureSameFamily
 from minitorch.distributions.multinomial import Multinomial
 from minitorch.distributions.multivariate_normal import MultivariateNormal
+from minitorch.distributions.negative_binomial import NegativeBinomial
 from minitorch.distributions.normal import Normal
 from minitorch.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from minitorch.distributions.pareto import Pareto
 from minitorch.distributions.poisson import Poisson
 from minitorch.distributions.relaxed_bernoulli import RelaxedBernoulli
 from minitorch.distributions.relaxed_categorical import RelaxedOneHotCategorical
@@ -34,6 +40,7 @@ from minitorch.distributions.studentT import StudentT
 from minitorch.distributions.transformed_distribution import TransformedDistribution
 from minitorch.distributions.transforms import *
 from minitorch.distributions.uniform import Uniform
+from minitorch.distributions.weibull import Weibull
 
 __all__ = [
     "Bernoulli",
@@ -46,26 +53,33 @@ __all__ = [
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
     "HalfNormal",
     "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
+    "Pareto",
     "Poisson",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "Weibull",
     "biject_to",
     "kl_divergence",
     "register_kl",

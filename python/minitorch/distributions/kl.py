@@ -27,6 +27,7 @@ from minitorch.distributions.laplace import Laplace
 from minitorch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from minitorch.distributions.normal import Normal
 from minitorch.distributions.one_hot_categorical import OneHotCategorical
+from minitorch.distributions.pareto import Pareto
 from minitorch.distributions.poisson import Poisson
 from minitorch.distributions.transformed_distribution import TransformedDistribution
 from minitorch.distributions.uniform import Uniform
@@ -277,6 +278,15 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    # p puts mass below q's lower bound
+    return result.masked_fill(p.scale < q.scale, math.inf)
+
+
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
@@ -353,6 +363,7 @@ def _kl_beta_uniform(p, q):
 
 
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
@@ -381,6 +392,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
     return _infinite_like(p.concentration)
@@ -407,6 +419,7 @@ def _kl_gamma_normal(p, q):
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p, q):
     return _infinite_like(p.loc)
@@ -432,6 +445,7 @@ def _kl_laplace_normal(p, q):
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
     return _infinite_like(p.loc)
@@ -456,6 +470,48 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * _C.exp(-0.5 * z.pow(2))
     t3 = d * _C.erf(math.sqrt(0.5) * z)
     return -_C.log(ratio) + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Beta, Pareto)
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+def _kl_to_pareto_or_from_pareto_infinity(p, q):
+    return _infinite_like(p.scale if isinstance(p, Pareto) else p.concentration1)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    prod = p.scale * q.rate
+    result = (p.alpha / prod).log() - p.alpha.reciprocal() + p.alpha * prod / (p.alpha - 1) - 1
+    return result.masked_fill(p.alpha <= 1, math.inf)  # p has no finite mean
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    return (t1 + t2 + t3 + t4 - 1).masked_fill(p.alpha <= 1, math.inf)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var2 = 2 * q.scale.pow(2)
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc).pow(2)
+    return (t1 - p.alpha.reciprocal() + (t3 + t4) / var2 - 1).masked_fill(p.alpha <= 2, math.inf)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return (t2 * (q.alpha + 1) - t1).masked_fill(p.low < q.scale, math.inf)
 
 
 @register_kl(Poisson, Bernoulli)
