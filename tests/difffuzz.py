@@ -266,6 +266,8 @@ RANDOM = (
     "FractionalMaxPool",
     "AlphaDropout",
     "FeatureAlphaDropout",
+    "svd_lowrank",
+    "pca_lowrank",
 )
 UNINITIALIZED = {"new"}  # Tensor.new(sizes) is torch.empty's spelling
 

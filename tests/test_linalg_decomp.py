@@ -156,10 +156,12 @@ def test_solve_triangular_errors_and_legacy_form():
         LA.solve_triangular(T(np.eye(3)), T(np.ones((4, 2))), upper=True)
     a = np.triu(well(3, 3))
     b = rng.standard_normal((3, 2))
-    sol, clone = torch.triangular_solve(T(b), T(a))
+    with pytest.warns(UserWarning, match="triangular_solve is deprecated"):
+        sol, clone = torch.triangular_solve(T(b), T(a))
     close(sol, sla.solve_triangular(a, b))
     close(clone, a)
-    sol, _ = torch.triangular_solve(T(b), T(a), upper=True, transpose=True)
+    with pytest.warns(UserWarning):
+        sol, _ = torch.triangular_solve(T(b), T(a), upper=True, transpose=True)
     close(sol, sla.solve_triangular(a, b, trans=1))
 
 
@@ -177,7 +179,6 @@ def test_cholesky_and_solve(device):
     close(torch.cholesky_solve(T(b, device), L), np.linalg.solve(a, b))
     close(torch.cholesky_solve(T(b, device), U, upper=True), np.linalg.solve(a, b))
     close(torch.cholesky_inverse(L), np.linalg.inv(a))
-    close(torch.cholesky(A), np.linalg.cholesky(a))
 
 
 def test_cholesky_not_positive_definite():
@@ -216,7 +217,8 @@ def test_lu_factor_and_unpack(device):
     bt = np.swapaxes(b, -1, -2)
     want = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2)
     close(LA.lu_solve(LU, piv, T(bt, device), left=False), want)
-    close(torch.lu_solve(T(b, device), LU, piv), np.linalg.solve(a, b))
+    with pytest.warns(UserWarning, match="lu_solve is deprecated"):
+        close(torch.lu_solve(T(b, device), LU, piv), np.linalg.solve(a, b))
 
 
 def test_lu_rectangular_and_errors():
@@ -260,9 +262,6 @@ def test_qr(device, shape, mode):
         )
     else:
         assert Q.numel() == 0
-    Q2, _R2 = torch.qr(T(a, device), some=mode != "complete")
-    if mode != "r":
-        close(Q2, N(Q))
 
 
 def test_qr_bad_mode_and_geqrf():
@@ -526,3 +525,77 @@ def test_qr_and_svd_backward_errors():
     ):
         Q, R = LA.qr(A, mode="complete")
         (Q.sum() + R.sum()).backward()
+
+
+# ------------------------------------------------------------------------- non-finite input, old spellings
+
+
+def test_non_finite_input_never_reaches_lapack():
+    # LAPACK's iterative drivers can loop forever on inf/NaN: such matrices come back NaN (an SVD of NaN raises,
+    # as PyTorch's does) instead of hanging
+    a = np.array([[np.inf, 1.0], [1.0, 2.0]])
+    S = LA.svdvals(T(a))
+    assert np.isnan(N(S)).all()
+    assert np.isnan(N(LA.svd(T(np.stack([np.eye(2), a]))).S[1])).all()
+    with pytest.raises(
+        LA.LinAlgError, match="failed to converge because the input matrix contained non-finite"
+    ):
+        LA.svd(T(np.array([[np.nan, 1.0], [1.0, 2.0]])))
+    w, V = LA.eigh(T(np.array([[np.nan, 1.0], [1.0, 2.0]])))
+    assert np.isnan(N(w)).all() and np.isnan(N(V)).all()
+    good = well(2, 2)
+    w2 = LA.eigvalsh(T(np.stack([good + good.T, a])))
+    close(w2[0], np.linalg.eigvalsh(good + good.T))
+    for driver in ["gelsy", "gelsd", "gelss"]:
+        assert np.isnan(N(LA.lstsq(T(a), T(np.ones((2, 1))), driver=driver).solution)).all()
+
+
+def test_older_positional_forms_and_removed_functions():
+    d = np.diag([1.0, 0.4, 1e-3])
+    assert int(LA.matrix_rank(T(d), 0.01)) == 2  # positional tol: absolute
+    close(LA.pinv(T(d), 0.01), np.diag([1.0, 2.5, 0.0]))  # positional rcond: relative
+    with pytest.raises(
+        RuntimeError,
+        match=r"`torch.qr` is deprecated in favor of `torch.linalg.qr`[\s\S]*use mode='complete'",
+    ):
+        torch.qr(T(np.eye(2)), False)
+    with pytest.raises(RuntimeError, match="now removed. `torch.cholesky` is deprecated in favor of"):
+        T(np.eye(2)).cholesky()
+    for name in ["symeig", "eig", "matrix_rank"]:
+        with pytest.raises(
+            RuntimeError, match="This function was deprecated since version 1.9 and is now removed"
+        ):
+            getattr(torch, name)(T(np.eye(2)))
+    with pytest.warns(UserWarning, match="torch.lu is deprecated in favor of torch.linalg.lu_factor"):
+        LU, piv = torch.lu(T(np.eye(2) * 2))
+    assert piv.tolist() == [1, 2]
+    close(LU, np.eye(2) * 2)
+    with pytest.warns(UserWarning, match="torch.triangular_solve is deprecated"):
+        torch.triangular_solve(T(np.ones((2, 1))), T(np.eye(2)))
+    with pytest.raises(RuntimeError, match="use mode='reduced'"):  # whatever the arguments, as PyTorch's
+        torch.qr([1, 2], 0.5)
+    with pytest.raises(
+        TypeError, match=r"linalg_qr\(\): argument 'mode' \(position 2\) must be str, not int"
+    ):
+        LA.qr(T(np.eye(2)), 2)
+    with pytest.raises(
+        TypeError, match=r"linalg_lu_solve\(\): argument 'pivots' \(position 2\) must be Tensor"
+    ):
+        LA.lu_solve(T(np.eye(2)), 2, T(np.eye(2)))
+    with pytest.raises(NotImplementedError, match="linalg.solve: Expected a floating point"):
+        LA.solve(torch.tensor(2), torch.tensor([1, 2]))  # the dtype before the shape, as PyTorch's solve
+    with pytest.raises(ValueError, match="linalg.cond got an invalid norm type: 4"):
+        LA.cond(T(np.eye(2)), 4)
+
+
+def test_lu_gradient_and_cond_of_empty():
+    a = well(2, 3, 3)
+    A = T(a, grad=True)
+    assert gradcheck(lambda x: LA.lu(x)[1:], [A], eps=1e-6, atol=1e-6, rtol=1e-5)
+    assert gradcheck(lambda x: LA.lu_factor(x).LU, [A], eps=1e-6, atol=1e-6, rtol=1e-5)
+    assert not LA.lu_factor(A).pivots.requires_grad
+    for shape in [(4, 3), (3, 5), (2, 2, 4)]:  # tall, wide, batched wide
+        R = T(rng.standard_normal(shape), grad=True)
+        assert gradcheck(lambda x: LA.lu(x)[1:], [R], eps=1e-6, atol=1e-6, rtol=1e-5)
+        assert gradcheck(lambda x: LA.lu_factor(x).LU, [R], eps=1e-6, atol=1e-6, rtol=1e-5)
+    assert LA.cond(torch.empty(3, 0, 0, dtype=torch.float64)).tolist() == [0.0, 0.0, 0.0]

@@ -164,11 +164,19 @@ def test_matrix_norm_non_contiguous_and_empty(device):
 
 
 @pytest.mark.parametrize("ord", ["nuc", 2, -2])
-def test_matrix_norm_needing_svd_raises(device, ord):
-    with pytest.raises(NotImplementedError, match=r"SVD"):
-        LA.matrix_norm(minitorch.ones(3, 3, device=device), ord)
-    with pytest.raises(NotImplementedError, match=r"SVD"):
-        LA.norm(minitorch.ones(3, 3, device=device), ord)
+def test_matrix_norm_of_singular_values(device, ord):
+    a = _data((2, 3, 4), minitorch.float64, 31)
+    t = _t(a, device=device)
+    assert_matches(LA.matrix_norm(t, ord), np.linalg.norm(a, ord, axis=(-2, -1)), rtol=1e-12, atol=1e-12)
+    assert_matches(LA.norm(t[0], ord), np.linalg.norm(a[0], ord), rtol=1e-12, atol=1e-12)
+    got = LA.matrix_norm(t, ord, dim=(0, 2), keepdim=True)
+    want = np.linalg.norm(a, ord, axis=(0, 2), keepdims=True)
+    assert tuple(got.shape) == want.shape
+    assert_matches(got, want, rtol=1e-12, atol=1e-12)
+    x = _t(a[0], device=device).requires_grad_()
+    assert gradcheck(lambda m: LA.matrix_norm(m, ord), (x,))
+    with pytest.raises(NotImplementedError, match="Low precision dtypes not supported. Got Half"):
+        LA.matrix_norm(minitorch.ones(3, 3, dtype=minitorch.float16, device=device), ord)
 
 
 def test_matrix_norm_errors(device):

@@ -29,7 +29,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool ful
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const Tensor& B, double rcond,
                                                          const std::string& driver);
 
-// Kernels. Every matrix argument is a contiguous column-major batch: a row-major [batch, cols, rows] buffer,
+// Kernels (info -1000: the matrix held inf or NaN and was not given to LAPACK; its results are NaN). Every
+// matrix argument is a contiguous column-major batch: a row-major [batch, cols, rows] buffer,
 // each matrix's leading dimension its row count. Sizes fit LAPACK's 32-bit integers (front ends check).
 using LuFactorFn = void (*)(const Tensor& a, const Tensor& pivots, const Tensor& info);
 using LuSolveFn = void (*)(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool trans);

@@ -95,7 +95,11 @@ from minitorch import optim  # noqa: F401
 from minitorch import distributions, linalg, multiprocessing, return_types, special  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.linalg._decomp import TORCH as _linalg_torch  # torch.inverse, torch.svd, ... (decompositions)
 
-globals().update(_linalg_torch)
+# PyTorch's TypeError for an argument of the wrong kind; the removed functions (qr, cholesky, ...) raise as is
+_removed = ("qr", "cholesky", "symeig", "eig", "matrix_rank")
+globals().update(
+    {_n: _f if _n in _removed else _argcheck.translating(_f, _n) for _n, _f in _linalg_torch.items()}
+)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -110,11 +114,13 @@ _install_tensor_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
-del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _linalg_torch
+del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _linalg_torch, _removed
 
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.
-_LAZY_SUBMODULES = frozenset({"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor"})
+_LAZY_SUBMODULES = frozenset(
+    {"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides"}
+)
 
 
 def __getattr__(name):

@@ -4,8 +4,10 @@
 #include "ops/linalg_decomp.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/Exception.h"
@@ -127,6 +129,22 @@ int query_size(T w) {
   return std::max(1, int(w));
 }
 
+// LAPACK's iterative drivers (gesdd, syevd, gelsd/gelss/gelsy) can loop without end on inf or NaN input, so
+// such a matrix never reaches them: its results are NaN and its info is kNonFinite, for the caller to report.
+constexpr int kNonFinite = -1000;
+
+template <typename T>
+bool all_finite(const T* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(p[i])) return false;
+  return true;
+}
+
+template <typename T>
+void fill_nan(T* p, int64_t n) {
+  std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
+}
+
 template <typename F>
 void dispatch_float(ScalarType dt, const char* name, F&& f) {
   if (dt == ScalarType::Float) return f(float{});
@@ -236,9 +254,17 @@ void eigh_cpu(const Tensor& a, const Tensor& w, bool upper, bool compute_v, cons
     liwork = std::max(1, iw);
     std::vector<T> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
-    for (int64_t i = 0; i < b.count; ++i)
-      Lapack<T>::syevd(&jobz, &uplo, &b.rows, a.data<T>() + i * b.stride(), &lda, w.data<T>() + i * b.rows,
-                       work.data(), &lwork, iwork.data(), &liwork, info.data<int>() + i, 1, 1);
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* ap = a.data<T>() + i * b.stride();
+      if (!all_finite(ap, b.stride())) {
+        fill_nan(ap, b.stride());
+        fill_nan(w.data<T>() + i * b.rows, b.rows);
+        info.data<int>()[i] = kNonFinite;
+        continue;
+      }
+      Lapack<T>::syevd(&jobz, &uplo, &b.rows, ap, &lda, w.data<T>() + i * b.rows, work.data(), &lwork,
+                       iwork.data(), &liwork, info.data<int>() + i, 1, 1);
+    }
   });
 }
 
@@ -261,10 +287,19 @@ void svd_cpu(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh
     std::vector<T> work(static_cast<size_t>(lwork));
     int64_t us = compute_uv ? u.sizes()[1] * u.sizes()[2] : 0,
             vs = compute_uv ? vh.sizes()[1] * vh.sizes()[2] : 0;
-    for (int64_t i = 0; i < b.count; ++i)
-      Lapack<T>::gesdd(&jobz, &m, &n, a.data<T>() + i * b.stride(), &lda, s.data<T>() + i * k,
-                       up ? up + i * us : nullptr, &ldu, vp ? vp + i * vs : nullptr, &ldvt, work.data(),
-                       &lwork, iwork.data(), info.data<int>() + i, 1);
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* ap = a.data<T>() + i * b.stride();
+      if (!all_finite(ap, b.stride())) {
+        fill_nan(s.data<T>() + i * k, k);
+        if (up) fill_nan(up + i * us, us);
+        if (vp) fill_nan(vp + i * vs, vs);
+        info.data<int>()[i] = kNonFinite;
+        continue;
+      }
+      Lapack<T>::gesdd(&jobz, &m, &n, ap, &lda, s.data<T>() + i * k, up ? up + i * us : nullptr, &ldu,
+                       vp ? vp + i * vs : nullptr, &ldvt, work.data(), &lwork, iwork.data(),
+                       info.data<int>() + i, 1);
+    }
   });
 }
 
@@ -300,6 +335,13 @@ void lstsq_cpu(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& 
       T* sp = s.numel() ? s.data<T>() + i * k : nullptr;
       int* ip = info.data<int>() + i;
       r = k;
+      if (!all_finite(ap, ab.stride()) || !all_finite(bp, bb.stride())) {
+        fill_nan(bp, bb.stride());
+        if (sp) fill_nan(sp, k);
+        *ip = kNonFinite;
+        rank.data<int64_t>()[i] = 0;
+        continue;
+      }
       if (driver == "gels") {
         Lapack<T>::gels(&tr, &m, &n, &nrhs, ap, &lda, bp, &ldb, work.data(), &lwork, ip, 1);
       } else if (driver == "gelsy") {

@@ -153,8 +153,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     """The matrix ord-norm of the matrices in the dims dim of A, as torch.linalg.matrix_norm.
 
     ord: 'fro' (sqrt of the sum of squares), inf / -inf (max / min absolute row sum), 1 / -1 (max / min
-    absolute column sum). 'nuc', 2 and -2 are sums / extremes of singular values: they need an SVD, which
-    minitorch does not have yet, and raise NotImplementedError."""
+    absolute column sum); 'nuc', 2 and -2: the sum, largest and smallest singular value (LAPACK's SVD)."""
     fn = "linalg.matrix_norm"
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
@@ -167,10 +166,16 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2):
         if A.dtype in (_C.float16, _C.bfloat16):
             raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {_name(A.dtype)}")
-        raise NotImplementedError(
-            f"minitorch.linalg.matrix_norm(ord={ord!r}) is not implemented yet: it needs the singular values, "
-            "an SVD (LAPACK gesdd / cuSOLVER gesvd) that minitorch does not have"
-        )
+        # the singular values of the matrices in (d0, d1): their sum, largest or smallest
+        M = A if dtype is None else A.to(dtype)
+        S = _decomp.svdvals(_C.movedim(M, [d0, d1], [-2, -1]))
+        result = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord > 0 else S.amin(-1))
+        if keepdim:
+            result = result.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        if out is not None:
+            out.resize_(result.shape).copy_(result)
+            return out
+        return result
     if ord == "fro":
         result = vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     else:
@@ -431,13 +436,21 @@ def __getattr__(name):
     raise AttributeError(f"module 'minitorch.linalg' has no attribute '{name}'")
 
 
-globals().update(_decomp.LINALG)
+# PyTorch's TypeError for an argument of the wrong kind, as for this module's own functions below
+globals().update({_n: _argcheck.translating(_f, _n) for _n, _f in _decomp.LINALG.items() if callable(_f)})
+globals()["LinAlgError"] = _decomp.LinAlgError
 
 
 def cond(A, p=None, *, out=None):
     """The condition number of A in the norm p (2 by default: the ratio of extreme singular values)."""
+    if _C._is_tensor(A) and A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p not in (None, 1, -1, 2, -2, math.inf, -math.inf, "fro", "nuc"):
+        raise ValueError(f"linalg.cond got an invalid norm type: {p}")
     if p in (None, 2, -2):
         _decomp._check(A, "linalg.cond", square=False, kernel="linalg_svd")
+        if min(A.shape[-2], A.shape[-1]) == 0:  # PyTorch's condition number of an empty matrix
+            return _decomp._out(_C.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device), out)
         S = _decomp.svdvals(A)
         big, small = S[..., 0], S[..., -1]
         return _decomp._out(big / small if p != -2 else small / big, out)

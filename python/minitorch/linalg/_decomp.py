@@ -7,6 +7,7 @@ inputs; minitorch has no complex dtypes yet, so eig/eigvals (complex results) ar
 
 import builtins
 import math
+import warnings
 
 from minitorch import _C
 from minitorch._composite_shape import diag_embed as _diag_embed_op
@@ -96,17 +97,31 @@ def _check_same(A, B, fn):
         )
 
 
+# The kernels' info for a matrix holding inf or NaN, which they hand back as NaN without calling LAPACK
+# (ops/linalg_decomp.h): the iterative drivers can loop forever on such input.
+_NON_FINITE = -1000
+
+
 def _raise_info(info, fn, what):
-    """LinAlgError for the first failed matrix of a batch, worded by what(code); nothing when all succeeded."""
+    """LinAlgError for the first failed matrix of a batch, worded by what(code); nothing when all succeeded
+    (a non-finite input's NaN results are not a failure here: see _raise_if_nan)."""
     if info.numel() == 0:
         return
     flat = info.reshape(-1)
-    bad = _C.nonzero(flat)
+    bad = _C.nonzero((flat != 0) & (flat != _NON_FINITE))
     if bad.numel() == 0:
         return
     i = int(bad[0, 0])
     where = f"(Batch element {i}): " if info.dim() > 0 else ""
     raise LinAlgError(f"{fn}: {where}{what(int(flat[i]))}")
+
+
+def _raise_if_nan(A, info, fn):
+    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here)."""
+    if info.numel() and bool((info == _NON_FINITE).any()) and bool(A.isnan().any()):
+        raise LinAlgError(
+            f"{fn}: The algorithm failed to converge because the input matrix contained non-finite values."
+        )
 
 
 def _not_pd(code):
@@ -194,6 +209,12 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _out(_SolveTriangular.apply(A, B, upper, left, unitriangular), out)
 
 
+def _check_solve_dtype(A, fn):
+    # solve refuses an integer A before looking at its shape (the other functions check the shape first)
+    if _C._is_tensor(A) and not A.dtype.is_floating_point:
+        _check_dtype(A, fn)
+
+
 def _vector_rhs(A, B):
     """PyTorch's rule: B is a (batch of) vector(s) when it is 1-D, or has A's batch and one dim less."""
     return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
@@ -224,6 +245,9 @@ class _Solve(Function):
 def solve(A, B, *, left=True, out=None):
     """The solution X of A X = B (left) or X A = B: LU with partial pivoting (LAPACK getrf/getrs)."""
     fn = "linalg.solve"
+    _check_solve_dtype(A, fn)
+    if _C._is_tensor(A) and not _C._is_tensor(B):
+        raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
     _check(A, fn, kernel="lu")
     _check_same(A, B, fn)
     vector = left and _vector_rhs(A, B)
@@ -242,6 +266,7 @@ def solve(A, B, *, left=True, out=None):
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """solve, with an info tensor (nonzero where A was singular) instead of an error unless check_errors."""
     fn = "linalg.solve"
+    _check_solve_dtype(A, fn)
     _check(A, fn, kernel="lu")
     _check_same(A, B, fn)
     info = _C._linalg_lu_factor_ex(A.detach())[2]
@@ -263,6 +288,18 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """(LU, pivots, info): A = P L U with partial pivoting (LAPACK getrf); pivots are 1-based int32."""
+    _check_lu(A, pivot)
+    LU, piv, info = _LUFactorFunction.apply(A)
+    if check_errors:
+        _raise_info(
+            info,
+            "torch.linalg.lu_factor_ex",
+            lambda c: f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero.",
+        )
+    return _LU_FACTOR_EX((LU, piv, info))
+
+
+def _check_lu(A, pivot):
     fn = "linalg.lu_factor"
     if not _C._is_tensor(A):
         raise TypeError(
@@ -275,14 +312,6 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     _check_dtype(A, fn, kernel="lu")
     if not pivot:
         raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
-    LU, piv, info = _C._linalg_lu_factor_ex(A.detach())
-    if check_errors:
-        _raise_info(
-            info,
-            "torch.linalg.lu_factor_ex",
-            lambda c: f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero.",
-        )
-    return _LU_FACTOR_EX((LU, piv, info))
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -328,16 +357,79 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return _LU_UNPACK((P, L, U))
 
 
+def _lu_backward_square(L, U, gL, gU):
+    """P^T gA for square A = P L U: L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T (PyTorch's formula)."""
+    inner = (_mT(L) @ gL).tril(-1) + (gU @ _mT(U)).triu()
+    inner = solve_triangular(_mT(U), inner, upper=False, left=False)
+    return solve_triangular(_mT(L), inner, upper=True, unitriangular=True)
+
+
+def _lu_backward(P, L, U, gL, gU):
+    """gA for A = P L U. A wide A = P L [U1 U2] and a tall P^T A = [L1; L2] U reduce to the square case: the
+    extra block's equation (P^T A2 = L U2, resp. A2' = L2 U) moves its gradient onto L (resp. U) first."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = builtins.min(m, n)
+    if m == n:
+        return P @ _lu_backward_square(L, U, gL, gU)
+    if m < n:
+        U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
+        LtgU2 = solve_triangular(_mT(L), gU2, upper=True, unitriangular=True)  # L^-T gU2
+        g1 = _lu_backward_square(L, U1, gL - LtgU2 @ _mT(U2), gU1)
+        return P @ _C.cat([g1, LtgU2], -1)
+    L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
+    gL2Ut = solve_triangular(_mT(U), gL2, upper=False, left=False)  # gL2 U^-T
+    g1 = _lu_backward_square(L1, U, gL1, gU - _mT(L2) @ gL2Ut)
+    return P @ _C.cat([g1, gL2Ut], -2)
+
+
+class _LUFactorFunction(Function):
+    """(LU, pivots, info) with LU differentiable: L and U packed in one matrix, as LAPACK's getrf leaves them."""
+
+    @staticmethod
+    def forward(ctx, A):
+        LU, piv, info = _C._linalg_lu_factor_ex(A)
+        ctx.save_for_backward(LU, piv)
+        ctx.mark_non_differentiable(piv, info)
+        return LU, piv, info
+
+    @staticmethod
+    def backward(ctx, gLU, _gpiv, _ginfo):
+        LU, piv = ctx.saved_tensors
+        P, L, U = lu_unpack(LU, piv)
+        k = builtins.min(LU.shape[-2], LU.shape[-1])
+        return _lu_backward(P, L, U, gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu())
+
+
+class _LUFunction(Function):
+    @staticmethod
+    def forward(ctx, A):
+        LU, piv, _ = _C._linalg_lu_factor_ex(A)
+        P, L, U = lu_unpack(LU, piv)
+        ctx.save_for_backward(P, L, U)
+        ctx.mark_non_differentiable(P)
+        return P, L, U
+
+    @staticmethod
+    def backward(ctx, _gP, gL, gU):
+        P, L, U = ctx.saved_tensors
+        return _lu_backward(P, L, U, gL, gU)
+
+
 def lu(A, *, pivot=True, out=None):
-    """(P, L, U) with A = P @ L @ U (partial pivoting)."""
-    LU, piv, _ = lu_factor_ex(A, pivot=pivot)
-    P, L, U = lu_unpack(LU, piv)
-    return _LU((P, L, U))
+    """(P, L, U) with A = P @ L @ U (partial pivoting); differentiable for square A."""
+    _check_lu(A, pivot)
+    return _LU(_LUFunction.apply(A))
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """The solution of A X = B (or X A = B; A^T with adjoint) from A's lu_factor."""
     fn = "linalg.lu_solve"
+    for pos, (name, arg) in enumerate((("LU", LU), ("pivots", pivots), ("B", B)), 1):
+        if not _C._is_tensor(arg):
+            raise TypeError(
+                f"linalg_lu_solve(): argument '{name}' ({'position ' + str(pos)}) must be Tensor, not "
+                f"{type(arg).__name__}"
+            )
     _check(LU, fn, kernel="lu_solve")
     _check_same(LU, B, fn)
     if B.dim() < 2:
@@ -627,6 +719,10 @@ class _QRFunction(Function):
 
 def qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = Q R (Householder QR, LAPACK geqrf/orgqr); mode 'reduced', 'complete' or 'r'."""
+    if not _C._is_tensor(A):
+        raise TypeError(f"linalg_qr(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if not isinstance(mode, str):
+        raise TypeError(f"linalg_qr(): argument 'mode' (position 2) must be str, not {type(mode).__name__}")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
@@ -708,6 +804,7 @@ class _SVDFunction(Function):
     @staticmethod
     def forward(ctx, A, full_matrices):
         U, S, Vh, info = _C._linalg_svd(A, full_matrices, True)
+        _raise_if_nan(A, info, "linalg.svd")
         _raise_info(info, "linalg.svd", _no_convergence("singular values"))
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
@@ -761,6 +858,7 @@ def svdvals(A, *, driver=None, out=None):
     if A.requires_grad and _C.is_grad_enabled():
         return _out(svd(A, full_matrices=False).S, out)
     S, info = _C._linalg_svd(A.detach(), False, False)[1::2]
+    _raise_if_nan(A, info, "linalg.svd")
     _raise_info(info, "linalg.svd", _no_convergence("singular values"))
     return _out(S, out)
 
@@ -851,8 +949,9 @@ def _tolerance(S, m, n, atol, rtol, dtype):
     return _C.maximum(smax * rt, _C.zeros_like(smax) + at)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
-    """The number of singular values above max(atol, rtol * largest) (rtol defaults to eps * max(m, n))."""
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The number of singular values above max(atol, rtol * largest) (rtol defaults to eps * max(m, n));
+    the older positional tol is an absolute tolerance."""
     if not _C._is_tensor(A):
         raise TypeError(
             f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
@@ -865,14 +964,21 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
+    if hermitian not in (True, False):
+        raise TypeError(
+            f"linalg_matrix_rank(): argument 'hermitian' must be bool, not {type(hermitian).__name__}"
+        )
     S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     m, n = A.shape[-2], A.shape[-1]
     tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
     return _out((S > tol_).sum(-1), out)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """The Moore-Penrose pseudo-inverse through the SVD (the eigendecomposition when hermitian)."""
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The Moore-Penrose pseudo-inverse through the SVD (the eigendecomposition when hermitian); the older
+    positional rcond is a relative tolerance."""
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
     if not _C._is_tensor(A):
         raise TypeError(
             f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
@@ -899,7 +1005,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: pinv with a relative cut-off rcond."""
-    return pinv(input, rtol=rcond)
+    return pinv(input, atol=0.0, rtol=rcond)
 
 
 # ------------------------------------------------------------------------------------------ matrix_exp
@@ -1030,15 +1136,89 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
     return _TORCH_SVD((U, S, V))
 
 
-def torch_qr(input, some=True, *, out=None):
-    """torch.qr: linalg.qr with some=True for 'reduced', False for 'complete'."""
-    Q, R = qr(input, "reduced" if some else "complete")
-    return _TORCH_QR((Q, R))
+def _removed_signature(name, args, kwargs, params):
+    """The TypeError Python raises for a call that does not fit the removed function's signature."""
+    if len(args) > len(params):
+        raise TypeError(
+            f"{name}() takes from 1 to {len(params)} positional arguments but {len(args)} were given"
+        )
+    for k in kwargs:
+        if k not in params:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
 
 
-def torch_cholesky(input, upper=False, *, out=None):
-    """torch.cholesky (deprecated in PyTorch in favour of linalg.cholesky)."""
-    return cholesky(input, upper=upper, out=out)
+def torch_qr(*args, _name="qr", **kwargs):
+    """torch.qr: removed from PyTorch (2.x raises, naming linalg.qr, whatever the arguments); so does this."""
+    _removed_signature(_name, args, kwargs, ("input", "some"))
+    some = kwargs.get("some", args[1] if len(args) > 1 else True)
+    some = some if isinstance(some, bool) else True
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.qr` is deprecated in favor of "
+        "`torch.linalg.qr` and the boolean parameter `some` has been replaced with a string parameter `mode`.\n\n"
+        "Q, R = torch.qr(A) should be replaced with:\nQ, R = torch.linalg.qr(A, mode='reduced')\n\nand\n\n"
+        "Q, R = torch.qr(A, some=False) should be replaced with:\nQ, R = torch.linalg.qr(A, mode='complete')\n\n"
+        f"Since `some` was set to {some}, use mode='{'reduced' if some else 'complete'}'."
+    )
+
+
+def torch_cholesky(*args, **kwargs):
+    """torch.cholesky: removed from PyTorch (2.x raises, naming linalg.cholesky, whatever the arguments); so
+    does this."""
+    _removed_signature(kwargs.pop("_name", "cholesky"), args, kwargs, ("input", "upper"))
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in "
+        "favor of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should be replaced with:\n"
+        "L = torch.linalg.cholesky(A)\nU = torch.cholesky(A, upper=True) should be replaced with:\n"
+        "U = torch.linalg.cholesky(A).mH"
+    )
+
+
+def torch_symeig(*args, **kwargs):
+    """torch.symeig: removed from PyTorch (2.x raises, naming linalg.eigh); so does this."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. The default behavior has changed from "
+        "using the upper triangular portion of the matrix by default to using the lower triangular portion.\n\n"
+        "L, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+        "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\n"
+        "L, V = torch.symeig(A, eigenvectors=True) should be replaced with:\n"
+        "L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')"
+    )
+
+
+def torch_eig(*args, **kwargs):
+    """torch.eig: removed from PyTorch (2.x raises, naming linalg.eig); so does this."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` returns complex "
+        "tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking complex tensors.\n\n"
+        "L, _ = torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\n"
+        "L, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
+        "L_complex, V_complex = torch.linalg.eig(A)"
+    )
+
+
+def torch_matrix_rank(*args, **kwargs):
+    """torch.matrix_rank: removed from PyTorch (2.x raises, naming linalg.matrix_rank); so does this."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+        "`torch.linalg.matrix_rank()` to 'hermitian'."
+    )
+
+
+def torch_lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (deprecated in PyTorch): (LU, pivots), with info when get_infos, from linalg.lu_factor_ex."""
+    warnings.warn(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed "
+        "in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+        "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+        "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+        "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
+        UserWarning,
+        stacklevel=3,  # the caller, past _argcheck's wrapper
+    )
+    if get_infos:
+        return tuple(lu_factor_ex(A, pivot=pivot))
+    return tuple(lu_factor(A, pivot=pivot))
 
 
 def torch_slogdet(input):
@@ -1049,6 +1229,14 @@ def torch_slogdet(input):
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """torch.triangular_solve: (solution of op(A) X = b, a copy of A)."""
+    warnings.warn(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
+        "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
+        "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+        "X = torch.linalg.solve_triangular(A, B).",
+        UserWarning,
+        stacklevel=3,  # the caller, past _argcheck's wrapper
+    )
     M = _mT(A) if transpose else A
     X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return _TRIANGULAR_SOLVE((X, A.clone()))
@@ -1056,6 +1244,13 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve(b, LU, pivots): linalg.lu_solve with PyTorch's older argument order."""
+    warnings.warn(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+        "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\n"
+        "should be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+        UserWarning,
+        stacklevel=3,  # the caller, past _argcheck's wrapper
+    )
     return lu_solve(LU_data, LU_pivots, b, out=out)
 
 
@@ -1123,8 +1318,16 @@ TORCH = {
     "orgqr": orgqr,
     "svd_lowrank": svd_lowrank,
     "pca_lowrank": pca_lowrank,
+    "symeig": torch_symeig,
+    "eig": torch_eig,
+    "matrix_rank": torch_matrix_rank,
+    "lu": torch_lu,
 }
 TENSOR_METHODS = {
+    "qr": lambda self, *args, **kwargs: torch_qr(self, *args, _name="Tensor.qr", **kwargs),
+    "cholesky": lambda self, *args, **kwargs: torch_cholesky(self, *args, _name="Tensor.cholesky", **kwargs),
+}
+TENSOR_METHODS |= {
     name: TORCH[name]
     for name in (
         "inverse",
@@ -1132,8 +1335,6 @@ TENSOR_METHODS = {
         "logdet",
         "slogdet",
         "svd",
-        "qr",
-        "cholesky",
         "cholesky_solve",
         "cholesky_inverse",
         "triangular_solve",
@@ -1142,5 +1343,6 @@ TENSOR_METHODS = {
         "matrix_exp",
         "geqrf",
         "orgqr",
+        "lu",
     )
 }
