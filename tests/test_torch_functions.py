@@ -546,3 +546,10 @@ def test_rng_state_round_trip_and_default_generator():
         minitorch.set_rng_state([1, 2])
     with pytest.raises(RuntimeError, match="of size 16 but found the input RNG state size to be 3"):
         minitorch.set_rng_state(minitorch.zeros(3, dtype=minitorch.uint8))
+
+
+def test_assert_is_a_callable_assert():
+    minitorch._assert(True, "never shown")
+    minitorch._assert(minitorch.tensor(1), "never shown")
+    with pytest.raises(AssertionError, match="^shape mismatch$"):
+        minitorch._assert(minitorch.tensor(False), "shape mismatch")

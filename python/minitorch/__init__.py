@@ -82,6 +82,7 @@ from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of t
     threshold_,
 )
 from minitorch.amp import autocast  # noqa: F401
+from minitorch.nn.utils.parametrizations import _weight_norm, norm_except_dim  # noqa: F401
 from minitorch.amp.autocast_mode import (  # noqa: F401
     clear_autocast_cache,
     get_autocast_dtype,

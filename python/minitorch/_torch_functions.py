@@ -1021,6 +1021,16 @@ def compile(
     return model
 
 
+def _assert(condition, message):
+    """torch._assert: raises AssertionError(message) unless condition holds (a traceable `assert`: torch.fx
+    records it as a call where a Python assert statement would need a concrete value)."""
+    if not condition:
+        raise AssertionError(message)
+
+
+__all__.append("_assert")
+
+
 @_export
 def get_rng_state():
     """The state of the default CPU generator, as a 16-byte uint8 tensor (for set_rng_state)."""
