@@ -801,3 +801,36 @@ def test_devices(make, device):
         assert grads and all(
             g.device.type == x.device.type and bool(minitorch.isfinite(g).all()) for g in grads
         )
+
+
+def test_sampling_ops_torch_spellings():
+    # torch.poisson / binomial / _standard_gamma / _sample_dirichlet / special.gammainc(c): the functions the
+    # package root and minitorch.special export under PyTorch's names
+    S = D._sampling
+    minitorch.manual_seed(0)
+    r = S.poisson(T([0.5, 30.0]).expand(50_000, 2))
+    assert r.dtype == minitorch.float64 and np.allclose(_np(r).mean(0), [0.5, 30.0], rtol=0.03)
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+        S.poisson(T([-1.0]))
+    with pytest.raises(NotImplementedError, match="\"poisson_cpu\" not implemented for 'Long'"):
+        S.poisson(minitorch.tensor([1]))
+    b = S.binomial(T([10.0, -3.0]).expand(50_000, 2), T([0.3, 0.5]))
+    assert np.allclose(_np(b).mean(0), [3.0, 0.0], atol=0.05)
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for count, got: Long"):
+        S.binomial(minitorch.tensor([3]), T([0.5]))
+    g = S.standard_gamma(T([2.0]).expand(50_000))
+    assert abs(_np(g).mean() - 2.0) < 5 * math.sqrt(2.0 / 50_000)
+    dg = S.standard_gamma_grad(T([2.0, 0.5]), T([1.5, 0.3]))
+    h = 1e-6
+    u = sp.gammainc([2.0, 0.5], [1.5, 0.3])
+    fd = (sp.gammaincinv(np.array([2.0, 0.5]) + h, u) - sp.gammaincinv(np.array([2.0, 0.5]) - h, u)) / (2 * h)
+    np.testing.assert_allclose(_np(dg), fd, rtol=1e-6)
+    dsample = S.sample_dirichlet(T([[1.0, 2.0, 3.0]]).expand(20_000, 3))
+    np.testing.assert_allclose(_np(dsample).mean(0), [1 / 6, 2 / 6, 3 / 6], atol=0.01)
+    a = T([0.0, 0.0, 1.0, 2.0, math.inf, 1.0, -1.0, 3.5])
+    x = T([0.0, 1.0, 0.0, math.inf, 1.0, math.nan, 1.0, 2.0])
+    expected = [math.nan, 1.0, 0.0, 1.0, 0.0, math.nan, math.nan, sp.gammainc(3.5, 2.0)]
+    np.testing.assert_allclose(_np(S.gammainc(a, x)), expected, rtol=1e-12)
+    np.testing.assert_allclose(_np(S.gammaincc(a, x)), 1 - np.array(expected), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="\"igamma_cpu\" not implemented for 'Long'"):
+        S.gammainc(minitorch.tensor([1]), minitorch.tensor([2]))

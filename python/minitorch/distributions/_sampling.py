@@ -9,11 +9,20 @@ every sampler reproducible."""
 
 import math
 
-from minitorch import _C, _torch_functions
+from minitorch import _C, _composite_shape, _torch_functions
+from minitorch._dtype_names import scalar_name
 from minitorch.autograd import function as _function
 from minitorch.autograd import grad_mode
 
-__all__ = []
+__all__ = [
+    "binomial",
+    "gammainc",
+    "gammaincc",
+    "poisson",
+    "sample_dirichlet",
+    "standard_gamma",
+    "standard_gamma_grad",
+]
 
 # Above this shape parameter the gamma quantile's derivative comes from the Wilson-Hilferty approximation (the
 # series / continued fraction would need ~9 sqrt(alpha) terms); its relative error is below 1e-6 there (worst in
@@ -479,3 +488,77 @@ def _binomial_sample(total_count, probs):
             out[li] = _binomial_btrs(n[li], q[li])
         out = _C._where(flip, n - out, out)
         return out.to(probs.dtype).reshape(shape)
+
+
+# ------------------------------------------------------------------------------------------ torch.* spellings
+# The samplers under PyTorch's top-level names (torch.poisson, torch.binomial, torch._standard_gamma,
+# torch._sample_dirichlet, torch.special.gammainc/gammaincc), for the package root and minitorch.special to export.
+
+
+def _device_name(t):
+    return "cuda" if t.device.type == "cuda" else "cpu"
+
+
+def poisson(input, generator=None):
+    """Poisson draws with the rates in ``input`` (a float tensor), as torch.poisson; no gradient."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"poisson_{_device_name(input)}\" not implemented for '{scalar_name(input.dtype)}'"
+        )
+    if input.numel() and bool((input < 0).any()):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _poisson_sample(input)
+
+
+def binomial(count, prob, generator=None):
+    """Binomial(count, prob) draws (broadcast), as torch.binomial: counts below 0 draw 0; no gradient."""
+    if not count.dtype.is_floating_point:
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {scalar_name(count.dtype)}"
+        )
+    count, prob = _composite_shape.broadcast_tensors(count, prob)
+    return _binomial_sample(count.clamp(min=0), prob.clamp(min=0, max=1))
+
+
+def standard_gamma(input, generator=None):
+    """Gamma(input, 1) draws, as torch._standard_gamma; differentiable in ``input`` (implicit gradient)."""
+    return _standard_gamma(input)
+
+
+def standard_gamma_grad(input, output):
+    """d output / d input for ``output = _standard_gamma(input)`` draws, as torch._standard_gamma_grad."""
+    return _standard_gamma_grad(output, input)
+
+
+def sample_dirichlet(input, generator=None):
+    """Dirichlet(input) draws over the last dim, as torch._sample_dirichlet; no gradient."""
+    with grad_mode.no_grad():
+        g = _standard_gamma_sample(input)
+        y = g / g.sum(-1, True)
+        fi = _torch_functions.finfo(y.dtype)
+        return y.clamp(min=fi.tiny, max=1 - fi.eps / 2)
+
+
+def _igamma_args(input, other, name):
+    for t in (input, other):
+        if isinstance(t, _C.Tensor) and not t.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"{name}_{_device_name(t)}\" not implemented for '{scalar_name(t.dtype)}'"
+            )
+    a, x = _composite_shape.broadcast_tensors(input, other)
+    return a, x
+
+
+def gammainc(input, other):
+    """The regularized lower incomplete gamma function P(input, other), as torch.special.gammainc (NaN for a
+    negative shape or argument)."""
+    a, x = _igamma_args(input, other, "igamma")
+    bad = (a < 0) | (x < 0) | ((a == 0) & (x == 0))
+    p = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0))
+    return p.masked_fill(bad | a.isnan() | x.isnan(), math.nan)
+
+
+def gammaincc(input, other):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P, as torch.special.gammaincc."""
+    a, x = _igamma_args(input, other, "igammac")
+    return 1 - gammainc(a, x)
