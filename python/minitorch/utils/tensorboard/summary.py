@@ -132,6 +132,7 @@ def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits, bucket_c
 
 
 def histogram(name, values, bins, max_bins=None):
+    """A histogram of `values` (see make_histogram)."""
     return Summary(
         value=[Summary.Value(tag=name, histo=make_histogram(make_np(values).astype(float), bins, max_bins))]
     )
@@ -387,6 +388,7 @@ def compute_curve(labels, predictions, num_thresholds=None, weights=None):
 
 
 def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None):
+    """A precision-recall curve of `predictions` against binary `labels`."""
     num_thresholds = min(num_thresholds, 127)
     data = compute_curve(labels, predictions, num_thresholds=num_thresholds, weights=weights)
     return pr_curve_raw(tag, *data, num_thresholds=num_thresholds)

@@ -26,27 +26,34 @@ class FileWriter:
         self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs, filename_suffix)
 
     def get_logdir(self):
+        """The directory the event file is in."""
         return self.event_writer.get_logdir()
 
     def add_event(self, event, step=None, walltime=None):
+        """Writes an Event, stamped with the wall time (now by default) and step."""
         event.wall_time = time.time() if walltime is None else walltime
         if step is not None:
             event.step = int(step)
         self.event_writer.add_event(event)
 
     def add_summary(self, summary, global_step=None, walltime=None):
+        """Writes a Summary as an Event."""
         self.add_event(event_pb2.Event(summary=summary), global_step, walltime)
 
     def add_graph(self, graph_def, walltime=None):
+        """Writes a GraphDef as an Event."""
         self.add_event(event_pb2.Event(graph_def=graph_def.SerializeToString()), None, walltime)
 
     def flush(self):
+        """Writes pending events to disk."""
         self.event_writer.flush()
 
     def close(self):
+        """Flushes and closes the event file."""
         self.event_writer.close()
 
     def reopen(self):
+        """Opens a new event file after close()."""
         self.event_writer.reopen()
 
 
@@ -93,6 +100,7 @@ class SummaryWriter:
         return self.file_writer
 
     def get_logdir(self):
+        """The directory the event files go to."""
         return self.log_dir
 
     # ---- scalars and tensors
@@ -192,6 +200,7 @@ class SummaryWriter:
             self.add_image(tag, _figures_to_image(figure, close), global_step, walltime, dataformats="CHW")
 
     def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
+        """Not supported: no GIF encoder (see add_images)."""
         raise NotImplementedError(
             "add_video needs a GIF encoder (moviepy in PyTorch), which minitorch's TensorBoard writer lacks; "
             "log frames with add_images instead"
@@ -306,9 +315,11 @@ class SummaryWriter:
         self._get_file_writer().add_summary(summ, global_step, walltime)
 
     def add_custom_scalars_multilinechart(self, tags, category="default", title="untitled"):
+        """A custom-scalars chart drawing the scalars `tags` together."""
         self._get_file_writer().add_summary(_summary.custom_scalars({category: {title: ["Multiline", tags]}}))
 
     def add_custom_scalars_marginchart(self, tags, category="default", title="untitled"):
+        """A custom-scalars chart of a value with its lower and upper bounds (three tags)."""
         if len(tags) != 3:
             raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
         self._get_file_writer().add_summary(_summary.custom_scalars({category: {title: ["Margin", tags]}}))
@@ -321,9 +332,11 @@ class SummaryWriter:
     def add_mesh(
         self, tag, vertices, colors=None, faces=None, config_dict=None, global_step=None, walltime=None
     ):
+        """Not supported: the 3-D mesh plugin."""
         raise NotImplementedError("add_mesh (the 3-D mesh plugin) is not supported by minitorch's writer")
 
     def add_onnx_graph(self, prototxt):
+        """Not supported: minitorch does not use ONNX (see add_graph)."""
         raise NotImplementedError("add_onnx_graph needs ONNX, which minitorch does not use; see add_graph")
 
     def add_hparams(

@@ -102,11 +102,13 @@ class Measurement:
 
     @property
     def median(self):
+        """Median seconds per statement over the runs."""
         self._lazy_init()
         return self._median
 
     @property
     def mean(self):
+        """Mean seconds per statement over the runs."""
         self._lazy_init()
         return self._mean
 
@@ -129,6 +131,7 @@ class Measurement:
 
     @property
     def has_warnings(self):
+        """True when the spread (iqr / median) is large enough to warn about."""
         self._lazy_init()
         return bool(self._warnings)
 
@@ -157,14 +160,17 @@ class Measurement:
 
     @property
     def title(self):
+        """The task's title: label or statement, with the sub_label."""
         return self.task_spec.title
 
     @property
     def env(self):
+        """The env tag, or 'Unspecified env'."""
         return "Unspecified env" if self.task_spec.env is None else self.task_spec.env
 
     @property
     def as_row_name(self):
+        """What Compare shows at the start of this measurement's row."""
         return self.sub_label or self.stmt or "[Unknown]"
 
     def __repr__(self):
@@ -200,6 +206,7 @@ def select_unit(t):
 
 
 def unit_to_english(u):
+    """'us' -> 'microsecond' (and ns, ms, s)."""
     return {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second"}[u]
 
 

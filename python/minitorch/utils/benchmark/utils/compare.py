@@ -18,6 +18,8 @@ TERMINATE = "\033[0m"
 
 
 class Colorize(enum.Enum):
+    """How Compare colors cells: not at all, against the best in the column or in the row."""
+
     NONE = "none"
     COLUMNWISE = "columnwise"
     ROWWISE = "rowwise"
@@ -196,6 +198,7 @@ class Compare:
         self._highlight_warnings = True
 
     def print(self):
+        """Prints the table(s)."""
         print(str(self))
 
     def _render(self):

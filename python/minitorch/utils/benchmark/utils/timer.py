@@ -19,6 +19,8 @@ def timer():
 
 
 class Language(enum.Enum):
+    """The language of a statement; only PYTHON is supported here."""
+
     PYTHON = 0
     CPP = 1
 
@@ -92,9 +94,11 @@ class Timer:
             )
 
     def repeat(self, repeat=-1, number=-1):
+        """Not provided, as in PyTorch: use blocked_autorange."""
         raise NotImplementedError("See `Timer.blocked_autorange.`")
 
     def autorange(self, callback=None):
+        """Not provided, as in PyTorch: use blocked_autorange."""
         raise NotImplementedError("See `Timer.blocked_autorange.`")
 
     def _measurement_loop(self, number, stop_hook, min_run_time, max_run_time=None, callback=None):
@@ -151,6 +155,7 @@ class Timer:
         return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
 
     def collect_callgrind(self, number=100, *, repeats=None, collect_baseline=True, retain_out_file=False):
+        """Instruction counts under Valgrind: not supported."""
         raise NotImplementedError("collect_callgrind (instruction counts under Valgrind) is not supported")
 
 
