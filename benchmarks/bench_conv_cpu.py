@@ -1,4 +1,5 @@
-"""minitorch beside PyTorch on CPU convolution, pooling and conv-net steps (issue 15), one process each.
+"""minitorch beside PyTorch on CPU convolution, pooling and conv-net steps (issue 15; 3-D layers, issue 33), one
+process each.
 
 A report, not a test. One worker process per library (minitorch under this interpreter, PyTorch under
 --torch-python, default /tmp/tv/bin/python); the parent asks them in turn for one timed sample, after a pause
@@ -168,6 +169,75 @@ case("LeNet train step, N=64")(_lenet(64))
 case("LeNet train step, N=128")(_lenet(128))
 case("CIFAR CNN train step (conv+BN+pool), N=32")(_cifar(32))
 case("CIFAR CNN train step (conv+BN+pool), N=128")(_cifar(128))
+
+
+# 3-D layers (issue 33): minitorch composes them from the 2-D kernels (nn/_conv3d.py), PyTorch runs native 3-D
+# kernels. Video-clip sizes of a small C3D: N x C x frames x H x W.
+def _conv3d(n, c, o, d, hw, k, stride=1, padding=0, transposed=False):
+    def make(t):
+        t.manual_seed(0)
+        cls = t.nn.ConvTranspose3d if transposed else t.nn.Conv3d
+        conv = cls(c, o, k, stride=stride, padding=padding)
+        x = tensor(t, rand(n, c, d, hw, hw), requires_grad=True)
+        return lambda: conv(x).sum().backward()
+
+    return make
+
+
+def _pool3d(fn):
+    def make(t):
+        x = tensor(t, rand(8, 32, 8, 28, 28), requires_grad=True)
+        f = fn(t.nn.functional)
+        return lambda: f(x).sum().backward()
+
+    return make
+
+
+def _c3d(n):
+    def make(t):
+        nn = t.nn
+        t.manual_seed(0)
+
+        def block(i, o, pool):
+            return [
+                nn.Conv3d(i, o, 3, padding=1, bias=False),
+                nn.BatchNorm3d(o),
+                nn.ReLU(),
+                nn.MaxPool3d(pool),
+            ]
+
+        m = nn.Sequential(
+            *block(3, 16, (1, 2, 2)), *block(16, 32, 2), *block(32, 64, 2),
+            nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(64, 10),
+        )  # fmt: skip
+        x = tensor(t, rand(n, 3, 8, 32, 32))
+        y = t.from_numpy(np.random.default_rng(3).integers(0, 10, n))
+        opt = t.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+        loss_fn = t.nn.CrossEntropyLoss()
+
+        def f():
+            opt.zero_grad()
+            loss_fn(m(x), y).backward()
+            opt.step()
+
+        return f
+
+    return make
+
+
+case("conv3d 3x3x3 3->16 @8x56x56, N=4 fwd+bwd")(_conv3d(4, 3, 16, 8, 56, 3, padding=1))
+case("conv3d 3x3x3 32->32 @8x28x28, N=4 fwd+bwd")(_conv3d(4, 32, 32, 8, 28, 3, padding=1))
+case("conv3d 3x3x3/2 32->64 @8x28x28, N=4 fwd+bwd")(_conv3d(4, 32, 64, 8, 28, 3, stride=2, padding=1))
+case("conv3d 1x3x3 32->32 @8x28x28, N=4 fwd+bwd")(_conv3d(4, 32, 32, 8, 28, (1, 3, 3), padding=(0, 1, 1)))
+case("conv_transpose3d 2x2x2/2 32->16 @4x14x14, N=4 fwd+bwd")(
+    _conv3d(4, 32, 16, 4, 14, 2, 2, transposed=True)
+)
+case("max_pool3d 2x2x2, 8x32x8x28x28 fwd+bwd")(_pool3d(lambda F: lambda x: F.max_pool3d(x, 2)))
+case("avg_pool3d 3x3x3/2 pad 1, 8x32x8x28x28 fwd+bwd")(_pool3d(lambda F: lambda x: F.avg_pool3d(x, 3, 2, 1)))
+case("adaptive_avg_pool3d ->1, 8x32x8x28x28 fwd+bwd")(
+    _pool3d(lambda F: lambda x: F.adaptive_avg_pool3d(x, 1))
+)
+case("C3D-style train step (conv3d+BN3d+pool3d), N=8 3x8x32x32")(_c3d(8))
 
 
 # ---- worker side (one library per process)
