@@ -26,6 +26,7 @@ from minitorch.distributions.kumaraswamy import Kumaraswamy
 from minitorch.distributions.laplace import Laplace
 from minitorch.distributions.log_normal import LogNormal
 from minitorch.distributions.logistic_normal import LogisticNormal
+from minitorch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from minitorch.distributions.mixture_same_family import MixtureSameFamily
 from minitorch.distributions.multinomial import Multinomial
 from minitorch.distributions.multivariate_normal import MultivariateNormal
@@ -65,6 +66,7 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",

@@ -5,7 +5,7 @@ import functools
 import math
 import warnings
 
-from minitorch import _C, linalg
+from minitorch import _C, _composite_shape, linalg
 from minitorch import _composite_math as _cm
 from minitorch import functional as _functional
 from minitorch.autograd import engine, grad_mode
@@ -24,6 +24,11 @@ from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.half_normal import HalfNormal
 from minitorch.distributions.independent import Independent
 from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from minitorch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from minitorch.distributions.normal import Normal
 from minitorch.distributions.one_hot_categorical import OneHotCategorical
@@ -264,6 +269,73 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     )
     term3 = _batch_mahalanobis(lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+def _lowrank_precision_factor(q):
+    # A = L_C^-1 W^T D^-1, so that Sigma_q^-1 = D^-1 - A^T A (Woodbury)
+    wt_dinv = q._unbroadcasted_cov_factor.transpose(-2, -1) / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, wt_dinv, upper=False)
+
+
+def _lowrank_logdet(d):
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril)
+
+
+def _lowrank_mahalanobis(q, x):
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, x, q._capacitance_tril
+    )
+
+
+def _check_gaussian_events(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two (Low Rank) Multivariate Normals with different event shapes cannot be "
+            "computed"
+        )
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p, q):
+    # 1/2 [log|S_q| - log|S_p| + tr(S_q^-1 S_p) + mahalanobis_q(mu_q - mu_p) - n] with S_q^-1 = D_q^-1 - A^T A and
+    # S_p = W_p W_p^T + D_p: tr = sum(D_p / D_q) + |D_q^-1/2 W_p|^2 - |A D_p^1/2|^2 - |A W_p|^2
+    _check_gaussian_events(p, q)
+    A = _lowrank_precision_factor(q)
+    wp, dp, dq = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    trace = (
+        (dp / dq).sum(-1)
+        + _batch_trace_XXT(wp * dq.rsqrt().unsqueeze(-1))
+        - _batch_trace_XXT(A * dp.sqrt().unsqueeze(-2))
+        - _batch_trace_XXT(A @ wp)
+    )
+    logdet = _lowrank_logdet(q) - _lowrank_logdet(p)
+    return 0.5 * (logdet + trace + _lowrank_mahalanobis(q, q.loc - p.loc) - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrank(p, q):
+    _check_gaussian_events(p, q)
+    A = _lowrank_precision_factor(q)
+    lp = p._unbroadcasted_scale_tril
+    trace = _batch_trace_XXT(lp * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)) - _batch_trace_XXT(A @ lp)
+    logdet = _lowrank_logdet(q) - 2 * lp.diagonal(0, -2, -1).log().sum(-1)
+    return 0.5 * (logdet + trace + _lowrank_mahalanobis(q, q.loc - p.loc) - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_multivariatenormal(p, q):
+    # tr(S_q^-1 S_p) = |L_q^-1 W_p|^2 + |L_q^-1 D_p^1/2|^2
+    _check_gaussian_events(p, q)
+    lq = q._unbroadcasted_scale_tril
+    wp = p._unbroadcasted_cov_factor
+    n, rank = p.event_shape[0], wp.size(-1)
+    batch = tuple(_functional.broadcast_shapes(tuple(lq.shape[:-2]), tuple(wp.shape[:-2])))
+    lq_b = lq.expand(batch + (n, n))
+    d_half = _composite_shape.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    trace = _batch_trace_XXT(linalg.solve_triangular(lq_b, wp.expand(batch + (n, rank)), upper=False))
+    trace = trace + _batch_trace_XXT(linalg.solve_triangular(lq_b, d_half, upper=False))
+    logdet = 2 * lq.diagonal(0, -2, -1).log().sum(-1) - _lowrank_logdet(p)
+    return 0.5 * (logdet + trace + _batch_mahalanobis(lq, q.loc - p.loc) - n)
 
 
 @register_kl(Normal, Normal)
