@@ -26,7 +26,6 @@ from minitorch._C import (  # noqa: F401
     int16,
     int32,
     int64,
-    manual_seed,
     promote_types,
     result_type,
     seed,
@@ -81,6 +80,20 @@ from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of t
     threshold,
     threshold_,
 )
+from minitorch._legacy import (  # noqa: F401  (legacy tensor types; torch.cuda's live in minitorch.cuda)
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    set_default_tensor_type,
+)
+from minitorch._generator import manual_seed  # noqa: F401  (returns the default generator)
 from minitorch.amp import autocast  # noqa: F401
 from minitorch.nn.utils.parametrizations import _weight_norm, norm_except_dim  # noqa: F401
 from minitorch.amp.autocast_mode import (  # noqa: F401
