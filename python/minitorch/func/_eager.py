@@ -494,7 +494,7 @@ def _jacobian(api, func, argnums, has_aux, args, forward=False):
         # fewer inputs than outputs: columns J e_k, two backward passes each (the double-vjp trick)
         blocks = _jacobian_columns(vjp_fn._graph, flat_out, flat_primals)
     else:
-        blocks = _jacobian_rows(vjp_fn, flat_out, out_spec, flat_primals)
+        blocks = _jacobian_rows(vjp_fn._graph, flat_out, flat_primals)
     per_output = [tree_unflatten(b, primals_spec) for b in blocks]
     if isinstance(argnums, int):
         per_output = [x[0] for x in per_output]
@@ -504,34 +504,33 @@ def _jacobian(api, func, argnums, has_aux, args, forward=False):
     return out
 
 
-def _jacobian_rows(vjp_fn, flat_out, out_spec, flat_primals):
-    """[[d out_i / d primal_j]] from one vector-Jacobian product per output element."""
+def _jacobian_rows(graph, flat_out, flat_primals):
+    """[[d out_i / d primal_j]] from one vector-Jacobian product per output element (a backward pass from
+    output i alone with a one-hot cotangent), stacked on the physical tensors after the vmap dims."""
+    leaves, out_phys, levels, create_graph = graph
+    nb = len(levels)
     blocks = []
-    for i, o in enumerate(flat_out):
-        shape = tuple(o.shape)
-        n = o.numel()
-        rows = [[] for _ in flat_primals]
-        if n:
-            eye = _C.eye(n, dtype=o.dtype, device=o.device)
-        for k in range(n):
-            cots = [
-                eye[k].reshape(shape)
-                if j == i
-                else _C.zeros(tuple(other.shape), dtype=other.dtype, device=other.device)
-                for j, other in enumerate(flat_out)
-            ]
-            r = tree_flatten(vjp_fn(tree_unflatten(cots, out_spec)))[0]
-            for j, g in enumerate(r):
-                rows[j].append(g)
-        jac = []
-        for j, p in enumerate(flat_primals):
-            full = shape + tuple(p.shape)
-            if n == 0:
-                # no rows: zeros (inside vmap a plain result is the same for every batch entry)
-                jac.append(_C.zeros(full, dtype=p.dtype, device=p.device))
-            else:
-                jac.append(call("Tensor.reshape", call("stack", rows[j], 0), full))
-        blocks.append(jac)
+    with enable_grad():
+        for o, op in zip(flat_out, out_phys):
+            shape = tuple(o.shape)
+            n = o.numel()
+            rows = [[] for _ in flat_primals]
+            eye = _C.eye(n, dtype=op.dtype, device=op.device) if n else None
+            for k in range(n):
+                cot = to_physical(eye[k].reshape(shape), levels)
+                grads = _grads([op], leaves, [cot], create_graph, retain_graph=True)
+                for j, g in enumerate(grads):
+                    rows[j].append(g if create_graph else g.detach())
+            jac = []
+            for j, p in enumerate(flat_primals):
+                full = shape + tuple(p.shape)
+                if n == 0:
+                    # no rows: zeros (inside vmap a plain result is the same for every batch entry)
+                    jac.append(_C.zeros(full, dtype=p.dtype, device=p.device))
+                    continue
+                stacked = _C.stack(rows[j], nb)  # [*vmap dims, n, *primal shape]
+                jac.append(from_physical(stacked.reshape(tuple(stacked.shape[:nb]) + full), levels))
+            blocks.append(jac)
     return blocks
 
 
