@@ -54,6 +54,7 @@ PROBES = {
     "indexing with range (helper ops14)": lambda: _works(_range_index),
     NO_GLOO: dist.is_gloo_available,
     "tensorboard (the optional extra)": lambda: importlib.util.find_spec("tensorboard") is not None,
+    "Module.to('meta') (issue 31)": lambda: _works(lambda: minitorch.nn.Linear(1, 1).to("meta")),
 }
 
 
@@ -75,6 +76,10 @@ NEEDS = {
     "ddp_tutorial.py": [NO_GLOO],
     "tensorboard_recipe.py": ["tensorboard (the optional extra)"],
     "legacy_two_layer_net.py": ["FloatTensor (exported by minitorch/__init__.py, issue 33)"],
+    "model_ensembling.py": [
+        "vmap (torch.vmap, exported by minitorch/__init__.py, issue 31)",
+        "Module.to('meta') (issue 31)",
+    ],
 }
 
 ALL = sorted(
