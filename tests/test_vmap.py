@@ -836,3 +836,10 @@ def test_ensemble_of_batch_norm_models():
     # each model's running statistics moved as its own module's did
     for i, m in enumerate(models):
         assert_close(buffers["1.running_mean"][i], m[1].running_mean)
+
+
+def test_keyword_operands():
+    x, w = rand(4, 2, 3), rand(5, 3)
+    check(lambda a: F.linear(input=a, weight=w), x)
+    check(lambda a: torch.sum(input=a, dim=1), x)
+    check(lambda a: F.softmax(input=a, dim=-1), x)

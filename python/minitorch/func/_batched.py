@@ -221,6 +221,10 @@ def dispatch(key, args, kwargs=None):
     level = _max_level(args, kwargs)
     if level < 0:
         return call_plain(key, args, kwargs)
+    if not args and "input" in kwargs:
+        # the rules read the first operand positionally (F.linear(input=x, weight=w))
+        kwargs = dict(kwargs)
+        args = (kwargs.pop("input"),)
     rule = RULES.get(key)
     if rule is None and key.startswith("Tensor."):
         rule = RULES.get(key[7:])
