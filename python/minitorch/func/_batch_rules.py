@@ -152,8 +152,6 @@ erf_ exp2_ expm1_ log1p_ log2_ log10_ fmod_ remainder_ maximum_ minimum_ nan_to_
 mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
 
-_PURE_METHODS = {"Tensor.requires_grad_", "Tensor.detach_"}
-
 
 @register_rule(*POINTWISE, *("Tensor." + n for n in INPLACE_POINTWISE))
 def pointwise(key, level, args, kwargs):
