@@ -314,3 +314,46 @@ def test_registry_contents():
                  (D.Uniform, D.Uniform), (D.Poisson, D.Poisson), (D.TransformedDistribution,
                  D.TransformedDistribution)]:  # fmt: skip
         assert pair in reg, pair
+
+
+def _cb_pdf(p):
+    c = 2.0 if p == 0.5 else 2 * math.atanh(1 - 2 * p) / (1 - 2 * p)
+    return lambda x: c * p**x * (1 - p) ** (1 - x)
+
+
+def test_kl_continuous_bernoulli():
+    def kl(logp, logq, lo, hi):
+        return si.quad(lambda x: math.exp(logp(x)) * (logp(x) - logq(x)), lo, hi, limit=200, epsabs=1e-13)[0]
+
+    def cb(p):
+        f = _cb_pdf(p)
+        return lambda x: math.log(f(x))
+
+    cases = [
+        (D.ContinuousBernoulli(T(0.2)), D.ContinuousBernoulli(T(0.9)), cb(0.2), cb(0.9), 0, 1),
+        (D.Beta(T(2.0), T(3.0)), D.ContinuousBernoulli(T(0.3)), st.beta(2, 3).logpdf, cb(0.3), 0, 1),
+        (
+            D.Uniform(T(0.2), T(0.7)),
+            D.ContinuousBernoulli(T(0.3)),
+            st.uniform(0.2, 0.5).logpdf,
+            cb(0.3),
+            0.2,
+            0.7,
+        ),
+        (D.Uniform(T(0.0), T(1.0)), D.ContinuousBernoulli(T(0.3)), st.uniform(0, 1).logpdf, cb(0.3), 0, 1),
+        (D.ContinuousBernoulli(T(0.2)), D.Exponential(T(2.0)), cb(0.2), st.expon(scale=0.5).logpdf, 0, 1),
+        (D.ContinuousBernoulli(T(0.2)), D.Normal(T(0.3), T(2.0)), cb(0.2), st.norm(0.3, 2).logpdf, 0, 1),
+        (D.ContinuousBernoulli(T(0.2)), D.Uniform(T(-1.0), T(2.0)), cb(0.2), st.uniform(-1, 3).logpdf, 0, 1),
+        (D.ContinuousBernoulli(T(0.2)), D.Uniform(T(0.0), T(1.0)), cb(0.2), st.uniform(0, 1).logpdf, 0, 1),
+    ]
+    for p, q, logp, logq, lo, hi in cases:
+        np.testing.assert_allclose(
+            _np(D.kl_divergence(p, q)), kl(logp, logq, lo, hi), rtol=1e-6, err_msg=(p, q)
+        )
+    for p, q in [
+        (D.ContinuousBernoulli(T(0.2)), D.Uniform(T(0.1), T(2.0))),
+        (D.Uniform(T(0.5), T(1.5)), D.ContinuousBernoulli(T(0.3))),
+        (D.Normal(T(0.0), T(1.0)), D.ContinuousBernoulli(T(0.3))),
+        (D.ContinuousBernoulli(T(0.2)), D.Pareto(T(1.0), T(2.0))),
+    ]:
+        assert _np(D.kl_divergence(p, q)) == math.inf

@@ -9,12 +9,14 @@ from minitorch.distributions.categorical import Categorical
 from minitorch.distributions.cauchy import Cauchy
 from minitorch.distributions.chi2 import Chi2
 from minitorch.distributions.constraint_registry import biject_to, transform_to
+from minitorch.distributions.continuous_bernoulli import ContinuousBernoulli
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.exponential import Exponential
 from minitorch.distributions.fishersnedecor import FisherSnedecor
 from minitorch.distributions.gamma import Gamma
+from minitorch.distributions.generalized_pareto import GeneralizedPareto
 from minitorch.distributions.geometric import Geometric
 from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.half_cauchy import HalfCauchy
@@ -41,6 +43,7 @@ from minitorch.distributions.studentT import StudentT
 from minitorch.distributions.transformed_distribution import TransformedDistribution
 from minitorch.distributions.transforms import *
 from minitorch.distributions.uniform import Uniform
+from minitorch.distributions.von_mises import VonMises
 from minitorch.distributions.weibull import Weibull
 
 __all__ = [
@@ -50,12 +53,14 @@ __all__ = [
     "Categorical",
     "Cauchy",
     "Chi2",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
     "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
@@ -81,6 +86,7 @@ __all__ = [
     "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
     "biject_to",
     "kl_divergence",

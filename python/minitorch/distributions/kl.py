@@ -14,6 +14,7 @@ from minitorch.distributions.beta import Beta
 from minitorch.distributions.binomial import Binomial
 from minitorch.distributions.categorical import Categorical
 from minitorch.distributions.cauchy import Cauchy
+from minitorch.distributions.continuous_bernoulli import ContinuousBernoulli
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exp_family import ExponentialFamily
@@ -177,6 +178,14 @@ def _kl_categorical_categorical(p, q):
     t = t.masked_fill((q.probs == 0).expand_as(t), math.inf)
     t = t.masked_fill((p.probs == 0).expand_as(t), 0.0)
     return t.sum(-1)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + _C.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - _C.log1p(-q.probs)
+    return t1 + t2 + t3
 
 
 @register_kl(Dirichlet, Dirichlet)
@@ -402,6 +411,42 @@ def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+@register_kl(Beta, ContinuousBernoulli)
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_to_continuous_bernoulli(p, q):
+    # -H(p) - E_p[log q(x)], with log q(x) = x logit(q) + log(1 - q) + log C(q)
+    result = -p.entropy() - p.mean * q.logits - _C.log1p(-q.probs) - q._cont_bern_log_norm()
+    if isinstance(p, Uniform):
+        # (PyTorch 2.15 also calls Uniform(0, 1) infinitely far, comparing with >= / <=: the strict test is right)
+        result = result.masked_fill((p.high > 1) | (p.low < 0), math.inf)
+    return result
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - _C.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + _C.log(q.scale)
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # infinite when the uniform misses part of [0, 1] (PyTorch 2.15 also when it is exactly [0, 1])
+    return result.masked_fill((q.low > 0) | (q.high < 1), math.inf)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
@@ -435,6 +480,7 @@ def _kl_beta_uniform(p, q):
 
 
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
@@ -464,6 +510,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
@@ -487,8 +534,10 @@ def _kl_gamma_normal(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
 @register_kl(Laplace, Pareto)
@@ -515,6 +564,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Pareto)
@@ -546,6 +596,7 @@ def _kl_normal_laplace(p, q):
 
 @register_kl(Beta, Pareto)
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_to_pareto_or_from_pareto_infinity(p, q):
     return _infinite_like(p.scale if isinstance(p, Pareto) else p.concentration1)
