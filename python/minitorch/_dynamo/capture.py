@@ -1,0 +1,580 @@
+"""Graph capture for torch.compile: the callable runs once on its real inputs while a torch.fx tracer records
+every tensor operation into a Graph.
+
+Each recorded node is also computed right away on the real values (``CaptureTracer.values``), so the Python
+code being captured sees what it would see eagerly wherever the answer follows from what the guards fix:
+shapes, strides, dtypes, devices and requires_grad of tensors are plain Python values (``x.shape[0] > 2``,
+``B, T, C = x.size()``, ``range(x.size(0))`` work, and the graph is specialized to them, as Dynamo specializes
+static shapes). Python code that needs tensor *data* (``if x.sum() > 0``, ``float(t)``, a shape produced by
+``nonzero``) raises ``GraphBreak``: the caller then runs the whole callable eagerly.
+
+With ``specialize=False`` (dynamic shapes) shapes stay symbolic (fx Proxies), so the graph holds for any
+sizes; code that branches on a size then breaks and the caller captures a specialized graph instead.
+
+The first call's result is the traced run's own output (computed once, with its autograd graph, its RNG draws
+and its side effects happening exactly once); later calls run the compiled graph. Before a capture that breaks
+the caller restores the RNG state and the module buffers, then reruns eagerly.
+"""
+
+import operator
+import os
+import sys
+import threading
+import traceback
+
+from minitorch import _C, overrides
+from minitorch._inductor.meta import record
+from minitorch._inductor.utils import PKG_DIR as _PKG_DIR
+from minitorch._inductor.utils import user_stacklevel
+from minitorch.autograd import grad_mode
+from minitorch.fx import GraphModule, Proxy, Tracer
+from minitorch.fx.node import map_aggregate, map_arg
+from minitorch.fx.proxy import Attribute, TraceError, _unpack_count
+from minitorch.nn.modules.module import Module
+from minitorch.nn.parameter import Parameter
+
+__all__ = [
+    "CaptureResult",
+    "CaptureTracer",
+    "GraphBreak",
+    "capture",
+    "current_tracer",
+    "is_capturing",
+    "proxies_in",
+    "user_frames",
+    "user_stacklevel",
+]
+
+_state = threading.local()
+
+
+def is_capturing():
+    """True while a torch.compile capture runs on this thread (torch.compiler.is_compiling)."""
+    return getattr(_state, "depth", 0) > 0
+
+
+def current_tracer():
+    stack = getattr(_state, "tracers", None)
+    return stack[-1] if stack else None
+
+
+_ENTRY_FILE = "<torch.compile entry>"
+
+
+def user_frames(frames):
+    """The user's frames of a StackSummary/list of FrameSummary: those inside the compiled callable (after
+    capture's entry function), outside minitorch itself."""
+    frames = list(frames)
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i].filename == _ENTRY_FILE:
+            frames = frames[i + 1 :]
+            break
+    return [f for f in frames if not os.path.abspath(f.filename).startswith(_PKG_DIR + os.sep)]
+
+
+class GraphBreak(Exception):
+    """The captured code did something a graph cannot hold. title: a short category; explanation/hints: what
+    and how to avoid it; user_stack: the user's frames where it happened; shape_only: it happened only because
+    shapes were symbolic (a specialized capture would work)."""
+
+    def __init__(self, title, explanation, hints=(), user_stack=None, shape_only=False):
+        super().__init__(title)
+        self.title = title
+        self.explanation = explanation
+        self.hints = list(hints)
+        if user_stack is None:
+            user_stack = user_frames(traceback.extract_stack()[:-1])
+        self.user_stack = user_stack
+        self.shape_only = shape_only
+
+    @property
+    def reason(self):
+        return f"{self.title}: {self.explanation}" if self.explanation else self.title
+
+    def format(self):
+        """The message of torch._dynamo.exc.Unsupported for this break (fullgraph=True)."""
+        lines = [self.title, f"  Explanation: {self.explanation}"]
+        lines += [f"  Hint: {h}" for h in self.hints]
+        if self.user_stack:
+            lines += ["", "from user code:"]
+            for f in self.user_stack[-3:]:
+                lines.append(f'   File "{f.filename}", line {f.lineno}, in {f.name}')
+                if f.line:
+                    lines.append(f"    {f.line}")
+        return "\n".join(lines)
+
+
+class _OpError(Exception):
+    """An exception raised by an op itself while computing a node: the user's own error, re-raised as is."""
+
+    def __init__(self, exc):
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+_DATA_BRANCH_HINTS = (
+    (
+        "For the common pattern `if tensor_cond: x = transform(x)`, consider making the code branchless by "
+        "always applying the transform: torch.where, torch.clamp and torch.nan_to_num compile without graph "
+        "breaks."
+    ),
+    (
+        "This graph break is fundamental: the whole function runs eagerly. Move the data-dependent Python out "
+        "of the compiled function, or use torch.compiler.disable on the part that needs it."
+    ),
+)
+
+# methods whose result depends on tensor data rather than shapes (their values must not be specialized)
+_DATA_METHODS = frozenset(
+    {
+        "item",
+        "tolist",
+        "numpy",
+        "nonzero",
+        "masked_select",
+        "unique",
+        "unique_consecutive",
+        "argwhere",
+        "bincount",
+    }
+)
+_DATA_FUNCTIONS = frozenset(
+    {"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount", "repeat_interleave"}
+)
+# tensor attributes fixed by the guards (rank, dtype, device, requires_grad) and those fixed only by the
+# shape guards of a specialized capture
+_RANK_ATTRS = frozenset(
+    {
+        "dtype",
+        "device",
+        "is_cuda",
+        "is_cpu",
+        "layout",
+        "is_sparse",
+        "is_quantized",
+        "is_meta",
+        "is_nested",
+        "requires_grad",
+        "is_leaf",
+        "ndim",
+    }
+)
+_RANK_METHODS = frozenset(
+    {"dim", "ndimension", "is_floating_point", "is_complex", "element_size", "get_device", "type"}
+)
+_SHAPE_ATTRS = frozenset({"shape"})
+_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "stride", "is_contiguous", "storage_offset"})
+# factories: recorded even without a Proxy argument, so each call of the compiled graph makes fresh tensors
+# (and draws fresh random numbers) instead of reusing the trace's
+_FACTORIES = (
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "arange",
+    "linspace",
+    "logspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "normal",
+    "tensor",
+    "empty_strided",
+    "tril_indices",
+    "triu_indices",
+)
+
+
+def _is_tensor(v):
+    return isinstance(v, _C.Tensor)
+
+
+class _CaptureProxy(Proxy):
+    """A Proxy that knows its concrete value: metadata questions get plain Python answers."""
+
+    def _mt_value(self):
+        return self.tracer.values.get(self.node)
+
+    def _mt_data_dependent(self):
+        return self.node in self.tracer.dds
+
+    @property
+    def __class__(self):  # isinstance(proxy, torch.Tensor) holds as for the tensor it stands for
+        if type(self) is _CaptureProxy:
+            v = self.tracer.values.get(self.node)
+            if _is_tensor(v):
+                return type(v)
+        return type(self)
+
+    def __getattr__(self, k):
+        if k.startswith("__") and k.endswith("__"):
+            raise AttributeError(k)
+        v = self._mt_value()
+        if _is_tensor(v):
+            shape_ok = self.tracer.specialize and not self._mt_data_dependent()
+            if k in _RANK_ATTRS or (k in _SHAPE_ATTRS and shape_ok):
+                return getattr(v, k)
+            if k in _RANK_METHODS or (k in _SHAPE_METHODS and shape_ok):
+                return getattr(v, k)
+            if k in _SHAPE_ATTRS | _SHAPE_METHODS and self._mt_data_dependent():
+                raise GraphBreak(
+                    "Dynamic shape operator",
+                    f"reading the shape of a tensor whose shape depends on tensor data (Tensor.{k} after "
+                    "nonzero, masked_select, boolean indexing, unique...)",
+                    ["Keep data-dependent shapes out of the compiled function."],
+                )
+            if k in ("data", "grad", "T", "mT", "H", "real", "imag", "_base"):
+                return self.tracer.create_proxy("call_function", getattr, (self, k), {})
+        return _CaptureAttribute(self, k)
+
+    def __len__(self):
+        v = self._mt_value()
+        if _is_tensor(v):
+            if self.tracer.specialize and not self._mt_data_dependent():
+                return len(v)
+            raise GraphBreak(
+                "len() of a tensor", "the length of a tensor's first dim is not fixed here", shape_only=True
+            )
+        if isinstance(v, (tuple, list)) and self.tracer.specialize:
+            return len(v)
+        raise GraphBreak(
+            "len() of a traced value", f"len() of a value of type {type(v).__name__}", shape_only=True
+        )
+
+    def __iter__(self):
+        v = self._mt_value()
+        if self.tracer.specialize and not self._mt_data_dependent():
+            if _is_tensor(v) and v.dim() > 0:
+                return (self[i] for i in range(len(v)))
+            if isinstance(v, (tuple, list)):
+                return (self[i] for i in range(len(v)))
+        n = _unpack_count(sys._getframe(1))  # `a, b = proxy`: the count is in the caller's bytecode
+        if n is not None:
+            return (self[i] for i in range(n))
+        raise GraphBreak("Iteration over a symbolic value", "its length is not fixed here", shape_only=True)
+
+    def __bool__(self):
+        if self._mt_data_dependent() or _is_tensor(self._mt_value()):
+            raise GraphBreak(
+                "Data-dependent branching",
+                "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). A graph cannot hold Python "
+                "control flow that depends on tensor values.",
+                _DATA_BRANCH_HINTS,
+            )
+        raise GraphBreak("Dynamic shape branching", "Python control flow on a symbolic size", shape_only=True)
+
+    def _mt_scalar_break(self, what):
+        if not self._mt_data_dependent() and not _is_tensor(self._mt_value()):
+            raise GraphBreak("Dynamic shape conversion", f"{what} of a symbolic size", shape_only=True)
+        raise GraphBreak(
+            "Unsupported Tensor.item() call" if what != "index" else "Data-dependent index",
+            f"converting a tensor's value to a Python {what} needs its data, which a graph does not have at "
+            "capture time",
+            ["Keep the computation in tensors (e.g. multiply by the 0-dim tensor instead of its .item())."],
+        )
+
+    def __int__(self):
+        self._mt_scalar_break("int")
+
+    def __float__(self):
+        self._mt_scalar_break("float")
+
+    def __index__(self):  # noqa: PLE0305  (it always raises)
+        self._mt_scalar_break("index")
+
+    def __setitem__(self, idx, value):
+        self.tracer.create_proxy("call_function", operator.setitem, (self, idx, value), {})
+
+    def _mt_inplace(op):
+        def impl(self, other):
+            return self.tracer.create_proxy("call_function", op, (self, other), {})
+
+        return impl
+
+    __iadd__ = _mt_inplace(operator.iadd)
+    __isub__ = _mt_inplace(operator.isub)
+    __imul__ = _mt_inplace(operator.imul)
+    __itruediv__ = _mt_inplace(operator.itruediv)
+    del _mt_inplace
+
+
+class _CaptureAttribute(Attribute, _CaptureProxy):
+    """``proxy.name`` for a name that is a method (called) or an attribute (read as a getattr node)."""
+
+
+class CaptureTracer(Tracer):
+    """An fx Tracer that computes every node on real values as it records it (see the module docstring)."""
+
+    def __init__(self, inputs, specialize=True):
+        super().__init__()
+        self.values = {}
+        self.dds = set()
+        self._inputs = list(inputs)
+        self._next_input = 0
+        self.specialize = specialize
+        self.entry_grad = grad_mode.is_grad_enabled()
+        self.extra_modules = {}
+        self.extra_params = {}
+        self.touched_modules = []
+
+    # ---- proxies and nodes
+    def proxy(self, node):
+        return _CaptureProxy(node, self)
+
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        if kind != "output":
+            self._evaluate(node)
+        return node
+
+    def _evaluate(self, node):
+        op = node.op
+        if op == "placeholder":
+            val = self._inputs[self._next_input]
+            self._next_input += 1
+        elif op == "get_attr":
+            val = self.root
+            self._mt_passthrough += 1
+            try:
+                for part in node.target.split("."):
+                    val = getattr(val, part)
+            finally:
+                self._mt_passthrough -= 1
+        else:
+            args = map_arg(node.args, self.values.__getitem__)
+            kwargs = map_arg(node.kwargs, self.values.__getitem__)
+            data_dep = any(n in self.dds for n in node.all_input_nodes) or self._data_op(node, args)
+            self._mt_passthrough += 1
+            try:
+                if op == "call_function":
+                    val = node.target(*args, **kwargs)
+                elif op == "call_method":
+                    val = getattr(args[0], node.target)(*args[1:], **kwargs)
+                else:
+                    mod = self.root.get_submodule(node.target)
+                    val = mod(*args, **kwargs)
+            except GraphBreak:
+                raise
+            except Exception as e:
+                raise _OpError(e) from e
+            finally:
+                self._mt_passthrough -= 1
+            if data_dep:
+                self.dds.add(node)
+        node.meta["grad_enabled"] = grad_mode.is_grad_enabled()
+        record(node, val)
+        self.values[node] = val
+
+    def _data_op(self, node, args):
+        if node.op == "call_method":
+            return node.target in _DATA_METHODS
+        if node.op == "call_function":
+            t = node.target
+            if t is operator.getitem and len(args) == 2:
+                idx = args[1] if isinstance(args[1], tuple) else (args[1],)
+                return any(_is_tensor(i) and str(i.dtype).endswith("bool") for i in idx)
+            name = getattr(t, "__name__", "")
+            if name == "where" and len(args) == 1:
+                return True
+            return name in _DATA_FUNCTIONS and getattr(t, "__module__", "") != "_operator"
+        return False
+
+    # ---- modules and parameters that are not the root's: installed under fresh names
+    def _install_module(self, mod):
+        name = f"mod_{len(self.extra_modules)}"
+        while hasattr(self.root, name):
+            name += "_"
+        self.root.add_module(name, mod)
+        self.extra_modules[id(mod)] = name
+        for sub_name, sub in mod.named_modules(prefix=name):
+            if self.submodule_paths is not None:
+                self.submodule_paths.setdefault(id(sub), sub_name)
+        return name
+
+    def path_of_module(self, mod):
+        try:
+            return super().path_of_module(mod)
+        except NameError:
+            return self._install_module(mod)
+
+    def call_module(self, m, forward, args, kwargs):
+        self.touched_modules.append(m)
+        return super().call_module(m, forward, args, kwargs)
+
+    def create_arg(self, a):
+        if isinstance(a, Proxy):  # before the Tensor checks: a proxy of a tensor passes isinstance(a, Tensor)
+            return a.node
+        if isinstance(a, Parameter):
+            for n, p in self.root.named_parameters():
+                if a is p:
+                    return self.create_node("get_attr", n, (), {})
+            name = f"param_{len(self.extra_params)}"
+            self.root.register_parameter(name, a)
+            self.extra_params[id(a)] = name
+            return self.create_node("get_attr", name, (), {})
+        return super().create_arg(a)
+
+    # ---- factories recorded, data-dependent Python refused
+    def _patch_wrapped(self, patcher):
+        super()._patch_wrapped(patcher)
+        ns = sys.modules.get("minitorch")
+        if ns is None:
+            return
+        tracer = self
+        for fname in _FACTORIES:
+            fn = getattr(ns, fname, None)
+            if fn is None:
+                continue
+            orig = overrides.original_function(fn)
+
+            def recorded(*args, _orig=orig, **kwargs):
+                if tracer._mt_passthrough or current_tracer() is not tracer:
+                    return _orig(*args, **kwargs)
+                return tracer.create_proxy("call_function", _orig, args, kwargs)
+
+            patcher.patch_attr(ns, fname, recorded)
+
+    def to_bool(self, obj):
+        return _CaptureProxy.__bool__(obj)
+
+
+class CaptureResult:
+    """A captured graph: the GraphModule, the concrete output of the traced run, the example inputs, and the
+    modules whose training flags the graph depends on."""
+
+    def __init__(self, gm, output, example_inputs, modules, specialized):
+        self.gm = gm
+        self.output = output
+        self.example_inputs = example_inputs
+        self.modules = modules
+        self.specialized = specialized
+
+
+def _wrap_grad_mode(graph, entry_grad, root):
+    """Nodes recorded under another grad mode than the call's (a ``with torch.no_grad():`` inside) run under
+    that mode in the graph too."""
+    for node in list(graph.nodes):
+        mode = node.meta.get("grad_enabled", entry_grad)
+        if node.op in ("placeholder", "output", "get_attr") or mode == entry_grad:
+            continue
+        if node.op == "call_module":
+            fn = _GradModeCall(mode, root.get_submodule(node.target))
+        elif node.op == "call_method":
+            fn = _GradModeCall(mode, _MethodCaller(node.target))
+        else:
+            fn = _GradModeCall(mode, node.target)
+        node.op = "call_function"
+        node.target = fn
+
+
+class _MethodCaller:
+    def __init__(self, name):
+        self.name = name
+        self.__name__ = name
+
+    def __call__(self, obj, *args, **kwargs):
+        return getattr(obj, self.name)(*args, **kwargs)
+
+
+class _GradModeCall:
+    """fn run under a fixed grad mode (a node recorded inside no_grad/enable_grad)."""
+
+    def __init__(self, enabled, fn):
+        self.enabled = enabled
+        self.fn = fn
+        self.__name__ = f"{'enable_grad' if enabled else 'no_grad'}_{getattr(fn, '__name__', 'call')}"
+
+    def __call__(self, *args, **kwargs):
+        with grad_mode.set_grad_enabled(self.enabled):
+            return self.fn(*args, **kwargs)
+
+
+def _entry_source(names):
+    """The source of a forward taking the given parameter names and passing them on as one list."""
+    params = ", ".join(names)
+    src = f"def forward(self, {params}):\n    return _mt_call([{params}{',' if len(names) == 1 else ''}])\n"
+    return src
+
+
+def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=True):
+    """Captures fn(*args, **kwargs). leaves: the tensor inputs (placeholders, named by names); rebuild(list)
+    gives (args, kwargs) with those leaves replaced. module: the nn.Module being compiled, installed in the
+    graph's root as ``mod``. Raises GraphBreak, or the user's own exception from an op."""
+    root = Module()
+    if module is not None:
+        root.add_module("mod", module)
+
+    def call(values):
+        a, k = rebuild(values)
+        return fn(*a, **k)
+
+    scope = {"_mt_call": call}
+    exec(compile(_entry_source(names), _ENTRY_FILE, "exec"), scope)  # noqa: S102  (our two-line function)
+    entry_cls = type("CompiledEntry", (Module,), {"forward": scope["forward"]})
+    root.__class__ = entry_cls
+    tracer = CaptureTracer(leaves, specialize=specialize)
+    stack = getattr(_state, "tracers", None)
+    if stack is None:
+        stack = _state.tracers = []
+    stack.append(tracer)
+    _state.depth = getattr(_state, "depth", 0) + 1
+    try:
+        graph = tracer.trace(root)
+    except _OpError as e:
+        raise e.exc.with_traceback(e.exc.__traceback__) from None
+    except GraphBreak:
+        raise
+    except Exception as e:
+        # error of the user's code shows again when the caller reruns it eagerly)
+        frames = user_frames(traceback.extract_tb(e.__traceback__))
+        title = "Unsupported Python in a captured function"
+        if isinstance(e, TraceError):
+            title = "Unsupported Python construct"
+        raise GraphBreak(
+            title,
+            f"{type(e).__name__}: {e}",
+            [
+                "Keep the compiled function to tensor operations, or mark the helper with torch.compiler.disable."
+            ],
+            user_stack=frames,
+        ) from e
+    finally:
+        _state.depth -= 1
+        stack.pop()
+    out_node = graph.output_node()
+    output = map_arg(out_node.args[0], tracer.values.__getitem__)
+    _wrap_grad_mode(graph, tracer.entry_grad, root)
+    # drop attribute reads nothing used (fx creates a node for every proxy.attr)
+    for node in reversed(list(graph.nodes)):
+        if node.op == "call_function" and node.target is getattr and not node.users:
+            graph.erase_node(node)
+    root.__class__ = Module
+    gm = GraphModule(root, graph, "GraphModule")
+    modules = []
+    seen = set()
+    for m in (
+        ([module] if module is not None else [])
+        + tracer.touched_modules
+        + [root.get_submodule(n) for n in tracer.extra_modules.values()]
+    ):
+        for sub in m.modules():
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                modules.append(sub)
+    return CaptureResult(gm, output, list(leaves), modules, specialize)
+
+
+def proxies_in(args, kwargs):
+    """Whether any Proxy is among args/kwargs (one level into containers)."""
+    found = []
+
+    def visit(a):
+        if isinstance(a, Proxy):
+            found.append(a)
+        return a
+
+    map_aggregate(args, visit)
+    map_aggregate(kwargs, visit)
+    return bool(found)

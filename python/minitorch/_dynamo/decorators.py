@@ -1,0 +1,131 @@
+"""torch._dynamo's decorators: disable, allow_in_graph, assume_constant_result, mark_dynamic, mark_static,
+maybe_mark_dynamic.
+
+``disable(fn)`` makes fn run eagerly even when called from compiled code: inside a capture its call is recorded
+as one opaque node (fn runs as written each time the graph runs) instead of being traced into. allow_in_graph
+does the same (fn itself becomes a node). assume_constant_result calls fn once at capture time and bakes in
+its value.
+"""
+
+import builtins
+import functools
+
+from minitorch import _C
+from minitorch._dynamo.capture import current_tracer, is_capturing, proxies_in
+
+__all__ = [
+    "allow_in_graph",
+    "assume_constant_result",
+    "disable",
+    "mark_dynamic",
+    "mark_static",
+    "maybe_mark_dynamic",
+]
+
+
+def _opaque(fn, attr):
+    """fn wrapped so that a capture records a call of it as one node."""
+    if getattr(fn, attr, False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        tracer = current_tracer()
+        if tracer is not None and is_capturing() and not tracer._mt_passthrough and proxies_in(args, kwargs):
+            return tracer.create_proxy("call_function", fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    setattr(wrapper, attr, True)
+    wrapper._torchdynamo_orig_callable = fn
+    return wrapper
+
+
+def disable(fn=None, recursive=True, *, reason=None, wrapping=True):
+    """fn (or, used as @disable(...), the decorated function) run eagerly, also from compiled code. A Module
+    is compiled-proof through its forward."""
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason, wrapping=wrapping)
+    from minitorch._dynamo.eval_frame import CompiledFunction
+    from minitorch.nn.modules.module import Module
+
+    if isinstance(fn, CompiledFunction):
+        fn = fn._torchdynamo_orig_callable
+    if isinstance(fn, Module):
+        fn.forward = _opaque(fn.forward, "_torchdynamo_disable")
+        return fn
+    if not callable(fn):
+        raise TypeError(f"torch.compiler.disable expects a callable, got {type(fn).__name__}")
+    return _opaque(fn, "_torchdynamo_disable")
+
+
+def allow_in_graph(fn):
+    """fn recorded as a single node of captured graphs (not traced into)."""
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(x) for x in fn]
+    if not callable(fn):
+        raise TypeError("allow_in_graph expects a callable")
+    return _opaque(fn, "_torchdynamo_allow_in_graph")
+
+
+def assume_constant_result(fn):
+    """fn's result is taken as a constant of the graph (computed once, at capture time, on the real values)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        tracer = current_tracer()
+        if tracer is not None and is_capturing() and not tracer._mt_passthrough and proxies_in(args, kwargs):
+            from minitorch.fx.node import map_aggregate
+            from minitorch.fx.proxy import Proxy
+
+            def real(a):
+                return tracer.values[a.node] if isinstance(a, Proxy) else a
+
+            return fn(*map_aggregate(args, real), **map_aggregate(kwargs, real))
+        return fn(*args, **kwargs)
+
+    wrapper._dynamo_marked_constant = True
+    return wrapper
+
+
+def _check_tensor(t, name):
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(f"{name} expects a Tensor, got {type(t).__name__}")
+
+
+def mark_dynamic(t, index, *, min=None, max=None, hint_override=None, specialize_on=None):
+    """Marks dim(s) of t dynamic: the first capture with t as an input is size-generic. Recorded on the
+    tensor as ``_dynamo_dynamic_indices``, as PyTorch does."""
+    if proxies_in((t,), {}):
+        return
+    _check_tensor(t, "mark_dynamic")
+    indices = [index] if isinstance(index, int) else list(index)
+    for i in indices:
+        if not isinstance(i, int):
+            raise TypeError(f"mark_dynamic expects int dims, got {type(i).__name__}")
+        if not -t.dim() <= i < builtins.max(t.dim(), 1):
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-t.dim()}, {t.dim() - 1}], but got {i})"
+            )
+    if not hasattr(t, "_dynamo_dynamic_indices"):
+        t._dynamo_dynamic_indices = set()
+    t._dynamo_dynamic_indices.update(i % builtins.max(t.dim(), 1) for i in indices)
+    if min is not None or max is not None:
+        ranges = getattr(t, "_dynamo_dynamic_range", set())
+        ranges.update((i, min, max) for i in indices)
+        t._dynamo_dynamic_range = ranges
+
+
+def maybe_mark_dynamic(t, index):
+    mark_dynamic(t, index)
+
+
+def mark_static(t, index=None):
+    """Marks t (or dims of it) static: recorded as ``_dynamo_static_indices``; a marked-dynamic dim is unmarked."""
+    _check_tensor(t, "mark_static")
+    indices = range(t.dim()) if index is None else ([index] if isinstance(index, int) else list(index))
+    if not hasattr(t, "_dynamo_static_indices"):
+        t._dynamo_static_indices = set()
+    t._dynamo_static_indices.update(indices)
+    dyn = getattr(t, "_dynamo_dynamic_indices", None)
+    if dyn:
+        dyn.difference_update(indices)

@@ -1,0 +1,565 @@
+"""What torch.compile returns: a callable that captures its target per input signature, hands each graph to
+the backend, and replays the compiled graph while the guards hold.
+
+Guards: for each tensor input its sizes, strides, dtype, device and requires_grad; every other argument by
+value (or identity when unhashable); grad mode; the ``training`` flag of every module the graph calls. A call
+that matches no cached graph captures a new one (a recompile), up to ``config.recompile_limit`` graphs per
+callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
+only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
+does), as Dynamo's automatic dynamic shapes.
+
+Graph breaks: when capture meets Python it cannot put in a graph (``GraphBreak``), the whole callable runs
+eagerly from then on, after one warning; with ``fullgraph=True`` the call raises ``Unsupported`` naming the
+cause. Dynamo would resume capture after the break; we do not split functions.
+"""
+
+import functools
+import inspect
+import keyword
+import threading
+import warnings
+import weakref
+
+from minitorch import _C
+from minitorch._dynamo import config
+from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
+from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
+from minitorch._dynamo.utils import counters
+from minitorch.autograd import grad_mode
+from minitorch.nn.modules.module import Module
+
+__all__ = ["CompiledFunction", "OptimizedModule", "reset", "set_stance"]
+
+_all_compiled = weakref.WeakSet()
+_stance = {"stance": "default"}
+_break_log = []  # GraphBreaks of this process, for explain()
+
+_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile")
+
+
+def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
+    """torch.compiler.set_stance: "default", "force_eager" (compiled callables run their original code),
+    "eager_on_recompile" (no new graphs: new signatures run eagerly), "fail_on_recompile" (a new graph raises).
+    Returns a context manager restoring the previous stance (it is already in effect when returned)."""
+    if stance not in _STANCES:
+        raise RuntimeError(f"Unsupported stance: {stance}. Supported stances are: {', '.join(_STANCES)}")
+    previous = _stance["stance"]
+    _stance["stance"] = stance
+
+    class _Restore:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            _stance["stance"] = previous
+            return False
+
+        def __call__(self, fn):
+            @functools.wraps(fn)
+            def inner(*a, **k):
+                old = _stance["stance"]
+                _stance["stance"] = stance
+                try:
+                    return fn(*a, **k)
+                finally:
+                    _stance["stance"] = old
+
+            _stance["stance"] = previous
+            return inner
+
+    return _Restore()
+
+
+def reset():
+    """Forgets every compiled graph, graph break and counter (the on-disk kernel cache stays)."""
+    for c in list(_all_compiled):
+        c._reset()
+    _break_log.clear()
+    counters.clear()
+
+
+# ---- inputs: tensors become graph inputs, everything else is part of the guard
+class _Unhashable:
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Unhashable) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+def _spec(o, leaves):
+    if isinstance(o, _C.Tensor):
+        leaves.append(o)
+        return None
+    t = type(o)
+    if t is list or t is tuple:
+        return (t, tuple(_spec(x, leaves) for x in o))
+    if t is dict:
+        return (dict, tuple((k, _spec(v, leaves)) for k, v in o.items()))
+    try:
+        hash(o)
+    except TypeError:
+        return ("obj", _Unhashable(o))
+    return ("const", t, o)
+
+
+def _flatten(args, kwargs):
+    """(tensor leaves, hashable structure with the other values)."""
+    if not kwargs:
+        for a in args:
+            if not isinstance(a, _C.Tensor):
+                break
+        else:
+            return list(args), len(args)
+    leaves = []
+    spec = (_spec(args, leaves), _spec(kwargs, leaves) if kwargs else None)
+    return leaves, spec
+
+
+def _rebuilder(args, kwargs):
+    def rebuild(values):
+        it = iter(values)
+
+        def build(o):
+            if isinstance(o, _C.Tensor):
+                return next(it)
+            t = type(o)
+            if t is list or t is tuple:
+                return t(build(x) for x in o)
+            if t is dict:
+                return {k: build(v) for k, v in o.items()}
+            return o
+
+        return build(tuple(args)), build(dict(kwargs))
+
+    return rebuild
+
+
+def _leaf_names(fn, args, kwargs):
+    """A readable placeholder name per tensor leaf: the parameter's name (with _i for nested ones)."""
+    try:
+        target = fn.forward if isinstance(fn, Module) else fn
+        bound = inspect.signature(target).bind(*args, **kwargs)
+        items = list(bound.arguments.items())
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        items = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+        params = {}
+    names = []
+
+    def walk(name, o):
+        if isinstance(o, _C.Tensor):
+            names.append(name)
+        elif type(o) in (list, tuple):
+            for i, x in enumerate(o):
+                walk(f"{name}_{i}", x)
+        elif type(o) is dict:
+            for k, v in o.items():
+                walk(f"{name}_{k}", v)
+
+    for name, value in items:
+        p = params.get(name)
+        if p is not None and p.kind == p.VAR_POSITIONAL:
+            for i, x in enumerate(value):
+                walk(f"{name}_{i}", x)
+        elif p is not None and p.kind == p.VAR_KEYWORD:
+            for k, v in value.items():
+                walk(str(k), v)
+        else:
+            walk(name, value)
+    out, seen = [], set()
+    for i, n in enumerate(names):
+        n = "".join(c if c.isalnum() or c == "_" else "_" for c in str(n)) or f"arg{i}"
+        if n[0].isdigit() or keyword.iskeyword(n) or n in ("self", "_mt_call"):
+            n = f"l_{n}"
+        while n in seen:
+            n += "_"
+        seen.add(n)
+        out.append(n)
+    return out
+
+
+def _tensor_key(t):
+    return (t.shape, t.stride(), t.dtype, t.device, t.requires_grad)
+
+
+def _rank_key(t):
+    return (t.dim(), t.dtype, t.device, t.requires_grad)
+
+
+class _Snapshot:
+    """RNG state and module buffers before a capture, restored when the capture breaks (the eager rerun
+    then sees them as the call found them)."""
+
+    def __init__(self, modules):
+        self.gen = _C.default_generator
+        self.rng = self.gen.get_state()
+        self.buffers = []
+        seen = set()
+        for m in modules:
+            for b in m.buffers():
+                if id(b) not in seen:
+                    seen.add(id(b))
+                    self.buffers.append((b, b.detach().clone()))
+
+    def restore(self):
+        self.gen.set_state(self.rng)
+        with grad_mode.no_grad():
+            for b, saved in self.buffers:
+                if b.shape == saved.shape:
+                    b.copy_(saved)
+
+
+class _Entry:
+    __slots__ = ("fn", "gm", "kernels", "rank_key", "specialized")
+
+    def __init__(self, fn, gm, kernels, rank_key, specialized):
+        self.fn = fn
+        self.gm = gm
+        self.kernels = kernels
+        self.rank_key = rank_key
+        self.specialized = specialized
+
+
+class CompiledFunction:
+    """The compiled form of a function or module (see the module docstring). ``_torchdynamo_orig_callable``
+    is the original; ``_mt_graphs`` the captured GraphModules; ``_mt_kernels`` the generated kernels."""
+
+    def __init__(
+        self, fn, backend, *, fullgraph=False, dynamic=None, module=None, recompile_limit=None, on_graph=None
+    ):
+        self._torchdynamo_orig_callable = fn
+        self._module = module
+        self._backend = backend
+        self._fullgraph = fullgraph
+        self._dynamic = dynamic
+        self._recompile_limit = recompile_limit
+        self._on_graph = on_graph  # explain(): told of each graph and break
+        self._active = threading.local()
+        self._lock = threading.RLock()
+        self._reset()
+        if module is None:
+            try:
+                functools.update_wrapper(self, fn)
+            except (AttributeError, TypeError):
+                pass
+        _all_compiled.add(self)
+
+    def _reset(self):
+        self._cache = {}
+        self._dyn_cache = {}
+        self._no_dynamic = set()
+        self._entries = []
+        self._broken = None
+        self._watch = []
+        self._watch_ids = set()
+        self._warned_limit = False
+
+    # ---- what tests and users inspect
+    @property
+    def _mt_graphs(self):
+        return [e.gm for e in self._entries]
+
+    @property
+    def _mt_kernels(self):
+        return [k for e in self._entries for k in e.kernels]
+
+    @property
+    def _mt_graph_break(self):
+        return self._broken
+
+    def _mt_active(self):
+        return getattr(self._active, "on", False)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __reduce__(self):
+        # a module's compiled call is not pickled or deep-copied: the copy runs eagerly, as PyTorch's
+        return (_none, ())
+
+    # ---- calling
+    def _eager(self, args, kwargs):
+        active = self._active
+        prev = getattr(active, "on", False)
+        active.on = True
+        try:
+            return self._torchdynamo_orig_callable(*args, **kwargs)
+        finally:
+            active.on = prev
+
+    def _key(self, leaves, spec):
+        key = [grad_mode.is_grad_enabled(), spec]
+        key += [_tensor_key(t) for t in leaves]
+        if self._watch:
+            key.append(tuple(m.training for m in self._watch))
+        return tuple(key)
+
+    def _rank_key(self, leaves, spec):
+        key = [grad_mode.is_grad_enabled(), spec]
+        key += [_rank_key(t) for t in leaves]
+        if self._watch:
+            key.append(tuple(m.training for m in self._watch))
+        return tuple(key)
+
+    def __call__(self, *args, **kwargs):
+        stance = _stance["stance"]
+        if stance == "force_eager" or self._broken is not None or is_capturing() or self._mt_active():
+            # inside another capture this runs on proxies: the outer graph records it inline
+            return self._eager(args, kwargs)
+        leaves, spec = _flatten(args, kwargs)
+        entry = self._cache.get(self._key(leaves, spec))
+        if entry is None and self._dyn_cache:
+            entry = self._dyn_cache.get(self._rank_key(leaves, spec))
+        if entry is not None:
+            return entry.fn(*leaves)
+        with self._lock:
+            return self._miss(args, kwargs, leaves, spec)
+
+    def _miss(self, args, kwargs, leaves, spec):
+        stance = _stance["stance"]
+        if self._entries:
+            if stance == "eager_on_recompile":
+                return self._eager(args, kwargs)
+            if stance == "fail_on_recompile":
+                raise RuntimeError("Detected recompile when torch.compile stance is 'fail_on_recompile'")
+        limit = self._recompile_limit if self._recompile_limit is not None else config.recompile_limit
+        if len(self._entries) >= limit:
+            if self._fullgraph:
+                raise FailOnRecompileLimitHit(
+                    "recompile_limit reached with fullgraph=True. Excessive recompilations can degrade "
+                    "performance due to the compilation overhead of each recompilation. To monitor "
+                    "recompilations, enable TORCH_LOGS=recompiles."
+                )
+            if not self._warned_limit:
+                self._warned_limit = True
+                name = getattr(
+                    self._torchdynamo_orig_callable, "__qualname__", repr(self._torchdynamo_orig_callable)
+                )
+                warnings.warn(
+                    f"torch._dynamo hit config.recompile_limit ({limit})\n"
+                    f"   function: '{name}'\n"
+                    f"   last reason: no cached graph matches the input signature (sizes, strides, dtypes, "
+                    f"devices, requires_grad, other arguments, grad mode or module training flags changed)\n"
+                    f"New input signatures of this function run eagerly.",
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
+            return self._eager(args, kwargs)
+        rk = self._rank_key(leaves, spec)
+        marked = any(getattr(t, "_dynamo_dynamic_indices", None) for t in leaves)
+        specialize = True
+        if (
+            self._dynamic is True
+            or (self._dynamic is None and marked)
+            or (
+                self._dynamic is None
+                and config.automatic_dynamic_shapes
+                and rk not in self._no_dynamic
+                and any(e.rank_key == rk for e in self._entries)
+            )
+        ):
+            specialize = False
+        if not specialize and rk in self._no_dynamic:
+            specialize = True
+        return self._capture_and_compile(args, kwargs, leaves, spec, rk, specialize)
+
+    def _capture_and_compile(self, args, kwargs, leaves, spec, rk, specialize):
+        fn = self._torchdynamo_orig_callable
+        target = self._module if self._module is not None else fn
+        names = _leaf_names(target, args, kwargs)
+        snapshot = _Snapshot([self._module] if self._module is not None else [])
+        counters["frames"]["total"] += 1
+        active = self._active
+        prev = getattr(active, "on", False)
+        active.on = True  # a Module.compile()d module calls back into its own eager _call_impl
+        try:
+            res = capture(
+                fn if self._module is None else self._module,
+                args,
+                kwargs,
+                leaves,
+                _rebuilder(args, kwargs),
+                names,
+                module=self._module if self._module is not None else _bound_module(fn),
+                specialize=specialize,
+            )
+        except GraphBreak as gb:
+            snapshot.restore()
+            if not specialize and gb.shape_only:
+                self._no_dynamic.add(rk)
+                active.on = prev
+                return self._capture_and_compile(args, kwargs, leaves, spec, rk, True)
+            return self._graph_break(gb, args, kwargs)
+        finally:
+            active.on = prev
+        counters["frames"]["ok"] += 1
+        for m in res.modules:
+            if id(m) not in self._watch_ids:
+                self._watch_ids.add(id(m))
+                self._watch.append(m)
+        compiled = self._compile(res)
+        kernels = list(
+            getattr(compiled, "_mt_kernels", None)
+            or getattr(getattr(compiled, "__self__", None), "_mt_kernels", None)
+            or []
+        )
+        entry = _Entry(compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize)
+        self._entries.append(entry)
+        if specialize:
+            self._cache[self._key(leaves, spec)] = entry
+        else:
+            self._dyn_cache[self._rank_key(leaves, spec)] = entry
+        return res.output
+
+    def _compile(self, res):
+        gm = res.gm
+        counters["stats"]["unique_graphs"] += 1
+        counters["stats"]["calls_captured"] += sum(1 for n in gm.graph.nodes if n.op.startswith("call_"))
+        if self._on_graph is not None:
+            self._on_graph(gm, None)
+        try:
+            compiled = self._backend(gm, list(res.example_inputs))
+        except Exception as e:
+            if config.suppress_errors:
+                warnings.warn(
+                    f"torch.compile: backend {getattr(self._backend, '__name__', self._backend)!r} failed "
+                    f"({type(e).__name__}: {e}); running the captured graph eagerly (config.suppress_errors)",
+                    stacklevel=user_stacklevel(),
+                )
+                return gm.forward
+            raise BackendCompilerFailed(self._backend, e) from e
+        if not callable(compiled):
+            raise BackendCompilerFailed(
+                self._backend, TypeError(f"the backend returned {type(compiled).__name__}, not a callable")
+            )
+        return compiled
+
+    def _graph_break(self, gb, args, kwargs):
+        counters["graph_break"][gb.title] += 1
+        _break_log.append(gb)
+        if self._on_graph is not None:
+            self._on_graph(None, gb)
+        if self._fullgraph:
+            raise Unsupported(gb.format(), gb.title) from gb.__cause__
+        self._broken = gb
+        if self._on_graph is not None:
+            return self._eager(args, kwargs)  # explain() reports the break itself
+        name = (
+            getattr(self._torchdynamo_orig_callable, "__qualname__", None)
+            or type(self._torchdynamo_orig_callable).__name__
+        )
+        where = ""
+        if gb.user_stack:
+            f = gb.user_stack[-1]
+            where = f" at {f.filename}:{f.lineno}"
+        warnings.warn(
+            f"torch.compile: graph break in {name}{where}: {gb.reason.rstrip('.')}. It runs eagerly from now "
+            "on (fullgraph=True raises instead).",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return self._eager(args, kwargs)
+
+
+def _none():
+    return None
+
+
+def _bound_module(fn):
+    owner = getattr(fn, "__self__", None)
+    return owner if isinstance(owner, Module) else None
+
+
+class OptimizedModule(Module):
+    """torch.compile(module): a Module wrapping ``_orig_mod`` (its parameters and state_dict appear under
+    ``_orig_mod.``) whose forward is the compiled call of the original module (hooks included). Attribute
+    reads and writes other than its own go to the original module."""
+
+    _opt_mod_attributes = frozenset(
+        {
+            "_orig_mod",
+            "dynamo_ctx",
+            "_torchdynamo_orig_callable",
+            "forward",
+            "_forward",
+            "__dict__",
+            "_super_module_initialized",
+            "_mt_compiled",
+        }
+    )
+
+    def __init__(self, mod, compiled):
+        object.__setattr__(self, "_orig_mod", mod)
+        self._super_module_initialized = False
+        super().__init__()
+        self._super_module_initialized = True
+        self._orig_mod = mod
+        self._mt_compiled = compiled
+        self.forward = compiled
+
+    @property
+    def training(self):
+        return self._orig_mod.training
+
+    @training.setter
+    def training(self, value):
+        if self.__dict__.get("_super_module_initialized", False):
+            self._orig_mod.training = value
+
+    @property
+    def _mt_kernels(self):
+        return self._mt_compiled._mt_kernels
+
+    @property
+    def _mt_graphs(self):
+        return self._mt_compiled._mt_graphs
+
+    def __len__(self):
+        try:
+            return len(self._orig_mod)
+        except TypeError:
+            raise TypeError(f"{type(self._orig_mod).__name__} does not support len()") from None
+
+    def __getattr__(self, name):
+        if name == "_orig_mod":
+            return self._modules["_orig_mod"]
+        return getattr(self._orig_mod, name)
+
+    def __setattr__(self, name, value):
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
+            return super().__setattr__(name, value)
+        return setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name):
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
+            return super().__delattr__(name)
+        return delattr(self._orig_mod, name)
+
+    def __reduce__(self):
+        return (
+            _rebuild_optimized,
+            (
+                self._orig_mod,
+                self._mt_compiled._backend,
+                self._mt_compiled._fullgraph,
+                self._mt_compiled._dynamic,
+            ),
+        )
+
+    def __dir__(self):
+        own = self._orig_mod.__dir__()
+        return own + [a for a in super().__dir__() if a not in own]
+
+
+def _rebuild_optimized(mod, backend, fullgraph, dynamic):
+    return OptimizedModule(
+        mod, CompiledFunction(mod, backend, fullgraph=fullgraph, dynamic=dynamic, module=mod)
+    )
