@@ -705,6 +705,50 @@ def test_small_3d_cnn_trains():
     assert losses[-1] < 0.3 * losses[0]
 
 
+def test_torch_spellings_autocast_and_vmap():
+    x, w = RNG.standard_normal((2, 3, 4, 5, 4)), RNG.standard_normal((4, 3, 2, 3, 2))
+    np.testing.assert_allclose(
+        N(minitorch.conv3d(T(x), T(w), None, 1, 1)), np_conv3d(x, w, None, 1, 1), atol=1e-10
+    )
+    wt = RNG.standard_normal((3, 2, 2, 2, 2))
+    np.testing.assert_allclose(
+        N(minitorch.conv_transpose3d(T(x), T(wt), None, 2)), np_conv_transpose3d(x, wt, None, 2), atol=1e-10
+    )
+    np.testing.assert_array_equal(N(minitorch.max_pool3d(T(x), 2, ())), np_max_pool3d(x, 2)[0])
+    # autocast runs the convs in its lower precision, mixed-precision operands included
+    xf, wf = T(x, minitorch.float32), T(w, minitorch.float32)
+    with minitorch.autocast("cpu", dtype=minitorch.bfloat16):
+        y = F.conv3d(xf.bfloat16(), wf, padding=1)
+        z = F.conv_transpose3d(xf, T(wt, minitorch.bfloat16), stride=2)
+    assert y.dtype == z.dtype == minitorch.bfloat16
+    np.testing.assert_allclose(N(y), np_conv3d(x, w, None, 1, 1), rtol=0.05, atol=0.1)
+    # vmap over a batch of weights (torch.func's conv rule reaches F.conv3d with groups)
+    from minitorch.func import vmap
+
+    ws = T(RNG.standard_normal((3, 4, 3, 2, 3, 2)))
+    out = vmap(lambda w: F.conv3d(T(x), w, None, 1, 1))(ws)
+    for i in range(3):
+        np.testing.assert_allclose(N(out[i]), np_conv3d(x, N(ws[i]), None, 1, 1), atol=1e-10)
+
+
+def test_plain_values_where_tensors_belong():
+    w = _x(4, 3, 3, 3, 3)
+    for call, msg in [
+        (lambda: F.conv3d([1, 2], w), "conv3d(): argument 'input' (position 1) must be Tensor, not list"),
+        (lambda: F.max_pool3d(3, 2), "max_pool3d(): argument 'input' (position 1) must be Tensor, not int"),
+        (
+            lambda: F.conv_transpose3d(_x(1, 4, 2, 2, 2), None),
+            "conv_transpose3d(): argument 'weight' (position 2)",
+        ),
+        (
+            lambda: F.max_unpool3d(_x(1, 1, 2, 2, 2), [1], 2),
+            "max_unpool3d(): argument 'indices' (position 2)",
+        ),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+
+
 # --------------------------------------------------------------------------------------- bad inputs
 def _x(*shape, dtype=minitorch.float32):
     return minitorch.zeros(shape, dtype=dtype)

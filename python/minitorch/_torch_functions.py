@@ -816,8 +816,10 @@ def _reuse(name, fname=None):
 for _name in (
     "conv1d",
     "conv2d",
+    "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "avg_pool1d",
     "adaptive_avg_pool1d",
     "pixel_shuffle",
@@ -925,6 +927,14 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """2-D max pooling with torch's signature (an empty stride means the kernel size)."""
     return _F().max_pool2d(
+        input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode
+    )
+
+
+@_export
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """3-D max pooling with torch's signature (an empty stride means the kernel size)."""
+    return _F().max_pool3d(
         input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode
     )
 

@@ -88,6 +88,20 @@ def _batched(input, fn):
     return (input, True) if input.dim() == 5 else (input.unsqueeze(0), False)
 
 
+def _autocast(x, weight, bias):
+    """Inside autocast, the conv operands in its lower precision (the 2-D ops below would cast them too, but
+    the 3-D checks compare dtypes first)."""
+    dev = "cuda" if x.is_cuda else "cpu"
+    if not _C._is_autocast_enabled(dev):
+        return x, weight, bias
+    dt = _C._get_autocast_dtype(dev)
+
+    def cast(t):
+        return t.to(dt) if isinstance(t, _C.Tensor) and t.is_floating_point() else t
+
+    return cast(x), cast(weight), cast(bias)
+
+
 def _sizes(t):
     return list(t.shape)
 
@@ -241,6 +255,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     Composed from one conv2d: the kernel's depth taps are folded into the channel dim (see this module's
     docstring); a native oneDNN/cuDNN 3-D kernel is future C++ work. padding may be 'same' or 'valid'."""
     x, batched = _batched(input, "conv3d")
+    x, weight, bias = _autocast(x, weight, bias)
     stride = _ints(stride, "conv3d", "stride")
     dilation = _ints(dilation, "conv3d", "dilation")
     if isinstance(padding, str):
@@ -370,6 +385,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     Composed from one conv_transpose2d whose output channels carry the depth taps and one index_add that
     places them along depth; a native oneDNN/cuDNN 3-D kernel is future C++ work."""
     x, batched = _batched(input, "conv_transpose3d")
+    x, weight, bias = _autocast(x, weight, bias)
     fn = "conv_transpose3d"
     if isinstance(padding, str):
         raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")

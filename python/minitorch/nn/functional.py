@@ -2024,6 +2024,14 @@ from minitorch.nn._conv3d import (
     max_pool3d_with_indices,
 )
 
+# a plain value where a tensor belongs: PyTorch's TypeError, not the AttributeError the composition meets (the
+# adaptive pools and lp_pool3d are Python in PyTorch, whose AttributeError they keep)
+_argcheck.translate_module(
+    globals(),
+    ["avg_pool3d", "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "max_unpool3d"],
+    checks="tensors",
+)  # fmt: skip
+
 __all__ += [
     "adaptive_avg_pool3d",
     "adaptive_max_pool3d",
