@@ -26,6 +26,7 @@ from minitorch.distributions.inverse_gamma import InverseGamma
 from minitorch.distributions.kl import kl_divergence, register_kl
 from minitorch.distributions.kumaraswamy import Kumaraswamy
 from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.lkj_cholesky import LKJCholesky
 from minitorch.distributions.log_normal import LogNormal
 from minitorch.distributions.logistic_normal import LogisticNormal
 from minitorch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -68,6 +69,7 @@ __all__ = [
     "Independent",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
