@@ -341,9 +341,15 @@ def _conv3d_float(x, weight, bias, stride, padding, dilation, groups):
     for od in range(do):
         row = [od * sd + t * dd - pd for t in range(kd)]
         table.append([i if 0 <= i < d else d for i in row])
-    # [N, C, Do*KD, H, W] -> [N*Do, g*KD*C/g, H, W]: each group's channel block holds its taps in (kd, c) order
-    xg = _gather(x, 2, table, 0)
-    xg = xg.reshape(n, groups, cg, do, kd, h, w).permute(0, 3, 1, 4, 2, 5, 6).reshape(n * do, c * kd, h, w)
+    # -> [N*Do, g*KD*C/g, H, W]: each group's channel block holds its taps in (kd, c) order. One group: the
+    # gather from the depth-major view lands in that layout already (one copy, not two).
+    if groups == 1:
+        xg = _gather(x.permute(0, 2, 1, 3, 4), 1, table, 0).reshape(n * do, kd * c, h, w)
+    else:
+        xg = _gather(x, 2, table, 0)
+        xg = (
+            xg.reshape(n, groups, cg, do, kd, h, w).permute(0, 3, 1, 4, 2, 5, 6).reshape(n * do, c * kd, h, w)
+        )
     w2 = weight.permute(0, 2, 1, 3, 4).reshape(o, kd * cg, kh, kw)
     out = _nn.conv2d(xg, w2, bias, stride[1:], padding[1:], dilation[1:], groups)
     ho, wo = out.shape[-2:]
