@@ -14,7 +14,7 @@ import pytest
 import minitorch
 import minitorch.nn.functional as F
 from minitorch import nn
-from minitorch.autograd import gradcheck
+from minitorch.autograd import gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(1234)
 
@@ -554,6 +554,15 @@ def test_pool_gradcheck():
     v, i = F.max_pool3d(x.detach(), 2, 2, return_indices=True)
     v.requires_grad_()
     assert gradcheck(lambda v: F.max_unpool3d(v, i, 2, 2, output_size=(5, 4, 5)), (v,))
+
+
+def test_double_backward():
+    x = T(RNG.standard_normal((1, 2, 4, 3, 3)), grad=True)
+    w = T(RNG.standard_normal((2, 2, 2, 2, 2)), grad=True)
+    assert gradgradcheck(lambda x, w: F.conv3d(x, w, None, (2, 1, 1), 1), (x, w))
+    assert gradgradcheck(lambda x, w: F.conv_transpose3d(x, w, None, (2, 1, 1), 1), (x, w))
+    assert gradgradcheck(lambda x: F.avg_pool3d(x, 2, 1, 1), (x,))
+    assert gradgradcheck(lambda x: F.max_pool3d(x, 2, 1, 1), (x,))
 
 
 def test_max_pool3d_grad_goes_to_argmax(device):
