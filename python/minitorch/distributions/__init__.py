@@ -46,6 +46,7 @@ from minitorch.distributions.transforms import *
 from minitorch.distributions.uniform import Uniform
 from minitorch.distributions.von_mises import VonMises
 from minitorch.distributions.weibull import Weibull
+from minitorch.distributions.wishart import Wishart
 
 __all__ = [
     "Bernoulli",
@@ -90,6 +91,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "kl_divergence",
     "register_kl",
