@@ -224,11 +224,6 @@ def test_tensor_class_constructor(restore_defaults):
     assert minitorch.Tensor(2).dtype == minitorch.float64 and minitorch.Tensor([1]).dtype == minitorch.float64
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the C++ Tensor constructor (csrc/python/bind_tensor.cpp tensor_init) rejects keyword arguments "
-    "instead of passing them to _creation._legacy_new",
-)
 def test_tensor_class_constructor_device_keyword():
     assert minitorch.Tensor(2, 3, device="cpu").shape == (2, 3)
 
@@ -442,8 +437,6 @@ def test_generator_python_methods():
 SIZE_KW = [
     ("full", lambda: minitorch.full(size=(2, 3), fill_value=2.0)),
     ("new_full", lambda: minitorch.zeros(1).new_full(size=(2, 3), fill_value=2.0)),
-]
-SIZE_KW_NEEDING_CPP = [
     ("empty", lambda: minitorch.empty(size=(2, 3))),
     ("zeros", lambda: minitorch.zeros(size=(2, 3))),
     ("ones", lambda: minitorch.ones(size=[2, 3])),
@@ -462,7 +455,14 @@ def test_size_keyword(name, call):
     assert call().shape == (2, 3)
 
 
-@pytest.mark.parametrize("name,call", SIZE_KW_NEEDING_CPP, ids=[n for n, _ in SIZE_KW_NEEDING_CPP])
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="the C++ factory binding takes sizes as *args only")
-def test_size_keyword_in_cpp_factories(name, call):
-    assert call().shape == (2, 3)
+def test_size_keyword_errors_in_pytorchs_words():
+    assert minitorch.zeros(size=()).shape == ()
+    assert minitorch.ones(size=minitorch.Size([2])).tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match=r"^zeros\(\): argument 'size' must be tuple of ints, not int$"):
+        minitorch.zeros(size=2)
+    with pytest.raises(TypeError, match=r"^empty\(\) got multiple values for argument 'size'$"):
+        minitorch.empty(2, size=(3,))
+    with pytest.raises(TypeError, match=r'^empty\(\) missing 1 required positional arguments: "size"$'):
+        minitorch.empty()
+    with pytest.raises(TypeError, match=r"^new_zeros\(\): argument 'size' must be tuple of ints, not str$"):
+        minitorch.zeros(1).new_zeros(size="ab")

@@ -29,6 +29,11 @@ namespace {
 #define MT_FACTORY_KW py::kw_only(), MT_FACTORY_KW_NAMES
 
 using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
+// The names PyTorch's messages give each factory (template arguments need objects with linkage).
+constexpr char kEmpty[] = "empty", kZeros[] = "zeros", kOnes[] = "ones", kRand[] = "rand", kRandn[] = "randn",
+               kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros", kNewOnes[] = "new_ones";
+// size= as a keyword, after the positional sizes (py::args): pybind11 makes it keyword-only there
+#define MT_SIZE_KW py::arg("size") = py::none()
 
 // out= of a factory: the tensor is made in out's dtype and on its device unless dtype=/device= say otherwise,
 // then written into out (resized like any op's out=) and out is returned.
@@ -55,10 +60,26 @@ Tensor made(IntArrayRef sizes, Device device, F&& f) {
   return nogil_if(worth_releasing_output(sizes, device), f);
 }
 
-template <Filler F>
-Tensor sized_factory(py::args sizes, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                     py::handle out) {
-  DimVector sz = parse_size_args(sizes);
+// The size of a sized factory: positional ints or one sequence, or the keyword size= (a sequence of ints), in
+// PyTorch's words when both or neither are given or size= is not a sequence.
+DimVector factory_size(const char* name, const py::args& sizes, py::handle size) {
+  if (size.is_none()) {
+    if (sizes.size() == 0)
+      throw py::type_error(std::string(name) + "() missing 1 required positional arguments: \"size\"");
+    return parse_size_args(sizes);
+  }
+  if (sizes.size() != 0)
+    throw py::type_error(std::string(name) + "() got multiple values for argument 'size'");
+  if (!py::isinstance<py::tuple>(size) && !py::isinstance<py::list>(size))
+    throw py::type_error(std::string(name) + "(): argument 'size' must be tuple of ints, not " +
+                         py::str(py::type::of(size).attr("__name__")).cast<std::string>());
+  return parse_size(size);
+}
+
+template <Filler F, const char* Name>
+Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::handle device, bool rg,
+                     py::handle, bool, py::handle out) {
+  DimVector sz = factory_size(Name, sizes, size);
   FactoryOut o(out);
   ScalarType dt = o.dtype(dtype);
   Device dev = o.device(device);
@@ -91,22 +112,22 @@ Generator* parse_generator(py::handle h, int8_t* type) {
 }
 
 // rand/randn: the sized factories plus generator=
-template <Filler F>
-Tensor random_factory(py::args sizes, py::handle generator, py::handle dtype, py::handle device, bool rg,
-                      py::handle, bool, py::handle out) {
+template <Filler F, const char* Name>
+Tensor random_factory(py::args sizes, py::handle size, py::handle generator, py::handle dtype,
+                      py::handle device, bool rg, py::handle, bool, py::handle out) {
   int8_t type = -1;
   Generator* g = parse_generator(generator, &type);
   ScopedGenerator scope(g, type);
-  return sized_factory<F>(std::move(sizes), dtype, device, rg, py::none(), false, out);
+  return sized_factory<F, Name>(std::move(sizes), size, dtype, device, rg, py::none(), false, out);
 }
 
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
-template <Filler F>
-Tensor new_factory(const Tensor& self, py::args sizes, py::handle dtype, py::handle device, bool rg,
-                   py::handle, bool, py::handle) {
+template <Filler F, const char* Name>
+Tensor new_factory(const Tensor& self, py::args sizes, py::handle size, py::handle dtype, py::handle device,
+                   bool rg, py::handle, bool, py::handle) {
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  DimVector sz = parse_size_args(sizes);
+  DimVector sz = factory_size(Name, sizes, size);
   return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 }  // namespace
@@ -136,19 +157,21 @@ static void check_0d_endpoints(const char* fn, py::handle start, py::handle end)
 }
 
 void init_factory(py::module_& m, TensorClass& cls) {
-  m.def("empty", &sized_factory<empty>, MT_FACTORY_KW_NAMES);
-  m.def("zeros", &sized_factory<zeros>, MT_FACTORY_KW_NAMES);
-  m.def("ones", &sized_factory<ones>, MT_FACTORY_KW_NAMES);
-  m.def("rand", &random_factory<rand>, py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
-  m.def("randn", &random_factory<randn>, py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
+  m.def("empty", &sized_factory<empty, kEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  m.def("zeros", &sized_factory<zeros, kZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  m.def("ones", &sized_factory<ones, kOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  m.def("rand", &random_factory<rand, kRand>, MT_SIZE_KW, py::arg("generator") = py::none(),
+        MT_FACTORY_KW_NAMES);
+  m.def("randn", &random_factory<randn, kRandn>, MT_SIZE_KW, py::arg("generator") = py::none(),
+        MT_FACTORY_KW_NAMES);
   m.def("empty_like", &like_factory<empty>, py::arg("input"), MT_FACTORY_KW);
   m.def("zeros_like", &like_factory<zeros>, py::arg("input"), MT_FACTORY_KW);
   m.def("ones_like", &like_factory<ones>, py::arg("input"), MT_FACTORY_KW);
   m.def("rand_like", &like_factory<rand>, py::arg("input"), MT_FACTORY_KW);
   m.def("randn_like", &like_factory<randn>, py::arg("input"), MT_FACTORY_KW);
-  cls.def("new_empty", &new_factory<empty>, MT_FACTORY_KW_NAMES);
-  cls.def("new_zeros", &new_factory<zeros>, MT_FACTORY_KW_NAMES);
-  cls.def("new_ones", &new_factory<ones>, MT_FACTORY_KW_NAMES);
+  cls.def("new_empty", &new_factory<empty, kNewEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  cls.def("new_zeros", &new_factory<zeros, kNewZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  cls.def("new_ones", &new_factory<ones, kNewOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
 
   m.def(
       "full",
@@ -223,21 +246,22 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
       "randint",
-      [](py::args args, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle,
-         py::handle generator) {
-        // randint(high, size) or randint(low, high, size)
-        MT_CHECK_TYPE(args.size() == 2 || args.size() == 3,
+      [](py::args args, py::handle size_kw, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle, py::handle generator) {
+        // randint(high, size) or randint(low, high, size); size may come as the keyword size=
+        size_t n = args.size() + (size_kw.is_none() ? 0 : 1);
+        MT_CHECK_TYPE(n == 2 || n == 3,
                       "randint() received an invalid combination of arguments: expected (high, size) or "
                       "(low, high, size)");
         int64_t low = 0, high;
-        if (args.size() == 3) {
+        if (n == 3) {
           low = args[0].cast<int64_t>();
           high = args[1].cast<int64_t>();
         } else {
           high = args[0].cast<int64_t>();
         }
         // size must be a sequence: randint(0, 3) is a forgotten size, not randint(high=0, size=3)
-        py::handle size = args[args.size() - 1];
+        py::handle size = size_kw.is_none() ? py::handle(args[args.size() - 1]) : size_kw;
         MT_CHECK_TYPE(
             py::isinstance<py::tuple>(size) || py::isinstance<py::list>(size),
             "randint() received an invalid combination of arguments: size must be a tuple of ints, got ",
@@ -246,10 +270,9 @@ void init_factory(py::module_& m, TensorClass& cls) {
         Generator* g = parse_generator(generator, &type);
         ScopedGenerator scope(g, type);
         return set_requires_grad(
-            randint(low, high, parse_size(args[args.size() - 1]), parse_dtype(dtype), factory_device(device)),
-            rg);
+            randint(low, high, parse_size(size), parse_dtype(dtype), factory_device(device)), rg);
       },
-      MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
+      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
   m.def(
       "randint_like",
       [](const Tensor& self, int64_t low, py::handle high, py::handle dtype, py::handle device) {

@@ -217,11 +217,10 @@ std::shared_ptr<TensorImpl> tensor_init(const py::args& args, const py::kwargs& 
     set_requires_grad(alias, rg);
     return alias.ptr();
   }
-  MT_CHECK(kwargs.empty(),
-           "Tensor(): unexpected keyword arguments; use minitorch.tensor(data, dtype=...) instead");
+  // The legacy constructor (sizes, data, another tensor; device=): _creation._legacy_new gives PyTorch's
+  // results and errors, and an alias of a tensor argument that keeps its autograd history, as PyTorch's does.
   py::object legacy = py::module_::import("minitorch._creation").attr("_legacy_new");
-  Tensor made = legacy(*args).cast<Tensor>();
-  return autograd::detach(made).ptr();
+  return legacy(*args, **kwargs).cast<Tensor>().ptr();
 }
 
 void init_tensor(py::module_& m, TensorClass& cls) {

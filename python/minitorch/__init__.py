@@ -138,6 +138,10 @@ _LAZY_SUBMODULES = frozenset(
 
 
 def __getattr__(name):
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        from minitorch.func import vmap
+
+        return vmap
     if name in _LAZY_SUBMODULES:
         import importlib
 
