@@ -13,14 +13,14 @@ from tests.test_elementwise import UNARY_GRADCHECK
 
 
 def rnd(*shape, device="cpu", low=None, high=None, requires_grad=True):
-    x = torch.randn(*shape, dtype=torch.float64, device=device)
+    x = torch.randn(shape, dtype=torch.float64, device=device)
     if low is not None:
-        x = torch.rand(*shape, dtype=torch.float64, device=device) * (high - low) + low
+        x = torch.rand(shape, dtype=torch.float64, device=device) * (high - low) + low
     return x.requires_grad_(requires_grad)
 
 
 def away_from_zero(*shape, device="cpu"):
-    x = torch.rand(*shape, dtype=torch.float64, device=device) * 0.8 + 0.2
+    x = torch.rand(shape, dtype=torch.float64, device=device) * 0.8 + 0.2
     s = torch.randint(0, 2, shape, device=device).double() * 2 - 1
     return (x * s).requires_grad_()
 
@@ -1113,14 +1113,14 @@ def test_products_save_each_input_only_for_the_other_gradient(op, shapes):
     # As in PyTorch: an input is saved only when the other input's gradient needs it, so writing to the
     # input whose value no gradient reads is allowed, writing to the other one raises.
     fn = getattr(torch, op)
-    a = torch.randn(*shapes[0], dtype=torch.float64, requires_grad=True)
-    b = torch.randn(*shapes[1], dtype=torch.float64)
+    a = torch.randn(shapes[0], dtype=torch.float64, requires_grad=True)
+    b = torch.randn(shapes[1], dtype=torch.float64)
     out = fn(a, b).sum()
     with torch.no_grad():
         a.add_(1)  # not saved: only b's gradient would read a
     out.backward()
     np.testing.assert_allclose(a.grad.numpy(), torch.autograd.grad(fn(a, b).sum(), a)[0].numpy(), rtol=1e-12)
-    a2 = torch.randn(*shapes[0], dtype=torch.float64, requires_grad=True)
+    a2 = torch.randn(shapes[0], dtype=torch.float64, requires_grad=True)
     out = fn(a2, b).sum()
     b.mul_(2)  # saved for a2's gradient
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):

@@ -15,7 +15,9 @@ D = torch.float64
 
 def r(*shape, seed=0, grad=True, lo=-1.0, hi=1.0):
     g = torch.Generator().manual_seed(seed)
-    t = torch.rand(*shape, generator=g, dtype=D) * (hi - lo) + lo
+    if len(shape) == 1 and isinstance(shape[0], tuple):  # r(()) is a 0-d tensor, r(3) and r(2, 3) as rand's
+        shape = shape[0]
+    t = torch.rand(shape, generator=g, dtype=D) * (hi - lo) + lo
     return t.requires_grad_(grad)
 
 

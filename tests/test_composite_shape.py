@@ -33,7 +33,7 @@ def _inputs(shape, dtype, device, layout, seed=0):
 
 
 def _rand64(*shape):
-    return minitorch.randn(*shape, dtype=F64, requires_grad=True)
+    return minitorch.randn(shape, dtype=F64, requires_grad=True)
 
 
 # ---- flips, rolls, rotations, tiles

@@ -34,7 +34,7 @@ D = torch.float64
 
 
 def rand(*shape):
-    return torch.randn(*shape, dtype=D)
+    return torch.randn(shape, dtype=D)
 
 
 def fd_jacobian(f, x, eps=1e-6):

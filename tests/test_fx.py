@@ -126,7 +126,7 @@ def _bn_stats(model, shape, steps=3):
     model.train()
     with torch.no_grad():
         for _ in range(steps):
-            model(torch.randn(*shape) * 2 + 0.5)
+            model(torch.randn(shape) * 2 + 0.5)
     return model.eval()
 
 

@@ -690,7 +690,7 @@ def test_transposed_copy_tiles(shape, perm, dtype, device):
     assert y.is_contiguous() and y.shape == tuple(shape[p] for p in perm)
     np.testing.assert_array_equal(to_np(y), arr.transpose(perm))
     # the same copy through copy_ into a transposed destination
-    z = minitorch.empty(*shape[::-1], dtype=dtype, device=device).t() if len(shape) == 2 else None
+    z = minitorch.empty(shape[::-1], dtype=dtype, device=device).t() if len(shape) == 2 else None
     if z is not None:
         z.copy_(x)
         np.testing.assert_array_equal(to_np(z), arr)

@@ -670,13 +670,13 @@ def test_lazy_conv(cls, target, shape):
         "LazyConv1d(0, 4, kernel_size=(3,), stride=(1,))",
         "LazyConv2d(0, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False)",
     )
-    x = minitorch.randn(*shape)
+    x = minitorch.randn(shape)
     y = m(x)
     assert type(m) is target and m.in_channels == 3 and m.weight.shape[:2] == (4, 3)
     conv = F.conv1d if target is nn.Conv1d else F.conv2d
     np.testing.assert_allclose(_np(y), _np(conv(x, m.weight, m.bias, m.stride, m.padding)), rtol=1e-6)
     unbatched = cls(2, 3)
-    assert unbatched(minitorch.randn(*shape[1:])).shape[0] == 2 and unbatched.in_channels == 3
+    assert unbatched(minitorch.randn(shape[1:])).shape[0] == 2 and unbatched.in_channels == 3
 
 
 @pytest.mark.parametrize(
@@ -687,7 +687,7 @@ def test_lazy_batchnorm(cls, target, shape):
     m = cls()
     assert list(m.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
     assert repr(m).startswith(f"{cls.__name__}(0, eps=1e-05, momentum=0.1, affine=True")
-    x = minitorch.randn(*shape, dtype=minitorch.float32)
+    x = minitorch.randn(shape, dtype=minitorch.float32)
     y = m(x)
     assert type(m) is target and m.num_features == 3 and m.running_mean.shape == (3,)
     assert int(m.num_batches_tracked.item()) == 1

@@ -11,7 +11,7 @@ from minitorch.nn import functional as F
 
 
 def _r(*shape):
-    return minitorch.randn(*shape)
+    return minitorch.randn(shape)
 
 
 # (name, fn, inputs builder): inputs are views into larger buffers (offset and/or transposed)
@@ -236,7 +236,7 @@ def test_loss_modules_pass_their_options(device):
 
 
 def _d(*shape, low=-2.0, high=2.0):
-    return (minitorch.rand(*shape, dtype=minitorch.float64) * (high - low) + low).requires_grad_(True)
+    return (minitorch.rand(shape, dtype=minitorch.float64) * (high - low) + low).requires_grad_(True)
 
 
 COMPOSITES = [

@@ -51,7 +51,7 @@ def test_fuse_conv_bn_eval_same_output(conv, bn, shape, device):
     b = randomize_bn(bn().double().to(device))
     w_before = npy(c.weight)
     fused = fuse_conv_bn_eval(c, b)
-    x = minitorch.randn(*shape, dtype=minitorch.float64, device=device)
+    x = minitorch.randn(shape, dtype=minitorch.float64, device=device)
     np.testing.assert_allclose(npy(fused(x)), npy(b(c(x))), rtol=1e-10, atol=1e-12)
     assert fused is not c and type(fused) is type(c)
     np.testing.assert_array_equal(npy(c.weight), w_before)  # the original layer is untouched

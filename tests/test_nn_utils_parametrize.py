@@ -652,7 +652,7 @@ def _assert_orthogonal(Q, rtol=1e-10):
 def test_orthogonal_is_orthogonal_and_trains(shape, omap, triv):
     minitorch.manual_seed(0)
     m = nn.Module()
-    m.weight = nn.Parameter(minitorch.randn(*shape, dtype=minitorch.float64))
+    m.weight = nn.Parameter(minitorch.randn(shape, dtype=minitorch.float64))
     PZ.orthogonal(m, orthogonal_map=omap, use_trivialization=triv)
     _assert_orthogonal(m.weight)
     assert m.weight.shape == shape
@@ -691,7 +691,7 @@ def test_orthogonal_gradcheck(omap, shape):
     m = nn.Linear(shape[1], shape[0]).double()
     PZ.orthogonal(m, orthogonal_map=omap)
     orth = m.parametrizations.weight[0]
-    X = minitorch.randn(*shape, dtype=minitorch.float64)
+    X = minitorch.randn(shape, dtype=minitorch.float64)
     # householder reads the diagonal's sign through .int(): keep it away from the integers, where that jumps
     X.diagonal().copy_(minitorch.tensor([1.5, -1.5, 2.5][: min(shape)], dtype=minitorch.float64))
     assert gradcheck(lambda x: orth(x), (X.requires_grad_(True),))

@@ -11,7 +11,7 @@ import minitorch
 
 
 def rnd(*shape, device="cpu", dtype=minitorch.float32):
-    return minitorch.randn(*shape, device=device).to(dtype)
+    return minitorch.randn(shape, device=device).to(dtype)
 
 
 # (name, inputs made from two random (3, 4) float64 tensors, NumPy reference on those inputs)

@@ -1097,7 +1097,7 @@ _MEAN = (
 
 
 def _t(*shape, dtype="int64"):
-    return minitorch.ones(*shape, dtype=getattr(minitorch, dtype))
+    return minitorch.ones(shape, dtype=getattr(minitorch, dtype))
 
 
 @pytest.mark.parametrize(

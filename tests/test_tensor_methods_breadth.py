@@ -234,7 +234,7 @@ def test_fill_diagonal(device):
             np.fill_diagonal(ref, 2, wrap=wrap)
         else:
             ref[0, 0, 0] = ref[1, 1, 1] = 2
-        x = torch.zeros(*shape, device=device)
+        x = torch.zeros(shape, device=device)
         assert x.fill_diagonal_(2, wrap=wrap) is x
         np.testing.assert_allclose(_np(x), ref)
     with pytest.raises(RuntimeError, match="all dimensions of input must be of equal length"):
@@ -310,7 +310,7 @@ def test_inplace_autograd():
         y.subtract_(e.view(2, 2), alpha=2)
         return y.divide_(3.0)
 
-    args = [torch.randn(*s, dtype=torch.float64, requires_grad=True) for s in [(4,), (4,), (2, 3), (3, 2)]]
+    args = [torch.randn(s, dtype=torch.float64, requires_grad=True) for s in [(4,), (4,), (2, 3), (3, 2)]]
     assert gradcheck(f, args)
 
 

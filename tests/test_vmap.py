@@ -19,7 +19,7 @@ def _seed():
 
 
 def rand(*shape, device="cpu"):
-    return torch.randn(*shape, dtype=D, device=device)
+    return torch.randn(shape, dtype=D, device=device)
 
 
 def loop(f, in_dims=0, out_dims=0):

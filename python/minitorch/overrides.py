@@ -304,12 +304,28 @@ def _candidates(mod):
     return out
 
 
+# Made once and kept across extents: scanning the namespaces and building ~3,000 wrappers cost ~10 ms per entry,
+# which every vmap/trace call paid. A namespace's plan is rebuilt when its dict changed size or a name was rebound.
+_wrappers = {}  # (public name, original) -> its wrapper
+_plans = {}  # module -> (len(vars(module)) when planned, [(attribute name, original, public name)])
+
+
+def _plan(mod, public):
+    d = vars(mod)
+    plan = _plans.get(mod)
+    if plan is None or plan[0] != len(d) or any(d.get(n) is not o for n, o, _ in plan[1]):
+        plan = (len(d), [(n, o, f"{public}.{n}") for n, o in _candidates(mod)])
+        _plans[mod] = plan
+    return plan[1]
+
+
 def _install():
     _overrides_cache.clear()
     for mod, public in _namespaces():
-        for name, original in _candidates(mod):
-            qual = f"{public}.{name}"
-            wrapper = _make_wrapper(original, qual)
+        for name, original, qual in _plan(mod, public):
+            wrapper = _wrappers.get((qual, original))
+            if wrapper is None:
+                wrapper = _wrappers[qual, original] = _make_wrapper(original, qual)
             _patched.append((mod, name, original, wrapper))
             setattr(mod, name, wrapper)
 
