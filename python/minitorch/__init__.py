@@ -107,6 +107,19 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
 )
 from minitorch import optim  # noqa: F401
 from minitorch import distributions, linalg, multiprocessing, return_types, special  # noqa: F401  (multiprocessing registers tensor reductions)
+from minitorch.distributions._sampling import (  # noqa: F401  (the samplers PyTorch has as ops)
+    binomial,
+    poisson,
+    sample_dirichlet as _sample_dirichlet,
+    standard_gamma as _standard_gamma,
+    standard_gamma_grad as _standard_gamma_grad,
+)
+from minitorch.distributions._sampling import gammainc as igamma, gammaincc as igammac
+
+# torch.special's regularized incomplete gamma functions live beside the Gamma sampler that needs them
+# (distributions._sampling, a layer above special): the root, which assembles both, hands them to special.
+special.gammainc, special.gammaincc = igamma, igammac
+special.__all__ += ["gammainc", "gammaincc"]
 from minitorch.linalg._decomp import TORCH as _linalg_torch  # torch.inverse, torch.svd, ... (decompositions)
 
 # PyTorch's TypeError for an argument of the wrong kind; the removed functions (qr, cholesky, ...) raise as is
