@@ -1492,3 +1492,19 @@ def test_padding_and_dropout1d_rank_rules_as_pytorch():
     with pytest.raises(RuntimeError, match="^dropout1d: Expected 2D or 3D input, but received a 4D input"):
         F.dropout1d(minitorch.ones(1, 2, 3, 4))
     assert F.dropout1d(minitorch.ones(2, 3), training=False).shape == (2, 3)
+
+
+def test_argument_kinds_in_pytorchs_words_for_inplace_composites_shapes_and_dropouts():
+    x = minitorch.randn(3, 2, dtype=minitorch.float64)
+    # an in-place composite names the argument as its out-of-place form does (its signature is the same)
+    with pytest.raises(
+        TypeError, match=r"^renorm_\(\): argument 'p' \(position 1\) must be Number, not Tensor$"
+    ):
+        x.renorm_(minitorch.ones(3, 2), 1, 1.0)
+    for bad, shown in [(0.5, "0.5"), (minitorch.tensor(3), "3")]:
+        with pytest.raises(RuntimeError, match=rf"a tuple of ints, or a list of ints, got {shown}$"):
+            minitorch.broadcast_shapes(bad, 1)
+    with pytest.raises(
+        TypeError, match=r"^feature_alpha_dropout\(\): argument 'train' \(position 3\) must be bool"
+    ):
+        minitorch.feature_alpha_dropout(minitorch.ones(2, 2), 0.5, 1)

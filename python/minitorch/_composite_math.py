@@ -3,6 +3,7 @@ primitive ops, so autograd and every device come for free; one that a benchmark 
 own in csrc/."""
 
 import builtins
+import inspect
 import math
 
 from minitorch import _C, _compare, _composite_shape, _creation
@@ -112,6 +113,8 @@ def _inplace_of(fn):
 
     inplace.__name__ = fn.__name__ + "_"
     inplace.__doc__ = f"In-place version of {fn.__name__}."
+    # fn's parameters, so _argcheck names a wrong argument as PyTorch's parser does for the in-place method too
+    inplace.__signature__ = inspect.signature(fn)
     return inplace
 
 

@@ -848,6 +848,10 @@ def _reuse_dropout(name, fname, inplace):
     extra = {"inplace": True} if inplace else {}
 
     def fn(input, p, train):
+        if not isinstance(train, bool):  # ATen's signature takes a bool, not an int
+            raise TypeError(
+                f"{name}(): argument 'train' (position 3) must be bool, not {type(train).__name__}"
+            )
         _check_p(p)
         return getattr(_F(), fname)(input, p, train, **extra)
 

@@ -14,6 +14,12 @@ __all__ = ["broadcast_shapes", "nanmean", "nansum", "repeat", "repeat_interleave
 
 def broadcast_shapes(*shapes):
     """The shape that tensors of the given shapes broadcast to (NumPy's rule); an int is a 1-d shape."""
+    for s in shapes:  # PyTorch's words for anything but an int or a sequence (a tensor or float included)
+        if not isinstance(s, (int, tuple, list, Size)):
+            shown = s.item() if isinstance(s, _C.Tensor) and s.numel() == 1 else s
+            raise RuntimeError(  # noqa: TRY004  (PyTorch's class)
+                f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shown}"
+            )
     shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
