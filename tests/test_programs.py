@@ -76,6 +76,7 @@ NEEDS = {
     "ddp_tutorial.py": [NO_GLOO],
     "tensorboard_recipe.py": ["tensorboard (the optional extra)"],
     "legacy_two_layer_net.py": ["FloatTensor (exported by minitorch/__init__.py, issue 33)"],
+    "gcn.py": ["sparse_coo_tensor (exported by minitorch/__init__.py, issue 33)"],
     "model_ensembling.py": [
         "vmap (torch.vmap, exported by minitorch/__init__.py, issue 31)",
         "Module.to('meta') (issue 31)",

@@ -127,9 +127,21 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+# The types is_tensor accepts: the Tensor class and the Python tensor types that register themselves (the
+# sparse layouts of minitorch.sparse, which cannot subclass the C++ Tensor).
+_TENSOR_TYPES = (_C.Tensor,)
+
+
+def register_tensor_type(cls):
+    """Makes is_tensor() true for instances of `cls` (a tensor type written in Python)."""
+    global _TENSOR_TYPES
+    if cls not in _TENSOR_TYPES:
+        _TENSOR_TYPES = (*_TENSOR_TYPES, cls)
+
+
 def is_tensor(obj):
-    """True when `obj` is a minitorch Tensor."""
-    return isinstance(obj, _C.Tensor)
+    """True when `obj` is a minitorch Tensor (or a sparse tensor)."""
+    return isinstance(obj, _TENSOR_TYPES)
 
 
 def is_floating_point(t):
