@@ -96,8 +96,8 @@ def compile(
         )
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-    if dynamic not in (None, True, False):
-        raise TypeError(f"dynamic must be None, True or False, got {dynamic!r}")
+    if dynamic is not None and not isinstance(dynamic, bool):
+        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")  # noqa: TRY004
     if backend == "inductor":
@@ -130,4 +130,5 @@ def set_default_backend(backend):
 
 
 def get_default_backend():
+    """The backend torch.compile uses when none is given ("inductor" unless set)."""
     return _default_backend["name"]

@@ -48,6 +48,7 @@ def list_backends(exclude_tags=("debug", "experimental")):
 
 @register_backend(name="eager", tags=("debug",))
 def eager(gm, fake_tensor_inputs, **kwargs):
+    """The captured graph run as it is (its generated Python forward)."""
     if kwargs:
         warnings.warn(f"eager backend ignoring extra kwargs {kwargs}", stacklevel=2)
     return gm.forward
@@ -55,11 +56,13 @@ def eager(gm, fake_tensor_inputs, **kwargs):
 
 @register_backend(name="aot_eager", tags=("debug",))
 def aot_eager(gm, fake_tensor_inputs, **kwargs):
+    """As "eager": we have no ahead-of-time autograd split, so the graph runs as captured."""
     return gm.forward
 
 
 @register_backend(name="inductor")
 def inductor(gm, example_inputs, **kwargs):
+    """The default backend (minitorch._inductor.compile_fx) with mode/options as torch.compile passes them."""
     from minitorch import _inductor
 
     mode = kwargs.pop("mode", None)

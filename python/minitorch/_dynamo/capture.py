@@ -54,6 +54,7 @@ def is_capturing():
 
 
 def current_tracer():
+    """The CaptureTracer of the innermost capture running on this thread, or None."""
     stack = getattr(_state, "tracers", None)
     return stack[-1] if stack else None
 
@@ -89,6 +90,7 @@ class GraphBreak(Exception):
 
     @property
     def reason(self):
+        """One line: the title and the explanation."""
         return f"{self.title}: {self.explanation}" if self.explanation else self.title
 
     def format(self):
@@ -307,6 +309,9 @@ class _CaptureAttribute(Attribute, _CaptureProxy):
 class CaptureTracer(Tracer):
     """An fx Tracer that computes every node on real values as it records it (see the module docstring)."""
 
+    # buffers are read in the graph (get_attr), so what is computed from them stays live when they change
+    proxy_buffer_attributes = True
+
     def __init__(self, inputs, specialize=True):
         super().__init__()
         self.values = {}
@@ -321,9 +326,11 @@ class CaptureTracer(Tracer):
 
     # ---- proxies and nodes
     def proxy(self, node):
+        """A _CaptureProxy over node."""
         return _CaptureProxy(node, self)
 
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        """The new node, with its value computed on the real inputs (values[node])."""
         node = super().create_node(kind, target, args, kwargs, name, type_expr)
         if kind != "output":
             self._evaluate(node)
@@ -394,16 +401,19 @@ class CaptureTracer(Tracer):
         return name
 
     def path_of_module(self, mod):
+        """As Tracer's, installing a module the root does not hold (a global model) under a fresh name."""
         try:
             return super().path_of_module(mod)
         except NameError:
             return self._install_module(mod)
 
     def call_module(self, m, forward, args, kwargs):
+        """As Tracer's, remembering the module (its training flag becomes a guard)."""
         self.touched_modules.append(m)
         return super().call_module(m, forward, args, kwargs)
 
     def create_arg(self, a):
+        """As Tracer's; parameters of modules outside the root are installed on it."""
         if isinstance(a, Proxy):  # before the Tensor checks: a proxy of a tensor passes isinstance(a, Tensor)
             return a.node
         if isinstance(a, Parameter):
@@ -437,6 +447,7 @@ class CaptureTracer(Tracer):
             patcher.patch_attr(ns, fname, recorded)
 
     def to_bool(self, obj):
+        """bool() of a traced value: a graph break."""
         return _CaptureProxy.__bool__(obj)
 
 

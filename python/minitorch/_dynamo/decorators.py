@@ -7,7 +7,6 @@ does the same (fn itself becomes a node). assume_constant_result calls fn once a
 its value.
 """
 
-import builtins
 import functools
 
 from minitorch import _C
@@ -54,7 +53,7 @@ def disable(fn=None, recursive=True, *, reason=None, wrapping=True):
         fn.forward = _opaque(fn.forward, "_torchdynamo_disable")
         return fn
     if not callable(fn):
-        raise TypeError(f"torch.compiler.disable expects a callable, got {type(fn).__name__}")
+        raise AssertionError("fn must be callable")  # noqa: TRY004  (PyTorch's class and words)
     return _opaque(fn, "_torchdynamo_disable")
 
 
@@ -87,28 +86,22 @@ def assume_constant_result(fn):
     return wrapper
 
 
-def _check_tensor(t, name):
+def _check_tensor(t, attr):
     if not isinstance(t, _C.Tensor):
-        raise TypeError(f"{name} expects a Tensor, got {type(t).__name__}")
+        # PyTorch's class and words: it sets the attribute on whatever it is given
+        raise AttributeError(f"'{type(t).__name__}' object has no attribute '{attr}'")  # noqa: TRY004
 
 
 def mark_dynamic(t, index, *, min=None, max=None, hint_override=None, specialize_on=None):
     """Marks dim(s) of t dynamic: the first capture with t as an input is size-generic. Recorded on the
-    tensor as ``_dynamo_dynamic_indices``, as PyTorch does."""
+    tensor as ``_dynamo_dynamic_indices``, as PyTorch does (dims are not checked here, as there)."""
     if proxies_in((t,), {}):
         return
-    _check_tensor(t, "mark_dynamic")
+    _check_tensor(t, "_dynamo_dynamic_indices")
     indices = [index] if isinstance(index, int) else list(index)
-    for i in indices:
-        if not isinstance(i, int):
-            raise TypeError(f"mark_dynamic expects int dims, got {type(i).__name__}")
-        if not -t.dim() <= i < builtins.max(t.dim(), 1):
-            raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-t.dim()}, {t.dim() - 1}], but got {i})"
-            )
     if not hasattr(t, "_dynamo_dynamic_indices"):
         t._dynamo_dynamic_indices = set()
-    t._dynamo_dynamic_indices.update(i % builtins.max(t.dim(), 1) for i in indices)
+    t._dynamo_dynamic_indices.update(indices)
     if min is not None or max is not None:
         ranges = getattr(t, "_dynamo_dynamic_range", set())
         ranges.update((i, min, max) for i in indices)
@@ -116,12 +109,13 @@ def mark_dynamic(t, index, *, min=None, max=None, hint_override=None, specialize
 
 
 def maybe_mark_dynamic(t, index):
+    """As mark_dynamic (a hint PyTorch may ignore; we follow it)."""
     mark_dynamic(t, index)
 
 
 def mark_static(t, index=None):
     """Marks t (or dims of it) static: recorded as ``_dynamo_static_indices``; a marked-dynamic dim is unmarked."""
-    _check_tensor(t, "mark_static")
+    _check_tensor(t, "_dynamo_static_indices")
     indices = range(t.dim()) if index is None else ([index] if isinstance(index, int) else list(index))
     if not hasattr(t, "_dynamo_static_indices"):
         t._dynamo_static_indices = set()

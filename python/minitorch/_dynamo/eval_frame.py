@@ -216,10 +216,13 @@ class _Snapshot:
 
 
 class _Entry:
-    __slots__ = ("fn", "gm", "kernels", "rank_key", "specialized")
+    """One cached graph: fn is what a call runs (the backend's result), gm the captured graph."""
 
-    def __init__(self, fn, gm, kernels, rank_key, specialized):
+    __slots__ = ("compiled", "fn", "gm", "kernels", "rank_key", "specialized")
+
+    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized):
         self.fn = fn
+        self.compiled = compiled
         self.gm = gm
         self.kernels = kernels
         self.rank_key = rank_key
@@ -296,14 +299,14 @@ class CompiledFunction:
             active.on = prev
 
     def _key(self, leaves, spec):
-        key = [grad_mode.is_grad_enabled(), spec]
+        key = [_C.is_grad_enabled(), spec]
         key += [_tensor_key(t) for t in leaves]
         if self._watch:
             key.append(tuple(m.training for m in self._watch))
         return tuple(key)
 
     def _rank_key(self, leaves, spec):
-        key = [grad_mode.is_grad_enabled(), spec]
+        key = [_C.is_grad_enabled(), spec]
         key += [_rank_key(t) for t in leaves]
         if self._watch:
             key.append(tuple(m.training for m in self._watch))
@@ -406,12 +409,15 @@ class CompiledFunction:
                 self._watch_ids.add(id(m))
                 self._watch.append(m)
         compiled = self._compile(res)
+        # a compiled GraphModule is called through its forward (no hooks to run: Module.__call__ is overhead)
+        hooked = isinstance(compiled, Module) and (compiled._forward_hooks or compiled._forward_pre_hooks)
+        call = compiled.forward if isinstance(compiled, Module) and not hooked else compiled
         kernels = list(
             getattr(compiled, "_mt_kernels", None)
             or getattr(getattr(compiled, "__self__", None), "_mt_kernels", None)
             or []
         )
-        entry = _Entry(compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize)
+        entry = _Entry(call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize)
         self._entries.append(entry)
         if specialize:
             self._cache[self._key(leaves, spec)] = entry
@@ -507,6 +513,7 @@ class OptimizedModule(Module):
 
     @property
     def training(self):
+        """The original module's training flag (setting it sets the original's)."""
         return self._orig_mod.training
 
     @training.setter

@@ -11,7 +11,7 @@ __all__ = [
 
 
 class TorchDynamoException(RuntimeError):
-    pass
+    """Base of torch.compile's errors."""
 
 
 class Unsupported(TorchDynamoException):
@@ -35,6 +35,8 @@ class BackendCompilerFailed(TorchDynamoException):
 
 
 class InvalidBackend(TorchDynamoException):
+    """backend= names no registered backend (with close matches suggested)."""
+
     def __init__(self, name, suggestions=None):
         msg = f"Invalid backend: {name!r}"
         msg += f", did you mean: {', '.join(map(repr, suggestions))}?" if suggestions else "."
@@ -43,8 +45,8 @@ class InvalidBackend(TorchDynamoException):
 
 
 class RecompileLimitExceeded(TorchDynamoException):
-    pass
+    """More graphs than config.recompile_limit were needed."""
 
 
 class FailOnRecompileLimitHit(TorchDynamoException):
-    pass
+    """recompile_limit reached with fullgraph=True."""

@@ -57,6 +57,7 @@ def cache_dir():
 
 
 def flags():
+    """The compiler flags of every kernel library."""
     return _FLAGS
 
 
@@ -86,6 +87,7 @@ def compiler():
 
 
 def warn_no_compiler_once():
+    """The one warning a process gets when no C++ compiler is found."""
     global _warned_no_compiler
     if not _warned_no_compiler:
         _warned_no_compiler = True
@@ -98,6 +100,7 @@ def warn_no_compiler_once():
 
 
 def source_hash(source, cxx):
+    """The cache key: source, compiler path and version, flags."""
     h = hashlib.sha256()
     h.update(source.encode())
     h.update(b"\0" + cxx[0].encode() + b"\0" + cxx[1].encode() + b"\0" + " ".join(_FLAGS).encode())

@@ -17,12 +17,15 @@ import os
 __all__ = ["KernelSpec", "generate", "prelude"]
 
 _CTYPE = {"float32": "float", "float64": "double", "bool": "bool"}
-_FLAT_GRAIN = 1 << 16  # elements per thread before a flat loop is split
+# elements per thread before a loop is split: threads are started per call, and a started thread can wait a
+# scheduler slice for a core on a busy machine, so only work of about a millisecond or more is split
+_FLAT_GRAIN = 1 << 19
 
 _prelude = None
 
 
 def prelude():
+    """The text of prelude.h, included at the top of every generated file."""
     global _prelude
     if _prelude is None:
         with open(os.path.join(os.path.dirname(__file__), "prelude.h")) as f:
@@ -46,6 +49,7 @@ class KernelSpec:
 
     @property
     def kind(self):
+        """The loop shape: "flat", "rows" or "layer_norm"."""
         if self.ln is not None:
             return "layer_norm"
         return "rows" if any(k == "row" for k, _ in self.inputs) else "flat"

@@ -20,7 +20,6 @@ from minitorch import _C
 from minitorch._inductor import codegen
 from minitorch._inductor.lowering import lower
 from minitorch._inductor.meta import meta_of
-from minitorch.autograd import grad_mode
 from minitorch.fx import Graph, GraphModule, Node
 
 __all__ = ["FusedKernel", "find_groups", "fuse", "is_barrier"]
@@ -318,30 +317,34 @@ class FusedKernel:
         cfn = self.cfn
         if cfn is None:
             return self._run_eager(args)
-        tensors = list(args)
-        for mod, attr in self.param_inputs:
-            tensors.append(getattr(mod, attr, None))
-        grad = grad_mode.is_grad_enabled()
+        tensors = args
+        if self.param_inputs:
+            tensors = args + tuple([getattr(m, a, None) for m, a in self.param_inputs])
+        grad = _C.is_grad_enabled()
+        tensor_type = _C.Tensor
+        ptrs = []
         for t, dt in zip(tensors, self.dtypes):
-            if not isinstance(t, _C.Tensor) or t.dtype != dt or t.is_cuda or not t.is_contiguous():
+            if not isinstance(t, tensor_type) or t.dtype is not dt or t.is_cuda or not t.is_contiguous():
                 return self._run_eager(args)
             if grad and t.requires_grad:
                 return self._run_eager(args)
+            ptrs.append(t.data_ptr())
         full = tensors[self._first_full]
         shape = full.shape
         d = None
-        for t, kind in zip(tensors, self.kinds):
-            if kind == "full":
-                if t.shape != shape:
+        if len(tensors) > 1:
+            for t, kind in zip(tensors, self.kinds):
+                if kind == "full":
+                    if t.shape != shape:
+                        return self._run_eager(args)
+                elif kind == "row":
+                    rs = _strip(t.shape)
+                    td = _numel(rs)
+                    if (rs and tuple(shape[len(shape) - len(rs) :]) != rs) or (d is not None and td != d):
+                        return self._run_eager(args)
+                    d = td
+                elif t.numel() != 1:
                     return self._run_eager(args)
-            elif kind == "row":
-                rs = _strip(t.shape)
-                td = _numel(rs)
-                if (rs and tuple(shape[len(shape) - len(rs) :]) != rs) or (d is not None and td != d):
-                    return self._run_eager(args)
-                d = td
-            elif t.numel() != 1:
-                return self._run_eager(args)
         n = full.numel()
         if self.d_rule == "last":
             if not shape or (d is not None and d != shape[-1]) or shape[-1] != self.spec_d:
@@ -354,13 +357,9 @@ class FusedKernel:
             outs = [_C.empty_like(like) for _ in range(self.n_outputs)]
         else:
             outs = [_C.empty(shape, dtype=self.out_dtype) for _ in range(self.n_outputs)]
-        cfn(
-            *[t.data_ptr() for t in tensors],
-            *[o.data_ptr() for o in outs],
-            n,
-            d,
-            self.nthreads or _C.get_num_threads(),
-        )
+        for o in outs:
+            ptrs.append(o.data_ptr())
+        cfn(*ptrs, n, d, self.nthreads or _C.get_num_threads())
         self.calls += 1
         return outs[0] if self.n_outputs == 1 else tuple(outs)
 

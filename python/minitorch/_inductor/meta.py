@@ -9,6 +9,9 @@ __all__ = ["TensorMeta", "meta_of", "record"]
 
 
 class TensorMeta:
+    """Shape, dtype, device, strides and requires_grad of a tensor value of a graph, with the Tensor methods
+    that read them."""
+
     __slots__ = ("_stride", "device", "dtype", "requires_grad", "shape")
 
     def __init__(self, shape, dtype, device, stride, requires_grad):
@@ -20,26 +23,32 @@ class TensorMeta:
 
     @classmethod
     def of(cls, t):
+        """The meta of tensor t."""
         return cls(t.shape, t.dtype, t.device, t.stride(), t.requires_grad)
 
     def size(self, dim=None):
+        """As Tensor.size."""
         return self.shape if dim is None else self.shape[dim]
 
     def stride(self, dim=None):
+        """As Tensor.stride."""
         return self._stride if dim is None else self._stride[dim]
 
     def dim(self):
+        """As Tensor.dim."""
         return len(self.shape)
 
     ndim = property(dim)
 
     def numel(self):
+        """As Tensor.numel."""
         n = 1
         for s in self.shape:
             n *= s
         return n
 
     def is_contiguous(self):
+        """As Tensor.is_contiguous (row-major, size-1 dims ignored)."""
         expected = 1
         for size, st in zip(reversed(self.shape), reversed(self._stride)):
             if size != 1 and st != expected:

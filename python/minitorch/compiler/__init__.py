@@ -51,8 +51,10 @@ def is_compiling():
 
 
 def is_dynamo_compiling():
+    """As is_compiling."""
     return is_capturing()
 
 
 def is_exporting():
+    """False: torch.export is not implemented."""
     return False
