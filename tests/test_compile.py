@@ -431,6 +431,40 @@ def test_guards_on_python_arguments_and_training_flag():
     assert len(calls2) == 2
 
 
+def test_guards_on_module_python_attributes():
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = 2.0
+            self.act = "relu"
+            self.extra = None
+
+        def forward(self, x):
+            y = x.relu() if self.act == "relu" else x.tanh()
+            if self.extra is not None:
+                y = self.extra(y)
+            return y * self.scale
+
+    backend, calls = _counting_backend()
+    m = Scaled()
+    cm = compile(m, backend=backend)
+    x = torch.randn(5)
+    for _ in range(2):
+        assert_close(cm(x), m(x))
+    m.scale = 3.0
+    assert_close(cm(x), x.relu() * 3)
+    m.act = "tanh"
+    assert_close(cm(x), x.tanh() * 3)
+    m.extra = nn.Sigmoid()
+    assert_close(cm(x), x.tanh().sigmoid() * 3)
+    assert len(calls) == 4
+    m.scale, m.act, m.extra = 2.0, "relu", None
+    assert_close(cm(x), x.relu() * 2)
+    assert len(calls) == 4  # the first graph again
+    ex = _dynamo.explain(m)(x)
+    assert any("CONSTANT_MATCH: Scaled.scale == 2.0" in g for g in ex.out_guards)
+
+
 def test_recompile_limit_then_eager_with_warning():
     backend, calls = _counting_backend()
     cf = compile(lambda x: x * 2, backend=backend, dynamic=False)

@@ -189,6 +189,9 @@ _FACTORIES = (
 )
 
 
+_GUARDED_ATTR_TYPES = (bool, int, float, str, type(None))
+
+
 def _is_tensor(v):
     return isinstance(v, _C.Tensor)
 
@@ -323,6 +326,7 @@ class CaptureTracer(Tracer):
         self.extra_modules = {}
         self.extra_params = {}
         self.touched_modules = []
+        self.attr_reads = {}
 
     # ---- proxies and nodes
     def proxy(self, node):
@@ -429,10 +433,26 @@ class CaptureTracer(Tracer):
     # ---- factories recorded, data-dependent Python refused
     def _patch_wrapped(self, patcher):
         super()._patch_wrapped(patcher)
+        tracer = self
+
+        # Python scalars read from modules (a config value, an optional submodule that is None) are baked into
+        # the graph: remember them, they become guards
+        def module_getattribute(mod, name):
+            value = object.__getattribute__(mod, name)
+            if (
+                type(value) in _GUARDED_ATTR_TYPES
+                and not name.startswith("_")
+                and name != "training"
+                and not tracer._mt_passthrough
+                and current_tracer() is tracer
+            ):
+                tracer.attr_reads.setdefault((id(mod), name), (mod, name))
+            return value
+
+        patcher.patch_attr(Module, "__getattribute__", module_getattribute)
         ns = sys.modules.get("minitorch")
         if ns is None:
             return
-        tracer = self
         for fname in _FACTORIES:
             fn = getattr(ns, fname, None)
             if fn is None:
@@ -452,11 +472,12 @@ class CaptureTracer(Tracer):
 
 
 class CaptureResult:
-    """A captured graph: the GraphModule, the concrete output of the traced run, the example inputs, and the
-    modules whose training flags the graph depends on."""
+    """A captured graph: the GraphModule, the concrete output of the traced run, the example inputs, the
+    modules whose training flags the graph depends on and the module attributes it read."""
 
-    def __init__(self, gm, output, example_inputs, modules, specialized):
+    def __init__(self, gm, output, example_inputs, modules, specialized, attr_reads=()):
         self.gm = gm
+        self.attr_reads = list(attr_reads)  # (module, name) of the Python scalars the capture read
         self.output = output
         self.example_inputs = example_inputs
         self.modules = modules
@@ -574,7 +595,7 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
             if id(sub) not in seen:
                 seen.add(id(sub))
                 modules.append(sub)
-    return CaptureResult(gm, output, list(leaves), modules, specialize)
+    return CaptureResult(gm, output, list(leaves), modules, specialize, tracer.attr_reads.values())
 
 
 def proxies_in(args, kwargs):

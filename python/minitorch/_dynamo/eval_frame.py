@@ -216,17 +216,35 @@ class _Snapshot:
 
 
 class _Entry:
-    """One cached graph: fn is what a call runs (the backend's result), gm the captured graph."""
+    """One cached graph: fn is what a call runs (the backend's result), gm the captured graph, guards the
+    (object, attribute, value) it was captured under besides its inputs (module training flags, Python
+    scalars read from modules)."""
 
-    __slots__ = ("compiled", "fn", "gm", "kernels", "rank_key", "specialized")
+    __slots__ = ("compiled", "fn", "gm", "guards", "kernels", "rank_key", "specialized")
 
-    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized):
+    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards):
         self.fn = fn
         self.compiled = compiled
         self.gm = gm
         self.kernels = kernels
         self.rank_key = rank_key
         self.specialized = specialized
+        self.guards = guards
+
+    def holds(self):
+        for obj, name, value in self.guards:
+            v = getattr(obj, name, _MISSING)
+            if v is not value and v != value:
+                return False
+        return True
+
+
+def _find(entries):
+    if entries:
+        for e in entries:
+            if e.holds():
+                return e
+    return None
 
 
 class CompiledFunction:
@@ -259,8 +277,7 @@ class CompiledFunction:
         self._no_dynamic = set()
         self._entries = []
         self._broken = None
-        self._watch = []
-        self._watch_ids = set()
+        self._last_guards = []
         self._warned_limit = False
 
     # ---- what tests and users inspect
@@ -301,15 +318,11 @@ class CompiledFunction:
     def _key(self, leaves, spec):
         key = [_C.is_grad_enabled(), spec]
         key += [_tensor_key(t) for t in leaves]
-        if self._watch:
-            key.append(tuple(m.training for m in self._watch))
         return tuple(key)
 
     def _rank_key(self, leaves, spec):
         key = [_C.is_grad_enabled(), spec]
         key += [_rank_key(t) for t in leaves]
-        if self._watch:
-            key.append(tuple(m.training for m in self._watch))
         return tuple(key)
 
     def __call__(self, *args, **kwargs):
@@ -318,9 +331,9 @@ class CompiledFunction:
             # inside another capture this runs on proxies: the outer graph records it inline
             return self._eager(args, kwargs)
         leaves, spec = _flatten(args, kwargs)
-        entry = self._cache.get(self._key(leaves, spec))
+        entry = _find(self._cache.get(self._key(leaves, spec)))
         if entry is None and self._dyn_cache:
-            entry = self._dyn_cache.get(self._rank_key(leaves, spec))
+            entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)))
         if entry is not None:
             return entry.fn(*leaves)
         with self._lock:
@@ -404,10 +417,16 @@ class CompiledFunction:
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
+        guards, seen = [], set()
         for m in res.modules:
-            if id(m) not in self._watch_ids:
-                self._watch_ids.add(id(m))
-                self._watch.append(m)
+            if (id(m), "training") not in seen:
+                seen.add((id(m), "training"))
+                guards.append((m, "training", m.training))
+        for m, name in res.attr_reads:
+            if (id(m), name) not in seen:
+                seen.add((id(m), name))
+                guards.append((m, name, getattr(m, name, _MISSING)))
+        self._last_guards = guards
         compiled = self._compile(res)
         # a compiled GraphModule is called through its forward (no hooks to run: Module.__call__ is overhead)
         hooked = isinstance(compiled, Module) and (compiled._forward_hooks or compiled._forward_pre_hooks)
@@ -417,12 +436,12 @@ class CompiledFunction:
             or getattr(getattr(compiled, "__self__", None), "_mt_kernels", None)
             or []
         )
-        entry = _Entry(call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize)
+        entry = _Entry(call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize, guards)
         self._entries.append(entry)
         if specialize:
-            self._cache[self._key(leaves, spec)] = entry
+            self._cache.setdefault(self._key(leaves, spec), []).insert(0, entry)
         else:
-            self._dyn_cache[self._rank_key(leaves, spec)] = entry
+            self._dyn_cache.setdefault(self._rank_key(leaves, spec), []).insert(0, entry)
         return res.output
 
     def _compile(self, res):
@@ -477,6 +496,9 @@ class CompiledFunction:
 
 def _none():
     return None
+
+
+_MISSING = object()
 
 
 def _bound_module(fn):

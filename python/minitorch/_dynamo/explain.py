@@ -75,7 +75,7 @@ class ExplainOutput:
     __repr__ = __str__
 
 
-def _guards(gm, example_inputs, modules):
+def _guards(gm, example_inputs, state):
     names = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
     out = ["GRAD_MODE: torch.is_grad_enabled() is unchanged"]
     for name, t in zip(names, example_inputs):
@@ -83,8 +83,9 @@ def _guards(gm, example_inputs, modules):
             f"TENSOR_MATCH: {name}: size={tuple(t.shape)}, stride={tuple(t.stride())}, dtype={t.dtype}, "
             f"device={t.device}, requires_grad={t.requires_grad}"
         )
-    for m in modules:
-        out.append(f"NN_MODULE: {type(m).__name__}.training == {m.training}")
+    for obj, name, value in state:
+        kind = "NN_MODULE" if name == "training" else "CONSTANT_MATCH"
+        out.append(f"{kind}: {type(obj).__name__}.{name} == {value!r}")
     return out
 
 
@@ -102,7 +103,7 @@ def explain(f, *extra_args, **extra_kwargs):
                 breaks.append(BreakReason(gb.reason, gb.user_stack))
 
         def backend(gm, example_inputs):
-            guards.extend(_guards(gm, example_inputs, compiled._watch))
+            guards.extend(_guards(gm, example_inputs, compiled._last_guards))
             return gm.forward
 
         module = f if isinstance(f, Module) else None

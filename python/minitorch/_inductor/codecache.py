@@ -1,15 +1,16 @@
 """Building generated C++ into shared libraries: finding the compiler, the on-disk cache, loading with ctypes.
 
 A library is cached under ``~/.cache/minitorch/compile/<hash>.so`` (``MINITORCH_COMPILE_CACHE_DIR`` overrides the
-directory), the hash covering the source, the compiler's path and version and the flags, so a second process
-(or a second compile of the same graph) loads it without running the compiler. The compiler writes into a
-temporary file in that directory which is then renamed over the final name: rename is atomic, so processes
-compiling the same kernel at once never see a half-written library.
+directory), the hash covering the source, the compiler's path and version, the flags and the CPU (for
+-march=native), so a second process (or a second compile of the same graph) loads it without running the
+compiler. The compiler writes into a temporary file in that directory which is then renamed over the final
+name: rename is atomic, so processes compiling the same kernel at once never see a half-written library.
 """
 
 import ctypes
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -99,11 +100,35 @@ def warn_no_compiler_once():
         )
 
 
+_cpu = None
+
+
+def _cpu_identity():
+    """What -march=native compiles for: the CPU's model and feature flags (a cache directory shared between
+    machines must not hand one CPU's instructions to another)."""
+    global _cpu
+    if _cpu is None:
+        ident = platform.machine() + " " + platform.processor()
+        try:
+            with open("/proc/cpuinfo") as f:
+                lines = [ln for ln in f if ln.startswith(("model name", "flags", "Features", "CPU part"))]
+            seen = []
+            for ln in lines:
+                if ln not in seen:
+                    seen.append(ln)
+            ident += "".join(seen)
+        except OSError:
+            pass
+        _cpu = ident
+    return _cpu
+
+
 def source_hash(source, cxx):
-    """The cache key: source, compiler path and version, flags."""
+    """The cache key: source, compiler path and version, flags, and the CPU -march=native targets."""
     h = hashlib.sha256()
     h.update(source.encode())
     h.update(b"\0" + cxx[0].encode() + b"\0" + cxx[1].encode() + b"\0" + " ".join(_FLAGS).encode())
+    h.update(b"\0" + _cpu_identity().encode())
     return h.hexdigest()[:40]
 
 
