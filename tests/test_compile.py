@@ -945,6 +945,26 @@ def test_generated_source_visible(capsys, monkeypatch):
     assert os.path.exists(path) and os.path.exists(path[:-3] + ".cpp")
 
 
+@needs_cxx
+def test_inductor_config_and_options(capsys, monkeypatch):
+    cfg = torch._inductor.config
+    monkeypatch.setattr(cfg, "debug", True)
+    monkeypatch.setattr(cfg.triton, "unique_kernel_names", True)  # accepted, as scripts set it
+    cf = compile(lambda x: (x - 1).exp() * 3)
+    x = torch.randn(6)
+    run_twice(cf, x)
+    assert "mt::exp" in capsys.readouterr().err
+    monkeypatch.setattr(cfg, "debug", False)
+    one = compile(lambda x: (x - 1).exp() * 3, options={"cpp.threads": 1})
+    run_twice(one, x)
+    assert one._mt_kernels[0].nthreads == 1 and one._mt_kernels[0].calls == 1
+    off = compile(lambda x: (x - 1).exp() * 3, options={"fusion": False})
+    assert_close(run_twice(off, x)[1], (x - 1).exp() * 3)
+    assert off._mt_kernels == []
+    assert "cpp.threads" in torch._inductor.list_options()
+    assert torch._inductor.list_mode_options("max-autotune")["max_autotune"] is True
+
+
 _SCRIPT = textwrap.dedent(
     """
     import warnings, minitorch as torch

@@ -21,11 +21,11 @@ import sys
 import warnings
 
 from minitorch import _C
-from minitorch._inductor import codecache, codegen, fusion
+from minitorch._inductor import codecache, codegen, config, fusion
 from minitorch._inductor.meta import TensorMeta, meta_of, record
 from minitorch._inductor.utils import user_stacklevel
 
-__all__ = ["compile", "compile_fx", "debug_sources", "list_mode_options", "list_options"]
+__all__ = ["compile", "compile_fx", "config", "debug_sources", "list_mode_options", "list_options"]
 
 _MODE_OPTIONS = {
     "default": {},
@@ -33,29 +33,6 @@ _MODE_OPTIONS = {
     "reduce-overhead": {"triton.cudagraphs": True},
     "max-autotune-no-cudagraphs": {"max_autotune": True, "coordinate_descent_tuning": True},
     "max-autotune": {"max_autotune": True, "triton.cudagraphs": True, "coordinate_descent_tuning": True},
-}
-
-# The options torch.compile(options=...) accepts, with their defaults: the few we act on (debug and
-# trace.enabled print the generated code, cpp.threads caps the kernel threads, fusion turns the pass off), and
-# PyTorch's common tuning switches, accepted and recorded (they have no counterpart here).
-_OPTIONS = {
-    "debug": False,
-    "trace.enabled": False,
-    "cpp.threads": -1,
-    "fusion": True,
-    "max_autotune": False,
-    "max_autotune_gemm": False,
-    "max_autotune_pointwise": False,
-    "coordinate_descent_tuning": False,
-    "epilogue_fusion": True,
-    "triton.cudagraphs": False,
-    "shape_padding": False,
-    "fallback_random": False,
-    "freezing": False,
-    "aggressive_fusion": False,
-    "cpp_wrapper": False,
-    "benchmark_kernel": False,
-    "force_disable_caches": False,
 }
 
 _sources = []  # (library path, source) of every kernel file this process generated or loaded
@@ -75,17 +52,18 @@ def list_mode_options(mode=None, dynamic=None):
 
 def list_options():
     """The option names torch.compile(options=...) accepts for this backend."""
-    return list(_OPTIONS)
+    return list(config.get_config_copy())
 
 
 def check_options(options):
     """Validated options (PyTorch's errors for an unknown name or a value of the wrong type)."""
     out = {}
+    known = config.get_config_copy()
     for key, val in (options or {}).items():
-        name = key.replace("-", "_") if key.replace("-", "_") in _OPTIONS else key
-        if name not in _OPTIONS:
-            raise RuntimeError(f"Unexpected optimization option {key}, known options are {list(_OPTIONS)}")
-        default = _OPTIONS[name]
+        name = key.replace("-", "_") if key.replace("-", "_") in known else key
+        if name not in known:
+            raise RuntimeError(f"Unexpected optimization option {key}, known options are {list(known)}")
+        default = known[name]
         if not isinstance(val, type(default)) or (
             isinstance(default, int) and isinstance(val, bool) and not isinstance(default, bool)
         ):
@@ -142,7 +120,7 @@ def compile_fx(gm, example_inputs, config_patches=None, **kwargs):
     """The inductor backend: gm with its elementwise groups replaced by generated C++ kernels (a callable
     GraphModule with ``_mt_kernels``). CUDA graphs, graphs with nothing to fuse, and all graphs when no C++
     compiler works, come back as they are (run eagerly)."""
-    opts = dict(config_patches or {})
+    opts = {**config.get_config_copy(), **(config_patches or {})}
     gm._mt_kernels = []
     if not opts.get("fusion", True) or _on_cuda(gm, list(example_inputs)):
         return gm
