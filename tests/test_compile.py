@@ -577,6 +577,53 @@ def test_factories_run_each_call():
     assert_close(c, f(x))
 
 
+def test_threads_share_one_graph():
+    import threading
+
+    backend, calls = _counting_backend()
+    cf = compile(lambda x: (x * 2).sin() + x, backend=backend)
+    xs = [torch.randn(64) for _ in range(8)]
+    errors = []
+
+    def work(x):
+        try:
+            for _ in range(20):
+                assert_close(cf(x), (x * 2).sin() + x)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in xs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(calls) == 1
+    # a module's compiled graph keeps running on other threads while a capture patches nn.Module
+    m = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+    cm = compile(m, backend="eager")
+    x = torch.randn(2, 8)
+    cm(x)
+    stop = threading.Event()
+
+    def busy():
+        try:
+            while not stop.is_set():
+                assert_close(cm(x), m(x))
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    t = threading.Thread(target=busy)
+    t.start()
+    try:
+        for n in range(3, 9):  # new captures of another module while the thread runs
+            other = compile(nn.Sequential(nn.Linear(n, 4), nn.ReLU()), backend=backend)
+            other(torch.randn(2, n))
+    finally:
+        stop.set()
+        t.join()
+    assert not errors
+
+
 def test_is_compiling():
     seen = []
 

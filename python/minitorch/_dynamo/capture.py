@@ -412,9 +412,18 @@ class CaptureTracer(Tracer):
             return self._install_module(mod)
 
     def call_module(self, m, forward, args, kwargs):
-        """As Tracer's, remembering the module (its training flag becomes a guard)."""
+        """As Tracer's, remembering the module (its training flag becomes a guard). fx patches Module.__call__
+        for the whole process while it traces: calls from other threads just run."""
+        if current_tracer() is not self:
+            return forward(*args, **kwargs)
         self.touched_modules.append(m)
         return super().call_module(m, forward, args, kwargs)
+
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        """As Tracer's on the capturing thread; other threads read plain attributes."""
+        if current_tracer() is not self:
+            return attr_val
+        return super().getattr(attr, attr_val, parameter_proxy_cache)
 
     def create_arg(self, a):
         """As Tracer's; parameters of modules outside the root are installed on it."""

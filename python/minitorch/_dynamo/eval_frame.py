@@ -337,7 +337,13 @@ class CompiledFunction:
         if entry is not None:
             return entry.fn(*leaves)
         with self._lock:
-            return self._miss(args, kwargs, leaves, spec)
+            # another thread may have compiled this signature while we waited
+            entry = _find(self._cache.get(self._key(leaves, spec)))
+            if entry is None and self._dyn_cache:
+                entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)))
+            if entry is None:
+                return self._miss(args, kwargs, leaves, spec)
+        return entry.fn(*leaves)
 
     def _miss(self, args, kwargs, leaves, spec):
         stance = _stance["stance"]
