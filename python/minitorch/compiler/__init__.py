@@ -21,6 +21,7 @@ __all__ = [
     "assume_constant_result",
     "compile",
     "config",
+    "cudagraph_mark_step_begin",
     "disable",
     "get_default_backend",
     "is_compiling",
@@ -53,6 +54,10 @@ def is_compiling():
 def is_dynamo_compiling():
     """As is_compiling."""
     return is_capturing()
+
+
+def cudagraph_mark_step_begin():
+    """Marks an iteration boundary for CUDA-graph trees; a no-op here (compiled CUDA graphs run eagerly)."""
 
 
 def is_exporting():
