@@ -155,6 +155,8 @@ mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
 
 @register_rule(*POINTWISE, *("Tensor." + n for n in INPLACE_POINTWISE))
 def pointwise(key, level, args, kwargs):
+    """Batching rule of elementwise ops: batched operands get size-1 dims after the batch dim up to the
+    widest logical rank, so broadcasting lines up logical dims; in place on an unbatched self is refused."""
     rank = 0
     for a in _iter_tensors(args, kwargs):
         r = _rank(a, level)
@@ -254,6 +256,8 @@ register_rule("linalg.vector_norm")(_reduction(dim_pos=2))
 
 @register_rule("max", "min", "median", "nanmedian")
 def max_min(key, level, args, kwargs):
+    """Batching rule of max/min/median/nanmedian: with a tensor `other` it is elementwise; dim=None reduces
+    each entry's flattened values (not across entries); a given dim is shifted past the batch dim."""
     other = _get(args, kwargs, 1, "other")
     if is_tensor_like(other):  # max(a, b): the elementwise maximum
         return pointwise(key, level, args, kwargs)
@@ -319,6 +323,8 @@ for _names, _spec in (
 
 @register_rule("repeat_interleave")
 def repeat_interleave_rule(key, level, args, kwargs):
+    """Batching rule of repeat_interleave: the dim is shifted; dim=None (which flattens) and tensor repeats
+    (entries could get different lengths) run per entry."""
     if _get(args, kwargs, 2, "dim") is None or is_tensor_like(_get(args, kwargs, 1, "repeats")):
         return fallback(key, level, args, kwargs)  # dim=None flattens; tensor repeats give ragged entries
     return _dim_op(key, level, args, kwargs, ((2, "dim"),))
@@ -351,6 +357,8 @@ def _broadcast_dim_op(key, level, args, kwargs, dim_pos):
     "special.log_softmax",
 )
 def softmax_rule(key, level, args, kwargs):
+    """Batching rule of softmax-like ops: the dim is shifted; an omitted dim is first chosen from the
+    logical rank (PyTorch's legacy implicit dim), so the batch dim does not change which dim is normalized."""
     x = args[0]
     dim = _get(args, kwargs, 1, "dim")
     if dim is None:
@@ -391,6 +399,8 @@ _TRAILING = {
 
 @register_rule(*_TRAILING, *("Tensor." + k for k in _TRAILING if "." not in k))
 def trailing_dims_rule(key, level, args, kwargs):
+    """Batching rule of linalg and tril/triu-style ops, which treat leading dims as batch dims: the value
+    goes in as it is; entries below the op's rank or batched extra arguments run per entry."""
     x = args[0]
     need = _TRAILING[key.removeprefix("Tensor.")]
     if (
@@ -404,6 +414,8 @@ def trailing_dims_rule(key, level, args, kwargs):
 
 @register_rule("diag", "Tensor.diag")
 def diag_rule(key, level, args, kwargs):
+    """Batching rule of diag: a vector entry becomes diag_embed, a matrix entry diagonal over logical dims
+    (0, 1), since the physical value has one dim too many for diag; other ranks run per entry."""
     x = args[0]
     offset = _get(args, kwargs, 1, "diagonal", 0)
     r = _rank(x, level)
@@ -416,6 +428,8 @@ def diag_rule(key, level, args, kwargs):
 
 @register_rule("trace", "Tensor.trace")
 def trace_rule(key, level, args, kwargs):
+    """Batching rule of trace: the sum of the diagonal over logical dims (0, 1), as trace itself takes only
+    a 2-D tensor; non-matrix entries run per entry to raise trace's error."""
     if _rank(args[0], level) != 2:
         return fallback(key, level, args, kwargs)
     return call("sum", call("diagonal", args[0], 0, 0, 1), -1)
@@ -423,6 +437,8 @@ def trace_rule(key, level, args, kwargs):
 
 @register_rule("roll", "Tensor.roll")
 def roll_rule(key, level, args, kwargs):
+    """Batching rule of roll: dims=None rolls each entry's flattened values, so elements never move between
+    entries; explicit dims are shifted past the batch dim."""
     if _get(args, kwargs, 2, "dims") is None:
         x = args[0]
         shifts = _get(args, kwargs, 1, "shifts")
@@ -433,6 +449,8 @@ def roll_rule(key, level, args, kwargs):
 
 @register_rule("cross", "linalg.cross")
 def cross_rule(key, level, args, kwargs):
+    """Batching rule of cross: with an explicit dim the operands broadcast to one logical rank and the dim
+    is shifted; dim=None (the first dim of size 3) runs per entry."""
     return (
         _broadcast_dim_op(key, level, args, kwargs, 2)
         if _get(args, kwargs, 2, "dim") is not None
@@ -442,7 +460,8 @@ def cross_rule(key, level, args, kwargs):
 
 @register_rule("F.scaled_dot_product_attention")
 def sdpa_rule(key, level, args, kwargs):
-    # attention treats leading dims as batch dims: bring every operand to the same logical rank
+    """Batching rule of scaled_dot_product_attention, which treats leading dims as batch dims: q, k, v and
+    the mask go in at one logical rank with the batch in front; dropout or entries below 2-D run per entry."""
     q, k, v = args[0], args[1], args[2]
     mask = _get(args, kwargs, 3, "attn_mask")
     tensors = [t for t in (q, k, v, mask) if is_tensor_like(t)]
@@ -470,12 +489,16 @@ def _randomness_needed(args, kwargs):
 
 @register_rule("F.unfold", "F.fold")
 def unfold_rule(key, level, args, kwargs):
+    """Batching rule of F.unfold/F.fold: the batch dim is N for unbatched (no-N) entries, else it folds
+    into N and is split off the result."""
     nd = 1 if key == "F.fold" else 2  # fold takes (N, C*k, L) or (C*k, L); unfold (N, C, H, W) or (C, H, W)
     return _fold_batch(key, level, args, kwargs, nd)
 
 
 @register_rule("numel", "is_floating_point", "is_complex", "is_nonzero")
 def metadata_rule(key, level, args, kwargs):
+    """Batching rule of numel/is_floating_point/is_complex/is_nonzero: plain Python answers about the
+    logical tensor; is_nonzero is data-dependent control flow, which raises vmap's error."""
     x = args[0]
     if key == "numel":
         return x.numel()
@@ -486,6 +509,8 @@ def metadata_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.unsqueeze", "unsqueeze")
 def unsqueeze_rule(key, level, args, kwargs):
+    """Batching rule of unsqueeze: the dim is checked against the logical rank + 1 (a dim is inserted) and
+    shifted past the batch dim."""
     x = args[0]
     if not _bt(x, level):
         return fallback(key, level, args, kwargs)
@@ -496,6 +521,8 @@ def unsqueeze_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.squeeze", "squeeze")
 def squeeze_rule(key, level, args, kwargs):
+    """Batching rule of squeeze: the logical dims shift by one past the batch dim at the front; squeeze()
+    never removes the batch dim even when the batch has size 1."""
     x = args[0]
     v = x._value
     r = v.dim() - 1
@@ -513,6 +540,8 @@ def squeeze_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.flatten", "flatten")
 def flatten_rule(key, level, args, kwargs):
+    """Batching rule of flatten: start_dim/end_dim are shifted so the batch dim stays out of the flattened
+    range; a 0-d entry becomes 1-d (size 1), as flatten of a scalar."""
     x = args[0]
     v = x._value
     r = v.dim() - 1
@@ -525,6 +554,8 @@ def flatten_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.permute", "permute")
 def permute_rule(key, level, args, kwargs):
+    """Batching rule of permute: the batch dim stays first and the logical dims are shifted; a wrong number
+    of dims is refused by the physical permute."""
     x = args[0]
     dims = _shape_arg(args[1:]) if len(args) > 1 else tuple(kwargs["dims"])
     r = x._value.dim() - 1
@@ -534,6 +565,8 @@ def permute_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.t", "t")
 def t_rule(key, level, args, kwargs):
+    """Batching rule of t: 2-D entries swap physical dims 1 and 2, 0-d and 1-d entries are returned as they
+    are; more than 2 logical dims raise t()'s error with the logical rank."""
     x = args[0]
     r = x._value.dim() - 1
     if r > 2:
@@ -543,6 +576,8 @@ def t_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.view", "Tensor.reshape", "reshape")
 def view_rule(key, level, args, kwargs):
+    """Batching rule of view/reshape: the batch size is prepended to the shape; view falls back to reshape
+    where the batch dim's stride (moved to the front by vmap) forbids a view."""
     x = args[0]
     if len(args) == 2 and isinstance(args[1], _C.dtype):
         return fallback(key, level, args, kwargs)
@@ -562,11 +597,14 @@ def view_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.view_as", "Tensor.reshape_as")
 def view_as_rule(key, level, args, kwargs):
+    """Batching rule of view_as/reshape_as: view/reshape to the other tensor's logical shape."""
     return view_rule(key.replace("_as", ""), level, (args[0], tuple(args[1].shape)), {})
 
 
 @register_rule("Tensor.expand", "broadcast_to")
 def expand_rule(key, level, args, kwargs):
+    """Batching rule of expand/broadcast_to: size-1 dims go after the batch dim up to the number of sizes,
+    then the batch size is kept in front of them; fewer sizes than the logical rank raise expand's error."""
     x = args[0]
     sizes = _shape_arg(args[1:]) if len(args) > 1 else tuple(kwargs.get("size", kwargs.get("shape")))
     if not _bt(x, level):
@@ -584,11 +622,14 @@ def expand_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.expand_as")
 def expand_as_rule(key, level, args, kwargs):
+    """Batching rule of expand_as: expand to the other tensor's logical shape (through expand's rule)."""
     return call("Tensor.expand", args[0], tuple(args[1].shape))
 
 
 @register_rule("Tensor.repeat")
 def repeat_rule(key, level, args, kwargs):
+    """Batching rule of repeat: the logical rank is padded to the number of repeats and the batch dim
+    repeats once, so entries never repeat into each other."""
     x = args[0]
     sizes = _shape_arg(args[1:])
     v = x._value
@@ -603,6 +644,8 @@ def repeat_rule(key, level, args, kwargs):
 
 @register_rule("tile", "Tensor.tile")
 def tile_rule(key, level, args, kwargs):
+    """Batching rule of tile: the repeats are padded with leading 1s to the logical rank, as tile does,
+    then repeat's rule applies."""
     x = args[0]
     sizes = _shape_arg(args[1:])
     r = x._value.dim() - 1
@@ -612,7 +655,8 @@ def tile_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_empty", "Tensor.new_full")
 def new_factory_rule(key, level, args, kwargs):
-    # functorch's new_* on a batched tensor give a batched result (one fresh tensor per batch entry)
+    """Batching rule of new_zeros/new_ones/new_empty/new_full: a batched result, the batch size prepended
+    to the size (one fresh tensor per batch entry, as functorch)."""
     x = args[0]
     kwargs = dict(kwargs)
     if key == "Tensor.new_full":
@@ -628,11 +672,15 @@ def new_factory_rule(key, level, args, kwargs):
 
 @register_rule("Tensor.new_tensor")
 def new_tensor_rule(key, level, args, kwargs):
+    """Batching rule of new_tensor: only dtype and device come from self, so the data given is copied into
+    an unbatched tensor."""
     return call(key, args[0]._value, *args[1:], **kwargs)
 
 
 @register_rule("Tensor.__getitem__")
 def getitem_rule(key, level, args, kwargs):
+    """Batching rule of indexing: a full slice keeps the batch dim; batched index tensors add arange(B) as
+    an advanced index so each entry reads its own slice, with advanced-index dims placed as PyTorch does."""
     x, index = args
     idx = index if isinstance(index, tuple) else (index,)
     if any(isinstance(i, bool) for i in idx):
@@ -707,6 +755,8 @@ def _dims_before(idx, stop, x, level):
 
 @register_rule("Tensor.__setitem__")
 def setitem_rule(key, level, args, kwargs):
+    """Batching rule of index assignment: writes through a full slice over the batch dim (value padded to
+    the target's rank); an unbatched target raises; tensor/list/bool indices run per entry."""
     x, index, value = args
     if not _bt(x, level):
         raise RuntimeError(
@@ -729,6 +779,8 @@ def setitem_rule(key, level, args, kwargs):
 
 @register_rule("cat", "concat", "concatenate", "stack", "hstack", "vstack")
 def cat_rule(key, level, args, kwargs):
+    """Batching rule of cat/stack: every tensor gets the batch dim (unbatched ones expanded) and the dim is
+    shifted against the logical rank, skipping cat's legacy empty 1-D tensors; hstack/vstack run per entry."""
     tensors = list(_get(args, kwargs, 0, "tensors"))
     dim = _get(args, kwargs, 1, "dim", 0)
     rank = None
@@ -748,6 +800,8 @@ def cat_rule(key, level, args, kwargs):
 
 @register_rule("broadcast_tensors")
 def broadcast_tensors_rule(key, level, args, kwargs):
+    """Batching rule of broadcast_tensors: the logical shapes broadcast and each operand is expanded to the
+    result through expand's rule."""
     tensors = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
     shape = (
         _C.broadcast_shapes(*[tuple(t.shape) for t in tensors]) if hasattr(_C, "broadcast_shapes") else None
@@ -774,6 +828,8 @@ def _broadcast_shape(shapes):
 
 @register_rule("gather", "take_along_dim")
 def gather_rule(key, level, args, kwargs):
+    """Batching rule of gather/take_along_dim: input and index both get the batch dim and the dim is
+    shifted against their larger logical rank; take_along_dim with dim=None (flattening) runs per entry."""
     x = args[0]
     if _base(key) == "gather":
         dim = _get(args, kwargs, 1, "dim")
@@ -793,6 +849,8 @@ def gather_rule(key, level, args, kwargs):
 
 @register_rule("scatter", "scatter_add", "Tensor.scatter_", "Tensor.scatter_add_")
 def scatter_rule(key, level, args, kwargs):
+    """Batching rule of scatter/scatter_add: self, index and src all get the batch dim and the dim is
+    shifted; the in-place forms on an unbatched self run per entry."""
     x = args[0]
     if is_inplace(key) and not _bt(x, level):
         return fallback(key, level, args, kwargs)
@@ -809,6 +867,8 @@ def scatter_rule(key, level, args, kwargs):
 
 @register_rule("einsum")
 def einsum_rule(key, level, args, kwargs):
+    """Batching rule of einsum: an unused letter for the batch dim leads the subscripts of each batched
+    operand and of the output; an implicit output (no '->') runs per entry."""
     eq = args[0]
     ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
     eq = eq.replace(" ", "")
@@ -834,6 +894,8 @@ def einsum_rule(key, level, args, kwargs):
 
 @register_rule("matmul", "Tensor.__matmul__", "Tensor.__rmatmul__", "mm", "bmm", "mv")
 def matmul_rule(key, level, args, kwargs):
+    """Batching rule of matmul/mm/bmm/mv: matrices are padded to one logical rank so matmul's broadcasting
+    pairs the batch dims; 1-D operands move the batch dim; rank errors use logical ranks."""
     a, b = args[0], args[1]
     if key == "Tensor.__rmatmul__":
         a, b = b, a
@@ -878,6 +940,8 @@ def matmul_rule(key, level, args, kwargs):
 
 @register_rule("dot", "vdot", "inner")
 def dot_rule(key, level, args, kwargs):
+    """Batching rule of dot/vdot/inner on 1-D entries: the sum of products over the last dim; inner of
+    other ranks runs per entry, dot/vdot of other ranks raise PyTorch's 1D error."""
     a, b = args[0], args[1]
     if _rank(a, level) != 1 or _rank(b, level) != 1:
         if _base(key) == "inner":
@@ -888,6 +952,8 @@ def dot_rule(key, level, args, kwargs):
 
 @register_rule("outer", "ger")
 def outer_rule(key, level, args, kwargs):
+    """Batching rule of outer/ger: a broadcast product of the first vector as a column and the second;
+    entries that are not 1-D run per entry."""
     a, b = args[0], args[1]
     if _rank(a, level) != 1 or _rank(b, level) != 1:
         return fallback(key, level, args, kwargs)
@@ -896,6 +962,8 @@ def outer_rule(key, level, args, kwargs):
 
 @register_rule("addmm", "addmv", "baddbmm", "addbmm", "addr")
 def addmm_rule(key, level, args, kwargs):
+    """Batching rule of addmm/addmv/baddbmm/addbmm/addr: decomposed into matmul, mul and add at the logical
+    level; beta=0 ignores the input (NaN included), as PyTorch."""
     inp, m1, m2 = args[0], args[1], args[2]
     beta = _get(args, kwargs, 3, "beta", 1)
     alpha = _get(args, kwargs, 4, "alpha", 1)
@@ -914,6 +982,8 @@ def addmm_rule(key, level, args, kwargs):
 
 @register_rule("F.linear")
 def linear_rule(key, level, args, kwargs):
+    """Batching rule of F.linear: with unbatched parameters the batch dim is one more leading dim of the
+    input; a batched 2-D weight becomes matmul with its transpose, a batched bias is added afterwards."""
     x = args[0]
     w = _get(args, kwargs, 1, "weight")
     bias = _get(args, kwargs, 2, "bias")
@@ -931,6 +1001,8 @@ def linear_rule(key, level, args, kwargs):
 
 @register_rule("F.bilinear")
 def bilinear_rule(key, level, args, kwargs):
+    """Batching rule of F.bilinear: an einsum plus bias at the logical level, so any batched operand goes
+    through einsum's rule."""
     x1, x2, w = args[0], args[1], args[2]
     bias = _get(args, kwargs, 3, "bias")
     out = call("einsum", "...i,oij,...j->...o", x1, w, x2)
@@ -944,6 +1016,8 @@ _CONV_ND = {"F.conv1d": 1, "F.conv2d": 2, "F.conv3d": 3, "conv1d": 1, "conv2d": 
 
 @register_rule(*_CONV_ND)
 def conv_rule(key, level, args, kwargs):
+    """Batching rule of convolution: unbatched parameters fold the batch into N; a batched weight becomes
+    an im2col batched matmul (conv2d, groups=1) or a grouped conv, one group per entry."""
     nd = _CONV_ND[key]
     names = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
     vals = [_get(args, kwargs, i, n) for i, n in enumerate(names)]
@@ -1112,11 +1186,15 @@ register_rule("F.group_norm", "F.local_response_norm")(_fold_rule(None))
     "F.pixel_shuffle", "F.pixel_unshuffle", "pixel_shuffle", "pixel_unshuffle", "F.channel_shuffle"
 )
 def pixel_shuffle_rule(key, level, args, kwargs):
+    """Batching rule of pixel_shuffle/pixel_unshuffle/channel_shuffle: the batch folds into N (or is N for
+    entries without one)."""
     return _fold_batch(key, level, args, kwargs, 2)
 
 
 @register_rule("F.pad")
 def pad_rule(key, level, args, kwargs):
+    """Batching rule of F.pad: constant padding touches trailing dims only, so the value goes in as it is;
+    reflect/replicate/circular need the (N, C, *spatial) layout, so the batch folds into N."""
     x = args[0]
     pad = _get(args, kwargs, 1, "pad")
     mode = _get(args, kwargs, 2, "mode", "constant")
@@ -1129,6 +1207,8 @@ def pad_rule(key, level, args, kwargs):
 
 @register_rule("F.layer_norm")
 def layer_norm_rule(key, level, args, kwargs):
+    """Batching rule of layer_norm: it normalizes the trailing dims, so a batched input goes in as it is; a
+    batched weight or bias (or an unbatched input) is applied afterwards by mul and add."""
     x = args[0]
     shape = _get(args, kwargs, 1, "normalized_shape")
     w = _get(args, kwargs, 2, "weight")
@@ -1150,6 +1230,8 @@ def layer_norm_rule(key, level, args, kwargs):
 
 @register_rule("F.batch_norm")
 def batch_norm_rule(key, level, args, kwargs):
+    """Batching rule of batch_norm: per-entry statistics (batch stats or batched running buffers, updated
+    in place) become channel groups of one call; shared running statistics fold the batch into N."""
     names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
     x, rm, rv, w, b, training, momentum, eps = [_get(args, kwargs, i, n) for i, n in enumerate(names)]
     training = bool(training)
@@ -1194,6 +1276,8 @@ def batch_norm_rule(key, level, args, kwargs):
 
 @register_rule("F.embedding")
 def embedding_rule(key, level, args, kwargs):
+    """Batching rule of F.embedding: an unbatched table takes the batched indices as they are; a batched
+    one is indexed with (arange(B), indices), each entry its own; max_norm runs per entry."""
     idx, w = args[0], _get(args, kwargs, 1, "weight")
     if not _bt(w, level):
         return wrap(call(key, idx._value, w, *args[2:], **kwargs), level)
@@ -1208,6 +1292,8 @@ def embedding_rule(key, level, args, kwargs):
 
 @register_rule("F.one_hot")
 def one_hot_rule(key, level, args, kwargs):
+    """Batching rule of one_hot: appends the class dim to the batched value; num_classes=-1 (inferred from
+    the data, which would pool the entries) runs per entry."""
     num = _get(args, kwargs, 1, "num_classes", -1)
     if num == -1:
         return fallback(key, level, args, kwargs)
@@ -1239,6 +1325,8 @@ def _per_entry_reduce(loss_none, reduction, level):
     "F.hinge_embedding_loss",
 )
 def elementwise_loss_rule(key, level, args, kwargs):
+    """Batching rule of elementwise losses: every tensor argument gets the batch dim at one logical rank;
+    the loss runs with reduction='none', then reduces per entry (batchmean by its first dim)."""
     kwargs = dict(kwargs)
     reduction = kwargs.pop("reduction", "mean")
     if kwargs.pop("size_average", None) is not None or kwargs.pop("reduce", None) is not None:
@@ -1263,6 +1351,8 @@ def elementwise_loss_rule(key, level, args, kwargs):
 
 @register_rule("F.nll_loss", "F.cross_entropy")
 def nll_rule(key, level, args, kwargs):
+    """Batching rule of nll_loss/cross_entropy: the batch folds into N (or is N for (C,) entries); 'mean'
+    divides per entry by its own non-ignored, class-weighted target count."""
     names = ("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction")
     if key == "F.cross_entropy":
         names = names + ("label_smoothing",)
@@ -1329,6 +1419,8 @@ def _randomness(level):
 
 @register_rule("F.dropout", "dropout", "F.alpha_dropout", "alpha_dropout", "F.feature_alpha_dropout")
 def dropout_rule(key, level, args, kwargs):
+    """Batching rule of dropout: 'different' randomness drops elements of the whole batched value at once;
+    'same' multiplies by one mask of the logical shape (other dropouts replay the RNG state per entry)."""
     p = _get(args, kwargs, 1, "p", 0.5)
     training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
     inplace = _get(args, kwargs, 3, "inplace", False)
@@ -1351,6 +1443,8 @@ def dropout_rule(key, level, args, kwargs):
 
 @register_rule("F.dropout1d", "F.dropout2d", "F.dropout3d", "feature_dropout")
 def feature_dropout_rule(key, level, args, kwargs):
+    """Batching rule of dropout1d/2d/3d: 'different' randomness folds the batch into N so each entry draws
+    its own channel mask; 'same' multiplies by one mask of the logical shape."""
     training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
     if not training:
         return pointwise(key, level, args, kwargs)
@@ -1389,6 +1483,8 @@ def _same_by_replay(key, level, args, kwargs):
     "F.gumbel_softmax",
 )
 def random_rule(key, level, args, kwargs):
+    """Batching rule of random ops on tensors: 'different' randomness draws once over the batched value
+    (fresh per entry); 'same' draws *_like once at the logical shape, else replays the RNG per entry."""
     mode = _randomness(level)
     if _base(key) in ("F.rrelu", "rrelu") and not _get(args, kwargs, 3, "training", False):
         return pointwise(key, level, args, kwargs)
@@ -1423,6 +1519,8 @@ _INPLACE_RANDOM = (
 
 @register_rule(*("Tensor." + n for n in _INPLACE_RANDOM))
 def inplace_random_rule(key, level, args, kwargs):
+    """Batching rule of in-place random fills: 'different' fills the whole batched value, 'same' copies one
+    draw of the logical shape into every entry; an unbatched self raises functorch's error."""
     mode = _randomness(level)
     x = args[0]
     if not _bt(x, level):
@@ -1526,6 +1624,8 @@ register_rule("index_fill", "Tensor.index_fill_")(_dims_rule((1, "dim")))
 
 @register_rule("index_add", "index_copy", "Tensor.index_add_", "Tensor.index_copy_")
 def index_add_rule(key, level, args, kwargs):
+    """Batching rule of index_add/index_copy: the dim is shifted and the source gets the batch dim; a
+    batched index (one per entry) or an unbatched self runs per entry."""
     x, dim, index = args[0], _get(args, kwargs, 1, "dim"), _get(args, kwargs, 2, "index")
     source = _get(args, kwargs, 3, "source")
     if not _bt(x, level) or _bt(index, level):
@@ -1537,8 +1637,8 @@ def index_add_rule(key, level, args, kwargs):
 
 @register_rule("F.cosine_embedding_loss")
 def cosine_embedding_loss_rule(key, level, args, kwargs):
-    # (N, D) inputs with an (N,) target: the batch folds into N; (D,) inputs with a 0-d target take the
-    # batch as N directly
+    """Batching rule of F.cosine_embedding_loss: (N, D) inputs with an (N,) target fold the batch into N;
+    (D,) inputs with a 0-d target take the batch as N. The loss is reduced per entry."""
     kwargs = dict(kwargs)
     reduction = kwargs.pop("reduction", "mean")
     margin = _get(args, kwargs, 3, "margin", 0)
@@ -1557,6 +1657,8 @@ def cosine_embedding_loss_rule(key, level, args, kwargs):
 
 @register_rule("linalg.vecdot")
 def vecdot_rule(key, level, args, kwargs):
+    """Batching rule of linalg.vecdot: the operands broadcast to one logical rank and the dim (keyword or
+    positional, default -1) is shifted."""
     return (
         _broadcast_dim_op(key, level, args, kwargs, 2)
         if "dim" not in kwargs
@@ -1568,6 +1670,8 @@ def vecdot_rule(key, level, args, kwargs):
 
 @register_rule("linalg.multi_dot")
 def multi_dot_rule(key, level, args, kwargs):
+    """Batching rule of linalg.multi_dot: a left-to-right chain of matmul calls, each batched by matmul's
+    rule (1-D ends included)."""
     tensors = list(args[0])
     out = tensors[0]
     for t in tensors[1:]:
@@ -1577,16 +1681,20 @@ def multi_dot_rule(key, level, args, kwargs):
 
 @register_rule("fliplr", "flipud")
 def flip_lr_ud_rule(key, level, args, kwargs):
+    """Batching rule of fliplr/flipud: flip of logical dim 1 or 0, shifted by flip's rule."""
     return call("flip", args[0], (1,) if key == "fliplr" else (0,))
 
 
 @register_rule("msort")
 def msort_rule(key, level, args, kwargs):
+    """Batching rule of msort: the values of sort along logical dim 0, through sort's rule."""
     return call("sort", args[0], 0).values
 
 
 @register_rule("quantile", "nanquantile")
 def quantile_rule(key, level, args, kwargs):
+    """Batching rule of quantile/nanquantile: dim=None takes the quantile of each entry's flattened values
+    (not the whole batch); a given dim is shifted."""
     if _get(args, kwargs, 2, "dim") is None:
         x = args[0]
         return call(key, call("Tensor.reshape", x, (-1,)), *args[1:2], 0, *args[3:], **kwargs)
