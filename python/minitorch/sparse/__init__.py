@@ -16,7 +16,7 @@ have no CSC transpose; products run as gathers and scatter-adds (no cuSPARSE or 
 
 from minitorch import _C, _creation
 from minitorch import serialization as _serialization
-from minitorch.sparse import _layout, _ops, _types
+from minitorch.sparse import _aware, _layout, _ops, _types
 from minitorch.sparse._layout import (
     layout,
     sparse_bsc,
@@ -220,74 +220,11 @@ def _install_sparse_methods():
     for cls in (SparseCooTensor, SparseCsrTensor):
         for name, fn in methods.items():
             setattr(cls, name, fn)
-    _types._SparseTensor.__torch_function__ = classmethod(_torch_function)
+    _types._SparseTensor.__torch_function__ = classmethod(_aware.torch_function)
 
 
 def _unary_method(name):
     return getattr(_ops, name, None) or _ops._unary(name)
-
-
-# torch functions a sparse argument may reach, by name: for __torch_function__ (overrides) and the wrappers
-_TORCH_FUNCTIONS = {
-    "mm": _ops.mm,
-    "matmul": _ops.matmul,
-    "addmm": _ops.addmm,
-    "add": _ops.add,
-    "sub": _ops.sub,
-    "mul": _ops.mul,
-    "div": _ops.div,
-    "sum": _ops.sum,
-    "neg": _ops.neg,
-    "t": lambda input: input.t(),
-    "transpose": lambda input, dim0, dim1: input.transpose(dim0, dim1),
-    "spmm": _ops.spmm,
-    "smm": _ops.smm,
-    "hspmm": _ops.hspmm,
-}
-
-
-def _torch_function(cls, func, types, args=(), kwargs=None):
-    impl = _TORCH_FUNCTIONS.get(getattr(func, "__name__", None))
-    if impl is None:
-        return NotImplemented
-    return impl(*args, **(kwargs or {}))
-
-
-def _any_sparse(args, kwargs):
-    for a in args:
-        if isinstance(a, _types._SparseTensor):
-            return True
-    if kwargs:
-        for a in kwargs.values():
-            if isinstance(a, _types._SparseTensor):
-                return True
-    return False
-
-
-def _sparse_aware(name, dense_fn):
-    """`dense_fn` (a C++ function) that also takes sparse arguments: the C++ call runs first, and only when
-    it raises a TypeError (what the binding does for an argument that is not a Tensor) is a sparse argument
-    looked for, so a dense call costs one Python frame more and nothing else."""
-    sparse_fn = _TORCH_FUNCTIONS[name]
-
-    def fn(*args, **kwargs):
-        try:
-            return dense_fn(*args, **kwargs)
-        except TypeError:
-            if not _any_sparse(args, kwargs):
-                raise
-        return sparse_fn(*args, **kwargs)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = getattr(dense_fn, "__doc__", None)
-    fn.__module__ = "minitorch"
-    fn.__wrapped__ = dense_fn
-    fn._mt_sparse_aware = True
-    return fn
-
-
-# the root's C++ functions a sparse tensor is passed to in real programs
-SPARSE_AWARE = ("mm", "matmul", "addmm", "add", "sub", "mul", "div", "sum", "neg", "t", "transpose")
 
 
 def torch_namespace(root):
@@ -306,10 +243,10 @@ def torch_namespace(root):
         "sparse_bsr": sparse_bsr,
         "sparse_bsc": sparse_bsc,
     }
-    for name in SPARSE_AWARE:
+    for name in _aware.SPARSE_AWARE:
         current = root[name]
         if not getattr(current, "_mt_sparse_aware", False):
-            out[name] = _sparse_aware(name, current)
+            out[name] = _aware.sparse_aware(name, current)
     return out
 
 

@@ -450,7 +450,7 @@ class SparseCooTensor(_SparseTensor):
         if c._nnz():
             counts = counts.index_add(0, c._idx[0], _C.ones_like(c._idx[0]))
         crow = _C.cat([_C.zeros((1,), dtype=_C.int64, device=counts.device), counts.cumsum(0)])
-        return SparseCsrTensor(crow, c._idx[1], c._vals, self._shape, sorted_=True)
+        return SparseCsrTensor(crow, c._idx[1], c._vals, self._shape, sorted_=True, rows=c._idx[0])
 
     # -- views of the structure
     def t(self):
@@ -540,21 +540,23 @@ class SparseCsrTensor(_SparseTensor):
     is_sparse_csr = True
     _layout_word = "SparseCsr"
 
-    def __init__(self, crow, col, values, size, sorted_=False):
+    def __init__(self, crow, col, values, size, sorted_=False, rows=None):
         self._crow = crow
         self._col = col
         self._vals = values
         self._shape = Size(size)
         self._sorted = sorted_  # columns known sorted and distinct within each row (to_sparse is coalesced)
+        self._rows = rows  # the row of each element, int64, computed once when first needed
 
     def _map_tensors(self, fn, values):
-        return SparseCsrTensor(fn(self._crow), fn(self._col), values, self._shape, self._sorted)
+        rows = None if self._rows is None else fn(self._rows)
+        return SparseCsrTensor(fn(self._crow), fn(self._col), values, self._shape, self._sorted, rows)
 
     def _with_values(self, values):
-        return SparseCsrTensor(self._crow, self._col, values, self._shape, self._sorted)
+        return SparseCsrTensor(self._crow, self._col, values, self._shape, self._sorted, self._rows)
 
     def _grad_from_values(self, g):
-        return SparseCsrTensor(self._crow, self._col, g, self._shape, self._sorted)
+        return self._with_values(g)
 
     def sparse_dim(self):
         return 2
@@ -572,11 +574,12 @@ class SparseCsrTensor(_SparseTensor):
         return self._vals
 
     def _row_indices(self):
-        """The row of each stored element (nnz,), int64."""
-        crow = self._crow.to(_C.int64)
-        nnz = self._nnz()
-        pos = _C.arange(nnz, dtype=_C.int64, device=crow.device)
-        return _composite_math.searchsorted(crow, pos, right=True) - 1
+        """The row of each stored element (nnz,), int64 (the structure does not change, so it is kept)."""
+        if self._rows is None:
+            crow = self._crow.to(_C.int64)
+            pos = _C.arange(self._nnz(), dtype=_C.int64, device=crow.device)
+            self._rows = _composite_math.searchsorted(crow, pos, right=True) - 1
+        return self._rows
 
     def _layout_error(self, what, expected="sparse coordinate tensor layout"):
         raise RuntimeError(f"{what} expected {expected} but got SparseCsr")
