@@ -54,6 +54,7 @@ class Level:
 
 
 def level_of(level_id):
+    """The active Level of this id; a RuntimeError once that vmap has returned (a leaked BatchedTensor)."""
     for lv in STATE.levels:
         if lv.id == level_id:
             return lv
@@ -248,6 +249,7 @@ def _select_level(x, level, i):
 
 
 def is_inplace(key):
+    """Whether op `key` writes into its first operand (`add_`, `__iadd__`); the fallback needs it batched."""
     name = key.rpartition(".")[2]
     if name.startswith("__"):
         return name.startswith("__i") and name not in ("__invert__", "__index__", "__int__", "__iter__")
@@ -307,6 +309,7 @@ def stack_results(outs, level, key="op"):
 
 
 def public_name(key):
+    """A rule key as PyTorch spells it in messages: "F.conv2d" -> "torch.nn.functional.conv2d"."""
     ns, _, name = key.rpartition(".")
     if ns == "Tensor":
         return f"Tensor.{name}"
@@ -318,6 +321,7 @@ def public_name(key):
 
 
 def is_tensor_like(x):
+    """Whether x is a plain tensor or a BatchedTensor (a result to stack along the batch dim)."""
     return type(x) is BatchedTensor or _C._is_tensor(x)
 
 
@@ -357,24 +361,29 @@ class BatchedTensor:
     # metadata: the logical tensor (the value without its batch dim)
     @property
     def shape(self):
+        """The logical shape: the value's shape without the leading batch dim."""
         return self._value.shape[1:]
 
     def size(self, dim=None):
+        """The logical shape, or one logical dim's size (a negative dim counts back, batch dim unseen)."""
         shape = self._value.shape[1:]
         if dim is None:
             return shape
         return shape[_wrap_dim(dim, len(shape))]
 
     def dim(self):
+        """The number of logical dims, one fewer than the value's (the batch dim is hidden)."""
         return self._value.dim() - 1
 
     ndimension = dim
 
     @property
     def ndim(self):
+        """The number of logical dims (as dim())."""
         return self._value.dim() - 1
 
     def numel(self):
+        """The number of elements in one batch entry: the product of the logical shape."""
         n = 1
         for s in self._value.shape[1:]:
             n *= s
@@ -383,68 +392,85 @@ class BatchedTensor:
     nelement = numel
 
     def stride(self, dim=None):
+        """The logical dims' strides in the value's storage (the batch dim's left out), or one of them."""
         strides = self._value.stride()[1:]
         return strides if dim is None else strides[_wrap_dim(dim, len(strides))]
 
     def is_contiguous(self, memory_format=None):
+        """Whether the value, batch dim included, is contiguous (batch dim first: each entry is too)."""
         return self._value.is_contiguous()
 
     @property
     def dtype(self):
+        """The value's dtype: every batch entry shares it."""
         return self._value.dtype
 
     @property
     def device(self):
+        """The value's device: every batch entry lives there."""
         return self._value.device
 
     @property
     def requires_grad(self):
+        """Whether the underlying value requires grad (the whole batch does or none of it)."""
         return self._value.requires_grad
 
     @property
     def grad_fn(self):
+        """The autograd node of the underlying value, the batched computation as one graph node."""
         return self._value.grad_fn
 
     @property
     def is_leaf(self):
+        """Whether the underlying value is an autograd leaf."""
         return self._value.is_leaf
 
     @property
     def grad(self):
+        """None: gradients accumulate on the plain tensors outside vmap, never on a per-entry view of one."""
         return None
 
     @property
     def data(self):
+        """The same batched tensor detached from autograd: the value's .data, batched at the same level."""
         return BatchedTensor(self._value.data, self._level)
 
     @property
     def T(self):
+        """The logical dims reversed (the batch dim stays first), as Tensor.T on each entry."""
         return dispatch("Tensor.permute", (self, tuple(range(self.dim() - 1, -1, -1))))
 
     @property
     def mT(self):
+        """The last two logical dims swapped, each entry's matrix transpose (also serves as mH)."""
         return dispatch("Tensor.transpose", (self, -2, -1))
 
     mH = mT
 
     @property
     def H(self):
+        """The conjugate transpose of each entry: the same as T, since minitorch has no complex dtypes."""
         return self.T
 
     def is_floating_point(self):
+        """Whether the dtype is a floating-point one (the value's, shared by every entry)."""
         return self._value.is_floating_point()
 
     def is_complex(self):
+        """False: minitorch has no complex dtypes."""
         return False
 
     def element_size(self):
+        """The size in bytes of one element of the shared dtype."""
         return self._value.element_size()
 
     def get_device(self):
+        """The value's device index (-1 on the CPU)."""
         return self._value.get_device()
 
     @property
     def is_cuda(self):
+        """Whether the value lives on a CUDA device."""
         return self._value.is_cuda
 
     def __len__(self):
@@ -464,6 +490,7 @@ class BatchedTensor:
         )
 
     def item(self):
+        """Always a RuntimeError, PyTorch's: one Python number cannot stand for a whole batch of them."""
         raise RuntimeError(
             "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on "
             "a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "

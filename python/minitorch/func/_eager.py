@@ -55,6 +55,8 @@ def to_physical(x, levels):
 
 
 def from_physical(p, levels):
+    """The inverse of to_physical: p's leading dims (one per level of `levels`, outermost first) hidden again
+    as nested BatchedTensors, the innermost level's wrapper on the outside (where dispatch looks first)."""
     for lv in levels:
         p = BatchedTensor(p, lv.id)
     return p

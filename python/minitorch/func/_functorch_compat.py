@@ -76,6 +76,7 @@ class FunctionalModule(Module):
         return FunctionalModule(model_copy, names, names_map), params
 
     def forward(self, params, *args, **kwargs):
+        """The copied module's output on args with `params` (in param_names order) swapped in and back."""
         old = _swap_state(self.stateless_model, self.names_map, tuple(params))
         try:
             return self.stateless_model(*args, **kwargs)
@@ -106,6 +107,7 @@ class FunctionalModuleWithBuffers(Module):
         return fmodel, params, buffers
 
     def forward(self, params, buffers, *args, **kwargs):
+        """The copied module's output on args with `params` and `buffers` swapped in, then swapped back."""
         old = _swap_state(self.stateless_model, self.all_names_map, tuple(params) + tuple(buffers))
         try:
             return self.stateless_model(*args, **kwargs)

@@ -22,6 +22,7 @@ class TreeSpec:
         self.num_leaves = sum(c.num_leaves for c in children)
 
     def is_leaf(self):
+        """Whether this spec is a leaf's; False for a container node (the leaf spec overrides it)."""
         return False
 
     def __eq__(self, other):
