@@ -531,6 +531,19 @@ def test_mul_div_neg(device):
         A / D
 
 
+def test_in_place_ops_keep_the_object():
+    a = np.array([[0.0, 2], [3, 0]])
+    for s in (minitorch.tensor(a).to_sparse(), minitorch.tensor(a).to_sparse_csr()):
+        before = s.clone()
+        assert s.mul_(2) is s and s.layout is before.layout
+        np.testing.assert_array_equal(npy(s.to_dense()), 2 * a)
+        assert s.add_(before) is s and s.layout is before.layout
+        np.testing.assert_array_equal(npy(s.to_dense()), 3 * a)
+        assert s.div_(3) is s
+        np.testing.assert_array_equal(npy(s.to_dense()), a)
+        np.testing.assert_array_equal(npy(before.to_dense()), a)  # the clone is untouched
+
+
 def test_zero_preserving_unary_ops():
     a = np.array([[0.0, -2, 0], [3, 0, -0.5]])
     s = minitorch.tensor(a).to_sparse()

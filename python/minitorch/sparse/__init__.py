@@ -163,16 +163,11 @@ def _install_sparse_methods():
 
     def in_place(fn):
         def op(self, other, **kwargs):
-            out = (
-                _ops._coo(fn(self, other, **kwargs))
-                if isinstance(self, SparseCooTensor)
-                else fn(self, other, **kwargs)
-            )
+            out = fn(self, other, **kwargs)
             if type(out) is not type(self):
                 out = out.to_sparse_csr() if isinstance(self, SparseCsrTensor) else out.to_sparse()
-            self.__dict__.update(
-                out.__dict__
-            )  # the tensor's own data rebound (values are not written in place)
+            # the tensor's own fields rebound to the result (its values tensor is replaced, not written to)
+            self.__dict__.update(out.__dict__)
             return self
 
         return op

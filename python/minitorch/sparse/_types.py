@@ -814,6 +814,12 @@ def sparse_csr_tensor(
         values = values.to(dtype)
     if device is not None:
         values, crow, col = values.to(device), crow.to(device), col.to(device)
+    for name, t in (("crow_indices", crow), ("col_indices", col)):
+        if t.device != values.device:
+            raise RuntimeError(
+                f"device of {name} ({_device_index(t.device)}) must match device of values "
+                f"({_device_index(values.device)})"
+            )
     if crow.dtype != col.dtype:
         raise RuntimeError(
             f"crow_indices and col_indices must have the same dtype, bot got {scalar_name(crow.dtype)} and "
