@@ -72,14 +72,17 @@ class check_sparse_tensor_invariants:
 
     @staticmethod
     def is_enabled():
+        """Whether the checks are on for constructors called without check_invariants."""
         return _layout.checks_enabled()
 
     @staticmethod
     def enable():
+        """Turns the checks on (until disable())."""
         _layout.set_checks(True)
 
     @staticmethod
     def disable():
+        """Turns the checks off (the default)."""
         _layout.set_checks(False)
 
     def __init__(self, enable=True):

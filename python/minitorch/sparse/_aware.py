@@ -39,6 +39,7 @@ def torch_function(cls, func, types, args=(), kwargs=None):
 
 
 def any_sparse(args, kwargs):
+    """Whether a positional or keyword argument is a sparse tensor."""
     for a in args:
         if isinstance(a, _types._SparseTensor):
             return True

@@ -38,8 +38,10 @@ _checks = {"enabled": False}
 
 
 def checks_enabled():
+    """Whether the constructors check invariants when check_invariants is None."""
     return _checks["enabled"]
 
 
 def set_checks(enabled):
+    """Turns the constructors' default invariant checks on or off."""
     _checks["enabled"] = bool(enabled)

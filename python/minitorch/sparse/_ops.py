@@ -26,6 +26,7 @@ from minitorch.sparse._types import (
 
 
 def is_sparse(x):
+    """Whether x is a sparse tensor (COO or CSR)."""
     return isinstance(x, _SparseTensor)
 
 
@@ -333,6 +334,7 @@ def _dense_plus_sparse(d, s, alpha):
 
 
 def sub(input, other, *, alpha=1):
+    """input - alpha * other with sparse operands (dense - sparse is dense, sparse - sparse sparse)."""
     if is_sparse(input) and not is_sparse(other):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     if not is_sparse(input) and not is_sparse(other):
@@ -429,6 +431,7 @@ def div(input, other, *, rounding_mode=None):
 
 
 def neg(input):
+    """-input: the values negated, the pattern kept."""
     return input._with_values(-input._vals)
 
 

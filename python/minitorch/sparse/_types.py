@@ -374,12 +374,15 @@ class SparseCooTensor(_SparseTensor):
 
     # -- structure
     def sparse_dim(self):
+        """The number of sparse dims (rows of the indices)."""
         return self._idx.shape[0]
 
     def dense_dim(self):
+        """The number of dense dims (each value's own dims)."""
         return self._vals.dim() - 1
 
     def is_coalesced(self):
+        """Whether the indices are known sorted and free of duplicates."""
         return self._coalesced
 
     def _coalesced_(self, coalesced):
@@ -393,11 +396,13 @@ class SparseCooTensor(_SparseTensor):
         return self._vals
 
     def indices(self):
+        """The (sparse_dim, nnz) indices of a coalesced tensor (an uncoalesced one raises, as in PyTorch)."""
         if not self._coalesced:
             raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
         return self._idx
 
     def values(self):
+        """The (nnz, *dense) values of a coalesced tensor (an uncoalesced one raises, as in PyTorch)."""
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
         return self._vals
@@ -415,6 +420,7 @@ class SparseCooTensor(_SparseTensor):
 
     # -- conversions
     def to_dense(self, dtype=None, *, masked_grad=None):
+        """The dense tensor: duplicates add up; differentiable to the values."""
         v = self._vals if dtype is None else self._vals.to(dtype)
         sd = self.sparse_dim()
         lead = self._shape[:sd]
@@ -424,6 +430,7 @@ class SparseCooTensor(_SparseTensor):
         return out.reshape(tuple(self._shape))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """Itself (a COO tensor already), or its CSR form with layout=torch.sparse_csr."""
         if layout is _layout.sparse_csr:
             return self.to_sparse_csr(dense_dim)
         if layout not in (None, _layout.sparse_coo):
@@ -436,9 +443,11 @@ class SparseCooTensor(_SparseTensor):
         return self
 
     def to_sparse_coo(self):
+        """Itself."""
         return self
 
     def to_sparse_csr(self, dense_dim=None):
+        """The CSR form of a 2-D COO tensor (coalesced first)."""
         if self.dim() != 2 or self.sparse_dim() != 2 or dense_dim:
             raise NotImplementedError(
                 "minitorch: sparse CSR tensors are 2-D matrices without batch or dense dimensions here, got a "
@@ -454,6 +463,7 @@ class SparseCooTensor(_SparseTensor):
 
     # -- views of the structure
     def t(self):
+        """The transpose of a matrix (a vector or scalar is returned as is)."""
         sd, dd = self.sparse_dim(), self.dense_dim()
         if sd > 2 or dd > 0:
             raise RuntimeError(
@@ -466,13 +476,16 @@ class SparseCooTensor(_SparseTensor):
 
     @property
     def T(self):
+        """The transpose of a matrix (t())."""
         return self.t()
 
     @property
     def mT(self):
+        """The transpose of the last two dims."""
         return self.transpose(-2, -1)
 
     def transpose(self, dim0, dim1):
+        """Two sparse dims swapped (the result is uncoalesced, as in PyTorch)."""
         n = self.dim()
         d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
         sd = self.sparse_dim()
@@ -559,18 +572,23 @@ class SparseCsrTensor(_SparseTensor):
         return self._with_values(g)
 
     def sparse_dim(self):
+        """2: a CSR tensor is a matrix."""
         return 2
 
     def dense_dim(self):
+        """0: CSR tensors here have no dense dims."""
         return 0
 
     def crow_indices(self):
+        """The row pointers (nrows + 1): row i's elements are at crow[i]:crow[i + 1]."""
         return self._crow
 
     def col_indices(self):
+        """The column of each stored element (nnz)."""
         return self._col
 
     def values(self):
+        """The stored values (nnz)."""
         return self._vals
 
     def _row_indices(self):
@@ -585,17 +603,21 @@ class SparseCsrTensor(_SparseTensor):
         raise RuntimeError(f"{what} expected {expected} but got SparseCsr")
 
     def indices(self):
+        """PyTorch's error: a CSR tensor has no COO indices."""
         self._layout_error("indices")
 
     _indices = indices
 
     def coalesce(self):
+        """PyTorch's error: coalescing is for COO tensors."""
         self._layout_error("coalesce")
 
     def is_coalesced(self):
+        """PyTorch's error: coalescing is for COO tensors."""
         self._layout_error("is_coalesced")
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """The COO form (coalesced when the rows' columns are sorted and distinct)."""
         if layout is _layout.sparse_csr:
             return self
         if layout not in (None, _layout.sparse_coo):
@@ -610,12 +632,15 @@ class SparseCsrTensor(_SparseTensor):
     to_sparse_coo = to_sparse
 
     def to_sparse_csr(self, dense_dim=None):
+        """Itself."""
         return self
 
     def to_dense(self, dtype=None, *, masked_grad=None):
+        """The dense matrix; differentiable to the values."""
         return self.to_sparse().to_dense(dtype)
 
     def t(self):
+        """Not available: the transpose of a CSR matrix is a CSC matrix, which minitorch does not have."""
         raise NotImplementedError(
             "minitorch: the transpose of a CSR matrix is a CSC matrix, a layout minitorch does not have; "
             "use .to_sparse().t() (COO)"
@@ -674,6 +699,7 @@ def dense_to_coo(t, sparse_dim=None):
 
 
 def dense_to_csr(t):
+    """Tensor.to_sparse_csr() of a dense matrix."""
     if t.dim() != 2:
         raise NotImplementedError(
             f"minitorch: to_sparse_csr() of a {t.dim()}-D tensor (sparse CSR tensors are 2-D matrices here)"
