@@ -138,6 +138,14 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
 )
 
 _install_tensor_methods(Tensor)
+from minitorch import sparse  # torch.sparse: the sparse tensor types, their constructors and layouts
+
+# sparse_coo_tensor, sparse_csr_tensor, the layouts, spmm/smm/hspmm and sparse-aware mm/matmul/addmm (which try
+# the C++ function first and look for a sparse argument only after its TypeError)
+globals().update(sparse.torch_namespace(globals()))
+sparse._install_tensor_methods(
+    Tensor
+)  # Tensor.layout, is_sparse, to_sparse(_csr), to_dense, sparse_mask, ...
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
