@@ -22,7 +22,7 @@ _CHILD = r"""
 import sys
 import minitorch
 from minitorch import _C
-for cls in (_C.Tensor, _C.OutOfMemoryError):
+for cls in (_C.Tensor, _C.OutOfMemoryError, _C.Generator):
     cls.__module__ = "minitorch._C"
 import pybind11_stubgen
 pybind11_stubgen.main(["minitorch._C", "-o", sys.argv[1]])

@@ -7,38 +7,75 @@ import typing
 
 import numpy
 
+import minitorch
+
+class Generator:
+    def __deepcopy__(self, memo): ...
+    def __init__(self, device: typing.Any = None) -> None: ...
+    def __reduce__(self): ...
+    def clone_state(self):
+        """
+        A new generator on the same device in the same state: both then draw the same numbers.
+        """
+    def get_offset(self):
+        """
+        How many Philox counters this generator has consumed since it was seeded (every device's generator
+            is Philox here, so the CPU one has an offset too, where PyTorch's Mersenne Twister has none).
+        """
+    def get_state(self) -> Tensor: ...
+    def initial_seed(self) -> builtins.int: ...
+    def manual_seed(self, seed):
+        """
+        Seeds this generator and returns it; `seed` is an int in [-2**63, 2**64) (a negative one wraps).
+        """
+    def seed(self) -> builtins.int: ...
+    def set_offset(self, offset):
+        """
+        Moves the generator to `offset` counters past its seed; returns the generator.
+        """
+    def set_state(self, new_state):
+        """
+        Restores a state from get_state() (a 16-byte uint8 CPU tensor) and returns the generator.
+        """
+    @property
+    def device(self) -> device: ...
+
+class Node:
+    def _register_hook(self, arg0: collections.abc.Callable) -> builtins.int: ...
+    def _register_prehook(self, arg0: collections.abc.Callable) -> builtins.int: ...
+    def _remove_hook(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def name(self) -> str: ...
+    def register_hook(self, fn):
+        """
+        fn(grad_inputs, grad_outputs) runs after this node computed grad_inputs; it may return replacements.
+        """
+    def register_prehook(self, fn):
+        """
+        fn(grad_outputs) runs before this node; it may return replacement gradients.
+        """
+    @property
+    def next_functions(self) -> tuple: ...
+    @property
+    def variable(self) -> typing.Any: ...
+
 class OutOfMemoryError(RuntimeError):
     """
     Raised when a device (CPU or CUDA) cannot provide the memory an op needs.
     """
 
-class dtype:
-    def __reduce__(self: dtype) -> str: ...
-    @property
-    def is_complex(self) -> builtins.bool: ...
-    @property
-    def is_floating_point(self) -> builtins.bool: ...
-    @property
-    def is_signed(self) -> builtins.bool: ...
-    @property
-    def itemsize(self) -> builtins.int: ...
-
-class device:
-    def __enter__(self): ...
-    def __eq__(self, arg0: object) -> builtins.bool: ...
-    def __exit__(self, exc_type, exc, tb): ...
-    def __hash__(self) -> builtins.int: ...
-    def __init__(self, type: typing.Any, index: typing.Any = None) -> None: ...
-    def __reduce__(self) -> tuple[typing.Any, tuple[str]]: ...
-    @property
-    def index(self) -> typing.Any: ...
-    @property
-    def type(self) -> str: ...
-
 class Tensor:
     __array_priority__: typing.ClassVar[builtins.int] = 1000
+    is_sparse: typing.ClassVar[builtins.bool] = False
+    is_sparse_csr: typing.ClassVar[builtins.bool] = False
+    layout: typing.ClassVar[minitorch.layout]  # value = torch.strided
     data: Tensor
     requires_grad: builtins.bool
+    @staticmethod
+    @typing.overload
+    def __add__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __and__(*args, **kwargs) -> typing.Any: ...
     def __dlpack__(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
         """
         Tensor.__dlpack__: a capsule viewing the tensor's memory (no copy unless asked or required).
@@ -48,378 +85,739 @@ class Tensor:
         (device type, device index) in DLPack's numbering: (kDLCPU, 0) or (kDLCUDA, index).
         """
     @staticmethod
-    def __lshift__(input, other):
+    @typing.overload
+    def __eq__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __floordiv__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ge__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __gt__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __iadd__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __iand__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ifloordiv__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    def __ilshift__(*args, **kwargs):
+        """
+        In-place version of bitwise_left_shift.
+        """
+    @staticmethod
+    @typing.overload
+    def __imod__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __imul__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ior__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ipow__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    def __irshift__(*args, **kwargs):
+        """
+        In-place version of bitwise_right_shift.
+        """
+    @staticmethod
+    @typing.overload
+    def __isub__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __itruediv__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ixor__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __le__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    def __lshift__(*args, **kwargs):
         """
         input << other; shifts outside [0, bit width) give 0, as PyTorch's.
         """
     @staticmethod
-    def __rshift__(input, other):
+    @typing.overload
+    def __lt__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __matmul__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __mod__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __mul__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ne__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __or__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __pow__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __radd__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rand__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rfloordiv__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    def __rlshift__(*args, **kwargs): ...
+    @staticmethod
+    @typing.overload
+    def __rmatmul__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rmod__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rmul__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __ror__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rpow__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    def __rrshift__(*args, **kwargs): ...
+    @staticmethod
+    def __rshift__(*args, **kwargs):
         """
         input >> other (arithmetic for signed types); shifts outside [0, bit width) fill with the sign.
         """
     @staticmethod
-    def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    @typing.overload
+    def __rsub__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rtruediv__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __rxor__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __sub__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __truediv__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    @typing.overload
+    def __xor__(*args, **kwargs) -> typing.Any: ...
+    @staticmethod
+    def addbmm(*args, **kwargs):
         """
         beta * input + alpha * sum_b(batch1[b] @ batch2[b]), as one matmul over the concatenated inner dim.
         """
     @staticmethod
-    def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    def addbmm_(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+        """
+        In-place version of addbmm.
+        """
+    @staticmethod
+    def addcdiv(*args, **kwargs):
         """
         input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused).
         """
     @staticmethod
-    def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    def addcdiv_(*args, **kwargs):
+        """
+        In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved).
+        """
+    @staticmethod
+    def addcmul(*args, **kwargs):
         """
         input + value * tensor1 * tensor2.
         """
     @staticmethod
-    def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    def addcmul_(*args, **kwargs):
+        """
+        In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved).
+        """
+    @staticmethod
+    def addmm_(*args, **kwargs):
+        """
+        In-place addmm: self = beta * self + alpha * (mat1 @ mat2).
+        """
+    @staticmethod
+    def addmv(*args, **kwargs):
         """
         beta * input + alpha * (mat @ vec).
         """
     @staticmethod
-    def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    def addmv_(input, mat, vec, *, beta=1, alpha=1, out=None):
+        """
+        In-place version of addmv.
+        """
+    @staticmethod
+    def addr(*args, **kwargs):
         """
         beta * input + alpha * outer(vec1, vec2).
         """
     @staticmethod
-    def adjoint(input):
+    def addr_(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+        """
+        In-place version of addr.
+        """
+    @staticmethod
+    def adjoint(*args, **kwargs):
         """
         The conjugate transpose of the last two dims (a view; real tensors only need the transpose).
         """
     @staticmethod
-    def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    def allclose(*args, **kwargs):
         """
         True when every element of input is close to other (broadcasting), as torch.allclose.
         """
     @staticmethod
-    def aminmax(input, *, dim=None, keepdim=False):
+    def aminmax(*args, **kwargs):
         """
         (min, max) of input, over everything or along dim, as return_types.aminmax.
         """
     @staticmethod
-    def argwhere(input):
+    def argwhere(*args, **kwargs):
         """
         Indices of the non-zero elements, one row each (same as nonzero).
         """
     @staticmethod
-    def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    def baddbmm(*args, **kwargs):
         """
         beta * input + alpha * (batch1 @ batch2), batched over dim 0.
         """
     @staticmethod
-    def bincount(input, weights=None, minlength=0):
+    def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+        """
+        In-place version of baddbmm.
+        """
+    @staticmethod
+    def bernoulli(*args, **kwargs):
+        """
+        Bernoulli samples with probabilities self (p=None) or the one probability p; see torch.bernoulli.
+        """
+    @staticmethod
+    def bincount(*args, **kwargs):
         """
         Count of each value in a 1-D non-negative integer tensor (sum of weights, when given).
         """
     @staticmethod
-    def bitwise_left_shift(input, other):
+    def bitwise_left_shift(*args, **kwargs):
         """
         input << other; shifts outside [0, bit width) give 0, as PyTorch's.
         """
     @staticmethod
-    def bitwise_right_shift(input, other):
+    def bitwise_left_shift_(input, other):
+        """
+        In-place version of bitwise_left_shift.
+        """
+    @staticmethod
+    def bitwise_right_shift(*args, **kwargs):
         """
         input >> other (arithmetic for signed types); shifts outside [0, bit width) fill with the sign.
         """
     @staticmethod
-    def broadcast_to(input, size):
+    def bitwise_right_shift_(input, other):
+        """
+        In-place version of bitwise_right_shift.
+        """
+    @staticmethod
+    def broadcast_to(*args, **kwargs):
         """
         `input` expanded (a view) to `size`, as torch.broadcast_to.
         """
     @staticmethod
-    def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    def bucketize(*args, **kwargs):
         """
         Index of the bucket of each input value given sorted 1-D boundaries (searchsorted with the args swapped).
         """
     @staticmethod
-    def conj(input):
+    def cauchy_(*args, **kwargs):
+        """
+        Fills self with Cauchy(median, sigma) samples, median + sigma * tan(pi * (U - 1/2)).
+        """
+    @staticmethod
+    def cholesky(*args, **kwargs): ...
+    @staticmethod
+    def cholesky_inverse(*args, **kwargs):
+        """
+        A^-1 from A's Cholesky factor.
+        """
+    @staticmethod
+    def cholesky_solve(*args, **kwargs):
+        """
+        The solution of A X = B given A's Cholesky factor L (A = L L^T, or U^T U).
+        """
+    @staticmethod
+    def clamp_max_(*args, **kwargs):
+        """
+        In-place clamp_max.
+        """
+    @staticmethod
+    def clamp_min_(*args, **kwargs):
+        """
+        In-place clamp_min.
+        """
+    @staticmethod
+    def conj(*args, **kwargs):
         """
         input itself: real tensors have no conjugate bit to set.
         """
     @staticmethod
-    def copysign(input, other):
+    def copysign(*args, **kwargs):
         """
         |input| with the sign of other (float result).
         """
     @staticmethod
-    def corrcoef(input):
+    def copysign_(input, other):
+        """
+        In-place version of copysign.
+        """
+    @staticmethod
+    def corrcoef(*args, **kwargs):
         """
         Pearson correlation coefficients of the variables in input's rows, clipped to [-1, 1].
         """
     @staticmethod
-    def count_nonzero(input, dim=None):
+    def count_nonzero(*args, **kwargs):
         """
         Number of nonzero elements, over all of input or along dim (int or tuple).
         """
     @staticmethod
-    def cov(input, *, correction=1, fweights=None, aweights=None):
+    def cov(*args, **kwargs):
         """
         Covariance of the variables in input's rows (observations in columns), with optional frequency and
             probability weights per observation.
         """
     @staticmethod
-    def cross(input, other, dim=None):
+    def cross(*args, **kwargs):
         """
         Cross product of 3-vectors along `dim` (when None, the first dim of size 3), inputs broadcast.
         """
     @staticmethod
-    def cummax(input, dim):
+    def cummax(*args, **kwargs):
         """
         Running maximum along dim and the index where it was reached, as return_types.cummax.
         """
     @staticmethod
-    def cummin(input, dim):
+    def cummin(*args, **kwargs):
         """
         Running minimum along dim and the index where it was reached, as return_types.cummin.
         """
     @staticmethod
-    def deg2rad(input):
+    def cumprod_(*args, **kwargs):
+        """
+        In-place cumprod along dim.
+        """
+    @staticmethod
+    def cumsum_(*args, **kwargs):
+        """
+        In-place cumsum along dim.
+        """
+    @staticmethod
+    def deg2rad(*args, **kwargs):
         """
         Degrees to radians.
         """
     @staticmethod
-    def diag(input, diagonal=0):
+    def deg2rad_(input):
+        """
+        In-place version of deg2rad.
+        """
+    @staticmethod
+    def det(*args, **kwargs):
+        """
+        det(A) from A's LU factorization; differentiable at singular matrices too (through the SVD there).
+        """
+    @staticmethod
+    def diag(*args, **kwargs):
         """
         A 1-d input as the `diagonal`-th diagonal of a square matrix; of a 2-d input, a copy of that diagonal.
         """
     @staticmethod
-    def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    def diag_embed(*args, **kwargs):
         """
         A tensor whose (dim1, dim2) diagonals at `offset` hold the last dim of `input`, zeros elsewhere.
         """
     @staticmethod
-    def diagflat(input, offset=0):
+    def diagflat(*args, **kwargs):
         """
         The flattened input as the `offset`-th diagonal of a square matrix.
         """
     @staticmethod
-    def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    def diagonal_scatter(*args, **kwargs):
         """
         `input` with its diagonal input.diagonal(offset, dim1, dim2) replaced by `src` (out of place).
         """
     @staticmethod
-    def diff(input, n=1, dim=-1, prepend=None, append=None):
+    def diff(*args, **kwargs):
         """
         n-th forward difference along `dim`, after concatenating `prepend` and `append` (logical xor for bool).
         """
     @staticmethod
-    def dist(input, other, p=2):
+    def dist(*args, **kwargs):
         """
         The p-norm of input - other (broadcast).
         """
     @staticmethod
-    def dsplit(input, indices_or_sections):
+    def dsplit(*args, **kwargs):
         """
         Splits a tensor of at least 3 dims along dim 2; an int must divide that dim evenly.
         """
     @staticmethod
-    def equal(input, other):
+    def equal(*args, **kwargs):
         """
         True when both tensors have the same size and elements.
         """
     @staticmethod
-    def fix(input):
+    def exponential_(*args, **kwargs):
+        """
+        Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1).
+        """
+    @staticmethod
+    def fill_diagonal_(*args, **kwargs):
+        """
+        Fill the main diagonal (all dims equal beyond 2-D; wrap: tall matrices restart it every cols+1 rows).
+        """
+    @staticmethod
+    def fix(*args, **kwargs):
         """
         Round toward zero (trunc).
         """
     @staticmethod
-    def flip(input, dims):
+    def fix_(input):
+        """
+        In-place version of fix.
+        """
+    @staticmethod
+    def flip(*args, **kwargs):
         """
         Reverses the order of elements along each of `dims` (a copy, as torch.flip).
         """
     @staticmethod
-    def fliplr(input):
+    def fliplr(*args, **kwargs):
         """
         Flips a tensor of 2 or more dims left to right (along dim 1).
         """
     @staticmethod
-    def flipud(input):
+    def flipud(*args, **kwargs):
         """
         Flips a tensor of 1 or more dims up to down (along dim 0).
         """
     @staticmethod
-    def float_power(input, exponent):
+    def float_power(*args, **kwargs):
         """
         input ** exponent computed in float64.
         """
     @staticmethod
-    def fmax(input, other):
+    def float_power_(*args, **kwargs):
+        """
+        In-place float_power; self must already be float64.
+        """
+    @staticmethod
+    def fmax(*args, **kwargs):
         """
         Elementwise maximum that ignores a NaN when the other value is a number.
         """
     @staticmethod
-    def fmin(input, other):
+    def fmin(*args, **kwargs):
         """
         Elementwise minimum that ignores a NaN when the other value is a number.
         """
     @staticmethod
-    def frac(input):
+    def frac(*args, **kwargs):
         """
         input - trunc(input), keeping the sign.
         """
     @staticmethod
-    def frexp(input, *, out=None):
+    def frac_(input):
+        """
+        In-place version of frac.
+        """
+    @staticmethod
+    def frexp(*args, **kwargs):
         """
         (mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1) (0, inf, nan: exponent 0).
         """
     @staticmethod
-    def gcd(input, other):
+    def gcd(*args, **kwargs):
         """
         Elementwise greatest common divisor of integer tensors (gcd(0, 0) == 0).
         """
     @staticmethod
-    def heaviside(input, values):
+    def gcd_(input, other):
+        """
+        In-place version of gcd.
+        """
+    @staticmethod
+    def geometric_(*args, **kwargs):
+        """
+        Fills self with Geometric(p) samples: the number of Bernoulli(p) trials up to the first success
+            (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed.
+        """
+    @staticmethod
+    def geqrf(*args, **kwargs):
+        """
+        LAPACK's geqrf: R above the diagonal, the Householder reflectors below, and their scales tau.
+        """
+    @staticmethod
+    def heaviside(*args, **kwargs):
         """
         0 where input < 0, values where input == 0, 1 where input > 0.
         """
     @staticmethod
-    def histc(input, bins=100, min=0, max=0):
+    def heaviside_(input, values):
+        """
+        In-place version of heaviside.
+        """
+    @staticmethod
+    def histc(*args, **kwargs):
         """
         Histogram of input in `bins` equal bins over [min, max] (the data's range when min == max).
         """
     @staticmethod
-    def hsplit(input, indices_or_sections):
+    def hsplit(*args, **kwargs):
         """
         Splits along dim 1 (dim 0 for 1-d tensors); an int must divide that dim evenly.
         """
     @staticmethod
-    def hypot(input, other):
+    def hypot(*args, **kwargs):
         """
-        sqrt(input**2 + other**2), elementwise.
+        sqrt(input**2 + other**2), elementwise, scaled by the larger magnitude so that it overflows only where
+            the result does (float32 hypot(3e20, 4e20) = 5e20, as C's and PyTorch's); an infinite side gives inf even
+            beside NaN.
         """
-    def i0(self) -> Tensor: ...
-    def i0_(self) -> typing.Any: ...
     @staticmethod
-    def index_add(input, dim, index, source, *, alpha=1):
+    def hypot_(input, other):
+        """
+        In-place version of hypot.
+        """
+    @staticmethod
+    def index_add(*args, **kwargs):
         """
         `input` plus alpha * source added at `index` along `dim` (repeated indices accumulate).
         """
     @staticmethod
-    def index_copy(input, dim, index, source):
+    def index_add_(*args, **kwargs):
+        """
+        In-place index_add.
+        """
+    @staticmethod
+    def index_copy(*args, **kwargs):
         """
         `input` with the slices of `source` copied to `index` along `dim`.
         """
     @staticmethod
-    def index_fill(input, dim, index, value):
+    def index_copy_(*args, **kwargs):
+        """
+        In-place index_copy.
+        """
+    @staticmethod
+    def index_fill(*args, **kwargs):
         """
         `input` with the slices at `index` along `dim` set to the scalar `value`.
         """
     @staticmethod
-    def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    def index_fill_(*args, **kwargs):
+        """
+        In-place index_fill.
+        """
+    @staticmethod
+    def index_reduce(*args, **kwargs):
         """
         `input` with the slices of `source` reduced ("prod", "mean", "amax", "amin") into the slices `index`
             names along `dim`.
         """
     @staticmethod
-    def inner(input, other):
+    def index_reduce_(*args, **kwargs):
+        """
+        In-place index_reduce.
+        """
+    @staticmethod
+    def inner(*args, **kwargs):
         """
         Dot products over the last dims of both (a plain product when either is 0-d).
         """
     @staticmethod
-    def is_conj(input):
+    def inverse(*args, **kwargs):
+        """
+        A^-1 (LU with partial pivoting); LinAlgError for a singular matrix.
+        """
+    @staticmethod
+    def is_conj(*args, **kwargs):
         """
         False: real tensors never carry the conjugate bit.
         """
     @staticmethod
-    def is_neg(input):
+    def is_neg(*args, **kwargs):
         """
         False: real tensors never carry the negative bit.
         """
     @staticmethod
-    def is_nonzero(input):
+    def is_nonzero(*args, **kwargs):
         """
         The truth value of a one-element tensor; an error for an empty or a larger one.
         """
     @staticmethod
-    def is_same_size(input, other):
+    def is_same_size(*args, **kwargs):
         """
         True when the two tensors have the same shape.
         """
     @staticmethod
-    def is_signed(input):
+    def is_signed(*args, **kwargs):
         """
         True when the tensor's dtype can hold negative values.
         """
     @staticmethod
-    def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    def isclose(*args, **kwargs):
         """
         Elementwise |input - other| <= atol + rtol * |other|, as a bool tensor (NaNs equal only with equal_nan).
         """
     @staticmethod
-    def isneginf(input):
+    def isneginf(*args, **kwargs):
         """
         True where input is -inf.
         """
     @staticmethod
-    def isposinf(input):
+    def isposinf(*args, **kwargs):
         """
         True where input is +inf.
         """
     @staticmethod
-    def isreal(input):
+    def isreal(*args, **kwargs):
         """
         True everywhere (minitorch has no complex dtypes).
         """
     @staticmethod
-    def kron(input, other):
+    def kron(*args, **kwargs):
         """
         Kronecker product: blocks input[i] * other laid out over a grid shaped like input.
         """
     @staticmethod
-    def lcm(input, other):
+    def lcm(*args, **kwargs):
         """
         Elementwise least common multiple of integer tensors (0 if either is 0).
         """
     @staticmethod
-    def ldexp(input, other):
+    def lcm_(input, other):
+        """
+        In-place version of lcm.
+        """
+    @staticmethod
+    def ldexp(*args, **kwargs):
         """
         input * 2**other (float result).
         """
     @staticmethod
-    def logaddexp(input, other):
+    def ldexp_(input, other):
+        """
+        In-place version of ldexp.
+        """
+    @staticmethod
+    def lerp_(*args, **kwargs):
+        """
+        In-place lerp: self += weight * (end - self) (one fused kernel for a scalar weight without autograd).
+        """
+    @staticmethod
+    def log_normal_(*args, **kwargs):
+        """
+        Fills self with log-normal samples: exp(X) for X ~ Normal(mean, std).
+        """
+    @staticmethod
+    def logaddexp(*args, **kwargs):
         """
         log(exp(input) + exp(other)) without overflow; equal infinities give that infinity.
         """
     @staticmethod
-    def logaddexp2(input, other):
+    def logaddexp2(*args, **kwargs):
         """
         log2(2**input + 2**other) without overflow.
         """
     @staticmethod
-    def logcumsumexp(input, dim):
+    def logcumsumexp(*args, **kwargs):
         """
         log(cumsum(exp(input))) along dim, computed stably by a log2(n)-round scan of logaddexp.
         """
     @staticmethod
-    def logit(input, eps=None):
+    def logdet(*args, **kwargs):
         """
-        log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given.
+        log det(A): nan for a negative determinant, -inf for zero.
         """
     @staticmethod
-    def masked_scatter(input, mask, source):
+    def logit(*args, **kwargs):
+        """
+        log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given (a negative eps: none, as PyTorch).
+        """
+    @staticmethod
+    def logit_(input, eps=None):
+        """
+        In-place version of logit.
+        """
+    @staticmethod
+    def lu(*args, **kwargs):
+        """
+        torch.lu (deprecated in PyTorch): (LU, pivots), with info when get_infos, from linalg.lu_factor_ex.
+        """
+    @staticmethod
+    def lu_solve(*args, **kwargs):
+        """
+        torch.lu_solve(b, LU, pivots): linalg.lu_solve with PyTorch's older argument order.
+        """
+    @staticmethod
+    def masked_scatter(*args, **kwargs):
         """
         `input` with its positions where `mask` is True (broadcast) filled, in order, from `source`'s elements.
         """
     @staticmethod
-    def moveaxis(input, source, destination):
+    def masked_scatter_(*args, **kwargs):
+        """
+        In-place masked_scatter (mask broadcasts to self's shape).
+        """
+    @staticmethod
+    def matrix_exp(*args, **kwargs):
+        """
+        exp(A) = sum A^k / k! (Pade 13 with scaling and squaring); differentiable through its matmuls and solve.
+        """
+    @staticmethod
+    def moveaxis(*args, **kwargs):
         """
         Alias of movedim: moves the dims `source` (int or sequence) to the positions `destination`.
         """
     @staticmethod
-    def msort(input):
+    def msort(*args, **kwargs):
         """
         `input` sorted along dim 0 (values only).
         """
     @staticmethod
-    def mvlgamma(input, p):
+    def mvlgamma(*args, **kwargs):
         """
-        The multivariate log-gamma of dimension p (minitorch.special.multigammaln).
+        The log multivariate gamma function of dimension p: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi)
+            (minitorch.special.multigammaln).
         """
     @staticmethod
-    def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    def mvlgamma_(input, p):
+        """
+        In-place version of mvlgamma.
+        """
+    @staticmethod
+    def nan_to_num(*args, **kwargs):
         """
         NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest).
+        """
+    @staticmethod
+    def nan_to_num_(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+        """
+        In-place version of nan_to_num.
         """
     @staticmethod
     def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -427,12 +825,12 @@ class Tensor:
         torch.nanmean: the mean over the elements that are not NaN (NaN where every element is).
         """
     @staticmethod
-    def nanmedian(input, dim=None, keepdim=False):
+    def nanmedian(*args, **kwargs):
         """
         The lower median ignoring NaNs; with dim, return_types.nanmedian(values, indices).
         """
     @staticmethod
-    def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    def nanquantile(*args, **kwargs):
         """
         quantile ignoring NaNs (NaN only where a slice is all NaN).
         """
@@ -443,39 +841,77 @@ class Tensor:
             gradient is zero where the input is NaN, as masked_fill's.
         """
     @staticmethod
-    def nextafter(input, other):
+    def new(*args, **kwargs):
+        """
+        Legacy constructor with self's dtype and device type: new() is empty, new(*sizes) uninitialised,
+            new(data) a copy of data, new(tensor) an alias (PyTorch's rules and errors: _creation.legacy_new).
+        """
+    @staticmethod
+    def nextafter(*args, **kwargs):
         """
         The next representable float after input in the direction of other (elementwise).
         """
     @staticmethod
-    def positive(input):
+    def nextafter_(input, other):
+        """
+        In-place version of nextafter.
+        """
+    @staticmethod
+    def orgqr(*args, **kwargs):
+        """
+        torch.orgqr: linalg.householder_product.
+        """
+    @staticmethod
+    def pinverse(*args, **kwargs):
+        """
+        torch.pinverse: pinv with a relative cut-off rcond.
+        """
+    @staticmethod
+    def positive(*args, **kwargs):
         """
         input itself (refused for bool, as PyTorch's unary +).
         """
     @staticmethod
-    def put(input, index, source, accumulate=False):
+    def put(*args, **kwargs):
         """
         `input` with `source` written (accumulate: added) at the flat (row-major) positions `index`.
         """
     @staticmethod
-    def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    def put_(*args, **kwargs):
+        """
+        In-place put.
+        """
+    @staticmethod
+    def qr(*args, **kwargs): ...
+    @staticmethod
+    def quantile(*args, **kwargs):
         """
         The q-th quantiles of input (over everything or along dim); NaN where a slice holds a NaN.
         """
     @staticmethod
-    def rad2deg(input):
+    def rad2deg(*args, **kwargs):
         """
         Radians to degrees.
         """
     @staticmethod
-    def ravel(input):
+    def rad2deg_(input):
+        """
+        In-place version of rad2deg.
+        """
+    @staticmethod
+    def ravel(*args, **kwargs):
         """
         The tensor flattened to 1-d (a view when it can be).
         """
     @staticmethod
-    def renorm(input, p, dim, maxnorm):
+    def renorm(*args, **kwargs):
         """
         `input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm.
+        """
+    @staticmethod
+    def renorm_(input, p, dim, maxnorm):
+        """
+        In-place version of renorm.
         """
     @staticmethod
     def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
@@ -484,195 +920,279 @@ class Tensor:
             gives each index ``counts[i]`` times.
         """
     @staticmethod
-    def resolve_conj(input):
+    def resolve_conj(*args, **kwargs):
         """
         input itself (no lazy conjugation on real tensors).
         """
     @staticmethod
-    def resolve_neg(input):
+    def resolve_neg(*args, **kwargs):
         """
         input itself (no lazy negation on real tensors).
         """
     @staticmethod
-    def roll(input, shifts, dims=None):
+    def roll(*args, **kwargs):
         """
         Rolls `input` by `shifts` places along `dims` (the flattened tensor when dims is None), as torch.roll.
         """
     @staticmethod
-    def rot90(input, k=1, dims=(0, 1)):
+    def rot90(*args, **kwargs):
         """
         Rotates `input` by 90 degrees `k` times in the plane of `dims`, from the first towards the second.
         """
     @staticmethod
-    def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    def scatter_reduce(*args, **kwargs):
         """
         `input` with `src` reduced ("sum", "prod", "mean", "amax", "amin") into the positions `index` names along
             `dim` (include_self: input's own values take part in the reduction).
         """
     @staticmethod
-    def select_scatter(input, src, dim, index):
+    def scatter_reduce_(*args, **kwargs):
+        """
+        In-place scatter_reduce.
+        """
+    @staticmethod
+    def select_scatter(*args, **kwargs):
         """
         `input` with its slice input.select(dim, index) replaced by `src` (out of place).
         """
     @staticmethod
-    def sgn(input):
+    def sgn(*args, **kwargs):
         """
         The sign of input (sign() for real tensors).
         """
     @staticmethod
-    def signbit(input):
+    def sgn_(input):
+        """
+        In-place version of sgn.
+        """
+    @staticmethod
+    def signbit(*args, **kwargs):
         """
         True where the sign bit is set (negative numbers and -0.0).
         """
     @staticmethod
-    def sinc(input):
+    def sinc(*args, **kwargs):
         """
         sin(pi x) / (pi x), 1 at x == 0 (gradient 0 there).
         """
     @staticmethod
-    def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    def sinc_(input):
+        """
+        In-place version of sinc.
+        """
+    @staticmethod
+    def slice_scatter(*args, **kwargs):
         """
         `input` with the slice start:end:step along `dim` replaced by `src` (out of place).
         """
     @staticmethod
-    def split_with_sizes(input, split_sizes, dim=0):
+    def slogdet(*args, **kwargs):
+        """
+        torch.slogdet: linalg.slogdet under torch.return_types.slogdet.
+        """
+    @staticmethod
+    def sparse_mask(dense, mask):
+        """
+        Tensor.sparse_mask: dense's elements at the coalesced positions of a sparse mask, as a sparse tensor.
+        """
+    @staticmethod
+    def split_with_sizes(*args, **kwargs):
         """
         Views of `input` along `dim` of lengths `split_sizes` (which must sum to its size there).
         """
     @staticmethod
-    def square(input):
+    def square(*args, **kwargs):
         """
         input * input (bool stays an integer-valued result as in PyTorch: int64).
         """
     @staticmethod
-    def swapdims(input, dim0, dim1):
+    def square_(input):
+        """
+        In-place version of square.
+        """
+    @staticmethod
+    def sum_to_size(*args, **kwargs):
+        """
+        `self` summed over its broadcast dims down to `size` (which must expand to self's shape).
+        """
+    @staticmethod
+    def svd(*args, **kwargs):
+        """
+        torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv.
+        """
+    @staticmethod
+    def swapdims(*args, **kwargs):
         """
         Alias of transpose.
         """
     @staticmethod
-    def take(input, index):
+    def take(*args, **kwargs):
         """
         Elements of the flattened input at `index` (negative indices count from the end); shaped like index.
         """
     @staticmethod
-    def take_along_dim(input, indices, dim=None):
+    def take_along_dim(*args, **kwargs):
         """
         Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
             flattened input when dim is None, as numpy.take_along_axis.
         """
     @staticmethod
-    def tensor_split(input, indices_or_sections, dim=0):
+    def tensor_split(*args, **kwargs):
         """
         Views of `input` split into n near-equal parts (int) or at the given indices (sequence), as numpy.array_split.
         """
     @staticmethod
-    def tile(input, dims):
+    def tile(*args, **kwargs):
         """
         `input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front.
         """
     @staticmethod
-    def trace(input):
+    def trace(*args, **kwargs):
         """
         Sum of the main diagonal of a matrix.
         """
     @staticmethod
-    def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    def triangular_solve(*args, **kwargs):
+        """
+        torch.triangular_solve: (solution of op(A) X = b, a copy of A).
+        """
+    @staticmethod
+    def unfold(*args, **kwargs):
+        """
+        View of every length-`size` window along `dimension`, `step` apart, as a new last dim.
+        """
+    @staticmethod
+    def unique(*args, **kwargs):
         """
         The distinct values of input (sorted), optionally with the inverse indices and the counts.
         """
     @staticmethod
-    def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    def unique_consecutive(*args, **kwargs):
         """
         Collapse each run of equal consecutive values into one, optionally with inverse indices and counts.
         """
     @staticmethod
-    def vdot(input, other):
+    def vdot(*args, **kwargs):
         """
         Dot product of two 1-d tensors (the first conjugated; we have no complex dtypes, so it is dot).
         """
     @staticmethod
-    def vsplit(input, indices_or_sections):
+    def vsplit(*args, **kwargs):
         """
         Splits a tensor of at least 2 dims along dim 0; an int must divide that dim evenly.
         """
     @staticmethod
-    def xlogy(input, other):
+    def xlogy(*args, **kwargs):
         """
         input * log(other), 0 where input == 0 (unless other is NaN); gradients stay finite at input == 0.
         """
+    @staticmethod
+    def xlogy_(input, other):
+        """
+        In-place version of xlogy.
+        """
     def __abs__(self) -> Tensor: ...
+    @typing.overload
     def __add__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __and__(self, arg0: typing.Any) -> typing.Any: ...
     def __array__(self, dtype=None, copy=None): ...
     def __bool__(self) -> builtins.bool: ...
+    @typing.overload
     def __eq__(self, arg0: object) -> typing.Any: ...
     def __float__(self) -> builtins.float: ...
+    @typing.overload
     def __floordiv__(self, arg0: typing.Any) -> typing.Any: ...
     def __format__(self, spec): ...
+    @typing.overload
     def __ge__(self, arg0: typing.Any) -> typing.Any: ...
     def __getitem__(self, arg0: typing.Any) -> Tensor: ...
+    @typing.overload
     def __gt__(self, arg0: typing.Any) -> typing.Any: ...
     def __hash__(self) -> builtins.int: ...
+    @typing.overload
     def __iadd__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __iand__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __ifloordiv__(self, arg0: typing.Any) -> typing.Any: ...
-    def __ilshift__(self, *args, **kwargs):
-        """
-        In-place version of bitwise_left_shift.
-        """
+    @typing.overload
     def __imod__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __imul__(self, arg0: typing.Any) -> typing.Any: ...
     def __index__(self) -> builtins.int: ...
     def __init__(self, *args, **kwargs) -> None: ...
     def __int__(self) -> builtins.int: ...
     def __invert__(self) -> Tensor: ...
+    @typing.overload
     def __ior__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __ipow__(self, arg0: typing.Any) -> typing.Any: ...
-    def __irshift__(self, *args, **kwargs):
-        """
-        In-place version of bitwise_right_shift.
-        """
+    @typing.overload
     def __isub__(self, arg0: typing.Any) -> typing.Any: ...
     def __iter__(self): ...
+    @typing.overload
     def __itruediv__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __ixor__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __le__(self, arg0: typing.Any) -> typing.Any: ...
     def __len__(self) -> builtins.int: ...
+    @typing.overload
     def __lt__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __matmul__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __mod__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __mul__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __ne__(self, arg0: object) -> typing.Any: ...
     def __neg__(self) -> Tensor: ...
+    @typing.overload
     def __or__(self, arg0: typing.Any) -> typing.Any: ...
     def __pos__(self) -> typing.Any: ...
+    @typing.overload
     def __pow__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __radd__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __rand__(self, arg0: typing.Any) -> typing.Any: ...
     def __reduce__(self): ...
     def __repr__(self):
         """
         repr(tensor): the values as PyTorch prints them, plus device/dtype/grad_fn when not the defaults.
         """
+    @typing.overload
     def __rfloordiv__(self, arg0: typing.Any) -> typing.Any: ...
-    def __rlshift__(self, other): ...
+    @typing.overload
     def __rmatmul__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __rmod__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __rmul__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __ror__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __rpow__(self, arg0: typing.Any) -> typing.Any: ...
-    def __rrshift__(self, other): ...
+    @typing.overload
     def __rsub__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __rtruediv__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __rxor__(self, arg0: typing.Any) -> typing.Any: ...
     def __setitem__(self, arg0: typing.Any, arg1: typing.Any) -> None: ...
     def __str__(self):
         """
         repr(tensor): the values as PyTorch prints them, plus device/dtype/grad_fn when not the defaults.
         """
+    @typing.overload
     def __sub__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __truediv__(self, arg0: typing.Any) -> typing.Any: ...
+    @typing.overload
     def __xor__(self, arg0: typing.Any) -> typing.Any: ...
+    def _indices(self, *args, **kwargs): ...
     def _is_view_of(self, arg0: Tensor) -> builtins.bool: ...
     def _register_hook(self, arg0: collections.abc.Callable) -> builtins.int: ...
     def _register_post_accumulate_grad_hook(self, arg0: collections.abc.Callable) -> builtins.int: ...
@@ -680,6 +1200,7 @@ class Tensor:
     def _storage_bytes(self) -> bytes: ...
     def _storage_key(self) -> tuple[str, builtins.int]: ...
     def _storage_nbytes(self) -> builtins.int: ...
+    def _values(self, *args, **kwargs): ...
     def abs(self) -> Tensor: ...
     def abs_(self) -> typing.Any: ...
     def absolute(self) -> Tensor: ...
@@ -690,31 +1211,7 @@ class Tensor:
     def acosh_(self) -> typing.Any: ...
     def add(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
     def add_(self, other: typing.Any, *, alpha: typing.Any = 1) -> typing.Any: ...
-    def addbmm_(self, *args, **kwargs):
-        """
-        In-place version of addbmm.
-        """
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
-        """
-        In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved).
-        """
-    def addcmul_(self, tensor1, tensor2, *, value=1):
-        """
-        In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved).
-        """
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: typing.Any = 1, alpha: typing.Any = 1) -> Tensor: ...
-    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        """
-        In-place addmm: self = beta * self + alpha * (mat1 @ mat2).
-        """
-    def addmv_(self, *args, **kwargs):
-        """
-        In-place version of addmv.
-        """
-    def addr_(self, *args, **kwargs):
-        """
-        In-place version of addr.
-        """
     def all(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def amax(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
     def amin(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
@@ -728,19 +1225,15 @@ class Tensor:
     def arcsinh(self) -> Tensor: ...
     def arcsinh_(self) -> typing.Any: ...
     def arctan(self) -> Tensor: ...
-    def arctan2(self, arg0: typing.Any) -> Tensor: ...
-    def arctan2_(self, arg0: typing.Any) -> typing.Any: ...
+    def arctan2(self, other: typing.Any) -> Tensor: ...
+    def arctan2_(self, other: typing.Any) -> typing.Any: ...
     def arctan_(self) -> typing.Any: ...
     def arctanh(self) -> Tensor: ...
     def arctanh_(self) -> typing.Any: ...
-    def argmax(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
-    def argmin(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
+    def argmax(self, dim: typing.Any = None, keepdim: typing.Any = False) -> Tensor: ...
+    def argmin(self, dim: typing.Any = None, keepdim: typing.Any = False) -> Tensor: ...
     def argsort(
-        self,
-        dim: typing.SupportsInt | typing.SupportsIndex = -1,
-        descending: builtins.bool = False,
-        *,
-        stable: typing.Any = False,
+        self, dim: typing.Any = -1, descending: typing.Any = False, *, stable: typing.Any = False
     ) -> Tensor: ...
     def as_strided(
         self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any = None
@@ -756,41 +1249,21 @@ class Tensor:
     def atanh(self) -> Tensor: ...
     def atanh_(self) -> typing.Any: ...
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None): ...
-    def baddbmm_(self, *args, **kwargs):
-        """
-        In-place version of baddbmm.
-        """
-    def bernoulli(self, p=None, *, generator=None):
-        """
-        Bernoulli samples with probabilities self (p=None) or the one probability p; see torch.bernoulli.
-        """
     def bernoulli_(
         self, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, *, generator: typing.Any = None
     ) -> Tensor: ...
     def bfloat16(self): ...
     def bitwise_and(self, other: typing.Any) -> Tensor: ...
     def bitwise_and_(self, other: typing.Any) -> typing.Any: ...
-    def bitwise_left_shift_(self, *args, **kwargs):
-        """
-        In-place version of bitwise_left_shift.
-        """
     def bitwise_not(self) -> Tensor: ...
     def bitwise_not_(self) -> typing.Any: ...
     def bitwise_or(self, other: typing.Any) -> Tensor: ...
     def bitwise_or_(self, other: typing.Any) -> typing.Any: ...
-    def bitwise_right_shift_(self, *args, **kwargs):
-        """
-        In-place version of bitwise_right_shift.
-        """
     def bitwise_xor(self, other: typing.Any) -> Tensor: ...
     def bitwise_xor_(self, other: typing.Any) -> typing.Any: ...
     def bmm(self, mat2: Tensor) -> Tensor: ...
     def bool(self): ...
     def byte(self): ...
-    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-        """
-        Fills self with Cauchy(median, sigma) samples, median + sigma * tan(pi * (U - 1/2)).
-        """
     def ceil(self) -> Tensor: ...
     def ceil_(self) -> typing.Any: ...
     def char(self): ...
@@ -802,49 +1275,25 @@ class Tensor:
     def clamp(self, min: typing.Any = None, max: typing.Any = None) -> Tensor: ...
     def clamp_(self, min: typing.Any = None, max: typing.Any = None) -> typing.Any: ...
     def clamp_max(self, arg0: typing.Any) -> Tensor: ...
-    def clamp_max_(self, max):
-        """
-        In-place clamp_max.
-        """
     def clamp_min(self, arg0: typing.Any) -> Tensor: ...
-    def clamp_min_(self, min):
-        """
-        In-place clamp_min.
-        """
     def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor: ...
     def clip_(self, min: typing.Any = None, max: typing.Any = None) -> typing.Any: ...
     def clone(self, memory_format: typing.Any = None) -> Tensor: ...
+    def coalesce(self, *args, **kwargs): ...
+    def col_indices(self, *args, **kwargs): ...
     def contiguous(self, memory_format: typing.Any = None) -> Tensor: ...
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor: ...
-    def copysign_(self, *args, **kwargs):
-        """
-        In-place version of copysign.
-        """
     def cos(self) -> Tensor: ...
     def cos_(self) -> typing.Any: ...
     def cosh(self) -> Tensor: ...
     def cosh_(self) -> typing.Any: ...
     def cpu(self, memory_format: typing.Any = None) -> typing.Any: ...
+    def crow_indices(self, *args, **kwargs): ...
     def cuda(self, device: typing.Any = None, non_blocking: builtins.bool = False) -> Tensor: ...
-    def cumprod(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None
-    ) -> Tensor: ...
-    def cumprod_(self, dim, *, dtype=None):
-        """
-        In-place cumprod along dim.
-        """
-    def cumsum(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None
-    ) -> Tensor: ...
-    def cumsum_(self, dim, *, dtype=None):
-        """
-        In-place cumsum along dim.
-        """
+    def cumprod(self, dim: typing.Any, *, dtype: typing.Any = None) -> Tensor: ...
+    def cumsum(self, dim: typing.Any, *, dtype: typing.Any = None) -> Tensor: ...
     def data_ptr(self) -> builtins.int: ...
-    def deg2rad_(self, *args, **kwargs):
-        """
-        In-place version of deg2rad.
-        """
+    def dense_dim(self): ...
     def detach(self) -> Tensor: ...
     def detach_(self) -> Tensor: ...
     def diagonal(
@@ -859,10 +1308,7 @@ class Tensor:
     def div(self, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
     def div_(self, other: typing.Any, *, rounding_mode: str | None = None) -> typing.Any: ...
     def divide(self, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
-    def divide_(self, other, *, rounding_mode=None):
-        """
-        Alias of div_.
-        """
+    def divide_(self, other: typing.Any, *, rounding_mode: str | None = None) -> typing.Any: ...
     def dot(self, tensor: Tensor) -> Tensor: ...
     def double(self): ...
     def element_size(self) -> builtins.int: ...
@@ -882,92 +1328,43 @@ class Tensor:
     def expand_as(self, arg0: Tensor) -> Tensor: ...
     def expm1(self) -> Tensor: ...
     def expm1_(self) -> typing.Any: ...
-    def exponential_(self, lambd=1.0, *, generator=None):
-        """
-        Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1).
-        """
     def fill_(self, arg0: typing.Any) -> Tensor: ...
-    def fill_diagonal_(self, fill_value, wrap=False):
-        """
-        Fill the main diagonal (all dims equal beyond 2-D; wrap: tall matrices restart it every cols+1 rows).
-        """
-    def fix_(self, *args, **kwargs):
-        """
-        In-place version of fix.
-        """
     def flatten(
         self,
         start_dim: typing.SupportsInt | typing.SupportsIndex = 0,
         end_dim: typing.SupportsInt | typing.SupportsIndex = -1,
     ) -> Tensor: ...
     def float(self): ...
-    def float_power_(self, exponent):
-        """
-        In-place float_power; self must already be float64.
-        """
     def floor(self) -> Tensor: ...
     def floor_(self) -> typing.Any: ...
     def floor_divide(self, other: typing.Any) -> Tensor: ...
     def floor_divide_(self, other: typing.Any) -> typing.Any: ...
     def fmod(self, other: typing.Any) -> Tensor: ...
     def fmod_(self, other: typing.Any) -> typing.Any: ...
-    def frac_(self, *args, **kwargs):
-        """
-        In-place version of frac.
-        """
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor: ...
-    def gcd_(self, *args, **kwargs):
-        """
-        In-place version of gcd.
-        """
     def ge(self, other: typing.Any) -> Tensor: ...
     def ge_(self, other: typing.Any) -> typing.Any: ...
     def gelu(self) -> Tensor: ...
     def gelu_(self) -> typing.Any: ...
     def gelu_tanh(self) -> Tensor: ...
     def gelu_tanh_(self) -> typing.Any: ...
-    def geometric_(self, p, *, generator=None):
-        """
-        Fills self with Geometric(p) samples: the number of Bernoulli(p) trials up to the first success
-            (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed.
-        """
     def ger(self, vec2: Tensor) -> Tensor: ...
     def get_device(self) -> builtins.int: ...
-    def greater(self, arg0: typing.Any) -> Tensor: ...
-    def greater_(self, arg0: typing.Any) -> typing.Any: ...
-    def greater_equal(self, arg0: typing.Any) -> Tensor: ...
-    def greater_equal_(self, arg0: typing.Any) -> typing.Any: ...
+    def greater(self, other: typing.Any) -> Tensor: ...
+    def greater_(self, other: typing.Any) -> typing.Any: ...
+    def greater_equal(self, other: typing.Any) -> Tensor: ...
+    def greater_equal_(self, other: typing.Any) -> typing.Any: ...
     def gt(self, other: typing.Any) -> Tensor: ...
     def gt_(self, other: typing.Any) -> typing.Any: ...
     def half(self): ...
-    def heaviside_(self, *args, **kwargs):
-        """
-        In-place version of heaviside.
-        """
-    def hypot_(self, *args, **kwargs):
-        """
-        In-place version of hypot.
-        """
-    def index_add_(self, dim, index, source, *, alpha=1):
-        """
-        In-place index_add.
-        """
-    def index_copy_(self, dim, index, source):
-        """
-        In-place index_copy.
-        """
-    def index_fill_(self, dim, index, value):
-        """
-        In-place index_fill.
-        """
+    def i0(self) -> Tensor: ...
+    def i0_(self) -> typing.Any: ...
     def index_put(self, indices: tuple, values: Tensor, accumulate: builtins.bool = False) -> Tensor: ...
     def index_put_(self, indices: tuple, values: Tensor, accumulate: builtins.bool = False) -> typing.Any: ...
-    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-        """
-        In-place index_reduce.
-        """
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor: ...
+    def indices(self, *args, **kwargs): ...
     def int(self): ...
+    def is_coalesced(self, *args, **kwargs): ...
     def is_complex(self) -> builtins.bool: ...
     def is_contiguous(self, memory_format: typing.Any = None) -> builtins.bool: ...
     def is_floating_point(self) -> builtins.bool: ...
@@ -984,31 +1381,14 @@ class Tensor:
     def isnan(self) -> Tensor: ...
     def isnan_(self) -> typing.Any: ...
     def item(self) -> typing.Any: ...
-    def kthvalue(
-        self,
-        k: typing.SupportsInt | typing.SupportsIndex,
-        dim: typing.SupportsInt | typing.SupportsIndex = -1,
-        keepdim: builtins.bool = False,
-    ) -> typing.Any: ...
-    def lcm_(self, *args, **kwargs):
-        """
-        In-place version of lcm.
-        """
-    def ldexp_(self, *args, **kwargs):
-        """
-        In-place version of ldexp.
-        """
+    def kthvalue(self, k: typing.Any, dim: typing.Any = -1, keepdim: typing.Any = False) -> typing.Any: ...
     def le(self, other: typing.Any) -> Tensor: ...
     def le_(self, other: typing.Any) -> typing.Any: ...
     def lerp(self, arg0: Tensor, arg1: typing.Any) -> Tensor: ...
-    def lerp_(self, end, weight):
-        """
-        In-place lerp: self += weight * (end - self) (one fused kernel for a scalar weight without autograd).
-        """
-    def less(self, arg0: typing.Any) -> Tensor: ...
-    def less_(self, arg0: typing.Any) -> typing.Any: ...
-    def less_equal(self, arg0: typing.Any) -> Tensor: ...
-    def less_equal_(self, arg0: typing.Any) -> typing.Any: ...
+    def less(self, other: typing.Any) -> Tensor: ...
+    def less_(self, other: typing.Any) -> typing.Any: ...
+    def less_equal(self, other: typing.Any) -> Tensor: ...
+    def less_equal_(self, other: typing.Any) -> typing.Any: ...
     def lgamma(self) -> Tensor: ...
     def lgamma_(self) -> typing.Any: ...
     def log(self) -> Tensor: ...
@@ -1019,13 +1399,7 @@ class Tensor:
     def log2(self) -> Tensor: ...
     def log2_(self) -> typing.Any: ...
     def log_(self) -> typing.Any: ...
-    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-        """
-        Fills self with log-normal samples: exp(X) for X ~ Normal(mean, std).
-        """
-    def log_softmax(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any = None
-    ) -> Tensor: ...
+    def log_softmax(self, dim: typing.Any, dtype: typing.Any = None) -> Tensor: ...
     def logical_and(self, other: typing.Any) -> Tensor: ...
     def logical_and_(self, other: typing.Any) -> typing.Any: ...
     def logical_not(self) -> Tensor: ...
@@ -1034,20 +1408,12 @@ class Tensor:
     def logical_or_(self, other: typing.Any) -> typing.Any: ...
     def logical_xor(self, other: typing.Any) -> Tensor: ...
     def logical_xor_(self, other: typing.Any) -> typing.Any: ...
-    def logit_(self, *args, **kwargs):
-        """
-        In-place version of logit.
-        """
-    def logsumexp(self, dim: typing.Any, keepdim: builtins.bool = False) -> Tensor: ...
+    def logsumexp(self, dim: typing.Any, keepdim: typing.Any = False) -> Tensor: ...
     def long(self): ...
     def lt(self, other: typing.Any) -> Tensor: ...
     def lt_(self, other: typing.Any) -> typing.Any: ...
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor: ...
     def masked_fill_(self, mask: Tensor, value: typing.Any) -> typing.Any: ...
-    def masked_scatter_(self, mask, source):
-        """
-        In-place masked_scatter (mask broadcasts to self's shape).
-        """
     def masked_select(self, mask: Tensor) -> Tensor: ...
     def matmul(self, other: Tensor) -> Tensor: ...
     @typing.overload
@@ -1069,9 +1435,7 @@ class Tensor:
     def mish(self) -> Tensor: ...
     def mish_(self) -> typing.Any: ...
     def mm(self, mat2: Tensor) -> Tensor: ...
-    def mode(
-        self, dim: typing.SupportsInt | typing.SupportsIndex = -1, keepdim: builtins.bool = False
-    ) -> typing.Any: ...
+    def mode(self, dim: typing.Any = -1, keepdim: typing.Any = False) -> typing.Any: ...
     def movedim(self, source: typing.Any, destination: typing.Any) -> Tensor: ...
     def mul(self, other: typing.Any) -> Tensor: ...
     def mul_(self, other: typing.Any) -> typing.Any: ...
@@ -1082,17 +1446,9 @@ class Tensor:
         *,
         generator: typing.Any = None,
     ) -> Tensor: ...
-    def multiply(self, arg0: typing.Any) -> Tensor: ...
-    def multiply_(self, arg0: typing.Any) -> typing.Any: ...
+    def multiply(self, other: typing.Any) -> Tensor: ...
+    def multiply_(self, other: typing.Any) -> typing.Any: ...
     def mv(self, vec: Tensor) -> Tensor: ...
-    def mvlgamma_(self, *args, **kwargs):
-        """
-        In-place version of mvlgamma.
-        """
-    def nan_to_num_(self, *args, **kwargs):
-        """
-        In-place version of nan_to_num.
-        """
     def narrow(
         self,
         dim: typing.SupportsInt | typing.SupportsIndex,
@@ -1107,13 +1463,10 @@ class Tensor:
     def negative(self) -> Tensor: ...
     def negative_(self) -> typing.Any: ...
     def nelement(self) -> builtins.int: ...
-    def new(self, *args, device=None):
-        """
-        Legacy constructor: new() is empty, new(*sizes) uninitialised, new(data) a tensor of self's dtype.
-        """
     def new_empty(
         self,
         *args,
+        size: typing.Any = None,
         dtype: typing.Any = None,
         device: typing.Any = None,
         requires_grad: builtins.bool = False,
@@ -1136,6 +1489,7 @@ class Tensor:
     def new_ones(
         self,
         *args,
+        size: typing.Any = None,
         dtype: typing.Any = None,
         device: typing.Any = None,
         requires_grad: builtins.bool = False,
@@ -1150,6 +1504,7 @@ class Tensor:
     def new_zeros(
         self,
         *args,
+        size: typing.Any = None,
         dtype: typing.Any = None,
         device: typing.Any = None,
         requires_grad: builtins.bool = False,
@@ -1157,10 +1512,6 @@ class Tensor:
         pin_memory: builtins.bool = False,
         out: typing.Any = None,
     ) -> Tensor: ...
-    def nextafter_(self, *args, **kwargs):
-        """
-        In-place version of nextafter.
-        """
     def nonzero(self, *, as_tuple: builtins.bool = False) -> typing.Any: ...
     def norm(
         self,
@@ -1176,8 +1527,8 @@ class Tensor:
         *,
         generator: typing.Any = None,
     ) -> Tensor: ...
-    def not_equal(self, arg0: typing.Any) -> Tensor: ...
-    def not_equal_(self, arg0: typing.Any) -> typing.Any: ...
+    def not_equal(self, other: typing.Any) -> Tensor: ...
+    def not_equal_(self, other: typing.Any) -> typing.Any: ...
     def numel(self) -> builtins.int: ...
     def numpy(self, force: builtins.bool = False) -> numpy.ndarray: ...
     def outer(self, vec2: Tensor) -> Tensor: ...
@@ -1190,14 +1541,6 @@ class Tensor:
     def prod(
         self, dim: typing.Any = None, keepdim: builtins.bool = False, *, dtype: typing.Any = None
     ) -> Tensor: ...
-    def put_(self, index, source, accumulate=False):
-        """
-        In-place put.
-        """
-    def rad2deg_(self, *args, **kwargs):
-        """
-        In-place version of rad2deg.
-        """
     def random_(
         self,
         from_: typing.SupportsInt | typing.SupportsIndex,
@@ -1217,10 +1560,6 @@ class Tensor:
     def relu_(self) -> typing.Any: ...
     def remainder(self, other: typing.Any) -> Tensor: ...
     def remainder_(self, other: typing.Any) -> typing.Any: ...
-    def renorm_(self, *args, **kwargs):
-        """
-        In-place version of renorm.
-        """
     def repeat(self, *repeats):
         """
         Tensor.repeat: tiles self `repeats[i]` times along dim i (leading new dims when repeats is longer), as an
@@ -1256,17 +1595,9 @@ class Tensor:
     def scatter_add_(
         self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: Tensor, arg2: Tensor
     ) -> typing.Any: ...
-    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-        """
-        In-place scatter_reduce.
-        """
     def select(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
-    def sgn_(self, *args, **kwargs):
-        """
-        In-place version of sgn.
-        """
     def share_memory_(self):
         """
         Moves the underlying storage to shared memory (a no-op if it is there already, or on CUDA).
@@ -1280,28 +1611,17 @@ class Tensor:
     def silu_(self) -> typing.Any: ...
     def sin(self) -> Tensor: ...
     def sin_(self) -> typing.Any: ...
-    def sinc_(self, *args, **kwargs):
-        """
-        In-place version of sinc.
-        """
     def sinh(self) -> Tensor: ...
     def sinh_(self) -> typing.Any: ...
     def size(self, dim: typing.Any = None) -> typing.Any: ...
-    def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any = None) -> Tensor: ...
+    def softmax(self, dim: typing.Any, dtype: typing.Any = None) -> Tensor: ...
     def sort(
-        self,
-        dim: typing.SupportsInt | typing.SupportsIndex = -1,
-        descending: builtins.bool = False,
-        *,
-        stable: typing.Any = False,
+        self, dim: typing.Any = -1, descending: typing.Any = False, *, stable: typing.Any = False
     ) -> typing.Any: ...
+    def sparse_dim(self): ...
     def split(self, split_size: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple: ...
     def sqrt(self) -> Tensor: ...
     def sqrt_(self) -> typing.Any: ...
-    def square_(self, *args, **kwargs):
-        """
-        In-place version of square.
-        """
     def squeeze(self, dim: typing.Any = None) -> Tensor: ...
     def std(
         self,
@@ -1316,17 +1636,10 @@ class Tensor:
     def sub(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
     def sub_(self, other: typing.Any, *, alpha: typing.Any = 1) -> typing.Any: ...
     def subtract(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
-    def subtract_(self, other, *, alpha=1):
-        """
-        Alias of sub_.
-        """
+    def subtract_(self, other: typing.Any, *, alpha: typing.Any = 1) -> typing.Any: ...
     def sum(
         self, dim: typing.Any = None, keepdim: builtins.bool = False, *, dtype: typing.Any = None
     ) -> Tensor: ...
-    def sum_to_size(self, *size):
-        """
-        `self` summed over its broadcast dims down to `size` (which must expand to self's shape).
-        """
     def swapaxes(
         self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
@@ -1336,41 +1649,41 @@ class Tensor:
     def tanh(self) -> Tensor: ...
     def tanh_(self) -> typing.Any: ...
     def to(self, *args, **kwargs) -> Tensor: ...
+    def to_dense(self, dtype=None, *, masked_grad=None): ...
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """
+        Tensor.to_sparse(sparse_dim) / to_sparse(layout=...) of a dense tensor.
+        """
+    def to_sparse_coo(self): ...
+    def to_sparse_csr(self, dense_dim=None): ...
     def tolist(self) -> typing.Any: ...
     def topk(
-        self,
-        k: typing.SupportsInt | typing.SupportsIndex,
-        dim: typing.SupportsInt | typing.SupportsIndex = -1,
-        largest: builtins.bool = True,
-        sorted: builtins.bool = True,
+        self, k: typing.Any, dim: typing.Any = -1, largest: typing.Any = True, sorted: typing.Any = True
     ) -> typing.Any: ...
     def transpose(
         self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
-    def tril(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor: ...
-    def tril_(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> typing.Any: ...
-    def triu(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor: ...
-    def triu_(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> typing.Any: ...
+    def tril(self, diagonal: typing.Any = 0) -> Tensor: ...
+    def tril_(self, diagonal: typing.Any = 0) -> typing.Any: ...
+    def triu(self, diagonal: typing.Any = 0) -> Tensor: ...
+    def triu_(self, diagonal: typing.Any = 0) -> typing.Any: ...
     def true_divide(self, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
-    def true_divide_(self, other):
-        """
-        Alias of div_ (true division).
-        """
+    def true_divide_(self, other: typing.Any, *, rounding_mode: str | None = None) -> typing.Any: ...
     def trunc(self) -> Tensor: ...
     def trunc_(self) -> typing.Any: ...
     def trunc_divide(self, other: typing.Any) -> Tensor: ...
     def trunc_divide_(self, other: typing.Any) -> typing.Any: ...
-    def type(self, dtype: typing.Any = None) -> typing.Any: ...
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """
+        t.type() names t's legacy type ('torch.FloatTensor'); t.type(T) converts t to T, where T is a dtype, a
+            legacy type such as minitorch.DoubleTensor or its name; t itself when it already is one.
+        """
     def type_as(self, other):
         """
         self converted to other's dtype (PyTorch's TypeError for a non-tensor, not an AttributeError).
         """
     def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple: ...
     def unflatten(self, dim: typing.SupportsInt | typing.SupportsIndex, sizes: typing.Any) -> Tensor: ...
-    def unfold(self, dimension, size, step):
-        """
-        View of every length-`size` window along `dimension`, `step` apart, as a new last dim.
-        """
     def uniform_(
         self,
         from_: typing.SupportsFloat | typing.SupportsIndex = 0.0,
@@ -1380,6 +1693,7 @@ class Tensor:
     ) -> Tensor: ...
     def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor: ...
     def untyped_storage_nbytes(self) -> builtins.int: ...
+    def values(self, *args, **kwargs): ...
     def var(
         self,
         dim: typing.Any = None,
@@ -1391,10 +1705,6 @@ class Tensor:
     def view(self, *args) -> Tensor: ...
     def view_as(self, arg0: Tensor) -> Tensor: ...
     def where(self, condition: Tensor, other: typing.Any) -> Tensor: ...
-    def xlogy_(self, *args, **kwargs):
-        """
-        In-place version of xlogy.
-        """
     def zero_(self) -> Tensor: ...
     @property
     def T(self) -> Tensor: ...
@@ -1434,33 +1744,28 @@ class Tensor:
     @property
     def shape(self) -> typing.Any: ...
 
-class Generator:
-    def __init__(self, device: typing.Any = None) -> None: ...
-    def get_state(self) -> Tensor: ...
-    def initial_seed(self) -> builtins.int: ...
-    def manual_seed(self, seed: typing.Any) -> typing.Any: ...
-    def seed(self) -> builtins.int: ...
-    def set_state(self, new_state: Tensor) -> typing.Any: ...
+class device:
+    def __enter__(self): ...
+    def __eq__(self, arg0: object) -> builtins.bool: ...
+    def __exit__(self, exc_type, exc, tb): ...
+    def __hash__(self) -> builtins.int: ...
+    def __init__(self, type: typing.Any, index: typing.Any = None) -> None: ...
+    def __reduce__(self) -> tuple[typing.Any, tuple[str]]: ...
     @property
-    def device(self) -> device: ...
+    def index(self) -> typing.Any: ...
+    @property
+    def type(self) -> str: ...
 
-class Node:
-    def _register_hook(self, arg0: collections.abc.Callable) -> builtins.int: ...
-    def _register_prehook(self, arg0: collections.abc.Callable) -> builtins.int: ...
-    def _remove_hook(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def name(self) -> str: ...
-    def register_hook(self, fn):
-        """
-        fn(grad_inputs, grad_outputs) runs after this node computed grad_inputs; it may return replacements.
-        """
-    def register_prehook(self, fn):
-        """
-        fn(grad_outputs) runs before this node; it may return replacement gradients.
-        """
+class dtype:
+    def __reduce__(self: dtype) -> str: ...
     @property
-    def next_functions(self) -> tuple: ...
+    def is_complex(self) -> builtins.bool: ...
     @property
-    def variable(self) -> typing.Any: ...
+    def is_floating_point(self) -> builtins.bool: ...
+    @property
+    def is_signed(self) -> builtins.bool: ...
+    @property
+    def itemsize(self) -> builtins.int: ...
 
 def _amp_foreach_non_finite_check_and_unscale_(
     self: collections.abc.Sequence[Tensor], found_inf: Tensor, inv_scale: Tensor
@@ -1638,9 +1943,9 @@ def _has_vec_loop(name: str, f64: builtins.bool) -> builtins.bool: ...
 def _is_autocast_cache_enabled() -> builtins.bool: ...
 def _is_autocast_enabled(arg0: str) -> builtins.bool: ...
 def _is_tensor(arg0: typing.Any) -> builtins.bool: ...
-def _linalg_cholesky_ex(input: Tensor, upper: builtins.bool) -> tuple[Tensor, Tensor]: ...
+def _linalg_cholesky_ex(input: Tensor, upper: typing.Any) -> tuple[Tensor, Tensor]: ...
 def _linalg_eigh(
-    input: Tensor, upper: builtins.bool, compute_v: builtins.bool
+    input: Tensor, upper: typing.Any, compute_v: typing.Any
 ) -> tuple[Tensor, Tensor, Tensor]: ...
 def _linalg_geqrf(input: Tensor) -> tuple[Tensor, Tensor]: ...
 def _linalg_householder_product(input: Tensor, tau: Tensor) -> Tensor: ...
@@ -1649,13 +1954,13 @@ def _linalg_lstsq(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def _linalg_lu_factor_ex(input: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
 def _linalg_lu_solve(
-    input: Tensor, pivots: Tensor, b: Tensor, left: builtins.bool, adjoint: builtins.bool
+    input: Tensor, pivots: Tensor, b: Tensor, left: typing.Any, adjoint: typing.Any
 ) -> Tensor: ...
 def _linalg_solve_triangular(
-    input: Tensor, b: Tensor, upper: builtins.bool, left: builtins.bool, unitriangular: builtins.bool
+    input: Tensor, b: Tensor, upper: typing.Any, left: typing.Any, unitriangular: typing.Any
 ) -> Tensor: ...
 def _linalg_svd(
-    input: Tensor, full_matrices: builtins.bool, compute_uv: builtins.bool
+    input: Tensor, full_matrices: typing.Any, compute_uv: typing.Any
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def _op_schema() -> list: ...
 def _op_table(kind: str = "twins") -> list: ...
@@ -1797,7 +2102,10 @@ def arcsinh_(input: Tensor) -> Tensor: ...
 def arctan(input: Tensor) -> Tensor: ...
 @typing.overload
 def arctan(*args, **kwargs) -> typing.Any: ...
-def arctan2(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def arctan2(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def arctan2(*args, **kwargs) -> typing.Any: ...
 def arctan_(input: Tensor) -> Tensor: ...
 @typing.overload
 def arctanh(input: Tensor) -> Tensor: ...
@@ -1805,19 +2113,15 @@ def arctanh(input: Tensor) -> Tensor: ...
 def arctanh(*args, **kwargs) -> typing.Any: ...
 def arctanh_(input: Tensor) -> Tensor: ...
 @typing.overload
-def argmax(input: Tensor, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
+def argmax(input: Tensor, dim: typing.Any = None, keepdim: typing.Any = False) -> Tensor: ...
 @typing.overload
 def argmax(*args, **kwargs) -> typing.Any: ...
 @typing.overload
-def argmin(input: Tensor, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
+def argmin(input: Tensor, dim: typing.Any = None, keepdim: typing.Any = False) -> Tensor: ...
 @typing.overload
 def argmin(*args, **kwargs) -> typing.Any: ...
 def argsort(
-    input: Tensor,
-    dim: typing.SupportsInt | typing.SupportsIndex = -1,
-    descending: builtins.bool = False,
-    *,
-    stable: typing.Any = False,
+    input: Tensor, dim: typing.Any = -1, descending: typing.Any = False, *, stable: typing.Any = False
 ) -> Tensor: ...
 def as_strided(
     input: Tensor, size: typing.Any, stride: typing.Any, storage_offset: typing.Any = None
@@ -1912,15 +2216,11 @@ def cosh(input: Tensor) -> Tensor: ...
 def cosh(*args, **kwargs) -> typing.Any: ...
 def cosh_(input: Tensor) -> Tensor: ...
 @typing.overload
-def cumprod(
-    input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None
-) -> Tensor: ...
+def cumprod(input: Tensor, dim: typing.Any, *, dtype: typing.Any = None) -> Tensor: ...
 @typing.overload
 def cumprod(*args, **kwargs) -> typing.Any: ...
 @typing.overload
-def cumsum(
-    input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None
-) -> Tensor: ...
+def cumsum(input: Tensor, dim: typing.Any, *, dtype: typing.Any = None) -> Tensor: ...
 @typing.overload
 def cumsum(*args, **kwargs) -> typing.Any: ...
 def diagonal(
@@ -1937,7 +2237,10 @@ def digamma(*args, **kwargs) -> typing.Any: ...
 def div(input: typing.Any, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
 @typing.overload
 def div(*args, **kwargs) -> typing.Any: ...
+@typing.overload
 def divide(input: typing.Any, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
+@typing.overload
+def divide(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def dot(input: Tensor, tensor: Tensor) -> Tensor: ...
 @typing.overload
@@ -1945,6 +2248,7 @@ def dot(*args, **kwargs) -> typing.Any: ...
 def einsum(equation: str, *args) -> Tensor: ...
 def empty(
     *args,
+    size: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
     requires_grad: builtins.bool = False,
@@ -2070,8 +2374,14 @@ def ger(*args, **kwargs) -> typing.Any: ...
 def get_default_dtype() -> dtype: ...
 def get_float32_matmul_precision() -> str: ...
 def get_num_threads() -> builtins.int: ...
-def greater(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
-def greater_equal(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def greater(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def greater(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def greater_equal(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def greater_equal(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def gt(input: typing.Any, other: typing.Any) -> Tensor: ...
 @typing.overload
@@ -2093,10 +2403,7 @@ def isinf(input: Tensor) -> Tensor: ...
 def isnan(input: Tensor) -> Tensor: ...
 @typing.overload
 def kthvalue(
-    input: Tensor,
-    k: typing.SupportsInt | typing.SupportsIndex,
-    dim: typing.SupportsInt | typing.SupportsIndex = -1,
-    keepdim: builtins.bool = False,
+    input: Tensor, k: typing.Any, dim: typing.Any = -1, keepdim: typing.Any = False
 ) -> typing.Any: ...
 @typing.overload
 def kthvalue(*args, **kwargs) -> typing.Any: ...
@@ -2111,8 +2418,14 @@ def leaky_relu(
 def lerp(arg0: Tensor, arg1: Tensor, arg2: typing.Any) -> Tensor: ...
 @typing.overload
 def lerp(*args, **kwargs) -> typing.Any: ...
-def less(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
-def less_equal(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def less(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def less(*args, **kwargs) -> typing.Any: ...
+@typing.overload
+def less_equal(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def less_equal(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def lgamma(input: Tensor) -> Tensor: ...
 @typing.overload
@@ -2149,9 +2462,7 @@ def log2(input: Tensor) -> Tensor: ...
 def log2(*args, **kwargs) -> typing.Any: ...
 def log2_(input: Tensor) -> Tensor: ...
 def log_(input: Tensor) -> Tensor: ...
-def log_softmax(
-    input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any = None
-) -> Tensor: ...
+def log_softmax(input: Tensor, dim: typing.Any, dtype: typing.Any = None) -> Tensor: ...
 @typing.overload
 def logical_and(input: typing.Any, other: typing.Any) -> Tensor: ...
 @typing.overload
@@ -2169,7 +2480,7 @@ def logical_xor(input: typing.Any, other: typing.Any) -> Tensor: ...
 @typing.overload
 def logical_xor(*args, **kwargs) -> typing.Any: ...
 @typing.overload
-def logsumexp(input: Tensor, dim: typing.Any, keepdim: builtins.bool = False) -> Tensor: ...
+def logsumexp(input: Tensor, dim: typing.Any, keepdim: typing.Any = False) -> Tensor: ...
 @typing.overload
 def logsumexp(*args, **kwargs) -> typing.Any: ...
 @typing.overload
@@ -2222,9 +2533,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor: ...
 @typing.overload
 def mm(*args, **kwargs) -> typing.Any: ...
 @typing.overload
-def mode(
-    input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex = -1, keepdim: builtins.bool = False
-) -> typing.Any: ...
+def mode(input: Tensor, dim: typing.Any = -1, keepdim: typing.Any = False) -> typing.Any: ...
 @typing.overload
 def mode(*args, **kwargs) -> typing.Any: ...
 def movedim(input: Tensor, source: typing.Any, destination: typing.Any) -> Tensor: ...
@@ -2242,7 +2551,10 @@ def multinomial(
 ) -> Tensor: ...
 @typing.overload
 def multinomial(*args, **kwargs) -> typing.Any: ...
-def multiply(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def multiply(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def multiply(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def mv(input: Tensor, vec: Tensor) -> Tensor: ...
 @typing.overload
@@ -2281,9 +2593,13 @@ def norm(
 ) -> Tensor: ...
 @typing.overload
 def norm(*args, **kwargs) -> typing.Any: ...
-def not_equal(arg0: typing.Any, arg1: typing.Any) -> Tensor: ...
+@typing.overload
+def not_equal(input: typing.Any, other: typing.Any) -> Tensor: ...
+@typing.overload
+def not_equal(*args, **kwargs) -> typing.Any: ...
 def ones(
     *args,
+    size: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
     requires_grad: builtins.bool = False,
@@ -2320,6 +2636,7 @@ def prod(*args, **kwargs) -> typing.Any: ...
 def promote_types(arg0: typing.Any, arg1: typing.Any) -> dtype: ...
 def rand(
     *args,
+    size: typing.Any = None,
     generator: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
@@ -2340,6 +2657,7 @@ def rand_like(
 ) -> Tensor: ...
 def randint(
     *args,
+    size: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
     requires_grad: builtins.bool = False,
@@ -2358,6 +2676,7 @@ def randint_like(
 ) -> Tensor: ...
 def randn(
     *args,
+    size: typing.Any = None,
     generator: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
@@ -2461,9 +2780,7 @@ def sinh(input: Tensor) -> Tensor: ...
 @typing.overload
 def sinh(*args, **kwargs) -> typing.Any: ...
 def sinh_(input: Tensor) -> Tensor: ...
-def softmax(
-    input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, dtype: typing.Any = None
-) -> Tensor: ...
+def softmax(input: Tensor, dim: typing.Any, dtype: typing.Any = None) -> Tensor: ...
 def softplus(
     input: Tensor,
     beta: typing.SupportsFloat | typing.SupportsIndex = 1.0,
@@ -2471,11 +2788,7 @@ def softplus(
 ) -> Tensor: ...
 @typing.overload
 def sort(
-    input: Tensor,
-    dim: typing.SupportsInt | typing.SupportsIndex = -1,
-    descending: builtins.bool = False,
-    *,
-    stable: typing.Any = False,
+    input: Tensor, dim: typing.Any = -1, descending: typing.Any = False, *, stable: typing.Any = False
 ) -> typing.Any: ...
 @typing.overload
 def sort(*args, **kwargs) -> typing.Any: ...
@@ -2515,7 +2828,10 @@ def std_mean(
 def sub(input: typing.Any, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
 @typing.overload
 def sub(*args, **kwargs) -> typing.Any: ...
+@typing.overload
 def subtract(input: typing.Any, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
+@typing.overload
+def subtract(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def sum(
     input: Tensor, dim: typing.Any = None, keepdim: builtins.bool = False, *, dtype: typing.Any = None
@@ -2540,11 +2856,7 @@ def tanh(*args, **kwargs) -> typing.Any: ...
 def tanh_(input: Tensor) -> Tensor: ...
 @typing.overload
 def topk(
-    input: Tensor,
-    k: typing.SupportsInt | typing.SupportsIndex,
-    dim: typing.SupportsInt | typing.SupportsIndex = -1,
-    largest: builtins.bool = True,
-    sorted: builtins.bool = True,
+    input: Tensor, k: typing.Any, dim: typing.Any = -1, largest: typing.Any = True, sorted: typing.Any = True
 ) -> typing.Any: ...
 @typing.overload
 def topk(*args, **kwargs) -> typing.Any: ...
@@ -2554,7 +2866,7 @@ def transpose(
     arg2: typing.SupportsInt | typing.SupportsIndex,
 ) -> Tensor: ...
 @typing.overload
-def tril(input: Tensor, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor: ...
+def tril(input: Tensor, diagonal: typing.Any = 0) -> Tensor: ...
 @typing.overload
 def tril(*args, **kwargs) -> typing.Any: ...
 def tril_indices(
@@ -2567,7 +2879,7 @@ def tril_indices(
     layout: typing.Any = None,
 ) -> Tensor: ...
 @typing.overload
-def triu(input: Tensor, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor: ...
+def triu(input: Tensor, diagonal: typing.Any = 0) -> Tensor: ...
 @typing.overload
 def triu(*args, **kwargs) -> typing.Any: ...
 def triu_indices(
@@ -2613,6 +2925,7 @@ def var_mean(
 ) -> tuple[Tensor, Tensor]: ...
 def zeros(
     *args,
+    size: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
     requires_grad: builtins.bool = False,
@@ -2635,17 +2948,17 @@ _cuda_arch_list: str
 _cuda_version: str | None  # None in a build without CUDA
 _has_cudnn: builtins.bool
 _has_mkldnn: builtins.bool
-bfloat16: dtype
-bool: dtype
-default_generator: Generator
-float16: dtype
-float32: dtype
-float64: dtype
-int16: dtype
-int32: dtype
-int64: dtype
-int8: dtype
-uint8: dtype
+bfloat16: dtype  # value = torch.bfloat16
+bool: dtype  # value = torch.bool
+default_generator: Generator  # value = <minitorch._C.Generator object>
+float16: dtype  # value = torch.float16
+float32: dtype  # value = torch.float32
+float64: dtype  # value = torch.float64
+int16: dtype  # value = torch.int16
+int32: dtype  # value = torch.int32
+int64: dtype  # value = torch.int64
+int8: dtype  # value = torch.int8
+uint8: dtype  # value = torch.uint8
 
 class _Distributed_P2PWork:
     def wait(self) -> builtins.int: ...
