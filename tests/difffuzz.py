@@ -761,12 +761,10 @@ class Runner:
 
     def enc(self, r, depth=0):
         lib = self.lib
+        sparse_layout = str(getattr(r, "layout", "strided")).split(".")[-1] != "strided"
+        if getattr(r, "is_sparse", False) is True or (sparse_layout and hasattr(r, "to_dense")):
+            return ("sparse",)  # PyTorch's are Tensors; ours are Python objects over dense tensors
         if isinstance(r, lib.Tensor):
-            if (
-                getattr(r, "is_sparse", False)
-                or str(getattr(r, "layout", "strided")).split(".")[-1] != "strided"
-            ):
-                return ("sparse",)
             dt, arr = self.read(r)
             return ("T", dt, tuple(r.shape), arr, bool(r.requires_grad))
         if r is None:

@@ -25,8 +25,10 @@ DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 # once, when difffuzz.plan started picking names by rendezvous hashing (so that new ops no longer reshuffle it):
 # on the new sample the same build measured 1.5 %, 3.0 % and 2.1 %; then missing fell to 0.8 % once operators
 # answer NotImplemented as PyTorch's and Python in-place composites keep their backward; accepted_bad 1.05 % and
-# exc_type 2.0 % after the padding, dropout1d, tolerance and endpoint checks.
-LIMITS = {"accepted_bad": 0.011, "missing": 0.008, "exc_type": 0.020}
+# exc_type 2.0 % after the padding, dropout1d, tolerance and endpoint checks. The fourth session added ~400 names
+# (linalg's decompositions, sparse, 3-D layers, legacy API) and still measured exc_type 1.83 %, accepted_bad
+# 1.03 %, missing 0.75 % once the in-place composites named wrong arguments.
+LIMITS = {"accepted_bad": 0.011, "missing": 0.008, "exc_type": 0.019}
 
 
 def known_differences():

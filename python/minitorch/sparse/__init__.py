@@ -252,7 +252,7 @@ def torch_namespace(root):
 
 
 def _layout_error(what, expected):
-    def method(self, *args, **kwargs):
+    def method(self):  # no arguments, as PyTorch's (a call with some is Python's TypeError, as there)
         raise RuntimeError(f"{what} expected {expected} but got Strided")
 
     method.__name__ = what
