@@ -268,6 +268,7 @@ RANDOM = (
     "FeatureAlphaDropout",
     "svd_lowrank",
     "pca_lowrank",
+    "binomial",
 )
 UNINITIALIZED = {"new"}  # Tensor.new(sizes) is torch.empty's spelling
 

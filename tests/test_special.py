@@ -333,3 +333,9 @@ def test_regularized_incomplete_gamma_and_sampler_ops_at_the_top_level():
     draws = minitorch.poisson(minitorch.full((20000,), 4.0, dtype=minitorch.float64))
     assert abs(draws.mean().item() - 4.0) < 5 * (4.0 / 20000) ** 0.5
     assert minitorch.binomial(minitorch.full((3,), 5.0), minitorch.zeros(3)).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_incomplete_gamma_promotes_mixed_dtypes():
+    half, f32 = minitorch.ones(2, dtype=minitorch.float16), minitorch.ones(2)
+    assert minitorch.igammac(half, f32).dtype == minitorch.float32  # as PyTorch's binary kernels
+    assert minitorch.special.gammainc(half, half).dtype == minitorch.float16

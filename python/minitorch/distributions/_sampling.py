@@ -545,7 +545,8 @@ def _igamma_args(input, other, name):
             raise NotImplementedError(
                 f"\"{name}_{_device_name(t)}\" not implemented for '{scalar_name(t.dtype)}'"
             )
-    a, x = _composite_shape.broadcast_tensors(input, other)
+    dt = _C.result_type(input, other)  # mixed dtypes promote, as PyTorch's binary kernel does
+    a, x = _composite_shape.broadcast_tensors(input.to(dt), other.to(dt))
     return a, x
 
 
