@@ -941,10 +941,8 @@ def test_sparse_aware_functions_leave_dense_calls_alone():
     np.testing.assert_array_equal(minitorch.matmul(a, b[0]).numpy(), [4.0, 4.0])
     np.testing.assert_array_equal(minitorch.addmm(a, a, b, beta=0.5, alpha=2).numpy(), np.full((2, 2), 8.5))
     for name in ("mm", "matmul", "addmm"):
-        f = getattr(minitorch, name)
-        assert f.__name__ == name and f.__wrapped__ is getattr(minitorch._C, name)
-        assert pickle.loads(pickle.dumps(f)) is f
-    assert type(minitorch.add).__name__ == "builtin_function_or_method"  # only the products are wrapped
+        # the C++ functions themselves: their last overload hands a sparse argument to __torch_function__
+        assert getattr(minitorch, name) is getattr(minitorch._C, name)
     s = minitorch.tensor([[0.0, 2], [3, 0]]).to_sparse()
     out = minitorch.empty(2, 2)
     assert minitorch.mm(s, a, out=out) is out and minitorch.matmul(a, s, out=out) is out
@@ -952,8 +950,8 @@ def test_sparse_aware_functions_leave_dense_calls_alone():
     np.testing.assert_array_equal(
         minitorch.addmm(a, s, b, beta=2, alpha=0.5).numpy(), [[4.0, 4.0], [5.0, 5.0]]
     )
-    with pytest.raises(TypeError):  # a wrong argument that is not sparse keeps the binding's TypeError
-        minitorch.mm(a, "x")
+    with pytest.raises(TypeError, match=r"^mm\(\) received an invalid combination of arguments$"):
+        minitorch.mm(a, "x")  # a wrong argument that is not sparse: PyTorch's TypeError
 
 
 def test_torch_function_dispatch():

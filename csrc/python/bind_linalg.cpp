@@ -104,4 +104,34 @@ void init_linalg(py::module_& m, TensorClass& cls) {
   });
 }
 
+// The products' last overload, tried only after every typed one (out= included) refused the arguments: an
+// argument whose type defines __torch_function__ (minitorch.sparse's tensors, a user's tensor-like) gets the
+// call, as PyTorch's argument parser hands it over; anything else is PyTorch's TypeError. Dense calls never
+// reach it, so they cost nothing more.
+void init_linalg_torch_function_fallbacks(py::module_& m) {
+  for (const char* name : {"mm", "matmul", "addmm"}) {
+    MT_INTERNAL_ASSERT(py::hasattr(m, name), "torch_function fallback for an unbound function: ", name);
+    m.def(name, [name](const py::args& args, const py::kwargs& kwargs) -> py::object {
+      auto overrides = [](py::handle h) {
+        return !py::isinstance<TensorImpl>(h) && py::hasattr(py::type::of(h), "__torch_function__");
+      };
+      std::vector<py::handle> relevant;
+      for (py::handle a : args)
+        if (overrides(a)) relevant.push_back(a);
+      for (auto kv : kwargs)
+        if (overrides(kv.second)) relevant.push_back(kv.second);
+      if (!relevant.empty()) {
+        py::object func = py::module_::import("minitorch").attr(name);
+        py::list types;
+        for (py::handle a : relevant) types.append(py::type::of(a));
+        for (py::handle a : relevant) {
+          py::object r = py::type::of(a).attr("__torch_function__")(func, py::tuple(types), args, kwargs);
+          if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
+        }
+      }
+      throw py::type_error(std::string(name) + "() received an invalid combination of arguments");
+    });
+  }
+}
+
 }  // namespace mt

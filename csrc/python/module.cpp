@@ -54,10 +54,11 @@ static void translate_cast_error(const std::string& msg) {
 
 // bind_autograd.cpp (declared here rather than in bind.h, which every binding file includes)
 void init_autograd(py::module_& m, TensorClass& cls);
-void init_sort(py::module_& m, TensorClass& cls);          // bind_sort.cpp
-void init_schema_funcs(py::module_& m, TensorClass& cls);  // generated from csrc/ops/ops.schema
-void init_operator_fallbacks(TensorClass& cls);            // bind_elementwise.cpp: after every operator
-void init_out(py::module_& m);                             // bind_out.cpp: after every op is bound
+void init_sort(py::module_& m, TensorClass& cls);           // bind_sort.cpp
+void init_schema_funcs(py::module_& m, TensorClass& cls);   // generated from csrc/ops/ops.schema
+void init_operator_fallbacks(TensorClass& cls);             // bind_elementwise.cpp: after every operator
+void init_out(py::module_& m);                              // bind_out.cpp: after every op is bound
+void init_linalg_torch_function_fallbacks(py::module_& m);  // bind_linalg.cpp: after init_out
 // bind_multiprocessing.cpp
 void init_multiprocessing(py::module_& m);
 void init_rnn(py::module_& m);  // bind_rnn.cpp
@@ -110,6 +111,7 @@ PYBIND11_MODULE(_C, m) {
   init_schema_funcs(m, cls);
   init_operator_fallbacks(cls);
   init_out(m);
+  init_linalg_torch_function_fallbacks(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
 }

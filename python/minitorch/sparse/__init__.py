@@ -241,10 +241,6 @@ def torch_namespace(root):
         "sparse_bsr": sparse_bsr,
         "sparse_bsc": sparse_bsc,
     }
-    for name in _aware.SPARSE_AWARE:
-        current = root[name]
-        if not getattr(current, "_mt_sparse_aware", False):
-            out[name] = _aware.sparse_aware(name, current)
     return out
 
 
