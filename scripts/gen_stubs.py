@@ -87,7 +87,9 @@ def _fix(src):
     src = re.sub(r"^(_\w+: [\w.]+) = .*$", r"\1", src, flags=re.MULTILINE)
     # (in a CPU-only build the value is None, which stubgen writes as `_cuda_version = None`)
     src = re.sub(
-        r"\n_cuda_version(: str| = None)\n", "\n_cuda_version: str | None  # None in a build without CUDA\n", src
+        r"\n_cuda_version(: str| = None)\n",
+        "\n_cuda_version: str | None  # None in a build without CUDA\n",
+        src,
     )
     # _C defines no __all__ (stubgen invents one); without it the stub's star-import exports the same names.
     src = re.sub(r"^__all__: .*\n", "", src, flags=re.MULTILINE)

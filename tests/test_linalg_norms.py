@@ -412,7 +412,9 @@ def test_matrix_power_ints_grad_and_errors(device):
     x = _t(_data((3, 3), minitorch.float64, 19) / 2, device=device).requires_grad_()
     assert gradcheck(lambda a: LA.matrix_power(a, 5), (x,))
     w = np.eye(3) * 3 + _data((3, 3), np.float64, 23) / 4
-    assert_matches(LA.matrix_power(_t(w, device=device), -3), np.linalg.matrix_power(w, -3), rtol=1e-10, atol=1e-12)
+    assert_matches(
+        LA.matrix_power(_t(w, device=device), -3), np.linalg.matrix_power(w, -3), rtol=1e-10, atol=1e-12
+    )
     assert gradcheck(lambda a: LA.matrix_power(a, -2), (_t(w, device=device).requires_grad_(),))
     with pytest.raises(
         RuntimeError,
