@@ -415,7 +415,11 @@ def test_error_messages_name_the_function():
         NotImplementedError, match="^linalg.inv: Low precision dtypes not supported. Got Half"
     ):
         LA.inv(torch.ones(3, 3, dtype=torch.float16))
-    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype"):
+    with pytest.raises(
+        RuntimeError,
+        match="^linalg.solve: Expected A and B to have the same dtype, but found A of type Double and B of type "
+        "Float instead$",
+    ):
         LA.solve(torch.eye(3, dtype=torch.float64), torch.ones(3, dtype=torch.float32))
     with pytest.raises(NotImplementedError, match="minitorch has no complex dtypes yet"):
         LA.eig(torch.eye(3))

@@ -11,6 +11,7 @@ import warnings
 
 from minitorch import _C
 from minitorch._composite_shape import diag_embed as _diag_embed_op
+from minitorch._dtype_names import scalar_name
 from minitorch.autograd.function import Function
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
 from minitorch.return_types import _make
@@ -46,19 +47,6 @@ _TRIANGULAR_SOLVE = _make("triangular_solve", ("solution", "cloned_coefficient")
 # ---------------------------------------------------------------------------------------------------- checks
 
 
-def _dtype_name(dtype):
-    return {
-        _C.float16: "Half",
-        _C.bfloat16: "BFloat16",
-        _C.int64: "Long",
-        _C.int32: "Int",
-        _C.int16: "Short",
-        _C.int8: "Char",
-        _C.uint8: "Byte",
-        _C.bool: "Bool",
-    }.get(dtype, str(dtype))
-
-
 def _check(A, fn, square=True, kernel=None, low_precision=False):
     """PyTorch's checks of a matrix argument, in its words and order: rank, squareness, dtype."""
     if not _C._is_tensor(A):
@@ -75,7 +63,7 @@ def _check(A, fn, square=True, kernel=None, low_precision=False):
 def _check_dtype(A, fn, kernel=None, low_precision=False):
     if A.dtype in _FLOATS:
         return
-    name = _dtype_name(A.dtype)
+    name = scalar_name(A.dtype)
     if A.dtype in (_C.float16, _C.bfloat16):
         if low_precision:
             raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {name}")
@@ -88,8 +76,8 @@ def _check_same(A, B, fn):
         raise TypeError(f"{fn}(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
     if A.dtype != B.dtype:
         raise RuntimeError(
-            f"{fn}: Expected A and B to have the same dtype, but found A of type {_dtype_name(A.dtype)} and B of "
-            f"type {_dtype_name(B.dtype)} instead"
+            f"{fn}: Expected A and B to have the same dtype, but found A of type {scalar_name(A.dtype)} and B of "
+            f"type {scalar_name(B.dtype)} instead"
         )
     if A.device != B.device:
         raise RuntimeError(
@@ -637,15 +625,10 @@ def cholesky_inverse(L, upper=False, *, out=None):
 # ----------------------------------------------------------------------------------------------------- QR
 
 
-def _geqrf(A):
-    a, tau = _C._linalg_geqrf(A)
-    return a, tau
-
-
 def geqrf(input, *, out=None):
     """LAPACK's geqrf: R above the diagonal, the Householder reflectors below, and their scales tau."""
     _check(input, "geqrf", square=False, kernel="geqrf")
-    return _GEQRF(_geqrf(input.detach()))
+    return _GEQRF(_C._linalg_geqrf(input.detach()))
 
 
 def householder_product(A, tau, *, out=None):
@@ -680,7 +663,7 @@ class _QRFunction(Function):
     def forward(ctx, A, mode):
         m, n = A.shape[-2], A.shape[-1]
         k = builtins.min(m, n)
-        a, tau = _geqrf(A)
+        a, tau = _C._linalg_geqrf(A)
         R = (a if mode == "complete" else a[..., :k, :]).triu()
         if mode == "r":
             Q = _C.empty((0,), dtype=A.dtype, device=A.device)
@@ -984,7 +967,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
             f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
     if A.dim() < 2 or A.dtype not in _FLOATS:
-        kind = {_C.float32: "Float", _C.float64: "Double"}.get(A.dtype, _dtype_name(A.dtype))
+        kind = scalar_name(A.dtype)
         raise RuntimeError(
             f"linalg.pinv({kind}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of float, double, "
             "cfloat or cdouble types"
