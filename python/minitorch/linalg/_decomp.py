@@ -90,9 +90,9 @@ def _check_same(A, B, fn):
 _NON_FINITE = -1000
 
 
-def _raise_info(info, fn, what):
-    """LinAlgError for the first failed matrix of a batch, worded by what(code); nothing when all succeeded
-    (a non-finite input's NaN results are not a failure here: see _raise_if_nan)."""
+def _raise_info(info, fn, what, error=LinAlgError):
+    """error (LinAlgError) for the first failed matrix of a batch, worded by what(code); nothing when all
+    succeeded (a non-finite input's NaN results are not a failure here: see _raise_if_nan)."""
     if info.numel() == 0:
         return
     flat = info.reshape(-1)
@@ -101,7 +101,7 @@ def _raise_info(info, fn, what):
         return
     i = int(bad[0, 0])
     where = f"(Batch element {i}): " if info.dim() > 0 else ""
-    raise LinAlgError(f"{fn}: {where}{what(int(flat[i]))}")
+    raise error(f"{fn}: {where}{what(int(flat[i]))}")
 
 
 def _raise_if_nan(A, info, fn):
@@ -305,16 +305,15 @@ def _check_lu(A, pivot):
 def lu_factor(A, *, pivot=True, out=None):
     """(LU, pivots) of A = P L U; raises when U has a zero on its diagonal, as PyTorch does."""
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
-    if info.numel() and bool((info != 0).any()):
-        flat = info.reshape(-1)
-        i = int(_C.nonzero(flat)[0, 0])
-        c = int(flat[i])
-        where = f"(Batch element {i}): " if info.dim() > 0 else ""
-        raise RuntimeError(
-            f"torch.linalg.lu_factor: {where}U[{c},{c}] is zero and using it on lu_solve would result in a division "
-            "by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
-            "linalg.lu_factor_ex(A, pivot)"
-        )
+    _raise_info(
+        info,
+        "torch.linalg.lu_factor",
+        lambda c: (
+            f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero. If you still "
+            "want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        ),
+        RuntimeError,  # PyTorch's class here, not LinAlgError
+    )
     return _LU_FACTOR((LU, piv))
 
 
@@ -475,12 +474,11 @@ def inv(A, *, out=None):
 def inv_ex(A, *, check_errors=False, out=None):
     """(A^-1, info): info nonzero where A is singular (those inverses are undefined)."""
     _check(A, "linalg.inv", low_precision=True)
-    info = _C._linalg_lu_factor_ex(A.detach())[2]
+    LU, piv, info = _C._linalg_lu_factor_ex(A.detach())
     if check_errors or not bool((info != 0).any()):
         return _INV_EX((inv(A), info))
-    LU, piv, _ = _C._linalg_lu_factor_ex(A.detach())
-    Y = _C._linalg_lu_solve(LU, piv, _eye_like(A).contiguous(), True, False)
-    return _INV_EX((Y, info))
+    # some matrices are singular: their inverses are whatever the solve gives, from the factorization at hand
+    return _INV_EX((_C._linalg_lu_solve(LU, piv, _eye_like(A).contiguous(), True, False), info))
 
 
 def _lu_det(A):
