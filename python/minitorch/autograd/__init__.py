@@ -1,7 +1,10 @@
 """minitorch.autograd: backward/grad over the C++ engine, grad mode, custom Functions, gradcheck."""
 
 from minitorch import _C
-from minitorch.autograd import functional  # noqa: F401  (torch.autograd.functional)
+from minitorch.autograd import (
+    forward_ad,  # noqa: F401  (torch.autograd.forward_ad)
+    functional,  # noqa: F401  (torch.autograd.functional)
+)
 from minitorch.autograd.engine import _is_checkpoint_valid, backward, grad  # noqa: F401
 from minitorch.autograd.function import Function, FunctionCtx  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401

@@ -153,6 +153,21 @@ class _nested:
         STATE.grad_depth -= 1
 
 
+def _fwd_active(args):
+    """Whether args hold dual tensors of an active forward AD level (a reverse transform then runs as one op
+    whose tangent comes from the double-vjp trick: forward-over-reverse)."""
+    from minitorch.autograd import forward_ad
+
+    return bool(forward_ad.STATE.levels) and forward_ad.tree_has_dual(args)
+
+
+def _through_reverse(fn, args):
+    from minitorch.autograd import forward_ad
+
+    with _nested():
+        return forward_ad.through_reverse(fn, args)
+
+
 # ------------------------------------------------------------------------------------ argnums
 
 
@@ -241,6 +256,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if _fwd_active(args):
+            return _through_reverse(lambda *a: _grad_and_value_impl(func, argnums, has_aux, a, kwargs), args)
         return _grad_and_value_impl(func, argnums, has_aux, args, kwargs)
 
     return wrapper
@@ -253,6 +270,8 @@ def grad(func, argnums=0, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if _fwd_active(args):
+            return _through_reverse(lambda *a: wrapper(*a, **kwargs), args)
         g, value = _grad_and_value_impl(func, argnums, has_aux, args, kwargs)
         if has_aux:
             return g, value[1]
@@ -417,13 +436,15 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f"this is not supported. Tensor is of size {list(p.shape)} while the given forward gradient is of "
                 f"size {list(t.shape)}."
             )
-    levels = list(STATE.levels)
-    outer_grad = _outer_grad_enabled()
-    with enable_grad():
-        create_graph = _needs_graph(flat_p + flat_t, levels, outer_grad)
-        leaves, wrapped = _differentiable(flat_p, levels, create_graph)
-        with _nested():
-            output = func(*tree_unflatten(wrapped, p_spec))
+    from minitorch.autograd import forward_ad as fwd
+
+    with fwd._nested_level() as level:
+        func = fwd._dispatching(func)
+        duals = [
+            fwd._make(p, t.to(p.dtype) if t.dtype != p.dtype else t, level) if p.is_floating_point() else p
+            for p, t in zip(flat_p, flat_t)
+        ]
+        output = func(*tree_unflatten(duals, p_spec))
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -433,39 +454,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             output, aux = output
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, api, output)
-        out_phys = [to_physical(o, levels) for o in flat_out]
-        create_graph = create_graph or (outer_grad and _reaches_outside(out_phys, leaves))
+        primals_out, tangents_out = [], []
+        for o in flat_out:
+            p, t = fwd._split(o, level)
+            primals_out.append(p)
+            tangents_out.append(fwd._zeros_like(p) if t is None else t)
         if has_aux:
-            aux = _detach_tree(aux, create_graph)
-        dummies = [_C.zeros_like(o).requires_grad_() if o.is_floating_point() else None for o in out_phys]
-        live = [(o, u) for o, u in zip(out_phys, dummies) if u is not None and o.requires_grad]
-        # g(u) = J^T u, recorded so that it can be differentiated with respect to u
-        if live:
-            g = _autograd_grad(
-                [o for o, _ in live], leaves, [u for _, u in live], create_graph=True, allow_unused=True
-            )
-        else:
-            g = [None] * len(leaves)
-        tans = [to_physical(t, levels) for t in flat_t]
-        pairs = [(gi, ti) for gi, ti in zip(g, tans) if gi is not None and gi.requires_grad]
-        us = [u for _, u in live]
-        if pairs and us:
-            jv = _autograd_grad(
-                [gi for gi, _ in pairs],
-                us,
-                [ti for _, ti in pairs],
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-        else:
-            jv = [None] * len(us)
-    by_dummy = {id(u): j for u, j in zip(us, jv)}
-    tangents_out = []
-    for o, u in zip(out_phys, dummies):
-        j = by_dummy.get(id(u)) if u is not None else None
-        j = _C.zeros_like(o) if j is None else j
-        tangents_out.append(from_physical(j if create_graph else j.detach(), levels))
-    primals_out = [from_physical(o if create_graph else o.detach(), levels) for o in out_phys]
+            aux = tree_map(lambda a: fwd._split(a, level)[0] if _is_tensor(a) else a, aux)
     res = (tree_unflatten(primals_out, out_spec), tree_unflatten(tangents_out, out_spec))
     if has_aux:
         return res + (aux,)
@@ -590,6 +585,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
     @functools.wraps(func)
     def wrapper(*args):
+        if _fwd_active(args):
+            return _through_reverse(wrapper, args)
         return _jacobian("jacrev", func, argnums, has_aux, args)
 
     return wrapper
