@@ -758,6 +758,15 @@ class DualTensor(_C.Tensor):
         # a pickled or deep-copied dual is its primal (the tangent belongs to a level that will be gone)
         return self._primal.__reduce_ex__(protocol)
 
+    def requires_grad_(self, requires_grad=True):
+        """Sets requires_grad on the primal and returns this dual tensor (its tangent kept)."""
+        self._primal.requires_grad_(requires_grad)
+        return self
+
+    def retain_grad(self):
+        """Retains the primal's gradient."""
+        self._primal.retain_grad()
+
     def __deepcopy__(self, memo):
         import copy
 
@@ -814,6 +823,10 @@ _ = math  # the rules' scope uses math through _jvp_rules
 # ------------------------------------------------------------------------------------------------ transforms
 
 
+class NestedReverseError(NotImplementedError):
+    """A reverse-mode transform met dual tensors whose primals are duals of other levels or batched by vmap."""
+
+
 def tree_has_dual(tree):
     """Whether a pytree of arguments holds a dual tensor of an active level."""
     if not STATE.levels:
@@ -844,14 +857,22 @@ def through_reverse(fn, args, name="transform"):
                 new[i] = p
                 continue
             if not isinstance(p, _C.Tensor) or type(p) is DualTensor:
-                raise NotImplementedError(
+                raise NestedReverseError(
                     f"forward AD: {name} on dual tensors nested in other forward levels or vmap is not supported"
                 )
             s = p.view_as(p) if p.requires_grad else p.detach().requires_grad_()
             new[i] = s
             slots.append(t)
             stand.append(s)
-        out = fn(*tree_unflatten(new, spec))
+        # the primals are plain tensors: fn runs outside the vmap levels that may batch the tangents (jacfwd's
+        # basis), so that its reverse-mode transform does not expand them along those levels
+        from minitorch.func._batched import STATE as _VMAP
+
+        saved, _VMAP.levels = _VMAP.levels, []
+        try:
+            out = fn(*tree_unflatten(new, spec))
+        finally:
+            _VMAP.levels = saved
         flat_out, out_spec = tree_flatten(out)
         live = [
             (j, o)

@@ -1,8 +1,9 @@
-"""torch.autograd.functional: jacobian, hessian, vjp, jvp, vhp and hvp of a Python function, over reverse mode.
+"""torch.autograd.functional: jacobian, hessian, vjp, jvp, vhp and hvp of a Python function.
 
-Every quantity here comes from the reverse-mode engine (autograd.grad). The forward-mode products (jvp, hvp,
-the columns of a "forward-mode" jacobian) use the double-vjp trick, as PyTorch's own autograd.functional
-does for jvp and hvp: for u a dummy cotangent that requires grad, g(u) = J^T u is linear in u, so the
+vjp, vhp and the reverse-mode jacobian come from the reverse-mode engine (autograd.grad). jvp, the columns of a
+"forward-mode" jacobian (all of them in one vmapped pass) and hvp (forward over reverse) use forward-mode AD
+(autograd/forward_ad.py). With strict=True, jvp and hvp use the double-vjp trick instead, as PyTorch's own
+autograd.functional does, since strict mode inspects its intermediate results: for u a dummy cotangent that requires grad, g(u) = J^T u is linear in u, so the
 gradient of <g(u), v> with respect to u is J v. That needs each backward formula on the way to be itself
 differentiable (create_graph=True), which ours are for the ops with a recorded double backward.
 
@@ -206,17 +207,40 @@ def _double_vjp(outputs, inputs, v, create_graph, strict):
         return _fill_in_zeros(res, outputs, strict, create_graph, "back_trick")
 
 
+def _forward_jvp(func, inputs, v, create_graph):
+    """(outputs were a tuple, outputs, J v) by forward-mode AD: one run of func on dual tensors."""
+    from minitorch.autograd import forward_ad
+
+    if v is None:
+        v = tuple(_C.ones_like(i) for i in inputs)
+    with forward_ad._nested_level() as level:
+        duals = tuple(forward_ad._make(i, t, level) for i, t in zip(inputs, v))
+        out = forward_ad._dispatching(func)(*duals)
+        outputs_is_tuple, out = _as_tuple(out, "outputs of the user-provided function", "jvp")
+        pairs = [forward_ad._split(o, level) for o in out]
+    outputs = tuple(p for p, _ in pairs)
+    res = tuple(_C.zeros_like(p) if t is None else t for p, t in pairs)
+    if not create_graph:
+        res = tuple(r.detach() for r in res)
+    return outputs_is_tuple, outputs, res
+
+
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), J v): the Jacobian-vector product at `inputs`, by the double-vjp trick (see the module
-    docstring); v may be omitted for a one-element input."""
+    """(func(inputs), J v): the Jacobian-vector product at `inputs`, by forward-mode AD (with strict=True, by the
+    double-vjp trick, whose intermediate results strict mode inspects); v may be omitted for a one-element
+    input."""
     with enable_grad():
         inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph=create_graph, need_graph=True)
         v = _prepare_v(v, inputs, inputs_is_tuple, create_graph, "jvp", _V_NONE_INPUT)
-        outputs = func(*inputs)
-        outputs_is_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
-        _check_requires_grad(outputs, "outputs", strict)
-    res = _double_vjp(outputs, inputs, v, create_graph, strict)
+        if not strict:
+            outputs_is_tuple, outputs, res = _forward_jvp(func, inputs, v, create_graph)
+        else:
+            outputs = func(*inputs)
+            outputs_is_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+            _check_requires_grad(outputs, "outputs", strict)
+    if strict:
+        res = _double_vjp(outputs, inputs, v, create_graph, strict)
     return (
         _unpack(_finish(outputs, create_graph), outputs_is_tuple),
         _unpack(_finish(res, create_graph), outputs_is_tuple),
@@ -237,32 +261,20 @@ def _jacobian_forward(func, inputs, strict, vectorize):
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for "
             "`vectorize=True`."
         )
-    with enable_grad():
-        prepared = _prepare(inputs, create_graph=False, need_graph=True)
-        outputs = func(*prepared)
-        outputs_is_tuple, outputs = _as_tuple(outputs, "outputs", "jacobian")
-        dummies = tuple(_C.zeros_like(o).requires_grad_(True) for o in outputs)
-        g = _autograd_grad(outputs, prepared, dummies, create_graph=True)
-    # jac[i][j] has shape out_i.shape + in_j.shape; build it column by column of in_j
-    jac = [[None] * len(inputs) for _ in outputs]
-    for j, inp in enumerate(inputs):
-        cols = [[] for _ in outputs]
-        for k in range(inp.numel()):
-            # only input j moves, so J e_k needs only g[j]: d<g[j](u), e_k>/du
-            if g[j] is None:
-                col = (None,) * len(outputs)
-            else:
-                tangent = _C.zeros_like(inp)
-                tangent.view(-1)[k] = 1
-                col = _autograd_grad((g[j],), dummies, (tangent,), retain_graph=True)
-            for i, (c, out) in enumerate(zip(col, outputs)):
-                cols[i].append(_C.zeros_like(out) if c is None else c)
-        for i, out in enumerate(outputs):
-            if inp.numel() == 0:
-                jac[i][j] = _C.zeros(tuple(out.shape) + tuple(inp.shape), dtype=out.dtype, device=out.device)
-            else:
-                stacked = _C.stack([c.reshape(-1) for c in cols[i]], -1)
-                jac[i][j] = stacked.reshape(tuple(out.shape) + tuple(inp.shape)).detach()
+    from minitorch.autograd import forward_ad
+    from minitorch.func._eager import forward_columns
+
+    prepared = _prepare(inputs, create_graph=False, need_graph=False)
+    box = {}
+
+    def fn(*duals):
+        out = forward_ad._dispatching(func)(*duals)
+        box["is_tuple"], out = _as_tuple(out, "outputs", "jacobian")
+        return list(out), None
+
+    _, _, blocks = forward_columns(fn, list(prepared))
+    outputs_is_tuple = box["is_tuple"]
+    jac = [[b.detach() for b in row] for row in blocks]
     jac = tuple(tuple(row) for row in jac)
     return _unpack(jac, (outputs_is_tuple, inputs_is_tuple))
 
@@ -283,6 +295,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
             )
         return _jacobian_forward(func, inputs, strict, vectorize)
+    from minitorch.autograd import forward_ad
+
+    if forward_ad.tree_has_dual(inputs):
+        # reverse mode under forward mode (hessian's forward-over-reverse): the whole jacobian runs as one op on
+        # the primals, its tangent from the double-vjp trick
+        inner = lambda *a: jacobian(func, a if isinstance(inputs, tuple) else a[0], create_graph=True,
+                                    strict=strict, vectorize=vectorize)  # fmt: skip
+        return forward_ad.through_reverse(inner, inputs if isinstance(inputs, tuple) else (inputs,))
     with enable_grad():
         inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph=create_graph, need_graph=True)
@@ -396,9 +416,42 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     )
 
 
+def _hvp_forward_over_reverse(func, inputs, v, create_graph):
+    """H v from one forward-mode run and one backward: the tangent of f along v is <grad f, v>, whose gradient
+    with respect to the inputs is H v."""
+    from minitorch.autograd import forward_ad
+
+    with enable_grad():
+        inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
+        inputs = _prepare(inputs, create_graph=create_graph, need_graph=True)
+        v = _prepare_v(v, inputs, inputs_is_tuple, create_graph, "hvp", _V_NONE_INPUT)
+        if v is None:
+            v = tuple(_C.ones_like(i) for i in inputs)
+        with forward_ad._nested_level() as level:
+            duals = tuple(forward_ad._make(i, t, level) for i, t in zip(inputs, v))
+            outputs_is_tuple, outs = _scalar_function_outputs(
+                forward_ad._dispatching(func), duals, "hvp", False
+            )
+            primal, tangent = forward_ad._split(outs[0], level)
+        outputs = (primal,)
+        if tangent is None:
+            res = (None,) * len(inputs)
+        else:
+            with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
+                res = _autograd_grad((tangent,), inputs, create_graph=create_graph)
+        res = _fill_in_zeros(res, inputs, False, create_graph, "double_back_trick")
+    return (
+        _unpack(_finish(outputs, create_graph), outputs_is_tuple),
+        _unpack(_finish(res, create_graph), inputs_is_tuple),
+    )
+
+
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H v): the Hessian-vector product, by the double-vjp trick over the gradient (equal to
-    vhp for the symmetric Hessian of a twice continuously differentiable function)."""
+    """(func(inputs), H v): the Hessian-vector product, by forward mode over reverse (the double-vjp trick over
+    the gradient with strict=True, whose checks need its intermediate results); equal to vhp for the symmetric
+    Hessian of a twice continuously differentiable function."""
+    if not strict:
+        return _hvp_forward_over_reverse(func, inputs, v, create_graph)
     with enable_grad():
         inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _prepare(inputs, create_graph=create_graph, need_graph=True)
