@@ -4,6 +4,7 @@ Values against NumPy float64 formulas written here, gradients by gradcheck, modu
 parameter names, reprs and errors."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -224,6 +225,153 @@ def test_rms_norm_errors_grad_module():
     assert list(m2.parameters()) == [] and m2.weight is None
     x = _rand(4, 2, 3)
     _close(m2(_t(x)), x / np.sqrt((x**2).mean((1, 2), keepdims=True) + 1e-3))
+
+
+def test_norm_argument_checks_are_pytorchs():
+    """Each call and its exception, class and words, as PyTorch 2.15 answers it (issue 34's fuzzer findings):
+    the C++ ops' parser (a bare int is no normalized_shape), the checks F's Python runs first, then ATen's."""
+    x, x3 = minitorch.ones(2, 3), minitorch.ones(2, 3, 4)
+    cases = [
+        (lambda: F.rms_norm(x, 3), TypeError,
+         "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"),
+        (lambda: minitorch.rms_norm(x, "nearest"), TypeError, "must be tuple of ints, not str"),
+        (lambda: F.rms_norm(x, [3], eps=minitorch.ones(2)), TypeError,
+         "rms_norm(): argument 'eps' (position 4) must be float, not Tensor"),
+        (lambda: F.rms_norm(minitorch.ones(5), [2, 2, 3]), ValueError,
+         "Input tensor must have at least 3 dimensions, but got 1"),
+        (lambda: F.rms_norm(x, []), RuntimeError, "Expected normalized_shape to be at least 1-dimensional"),
+        (lambda: F.rms_norm(x.long(), [3]), NotImplementedError, "\"rms_norm\" not implemented for 'Long'"),
+        (lambda: F.layer_norm(x, 3), TypeError,
+         "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"),
+        (lambda: F.layer_norm(x, [3], eps=None), TypeError,
+         "layer_norm(): argument 'eps' (position 5) must be float, not NoneType"),
+        (lambda: minitorch.layer_norm(x, [3], cudnn_enable=1), TypeError,
+         "layer_norm(): argument 'cudnn_enable' must be bool, not int"),
+        (lambda: F.group_norm(-1, 3), AttributeError, "'int' object has no attribute 'dim'"),
+        (lambda: F.group_norm(x, 2.0), TypeError, "group_norm(): argument 'num_groups' (position 2) must be int"),
+        (lambda: F.group_norm(x, 0), ZeroDivisionError, ""),
+        (lambda: F.group_norm(minitorch.ones(1, 4), 4), ValueError,
+         "Expected more than 1 value per channel when training, got input size [1, 4]"),
+        (lambda: minitorch.group_norm(minitorch.ones(3), 3), IndexError,
+         "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+        (lambda: minitorch.group_norm(minitorch.ones(2, 0), 1), RuntimeError,
+         "Expected number of channels to be greater than 0, got 0"),
+        (lambda: F.group_norm(minitorch.ones(2, 2, 0), 1), RuntimeError, "Expected HxW to be greater than 0, got 0"),
+        (lambda: F.instance_norm(minitorch.ones(3, 3), 3), ValueError,
+         "Expected more than 1 spatial element when training, got input size torch.Size([3, 3])"),
+        (lambda: F.instance_norm(x3, 3), TypeError,
+         "instance_norm(): argument 'running_mean' (position 4) must be Tensor, not int"),
+        (lambda: F.instance_norm(x3, None, None, None, None, False), RuntimeError,
+         "Expected running_mean and running_var to be defined when use_input_stats is false"),
+        (lambda: F.instance_norm(x3, minitorch.ones(3), None), ValueError,
+         "running_mean and running_var must either both be None or neither be None"),
+        (lambda: F.instance_norm(x3, minitorch.ones(2), minitorch.ones(3)), RuntimeError,
+         "running_mean should contain 6 elements not 4"),
+        (lambda: F.instance_norm(x3, weight=minitorch.ones(2)), RuntimeError, "weight should contain 6 elements not 4"),
+        (lambda: F.instance_norm(x3.long()), NotImplementedError, "\"batch_norm\" not implemented for 'Long'"),
+        (lambda: F.batch_norm(x, 1.5, None), TypeError,
+         "batch_norm(): argument 'running_mean' (position 4) must be Tensor, not float"),
+        (lambda: F.batch_norm(x, None, None, training=1), TypeError,
+         "batch_norm(): argument 'training' (position 6) must be bool, not int"),
+        (lambda: F.batch_norm(x, None, None, training=True, eps=0.0), ValueError,
+         "batch_norm eps must be positive during training, but got 0.0"),
+        (lambda: F.batch_norm(x, None, None, eps=-1.0), ValueError, "batch_norm eps must be non-negative"),
+        (lambda: F.batch_norm(x.long(), None, None, training=True), NotImplementedError,
+         "\"batch_norm\" not implemented for 'Long'"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert type(e.value) is cls and msg in str(e.value), (msg, e.value)
+
+
+def test_norm_parameters_of_another_dtype_follow_aten_cpu_rule():
+    """ATen's CPU normalizations take float32 parameters for a bfloat16/float16 input (the result keeps the
+    input's dtype) and refuse every other mix, in the words of the first defined parameter's case."""
+    f64, f32, bf = minitorch.float64, minitorch.float32, minitorch.bfloat16
+    x = _rand(4, 3, 5, seed=3)
+    w, b = _rand(3, seed=4), _rand(3, seed=5)
+    share = "mixed dtype (CPU): all inputs must share same datatype."
+    param = "mixed dtype (CPU): expect parameter to have scalar type of Float"
+    for call, msg in [
+        (lambda: F.layer_norm(_t(x, f64), [5], _t(_rand(5), f32)), share),
+        (lambda: F.layer_norm(_t(x, f32), [5], None, _t(_rand(5), f64)), param),
+        (lambda: F.layer_norm(_t(x, bf), [5], _t(_rand(5), f32), _t(_rand(5), bf)), param),
+        (lambda: F.group_norm(_t(x, f64), 3, _t(w, f32)), share),
+        (lambda: F.batch_norm(_t(x, f64), _t(w, f32), _t(w, f32)), share),
+        (lambda: F.batch_norm(_t(x, f64), _t(w, f32), _t(w, f64)), param),
+        (
+            lambda: F.batch_norm(_t(x, f64), _t(w, f64), _t(w, f32), training=True),
+            "expected scalar type Double but found Float",
+        ),
+        (lambda: F.instance_norm(_t(x, f32), None, None, _t(w, f64)), param),
+        (lambda: F.layer_norm(_t(x, minitorch.int64), [5], None, _t(_rand(5), f32)), share),
+    ]:
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            call()
+    # the allowed mix: a bfloat16 input with float32 parameters, against a float64 reference
+    xb = _t(x, bf)
+    xr = _np(xb)
+    ref = (xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + 1e-5)
+    got = F.instance_norm(xb, None, None, _t(w, f32), _t(b, f32))
+    assert got.dtype == bf
+    np.testing.assert_allclose(_np(got), ref * w[:, None] + b[:, None], rtol=2e-2, atol=5e-2)
+    got = F.group_norm(xb, 3, _t(w, f32))
+    assert got.dtype == bf
+    np.testing.assert_allclose(_np(got), ref * w[:, None], rtol=2e-2, atol=5e-2)
+    # empty inputs return before any dtype check, as ATen's batch_norm
+    assert (
+        F.batch_norm(minitorch.ones(0, 3, dtype=minitorch.int64), _t(w, f32), _t(w, f32)).dtype
+        == minitorch.int64
+    )
+    assert F.batch_norm(minitorch.ones(0, 3), _t(w, f64), _t(w, f32)).shape == (0, 3)
+
+
+def test_instance_norm_weight_or_bias_alone():
+    x = _rand(2, 3, 4, seed=8)
+    w, b = _rand(3, seed=9), _rand(3, seed=10)
+    norm = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    _close(F.instance_norm(_t(x), weight=_t(w)), norm * w[:, None])
+    _close(F.instance_norm(_t(x, noncontig=True), bias=_t(b)), norm + b[:, None])
+    assert gradcheck(lambda x, w: F.instance_norm(x, weight=w), (_leaf(x), _leaf(w)))
+
+
+def test_norm_modules_take_bias_keyword():
+    """PyTorch 2.15's `bias=` (keyword only) on GroupNorm and the BatchNorm/InstanceNorm family: an affine
+    scale without a shift, shown in the repr."""
+    g = nn.GroupNorm(2, 4, bias=False)
+    assert g.bias is None and tuple(g.weight.shape) == (4,)
+    assert repr(g) == "GroupNorm(2, 4, eps=1e-05, affine=True, bias=False)"
+    assert repr(nn.GroupNorm(2, 4)) == "GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)"
+    bn = nn.BatchNorm1d(3, bias=False)
+    assert bn.bias is None and [n for n, _ in bn.named_parameters()] == ["weight"]
+    assert (
+        repr(bn)
+        == "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=False, track_running_stats=True)"
+    )
+    inorm = nn.InstanceNorm1d(3, affine=True, bias=False)
+    assert repr(inorm) == (
+        "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=False, track_running_stats=False)"
+    )
+    assert (
+        repr(nn.LayerNorm(3, bias=False)) == "LayerNorm((3,), eps=1e-05, elementwise_affine=True, bias=False)"
+    )
+    lazy = nn.LazyBatchNorm1d(bias=False)
+    lazy(minitorch.randn(4, 3))
+    assert lazy.bias is None and tuple(lazy.weight.shape) == (3,)
+    x = _rand(4, 3, seed=11)
+    with minitorch.no_grad():
+        bn.weight.copy_(_t(_rand(3, seed=12), minitorch.float32))
+    ref = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5) * _rand(3, seed=12)
+    np.testing.assert_allclose(_np(bn(_t(x, minitorch.float32))), ref, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match=re.escape("num_channels (4) must be divisible by num_groups (3)")):
+        nn.GroupNorm(3, 4)
+    with pytest.raises(
+        ValueError, match=re.escape("expected input's size at dim=1 to match num_features (2), but got: 3.")
+    ):
+        nn.InstanceNorm1d(2, affine=True)(minitorch.ones(2, 3, 4))
+    with pytest.warns(UserWarning, match="input's size at dim=0 does not match num_features"):
+        nn.InstanceNorm1d(2)(minitorch.ones(3, 4))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -1040,6 +1040,86 @@ def test_argument_kind_translation_keeps_valid_calls_and_other_errors():
         minitorch.nn.functional.binary_cross_entropy(t, 0)
 
 
+def test_signature_parser_decides_like_pytorchs():
+    """_argcheck.check_call against hand-written signatures: each verdict and message is PyTorch 2.15's for the
+    same call of its C++ op (checked with torch.conv_transpose3d, torch.rms_norm, torch.conv3d)"""
+    from minitorch import _argcheck
+
+    t, i0 = minitorch.ones(2), minitorch.tensor(1)
+    ct = [("Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, "
+           "int[3] output_padding=0, int groups=1, int[3] dilation=1")]  # fmt: skip
+    rms = ["Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None"]
+    conv = [
+        "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1",
+        "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding=\"valid\", int[3] dilation=1, int groups=1",
+    ]  # fmt: skip
+    # accepted: an int for int[3], a 0-d integer tensor or NumPy int for an int, 0-d tensors and bools for floats
+    for args, kwargs in [
+        ((t, t, None, 1, (1, 2, 3), i0), {}),
+        ((t, t), {"groups": np.int64(2), "stride": [i0, True]}),
+    ]:
+        _argcheck.check_call("conv_transpose3d", ct, args, kwargs)
+    for eps in (None, True, minitorch.tensor(1.0), np.float64(1.0), 3):
+        _argcheck.check_call("rms_norm", rms, (t, [2], None, eps), {})
+    _argcheck.check_call("conv3d", conv, (t, t, None, 1, "same"), {})
+    refused = [
+        ("conv_transpose3d", ct, (t, 1), {}, "conv_transpose3d(): argument 'weight' (position 2) must be Tensor, not int"),
+        ("conv_transpose3d", ct, (t, t), {"groups": None}, "conv_transpose3d(): argument 'groups' must be int, not NoneType"),
+        ("conv_transpose3d", ct, (t, t, None, True), {}, "argument 'stride' (position 4) must be tuple of ints, not bool"),
+        ("conv_transpose3d", ct, (t, t, None, t), {}, "argument 'stride' (position 4) must be tuple of ints, not Tensor"),
+        ("conv_transpose3d", ct, (t, t, None, (1.0,)), {},
+         "argument 'stride' (position 4) must be tuple of ints, but found element of type float at pos 0"),
+        ("conv_transpose3d", ct, (t, t, None, [1, "a"]), {},
+         "argument 'stride' (position 4) failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\""),
+        ("conv_transpose3d", ct, (t,) * 10, {}, "conv_transpose3d() takes from 2 to 8 positional arguments but 10 were given"),
+        ("conv_transpose3d", ct, (t, t), {"foo": 1}, "conv_transpose3d() got an unexpected keyword argument 'foo'"),
+        ("conv_transpose3d", ct, (t,), {}, 'conv_transpose3d() missing 1 required positional arguments: "weight"'),
+        ("conv_transpose3d", ct, (t, t), {"input": t}, "conv_transpose3d() got multiple values for argument 'input'"),
+        ("rms_norm", rms, (t, 2), {}, "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"),
+        ("rms_norm", rms, (t, [2], None, minitorch.ones(2)), {}, "argument 'eps' (position 4) must be float, not Tensor"),
+        ("rms_norm", rms, (t, [2], None, 1j), {}, "argument 'eps' (position 4) must be float, not complex"),
+        ("rms_norm", rms, (t, [True]), {}, "must be tuple of ints, but found element of type bool at pos 0"),
+        ("rms_norm", rms, (t, [minitorch.tensor(2.0)]), {}, "found element of type Tensor at pos 0"),
+        ("conv3d", conv, (t, 0, t), {}, ("conv3d() received an invalid combination of arguments - got (Tensor, int, Tensor), but "
+         "expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints "
+         "padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, "
+         'tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n')),
+        ("conv3d", conv, (t, t), {"stride": 1.5}, "got (Tensor, Tensor, stride=float)"),
+    ]  # fmt: skip
+    for fname, sigs, args, kwargs, msg in refused:
+        with pytest.raises(TypeError) as e:
+            _argcheck.check_call(fname, sigs, args, kwargs)
+        assert msg in str(e.value), (msg, str(e.value))
+    # positional=True: a Python function of PyTorch's forwarding by position names every position
+    with pytest.raises(TypeError, match=re.escape("argument 'eps' (position 4) must be float, not str")):
+        _argcheck.check_call("rms_norm", rms, (t, [2]), {"eps": "x"}, positional=True)
+
+
+def test_parsing_wrapper_checks_before_or_after_the_call():
+    from minitorch import _argcheck
+
+    calls = []
+
+    def op(input, n=1):
+        calls.append(n)
+        if n == 0:
+            raise RuntimeError("n must be positive")
+        return n
+
+    sig = ["Tensor input, int n=1"]
+    upfront = _argcheck.parsing(op, sig, "op")
+    lazy = _argcheck.parsing(op, sig, "op", upfront=False)
+    t = minitorch.ones(1)
+    assert upfront(t, 2) == 2 and lazy(t, 3) == 3
+    with pytest.raises(TypeError, match=re.escape("op(): argument 'n' (position 2) must be int, not float")):
+        upfront(t, 2.0)
+    assert calls == [2, 3]  # the refused call never ran
+    with pytest.raises(RuntimeError, match="n must be positive"):  # a well-typed call keeps its own error
+        lazy(t, 0)
+    with pytest.raises(TypeError, match="must be Tensor, not int"):  # a badly typed one gets PyTorch's
+        lazy(0, 0)
+
+
 @pytest.mark.parametrize(
     "fn, kernel",
     [

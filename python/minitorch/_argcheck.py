@@ -161,3 +161,230 @@ def translate_module(namespace, names=None, checks="all"):
         ]
     for n in names:
         namespace[n] = translating(namespace[n], n, checks=checks)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# PyTorch's argument parser itself, for Python composites that stand for one of PyTorch's C++ ops.
+#
+# `translating` above guesses kinds from parameter names; an op whose bad calls PyTorch's parser refuses in
+# ways the names cannot tell (conv3d's two overloads, rms_norm's `int[]` that takes no bare int, a `str` UPLO)
+# is given its signatures instead, in the native-functions spelling: `Tensor input, Tensor? bias=None,
+# int[3] stride=1, int groups=1, *, float? eps=None`. `parsing` checks a call against them the way PyTorch's
+# parser does and raises its TypeError (wrong kind, "invalid combination of arguments", unknown keyword, too
+# many arguments), before the function runs or only when it fails.
+
+_KIND_WORDS = {
+    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
+    "str": "str", "ScalarType": "torch.dtype", "Generator": "torch.Generator", "Tensor[]": "tuple of Tensors",
+    "float[]": "tuple of floats", "Device": "torch.device", "Layout": "torch.layout",
+}  # fmt: skip
+
+
+class _Param:
+    __slots__ = ("default", "has_default", "kind", "kw_only", "name", "optional", "size", "word")
+
+    def __init__(self, text, kw_only):
+        kind, rest = text.strip().split(None, 1)
+        name, eq, default = rest.partition("=")
+        self.name, self.has_default, self.default = name.strip(), bool(eq), default.strip()
+        self.optional = kind.endswith("?")
+        kind = kind.rstrip("?")
+        self.size = None
+        if kind.endswith("]") and not kind.endswith("[]"):  # int[3]: a bare int stands for all three
+            kind, size = kind[:-1].split("[")
+            kind, self.size = kind + "[]", int(size)
+        self.kind = "int[]" if kind == "SymInt[]" else kind
+        self.kw_only = kw_only
+        self.word = "tuple of ints" if self.kind == "int[]" else _KIND_WORDS.get(self.kind, self.kind)
+
+
+def _signature(text):
+    params, kw_only = [], False
+    for part in text.split(","):
+        if part.strip() == "*":
+            kw_only = True
+        elif part.strip():
+            params.append(_Param(part, kw_only))
+    return params
+
+
+def _type_name(value):
+    t = type(value)
+    return t.__name__ if t.__module__ in ("builtins", "minitorch") else f"{t.__module__}.{t.__name__}"
+
+
+def _int_like(v, strict):
+    """an int for PyTorch's parser: a Python or NumPy int (not a bool where strict), or a 0-d integer tensor"""
+    if type(v) is bool:
+        return not strict
+    if isinstance(v, int) or (type(v).__module__ == "numpy" and hasattr(v, "__index__") and not _np_bool(v)):
+        return True
+    return _is_tensor(v) and v.dim() == 0 and not v.is_floating_point() and v.dtype != _C.bool
+
+
+def _np_bool(v):
+    return type(v).__module__ == "numpy" and type(v).__name__.startswith("bool")
+
+
+def _plain_0d(v):
+    return _is_tensor(v) and v.dim() == 0 and not v.requires_grad
+
+
+def _accepts(p, v):
+    if v is None:
+        return p.optional or (p.has_default and p.default == "None")
+    k = p.kind
+    if k == "Tensor":
+        return _is_tensor(v)
+    if k in ("int", "SymInt"):
+        return _int_like(v, True)
+    if k == "float":
+        return (isinstance(v, (int, float)) and not _np_bool(v)) or _plain_0d(v)
+    if k == "Scalar":
+        return isinstance(v, (int, float, complex)) or _plain_0d(v)
+    if k == "bool":
+        return type(v) is bool
+    if k == "str":
+        return isinstance(v, str)
+    if k == "ScalarType":
+        return isinstance(v, _C.dtype)
+    if k == "int[]":
+        if isinstance(v, (list, tuple)):
+            return not v or _int_like(v[0], True)
+        return p.size is not None and _int_like(v, True)
+    if k == "float[]":
+        return isinstance(v, (list, tuple)) and (not v or isinstance(v[0], (int, float)))
+    if k == "Tensor[]":
+        return isinstance(v, (list, tuple)) and (not v or _is_tensor(v[0]))
+    return True  # kinds not modelled (Generator, Device, Layout) are left to the function
+
+
+def _bind(params, args, kwargs):
+    """{param: value} for a call, or None when the call cannot bind (count or keywords)"""
+    positional = [p for p in params if not p.kw_only]
+    if len(args) > len(positional):
+        return None
+    bound = dict(zip((p.name for p in positional), args))
+    names = {p.name for p in params}
+    for k, v in kwargs.items():
+        if k not in names or k in bound:
+            return None
+        bound[k] = v
+    if any(p.name not in bound and not p.has_default for p in params):
+        return None
+    return bound
+
+
+def _element_error(fname, p, v, pos):
+    """the TypeError PyTorch raises while unpacking an int list whose first element passed, else None"""
+    if p.kind != "int[]" or not isinstance(v, (list, tuple)):
+        return None
+    for i, e in enumerate(v[1:], 1):
+        if not _int_like(e, False):
+            return TypeError(
+                f"{fname}(): argument '{p.name}'{pos} failed to unpack the object at pos {i + 1} with error "
+                f'"type must be tuple of ints,but got {_type_name(e)}"'
+            )
+    return None
+
+
+def _format_sig(params):
+    out = []
+    for p in params:
+        if p.kw_only and (not out or out[-1] != "*"):
+            out.append("*")
+        text = f"{p.word} {p.name}"
+        out.append(text + (f" = {p.default}" if p.has_default else ""))
+    return "(" + ", ".join(out) + ")"
+
+
+def check_call(fname, signatures, args, kwargs, positional=False):
+    """raises PyTorch's TypeError when no signature (each a string, see above) takes (args, kwargs).
+    positional: the messages give every argument's position, as for a Python function of PyTorch's that
+    hands all its arguments to the C++ op by position."""
+    sigs = [_signature(s) if isinstance(s, str) else s for s in signatures]
+    for params in sigs:
+        bound = _bind(params, args, kwargs)
+        if bound is not None and all(_accepts(p, bound[p.name]) for p in params if p.name in bound):
+            for i, p in enumerate(params):
+                if p.name in bound:
+                    where = f" (position {i + 1})" if positional or p.name not in kwargs else ""
+                    err = _element_error(fname, p, bound[p.name], where)
+                    if err is not None:
+                        raise err
+            return
+    if len(sigs) == 1:
+        params = sigs[0]
+        by_pos = [p for p in params if not p.kw_only]
+        if len(args) > len(by_pos):
+            lo, hi = sum(1 for p in by_pos if not p.has_default), len(by_pos)
+            takes = f"{hi} positional argument{'s' if hi != 1 else ''}" if lo == hi else f"from {lo} to {hi}"
+            takes += " positional arguments" if lo != hi else ""
+            raise TypeError(f"{fname}() takes {takes} but {len(args)} were given")
+        names = {p.name for p in params}
+        for k in kwargs:
+            if k not in names:
+                raise TypeError(f"{fname}() got an unexpected keyword argument '{k}'")
+            if k in (p.name for p in by_pos[: len(args)]):
+                raise TypeError(f"{fname}() got multiple values for argument '{k}'")
+        bound = {**dict(zip((p.name for p in by_pos), args)), **kwargs}
+        missing = [p.name for p in params if p.name not in bound and not p.has_default]
+        if missing:
+            raise TypeError(
+                f"{fname}() missing {len(missing)} required positional arguments: "
+                + ", ".join(f'"{m}"' for m in missing)
+            )
+        for i, p in enumerate(params):
+            if p.name in bound and not _accepts(p, bound[p.name]):
+                v = bound[p.name]
+                where = f" (position {i + 1})" if positional or p.name not in kwargs else ""
+                if p.kind == "int[]" and isinstance(v, (list, tuple)):
+                    raise TypeError(
+                        f"{fname}(): argument '{p.name}'{where} must be tuple of ints, but found element of "
+                        f"type {_type_name(v[0])} at pos 0"
+                    )
+                raise TypeError(
+                    f"{fname}(): argument '{p.name}'{where} must be {p.word}, not {_type_name(v)}"
+                )
+    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    expected = "\n".join(f" * {_format_sig(params)}" for params in sigs)
+    raise TypeError(
+        f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), but expected one "
+        f"of:\n{expected}\n"
+    )
+
+
+def parsing(fn, signatures, name=None, method=False, upfront=True, positional=False):
+    """fn checked against PyTorch's signatures for it (strings, see above): before every call (upfront, for
+    composites whose valid calls cost far more than the check), else only once fn has raised. method: the
+    signatures omit self, which the call's first argument is. positional: as for check_call."""
+    fname = name or fn.__name__
+    sigs = [_signature(s) for s in signatures]
+    skip = 1 if method else 0
+
+    if upfront:
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            check_call(fname, sigs, args[skip:], kwargs, positional)
+            return fn(*args, **kwargs)
+
+        return checked
+
+    @functools.wraps(fn)
+    def on_error(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError):
+            try:
+                check_call(fname, sigs, args[skip:], kwargs, positional)
+            except TypeError as e:
+                raise e from None
+            raise
+
+    return on_error
+
+
+def parses(*signatures, name=None, method=False, upfront=True, positional=False):
+    """decorator form of `parsing`"""
+    return lambda fn: parsing(fn, signatures, name, method, upfront, positional)

@@ -7,7 +7,7 @@ import math
 import os
 import sys
 
-from minitorch import _C, _composite_math, _composite_shape, _creation, _device
+from minitorch import _C, _argcheck, _composite_math, _composite_shape, _creation, _device
 from minitorch import functional as _functional
 from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch.autograd import grad_mode
@@ -888,15 +888,25 @@ def feature_dropout_(input, p, train):
 
 
 @_export
+@_argcheck.parses(
+    "Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+    "bool cudnn_enable=True"
+)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """Layer normalization with torch's signature; cudnn_enable is accepted and ignored."""
-    return _F().layer_norm(input, normalized_shape, weight, bias, eps)
+    return _C._nn.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 @_export
+@_argcheck.parses(
+    "Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+    "bool cudnn_enabled=True"
+)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    """Group normalization with torch's signature; cudnn_enabled is accepted and ignored."""
-    return _F().group_norm(input, num_groups, weight, bias, eps)
+    """Group normalization with torch's signature; cudnn_enabled is accepted and ignored. Without F's Python
+    checks: ATen reads the batch and channel sizes first (an IndexError for fewer than 2 dims)."""
+    input.size(0), input.size(1)
+    return _F()._group_norm_op(input, num_groups, weight, bias, eps)
 
 
 @_export

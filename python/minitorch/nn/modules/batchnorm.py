@@ -26,6 +26,8 @@ class _NormBase(Module):
         track_running_stats=True,
         device=None,
         dtype=None,
+        *,
+        bias=True,
     ):
         super().__init__()
         self.num_features = num_features
@@ -35,7 +37,10 @@ class _NormBase(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(_C.empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_C.empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -59,12 +64,13 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def extra_repr(self):
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"track_running_stats={self.track_running_stats}"
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
         )
 
     def _load_from_state_dict(
@@ -132,14 +138,23 @@ class BatchNorm3d(_BatchNorm):
 
 class _LazyNormBase(LazyModuleMixin, _NormBase):
     def __init__(
-        self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None
+        self,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
     ):
-        super().__init__(0, eps, momentum, False, False)
+        super().__init__(0, eps, momentum, False, False, bias=False)
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
@@ -157,7 +172,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             with no_grad():
                 if self.affine:
                     self.weight.materialize((self.num_features,))
-                    self.bias.materialize((self.num_features,))
+                    if self.bias is not None:
+                        self.bias.materialize((self.num_features,))
                 if self.track_running_stats:
                     # .to()/.cuda() before the first call replaced the buffer placeholders by empty tensors
                     for name in ("running_mean", "running_var"):

@@ -1,6 +1,7 @@
 """LayerNorm and GroupNorm (affine per element / per channel), and InstanceNorm1d/2d."""
 
 import numbers
+import warnings
 
 from minitorch import _C
 from minitorch.nn import functional as F
@@ -43,14 +44,19 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True
+    ):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
@@ -58,7 +64,10 @@ class GroupNorm(Module):
         # BatchNorm's affine parameters (batchnorm.py) in GroupNorm's names; PyTorch's GroupNorm is no _NormBase.
         if affine:
             self.weight = Parameter(_C.empty(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(_C.empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -67,13 +76,17 @@ class GroupNorm(Module):
     def reset_parameters(self):
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class _InstanceNorm(_NormBase):
@@ -88,8 +101,10 @@ class _InstanceNorm(_NormBase):
         track_running_stats=False,
         device=None,
         dtype=None,
+        *,
+        bias=True,
     ):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
         if input.dim() not in (self._batched_dim - 1, self._batched_dim):
@@ -97,6 +112,18 @@ class _InstanceNorm(_NormBase):
                 f"expected {self._batched_dim - 1}D or {self._batched_dim}D input (got {input.dim()}D input)"
             )
         unbatched = input.dim() == self._batched_dim - 1
+        feature_dim = 0 if unbatched else 1
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(
+                    f"expected input's size at dim={feature_dim} to match num_features ({self.num_features}), "
+                    f"but got: {input.shape[feature_dim]}."
+                )
+            warnings.warn(
+                f"input's size at dim={feature_dim} does not match num_features. You can silence this warning by "
+                "not passing in num_features, which is not used because affine=False",
+                stacklevel=2,
+            )
         x = input.unsqueeze(0) if unbatched else input
         out = F.instance_norm(
             x,
