@@ -289,7 +289,7 @@ def test_non_contiguous_and_empty():
     v = rand(4, 6).t()[::2]
     assert not x.is_contiguous()
     f = lambda a: (a.exp() * a).sum(0)
-    p, t = fwd(f, [x], [v])
+    _, t = fwd(f, [x], [v])
     assert_close(t, fd_jvp(f, [x], [v]))
     e = torch.empty(0, 3, dtype=D)
     _, t = fwd(lambda a: a.sin().sum(0), [e], [e])
