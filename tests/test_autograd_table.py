@@ -192,6 +192,12 @@ CASES = {
     "slice": lambda: check(lambda a: a[:, 1::2], r(3, 4)),
     "diagonal": lambda: check(lambda a: torch.diagonal(a, 1), r(3, 4)),
     "cat": lambda: check(lambda a, b: torch.cat([a, b], 1), r(3, 4), r(3, 2, seed=1)),
+    # complex views, checked through real functions: z*z and exp(z) are holomorphic, so the gradient of the
+    # real view of the result must match finite differences of the real parts
+    "view_as_complex": lambda: check(lambda a: torch.view_as_real(torch.view_as_complex(a).exp()), r(3, 2)),
+    "view_as_real": lambda: check(
+        lambda a: torch.view_as_real(torch.view_as_complex(a) * torch.view_as_complex(a)), r(2, 3, 2)
+    ),
 }
 
 

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <unordered_set>
 
 #include "autograd/Node.h"
 #include "autograd/record.h"
@@ -18,11 +20,44 @@
 
 namespace mt::autograd {
 
+namespace {
+// The nodes whose formulas hold for complex inputs (see attach): linear maps, the views, and the elementwise
+// and product formulas written as grad * conj(f'(z)) in ops.schema / below.
+bool complex_safe(const char* name) {
+  static const std::unordered_set<std::string> ok = {
+      "AddBackward0",           "SubBackward0",         "MulBackward0",       "DivBackward0",
+      "NegBackward0",           "AbsBackward0",         "ExpBackward0",       "Exp2Backward0",
+      "Expm1Backward0",         "LogBackward0",         "Log2Backward0",      "Log10Backward0",
+      "Log1pBackward0",         "SqrtBackward0",        "RsqrtBackward0",     "ReciprocalBackward0",
+      "SinBackward0",           "CosBackward0",         "TanBackward0",       "AsinBackward0",
+      "AcosBackward0",          "AtanBackward0",        "SinhBackward0",      "CoshBackward0",
+      "TanhBackward0",          "AsinhBackward0",       "AcoshBackward0",     "AtanhBackward0",
+      "SigmoidBackward0",       "MmBackward0",          "BmmBackward0",       "MvBackward0",
+      "DotBackward0",           "SumBackward1",         "MeanBackward1",      "CloneBackward0",
+      "ToCopyBackward0",        "CatBackward0",         "WhereBackward0",     "MaskedFillBackward0",
+      "IndexBackward0",         "IndexSelectBackward0", "GatherBackward0",    "ViewBackward0",
+      "PermuteBackward0",       "TransposeBackward0",   "SqueezeBackward0",   "SqueezeBackward1",
+      "UnsqueezeBackward0",     "ExpandBackward0",      "SelectBackward0",    "SliceBackward0",
+      "DiagonalBackward0",      "AliasBackward0",       "AsStridedBackward0", "ViewAsRealBackward0",
+      "ViewAsComplexBackward0", "CopySlices",           "CopyBackwards"};
+  return ok.count(name) != 0;
+}
+}  // namespace
+
 std::shared_ptr<FnNode> attach(const char* name, FnNode::Fn fn, std::vector<const Tensor*> ins,
                                std::vector<const Tensor*> outs) {
-  bool any = false;
-  for (auto* o : outs) any = any || is_floating(o->dtype());
+  bool any = false, cplx = false;
+  for (auto* o : outs) {
+    any = any || is_inexact(o->dtype());
+    cplx = cplx || is_complex(o->dtype());
+  }
   if (!any) return nullptr;
+  for (auto* i : ins) cplx = cplx || (i && i->defined() && is_complex(i->dtype()));
+  // PyTorch's GRADIENT_IMPLEMENTED_FOR_COMPLEX: a formula written for real numbers would give a silently
+  // wrong complex gradient, so only the nodes whose formulas follow the complex convention may record one.
+  MT_CHECK(!cplx || complex_safe(name), name,
+           " does not support automatic differentiation for outputs with "
+           "complex dtype.");
   auto n = std::make_shared<FnNode>(name, std::move(fn));
   set_history(n, ins, outs);
   return n;
@@ -423,7 +458,7 @@ Tensor binary(BinaryOp op, const Tensor& self, const Tensor& other) {
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   return inplace(self, [&](const Tensor& s) {
     Tensor r = autograd::binary(op, s, other);
-    if (r.requires_grad() || !is_floating(self.dtype())) return r;
+    if (r.requires_grad() || !is_inexact(self.dtype())) return r;
     // A comparison or logical op written into a floating tensor (x.gt_(0)): PyTorch's GtBackward1 & co. give
     // every input a zero gradient, so the history before it is cut, not passed through.
     Tensor v = no_grad([&] { return mt::to(r, self.dtype(), self.device()); });
@@ -631,29 +666,29 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   return product(
       "MmBackward0", [&] { return mt::mm(self, mat2); }, self, mat2,
-      [](const Tensor& g, const Tensor& mat2) { return mt::mm(g, mt::t(mat2)); },
-      [](const Tensor& g, const Tensor& self) { return mt::mm(mt::t(self), g); });
+      [](const Tensor& g, const Tensor& mat2) { return mt::mm(g, mt::conj(mt::t(mat2))); },
+      [](const Tensor& g, const Tensor& self) { return mt::mm(mt::conj(mt::t(self)), g); });
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return product(
       "BmmBackward0", [&] { return mt::bmm(self, mat2); }, self, mat2,
-      [](const Tensor& g, const Tensor& mat2) { return mt::bmm(g, mt::transpose(mat2, 1, 2)); },
-      [](const Tensor& g, const Tensor& self) { return mt::bmm(mt::transpose(self, 1, 2), g); });
+      [](const Tensor& g, const Tensor& mat2) { return mt::bmm(g, mt::conj(mt::transpose(mat2, 1, 2))); },
+      [](const Tensor& g, const Tensor& self) { return mt::bmm(mt::conj(mt::transpose(self, 1, 2)), g); });
 }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {
   return product(
       "MvBackward0", [&] { return mt::mv(self, vec); }, self, vec,
-      [](const Tensor& g, const Tensor& vec) { return mt::mul(mt::unsqueeze(g, 1), vec); },
-      [](const Tensor& g, const Tensor& self) { return mt::mv(mt::t(self), g); });
+      [](const Tensor& g, const Tensor& vec) { return mt::mul(mt::unsqueeze(g, 1), mt::conj(vec)); },
+      [](const Tensor& g, const Tensor& self) { return mt::mv(mt::conj(mt::t(self)), g); });
 }
 
 Tensor dot(const Tensor& self, const Tensor& other) {
   return product(
       "DotBackward0", [&] { return mt::dot(self, other); }, self, other,
-      [](const Tensor& g, const Tensor& other) { return mt::mul(g, other); },
-      [](const Tensor& g, const Tensor& self) { return mt::mul(g, self); });
+      [](const Tensor& g, const Tensor& other) { return mt::mul(g, mt::conj(other)); },
+      [](const Tensor& g, const Tensor& self) { return mt::mul(g, mt::conj(self)); });
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,

@@ -400,6 +400,8 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
                    " but expected shape compatible with ", shape_str(want.sizes));
           g = sum_to(g, want.sizes);
         }
+        // a real input of an op with a complex result takes the real part of its gradient (PyTorch's rule)
+        if (is_complex(g.dtype()) && !is_complex(want.dtype)) g = real(g);
         if (g.dtype() != want.dtype || g.device() != want.device) g = to(g, want.dtype, want.device);
         accumulate(e.fn.get(), e.input_nr, std::move(g));
       }

@@ -31,10 +31,11 @@ inline bool needs_grad(const std::optional<Tensor>& a) {
   return a && needs_grad(*a);
 }
 bool needs_grad_list(const std::vector<Tensor>& ts);
-// View ops run their recording twin for every floating input in grad mode, not only when it requires grad:
-// the view must know its base in case values that require grad are later written through it (out[i] = x).
+// View ops run their recording twin for every floating or complex input in grad mode, not only when it
+// requires grad: the view must know its base in case values that require grad are later written through it
+// (out[i] = x).
 inline bool track_view(const Tensor& self) {
-  return GradMode::is_enabled() && is_floating(self.dtype());
+  return GradMode::is_enabled() && is_inexact(self.dtype());
 }
 bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
 

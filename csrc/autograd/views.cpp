@@ -198,10 +198,25 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
   return mark_view(self, out, nullptr);
 }
 
+// The complex <-> [..., 2] real views: each one's gradient is the other view of the incoming gradient.
+Tensor view_as_real(const Tensor& self) {
+  Tensor out = no_grad([&] { return mt::view_as_real(self); });
+  attach_view(
+      "ViewAsRealBackward0", [](FnNode&, V& gs) -> V { return {mt::view_as_complex(mt::contiguous(gs[0]))}; },
+      self, out);
+  return mark_view(self, out, [](const Tensor& b) { return mt::view_as_real(b); });
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  Tensor out = no_grad([&] { return mt::view_as_complex(self); });
+  attach_view(
+      "ViewAsComplexBackward0", [](FnNode&, V& gs) -> V { return {mt::view_as_real(gs[0])}; }, self, out);
+  return mark_view(self, out, [](const Tensor& b) { return mt::view_as_complex(b); });
+}
+
 Tensor alias(const Tensor& self) {
   Tensor out = no_grad([&] { return mt::alias(self); });
-  attach_view(
-      "AliasBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
+  attach_view("AliasBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
   return mark_view(self, out, [](const Tensor& b) { return mt::alias(b); });
 }
 
@@ -212,8 +227,7 @@ namespace {
 Tensor shape_view(const char* name, const Tensor& self, const Tensor& out, ViewFn replay = nullptr,
                   bool aliases = true) {
   DimVector in = self.sizes();
-  attach_view(
-      name, [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
+  attach_view(name, [in](FnNode&, V& gs) -> V { return {mt::reshape(gs[0], in)}; }, self, out);
   if (!aliases) return out;
   if (!replay) replay = [s = DimVector(out.sizes())](const Tensor& b) { return mt::view(b, s); };
   return mark_view(self, out, std::move(replay));
@@ -263,8 +277,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 Tensor expand(const Tensor& self, IntArrayRef sizes) {
   Tensor out = no_grad([&] { return mt::expand(self, sizes); });
   // the engine sums a broadcast gradient back to the input's shape
-  attach_view(
-      "ExpandBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
+  attach_view("ExpandBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
   return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::expand(b, s); });
 }
 

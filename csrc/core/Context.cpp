@@ -2,6 +2,9 @@
 #include "core/Context.h"
 
 #include <atomic>
+#include <iostream>
+
+#include "core/Exception.h"
 
 namespace mt {
 
@@ -25,6 +28,13 @@ Float32MatmulPrecision float32_matmul_precision() {
 }
 void set_float32_matmul_precision(Float32MatmulPrecision p) {
   g_float32_matmul_precision.store(static_cast<int>(p), std::memory_order_relaxed);
+}
+
+void warn(const std::string& msg) {
+  if (WarningHandler h = warning_handler())
+    h(msg);
+  else
+    std::cerr << "UserWarning: " << msg << "\n";
 }
 
 }  // namespace mt

@@ -40,6 +40,15 @@ std::string str(const Args&... args) {
   throw Error(k, std::move(msg));
 }
 
+// A UserWarning from inside an op (PyTorch's TORCH_WARN): the binding installs a handler that raises it
+// through Python's warnings machinery (so filters and pytest.warns see it); without one it goes to stderr.
+using WarningHandler = void (*)(const std::string&);
+inline WarningHandler& warning_handler() {
+  static WarningHandler h = nullptr;
+  return h;
+}
+void warn(const std::string& msg);
+
 }  // namespace mt
 
 #define MT_CHECK_KIND(kind, cond, ...)                            \

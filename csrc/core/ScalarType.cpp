@@ -9,6 +9,12 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (b == ScalarType::Undefined) return a;
   if (a == ScalarType::Bool) return b;
   if (b == ScalarType::Bool) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // complex wins, at the precision of the wider side: complex64 + float64 -> complex128
+    bool wide = a == ScalarType::Double || b == ScalarType::Double || a == ScalarType::ComplexDouble ||
+                b == ScalarType::ComplexDouble;
+    return wide ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+  }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) {
     if ((a == ScalarType::Half && b == ScalarType::BFloat16) ||
@@ -27,7 +33,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 static int category(ScalarType t) {
-  return t == ScalarType::Bool ? 0 : is_integral(t, false) ? 1 : 2;
+  return t == ScalarType::Bool ? 0 : is_integral(t, false) ? 1 : is_complex(t) ? 3 : 2;
 }
 
 bool can_cast(ScalarType from, ScalarType to) {

@@ -1,8 +1,10 @@
 // The dtypes, their C++ types, PyTorch's promotion lattice and the dispatch macros that bind scalar_t.
 #pragma once
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/Exception.h"
 #include "core/Half.h"
@@ -22,11 +24,18 @@ namespace mt {
   _(mt::BFloat16, BFloat16, "bfloat16", "BFloat16") \
   _(float, Float, "float32", "Float")    \
   _(double, Double, "float64", "Double")
+// The complex dtypes, apart: a kernel family takes them only where it has a complex path (the real X-macro's
+// users -- Gloo's reductions, the real kernels -- never see them), so an op without one refuses with
+// PyTorch's "not implemented for 'ComplexFloat'".
+#define MT_FORALL_COMPLEX_TYPES(_)                                  \
+  _(std::complex<float>, ComplexFloat, "complex64", "ComplexFloat") \
+  _(std::complex<double>, ComplexDouble, "complex128", "ComplexDouble")
+#define MT_FORALL_SCALAR_AND_COMPLEX_TYPES(_) MT_FORALL_SCALAR_TYPES(_) MT_FORALL_COMPLEX_TYPES(_)
 // clang-format on
 
 enum class ScalarType : int8_t {
 #define MT_ENUM(t, name, s, l) name,
-  MT_FORALL_SCALAR_TYPES(MT_ENUM)
+  MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_ENUM)
 #undef MT_ENUM
       NumTypes,
   Undefined = -1
@@ -38,7 +47,7 @@ inline size_t element_size(ScalarType t) {
 #define MT_SIZE(ct, name, s, l) \
   case ScalarType::name:        \
     return sizeof(ct);
-    MT_FORALL_SCALAR_TYPES(MT_SIZE)
+    MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_SIZE)
 #undef MT_SIZE
     default:
       MT_INTERNAL_ASSERT(false, "unknown dtype");
@@ -51,7 +60,7 @@ inline const char* dtype_name(ScalarType t) {
 #define MT_NAME(ct, name, s, l) \
   case ScalarType::name:        \
     return s;
-    MT_FORALL_SCALAR_TYPES(MT_NAME)
+    MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_NAME)
 #undef MT_NAME
     default:
       return "undefined";
@@ -63,7 +72,7 @@ inline const char* dtype_short_name(ScalarType t) {
 #define MT_NAME(ct, name, s, l) \
   case ScalarType::name:        \
     return l;
-    MT_FORALL_SCALAR_TYPES(MT_NAME)
+    MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_NAME)
 #undef MT_NAME
     default:
       return "Undefined";
@@ -73,6 +82,23 @@ inline const char* dtype_short_name(ScalarType t) {
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float ||
          t == ScalarType::Double;
+}
+inline bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble;
+}
+// Floating or complex: the dtypes that carry gradients.
+inline bool is_inexact(ScalarType t) {
+  return is_floating(t) || is_complex(t);
+}
+// complex64 <-> float32, complex128 <-> float64 (half and bfloat16 pair with complex64: no complex32 here).
+inline ScalarType to_complex_type(ScalarType t) {
+  return t == ScalarType::Double || t == ScalarType::ComplexDouble ? ScalarType::ComplexDouble
+                                                                   : ScalarType::ComplexFloat;
+}
+inline ScalarType to_real_type(ScalarType t) {
+  if (t == ScalarType::ComplexFloat) return ScalarType::Float;
+  if (t == ScalarType::ComplexDouble) return ScalarType::Double;
+  return t;
 }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::Byte && t <= ScalarType::Long);
@@ -87,13 +113,17 @@ ScalarType promote_types(ScalarType a, ScalarType b);
 bool can_cast(ScalarType from, ScalarType to);
 
 template <typename T>
+constexpr bool is_complex_v =
+    std::is_same<T, std::complex<float>>::value || std::is_same<T, std::complex<double>>::value;
+
+template <typename T>
 struct CppTypeToScalarType;
 #define MT_CPP2ST(ct, name, s, l)                         \
   template <>                                             \
   struct CppTypeToScalarType<ct> {                        \
     static constexpr ScalarType value = ScalarType::name; \
   };
-MT_FORALL_SCALAR_TYPES(MT_CPP2ST)
+MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_CPP2ST)
 #undef MT_CPP2ST
 
 // Arithmetic type for a storage type: half and bfloat16 compute in float.
@@ -138,6 +168,18 @@ using opmath_t = typename OpMath<T>::type;
     }                                                         \
   }()
 
+#define MT_DISPATCH_COMPLEX_CASES(...)                             \
+  MT_DISPATCH_CASE(ComplexFloat, std::complex<float>, __VA_ARGS__) \
+  MT_DISPATCH_CASE(ComplexDouble, std::complex<double>, __VA_ARGS__)
+
+#define MT_DISPATCH_COMPLEX_TYPES(dtype, name, ...) \
+  [&] {                                             \
+    switch (dtype) {                                \
+      MT_DISPATCH_COMPLEX_CASES(__VA_ARGS__)        \
+      MT_DISPATCH_FAIL(dtype, name)                 \
+    }                                               \
+  }()
+
 #define MT_DISPATCH_INTEGRAL_CASES(...)         \
   MT_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)  \
   MT_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)   \
@@ -175,6 +217,21 @@ using opmath_t = typename OpMath<T>::type;
       MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
       MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
       MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)               \
+      MT_DISPATCH_FAIL(dtype, name)                           \
+    }                                                         \
+  }()
+
+// Every dtype, complex included (copies, fills, conversions).
+#define MT_DISPATCH_ALL_TYPES_AND_COMPLEX(dtype, name, ...)   \
+  [&] {                                                       \
+    switch (dtype) {                                          \
+      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
+      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
+      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
+      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
+      MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)               \
+      MT_DISPATCH_COMPLEX_CASES(__VA_ARGS__)                  \
       MT_DISPATCH_FAIL(dtype, name)                           \
     }                                                         \
   }()

@@ -110,6 +110,11 @@ Tensor make_empty_with(IntArrayRef sizes, ScalarType dtype, Device device, Alloc
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return make_view(base, sizes, strides, offset, base.dtype());
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 ScalarType dtype) {
   // Every view op computes its metadata from a valid tensor; this bound check (a few ns) turns a mistake in
   // that arithmetic, or an overflow it missed, into an error instead of a read outside the storage.
   MT_INTERNAL_ASSERT(sizes.size() == strides.size());
@@ -122,12 +127,12 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
     overflow |= add_overflows(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi);
   }
   if (!empty) {
-    int64_t cap = static_cast<int64_t>(base.storage()->nbytes / base.itemsize());
+    int64_t cap = static_cast<int64_t>(base.storage()->nbytes / element_size(dtype));
     MT_CHECK(!overflow && lo >= 0 && hi < cap, "view of sizes ", shape_str(sizes), ", strides ",
              shape_str(strides), " and storage offset ", offset, " is out of bounds for storage of ", cap,
              " elements");
   }
-  return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, base.dtype()));
+  return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, dtype));
 }
 
 }  // namespace mt

@@ -157,5 +157,9 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor make_empty_with(IntArrayRef sizes, ScalarType dtype, Device device, Allocator* allocator);
 // A tensor over existing storage (views).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+// A view that reads the same bytes as another dtype (view_as_real / view_as_complex); sizes, strides and
+// offset count elements of `dtype`.
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 ScalarType dtype);
 
 }  // namespace mt

@@ -51,6 +51,8 @@ const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
     broadcast_strides(src, self.sizes());  // still validates shapes
     return self;
   }
+  if (is_complex(src.dtype()) && !is_complex(self.dtype()) && self.dtype() != ScalarType::Bool)
+    warn("Casting complex values to real discards the imaginary part");
   if (self.device() != src.device()) {
     if (src.dtype() != self.dtype()) return copy_(self, to(src, self.dtype(), src.device()), non_blocking);
     if (src.sizes() != self.sizes()) src = expand(src, self.sizes());  // broadcasting, as same-device copy_
@@ -114,7 +116,14 @@ bool is_pinned(const Tensor& self) {
 // becoming inf (floats); inf and nan stay allowed for floating dtypes, and an unsigned dtype takes negatives
 // down to -max (they wrap, as `a - b` on uint8 does).
 static void check_scalar_fits(const Scalar& v, ScalarType t) {
-  if (v.is_bool() || t == ScalarType::Bool || t == ScalarType::Double) return;
+  if (v.is_bool() || t == ScalarType::Bool || is_complex(t)) return;
+  // a complex number goes into a real dtype only with a zero imaginary part (PyTorch's wording: "overflow")
+  if (v.is_complex() && v.to_complex().imag() != 0) {
+    const char* names[] = {"bool",    "uint8_t",   "int8_t",        "int16_t", "int",
+                           "int64_t", "c10::Half", "c10::BFloat16", "float",   "double"};
+    MT_ERROR("value cannot be converted to type ", names[static_cast<int>(t)], " without overflow");
+  }
+  if (t == ScalarType::Double) return;
   double lo = 0, hi = 0;
   const char* name = "";
   switch (t) {
@@ -175,19 +184,25 @@ const Tensor& zero_(const Tensor& self) {
   return fill_(self, Scalar(int64_t(0)));
 }
 
+// (a template, so that each dtype's branch is only compiled for that dtype)
+template <typename T>
+static Scalar scalar_of(T v) {
+  if constexpr (is_complex_v<T>)
+    return Scalar(std::complex<double>(v));
+  else if constexpr (std::is_same<T, bool>::value)
+    return Scalar(v);
+  else if constexpr (std::is_integral<T>::value)
+    return Scalar(static_cast<int64_t>(v));
+  else
+    return Scalar(static_cast<double>(v));
+}
+
 Scalar item(const Tensor& self) {
   MT_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
   Tensor host = self.is_cuda() ? to(self, self.dtype(), Device(DeviceType::CPU)) : self;
   Scalar out;
-  MT_DISPATCH_ALL_TYPES(host.dtype(), "item", [&] {
-    scalar_t v = *host.data<scalar_t>();
-    if constexpr (std::is_same<scalar_t, bool>::value)
-      out = Scalar(v);
-    else if constexpr (std::is_integral<scalar_t>::value)
-      out = Scalar(static_cast<int64_t>(v));
-    else
-      out = Scalar(static_cast<double>(v));
-  });
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(host.dtype(), "item",
+                                    [&] { out = scalar_of<scalar_t>(*host.data<scalar_t>()); });
   return out;
 }
 

@@ -26,6 +26,10 @@ enum class BinaryOp : int {
 #undef MT_ENUM
 };
 
+// The op's name as the schema spells it ("exp", "floor_divide"), for kernels' dtype errors.
+const char* unary_op_name(UnaryOp op);
+const char* binary_op_name(BinaryOp op);
+
 // PyTorch's result_type: tensors with dims outrank 0-dim tensors, which outrank wrapped Python numbers;
 // a lower rank only matters when it brings a higher category (bool < integer < float).
 ScalarType result_type(const Tensor& a, const Tensor& b);

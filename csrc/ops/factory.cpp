@@ -12,6 +12,7 @@
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernels.h"
@@ -72,9 +73,12 @@ Tensor scalar_tensor(const Scalar& v, ScalarType dtype, Device device) {
 }
 
 Tensor wrapped_scalar(const Scalar& v) {
-  ScalarType dt = v.is_bool() ? ScalarType::Bool : v.is_integral() ? ScalarType::Long : ScalarType::Double;
+  ScalarType dt = v.is_bool()       ? ScalarType::Bool
+                  : v.is_integral() ? ScalarType::Long
+                  : v.is_complex()  ? ScalarType::ComplexDouble
+                                    : ScalarType::Double;
   Tensor t = make_empty({}, dt, Device(DeviceType::CPU));
-  MT_DISPATCH_ALL_TYPES(dt, "wrapped_scalar", [&] { *t.data<scalar_t>() = v.to<scalar_t>(); });
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(dt, "wrapped_scalar", [&] { *t.data<scalar_t>() = v.to<scalar_t>(); });
   t.impl()->set_wrapped_number(true);
   return t;
 }
@@ -187,6 +191,11 @@ Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
 Tensor& uniform_(Tensor& self, double from, double to_) {
   autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
   check_writable(self);
+  if (is_complex(self.dtype())) {  // both parts uniform on [from, to)
+    Tensor parts = view_as_real(self);
+    uniform_(parts, from, to_);
+    return self;
+  }
   // PyTorch's check_uniform_bounds dispatches on the dtype before it reads the bounds
   MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
                            dtype_short_name(self.dtype()), "'");
@@ -201,6 +210,12 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
   if (self.numel() == 0)
     return self;  // PyTorch's kernel is not dispatched for no elements, whatever the dtype
+  if (is_complex(self.dtype())) {
+    // each part N(mean, std^2 / 2), so that E|z - mean|^2 = std^2 (PyTorch's convention)
+    Tensor parts = view_as_real(self);
+    normal_(parts, mean, std / std::sqrt(2.0));
+    return self;
+  }
   MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"normal_kernel", self.is_cuda() ? "_cuda" : "_cpu",
                            "\" not implemented for '", dtype_short_name(self.dtype()), "'");
   return fill_random(self, {RandomKind::normal, mean, std});

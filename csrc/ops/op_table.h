@@ -103,6 +103,9 @@
   /* attention */ \
   _(sdpa, attention, Tensor, (const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, \
                               bool is_causal, double scale)) \
+  /* complex */ \
+  _(view_as_real, complex, Tensor, (const Tensor& self)) \
+  _(view_as_complex, complex, Tensor, (const Tensor& self)) \
   /* conv */ \
   _(convolution, conv, Tensor, (const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, \
                                 const ConvArgs& args)) \
@@ -210,7 +213,7 @@
   _(diagonal, shape, Tensor, (const Tensor& self, int64_t offset, int64_t d1, int64_t d2)) \
   _(cat, shape, Tensor, (const std::vector<Tensor>& tensors, int64_t dim))
 // clang-format on
-#define MT_NUM_AUTOGRAD_TWINS 77
+#define MT_NUM_AUTOGRAD_TWINS 79
 
 #include <vector>
 

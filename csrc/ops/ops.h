@@ -1,6 +1,7 @@
 // The C++ op surface, one header per family. Each op's entry point does checks, broadcasting, promotion and
 // output allocation once, then calls its kernel through a DispatchStub for the tensor's device.
 #pragma once
+#include "ops/complex.h"
 #include "ops/conv.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"

@@ -8,6 +8,7 @@
 
 #include "autograd/record.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
 
@@ -232,7 +233,27 @@ void check_float(const Tensor& self, const char* msg, bool name_dtype = true) {
 
 }  // namespace
 
+// sum/mean of a complex tensor: the real reduction over its [..., 2] view (the kernels' speed, and the
+// gradient through the views), keeping the trailing pair.
+static Tensor complex_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype,
+                             bool is_mean) {
+  Tensor x = dtype == ScalarType::Undefined || dtype == self.dtype() ? self : to(self, dtype, self.device());
+  MT_CHECK(is_complex(x.dtype()), is_mean ? "mean" : "sum", "(): a complex input needs a complex dtype, got ",
+           dtype_short_name(x.dtype()));
+  DimVector ds;
+  for (int64_t d : dims) ds.push_back(wrap_dim(d, x.dim()));
+  if (dims.empty())
+    for (int64_t d = 0; d < x.dim(); ++d) ds.push_back(d);
+  if (ds.empty()) return clone(x);  // a 0-dim tensor: nothing to reduce
+  Tensor r = view_as_real(x);
+  Tensor out =
+      is_mean ? mean(r, ds, keepdim, ScalarType::Undefined) : sum(r, ds, keepdim, ScalarType::Undefined);
+  return view_as_complex(contiguous(out));
+}
+
 Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
+    return complex_reduce(self, dims, keepdim, dtype, false);
   if (autocast::active()) {
     autocast::Scope s(autocast::Op::sum);
     return sum(s(self), dims, keepdim, dtype);
@@ -251,6 +272,8 @@ Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype
 }
 
 Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
+    return complex_reduce(self, dims, keepdim, dtype, true);
   if (autograd::needs_grad(self)) return autograd::mean(self, dims, keepdim, dtype);
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
   MT_CHECK_NOT_IMPLEMENTED(is_floating(dt), "mean(): could not infer output dtype. ",

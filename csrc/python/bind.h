@@ -1,6 +1,7 @@
 // Shared binding helpers: the Tensor type caster and conversions of Python arguments (dtype, device,
 // sizes, scalars) used by every csrc/python/bind_*.cpp. Nothing here computes.
 #pragma once
+#include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

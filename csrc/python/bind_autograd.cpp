@@ -313,7 +313,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     py::list result;
     uint32_t nr = 0;
     for (auto& t : outs) {
-      bool nd = !is_floating(t.dtype());
+      bool nd = !is_inexact(t.dtype());
       for (py::handle h : non_diff)
         if (h.cast<Tensor>().is_same(t)) nd = true;
       node->inputs.push_back(autograd::geometry_of(t));

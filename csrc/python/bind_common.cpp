@@ -11,7 +11,7 @@ namespace mt {
 DType* dtype_object(ScalarType st) {
   static DType objs[kNumScalarTypes] = {
 #define MT_OBJ(ct, name, s, l) DType{ScalarType::name},
-      MT_FORALL_SCALAR_TYPES(MT_OBJ)
+      MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_OBJ)
 #undef MT_OBJ
   };
   return &objs[static_cast<int>(st)];
@@ -41,7 +41,14 @@ Device parse_device(py::handle h) {
 }
 
 bool is_python_scalar(py::handle h) {
-  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyBool_Check(h.ptr());
+  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()) || PyComplex_Check(h.ptr());
+}
+
+// numpy.complex64 is not a Python complex (numpy.complex128 is): recognised by its dtype's kind.
+static bool is_numpy_complex_scalar(py::handle h) {
+  if (!py::hasattr(h, "dtype") || !py::hasattr(h, "__complex__")) return false;
+  py::object dt = h.attr("dtype");
+  return py::hasattr(dt, "kind") && dt.attr("kind").cast<std::string>() == "c";
 }
 
 Scalar parse_scalar(py::handle h, const char* what) {
@@ -56,13 +63,19 @@ Scalar parse_scalar(py::handle h, const char* what) {
     return Scalar(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(h.ptr())) return Scalar(PyFloat_AS_DOUBLE(h.ptr()));
+  if (PyComplex_Check(h.ptr()))
+    return Scalar(std::complex<double>(PyComplex_RealAsDouble(h.ptr()), PyComplex_ImagAsDouble(h.ptr())));
   if (py::isinstance<TensorImpl>(h)) {
     // PyTorch's argument parser takes a one-element tensor as a number and refuses any other (TypeError)
     Tensor t = h.cast<Tensor>();
     if (t.numel() != 1) throw py::type_error(std::string(what) + " must be Number, not Tensor");
     return item(t);
   }
-  // NumPy scalars and anything else with __index__/__float__
+  // NumPy scalars and anything else with __index__/__float__/__complex__
+  if (is_numpy_complex_scalar(h)) {
+    py::object z = py::module_::import("builtins").attr("complex")(h);
+    return Scalar(std::complex<double>(PyComplex_RealAsDouble(z.ptr()), PyComplex_ImagAsDouble(z.ptr())));
+  }
   if (PyIndex_Check(h.ptr())) return Scalar(static_cast<int64_t>(h.cast<long long>()));
   if (py::hasattr(h, "__float__")) return Scalar(h.cast<double>());
   throw py::type_error(std::string(what) + " must be a number, got " +
@@ -130,6 +143,10 @@ DimVector parse_dims(py::handle h) {
 }
 
 py::object scalar_to_py(const Scalar& s) {
+  if (s.is_complex()) {
+    std::complex<double> z = s.to_complex();
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(z.real(), z.imag()));
+  }
   if (s.is_bool()) return py::bool_(s.to_bool());
   if (s.is_integral()) return py::int_(s.to_long());
   return py::float_(s.to_double());
@@ -148,12 +165,25 @@ void init_dtype_device(py::module_& m) {
       .def_property_readonly("is_floating_point", [](const DType& d) { return is_floating(d.st); })
       .def_property_readonly("is_signed", [](const DType& d) { return is_signed(d.st); })
       .def_property_readonly("itemsize", [](const DType& d) { return element_size(d.st); })
-      .def_property_readonly("is_complex", [](const DType&) { return false; })
+      .def_property_readonly("is_complex", [](const DType& d) { return is_complex(d.st); })
+      .def(
+          "to_real", [](const DType& d) { return dtype_object(to_real_type(d.st)); },
+          py::return_value_policy::reference)
+      .def(
+          "to_complex",
+          [](const DType& d) {
+            MT_CHECK_NOT_IMPLEMENTED(
+                d.st == ScalarType::Float || d.st == ScalarType::Double || is_complex(d.st),
+                "to_complex is only supported for float32 and float64 here (no complex32), got ",
+                dtype_name(d.st));
+            return dtype_object(to_complex_type(d.st));
+          },
+          py::return_value_policy::reference)
       .def("__repr__", [](const DType& d) { return std::string("torch.") + dtype_name(d.st); })
       .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.st)); });
 #define MT_EXPORT(ct, name, s, l) \
   m.attr(s) = py::cast(dtype_object(ScalarType::name), py::return_value_policy::reference);
-  MT_FORALL_SCALAR_TYPES(MT_EXPORT)
+  MT_FORALL_SCALAR_AND_COMPLEX_TYPES(MT_EXPORT)
 #undef MT_EXPORT
 
   py::class_<Device>(m, "device")

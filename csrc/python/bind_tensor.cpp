@@ -6,6 +6,7 @@
 #include "autograd/Node.h"
 #include "core/Parallel.h"
 #include "cuda/CUDAHooks.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/shape.h"
@@ -35,6 +36,10 @@ const char* numpy_format(ScalarType st) {
       return "f4";
     case ScalarType::Double:
       return "f8";
+    case ScalarType::ComplexFloat:
+      return "c8";
+    case ScalarType::ComplexDouble:
+      return "c16";
     default:
       return nullptr;
   }
@@ -56,10 +61,14 @@ ScalarType from_numpy_dtype(const py::dtype& dt) {
     if (size == 4) return ScalarType::Float;
     if (size == 8) return ScalarType::Double;
   }
+  if (kind == 'c') {
+    if (size == 8) return ScalarType::ComplexFloat;
+    if (size == 16) return ScalarType::ComplexDouble;
+  }
   throw py::type_error(
       "can't convert np.ndarray of type numpy." + std::string(py::str(dt.attr("name"))) +
-      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-      "uint8, and bool.");
+      ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, "
+      "int16, int8, uint8, and bool.");
 }
 
 // The NumPy array keeps a reference to the storage, so either side may outlive the other.
@@ -190,7 +199,7 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
 
 Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
-    MT_CHECK(is_floating(t.dtype()), "only Tensors of floating point dtype can require gradients");
+    MT_CHECK(is_inexact(t.dtype()), "only Tensors of floating point dtype can require gradients");
     MT_CHECK(!t.is_inference() || autograd::tls_inference_mode,
              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     t.impl()->ensure_autograd_meta().requires_grad = true;
@@ -257,7 +266,14 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def("get_device", [](const Tensor& t) { return t.is_cuda() ? t.device().index : -1; })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
-      .def("is_complex", [](const Tensor&) { return false; })
+      .def("is_complex", [](const Tensor& t) { return is_complex(t.dtype()); })
+      // views of the parts; assigning writes through them (x.real = y), as PyTorch's setters do
+      .def_property(
+          "real", [](const Tensor& t) { return real(t); },
+          [](const Tensor& t, py::handle v) { copy_(real(t), to_operand(v, "value")); })
+      .def_property(
+          "imag", [](const Tensor& t) { return imag(t); },
+          [](const Tensor& t, py::handle v) { copy_(imag(t), to_operand(v, "value")); })
       .def(
           "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
           py::arg("memory_format") = py::none())
@@ -391,7 +407,14 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("__float__",
            [](const Tensor& t) {
              MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-             return nogil([&] { return item(t); }, t).to_double();
+             Scalar s = nogil([&] { return item(t); }, t);
+             if (s.is_complex()) warn("Casting complex values to real discards the imaginary part");
+             return s.to_double();
+           })
+      .def("__complex__",
+           [](const Tensor& t) {
+             MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+             return nogil([&] { return item(t); }, t).to_complex();
            })
       .def("__int__",
            [](const Tensor& t) {

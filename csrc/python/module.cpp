@@ -85,6 +85,13 @@ PYBIND11_MODULE(_C, m) {
     }
   });
 
+  // Warnings raised inside ops go through Python's warnings module; one the filters turn into an error
+  // raises.
+  warning_handler() = [](const std::string& msg) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+  };
+
   // torch._C._nn's counterpart: the kernels behind nn.functional (bind_conv, bind_nn, bind_loss fill it)
   m.def_submodule("_nn", "native ops behind minitorch.nn.functional");
   init_dtype_device(m);

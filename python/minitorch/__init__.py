@@ -13,6 +13,8 @@ from minitorch._C import (  # noqa: F401
     bfloat16,
     bool,
     can_cast,
+    complex64,
+    complex128,
     device,
     dtype,
     float16,
@@ -57,7 +59,8 @@ double = float64
 long = int64
 int = int32
 short = int16
-cfloat = None
+cfloat = complex64
+cdouble = complex128
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
 from minitorch import amp, cpu, nn  # noqa: F401

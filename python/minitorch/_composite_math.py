@@ -393,12 +393,29 @@ def copysign(input, other):
 _export_with_inplace(copysign)
 
 
-def sgn(input):
-    """The sign of input (sign() for real tensors)."""
-    return _C.sign(input)
+def _sgn(input):
+    return _C.sgn(input)
 
 
-_export_with_inplace(sgn)
+_sgn.__name__ = "sgn"
+# torch.sgn / Tensor.sgn are the extension's (ops/complex.h); only the in-place form is composed here
+TENSOR_METHODS["sgn_"] = _inplace_of(_sgn)
+
+
+def complex(real, imag, *, out=None):
+    """real + i imag, broadcast, from two float tensors of one dtype (float32 -> complex64, float64 -> complex128)."""
+    r = _C._complex(real, imag)
+    return r if out is None else _store(out.resize_(r.shape), r)
+
+
+def polar(abs, angle, *, out=None):
+    """abs * (cos(angle) + i sin(angle)), broadcast, from two float tensors of one dtype."""
+    r = _C._polar(abs, angle)
+    return r if out is None else _store(out.resize_(r.shape), r)
+
+
+_export(complex, method=False)
+_export(polar, method=False)
 
 
 def heaviside(input, values):
@@ -1443,13 +1460,8 @@ _export_with_inplace(mvlgamma)
 # ---------------------------------------------------------------------------------------------- conj / neg bits
 
 
-def conj(input):
-    """input itself: real tensors have no conjugate bit to set."""
-    return input
-
-
 def resolve_conj(input):
-    """input itself (no lazy conjugation on real tensors)."""
+    """input itself: conj() is eager here, so no tensor carries a conjugate bit to resolve."""
     return input
 
 
@@ -1459,7 +1471,7 @@ def resolve_neg(input):
 
 
 def is_conj(input):
-    """False: real tensors never carry the conjugate bit."""
+    """False: conj() is eager here (it returns conjugated values), so no tensor carries the conjugate bit."""
     return False
 
 
@@ -1468,7 +1480,7 @@ def is_neg(input):
     return False
 
 
-for _fn in (conj, resolve_conj, resolve_neg, is_conj, is_neg):
+for _fn in (resolve_conj, resolve_neg, is_conj, is_neg):
     _export(_fn)
 
 

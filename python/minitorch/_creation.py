@@ -17,13 +17,15 @@ _np_of = {
     _C.float16: np.float16,
     _C.float32: np.float32,
     _C.float64: np.float64,
+    _C.complex64: np.complex64,
+    _C.complex128: np.complex128,
 }
 _of_np = {v: k for k, v in _np_of.items()}
 
 
 def _infer(data):
-    """The dtype PyTorch infers for Python data: Python bools, ints and floats count as bool, int64 and the
-    default float dtype; tensors, NumPy arrays and NumPy scalars bring their own dtype; all are promoted."""
+    """The dtype PyTorch infers for Python data: Python bools, ints, floats and complex numbers count as bool,
+    int64, the default float dtype and its complex twin; tensors, NumPy arrays and NumPy scalars bring their own dtype; all are promoted."""
     found = []
 
     def walk(x):
@@ -43,7 +45,7 @@ def _infer(data):
         elif isinstance(x, builtins.float):
             found.append(_C.get_default_dtype())
         elif isinstance(x, complex):
-            raise TypeError("complex tensors are not supported by minitorch")
+            found.append(_C.get_default_dtype().to_complex())
         elif isinstance(x, (str, bytes)):
             if x is data:
                 raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
@@ -87,7 +89,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         device = factory_device(device)
         if isinstance(data, np.ndarray):
             arr = data
-            if dtype is None and arr.dtype.kind not in "biuf":
+            if dtype is None and arr.dtype.kind not in "biufc":
                 raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype}.")
             if not arr.dtype.isnative:  # tensor() copies anyway, so it can also fix the byte order
                 arr = arr.astype(arr.dtype.newbyteorder("="))

@@ -13,6 +13,8 @@ _SCALAR = {
     "int8": "Char",
     "uint8": "Byte",
     "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
     "uint16": "UInt16",
     "uint32": "UInt32",
     "uint64": "UInt64",
@@ -28,6 +30,8 @@ _CPP = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 

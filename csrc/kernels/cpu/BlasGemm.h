@@ -1,8 +1,10 @@
 // One row-major GEMM call for the CPU kernels (matmul, conv's im2col GEMMs): oneDNN's sgemm for float when
-// built with it, else OpenBLAS; and the guard that keeps OpenBLAS on one thread while our pool runs tasks.
+// built with it, else OpenBLAS (also cgemm/zgemm for complex); and the guard that keeps OpenBLAS on one
+// thread while our pool runs tasks.
 #pragma once
 #include <cblas.h>
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -21,7 +23,9 @@ namespace cpu_blas {
 template <typename T>
 inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "BLAS GEMM is float or double");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>,
+                "BLAS GEMM is float, double or their complex types");
 #ifdef MINITORCH_WITH_ONEDNN
   if constexpr (std::is_same_v<T, float>) {
     onednn_sync_threads();
@@ -34,6 +38,12 @@ inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, con
   if constexpr (std::is_same_v<T, float>)
     scipy_cblas_sgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c,
                       int(ldc));
+  else if constexpr (std::is_same_v<T, std::complex<float>>)  // the complex GEMMs take alpha/beta by pointer
+    scipy_cblas_cgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta,
+                      c, int(ldc));
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    scipy_cblas_zgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta,
+                      c, int(ldc));
   else
     scipy_cblas_dgemm(CblasRowMajor, TA, TB, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c,
                       int(ldc));

@@ -1,6 +1,6 @@
 // CPU GEMM kernel: strided batched C = alpha * A @ B + beta * C through oneDNN's sgemm (float, when built
-// with oneDNN) or OpenBLAS (float/double), float compute for half/bfloat16, and a plain loop for integers
-// (BLAS has none; PyTorch CPU supports them).
+// with oneDNN) or OpenBLAS (float/double/complex), float compute for half/bfloat16, and a plain loop for
+// integers (BLAS has none; PyTorch CPU supports them).
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -98,6 +98,12 @@ void gemm_cpu(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& a
       return gemm_blas<float>(c, a, b, float(alpha.to_double()), float(beta.to_double()));
     case ScalarType::Double:
       return gemm_blas<double>(c, a, b, alpha.to_double(), beta.to_double());
+    case ScalarType::ComplexFloat:
+      return gemm_blas<std::complex<float>>(c, a, b, alpha.to<std::complex<float>>(),
+                                            beta.to<std::complex<float>>());
+    case ScalarType::ComplexDouble:
+      return gemm_blas<std::complex<double>>(c, a, b, alpha.to<std::complex<double>>(),
+                                             beta.to<std::complex<double>>());
     case ScalarType::Half:
     case ScalarType::BFloat16: {
       // Compute in float (opmath), round once at the end, as PyTorch does without native half GEMM.

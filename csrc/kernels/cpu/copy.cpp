@@ -1,4 +1,5 @@
-// CPU copy-with-cast kernel: every dtype pair, any strides (fill is in fill.cpp, as on CUDA).
+// CPU copy-with-cast kernel: every dtype pair (complex included), any strides (fill is in fill.cpp, as on
+// CUDA).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -14,7 +15,7 @@ constexpr bool is_reduced_float_v = std::is_same<T, Half>::value || std::is_same
 
 // Half and bfloat16 convert through float; everything else is a plain C++ conversion.
 template <typename dst_t, typename src_t>
-inline dst_t convert(src_t v) {
+inline dst_t convert_real(src_t v) {
   using mid_t = std::conditional_t<is_reduced_float_v<src_t>, float, src_t>;
   if constexpr (std::is_same<dst_t, bool>::value)
     return static_cast<mid_t>(v) != mid_t(0);
@@ -22,6 +23,22 @@ inline dst_t convert(src_t v) {
     return dst_t(static_cast<float>(static_cast<mid_t>(v)));
   else
     return static_cast<dst_t>(static_cast<mid_t>(v));
+}
+
+template <typename dst_t, typename src_t>
+inline dst_t convert(src_t v) {
+  if constexpr (is_complex_v<src_t>) {  // complex -> real keeps the real part (copy_ warned)
+    if constexpr (is_complex_v<dst_t>)
+      return dst_t(v);
+    else if constexpr (std::is_same<dst_t, bool>::value)
+      return v != src_t(0);
+    else
+      return convert<dst_t, typename src_t::value_type>(v.real());
+  } else if constexpr (is_complex_v<dst_t>) {
+    return dst_t(convert<typename dst_t::value_type, src_t>(v), 0);
+  } else {
+    return convert_real<dst_t, src_t>(v);
+  }
 }
 
 // A same-dtype copy between different layouts (x.transpose(1, 2).contiguous() and the like), walked row by
@@ -134,8 +151,10 @@ void copy_cpu(const TensorIter& it) {
           return copy_strided<2>(it);
         case 4:
           return copy_strided<4>(it);
-        default:
+        case 8:
           return copy_strided<8>(it);
+        default:
+          return copy_strided<16>(it);
       }
     }
     it.for_each(
@@ -167,18 +186,21 @@ void copy_cpu(const TensorIter& it) {
                 *reinterpret_cast<uint32_t*>(d[0] + i * st[0]) =
                     *reinterpret_cast<const uint32_t*>(d[1] + i * st[1]);
               break;
-            default:
+            case 8:
               for (int64_t i = 0; i < n; ++i)
                 *reinterpret_cast<uint64_t*>(d[0] + i * st[0]) =
                     *reinterpret_cast<const uint64_t*>(d[1] + i * st[1]);
+              break;
+            default:  // complex128
+              for (int64_t i = 0; i < n; ++i) std::memcpy(d[0] + i * st[0], d[1] + i * st[1], item);
           }
         },
         kGrainSize);
     return;
   }
-  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "copy_", [&] {
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(it.dtypes[0], "copy_", [&] {
     using dst_t = scalar_t;
-    MT_DISPATCH_ALL_TYPES(it.dtypes[1], "copy_", [&] {
+    MT_DISPATCH_ALL_TYPES_AND_COMPLEX(it.dtypes[1], "copy_", [&] {
       using src_t = scalar_t;
       it.for_each([&](char** d, const int64_t* st, int64_t n) {
         for (int64_t i = 0; i < n; ++i)

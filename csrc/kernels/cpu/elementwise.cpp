@@ -8,6 +8,7 @@
 
 #include "core/ScalarType.h"
 #include "kernels/RuleDispatch.h"
+#include "kernels/cpu/Complex.h"
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
@@ -218,6 +219,7 @@ bool unary_vectorized(const TensorIter& it, UnaryOp op) {
 }
 
 void unary_cpu(const TensorIter& it, UnaryOp op) {
+  if (is_complex(it.dtypes[1])) return complex_unary_cpu(it, op);
   if (unary_vectorized(it, op)) return;
   if (op == UnaryOp::exp && it.dtypes[0] == ScalarType::Float) {
     if (it.is_contiguous()) {
@@ -247,6 +249,7 @@ void run_binary(const TensorIter& it, F f) {
 }
 
 void binary_cpu(const TensorIter& it, BinaryOp op) {
+  if (is_complex(it.dtypes[1])) return complex_binary_cpu(it, op);
   if (op == BinaryOp::pow && pow_vectorized(it)) return;
   switch (op) {
 #define MT_CASE(name, F, kind)             \

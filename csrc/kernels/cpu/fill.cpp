@@ -6,7 +6,7 @@ namespace mt {
 namespace {
 
 void fill_cpu(const TensorIter& it, const Scalar& value) {
-  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "fill_", [&] {
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(it.dtypes[0], "fill_", [&] {
     const scalar_t v = value.to<scalar_t>();
     it.for_each([&](char** d, const int64_t* st, int64_t n) {
       if (st[0] == sizeof(scalar_t)) {
