@@ -576,6 +576,76 @@ def test_max_unpool_reprs_errors():
         )
 
 
+def test_pool_unpool_embedding_errors_are_pytorchs():
+    """Classes and words of PyTorch 2.15 (issue 34): F's Python parts fail as PyTorch's Python does (IndexError
+    from input.size(), ValueError from unpacking), the C++ ops as ATen's (avg_pool2d reads input.size(-3))."""
+    i0 = minitorch.zeros(1, 2, 2, dtype=minitorch.int64)
+    x = minitorch.ones(1, 2, 2)
+    cases = [
+        (lambda: F.avg_pool2d(minitorch.ones(4), 2), IndexError,
+         "Dimension out of range (expected to be in range of [-1, 0], but got -3)"),
+        (lambda: F.avg_pool2d(minitorch.tensor(1.0), 0), IndexError, "Dimension specified as -3 but tensor has no dimensions"),
+        (lambda: nn.AvgPool2d(2)(minitorch.ones(2, 3)), IndexError, "but got -3"),
+        (lambda: F.avg_pool2d(minitorch.ones(4), (1, 2, 3)), RuntimeError,
+         "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+        (lambda: F.avg_pool2d(minitorch.ones(4), 2, divisor_override=0), RuntimeError, "divisor must be not zero"),
+        (lambda: F.avg_pool2d(minitorch.ones(4), 2.5), TypeError,
+         "avg_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+        (lambda: F.lp_pool2d(minitorch.ones(3, 3), 1e-5, None), TypeError,
+         "avg_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not NoneType"),
+        (lambda: F.lp_pool2d(minitorch.ones(4), 2, "replicate"), ValueError, "too many values to unpack (expected 2)"),
+        (lambda: F.lp_pool2d(minitorch.tensor(1), 2, minitorch.tensor(5)), TypeError, "iteration over a 0-d tensor"),
+        (lambda: F.lp_pool2d(minitorch.ones(1, 4, 4), 0, 2), ValueError, "norm_type must be a non-zero value, but got 0"),
+        (lambda: F.lp_pool1d(minitorch.ones(1, 4), 0, 2), ValueError, "norm_type must be a non-zero value, but got 0"),
+        (lambda: F.max_unpool3d(float("nan"), float("nan"), -1), AttributeError, "'float' object has no attribute 'size'"),
+        (lambda: F.max_unpool2d(minitorch.ones(4), minitorch.ones(4, dtype=minitorch.int64), 2), IndexError,
+         "tuple index out of range"),
+        (lambda: F.max_unpool2d(x, 1.5, 2), TypeError, "max_unpool2d(): argument 'indices' (position 2) must be Tensor, not float"),
+        (lambda: F.max_unpool2d(x, i0, 2, output_size=(4,)), ValueError,
+         "output_size should be a sequence containing 2 or 4 elements, but it has a length of '1'"),
+        (lambda: F.max_unpool2d(minitorch.ones(2, 2), minitorch.zeros(2, 2, dtype=minitorch.int64), 2), RuntimeError,
+         "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with 2 dimensions."),
+        (lambda: F.max_unpool1d(minitorch.ones(2), minitorch.zeros(2, dtype=minitorch.int64), 2), RuntimeError,
+         "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with 2 dimensions."),
+        (lambda: F.max_unpool2d(minitorch.ones(1, 0, 2), minitorch.zeros(1, 0, 2, dtype=minitorch.int64), 2), RuntimeError,
+         ("max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, but input "
+         "has sizes [1, 0, 2] with dimension 1 being empty")),
+        (lambda: F.max_unpool2d(x, i0, -2), ValueError,
+         "max_unpooling: output_size must contain non-negative spatial dimensions, but got output_size[0]=-4"),
+        (lambda: F.max_unpool2d(x.long(), i0, 2), NotImplementedError, "\"max_unpool2d\" not implemented for 'Long'"),
+        (lambda: nn.MaxUnpool3d(1)(minitorch.ones(1, 1, 2, 2, 2, dtype=minitorch.int32),
+                                   minitorch.zeros(1, 1, 2, 2, 2, dtype=minitorch.int64)),
+         NotImplementedError, "\"max_unpool3d\" not implemented for 'Int'"),
+        (lambda: F.max_unpool3d(minitorch.ones(1, 2, 2, 2), minitorch.zeros(1, 2, 2, 2, dtype=minitorch.int64), (2, 2)),
+         RuntimeError, "There should be exactly three elements (depth, height, width) in output_size, but got 2 elements."),
+        (lambda: F.embedding(minitorch.tensor(0), minitorch.tensor(0)), RuntimeError, "'weight' must be 2-D"),
+        (lambda: F.embedding(minitorch.tensor([0]), 1.5), TypeError,
+         "embedding(): argument 'weight' (position 1) must be Tensor, not float"),
+        (lambda: F.embedding(minitorch.tensor(0.0), minitorch.tensor(0.0), minitorch.tensor(0.0)), TypeError,
+         "embedding(): argument 'padding_idx' (position 3) must be int, not Tensor"),
+        (lambda: F.embedding(minitorch.tensor([0]), minitorch.ones(3, 2), padding_idx=1.5), TypeError,
+         "argument 'padding_idx' (position 3) must be int, not float"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert type(e.value) is cls and msg in str(e.value), (msg, e.value)
+    # what still works: unpooling with an exact or a batched output_size, lp pools with an infinite norm
+    v = _t(_rand(1, 2, 2, seed=30))
+    flat = minitorch.tensor([[[0, 3], [12, 15]]])
+    ref = np.zeros(16)
+    ref[[0, 3, 12, 15]] = _np(v).reshape(-1)
+    _close(F.max_unpool2d(v, flat, 2, output_size=(1, 1, 4, 4)), ref.reshape(1, 4, 4))
+    got = F.max_unpool1d(v, minitorch.tensor([[[0, 3], [2, 1]]]), 2, output_size=[4])
+    vn = _np(v)[0]
+    _close(got, np.array([[[vn[0, 0], 0, 0, vn[0, 1]], [0, vn[1, 1], vn[1, 0], 0]]]))
+    x4 = _rand(1, 4, 4, seed=31)
+    w4 = np.abs(x4).reshape(1, 2, 2, 2, 2)
+    _close(F.lp_pool2d(_t(x4), float("inf"), 2), w4.max((2, 4)))
+    _close(F.lp_pool2d(_t(x4), -float("inf"), 2), -(-w4).max((2, 4)))
+    _close(F.lp_pool1d(_t(x4), float("inf"), 2), np.abs(x4).reshape(1, 4, 2, 2).max(-1))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_lp_pool(device, dtype):
     x = _rand(2, 3, 6, 8, seed=20, low=0.1, high=2.0)

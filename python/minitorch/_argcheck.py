@@ -231,8 +231,8 @@ def _plain_0d(v):
 
 
 def _accepts(p, v):
-    if v is None:
-        return p.optional or (p.has_default and p.default == "None")
+    if v is None:  # an int list defaulting to [] also takes None (avg_pool2d's stride, roll's dims)
+        return p.optional or (p.has_default and p.default in ("None", "[]"))
     k = p.kind
     if k == "Tensor":
         return _is_tensor(v)

@@ -1,6 +1,7 @@
 """nn.functional: PyTorch's functional API. Layers with a kernel of their own call the native op in
 minitorch._C._nn once (argument normalization only here); the rest are compositions of recorded ops."""
 
+import collections.abc
 import warnings
 
 from minitorch import _C, _argcheck
@@ -357,9 +358,16 @@ def _embedding_padding_idx(padding_idx, num_embeddings):
 def embedding(
     input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False
 ):
-    padding_idx = _embedding_padding_idx(padding_idx, weight.shape[0])
+    # PyTorch's F.embedding reads weight's size only to check a positive or negative padding_idx
     if padding_idx is None:
         padding_idx = -1
+    elif padding_idx > 0:
+        if padding_idx >= weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    elif padding_idx < 0:
+        if padding_idx < -weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = weight.size(0) + padding_idx
     if sparse:
         raise NotImplementedError("minitorch has no sparse tensors: use sparse=False (a dense gradient)")
     if max_norm is not None:
@@ -367,7 +375,17 @@ def embedding(
 
         with no_grad():
             _nn.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
-    return _nn.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    return _embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# torch.embedding, the C++ op F.embedding ends in: PyTorch's parser decides the argument kinds
+_embedding = _argcheck.parsing(
+    _nn.embedding.__call__,
+    ["Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False"],
+    "embedding",
+    upfront=False,
+    positional=True,
+)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -426,11 +444,33 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
+def _ints_len(x):
+    return len(x) if isinstance(x, (tuple, list)) else 1
+
+
+@_argcheck.parses(
+    "Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
+    "bool count_include_pad=True, int? divisor_override=None",
+    upfront=False,
+)
 def avg_pool2d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
     if stride == []:
         stride = None
+    if input.dim() < 3:
+        # ATen checks the argument lengths, then reads the planes as input.size(-3): an IndexError here
+        if _ints_len(kernel_size) not in (1, 2):
+            raise RuntimeError("avg_pool2d: kernel_size must either be a single int, or a tuple of two ints")
+        if stride is not None and _ints_len(stride) not in (0, 1, 2):
+            raise RuntimeError(
+                "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints"
+            )
+        if _ints_len(padding) not in (1, 2):
+            raise RuntimeError("avg_pool2d: padding must either be a single int, or a tuple of two ints")
+        if divisor_override is not None and divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+        input.size(-3)
     return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -1874,31 +1914,86 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
-def _unpool(input, indices, kernel, stride, padding, output_size):
-    nd = len(kernel)
+def _ntuple(x, n):
+    """PyTorch's _single/_pair/_triple: any iterable taken apart, a bare value repeated"""
+    return tuple(x) if isinstance(x, collections.abc.Iterable) else (x,) * n
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """PyTorch's F-level output size of a max unpool (Python there: its IndexError for an input with too few
+    dims, its ValueErrors for a bad output_size)"""
+    input_size = input.size()
+    nd = len(kernel_size)
+    default = [(input_size[-nd + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(nd)]
+    if output_size is None:
+        return default
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(
+            f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a length of "
+            f"'{len(output_size)}'"
+        )
+    for d in range(nd):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not (lo < output_size[d] < hi):
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return output_size
+
+
+def _check_unpool_size(size):
+    """PyTorch's torch._check_value on each output dim: a bool condition is required, a negative size refused"""
+    for d, n in enumerate(size):
+        ok = n >= 0
+        if not isinstance(ok, bool):
+            raise TypeError(
+                f"cond must be a bool, but got {type(ok)}. For tensor conditions, use torch._check_tensor_all() to "
+                "assert on all elements."
+            )
+        if not ok:
+            raise ValueError(
+                f"max_unpooling: output_size must contain non-negative spatial dimensions, but got output_size[{d}]={n}"
+            )
+
+
+def _unpool_checks(input, indices, out_size, nd):
+    """ATen's max_unpooling2d/3d checks, in their order"""
+    if indices.dtype != _C.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {scalar_name(indices.dtype)}")
+    if nd == 2 and len(out_size) != 2:
+        raise RuntimeError(
+            "There should be exactly two elements (height, width) in output_size, but got "
+            f"{len(out_size)} elements."
+        )
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(
-            f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor for input, but got: {list(input.shape)}"
+            f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a tensor with "
+            f"{input.dim()} dimensions."
         )
-    spatial = tuple(input.shape[-nd:])
-    default = tuple((spatial[d] - 1) * stride[d] - 2 * padding[d] + kernel[d] for d in range(nd))
-    if output_size is None:
-        out_size = default
-    else:
-        out_size = tuple(output_size)
-        if len(out_size) == nd + 2 or len(out_size) == nd + 1:
-            out_size = out_size[-nd:]
-        if len(out_size) != nd:
-            raise ValueError(
-                f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a length "
-                f"of '{len(out_size)}'"
+    if nd == 3 and len(out_size) != 3:
+        raise RuntimeError(
+            "There should be exactly three elements (depth, height, width) in output_size, but got "
+            f"{len(out_size)} elements."
+        )
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"max_unpooling{nd}d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty"
             )
-        for d in range(nd):
-            lo, hi = default[d] - stride[d], default[d] + stride[d]
-            if not (lo < out_size[d] < hi):
-                raise ValueError(
-                    f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})'
-                )
+
+
+def _unpool(input, indices, out_size):
+    """each value of input scattered to its flat index into the out_size planes (the rest zero)"""
+    nd = len(out_size)
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"max_unpool{nd}d\" not implemented for '{scalar_name(input.dtype)}'")
+    out_size = tuple(out_size)
     lead = tuple(input.shape[:-nd])
     total = 1
     for s in out_size:
@@ -1915,69 +2010,76 @@ def _unpool(input, indices, kernel, stride, padding, output_size):
     return out.reshape(lead + out_size)
 
 
+_UNPOOL2D = ["Tensor input, Tensor indices, int[2] output_size"]
+_UNPOOL3D = ["Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding"]
+
+
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """max_pool1d's partial inverse: each value goes back to its argmax position, the rest are zero."""
-    k = _single(kernel_size)
-    s = k if stride is None else _single(stride)
-    return _unpool(input, indices, (k,), (s,), (_single(padding),), output_size)
+    """max_pool1d's partial inverse: each value goes back to its argmax position, the rest are zero. PyTorch's
+    F-level Python (its errors), then its 2-D op on the input with a trailing unit dim."""
+    k = _ntuple(kernel_size, 1)
+    s = _ntuple(stride, 1) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _ntuple(padding, 1), output_size)
+    _check_unpool_size(size)
+    size = list(size) + [1] if isinstance(size, list) else tuple(size) + (1,)
+    x, i = input.unsqueeze(-1), indices.unsqueeze(-1)
+    _argcheck.check_call("max_unpool2d", _UNPOOL2D, (x, i, size), {})
+    _unpool_checks(x, i, size, 2)
+    return _unpool(x, i, size).squeeze(-1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool2d's partial inverse: each value goes back to its argmax position, the rest are zero."""
-    k = _pair(kernel_size)
-    s = k if stride is None else _pair(stride)
-    return _unpool(input, indices, k, s, _pair(padding), output_size)
+    k = _ntuple(kernel_size, 2)
+    s = _ntuple(stride, 2) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _ntuple(padding, 2), output_size)
+    _check_unpool_size(size)
+    _argcheck.check_call("max_unpool2d", _UNPOOL2D, (input, indices, size), {})
+    _unpool_checks(input, indices, size, 2)
+    return _unpool(input, indices, size)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool3d's partial inverse: each value goes back to its argmax position in D*H*W, the rest are zero;
     PyTorch's 3-D checks and messages, in its order (output_size in Python first, then the kernel's)."""
-    k = _triple(kernel_size)
-    s = k if stride is None else _triple(stride)
-    p = _triple(padding)
-    size = None
-    if output_size is not None and input.dim() >= 3:
-        default = [(input.shape[-3 + i] - 1) * s[i] + k[i] - 2 * p[i] for i in range(3)]
-        size = list(output_size)[2:] if len(output_size) == 5 else list(output_size)
-        if len(size) != 3:
-            raise ValueError(
-                "output_size should be a sequence containing 3 or 5 elements, but it has a length of "
-                f"'{len(size)}'"
-            )
-        for i in range(3):
-            lo, hi = default[i] - s[i], default[i] + s[i]
-            if not lo < size[i] < hi:
-                raise ValueError(
-                    f'invalid output_size "{output_size}" (dim {i} must be between {lo} and {hi})'
-                )
-    if indices.dtype != _C.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: {scalar_name(indices.dtype)}")
-    if input.dim() not in (4, 5):
+    k = _ntuple(kernel_size, 3)
+    s = _ntuple(stride, 3) if stride is not None else k
+    p = _ntuple(padding, 3)
+    size = _unpool_output_size(input, k, s, p, output_size)
+    _check_unpool_size(size)
+    _argcheck.check_call("max_unpool3d", _UNPOOL3D, (input, indices, size, s, p), {})
+    _unpool_checks(input, indices, size, 3)
+    if len(s) != 3 or len(p) != 3:
         raise RuntimeError(
-            f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions."
+            f"There should be exactly three elements (depth, height, width) in {'stride' if len(s) != 3 else 'padding'}"
+            f", but got: {len(s) if len(s) != 3 else len(p)} elements."
         )
-    if tuple(input.shape) != tuple(indices.shape):
-        raise RuntimeError(
-            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
-            f"indices tensor with shape: {list(indices.shape)}"
-        )
-    for i in range(1, input.dim()):
-        if input.shape[i] == 0:
-            raise RuntimeError(
-                "max_unpooling3d_forward_out: Expected input to have non-zero size for non-batch dimensions, "
-                f"but got {list(input.shape)} with dimension {i} being empty."
-            )
     if any(v <= 0 for v in s):
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(s)}")
-    return _unpool(input, indices, k, s, p, size)
+    return _unpool(input, indices, size)
 
 
 def _triple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x, x, x)
 
 
+def _lp_norm_type(norm_type):
+    """PyTorch's lp pools: a zero norm refused, an infinite one a max pool (of |x|, or -max of -|x| for -inf)"""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+        if norm_type == float("inf"):
+            return 1
+        if norm_type == -float("inf"):
+            return -1
+    return 0
+
+
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x^p)^(1/p): the power-average pool."""
+    inf = _lp_norm_type(norm_type)
+    if inf:
+        return inf * max_pool1d(inf * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool1d(
         input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
     )
@@ -1986,10 +2088,15 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 2-D window of x^p)^(1/p): the power-average pool."""
-    kh, kw = _pair(kernel_size)
-    out = avg_pool2d(
-        input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
-    )
+    # PyTorch's unpacking: any iterable kernel_size is taken apart (a string, a tensor), a bare value doubled
+    kh, kw = tuple(kernel_size) if isinstance(kernel_size, collections.abc.Iterable) else (kernel_size,) * 2
+    inf = _lp_norm_type(norm_type)
+    if inf:
+        return inf * max_pool2d(inf * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return (_C.sign(out) * _C.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
 
 
@@ -2179,7 +2286,7 @@ from minitorch.nn._conv3d import (
 # a plain value where a tensor belongs: PyTorch's TypeError, not the AttributeError the composition meets (the
 # adaptive pools and lp_pool3d are Python in PyTorch, whose AttributeError they keep)
 _argcheck.translate_module(
-    globals(), ["avg_pool3d", "max_pool3d", "max_pool3d_with_indices", "max_unpool3d"], checks="tensors"
+    globals(), ["avg_pool3d", "max_pool3d", "max_pool3d_with_indices"], checks="tensors"
 )
 # the convolutions are C++ ops in PyTorch: its parser decides every argument's kind first
 _CONV3D = "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, {} padding={}, int[3] dilation=1, int groups=1"
