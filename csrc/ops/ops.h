@@ -6,6 +6,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/fft.h"
 #include "ops/foreach.h"
 #include "ops/index.h"
 #include "ops/linalg.h"

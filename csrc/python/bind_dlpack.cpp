@@ -24,6 +24,9 @@ DLDataType to_dl(ScalarType st) {
       return {kDLInt, bits, 1};
     case ScalarType::BFloat16:
       return {kDLBfloat, 16, 1};
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble:
+      return {kDLComplex, bits, 1};
     default:
       return {kDLFloat, bits, 1};
   }
@@ -51,6 +54,10 @@ ScalarType from_dl(DLDataType d) {
         break;
       case kDLBfloat:
         if (d.bits == 16) return ScalarType::BFloat16;
+        break;
+      case kDLComplex:
+        if (d.bits == 64) return ScalarType::ComplexFloat;
+        if (d.bits == 128) return ScalarType::ComplexDouble;
         break;
       default:
         break;
