@@ -3,6 +3,7 @@ references) over dtypes, non-contiguous and empty inputs, negative dims; gradien
 raising PyTorch's exception types and messages."""
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -732,3 +733,30 @@ def test_movedim_sequences_and_select_message(device):
     with pytest.raises(IndexError, match="index 2 is out of bounds for dimension 0 with size 2"):
         y[2]
     np.testing.assert_array_equal(to_np(minitorch.select(x, -1, -1)), a[..., -1])
+
+
+def test_roll_combinations_unfold_parse_as_pytorch():
+    """PyTorch's parser in front of these composites (issue 34): the kinds it refuses raise its TypeError, and a
+    one-element integer tensor stands for an int list (roll's shifts)"""
+    t = minitorch.ones(3)
+    cases = [
+        (lambda: minitorch.roll(t, 1.5), "roll(): argument 'shifts' (position 2) must be tuple of ints, not float"),
+        (lambda: minitorch.roll(t, minitorch.tensor([1.5])), "argument 'shifts' (position 2) must be tuple of ints, not Tensor"),
+        (lambda: t.roll(False, False), "roll(): argument 'shifts' (position 1) must be tuple of ints, not bool"),
+        (lambda: minitorch.combinations(t, None), "combinations(): argument 'r' (position 2) must be int, not NoneType"),
+        (lambda: minitorch.combinations(t, True), "combinations(): argument 'r' (position 2) must be int, not bool"),
+        (lambda: minitorch.combinations(t, 2, 1), "argument 'with_replacement' (position 3) must be bool, not int"),
+        (lambda: minitorch.ones(2, 5).unfold(minitorch.ones(2), 2, 1),
+         "unfold(): argument 'dimension' (position 1) must be int, not Tensor"),
+        (lambda: minitorch.ones(2, 5).unfold(0, 2.0, 1), "unfold(): argument 'size' (position 2) must be int, not float"),
+    ]  # fmt: skip
+    for call, msg in cases:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+    x = minitorch.arange(5.0)
+    np.testing.assert_array_equal(
+        minitorch.roll(x, minitorch.tensor([2])).numpy(), np.roll(np.arange(5.0), 2)
+    )
+    np.testing.assert_array_equal(
+        minitorch.roll(x, minitorch.tensor(-1), 0).numpy(), np.roll(np.arange(5.0), -1)
+    )

@@ -603,3 +603,37 @@ def test_lu_gradient_and_cond_of_empty():
         assert gradcheck(lambda x: LA.lu(x)[1:], [R], eps=1e-6, atol=1e-6, rtol=1e-5)
         assert gradcheck(lambda x: LA.lu_factor(x).LU, [R], eps=1e-6, atol=1e-6, rtol=1e-5)
     assert LA.cond(torch.empty(3, 0, 0, dtype=torch.float64)).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_removed_and_lowrank_functions_fail_as_pytorchs_python():
+    """torch.eig/symeig/matrix_rank keep PyTorch's Python signatures (a call that does not fit is Python's
+    TypeError, naming the function as PyTorch's); svd_lowrank/pca_lowrank unpack A's last two dims as PyTorch's
+    Python does (its ValueError), draw their basis in a float dtype and refuse integer inputs there (issue 34)"""
+    e = T(np.eye(2))
+    cases = [
+        (lambda: torch.eig(e, p=3), TypeError, "eig() got an unexpected keyword argument 'p'"),
+        (lambda: torch.eig(e, 1, 2), TypeError, "eig() takes from 1 to 2 positional arguments but 3 were given"),
+        (lambda: torch.symeig(e, 1, 2, 3), TypeError, "_symeig() takes from 1 to 3 positional arguments but 4 were given"),
+        (lambda: torch.matrix_rank(e, hermitian=True), TypeError,
+         "matrix_rank() got an unexpected keyword argument 'hermitian'"),
+        (lambda: torch.svd_lowrank(T(np.ones(5)), 2), ValueError, "not enough values to unpack (expected 2, got 1)"),
+        (lambda: torch.pca_lowrank(torch.tensor(-0.9), 4, 4), ValueError, "not enough values to unpack (expected 2, got 0)"),
+        (lambda: torch.pca_lowrank(T(np.ones((3, 3))), 4), ValueError,
+         "q(=4) must be non-negative integer and not greater than min(m, n)=3"),
+        (lambda: torch.svd_lowrank(torch.ones(4, 3, dtype=torch.int64), 2), RuntimeError,
+         "expected m1 and m2 to have the same dtype, but got: long int != float"),
+        (lambda: torch.svd_lowrank(torch.ones(4, 3, dtype=torch.uint8), 1e30), TypeError, ""),
+        (lambda: torch.linalg.eigvalsh(e, 1), TypeError, "linalg_eigvalsh(): argument 'UPLO' (position 2) must be str, not int"),
+        (lambda: torch.linalg.eigh(e, UPLO=None), TypeError, "linalg_eigh(): argument 'UPLO' must be str, not NoneType"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as err:
+            call()
+        assert type(err.value) is cls and msg in str(err.value), (msg, err.value)
+    # a bool q is an int there; niter=None the default
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((6, 2)) @ rng.standard_normal((2, 5))
+    U, S, V = torch.pca_lowrank(T(a), True)
+    assert U.shape == (6, 1) and S.shape == (1,) and V.shape == (5, 1)
+    U, S, V = torch.svd_lowrank(T(a), 2, None)
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd(a, compute_uv=False)[:2], rtol=1e-8)

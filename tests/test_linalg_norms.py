@@ -4,6 +4,7 @@ gradients by finite differences (away from the norms' kinks); PyTorch's errors; 
 NotImplementedError. Every device present."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -487,3 +488,21 @@ def test_unknown_names_and_star_import():
     )
     assert all(getattr(LA, n).__doc__ for n in LA.__all__)
     assert not set(DECOMPOSITIONS) & set(LA.__all__)
+
+
+def test_matrix_norm_overloads_as_pytorch():
+    """linalg.matrix_norm's two overloads (a Number ord, a str ord) as PyTorch's parser decides (issue 34)"""
+    a = minitorch.tensor([[1.0, -2.0], [3.0, 4.0]])
+    for args, kwargs, got in [
+        ((a, 0, True), {}, "got (Tensor, int, bool)"),
+        ((a, minitorch.ones(3)), {}, "got (Tensor, Tensor)"),
+        ((a, "fro", 0), {}, "got (Tensor, str, int)"),
+    ]:
+        with pytest.raises(
+            TypeError,
+            match=re.escape(f"linalg_matrix_norm() received an invalid combination of arguments - {got}"),
+        ):
+            LA.matrix_norm(*args, **kwargs)
+    assert LA.matrix_norm(a, minitorch.tensor(1.0)).item() == 6.0  # a 0-d tensor is a Number
+    assert LA.matrix_norm(a, ord=1).item() == 6.0
+    assert LA.matrix_norm(a, 2, (0, 1), True, dtype=minitorch.float64).shape == (1, 1)

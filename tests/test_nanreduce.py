@@ -1,5 +1,7 @@
 """torch.nansum / torch.nanmean: values against NumPy's nansum/nanmean in float64, gradients, PyTorch's errors."""
 
+import re
+
 import numpy as np
 import pytest
 from conftest import DEVICES
@@ -97,3 +99,25 @@ def test_errors():
 def test_empty():
     assert minitorch.nansum(minitorch.empty(0)).item() == 0
     assert np.isnan(minitorch.nanmean(minitorch.empty(0)).item())
+
+
+def test_nanmean_arguments_as_pytorch():
+    """PyTorch's parser (issue 34): keepdim a bool, dim an int list (a one-element integer tensor stands for
+    one), and out= (computed in out's dtype)"""
+    x = minitorch.tensor([1.0, float("nan"), 4.0])
+    with pytest.raises(
+        TypeError, match=re.escape("nanmean(): argument 'keepdim' (position 3) must be bool, not int")
+    ):
+        minitorch.nanmean(x, 0, 1)
+    with pytest.raises(
+        TypeError, match=re.escape("nanmean(): argument 'dim' (position 2) must be tuple of ints, not float")
+    ):
+        minitorch.nanmean(x, 0.5)
+    with pytest.raises(
+        IndexError, match=re.escape("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    ):
+        minitorch.nanmean(minitorch.tensor(0.5), minitorch.tensor(True))
+    assert minitorch.nanmean(x, minitorch.tensor([0])).item() == 2.5
+    out = minitorch.zeros((), dtype=minitorch.float64)
+    r = minitorch.nanmean(x, out=out)
+    assert r is out and out.dtype == minitorch.float64 and out.item() == 2.5

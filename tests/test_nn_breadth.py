@@ -916,3 +916,48 @@ def test_lazy_batchnorm(cls, target, shape):
     np.testing.assert_allclose(_np(m.running_mean), 0.1 * xn.mean(dims), rtol=1e-4, atol=1e-6)
     with pytest.raises(ValueError, match="expected"):
         cls()(minitorch.randn(2, 3, 4, 5, 6))
+
+
+def test_bilinear_unfold_fold_pixel_shuffle_checks_are_pytorchs():
+    """ATen's checks, their order and words (issue 34): bilinear's dtype, rank and size checks (IndexError when
+    the weight is short), im2col's (kernel, dilation, padding, stride; then it reads dims 1 and 2) and
+    col2im's (kernel, stride, ...; then the rank), their dtypes (floating and bool), and the parser"""
+    o = minitorch.ones
+    cases = [
+        (lambda: F.bilinear(o(3), o(3), o(3)), IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+        (lambda: F.bilinear(o(2, 3), o(3), o(4, 3, 3)), RuntimeError, "bilinear(): input dimensions do not match: got 2 and 1"),
+        (lambda: F.bilinear(o(2, 3), o(3, 3), o(4, 3, 3)), RuntimeError,
+         "bilinear(): input batch dimensions do not match at dim 0: got 2 and 3"),
+        (lambda: F.bilinear(o(2, 3), o(2, 3), o(4, 2, 3)), RuntimeError,
+         "bilinear(): input1 size does not match weight size: got 3 but expected 2"),
+        (lambda: F.bilinear(o(2, 3), o(2, 3), o(4, 3, 3), o(3)), RuntimeError,
+         "bilinear(): bias size does not match weight size: got 3 but expected 4"),
+        (lambda: F.bilinear(o(2, 3, dtype=minitorch.float64), o(2, 3), o(4, 3)), RuntimeError,
+         "All tensors must have the same dtype, got input1: double, input2: float, weight: float"),
+        (lambda: minitorch.bilinear(o(2, 3), o(2, 3), 1), TypeError, "bilinear(): argument 'weight' (position 3) must be Tensor, not int"),
+        (lambda: F.pixel_shuffle(o(1, 4, 2, 2), 2.0), TypeError,
+         "pixel_shuffle(): argument 'upscale_factor' (position 2) must be int, not float"),
+        (lambda: F.unfold(o(2, 4), 2, 0), RuntimeError, "dilation should be greater than zero, but got dilation_height: 0 dilation_width: 0"),
+        (lambda: F.unfold(o(2, 4), 0), RuntimeError, "kernel size should be greater than zero"),
+        (lambda: F.unfold(o(2), 2), IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+        (lambda: F.unfold(minitorch.tensor(2.0), 3, 1), IndexError, "Dimension specified as 1 but tensor has no dimensions"),
+        (lambda: F.unfold(o(1, 2, 4), 2, 1, -1, 0), RuntimeError, "padding should be non-negative, but got pad_height: -1 pad_width: -1"),
+        (lambda: F.unfold(o(1, 2, 4, 4), (1, 2, 3)), RuntimeError, "It is expected kernel_size equals to 2, but got size 3"),
+        (lambda: F.unfold(o(1, 2, 4, 4, dtype=minitorch.int64), 2), NotImplementedError, "\"im2col_out_cpu\" not implemented for 'Long'"),
+        (lambda: F.unfold(o(1, 2, 4), 2.5), TypeError,
+         "im2col(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of type float at pos 0"),
+        (lambda: F.fold(o(4), (3, 3), 0), RuntimeError, "kernel size should be greater than zero"),
+        (lambda: F.fold(o(1, 4, 4), (3, 3), 2, 0, -1, 0), RuntimeError, "stride should be greater than zero"),
+        (lambda: F.fold(o(1, 4, 4, dtype=minitorch.int64), (3, 3), 2), NotImplementedError, "\"col2im_out_cpu\" not implemented for 'Long'"),
+        (lambda: F.fold(o(4), -1, minitorch.tensor([2, 3]), 1e-05), TypeError, "col2im(): argument 'dilation' (position 4) must be tuple of ints"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert type(e.value) is cls and msg in str(e.value), (msg, e.value)
+    # bool unfold/fold (PyTorch takes them), values against the float computation
+    xb = minitorch.tensor(np.random.default_rng(3).random((1, 2, 4, 4)) > 0.5)
+    np.testing.assert_array_equal(_np(F.unfold(xb, 2)), _np(F.unfold(xb.double(), 2)))
+    assert F.unfold(xb, 2).dtype == minitorch.bool
+    bil = F.bilinear(_t(_rand(3)), _t(_rand(3, seed=1)), _t(_rand(4, 3, 3, seed=2)))
+    _close(bil, np.einsum("i,oij,j->o", _rand(3), _rand(4, 3, 3, seed=2), _rand(3, seed=1)))

@@ -4,6 +4,7 @@ leaf's .grad, PyTorch's reprs and errors, pickling and minitorch.load, and the s
 
 import io
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -973,3 +974,19 @@ def test_legacy_sparse_types():
     e = minitorch.sparse.FloatTensor(2, 3)
     assert e.shape == (2, 3) and e._nnz() == 0 and e.dtype == minitorch.float32 and e.sparse_dim() == 2
     assert minitorch.sparse.LongTensor(i, minitorch.tensor([1, 2]), (2, 2)).dtype == minitorch.int64
+
+
+def test_hspmm_refuses_dense_and_non_tensors_as_pytorch():
+    """PyTorch has hspmm for sparse layouts only (its dispatcher's NotImplementedError for a dense mat1) and
+    parses its arguments first (issue 34); sparse tensors pass the parser as the Tensors they are"""
+    with pytest.raises(
+        NotImplementedError,
+        match=re.escape("Could not run 'aten::hspmm' with arguments from the 'CPU' backend"),
+    ):
+        minitorch.hspmm(minitorch.ones(1), minitorch.ones(1))
+    with pytest.raises(
+        TypeError, match=re.escape("hspmm(): argument 'mat1' (position 1) must be Tensor, not float")
+    ):
+        minitorch.hspmm(2.5, 1.5)
+    s = minitorch.tensor([[0.0, 2.0], [0.0, 0.0]]).to_sparse()
+    assert np.allclose(minitorch.hspmm(s, minitorch.eye(2)).to_dense().numpy(), [[0.0, 2.0], [0.0, 0.0]])

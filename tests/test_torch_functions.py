@@ -3,6 +3,7 @@ random sampling checked statistically with fixed seeds, window functions against
 spellings of in-place methods and nn.functional ops against their counterparts."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -554,3 +555,31 @@ def test_assert_is_a_callable_assert():
     minitorch._assert(minitorch.tensor(1), "never shown")
     with pytest.raises(AssertionError, match="^shape mismatch$"):
         minitorch._assert(minitorch.tensor(False), "shape mismatch")
+
+
+def test_logspace_adaptive_max_pool1d_poisson_parse_as_pytorch():
+    """PyTorch's parser for these C++ ops of its (issue 34): logspace's four overloads, output_size's int list
+    (a one-element integer tensor stands for it, a bool does not), poisson's Generator"""
+    cases = [
+        (lambda: minitorch.logspace(minitorch.ones(2, 1), minitorch.ones(2, 1), 0.001, 0.001),
+         "logspace() received an invalid combination of arguments - got (Tensor, Tensor, float, float), but expected one of:"),
+        (lambda: minitorch.logspace(0, 1, minitorch.ones(2)), "got (int, int, Tensor)"),
+        (lambda: minitorch.adaptive_max_pool1d(minitorch.ones(1, 3, 4), True),
+         "adaptive_max_pool1d(): argument 'output_size' (position 2) must be tuple of ints, not bool"),
+        (lambda: F.adaptive_max_pool1d(minitorch.ones(1, 3, 4), 2.5),
+         "adaptive_max_pool1d(): argument 'output_size' (position 2) must be tuple of ints, not float"),
+        (lambda: minitorch.poisson(minitorch.ones(3), [1]),
+         "poisson(): argument 'generator' (position 2) must be torch.Generator, not list"),
+        (lambda: minitorch.poisson([]), "poisson(): argument 'input' (position 1) must be Tensor, not list"),
+    ]  # fmt: skip
+    for call, msg in cases:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+    np.testing.assert_allclose(
+        minitorch.logspace(minitorch.tensor(0.0), 2, 3).numpy(), [1.0, 10.0, 100.0], rtol=1e-6
+    )
+    x = minitorch.tensor([[[1.0, 5.0, 2.0, 3.0]]])
+    v, i = minitorch.adaptive_max_pool1d(x, minitorch.tensor([2]))
+    assert v.tolist() == [[[5.0, 3.0]]] and i.tolist() == [[[1, 3]]]
+    g = minitorch.Generator().manual_seed(0)
+    assert minitorch.poisson(minitorch.zeros(3), g).tolist() == [0.0, 0.0, 0.0]

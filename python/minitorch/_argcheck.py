@@ -132,7 +132,17 @@ def translating(fn, name=None, method=False, checks="all"):
     checks: "all" (PyTorch's C++ parser: bools too), "numbers" (PyTorch writes the function in Python and
     takes any truth value for a bool, but hands tensors and numbers to C++), "tensors" (only a plain value
     that failed as a tensor)."""
-    if not isinstance(fn, types.FunctionType) or getattr(fn, "__wrapped__", None) is not None:
+    parse = getattr(fn, "_parse", None)
+    if method and parse is not None and not parse["method"]:
+        # a function with PyTorch's signatures, installed as a Tensor method: the same checks with self taken
+        # out of the signatures, so the positions count from the argument after self as PyTorch's do
+        sigs = [params[1:] for params in parse["sigs"]]
+        return parsing(fn.__wrapped__, sigs, name or parse["name"], True, parse["upfront"], parse["positional"])
+    if (
+        not isinstance(fn, types.FunctionType)
+        or getattr(fn, "__wrapped__", None) is not None
+        or getattr(fn, "_python_in_pytorch", False)
+    ):
         return fn
     fname = name or fn.__name__
 
@@ -149,6 +159,13 @@ def translating(fn, name=None, method=False, checks="all"):
             raise err from None
 
     return wrapper
+
+
+def python_in_pytorch(fn):
+    """marks fn as one PyTorch writes in Python: no argument parser stands in front of it there, so `translating`
+    leaves its errors as they are (an unpacking ValueError, an AttributeError on a plain value)"""
+    fn._python_in_pytorch = True
+    return fn
 
 
 def translate_module(namespace, names=None, checks="all"):
@@ -200,7 +217,13 @@ class _Param:
 
 def _signature(text):
     params, kw_only = [], False
-    for part in text.split(","):
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):  # commas inside a default ([-2, -1]) do not split
+        depth += ch in "[(" and 1 or ch in "])" and -1 or 0
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    for part in parts:
         if part.strip() == "*":
             kw_only = True
         elif part.strip():
@@ -230,12 +253,18 @@ def _plain_0d(v):
     return _is_tensor(v) and v.dim() == 0 and not v.requires_grad
 
 
+def _tensor_like(v):
+    """a Tensor to PyTorch's parser: a tensor, or an object with __torch_function__ (sparse tensors, a user's
+    tensor-like), which the parser hands to that override"""
+    return _is_tensor(v) or (not isinstance(v, type) and hasattr(type(v), "__torch_function__"))
+
+
 def _accepts(p, v):
     if v is None:  # an int list defaulting to [] also takes None (avg_pool2d's stride, roll's dims)
         return p.optional or (p.has_default and p.default in ("None", "[]"))
     k = p.kind
     if k == "Tensor":
-        return _is_tensor(v)
+        return _tensor_like(v)
     if k in ("int", "SymInt"):
         return _int_like(v, True)
     if k == "float":
@@ -251,12 +280,18 @@ def _accepts(p, v):
     if k == "int[]":
         if isinstance(v, (list, tuple)):
             return not v or _int_like(v[0], True)
-        return p.size is not None and _int_like(v, True)
+        if p.size is None:  # a list without a size (normalized_shape) takes no bare int nor tensor
+            return False
+        if _is_tensor(v):  # one integral (or bool) element stands for the list, whatever its rank
+            return v.numel() == 1 and not (v.is_floating_point() or v.is_complex())
+        return _int_like(v, True)
     if k == "float[]":
         return isinstance(v, (list, tuple)) and (not v or isinstance(v[0], (int, float)))
     if k == "Tensor[]":
-        return isinstance(v, (list, tuple)) and (not v or _is_tensor(v[0]))
-    return True  # kinds not modelled (Generator, Device, Layout) are left to the function
+        return isinstance(v, (list, tuple)) and (not v or _tensor_like(v[0]))
+    if k == "Generator":
+        return isinstance(v, _C.Generator)
+    return True  # kinds not modelled (Device, Layout) are left to the function
 
 
 def _bind(params, args, kwargs):
@@ -359,8 +394,9 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
     composites whose valid calls cost far more than the check), else only once fn has raised. method: the
     signatures omit self, which the call's first argument is. positional: as for check_call."""
     fname = name or fn.__name__
-    sigs = [_signature(s) for s in signatures]
+    sigs = [_signature(s) if isinstance(s, str) else s for s in signatures]
     skip = 1 if method else 0
+    parse = {"sigs": sigs, "name": fname, "method": method, "upfront": upfront, "positional": positional}
 
     if upfront:
 
@@ -369,6 +405,7 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
             check_call(fname, sigs, args[skip:], kwargs, positional)
             return fn(*args, **kwargs)
 
+        checked._parse = parse
         return checked
 
     @functools.wraps(fn)
@@ -382,6 +419,7 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
                 raise e from None
             raise
 
+    on_error._parse = parse
     return on_error
 
 

@@ -2,7 +2,7 @@
 primitive ops (views, cat, index_select, gather...), so autograd and every device come for free; one that a
 benchmark shows slow gets a kernel of its own in csrc/."""
 
-from minitorch import _C, _creation, _ops, autograd
+from minitorch import _C, _argcheck, _creation, _ops, autograd
 from minitorch import functional as _functional
 from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._dtype_names import scalar_name as _scalar_name
@@ -96,8 +96,15 @@ def flipud(input):
     return flip(input, [0])
 
 
+def _one_int(v):
+    """a one-element integer tensor, which PyTorch's parser takes for an int list, as that list"""
+    return [int(v.reshape(-1)[0].item())] if isinstance(v, _C.Tensor) else v
+
+
+@_argcheck.parses("Tensor input, int[1] shifts, int[1] dims=[]")
 def roll(input, shifts, dims=None):
     """Rolls `input` by `shifts` places along `dims` (the flattened tensor when dims is None), as torch.roll."""
+    shifts, dims = _one_int(shifts), _one_int(dims)
     shifts = _as_dims(shifts)
     dims = [] if dims is None else _as_dims(dims)
     if not dims:
@@ -207,6 +214,7 @@ def cartesian_prod(*tensors):
     return _C.stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
 
 
+@_argcheck.parses("Tensor input, int r=2, bool with_replacement=False")
 def combinations(input, r=2, with_replacement=False):
     """Length-`r` combinations of the elements of a 1-d tensor, as itertools.combinations (rows in that order)."""
     if input.dim() != 1:
@@ -785,6 +793,7 @@ def index_fill_(self, dim, index, value):
 # ---- windows and scatters
 
 
+@_argcheck.parses("int dimension, int size, int step", method=True, upfront=False)
 def unfold(self, dimension, size, step):
     """View of every length-`size` window along `dimension`, `step` apart, as a new last dim."""
     nd = self.dim()

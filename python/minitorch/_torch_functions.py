@@ -641,7 +641,14 @@ def kaiser_window(
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)
 
 
+_LOGSPACE = (
+    "{} start, {} end, int steps, float base=10.0, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool pin_memory=False, bool requires_grad=False"
+)
+
+
 @_export
+@_argcheck.parses(*(_LOGSPACE.format(a, b) for a in ("Tensor", "Scalar") for b in ("Tensor", "Scalar")))
 def logspace(
     start,
     end,
@@ -957,7 +964,7 @@ def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 @_export
 def adaptive_max_pool1d(input, output_size):
     """1-D adaptive max pooling: torch's spelling returns (values, indices)."""
-    return tuple(_F().adaptive_max_pool1d(input, output_size, return_indices=True))
+    return tuple(_F()._adaptive_max_pool1d(input, output_size))
 
 
 @_export

@@ -4,7 +4,7 @@ and every device come for free."""
 
 import numpy as np
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._creation import tensor
 from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._size import Size
@@ -140,7 +140,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+@_argcheck.parses(
+    "Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"
+)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.nanmean: the mean over the elements that are not NaN (NaN where every element is)."""
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(
@@ -151,5 +154,18 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
             "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
             f"dtype. Got: {_scalar_name(dtype)}"
         )
+    if isinstance(dim, _C.Tensor):  # one integral element, which PyTorch's parser takes for the dim list
+        dim = [int(dim.reshape(-1)[0].item())]
+    if out is not None and dtype is None:
+        dtype = out.dtype  # PyTorch's out= variant computes in the out tensor's dtype
     count = input.isnan().logical_not().sum(dim, keepdim=keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype).div(count)
+    result = nansum(input, dim, keepdim, dtype=dtype).div(count)
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        # Tensor.resize_ does not exist yet (a C++ addition): an out= of another shape is refused, not resized
+        raise RuntimeError(
+            f"nanmean(): out= has shape {list(out.shape)} but the result has shape {list(result.shape)}; "
+            "resizing out= tensors is not supported"
+        )
+    return out.copy_(result)

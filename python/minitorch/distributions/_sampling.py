@@ -9,7 +9,7 @@ every sampler reproducible."""
 
 import math
 
-from minitorch import _C, _composite_shape, _torch_functions
+from minitorch import _C, _argcheck, _composite_shape, _torch_functions
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd import function as _function
 from minitorch.autograd import grad_mode
@@ -499,6 +499,7 @@ def _device_name(t):
     return "cuda" if t.device.type == "cuda" else "cpu"
 
 
+@_argcheck.parses("Tensor input, Generator? generator=None")
 def poisson(input, generator=None):
     """Poisson draws with the rates in ``input`` (a float tensor), as torch.poisson; no gradient."""
     if not input.dtype.is_floating_point:

@@ -149,6 +149,11 @@ def _matrix_dims(A, dim, fn):
     return d0, d1
 
 
+@_argcheck.parses(
+    "Tensor A, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
+    'Tensor A, str ord="fro", int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
+    name="linalg_matrix_norm",
+)
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """The matrix ord-norm of the matrices in the dims dim of A, as torch.linalg.matrix_norm.
 

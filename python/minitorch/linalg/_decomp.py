@@ -9,9 +9,9 @@ import builtins
 import math
 import warnings
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._composite_shape import diag_embed as _diag_embed_op
-from minitorch._dtype_names import scalar_name
+from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch.autograd.function import Function
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
 from minitorch.return_types import _make
@@ -744,6 +744,7 @@ def _uplo(UPLO):
     return UPLO == "U"
 
 
+@_argcheck.parses('Tensor A, str UPLO="L", *, Tensor? out=None', name="linalg_eigh")
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, orthonormal eigenvectors) of a symmetric A, reading its UPLO triangle."""
     _check(A, "linalg.eigh", kernel="linalg_eigh")
@@ -751,6 +752,7 @@ def eigh(A, UPLO="L", *, out=None):
     return _EIGH(_Eigh.apply(A, upper))
 
 
+@_argcheck.parses('Tensor A, str UPLO="L", *, Tensor? out=None', name="linalg_eigvalsh")
 def eigvalsh(A, UPLO="L", *, out=None):
     """The eigenvalues of a symmetric A, ascending."""
     _check(A, "linalg.eigh", kernel="linalg_eigh")
@@ -1078,18 +1080,30 @@ def _randomized_range(A, q, niter, M=None):
     return Q
 
 
+@_argcheck.python_in_pytorch
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) of a rank-q approximation of A (or A - M) by randomized subspace iteration."""
-    q = builtins.min(q, A.shape[-2], A.shape[-1])
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    _m, _n = A.shape[-2:]  # PyTorch's unpacking (its ValueError for fewer than 2 dims)
+    q = int(q) if isinstance(q, bool) else q  # a bool is an int to PyTorch's randn, a float is refused there
+    if not (A.is_floating_point() or A.is_complex()):
+        # PyTorch draws its random basis in the default float dtype (a float q fails there), then multiplies
+        _C.randn(A.shape[-1], q)
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {cpp_name(A.dtype)} != "
+            f"{cpp_name(_C.get_default_dtype())}"
+        )
     Q = _randomized_range(A, q, niter, M)
     X = A if M is None else A - M
     U, S, Vh = svd(_mT(Q) @ X, full_matrices=False)
     return Q @ U, S, _mT(Vh)
 
 
+@_argcheck.python_in_pytorch
 def pca_lowrank(A, q=None, center=True, niter=2):
     """(U, S, V) of the principal components of A's rows (centred by default) by svd_lowrank."""
-    m, n = A.shape[-2], A.shape[-1]
+    m, n = A.shape[-2:]  # PyTorch's unpacking (its ValueError for fewer than 2 dims)
     q = builtins.min(6, m, n) if q is None else q
     if not (0 <= q <= builtins.min(m, n)):
         raise ValueError(
@@ -1154,7 +1168,7 @@ def torch_cholesky(*args, **kwargs):
     )
 
 
-def torch_symeig(*args, **kwargs):
+def torch_symeig(input, eigenvectors=False, upper=True, *, out=None):
     """torch.symeig: removed from PyTorch (2.x raises, naming linalg.eigh); so does this."""
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed. The default behavior has changed from "
@@ -1166,7 +1180,10 @@ def torch_symeig(*args, **kwargs):
     )
 
 
-def torch_eig(*args, **kwargs):
+torch_symeig.__qualname__ = "_symeig"  # Python's TypeError for a call that does not fit names it as PyTorch's
+
+
+def torch_eig(self, eigenvectors=False, *, e=None, v=None):
     """torch.eig: removed from PyTorch (2.x raises, naming linalg.eig); so does this."""
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` returns complex "
@@ -1177,13 +1194,21 @@ def torch_eig(*args, **kwargs):
     )
 
 
-def torch_matrix_rank(*args, **kwargs):
+torch_eig.__qualname__ = "eig"  # Python's TypeError for a call that does not fit names it as PyTorch's
+
+
+def torch_matrix_rank(input, tol=None, symmetric=False, *, out=None):
     """torch.matrix_rank: removed from PyTorch (2.x raises, naming linalg.matrix_rank); so does this."""
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
         "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
         "`torch.linalg.matrix_rank()` to 'hermitian'."
     )
+
+
+torch_matrix_rank.__qualname__ = (
+    "matrix_rank"  # Python's TypeError for a call that does not fit names it as PyTorch's
+)
 
 
 def torch_lu(A, pivot=True, get_infos=False, out=None):

@@ -100,7 +100,42 @@ def linear(input, weight, bias=None):
     return _nn.linear(input, weight, bias)
 
 
+@_argcheck.parses("Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None")
 def bilinear(input1, input2, weight, bias=None):
+    # ATen's checks, in its order (each comparison reads the weight's size first: its IndexError when short)
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + (
+        [("bias", bias)] if bias is not None else []
+    )
+    if any(t.dtype != input1.dtype for _, t in named):
+        raise RuntimeError(
+            "All tensors must have the same dtype, got "
+            + ", ".join(f"{n}: {cpp_name(t.dtype)}" for n, t in named)
+        )
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
+        )
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} and "
+                f"{input2.shape[i]}"
+            )
+    for what, x, d in (("input1", input1, 1), ("input2", input2, 2)):
+        want = weight.size(d)
+        got = x.size(x.dim() - 1)
+        if got != want:
+            raise RuntimeError(
+                f"bilinear(): {what} size does not match weight size: got {got} but expected {want}"
+            )
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected {weight.size(0)}"
+        )
+    if weight.dim() != 3:
+        raise RuntimeError("number of dimensions must match")
+    if input1.dtype == _C.bool:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     out = _C.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out + bias if bias is not None else out
 
@@ -1341,6 +1376,7 @@ def multi_head_attention_forward(
     return out, None
 
 
+@_argcheck.parses("Tensor input, int upscale_factor")
 def pixel_shuffle(input, upscale_factor):
     # A composite of a reshape and a permute (PyTorch's CPU path is the same), so autograd comes for free.
     r = int(upscale_factor)
@@ -1362,6 +1398,7 @@ def pixel_shuffle(input, upscale_factor):
     return x.reshape(*batch, c // (r * r), h * r, w * r)
 
 
+@_argcheck.parses("Tensor input, int downscale_factor")
 def pixel_unshuffle(input, downscale_factor):
     r = int(downscale_factor)
     if input.dim() < 3:
@@ -1784,27 +1821,58 @@ def _check_positive(name, h, w, what="greater than zero", key=None):
         raise RuntimeError(f"{name} should be {what}, but got {key}_height: {h} {key}_width: {w}")
 
 
-def _block_args(kernel_size, dilation, padding, stride):
-    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = map(_pair, (kernel_size, dilation, padding, stride))
+def _block_args(kernel_size, dilation, padding, stride, im2col=False):
+    """the four pairs of unfold/fold, with ATen's length and sign checks in its order (im2col checks the
+    dilation and padding before the stride, col2im the stride first)"""
+    pairs = []
+    for name, v in (
+        ("kernel_size", kernel_size),
+        ("dilation", dilation),
+        ("padding", padding),
+        ("stride", stride),
+    ):
+        v = tuple(int(e) if isinstance(e, _C.Tensor) else e for e in _ntuple(v, 2))  # 0-d tensors as ints
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+        pairs.append(v)
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = pairs
     _check_positive("kernel size", kh, kw, key="kernel")
-    _check_positive("stride", sh, sw)
+    if not im2col:
+        _check_positive("stride", sh, sw)
     _check_positive("dilation", dh, dw)
     _check_positive("padding", ph, pw, "non-negative", key="pad")
+    if im2col:
+        _check_positive("stride", sh, sw)
     return kh, kw, dh, dw, ph, pw, sh, sw
+
+
+_IM2COL = "Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride"
+_COL2IM = (
+    "Tensor input, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride"
+)
+
+
+def _check_block_dtype(x, kernel):
+    # im2col/col2im take floating, complex and bool tensors, not integers
+    if not (x.is_floating_point() or x.is_complex() or x.dtype == _C.bool):
+        raise NotImplementedError(f"\"{kernel}_out_cpu\" not implemented for '{scalar_name(x.dtype)}'")
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L), each column one sliding block, L the block count."""
-    if 0 < input.dim() < 3:
-        # PyTorch reads dim 2 before checking the rank, so low ranks fail as an index error
-        d = input.dim()
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], but got 2)")
-    if input.dim() not in (3, 4):
+    # PyTorch's F.unfold is Python handing _pair()s of its arguments to the C++ im2col
+    args = tuple(_ntuple(v, 2) for v in (kernel_size, dilation, padding, stride))
+    _argcheck.check_call("im2col", [_IM2COL], (input,) + args, {})
+    if input.requires_grad and _C.is_grad_enabled():
+        input.size(-2), input.size(-1)  # PyTorch's autograd records these sizes before im2col runs
+    kh, kw, dh, dw, ph, pw, sh, sw = _block_args(*args, im2col=True)
+    # ATen reads dims 1 and 2 before checking the rank, so low ranks fail as an index error
+    input.size(1), input.size(2)
+    if input.dim() not in (3, 4) or 0 in input.shape[1:] or (input.dim() == 3 and input.shape[0] == 0):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
             f"for input, but got: {list(input.shape)}"
         )
-    kh, kw, dh, dw, ph, pw, sh, sw = _block_args(kernel_size, dilation, padding, stride)
     x = input if input.dim() == 4 else input.unsqueeze(0)
     n, c, h, w = x.shape
     oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
@@ -1815,6 +1883,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
             f"padding=({ph}, {pw}), calculated shape of the array of sliding blocks as ({oh}, {ow}), but its "
             "components must be at least one."
         )
+    _check_block_dtype(input, "im2col")
     if ph or pw:
         x = pad(x, (pw, pw, ph, ph))
     x = x.contiguous()
@@ -1850,13 +1919,18 @@ def _fold_index(hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, device):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im, unfold's adjoint: sums the (N, C * kh * kw, L) blocks back into an (N, C, H, W) image
     (overlapping blocks add up)."""
+    # PyTorch's F.fold is Python handing _pair()s of its arguments to the C++ col2im
+    args = tuple(_ntuple(v, 2) for v in (output_size, kernel_size, dilation, padding, stride))
+    _argcheck.check_call("col2im", [_COL2IM], (input,) + args, {})
+    if len(args[0]) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(args[0])}")
+    ho, wo = args[0]
+    kh, kw, dh, dw, ph, pw, sh, sw = _block_args(*args[1:])
     if input.dim() not in (2, 3):
         raise RuntimeError(
             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
             f"dimensions for input, but got: {list(input.shape)}"
         )
-    ho, wo = _pair(output_size)
-    kh, kw, dh, dw, ph, pw, sh, sw = _block_args(kernel_size, dilation, padding, stride)
     x = input if input.dim() == 3 else input.unsqueeze(0)
     n, ck, nblocks = x.shape
     if ck % (kh * kw):
@@ -1873,6 +1947,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
             f"padding=({ph}, {pw}), stride=({sh}, {sw}), expected size of input's dimension 2 to match the "
             f"calculated number of sliding blocks {bh} * {bw} = {bh * bw}, but got input.size(2)={nblocks}."
         )
+    _check_block_dtype(input, "col2im")
     c = ck // (kh * kw)
     idx = _fold_index(hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, x.device)
     src = x.reshape(n, c, kh * kw * nblocks)
@@ -1898,15 +1973,24 @@ def max_pool2d_with_indices(
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+@_argcheck.parses("Tensor input, int[1] output_size", name="adaptive_max_pool1d")
+def _adaptive_max_pool1d(input, output_size):
+    """torch.adaptive_max_pool1d: (values, indices), after PyTorch's parser (a one-element integer tensor
+    stands for the size)"""
+    if isinstance(output_size, _C.Tensor):
+        output_size = int(output_size.reshape(-1)[0].item())
+    return _nn.adaptive_max_pool1d(input, output_size)
+
+
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     """adaptive_max_pool1d returning (values, indices)."""
-    return _nn.adaptive_max_pool1d(input, output_size)
+    return _adaptive_max_pool1d(input, output_size)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max over L_in / output_size-wide adaptive windows of the last dim; indices too if return_indices."""
-    out, idx = _nn.adaptive_max_pool1d(input, output_size)
-    return (out, idx) if return_indices else out
+    out, idx = _adaptive_max_pool1d(input, output_size)
+    return (out, idx) if return_indices else out  # the truth value of return_indices, as PyTorch's dispatch
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
@@ -2256,9 +2340,7 @@ _argcheck.translate_module(
      "pixel_shuffle", "pixel_unshuffle", "prelu", "rrelu_", "selu_", "softplus", "softshrink", "threshold_"],
 )  # fmt: skip
 # ...these are Python that hands the tensors and numbers straight to a C++ op (a bool is only a truth value)...
-_argcheck.translate_module(
-    globals(), ["fold", "unfold", "max_pool1d_with_indices", "rrelu"], checks="numbers"
-)
+_argcheck.translate_module(globals(), ["max_pool1d_with_indices", "rrelu"], checks="numbers")
 # ...and these have PyTorch's signatures checked as its parser does (F.rms_norm is Python in PyTorch, handing
 # its arguments to torch.rms_norm by position)
 rms_norm = _argcheck.parsing(

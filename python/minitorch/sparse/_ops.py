@@ -9,7 +9,7 @@ kernels (one fused pass, no nnz x n intermediate) are the native path still to w
 
 import numbers
 
-from minitorch import _C, _composite_math, _composite_shape
+from minitorch import _C, _argcheck, _composite_math, _composite_shape
 from minitorch._dtype_names import scalar_name
 from minitorch.sparse import _layout
 from minitorch.sparse._types import (
@@ -255,10 +255,15 @@ def smm(input, mat):
     return _rows_result(input, sparse_dense(input, mat), hybrid=False)
 
 
+@_argcheck.parses("Tensor mat1, Tensor mat2")
 def hspmm(mat1, mat2):
     """torch.hspmm: sparse @ dense as a hybrid COO tensor (one sparse dim: the rows holding elements)."""
-    if not is_sparse(mat1):
-        raise RuntimeError("hspmm: expected 'mat1' to be a sparse tensor")
+    if not is_sparse(mat1):  # PyTorch has hspmm for sparse layouts only: the dispatcher's refusal
+        raise NotImplementedError(
+            "Could not run 'aten::hspmm' with arguments from the 'CPU' backend. This could be because the operator "
+            "doesn't exist for this backend, or was omitted during the selective/custom build process (if using "
+            "custom build)."
+        )
     return _rows_result(mat1, sparse_dense(mat1, mat2, "hspmm"), hybrid=True)
 
 
