@@ -21,6 +21,16 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         if tol < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     a, b = input, other
+    if a.is_complex():
+        # PyTorch's rule for complex values: equal, or a finite |a - b| within atol + |rtol * b|
+        close = _C.eq(a, b)
+        if equal_nan:
+            close = _C.logical_or(close, _C.logical_and(_C.isnan(a), _C.isnan(b)))
+        if rtol == 0 and atol == 0:
+            return close
+        err = _C.abs(_C.sub(a, b))
+        allowed = _C.add(_C.abs(_C.mul(b, rtol)), atol)
+        return _C.logical_or(close, _C.logical_and(_C.isfinite(err), _C.le(err, allowed)))
     if not a.is_floating_point():
         # PyTorch's integer rule: equal, or |a - b| (in the dtype; bool as the default float) within
         # atol + |rtol * b|; zero tolerances are equality alone

@@ -478,8 +478,13 @@ _export(float_power, inplace=float_power_)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    """NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest)."""
-    if not _is_float(input):
+    """NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest); complex
+    tensors have each part replaced on its own, with the limits of the part's dtype."""
+    if input.is_complex():
+        r = _C._complex(
+            nan_to_num(_C.real(input), nan, posinf, neginf), nan_to_num(_C.imag(input), nan, posinf, neginf)
+        )
+    elif not _is_float(input):
         r = input.clone()
     else:
         hi, lo = _FINFO[input.dtype]
@@ -552,8 +557,30 @@ def isneginf(input):
 
 
 def isreal(input):
-    """True everywhere (minitorch has no complex dtypes)."""
+    """True where the imaginary part is 0 (everywhere for real tensors, NaN real parts included)."""
+    if input.is_complex():
+        return _C.eq(_C.imag(input), 0)
     return _C.ones_like(input, dtype=_C.bool)
+
+
+def cfloat(self, memory_format=None):
+    """self as complex64 (Tensor.cfloat)."""
+    return (
+        self.to(_C.complex64) if memory_format is None else self.to(_C.complex64, memory_format=memory_format)
+    )
+
+
+def cdouble(self, memory_format=None):
+    """self as complex128 (Tensor.cdouble)."""
+    return (
+        self.to(_C.complex128)
+        if memory_format is None
+        else self.to(_C.complex128, memory_format=memory_format)
+    )
+
+
+TENSOR_METHODS["cfloat"] = cfloat
+TENSOR_METHODS["cdouble"] = cdouble
 
 
 for _f in (positive, isposinf, isneginf, isreal):

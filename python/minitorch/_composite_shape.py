@@ -16,6 +16,7 @@ import builtins
 import functools
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -619,9 +620,11 @@ def inner(input, other):
 
 
 def vdot(input, other):
-    """Dot product of two 1-d tensors (the first conjugated; we have no complex dtypes, so it is dot)."""
+    """Dot product of two 1-d tensors with the first conjugated (dot for real tensors)."""
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    if input.is_complex() and input.dtype == other.dtype:
+        input = _C.conj(input)
     return _C.dot(input, other)
 
 
@@ -1234,14 +1237,42 @@ def new(self, *args, **kwargs):
 
 
 def adjoint(input):
-    """The conjugate transpose of the last two dims (a view; real tensors only need the transpose)."""
+    """The conjugate transpose of the last two dims: a view for real tensors; for complex ones a new tensor,
+    since conj() is eager here (PyTorch returns a view with the conjugate bit set)."""
     if input.dim() < 2:
         raise RuntimeError(
-            "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor."
-            if input.dim() == 1
-            else "tensor.adjoint() is only supported on matrices or batches of matrices. Got 0-D tensor."
+            f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {input.dim()}-D tensor."
         )
-    return input.transpose(-2, -1)
+    return _C.conj(input.transpose(-2, -1))
+
+
+def _deprecated_0d(name):
+    warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. Consider using x.conj().", stacklevel=3)
+
+
+def tensor_H(self):
+    """Tensor.H: the conjugate transpose of a matrix (conj() of a 0-D tensor, with PyTorch's warning)."""
+    if self.dim() == 0:
+        _deprecated_0d("H")
+        return _C.conj(self)
+    if self.dim() != 2:
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "")
+        )
+    return _C.conj(self.transpose(0, 1))
+
+
+def tensor_mH(self):
+    """Tensor.mH: the conjugate transpose of the last two dims (conj() of a 0-D tensor, with a warning)."""
+    if self.dim() == 0:
+        _deprecated_0d("mH")
+        return _C.conj(self)
+    if self.dim() < 2:
+        raise RuntimeError(
+            f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
+        )
+    return _C.conj(self.transpose(-2, -1))
 
 
 def split_with_sizes(input, split_sizes, dim=0):

@@ -33,6 +33,8 @@ _TYPES = (
     ("BoolTensor", _C.bool),
 )
 _CLASS_NAME = {dt: name for name, dt in _TYPES}
+# PyTorch names complex tensors' types but has no legacy classes for them
+_CLASS_NAME.update({_C.complex64: "ComplexFloatTensor", _C.complex128: "ComplexDoubleTensor"})
 
 
 class tensortype(type):

@@ -118,3 +118,5 @@ def _install_tensor_methods(cls):
     cls.__dlpack__ = _dl.dlpack
     cls.__dlpack_device__ = _dl.dlpack_device
     cls.__cuda_array_interface__ = property(_dl.cuda_array_interface)
+    cls.H = property(_composite_shape.tensor_H)
+    cls.mH = property(_composite_shape.tensor_mH)

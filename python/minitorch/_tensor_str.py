@@ -1,6 +1,7 @@
 """How tensors print, matching PyTorch's repr: one width-aligned format per tensor (integer-valued floats as
 `1.`, fixed point with `precision` digits, or scientific when the range is large), summarization with `...`
-above `threshold` elements, and dtype/device/requires_grad suffixes."""
+above `threshold` elements, and dtype/device/requires_grad suffixes. Complex tensors format their real and
+imaginary parts with one formatter each, as `1.+2.j`."""
 
 import math
 
@@ -67,19 +68,18 @@ class _Formatter:
         lo, hi = float(mags.min()), float(mags.max())
         p = PRINT_OPTS.precision
         vals = shown.tolist()
-        if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                self.width = max(len(f"{v:.{p}e}") for v in vals)
-            else:
-                self.width = max(len(f"{v:.0f}") + 1 for v in vals)  # +1 for the trailing "."
-        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-            self.sci_mode = True
-            self.width = max(len(f"{v:.{p}e}") for v in vals)
-        else:
-            self.width = max(len(f"{v:.{p}f}") for v in vals)
+        # a forced sci_mode replaces the range test before the width is measured, so forced fixed point of a
+        # wide range is as wide as its longest number
         if PRINT_OPTS.sci_mode is not None:
             self.sci_mode = PRINT_OPTS.sci_mode
+        else:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        if self.sci_mode:
+            self.width = max(len(f"{v:.{p}e}") for v in vals)
+        elif self.int_mode:
+            self.width = max(len(f"{v:.0f}") + 1 for v in vals)  # +1 for the trailing "."
+        else:
+            self.width = max(len(f"{v:.{p}f}") for v in vals)
 
     def format(self, v):
         p = PRINT_OPTS.precision
@@ -94,6 +94,20 @@ class _Formatter:
         else:
             s = f"{v:.{p}f}"
         return s.rjust(self.width)
+
+
+class _ComplexFormatter:
+    """Two formatters, one per part, as PyTorch: the real part right-aligned to its width, the imaginary part
+    with its padding dropped and an explicit sign, so `-0.` imaginary parts keep their minus."""
+
+    def __init__(self, values):
+        self.re = _Formatter(values.real, True)
+        self.im = _Formatter(values.imag, True)
+        self.width = self.re.width + self.im.width + 1  # the trailing "j"
+
+    def format(self, v):
+        imag = (self.im.format(v.imag) + "j").lstrip()
+        return self.re.format(v.real) + (imag if imag[0] in "+-" else "+" + imag)
 
 
 def _summarized(a):
@@ -142,6 +156,8 @@ def _array_str(a, indent, summarize, fmt):
 def _host_array(t):
     """The values as NumPy: float64 for floating dtypes (half and bfloat16 print through float), else as is."""
     host = t.detach().cpu()
+    if host.is_complex():
+        return host.numpy().astype(np.complex128)
     if host.is_floating_point():
         return host.double().numpy()
     return host.numpy()
@@ -174,11 +190,19 @@ def tensor_repr(self):
             suffixes.append(f"dtype={self.dtype}")
         body = "[]"
     else:
-        if self.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool):
+        if not PRINT_OPTS.edgeitems:  # nothing of the data shows, so the shape does
+            suffixes.append(f"size={tuple(self.shape)}")
+        default = _C.get_default_dtype()
+        default_complex = _C.complex128 if default == _C.float64 else _C.complex64
+        if self.dtype not in (default, default_complex, _C.int64, _C.bool):
             suffixes.append(f"dtype={self.dtype}")
         arr = _host_array(self)
         summarize = arr.size > PRINT_OPTS.threshold
-        fmt = _Formatter(_summarized(arr) if summarize else arr, self.is_floating_point())
+        shown = _summarized(arr) if summarize else arr
+        if self.is_complex():
+            fmt = _ComplexFormatter(shown)
+        else:
+            fmt = _Formatter(shown, self.is_floating_point())
         body = _array_str(arr, indent, summarize, fmt)
     if self.grad_fn is not None:
         suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")

@@ -68,8 +68,11 @@ def _fmt_ord(ord):
     return str(ord)
 
 
+_COMPLEX = (_C.complex64, _C.complex128)
+
+
 def _check_float_input(x, fn):
-    if x.dtype not in _FLOATS:
+    if x.dtype not in _FLOATS and x.dtype not in _COMPLEX:
         raise NotImplementedError(
             f"{fn}: Expected a floating point or complex tensor as input. Got {_name(x.dtype)}"
         )
@@ -78,8 +81,11 @@ def _check_float_input(x, fn):
 def _check_norm_dtype(dtype, input_dtype, fn):
     if dtype is None:
         return
-    if dtype not in _FLOATS:
+    if dtype not in _FLOATS and dtype not in _COMPLEX:
         raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_name(dtype)}")
+    if dtype.is_complex != input_dtype.is_complex:
+        kind = "complex" if input_dtype.is_complex else "real"
+        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got {_name(dtype)}")
     if _C.promote_types(input_dtype, dtype) != dtype:
         raise RuntimeError(
             f"{fn}: the dtype of the input ({_name(input_dtype)}) should be convertible without narrowing to the "
@@ -130,6 +136,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                 )
     if dtype is not None and dtype != x.dtype:
         x = x.to(dtype)
+    if x.is_complex():  # the norm of the moduli, real-valued; abs carries the complex gradient
+        x = _C.abs(x)
     result = _C.norm(x, ord, list(dims), keepdim)
     if out is not None:
         out.resize_(result.shape).copy_(result)
@@ -230,7 +238,7 @@ def vecdot(x, y, *, dim=-1, out=None):
             "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{_name(x.dtype)} and y of type {_name(y.dtype)} instead"
         )
-    result = (x * y).sum(dim)
+    result = ((_C.conj(x) if x.is_complex() else x) * y).sum(dim)
     if out is not None:
         out.resize_(result.shape).copy_(result)
         return out

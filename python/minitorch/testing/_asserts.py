@@ -10,7 +10,15 @@ _TOLS = {
     _C.bfloat16: (1.6e-2, 1e-5),
     _C.float32: (1.3e-6, 1e-5),
     _C.float64: (1e-7, 1e-7),
+    _C.complex64: (1.3e-6, 1e-5),
+    _C.complex128: (1e-7, 1e-7),
 }
+
+
+def _host(t):
+    """t as a float64 (complex128 for complex tensors) NumPy array; complex values compare by |a - b|."""
+    t = t.detach().cpu()
+    return t.to(_C.complex128).numpy() if t.is_complex() else t.double().numpy()
 
 
 def _as_tensor(x):
@@ -53,8 +61,7 @@ def assert_close(
         raise AssertionError(msg or f"The values for attribute 'dtype' do not match: {a.dtype} != {e.dtype}.")
     if rtol is None:
         rtol, atol = max(_TOLS.get(a.dtype, (0.0, 0.0)), _TOLS.get(e.dtype, (0.0, 0.0)))
-    x = a.detach().cpu().double().numpy()
-    y = e.detach().cpu().double().numpy()
+    x, y = _host(a), _host(e)
     ok = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not ok.all():
         bad = int((~ok).sum())
@@ -66,6 +73,6 @@ def assert_close(
                 f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {x.size} ({100.0 * bad / x.size:.1f}%)\n"
                 f"Greatest absolute difference: {float(diff[idx])} at index {tuple(int(i) for i in idx)} "
                 f"(up to {atol} allowed)\nGreatest relative difference: "
-                f"{float(diff[idx] / max(abs(float(y[idx])), 1e-300))} (up to {rtol} allowed)"
+                f"{float(diff[idx] / max(abs(y[idx]), 1e-300))} (up to {rtol} allowed)"
             )
         )

@@ -3,6 +3,7 @@ and hooks, with PyTorch's behaviour, order and error messages."""
 
 import itertools
 import sys
+import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 
@@ -506,8 +507,18 @@ class Module:
     def to(self, *args, **kwargs):
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
 
+        if dtype is not None and dtype.is_complex:
+            warnings.warn(
+                "Complex modules are a new feature under active development whose design may change, and some "
+                "modules might not work as expected when using complex tensors as parameters or buffers. Please "
+                "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a "
+                "complex module does not work as expected.",
+                stacklevel=2,
+            )
+
         def convert(t):
-            if dtype is not None and t.is_floating_point():
+            # complex tensors follow a dtype too (to a real one with the cast's warning), as PyTorch
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 return t.to(
                     device=device if device is not None else t.device, dtype=dtype, non_blocking=non_blocking
                 )
