@@ -84,6 +84,8 @@ class finfo:
         if type is None:
             type = _C.get_default_dtype()
         _check_dtype_arg("finfo", type)
+        if type.is_complex:  # a complex dtype's properties are those of its parts
+            type = type.to_real()
         name = _dname(type)
         if name not in _FINFO:
             raise TypeError(
@@ -1080,3 +1082,15 @@ def set_rng_state(new_state):
     if not isinstance(new_state, _C.Tensor):
         raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
     _C.default_generator.set_state(new_state)
+
+
+# torch.stft/istft (and their Tensor methods) live beside torch.fft in fft/_stft.py; importing it here also makes
+# minitorch.fft an attribute of the package, as `import torch` imports torch.fft
+from minitorch.fft import _stft
+
+for _name in ("stft", "istft"):
+    __all__.append(_name)
+    globals()[_name] = getattr(_stft, _name)
+    if not _tensor_has(_name):
+        TENSOR_METHODS[_name] = getattr(_stft, _name)
+del _name

@@ -30,6 +30,8 @@ _DTYPES = {
         "bfloat16",
         "float32",
         "float64",
+        "complex64",
+        "complex128",
     )
 }
 

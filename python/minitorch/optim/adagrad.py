@@ -1,7 +1,7 @@
 """Adagrad (lr decay, weight decay, initial accumulator): one fused multi-tensor kernel call per param group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar
+from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar
 
 __all__ = ["Adagrad"]
 
@@ -83,9 +83,7 @@ class Adagrad(Optimizer):
         state_sums = [self.state[p]["sum"] for p in params]
         state_steps = [self.state[p]["step"] for p in params]
         _C._fused_adagrad_(
-            params,
-            grads,
-            state_sums,
+            *_real_lists(params, grads, state_sums),
             state_steps,
             _scalar(group["lr"], "lr"),
             float(group["lr_decay"]),

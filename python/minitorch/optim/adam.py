@@ -1,7 +1,7 @@
 """Adam (and, with decoupled weight decay, AdamW): one fused multi-tensor kernel call per param group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar
+from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar
 
 __all__ = ["Adam"]
 
@@ -92,11 +92,7 @@ class Adam(Optimizer):
         exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = self._init_group(group, params)
         beta1, beta2 = group["betas"]
         _C._fused_adam_(
-            params,
-            grads,
-            exp_avgs,
-            exp_avg_sqs,
-            max_exp_avg_sqs,
+            *_real_lists(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs),
             state_steps,
             _scalar(group["lr"], "lr"),
             float(beta1),

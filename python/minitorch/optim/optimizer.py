@@ -41,6 +41,18 @@ def _use_grad_for_differentiable(func):
     return _use_grad
 
 
+def _real_lists(*args):
+    """The arguments of a fused update with every complex tensor in a list argument viewed as real ([..., 2]),
+    as PyTorch's optimizers do: each complex parameter is updated as its real and imaginary parts, so state such
+    as Adam's second moment is kept per part."""
+    return [
+        [_C.view_as_real(t) if isinstance(t, _C.Tensor) and t.is_complex() else t for t in a]
+        if isinstance(a, list)
+        else a
+        for a in args
+    ]
+
+
 def _scalar(value, name):
     """Hyper-parameters reach the C++ kernels as Python floats (a 1-element tensor is read once here)."""
     if isinstance(value, _C.Tensor):

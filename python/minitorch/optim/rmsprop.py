@@ -1,7 +1,7 @@
 """RMSprop (centered, momentum, weight decay): one fused multi-tensor kernel call per param group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar
+from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar
 
 __all__ = ["RMSprop"]
 
@@ -82,11 +82,7 @@ class RMSprop(Optimizer):
             if group["centered"]:
                 grad_avgs.append(state.setdefault("grad_avg", _C.zeros_like(p)))
         _C._fused_rmsprop_(
-            params,
-            grads,
-            square_avgs,
-            grad_avgs,
-            momentum_buffers,
+            *_real_lists(params, grads, square_avgs, grad_avgs, momentum_buffers),
             state_steps,
             _scalar(group["lr"], "lr"),
             float(group["alpha"]),

@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov and weight decay: one fused multi-tensor kernel call per group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _scalar, required
+from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar, required
 
 __all__ = ["SGD"]
 
@@ -70,7 +70,7 @@ class SGD(Optimizer):
             bool(group["maximize"]),
         )
         if group["momentum"] == 0:
-            _C._fused_sgd_(params, grads, [], *args, False)
+            _C._fused_sgd_(*_real_lists(params, grads, []), *args, False)
             return
         # Parameters seen before continue their buffer; new ones start it from this step's d_p.
         old = ([], [], [])
@@ -88,6 +88,6 @@ class SGD(Optimizer):
             target[1].append(g)
             target[2].append(buf)
         if old[0]:
-            _C._fused_sgd_(*old, *args, False)
+            _C._fused_sgd_(*_real_lists(*old), *args, False)
         if new[0]:
-            _C._fused_sgd_(*new, *args, True)
+            _C._fused_sgd_(*_real_lists(*new), *args, True)
