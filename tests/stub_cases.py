@@ -214,6 +214,11 @@ CASES = {
         *private(T, "_foreach_norm")([t(T, A, dt, dev), t(T, B, dt, dev)])
     ),
     "amp_update_scale_stub": _amp,
+    "fft_r2c_stub": lambda T, dt, dev: flat(T.view_as_real(T.fft.rfft(t(T, A, dt, dev), dim=1))),
+    "fft_c2c_stub": lambda T, dt, dev: flat(
+        T.view_as_real(T.fft.ifft(T.fft.rfft(t(T, A, dt, dev), dim=1), dim=1))
+    ),
+    "fft_c2r_stub": lambda T, dt, dev: flat(T.fft.irfft(T.fft.rfft(t(T, A, dt, dev), dim=1), n=3, dim=1)),
 }
 
 

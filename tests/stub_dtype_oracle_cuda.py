@@ -4,7 +4,9 @@ Do not edit; re-run the script."""
 
 # The decomposition stubs' rows (lu_factor ... lstsq) are copied from the CPU oracle until a GPU machine
 # regenerates this file: minitorch's CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp), and
-# PyTorch's cuSOLVER/MAGMA paths accept the same dtypes (float32/float64) as its CPU ones.
+# PyTorch's cuSOLVER/MAGMA paths accept the same dtypes (float32/float64) as its CPU ones. So are the FFT
+# stubs' rows (fft_c2c/r2c/c2r): PyTorch's cuFFT path also takes float16 for power-of-two sizes only, which
+# these cases (size 3) are not, so it raises there as its CPU path does.
 ORACLE = {
     ("amp_update_scale_stub", "float32"): ("ok", [2.0, 0.0]),
     ("amp_update_scale_stub", "float64"): ("err", "RuntimeError", "current_scale must be a float tensor."),
@@ -1676,6 +1678,141 @@ ORACLE = {
     ("embedding_stub", "int8"): ("ok", [5.0, 6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
     ("embedding_stub", "uint8"): ("ok", [5.0, 6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
     ("embedding_stub", "bool"): ("ok", [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+    ("fft_c2c_stub", "float32"): (
+        "ok",
+        [
+            0.6875,
+            1.407291293144226,
+            0.5625,
+            -1.407291293144226,
+            3.1875,
+            -0.9742785692214966,
+            0.5625,
+            0.9742785692214966,
+        ],
+    ),
+    ("fft_c2c_stub", "float64"): (
+        "ok",
+        [
+            0.6875,
+            1.4072912811497127,
+            0.5625,
+            -1.4072912811497127,
+            3.1875,
+            -0.9742785792574934,
+            0.5625,
+            0.9742785792574934,
+        ],
+    ),
+    ("fft_c2c_stub", "float16"): ("err", "NotImplementedError", "Unsupported dtype Half"),
+    ("fft_c2c_stub", "bfloat16"): ("err", "NotImplementedError", "Unsupported dtype BFloat16"),
+    ("fft_c2c_stub", "int64"): (
+        "ok",
+        [
+            0.25,
+            1.299038052558899,
+            0.75,
+            -1.299038052558899,
+            3.25,
+            -0.4330126941204071,
+            0.75,
+            0.4330126941204071,
+        ],
+    ),
+    ("fft_c2c_stub", "int32"): (
+        "ok",
+        [
+            0.25,
+            1.299038052558899,
+            0.75,
+            -1.299038052558899,
+            3.25,
+            -0.4330126941204071,
+            0.75,
+            0.4330126941204071,
+        ],
+    ),
+    ("fft_c2c_stub", "int16"): (
+        "ok",
+        [
+            0.25,
+            1.299038052558899,
+            0.75,
+            -1.299038052558899,
+            3.25,
+            -0.4330126941204071,
+            0.75,
+            0.4330126941204071,
+        ],
+    ),
+    ("fft_c2c_stub", "int8"): (
+        "ok",
+        [
+            0.25,
+            1.299038052558899,
+            0.75,
+            -1.299038052558899,
+            3.25,
+            -0.4330126941204071,
+            0.75,
+            0.4330126941204071,
+        ],
+    ),
+    ("fft_c2c_stub", "uint8"): (
+        "ok",
+        [
+            64.25,
+            -109.55220794677734,
+            192.75,
+            109.55220794677734,
+            3.25,
+            -0.4330126941204071,
+            0.75,
+            0.4330126941204071,
+        ],
+    ),
+    ("fft_c2c_stub", "bool"): ("ok", [1.5, 0.0, 1.5, 0.0, 1.5, 0.0, 1.5, 0.0]),
+    ("fft_c2r_stub", "float32"): ("ok", [0.5, -1.25, 2.0, 3.0, 1.5, -0.75]),
+    ("fft_c2r_stub", "float64"): (
+        "ok",
+        [0.5, -1.2499999999999996, 1.9999999999999996, 3.0, 1.5, -0.7499999999999998],
+    ),
+    ("fft_c2r_stub", "float16"): ("err", "NotImplementedError", "Unsupported dtype Half"),
+    ("fft_c2r_stub", "bfloat16"): ("err", "NotImplementedError", "Unsupported dtype BFloat16"),
+    ("fft_c2r_stub", "int64"): ("ok", [0.0, -0.9999998807907104, 1.9999998807907104, 3.0, 1.0, 0.0]),
+    ("fft_c2r_stub", "int32"): ("ok", [0.0, -0.9999998807907104, 1.9999998807907104, 3.0, 1.0, 0.0]),
+    ("fft_c2r_stub", "int16"): ("ok", [0.0, -0.9999998807907104, 1.9999998807907104, 3.0, 1.0, 0.0]),
+    ("fft_c2r_stub", "int8"): ("ok", [0.0, -0.9999998807907104, 1.9999998807907104, 3.0, 1.0, 0.0]),
+    ("fft_c2r_stub", "uint8"): ("ok", [0.0, 255.0, 2.0000102519989014, 3.0, 1.0, 0.0]),
+    ("fft_c2r_stub", "bool"): ("ok", [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+    ("fft_r2c_stub", "float32"): (
+        "ok",
+        [1.25, 0.0, 0.125, 2.814582586288452, 3.75, 0.0, 2.625, -1.9485571384429932],
+    ),
+    ("fft_r2c_stub", "float64"): (
+        "ok",
+        [1.25, 0.0, 0.125, 2.8145825622994254, 3.75, 0.0, 2.625, -1.9485571585149868],
+    ),
+    ("fft_r2c_stub", "float16"): ("err", "NotImplementedError", "Unsupported dtype Half"),
+    ("fft_r2c_stub", "bfloat16"): ("err", "NotImplementedError", "Unsupported dtype BFloat16"),
+    ("fft_r2c_stub", "int64"): (
+        "ok",
+        [1.0, 0.0, -0.5, 2.598076105117798, 4.0, 0.0, 2.5, -0.8660253882408142],
+    ),
+    ("fft_r2c_stub", "int32"): (
+        "ok",
+        [1.0, 0.0, -0.5, 2.598076105117798, 4.0, 0.0, 2.5, -0.8660253882408142],
+    ),
+    ("fft_r2c_stub", "int16"): (
+        "ok",
+        [1.0, 0.0, -0.5, 2.598076105117798, 4.0, 0.0, 2.5, -0.8660253882408142],
+    ),
+    ("fft_r2c_stub", "int8"): ("ok", [1.0, 0.0, -0.5, 2.598076105117798, 4.0, 0.0, 2.5, -0.8660253882408142]),
+    ("fft_r2c_stub", "uint8"): (
+        "ok",
+        [257.0, 0.0, -128.5, -219.1044158935547, 4.0, 0.0, 2.5, -0.8660253882408142],
+    ),
+    ("fft_r2c_stub", "bool"): ("ok", [3.0, 0.0, 0.0, -0.0, 3.0, 0.0, 0.0, -0.0]),
     ("fill_stub", "float32"): ("ok", [3.0, 3.0, 3.0, 3.0, 3.0, 3.0]),
     ("fill_stub", "float64"): ("ok", [3.0, 3.0, 3.0, 3.0, 3.0, 3.0]),
     ("fill_stub", "float16"): ("ok", [3.0, 3.0, 3.0, 3.0, 3.0, 3.0]),

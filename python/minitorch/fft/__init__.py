@@ -1,0 +1,437 @@
+"""torch.fft: discrete Fourier transforms over the three FFT primitives of _C, with PyTorch's arguments, dtype
+rules, errors and derivatives (the primitives' autograd lives in _prims.py)."""
+
+import warnings
+
+from minitorch import _C
+from minitorch._creation import tensor
+from minitorch._dtype_names import scalar_name
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.fft._prims import c2c, c2r, r2c
+
+__all__ = [
+    "fft",
+    "fft2",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "hfft2",
+    "hfftn",
+    "ifft",
+    "ifft2",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "ihfft2",
+    "ihfftn",
+    "irfft",
+    "irfft2",
+    "irfftn",
+    "rfft",
+    "rfft2",
+    "rfftfreq",
+    "rfftn",
+]
+
+# PyTorch's fft_norm_mode
+_NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
+_TO_COMPLEX = {_C.float32: _C.complex64, _C.float64: _C.complex128}
+
+
+def _norm_mode(norm, forward):
+    if norm is None or norm == "backward":
+        return _NONE if forward else _BY_N
+    if norm == "forward":
+        return _BY_N if forward else _NONE
+    if norm == "ortho":
+        return _BY_ROOT_N
+    raise RuntimeError(f'Invalid normalization mode: "{norm}"')
+
+
+def _check_input(fname, x):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(
+            f"fft_{fname}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+        )
+
+
+def _promote(x, require_complex):
+    """Integers and bool compute in the default dtype; half precision has no FFT here (PyTorch's CPU refuses
+    it too; its CUDA path computes complex32, a dtype minitorch does not have)."""
+    if x.dtype.is_complex:
+        return x
+    dt = x.dtype
+    if not dt.is_floating_point:
+        dt = _C.get_default_dtype()
+    elif dt not in _TO_COMPLEX:
+        raise NotImplementedError(f"Unsupported dtype {scalar_name(dt)}")
+    if require_complex:
+        dt = _TO_COMPLEX[dt]
+    return x if dt == x.dtype else x.to(dt)
+
+
+def _wrap(d, ndim):
+    if not isinstance(d, int) or isinstance(d, bool):
+        raise TypeError(f"dim must be an int, not {type(d).__name__}")
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -ndim <= d < ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {d})"
+        )
+    return d % ndim
+
+
+def _check_n(n):
+    if n < 1:
+        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+
+
+def _resize(x, dims, sizes):
+    """Zero-pads or trims x at the end of each of dims to the given sizes."""
+    for d, n in zip(dims, sizes):
+        have = x.shape[d]
+        if have > n:
+            x = x.narrow(d, 0, n)
+        elif have < n:
+            pad = list(x.shape)
+            pad[d] = n - have
+            x = _C.cat([x, _C.zeros(pad, dtype=x.dtype, device=x.device)], d)
+    return x
+
+
+def _out(fname, result, out, want_complex):
+    if out is None:
+        return result
+    if want_complex and not out.dtype.is_complex:
+        raise RuntimeError(f"{fname} expects a complex output tensor, but got {scalar_name(out.dtype)}")
+    if not want_complex and not out.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{fname} expects a floating point output tensor, but got {scalar_name(out.dtype)}"
+        )
+    if out.shape != result.shape:
+        if out.numel() != 0:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
+                f"does not match the required output shape {list(result.shape)}. This behavior is deprecated, "
+                "and in a future PyTorch release outputs will not be resized unless they have zero elements. "
+                "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                "t.resize_(0).",
+                UserWarning,
+                stacklevel=3,
+            )
+        out.data = _C.empty(result.shape, dtype=out.dtype, device=out.device)
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+# ---------------------------------------------------------------- one-dimensional transforms
+
+
+def _c2c_1d(fname, x, n, dim, norm, forward, out):
+    _check_input(fname, x)
+    x = _promote(x, True)
+    d = _wrap(dim, x.dim())
+    if n is not None:
+        _check_n(n)
+        x = _resize(x, [d], [n])
+    else:
+        _check_n(x.shape[d])
+    return _out(fname, c2c(x, [d], _norm_mode(norm, forward), forward), out, True)
+
+
+def _r2c_1d(fname, x, n, dim, norm, forward, out):
+    _check_input(fname, x)
+    if x.dtype.is_complex:
+        raise TypeError(f"{fname} expects a real input tensor, but got {scalar_name(x.dtype)}")
+    x = _promote(x, False)
+    d = _wrap(dim, x.dim())
+    if n is not None:
+        _check_n(n)
+        x = _resize(x, [d], [n])
+    else:
+        _check_n(x.shape[d])
+    y = r2c(x, [d], _norm_mode(norm, forward), True)
+    return _out(fname, y if forward else y.conj(), out, True)
+
+
+def _c2r_1d(fname, x, n, dim, norm, forward, out):
+    _check_input(fname, x)
+    if out is not None and not out.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{fname} expects a floating point output tensor, but got {scalar_name(out.dtype)}"
+        )
+    x = _promote(x, True)
+    d = _wrap(dim, x.dim())
+    last = n if n is not None else 2 * (x.shape[d] - 1)
+    _check_n(last)
+    x = _resize(x, [d], [last // 2 + 1])
+    if forward:
+        x = x.conj()  # hfft is the inverse real transform of the conjugate, scaled as a forward transform
+    return _out(fname, c2r(x, [d], _norm_mode(norm, forward), last), out, False)
+
+
+def fft(input, n=None, dim=-1, norm=None, *, out=None):
+    """One-dimensional discrete Fourier transform of input along dim (zero-padded or trimmed to n)."""
+    return _c2c_1d("fft", input, n, dim, norm, True, out)
+
+
+def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+    """One-dimensional inverse discrete Fourier transform."""
+    return _c2c_1d("ifft", input, n, dim, norm, False, out)
+
+
+def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """Fourier transform of a real signal: the n//2 + 1 non-negative frequencies."""
+    return _r2c_1d("rfft", input, n, dim, norm, True, out)
+
+
+def irfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """Inverse of rfft: a real signal of length n (default 2*(m-1)) from its m non-negative frequencies."""
+    return _c2r_1d("irfft", input, n, dim, norm, False, out)
+
+
+def hfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """Fourier transform of a Hermitian-symmetric signal given by its first half: a real spectrum of length n."""
+    return _c2r_1d("hfft", input, n, dim, norm, True, out)
+
+
+def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """Inverse of hfft: the first n//2 + 1 entries of the inverse transform of a real signal."""
+    return _r2c_1d("ihfft", input, n, dim, norm, False, out)
+
+
+# ---------------------------------------------------------------- n-dimensional transforms
+
+
+def _shape_and_dims(x, s, dim):
+    """PyTorch's canonical (sizes, dims) of an n-dimensional transform from its s and dim arguments."""
+    ndim = x.dim()
+    dims = None
+    if dim is not None:
+        if isinstance(dim, int):
+            dim = [dim]
+        dims = [_wrap(d, ndim) for d in dim]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("FFT dims must be unique")
+    if s is not None:
+        if isinstance(s, int):
+            s = [s]
+        s = list(s)
+        if dims is not None and len(dims) != len(s):
+            raise RuntimeError("When given, dim and shape arguments must have the same length")
+        if len(s) > ndim:
+            raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions.")
+        if dims is None:
+            dims = list(range(ndim - len(s), ndim))
+        sizes = [x.shape[d] if n == -1 else n for d, n in zip(dims, s)]
+    elif dims is None:
+        dims, sizes = list(range(ndim)), list(x.shape)
+    else:
+        sizes = [x.shape[d] for d in dims]
+    for n in sizes:
+        _check_n(n)
+    return sizes, dims
+
+
+def _c2c_nd(fname, x, s, dim, norm, forward, out):
+    _check_input(fname, x)
+    x = _promote(x, True)
+    sizes, dims = _shape_and_dims(x, s, dim)
+    x = _resize(x, dims, sizes)
+    return _out(fname, c2c(x, dims, _norm_mode(norm, forward), forward), out, True)
+
+
+def _c2r_shape_and_dims(fname, x, s, dim):
+    sizes, dims = _shape_and_dims(x, s, dim)
+    if not sizes:
+        raise RuntimeError(f"{fname} must transform at least one axis")
+    if s is None or list([s] if isinstance(s, int) else s)[-1] == -1:
+        last = 2 * (x.shape[dims[-1]] - 1)
+    else:
+        last = sizes[-1]
+    _check_n(last)
+    sizes[-1] = last // 2 + 1
+    return sizes, dims, last
+
+
+def _rfftn(fname, x, s, dim, norm, out):
+    _check_input(fname, x)
+    if x.dtype.is_complex:
+        raise TypeError(f"rfftn expects a real-valued input tensor, but got {scalar_name(x.dtype)}")
+    sizes, dims = _shape_and_dims(x, s, dim)
+    if not sizes:
+        raise RuntimeError("rfftn must transform at least one axis")
+    x = _resize(_promote(x, False), dims, sizes)
+    return _out(fname, r2c(x, dims, _norm_mode(norm, True), True), out, True)
+
+
+def _irfftn(fname, x, s, dim, norm, out):
+    _check_input(fname, x)
+    sizes, dims, last = _c2r_shape_and_dims("irfftn", x, s, dim)
+    x = _resize(_promote(x, True), dims, sizes)
+    return _out(fname, c2r(x, dims, _norm_mode(norm, False), last), out, False)
+
+
+def _hfftn(fname, x, s, dim, norm, out):
+    _check_input(fname, x)
+    sizes, dims, last = _c2r_shape_and_dims(fname, x, s, dim)
+    x = _resize(_promote(x, True), dims, sizes)
+    mode = _norm_mode(norm, True)
+    if len(dims) > 1:
+        x = c2c(x, dims[:-1], mode, True)
+    return _out(fname, c2r(x.conj(), dims[-1:], mode, last), out, False)
+
+
+def _ihfftn(fname, x, s, dim, norm, out):
+    _check_input(fname, x)
+    if x.dtype.is_complex:
+        raise TypeError(f"ihfftn expects a real-valued input tensor, but got {scalar_name(x.dtype)}")
+    sizes, dims = _shape_and_dims(x, s, dim)
+    if not sizes:
+        raise RuntimeError("ihfftn must transform at least one axis")
+    x = _resize(_promote(x, False), dims, sizes)
+    mode = _norm_mode(norm, False)
+    y = r2c(x, dims[-1:], mode, True).conj()
+    if len(dims) > 1:
+        y = c2c(y, dims[:-1], mode, False)
+    return _out(fname, y, out, True)
+
+
+def fftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional discrete Fourier transform over dim (default: all dims, or the last len(s))."""
+    return _c2c_nd("fftn", input, s, dim, norm, True, out)
+
+
+def ifftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional inverse discrete Fourier transform."""
+    return _c2c_nd("ifftn", input, s, dim, norm, False, out)
+
+
+def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional discrete Fourier transform (fftn over the last two dims by default)."""
+    return _c2c_nd("fft2", input, s, dim, norm, True, out)
+
+
+def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional inverse discrete Fourier transform."""
+    return _c2c_nd("ifft2", input, s, dim, norm, False, out)
+
+
+def rfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional Fourier transform of a real signal; the last transformed dim keeps n//2 + 1 frequencies."""
+    return _rfftn("rfftn", input, s, dim, norm, out)
+
+
+def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """Inverse of rfftn; the last transformed dim has size s[-1] (default 2*(m-1))."""
+    return _irfftn("irfftn", input, s, dim, norm, out)
+
+
+def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional rfftn."""
+    return _rfftn("rfft2", input, s, dim, norm, out)
+
+
+def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional irfftn."""
+    return _irfftn("irfft2", input, s, dim, norm, out)
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional Fourier transform of a Hermitian-symmetric signal given by its first half: a real result."""
+    return _hfftn("hfftn", input, s, dim, norm, out)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """Inverse of hfftn: the one-sided inverse transform of a real signal."""
+    return _ihfftn("ihfftn", input, s, dim, norm, out)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional hfftn."""
+    return _hfftn("hfft2", input, s, dim, norm, out)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ihfftn."""
+    return _ihfftn("ihfft2", input, s, dim, norm, out)
+
+
+# ---------------------------------------------------------------- frequencies and shifts
+
+
+def _freq_args(fname, n, d, dtype):
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if not isinstance(d, (int, float)) or isinstance(d, bool):
+        raise TypeError(f"fft_{fname}(): argument 'd' (position 2) must be float, not {type(d).__name__}")
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{fname} requires a floating point or complex dtype")
+    return dtype
+
+
+def _freq_result(values, n, d, dtype, device, requires_grad, out):
+    # integers in the target dtype scaled there, as PyTorch's arange-then-mul_ rounds
+    if dtype.is_complex:  # PyTorch builds the frequencies with arange, which has no complex kernel
+        kind = "cuda" if device is not None and "cuda" in str(device) else "cpu"
+        raise NotImplementedError(f"\"arange_{kind}\" not implemented for '{scalar_name(dtype)}'")
+    result = tensor(values, dtype=dtype, device=device) * (1.0 / (n * d) if n * d else float("inf"))
+    if out is not None:
+        return _out_plain(result, out)
+    return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+def _out_plain(result, out):
+    if out.shape != result.shape:
+        out.data = _C.empty(result.shape, dtype=out.dtype, device=out.device)
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def fftfreq(
+    n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """The sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -(n//2), ..., -1] / (d*n)."""
+    dtype = _freq_args("fftfreq", n, d, dtype if out is None or dtype is not None else out.dtype)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    values = list(range((n - 1) // 2 + 1)) + list(range(-(n // 2), 0))
+    return _freq_result(values, n, d, dtype, device, requires_grad, out)
+
+
+def rfftfreq(
+    n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """The sample frequencies of an n-point rfft with sample spacing d: [0, 1, ..., n//2] / (d*n)."""
+    dtype = _freq_args("rfftfreq", n, d, dtype if out is None or dtype is not None else out.dtype)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n // 2 + 1}: [{n // 2 + 1}]")
+    return _freq_result(list(range(n // 2 + 1)), n, d, dtype, device, requires_grad, out)
+
+
+def _shift(fname, x, dim, inverse):
+    _check_input(fname, x)
+    if dim is None:
+        dims = list(range(x.dim()))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        dims = [_wrap(d, x.dim()) for d in dims]
+    if not dims:
+        return x
+    shifts = [(x.shape[d] + 1) // 2 if inverse else x.shape[d] // 2 for d in dims]
+    return x.roll(shifts, dims)
+
+
+def fftshift(input, dim=None):
+    """Moves the zero frequency to the centre of the spectrum (roll by n//2 along dim, default all dims)."""
+    return _shift("fftshift", input, dim, False)
+
+
+def ifftshift(input, dim=None):
+    """Inverse of fftshift (roll by (n+1)//2)."""
+    return _shift("ifftshift", input, dim, True)
