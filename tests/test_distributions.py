@@ -803,6 +803,20 @@ def test_devices(make, device):
         )
 
 
+def test_binomial_undefined_draws_are_nan_not_a_hang():
+    """A NaN rate, a NaN count or an infinite count has no draw: NaN at once, where the samplers used to search
+    or reject forever (issue 34's fuzzer: torch.binomial(tensor(1e30), tensor(nan)) hung; PyTorch 2.15 gives NaN
+    for the NaN rate and the infinite count); the others in the same call still draw"""
+    S = D._sampling
+    minitorch.manual_seed(0)
+    count = T([1e30, 5.0, math.inf, math.nan, 1e30, 40.0, 7.0])
+    prob = T([math.nan, math.nan, 0.5, 0.5, 1e30, 0.5, 0.0])
+    b = _np(S.binomial(count, prob))
+    assert np.isnan(b[:4]).all()
+    assert b[4] == 1e30 and b[6] == 0.0  # prob clamped to 1; a zero rate draws 0
+    assert 0 <= b[5] <= 40 and b[5] == np.floor(b[5])
+
+
 def test_sampling_ops_torch_spellings():
     # torch.poisson / binomial / _standard_gamma / _sample_dirichlet / special.gammainc(c): the functions the
     # package root and minitorch.special export under PyTorch's names

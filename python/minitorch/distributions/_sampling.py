@@ -479,14 +479,17 @@ def _binomial_sample(total_count, probs):
         q = _C._where(flip, 1.0 - p, p)
         out = _C.zeros_like(p)
         small = n * q < 10.0
-        degenerate = (q <= 0) | (n <= 0)
+        # a NaN rate or count, or an infinite count, has no draw (NaN, as PyTorch's for the rate and the
+        # infinite count); the samplers below would search or reject forever on them
+        undefined = p.isnan() | n.isnan() | (n.isinf() & (q > 0))
+        degenerate = (q <= 0) | (n <= 0) | undefined
         si = _nonzero1(small & ~degenerate)
         if si.numel():
             out[si] = _binomial_inversion(n[si], q[si])
         li = _nonzero1(~small & ~degenerate)
         if li.numel():
             out[li] = _binomial_btrs(n[li], q[li])
-        out = _C._where(flip, n - out, out)
+        out = _C._where(flip, n - out, out).masked_fill(undefined, math.nan)
         return out.to(probs.dtype).reshape(shape)
 
 
