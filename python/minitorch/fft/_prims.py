@@ -66,11 +66,17 @@ def c2c(x, dim, norm, forward):
 
 def r2c(x, dim, norm, onesided):
     dim = list(dim)
+    if onesided and len(dim) > 1 and dim[-1] != max(dim):
+        # _C's r2c halves the highest of the dims rather than the last listed: halve that one alone first
+        return c2c(r2c(x, dim[-1:], norm, True), dim[:-1], norm, True)
     return _R2C.apply(x, dim, norm, onesided) if _needs_grad(x) else _C._fft_r2c(x, dim, norm, onesided)
 
 
 def c2r(x, dim, norm, last_dim_size):
     dim = list(dim)
+    if len(dim) > 1 and dim[-1] != max(dim):
+        # as in r2c: the complex-to-complex part first, then the real output along the last listed dim
+        return c2r(c2c(x, dim[:-1], norm, False), dim[-1:], norm, last_dim_size)
     if _needs_grad(x):
         return _C2R.apply(x, dim, norm, last_dim_size)
     return _C._fft_c2r(x, dim, norm, last_dim_size)

@@ -45,7 +45,11 @@ def stft(
         ndim = input.dim()
         pad = int(n_fft // 2)
         x3 = input.view([1] * (3 - ndim) + list(input.shape))
-        input = F.pad(x3, [pad, pad], pad_mode)
+        if x3.dtype.is_complex:
+            # F.pad's reflect/replicate/circular kernels do not take complex tensors: pad each part
+            input = _complex(F.pad(x3.real, [pad, pad], pad_mode), F.pad(x3.imag, [pad, pad], pad_mode))
+        else:
+            input = F.pad(x3, [pad, pad], pad_mode)
         input = input.view(input.shape[-ndim:])
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
@@ -137,6 +141,12 @@ def stft(
     return out if want_complex else _C.view_as_real(out)
 
 
+def _complex(re, im):
+    from minitorch._composite_math import complex as make
+
+    return make(re, im)
+
+
 def _pad_c(x, before, after):
     shape = list(x.shape)
     z = [_C.zeros(shape[:-1] + [n], dtype=x.dtype, device=x.device) for n in (before, after)]
@@ -172,7 +182,8 @@ def istft(
             "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
         )
     head = (
-        f"istft({_tensor_type(input)}[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, hop_length={hop}, "
+        f"istft({'CUDA' if input.is_cuda else 'CPU'}{scalar_name(input.dtype)}Type"
+        f"[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, hop_length={hop}, "
         f"win_length={win}, window={_win_fmt(window)}, center={int(center)}, normalized={int(normalized)}, "
         f"onesided={'None' if onesided is None else int(onesided)}, "
         f"length={'None' if length is None else length}, return_complex={int(return_complex)}) : "
@@ -245,7 +256,7 @@ def istft(
     frames = frames * w
     total = n_fft + hop * (n_frames - 1)
     if frames.dtype.is_complex:
-        y = _C.complex(
+        y = _complex(
             _overlap_add(frames.real, total, n_fft, hop), _overlap_add(frames.imag, total, n_fft, hop)
         )
     else:
@@ -262,7 +273,7 @@ def istft(
     envelope = envelope[:, start:stop]
     low = envelope.abs().min() if envelope.numel() else None
     if low is not None and float(low) < 1e-11:
-        raise RuntimeError(head + f"window overlap add min: {float(low):g}")
+        raise RuntimeError(head[:-3] + " window overlap add min: 1")
     y = y / envelope
     if input.dim() == 2:
         y = y.squeeze(0)
