@@ -78,6 +78,11 @@ class _Pickler(pickle.Pickler):
             key = obj._storage_key()
             if key not in self._storages:
                 self._storages[key] = (str(len(self._storages)), obj)
+            elif self._storages[key][1].dtype != obj.dtype:
+                # a storage is saved with one dtype (e.g. a complex tensor and its .real view), as PyTorch
+                raise RuntimeError(
+                    "Cannot save multiple tensors or storages that view the same data as different types"
+                )
             name = self._storages[key][0]
             storage_ref = ("storage", name, _dtype_name(obj.dtype), str(obj.device), obj._storage_nbytes())
             return (
