@@ -1,6 +1,7 @@
 """allclose, isclose and equal, with PyTorch's defaults (rtol=1e-5, atol=1e-8)."""
 
 from minitorch import _C
+from minitorch._dtype_names import scalar_name
 
 
 def _expect_tensor(fn, name, pos, value):
@@ -16,7 +17,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _expect_tensor("isclose", "input", 1, input)
     _expect_tensor("isclose", "other", 2, other)
     if input.dtype != other.dtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+        raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if tol < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")

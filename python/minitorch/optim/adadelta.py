@@ -1,7 +1,7 @@
 """Adadelta (Zeiler 2012, PyTorch's variant with lr, weight decay and maximize) over the multi-tensor ops."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.optimizer import Optimizer, _real_lists
 
 __all__ = ["Adadelta"]
 
@@ -67,6 +67,8 @@ class Adadelta(Optimizer):
             grads = [-g for g in grads]
         if wd != 0:
             grads = [g.add(p, alpha=wd) for g, p in zip(grads, params)]
+        # complex parameters are updated as their real views, as PyTorch
+        params, grads, square_avgs, acc_deltas = _real_lists(params, grads, square_avgs, acc_deltas)
         _C._foreach_mul_(square_avgs, rho)
         _C._foreach_addcmul_(square_avgs, grads, grads, 1 - rho)
         std = _C._foreach_sqrt([s.add(eps) for s in square_avgs])

@@ -7,6 +7,12 @@ from minitorch.autograd import grad_mode
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.optim.optimizer import Optimizer
 
+
+def _real(t):
+    """t, or its real view ([..., 2]) when complex: L-BFGS works on the real coordinates, as PyTorch."""
+    return _C.view_as_real(t) if t.is_complex() else t
+
+
 __all__ = ["LBFGS"]
 
 
@@ -154,11 +160,17 @@ class LBFGS(Optimizer):
 
     def _numel(self):
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            # a complex parameter counts as its real and imaginary parts, as PyTorch's flat vectors hold them
+            self._numel_cache = sum(p.numel() * (2 if p.is_complex() else 1) for p in self._params)
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1) for p in self._params]
+        views = [
+            _C.zeros(_real(p).numel(), dtype=_real(p).dtype, device=p.device)
+            if p.grad is None
+            else _real(p.grad).reshape(-1)
+            for p in self._params
+        ]
         flat = _C.cat(views, 0)
         if self.param_groups[0].get("maximize", False):
             flat.neg_()
@@ -168,8 +180,9 @@ class LBFGS(Optimizer):
         alpha = float(_num(step_size))
         offset = 0
         for p in self._params:
-            n = p.numel()
-            p.add_(update[offset : offset + n].view_as(p), alpha=alpha)
+            r = _real(p)
+            n = r.numel()
+            r.add_(update[offset : offset + n].view_as(r), alpha=alpha)
             offset += n
         assert offset == self._numel()
 
