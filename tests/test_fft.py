@@ -224,6 +224,7 @@ BAD = [
         "rfft expects a real input tensor, but got ComplexFloat",
     ),
     (lambda x: torch.fft.ihfft(x.to(torch.complex64)), TypeError, "ihfft expects a real input tensor"),
+    (lambda x: torch.fft.ihfftn(x.to(torch.complex64)), TypeError, "Only supports floating-point dtypes"),
     (lambda x: torch.fft.rfftn(x.to(torch.complex64)), TypeError, "rfftn expects a real-valued input tensor"),
     (lambda x: torch.fft.irfft(x[:, :1]), RuntimeError, r"Invalid number of data points \(0\) specified"),
     (lambda x: torch.fft.rfftn(x, dim=[]), RuntimeError, "rfftn must transform at least one axis"),
@@ -241,6 +242,33 @@ BAD = [
         "irfft expects a floating point output tensor, but got ComplexFloat",
     ),
     (lambda x: torch.fft.fft([1.0, 2.0]), TypeError, "must be Tensor, not list"),
+    (
+        lambda x: torch.fft.fft(x, dim=(0, 1)),
+        TypeError,
+        r"fft_fft\(\): argument 'dim' must be int, not tuple",
+    ),
+    (lambda x: torch.fft.ifft(x, n=2.0), TypeError, r"fft_ifft\(\): argument 'n' must be int, not float"),
+    (lambda x: torch.fft.rfft(x, n=True), TypeError, r"fft_rfft\(\): argument 'n' must be int, not bool"),
+    (lambda x: torch.fft.fft2(x, norm=3), TypeError, r"fft_fft2\(\): argument 'norm' must be str, not int"),
+    (
+        lambda x: torch.fft.fftn(x, s=[2.5]),
+        TypeError,
+        r"fft_fftn\(\): argument 's' must be tuple of ints, not list",
+    ),
+    (lambda x: torch.fft.rfftn(x, dim=1.0), TypeError, r"argument 'dim' must be tuple of ints, not float"),
+    (
+        lambda x: torch.fft.fftshift(x, dim=1.0),
+        TypeError,
+        r"fft_fftshift\(\): argument 'dim' must be tuple of ints",
+    ),
+    (
+        lambda x: torch.fft.ihfft2(x.to(torch.complex64)),
+        TypeError,
+        "Only supports floating-point dtypes, but found",
+    ),
+    (lambda x: torch.fft.rfft2(x.to(torch.complex64)), TypeError, "rfftn expects a real-valued input tensor"),
+    (lambda x: torch.fft.fftshift(x, dim=2), IndexError, "Dimension out of range"),
+    (lambda x: torch.fft.rfft2(x[0]), IndexError, r"expected to be in range of \[-1, 0\], but got -2"),
     (
         lambda x: torch.fft.fftfreq(5, dtype=torch.int64),
         RuntimeError,
@@ -586,3 +614,67 @@ def test_against_pytorch():
         np.testing.assert_allclose(
             mine.detach().numpy(), np.array(theirs[k]), rtol=1e-10, atol=1e-12, err_msg=k
         )
+
+
+def _sweep():
+    """Every transform over n/s, dim and norm combinations (valid and invalid), real and complex inputs."""
+    out = []
+    for f in ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]:
+        for n in [None, 1, 2, 3, 6, 9]:
+            for dim in [0, 1, -1, -2, 3]:
+                for norm in [None, "forward", "ortho"]:
+                    out += [(f, {"n": n, "dim": dim, "norm": norm}, cin) for cin in (False, True)]
+    shapes = [(None, None), ((3,), None), ((2, 5), None), ((-1, 4), None), (None, (0,)), (None, (2, 0))]
+    shapes += [(None, (1, 2, 0)), ((4, 3), (2, 0)), ((1, 2, 3), None), (None, (0, -1)), ((0, 2), None)]
+    shapes += [(None, (1, 1)), (None, []), ((2, 2, 2, 2), None)]
+    for f in ["fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fft2", "ifft2", "rfft2", "irfft2"]:
+        for f2 in [f, f.replace("n", "2")] if f.startswith(("h", "ih")) else [f]:
+            for s, dim in shapes:
+                kw = {"s": s, "norm": "ortho"} if dim is None else {"s": s, "dim": dim}
+                out += [(f2, kw, cin) for cin in (False, True)]
+    return out
+
+
+def test_sweep_against_pytorch():
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    xr = real(4, 5, 6)
+    xc = xr + 1j * real(4, 5, 6)
+    script = (
+        "import json, sys, torch\n"
+        "d = json.loads(sys.stdin.read())\n"
+        "xr = torch.tensor(d['xr'], dtype=torch.float64)\n"
+        "xc = torch.complex(xr, torch.tensor(d['xi'], dtype=torch.float64))\n"
+        "res = []\n"
+        "for f, kw, cin in d['cases']:\n"
+        "    try:\n"
+        "        y = getattr(torch.fft, f)(xc if cin else xr, **kw).resolve_conj()\n"
+        "        y = torch.view_as_real(y) if y.is_complex() else y\n"
+        "        res.append(['ok', str(y.dtype), y.flatten().tolist(), list(y.shape)])\n"
+        "    except Exception as e:\n"
+        "        res.append(['err', type(e).__name__, str(e).split(chr(10))[0]])\n"
+        "print(json.dumps(res))\n"
+    )
+    cases = _sweep()
+    payload = json.dumps({"xr": xr.tolist(), "xi": xc.imag.tolist(), "cases": cases})
+    res = subprocess.run(
+        [py, "-c", script], input=payload, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert res.returncode == 0, res.stderr
+    theirs = json.loads(res.stdout.strip().splitlines()[-1])
+    x_r, x_c = torch.tensor(xr), torch.tensor(xc)
+    for (f, kw, cin), want in zip(cases, theirs):
+        try:
+            y = getattr(torch.fft, f)(x_c if cin else x_r, **kw)
+            y = torch.view_as_real(y) if y.is_complex() else y
+            got = ["ok", str(y.dtype), y.flatten().tolist(), list(y.shape)]
+        except Exception as e:  # noqa: BLE001 - the outcome is compared
+            got = ["err", type(e).__name__, str(e).split("\n")[0]]
+        where = (f, kw, cin)
+        assert got[0] == want[0] and got[1] == want[1], (where, got[:3], want[:3])
+        if got[0] == "err":
+            assert got[2] == want[2], where
+        else:
+            assert got[3] == want[3], where
+            np.testing.assert_allclose(got[2], want[2], rtol=1e-10, atol=1e-10, err_msg=str(where))

@@ -56,6 +56,21 @@ def _check_input(fname, x):
         )
 
 
+def _check_args(fname, n=None, dim=None, s=None, dims=None, norm=None):
+    """PyTorch's parser's TypeErrors for arguments of the wrong kind (its words: fft_<name>(): argument ...)."""
+    for name, v in (("n", n), ("dim", dim)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"fft_{fname}(): argument '{name}' must be int, not {type(v).__name__}")
+    for name, v in (("s", s), ("dim", dims)):
+        ok = v is None or (isinstance(v, int) and not isinstance(v, bool))
+        if not ok and isinstance(v, (tuple, list)):
+            ok = all(isinstance(e, int) and not isinstance(e, bool) for e in v)
+        if not ok:
+            raise TypeError(f"fft_{fname}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+    if norm is not None and not isinstance(norm, str):
+        raise TypeError(f"fft_{fname}(): argument 'norm' must be str, not {type(norm).__name__}")
+
+
 def _promote(x, require_complex):
     """Integers and bool compute in the default dtype; half precision has no FFT here (PyTorch's CPU refuses
     it too; its CUDA path computes complex32, a dtype minitorch does not have)."""
@@ -132,6 +147,7 @@ def _out(fname, result, out, want_complex):
 
 def _c2c_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
+    _check_args(fname, n=n, dim=dim, norm=norm)
     x = _promote(x, True)
     d = _wrap(dim, x.dim())
     if n is not None:
@@ -144,6 +160,7 @@ def _c2c_1d(fname, x, n, dim, norm, forward, out):
 
 def _r2c_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
+    _check_args(fname, n=n, dim=dim, norm=norm)
     if x.dtype.is_complex:
         raise TypeError(f"{fname} expects a real input tensor, but got {scalar_name(x.dtype)}")
     x = _promote(x, False)
@@ -159,6 +176,7 @@ def _r2c_1d(fname, x, n, dim, norm, forward, out):
 
 def _c2r_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
+    _check_args(fname, n=n, dim=dim, norm=norm)
     if out is not None and not out.dtype.is_floating_point:
         raise RuntimeError(
             f"{fname} expects a floating point output tensor, but got {scalar_name(out.dtype)}"
@@ -238,6 +256,7 @@ def _shape_and_dims(x, s, dim):
 
 def _c2c_nd(fname, x, s, dim, norm, forward, out):
     _check_input(fname, x)
+    _check_args(fname, s=s, dims=dim, norm=norm)
     x = _promote(x, True)
     sizes, dims = _shape_and_dims(x, s, dim)
     x = _resize(x, dims, sizes)
@@ -259,6 +278,7 @@ def _c2r_shape_and_dims(fname, x, s, dim):
 
 def _rfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
+    _check_args(fname, s=s, dims=dim, norm=norm)
     if x.dtype.is_complex:
         raise TypeError(f"rfftn expects a real-valued input tensor, but got {scalar_name(x.dtype)}")
     sizes, dims = _shape_and_dims(x, s, dim)
@@ -270,6 +290,7 @@ def _rfftn(fname, x, s, dim, norm, out):
 
 def _irfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
+    _check_args(fname, s=s, dims=dim, norm=norm)
     sizes, dims, last = _c2r_shape_and_dims("irfftn", x, s, dim)
     x = _resize(_promote(x, True), dims, sizes)
     return _out(fname, c2r(x, dims, _norm_mode(norm, False), last), out, False)
@@ -277,7 +298,8 @@ def _irfftn(fname, x, s, dim, norm, out):
 
 def _hfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
-    sizes, dims, last = _c2r_shape_and_dims(fname, x, s, dim)
+    _check_args(fname, s=s, dims=dim, norm=norm)
+    sizes, dims, last = _c2r_shape_and_dims("hfftn", x, s, dim)
     x = _resize(_promote(x, True), dims, sizes)
     mode = _norm_mode(norm, True)
     if len(dims) > 1:
@@ -287,11 +309,12 @@ def _hfftn(fname, x, s, dim, norm, out):
 
 def _ihfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
-    if x.dtype.is_complex:
-        raise TypeError(f"ihfftn expects a real-valued input tensor, but got {scalar_name(x.dtype)}")
+    _check_args(fname, s=s, dims=dim, norm=norm)
     sizes, dims = _shape_and_dims(x, s, dim)
     if not sizes:
         raise RuntimeError("ihfftn must transform at least one axis")
+    if x.dtype.is_complex:  # PyTorch checks the shape arguments first, then the dtype
+        raise TypeError(f"Only supports floating-point dtypes, but found: {scalar_name(x.dtype)}")
     x = _resize(_promote(x, False), dims, sizes)
     mode = _norm_mode(norm, False)
     y = r2c(x, dims[-1:], mode, True).conj()
@@ -416,6 +439,7 @@ def rfftfreq(
 
 def _shift(fname, x, dim, inverse):
     _check_input(fname, x)
+    _check_args(fname, dims=dim)
     if dim is None:
         dims = list(range(x.dim()))
     else:
