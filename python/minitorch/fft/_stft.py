@@ -10,16 +10,17 @@ from minitorch.fft._prims import c2c, c2r, r2c
 _BY_ROOT_N, _NONE, _BY_N = 1, 0, 2
 
 
-def _fmt(x):
-    return f"{x.type()}[{', '.join(str(s) for s in x.shape)}]" if hasattr(x, "type") else repr(x)
-
-
-def _win_fmt(w):
-    return "None" if w is None else f"torch.{_tensor_type(w)}{{[{', '.join(str(s) for s in w.shape)}]}}"
-
-
-def _tensor_type(x):
-    return x.type().split(".")[-1]
+def _aten_type(x, open_="[", close="]"):
+    """How ATen's stft/istft name a tensor in their messages: torch.DoubleTensor[2, 9] for a real one (its legacy
+    type name), CPUComplexDoubleType[2, 9] for a complex one (which has none)."""
+    if x is None:
+        return "None"
+    sizes = ", ".join(str(s) for s in x.shape)
+    if x.dtype.is_complex:
+        name = f"{'CUDA' if x.is_cuda else 'CPU'}{scalar_name(x.dtype)}Type"
+    else:
+        name = x.type()
+    return f"{name}{open_}{sizes}{close}"
 
 
 def stft(
@@ -69,7 +70,7 @@ def stft(
             stacklevel=2,
         )
     head = (
-        f"stft({_fmt(input)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, window={_win_fmt(window)}, "
+        f"stft({_aten_type(input)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, window={_aten_type(window, '{[', ']}')}, "
         f"normalized={int(normalized)}, onesided={'None' if onesided is None else int(onesided)}, "
         f"return_complex={int(want_complex)}, align_to_window="
         f"{'None' if align_to_window is None else int(align_to_window)}) : "
@@ -154,8 +155,13 @@ def _pad_c(x, before, after):
 
 
 def _overlap_add(frames, length, n_fft, hop):
-    """Sums frames (C, n_frames, n_fft) of a real signal placed hop apart into (C, length): F.fold."""
+    """Sums frames (C, n_frames, n_fft) placed hop apart into (C, length): F.fold (each part of complex frames)."""
     import minitorch.nn.functional as F
+
+    if frames.dtype.is_complex:
+        return _complex(
+            _overlap_add(frames.real, length, n_fft, hop), _overlap_add(frames.imag, length, n_fft, hop)
+        )
 
     cols = frames.transpose(1, 2)  # (C, n_fft, n_frames)
     return F.fold(cols, (length, 1), (n_fft, 1), stride=(hop, 1)).reshape(frames.shape[0], length)
@@ -182,9 +188,8 @@ def istft(
             "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
         )
     head = (
-        f"istft({'CUDA' if input.is_cuda else 'CPU'}{scalar_name(input.dtype)}Type"
-        f"[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, hop_length={hop}, "
-        f"win_length={win}, window={_win_fmt(window)}, center={int(center)}, normalized={int(normalized)}, "
+        f"istft({_aten_type(input)}, n_fft={n_fft}, hop_length={hop}, "
+        f"win_length={win}, window={_aten_type(window, '{[', ']}')}, center={int(center)}, normalized={int(normalized)}, "
         f"onesided={'None' if onesided is None else int(onesided)}, "
         f"length={'None' if length is None else length}, return_complex={int(return_complex)}) : "
     )
@@ -255,14 +260,11 @@ def istft(
         frames = c2r(x.contiguous(), [2], norm, n_fft)
     frames = frames * w
     total = n_fft + hop * (n_frames - 1)
-    if frames.dtype.is_complex:
-        y = _complex(
-            _overlap_add(frames.real, total, n_fft, hop), _overlap_add(frames.imag, total, n_fft, hop)
-        )
-    else:
-        y = _overlap_add(frames, total, n_fft, hop)
-    wsq = (w.abs() ** 2 if w.dtype.is_complex else w * w).reshape(1, 1, n_fft).expand(1, n_frames, n_fft)
-    envelope = _overlap_add(wsq.contiguous(), total, n_fft, hop)
+    y = _overlap_add(frames, total, n_fft, hop)
+    # PyTorch divides by the overlap-added window squared (w * w, not |w|^2, for a complex window)
+    envelope = _overlap_add(
+        (w * w).reshape(1, 1, n_fft).expand(1, n_frames, n_fft).contiguous(), total, n_fft, hop
+    )
     start = n_fft // 2 if center else 0
     if length is not None:
         end = start + length
