@@ -759,3 +759,32 @@ def test_stft_istft_sweep_against_pytorch():
             else:
                 assert got[k + 1] == want[k + 1], i
                 np.testing.assert_allclose(got[k + 2], want[k + 2], rtol=1e-9, atol=1e-9, err_msg=str(i))
+
+
+def test_stft_gradient_reaches_the_window():
+    x = torch.tensor(real(2, 24))
+    assert gradcheck(
+        lambda w: torch.view_as_real(torch.stft(x, 8, hop_length=2, window=w, return_complex=True)), (_r(8),)
+    )
+    assert gradcheck(
+        lambda w: torch.view_as_real(
+            torch.stft(x, 8, hop_length=3, win_length=5, window=w, center=False, return_complex=True)
+        ),
+        (_r(5),),
+    )
+
+
+@pytest.mark.parametrize("name", ["fft2", "rfftn", "irfftn", "hfftn", "ihfft2"])
+def test_n_dimensional_float32(name, device):
+    ref = {
+        "fft2": lambda a: np.fft.fft2(a),
+        "rfftn": lambda a: np.fft.rfftn(a),
+        "irfftn": lambda a: np.fft.irfftn(a),
+        "hfftn": lambda a: _hfftn_ref(a, None, None, None),
+        "ihfft2": lambda a: _ihfftn_ref(a, None, (-2, -1), None),
+    }[name]
+    a = cplx(3, 8, 6) if name in ("fft2", "irfftn", "hfftn") else real(3, 8, 6)
+    single = a.astype(np.complex64 if np.iscomplexobj(a) else np.float32)
+    y = getattr(torch.fft, name)(T(single, device))
+    assert y.dtype in (torch.float32, torch.complex64)
+    close(y, ref(single.astype(np.complex128 if np.iscomplexobj(a) else np.float64)), torch.float32)
