@@ -760,3 +760,33 @@ def test_roll_combinations_unfold_parse_as_pytorch():
     np.testing.assert_array_equal(
         minitorch.roll(x, minitorch.tensor(-1), 0).numpy(), np.roll(np.arange(5.0), -1)
     )
+
+
+def test_method_int_lists_take_separate_ints_as_pytorch():
+    """A Tensor method whose first parameter is an int list takes it as separate ints, as PyTorch's parser
+    (t.flip(0, 1), t.dsplit(1, 2), t.sum_to_size(1, 4)); the function form does not (issue 34)"""
+    x = minitorch.arange(24.0).reshape(2, 3, 4)
+    xn = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(x.flip(0, 2).numpy(), xn[::-1, :, ::-1])
+    np.testing.assert_array_equal(x.flip(1).numpy(), xn[:, ::-1])
+    parts = x.dsplit(1, 3)
+    assert [tuple(p.shape) for p in parts] == [(2, 3, 1), (2, 3, 2), (2, 3, 1)]
+    np.testing.assert_array_equal(minitorch.ones(2, 4).sum_to_size(1, 4).numpy(), np.full((1, 4), 2.0))
+    cases = [
+        (lambda: minitorch.ones(3, 3).dsplit(1, 1), RuntimeError,
+         "torch.dsplit requires a tensor with at least 3 dimension, but got a tensor with 2 dimensions!"),
+        (lambda: minitorch.hsplit(minitorch.ones(3, 3), 1, 1), TypeError,
+         "hsplit() received an invalid combination of arguments - got (Tensor, int, int)"),
+        (lambda: minitorch.flip(minitorch.ones(3), 5), TypeError, "flip(): argument 'dims' (position 2) must be tuple of ints, not int"),
+        (lambda: minitorch.ones(3).flip(1, 2, 0), IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+        (lambda: minitorch.ones(3).flip([minitorch.tensor([0.5, 1.0])]), TypeError,
+         "flip(): argument 'dims' (position 1) must be tuple of ints, but found element of type Tensor at pos 0"),
+        (lambda: minitorch.ones(3).sum_to_size(minitorch.ones(0), 0, True), TypeError,
+         "sum_to_size() takes 1 positional argument but 3 were given"),
+        (lambda: minitorch.ones(4).split_with_sizes(minitorch.tensor([1, 3])), TypeError,
+         "split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not Tensor"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert type(e.value) is cls and msg in str(e.value), (msg, e.value)

@@ -961,3 +961,51 @@ def test_bilinear_unfold_fold_pixel_shuffle_checks_are_pytorchs():
     assert F.unfold(xb, 2).dtype == minitorch.bool
     bil = F.bilinear(_t(_rand(3)), _t(_rand(3, seed=1)), _t(_rand(4, 3, 3, seed=2)))
     _close(bil, np.einsum("i,oij,j->o", _rand(3), _rand(4, 3, 3, seed=2), _rand(3, seed=1)))
+
+
+def test_loss_dropout_adaptive_pool_checks_are_pytorchs():
+    """More of issue 34's findings, each call's class and words as PyTorch 2.15's: gaussian_nll_loss takes only
+    a float as a number var (any() refuses the bool an int var gives), dropout1d checks p before the rank,
+    the adaptive pools' _list_with_default (ValueError) and their C++ parser, max_pool1d/3d_with_indices' and
+    lp_pool3d's parser, binary_cross_entropy reads weight.size()"""
+    o = minitorch.ones
+    cases = [
+        (lambda: F.gaussian_nll_loss(o(3), o(3), 2), TypeError,
+         "any() received an invalid combination of arguments - got (bool), but expected one of:"),
+        (lambda: F.gaussian_nll_loss(o(3), o(3), False, -1), TypeError, "any() received an invalid combination"),
+        (lambda: F.gaussian_nll_loss(o(3), o(3), -1.0), ValueError, "var has negative entry/entries"),
+        (lambda: F.dropout1d(minitorch.tensor(2.0), -1), ValueError,
+         "dropout probability has to be between 0 and 1, but got -1"),
+        (lambda: F.adaptive_max_pool2d(minitorch.tensor(3.0), []), ValueError, "Input dimension should be at least 1"),
+        (lambda: F.adaptive_avg_pool2d(o(3), [0]), ValueError, "Input dimension should be at least 2"),
+        (lambda: nn.AdaptiveMaxPool2d([0, 1, 0])(o(2)), ValueError, "Input dimension should be at least 4"),
+        (lambda: F.adaptive_avg_pool2d(o(1, 4, 4), 2.5), TypeError,
+         "object of type 'float' has no len()"),
+        (lambda: F.max_pool1d_with_indices(minitorch.tensor(-1.7), minitorch.tensor([0, 0])), TypeError,
+         "max_pool1d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not Tensor"),
+        (lambda: F.max_pool1d_with_indices(o(2), 0, minitorch.tensor([1, 0])), TypeError,
+         "max_pool1d_with_indices(): argument 'stride' (position 3) must be tuple of ints, not Tensor"),
+        (lambda: F.max_pool3d_with_indices(o(2, 1), False), TypeError,
+         "max_pool3d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not bool"),
+        (lambda: F.max_pool3d(o(1, 2, 2, 2), 2, dilation=1.5), TypeError, "max_pool3d(): argument 'dilation' (position 5)"),
+        (lambda: F.avg_pool3d(o(1, 2, 2, 2), True), TypeError,
+         "avg_pool3d(): argument 'kernel_size' (position 2) must be tuple of ints, not bool"),
+        (lambda: F.lp_pool3d(o(4, 1), 2, True), TypeError,
+         "avg_pool3d(): argument 'kernel_size' (position 2) must be tuple of ints, not bool"),
+        (lambda: F.lp_pool3d(o(5), 2, o(10)), ValueError, "too many values to unpack (expected 3)"),
+        (lambda: F.binary_cross_entropy(o(2, 2), o(2, 2), 3), AttributeError, "'int' object has no attribute 'size'"),
+        (lambda: F.elu_(o(2, dtype=minitorch.int64), -0.5, False), NotImplementedError, "\"elu_cpu\" not implemented for 'Long'"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert type(e.value) is cls and msg in str(e.value), (msg, e.value)
+    # the valid calls: None sizes, elu_'s scales, a weight broadcast to the target
+    assert F.adaptive_max_pool2d(o(1, 4, 4), [None, 2]).shape == (1, 4, 2)
+    assert F.adaptive_avg_pool3d(o(1, 2, 2, 2), [None, 1, None]).shape == (1, 2, 1, 2)
+    x = minitorch.tensor([-1.0, 2.0])
+    assert F.elu_(x, 0.5, 2.0, 3.0) is x
+    _close(x, np.array([2.0 * 0.5 * np.expm1(-3.0), 4.0]), minitorch.float32)
+    w = np.array([1.0, 2.0, 3.0])
+    got = F.binary_cross_entropy(minitorch.full((2, 3), 0.25), o(2, 3), _t(w, minitorch.float32))
+    _close(got, np.mean(-np.log(0.25) * np.broadcast_to(w, (2, 3))), minitorch.float32)

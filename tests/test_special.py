@@ -3,9 +3,11 @@ erfinv, lgamma, digamma and polygamma are kernels of their own (csrc/kernels/fun
 
 import decimal
 import math
+import re
 
 import numpy as np
 import pytest
+import scipy.special
 
 import minitorch
 from minitorch import special
@@ -339,3 +341,21 @@ def test_incomplete_gamma_promotes_mixed_dtypes():
     half, f32 = minitorch.ones(2, dtype=minitorch.float16), minitorch.ones(2)
     assert minitorch.igammac(half, f32).dtype == minitorch.float32  # as PyTorch's binary kernels
     assert minitorch.special.gammainc(half, half).dtype == minitorch.float16
+
+
+def test_multigammaln_p_is_an_int():
+    """PyTorch's parser for special.multigammaln (issue 34): p is an int, not a float"""
+    with pytest.raises(
+        TypeError, match=re.escape("special_multigammaln(): argument 'p' must be int, not float")
+    ):
+        minitorch.special.multigammaln(minitorch.ones(2), p=-0.5)
+    with pytest.raises(
+        TypeError, match=re.escape("special_multigammaln(): argument 'p' (position 2) must be int, not float")
+    ):
+        minitorch.special.multigammaln(minitorch.ones(2), 1e30)
+    x = np.array([1.5, 3.0])
+    np.testing.assert_allclose(
+        minitorch.special.multigammaln(minitorch.tensor(x, dtype=minitorch.float64), 2).numpy(),
+        scipy.special.multigammaln(x, 2),
+        rtol=1e-12,
+    )

@@ -137,7 +137,9 @@ def translating(fn, name=None, method=False, checks="all"):
         # a function with PyTorch's signatures, installed as a Tensor method: the same checks with self taken
         # out of the signatures, so the positions count from the argument after self as PyTorch's do
         sigs = [params[1:] for params in parse["sigs"]]
-        return parsing(fn.__wrapped__, sigs, name or parse["name"], True, parse["upfront"], parse["positional"])
+        return parsing(
+            fn.__wrapped__, sigs, name or parse["name"], True, parse["upfront"], parse["positional"]
+        )
     if (
         not isinstance(fn, types.FunctionType)
         or getattr(fn, "__wrapped__", None) is not None
@@ -333,12 +335,29 @@ def _format_sig(params):
     return "(" + ", ".join(out) + ")"
 
 
+def _varargs(params, args, kwargs):
+    """PyTorch's parser takes an int list given as separate ints (one or more) when it is the first parameter
+    (a method's t.flip(0, 1), t.flip(0), t.view(2, 3)): those args as one tuple, else None"""
+    if (
+        args
+        and params
+        and params[0].kind == "int[]"
+        and not params[0].kw_only
+        and params[0].name not in kwargs
+        and all(_int_like(a, True) for a in args)
+    ):
+        return (tuple(args),)
+    return None
+
+
 def check_call(fname, signatures, args, kwargs, positional=False):
     """raises PyTorch's TypeError when no signature (each a string, see above) takes (args, kwargs).
     positional: the messages give every argument's position, as for a Python function of PyTorch's that
     hands all its arguments to the C++ op by position."""
     sigs = [_signature(s) if isinstance(s, str) else s for s in signatures]
+    given = args
     for params in sigs:
+        args = _varargs(params, given, kwargs) or given
         bound = _bind(params, args, kwargs)
         if bound is not None and all(_accepts(p, bound[p.name]) for p in params if p.name in bound):
             for i, p in enumerate(params):
@@ -347,7 +366,8 @@ def check_call(fname, signatures, args, kwargs, positional=False):
                     err = _element_error(fname, p, bound[p.name], where)
                     if err is not None:
                         raise err
-            return
+            return args
+    args = given
     if len(sigs) == 1:
         params = sigs[0]
         by_pos = [p for p in params if not p.kw_only]
@@ -402,7 +422,10 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            check_call(fname, sigs, args[skip:], kwargs, positional)
+            rest = args[skip:]
+            parsed = check_call(fname, sigs, rest, kwargs, positional)
+            if parsed is not rest:  # separate ints taken as the int list
+                args = args[:skip] + parsed
             return fn(*args, **kwargs)
 
         checked._parse = parse
@@ -413,11 +436,14 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError):
+            rest = args[skip:]
             try:
-                check_call(fname, sigs, args[skip:], kwargs, positional)
+                parsed = check_call(fname, sigs, rest, kwargs, positional)
             except TypeError as e:
                 raise e from None
-            raise
+            if parsed is rest:
+                raise
+        return fn(*(args[:skip] + parsed), **kwargs)  # separate ints taken as the int list
 
     on_error._parse = parse
     return on_error

@@ -58,6 +58,7 @@ def clone(input, *, memory_format=None):
     return input.clone(memory_format=memory_format)
 
 
+@_argcheck.parses("Tensor input, int[] dims", upfront=False)
 def flip(input, dims):
     """Reverses the order of elements along each of `dims` (a copy, as torch.flip)."""
     nd = input.dim()
@@ -433,16 +434,22 @@ def _np_split(input, sections, dim, name, min_dims):
     return tensor_split(input, sections, dim)
 
 
+_NP_SPLIT = ("Tensor input, int sections", "Tensor input, int[] indices")
+
+
+@_argcheck.parses(*_NP_SPLIT, upfront=False)
 def hsplit(input, indices_or_sections):
     """Splits along dim 1 (dim 0 for 1-d tensors); an int must divide that dim evenly."""
     return _np_split(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
 
 
+@_argcheck.parses(*_NP_SPLIT, upfront=False)
 def vsplit(input, indices_or_sections):
     """Splits a tensor of at least 2 dims along dim 0; an int must divide that dim evenly."""
     return _np_split(input, indices_or_sections, 0, "vsplit", 2)
 
 
+@_argcheck.parses(*_NP_SPLIT, upfront=False)
 def dsplit(input, indices_or_sections):
     """Splits a tensor of at least 3 dims along dim 2; an int must divide that dim evenly."""
     return _np_split(input, indices_or_sections, 2, "dsplit", 3)
@@ -1218,6 +1225,7 @@ def _prod(xs):
     return p
 
 
+@_argcheck.parses("int[] size", method=True, upfront=False)
 def sum_to_size(self, *size):
     """`self` summed over its broadcast dims down to `size` (which must expand to self's shape)."""
     size = list(_as_list(size)) if size else []
@@ -1275,6 +1283,7 @@ def tensor_mH(self):
     return _C.conj(self.transpose(-2, -1))
 
 
+@_argcheck.parses("Tensor input, int[] split_sizes, int dim=0")
 def split_with_sizes(input, split_sizes, dim=0):
     """Views of `input` along `dim` of lengths `split_sizes` (which must sum to its size there)."""
     d = _wrap(dim, input.dim())

@@ -20,10 +20,11 @@ which the 2-D kernels refuse but PyTorch's 3-D CPU kernels accept, take exact in
 windows (no gradient needed there). A native oneDNN/cuDNN 3-D kernel is future C++ work; these functions keep
 PyTorch's argument checks and messages so swapping the kernel in changes nothing visible."""
 
+import collections.abc
 import operator
 import warnings
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import cpp_name, scalar_name
 
@@ -803,8 +804,15 @@ def avg_pool3d(
 
 
 # ------------------------------------------------------------------------------------------ adaptive pools
-def _adaptive_size(output_size, input):
-    """PyTorch's _list_with_default: None entries take the input's trailing sizes; an int stays as given."""
+def _adaptive_size(output_size, input, fn):
+    """PyTorch's _list_with_default (None entries take the input's trailing sizes; an int, a bool too, stays as
+    given), then its C++ op's parser (which refuses a bool), as three sizes."""
+    if not isinstance(output_size, int):
+        out = list(output_size)
+        if input.dim() <= len(out):
+            raise ValueError(f"Input dimension should be at least {len(out) + 1}")
+        output_size = [v if v is not None else dflt for v, dflt in zip(out, list(input.shape)[-len(out) :])]
+    _argcheck.check_call(fn, ["Tensor input, int[3] output_size"], (input, output_size), {})
     if isinstance(output_size, int):
         return [output_size] * 3
     out = list(output_size)
@@ -818,7 +826,9 @@ def adaptive_avg_pool3d(input, output_size):
 
     Composed from the 2-D adaptive pool over (H, W) and a mean over the depth windows (a mean of equal-weight
     plane means); a native 3-D kernel is future C++ work."""
-    out = _adaptive_size(output_size, input)
+    out = _adaptive_size(output_size, input, "adaptive_avg_pool3d")
+    if input.dim() < 3:
+        input.size(-3)  # ATen reads the depth before its checks: an IndexError for fewer dims
     if len(out) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
     if any(o < 0 for o in out):
@@ -846,7 +856,7 @@ def adaptive_avg_pool3d(input, output_size):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over adaptive windows per axis, PyTorch's F.adaptive_max_pool3d; with return_indices, flat indices
     into D*H*W. Composed from the 2-D adaptive max pool over (H, W) and a max over depth windows."""
-    out = _adaptive_size(output_size, input)
+    out = _adaptive_size(output_size, input, "adaptive_max_pool3d")
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {_sizes(input)}")
     _check_nonempty(input, "adaptive_max_pool3d()", 1)
@@ -883,7 +893,10 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 # ------------------------------------------------------------------------------------------- lp_pool3d
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 3-D window of x^p)^(1/p), PyTorch's F.lp_pool3d (inf norms as max pools)."""
-    kd, kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    # PyTorch's _triple: any iterable taken apart (a tensor, a string), a bare value repeated
+    kd, kw, kh = (
+        tuple(kernel_size) if isinstance(kernel_size, collections.abc.Iterable) else (kernel_size,) * 3
+    )
     if isinstance(norm_type, (int, float)):
         if norm_type == 0:
             raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
@@ -891,5 +904,16 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
             return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
         if norm_type == -float("inf"):
             return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    x = input.pow(norm_type)
+    # PyTorch's lp_pool3d calls the C++ avg_pool3d, whose parser sees the arguments first
+    _argcheck.check_call(
+        "avg_pool3d", [_AVG_POOL3D], (x, kernel_size, [] if stride is None else stride, 0, ceil_mode), {}
+    )
+    out = avg_pool3d(x, kernel_size, stride, 0, ceil_mode)
     return (_C.sign(out) * _C.relu(out.abs())).mul(kd * kw * kh).pow(1.0 / norm_type)
+
+
+_AVG_POOL3D = (
+    "Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, "
+    "bool count_include_pad=True, int? divisor_override=None"
+)

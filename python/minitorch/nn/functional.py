@@ -7,6 +7,7 @@ import warnings
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.functional import broadcast_shapes as _broadcast_shapes
 
 _nn = _C._nn
 
@@ -359,6 +360,8 @@ def _feature_dropout(input, p, training, inplace, batched_dim, name):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:  # PyTorch's F.dropout1d checks p before the rank
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if isinstance(input, _C.Tensor) and input.dim() not in (
         2,
         3,
@@ -513,12 +516,37 @@ def adaptive_avg_pool1d(input, output_size):
     return _nn.adaptive_avg_pool1d(input, output_size)
 
 
+def _list_with_default(out_size, input):
+    """PyTorch's F-level output size of the adaptive pools: an int as given; a list needs more input dims than
+    its length, and its None entries take the input's trailing sizes"""
+    if isinstance(out_size, int):
+        return out_size
+    defaults = input.size()
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size) :])]
+
+
+_adaptive_avg_pool2d = _argcheck.parsing(
+    _nn.adaptive_avg_pool2d.__call__,
+    ["Tensor input, int[2] output_size"],
+    "adaptive_avg_pool2d",
+    upfront=False,
+)
+_adaptive_max_pool2d = _argcheck.parsing(
+    _nn.adaptive_max_pool2d.__call__,
+    ["Tensor input, int[2] output_size"],
+    "adaptive_max_pool2d",
+    upfront=False,
+)
+
+
 def adaptive_avg_pool2d(input, output_size):
-    return _nn.adaptive_avg_pool2d(input, output_size)
+    return _adaptive_avg_pool2d(input, _list_with_default(output_size, input))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    out, idx = _nn.adaptive_max_pool2d(input, output_size)
+    out, idx = _adaptive_max_pool2d(input, _list_with_default(output_size, input))
     return (out, idx) if return_indices else out
 
 
@@ -872,6 +900,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
             "deprecated. Please ensure they have the same size."
         )
+    if weight is not None:  # PyTorch's Python reads weight.size() and expands it to the target's shape
+        new_size = _broadcast_shapes(tuple(target.size()), tuple(weight.size()))
+        weight = weight.expand(new_size)
     return _nn.binary_cross_entropy(input, target, weight, reduction)
 
 
@@ -1023,17 +1054,28 @@ def poisson_nll_loss(
     return _reduce_loss(loss, reduction)
 
 
+_ANY = (
+    "Tensor input, *, Tensor? out=None",
+    "Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None",
+    "Tensor input, int dim, bool keepdim=False, *, Tensor? out=None",
+)
+
+
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 * (log(max(var, eps)) + (input - target)^2 / max(var, eps)), plus 0.5 * log(2 pi) when full.
 
     var has input's shape, or one dimension less (the last), or input's shape with exactly one dimension of
     size 1 (a variance shared along it); a Python float is one variance for every element."""
-    if isinstance(var, (int, float)) and not isinstance(var, bool):
+    if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * _C.ones_like(input)
-    elif bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    else:
+        # PyTorch's torch.any(var < 0): an int or bool var gives a bool there, which any() refuses
+        neg = var < 0
+        _argcheck.check_call("any", _ANY, (neg,), {})
+        if bool(neg.any()):
+            raise ValueError("var has negative entry/entries")
     in_shape, var_shape = tuple(input.shape), tuple(var.shape)
     if var_shape != in_shape:
         if in_shape[:-1] == var_shape:
@@ -1614,9 +1656,14 @@ def _pair(x):
 
 
 # ---- activations: in-place spellings, shrinks, PReLU, RReLU
-def elu_(input, alpha=1.0):
-    """In-place elu: writes elu(input) into input and returns it."""
-    return elu(input, alpha, inplace=True)
+@_argcheck.parses("Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1")
+def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
+    """In-place elu (PyTorch's C++ elu_, with its scale and input_scale): writes
+    scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) into input and returns it."""
+    if scale == 1 and input_scale == 1:
+        return elu(input, alpha, inplace=True)
+    _floating(input, "elu")
+    return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x * input_scale)) * scale)
 
 
 def celu_(input, alpha=1.0):
@@ -1963,6 +2010,9 @@ def max_pool1d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
     """max_pool1d returning (values, indices)."""
+    _argcheck.check_call("max_pool1d_with_indices", [
+        "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
+    ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
@@ -2340,7 +2390,7 @@ _argcheck.translate_module(
      "pixel_shuffle", "pixel_unshuffle", "prelu", "rrelu_", "selu_", "softplus", "softshrink", "threshold_"],
 )  # fmt: skip
 # ...these are Python that hands the tensors and numbers straight to a C++ op (a bool is only a truth value)...
-_argcheck.translate_module(globals(), ["max_pool1d_with_indices", "rrelu"], checks="numbers")
+_argcheck.translate_module(globals(), ["rrelu"], checks="numbers")
 # ...and these have PyTorch's signatures checked as its parser does (F.rms_norm is Python in PyTorch, handing
 # its arguments to torch.rms_norm by position)
 rms_norm = _argcheck.parsing(
@@ -2362,14 +2412,40 @@ from minitorch.nn._conv3d import (
     conv_transpose3d,
     lp_pool3d,
     max_pool3d,
-    max_pool3d_with_indices,
 )
 
 # a plain value where a tensor belongs: PyTorch's TypeError, not the AttributeError the composition meets (the
 # adaptive pools and lp_pool3d are Python in PyTorch, whose AttributeError they keep)
-_argcheck.translate_module(
-    globals(), ["avg_pool3d", "max_pool3d", "max_pool3d_with_indices"], checks="tensors"
-)
+# the 3-D pools are C++ ops in PyTorch (max_pool3d behind a few lines of Python that pass stride=[] for None):
+# its parser decides every argument's kind first
+_MAX_POOL3D = [
+    "Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False"
+]
+_max_pool3d = max_pool3d
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _argcheck.check_call("max_pool3d_with_indices" if return_indices else "max_pool3d", _MAX_POOL3D,
+                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
+                         True)  # fmt: skip
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+max_pool3d.__doc__ = _max_pool3d.__doc__
+
+
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool3d returning (values, indices)."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+avg_pool3d = _argcheck.parsing(
+    avg_pool3d,
+    [("Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, "
+      "bool count_include_pad=True, int? divisor_override=None")],
+)  # fmt: skip
 # the convolutions are C++ ops in PyTorch: its parser decides every argument's kind first
 _CONV3D = "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, {} padding={}, int[3] dilation=1, int groups=1"
 conv3d = _argcheck.parsing(conv3d, [_CONV3D.format("int[3]", "0"), _CONV3D.format("str", '"valid"')])

@@ -222,6 +222,7 @@ def psi(input):
     return digamma(input)
 
 
+@_argcheck.parses("Tensor input, int p", name="special_multigammaln")
 def multigammaln(input, p):
     """The log multivariate gamma function of dimension p: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi)."""
     return _cm.mvlgamma(input, p)
