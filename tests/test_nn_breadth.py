@@ -1009,3 +1009,27 @@ def test_loss_dropout_adaptive_pool_checks_are_pytorchs():
     w = np.array([1.0, 2.0, 3.0])
     got = F.binary_cross_entropy(minitorch.full((2, 3), 0.25), o(2, 3), _t(w, minitorch.float32))
     _close(got, np.mean(-np.log(0.25) * np.broadcast_to(w, (2, 3))), minitorch.float32)
+
+
+def test_adaptive_avg_pool_of_size_one_is_a_mean_over_trailing_dims():
+    """ATen's shortcut for output size 1 (issue 34): a mean over the last two (three) dims whatever the rank,
+    so other ranks work and fewer dims fail in mean's IndexError, as PyTorch 2.15's"""
+    x = _rand(2, 3, 4, 5, 6, seed=40)
+    _close(F.adaptive_avg_pool2d(_t(x), 1), x.mean((-1, -2), keepdims=True))
+    _close(F.adaptive_avg_pool2d(_t(x[0, 0, 0]), 1), x[0, 0, 0].mean(keepdims=True).reshape(1, 1))
+    _close(F.adaptive_avg_pool3d(_t(x[0, 0]), 1), x[0, 0].mean(keepdims=True).reshape(1, 1, 1))
+    _close(
+        F.adaptive_avg_pool3d(_t(x, noncontig=True), [1, 1, 1]),
+        np.swapaxes(x, -1, -2).mean((-1, -2, -3), keepdims=True),
+    )
+    assert gradcheck(lambda t: F.adaptive_avg_pool2d(t, 1), (_leaf(x[0, :2, :3, :3]),))
+    with pytest.raises(
+        IndexError, match=re.escape("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    ):
+        F.adaptive_avg_pool2d(minitorch.ones(4), 1)
+    with pytest.raises(
+        RuntimeError, match=re.escape("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got [5]")
+    ):
+        F.adaptive_avg_pool3d(minitorch.ones(5), 0)
+    with pytest.raises(RuntimeError, match="elements of output_size must be greater than or equal to 0"):
+        nn.AdaptiveAvgPool3d(-3)(minitorch.ones(4))

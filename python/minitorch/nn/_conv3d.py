@@ -827,8 +827,6 @@ def adaptive_avg_pool3d(input, output_size):
     Composed from the 2-D adaptive pool over (H, W) and a mean over the depth windows (a mean of equal-weight
     plane means); a native 3-D kernel is future C++ work."""
     out = _adaptive_size(output_size, input, "adaptive_avg_pool3d")
-    if input.dim() < 3:
-        input.size(-3)  # ATen reads the depth before its checks: an IndexError for fewer dims
     if len(out) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
     if any(o < 0 for o in out):
@@ -836,6 +834,10 @@ def adaptive_avg_pool3d(input, output_size):
             "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received "
             f"{{{out[0]}, {out[1]},{out[2]}}}"
         )
+    if out == [1, 1, 1]:
+        # ATen's global-average shortcut: a mean over the last three dims, whatever the rank (its IndexError
+        # for fewer than three)
+        return input.mean((-1, -2, -3), keepdim=True)
     _check_nonempty(input, "adaptive_avg_pool3d()", 1)
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {_sizes(input)}")

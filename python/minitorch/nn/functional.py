@@ -542,7 +542,12 @@ _adaptive_max_pool2d = _argcheck.parsing(
 
 
 def adaptive_avg_pool2d(input, output_size):
-    return _adaptive_avg_pool2d(input, _list_with_default(output_size, input))
+    size = _list_with_default(output_size, input)
+    if (size == 1 or (isinstance(size, (list, tuple)) and list(size) == [1, 1])) and type(size) is not bool:
+        # ATen's global-average shortcut: a mean over the last two dims, whatever the rank (its IndexError
+        # for fewer than two)
+        return input.mean((-1, -2), keepdim=True)
+    return _adaptive_avg_pool2d(input, size)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
