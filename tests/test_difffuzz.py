@@ -27,8 +27,10 @@ DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 # answer NotImplemented as PyTorch's and Python in-place composites keep their backward; accepted_bad 1.05 % and
 # exc_type 2.0 % after the padding, dropout1d, tolerance and endpoint checks. The fourth session added ~400 names
 # (linalg's decompositions, sparse, 3-D layers, legacy API) and still measured exc_type 1.83 %, accepted_bad
-# 1.03 %, missing 0.75 % once the in-place composites named wrong arguments.
-LIMITS = {"accepted_bad": 0.011, "missing": 0.008, "exc_type": 0.019}
+# 1.03 %, missing 0.75 % once the in-place composites named wrong arguments. Then PyTorch's argument parser for
+# the Python composites (_argcheck.check_call) and F's Python checks in PyTorch's order: exc_type 0.85 %, missing
+# 0.68 %, accepted_bad 0.93 % (issue 34's helper; fresh seeds 401/402 in docs/reliability.md).
+LIMITS = {"accepted_bad": 0.0096, "missing": 0.0072, "exc_type": 0.0090}
 
 
 def known_differences():
