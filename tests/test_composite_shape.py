@@ -772,6 +772,12 @@ def test_method_int_lists_take_separate_ints_as_pytorch():
     parts = x.dsplit(1, 3)
     assert [tuple(p.shape) for p in parts] == [(2, 3, 1), (2, 3, 2), (2, 3, 1)]
     np.testing.assert_array_equal(minitorch.ones(2, 4).sum_to_size(1, 4).numpy(), np.full((1, 4), 2.0))
+    # not when the int list has a second positional parameter: t.roll(4, 1) is shifts=4 along dim 1
+    np.testing.assert_array_equal(x.roll(4, 1).numpy(), np.roll(xn, 4, 1))
+    with pytest.raises(
+        IndexError, match=re.escape("Dimension out of range (expected to be in range of [-3, 2], but got 3)")
+    ):
+        x.roll(4, 3)
     cases = [
         (lambda: minitorch.ones(3, 3).dsplit(1, 1), RuntimeError,
          "torch.dsplit requires a tensor with at least 3 dimension, but got a tensor with 2 dimensions!"),

@@ -6,6 +6,7 @@ batches and every float dtype; the composites (mse, l1, smooth_l1, huber, bce, b
 soft_margin) over reductions, broadcasting and dtypes. Every device present.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -850,3 +851,20 @@ def test_binary_cross_entropy_weight_grad_and_double_backward(device, reduction)
     w = mt(rand((4,), minitorch.float64, rng, 0.5, 2.0), minitorch.float64, device, True)
     assert gradcheck(lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction), (x, t, w))
     assert gradgradcheck(lambda a, b: F.binary_cross_entropy(a, b, w.detach(), reduction), (x, t))
+
+
+def test_cross_entropy_with_a_0d_target_fails_as_pytorch():
+    """ATen's order for a 0-d target (issue 34): a batched input compares batch sizes (the 0-d target's counts
+    as 0, a ValueError), a 0-d input with a probability target reads its class dim 1 (an IndexError); a 1-D
+    input takes a 0-d class index"""
+    nf = minitorch.nn.functional
+    for target in (minitorch.tensor(1), minitorch.tensor(1.5)):
+        with pytest.raises(
+            ValueError, match=re.escape("Expected input batch_size (2) to match target batch_size (0).")
+        ):
+            nf.cross_entropy(minitorch.ones(2, 5, 1, 2), target)
+    with pytest.raises(IndexError, match=re.escape("Dimension specified as 1 but tensor has no dimensions")):
+        nf.cross_entropy(minitorch.tensor(-0.76), minitorch.tensor(0.5))
+    logits = np.array([0.5, -1.0, 2.0, 0.0, 1.0])
+    got = nf.cross_entropy(minitorch.tensor(logits), minitorch.tensor(2))
+    np.testing.assert_allclose(got.item(), -(logits[2] - np.log(np.exp(logits).sum())), rtol=1e-12)

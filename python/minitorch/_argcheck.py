@@ -336,11 +336,13 @@ def _format_sig(params):
 
 
 def _varargs(params, args, kwargs):
-    """PyTorch's parser takes an int list given as separate ints (one or more) when it is the first parameter
-    (a method's t.flip(0, 1), t.flip(0), t.view(2, 3)): those args as one tuple, else None"""
+    """PyTorch's parser takes an int list given as separate ints (one or more) when it is the only positional
+    parameter (a method's t.flip(0, 1), t.flip(0), t.view(2, 3); not t.roll(4, 3), shifts then dims): those args
+    as one tuple, else None"""
     if (
         args
         and params
+        and sum(1 for p in params if not p.kw_only) == 1  # the int list is the only positional parameter
         and params[0].kind == "int[]"
         and not params[0].kw_only
         and params[0].name not in kwargs

@@ -860,6 +860,13 @@ def cross_entropy(
 ):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
+    if isinstance(target, _C.Tensor) and target.dim() == 0 and isinstance(input, _C.Tensor):
+        # ATen's paths for a 0-d target: probabilities of a 0-d input read its class dim 1 (an IndexError);
+        # class indices of a batched input compare batch sizes, a 0-d target's counting as 0
+        if input.dim() == 0 and target.is_floating_point():
+            input.size(1)
+        if input.dim() >= 2:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size (0).")
     return _nn.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
