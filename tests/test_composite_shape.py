@@ -772,6 +772,8 @@ def test_method_int_lists_take_separate_ints_as_pytorch():
     parts = x.dsplit(1, 3)
     assert [tuple(p.shape) for p in parts] == [(2, 3, 1), (2, 3, 2), (2, 3, 1)]
     np.testing.assert_array_equal(minitorch.ones(2, 4).sum_to_size(1, 4).numpy(), np.full((1, 4), 2.0))
+    assert tuple(minitorch.ones(4).tile(3, 0).shape) == (3, 0)
+    np.testing.assert_array_equal(minitorch.arange(2.0).tile(2, 2).numpy(), np.tile(np.arange(2.0), (2, 2)))
     # not when the int list has a second positional parameter: t.roll(4, 1) is shifts=4 along dim 1
     np.testing.assert_array_equal(x.roll(4, 1).numpy(), np.roll(xn, 4, 1))
     with pytest.raises(

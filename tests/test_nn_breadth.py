@@ -1033,3 +1033,22 @@ def test_adaptive_avg_pool_of_size_one_is_a_mean_over_trailing_dims():
         F.adaptive_avg_pool3d(minitorch.ones(5), 0)
     with pytest.raises(RuntimeError, match="elements of output_size must be greater than or equal to 0"):
         nn.AdaptiveAvgPool3d(-3)(minitorch.ones(4))
+
+
+def test_hardtanh_inplace_is_atens_op():
+    """F.hardtanh_ is PyTorch's C++ op (issue 34): no min_val <= max_val check there (min_val > max_val gives
+    max_val everywhere, as PyTorch 2.15's kernel), no bools, integers keep their dtype; F.hardtanh keeps its
+    Python check"""
+    x = minitorch.tensor([1.8, 1.3, -0.5, 2.5])
+    assert F.hardtanh_(x, 2) is x and x.tolist() == [1.0, 1.0, 1.0, 1.0]
+    i = minitorch.tensor([1, 5, -3])
+    assert F.hardtanh_(i, 0, 2).tolist() == [1, 2, 0] and i.dtype == minitorch.int64
+    for call in (
+        lambda: F.hardtanh_(minitorch.tensor(False), False),
+        lambda: F.hardtanh(minitorch.tensor([True]), 0, 1),
+    ):
+        with pytest.raises(NotImplementedError, match="Bool inputs not supported for hardtanh"):
+            call()
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(minitorch.ones(2), 2, 1)
+    _close(F.hardtanh(_t(_rand(5, seed=41)), -0.5, 0.5), np.clip(_rand(5, seed=41), -0.5, 0.5))

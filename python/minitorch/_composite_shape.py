@@ -235,6 +235,7 @@ def combinations(input, r=2, with_replacement=False):
     return _C.stack([input.index_select(0, i) for i in idx], 1)
 
 
+@_argcheck.parses("Tensor input, int[] dims", upfront=False)
 def tile(input, dims):
     """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
     dims = _as_dims(dims)

@@ -199,9 +199,17 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if min_val > max_val:
+    if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
-    if not input.is_floating_point() and input.dtype != _C.bool:
+    return _hardtanh(input, min_val, max_val, inplace)
+
+
+def _hardtanh(input, min_val, max_val, inplace):
+    """ATen's hardtanh: no bools; an integer input keeps its dtype; min_val > max_val gives max_val everywhere
+    (the kernel's min(max(x, min_val), max_val), as clamp)"""
+    if input.dtype == _C.bool:
+        raise NotImplementedError("Bool inputs not supported for hardtanh")
+    if not input.is_floating_point():
         min_val, max_val = int(min_val), int(max_val)  # PyTorch keeps an integer input's dtype
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
@@ -1694,8 +1702,9 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    """In-place hardtanh: clamps input to [min_val, max_val] in place and returns it."""
-    return hardtanh(input, min_val, max_val, inplace=True)
+    """In-place hardtanh (PyTorch's C++ hardtanh_, without F.hardtanh's min_val <= max_val check): clamps input
+    to [min_val, max_val] in place and returns it."""
+    return _hardtanh(input, min_val, max_val, True)
 
 
 def threshold_(input, threshold, value):
