@@ -1616,6 +1616,30 @@ ORACLE = {
     ("dropout_stub", "int8"): ("err", "NotImplementedError", "\"fused_dropout\" not implemented for 'Char'"),
     ("dropout_stub", "uint8"): ("err", "NotImplementedError", "\"fused_dropout\" not implemented for 'Byte'"),
     ("dropout_stub", "bool"): ("err", "NotImplementedError", "\"fused_dropout\" not implemented for 'Bool'"),
+    ("eig_stub", "float32"): (
+        "ok",
+        [0.7752550840377808, 2.500000238418579, 3.224745750427246, 0.0, 0.0, 0.0],
+    ),
+    ("eig_stub", "float64"): (
+        "ok",
+        [0.7752551286084111, 2.5000000000000013, 3.224744871391588, 0.0, 0.0, 0.0],
+    ),
+    ("eig_stub", "float16"): (
+        "err",
+        "NotImplementedError",
+        "\"linalg_eig_out_cpu\" not implemented for 'Half'",
+    ),
+    ("eig_stub", "bfloat16"): (
+        "err",
+        "NotImplementedError",
+        "\"linalg_eig_out_cpu\" not implemented for 'BFloat16'",
+    ),
+    ("eig_stub", "int64"): ("err", "RuntimeError", "Unknown Complex ScalarType for Long"),
+    ("eig_stub", "int32"): ("err", "RuntimeError", "Unknown Complex ScalarType for Int"),
+    ("eig_stub", "int16"): ("err", "RuntimeError", "Unknown Complex ScalarType for Short"),
+    ("eig_stub", "int8"): ("err", "RuntimeError", "Unknown Complex ScalarType for Char"),
+    ("eig_stub", "uint8"): ("err", "RuntimeError", "Unknown Complex ScalarType for Byte"),
+    ("eig_stub", "bool"): ("err", "RuntimeError", "Unknown Complex ScalarType for Bool"),
     ("eigh_stub", "float32"): ("ok", [1.4714564085006714, 2.899594783782959, 4.628948211669922]),
     ("eigh_stub", "float64"): ("ok", [1.4714563717218356, 2.899595121763446, 4.628948506514719]),
     ("eigh_stub", "float16"): (

@@ -220,7 +220,6 @@ def test_item_and_python_numbers():
     assert bool(torch.tensor(1j)) and not bool(torch.tensor(0j))
 
 
-@pytest.mark.xfail(strict=True, reason="C++: tolist() has no complex dispatch (bind_tensor.cpp)")
 def test_tolist_gives_python_complex():
     assert torch.tensor([[1 + 2j], [3 - 1j]]).tolist() == [[1 + 2j], [3 - 1j]]
 
@@ -435,9 +434,6 @@ def test_sum_mean(dtype):
     close(torch.trace(torch.tensor(a[0, :, :4], dtype=dtype)), np.trace(a[0, :, :4]), rtol=tol, atol=tol)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="C++: keepdim=True of a complex sum builds a [..., 1, 2] view it cannot read"
-)
 def test_sum_keepdim():
     a = crandn(3, 4)
     close(torch.tensor(a, dtype=C128).sum(1, keepdim=True), a.sum(axis=1, keepdims=True))
@@ -467,15 +463,11 @@ def test_vector_norms_of_complex():
     close(torch.renorm(t, 2, 0, 1.0), np.where(rows > 1, a / (rows + 1e-7), a))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="C++: torch.norm/Tensor.norm (reduce.cpp) and _foreach_norm refuse complex"
-)
 def test_tensor_norm_of_complex():
     a = crandn(4)
     close(torch.tensor(a, dtype=C128).norm(), np.linalg.norm(a))
 
 
-@pytest.mark.xfail(strict=True, reason="C++: std/var (reduce.cpp check_float) refuse complex")
 def test_var_of_complex():
     a = crandn(5)
     close(torch.var(torch.tensor(a, dtype=C128)), np.var(a, ddof=1))
@@ -541,14 +533,7 @@ def test_matmul_mixed_real_complex_refused():
 # -------------------------------------------------------------------------------- shape ops and indexing
 
 
-_C128_MOVES = pytest.mark.xfail(
-    strict=True,
-    reason="C++: the byte-moving gather/index/flip kernels (kernels/cpu/index.cpp 'only the width matters' "
-    "switches) have no 16-byte case, so complex128 moves 8 of its 16 bytes",
-)
-
-
-@pytest.mark.parametrize("dtype", [C64, pytest.param(C128, marks=_C128_MOVES)])
+@pytest.mark.parametrize("dtype", [C64, C128])
 def test_shape_and_index_ops_keep_values(dtype):
     a = np_of(torch.tensor(crandn(3, 4), dtype=dtype)).astype(np.complex128)
     t = torch.tensor(a, dtype=dtype)
@@ -587,19 +572,12 @@ def test_shape_and_index_ops_keep_values(dtype):
     close(torch.zeros(3, dtype=dtype).fill_(2j), np.full(3, 2j))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="C++: addmm refuses a float beta/alpha for complex operands (linalg.cpp's integral check)",
-)
 def test_addmm_with_float_and_complex_scalars():
     a, b, c = crandn(2, 3), crandn(3, 2, seed=1), crandn(2, 2, seed=2)
     ta, tb, tc = (torch.tensor(x, dtype=C128) for x in (a, b, c))
     close(torch.addmm(tc, ta, tb, beta=0.5, alpha=2 - 1j), 0.5 * c + (2 - 1j) * (a @ b))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="C++: where's kernel has no complex path (masked_fill, tril, triu use it)"
-)
 def test_where_and_masked_fill():
     a, b = crandn(3), crandn(3, seed=1)
     c = torch.tensor([True, False, True])
@@ -1102,15 +1080,58 @@ def test_complex_gradient_of_holomorphic_output_with_grad_output():
 
 def test_nodes_outside_the_complex_list_refuse():
     z = torch.tensor([1 + 1j], requires_grad=True)
+    # addmm's formula takes alpha/beta as real numbers: it is not on the complex-safe list
+    m = torch.tensor([[1 + 1j]], requires_grad=True)
     with pytest.raises(
         RuntimeError,
-        match="^PowBackward0 does not support automatic differentiation for outputs with complex dtype.$",
+        match="^AddmmBackward0 does not support automatic differentiation for outputs with complex dtype.$",
     ):
-        z**2
+        torch.addmm(m, m, m)
     with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
         torch.erf(z)
     with torch.no_grad():  # without grad nothing records, so the op runs
-        close(z**2, np.array([2j]), rtol=1e-6)
+        close(torch.addmm(m, m, m), np.array([[1 + 1j + 2j]]), rtol=1e-6)
+
+
+def test_pow_and_linear_gradients_follow_the_convention():
+    # z ** 2 is holomorphic: d|z^2|^2/dz* gives 2 |z|^2 * 2 z ... checked against finite differences of the
+    # real and imaginary parts of a real loss
+    a = np.array([1 + 2j, -0.5 + 0.25j])
+    z = torch.tensor(a, requires_grad=True)
+    ((z**3).abs() ** 2).sum().backward()
+
+    def f(v):
+        return np.sum(np.abs(v**3) ** 2)
+
+    h = 1e-6
+    num = np.array(
+        [
+            (f(a + h * e) - f(a - h * e)) / (2 * h) + 1j * (f(a + 1j * h * e) - f(a - 1j * h * e)) / (2 * h)
+            for e in np.eye(2)
+        ]
+    )
+    close(z.grad, num, rtol=1e-5)
+    # exact integer powers (not exp(n log z))
+    assert (torch.tensor([1 + 2j]) ** 2).tolist() == [-3 + 4j]
+    lin = torch.nn.Linear(3, 2, dtype=torch.cdouble)
+    x = torch.tensor(np.arange(6.0).reshape(2, 3) * (1 - 0.5j), requires_grad=True)
+    lin(x).abs().sum().backward()
+    w = lin.weight.detach().numpy()
+    b = lin.bias.detach().numpy()
+    xv = x.detach().numpy()
+
+    def g(wv):
+        return np.sum(np.abs(xv @ wv.T + b))
+
+    num_w = np.zeros_like(w)
+    for i in range(2):
+        for j in range(3):
+            e = np.zeros_like(w)
+            e[i, j] = 1
+            num_w[i, j] = (g(w + h * e) - g(w - h * e)) / (2 * h) + 1j * (
+                g(w + 1j * h * e) - g(w - 1j * h * e)
+            ) / (2 * h)
+    close(lin.weight.grad, num_w, rtol=1e-5)
 
 
 def test_complex_on_device(device):
@@ -1121,3 +1142,69 @@ def test_complex_on_device(device):
     if device != "cpu":
         pytest.skip(CPU_ONLY)
     close(t * t, np.array([1 + 2j, 3 - 4j]) ** 2, rtol=1e-6)
+
+
+def test_norm_var_std_of_complex_along_dims():
+    a = crandn(3, 4)
+    t = torch.tensor(a, dtype=C128)
+    close(t.norm(dim=1), np.linalg.norm(a, axis=1))
+    close(torch.linalg.vector_norm(t, 1), np.abs(a).sum())
+    close(t.var(0), np.var(a, axis=0, ddof=1))
+    close(t.std(1, keepdim=True), np.std(a, axis=1, ddof=1, keepdims=True))
+    assert t.var().dtype == torch.float64
+
+
+def test_clip_grad_norm_of_complex_gradients():
+    p = torch.nn.Parameter(torch.zeros(3, dtype=C64))
+    p.grad = torch.full((3,), 3 + 4j, dtype=C64)
+    total = torch.nn.utils.clip_grad_norm_([p], 1.0)
+    close(total, np.sqrt(3) * 5, rtol=1e-6)
+    close(p.grad.norm(), 1.0, rtol=1e-5)
+
+
+def test_view_dtype_between_complex_and_real():
+    x = torch.arange(8.0).reshape(2, 4)
+    z = x.view(C64)
+    assert z.shape == (2, 2)
+    close(z, x.numpy().view(np.complex64))
+    close(z.view(torch.float32), x.numpy())
+    assert z.view(torch.float32).data_ptr() == x.data_ptr()
+    close(torch.tensor(crandn(3), dtype=C128).view(torch.float64), crandn(3).view(np.float64))
+    with pytest.raises(RuntimeError, match=r"^self.stride\(-1\) must be 1 to view Float as ComplexFloat"):
+        x.t().view(C64)
+    with pytest.raises(RuntimeError, match=r"^self.size\(-1\) must be divisible by 2 to view Float as"):
+        torch.zeros(3).view(C64)
+    with pytest.raises(RuntimeError, match="^self.dim\\(\\) cannot be 0 to view Float as Double"):
+        torch.tensor(1.0).view(torch.float64)
+
+
+def test_linspace_with_complex_endpoints():
+    close(torch.linspace(0, 1 + 1j, 3), np.linspace(0, 1 + 1j, 3), rtol=1e-6)
+    t = torch.linspace(-1, 1, 5, dtype=C128)
+    assert t.dtype == C128
+    close(t, np.linspace(-1, 1, 5).astype(np.complex128))
+
+
+def test_resize_keeps_elements_and_grows():
+    t = torch.arange(6.0)
+    u = t.view(2, 3)
+    t.resize_(2, 2)
+    assert t.shape == (2, 2)
+    close(t, np.arange(4.0).reshape(2, 2))
+    t.resize_(4, 4)  # past the storage: a larger one that keeps the old elements
+    close(t.reshape(-1)[:6], np.arange(6.0))
+    assert u.shape == (2, 3)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        torch.zeros(2, requires_grad=True).resize_(3)
+    z = torch.tensor(crandn(2), dtype=C128)
+    z.resize_(1)
+    close(z, crandn(2)[:1])
+
+
+def test_fft_primitives_halve_the_last_listed_dim():
+    x = torch.randn(3, 5, 6, dtype=torch.float64)
+    r = torch._C._fft_r2c(x, [2, 0], 0, True)
+    assert r.shape == (2, 5, 6)
+    close(r, np.fft.rfftn(x.numpy(), axes=(2, 0)))
+    back = torch._C._fft_c2r(r, [2, 0], 2, 3)
+    close(back, x.numpy())

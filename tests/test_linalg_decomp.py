@@ -372,6 +372,57 @@ def test_lowrank():
         torch.pca_lowrank(T(a), q=11)
 
 
+# ------------------------------------------------------------------------------------------------ eig
+
+
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_eig_and_eigvals_against_numpy(device, batch):
+    a = rng.standard_normal(batch + (5, 5))
+    w, V = LA.eig(T(a, device))
+    assert w.dtype == torch.complex128 and V.dtype == torch.complex128
+    wn, Vn = N(w), N(V)
+    # A V = V diag(w), unit-norm eigenvectors, and the same spectrum as NumPy's
+    np.testing.assert_allclose(a @ Vn, Vn * wn[..., None, :], atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(Vn, axis=-2), 1.0, atol=1e-12)
+    np.testing.assert_allclose(
+        np.sort_complex(N(LA.eigvals(T(a, device))).ravel()),
+        np.sort_complex(np.linalg.eigvals(a).ravel()),
+        atol=1e-10,
+    )
+    w32 = LA.eigvals(T(a, device, dtype=torch.float32))
+    assert w32.dtype == torch.complex64
+    np.testing.assert_allclose(
+        np.sort_complex(N(w32).ravel()), np.sort_complex(np.linalg.eigvals(a).ravel()), atol=1e-4
+    )
+    # a non-contiguous (transposed) input and an empty batch
+    np.testing.assert_allclose(
+        np.sort_complex(N(LA.eigvals(T(a, device).mT)).ravel()),
+        np.sort_complex(np.linalg.eigvals(np.swapaxes(a, -1, -2)).ravel()),
+        atol=1e-10,
+    )
+    assert LA.eigvals(torch.zeros(0, 3, 3, dtype=torch.float64, device=device)).shape == (0, 3)
+
+
+def test_eig_gradients():
+    a = rng.standard_normal((4, 4))
+    # the spectrum's real and imaginary parts, and |V|^2 (free of each eigenvector's phase)
+    assert gradcheck(lambda x: torch.view_as_real(LA.eigvals(x)), (T(a, grad=True),))
+    assert gradcheck(lambda x: LA.eig(x).eigenvectors.abs() ** 2, (T(a, grad=True),))
+
+
+def test_eig_errors():
+    with pytest.raises(RuntimeError, match="^Unknown Complex ScalarType for Long$"):
+        LA.eig(torch.ones(3, 3, dtype=torch.int64))
+    with pytest.raises(NotImplementedError, match="linalg_eig_out_cpu"):
+        LA.eigvals(torch.ones(3, 3, dtype=torch.float16))
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        LA.eig(torch.ones(2, 3, dtype=torch.float64))
+    with pytest.raises(NotImplementedError, match="complex input"):
+        LA.eig(torch.ones(2, 2, dtype=torch.complex64))
+    # a NaN matrix gives NaN results instead of reaching LAPACK's iterations
+    assert N(LA.eigvals(T(np.full((2, 2), np.nan)))).real.tolist() != [0.0, 0.0]
+
+
 # -------------------------------------------------------------------------------------------- bad inputs
 
 
@@ -421,8 +472,8 @@ def test_error_messages_name_the_function():
         "Float instead$",
     ):
         LA.solve(torch.eye(3, dtype=torch.float64), torch.ones(3, dtype=torch.float32))
-    with pytest.raises(NotImplementedError, match="minitorch has no complex dtypes yet"):
-        LA.eig(torch.eye(3))
+    with pytest.raises(RuntimeError, match="^linalg.eig: A must be batches of square matrices"):
+        LA.eig(torch.ones(2, 3))
 
 
 # -------------------------------------------------------------------------------------------- gradients

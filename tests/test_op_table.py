@@ -45,6 +45,7 @@ CPU_ONLY = {
             "geqrf_stub",
             "householder_product_stub",
             "eigh_stub",
+            "eig_stub",
             "svd_stub",
             "lstsq_stub",
         ]

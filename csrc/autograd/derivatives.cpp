@@ -25,21 +25,22 @@ namespace {
 // and product formulas written as grad * conj(f'(z)) in ops.schema / below.
 bool complex_safe(const char* name) {
   static const std::unordered_set<std::string> ok = {
-      "AddBackward0",           "SubBackward0",         "MulBackward0",       "DivBackward0",
-      "NegBackward0",           "AbsBackward0",         "ExpBackward0",       "Exp2Backward0",
-      "Expm1Backward0",         "LogBackward0",         "Log2Backward0",      "Log10Backward0",
-      "Log1pBackward0",         "SqrtBackward0",        "RsqrtBackward0",     "ReciprocalBackward0",
-      "SinBackward0",           "CosBackward0",         "TanBackward0",       "AsinBackward0",
-      "AcosBackward0",          "AtanBackward0",        "SinhBackward0",      "CoshBackward0",
-      "TanhBackward0",          "AsinhBackward0",       "AcoshBackward0",     "AtanhBackward0",
-      "SigmoidBackward0",       "MmBackward0",          "BmmBackward0",       "MvBackward0",
-      "DotBackward0",           "SumBackward1",         "MeanBackward1",      "CloneBackward0",
-      "ToCopyBackward0",        "CatBackward0",         "WhereBackward0",     "MaskedFillBackward0",
-      "IndexBackward0",         "IndexSelectBackward0", "GatherBackward0",    "ViewBackward0",
-      "PermuteBackward0",       "TransposeBackward0",   "SqueezeBackward0",   "SqueezeBackward1",
-      "UnsqueezeBackward0",     "ExpandBackward0",      "SelectBackward0",    "SliceBackward0",
-      "DiagonalBackward0",      "AliasBackward0",       "AsStridedBackward0", "ViewAsRealBackward0",
-      "ViewAsComplexBackward0", "CopySlices",           "CopyBackwards"};
+      "AddBackward0",       "SubBackward0",        "MulBackward0",           "DivBackward0",
+      "NegBackward0",       "AbsBackward0",        "ExpBackward0",           "Exp2Backward0",
+      "Expm1Backward0",     "LogBackward0",        "Log2Backward0",          "Log10Backward0",
+      "Log1pBackward0",     "SqrtBackward0",       "RsqrtBackward0",         "ReciprocalBackward0",
+      "SinBackward0",       "CosBackward0",        "TanBackward0",           "AsinBackward0",
+      "AcosBackward0",      "AtanBackward0",       "SinhBackward0",          "CoshBackward0",
+      "TanhBackward0",      "AsinhBackward0",      "AcoshBackward0",         "AtanhBackward0",
+      "SigmoidBackward0",   "PowBackward0",        "LinearBackward0",        "MmBackward0",
+      "BmmBackward0",       "MvBackward0",         "DotBackward0",           "SumBackward1",
+      "MeanBackward1",      "CloneBackward0",      "ToCopyBackward0",        "CatBackward0",
+      "WhereBackward0",     "MaskedFillBackward0", "IndexBackward0",         "IndexSelectBackward0",
+      "GatherBackward0",    "ViewBackward0",       "PermuteBackward0",       "TransposeBackward0",
+      "SqueezeBackward0",   "SqueezeBackward1",    "UnsqueezeBackward0",     "ExpandBackward0",
+      "SelectBackward0",    "SliceBackward0",      "DiagonalBackward0",      "AliasBackward0",
+      "AsStridedBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "CopySlices",
+      "CopyBackwards"};
   return ok.count(name) != 0;
 }
 }  // namespace
@@ -206,7 +207,7 @@ V max_min_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool 
 
 // pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way)
 Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
-  Tensor t = mt::mul(mt::mul(g, mt::pow(a, b)), mt::log(a));
+  Tensor t = mt::mul(g, mt::conj(mt::mul(mt::pow(a, b), mt::log(a))));
   return mt::where(mt::logical_and(mt::eq(a, S(0)), mt::ge(b, S(0))), S(0), t);
 }
 
@@ -848,10 +849,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
         int64_t rows = compute_numel(IntArrayRef(g.sizes().data(), size_t(g.dim() - 1)));
         Tensor g2 = mt::reshape(g, {rows, out_f});
         V res(3);
-        if (n.needs_input_grad(0)) res[0] = mt::reshape(mt::mm(g2, n.saved("weight")), in_sizes);
+        if (n.needs_input_grad(0)) res[0] = mt::reshape(mt::mm(g2, mt::conj(n.saved("weight"))), in_sizes);
         if (n.needs_input_grad(1)) {
           Tensor x = n.saved("input");
-          res[1] = mt::mm(mt::t(g2), mt::reshape(x, {rows, x.sizes()[x.dim() - 1]}));
+          res[1] = mt::mm(mt::t(g2), mt::conj(mt::reshape(x, {rows, x.sizes()[x.dim() - 1]})));
         }
         if (n.needs_input_grad(2)) res[2] = mt::sum(g2, {0}, false);
         return res;

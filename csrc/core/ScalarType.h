@@ -116,6 +116,12 @@ template <typename T>
 constexpr bool is_complex_v =
     std::is_same<T, std::complex<float>>::value || std::is_same<T, std::complex<double>>::value;
 
+// complex128's width, for kernels that only move bytes (gather, index, same-dtype copies): their switch over
+// the element size must have a 16-byte case, or such an element would be half copied.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
 template <typename T>
 struct CppTypeToScalarType;
 #define MT_CPP2ST(ct, name, s, l)                         \

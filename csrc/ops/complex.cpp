@@ -35,12 +35,13 @@ Tensor view_as_complex(const Tensor& self) {
   MT_CHECK(self.dim() > 0, "Input tensor must have one or more dimensions");
   MT_CHECK(self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
   MT_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
-  for (int64_t d = 0; d + 1 < self.dim(); ++d)
-    MT_CHECK(self.stride(d) % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+  for (int64_t d = 0; d + 1 < self.dim(); ++d)  // a size-1 dim never steps: its stride may be anything
+    MT_CHECK(self.stride(d) % 2 == 0 || self.size(d) == 1,
+             "Tensor must have a stride divisible by 2 for all but last dimension");
   MT_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
   if (autograd::track_view(self)) return autograd::view_as_complex(self);
   DimVector sizes(self.sizes().begin(), self.sizes().end() - 1), strides;
-  for (int64_t d = 0; d + 1 < self.dim(); ++d) strides.push_back(self.stride(d) / 2);
+  for (int64_t d = 0; d + 1 < self.dim(); ++d) strides.push_back(self.size(d) == 1 ? 1 : self.stride(d) / 2);
   return make_view(self, sizes, strides, self.storage_offset() / 2, to_complex_type(dt));
 }
 

@@ -249,7 +249,7 @@ Tensor unary(UnaryOp op, const Tensor& self) {
   check_unary_dtype(op, in, self.device());
   if (r == OpRule::Float && !is_inexact(in)) in = out_dt = default_dtype();
   if (is_complex(in)) {
-    MT_CHECK(
+    MT_CHECK_NOT_IMPLEMENTED(
         op != UnaryOp::sign,
         "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
     if (op == UnaryOp::abs) out_dt = to_real_type(in);
@@ -264,6 +264,8 @@ Tensor unary(UnaryOp op, const Tensor& self) {
 }
 
 const Tensor& unary_(UnaryOp op, const Tensor& self) {
+  MT_CHECK(!(op == UnaryOp::abs && is_complex(self.dtype())),
+           "In-place abs is not supported for complex tensors.");
   if (autograd::needs_grad(self)) return autograd::unary_(op, self);
   Tensor r = unary(op, self);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
@@ -414,7 +416,7 @@ bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
   const OpRule r = rule_of(op);
   if (r == OpRule::Float && !is_inexact(in)) in = out_dt = default_dtype();
   if (is_complex(in)) {
-    MT_CHECK(
+    MT_CHECK_NOT_IMPLEMENTED(
         op != UnaryOp::sign,
         "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
     if (op == UnaryOp::abs) out_dt = to_real_type(in);

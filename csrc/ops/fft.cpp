@@ -14,11 +14,13 @@ namespace mt {
 
 namespace {
 
+// The dims in the caller's order: r2c/c2r halve the last one listed (PyTorch's rule), whatever its position.
 DimVector fft_dims(const Tensor& self, IntArrayRef dim) {
   DimVector ds;
   for (int64_t d : dim) ds.push_back(wrap_dim(d, self.dim()));
-  std::sort(ds.begin(), ds.end());
-  MT_CHECK(std::adjacent_find(ds.begin(), ds.end()) == ds.end(), "FFT dims must be unique");
+  DimVector sorted = ds;
+  std::sort(sorted.begin(), sorted.end());
+  MT_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "FFT dims must be unique");
   return ds;
 }
 

@@ -16,8 +16,8 @@ Tensor fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool 
 // last_dim_size: the length of the real signal along dim's last entry (the input holds last_dim_size/2+1)
 Tensor fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
 
-// Kernels: out is contiguous and allocated; dims are wrapped, unique and sorted; `scale` multiplies the
-// result.
+// Kernels: out is contiguous and allocated; dims are wrapped and unique, in the caller's order (r2c/c2r halve
+// the last); `scale` multiplies the result.
 using FftC2CFn = void (*)(const Tensor& out, const Tensor& in, IntArrayRef dims, bool forward, double scale);
 using FftR2CFn = void (*)(const Tensor& out, const Tensor& in, IntArrayRef dims, double scale);
 using FftC2RFn = void (*)(const Tensor& out, const Tensor& in, IntArrayRef dims, double scale);

@@ -207,12 +207,14 @@ TensorList foreach_norm(const TensorList& self, double ord) {
   autograd::NoGradGuard no_grad;
   MT_CHECK(!self.empty(), "Tensor list must have at least one tensor.");
   TensorList out(self.size());
-  const bool fast = ord == 1 || ord == 2 || (std::isinf(ord) && ord > 0);
+  bool fast = ord == 1 || ord == 2 || (std::isinf(ord) && ord > 0);
+  for (const Tensor& t : self)  // complex gradients (clip_grad_norm_ of complex parameters): norm of |z| each
+    if (t.defined() && is_complex(t.dtype())) fast = false;
   for (size_t i = 0; i < self.size(); ++i) {
     const Tensor& t = self[i];
     MT_CHECK(t.defined(), "_foreach_norm: expected a tensor, got None");
     // PyTorch's _foreach_norm falls back to linalg.vector_norm, whose refusal it raises
-    MT_CHECK_NOT_IMPLEMENTED(is_floating(t.dtype()),
+    MT_CHECK_NOT_IMPLEMENTED(is_inexact(t.dtype()),
                              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
                              dtype_short_name(t.dtype()));
     // other orders and empty tensors keep linalg.vector_norm's rules and errors

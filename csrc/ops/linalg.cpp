@@ -169,7 +169,7 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
   check_same_device(m1, m2);
   check_same_device(self, m1);
   check_gemm_dtype(m1, m2);
-  if (!is_floating(m1.dtype())) {
+  if (!is_inexact(m1.dtype())) {
     MT_CHECK(!beta.is_floating(),
              "For integral input tensors, argument beta must not be a floating point number.");
     MT_CHECK(!alpha.is_floating(),

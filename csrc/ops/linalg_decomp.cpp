@@ -167,6 +167,21 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_eigh(const Tensor& A, bool upper, boo
   return {on(reshape(w, with(batch, {n})), A.device()), v, info_like(info, batch, A.device())};
 }
 
+std::tuple<Tensor, Tensor, Tensor> _linalg_eig(const Tensor& A, bool compute_v) {
+  check_operand(A, "linalg.eig");
+  MT_CHECK(A.size(-1) == A.size(-2), "linalg.eig: A must be batches of square matrices");
+  DimVector batch = batch_of(A);
+  int64_t n = A.size(-1);
+  ScalarType ct = to_complex_type(A.dtype());
+  Tensor a = colmajor(A);
+  Tensor w = zeros(DimVector{a.sizes()[0], n}, ct, kCpu);
+  Tensor v = compute_v ? zeros(DimVector{a.sizes()[0], n, n}, ct, kCpu) : Tensor();
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
+  if (a.numel()) eig_stub.get(kCpu)(a, w, v, compute_v, info);
+  Tensor vecs = compute_v ? from_colmajor(v, batch, A.device()) : empty(DimVector{0}, ct, A.device());
+  return {on(reshape(w, with(batch, {n})), A.device()), vecs, info_like(info, batch, A.device())};
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices, bool compute_uv) {
   check_operand(A, "linalg.svd");
   DimVector batch = batch_of(A);

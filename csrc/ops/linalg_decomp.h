@@ -22,6 +22,9 @@ Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bo
 std::tuple<Tensor, Tensor> _linalg_geqrf(const Tensor& A);  // (reflectors below the diagonal + R, tau)
 Tensor _linalg_householder_product(const Tensor& A, const Tensor& tau);
 std::tuple<Tensor, Tensor, Tensor> _linalg_eigh(const Tensor& A, bool upper, bool compute_v);  // (w, V, info)
+// (eigenvalues [..., n], eigenvectors [..., n, n] (empty unless compute_v), info) of a real matrix; both
+// results complex of A's precision, eigenvectors of unit norm as LAPACK's geev gives them.
+std::tuple<Tensor, Tensor, Tensor> _linalg_eig(const Tensor& A, bool compute_v);
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices,
                                                        bool compute_uv);  // (U, S, Vh, info)
 // (solution [.., max(m, n), k] (the caller keeps the first n rows), rank [...] int64, singular values [...,
@@ -41,6 +44,7 @@ using TriangularSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper,
 using GeqrfFn = void (*)(const Tensor& a, const Tensor& tau);
 using HouseholderProductFn = void (*)(const Tensor& a, const Tensor& tau);
 using EighFn = void (*)(const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info);
+using EigFn = void (*)(const Tensor& a, const Tensor& w, const Tensor& v, bool compute_v, const Tensor& info);
 using SvdFn = void (*)(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh,
                        bool full_matrices, bool compute_uv, const Tensor& info);
 using LstsqFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank, double rcond,

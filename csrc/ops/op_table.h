@@ -45,6 +45,7 @@
   _(geqrf_stub, linalg_decomp, GeqrfFn) \
   _(householder_product_stub, linalg_decomp, HouseholderProductFn) \
   _(eigh_stub, linalg_decomp, EighFn) \
+  _(eig_stub, linalg_decomp, EigFn) \
   _(svd_stub, linalg_decomp, SvdFn) \
   _(lstsq_stub, linalg_decomp, LstsqFn)
 #define MT_STUBS_FFT_H(_) \
@@ -97,7 +98,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 64
+#define MT_NUM_DISPATCH_STUBS 65
 
 // ---- recording twins: _(name, ops/ family, return type, parameters); autograd/record.h declares them in
 // mt::autograd, derivatives.cpp / views.cpp define them (a twin missing from the table does not compile at

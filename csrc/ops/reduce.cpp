@@ -309,18 +309,23 @@ Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  // complex: E|z - mean|^2 is the variance of the real part plus that of the imaginary part (a real result)
+  if (is_complex(self.dtype()))
+    return add(var(real(self), dims, correction, keepdim), var(imag(self), dims, correction, keepdim));
   if (autograd::needs_grad(self)) return autograd::var(self, dims, correction, keepdim);
   check_float(self, "std and var only support floating point and complex dtypes", false);
   return run_reduce(self, dims, keepdim, ReduceOp::var, correction, self.dtype(), "var");
 }
 
 Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  if (is_complex(self.dtype())) return sqrt(var(self, dims, correction, keepdim));
   if (autograd::needs_grad(self)) return autograd::std(self, dims, correction, keepdim);
   check_float(self, "std and var only support floating point and complex dtypes", false);
   return run_reduce(self, dims, keepdim, ReduceOp::std, correction, self.dtype(), "std");
 }
 
 Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  if (is_complex(self.dtype())) return norm(abs(self), p, dims, keepdim);  // a p-norm only reads |z|
   if (autocast::active()) {
     autocast::Scope s(autocast::Op::norm);
     return norm(s(self), p, dims, keepdim);

@@ -72,6 +72,55 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
   return make_view(self, sizes, strides, offset);
 }
 
+const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
+  MT_CHECK(!self.requires_grad(), "cannot resize variables that require grad");
+  for (int64_t s : sizes)
+    MT_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
+  const int64_t n = compute_numel(sizes), off = self.storage_offset();
+  const int64_t have = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
+  if (off + n > have) {
+    Tensor bigger = make_empty({off + n}, self.dtype(), self.device());
+    if (have > 0) {
+      Tensor old = make_view(self, {have}, {1}, 0);
+      copy_(make_view(bigger, {have}, {1}, 0), old);
+    }
+    self.impl()->set_data(*bigger.impl());
+  }
+  self.impl()->set_sizes_strides(sizes, contiguous_strides(sizes), off);
+  self.bump_version();
+  return self;
+}
+
+Tensor view_dtype(const Tensor& self, ScalarType dtype) {
+  const int64_t from = static_cast<int64_t>(self.itemsize()),
+                to_size = static_cast<int64_t>(element_size(dtype));
+  if (from == to_size) return make_view(self, self.sizes(), self.strides(), self.storage_offset(), dtype);
+  const std::string what = str(" to view ", dtype_short_name(self.dtype()), " as ", dtype_short_name(dtype),
+                               " (different element sizes)");
+  MT_CHECK(self.dim() > 0, "self.dim() cannot be 0", what);
+  MT_CHECK(self.stride(-1) == 1, "self.stride(-1) must be 1", what, ", but got ", self.stride(-1));
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t offset = self.storage_offset();
+  if (from > to_size) {
+    const int64_t k = from / to_size;
+    for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] *= k;
+    sizes.back() *= k;
+    offset *= k;
+  } else {
+    const int64_t k = to_size / from;
+    MT_CHECK(sizes.back() % k == 0, "self.size(-1) must be divisible by ", k, what, ", but got ",
+             sizes.back());
+    for (size_t d = 0; d + 1 < strides.size(); ++d)
+      MT_CHECK(strides[d] % k == 0, "self.stride(", d, ") must be divisible by ", k, what, ", but got ",
+               strides[d]);
+    MT_CHECK(offset % k == 0, "self.storage_offset() must be divisible by ", k, what, ", but got ", offset);
+    for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] /= k;
+    sizes.back() /= k;
+    offset /= k;
+  }
+  return make_view(self, sizes, strides, offset, dtype);
+}
+
 Tensor alias(const Tensor& self) {
   if (autograd::track_view(self)) return autograd::alias(self);
   return make_view(self, self.sizes(), self.strides(), self.storage_offset());

@@ -7,7 +7,14 @@
 namespace mt {
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
-Tensor alias(const Tensor& self);                    // a new tensor object over the same memory and metadata
+Tensor alias(const Tensor& self);
+// Tensor.resize_: contiguous sizes over the same storage when it is large enough, else over a larger one that
+// keeps the old elements (the new ones are uninitialized), as PyTorch's.
+const Tensor& resize_(const Tensor& self, IntArrayRef sizes);
+// Tensor.view(dtype): the same bytes read as another dtype; a different element size rescales the last dim
+// (which must be dense), as PyTorch's. Not differentiable (the result carries no history).
+Tensor view_dtype(const Tensor& self,
+                  ScalarType dtype);                 // a new tensor object over the same memory and metadata
 Tensor view(const Tensor& self, IntArrayRef sizes);  // sizes may hold one -1
 Tensor reshape(const Tensor& self, IntArrayRef sizes);
 Tensor permute(const Tensor& self, IntArrayRef dims);

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "core/Generator.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/sort.h"
@@ -229,9 +230,20 @@ void init_factory(py::module_& m, TensorClass& cls) {
          bool, py::handle out) {
         FactoryOut o(out);
         check_0d_endpoints("linspace", a, b);
-        return o.finish("linspace",
-                        linspace(parse_scalar(a, "start").to_double(), parse_scalar(b, "end").to_double(),
-                                 steps, o.dtype(dtype), o.device(device)),
+        Scalar s0 = parse_scalar(a, "start"), s1 = parse_scalar(b, "end");
+        ScalarType dt = o.dtype(dtype);
+        if (s0.is_complex() || s1.is_complex() || (dt != ScalarType::Undefined && is_complex(dt))) {
+          // complex endpoints (or dtype): the real and imaginary parts are two real linspaces
+          ScalarType ct = dt != ScalarType::Undefined ? dt : to_complex_type(default_dtype());
+          MT_CHECK(is_complex(ct), "linspace: complex endpoints need a complex dtype, got ", dtype_name(ct));
+          std::complex<double> z0 = s0.to_complex(), z1 = s1.to_complex();
+          ScalarType rt = to_real_type(ct);
+          Device dev = o.device(device);
+          Tensor re = linspace(z0.real(), z1.real(), steps, rt, dev);
+          Tensor im = linspace(z0.imag(), z1.imag(), steps, rt, dev);
+          return o.finish("linspace", complex(re, im), rg);
+        }
+        return o.finish("linspace", linspace(s0.to_double(), s1.to_double(), steps, dt, o.device(device)),
                         rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);

@@ -47,10 +47,20 @@ void init_shape(py::module_& m, TensorClass& cls) {
   cls.def("view",
           [](const Tensor& t, py::args shape) {
             if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
-              MT_CHECK_NOT_IMPLEMENTED(false, "Tensor.view(dtype) is not supported yet");
+              return view_dtype(t, shape[0].cast<DType*>()->st);
             return view(t, parse_size_args(shape));
           })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
+      .def("resize_",
+           [](const Tensor& t, py::args shape, py::kwargs) {
+             resize_(t, parse_size_args(shape));
+             return t;
+           })
+      .def("resize_as_",
+           [](const Tensor& t, const Tensor& o, py::kwargs) {
+             resize_(t, o.sizes());
+             return t;
+           })
       // views only rewrite metadata and keep the GIL; reshape may copy, cat and stack always do
       .def("reshape",
            [](const Tensor& t, py::args shape) {

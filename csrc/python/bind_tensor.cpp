@@ -133,18 +133,24 @@ Tensor from_numpy(py::array arr) {
   return Tensor(std::make_shared<TensorImpl>(storage, sizes, strides, 0, st));
 }
 
+// (a template, so that each dtype's branch is only compiled for that dtype)
+template <typename T>
+py::object py_of(T v) {
+  if constexpr (is_complex_v<T>)
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(double(v.real()), double(v.imag())));
+  else if constexpr (std::is_same<T, bool>::value)
+    return py::bool_(v);
+  else if constexpr (std::is_integral<T>::value)
+    return py::int_(static_cast<int64_t>(v));
+  else
+    return py::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
+}
+
 py::object tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size_t d, ScalarType st) {
   if (d == sizes.size()) {
     py::object out;
-    MT_DISPATCH_ALL_TYPES(st, "tolist", [&] {
-      scalar_t v = *reinterpret_cast<const scalar_t*>(p);
-      if constexpr (std::is_same<scalar_t, bool>::value)
-        out = py::bool_(v);
-      else if constexpr (std::is_integral<scalar_t>::value)
-        out = py::int_(static_cast<int64_t>(v));
-      else
-        out = py::float_(static_cast<double>(static_cast<opmath_t<scalar_t>>(v)));
-    });
+    MT_DISPATCH_ALL_TYPES_AND_COMPLEX(st, "tolist",
+                                      [&] { out = py_of(*reinterpret_cast<const scalar_t*>(p)); });
     return out;
   }
   py::list l(sizes[d]);
@@ -408,7 +414,9 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            [](const Tensor& t) {
              MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
              Scalar s = nogil([&] { return item(t); }, t);
-             if (s.is_complex()) warn("Casting complex values to real discards the imaginary part");
+             // PyTorch converts a complex number to a Python float only when it is real
+             MT_CHECK(!s.is_complex() || s.to_complex().imag() == 0,
+                      "value cannot be converted to type double without overflow");
              return s.to_double();
            })
       .def("__complex__",

@@ -162,6 +162,22 @@ std::complex<T> cdiv(std::complex<T> a, std::complex<T> b) {
   return {(a.real() * r + a.imag()) / den, (a.imag() * r - a.real()) / den};
 }
 
+// z ** n by repeated squaring (exp(n log z) loses the last bits: (1+2j) ** 2 gave -3.0000005+3.9999998j)
+template <typename T>
+std::complex<T> int_pow(std::complex<T> z, int n) {
+  using C = std::complex<T>;
+  const bool inv = n < 0;
+  unsigned k = static_cast<unsigned>(inv ? -n : n);
+  C r(T(1)), base = z;
+  while (k) {
+    if (k & 1u)
+      r = C(r.real() * base.real() - r.imag() * base.imag(), r.real() * base.imag() + r.imag() * base.real());
+    base = C(base.real() * base.real() - base.imag() * base.imag(), T(2) * base.real() * base.imag());
+    k >>= 1u;
+  }
+  return inv ? cdiv<T>(C(T(1)), r) : r;
+}
+
 template <typename T>
 void binary_loop(const TensorIter& it, BinaryOp op) {
   using C = std::complex<T>;
@@ -198,6 +214,8 @@ void binary_loop(const TensorIter& it, BinaryOp op) {
     case BinaryOp::pow:
       return body([](C a, C b) {
         if (b == C(T(0))) return C(T(1));  // z ** 0 is 1, 0 ** 0 included
+        if (b.imag() == T(0) && b.real() == std::trunc(b.real()) && std::abs(b.real()) <= T(64))
+          return int_pow(a, int(b.real()));  // exact for small integer powers (z ** 2), as PyTorch's
         if (a == C(T(0))) return b.real() > T(0) ? C(T(0)) : std::pow(a, b);
         return std::pow(a, b);
       });

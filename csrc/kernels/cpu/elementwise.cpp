@@ -286,8 +286,8 @@ struct WhereBits {
 };
 
 void where_cpu(const TensorIter& it) {
-  MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where",
-                        [&] { cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(it, WhereBits{}); });
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(
+      it.dtypes[0], "where", [&] { cpu_ternary_loop<scalar_t, bool, scalar_t, scalar_t>(it, WhereBits{}); });
 }
 
 void clamp_cpu(const TensorIter& it, bool has_min, bool has_max) {

@@ -72,8 +72,10 @@ void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer
       return gather_loop(out.data<uint16_t>(), src.data<uint16_t>(), outer, n, inner, r);
     case 4:
       return gather_loop(out.data<uint32_t>(), src.data<uint32_t>(), outer, n, inner, r);
-    default:
+    case 8:
       return gather_loop(out.data<uint64_t>(), src.data<uint64_t>(), outer, n, inner, r);
+    default:  // complex128
+      return gather_loop(out.data<Bytes16>(), src.data<Bytes16>(), outer, n, inner, r);
   }
 }
 
@@ -130,8 +132,10 @@ void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer
         return put_loop(dst.data<uint16_t>(), values.data<uint16_t>(), outer, n, inner, r, take);
       case 4:
         return put_loop(dst.data<uint32_t>(), values.data<uint32_t>(), outer, n, inner, r, take);
-      default:
+      case 8:
         return put_loop(dst.data<uint64_t>(), values.data<uint64_t>(), outer, n, inner, r, take);
+      default:  // complex128
+        return put_loop(dst.data<Bytes16>(), values.data<Bytes16>(), outer, n, inner, r, take);
     }
   }
   MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
@@ -241,8 +245,10 @@ void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Te
       return gather_dim_typed<uint16_t>(out, self, dim, index);
     case 4:
       return gather_dim_typed<uint32_t>(out, self, dim, index);
-    default:
+    case 8:
       return gather_dim_typed<uint64_t>(out, self, dim, index);
+    default:  // complex128
+      return gather_dim_typed<Bytes16>(out, self, dim, index);
   }
 }
 
@@ -278,8 +284,10 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
         return scatter_dim_loop<uint16_t>(it, stride, size, dim, take);
       case 4:
         return scatter_dim_loop<uint32_t>(it, stride, size, dim, take);
-      default:
+      case 8:
         return scatter_dim_loop<uint64_t>(it, stride, size, dim, take);
+      default:  // complex128
+        return scatter_dim_loop<Bytes16>(it, stride, size, dim, take);
     }
   }
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {

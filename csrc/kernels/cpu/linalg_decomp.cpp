@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -41,6 +42,12 @@ void scipy_ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, c
                    float* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t, size_t);
 void scipy_dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
                    double* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t, size_t);
+void scipy_sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr,
+                  float* wi, float* vl, const int* ldvl, float* vr, const int* ldvr, float* work,
+                  const int* lwork, int* info, size_t, size_t);
+void scipy_dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr,
+                  double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr, double* work,
+                  const int* lwork, int* info, size_t, size_t);
 void scipy_sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u,
                    const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* iwork,
                    int* info, size_t);
@@ -87,6 +94,7 @@ struct Lapack<float> {
   static constexpr auto geqrf = scipy_sgeqrf_;
   static constexpr auto orgqr = scipy_sorgqr_;
   static constexpr auto syevd = scipy_ssyevd_;
+  static constexpr auto geev = scipy_sgeev_;
   static constexpr auto gesdd = scipy_sgesdd_;
   static constexpr auto gels = scipy_sgels_;
   static constexpr auto gelsy = scipy_sgelsy_;
@@ -103,6 +111,7 @@ struct Lapack<double> {
   static constexpr auto geqrf = scipy_dgeqrf_;
   static constexpr auto orgqr = scipy_dorgqr_;
   static constexpr auto syevd = scipy_dsyevd_;
+  static constexpr auto geev = scipy_dgeev_;
   static constexpr auto gesdd = scipy_dgesdd_;
   static constexpr auto gels = scipy_dgels_;
   static constexpr auto gelsy = scipy_dgelsy_;
@@ -268,6 +277,55 @@ void eigh_cpu(const Tensor& a, const Tensor& w, bool upper, bool compute_v, cons
   });
 }
 
+// a [batch, n, n] real, column-major (destroyed); w [batch, n] and v [batch, n, n] (column-major) complex of
+// a's precision. geev stores a conjugate pair's eigenvectors as two real columns (re, im): they become
+// re + i im and its conjugate.
+void eig_cpu(const Tensor& a, const Tensor& w, const Tensor& v, bool compute_v, const Tensor& info) {
+  dispatch_float(a.dtype(), "linalg_eig", [&](auto tag) {
+    using T = decltype(tag);
+    using C = std::complex<T>;
+    Batch b(a);
+    const int n = b.rows;
+    char jobvl = 'N', jobvr = compute_v ? 'V' : 'N';
+    int lda = ld(n), ldv = ld(n), lwork = -1, q = 0;
+    T wq = 0;
+    Lapack<T>::geev(&jobvl, &jobvr, &b.rows, nullptr, &lda, nullptr, nullptr, nullptr, &ldv, nullptr, &ldv,
+                    &wq, &lwork, &q, 1, 1);
+    lwork = query_size(wq);
+    std::vector<T> work(static_cast<size_t>(lwork)), wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+    std::vector<T> vr(compute_v ? static_cast<size_t>(n) * n : 1);
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* ap = a.data<T>() + i * b.stride();
+      C* wp = w.data<C>() + i * n;
+      C* vp = compute_v ? v.data<C>() + i * b.stride() : nullptr;
+      if (!all_finite(ap, b.stride())) {
+        const T nan = std::numeric_limits<T>::quiet_NaN();
+        std::fill(wp, wp + n, C(nan, nan));
+        if (vp) std::fill(vp, vp + b.stride(), C(nan, nan));
+        info.data<int>()[i] = kNonFinite;
+        continue;
+      }
+      Lapack<T>::geev(&jobvl, &jobvr, &b.rows, ap, &lda, wr.data(), wi.data(), nullptr, &ldv, vr.data(), &ldv,
+                      work.data(), &lwork, info.data<int>() + i, 1, 1);
+      for (int j = 0; j < n; ++j) wp[j] = C(wr[j], wi[j]);
+      if (!vp) continue;
+      for (int j = 0; j < n; ++j) {
+        const T* col = vr.data() + int64_t(j) * n;
+        if (wi[j] != T(0) && j + 1 < n) {
+          const T* next = col + n;
+          for (int r = 0; r < n; ++r) {
+            vp[int64_t(j) * n + r] = C(col[r], next[r]);
+            vp[int64_t(j + 1) * n + r] = C(col[r], -next[r]);
+          }
+          ++j;
+        } else {
+          for (int r = 0; r < n; ++r) vp[int64_t(j) * n + r] = C(col[r], T(0));
+        }
+      }
+    }
+  });
+}
+
 // a [batch, n, m] column-major (destroyed); u [batch, ucols, m], vh [batch, n, vrows] column-major.
 void svd_cpu(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, bool full_matrices,
              bool compute_uv, const Tensor& info) {
@@ -367,6 +425,7 @@ MT_REGISTER_KERNEL(triangular_solve_stub, CPU, &triangular_solve_cpu);
 MT_REGISTER_KERNEL(geqrf_stub, CPU, &geqrf_cpu);
 MT_REGISTER_KERNEL(householder_product_stub, CPU, &householder_product_cpu);
 MT_REGISTER_KERNEL(eigh_stub, CPU, &eigh_cpu);
+MT_REGISTER_KERNEL(eig_stub, CPU, &eig_cpu);
 MT_REGISTER_KERNEL(svd_stub, CPU, &svd_cpu);
 MT_REGISTER_KERNEL(lstsq_stub, CPU, &lstsq_cpu);
 

@@ -37,8 +37,11 @@ void copy_cuda(const TensorIter& it) {
       case 4:
         gpu_kernel<uint32_t, uint32_t>(it, CastOp{});
         break;
-      default:
+      case 8:
         gpu_kernel<uint64_t, uint64_t>(it, CastOp{});
+        break;
+      default:  // complex128
+        gpu_kernel<Bytes16, Bytes16>(it, CastOp{});
     }
     return;
   }

@@ -78,8 +78,10 @@ void dispatch_width(size_t itemsize, Fn&& fn) {
       return fn(uint16_t{});
     case 4:
       return fn(uint32_t{});
-    default:
+    case 8:
       return fn(uint64_t{});
+    default:  // complex128
+      return fn(Bytes16{});
   }
 }
 

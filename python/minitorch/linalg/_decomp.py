@@ -764,20 +764,86 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return _out(w, out)
 
 
+def _solve_complex(M, B):
+    """M^-1 B for complex M through the real solve of its 2n x 2n embedding [[Re, -Im], [Im, Re]] (the LAPACK
+    front end here is real-only)."""
+    n = M.shape[-1]
+    Mr, Mi = M.real, M.imag
+    big = _C.cat([_C.cat([Mr, -Mi], -1), _C.cat([Mi, Mr], -1)], -2)
+    rhs = _C.cat([B.real, B.imag], -2)
+    z = solve(big, rhs)
+    return _C._complex(z[..., :n, :].contiguous(), z[..., n:, :].contiguous())
+
+
+class _Eig(Function):
+    """eig of a real matrix; backward is PyTorch's linalg_eig_backward (eigenvectors of unit norm), whose
+    result for a real A is the real part."""
+
+    @staticmethod
+    def forward(ctx, A):
+        L, V, info = _C._linalg_eig(A, True)
+        _raise_info(info, "linalg.eig", _no_convergence("eigenvalues"))
+        ctx.save_for_backward(L, V)
+        return L, V
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        L, V = ctx.saved_tensors
+        Vh = V.mH
+        Lc = L.conj()
+        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
+        eye = _C.eye(L.shape[-1], dtype=_C.bool, device=L.device)
+        E = E.masked_fill(eye, 1)
+        if gV is not None:
+            VhgV = Vh @ gV
+            diag = VhgV.diagonal(0, -2, -1).real
+            g = (VhgV - Vh @ (V * diag.unsqueeze(-2))) / E
+            g = g.masked_fill(eye, 0)
+        else:
+            g = _C.zeros_like(E)
+        if gL is not None:
+            g = g + _diag_embed_op(gL)
+        gA = _solve_complex(Vh, g @ Vh)
+        return gA.real
+
+
+_EIG = _make("linalg_eig", ("eigenvalues", "eigenvectors"))
+
+
+def _check_eig(A, fn):
+    if _C._is_tensor(A) and A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: complex input matrices are not supported yet (real ones are)")
+    if _C._is_tensor(A) and not A.dtype.is_floating_point and A.dim() >= 2 and A.shape[-1] == A.shape[-2]:
+        # PyTorch looks up the complex result type first, which integers do not have
+        raise RuntimeError(f"Unknown Complex ScalarType for {scalar_name(A.dtype)}")
+    _check(A, fn, kernel="linalg_eig_out")
+
+
 def eig(A, *, out=None):
-    """Not available: the eigenvalues of a general real matrix are complex, and minitorch has no complex dtype."""
-    raise NotImplementedError(
-        "linalg.eig: minitorch has no complex dtypes yet, and the eigenvalues of a general matrix are complex; "
-        "for a symmetric matrix use linalg.eigh"
-    )
+    """(eigenvalues, eigenvectors) of a general real square A, both complex (complex64 for float32, complex128
+    for float64); eigenvectors of unit norm, as LAPACK's geev gives them (PyTorch's CPU uses the same)."""
+    _check_eig(A, "linalg.eig")
+    if A.requires_grad and _C.is_grad_enabled():
+        res = _EIG(_Eig.apply(A))
+    else:
+        L, V, info = _C._linalg_eig(A.detach(), True)
+        _raise_info(info, "linalg.eig", _no_convergence("eigenvalues"))
+        res = _EIG((L, V))
+    if out is not None:
+        out[0].resize_(res[0].shape).copy_(res[0])
+        out[1].resize_(res[1].shape).copy_(res[1])
+        return _EIG(tuple(out))
+    return res
 
 
 def eigvals(A, *, out=None):
-    """Not available (complex results): see eig."""
-    raise NotImplementedError(
-        "linalg.eigvals: minitorch has no complex dtypes yet, and the eigenvalues of a general matrix are "
-        "complex; for a symmetric matrix use linalg.eigvalsh"
-    )
+    """The eigenvalues of a general real square A, complex (see eig)."""
+    _check_eig(A, "linalg.eigvals")
+    if A.requires_grad and _C.is_grad_enabled():
+        return _out(_Eig.apply(A)[0], out)
+    L, _, info = _C._linalg_eig(A.detach(), False)
+    _raise_info(info, "linalg.eigvals", _no_convergence("eigenvalues"))
+    return _out(L, out)
 
 
 # --------------------------------------------------------------------------------------------------- SVD

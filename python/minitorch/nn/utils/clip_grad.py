@@ -43,7 +43,9 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         return
     with no_grad():
         clip_coef = (float(max_norm) / (total_norm + 1e-6)).clamp_max(1.0)
-        for (device, _), gs in _group(grads).items():
+        for (device, dtype), gs in _group(grads).items():
+            if dtype.is_complex:  # the fused multi-tensor kernels are real-only: scale the real views
+                gs = [_C.view_as_real(g) for g in gs]
             _C._foreach_mul_(gs, clip_coef.to(device))
 
 
