@@ -2,7 +2,7 @@
 
 vjp, vhp and the reverse-mode jacobian come from the reverse-mode engine (autograd.grad). jvp, the columns of a
 "forward-mode" jacobian (all of them in one vmapped pass) and hvp (forward over reverse) use forward-mode AD
-(autograd/forward_ad.py). With strict=True, jvp and hvp use the double-vjp trick instead, as PyTorch's own
+(func/_forward_ad.py, re-exported as autograd.forward_ad). With strict=True, jvp and hvp use the double-vjp trick instead, as PyTorch's own
 autograd.functional does, since strict mode inspects its intermediate results: for u a dummy cotangent that requires grad, g(u) = J^T u is linear in u, so the
 gradient of <g(u), v> with respect to u is J v. That needs each backward formula on the way to be itself
 differentiable (create_graph=True), which ours are for the ops with a recorded double backward.

@@ -1,0 +1,910 @@
+"""Forward-mode AD (torch.autograd.forward_ad, re-exported there): dual tensors that carry (primal, tangent, level).
+
+A dual tensor is a `DualTensor`, a Tensor subclass whose storage aliases its primal (so it is a tensor to
+isinstance, and after its level exits it behaves as the plain primal, as PyTorch's dual tensors do) and whose
+Python attributes hold the primal, the tangent and the level. While a level is active, every op on a dual
+tensor comes to `dispatch`: torch functions through `__torch_function__` (a TorchFunctionMode pushed with the
+outermost level, so a dual is served before a vmap BatchedTensor in the same call; the dual's own
+`__torch_function__` where the mode is not on the stack), Tensor methods and operators through the methods this
+class defines over every Tensor method. `dispatch` takes the innermost (highest) level among the arguments,
+computes the primal result with the op on the primals, and the tangent with the op's JVP rule
+(`autograd/_jvp_rules.py`) over primals and tangents; both are ordinary calls, so a primal or tangent that is itself a
+dual of an outer level (forward-over-forward, func.jvp nested) or a BatchedTensor (jacfwd's batched tangents)
+dispatches again, and a primal that requires grad records the reverse-mode graph of both (forward-over-reverse:
+Hessian-vector products). An op without a rule gets the generic JVP, J t by the double-vjp trick through the
+reverse-mode engine, after a one-time warning naming it: slower, never silently wrong.
+"""
+
+import contextlib
+import math
+import sys
+import threading
+import warnings
+from collections import namedtuple
+
+from minitorch import _C
+from minitorch.overrides import (
+    TorchFunctionMode,
+    _mode_stack,
+    enable_torch_function_dispatch,
+)
+
+__all__ = [
+    "UnpackedDualTensor",
+    "dual_level",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+]
+
+
+# ------------------------------------------------------------------------------------------------ levels
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.levels = []  # active levels, outermost first
+        self.entries = []  # per level: (the dispatch extent it entered, the mode it pushed or None)
+
+
+STATE = _State()
+
+
+class _DualMode(TorchFunctionMode):
+    """Serves torch functions holding a dual tensor before any other handler (vmap's BatchedTensor included)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if not _has_dual(args, kwargs):
+            return func(*args, **kwargs)
+        # the mode stays on the stack while the dual is served, so calls inside (rules) find it first again
+        stack = _mode_stack()
+        stack.append(self)
+        try:
+            return dispatch(_key_of(func), args, kwargs)
+        finally:
+            stack.pop()
+
+
+def _push_level():
+    level = STATE.levels[-1] + 1 if STATE.levels else 0
+    extent = enable_torch_function_dispatch()
+    extent.__enter__()
+    mode = None
+    if not STATE.levels:
+        mode = _DualMode()
+        _mode_stack().append(mode)
+    STATE.levels.append(level)
+    STATE.entries.append((extent, mode))
+    return level
+
+
+def _pop_level():
+    STATE.levels.pop()
+    extent, mode = STATE.entries.pop()
+    if mode is not None:
+        stack = _mode_stack()
+        if mode in stack:
+            stack.remove(mode)
+    extent.__exit__(None, None, None)
+
+
+def _current_level():
+    return STATE.levels[-1] if STATE.levels else -1
+
+
+def enter_dual_level():
+    """Enters a new forward grad level and returns it; make_dual/unpack_dual use it by default. Only one level
+    may be active (PyTorch's rule); torch.func.jvp nests levels of its own for higher-order forward gradients."""
+    if STATE.levels:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    return _push_level()
+
+
+def exit_dual_level(*, level=None):
+    """Exits the last entered forward grad level: the tangents of its dual tensors are gone."""
+    if level is None:
+        level = _current_level()
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if not STATE.levels or STATE.levels[-1] != level:
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
+        )
+    _pop_level()
+
+
+class dual_level(contextlib.ContextDecorator):
+    """Context manager (or decorator) in which forward AD runs: enters a level on entry, exits it on exit."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc, tb):
+        exit_dual_level()
+        return False
+
+
+@contextlib.contextmanager
+def _nested_level():
+    """A level for torch.func's transforms, which may nest (jvp of jvp)."""
+    level = _push_level()
+    try:
+        yield level
+    finally:
+        if STATE.levels and STATE.levels[-1] == level:
+            _pop_level()
+
+
+# ------------------------------------------------------------------------------------------------ dual tensors
+
+
+class UnpackedDualTensor(namedtuple("UnpackedDualTensor", ["primal", "tangent"])):
+    """What unpack_dual returns: the primal (a tensor) and the tangent (None when the tensor has none)."""
+
+    __slots__ = ()
+
+
+def _is_active(level):
+    return level in STATE.levels
+
+
+def _plain_tensor(x):
+    """The innermost ordinary tensor behind x (a DualTensor's primal, a BatchedTensor's value)."""
+    while True:
+        t = type(x)
+        if t is DualTensor:
+            x = x._primal
+        elif t.__name__ == "BatchedTensor":
+            x = x._value
+        else:
+            return x
+
+
+def _make(primal, tangent, level):
+    plain = _plain_tensor(primal)
+    if type(primal) is DualTensor or primal is plain:
+        # the alias keeps the primal's autograd history: an escaped dual used as a tensor still backpropagates
+        d = DualTensor(primal) if primal.requires_grad else DualTensor(_alias_of=primal)
+    else:
+        d = DualTensor(_alias_of=plain)
+    d._primal = primal
+    d._tangent = tangent
+    d._level = level
+    return d
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A dual tensor: `tensor`'s value (aliased) with `tangent` attached at `level` (the current one by
+    default). Both must be floating point and of the same size."""
+    if level is None:
+        level = _current_level()
+    if level < 0:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() "
+            "first."
+        )
+    if not tensor.is_floating_point():
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not tangent.is_floating_point():
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if not _is_active(level):
+        raise RuntimeError("Invalid level given to _make_dual")
+    if type(tensor) is DualTensor and tensor._level == level:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
+            f"{level} is not supported."
+        )
+    if tuple(tensor.shape) != tuple(tangent.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, this "
+            f"is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
+            f"{list(tangent.shape)}."
+        )
+    return _make(tensor, tangent, level)
+
+
+def unpack_dual(tensor, *, level=None):
+    """(primal, tangent) of a dual tensor at `level` (the current one by default); tangent is None for a tensor
+    without one at that level, and outside any level."""
+    if level is None:
+        level = _current_level()
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if not (_C._is_tensor(tensor) or type(tensor).__name__ == "BatchedTensor"):
+        raise TypeError(
+            f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}"
+        )
+    primal, tangent = _split(tensor, level)
+    return UnpackedDualTensor(primal, tangent)
+
+
+def _split(x, level):
+    """(primal, tangent) of x at `level`: a dual of a dead level counts as its primal; a dual of an outer level
+    has no tangent here."""
+    while type(x) is DualTensor and not _is_active(x._level):
+        x = x._primal
+    if type(x) is DualTensor and x._level == level:
+        return x._primal, x._tangent
+    return x, None
+
+
+def _strip_dead(x):
+    while type(x) is DualTensor and not _is_active(x._level):
+        x = x._primal
+    return x
+
+
+# ------------------------------------------------------------------------------------------------ dispatch
+
+_NAMESPACES = {
+    "": "minitorch",
+    "F": "minitorch.nn.functional",
+    "linalg": "minitorch.linalg",
+    "special": "minitorch.special",
+    "fft": "minitorch.fft",
+}
+
+
+def _key_of(func):
+    from minitorch.func._batched import key_of
+    from minitorch.overrides import is_tensor_method
+
+    name = is_tensor_method(func)
+    if name is not None:
+        return "Tensor." + name
+    return key_of(func)
+
+
+def _public(key):
+    """The callable of a key, looked up at call time so that it is the dispatching wrapper while one is on."""
+    if key.startswith("Tensor."):
+        return None
+    ns, _, name = key.rpartition(".")
+    modname = _NAMESPACES.get(ns)
+    if modname is None:
+        return None
+    mod = sys.modules.get(modname)
+    if mod is None:
+        import importlib
+
+        mod = importlib.import_module(modname)
+    return getattr(mod, name)
+
+
+def _call(key, args, kwargs):
+    """Runs op `key` on the given (un-dualed at this level) arguments through the public spellings."""
+    if key.startswith("Tensor."):
+        from minitorch.func._batched import _OPERATORS
+
+        name = key[7:]
+        op = _OPERATORS.get(name)
+        if op is not None:
+            return op(*args)
+        if name == "__setitem__":
+            args[0][args[1]] = args[2]
+            return None
+        return getattr(args[0], name)(*args[1:], **kwargs)
+    fn = _public(key)
+    if fn is None:
+        raise RuntimeError(f"forward AD: cannot call {key}")
+    return fn(*args, **kwargs)
+
+
+def _dispatching(func):
+    """func itself, or, for a torch function bound before the dispatch was on (``jvp(torch.sin, ...)``), its
+    dispatching spelling: the builtin would read a dual tensor as its primal and drop the tangent."""
+    from minitorch.overrides import resolve_name
+
+    if resolve_name(func) is None:
+        return func
+    key = _key_of(func)
+    try:
+        return _public(key) or func
+    except (AttributeError, KeyError, ImportError):
+        return func
+
+
+def _has_dual(args, kwargs):
+    for a in args:
+        t = type(a)
+        if t is DualTensor:
+            return True
+        if (t is list or t is tuple) and any(type(b) is DualTensor for b in a):
+            return True
+    if kwargs:
+        return _has_dual(tuple(kwargs.values()), None)
+    return False
+
+
+def _max_level(args, kwargs):
+    lv = -1
+    for a in list(args) + list(kwargs.values()):
+        t = type(a)
+        if t is DualTensor:
+            a = _strip_dead(a)
+            if type(a) is DualTensor and a._level > lv:
+                lv = a._level
+        elif t is list or t is tuple:
+            for b in a:
+                if type(b) is DualTensor:
+                    b = _strip_dead(b)
+                    if type(b) is DualTensor and b._level > lv:
+                        lv = b._level
+    return lv
+
+
+def _unwrap(x, level, tangents, where):
+    """x with the duals of `level` replaced by their primals (dead levels stripped); their tangents go to
+    tangents[where] (a list of them for a list argument)."""
+    t = type(x)
+    if t is DualTensor:
+        p, tan = _split(x, level)
+        if tan is not None:
+            tangents[where] = tan
+        return p
+    if t is list or t is tuple:
+        out, tans, any_t = [], [], False
+        for y in x:
+            p, tan = _split(y, level) if type(y) is DualTensor else (y, None)
+            out.append(p)
+            tans.append(tan)
+            any_t = any_t or tan is not None
+        if any_t:
+            tangents[where] = tans
+        return t(out)
+    return x
+
+
+# Operators as the op (rule key) they run, with reflected ones swapping their operands.
+_OPERATOR_OPS = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
+    "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul", "__truediv__": "div",
+    "__rtruediv__": "div", "__itruediv__": "div", "__floordiv__": "floor_divide",
+    "__rfloordiv__": "floor_divide", "__ifloordiv__": "floor_divide", "__mod__": "remainder",
+    "__rmod__": "remainder", "__imod__": "remainder", "__pow__": "pow", "__rpow__": "pow", "__ipow__": "pow",
+    "__matmul__": "matmul", "__rmatmul__": "matmul", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
+    "__getitem__": "Tensor.__getitem__", "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le",
+    "__gt__": "gt", "__ge__": "ge", "__and__": "bitwise_and", "__rand__": "bitwise_and",
+    "__iand__": "bitwise_and", "__or__": "bitwise_or", "__ror__": "bitwise_or", "__ior__": "bitwise_or",
+    "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor", "__ixor__": "bitwise_xor", "__invert__": "bitwise_not",
+    "__lshift__": "bitwise_left_shift", "__rlshift__": "bitwise_left_shift",
+    "__rshift__": "bitwise_right_shift", "__rrshift__": "bitwise_right_shift",
+}  # fmt: skip
+
+
+def _rule_key(key):
+    """(rule key, operands swapped, in place) for a dispatch key."""
+    if key.startswith("Tensor."):
+        name = key[7:]
+        if name in _OPERATOR_OPS:
+            return _OPERATOR_OPS[name], name.startswith("__r"), name.startswith("__i")
+        inplace = name.endswith("_") and not name.endswith("__")
+        base = name[:-1] if inplace else name
+        from minitorch.autograd._jvp_rules import JVP_RULES
+
+        if "Tensor." + base in JVP_RULES:
+            return "Tensor." + base, False, inplace
+        return base, False, inplace
+    ns, _, name = key.rpartition(".")
+    if name.endswith("_") and not name.endswith("__") and not ns:
+        return name[:-1], False, True
+    return key, False, False
+
+
+def dispatch(key, args, kwargs=None):
+    """Runs op `key` on arguments that may hold dual tensors (see the module docstring)."""
+    kwargs = kwargs or {}
+    level = _max_level(args, kwargs)
+    if level < 0:
+        args = tuple(_unwrap(a, -1, {}, None) for a in args)
+        kwargs = {k: _unwrap(v, -1, {}, None) for k, v in kwargs.items()}
+        return _call(key, args, kwargs)
+    if "out" in kwargs and kwargs["out"] is not None:
+        raise RuntimeError(
+            f"forward AD: {key} with out= is not supported on dual tensors; call it without out= instead."
+        )
+    tangents = {}
+    pargs = tuple(_unwrap(a, level, tangents, i) for i, a in enumerate(args))
+    pkwargs = {k: _unwrap(v, level, tangents, k) for k, v in kwargs.items()}
+    rkey, swapped, inplace = _rule_key(key)
+    if inplace or key == "Tensor.__setitem__":
+        return _inplace(key, args, kwargs, pargs, pkwargs, tangents, level)
+    if not tangents:
+        return _call(key, pargs, pkwargs)
+    from minitorch.autograd import _jvp_rules
+
+    rule = _jvp_rules.get_rule(rkey)
+    if rule is None or rule.generic:
+        return _generic(key, pargs, pkwargs, tangents, level, warn=rkey if rule is None else None)
+    result = _call(key, pargs, pkwargs)
+    if rule.none:
+        return result
+    rargs, rtangents = pargs, tangents
+    if swapped:
+        rargs = (pargs[1], pargs[0]) + pargs[2:]
+        rtangents = {(1 - k if k in (0, 1) else k): v for k, v in tangents.items()}
+    tan = rule.apply(rargs, pkwargs, rtangents, result, key)
+    if tan is _jvp_rules.GENERIC:
+        return _generic(key, pargs, pkwargs, tangents, level)
+    return _attach(result, tan, level)
+
+
+def _outplace_key(key):
+    if key.startswith("Tensor."):
+        name = key[7:]
+        if name.startswith("__i"):
+            return "Tensor.__" + name[3:]
+        return "Tensor." + name[:-1]
+    ns, _, name = key.rpartition(".")
+    return (ns + "." if ns else "") + name[:-1]
+
+
+def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
+    """An in-place op: the primal is updated in place (PyTorch's in-place checks apply), the tangent is the
+    out-of-place op's."""
+    self = args[0] if args else None
+    if type(self) is not DualTensor or _strip_dead(self)._level != level:
+        raise RuntimeError(
+            f"forward AD: the in-place {key} would write a dual tensor into a tensor without a tangent at this "
+            "level, which cannot hold one; use the out-of-place op instead."
+        )
+    name = key.rpartition(".")[2]
+    shape = tuple(self.shape)
+    if name == "copy_":
+        src_t = tangents.get(1, tangents.get("src"))
+        new_t = _C.zeros(shape, dtype=self.dtype) if src_t is None else src_t.expand(shape).clone()
+    elif name in ("zero_", "fill_", "__setitem__"):
+        new_t = None
+        if name == "fill_" and tangents.get(1) is not None:
+            new_t = tangents[1].expand(shape).clone()
+        elif name == "__setitem__":
+            new_t = self._tangent.clone()
+            val_t = tangents.get(2)
+            new_t[pargs[1]] = 0.0 if val_t is None else val_t
+    else:
+        res = dispatch(_outplace_key(key), args, kwargs)
+        new_t = _split(res, level)[1] if type(res) is DualTensor else None
+        if new_t is not None:
+            new_t = _fit(new_t, _split(res, level)[0])
+    _call(key, pargs, pkwargs)  # the primal, in place
+    if new_t is None:
+        new_t = _zeros_like(self._primal)
+    if new_t.dtype != self.dtype and new_t.is_floating_point():
+        new_t = new_t.to(self.dtype)
+    self._tangent = new_t
+    return None if name == "__setitem__" else self
+
+
+def _public_or_method(key):
+    try:
+        return _public(key) is not None
+    except (AttributeError, KeyError):
+        return False
+
+
+def _floating(x):
+    try:
+        return x.is_floating_point()
+    except AttributeError:
+        return False
+
+
+def _fit(tan, result):
+    """The tangent shaped and typed as the result it belongs to (terms may broadcast lower-rank tangents)."""
+    if tan is None or result is None:
+        return None
+    if tuple(tan.shape) != tuple(result.shape):
+        tan = tan.expand(tuple(result.shape))
+    if tan.dtype != result.dtype:
+        tan = tan.to(result.dtype)
+    return tan
+
+
+def _attach(result, tan, level):
+    """The result(s) made dual with their tangents; non-floating results (indices, masks) get none."""
+    if _C._is_tensor(result) or type(result).__name__ == "BatchedTensor":
+        if not _floating(result):
+            return result
+        if tan is None:
+            tan = _zeros_like(result)
+        return _make(result, _fit(tan, result), level)
+    if isinstance(result, (tuple, list)):
+        tans = tan if isinstance(tan, (tuple, list)) else (tan,) * len(result)
+        parts = [_attach(r, t, level) if _is_tensorish(r) else r for r, t in zip(result, tans)]
+        t = type(result)
+        if t is tuple or t is list:
+            return t(parts)
+        return t(parts)  # a return_types structseq
+    return result
+
+
+def _zeros_like(x):
+    if type(x).__name__ == "BatchedTensor":
+        return _public("zeros_like")(x)
+    return _C.zeros_like(_plain_tensor(x)) if type(x) is not DualTensor else _public("zeros_like")(x)
+
+
+def _is_tensorish(x):
+    return _C._is_tensor(x) or type(x).__name__ == "BatchedTensor"
+
+
+_warned = set()
+
+
+def _warn_generic(rkey):
+    if rkey not in _warned:
+        _warned.add(rkey)
+        warnings.warn(
+            f"forward AD: {rkey} has no JVP rule; its Jacobian-vector product is computed by the double-vjp "
+            "trick through reverse mode (correct, but slower). Add a rule to minitorch/autograd/_jvp_rules.py.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _generic(key, pargs, pkwargs, tangents, level, warn=None):
+    """J t by the double-vjp trick: with u a dummy cotangent, g(u) = J^T u is linear in u and the gradient of
+    <g(u), t> with respect to u is J t. The primal result comes from the same run, so random ops (dropout) get
+    the tangent of the mask they drew."""
+    from minitorch.autograd.engine import grad as _grad
+    from minitorch.autograd.grad_mode import enable_grad
+
+    # the differentiated inputs: (where, position in a list or None, primal, tangent)
+    slots = []
+    for where, tan in tangents.items():
+        src = pargs[where] if isinstance(where, int) else pkwargs[where]
+        if isinstance(tan, list):
+            slots.extend((where, i, src[i], t) for i, t in enumerate(tan) if t is not None)
+        else:
+            slots.append((where, None, src, tan))
+    for _, _, p, _ in slots:
+        if type(p) is not _C.Tensor and not isinstance(p, _C.Tensor) or type(p) is DualTensor:
+            raise NotImplementedError(
+                f"forward AD: {key} has no JVP rule, and the generic one (through reverse mode) needs plain "
+                "tensors as primals (this call nests forward levels or vmap); add a rule to "
+                "minitorch/autograd/_jvp_rules.py."
+            )
+    batched = [t for *_, t in slots if type(t).__name__ == "BatchedTensor"]
+    with enable_grad():
+        stand = []
+        for where, i, p, t in slots:
+            stand.append(p.view_as(p) if p.requires_grad else p.detach().requires_grad_())
+        args, kwargs = list(pargs), dict(pkwargs)
+        for (where, i, _, _), s in zip(slots, stand):
+            if isinstance(where, int):
+                if i is None:
+                    args[where] = s
+                else:
+                    seq = list(args[where])
+                    seq[i] = s
+                    args[where] = type(pargs[where])(seq)
+            elif i is None:
+                kwargs[where] = s
+            else:
+                seq = list(kwargs[where])
+                seq[i] = s
+                kwargs[where] = type(pkwargs[where])(seq)
+        out = _call(key, tuple(args), kwargs)
+        flat = list(out) if isinstance(out, (tuple, list)) else [out]
+        live = [
+            (j, o)
+            for j, o in enumerate(flat)
+            if _C._is_tensor(o) and o.is_floating_point() and o.requires_grad
+        ]
+        tans = [None] * len(flat)
+        if live and warn is not None:
+            _warn_generic(warn)
+        if live:
+            us = [_C.zeros_like(o).requires_grad_() for _, o in live]
+            g = _grad([o for _, o in live], stand, us, create_graph=True, allow_unused=True)
+            pairs = [(gi, t) for gi, (*_, t) in zip(g, slots) if gi is not None and gi.requires_grad]
+            keep = any(p.requires_grad for *_, p, _ in slots) or any(
+                getattr(t, "requires_grad", False) for *_, t in slots
+            )
+            if pairs:
+                if batched:
+                    jv = _batched_grads(pairs, us, keep)
+                else:
+                    jv = _grad(
+                        [gi for gi, _ in pairs],
+                        us,
+                        [t.to(gi.dtype) if t.dtype != gi.dtype else t for gi, t in pairs],
+                        create_graph=keep,
+                        retain_graph=True,
+                        allow_unused=True,
+                    )
+                for (j, o), v in zip(live, jv):
+                    tans[j] = v if keep or v is None else v.detach()
+    if not any(p.requires_grad for *_, p, _ in slots):
+        flat = [o.detach() if _C._is_tensor(o) else o for o in flat]
+    if isinstance(out, (tuple, list)):
+        res = type(out)(flat) if type(out) in (tuple, list) else type(out)(tuple(flat))
+        return _attach(res, tans, level)
+    return _attach(flat[0], tans[0], level)
+
+
+def _batched_grads(pairs, us, keep):
+    """The second vjp of the trick for tangents batched by vmap (jacfwd's basis): one backward per entry."""
+    from minitorch.autograd.engine import grad as _grad
+    from minitorch.func._batched import _select_level, level_of, stack_results
+
+    lvl = max(t._level for _, t in pairs if type(t).__name__ == "BatchedTensor")
+    outs = []
+    for i in range(level_of(lvl).size):
+        ts = [_select_level(t, lvl, i) for _, t in pairs]
+        r = _grad([gi for gi, _ in pairs], us, ts, create_graph=keep, retain_graph=True, allow_unused=True)
+        outs.append([_C.zeros_like(u) if v is None else v for v, u in zip(r, us)])
+    return stack_results(outs, lvl, "forward AD")
+
+
+# ------------------------------------------------------------------------------------------------ the class
+
+# Methods that read metadata or leave the autograd world: they run on the primal and drop the tangent.
+_ON_PRIMAL = frozenset((
+    "size", "dim", "ndimension", "numel", "nelement", "stride", "is_contiguous", "element_size", "get_device",
+    "is_floating_point", "is_complex", "data_ptr", "storage_offset", "item", "tolist", "numpy", "__bool__",
+    "__float__", "__int__", "__index__", "__len__", "backward", "register_hook", "retain_grad",
+    "requires_grad_", "is_inference", "is_pinned", "is_shared", "is_signed", "is_same_size", "is_conj",
+    "is_neg", "is_nonzero", "equal", "allclose", "_register_hook", "_remove_hook", "_is_view_of",
+    "_storage_bytes", "_storage_key", "_storage_nbytes", "untyped_storage_nbytes", "__array__", "__dlpack__",
+    "__dlpack_device__", "register_post_accumulate_grad_hook", "_register_post_accumulate_grad_hook",
+    "record_stream", "count_nonzero", "nonzero", "argwhere", "argmax", "argmin", "argsort", "bincount",
+    "histc", "bucketize", "isclose", "is_coalesced", "dense_dim", "sparse_dim", "type",
+))  # fmt: skip
+# Results that have no tangent: the op runs on the primal and its result is a plain tensor
+_NO_TANGENT = frozenset(("detach", "new_empty", "new_full", "new_ones", "new_zeros", "new_tensor", "new"))
+_SKIP = frozenset((
+    "__init__", "__repr__", "__str__", "__format__", "__hash__", "__reduce__", "__reduce_ex__", "__iter__",
+    "__setitem__", "_pybind11_conduit_v1_", "__init_subclass__", "__subclasshook__", "__getattribute__",
+    "__setattr__", "__delattr__", "__new__", "__dir__", "__sizeof__", "__class__", "__deepcopy__", "__copy__",
+))  # fmt: skip
+
+
+class DualTensor(_C.Tensor):
+    """A tensor with a tangent at a forward AD level (see the module docstring). Its storage aliases the
+    primal; `_primal`, `_tangent` and `_level` hold the dual parts."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return dispatch(_key_of(func), args, kwargs or {})
+
+    # metadata: the primal's (which may be a BatchedTensor, whose logical shape differs from the alias)
+    @property
+    def shape(self):
+        """The primal's shape."""
+        return self._primal.shape
+
+    @property
+    def dtype(self):
+        """The primal's dtype (the tangent's may differ, as make_dual allows)."""
+        return self._primal.dtype
+
+    @property
+    def device(self):
+        """The primal's device."""
+        return self._primal.device
+
+    @property
+    def ndim(self):
+        """The primal's number of dims."""
+        return self._primal.ndim
+
+    @property
+    def requires_grad(self):
+        """Whether the primal requires grad (reverse mode over the forward computation)."""
+        return self._primal.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._primal.requires_grad = value
+
+    @property
+    def grad_fn(self):
+        """The primal's autograd node."""
+        return self._primal.grad_fn
+
+    @property
+    def is_leaf(self):
+        """Whether the primal is an autograd leaf."""
+        return self._primal.is_leaf
+
+    @property
+    def grad(self):
+        """The primal's accumulated gradient."""
+        return self._primal.grad
+
+    @property
+    def data(self):
+        """The primal's data, without the tangent (as PyTorch's .data, which forward AD does not see)."""
+        return self._primal.data
+
+    @property
+    def T(self):
+        """The dims reversed, tangent included."""
+        return dispatch("Tensor.permute", (self, tuple(range(self.dim() - 1, -1, -1))))
+
+    @property
+    def mT(self):
+        """The last two dims swapped, tangent included."""
+        return dispatch("Tensor.transpose", (self, -2, -1))
+
+    mH = mT
+    H = T
+
+    def __repr__(self):
+        if not _is_active(self._level):
+            return repr(self._primal)
+        p = repr(self._primal)
+        return p[:-1] + ",\n       tangent=" + repr(self._tangent) + ")" if p.endswith(")") else p
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return repr(self) if not spec else format(self._primal, spec)
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(dispatch("Tensor.unbind", (self, 0)))
+
+    def __setitem__(self, index, value):
+        dispatch("Tensor.__setitem__", (self, index, value))
+
+    def __reduce_ex__(self, protocol):
+        # a pickled or deep-copied dual is its primal (the tangent belongs to a level that will be gone)
+        return self._primal.__reduce_ex__(protocol)
+
+    def requires_grad_(self, requires_grad=True):
+        """Sets requires_grad on the primal and returns this dual tensor (its tangent kept)."""
+        self._primal.requires_grad_(requires_grad)
+        return self
+
+    def retain_grad(self):
+        """Retains the primal's gradient."""
+        self._primal.retain_grad()
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return copy.deepcopy(self._primal, memo)
+
+
+def _method(name):
+    key = "Tensor." + name
+
+    def m(self, *args, **kwargs):
+        return dispatch(key, (self, *args), kwargs)
+
+    m.__name__ = name
+    m.__qualname__ = f"DualTensor.{name}"
+    return m
+
+
+def _on_primal(name):
+    def m(self, *args, **kwargs):
+        return getattr(_strip_primal(self), name)(*args, **kwargs)
+
+    m.__name__ = name
+    return m
+
+
+def _strip_primal(x):
+    return x._primal if type(x) is DualTensor else x
+
+
+def _no_tangent(name):
+    def m(self, *args, **kwargs):
+        return getattr(self._primal, name)(*args, **kwargs)
+
+    m.__name__ = name
+    return m
+
+
+def _install_methods():
+    for name, attr in list(vars(_C.Tensor).items()):
+        if name in _SKIP or name in vars(DualTensor) or not callable(attr) or isinstance(attr, type):
+            continue
+        if name in _ON_PRIMAL:
+            setattr(DualTensor, name, _on_primal(name))
+        elif name in _NO_TANGENT:
+            setattr(DualTensor, name, _no_tangent(name))
+        else:
+            setattr(DualTensor, name, _method(name))
+
+
+_install_methods()
+_ = math  # the rules' scope uses math through _jvp_rules
+
+
+# ------------------------------------------------------------------------------------------------ transforms
+
+
+class NestedReverseError(NotImplementedError):
+    """A reverse-mode transform met dual tensors whose primals are duals of other levels or batched by vmap."""
+
+
+def tree_has_dual(tree):
+    """Whether a pytree of arguments holds a dual tensor of an active level."""
+    if not STATE.levels:
+        return False
+    from minitorch.func._pytree import tree_flatten
+
+    return any(type(x) is DualTensor and _is_active(_strip_dead(x)._level) for x in tree_flatten(tree)[0])
+
+
+def through_reverse(fn, args, name="transform"):
+    """fn(*args) for a reverse-mode transform (func.grad, jacrev) called on dual tensors: fn runs on the primals
+    and the tangent of each floating output is J t by the double-vjp trick over fn's own (differentiable) result,
+    which is forward-over-reverse: jvp(grad(f)) gives Hessian-vector products."""
+    from minitorch.autograd.engine import grad as _grad
+    from minitorch.autograd.grad_mode import enable_grad
+    from minitorch.func._pytree import tree_flatten, tree_unflatten
+
+    flat, spec = tree_flatten(args)
+    level = max((_strip_dead(x)._level for x in flat if type(x) is DualTensor), default=-1)
+    slots, stand = [], []
+    new = list(flat)
+    with enable_grad():
+        for i, x in enumerate(flat):
+            if type(x) is not DualTensor:
+                continue
+            p, t = _split(x, level)
+            if t is None:
+                new[i] = p
+                continue
+            if not isinstance(p, _C.Tensor) or type(p) is DualTensor:
+                raise NestedReverseError(
+                    f"forward AD: {name} on dual tensors nested in other forward levels or vmap is not supported"
+                )
+            s = p.view_as(p) if p.requires_grad else p.detach().requires_grad_()
+            new[i] = s
+            slots.append(t)
+            stand.append(s)
+        # the primals are plain tensors: fn runs outside the vmap levels that may batch the tangents (jacfwd's
+        # basis), so that its reverse-mode transform does not expand them along those levels
+        from minitorch.func._batched import STATE as _VMAP
+
+        saved, _VMAP.levels = _VMAP.levels, []
+        try:
+            out = fn(*tree_unflatten(new, spec))
+        finally:
+            _VMAP.levels = saved
+        flat_out, out_spec = tree_flatten(out)
+        live = [
+            (j, o)
+            for j, o in enumerate(flat_out)
+            if isinstance(o, _C.Tensor) and o.is_floating_point() and o.requires_grad
+        ]
+        tans = [None] * len(flat_out)
+        if live and stand:
+            us = [_C.zeros_like(o).requires_grad_() for _, o in live]
+            g = _grad([o for _, o in live], stand, us, create_graph=True, allow_unused=True)
+            pairs = [(gi, t) for gi, t in zip(g, slots) if gi is not None and gi.requires_grad]
+            keep = any(p.requires_grad for p in stand if p.grad_fn is not None) or any(
+                getattr(t, "requires_grad", False) for t in slots
+            )
+            if pairs:
+                if any(type(t).__name__ == "BatchedTensor" for _, t in pairs):
+                    jv = _batched_grads(pairs, us, keep)
+                else:
+                    jv = _grad(
+                        [gi for gi, _ in pairs],
+                        us,
+                        [t for _, t in pairs],
+                        create_graph=keep,
+                        retain_graph=True,
+                        allow_unused=True,
+                    )
+                for (j, _), v in zip(live, jv):
+                    tans[j] = v
+    res = []
+    for j, o in enumerate(flat_out):
+        if isinstance(o, _C.Tensor) and o.is_floating_point():
+            res.append(_attach(o, tans[j], level))
+        else:
+            res.append(o)
+    return tree_unflatten(res, out_spec)
