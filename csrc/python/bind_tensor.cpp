@@ -412,7 +412,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            })
       .def("__float__",
            [](const Tensor& t) {
-             MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+             MT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
              Scalar s = nogil([&] { return item(t); }, t);
              // PyTorch converts a complex number to a Python float only when it is real
              MT_CHECK(!s.is_complex() || s.to_complex().imag() == 0,
@@ -421,12 +421,12 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            })
       .def("__complex__",
            [](const Tensor& t) {
-             MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+             MT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
              return nogil([&] { return item(t); }, t).to_complex();
            })
       .def("__int__",
            [](const Tensor& t) {
-             MT_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+             MT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
              return item(t).to_long();
            })
       .def("__index__",

@@ -60,23 +60,20 @@ class _C2R(Function):
 
 
 def c2c(x, dim, norm, forward):
+    """The complex transform of x over dim (forward or inverse), norm a _C norm mode; differentiable."""
     dim = list(dim)
     return _C2C.apply(x, dim, norm, forward) if _needs_grad(x) else _C._fft_c2c(x, dim, norm, forward)
 
 
 def r2c(x, dim, norm, onesided):
+    """The transform of real x over dim; onesided keeps dim[-1]'s n // 2 + 1 frequencies; differentiable."""
     dim = list(dim)
-    if onesided and len(dim) > 1 and dim[-1] != max(dim):
-        # _C's r2c halves the highest of the dims rather than the last listed: halve that one alone first
-        return c2c(r2c(x, dim[-1:], norm, True), dim[:-1], norm, True)
     return _R2C.apply(x, dim, norm, onesided) if _needs_grad(x) else _C._fft_r2c(x, dim, norm, onesided)
 
 
 def c2r(x, dim, norm, last_dim_size):
+    """The real inverse of a half spectrum over dim, last_dim_size points along dim[-1]; differentiable."""
     dim = list(dim)
-    if len(dim) > 1 and dim[-1] != max(dim):
-        # as in r2c: the complex-to-complex part first, then the real output along the last listed dim
-        return c2r(c2c(x, dim[:-1], norm, False), dim[-1:], norm, last_dim_size)
     if _needs_grad(x):
         return _C2R.apply(x, dim, norm, last_dim_size)
     return _C._fft_c2r(x, dim, norm, last_dim_size)
