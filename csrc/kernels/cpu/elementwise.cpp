@@ -266,7 +266,7 @@ void binary_cpu(const TensorIter& it, BinaryOp op) {
 struct WhereBits {
   template <typename T>
   T operator()(bool c, T a, T b) const {
-    if constexpr (sizeof(T) > 8) {
+    if constexpr (sizeof(T) > 8 || is_complex_v<T>) {  // (std::complex is not a bag of bits to memcpy)
       return c ? a : b;
     } else {
       using U =
