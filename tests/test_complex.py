@@ -1194,6 +1194,9 @@ def test_resize_keeps_elements_and_grows():
     t.resize_(4, 4)  # past the storage: a larger one that keeps the old elements
     close(t.reshape(-1)[:6], np.arange(6.0))
     assert u.shape == (2, 3)
+    v = torch.arange(8.0).reshape(2, 4)[:, ::2]  # the same sizes: a no-op that keeps the strides
+    assert v.resize_(2, 2).stride() == (4, 2)
+    close(v, np.arange(8.0).reshape(2, 4)[:, ::2])
     with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
         torch.zeros(2, requires_grad=True).resize_(3)
     z = torch.tensor(crandn(2), dtype=C128)

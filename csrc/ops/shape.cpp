@@ -76,6 +76,7 @@ const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
   MT_CHECK(!self.requires_grad(), "cannot resize variables that require grad");
   for (int64_t s : sizes)
     MT_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
+  if (IntArrayRef(self.sizes()).equals(sizes)) return self;  // the same sizes keep the strides (PyTorch's)
   const int64_t n = compute_numel(sizes), off = self.storage_offset();
   const int64_t have = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
   if (off + n > have) {
