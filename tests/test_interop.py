@@ -129,3 +129,10 @@ def test_cupy_both_ways():
     assert float(d[9]) == 9.0
     back = minitorch.from_dlpack(cp.arange(4, dtype=cp.float32))
     assert back.is_cuda and back.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_empty_arrays_get_contiguous_strides():
+    # NumPy may give an empty array any strides (0 here for some); the tensor takes the contiguous ones, as PyTorch
+    assert minitorch.tensor([], dtype=minitorch.bool).stride() == (1,)
+    assert minitorch.tensor([[]]).stride() == (1, 1)
+    assert minitorch.from_numpy(np.zeros((0, 3))).stride() == (3, 1)
