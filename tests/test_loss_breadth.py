@@ -587,3 +587,19 @@ def test_training_step_reduces_loss(device):
             opt.step()
             first = float(loss) if first is None else first
     assert float(loss) < 0.7 * first
+
+
+def test_soft_margin_loss_takes_the_input_dtype():
+    # PyTorch's result has input's dtype even when the target's is wider (a float64 target, a float32 input)
+    x = minitorch.tensor([0.5, -1.0, 2.0])
+    y = minitorch.tensor([1.0, -1.0, 1.0], dtype=minitorch.float64)
+    for reduction in ("none", "mean", "sum"):
+        out = F.soft_margin_loss(x, y, reduction=reduction)
+        assert out.dtype == minitorch.float32
+        want = np.log1p(np.exp(-x.double().numpy() * y.numpy()))
+        want = {"none": want, "mean": want.mean(), "sum": want.sum()}[reduction]
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+    assert F.soft_margin_loss(y, x).dtype == minitorch.float64
+    g = minitorch.tensor([0.5, -1.0], requires_grad=True)
+    F.soft_margin_loss(g, minitorch.tensor([1.0, 1.0], dtype=minitorch.float64)).backward()
+    assert g.grad.dtype == minitorch.float32

@@ -1153,7 +1153,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), reduced: the two-class logistic loss with targets +-1."""
     reduction = _loss_reduction(size_average, reduce, reduction)
-    return _nn.soft_margin_loss(input, target, reduction)
+    out = _nn.soft_margin_loss(input, target, reduction)
+    # PyTorch writes the loss into a tensor of input's dtype, whatever the target's
+    return out if out.dtype == input.dtype else out.to(input.dtype)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
