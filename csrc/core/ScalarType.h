@@ -122,6 +122,24 @@ struct Bytes16 {
   uint64_t lo, hi;
 };
 
+// Calls fn(T{}) with the type of an element's width (uint8_t ... uint64_t, Bytes16): a kernel that only moves
+// elements needs one instantiation per width, not one per dtype.
+template <typename Fn>
+inline void dispatch_width(size_t itemsize, Fn&& fn) {
+  switch (itemsize) {
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    case 4:
+      return fn(uint32_t{});
+    case 8:
+      return fn(uint64_t{});
+    default:  // complex128
+      return fn(Bytes16{});
+  }
+}
+
 template <typename T>
 struct CppTypeToScalarType;
 #define MT_CPP2ST(ct, name, s, l)                         \
@@ -163,15 +181,18 @@ using opmath_t = typename OpMath<T>::type;
     ::mt::throw_error(::mt::ErrorKind::NotImplemented, ::mt::str("\"", name, "\" not implemented for '", \
                                                                  ::mt::dtype_short_name(dtype), "'"));
 
-#define MT_DISPATCH_FLOATING_TYPES(dtype, name, ...)          \
-  [&] {                                                       \
-    switch (dtype) {                                          \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
-      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_FAIL(dtype, name)                           \
-    }                                                         \
+#define MT_DISPATCH_FLOATING_CASES(...)           \
+  MT_DISPATCH_CASE(Float, float, __VA_ARGS__)     \
+  MT_DISPATCH_CASE(Double, double, __VA_ARGS__)   \
+  MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__) \
+  MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__)
+
+#define MT_DISPATCH_FLOATING_TYPES(dtype, name, ...) \
+  [&] {                                              \
+    switch (dtype) {                                 \
+      MT_DISPATCH_FLOATING_CASES(__VA_ARGS__)        \
+      MT_DISPATCH_FAIL(dtype, name)                  \
+    }                                                \
   }()
 
 #define MT_DISPATCH_COMPLEX_CASES(...)                             \
@@ -202,42 +223,35 @@ using opmath_t = typename OpMath<T>::type;
   }()
 
 // Every dtype but bool.
-#define MT_DISPATCH_NUMERIC_TYPES(dtype, name, ...)           \
-  [&] {                                                       \
-    switch (dtype) {                                          \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
-      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
-      MT_DISPATCH_FAIL(dtype, name)                           \
-    }                                                         \
+#define MT_DISPATCH_NUMERIC_TYPES(dtype, name, ...) \
+  [&] {                                             \
+    switch (dtype) {                                \
+      MT_DISPATCH_FLOATING_CASES(__VA_ARGS__)       \
+      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)       \
+      MT_DISPATCH_FAIL(dtype, name)                 \
+    }                                               \
   }()
 
-#define MT_DISPATCH_ALL_TYPES(dtype, name, ...)               \
-  [&] {                                                       \
-    switch (dtype) {                                          \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
-      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
-      MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)               \
-      MT_DISPATCH_FAIL(dtype, name)                           \
-    }                                                         \
+// Every real dtype (the real X-macro's set).
+#define MT_DISPATCH_REAL_CASES(...)       \
+  MT_DISPATCH_FLOATING_CASES(__VA_ARGS__) \
+  MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__) \
+  MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)
+
+#define MT_DISPATCH_ALL_TYPES(dtype, name, ...) \
+  [&] {                                         \
+    switch (dtype) {                            \
+      MT_DISPATCH_REAL_CASES(__VA_ARGS__)       \
+      MT_DISPATCH_FAIL(dtype, name)             \
+    }                                           \
   }()
 
 // Every dtype, complex included (copies, fills, conversions).
-#define MT_DISPATCH_ALL_TYPES_AND_COMPLEX(dtype, name, ...)   \
-  [&] {                                                       \
-    switch (dtype) {                                          \
-      MT_DISPATCH_CASE(Float, float, __VA_ARGS__)             \
-      MT_DISPATCH_CASE(Double, double, __VA_ARGS__)           \
-      MT_DISPATCH_CASE(Half, ::mt::Half, __VA_ARGS__)         \
-      MT_DISPATCH_CASE(BFloat16, ::mt::BFloat16, __VA_ARGS__) \
-      MT_DISPATCH_INTEGRAL_CASES(__VA_ARGS__)                 \
-      MT_DISPATCH_CASE(Bool, bool, __VA_ARGS__)               \
-      MT_DISPATCH_COMPLEX_CASES(__VA_ARGS__)                  \
-      MT_DISPATCH_FAIL(dtype, name)                           \
-    }                                                         \
+#define MT_DISPATCH_ALL_TYPES_AND_COMPLEX(dtype, name, ...) \
+  [&] {                                                     \
+    switch (dtype) {                                        \
+      MT_DISPATCH_REAL_CASES(__VA_ARGS__)                   \
+      MT_DISPATCH_COMPLEX_CASES(__VA_ARGS__)                \
+      MT_DISPATCH_FAIL(dtype, name)                         \
+    }                                                       \
   }()

@@ -144,18 +144,7 @@ void copy_cpu(const TensorIter& it) {
       return;
     }
     if (it.ndim() >= 2) {
-      switch (item) {
-        case 1:
-          return copy_strided<1>(it);
-        case 2:
-          return copy_strided<2>(it);
-        case 4:
-          return copy_strided<4>(it);
-        case 8:
-          return copy_strided<8>(it);
-        default:
-          return copy_strided<16>(it);
-      }
+      return dispatch_width(item, [&](auto w) { copy_strided<sizeof(w)>(it); });
     }
     it.for_each(
         [&](char** d, const int64_t* st, int64_t n) {
@@ -172,28 +161,11 @@ void copy_cpu(const TensorIter& it) {
             }
             return;
           }
-          switch (item) {
-            case 1:
-              for (int64_t i = 0; i < n; ++i) d[0][i * st[0]] = d[1][i * st[1]];
-              break;
-            case 2:
-              for (int64_t i = 0; i < n; ++i)
-                *reinterpret_cast<uint16_t*>(d[0] + i * st[0]) =
-                    *reinterpret_cast<const uint16_t*>(d[1] + i * st[1]);
-              break;
-            case 4:
-              for (int64_t i = 0; i < n; ++i)
-                *reinterpret_cast<uint32_t*>(d[0] + i * st[0]) =
-                    *reinterpret_cast<const uint32_t*>(d[1] + i * st[1]);
-              break;
-            case 8:
-              for (int64_t i = 0; i < n; ++i)
-                *reinterpret_cast<uint64_t*>(d[0] + i * st[0]) =
-                    *reinterpret_cast<const uint64_t*>(d[1] + i * st[1]);
-              break;
-            default:  // complex128
-              for (int64_t i = 0; i < n; ++i) std::memcpy(d[0] + i * st[0], d[1] + i * st[1], item);
-          }
+          dispatch_width(item, [&](auto w) {
+            using T = decltype(w);
+            for (int64_t i = 0; i < n; ++i)
+              *reinterpret_cast<T*>(d[0] + i * st[0]) = *reinterpret_cast<const T*>(d[1] + i * st[1]);
+          });
         },
         kGrainSize);
     return;

@@ -65,18 +65,10 @@ void gather_loop(T* out, const T* src, const int64_t* outer, int64_t n, const in
 
 void index_gather_cpu(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
                       const int64_t* inner, int64_t r) {
-  switch (src.itemsize()) {  // moving bytes: only the width matters
-    case 1:
-      return gather_loop(out.data<uint8_t>(), src.data<uint8_t>(), outer, n, inner, r);
-    case 2:
-      return gather_loop(out.data<uint16_t>(), src.data<uint16_t>(), outer, n, inner, r);
-    case 4:
-      return gather_loop(out.data<uint32_t>(), src.data<uint32_t>(), outer, n, inner, r);
-    case 8:
-      return gather_loop(out.data<uint64_t>(), src.data<uint64_t>(), outer, n, inner, r);
-    default:  // complex128
-      return gather_loop(out.data<Bytes16>(), src.data<Bytes16>(), outer, n, inner, r);
-  }
+  dispatch_width(src.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+    using T = decltype(w);
+    gather_loop(out.data<T>(), src.data<T>(), outer, n, inner, r);
+  });
 }
 
 // scatter_reduce's amax/amin: NaN wins (once there, it stays; a NaN value replaces anything)
@@ -125,18 +117,10 @@ void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer
       return;
     }
     auto take = [](auto, auto y) { return y; };
-    switch (dst.itemsize()) {  // moving bytes: only the width matters
-      case 1:
-        return put_loop(dst.data<uint8_t>(), values.data<uint8_t>(), outer, n, inner, r, take);
-      case 2:
-        return put_loop(dst.data<uint16_t>(), values.data<uint16_t>(), outer, n, inner, r, take);
-      case 4:
-        return put_loop(dst.data<uint32_t>(), values.data<uint32_t>(), outer, n, inner, r, take);
-      case 8:
-        return put_loop(dst.data<uint64_t>(), values.data<uint64_t>(), outer, n, inner, r, take);
-      default:  // complex128
-        return put_loop(dst.data<Bytes16>(), values.data<Bytes16>(), outer, n, inner, r, take);
-    }
+    return dispatch_width(dst.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+      using T = decltype(w);
+      put_loop(dst.data<T>(), values.data<T>(), outer, n, inner, r, take);
+    });
   }
   MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
     scalar_t* d = dst.data<scalar_t>();
@@ -238,18 +222,9 @@ void gather_dim_typed(const Tensor& out, const Tensor& self, int64_t dim, const 
 
 void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   if (out.numel() == 0) return;
-  switch (self.itemsize()) {  // moving bytes: only the width matters
-    case 1:
-      return gather_dim_typed<uint8_t>(out, self, dim, index);
-    case 2:
-      return gather_dim_typed<uint16_t>(out, self, dim, index);
-    case 4:
-      return gather_dim_typed<uint32_t>(out, self, dim, index);
-    case 8:
-      return gather_dim_typed<uint64_t>(out, self, dim, index);
-    default:  // complex128
-      return gather_dim_typed<Bytes16>(out, self, dim, index);
-  }
+  dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+    gather_dim_typed<decltype(w)>(out, self, dim, index);
+  });
 }
 
 template <typename T, typename Op>
@@ -277,18 +252,9 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
   int64_t stride = self.strides()[dim], size = self.sizes()[dim];
   if (mode == PutMode::assign) {
     auto take = [](auto, auto y) { return y; };
-    switch (self.itemsize()) {
-      case 1:
-        return scatter_dim_loop<uint8_t>(it, stride, size, dim, take);
-      case 2:
-        return scatter_dim_loop<uint16_t>(it, stride, size, dim, take);
-      case 4:
-        return scatter_dim_loop<uint32_t>(it, stride, size, dim, take);
-      case 8:
-        return scatter_dim_loop<uint64_t>(it, stride, size, dim, take);
-      default:  // complex128
-        return scatter_dim_loop<Bytes16>(it, stride, size, dim, take);
-    }
+    return dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+      scatter_dim_loop<decltype(w)>(it, stride, size, dim, take);
+    });
   }
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
     if (mode == PutMode::add)

@@ -68,23 +68,6 @@ __global__ void gather_kernel(T* __restrict__ out, const T* __restrict__ src,
   }
 }
 
-// Moving bytes: only the element width matters, so four instantiations serve every dtype.
-template <typename Fn>
-void dispatch_width(size_t itemsize, Fn&& fn) {
-  switch (itemsize) {
-    case 1:
-      return fn(uint8_t{});
-    case 2:
-      return fn(uint16_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:  // complex128
-      return fn(Bytes16{});
-  }
-}
-
 void index_gather_cuda(const Tensor& out, const Tensor& src, const int64_t* outer, int64_t n,
                        const int64_t* inner, int64_t r) {
   if (n == 0 || r == 0) return;
