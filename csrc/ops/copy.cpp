@@ -5,6 +5,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
 #include "ops/factory.h"
 #include "ops/kernels.h"
@@ -112,6 +113,23 @@ bool is_pinned(const Tensor& self) {
   return self.device().is_cpu() && self.storage()->data && cuda_hooks().is_pinned(self.storage()->data);
 }
 
+// The type names PyTorch's checked Scalar conversion prints ("uint8_t", "int64_t": its dispatch macros'
+// names, not cpp_type_name's "unsigned char"/"long int").
+static const char* checked_convert_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte:
+      return "uint8_t";
+    case ScalarType::Char:
+      return "int8_t";
+    case ScalarType::Short:
+      return "int16_t";
+    case ScalarType::Long:
+      return "int64_t";
+    default:
+      return cpp_type_name(t);
+  }
+}
+
 // PyTorch's checked Scalar conversion: a number the dtype cannot hold raises instead of wrapping (ints) or
 // becoming inf (floats); inf and nan stay allowed for floating dtypes, and an unsigned dtype takes negatives
 // down to -max (they wrap, as `a - b` on uint8 does).
@@ -119,37 +137,34 @@ static void check_scalar_fits(const Scalar& v, ScalarType t) {
   if (v.is_bool() || t == ScalarType::Bool || is_complex(t)) return;
   // a complex number goes into a real dtype only with a zero imaginary part (PyTorch's wording: "overflow")
   if (v.is_complex() && v.to_complex().imag() != 0) {
-    const char* names[] = {"bool",    "uint8_t",   "int8_t",        "int16_t", "int",
-                           "int64_t", "c10::Half", "c10::BFloat16", "float",   "double"};
-    MT_ERROR("value cannot be converted to type ", names[static_cast<int>(t)], " without overflow");
+    MT_ERROR("value cannot be converted to type ", checked_convert_name(t), " without overflow");
   }
   if (t == ScalarType::Double) return;
   double lo = 0, hi = 0;
-  const char* name = "";
   switch (t) {
     case ScalarType::Byte:
-      lo = -255, hi = 255, name = "uint8_t";
+      lo = -255, hi = 255;
       break;
     case ScalarType::Char:
-      lo = -128, hi = 127, name = "int8_t";
+      lo = -128, hi = 127;
       break;
     case ScalarType::Short:
-      lo = -32768, hi = 32767, name = "int16_t";
+      lo = -32768, hi = 32767;
       break;
     case ScalarType::Int:
-      lo = -2147483648.0, hi = 2147483647.0, name = "int";
+      lo = -2147483648.0, hi = 2147483647.0;
       break;
     case ScalarType::Long:
-      lo = -9223372036854775808.0, hi = 9223372036854775807.0, name = "int64_t";
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;
       break;
     case ScalarType::Half:
-      lo = -65504, hi = 65504, name = "c10::Half";
+      lo = -65504, hi = 65504;
       break;
     case ScalarType::BFloat16:
-      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, name = "c10::BFloat16";
+      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
       break;
     case ScalarType::Float:
-      lo = -3.4028234663852886e38, hi = 3.4028234663852886e38, name = "float";
+      lo = -3.4028234663852886e38, hi = 3.4028234663852886e38;
       break;
     default:
       return;
@@ -166,7 +181,7 @@ static void check_scalar_fits(const Scalar& v, ScalarType t) {
     ok = is_floating(t) ? !(d < lo || d > hi) || std::isinf(d) : d >= lo && d <= hi;  // nan: fails for ints
     if (t == ScalarType::Long && d >= hi) ok = false;                                 // 2**63 itself
   }
-  MT_CHECK(ok, "value cannot be converted to type ", name, " without overflow");
+  MT_CHECK(ok, "value cannot be converted to type ", checked_convert_name(t), " without overflow");
 }
 
 const Tensor& fill_(const Tensor& self, const Scalar& value) {

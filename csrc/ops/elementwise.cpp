@@ -236,17 +236,12 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
   return result_type({a, b});
 }
 
-Tensor unary(UnaryOp op, const Tensor& self) {
-  if (autocast::active()) {
-    if (auto ac = autocast_op(op)) {
-      autocast::Scope s(*ac);
-      return unary(op, s(self));
-    }
-  }
-  if (autograd::needs_grad(self)) return autograd::unary(op, self);
-  OpRule r = rule_of(op);
-  ScalarType in = self.dtype(), out_dt = in;
-  check_unary_dtype(op, in, self.device());
+// (compute dtype, result dtype) of a unary op on `in`: Float-rule ops compute integers in the default dtype,
+// abs of complex is real, predicates give bool.
+static std::pair<ScalarType, ScalarType> unary_dtypes(UnaryOp op, ScalarType in, Device dev) {
+  check_unary_dtype(op, in, dev);
+  const OpRule r = rule_of(op);
+  ScalarType out_dt = in;
   if (r == OpRule::Float && !is_inexact(in)) in = out_dt = default_dtype();
   if (is_complex(in)) {
     MT_CHECK_NOT_IMPLEMENTED(
@@ -255,6 +250,18 @@ Tensor unary(UnaryOp op, const Tensor& self) {
     if (op == UnaryOp::abs) out_dt = to_real_type(in);
   }
   if (r == OpRule::Bool) out_dt = ScalarType::Bool;
+  return {in, out_dt};
+}
+
+Tensor unary(UnaryOp op, const Tensor& self) {
+  if (autocast::active()) {
+    if (auto ac = autocast_op(op)) {
+      autocast::Scope s(*ac);
+      return unary(op, s(self));
+    }
+  }
+  if (autograd::needs_grad(self)) return autograd::unary(op, self);
+  auto [in, out_dt] = unary_dtypes(op, self.dtype(), self.device());
   Tensor x = prepare(self, in, self.device());
   Tensor out = make_empty(self.sizes(), out_dt, self.device());
   if (out.numel() == 0) return out;
@@ -411,17 +418,7 @@ bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
   check_writable(out);
   Device dev = common_device({&out, &self}, &out);
   check_out_overlap(out, self);
-  ScalarType in = self.dtype(), out_dt = in;
-  check_unary_dtype(op, in, dev);
-  const OpRule r = rule_of(op);
-  if (r == OpRule::Float && !is_inexact(in)) in = out_dt = default_dtype();
-  if (is_complex(in)) {
-    MT_CHECK_NOT_IMPLEMENTED(
-        op != UnaryOp::sign,
-        "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
-    if (op == UnaryOp::abs) out_dt = to_real_type(in);
-  }
-  if (r == OpRule::Bool) out_dt = ScalarType::Bool;
+  auto [in, out_dt] = unary_dtypes(op, self.dtype(), dev);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
   const bool warn = resize_out(out, self.sizes());
   if (out.numel() == 0) return warn;

@@ -5,6 +5,7 @@
 #include "autograd/AutogradMeta.h"
 #include "autograd/Node.h"
 #include "core/Parallel.h"
+#include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -353,10 +354,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           "type",
           [](const Tensor& t, py::object dtype) -> py::object {
             if (dtype.is_none()) {
-              static const char* names[] = {"Bool", "Byte", "Char",     "Short", "Int",
-                                            "Long", "Half", "BFloat16", "Float", "Double"};
-              return py::str(std::string(t.is_cuda() ? "torch.cuda." : "torch.") +
-                             names[static_cast<int>(t.dtype())] + "Tensor");
+              return py::str(legacy_type_name(t.dtype(), t.is_cuda()));
             }
             ScalarType st = parse_dtype(dtype);
             return py::cast(nogil([&] { return to(t, st, t.device()); }, t));
