@@ -843,3 +843,17 @@ def test_keyword_operands():
     check(lambda a: F.linear(input=a, weight=w), x)
     check(lambda a: torch.sum(input=a, dim=1), x)
     check(lambda a: F.softmax(input=a, dim=-1), x)
+
+
+@pytest.mark.parametrize("attr", ["H", "mH"])
+def test_conjugate_transposes_of_complex_entries(attr):
+    # each entry's conjugate transpose, as the property on that entry (H once equalled T: no conj)
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 2, 2)) + 1j * rng.standard_normal((3, 2, 2))
+    x = torch.tensor(a)
+    got = vmap(lambda m: getattr(m, attr))(x)
+    np.testing.assert_array_equal(got.numpy(), np.conj(np.swapaxes(a, -1, -2)))
+    real = torch.tensor(a.real)
+    np.testing.assert_array_equal(vmap(lambda m: getattr(m, attr))(real).numpy(), np.swapaxes(a.real, -1, -2))

@@ -89,16 +89,27 @@ _NAMESPACES = {
 }
 
 
+def namespace_attr(key):
+    """The public callable a function key names ('F.relu' -> minitorch.nn.functional.relu); None for a key outside
+    the torch namespaces or a Tensor method."""
+    if key.startswith("Tensor."):
+        return None
+    ns, _, name = key.rpartition(".")
+    modname = _NAMESPACES.get(ns)
+    if modname is None:
+        return None
+    mod = sys.modules.get(modname)
+    if mod is None:
+        import importlib
+
+        mod = importlib.import_module(modname)
+    return getattr(mod, name)
+
+
 def _original(key):
     fn = _originals.get(key)
     if fn is None:
-        ns, _, name = key.rpartition(".")
-        mod = sys.modules.get(_NAMESPACES[ns])
-        if mod is None:
-            import importlib
-
-            mod = importlib.import_module(_NAMESPACES[ns])
-        fn = original_function(getattr(mod, name))
+        fn = original_function(namespace_attr(key))
         _originals[key] = fn
     return fn
 
@@ -179,8 +190,9 @@ for _n in (
     _OPERATORS[f"__r{_n}__"] = lambda a, b, _f=_f: _f(b, a)
 
 
-def call_plain(key, args, kwargs):
-    """Runs the op of `key` on arguments that hold no BatchedTensor."""
+def call_plain(key, args, kwargs, lookup=_original):
+    """Runs the op of `key` on arguments that hold no BatchedTensor; `lookup` turns a function key into its
+    callable (the undispatched original here; forward AD passes the public one, so outer transforms see it)."""
     if key.startswith("Tensor."):
         name = key[7:]
         op = _OPERATORS.get(name)
@@ -190,7 +202,7 @@ def call_plain(key, args, kwargs):
             args[0][args[1]] = args[2]
             return None
         return getattr(args[0], name)(*args[1:], **kwargs)
-    return _original(key)(*args, **kwargs)
+    return lookup(key)(*args, **kwargs)
 
 
 def _max_level(args, kwargs):
@@ -442,15 +454,20 @@ class BatchedTensor:
 
     @property
     def mT(self):
-        """The last two logical dims swapped, each entry's matrix transpose (also serves as mH)."""
+        """The last two logical dims swapped, each entry's matrix transpose."""
         return dispatch("Tensor.transpose", (self, -2, -1))
 
-    mH = mT
+    @property
+    def mH(self):
+        """Each entry's conjugate matrix transpose (mT for real dtypes)."""
+        t = self.mT
+        return dispatch("Tensor.conj", (t,)) if self.dtype.is_complex else t
 
     @property
     def H(self):
-        """The conjugate transpose of each entry: the same as T, since minitorch has no complex dtypes."""
-        return self.T
+        """The conjugate of T (T itself for real dtypes)."""
+        t = self.T
+        return dispatch("Tensor.conj", (t,)) if self.dtype.is_complex else t
 
     def is_floating_point(self):
         """Whether the dtype is a floating-point one (the value's, shared by every entry)."""
