@@ -220,14 +220,7 @@ def _grad_and_value_impl(func, argnums, has_aux, args, kwargs):
         new_args = _replace_args(args, tree_unflatten(wrapped, spec), argnums)
         with _nested():
             output = func(*new_args, **kwargs)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux "
-                    "is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
         if not _is_tensor(output):
             raise RuntimeError(
                 f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
@@ -283,6 +276,15 @@ def grad(func, argnums=0, has_aux=False):
 # ------------------------------------------------------------------------------------ vjp
 
 
+def _split_aux(output, has_aux, api):
+    """(output, aux) of a function's result: with has_aux the result must be a pair."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output
+
+
 def _check_outputs(flat_out, api, output):
     if len(flat_out) == 0:
         raise RuntimeError(
@@ -309,13 +311,7 @@ def _vjp_impl(func, primals, argnums, has_aux):
         args = new if argnums is None else _replace_args(primals, new, argnums)
         with _nested():
             output = func(*args)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, "vjp(f, *primals)", output)
         for o in flat_out:
@@ -445,13 +441,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             for p, t in zip(flat_p, flat_t)
         ]
         output = func(*tree_unflatten(duals, p_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, api)
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, api, output)
         primals_out, tangents_out = [], []
@@ -680,13 +670,7 @@ def _jacfwd_impl(func, argnums, has_aux, args, randomness):
         new = tree_unflatten(list(flat), primals_spec)
         call_args = _replace_args(args, new if not isinstance(argnums, int) else new[0], argnums)
         output = func(*call_args)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "jacfwd(f, ...)(*args): output of function f should be a tuple: (output, aux) if has_aux is True"
-                )
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, "jacfwd(f, ...)(*args)")
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, "jacfwd(f, ...)(*args)", output)
         out_spec_box["spec"] = out_spec

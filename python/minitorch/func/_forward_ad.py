@@ -17,12 +17,12 @@ reverse-mode engine, after a one-time warning naming it: slower, never silently 
 
 import contextlib
 import math
-import sys
 import threading
 import warnings
 from collections import namedtuple
 
 from minitorch import _C
+from minitorch.func._batched import call_plain, namespace_attr
 from minitorch.overrides import (
     TorchFunctionMode,
     _mode_stack,
@@ -238,14 +238,6 @@ def _strip_dead(x):
 
 # ------------------------------------------------------------------------------------------------ dispatch
 
-_NAMESPACES = {
-    "": "minitorch",
-    "F": "minitorch.nn.functional",
-    "linalg": "minitorch.linalg",
-    "special": "minitorch.special",
-    "fft": "minitorch.fft",
-}
-
 
 def _key_of(func):
     from minitorch.func._batched import key_of
@@ -259,37 +251,19 @@ def _key_of(func):
 
 def _public(key):
     """The callable of a key, looked up at call time so that it is the dispatching wrapper while one is on."""
-    if key.startswith("Tensor."):
-        return None
-    ns, _, name = key.rpartition(".")
-    modname = _NAMESPACES.get(ns)
-    if modname is None:
-        return None
-    mod = sys.modules.get(modname)
-    if mod is None:
-        import importlib
+    return namespace_attr(key)
 
-        mod = importlib.import_module(modname)
-    return getattr(mod, name)
+
+def _public_checked(key):
+    fn = _public(key)
+    if fn is None:
+        raise RuntimeError(f"forward AD: cannot call {key}")
+    return fn
 
 
 def _call(key, args, kwargs):
     """Runs op `key` on the given (un-dualed at this level) arguments through the public spellings."""
-    if key.startswith("Tensor."):
-        from minitorch.func._batched import _OPERATORS
-
-        name = key[7:]
-        op = _OPERATORS.get(name)
-        if op is not None:
-            return op(*args)
-        if name == "__setitem__":
-            args[0][args[1]] = args[2]
-            return None
-        return getattr(args[0], name)(*args[1:], **kwargs)
-    fn = _public(key)
-    if fn is None:
-        raise RuntimeError(f"forward AD: cannot call {key}")
-    return fn(*args, **kwargs)
+    return call_plain(key, args, kwargs, _public_checked)
 
 
 def _dispatching(func):
@@ -730,8 +704,17 @@ class DualTensor(_C.Tensor):
         """The last two dims swapped, tangent included."""
         return dispatch("Tensor.transpose", (self, -2, -1))
 
-    mH = mT
-    H = T
+    @property
+    def mH(self):
+        """The conjugate of mT, tangent included (mT for real dtypes)."""
+        t = self.mT
+        return dispatch("Tensor.conj", (t,)) if self.dtype.is_complex else t
+
+    @property
+    def H(self):
+        """The conjugate of T, tangent included (T for real dtypes)."""
+        t = self.T
+        return dispatch("Tensor.conj", (t,)) if self.dtype.is_complex else t
 
     def __repr__(self):
         if not _is_active(self._level):
