@@ -375,6 +375,10 @@ def _setitem_value(t):
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
 _ZERO = {"jvp": "zeros_like(result)"}
 _NONE = {"jvp": None}
+# rules two spellings share (max/amax, min/amin, clamp/clip)
+_MAX = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True)"}
+_MIN = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False)"}
+_CLAMP = {"args": "self, *args, **kwargs", "jvp": "_clamp_jvp(t_self, self, result, args, kwargs)"}
 
 JVP_RULES = {
     # ---- schema: unary
@@ -648,25 +652,13 @@ JVP_RULES = {
     "var_mean": {"args": "self, *args, **kwargs", "jvp": "_var_mean_jvp(t_self, self, result, args, kwargs)"},
     "std_mean": {"args": "self, *args, **kwargs", "jvp": "_std_mean_jvp(t_self, self, result, args, kwargs)"},
     "prod": {"args": "self, *args, **kwargs", "jvp": "_prod_jvp(t_self, self, result, args, kwargs)"},
-    "max": {
-        "args": "self, *args, **kwargs",
-        "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True)",
-    },
-    "min": {
-        "args": "self, *args, **kwargs",
-        "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False)",
-    },
-    "amax": {
-        "args": "self, *args, **kwargs",
-        "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True)",
-    },
-    "amin": {
-        "args": "self, *args, **kwargs",
-        "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False)",
-    },
+    "max": _MAX,
+    "min": _MIN,
+    "amax": _MAX,
+    "amin": _MIN,
     "norm": {"args": "self, *args, **kwargs", "jvp": "_norm_jvp(t_self, self, result, args, kwargs)"},
-    "clamp": {"args": "self, *args, **kwargs", "jvp": "_clamp_jvp(t_self, self, result, args, kwargs)"},
-    "clip": {"args": "self, *args, **kwargs", "jvp": "_clamp_jvp(t_self, self, result, args, kwargs)"},
+    "clamp": _CLAMP,
+    "clip": _CLAMP,
     "trace": _LINEAR,
     # ---- composites: shape and indexing (linear in self: the op applied to the tangent)
     "reshape": _LINEAR,

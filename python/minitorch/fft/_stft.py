@@ -46,11 +46,7 @@ def stft(
         ndim = input.dim()
         pad = int(n_fft // 2)
         x3 = input.view([1] * (3 - ndim) + list(input.shape))
-        if x3.dtype.is_complex:
-            # F.pad's reflect/replicate/circular kernels do not take complex tensors: pad each part
-            input = _complex(F.pad(x3.real, [pad, pad], pad_mode), F.pad(x3.imag, [pad, pad], pad_mode))
-        else:
-            input = F.pad(x3, [pad, pad], pad_mode)
+        input = F.pad(x3, [pad, pad], pad_mode)
         input = input.view(input.shape[-ndim:])
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
@@ -110,11 +106,7 @@ def stft(
         if window is not None:
             frames = frames * window
         if win < n_fft:
-            frames = (
-                F.pad(frames, [left, n_fft - win - left])
-                if not frames.dtype.is_complex
-                else _pad_c(frames, left, n_fft - win - left)
-            )
+            frames = F.pad(frames, [left, n_fft - win - left])
     else:
         frames = x.unfold(-1, n_fft, hop)  # (B, n_frames, n_fft), a view
         if window is not None or win < n_fft:
@@ -146,12 +138,6 @@ def _complex(re, im):
     from minitorch._composite_math import complex as make
 
     return make(re, im)
-
-
-def _pad_c(x, before, after):
-    shape = list(x.shape)
-    z = [_C.zeros(shape[:-1] + [n], dtype=x.dtype, device=x.device) for n in (before, after)]
-    return _C.cat([z[0], x, z[1]], -1)
 
 
 def _overlap_add(frames, length, n_fft, hop):
