@@ -50,6 +50,21 @@ def bench(cases, repeats, min_time, sync=None):
     return {k: statistics.median(s) for k, s in samples.items()}
 
 
+def print_ratio_table(cases, repeats, min_time, first="op", numpy_name="NumPy"):
+    """Times each case's {"minitorch", "numpy", "torch"} callables (the last two optional) with bench() and prints
+    a markdown row per case: minitorch's time, then each other library's time and its ratio to minitorch's."""
+    print("median of interleaved repeats; ratio = other / minitorch\n")
+    print(f"| {first} | minitorch | {numpy_name} | NumPy/mt | PyTorch | torch/mt |")
+    print("|---|---|---|---|---|---|")
+    for name, fns in cases.items():
+        t = bench(fns, repeats, min_time)
+        mt = t["minitorch"]
+        cols = []
+        for lib in ("numpy", "torch"):
+            cols += [fmt(t[lib]), f"{t[lib] / mt:.2f}"] if lib in t else ["-", "-"]
+        print(f"| {name} | {fmt(mt)} | " + " | ".join(cols) + " |")
+
+
 def add_sampling_options(ap, repeats=5, gap=0.2):
     """The options of interleaved sampling shared by the side-by-side benchmarks."""
     ap.add_argument("--repeats", type=int, default=repeats, help="timed samples per library and case")

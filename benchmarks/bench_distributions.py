@@ -10,7 +10,7 @@ import argparse
 import platform
 
 import numpy as np
-from _timing import bench, fmt
+from _timing import print_ratio_table
 
 import minitorch
 
@@ -99,16 +99,7 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.1)
     args = ap.parse_args()
     print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads, n={args.n}")
-    print("median of interleaved repeats; ratio = other / minitorch\n")
-    print("| case | minitorch | NumPy/SciPy | NumPy/mt | PyTorch | torch/mt |")
-    print("|---|---|---|---|---|---|")
-    for case, fns in cases(args.n).items():
-        t = bench(fns, args.repeats, args.min_time)
-        mt = t["minitorch"]
-        cols = []
-        for lib in ("numpy", "torch"):
-            cols += [fmt(t[lib]), f"{t[lib] / mt:.2f}"] if lib in t else ["-", "-"]
-        print(f"| {case} | {fmt(mt)} | " + " | ".join(cols) + " |")
+    print_ratio_table(cases(args.n), args.repeats, args.min_time, first="case", numpy_name="NumPy/SciPy")
 
 
 if __name__ == "__main__":

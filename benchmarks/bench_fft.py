@@ -11,7 +11,7 @@ import functools
 import platform
 
 import numpy as np
-from _timing import bench, fmt
+from _timing import print_ratio_table
 
 import minitorch
 import minitorch.fft
@@ -64,16 +64,7 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.1)
     args = ap.parse_args()
     print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads")
-    print("median of interleaved repeats; ratio = other / minitorch\n")
-    print("| op | minitorch | NumPy | NumPy/mt | PyTorch | torch/mt |")
-    print("|---|---|---|---|---|---|")
-    for op, fns in cases().items():
-        t = bench(fns, args.repeats, args.min_time)
-        mt = t["minitorch"]
-        cols = []
-        for lib in ("numpy", "torch"):
-            cols += [fmt(t[lib]), f"{t[lib] / mt:.2f}"] if lib in t else ["-", "-"]
-        print(f"| {op} | {fmt(mt)} | " + " | ".join(cols) + " |")
+    print_ratio_table(cases(), args.repeats, args.min_time)
 
 
 if __name__ == "__main__":
