@@ -914,12 +914,27 @@ def test_integer_floor_and_remainder_signs(device):
     assert to_np(u // P.tensor([3, 2], dtype=P.uint8, device=device)).tolist() == [66, 3]
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_integer_pow_negative_tensor_exponents(device, dtype):
+    # 1 ** -k = 1, (-1) ** -k = +-1 by k's parity, any other base (0 included) truncates to 0
+    base = np.array([1, -1, -1, 2, -2, 0, 3, 5], dtype=dtype)
+    exp = np.array([-4, -3, -2, -1, -1, -1, -2, 0], dtype=dtype)
+    want = [1, -1, 1, 0, 0, 0, 0, 1]
+    x, e = P.tensor(base, device=device), P.tensor(exp, device=device)
+    got = P.pow(x, e)
+    assert got.dtype == getattr(P, dtype) and to_np(got).tolist() == want
+    assert to_np(P.pow(-1, e)).tolist() == [1, -1, 1, -1, -1, -1, 1, 1]  # a number base, tensor exponents
+    assert to_np(x[::2] ** e[::2]).tolist() == want[::2]  # strided
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        x**-2
+
+
 def test_pow_edge_cases(device):
     x = P.tensor([2, 3, -2], device=device)
     with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
         x**-1
-    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
-        P.pow(x, P.tensor([1, -1, 2], device=device))
+    # only a Python number is refused: a tensor's negative exponents truncate 1 / x**|e| (PyTorch's kernel)
+    assert to_np(P.pow(x, P.tensor([1, -1, 2], device=device))).tolist() == [2, 0, 4]
     assert to_np(x**0).tolist() == [1, 1, 1]
     assert to_np(x**3).tolist() == [8, 27, -8]
     assert_matches(x.float() ** -1, [0.5, 1 / 3, -0.5])

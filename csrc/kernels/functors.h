@@ -531,7 +531,12 @@ struct Pow {
   MT_HD_INLINE T operator()(T a, T b) const {
     if constexpr (std::is_same<T, bool>::value)
       return a || !b;
-    else if constexpr (is_int_v<T>) {  // negative exponents are rejected by the front end
+    else if constexpr (is_int_v<T>) {
+      // a negative exponent (a tensor's: the front end refuses a Python number's) truncates 1 / a**|b| to an
+      // integer, as PyTorch's kernel: 1 and -1 keep their magnitude, every other base gives 0
+      if constexpr (std::is_signed<T>::value) {
+        if (b < 0) return a == T(1) ? T(1) : a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0);
+      }
       T result = 1;
       using U = typename std::make_unsigned<T>::type;
       U e = static_cast<U>(b);

@@ -178,9 +178,10 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
     Tensor zero = eq(bc, wrapped_scalar(Scalar(int64_t(0))));
     MT_CHECK(!item(any(zero)).to_bool(), "ZeroDivisionError");
   }
-  if (op == BinaryOp::pow && is_integral(common, false) && is_integral(b.dtype(), false)) {
-    Tensor neg = lt(b, wrapped_scalar(Scalar(int64_t(0))));
-    MT_CHECK(!item(any(neg)).to_bool(), "Integers to negative integer powers are not allowed.");
+  // PyTorch refuses only a Python number as the negative exponent; a tensor's negative entries compute
+  if (op == BinaryOp::pow && b.impl()->is_wrapped_number() && is_integral(common, false) &&
+      is_integral(b.dtype(), false)) {
+    MT_CHECK(item(b).to_long() >= 0, "Integers to negative integer powers are not allowed.");
   }
 }
 
