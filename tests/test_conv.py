@@ -534,6 +534,31 @@ def test_avg_pool_dtypes(device, dtype):
     assert_matches(got1, expect1, rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("case", range(len(AVGPOOL_CASES)))
+def test_avg_pool_int64_truncates(case):
+    # PyTorch's CPU kernel takes int64: each window's integer sum divided with C++'s truncation toward zero
+    k, s, p, ceil, cip, div = AVGPOOL_CASES[case]
+    rng = np.random.default_rng(170 + case)
+    x = rng.integers(-50, 50, (2, 3, 8, 9))
+    got = F.avg_pool2d(minitorch.tensor(x), k, s, p, ceil, cip, div)
+    sums = np_avg_pool2d(x.astype(np.float64), k, s, p, ceil, cip, 1)  # divisor 1: the window sums
+    ones = np.ones(x.shape)
+    divisors = np_avg_pool2d(ones, k, s, p, ceil, cip, 1) / np_avg_pool2d(ones, k, s, p, ceil, cip, div)
+    assert got.dtype == minitorch.int64
+    np.testing.assert_array_equal(got.numpy(), np.trunc(sums / divisors).astype(np.int64))
+    got1 = F.avg_pool1d(minitorch.tensor(x[:, :, 0]), 3, 2, 1)
+    want1 = np.trunc(np_avg_pool2d(x[:, :, :1].astype(np.float64), (1, 3), (1, 2), (0, 1))[:, :, 0])
+    np.testing.assert_array_equal(got1.numpy(), want1.astype(np.int64))
+
+
+def test_avg_pool_refuses_other_integers():
+    for dtype, name in ((minitorch.int32, "Int"), (minitorch.uint8, "Byte"), (minitorch.bool, "Bool")):
+        with pytest.raises(NotImplementedError, match=f"\"avg_pool2d\" not implemented for '{name}'"):
+            F.avg_pool2d(minitorch.zeros(1, 1, 4, 4, dtype=dtype), 2)
+    with pytest.raises(RuntimeError, match="only floating point|not implemented for 'Long'|could not infer"):
+        F.adaptive_avg_pool2d(minitorch.zeros(1, 1, 4, 4, dtype=minitorch.int64), 1)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("osize", [(3, 4), (1, 1), (5, 7), (8, 9), (2, None)])
 def test_adaptive_pool2d_values(device, osize):

@@ -75,7 +75,10 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
     MT_CHECK(input_.sizes()[1] > 0,
              "Expected input's non-batch dimensions to have positive length, but input has a shape of ",
              shape_str(input_.sizes()), " and non-batch dimension 0 has length zero!");
-  check_float_pool(input_, kernel);
+  // PyTorch's CPU avg_pool kernel also takes int64 (each sum truncated by its divisor); its CUDA one does not
+  const bool long_avg = !is_max && input_.dtype() == ScalarType::Long;
+  if (!long_avg || input_.is_cuda())
+    check_float_pool(input_, long_avg ? "avg_pool2d_out_cuda_frame" : kernel);
   for (int64_t i = 0; i < nd; ++i) {
     MT_CHECK(k[i] > 0, "kernel size should be greater than zero, but got ", shape_str(k));
     MT_CHECK(s[i] > 0, "stride should be greater than zero, but got ", shape_str(s));

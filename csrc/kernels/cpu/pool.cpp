@@ -192,7 +192,11 @@ void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
             for (int64_t h = hw.start; h < hw.end; ++h)
               for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
           int64_t div = plan.div[oh * p.oW + ow];
-          y[oh * p.oW + ow] = static_cast<T>(div > 0 ? s / acc_t(div) : acc_t(NAN));
+          if constexpr (std::is_integral<T>::value)
+            y[oh * p.oW + ow] =
+                div > 0 ? static_cast<T>(s / acc_t(div)) : T(0);  // C++'s truncation, as PyTorch
+          else
+            y[oh * p.oW + ow] = static_cast<T>(div > 0 ? s / acc_t(div) : acc_t(NAN));
         }
       }
     }
@@ -271,6 +275,7 @@ void max_pool2d_cpu(const Tensor& out, const Tensor& indices, const Tensor& inpu
                              [&] { max_pool_loop<scalar_t>(out, indices, input, a); });
 }
 void avg_pool2d_cpu(const Tensor& out, const Tensor& input, const PoolArgs& a) {
+  if (input.dtype() == ScalarType::Long) return avg_pool_loop<int64_t>(out, input, a);
   MT_DISPATCH_FLOATING_TYPES(input.dtype(), "avg_pool2d", [&] { avg_pool_loop<scalar_t>(out, input, a); });
 }
 void avg_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, const PoolArgs& a) {
