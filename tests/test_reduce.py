@@ -249,6 +249,46 @@ def test_var_mean_std_mean(device):
     assert_matches(m, np.mean(a))
 
 
+def test_var_mean_infinity_follows_welford(device):
+    # PyTorch's var_mean/std_mean take the mean from a Welford pass on the CPU: an infinity followed by another
+    # element makes the running mean inf - inf. The mean is inf only where the lone infinity comes last in
+    # reduction order (measured against PyTorch 2.15 for rows of 2..5000 elements, dims 0, 1 and (0, 1)).
+    if device == "cuda":
+        pytest.skip(
+            "the CUDA mean is the plain mean (PyTorch's CUDA Welford combines partials in thread order)"
+        )
+    inf, nan = np.inf, np.nan
+    a = np.array([[1.0, inf, 2.0], [nan, 1.0, 2.0], [inf, inf, 1.0], [1.0, 2.0, 3.0], [1.0, 2.0, inf]])
+    for fn in (minitorch.var_mean, minitorch.std_mean):
+        _, m = fn(minitorch.tensor(a, device=device), 1)
+        np.testing.assert_array_equal(m.numpy(), [nan, nan, nan, 2.0, inf])
+        _, m = fn(minitorch.tensor(a.T.copy(), device=device), 0, keepdim=True)  # reduced dim first
+        np.testing.assert_array_equal(m.numpy(), [[nan, nan, nan, 2.0, inf]])
+    for n in (2, 9, 1000):
+        for pos in (0, n // 2, n - 1):
+            x = np.ones((2, n, 3))
+            x[1, pos, 2] = inf
+            _, m = minitorch.var_mean(minitorch.tensor(x, device=device), (0, 1))
+            np.testing.assert_array_equal(m.numpy(), [1.0, 1.0, inf if pos == n - 1 else nan])
+    # the plain mean stays the exact one
+    assert minitorch.mean(minitorch.tensor(a[0], device=device)).item() == inf
+
+
+def test_var_mean_complex(device):
+    if device == "cuda":
+        pytest.skip("complex reductions run on the CPU only")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    v, m = minitorch.var_mean(minitorch.tensor(a), 1)
+    assert v.dtype == minitorch.float64 and m.dtype == minitorch.complex128
+    np.testing.assert_allclose(v.numpy(), np.var(a, axis=1, ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(m.numpy(), np.mean(a, axis=1), rtol=1e-12)
+    s, _ = minitorch.std_mean(minitorch.tensor(a), correction=0)
+    np.testing.assert_allclose(s.item(), np.std(a), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="var_mean only support floating point and complex dtypes"):
+        minitorch.var_mean(minitorch.tensor([1, 2]))
+
+
 def test_var_accuracy_large_offset(device):
     # two-pass variance: E[x^2] - E[x]^2 would lose every digit here
     rng = np.random.default_rng(3)

@@ -10,6 +10,8 @@
 #include "ops/autocast.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -280,6 +282,31 @@ Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype
                            dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
                            " must be either a floating point or complex dtype. Got: ", dtype_short_name(dt));
   return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean");
+}
+
+// var_mean/std_mean's mean. PyTorch's CPU kernel takes it from a Welford pass: once the running mean is
+// infinite, the next element makes it inf - inf, so the mean is nan unless the only infinity is the last
+// element in reduction order (the reduced dims moved last, in order). The fix-up runs only when a mean is
+// infinite.
+Tensor welford_mean(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  Tensor m = mean(self, dims, keepdim);
+  if (self.is_cuda() || !is_floating(self.dtype()) || self.numel() < 2) return m;
+  Tensor inf_mean = isinf(m);
+  if (!item(any(inf_mean)).to_bool()) return m;
+  const int64_t nd = self.dim();
+  std::vector<bool> reduced(static_cast<size_t>(nd), dims.empty());
+  for (int64_t d : dims) reduced[static_cast<size_t>(wrap_dim(d, nd))] = true;
+  DimVector perm, kept;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!reduced[static_cast<size_t>(d)]) perm.push_back(d), kept.push_back(self.sizes()[d]);
+  for (int64_t d = 0; d < nd; ++d)
+    if (reduced[static_cast<size_t>(d)]) perm.push_back(d);
+  kept.push_back(-1);
+  Tensor rows = reshape(permute(self, perm), kept);
+  const int64_t r = rows.sizes()[rows.dim() - 1];
+  Tensor early_inf = reshape(any(isinf(narrow(rows, -1, 0, r - 1)), {-1}, false), m.sizes());
+  Tensor nan = full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), m.dtype(), m.device());
+  return where(logical_and(inf_mean, early_inf), nan, m);
 }
 
 Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {

@@ -12,6 +12,8 @@ namespace mt {
 // dims empty = all dims. dtype Undefined = PyTorch's default (sum/prod of integers and bool -> int64).
 Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype = ScalarType::Undefined);
 Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype = ScalarType::Undefined);
+// The mean var_mean/std_mean return: PyTorch's Welford pass, nan where an infinity is not the last element.
+Tensor welford_mean(const Tensor& self, IntArrayRef dims, bool keepdim);
 Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype = ScalarType::Undefined);
 Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim);
 Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim);

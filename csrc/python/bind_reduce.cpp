@@ -120,12 +120,12 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   for (bool is_std : {false, true}) {
     auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
                          py::handle correction) {
-      MT_CHECK_NOT_IMPLEMENTED(is_floating(x.dtype()), is_std ? "std_mean" : "var_mean",
+      MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), is_std ? "std_mean" : "var_mean",
                                " only support floating point and complex dtypes");
       Tensor spread = var_std(x, dim, unbiased, keepdim, correction, is_std);
       py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;
       DimVector dims = parse_dims(d);
-      return py::make_tuple(spread, nogil([&] { return mean(x, dims, keepdim); }, x));
+      return py::make_tuple(spread, nogil([&] { return welford_mean(x, dims, keepdim); }, x));
     };
     const char* name = is_std ? "std_mean" : "var_mean";
     m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
