@@ -445,6 +445,38 @@ def test_errors_matmul_folded(device):
     )
 
 
+def test_einsum_sublist_format(device):
+    # einsum(op, sublist, ..., [output]): 0-25 are 'A'-'Z', 26-51 'a'-'z', Ellipsis is '...'
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    ta, tb = torch.tensor(a, device=device), torch.tensor(b, device=device)
+    assert_matches(torch.einsum(ta, [0, 1], tb, [1, 51], [0, 51]), a @ b)
+    assert_matches(torch.einsum(ta, [0, 1], tb, [1, 2]), a @ b)  # implicit output: sorted subscripts
+    assert_matches(torch.einsum(ta, [Ellipsis, 30], [Ellipsis]), a.sum(-1))
+    assert_matches(torch.einsum(ta, [25, 26], [26, 25]), a.T)  # 'Z' and 'a'
+    _raises(
+        RuntimeError,
+        "einsum(): output subscript C does not appear in the equation for any input operand",
+        lambda: torch.einsum(ta, [0, 1], [2]),
+    )
+    for bad in (-1, 52):
+        _raises(
+            ValueError,
+            "einsum(): subscript in subscript list is not within the valid range [0, 52)",
+            lambda bad=bad: torch.einsum(ta, [0, bad]),
+        )
+    _raises(
+        ValueError,
+        "einsum(): must specify the equation string and at least one operand, or at least one operand and its "
+        "subscripts list",
+        lambda: torch.einsum(ta),
+    )
+    with pytest.raises(TypeError):
+        torch.einsum(ta, ["i", "j"])
+    with pytest.raises(TypeError):
+        torch.einsum(1, [0])
+
+
 def test_errors_einsum(device):
     a = torch.ones(2, 3, device=device)
     _raises(

@@ -857,3 +857,12 @@ def test_conjugate_transposes_of_complex_entries(attr):
     np.testing.assert_array_equal(got.numpy(), np.conj(np.swapaxes(a, -1, -2)))
     real = torch.tensor(a.real)
     np.testing.assert_array_equal(vmap(lambda m: getattr(m, attr))(real).numpy(), np.swapaxes(a.real, -1, -2))
+
+
+def test_einsum_sublist_format():
+    # the sublist spelling batches as its equation does
+    x, y = torch.randn(5, 2, 3), torch.randn(3, 4)
+    assert_close(vmap(lambda a: torch.einsum(a, [0, 1], y, [1, 2], [0, 2]))(x), x @ y)
+    assert_close(vmap(lambda a: torch.einsum(a, [Ellipsis, 1], [1, Ellipsis]))(x), x.transpose(1, 2))
+    with pytest.raises(ValueError, match=r"not within the valid range \[0, 52\)"):
+        vmap(lambda a: torch.einsum(a, [0, 60], [0]))(x)

@@ -17,6 +17,46 @@ Tensor einsum_py(const std::string& eq, const py::args& args) {
   return nogil([&] { return einsum(eq, ops); }, ops);
 }
 
+// einsum(op0, sublist0, op1, sublist1, ..., [output sublist]): PyTorch's sublist spelling, turned into its
+// equation (subscripts 0-25 are 'A'-'Z', 26-51 'a'-'z', Ellipsis is '...').
+Tensor einsum_sublist_py(const py::args& args) {
+  if (args.size() < 2)
+    throw py::value_error(
+        "einsum(): must specify the equation string and at least one operand, or at least one operand and "
+        "its "
+        "subscripts list");
+  auto subscripts = [](py::handle list) {
+    std::string out;
+    for (py::handle s : list) {
+      if (s.is(py::ellipsis())) {
+        out += "...";
+        continue;
+      }
+      if (!PyLong_Check(s.ptr()) || PyBool_Check(s.ptr()))
+        throw py::type_error(std::string("einsum(): a subscript must be an int or Ellipsis, not ") +
+                             Py_TYPE(s.ptr())->tp_name);
+      const long long n = s.cast<long long>();
+      if (n < 0 || n >= 52)
+        throw py::value_error("einsum(): subscript in subscript list is not within the valid range [0, 52)");
+      out += static_cast<char>(n < 26 ? 'A' + n : 'a' + (n - 26));
+    }
+    return out;
+  };
+  std::string eq;
+  std::vector<Tensor> ops;
+  const size_t pairs = args.size() / 2;
+  for (size_t i = 0; i < pairs; ++i) {
+    if (!py::isinstance<TensorImpl>(args[2 * i]))
+      throw py::type_error(std::string("einsum(): expected an equation string or a Tensor operand, got ") +
+                           Py_TYPE(args[2 * i].ptr())->tp_name);
+    ops.push_back(args[2 * i].cast<Tensor>());
+    if (i) eq += ",";
+    eq += subscripts(args[2 * i + 1]);
+  }
+  if (args.size() % 2 == 1) eq += "->" + subscripts(args[args.size() - 1]);
+  return nogil([&] { return einsum(eq, ops); }, ops);
+}
+
 // A product's work grows as m*n*k: released from about kNoGilMinNumel multiply-adds (microseconds of work),
 // long before the operands alone would pass the size threshold.
 bool big_product(const Tensor& a, const Tensor& b) {
@@ -83,6 +123,7 @@ void init_linalg(py::module_& m, TensorClass& cls) {
   m.def("addmm", addmm_fn, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(),
         py::arg("beta") = 1, py::arg("alpha") = 1);
   m.def("einsum", &einsum_py, py::arg("equation"));
+  m.def("einsum", &einsum_sublist_py);
 
   cls.def("matmul", &product<&matmul>, py::arg("other"));
   cls.def("mm", &product<&mm>, py::arg("mat2"));

@@ -865,10 +865,33 @@ def scatter_rule(key, level, args, kwargs):
     return args[0] if is_inplace(key) else wrap(res, level)
 
 
+def _subscripts(sublist):
+    """A sublist's letters as einsum's C++ binding reads them (0-25 'A'-'Z', 26-51 'a'-'z', Ellipsis '...'),
+    with its errors."""
+    out = []
+    for n in sublist:
+        if n is Ellipsis:
+            out.append("...")
+        elif not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"einsum(): a subscript must be an int or Ellipsis, not {type(n).__name__}")
+        elif 0 <= n < 52:
+            out.append(chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26))
+        else:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+    return "".join(out)
+
+
 @register_rule("einsum")
 def einsum_rule(key, level, args, kwargs):
     """Batching rule of einsum: an unused letter for the batch dim leads the subscripts of each batched
     operand and of the output; an implicit output (no '->') runs per entry."""
+    if not isinstance(args[0], str):  # the sublist spelling: op0, sublist0, ..., [output sublist]
+        if len(args) < 2:
+            return fallback(key, level, args, kwargs)
+        eq = ",".join(_subscripts(s) for s in args[1::2])
+        if len(args) % 2:
+            eq += "->" + _subscripts(args[-1])
+        args = (eq, *args[: len(args) - len(args) % 2 : 2])
     eq = args[0]
     ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
     eq = eq.replace(" ", "")
