@@ -10,7 +10,7 @@ import pytest
 import minitorch
 from minitorch.autograd import gradcheck
 
-F32, F64, I64 = minitorch.float32, minitorch.float64, minitorch.int64
+F16, F32, F64, I64 = minitorch.float16, minitorch.float32, minitorch.float64, minitorch.int64
 NAN, INF = math.nan, math.inf
 SPECIAL = [0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 2.5, -2.5]
 
@@ -399,6 +399,30 @@ def test_trapezoid(device):
     close(minitorch.cumulative_trapezoid(Y), np.cumsum((y[:, 1:] + y[:, :-1]) / 2, 1))
     assert minitorch.trapezoid(t([1, 2, 3])).dtype == F32
     assert gradcheck(lambda z: minitorch.trapezoid(z), (dbl(y),))
+    assert gradcheck(lambda z, w: minitorch.cumulative_trapezoid(z, w), (dbl(y), dbl(xs)))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_trapezoid_dtypes_follow_pytorch_formulas(device, n):
+    # PyTorch's ATen formulas fix the result dtype: with sample points, promote(x, y) then / 2 (floating); with a
+    # constant spacing, y's own arithmetic; empty operands go through the same formulas (once float16 came back
+    # for a float32 x), and trapezoid of nothing is zeros of y's dtype
+    pairs = [(F16, F32), (F32, F16), (minitorch.int64, F16), (minitorch.bfloat16, F16), (F16, minitorch.int64)]
+    for yd, xd in pairs:
+        y = minitorch.ones(n, dtype=yd, device=device)
+        x = minitorch.arange(n, device=device).to(xd)
+        want = minitorch.promote_types(yd, xd)
+        want = want if want.is_floating_point else F32
+        assert minitorch.cumulative_trapezoid(y, x).dtype == want, (yd, xd)
+        assert minitorch.cumulative_trapezoid(y, x).shape == (max(n - 1, 0),)
+        assert minitorch.trapezoid(y, x).dtype == (yd if n == 0 else want), (yd, xd)
+        assert minitorch.cumulative_trapezoid(y, dx=2).dtype == (yd if yd.is_floating_point else F32)
+    with pytest.raises(IndexError, match="slice\\(\\) cannot be applied to a 0-dim tensor"):
+        minitorch.cumulative_trapezoid(minitorch.tensor(1.0, device=device))
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        minitorch.trapezoid(minitorch.tensor(True, device=device))
+    with pytest.raises(NotImplementedError, match="received a bool input for `x` or `y`"):
+        minitorch.cumulative_trapezoid(minitorch.ones(3, device=device), minitorch.ones(3, dtype=minitorch.bool))
 
 
 # ------------------------------------------------------------------------------------------ statistics

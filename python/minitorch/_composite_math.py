@@ -727,40 +727,50 @@ def logcumsumexp(input, dim):
 _export(logcumsumexp)
 
 
-def _trapz_terms(y, x, dx, dim):
-    """(the trapezoids' areas along dim, moved last; y moved the same way), None for the areas when dim is empty.
-    Sample points as PyTorch's: dim is y's (wrapped against y), a 1-d x lies along it, a lower-dim x gains
-    leading ones, a higher-dim x is sliced along the same dim; x's differences then broadcast with y's."""
-    y_last = y.movedim(dim, -1)  # also PyTorch's check of dim
+def _trapz_setup(name, y, x, dim):
+    """(dim wrapped against y, y's left and right samples along it, x's differences or None). PyTorch's checks
+    (bool inputs, dim) and its view of x: a 1-d x lies along dim, a lower-dim x gains leading ones, a higher-dim
+    x is sliced along the same dim; the differences then broadcast with y's samples."""
+    y.movedim(dim, -1)  # PyTorch's dim check and its IndexError
+    if y.dim() == 0:  # its errors: trapezoid asks for the dim's size (wrapped when x is a tensor), the other slices
+        if name == "cumulative_trapezoid":
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError(f"Dimension specified as {dim if x is None else 0} but tensor has no dimensions")
+    if y.dtype == _C.bool or (isinstance(x, _C.Tensor) and x.dtype == _C.bool):
+        which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
+        raise NotImplementedError(f"{name}: received a bool input for {which}, but bool is not supported")
     d = dim + y.dim() if dim < 0 else dim
-    n = y_last.shape[-1]
-    if n == 0:
-        return None, y_last
-    avg = _C.mul(_C.add(y.narrow(d, 1, n - 1), y.narrow(d, 0, n - 1)), 0.5)
+    head = (slice(None),) * d
+    left, right = y[(*head, slice(None, -1))], y[(*head, slice(1, None))]
     if x is None:
-        return _C.mul(avg, 1 if dx is None else dx).movedim(d, -1), y_last
+        return d, left, right, None
+    n = y.shape[d]
     if x.dim() == 1:
         if x.shape[0] != n:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.dim()
         shape[d] = n
         x = x.reshape(shape)
     elif x.dim() < y.dim():
         x = x.reshape([1] * (y.dim() - x.dim()) + list(x.shape))
-    m = x.shape[d]
-    xd = _C.sub(x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1))
-    return _C.mul(avg, xd).movedim(d, -1), y_last
+    return d, left, right, _C.sub(x[(*head, slice(1, None))], x[(*head, slice(None, -1))])
+
+
+# PyTorch's formulas (ATen's Integration.cpp), so that dtypes and rounding follow its: a constant spacing
+# integrates as (sum - (first + last) / 2) * dx, sample points as sum((left + right) * dx) / 2
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
-    if y.dim() > 0 and (y.dtype == _C.bool or (isinstance(x, _C.Tensor) and x.dtype == _C.bool)):
-        which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
-        raise NotImplementedError(f"trapezoid: received a bool input for {which}, but bool is not supported")
-    terms, yy = _trapz_terms(y, x, dx, dim)
-    if terms is None:  # nothing to integrate: PyTorch's zeros keep y's dtype, integers included
-        return _C.zeros(tuple(yy.shape[:-1]), dtype=yy.dtype, device=yy.device)
-    return _C.sum(terms, -1)
+    d, left, right, xd = _trapz_setup("trapezoid", y, x, dim)
+    if y.shape[d] == 0:  # nothing to integrate: PyTorch's zeros keep y's dtype, integers included
+        shape = list(y.shape)
+        del shape[d]
+        return _C.zeros(shape, dtype=y.dtype, device=y.device)
+    if xd is None:
+        ends = _C.add(y.select(d, 0), y.select(d, -1))
+        return _C.mul(_C.sub(_C.sum(y, d), _C.mul(ends, 0.5)), 1 if dx is None else dx)
+    return _C.div(_C.sum(_C.mul(_C.add(left, right), xd), d), 2.0)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -770,10 +780,10 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one element shorter than y there)."""
-    terms, yy = _trapz_terms(y, x, dx, dim)
-    if terms is None:
-        return _to_float(yy).movedim(-1, dim)
-    return _C.cumsum(terms, -1).movedim(-1, dim)
+    d, left, right, xd = _trapz_setup("cumulative_trapezoid", y, x, dim)
+    if xd is None:
+        return _C.cumsum(_C.mul(_C.add(left, right), (1 if dx is None else dx) / 2.0), d)
+    return _C.cumsum(_C.div(_C.mul(xd, _C.add(left, right)), 2.0), d)
 
 
 for _f in (trapezoid, trapz, cumulative_trapezoid):
