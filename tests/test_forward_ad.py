@@ -419,3 +419,33 @@ def test_jvp_matches_pytorch():
     for k, src in ORACLE_CASES.items():
         _, t = fwd(eval(src, {"torch": torch}), [x], [v])
         np.testing.assert_allclose(t.numpy(), np.array(theirs[k]), rtol=1e-10, atol=1e-12)
+
+
+_EARLY_SIN = torch.sin  # bound at import, before any dual level: the C++ builtin itself
+_EARLY_RELU = F.relu
+
+
+def test_builtin_bound_before_the_level_raises_not_drops_the_tangent():
+    # through the namespace the op dispatches; a reference taken earlier would compute on the primal and lose
+    # the tangent silently, so the Tensor conversion refuses a live dual
+    x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+    t = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        assert_close(fwAD.unpack_dual(torch.sin(d)).tangent, torch.cos(x) * t)
+        for early in (_EARLY_SIN, _EARLY_RELU, lambda v: torch._C.exp(v), lambda v: torch._C.add(v, 1.0)):
+            with pytest.raises(RuntimeError, match="bound before the dual level was entered"):
+                early(d)
+        # the machinery's own dual-in-dual wrapping (forward over forward) still works
+        assert_close(fwAD.unpack_dual(torch.sin(d) * 2).tangent, 2 * torch.cos(x) * t)
+    # after the level the dual is a plain tensor again, as PyTorch's
+    assert_close(_EARLY_SIN(d), torch.sin(x))
+
+
+def test_transforms_accept_builtins_passed_as_functions():
+    # jvp/jacfwd/autograd.functional.jvp given the builtin itself dispatch it inside their level
+    x = torch.tensor([0.3, 1.2], dtype=torch.float64)
+    v = torch.tensor([1.0, -2.0], dtype=torch.float64)
+    assert_close(jvp(_EARLY_SIN, (x,), (v,))[1], torch.cos(x) * v)
+    assert_close(jacfwd(_EARLY_SIN)(x), torch.diag(torch.cos(x)))
+    assert_close(AF.jvp(_EARLY_SIN, x, v)[1], torch.cos(x) * v)

@@ -11,6 +11,15 @@
 
 namespace py = pybind11;
 
+namespace mt {
+// Forward AD's DualTensor type (registered when minitorch.func._forward_ad loads) and its check: a dual of an
+// active level that reaches a builtin directly, not through the torch namespaces' dispatch (a function bound
+// before the level was entered: `from torch import sin`), would lose its tangent silently; the check raises.
+// Other tensors pay one pointer compare.
+extern PyTypeObject* g_dual_tensor_type;
+void check_dual_argument(pybind11::handle src);
+}  // namespace mt
+
 // Tensor crosses as the registered TensorImpl with a shared_ptr holder, so one C++ tensor has at most one
 // live Python object (pybind11's instance registry) and identity checks behave as in PyTorch.
 namespace pybind11 {
@@ -21,6 +30,7 @@ struct type_caster<mt::Tensor> {
   bool load(handle src, bool convert) {
     make_caster<std::shared_ptr<mt::TensorImpl>> inner;
     if (src.is_none() || !inner.load(src, convert)) return false;
+    if (Py_TYPE(src.ptr()) == mt::g_dual_tensor_type) mt::check_dual_argument(src);
     value = mt::Tensor(cast_op<std::shared_ptr<mt::TensorImpl>>(inner));
     return true;
   }

@@ -102,6 +102,18 @@ py::object node_object(const std::shared_ptr<Node>& n) {
 
 }  // namespace
 
+PyTypeObject* g_dual_tensor_type = nullptr;
+namespace {
+PyObject* g_dual_check = nullptr;  // forward AD's check (kept for the process: no destructor at exit)
+}  // namespace
+
+void check_dual_argument(py::handle src) {
+  if (!g_dual_check) return;
+  PyObject* r = PyObject_CallOneArg(g_dual_check, src.ptr());
+  if (!r) throw py::error_already_set();
+  Py_DECREF(r);
+}
+
 void init_autograd(py::module_& m, TensorClass& cls) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
@@ -252,6 +264,13 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       },
       py::arg("kind") = "twins");
   m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
+  // forward AD registers its DualTensor type and the check a dual argument of a builtin goes through
+  m.def("_set_dual_tensor_type", [](py::type t, py::function check) {
+    Py_XDECREF(g_dual_check);
+    g_dual_check = check.inc_ref().ptr();
+    g_dual_tensor_type = reinterpret_cast<PyTypeObject*>(t.ptr());
+    Py_INCREF(t.ptr());
+  });
   m.def("is_inference_mode_enabled", [] { return autograd::tls_inference_mode; });
   m.def("_set_inference_mode", [](bool v) { autograd::tls_inference_mode = v; });
 

@@ -46,6 +46,9 @@ class _State(threading.local):
     def __init__(self):
         self.levels = []  # active levels, outermost first
         self.entries = []  # per level: (the dispatch extent it entered, the mode it pushed or None)
+        self.wrapping = (
+            False  # a DualTensor being built around a dual primal (its alias reads the dual as such)
+        )
 
 
 STATE = _State()
@@ -166,7 +169,11 @@ def _make(primal, tangent, level):
     plain = _plain_tensor(primal)
     if type(primal) is DualTensor or primal is plain:
         # the alias keeps the primal's autograd history: an escaped dual used as a tensor still backpropagates
-        d = DualTensor(primal) if primal.requires_grad else DualTensor(_alias_of=primal)
+        STATE.wrapping = True
+        try:
+            d = DualTensor(primal) if primal.requires_grad else DualTensor(_alias_of=primal)
+        finally:
+            STATE.wrapping = False
     else:
         d = DualTensor(_alias_of=plain)
     d._primal = primal
@@ -274,10 +281,19 @@ def _dispatching(func):
     if resolve_name(func) is None:
         return func
     key = _key_of(func)
-    try:
-        return _public(key) or func
-    except (AttributeError, KeyError, ImportError):
-        return func
+
+    def call(*args, **kwargs):
+        # looked up per call: the dispatching wrapper exists only while a level holds the dispatch on (a lookup
+        # made before the level gave the builtin back, and jacfwd(torch.sin) computed zeros)
+        try:
+            fn = _public(key) or func
+        except (AttributeError, KeyError, ImportError):
+            fn = func
+        return fn(*args, **kwargs)
+
+    call.__name__ = getattr(func, "__name__", "call")
+    call.__wrapped__ = func
+    return call
 
 
 def _has_dual(args, kwargs):
@@ -756,6 +772,19 @@ class DualTensor(_C.Tensor):
         return copy.deepcopy(self._primal, memo)
 
 
+def _builtin_reached(x):
+    """Called by the C++ Tensor conversion when a DualTensor reaches a builtin directly (not through the torch
+    namespaces, whose functions dispatch while a level is on): with its level active the builtin would compute on
+    the primal and drop the tangent without a word, so that raises."""
+    if _is_active(x._level) and not STATE.wrapping:
+        raise RuntimeError(
+            "forward AD: a dual tensor reached a minitorch builtin that was bound before the dual level was "
+            "entered (`from torch import sin`, `act = torch.tanh` at import time); it would compute on the primal "
+            "and drop the tangent. Call it through its namespace at call time (torch.sin(x), F.relu(x)) or bind "
+            "it inside the level."
+        )
+
+
 def _method(name):
     key = "Tensor." + name
 
@@ -800,6 +829,7 @@ def _install_methods():
 
 
 _install_methods()
+_C._set_dual_tensor_type(DualTensor, _builtin_reached)
 _ = math  # the rules' scope uses math through _jvp_rules
 
 
