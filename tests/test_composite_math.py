@@ -407,7 +407,13 @@ def test_trapezoid_dtypes_follow_pytorch_formulas(device, n):
     # PyTorch's ATen formulas fix the result dtype: with sample points, promote(x, y) then / 2 (floating); with a
     # constant spacing, y's own arithmetic; empty operands go through the same formulas (once float16 came back
     # for a float32 x), and trapezoid of nothing is zeros of y's dtype
-    pairs = [(F16, F32), (F32, F16), (minitorch.int64, F16), (minitorch.bfloat16, F16), (F16, minitorch.int64)]
+    pairs = [
+        (F16, F32),
+        (F32, F16),
+        (minitorch.int64, F16),
+        (minitorch.bfloat16, F16),
+        (F16, minitorch.int64),
+    ]
     for yd, xd in pairs:
         y = minitorch.ones(n, dtype=yd, device=device)
         x = minitorch.arange(n, device=device).to(xd)
@@ -422,7 +428,9 @@ def test_trapezoid_dtypes_follow_pytorch_formulas(device, n):
     with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
         minitorch.trapezoid(minitorch.tensor(True, device=device))
     with pytest.raises(NotImplementedError, match="received a bool input for `x` or `y`"):
-        minitorch.cumulative_trapezoid(minitorch.ones(3, device=device), minitorch.ones(3, dtype=minitorch.bool))
+        minitorch.cumulative_trapezoid(
+            minitorch.ones(3, device=device), minitorch.ones(3, dtype=minitorch.bool)
+        )
 
 
 # ------------------------------------------------------------------------------------------ statistics

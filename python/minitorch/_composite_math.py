@@ -732,7 +732,8 @@ def _trapz_setup(name, y, x, dim):
     (bool inputs, dim) and its view of x: a 1-d x lies along dim, a lower-dim x gains leading ones, a higher-dim
     x is sliced along the same dim; the differences then broadcast with y's samples."""
     y.movedim(dim, -1)  # PyTorch's dim check and its IndexError
-    if y.dim() == 0:  # its errors: trapezoid asks for the dim's size (wrapped when x is a tensor), the other slices
+    # PyTorch's 0-dim errors: trapezoid asks for the dim's size (wrapped when x is a tensor), the other slices
+    if y.dim() == 0:
         if name == "cumulative_trapezoid":
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         raise IndexError(f"Dimension specified as {dim if x is None else 0} but tensor has no dimensions")
