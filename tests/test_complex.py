@@ -434,6 +434,28 @@ def test_sum_mean(dtype):
     close(torch.trace(torch.tensor(a[0, :, :4], dtype=dtype)), np.trace(a[0, :, :4]), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", [C64, C128])
+def test_prod_cumsum_cumprod(dtype):
+    # accumulated in complex128 (as PyTorch's CPU kernels accumulate complex64 in complex128 for prod)
+    a = crandn(3, 4, 5) * 0.8
+    t = torch.tensor(a, dtype=dtype)
+    tol = 1e-12 if dtype == C128 else 2e-5
+    close(t.prod(), a.prod(), rtol=tol, atol=tol)
+    for dim in (0, 1, 2, -1):
+        close(t.prod(dim), a.prod(axis=dim), rtol=tol, atol=tol)
+        close(t.cumsum(dim), np.cumsum(a, axis=dim), rtol=tol, atol=tol)
+        close(torch.cumprod(t, dim), np.cumprod(a, axis=dim), rtol=tol, atol=tol)
+    close(t.prod(1, keepdim=True), a.prod(axis=1, keepdims=True), rtol=tol, atol=tol)
+    tt = t.transpose(0, 2)  # non-contiguous
+    close(tt.cumprod(1), np.cumprod(a.transpose(2, 1, 0), axis=1), rtol=tol, atol=tol)
+    close(tt.prod(0), a.transpose(2, 1, 0).prod(axis=0), rtol=tol, atol=tol)
+    assert t.prod().dtype == dtype and t.cumsum(0).dtype == dtype
+    assert torch.prod(torch.tensor([1.0, 2.0]), dtype=C128).item() == 2
+    assert torch.cumsum(torch.ones(3), 0, dtype=C64).tolist() == [1, 2, 3]
+    assert torch.zeros(3, 0, dtype=dtype).prod(1).tolist() == [1, 1, 1]  # the empty product
+    assert torch.zeros(0, dtype=dtype).cumprod(0).shape == (0,)
+
+
 def test_sum_keepdim():
     a = crandn(3, 4)
     close(torch.tensor(a, dtype=C128).sum(1, keepdim=True), a.sum(axis=1, keepdims=True))
@@ -1032,6 +1054,9 @@ _LOSSES = {
     "vdot": lambda z: torch.vdot(z, torch.tensor(_W)).real,
     "index_cat": lambda z: torch.cat([z[1:], z[:1] * 2]).abs().sum(),
     "norm": lambda z: torch.linalg.vector_norm(z),
+    "cumsum": lambda z: (z.cumsum(0) * torch.tensor(_W)).real.sum(),
+    "cumprod": lambda z: torch.cumprod(z, 0).abs().sum(),
+    "prod": lambda z: z.prod().imag + z.reshape(3, 1).prod(1).real.sum(),
 }
 
 

@@ -131,7 +131,6 @@ KNOWN_DIFFERENCES = {
         for d in INTS
     },
     **{("max_pool2d_stub", d): "integer max pooling is not implemented" for d in INTS},
-    ("avg_pool2d_stub", "int64"): "int64 average pooling is not implemented (PyTorch has it for int64 only)",
     **{
         (
             "foreach_stub",

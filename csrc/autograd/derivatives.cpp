@@ -40,7 +40,7 @@ bool complex_safe(const char* name) {
       "SqueezeBackward0",   "SqueezeBackward1",    "UnsqueezeBackward0",     "ExpandBackward0",
       "SelectBackward0",    "SliceBackward0",      "DiagonalBackward0",      "AliasBackward0",
       "AsStridedBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "CopySlices",
-      "CopyBackwards"};
+      "CopyBackwards",      "CumsumBackward0",     "CumprodBackward0",       "ProdBackward1"};
   return ok.count(name) != 0;
 }
 }  // namespace
@@ -1128,7 +1128,7 @@ Tensor prod(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtyp
     Tensor zc = mt::sum(is0, dims, true);
     Tensor factor = mt::where(is0, mt::where(mt::eq(zc, S(1)), pnz, S(0)),
                               mt::where(mt::eq(zc, S(0)), mt::div(pnz, nz), S(0)));
-    return {mt::mul(unsqueeze_dims(gs[0], dims, keepdim), factor)};
+    return {mt::mul(unsqueeze_dims(gs[0], dims, keepdim), mt::conj(factor))};  // conj: complex convention
   });
   return out;
 }
@@ -1276,10 +1276,10 @@ Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
   Tensor out = no_grad([&] { return mt::cumprod(self, dim, dtype); });
   int64_t d = wrap_dim(dim, self.dim());
   record("CumprodBackward0", {&self}, {&out}, {{"self", self}, result()}, [d](FnNode& n, V& gs) -> V {
-    // d out_j / d x_i = out_j / x_i for j >= i: a reversed cumulative sum of g * out, divided by x
-    // (exact for inputs without zeros, like prod's formula)
-    Tensor x = n.saved("self");
-    Tensor gr = mt::mul(gs[0], n.saved("result"));
+    // d out_j / d x_i = out_j / x_i for j >= i: a reversed cumulative sum of g * conj(out), divided by
+    // conj(x) (exact for inputs without zeros, like prod's formula; conj is free on real tensors)
+    Tensor x = mt::conj(n.saved("self"));
+    Tensor gr = mt::mul(gs[0], mt::conj(n.saved("result")));
     if (gr.dim() == 0) return {mt::div(gr, x)};
     Tensor rev = mt::add(mt::sub(mt::sum(gr, {d}, true), mt::cumsum(gr, d)), gr);
     return {mt::div(rev, x)};

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -20,8 +21,17 @@ namespace cpu_reduce {
 // compiler vectorize without reassociating, and 128 float additions per lane keep the error at NumPy's
 // pairwise level. double stays double; integers (already widened to int64 by the front end for sums) use
 // int64.
+// Complex values (prod, cumsum, cumprod) accumulate in complex<double>.
 template <typename T>
-using acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+struct Acc {
+  using type = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+};
+template <typename T>
+struct Acc<std::complex<T>> {
+  using type = std::complex<double>;
+};
+template <typename T>
+using acc_t = typename Acc<T>::type;
 
 using reduce_rules::is_nan;
 

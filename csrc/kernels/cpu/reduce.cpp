@@ -229,7 +229,36 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
     parallel_for(0, outer * strips, grain, body);
 }
 
+// prod of complex values (sum and mean of complex run on the real [..., 2] view: ops/reduce.cpp), in
+// complex<double>; rows in order, strips of columns for a middle dim.
+template <typename T>
+void prod_complex(const Tensor& out, const Tensor& in, int64_t row, int64_t inner) {
+  const T* base = in.data<T>();
+  T* o = out.data<T>();
+  if (inner == 1) {
+    for_rows(out.numel(), row, [&](int64_t i, bool) {
+      const T* p = base + i * row;
+      acc_t<T> a(1);
+      for (int64_t k = 0; k < row; ++k) a *= static_cast<acc_t<T>>(p[k]);
+      o[i] = static_cast<T>(a);
+    });
+    return;
+  }
+  for_strips(out.numel() / inner, row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+    const T* p = base + oi * row * inner + j0;
+    acc_t<T> acc[kColumns];
+    for (int64_t j = 0; j < w; ++j) acc[j] = acc_t<T>(1);
+    for (int64_t r = 0; r < row; ++r)
+      for (int64_t j = 0; j < w; ++j) acc[j] *= static_cast<acc_t<T>>(p[r * inner + j]);
+    for (int64_t j = 0; j < w; ++j) o[oi * inner + j0 + j] = static_cast<T>(acc[j]);
+  });
+}
+
 void reduce_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
+  if (op == ReduceOp::prod && is_complex(in.dtype())) {
+    MT_DISPATCH_COMPLEX_TYPES(in.dtype(), "prod", [&] { prod_complex<scalar_t>(out, in, row, inner); });
+    return;
+  }
   if (inner > 1) {
     MT_DISPATCH_ALL_TYPES(in.dtype(), "reduce", [&] { reduce_columns<scalar_t>(out, in, row, inner, op); });
     return;

@@ -1,4 +1,4 @@
-// CPU kernels for cumsum/cumprod (layout: see ops/reduce.h).
+// CPU kernels for cumsum/cumprod, complex included (layout: see ops/reduce.h).
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -53,8 +53,8 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
 }
 
 void scan_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
-  MT_DISPATCH_ALL_TYPES(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
-                        [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
+                                    [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
 }
 
 }  // namespace
