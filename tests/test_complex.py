@@ -456,6 +456,33 @@ def test_prod_cumsum_cumprod(dtype):
     assert torch.zeros(0, dtype=dtype).cumprod(0).shape == (0,)
 
 
+def test_accumulating_index_ops_any_all_lerp():
+    # index_add / index_put_(accumulate) / scatter_add / scatter_reduce("sum"/"prod") add or multiply complex
+    # values (no order: amax/amin stay refused); any/all test x != 0; lerp is complex-valued
+    a, v = crandn(4, 3), crandn(3, 3, seed=5)
+    x, tv = torch.tensor(a), torch.tensor(v)
+    idx = np.array([0, 2, 0])
+    want = a.copy()
+    np.add.at(want, idx, v)
+    close(x.index_add(0, torch.tensor(idx), tv), want)
+    close(x.clone().index_put_((torch.tensor(idx),), tv, accumulate=True), want)
+    want2 = a.copy()
+    np.add.at(want2, idx, 2 * v)
+    close(x.index_add(0, torch.tensor(idx), tv, alpha=2), want2)
+    sidx = torch.tensor(idx).reshape(3, 1).expand(3, 3)
+    close(x.scatter_add(0, sidx, tv), want)
+    prod = a.copy()
+    np.multiply.at(prod, idx, v)
+    close(x.scatter_reduce(0, sidx, tv, "prod"), prod)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexDouble'"):
+        x.scatter_reduce(0, sidx, tv, "amax")
+    z = torch.tensor([[0j, 1j], [0j, 0j], [2 + 0j, 3j]])
+    assert z.any(1).tolist() == [True, False, True] and z.all(1).tolist() == [False, False, True]
+    assert z.any().item() and not z.all().item()
+    close(torch.lerp(x[:3], tv, 0.3), a[:3] + 0.3 * (v - a[:3]))
+    close(torch.lerp(x[:3], tv, torch.tensor(0.25 + 0.5j)), a[:3] + (0.25 + 0.5j) * (v - a[:3]))
+
+
 def test_sum_keepdim():
     a = crandn(3, 4)
     close(torch.tensor(a, dtype=C128).sum(1, keepdim=True), a.sum(axis=1, keepdims=True))
@@ -1057,6 +1084,14 @@ _LOSSES = {
     "cumsum": lambda z: (z.cumsum(0) * torch.tensor(_W)).real.sum(),
     "cumprod": lambda z: torch.cumprod(z, 0).abs().sum(),
     "prod": lambda z: z.prod().imag + z.reshape(3, 1).prod(1).real.sum(),
+    "index_add": lambda z: (
+        torch.zeros(2, dtype=C128).index_add(0, torch.tensor([1, 0, 1]), z * torch.tensor(_W)).abs().sum()
+    ),
+    "scatter_add": lambda z: torch.zeros(2, dtype=C128).scatter_add(0, torch.tensor([1, 0, 1]), z).imag.sum(),
+    "index_select_gather": lambda z: (
+        z.index_select(0, torch.tensor([2, 2, 0])) * torch.gather(z, 0, torch.tensor([1, 0, 0]))
+    ).real.sum(),
+    "lerp": lambda z: torch.lerp(z, torch.tensor(_W), 0.3).abs().sum(),
 }
 
 

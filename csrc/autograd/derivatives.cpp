@@ -40,7 +40,8 @@ bool complex_safe(const char* name) {
       "SqueezeBackward0",   "SqueezeBackward1",    "UnsqueezeBackward0",     "ExpandBackward0",
       "SelectBackward0",    "SliceBackward0",      "DiagonalBackward0",      "AliasBackward0",
       "AsStridedBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "CopySlices",
-      "CopyBackwards",      "CumsumBackward0",     "CumprodBackward0",       "ProdBackward1"};
+      "CopyBackwards",      "CumsumBackward0",     "CumprodBackward0",       "ProdBackward1",
+      "IndexPutBackward0",  "ScatterBackward0",    "ScatterAddBackward0"};
   return ok.count(name) != 0;
 }
 }  // namespace

@@ -619,7 +619,7 @@ Tensor polygamma(int64_t n, const Tensor& self) {
   return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);
 }
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  if (!is_floating(self.dtype()))  // PyTorch's kernels, named by the weight's kind
+  if (!is_inexact(self.dtype()))  // PyTorch's kernels, named by the weight's kind
     dtype_not_implemented(weight.impl()->is_wrapped_number() ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
                           self.dtype());
   // PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain

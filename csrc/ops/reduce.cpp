@@ -323,7 +323,9 @@ namespace {
 // PyTorch keeps uint8 for all/any (a legacy rule); every other dtype gives bool.
 Tensor all_any(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op) {
   ScalarType dt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  return run_reduce(self, dims, keepdim, op, 0, dt, op == ReduceOp::all ? "all" : "any");
+  // complex: the truth of each element first (the reduction kernels are real-only)
+  const Tensor& x = is_complex(self.dtype()) ? ne(self, wrapped_scalar(Scalar(int64_t(0)))) : self;
+  return run_reduce(x, dims, keepdim, op, 0, dt, op == ReduceOp::all ? "all" : "any");
 }
 }  // namespace
 

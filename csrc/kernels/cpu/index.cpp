@@ -122,6 +122,18 @@ void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer
       put_loop(dst.data<T>(), values.data<T>(), outer, n, inner, r, take);
     });
   }
+  if (is_complex(dst.dtype()) &&
+      (mode == PutMode::add || mode == PutMode::multiply)) {  // no order on complex
+    MT_DISPATCH_COMPLEX_TYPES(dst.dtype(), "index_put_", [&] {
+      scalar_t* d = dst.data<scalar_t>();
+      const scalar_t* v = values.data<scalar_t>();
+      if (mode == PutMode::add)
+        put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) { return x + y; });
+      else
+        put_loop(d, v, outer, n, inner, r, [](scalar_t x, scalar_t y) { return x * y; });
+    });
+    return;
+  }
   MT_DISPATCH_ALL_TYPES(dst.dtype(), "index_put_", [&] {
     scalar_t* d = dst.data<scalar_t>();
     const scalar_t* v = values.data<scalar_t>();
@@ -255,6 +267,16 @@ void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const
     return dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
       scatter_dim_loop<decltype(w)>(it, stride, size, dim, take);
     });
+  }
+  if (is_complex(self.dtype()) &&
+      (mode == PutMode::add || mode == PutMode::multiply)) {  // no order on complex
+    MT_DISPATCH_COMPLEX_TYPES(self.dtype(), "scatter_", [&] {
+      if (mode == PutMode::add)
+        scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return x + y; });
+      else
+        scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return x * y; });
+    });
+    return;
   }
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
     if (mode == PutMode::add)
