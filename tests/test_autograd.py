@@ -1156,3 +1156,10 @@ def test_version_error_names_the_legacy_tensor_type(device, dtype, name):
         RuntimeError, match=rf"modified by an inplace operation: \[{prefix}{name}Tensor \[3\]\]"
     ):
         z.sum().backward()
+
+
+def test_grad_with_no_inputs_raises():
+    x = torch.ones(2, requires_grad=True)
+    for empty in ([], ()):
+        with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty."):
+            torch.autograd.grad((x * 2).sum(), empty)

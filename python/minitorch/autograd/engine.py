@@ -80,6 +80,8 @@ def grad(
     outputs = _tensor_or_tensors(outputs)
     _C._is_tensor(inputs)
     inputs = _tensor_or_tensors(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
