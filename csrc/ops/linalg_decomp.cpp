@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/shape.h"
@@ -19,8 +20,9 @@ const Device kCpu{DeviceType::CPU};
 
 void check_operand(const Tensor& t, const char* fn) {
   MT_CHECK(t.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
-  MT_CHECK_NOT_IMPLEMENTED(t.dtype() == ScalarType::Float || t.dtype() == ScalarType::Double, fn,
-                           ": Expected a floating point tensor as input. Got ", dtype_short_name(t.dtype()));
+  MT_CHECK_NOT_IMPLEMENTED(
+      t.dtype() == ScalarType::Float || t.dtype() == ScalarType::Double || is_complex(t.dtype()), fn,
+      ": Expected a floating point or complex tensor as input. Got ", dtype_short_name(t.dtype()));
   MT_CHECK(t.size(-2) < INT_MAX && t.size(-1) < INT_MAX, fn, ": matrices of ", t.size(-2), " by ", t.size(-1),
            " exceed LAPACK's 32-bit sizes");
 }
@@ -86,15 +88,20 @@ Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B,
   MT_CHECK(B.dtype() == LU.dtype(), "linalg.lu_solve: Expected LU and B to have the same dtype");
   MT_CHECK(batch_of(LU) == batch_of(B) && pivots.dim() == LU.dim() - 1 && pivots.size(-1) == LU.size(-1),
            "linalg.lu_solve: LU, pivots and B must share their batch dimensions");
-  // X A = B is A^T X^T = B^T: solve the transposed system against B's transpose.
-  Tensor rhs = left ? B : transpose(B, -2, -1);
+  // X A = B is A^T X^T = B^T: solve the transposed system against B's transpose. X A^H = B is
+  // conj(A) X^T = B^T, which LAPACK has no flag for: conjugated, A conj(X^T) = conj(B^T) (conj is free on
+  // real tensors).
+  bool conj_right = !left && adjoint && is_complex(LU.dtype());
+  Tensor rhs = left ? B : conj_right ? conj(transpose(B, -2, -1)) : transpose(B, -2, -1);
+  char trans = left ? (adjoint ? 'C' : 'N') : (adjoint ? 'N' : 'T');
   MT_CHECK(rhs.size(-2) == LU.size(-1), "linalg.lu_solve: Incompatible shapes of A and B for the equation ",
            left ? "AX = B" : "XA = B", " (", LU.size(-2), "x", LU.size(-1), " and ", B.size(-2), "x",
            B.size(-1), ")");
   Tensor lu = colmajor(LU), b = colmajor(rhs);
   Tensor piv = contiguous(to(reshape(pivots, DimVector{lu.sizes()[0], LU.size(-1)}), ScalarType::Int, kCpu));
-  if (b.numel() && lu.numel()) lu_solve_stub.get(kCpu)(lu, piv, b, left ? adjoint : !adjoint);
+  if (b.numel() && lu.numel()) lu_solve_stub.get(kCpu)(lu, piv, b, trans);
   Tensor x = from_colmajor(b, batch_of(B), B.device());
+  if (conj_right) x = conj(x);
   return left ? x : transpose(x, -2, -1);
 }
 
@@ -160,7 +167,8 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_eigh(const Tensor& A, bool upper, boo
   DimVector batch = batch_of(A);
   int64_t n = A.size(-1);
   Tensor a = colmajor(A);
-  Tensor w = zeros(DimVector{a.sizes()[0], n}, A.dtype(), kCpu);
+  // Hermitian matrices have real eigenvalues.
+  Tensor w = zeros(DimVector{a.sizes()[0], n}, to_real_type(A.dtype()), kCpu);
   Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
   if (a.numel()) eigh_stub.get(kCpu)(a, w, upper, compute_v, info);
   Tensor v = compute_v ? from_colmajor(a, batch, A.device()) : empty(DimVector{0}, A.dtype(), A.device());
@@ -188,7 +196,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool ful
   int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), nb = count(batch);
   int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
   Tensor a = colmajor(A);
-  Tensor s = zeros(DimVector{nb, k}, A.dtype(), kCpu);
+  Tensor s = zeros(DimVector{nb, k}, to_real_type(A.dtype()), kCpu);
   Tensor info = zeros(DimVector{nb}, ScalarType::Int, kCpu);
   Tensor u, vh;
   if (compute_uv) {
@@ -225,11 +233,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const 
   Tensor b = zeros(DimVector{nb, B.size(-1), rows}, A.dtype(), kCpu);
   if (b.numel()) copy_(narrow(b, 2, 0, m), colmajor(B));
   bool svd = driver == "gelsd" || driver == "gelss";
-  Tensor s = zeros(DimVector{svd ? nb : 0, svd ? k : 0}, A.dtype(), kCpu);
+  Tensor s = zeros(DimVector{svd ? nb : 0, svd ? k : 0}, to_real_type(A.dtype()), kCpu);
   Tensor rank = zeros(DimVector{nb}, ScalarType::Long, kCpu);
   Tensor info = zeros(DimVector{nb}, ScalarType::Int, kCpu);
   if (nb > 0 && m > 0 && n > 0 && B.size(-1) > 0) lstsq_stub.get(kCpu)(a, b, s, rank, rcond, driver, info);
-  Tensor sv = svd ? on(reshape(s, with(batch, {k})), A.device()) : empty(DimVector{0}, A.dtype(), A.device());
+  Tensor sv = svd ? on(reshape(s, with(batch, {k})), A.device())
+                  : empty(DimVector{0}, to_real_type(A.dtype()), A.device());
   return {from_colmajor(b, batch, B.device()), on(reshape(rank, batch), A.device()), sv,
           info_like(info, batch, A.device())};
 }

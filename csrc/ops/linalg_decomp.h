@@ -11,10 +11,10 @@
 
 namespace mt {
 
-// Front ends (ops/linalg_decomp.cpp). Inputs are float32/float64 with at least 2 dims; the public Python
-// functions (python/minitorch/linalg/_decomp.py) check shapes and dtypes with PyTorch's messages first, these
-// re-check what a kernel relies on. Results are column-major ("Fortran") batches, as PyTorch's; info tensors
-// are int32 with LAPACK's codes, left for the caller to turn into errors.
+// Front ends (ops/linalg_decomp.cpp). Inputs are float32/float64/complex64/complex128 with at least 2 dims;
+// the public Python functions (python/minitorch/linalg/_decomp.py) check shapes and dtypes with PyTorch's
+// messages first, these re-check what a kernel relies on. Results are column-major ("Fortran") batches, as
+// PyTorch's; info tensors are int32 with LAPACK's codes, left for the caller to turn into errors.
 std::tuple<Tensor, Tensor, Tensor> _linalg_lu_factor_ex(const Tensor& A);  // (LU, 1-based pivots, info)
 Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint);
 std::tuple<Tensor, Tensor> _linalg_cholesky_ex(const Tensor& A, bool upper);  // (L or U, info)
@@ -22,8 +22,9 @@ Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bo
 std::tuple<Tensor, Tensor> _linalg_geqrf(const Tensor& A);  // (reflectors below the diagonal + R, tau)
 Tensor _linalg_householder_product(const Tensor& A, const Tensor& tau);
 std::tuple<Tensor, Tensor, Tensor> _linalg_eigh(const Tensor& A, bool upper, bool compute_v);  // (w, V, info)
-// (eigenvalues [..., n], eigenvectors [..., n, n] (empty unless compute_v), info) of a real matrix; both
-// results complex of A's precision, eigenvectors of unit norm as LAPACK's geev gives them.
+// (eigenvalues [..., n], eigenvectors [..., n, n] (empty unless compute_v), info) of a real or complex
+// matrix; both results complex of A's precision, eigenvectors of unit norm as LAPACK's geev gives them.
+// eigh's eigenvalues, svd's and lstsq's singular values are real (float32 for complex64).
 std::tuple<Tensor, Tensor, Tensor> _linalg_eig(const Tensor& A, bool compute_v);
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices,
                                                        bool compute_uv);  // (U, S, Vh, info)
@@ -36,7 +37,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const 
 // matrix argument is a contiguous column-major batch: a row-major [batch, cols, rows] buffer,
 // each matrix's leading dimension its row count. Sizes fit LAPACK's 32-bit integers (front ends check).
 using LuFactorFn = void (*)(const Tensor& a, const Tensor& pivots, const Tensor& info);
-using LuSolveFn = void (*)(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool trans);
+// trans: LAPACK's 'N', 'T' or 'C' (conjugate transpose).
+using LuSolveFn = void (*)(const Tensor& lu, const Tensor& pivots, const Tensor& b, char trans);
 using CholeskyFn = void (*)(const Tensor& a, bool upper, const Tensor& info);
 // b <- op(a)^-1 b (left) or b op(a)^-1 (right); a is [batch, n, n] with the batch of b.
 using TriangularSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool left, bool trans,

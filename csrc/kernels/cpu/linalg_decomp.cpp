@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/Exception.h"
@@ -76,48 +77,155 @@ void scipy_sgelss_(const int* m, const int* n, const int* nrhs, float* a, const 
 void scipy_dgelss_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
                    const int* ldb, double* s, const double* rcond, int* rank, double* work, const int* lwork,
                    int* info);
+// The complex forms (std::complex<T> is layout-compatible with Fortran's COMPLEX). Their eigen, SVD and
+// least-squares drivers take an extra real workspace (rwork) that the real forms do not.
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+void scipy_cgetrf_(const int* m, const int* n, cfloat* a, const int* lda, int* ipiv, int* info);
+void scipy_zgetrf_(const int* m, const int* n, cdouble* a, const int* lda, int* ipiv, int* info);
+void scipy_cgetrs_(const char* trans, const int* n, const int* nrhs, const cfloat* a, const int* lda,
+                   const int* ipiv, cfloat* b, const int* ldb, int* info, size_t);
+void scipy_zgetrs_(const char* trans, const int* n, const int* nrhs, const cdouble* a, const int* lda,
+                   const int* ipiv, cdouble* b, const int* ldb, int* info, size_t);
+void scipy_cpotrf_(const char* uplo, const int* n, cfloat* a, const int* lda, int* info, size_t);
+void scipy_zpotrf_(const char* uplo, const int* n, cdouble* a, const int* lda, int* info, size_t);
+void scipy_ctrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+                  const int* n, const cfloat* alpha, const cfloat* a, const int* lda, cfloat* b,
+                  const int* ldb, size_t, size_t, size_t, size_t);
+void scipy_ztrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+                  const int* n, const cdouble* alpha, const cdouble* a, const int* lda, cdouble* b,
+                  const int* ldb, size_t, size_t, size_t, size_t);
+void scipy_cgeqrf_(const int* m, const int* n, cfloat* a, const int* lda, cfloat* tau, cfloat* work,
+                   const int* lwork, int* info);
+void scipy_zgeqrf_(const int* m, const int* n, cdouble* a, const int* lda, cdouble* tau, cdouble* work,
+                   const int* lwork, int* info);
+void scipy_cungqr_(const int* m, const int* n, const int* k, cfloat* a, const int* lda, const cfloat* tau,
+                   cfloat* work, const int* lwork, int* info);
+void scipy_zungqr_(const int* m, const int* n, const int* k, cdouble* a, const int* lda, const cdouble* tau,
+                   cdouble* work, const int* lwork, int* info);
+void scipy_cheevd_(const char* jobz, const char* uplo, const int* n, cfloat* a, const int* lda, float* w,
+                   cfloat* work, const int* lwork, float* rwork, const int* lrwork, int* iwork,
+                   const int* liwork, int* info, size_t, size_t);
+void scipy_zheevd_(const char* jobz, const char* uplo, const int* n, cdouble* a, const int* lda, double* w,
+                   cdouble* work, const int* lwork, double* rwork, const int* lrwork, int* iwork,
+                   const int* liwork, int* info, size_t, size_t);
+void scipy_cgeev_(const char* jobvl, const char* jobvr, const int* n, cfloat* a, const int* lda, cfloat* w,
+                  cfloat* vl, const int* ldvl, cfloat* vr, const int* ldvr, cfloat* work, const int* lwork,
+                  float* rwork, int* info, size_t, size_t);
+void scipy_zgeev_(const char* jobvl, const char* jobvr, const int* n, cdouble* a, const int* lda, cdouble* w,
+                  cdouble* vl, const int* ldvl, cdouble* vr, const int* ldvr, cdouble* work, const int* lwork,
+                  double* rwork, int* info, size_t, size_t);
+void scipy_cgesdd_(const char* jobz, const int* m, const int* n, cfloat* a, const int* lda, float* s,
+                   cfloat* u, const int* ldu, cfloat* vt, const int* ldvt, cfloat* work, const int* lwork,
+                   float* rwork, int* iwork, int* info, size_t);
+void scipy_zgesdd_(const char* jobz, const int* m, const int* n, cdouble* a, const int* lda, double* s,
+                   cdouble* u, const int* ldu, cdouble* vt, const int* ldvt, cdouble* work, const int* lwork,
+                   double* rwork, int* iwork, int* info, size_t);
+void scipy_cgels_(const char* trans, const int* m, const int* n, const int* nrhs, cfloat* a, const int* lda,
+                  cfloat* b, const int* ldb, cfloat* work, const int* lwork, int* info, size_t);
+void scipy_zgels_(const char* trans, const int* m, const int* n, const int* nrhs, cdouble* a, const int* lda,
+                  cdouble* b, const int* ldb, cdouble* work, const int* lwork, int* info, size_t);
+void scipy_cgelsy_(const int* m, const int* n, const int* nrhs, cfloat* a, const int* lda, cfloat* b,
+                   const int* ldb, int* jpvt, const float* rcond, int* rank, cfloat* work, const int* lwork,
+                   float* rwork, int* info);
+void scipy_zgelsy_(const int* m, const int* n, const int* nrhs, cdouble* a, const int* lda, cdouble* b,
+                   const int* ldb, int* jpvt, const double* rcond, int* rank, cdouble* work, const int* lwork,
+                   double* rwork, int* info);
+void scipy_cgelsd_(const int* m, const int* n, const int* nrhs, cfloat* a, const int* lda, cfloat* b,
+                   const int* ldb, float* s, const float* rcond, int* rank, cfloat* work, const int* lwork,
+                   float* rwork, int* iwork, int* info);
+void scipy_zgelsd_(const int* m, const int* n, const int* nrhs, cdouble* a, const int* lda, cdouble* b,
+                   const int* ldb, double* s, const double* rcond, int* rank, cdouble* work, const int* lwork,
+                   double* rwork, int* iwork, int* info);
+void scipy_cgelss_(const int* m, const int* n, const int* nrhs, cfloat* a, const int* lda, cfloat* b,
+                   const int* ldb, float* s, const float* rcond, int* rank, cfloat* work, const int* lwork,
+                   float* rwork, int* info);
+void scipy_zgelss_(const int* m, const int* n, const int* nrhs, cdouble* a, const int* lda, cdouble* b,
+                   const int* ldb, double* s, const double* rcond, int* rank, cdouble* work, const int* lwork,
+                   double* rwork, int* info);
 }
 
 namespace mt {
 namespace {
 
-// The routines for float and double under one name, so each kernel below is written once.
+// The routines of one element type under one name, so each kernel below is written once. The complex drivers'
+// extra real workspace is part of the common signature (R: the real type); the real forms ignore it.
 template <typename T>
 struct Lapack;
 
-template <>
-struct Lapack<float> {
-  static constexpr auto getrf = scipy_sgetrf_;
-  static constexpr auto getrs = scipy_sgetrs_;
-  static constexpr auto potrf = scipy_spotrf_;
-  static constexpr auto trsm = scipy_strsm_;
-  static constexpr auto geqrf = scipy_sgeqrf_;
-  static constexpr auto orgqr = scipy_sorgqr_;
-  static constexpr auto syevd = scipy_ssyevd_;
-  static constexpr auto geev = scipy_sgeev_;
-  static constexpr auto gesdd = scipy_sgesdd_;
-  static constexpr auto gels = scipy_sgels_;
-  static constexpr auto gelsy = scipy_sgelsy_;
-  static constexpr auto gelsd = scipy_sgelsd_;
-  static constexpr auto gelss = scipy_sgelss_;
-};
+#define MT_LAPACK_COMMON(p, q)                      \
+  static constexpr auto getrf = scipy_##p##getrf_;  \
+  static constexpr auto getrs = scipy_##p##getrs_;  \
+  static constexpr auto potrf = scipy_##p##potrf_;  \
+  static constexpr auto trsm = scipy_##p##trsm_;    \
+  static constexpr auto geqrf = scipy_##p##geqrf_;  \
+  static constexpr auto orgqr = scipy_##p##q##gqr_; \
+  static constexpr auto gels = scipy_##p##gels_;
+
+#define MT_LAPACK_REAL(p, T)                                                                                 \
+  using R = T;                                                                                               \
+  MT_LAPACK_COMMON(p, or)                                                                                    \
+  static void heevd(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, R* w, T* work,   \
+                    const int* lwork, R*, const int*, int* iwork, const int* liwork, int* info) {            \
+    scipy_##p##syevd_(jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info, 1, 1);                     \
+  }                                                                                                          \
+  static void gesdd(const char* jobz, const int* m, const int* n, T* a, const int* lda, R* s, T* u,          \
+                    const int* ldu, T* vt, const int* ldvt, T* work, const int* lwork, R*, int* iwork,       \
+                    int* info) {                                                                             \
+    scipy_##p##gesdd_(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info, 1);                 \
+  }                                                                                                          \
+  static void gelsy(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b, const int* ldb, \
+                    int* jpvt, const R* rcond, int* rank, T* work, const int* lwork, R*, int* info) {        \
+    scipy_##p##gelsy_(m, n, nrhs, a, lda, b, ldb, jpvt, rcond, rank, work, lwork, info);                     \
+  }                                                                                                          \
+  static void gelsd(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b, const int* ldb, \
+                    R* s, const R* rcond, int* rank, T* work, const int* lwork, R*, int* iwork, int* info) { \
+    scipy_##p##gelsd_(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info);                 \
+  }                                                                                                          \
+  static void gelss(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b, const int* ldb, \
+                    R* s, const R* rcond, int* rank, T* work, const int* lwork, R*, int* info) {             \
+    scipy_##p##gelss_(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, info);                        \
+  }
+
+#define MT_LAPACK_COMPLEX(p, T, RT)                                                                          \
+  using R = RT;                                                                                              \
+  MT_LAPACK_COMMON(p, un)                                                                                    \
+  static constexpr auto geev = scipy_##p##geev_;                                                             \
+  static void heevd(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, R* w, T* work,   \
+                    const int* lwork, R* rwork, const int* lrwork, int* iwork, const int* liwork,            \
+                    int* info) {                                                                             \
+    scipy_##p##heevd_(jobz, uplo, n, a, lda, w, work, lwork, rwork, lrwork, iwork, liwork, info, 1, 1);      \
+  }                                                                                                          \
+  static void gesdd(const char* jobz, const int* m, const int* n, T* a, const int* lda, R* s, T* u,          \
+                    const int* ldu, T* vt, const int* ldvt, T* work, const int* lwork, R* rwork, int* iwork, \
+                    int* info) {                                                                             \
+    scipy_##p##gesdd_(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, 1);          \
+  }                                                                                                          \
+  static constexpr auto gelsy = scipy_##p##gelsy_;                                                           \
+  static constexpr auto gelsd = scipy_##p##gelsd_;                                                           \
+  static constexpr auto gelss = scipy_##p##gelss_;
 
 template <>
-struct Lapack<double> {
-  static constexpr auto getrf = scipy_dgetrf_;
-  static constexpr auto getrs = scipy_dgetrs_;
-  static constexpr auto potrf = scipy_dpotrf_;
-  static constexpr auto trsm = scipy_dtrsm_;
-  static constexpr auto geqrf = scipy_dgeqrf_;
-  static constexpr auto orgqr = scipy_dorgqr_;
-  static constexpr auto syevd = scipy_dsyevd_;
-  static constexpr auto geev = scipy_dgeev_;
-  static constexpr auto gesdd = scipy_dgesdd_;
-  static constexpr auto gels = scipy_dgels_;
-  static constexpr auto gelsy = scipy_dgelsy_;
-  static constexpr auto gelsd = scipy_dgelsd_;
-  static constexpr auto gelss = scipy_dgelss_;
+struct Lapack<float> {
+  MT_LAPACK_REAL(s, float)
+  static constexpr auto geev = scipy_sgeev_;
 };
+template <>
+struct Lapack<double> {
+  MT_LAPACK_REAL(d, double)
+  static constexpr auto geev = scipy_dgeev_;
+};
+template <>
+struct Lapack<cfloat> {
+  MT_LAPACK_COMPLEX(c, cfloat, float)
+};
+template <>
+struct Lapack<cdouble> {
+  MT_LAPACK_COMPLEX(z, cdouble, double)
+};
+#undef MT_LAPACK_REAL
+#undef MT_LAPACK_COMPLEX
+#undef MT_LAPACK_COMMON
 
 // A column-major batch [batch, cols, rows]: its matrix count, row count (the leading dimension) and columns.
 struct Batch {
@@ -137,21 +245,47 @@ template <typename T>
 int query_size(T w) {
   return std::max(1, int(w));
 }
+template <typename T>
+int query_size(std::complex<T> w) {
+  return query_size(w.real());
+}
 
 // LAPACK's iterative drivers (gesdd, syevd, gelsd/gelss/gelsy) can loop without end on inf or NaN input, so
 // such a matrix never reaches them: its results are NaN and its info is kNonFinite, for the caller to report.
 constexpr int kNonFinite = -1000;
 
 template <typename T>
+bool finite(T x) {
+  return std::isfinite(x);
+}
+template <typename T>
+bool finite(std::complex<T> x) {
+  return std::isfinite(x.real()) && std::isfinite(x.imag());
+}
+
+template <typename T>
 bool all_finite(const T* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(p[i])) return false;
+    if (!finite(p[i])) return false;
   return true;
 }
 
 template <typename T>
+T nan_of() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+template <>
+cfloat nan_of<cfloat>() {
+  return {nan_of<float>(), nan_of<float>()};
+}
+template <>
+cdouble nan_of<cdouble>() {
+  return {nan_of<double>(), nan_of<double>()};
+}
+
+template <typename T>
 void fill_nan(T* p, int64_t n) {
-  std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
+  std::fill(p, p + n, nan_of<T>());
 }
 
 template <typename F>
@@ -161,8 +295,16 @@ void dispatch_float(ScalarType dt, const char* name, F&& f) {
   MT_CHECK_NOT_IMPLEMENTED(false, "\"", name, "_cpu\" not implemented for '", dtype_short_name(dt), "'");
 }
 
+// float, double, complex64 and complex128: the four element types LAPACK has.
+template <typename F>
+void dispatch_lapack(ScalarType dt, const char* name, F&& f) {
+  if (dt == ScalarType::ComplexFloat) return f(cfloat{});
+  if (dt == ScalarType::ComplexDouble) return f(cdouble{});
+  dispatch_float(dt, name, std::forward<F>(f));
+}
+
 void lu_factor_cpu(const Tensor& a, const Tensor& pivots, const Tensor& info) {
-  dispatch_float(a.dtype(), "lu_factor", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "lu_factor", [&](auto tag) {
     using T = decltype(tag);
     Batch b(a);
     int k = std::min(b.rows, b.cols);
@@ -174,11 +316,11 @@ void lu_factor_cpu(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   });
 }
 
-void lu_solve_cpu(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool trans) {
-  dispatch_float(b.dtype(), "lu_solve", [&](auto tag) {
+void lu_solve_cpu(const Tensor& lu, const Tensor& pivots, const Tensor& b, char trans) {
+  dispatch_lapack(b.dtype(), "lu_solve", [&](auto tag) {
     using T = decltype(tag);
     Batch l(lu), x(b);
-    char tr = trans ? 'T' : 'N';
+    char tr = trans;
     for (int64_t i = 0; i < x.count; ++i) {
       int info = 0, lda = ld(l.rows), ldb = ld(x.rows);
       Lapack<T>::getrs(&tr, &l.rows, &x.cols, lu.data<T>() + i * l.stride(), &lda,
@@ -189,7 +331,7 @@ void lu_solve_cpu(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool 
 }
 
 void cholesky_cpu(const Tensor& a, bool upper, const Tensor& info) {
-  dispatch_float(a.dtype(), "cholesky", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "cholesky", [&](auto tag) {
     using T = decltype(tag);
     Batch b(a);
     char uplo = upper ? 'U' : 'L';
@@ -202,7 +344,7 @@ void cholesky_cpu(const Tensor& a, bool upper, const Tensor& info) {
 
 void triangular_solve_cpu(const Tensor& a, const Tensor& b, bool upper, bool left, bool trans,
                           bool unitriangular) {
-  dispatch_float(b.dtype(), "triangular_solve", [&](auto tag) {
+  dispatch_lapack(b.dtype(), "triangular_solve", [&](auto tag) {
     using T = decltype(tag);
     Batch m(a), x(b);
     char side = left ? 'L' : 'R', uplo = upper ? 'U' : 'L', tr = trans ? 'T' : 'N',
@@ -217,7 +359,7 @@ void triangular_solve_cpu(const Tensor& a, const Tensor& b, bool upper, bool lef
 }
 
 void geqrf_cpu(const Tensor& a, const Tensor& tau) {
-  dispatch_float(a.dtype(), "geqrf", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "geqrf", [&](auto tag) {
     using T = decltype(tag);
     Batch b(a);
     int k = std::min(b.rows, b.cols), lda = ld(b.rows), info = 0, lwork = -1;
@@ -235,7 +377,7 @@ void geqrf_cpu(const Tensor& a, const Tensor& tau) {
 
 // a [batch, n, m] column-major holds the reflectors in its first k = tau.size(-1) columns; m >= n >= k.
 void householder_product_cpu(const Tensor& a, const Tensor& tau) {
-  dispatch_float(a.dtype(), "orgqr", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "orgqr", [&](auto tag) {
     using T = decltype(tag);
     Batch b(a);
     int k = int(tau.sizes()[1]), lda = ld(b.rows), info = 0, lwork = -1;
@@ -252,27 +394,32 @@ void householder_product_cpu(const Tensor& a, const Tensor& tau) {
 }
 
 void eigh_cpu(const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info) {
-  dispatch_float(a.dtype(), "linalg_eigh", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "linalg_eigh", [&](auto tag) {
     using T = decltype(tag);
     Batch b(a);
+    using R = typename Lapack<T>::R;
     char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
-    int lda = ld(b.rows), lwork = -1, liwork = -1, iw = 0, q = 0;
+    int lda = ld(b.rows), lwork = -1, lrwork = -1, liwork = -1, iw = 0, q = 0;
     T wq = 0;
-    Lapack<T>::syevd(&jobz, &uplo, &b.rows, nullptr, &lda, nullptr, &wq, &lwork, &iw, &liwork, &q, 1, 1);
+    R rq = 0;
+    Lapack<T>::heevd(&jobz, &uplo, &b.rows, nullptr, &lda, nullptr, &wq, &lwork, &rq, &lrwork, &iw, &liwork,
+                     &q);
     lwork = query_size(wq);
+    lrwork = query_size(rq);
     liwork = std::max(1, iw);
     std::vector<T> work(static_cast<size_t>(lwork));
+    std::vector<R> rwork(static_cast<size_t>(lrwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
     for (int64_t i = 0; i < b.count; ++i) {
       T* ap = a.data<T>() + i * b.stride();
       if (!all_finite(ap, b.stride())) {
         fill_nan(ap, b.stride());
-        fill_nan(w.data<T>() + i * b.rows, b.rows);
+        fill_nan(w.data<R>() + i * b.rows, b.rows);
         info.data<int>()[i] = kNonFinite;
         continue;
       }
-      Lapack<T>::syevd(&jobz, &uplo, &b.rows, ap, &lda, w.data<T>() + i * b.rows, work.data(), &lwork,
-                       iwork.data(), &liwork, info.data<int>() + i, 1, 1);
+      Lapack<T>::heevd(&jobz, &uplo, &b.rows, ap, &lda, w.data<R>() + i * b.rows, work.data(), &lwork,
+                       rwork.data(), &lrwork, iwork.data(), &liwork, info.data<int>() + i);
     }
   });
 }
@@ -280,7 +427,41 @@ void eigh_cpu(const Tensor& a, const Tensor& w, bool upper, bool compute_v, cons
 // a [batch, n, n] real, column-major (destroyed); w [batch, n] and v [batch, n, n] (column-major) complex of
 // a's precision. geev stores a conjugate pair's eigenvectors as two real columns (re, im): they become
 // re + i im and its conjugate.
+// The same for a complex a: geev writes the eigenvalues and eigenvectors straight into w and v.
+void eig_complex_cpu(const Tensor& a, const Tensor& w, const Tensor& v, bool compute_v, const Tensor& info) {
+  auto run = [&](auto tag) {
+    using C = decltype(tag);
+    using R = typename Lapack<C>::R;
+    Batch b(a);
+    const int n = b.rows;
+    char jobvl = 'N', jobvr = compute_v ? 'V' : 'N';
+    int lda = ld(n), ldv = ld(n), lwork = -1, q = 0;
+    C wq = 0;
+    std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
+    Lapack<C>::geev(&jobvl, &jobvr, &b.rows, nullptr, &lda, nullptr, nullptr, &ldv, nullptr, &ldv, &wq,
+                    &lwork, rwork.data(), &q, 1, 1);
+    lwork = query_size(wq);
+    std::vector<C> work(static_cast<size_t>(lwork)), scratch(compute_v ? 0 : 1);
+    for (int64_t i = 0; i < b.count; ++i) {
+      C* ap = a.data<C>() + i * b.stride();
+      C* wp = w.data<C>() + i * n;
+      C* vp = compute_v ? v.data<C>() + i * b.stride() : scratch.data();
+      if (!all_finite(ap, b.stride())) {
+        fill_nan(wp, n);
+        if (compute_v) fill_nan(vp, b.stride());
+        info.data<int>()[i] = kNonFinite;
+        continue;
+      }
+      Lapack<C>::geev(&jobvl, &jobvr, &b.rows, ap, &lda, wp, nullptr, &ldv, vp, &ldv, work.data(), &lwork,
+                      rwork.data(), info.data<int>() + i, 1, 1);
+    }
+  };
+  if (a.dtype() == ScalarType::ComplexFloat) return run(cfloat{});
+  run(cdouble{});
+}
+
 void eig_cpu(const Tensor& a, const Tensor& w, const Tensor& v, bool compute_v, const Tensor& info) {
+  if (is_complex(a.dtype())) return eig_complex_cpu(a, w, v, compute_v, info);
   dispatch_float(a.dtype(), "linalg_eig", [&](auto tag) {
     using T = decltype(tag);
     using C = std::complex<T>;
@@ -329,18 +510,26 @@ void eig_cpu(const Tensor& a, const Tensor& w, const Tensor& v, bool compute_v, 
 // a [batch, n, m] column-major (destroyed); u [batch, ucols, m], vh [batch, n, vrows] column-major.
 void svd_cpu(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, bool full_matrices,
              bool compute_uv, const Tensor& info) {
-  dispatch_float(a.dtype(), "linalg_svd", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "linalg_svd", [&](auto tag) {
     using T = decltype(tag);
+    using R = typename Lapack<T>::R;
     Batch b(a);
-    int m = b.rows, n = b.cols, k = std::min(m, n);
+    int m = b.rows, n = b.cols, k = std::min(m, n), mx = std::max(m, n);
     char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+    // The complex gesdd's real workspace (its documented minimum; it has no query). The real one takes none.
+    const int64_t k64 = k, mx64 = mx;
+    size_t lrwork = !is_complex(a.dtype()) ? 1
+                    : compute_uv
+                        ? size_t(std::max(5 * k64 * k64 + 5 * k64, 2 * mx64 * k64 + 2 * k64 * k64 + k64))
+                        : size_t(std::max<int64_t>(1, 7 * k64));
+    std::vector<R> rwork(lrwork);
     int lda = ld(m), ldu = ld(m), ldvt = ld(compute_uv ? int(vh.sizes()[2]) : 1), lwork = -1, q = 0;
     T wq = 0;
     std::vector<int> iwork(size_t(std::max(1, 8 * k)));
     T* up = compute_uv ? u.data<T>() : nullptr;
     T* vp = compute_uv ? vh.data<T>() : nullptr;
-    Lapack<T>::gesdd(&jobz, &m, &n, nullptr, &lda, nullptr, up, &ldu, vp, &ldvt, &wq, &lwork, iwork.data(),
-                     &q, 1);
+    Lapack<T>::gesdd(&jobz, &m, &n, nullptr, &lda, nullptr, up, &ldu, vp, &ldvt, &wq, &lwork, rwork.data(),
+                     iwork.data(), &q);
     lwork = query_size(wq);
     std::vector<T> work(static_cast<size_t>(lwork));
     int64_t us = compute_uv ? u.sizes()[1] * u.sizes()[2] : 0,
@@ -348,15 +537,15 @@ void svd_cpu(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh
     for (int64_t i = 0; i < b.count; ++i) {
       T* ap = a.data<T>() + i * b.stride();
       if (!all_finite(ap, b.stride())) {
-        fill_nan(s.data<T>() + i * k, k);
+        fill_nan(s.data<R>() + i * k, k);
         if (up) fill_nan(up + i * us, us);
         if (vp) fill_nan(vp + i * vs, vs);
         info.data<int>()[i] = kNonFinite;
         continue;
       }
-      Lapack<T>::gesdd(&jobz, &m, &n, ap, &lda, s.data<T>() + i * k, up ? up + i * us : nullptr, &ldu,
-                       vp ? vp + i * vs : nullptr, &ldvt, work.data(), &lwork, iwork.data(),
-                       info.data<int>() + i, 1);
+      Lapack<T>::gesdd(&jobz, &m, &n, ap, &lda, s.data<R>() + i * k, up ? up + i * us : nullptr, &ldu,
+                       vp ? vp + i * vs : nullptr, &ldvt, work.data(), &lwork, rwork.data(), iwork.data(),
+                       info.data<int>() + i);
     }
   });
 }
@@ -364,33 +553,41 @@ void svd_cpu(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh
 // a [batch, n, m], b [batch, k, max(m, n)] column-major; s [batch, min(m, n)]; rank int64 [batch].
 void lstsq_cpu(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank, double rcond,
                const std::string& driver, const Tensor& info) {
-  dispatch_float(a.dtype(), "linalg_lstsq", [&](auto tag) {
+  dispatch_lapack(a.dtype(), "linalg_lstsq", [&](auto tag) {
     using T = decltype(tag);
+    using R = typename Lapack<T>::R;
     Batch ab(a), bb(b);
     int m = ab.rows, n = ab.cols, nrhs = bb.cols, lda = ld(m), ldb = ld(bb.rows), lwork = -1, q = 0, r = 0;
     int k = std::min(m, n);
-    T rc = T(rcond), wq = 0;
+    R rc = R(rcond), rq = 0;
+    T wq = 0;
     char tr = 'N';
     std::vector<int> jpvt(size_t(std::max(1, n)));
     std::vector<int> iwork(1);
+    // The complex drivers' real workspace: gelsy 2n, gelss 5 min(m, n), gelsd by its query.
+    std::vector<R> rwork(size_t(std::max(1, std::max(2 * n, 5 * k))));
     if (driver == "gels") {
       Lapack<T>::gels(&tr, &m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, &wq, &lwork, &q, 1);
     } else if (driver == "gelsy") {
-      Lapack<T>::gelsy(&m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, jpvt.data(), &rc, &r, &wq, &lwork, &q);
+      Lapack<T>::gelsy(&m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, jpvt.data(), &rc, &r, &wq, &lwork,
+                       rwork.data(), &q);
     } else if (driver == "gelsd") {
       int iw = 0;
       lwork = -1;
-      Lapack<T>::gelsd(&m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, nullptr, &rc, &r, &wq, &lwork, &iw, &q);
+      Lapack<T>::gelsd(&m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, nullptr, &rc, &r, &wq, &lwork, &rq, &iw,
+                       &q);
       iwork.resize(size_t(std::max(1, iw)));
+      if (is_complex(a.dtype())) rwork.resize(std::max(rwork.size(), size_t(query_size(rq))));
     } else {
-      Lapack<T>::gelss(&m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, nullptr, &rc, &r, &wq, &lwork, &q);
+      Lapack<T>::gelss(&m, &n, &nrhs, nullptr, &lda, nullptr, &ldb, nullptr, &rc, &r, &wq, &lwork,
+                       rwork.data(), &q);
     }
     lwork = query_size(wq);
     std::vector<T> work(static_cast<size_t>(lwork));
     for (int64_t i = 0; i < ab.count; ++i) {
       T* ap = a.data<T>() + i * ab.stride();
       T* bp = b.data<T>() + i * bb.stride();
-      T* sp = s.numel() ? s.data<T>() + i * k : nullptr;
+      R* sp = s.numel() ? s.data<R>() + i * k : nullptr;
       int* ip = info.data<int>() + i;
       r = k;
       if (!all_finite(ap, ab.stride()) || !all_finite(bp, bb.stride())) {
@@ -404,12 +601,14 @@ void lstsq_cpu(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& 
         Lapack<T>::gels(&tr, &m, &n, &nrhs, ap, &lda, bp, &ldb, work.data(), &lwork, ip, 1);
       } else if (driver == "gelsy") {
         std::fill(jpvt.begin(), jpvt.end(), 0);
-        Lapack<T>::gelsy(&m, &n, &nrhs, ap, &lda, bp, &ldb, jpvt.data(), &rc, &r, work.data(), &lwork, ip);
+        Lapack<T>::gelsy(&m, &n, &nrhs, ap, &lda, bp, &ldb, jpvt.data(), &rc, &r, work.data(), &lwork,
+                         rwork.data(), ip);
       } else if (driver == "gelsd") {
-        Lapack<T>::gelsd(&m, &n, &nrhs, ap, &lda, bp, &ldb, sp, &rc, &r, work.data(), &lwork, iwork.data(),
-                         ip);
+        Lapack<T>::gelsd(&m, &n, &nrhs, ap, &lda, bp, &ldb, sp, &rc, &r, work.data(), &lwork, rwork.data(),
+                         iwork.data(), ip);
       } else {
-        Lapack<T>::gelss(&m, &n, &nrhs, ap, &lda, bp, &ldb, sp, &rc, &r, work.data(), &lwork, ip);
+        Lapack<T>::gelss(&m, &n, &nrhs, ap, &lda, bp, &ldb, sp, &rc, &r, work.data(), &lwork, rwork.data(),
+                         ip);
       }
       rank.data<int64_t>()[i] = r;
     }
