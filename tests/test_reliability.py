@@ -1588,3 +1588,31 @@ def test_argument_kinds_in_pytorchs_words_for_inplace_composites_shapes_and_drop
         TypeError, match=r"^feature_alpha_dropout\(\): argument 'train' \(position 3\) must be bool"
     ):
         minitorch.feature_alpha_dropout(minitorch.ones(2, 2), 0.5, 1)
+
+
+@pytest.mark.parametrize(
+    "pivots, message",
+    [
+        ("torch.tensor([5, 1, 2], dtype=torch.int32)", "must all be smaller or equal to LU.size(-2)"),
+        ("torch.tensor([0, 1, 2], dtype=torch.int32)", "must all be greater or equal to 1"),
+        ("torch.tensor([-7, 2, 3], dtype=torch.int32)", "must all be greater or equal to 1"),
+        (
+            "torch.tensor([1., 2., 3.], dtype=torch.float64)",
+            "pivots should be a Tensor of scalar type torch.int32",
+        ),
+        ("torch.tensor([1, 2, 3])", "pivots should be a Tensor of scalar type torch.int32"),
+    ],
+)
+def test_lu_solve_checks_its_pivots_in_a_subprocess(pivots, message):
+    # LAPACK's getrs swaps rows by the pivots unchecked: fuzzed pivots corrupted the heap ("free(): invalid
+    # next size") or segfaulted; PyTorch checks them first
+    setup = "A = torch.eye(3, dtype=torch.float64) * 2; B = torch.ones(3, 2, dtype=torch.float64)"
+    for call in ("torch.linalg.lu_solve(A, {p}, B)", "torch.lu_solve(B, A, {p})"):
+        rc, out = run_raising(setup + "; " + call.format(p=pivots))
+        assert rc == 0, out
+        assert "raised: " in out and message in out, out
+    # valid pivots still solve
+    A = minitorch.tensor([[4.0, 3.0], [6.0, 3.0]], dtype=minitorch.float64)
+    LU, piv = minitorch.linalg.lu_factor(A)
+    x = minitorch.linalg.lu_solve(LU, piv, minitorch.tensor([[10.0], [12.0]], dtype=minitorch.float64))
+    np.testing.assert_allclose(x.numpy().ravel(), np.linalg.solve(A.numpy(), [10.0, 12.0]))

@@ -98,7 +98,21 @@ Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B,
            left ? "AX = B" : "XA = B", " (", LU.size(-2), "x", LU.size(-1), " and ", B.size(-2), "x",
            B.size(-1), ")");
   Tensor lu = colmajor(LU), b = colmajor(rhs);
+  MT_CHECK(pivots.dtype() == ScalarType::Int,
+           "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32");
   Tensor piv = contiguous(to(reshape(pivots, DimVector{lu.sizes()[0], LU.size(-1)}), ScalarType::Int, kCpu));
+  // getrs swaps rows by these indices without checking them: one out of [1, n] writes outside B.
+  const int* pv = piv.data<int>();
+  for (int64_t i = 0, n = piv.numel(); i < n; ++i) {
+    MT_CHECK(
+        pv[i] >= 1,
+        "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of "
+        "lu_factor?");
+    MT_CHECK(
+        pv[i] <= LU.size(-2),
+        "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the "
+        "result of lu_factor?");
+  }
   if (b.numel() && lu.numel()) lu_solve_stub.get(kCpu)(lu, piv, b, trans);
   Tensor x = from_colmajor(b, batch_of(B), B.device());
   if (conj_right) x = conj(x);
