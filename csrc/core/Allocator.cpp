@@ -288,7 +288,16 @@ class CPUAllocator final : public Allocator {
 
 CPUAllocator* CPUAllocator::g_self = nullptr;
 CPUAllocator g_cpu_allocator;
-Allocator* g_allocators[kNumDeviceTypes] = {&g_cpu_allocator, nullptr};
+
+// Meta tensors own no memory: their storage's data stays null (Tensor::data_ptr refuses to hand it out).
+class MetaAllocator final : public Allocator {
+ public:
+  void* allocate(size_t, Device) override { return nullptr; }
+  void deallocate(void*, Device) override {}
+};
+MetaAllocator g_meta_allocator;
+
+Allocator* g_allocators[kNumDeviceTypes] = {&g_cpu_allocator, nullptr, &g_meta_allocator};
 }  // namespace
 
 Allocator* get_allocator(DeviceType type) {

@@ -14,8 +14,10 @@ Device::Device(const std::string& spec) {
     type = DeviceType::CPU;
   } else if (name == "cuda") {
     type = DeviceType::CUDA;
+  } else if (name == "meta") {
+    type = DeviceType::Meta;
   } else {
-    MT_ERROR("Expected one of cpu, cuda device type at start of device string: ", spec);
+    MT_ERROR("Expected one of cpu, cuda, meta device type at start of device string: ", spec);
   }
   if (colon == std::string::npos) return;
   std::string idx = spec.substr(colon + 1);
@@ -25,8 +27,12 @@ Device::Device(const std::string& spec) {
   index = std::stoi(idx);
 }
 
+const char* Device::type_name() const {
+  return type == DeviceType::CPU ? "cpu" : type == DeviceType::CUDA ? "cuda" : "meta";
+}
+
 std::string Device::str() const {
-  std::string s = type == DeviceType::CPU ? "cpu" : "cuda";
+  std::string s = type_name();
   if (index >= 0) s += ":" + std::to_string(index);
   return s;
 }

@@ -1,12 +1,14 @@
-// Device: a type (CPU or CUDA) and an index; parsed from PyTorch's strings ("cpu", "cuda", "cuda:1").
+// Device: a type (CPU, CUDA or meta) and an index; parsed from PyTorch's strings ("cpu", "cuda", "cuda:1",
+// "meta"). A meta tensor has sizes, strides and a dtype but no data: ops compute its shape and skip the
+// kernel.
 #pragma once
 #include <cstdint>
 #include <string>
 
 namespace mt {
 
-enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
-constexpr int kNumDeviceTypes = 2;
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1, Meta = 2 };
+constexpr int kNumDeviceTypes = 3;
 
 struct Device {
   DeviceType type = DeviceType::CPU;
@@ -18,9 +20,11 @@ struct Device {
 
   bool is_cpu() const { return type == DeviceType::CPU; }
   bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool is_meta() const { return type == DeviceType::Meta; }
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
-  std::string str() const;  // "cpu", "cuda:0"
+  std::string str() const;        // "cpu", "cuda:0", "meta"
+  const char* type_name() const;  // "cpu", "cuda", "meta"
 };
 
 }  // namespace mt

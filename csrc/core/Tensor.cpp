@@ -95,6 +95,13 @@ bool Tensor::requires_grad() const {
   return m && (m->requires_grad || (m->view_base.defined() && m->view_base.requires_grad()));
 }
 
+void Tensor::throw_no_data() {
+  MT_CHECK_NOT_IMPLEMENTED(false,
+                           "Cannot access data of a meta tensor: meta tensors have a shape, dtype and "
+                           "strides but no data. Make it on 'cpu' or 'cuda' (Module.to_empty(device=...) "
+                           "for a module) to compute values.");
+}
+
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return make_empty_with(sizes, dtype, device, get_allocator(device.type));
 }

@@ -130,8 +130,15 @@ class Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   bool is_cuda() const { return device().is_cuda(); }
 
-  // Address of element 0 (storage base + offset).
+  // Address of element 0 (storage base + offset). A meta tensor has none: asking raises (out of line), so
+  // no path can read through a null pointer.
   void* data_ptr() const {
+    if (impl_->storage()->device.type == DeviceType::Meta) throw_no_data();
+    return unchecked_data_ptr();
+  }
+  // The same without the meta check, for address arithmetic only (TensorIter's operand pointers, which a
+  // meta op's no-op kernel never reads).
+  void* unchecked_data_ptr() const {
     return static_cast<char*>(impl_->storage()->data) +
            impl_->storage_offset() * static_cast<int64_t>(itemsize());
   }
@@ -141,11 +148,13 @@ class Tensor {
   }
 
   bool requires_grad() const;
+  bool is_meta() const { return device().is_meta(); }
   bool is_inference() const { return storage()->inference; }
   uint32_t version() const { return storage()->version.load(std::memory_order_relaxed); }
   void bump_version() const { storage()->version.fetch_add(1, std::memory_order_relaxed); }
 
  private:
+  [[noreturn]] static void throw_no_data();
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -58,7 +58,7 @@ TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
     int k = 0;
     for (const Tensor& t : operands) {
       it.strides[k].assign(size_t{1}, static_cast<int64_t>(t.itemsize()));
-      it.data[k] = static_cast<char*>(t.data_ptr());
+      it.data[k] = static_cast<char*>(t.unchecked_data_ptr());
       it.dtypes[k] = t.dtype();
       ++k;
     }
@@ -73,7 +73,7 @@ TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
     // reverse so dim 0 is innermost, and convert to bytes
     it.strides[k].resize(nd);
     for (int64_t d = 0; d < nd; ++d) it.strides[k][d] = st[nd - 1 - d] * item;
-    it.data[k] = static_cast<char*>(t.data_ptr());
+    it.data[k] = static_cast<char*>(t.unchecked_data_ptr());
     it.dtypes[k] = t.dtype();
     if (t.device() != it.device) {
       MT_INTERNAL_ASSERT(k > 0 && t.device().is_cpu() && t.numel() == 1,

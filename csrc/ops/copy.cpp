@@ -15,6 +15,7 @@ namespace mt {
 
 Device resolve_device(Device d) {
   if (d.is_cpu()) return Device(DeviceType::CPU);
+  if (d.is_meta()) return Device(DeviceType::Meta);
   cuda_hooks().lazy_init();  // raises the clear "no GPU" / "not compiled with CUDA" errors
   int n = cuda_hooks().device_count();
   int idx = d.index < 0 ? cuda_hooks().current_device() : d.index;
@@ -38,7 +39,8 @@ void check_writable(const Tensor& self) {
 
 Tensor unaliased_input(const Tensor& self, const Tensor& src) {
   if (!src.defined() || src.storage() != self.storage()) return src;
-  if (src.data_ptr() == self.data_ptr() && src.sizes() == self.sizes() && src.strides() == self.strides())
+  if (src.storage_offset() * int64_t(src.itemsize()) == self.storage_offset() * int64_t(self.itemsize()) &&
+      src.sizes() == self.sizes() && src.strides() == self.strides())
     return src;
   return clone(src);
 }
@@ -55,6 +57,12 @@ const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   if (is_complex(src.dtype()) && !is_complex(self.dtype()) && self.dtype() != ScalarType::Bool)
     warn("Casting complex values to real discards the imaginary part");
   if (self.device() != src.device()) {
+    // Into a meta tensor there is nothing to write; out of one there is nothing to read.
+    MT_CHECK_NOT_IMPLEMENTED(!src.is_meta() || self.is_meta(), "Cannot copy out of meta tensor; no data!");
+    if (self.is_meta()) {
+      broadcast_strides(src, self.sizes());
+      return self;
+    }
     if (src.dtype() != self.dtype()) return copy_(self, to(src, self.dtype(), src.device()), non_blocking);
     if (src.sizes() != self.sizes()) src = expand(src, self.sizes());  // broadcasting, as same-device copy_
     cross_device_copy_stub.get(self.is_cuda() ? self.device() : src.device())(self, src, non_blocking);
@@ -214,6 +222,7 @@ static Scalar scalar_of(T v) {
 
 Scalar item(const Tensor& self) {
   MT_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  MT_CHECK(!self.is_meta(), "Tensor.item() cannot be called on meta tensors");
   Tensor host = self.is_cuda() ? to(self, self.dtype(), Device(DeviceType::CPU)) : self;
   Scalar out;
   MT_DISPATCH_ALL_TYPES_AND_COMPLEX(host.dtype(), "item",

@@ -112,7 +112,9 @@ bool plan_single_mask(const Tensor& self, const std::vector<std::optional<Tensor
   return true;
 }
 
-AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<Tensor>>& in) {
+// shape_only (a meta self): the result's shape without the offsets, which would read the index values.
+AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<Tensor>>& in,
+                           bool shape_only = false) {
   MT_CHECK_INDEX(static_cast<int64_t>(in.size()) <= self.dim(), "too many indices for tensor of dimension ",
                  self.dim(), " (got ", in.size(), ")");
   AdvancedPlan p;
@@ -145,10 +147,10 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
     MT_INTERNAL_ASSERT(!adv.empty());
     for (int64_t d : adv) bshape = broadcast_shapes(bshape, idx[d]->sizes());
     int64_t nb = compute_numel(bshape);
-    p.outer = make_empty({nb}, ScalarType::Long, Device(DeviceType::CPU));
+    p.outer = make_empty({shape_only ? 0 : nb}, ScalarType::Long, Device(DeviceType::CPU));
     int64_t* outer = p.outer.data<int64_t>();
     bool first = true;
-    for (int64_t d : adv) {
+    for (int64_t d : shape_only ? std::vector<int64_t>{} : adv) {
       Tensor vt = host_indices(*idx[d], bshape);
       const int64_t* v = vt.data<int64_t>();
       int64_t size = self.sizes()[d], stride = self.strides()[d];
@@ -173,7 +175,7 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
     rsizes.push_back(self.sizes()[d]);
     rstrides.push_back(self.strides()[d]);
   }
-  p.inner = box_offsets(rsizes, rstrides);
+  if (!shape_only) p.inner = box_offsets(rsizes, rstrides);
   p.work_shape = bshape;
   for (int64_t s : rsizes) p.work_shape.push_back(s);
   // NumPy placement: adjacent advanced dims replace themselves in place, otherwise they go first
@@ -194,6 +196,10 @@ Tensor nonzero(const Tensor& self) {
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   if (autograd::needs_grad(self)) return autograd::index(self, indices);
+  if (self.is_meta()) {  // laid out as the kernels' result: the work tensor, permuted
+    AdvancedPlan p = plan_advanced(self, indices, true);
+    return permute(make_empty(p.work_shape, self.dtype(), self.device()), p.work_to_result);
+  }
   AdvancedPlan p = plan_advanced(self, indices);
   Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
   if (work.numel() > 0)
@@ -206,6 +212,10 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
                          const Tensor& values, bool accumulate) {
   if (autograd::needs_grad(self, values)) return autograd::index_put_(self, indices, values, accumulate);
   check_writable(self);
+  if (self.is_meta()) {  // nothing to write; the shapes are still checked
+    expand(values, plan_advanced(self, indices, true).result_shape);
+    return self;
+  }
   AdvancedPlan p = plan_advanced(self, indices);
   MT_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
@@ -246,6 +256,11 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, self.dim());
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
+  if (self.is_meta()) {
+    DimVector shape = self.sizes();
+    if (self.dim()) shape[d] = index.numel();
+    return make_empty(shape, self.dtype(), self.device());
+  }
   {
     Tensor h = host_indices(index, index.sizes());
     const int64_t* v = h.data<int64_t>();
@@ -324,12 +339,12 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vect
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   if (autograd::needs_grad(self)) return autograd::gather(self, dim, index);
   int64_t d = wrap_dim(dim, self.dim());
-  MT_CHECK(index.device() == self.device(),
-           "Expected all tensors to be on the same device, but found at least two "
-           "devices, ",
+  MT_CHECK(index.device() == self.device() || self.is_meta(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", index.device().str(), "!");
   check_dim_index(self, d, index, "gather", nullptr);
   Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
+  if (self.is_meta()) return out;
   GatherDimFn kernel = gather_dim_stub.fns[static_cast<int>(self.device().type)];
   if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel))) {
     kernel(out, self, d, index);
@@ -349,7 +364,8 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
                             PutMode mode) {
   check_writable(self);
   int64_t d = wrap_dim(dim, self.dim());
-  MT_CHECK(index.device() == self.device(),
+  // a meta op reads no index values, so its index may sit anywhere (as PyTorch's meta kernels allow)
+  MT_CHECK(index.device() == self.device() || self.is_meta(),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", index.device().str(), "!");
   MT_CHECK(src.device() == self.device() || (src.dim() == 0 && src.device().is_cpu()),
@@ -362,6 +378,7 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
            "Index tensor must have the same number of dimensions as src tensor");
   Tensor s = src.dim() == 0 ? reshape(to(src, src.dtype(), self.device()), {1}) : src;
   check_dim_index(self, d, index, "scatter", &s);
+  if (self.is_meta()) return self;
   ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
   if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {
     kernel(self, d, index, s, mode);

@@ -212,7 +212,7 @@ void init_dtype_device(py::module_& m) {
              return d;
            }),
            py::arg("type"), py::arg("index") = py::none())
-      .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("type", [](const Device& d) { return d.type_name(); })
       .def_property_readonly("index",
                              [](const Device& d) -> py::object {
                                return d.index < 0 ? py::object(py::none()) : py::object(py::int_(d.index));
@@ -220,7 +220,7 @@ void init_dtype_device(py::module_& m) {
       .def("__str__", &Device::str)
       .def("__repr__",
            [](const Device& d) {
-             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             std::string s = std::string("device(type='") + d.type_name() + "'";
              if (d.index >= 0) s += ", index=" + std::to_string(d.index);
              return s + ")";
            })

@@ -273,6 +273,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
       .def_property_readonly("is_cuda", [](const Tensor& t) { return t.is_cuda(); })
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_property_readonly("is_meta", [](const Tensor& t) { return t.is_meta(); })
       .def("get_device", [](const Tensor& t) { return t.is_cuda() ? t.device().index : -1; })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("is_complex", [](const Tensor& t) { return is_complex(t.dtype()); })
@@ -287,11 +288,14 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
           py::arg("memory_format") = py::none())
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      // 0 for a meta tensor, as PyTorch's
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.unchecked_data_ptr()); })
       // serialization (python/minitorch/serialization.py): a storage's identity, size and raw bytes
       .def("_storage_key",
            [](const Tensor& t) {
-             return py::make_tuple(t.device().str(), reinterpret_cast<uintptr_t>(t.storage()->data));
+             // meta storages have no data address: their own identity tells them apart
+             const void* key = t.is_meta() ? static_cast<const void*>(t.storage().get()) : t.storage()->data;
+             return py::make_tuple(t.device().str(), reinterpret_cast<uintptr_t>(key));
            })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
       .def("_storage_bytes",

@@ -127,7 +127,8 @@ def _tensor_type(self, dtype=None, non_blocking=False, **kwargs):
     if kwargs:
         raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if dtype is None:
-        return f"torch.{'cuda.' if self.is_cuda else ''}{_CLASS_NAME[self.dtype]}"
+        where = {"cuda": "cuda.", "meta": "meta."}.get(self.device.type, "")
+        return f"torch.{where}{_CLASS_NAME[self.dtype]}"
     if isinstance(dtype, str):
         cls = _type_from_name(dtype)
         if cls is None:

@@ -183,7 +183,12 @@ def tensor_repr(self):
     suffixes = []
     if self.device.type != "cpu":
         suffixes.append(f"device='{self.device}'")
-    if self.numel() == 0:
+    if self.is_meta:  # no values to show: the shape always, the dtype unless the default
+        suffixes.append(f"size={tuple(self.shape)}")
+        if self.dtype != _C.get_default_dtype():
+            suffixes.append(f"dtype={self.dtype}")
+        body = "..."
+    elif self.numel() == 0:
         if self.dim() != 1:  # as NumPy, the shape is shown unless it is (0,)
             suffixes.append(f"size={tuple(self.shape)}")
         if self.dtype != _C.get_default_dtype():  # nothing to infer the dtype from

@@ -129,7 +129,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             z.writestr(f"{name}/data.pkl", buf.getvalue())
             z.writestr(f"{name}/version", _VERSION + "\n")
             for key, t in storages.values():
-                z.writestr(f"{name}/data/{key}", t._storage_bytes())
+                # a meta storage has no bytes: its record is empty, its size stays in the pickle
+                z.writestr(f"{name}/data/{key}", b"" if t.is_meta else t._storage_bytes())
     finally:
         if own:
             fh.close()
@@ -216,6 +217,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                         f"corrupt checkpoint: storage size {nbytes!r} for data/{key}"
                     )
                 name = f"{prefix}data/{key}"
+                if _C.device(location).type == "meta":
+                    t = _C.empty(
+                        nbytes // _DTYPES[dtype_name].itemsize, dtype=_DTYPES[dtype_name], device="meta"
+                    )
+                    loc = _resolve_location(map_location, location)
+                    cache[key] = t = loc(t, location) if callable(loc) else t.to(loc)
+                    return t
                 try:
                     # the size the record declares is checked before anything is inflated: a small record may
                     # deflate into gigabytes, and reading stops at the declared size

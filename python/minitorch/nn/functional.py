@@ -441,6 +441,8 @@ def one_hot(tensor, num_classes=-1):
         if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max().item()) + 1
+    if tensor.is_meta:  # no values to check: the shape is all there is
+        return _C.empty(tuple(tensor.shape) + (num_classes,), dtype=_C.int64, device=tensor.device)
     if tensor.numel() and (int(tensor.min().item()) < 0):
         raise RuntimeError("Class values must be non-negative.")
     if tensor.numel() and int(tensor.max().item()) >= num_classes:

@@ -1,5 +1,5 @@
 """nn.utils: gradient clipping, parameter/vector conversion, RNN packing, parametrizations, weight/spectral
-norm, layer fusion and functional_call (prune is imported on demand, as in PyTorch)."""
+norm, layer fusion, skip_init and functional_call (prune is imported on demand, as in PyTorch)."""
 
 from minitorch.nn.utils import parametrizations, parametrize, rnn, stateless  # noqa: F401
 from minitorch.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm  # noqa: F401
@@ -10,5 +10,6 @@ from minitorch.nn.utils.fusion import (  # noqa: F401
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from minitorch.nn.utils.init import skip_init  # noqa: F401
 from minitorch.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from minitorch.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401
