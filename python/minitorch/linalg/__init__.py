@@ -418,7 +418,7 @@ def matrix_power(A, n, *, out=None):
 def vander(x, N=None):
     """The Vandermonde matrix of x with increasing powers x^0 .. x^(N-1) along a new last dim (N defaults to
     x.shape[-1]), batched over x's other dims, as torch.linalg.vander."""
-    if x.dtype not in _FLOATS and x.dtype not in _INTS:
+    if x.dtype not in _FLOATS and x.dtype not in _INTS and x.dtype not in _COMPLEX:
         raise NotImplementedError(
             f"linalg.vander supports floating point, complex, and integer tensors, but got {_name(x.dtype)}"
         )
@@ -463,7 +463,8 @@ def cond(A, p=None, *, out=None):
     if p in (None, 2, -2):
         _decomp._check(A, "linalg.cond", square=False, kernel="linalg_svd")
         if min(A.shape[-2], A.shape[-1]) == 0:  # PyTorch's condition number of an empty matrix
-            return _decomp._out(_C.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device), out)
+            real = _decomp._real_dtype(A.dtype)
+            return _decomp._out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
         S = _decomp.svdvals(A)
         big, small = S[..., 0], S[..., -1]
         return _decomp._out(big / small if p != -2 else small / big, out)

@@ -1,9 +1,13 @@
 """torch.linalg's decompositions and solvers: PyTorch's checks, broadcasting, named results and derivatives over the
 LAPACK primitives of ops/linalg_decomp.h (the private _C._linalg_* functions).
 
+Every function takes float32/float64 and complex64/complex128 matrices, with PyTorch's result dtypes (real
+eigenvalues of eigh, singular values, logabsdet and norms for complex input).
+
 Derivatives are autograd.Functions whose backward is written with the public, differentiable functions of this
-module, so second derivatives (Hessians, gradient penalties) work too. They follow PyTorch's formulas for real
-inputs; minitorch has no complex dtypes yet, so eig/eigvals (complex results) are absent."""
+module, so second derivatives (Hessians, gradient penalties) work too. They follow PyTorch's formulas
+(FunctionsManual) in its conjugate-Wirtinger convention, written once with conjugate transposes (.mH) and conj(),
+which are plain transposes and no-ops on real tensors, so the same code serves both kinds."""
 
 import builtins
 import math
@@ -16,7 +20,7 @@ from minitorch.autograd.function import Function
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
 from minitorch.return_types import _make
 
-_FLOATS = (_C.float32, _C.float64)
+_INEXACT = (_C.float32, _C.float64, _C.complex64, _C.complex128)
 
 
 class LinAlgError(RuntimeError):
@@ -61,7 +65,7 @@ def _check(A, fn, square=True, kernel=None, low_precision=False):
 
 
 def _check_dtype(A, fn, kernel=None, low_precision=False):
-    if A.dtype in _FLOATS:
+    if A.dtype in _INEXACT:
         return
     name = scalar_name(A.dtype)
     if A.dtype in (_C.float16, _C.bfloat16):
@@ -71,13 +75,13 @@ def _check_dtype(A, fn, kernel=None, low_precision=False):
     raise NotImplementedError(f"{fn}: Expected a floating point or complex tensor as input. Got {name}")
 
 
-def _check_same(A, B, fn):
+def _check_same(A, B, fn, a="A"):
     if not _C._is_tensor(B):
         raise TypeError(f"{fn}(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
     if A.dtype != B.dtype:
         raise RuntimeError(
-            f"{fn}: Expected A and B to have the same dtype, but found A of type {scalar_name(A.dtype)} and B of "
-            f"type {scalar_name(B.dtype)} instead"
+            f"{fn}: Expected {a} and B to have the same dtype, but found {a} of type {scalar_name(A.dtype)} and B "
+            f"of type {scalar_name(B.dtype)} instead"
         )
     if A.device != B.device:
         raise RuntimeError(
@@ -143,6 +147,16 @@ def _mT(x):
     return x.transpose(-2, -1)
 
 
+def _mH(x):
+    """The conjugate transpose: the transpose of a real matrix, so each formula below serves both kinds."""
+    return x.mH
+
+
+def _real_dtype(dtype):
+    """The real dtype of a complex one (the dtype of eigh's eigenvalues, singular values, norms); itself if real."""
+    return {_C.complex64: _C.float32, _C.complex128: _C.float64}.get(dtype, dtype)
+
+
 def _eye_like(A, n=None):
     n = A.shape[-1] if n is None else n
     return _C.eye(n, dtype=A.dtype, device=A.device).expand(tuple(A.shape[:-2]) + (n, n))
@@ -171,10 +185,10 @@ class _SolveTriangular(Function):
     def backward(ctx, gX):
         A, X = ctx.saved_tensors
         upper, left, unit = ctx.upper, ctx.left, ctx.unit
-        gB = solve_triangular(_mT(A), gX, upper=not upper, left=left, unitriangular=unit)
+        gB = solve_triangular(_mH(A), gX, upper=not upper, left=left, unitriangular=unit)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = -(gB @ _mT(X)) if left else -(_mT(X) @ gB)
+            gA = -(gB @ _mH(X)) if left else -(_mH(X) @ gB)
             gA = gA.triu(1 if unit else 0) if upper else gA.tril(-1 if unit else 0)
         return gA, gB, None, None, None
 
@@ -183,6 +197,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """The solution X of A X = B (left) or X A = B for triangular A, batched and broadcast."""
     fn = "linalg.solve_triangular"
     _check(A, fn, kernel="triangular_solve")
+    if _C._is_tensor(B) and B.dtype != A.dtype:
+        B = B.to(A.dtype)  # PyTorch casts B to A's dtype here, where the other solvers refuse a mismatch
     _check_same(A, B, fn)
     if B.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
@@ -223,10 +239,10 @@ class _Solve(Function):
     @staticmethod
     def backward(ctx, gX):
         A, X = ctx.saved_tensors
-        gB = solve(_mT(A), gX, left=ctx.left)
+        gB = solve(_mH(A), gX, left=ctx.left)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = -(gB @ _mT(X)) if ctx.left else -(_mT(X) @ gB)
+            gA = -(gB @ _mH(X)) if ctx.left else -(_mH(X) @ gB)
         return gA, gB, None
 
 
@@ -345,10 +361,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 
 
 def _lu_backward_square(L, U, gL, gU):
-    """P^T gA for square A = P L U: L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T (PyTorch's formula)."""
-    inner = (_mT(L) @ gL).tril(-1) + (gU @ _mT(U)).triu()
-    inner = solve_triangular(_mT(U), inner, upper=False, left=False)
-    return solve_triangular(_mT(L), inner, upper=True, unitriangular=True)
+    """P^T gA for square A = P L U: L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H (PyTorch's formula)."""
+    inner = (_mH(L) @ gL).tril(-1) + (gU @ _mH(U)).triu()
+    inner = solve_triangular(_mH(U), inner, upper=False, left=False)
+    return solve_triangular(_mH(L), inner, upper=True, unitriangular=True)
 
 
 def _lu_backward(P, L, U, gL, gU):
@@ -360,12 +376,12 @@ def _lu_backward(P, L, U, gL, gU):
         return P @ _lu_backward_square(L, U, gL, gU)
     if m < n:
         U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
-        LtgU2 = solve_triangular(_mT(L), gU2, upper=True, unitriangular=True)  # L^-T gU2
-        g1 = _lu_backward_square(L, U1, gL - LtgU2 @ _mT(U2), gU1)
+        LtgU2 = solve_triangular(_mH(L), gU2, upper=True, unitriangular=True)  # L^-H gU2
+        g1 = _lu_backward_square(L, U1, gL - LtgU2 @ _mH(U2), gU1)
         return P @ _C.cat([g1, LtgU2], -1)
     L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
-    gL2Ut = solve_triangular(_mT(U), gL2, upper=False, left=False)  # gL2 U^-T
-    g1 = _lu_backward_square(L1, U, gL1, gU - _mT(L2) @ gL2Ut)
+    gL2Ut = solve_triangular(_mH(U), gL2, upper=False, left=False)  # gL2 U^-H
+    g1 = _lu_backward_square(L1, U, gL1, gU - _mH(L2) @ gL2Ut)
     return P @ _C.cat([g1, gL2Ut], -2)
 
 
@@ -409,7 +425,7 @@ def lu(A, *, pivot=True, out=None):
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    """The solution of A X = B (or X A = B; A^T with adjoint) from A's lu_factor."""
+    """The solution of A X = B (or X A = B; A^H with adjoint) from A's lu_factor."""
     fn = "linalg.lu_solve"
     for pos, (name, arg) in enumerate((("LU", LU), ("pivots", pivots), ("B", B)), 1):
         if not _C._is_tensor(arg):
@@ -418,7 +434,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                 f"{type(arg).__name__}"
             )
     _check(LU, fn, kernel="lu_solve")
-    _check_same(LU, B, fn)
+    _check_same(LU, B, fn, "LU")
     if B.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
     if (B.shape[-2] if left else B.shape[-1]) != LU.shape[-1]:
@@ -461,8 +477,8 @@ class _Inv(Function):
     @staticmethod
     def backward(ctx, gY):
         (Y,) = ctx.saved_tensors
-        Yt = _mT(Y)
-        return -(Yt @ gY @ Yt)
+        Yh = _mH(Y)
+        return -(Yh @ gY @ Yh)
 
 
 def inv(A, *, out=None):
@@ -481,25 +497,28 @@ def inv_ex(A, *, check_errors=False, out=None):
     return _INV_EX((_C._linalg_lu_solve(LU, piv, _eye_like(A).contiguous(), True, False), info))
 
 
+def _lu_parity(A, piv):
+    """+1 or -1 per matrix: the parity of the row swaps in LAPACK's pivots, in A's dtype."""
+    n = A.shape[-1]
+    swaps = (piv != _C.arange(1, n + 1, dtype=_C.int32, device=A.device)).sum(-1)
+    return 1.0 - 2.0 * (swaps % 2).to(A.dtype)
+
+
 def _lu_det(A):
     """(det, LU, pivots) of A without recording: the product of U's diagonal, signed by the pivots' parity."""
     LU, piv, _ = _C._linalg_lu_factor_ex(A)
-    n = A.shape[-1]
-    diag = _diagonal(LU)
-    swaps = (piv != _C.arange(1, n + 1, dtype=_C.int32, device=A.device)).sum(-1)
-    sign = 1.0 - 2.0 * (swaps % 2).to(A.dtype)
-    return sign * diag.prod(-1), LU, piv
+    return _lu_parity(A, piv) * _diagonal(LU).prod(-1), LU, piv
 
 
 def _det_grad_svd(A, g):
-    """d det / dA at any A (singular included): det(U) det(V) U diag(prod_{j != i} s_j) Vh."""
+    """PyTorch's gradient of det at any A (singular included). With A = U S Vh the cofactor matrix is
+    det(U) det(Vh) conj(U) diag(prod_{j != i} s_j) conj(Vh); the gradient is g times its conjugate."""
     U, S, Vh = svd(A.detach())
     n = S.shape[-1]
-    mask = 1.0 - _C.eye(n, dtype=A.dtype, device=A.device)
+    mask = 1.0 - _C.eye(n, dtype=S.dtype, device=A.device)
     others = (S.unsqueeze(-2) * mask + (1.0 - mask)).prod(-1)  # prod over j != i
-    sU = _lu_det(U)[0]
-    sV = _lu_det(Vh)[0]
-    return (g * sU * sV).unsqueeze(-1).unsqueeze(-1) * (U * others.unsqueeze(-2)) @ Vh
+    phase = (_lu_det(U)[0] * _lu_det(Vh)[0]).conj()
+    return (g * phase).unsqueeze(-1).unsqueeze(-1) * (U * others.unsqueeze(-2)) @ Vh
 
 
 class _Det(Function):
@@ -516,8 +535,8 @@ class _Det(Function):
             return _C.zeros_like(A)
         if bool((d == 0).any()):
             return _det_grad_svd(A, g)
-        # d det(A) = det(A) A^-T
-        return (g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+        # d det(A) = det(A) A^-T, holomorphic: the gradient is g conj(det(A)) A^-H
+        return (g * d.conj()).unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
 
 
 def det(A, *, out=None):
@@ -526,35 +545,46 @@ def det(A, *, out=None):
     return _out(_Det.apply(A), out)
 
 
-class _LogAbsDet(Function):
+class _SlogDet(Function):
     @staticmethod
     def forward(ctx, A):
-        LU = _lu_det(A)[1]
+        LU, piv, _ = _C._linalg_lu_factor_ex(A)
         diag = _diagonal(LU)
-        ctx.save_for_backward(A)
-        return diag.abs().log().sum(-1)
+        # the sign as a product of unit factors, which cannot overflow as det itself can
+        sign = _lu_parity(A, piv) * diag.sgn().prod(-1)
+        ctx.save_for_backward(A, sign)
+        if not A.is_complex():
+            ctx.mark_non_differentiable(sign)  # +-1 or 0: piecewise constant
+        return sign, diag.abs().log().sum(-1)
 
     @staticmethod
-    def backward(ctx, g):
-        (A,) = ctx.saved_tensors
-        return g.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+    def backward(ctx, gsign, glogabs):
+        A, sign = ctx.saved_tensors
+        # log det A = logabsdet + i arg(det A) is holomorphic with derivative A^-T. The loss's gradient on it:
+        # glogabs on the real part, and on the phase (sign = e^{i arg}) Im(gsign conj(sign)) on the imaginary one
+        g = glogabs
+        if A.is_complex():
+            g = g + 1j * (gsign * sign.conj()).imag
+        return g.unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
 
 
 def slogdet(A, *, out=None):
-    """(sign, log|det A|): sign 0 and logabsdet -inf for a singular matrix."""
+    """(sign, log|det A|): sign 0 and logabsdet -inf for a singular matrix. For complex A the sign is
+    det / |det| (complex, of modulus 1) and logabsdet is real."""
     _check(A, "linalg.slogdet", low_precision=True)
     if A.shape[-1] == 0:
         batch = tuple(A.shape[:-2])
         one = _C.ones(batch, dtype=A.dtype, device=A.device)
-        return _SLOGDET((one, _C.zeros(batch, dtype=A.dtype, device=A.device)))
-    d = _lu_det(A.detach())[0]
-    sign = d.sign()
-    return _SLOGDET((sign, _LogAbsDet.apply(A)))
+        return _SLOGDET((one, _C.zeros(batch, dtype=_real_dtype(A.dtype), device=A.device)))
+    return _SLOGDET(_SlogDet.apply(A))
 
 
 def logdet(A):
-    """log det(A): nan for a negative determinant, -inf for zero."""
+    """log det(A): nan for a negative real determinant, -inf for zero; for complex A, log(sign) + logabsdet."""
     sign, logabs = slogdet(A)
+    if A.is_complex():
+        # PyTorch's complex sum at a singular matrix, log(0) + -inf, comes out as -inf + nan j: keep its value
+        return _C._where(sign == 0, complex(-math.inf, math.nan), sign.log() + logabs)
     return _C._where(sign < 0, math.nan, logabs)
 
 
@@ -573,18 +603,18 @@ class _Cholesky(Function):
     @staticmethod
     def backward(ctx, gL, _ginfo):
         (L,) = ctx.saved_tensors
-        if ctx.upper:  # U = L^T
-            L, gL = _mT(L), _mT(gL)
-        # gA = sym(L^-T phi(L^T gL) L^-1), phi: the lower triangle with the diagonal halved
-        P = _mT(L) @ gL
-        P = P.tril(-1) + 0.5 * _diag_embed(_diagonal(P))
-        X = solve_triangular(_mT(L), P, upper=True)
-        X = solve_triangular(L, X, upper=False, left=False)
-        return 0.5 * (X + _mT(X)), None
+        if ctx.upper:  # U = L^H
+            L, gL = _mH(L), _mH(gL)
+        # PyTorch's gA = L^-H M L^-1, M = (tril(L^H gL) + tril(L^H gL, -1)^H) / 2 (Hermitian up to the
+        # imaginary part of its diagonal, which moves no Hermitian direction of A)
+        P = (_mH(L) @ gL).tril()
+        P = 0.5 * (P + _mH(P.tril(-1)))
+        X = solve_triangular(_mH(L), P, upper=True)
+        return solve_triangular(L, X, upper=False, left=False), None
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    """(L, info): A = L L^T (or U^T U), info > 0 where A is not positive-definite."""
+    """(L, info): A = L L^H (or U^H U), info > 0 where A is not positive-definite."""
     _check(A, "linalg.cholesky", kernel="cholesky")
     L, info = _Cholesky.apply(A, upper)
     if check_errors:
@@ -593,25 +623,36 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 def cholesky(A, *, upper=False, out=None):
-    """The Cholesky factor of a symmetric positive-definite A; LinAlgError otherwise."""
+    """The Cholesky factor of a Hermitian (symmetric) positive-definite A, reading its lower (or upper)
+    triangle; LinAlgError otherwise."""
     _check(A, "linalg.cholesky", kernel="cholesky")
     L, info = _Cholesky.apply(A, upper)
     _raise_info(info, "linalg.cholesky", _not_pd)
     return _out(L, out)
 
 
+def _check_b_and_A(b, A):
+    """The dtype check of the legacy solvers (cholesky_solve, triangular_solve), in their words."""
+    if b.dtype != A.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {scalar_name(b.dtype)} and A of type "
+            f"{scalar_name(A.dtype)} instead."
+        )
+
+
 def cholesky_solve(B, L, upper=False, *, out=None):
-    """The solution of A X = B given A's Cholesky factor L (A = L L^T, or U^T U)."""
+    """The solution of A X = B given A's Cholesky factor L (A = L L^H, or U^H U)."""
     fn = "cholesky_solve"
     if B.dim() < 2 or L.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
     _check(L, "linalg.cholesky_solve", kernel="cholesky_solve")
+    _check_b_and_A(B, L)
     _check_same(L, B, fn)
     if upper:
-        Y = solve_triangular(_mT(L), B, upper=False)
+        Y = solve_triangular(_mH(L), B, upper=False)
         return _out(solve_triangular(L, Y, upper=True), out)
     Y = solve_triangular(L, B, upper=False)
-    return _out(solve_triangular(_mT(L), Y, upper=True), out)
+    return _out(solve_triangular(_mH(L), Y, upper=True), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
@@ -641,19 +682,19 @@ def householder_product(A, tau, *, out=None):
 
 
 def _syminvadj(X):
-    """X + X^T with the diagonal counted once."""
-    return X + _mT(X) - _diag_embed(_diagonal(X))
+    """X + X^H with the diagonal counted once (its real part: R's diagonal is real)."""
+    return X + _mH(X) - _diag_embed(_diagonal(X).real)
 
 
 def _qr_backward_tall(gQ, gR, Q, R):
-    """PyTorch's formula for A = Q R with m >= n (reduced): gA = [gQ + Q syminvadj(triu(gR R^T - Q^T gQ))] R^-T."""
-    M = gR @ _mT(R) if gR is not None else 0
+    """PyTorch's formula for A = Q R with m >= n (reduced): gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^-H."""
+    M = gR @ _mH(R) if gR is not None else 0
     if gQ is not None:
-        M = M - _mT(Q) @ gQ
+        M = M - _mH(Q) @ gQ
     gA = Q @ _syminvadj(M.triu())
     if gQ is not None:
         gA = gA + gQ
-    return solve_triangular(_mT(R), gA, upper=False, left=False)
+    return solve_triangular(_mH(R), gA, upper=False, left=False)
 
 
 class _QRFunction(Function):
@@ -692,7 +733,7 @@ class _QRFunction(Function):
         # wide: A = Q [R1 R2] with X = A[:, :m] = Q R1 and Y = A[:, m:] = Q R2
         Y = A[..., m:]
         gR1, gR2 = (None, None) if gR is None else (gR[..., :m], gR[..., m:])
-        gQx = gQ if gR2 is None else (Y @ _mT(gR2) if gQ is None else gQ + Y @ _mT(gR2))
+        gQx = gQ if gR2 is None else (Y @ _mH(gR2) if gQ is None else gQ + Y @ _mH(gR2))
         gX = _qr_backward_tall(gQx, gR1, Q, R[..., :m])
         gY = _C.zeros_like(Y) if gR2 is None else Q @ gR2
         return _C.cat([gX, gY], -1), None
@@ -726,16 +767,18 @@ class _Eigh(Function):
     @staticmethod
     def backward(ctx, gw, gV):
         w, V = ctx.saved_tensors
-        # gA = V (diag(gw) + (V^T gV) / E) V^T, E_ij = w_j - w_i (the diagonal term vanishes)
-        inner = 0
-        if gV is not None:
-            E = w.unsqueeze(-2) - w.unsqueeze(-1)
-            n = w.shape[-1]
-            eye = _C.eye(n, dtype=w.dtype, device=w.device)
-            inner = (_mT(V) @ gV) / (E + eye) * (1.0 - eye)
-        if gw is not None:
-            inner = inner + _diag_embed(gw)
-        return V @ inner @ _mT(V), None
+        Vh = _mH(V)
+        if _absent(gV):  # the eigenvalues alone: no division by their gaps (zero for repeated ones)
+            return (V * gw.unsqueeze(-2)) @ Vh, None
+        # PyTorch's gA = V (diag(gw) + skew(V^H gV) / E) V^H, E_ij = w_j - w_i, skew(X) = (X - X^H) / 2: the
+        # projection onto the tangent space of the unitary group makes gA Hermitian
+        VhgV = Vh @ gV
+        if V.is_complex():
+            _check_phase_invariance(_diagonal(VhgV).imag, _EIGVEC_PHASE.format("linalg_eigh_backward"))
+        E = w.unsqueeze(-2) - w.unsqueeze(-1)
+        eye = _C.eye(w.shape[-1], dtype=w.dtype, device=w.device)
+        inner = 0.5 * (VhgV - _mH(VhgV)) / (E + eye) * (1.0 - eye) + _diag_embed(gw)
+        return V @ inner @ Vh, None
 
 
 def _uplo(UPLO):
@@ -746,7 +789,8 @@ def _uplo(UPLO):
 
 @_argcheck.parses('Tensor A, str UPLO="L", *, Tensor? out=None', name="linalg_eigh")
 def eigh(A, UPLO="L", *, out=None):
-    """(eigenvalues ascending, orthonormal eigenvectors) of a symmetric A, reading its UPLO triangle."""
+    """(eigenvalues ascending, orthonormal eigenvectors) of a Hermitian (symmetric) A, reading its UPLO triangle;
+    the eigenvalues are real (float32 for complex64, float64 for complex128)."""
     _check(A, "linalg.eigh", kernel="linalg_eigh")
     upper = _uplo(UPLO)
     return _EIGH(_Eigh.apply(A, upper))
@@ -754,7 +798,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 @_argcheck.parses('Tensor A, str UPLO="L", *, Tensor? out=None', name="linalg_eigvalsh")
 def eigvalsh(A, UPLO="L", *, out=None):
-    """The eigenvalues of a symmetric A, ascending."""
+    """The eigenvalues of a Hermitian (symmetric) A, ascending and real."""
     _check(A, "linalg.eigh", kernel="linalg_eigh")
     upper = _uplo(UPLO)
     if A.requires_grad and _C.is_grad_enabled():
@@ -764,64 +808,80 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return _out(w, out)
 
 
-def _solve_complex(M, B):
-    """M^-1 B for complex M through the real solve of its 2n x 2n embedding [[Re, -Im], [Im, Re]] (the LAPACK
-    front end here is real-only)."""
-    n = M.shape[-1]
-    Mr, Mi = M.real, M.imag
-    big = _C.cat([_C.cat([Mr, -Mi], -1), _C.cat([Mi, Mr], -1)], -2)
-    rhs = _C.cat([B.real, B.imag], -2)
-    z = solve(big, rhs)
-    return _C._complex(z[..., :n, :].contiguous(), z[..., n:, :].contiguous())
+# PyTorch's error when a loss of complex eigenvectors (or singular vectors) depends on their arbitrary phases
+_EIGVEC_PHASE = (
+    "{}: The eigenvectors in the complex case are specified up to multiplication by e^{{i phi}}. The specified "
+    "loss function depends on this quantity, so it is ill-defined."
+)
+_SVD_PHASE = (
+    "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i phi}. The "
+    "specified loss function depends on this phase term, making it ill-defined."
+)
+
+
+def _absent(g):
+    """Whether an output's gradient is the zeros autograd passes for an unused output (taken as absent, as
+    PyTorch's undefined gradient, so that no 0/0 enters); a gradient that is itself differentiated is kept."""
+    return g is None or (not g.requires_grad and not bool(g.any()))
+
+
+def _check_phase_invariance(im, message):
+    """Multiplying a column v of V by e^{i phi} moves the loss by phi Im(v^H g): PyTorch demands those terms
+    vanish (allclose to 0 with rtol = atol = 1e-2) so that the gradient does not depend on LAPACK's phases."""
+    if im.numel() and bool((im.abs() > 1e-2).any()):
+        raise RuntimeError(message)
 
 
 class _Eig(Function):
-    """eig of a real matrix; backward is PyTorch's linalg_eig_backward (eigenvectors of unit norm), whose
-    result for a real A is the real part."""
+    """eig of a general square matrix; backward is PyTorch's linalg_eig_backward (eigenvectors of unit norm),
+    whose result for a real A is the real part."""
 
     @staticmethod
     def forward(ctx, A):
         L, V, info = _C._linalg_eig(A, True)
         _raise_info(info, "linalg.eig", _no_convergence("eigenvalues"))
+        ctx.real_input = not A.is_complex()
         ctx.save_for_backward(L, V)
         return L, V
 
     @staticmethod
     def backward(ctx, gL, gV):
         L, V = ctx.saved_tensors
-        Vh = V.mH
+        Vh = _mH(V)
         Lc = L.conj()
         E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
         eye = _C.eye(L.shape[-1], dtype=_C.bool, device=L.device)
         E = E.masked_fill(eye, 1)
-        if gV is not None:
+        g = _diag_embed_op(gL)
+        if not _absent(gV):
             VhgV = Vh @ gV
-            diag = VhgV.diagonal(0, -2, -1).real
-            g = (VhgV - Vh @ (V * diag.unsqueeze(-2))) / E
-            g = g.masked_fill(eye, 0)
-        else:
-            g = _C.zeros_like(E)
-        if gL is not None:
-            g = g + _diag_embed_op(gL)
-        gA = _solve_complex(Vh, g @ Vh)
-        return gA.real
+            diag = _diagonal(VhgV)
+            _check_phase_invariance(diag.imag, _EIGVEC_PHASE.format("linalg_eig_backward"))
+            # the projection onto the tangent space of matrices with columns of unit norm
+            g = g + ((VhgV - Vh @ (V * diag.real.unsqueeze(-2))) / E).masked_fill(eye, 0)
+        gA = solve(Vh, g @ Vh)  # V^-H g V^H
+        return gA.real if ctx.real_input else gA
 
 
 _EIG = _make("linalg_eig", ("eigenvalues", "eigenvectors"))
 
 
 def _check_eig(A, fn):
-    if _C._is_tensor(A) and A.dtype.is_complex:
-        raise NotImplementedError(f"{fn}: complex input matrices are not supported yet (real ones are)")
-    if _C._is_tensor(A) and not A.dtype.is_floating_point and A.dim() >= 2 and A.shape[-1] == A.shape[-2]:
+    if (
+        _C._is_tensor(A)
+        and not (A.dtype.is_floating_point or A.dtype.is_complex)
+        and A.dim() >= 2
+        and A.shape[-1] == A.shape[-2]
+    ):
         # PyTorch looks up the complex result type first, which integers do not have
         raise RuntimeError(f"Unknown Complex ScalarType for {scalar_name(A.dtype)}")
     _check(A, fn, kernel="linalg_eig_out")
 
 
 def eig(A, *, out=None):
-    """(eigenvalues, eigenvectors) of a general real square A, both complex (complex64 for float32, complex128
-    for float64); eigenvectors of unit norm, as LAPACK's geev gives them (PyTorch's CPU uses the same)."""
+    """(eigenvalues, eigenvectors) of a general square A, both complex (complex64 for float32 and complex64,
+    complex128 for float64 and complex128); eigenvectors of unit norm, as LAPACK's geev gives them (PyTorch's CPU
+    uses the same)."""
     _check_eig(A, "linalg.eig")
     if A.requires_grad and _C.is_grad_enabled():
         res = _EIG(_Eig.apply(A))
@@ -837,7 +897,7 @@ def eig(A, *, out=None):
 
 
 def eigvals(A, *, out=None):
-    """The eigenvalues of a general real square A, complex (see eig)."""
+    """The eigenvalues of a general square A, complex (see eig)."""
     _check_eig(A, "linalg.eigvals")
     if A.requires_grad and _C.is_grad_enabled():
         return _out(_Eig.apply(A)[0], out)
@@ -865,34 +925,38 @@ class _SVDFunction(Function):
         k = S.shape[-1]
         # full_matrices: the extra columns of U and rows of Vh do not enter the gradient (PyTorch's rule)
         U, Vh = U[..., :, :k], Vh[..., :k, :]
-        gU = None if gU is None else gU[..., :, :k]
-        gVh = None if gVh is None else gVh[..., :k, :]
-        V = _mT(Vh)
-        inner = 0 if gS is None else _diag_embed(gS)
-        if gU is None and gVh is None:
-            return U @ inner @ Vh, None
+        no_gU, no_gVh = _absent(gU), _absent(gVh)
+        if no_gU and no_gVh:  # the singular values alone: no division by their gaps or by them
+            return (U * gS.unsqueeze(-2)) @ Vh, None
+        gU, gVh = gU[..., :, :k], gVh[..., :k, :]
+        V, gV = _mH(Vh), _mH(gVh)
+        UhgU = _mH(U) @ gU
+        VhgV = _mH(V) @ gV
+        diag_S = gS
+        if U.is_complex():
+            # (u_i, v_i) -> e^{i phi} (u_i, v_i) leaves A alone and moves the loss by phi Im(u_i^H gu_i + v_i^H gv_i)
+            im_U, im_V = _diagonal(UhgU).imag, _diagonal(VhgV).imag
+            _check_phase_invariance(im_U + im_V, _SVD_PHASE)
+            # the phases' part of Im(u_i^H dA v_i) / s_i, split evenly between u_i and v_i
+            diag_S = gS + 1j * (im_U - im_V) / (2.0 * S)
         eye = _C.eye(k, dtype=S.dtype, device=S.device)
         S2 = S * S
         F = (1.0 - eye) / (S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye)  # 1 / (s_j^2 - s_i^2) off the diagonal
         Sr = S.unsqueeze(-2)  # scales columns
         Sc = S.unsqueeze(-1)  # scales rows
-        gA_extra = 0
-        if gU is not None:
-            UtgU = _mT(U) @ gU
-            inner = inner + (F * (UtgU - _mT(UtgU))) * Sr
-            if m > k:
-                gA_extra = gA_extra + ((gU - U @ UtgU) / Sr) @ Vh
-        if gVh is not None:
-            gV = _mT(gVh)
-            VtgV = _mT(V) @ gV
-            inner = inner + Sc * (F * (VtgV - _mT(VtgV)))
-            if n > k:
-                gA_extra = gA_extra + U @ ((_mT(gV) - _mT(VtgV) @ Vh) / Sc)
-        return U @ inner @ Vh + gA_extra, None
+        # gA = U [(F o (U^H gU - gU^H U)) S + S (F o (V^H gV - gV^H V)) + diag] V^H, plus the parts of gU and gV
+        # outside the spans of U and V when A is not square
+        inner = (F * (UhgU - _mH(UhgU))) * Sr + Sc * (F * (VhgV - _mH(VhgV))) + _diag_embed(diag_S)
+        gA = U @ inner @ Vh
+        if m > k and not no_gU:
+            gA = gA + ((gU - U @ UhgU) / Sr) @ Vh
+        if n > k and not no_gVh:
+            gA = gA + U @ ((_mH(gV) - _mH(VhgV) @ Vh) / Sc)
+        return gA, None
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
-    """(U, S, Vh) with A = U diag(S) Vh, S descending (LAPACK gesdd)."""
+    """(U, S, Vh) with A = U diag(S) Vh, S descending and real (LAPACK gesdd)."""
     _check(A, "linalg.svd", square=False, kernel="linalg_svd")
     if driver is not None:
         raise RuntimeError(
@@ -923,8 +987,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise TypeError(f"linalg_lstsq(): argument must be Tensor, not {type(bad).__name__}")
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
-    if A.dtype not in _FLOATS or B.dtype not in _FLOATS:
+    if A.dtype not in _INEXACT or B.dtype not in _INEXACT:
         raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{fn}: Expected input and other to have the same dtype, but got input's dtype {scalar_name(A.dtype)} "
+            f"and other's dtype {scalar_name(B.dtype)}"
+        )
     driver = "gelsy" if driver is None else driver
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
@@ -949,9 +1018,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     sol = X[..., :n, :]
     full_rank = bool((rank == builtins.min(m, n)).all()) if rank.numel() else True
     if m > n and driver != "gelsy" and full_rank:
-        residuals = (X[..., n:, :] ** 2).sum(-2)
+        residuals = (X[..., n:, :].abs() ** 2).sum(-2)
     else:
-        residuals = _C.empty((0,), dtype=A.dtype, device=A.device)
+        residuals = _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
     if driver == "gels":
         rank = _C.empty((0,), dtype=_C.int64, device=A.device)
     if (A.requires_grad or B.requires_grad) and _C.is_grad_enabled():
@@ -988,7 +1057,7 @@ class _LstsqGrad(Function):
 
 def _tolerance(S, m, n, atol, rtol, dtype):
     """max(atol, rtol * largest singular value), per matrix, broadcast against S's last dim."""
-    eps = 1.1920928955078125e-07 if dtype == _C.float32 else 2.220446049250313e-16
+    eps = 1.1920928955078125e-07 if _real_dtype(dtype) == _C.float32 else 2.220446049250313e-16
     if rtol is None:
         atol_given = atol is not None and (_C._is_tensor(atol) or atol > 0)
         rtol = 0.0 if atol_given else eps * builtins.max(m, n)
@@ -1009,7 +1078,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         raise RuntimeError(
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
         )
-    if A.dtype not in _FLOATS:
+    if A.dtype not in _INEXACT:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1032,7 +1101,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
         raise TypeError(
             f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
-    if A.dim() < 2 or A.dtype not in _FLOATS:
+    if A.dim() < 2 or A.dtype not in _INEXACT:
         kind = scalar_name(A.dtype)
         raise RuntimeError(
             f"linalg.pinv({kind}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of float, double, "
@@ -1044,12 +1113,12 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
         tol_ = _tolerance(w.abs(), m, n, atol, rtol, A.dtype)
         keep = w.abs() > tol_
         winv = _C._where(keep, 1.0 / _C._where(keep, w, 1.0), 0.0)
-        return _out((V * winv.unsqueeze(-2)) @ _mT(V), out)
+        return _out((V * winv.unsqueeze(-2)) @ _mH(V), out)
     U, S, Vh = svd(A, full_matrices=False)
     tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
     keep = S > tol_
     Sinv = _C._where(keep, 1.0 / _C._where(keep, S, 1.0), 0.0)
-    return _out(_mT(Vh) @ (Sinv.unsqueeze(-1) * _mT(U)), out)
+    return _out(_mH(Vh) @ (Sinv.unsqueeze(-1) * _mH(U)), out)
 
 
 def pinverse(input, rcond=1e-15):
@@ -1141,7 +1210,7 @@ def _randomized_range(A, q, niter, M=None):
     R = _C.randn(tuple(A.shape[:-2]) + (A.shape[-1], q), dtype=A.dtype, device=A.device)
     Q = qr(X @ R).Q
     for _ in range(niter):
-        Q = qr(_mT(X) @ Q).Q
+        Q = qr(_mH(X) @ Q).Q
         Q = qr(X @ Q).Q
     return Q
 
@@ -1162,8 +1231,8 @@ def svd_lowrank(A, q=6, niter=2, M=None):
         )
     Q = _randomized_range(A, q, niter, M)
     X = A if M is None else A - M
-    U, S, Vh = svd(_mT(Q) @ X, full_matrices=False)
-    return Q @ U, S, _mT(Vh)
+    U, S, Vh = svd(_mH(Q) @ X, full_matrices=False)
+    return Q @ U, S, _mH(Vh)
 
 
 @_argcheck.python_in_pytorch
@@ -1188,7 +1257,7 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
     """torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv."""
     if compute_uv:
         U, S, Vh = svd(input, full_matrices=not some)
-        return _TORCH_SVD((U, S, _mT(Vh)))
+        return _TORCH_SVD((U, S, _mH(Vh)))
     S = svdvals(input)
     m, n = input.shape[-2], input.shape[-1]
     batch = tuple(input.shape[:-2])
@@ -1309,7 +1378,9 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
         UserWarning,
         stacklevel=3,  # the caller, past _argcheck's wrapper
     )
-    M = _mT(A) if transpose else A
+    if _C._is_tensor(b) and _C._is_tensor(A):
+        _check_b_and_A(b, A)
+    M = _mT(A) if transpose else A  # the transpose, not the adjoint, of a complex A (PyTorch's op(A) = A^T)
     X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return _TRIANGULAR_SOLVE((X, A.clone()))
 
