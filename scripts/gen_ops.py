@@ -28,7 +28,11 @@ KEYS = {
     "call",
     "out",
     "refuse",
+    "jvp",
+    "jvp_args",
 }
+# forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
+JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
@@ -92,6 +96,7 @@ class Op:
     # binary only: per-input formulas, or a pair function (grad), and which inputs are saved for which grads
     grad_self = grad_other = None
     save = None  # None: derived from the formulas; else the names saved whatever is needed
+    jvp = ()  # (key, Python expression) pairs: the forward-mode rule, as written
     # func only
     signature = call = returns = out_rule = None
     params = ()  # Param tuples
@@ -141,7 +146,7 @@ def parse(text, path=SCHEMA):
             fail(lineno, "an indented 'key: value' line before any op")
         key, sep, value = line.strip().partition(":")
         key, value = key.strip(), value.strip()
-        if not sep or key not in KEYS:
+        if not sep or not (key in KEYS or JVP_TERM.match(key)):
             fail(lineno, f"unknown key {key!r} for op {cur.name!r}; keys are {', '.join(sorted(KEYS))}")
         if key in cur.fields:
             fail(lineno, f"op {cur.name!r} sets {key!r} twice")
@@ -212,9 +217,21 @@ def _finish(op, fail):
             return None, op.line
         return op.fields[key]
 
+    op.jvp = tuple(
+        (k, v) for k, (v, _) in op.fields.items() if k == "jvp_args" or JVP_TERM.match(k) or k == "jvp"
+    )
+    terms = [k for k, _ in op.jvp if k != "jvp_args"]
+    if "jvp" in terms and len(terms) > 1:
+        fail(op.fields["jvp"][1], f"{op.name!r}: give 'jvp:' or 'jvp_<input>:' terms, not both")
+    if op.jvp and not terms:
+        fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
     if op.kind == "func":
         for key in op.fields:
-            if key not in ("variants", "call", "out"):
+            if (
+                key not in ("variants", "call", "out", "jvp_args")
+                and not JVP_TERM.match(key)
+                and key != "jvp"
+            ):
                 fail(
                     op.fields[key][1],
                     f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
@@ -468,6 +485,14 @@ def bindings_header(ops):
                 _c(o.grad or ""),
             )
         )
+    out.append(
+        _macro(
+            "MT_SCHEMA_JVP",
+            [(_c(o.name), _c(k), _c(v)) for o in ops for k, v in o.jvp],
+            "the forward-mode rules, for minitorch._C._op_schema_jvp() (autograd/_jvp_rules.py evaluates them): "
+            "(op, key, Python expression)",
+        )
+    )
     out.append(
         _macro(
             "MT_SCHEMA_ROWS",

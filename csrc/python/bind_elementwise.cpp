@@ -84,10 +84,17 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
 #undef MT_SCHEMA_ROW
     return rows;
   });
+  // the forward-mode rules declared beside the ops (Python expressions; autograd/_jvp_rules.py reads them)
+  m.def("_op_schema_jvp", [] {
+    py::list rows;
+#define MT_SCHEMA_JVP_ROW(name, key, value) rows.append(py::make_tuple(name, key, value));
+    MT_SCHEMA_JVP(MT_SCHEMA_JVP_ROW)
+#undef MT_SCHEMA_JVP_ROW
+    return rows;
+  });
   for (const Spelling& s : kUnarySpellings) {
     UnaryOp o = static_cast<UnaryOp>(s.op);
-    m.def(
-        s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
+    m.def(s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
     if (s.method) cls.def(s.name, [o](const Tensor& x) { return un(o, x); });
     if (s.inplace)
       cls.def(inplace_name(s.name).c_str(), [o](py::object self) {
@@ -274,8 +281,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         py::arg("threshold") = 20.0);
   m.def("leaky_relu", nogil_fn(&leaky_relu), py::arg("input"), py::arg("negative_slope") = 0.01);
   m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
-  cls.def(
-      "polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, py::arg("n"));
+  cls.def("polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, py::arg("n"));
   cls.def(
       "polygamma_",
       [](py::object self, int64_t n) {

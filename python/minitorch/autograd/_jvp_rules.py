@@ -1,6 +1,8 @@
-"""Forward-mode (JVP) rules, one row per op, keyed by the op names of csrc/ops/ops.schema and the public names.
+"""Forward-mode (JVP) rules, one row per op. The ops of csrc/ops/ops.schema declare theirs there, beside their
+`grad:` (keys `jvp:`, `jvp_<input>:`, `jvp_args:`; compiled into _C and read by `_schema_rules`); the rows of
+_COMPOSITE_RULES below are for the Python composites and public names the schema does not hold.
 
-Each row is a dict of strings, shaped so that it can move verbatim into the schema beside the op's `grad:`:
+Each row is a dict of strings (the schema's `jvp_args:` is a row's `args`):
   args:        the op's Python parameters (default `self` for unary rows, `self, other` for binary rows); a rule
                binds the call's arguments by them, so every parameter name is usable in the expressions.
   jvp:         the output tangent as one Python expression over the primals (the parameter names), `result`
@@ -19,6 +21,8 @@ import inspect
 import math
 import operator
 import sys
+
+from minitorch import _C
 
 __all__ = ["GENERIC", "JVP_RULES", "get_rule"]
 
@@ -380,140 +384,20 @@ _MAX = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, r
 _MIN = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False)"}
 _CLAMP = {"args": "self, *args, **kwargs", "jvp": "_clamp_jvp(t_self, self, result, args, kwargs)"}
 
-JVP_RULES = {
-    # ---- schema: unary
-    "abs": {"jvp": "t_self * sign(self)"},
-    "neg": {"jvp": "-t_self"},
+_COMPOSITE_RULES = {
+    # ---- elementwise composites and public names of schema ops (the schema's own names are in ops.schema)
     "positive": {"jvp": "t_self"},
-    "sign": _ZERO,
-    "floor": _ZERO,
-    "ceil": _ZERO,
-    "round": {"args": "self, *args, **kwargs", "jvp": "zeros_like(result)"},
-    "trunc": _ZERO,
     "fix": _ZERO,
     "frac": {"jvp": "t_self"},
-    "relu": {"jvp": "_relu_mask(t_self, result)"},
-    "bitwise_not": _NONE,
-    "exp": {"jvp": "t_self * result"},
-    "exp2": {"jvp": "t_self * result * math.log(2.0)"},
-    "expm1": {"jvp": "t_self * (result + 1)"},
-    "log": {"jvp": "t_self / self"},
-    "log2": {"jvp": "t_self / (self * math.log(2.0))"},
-    "log10": {"jvp": "t_self / (self * math.log(10.0))"},
-    "log1p": {"jvp": "t_self / (self + 1)"},
-    "sqrt": {"jvp": "t_self / (2 * result)"},
-    "rsqrt": {"jvp": "-0.5 * t_self * result * result * result"},
-    "reciprocal": {"jvp": "-t_self * result * result"},
     "square": {"jvp": "2 * t_self * self"},
-    "sin": {"jvp": "t_self * cos(self)"},
-    "cos": {"jvp": "-t_self * sin(self)"},
-    "tan": {"jvp": "t_self * (1 + result * result)"},
-    "asin": {"jvp": "t_self * rsqrt(1 - self * self)"},
-    "acos": {"jvp": "-t_self * rsqrt(1 - self * self)"},
-    "atan": {"jvp": "t_self / (1 + self * self)"},
-    "sinh": {"jvp": "t_self * cosh(self)"},
-    "cosh": {"jvp": "t_self * sinh(self)"},
-    "tanh": {"jvp": "t_self * (1 - result * result)"},
-    "erf": {"jvp": "t_self * exp(-self * self) * (2.0 / math.sqrt(math.pi))"},
-    "erfc": {"jvp": "t_self * exp(-self * self) * (-2.0 / math.sqrt(math.pi))"},
-    "erfinv": {"jvp": "t_self * exp(result * result) * (math.sqrt(math.pi) / 2.0)"},
-    "asinh": {"jvp": "t_self * rsqrt(self * self + 1)"},
-    "acosh": {"jvp": "t_self * rsqrt(self * self - 1)"},
-    "atanh": {"jvp": "t_self / (1 - self * self)"},
-    "lgamma": {"jvp": "t_self * digamma(self)"},
-    "digamma": {"jvp": "t_self * polygamma(1, self)"},
-    "i0": {"jvp": "t_self * special.i1(self)"},
-    "_special_i0e": {"jvp": "t_self * (special.i1e(self) - sign(self) * result)"},
-    "_special_i1": {"jvp": "_i1_jvp(t_self, self, result)"},
-    "_special_i1e": {"jvp": "_i1e_jvp(t_self, self, result)"},
-    "sigmoid": {"jvp": "t_self * result * (1 - result)"},
-    "gelu": {"args": "self, approximate='none'", "jvp": "_gelu_jvp(t_self, self, approximate)"},
-    "gelu_tanh": {"jvp": "_gelu_jvp(t_self, self, 'tanh')"},
-    "silu": {"jvp": "_silu_jvp(t_self, self)"},
-    "mish": {"jvp": "_mish_jvp(t_self, self)"},
     "special.i0e": {"args": "self", "jvp": "t_self * (special.i1e(self) - sign(self) * result)"},
     "special.i1": {"args": "self", "jvp": "_i1_jvp(t_self, self, result)"},
     "special.i1e": {"args": "self", "jvp": "_i1e_jvp(t_self, self, result)"},
-    "conj": {"jvp": "conj(t_self)"},
-    "conj_physical": {"jvp": "conj_physical(t_self)"},
-    "angle": _ZERO,  # real inputs only: minitorch's forward AD does not take complex tangents yet
-    "logical_not": _NONE,
-    "isnan": _NONE,
-    "isinf": _NONE,
-    "isfinite": _NONE,
-    # ---- schema: binary
-    "add": {"args": "self, other, *, alpha=1", "jvp_self": "t_self", "jvp_other": "t_other * alpha"},
-    "sub": {"args": "self, other, *, alpha=1", "jvp_self": "t_self", "jvp_other": "-t_other * alpha"},
-    "mul": {"jvp_self": "t_self * other", "jvp_other": "t_other * self"},
-    "div": {
-        "args": "self, other, *, rounding_mode=None",
-        "jvp_self": "t_self / other if rounding_mode is None else zeros_like(result)",
-        "jvp_other": "-t_other * result / other if rounding_mode is None else zeros_like(result)",
-    },
-    "floor_divide": _ZERO,
-    "trunc_divide": _ZERO,
-    "remainder": {"jvp_self": "t_self", "jvp_other": "-t_other * floor_divide(self, other)"},
-    "fmod": {"jvp_self": "t_self", "jvp_other": "-t_other * div(self, other, rounding_mode='trunc')"},
-    "pow": {
-        "args": "self, exponent",
-        "jvp_self": "_pow_self(t_self, self, exponent)",
-        "jvp_exponent": "_pow_exponent(t_exponent, self, exponent, result)",
-    },
-    "maximum": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, True)"},
-    "minimum": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, False)"},
+    # ---- binary composites
     "fmax": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, True)"},
     "fmin": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, False)"},
-    "atan2": {
-        "jvp_self": "t_self * other / (self * self + other * other)",
-        "jvp_other": "-t_other * self / (self * self + other * other)",
-    },
-    "eq": _NONE,
-    "ne": _NONE,
-    "lt": _NONE,
-    "le": _NONE,
-    "gt": _NONE,
-    "ge": _NONE,
-    "logical_and": _NONE,
-    "logical_or": _NONE,
-    "logical_xor": _NONE,
-    "bitwise_and": _NONE,
-    "bitwise_or": _NONE,
-    "bitwise_xor": _NONE,
     "bitwise_left_shift": _NONE,
     "bitwise_right_shift": _NONE,
-    # ---- schema: func rows
-    "sort": {
-        "args": "self, dim=-1, descending=False, *, stable=False",
-        "jvp": "(_take(t_self, result[1], dim, True), None)",
-    },
-    "argsort": _NONE,
-    "topk": {
-        "args": "self, k, dim=-1, largest=True, sorted=True",
-        "jvp": "(_take(t_self, result[1], dim, True), None)",
-    },
-    "kthvalue": {
-        "args": "self, k, dim=-1, keepdim=False",
-        "jvp": "(_take(t_self, result[1], dim, keepdim), None)",
-    },
-    "mode": {"args": "self, dim=-1, keepdim=False", "jvp": "(_take(t_self, result[1], dim, keepdim), None)"},
-    "tril": {"args": "self, diagonal=0", "jvp": "tril(t_self, diagonal)"},
-    "triu": {"args": "self, diagonal=0", "jvp": "triu(t_self, diagonal)"},
-    "argmax": _NONE,
-    "argmin": _NONE,
-    "logsumexp": {
-        "args": "self, dim, keepdim=False",
-        "jvp": "_logsumexp_jvp(t_self, self, dim, keepdim, result)",
-    },
-    "cumsum": {"args": "self, dim, *, dtype=None", "jvp": "cumsum(t_self, dim, dtype=dtype)"},
-    "cumprod": {"args": "self, dim, *, dtype=None", "jvp": "_cumprod_jvp(t_self, self, dim, result)"},
-    "softmax": {
-        "args": "self, dim, dtype=None",
-        "jvp": "result * (t_self.to(result.dtype) - (t_self.to(result.dtype) * result).sum(dim, keepdim=True))",
-    },
-    "log_softmax": {
-        "args": "self, dim, dtype=None",
-        "jvp": "t_self.to(result.dtype) - (t_self.to(result.dtype) * exp(result)).sum(dim, keepdim=True)",
-    },
     # ---- composites: linear algebra
     "matmul": {
         "args": "self, other",
@@ -760,7 +644,6 @@ JVP_RULES = {
     "randn_like": _NONE,
     "randint_like": _NONE,
     "isclose": _NONE,
-    "sgn": _ZERO,
     "signbit": _NONE,
     "nan_to_num": {"args": "self, *args, **kwargs", "jvp": "where(isfinite(self), t_self, 0.0)"},
     "xlogy": {
@@ -788,6 +671,23 @@ JVP_RULES = {
         "jvp": GENERIC,
     },
 }
+
+
+def _schema_rules():
+    """The rows ops.schema declares beside its ops, as the build compiled them into _C (`jvp: none` is a row
+    without a tangent, `jvp: generic` asks for the generic JVP)."""
+    rows = {}
+    for name, key, value in _C._op_schema_jvp():
+        row = rows.setdefault(name, {})
+        if key == "jvp_args":
+            row["args"] = value
+        else:
+            row[key] = {"none": None, "generic": GENERIC}.get(value, value)
+    return rows
+
+
+# every rule by key; a schema op's rule lives only in the schema (tests/test_forward_ad.py checks)
+JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
 
 
 # ------------------------------------------------------------------------------------------------ compiling
