@@ -27,6 +27,10 @@ def cases(n, batch):
     small = rng.standard_normal((batch, 8, 8)) + 8 * np.eye(8)
     small_spd = small @ np.swapaxes(small, -1, -2)
     rhs = rng.standard_normal((n, 16))
+    # complex rows (issue 33): a complex64 solve and a complex128 SVD
+    cbig = (big + 1j * rng.standard_normal((n, n))).astype(np.complex64)
+    crhs = (rhs + 1j * rng.standard_normal((n, 16))).astype(np.complex64)
+    cbig128 = big + 1j * rng.standard_normal((n, n))
     out = {
         f"inv {n}x{n}": {"numpy": lambda: np.linalg.inv(big)},
         f"solve {n}x{n}, 16 rhs": {"numpy": lambda: np.linalg.solve(big, rhs)},
@@ -40,17 +44,20 @@ def cases(n, batch):
         f"cholesky {batch}x8x8": {"numpy": lambda: np.linalg.cholesky(small_spd)},
         f"eigh {batch}x8x8": {"numpy": lambda: np.linalg.eigh(small_spd)},
         f"svd {batch}x8x8": {"numpy": lambda: np.linalg.svd(small)},
+        f"solve {n}x{n} complex64, 16 rhs": {"numpy": lambda: np.linalg.solve(cbig, crhs)},
+        f"svd {n}x{n} complex128": {"numpy": lambda: np.linalg.svd(cbig128, full_matrices=False)},
     }
     libs = [("minitorch", minitorch)] + ([("torch", real_torch)] if real_torch is not None else [])
     for name, lib in libs:
-        for key, fn in zip(out, _calls(lib, big, spd, rhs, small, small_spd)):
+        for key, fn in zip(out, _calls(lib, big, spd, rhs, small, small_spd, cbig, crhs, cbig128)):
             out[key][name] = fn
     return out
 
 
-def _calls(lib, big, spd, rhs, small, small_spd):
+def _calls(lib, big, spd, rhs, small, small_spd, cbig, crhs, cbig128):
     """The calls of cases()'s rows, in its order, on lib's tensors."""
-    B, S, R, SM, SMS = (lib.from_numpy(np.ascontiguousarray(a)) for a in (big, spd, rhs, small, small_spd))
+    arrays = (big, spd, rhs, small, small_spd, cbig, crhs, cbig128)
+    B, S, R, SM, SMS, CB, CR, CB128 = (lib.from_numpy(np.ascontiguousarray(a)) for a in arrays)
     LA = lib.linalg
     Bh = B[:, : B.shape[1] // 2].contiguous()
     return [
@@ -66,6 +73,8 @@ def _calls(lib, big, spd, rhs, small, small_spd):
         lambda: LA.cholesky(SMS),
         lambda: LA.eigh(SMS),
         lambda: LA.svd(SM),
+        lambda: LA.solve(CB, CR),
+        lambda: LA.svd(CB128, full_matrices=False),
     ]
 
 
@@ -76,7 +85,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.1)
     args = ap.parse_args()
-    print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads, float64")
+    print(
+        f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads, float64 (and the "
+        "complex rows' dtypes)"
+    )
     print_ratio_table(cases(args.n, args.batch), args.repeats, args.min_time)
 
 
