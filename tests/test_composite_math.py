@@ -648,3 +648,63 @@ def test_cdist_errors_and_grad():
     assert gradcheck(
         lambda u, v: minitorch.cdist(u, v, compute_mode="use_mm_for_euclid_dist"), (dbl(a), dbl(b))
     )
+
+
+# ------------------------------------------------------------------ found by the differential fuzzer (issue 34)
+
+
+@pytest.mark.parametrize(
+    "a, b, want",
+    [
+        ((1.5, F16), (True, None), F16),  # a bool other does not widen
+        ((1.5, minitorch.bfloat16), (False, None), minitorch.bfloat16),
+        ((2, I64), (-1.5, F16), F16),  # an integer input takes the float other's dtype
+        ((2, I64), (3, I64), F32),
+        ((1.5, F16), (-2.0, "0-dim"), F16),  # a 0-dim float32 tensor does not widen float16
+    ],
+)
+def test_copysign_result_dtype(a, b, want):
+    x = t([a[0]], a[1])
+    y = t(b[0]) if b[1] == "0-dim" else t([b[0]], b[1])
+    r = minitorch.copysign(x, y)
+    assert r.dtype == want
+    np.testing.assert_array_equal(r.double().numpy(), np.copysign(float(a[0]), float(b[0])).reshape(1))
+
+
+def test_ldexp_dtype_exactness_and_errors():
+    # result_type(input, other), integers to the default float dtype
+    assert minitorch.ldexp(t([True]), t([-1.0], minitorch.bfloat16)).dtype == minitorch.bfloat16
+    assert minitorch.ldexp(t([2]), t([1.0], F16)).dtype == F16
+    assert minitorch.ldexp(t([1.5], F16), t([2])).dtype == F16
+    assert minitorch.ldexp(t([1.5], F16), t(2.0)).dtype == F16
+    # a float input times 2**k for an integer k is exact, as C's ldexp: no overflow of 2**k on the way
+    r = minitorch.ldexp(t([0.0, 1e-30, 3.0]), t([2000, 150, -2000]))
+    np.testing.assert_array_equal(r.numpy(), np.ldexp(np.float32([0.0, 1e-30, 3.0]), [2000, 150, -2000]))
+    r = minitorch.ldexp(t([1e-30], F64), t([150], minitorch.int32))
+    assert r.dtype == F64 and r.item() == math.ldexp(1e-30, 150)
+    assert minitorch.ldexp(t([1e-4], F16), t([17])).item() == float(np.ldexp(np.float16(1e-4), 17))
+    # a float exponent: 2**other in the result dtype (a 0-dim float32 other with a float64 input in float64)
+    x = t([2.0, 3.0], F64)
+    minitorch.ldexp_(x, t(-0.36333100029549215))
+    w = float(np.float32(-0.36333100029549215))
+    np.testing.assert_allclose(x.numpy(), [2.0 * 2.0**w, 3.0 * 2.0**w], rtol=1e-15)
+    assert gradcheck(minitorch.ldexp, (dbl([0.5, -1.5]), t([3, -2])))
+    with pytest.raises(NotImplementedError, match="\"ldexp_cpu_exp\" not implemented for 'Bool'"):
+        minitorch.ldexp(t([1.0]), t([True]))
+    with pytest.raises(
+        TypeError, match=r"ldexp\(\): argument 'other' \(position 2\) must be Tensor, not int"
+    ):
+        minitorch.ldexp(t([1.0]), 3)
+    with pytest.raises(TypeError, match=r"argument 'input' \(position 1\) must be Tensor, not float"):
+        minitorch.ldexp(2.0, t([1.0]))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.int8, minitorch.int16, minitorch.int32, minitorch.uint8])
+def test_shift_by_a_python_int_keeps_the_tensor_dtype(dtype):
+    for x in (t(5, dtype), t([5, 3], dtype)):
+        left, right = x.bitwise_left_shift(2), minitorch.bitwise_right_shift(x, 1)
+        assert left.dtype == dtype and right.dtype == dtype and (x << 1).dtype == dtype
+        np.testing.assert_array_equal(left.numpy(), np.left_shift(x.numpy(), 2))
+        np.testing.assert_array_equal(right.numpy(), np.right_shift(x.numpy(), 1))
+    # a tensor operand still promotes
+    assert minitorch.bitwise_left_shift(t([3], dtype), t([1], I64)).dtype == I64

@@ -1052,3 +1052,100 @@ def test_hardtanh_inplace_is_atens_op():
     with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
         F.hardtanh(minitorch.ones(2), 2, 1)
     _close(F.hardtanh(_t(_rand(5, seed=41)), -0.5, 0.5), np.clip(_rand(5, seed=41), -0.5, 0.5))
+
+
+# ---------------------------------------------------------------- ELU family and hardtanh: PyTorch's gradients
+# (found by the differential fuzzer, issue 34)
+_ELU_X = [0.0, -0.0, 1.0, -1.0, -1e30, 2.5, -1e-3, -30.0]
+
+
+def _elu_ref(x, alpha, scale=1.0, input_scale=1.0):
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        return np.where(x < 0, alpha * scale * np.expm1(x * input_scale), x * scale)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 2.0, 1e-5, math.inf])
+def test_elu_celu_values_and_gradients(alpha):
+    x = _leaf(_ELU_X)
+    ones = minitorch.ones(len(_ELU_X), dtype=minitorch.float64)
+    # elu(0) is 0 for every alpha; the branch not taken never reaches the gradient (no 0 * inf)
+    with np.errstate(all="ignore"):
+        for fn, ref, dref in (
+            (F.elu, _elu_ref(_ELU_X, alpha), np.where(np.array(_ELU_X) > 0, 1.0, alpha * np.exp(_ELU_X))),
+            (
+                F.celu,
+                _elu_ref(_ELU_X, alpha, 1.0, 1.0 / alpha),
+                # PyTorch's backward scales by 1 / alpha with alpha rounded to float32 (1.0 / alpha.toFloat())
+                np.where(
+                    np.array(_ELU_X) > 0,
+                    1.0,
+                    alpha / float(np.float32(alpha)) * np.exp(np.array(_ELU_X) / float(np.float32(alpha))),
+                ),
+            ),
+        ):
+            y = fn(x, alpha)
+            np.testing.assert_allclose(_np(y), ref, rtol=1e-14)
+            (g,) = minitorch.autograd.grad(y, x, ones)
+            # at x = 0 the gradient is the negative branch's, as PyTorch's x <= 0 test
+            np.testing.assert_allclose(_np(g), dref, rtol=1e-12)
+    if alpha >= 1 and math.isfinite(alpha):  # (finite differences cannot resolve CELU's 1e-5 scale)
+        assert gradcheck(lambda v: F.elu(v, alpha), (_leaf([-1.5, -0.2, 0.3, 2.0]),))
+        assert gradcheck(lambda v: F.celu(v, alpha), (_leaf([-1.5, -0.2, 0.3, 2.0]),))
+
+
+def test_elu_special_alphas_and_dtypes():
+    nan = math.nan
+    y = F.celu(_t([0.0, -0.0, -1.0, 1.0], minitorch.float32), math.inf)
+    np.testing.assert_array_equal(_np(y), [0.0, -0.0, nan, 1.0])
+    y = F.elu(_t([0.0, -1.0, 2.0], minitorch.float16), nan)
+    np.testing.assert_array_equal(_np(y), [0.0, nan, 2.0])
+    for dt in (minitorch.float16, minitorch.bfloat16):
+        y = F.elu(_t([-1.0, 2.0], dt), 2.0)
+        assert y.dtype == dt
+        np.testing.assert_allclose(_np(y), [2 * math.expm1(-1.0), 2.0], rtol=1e-2)
+    # NaN in gives NaN out, and a NaN gradient
+    x = _leaf([nan, 1.0])
+    (g,) = minitorch.autograd.grad(F.elu(x), x, minitorch.ones(2, dtype=minitorch.float64))
+    assert math.isnan(g[0].item()) and g[1].item() == 1.0
+
+
+def test_inplace_elu_gradient_reads_the_result():
+    # PyTorch's in-place forms differentiate through the result r: r <= 0 gives input_scale * (r + alpha * scale)
+    for scale, input_scale in ((1.0, 1.0), (2.0, 0.5)):
+        a = _leaf([-1.5, -0.2, 0.0, 0.3, 2.0])
+        y = F.elu_(a * 1, 0.7, scale, input_scale)
+        np.testing.assert_allclose(_np(y), _elu_ref(_np(a), 0.7, scale, input_scale), rtol=1e-14)
+        (g,) = minitorch.autograd.grad(y, a, minitorch.ones(5, dtype=minitorch.float64))
+        r = _np(y)
+        np.testing.assert_allclose(
+            _np(g), np.where(r > 0, scale, input_scale * (r + 0.7 * scale)), rtol=1e-14
+        )
+    a = _leaf([-1.5, -0.2, 0.3])
+    assert gradcheck(lambda v: F.celu_(v * 1, 0.5), (a,))
+    assert gradcheck(lambda v: F.selu_(v * 1), (a,))
+    assert gradcheck(lambda v: F.elu(v * 1, 2.0, inplace=True), (a,))
+    # a negative alpha cannot be recovered from the result: PyTorch refuses it at backward
+    y = F.elu_(a * 1, -1.0)
+    with pytest.raises(
+        RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"
+    ):
+        y.sum().backward()
+
+
+def test_hardtanh_gradient_stops_at_the_bounds():
+    x = _leaf([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 6.0])
+    ones = minitorch.ones(8, dtype=minitorch.float64)
+    for fn, lo, hi in (
+        (lambda v: F.hardtanh(v), -1.0, 1.0),
+        (lambda v: F.relu6(v), 0.0, 6.0),
+        (lambda v: F.hardtanh(v * 1, -0.5, 1.0, inplace=True), -0.5, 1.0),
+        (lambda v: F.relu6(v * 1, inplace=True), 0.0, 6.0),
+        (lambda v: nn.Hardtanh(-2.0, 2.0)(v), -2.0, 2.0),
+    ):
+        y = fn(x)
+        np.testing.assert_array_equal(_np(y), np.clip(_np(x), lo, hi))
+        (g,) = minitorch.autograd.grad(y, x, ones)
+        # PyTorch's hardtanh_backward: 0 at the bounds themselves, unlike clamp
+        np.testing.assert_array_equal(_np(g), ((_np(x) > lo) & (_np(x) < hi)).astype(float))
+    assert gradcheck(lambda v: F.hardtanh(v, -0.5, 0.5), (_leaf([-0.9, -0.3, 0.2, 0.8]),))

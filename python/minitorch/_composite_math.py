@@ -381,10 +381,11 @@ _export(signbit)
 
 def copysign(input, other):
     """|input| with the sign of other (float result)."""
+    # PyTorch's result_type of (input, other), integers to the default float dtype: a 0-dim or bool other
+    # does not widen a tensor's float dtype
+    dt = _C.result_type(input, other)
+    dt = dt if dt.is_floating_point else _C.get_default_dtype()
     x, y = _binary(input, other)
-    x = _to_float(x)
-    # PyTorch's result_type of (input, other) in float: a 0-dim other does not widen a tensor's float dtype
-    dt = _C.result_type(x, _to_float(y)) if isinstance(other, _C.Tensor) else x.dtype
     x = x.to(dt)
     sign = _C._where(signbit(y), -1.0, 1.0).to(dt)
     return _C.mul(_C.abs(x), sign)
@@ -588,13 +589,32 @@ for _f in (positive, isposinf, isneginf, isreal):
 
 
 def ldexp(input, other):
-    """input * 2**other (float result)."""
-    x = _to_float(input)
-    # PyTorch computes input * 2**other: a float other promotes with input as multiplication does
-    scale = _C.pow(2.0, other)
-    if _is_float(x) and isinstance(other, _C.Tensor) and not _is_float(other):
-        scale = scale.to(x.dtype)
-    return _C.mul(x, scale)
+    """input * 2**other, in result_type(input, other) (integers to the default float dtype)."""
+    for name, pos, v in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(v, _C.Tensor):
+            raise TypeError(
+                f"ldexp(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}"
+            )
+    dt = _C.result_type(input, other)
+    if not dt.is_floating_point:
+        # integer operands: PyTorch's input * pow(2.0, other), in the default float dtype
+        dt = _C.get_default_dtype()
+        return _C.mul(input.to(dt), _C.pow(2.0, other.to(dt)))
+    if _is_float(other):
+        return _C.mul(input.to(dt), _C.pow(2.0, other.to(dt)))
+    if other.dtype == _C.bool:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    # a float times 2**k for an integer k is exact (C's ldexp): 2**k in three same-signed factors each inside
+    # the compute type's range, so 0 * 2**2000 stays 0 and 1e-30 * 2**150 is finite
+    ct = _C.float64 if dt == _C.float64 else _C.float32
+    lim = 2200 if ct == _C.float64 else 330
+    k = _C.clamp(other.to(_C.int64), -lim, lim)
+    a = _C.div(k, 3, rounding_mode="trunc")
+    b = _C.div(k - a, 2, rounding_mode="trunc")
+    r = input.to(ct)
+    for e in (a, b, k - a - b):
+        r = _C.mul(r, _C.pow(2.0, e.to(ct)))
+    return r.to(dt)
 
 
 _export_with_inplace(ldexp, torch_inplace=True)
@@ -1530,10 +1550,11 @@ _INT_BITS = {_C.int64: 64, _C.int32: 32, _C.int16: 16, _C.int8: 8, _C.uint8: 8}
 
 
 def _shift_operands(op, input, other):
-    a, b = _binary(input, other)
     if isinstance(other, builtins.float) or isinstance(input, builtins.float):
         raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Float'")
-    dt = _C.result_type(a, b)
+    # before _binary: a Python int does not widen the tensor's dtype (int32 << 2 is int32)
+    dt = _C.result_type(input, other)
+    a, b = _binary(input, other)
     if dt not in _INT_BITS:
         raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_name(dt)}'")
     return a.to(dt), b.to(dt), dt

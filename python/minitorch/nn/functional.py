@@ -2,11 +2,13 @@
 minitorch._C._nn once (argument normalization only here); the rest are compositions of recorded ops."""
 
 import collections.abc
+import struct as _struct
 import warnings
 
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.autograd.function import Function as _Function
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
 
 _nn = _C._nn
@@ -211,7 +213,31 @@ def _hardtanh(input, min_val, max_val, inplace):
         raise NotImplementedError("Bool inputs not supported for hardtanh")
     if not input.is_floating_point():
         min_val, max_val = int(min_val), int(max_val)  # PyTorch keeps an integer input's dtype
+    elif input.requires_grad and _C.is_grad_enabled():
+        if not inplace:
+            return _Hardtanh.apply(input, min_val, max_val)
+        return input.copy_(_Hardtanh.apply(input.clone(), min_val, max_val))
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+class _Hardtanh(_Function):
+    """clamp with PyTorch's hardtanh_backward: the gradient passes only strictly between the bounds (0 at x ==
+    min_val or max_val, unlike clamp's). At a NaN x or bound PyTorch's own answer depends on the element's
+    position (its vectorized loop gives 0, the scalar tail the gradient); this is the vectorized one. Read from
+    the result, as PyTorch's in-place form does, it is the same test."""
+
+    @staticmethod
+    def forward(ctx, x, min_val, max_val):
+        ctx.save_for_backward(x)
+        ctx.bounds = (min_val, max_val)
+        return x.clamp(min_val, max_val)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        inside = _C.logical_and(x > lo, x < hi)
+        return _C._where(inside, grad, _C.zeros((), dtype=grad.dtype, device=grad.device)), None, None
 
 
 def gelu(input, approximate="none"):
@@ -256,12 +282,61 @@ def hardswish(input, inplace=False):
     return input * (input + 3).clamp(0.0, 6.0) / 6
 
 
+def _elu_value(x, alpha, scale, input_scale):
+    # PyTorch's kernel: x * scale where x >= 0 (so elu(0) is 0 for any alpha, NaN or infinite ones too) and
+    # NaN x, alpha * scale * expm1(x * input_scale) below 0
+    neg = _C.expm1(x * input_scale) * (alpha * scale) if input_scale != 1 else _C.expm1(x) * (alpha * scale)
+    return _C._where(x < 0, neg, x * scale if scale != 1 else x)
+
+
+class _Elu(_Function):
+    """ELU with PyTorch's backward (elu_backward): from the input, x <= 0 takes
+    grad * input_scale * alpha * scale * exp(x * input_scale), else grad * scale (the branch not taken never
+    reaches the gradient, so alpha = inf or a tiny CELU alpha gives no NaN); after an in-place call, from the
+    result r as PyTorch's EluBackward1: r <= 0 takes grad * input_scale * (r + alpha * scale)."""
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale, is_result, grad_input_scale):
+        out = _elu_value(x, alpha, scale, input_scale)
+        ctx.save_for_backward(out if is_result else x)
+        ctx.args = (alpha, scale, grad_input_scale, is_result)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (v,) = ctx.saved_tensors
+        alpha, scale, input_scale, is_result = ctx.args
+        if is_result:
+            if not alpha >= 0:
+                raise RuntimeError(
+                    "In-place elu backward calculation is triggered with a negative slope which is not "
+                    "supported. This is caused by calling in-place forward function with a negative slope, "
+                    "please call out-of-place version instead."
+                )
+            neg = grad * (input_scale * (v + alpha * scale))
+        else:
+            neg = grad * (input_scale * alpha * scale) * _C.exp(v * input_scale)
+        # NaN takes the negative branch (PyTorch's test is v > 0), so its gradient is NaN
+        return _C._where(v > 0, grad * scale, neg), None, None, None, None, None
+
+
+def _elu(input, alpha, scale, input_scale, inplace, grad_input_scale=None):
+    alpha, scale, input_scale = float(alpha), float(scale), float(input_scale)
+    grad_input_scale = input_scale if grad_input_scale is None else grad_input_scale
+    if not (input.requires_grad and _C.is_grad_enabled()):
+        out = _elu_value(input, alpha, scale, input_scale)
+        return input.copy_(out) if inplace else out
+    if not inplace:
+        return _Elu.apply(input, alpha, scale, input_scale, False, grad_input_scale)
+    # the in-place forms compute from a copy (the write must not change what the node reads) and, as PyTorch's
+    # in-place kernels, take the gradient from the result
+    return input.copy_(_Elu.apply(input.clone(), alpha, scale, input_scale, True, grad_input_scale))
+
+
 def elu(input, alpha=1.0, inplace=False):
     _number("elu_" if inplace else "elu", "alpha", 2, alpha)
     _floating(input, "elu")
-    if inplace:
-        return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x)))
-    return _C._where(input > 0, input, alpha * _C.expm1(input))
+    return _elu(input, alpha, 1.0, 1.0, inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -269,17 +344,18 @@ def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     _floating(input, "elu")
-    if inplace:
-        return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x / alpha)))
-    return _C._where(input > 0, input, alpha * _C.expm1(input / alpha))
+    # PyTorch's celu is elu with input_scale = 1 / alpha; its backward takes 1 / alpha with alpha rounded to
+    # float32 (derivatives.yaml's 1.0 / alpha.toFloat())
+    inv32 = 1.0 / _struct.unpack("f", _struct.pack("f", float(alpha)))[0]
+    return _elu(input, alpha, 1.0, 1.0 / float(alpha), inplace, inv32)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
     _floating(input, "elu")
-    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    if inplace:
-        return _write_back(input, lambda x: scale * _C._where(x > 0, x, alpha * _C.expm1(x)))
-    return scale * _C._where(input > 0, input, alpha * _C.expm1(input))
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -1684,10 +1760,8 @@ def _pair(x):
 def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
     """In-place elu (PyTorch's C++ elu_, with its scale and input_scale): writes
     scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) into input and returns it."""
-    if scale == 1 and input_scale == 1:
-        return elu(input, alpha, inplace=True)
     _floating(input, "elu")
-    return _write_back(input, lambda x: _C._where(x > 0, x, alpha * _C.expm1(x * input_scale)) * scale)
+    return _elu(input, alpha, scale, input_scale, True)
 
 
 def celu_(input, alpha=1.0):
