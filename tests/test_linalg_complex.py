@@ -498,6 +498,18 @@ def test_second_order_gradients(name):
     assert cgradcheck(f, *arrays, second_order=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, C128])
+def test_eigh_gradient_is_hermitian(dtype):
+    # PyTorch projects V^H gV onto the skew-Hermitian matrices: the gradient is Hermitian (symmetric if real)
+    a = crand(4, 4) if dtype == C128 else rng.standard_normal((4, 4))
+    A = T(a + mH(a), dtype, grad=True)
+    w, V = LA.eigh(A)
+    ((V.abs() ** 4).sum() + (w**2).sum()).backward()
+    g = N(A.grad)
+    np.testing.assert_allclose(g, mH(g), atol=1e-12)
+    assert np.abs(g).max() > 0.1
+
+
 def test_real_input_of_eig_gets_a_real_gradient():
     a = T(rng.standard_normal((3, 3)), torch.float64, grad=True)
     L, V = LA.eig(a)
