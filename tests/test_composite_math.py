@@ -708,3 +708,22 @@ def test_shift_by_a_python_int_keeps_the_tensor_dtype(dtype):
         np.testing.assert_array_equal(right.numpy(), np.right_shift(x.numpy(), 1))
     # a tensor operand still promotes
     assert minitorch.bitwise_left_shift(t([3], dtype), t([1], I64)).dtype == I64
+
+
+def test_cdist_pdist_zero_norm_counts_like_pytorch():
+    # p=0 counts the nonzero differences as PyTorch's kernel does, min(ceil(|d|), 1): NaN gives NaN, inf counts
+    a = t([[NAN, 3.0, -1.0], [INF, 0.0, 2.0], [1.0, 0.0, 0.0]], F64)
+    b = t([[0.0, 3.0, 0.0], [1.0, 0.0, 0.0]], F64)
+    want = np.array([[np.nan, np.nan], [3.0, 2.0], [2.0, 0.0]])
+    np.testing.assert_array_equal(minitorch.cdist(a, b, 0).numpy(), want)
+    np.testing.assert_array_equal(minitorch.pdist(a, 0).numpy(), [np.nan, np.nan, 2.0])
+    # the count is attached to the graph with a zero gradient (PyTorch's), not cut off from it
+    x1, x2 = dbl(rand((3, 2), 4)), dbl(rand((2, 2), 5))
+    minitorch.cdist(x1, x2, 0).sum().backward()
+    assert x1.grad.tolist() == [[0.0, 0.0]] * 3 and x2.grad.tolist() == [[0.0, 0.0]] * 2
+    # pdist of one row: no pairs, and a zero gradient
+    x = dbl([[1.0, -2.0, 0.5]])
+    r = minitorch.pdist(x, 3)
+    assert tuple(r.shape) == (0,) and r.requires_grad
+    r.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0]]

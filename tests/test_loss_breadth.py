@@ -337,6 +337,22 @@ def test_gaussian_var_gradient_passes_the_clamp(device):
     assert_matches(v.grad, 0.5 * (1 / vc - d**2 / vc**2))
 
 
+def test_gaussian_infinite_variance(device):
+    # an infinite variance: log(inf) / 2 = inf and no gradient (issue 34's fuzzer found NaN: inf - inf)
+    x = minitorch.tensor([0.7, 1.3], dtype=minitorch.float64, device=device, requires_grad=True)
+    t = minitorch.tensor([0.5, 0.9], dtype=minitorch.float64, device=device)
+    v = minitorch.tensor([math.inf, 2.0], dtype=minitorch.float64, device=device, requires_grad=True)
+    loss = F.gaussian_nll_loss(x, t, v, reduction="none")
+    assert_matches(loss, [math.inf, 0.5 * (math.log(2.0) + 0.4**2 / 2.0)])
+    loss.sum().backward()
+    assert_matches(x.grad, [0.0, 0.4 / 2.0])
+    assert_matches(v.grad, [0.0, 0.5 * (1 / 2.0 - 0.4**2 / 4.0)])
+    got = F.gaussian_nll_loss(
+        minitorch.tensor([1, 2], device=device), minitorch.tensor([0, 0], device=device), math.inf
+    )
+    assert got.dtype == minitorch.float32 and got.item() == math.inf
+
+
 def test_gaussian_var_shapes(device):
     rng = np.random.default_rng(3)
     x = minitorch.tensor(rng.standard_normal((4, 3, 2, 2)), device=device)

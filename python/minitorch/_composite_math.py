@@ -1188,6 +1188,12 @@ _export(unique_consecutive)
 # ---------------------------------------------------------------------------------------------- distances
 
 
+def _zero_norm(d):
+    """the count of nonzero differences along the last dim, as PyTorch's cdist/pdist kernels count:
+    min(ceil(|d|), 1) summed, so a NaN difference gives NaN and the result carries a zero gradient"""
+    return _C.sum(_C.clamp_max(_C.ceil(_C.abs(d)), 1.0), -1)
+
+
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M) -> (..., P, R)."""
     for name, t in (("X1", x1), ("X2", x2)):
@@ -1220,7 +1226,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         return _C.sqrt(_C.clamp_min(_C.matmul(a, b.transpose(-1, -2)), 1e-30))
     d = _C.sub(x1.unsqueeze(-2), x2.unsqueeze(-3))
     if p == 0:
-        return _C.sum(_C.ne(d, 0), -1).to(x1.dtype)
+        return _zero_norm(d)
     if p == math.inf:
         return _C.amax(_C.abs(d), -1)
     if p == 1:

@@ -1185,12 +1185,13 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if reduction not in _REDUCTIONS:
         raise ValueError(reduction + " is not valid")
     # The clamp is invisible to autograd in PyTorch (clamp_ under no_grad on a clone): the gradient reaches var
-    # as if unclamped, evaluated at the clamped value. Adding the detached difference does the same.
+    # as if unclamped, evaluated at the clamped value. Adding the detached difference where var < eps does the
+    # same (only there: inf - inf would make an infinite var NaN).
     if not var.is_floating_point():  # PyTorch clamps a clone in place: an integer var cannot take eps
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type {cpp_name(var.dtype)}"
         )
-    var = var + (var.clamp_min(eps) - var).detach()
+    var = _C._where(var < eps, var + (eps - var).detach(), var)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + _HALF_LOG_2PI
@@ -1954,10 +1955,16 @@ def pdist(input, p=2.0):
 
     i, j = np.triu_indices(n, 1)
     if len(i) == 0:
-        return _C.zeros(0, dtype=input.dtype, device=input.device)
+        # no pairs: an empty result that still hangs off input (its gradient is zeros, as PyTorch's)
+        return input.sum(1)[:0]
     ii = _tensor(i.astype(np.int64), device=input.device)
     jj = _tensor(j.astype(np.int64), device=input.device)
-    return (input.index_select(0, ii) - input.index_select(0, jj)).norm(p, 1)
+    d = input.index_select(0, ii) - input.index_select(0, jj)
+    if p == 0:  # PyTorch's kernel counts min(ceil(|d|), 1): a NaN difference gives NaN
+        from minitorch._composite_math import _zero_norm
+
+        return _zero_norm(d)
+    return d.norm(p, 1)
 
 
 # ---- sliding blocks: unfold (im2col) and fold (col2im)
