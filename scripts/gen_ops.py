@@ -30,9 +30,12 @@ KEYS = {
     "refuse",
     "jvp",
     "jvp_args",
+    "vmap",
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
+# the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
+TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
@@ -96,7 +99,7 @@ class Op:
     # binary only: per-input formulas, or a pair function (grad), and which inputs are saved for which grads
     grad_self = grad_other = None
     save = None  # None: derived from the formulas; else the names saved whatever is needed
-    jvp = ()  # (key, Python expression) pairs: the forward-mode rule, as written
+    transforms = ()  # (key, Python expression) pairs: the forward-mode and vmap rules, as written
     # func only
     signature = call = returns = out_rule = None
     params = ()  # Param tuples
@@ -217,21 +220,17 @@ def _finish(op, fail):
             return None, op.line
         return op.fields[key]
 
-    op.jvp = tuple(
-        (k, v) for k, (v, _) in op.fields.items() if k == "jvp_args" or JVP_TERM.match(k) or k == "jvp"
+    op.transforms = tuple(
+        (k, v) for k, (v, _) in op.fields.items() if k in TRANSFORM_KEYS or JVP_TERM.match(k)
     )
-    terms = [k for k, _ in op.jvp if k != "jvp_args"]
+    terms = [k for k, _ in op.transforms if k == "jvp" or JVP_TERM.match(k) and k != "jvp_args"]
     if "jvp" in terms and len(terms) > 1:
         fail(op.fields["jvp"][1], f"{op.name!r}: give 'jvp:' or 'jvp_<input>:' terms, not both")
-    if op.jvp and not terms:
+    if "jvp_args" in op.fields and not terms:
         fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
     if op.kind == "func":
         for key in op.fields:
-            if (
-                key not in ("variants", "call", "out", "jvp_args")
-                and not JVP_TERM.match(key)
-                and key != "jvp"
-            ):
+            if key not in ("variants", "call", "out", *TRANSFORM_KEYS) and not JVP_TERM.match(key):
                 fail(
                     op.fields[key][1],
                     f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
@@ -487,10 +486,10 @@ def bindings_header(ops):
         )
     out.append(
         _macro(
-            "MT_SCHEMA_JVP",
-            [(_c(o.name), _c(k), _c(v)) for o in ops for k, v in o.jvp],
-            "the forward-mode rules, for minitorch._C._op_schema_jvp() (autograd/_jvp_rules.py evaluates them): "
-            "(op, key, Python expression)",
+            "MT_SCHEMA_RULES",
+            [(_c(o.name), _c(k), _c(v)) for o in ops for k, v in o.transforms],
+            "the forward-mode and vmap rules, for minitorch._C._op_schema_rules() (autograd/_jvp_rules.py and "
+            "func/_batch_rules.py evaluate them): (op, key, Python expression)",
         )
     )
     out.append(

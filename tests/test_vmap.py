@@ -866,3 +866,50 @@ def test_einsum_sublist_format():
     assert_close(vmap(lambda a: torch.einsum(a, [Ellipsis, 1], [1, Ellipsis]))(x), x.transpose(1, 2))
     with pytest.raises(ValueError, match=r"not within the valid range \[0, 52\)"):
         vmap(lambda a: torch.einsum(a, [0, 60], [0]))(x)
+
+
+# ---- the rules csrc/ops/ops.schema declares
+
+
+def _schema_spellings():
+    import re
+
+    out = {}
+    for kind, name, _f, _r, _variants, aliases, *_ in torch._C._op_schema():
+        out[name] = kind
+        for a in re.findall(r"([a-z_0-9]+)(?:\[[^\]]*\])?", aliases):
+            out[a] = kind
+    return out
+
+
+def test_every_schema_op_declares_its_batching_rule_there():
+    from minitorch.func import _batch_rules
+    from minitorch.func._batched import RULES
+
+    declared = {name for name, key, _ in torch._C._op_schema_rules() if key == "vmap"}
+    spellings = _schema_spellings()
+    funcs = {n for n, k in spellings.items() if k == "func"}
+    names = {r[1] for r in torch._C._op_schema()}
+    missing = sorted(n for n in funcs if n not in declared and n in names)
+    assert not missing, f"funcs of csrc/ops/ops.schema without 'vmap:': {missing}"
+    # every spelling but the private primitives' has a rule, and none is registered by Python code as well
+    private = {
+        name for name, key, value in torch._C._op_schema_rules() if key == "vmap" and value == "private"
+    }
+    assert private and all(n.startswith("_") for n in private)
+    assert all(s in RULES for s in spellings if s not in private)
+    assert not set(spellings) & _batch_rules.PYTHON_KEYS, "rules of schema ops belong in csrc/ops/ops.schema"
+
+
+def test_schema_rules_batch_the_ops():
+    # tril via _trailing(2), cumsum via _dims_rule, the complex views via pointwise, each against a loop
+    x = rand(3, 4, 4)
+    z = torch.complex(rand(3, 5), rand(3, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback warning: each has a rule
+        assert_close(vmap(lambda t: torch.tril(t, -1))(x), loop(lambda t: torch.tril(t, -1))(x))
+        assert_close(vmap(lambda t: t.cumsum(1))(x), loop(lambda t: t.cumsum(1))(x))
+        assert_close(vmap(lambda t: t.logsumexp(0))(x), loop(lambda t: t.logsumexp(0))(x))
+        assert_close(vmap(torch.view_as_real)(z), loop(torch.view_as_real)(z))
+        assert_close(vmap(torch.imag)(z), loop(torch.imag)(z))
+        assert_close(vmap(lambda t: t.topk(2))(x)[0], loop(lambda t: t.topk(2)[0])(x))

@@ -84,12 +84,13 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
 #undef MT_SCHEMA_ROW
     return rows;
   });
-  // the forward-mode rules declared beside the ops (Python expressions; autograd/_jvp_rules.py reads them)
-  m.def("_op_schema_jvp", [] {
+  // the forward-mode and vmap rules declared beside the ops (Python expressions; autograd/_jvp_rules.py and
+  // func/_batch_rules.py read them)
+  m.def("_op_schema_rules", [] {
     py::list rows;
-#define MT_SCHEMA_JVP_ROW(name, key, value) rows.append(py::make_tuple(name, key, value));
-    MT_SCHEMA_JVP(MT_SCHEMA_JVP_ROW)
-#undef MT_SCHEMA_JVP_ROW
+#define MT_SCHEMA_RULE_ROW(name, key, value) rows.append(py::make_tuple(name, key, value));
+    MT_SCHEMA_RULES(MT_SCHEMA_RULE_ROW)
+#undef MT_SCHEMA_RULE_ROW
     return rows;
   });
   for (const Spelling& s : kUnarySpellings) {

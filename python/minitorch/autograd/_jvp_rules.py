@@ -677,7 +677,9 @@ def _schema_rules():
     """The rows ops.schema declares beside its ops, as the build compiled them into _C (`jvp: none` is a row
     without a tangent, `jvp: generic` asks for the generic JVP)."""
     rows = {}
-    for name, key, value in _C._op_schema_jvp():
+    for name, key, value in _C._op_schema_rules():
+        if not key.startswith("jvp"):
+            continue
         row = rows.setdefault(name, {})
         if key == "jvp_args":
             row["args"] = value

@@ -16,6 +16,8 @@ so a value that is itself batched at an outer level dispatches again. The famili
   level.
 """
 
+import re
+
 from minitorch import _C
 from minitorch._torch_functions import get_rng_state, set_rng_state
 from minitorch.func._batched import (
@@ -124,22 +126,15 @@ def _shift_dims(dims, rank):
 # ----------------------------------------------------------------------------------------------- pointwise
 
 POINTWISE = """
-abs absolute neg negative sign sgn floor ceil round trunc fix frac relu bitwise_not exp exp2 expm1 log log2 log10
-log1p sqrt rsqrt reciprocal square sin cos tan asin acos atan arcsin arccos arctan sinh cosh tanh arcsinh arccosh
-arctanh asinh acosh atanh erf erfc erfinv lgamma digamma i0 sigmoid logit logical_not isnan isinf isfinite isposinf
-isneginf isreal nan_to_num deg2rad rad2deg positive conj angle signbit
-add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power maximum minimum
-fmax fmin atan2 arctan2 hypot logaddexp logaddexp2 xlogy copysign nextafter ldexp eq ne lt le gt ge greater less
-greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor
-bitwise_left_shift bitwise_right_shift rsub clamp clip clamp_min clamp_max where lerp addcmul addcdiv
-masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like ones_like empty_like full_like
-F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh F.hardswish F.hardsigmoid
-F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid F.threshold
-F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_
-special.expit special.erf special.erfc special.erfinv special.expm1 special.exp2 special.log1p special.sinc
-special.xlogy special.xlog1py special.entr special.logit special.i0 special.i0e special.i1 special.i1e
-special.ndtr special.ndtri special.log_ndtr special.digamma special.psi special.gammaln special.round
-special.polygamma special.multigammaln
+fix frac square logit isposinf isneginf isreal nan_to_num deg2rad rad2deg positive signbit float_power fmax fmin
+hypot logaddexp logaddexp2 xlogy copysign nextafter ldexp bitwise_left_shift bitwise_right_shift rsub clamp clip
+clamp_min clamp_max where lerp addcmul addcdiv masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like
+ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
+F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
+F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
+special.erfc special.erfinv special.expm1 special.exp2 special.log1p special.sinc special.xlogy special.xlog1py
+special.entr special.logit special.i0 special.i0e special.i1 special.i1e special.ndtr special.ndtri
+special.log_ndtr special.digamma special.psi special.gammaln special.round special.polygamma special.multigammaln
 Tensor.clone Tensor.contiguous Tensor.detach Tensor.to Tensor.type Tensor.type_as Tensor.float Tensor.double
 Tensor.half Tensor.bfloat16 Tensor.int Tensor.long Tensor.short Tensor.bool Tensor.byte Tensor.char Tensor.cpu
 Tensor.cuda Tensor.masked_fill Tensor.clamp Tensor.requires_grad_ Tensor.pin_memory
@@ -248,8 +243,8 @@ register_rule(
     "sum", "mean", "nansum", "nanmean", "std", "var", "std_mean", "var_mean", "count_nonzero", "all", "any"
 )(_reduction())
 register_rule("amax", "amin")(_reduction(empty_is_all=True))
-register_rule("prod", "argmax", "argmin")(_reduction(tuple_dims=False))
-register_rule("logsumexp", "special.logsumexp")(_reduction())
+register_rule("prod")(_reduction(tuple_dims=False))
+register_rule("special.logsumexp")(_reduction())
 register_rule("norm")(_reduction(dim_pos=2))
 register_rule("linalg.vector_norm")(_reduction(dim_pos=2))
 
@@ -303,13 +298,12 @@ def _dims_rule(*dim_args, rank_extra=0):
 # (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
 for _names, _spec in (
     (
-        "cumsum cumprod cummax cummin logcumsumexp select narrow index_select Tensor.unfold renorm",
+        "cummax cummin logcumsumexp select narrow index_select Tensor.unfold renorm",
         ((1, "dim"),),
     ),
-    ("sort argsort F.glu diff mode", ((1, "dim", -1),)),
+    ("F.glu diff", ((1, "dim", -1),)),
     ("unbind", ((1, "dim", 0),)),
     ("F.normalize", ((2, "dim", 1),)),
-    ("topk kthvalue", ((2, "dim", -1),)),
     ("split chunk tensor_split Tensor.split split_with_sizes", ((2, "dim", 0),)),
     ("flip", ((1, "dims"),)),
     ("transpose swapaxes swapdims", ((1, "dim0"), (2, "dim1"))),
@@ -348,8 +342,6 @@ def _broadcast_dim_op(key, level, args, kwargs, dim_pos):
 
 
 @register_rule(
-    "softmax",
-    "log_softmax",
     "F.softmax",
     "F.log_softmax",
     "F.softmin",
@@ -371,8 +363,6 @@ def softmax_rule(key, level, args, kwargs):
 # ops on the trailing dims that take any leading batch dims: the value goes in as it is, once the entries
 # have the rank the op needs (lower ranks run per entry, which raises the op's own error)
 _TRAILING = {
-    "tril": 2,
-    "triu": 2,
     "diag_embed": 1,
     "linalg.inv": 2,
     "inverse": 2,
@@ -401,8 +391,20 @@ _TRAILING = {
 def trailing_dims_rule(key, level, args, kwargs):
     """Batching rule of linalg and tril/triu-style ops, which treat leading dims as batch dims: the value
     goes in as it is; entries below the op's rank or batched extra arguments run per entry."""
+    return _trailing_dims(key, level, args, kwargs, _TRAILING[key.removeprefix("Tensor.")])
+
+
+def _trailing(need):
+    """trailing_dims_rule for an op working on its last `need` dims (the schema's `vmap: _trailing(2)`)."""
+
+    def rule(key, level, args, kwargs):
+        return _trailing_dims(key, level, args, kwargs, need)
+
+    return rule
+
+
+def _trailing_dims(key, level, args, kwargs, need):
     x = args[0]
-    need = _TRAILING[key.removeprefix("Tensor.")]
     if (
         not _bt(x, level)
         or _rank(x, level) < need
@@ -1599,10 +1601,6 @@ for _name in [n for n in POINTWISE if "." not in n]:
 register_rule(
     "celu",
     "selu",
-    "gelu",
-    "gelu_tanh",
-    "silu",
-    "mish",
     "softplus",
     "leaky_relu",
     "threshold",
@@ -1610,7 +1608,6 @@ register_rule(
     "clone",
     "detach",
     "fill",
-    "trunc_divide",
     "gcd",
     "lcm",
     "frexp",
@@ -1722,3 +1719,32 @@ def quantile_rule(key, level, args, kwargs):
         x = args[0]
         return call(key, call("Tensor.reshape", x, (-1,)), *args[1:2], 0, *args[3:], **kwargs)
     return _dim_op(key, level, args, kwargs, ((2, "dim"),))
+
+
+# ----------------------------------------------------------------------------------------------- the schema's
+
+
+_SPELLINGS = re.compile(r"([a-z_0-9]+)(?:\[([a-z_ ]*)\])?")
+# the rules registered by the code above, which must not name an op of the schema (tests/test_func.py)
+PYTHON_KEYS = frozenset(RULES)
+
+
+def _register_schema_rules():
+    """The batching rules csrc/ops/ops.schema declares with each op (`vmap:`, a Python expression over this
+    module's rules; elementwise kinds default to pointwise, which also covers their in-place forms), under every
+    spelling of the op."""
+    declared = {name: value for name, key, value in _C._op_schema_rules() if key == "vmap"}
+    for kind, name, _functor, _rule, variants, aliases, *_ in _C._op_schema():
+        expr = declared.get(name, "pointwise" if kind in ("unary", "binary") else None)
+        if expr == "private":
+            continue
+        rule = eval(expr, globals())  # the schema's own text, compiled into _C
+        spellings = [(name, variants.split())]
+        spellings += [(a, v.split() if v else variants.split()) for a, v in _SPELLINGS.findall(aliases)]
+        for spelling, forms in spellings:
+            register_rule(spelling)(rule)
+            if rule is pointwise and ("inplace" in forms or "torch_inplace" in forms):
+                register_rule(spelling + "_", "Tensor." + spelling + "_")(pointwise)
+
+
+_register_schema_rules()
