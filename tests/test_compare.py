@@ -46,6 +46,24 @@ def test_isclose_integers_exact():
     assert minitorch.isclose(a, minitorch.tensor([1, 2, 4])).tolist() == [True, True, False]
 
 
+@pytest.mark.parametrize("dtype", [minitorch.uint8, minitorch.int8, minitorch.int32, minitorch.int64])
+def test_isclose_integers_compare_in_the_default_float_dtype(dtype):
+    # |a - b| without wrap-around (PyTorch computes the error in the default float dtype): NumPy on float32
+    a = np.array([9, 3, 4, 5, 100], dtype=np.int64)
+    b = np.array([3, 9, 5, 4, 99], dtype=np.int64)
+    x, y = minitorch.tensor(a, dtype=dtype), minitorch.tensor(b, dtype=dtype)
+    for rtol, atol in ((2.0, 0.0), (1.9, 0.0), (0.1, 0.0), (0.0, 1.5), (1e-5, 1e-8)):
+        want = np.isclose(a.astype(np.float32), b.astype(np.float32), rtol=rtol, atol=atol)
+        np.testing.assert_array_equal(minitorch.isclose(x, y, rtol, atol).numpy(), want)
+        assert minitorch.allclose(x, y, rtol, atol) == bool(want.all())
+        assert x.isclose(y, rtol, atol).tolist() == want.tolist()
+    big = minitorch.tensor([2**63 - 1, -4, 16777217])
+    other = minitorch.tensor([-1, -(2**63), 16777216])
+    # int64 max - (-1) does not wrap to a negative error; 16777217 and 16777216 are one float32
+    assert minitorch.isclose(big, other, 1.0, 0.5).tolist() == [False, True, True]
+    assert minitorch.isclose(big, other).tolist() == [False, False, True]
+
+
 def test_isclose_dtype_mismatch_raises():
     with pytest.raises(RuntimeError, match="did not match"):
         minitorch.isclose(minitorch.ones(2), minitorch.ones(2, dtype=minitorch.float64))

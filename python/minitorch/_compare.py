@@ -33,13 +33,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         allowed = _C.add(_C.abs(_C.mul(b, rtol)), atol)
         return _C.logical_or(close, _C.logical_and(_C.isfinite(err), _C.le(err, allowed)))
     if not a.is_floating_point():
-        # PyTorch's integer rule: equal, or |a - b| (in the dtype; bool as the default float) within
-        # atol + |rtol * b|; zero tolerances are equality alone
+        # PyTorch's integer rule: equal, or |a - b| within atol + |rtol * b| computed in the default float dtype
+        # (no wrap-around: uint8 3 vs 9 differ by 6, int64 max vs -1 by 2**63); zero tolerances are equality
         close = _C.eq(a, b)
         if rtol == 0 and atol == 0:
             return close
-        if a.dtype == _C.bool:
-            a, b = a.to(_C.get_default_dtype()), b.to(_C.get_default_dtype())
+        a, b = a.to(_C.get_default_dtype()), b.to(_C.get_default_dtype())
         allowed = _C.add(_C.abs(_C.mul(b, rtol)), atol)
         return _C.logical_or(close, _C.le(_C.abs(_C.sub(a, b)), allowed))
     # infinities are close only to themselves; everything finite within atol + rtol * |other|
