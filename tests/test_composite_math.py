@@ -727,3 +727,13 @@ def test_cdist_pdist_zero_norm_counts_like_pytorch():
     assert tuple(r.shape) == (0,) and r.requires_grad
     r.sum().backward()
     assert x.grad.tolist() == [[0.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("dtype", [F16, minitorch.bfloat16, F32, F64])
+def test_signbit_reads_the_sign_bit_of_nan(dtype):
+    vals = np.array([np.nan, -np.nan, 1.0, -0.0, 0.0, -2.0, -np.inf], dtype=np.float32)
+    x = t(vals.tolist(), F32).to(dtype)
+    want = np.signbit(x.float().numpy())  # the sign bits as stored (a NaN's included)
+    assert want[1] and want[3]
+    np.testing.assert_array_equal(minitorch.signbit(x).numpy(), want)
+    np.testing.assert_array_equal(minitorch.signbit(x[::2]).numpy(), want[::2])

@@ -371,9 +371,16 @@ def signbit(input):
     """True where the sign bit is set (negative numbers and -0.0)."""
     if not _is_float(input):
         return _C.lt(input, 0) if input.dtype != _C.bool else _C.zeros_like(input, dtype=_C.bool)
-    # -0.0 is told from 0.0 by the sign of its reciprocal (-inf)
+    # the sign bit itself, read through a same-width integer view: -0.0 and a NaN with its sign bit set count
+    # (PyTorch's std::signbit), which no comparison can tell
+    bits = _SIGN_VIEW.get(input.dtype)
+    if bits is not None:
+        return _C.lt(input.view(bits), 0)
     neg_zero = _C.logical_and(_C.eq(input, 0), _C.lt(_C.reciprocal(input), 0))
     return _C.logical_or(_C.lt(input, 0), neg_zero)
+
+
+_SIGN_VIEW = {_C.float64: _C.int64, _C.float32: _C.int32, _C.float16: _C.int16, _C.bfloat16: _C.int16}
 
 
 _export(signbit)
