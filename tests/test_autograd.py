@@ -1163,3 +1163,27 @@ def test_grad_with_no_inputs_raises():
     for empty in ([], ()):
         with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty."):
             torch.autograd.grad((x * 2).sum(), empty)
+
+
+def test_function_set_materialize_grads():
+    # PyTorch: with set_materialize_grads(False) an output without a gradient reaches backward as None; by
+    # default it arrives as zeros
+    seen = []
+
+    class Two(Function):
+        @staticmethod
+        def forward(ctx, x, materialize):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen.append((g1 is None, g2 is None, None if g2 is None else g2.tolist()))
+            return (g1 * 2 if g1 is not None else None), None
+
+    for materialize in (False, True):
+        x = torch.ones(2, requires_grad=True)
+        a, _ = Two.apply(x, materialize)
+        a.sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+    assert seen == [(False, True, None), (False, False, [0.0, 0.0])]

@@ -38,6 +38,9 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual std::string name() const = 0;
   virtual void release_variables() {}
   virtual bool is_accumulate_grad() const { return false; }
+  // false: a gradient that never arrived reaches apply() undefined instead of as zeros (a Python Function
+  // after ctx.set_materialize_grads(False) gets None).
+  virtual bool materializes_grads() const { return true; }
 
   bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
 

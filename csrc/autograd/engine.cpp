@@ -372,7 +372,7 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     for (auto& g : grads) any = any || g.defined();
     variable_list outs;
     if (any) {
-      for (size_t i = 0; i < grads.size(); ++i)
+      for (size_t i = 0; i < grads.size() && n->materializes_grads(); ++i)
         if (!grads[i].defined())
           grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
       auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)

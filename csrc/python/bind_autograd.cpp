@@ -60,6 +60,7 @@ struct PyFunctionNode : Node {
     ctx_ = py::object();
   }
   std::string name() const override { return name_; }
+  bool materializes_grads() const override { return materialize_grads_; }
   void release_variables() override {
     for (auto& s : saved) s.reset();
     released_ = true;
@@ -71,7 +72,8 @@ struct PyFunctionNode : Node {
     ctx_.attr("_saved_tensors") = saved_t;
     py::tuple args(grads.size() + 1);
     args[0] = ctx_;
-    for (size_t i = 0; i < grads.size(); ++i) args[i + 1] = py::cast(grads[i]);
+    for (size_t i = 0; i < grads.size(); ++i)
+      args[i + 1] = grads[i].defined() ? py::cast(grads[i]) : py::object(py::none());
     py::object r = backward_(*args);
     ctx_.attr("_saved_tensors") = py::none();
     variable_list out;
@@ -88,6 +90,7 @@ struct PyFunctionNode : Node {
     return out;
   }
   std::vector<autograd::SavedVariable> saved;
+  bool materialize_grads_ = true;  // ctx.set_materialize_grads, read when the call is recorded
 
  private:
   std::string name_;
@@ -298,6 +301,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   m.def("_function_record", [](const std::string& name, py::object backward, py::object ctx, py::list args,
                                py::list outputs, py::list to_save, py::list non_diff, py::list dirty) {
     auto node = std::make_shared<PyFunctionNode>(name, backward, ctx);
+    node->materialize_grads_ = py::getattr(ctx, "materialize_grads", py::bool_(true)).cast<bool>();
     std::vector<Tensor> ins;
     std::vector<const Tensor*> in_ptrs;
     ins.reserve(args.size());
