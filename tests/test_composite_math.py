@@ -737,3 +737,17 @@ def test_signbit_reads_the_sign_bit_of_nan(dtype):
     assert want[1] and want[3]
     np.testing.assert_array_equal(minitorch.signbit(x).numpy(), want)
     np.testing.assert_array_equal(minitorch.signbit(x[::2]).numpy(), want[::2])
+
+
+def test_addcmul_addcdiv_compute_in_the_common_dtype():
+    # an int32 tensor1 and a float32 tensor2 with a float64 input: the product/quotient is a float64 one
+    x, a, b = t([-0.0022606727614462585], F64), t([3], minitorch.int32), t([1.0919025531892963], F32)
+    b64 = float(np.float32(1.0919025531892963))
+    assert minitorch.addcdiv(x, a, b, value=0.5).item() == -0.0022606727614462585 + 0.5 * (3 / b64)
+    assert minitorch.addcmul(x, a, b, value=0.5).item() == -0.0022606727614462585 + 0.5 * (3 * b64)
+    # 0-dim operands do not widen a dimensioned float one; a 0-dim float does widen integers
+    r = minitorch.addcmul(t([1.0], F16), t(2.0, F32), t(3.0, F64))
+    assert r.dtype == F16 and r.tolist() == [7.0]
+    r = minitorch.addcdiv(t(1.0, F32), t(2.0, F64), t([4], minitorch.int32))
+    assert r.dtype == F64 and r.tolist() == [1.5]
+    assert gradcheck(lambda u, v: minitorch.addcdiv(u, v, t([2], minitorch.int32)), (dbl([0.5]), dbl([1.5])))

@@ -165,12 +165,40 @@ def square(input):
 _export_with_inplace(square, torch_inplace=True)
 
 
+def _tensors_result_type(*tensors):
+    """PyTorch's result_type of several tensors: the dimensioned ones' promoted dtype, widened by the 0-dim
+    ones' only when theirs is of a higher kind (combine_categories)."""
+    dim_dt = zero_dt = None
+    for t in tensors:
+        if t.dim() > 0:
+            dim_dt = t.dtype if dim_dt is None else _C.promote_types(dim_dt, t.dtype)
+        else:
+            zero_dt = t.dtype if zero_dt is None else _C.promote_types(zero_dt, t.dtype)
+    if dim_dt is None or zero_dt is None:
+        return dim_dt or zero_dt
+    if dim_dt.is_complex or dim_dt.is_floating_point:
+        return _C.promote_types(dim_dt, zero_dt) if zero_dt.is_complex else dim_dt
+    if dim_dt == _C.bool or zero_dt.is_floating_point or zero_dt.is_complex:
+        return _C.promote_types(dim_dt, zero_dt)
+    return dim_dt
+
+
+def _common(input, tensor1, tensor2):
+    """The three operands of addcmul/addcdiv in their common dtype, as PyTorch's kernel computes (tensor1 *
+    tensor2 of an int32 and a float32 with a float64 input is a float64 product); as given when they agree."""
+    if input.dtype == tensor1.dtype == tensor2.dtype:
+        return input, tensor1, tensor2
+    dt = _tensors_result_type(input, tensor1, tensor2)
+    return input.to(dt), tensor1.to(dt), tensor2.to(dt)
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
     if isinstance(value, builtins.float) and not builtins.any(
         _is_float(t) for t in (input, tensor1, tensor2)
     ):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
+    input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     r = _C.add(input, _C.mul(tensor1, tensor2), alpha=value)
     return r if out is None else out.copy_(r)
 
@@ -211,6 +239,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
+    input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     r = _C.add(input, _C.div(tensor1, tensor2), alpha=value)
     return r if out is None else out.copy_(r)
 
