@@ -1271,3 +1271,27 @@ def test_fft_primitives_halve_the_last_listed_dim():
     close(r, np.fft.rfftn(x.numpy(), axes=(2, 0)))
     back = torch._C._fft_c2r(r, [2, 0], 2, 3)
     close(back, x.numpy())
+
+
+def test_gradcheck_checks_complex_inputs_and_outputs():
+    # complex inputs and outputs are checked as pairs of reals: a backward that drops the imaginary part fails
+    from minitorch.autograd import GradcheckError, gradcheck
+
+    z = torch.randn(3, dtype=torch.complex128, requires_grad=True)
+    assert gradcheck(lambda z: z.exp() * z, (z,))
+    assert gradcheck(lambda z: z.abs(), (z,))
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda x: torch.polar(x.abs() + 1, x), (x,))
+
+    class DropsImag(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            return z * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return (g * 2).real.to(torch.complex128)
+
+    with pytest.raises(GradcheckError, match="imaginary part"):
+        gradcheck(DropsImag.apply, (z,))
+    assert gradcheck(DropsImag.apply, (z,), raise_exception=False) is False

@@ -1,4 +1,5 @@
-"""gradcheck / gradgradcheck: analytical gradients against central finite differences (float64 inputs)."""
+"""gradcheck / gradgradcheck: analytical gradients against central finite differences (float64 or complex128
+inputs, complex ones checked as pairs of reals)."""
 
 import numpy as np
 
@@ -14,23 +15,31 @@ def _differentiable_outputs(fn, inputs):
     return tuple(o for o in _as_tuple(fn(*inputs)) if _C._is_tensor(o) and o.requires_grad)
 
 
+def _real_parts(t):
+    """A tensor's values as a flat float64 list of reals: a complex element gives (real, imag), as PyTorch's
+    gradcheck sees a complex function as a real one of twice the size."""
+    t = t.detach()
+    if t.is_complex():
+        t = _C.view_as_real(t)
+    return t.reshape(-1).double().cpu().clone()
+
+
 def _numerical_jacobian(fn, inputs, i, eps):
-    """Columns d(out)/d(inputs[i][k]) by central differences, one per output (as flat float64 lists)."""
+    """Columns d(out)/d(real part k of inputs[i]) by central differences, one per output (flat float64, complex
+    outputs as (real, imag) pairs); a complex input's element is perturbed along 1 and along 1j."""
     x = inputs[i]
     xd = x.detach()  # writes through it keep x's layout (non-contiguous inputs stay non-contiguous)
+    steps = (eps, eps * 1j) if x.is_complex() else (eps,)
     cols = []
-    if True:  # not under no_grad: func may itself differentiate (gradgradcheck, gradient penalties)
-        for k in range(x.numel()):
-            idx = tuple(int(v) for v in np.unravel_index(k, tuple(x.shape))) if x.dim() else ()
-            orig = xd[idx].item()
-            xd[idx] = orig + eps
-            plus = [
-                o.detach().reshape(-1).double().clone() for o in _as_tuple(fn(*inputs)) if _C._is_tensor(o)
-            ]
-            xd[idx] = orig - eps
-            minus = [
-                o.detach().reshape(-1).double().clone() for o in _as_tuple(fn(*inputs)) if _C._is_tensor(o)
-            ]
+    # not under no_grad: func may itself differentiate (gradgradcheck, gradient penalties)
+    for k in range(x.numel()):
+        idx = tuple(int(v) for v in np.unravel_index(k, tuple(x.shape))) if x.dim() else ()
+        orig = xd[idx].item()
+        for step in steps:
+            xd[idx] = orig + step
+            plus = [_real_parts(o) for o in _as_tuple(fn(*inputs)) if _C._is_tensor(o)]
+            xd[idx] = orig - step
+            minus = [_real_parts(o) for o in _as_tuple(fn(*inputs)) if _C._is_tensor(o)]
             xd[idx] = orig
             cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     return cols
@@ -50,47 +59,62 @@ def gradcheck(
     **kwargs,
 ):
     """True when the autograd gradient of every output matches central differences for every input that
-    requires grad; raises (or returns False) otherwise. Inputs should be float64 and contiguous-writable."""
+    requires grad; raises (or returns False) otherwise. Inputs should be float64 or complex128 and
+    contiguous-writable. Complex inputs and outputs are checked as pairs of reals (PyTorch's convention: the
+    gradient of a real loss L is dL/dx + i dL/dy), so a wrong imaginary part fails too."""
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if _C._is_tensor(t) and t.requires_grad]
     for i in diff_idx:
-        if inputs[i].dtype != _C.float64:
+        if inputs[i].dtype not in (_C.float64, _C.complex128):
             import warnings
 
             warnings.warn(
-                f"Input #{i} requires gradient and is not a double precision floating point.", stacklevel=2
+                f"Input #{i} requires gradient and is not a double precision floating point or complex. This "
+                "check will likely fail if all the inputs are not of double precision floating point or complex. ",
+                stacklevel=2,
             )
     outputs = _differentiable_outputs(func, inputs)
     for oi in range(len(outputs)):
         # a fresh graph per output: the finite differences below write into the inputs (bumping versions)
         out = _differentiable_outputs(func, inputs)[oi]
-        n_out = out.numel()
-        # analytical: one backward per output element (rows of the Jacobian)
+        # analytical: one backward per real output component (rows of the real Jacobian); the gradient of
+        # Im(out[j]) is the backward of the grad_output 1j at j
+        parts = (1.0, 1j) if out.is_complex() else (1.0,)
         analytical = {i: [] for i in diff_idx}
-        for j in range(n_out):
-            g = _C.zeros(out.shape, dtype=out.dtype, device=out.device)
-            g.reshape(-1)[j] = 1.0
-            grads = _grad(out, [inputs[i] for i in diff_idx], g, retain_graph=True, allow_unused=True)
-            for i, gr in zip(diff_idx, grads):
-                if gr is None:
-                    gr = _C.zeros(inputs[i].shape, dtype=_C.float64, device=inputs[i].device)
-                analytical[i].append(gr.detach().reshape(-1).double().cpu())
+        for j in range(out.numel()):
+            for unit in parts:
+                g = _C.zeros(out.shape, dtype=out.dtype, device=out.device)
+                g.reshape(-1)[j] = unit
+                grads = _grad(out, [inputs[i] for i in diff_idx], g, retain_graph=True, allow_unused=True)
+                for i, gr in zip(diff_idx, grads):
+                    if gr is None:
+                        gr = _C.zeros(inputs[i].shape, dtype=inputs[i].dtype, device=inputs[i].device)
+                    analytical[i].append(_real_parts(gr))
         for i in diff_idx:
             numeric = _numerical_jacobian(func, inputs, i, eps)
-            for k in range(inputs[i].numel()):
-                num_col = numeric[k][oi].cpu()
-                for j in range(n_out):
+            for k, column in enumerate(numeric):
+                num_col = column[oi]
+                for j in range(len(analytical[i])):
                     a = analytical[i][j][k].item()
                     n = num_col[j].item()
                     if abs(a - n) > atol + rtol * abs(n):
+                        where = _where(inputs[i], k, out, j)
                         msg = (
                             f"Jacobian mismatch for output {oi} with respect to input {i},\n"
-                            f"numerical:{n!r}\nanalytical:{a!r} (at output element {j}, input element {k})"
+                            f"numerical:{n!r}\nanalytical:{a!r} ({where})"
                         )
                         if raise_exception:
                             raise GradcheckError(msg)
                         return False
     return True
+
+
+def _where(x, k, out, j):
+    """Names the failing entry of the real Jacobian: elements, and the part of complex ones."""
+    part = ("real", "imaginary")
+    inp = f"input element {k // 2}, {part[k % 2]} part" if x.is_complex() else f"input element {k}"
+    o = f"output element {j // 2}, {part[j % 2]} part" if out.is_complex() else f"output element {j}"
+    return f"at {o}, {inp}"
 
 
 def gradgradcheck(
