@@ -420,6 +420,31 @@ def test_cosine_similarity_and_pairwise_distance(device, dtype):
     assert gradcheck(lambda x, y: F.pairwise_distance(x, y), (_leaf(a), _leaf(b)))
 
 
+def test_cosine_similarity_normalizes_each_float_side_in_its_own_dtype():
+    # PyTorch casts only integer inputs to the common dtype: a float16 side is divided by its float16 norm
+    # (accumulated in float32) and rounded to float16 before the float64 product (issue 34)
+    a, b = _rand(5, 7, seed=12), _rand(5, 7, seed=13)
+    a16 = a.astype(np.float16)
+    n1 = np.float16(np.sqrt((a16.astype(np.float32) ** 2).sum(1, keepdims=True)))
+    q1 = (a16.astype(np.float32) / np.float32(n1)).astype(np.float16).astype(np.float64)
+    want = (q1 * (b / np.linalg.norm(b, axis=1, keepdims=True))).sum(1)
+    got = F.cosine_similarity(minitorch.tensor(a16), minitorch.tensor(b), dim=1)
+    assert got.dtype == minitorch.float64
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-15)
+    # the float16 rounding is visible: the all-float64 answer differs
+    exact = (a16.astype(np.float64) * b).sum(1) / (
+        np.linalg.norm(a16.astype(np.float64), axis=1) * np.linalg.norm(b, axis=1)
+    )
+    assert np.abs(got.numpy() - exact).max() > 1e-6
+    # an integer side is cast to the common dtype first
+    ai = np.array([[1, 2, 3], [0, -4, 5]])
+    bf = _rand(2, 3, seed=14).astype(np.float32)
+    want = (ai * bf).sum(1) / (np.linalg.norm(ai, axis=1) * np.linalg.norm(bf, axis=1))
+    got = F.cosine_similarity(minitorch.tensor(ai), minitorch.tensor(bf), dim=1)
+    assert got.dtype == minitorch.float32
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("p", [1.0, 2.0, 3.5])
 def test_pdist(device, dtype, p):

@@ -836,7 +836,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # ---- distances
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     # PyTorch's order: broadcast first (a side of size 1 along dim counts once per element of the other), then
-    # each norm clamped to eps on its own, then the dot product of the normalized vectors
+    # each norm clamped to eps on its own, then the dot product of the normalized vectors. Only integer inputs
+    # are cast to the common dtype: a float16 side is normalized in float16 before the product widens it
     common = _C.result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(
@@ -844,7 +845,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         )
     from minitorch._composite_shape import broadcast_tensors
 
-    x1, x2 = broadcast_tensors(x1.to(common), x2.to(common))
+    if not x1.is_floating_point():
+        x1 = x1.to(common)
+    if not x2.is_floating_point():
+        x2 = x2.to(common)
+    x1, x2 = broadcast_tensors(x1, x2)
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
