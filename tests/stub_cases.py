@@ -107,6 +107,10 @@ CASES = {
         T.clamp(t(T, A, dt, dev), t(T, [0, 1, 0], dt, dev), t(T, [1, 2, 2], dt, dev))
     ),
     "param_unary_stub": lambda T, dt, dev: flat(T.nn.functional.leaky_relu(t(T, A, dt, dev), 0.25)),
+    "lerp_stub": lambda T, dt, dev: flat(
+        T.lerp(t(T, A, dt, dev), t(T, B, dt, dev), t(T, [0.25, 0.75, 0.5], dt, dev)),
+        T.lerp(t(T, A, dt, dev), t(T, B, dt, dev), 0.75),
+    ),
     "index_gather_stub": lambda T, dt, dev: flat(t(T, A, dt, dev)[T.tensor([1, 0, 1], device=dev)]),
     "index_put_stub": lambda T, dt, dev: flat(
         t(T, A, dt, dev).index_put_((T.tensor([1, 0], device=dev),), t(T, B, dt, dev), accumulate=True)

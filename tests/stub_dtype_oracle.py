@@ -2022,6 +2022,52 @@ ORACLE = {
     ("index_put_stub", "int8"): ("ok", [0.0, -4.0, 3.0, 4.0, 3.0, -1.0]),
     ("index_put_stub", "uint8"): ("ok", [0.0, 252.0, 3.0, 4.0, 3.0, 255.0]),
     ("index_put_stub", "bool"): ("ok", [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+    ("lerp_stub", "float32"): (
+        "ok",
+        [0.625, 1.1875, 0.25, 2.3125, -1.875, 0.125, 0.875, 1.1875, -0.625, 0.9375, -1.875, 0.5625],
+    ),
+    ("lerp_stub", "float64"): (
+        "ok",
+        [0.625, 1.1875, 0.25, 2.3125, -1.875, 0.125, 0.875, 1.1875, -0.625, 0.9375, -1.875, 0.5625],
+    ),
+    ("lerp_stub", "float16"): (
+        "ok",
+        [0.625, 1.1875, 0.25, 2.3125, -1.875, 0.125, 0.875, 1.1875, -0.625, 0.9375, -1.875, 0.5625],
+    ),
+    ("lerp_stub", "bfloat16"): (
+        "ok",
+        [0.625, 1.1875, 0.25, 2.3125, -1.875, 0.125, 0.875, 1.1875, -0.625, 0.9375, -1.875, 0.5625],
+    ),
+    ("lerp_stub", "int64"): (
+        "err",
+        "NotImplementedError",
+        "\"lerp_kernel_tensor\" not implemented for 'Long'",
+    ),
+    ("lerp_stub", "int32"): (
+        "err",
+        "NotImplementedError",
+        "\"lerp_kernel_tensor\" not implemented for 'Int'",
+    ),
+    ("lerp_stub", "int16"): (
+        "err",
+        "NotImplementedError",
+        "\"lerp_kernel_tensor\" not implemented for 'Short'",
+    ),
+    ("lerp_stub", "int8"): (
+        "err",
+        "NotImplementedError",
+        "\"lerp_kernel_tensor\" not implemented for 'Char'",
+    ),
+    ("lerp_stub", "uint8"): (
+        "err",
+        "NotImplementedError",
+        "\"lerp_kernel_tensor\" not implemented for 'Byte'",
+    ),
+    ("lerp_stub", "bool"): (
+        "err",
+        "NotImplementedError",
+        "\"lerp_kernel_tensor\" not implemented for 'Bool'",
+    ),
     ("lstsq_stub", "float32"): ("ok", [-0.5310307145118713, 0.48713794350624084]),
     ("lstsq_stub", "float64"): ("ok", [-0.5310307609282245, 0.48713797445583734]),
     ("lstsq_stub", "float16"): (

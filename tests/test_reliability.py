@@ -1616,3 +1616,56 @@ def test_lu_solve_checks_its_pivots_in_a_subprocess(pivots, message):
     LU, piv = minitorch.linalg.lu_factor(A)
     x = minitorch.linalg.lu_solve(LU, piv, minitorch.tensor([[10.0], [12.0]], dtype=minitorch.float64))
     np.testing.assert_allclose(x.numpy().ravel(), np.linalg.solve(A.numpy(), [10.0, 12.0]))
+
+
+def test_lerp_dtypes_checks_and_half_precision_as_pytorch():
+    # one kernel now (it was seven ops): PyTorch's dtype checks and result_type, half computed in float and
+    # rounded once, a number weight kept in full precision, foreach lerp_ deciding by |w|
+    T = minitorch
+    f32, f64, f16 = (
+        (lambda *s: T.ones(s)),
+        (lambda *s: T.ones(s, dtype=T.float64)),
+        (lambda *s: T.ones(s, dtype=T.float16)),
+    )
+    assert T.lerp(f32(2), f32(2), f64()).dtype == T.float32  # a 0-dim weight of another dtype is taken
+    assert (
+        T.lerp(T.tensor(1.0), T.tensor(2.0), T.tensor(0.5, dtype=T.float64)).dtype == T.float64
+    )  # all 0-dim
+    assert T.lerp(f16(2), f16(2), 0.5).dtype == T.float16 and T.lerp(f32(2), f32(2), True).dtype == T.float32
+    with pytest.raises(RuntimeError, match="^expected dtype float for `end` but got dtype double$"):
+        T.lerp(f32(), f64(2), f32())
+    with pytest.raises(RuntimeError, match="^expected dtype float for `weight` but got dtype double$"):
+        T.lerp(f32(2), f32(2), f64(2))
+    with pytest.raises(RuntimeError, match="expected dtype c10::Half for `end`"):
+        T.lerp(f16(2), f32(), 0.5)
+    # float16 in float: 1.2 -> -2.8 at w = 1 is end itself (the wrapped 1 - w kept float16, not float32)
+    r = T.lerp(T.tensor(1.2, dtype=T.float16), T.tensor(-2.8, dtype=T.float16), 1)
+    assert r.dtype == T.float16 and r.item() == np.float16(-2.8)
+    h = np.array([0.1, 0.7, -3.3], dtype=np.float16)
+    e = np.array([2.9, -1.1, 8.7], dtype=np.float16)
+    w = np.array([0.3, 0.6, 0.45], dtype=np.float16)
+    got = T.lerp(T.tensor(h), T.tensor(e), T.tensor(w)).numpy()
+    h32, e32, w32 = h.astype(np.float32), e.astype(np.float32), w.astype(np.float32)
+    ref = np.where(np.abs(w32) < 0.5, h32 + w32 * (e32 - h32), e32 - (e32 - h32) * (1 - w32)).astype(
+        np.float16
+    )
+    np.testing.assert_array_equal(got, ref)
+    # float64 with a huge number weight: computed in double, not through a float32 scalar
+    big = T.lerp(T.tensor([1.0], dtype=T.float64), T.tensor([2.0], dtype=T.float64), 1e30)
+    assert big.item() == 1e30
+    # broadcasting over all three, strided operands
+    a = T.arange(6.0).reshape(2, 3).t()
+    got = T.lerp(a, T.zeros(3, 1), T.tensor([0.25, 0.75]))
+    an = np.arange(6.0).reshape(2, 3).T
+    np.testing.assert_allclose(
+        got.numpy(), np.where([0.25, 0.75] < np.array(0.5), an * 0.75, -(0 - an) * 0.25)
+    )
+    # foreach lerp_ decides by |w|: w = -0.5 counts back from end, as PyTorch (inf - inf there is nan)
+    b = T.tensor([1.2], dtype=T.bfloat16)
+    b.lerp_(T.tensor([-float("inf")], dtype=T.bfloat16), -0.5)
+    assert np.isnan(b.float().item())
+    # gradients through the two-sided formula, tensor and number weights
+    s, t = (T.randn(4, dtype=T.float64, requires_grad=True) for _ in range(2))
+    wt = T.tensor([0.1, 0.5, 0.9, -2.0], dtype=T.float64, requires_grad=True)
+    assert T.autograd.gradcheck(T.lerp, (s, t, wt))
+    assert T.autograd.gradcheck(lambda u, v: T.lerp(u, v, 0.2), (s, t))

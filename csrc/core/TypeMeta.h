@@ -31,6 +31,10 @@ inline const char* cpp_type_name(ScalarType t) {
       return "unsigned char";
     case ScalarType::Bool:
       return "bool";
+    case ScalarType::ComplexFloat:
+      return "c10::complex<float>";
+    case ScalarType::ComplexDouble:
+      return "c10::complex<double>";
     default:
       return dtype_name(t);
   }

@@ -90,7 +90,8 @@ struct Lerp {
   T w;
   MT_HD_INLINE void operator()(T* v) const {
     T d = v[1] - v[0];
-    v[0] = (w < T(0.5)) ? v[0] + w * d : v[1] - d * (T(1) - w);
+    // |w| decides, as in fn::Lerp: w = -0.5 counted from self gave inf where PyTorch gives nan
+    v[0] = ((w < T(0) ? -w : w) < T(0.5)) ? v[0] + w * d : v[1] - d * (T(1) - w);
   }
 };
 // out-of-place: v[0] is the output, v[1] the input

@@ -3,6 +3,7 @@
 // values.
 #pragma once
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -621,6 +622,41 @@ struct Clamp {
       if (h != h || v > h) v = h;
     }
     return static_cast<S>(v);
+  }
+};
+
+// PyTorch's lerp: counted from self while |w| < 1/2 and back from end beyond, so that both ends are exact; in
+// opmath (float for half and bfloat16), rounded once.
+template <typename T>
+MT_HD_INLINE T lerp_magnitude(T w) {
+  return w < T(0) ? -w : w;
+}
+#if !defined(__CUDA_ARCH__)
+template <typename T>
+inline T lerp_magnitude(std::complex<T> w) {
+  return std::abs(w);
+}
+#endif
+template <typename O, typename W>
+MT_HD_INLINE O lerp_of(O a, O b, W w) {
+  const O d = b - a;
+  return lerp_magnitude(w) < decltype(lerp_magnitude(w))(0.5) ? a + w * d : b - d * (W(1) - w);
+}
+// a tensor weight: three operands of one dtype
+struct Lerp {
+  template <typename S>
+  MT_HD_INLINE S operator()(S a, S b, S w) const {
+    using op_t = opmath_t<S>;
+    return static_cast<S>(lerp_of(static_cast<op_t>(a), static_cast<op_t>(b), static_cast<op_t>(w)));
+  }
+};
+// a number weight, held in opmath precision (W: opmath of the dtype)
+template <typename W>
+struct LerpScalar {
+  W w;
+  template <typename S>
+  MT_HD_INLINE S operator()(S a, S b) const {
+    return static_cast<S>(lerp_of(static_cast<W>(a), static_cast<W>(b), w));
   }
 };
 

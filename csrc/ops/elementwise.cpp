@@ -6,6 +6,7 @@
 
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "core/TypeMeta.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -618,17 +619,52 @@ Tensor polygamma(int64_t n, const Tensor& self) {
   if (autograd::needs_grad(self)) return autograd::polygamma(n, self);
   return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);
 }
+// PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain
+// self + w * (end - self) gives lerp(1, inf, 0.7) = inf where PyTorch gives nan; found by the differential
+// fuzzer). One kernel (kernels/functors.h fn::Lerp); with gradients the same formula from differentiable ops.
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  if (!is_inexact(self.dtype()))  // PyTorch's kernels, named by the weight's kind
-    dtype_not_implemented(weight.impl()->is_wrapped_number() ? "lerp_kernel_scalar" : "lerp_kernel_tensor",
+  const bool number = weight.impl()->is_wrapped_number();
+  if (!is_inexact(self.dtype()))  // PyTorch's kernels: on the CPU named by the weight's kind
+    dtype_not_implemented(self.is_cuda() ? "lerp_cuda"
+                          : number       ? "lerp_kernel_scalar"
+                                         : "lerp_kernel_tensor",
                           self.dtype());
-  // PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain
-  // self + w * (end - self) gives lerp(1, inf, 0.7) = inf where PyTorch gives nan; found by the differential
-  // fuzzer)
-  Tensor diff = sub(end, self);
-  Tensor from_self = add(self, mul(weight, diff));
-  Tensor from_end = sub(end, mul(diff, sub(wrapped_scalar(Scalar(1.0)), weight)));
-  return where(lt(abs(weight), wrapped_scalar(Scalar(0.5))), from_self, from_end);
+  // PyTorch's checks: end has self's dtype; so does a weight tensor unless it is 0-dim. The result is the
+  // operands' result_type (three 0-dim tensors can widen it).
+  MT_CHECK(end.dtype() == self.dtype(), "expected dtype ", cpp_type_name(self.dtype()),
+           " for `end` but got dtype ", cpp_type_name(end.dtype()));
+  MT_CHECK(number || weight.dim() == 0 || weight.dtype() == self.dtype(), "expected dtype ",
+           cpp_type_name(self.dtype()), " for `weight` but got dtype ", cpp_type_name(weight.dtype()));
+  Device dev = common_device({&self, &end, &weight});
+  ScalarType dt = result_type({self, end, weight});
+  if (autograd::needs_grad(self, end, weight)) {
+    Tensor a = to(self, dt, dev), b = to(end, dt, dev), diff = sub(b, a);
+    if (number) {  // the weight is a number: the branch is known, 1 - w stays a number
+      Scalar w = item(weight);
+      const bool near_self = std::abs(w.to_complex()) < 0.5;
+      Scalar rest =
+          w.is_complex() ? Scalar(std::complex<double>(1.0) - w.to_complex()) : Scalar(1.0 - w.to_double());
+      return near_self ? add(a, mul(weight, diff)) : sub(b, mul(diff, wrapped_scalar(rest)));
+    }
+    Tensor w = to(weight, dt, dev);
+    Tensor from_self = add(a, mul(w, diff));
+    Tensor from_end = sub(b, mul(diff, sub(wrapped_scalar(Scalar(1.0)), w)));
+    return where(lt(abs(w), wrapped_scalar(Scalar(0.5))), from_self, from_end);
+  }
+  DimVector shape = broadcast_shapes(self.sizes(), end.sizes());
+  if (!number) shape = broadcast_shapes(shape, weight.sizes());
+  Tensor out = make_empty(shape, dt, dev);
+  if (out.numel() == 0) return out;
+  Tensor a = prepare(self, dt, dev), b = prepare(end, dt, dev);
+  if (number) {
+    Scalar w = item(weight);
+    TensorIter it = TensorIter::make({out, a, b});
+    lerp_stub.get(dev)(it, &w);
+  } else {
+    TensorIter it = TensorIter::make({out, a, b, prepare(weight, dt, dev)});
+    lerp_stub.get(dev)(it, nullptr);
+  }
+  return out;
 }
 
 }  // namespace mt

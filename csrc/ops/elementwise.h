@@ -84,5 +84,8 @@ using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_ma
 // unused)
 enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1);
+// out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as
+// PyTorch's lerp_kernel_scalar keeps it), out, self, end
+using LerpKernelFn = void (*)(const TensorIter& iter, const Scalar* weight);
 
 }  // namespace mt

@@ -20,6 +20,7 @@
   _(where_stub, elementwise, WhereKernelFn) \
   _(clamp_stub, elementwise, ClampKernelFn) \
   _(param_unary_stub, elementwise, ParamUnaryKernelFn) \
+  _(lerp_stub, elementwise, LerpKernelFn) \
   _(index_gather_stub, index, IndexGatherFn) \
   _(index_put_stub, index, IndexPutFn) \
   _(nonzero_stub, index, NonzeroFn)
@@ -98,7 +99,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 65
+#define MT_NUM_DISPATCH_STUBS 66
 
 // ---- recording twins: _(name, ops/ family, return type, parameters); autograd/record.h declares them in
 // mt::autograd, derivatives.cpp / views.cpp define them (a twin missing from the table does not compile at

@@ -296,6 +296,31 @@ void clamp_cpu(const TensorIter& it, bool has_min, bool has_max) {
   });
 }
 
+// The number weight in the dtype's opmath (complex dtypes take a complex one).
+template <typename W>
+W lerp_weight(const Scalar& w) {
+  if constexpr (std::is_same_v<W, std::complex<float>> || std::is_same_v<W, std::complex<double>>)
+    return W(w.to_complex());
+  else
+    return static_cast<W>(w.to_double());
+}
+
+void lerp_cpu(const TensorIter& it, const Scalar* weight) {
+  auto body = [&](auto tag) {
+    using scalar_t = decltype(tag);
+    if (weight)
+      cpu_binary_loop<scalar_t, scalar_t>(
+          it, fn::LerpScalar<opmath_t<scalar_t>>{lerp_weight<opmath_t<scalar_t>>(*weight)});
+    else
+      cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Lerp{});
+  };
+  switch (it.dtypes[0]) {
+    MT_DISPATCH_FLOATING_CASES([&] { body(scalar_t{}); })
+    MT_DISPATCH_COMPLEX_CASES([&] { body(scalar_t{}); })
+    MT_DISPATCH_FAIL(it.dtypes[0], "lerp_kernel")
+  }
+}
+
 void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
   if (op == ParamUnaryOp::softplus && softplus_vectorized(it, p0, p1)) return;
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
@@ -379,5 +404,6 @@ MT_REGISTER_KERNEL(binary_stub, CPU, &binary_cpu);
 MT_REGISTER_KERNEL(where_stub, CPU, &where_cpu);
 MT_REGISTER_KERNEL(clamp_stub, CPU, &clamp_cpu);
 MT_REGISTER_KERNEL(param_unary_stub, CPU, &param_unary_cpu);
+MT_REGISTER_KERNEL(lerp_stub, CPU, &lerp_cpu);
 
 }  // namespace mt

@@ -1,6 +1,6 @@
-// CUDA kernels for where/masked_fill and clamp: the functors are shared with the CPU (kernels/functors.h).
-// The unary and binary tables live in elementwise_unary.cu / elementwise_binary.cu so nvcc builds them in
-// parallel.
+// CUDA kernels for where/masked_fill, clamp and lerp: the functors are shared with the CPU
+// (kernels/functors.h). The unary and binary tables live in elementwise_unary.cu / elementwise_binary.cu so
+// nvcc builds them in parallel.
 #include "kernels/cuda/Loops.cuh"
 #include "kernels/functors.h"
 #include "ops/kernels.h"
@@ -19,9 +19,22 @@ void clamp_cuda(const TensorIter& it, bool has_min, bool has_max) {
   });
 }
 
+// Real dtypes only: CUDA has no complex arithmetic kernels yet.
+void lerp_cuda(const TensorIter& it, const Scalar* weight) {
+  MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "lerp_cuda", [&] {
+    using op_t = opmath_t<scalar_t>;
+    if (weight)
+      gpu_kernel<scalar_t, scalar_t, scalar_t>(it,
+                                               fn::LerpScalar<op_t>{static_cast<op_t>(weight->to_double())});
+    else
+      gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Lerp{});
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(where_stub, CUDA, &where_cuda);
+MT_REGISTER_KERNEL(lerp_stub, CUDA, &lerp_cuda);
 MT_REGISTER_KERNEL(clamp_stub, CUDA, &clamp_cuda);
 
 }  // namespace mt
