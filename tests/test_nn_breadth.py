@@ -11,7 +11,7 @@ import pytest
 
 import minitorch
 from minitorch import nn
-from minitorch.autograd import gradcheck
+from minitorch.autograd import gradcheck, gradgradcheck
 from minitorch.nn import functional as F
 
 DTYPES = [minitorch.float32, minitorch.float64]
@@ -164,6 +164,40 @@ def test_rrelu_train_and_eval():
     np.testing.assert_allclose(_np(m(x)), 0.2 * _np(x), rtol=1e-12)
     with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
         F.rrelu(x, 0.5, 0.1, training=True)
+
+
+def test_logsigmoid_follows_pytorchs_operation_order():
+    # PyTorch's kernel: min(x, 0) - log1p(exp(-|x|)), each step rounded in float32 (issue 34: the old
+    # -softplus(-x) rounded differently for negative x; multilabel_soft_margin_loss showed it)
+    a = np.random.default_rng(1).uniform(-15, 15, 20000).astype(np.float32)
+    d = a.astype(np.float64)
+    e = np.exp(-np.abs(d)).astype(np.float32).astype(np.float64)
+    want = (np.minimum(d, 0) - np.log1p(e).astype(np.float32).astype(np.float64)).astype(np.float32)
+    got = F.logsigmoid(minitorch.tensor(a)).numpy()
+    assert np.abs(got - want).max() <= np.spacing(np.abs(want)).max()
+    assert (got == want).mean() > 0.99
+    # the loss PyTorch 2.15 gives for a float32 input and a float64 target of -1e30
+    x = minitorch.tensor([0.243911724225641], dtype=minitorch.float32)
+    t = minitorch.tensor([-1e30], dtype=minitorch.float64)
+    ls = [float(F.logsigmoid(v).item()) for v in (x, -x)]
+    assert ls == [float.fromhex("-0x1.283f84p-1"), float.fromhex("-0x1.a52184p-1")]  # PyTorch's bits
+    assert F.multilabel_soft_margin_loss(x, t).item() == 1e30 * ls[0] - (1 + 1e30) * ls[1]
+    # float16/bfloat16 computed in float32 and rounded once
+    for dt in (minitorch.float16, minitorch.bfloat16):
+        v = minitorch.tensor(a[:200]).to(dt)
+        assert F.logsigmoid(v).dtype == dt
+        assert minitorch.equal(F.logsigmoid(v), F.logsigmoid(v.float()).to(dt))
+    edge = F.logsigmoid(minitorch.tensor([float("-inf"), float("inf"), float("nan"), -200.0, 0.0])).tolist()
+    assert (
+        edge[:2] == [float("-inf"), 0.0]
+        and math.isnan(edge[2])
+        and edge[3:] == [-200.0, float(np.float32(-math.log(2.0)))]
+    )
+    # gradient 1/2 and second derivative -1/4 at 0, as finite differences
+    xs = minitorch.tensor([-3.0, -0.5, 0.0, 0.4, 7.0, -30.0], dtype=minitorch.float64, requires_grad=True)
+    assert gradcheck(F.logsigmoid, (xs,)) and gradgradcheck(F.logsigmoid, (xs,))
+    (g,) = minitorch.autograd.grad(F.logsigmoid(xs).sum(), xs)
+    np.testing.assert_allclose(g.detach().numpy(), 1 / (1 + np.exp(xs.detach().numpy())), rtol=1e-15)
 
 
 def test_softmax2d():

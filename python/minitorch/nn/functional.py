@@ -364,7 +364,16 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def logsigmoid(input):
     _floating(input, "log_sigmoid")
-    return -_C.softplus(-input, 1.0, 20.0)
+    # PyTorch's split min(x, 0) - log1p(exp(-|x|)): exp never exceeds 1, so float32 keeps the bits that
+    # -softplus(-x) loses for negative x. Written with where, each side is smooth through 0 (the gradient is
+    # 1/2 there and the second derivative -1/4, which abs and minimum would lose). float16/bfloat16 are
+    # computed in float32 and rounded once, as PyTorch's kernel
+    x = input.float() if input.dtype in (_C.float16, _C.bfloat16) else input
+    neg = x < 0
+    out = _C._where(neg, x, _C.zeros((), dtype=x.dtype, device=x.device)) - _C.softplus(
+        _C._where(neg, x, -x), 1.0, 20.0
+    )
+    return out if x is input else out.to(input.dtype)
 
 
 def softsign(input):
