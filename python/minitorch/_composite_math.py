@@ -549,13 +549,20 @@ def logit(input, eps=None):
         p = _C._where(_C.lt(p, lo), lo, _C._where(_C.gt(p, hi), hi, p))
     value = _C.log(_C.div(p, _C.rsub(p, 1.0)))
     # PyTorch's LogitBackward: grad / (x (1 - x)) of the unclamped input (inf at 0 and 1), NaN outside [0, 1]
-    # without eps, 0 outside [eps, 1 - eps] with it (logit_ reaches here with a copy of self: _inplace_of)
-    lo, hi = (0.0, 1.0) if eps is None else (float(eps), 1.0 - float(eps))
-    outside = math.nan if eps is None else 0.0
+    # without eps, with it 0 unless eps <= x <= 1 - eps, as its vectorized loop tests (so a NaN input or a NaN
+    # eps gives 0) (logit_ reaches here with a copy of self: _inplace_of)
+    if eps is None:
 
-    def derivative(grad, x):
-        g = _C.div(grad, _C.mul(x, _C.rsub(x, 1.0)))
-        return _C._where(_C.logical_or(_C.lt(x, lo), _C.gt(x, hi)), outside, g)
+        def derivative(grad, x):
+            g = _C.div(grad, _C.mul(x, _C.rsub(x, 1.0)))
+            return _C._where(_C.logical_or(_C.lt(x, 0.0), _C.gt(x, 1.0)), math.nan, g)
+
+    else:
+        lo, hi = float(eps), 1.0 - float(eps)
+
+        def derivative(grad, x):
+            g = _C.div(grad, _C.mul(x, _C.rsub(x, 1.0)))
+            return _C._where(_C.logical_and(_C.ge(x, lo), _C.le(x, hi)), g, 0.0)
 
     return _with_gradient(x, value, derivative)
 
