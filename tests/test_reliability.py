@@ -1686,3 +1686,38 @@ def test_lerp_dtypes_checks_and_half_precision_as_pytorch():
     wt = T.tensor([0.1, 0.5, 0.9, -2.0], dtype=T.float64, requires_grad=True)
     assert T.autograd.gradcheck(T.lerp, (s, t, wt))
     assert T.autograd.gradcheck(lambda u, v: T.lerp(u, v, 0.2), (s, t))
+
+
+def test_fuzzer_findings_topk_std_fill_bce_as_pytorch():
+    T = minitorch
+    # topk of a 0-dim tensor gives the element itself for k = 0 as for k = 1, with its gradient
+    x = T.tensor(2.5, requires_grad=True)
+    v, i = T.topk(x, 0)
+    assert v.shape == () and v.item() == 2.5 and i.item() == 0
+    v.backward()
+    assert x.grad.item() == 1.0
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        T.topk(x, 2)
+    # float32 var/std accumulate in double: squares of 1e30 overflow float, the std does not
+    big = T.tensor([1e30, -1e30, 3e29])
+    ref = np.std(np.array([1e30, -1e30, 3e29]), ddof=1)
+    assert T.std(big).item() == pytest.approx(ref, rel=1e-6) and np.isinf(T.var(big).item())
+    assert T.std_mean(big)[0].item() == pytest.approx(ref, rel=1e-6)
+    assert T.tensor([[1e30, -1e30, 3e29]]).std(1).item() == pytest.approx(ref, rel=1e-6)
+    # fill_ with a value that requires grad: the value receives the gradient's sum
+    val = T.tensor(2.0, requires_grad=True)
+    t = T.zeros(3)
+    t.fill_(val)
+    (t * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert val.grad.item() == 6.0 and t.tolist() == [2.0, 2.0, 2.0]
+    # BCE with logits on bfloat16 logits: log-sigmoid rounded once (four bfloat16 roundings moved it by 2e-3)
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((3, 4)).astype(np.float32)
+    ys, ws = rng.uniform(0, 1, (3, 4)), rng.uniform(0, 1, (3, 4))
+    xb = T.tensor(xs).to(T.bfloat16)
+    got = T.nn.functional.binary_cross_entropy_with_logits(xb, T.tensor(ys), T.tensor(ws))
+    xf = xb.float().numpy().astype(np.float64)
+    log_sig = (np.minimum(xf, 0) - np.log1p(np.exp(-np.abs(xf)))).astype(np.float32)
+    log_sig = T.tensor(log_sig).to(T.bfloat16).double().numpy()
+    ref = np.mean(((1 - ys) * xf - log_sig) * ws)
+    assert got.item() == pytest.approx(ref, rel=1e-12)

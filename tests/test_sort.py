@@ -231,7 +231,8 @@ def test_topk_nan_and_errors(device):
     with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
         minitorch.ones(3, dtype=minitorch.bool, device=device).median(0)
     s = minitorch.tensor(4.0, device=device)
-    assert s.topk(1).values.item() == 4.0 and s.topk(0).values.shape == (0,)
+    # PyTorch 2.15: a 0-dim self gives itself for k = 0 too
+    assert s.topk(1).values.item() == 4.0 and s.topk(0).values.shape == ()
 
 
 def test_topk_grad(device):

@@ -120,10 +120,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   MT_CHECK(k >= 0 && k <= (self.dim() > 0 ? self.sizes()[d] : 1), "selected index k out of range");
   MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on ",
                            self.is_cuda() ? "CUDA" : "CPU");
-  if (self.dim() == 0) {
-    if (k == 1) return scalar_result(self);
-    return {empty({0}, self.dtype(), self.device()), empty({0}, ScalarType::Long, self.device())};
-  }
+  // a 0-dim self gives itself for k = 0 as for k = 1 (PyTorch's kernel does not look at k there)
+  if (self.dim() == 0) return scalar_result(self);
   // always sorted: sorted=False leaves the order unspecified, and sorted is one valid order
   auto [v, i] = sort_along(self, d, k, largest);
   return {differentiable_values(self, d, v, i), i};

@@ -4,6 +4,7 @@
 
 #include "autograd/AutogradMeta.h"
 #include "autograd/Node.h"
+#include "autograd/record.h"
 #include "core/Parallel.h"
 #include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
@@ -385,9 +386,13 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("fill_",
            [](const Tensor& t, py::handle v) {
              if (py::isinstance<TensorImpl>(v)) {
-               int64_t d = v.cast<Tensor>().dim();
-               MT_CHECK(d == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", d,
-                        " dimensions.");
+               Tensor value = v.cast<Tensor>();
+               MT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
+                        value.dim(), " dimensions.");
+               // a value that requires grad receives the sum of the gradient, as PyTorch's fill_: filling
+               // is then a copy of the value broadcast over t, which autograd differentiates
+               if (autograd::needs_grad(value))
+                 return copy_(t, expand(to(value, t.dtype(), t.device()), t.sizes()));
              }
              Scalar s = parse_scalar(v);
              return nogil([&] { return fill_(t, s); }, t);

@@ -38,10 +38,9 @@ using reduce_rules::is_nan;
 constexpr int kLanes = 16;
 constexpr int64_t kBlock = 2048;
 
-// sum of f(x) over p[0, n) for floating T; f maps T to opmath (float for half/bfloat16/float).
-template <typename T, typename F>
-double blocked_sum(const T* p, int64_t n, const F& f) {
-  using op_t = opmath_t<T>;
+// sum of f(x) over p[0, n) for floating T, in blocks of kLanes accumulators of op_t added into a double.
+template <typename T, typename op_t, typename F>
+double blocked_sum_in(const T* p, int64_t n, const F& f) {
   double total = 0;
   for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
     const T* q = p + b0;
@@ -57,6 +56,12 @@ double blocked_sum(const T* p, int64_t n, const F& f) {
     total += static_cast<double>(acc[0]) + static_cast<double>(tail);
   }
   return total;
+}
+
+// The usual lanes: opmath (float for half/bfloat16/float); f maps T to it.
+template <typename T, typename F>
+double blocked_sum(const T* p, int64_t n, const F& f) {
+  return blocked_sum_in<T, opmath_t<T>>(p, n, f);
 }
 
 // Reduces one row, split over the thread pool when `split` (few long rows); part(ptr, n) reduces a chunk,

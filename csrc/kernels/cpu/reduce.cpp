@@ -82,12 +82,19 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
       }
       case ReduceOp::var:
       case ReduceOp::std: {
-        // two passes: the mean, then squared deviations from it (no cancellation as in E[x^2] - E[x]^2)
-        op_t mu = static_cast<op_t>(sum_of(p, split, id) / static_cast<double>(row));
-        double m2 = sum_of(p, split, [mu](T x) {
-          op_t d = static_cast<op_t>(x) - mu;
-          return d * d;
-        });
+        // two passes: the mean, then squared deviations from it (no cancellation as in E[x^2] - E[x]^2),
+        // in double as PyTorch's CPU kernel accumulates float32: squares of 1e30 overflow float, and std of
+        // [1e30, -1e30, 3e29] is finite there
+        const double mu = sum_of(p, split, id) / static_cast<double>(row);
+        double m2 = reduce_row<T, double>(
+            p, row, split,
+            [&](const T* q, int64_t n) {
+              return blocked_sum_in<T, double>(q, n, [mu](T x) {
+                const double d = static_cast<double>(static_cast<op_t>(x)) - mu;
+                return d * d;
+              });
+            },
+            [](double a, double b) { return a + b; });
         r = reduce_rules::var_from_m2(m2, row, arg);
         if (op == ReduceOp::std) r = std::sqrt(r);
         break;
