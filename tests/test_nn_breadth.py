@@ -148,6 +148,38 @@ def test_threshold_module_and_torch_names():
         assert callable(getattr(minitorch, name))
 
 
+def test_threshold_converts_the_threshold_to_the_input_type():
+    # PyTorch's kernel compares with threshold.to<scalar_t>() (issue 34): an integer input meets the truncated
+    # threshold, uint8 the wrapped one, float16/bfloat16 the float one
+    a = np.array([-5, -1, 0, 1, 2, 3, 100])
+    x = minitorch.tensor(a)
+    assert nn.Threshold(-0.5, 7)(x).tolist() == np.where(a <= 0, 7, a).tolist()
+    assert F.threshold(x, -1.5, -9.9).tolist() == np.where(a <= -1, -9, a).tolist()
+    assert F.threshold(x[::2], 0.9, 2.7).tolist() == np.where(a[::2] <= 0, 2, a[::2]).tolist()
+    u = minitorch.tensor(a.astype(np.uint8))
+    assert (
+        F.threshold(u, -3, 1).tolist() == np.where(a.astype(np.uint8) <= 253, 1, a.astype(np.uint8)).tolist()
+    )
+    y = x.clone()
+    F.threshold_(y, -0.5, 7)
+    assert y.tolist() == np.where(a <= 0, 7, a).tolist()
+    h = np.array([0.0999755859375, 0.1000366211, 0.10009765625, 1.0], dtype=np.float16)
+    want = np.where(h.astype(np.float32) <= np.float32(0.10002), 2.0, h)  # float16(0.10002) is h[1]
+    assert F.threshold(minitorch.tensor(h), 0.10002, 2.0).tolist() == want.tolist() == [2.0, h[1], h[2], 1.0]
+    for dt, th, name in ((minitorch.int8, 200, "int8_t"), (minitorch.int64, 1e30, "int64_t")):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
+            F.threshold(x.to(dt), th, 1)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        F.threshold(x, float("nan"), 1)
+    for bad, name in ((minitorch.tensor([True]), "Bool"), (minitorch.tensor([1j]), "ComplexFloat")):
+        with pytest.raises(NotImplementedError, match=f"\"threshold_cpu\" not implemented for '{name}'"):
+            F.threshold(bad, 0.5, 1)
+    # the gradient passes where the input was kept
+    g = minitorch.tensor([1.0, 2.0, -1.0, float("nan")], dtype=minitorch.float64, requires_grad=True)
+    F.threshold(g, 1.5, 0.0).sum().backward()
+    assert g.grad.tolist() == [0.0, 1.0, 0.0, 1.0]
+
+
 def test_rrelu_train_and_eval():
     minitorch.manual_seed(0)
     x = -minitorch.rand(2000, dtype=minitorch.float64) - 0.1

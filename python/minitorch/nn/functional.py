@@ -193,10 +193,16 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def threshold(input, threshold, value, inplace=False):
     _number("threshold_" if inplace else "threshold", "threshold", 2, threshold)
     _number("threshold_" if inplace else "threshold", "value", 3, value)
-    # PyTorch's test is x <= threshold: a NaN input, or a NaN threshold, keeps x
-    out = _C._where(
-        input <= threshold, _C.scalar_tensor(value, dtype=input.dtype, device=input.device), input
-    )
+    if input.dtype == _C.bool or input.is_complex():
+        raise NotImplementedError(f"\"threshold_cpu\" not implemented for '{scalar_name(input.dtype)}'")
+    # PyTorch's kernel converts the threshold to the input's type (float for float16/bfloat16, which it
+    # compares in float), so an integer input meets int(threshold) (-0.5 becomes 0) and an unrepresentable
+    # one is refused as Scalar.to's overflow; the test is x <= threshold: a NaN input or threshold keeps x
+    reduced = input.dtype in (_C.float16, _C.bfloat16)
+    x = input.float() if reduced else input
+    th = _C.scalar_tensor(threshold, dtype=x.dtype, device=x.device)
+    fill = _C.scalar_tensor(value, dtype=input.dtype, device=input.device)
+    out = _C._where(_C.le(x, th), fill, input)
     return input.copy_(out) if inplace else out
 
 
