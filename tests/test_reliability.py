@@ -1721,3 +1721,38 @@ def test_fuzzer_findings_topk_std_fill_bce_as_pytorch():
     log_sig = T.tensor(log_sig).to(T.bfloat16).double().numpy()
     ref = np.mean(((1 - ys) * xf - log_sig) * ws)
     assert got.item() == pytest.approx(ref, rel=1e-12)
+
+
+def test_cross_entropy_probability_targets_as_pytorch():
+    T = minitorch
+    F = T.nn.functional
+    rng = np.random.default_rng(1)
+    X, P, W = rng.standard_normal((4, 3)), rng.dirichlet([1, 1, 1], 4), rng.uniform(0.5, 2, 3)
+    ls = X - np.log(np.exp(X).sum(1, keepdims=True))
+    # zero classes: PyTorch's mean is nan (0 / 0 samples), its sum and 'none' rows -0.0
+    z = T.zeros(5, 0)
+    assert np.isnan(F.cross_entropy(z, z).item())
+    s = F.cross_entropy(z, z, reduction="sum").item()
+    assert s == 0 and np.signbit(s)
+    assert F.cross_entropy(z, z, reduction="none").shape == (5,)
+    # operands of several dtypes: the result is their result_type
+    x32 = T.tensor(X, dtype=T.float32)
+    r = F.cross_entropy(x32, T.tensor(P))
+    assert r.dtype == T.float64 and r.item() == pytest.approx(-(ls * P).sum() / 4, rel=1e-6)
+    r = F.cross_entropy(x32, T.tensor(P, dtype=T.float32), weight=T.tensor(W))
+    assert r.dtype == T.float64 and r.item() == pytest.approx(-(ls * P * W).sum() / 4, rel=1e-6)
+    # a weight that requires grad gets d loss / d w = -sum_n ls * t / N (label smoothing mixes the target)
+    w = T.tensor(W, requires_grad=True)
+    x = T.tensor(X, requires_grad=True)
+    F.cross_entropy(x, T.tensor(P), weight=w, label_smoothing=0.1).backward()
+    t = P * 0.9 + 0.1 / 3
+    np.testing.assert_allclose(w.grad.numpy(), -(ls * t).sum(0) / 4, rtol=1e-12)
+    assert T.autograd.gradcheck(
+        lambda a, b: F.cross_entropy(a, T.tensor(P), weight=b, reduction="sum"),
+        (T.tensor(X, requires_grad=True), T.tensor(W, requires_grad=True)),
+    )
+    # class-index targets read the weight as the input's dtype, as PyTorch's kernel (no silent conversion)
+    with pytest.raises(RuntimeError, match="^expected scalar type BFloat16 but found Float$"):
+        F.cross_entropy(x32.to(T.bfloat16), T.tensor([0, 1, 2, 0]), weight=T.ones(3))
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        F.nll_loss(x32, T.tensor([0, 1, 2, 0]), weight=T.ones(3, dtype=T.float64))

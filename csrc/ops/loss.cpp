@@ -111,6 +111,9 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target, const T
     MT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == p.g.classes),
              "weight tensor should be defined either for all ", p.g.classes,
              " classes or no classes but got weight tensor of shape: ", shape_str(weight.sizes()));
+    // PyTorch's nll kernel reads the weight as the input's scalar type
+    MT_CHECK(!weight.defined() || weight.dtype() == input.dtype(), "expected scalar type ",
+             dtype_short_name(input.dtype()), " but found ", dtype_short_name(weight.dtype()));
     p.out_shape = target.sizes();
   }
   p.x = contiguous(input);
@@ -181,6 +184,34 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional
 
 }  // namespace
 
+namespace {
+
+// PyTorch's cross_entropy with class probabilities written out: -(log_softmax(x) * t * w) summed over the
+// class dim, the mean dividing by the number of samples (numel / classes). The fused kernel covers the common
+// case; this covers operands of several dtypes (the result is their result_type, log_softmax stays in the
+// input's), a weight that requires grad (it gets its gradient) and zero classes (mean nan, sum -0).
+Tensor cross_entropy_prob_composite(const Tensor& input, const Tensor& target,
+                                    const std::optional<Tensor>& weight, Reduction reduction,
+                                    double label_smoothing) {
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1, classes = input.sizes()[class_dim];
+  Tensor t = target;
+  if (label_smoothing > 0)
+    t = add(mul(t, S(1.0 - label_smoothing)), S(label_smoothing / static_cast<double>(classes)));
+  Tensor prod = mul(log_softmax(input, class_dim, input.dtype()), t);
+  if (weight) {
+    DimVector shape(static_cast<size_t>(input.dim()), 1);
+    shape[class_dim] = classes;
+    prod = mul(prod, view(*weight, shape));
+  }
+  if (reduction == Reduction::None) return neg(sum(prod, {class_dim}, false));
+  Tensor total = neg(sum(prod, {}, false));
+  if (reduction == Reduction::Sum) return total;
+  if (input.numel() == 0) return mul(total, S(std::numeric_limits<double>::quiet_NaN()));
+  return div(total, S(static_cast<double>(input.numel() / classes)));
+}
+
+}  // namespace
+
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                      Reduction reduction, int64_t ignore_index, double label_smoothing) {
   if (autocast::active()) {
@@ -197,6 +228,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
     opt.label_smoothing = label_smoothing > 0.0 ? label_smoothing : 0.0;
   } else {
     opt.label_smoothing = label_smoothing;
+    const bool mixed = target.dtype() != input.dtype() || (weight && weight->dtype() != input.dtype());
+    const int64_t classes = input.dim() >= 1 ? input.sizes()[input.dim() == 1 ? 0 : 1] : 1;
+    if (mixed || (weight && autograd::needs_grad(*weight)) || classes == 0) {
+      plan_class_loss(input, target, weight ? *weight : Tensor(), opt);  // the same checks and messages
+      return cross_entropy_prob_composite(input, target, weight, reduction, label_smoothing);
+    }
   }
   return class_loss(input, target, weight, opt);
 }
