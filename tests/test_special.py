@@ -359,3 +359,22 @@ def test_multigammaln_p_is_an_int():
         scipy.special.multigammaln(x, 2),
         rtol=1e-12,
     )
+
+
+def test_gammainc_gammaincc_special_cases_as_pytorch():
+    # PyTorch's order of special cases (calc_igamma/calc_igammac): a negative operand -> nan; a = 0 -> 1/0 for
+    # x > 0 else nan; x = 0 -> 0/1 even for a nan a; an infinite a -> nan with an infinite x, else 0/1; an
+    # infinite x -> 1/0
+    nan, inf = float("nan"), float("inf")
+    a = minitorch.tensor([nan, -1.0, 0.0, 0.0, inf, inf, 2.0, 2.0, nan, 0.5], dtype=minitorch.float64)
+    x = minitorch.tensor([0.0, 1.0, 1.0, 0.0, inf, 3.0, inf, -1.0, 1.0, 0.0], dtype=minitorch.float64)
+    lower = [0.0, nan, 1.0, nan, nan, 0.0, 1.0, nan, nan, 0.0]
+    upper = [1.0, nan, 0.0, nan, nan, 1.0, 0.0, nan, nan, 1.0]
+    np.testing.assert_array_equal(minitorch.special.gammainc(a, x).numpy(), lower)
+    np.testing.assert_array_equal(minitorch.special.gammaincc(a, x).numpy(), upper)
+    for dt in (minitorch.float16, minitorch.float32):
+        np.testing.assert_array_equal(minitorch.igammac(a.to(dt), x.to(dt)).double().numpy(), upper)
+    # away from the corners, the values: P(2, 1) = 1 - 2/e
+    assert minitorch.special.gammainc(
+        minitorch.tensor(2.0, dtype=minitorch.float64), minitorch.tensor(1.0, dtype=minitorch.float64)
+    ).item() == pytest.approx(1 - 2 / np.e, rel=1e-12)

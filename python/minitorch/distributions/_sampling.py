@@ -554,16 +554,30 @@ def _igamma_args(input, other, name):
     return a, x
 
 
+def _igamma_corners(a, x, value, upper):
+    """PyTorch's special cases of igamma/igammac (calc_igamma/calc_igammac), taking precedence over the computed
+    `value` in its order: a negative operand is NaN; a = 0 is 1 (upper: 0) for x > 0, else NaN; x = 0 is 0
+    (upper: 1) whatever a, a NaN included; an infinite a is NaN for an infinite x, else 0 (upper: 1); an
+    infinite x is 1 (upper: 0)."""
+    lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
+    nan = _C.full_like(value, math.nan)
+    r = _C._where(x.isinf(), _C.full_like(value, hi), value)
+    r = _C._where(a.isinf(), _C._where(x.isinf(), nan, _C.full_like(value, lo)), r)
+    r = _C._where(x == 0, _C.full_like(value, lo), r)
+    r = _C._where(a == 0, _C._where(x > 0, _C.full_like(value, hi), nan), r)
+    return _C._where((x < 0) | (a < 0), nan, r)
+
+
 def gammainc(input, other):
-    """The regularized lower incomplete gamma function P(input, other), as torch.special.gammainc (NaN for a
-    negative shape or argument)."""
+    """The regularized lower incomplete gamma function P(input, other), as torch.special.gammainc, with
+    PyTorch's special cases (_igamma_corners)."""
     a, x = _igamma_args(input, other, "igamma")
-    bad = (a < 0) | (x < 0) | ((a == 0) & (x == 0))
-    p = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0))
-    return p.masked_fill(bad | a.isnan() | x.isnan(), math.nan)
+    p = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0)).masked_fill(a.isnan() | x.isnan(), math.nan)
+    return _igamma_corners(a, x, p, upper=False)
 
 
 def gammaincc(input, other):
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P, as torch.special.gammaincc."""
     a, x = _igamma_args(input, other, "igammac")
-    return 1 - gammainc(a, x)
+    p = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0)).masked_fill(a.isnan() | x.isnan(), math.nan)
+    return _igamma_corners(a, x, 1 - p, upper=True)
