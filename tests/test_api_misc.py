@@ -30,8 +30,27 @@ def test_pixel_shuffle_against_numpy(dtype, shape):
     out = F.pixel_shuffle(x, r)
     np.testing.assert_array_equal(out.numpy(), ref)
     assert minitorch.equal(minitorch.nn.PixelShuffle(r)(x), out)
-    assert minitorch.equal(F.pixel_unshuffle(out, r), x)
-    assert minitorch.equal(minitorch.nn.PixelUnshuffle(r)(out), x)
+    # PyTorch's pixel_unshuffle returns an empty input as it is, so the round trip holds for non-empty ones
+    back = x if x.numel() else out
+    assert minitorch.equal(F.pixel_unshuffle(out, r), back)
+    assert minitorch.equal(minitorch.nn.PixelUnshuffle(r)(out), back)
+
+
+@pytest.mark.parametrize(
+    "shape, r", [((5, 0, 2), 2), ((1, 0, 3, 3), 3), ((0, 1, 4, 4), 2), ((1, 2, 0, 4), 2)]
+)
+def test_pixel_unshuffle_of_an_empty_input_keeps_its_shape(shape, r):
+    # PyTorch checks the shape, then returns an empty input's copy (issue 34: we gave (20, 0, 1) for (5, 0, 2))
+    x = minitorch.zeros(shape, dtype=minitorch.float64, requires_grad=True)
+    for fn in (F.pixel_unshuffle, minitorch.pixel_unshuffle, minitorch.nn.PixelUnshuffle(r)):
+        y = fn(x) if isinstance(fn, minitorch.nn.Module) else fn(x, r)
+        assert y.shape == shape and y.requires_grad
+        (g,) = minitorch.autograd.grad(y.sum(), x)
+        assert g.shape == shape
+    with pytest.raises(
+        RuntimeError, match=r"height to be divisible by downscale_factor, but input.size\(-2\)=3"
+    ):
+        F.pixel_unshuffle(minitorch.zeros(0, 1, 3, 4), 2)
 
 
 def test_pixel_shuffle_non_contiguous_and_factor_3():

@@ -1582,6 +1582,9 @@ def pixel_unshuffle(input, downscale_factor):
             f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
             f"is not divisible by {r}"
         )
+    if input.numel() == 0:
+        # PyTorch returns an empty input unchanged in shape once the checks pass ((N, 0, 3, 3) stays so)
+        return input.clone()
     n = len(batch)
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
