@@ -269,6 +269,7 @@ RANDOM = (
     "svd_lowrank",
     "pca_lowrank",
     "binomial",
+    "Transformer",  # the Transformer layers and stacks: their dropout (p=0.1 by default) acts in training mode
 )
 UNINITIALIZED = {"new"}  # Tensor.new(sizes) is torch.empty's spelling
 
