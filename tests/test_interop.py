@@ -131,8 +131,18 @@ def test_cupy_both_ways():
     assert back.is_cuda and back.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
-def test_empty_arrays_get_contiguous_strides():
-    # NumPy may give an empty array any strides (0 here for some); the tensor takes the contiguous ones, as PyTorch
+def test_empty_tensors_strides_as_pytorch():
+    # a list gives contiguous strides; an empty NumPy array keeps NumPy's (zeros in NumPy 2), and copies of an
+    # empty tensor keep its strides (PyTorch's preserve_format: every empty tensor is "dense")
     assert minitorch.tensor([], dtype=minitorch.bool).stride() == (1,)
     assert minitorch.tensor([[]]).stride() == (1, 1)
-    assert minitorch.from_numpy(np.zeros((0, 3))).stride() == (3, 1)
+    for a in (np.zeros((0, 3)), np.zeros((2, 0)), np.zeros((3, 0, 2))[:, :, ::2], np.zeros((0, 4)).T):
+        want = tuple(s // a.itemsize for s in a.strides)
+        t = minitorch.from_numpy(a)
+        assert t.stride() == want and minitorch.tensor(a).stride() == want
+        assert t.clone().stride() == want and t.float().stride() == want
+    e = minitorch.empty(0, 3).t()
+    assert e.clone().stride() == (1, 3) and e.double().stride() == (1, 3)
+    z = minitorch.from_numpy(np.zeros((0, 3)))
+    z.copy_(minitorch.zeros(0, 3))  # writing into zero strides is fine when there is no element
+    z.add_(1)

@@ -30,7 +30,7 @@ void check_writable(const Tensor& self) {
       "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
       "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
       "details.");
-  for (int64_t d = 0; d < self.dim(); ++d)
+  for (int64_t d = 0; d < self.dim() && self.numel() > 0; ++d)  // an empty tensor writes no element twice
     MT_CHECK(
         self.stride(d) != 0 || self.size(d) <= 1,
         "unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -74,6 +74,15 @@ const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   return self;
 }
 
+namespace {
+// clone's and to's output. PyTorch's preserve_format keeps the strides of an empty tensor (NumPy gives an
+// empty array zero strides, and PyTorch's copies keep them); any other layout becomes contiguous here.
+Tensor fresh_like(const Tensor& self, ScalarType dtype, Device device) {
+  if (self.numel() == 0) return make_view(make_empty({0}, dtype, device), self.sizes(), self.strides(), 0);
+  return make_empty(self.sizes(), dtype, device);
+}
+}  // namespace
+
 Tensor contiguous(const Tensor& self) {
   if (self.is_contiguous()) return self;
   return clone(self);
@@ -81,7 +90,7 @@ Tensor contiguous(const Tensor& self) {
 
 Tensor clone(const Tensor& self) {
   if (autograd::needs_grad(self)) return autograd::clone(self);
-  Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
+  Tensor out = fresh_like(self, self.dtype(), self.device());
   copy_(out, self);
   return out;
 }
@@ -96,7 +105,7 @@ Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool n
   if (non_blocking && device.is_cpu() && self.is_cuda())
     out = make_empty_with(self.sizes(), dtype, device, cuda_hooks().pinned_allocator());
   else
-    out = make_empty(self.sizes(), dtype, device);
+    out = fresh_like(self, dtype, device);
   if (self.dtype() != dtype && self.device() != device) {
     // convert on the source device, then move: one cross-device transfer of the final bytes
     Tensor converted = make_empty(self.sizes(), dtype, self.device());

@@ -122,8 +122,7 @@ Tensor from_numpy(py::array arr) {
     strides.push_back(s / item);
     if (arr.shape(d) > 0) hi += (arr.shape(d) - 1) * s;
   }
-  // an empty array's strides say nothing (NumPy may give 0): the contiguous ones, as PyTorch's tensor() has
-  if (arr.size() == 0) strides = contiguous_strides(sizes);
+  // an empty array keeps NumPy's strides (zeros in NumPy 2), as PyTorch's from_numpy and tensor() do
   auto storage = std::make_shared<StorageImpl>();
   storage->data = const_cast<void*>(arr.data());
   storage->nbytes = arr.size() == 0 ? 0 : static_cast<size_t>(hi - lo + item);

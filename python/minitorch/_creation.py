@@ -108,6 +108,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             if dtype is not None:
                 arr = arr.astype(_np_of[dtype], copy=False)
             out = _C.from_numpy(np.array(arr, copy=True, order="C"))
+        if arr.size == 0 and not isinstance(data, np.ndarray):
+            # an empty list has no NumPy strides to keep (NumPy gives zeros): PyTorch's are the contiguous ones
+            out = _C.empty(out.shape, dtype=out.dtype)
         if device is not None:
             out = out.to(device)
     if requires_grad:
