@@ -657,15 +657,20 @@ def repro(call):
     def lit(v):  # a literal Python can read back (repr writes nan and inf bare)
         return re.sub(r"\b(nan|inf)\b", r"float('\1')", repr(v.tolist() if isinstance(v, np.ndarray) else v))
 
+    def make(v, dt):  # an empty array's nested list loses its trailing sizes: spell its shape
+        if v.size == 0:
+            return f"torch.empty({tuple(v.shape)}, dtype=torch.{dt})"
+        return f"torch.tensor({lit(v)}, dtype=torch.{dt})"
+
     def a(s):
         if s[0] == "T":  # the layout as Runner.tensor builds it
             _, dt, v, layout = s
             if layout == "t":
                 order = ", ".join(str(d) for d in reversed(range(v.ndim)))
-                return f"torch.tensor({lit(v.transpose())}, dtype=torch.{dt}).permute({order})"
+                return f"{make(v.transpose(), dt)}.permute({order})"
             if layout == "s":
-                return f"torch.tensor({lit(np.repeat(v, 2, axis=-1))}, dtype=torch.{dt})[..., ::2]"
-            return f"torch.tensor({lit(v)}, dtype=torch.{dt})"
+                return f"{make(np.repeat(v, 2, axis=-1), dt)}[..., ::2]"
+            return make(v, dt)
         if s[0] == "C":
             return "[" + ", ".join(a(x) for x in s[1]) + "]"
         if s[0] == "dtype":
