@@ -690,3 +690,12 @@ def test_removed_and_lowrank_functions_fail_as_pytorchs_python():
     assert U.shape == (6, 1) and S.shape == (1,) and V.shape == (5, 1)
     U, S, V = torch.svd_lowrank(T(a), 2, None)
     np.testing.assert_allclose(S.numpy(), np.linalg.svd(a, compute_uv=False)[:2], rtol=1e-8)
+
+
+def test_slogdet_real_sign_requires_grad_with_zero_gradient():
+    # PyTorch: the sign output of a real slogdet requires grad (so a loss may use it) and contributes nothing
+    A = torch.tensor([[2.0, 1.0], [1.0, -3.0]], dtype=torch.float64, requires_grad=True)
+    sign, logabs = torch.linalg.slogdet(A)
+    assert sign.requires_grad and logabs.requires_grad and sign.item() == -1.0
+    (sign * 5 + logabs).backward()
+    np.testing.assert_allclose(A.grad.numpy(), np.linalg.inv(A.detach().numpy()).T, rtol=1e-12)

@@ -553,8 +553,8 @@ class _SlogDet(Function):
         # the sign as a product of unit factors, which cannot overflow as det itself can
         sign = _lu_parity(A, piv) * diag.sgn().prod(-1)
         ctx.save_for_backward(A, sign)
-        if not A.is_complex():
-            ctx.mark_non_differentiable(sign)  # +-1 or 0: piecewise constant
+        # a real sign (+-1 or 0) is piecewise constant, but PyTorch still makes it an output that requires grad
+        # (its gradient is zero), so it stays one here
         return sign, diag.abs().log().sum(-1)
 
     @staticmethod
