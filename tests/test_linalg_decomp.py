@@ -699,3 +699,13 @@ def test_slogdet_real_sign_requires_grad_with_zero_gradient():
     assert sign.requires_grad and logabs.requires_grad and sign.item() == -1.0
     (sign * 5 + logabs).backward()
     np.testing.assert_allclose(A.grad.numpy(), np.linalg.inv(A.detach().numpy()).T, rtol=1e-12)
+
+
+def test_geqrf_negative_zero_leading_entry_as_pytorch():
+    # the reflector's sign follows sign(alpha): -0.0 counts as positive, as in PyTorch's (MKL's) geqrf
+    A = torch.tensor([[-0.0], [0.0], [3.0], [-4.0]], dtype=torch.float64)
+    a, tau = torch.geqrf(A)
+    assert a[0, 0].item() == -5.0 and tau.item() == 1.0
+    Q, R = torch.linalg.qr(A)
+    np.testing.assert_allclose((Q @ R).numpy(), A.numpy(), atol=1e-15)
+    assert R.item() == -5.0

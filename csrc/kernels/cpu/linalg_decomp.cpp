@@ -367,6 +367,10 @@ void geqrf_cpu(const Tensor& a, const Tensor& tau) {
     Lapack<T>::geqrf(&b.rows, &b.cols, nullptr, &lda, nullptr, &w, &lwork, &info);
     lwork = query_size(w);
     std::vector<T> work(static_cast<size_t>(lwork));
+    // -0.0 becomes +0.0 first: the reflector's sign follows sign(alpha), which reference LAPACK takes as
+    // negative for -0.0 and MKL (PyTorch's) as positive; both are valid QRs, this one is PyTorch's
+    T* data = a.data<T>();
+    for (int64_t i = 0, n = b.count * b.stride(); i < n; ++i) data[i] += T(0);
     for (int64_t i = 0; i < b.count; ++i) {
       Lapack<T>::geqrf(&b.rows, &b.cols, a.data<T>() + i * b.stride(), &lda, tau.data<T>() + i * k,
                        work.data(), &lwork, &info);
