@@ -1756,3 +1756,27 @@ def test_cross_entropy_probability_targets_as_pytorch():
         F.cross_entropy(x32.to(T.bfloat16), T.tensor([0, 1, 2, 0]), weight=T.ones(3))
     with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
         F.nll_loss(x32, T.tensor([0, 1, 2, 0]), weight=T.ones(3, dtype=T.float64))
+
+
+def test_max_pool_last_nan_index_and_pow_number_exponent_gradient():
+    T = minitorch
+    F = T.nn.functional
+    nan = float("nan")
+    # a NaN takes the window and a later NaN takes it over (PyTorch's `v > best || isnan(v)`), in the generic
+    # loop and in the 2x2 SSE2 path alike
+    v = T.tensor([[[3.0, nan, nan, 0.0]]])
+    assert F.max_pool1d(v, 4, return_indices=True)[1].item() == 2
+    assert F.adaptive_max_pool1d(v, 1, return_indices=True)[1].item() == 2
+    x = T.tensor([[[[1.0, nan, 2.0, 5.0], [nan, 0.0, 7.0, nan], [1, 2, 3, 4], [5, 6, 7, 8.0]]]]).repeat(
+        1, 1, 1, 4
+    )
+    out, idx = F.max_pool2d(x, 2, return_indices=True)
+    assert idx.tolist() == [[[[16, 19, 20, 23, 24, 27, 28, 31], [49, 51, 53, 55, 57, 59, 61, 63]]]]
+    assert np.isnan(out[0, 0, 0].numpy()).all()
+    # x ** 0.1 in float64: the gradient's exponent 0.1 - 1 stays a double (it was rounded to float32's -0.9)
+    y = T.tensor([2.0], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(y.pow(0.1), y)
+    assert g.item() == 0.1 * 2.0**-0.9
+    assert T.autograd.gradcheck(
+        lambda t: t.pow(0.1), (T.tensor([2.0, 3.5], dtype=T.float64, requires_grad=True),)
+    )

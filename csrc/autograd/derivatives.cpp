@@ -206,6 +206,17 @@ V max_min_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool 
   return {ga ? mt::mul(g, wa) : Tensor(), gb ? mt::mul(g, mt::sub(S(1), wa)) : Tensor()};
 }
 
+// b - 1 for pow's gradient for its base. A Python-number exponent stays a number: sub() of two wrapped
+// numbers gives a default-dtype (float32) tensor, which rounded x ** 0.1's gradient to float32's -0.9 in
+// float64.
+Tensor pow_exponent_minus_one(const Tensor& b) {
+  if (!b.impl()->is_wrapped_number()) return mt::sub(b, S(1));
+  Scalar v = mt::item(b);
+  return v.is_complex()    ? wrapped_scalar(Scalar(v.to_complex() - 1.0))
+         : v.is_floating() ? wrapped_scalar(Scalar(v.to_double() - 1.0))
+                           : mt::sub(b, S(1));
+}
+
 // pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way)
 Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
   Tensor t = mt::mul(g, mt::conj(mt::mul(mt::pow(a, b), mt::log(a))));

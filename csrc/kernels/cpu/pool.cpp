@@ -34,8 +34,9 @@ int64_t window_work(const Planes& p, const PoolArgs& a) {
 // The 2x2 stride-2 float window (the usual CNN pool), four outputs per step: SSE2 selects instead of the
 // generic loop's data-dependent branch, which random data mispredicts half the time (3-4x faster). The rule
 // is the generic loop's: in scan order (top left, top right, bottom left, bottom right) a value replaces the
-// best when it is larger or NaN, and a NaN best is final. Rows r0 and r1 = r0 + W start the windows of input
-// row h; does the first n outputs (n a multiple of 4, every window inside the input) and returns n.
+// best when it is larger or NaN (a later NaN replaces an earlier one). Rows r0 and r1 = r0 + W start the
+// windows of input row h; does the first n outputs (n a multiple of 4, every window inside the input) and
+// returns n.
 #if defined(__SSE2__)
 int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, float* o, int64_t* ix) {
   const float* r1 = r0 + W;
@@ -49,7 +50,7 @@ int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, floa
     __m128 best = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0));
     __m128i id = zero;
     auto take = [&](__m128 v, __m128i off) {
-      __m128 m = _mm_andnot_ps(_mm_cmpunord_ps(best, best), _mm_cmpnle_ps(v, best));
+      __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
       best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
       __m128i mi = _mm_castps_si128(m);
       id = _mm_or_si128(_mm_and_si128(mi, off), _mm_andnot_si128(mi, id));
@@ -66,7 +67,7 @@ int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, floa
 }
 #endif
 
-// One max window: the first maximum wins, NaN beats everything (PyTorch's rule).
+// One max window: the first maximum wins, a NaN beats everything and the last NaN wins (PyTorch's rule).
 template <typename T>
 void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
   using acc_t = opmath_t<T>;
@@ -116,15 +117,13 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
             const T* row = x + h * p.W;
             for (int64_t w = w0; w < w1; w += dw) {
               acc_t v = static_cast<acc_t>(row[w]);
-              // one compare: true for a larger value and for NaN (which then ends the window)
-              if (!(v <= best)) {
+              // PyTorch's test: a larger value or any NaN takes the place (so the last NaN's index wins)
+              if (v > best || v != v) {
                 best = v;
                 bi = h * p.W + w;
-                if (v != v) goto done;
               }
             }
           }
-        done:
           int64_t oi = (pl * p.oH + oh) * p.oW + ow;
           o[oi] = static_cast<T>(best);
           ix[oi] = bi;

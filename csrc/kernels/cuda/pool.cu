@@ -40,17 +40,13 @@ __global__ void max_pool_kernel(T* __restrict__ out, int64_t* __restrict__ indic
     const T* x = in + pl * g.H * g.W;
     acc_t best = -INFINITY;
     int64_t bi = h0 * g.W + w0;
-    bool nan = false;
-    for (int64_t h = h0; h < h1 && !nan; h += dh)
+    for (int64_t h = h0; h < h1; h += dh)
       for (int64_t w = w0; w < w1; w += dw) {
         acc_t v = static_cast<acc_t>(x[h * g.W + w]);
-        if (v > best || v != v) {  // first maximum wins; NaN wins outright
+        if (v > best ||
+            v != v) {  // first maximum wins; a NaN wins and the last NaN keeps it (PyTorch's test)
           best = v;
           bi = h * g.W + w;
-          if (v != v) {
-            nan = true;
-            break;
-          }
         }
       }
     out[i] = static_cast<T>(best);
