@@ -101,7 +101,10 @@ def np_max_pool2d(x, k, s=None, p=0, d=1, ceil_mode=False):
             ws = [j * s[1] - p[1] + b * d[1] for b in range(k[1])]
             cand = [(hh, ww) for hh in hs for ww in ws if 0 <= hh < h and 0 <= ww < w]
             vals = np.stack([x[:, :, hh, ww] for hh, ww in cand], -1)
-            arg = np.argmax(vals, -1)  # first maximum, as PyTorch
+            # PyTorch's rule (`v > best || isnan(v)` in scan order): the first maximum, or the last NaN
+            nan = np.isnan(vals)
+            last_nan = vals.shape[-1] - 1 - np.argmax(nan[..., ::-1], -1)
+            arg = np.where(nan.any(-1), last_nan, np.argmax(vals, -1))
             out[:, :, i, j] = np.take_along_axis(vals, arg[..., None], -1)[..., 0]
             flat = np.array([hh * w + ww for hh, ww in cand])
             idx[:, :, i, j] = flat[arg]
@@ -477,7 +480,7 @@ def test_max_pool2d_2x2_float32(device, shape, ceil):
         flat[pos] = [specials[i % len(specials)] for i in range(pos.size)]
     if n and h >= 2 and w >= 2:
         x[0, 0, :2, :2] = -np.inf  # a window of -inf only
-        x[0, 1, :2, :2] = [[1.0, np.nan], [np.nan, 2.0]]  # the first NaN wins
+        x[0, 1, :2, :2] = [[1.0, np.nan], [np.nan, 2.0]]  # the last NaN wins, as PyTorch
     e_out, e_idx = np_max_pool2d(x.astype(np.float64), 2, 2, 0, 1, ceil) if n else (None, None)
     for inp in (T(x, minitorch.float32, device), noncontig(x, minitorch.float32, device)):
         out, idx = F.max_pool2d_with_indices(inp, 2, 2, 0, 1, ceil)

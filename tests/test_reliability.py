@@ -1780,3 +1780,14 @@ def test_max_pool_last_nan_index_and_pow_number_exponent_gradient():
     assert T.autograd.gradcheck(
         lambda t: t.pow(0.1), (T.tensor([2.0, 3.5], dtype=T.float64, requires_grad=True),)
     )
+
+
+def test_lerp_weight_of_another_dtype_is_read_after_conversion():
+    # a 0-dim weight of another dtype is converted first; the converted temporary was freed before the kernel
+    # read it (garbage such as 9e-310 in the result)
+    T = minitorch
+    a = T.tensor([1 + 1j, 2 + 0j], dtype=T.complex128)
+    b = T.tensor([3 + 0j, 5 + 2j], dtype=T.complex128)
+    np.testing.assert_allclose(T.lerp(a, b, T.tensor(0.3 + 0j)).numpy(), [1.6 + 0.7j, 2.9 + 0.6j], rtol=1e-7)
+    x = T.arange(6.0, dtype=T.float64).reshape(2, 3)
+    np.testing.assert_allclose(T.lerp(x, x + 10, T.tensor(0.3)).numpy(), x.numpy() + 3, rtol=1e-7)

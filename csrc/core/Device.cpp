@@ -17,7 +17,12 @@ Device::Device(const std::string& spec) {
   } else if (name == "meta") {
     type = DeviceType::Meta;
   } else {
-    MT_ERROR("Expected one of cpu, cuda, meta device type at start of device string: ", spec);
+    // PyTorch's list of device types, word for word (minitorch accepts cpu, cuda and meta)
+    MT_ERROR(
+        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+        "vulkan, "
+        "mps, meta, hpu, mtia, privateuseone device type at start of device string: ",
+        spec);
   }
   if (colon == std::string::npos) return;
   std::string idx = spec.substr(colon + 1);

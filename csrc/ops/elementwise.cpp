@@ -661,7 +661,8 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
     TensorIter it = TensorIter::make({out, a, b});
     lerp_stub.get(dev)(it, &w);
   } else {
-    TensorIter it = TensorIter::make({out, a, b, prepare(weight, dt, dev)});
+    Tensor w = prepare(weight, dt, dev);  // named: the iterator keeps raw pointers into it
+    TensorIter it = TensorIter::make({out, a, b, w});
     lerp_stub.get(dev)(it, nullptr);
   }
   return out;

@@ -367,7 +367,7 @@ class Tensor:
     @staticmethod
     def cholesky_solve(*args, **kwargs):
         """
-        The solution of A X = B given A's Cholesky factor L (A = L L^T, or U^T U).
+        The solution of A X = B given A's Cholesky factor L (A = L L^H, or U^H U).
         """
     @staticmethod
     def clamp_max_(*args, **kwargs):
@@ -728,7 +728,7 @@ class Tensor:
     @staticmethod
     def ldexp(*args, **kwargs):
         """
-        input * 2**other (float result).
+        input * 2**other, in result_type(input, other) (integers to the default float dtype).
         """
     @staticmethod
     def ldexp_(input, other):
@@ -763,7 +763,7 @@ class Tensor:
     @staticmethod
     def logdet(*args, **kwargs):
         """
-        log det(A): nan for a negative determinant, -inf for zero.
+        log det(A): nan for a negative real determinant, -inf for zero; for complex A, log(sign) + logabsdet.
         """
     @staticmethod
     def logit(*args, **kwargs):
@@ -1762,6 +1762,8 @@ class Tensor:
     @property
     def is_leaf(self) -> builtins.bool: ...
     @property
+    def is_meta(self) -> builtins.bool: ...
+    @property
     def itemsize(self) -> builtins.int: ...
     @property
     def mH(self):
@@ -2011,6 +2013,7 @@ def _linalg_svd(
     input: Tensor, full_matrices: typing.Any, compute_uv: typing.Any
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def _op_schema() -> list: ...
+def _op_schema_rules() -> list: ...
 def _op_table(kind: str = "twins") -> list: ...
 def _polar(input: Tensor, angle: Tensor) -> Tensor: ...
 def _run_backward(
