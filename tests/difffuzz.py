@@ -874,7 +874,9 @@ def _recv(f):
 
 
 def worker_main(libname):
-    if libname == "minitorch":
+    # an address-space cap turns a huge allocation into MemoryError; the sanitizer build reserves terabytes of
+    # shadow memory up front, so there ASan's allocator_may_return_null does that job instead
+    if libname == "minitorch" and not os.environ.get("MINITORCH_SANITIZED"):
         import resource
 
         cap = int(os.environ.get("MINITORCH_FUZZ_MEM_BYTES", str(8 << 30)))
@@ -933,6 +935,9 @@ class Worker:
         env = dict(os.environ)
         if self.lib == "torch":
             env.pop("PYTHONPATH", None)  # the oracle's own torch, not a shim that maps torch to minitorch
+            # under scripts/sanitize.sh's environment only minitorch runs sanitized: PyTorch is not built for it
+            for k in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+                env.pop(k, None)
         env.setdefault("OMP_NUM_THREADS", "1" if self.lib == "torch" else "2")
         self.proc = subprocess.Popen(
             [self.python, "-X", "faulthandler", os.path.abspath(__file__), "--worker", self.lib],

@@ -1791,3 +1791,17 @@ def test_lerp_weight_of_another_dtype_is_read_after_conversion():
     np.testing.assert_allclose(T.lerp(a, b, T.tensor(0.3 + 0j)).numpy(), [1.6 + 0.7j, 2.9 + 0.6j], rtol=1e-7)
     x = T.arange(6.0, dtype=T.float64).reshape(2, 3)
     np.testing.assert_allclose(T.lerp(x, x + 10, T.tensor(0.3)).numpy(), x.numpy() + 3, rtol=1e-7)
+
+
+def test_integer_overflow_wraps_as_pytorch():
+    # two's complement, as PyTorch's integer kernels; computed without signed overflow (undefined in C++, which
+    # the sanitizer build's fuzz run stopped on in add/mul/neg/abs/pow, the integer GEMM, sums and avg_pool)
+    T = minitorch
+    i32 = T.tensor([-(2**31), -3, 2**31 - 1], dtype=T.int32)
+    assert T.square(i32).tolist() == [0, 9, 1]
+    assert (i32 + 1).tolist() == [-(2**31) + 1, -2, -(2**31)]
+    assert T.tensor(-(2**63)).neg().item() == -(2**63) and T.tensor([-(2**63)]).abs().tolist() == [-(2**63)]
+    assert T.tensor([2**62, 2**62]).sum().item() == -(2**63)
+    assert (T.tensor([[2**62]]) @ T.tensor([[4]])).item() == 0
+    assert T.tensor([3], dtype=T.int64).pow(63).item() == np.int64(3) ** np.int64(63)
+    assert T.tensor([2**62, 2**62], dtype=T.int64).prod().item() == 0

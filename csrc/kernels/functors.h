@@ -10,6 +10,7 @@
 
 #include "core/Macros.h"
 #include "core/ScalarType.h"
+#include "core/WrapMath.h"
 
 namespace mt {
 namespace fn {
@@ -45,13 +46,13 @@ struct Abs {
     else if constexpr (std::is_unsigned<T>::value)
       return x;
     else
-      return x < T(0) ? T(-x) : x;
+      return x < T(0) ? wrap_neg(x) : x;  // abs(INT_MIN) is INT_MIN, as PyTorch's
   }
 };
 struct Neg {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
-    return static_cast<T>(-x);
+    return wrap_neg(x);
   }
 };
 struct Sign {
@@ -399,9 +400,10 @@ struct IsFinite {
     }                                           \
   };
 
-MT_BINARY_FUNCTOR(Add, T, static_cast<T>(a + b))
-MT_BINARY_FUNCTOR(Sub, T, static_cast<T>(a - b))
-MT_BINARY_FUNCTOR(Mul, T, static_cast<T>(a* b))
+// integers wrap on overflow, as PyTorch's (core/WrapMath.h)
+MT_BINARY_FUNCTOR(Add, T, wrap_add(a, b))
+MT_BINARY_FUNCTOR(Sub, T, wrap_sub(a, b))
+MT_BINARY_FUNCTOR(Mul, T, wrap_mul(a, b))
 MT_BINARY_FUNCTOR(TrueDiv, T, a / b)
 MT_BINARY_FUNCTOR(Atan2, T, std::atan2(a, b))
 MT_BINARY_FUNCTOR(Eq, bool, a == b)
@@ -543,8 +545,8 @@ struct Pow {
       U e = static_cast<U>(b);
       T base = a;
       while (e) {
-        if (e & 1) result = static_cast<T>(result * base);
-        base = static_cast<T>(base * base);
+        if (e & 1) result = wrap_mul(result, base);
+        base = wrap_mul(base, base);
         e >>= 1;
       }
       return result;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "core/WrapMath.h"
 #include "kernels/cpu/BlasGemm.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
@@ -64,9 +65,9 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T bet
         const T* brow = pb + bi * bs[0] + p * bs[1];
         T* ac = acc.data();
         if (bs[2] == 1)
-          for (int64_t j = 0; j < n; ++j) ac[j] = T(ac[j] + av * brow[j]);
+          for (int64_t j = 0; j < n; ++j) ac[j] = wrap_add(ac[j], wrap_mul(av, brow[j]));
         else
-          for (int64_t j = 0; j < n; ++j) ac[j] = T(ac[j] + av * brow[j * bs[2]]);
+          for (int64_t j = 0; j < n; ++j) ac[j] = wrap_add(ac[j], wrap_mul(av, brow[j * bs[2]]));
       }
       T* crow = pc + bi * cs[0] + i * cs[1];
       for (int64_t j = 0; j < n; ++j) {

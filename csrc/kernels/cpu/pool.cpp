@@ -11,6 +11,7 @@
 #endif
 
 #include "core/Parallel.h"
+#include "core/WrapMath.h"
 #include "kernels/cpu/ParallelRows.h"
 
 namespace mt {
@@ -139,15 +140,16 @@ template <typename T, typename acc_t>
 acc_t sum_span(const T* x, int64_t n) {
   if (n < 16) {
     acc_t s = 0;
-    for (int64_t i = 0; i < n; ++i) s += static_cast<acc_t>(x[i]);
+    for (int64_t i = 0; i < n; ++i) s = wrap_add(s, static_cast<acc_t>(x[i]));
     return s;
   }
   acc_t part[8] = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) part[j] += static_cast<acc_t>(x[i + j]);
-  acc_t s = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-  for (; i < n; ++i) s += static_cast<acc_t>(x[i]);
+    for (int j = 0; j < 8; ++j) part[j] = wrap_add(part[j], static_cast<acc_t>(x[i + j]));
+  acc_t s = wrap_add(wrap_add(wrap_add(part[0], part[1]), wrap_add(part[2], part[3])),
+                     wrap_add(wrap_add(part[4], part[5]), wrap_add(part[6], part[7])));
+  for (; i < n; ++i) s = wrap_add(s, static_cast<acc_t>(x[i]));
   return s;
 }
 
@@ -189,7 +191,7 @@ void avg_pool_loop(const Tensor& out, const Tensor& input, const PoolArgs& a) {
             s = sum_span<T, acc_t>(x + hw.start * p.W, (hw.end - hw.start) * p.W);
           else
             for (int64_t h = hw.start; h < hw.end; ++h)
-              for (int64_t w = ww.start; w < ww.end; ++w) s += static_cast<acc_t>(x[h * p.W + w]);
+              for (int64_t w = ww.start; w < ww.end; ++w) s = wrap_add(s, static_cast<acc_t>(x[h * p.W + w]));
           int64_t div = plan.div[oh * p.oW + ow];
           if constexpr (std::is_integral<T>::value)
             y[oh * p.oW + ow] =

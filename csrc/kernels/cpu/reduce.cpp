@@ -9,6 +9,7 @@
 
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "core/WrapMath.h"
 #include "kernels/ReduceRules.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/ReduceUtils.h"
@@ -128,20 +129,20 @@ void reduce_integral(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
             p, row, split,
             [](const T* q, int64_t n) {
               int64_t a = 0;
-              for (int64_t k = 0; k < n; ++k) a += static_cast<int64_t>(q[k]);
+              for (int64_t k = 0; k < n; ++k) a = wrap_add(a, static_cast<int64_t>(q[k]));
               return a;
             },
-            [](int64_t a, int64_t b) { return a + b; }));
+            [](int64_t a, int64_t b) { return wrap_add(a, b); }));
         break;
       case ReduceOp::prod:
         o[i] = static_cast<T>(reduce_row<T, int64_t>(
             p, row, split,
             [](const T* q, int64_t n) {
               int64_t a = 1;
-              for (int64_t k = 0; k < n; ++k) a *= static_cast<int64_t>(q[k]);
+              for (int64_t k = 0; k < n; ++k) a = wrap_mul(a, static_cast<int64_t>(q[k]));
               return a;
             },
-            [](int64_t a, int64_t b) { return a * b; }));
+            [](int64_t a, int64_t b) { return wrap_mul(a, b); }));
         break;
       case ReduceOp::amax:
       case ReduceOp::amin: {
