@@ -1805,3 +1805,15 @@ def test_integer_overflow_wraps_as_pytorch():
     assert (T.tensor([[2**62]]) @ T.tensor([[4]])).item() == 0
     assert T.tensor([3], dtype=T.int64).pow(63).item() == np.int64(3) ** np.int64(63)
     assert T.tensor([2**62, 2**62], dtype=T.int64).prod().item() == 0
+
+
+def test_integer_scans_wrap_as_pytorch():
+    T = minitorch
+    x = T.tensor([[2**62, 2**62, 1], [5, 2**63 - 1, 2]])
+    assert x.cumsum(1).tolist() == [[2**62, -(2**63), -(2**63) + 1], [5, -(2**63) + 4, -(2**63) + 6]]
+    assert (
+        x.cumprod(1)[0].tolist() == [2**62, 0, 0] and x.cumprod(1)[1, 1].item() == 2**63 - 5
+    )  # 5 * (2**63 - 1) wrapped
+    assert x.t().cumsum(0).t().tolist() == x.cumsum(1).tolist()  # the strip path along a middle dim
+    v = T.linalg.vander(T.tensor([-(2**31), 4], dtype=T.int32), N=4)  # int64, as PyTorch: (-2**31)**3 wraps
+    assert v.dtype == T.int64 and v.tolist() == [[1, -(2**31), 2**62, 0], [1, 4, 16, 64]]

@@ -6,6 +6,7 @@
 
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
+#include "core/WrapMath.h"
 #include "kernels/ReduceRules.h"
 #include "kernels/cpu/ReduceUtils.h"
 #include "ops/reduce.h"
@@ -27,9 +28,9 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
       T* q = o + i * row;
       a_t a = sum ? a_t(0) : a_t(1);
       if (sum) {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a += static_cast<a_t>(p[k]));
+        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a = wrap_add(a, static_cast<a_t>(p[k])));
       } else {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a *= static_cast<a_t>(p[k]));
+        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a = wrap_mul(a, static_cast<a_t>(p[k])));
       }
     });
     return;
@@ -44,9 +45,11 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
       const T* pr = p + r * inner;
       T* qr = q + r * inner;
       if (sum) {
-        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] += static_cast<a_t>(pr[j]));
+        for (int64_t j = 0; j < w; ++j)
+          qr[j] = static_cast<T>(acc[j] = wrap_add(acc[j], static_cast<a_t>(pr[j])));
       } else {
-        for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(acc[j] *= static_cast<a_t>(pr[j]));
+        for (int64_t j = 0; j < w; ++j)
+          qr[j] = static_cast<T>(acc[j] = wrap_mul(acc[j], static_cast<a_t>(pr[j])));
       }
     }
   });
