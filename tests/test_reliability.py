@@ -1817,3 +1817,17 @@ def test_integer_scans_wrap_as_pytorch():
     assert x.t().cumsum(0).t().tolist() == x.cumsum(1).tolist()  # the strip path along a middle dim
     v = T.linalg.vander(T.tensor([-(2**31), 4], dtype=T.int32), N=4)  # int64, as PyTorch: (-2**31)**3 wraps
     assert v.dtype == T.int64 and v.tolist() == [[1, -(2**31), 2**62, 0], [1, 4, 16, 64]]
+
+
+def test_median_of_empty_tensor_as_pytorch():
+    T = minitorch
+    x = T.zeros(0, 3, requires_grad=True)
+    m = x.median()
+    assert np.isnan(m.item()) and m.grad_fn is not None
+    m.backward()
+    assert x.grad.shape == (0, 3)
+    assert T.tensor([], dtype=T.float16).median().dtype == T.float16
+    # PyTorch's NaN cast to integers on x86: the lowest int64/int32, 0 when narrower
+    assert T.tensor([], dtype=T.int64).median().item() == -(2**63)
+    assert T.tensor([], dtype=T.int32).median().item() == -(2**31)
+    assert T.tensor([], dtype=T.uint8).median().item() == 0

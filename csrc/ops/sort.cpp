@@ -5,6 +5,7 @@
 #include "ops/sort.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -171,7 +172,15 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
 
 Tensor median(const Tensor& self) {
   check_not_bool(self, "median");
-  if (self.numel() == 0) return full({}, Scalar(std::nan("")), self.dtype(), self.device());
+  if (self.numel() == 0) {
+    // NaN, still a function of the input as PyTorch's (its gradient is the empty tensor); integer types get
+    // PyTorch's NaN cast on x86: the lowest int64/int32, 0 when narrower
+    if (is_inexact(self.dtype())) return add(sum(self, {}, false), wrapped_scalar(Scalar(std::nan(""))));
+    const int64_t fill = self.dtype() == ScalarType::Long  ? std::numeric_limits<int64_t>::min()
+                         : self.dtype() == ScalarType::Int ? std::numeric_limits<int32_t>::min()
+                                                           : 0;
+    return full({}, Scalar(fill), self.dtype(), self.device());
+  }
   return std::get<0>(median(reshape(self, {-1}), 0, false));
 }
 
