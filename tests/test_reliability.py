@@ -1805,6 +1805,10 @@ def test_integer_overflow_wraps_as_pytorch():
     assert (T.tensor([[2**62]]) @ T.tensor([[4]])).item() == 0
     assert T.tensor([3], dtype=T.int64).pow(63).item() == np.int64(3) ** np.int64(63)
     assert T.tensor([2**62, 2**62], dtype=T.int64).prod().item() == 0
+    # the column path (a reduced middle dim) too
+    cols = T.tensor([[-4, -4], [-4, -3], [-(2**63), -2], [1, -3]])
+    assert cols.sum(0).tolist() == [2**63 - 7, -12] and cols.sum_to_size(1, 2).tolist() == [[2**63 - 7, -12]]
+    assert T.tensor([[2**62], [4]]).prod(0).item() == 0
 
 
 def test_integer_scans_wrap_as_pytorch():

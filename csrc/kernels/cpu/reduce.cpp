@@ -207,7 +207,7 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
         a_t acc[kColumns];
         for (int64_t j = 0; j < w; ++j) acc[j] = 1;
         for (int64_t r = 0; r < row; ++r)
-          for (int64_t j = 0; j < w; ++j) acc[j] *= static_cast<a_t>(p[r * inner + j]);
+          for (int64_t j = 0; j < w; ++j) acc[j] = wrap_mul(acc[j], static_cast<a_t>(p[r * inner + j]));
         for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(static_cast<op_t>(acc[j]));
       } else {  // sum, mean
         a_t total[kColumns] = {};
@@ -217,9 +217,9 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
           int64_t r1 = std::min(row, r0 + kBlockRows);
           for (int64_t r = r0; r < r1; ++r) {
             const T* pr = p + r * inner;
-            for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<op_t>(pr[j]);
+            for (int64_t j = 0; j < w; ++j) acc[j] = wrap_add(acc[j], static_cast<op_t>(pr[j]));
           }
-          for (int64_t j = 0; j < w; ++j) total[j] += static_cast<a_t>(acc[j]);
+          for (int64_t j = 0; j < w; ++j) total[j] = wrap_add(total[j], static_cast<a_t>(acc[j]));
         }
         if (op == ReduceOp::mean) {
           for (int64_t j = 0; j < w; ++j)
