@@ -186,6 +186,27 @@ case("add 1M f64, fresh output", "allocator")(_add_1m_f64(False))
 case("add 1M f64, out=", "allocator")(_add_1m_f64(True))
 
 
+# lerp: one kernel since 2026-12-03 (it was seven ops), with a number and with a tensor weight
+def _lerp(weight_tensor):
+    def make(L):
+        a, b, w = rand(1 << 20), rand(1 << 20, seed=1), np.abs(rand(1 << 20, seed=2)) % 1
+        if L.t is None:
+            return lambda: (
+                np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+                if weight_tensor
+                else (a + 0.3 * (b - a))
+            )
+        x, y = tensor(L, a), tensor(L, b)
+        wt = tensor(L, w) if weight_tensor else 0.3
+        return lambda: L.t.lerp(x, y, wt)
+
+    return make
+
+
+case("lerp 1M f32, number weight", "unary")(_lerp(False))
+case("lerp 1M f32, tensor weight", "unary")(_lerp(True))
+
+
 @case("exp 300k f64 (a 150 us op: pool wake-up)", "threads")
 def _(L):
     a = rand(300000, dtype=np.float64)
