@@ -798,3 +798,12 @@ def test_method_int_lists_take_separate_ints_as_pytorch():
         with pytest.raises(cls) as e:
             call()
         assert type(e.value) is cls and msg in str(e.value), (msg, e.value)
+
+
+def test_sum_to_size_of_an_empty_size_is_sum():
+    # PyTorch's sum_to: a 0-dim target is sum() itself, so integers widen to int64 even from a 0-dim tensor
+    import minitorch as T
+
+    assert T.tensor(4, dtype=T.int32).sum_to_size([]).dtype == T.int64
+    assert T.ones(2, 3, dtype=T.int32).sum_to_size([]).item() == 6
+    assert T.tensor(2.0).sum_to_size(()).item() == 2.0

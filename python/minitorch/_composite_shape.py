@@ -1234,6 +1234,8 @@ def sum_to_size(self, *size):
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != x for s, x in zip(size, shape[lead:])):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{shape}}}.")
+    if not size:  # PyTorch's sum_to: a 0-dim target is always sum() (integers widen to int64, as sum's)
+        return self.sum()
     dims = list(range(lead)) + [lead + k for k, s in enumerate(size) if s == 1 and shape[lead + k] != 1]
     r = self.sum(dims, keepdim=True) if dims else self
     return r.reshape(size) if lead else r
