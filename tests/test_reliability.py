@@ -1835,3 +1835,23 @@ def test_median_of_empty_tensor_as_pytorch():
     assert T.tensor([], dtype=T.int64).median().item() == -(2**63)
     assert T.tensor([], dtype=T.int32).median().item() == -(2**31)
     assert T.tensor([], dtype=T.uint8).median().item() == 0
+
+
+def test_margin_ranking_loss_order_and_norm_except_dim_graph_as_pytorch():
+    T = minitorch
+    # ATen's order: -target first, in the target's dtype (a uint8 target wraps: -9 is 247)
+    r = T.nn.functional.margin_ranking_loss(
+        T.tensor([-0.0, float("nan")], dtype=T.float64),
+        T.tensor([1.8255102829435472, 0.715162344715365]),
+        T.tensor([9, 6], dtype=T.uint8),
+        reduction="none",
+    )
+    assert r[0].item() == 0.0 and np.isnan(r[1].item())
+    # norm_except_dim of a vector stays in the graph for any p (PyTorch's view(size(0), -1).norm(pow, 1))
+    v = T.tensor([-0.5, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+    n0 = T.norm_except_dim(v, 0)
+    assert n0.requires_grad and n0.tolist() == [1.0, 1.0, 0.0]
+    n2 = T.norm_except_dim(v, 2, 0)
+    assert n2.tolist() == [0.5, 2.0, 0.0]
+    (g,) = T.autograd.grad(n2[:2].sum(), v)
+    assert g.tolist() == [-1.0, 1.0, 0.0]

@@ -1103,7 +1103,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
-    return _reduce_loss((margin - target * (input1 - input2)).clamp_min(0), reduction)
+    # ATen's order: -target first, in its own dtype (a uint8 target wraps there, as PyTorch's)
+    return _reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
 def _check_triplet_dims(anchor, positive, negative):

@@ -37,8 +37,10 @@ def norm_except_dim(v, pow=2, dim=0):
         return v.norm(pow)
     dim = _wrap_dim(dim, v.dim())
     others = [d for d in range(v.dim()) if d != dim]
-    if not others:
-        return v.abs() if pow != 0 else (v != 0).to(v.dtype)
+    if (
+        not others
+    ):  # a vector: each element's own norm, as PyTorch's view(size(0), -1).norm(pow, 1) (in the graph)
+        return v.reshape(-1, 1).norm(pow, 1)
     return v.norm(pow, others, keepdim=True)
 
 
