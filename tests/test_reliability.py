@@ -1855,3 +1855,16 @@ def test_margin_ranking_loss_order_and_norm_except_dim_graph_as_pytorch():
     assert n2.tolist() == [0.5, 2.0, 0.0]
     (g,) = T.autograd.grad(n2[:2].sum(), v)
     assert g.tolist() == [-1.0, 1.0, 0.0]
+
+
+def test_xlogy_number_precision_and_celu_half_as_pytorch():
+    T = minitorch
+    # a Python number joins float64 at full precision (it went through float32 first)
+    x = T.tensor([1.2544733265766395, -0.6043853937634238], dtype=T.float64)
+    np.testing.assert_array_equal(T.xlogy(x, 1e-05).numpy(), x.numpy() * np.log(1e-05))
+    np.testing.assert_array_equal(x.clone().xlogy_(1e-05).numpy(), x.numpy() * np.log(1e-05))
+    # celu in half precision: computed in float and rounded once (1 / 1e30 underflowed in half: NaN)
+    assert T.celu(T.tensor(-float("inf"), dtype=T.float16), 1e30).item() == -float("inf")
+    got = T.celu(T.tensor([-1.0, -5.0], dtype=T.float16), 1e4)
+    want = (1e4 * np.expm1(np.array([-1.0, -5.0], dtype=np.float32) / np.float32(1e4))).astype(np.float16)
+    np.testing.assert_array_equal(got.numpy(), want)

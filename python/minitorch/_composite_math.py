@@ -66,7 +66,12 @@ def _float_pair(a, b):
     joins the tensor's dtype (bfloat16 and 4 compute in bfloat16), a wider tensor widens the other."""
     dt = _C.result_type(a, b)
     dt = dt if dt.is_floating_point else _C.get_default_dtype()
-    a, b = _binary(a, b)
+    # a Python number is made in dt itself: through the default float32 it lost its digits (xlogy(x64, 1e-05)
+    # took the log of float32's 1e-05)
+    if not isinstance(a, _C.Tensor):
+        a = _C.full((), a, dtype=dt, device=b.device)
+    elif not isinstance(b, _C.Tensor):
+        b = _C.full((), b, dtype=dt, device=a.device)
     return a.to(dt), b.to(dt)
 
 

@@ -290,7 +290,10 @@ def hardswish(input, inplace=False):
 
 def _elu_value(x, alpha, scale, input_scale):
     # PyTorch's kernel: x * scale where x >= 0 (so elu(0) is 0 for any alpha, NaN or infinite ones too) and
-    # NaN x, alpha * scale * expm1(x * input_scale) below 0
+    # NaN x, alpha * scale * expm1(x * input_scale) below 0; half and bfloat16 in float, rounded once (in half,
+    # celu's 1 / alpha underflowed: celu(-inf, alpha=1e30) was NaN, PyTorch's -inf)
+    if x.dtype in (_C.float16, _C.bfloat16):
+        return _elu_value(x.float(), alpha, scale, input_scale).to(x.dtype)
     neg = _C.expm1(x * input_scale) * (alpha * scale) if input_scale != 1 else _C.expm1(x) * (alpha * scale)
     return _C._where(x < 0, neg, x * scale if scale != 1 else x)
 
