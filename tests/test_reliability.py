@@ -1868,3 +1868,14 @@ def test_xlogy_number_precision_and_celu_half_as_pytorch():
     got = T.celu(T.tensor([-1.0, -5.0], dtype=T.float16), 1e4)
     want = (1e4 * np.expm1(np.array([-1.0, -5.0], dtype=np.float32) / np.float32(1e4))).astype(np.float16)
     np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_ldexp_with_a_narrower_float_exponent_as_pytorch():
+    # PyTorch's input * pow(2.0, other): the power rounds in other's dtype first
+    T = minitorch
+    a = T.tensor([-1.4840542022753238, 0.5389089786644181], dtype=T.float32)
+    e = T.tensor([2.25122000007119, -2.6125245100310295], dtype=T.bfloat16)
+    p = np.exp2(e.float().numpy()).astype(np.float32)
+    p = T.tensor(p).to(T.bfloat16).float().numpy()
+    np.testing.assert_array_equal(T.ldexp(a, e).numpy(), a.numpy() * p)
+    np.testing.assert_array_equal(a.clone().ldexp_(e).numpy(), a.numpy() * p)

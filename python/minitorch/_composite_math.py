@@ -649,7 +649,9 @@ def ldexp(input, other):
         dt = _C.get_default_dtype()
         return _C.mul(input.to(dt), _C.pow(2.0, other.to(dt)))
     if _is_float(other):
-        return _C.mul(input.to(dt), _C.pow(2.0, other.to(dt)))
+        # PyTorch's input * pow(2.0, other): the power rounds in other's dtype first (a bfloat16 exponent of
+        # 2.25 gives 4.75, not 4.7568, even for a float32 input)
+        return _C.mul(input, _C.pow(2.0, other))
     if other.dtype == _C.bool:
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     # a float times 2**k for an integer k is exact (C's ldexp): 2**k in three same-signed factors each inside
