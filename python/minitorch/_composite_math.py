@@ -649,8 +649,11 @@ def ldexp(input, other):
         dt = _C.get_default_dtype()
         return _C.mul(input.to(dt), _C.pow(2.0, other.to(dt)))
     if _is_float(other):
-        # PyTorch's input * pow(2.0, other): the power rounds in other's dtype first (a bfloat16 exponent of
-        # 2.25 gives 4.75, not 4.7568, even for a float32 input)
+        # PyTorch's input * pow(2.0, other), as measured on 2.15: the power rounds in other's dtype (a bfloat16
+        # exponent of 2.25 gives 4.75, not 4.7568, even for a float32 input), except that a 0-dim exponent with
+        # a float64 result has its power taken in float64
+        if other.dim() == 0 and dt == _C.float64:
+            return _C.mul(input.to(dt), _C.pow(2.0, other.to(dt)))
         return _C.mul(input, _C.pow(2.0, other))
     if other.dtype == _C.bool:
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
