@@ -1,9 +1,9 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
-// vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, and exp,
-// log and log1p, which the table takes when the build has no SLEEF. A float result needs ~1e-9 relative
-// accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or gathers;
-// double's range also holds every float subnormal and overflow as a normal number, so the final conversion
-// rounds once, subnormal results included (no flush to zero).
+// vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin and
+// cos, and exp, log and log1p, which the table takes when the build has no SLEEF. A float result needs ~1e-9
+// relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
+// gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
+// conversion rounds once, subnormal results included (no flush to zero).
 #pragma once
 
 namespace {
@@ -74,6 +74,47 @@ static inline VD log_d_for_f32(VD x) {
   p = p * s2 + 1.0 / 3;
   p = p * s2 + 1.0;
   return e * 0.6931471805599453 + 2.0 * s * p;
+}
+
+// float32 sin and cos through double, the AVX-512 kernel's method (avx512_math.h, sincos_f32_half) over
+// AVX2: x = m pi/2 + r with m even for sin (2 round(x/pi)) and odd for cos (2 round(x/pi - 1/2) + 1), |r| <=
+// pi/2, the result +-sin(r) with the sign from the low bit of the rounded quotient (t's low mantissa bit, by
+// the 1.5 * 2^52 shift), r = x - m (pi/2)_hi - m (pi/2)_lo in two FMAs (off by ~2^-52 relative for |x| <=
+// 2^20, the lanes this serves), sin(r) = r (1 + z P(z)) with the same fitted P (0.13 float ulp): one rounding
+// to float at the end, within 0.64 ulp. The product keeps -0.
+template <bool kCos>
+static inline VD sincos_d_for_f32(VD x) {
+  const VD shift = VD{} + 6755399441055744.0;
+  VD t, m;
+  if (kCos) {
+    t = _mm256_fmadd_pd(x, VD{} + 0.3183098861837907, VD{} - 0.5) + shift;
+    m = (t - shift) * 2.0 + 1.0;
+  } else {
+    t = _mm256_fmadd_pd(x, VD{} + 0.3183098861837907, shift);
+    const VD n = t - shift;
+    m = n + n;
+  }
+  VD r = _mm256_fnmadd_pd(m, VD{} + 1.5707963267948966, x);
+  r = _mm256_fnmadd_pd(m, VD{} + 6.123233995736766e-17, r);
+  const VD z = r * r;
+  VD p = _mm256_fmadd_pd(z, VD{} + 2.6069487211740445e-06, VD{} - 0.00019810193795151217);
+  p = _mm256_fmadd_pd(z, p, VD{} + 0.008333075501155232);
+  p = _mm256_fmadd_pd(z, p, VD{} - 0.16666659982656434);
+  const VD s = r * _mm256_fmadd_pd(z, p, VD{} + 1.0);
+  VLD q = bits_as<VLD>(t);
+  if (kCos) q = q + 1;
+  return bits_as<VD>(bits_as<VLD>(s) ^ (q << 63));
+}
+// The lanes of |x| <= 2^20 (not inf or NaN) take the kernel; the rest the given function (SLEEF's or the C
+// library's, lane by lane), so a lane's result never depends on its neighbours.
+template <bool kCos, typename F>
+static inline VF sincos_f32_own(VF x, F wide) {
+  const VF ax = x < 0.0f ? -x : x;
+  const auto ok = ax <= 1048576.0f;
+  const VF safe = ok ? x : 0.0f;
+  const VF r = f32_via_f64(safe, sincos_d_for_f32<kCos>);
+  if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) == 0xff) return r;
+  return ok ? r : wide(x);
 }
 
 static inline VF exp_f32_own(VF x) {
