@@ -1,12 +1,11 @@
 # The vectorized CPU math: two translation units, one compiled for AVX2+FMA and one for AVX-512, chosen per CPU
 # at run time (kernels/cpu/VecUnary.h; MINITORCH_CPU_CAPABILITY=default|avx2|avx512 caps the choice). They hold
-# our own kernels (vec/avx512_*.h, vec/own_math.h) and are built on every x86-64 machine: no system package is
+# our own kernels (vec/avx512_*.h, vec/f32_via_f64.h, vec/random_impl.h) and are built on every x86-64 machine: no system package is
 # needed for the vector path.
 #
 # SLEEF (Debian: libsleef-dev) is an optional speed-up on top: where the build finds it, the functions we have no
-# kernel of our own for (float64 log/sin/cos/erf..., float32 tan/asin/atan...) take SLEEF's vector loops, and
-# the AVX-512 normal draws its log/sincos. Without it those functions run the scalar functors (glibc), with the
-# same accuracy tests. MINITORCH_SLEEF=OFF ignores an installed SLEEF; MINITORCH_CPU_VEC=OFF builds the scalar
+# kernel of our own for (float64 log/sin/cos/erf..., float32 tan/asin/atan...) take SLEEF's vector loops.
+# Without it those functions run the scalar functors (glibc), with the same accuracy tests. MINITORCH_SLEEF=OFF ignores an installed SLEEF; MINITORCH_CPU_VEC=OFF builds the scalar
 # path only.
 option(MINITORCH_CPU_VEC "Build the AVX2/AVX-512 CPU kernels (x86-64)" ON)
 option(MINITORCH_SLEEF "Use SLEEF for the vector functions we have no kernel of our own for, when found" ON)

@@ -68,7 +68,7 @@ struct Table {
   SoftplusD softplus_f64;
   PowF pow_f32;
   PowD pow_f64;
-  PhiloxDrawsD normal_philox_f64;  // AVX-512 only (vec/avx512_random.h)
+  PhiloxDrawsD normal_philox_f64;  // vec/random_impl.h, the scalar draws bit for bit
   PhiloxDrawsD uniform_philox_f64;
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/Generator.h"
 #include "core/Parallel.h"
+#include "kernels/cpu/BoxMuller.h"
 #include "kernels/cpu/VecUnary.h"
 #include "ops/kernels.h"
 
@@ -29,16 +30,23 @@ void uniform_draws(Philox& ph, double* out, int64_t n) {
   }
 }
 
+// Box-Muller, two normals per draw, with BoxMuller.h's log and sincos (the vector paths' operations, so every
+// path draws the same bits), compiled without FP contraction as they are
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 void normal_draws(Philox& ph, double* out, int64_t n) {
   uint32_t r[4];
-  for (int64_t i = 0; i < n; i += 2) {  // Box-Muller, two normals per draw
+  for (int64_t i = 0; i < n; i += 2) {
     ph.next4(r);
-    double u1 = 1.0 - u01(r[0], r[1]), u2 = u01(r[2], r[3]);
-    double rad = std::sqrt(-2.0 * std::log(u1));
-    out[i] = rad * std::cos(2 * M_PI * u2);
-    if (i + 1 < n) out[i + 1] = rad * std::sin(2 * M_PI * u2);
+    const double u1 = 1.0 - u01(r[0], r[1]), u2 = u01(r[2], r[3]);
+    const double rad = std::sqrt(-2.0 * bm::log_unit<double, int64_t>(u1));
+    double s, c;
+    bm::sincos_2pi<double, int64_t>(u2, s, c);
+    out[i] = rad * c;
+    if (i + 1 < n) out[i + 1] = rad * s;
   }
 }
+#pragma GCC pop_options
 
 // Values are computed in double (int64 for integers) and stored with copy_'s conversion
 // (kernels/cpu/copy.cpp: half and bfloat16 through float), so a draw into any dtype equals a float64 draw
@@ -72,8 +80,8 @@ void fill_chunk(T* out, double* u, uint64_t seed, uint64_t c, uint64_t offset, i
   }
   switch (args.kind) {
     case RandomKind::uniform:  // keep only the mantissa bits the dtype holds, as PyTorch does
-      // u * scale is in [0, 2^53): the int64 conversion truncates, which is floor there, without the libm call
-      // that std::floor is in the baseline (SSE2) build
+      // u * scale is in [0, 2^53): the int64 conversion truncates, which is floor there, without the libm
+      // call that std::floor is in the baseline (SSE2) build
       for (int64_t i = 0; i < n; ++i) {
         const double kept = static_cast<double>(static_cast<int64_t>(u[i] * scale)) / scale;
         out[i] = store_as<T>(args.a + (args.b - args.a) * kept);

@@ -13,4 +13,7 @@
 #define ND 4
 #define MT_ANY(m) (_mm256_movemask_ps(reinterpret_cast<__m256>(m)) != 0)
 #define MT_VEC_FILL fill_table_avx2
+#define MT_MUL_EPU32(a, b) \
+  reinterpret_cast<VU>(_mm256_mul_epu32(reinterpret_cast<__m256i>(a), reinterpret_cast<__m256i>(b)))
+#define MT_SQRT_PD _mm256_sqrt_pd
 #include "kernels/cpu/vec/unary_impl.h"

@@ -18,4 +18,7 @@
 #define MT_VEC_AVX512 1
 #define MT_ANY(m) (_mm512_movepi32_mask(reinterpret_cast<__m512i>(m)) != 0)
 #define MT_VEC_FILL fill_table_avx512
+#define MT_MUL_EPU32(a, b) \
+  reinterpret_cast<VU>(_mm512_mul_epu32(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b)))
+#define MT_SQRT_PD _mm512_sqrt_pd
 #include "kernels/cpu/vec/unary_impl.h"

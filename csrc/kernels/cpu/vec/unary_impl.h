@@ -9,8 +9,12 @@
 #ifdef MT_VEC_AVX512
 #include "kernels/cpu/vec/avx512_math.h"
 #include "kernels/cpu/vec/avx512_pow.h"
-#include "kernels/cpu/vec/avx512_random.h"
 #endif
+// The random draws must give the scalar path's bits: no a * b + c fused into an FMA there (BoxMuller.h)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#include "kernels/cpu/vec/random_impl.h"
+#pragma GCC pop_options
 
 namespace {
 
@@ -538,10 +542,8 @@ void MT_VEC_FILL(Table& t) {
   t.pow_f64 = nullptr;
 #endif
 #endif
-#ifdef MT_VEC_AVX512
-  t.normal_philox_f64 = &normal_philox_avx512;
-  t.uniform_philox_f64 = &uniform_philox_avx512;
-#endif
+  t.normal_philox_f64 = &normal_philox_lanes;
+  t.uniform_philox_f64 = &uniform_philox_lanes;
 }
 
 }  // namespace vec

@@ -1,0 +1,119 @@
+// Uniform and normal draws for the CPU random fill (kernels/cpu/random.cpp), vectorized over GCC vector
+// types: Philox4x32-10 on ND counters at once and Box-Muller through kernels/cpu/BoxMuller.h. Included by
+// vec/unary_impl.h (AVX2 and AVX-512), which defines VD/ND, MT_MUL_EPU32 (the 32 x 32 -> 64-bit product of
+// the low words of each 64-bit lane, which GCC does not find on its own) and MT_SQRT_PD, inside a region
+// without FP contraction. The draws are random.cpp's scalar ones bit for bit: pair p of a chunk comes from
+// counter offset + p, its four words give u1 = 1 - u01(w0, w1) and u2 = u01(w2, w3), and the pair is
+// r cos(2 pi u2), r sin(2 pi u2) with r = sqrt(-2 log u1), the same operations as the scalar loop.
+#pragma once
+#include "kernels/cpu/BoxMuller.h"
+
+namespace mt {
+namespace vec {
+namespace {
+
+typedef unsigned long long VU __attribute__((vector_size(sizeof(VD))));
+typedef long long VI __attribute__((vector_size(sizeof(VD))));
+
+// 53 random bits as a double in [0, 1): (hi >> 5) 2^26 + (lo >> 6), times 2^-53, each part (27 and 26 bits)
+// made a double by the 2^52 trick (AVX2 has no int64 -> double conversion); all exact, as the scalar u01.
+inline VD u01_lanes(VU hi, VU lo) {
+  const VD two52 = VD{} + 4503599627370496.0;
+  const VD h = bm::bits_as<VD>((hi >> 5) | 0x4330000000000000ull) - two52;
+  const VD l = bm::bits_as<VD>((lo >> 6) | 0x4330000000000000ull) - two52;
+  return (h * 67108864.0 + l) * (1.0 / 9007199254740992.0);
+}
+
+struct PhiloxLanes {
+  VU w0, w1, w2, w3;  // the four words of ND consecutive counters, one per 64-bit lane
+};
+
+// The ten round keys of a seed, each broadcast to a vector once per call instead of once per round and step.
+struct PhiloxKeys {
+  VU k0[10], k1[10];
+  VU iota;  // 0, 1, .., ND - 1: built once (lane writes in the loop went through memory)
+  explicit PhiloxKeys(uint64_t seed) {
+    for (int k = 0; k < ND; ++k) iota[k] = static_cast<uint64_t>(k);
+    uint32_t a = static_cast<uint32_t>(seed), b = static_cast<uint32_t>(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+      k0[r] = VU{} + a;
+      k1[r] = VU{} + b;
+      a += 0x9E3779B9u;
+      b += 0xBB67AE85u;
+    }
+  }
+};
+
+// Philox4x32-10 (core/Generator.h) for the 2 ND counters counter .. counter + 2 ND - 1 (random.cpp's next4
+// carries word 0 into word 1, so the counter is a 64-bit number) of subsequence `sub`, as two groups whose
+// rounds are interleaved (one group alone waits on each round's multiply).
+inline void philox_lanes(const PhiloxKeys& key, uint64_t sub, uint64_t counter, PhiloxLanes& a,
+                         PhiloxLanes& b) {
+  const VU lo32 = VU{} + 0xffffffffull;
+  const VU m0 = VU{} + 0xD2511F53ull, m1 = VU{} + 0xCD9E8D57ull;
+  const VU ca = key.iota + counter, cb = ca + static_cast<unsigned long long>(ND);
+  const VU c2 = VU{} + static_cast<uint32_t>(sub), c3 = VU{} + static_cast<uint32_t>(sub >> 32);
+  a = {ca & lo32, ca >> 32, c2, c3};
+  b = {cb & lo32, cb >> 32, c2, c3};
+  for (int r = 0; r < 10; ++r) {
+    const VU pa0 = MT_MUL_EPU32(m0, a.w0), pa1 = MT_MUL_EPU32(m1, a.w2);
+    const VU pb0 = MT_MUL_EPU32(m0, b.w0), pb1 = MT_MUL_EPU32(m1, b.w2);
+    a = {(pa1 >> 32) ^ a.w1 ^ key.k0[r], pa1 & lo32, (pa0 >> 32) ^ a.w3 ^ key.k1[r], pa0 & lo32};
+    b = {(pb1 >> 32) ^ b.w1 ^ key.k0[r], pb1 & lo32, (pb0 >> 32) ^ b.w3 ^ key.k1[r], pb0 & lo32};
+  }
+}
+
+// Stores the ND pairs (a[k], b[k]) to out[2k], out[2k + 1], as many of the 2 ND values as fit in `left`
+// (two interleaving shuffles instead of 2 ND lane extractions).
+inline void store_pairs(double* out, int64_t left, VD a, VD b) {
+  if (left <= 0) return;
+  VI lo_idx, hi_idx;
+  for (int k = 0; k < ND; ++k) {
+    lo_idx[k] = k / 2 + (k % 2) * ND;
+    hi_idx[k] = ND / 2 + k / 2 + (k % 2) * ND;
+  }
+  const VD lo = __builtin_shuffle(a, b, lo_idx), hi = __builtin_shuffle(a, b, hi_idx);
+  if (left >= 2 * ND) {
+    __builtin_memcpy(out, &lo, sizeof(VD));
+    __builtin_memcpy(out + ND, &hi, sizeof(VD));
+    return;
+  }
+  double tmp[2 * ND];
+  __builtin_memcpy(tmp, &lo, sizeof(VD));
+  __builtin_memcpy(tmp + ND, &hi, sizeof(VD));
+  __builtin_memcpy(out, tmp, static_cast<size_t>(left) * sizeof(double));
+}
+
+inline void normal_pairs(double* out, int64_t left, const PhiloxLanes& w) {
+  const VD u1 = 1.0 - u01_lanes(w.w0, w.w1);
+  const VD rad = MT_SQRT_PD(-2.0 * bm::log_unit<VD, VI>(u1));
+  VD s, c;
+  bm::sincos_2pi<VD, VI>(u01_lanes(w.w2, w.w3), s, c);
+  store_pairs(out, left, rad * c, rad * s);
+}
+
+// out[0, n): normals from Philox(seed, sub, offset), two per counter, in random.cpp's order.
+void normal_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset) {
+  const PhiloxKeys key(seed);
+  for (int64_t p = 0; 2 * p < n; p += 2 * ND) {
+    PhiloxLanes a, b;
+    philox_lanes(key, sub, offset + static_cast<uint64_t>(p), a, b);
+    normal_pairs(out + 2 * p, n - 2 * p, a);
+    normal_pairs(out + 2 * (p + ND), n - 2 * (p + ND), b);
+  }
+}
+
+// out[0, n): uniforms in [0, 1) from Philox(seed, sub, offset), two per counter, in random.cpp's order.
+void uniform_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset) {
+  const PhiloxKeys key(seed);
+  for (int64_t p = 0; 2 * p < n; p += 2 * ND) {
+    PhiloxLanes a, b;
+    philox_lanes(key, sub, offset + static_cast<uint64_t>(p), a, b);
+    store_pairs(out + 2 * p, n - 2 * p, u01_lanes(a.w0, a.w1), u01_lanes(a.w2, a.w3));
+    store_pairs(out + 2 * (p + ND), n - 2 * (p + ND), u01_lanes(b.w0, b.w1), u01_lanes(b.w2, b.w3));
+  }
+}
+
+}  // namespace
+}  // namespace vec
+}  // namespace mt
