@@ -173,10 +173,47 @@ def test_erfinv_accuracy_to_the_tails(device):
     edge = minitorch.erfinv(t([1.0, -1.0, 1.5, -2.0, math.nan, -0.0], device=device)).cpu().tolist()
     assert edge[:2] == [math.inf, -math.inf] and all(math.isnan(v) for v in edge[2:5])
     assert math.copysign(1, edge[5]) == -1  # the sign of zero kept
-    # float32 rounds the float64 result once (the kernel computes in double for every dtype)
+    # float32: the scalar kernel (and CUDA's) rounds the float64 result once; the AVX2 loop evaluates a
+    # polynomial in double accurate to ~2e-10 (kernels/cpu/vec/f32_via_f64.h), so a rare float lands one ulp
+    # away from that rounding, never further from the true value than 0.5 + 0.01 ulp
     y32 = minitorch.rand(10000, generator=minitorch.Generator().manual_seed(3)) * 2 - 1
-    want32 = minitorch.erfinv(y32.double()).float()
-    assert minitorch.equal(minitorch.erfinv(y32.to(device)).cpu(), want32)
+    want64 = minitorch.erfinv(y32.double()).numpy()
+    got32 = minitorch.erfinv(y32.to(device)).cpu().numpy()
+    np.testing.assert_array_max_ulp(got32, want64.astype(np.float32), maxulp=1)
+    spacing = np.spacing(np.abs(want64).astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got32 - want64) / spacing) < 0.51
+
+
+def test_erfinv_float32_over_every_path():
+    """Every 61st float of (-1, 1) and the 3000 floats below 1 (the tail branch), on the scalar path and the
+    vector one: within 0.51 ulp of the float64 result, and the special values."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np, minitorch as m\n"
+        "x = np.arange(0, 1065353216, 61, dtype=np.int64).astype(np.uint32).view(np.float32)\n"
+        "x = np.concatenate([x, np.float32(1) - np.spacing(np.float32(1)) * np.arange(1, 3000, dtype=np.float32)])\n"
+        "x = np.concatenate([x, -x, np.float32([1, -1, 1.5, -3, np.inf, np.nan, 1e-45, -1e-40])])\n"
+        "np.savez(sys.argv[1], x=x, g=m.erfinv(m.from_numpy(x)).numpy(), r=m.erfinv(m.from_numpy(x.astype(np.float64))).numpy())\n"
+    )
+    caps = ["default"] + ([] if minitorch.backends.cpu.get_cpu_capability() == "DEFAULT" else ["avx2"])
+    for cap in caps:
+        path = f"{os.environ.get('TMPDIR', '/tmp')}/erfinv_{os.getpid()}_{cap}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        subprocess.run([sys.executable, "-c", script, path], check=True, env=env, timeout=300)
+        d = np.load(path)
+        os.unlink(path)
+        x, g, r = d["x"], d["g"], d["r"]
+        fin = np.abs(x) < 1
+        spacing = np.spacing(np.abs(r[fin]).astype(np.float32)).astype(np.float64)
+        err = np.abs(g[fin].astype(np.float64) - r[fin]) / np.maximum(spacing, np.float64(1.4e-45))
+        assert err.max() < 0.51, (cap, err.max())
+        assert np.array_equal(np.signbit(g[fin]), np.signbit(x[fin]))  # -0 stays -0
+        tail = g[~fin].tolist()
+        assert tail[0] == math.inf and tail[1] == -math.inf and all(math.isnan(v) for v in tail[2:6])
+        assert tail[6:] == [float(v) for v in r[~fin][6:].astype(np.float32)]  # x = 1e-45 / -1e-40
 
 
 def bessel_i_ref(x, n):

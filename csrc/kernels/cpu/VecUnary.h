@@ -27,6 +27,7 @@ namespace vec {
   _(cosh)                   \
   _(tanh)                   \
   _(erf)                    \
+  _(erfinv)                 \
   _(sigmoid)                \
   _(gelu)                   \
   _(gelu_tanh)              \

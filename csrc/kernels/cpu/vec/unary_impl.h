@@ -256,6 +256,19 @@ static VD erf_fast(VD x) {
   return SLD(erf, x);
 }
 
+// float erfinv: AVX2 has ours through double (f32_via_f64.h); elsewhere, and for float64, the table entry
+// stays empty (the scalar functor's refinement in double)
+static VF erfinv_fast(VF x) {
+#ifndef MT_VEC_AVX512
+  return erfinv_f32_own(x);
+#else
+  return x;  // unused
+#endif
+}
+static VD erfinv_fast(VD x) {
+  return x;  // unused
+}
+
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
@@ -276,6 +289,7 @@ static VD erf_fast(VD x) {
     static V cosh(V x) { return SL(cosh, x); }                                                           \
     static V tanh(V x) { return tanh_fast(x); }                                                          \
     static V erf(V x) { return erf_fast(x); }                                                            \
+    static V erfinv(V x) { return erfinv_fast(x); }                                                      \
     static V sigmoid(V x) { return S(1) / (S(1) + exp_inner(-x)); }                                      \
     static V gelu(V x) { return gelu_fast(x); }                                                          \
     static V gelu_tanh(V x) {                                                                            \
@@ -520,6 +534,10 @@ void MT_VEC_FILL(Table& t) {
   // functors serve float32 (and half) there
   t.f32[static_cast<int>(Fn::sinh)] = nullptr;
   t.f32[static_cast<int>(Fn::cosh)] = nullptr;
+  t.f64[static_cast<int>(Fn::erfinv)] = nullptr;
+#ifdef MT_VEC_AVX512
+  t.f32[static_cast<int>(Fn::erfinv)] = nullptr;
+#endif
   t.softmax_f32 = &softmax_row;
   t.max_sum_exp_f32 = &max_sum_exp;
   t.scaled_exp_f32 = &scaled_exp;
