@@ -366,6 +366,35 @@ def test_logsumexp_stable_and_infinite(device):
     assert minitorch.logsumexp(minitorch.tensor([1, 2, 3], device=device), 0).dtype == minitorch.float32
 
 
+@pytest.mark.parametrize("dim", [0, (0, 1), -2, (0, 2)])
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_logsumexp_over_leading_dims(device, dtype, dim):
+    """Tensors of 4096+ elements reduced over dims that leave the contiguous last dim alone take the
+    max/exp/sum/log composition (ops/reduce.cpp); the row kernel serves the same values when the last dim is
+    strided. Against float64 NumPy, with columns of +inf, all -inf, NaN and 1e30 (the shift keeps it finite)."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((6, 300, 7)) * 3
+    a[:, 0, 0] = -np.inf
+    a[2, 1, 1] = np.inf
+    a[3, 2, 2] = np.nan
+    a[:, 3, 3] = 1e30
+    a[1, 4, 4] = -1e30
+    np_dim = dim if isinstance(dim, tuple) else (dim,)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        m = np.max(a, axis=np_dim, keepdims=True)
+        ms = np.where(np.isinf(m), 0.0, m)
+        want = np.log(np.sum(np.exp(a - ms), axis=np_dim, keepdims=True)) + ms
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    strided = t.permute(2, 0, 1).contiguous().permute(1, 2, 0)  # the same values, last dim strided
+    tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == minitorch.float32 else {"rtol": 1e-12, "atol": 1e-12}
+    for keepdim in (False, True):
+        exp = want if keepdim else np.squeeze(want, axis=np_dim)
+        for x in (t, strided):
+            got = minitorch.logsumexp(x, dim, keepdim)
+            assert got.dtype == dtype and tuple(got.shape) == exp.shape
+            np.testing.assert_allclose(got.cpu().numpy(), exp, equal_nan=True, **tol)
+
+
 # ---- max / min / argmax / argmin
 
 

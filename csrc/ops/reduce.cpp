@@ -387,6 +387,32 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
   if (autograd::needs_grad(self)) return autograd::logsumexp(self, dims, keepdim);
   // integers are promoted to the default float dtype, as PyTorch does
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
+  // The reduced dims leave the contiguous last dim alone (a softmax over a leading dim, a batch of scores):
+  // PyTorch's composition, the max, exp of the shifted input, sum, log and the max added back, runs each step
+  // along whole rows, where the row kernel gathers each short strided column and takes exp element by element
+  // (4 x 65536 float32 over dim 0: 3.5 ms against PyTorch's 0.6). Its special values are the kernel's: an
+  // infinite max is replaced by 0 so all -inf gives -inf and any +inf gives +inf; NaN stays NaN.
+  if ((dt == ScalarType::Float || dt == ScalarType::Double) && self.dtype() == dt && self.dim() >= 2 &&
+      self.numel() >= 4096 && self.strides()[self.dim() - 1] == 1) {
+    SmallVector<bool, 8> mask = dim_mask(self, dims);
+    if (!mask[static_cast<size_t>(self.dim() - 1)]) {
+      Tensor m = amax(self, dims, true);
+      const Tensor inf = wrapped_scalar(Scalar(std::numeric_limits<double>::infinity()));
+      m = where(eq(abs(m), inf), wrapped_scalar(Scalar(0.0)), m);
+      Tensor e = sub(self, m);
+      unary_(UnaryOp::exp, e);
+      Tensor r = sum(e, dims, true);
+      unary_(UnaryOp::log, r);
+      r = add(r, m);
+      if (!keepdim) {
+        DimVector out;
+        for (int64_t d = 0; d < self.dim(); ++d)
+          if (!mask[static_cast<size_t>(d)]) out.push_back(self.sizes()[d]);
+        r = reshape(r, out);
+      }
+      return r;
+    }
+  }
   return run_reduce(self, dims, keepdim, ReduceOp::logsumexp, 0, dt, "logsumexp");
 }
 
