@@ -9,7 +9,6 @@
 namespace {
 
 typedef long long VLD __attribute__((vector_size(sizeof(VD))));
-typedef float VHF __attribute__((vector_size(sizeof(VF) / 2)));
 typedef int VLF __attribute__((vector_size(sizeof(VF))));
 
 template <typename To, typename From>
@@ -20,18 +19,16 @@ static inline To bits_as(From v) {
   return r;
 }
 
-// f applied to each half of a float vector in double, results rounded back to float once
+// f applied to each half of a float vector in double, results rounded back to float once. The halves are
+// split and joined with the 128-bit lane intrinsics: joined through memory (two 16-byte stores, one 32-byte
+// load) every call paid a store-forwarding stall, the hottest instruction of erf, gelu and sin (sin 2.0 ->
+// 1.0 ms per million floats).
 template <typename F>
 static inline VF f32_via_f64(VF x, F f) {
-  VHF lo, hi;
-  __builtin_memcpy(&lo, &x, sizeof(VHF));
-  __builtin_memcpy(&hi, reinterpret_cast<const char*>(&x) + sizeof(VHF), sizeof(VHF));
-  const VHF rl = __builtin_convertvector(f(__builtin_convertvector(lo, VD)), VHF);
-  const VHF rh = __builtin_convertvector(f(__builtin_convertvector(hi, VD)), VHF);
-  VF r;
-  __builtin_memcpy(&r, &rl, sizeof(VHF));
-  __builtin_memcpy(reinterpret_cast<char*>(&r) + sizeof(VHF), &rh, sizeof(VHF));
-  return r;
+  const __m128 lo = _mm256_castps256_ps128(x), hi = _mm256_extractf128_ps(x, 1);
+  const __m128 rl = _mm256_cvtpd_ps(f(_mm256_cvtps_pd(lo)));
+  const __m128 rh = _mm256_cvtpd_ps(f(_mm256_cvtps_pd(hi)));
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(rl), rh, 1);
 }
 
 // e^x for |x| < 105: k = rint(x / ln 2) by the 1.5 * 2^52 rounding trick (its low mantissa bits are k), r = x
