@@ -4,6 +4,8 @@
 #pragma once
 #include <immintrin.h>
 
+#include "kernels/cpu/vec/exp64_table.h"
+
 namespace {
 
 // float32 tanh: 32 intervals of |x| (0..1/16, then four per octave up to 16: the index is the exponent and
@@ -383,43 +385,6 @@ static inline __m512 exp_avx512(__m512 x) {
 // float64 exp and tanh (MKL's vdExp/vdTanh, which PyTorch's wheel calls, are 2-3x SLEEF 3.5.1's; ours below
 // are 1.0x / 1.2x MKL's speed): 2^(j/16) as double pairs hi + lo, fetched with vpermt2pd (lut16), by
 // scripts/fit_vec_tables.py exp64; the polynomials by scripts/fit_exp_tanh64.py.
-alignas(64) static const double kExp2jHi[16] = {
-    1.0,
-    1.0442737824274138,
-    1.0905077326652577,
-    1.1387886347566916,
-    1.189207115002721,
-    1.241857812073484,
-    1.2968395546510096,
-    1.3542555469368927,
-    1.4142135623730951,
-    1.4768261459394993,
-    1.5422108254079407,
-    1.6104903319492543,
-    1.681792830507429,
-    1.7562521603732995,
-    1.8340080864093424,
-    1.9152065613971474,
-};
-alignas(64) static const double kExp2jLo[16] = {
-    0.0,
-    8.551889705537965e-17,
-    -3.046782079812471e-17,
-    8.912812676025408e-17,
-    3.982015231465646e-17,
-    4.658027591836937e-17,
-    2.5382502794888315e-17,
-    7.70094837980299e-17,
-    -9.667293313452913e-17,
-    -3.483994556892796e-17,
-    7.949834809697621e-17,
-    2.4707192569797888e-17,
-    8.199010020581497e-17,
-    2.960140695448873e-17,
-    3.283107224245627e-17,
-    -1.0619946056195963e-16,
-};
-
 static inline __m512d lut16(__m512i i, const double* t) {
   return _mm512_permutex2var_pd(_mm512_load_pd(t), i, _mm512_load_pd(t + 8));
 }

@@ -35,6 +35,7 @@ static V per_lane(V x, F f) {
 #endif
 }  // namespace
 #ifndef MT_VEC_AVX512
+#include "kernels/cpu/vec/avx2_math_f64.h"  // AVX2: float64 exp
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
@@ -53,13 +54,13 @@ static VF exp_inner(VF x) {
   return exp_f32_own(x);
 #endif
 }
-// double exp: AVX-512 has our own (avx512_math.h, within 0.65 ulp on normal results, MKL's speed), for exp
+// double exp: ours on both (avx512_math.h, avx2_math_f64.h: within 0.65 ulp on normal results), for exp
 // itself too
 static VD exp_inner(VD x) {
 #ifdef MT_VEC_AVX512
   return exp_avx512_f64(x);
 #else
-  return SLD(exp, x);
+  return exp_avx2_f64(x);
 #endif
 }
 
@@ -552,10 +553,10 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log, Fn::log2, Fn::log10, Fn::log1p, Fn::sin, Fn::cos, Fn::tan,
                  Fn::asin, Fn::acos, Fn::atan, Fn::sinh, Fn::cosh, Fn::erf, Fn::gelu, Fn::mish});
   t.softplus_f64 = nullptr;
-#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos and what is built on them are ours; float64
-                       // is all libm's
+#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp and what is built on them are
+                       // ours; the other float64 functions are libm's
   scalar(t.f32, {Fn::expm1});
-  scalar(t.f64, {Fn::exp, Fn::tanh, Fn::sigmoid, Fn::silu, Fn::gelu_tanh});
+  scalar(t.f64, {Fn::tanh, Fn::gelu_tanh});
   t.pow_f32 = nullptr;
   t.pow_f64 = nullptr;
 #endif

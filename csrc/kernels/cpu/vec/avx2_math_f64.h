@@ -1,0 +1,55 @@
+// Our own AVX2 float64 exp (and through it sigmoid and silu), the AVX-512 kernel's method (avx512_math.h,
+// exp_avx512_f64) without vpermt2pd and vscalefpd: without SLEEF these ran the C library's exp element by
+// element (R 0.41 beside PyTorch's MKL). Included only by vec/unary_impl.h for AVX2 (static functions).
+#pragma once
+#include <immintrin.h>
+
+#include "kernels/cpu/vec/exp64_table.h"
+
+namespace {
+
+// expm1(r) for |r| <= ln2/32: r + r^2 P(r), the minimax P of avx512_math.h's expm1_core_f64 (2^-56.3)
+static inline __m256d expm1_core_avx2(__m256d r) {
+  const __m256d r2 = _mm256_mul_pd(r, r);
+  const __m256d a =
+      _mm256_fmadd_pd(_mm256_set1_pd(0.16666666664408963), r, _mm256_set1_pd(0.499999999999996));
+  __m256d b = _mm256_fmadd_pd(_mm256_set1_pd(0.008333472198074194), r, _mm256_set1_pd(0.04166666669335754));
+  b = _mm256_fmadd_pd(_mm256_set1_pd(0.0013888593456387894), r2, b);
+  return _mm256_fmadd_pd(_mm256_fmadd_pd(b, r2, a), r2, r);
+}
+
+// float64 exp: x = k ln2 + r with k a multiple of 1/16 (the 1.5 * 2^48 shift rounds x / ln2 to one; 16 k is
+// the low bits of t's mantissa, read as t's bits minus the shift's), exp(x) = 2^n T[j] (1 + expm1(r)) with
+// n = floor(k), j = 16 k mod 16, T = 2^(j/16) as hi + lo (two gathers), summed T_hi + (T_hi q + T_lo). 2^n is
+// applied as two exact powers of two 2^(n/2) 2^(n - n/2), both normal for |n| <= 1076: the first product is
+// exact, the second rounds once (gradual underflow, overflow to inf), as vscalefpd does. x is clamped to
+// [-746, 746]; a NaN fails both comparisons and flows through. The same arithmetic as the AVX-512 kernel up
+// to the scaling, so the same bound: 0.65 ulp on normal results, 0.81 on subnormal ones; exp(0) = 1 exactly.
+static inline __m256d exp_avx2_f64(__m256d x) {
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(746.0), _mm256_cmp_pd(x, _mm256_set1_pd(746.0), _CMP_GT_OQ));
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(-746.0), _mm256_cmp_pd(x, _mm256_set1_pd(-746.0), _CMP_LT_OQ));
+  const __m256d shift = _mm256_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(1.4426950408889634), shift);
+  const __m256d k = _mm256_sub_pd(t, shift);
+  const __m256d rh = _mm256_fnmadd_pd(k, _mm256_set1_pd(0.6931471805599453), x);
+  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(2.3190468138462996e-17), rh);
+  const __m256d q = expm1_core_avx2(r);
+  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));  // 16 k
+  const __m256i j = _mm256_and_si256(m, _mm256_set1_epi64x(15));
+  const __m256d th = _mm256_i64gather_pd(kExp2jHi, j, 8);
+  const __m256d s = _mm256_add_pd(th, _mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8)));
+  // n = floor(k) = m >> 4 (arithmetic: AVX2 has none for 64-bit lanes, so bias m to non-negative first)
+  const __m256i bias = _mm256_set1_epi64x(1 << 20);  // 16 * 65536, a multiple of 16 above 16 * 1076
+  const __m256i n =
+      _mm256_sub_epi64(_mm256_srli_epi64(_mm256_add_epi64(m, bias), 4), _mm256_set1_epi64x(65536));
+  const __m256i n1 = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_add_epi64(n, _mm256_set1_epi64x(2048)), 1),
+                                      _mm256_set1_epi64x(1024));  // floor(n / 2)
+  const __m256i n2 = _mm256_sub_epi64(n, n1);
+  const __m256d p1 =
+      _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(n1, _mm256_set1_epi64x(1023)), 52));
+  const __m256d p2 =
+      _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(n2, _mm256_set1_epi64x(1023)), 52));
+  return _mm256_mul_pd(_mm256_mul_pd(s, p1), p2);
+}
+
+}  // namespace
