@@ -1,6 +1,7 @@
-// Our own AVX2 float64 exp (and through it sigmoid and silu), the AVX-512 kernel's method (avx512_math.h,
-// exp_avx512_f64) without vpermt2pd and vscalefpd: without SLEEF these ran the C library's exp element by
-// element (R 0.41 beside PyTorch's MKL). Included only by vec/unary_impl.h for AVX2 (static functions).
+// Our own AVX2 float64 exp and tanh (and through them sigmoid, silu and the tanh gelu), the AVX-512 kernels'
+// methods (avx512_math.h) without vpermt2pd, vscalefpd and vrcp14pd: without SLEEF these ran the C library
+// element by element (R 0.3-0.46 beside PyTorch's MKL). Included only by vec/unary_impl.h for AVX2 (static
+// functions).
 #pragma once
 #include <immintrin.h>
 
@@ -50,6 +51,51 @@ static inline __m256d exp_avx2_f64(__m256d x) {
   const __m256d p2 =
       _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(n2, _mm256_set1_epi64x(1023)), 52));
   return _mm256_mul_pd(_mm256_mul_pd(s, p1), p2);
+}
+
+// float64 tanh, tanh_avx512_f64's two formulas (see there for the error analysis) selected per lane:
+// |x| < 0.3: x + x^3 S(x^2); above: a = min(|x|, 20), E = exp(2a) = E_hi + E_lo unrounded, D = E + 1,
+// tanh a = 1 - 2 / D as (1 - j') - (y - j') with j' = 2h rounded to the 2^-52 grid through s2 = 2 - 2h. Here
+// h = 1 / D is a correctly rounded division instead of vrcp14pd and a Newton step (2^-28): the analysis
+// needs only the latter. x's sign ORed in at the end (keeps -0; NaN goes to the polynomial and stays).
+static inline __m256d tanh_avx2_f64(__m256d x) {
+  const __m256d z = _mm256_mul_pd(x, x);
+  __m256d p =
+      _mm256_fmadd_pd(_mm256_set1_pd(0.0005023824217636129), z, _mm256_set1_pd(-0.0014416308133473848));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(0.0035908705930366943));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-0.008863170538283791));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(0.02186948657230532));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-0.05396825393536205));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(0.13333333333306657));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-0.3333333333333326));
+  const __m256d small = _mm256_fmadd_pd(_mm256_mul_pd(x, z), p, x);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  // min returns its second operand, 20, for a NaN: that lane takes the polynomial below anyway
+  const __m256d a = _mm256_min_pd(_mm256_andnot_pd(sign, x), _mm256_set1_pd(20.0));
+  const __m256d shift = _mm256_set1_pd(422212465065984.0);                          // 1.5 * 2^48
+  const __m256d t = _mm256_fmadd_pd(a, _mm256_set1_pd(2.8853900817779268), shift);  // 2 / ln2
+  const __m256d k = _mm256_sub_pd(t, shift);
+  const __m256d rh = _mm256_fnmadd_pd(k, _mm256_set1_pd(0.6931471805599453), _mm256_add_pd(a, a));
+  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(2.3190468138462996e-17), rh);
+  const __m256d q = expm1_core_avx2(r);
+  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));  // 16 k, >= 0
+  const __m256i j = _mm256_and_si256(m, _mm256_set1_epi64x(15));
+  const __m256d th = _mm256_i64gather_pd(kExp2jHi, j, 8);
+  // 2^floor(k), k in [0, 58]: one normal power of two, so both products are exact
+  const __m256d pk = _mm256_castsi256_pd(
+      _mm256_slli_epi64(_mm256_add_epi64(_mm256_srli_epi64(m, 4), _mm256_set1_epi64x(1023)), 52));
+  const __m256d eh = _mm256_mul_pd(th, pk);
+  const __m256d el = _mm256_mul_pd(_mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8)), pk);
+  const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+  const __m256d d = _mm256_add_pd(_mm256_add_pd(eh, one), el);  // D rounded
+  const __m256d h = _mm256_div_pd(one, d);
+  const __m256d s2 = _mm256_fnmadd_pd(two, h, two);  // 2 - y0 on the 2^-52 grid
+  const __m256d jq = _mm256_sub_pd(two, s2);         // j', exact
+  __m256d e2 = _mm256_fnmadd_pd(jq, eh, s2);         // 2 - j' D
+  e2 = _mm256_fnmadd_pd(jq, el, e2);
+  const __m256d big = _mm256_fnmadd_pd(h, e2, _mm256_sub_pd(s2, one));  // (1 - j') - (y - j')
+  const __m256d res = _mm256_blendv_pd(big, small, _mm256_cmp_pd(z, _mm256_set1_pd(0.09), _CMP_NGE_UQ));
+  return _mm256_or_pd(res, _mm256_and_pd(x, sign));
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ static V per_lane(V x, F f) {
 #endif
 }  // namespace
 #ifndef MT_VEC_AVX512
-#include "kernels/cpu/vec/avx2_math_f64.h"  // AVX2: float64 exp
+#include "kernels/cpu/vec/avx2_math_f64.h"  // AVX2: float64 exp and tanh
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
@@ -122,12 +122,12 @@ static VF tanh_fast(VF x) {
   return ax < 0.625f ? p : r;
 #endif
 }
-// double tanh: AVX-512 has our own (avx512_math.h, 3x SLEEF's tanhd8)
+// double tanh: ours on both (avx512_math.h, 3x SLEEF's tanhd8; avx2_math_f64.h)
 static VD tanh_fast(VD x) {
 #ifdef MT_VEC_AVX512
   return tanh_avx512_f64(x);
 #else
-  return SLD(tanh, x);
+  return tanh_avx2_f64(x);
 #endif
 }
 
@@ -553,10 +553,9 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log, Fn::log2, Fn::log10, Fn::log1p, Fn::sin, Fn::cos, Fn::tan,
                  Fn::asin, Fn::acos, Fn::atan, Fn::sinh, Fn::cosh, Fn::erf, Fn::gelu, Fn::mish});
   t.softplus_f64 = nullptr;
-#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp and what is built on them are
-                       // ours; the other float64 functions are libm's
+#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp, tanh and what is built on
+                       // them are ours; the other float64 functions are libm's
   scalar(t.f32, {Fn::expm1});
-  scalar(t.f64, {Fn::tanh, Fn::gelu_tanh});
   t.pow_f32 = nullptr;
   t.pow_f64 = nullptr;
 #endif
