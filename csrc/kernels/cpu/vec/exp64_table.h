@@ -1,5 +1,5 @@
 // 2^(j/16), j = 0..15, as double pairs hi + lo (scripts/fit_vec_tables.py exp64): the table of the float64
-// exp kernels, AVX-512's (avx512_math.h, vpermt2pd) and AVX2's (avx2_math_f64.h, a gather). Internal linkage.
+// exp kernels, AVX-512's (avx512_math.h, vpermt2pd) and AVX2's (avx2_math.h, a gather). Internal linkage.
 #pragma once
 
 namespace {

@@ -1,6 +1,7 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
-// vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin and
-// cos, and exp, log and log1p, which the table takes when the build has no SLEEF. A float result needs ~1e-9
+// vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
+// cos and erfinv, and log and log1p, which the table takes when the build has no SLEEF (exp is in float:
+// avx2_math.h). A float result needs ~1e-9
 // relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
 // gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
 // conversion rounds once, subnormal results included (no flush to zero).
@@ -29,28 +30,6 @@ static inline VF f32_via_f64(VF x, F f) {
   const __m128 rl = _mm256_cvtpd_ps(f(_mm256_cvtps_pd(lo)));
   const __m128 rh = _mm256_cvtpd_ps(f(_mm256_cvtps_pd(hi)));
   return _mm256_insertf128_ps(_mm256_castps128_ps256(rl), rh, 1);
-}
-
-// e^x for |x| < 105: k = rint(x / ln 2) by the 1.5 * 2^52 rounding trick (its low mantissa bits are k), r = x
-// - k ln 2 with |r| <= 0.347, e^r by Taylor to degree 8 (truncation 2e-10 relative), times 2^k built in the
-// exponent field (k + 1023 is in [872, 1175], a normal double).
-static inline VD exp_d_for_f32(VD x) {
-  x = x < -104.0 ? -104.0 : x;  // e^-104 rounds to float 0, e^89 to inf; NaN fails both tests and stays
-  x = x > 89.0 ? 89.0 : x;
-  const double magic = 6755399441055744.0;
-  const VD t = x * 1.4426950408889634 + magic;
-  const VD k = t - magic;
-  const VD r = (x - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
-  VD p = r * (1.0 / 40320) + 1.0 / 5040;
-  p = p * r + 1.0 / 720;
-  p = p * r + 1.0 / 120;
-  p = p * r + 1.0 / 24;
-  p = p * r + 1.0 / 6;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  const VD scale = bits_as<VD>((bits_as<VLD>(t) + 1023) << 52);
-  return p * scale;
 }
 
 // log(x) for finite x > 0 (every float is a normal double): x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m =
@@ -165,10 +144,6 @@ static inline VF erfinv_f32_own(VF x) {
   return a < 1.0f    ? signed_r
          : a == 1.0f ? bits_as<VF>(bits_as<VLF>(VF{} + inf) | bits_as<VLF>(sign))
                      : VF{} + __builtin_nanf("");
-}
-
-static inline VF exp_f32_own(VF x) {
-  return f32_via_f64(x, exp_d_for_f32);
 }
 
 // C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays

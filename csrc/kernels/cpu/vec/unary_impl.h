@@ -35,7 +35,7 @@ static V per_lane(V x, F f) {
 #endif
 }  // namespace
 #ifndef MT_VEC_AVX512
-#include "kernels/cpu/vec/avx2_math_f64.h"  // AVX2: float64 exp and tanh
+#include "kernels/cpu/vec/avx2_math.h"    // AVX2: float64 exp and tanh, float32 exp
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
@@ -44,17 +44,16 @@ static V per_lane(V x, F f) {
 namespace {
 
 // float exp: AVX-512 has our table kernel (avx512_math.h, 0.75 ulp, 1.28x SLEEF's expf), also inside the
-// composed formulas (sigmoid, silu, gelu, softmax rows); AVX2 SLEEF's, or ours in double without it
+// composed formulas (sigmoid, silu, gelu, softmax rows); AVX2 ours in float (avx2_math.h, 0.60 ulp), SLEEF or
+// not
 static VF exp_inner(VF x) {
 #if defined(MT_VEC_AVX512)
   return exp_avx512(x);
-#elif defined(MT_SLEEF)
-  return SLF(exp, x);
 #else
-  return exp_f32_own(x);
+  return exp_avx2_f32(x);
 #endif
 }
-// double exp: ours on both (avx512_math.h, avx2_math_f64.h: within 0.65 ulp on normal results), for exp
+// double exp: ours on both (avx512_math.h, avx2_math.h: within 0.65 ulp on normal results), for exp
 // itself too
 static VD exp_inner(VD x) {
 #ifdef MT_VEC_AVX512
@@ -122,7 +121,7 @@ static VF tanh_fast(VF x) {
   return ax < 0.625f ? p : r;
 #endif
 }
-// double tanh: ours on both (avx512_math.h, 3x SLEEF's tanhd8; avx2_math_f64.h)
+// double tanh: ours on both (avx512_math.h, 3x SLEEF's tanhd8; avx2_math.h)
 static VD tanh_fast(VD x) {
 #ifdef MT_VEC_AVX512
   return tanh_avx512_f64(x);

@@ -1,7 +1,8 @@
-// Our own AVX2 float64 exp and tanh (and through them sigmoid, silu and the tanh gelu), the AVX-512 kernels'
-// methods (avx512_math.h) without vpermt2pd, vscalefpd and vrcp14pd: without SLEEF these ran the C library
-// element by element (R 0.3-0.46 beside PyTorch's MKL). Included only by vec/unary_impl.h for AVX2 (static
-// functions).
+// Our own AVX2 kernels that work in their own precision: float64 exp and tanh (and through them sigmoid, silu
+// and the tanh gelu), the AVX-512 kernels' methods (avx512_math.h) without vpermt2pd, vscalefpd and vrcp14pd
+// (without SLEEF these ran the C library element by element, R 0.3-0.46 beside PyTorch's MKL), and float32
+// exp in float (f32_via_f64.h's went through double, half the lanes per instruction). Included only by
+// vec/unary_impl.h for AVX2 (static functions).
 #pragma once
 #include <immintrin.h>
 
@@ -51,6 +52,44 @@ static inline __m256d exp_avx2_f64(__m256d x) {
   const __m256d p2 =
       _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(n2, _mm256_set1_epi64x(1023)), 52));
   return _mm256_mul_pd(_mm256_mul_pd(s, p1), p2);
+}
+
+// float32 exp in float: x = n ln2 + r, n = rint(x / ln2) by the 1.5 * 2^23 shift, |r| <= ln2/2. Without a
+// table r is not small, so its rounding would cost up to 0.45 ulp of the result (a first version measured
+// 0.96): x - n ln2_hi is exact (ln2_hi has 13 bits; the difference is a multiple of x's spacing or 2^-17 and
+// smaller than x), r = that - n ln2_lo rounded, and c = what r's rounding lost (one exact subtraction), so
+// r + c is x - n ln2 to 2^-35. expm1(r + c) = r + (r^2 Q(r) + c (1 + r)), Q of degree 5 (float coefficients
+// of a weighted least-squares fit for the error relative to exp(r), 0.008 float ulp:
+// scripts/fit_exp32_poly.py), and 1 + r is summed exactly (Fast2Sum: hi + e) so s = hi + (e + the rest)
+// rounds once. Then 2^n as two exact powers of two (2^(n/2) 2^(n - n/2)): the first product is exact, the
+// second rounds once on subnormal results, where s's own rounding is at most 1/4 of their spacing. x is
+// clamped to [-104, 89] (0 and inf beyond); NaN fails both comparisons and flows through.
+static inline __m256 exp_avx2_f32(__m256 x) {
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(89.0f), _mm256_cmp_ps(x, _mm256_set1_ps(89.0f), _CMP_GT_OQ));
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(-104.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+  const __m256 shift = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23
+  const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shift);
+  const __m256 n = _mm256_sub_ps(t, shift);
+  const __m256 rh = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145752f), x);  // exact
+  const __m256 rl = _mm256_mul_ps(n, _mm256_set1_ps(1.42860677e-06f));
+  const __m256 r = _mm256_sub_ps(rh, rl);
+  const __m256 c = _mm256_sub_ps(_mm256_sub_ps(rh, r), rl);
+  __m256 q =
+      _mm256_fmadd_ps(_mm256_set1_ps(0.0001960371300810948f), r, _mm256_set1_ps(0.0013939772034063935f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.008333847858011723f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.041666384786367416f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.166666641831398f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 rest = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, _mm256_fmadd_ps(c, r, c));
+  const __m256 hi = _mm256_add_ps(one, r);
+  const __m256 e = _mm256_add_ps(_mm256_sub_ps(one, hi), r);  // exact: |1| >= |r|
+  const __m256 s = _mm256_add_ps(hi, _mm256_add_ps(e, rest));
+  const __m256i ni = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(shift));  // n
+  const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+  const __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
+  const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(s, p1), p2);
 }
 
 // float64 tanh, tanh_avx512_f64's two formulas (see there for the error analysis) selected per lane:
