@@ -1,10 +1,10 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos and erfinv, and log and log1p, which the table takes when the build has no SLEEF (exp is in float:
-// avx2_math.h). A float result needs ~1e-9
-// relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
-// gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
-// conversion rounds once, subnormal results included (no flush to zero).
+// cos, atan and erfinv, and log and log1p, which the table takes when the build has no SLEEF (exp is in
+// float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short
+// double polynomials give without tables or gathers; double's range also holds every float subnormal and
+// overflow as a normal number, so the final conversion rounds once, subnormal results included (no flush to
+// zero).
 #pragma once
 
 namespace {
@@ -144,6 +144,35 @@ static inline VF erfinv_f32_own(VF x) {
   return a < 1.0f    ? signed_r
          : a == 1.0f ? bits_as<VF>(bits_as<VLF>(VF{} + inf) | bits_as<VLF>(sign))
                      : VF{} + __builtin_nanf("");
+}
+
+// float32 atan through double: t = |x| or 1/|x| (atan x = pi/2 - atan(1/x) above 1), then above tan(pi/12)
+// u = (t sqrt3 - 1) / (t + sqrt3) (atan t = pi/6 + atan u), |u| <= tan(pi/12), and atan u = u + u z P(z), z =
+// u^2 <= 0.072, by its Taylor series to u^17 (truncation 3e-12 relative): one rounding to float, within 0.5 +
+// 0.001 ulp. inf gives pi/2 (1/inf = 0), NaN stays NaN, the sign is ORed back (keeps -0).
+static inline VD atan_d_for_f32(VD x) {
+  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
+  const VD a = bits_as<VD>(bits_as<VLD>(x) & ~sign);
+  const auto inv = a > 1.0;
+  const VD t = inv ? 1.0 / a : a;
+  const auto shifted = t > 0.2679491924311227;
+  const VD u = shifted ? (t * 1.7320508075688772 - 1.0) / (t + 1.7320508075688772) : t;
+  const VD z = u * u;
+  VD p = VD{} + 1.0 / 17;
+  p = p * z - 1.0 / 15;
+  p = p * z + 1.0 / 13;
+  p = p * z - 1.0 / 11;
+  p = p * z + 1.0 / 9;
+  p = p * z - 1.0 / 7;
+  p = p * z + 1.0 / 5;
+  p = p * z - 1.0 / 3;
+  VD r = u + u * z * p;
+  r = shifted ? 0.5235987755982988 + r : r;
+  r = inv ? 1.5707963267948966 - r : r;
+  return bits_as<VD>(bits_as<VLD>(r) | (bits_as<VLD>(x) & sign));
+}
+static inline VF atan_f32_own(VF x) {
+  return f32_via_f64(x, atan_d_for_f32);
 }
 
 // C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays

@@ -269,6 +269,19 @@ static VD erfinv_fast(VD x) {
   return x;  // unused
 }
 
+// float atan: AVX2 has ours through double (f32_via_f64.h, 0.5 + 0.001 ulp); AVX-512 and float64 SLEEF's (or
+// the scalar functor without SLEEF)
+static VF atan_fast(VF x) {
+#ifndef MT_VEC_AVX512
+  return atan_f32_own(x);
+#else
+  return SLF(atan, x);
+#endif
+}
+static VD atan_fast(VD x) {
+  return SLD(atan, x);
+}
+
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
@@ -284,7 +297,7 @@ static VD erfinv_fast(VD x) {
     static V tan(V x) { return tan_tiny(x); }                                                            \
     static V asin(V x) { return SL(asin, x); }                                                           \
     static V acos(V x) { return SL(acos, x); }                                                           \
-    static V atan(V x) { return SL(atan, x); }                                                           \
+    static V atan(V x) { return atan_fast(x); }                                                          \
     static V sinh(V x) { return SL(sinh, x); }                                                           \
     static V cosh(V x) { return SL(cosh, x); }                                                           \
     static V tanh(V x) { return tanh_fast(x); }                                                          \
@@ -548,7 +561,10 @@ void MT_VEC_FILL(Table& t) {
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
-  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan});
+  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos});
+#ifdef MT_VEC_AVX512
+  scalar(t.f32, {Fn::atan});
+#endif
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log, Fn::log2, Fn::log10, Fn::log1p, Fn::sin, Fn::cos, Fn::tan,
                  Fn::asin, Fn::acos, Fn::atan, Fn::sinh, Fn::cosh, Fn::erf, Fn::gelu, Fn::mish});
   t.softplus_f64 = nullptr;
