@@ -69,6 +69,8 @@ struct Table {
   SoftplusD softplus_f64;
   PowF pow_f32;
   PowD pow_f64;
+  PowF atan2_f32;  // atan2(a, b), the same row signature as pow
+  PowD atan2_f64;
   PhiloxDrawsD normal_philox_f64;  // vec/random_impl.h, the scalar draws bit for bit
   PhiloxDrawsD uniform_philox_f64;
 };

@@ -144,22 +144,27 @@ void run_vec2(const TensorIter& it, loop_t loop) {
 
 // pow of floats through the table's vector loop; false where it has none (integers, old CPU, AVX2 without
 // SLEEF).
-bool pow_vectorized(const TensorIter& it) {
-  const vec::Table* t = vec::unary_table();
-  if (!t) return false;
-  if (it.dtypes[0] == ScalarType::Double ? !t->pow_f64 : !t->pow_f32) return false;
-  switch (it.dtypes[0]) {
+// A binary op with a row loop in the CPU's table (pow, atan2): all three operands of the loop's dtype (half
+// and bfloat16 through float buffers, as run_vec2).
+bool row2_vectorized(const TensorIter& it, vec::PowF f32, vec::PowD f64) {
+  const ScalarType dt = it.dtypes[0];
+  if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
+  switch (dt) {
     case ScalarType::Double:
-      run_vec2<double>(it, t->pow_f64);
+      if (!f64) return false;
+      run_vec2<double>(it, f64);
       return true;
     case ScalarType::Float:
-      run_vec2<float>(it, t->pow_f32);
+      if (!f32) return false;
+      run_vec2<float>(it, f32);
       return true;
     case ScalarType::Half:
-      run_vec2<Half>(it, t->pow_f32);
+      if (!f32) return false;
+      run_vec2<Half>(it, f32);
       return true;
     case ScalarType::BFloat16:
-      run_vec2<BFloat16>(it, t->pow_f32);
+      if (!f32) return false;
+      run_vec2<BFloat16>(it, f32);
       return true;
     default:
       return false;
@@ -250,7 +255,10 @@ void run_binary(const TensorIter& it, F f) {
 
 void binary_cpu(const TensorIter& it, BinaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_binary_cpu(it, op);
-  if (op == BinaryOp::pow && pow_vectorized(it)) return;
+  if (const vec::Table* t = vec::unary_table()) {
+    if (op == BinaryOp::pow && row2_vectorized(it, t->pow_f32, t->pow_f64)) return;
+    if (op == BinaryOp::atan2 && row2_vectorized(it, t->atan2_f32, t->atan2_f64)) return;
+  }
   switch (op) {
 #define MT_CASE(name, F, kind)             \
   case BinaryOp::name:                     \

@@ -1,10 +1,10 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan and erfinv, and log and log1p, which the table takes when the build has no SLEEF (exp is in
-// float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short
-// double polynomials give without tables or gathers; double's range also holds every float subnormal and
-// overflow as a normal number, so the final conversion rounds once, subnormal results included (no flush to
-// zero).
+// cos, atan, atan2 and erfinv, and log and log1p, which the table takes when the build has no SLEEF (exp is
+// in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which
+// short double polynomials give without tables or gathers; double's range also holds every float subnormal
+// and overflow as a normal number, so the final conversion rounds once, subnormal results included (no flush
+// to zero).
 #pragma once
 
 namespace {
@@ -150,11 +150,8 @@ static inline VF erfinv_f32_own(VF x) {
 // u = (t sqrt3 - 1) / (t + sqrt3) (atan t = pi/6 + atan u), |u| <= tan(pi/12), and atan u = u + u z P(z), z =
 // u^2 <= 0.072, by its Taylor series to u^17 (truncation 3e-12 relative): one rounding to float, within 0.5 +
 // 0.001 ulp. inf gives pi/2 (1/inf = 0), NaN stays NaN, the sign is ORed back (keeps -0).
-static inline VD atan_d_for_f32(VD x) {
-  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
-  const VD a = bits_as<VD>(bits_as<VLD>(x) & ~sign);
-  const auto inv = a > 1.0;
-  const VD t = inv ? 1.0 / a : a;
+// atan t for t in [0, 1] (NaN stays NaN)
+static inline VD atan_01(VD t) {
   const auto shifted = t > 0.2679491924311227;
   const VD u = shifted ? (t * 1.7320508075688772 - 1.0) / (t + 1.7320508075688772) : t;
   const VD z = u * u;
@@ -166,13 +163,46 @@ static inline VD atan_d_for_f32(VD x) {
   p = p * z - 1.0 / 7;
   p = p * z + 1.0 / 5;
   p = p * z - 1.0 / 3;
-  VD r = u + u * z * p;
-  r = shifted ? 0.5235987755982988 + r : r;
+  const VD r = u + u * z * p;
+  return shifted ? 0.5235987755982988 + r : r;
+}
+static inline VD atan_d_for_f32(VD x) {
+  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
+  const VD a = bits_as<VD>(bits_as<VLD>(x) & ~sign);
+  const auto inv = a > 1.0;
+  VD r = atan_01(inv ? 1.0 / a : a);
   r = inv ? 1.5707963267948966 - r : r;
   return bits_as<VD>(bits_as<VLD>(r) | (bits_as<VLD>(x) & sign));
 }
 static inline VF atan_f32_own(VF x) {
   return f32_via_f64(x, atan_d_for_f32);
+}
+
+// float32 atan2(y, x) through double: a = atan(min / max) of |y| and |x| in [0, pi/4] (atan_01),
+// pi/2 - a where |y| > |x|, pi - that where x is negative (-0 included), y's sign ORed in. C99's special
+// values fall out of it once 0/0 is taken as 0 and inf/inf as 1 (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) =
+// +-3pi/4, ...); a NaN operand gives NaN. One rounding to float.
+static inline VD atan2_d_for_f32(VD y, VD x) {
+  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
+  const VD ay = bits_as<VD>(bits_as<VLD>(y) & ~sign), ax = bits_as<VD>(bits_as<VLD>(x) & ~sign);
+  const auto swap = ay > ax;
+  const VD mx = swap ? ay : ax, mn = swap ? ax : ay;
+  const double inf = __builtin_inf();
+  VD q = mn / mx;
+  q = mx == 0.0 ? 0.0 : q;
+  q = mn == inf ? 1.0 : q;  // both infinite
+  VD a = atan_01(q);
+  a = swap ? 1.5707963267948966 - a : a;
+  a = (bits_as<VLD>(x) & sign) != 0 ? 3.141592653589793 - a : a;
+  a = bits_as<VD>(bits_as<VLD>(a) | (bits_as<VLD>(y) & sign));
+  return (y != y) | (x != x) ? y + x : a;
+}
+static inline VF atan2_f32_own(VF y, VF x) {
+  const __m256d r0 =
+      atan2_d_for_f32(_mm256_cvtps_pd(_mm256_castps256_ps128(y)), _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
+  const __m256d r1 = atan2_d_for_f32(_mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)),
+                                     _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(r0)), _mm256_cvtpd_ps(r1), 1);
 }
 
 // C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays

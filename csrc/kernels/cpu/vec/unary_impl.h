@@ -526,6 +526,15 @@ void pow_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) 
     map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) { return y == S(2) ? x * x : pow_fast(x, y); });
 }
 
+// atan2 over a row: AVX2 float ours through double (f32_via_f64.h); elsewhere the entries stay empty
+template <typename V, typename S, int N>
+void atan2_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
+#ifndef MT_VEC_AVX512
+  if constexpr (sizeof(S) == 4)
+    map_row<V, S, N>(out, a, sa, b, sb, n, [](V y, V x) { return atan2_f32_own(y, x); });
+#endif
+}
+
 }  // namespace
 
 namespace mt {
@@ -558,6 +567,9 @@ void MT_VEC_FILL(Table& t) {
   t.softplus_f64 = &softplus_row<VD, double, ND>;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
+#ifndef MT_VEC_AVX512
+  t.atan2_f32 = &atan2_row<VF, float, NF>;
+#endif
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
