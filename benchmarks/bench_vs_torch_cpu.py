@@ -64,6 +64,13 @@ def _(L):
     return lambda: x + y
 
 
+@case("tensor([1., 2., 3.]) from a Python list", "overhead")
+def _(L):
+    if L.t is None:
+        return lambda: np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    return lambda: L.t.tensor([1.0, 2.0, 3.0])
+
+
 def _binary_big(op):
     def make(L):
         a, b = rand(1 << 24), rand(1 << 24, seed=1)

@@ -42,6 +42,53 @@ def test_tensor_dtype_inference():
         P.tensor([1], dtype="float32")
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        [1.0, 2.0, -0.0],
+        [1, 2, -(2**63)],
+        [True, False],
+        [True, 2],
+        [False, 2.5],
+        (1.0,),
+        [1e39, -1e39, 3.4e38],
+        [float("nan"), float("inf"), 1],
+        [2**70, 1.0],
+        list(range(256)),
+        [0.1] * 257,  # past the short-list path
+    ],
+)
+@pytest.mark.parametrize("dtype", [None, P.float32, P.float64, P.int64, P.bool, P.float16, P.int32])
+def test_tensor_of_a_flat_number_list_matches_the_general_path(data, dtype):
+    """tensor() takes a shortcut for a short flat list of Python numbers (_creation._flat_numbers): the same
+    dtype, values (overflow to inf in float32 included), strides and errors as the nested-list walk, which
+    a list subclass still takes."""
+    general = type("ListSubclass", (list,), {})(data)  # not exactly a list: the general walk
+
+    def make(d):
+        try:
+            return P.tensor(d, dtype=dtype)
+        except Exception as e:  # noqa: BLE001 - the two paths must fail alike
+            return type(e)
+
+    fast, slow = make(data), make(general)
+    if isinstance(fast, type) or isinstance(slow, type):
+        assert fast == slow
+    else:
+        assert fast.dtype == slow.dtype and fast.shape == slow.shape and fast.stride() == slow.stride()
+        np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+        want = dtype or (
+            P.float32
+            if any(type(v) is float for v in data)
+            else P.int64
+            if any(type(v) is int for v in data)
+            else P.bool
+        )
+        assert fast.dtype == want and fast.is_contiguous() and not fast.requires_grad
+    grad = P.tensor([1.0, 2.0], requires_grad=True)
+    assert grad.requires_grad and grad.is_leaf
+
+
 def test_tensor_copies_and_as_tensor_shares():
     a = np.arange(4.0)
     t = P.tensor(a)

@@ -77,10 +77,49 @@ def _flatten_tensors(data):
     return data
 
 
+_NUMBER_TYPES = frozenset((builtins.bool, builtins.int, builtins.float))
+_FLAT_NP = {_C.float32: np.float32, _C.float64: np.float64, _C.int64: np.int64, _C.bool: np.bool_}
+_F32_MAX = 3.4028234663852886e38
+
+
+def _flat_numbers(data, dtype):
+    """tensor() of a short flat list of Python numbers, the common case, without the general walk (12 us against
+    PyTorch's 4.5 for tensor([1., 2., 3.])); None where the general path must decide (other element types, other
+    dtypes, float32 overflow, which NumPy would warn about, an int out of int64's range)."""
+    kinds = set(map(type, data))
+    if not kinds <= _NUMBER_TYPES:
+        return None
+    if dtype is None:
+        dtype = (
+            _C.get_default_dtype()
+            if builtins.float in kinds
+            else _C.int64
+            if builtins.int in kinds
+            else _C.bool
+        )
+    npd = _FLAT_NP.get(dtype)
+    if npd is None or (npd is np.float32 and not builtins.max(map(abs, data)) <= _F32_MAX):
+        return None
+    try:
+        arr = np.array(data, dtype=npd)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    return _C.from_numpy(arr)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Copies `data` into a new tensor; dtype is inferred as PyTorch does (floats -> default dtype)."""
     if dtype is not None and not isinstance(dtype, _C.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be minitorch.dtype, not {type(dtype).__name__}")
+    if (type(data) is list or type(data) is tuple) and 0 < len(data) <= 256:
+        out = _flat_numbers(data, dtype)
+        if out is not None:
+            device = factory_device(device)
+            if device is not None:
+                out = out.to(device)
+            if requires_grad:
+                out.requires_grad_(True)
+            return out
     if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as a 0-dim array does
         data = np.asarray(data)
     if isinstance(data, _C.Tensor):
