@@ -59,6 +59,16 @@ def test_tril_triu_values(device, fn, shape, diagonal):
     assert np.array_equal(to_np(y), exp)
 
 
+@pytest.mark.parametrize("diagonal", [-(2**63), -(2**62), -6, 6, 2**62, 2**63 - 1])
+def test_tril_triu_extreme_diagonals(device, diagonal):
+    """A diagonal far outside the matrix keeps all or nothing (row + diagonal must not wrap around)."""
+    a = np.arange(20.0, dtype=np.float32).reshape(4, 5)
+    x = make_tensor(a, minitorch.float32, device)
+    k = max(-10, min(10, diagonal))  # NumPy's own tri() overflows on the extreme ones
+    assert np.array_equal(to_np(minitorch.tril(x, diagonal)), np.tril(a, k))
+    assert np.array_equal(to_np(minitorch.triu(x, diagonal)), np.triu(a, k))
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_tril_triu_dtypes_layouts(device, dtype, layout):
