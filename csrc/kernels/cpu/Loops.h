@@ -5,6 +5,48 @@
 
 namespace mt {
 
+// The dense loops below are compiled twice: for the baseline (SSE2, four floats a step, selects as three
+// logic operations) and with AVX2 (eight, vblendvps/vmaxps), and run the AVX2 copy where the CPU has it and
+// MINITORCH_CPU_CAPABILITY allows it. Plain IEEE operations without FMA: both copies give the same bits. A
+// 65536-float clamp took 32 us on the baseline copy against PyTorch's 10; add/mul/div/maximum 0.6-0.76x
+// PyTorch's speed in L2. Nothing compiled for AVX2 can reach baseline code: the AVX2 copy is a function of
+// its own (target attribute), and what it does not inline is called in its baseline form.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(MINITORCH_WITH_CPU_VEC)
+#define MT_LOOPS_AVX2 1
+bool loops_use_avx2();  // kernels/cpu/elementwise.cpp
+
+template <typename Body>
+__attribute__((target("avx2"))) void dense_for_avx2(int64_t n, Body body) {
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+template <typename Body>
+__attribute__((target("avx2"))) void dense_for_ivdep_avx2(int64_t n, Body body) {
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+#endif
+
+// body(i) for i in [0, n), i independent of each other. `body` is taken by value: a local copy of the
+// captured pointers and functor, which no store through an output pointer can alias (captured by reference,
+// a bool or uint8 output would force a reload of each every element and keep the loop scalar).
+template <typename Body>
+inline void dense_for(int64_t n, Body body) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return dense_for_avx2(n, body);
+#endif
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+// The same where the output may be exactly an input (masked_fill_ writes self): element i reads only index i,
+// which the compiler's overlap check cannot see, so it would keep the loop scalar.
+template <typename Body>
+inline void dense_for_ivdep(int64_t n, Body body) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return dense_for_ivdep_avx2(n, body);
+#endif
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+
 template <typename out_t, typename in_t, typename F>
 void cpu_unary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
   using op_t = opmath_t<in_t>;
@@ -17,7 +59,7 @@ void cpu_unary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
         out_t* out = reinterpret_cast<out_t*>(data[0]);
         const in_t* a = reinterpret_cast<const in_t*>(data[1]);
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t)) {
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i])));
+          dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i]))); });
         } else {
           for (int64_t i = 0; i < n; ++i)
             *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
@@ -37,14 +79,15 @@ void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
         const in_t* a = reinterpret_cast<const in_t*>(data[1]);
         const in_t* b = reinterpret_cast<const in_t*>(data[2]);
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == sizeof(in_t)) {
-          for (int64_t i = 0; i < n; ++i)
+          dense_for(n, [=](int64_t i) {
             out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));
+          });
         } else if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == 0) {
           const op_t bv = static_cast<op_t>(*b);
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i]), bv));
+          dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(static_cast<op_t>(a[i]), bv)); });
         } else if (st[0] == sizeof(out_t) && st[1] == 0 && st[2] == sizeof(in_t)) {
           const op_t av = static_cast<op_t>(*a);
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(av, static_cast<op_t>(b[i])));
+          dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(av, static_cast<op_t>(b[i]))); });
         } else {
           for (int64_t i = 0; i < n; ++i)
             *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
@@ -67,35 +110,22 @@ void cpu_ternary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
         const a_t* a = reinterpret_cast<const a_t*>(data[1]);
         const b_t* b = reinterpret_cast<const b_t*>(data[2]);
         const c_t* c = reinterpret_cast<const c_t*>(data[3]);
-        // a local copy: stores through `o` could alias the captured functor, which forced a reload of its
-        // fields every element. ivdep: o may be exactly c (masked_fill_ writes self), which the compiler's
-        // overlap check refuses to vectorize, while element i reads only index i.
-        const F fn = f;
+        const F fn = f;  // copied into each dense loop's body (dense_for_ivdep: o may be exactly c)
         if (st[0] == sizeof(out_t) && st[1] == sizeof(a_t)) {
           const bool bd = st[2] == sizeof(b_t), cd = st[3] == sizeof(c_t);
-          if (bd && cd) {
-#pragma GCC ivdep
-            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], b[i], c[i]);
-            return;
-          }
+          if (bd && cd) return dense_for_ivdep(n, [=](int64_t i) { o[i] = fn(a[i], b[i], c[i]); });
           if (st[2] == 0 && cd) {
             const b_t bv = *b;
-#pragma GCC ivdep
-            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], bv, c[i]);
-            return;
+            return dense_for_ivdep(n, [=](int64_t i) { o[i] = fn(a[i], bv, c[i]); });
           }
           if (bd && st[3] == 0) {
             const c_t cv = *c;
-#pragma GCC ivdep
-            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], b[i], cv);
-            return;
+            return dense_for_ivdep(n, [=](int64_t i) { o[i] = fn(a[i], b[i], cv); });
           }
           if (st[2] == 0 && st[3] == 0) {
             const b_t bv = *b;
             const c_t cv = *c;
-#pragma GCC ivdep
-            for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], bv, cv);
-            return;
+            return dense_for_ivdep(n, [=](int64_t i) { o[i] = fn(a[i], bv, cv); });
           }
         }
         for (int64_t i = 0; i < n; ++i)

@@ -388,6 +388,16 @@ const char* cpu_capability() {
   return "DEFAULT";
 }
 #endif
+}  // namespace vec
+
+#ifdef MT_LOOPS_AVX2
+bool loops_use_avx2() {
+  static const bool use = std::strcmp(vec::cpu_capability(), "DEFAULT") != 0;
+  return use;
+}
+#endif
+
+namespace vec {
 bool has_vec_loop(const char* name, bool f64) {
   const Table* t = unary_table();
   if (!t) return false;

@@ -1,0 +1,64 @@
+"""The dense elementwise loops of kernels/cpu/Loops.h are compiled twice, for the baseline and for AVX2, and the
+copy in use follows the CPU and MINITORCH_CPU_CAPABILITY: both must give the same bits for every dtype and for
+NaN, infinities, signed zeros and subnormals (plain IEEE operations, no FMA). Each path runs in a fresh process."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minitorch
+
+_SCRIPT = r"""
+import sys
+import numpy as np
+import minitorch as m
+
+rng = np.random.default_rng(4)
+special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1.0, -1.0, 3.4e38, -0.5, 0.5], np.float32)
+a32 = np.concatenate([rng.standard_normal(1000).astype(np.float32) * 3, np.repeat(special, 12)])
+b32 = np.concatenate([rng.standard_normal(1000).astype(np.float32) * 3, np.tile(special, 12)])
+i64 = rng.integers(-1000, 1000, a32.size)
+j64 = rng.integers(1, 50, a32.size)
+out = {}
+for dt in ("float32", "float64", "float16", "bfloat16"):
+    x = m.from_numpy(a32).to(getattr(m, dt))
+    y = m.from_numpy(b32).to(getattr(m, dt))
+    for name, f in {
+        "add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y, "div": lambda: x / y,
+        "max": lambda: m.maximum(x, y), "min": lambda: m.minimum(x, y), "clamp": lambda: m.clamp(x, -0.5, 0.7),
+        "clamp_t": lambda: m.clamp(x, y, y + 1), "clamp_nan": lambda: m.clamp(x, min=float("nan")),
+        "where": lambda: m.where(x > y, x, y), "relu": lambda: m.relu(x), "abs": lambda: m.abs(x),
+        "neg": lambda: -x, "sqrt": lambda: m.sqrt(x), "lerp": lambda: m.lerp(x, y, 0.3),
+        "lerp_t": lambda: m.lerp(x, y, y), "scalar": lambda: x * 0.1 + 2.0, "rsub": lambda: 1.0 - x,
+        "fmod": lambda: m.fmod(x, y), "rem": lambda: m.remainder(x, y), "floordiv": lambda: m.floor_divide(x, y),
+        "lt": lambda: x < y, "eq": lambda: x == y, "masked_fill": lambda: x.clone().masked_fill_(x > 0, 9.0),
+        "inplace": lambda: x.clone().add_(y, alpha=2), "sigmoid_bw": lambda: x * (1 - x),
+    }.items():
+        out[dt + " " + name] = f().float().numpy().view(np.uint32)
+xi, yi = m.from_numpy(i64), m.from_numpy(j64)
+for name, f in {
+    "iadd": lambda: xi + yi, "imul": lambda: xi * yi, "idiv": lambda: xi // yi, "irem": lambda: xi % yi,
+    "iand": lambda: xi & yi, "ishift": lambda: xi << 3, "imax": lambda: m.maximum(xi, yi),
+    "iclamp": lambda: m.clamp(xi, -100, 100), "i8": lambda: (xi.to(m.int8) * 3).to(m.int64),
+    "u8": lambda: (xi.to(m.uint8) + 200).to(m.int64), "bool": lambda: ((xi > 0) & (yi < 25)).to(m.int64),
+}.items():
+    out[name] = f().numpy()
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_baseline_and_avx2_loops_give_the_same_bits(tmp_path):
+    if minitorch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("this CPU runs the baseline loops only")
+    got = {}
+    for cap in ("default", "avx2"):
+        path = tmp_path / f"{cap}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        subprocess.run([sys.executable, "-c", _SCRIPT, str(path)], check=True, env=env, timeout=300)
+        got[cap] = np.load(path)
+    assert len(got["default"].files) > 100
+    for k in got["default"].files:
+        np.testing.assert_array_equal(got["avx2"][k], got["default"][k], err_msg=k)
