@@ -38,6 +38,13 @@ void upsample_loop(const Tensor& out, const Tensor& input, const UpsampleArgs& a
   const T* x = input.data<T>();
   T* y = out.data<T>();
   const bool nearest = a.mode == UpsampleMode::nearest || a.mode == UpsampleMode::nearest_exact;
+  // bilinear (one D tap of weight 1, two H taps, two W taps everywhere): the general loop's arithmetic in the
+  // same order, zeros added first included (so -0 and every rounding are the same), with the tap loops
+  // unrolled; the loops over runtime tap counts ran at half PyTorch's speed (a 8x16x64x64 2x upsample)
+  const bool bilinear = !nearest &&
+                        std::all_of(t.w.begin(), t.w.end(), [](const auto& w) { return w.n == 2; }) &&
+                        std::all_of(t.h.begin(), t.h.end(), [](const auto& h) { return h.n == 2; }) &&
+                        std::all_of(t.d.begin(), t.d.end(), [](const auto& d) { return d.n == 1; });
   // a row is (plane, od, oh): oW outputs
   parallel_rows(P * oD * oH, oW * (nearest ? 1 : 4), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -49,6 +56,22 @@ void upsample_loop(const Tensor& out, const Tensor& input, const UpsampleArgs& a
       if (nearest) {
         const T* xr = xp + (td.idx[0] * iH + th.idx[0]) * iW;
         for (int64_t ow = 0; ow < oW; ++ow) yr[ow] = xr[t.w[ow].idx[0]];
+        continue;
+      }
+      if (bilinear) {
+        const T* x0 = xp + (td.idx[0] * iH + th.idx[0]) * iW;
+        const T* x1 = xp + (td.idx[0] * iH + th.idx[1]) * iW;
+        const acc_t h0 = td.w[0] * th.w[0], h1 = td.w[0] * th.w[1];
+        for (int64_t ow = 0; ow < oW; ++ow) {
+          const auto& tw = t.w[ow];
+          acc_t s0 = acc_t(0) + tw.w[0] * static_cast<acc_t>(x0[tw.idx[0]]);
+          s0 += tw.w[1] * static_cast<acc_t>(x0[tw.idx[1]]);
+          acc_t s1 = acc_t(0) + tw.w[0] * static_cast<acc_t>(x1[tw.idx[0]]);
+          s1 += tw.w[1] * static_cast<acc_t>(x1[tw.idx[1]]);
+          acc_t s = acc_t(0) + h0 * s0;
+          s += h1 * s1;
+          yr[ow] = static_cast<T>(s);
+        }
         continue;
       }
       for (int64_t ow = 0; ow < oW; ++ow) {
