@@ -505,3 +505,50 @@ def test_atan2_float32(cap):
         )
         path, worst, wrong = json.loads(r.stdout.strip().splitlines()[-1])
     assert worst <= (1.0 if path == "AVX2" else 2.5) and not wrong, (path, worst, wrong)
+
+
+def fmod_report():
+    """float32 fmod against NumPy's (C's, exact) bit for bit, over random bit patterns, ordinary and tiny
+    divisors and the special values, in this process's path: the mismatching (a, b) pairs."""
+    rng = np.random.default_rng(12)
+    n = 300000
+    pats = rng.integers(0, 2**32, (2, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    a = np.concatenate([pats[0], (rng.standard_normal(n) * 100).astype(np.float32)])
+    b = np.concatenate([pats[1], (rng.standard_normal(n) * 1e-3).astype(np.float32)])
+    special = np.array(
+        [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -3e38, 2.5, 7.0], dtype=np.float32
+    )
+    sa, sb = (v.ravel() for v in np.meshgrid(special, special))
+    a, b = np.concatenate([a, sa]), np.concatenate([b, sb])
+    got = minitorch.fmod(minitorch.from_numpy(a), minitorch.from_numpy(b)).numpy()
+    with np.errstate(invalid="ignore"):
+        want = np.fmod(a, b)
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    return [(float(a[i]), float(b[i])) for i in np.where(~same)[0][:5]]
+
+
+_FMOD_CHILD = """
+import json, sys
+sys.path.insert(0, {here!r})
+import test_ulp
+print(json.dumps(test_ulp.fmod_report()))
+"""
+
+
+@pytest.mark.parametrize("cap", ["this", "avx2", "default"])
+def test_fmod_float32_exact(cap):
+    """fmod is exact in IEEE arithmetic: every path (AVX2's row loop through double, the C library's fmodf)
+    gives C's bits, signed zeros and special values included."""
+    if cap == "this":
+        wrong = fmod_report()
+    else:
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        r = subprocess.run(
+            [sys.executable, "-c", _FMOD_CHILD.format(here=HERE)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        wrong = json.loads(r.stdout.strip().splitlines()[-1])
+    assert not wrong, wrong

@@ -71,6 +71,8 @@ struct Table {
   PowD pow_f64;
   PowF atan2_f32;  // atan2(a, b), the same row signature as pow
   PowD atan2_f64;
+  PowF fmod_f32;  // C's fmod(a, b)
+  PowD fmod_f64;
   PhiloxDrawsD normal_philox_f64;  // vec/random_impl.h, the scalar draws bit for bit
   PhiloxDrawsD uniform_philox_f64;
 };

@@ -1,10 +1,10 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2 and erfinv, and log and log1p, which the table takes when the build has no SLEEF (exp is
-// in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which
-// short double polynomials give without tables or gathers; double's range also holds every float subnormal
-// and overflow as a normal number, so the final conversion rounds once, subnormal results included (no flush
-// to zero).
+// cos, atan, atan2, fmod and erfinv, and log and log1p, which the table takes when the build has no SLEEF
+// (exp is in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp,
+// which short double polynomials give without tables or gathers; double's range also holds every float
+// subnormal and overflow as a normal number, so the final conversion rounds once, subnormal results included
+// (no flush to zero).
 #pragma once
 
 namespace {
@@ -203,6 +203,37 @@ static inline VF atan2_f32_own(VF y, VF x) {
   const __m256d r1 = atan2_d_for_f32(_mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)),
                                      _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(r0)), _mm256_cvtpd_ps(r1), 1);
+}
+
+// float32 fmod(a, b), exact as C's, through double where |a / b| < 2^26: q = trunc(a / b) (the rounded
+// quotient can only reach an integer the true one is just below, so q is at most one too large), r = a - q b
+// exact in double (q b has at most 50 bits; the difference is a multiple of b's spacing below 2|b|), one |b|
+// added back where r took the wrong sign, |r| with a's sign (a zero result keeps it). Lanes with |a| < |b| (b
+// infinite included) give a; b = 0, a infinite, NaN give NaN; larger quotients go to the C library lane by
+// lane.
+static inline VD fmod_d_for_f32(VD a, VD b) {
+  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
+  const VD ab = bits_as<VD>(bits_as<VLD>(b) & ~sign), aa = bits_as<VD>(bits_as<VLD>(a) & ~sign);
+  const VD q = _mm256_round_pd(aa / ab, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  VD r = aa - q * ab;  // |a| - q |b|: the magnitude, r in (-|b|, |b|)
+  r = r < 0.0 ? r + ab : r;
+  r = aa < ab ? aa : r;  // also b = inf with a finite
+  return bits_as<VD>(bits_as<VLD>(r) | (bits_as<VLD>(a) & sign));
+}
+static inline VF fmod_f32_own(VF a, VF b) {
+  const __m256d r0 =
+      fmod_d_for_f32(_mm256_cvtps_pd(_mm256_castps256_ps128(a)), _mm256_cvtps_pd(_mm256_castps256_ps128(b)));
+  const __m256d r1 = fmod_d_for_f32(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                    _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
+  VF r = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(r0)), _mm256_cvtpd_ps(r1), 1);
+  // the lanes the kernel does not serve: NaN operands, b = 0, a infinite, |a / b| >= 2^26
+  const VF aa = a < 0.0f ? -a : a, ab = b < 0.0f ? -b : b;
+  const auto ok = (aa < ab) | ((ab > 0.0f) & (aa < ab * 67108864.0f) & (aa < __builtin_inff()));
+  if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) != 0xff) {
+    for (int i = 0; i < 8; ++i)
+      if (!ok[i]) r[i] = __builtin_fmodf(a[i], b[i]);
+  }
+  return r;
 }
 
 // C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays

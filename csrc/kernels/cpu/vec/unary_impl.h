@@ -535,6 +535,15 @@ void atan2_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n
 #endif
 }
 
+// fmod over a row: AVX2 float ours through double (exact, as C's); elsewhere the entries stay empty
+template <typename V, typename S, int N>
+void fmod_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
+#ifndef MT_VEC_AVX512
+  if constexpr (sizeof(S) == 4)
+    map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) { return fmod_f32_own(x, y); });
+#endif
+}
+
 }  // namespace
 
 namespace mt {
@@ -569,6 +578,7 @@ void MT_VEC_FILL(Table& t) {
   t.pow_f64 = &pow_row<VD, double, ND>;
 #ifndef MT_VEC_AVX512
   t.atan2_f32 = &atan2_row<VF, float, NF>;
+  t.fmod_f32 = &fmod_row<VF, float, NF>;
 #endif
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
