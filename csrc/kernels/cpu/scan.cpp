@@ -28,9 +28,15 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
       T* q = o + i * row;
       a_t a = sum ? a_t(0) : a_t(1);
       if (sum) {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a = wrap_add(a, static_cast<a_t>(p[k])));
+        for (int64_t k = 0; k < row; ++k) {
+          a = wrap_add(a, static_cast<a_t>(p[k]));
+          q[k] = static_cast<T>(a);
+        }
       } else {
-        for (int64_t k = 0; k < row; ++k) q[k] = static_cast<T>(a = wrap_mul(a, static_cast<a_t>(p[k])));
+        for (int64_t k = 0; k < row; ++k) {
+          a = wrap_mul(a, static_cast<a_t>(p[k]));
+          q[k] = static_cast<T>(a);
+        }
       }
     });
     return;
@@ -45,11 +51,15 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
       const T* pr = p + r * inner;
       T* qr = q + r * inner;
       if (sum) {
-        for (int64_t j = 0; j < w; ++j)
-          qr[j] = static_cast<T>(acc[j] = wrap_add(acc[j], static_cast<a_t>(pr[j])));
+        for (int64_t j = 0; j < w; ++j) {
+          acc[j] = wrap_add(acc[j], static_cast<a_t>(pr[j]));
+          qr[j] = static_cast<T>(acc[j]);
+        }
       } else {
-        for (int64_t j = 0; j < w; ++j)
-          qr[j] = static_cast<T>(acc[j] = wrap_mul(acc[j], static_cast<a_t>(pr[j])));
+        for (int64_t j = 0; j < w; ++j) {
+          acc[j] = wrap_mul(acc[j], static_cast<a_t>(pr[j]));
+          qr[j] = static_cast<T>(acc[j]);
+        }
       }
     }
   });
