@@ -508,7 +508,7 @@ def test_atan2_float32(cap):
 
 
 def fmod_report():
-    """float32 fmod against NumPy's (C's, exact) bit for bit, over random bit patterns, ordinary and tiny
+    """float32 fmod against NumPy's (C's, exact) and remainder against fmod + b, bit for bit, over random bit patterns, ordinary and tiny
     divisors and the special values, in this process's path: the mismatching (a, b) pairs."""
     rng = np.random.default_rng(12)
     n = 300000
@@ -520,11 +520,17 @@ def fmod_report():
     )
     sa, sb = (v.ravel() for v in np.meshgrid(special, special))
     a, b = np.concatenate([a, sa]), np.concatenate([b, sb])
-    got = minitorch.fmod(minitorch.from_numpy(a), minitorch.from_numpy(b)).numpy()
-    with np.errstate(invalid="ignore"):
+    ta, tb = minitorch.from_numpy(a), minitorch.from_numpy(b)
+    with np.errstate(invalid="ignore", over="ignore"):
         want = np.fmod(a, b)
-    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-    return [(float(a[i]), float(b[i])) for i in np.where(~same)[0][:5]]
+        # Python's %: fmod, then + b (rounded in float32) where non-zero and of the other sign, as PyTorch
+        fix = (want != 0) & ((b < 0) != (want < 0))
+        want_rem = np.where(fix, want + b, want).astype(np.float32)
+    wrong = []
+    for got, ref in ((minitorch.fmod(ta, tb).numpy(), want), (minitorch.remainder(ta, tb).numpy(), want_rem)):
+        same = (got.view(np.uint32) == ref.view(np.uint32)) | (np.isnan(got) & np.isnan(ref))
+        wrong += [(float(a[i]), float(b[i])) for i in np.where(~same)[0][:5]]
+    return wrong
 
 
 _FMOD_CHILD = """
@@ -538,7 +544,8 @@ print(json.dumps(test_ulp.fmod_report()))
 @pytest.mark.parametrize("cap", ["this", "avx2", "default"])
 def test_fmod_float32_exact(cap):
     """fmod is exact in IEEE arithmetic: every path (AVX2's row loop through double, the C library's fmodf)
-    gives C's bits, signed zeros and special values included."""
+    gives C's bits, signed zeros and special values included; remainder (Python's %) is fmod and one rounded
+    add, the same bits on every path too."""
     if cap == "this":
         wrong = fmod_report()
     else:

@@ -73,6 +73,8 @@ struct Table {
   PowD atan2_f64;
   PowF fmod_f32;  // C's fmod(a, b)
   PowD fmod_f64;
+  PowF remainder_f32;  // Python's a % b
+  PowD remainder_f64;
   PhiloxDrawsD normal_philox_f64;  // vec/random_impl.h, the scalar draws bit for bit
   PhiloxDrawsD uniform_philox_f64;
 };

@@ -544,6 +544,19 @@ void fmod_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n)
 #endif
 }
 
+// Python's remainder over a row: fmod, then the divisor added where the result is non-zero and of the other
+// sign (the scalar functor's and PyTorch's formula, the add rounded in float)
+template <typename V, typename S, int N>
+void remainder_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
+#ifndef MT_VEC_AVX512
+  if constexpr (sizeof(S) == 4)
+    map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) {
+      const V r = fmod_f32_own(x, y);
+      return (r != 0.0f) & ((y < 0.0f) != (r < 0.0f)) ? r + y : r;
+    });
+#endif
+}
+
 }  // namespace
 
 namespace mt {
@@ -579,6 +592,7 @@ void MT_VEC_FILL(Table& t) {
 #ifndef MT_VEC_AVX512
   t.atan2_f32 = &atan2_row<VF, float, NF>;
   t.fmod_f32 = &fmod_row<VF, float, NF>;
+  t.remainder_f32 = &remainder_row<VF, float, NF>;
 #endif
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
