@@ -363,6 +363,29 @@ def test_cat_stack():
         P.cat(a)
 
 
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_stack_and_cat_values_against_numpy(dim):
+    """stack along dim 0 is cat laid end to end (one fresh tensor, not a view of the inputs); every dim, dtype
+    promotion, strided inputs and gradients against NumPy."""
+    rng = np.random.default_rng(2)
+    arrs = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(5)]
+    ts = [P.from_numpy(a.copy()) for a in arrs]
+    ts[1] = P.from_numpy(np.ascontiguousarray(arrs[1].T)).t()  # strided
+    ts[2] = ts[2].double()  # promotes the result
+    s = P.stack(ts, dim)
+    want = np.stack(arrs, dim)
+    assert s.dtype is P.float64 and s.shape == want.shape and s.is_contiguous()
+    np.testing.assert_array_equal(s.numpy(), want)
+    s.zero_()  # the result owns its memory
+    np.testing.assert_array_equal(ts[0].numpy(), arrs[0])
+    c = P.cat(ts, dim)
+    np.testing.assert_array_equal(c.numpy(), np.concatenate(arrs, dim))
+    g = [P.from_numpy(a.copy()).requires_grad_() for a in arrs]
+    (P.stack(g, dim) * P.arange(5.0).reshape([5 if d == (dim % 3) else 1 for d in range(3)])).sum().backward()
+    for k, x in enumerate(g):
+        np.testing.assert_array_equal(x.grad.numpy(), np.full((3, 4), float(k), np.float32))
+
+
 # ---- NumPy interop
 
 

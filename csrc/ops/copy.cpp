@@ -74,6 +74,12 @@ const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   return self;
 }
 
+void copy_into_fresh(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  TensorIter it = TensorIter::make({dst, src});
+  copy_stub.get(dst.device())(it);
+}
+
 namespace {
 // clone's and to's output. PyTorch's preserve_format keeps the strides of an empty tensor (NumPy gives an
 // empty array zero strides, and PyTorch's copies keep them); any other layout becomes contiguous here.

@@ -8,6 +8,9 @@ namespace mt {
 // non_blocking: a host<->device copy may return before it finishes when the host side is pinned (PyTorch's
 // rule); the current stream orders it with later work.
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);
+// copy_ into a part of a tensor the caller has just allocated and holds alone (cat's output): same device,
+// shapes equal, no autograd; skips copy_'s overlap, writability and graph checks, a third of a small copy.
+void copy_into_fresh(const Tensor& dst, const Tensor& src);
 // The checks every in-place write makes on its target: no inference tensor outside inference mode, and no
 // elements that alias each other (an expanded dim: the write would race and apply an op several times to
 // one element; PyTorch refuses both, and so do we; for overlap only the certain case: stride 0, size > 1).
