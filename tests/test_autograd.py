@@ -245,6 +245,29 @@ def test_views_and_shape_ops(device):
         assert gradcheck(fn, (x,))
 
 
+@pytest.mark.parametrize(
+    "parts",
+    [lambda t: t.chunk(3, 1), lambda t: t.split([1, 3, 2], 1), lambda t: t.unbind(0), lambda t: t.unbind(2)],
+)
+def test_split_and_unbind_are_one_node(device, parts):
+    """split/chunk/unbind record one node for all their parts (SplitWithSizesBackward0 / UnbindBackward0, whose
+    backward concatenates or stacks the parts' gradients, zeros for unused parts), not a zero-filled whole per
+    part: gradients of a sum over some parts, a double backward, and an in-place write into one part."""
+    x = rnd(3, 6, 2, device=device)
+    ps = parts(x)
+    assert len({id(p.grad_fn) for p in ps}) == 1
+    assert ps[0].grad_fn.name() in ("SplitWithSizesBackward0", "UnbindBackward0")
+    assert gradcheck(lambda t: sum((w * (k + 1)) ** 2 for k, w in enumerate(parts(t)) if k != 1).sum(), (x,))
+    assert gradgradcheck(lambda t: (parts(t)[0] ** 3).sum() + (parts(t)[-1] ** 2).sum(), (x,))
+    y = x * 1
+    q = parts(y)
+    q[0].mul_(3)
+    y.sum().backward()
+    g = torch.ones_like(x)  # d(sum y)/dx with the first part tripled
+    parts(g)[0].mul_(3)
+    assert torch.equal(x.grad, g)
+
+
 def test_cat_stack(device):
     a, b = rnd(2, 3, device=device), rnd(1, 3, device=device)
     assert gradcheck(lambda x, y: torch.cat([x, y], 0), (a, b))

@@ -191,6 +191,11 @@ CASES = {
     "select": lambda: check(lambda a: a.select(1, 2), r(3, 4)),
     "slice": lambda: check(lambda a: a[:, 1::2], r(3, 4)),
     "diagonal": lambda: check(lambda a: torch.diagonal(a, 1), r(3, 4)),
+    # multi-output views: a function of some parts only (the others get zero gradients)
+    "split_with_sizes": lambda: check(
+        lambda a: a.split([2, 1, 2], 1)[0] * 2 + a.split([2, 1, 2], 1)[2], r(3, 5)
+    ),
+    "unbind": lambda: check(lambda a: a.unbind(1)[0] * a.unbind(1)[2], r(3, 4)),
     "cat": lambda: check(lambda a, b: torch.cat([a, b], 1), r(3, 4), r(3, 2, seed=1)),
     # complex views, checked through real functions: z*z and exp(z) are holomorphic, so the gradient of the
     # real view of the result must match finite differences of the real parts

@@ -307,6 +307,73 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
                    [dim, start, end, step](const Tensor& b) { return mt::slice(b, dim, start, end, step); });
 }
 
+// split / chunk: one node for all the parts, whose backward concatenates their gradients (zeros for a part
+// that got none), as PyTorch's SplitWithSizesBackward0. A slice node per part made each part's gradient a
+// zero tensor the size of the whole, then added them all: an LSTM's chunk of its gates into four spent more
+// in those than in the cell itself. Each part is still a view of self that knows how to remake itself.
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
+  std::vector<Tensor> outs = no_grad([&] { return mt::split_with_sizes(self, sizes, dim); });
+  dim = wrap_dim(dim, self.dim());
+  if (self.requires_grad()) {
+    std::vector<const Tensor*> po;
+    for (const Tensor& o : outs) po.push_back(&o);
+    DimVector in_sizes = self.sizes();
+    ScalarType dt = self.dtype();
+    Device dev = self.device();
+    attach(
+        "SplitWithSizesBackward0",
+        [in_sizes, dt, dev, dim, parts = DimVector(sizes.begin(), sizes.end())](FnNode&, V& gs) -> V {
+          std::vector<Tensor> pieces;
+          for (size_t i = 0; i < parts.size(); ++i) {
+            if (i < gs.size() && gs[i].defined()) {
+              pieces.push_back(gs[i]);
+            } else {
+              DimVector sz = in_sizes;
+              sz[dim] = parts[i];
+              pieces.push_back(zeros(sz, dt, dev));
+            }
+          }
+          return {mt::cat(pieces, dim)};
+        },
+        {&self}, po);
+  }
+  int64_t start = 0;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const int64_t end = start + sizes[i];
+    mark_view(self, outs[i], [dim, start, end](const Tensor& b) { return mt::slice(b, dim, start, end, 1); });
+    start = end;
+  }
+  return outs;
+}
+
+// unbind: one node, whose backward stacks the parts' gradients (zeros for a part that got none), as
+// PyTorch's UnbindBackward0; each part a view that remakes itself by select.
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  std::vector<Tensor> outs = no_grad([&] { return mt::unbind(self, dim); });
+  dim = wrap_dim(dim, self.dim());
+  if (self.requires_grad() && !outs.empty()) {
+    std::vector<const Tensor*> po;
+    for (const Tensor& o : outs) po.push_back(&o);
+    DimVector part = outs[0].sizes();
+    ScalarType dt = self.dtype();
+    Device dev = self.device();
+    attach(
+        "UnbindBackward0",
+        [part, dt, dev, dim, n = outs.size()](FnNode&, V& gs) -> V {
+          std::vector<Tensor> pieces;
+          for (size_t i = 0; i < n; ++i)
+            pieces.push_back(i < gs.size() && gs[i].defined() ? gs[i] : zeros(part, dt, dev));
+          return {mt::stack(pieces, dim)};
+        },
+        {&self}, po);
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const auto k = static_cast<int64_t>(i);
+    mark_view(self, outs[i], [dim, k](const Tensor& b) { return mt::select(b, dim, k); });
+  }
+  return outs;
+}
+
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
   Tensor out = no_grad([&] { return mt::diagonal(self, offset, d1, d2); });
   TensorGeometry base = geometry_of(self);

@@ -217,9 +217,11 @@
   _(select, shape, Tensor, (const Tensor& self, int64_t dim, int64_t index)) \
   _(slice, shape, Tensor, (const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step)) \
   _(diagonal, shape, Tensor, (const Tensor& self, int64_t offset, int64_t d1, int64_t d2)) \
+  _(split_with_sizes, shape, std::vector<Tensor>, (const Tensor& self, IntArrayRef sizes, int64_t dim)) \
+  _(unbind, shape, std::vector<Tensor>, (const Tensor& self, int64_t dim)) \
   _(cat, shape, Tensor, (const std::vector<Tensor>& tensors, int64_t dim))
 // clang-format on
-#define MT_NUM_AUTOGRAD_TWINS 79
+#define MT_NUM_AUTOGRAD_TWINS 81
 
 #include <vector>
 

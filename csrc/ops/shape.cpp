@@ -376,12 +376,13 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
     out.push_back(alias(self));
     return out;
   }
-  for (int64_t s = 0; s < size; s += split_size)
-    out.push_back(slice(self, dim, s, std::min(size, s + split_size), 1));
-  return out;
+  DimVector sizes;
+  for (int64_t s = 0; s < size; s += split_size) sizes.push_back(std::min(size, s + split_size) - s);
+  return split_with_sizes(self, sizes, dim);
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
+  if (autograd::track_view(self)) return autograd::split_with_sizes(self, sizes, dim);
   dim = wrap_dim(dim, self.dim());
   int64_t total = 0;
   bool overflow = false;
@@ -420,6 +421,7 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  if (autograd::track_view(self)) return autograd::unbind(self, dim);
   dim = wrap_dim(dim, self.dim());
   MT_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   std::vector<Tensor> out;

@@ -222,10 +222,14 @@ class RNNBase(Module):
                 h = h0[idx]
                 c = c0[idx] if lstm else None
                 gi_all = F.linear(layer_in, w_ih, b_ih)  # [T, N, G]: the whole layer's input projection
+                # one unbind, whose backward stacks the T step gradients once; gi_all[t] per step made each
+                # step's backward a full-size [T, N, G] zero tensor with one slice filled, then T of those
+                # added (an LSTM of 32 steps spent half its backward there)
+                gis = gi_all.unbind(0) if T else ()
                 steps = range(T - 1, -1, -1) if d == 1 else range(T)
                 ys = [None] * T
                 for t in steps:
-                    gi = gi_all[t]
+                    gi = gis[t]
                     bs = None if batch_sizes is None else int(batch_sizes[t])
                     hp, cp = (h, c) if bs is None else (h[:bs], None if c is None else c[:bs])
                     if bs is not None:
