@@ -13,7 +13,27 @@ import os
 import subprocess
 import sys
 
-OPS = ["exp", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "pow2.5", "gelu", "softplus", "softmax"]
+OPS = [
+    "exp",
+    "log",
+    "log1p",
+    "tanh",
+    "sigmoid",
+    "erf",
+    "erfinv",
+    "sin",
+    "cos",
+    "pow2.5",
+    "gelu",
+    "softplus",
+    "softmax",
+    "logsumexp dim0",
+    "randn",
+    "atan",
+    "atan2",
+    "fmod",
+    "remainder",
+]
 DTYPES = ["float32", "float64"]
 
 _CHILD = r"""
@@ -35,10 +55,16 @@ out = {{"cap": lib.backends.cpu.get_cpu_capability() if lib_name != "torch" else
 for dt in {dtypes!r}:
     x = lib.from_numpy((rng.standard_normal(n) * 3).astype(dt))
     pos = lib.from_numpy((rng.random(n) * 10 + 0.01).astype(dt))
+    unit = lib.from_numpy((rng.random(n) * 1.98 - 0.99).astype(dt))
+    lead = x.reshape(4, -1)
     m = x.reshape(-1, 1000) if n % 1000 == 0 else x.reshape(1, -1)
     fns = {{
         "exp": lambda: lib.exp(x), "log": lambda: lib.log(pos), "log1p": lambda: lib.log1p(pos),
         "tanh": lambda: lib.tanh(x), "sigmoid": lambda: lib.sigmoid(x), "erf": lambda: lib.erf(x),
+        "erfinv": lambda: lib.erfinv(unit), "cos": lambda: lib.cos(x), "atan": lambda: lib.atan(x),
+        "atan2": lambda: lib.atan2(x, pos), "fmod": lambda: lib.fmod(x, pos),
+        "remainder": lambda: lib.remainder(x, pos),
+        "logsumexp dim0": lambda: lib.logsumexp(lead, 0), "randn": lambda: lib.randn(n, dtype=x.dtype),
         "sin": lambda: lib.sin(x), "pow2.5": lambda: lib.pow(pos, 2.5), "gelu": lambda: F.gelu(x),
         "softplus": lambda: F.softplus(x), "softmax": lambda: lib.softmax(m, dim=-1),
     }}
@@ -63,6 +89,12 @@ def numpy_times(n, repeats, min_time):
             "log1p": (np.log1p, pos),
             "tanh": (np.tanh, x),
             "sin": (np.sin, x),
+            "cos": (np.cos, x),
+            "atan": (np.arctan, x),
+            "atan2": (lambda v, pos=pos: np.arctan2(v, pos), x),
+            "fmod": (lambda v, pos=pos: np.fmod(v, pos), x),
+            "remainder": (lambda v, pos=pos: np.remainder(v, pos), x),
+            "randn": (lambda v: rng.standard_normal(v.size, dtype=v.dtype), x),
             "pow2.5": (lambda v: np.power(v, 2.5), pos),
         }
         for op, (f, v) in fns.items():

@@ -71,6 +71,15 @@ def _(L):
     return lambda: L.t.tensor([1.0, 2.0, 3.0])
 
 
+@case("stack of 64 tensors of 64 floats (a collate)", "overhead")
+def _(L):
+    parts = [rand(64, seed=k) for k in range(64)]
+    if L.t is None:
+        return lambda: np.stack(parts)
+    ts = [tensor(L, p) for p in parts]
+    return lambda: L.t.stack(ts)
+
+
 def _binary_big(op):
     def make(L):
         a, b = rand(1 << 24), rand(1 << 24, seed=1)
