@@ -359,6 +359,8 @@ def test_cat_stack():
         P.cat([a, P.zeros(2, 4)])
     with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
         P.stack([a, P.zeros(3, 2)])
+    with pytest.raises(RuntimeError, match="split expects at least a 1-dimensional tensor"):
+        P.split_with_sizes(P.tensor(1.0), [])
     with pytest.raises(TypeError):
         P.cat(a)
 

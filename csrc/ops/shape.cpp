@@ -382,6 +382,7 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
+  MT_CHECK(self.dim() > 0, "split expects at least a 1-dimensional tensor");  // PyTorch's, not an IndexError
   if (autograd::track_view(self)) return autograd::split_with_sizes(self, sizes, dim);
   dim = wrap_dim(dim, self.dim());
   int64_t total = 0;

@@ -1289,6 +1289,8 @@ def tensor_mH(self):
 @_argcheck.parses("Tensor input, int[] split_sizes, int dim=0")
 def split_with_sizes(input, split_sizes, dim=0):
     """Views of `input` along `dim` of lengths `split_sizes` (which must sum to its size there)."""
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap(dim, input.dim())
     sizes = [int(s) for s in split_sizes]
     n = input.shape[d]
@@ -1301,11 +1303,7 @@ def split_with_sizes(input, split_sizes, dim=0):
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
             f"but got split_sizes={sizes}"
         )
-    out, start = [], 0
-    for s in sizes:
-        out.append(input.narrow(d, start, s))
-        start += s
-    return tuple(out)
+    return tuple(_C.split(input, sizes, d))  # one autograd node for all the parts (SplitWithSizesBackward0)
 
 
 __all__ += [
