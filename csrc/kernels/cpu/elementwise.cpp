@@ -149,21 +149,20 @@ void run_vec2(const TensorIter& it, loop_t loop) {
 bool row2_vectorized(const TensorIter& it, vec::PowF f32, vec::PowD f64) {
   const ScalarType dt = it.dtypes[0];
   if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
+  if (dt == ScalarType::Double) {
+    if (!f64) return false;
+    run_vec2<double>(it, f64);
+    return true;
+  }
+  if (!f32) return false;
   switch (dt) {
-    case ScalarType::Double:
-      if (!f64) return false;
-      run_vec2<double>(it, f64);
-      return true;
     case ScalarType::Float:
-      if (!f32) return false;
       run_vec2<float>(it, f32);
       return true;
     case ScalarType::Half:
-      if (!f32) return false;
       run_vec2<Half>(it, f32);
       return true;
     case ScalarType::BFloat16:
-      if (!f32) return false;
       run_vec2<BFloat16>(it, f32);
       return true;
     default:

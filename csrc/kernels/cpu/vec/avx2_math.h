@@ -20,9 +20,34 @@ static inline __m256d expm1_core_avx2(__m256d r) {
   return _mm256_fmadd_pd(_mm256_fmadd_pd(b, r2, a), r2, r);
 }
 
-// float64 exp: x = k ln2 + r with k a multiple of 1/16 (the 1.5 * 2^48 shift rounds x / ln2 to one; 16 k is
-// the low bits of t's mantissa, read as t's bits minus the shift's), exp(x) = 2^n T[j] (1 + expm1(r)) with
-// n = floor(k), j = 16 k mod 16, T = 2^(j/16) as hi + lo (two gathers), summed T_hi + (T_hi q + T_lo). 2^n is
+// The reduction both float64 kernels share: x = k ln2 + r with k a multiple of 1/16 (the 1.5 * 2^48 shift
+// rounds x / ln2 to one; 16 k is the low bits of t's mantissa, read as t's bits minus the shift's), |r| <=
+// ln2/32, and exp(x) = 2^floor(k) T[j] (1 + q) with q = expm1(r), j = 16 k mod 16, T = 2^(j/16) as hi + lo.
+struct ExpParts {
+  __m256i m;      // 16 k
+  __m256d q, th;  // expm1(r), T_hi[j]
+  __m256i j;
+};
+static inline ExpParts exp_parts_avx2(__m256d x) {
+  const __m256d shift = _mm256_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(1.4426950408889634), shift);
+  const __m256d k = _mm256_sub_pd(t, shift);
+  const __m256d rh = _mm256_fnmadd_pd(k, _mm256_set1_pd(0.6931471805599453), x);
+  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(2.3190468138462996e-17), rh);
+  ExpParts p;
+  p.m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));
+  p.j = _mm256_and_si256(p.m, _mm256_set1_epi64x(15));
+  p.q = expm1_core_avx2(r);
+  p.th = _mm256_i64gather_pd(kExp2jHi, p.j, 8);
+  return p;
+}
+// T_hi q + T_lo: the part of T (1 + q) below T_hi
+static inline __m256d exp_low_avx2(const ExpParts& p) {
+  return _mm256_fmadd_pd(p.th, p.q, _mm256_i64gather_pd(kExp2jLo, p.j, 8));
+}
+
+// float64 exp: exp(x) = 2^n T[j] (1 + expm1(r)) with n = floor(k) (exp_parts_avx2), T = 2^(j/16) as hi + lo
+// (two gathers), summed T_hi + (T_hi q + T_lo). 2^n is
 // applied as two exact powers of two 2^(n/2) 2^(n - n/2), both normal for |n| <= 1076: the first product is
 // exact, the second rounds once (gradual underflow, overflow to inf), as vscalefpd does. x is clamped to
 // [-746, 746]; a NaN fails both comparisons and flows through. The same arithmetic as the AVX-512 kernel up
@@ -30,16 +55,9 @@ static inline __m256d expm1_core_avx2(__m256d r) {
 static inline __m256d exp_avx2_f64(__m256d x) {
   x = _mm256_blendv_pd(x, _mm256_set1_pd(746.0), _mm256_cmp_pd(x, _mm256_set1_pd(746.0), _CMP_GT_OQ));
   x = _mm256_blendv_pd(x, _mm256_set1_pd(-746.0), _mm256_cmp_pd(x, _mm256_set1_pd(-746.0), _CMP_LT_OQ));
-  const __m256d shift = _mm256_set1_pd(422212465065984.0);  // 1.5 * 2^48
-  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(1.4426950408889634), shift);
-  const __m256d k = _mm256_sub_pd(t, shift);
-  const __m256d rh = _mm256_fnmadd_pd(k, _mm256_set1_pd(0.6931471805599453), x);
-  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(2.3190468138462996e-17), rh);
-  const __m256d q = expm1_core_avx2(r);
-  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));  // 16 k
-  const __m256i j = _mm256_and_si256(m, _mm256_set1_epi64x(15));
-  const __m256d th = _mm256_i64gather_pd(kExp2jHi, j, 8);
-  const __m256d s = _mm256_add_pd(th, _mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8)));
+  const ExpParts e = exp_parts_avx2(x);
+  const __m256i m = e.m;
+  const __m256d s = _mm256_add_pd(e.th, exp_low_avx2(e));
   // n = floor(k) = m >> 4 (arithmetic: AVX2 has none for 64-bit lanes, so bias m to non-negative first)
   const __m256i bias = _mm256_set1_epi64x(1 << 20);  // 16 * 65536, a multiple of 16 above 16 * 1076
   const __m256i n =
@@ -111,20 +129,13 @@ static inline __m256d tanh_avx2_f64(__m256d x) {
   const __m256d sign = _mm256_set1_pd(-0.0);
   // min returns its second operand, 20, for a NaN: that lane takes the polynomial below anyway
   const __m256d a = _mm256_min_pd(_mm256_andnot_pd(sign, x), _mm256_set1_pd(20.0));
-  const __m256d shift = _mm256_set1_pd(422212465065984.0);                          // 1.5 * 2^48
-  const __m256d t = _mm256_fmadd_pd(a, _mm256_set1_pd(2.8853900817779268), shift);  // 2 / ln2
-  const __m256d k = _mm256_sub_pd(t, shift);
-  const __m256d rh = _mm256_fnmadd_pd(k, _mm256_set1_pd(0.6931471805599453), _mm256_add_pd(a, a));
-  const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(2.3190468138462996e-17), rh);
-  const __m256d q = expm1_core_avx2(r);
-  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));  // 16 k, >= 0
-  const __m256i j = _mm256_and_si256(m, _mm256_set1_epi64x(15));
-  const __m256d th = _mm256_i64gather_pd(kExp2jHi, j, 8);
-  // 2^floor(k), k in [0, 58]: one normal power of two, so both products are exact
+  // E = exp(2a): 2a is exact, so 2a / ln2 rounds as a (2 / ln2) did
+  const ExpParts e = exp_parts_avx2(_mm256_add_pd(a, a));
+  // 2^floor(k), k in [0, 58] (16 k >= 0): one normal power of two, so both products are exact
   const __m256d pk = _mm256_castsi256_pd(
-      _mm256_slli_epi64(_mm256_add_epi64(_mm256_srli_epi64(m, 4), _mm256_set1_epi64x(1023)), 52));
-  const __m256d eh = _mm256_mul_pd(th, pk);
-  const __m256d el = _mm256_mul_pd(_mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8)), pk);
+      _mm256_slli_epi64(_mm256_add_epi64(_mm256_srli_epi64(e.m, 4), _mm256_set1_epi64x(1023)), 52));
+  const __m256d eh = _mm256_mul_pd(e.th, pk);
+  const __m256d el = _mm256_mul_pd(exp_low_avx2(e), pk);
   const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
   const __m256d d = _mm256_add_pd(_mm256_add_pd(eh, one), el);  // D rounded
   const __m256d h = _mm256_div_pd(one, d);

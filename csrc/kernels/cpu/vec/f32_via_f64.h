@@ -1,10 +1,10 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod and erfinv, and log and log1p, which the table takes when the build has no SLEEF
-// (exp is in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp,
-// which short double polynomials give without tables or gathers; double's range also holds every float
-// subnormal and overflow as a normal number, so the final conversion rounds once, subnormal results included
-// (no flush to zero).
+// cos, atan, atan2, fmod, remainder and erfinv, and log and log1p, which the table takes when the build has
+// no SLEEF (exp is in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 +
+// 0.01 ulp, which short double polynomials give without tables or gathers; double's range also holds every
+// float subnormal and overflow as a normal number, so the final conversion rounds once, subnormal results
+// included (no flush to zero).
 #pragma once
 
 namespace {
@@ -29,6 +29,15 @@ static inline VF f32_via_f64(VF x, F f) {
   const __m128 lo = _mm256_castps256_ps128(x), hi = _mm256_extractf128_ps(x, 1);
   const __m128 rl = _mm256_cvtpd_ps(f(_mm256_cvtps_pd(lo)));
   const __m128 rh = _mm256_cvtpd_ps(f(_mm256_cvtps_pd(hi)));
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(rl), rh, 1);
+}
+// the same for a function of two float vectors (atan2, fmod)
+template <typename F>
+static inline VF f32_via_f64(VF x, VF y, F f) {
+  const __m128 rl = _mm256_cvtpd_ps(
+      f(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), _mm256_cvtps_pd(_mm256_castps256_ps128(y))));
+  const __m128 rh = _mm256_cvtpd_ps(
+      f(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1))));
   return _mm256_insertf128_ps(_mm256_castps128_ps256(rl), rh, 1);
 }
 
@@ -198,11 +207,7 @@ static inline VD atan2_d_for_f32(VD y, VD x) {
   return (y != y) | (x != x) ? y + x : a;
 }
 static inline VF atan2_f32_own(VF y, VF x) {
-  const __m256d r0 =
-      atan2_d_for_f32(_mm256_cvtps_pd(_mm256_castps256_ps128(y)), _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
-  const __m256d r1 = atan2_d_for_f32(_mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)),
-                                     _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
-  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(r0)), _mm256_cvtpd_ps(r1), 1);
+  return f32_via_f64(y, x, atan2_d_for_f32);
 }
 
 // float32 fmod(a, b), exact as C's, through double where |a / b| < 2^26: q = trunc(a / b) (the rounded
@@ -221,11 +226,7 @@ static inline VD fmod_d_for_f32(VD a, VD b) {
   return bits_as<VD>(bits_as<VLD>(r) | (bits_as<VLD>(a) & sign));
 }
 static inline VF fmod_f32_own(VF a, VF b) {
-  const __m256d r0 =
-      fmod_d_for_f32(_mm256_cvtps_pd(_mm256_castps256_ps128(a)), _mm256_cvtps_pd(_mm256_castps256_ps128(b)));
-  const __m256d r1 = fmod_d_for_f32(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
-                                    _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
-  VF r = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(r0)), _mm256_cvtpd_ps(r1), 1);
+  VF r = f32_via_f64(a, b, fmod_d_for_f32);
   // the lanes the kernel does not serve: NaN operands, b = 0, a infinite, |a / b| >= 2^26
   const VF aa = a < 0.0f ? -a : a, ab = b < 0.0f ? -b : b;
   const auto ok = (aa < ab) | ((ab > 0.0f) & (aa < ab * 67108864.0f) & (aa < __builtin_inff()));
@@ -234,6 +235,12 @@ static inline VF fmod_f32_own(VF a, VF b) {
       if (!ok[i]) r[i] = __builtin_fmodf(a[i], b[i]);
   }
   return r;
+}
+// Python's remainder: fmod, then the divisor added where the result is non-zero and of the other sign (the
+// scalar functor's and PyTorch's formula, the add rounded in float)
+static inline VF remainder_f32_own(VF a, VF b) {
+  const VF r = fmod_f32_own(a, b);
+  return (r != 0.0f) & ((b < 0.0f) != (r < 0.0f)) ? r + b : r;
 }
 
 // C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays

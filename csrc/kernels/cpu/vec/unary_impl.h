@@ -526,36 +526,14 @@ void pow_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) 
     map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) { return y == S(2) ? x * x : pow_fast(x, y); });
 }
 
-// atan2 over a row: AVX2 float ours through double (f32_via_f64.h); elsewhere the entries stay empty
-template <typename V, typename S, int N>
-void atan2_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
 #ifndef MT_VEC_AVX512
-  if constexpr (sizeof(S) == 4)
-    map_row<V, S, N>(out, a, sa, b, sb, n, [](V y, V x) { return atan2_f32_own(y, x); });
-#endif
+// A float32 function of two vectors over a row (atan2, fmod, remainder: AVX2's through double, f32_via_f64.h;
+// on AVX-512 and for float64 those table entries stay empty)
+template <VF (*F)(VF, VF)>
+void f32_row(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
+  map_row<VF, float, NF>(out, a, sa, b, sb, n, F);
 }
-
-// fmod over a row: AVX2 float ours through double (exact, as C's); elsewhere the entries stay empty
-template <typename V, typename S, int N>
-void fmod_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
-#ifndef MT_VEC_AVX512
-  if constexpr (sizeof(S) == 4)
-    map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) { return fmod_f32_own(x, y); });
 #endif
-}
-
-// Python's remainder over a row: fmod, then the divisor added where the result is non-zero and of the other
-// sign (the scalar functor's and PyTorch's formula, the add rounded in float)
-template <typename V, typename S, int N>
-void remainder_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
-#ifndef MT_VEC_AVX512
-  if constexpr (sizeof(S) == 4)
-    map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) {
-      const V r = fmod_f32_own(x, y);
-      return (r != 0.0f) & ((y < 0.0f) != (r < 0.0f)) ? r + y : r;
-    });
-#endif
-}
 
 }  // namespace
 
@@ -590,9 +568,9 @@ void MT_VEC_FILL(Table& t) {
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
 #ifndef MT_VEC_AVX512
-  t.atan2_f32 = &atan2_row<VF, float, NF>;
-  t.fmod_f32 = &fmod_row<VF, float, NF>;
-  t.remainder_f32 = &remainder_row<VF, float, NF>;
+  t.atan2_f32 = &f32_row<atan2_f32_own>;
+  t.fmod_f32 = &f32_row<fmod_f32_own>;
+  t.remainder_f32 = &f32_row<remainder_f32_own>;
 #endif
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
