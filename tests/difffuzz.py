@@ -1128,6 +1128,12 @@ def _non_finite_input(call):
     return walk(list(call["args"]) + list(call["kwargs"].values()))
 
 
+def _integer_dtype_arg(call):
+    """a dtype argument naming an integer or bool type (the input is cast to it before the op)"""
+    specs = list(call["args"]) + list(call.get("kwargs", {}).values())
+    return any(s[0] == "dtype" and s[1] not in FLOATS for s in specs)
+
+
 def classify(call, m, t):
     """(class, detail): ok / crash / hang / wrong / accepted_bad / missing / exc_type / oracle_failed"""
     if isinstance(t, tuple):  # ("crash", rc) or ("hang",) from PyTorch's worker
@@ -1154,6 +1160,8 @@ def classify(call, m, t):
     if d:
         if name in LAPACK and "values differ" in d and _non_finite_input(call):
             d += " (non-finite input to LAPACK)"
+        elif "values differ" in d and _integer_dtype_arg(call) and _non_finite_input(call):
+            d += " (non-finite input cast to an integer dtype)"
         return "wrong", d
     if m.get("params") != t.get("params"):
         return "wrong", f"parameters {m.get('params')} vs PyTorch's {t.get('params')}"

@@ -1879,3 +1879,49 @@ def test_ldexp_with_a_narrower_float_exponent_as_pytorch():
     p = T.tensor(p).to(T.bfloat16).float().numpy()
     np.testing.assert_array_equal(T.ldexp(a, e).numpy(), a.numpy() * p)
     np.testing.assert_array_equal(a.clone().ldexp_(e).numpy(), a.numpy() * p)
+
+
+def test_fuzz_seeds_1001_to_1003_findings_as_pytorch():
+    """the wrong answers of the recorded run of seeds 1001-1003 that were ours to fix"""
+    T = minitorch
+    # lcm in C's arithmetic: int8 multiplies in int, abs, then wraps once (abs(127 / 1 * -2) = 254 -> -2)
+    pairs = [(127, -2, -2), (100, 3, 44), (-128, 3, -128), (64, -3, -64), (0, 5, 0), (12, 18, 36)]
+    for a, b, want in pairs:
+        assert T.lcm(T.tensor(a, dtype=T.int8), T.tensor(b, dtype=T.int8)).item() == want
+    assert T.lcm(T.tensor(200, dtype=T.uint8), T.tensor(3, dtype=T.uint8)).item() == 88
+    assert T.lcm(T.tensor(2**30 + 1, dtype=T.int32), T.tensor(6, dtype=T.int32)).item() == 2147483642
+    assert T.lcm(T.tensor(-(2**62)), T.tensor(3)).item() == 2**62
+    # bool + bool with an int alpha stays bool (alpha taken as a bool, as PyTorch's kernel does)
+    a, b = T.tensor([True, False, False]), T.tensor([True, True, False])
+    assert T.add(a, b, alpha=0).dtype == T.bool and T.add(a, b, alpha=0).tolist() == [True, False, False]
+    assert T.add(a, b, alpha=2).tolist() == [True, True, False]
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        T.add(a, b, alpha=0.5)
+    # other / x is x.reciprocal() * other (PyTorch's __rdiv__): both roundings, so the same bits
+    x = T.tensor([0.19372057729280767, -2.9319275491145578], dtype=T.bfloat16)
+    o = T.tensor([2.526040992858123, 0.24130183497424662], dtype=T.float64)
+    want = x.reciprocal().double().numpy() * o.numpy()
+    np.testing.assert_array_equal(x.__rtruediv__(o).numpy(), want)
+    f = T.tensor([3.0, 7.0, 0.0, -0.0, float("inf")])
+    with np.errstate(divide="ignore"):
+        r = np.float32(1) / f.numpy()
+    np.testing.assert_array_equal((3.0 / f).numpy(), (r * np.float32(3)).astype(np.float32))
+    np.testing.assert_array_equal((1 / f).numpy(), r)
+    assert (2 / T.tensor([3])).dtype == T.float32 and (1j / T.tensor([2.0])).dtype == T.complex64
+    g = T.tensor([2.0, 4.0], requires_grad=True)
+    (3 / g).sum().backward()
+    assert g.grad.tolist() == [-0.75, -0.1875]
+    # empty matrices: pinv is the empty transpose and matrix_rank zeros, the tolerances not broadcast
+    e = T.empty((0, 5)).permute(1, 0)
+    assert T.linalg.pinv(e, T.tensor([0, 0, 0, 0])).shape == (0, 5)
+    assert T.linalg.pinv(T.empty((2, 5, 0)), atol=T.ones(4, 1)).shape == (2, 0, 5)
+    p = T.linalg.pinv(T.empty((2, 0, 3), requires_grad=True))
+    assert p.shape == (2, 3, 0) and p.requires_grad
+    r = T.linalg.matrix_rank(T.empty((0, 6))[..., ::2], T.empty((0, 3), dtype=T.int64))
+    assert r.shape == () and r.dtype == T.int64 and r.item() == 0
+    assert T.linalg.matrix_rank(T.empty((2, 0, 0)), hermitian=True).tolist() == [0, 0]
+    # bincount of an empty input counts in int64 whatever the weights' dtype
+    for w in (T.empty(0, dtype=T.int32), T.empty(0), T.empty(0, dtype=T.float16)):
+        c = T.bincount(T.empty(0, dtype=T.int32), w, 3)
+        assert c.dtype == T.int64 and c.tolist() == [0, 0, 0]
+    assert T.bincount(T.tensor([1]), T.tensor([2], dtype=T.float16), 3).dtype == T.float64

@@ -1086,8 +1086,10 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         raise TypeError(
             f"linalg_matrix_rank(): argument 'hermitian' must be bool, not {type(hermitian).__name__}"
         )
-    S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     m, n = A.shape[-2], A.shape[-1]
+    if A.numel() == 0:  # PyTorch's shortcut: no singular values, rank 0 per matrix, the tolerances unused
+        return _out(_C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device), out)
+    S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
     return _out((S > tol_).sum(-1), out)
 
@@ -1108,6 +1110,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
             "cfloat or cdouble types"
         )
     m, n = A.shape[-2], A.shape[-1]
+    if A.numel() == 0:  # PyTorch's shortcut: the empty transpose, the tolerances unused (not broadcast)
+        return _out(_mH(A).clone(), out)
     if hermitian:
         w, V = eigh(A)
         tol_ = _tolerance(w.abs(), m, n, atol, rtol, A.dtype)
