@@ -417,6 +417,35 @@ MT_BINARY_FUNCTOR(LogicalOr, bool, static_cast<bool>(a) || static_cast<bool>(b))
 MT_BINARY_FUNCTOR(LogicalXor, bool, static_cast<bool>(a) != static_cast<bool>(b))
 #undef MT_BINARY_FUNCTOR
 
+// log(exp(a) + exp(b)) as max + log1p(exp(-|a - b|)), so it overflows only where the result does; equal
+// infinities give that infinity (not inf - inf = NaN) and a NaN on either side gives NaN. Integer dtypes are
+// refused before any kernel runs (check_binary), as PyTorch has no integer kernel.
+struct Logaddexp {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      return a;
+    } else {
+      if (std::isinf(a) && a == b) return a;
+      const T m = a > b ? a : b;
+      return m + std::log1p(std::exp(-std::abs(a - b)));
+    }
+  }
+};
+// the same in base 2: log2(2^a + 2^b)
+struct Logaddexp2 {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      return a;
+    } else {
+      if (std::isinf(a) && a == b) return a;
+      const T m = a > b ? a : b;
+      return m + std::log1p(std::exp2(-std::abs(a - b))) * T(1.4426950408889634);
+    }
+  }
+};
+
 struct BitwiseAnd {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {

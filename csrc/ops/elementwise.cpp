@@ -156,6 +156,8 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
         "or `logical_xor()` operator instead.");
   if (r == OpRule::Bitwise && is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
+  if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common))
+    dtype_not_implemented(kernel_name(name_of(op), dev), common);
   if (common == ScalarType::Bool) {
     switch (op) {
       case BinaryOp::floor_divide:
@@ -450,6 +452,8 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
            "For integral input tensors, argument alpha must not be a floating point number.");
   MT_CHECK(common == ScalarType::Bool || !alpha.is_bool(),
            "Boolean alpha only supported for Boolean results.");
+  // bool results: PyTorch's kernel takes alpha as a bool, so an int alpha must not promote b to int64
+  if (common == ScalarType::Bool) return binary(BinaryOp::mul, b, wrapped_scalar(Scalar(alpha.to_bool())));
   return binary(BinaryOp::mul, b, wrapped_scalar(alpha));
 }
 

@@ -46,6 +46,15 @@ py::object op_rev(const Tensor& self, py::handle other) {
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   return py::cast(bin(OP, to_operand(other), self));
 }
+// other / self is PyTorch's Tensor.__rdiv__, self.reciprocal() * other: rounded twice, as PyTorch's, so the
+// bits agree (2.526 / a bfloat16 0.1937 is 13.02 there, not the once-rounded 13.06); 1 / x is the reciprocal
+py::object op_rtruediv(const Tensor& self, py::handle other) {
+  if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  Tensor r = un(UnaryOp::reciprocal, self);
+  const bool one = (PyLong_CheckExact(other.ptr()) || PyFloat_CheckExact(other.ptr())) &&
+                   PyObject_RichCompareBool(other.ptr(), py::int_(1).ptr(), Py_EQ) == 1;
+  return py::cast(one ? r : bin(BinaryOp::mul, r, to_operand(other)));
+}
 template <BinaryOp OP>
 py::object op_inplace(py::object self, py::handle other) {
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
@@ -199,7 +208,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__rmul__", &op_rev<BinaryOp::mul>)
       .def("__imul__", &op_inplace<BinaryOp::mul>)
       .def("__truediv__", &op_fwd<BinaryOp::div>)
-      .def("__rtruediv__", &op_rev<BinaryOp::div>)
+      .def("__rtruediv__", &op_rtruediv)
       .def("__itruediv__", &op_inplace<BinaryOp::div>)
       .def("__floordiv__", &op_fwd<BinaryOp::floor_divide>)
       .def("__rfloordiv__", &op_rev<BinaryOp::floor_divide>)

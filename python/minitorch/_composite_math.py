@@ -309,15 +309,6 @@ for _f in (baddbmm, addbmm, addmv, addr):
     _export_with_inplace(_f, torch_inplace=_f is addmv)
 
 
-def logaddexp(input, other):
-    """log(exp(input) + exp(other)) without overflow; equal infinities give that infinity."""
-    if not _is_float(input) or not _is_float(other):
-        _not_implemented("logaddexp_cpu", input if not _is_float(input) else other)
-    # elementwise max + softplus(-|a - b|): stacking and reducing a dim of 2 was 20x slower than PyTorch
-    d = _C._where(_C.eq(input, other), 0.0, _C.abs(_C.sub(input, other)))  # equal infinities: d = 0, not NaN
-    return _C.add(_C.maximum(input, other), _C.softplus(_C.neg(d)))
-
-
 def _bcast(a, b):
     shape = _broadcast_shape(a.shape, b.shape)
     return a.expand(shape), b.expand(shape)
@@ -336,19 +327,6 @@ def _broadcast_shape(s1, s2):
             )
         out.append(y if x == 1 else x)
     return tuple(out)
-
-
-def logaddexp2(input, other):
-    """log2(2**input + 2**other) without overflow."""
-    if not _is_float(input) or not _is_float(other):
-        _not_implemented("logaddexp2_cpu", input if not _is_float(input) else other)
-    ln2 = math.log(2.0)
-    input, other = _float_pair(input, other)  # scale in the result's precision, not the narrower input's
-    return _C.div(logaddexp(_C.mul(input, ln2), _C.mul(other, ln2)), ln2)
-
-
-_export(logaddexp)
-_export(logaddexp2)
 
 
 def xlogy(input, other):
@@ -692,8 +670,11 @@ def gcd(input, other):
 def lcm(input, other):
     """Elementwise least common multiple of integer tensors (0 if either is 0)."""
     g = gcd(input, other)
-    q = _C.floor_divide(_C.abs(input), _C._where(_C.eq(g, 0), 1, g))
-    return _C.abs(_C.mul(q, other)).to(g.dtype)
+    # C's arithmetic, as PyTorch's abs(a / g * b): types narrower than int multiply and take abs in int, then
+    # wrap once into the dtype (int8 lcm(127, -2) is abs(-254) = 254 -> -2); int32/int64 wrap in the multiply
+    wide = _C.int32 if g.dtype in (_C.int8, _C.uint8, _C.int16) else g.dtype
+    q = _C.floor_divide(_C.abs(input.to(wide)), _C._where(_C.eq(g, 0), 1, g).to(wide))
+    return _C.abs(_C.mul(q, other.to(wide))).to(g.dtype)
 
 
 _export_with_inplace(gcd, torch_inplace=True)
@@ -792,7 +773,7 @@ def logcumsumexp(input, dim):
     x = input.movedim(dim, -1) if input.dim() else input.reshape(1)
     n, s = x.shape[-1], 1
     while s < n:
-        x = logaddexp(x, _shift(x, s, -math.inf))
+        x = _C.logaddexp(x, _shift(x, s, -math.inf))
         s *= 2
     return x.reshape(()) if input.dim() == 0 else x.movedim(-1, dim)
 
@@ -1028,7 +1009,7 @@ def bincount(input, weights=None, minlength=0):
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
         n = builtins.max(n, hi + 1)
     idx = input.to(_C.int64)
-    if weights is None:
+    if weights is None or not input.numel():  # PyTorch counts an empty input in int64, weights unchecked
         src, dt = _C.ones_like(idx), _C.int64
     else:
         if weights.shape != input.shape:

@@ -75,6 +75,10 @@ struct Table {
   PowD fmod_f64;
   PowF remainder_f32;  // Python's a % b
   PowD remainder_f64;
+  PowF logaddexp_f32;  // log(exp(a) + exp(b)), functors.h's formula
+  PowD logaddexp_f64;
+  PowF logaddexp2_f32;  // log2(2^a + 2^b)
+  PowD logaddexp2_f64;
   PhiloxDrawsD normal_philox_f64;  // vec/random_impl.h, the scalar draws bit for bit
   PhiloxDrawsD uniform_philox_f64;
 };

@@ -144,8 +144,8 @@ void run_vec2(const TensorIter& it, loop_t loop) {
 
 // pow of floats through the table's vector loop; false where it has none (integers, old CPU, AVX2 without
 // SLEEF).
-// A binary op with a row loop in the CPU's table (pow, atan2, fmod, remainder): all three operands of the
-// loop's dtype (half and bfloat16 through float buffers, as run_vec2).
+// A binary op with a row loop in the CPU's table (pow, atan2, fmod, remainder, logaddexp): all three operands
+// of the loop's dtype (half and bfloat16 through float buffers, as run_vec2).
 bool row2_vectorized(const TensorIter& it, vec::PowF f32, vec::PowD f64) {
   const ScalarType dt = it.dtypes[0];
   if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
@@ -259,6 +259,8 @@ void binary_cpu(const TensorIter& it, BinaryOp op) {
     if (op == BinaryOp::atan2 && row2_vectorized(it, t->atan2_f32, t->atan2_f64)) return;
     if (op == BinaryOp::fmod && row2_vectorized(it, t->fmod_f32, t->fmod_f64)) return;
     if (op == BinaryOp::remainder && row2_vectorized(it, t->remainder_f32, t->remainder_f64)) return;
+    if (op == BinaryOp::logaddexp && row2_vectorized(it, t->logaddexp_f32, t->logaddexp_f64)) return;
+    if (op == BinaryOp::logaddexp2 && row2_vectorized(it, t->logaddexp2_f32, t->logaddexp2_f64)) return;
   }
   switch (op) {
 #define MT_CASE(name, F, kind)             \

@@ -652,10 +652,6 @@ _COMPOSITE_RULES = {
         "jvp_other": "t_other * self / other",
     },
     "hypot": {"jvp_self": "t_self * self / result", "jvp_other": "t_other * other / result"},
-    "logaddexp": {
-        "jvp_self": "t_self * exp(self - result)",
-        "jvp_other": "t_other * exp(other - result)",
-    },
     "logit": {"args": "self, eps=None", "jvp": "t_self / (self * (1 - self))"},
     "sinc": GENERIC,
     # torch.linalg: the classic first-order formulas (the others take the generic JVP through their backward)

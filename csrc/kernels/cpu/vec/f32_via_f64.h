@@ -257,14 +257,14 @@ static inline VF log_f32_own(VF x) {
   return log_special(x, f32_via_f64(safe, log_d_for_f32));
 }
 
-// log1p(x) = log(u) * x / (u - 1) with u = 1 + x rounded in double (the classic correction: exact for u == 1,
-// where it is x itself); x = -1 gives -inf, below it NaN
+// log1p(x) = log(1 + x) with no correction term: for a float x with |x| >= 2^-29 (and below 2^52), 1 + x is
+// exact in double; above, its rounding moves the log by < 2^-52 of a result >= 36; below, log1p(x) is x to
+// float precision (x^2 / 2 < 2^-30 x). x = -1 gives -inf, below it NaN
 static inline VF log1p_f32_own(VF x) {
   const VF safe = x > -1.0f && x < __builtin_inff() ? x : 0.0f;
   const VF r = f32_via_f64(safe, [](VD v) {
-    const VD u = v + 1.0;
-    const VD d = u - 1.0;
-    return d == 0.0 ? v : log_d_for_f32(u) * (v / d);
+    const VD r = log_d_for_f32(v + 1.0);
+    return (v < 1.862645149230957e-09) & (v > -1.862645149230957e-09) ? v : r;
   });
   return log_special(x + 1.0f, r);  // x + 1 > 0 for every x > -1 that is a float
 }
