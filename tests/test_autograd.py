@@ -57,8 +57,22 @@ def test_gelu_tanh_softplus_leaky_relu(device):
     assert gradcheck(lambda t: torch.leaky_relu(t, 0.1), (x,))
 
 
-BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2", "remainder", "fmod", "floor_divide"]
-BINARY_ELSEWHERE = ["pow", "trunc_divide"]  # test_pow_gradcheck; trunc_divide is div(rounding_mode="trunc")
+BINARY = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "maximum",
+    "minimum",
+    "atan2",
+    "remainder",
+    "fmod",
+    "floor_divide",
+    "logaddexp",
+    "logaddexp2",
+]
+# test_pow_gradcheck; trunc_divide is div(rounding_mode="trunc"); xlogy needs other > 0 (test_composite_math.py)
+BINARY_ELSEWHERE = ["pow", "trunc_divide", "xlogy"]
 BINARY_NOT_DIFFERENTIABLE = [
     "eq",
     "ne",

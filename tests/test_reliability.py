@@ -1925,3 +1925,34 @@ def test_fuzz_seeds_1001_to_1003_findings_as_pytorch():
         c = T.bincount(T.empty(0, dtype=T.int32), w, 3)
         assert c.dtype == T.int64 and c.tolist() == [0, 0, 0]
     assert T.bincount(T.tensor([1]), T.tensor([2], dtype=T.float16), 3).dtype == T.float64
+
+
+def test_xlogy_derivatives_and_kl_div_target_gradient_as_pytorch():
+    """xlogy is one op with PyTorch's derivatives: d/dx = xlogy(grad, y) (0 where x == 0 and y <= 0, and where
+    the incoming gradient is 0 whatever y), d/dy = grad * x / y; kl_div is xlogy(t, t) - t * x over it"""
+    T = minitorch
+    a = T.tensor([0.0, 0.0, 2.0, 2.0], dtype=T.float64, requires_grad=True)
+    b = T.tensor([0.0, -1.0, 0.0, 3.0], dtype=T.float64, requires_grad=True)
+    r = T.xlogy(a, b)
+    assert r.grad_fn.name() == "XlogyBackward0"
+    np.testing.assert_array_equal(r.detach().numpy(), [0.0, 0.0, -np.inf, 2 * np.log(3.0)])
+    ga, gb = T.autograd.grad(r.sum(), (a, b))
+    np.testing.assert_array_equal(ga.numpy(), [0.0, 0.0, -np.inf, np.log(3.0)])
+    np.testing.assert_array_equal(gb.numpy(), [np.nan, -0.0, np.inf, 2 / 3])
+    x = T.tensor([0.5, 0.5, 0.5], dtype=T.float64, requires_grad=True)
+    t = T.tensor([0.0, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+    loss = T.nn.functional.kl_div(x, t, reduction="none")
+    np.testing.assert_allclose(loss.detach().numpy(), [0.0, np.nan, 2 * np.log(2.0) - 1.0])
+    gx, gt = T.autograd.grad(loss, (x, t), T.ones(3, dtype=T.float64))
+    np.testing.assert_array_equal(gx.numpy(), [-0.0, 1.0, -2.0])
+    np.testing.assert_allclose(gt.numpy(), [np.nan, np.nan, np.log(2.0) + 1.0 - 0.5])
+    # a zero incoming gradient gives 0 for the negative target, not 0 * log(-1) = NaN (the t == 0 NaN stays)
+    _, gt0 = T.autograd.grad(
+        T.nn.functional.kl_div(x, t, reduction="none"), (x, t), T.zeros(3, dtype=T.float64)
+    )
+    np.testing.assert_array_equal(gt0.numpy(), [np.nan, 0.0, 0.0])
+    # the torch-level in-place form PyTorch has, and a Python number on either side
+    z = T.tensor([2.0, 0.0])
+    assert T.xlogy_(z, T.tensor([3.0, 0.0])) is z and z.tolist() == [pytest.approx(2 * np.log(3.0)), 0.0]
+    assert T.xlogy(2, T.tensor([3.0])).item() == pytest.approx(2 * np.log(3.0))
+    assert T.xlogy(T.tensor([1, 2]), T.tensor([3, 4])).dtype == T.float32

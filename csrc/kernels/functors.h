@@ -432,6 +432,19 @@ struct Logaddexp {
     }
   }
 };
+// x * log(y), 0 where x == 0 (even for y = 0 or y < 0) and NaN where y is NaN, as PyTorch's
+struct Xlogy {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x, T y) const {
+    if constexpr (is_int_v<T>) {
+      return x;  // integers compute in the default float dtype (the schema's `dtype: div`)
+    } else {
+      if (y != y) return y;
+      if (x == T(0)) return T(0);
+      return x * std::log(y);
+    }
+  }
+};
 // the same in base 2: log2(2^a + 2^b)
 struct Logaddexp2 {
   template <typename T>
@@ -441,7 +454,7 @@ struct Logaddexp2 {
     } else {
       if (std::isinf(a) && a == b) return a;
       const T m = a > b ? a : b;
-      return m + std::log1p(std::exp2(-std::abs(a - b))) * T(1.4426950408889634);
+      return m + std::log1p(std::exp2(-std::abs(a - b))) / T(0.6931471805599453);  // no FMA with the add
     }
   }
 };

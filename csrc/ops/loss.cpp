@@ -375,9 +375,9 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
   if (log_target) {
     loss = mul(exp(target), sub(target, input));
   } else {
-    // xlogy(t, t) - t * x: 0 where t == 0 (log of 1 there keeps the gradient finite), NaN for t < 0
-    Tensor safe = where(eq(target, S(0.0)), S(1.0), target);
-    loss = sub(mul(target, log(safe)), mul(target, input));
+    // xlogy(t, t) - t * x, as PyTorch's: 0 where t == 0, NaN for t < 0, and xlogy's derivatives (a zero
+    // incoming gradient gives 0 for a negative target; the target's gradient at t == 0 is NaN there too)
+    loss = sub(xlogy(target, target), mul(target, input));
   }
   if (batchmean) {
     Tensor s = sum(loss, {}, false);

@@ -143,6 +143,14 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
             return self;
           },
           py::arg("other"));
+    if (s.torch_inplace)
+      m.def(
+          inplace_name(s.name).c_str(),
+          [o](const Tensor& x, py::handle b) {
+            bin_(o, x, to_operand(b));
+            return x;
+          },
+          py::arg("input"), py::arg("other"));
   }
   auto spellings = [](BinaryOp op) {
     std::vector<const Spelling*> r;

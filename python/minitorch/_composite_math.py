@@ -329,16 +329,8 @@ def _broadcast_shape(s1, s2):
     return tuple(out)
 
 
-def xlogy(input, other):
-    """input * log(other), 0 where input == 0 (unless other is NaN); gradients stay finite at input == 0."""
-    x, y = _float_pair(input, other)
-    zero = _C.logical_and(_C.eq(x, 0), _C.logical_not(_C.isnan(y)))
-    # the masked branch is evaluated at y = 1 so log's gradient there is 0, not 0 * inf = NaN
-    safe_y = _C._where(zero, 1.0, y)
-    return _C._where(zero, 0.0, _C.mul(x, _C.log(safe_y)))
-
-
-_export_with_inplace(xlogy, torch_inplace=True)
+# xlogy is a schema op (csrc/ops/ops.schema); the distributions and special reach it here
+xlogy = _C.xlogy
 
 
 def hypot(input, other):

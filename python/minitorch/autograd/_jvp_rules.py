@@ -646,11 +646,6 @@ _COMPOSITE_RULES = {
     "isclose": _NONE,
     "signbit": _NONE,
     "nan_to_num": {"args": "self, *args, **kwargs", "jvp": "where(isfinite(self), t_self, 0.0)"},
-    "xlogy": {
-        "args": "self, other",
-        "jvp_self": "t_self * where(self == 0, 0.0, log(other))",
-        "jvp_other": "t_other * self / other",
-    },
     "hypot": {"jvp_self": "t_self * self / result", "jvp_other": "t_other * other / result"},
     "logit": {"args": "self, eps=None", "jvp": "t_self / (self * (1 - self))"},
     "sinc": GENERIC,
