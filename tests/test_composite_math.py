@@ -201,6 +201,13 @@ for npdt in (np.float32, np.float64):
         np.testing.assert_array_equal(f(x[:1].expand(n), y).numpy(), f(x[:1].clone().expand(n).contiguous(), y).numpy())
         np.testing.assert_array_equal(f(x, y[5]).numpy(), f(x, y[5].expand(n).contiguous()).numpy())
         np.testing.assert_array_equal(f(x[::3], y[::3]).numpy(), r[::3])
+    # the special values, each against each, in the row loop (a whole vector of them) and its tail
+    sp = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5, -2.5, 1e30, -1e30, 1e-40], npdt)
+    a, b = np.repeat(sp, sp.size), np.tile(sp, sp.size)
+    for f, nf in ((m.logaddexp, np.logaddexp), (m.logaddexp2, np.logaddexp2)):
+        with np.errstate(invalid="ignore"):
+            want = nf(a, b)
+        np.testing.assert_allclose(f(m.from_numpy(a), m.from_numpy(b)).numpy(), want, rtol=1e-6, atol=0)
 print("ok")
 """
 

@@ -549,7 +549,7 @@ static V exp2_via_exp(V d) {
   const V x = d * ln2_hi;
   const V lo = fma_v(d, V{} + ln2_hi, -x) + d * ln2_lo;
   const V e = exp_inner(x);
-  return fma_v(e, lo, e);
+  return e == S(0) ? e : fma_v(e, lo, e);  // d = -inf: lo is NaN, the result 0
 }
 // log1p(e) for e in [0, 1] (logaddexp's exp(-|a - b|)) with no exponent split: 1 + e is in [1, 2], halved
 // above sqrt 2, so s = (m - 1) / (m + 1) is e / (e + 2) or (e - 1) / (e + 3) with its numerator exact, |s| <=
@@ -583,7 +583,9 @@ static V logaddexp_v(V a, V b) {
   d = d > S(0) ? -d : d;  // -|a - b|, NaN kept
   V r;
   if constexpr (Base2)
-    r = m + log1p_01(exp2_via_exp<V, S>(d), S()) * S(1.4426950408889634);
+    // divided by ln 2, not multiplied by 1 / ln 2: the multiply would fuse with the add into one FMA, and
+    // logaddexp2(-1, -1) would come out 1e-8, not 0
+    r = m + log1p_01(exp2_via_exp<V, S>(d), S()) / S(0.6931471805599453);
   else
     r = m + log1p_01(exp_inner(d), S());
   const S inf = __builtin_inf();
