@@ -33,6 +33,8 @@ OPS = [
     "atan2",
     "fmod",
     "remainder",
+    "logaddexp",
+    "logaddexp2",
 ]
 DTYPES = ["float32", "float64"]
 
@@ -64,6 +66,7 @@ for dt in {dtypes!r}:
         "erfinv": lambda: lib.erfinv(unit), "cos": lambda: lib.cos(x), "atan": lambda: lib.atan(x),
         "atan2": lambda: lib.atan2(x, pos), "fmod": lambda: lib.fmod(x, pos),
         "remainder": lambda: lib.remainder(x, pos),
+        "logaddexp": lambda: lib.logaddexp(x, pos), "logaddexp2": lambda: lib.logaddexp2(x, pos),
         "logsumexp dim0": lambda: lib.logsumexp(lead, 0), "randn": lambda: lib.randn(n, dtype=x.dtype),
         "sin": lambda: lib.sin(x), "pow2.5": lambda: lib.pow(pos, 2.5), "gelu": lambda: F.gelu(x),
         "softplus": lambda: F.softplus(x), "softmax": lambda: lib.softmax(m, dim=-1),
@@ -94,6 +97,8 @@ def numpy_times(n, repeats, min_time):
             "atan2": (lambda v, pos=pos: np.arctan2(v, pos), x),
             "fmod": (lambda v, pos=pos: np.fmod(v, pos), x),
             "remainder": (lambda v, pos=pos: np.remainder(v, pos), x),
+            "logaddexp": (lambda v, pos=pos: np.logaddexp(v, pos), x),
+            "logaddexp2": (lambda v, pos=pos: np.logaddexp2(v, pos), x),
             "randn": (lambda v: rng.standard_normal(v.size, dtype=v.dtype), x),
             "pow2.5": (lambda v: np.power(v, 2.5), pos),
         }
