@@ -860,3 +860,20 @@ def test_addcmul_addcdiv_compute_in_the_common_dtype():
     r = minitorch.addcdiv(t(1.0, F32), t(2.0, F64), t([4], minitorch.int32))
     assert r.dtype == F64 and r.tolist() == [1.5]
     assert gradcheck(lambda u, v: minitorch.addcdiv(u, v, t([2], minitorch.int32)), (dbl([0.5]), dbl([1.5])))
+
+
+def test_histc_half_precision_bins_as_pytorch():
+    """PyTorch's linear interpolation with each step rounded in the input's dtype ((x - min) * bins / (max -
+    min), truncated), and counts kept in float: a bfloat16 count goes past 256"""
+    rng = np.random.default_rng(11)
+    for bins, lo, hi in ((10, 0, 0), (100, 0, 0), (7, -1.3, 1.7), (333, 0, 0)):
+        v = rng.standard_normal(400).astype(np.float16)
+        got = minitorch.histc(minitorch.tensor(v), bins, lo, hi)
+        lo16, hi16 = (v.min(), v.max()) if lo == hi else (np.float16(lo), np.float16(hi))
+        inside = (v >= lo16) & (v <= hi16)
+        pos = ((v - lo16) * np.float16(bins) / np.float16(hi16 - lo16)).astype(np.int64)
+        want = np.bincount(np.clip(pos[inside], 0, bins - 1), minlength=bins).astype(np.float16)
+        assert got.dtype == minitorch.float16
+        np.testing.assert_array_equal(got.numpy(), want)
+    ones = minitorch.ones(300, dtype=minitorch.bfloat16)
+    assert minitorch.histc(ones, 1).item() == 300.0

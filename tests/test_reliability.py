@@ -1956,3 +1956,64 @@ def test_xlogy_derivatives_and_kl_div_target_gradient_as_pytorch():
     assert T.xlogy_(z, T.tensor([3.0, 0.0])) is z and z.tolist() == [pytest.approx(2 * np.log(3.0)), 0.0]
     assert T.xlogy(2, T.tensor([3.0])).item() == pytest.approx(2 * np.log(3.0))
     assert T.xlogy(T.tensor([1, 2]), T.tensor([3, 4])).dtype == T.float32
+
+
+def test_fuzz_seeds_1101_to_1103_findings_as_pytorch():
+    """the wrong answers of the fuzz run of seeds 1101-1103 that were ours to fix"""
+    T = minitorch
+    F = T.nn.functional
+    # addcmul/addcdiv of half tensors in float, rounded once: the float16 product 2288 * 505 overflowed to inf
+    # and inf + -inf gave NaN
+    x = T.tensor([float("inf"), 1.0], dtype=T.float16)
+    a = T.tensor([2288.0, 2.0], dtype=T.float16)
+    b = T.tensor([-505.0, 3.0], dtype=T.float16)
+    np.testing.assert_array_equal(T.addcmul(x, a, b).numpy(), np.array([np.inf, 7.0], np.float16))
+    d = T.addcdiv(x, a, T.tensor([-1 / 505, 1 / 3], dtype=T.float16))  # 2288 / (-1 / 505) is beyond float16
+    assert d[0].item() == float("inf") and d[1].item() == pytest.approx(7.0, abs=0.01)
+    r = T.addcmul(
+        T.tensor([0.0], dtype=T.bfloat16),
+        T.tensor([300.0], dtype=T.bfloat16),
+        T.tensor([300.0], dtype=T.bfloat16),
+    )
+    assert r.dtype == T.bfloat16 and r.item() == float(T.tensor([90000.0]).to(T.bfloat16).item())
+    # a 0-d tensor as hardtanh's bound is a number: float16 stays float16
+    h = F.hardtanh(T.tensor(-1.0, dtype=T.float16), T.tensor(-5435.16, dtype=T.float64))
+    assert h.dtype == T.float16 and h.item() == -1.0
+    # isin against a number compares in the elements' dtype (bfloat16 1e30 is not float32 1e30)
+    e = T.tensor([1e30, 2.0, 3.0], dtype=T.bfloat16)
+    assert T.isin(e, 1e30).tolist() == [True, False, False]
+    assert T.isin(e, 2, invert=True).tolist() == [True, False, True]
+    # block_diag's dtype is PyTorch's result_type: a 0-d float32 does not widen float16 blocks
+    assert T.block_diag(T.tensor(0.0), T.tensor([1.0, 2.0], dtype=T.float16)).dtype == T.float16
+    assert T.block_diag(T.tensor([0.0]), T.tensor([1.0, 2.0], dtype=T.float16)).dtype == T.float32
+    # binary_cross_entropy's loss is like input: a float64 weight keeps float32, a target of another dtype is refused
+    i, t = T.tensor([0.25, 0.5]), T.tensor([1.0, 0.0])
+    w = T.tensor([2.0, 3.0], dtype=T.float64)
+    assert F.binary_cross_entropy(i, t, w).dtype == T.float32
+    assert F.binary_cross_entropy(i[:0], t[:0], w[:0], reduction="sum").dtype == T.float32
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        F.binary_cross_entropy(i, t.double())
+    # cdist of two dtypes: refused once there is something to compute, x1's dtype when empty
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        T.cdist(T.rand(2, 3), T.rand(2, 3, dtype=T.float64))
+    assert T.cdist(T.rand(2, 3), T.rand(0, 3, dtype=T.float64)).dtype == T.float32
+    assert T.cdist(T.rand(2, 0, dtype=T.float64), T.rand(2, 0)).shape == (2, 2)
+    # cumulative_trapezoid sums dx * (left + right) and halves after, as PyTorch (integers wrap in the sum)
+    ct = T.cumulative_trapezoid(T.tensor([3, -(2**63), 0, -4, 2]), T.tensor([1, 4, 3, 0, 3]))
+    assert ct.tolist() == [-4.611686018427388e18, 4.5, 10.5, 7.5]
+    np.testing.assert_allclose(
+        T.cumulative_trapezoid(T.tensor([1.0, 2.0, 4.0]), T.tensor([0.0, 1.0, 3.0])).numpy(), [1.5, 7.5]
+    )
+    # addr of bool tensors: an int alpha/beta is a bool, the result stays bool
+    bv = T.tensor([False, True])
+    m = T.tensor([[True, False], [False, False]])
+    assert m.addr(bv, bv, alpha=3).tolist() == [[True, False], [False, True]]
+    assert m.addr(bv, bv, beta=2, alpha=0).tolist() == [[True, False], [False, False]]
+    # relu's and clamp's backward select the gradient (PyTorch's threshold/clamp backward): an infinite
+    # gradient outside the pass-through region gives 0 there, not inf * 0 = NaN
+    z = T.tensor([0.0, 0.0], requires_grad=True)
+    (g,) = T.autograd.grad((T.sign(z) * T.relu(z.abs())).pow(0.5).sum(), z)
+    assert g.tolist() == [0.0, 0.0]
+    c = T.tensor([0.0, 2.0, -3.0], requires_grad=True)
+    (g,) = T.autograd.grad((T.clamp(c, -1, 1) * T.tensor([float("inf"), 1.0, float("nan")])).sum(), c)
+    assert g.tolist() == [float("inf"), 0.0, 0.0]

@@ -552,20 +552,21 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
         Tensor x = n.saved("self"), lo = n.saved("min"), hi = n.saved("max");
         Tensor in = mt::ones(x.sizes(), ScalarType::Bool, x.device());
         V r(3);
-        // min > max gives max everywhere, so only max takes the gradient there (PyTorch's clamp_backward)
+        // min > max gives max everywhere, so only max takes the gradient there (PyTorch's clamp_backward);
+        // a select, not a multiply by the mask, so an infinite or NaN gradient outside stays out (inf * 0)
         if (lo.defined()) {
           in = mt::logical_and(in, mt::ge(x, lo));
           Tensor below = mt::lt(x, lo);
           if (hi.defined()) below = mt::logical_and(below, mt::lt(lo, hi));
-          if (n.needs_input_grad(1)) r[1] = mt::mul(g, fmask(below, g));
+          if (n.needs_input_grad(1)) r[1] = mt::where(below, g, S(0.0));
         }
         if (hi.defined()) {
           in = mt::logical_and(in, mt::le(x, hi));
           Tensor above = mt::gt(x, hi);
           if (lo.defined()) above = mt::logical_or(above, mt::lt(hi, lo));
-          if (n.needs_input_grad(2)) r[2] = mt::mul(g, fmask(above, g));
+          if (n.needs_input_grad(2)) r[2] = mt::where(above, g, S(0.0));
         }
-        if (n.needs_input_grad(0)) r[0] = mt::mul(g, fmask(in, g));
+        if (n.needs_input_grad(0)) r[0] = mt::where(in, g, S(0.0));
         return r;
       });
 }

@@ -320,6 +320,12 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
                  torch_size(target.sizes()), ") that is different to the input size (",
                  torch_size(input.sizes()), ") is deprecated. Please ensure they have the same size.");
   check_same_device(input, target);
+  // PyTorch's kernel writes the loss into a tensor like input: target must have its dtype, and a weight of
+  // another float dtype scales that loss in place (a float64 weight keeps a float32 loss float32)
+  MT_CHECK(target.dtype() == input.dtype(), "Found dtype ", dtype_short_name(target.dtype()),
+           " but expected ", dtype_short_name(input.dtype()));
+  if (weight && weight->dtype() != input.dtype() && is_floating(input.dtype()))
+    return binary_cross_entropy(input, target, to(*weight, input.dtype(), weight->device()), reduction);
   // PyTorch checks the range inside its kernel; on the CPU reading the result is free, on CUDA it would be a
   // sync per call, so there out-of-range inputs give NaN (log of a negative number) instead of an error.
   if (!input.is_cuda() && input.numel() > 0) {

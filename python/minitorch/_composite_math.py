@@ -170,22 +170,7 @@ def square(input):
 _export_with_inplace(square, torch_inplace=True)
 
 
-def _tensors_result_type(*tensors):
-    """PyTorch's result_type of several tensors: the dimensioned ones' promoted dtype, widened by the 0-dim
-    ones' only when theirs is of a higher kind (combine_categories)."""
-    dim_dt = zero_dt = None
-    for t in tensors:
-        if t.dim() > 0:
-            dim_dt = t.dtype if dim_dt is None else _C.promote_types(dim_dt, t.dtype)
-        else:
-            zero_dt = t.dtype if zero_dt is None else _C.promote_types(zero_dt, t.dtype)
-    if dim_dt is None or zero_dt is None:
-        return dim_dt or zero_dt
-    if dim_dt.is_complex or dim_dt.is_floating_point:
-        return _C.promote_types(dim_dt, zero_dt) if zero_dt.is_complex else dim_dt
-    if dim_dt == _C.bool or zero_dt.is_floating_point or zero_dt.is_complex:
-        return _C.promote_types(dim_dt, zero_dt)
-    return dim_dt
+_tensors_result_type = _composite_shape._tensors_result_type
 
 
 def _common(input, tensor1, tensor2):
@@ -204,7 +189,10 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     ):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
-    r = _C.add(input, _C.mul(tensor1, tensor2), alpha=value)
+    dt = input.dtype
+    if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as PyTorch's opmath kernel (a float16
+        input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()  # product overflowed)
+    r = _C.add(input, _C.mul(tensor1, tensor2), alpha=value).to(dt)
     return r if out is None else out.copy_(r)
 
 
@@ -245,7 +233,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
-    r = _C.add(input, _C.div(tensor1, tensor2), alpha=value)
+    dt = input.dtype
+    if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
+        input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()
+    r = _C.add(input, _C.div(tensor1, tensor2), alpha=value).to(dt)
     return r if out is None else out.copy_(r)
 
 
@@ -266,6 +257,8 @@ def _beta_alpha(input, prod, beta, alpha):
     """beta * input + alpha * prod, with input ignored (NaNs included) when beta == 0, as BLAS does."""
     _check_alpha("alpha", alpha, input, prod)
     _check_alpha("beta", beta, input, prod)
+    if input.dtype == _C.bool and prod.dtype == _C.bool:
+        alpha, beta = builtins.bool(alpha), builtins.bool(beta)  # PyTorch's bool kernel: an int scale is a bool
     if alpha != 1:
         prod = _C.mul(prod, alpha)
     if beta == 0:
@@ -830,7 +823,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     d, left, right, xd = _trapz_setup("cumulative_trapezoid", y, x, dim)
     if xd is None:
         return _C.cumsum(_C.mul(_C.add(left, right), (1 if dx is None else dx) / 2.0), d)
-    return _C.cumsum(_C.div(_C.mul(xd, _C.add(left, right)), 2.0), d)
+    # PyTorch's order: the running sum of dx * (left + right), then halved (integers wrap in the sum as there)
+    return _C.div(_C.cumsum(_C.mul(xd, _C.add(left, right)), d), 2.0)
 
 
 for _f in (trapezoid, trapz, cumulative_trapezoid):
@@ -977,10 +971,16 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError("torch.histogram(): max must be larger than min")
     x = input.detach().reshape(-1)
     inside = _C.logical_and(_C.ge(x, lo), _C.le(x, hi))
-    b = _C.floor(_C.mul(_C.sub(x, lo), bins / (hi - lo))).to(_C.int64)
+    # PyTorch's linear interpolation, each step rounded in the input's dtype as its kernel's input_t arithmetic
+    # is: (x - min) * bins / (max - min), truncated (half precision moves elements across bin edges there)
+    lo_t = _C.full((), lo, dtype=input.dtype, device=input.device)
+    width = _C.sub(_C.full((), hi, dtype=input.dtype, device=input.device), lo_t)
+    b = _C.div(_C.mul(_C.sub(x, lo_t), bins), width).to(_C.int64)
     b = _C.clamp(_C.masked_fill(b, _C.logical_not(inside), 0), 0, bins - 1)
-    out = _C.zeros((bins,), dtype=input.dtype, device=input.device)
-    return _C.scatter_add(out, 0, b, inside.to(input.dtype))
+    # counted in float (a bfloat16 count stops at 256), rounded to the dtype once
+    acc = _C.float64 if input.dtype == _C.float64 else _C.float32
+    out = _C.zeros((bins,), dtype=acc, device=input.device)
+    return _C.scatter_add(out, 0, b, inside.to(acc)).to(input.dtype)
 
 
 _export(histc)
@@ -1104,7 +1104,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if scalar_e:
         elements = _as_tensor(elements, test_elements)
     if not isinstance(test_elements, _C.Tensor):
-        test_elements = _as_tensor(test_elements, elements)
+        # a number is compared in the elements' dtype, as PyTorch's elements == test_element (bfloat16 1e30)
+        r = _C.eq(elements, test_elements)
+        return _C.logical_not(r) if invert else r
     t = test_elements.reshape(-1)
     e = elements.reshape(-1)
     dt = _C.promote_types(e.dtype, t.dtype)
@@ -1243,6 +1245,14 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    if x1.dtype != x2.dtype:
+        # PyTorch's kernel reads both in x1's dtype: refused once there is something to compute, x1's dtype
+        # for an empty one
+        if x1.numel() and x2.numel():
+            raise RuntimeError(
+                f"expected scalar type {scalar_name(x1.dtype)} but found {scalar_name(x2.dtype)}"
+            )
+        x2 = x2.to(x1.dtype)
     P, R = x1.shape[-2], x2.shape[-2]
     use_mm = p == 2 and (
         compute_mode == "use_mm_for_euclid_dist"

@@ -543,6 +543,24 @@ def unravel_index(indices, shape):
     return tuple(reversed(out))
 
 
+def _tensors_result_type(*tensors):
+    """PyTorch's result_type of several tensors: the dimensioned ones' promoted dtype, widened by the 0-dim
+    ones' only when theirs is of a higher kind (combine_categories)."""
+    dim_dt = zero_dt = None
+    for t in tensors:
+        if t.dim() > 0:
+            dim_dt = t.dtype if dim_dt is None else _C.promote_types(dim_dt, t.dtype)
+        else:
+            zero_dt = t.dtype if zero_dt is None else _C.promote_types(zero_dt, t.dtype)
+    if dim_dt is None or zero_dt is None:
+        return dim_dt or zero_dt
+    if dim_dt.is_complex or dim_dt.is_floating_point:
+        return _C.promote_types(dim_dt, zero_dt) if zero_dt.is_complex else dim_dt
+    if dim_dt == _C.bool or zero_dt.is_floating_point or zero_dt.is_complex:
+        return _C.promote_types(dim_dt, zero_dt)
+    return dim_dt
+
+
 def block_diag(*tensors):
     """Block-diagonal matrix of 0-, 1- or 2-d tensors (0-d is 1x1, 1-d a row), promoted to their common dtype."""
     mats = []
@@ -554,9 +572,7 @@ def block_diag(*tensors):
         mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not mats:
         return _C.empty(1, 0)
-    dtype = mats[0].dtype
-    for m in mats[1:]:
-        dtype = _C.promote_types(dtype, m.dtype)
+    dtype = _tensors_result_type(*tensors)  # PyTorch's result_type: a 0-d float32 joins float16 blocks as float16
     mats = [m.to(dtype) for m in mats]
     ncols = builtins.sum(m.shape[1] for m in mats)
     rows, c = [], 0

@@ -206,7 +206,13 @@ def threshold(input, threshold, value, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def _bound_number(v):
+    """a 0-d tensor given as a bound is its number (PyTorch's parser reads a Number), so it never promotes"""
+    return v.item() if isinstance(v, _C.Tensor) and v.dim() == 0 else v
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    min_val, max_val = _bound_number(min_val), _bound_number(max_val)
     if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
     return _hardtanh(input, min_val, max_val, inplace)
@@ -215,6 +221,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 def _hardtanh(input, min_val, max_val, inplace):
     """ATen's hardtanh: no bools; an integer input keeps its dtype; min_val > max_val gives max_val everywhere
     (the kernel's min(max(x, min_val), max_val), as clamp)"""
+    min_val, max_val = _bound_number(min_val), _bound_number(max_val)
     if input.dtype == _C.bool:
         raise NotImplementedError("Bool inputs not supported for hardtanh")
     if not input.is_floating_point():
