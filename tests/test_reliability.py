@@ -2017,3 +2017,35 @@ def test_fuzz_seeds_1101_to_1103_findings_as_pytorch():
     c = T.tensor([0.0, 2.0, -3.0], requires_grad=True)
     (g,) = T.autograd.grad((T.clamp(c, -1, 1) * T.tensor([float("inf"), 1.0, float("nan")])).sum(), c)
     assert g.tolist() == [float("inf"), 0.0, 0.0]
+
+
+def test_fuzz_seeds_1201_to_1203_findings_as_pytorch():
+    """the wrong answers of the recorded run of seeds 1201-1203 that were ours to fix"""
+    T = minitorch
+    # a Python-number exponent of +-0.5 is sqrt/rsqrt (PyTorch's tensor-scalar shortcut): NaN at -inf, -0 kept;
+    # a tensor exponent, 0-d too, is pow (+inf at -inf)
+    x = T.tensor([-float("inf"), -0.0, 4.0, -4.0])
+    r = T.pow(x, 0.5)
+    assert np.isnan(r[0].item()) and np.signbit(r[1].item()) and r[2].item() == 2.0
+    assert (x**0.5).numpy().tobytes() == r.numpy().tobytes()
+    assert T.pow(x, -0.5)[1].item() == -float("inf") and T.pow(x, -0.5)[2].item() == 0.5
+    assert T.pow(x, T.tensor(0.5))[0].item() == float("inf")
+    y = x.clone()
+    y.pow_(0.5)
+    assert y.numpy().tobytes() == r.numpy().tobytes()
+    assert np.isnan(T.float_power(x.half(), 0.5)[0].item())
+    a = T.tensor([0.5, -1.0], requires_grad=True)
+    (g,) = T.autograd.grad((a.abs() ** 0.5).sum(), a)
+    np.testing.assert_allclose(g.numpy(), [0.5 / np.sqrt(0.5), -0.5])
+    # other * alpha of a Python number stays a number: no promotion of a 0-d bfloat16
+    assert T.add(T.tensor(-0.3598, dtype=T.bfloat16), -1, alpha=-1.5).dtype == T.bfloat16
+    assert T.add(T.tensor([1, 2]), True, alpha=2).tolist() == [3, 4]
+    assert T.sub(T.tensor([1, 2], dtype=T.int8), 100, alpha=3).tolist() == [-43, -42]
+    # alpha == 0 reads neither factor of addmm/baddbmm (BLAS's rule): an inf in them does not become NaN
+    i = T.ones(2, 2)
+    m = T.tensor([[float("inf"), 1.0], [1.0, 1.0]])
+    assert T.addmm(i, m, m, alpha=0).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert i.clone().addmm_(m, m, alpha=False).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert T.addmm(i, m, m, alpha=0, beta=2).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert T.addmm(i, m, m, alpha=0, beta=0).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert T.baddbmm(i[None], m[None], m[None], alpha=0).tolist() == [[[1.0, 1.0], [1.0, 1.0]]]

@@ -7,6 +7,7 @@
 #include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "core/WrapMath.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -284,6 +285,17 @@ const Tensor& unary_(UnaryOp op, const Tensor& self) {
   return copy_(self, r);
 }
 
+// PyTorch's pow of a float tensor by the Python number 0.5 or -0.5 is sqrt or rsqrt (its tensor-scalar
+// kernel's shortcut): the same as pow but at -inf (NaN there, pow's +inf) and -0 (sqrt keeps the sign). A
+// tensor exponent, 0-d included, takes pow. 1 for sqrt, -1 for rsqrt, else 0.
+static int half_power(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (op != BinaryOp::pow || !b.impl()->is_wrapped_number() || !is_floating(a.dtype()) ||
+      !is_floating(b.dtype()))
+    return 0;
+  const double e = item(b).to_double();
+  return e == 0.5 ? 1 : e == -0.5 ? -1 : 0;
+}
+
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (autocast::active()) {
     if (auto ac = autocast_op(op)) {
@@ -292,6 +304,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
     }
   }
   if (autograd::needs_grad(a, b)) return autograd::binary(op, a, b);
+  if (const int h = half_power(op, a, b)) return unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, b, dev);
@@ -307,6 +320,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   if (autograd::needs_grad(self, other)) return autograd::binary_(op, self, other);
+  if (const int h = half_power(op, self, other)) return unary_(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, self);
   check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
@@ -454,6 +468,13 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
            "Boolean alpha only supported for Boolean results.");
   // bool results: PyTorch's kernel takes alpha as a bool, so an int alpha must not promote b to int64
   if (common == ScalarType::Bool) return binary(BinaryOp::mul, b, wrapped_scalar(Scalar(alpha.to_bool())));
+  // a Python number times alpha stays a number (add(bfloat16 0-d, -1, alpha=-1.5) is bfloat16, as PyTorch's)
+  if (b.impl()->is_wrapped_number() && !is_complex(b.dtype()) && !alpha.is_complex()) {
+    const Scalar v = item(b);
+    if ((v.is_integral() || v.is_bool()) && alpha.is_integral())
+      return wrapped_scalar(Scalar(wrap_mul(v.to_long(), alpha.to_long())));
+    return wrapped_scalar(Scalar(v.to_double() * alpha.to_double()));
+  }
   return binary(BinaryOp::mul, b, wrapped_scalar(alpha));
 }
 

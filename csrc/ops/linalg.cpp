@@ -180,6 +180,12 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
   Tensor out = make_empty(shape, m1.dtype(), m1.device());
   // beta == 0 ignores self entirely (NaN/inf in it must not leak), as BLAS does.
   bool use_bias = beta.to_double() != 0.0;
+  // alpha == 0 reads neither factor (BLAS's rule too): inf or NaN in them does not reach the result
+  if (!alpha.is_complex() && alpha.to_double() == 0.0) {
+    if (!use_bias) return zeros(shape, m1.dtype(), m1.device());
+    if (out.numel() > 0) copy_(out, mul(bias, wrapped_scalar(beta)));
+    return out;
+  }
   if (use_bias && out.numel() > 0) copy_(out, bias);
   gemm_into(unsqueeze(out, 0), unsqueeze(m1, 0), unsqueeze(m2, 0), alpha,
             use_bias ? beta : Scalar(int64_t(0)));

@@ -259,7 +259,9 @@ def _beta_alpha(input, prod, beta, alpha):
     _check_alpha("beta", beta, input, prod)
     if input.dtype == _C.bool and prod.dtype == _C.bool:
         alpha, beta = builtins.bool(alpha), builtins.bool(beta)  # PyTorch's bool kernel: an int scale is a bool
-    if alpha != 1:
+    if alpha == 0:  # BLAS reads neither factor then: inf or NaN in them does not reach the result
+        prod = _C.zeros_like(prod)
+    elif alpha != 1:
         prod = _C.mul(prod, alpha)
     if beta == 0:
         # zeros in input's dtype and shape keep PyTorch's promotion and broadcasting without reading input
