@@ -105,6 +105,12 @@ def test_fuzzer_catches_a_planted_difference():
     assert difffuzz.classify(call, off, t)[0] == "wrong"
     assert difffuzz.classify(call, dt, t)[0] == "wrong"
     assert difffuzz.classify(call, nan, t)[0] == "wrong"
+    # an in-place change on one side only: the same answer when it is rounding-sized, else a difference
+    one = np.ones(1, np.float32)
+    tiny = dict(t, mutated={0: ("float32", one + np.float32(1e-7), one)})
+    real = dict(t, mutated={0: ("float32", one * 2, one)})
+    assert difffuzz.classify(call, t, tiny)[0] == "ok"
+    assert difffuzz.classify(call, t, real)[0] == "wrong"
     r = {"raise": ("RuntimeError", "RuntimeError", "x")}
     assert (
         difffuzz.classify(call, {"raise": ("NotImplementedError", "NotImplementedError", "x")}, r)[0] == "ok"

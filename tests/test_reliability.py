@@ -2049,3 +2049,34 @@ def test_fuzz_seeds_1201_to_1203_findings_as_pytorch():
     assert T.addmm(i, m, m, alpha=0, beta=2).tolist() == [[2.0, 2.0], [2.0, 2.0]]
     assert T.addmm(i, m, m, alpha=0, beta=0).tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert T.baddbmm(i[None], m[None], m[None], alpha=0).tolist() == [[[1.0, 1.0], [1.0, 1.0]]]
+
+
+def test_cond_of_empty_input_is_zeros_outside_the_graph():
+    """PyTorch answers linalg.cond of no matrices or of empty ones with zeros before any other check (no
+    square check for p=1, no gradient), found by the fuzz run of seed 1301"""
+    T = minitorch
+    for shape, p in (((0, 4, 4), None), ((0, 4, 4), 1), ((2, 0, 0), "fro"), ((3, 0, 2), 1)):
+        a = T.empty(shape, dtype=T.float64, requires_grad=True)
+        r = T.linalg.cond(a, p)
+        assert r.shape == shape[:-2] and r.dtype == T.float64 and not r.requires_grad
+        assert (r == 0).all().item()
+
+
+def test_fuzz_seeds_1301_to_1303_findings_as_pytorch():
+    """logspace spaces its exponents in the result's float dtype (float32 2147483647 is 2^31, even: (-1.5) to
+    it is +inf); hardshrink with a NaN lambd passes x but no gradient (PyTorch's vectorized backward)"""
+    T = minitorch
+    assert T.logspace(2147483647, 0, 2, -1.5).tolist() == [float("inf"), 1.0]
+    assert T.logspace(16777217, 0, 2, -1.0).tolist() == [1.0, 1.0]
+    assert T.logspace(16777217, 0, 2, -1.0, dtype=T.float64).tolist() == [-1.0, 1.0]
+    np.testing.assert_array_equal(
+        T.logspace(0.1, 1, 3).numpy(),
+        np.power(10.0, np.linspace(0.1, 1, 3, dtype=np.float32).astype(np.float64)).astype(np.float32),
+    )
+    x = T.tensor([-1.33, -0.49, 0.64], dtype=T.float64, requires_grad=True)
+    r = T.nn.functional.hardshrink(x, float("nan"))
+    assert r.tolist() == [-1.33, -0.49, 0.64]
+    (g,) = T.autograd.grad(r.sum(), x)
+    assert g.tolist() == [0.0, 0.0, 0.0]
+    (g,) = T.autograd.grad(T.nn.functional.hardshrink(x, 0.5).sum(), x)
+    assert g.tolist() == [1.0, 0.0, 1.0]

@@ -664,7 +664,7 @@ def logspace(
     requires_grad=False,
     pin_memory=False,
 ):
-    """steps values base ** e for e evenly spaced from start to end (both included), computed in float64
+    """steps values base ** e for e evenly spaced from start to end (both included), the power in float64
     then cast to dtype (an integer dtype truncates, as PyTorch's does)."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -677,7 +677,10 @@ def logspace(
     if out is not None:
         dtype, device = dtype or out.dtype, device or out.device
     dtype = dtype or _C.get_default_dtype()
-    e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
+    # PyTorch's kernel: the exponents spaced in the result's float dtype (float32 2147483647 is 2^31, even,
+    # so (-1.5) ** it is +inf), the power taken in double and rounded once; integer dtypes space in double
+    spaced = dtype if dtype.is_floating_point else _C.float64
+    e = _C.linspace(start, end, steps, dtype=spaced, device=device).to(_C.float64)
     r = _C.pow(float(base), e).to(dtype)
     if requires_grad:
         r.requires_grad_(True)

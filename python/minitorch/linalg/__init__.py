@@ -460,11 +460,12 @@ def cond(A, p=None, *, out=None):
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p not in (None, 1, -1, 2, -2, math.inf, -math.inf, "fro", "nuc"):
         raise ValueError(f"linalg.cond got an invalid norm type: {p}")
+    if A.numel() == 0 and (A.is_floating_point() or A.is_complex()):
+        # PyTorch's answer for no matrices or empty ones, before any other check: zeros, outside the graph
+        real = _decomp._real_dtype(A.dtype)
+        return _decomp._out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
     if p in (None, 2, -2):
         _decomp._check(A, "linalg.cond", square=False, kernel="linalg_svd")
-        if min(A.shape[-2], A.shape[-1]) == 0:  # PyTorch's condition number of an empty matrix
-            real = _decomp._real_dtype(A.dtype)
-            return _decomp._out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
         S = _decomp.svdvals(A)
         big, small = S[..., 0], S[..., -1]
         return _decomp._out(big / small if p != -2 else small / big, out)

@@ -1844,7 +1844,10 @@ def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
     _number("hardshrink", "lambd", 2, lambd)
     _floating(input, "hardshrink")
-    return _C._where((input >= -lambd) & (input <= lambd), 0.0, input)
+    # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
+    # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
+    keep = (input < -lambd) | (input > lambd)
+    return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
 
 
 def prelu(input, weight):
