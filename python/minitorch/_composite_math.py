@@ -258,7 +258,8 @@ def _beta_alpha(input, prod, beta, alpha):
     _check_alpha("alpha", alpha, input, prod)
     _check_alpha("beta", beta, input, prod)
     if input.dtype == _C.bool and prod.dtype == _C.bool:
-        alpha, beta = builtins.bool(alpha), builtins.bool(beta)  # PyTorch's bool kernel: an int scale is a bool
+        # PyTorch's bool kernel: an int scale is a bool
+        alpha, beta = builtins.bool(alpha), builtins.bool(beta)
     if alpha == 0:  # BLAS reads neither factor then: inf or NaN in them does not reach the result
         prod = _C.zeros_like(prod)
     elif alpha != 1:

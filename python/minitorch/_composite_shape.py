@@ -572,7 +572,8 @@ def block_diag(*tensors):
         mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not mats:
         return _C.empty(1, 0)
-    dtype = _tensors_result_type(*tensors)  # PyTorch's result_type: a 0-d float32 joins float16 blocks as float16
+    # PyTorch's result_type: a 0-d float32 joins float16 blocks as float16
+    dtype = _tensors_result_type(*tensors)
     mats = [m.to(dtype) for m in mats]
     ncols = builtins.sum(m.shape[1] for m in mats)
     rows, c = [], 0
