@@ -2080,3 +2080,36 @@ def test_fuzz_seeds_1301_to_1303_findings_as_pytorch():
     assert g.tolist() == [0.0, 0.0, 0.0]
     (g,) = T.autograd.grad(T.nn.functional.hardshrink(x, 0.5).sum(), x)
     assert g.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_normal_of_two_tensors_has_the_mean_dtype():
+    """normal(mean, std) is like mean (else like std) whatever std's dtype, as PyTorch's (seed 1401)"""
+    T = minitorch
+    for m, s in ((T.float16, T.bfloat16), (T.float32, T.float64), (T.float64, T.float32)):
+        mean = T.zeros(3, dtype=m, requires_grad=True)
+        r = T.normal(mean, T.ones(3, dtype=s))
+        assert r.dtype == m
+        (g,) = T.autograd.grad(r.sum(), mean)
+        assert g.dtype == m and g.tolist() == [1.0, 1.0, 1.0]
+        assert T.normal(0.5, T.ones(2, dtype=s)).dtype == s
+
+
+def test_row_loops_keep_the_sign_of_a_broadcast_zero():
+    """the CPU row loops (atan2, fmod, remainder, pow, logaddexp) broadcast a one-value operand into every lane:
+    0 + v lost the sign of -0.0 there (atan2(-0., x < 0) gave +pi for the vector's lanes, -pi for the tail),
+    found by the fuzz run of seed 1403"""
+    T = minitorch
+    x = T.tensor([-2.9, -1.5, -1.8, 2.4, -3.0, -0.5, -7.0, -1.0, -2.0, -4.0, 1.0])
+    for dt in (T.float32, T.float64):
+        y = x.to(dt)
+        z = T.tensor(-0.0, dtype=dt)
+        want = np.arctan2(np.float64(-0.0), y.double().numpy())
+        np.testing.assert_array_equal(np.signbit(T.atan2(z, y).numpy()), np.signbit(want))
+        np.testing.assert_allclose(T.atan2(z, y).double().numpy(), want, rtol=1e-6)
+        np.testing.assert_array_equal(np.signbit(T.fmod(z, y).numpy()), np.ones(11, bool))
+        np.testing.assert_array_equal(
+            np.signbit(T.pow(z, T.full((11,), 3.0, dtype=dt)).numpy()), np.ones(11, bool)
+        )
+        np.testing.assert_array_equal(
+            np.signbit(T.fmod(y.abs().neg() * 0, T.tensor(2.0, dtype=dt)).numpy()), np.ones(11, bool)
+        )

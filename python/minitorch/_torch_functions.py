@@ -363,8 +363,10 @@ def normal(
         tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
     )
     z = _C.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
-    # written as mean + std * z, the result carries gradients to a mean and std that require them
-    return _write_out(mean + std * z, out)
+    # written as mean + std * z, the result carries gradients to a mean and std that require them; its dtype
+    # is the tensor mean's (else std's), as PyTorch's output like mean: a bfloat16 std keeps a float16 mean
+    r = mean + std * z
+    return _write_out(r if r.dtype == ref.dtype else r.to(ref.dtype), out)
 
 
 @_export

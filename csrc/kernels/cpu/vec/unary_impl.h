@@ -449,7 +449,9 @@ void map_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n, 
     __builtin_memcpy(&v, buf, sizeof(V));
     return v;
   };
-  const V av = V{} + *a, bv = V{} + *b;
+  // one value in every lane: 1 * v keeps the sign of a zero, which 0 + v loses (atan2(-0., x < 0) gave +pi)
+  const V one = V{} + S(1);
+  const V av = one * *a, bv = one * *b;
   int64_t i = 0;
   if (sa == 1 && sb == 1) {
     for (; i + N <= n; i += N) {
