@@ -2113,3 +2113,22 @@ def test_row_loops_keep_the_sign_of_a_broadcast_zero():
         np.testing.assert_array_equal(
             np.signbit(T.fmod(y.abs().neg() * 0, T.tensor(2.0, dtype=dt)).numpy()), np.ones(11, bool)
         )
+
+
+def test_pointwise_losses_broadcast_first_and_shrink_bounds_are_numbers():
+    """the fuzz run of seed 1501: PyTorch broadcasts input and target before l1/mse/smooth_l1/huber, so a 0-d
+    float32 target promotes a float16 input like a dimensioned tensor; softshrink's 0-d lambd is a number"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.tensor([[0.25, -1.5], [2.0, 0.5]], dtype=T.float16)
+    t = T.tensor(1.0)
+    for f in (F.l1_loss, F.mse_loss, F.smooth_l1_loss):
+        assert f(x, t).dtype == T.float32
+        np.testing.assert_allclose(
+            f(x, t, reduction="none").numpy(), f(x.float(), T.ones(2, 2), reduction="none").numpy()
+        )
+    assert F.huber_loss(x, t).dtype == T.float16  # PyTorch's huber keeps the input's dtype
+    g = T.tensor(2.0, requires_grad=True)
+    (gt,) = T.autograd.grad(F.mse_loss(T.tensor([1.0, 3.0, 4.0]), g), g)
+    assert gt.item() == pytest.approx(2 * (2 - 8 / 3))
+    assert F.softshrink(T.tensor([-0.52, 3.0], dtype=T.float16), T.tensor(1.0)).dtype == T.float16

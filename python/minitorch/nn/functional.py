@@ -992,10 +992,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _nn.nll_loss(input, target, weight, reduction, ignore_index)
 
 
+def _broadcast_pair(input, target):
+    """PyTorch's torch.broadcast_tensors before the pointwise losses: a 0-d target expanded to input's shape
+    promotes as a dimensioned tensor (a float32 0-d target makes a float16 input's loss float32)"""
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    shape = _broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    return input.expand(shape), target.expand(shape)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     _warn_size(input, target)
+    input, target = _broadcast_pair(input, target)
     return _nn.mse_loss(input, target, reduction)
 
 
@@ -1003,6 +1013,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     _warn_size(input, target)
+    input, target = _broadcast_pair(input, target)
     return _nn.l1_loss(input, target, reduction)
 
 
@@ -1011,12 +1022,14 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     _warn_size(input, target)
+    input, target = _broadcast_pair(input, target)
     return _nn.smooth_l1_loss(input, target, reduction, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     _floating_pair(input, target, "huber")
     _warn_size(input, target)
+    input, target = _broadcast_pair(input, target)
     return _nn.huber_loss(input, target, reduction, delta)
 
 
@@ -1828,6 +1841,7 @@ def threshold_(input, threshold, value):
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
     _number("softshrink", "lambd", 2, lambd)
+    lambd = _bound_number(lambd)  # a 0-d tensor is its number: a float32 lambd keeps a float16 input float16
     _floating(input, "softshrink_check", suffix=False)
     if lambd < 0:
         kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
