@@ -2132,3 +2132,15 @@ def test_pointwise_losses_broadcast_first_and_shrink_bounds_are_numbers():
     (gt,) = T.autograd.grad(F.mse_loss(T.tensor([1.0, 3.0, 4.0]), g), g)
     assert gt.item() == pytest.approx(2 * (2 - 8 / 3))
     assert F.softshrink(T.tensor([-0.52, 3.0], dtype=T.float16), T.tensor(1.0)).dtype == T.float16
+
+
+def test_alpha_scales_the_other_operand_in_the_result_dtype():
+    """a - alpha * b with a float16 b and a float32 a: b is promoted before the scaling, so alpha * b rounds
+    once in float32 as PyTorch's kernel (it was scaled in float16 first), found by the fuzz run of seed 1502"""
+    T = minitorch
+    a = T.tensor([0.1, 0.2])
+    b = T.tensor([1.001, 2.003], dtype=T.float16)
+    want = a.numpy() - np.float32(3) * b.numpy().astype(np.float32)
+    np.testing.assert_array_equal(T.sub(a, b, alpha=3).numpy(), want)
+    np.testing.assert_array_equal(a.clone().sub_(b, alpha=3).numpy(), want)
+    assert T.add(b, b, alpha=3).dtype == T.float16

@@ -475,7 +475,10 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
       return wrapped_scalar(Scalar(wrap_mul(v.to_long(), alpha.to_long())));
     return wrapped_scalar(Scalar(v.to_double() * alpha.to_double()));
   }
-  return binary(BinaryOp::mul, b, wrapped_scalar(alpha));
+  // b in the result's dtype first: alpha * b rounds once there, as PyTorch's kernel (a float16 b scaled in
+  // float16 and then promoted was off by its rounding)
+  const Tensor bc = b.dtype() == common ? b : to(b, common, b.device());
+  return binary(BinaryOp::mul, bc, wrapped_scalar(alpha));
 }
 
 // p.add_(g, alpha=-lr), a hand-written SGD step, scaled g into a temporary and then added it: two passes over
