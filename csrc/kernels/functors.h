@@ -418,9 +418,12 @@ MT_BINARY_FUNCTOR(LogicalXor, bool, static_cast<bool>(a) != static_cast<bool>(b)
 #undef MT_BINARY_FUNCTOR
 
 // log(exp(a) + exp(b)) as max + log1p(exp(-|a - b|)), so it overflows only where the result does; equal
-// infinities give that infinity (not inf - inf = NaN) and a NaN on either side gives NaN. Integer dtypes are
-// refused before any kernel runs (check_binary), as PyTorch has no integer kernel.
-struct Logaddexp {
+// infinities give that infinity (not inf - inf = NaN) and a NaN on either side gives NaN. Base2: log2(2^a +
+// 2^b), the log1p divided by ln 2 (a multiply by 1 / ln 2 would fuse with the add into one FMA where the
+// compiler contracts, CUDA's included). Integer dtypes are refused before any kernel runs (check_binary), as
+// PyTorch has no integer kernel.
+template <bool Base2>
+struct LogaddexpOf {
   template <typename T>
   MT_HD_INLINE T operator()(T a, T b) const {
     if constexpr (is_int_v<T>) {
@@ -428,10 +431,15 @@ struct Logaddexp {
     } else {
       if (std::isinf(a) && a == b) return a;
       const T m = a > b ? a : b;
-      return m + std::log1p(std::exp(-std::abs(a - b)));
+      if constexpr (Base2)
+        return m + std::log1p(std::exp2(-std::abs(a - b))) / T(0.6931471805599453);
+      else
+        return m + std::log1p(std::exp(-std::abs(a - b)));
     }
   }
 };
+using Logaddexp = LogaddexpOf<false>;
+using Logaddexp2 = LogaddexpOf<true>;
 // x * log(y), 0 where x == 0 (even for y = 0 or y < 0) and NaN where y is NaN, as PyTorch's
 struct Xlogy {
   template <typename T>
@@ -442,19 +450,6 @@ struct Xlogy {
       if (y != y) return y;
       if (x == T(0)) return T(0);
       return x * std::log(y);
-    }
-  }
-};
-// the same in base 2: log2(2^a + 2^b)
-struct Logaddexp2 {
-  template <typename T>
-  MT_HD_INLINE T operator()(T a, T b) const {
-    if constexpr (is_int_v<T>) {
-      return a;
-    } else {
-      if (std::isinf(a) && a == b) return a;
-      const T m = a > b ? a : b;
-      return m + std::log1p(std::exp2(-std::abs(a - b))) / T(0.6931471805599453);  // no FMA with the add
     }
   }
 };
