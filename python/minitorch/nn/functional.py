@@ -212,7 +212,6 @@ def _bound_number(v):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    min_val, max_val = _bound_number(min_val), _bound_number(max_val)
     if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
     return _hardtanh(input, min_val, max_val, inplace)
@@ -997,8 +996,9 @@ def _broadcast_pair(input, target):
     promotes as a dimensioned tensor (a float32 0-d target makes a float16 input's loss float32)"""
     if tuple(input.shape) == tuple(target.shape):
         return input, target
-    shape = _broadcast_shapes(tuple(input.shape), tuple(target.shape))
-    return input.expand(shape), target.expand(shape)
+    from minitorch._composite_shape import broadcast_tensors  # as cosine_similarity imports it
+
+    return broadcast_tensors(input, target)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
