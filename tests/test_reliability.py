@@ -2144,3 +2144,20 @@ def test_alpha_scales_the_other_operand_in_the_result_dtype():
     np.testing.assert_array_equal(T.sub(a, b, alpha=3).numpy(), want)
     np.testing.assert_array_equal(a.clone().sub_(b, alpha=3).numpy(), want)
     assert T.add(b, b, alpha=3).dtype == T.float16
+
+
+def test_pow_exponent_gradient_takes_the_log_of_the_base_in_the_result_dtype():
+    """7 ** x in float64: the gradient 7 ** x * log(7) took log of the integer base in float32 (found by the
+    fuzz run of seed 1503); PyTorch promotes the base first. A real base under a complex exponent likewise."""
+    T = minitorch
+    xs = [0.0, 1.0, -1.0, 2.5, 30.0]
+    x = T.tensor(xs, dtype=T.float64, requires_grad=True)
+    (7**x).sum().backward()
+    want = np.array([7.0**v * math.log(7.0) for v in xs])
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-15)
+    e = T.tensor(xs, dtype=T.float64, requires_grad=True)
+    (gb,) = T.autograd.grad(T.pow(T.tensor([3, 3, 3, 3, 3]), e).sum(), e)
+    np.testing.assert_allclose(gb.numpy(), [3.0**v * math.log(3.0) for v in xs], rtol=1e-15)
+    z = T.tensor([0.5 + 0.25j], dtype=T.complex128, requires_grad=True)
+    (gz,) = T.autograd.grad(T.pow(T.tensor([-2.0], dtype=T.float64), z).abs().sum(), z)
+    assert np.isfinite(gz.numpy()).all()

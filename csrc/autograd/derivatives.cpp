@@ -268,10 +268,20 @@ Tensor pow_exponent_minus_one(const Tensor& b) {
                            : mt::sub(b, S(1));
 }
 
-// pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way)
+// pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way). The
+// base's log is taken in the result's dtype, as PyTorch promotes it first: log of an integer base (7 ** x)
+// would otherwise round to float32 under a float64 exponent, and a real base under a complex exponent to NaN.
 Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
-  Tensor t = mt::mul(g, mt::conj(mt::mul(mt::pow(a, b), mt::log(a))));
-  return mt::where(mt::logical_and(mt::eq(a, S(0)), mt::ge(b, S(0))), S(0), t);
+  const ScalarType rt = result_type(a, b);
+  const bool keep =
+      a.dtype() == rt || (a.impl()->is_wrapped_number() && is_floating(a.dtype()) && !is_complex(rt));
+  const Tensor af = keep ? a : mt::to(a, rt, a.device());
+  Tensor t = mt::mul(g, mt::conj(mt::mul(mt::pow(a, b), mt::log(af))));
+  // a complex exponent counts as non-negative only when it is real (PyTorch's mask)
+  const Tensor b_nonneg = is_complex(b.dtype())
+                              ? mt::logical_and(mt::eq(mt::imag(b), S(0)), mt::ge(mt::real(b), S(0)))
+                              : mt::ge(b, S(0));
+  return mt::where(mt::logical_and(mt::eq(a, S(0)), b_nonneg), S(0), t);
 }
 
 // The elementwise tables' formulas, one case per row of csrc/ops/ops.schema: unary_grad(op, grad, self,
