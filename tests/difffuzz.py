@@ -1082,6 +1082,19 @@ TIES = (
 )
 
 
+# the interpolating resamplers: where an inf meets a tap of weight 0, 0 * inf is NaN, and which taps each
+# implementation visits differs (the known-differences table names the detail this adds)
+INTERPOLATION = frozenset(
+    [
+        "interpolate",
+        "upsample",
+        "upsample_bilinear",
+        "Upsample",
+        "UpsamplingBilinear2d",
+        "grid_sample",
+        "affine_grid",
+    ]
+)
 # LAPACK's direct solvers and factorizations: on inf/NaN input its results are unspecified (how NaN spreads
 # through the elimination differs between PyTorch's MKL and our OpenBLAS); a difference there says so in its
 # detail, which the known-differences table names
@@ -1162,6 +1175,8 @@ def classify(call, m, t):
             d += " (non-finite input to LAPACK)"
         elif "values differ" in d and _integer_dtype_arg(call) and _non_finite_input(call):
             d += " (non-finite input cast to an integer dtype)"
+        elif name in INTERPOLATION and "values differ" in d and _non_finite_input(call):
+            d += " (non-finite input to a linear interpolation)"
         return "wrong", d
     if m.get("params") != t.get("params"):
         return "wrong", f"parameters {m.get('params')} vs PyTorch's {t.get('params')}"

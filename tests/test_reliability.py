@@ -2161,3 +2161,35 @@ def test_pow_exponent_gradient_takes_the_log_of_the_base_in_the_result_dtype():
     z = T.tensor([0.5 + 0.25j], dtype=T.complex128, requires_grad=True)
     (gz,) = T.autograd.grad(T.pow(T.tensor([-2.0], dtype=T.float64), z).abs().sum(), z)
     assert np.isfinite(gz.numpy()).all()
+
+
+def test_isin_compares_in_the_dtype_of_pytorchs_algorithm_and_refuses_bool_and_complex():
+    """the fuzz run of seed 1602: PyTorch's isin compares with the usual promotion below its size heuristic
+    (10 * numel(elements) ** 0.145 test elements) and in the plainly promoted dtype above it (a Python float
+    counts as float64 there), so float32 1e30 is found among 3 test values and not among 15"""
+    T = minitorch
+    u = T.tensor([1e30, 2.0, 3.0], dtype=T.float32)
+    assert T.isin(1e30, u).item() and not T.isin(1e30, u.repeat(5)).item()
+    assert T.isin(T.tensor(1e30, dtype=T.float64), u).item()
+    assert not T.isin(T.tensor(1e30, dtype=T.float64), u.repeat(5)).item()
+    assert T.isin(T.tensor([2.0**40]), T.tensor([2.0**40 + 1] * 12)).tolist() == [True]  # float32 both sides
+    assert T.isin(3, T.arange(12.0)).item() and not T.isin(2.5, T.arange(12)).item()
+    for a, b, name in [
+        (True, T.arange(3), "Bool"),
+        (T.arange(3), T.tensor([True]), "Bool"),
+        (T.tensor([1j]), T.arange(3), "ComplexFloat"),
+        (T.arange(3), 1j, "ComplexDouble"),
+    ]:
+        with pytest.raises(
+            NotImplementedError, match=f"Unsupported input type encountered for isin\\(\\): {name}"
+        ):
+            T.isin(a, b)
+
+
+def test_norm_of_one_value_with_a_nan_order_is_nan():
+    """the fuzz run of seed 1603: the one-value shortcut (|x|) skipped the NaN an order of NaN gives"""
+    T = minitorch
+    x = T.tensor(-1.24, dtype=T.float64)
+    assert math.isnan(T.linalg.vector_norm(x, float("nan"), 0).item())
+    assert math.isnan(T.linalg.vector_norm(T.tensor([[3.0]]), float("nan"), 1).item())
+    assert T.linalg.vector_norm(x, 3, 0).item() == pytest.approx(1.24)

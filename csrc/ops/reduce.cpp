@@ -369,7 +369,7 @@ Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
   // One element per result: its norm is |x| exactly (for p != 0), which the squaring p = 2 path would
   // overflow for float32 |x| > 1.8e19; PyTorch's kernel returns |x| there too (pairwise_distance of two
   // numbers, found by the differential fuzzer).
-  if (p != 0 && self.numel() > 0) {
+  if (p != 0 && !std::isnan(p) && self.numel() > 0) {  // a NaN order makes every norm NaN, one value's too
     SmallVector<bool, 8> mask = dim_mask(self, dims);
     int64_t count = 1;
     DimVector out;

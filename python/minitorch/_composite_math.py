@@ -1103,7 +1103,15 @@ _export(bucketize)
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` occurs in `test_elements` (negated with invert)."""
+    for side in (elements, test_elements):  # PyTorch's isin has no bool or complex kernel
+        if isinstance(side, _C.Tensor):
+            dt = side.dtype
+        else:
+            dt = {builtins.bool: _C.bool, builtins.complex: _C.complex128}.get(type(side))
+        if dt is not None and (dt == _C.bool or dt.is_complex):
+            raise NotImplementedError(f"Unsupported input type encountered for isin(): {scalar_name(dt)}")
     scalar_e = not isinstance(elements, _C.Tensor)
+    number = elements
     if scalar_e:
         elements = _as_tensor(elements, test_elements)
     if not isinstance(test_elements, _C.Tensor):
@@ -1112,7 +1120,21 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         return _C.logical_not(r) if invert else r
     t = test_elements.reshape(-1)
     e = elements.reshape(-1)
-    dt = _C.promote_types(e.dtype, t.dtype)
+    # The comparison dtype follows PyTorch's two algorithms: below its size heuristic (NumPy's) it compares
+    # elements == test_elements with the usual promotion (a number or a 0-dim tensor does not widen a
+    # dimensioned float32 test tensor); above it, it concatenates both sides' unique values, which promotes
+    # the dtypes plainly (a Python float counts as float64 there), so 1e30 in float32 is not float64 1e30.
+    if t.numel() < int(10.0 * float(1 if scalar_e else e.numel()) ** 0.145):
+        dt = _C.result_type(number, test_elements) if scalar_e else _C.result_type(elements, test_elements)
+    else:
+        natural = e.dtype
+        if scalar_e and isinstance(number, builtins.float):
+            natural = _C.float64
+        elif scalar_e and isinstance(number, builtins.complex):
+            natural = _C.complex128
+        dt = _C.promote_types(natural, t.dtype)
+        if scalar_e:
+            e = _C.full((1,), number, dtype=dt, device=t.device)
     e, t = e.to(dt), t.to(dt)
     if t.numel() == 0:
         r = _C.zeros_like(e, dtype=_C.bool)
