@@ -315,7 +315,27 @@ EDGES64 = {
         + list(np.linspace(0.29, 0.31, 2001))
         + [0.3, 18.7, 19.06, 20.0, 1e-300, 5e-324, 2.0**-1022, 1e-8, 0.0]
     ),
+    # AVX2's float64 log/log1p (kernels/cpu/vec/avx2_math.h): the mantissa split at sqrt(2), the subnormal
+    # scaling, 1 + x crossing 2 (the correction term's two formulas) and log1p's own-x range [sqrt(1/2) - 1,
+    # sqrt(2) - 1); sin/cos: the Cody-Waite reduction's quadrant edges near multiples of pi/4, the largest
+    # multiples of pi/2 it serves and its limit 2^20 pi/2 (beyond: the C library, lane by lane)
+    "log": _edges64(
+        [math.sqrt(2) * 2.0**e for e in range(-1074, 1024, 3)]
+        + [1.0, 2.0, 0.5, 2.0**-1022, 2.0**-1023, 5e-324, 1.7976931348623157e308]
+        + list(1 + np.linspace(-1e-6, 1e-6, 201))
+    ),
+    "log1p": _edges64(
+        [math.sqrt(2) - 1, math.sqrt(0.5) - 1, 1.0, -0.5, -0.9999999999, 2.0**-54, 2.0**-53, 1e-300, 5e-324]
+        + [2.0**e for e in range(-60, 1024, 5)]
+        + list(np.linspace(-0.3, 0.42, 2001))
+    ),
+    "sin": _edges64(
+        [m * math.pi / 4 for m in range(-400, 401)]
+        + [m * math.pi / 2 for m in (10**5, 333333, 10**6, 1048575, 1048576)]
+        + [1647099.0, 1647100.0, 1e7, 1e22, 2.0**-26, 1e-300, 5e-324, 0.0]
+    ),
 }
+EDGES64["cos"] = EDGES64["sin"]
 
 
 def _check_float64(op, x):
@@ -335,21 +355,28 @@ def test_float64_table_edges(op):
     x = EDGES64[op]
     x = np.concatenate([x, -x])
     ours = _check_float64(op, x)
-    if op == "tanh":
-        np.testing.assert_array_equal(np.signbit(ours), np.signbit(x))  # odd, -0 stays -0
+    if op in ("tanh", "sin"):
+        # odd, -0 stays -0 (sin's sign follows the quadrant beyond its small arguments)
+        keep = np.abs(x) < (np.inf if op == "tanh" else 1e-8)
+        np.testing.assert_array_equal(np.signbit(ours[keep]), np.signbit(x[keep]))
 
 
 @pytest.mark.parametrize("op", sorted(EDGES64))
 def test_float64_dense(op):
     """Two million float64 values over the whole range of the function, log-spaced down to subnormals."""
     rng = np.random.default_rng(4)
-    hi = {"exp": 709.7, "tanh": 25.0}[op]
+    hi = {"exp": 709.7, "tanh": 25.0, "log": 1.7e308, "log1p": 1.7e308, "sin": 2e6, "cos": 2e6}[op]
+    lo = {"exp": -745.0, "log": 0.0, "log1p": -1.0}.get(op, -hi)
     x = np.concatenate(
         [
-            rng.uniform(-hi if op == "tanh" else -745.0, hi, 10**6),
+            rng.uniform(lo, min(hi, 1e3), 10**6),
             np.exp(rng.uniform(np.log(5e-324), np.log(hi), 10**6)) * rng.choice([-1.0, 1.0], 10**6),
         ]
     )
+    if op == "log":
+        x = np.abs(x)
+    elif op == "log1p":
+        x = np.where(x < 0, -np.minimum(-x, 1.0) * 0.99999, x)
     _check_float64(op, x)
 
 

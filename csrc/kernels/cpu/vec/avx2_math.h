@@ -148,4 +148,175 @@ static inline __m256d tanh_avx2_f64(__m256d x) {
   return _mm256_or_pd(res, _mm256_and_pd(x, sign));
 }
 
+// ---- float64 log, log1p, sin and cos (AVX2 without SLEEF ran the C library lane by lane: R 0.2-0.64 beside
+// PyTorch). The methods are fdlibm's (e_log.c/s_log1p.c, k_sin.c/k_cos.c, their coefficients), each under 1
+// ulp, evaluated for four lanes at once with the branches turned into selects.
+
+// the int64 lanes k (|k| < 2^51) as doubles: AVX2 has no vcvtqq2pd, so through the 1.5 * 2^52 shift
+static inline __m256d i64_to_f64_avx2(__m256i k) {
+  const __m256d shift = _mm256_set1_pd(6755399441055744.0);
+  return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(k, _mm256_castpd_si256(shift))), shift);
+}
+
+// log(1 + f) + c + k ln2 for m = 1 + f in [sqrt(1/2), sqrt(2)): s = f / (2 + f), log(1 + f) = 2 atanh(s) =
+// f - (f^2/2 - s (f^2/2 + R(s^2))) with fdlibm's minimax R (|error| < 2^-58.45); k ln2 as ln2_hi (the low
+// 32 bits zero, so k ln2_hi is exact for |k| < 2^21) + ln2_lo, and c the caller's correction term.
+static inline __m256d log1p_core_avx2(__m256d f, __m256d k, __m256d c) {
+  const __m256d s = _mm256_div_pd(f, _mm256_add_pd(_mm256_set1_pd(2.0), f));
+  const __m256d z = _mm256_mul_pd(s, s);
+  __m256d R =
+      _mm256_fmadd_pd(_mm256_set1_pd(1.479819860511658591e-01), z, _mm256_set1_pd(1.531383769920937332e-01));
+  R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(1.818357216161805012e-01));
+  R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(2.222219843214978396e-01));
+  R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(2.857142874366239149e-01));
+  R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(3.999999999940941908e-01));
+  R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(6.666666666666735130e-01));
+  R = _mm256_mul_pd(R, z);
+  const __m256d hfsq = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), f), f);
+  const __m256d lo = _mm256_fmadd_pd(k, _mm256_set1_pd(1.90821492927058770002e-10), c);
+  const __m256d t = _mm256_fmadd_pd(s, _mm256_add_pd(hfsq, R), lo);
+  return _mm256_sub_pd(_mm256_mul_pd(k, _mm256_set1_pd(6.93147180369123816490e-01)),
+                       _mm256_sub_pd(_mm256_sub_pd(hfsq, t), f));
+}
+
+// u > 0 finite and normal as 2^k m, m in [sqrt(1/2), sqrt(2)) (fdlibm's split: the mantissa's high bits
+// decide whether m takes exponent 0 or -1); returns m, sets k
+static inline __m256d split_log_avx2(__m256d u, __m256i& k) {
+  const __m256i b = _mm256_castpd_si256(u);
+  const __m256i mant = _mm256_and_si256(b, _mm256_set1_epi64x(0x000fffffffffffffLL));
+  const __m256i i = _mm256_and_si256(_mm256_add_epi64(mant, _mm256_set1_epi64x(0x00095f6400000000LL)),
+                                     _mm256_set1_epi64x(0x0010000000000000LL));
+  k = _mm256_sub_epi64(_mm256_add_epi64(_mm256_srli_epi64(b, 52), _mm256_srli_epi64(i, 52)),
+                       _mm256_set1_epi64x(1023));
+  return _mm256_castsi256_pd(
+      _mm256_or_si256(mant, _mm256_xor_si256(i, _mm256_set1_epi64x(0x3ff0000000000000LL))));
+}
+
+// float64 log: subnormal x scaled by 2^54 first; 0 -> -inf, x < 0 and NaN -> NaN, inf -> inf
+static inline __m256d log_avx2_f64(__m256d x) {
+  const __m256d tiny = _mm256_cmp_pd(x, _mm256_set1_pd(2.2250738585072014e-308), _CMP_LT_OQ);
+  const __m256d xs = _mm256_blendv_pd(x, _mm256_mul_pd(x, _mm256_set1_pd(18014398509481984.0)), tiny);
+  __m256i ki;
+  const __m256d m = split_log_avx2(xs, ki);
+  const __m256d k = _mm256_sub_pd(i64_to_f64_avx2(ki), _mm256_and_pd(tiny, _mm256_set1_pd(54.0)));
+  __m256d r = log1p_core_avx2(_mm256_sub_pd(m, _mm256_set1_pd(1.0)), k, _mm256_setzero_pd());
+  const __m256d inf = _mm256_set1_pd(__builtin_inf());
+  r = _mm256_blendv_pd(r, inf, _mm256_cmp_pd(x, inf, _CMP_EQ_OQ));
+  r = _mm256_blendv_pd(r, _mm256_set1_pd(-__builtin_inf()),
+                       _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_EQ_OQ));
+  // x < 0 or NaN: NaN
+  return _mm256_blendv_pd(r, _mm256_set1_pd(__builtin_nan("")),
+                          _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_NGE_UQ));
+}
+
+// float64 log1p, s_log1p.c's method: u = 1 + x rounded; where u's split has k = 0 (u in [sqrt(1/2),
+// sqrt(2))) f = x itself (no rounding), else f = m - 1 and c = (x - (u - 1)) / u puts back what the rounding
+// of 1 + x lost (u - 1 is exact for u < 2, 1 - (u - x) above). Tiny x gives x (-0 included); -1 -> -inf,
+// x < -1 and NaN -> NaN, inf -> inf.
+static inline __m256d log1p_avx2_f64(__m256d x) {
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d u = _mm256_add_pd(one, x);
+  __m256i ki;
+  const __m256d m = split_log_avx2(u, ki);
+  const __m256d k = i64_to_f64_avx2(ki);
+  const __m256d k0 = _mm256_cmp_pd(k, _mm256_setzero_pd(), _CMP_EQ_OQ);
+  const __m256d kpos = _mm256_cmp_pd(u, _mm256_set1_pd(2.0), _CMP_GE_OQ);  // u's own exponent > 0
+  const __m256d cnum = _mm256_blendv_pd(_mm256_sub_pd(x, _mm256_sub_pd(u, one)),
+                                        _mm256_sub_pd(one, _mm256_sub_pd(u, x)), kpos);
+  const __m256d c = _mm256_andnot_pd(k0, _mm256_div_pd(cnum, u));
+  const __m256d f = _mm256_blendv_pd(_mm256_sub_pd(m, one), x, k0);
+  __m256d r = log1p_core_avx2(f, k, c);
+  const __m256d inf = _mm256_set1_pd(__builtin_inf());
+  r = _mm256_blendv_pd(r, inf, _mm256_cmp_pd(x, inf, _CMP_EQ_OQ));
+  r = _mm256_blendv_pd(r, _mm256_set1_pd(-__builtin_inf()),
+                       _mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_EQ_OQ));
+  r = _mm256_blendv_pd(r, _mm256_set1_pd(__builtin_nan("")),
+                       _mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_NGE_UQ));  // x < -1 or NaN
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  return _mm256_blendv_pd(r, x, _mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-54), _CMP_LT_OQ));
+}
+
+// sin and cos of x - n pi/2 given as the unevaluated sum x + y, |x + y| <= pi/4 (k_sin.c, k_cos.c: minimax
+// polynomials, under 1 ulp with the reduction below). cos for |x| >= 0.3 subtracts qx (|x|/4 cut to its high
+// 32 bits, or 0.28125 above 0.78125) from both halves so 1 - qx is exact; below 0.3 qx = 0, fdlibm's first
+// formula.
+static inline __m256d ksin_avx2(__m256d x, __m256d y) {
+  const __m256d z = _mm256_mul_pd(x, x);
+  const __m256d v = _mm256_mul_pd(z, x);
+  __m256d r = _mm256_fmadd_pd(_mm256_set1_pd(1.58969099521155010221e-10), z,
+                              _mm256_set1_pd(-2.50507602534068634195e-08));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(2.75573137070700676789e-06));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(-1.98412698298579493134e-04));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(8.33333333332248946124e-03));
+  // x - ((z (y/2 - v r) - y) - v S1)
+  const __m256d inner = _mm256_fnmadd_pd(v, r, _mm256_mul_pd(_mm256_set1_pd(0.5), y));
+  const __m256d w = _mm256_fmsub_pd(z, inner, y);
+  return _mm256_sub_pd(x, _mm256_fnmadd_pd(v, _mm256_set1_pd(-1.66666666666666324348e-01), w));
+}
+static inline __m256d kcos_avx2(__m256d x, __m256d y) {
+  const __m256d z = _mm256_mul_pd(x, x);
+  __m256d r = _mm256_fmadd_pd(_mm256_set1_pd(-1.13596475577881948265e-11), z,
+                              _mm256_set1_pd(2.08757232129817482790e-09));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(-2.75573143513906633035e-07));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(2.48015872894767294178e-05));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(-1.38888888888741095749e-03));
+  r = _mm256_fmadd_pd(r, z, _mm256_set1_pd(4.16666666666666019037e-02));
+  r = _mm256_mul_pd(r, z);
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  __m256d qx = _mm256_castsi256_pd(
+      _mm256_and_si256(_mm256_sub_epi64(_mm256_castpd_si256(ax), _mm256_set1_epi64x(0x0020000000000000LL)),
+                       _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ULL))));
+  qx = _mm256_blendv_pd(qx, _mm256_set1_pd(0.28125), _mm256_cmp_pd(ax, _mm256_set1_pd(0.78125), _CMP_GT_OQ));
+  qx = _mm256_andnot_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(0.3), _CMP_LT_OQ), qx);
+  const __m256d hz = _mm256_fmsub_pd(_mm256_set1_pd(0.5), z, qx);
+  const __m256d a = _mm256_sub_pd(_mm256_set1_pd(1.0), qx);
+  // a - (hz - (z r - x y))
+  return _mm256_sub_pd(a, _mm256_sub_pd(hz, _mm256_fmsub_pd(z, r, _mm256_mul_pd(x, y))));
+}
+
+// |x| up to this: n = rint(x 2/pi) < 2^20 and the reduction below keeps its precision; lanes beyond (and inf,
+// NaN) take the C library's sin/cos, lane by lane
+constexpr double kSinCosReduceMax = 1647099.0;  // 2^20 pi/2
+
+// float64 sin (kCos false) or cos: x = n pi/2 + (r + rr) with pi/2 as P1 + P2 + P3 (P1 the double nearest
+// pi/2): x - n P1 is exact in one FMA (|n| < 2^20, and both are multiples of 2^-53 below 2), n P2 is split
+// exactly by an FMA and subtracted with TwoSum, n P3 folded into the tail; then the kernel of quadrant n mod
+// 4. The pieces left out are below 2^-100 relative to r over this range. |x| < 2^-26 gives sin x = x (-0
+// kept), cos x = 1 through the kernels.
+template <bool kCos>
+static inline __m256d sincos_avx2_f64(__m256d x) {
+  const __m256d shift = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(0.6366197723675814), shift);
+  const __m256d n = _mm256_sub_pd(t, shift);
+  const __m256i q = _mm256_castpd_si256(t);  // n's low bits
+  const __m256d a = _mm256_fnmadd_pd(n, _mm256_set1_pd(1.5707963267948966), x);
+  const __m256d p2 = _mm256_set1_pd(6.123233995736766e-17);
+  const __m256d b = _mm256_mul_pd(n, p2);
+  const __m256d bl = _mm256_fmsub_pd(n, p2, b);
+  const __m256d r = _mm256_sub_pd(a, b);  // TwoSum(a, -b): rerr is what r's rounding lost
+  const __m256d bv = _mm256_sub_pd(r, a);
+  const __m256d av = _mm256_sub_pd(r, bv);
+  const __m256d rerr = _mm256_sub_pd(_mm256_sub_pd(a, av), _mm256_add_pd(b, bv));
+  const __m256d tail = _mm256_fnmadd_pd(n, _mm256_set1_pd(-1.4973849048591698e-33), _mm256_sub_pd(rerr, bl));
+  const __m256d rh = _mm256_add_pd(r, tail);
+  const __m256d rl = _mm256_sub_pd(tail, _mm256_sub_pd(rh, r));
+  const __m256d s = ksin_avx2(rh, rl), c = kcos_avx2(rh, rl);
+  // quadrant: sin takes s, c, -s, -c for n mod 4 = 0..3; cos c, -s, -c, s (= sin of quadrant n + 1)
+  const __m256i qq = kCos ? _mm256_add_epi64(q, _mm256_set1_epi64x(1)) : q;
+  const __m256d odd = _mm256_castsi256_pd(_mm256_slli_epi64(qq, 63));  // sign bit = bit 0
+  const __m256d neg = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_srli_epi64(qq, 1), 63));  // bit 1
+  __m256d res = _mm256_blendv_pd(s, c, odd);
+  res = _mm256_xor_pd(res, neg);
+  if (!kCos) {
+    const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+    res = _mm256_blendv_pd(res, x, _mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-26), _CMP_LT_OQ));
+  }
+  return res;
+}
+// the lanes the reduction serves (false for inf and NaN too)
+static inline int sincos_f64_in_range_avx2(__m256d x) {
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  return _mm256_movemask_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(kSinCosReduceMax), _CMP_LE_OQ));
+}
+
 }  // namespace

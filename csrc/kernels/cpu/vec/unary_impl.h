@@ -81,8 +81,12 @@ static VF log1p_wide(VF x) {
 #endif
 }
 static VD log1p_wide(VD x) {
+#ifndef MT_VEC_AVX512
+  return log1p_avx2_f64(x);  // ours (avx2_math.h, fdlibm's method), SLEEF or not
+#else
   const VD r = SLD(log1p, x > 1e300 ? x * 5.42101086242752217e-20 : x);
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
+#endif
 }
 // float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f)
 static VF expm1_fast(VF x) {
@@ -141,7 +145,11 @@ static VF log_fast(VF x) {
 #endif
 }
 static VD log_fast(VD x) {
+#ifndef MT_VEC_AVX512
+  return log_avx2_f64(x);  // ours (avx2_math.h, fdlibm's method), SLEEF or not
+#else
   return SLD(log, x);
+#endif
 }
 
 // float sin/cos: AVX-512 has ours through double (avx512_math.h, 0.63 ulp, 1.3-1.5x SLEEF's) for |x| <= 2^20;
@@ -170,12 +178,31 @@ static VF cos_fast(VF x) {
   return sincos_f32_own<true>(x, [](VF v) { return SLF(cos, v); });
 }
 #endif
+#ifndef MT_VEC_AVX512
+// AVX2: ours (avx2_math.h, fdlibm's kernels after a Cody-Waite reduction) for |x| <= 2^20 pi/2; lanes beyond
+// (and inf, NaN) take SLEEF's or the C library's, lane by lane
+template <bool kCos>
+static VD sincos_f64_fast(VD x) {
+  const VD r = sincos_avx2_f64<kCos>(x);
+  if (sincos_f64_in_range_avx2(x) == 0xf) return r;
+  const VD far = kCos ? SLD(cos, x) : SLD(sin, x);
+  const VD ax = x < 0.0 ? -x : x;
+  return ax <= kSinCosReduceMax ? r : far;
+}
+static VD sin_fast(VD x) {
+  return sincos_f64_fast<false>(x);
+}
+static VD cos_fast(VD x) {
+  return sincos_f64_fast<true>(x);
+}
+#else
 static VD sin_fast(VD x) {
   return SLD(sin, x);
 }
 static VD cos_fast(VD x) {
   return SLD(cos, x);
 }
+#endif
 
 // float gelu: SLEEF's erff costs ~18x its expf. PyTorch's vectorized float erf (Abramowitz-Stegun 7.1.26,
 // absolute error 1.5e-7, over expf) serves gelu only, where an absolute error is what matters; erf itself
@@ -654,12 +681,14 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos});
 #ifdef MT_VEC_AVX512
   scalar(t.f32, {Fn::atan});
-#endif
-  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log, Fn::log2, Fn::log10, Fn::log1p, Fn::sin, Fn::cos, Fn::tan,
-                 Fn::asin, Fn::acos, Fn::atan, Fn::sinh, Fn::cosh, Fn::erf, Fn::gelu, Fn::mish});
+  // AVX2 has float64 log, log1p, sin and cos of its own (and softplus and mish through them)
+  scalar(t.f64, {Fn::log, Fn::log1p, Fn::sin, Fn::cos, Fn::mish});
   t.softplus_f64 = nullptr;
-#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp, tanh and what is built on
-                       // them are ours; the other float64 functions are libm's
+#endif
+  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::sinh,
+                 Fn::cosh, Fn::erf, Fn::gelu});
+#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp, tanh, log, log1p, sin, cos
+                       // and what is built on them are ours; the other float64 functions are libm's
   scalar(t.f32, {Fn::expm1});
   t.pow_f32 = nullptr;
   t.pow_f64 = nullptr;
