@@ -28,8 +28,8 @@ constexpr size_t kPage = 4096;
 // whose dynamic mmap threshold moves such sizes onto the heap after the first free.
 constexpr size_t kLargeBlock = size_t(256) << 10;
 // What the cache may hold in all. A freed block that does not fit evicts the blocks freed longest ago
-// (munmap): keeping the old ones instead left a benchmark's later training steps with a cache full of sizes
-// no longer asked for, and every step's activations came from fresh pages (a CIFAR CNN step 15 -> 48 ms).
+// (munmap): keeping the old ones instead would fill the cache with sizes a training loop no longer asks for,
+// and every later step's activations would come from fresh pages.
 constexpr size_t kCacheCap = size_t(256) << 20;
 // A cached block serves a request at most this much smaller than itself (a quarter), so a small request
 // never pins a big block.

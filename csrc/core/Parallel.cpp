@@ -217,14 +217,13 @@ ThreadPool* pool(int nthreads) {
 
 #ifdef MINITORCH_PARALLEL_OPENMP
 // parallel_for runs on the OpenMP team that oneDNN (convs, float GEMM) uses, as PyTorch runs both. With our
-// own pool beside it, every hand-off between a oneDNN call and our next kernel woke our sleeping worker while
-// OpenMP's spun on the second core, and a LeNet training step (batch 64, two threads, bench_conv_cpu.py with
-// the benchmark given scheduler priority on the shared 2-core machine) took 3.5 to 10.9 ms from sample to
-// sample, median 7.1 (PyTorch 5.0-5.4); on the one team, 2.7-4.6, median 2.9. The cost: among other jobs at
-// normal priority the caller waits at the region's barrier for a preempted worker, where our pool's caller
-// takes the chunks a late worker has not started (measured 1.3-3x slower there, PyTorch slower still).
-// MINITORCH_THREAD_POOL=own keeps our pool; a forked child always does (libgomp would wait there for the
-// parent's threads; conv.cpp runs oneDNN on one thread there).
+// own pool beside it, every hand-off between a oneDNN call and our next kernel wakes our sleeping worker
+// while OpenMP's spins on the second core, which makes a small conv net's training step slower and erratic
+// (benchmarks/README.md has the LeNet timings). The cost: among other jobs at normal priority the caller
+// waits at the region's barrier for a preempted worker, where our pool's caller takes the chunks a late
+// worker has not started (measured 1.3-3x slower there, PyTorch slower still). MINITORCH_THREAD_POOL=own
+// keeps our pool; a forked child always does (libgomp would wait there for the parent's threads; conv.cpp
+// runs oneDNN on one thread there).
 bool use_openmp() {
   watch_forks();
   static const bool own = [] {

@@ -476,14 +476,14 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
     return wrapped_scalar(Scalar(v.to_double() * alpha.to_double()));
   }
   // b in the result's dtype first: alpha * b rounds once there, as PyTorch's kernel (a float16 b scaled in
-  // float16 and then promoted was off by its rounding)
+  // float16 and then promoted would round twice)
   const Tensor bc = b.dtype() == common ? b : to(b, common, b.device());
   return binary(BinaryOp::mul, bc, wrapped_scalar(alpha));
 }
 
-// p.add_(g, alpha=-lr), a hand-written SGD step, scaled g into a temporary and then added it: two passes over
-// memory and an allocation, 2.3x the time of one. Same float dtype, shape and device, dense, no overlap and
-// no autograd: the multi-tensor kernel does self += alpha * other in one pass (rounded once, in opmath).
+// p.add_(g, alpha=-lr), a hand-written SGD step, would otherwise scale g into a temporary and then add it:
+// two passes over memory and an allocation. Same float dtype, shape and device, dense, no overlap and no
+// autograd: the multi-tensor kernel does self += alpha * other in one pass (rounded once, in opmath).
 const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract) {
   if (!unit_alpha(alpha) && !alpha.is_bool() && is_floating(self.dtype()) && other.dtype() == self.dtype() &&
       other.device() == self.device() && other.sizes() == self.sizes() && self.numel() >= 4096 &&

@@ -270,9 +270,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), {});
   if (self.device().is_cpu() && d == self.dim() - 1) {
     // Along the last dim, the advanced-indexing plan below walks each index down a column (its work tensor
-    // is index-major), a stride of a whole row per element: 1024x1024 took 12x PyTorch's time. gather with
-    // the index broadcast over the rows reads each row once, in order (and a vector is one gather, not the
-    // plan's restriding and copy: 1M of 1M floats 2.2x PyTorch's time through the plan).
+    // is index-major), a stride of a whole row per element. gather with the index broadcast over the rows
+    // reads each row once, in order (and a vector is one gather, not the plan's restriding and copy).
     DimVector shape = self.sizes(), view(static_cast<size_t>(self.dim()), 1);
     shape[d] = index.numel();
     view[d] = index.numel();

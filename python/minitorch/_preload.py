@@ -18,11 +18,12 @@ def _load(path):
 
 # oneDNN (conv, sgemm) and our kernels (core/Parallel.cpp) thread through libgomp, whose idle threads spin for
 # about 5 ms by default after each parallel region (300000 pauses): on a 2-core machine shared with other jobs
-# that spin takes a core from them, and from our own next region whenever the scheduler moved a thread.
-# 10000 pauses (about 170 us here) span the gap between two ops of a training step (LeNet's at two threads:
-# 3.6 ms with 10000, 3.5 with 100000, 8.2 with 1000). libgomp reads its environment once, when it is loaded:
-# load it here with the setting, then put the environment back so that child processes (PyTorch's included)
-# see the user's own. No effect where the user set either variable, or where libgomp was loaded before us.
+# that spin takes a core from them, and from our own next region whenever the scheduler moved a thread. 10000
+# pauses (about 170 us here) span the gap between two ops of a training step (a LeNet step at two threads is
+# as fast as with 100000 and more than twice as fast as with 1000; benchmarks/README.md). libgomp reads its
+# environment once, when it is loaded: load it here with the setting, then put the environment back so that
+# child processes (PyTorch's included) see the user's own. No effect where the user set either variable, or
+# where libgomp was loaded before us.
 if sys.platform.startswith("linux") and not {"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"} & set(os.environ):
     os.environ["GOMP_SPINCOUNT"] = "10000"
     try:

@@ -304,8 +304,9 @@ def _candidates(mod):
     return out
 
 
-# Made once and kept across extents: scanning the namespaces and building ~3,000 wrappers cost ~10 ms per entry,
-# which every vmap/trace call paid. A namespace's plan is rebuilt when its dict changed size or a name was rebound.
+# Made once and kept across extents: scanning the namespaces and building ~3,000 wrappers costs ~10 ms, which
+# every vmap/trace call would pay on entry. A namespace's plan is rebuilt when its dict changed size or a name
+# was rebound.
 _wrappers = {}  # (public name, original) -> its wrapper
 _plans = {}  # module -> (len(vars(module)) when planned, [(attribute name, original, public name)])
 

@@ -55,8 +55,7 @@ Geo geometry(const Tensor& in, const Tensor& out, const Tensor& w, const ConvArg
 }
 
 #ifdef MINITORCH_WITH_ONEDNN
-// ---- oneDNN. Its direct kernels want blocked layouts (nChw16c): measured at one thread on ResNet's 3x3
-// 128->128 @28, batch 32, they took 44 ms per pass against 65-73 ms for oneDNN's own im2col + GEMM on plain
+// ---- oneDNN. Its direct kernels want blocked layouts (nChw16c) and beat oneDNN's own im2col + GEMM on plain
 // NCHW, so each call reorders NCHW into the layout the primitive picks and back (PyTorch does the same).
 // Plans (primitive descriptors, primitives, reorders) are cached per shape: building one costs a JIT
 // compile.
@@ -232,12 +231,11 @@ bool run(Kind kind, const Geo& g, int64_t N, const float* a, const float* b, flo
   return false;
 }
 
-// Where im2col + GEMM beat oneDNN's conv (measured at one thread, bench_conv_cpu.py): 1x1 convs, a GEMM on
-// the input itself or on a subsampled copy (ResNet's 1x1 256->64 @56, batch 16: 14/18/17 ms forward/input/
-// weight gradient against oneDNN's 25/29/26 with its reorders), and the input gradient of a conv with 1-3
-// input channels (the stem 7x7/2 3->64, batch 8: 34 ms against 77), and the forward of a conv with 1-3
-// input channels and few outputs (LeNet's 5x5 1->6 @28, batch 64: 0.47 ms against 0.68-0.87; CIFAR's 3x3
-// 3->32 @32: 0.73 against 0.88; but the stem's 3->64 forward: 86 ms with oneDNN against 119).
+// Where im2col + GEMM beat oneDNN's conv (at one thread, bench_conv_cpu.py; the timings are in
+// benchmarks/README.md): 1x1 convs, a GEMM on the input itself or on a subsampled copy, where oneDNN pays for
+// its reorders; the input gradient of a conv with 1-3 input channels; and the forward of a conv with 1-3
+// input channels and few outputs (LeNet's 5x5 1->6, CIFAR's 3x3 3->32; with 64 outputs, as ResNet's stem,
+// oneDNN wins).
 bool wins(int kind, const Geo& g) {
   if (g.kH == 1 && g.kW == 1 && g.pH == 0 && g.pW == 0) return false;
   if (kind == 1 && g.g == 1 && g.C < 4) return false;

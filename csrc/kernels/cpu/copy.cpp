@@ -80,9 +80,9 @@ void copy_rows(const TensorIter& it, int64_t r0, int64_t r1) {
 // A transpose-like copy: the destination dense along the iterator's dim 0 and the source dense along dim 1
 // (x.t().contiguous(), a transposed gradient). Walking either side row by row reads or writes the other with
 // a stride of a whole row, usually a multiple of 4 KiB, which maps every access of a row to the same cache
-// set: a 1024x1024 float transpose ran 6x slower than PyTorch's. Square tiles touch kTile lines of each side
-// at a time, which stay in L1/L2 while both are walked; the inner loop writes the destination contiguously
-// (reading down the source's column was 4x faster than the other way round; 16 beat tiles of 8 and 32).
+// set. Square tiles touch kTile lines of each side at a time, which stay in L1/L2 while both are walked; the
+// inner loop writes the destination contiguously (reading down the source's column is 4x faster than the
+// other way round; 16 beats tiles of 8 and 32).
 template <size_t kItem>
 bool copy_transposed(const TensorIter& it) {
   constexpr int64_t kTile = 16;

@@ -86,11 +86,10 @@ void run_vec(const TensorIter& it, loop_t loop, int64_t grain = kGrainSize) {
 }
 
 // Elements below which a vectorized op stays on one thread. PyTorch splits its VML/SLEEF ops (exp, log, sin,
-// tanh, erf, expm1, log1p...) from 2048 elements: a 100x100 float64 tanh (10 us on one core) runs in half the
-// time on two. Where our loop costs under ~0.5 ns per element (float32 exp/log/tanh/erf/sin/cos and the
-// sigmoid family on AVX-512; float64 exp and the sigmoid family) a 2048-element chunk would not pay for the
-// hand-off: 100x100 float32 sin took 4.6 us on one thread and 6-6.8 split over two, float64 exp (0.36 ns per
-// element) 4.3 and 4.5-5.3.
+// tanh, erf, expm1, log1p...) from 2048 elements: a 100x100 float64 tanh runs in half the time on two cores.
+// Where our loop costs under ~0.5 ns per element (float32 exp/log/tanh/erf/sin/cos and the sigmoid family on
+// AVX-512; float64 exp and the sigmoid family) a 2048-element chunk does not pay for the hand-off to a second
+// thread.
 int64_t vec_grain(vec::Fn f, bool f64) {
   switch (f) {
     case vec::Fn::exp:
@@ -272,8 +271,8 @@ void binary_cpu(const TensorIter& it, BinaryOp op) {
   }
 }
 
-// fn::Where as a bit select: the dense loops vectorize it, where `c ? a : b` on a loaded bool stayed a branch
-// per element, mispredicted half the time on a random mask (masked_fill 1M: 10 ms).
+// fn::Where as a bit select: the dense loops vectorize it, where `c ? a : b` on a loaded bool stays a branch
+// per element, mispredicted half the time on a random mask.
 struct WhereBits {
   template <typename T>
   T operator()(bool c, T a, T b) const {

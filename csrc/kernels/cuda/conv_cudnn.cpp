@@ -2,8 +2,8 @@
 // (backend) API, built once per (shapes, strides, alignments, dtype, params, flags, device) and cached, as
 // PyTorch does. Each call then only binds its pointers and workspace (a variant pack) and executes. cuDNN 9's
 // legacy entry points (cudnnConvolutionForward and kin) rebuild an operation graph and its engine configs on
-// every call and for every workspace query: an H200 run (2026-11-26) measured 50-370 us of host time per
-// forward there against PyTorch's 11-27 us, with identical kernels. The legacy path stays as the fallback for
+// every call and for every workspace query, several times PyTorch's host time per forward with the same
+// kernels (benchmarks/README.md has the measurement). The legacy path stays as the fallback for
 // a configuration no engine finalizes, and behind MINITORCH_CUDNN_LEGACY=1 for comparison. Engines:
 // benchmark=False takes cuDNN's heuristic order (mode A, then its fallback list); benchmark=True times the
 // usable ones on the actual buffers. deterministic=True drops engines with the nondeterministic note; float32
@@ -60,8 +60,7 @@ std::vector<int64_t> cache_key(Kind kind, const Tensor& x, const Tensor& w, cons
 
 // Math type per dtype, as PyTorch sets it (and as rnn_cudnn.cpp does): tensor cores for half; for float, TF32
 // only when allowed. TF32 for float data comes with CUDNN_DEFAULT_MATH: CUDNN_TENSOR_OP_MATH permits tensor
-// cores but no down-conversion, so float32 with it ran without TF32 (an H200 run, 2026-11-26: a 128->128 3x3
-// forward 4.5x PyTorch's time, ResNet-18 steps slower with TF32 allowed than without).
+// cores but no down-conversion, so float32 with it runs without TF32 even where TF32 is allowed.
 cudnnMathType_t math_type(ScalarType t, bool allow_tf32) {
   if (t == ScalarType::Half) return CUDNN_TENSOR_OP_MATH;
   if (t == ScalarType::Float && !allow_tf32) return CUDNN_FMA_MATH;

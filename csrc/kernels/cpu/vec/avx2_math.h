@@ -73,15 +73,15 @@ static inline __m256d exp_avx2_f64(__m256d x) {
 }
 
 // float32 exp in float: x = n ln2 + r, n = rint(x / ln2) by the 1.5 * 2^23 shift, |r| <= ln2/2. Without a
-// table r is not small, so its rounding would cost up to 0.45 ulp of the result (a first version measured
-// 0.96): x - n ln2_hi is exact (ln2_hi has 13 bits; the difference is a multiple of x's spacing or 2^-17 and
-// smaller than x), r = that - n ln2_lo rounded, and c = what r's rounding lost (one exact subtraction), so
-// r + c is x - n ln2 to 2^-35. expm1(r + c) = r + (r^2 Q(r) + c (1 + r)), Q of degree 5 (float coefficients
-// of a weighted least-squares fit for the error relative to exp(r), 0.008 float ulp:
-// scripts/fit_exp32_poly.py), and 1 + r is summed exactly (Fast2Sum: hi + e) so s = hi + (e + the rest)
-// rounds once. Then 2^n as two exact powers of two (2^(n/2) 2^(n - n/2)): the first product is exact, the
-// second rounds once on subnormal results, where s's own rounding is at most 1/4 of their spacing. x is
-// clamped to [-104, 89] (0 and inf beyond); NaN fails both comparisons and flows through.
+// table r is not small, so its rounding would cost up to 0.45 ulp of the result: x - n ln2_hi is exact
+// (ln2_hi has 13 bits; the difference is a multiple of x's spacing or 2^-17 and smaller than x), r = that - n
+// ln2_lo rounded, and c = what r's rounding lost (one exact subtraction), so r + c is x - n ln2 to 2^-35.
+// expm1(r + c) = r + (r^2 Q(r) + c (1 + r)), Q of degree 5 (float coefficients of a weighted least-squares
+// fit for the error relative to exp(r), 0.008 float ulp: scripts/fit_exp32_poly.py), and 1 + r is summed
+// exactly (Fast2Sum: hi + e) so s = hi + (e + the rest) rounds once. Then 2^n as two exact powers of two
+// (2^(n/2) 2^(n - n/2)): the first product is exact, the second rounds once on subnormal results, where s's
+// own rounding is at most 1/4 of their spacing. x is clamped to [-104, 89] (0 and inf beyond); NaN fails both
+// comparisons and flows through.
 static inline __m256 exp_avx2_f32(__m256 x) {
   x = _mm256_blendv_ps(x, _mm256_set1_ps(89.0f), _mm256_cmp_ps(x, _mm256_set1_ps(89.0f), _CMP_GT_OQ));
   x = _mm256_blendv_ps(x, _mm256_set1_ps(-104.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));

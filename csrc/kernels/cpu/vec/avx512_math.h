@@ -104,8 +104,8 @@ static inline __m512 tanh_avx512(__m512 x) {
 
 // float32 erf: the same 32 intervals as tanh, |x| clamped at 4 (erf rounds to 1 from 3.92), fitted by the
 // same script; the constant and linear terms are float pairs hi + lo, added last (erf's limit is 1 ulp).
-// Exhaustively at most 1.0 ulp, reached only near 2^-126 where the lo term underflows; 0.5x the double
-// polynomial used before, 5.6x SLEEF's erff.
+// Exhaustively at most 1.0 ulp, reached only near 2^-126 where the lo term underflows; 0.5x the time of the
+// double polynomial the AVX2 path keeps (unary_impl.h), 5.6x SLEEF's erff.
 alignas(64) static const float kErfMid[32] = {
     0.000000000e+00f, 7.031250000e-02f, 8.593750000e-02f, 1.015625000e-01f, 1.171875000e-01f,
     1.406250000e-01f, 1.718750000e-01f, 2.031250000e-01f, 2.343750000e-01f, 2.812500000e-01f,
@@ -210,9 +210,9 @@ static inline __m512 erf_avx512(__m512 x) {
 // float32 log1p: u = 1 + x, u = 2^e m with m in [0.75, 1.5) (vgetmantps; subnormals need no special path), m
 // near c = 1 + k/16 (k = -4..8), log u = e ln2 + log(1/invc) + log1p(m invc - 1) with |r| < 0.042, a degree-6
 // Taylor polynomial, log(1/invc) as float hi + lo and (hi + r) summed exactly (Fast2Sum, |hi| > |r| or hi =
-// 0), plus the rounding of u corrected. 0.81 ulp over all floats > -1. (This table served log too, measured
-// 0.995 ulp; an exhaustive recount against the gap above |log x| found 1.0036 at x = 1.03158665. log has its
-// own 32-entry kernel below.) vfixupimmps gives the special values.
+// 0), plus the rounding of u corrected. 0.81 ulp over all floats > -1. (log has its own 32-entry kernel
+// below: through this table it would reach 1.0036 ulp, at x = 1.03158665.) vfixupimmps gives the special
+// values.
 template <bool kLog1p>
 static inline __m512 log_core_avx512(__m512 x) {
   // log1p: u = 1 + x rounded; log1p(x) = log(u) + (x - (u - 1)) / u where u's exponent is not 0
@@ -278,10 +278,10 @@ static inline __m512 log_core_avx512(__m512 x) {
 // -1) e L_hi + T_hi and e L_lo + T_lo are both exactly 0 and the result is r + r^2 P, rounded once. ln2 is
 // L_hi = 90852 * 2^-17 (17 bits) + L_lo, and every T_hi is on the same 2^-17 grid, so y0 = e L_hi + T_hi is
 // exact for every float exponent (|y0| < 128); L_lo and T_lo (|T_lo| <= 2^-18) join the polynomial. The sum
-// is y0 + (r + lo), two roundings, which makes the old Fast2Sum (T_hi + r) unnecessary: where y0 != 0 the
+// is y0 + (r + lo), two roundings, which makes the 16-entry kernel's Fast2Sum unnecessary: where y0 != 0 the
 // entries were chosen so that r + lo's rounding costs at most about 1/4 ulp of the result (in 25 entries
 // invc is a multiple of 2^-6 or 2^-7 and m invc - 1 fits 24 bits, so r is exact; entries 3, 6, 10, 17, 24,
-// 28, 30 round it once). 17 vector instructions against the 16-entry vpermps version's 26 (3
+// 28, 30 round it once). 17 vector instructions against 26 through the 16-entry table (3
 // vgetmant/vgetexp/ vpsrld, 3 vpermt2ps, 10 FMA/add/mul, 1 vfixupimm): 0.181 against 0.276 ns per element on
 // 10,000 floats (one core of the build machine), SLEEF's logf16_u10 0.49. Constants:
 // scripts/fit_log32_table.py: invc_i picked per interval among floats near 1/c and multiples of 2^-q near it
@@ -289,10 +289,10 @@ static inline __m512 log_core_avx512(__m512 x) {
 // minimax fit (weight |r|: the error relative to log x near x = 1), coefficients rounded to float one at a
 // time. Exhaustively over all positive floats (a C harness, ulp = spacing of float(ref) away from zero, as
 // tests/test_ulp.py): at most 0.7517 ulp (x = 1.06067801, entry 1: r + lo's rounding next to y0 = 0.032),
-// 0.5001 on subnormal inputs and on [1 - 2^-10, 1 + 2^-10] (the 16-entry version: 1.0036 at x = 1.03158665).
+// 0.5001 on subnormal inputs and on [1 - 2^-10, 1 + 2^-10] (the 16-entry table: 1.0036 at x = 1.03158665).
 // A degree-2 P (16 instructions, 0.174 ns) measures 0.8035 ulp. vfixupimmps gives log(+-0) = -inf, log(+inf)
 // = inf, NaN for x < 0 and -inf, log(1) = +0 (the computed value is +0 there too). With MXCSR.DAZ set,
-// vgetmant/vgetexp read subnormals as 0 (-inf), as before.
+// vgetmant/vgetexp read subnormals as 0 (-inf), as in log1p above.
 alignas(64) static const float kLog32InvC[32] = {
     1.000000000e+00f, 9.687500000e-01f, 9.375000000e-01f, 9.014389515e-01f, 8.906250000e-01f,
     8.515625000e-01f, 8.311955333e-01f, 8.125000000e-01f, 7.890625000e-01f, 7.734375000e-01f,

@@ -22,8 +22,8 @@ static inline To bits_as(From v) {
 
 // f applied to each half of a float vector in double, results rounded back to float once. The halves are
 // split and joined with the 128-bit lane intrinsics: joined through memory (two 16-byte stores, one 32-byte
-// load) every call paid a store-forwarding stall, the hottest instruction of erf, gelu and sin (sin 2.0 ->
-// 1.0 ms per million floats).
+// load) every call would pay a store-forwarding stall, which would be the hottest instruction of erf, gelu
+// and sin.
 template <typename F>
 static inline VF f32_via_f64(VF x, F f) {
   const __m128 lo = _mm256_castps256_ps128(x), hi = _mm256_extractf128_ps(x, 1);
@@ -108,7 +108,7 @@ static inline VF sincos_f32_own(VF x, F wide) {
 // variables; float a < 1 keeps w below 16), fitted by least squares against mpmath's erfinv (relative error
 // 4e-11 and 2e-10, log_d_for_f32's 5e-11 on top): one rounding to float, within 0.5 + 0.004 ulp, so about 1
 // float in 500 rounds the other way than the double kernel's result. The scalar functor's Halley/Newton
-// refinement in double cost 130 ns per element, PyTorch's float loop 2.4 (R 0.02).
+// refinement in double, the alternative, costs tens of times PyTorch's float loop.
 static inline VD erfinv_d_for_f32(VD a) {
   const VD w = -log_d_for_f32((1.0 - a) * (1.0 + a));
   const VD t1 = w - 2.5;
