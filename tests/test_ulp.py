@@ -334,6 +334,13 @@ EDGES64 = {
         + [m * math.pi / 2 for m in (10**5, 333333, 10**6, 1048575, 1048576)]
         + [1647099.0, 1647100.0, 1e7, 1e22, 2.0**-26, 1e-300, 5e-324, 0.0]
     ),
+    # AVX2's float64 erf: s_erf.c's four pieces (0.84375, 1.25, 1/0.35 between its two erfc fits, 6) and the
+    # scaled formula below 2^-28
+    "erf": _edges64(
+        [0.84375, 1.25, 1 / 0.35, 6.0, 2.0**-28, 1e-300, 5e-324, 0.0, 28.0]
+        + list(np.linspace(0.8, 1.3, 2001))
+        + list(np.linspace(2.8, 2.9, 501))
+    ),
 }
 EDGES64["cos"] = EDGES64["sin"]
 
@@ -355,9 +362,9 @@ def test_float64_table_edges(op):
     x = EDGES64[op]
     x = np.concatenate([x, -x])
     ours = _check_float64(op, x)
-    if op in ("tanh", "sin"):
+    if op in ("tanh", "sin", "erf"):
         # odd, -0 stays -0 (sin's sign follows the quadrant beyond its small arguments)
-        keep = np.abs(x) < (np.inf if op == "tanh" else 1e-8)
+        keep = np.abs(x) < (1e-8 if op == "sin" else np.inf)
         np.testing.assert_array_equal(np.signbit(ours[keep]), np.signbit(x[keep]))
 
 
@@ -365,7 +372,7 @@ def test_float64_table_edges(op):
 def test_float64_dense(op):
     """Two million float64 values over the whole range of the function, log-spaced down to subnormals."""
     rng = np.random.default_rng(4)
-    hi = {"exp": 709.7, "tanh": 25.0, "log": 1.7e308, "log1p": 1.7e308, "sin": 2e6, "cos": 2e6}[op]
+    hi = {"exp": 709.7, "tanh": 25.0, "log": 1.7e308, "log1p": 1.7e308, "sin": 2e6, "cos": 2e6, "erf": 7.0}[op]
     lo = {"exp": -745.0, "log": 0.0, "log1p": -1.0}.get(op, -hi)
     x = np.concatenate(
         [

@@ -224,9 +224,6 @@ static VF gelu_fast(VF x) {
   return x * 0.5f * (1.0f + e);
 #endif
 }
-static VD gelu_fast(VD x) {
-  return x * 0.5 * (1.0 + SLD(erf, x * 0.70710678118654752440));
-}
 
 // float erf: SLEEF's erff costs ~18x its expf, and PyTorch's Abramowitz-Stegun formula (1.5e-7 absolute)
 // misses 1 ulp near 0. Below |x| = 2: x P(x^2) evaluated in double (x^2 of a float is exact there); above:
@@ -280,7 +277,15 @@ static VF erf_fast(VF x) {
 #endif
 }
 static VD erf_fast(VD x) {
+#ifndef MT_VEC_AVX512
+  return erf_avx2_f64(x);  // ours (avx2_math.h, s_erf.c's method), SLEEF or not
+#else
   return SLD(erf, x);
+#endif
+}
+// float64 gelu over erf_fast: ours on AVX2, SLEEF's (or the scalar functor) on AVX-512
+static VD gelu_fast(VD x) {
+  return x * 0.5 * (1.0 + erf_fast(x * 0.70710678118654752440));
 }
 
 // float erfinv: AVX2 has ours through double (f32_via_f64.h); elsewhere, and for float64, the table entry
@@ -680,12 +685,12 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos});
 #ifdef MT_VEC_AVX512
   scalar(t.f32, {Fn::atan});
-  // AVX2 has float64 log, log1p, sin and cos of its own (and softplus and mish through them)
-  scalar(t.f64, {Fn::log, Fn::log1p, Fn::sin, Fn::cos, Fn::mish});
+  // AVX2 has float64 log, log1p, sin, cos and erf of its own (and softplus, mish and gelu through them)
+  scalar(t.f64, {Fn::log, Fn::log1p, Fn::sin, Fn::cos, Fn::mish, Fn::erf, Fn::gelu});
   t.softplus_f64 = nullptr;
 #endif
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::sinh,
-                 Fn::cosh, Fn::erf, Fn::gelu});
+                 Fn::cosh});
 #ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp, tanh, log, log1p, sin, cos
                        // and what is built on them are ours; the other float64 functions are libm's
   scalar(t.f32, {Fn::expm1});
