@@ -171,7 +171,7 @@ case("CIFAR CNN train step (conv+BN+pool), N=32")(_cifar(32))
 case("CIFAR CNN train step (conv+BN+pool), N=128")(_cifar(128))
 
 
-# 3-D layers (issue 33): minitorch composes them from the 2-D kernels (nn/_conv3d.py), PyTorch runs native 3-D
+# 3-D layers (issue 33): minitorch composes them from the 2-D kernels (nn/functional/_conv3d.py), PyTorch runs native 3-D
 # kernels. Video-clip sizes of a small C3D: N x C x frames x H x W.
 def _conv3d(n, c, o, d, hw, k, stride=1, padding=0, transposed=False):
     def make(t):

@@ -308,14 +308,21 @@ def _candidates(mod):
 # every vmap/trace call would pay on entry. A namespace's plan is rebuilt when its dict changed size or a name
 # was rebound.
 _wrappers = {}  # (public name, original) -> its wrapper
-_plans = {}  # module -> (len(vars(module)) when planned, [(attribute name, original, public name)])
+# A namespace written as a package of private modules (nn.functional) lists them in _FAMILY_MODULES: a public
+# function is patched there too, wherever the module binds its name to the same function, so the modules' calls to
+# each other's functions are intercepted as calls through the namespace are.
+_plans = {}  # module -> (len(vars(module)) when planned, [(attribute name, original, public name, [modules])])
 
 
 def _plan(mod, public):
     d = vars(mod)
     plan = _plans.get(mod)
-    if plan is None or plan[0] != len(d) or any(d.get(n) is not o for n, o, _ in plan[1]):
-        plan = (len(d), [(n, o, f"{public}.{n}") for n, o in _candidates(mod)])
+    if plan is None or plan[0] != len(d) or any(d.get(n) is not o for n, o, _, _ in plan[1]):
+        homes = getattr(mod, "_FAMILY_MODULES", ())
+        plan = (
+            len(d),
+            [(n, o, f"{public}.{n}", [h for h in homes if vars(h).get(n) is o]) for n, o in _candidates(mod)],
+        )
         _plans[mod] = plan
     return plan[1]
 
@@ -323,12 +330,16 @@ def _plan(mod, public):
 def _install():
     _overrides_cache.clear()
     for mod, public in _namespaces():
-        for name, original, qual in _plan(mod, public):
+        for name, original, qual, homes in _plan(mod, public):
             wrapper = _wrappers.get((qual, original))
             if wrapper is None:
                 wrapper = _wrappers[qual, original] = _make_wrapper(original, qual)
             _patched.append((mod, name, original, wrapper))
             setattr(mod, name, wrapper)
+            for home in homes:
+                if vars(home).get(name) is original:
+                    _patched.append((home, name, original, wrapper))
+                    setattr(home, name, wrapper)
 
 
 def _uninstall():

@@ -1,5 +1,5 @@
 """Conv1d/2d/3d, ConvTranspose1d/2d/3d and their Lazy forms with PyTorch's parameters, padding modes and init
-(the 3-D ones run F.conv3d/F.conv_transpose3d, which compose the 2-D kernels: see nn/_conv3d.py)."""
+(the 3-D ones run F.conv3d/F.conv_transpose3d, which compose the 2-D kernels: see nn/functional/_conv3d.py)."""
 
 import math
 

@@ -1,5 +1,5 @@
 """Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvg/MaxPool1d/2d/3d, LPPool1d/2d/3d,
-MaxUnpool1d/2d/3d (the 3-D ones run F's 3-D pools, composed from the 2-D kernels: see nn/_conv3d.py)."""
+MaxUnpool1d/2d/3d (the 3-D ones run F's 3-D pools, composed from the 2-D kernels: see nn/functional/_conv3d.py)."""
 
 from minitorch.nn import functional as F
 from minitorch.nn.modules.module import Module

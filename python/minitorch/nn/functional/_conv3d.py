@@ -1,5 +1,5 @@
 """nn.functional's 3-D convolutions and pools, composed from the 2-D primitives (the C++ conv/pool ops are 2-D).
-(max_unpool3d, a scatter with no 2-D kernel under it, sits beside max_unpool2d in functional.py.)
+(max_unpool3d, a scatter with no 2-D kernel under it, sits beside max_unpool2d in _pooling.py.)
 
 How each op reduces to 2-D work, batched over every output depth at once (no Python loop over batch elements
 or output positions):

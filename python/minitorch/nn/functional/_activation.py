@@ -1,0 +1,418 @@
+"""nn.functional's activations: the ReLU and ELU families, sigmoids, shrinks, PReLU/RReLU, GLU, softmax and
+its variants."""
+
+import struct as _struct
+import warnings
+
+from minitorch import _C, _argcheck
+from minitorch._dtype_names import scalar_name
+from minitorch.autograd.function import Function as _Function
+from minitorch.nn.functional._utils import _floating
+
+
+def _number(fname, argname, pos, x):
+    """PyTorch's TypeError for a tensor (of one or more dimensions) where its op takes a Number."""
+    if isinstance(x, _C.Tensor) and x.dim() != 0:
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not Tensor")
+
+
+def _write_back(input, fn):
+    """fn(input) written into input (an activation's inplace=True). When input's history is recorded, fn reads
+    a copy: fn's backward saved its input, and the write would otherwise invalidate it (PyTorch's in-place
+    kernels save their result instead, which these out-of-place formulas cannot)."""
+    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    return input.copy_(fn(src))
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return _write_back(input, lambda x: _C.leaky_relu(x, negative_slope))
+    return _C.leaky_relu(input, negative_slope)
+
+
+def threshold(input, threshold, value, inplace=False):
+    _number("threshold_" if inplace else "threshold", "threshold", 2, threshold)
+    _number("threshold_" if inplace else "threshold", "value", 3, value)
+    if input.dtype == _C.bool or input.is_complex():
+        raise NotImplementedError(f"\"threshold_cpu\" not implemented for '{scalar_name(input.dtype)}'")
+    # PyTorch's kernel converts the threshold to the input's type (float for float16/bfloat16, which it
+    # compares in float), so an integer input meets int(threshold) (-0.5 becomes 0) and an unrepresentable
+    # one is refused as Scalar.to's overflow; the test is x <= threshold: a NaN input or threshold keeps x
+    reduced = input.dtype in (_C.float16, _C.bfloat16)
+    x = input.float() if reduced else input
+    th = _C.scalar_tensor(threshold, dtype=x.dtype, device=x.device)
+    fill = _C.scalar_tensor(value, dtype=input.dtype, device=input.device)
+    out = _C._where(_C.le(x, th), fill, input)
+    return input.copy_(out) if inplace else out
+
+
+def _bound_number(v):
+    """a 0-d tensor given as a bound is its number (PyTorch's parser reads a Number), so it never promotes"""
+    return v.item() if isinstance(v, _C.Tensor) and v.dim() == 0 else v
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
+        raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(input, min_val, max_val, inplace)
+
+
+def _hardtanh(input, min_val, max_val, inplace):
+    """ATen's hardtanh: no bools; an integer input keeps its dtype; min_val > max_val gives max_val everywhere
+    (the kernel's min(max(x, min_val), max_val), as clamp)"""
+    min_val, max_val = _bound_number(min_val), _bound_number(max_val)
+    if input.dtype == _C.bool:
+        raise NotImplementedError("Bool inputs not supported for hardtanh")
+    if not input.is_floating_point():
+        min_val, max_val = int(min_val), int(max_val)  # PyTorch keeps an integer input's dtype
+    elif input.requires_grad and _C.is_grad_enabled():
+        if not inplace:
+            return _Hardtanh.apply(input, min_val, max_val)
+        return input.copy_(_Hardtanh.apply(input.clone(), min_val, max_val))
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+class _Hardtanh(_Function):
+    """clamp with PyTorch's hardtanh_backward: the gradient passes only strictly between the bounds (0 at x ==
+    min_val or max_val, unlike clamp's). At a NaN x or bound PyTorch's own answer depends on the element's
+    position (its vectorized loop gives 0, the scalar tail the gradient); this is the vectorized one. Read from
+    the result, as PyTorch's in-place form does, it is the same test."""
+
+    @staticmethod
+    def forward(ctx, x, min_val, max_val):
+        ctx.save_for_backward(x)
+        ctx.bounds = (min_val, max_val)
+        return x.clamp(min_val, max_val)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        inside = _C.logical_and(x > lo, x < hi)
+        return _C._where(inside, grad, _C.zeros((), dtype=grad.dtype, device=grad.device)), None, None
+
+
+def gelu(input, approximate="none"):
+    if approximate == "none":
+        return _C.gelu(input)
+    if approximate == "tanh":
+        return _C.gelu_tanh(input)
+    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+
+
+def silu(input, inplace=False):
+    if inplace:
+        return _write_back(input, lambda x: _C.silu(x))
+    return _C.silu(input)
+
+
+def mish(input, inplace=False):
+    if inplace:
+        return _write_back(input, lambda x: _C.mish(x))
+    return _C.mish(input)
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def hardsigmoid(input, inplace=False):
+    _floating(input, "hardsigmoid")
+    if inplace:
+        return _write_back(input, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
+    return (input / 6 + 0.5).clamp(0.0, 1.0)
+
+
+def hardswish(input, inplace=False):
+    _floating(input, "hardswish")
+    if inplace:
+        return _write_back(input, lambda x: x * (x + 3).clamp(0.0, 6.0) / 6)
+    return input * (input + 3).clamp(0.0, 6.0) / 6
+
+
+def _elu_value(x, alpha, scale, input_scale):
+    # PyTorch's kernel: x * scale where x >= 0 (so elu(0) is 0 for any alpha, NaN or infinite ones too) and
+    # NaN x, alpha * scale * expm1(x * input_scale) below 0; half and bfloat16 in float, rounded once (in half,
+    # celu's 1 / alpha underflowed: celu(-inf, alpha=1e30) was NaN, PyTorch's -inf)
+    if x.dtype in (_C.float16, _C.bfloat16):
+        return _elu_value(x.float(), alpha, scale, input_scale).to(x.dtype)
+    neg = _C.expm1(x * input_scale) * (alpha * scale) if input_scale != 1 else _C.expm1(x) * (alpha * scale)
+    return _C._where(x < 0, neg, x * scale if scale != 1 else x)
+
+
+class _Elu(_Function):
+    """ELU with PyTorch's backward (elu_backward): from the input, x <= 0 takes
+    grad * input_scale * alpha * scale * exp(x * input_scale), else grad * scale (the branch not taken never
+    reaches the gradient, so alpha = inf or a tiny CELU alpha gives no NaN); after an in-place call, from the
+    result r as PyTorch's EluBackward1: r <= 0 takes grad * input_scale * (r + alpha * scale)."""
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale, is_result, grad_input_scale):
+        out = _elu_value(x, alpha, scale, input_scale)
+        ctx.save_for_backward(out if is_result else x)
+        ctx.args = (alpha, scale, grad_input_scale, is_result)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (v,) = ctx.saved_tensors
+        alpha, scale, input_scale, is_result = ctx.args
+        if is_result:
+            if not alpha >= 0:
+                raise RuntimeError(
+                    "In-place elu backward calculation is triggered with a negative slope which is not "
+                    "supported. This is caused by calling in-place forward function with a negative slope, "
+                    "please call out-of-place version instead."
+                )
+            neg = grad * (input_scale * (v + alpha * scale))
+        else:
+            neg = grad * (input_scale * alpha * scale) * _C.exp(v * input_scale)
+        # NaN takes the negative branch (PyTorch's test is v > 0), so its gradient is NaN
+        return _C._where(v > 0, grad * scale, neg), None, None, None, None, None
+
+
+def _elu(input, alpha, scale, input_scale, inplace, grad_input_scale=None):
+    alpha, scale, input_scale = float(alpha), float(scale), float(input_scale)
+    grad_input_scale = input_scale if grad_input_scale is None else grad_input_scale
+    if not (input.requires_grad and _C.is_grad_enabled()):
+        out = _elu_value(input, alpha, scale, input_scale)
+        return input.copy_(out) if inplace else out
+    if not inplace:
+        return _Elu.apply(input, alpha, scale, input_scale, False, grad_input_scale)
+    # the in-place forms compute from a copy (the write must not change what the node reads) and, as PyTorch's
+    # in-place kernels, take the gradient from the result
+    return input.copy_(_Elu.apply(input.clone(), alpha, scale, input_scale, True, grad_input_scale))
+
+
+def elu(input, alpha=1.0, inplace=False):
+    _number("elu_" if inplace else "elu", "alpha", 2, alpha)
+    _floating(input, "elu")
+    return _elu(input, alpha, 1.0, 1.0, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    _number("celu_" if inplace else "celu", "alpha", 2, alpha)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _floating(input, "elu")
+    # PyTorch's celu is elu with input_scale = 1 / alpha; its backward takes 1 / alpha with alpha rounded to
+    # float32 (derivatives.yaml's 1.0 / alpha.toFloat())
+    inv32 = 1.0 / _struct.unpack("f", _struct.pack("f", float(alpha)))[0]
+    return _elu(input, alpha, 1.0, 1.0 / float(alpha), inplace, inv32)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    _floating(input, "elu")
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _C.softplus(input, beta, threshold)
+
+
+def logsigmoid(input):
+    _floating(input, "log_sigmoid")
+    # PyTorch's split min(x, 0) - log1p(exp(-|x|)): exp never exceeds 1, so float32 keeps the bits that
+    # -softplus(-x) loses for negative x. Written with where, each side is smooth through 0 (the gradient is
+    # 1/2 there and the second derivative -1/4, which abs and minimum would lose). float16/bfloat16 are
+    # computed in float32 and rounded once, as PyTorch's kernel
+    x = input.float() if input.dtype in (_C.float16, _C.bfloat16) else input
+    neg = x < 0
+    out = _C._where(neg, x, _C.zeros((), dtype=x.dtype, device=x.device)) - _C.softplus(
+        _C._where(neg, x, -x), 1.0, 20.0
+    )
+    return out if x is input else out.to(input.dtype)
+
+
+def softsign(input):
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input):
+    return input - _C.tanh(input)
+
+
+def glu(input, dim=-1):
+    if input.dtype in (_C.int64, _C.int32, _C.int16, _C.int8, _C.bool):  # uint8 fails the halving check first
+        _floating(input, "glu")
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[dim] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}"
+        )
+    a, b = input.chunk(2, dim)
+    return a * _C.sigmoid(b)
+
+
+def _softmax_dim(ndim):
+    warnings.warn(
+        "Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as an "
+        "argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.softmax(-input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.log_softmax(input, dim, dtype=dtype)
+
+
+# ---- activations: in-place spellings, shrinks, PReLU, RReLU
+@_argcheck.parses("Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1")
+def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
+    """In-place elu (PyTorch's C++ elu_, with its scale and input_scale): writes
+    scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) into input and returns it."""
+    _floating(input, "elu")
+    return _elu(input, alpha, scale, input_scale, True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place celu: writes celu(input) into input and returns it."""
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place selu: writes selu(input) into input and returns it."""
+    return selu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu: writes leaky_relu(input) into input and returns it."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh (PyTorch's C++ hardtanh_, without F.hardtanh's min_val <= max_val check): clamps input
+    to [min_val, max_val] in place and returns it."""
+    return _hardtanh(input, min_val, max_val, True)
+
+
+def threshold_(input, threshold, value):
+    """In-place threshold: elements not greater than threshold become value, in input itself."""
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
+    _number("softshrink", "lambd", 2, lambd)
+    lambd = _bound_number(lambd)  # a 0-d tensor is its number: a float32 lambd keeps a float16 input float16
+    _floating(input, "softshrink_check", suffix=False)
+    if lambd < 0:
+        kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
+        hi = {_C.float64: "1.79769e+308", _C.float16: "65504", _C.bfloat16: "3.38953e+38"}
+        raise RuntimeError(
+            f"lambda must be in range [0, {hi.get(input.dtype, '3.40282e+38')}] for input dtype "
+            f"{kind.get(input.dtype, 'Float')}, but found {lambd:g}"
+        )
+    # x - clamp(x) is the shrink itself; its gradient is 1 outside [-lambd, lambd] and 0 inside
+    return input - input.clamp(-lambd, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
+    _number("hardshrink", "lambd", 2, lambd)
+    _floating(input, "hardshrink")
+    # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
+    # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
+    keep = (input < -lambd) | (input > lambd)
+    return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    n = weight.numel()
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{n} and channel size = {channels}."
+        )
+    if n == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((channels,) + (1,) * (input.dim() - 2))
+    return _C._where(input > 0, input, w * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training each negative element gets a slope drawn from U(lower, upper);
+    in eval the slope is the mean (lower + upper) / 2."""
+    _floating(input, "leaky_relu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+
+    def fn(x):
+        slopes = _C.empty_like(x).uniform_(lower, upper)
+        return _C._where(x >= 0, x, x * slopes)
+
+    return _write_back(input, fn) if inplace else fn(input)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution; hard=True returns one-hot samples whose gradient is the
+    soft sample's (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # -log(Exp(1)) is Gumbel(0, 1); Exp(1) = -log(U), U kept off 0 so the sample stays finite
+    u = _C.empty_like(logits).uniform_(1e-20 if logits.dtype == _C.float64 else 1e-38, 1.0)
+    gumbels = -_C.log(-_C.log(u))
+    y_soft = _C.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# PyTorch's TypeError for an argument of the wrong kind, on the error path only (minitorch/_argcheck.py).
+# These are C++ ops in PyTorch (its parser checks every kind)...
+_argcheck.translate_module(
+    globals(),
+    ["celu_", "elu_", "hardshrink", "hardtanh_", "leaky_relu_", "logsigmoid", "prelu", "rrelu_", "selu_",
+     "softplus", "softshrink", "threshold_"],
+)  # fmt: skip
+# ...rrelu is Python that hands the tensors and numbers straight to a C++ op (a bool is only a truth value)...
+_argcheck.translate_module(globals(), ["rrelu"], checks="numbers")
+# ...and these hand their tensors to a C++ op but test their numbers in Python first.
+_argcheck.translate_module(globals(), ["selu", "celu"], checks="tensors")

@@ -1,0 +1,61 @@
+"""nn.functional's distances: cosine_similarity, pairwise_distance and pdist."""
+
+from minitorch import _C, _argcheck
+from minitorch._creation import tensor as _tensor
+from minitorch._dtype_names import scalar_name
+
+
+# ---- distances
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    # PyTorch's order: broadcast first (a side of size 1 along dim counts once per element of the other), then
+    # each norm clamped to eps on its own, then the dot product of the normalized vectors. Only integer inputs
+    # are cast to the common dtype: a float16 side is normalized in float16 before the product widens it
+    common = _C.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(
+            f"expected common dtype to be floating point, yet common dtype is {scalar_name(common)}"
+        )
+    from minitorch._composite_shape import broadcast_tensors
+
+    if not x1.is_floating_point():
+        x1 = x1.to(common)
+    if not x2.is_floating_point():
+        x2 = x2.to(common)
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+# ---- distances
+def pdist(input, p=2.0):
+    """The p-norm distances between the rows of an (N, M) input, upper triangle of the distance matrix in
+    row-major order (N * (N - 1) / 2 values)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    import numpy as np
+
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0:
+        # no pairs: an empty result that still hangs off input (its gradient is zeros, as PyTorch's)
+        return input.sum(1)[:0]
+    ii = _tensor(i.astype(np.int64), device=input.device)
+    jj = _tensor(j.astype(np.int64), device=input.device)
+    d = input.index_select(0, ii) - input.index_select(0, jj)
+    if p == 0:  # PyTorch's kernel counts min(ceil(|d|), 1): a NaN difference gives NaN
+        from minitorch._composite_math import _zero_norm
+
+        return _zero_norm(d)
+    return d.norm(p, 1)
+
+
+# PyTorch's TypeError for an argument of the wrong kind, on the error path only (minitorch/_argcheck.py):
+# these are C++ ops in PyTorch (its parser checks every kind)
+_argcheck.translate_module(globals(), ["cosine_similarity", "pairwise_distance", "pdist"])

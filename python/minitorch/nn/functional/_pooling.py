@@ -1,0 +1,372 @@
+"""nn.functional's pools: max, average, adaptive, power-average (lp) and max-unpooling, 1-D to 3-D."""
+
+import collections.abc
+
+from minitorch import _C, _argcheck
+from minitorch._dtype_names import scalar_name
+from minitorch.nn.functional._conv3d import (  # noqa: F401  (the 3-D pools, composed there, are this family's too)
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    lp_pool3d,
+    max_pool3d,
+)
+from minitorch.nn.functional._utils import _ntuple
+
+_nn = _C._nn
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        x = input.unsqueeze(-2)
+        ks = (1, kernel_size if isinstance(kernel_size, int) else kernel_size[0])
+        st = None if stride is None or stride == [] else (1, stride if isinstance(stride, int) else stride[0])
+        pd = (0, padding if isinstance(padding, int) else padding[0])
+        dl = (1, dilation if isinstance(dilation, int) else dilation[0])
+        out, idx = _nn.max_pool2d_with_indices(x, ks, st, pd, dl, ceil_mode)
+        return out.squeeze(-2), idx.squeeze(-2)
+    return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if stride == []:
+        stride = None
+    if return_indices:
+        return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def _ints_len(x):
+    return len(x) if isinstance(x, (tuple, list)) else 1
+
+
+@_argcheck.parses(
+    "Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
+    "bool count_include_pad=True, int? divisor_override=None",
+    upfront=False,
+)
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    if stride == []:
+        stride = None
+    if input.dim() < 3:
+        # ATen checks the argument lengths, then reads the planes as input.size(-3): an IndexError here
+        if _ints_len(kernel_size) not in (1, 2):
+            raise RuntimeError("avg_pool2d: kernel_size must either be a single int, or a tuple of two ints")
+        if stride is not None and _ints_len(stride) not in (0, 1, 2):
+            raise RuntimeError(
+                "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints"
+            )
+        if _ints_len(padding) not in (1, 2):
+            raise RuntimeError("avg_pool2d: padding must either be a single int, or a tuple of two ints")
+        if divisor_override is not None and divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+        input.size(-3)
+    return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _nn.adaptive_avg_pool1d(input, output_size)
+
+
+def _list_with_default(out_size, input):
+    """PyTorch's F-level output size of the adaptive pools: an int as given; a list needs more input dims than
+    its length, and its None entries take the input's trailing sizes"""
+    if isinstance(out_size, int):
+        return out_size
+    defaults = input.size()
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size) :])]
+
+
+_adaptive_avg_pool2d = _argcheck.parsing(
+    _nn.adaptive_avg_pool2d.__call__,
+    ["Tensor input, int[2] output_size"],
+    "adaptive_avg_pool2d",
+    upfront=False,
+)
+_adaptive_max_pool2d = _argcheck.parsing(
+    _nn.adaptive_max_pool2d.__call__,
+    ["Tensor input, int[2] output_size"],
+    "adaptive_max_pool2d",
+    upfront=False,
+)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    size = _list_with_default(output_size, input)
+    if (size == 1 or (isinstance(size, (list, tuple)) and list(size) == [1, 1])) and type(size) is not bool:
+        # ATen's global-average shortcut: a mean over the last two dims, whatever the rank (its IndexError
+        # for fewer than two)
+        return input.mean((-1, -2), keepdim=True)
+    return _adaptive_avg_pool2d(input, size)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out, idx = _adaptive_max_pool2d(input, _list_with_default(output_size, input))
+    return (out, idx) if return_indices else out
+
+
+# ---- pooling extras
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool1d returning (values, indices)."""
+    _argcheck.check_call("max_pool1d_with_indices", [
+        "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
+    ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool2d returning (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+@_argcheck.parses("Tensor input, int[1] output_size", name="adaptive_max_pool1d")
+def _adaptive_max_pool1d(input, output_size):
+    """torch.adaptive_max_pool1d: (values, indices), after PyTorch's parser (a one-element integer tensor
+    stands for the size)"""
+    if isinstance(output_size, _C.Tensor):
+        output_size = int(output_size.reshape(-1)[0].item())
+    return _nn.adaptive_max_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool1d returning (values, indices)."""
+    return _adaptive_max_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max over L_in / output_size-wide adaptive windows of the last dim; indices too if return_indices."""
+    out, idx = _adaptive_max_pool1d(input, output_size)
+    return (out, idx) if return_indices else out  # the truth value of return_indices, as PyTorch's dispatch
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool2d returning (values, indices)."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """PyTorch's F-level output size of a max unpool (Python there: its IndexError for an input with too few
+    dims, its ValueErrors for a bad output_size)"""
+    input_size = input.size()
+    nd = len(kernel_size)
+    default = [(input_size[-nd + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(nd)]
+    if output_size is None:
+        return default
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(
+            f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a length of "
+            f"'{len(output_size)}'"
+        )
+    for d in range(nd):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not (lo < output_size[d] < hi):
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return output_size
+
+
+def _check_unpool_size(size):
+    """PyTorch's torch._check_value on each output dim: a bool condition is required, a negative size refused"""
+    for d, n in enumerate(size):
+        ok = n >= 0
+        if not isinstance(ok, bool):
+            raise TypeError(
+                f"cond must be a bool, but got {type(ok)}. For tensor conditions, use torch._check_tensor_all() to "
+                "assert on all elements."
+            )
+        if not ok:
+            raise ValueError(
+                f"max_unpooling: output_size must contain non-negative spatial dimensions, but got output_size[{d}]={n}"
+            )
+
+
+def _unpool_checks(input, indices, out_size, nd):
+    """ATen's max_unpooling2d/3d checks, in their order"""
+    if indices.dtype != _C.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {scalar_name(indices.dtype)}")
+    if nd == 2 and len(out_size) != 2:
+        raise RuntimeError(
+            "There should be exactly two elements (height, width) in output_size, but got "
+            f"{len(out_size)} elements."
+        )
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a tensor with "
+            f"{input.dim()} dimensions."
+        )
+    if nd == 3 and len(out_size) != 3:
+        raise RuntimeError(
+            "There should be exactly three elements (depth, height, width) in output_size, but got "
+            f"{len(out_size)} elements."
+        )
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"max_unpooling{nd}d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty"
+            )
+
+
+def _unpool(input, indices, out_size):
+    """each value of input scattered to its flat index into the out_size planes (the rest zero)"""
+    nd = len(out_size)
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"max_unpool{nd}d\" not implemented for '{scalar_name(input.dtype)}'")
+    out_size = tuple(out_size)
+    lead = tuple(input.shape[:-nd])
+    total = 1
+    for s in out_size:
+        total *= s
+    flat_idx = indices.reshape(lead + (-1,))
+    if flat_idx.numel():
+        lo_i, hi_i = int(flat_idx.min().item()), int(flat_idx.max().item())
+        if lo_i < 0 or hi_i >= total:
+            bad = hi_i if hi_i >= total else lo_i
+            sizes = "x".join(str(s) for s in out_size)
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes})")
+    out = _C.zeros(lead + (total,), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, flat_idx, input.reshape(lead + (-1,)))
+    return out.reshape(lead + out_size)
+
+
+_UNPOOL2D = ["Tensor input, Tensor indices, int[2] output_size"]
+_UNPOOL3D = ["Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding"]
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool1d's partial inverse: each value goes back to its argmax position, the rest are zero. PyTorch's
+    F-level Python (its errors), then its 2-D op on the input with a trailing unit dim."""
+    k = _ntuple(kernel_size, 1)
+    s = _ntuple(stride, 1) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _ntuple(padding, 1), output_size)
+    _check_unpool_size(size)
+    size = list(size) + [1] if isinstance(size, list) else tuple(size) + (1,)
+    x, i = input.unsqueeze(-1), indices.unsqueeze(-1)
+    _argcheck.check_call("max_unpool2d", _UNPOOL2D, (x, i, size), {})
+    _unpool_checks(x, i, size, 2)
+    return _unpool(x, i, size).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool2d's partial inverse: each value goes back to its argmax position, the rest are zero."""
+    k = _ntuple(kernel_size, 2)
+    s = _ntuple(stride, 2) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _ntuple(padding, 2), output_size)
+    _check_unpool_size(size)
+    _argcheck.check_call("max_unpool2d", _UNPOOL2D, (input, indices, size), {})
+    _unpool_checks(input, indices, size, 2)
+    return _unpool(input, indices, size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool3d's partial inverse: each value goes back to its argmax position in D*H*W, the rest are zero;
+    PyTorch's 3-D checks and messages, in its order (output_size in Python first, then the kernel's)."""
+    k = _ntuple(kernel_size, 3)
+    s = _ntuple(stride, 3) if stride is not None else k
+    p = _ntuple(padding, 3)
+    size = _unpool_output_size(input, k, s, p, output_size)
+    _check_unpool_size(size)
+    _argcheck.check_call("max_unpool3d", _UNPOOL3D, (input, indices, size, s, p), {})
+    _unpool_checks(input, indices, size, 3)
+    if len(s) != 3 or len(p) != 3:
+        raise RuntimeError(
+            f"There should be exactly three elements (depth, height, width) in {'stride' if len(s) != 3 else 'padding'}"
+            f", but got: {len(s) if len(s) != 3 else len(p)} elements."
+        )
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(s)}")
+    return _unpool(input, indices, size)
+
+
+def _triple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, x, x)
+
+
+def _lp_norm_type(norm_type):
+    """PyTorch's lp pools: a zero norm refused, an infinite one a max pool (of |x|, or -max of -|x| for -inf)"""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+        if norm_type == float("inf"):
+            return 1
+        if norm_type == -float("inf"):
+            return -1
+    return 0
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p): the power-average pool."""
+    inf = _lp_norm_type(norm_type)
+    if inf:
+        return inf * max_pool1d(inf * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool1d(
+        input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
+    )
+    return (_C.sign(out) * _C.relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each 2-D window of x^p)^(1/p): the power-average pool."""
+    # PyTorch's unpacking: any iterable kernel_size is taken apart (a string, a tensor), a bare value doubled
+    kh, kw = tuple(kernel_size) if isinstance(kernel_size, collections.abc.Iterable) else (kernel_size,) * 2
+    inf = _lp_norm_type(norm_type)
+    if inf:
+        return inf * max_pool2d(inf * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (_C.sign(out) * _C.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+# a plain value where a tensor belongs: PyTorch's TypeError, not the AttributeError the composition meets (the
+# adaptive pools and lp_pool3d are Python in PyTorch, whose AttributeError they keep)
+# the 3-D pools are C++ ops in PyTorch (max_pool3d behind a few lines of Python that pass stride=[] for None):
+# its parser decides every argument's kind first
+_MAX_POOL3D = [
+    "Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False"
+]
+_max_pool3d = max_pool3d
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _argcheck.check_call("max_pool3d_with_indices" if return_indices else "max_pool3d", _MAX_POOL3D,
+                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
+                         True)  # fmt: skip
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+max_pool3d.__doc__ = _max_pool3d.__doc__
+
+
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool3d returning (values, indices)."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+avg_pool3d = _argcheck.parsing(
+    avg_pool3d,
+    [("Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, "
+      "bool count_include_pad=True, int? divisor_override=None")],
+)  # fmt: skip
