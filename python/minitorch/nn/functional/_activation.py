@@ -42,6 +42,48 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _C.leaky_relu(input, negative_slope)
 
 
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu: writes leaky_relu(input) into input and returns it."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    n = weight.numel()
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{n} and channel size = {channels}."
+        )
+    if n == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((channels,) + (1,) * (input.dim() - 2))
+    return _C._where(input > 0, input, w * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training each negative element gets a slope drawn from U(lower, upper);
+    in eval the slope is the mean (lower + upper) / 2."""
+    _floating(input, "leaky_relu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+
+    def fn(x):
+        slopes = _C.empty_like(x).uniform_(lower, upper)
+        return _C._where(x >= 0, x, x * slopes)
+
+    return _write_back(input, fn) if inplace else fn(input)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def threshold(input, threshold, value, inplace=False):
     _number("threshold_" if inplace else "threshold", "threshold", 2, threshold)
     _number("threshold_" if inplace else "threshold", "value", 3, value)
@@ -58,6 +100,11 @@ def threshold(input, threshold, value, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def threshold_(input, threshold, value):
+    """In-place threshold: elements not greater than threshold become value, in input itself."""
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
 def _bound_number(v):
     """a 0-d tensor given as a bound is its number (PyTorch's parser reads a Number), so it never promotes"""
     return v.item() if isinstance(v, _C.Tensor) and v.dim() == 0 else v
@@ -67,6 +114,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
     return _hardtanh(input, min_val, max_val, inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh (PyTorch's C++ hardtanh_, without F.hardtanh's min_val <= max_val check): clamps input
+    to [min_val, max_val] in place and returns it."""
+    return _hardtanh(input, min_val, max_val, True)
 
 
 def _hardtanh(input, min_val, max_val, inplace):
@@ -206,6 +259,14 @@ def elu(input, alpha=1.0, inplace=False):
     return _elu(input, alpha, 1.0, 1.0, inplace)
 
 
+@_argcheck.parses("Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1")
+def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
+    """In-place elu (PyTorch's C++ elu_, with its scale and input_scale): writes
+    scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) into input and returns it."""
+    _floating(input, "elu")
+    return _elu(input, alpha, scale, input_scale, True)
+
+
 def celu(input, alpha=1.0, inplace=False):
     _number("celu_" if inplace else "celu", "alpha", 2, alpha)
     if alpha == 0:
@@ -217,12 +278,22 @@ def celu(input, alpha=1.0, inplace=False):
     return _elu(input, alpha, 1.0, 1.0 / float(alpha), inplace, inv32)
 
 
+def celu_(input, alpha=1.0):
+    """In-place celu: writes celu(input) into input and returns it."""
+    return celu(input, alpha, inplace=True)
+
+
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
     _floating(input, "elu")
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+def selu_(input):
+    """In-place selu: writes selu(input) into input and returns it."""
+    return selu(input, inplace=True)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -249,6 +320,32 @@ def softsign(input):
 
 def tanhshrink(input):
     return input - _C.tanh(input)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
+    _number("softshrink", "lambd", 2, lambd)
+    lambd = _bound_number(lambd)  # a 0-d tensor is its number: a float32 lambd keeps a float16 input float16
+    _floating(input, "softshrink_check", suffix=False)
+    if lambd < 0:
+        kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
+        hi = {_C.float64: "1.79769e+308", _C.float16: "65504", _C.bfloat16: "3.38953e+38"}
+        raise RuntimeError(
+            f"lambda must be in range [0, {hi.get(input.dtype, '3.40282e+38')}] for input dtype "
+            f"{kind.get(input.dtype, 'Float')}, but found {lambd:g}"
+        )
+    # x - clamp(x) is the shrink itself; its gradient is 1 outside [-lambd, lambd] and 0 inside
+    return input - input.clamp(-lambd, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
+    _number("hardshrink", "lambd", 2, lambd)
+    _floating(input, "hardshrink")
+    # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
+    # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
+    keep = (input < -lambd) | (input > lambd)
+    return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
 
 
 def glu(input, dim=-1):
@@ -291,104 +388,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _C.log_softmax(input, dim, dtype=dtype)
 
 
-# ---- activations: in-place spellings, shrinks, PReLU, RReLU
-@_argcheck.parses("Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1")
-def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
-    """In-place elu (PyTorch's C++ elu_, with its scale and input_scale): writes
-    scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) into input and returns it."""
-    _floating(input, "elu")
-    return _elu(input, alpha, scale, input_scale, True)
-
-
-def celu_(input, alpha=1.0):
-    """In-place celu: writes celu(input) into input and returns it."""
-    return celu(input, alpha, inplace=True)
-
-
-def selu_(input):
-    """In-place selu: writes selu(input) into input and returns it."""
-    return selu(input, inplace=True)
-
-
-def leaky_relu_(input, negative_slope=0.01):
-    """In-place leaky_relu: writes leaky_relu(input) into input and returns it."""
-    return leaky_relu(input, negative_slope, inplace=True)
-
-
-def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    """In-place hardtanh (PyTorch's C++ hardtanh_, without F.hardtanh's min_val <= max_val check): clamps input
-    to [min_val, max_val] in place and returns it."""
-    return _hardtanh(input, min_val, max_val, True)
-
-
-def threshold_(input, threshold, value):
-    """In-place threshold: elements not greater than threshold become value, in input itself."""
-    return globals()["threshold"](input, threshold, value, inplace=True)
-
-
-def softshrink(input, lambd=0.5):
-    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
-    _number("softshrink", "lambd", 2, lambd)
-    lambd = _bound_number(lambd)  # a 0-d tensor is its number: a float32 lambd keeps a float16 input float16
-    _floating(input, "softshrink_check", suffix=False)
-    if lambd < 0:
-        kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
-        hi = {_C.float64: "1.79769e+308", _C.float16: "65504", _C.bfloat16: "3.38953e+38"}
-        raise RuntimeError(
-            f"lambda must be in range [0, {hi.get(input.dtype, '3.40282e+38')}] for input dtype "
-            f"{kind.get(input.dtype, 'Float')}, but found {lambd:g}"
-        )
-    # x - clamp(x) is the shrink itself; its gradient is 1 outside [-lambd, lambd] and 0 inside
-    return input - input.clamp(-lambd, lambd)
-
-
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
-    _number("hardshrink", "lambd", 2, lambd)
-    _floating(input, "hardshrink")
-    # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
-    # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
-    keep = (input < -lambd) | (input > lambd)
-    return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
-
-
-def prelu(input, weight):
-    """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
-    channels = input.shape[1] if input.dim() >= 2 else 1
-    n = weight.numel()
-    if n != 1 and n != channels:
-        raise RuntimeError(
-            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-            f"{n} and channel size = {channels}."
-        )
-    if n == 1:
-        w = weight.reshape(())
-    else:
-        w = weight.reshape((channels,) + (1,) * (input.dim() - 2))
-    return _C._where(input > 0, input, w * input)
-
-
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU: in training each negative element gets a slope drawn from U(lower, upper);
-    in eval the slope is the mean (lower + upper) / 2."""
-    _floating(input, "leaky_relu")
-    if lower > upper:
-        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
-
-    def fn(x):
-        slopes = _C.empty_like(x).uniform_(lower, upper)
-        return _C._where(x >= 0, x, x * slopes)
-
-    return _write_back(input, fn) if inplace else fn(input)
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    """In-place rrelu."""
-    return rrelu(input, lower, upper, training, inplace=True)
-
-
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """Samples from the Gumbel-softmax distribution; hard=True returns one-hot samples whose gradient is the
     soft sample's (straight-through)."""
@@ -412,7 +411,11 @@ _argcheck.translate_module(
     ["celu_", "elu_", "hardshrink", "hardtanh_", "leaky_relu_", "logsigmoid", "prelu", "rrelu_", "selu_",
      "softplus", "softshrink", "threshold_"],
 )  # fmt: skip
+
+
 # ...rrelu is Python that hands the tensors and numbers straight to a C++ op (a bool is only a truth value)...
 _argcheck.translate_module(globals(), ["rrelu"], checks="numbers")
+
+
 # ...and these hand their tensors to a C++ op but test their numbers in Python first.
 _argcheck.translate_module(globals(), ["selu", "celu"], checks="tensors")

@@ -6,7 +6,6 @@ from minitorch.nn.functional._conv3d import conv3d, conv_transpose3d
 _nn = _C._nn
 
 
-# ---- convolution and pooling
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _nn.conv1d(input, weight, bias, stride, padding, dilation, groups)
 

@@ -1,11 +1,14 @@
 """nn.functional's distances: cosine_similarity, pairwise_distance and pdist."""
 
+import numpy as np
+
 from minitorch import _C, _argcheck
+from minitorch._composite_math import _zero_norm
+from minitorch._composite_shape import broadcast_tensors
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name
 
 
-# ---- distances
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     # PyTorch's order: broadcast first (a side of size 1 along dim counts once per element of the other), then
     # each norm clamped to eps on its own, then the dot product of the normalized vectors. Only integer inputs
@@ -15,7 +18,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         raise RuntimeError(
             f"expected common dtype to be floating point, yet common dtype is {scalar_name(common)}"
         )
-    from minitorch._composite_shape import broadcast_tensors
 
     if not x1.is_floating_point():
         x1 = x1.to(common)
@@ -31,7 +33,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
-# ---- distances
 def pdist(input, p=2.0):
     """The p-norm distances between the rows of an (N, M) input, upper triangle of the distance matrix in
     row-major order (N * (N - 1) / 2 values)."""
@@ -40,7 +41,6 @@ def pdist(input, p=2.0):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
-    import numpy as np
 
     i, j = np.triu_indices(n, 1)
     if len(i) == 0:
@@ -50,8 +50,6 @@ def pdist(input, p=2.0):
     jj = _tensor(j.astype(np.int64), device=input.device)
     d = input.index_select(0, ii) - input.index_select(0, jj)
     if p == 0:  # PyTorch's kernel counts min(ceil(|d|), 1): a NaN difference gives NaN
-        from minitorch._composite_math import _zero_norm
-
         return _zero_norm(d)
     return d.norm(p, 1)
 

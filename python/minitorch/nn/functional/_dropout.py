@@ -7,7 +7,6 @@ from minitorch import _C
 _nn = _C._nn
 
 
-# ---- dropout
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -58,7 +57,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
 
 
-# ---- dropout of self-normalizing networks
+# dropout of self-normalizing networks (SELU): dropped values become the activation's negative saturation
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""

@@ -2,13 +2,15 @@
 
 import warnings
 
+import numpy as np
+
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
+from minitorch.autograd.grad_mode import no_grad
 
 _nn = _C._nn
 
 
-# ---- sparse
 def _embedding_padding_idx(padding_idx, num_embeddings):
     """padding_idx checked against num_embeddings and made non-negative (F.embedding and nn.Embedding)."""
     if padding_idx is None:
@@ -35,8 +37,6 @@ def embedding(
     if sparse:
         raise NotImplementedError("minitorch has no sparse tensors: use sparse=False (a dense gradient)")
     if max_norm is not None:
-        from minitorch.autograd.grad_mode import no_grad
-
         with no_grad():
             _nn.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     return _embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
@@ -85,7 +85,6 @@ def embedding_bag(
 ):
     """Sums, averages or maxes bags of embedding rows: a 2-D input is one bag per row, a 1-D input is cut into
     bags at `offsets`. padding_idx entries are left out of every bag; an empty bag gives zeros."""
-    import numpy as np
 
     if weight.dtype == _C.int64 and input.is_floating_point():
         warnings.warn(
@@ -140,8 +139,6 @@ def embedding_bag(
             f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub."
         )
     if max_norm is not None:
-        from minitorch.autograd.grad_mode import no_grad
-
         with no_grad():
             _nn.embedding_renorm_(weight, flat.contiguous(), max_norm, norm_type)
     padding_idx = _embedding_padding_idx(padding_idx, weight.shape[0])

@@ -1,5 +1,7 @@
 """nn.functional's sliding blocks: unfold (im2col) and fold (col2im)."""
 
+import numpy as np
+
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name
@@ -97,8 +99,6 @@ def _fold_index(hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, device):
     key = (hp, wp, kh, kw, dh, dw, sh, sw, bh, bw, str(device))
     idx = _FOLD_INDEX.get(key)
     if idx is None:
-        import numpy as np
-
         rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(bh) * sh)[None, None, :, None]
         cols = (np.arange(kw) * dw)[None, :, None, None] + (np.arange(bw) * sw)[None, None, None, :]
         flat = (rows * wp + cols).reshape(-1).astype(np.int64)

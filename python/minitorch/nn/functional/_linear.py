@@ -6,7 +6,6 @@ from minitorch._dtype_names import cpp_name
 _nn = _C._nn
 
 
-# ---- linear
 def linear(input, weight, bias=None):
     return _nn.linear(input, weight, bias)
 

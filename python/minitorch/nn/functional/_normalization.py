@@ -2,13 +2,13 @@
 
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn.functional._padding import pad
 from minitorch.nn.functional._pooling import avg_pool2d
 
 _nn = _C._nn
 
 
-# ---- normalization
 _REDUCED = (_C.bfloat16, _C.float16)
 
 
@@ -131,8 +131,6 @@ def instance_norm(
         out = _nn.group_norm(input.reshape((1, n * c) + tuple(input.shape[2:])), n * c, None, None, eps)
         out = out.reshape(input.shape)
         if running_mean is not None:
-            from minitorch.autograd.grad_mode import no_grad
-
             with no_grad():
                 dims = tuple(range(2, input.dim()))
                 mean = input.mean(dims).mean(0)
@@ -209,7 +207,6 @@ _FINFO_EPS = {
 }
 
 
-# ---- normalization
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps=None is the dtype's
     machine epsilon."""

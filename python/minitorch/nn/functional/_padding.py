@@ -3,7 +3,6 @@
 from minitorch import _C
 from minitorch._creation import tensor as _tensor
 
-# ---- padding
 _NON_CONSTANT_PAD_HELP = (
     "Supported combinations for non-constant padding:\n"
     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"

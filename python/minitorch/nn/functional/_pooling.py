@@ -29,12 +29,56 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool1d returning (values, indices)."""
+    _argcheck.check_call("max_pool1d_with_indices", [
+        "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
+    ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if stride == []:
         stride = None
     if return_indices:
         return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool2d returning (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+# The 3-D pools are composed from the 2-D ones in _conv3d. max_pool3d and avg_pool3d are C++ ops in PyTorch
+# (max_pool3d behind a few lines of Python that pass stride=[] for None): its parser decides every argument's kind
+# first, so a plain value where a tensor belongs raises its TypeError, not the AttributeError the composition
+# meets (the adaptive pools and lp_pool3d are Python in PyTorch, whose AttributeError they keep)
+_MAX_POOL3D = [
+    "Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False"
+]
+_max_pool3d = max_pool3d  # the composition, which the checked max_pool3d below calls
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _argcheck.check_call("max_pool3d_with_indices" if return_indices else "max_pool3d", _MAX_POOL3D,
+                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
+                         True)  # fmt: skip
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+max_pool3d.__doc__ = _max_pool3d.__doc__
+
+
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool3d returning (values, indices)."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -71,6 +115,14 @@ def avg_pool2d(
     return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
+# PyTorch's parser in front, as for max_pool3d
+avg_pool3d = _argcheck.parsing(
+    avg_pool3d,
+    [("Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, "
+      "bool count_include_pad=True, int? divisor_override=None")],
+)  # fmt: skip
+
+
 def adaptive_avg_pool1d(input, output_size):
     return _nn.adaptive_avg_pool1d(input, output_size)
 
@@ -92,6 +144,8 @@ _adaptive_avg_pool2d = _argcheck.parsing(
     "adaptive_avg_pool2d",
     upfront=False,
 )
+
+
 _adaptive_max_pool2d = _argcheck.parsing(
     _nn.adaptive_max_pool2d.__call__,
     ["Tensor input, int[2] output_size"],
@@ -107,29 +161,6 @@ def adaptive_avg_pool2d(input, output_size):
         # for fewer than two)
         return input.mean((-1, -2), keepdim=True)
     return _adaptive_avg_pool2d(input, size)
-
-
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    out, idx = _adaptive_max_pool2d(input, _list_with_default(output_size, input))
-    return (out, idx) if return_indices else out
-
-
-# ---- pooling extras
-def max_pool1d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
-):
-    """max_pool1d returning (values, indices)."""
-    _argcheck.check_call("max_pool1d_with_indices", [
-        "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
-    ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
-
-
-def max_pool2d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
-):
-    """max_pool2d returning (values, indices)."""
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 @_argcheck.parses("Tensor input, int[1] output_size", name="adaptive_max_pool1d")
@@ -150,6 +181,11 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max over L_in / output_size-wide adaptive windows of the last dim; indices too if return_indices."""
     out, idx = _adaptive_max_pool1d(input, output_size)
     return (out, idx) if return_indices else out  # the truth value of return_indices, as PyTorch's dispatch
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out, idx = _adaptive_max_pool2d(input, _list_with_default(output_size, input))
+    return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
@@ -249,6 +285,8 @@ def _unpool(input, indices, out_size):
 
 
 _UNPOOL2D = ["Tensor input, Tensor indices, int[2] output_size"]
+
+
 _UNPOOL3D = ["Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding"]
 
 
@@ -297,10 +335,6 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _unpool(input, indices, size)
 
 
-def _triple(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x, x, x)
-
-
 def _lp_norm_type(norm_type):
     """PyTorch's lp pools: a zero norm refused, an infinite one a max pool (of |x|, or -max of -|x| for -inf)"""
     if isinstance(norm_type, (int, float)):
@@ -336,37 +370,3 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     else:
         out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return (_C.sign(out) * _C.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
-
-
-# a plain value where a tensor belongs: PyTorch's TypeError, not the AttributeError the composition meets (the
-# adaptive pools and lp_pool3d are Python in PyTorch, whose AttributeError they keep)
-# the 3-D pools are C++ ops in PyTorch (max_pool3d behind a few lines of Python that pass stride=[] for None):
-# its parser decides every argument's kind first
-_MAX_POOL3D = [
-    "Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False"
-]
-_max_pool3d = max_pool3d
-
-
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _argcheck.check_call("max_pool3d_with_indices" if return_indices else "max_pool3d", _MAX_POOL3D,
-                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
-                         True)  # fmt: skip
-    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-max_pool3d.__doc__ = _max_pool3d.__doc__
-
-
-def max_pool3d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
-):
-    """max_pool3d returning (values, indices)."""
-    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
-
-
-avg_pool3d = _argcheck.parsing(
-    avg_pool3d,
-    [("Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, "
-      "bool count_include_pad=True, int? divisor_override=None")],
-)  # fmt: skip

@@ -55,7 +55,6 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*batch, c * r * r, h // r, w // r)
 
 
-# ---- channel shuffle
 def channel_shuffle(input, groups):
     """Splits dim 1 into `groups` groups and interleaves them (ShuffleNet): (N, g * k, ...) -> channels
     ordered by (k, g)."""

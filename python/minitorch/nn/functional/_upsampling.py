@@ -1,5 +1,6 @@
 """nn.functional's resizing: interpolate and the legacy upsample spellings."""
 
+import numbers
 import warnings
 
 from minitorch import _C
@@ -13,7 +14,6 @@ _INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | a
 
 
 def _is_integer(x):
-    import numbers
 
     if isinstance(x, _C.Tensor):
         return not x.is_floating_point() and not x.is_complex()

@@ -6,7 +6,6 @@ from minitorch import _C
 from minitorch._dtype_names import scalar_name
 
 
-# ---- activations
 def _floating(input, kernel, suffix=True):
     """PyTorch's NotImplementedError for an activation or loss whose kernel takes only floating inputs."""
     if not input.is_floating_point():
@@ -19,14 +18,6 @@ def _floating_pair(input, target, kernel):
     """_floating for a loss whose kernel runs in the promoted dtype of input and target."""
     if isinstance(target, _C.Tensor) and not _C.result_type(input, target).is_floating_point:
         _floating(input if not input.is_floating_point() else target, kernel)
-
-
-def _single(x):
-    return x[0] if isinstance(x, (tuple, list)) else x
-
-
-def _pair(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x, x)
 
 
 def _ntuple(x, n):
