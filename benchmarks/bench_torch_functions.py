@@ -1,4 +1,4 @@
-"""Sampling and window functions of minitorch/_torch_functions.py on the CPU beside NumPy (and PyTorch when
+"""Sampling and window functions (minitorch/_random.py, _windows.py) on the CPU beside NumPy (and PyTorch when
 installed): normal(mean, std, size), bernoulli(p tensor), Tensor.exponential_ and hann/kaiser windows.
 Printed as a Markdown table with R = t_numpy / t_minitorch (above 1: minitorch is faster).
 

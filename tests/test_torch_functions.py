@@ -1,6 +1,7 @@
-"""torch-namespace extras (minitorch/_torch_functions.py): finfo/iinfo against NumPy, process-wide switches,
-random sampling checked statistically with fixed seeds, window functions against NumPy's, and the torch-level
-spellings of in-place methods and nn.functional ops against their counterparts."""
+"""torch-namespace extras: finfo/iinfo against NumPy (minitorch/_dtype_info.py), process-wide switches
+(_switches.py), random sampling checked statistically with fixed seeds (_random.py), window functions against
+NumPy's (_windows.py), and the torch-level spellings of in-place methods and nn.functional ops against their
+counterparts (_method_spellings.py, _nn_ops.py)."""
 
 import math
 import re

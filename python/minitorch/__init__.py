@@ -41,10 +41,34 @@ from minitorch._creation import as_tensor, is_floating_point, is_tensor, numel, 
 from minitorch.functional import broadcast_shapes, nanmean, nansum, repeat_interleave  # noqa: F401
 from minitorch._ops import *
 from minitorch._ops import __all__ as _ops_all
-from minitorch import _argcheck, _composite_math, _composite_shape, _torch_functions
+from minitorch import _argcheck, _composite_math, _composite_shape
+from minitorch import (
+    _compile,
+    _dtype_info,
+    _factories,
+    _method_spellings,
+    _predicates,
+    _random,
+    _switches,
+    _windows,
+)
+from minitorch.fft import _stft  # torch.stft/istft; also makes minitorch.fft an attribute, as torch.fft is
 
-# the composites we write in Python raise PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)
-for _m in (_composite_shape, _composite_math, _torch_functions):
+# the torch functions we write in Python (each module's __all__) raise PyTorch's TypeError for an argument of the
+# wrong kind (_argcheck.py)
+for _m in (
+    _composite_shape,
+    _composite_math,
+    _dtype_info,
+    _switches,
+    _predicates,
+    _random,
+    _windows,
+    _factories,
+    _method_spellings,
+    _compile,
+    _stft,
+):
     globals().update({_n: _argcheck.translating(getattr(_m, _n), _n) for _n in _m.__all__})
 from minitorch._tensor import _install_tensor_methods
 from minitorch._tensor_str import set_printoptions  # noqa: F401
@@ -64,6 +88,11 @@ cdouble = complex128
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
 from minitorch import amp, cpu, nn  # noqa: F401
+from minitorch import (
+    _nn_ops,
+)  # torch.conv2d, torch.dropout, ...: the torch-level spellings of F's ops, over nn
+
+globals().update({_n: _argcheck.translating(getattr(_nn_ops, _n), _n) for _n in _nn_ops.__all__})
 from minitorch.cuda import amp as _cuda_amp  # torch.cuda.amp, the shim over amp, sits above it
 from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
     celu,

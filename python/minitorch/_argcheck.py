@@ -89,6 +89,15 @@ def _wrong_kind(param, value, strict_bool, error):
     return None
 
 
+def check_tensor(fname, argname, pos, x):
+    """PyTorch's parser's TypeError for a value that is not a tensor where a Tensor argument belongs, for a
+    function written in Python that checks its tensor arguments first."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(
+            f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
 def _translate(fn, fname, method, checks, args, kwargs, error):
     if checks == "tensors" and not isinstance(error, AttributeError):
         return None

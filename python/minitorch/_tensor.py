@@ -2,11 +2,12 @@
 
 import numpy as np
 
-from minitorch import _C, _argcheck, _composite_math, _composite_shape, _torch_functions, autograd
+from minitorch import _C, _argcheck, _composite_math, _composite_shape, _predicates, _random, autograd
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import dtype_name
 from minitorch._tensor_str import tensor_repr
 from minitorch.autograd import RemovableHandle
+from minitorch.fft import _stft
 from minitorch.functional import nanmean, nansum, repeat, repeat_interleave
 from minitorch.utils import dlpack as _dl
 
@@ -108,7 +109,7 @@ def _install_tensor_methods(cls):
     from minitorch.linalg import _decomp  # loaded last by minitorch's __init__, so imported here
 
     owner = {}
-    for mod in (_composite_shape, _composite_math, _torch_functions, _decomp):
+    for mod in (_composite_shape, _composite_math, _predicates, _random, _stft, _decomp):
         for name, fn in mod.TENSOR_METHODS.items():
             if name in cls.__dict__:  # one definition per method: a composite must not shadow another one
                 where = owner.get(name, "the extension")

@@ -9,7 +9,7 @@ every sampler reproducible."""
 
 import math
 
-from minitorch import _C, _argcheck, _composite_shape, _torch_functions
+from minitorch import _C, _argcheck, _composite_shape, _dtype_info
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd import function as _function
 from minitorch.autograd import grad_mode
@@ -108,7 +108,7 @@ def _standard_gamma_sample(alpha):
             u = _rand(a.numel(), a)
             x = _C._where(boost, _C.exp(_C.log(x) + _C.log(u) / a), x)
         x = x.to(alpha.dtype).reshape(shape)
-        return x.clamp(min=_torch_functions.finfo(alpha.dtype).tiny)
+        return x.clamp(min=_dtype_info.finfo(alpha.dtype).tiny)
 
 
 def _iterate(state, step, done, n_out, block=8):
@@ -539,7 +539,7 @@ def sample_dirichlet(input, generator=None):
     with grad_mode.no_grad():
         g = _standard_gamma_sample(input)
         y = g / g.sum(-1, True)
-        fi = _torch_functions.finfo(y.dtype)
+        fi = _dtype_info.finfo(y.dtype)
         return y.clamp(min=fi.tiny, max=1 - fi.eps / 2)
 
 

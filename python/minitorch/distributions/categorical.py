@@ -3,7 +3,7 @@
 import math
 from typing import ClassVar
 
-from minitorch import _C, _composite_shape, _size, _torch_functions
+from minitorch import _C, _composite_shape, _dtype_info, _size
 from minitorch.autograd import grad_mode
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
@@ -119,7 +119,7 @@ class Categorical(Distribution):
 
     def entropy(self):
         """The entropy of each distribution of the batch."""
-        logits = self.logits.clamp(min=_torch_functions.finfo(self.logits.dtype).min)
+        logits = self.logits.clamp(min=_dtype_info.finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):

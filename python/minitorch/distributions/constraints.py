@@ -1,6 +1,6 @@
 """Constraints: the regions where distribution parameters and values are valid (``check`` answers per event)."""
 
-from minitorch import _C, _torch_functions, linalg
+from minitorch import _C, _dtype_info, linalg
 
 __all__ = [
     "Constraint",
@@ -399,7 +399,7 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        tol = _torch_functions.finfo(value.dtype).eps * value.size(-1) * 10
+        tol = _dtype_info.finfo(value.dtype).eps * value.size(-1) * 10
         row_norm = value.detach().pow(2).sum(-1).sqrt()
         unit = ((row_norm - 1.0).abs() <= tol).all(-1)
         return _LowerCholesky().check(value) & unit

@@ -2,7 +2,7 @@
 
 from typing import ClassVar
 
-from minitorch import _C, _size, _torch_functions
+from minitorch import _C, _dtype_info, _size
 from minitorch import _composite_math as _cm
 from minitorch.autograd import grad_mode
 from minitorch.distributions import _sampling, constraints
@@ -42,7 +42,7 @@ class Dirichlet(ExponentialFamily):
         shape = tuple(self._extended_shape(sample_shape))
         g = _sampling._standard_gamma(self.concentration.expand(shape))
         y = g / g.sum(-1, True)
-        fi = _torch_functions.finfo(y.dtype)
+        fi = _dtype_info.finfo(y.dtype)
         # inside the open simplex (log_prob finite), the clamp kept out of the graph as PyTorch's sampler does
         with grad_mode.no_grad():
             y.clamp_(min=fi.tiny, max=1 - fi.eps / 2)

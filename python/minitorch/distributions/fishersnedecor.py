@@ -4,7 +4,7 @@ import math
 import numbers
 from typing import ClassVar
 
-from minitorch import _C, _size, _torch_functions
+from minitorch import _C, _dtype_info, _size
 from minitorch.autograd import grad_mode
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
@@ -67,7 +67,7 @@ class FisherSnedecor(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         x1 = self._gamma1.rsample(sample_shape).view(shape)
         x2 = self._gamma2.rsample(sample_shape).view(shape)
-        tiny = _torch_functions.finfo(x2.dtype).tiny
+        tiny = _dtype_info.finfo(x2.dtype).tiny
         with grad_mode.no_grad():
             x2.clamp_(min=tiny)
         y = x1 / x2

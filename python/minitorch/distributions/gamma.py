@@ -3,7 +3,7 @@
 import numbers
 from typing import ClassVar
 
-from minitorch import _C, _creation, _size, _torch_functions
+from minitorch import _C, _creation, _dtype_info, _size
 from minitorch import _composite_math as _cm
 from minitorch.autograd import grad_mode
 from minitorch.distributions import _sampling, constraints
@@ -62,7 +62,7 @@ class Gamma(ExponentialFamily):
         """A reparameterized sample of shape ``sample_shape + batch_shape + event_shape``: differentiable in the parameters."""
         shape = tuple(self._extended_shape(sample_shape))
         value = _sampling._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        tiny = _torch_functions.finfo(value.dtype).tiny
+        tiny = _dtype_info.finfo(value.dtype).tiny
         # keep draws positive (log_prob finite) without recording the clamp in the graph
         with grad_mode.no_grad():
             value.clamp_(min=tiny)

@@ -3,7 +3,7 @@
 import numbers
 from typing import ClassVar
 
-from minitorch import _C, _size, _torch_functions
+from minitorch import _C, _dtype_info, _size
 from minitorch.autograd import grad_mode
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
@@ -79,7 +79,7 @@ class Geometric(Distribution):
     def sample(self, sample_shape=()):
         """``floor(log U / log(1 - p))``: the inverse cdf of a uniform in (0, 1]."""
         shape = tuple(self._extended_shape(sample_shape))
-        tiny = _torch_functions.finfo(self.probs.dtype).tiny
+        tiny = _dtype_info.finfo(self.probs.dtype).tiny
         with grad_mode.no_grad():
             u = _C.rand(shape, dtype=self.probs.dtype, device=self.probs.device).clamp(min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()

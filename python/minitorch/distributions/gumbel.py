@@ -4,7 +4,7 @@ import math
 import numbers
 from typing import ClassVar
 
-from minitorch import _C, _torch_functions
+from minitorch import _C, _dtype_info
 from minitorch.distributions import constraints
 from minitorch.distributions.transformed_distribution import TransformedDistribution
 from minitorch.distributions.transforms import AffineTransform, ExpTransform
@@ -23,7 +23,7 @@ class Gumbel(TransformedDistribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        fi = _torch_functions.finfo(self.loc.dtype)
+        fi = _dtype_info.finfo(self.loc.dtype)
         if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
             base = Uniform(fi.tiny, 1 - fi.eps, validate_args=validate_args)
         else:

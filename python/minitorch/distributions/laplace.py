@@ -3,7 +3,7 @@
 import numbers
 from typing import ClassVar
 
-from minitorch import _C, _size, _torch_functions
+from minitorch import _C, _dtype_info, _size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.utils import broadcast_all
@@ -53,7 +53,7 @@ class Laplace(Distribution):
     def rsample(self, sample_shape=()):
         """A reparameterized sample of shape ``sample_shape + batch_shape + event_shape``: differentiable in the parameters."""
         shape = self._extended_shape(sample_shape)
-        eps = _torch_functions.finfo(self.loc.dtype).eps
+        eps = _dtype_info.finfo(self.loc.dtype).eps
         # u uniform on (eps - 1, 1): |u| < 1 keeps log1p(-|u|) finite
         u = _C.rand(tuple(shape), dtype=self.loc.dtype, device=self.loc.device) * (2 - eps) + (eps - 1)
         return self.loc - self.scale * u.sign() * _C.log1p(-u.abs())

@@ -4,7 +4,7 @@ by the onion method (Lewandowski, Kurowicka and Joe, 2009, section 3)."""
 import math
 from typing import ClassVar
 
-from minitorch import _C, _composite_shape, _size, _torch_functions, special
+from minitorch import _C, _composite_shape, _dtype_info, _size, special
 from minitorch.autograd import grad_mode
 from minitorch.distributions import constraints
 from minitorch.distributions.beta import Beta
@@ -57,7 +57,7 @@ class LKJCholesky(Distribution):
             # the first row has no strictly-lower entries: its direction is empty (0, not 0 / 0)
             direction = _C._where(norm > 0, u / _C._where(norm > 0, norm, 1.0), 0.0)
             w = y.sqrt() * direction
-            tiny = _torch_functions.finfo(w.dtype).tiny
+            tiny = _dtype_info.finfo(w.dtype).tiny
             diag = (1 - w.pow(2).sum(-1)).clamp(min=tiny).sqrt()
             return w + _composite_shape.diag_embed(diag)
 

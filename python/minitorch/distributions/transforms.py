@@ -3,7 +3,7 @@
 import math
 import numbers
 
-from minitorch import _C, _composite_shape, _size, _torch_functions, linalg
+from minitorch import _C, _composite_shape, _dtype_info, _size, linalg
 from minitorch import functional as _functional
 from minitorch.distributions import constraints
 from minitorch.distributions.utils import (
@@ -40,7 +40,7 @@ __all__ = [
 
 
 def _finfo(dtype):
-    return _torch_functions.finfo(dtype)
+    return _dtype_info.finfo(dtype)
 
 
 class Transform:

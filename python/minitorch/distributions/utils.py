@@ -3,7 +3,7 @@
 import functools
 import numbers
 
-from minitorch import _C, _composite_shape, _creation, _torch_functions
+from minitorch import _C, _composite_shape, _creation, _dtype_info
 from minitorch.autograd import grad_mode
 
 __all__ = [
@@ -54,7 +54,7 @@ def _sum_rightmost(value, dim):
 
 def finfo(dtype):
     """Machine limits of a floating dtype (minitorch.finfo)."""
-    return _torch_functions.finfo(dtype)
+    return _dtype_info.finfo(dtype)
 
 
 def clamp_probs(probs):

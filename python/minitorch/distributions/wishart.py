@@ -5,7 +5,7 @@ import math
 import numbers
 import warnings
 
-from minitorch import _C, _composite_shape, _creation, _size, _torch_functions, linalg, special
+from minitorch import _C, _composite_shape, _creation, _dtype_info, _size, linalg, special
 from minitorch import functional as _functional
 from minitorch.distributions import constraints
 from minitorch.distributions.chi2 import Chi2
@@ -163,7 +163,7 @@ class Wishart(ExponentialFamily):
 
     def _bartlett_sampling(self, sample_shape):
         p = self._event_shape[-1]
-        eps = _torch_functions.finfo(self._unbroadcasted_scale_tril.dtype).eps
+        eps = _dtype_info.finfo(self._unbroadcasted_scale_tril.dtype).eps
         diag = self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=eps)
         normal = _C.randn(
             tuple(sample_shape) + tuple(self._batch_shape) + (p, p), dtype=diag.dtype, device=diag.device

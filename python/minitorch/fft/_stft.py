@@ -7,6 +7,8 @@ from minitorch import _C
 from minitorch._dtype_names import scalar_name
 from minitorch.fft._prims import c2c, c2r, r2c
 
+__all__ = ["istft", "stft"]
+
 _BY_ROOT_N, _NONE, _BY_N = 1, 0, 2
 
 
@@ -276,3 +278,7 @@ def istft(
         pad_shape[-1] = end - total
         y = _C.cat([y, _C.zeros(pad_shape, dtype=y.dtype, device=y.device)], -1)
     return y
+
+
+# Tensor methods installed by minitorch/_tensor.py (name -> function taking the tensor first)
+TENSOR_METHODS = {"stft": stft, "istft": istft}

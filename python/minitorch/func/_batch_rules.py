@@ -19,7 +19,7 @@ so a value that is itself batched at an outer level dispatches again. The famili
 import re
 
 from minitorch import _C
-from minitorch._torch_functions import get_rng_state, set_rng_state
+from minitorch._random import get_rng_state, set_rng_state
 from minitorch.func._batched import (
     RULES,
     STATE,

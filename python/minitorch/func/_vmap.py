@@ -11,7 +11,7 @@ import functools
 import types
 
 from minitorch import _C
-from minitorch._torch_functions import get_rng_state, set_rng_state
+from minitorch._random import get_rng_state, set_rng_state
 from minitorch.func import _batch_rules
 from minitorch.func._batched import STATE, BatchedTensor, Level, call, dispatch, key_of
 from minitorch.func._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten

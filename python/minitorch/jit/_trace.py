@@ -15,7 +15,7 @@ import threading
 import warnings
 
 from minitorch import _C
-from minitorch._torch_functions import get_rng_state, set_rng_state
+from minitorch._random import get_rng_state, set_rng_state
 from minitorch.fx.node import map_aggregate
 from minitorch.fx.proxy import Proxy
 from minitorch.jit._script import RecursiveScriptModule, ScriptFunction, _ConstantTracer

@@ -1,0 +1,109 @@
+"""torch factories written in Python: logspace, empty_strided and asarray (tensor/as_tensor are in _creation)."""
+
+from minitorch import _C, _argcheck, _creation
+from minitorch._dtype_names import scalar_name
+from minitorch.autograd import grad_mode
+
+__all__ = ["asarray", "empty_strided", "logspace"]
+
+
+def _write_out(result, out):
+    if out is None:
+        return result
+    with grad_mode.no_grad():
+        out.copy_(result)
+    return out
+
+
+_LOGSPACE = (
+    "{} start, {} end, int steps, float base=10.0, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool pin_memory=False, bool requires_grad=False"
+)
+
+
+@_argcheck.parses(*(_LOGSPACE.format(a, b) for a in ("Tensor", "Scalar") for b in ("Tensor", "Scalar")))
+def logspace(
+    start,
+    end,
+    steps,
+    base=10.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+):
+    """steps values base ** e for e evenly spaced from start to end (both included), the power in float64
+    then cast to dtype (an integer dtype truncates, as PyTorch's does)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    for what, v in (("start", start), ("end", end)):
+        if isinstance(v, _C.Tensor) and v.dim() != 0:
+            raise RuntimeError(
+                f"logspace only supports 0-dimensional start and end tensors, but got {what} with {v.dim()} "
+                "dimension(s)."
+            )
+    if out is not None:
+        dtype, device = dtype or out.dtype, device or out.device
+    dtype = dtype or _C.get_default_dtype()
+    # PyTorch's kernel: the exponents spaced in the result's float dtype (float32 2147483647 is 2^31, even,
+    # so (-1.5) ** it is +inf), the power taken in double and rounded once; integer dtypes space in double
+    spaced = dtype if dtype.is_floating_point else _C.float64
+    e = _C.linspace(start, end, steps, dtype=spaced, device=device).to(_C.float64)
+    r = _C.pow(float(base), e).to(dtype)
+    if requires_grad:
+        r.requires_grad_(True)
+    return _write_out(r, out)
+
+
+def empty_strided(
+    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """An uninitialized tensor with the given sizes and strides, over storage just large enough for them."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
+        )
+    n = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    r = _C.empty(n, dtype=dtype, device=device).as_strided(size, stride)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+def _is_numpy(obj):
+    return type(obj).__module__ == "numpy" and hasattr(obj, "__array_interface__")
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """obj as a tensor: a tensor itself (or a NumPy array's memory, shared) when dtype and device allow and
+    copy is not True; a copy when copy=True; copy=False where a copy is needed raises ValueError."""
+    if isinstance(obj, _C.Tensor):
+        src = obj
+    elif _is_numpy(obj) and getattr(obj, "ndim", 0) > 0:
+        src = _C.from_numpy(obj) if obj.flags.writeable and obj.dtype.isnative else _creation.tensor(obj)
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        r = _creation.tensor(obj, dtype=dtype, device=device)
+        return r.requires_grad_(True) if requires_grad else r
+    want_dtype = dtype or src.dtype
+    want_device = _C.device(device) if device is not None else src.device
+    if copy is False:
+        if want_dtype != src.dtype:
+            raise ValueError(
+                f"can't alias tensor with dtype '{scalar_name(src.dtype)}' into dtype "
+                f"'{scalar_name(want_dtype)}'."
+            )
+        if want_device.type != src.device.type:
+            raise ValueError(f"can't alias tensor on device '{src.device}' into device '{want_device}'.")
+    r = src.to(dtype=want_dtype, device=want_device)
+    if copy and r is src:
+        r = src.clone()
+    if r is obj and not requires_grad:
+        return r
+    if requires_grad:
+        r = r.detach() if r is obj else r
+        r.requires_grad_(True)
+    return r

@@ -1,0 +1,241 @@
+"""The torch-level spellings of nn.functional ops (torch.conv2d, torch.dropout, torch.layer_norm, torch.embedding,
+torch.kl_div, ...), with ATen's signatures: argument order, int reductions, train flags."""
+
+import builtins
+
+from minitorch import _C, _argcheck
+from minitorch.nn import functional as _F
+
+# the functions defined below; _reuse and _reuse_dropout add the ones they make
+__all__ = [
+    "adaptive_max_pool1d",
+    "batch_norm",
+    "binary_cross_entropy_with_logits",
+    "constant_pad_nd",
+    "cosine_embedding_loss",
+    "embedding",
+    "feature_dropout",
+    "feature_dropout_",
+    "group_norm",
+    "hinge_embedding_loss",
+    "instance_norm",
+    "kl_div",
+    "layer_norm",
+    "margin_ranking_loss",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "poisson_nll_loss",
+    "triplet_margin_loss",
+]
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(fname, pos, reduction):
+    # the torch-level losses take ATen's reduction enum (0 none, 1 mean, 2 sum), not F's strings
+    if not isinstance(reduction, builtins.int) or isinstance(reduction, builtins.bool):
+        raise TypeError(
+            f"{fname}(): argument 'reduction' (position {pos}) must be int, not {type(reduction).__name__}"
+        )
+    if reduction not in (0, 1, 2):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _reuse(name, fname=None):
+    def fn(*args, **kwargs):
+        return getattr(_F, fname or name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}: the same arguments and result as torch.nn.functional.{fname or name}."
+    globals()[name] = fn
+    __all__.append(name)
+
+
+for _name in (
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "bilinear",
+):
+    _reuse(_name)
+del _name
+
+
+def _feature_mask(input, p):
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    keep = _C.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    return keep.div_(1 - p) if p < 1 else keep
+
+
+def _check_p(p):
+    # the torch.* spellings are ATen's: RuntimeError, the number as C++ prints it (F.* raise ValueError)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
+def _reuse_dropout(name, fname, inplace):
+    """torch.<name>(input, p, train): F.<fname> after ATen's check of p, in place when the name ends in _."""
+    extra = {"inplace": True} if inplace else {}
+
+    def fn(input, p, train):
+        if not isinstance(train, bool):  # ATen's signature takes a bool, not an int
+            raise TypeError(
+                f"{name}(): argument 'train' (position 3) must be bool, not {type(train).__name__}"
+            )
+        _check_p(p)
+        return getattr(_F, fname)(input, p, train, **extra)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (
+        f"torch.{name}(input, p, train): torch.nn.functional.{fname}{' in place' if inplace else ''}."
+    )
+    globals()[name] = fn
+    __all__.append(name)
+
+
+for _fname in ("dropout", "alpha_dropout", "feature_alpha_dropout"):
+    _reuse_dropout(_fname, _fname, False)
+    _reuse_dropout(_fname + "_", _fname, True)
+del _fname
+
+
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (dims 2 and on of an (N, C, ...) input), scaled by 1 / (1 - p), when train."""
+    _check_p(p)
+    if not train or p == 0:
+        return input
+    return input * _feature_mask(input, p)
+
+
+def feature_dropout_(input, p, train):
+    """In-place feature_dropout."""
+    _check_p(p)
+    if not train or p == 0:
+        return input
+    return input.mul_(_feature_mask(input, p))
+
+
+@_argcheck.parses(
+    "Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+    "bool cudnn_enable=True"
+)
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """Layer normalization with torch's signature; cudnn_enable is accepted and ignored."""
+    return _C._nn.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@_argcheck.parses(
+    "Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+    "bool cudnn_enabled=True"
+)
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """Group normalization with torch's signature; cudnn_enabled is accepted and ignored. Without F's Python
+    checks: ATen reads the batch and channel sizes first (an IndexError for fewer than 2 dims)."""
+    input.size(0), input.size(1)
+    return _F._group_norm_op(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """Batch normalization with torch's argument order (weight and bias before the running statistics)."""
+    return _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(
+    input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled
+):
+    """Instance normalization with torch's argument order (weight and bias before the running statistics)."""
+    return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """Embedding lookup with torch's argument order (weight first); a negative padding_idx means none."""
+    pidx = padding_idx if padding_idx is not None and padding_idx >= 0 else None
+    return _F.embedding(indices, weight, pidx, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """1-D max pooling with torch's signature (an empty stride means the kernel size)."""
+    return _F.max_pool1d(
+        input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode
+    )
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """2-D max pooling with torch's signature (an empty stride means the kernel size)."""
+    return _F.max_pool2d(
+        input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode
+    )
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """3-D max pooling with torch's signature (an empty stride means the kernel size)."""
+    return _F.max_pool3d(
+        input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode
+    )
+
+
+def adaptive_max_pool1d(input, output_size):
+    """1-D adaptive max pooling: torch's spelling returns (values, indices)."""
+    return tuple(_F._adaptive_max_pool1d(input, output_size))
+
+
+def constant_pad_nd(input, pad, value=0):
+    """Pads with a constant: F.pad(input, pad, 'constant', value)."""
+    return _F.pad(input, tuple(pad), "constant", value)
+
+
+# The torch.* spellings of these losses leave the loss unreduced when `reduction` is omitted (PyTorch 2.15's
+# binding reads the schema's `reduction=Mean` default as 0; measured, the differential fuzzer found it), while
+# the F.* spellings default to "mean". Ours follow both.
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """F.binary_cross_entropy_with_logits with torch's signature (pos_weight fourth, reduction an int:
+    0 none, 1 mean, 2 sum)."""
+    red = _reduction("binary_cross_entropy_with_logits", 5, reduction)
+    return _F.binary_cross_entropy_with_logits(input, target, weight, reduction=red, pos_weight=pos_weight)
+
+
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """F.kl_div with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    return _F.kl_div(input, target, reduction=_reduction("kl_div", 3, reduction), log_target=log_target)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """F.cosine_embedding_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    red = _reduction("cosine_embedding_loss", 5, reduction)
+    return _F.cosine_embedding_loss(input1, input2, target, margin, reduction=red)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """F.hinge_embedding_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    red = _reduction("hinge_embedding_loss", 4, reduction)
+    return _F.hinge_embedding_loss(input, target, margin, reduction=red)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """F.margin_ranking_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    red = _reduction("margin_ranking_loss", 5, reduction)
+    return _F.margin_ranking_loss(input1, input2, target, margin, reduction=red)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """F.poisson_nll_loss with torch's signature (every argument positional, reduction an int)."""
+    red = _reduction("poisson_nll_loss", 6, reduction)
+    return _F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=red)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
+    """F.triplet_margin_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    red = _reduction("triplet_margin_loss", 8, reduction)
+    return _F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=red)

@@ -1,0 +1,52 @@
+"""torch.is_complex, is_nonzero, is_signed, is_same_size and typename: questions about a tensor (the last three
+are Tensor methods too) or about any object's type."""
+
+import builtins
+
+from minitorch import _C, _argcheck
+
+__all__ = ["is_complex", "is_nonzero", "is_same_size", "is_signed", "typename"]
+
+
+def typename(obj):
+    """The type name PyTorch prints: 'torch.FloatTensor' (or 'torch.cuda.FloatTensor') for a tensor, the
+    qualified class name otherwise."""
+    if isinstance(obj, _C.Tensor):
+        return obj.type()
+    module = ""
+    cls = getattr(obj, "__class__", type(obj))
+    if getattr(cls, "__module__", "builtins") not in ("builtins", "__builtin__", None):
+        module = cls.__module__ + "."
+    # minitorch's classes answer with PyTorch's module paths, so code that compares the strings works
+    if module.startswith("minitorch."):
+        module = "torch." + module[len("minitorch.") :]
+    return module + getattr(cls, "__qualname__", cls.__name__)
+
+
+def is_complex(input):
+    """True for a complex64/complex128 tensor."""
+    _argcheck.check_tensor("is_complex", "input", 1, input)
+    return input.dtype.is_complex
+
+
+def is_nonzero(input):
+    """The truth value of a one-element tensor; an error for an empty or a larger one."""
+    _argcheck.check_tensor("is_nonzero", "input", 1, input)
+    return builtins.bool(input)
+
+
+def is_signed(input):
+    """True when the tensor's dtype can hold negative values."""
+    _argcheck.check_tensor("is_signed", "input", 1, input)
+    return input.dtype.is_signed
+
+
+def is_same_size(input, other):
+    """True when the two tensors have the same shape."""
+    _argcheck.check_tensor("is_same_size", "input", 1, input)
+    _argcheck.check_tensor("is_same_size", "other", 2, other)
+    return tuple(input.shape) == tuple(other.shape)
+
+
+# Tensor methods installed by minitorch/_tensor.py (name -> function taking the tensor first)
+TENSOR_METHODS = {"is_nonzero": is_nonzero, "is_signed": is_signed, "is_same_size": is_same_size}

@@ -1,0 +1,204 @@
+"""Random numbers at torch level: the sampling functions PyTorch has as ops (normal, bernoulli and the in-place
+Tensor samplers exponential_, log_normal_, cauchy_, geometric_) and the default generator's state."""
+
+import builtins
+import math
+
+from minitorch import _C, _argcheck
+from minitorch import functional as _functional
+from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch._factories import _write_out
+from minitorch.autograd import grad_mode
+
+__all__ = ["bernoulli", "get_rng_state", "normal", "set_rng_state"]
+
+
+def _std_fmt(v):
+    return f"{v:g}"
+
+
+def _check_float(t, what):
+    if not t.dtype.is_floating_point:
+        kind = "cuda" if t.is_cuda else "cpu"
+        raise NotImplementedError(f"\"{what}_{kind}\" not implemented for '{scalar_name(t.dtype)}'")
+
+
+def normal(
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Normal samples, PyTorch's four overloads: normal(Tensor mean, Tensor std), normal(Tensor mean,
+    float std=1), normal(float mean, Tensor std) (element-wise means and standard deviations, broadcast), and
+    normal(float mean, float std, size, *, dtype, device, requires_grad) (a new tensor of that size)."""
+    mean_t, std_t = isinstance(mean, _C.Tensor), isinstance(std, _C.Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError(
+                f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                f"{type(std).__name__}), but expected one of:\n"
+                " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+                " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+                "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device "
+                "= None, bool pin_memory = False, bool requires_grad = False)\n"
+            )
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
+        if isinstance(size, builtins.int):
+            size = (size,)
+        if out is not None:
+            dtype, device = dtype or out.dtype, device or out.device
+        z = _C.randn(tuple(size), generator=generator, dtype=dtype, device=device)
+        if mean != 0 or std != 1:
+            z.mul_(std).add_(mean)
+        return _write_out(z.requires_grad_(requires_grad) if requires_grad else z, out)
+    if size is not None:
+        raise TypeError("normal(): a size is taken only with float mean and float std")
+    ref = mean if mean_t else std
+    _check_float(ref, "normal_kernel")
+    if std_t:
+        if builtins.bool((std < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
+    shape = _functional.broadcast_shapes(
+        tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
+    )
+    z = _C.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+    # written as mean + std * z, the result carries gradients to a mean and std that require them; its dtype
+    # is the tensor mean's (else std's), as PyTorch's output like mean: a bfloat16 std keeps a float16 mean
+    r = mean + std * z
+    return _write_out(r if r.dtype == ref.dtype else r.to(ref.dtype), out)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples with probabilities `input` (element-wise, each in [0, 1]), or with the one probability p
+    in a tensor shaped like input; the result has input's dtype."""
+    _argcheck.check_tensor("bernoulli", "input", 1, input)
+    if p is not None:
+        r = _C.empty_like(input).bernoulli_(p, generator=generator)
+        return _write_out(r, out)
+    if not input.dtype.is_floating_point:
+        kind = "cuda" if input.is_cuda else "cpu"
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_{kind}_p_\" not implemented for '{scalar_name(input.dtype)}'"
+        )
+    with grad_mode.no_grad():
+        if not builtins.bool(((input >= 0) & (input <= 1)).all()):
+            raise RuntimeError(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+                "improved?  If so, please report an enhancement request to PyTorch.)"
+            )
+        # float32 draws at least: a float16 uniform rounds up to 1.0 too often to compare against p
+        cdtype = input.dtype if input.dtype == _C.float64 else _C.float32
+        u = _C.rand(tuple(input.shape), generator=generator, dtype=cdtype, device=input.device)
+        r = (u < input.to(cdtype)).to(input.dtype)
+    return _write_out(r, out)
+
+
+def _tensor_bernoulli(self, p=None, *, generator=None):
+    """Bernoulli samples with probabilities self (p=None) or the one probability p; see torch.bernoulli."""
+    if p is not None and not isinstance(p, (builtins.int, builtins.float)):
+        raise TypeError(
+            f"bernoulli() received an invalid combination of arguments - got ({type(p).__name__}), but "
+            "expected one of:\n * (*, torch.Generator generator = None)\n"
+            " * (float p, *, torch.Generator generator = None)\n"
+        )
+    return bernoulli(self, p, generator=generator)
+
+
+def _continuous(self, dist):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{dist} distribution is a continuous probability distribution. dtype must be a floating point "
+            f"but you specified {scalar_name(self.dtype)}"
+        )
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1)."""
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_std_fmt(lambd)}")
+    _continuous(self, "Exponential")
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
+        w.uniform_(generator=generator).neg_().log1p_().mul_(-1.0 / lambd)
+        self.copy_(w)
+    return self
+
+
+def _work_dtype(self):
+    return _C.float64 if self.dtype == _C.float64 else _C.float32
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fills self with log-normal samples: exp(X) for X ~ Normal(mean, std)."""
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_std_fmt(std)}")
+    _check_float(self, "log_normal")
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
+        w.normal_(mean, std, generator=generator).exp_()
+        self.copy_(w)
+    return self
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fills self with Cauchy(median, sigma) samples, median + sigma * tan(pi * (U - 1/2))."""
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_std_fmt(sigma)}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a floating point "
+            f"but you specified {cpp_name(self.dtype)}"
+        )
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
+        w.uniform_(generator=generator).sub_(0.5).mul_(math.pi).tan_().mul_(sigma).add_(median)
+        self.copy_(w)
+    return self
+
+
+def geometric_(self, p, *, generator=None):
+    """Fills self with Geometric(p) samples: the number of Bernoulli(p) trials up to the first success
+    (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed."""
+    if not 0.0 < p < 1.0:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_std_fmt(p)}")
+    with grad_mode.no_grad():
+        w = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device)
+        # U = 0 (probability 2**-53) would give 0 trials; the support starts at 1
+        w.uniform_(generator=generator).neg_().log1p_().div_(math.log1p(-p)).ceil_().clamp_(min=1.0)
+        self.copy_(w)
+    return self
+
+
+def get_rng_state():
+    """The state of the default CPU generator, as a 16-byte uint8 tensor (for set_rng_state)."""
+    return _C.default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restores the default CPU generator to a state from get_rng_state(): the same numbers follow again."""
+    if not isinstance(new_state, _C.Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+    _C.default_generator.set_state(new_state)
+
+
+# Tensor methods installed by minitorch/_tensor.py (name -> function taking the tensor first)
+TENSOR_METHODS = {
+    "bernoulli": _tensor_bernoulli,
+    "exponential_": exponential_,
+    "log_normal_": log_normal_,
+    "cauchy_": cauchy_,
+    "geometric_": geometric_,
+}

@@ -1,0 +1,105 @@
+"""PyTorch's process-wide switches: deterministic algorithms, warn-always, inter-op threads and flush-denormal."""
+
+import builtins
+import os
+
+__all__ = [
+    "are_deterministic_algorithms_enabled",
+    "get_deterministic_debug_mode",
+    "get_num_interop_threads",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "is_warn_always_enabled",
+    "set_deterministic_debug_mode",
+    "set_flush_denormal",
+    "set_num_interop_threads",
+    "set_warn_always",
+    "use_deterministic_algorithms",
+]
+
+
+# Our kernels give the same result run to run except CUDA scatter/index_put with accumulate (atomics): the
+# flags are recorded for code that reads them back. They are separate from backends.cudnn.deterministic, as
+# in PyTorch (cuDNN's convolutions honour either).
+_state = {"deterministic": False, "warn_only": False, "warn_always": False, "interop_threads": None}
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Records whether deterministic algorithms are required (PyTorch's process-wide flag). minitorch's ops
+    are deterministic except CUDA scatter/index_put with accumulate, which do not check the flag."""
+    if not isinstance(mode, builtins.bool):
+        raise TypeError(
+            "_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
+            f"{type(mode).__name__}"
+        )
+    if not isinstance(warn_only, builtins.bool):
+        raise TypeError(
+            "_set_deterministic_algorithms(): argument 'warn_only' must be bool, not "
+            f"{type(warn_only).__name__}"
+        )
+    _state["deterministic"] = mode
+    _state["warn_only"] = warn_only if mode else False
+
+
+def are_deterministic_algorithms_enabled():
+    """True after use_deterministic_algorithms(True)."""
+    return _state["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    """True after use_deterministic_algorithms(True, warn_only=True)."""
+    return _state["warn_only"]
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """The determinism flags by one value: 'default'/0 (off), 'warn'/1 (on, warn only), 'error'/2 (on)."""
+    if isinstance(debug_mode, str):
+        names = ("default", "warn", "error")
+        if debug_mode not in names:
+            raise RuntimeError(
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                f"{debug_mode}"
+            )
+        debug_mode = names.index(debug_mode)
+    elif isinstance(debug_mode, builtins.int) and not isinstance(debug_mode, builtins.bool):
+        if debug_mode not in (0, 1, 2):
+            raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    else:
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    """0 when determinism is off, 1 when it only warns, 2 when it is required (see set_deterministic_debug_mode)."""
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2
+
+
+def set_warn_always(b):
+    """Records PyTorch's warn-always flag (warnings that fire once per process would fire every time)."""
+    _state["warn_always"] = builtins.bool(b)
+
+
+def is_warn_always_enabled():
+    """The flag set by set_warn_always."""
+    return _state["warn_always"]
+
+
+def get_num_interop_threads():
+    """Threads for inter-op parallelism. minitorch runs ops one after another on the calling thread (the
+    intra-op pool is get_num_threads); this reports the value set, else the core count, as PyTorch's default."""
+    n = _state["interop_threads"]
+    return n if n is not None else (os.cpu_count() or 1)
+
+
+def set_num_interop_threads(num):
+    """Records the inter-op thread count (see get_num_interop_threads); it must be positive."""
+    if not isinstance(num, builtins.int) or num <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    _state["interop_threads"] = num
+
+
+def set_flush_denormal(mode):
+    """PyTorch sets the CPU's flush-to-zero mode here; minitorch cannot set it, so this returns False (as
+    PyTorch does on a CPU without the mode) and subnormal numbers keep their values."""
+    return False

@@ -1,0 +1,170 @@
+"""torch's window functions (hann, hamming, blackman, bartlett, kaiser), computed in float64 then cast."""
+
+import builtins
+import math
+
+from minitorch import _C, _creation, _device
+from minitorch._dtype_names import cpp_name
+
+__all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
+
+
+def _window_checks(name, window_length, dtype):
+    if not isinstance(window_length, builtins.int) or isinstance(window_length, builtins.bool):
+        raise TypeError(
+            f"{name}(): argument 'window_length' (position 1) must be int, not {type(window_length).__name__}"
+        )
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+    if dtype is not None and not dtype.is_floating_point:
+        dev = _device.get_default_device()
+        raise RuntimeError(
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype={cpp_name(dtype)}, "
+            f"device={dev}, layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
+            "memory_format=(nullopt))"
+        )
+
+
+def _window(name, window_length, periodic, dtype, device, requires_grad, formula):
+    """formula(x) maps x = n / (N - 1) in [0, 1] (float64 tensor) to the symmetric window's values."""
+    _window_checks(name, window_length, dtype)
+    dtype = dtype or _C.get_default_dtype()
+    if window_length <= 1:
+        w = _C.ones(window_length, dtype=dtype, device=device)
+    else:
+        # a periodic window is the symmetric one of length + 1 without its last point
+        denom = window_length if periodic else window_length - 1
+        x = _C.arange(window_length, dtype=_C.float64, device=device) / denom
+        w = formula(x).to(dtype)
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def hann_window(
+    window_length,
+    periodic=True,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Hann window: 0.5 - 0.5 cos(2 pi n / (N - 1)), N = window_length + 1 when periodic (the default, for
+    stft) else window_length. Computed in float64, then cast to dtype (default: the default dtype)."""
+    return _window(
+        "hann_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        lambda x: 0.5 - 0.5 * (2 * math.pi * x).cos(),
+    )
+
+
+def hamming_window(
+    window_length,
+    periodic=True,
+    alpha=0.54,
+    beta=0.46,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Hamming window: alpha - beta cos(2 pi n / (N - 1)), N = window_length + 1 when periodic (the
+    default) else window_length."""
+    return _window(
+        "hamming_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        lambda x: alpha - beta * (2 * math.pi * x).cos(),
+    )
+
+
+def blackman_window(
+    window_length,
+    periodic=True,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Blackman window: 0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)), N = window_length + 1
+    when periodic (the default) else window_length."""
+    return _window(
+        "blackman_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        lambda x: 0.42 - 0.5 * (2 * math.pi * x).cos() + 0.08 * (4 * math.pi * x).cos(),
+    )
+
+
+def bartlett_window(
+    window_length,
+    periodic=True,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Bartlett (triangular) window: 1 - |2n / (N - 1) - 1|, N = window_length + 1 when periodic (the
+    default) else window_length."""
+    return _window(
+        "bartlett_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        lambda x: 1 - (2 * x - 1).abs(),
+    )
+
+
+def _i0(x):
+    """Modified Bessel function I0 of a non-negative float64 tensor: its power series sum ((x/2)^k / k!)^2,
+    summed until the terms stop adding anything. The terms peak near k = x/2, so about x + 40 of them are
+    enough; for x above ~700 I0 overflows float64, as PyTorch's does."""
+    q = (x * 0.5) ** 2
+    term = _C.ones_like(x)
+    total = _C.ones_like(x)
+    k = 1
+    limit = float(x.max()) + 60 if x.numel() else 0
+    while k < limit:
+        term = term * q / (k * k)
+        total = total + term
+        k += 1
+    return total
+
+
+def kaiser_window(
+    window_length,
+    periodic=True,
+    beta=12.0,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Kaiser window: I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta), N = window_length + 1 when
+    periodic (the default) else window_length; I0 by its power series in float64."""
+
+    def formula(x):
+        arg = beta * (1 - (2 * x - 1) ** 2).clamp(min=0).sqrt()
+        return _i0(arg) / _i0(_creation.tensor([float(beta)], dtype=_C.float64, device=x.device))
+
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)
