@@ -88,9 +88,9 @@ cdouble = complex128
 
 from minitorch import autograd, backends, cuda, testing, utils, version  # noqa: F401
 from minitorch import amp, cpu, nn  # noqa: F401
-from minitorch import (
-    _nn_ops,
-)  # torch.conv2d, torch.dropout, ...: the torch-level spellings of F's ops, over nn
+
+# torch.conv2d, torch.dropout, ...: the torch-level spellings of F's ops, over nn
+from minitorch import _nn_ops
 
 globals().update({_n: _argcheck.translating(getattr(_nn_ops, _n), _n) for _n in _nn_ops.__all__})
 from minitorch.cuda import amp as _cuda_amp  # torch.cuda.amp, the shim over amp, sits above it
