@@ -2193,3 +2193,14 @@ def test_norm_of_one_value_with_a_nan_order_is_nan():
     assert math.isnan(T.linalg.vector_norm(x, float("nan"), 0).item())
     assert math.isnan(T.linalg.vector_norm(T.tensor([[3.0]]), float("nan"), 1).item())
     assert T.linalg.vector_norm(x, 3, 0).item() == pytest.approx(1.24)
+    # other orders reduce as PyTorch's do, (|x|^p)^(1/p) in the dtype (seed 1701): float32 p = 1e-5 rounds
+    # |x|^p to float, 0.2 % off; orders 1, 2 and inf stay |x| exactly, huge values included
+    v = T.tensor(-0.5894544346886006)
+    want = np.float32(np.float32(np.float32(0.5894544346886006) ** np.float32(1e-5)) ** np.float32(1e5))
+    assert T.linalg.vector_norm(v, 1e-5, -1).item() == pytest.approx(float(want), rel=1e-6)
+    assert (
+        T.linalg.vector_norm(v, 1e-5, -1).item()
+        == T.linalg.vector_norm(T.stack([v, T.tensor(0.0)]), 1e-5).item()
+    )
+    for p in (1, 2, float("inf"), float("-inf")):
+        assert T.linalg.vector_norm(T.tensor([3e30]), p, 0).item() == np.float32(3e30)
