@@ -973,20 +973,23 @@ def test_softmax_infinities_long_rows(device):
     assert lse[1] == -np.inf and np.isclose(lse[0], math.log(2500), rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("log", [False, True])
-def test_softmax_float32_every_row_length(device, log):
-    # float32 rows take a whole-row vector kernel on AVX2/AVX-512 CPUs: every tail length, a NaN, an inf
+def test_softmax_every_row_length(device, log, dtype):
+    # float32 and float64 rows take a whole-row vector kernel on AVX2/AVX-512 CPUs: every tail length, a NaN,
+    # an inf; float64 against a long-double reference
     rng = np.random.default_rng(21)
+    tol = 2e-6 if dtype == np.float32 else 4e-15
     for n in range(1, 41):
-        a = rng.uniform(-20, 20, size=(3, n)).astype(np.float32)
+        a = rng.uniform(-20, 20, size=(3, n)).astype(dtype)
         a[1, n // 2] = np.nan
         a[2, n - 1] = np.inf
         t = minitorch.tensor(a, device=device)
         got = to_np(t.log_softmax(1) if log else t.softmax(1))
-        r = a[0].astype(np.float64)
+        r = a[0].astype(np.longdouble)
         e = np.exp(r - r.max())
-        exp = np.log(e / e.sum()) if log else e / e.sum()
-        np.testing.assert_allclose(got[0], exp, rtol=2e-6, atol=2e-6)
+        exp = (np.log(e / e.sum()) if log else e / e.sum()).astype(np.float64)
+        np.testing.assert_allclose(got[0], exp, rtol=tol, atol=tol)
         assert np.all(np.isnan(got[1]))
         # +inf: x - max is NaN there (inf - inf), so the sum and the whole row are NaN, as in PyTorch
         assert np.all(np.isnan(got[2]))

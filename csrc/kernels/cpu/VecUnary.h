@@ -46,6 +46,7 @@ using LoopD = void (*)(double* out, const double* in, int64_t n);
 // One contiguous float32 row of softmax (take_log: log_softmax), q may be p: max, exp(x - max) and its sum,
 // then the scaling, all in the table's instruction set (reduce.cpp's softmax).
 using SoftmaxRowF = void (*)(const float* p, float* q, int64_t n, bool take_log);
+using SoftmaxRowD = void (*)(const double* p, double* q, int64_t n, bool take_log);
 // The max of a float32 row (through *max) and the sum of exp(x - max) (cross_entropy's logsumexp).
 using MaxSumExpF = float (*)(const float* p, int64_t n, float* max);
 // out = k * exp(x - shift) over a float32 row (cross_entropy's gradient).
@@ -63,6 +64,7 @@ struct Table {
   LoopF f32[static_cast<int>(Fn::kCount)];
   LoopD f64[static_cast<int>(Fn::kCount)];
   SoftmaxRowF softmax_f32;
+  SoftmaxRowD softmax_f64;
   MaxSumExpF max_sum_exp_f32;
   ScaledExpF scaled_exp_f32;
   SoftplusF softplus_f32;

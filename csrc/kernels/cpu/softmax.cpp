@@ -26,6 +26,8 @@ void softmax_row(const T* p, T* q, int64_t row, bool log) {
   if constexpr (std::is_same_v<T, float>) {
     // the vector table (AVX2/AVX-512) when the CPU has one: the whole row in its instruction set
     if (const vec::Table* t = vec::unary_table(); t && t->softmax_f32) return t->softmax_f32(p, q, row, log);
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (const vec::Table* t = vec::unary_table(); t && t->softmax_f64) return t->softmax_f64(p, q, row, log);
   }
   op_t m = extremum(p, row, true, Identity{});
   op_t s = 0;

@@ -383,46 +383,49 @@ void loop(S* out, const S* in, int64_t n) {
   }
 }
 
-// Softmax over one float32 row. A NaN anywhere makes the sum NaN and so the whole row NaN; an all -inf row
-// gives NaN (-inf - -inf), both as PyTorch. The tail goes through a vector padded with -inf (exp gives 0).
-float row_max(const float* p, int64_t n) {
-  VF mv = VF{} + p[0];
+// Softmax over one row (float32 or float64). A NaN anywhere makes the sum NaN and so the whole row NaN; an
+// all -inf row gives NaN (-inf - -inf), both as PyTorch. The tail goes through a vector padded with -inf (exp
+// gives 0).
+template <typename V, typename S, int N>
+S row_max(const S* p, int64_t n) {
+  V mv = V{} + p[0];
   int64_t i = 0;
-  for (; i + NF <= n; i += NF) {
-    VF x;
-    __builtin_memcpy(&x, p + i, sizeof(VF));
+  for (; i + N <= n; i += N) {
+    V x;
+    __builtin_memcpy(&x, p + i, sizeof(V));
     mv = x > mv ? x : mv;
   }
-  float m = p[0];
-  for (int j = 0; j < NF; ++j) m = mv[j] > m ? mv[j] : m;
+  S m = p[0];
+  for (int j = 0; j < N; ++j) m = mv[j] > m ? mv[j] : m;
   for (; i < n; ++i) m = p[i] > m ? p[i] : m;
   return m;
 }
 
 // sum of exp(p - m); q (when not null) receives the exps
-float sum_exp(const float* p, float* q, int64_t n, float m) {
-  VF acc = VF{};
+template <typename V, typename S, int N>
+S sum_exp(const S* p, S* q, int64_t n, S m) {
+  V acc = V{};
   int64_t i = 0;
-  for (; i + NF <= n; i += NF) {
-    VF x;
-    __builtin_memcpy(&x, p + i, sizeof(VF));
-    const VF e = exp_inner(x - m);
-    if (q) __builtin_memcpy(q + i, &e, sizeof(VF));
+  for (; i + N <= n; i += N) {
+    V x;
+    __builtin_memcpy(&x, p + i, sizeof(V));
+    const V e = exp_inner(x - m);
+    if (q) __builtin_memcpy(q + i, &e, sizeof(V));
     acc += e;
   }
   if (i < n) {
-    float buf[NF];
-    for (int j = 0; j < NF; ++j) buf[j] = i + j < n ? p[i + j] : -__builtin_inff();
-    VF x;
-    __builtin_memcpy(&x, buf, sizeof(VF));
-    const VF e = exp_inner(x - m);
-    __builtin_memcpy(buf, &e, sizeof(VF));
+    S buf[N];
+    for (int j = 0; j < N; ++j) buf[j] = i + j < n ? p[i + j] : -__builtin_inf();
+    V x;
+    __builtin_memcpy(&x, buf, sizeof(V));
+    const V e = exp_inner(x - m);
+    __builtin_memcpy(buf, &e, sizeof(V));
     if (q)
       for (int64_t j = 0; i + j < n; ++j) q[i + j] = buf[j];
     acc += e;
   }
-  float s = 0;
-  for (int j = 0; j < NF; ++j) s += acc[j];
+  S s = 0;
+  for (int j = 0; j < N; ++j) s += acc[j];
   return s;
 }
 
@@ -431,8 +434,8 @@ float max_sum_exp(const float* p, int64_t n, float* max) {
     *max = -__builtin_inff();
     return 0.0f;
   }
-  *max = row_max(p, n);
-  return sum_exp(p, nullptr, n, *max);
+  *max = row_max<VF, float, NF>(p, n);
+  return sum_exp<VF, float, NF>(p, nullptr, n, *max);
 }
 
 void scaled_exp(float* out, const float* x, int64_t n, float shift, float k) {
@@ -454,17 +457,18 @@ void scaled_exp(float* out, const float* x, int64_t n, float shift, float k) {
   }
 }
 
-void softmax_row(const float* p, float* q, int64_t n, bool take_log) {
+template <typename V, typename S, int N>
+void softmax_row(const S* p, S* q, int64_t n, bool take_log) {
   if (n <= 0) return;
-  const float m = row_max(p, n);
-  const float s = sum_exp(p, take_log ? nullptr : q, n, m);
+  const S m = row_max<V, S, N>(p, n);
+  const S s = sum_exp<V, S, N>(p, take_log ? nullptr : q, n, m);
   int64_t i = 0;
   if (take_log) {
     // (x - max) first: it is exact near the max, where folding log(s) into max would round it away
-    const float ls = __builtin_logf(s);  // the libm call: no inline code from <cmath> here
+    const S ls = sizeof(S) == 4 ? __builtin_logf(s) : __builtin_log(s);  // libm: no inline <cmath> here
     for (i = 0; i < n; ++i) q[i] = (p[i] - m) - ls;
   } else {
-    const float inv = 1.0f / s;
+    const S inv = S(1) / s;
     for (i = 0; i < n; ++i) q[i] *= inv;
   }
 }
@@ -663,7 +667,8 @@ void MT_VEC_FILL(Table& t) {
 #ifdef MT_VEC_AVX512
   t.f32[static_cast<int>(Fn::erfinv)] = nullptr;
 #endif
-  t.softmax_f32 = &softmax_row;
+  t.softmax_f32 = &softmax_row<VF, float, NF>;
+  t.softmax_f64 = &softmax_row<VD, double, ND>;
   t.max_sum_exp_f32 = &max_sum_exp;
   t.scaled_exp_f32 = &scaled_exp;
   t.softplus_f32 = &softplus_row<VF, float, NF>;
