@@ -341,6 +341,11 @@ EDGES64 = {
         + list(np.linspace(0.8, 1.3, 2001))
         + list(np.linspace(2.8, 2.9, 501))
     ),
+    # AVX2's float64 atan: s_atan.c's piece edges (0.4375, 0.6875, 1.1875, 2.4375), tiny and huge |x|
+    "atan": _edges64(
+        [0.4375, 0.6875, 1.1875, 2.4375, 2.0**-27, 2.0**66, 1e300, 5e-324, 0.0]
+        + list(np.linspace(0.4, 2.5, 4001))
+    ),
 }
 EDGES64["cos"] = EDGES64["sin"]
 
@@ -362,7 +367,7 @@ def test_float64_table_edges(op):
     x = EDGES64[op]
     x = np.concatenate([x, -x])
     ours = _check_float64(op, x)
-    if op in ("tanh", "sin", "erf"):
+    if op in ("tanh", "sin", "erf", "atan"):
         # odd, -0 stays -0 (sin's sign follows the quadrant beyond its small arguments)
         keep = np.abs(x) < (1e-8 if op == "sin" else np.inf)
         np.testing.assert_array_equal(np.signbit(ours[keep]), np.signbit(x[keep]))
@@ -372,7 +377,16 @@ def test_float64_table_edges(op):
 def test_float64_dense(op):
     """Two million float64 values over the whole range of the function, log-spaced down to subnormals."""
     rng = np.random.default_rng(4)
-    hi = {"exp": 709.7, "tanh": 25.0, "log": 1.7e308, "log1p": 1.7e308, "sin": 2e6, "cos": 2e6, "erf": 7.0}[op]
+    hi = {
+        "exp": 709.7,
+        "tanh": 25.0,
+        "log": 1.7e308,
+        "log1p": 1.7e308,
+        "sin": 2e6,
+        "cos": 2e6,
+        "erf": 7.0,
+        "atan": 1.7e308,
+    }[op]
     lo = {"exp": -745.0, "log": 0.0, "log1p": -1.0}.get(op, -hi)
     x = np.concatenate(
         [

@@ -437,4 +437,50 @@ static inline __m256d erf_avx2_f64(__m256d x) {
   return _mm256_blendv_pd(res, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 }
 
+// float64 atan, s_atan.c's method and coefficients (under 1 ulp there): |x| is moved next to 0, 0.5, 1, 1.5
+// or inf by t = |x|, (2|x| - 1)/(2 + |x|), (|x| - 1)/(|x| + 1), (|x| - 1.5)/(1 + 1.5|x|) or -1/|x| (one
+// division for all lanes, each numerator exact), then atan|x| = atan(c)_hi - ((t P(t^2) - atan(c)_lo) - t)
+// with atan(c) 0 below 0.4375; the sign is ORed in at the end (-0 stays -0, NaN flows through -1/NaN).
+static inline __m256d atan_avx2_f64(__m256d x) {
+  static constexpr double kEven[] = {3.33333333333329318027e-01, 1.42857142725034663711e-01,
+                                     9.09088713343650656196e-02, 6.66107313738753120669e-02,
+                                     4.97687799461593236017e-02, 1.62858201153657823623e-02};
+  static constexpr double kOdd[] = {-1.99999999998764832476e-01, -1.11111104054623557880e-01,
+                                    -7.69187620504482999495e-02, -5.83357013379057348645e-02,
+                                    -3.65315727442169155270e-02};
+  const __m256d sign = _mm256_and_pd(x, _mm256_set1_pd(-0.0));
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d c0 = _mm256_cmp_pd(ax, _mm256_set1_pd(0.4375), _CMP_LT_OQ);
+  const __m256d c1 = _mm256_cmp_pd(ax, _mm256_set1_pd(0.6875), _CMP_LT_OQ);
+  const __m256d c2 = _mm256_cmp_pd(ax, _mm256_set1_pd(1.1875), _CMP_LT_OQ);
+  const __m256d c3 = _mm256_cmp_pd(ax, _mm256_set1_pd(2.4375), _CMP_LT_OQ);
+  // from the top piece down, so each lane keeps the last (smallest) piece it is in
+  __m256d num = _mm256_set1_pd(-1.0), den = ax;
+  __m256d hi = _mm256_set1_pd(1.57079632679489655800e+00), lo = _mm256_set1_pd(6.12323399573676603587e-17);
+  num = _mm256_blendv_pd(num, _mm256_sub_pd(ax, _mm256_set1_pd(1.5)), c3);
+  den = _mm256_blendv_pd(den, _mm256_fmadd_pd(_mm256_set1_pd(1.5), ax, one), c3);
+  hi = _mm256_blendv_pd(hi, _mm256_set1_pd(9.82793723247329054082e-01), c3);
+  lo = _mm256_blendv_pd(lo, _mm256_set1_pd(1.39033110312309984516e-17), c3);
+  num = _mm256_blendv_pd(num, _mm256_sub_pd(ax, one), c2);
+  den = _mm256_blendv_pd(den, _mm256_add_pd(ax, one), c2);
+  hi = _mm256_blendv_pd(hi, _mm256_set1_pd(7.85398163397448278999e-01), c2);
+  lo = _mm256_blendv_pd(lo, _mm256_set1_pd(3.06161699786838301793e-17), c2);
+  num = _mm256_blendv_pd(num, _mm256_fmsub_pd(_mm256_set1_pd(2.0), ax, one), c1);
+  den = _mm256_blendv_pd(den, _mm256_add_pd(_mm256_set1_pd(2.0), ax), c1);
+  hi = _mm256_blendv_pd(hi, _mm256_set1_pd(4.63647609000806093515e-01), c1);
+  lo = _mm256_blendv_pd(lo, _mm256_set1_pd(2.26987774529616870924e-17), c1);
+  num = _mm256_blendv_pd(num, ax, c0);
+  den = _mm256_blendv_pd(den, one, c0);
+  hi = _mm256_andnot_pd(c0, hi);
+  lo = _mm256_andnot_pd(c0, lo);
+  const __m256d t = _mm256_div_pd(num, den);
+  const __m256d z = _mm256_mul_pd(t, t);
+  const __m256d w = _mm256_mul_pd(z, z);
+  const __m256d s = _mm256_fmadd_pd(z, horner_avx2(w, kEven), _mm256_mul_pd(w, horner_avx2(w, kOdd)));
+  // hi - ((t s - lo) - t); below 0.4375 hi = lo = 0, which is t - t s
+  const __m256d r = _mm256_sub_pd(hi, _mm256_sub_pd(_mm256_fmsub_pd(t, s, lo), t));
+  return _mm256_or_pd(r, sign);
+}
+
 }  // namespace

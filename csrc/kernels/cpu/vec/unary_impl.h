@@ -311,7 +311,11 @@ static VF atan_fast(VF x) {
 #endif
 }
 static VD atan_fast(VD x) {
+#ifndef MT_VEC_AVX512
+  return atan_avx2_f64(x);  // ours (avx2_math.h, s_atan.c's method), SLEEF or not
+#else
   return SLD(atan, x);
+#endif
 }
 
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
@@ -690,12 +694,11 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos});
 #ifdef MT_VEC_AVX512
   scalar(t.f32, {Fn::atan});
-  // AVX2 has float64 log, log1p, sin, cos and erf of its own (and softplus, mish and gelu through them)
-  scalar(t.f64, {Fn::log, Fn::log1p, Fn::sin, Fn::cos, Fn::mish, Fn::erf, Fn::gelu});
+  // AVX2 has float64 log, log1p, sin, cos, erf and atan of its own (and softplus, mish and gelu through them)
+  scalar(t.f64, {Fn::log, Fn::log1p, Fn::sin, Fn::cos, Fn::mish, Fn::erf, Fn::gelu, Fn::atan});
   t.softplus_f64 = nullptr;
 #endif
-  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::sinh,
-                 Fn::cosh});
+  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::sinh, Fn::cosh});
 #ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp, tanh, log, log1p, sin, cos
                        // and what is built on them are ours; the other float64 functions are libm's
   scalar(t.f32, {Fn::expm1});
