@@ -483,4 +483,32 @@ static inline __m256d atan_avx2_f64(__m256d x) {
   return _mm256_or_pd(r, sign);
 }
 
+// float64 atan2(y, x), e_atan2.c's method over the atan above: a = atan(min/max) of |y| and |x| (0/0 taken
+// as 0, inf/inf as 1, which gives C99's special values), then by quadrant a, pi/2 - a (|y| > |x|), pi - a (x
+// negative, -0 included) or pi/2 + a (both), each from pi's hi and lo parts with one rounding at the end, y's
+// sign ORed in; a NaN operand gives NaN. The quotient's rounding (0.5 ulp) adds to atan's: within 2 ulp.
+static inline __m256d atan2_avx2_f64(__m256d y, __m256d x) {
+  const __m256d signbit = _mm256_set1_pd(-0.0);
+  const __m256d ay = _mm256_andnot_pd(signbit, y), ax = _mm256_andnot_pd(signbit, x);
+  const __m256d swap = _mm256_cmp_pd(ay, ax, _CMP_GT_OQ);
+  const __m256d mx = _mm256_blendv_pd(ax, ay, swap), mn = _mm256_blendv_pd(ay, ax, swap);
+  __m256d q = _mm256_div_pd(mn, mx);
+  q = _mm256_andnot_pd(_mm256_cmp_pd(mx, _mm256_setzero_pd(), _CMP_EQ_OQ), q);  // 0/0
+  q = _mm256_blendv_pd(q, _mm256_set1_pd(1.0),
+                       _mm256_cmp_pd(mn, _mm256_set1_pd(__builtin_inf()), _CMP_EQ_OQ));
+  const __m256d a = atan_avx2_f64(q);
+  // a, pi/2 - a, pi - a or pi/2 + a, each rounded once from pi's hi + lo (x's sign bit selects the last two)
+  const __m256d pio2_hi = _mm256_set1_pd(1.57079632679489655800e+00),
+                pio2_lo = _mm256_set1_pd(6.12323399573676603587e-17);
+  const __m256d pos = _mm256_blendv_pd(a, _mm256_sub_pd(pio2_hi, _mm256_sub_pd(a, pio2_lo)), swap);
+  const __m256d neg =
+      _mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(3.1415926535897931160e+00),
+                                     _mm256_sub_pd(a, _mm256_set1_pd(1.2246467991473531772e-16))),
+                       _mm256_add_pd(pio2_hi, _mm256_add_pd(a, pio2_lo)), swap);
+  __m256d r = _mm256_blendv_pd(pos, neg, x);
+  r = _mm256_or_pd(r, _mm256_and_pd(y, signbit));
+  const __m256d nan = _mm256_cmp_pd(y, x, _CMP_UNORD_Q);
+  return _mm256_blendv_pd(r, _mm256_add_pd(y, x), nan);
+}
+
 }  // namespace

@@ -638,11 +638,15 @@ void logaddexp_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64
 }
 
 #ifndef MT_VEC_AVX512
-// A float32 function of two vectors over a row (atan2, fmod, remainder: AVX2's through double, f32_via_f64.h;
-// on AVX-512 and for float64 those table entries stay empty)
+// A function of two vectors over a row: AVX2's float32 atan2, fmod and remainder through double
+// (f32_via_f64.h) and float64 atan2 (avx2_math.h); on AVX-512 those table entries stay empty
 template <VF (*F)(VF, VF)>
 void f32_row(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
   map_row<VF, float, NF>(out, a, sa, b, sb, n, F);
+}
+template <VD (*F)(VD, VD)>
+void f64_row(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n) {
+  map_row<VD, double, ND>(out, a, sa, b, sb, n, F);
 }
 #endif
 
@@ -685,6 +689,7 @@ void MT_VEC_FILL(Table& t) {
   t.logaddexp2_f64 = &logaddexp_row<VD, double, ND, true>;
 #ifndef MT_VEC_AVX512
   t.atan2_f32 = &f32_row<atan2_f32_own>;
+  t.atan2_f64 = &f64_row<atan2_avx2_f64>;
   t.fmod_f32 = &f32_row<fmod_f32_own>;
   t.remainder_f32 = &f32_row<remainder_f32_own>;
 #endif
