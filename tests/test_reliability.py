@@ -2204,3 +2204,24 @@ def test_norm_of_one_value_with_a_nan_order_is_nan():
     )
     for p in (1, 2, float("inf"), float("-inf")):
         assert T.linalg.vector_norm(T.tensor([3e30]), p, 0).item() == np.float32(3e30)
+
+
+def test_attention_row_with_a_nan_score_before_masked_ones_is_nan():
+    """the fuzz run of seed 1801: the row maximum let a later -inf replace a NaN score, so [NaN, -inf, ...] was
+    taken as a fully masked row (zeros); PyTorch's softmax gives NaN there, and zeros only where every score is
+    -inf"""
+    T = minitorch
+    F = T.nn.functional
+    q = T.tensor([[[1.0, 2.0]]])
+    v = T.ones(1, 3, 2)
+    k = T.tensor([[[float("nan"), 1.0], [1.0, 1.0], [2.0, 0.0]]])
+    for kk in (k, k.flip(1)):
+        assert np.isnan(F.scaled_dot_product_attention(q, kk, v).numpy()).all()
+    ninf = float("-inf")
+    # the NaN first, the rest masked out
+    mask = T.tensor([[[0.0, ninf, ninf]]])
+    assert np.isnan(F.scaled_dot_product_attention(q, k, v, attn_mask=mask).numpy()).all()
+    mask = T.tensor([[[ninf, ninf, ninf]]])
+    np.testing.assert_array_equal(
+        F.scaled_dot_product_attention(q, k.nan_to_num(), v, attn_mask=mask).numpy(), 0.0
+    )

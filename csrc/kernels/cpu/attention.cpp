@@ -74,8 +74,13 @@ void run(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
           for (int64_t j = 0; j < n; ++j) s[j] += mr[j * a.m_ss];
         }
         T mx = ninf;
-        for (int64_t j = 0; j < n; ++j)
-          if (!(s[j] <= mx)) mx = s[j];  // a NaN score wins, so its row comes out NaN as in softmax
+        for (int64_t j = 0; j < n; ++j) {
+          if (std::isnan(s[j])) {  // a NaN score wins, so its row comes out NaN as in softmax
+            mx = s[j];
+            break;
+          }
+          if (s[j] > mx) mx = s[j];
+        }
         if (mx == ninf || std::isnan(mx)) {
           // every score masked: zeros (PyTorch's _safe_softmax); a NaN score propagates as in softmax
           T fill = std::isnan(mx) ? mx : T(0);

@@ -26,7 +26,7 @@ __device__ A block_max(A v, A* sh) {
     if (threadIdx.x < s) {
       A o = sh[threadIdx.x + s];
       // NaN wins, so a row with a NaN score comes out NaN as softmax's does
-      if (!(o <= sh[threadIdx.x])) sh[threadIdx.x] = o;
+      if (!isnan(sh[threadIdx.x]) && !(o <= sh[threadIdx.x])) sh[threadIdx.x] = o;
     }
     __syncthreads();
   }
@@ -64,7 +64,7 @@ __global__ void masked_softmax_kernel(T* __restrict__ sc, opmath_t<T>* __restric
     for (int64_t j = threadIdx.x; j < n; j += kThreads) {
       A x = static_cast<A>(s[j]) * static_cast<A>(a.scale);
       if (mr) x += static_cast<A>(mr[j * a.m_ss]);
-      if (!(x <= mx)) mx = x;
+      if (!isnan(mx) && !(x <= mx)) mx = x;  // a NaN, once met, stays
     }
     mx = block_max(mx, sh);
     const bool dead = mx == ninf || isnan(mx);
