@@ -2186,24 +2186,28 @@ def test_isin_compares_in_the_dtype_of_pytorchs_algorithm_and_refuses_bool_and_c
             T.isin(a, b)
 
 
-def test_norm_of_one_value_with_a_nan_order_is_nan():
-    """the fuzz run of seed 1603: the one-value shortcut (|x|) skipped the NaN an order of NaN gives"""
+def test_norm_of_one_value_follows_pytorchs_two_paths():
+    """fuzz seeds 1603, 1701 and 1902: PyTorch returns |x| for a one-element reduction whatever the order (NaN
+    included; the squaring p = 2 formula would overflow float32 there), except for a 0-dim tensor reduced over
+    an explicit dim, where it runs the formula (|x|^p)^(1/p) in the dtype: NaN for a NaN order, inf for 1e30,
+    0.2 % off |x| in float32 for p = 1e-5"""
     T = minitorch
-    x = T.tensor(-1.24, dtype=T.float64)
-    assert math.isnan(T.linalg.vector_norm(x, float("nan"), 0).item())
-    assert math.isnan(T.linalg.vector_norm(T.tensor([[3.0]]), float("nan"), 1).item())
-    assert T.linalg.vector_norm(x, 3, 0).item() == pytest.approx(1.24)
-    # other orders reduce as PyTorch's do, (|x|^p)^(1/p) in the dtype (seed 1701): float32 p = 1e-5 rounds
-    # |x|^p to float, 0.2 % off; orders 1, 2 and inf stay |x| exactly, huge values included
-    v = T.tensor(-0.5894544346886006)
+    nan = float("nan")
+    x = T.tensor([-1.24])
+    for p in (nan, 1e-5, 0.5, 3.0, 1e30, 2, float("inf")):
+        assert T.linalg.vector_norm(x, p).item() == np.float32(1.24)
+        assert T.linalg.vector_norm(x, p, 0).item() == np.float32(1.24)
+        assert T.linalg.vector_norm(x[0], p).item() == np.float32(1.24)
+        assert T.linalg.vector_norm(x.view(1, 1), p, 1).tolist() == [np.float32(1.24)]
+    assert T.tensor([2.4161]).dist(T.tensor([1.3106]), p=1e30).item() == pytest.approx(1.1055, abs=1e-4)
+    zero_d = T.tensor(-0.5894544346886006)
+    assert math.isnan(T.linalg.vector_norm(zero_d, nan, 0).item())
+    assert T.linalg.vector_norm(T.tensor(-1.24), 1e30, -1).item() == math.inf
     want = np.float32(np.float32(np.float32(0.5894544346886006) ** np.float32(1e-5)) ** np.float32(1e5))
-    assert T.linalg.vector_norm(v, 1e-5, -1).item() == pytest.approx(float(want), rel=1e-6)
-    assert (
-        T.linalg.vector_norm(v, 1e-5, -1).item()
-        == T.linalg.vector_norm(T.stack([v, T.tensor(0.0)]), 1e-5).item()
-    )
-    for p in (1, 2, float("inf"), float("-inf")):
-        assert T.linalg.vector_norm(T.tensor([3e30]), p, 0).item() == np.float32(3e30)
+    assert T.linalg.vector_norm(zero_d, 1e-5, -1).item() == pytest.approx(float(want), rel=1e-6)
+    assert T.linalg.vector_norm(zero_d, 2, -1).item() == np.float32(0.5894544346886006)
+    assert T.linalg.vector_norm(T.tensor([3e30]), 2, 0).item() == np.float32(3e30)
+    assert T.linalg.vector_norm(x, 0).item() == 1.0
 
 
 def test_attention_row_with_a_nan_score_before_masked_ones_is_nan():
@@ -2224,4 +2228,22 @@ def test_attention_row_with_a_nan_score_before_masked_ones_is_nan():
     mask = T.tensor([[[ninf, ninf, ninf]]])
     np.testing.assert_array_equal(
         F.scaled_dot_product_attention(q, k.nan_to_num(), v, attn_mask=mask).numpy(), 0.0
+    )
+
+
+def test_margin_losses_count_only_positive_terms_as_pytorchs_kernels():
+    """fuzz seed 1903: PyTorch's multi-margin and multilabel-margin kernels add a term only where z > 0, so a
+    NaN term adds nothing (clamp_min(0) kept it and made the loss NaN)"""
+    T = minitorch
+    F = T.nn.functional
+    nan = float("nan")
+    x = T.tensor([[-0.6444383102517452, nan], [0.5, 0.31839996990628805]])
+    assert F.multi_margin_loss(x, T.tensor([0, 1])).item() == pytest.approx((1 - 0.3184 + 0.5) / 4, abs=1e-4)
+    x = T.tensor([[0.1, nan, 0.4, 0.8], [0.5, 0.2, nan, 0.3]], requires_grad=True)
+    y = T.tensor([[3, 0, -1, 1], [0, 1, -1, -1]])
+    loss = F.multilabel_margin_loss(x, y)
+    assert loss.item() == pytest.approx(0.475, abs=1e-6)
+    loss.backward()
+    np.testing.assert_allclose(
+        x.grad.numpy(), [[-0.125, 0.0, 0.25, -0.125], [-0.125, -0.125, 0.0, 0.25]], atol=1e-6
     )

@@ -366,11 +366,12 @@ Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
              " norm on an empty tensor because the operation does not "
              "have an identity");
   if (std::isinf(p)) check_nonempty(self, dim_mask(self, dims), "linalg.vector_norm");
-  // One element per result: its 1-, 2- and inf-norms are |x| exactly, which the squaring p = 2 path would
-  // overflow for float32 |x| > 1.8e19; PyTorch's kernel returns |x| there too (pairwise_distance of two
-  // numbers, found by the differential fuzzer). Other orders take the reduction, as PyTorch's: (|x|^p)^(1/p)
-  // in float is 0.2 % off |x| for p = 1e-5, and a NaN order gives NaN.
-  if ((p == 1 || p == 2 || std::isinf(p)) && self.numel() > 0) {
+  // One element per result: its norm is |x| exactly (for p != 0), which the squaring p = 2 path would
+  // overflow for float32 |x| > 1.8e19; PyTorch's kernel returns |x| there too, for every order, NaN included
+  // (pairwise_distance of two numbers, found by the differential fuzzer). Except for a 0-dim tensor reduced
+  // over an explicit dim, where PyTorch runs the reduction: (|x|^p)^(1/p) in the dtype, 0.2 % off |x| in
+  // float32 for p = 1e-5, inf for p = 1e30, NaN for a NaN order (fuzz seeds 1603, 1701, 1902).
+  if (p != 0 && self.numel() > 0 && !(self.dim() == 0 && !dims.empty())) {
     SmallVector<bool, 8> mask = dim_mask(self, dims);
     int64_t count = 1;
     DimVector out;

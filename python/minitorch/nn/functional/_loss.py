@@ -386,7 +386,9 @@ def multi_margin_loss(
     if nframe and (int(t.min()) < 0 or int(t.max()) >= dim):
         raise RuntimeError("target out of range")
     x = input.reshape(nframe, dim)
-    z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp_min(0)
+    z = margin - x.gather(1, t.unsqueeze(1)) + x
+    # only z > 0 counts, as PyTorch's kernels test it: a NaN term adds nothing (clamp_min would keep it)
+    z = _zero_where(z.gt(0).logical_not(), z)
     if p == 2:
         z = z * z
     if weight is not None:
@@ -425,7 +427,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     used = int(valid.sum(1).max()) if nframe else 0
     valid, slot = valid.narrow(1, 0, used), slot.narrow(1, 0, used)
     x_slot = x.gather(1, slot)
-    pair = (1 - x_slot.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [sample, target slot, class]
+    pair = 1 - x_slot.unsqueeze(2) + x.unsqueeze(1)  # [sample, target slot, class]
+    pair = _zero_where(pair.gt(0).logical_not(), pair)  # only z > 0 counts, as PyTorch's kernel: NaN adds 0
     keep = valid.unsqueeze(2) & is_target.logical_not().unsqueeze(1)
     loss = _zero_where(keep.logical_not(), pair).sum((1, 2)) / dim
     if nd <= 1:
