@@ -239,8 +239,7 @@ __global__ void reduce_rows_kernel(Ops ops, const In* __restrict__ in, int64_t o
     const int64_t tid = static_cast<int64_t>(blockIdx.y) * blockDim.x + threadIdx.x;
     acc = thread_reduce<V>(ops, in + r * row, 0, row, tid, static_cast<int64_t>(gridDim.y) * blockDim.x);
   }
-  acc = group_allreduce(
-      acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
+  acc = group_allreduce(acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
   if (threadIdx.x == 0 && r < outer) {
     if (partial)
       partial[blockIdx.y * outer + r] = acc;
@@ -268,8 +267,7 @@ __global__ void reduce_cols_kernel(Ops ops, const In* __restrict__ in, int64_t o
     for (int64_t r = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; r < row; r += step)
       acc = ops.reduce(acc, p[r * inner], r);
   }
-  acc = column_merge<false>(
-      acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
+  acc = column_merge<false>(acc, [&](const acc_t& a, const acc_t& b) { return ops.combine(a, b); }, smem);
   if (threadIdx.y == 0 && j < inner) {
     const int64_t oi = o * inner + j;
     if (partial)
