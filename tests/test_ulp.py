@@ -560,28 +560,37 @@ def test_atan2(cap, dtype):
     assert worst <= limit and not wrong, (path, worst, wrong)
 
 
-def fmod_report():
-    """float32 fmod against NumPy's (C's, exact) and remainder against fmod + b, bit for bit, over random bit patterns, ordinary and tiny
-    divisors and the special values, in this process's path: the mismatching (a, b) pairs."""
+def fmod_report(dtype="float32"):
+    """fmod against NumPy's (C's, exact) and remainder against fmod + b, bit for bit, over random bit patterns,
+    ordinary and tiny divisors, quotients near 2^52 (float64: the vector kernel's limit) and the special values,
+    in this process's path: the mismatching (a, b) pairs."""
+    dt = np.dtype(dtype).type
+    ut = np.uint32 if dt == np.float32 else np.uint64
     rng = np.random.default_rng(12)
     n = 300000
-    pats = rng.integers(0, 2**32, (2, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
-    a = np.concatenate([pats[0], (rng.standard_normal(n) * 100).astype(np.float32)])
-    b = np.concatenate([pats[1], (rng.standard_normal(n) * 1e-3).astype(np.float32)])
-    special = np.array(
-        [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -3e38, 2.5, 7.0], dtype=np.float32
-    )
+    if dt == np.float32:
+        pats = rng.integers(0, 2**32, (2, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        pats = rng.integers(0, 2**64 - 1, (2, n), dtype=np.uint64, endpoint=True).view(np.float64)
+    a = np.concatenate([pats[0], (rng.standard_normal(n) * 100).astype(dt)])
+    b = np.concatenate([pats[1], (rng.standard_normal(n) * 1e-3).astype(dt)])
+    if dt == np.float64:  # quotients around the kernel's 2^52 limit
+        q = np.exp2(rng.uniform(40, 60, n))
+        bb = rng.standard_normal(n)
+        a, b = np.concatenate([a, q * bb * rng.uniform(0.5, 2, n)]), np.concatenate([b, bb])
+    big, tiny = (-3e38, 1e-45) if dt == np.float32 else (-1.7e308, 5e-324)
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, tiny, big, 2.5, 7.0], dtype=dt)
     sa, sb = (v.ravel() for v in np.meshgrid(special, special))
-    a, b = np.concatenate([a, sa]), np.concatenate([b, sb])
+    a, b = np.concatenate([a, sa]).astype(dt), np.concatenate([b, sb]).astype(dt)
     ta, tb = minitorch.from_numpy(a), minitorch.from_numpy(b)
     with np.errstate(invalid="ignore", over="ignore"):
         want = np.fmod(a, b)
-        # Python's %: fmod, then + b (rounded in float32) where non-zero and of the other sign, as PyTorch
+        # Python's %: fmod, then + b (rounded in the dtype) where non-zero and of the other sign, as PyTorch
         fix = (want != 0) & ((b < 0) != (want < 0))
-        want_rem = np.where(fix, want + b, want).astype(np.float32)
+        want_rem = np.where(fix, want + b, want).astype(dt)
     wrong = []
     for got, ref in ((minitorch.fmod(ta, tb).numpy(), want), (minitorch.remainder(ta, tb).numpy(), want_rem)):
-        same = (got.view(np.uint32) == ref.view(np.uint32)) | (np.isnan(got) & np.isnan(ref))
+        same = (got.view(ut) == ref.view(ut)) | (np.isnan(got) & np.isnan(ref))
         wrong += [(float(a[i]), float(b[i])) for i in np.where(~same)[0][:5]]
     return wrong
 
@@ -590,21 +599,22 @@ _FMOD_CHILD = """
 import json, sys
 sys.path.insert(0, {here!r})
 import test_ulp
-print(json.dumps(test_ulp.fmod_report()))
+print(json.dumps(test_ulp.fmod_report({dtype!r})))
 """
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("cap", ["this", "avx2", "default"])
-def test_fmod_float32_exact(cap):
-    """fmod is exact in IEEE arithmetic: every path (AVX2's row loop through double, the C library's fmodf)
-    gives C's bits, signed zeros and special values included; remainder (Python's %) is fmod and one rounded
-    add, the same bits on every path too."""
+def test_fmod_exact(cap, dtype):
+    """fmod is exact in IEEE arithmetic: every path (AVX2's row loops: float32 through double, float64 with an
+    FMA below quotients of 2^52; the C library's fmodf/fmod) gives C's bits, signed zeros and special values
+    included; remainder (Python's %) is fmod and one rounded add, the same bits on every path too."""
     if cap == "this":
-        wrong = fmod_report()
+        wrong = fmod_report(dtype)
     else:
         env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
         r = subprocess.run(
-            [sys.executable, "-c", _FMOD_CHILD.format(here=HERE)],
+            [sys.executable, "-c", _FMOD_CHILD.format(here=HERE, dtype=dtype)],
             env=env,
             capture_output=True,
             text=True,

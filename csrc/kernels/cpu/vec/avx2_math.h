@@ -511,4 +511,26 @@ static inline __m256d atan2_avx2_f64(__m256d y, __m256d x) {
   return _mm256_blendv_pd(r, _mm256_add_pd(y, x), nan);
 }
 
+// float64 fmod(a, b), exact as C's, where |a / b| < 2^52: q = trunc(|a| / |b|) is the true quotient's
+// truncation or one more (the rounded quotient is within 0.5 of the true one, and rounding never crosses an
+// integer downward), so r = |a| - q |b| lies in (-|b|, |b|), a multiple of |b|'s spacing, and the FMA gives
+// it exactly; |b| added back where r < 0 (exact too), a's sign put on (a zero keeps it). |a| < |b| (b
+// infinite included) gives a. Returns the lanes it serves in `ok`; the caller sends the others (b = 0, a
+// infinite, NaN, larger quotients) to the C library.
+static inline __m256d fmod_avx2_f64(__m256d a, __m256d b, int& ok) {
+  const __m256d signbit = _mm256_set1_pd(-0.0);
+  const __m256d aa = _mm256_andnot_pd(signbit, a), ab = _mm256_andnot_pd(signbit, b);
+  const __m256d q = _mm256_round_pd(_mm256_div_pd(aa, ab), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  __m256d r = _mm256_fnmadd_pd(q, ab, aa);
+  r = _mm256_blendv_pd(r, _mm256_add_pd(r, ab), r);  // r's sign bit: r < 0 (r = -0 cannot occur: r = 0 is +0)
+  const __m256d small = _mm256_cmp_pd(aa, ab, _CMP_LT_OQ);
+  r = _mm256_blendv_pd(r, aa, small);
+  const __m256d served = _mm256_or_pd(
+      small, _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(ab, _mm256_setzero_pd(), _CMP_GT_OQ),
+                                         _mm256_cmp_pd(aa, _mm256_set1_pd(__builtin_inf()), _CMP_LT_OQ)),
+                           _mm256_cmp_pd(aa, _mm256_mul_pd(ab, _mm256_set1_pd(0x1p52)), _CMP_LT_OQ)));
+  ok = _mm256_movemask_pd(served);
+  return _mm256_or_pd(r, _mm256_and_pd(a, signbit));
+}
+
 }  // namespace

@@ -644,6 +644,23 @@ template <VF (*F)(VF, VF)>
 void f32_row(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
   map_row<VF, float, NF>(out, a, sa, b, sb, n, F);
 }
+#ifndef MT_VEC_AVX512
+// float64 fmod and Python's remainder on AVX2 (avx2_math.h's exact kernel; the lanes it does not serve take
+// the C library's fmod lane by lane); remainder is fmod, then the divisor added where the result is non-zero
+// and of the other sign (one rounded add, the scalar functor's and PyTorch's formula)
+static VD fmod_f64_own(VD a, VD b) {
+  int ok;
+  VD r = fmod_avx2_f64(a, b, ok);
+  if (ok != 0xf)
+    for (int i = 0; i < 4; ++i)
+      if (!(ok >> i & 1)) r[i] = __builtin_fmod(a[i], b[i]);
+  return r;
+}
+static VD remainder_f64_own(VD a, VD b) {
+  const VD r = fmod_f64_own(a, b);
+  return (r != 0.0) & ((b < 0.0) != (r < 0.0)) ? r + b : r;
+}
+#endif
 template <VD (*F)(VD, VD)>
 void f64_row(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n) {
   map_row<VD, double, ND>(out, a, sa, b, sb, n, F);
@@ -690,6 +707,8 @@ void MT_VEC_FILL(Table& t) {
 #ifndef MT_VEC_AVX512
   t.atan2_f32 = &f32_row<atan2_f32_own>;
   t.atan2_f64 = &f64_row<atan2_avx2_f64>;
+  t.fmod_f64 = &f64_row<fmod_f64_own>;
+  t.remainder_f64 = &f64_row<remainder_f64_own>;
   t.fmod_f32 = &f32_row<fmod_f32_own>;
   t.remainder_f32 = &f32_row<remainder_f32_own>;
 #endif
