@@ -2247,3 +2247,23 @@ def test_margin_losses_count_only_positive_terms_as_pytorchs_kernels():
     np.testing.assert_allclose(
         x.grad.numpy(), [[-0.125, 0.0, 0.25, -0.125], [-0.125, -0.125, 0.0, 0.25]], atol=1e-6
     )
+
+
+def test_size_arguments_take_tensors_without_leaving_a_python_error():
+    """the fuzz run of seed 2101 under the sanitizer build: an adaptive pool's output_size given as a 0-dim
+    tensor was iterated as a Python sequence, which failed inside and left the error set behind a successful
+    return (pybind11's debug assertion fired; the release build raised an unrelated IndexError later). An
+    integer tensor is one size, as PyTorch's parser takes it; a tensor is not a list of tensors either"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.randn(1, 2, 6)
+    assert tuple(F.adaptive_avg_pool1d(x, T.tensor(3)).shape) == (1, 2, 3)
+    assert tuple(F.adaptive_max_pool1d(x, T.tensor([2])).shape) == (1, 2, 2)
+    assert tuple(F.adaptive_avg_pool2d(T.randn(1, 5, 5), [T.tensor(2), 3]).shape) == (1, 2, 3)
+    with pytest.raises(RuntimeError, match="2D or 3D"):
+        T.adaptive_avg_pool1d(T.tensor([-1.55, 0.45]), T.tensor(0))
+    for bad in (2.5, "a", T.tensor([2.0])):
+        with pytest.raises(TypeError):
+            F.adaptive_avg_pool1d(x, bad)
+    with pytest.raises(TypeError, match="list or tuple of Tensors"):
+        T._C._foreach_add_(T.ones(2), 1.0)

@@ -15,13 +15,18 @@ DimVector ints(py::handle h) {
 }
 
 // adaptive output_size: int, or a tuple whose entries may be None (keep that input size).
+// Only a tuple or list is a sequence here: a tensor passes Python's sequence check too, and iterating a 0-dim
+// one left a Python error set behind a successful return (an int tensor is one size, as PyTorch's parser
+// takes it).
 std::vector<std::optional<int64_t>> output_size(py::handle h) {
   std::vector<std::optional<int64_t>> r;
-  if (py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h)) {
-    for (auto v : py::reinterpret_borrow<py::sequence>(h))
-      r.push_back(v.is_none() ? std::nullopt : std::optional<int64_t>(v.cast<int64_t>()));
+  auto one = [](py::handle v) {
+    return v.is_none() ? std::nullopt : std::optional<int64_t>(parse_dims(v)[0]);
+  };
+  if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
+    for (py::handle v : h) r.push_back(one(v));
   } else {
-    r.push_back(h.is_none() ? std::nullopt : std::optional<int64_t>(h.cast<int64_t>()));
+    r.push_back(one(h));
   }
   return r;
 }
@@ -183,8 +188,7 @@ void init_conv(py::module_& m) {
   // ---- torch.backends.mkldnn: oneDNN behind the CPU float convs
   m.attr("_has_mkldnn") = onednn_conv_available();
   m.def("_get_mkldnn_enabled", [] { return onednn_conv_enabled(); });
-  m.def(
-      "_set_mkldnn_enabled", [](bool on) { set_onednn_conv_enabled(on); }, py::arg("enabled"));
+  m.def("_set_mkldnn_enabled", [](bool on) { set_onednn_conv_enabled(on); }, py::arg("enabled"));
 #ifdef MINITORCH_WITH_CUDNN
   m.attr("_has_cudnn") = true;
 #else

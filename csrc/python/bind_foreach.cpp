@@ -7,14 +7,14 @@ namespace mt {
 
 namespace {
 
-TensorList as_list(py::handle h, const char* what) {
-  MT_CHECK_TYPE(py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h), what,
-                " must be a list or tuple of Tensors");
-  return h.cast<TensorList>();
-}
-
 bool is_tensor_list(py::handle h) {
   return (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h));
+}
+
+// a list or tuple only: a tensor passes Python's sequence check too (its rows would become the list)
+TensorList as_list(py::handle h, const char* what) {
+  MT_CHECK_TYPE(is_tensor_list(h), what, " must be a list or tuple of Tensors");
+  return h.cast<TensorList>();
 }
 
 }  // namespace
