@@ -2267,3 +2267,22 @@ def test_size_arguments_take_tensors_without_leaving_a_python_error():
             F.adaptive_avg_pool1d(x, bad)
     with pytest.raises(TypeError, match="list or tuple of Tensors"):
         T._C._foreach_add_(T.ones(2), 1.0)
+
+
+def test_node_hooks_must_return_a_tuple():
+    """a grad_fn hook returning a bare Tensor was read as a sequence of its rows (len() of a 0-d tensor, or a
+    count mismatch); PyTorch's TypeError names what came back"""
+    T = minitorch
+    x = T.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    y.grad_fn.register_prehook(lambda go: go[0] * 3)
+    with pytest.raises(TypeError, match="expected tuple, but hook returned 'Tensor'"):
+        y.backward()
+    y = x * 2
+    y.grad_fn.register_hook(lambda gi, go: T.ones(3))
+    with pytest.raises(TypeError, match="expected tuple, but hook returned 'Tensor'"):
+        y.sum().backward()
+    y = (x * 2).sum()
+    y.grad_fn.register_prehook(lambda go: (go[0] * 3,))
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0, 6.0])

@@ -18,6 +18,15 @@ int next_hook_id() {
   return ++id;
 }
 
+// A node hook's replacement gradients: a tuple, as PyTorch checks (a Tensor passes Python's sequence check
+// and would be read as its rows)
+py::tuple hook_tuple(const py::object& r) {
+  if (!py::isinstance<py::tuple>(r))
+    throw py::type_error("expected tuple, but hook returned '" +
+                         std::string(py::str(py::type::of(r).attr("__name__"))) + "'");
+  return r.cast<py::tuple>();
+}
+
 // The engine runs with the GIL released: a hook takes it to call Python, and holds its callable in a
 // PyHandle so that freeing the graph (anywhere, on any thread) drops it under the GIL.
 autograd::Hook wrap_hook(py::function fn) {
@@ -145,7 +154,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                                              args[i] = py::cast(gouts[i]);
                                            py::object r = h->obj(args);
                                            if (r.is_none()) return;
-                                           auto seq = r.cast<py::sequence>();
+                                           auto seq = hook_tuple(r);
                                            MT_CHECK(seq.size() == gouts.size(), "hook returned ", seq.size(),
                                                     " gradients, expected ", gouts.size());
                                            for (size_t i = 0; i < gouts.size(); ++i)
@@ -164,7 +173,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                     for (size_t i = 0; i < gouts.size(); ++i) b[i] = py::cast(gouts[i]);
                     py::object r = h->obj(a, b);
                     if (r.is_none()) return;
-                    auto seq = r.cast<py::sequence>();
+                    auto seq = hook_tuple(r);
                     MT_CHECK(seq.size() == gins.size(), "hook returned ", seq.size(), " gradients, expected ",
                              gins.size());
                     for (size_t i = 0; i < gins.size(); ++i)
