@@ -1125,13 +1125,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     # dimensioned float32 test tensor); above it, it concatenates both sides' unique values, which promotes
     # the dtypes plainly (a Python float counts as float64 there), so 1e30 in float32 is not float64 1e30.
     if t.numel() < int(10.0 * float(1 if scalar_e else e.numel()) ** 0.145):
-        dt = _C.result_type(number, test_elements) if scalar_e else _C.result_type(elements, test_elements)
+        dt = _C.result_type(number, test_elements)
     else:
-        natural = e.dtype
-        if scalar_e and isinstance(number, builtins.float):
-            natural = _C.float64
-        elif scalar_e and isinstance(number, builtins.complex):
-            natural = _C.complex128
+        natural = _C.float64 if scalar_e and isinstance(number, builtins.float) else e.dtype
         dt = _C.promote_types(natural, t.dtype)
         if scalar_e:
             e = _C.full((1,), number, dtype=dt, device=t.device)

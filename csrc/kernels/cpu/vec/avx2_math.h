@@ -313,10 +313,10 @@ static inline __m256d sincos_avx2_f64(__m256d x) {
   }
   return res;
 }
-// the lanes the reduction serves (false for inf and NaN too)
-static inline int sincos_f64_in_range_avx2(__m256d x) {
+// the lanes the reduction serves, as a select mask (false for inf and NaN too)
+static inline __m256d sincos_f64_in_range_avx2(__m256d x) {
   const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
-  return _mm256_movemask_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(kSinCosReduceMax), _CMP_LE_OQ));
+  return _mm256_cmp_pd(ax, _mm256_set1_pd(kSinCosReduceMax), _CMP_LE_OQ);
 }
 
 // Horner's rule over coefficients c[0] + c[1] t + ... (highest last)

@@ -237,10 +237,13 @@ static inline VF fmod_f32_own(VF a, VF b) {
   return r;
 }
 // Python's remainder: fmod, then the divisor added where the result is non-zero and of the other sign (the
-// scalar functor's and PyTorch's formula, the add rounded in float)
+// scalar functor's and PyTorch's formula, the add rounded in the dtype); float64's (avx2_math.h) shares it
+template <typename V, typename S>
+static inline V remainder_from_fmod(V r, V b) {
+  return (r != S(0)) & ((b < S(0)) != (r < S(0))) ? r + b : r;
+}
 static inline VF remainder_f32_own(VF a, VF b) {
-  const VF r = fmod_f32_own(a, b);
-  return (r != 0.0f) & ((b < 0.0f) != (r < 0.0f)) ? r + b : r;
+  return remainder_from_fmod<VF, float>(fmod_f32_own(a, b), b);
 }
 
 // C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays

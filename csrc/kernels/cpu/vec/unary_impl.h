@@ -184,10 +184,9 @@ static VF cos_fast(VF x) {
 template <bool kCos>
 static VD sincos_f64_fast(VD x) {
   const VD r = sincos_avx2_f64<kCos>(x);
-  if (sincos_f64_in_range_avx2(x) == 0xf) return r;
-  const VD far = kCos ? SLD(cos, x) : SLD(sin, x);
-  const VD ax = x < 0.0 ? -x : x;
-  return ax <= kSinCosReduceMax ? r : far;
+  const __m256d ok = sincos_f64_in_range_avx2(x);
+  if (_mm256_movemask_pd(ok) == 0xf) return r;
+  return _mm256_blendv_pd(kCos ? SLD(cos, x) : SLD(sin, x), r, ok);
 }
 static VD sin_fast(VD x) {
   return sincos_f64_fast<false>(x);
@@ -639,15 +638,13 @@ void logaddexp_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64
 
 #ifndef MT_VEC_AVX512
 // A function of two vectors over a row: AVX2's float32 atan2, fmod and remainder through double
-// (f32_via_f64.h) and float64 atan2 (avx2_math.h); on AVX-512 those table entries stay empty
-template <VF (*F)(VF, VF)>
-void f32_row(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
-  map_row<VF, float, NF>(out, a, sa, b, sb, n, F);
+// (f32_via_f64.h) and its float64 atan2, fmod and remainder (avx2_math.h); on AVX-512 those entries stay
+// empty
+template <typename V, typename S, int N, V (*F)(V, V)>
+void pair_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
+  map_row<V, S, N>(out, a, sa, b, sb, n, F);
 }
-#ifndef MT_VEC_AVX512
-// float64 fmod and Python's remainder on AVX2 (avx2_math.h's exact kernel; the lanes it does not serve take
-// the C library's fmod lane by lane); remainder is fmod, then the divisor added where the result is non-zero
-// and of the other sign (one rounded add, the scalar functor's and PyTorch's formula)
+// float64 fmod: avx2_math.h's exact kernel; the lanes it does not serve take the C library's, lane by lane
 static VD fmod_f64_own(VD a, VD b) {
   int ok;
   VD r = fmod_avx2_f64(a, b, ok);
@@ -657,13 +654,7 @@ static VD fmod_f64_own(VD a, VD b) {
   return r;
 }
 static VD remainder_f64_own(VD a, VD b) {
-  const VD r = fmod_f64_own(a, b);
-  return (r != 0.0) & ((b < 0.0) != (r < 0.0)) ? r + b : r;
-}
-#endif
-template <VD (*F)(VD, VD)>
-void f64_row(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n) {
-  map_row<VD, double, ND>(out, a, sa, b, sb, n, F);
+  return remainder_from_fmod<VD, double>(fmod_f64_own(a, b), b);
 }
 #endif
 
@@ -705,12 +696,12 @@ void MT_VEC_FILL(Table& t) {
   t.logaddexp2_f32 = &logaddexp_row<VF, float, NF, true>;
   t.logaddexp2_f64 = &logaddexp_row<VD, double, ND, true>;
 #ifndef MT_VEC_AVX512
-  t.atan2_f32 = &f32_row<atan2_f32_own>;
-  t.atan2_f64 = &f64_row<atan2_avx2_f64>;
-  t.fmod_f64 = &f64_row<fmod_f64_own>;
-  t.remainder_f64 = &f64_row<remainder_f64_own>;
-  t.fmod_f32 = &f32_row<fmod_f32_own>;
-  t.remainder_f32 = &f32_row<remainder_f32_own>;
+  t.atan2_f32 = &pair_row<VF, float, NF, atan2_f32_own>;
+  t.fmod_f32 = &pair_row<VF, float, NF, fmod_f32_own>;
+  t.remainder_f32 = &pair_row<VF, float, NF, remainder_f32_own>;
+  t.atan2_f64 = &pair_row<VD, double, ND, atan2_avx2_f64>;
+  t.fmod_f64 = &pair_row<VD, double, ND, fmod_f64_own>;
+  t.remainder_f64 = &pair_row<VD, double, ND, remainder_f64_own>;
 #endif
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
@@ -723,8 +714,8 @@ void MT_VEC_FILL(Table& t) {
   t.softplus_f64 = nullptr;
 #endif
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::sinh, Fn::cosh});
-#ifndef MT_VEC_AVX512  // AVX2: float exp, log, log1p, sin, cos, float64 exp, tanh, log, log1p, sin, cos
-                       // and what is built on them are ours; the other float64 functions are libm's
+#ifndef MT_VEC_AVX512  // AVX2: the functions named above and what is built on them are ours; the other
+                       // float64 functions are libm's
   scalar(t.f32, {Fn::expm1});
   t.pow_f32 = nullptr;
   t.pow_f64 = nullptr;
