@@ -1091,8 +1091,6 @@ INTERPOLATION = frozenset(
         "upsample_bilinear",
         "Upsample",
         "UpsamplingBilinear2d",
-        "grid_sample",
-        "affine_grid",
     ]
 )
 # LAPACK's direct solvers and factorizations: on inf/NaN input its results are unspecified (how NaN spreads
