@@ -2,6 +2,7 @@
 released with hooks and autograd.Function backwards taking the GIL back, Python objects held by the graph are
 freed safely when the graph dies inside a released op, and threads running ops at once agree with serial runs."""
 
+import math
 import os
 import subprocess
 import sys
@@ -20,9 +21,10 @@ from minitorch.nn.parallel import DataParallel
 PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))  # the minitorch under test
 
 
-def longest_stall(op, setup=lambda: None, repeats=3):
+def longest_stall(op, setup=lambda: None, repeats=3, calls=1):
     """Runs op(setup()) while a pure-Python thread counts, and returns the longest time the counter stood still
-    after op started, relative to op's wall time (the smallest ratio of `repeats` tries). When op holds the GIL
+    after op started, relative to op's wall time divided by `calls` (op may make that many equal calls of the op
+    under test: a stall is then compared with one of them) (the smallest ratio of `repeats` tries). When op holds the GIL
     the counter stands still for all of op (close to 1: it runs again only once op has returned); when op
     releases it, only for scheduling gaps (a small fraction of a long op, even when the CPUs are busy)."""
     best = float("inf")
@@ -51,7 +53,7 @@ def longest_stall(op, setup=lambda: None, repeats=3):
         assert t1 - t0 > 0.05, f"op too short to measure ({(t1 - t0) * 1e3:.1f} ms)"
         after = [t0] + [s for s in stamps if s >= t0]
         stall = max(b - a for a, b in zip(after, after[1:]))
-        best = min(best, stall / (t1 - t0))
+        best = min(best, stall / ((t1 - t0) / calls))
     return best
 
 
@@ -63,29 +65,36 @@ def test_other_threads_run_during_a_long_matmul():
     assert stall < 0.5, f"a Python thread stood still for {stall:.0%} of the matmul: the GIL was held"
 
 
-def long_enough_input(op, n=4_000_000, limit=64_000_000):
-    """A float64 vector big enough that op on it takes 0.1 s here (optimized builds on fast machines finish
-    8M-element ops in well under the 50 ms longest_stall needs)."""
+def long_enough(op, n=1_000_000, limit=32_000_000):
+    """A float64 vector on which one call of op takes 20 ms or more here (or the limit's size), and how many calls
+    make 0.15 s. Size alone cannot reach a long span: optimized builds on fast CPUs finish 64M-element ops in
+    under 50 ms; the calls are timed warm, as the first call on fresh memory (page faults) is slower."""
     rng = np.random.default_rng(0)
     while True:
         x = torch.from_numpy(rng.standard_normal(n))
+        op(x)
         t0 = time.perf_counter()
         op(x)
-        if time.perf_counter() - t0 >= 0.1 or n >= limit:
-            return x
+        once = time.perf_counter() - t0
+        if once >= 0.02 or n >= limit:
+            return x, max(1, math.ceil(0.15 / once))
         n *= 2
 
 
 def test_other_threads_run_during_big_elementwise_and_reduce():
-    # two big ops (each releases the GIL): SLEEF's sin alone finished 64M float64 elements in 33 ms in CI
+    # big ops, each releasing the GIL, called often enough that the span is long on any CPU; the longest stall is
+    # compared with one call (an op holding the GIL stalls the counter for all of its call: a ratio near 1)
     def op(t):
         return torch.atan2(t, t).sin()
 
-    x = long_enough_input(op)
-    assert longest_stall(lambda _: op(x)) < 0.5
-    x = long_enough_input(lambda t: t.reshape(-1, 2000).logsumexp(1))
-    xm = x.reshape(-1, 2000)
-    assert longest_stall(lambda _: xm.logsumexp(1)) < 0.5
+    x, reps = long_enough(op)
+    assert longest_stall(lambda _: [op(x) for _ in range(reps)], calls=reps) < 0.5
+
+    def reduce(t):
+        return t.reshape(-1, 2000).logsumexp(1)
+
+    x, reps = long_enough(reduce)
+    assert longest_stall(lambda _: [reduce(x) for _ in range(reps)], calls=reps) < 0.5
 
 
 def test_other_threads_run_during_backward():
