@@ -123,8 +123,13 @@ def parse(text, path=SCHEMA):
         line = raw.split("#", 1)[0].rstrip()
         if not line.strip():
             continue
+        if cur is _TWIN and line[0].isspace():
+            continue  # a twin's keys: parse_twins reads them
         if not line[0].isspace():
             kind, _, rest = line.partition(" ")
+            if kind == "twin":
+                cur = _TWIN
+                continue
             if kind == "func":
                 m = SIGNATURE.match(rest.strip())
                 if not m:
@@ -139,7 +144,10 @@ def parse(text, path=SCHEMA):
                 continue
             words = line.split()
             if len(words) != 2 or words[0] not in KINDS:
-                fail(lineno, f"expected '<kind> <name>' with kind one of {', '.join(KINDS)}, got {line!r}")
+                fail(
+                    lineno,
+                    f"expected '<kind> <name>' with kind one of {', '.join(KINDS + ('twin',))}, got {line!r}",
+                )
             if not NAME.match(words[1]):
                 fail(lineno, f"op name {words[1]!r} must be lower_snake_case")
             cur = Op(words[0], words[1], lineno)
@@ -403,6 +411,242 @@ def _variants(value, lineno, fail):
 def load(path=SCHEMA):
     with open(path, encoding="utf-8") as f:
         return parse(f.read(), path)
+
+
+# ---------------------------------------------------------------- recording twins and entry points
+
+_TWIN = object()  # parse()'s marker while it skips a twin block
+TWIN_HEADER = re.compile(r"^twin\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
+TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if"}
+# how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
+# (autograd.track_view(self): a view records for every inexact input in grad mode)
+TWIN_WHEN = ("grad", "view")
+# C++ parameter types that carry tensors, and the test of each in the entry's `grad` condition
+TENSOR_PARAMS = {
+    "const Tensor&": "autograd::needs_grad({n})",
+    "const std::optional<Tensor>&": "autograd::needs_grad({n})",
+    "const std::vector<Tensor>&": "autograd::needs_grad_list({n})",
+    "const std::vector<std::optional<Tensor>>&": "autograd::needs_grad_indices({n})",
+}
+RET_ALIASES = {
+    "TensorPair": "std::tuple<Tensor, Tensor>",
+    "TensorQuad": "std::tuple<Tensor, Tensor, Tensor, Tensor>",
+}
+AUTOCAST_CASTS = ("const Tensor&", "const std::optional<Tensor>&", "const std::vector<Tensor>&")
+
+
+class Twin:
+    """A primitive op autograd records (autograd/record.h declares its recording twin, derivatives.cpp or
+    views.cpp defines it). With `entry: generated` the build writes its entry point mt::<name> (autocast, then
+    autograd when an input needs it, else the plain op mt::native::<name> that ops/<family>.cpp defines)."""
+
+    def __init__(self, name, params, ret, line):
+        self.name, self.params, self.ret, self.line = name, params, ret, line
+        self.family = None
+        self.entry = False
+        self.when = "grad"
+        self.autocast = (
+            None  # (autocast::Op name, whether the Scope sees the inputs: a Promote op's widest type)
+        )
+        self.composite_if = None  # a C++ condition under which the plain op is a composite (its parts record)
+        self.grad_if = (
+            None  # a C++ condition replacing `when:`'s test (an input that records only for some modes)
+        )
+
+    def cpp_ret(self):
+        """The return type spelled out (the table's aliases live in mt::autograd, for the X-macro's sake)."""
+        return RET_ALIASES.get(self.ret, self.ret)
+
+    def cpp_params(self):
+        return "(" + ", ".join(f"{t} {n}" for t, n in self.params) + ")"
+
+    def args(self, cast=False):
+        return ", ".join(f"s({n})" if cast and t in AUTOCAST_CASTS else n for t, n in self.params)
+
+
+def _split_cpp_params(text):
+    """'const A<B, C>& a, int b' -> ['const A<B, C>& a', 'int b'] (commas inside <> or () stay)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def parse_twins(text, path=SCHEMA):
+    """The recording twins of a schema text, in order (the order of ops/op_table.h's MT_AUTOGRAD_TWINS)."""
+    twins, cur = [], None
+
+    def fail(lineno, msg):
+        raise SchemaError(f"{path}:{lineno}: {msg}")
+
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            cur = None
+            if not line.startswith("twin "):
+                continue
+            m = TWIN_HEADER.match(line)
+            if not m:
+                fail(lineno, f"expected 'twin name(<C++ parameters>) -> <C++ return type>', got {line!r}")
+            params = []
+            for item in _split_cpp_params(m.group(2)):
+                pm = re.match(r"^(.*?)\s*\b([a-z_][a-z0-9_]*)$", item)
+                if not pm or not pm.group(1):
+                    fail(lineno, f"twin {m.group(1)!r}: parameter {item!r} is not '<C++ type> <name>'")
+                params.append((pm.group(1), pm.group(2)))
+            ret = m.group(3).strip()
+            if "," in ret:
+                fail(
+                    lineno,
+                    f"twin {m.group(1)!r}: a return type with a comma breaks the X-macro; use an alias",
+                )
+            cur = Twin(m.group(1), tuple(params), ret, lineno)
+            twins.append(cur)
+            continue
+        if cur is None:
+            continue  # another kind's keys: parse() reads them
+        key, sep, value = line.strip().partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep or key not in TWIN_KEYS:
+            fail(
+                lineno, f"unknown key {key!r} for twin {cur.name!r}; keys are {', '.join(sorted(TWIN_KEYS))}"
+            )
+        if key == "family":
+            if not NAME.match(value) or not os.path.exists(os.path.join(ROOT, "csrc", "ops", value + ".cpp")):
+                fail(lineno, f"twin {cur.name!r}: family {value!r} is not an ops/<family>.cpp")
+            cur.family = value
+        elif key == "entry":
+            if value != "generated":
+                fail(lineno, f"twin {cur.name!r}: 'entry:' takes only 'generated', got {value!r}")
+            cur.entry = True
+        elif key == "when":
+            if value not in TWIN_WHEN:
+                fail(lineno, f"twin {cur.name!r}: 'when:' is one of {', '.join(TWIN_WHEN)}, got {value!r}")
+            cur.when = value
+        elif key == "composite_if":
+            cur.composite_if = value
+        elif key == "grad_if":
+            cur.grad_if = value
+        elif key == "autocast":
+            words = value.split()
+            if not words or len(words) > 2 or (len(words) == 2 and words[1] != "inputs"):
+                fail(lineno, f"twin {cur.name!r}: write 'autocast: <autocast::Op name> [inputs]'")
+            cur.autocast = (words[0], len(words) == 2)
+    for t in twins:
+        if t.family is None:
+            fail(t.line, f"twin {t.name!r} needs 'family:'")
+        if (t.autocast or t.composite_if or t.grad_if) and not t.entry:
+            fail(
+                t.line,
+                f"twin {t.name!r}: 'autocast:', 'composite_if:' and 'grad_if:' shape the generated entry ('entry: generated')",
+            )
+        if t.when == "view" and (not t.params or t.params[0] != ("const Tensor&", "self")):
+            fail(t.line, f"twin {t.name!r}: 'when: view' needs 'const Tensor& self' first")
+        if t.entry and t.when == "grad" and not any(ty in TENSOR_PARAMS for ty, _ in t.params):
+            fail(t.line, f"twin {t.name!r}: no tensor parameter for the entry to test")
+    return twins
+
+
+def load_twins(path=SCHEMA):
+    with open(path, encoding="utf-8") as f:
+        return parse_twins(f.read(), path)
+
+
+def twins_header(twins):
+    """MT_AUTOGRAD_TWINS, the X-macro ops/op_table.h exposes: _(name, family, return type, (parameters))."""
+    rows = [f"  _({t.name}, {t.family}, {t.ret}, {t.cpp_params()})" for t in twins]
+    return (
+        "// Generated by scripts/gen_ops.py from csrc/ops/ops.schema's twin rows: edit the schema.\n"
+        "#pragma once\n"
+        "// clang-format off\n"
+        "#define MT_AUTOGRAD_TWINS(_) \\\n" + " \\\n".join(rows) + "\n// clang-format on\n"
+        f"#define MT_NUM_AUTOGRAD_TWINS {len(twins)}\n"
+    )
+
+
+def native_header(twins):
+    """The plain ops behind the generated entries: ops/<family>.cpp defines mt::native::<name>."""
+    lines = [
+        "// Generated by scripts/gen_ops.py from csrc/ops/ops.schema: the plain ops (no autocast, no autograd)",
+        "// behind the generated entry points; ops/<family>.cpp defines each, the entry and the twin call it.",
+        "#pragma once",
+        '#include "core/GradMode.h"',
+    ]
+    lines += [f'#include "ops/{f}.h"' for f in sorted({t.family for t in twins})]
+    lines += ["", "namespace mt::native {"]
+    lines += [f"{t.cpp_ret()} {t.name}{t.cpp_params()};" for t in twins if t.entry]
+    lines += ["}  // namespace mt::native", ""]
+    return "\n".join(lines)
+
+
+def entries_cpp(twins):
+    """mt::<name> for each twin with a generated entry: autocast (which calls the entry again with cast
+    inputs, excluded from autocast), then the recording twin when autograd records, else the plain op."""
+    out = [
+        "// Generated by scripts/gen_ops.py from csrc/ops/ops.schema: the entry points of the twins with",
+        "// 'entry: generated'. The ops layer defines the plain op (mt::native::<name>); this file sits above it",
+        "// and above autograd, as PyTorch's generated at:: functions sit over at::native.",
+        '#include "autograd/record.h"',
+        '#include "generated/native.h"',
+        '#include "ops/autocast.h"',
+        "",
+        "namespace mt {",
+        "",
+    ]
+    for t in twins:
+        if not t.entry:
+            continue
+        body = []
+        if t.composite_if:
+            body.append(f"  if ({t.composite_if}) return native::{t.name}({t.args()});")
+        if t.autocast:
+            op, inputs = t.autocast
+            tensors = [n for ty, n in t.params if ty == "const Tensor&"]
+            lists = [n for ty, n in t.params if ty == "const std::vector<Tensor>&"]
+            seen = lists[0] if lists else "{" + ", ".join("&" + n for n in tensors) + "}"
+            if op == "by_op":  # an elementwise op: autocast touches the ops the schema's rows name
+                scope = "*ac" + (", " + seen if inputs else "")
+                body += [
+                    "  if (autocast::active()) {",
+                    "    if (auto ac = autocast::op_of(op)) {",
+                    f"      autocast::Scope s({scope});",
+                    f"      return {t.name}({t.args(cast=True)});",
+                    "    }",
+                    "  }",
+                ]
+            else:
+                scope = f"autocast::Op::{op}" + (", " + seen if inputs else "")
+                body += [
+                    "  if (autocast::active()) {",
+                    f"    autocast::Scope s({scope});",
+                    f"    return {t.name}({t.args(cast=True)});",
+                    "  }",
+                ]
+        if t.grad_if:
+            cond = t.grad_if
+        elif t.when == "view":
+            cond = "autograd::track_view(self)"
+        else:
+            cond = " || ".join(TENSOR_PARAMS[ty].format(n=n) for ty, n in t.params if ty in TENSOR_PARAMS)
+        body += [
+            f"  if ({cond}) return autograd::{t.name}({t.args()});",
+            f"  return native::{t.name}({t.args()});",
+        ]
+        out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]
+    out += ["}  // namespace mt", ""]
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------- the generated text
@@ -719,8 +963,12 @@ def unary_checks_inc(ops):
     return "".join(lines)
 
 
-def outputs(ops):
+def outputs(ops, twins=None):
+    twins = load_twins() if twins is None else twins
     return {
+        "twins.h": twins_header(twins),
+        "native.h": native_header(twins),
+        "entries.cpp": entries_cpp(twins),
         "ops_schema.h": ops_header(ops),
         "bindings.h": bindings_header(ops),
         "bind_funcs.cpp": bind_funcs_cpp(ops),
@@ -729,10 +977,10 @@ def outputs(ops):
     }
 
 
-def write(out_dir, ops):
+def write(out_dir, ops, twins=None):
     target = os.path.join(out_dir, "generated")
     os.makedirs(target, exist_ok=True)
-    for name, text in outputs(ops).items():
+    for name, text in outputs(ops, twins).items():
         path = os.path.join(target, name)
         try:
             with open(path, encoding="utf-8") as f:
@@ -749,11 +997,11 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        ops = load()
+        ops, twins = load(), load_twins()
     except SchemaError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    write(argv[1], ops)
+    write(argv[1], ops, twins)
     return 0
 
 

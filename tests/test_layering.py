@@ -20,6 +20,20 @@ EXCEPTIONS = {
         "PyTorch puts a virtual AutogradMetaInterface in c10 instead"
     ),
 }
+# The ops layer still calling autograd: front ends that test needs_grad and call their recording twin
+# themselves, and autocast's cast cache reading autograd state. They move to the generated entry points
+# (csrc/ops/ops.schema's `twin` rows with `entry: generated`), which sit above ops and autograd; the list only
+# shrinks (test_exceptions_are_still_needed).
+STILL_RECORDING = (
+    ("ops/autocast.cpp", "autograd/AutogradMeta.h"),
+    ("ops/factory.cpp", "autograd/record.h"),
+)
+EXCEPTIONS.update(
+    {
+        pair: "the op front end still records autograd itself; move it to its generated entry point"
+        for pair in STILL_RECORDING
+    }
+)
 
 
 def parse_rules():
@@ -117,12 +131,13 @@ def test_exceptions_are_still_needed():
 @pytest.mark.parametrize(
     "rel,target,ok",
     [
-        ("core/Storage.h", "autograd/GradMode.h", False),
+        ("core/Storage.h", "autograd/AutogradMeta.h", False),
         ("core/TensorIterator.h", "kernels/cpu/Parallel.h", False),
         ("cuda/CUDNNUtils.cpp", "ops/conv.h", False),
         ("kernels/cpu/copy.cpp", "autograd/record.h", False),
         ("ops/shape.cpp", "python/bind.h", False),
-        ("ops/shape.cpp", "autograd/record.h", True),
+        ("ops/shape.cpp", "autograd/record.h", False),
+        ("ops/shape.cpp", "generated/native.h", True),
         ("kernels/cpu/copy.cpp", "ops/kernels.h", True),
         ("kernels/cpu/copy.cpp", "ops/copy.cpp", False),
         ("python/bind_tensor.cpp", "autograd/Node.h", True),

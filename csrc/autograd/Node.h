@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "autograd/AutogradMeta.h"
-#include "autograd/GradMode.h"
+#include "core/GradMode.h"
 #include "core/Tensor.h"
 
 namespace mt::autograd {

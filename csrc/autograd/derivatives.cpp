@@ -825,8 +825,9 @@ V class_loss_grad_composite(const Tensor& g, const Tensor& x, const Tensor& t, c
 }  // namespace
 
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
-Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_,
                   const ClassLossOptions& opt) {
+  const Tensor weight = weight_ ? *weight_ : Tensor();
   auto [out, stats, total_weight] =
       no_grad([&] { return mt::class_loss_forward(input, target, weight, opt, true); });
   record(opt.kind == ClassLossKind::nll ? "NllLossBackward0" : "CrossEntropyLossBackward0", {&input, &target},
@@ -868,8 +869,9 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 
 // PyTorch's formulas: d/dx = w (x - t) / max(x (1 - x), 1e-12), d/dt = w (log(1 - x) - log x), logs clamped
 // at -100 as in the forward; finite where x is exactly 0 or 1 (a saturated sigmoid).
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_,
                             Reduction reduction) {
+  const Tensor weight = weight_ ? *weight_ : Tensor();
   return twin(
       "BinaryCrossEntropyBackward0",
       [&] {

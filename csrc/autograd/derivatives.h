@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "autograd/GradMode.h"
+#include "core/GradMode.h"
 #include "autograd/Node.h"
 #include "core/Tensor.h"
 

@@ -1,15 +1,14 @@
-// What the op front ends call to record autograd history: a cheap check, and the recording twin of each
-// differentiable primitive op (run the op without grad, then attach a node whose formula is in
-// derivatives.cpp, or views.cpp for the view ops and the in-place path). Composite ops (lerp, matmul, stack,
-// split, ...) need nothing: their parts record. Each twin has its op's signature, so the declarations below
-// mirror the ops/ family headers by design.
+// The recording twin of each differentiable primitive op (run the op without grad, then attach a node whose
+// formula is in derivatives.cpp, or views.cpp for the view ops and the in-place path), declared from the
+// schema's `twin` rows; the generated entry points (build/<dir>/gen/generated/entries.cpp) call them when an
+// input requires grad. Composite ops (lerp, matmul, stack, split, ...) need nothing: their parts record.
 #pragma once
 #include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "autograd/GradMode.h"
+#include "core/GradMode.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 #include "ops/elementwise.h"
@@ -18,18 +17,7 @@
 
 namespace mt::autograd {
 
-// True only when grad mode is on and some input requires grad: the common path pays one flag test and a
-// pointer load per input, and allocates nothing.
-inline bool needs_grad(const Tensor& a) {
-  return GradMode::is_enabled() && a.defined() && a.requires_grad();
-}
-template <typename... T>
-inline bool needs_grad(const Tensor& a, const T&... rest) {
-  return needs_grad(a) || needs_grad(rest...);
-}
-inline bool needs_grad(const std::optional<Tensor>& a) {
-  return a && needs_grad(*a);
-}
+using ::mt::needs_grad;  // core/GradMode.h: grad mode on and some input requires grad
 bool needs_grad_list(const std::vector<Tensor>& ts);
 // View ops run their recording twin for every floating or complex input in grad mode, not only when it
 // requires grad: the view must know its base in case values that require grad are later written through it

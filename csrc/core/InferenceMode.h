@@ -4,7 +4,7 @@
 namespace mt {
 
 // Thread-local as in PyTorch. Set through autograd's inference_mode guard (re-exported in
-// autograd/GradMode.h).
+// core/GradMode.h).
 inline thread_local bool tls_inference_mode = false;
 
 }  // namespace mt

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "generated/native.h"
 #include "ops/ops.h"
 
 namespace mt {
@@ -201,7 +201,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     }
   }
   bool shapes_ok = k.size(-1) == q.size(-1) && k.size(-2) == v.size(-2);
-  if (dropout_p > 0 || !shapes_ok || (mask.defined() && autograd::needs_grad(mask)))
+  if (dropout_p > 0 || !shapes_ok || (mask.defined() && needs_grad(mask)))
     return sdpa_math(q, k, v, mask, dropout_p, is_causal, sc);  // matmul raises PyTorch's shape errors
   // batch dims broadcast as matmul's do
   DimVector batch = broadcast_shapes(broadcast_shapes(batch_of(q), batch_of(k)), batch_of(v));
@@ -216,8 +216,12 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     for (size_t i = 0; !grows && i < batch.size(); ++i) grows = full[i] != batch[i];
     if (grows) return sdpa_math(q, k, v, mask, 0, is_causal, sc);
   }
-  if (autograd::needs_grad(q, k, v)) return autograd::sdpa(q, k, v, mask, is_causal, sc);
-  return std::get<0>(sdpa_forward(q, k, v, mask, is_causal, sc));
+  return sdpa(q, k, v, mask, is_causal, sc);
+}
+
+Tensor native::sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
+                    double scale) {
+  return std::get<0>(sdpa_forward(q, k, v, mask, is_causal, scale));
 }
 
 }  // namespace mt

@@ -46,10 +46,10 @@ using SdpaBackwardFn = void (*)(const Tensor& dq, const Tensor& dk, const Tensor
                                 const Tensor& lse, const Tensor& mask, const SdpaArgs& a);
 MT_STUBS_ATTENTION_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
-namespace autograd {
-// The recording twin (autograd/derivatives.cpp): inputs as sdpa_forward takes them, mask without grad.
+// The fused attention as one recorded op (the entry point is generated from ops.schema's `twin sdpa`): inputs
+// as sdpa_forward takes them, the mask never requiring grad (scaled_dot_product_attention routes that case to
+// the composite).
 Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
             double scale);
-}  // namespace autograd
 
 }  // namespace mt

@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "autograd/AutogradMeta.h"
-#include "autograd/GradMode.h"
 #include "core/Exception.h"
+#include "core/GradMode.h"
 #include "ops/copy.h"
 
 namespace mt::autocast {
@@ -46,7 +46,7 @@ Tensor cast_to(const Tensor& t, ScalarType to_dtype) {
   auto* meta = t.impl()->autograd_meta();
   bool cacheable = tls_cache_enabled && to_dtype != ScalarType::Float && t.dtype() == ScalarType::Float &&
                    meta && meta->requires_grad && !meta->grad_fn && !meta->is_view() &&
-                   autograd::GradMode::is_enabled();
+                   GradMode::is_enabled();
   if (!cacheable) return to(t, to_dtype, t.device());
   auto it = tls_cache.find(t.impl());
   if (it != tls_cache.end() && it->second.cast.dtype() == to_dtype) return it->second.cast;

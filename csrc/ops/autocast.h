@@ -10,6 +10,7 @@
 
 #include "core/Tensor.h"
 #include "generated/ops_schema.h"
+#include "ops/elementwise.h"
 
 namespace mt::autocast {
 
@@ -95,6 +96,30 @@ void clear_cache();
 
 // One op's rerun under autocast: casts inputs by the op's policy for their device, keeps autocast off until
 // it goes out of scope. Promote needs all floating inputs up front to find the widest dtype.
+// The autocast entry of an elementwise op, if autocast touches it (the schema's `autocast:` rows).
+inline std::optional<Op> op_of(UnaryOp op) {
+  switch (op) {
+#define MT_AC_CASE(name) \
+  case UnaryOp::name:    \
+    return Op::name;
+    MT_UNARY_AUTOCAST(MT_AC_CASE)
+#undef MT_AC_CASE
+    default:
+      return std::nullopt;
+  }
+}
+inline std::optional<Op> op_of(BinaryOp op) {
+  switch (op) {
+#define MT_AC_CASE(name) \
+  case BinaryOp::name:   \
+    return Op::name;
+    MT_BINARY_AUTOCAST(MT_AC_CASE)
+#undef MT_AC_CASE
+    default:
+      return std::nullopt;
+  }
+}
+
 class Scope {
  public:
   Scope(Op op, std::initializer_list<const Tensor*> inputs = {});

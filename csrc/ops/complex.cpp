@@ -3,8 +3,8 @@
 // z = x + iy is dL/dx + i dL/dy) without formulas of its own.
 #include "ops/complex.h"
 
-#include "autograd/record.h"
 #include "core/TensorIterator.h"
+#include "generated/native.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -12,9 +12,8 @@
 
 namespace mt {
 
-Tensor view_as_real(const Tensor& self) {
+Tensor native::view_as_real(const Tensor& self) {
   MT_CHECK_TYPE(is_complex(self.dtype()), "view_as_real is only supported for complex tensors");
-  if (autograd::track_view(self)) return autograd::view_as_real(self);
   DimVector sizes(self.sizes()), strides;
   for (int64_t s : self.strides()) strides.push_back(s * 2);
   sizes.push_back(2);
@@ -22,7 +21,7 @@ Tensor view_as_real(const Tensor& self) {
   return make_view(self, sizes, strides, self.storage_offset() * 2, to_real_type(self.dtype()));
 }
 
-Tensor view_as_complex(const Tensor& self) {
+Tensor native::view_as_complex(const Tensor& self) {
   ScalarType dt = self.dtype();
   MT_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double || dt == ScalarType::Half,
                            "view_as_complex is only supported for half, float and double tensors, but got a "
@@ -39,7 +38,6 @@ Tensor view_as_complex(const Tensor& self) {
     MT_CHECK(self.stride(d) % 2 == 0 || self.size(d) == 1,
              "Tensor must have a stride divisible by 2 for all but last dimension");
   MT_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
-  if (autograd::track_view(self)) return autograd::view_as_complex(self);
   DimVector sizes(self.sizes().begin(), self.sizes().end() - 1), strides;
   for (int64_t d = 0; d + 1 < self.dim(); ++d) strides.push_back(self.size(d) == 1 ? 1 : self.stride(d) / 2);
   return make_view(self, sizes, strides, self.storage_offset() / 2, to_complex_type(dt));

@@ -4,9 +4,9 @@
 
 #include <limits>
 
-#include "autograd/record.h"
 #include "core/SafeMath.h"
 #include "core/TypeMeta.h"
+#include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -262,10 +262,8 @@ void add_bias_(const Tensor& out, const std::optional<Tensor>& bias) {
 
 }  // namespace
 
-Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                   const ConvArgs& args) {
-  if (autograd::needs_grad(input, weight) || autograd::needs_grad(bias))
-    return autograd::convolution(input, weight, bias, args);
+Tensor native::convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                           const ConvArgs& args) {
   DimVector os = conv_out_sizes(input, weight, args);
   Tensor out = make_empty(os, input.dtype(), input.device());
   if (out.numel() == 0) return out;
@@ -289,10 +287,8 @@ Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, 
   return gi;
 }
 
-Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
-                                   const ConvArgs& args) {
-  if (autograd::needs_grad(grad_out, input))
-    return autograd::convolution_backward_weight(grad_out, input, weight_sizes, args);
+Tensor native::convolution_backward_weight(const Tensor& grad_out, const Tensor& input,
+                                           IntArrayRef weight_sizes, const ConvArgs& args) {
   Tensor gw = make_empty(weight_sizes, grad_out.dtype(), grad_out.device());
   if (gw.numel() == 0) return gw;
   if (grad_out.numel() == 0 || input.numel() == 0) return zero_(gw), gw;
@@ -301,10 +297,9 @@ Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, 
   return gw;
 }
 
-Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                             const ConvArgs& args, IntArrayRef out_sizes) {
-  if (autograd::needs_grad(input, weight) || autograd::needs_grad(bias))
-    return autograd::convolution_transpose(input, weight, bias, args, out_sizes);
+Tensor native::convolution_transpose(const Tensor& input, const Tensor& weight,
+                                     const std::optional<Tensor>& bias, const ConvArgs& args,
+                                     IntArrayRef out_sizes) {
   Tensor out = convolution_backward_input(input, weight, out_sizes, args);
   add_bias_(out, bias);
   return out;

@@ -3,10 +3,11 @@
 
 #include <cmath>
 
-#include "autograd/record.h"
+#include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
+#include "generated/native.h"
 #include "ops/factory.h"
 #include "ops/kernels.h"
 #include "ops/shape.h"
@@ -26,7 +27,7 @@ Device resolve_device(Device d) {
 
 void check_writable(const Tensor& self) {
   MT_CHECK(
-      !self.is_inference() || autograd::tls_inference_mode,
+      !self.is_inference() || tls_inference_mode,
       "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
       "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
       "details.");
@@ -45,8 +46,7 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src) {
   return clone(src);
 }
 
-const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
-  if (autograd::needs_grad(self, src_)) return autograd::copy_(self, src_, non_blocking);
+const Tensor& native::copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   if (self.is_same(src_)) return self;
   check_writable(self);
   Tensor src = unaliased_input(self, src_);
@@ -63,8 +63,10 @@ const Tensor& copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
       broadcast_strides(src, self.sizes());
       return self;
     }
-    if (src.dtype() != self.dtype()) return copy_(self, to(src, self.dtype(), src.device()), non_blocking);
-    if (src.sizes() != self.sizes()) src = expand(src, self.sizes());  // broadcasting, as same-device copy_
+    if (src.dtype() != self.dtype())
+      return mt::copy_(self, to(src, self.dtype(), src.device()), non_blocking);
+    if (src.sizes() != self.sizes())
+      src = mt::expand(src, self.sizes());  // broadcasting, as same-device copy_
     cross_device_copy_stub.get(self.is_cuda() ? self.device() : src.device())(self, src, non_blocking);
   } else {
     TensorIter it = TensorIter::make({self, src});
@@ -94,15 +96,13 @@ Tensor contiguous(const Tensor& self) {
   return clone(self);
 }
 
-Tensor clone(const Tensor& self) {
-  if (autograd::needs_grad(self)) return autograd::clone(self);
+Tensor native::clone(const Tensor& self) {
   Tensor out = fresh_like(self, self.dtype(), self.device());
   copy_(out, self);
   return out;
 }
 
-Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
-  if (autograd::needs_grad(self)) return autograd::to(self, dtype, device, copy, non_blocking);
+Tensor native::to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
   if (dtype == ScalarType::Undefined) dtype = self.dtype();
   device = resolve_device(device);
   if (!copy && dtype == self.dtype() && device == self.device()) return self;
@@ -116,9 +116,9 @@ Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool n
     // convert on the source device, then move: one cross-device transfer of the final bytes
     Tensor converted = make_empty(self.sizes(), dtype, self.device());
     copy_(converted, self);
-    copy_(out, converted, non_blocking);
+    mt::copy_(out, converted, non_blocking);
   } else {
-    copy_(out, self, non_blocking);
+    mt::copy_(out, self, non_blocking);
   }
   return out;
 }
@@ -207,8 +207,7 @@ static void check_scalar_fits(const Scalar& v, ScalarType t) {
   MT_CHECK(ok, "value cannot be converted to type ", checked_convert_name(t), " without overflow");
 }
 
-const Tensor& fill_(const Tensor& self, const Scalar& value) {
-  if (autograd::needs_grad(self)) return autograd::fill_(self, value);
+const Tensor& native::fill_(const Tensor& self, const Scalar& value) {
   check_writable(self);
   check_scalar_fits(value, self.dtype());
   if (self.numel() == 0) return self;

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
 #include "core/WrapMath.h"
+#include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -213,30 +213,6 @@ ScalarType result_type(std::initializer_list<Tensor> ts) {
   return combine_categories(s.dim, combine_categories(s.zero, s.wrapped));
 }
 
-// The autocast entry of an elementwise op, if autocast touches it (the schema's `autocast:` rows).
-static std::optional<autocast::Op> autocast_op(UnaryOp op) {
-  switch (op) {
-#define MT_AC_CASE(name) \
-  case UnaryOp::name:    \
-    return autocast::Op::name;
-    MT_UNARY_AUTOCAST(MT_AC_CASE)
-#undef MT_AC_CASE
-    default:
-      return std::nullopt;
-  }
-}
-static std::optional<autocast::Op> autocast_op(BinaryOp op) {
-  switch (op) {
-#define MT_AC_CASE(name) \
-  case BinaryOp::name:   \
-    return autocast::Op::name;
-    MT_BINARY_AUTOCAST(MT_AC_CASE)
-#undef MT_AC_CASE
-    default:
-      return std::nullopt;
-  }
-}
-
 ScalarType result_type(const Tensor& a, const Tensor& b) {
   return result_type({a, b});
 }
@@ -258,14 +234,7 @@ static std::pair<ScalarType, ScalarType> unary_dtypes(UnaryOp op, ScalarType in,
   return {in, out_dt};
 }
 
-Tensor unary(UnaryOp op, const Tensor& self) {
-  if (autocast::active()) {
-    if (auto ac = autocast_op(op)) {
-      autocast::Scope s(*ac);
-      return unary(op, s(self));
-    }
-  }
-  if (autograd::needs_grad(self)) return autograd::unary(op, self);
+Tensor native::unary(UnaryOp op, const Tensor& self) {
   auto [in, out_dt] = unary_dtypes(op, self.dtype(), self.device());
   Tensor x = prepare(self, in, self.device());
   Tensor out = make_empty(self.sizes(), out_dt, self.device());
@@ -275,11 +244,10 @@ Tensor unary(UnaryOp op, const Tensor& self) {
   return out;
 }
 
-const Tensor& unary_(UnaryOp op, const Tensor& self) {
+const Tensor& native::unary_(UnaryOp op, const Tensor& self) {
   MT_CHECK(!(op == UnaryOp::abs && is_complex(self.dtype())),
            "In-place abs is not supported for complex tensors.");
-  if (autograd::needs_grad(self)) return autograd::unary_(op, self);
-  Tensor r = unary(op, self);
+  Tensor r = mt::unary(op, self);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
   return copy_(self, r);
@@ -296,15 +264,8 @@ static int half_power(BinaryOp op, const Tensor& a, const Tensor& b) {
   return e == 0.5 ? 1 : e == -0.5 ? -1 : 0;
 }
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  if (autocast::active()) {
-    if (auto ac = autocast_op(op)) {
-      autocast::Scope s(*ac, {&a, &b});
-      return binary(op, s(a), s(b));
-    }
-  }
-  if (autograd::needs_grad(a, b)) return autograd::binary(op, a, b);
-  if (const int h = half_power(op, a, b)) return unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
+Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (const int h = half_power(op, a, b)) return mt::unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, b, dev);
@@ -318,9 +279,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   return out;
 }
 
-const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
-  if (autograd::needs_grad(self, other)) return autograd::binary_(op, self, other);
-  if (const int h = half_power(op, self, other)) return unary_(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, self);
+const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
+  if (const int h = half_power(op, self, other))
+    return mt::unary_(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, self);
   check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
@@ -487,8 +448,8 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract) {
   if (!unit_alpha(alpha) && !alpha.is_bool() && is_floating(self.dtype()) && other.dtype() == self.dtype() &&
       other.device() == self.device() && other.sizes() == self.sizes() && self.numel() >= 4096 &&
-      self.is_contiguous() && other.is_contiguous() && !autograd::needs_grad(self, other) &&
-      !autocast::active() && (other.storage() != self.storage() || other.data_ptr() == self.data_ptr())) {
+      self.is_contiguous() && other.is_contiguous() && !needs_grad(self, other) && !autocast::active() &&
+      (other.storage() != self.storage() || other.data_ptr() == self.data_ptr())) {
     const double a = alpha.to_double();
     foreach_add_({self}, {other}, subtract ? -a : a);
     return self;
@@ -512,9 +473,7 @@ Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& r
            *rounding_mode, "'");
 }
 
-Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  if (autograd::needs_grad(self) || autograd::needs_grad(min) || autograd::needs_grad(max))
-    return autograd::clamp(self, min, max);
+Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   MT_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   Device dev = common_device({&self, &lo, &hi});
@@ -523,8 +482,8 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
     // PyTorch's bool clamp_min/clamp_max with a tensor bound compute (a maximum or minimum); its scalar
     // kernels and the two-bound kernel do not
     bool scalar = (!min || min->impl()->is_wrapped_number()) && (!max || max->impl()->is_wrapped_number());
-    if (min && !max && !scalar) return binary(BinaryOp::maximum, self, *min);
-    if (max && !min && !scalar) return binary(BinaryOp::minimum, self, *max);
+    if (min && !max && !scalar) return mt::binary(BinaryOp::maximum, self, *min);
+    if (max && !min && !scalar) return mt::binary(BinaryOp::minimum, self, *max);
     const char* k = !scalar ? "clamp"
                     : !max  ? "clamp_min_scalar"
                     : !min  ? "clamp_max_scalar"
@@ -554,12 +513,11 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
   return out;
 }
 
-const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  if (autograd::needs_grad(self) || autograd::needs_grad(min) || autograd::needs_grad(max))
-    return autograd::clamp_(self, min, max);
+const Tensor& native::clamp_(const Tensor& self, const std::optional<Tensor>& min,
+                             const std::optional<Tensor>& max) {
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   common_device({&self, &lo, &hi}, &self);  // self is written: it must be on the op's device
-  Tensor r = clamp(self, min, max);
+  Tensor r = mt::clamp(self, min, max);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
   MT_CHECK(IntArrayRef(r.sizes()).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
@@ -567,8 +525,7 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const
   return copy_(self, r);
 }
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  if (autograd::needs_grad(a, b)) return autograd::where(cond, a, b);
+Tensor native::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   MT_CHECK(cond.dtype() == ScalarType::Bool,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
            dtype_short_name(cond.dtype()));
@@ -590,15 +547,13 @@ static void check_masked_fill(const Tensor& mask, const Tensor& value) {
            value.dim(), " dimension(s).");
 }
 
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  if (autograd::needs_grad(self, value)) return autograd::masked_fill(self, mask, value);
+Tensor native::masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_masked_fill(mask, value);
-  Tensor out = clone(self);
-  return masked_fill_(out, mask, value);
+  Tensor out = mt::clone(self);
+  return mt::masked_fill_(out, mask, value);
 }
 
-const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  if (autograd::needs_grad(self, value)) return autograd::masked_fill_(self, mask, value);
+const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_masked_fill(mask, value);
   check_writable(self);
   Device dev = common_device({&self, &mask, &value}, &self);
@@ -628,23 +583,16 @@ static void check_float_activation(const Tensor& self, const char* op) {
   if (!is_floating(self.dtype())) dtype_not_implemented(kernel_name(op, self.device()), self.dtype());
 }
 
-Tensor softplus(const Tensor& self, double beta, double threshold) {
+Tensor native::softplus(const Tensor& self, double beta, double threshold) {
   check_float_activation(self, "softplus");
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::softplus);
-    return softplus(s(self), beta, threshold);
-  }
-  if (autograd::needs_grad(self)) return autograd::softplus(self, beta, threshold);
   return param_unary(self, ParamUnaryOp::softplus, beta, threshold);
 }
-Tensor leaky_relu(const Tensor& self, double negative_slope) {
+Tensor native::leaky_relu(const Tensor& self, double negative_slope) {
   check_float_activation(self, "leaky_relu");
-  if (autograd::needs_grad(self)) return autograd::leaky_relu(self, negative_slope);
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
 }
-Tensor polygamma(int64_t n, const Tensor& self) {
+Tensor native::polygamma(int64_t n, const Tensor& self) {
   MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
-  if (autograd::needs_grad(self)) return autograd::polygamma(n, self);
   return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);
 }
 // PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain
@@ -665,7 +613,7 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
            cpp_type_name(self.dtype()), " for `weight` but got dtype ", cpp_type_name(weight.dtype()));
   Device dev = common_device({&self, &end, &weight});
   ScalarType dt = result_type({self, end, weight});
-  if (autograd::needs_grad(self, end, weight)) {
+  if (needs_grad(self, end, weight)) {
     Tensor a = to(self, dt, dev), b = to(end, dt, dev), diff = sub(b, a);
     if (number) {  // the weight is a number: the branch is known, 1 - w stays a number
       Scalar w = item(weight);

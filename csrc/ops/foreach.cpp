@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/GradMode.h"
+#include "core/GradMode.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/reduce.h"
@@ -82,7 +82,7 @@ std::vector<Group> group_by_device_dtype(const TensorList& ref) {
 // step tensors or null. mul_tensor reads `factor`, converted per group to its opmath dtype on its device.
 void run_foreach(const char* name, const std::vector<const TensorList*>& lists, unsigned out_mask,
                  const TensorList* slots, ForeachArgs args, const Tensor* factor = nullptr) {
-  autograd::NoGradGuard no_grad;
+  NoGradGuard no_grad;
   check_lists(name, lists);
   if (slots) check_slots(name, *slots, *lists[0]);
   for (size_t k = 0; k < lists.size(); ++k)
@@ -204,7 +204,7 @@ TensorList foreach_sqrt(const TensorList& self) {
 }
 
 TensorList foreach_norm(const TensorList& self, double ord) {
-  autograd::NoGradGuard no_grad;
+  NoGradGuard no_grad;
   MT_CHECK(!self.empty(), "Tensor list must have at least one tensor.");
   TensorList out(self.size());
   bool fast = ord == 1 || ord == 2 || (std::isinf(ord) && ord > 0);

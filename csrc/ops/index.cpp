@@ -5,8 +5,9 @@
 
 #include <numeric>
 
-#include "autograd/record.h"
+#include "core/GradMode.h"
 #include "core/TensorIterator.h"
+#include "generated/native.h"
 #include "kernels/cpu/MaskScan.h"
 #include "ops/copy.h"
 #include "ops/index_dim.h"
@@ -194,26 +195,24 @@ Tensor nonzero(const Tensor& self) {
   return nonzero_stub.get(self.device())(self);
 }
 
-Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
-  if (autograd::needs_grad(self)) return autograd::index(self, indices);
+Tensor native::index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   if (self.is_meta()) {  // laid out as the kernels' result: the work tensor, permuted
     AdvancedPlan p = plan_advanced(self, indices, true);
-    return permute(make_empty(p.work_shape, self.dtype(), self.device()), p.work_to_result);
+    return mt::permute(make_empty(p.work_shape, self.dtype(), self.device()), p.work_to_result);
   }
   AdvancedPlan p = plan_advanced(self, indices);
   Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
   if (work.numel() > 0)
     index_gather_stub.get(self.device())(work, self, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
                                          static_cast<int64_t>(p.inner.size()));
-  return permute(work, p.work_to_result);
+  return mt::permute(work, p.work_to_result);
 }
 
-const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                         const Tensor& values, bool accumulate) {
-  if (autograd::needs_grad(self, values)) return autograd::index_put_(self, indices, values, accumulate);
+const Tensor& native::index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                                 const Tensor& values, bool accumulate) {
   check_writable(self);
   if (self.is_meta()) {  // nothing to write; the shapes are still checked
-    expand(values, plan_advanced(self, indices, true).result_shape);
+    mt::expand(values, plan_advanced(self, indices, true).result_shape);
     return self;
   }
   AdvancedPlan p = plan_advanced(self, indices);
@@ -233,10 +232,10 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   }
   // A CPU scalar moves to the device before broadcasting: one element crosses, not the expanded result.
   Tensor dv = values.device() == self.device() ? values : to(values, values.dtype(), self.device());
-  Tensor v = expand(dv, p.result_shape);  // values are shaped like the result
+  Tensor v = mt::expand(dv, p.result_shape);  // values are shaped like the result
   DimVector inverse(p.work_to_result.size());
   for (size_t k = 0; k < p.work_to_result.size(); ++k) inverse[p.work_to_result[k]] = static_cast<int64_t>(k);
-  Tensor w = contiguous(to(permute(v, inverse), self.dtype(), self.device()));
+  Tensor w = contiguous(to(mt::permute(v, inverse), self.dtype(), self.device()));
   if (w.numel() > 0)
     index_put_stub.get(self.device())(self, w, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
                                       static_cast<int64_t>(p.inner.size()),
@@ -245,14 +244,13 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
   return self;
 }
 
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
            "index_select(): Expected dtype int32 or int64 for index");
   // a 0-d self gives a 0-d result, from exactly one index (PyTorch's rule)
   MT_CHECK(self.dim() > 0 || index.numel() == 1,
            "index_select(): Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
-  if (autograd::needs_grad(self)) return autograd::index_select(self, dim, index);
   int64_t d = wrap_dim(dim, self.dim());
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
@@ -267,7 +265,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     for (int64_t k = 0, n = h.numel(); k < n; ++k)
       MT_CHECK_INDEX(v[k] >= 0 && v[k] < size, "index out of range in self");
   }
-  if (self.dim() == 0) return reshape(index_select(unsqueeze(self, 0), 0, index), {});
+  if (self.dim() == 0) return mt::reshape(mt::index_select(mt::unsqueeze(self, 0), 0, index), {});
   if (self.device().is_cpu() && d == self.dim() - 1) {
     // Along the last dim, the advanced-indexing plan below walks each index down a column (its work tensor
     // is index-major), a stride of a whole row per element. gather with the index broadcast over the rows
@@ -276,10 +274,10 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     shape[d] = index.numel();
     view[d] = index.numel();
     Tensor idx64 = index.dtype() == ScalarType::Long ? index : to(index, ScalarType::Long, index.device());
-    return mt::gather(self, d, expand(reshape(idx64, view), shape));
+    return mt::gather(self, d, mt::expand(mt::reshape(idx64, view), shape));
   }
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
-  idx.push_back(reshape(index, {-1}));
+  idx.push_back(mt::reshape(index, {-1}));
   return contiguous(mt::index(self, idx));
 }
 
@@ -336,8 +334,7 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vect
 }
 }  // namespace
 
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
-  if (autograd::needs_grad(self)) return autograd::gather(self, dim, index);
+Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index.device() == self.device() || self.is_meta(),
            "Expected all tensors to be on the same device, but found at least two devices, ",
@@ -402,10 +399,9 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
 
 }  // namespace
 
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                       const std::string& reduce) {
+const Tensor& native::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               const std::string& reduce) {
   MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
-  if (autograd::needs_grad(self, src)) return autograd::scatter_(self, dim, index, src, reduce);
   PutMode mode = reduce.empty()    ? PutMode::assign
                  : reduce == "add" ? PutMode::add
                  : reduce == "multiply"
@@ -417,7 +413,7 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 const Tensor& scatter_extreme_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                bool is_max) {
   MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
-  MT_CHECK(!autograd::needs_grad(self, src), "scatter_extreme_ is not differentiable; use scatter_reduce");
+  MT_CHECK(!needs_grad(self, src), "scatter_extreme_ is not differentiable; use scatter_reduce");
   return scatter_mode_(self, dim, index, src, is_max ? PutMode::amax : PutMode::amin);
 }
 

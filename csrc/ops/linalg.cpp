@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "autograd/record.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -76,12 +76,7 @@ Tensor bmm_unchecked(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-Tensor mm(const Tensor& a, const Tensor& b) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::mm);
-    return mm(s(a), s(b));
-  }
-  if (autograd::needs_grad(a, b)) return autograd::mm(a, b);
+Tensor native::mm(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.dim() == 2, "self must be a matrix");
   MT_CHECK(b.dim() == 2, "mat2 must be a matrix");
   MT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
@@ -91,12 +86,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return mm_unchecked(a, b);
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::bmm);
-    return bmm(s(a), s(b));
-  }
-  if (autograd::needs_grad(a, b)) return autograd::bmm(a, b);
+Tensor native::bmm(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   MT_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
   int64_t bs = a.sizes()[0], k = a.sizes()[2];
@@ -110,12 +100,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return bmm_unchecked(a, b);
 }
 
-Tensor mv(const Tensor& a, const Tensor& v) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::mv);
-    return mv(s(a), s(v));
-  }
-  if (autograd::needs_grad(a, v)) return autograd::mv(a, v);
+Tensor native::mv(const Tensor& a, const Tensor& v) {
   // PyTorch reports mv through addmv's checks: (result, mat, vec) dims, then sizes.
   MT_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got 1, ", a.dim(), ", ",
            v.dim());
@@ -123,15 +108,10 @@ Tensor mv(const Tensor& a, const Tensor& v) {
            "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
   check_same_device(a, v);
   check_gemm_dtype(a, v, true);
-  return squeeze(mm_unchecked(a, unsqueeze(v, 1)), {1});
+  return mt::squeeze(mm_unchecked(a, mt::unsqueeze(v, 1)), {1});
 }
 
-Tensor dot(const Tensor& a, const Tensor& b) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::dot, {&a, &b});
-    return dot(s(a), s(b));
-  }
-  if (autograd::needs_grad(a, b)) return autograd::dot(a, b);
+Tensor native::dot(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
            "D tensors");
   MT_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
@@ -141,7 +121,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
            " elements respectively");
   check_same_device(a, b);
   MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"dot\" not implemented for 'Bool'");
-  return view(mm_unchecked(unsqueeze(a, 0), unsqueeze(b, 1)), {});
+  return mt::view(mm_unchecked(mt::unsqueeze(a, 0), mt::unsqueeze(b, 1)), {});
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -151,13 +131,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), b);
 }
 
-Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
-             const Scalar& alpha) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::addmm);
-    return addmm(s(self), s(m1), s(m2), beta, alpha);
-  }
-  if (autograd::needs_grad(self, m1, m2)) return autograd::addmm(self, m1, m2, beta, alpha);
+Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                     const Scalar& alpha) {
   MT_CHECK(self.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
            dtype_short_name(self.dtype()), " and ", dtype_short_name(m2.dtype()));
   MT_CHECK(m1.dtype() == m2.dtype(), "mat1 and mat2 must have the same dtype, but got ",
@@ -176,7 +151,7 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
              "For integral input tensors, argument alpha must not be a floating point number.");
   }
   DimVector shape{m1.sizes()[0], m2.sizes()[1]};
-  Tensor bias = expand(self, shape);  // errors in PyTorch's words when self does not broadcast
+  Tensor bias = mt::expand(self, shape);  // errors in PyTorch's words when self does not broadcast
   Tensor out = make_empty(shape, m1.dtype(), m1.device());
   // beta == 0 ignores self entirely (NaN/inf in it must not leak), as BLAS does.
   bool use_bias = beta.to_double() != 0.0;
@@ -187,7 +162,7 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
     return out;
   }
   if (use_bias && out.numel() > 0) copy_(out, bias);
-  gemm_into(unsqueeze(out, 0), unsqueeze(m1, 0), unsqueeze(m2, 0), alpha,
+  gemm_into(mt::unsqueeze(out, 0), mt::unsqueeze(m1, 0), mt::unsqueeze(m2, 0), alpha,
             use_bias ? beta : Scalar(int64_t(0)));
   return out;
 }
@@ -273,7 +248,7 @@ void sum_unneeded(Operand& op, const std::vector<bool>& keep) {
   Tensor flat = reshape(permute(op.t, perm), {compute_numel(kept_sizes), inner});
   Tensor ones_col = ones({inner, 1}, op.t.dtype(), op.t.device());
   // the recorded mm when a gradient must flow through this sum
-  op.t = view(autograd::needs_grad(flat) ? mm(flat, ones_col) : mm_unchecked(flat, ones_col), kept_sizes);
+  op.t = view(needs_grad(flat) ? mm(flat, ones_col) : mm_unchecked(flat, ones_col), kept_sizes);
   op.labels = rest;
 }
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/record.h"
+#include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -172,17 +172,10 @@ std::tuple<Tensor, Tensor> class_loss_backward(const Tensor& grad, const Tensor&
   return {gi, gt};
 }
 
-namespace {
-
-Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-                  const ClassLossOptions& opt) {
-  const Tensor w = weight ? *weight : Tensor();
-  if (autograd::needs_grad(input) || (opt.kind == ClassLossKind::ce_prob && autograd::needs_grad(target)))
-    return autograd::class_loss(input, target, w, opt);
-  return std::get<0>(class_loss_forward(input, target, w, opt, false));
+Tensor native::class_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                          const ClassLossOptions& opt) {
+  return std::get<0>(class_loss_forward(input, target, weight ? *weight : Tensor(), opt, false));
 }
-
-}  // namespace
 
 namespace {
 
@@ -230,7 +223,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
     opt.label_smoothing = label_smoothing;
     const bool mixed = target.dtype() != input.dtype() || (weight && weight->dtype() != input.dtype());
     const int64_t classes = input.dim() >= 1 ? input.sizes()[input.dim() == 1 ? 0 : 1] : 1;
-    if (mixed || (weight && autograd::needs_grad(*weight)) || classes == 0) {
+    if (mixed || (weight && needs_grad(*weight)) || classes == 0) {
       plan_class_loss(input, target, weight ? *weight : Tensor(), opt);  // the same checks and messages
       return cross_entropy_prob_composite(input, target, weight, reduction, label_smoothing);
     }
@@ -253,17 +246,12 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 
 // ---- composites
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::mse_loss);
-    return mse_loss(s(input), s(target), reduction);
-  }
+Tensor native::mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   // PyTorch's kernel runs in the promoted dtype, floating types only
   ScalarType common = result_type(input, target);
   MT_CHECK_NOT_IMPLEMENTED(is_floating(common), "\"mse", input.is_cuda() ? "_cuda" : "_cpu",
                            "\" not implemented for '", dtype_short_name(common), "'");
   // one autograd node instead of three (sub, mul, mean): its backward is 2 (x - t) scaled, two kernels
-  if (autograd::needs_grad(input, target)) return autograd::mse_loss(input, target, reduction);
   Tensor d = sub(input, target);
   return apply_reduction(mul(d, d), reduction);
 }
@@ -310,12 +298,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   return apply_reduction(loss, reduction);
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-                            Reduction reduction) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::binary_cross_entropy);
-    return binary_cross_entropy(s(input), s(target), s(weight), reduction);
-  }
+Tensor native::binary_cross_entropy(const Tensor& input, const Tensor& target,
+                                    const std::optional<Tensor>& weight, Reduction reduction) {
   MT_CHECK_VALUE(IntArrayRef(input.sizes()).equals(target.sizes()), "Using a target size (",
                  torch_size(target.sizes()), ") that is different to the input size (",
                  torch_size(input.sizes()), ") is deprecated. Please ensure they have the same size.");
@@ -325,20 +309,18 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   MT_CHECK(target.dtype() == input.dtype(), "Found dtype ", dtype_short_name(target.dtype()),
            " but expected ", dtype_short_name(input.dtype()));
   if (weight && weight->dtype() != input.dtype() && is_floating(input.dtype()))
-    return binary_cross_entropy(input, target, to(*weight, input.dtype(), weight->device()), reduction);
+    return mt::binary_cross_entropy(input, target, to(*weight, input.dtype(), weight->device()), reduction);
   // PyTorch checks the range inside its kernel; on the CPU reading the result is free, on CUDA it would be a
   // sync per call, so there out-of-range inputs give NaN (log of a negative number) instead of an error.
   if (!input.is_cuda() && input.numel() > 0) {
-    autograd::NoGradGuard ng;
+    NoGradGuard ng;
     Tensor bad = any(logical_or(lt(input, S(0.0)), gt(input, S(1.0))), {}, false);
     MT_CHECK(!*bad.data<bool>(), "all elements of input should be between 0 and 1");
   }
   // one node with PyTorch's gradient formula: the composite's would be 0/0 = NaN where x is exactly 0 or 1
-  if (autograd::needs_grad(input, target) || (weight && autograd::needs_grad(*weight)))
-    return autograd::binary_cross_entropy(input, target, weight ? *weight : Tensor(), reduction);
   // log clamped at -100 as PyTorch, so a 0 or 1 probability gives a finite loss
-  Tensor logx = clamp(log(input), S(-100.0), std::nullopt);
-  Tensor log1mx = clamp(log(sub(S(1.0), input)), S(-100.0), std::nullopt);
+  Tensor logx = mt::clamp(log(input), S(-100.0), std::nullopt);
+  Tensor log1mx = mt::clamp(log(sub(S(1.0), input)), S(-100.0), std::nullopt);
   Tensor loss = neg(add(mul(target, logx), mul(sub(S(1.0), target), log1mx)));
   if (weight) loss = mul(loss, *weight);
   return apply_reduction(loss, reduction);

@@ -22,8 +22,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 Reduction reduction, int64_t ignore_index);
 
-// input and target broadcast; mse_loss and binary_cross_entropy record one node (autograd::), the rest
-// compose.
+// input and target broadcast; mse_loss and binary_cross_entropy record one node (ops.schema's twins), the
+// rest compose.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta);
@@ -56,6 +56,10 @@ ClassLossKind cross_entropy_kind(const Tensor& input, const Tensor& target);
 std::tuple<Tensor, Tensor, Tensor> class_loss_forward(const Tensor& input, const Tensor& target,
                                                       const Tensor& weight, const ClassLossOptions& opt,
                                                       bool for_backward);
+// The fused class loss as one recorded op (nll_loss and cross_entropy end here; the entry point is generated
+// from ops.schema's `twin class_loss`).
+Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                  const ClassLossOptions& opt);
 // (grad_input, grad_target); grad_target only for ce_prob when need_target.
 std::tuple<Tensor, Tensor> class_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target,
                                                const Tensor& weight, const Tensor& stats,

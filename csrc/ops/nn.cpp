@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "autograd/GradMode.h"
-#include "autograd/record.h"
 #include "core/Generator.h"
+#include "core/GradMode.h"
 #include "core/TypeMeta.h"
+#include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -49,20 +49,11 @@ Tensor param(const OptTensor& p, ScalarType sd) {
   return contiguous(reshape(to(*p, sd, p->device()), {-1}));
 }
 
-bool any_grad(const Tensor& a, const OptTensor& b, const OptTensor& c) {
-  return autograd::needs_grad(a) || autograd::needs_grad(b) || autograd::needs_grad(c);
-}
-
 }  // namespace
 
 // ---- linear ----
 
-Tensor linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::linear);
-    return linear(s(input), s(weight), s(bias));
-  }
-  if (any_grad(input, weight, bias)) return autograd::linear(input, weight, bias);
+Tensor native::linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) {
   MT_CHECK(input.dim() >= 1 && weight.dim() >= 1,
            "both arguments to linear need to be at least 1D, but they are ", input.dim(), "D and ",
            weight.dim(), "D");
@@ -91,13 +82,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const OptTensor& bias) 
   if (out.numel() == 0) return out;
   Tensor out3 = make_view(out, {1, rows, out_f}, {rows * out_f, out_f, 1}, 0);
   // the bias broadcast into the output, then GEMM with beta = 1 accumulates onto it (no separate add pass)
-  if (bias) copy_(out3, expand(*bias, {1, rows, out_f}));
+  if (bias) copy_(out3, mt::expand(*bias, {1, rows, out_f}));
   if (in == 0) {
     if (!bias) zero_(out);
     return out;
   }
   // 2-D input is read in place; other ranks fold their leading dims (a view when the layout allows)
-  Tensor x2 = input.dim() == 2 ? input : reshape(input, {rows, in});
+  Tensor x2 = input.dim() == 2 ? input : mt::reshape(input, {rows, in});
   Tensor a = make_view(x2, {1, rows, in}, {rows * in, x2.strides()[0], x2.strides()[1]}, x2.storage_offset());
   // weight.T as a view: the GEMM reads it transposed, no copy
   Tensor b = make_view(weight, {1, in, out_f}, {in * out_f, weight.strides()[1], weight.strides()[0]},
@@ -166,13 +157,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   return {y, mean, rstd};
 }
 
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const OptTensor& weight,
-                  const OptTensor& bias, double eps) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::layer_norm);
-    return layer_norm(s(input), normalized_shape, s(weight), s(bias), eps);
-  }
-  if (any_grad(input, weight, bias)) return autograd::layer_norm(input, normalized_shape, weight, bias, eps);
+Tensor native::layer_norm(const Tensor& input, IntArrayRef normalized_shape, const OptTensor& weight,
+                          const OptTensor& bias, double eps) {
   return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
 
@@ -237,13 +223,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
 
 // The front-end shape every op here has (autocast, then the autograd twin, then the native op), as
 // layer_norm.
-Tensor group_norm(const Tensor& input, int64_t num_groups, const OptTensor& weight, const OptTensor& bias,
-                  double eps) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::group_norm);
-    return group_norm(s(input), num_groups, s(weight), s(bias), eps);
-  }
-  if (any_grad(input, weight, bias)) return autograd::group_norm(input, num_groups, weight, bias, eps);
+Tensor native::group_norm(const Tensor& input, int64_t num_groups, const OptTensor& weight,
+                          const OptTensor& bias, double eps) {
   return std::get<0>(native_group_norm(input, num_groups, weight, bias, eps));
 }
 
@@ -308,11 +289,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   return {y, mean, rstd};
 }
 
-Tensor batch_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
-                  const OptTensor& running_mean, const OptTensor& running_var, bool training, double momentum,
-                  double eps) {
-  if (any_grad(input, weight, bias))
-    return autograd::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+Tensor native::batch_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+                          const OptTensor& running_mean, const OptTensor& running_var, bool training,
+                          double momentum, double eps) {
   return std::get<0>(
       native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
 }
@@ -373,17 +352,15 @@ Tensor embedding_forward(const Tensor& weight, const Tensor& indices) {
   return out;
 }
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
-                 bool sparse) {
-  if (autograd::needs_grad(weight))
-    return autograd::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+Tensor native::embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                         bool scale_grad_by_freq, bool sparse) {
   return embedding_forward(weight, indices);
 }
 
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
                           bool scale_grad_by_freq) {
   int64_t D = grad.sizes()[grad.dim() - 1], n = indices.numel();
-  if (!(autograd::GradMode::is_enabled() && grad.requires_grad())) {
+  if (!(GradMode::is_enabled() && grad.requires_grad())) {
     // one accumulation kernel (no host round trip for the indices on CUDA); ops below only when the
     // gradient itself is being differentiated
     ScalarType sd = stat_dtype(grad.dtype());
@@ -413,7 +390,7 @@ const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, dou
                                 double norm_type) {
   MT_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   check_indices(indices, "embedding_renorm_");
-  autograd::NoGradGuard ng;  // F.embedding renormalizes the table in place, outside the graph
+  NoGradGuard ng;  // F.embedding renormalizes the table in place, outside the graph
   if (indices.numel() == 0) return weight;
   Tensor idx = reshape(to(indices, ScalarType::Long, indices.device()), {-1});
   Tensor rows = embedding_forward(weight, idx);
@@ -454,7 +431,10 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   // PyTorch hands the input itself back when nothing is dropped
   if (!train || p == 0 || input.numel() == 0) return input;
   if (p == 1) return mul(input, zeros({}, input.dtype(), input.device()));
-  if (autograd::needs_grad(input)) return autograd::dropout(input, p);
+  return dropout(input, p);
+}
+
+Tensor native::dropout(const Tensor& input, double p) {
   return std::get<0>(native_dropout(input, p));
 }
 

@@ -24,6 +24,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
                                 double norm_type);
 Tensor dropout(const Tensor& input, double p, bool train);
+// The dropping itself, one recorded op (ops.schema's `twin dropout`): 0 < p < 1, a non-empty input.
+Tensor dropout(const Tensor& input, double p);
 Tensor feature_dropout(const Tensor& input, double p, bool train);
 Tensor alpha_dropout(const Tensor& input, double p, bool train);
 

@@ -1,8 +1,7 @@
-// Defines every DispatchStub of ops/op_table.h, checks both tables' row counts, and lists the stubs with the
-// devices that registered a kernel (for _C._op_table("stubs")).
+// Defines every DispatchStub of ops/op_table.h, checks the stub table's row count, and lists the stubs with
+// the devices that registered a kernel (for _C._op_table("stubs")).
 #include "ops/op_table.h"
 
-#include "autograd/record.h"
 #include "ops/attention.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
@@ -23,10 +22,6 @@ static_assert(
     0 MT_DISPATCH_STUBS(MT_COUNT_ROW) == MT_NUM_DISPATCH_STUBS,
     "a dispatch stub was added or removed: update MT_NUM_DISPATCH_STUBS (ops/op_table.h) and give the new "
     "stub its kernels and a case in tests/test_op_table.py");
-static_assert(
-    0 MT_AUTOGRAD_TWINS(MT_COUNT_ROW) == MT_NUM_AUTOGRAD_TWINS,
-    "a recording twin was added or removed: update MT_NUM_AUTOGRAD_TWINS (ops/op_table.h) and give the "
-    "new twin a gradcheck case in tests/test_autograd_table.py");
 #undef MT_COUNT_ROW
 
 std::vector<StubRow> dispatch_stub_rows() {

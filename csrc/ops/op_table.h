@@ -101,131 +101,13 @@
 // row is a visible change to this file (and the tests that iterate the table see it).
 #define MT_NUM_DISPATCH_STUBS 66
 
-// ---- recording twins: _(name, ops/ family, return type, parameters); autograd/record.h declares them in
-// mt::autograd, derivatives.cpp / views.cpp define them (a twin missing from the table does not compile at
-// its call site). Overloads repeat the name.
-// clang-format off
-#define MT_AUTOGRAD_TWINS(_) \
-  /* attention */ \
-  _(sdpa, attention, Tensor, (const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, \
-                              bool is_causal, double scale)) \
-  /* complex */ \
-  _(view_as_real, complex, Tensor, (const Tensor& self)) \
-  _(view_as_complex, complex, Tensor, (const Tensor& self)) \
-  /* conv */ \
-  _(convolution, conv, Tensor, (const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, \
-                                const ConvArgs& args)) \
-  _(convolution_transpose, conv, Tensor, (const Tensor& input, const Tensor& weight, \
-                                          const std::optional<Tensor>& bias, const ConvArgs& args, \
-                                          IntArrayRef out_sizes)) \
-  _(convolution_backward_weight, conv, Tensor, (const Tensor& grad_out, const Tensor& input, \
-                                                IntArrayRef weight_sizes, const ConvArgs& args)) \
-  /* copy */ \
-  _(copy_, copy, const Tensor&, (const Tensor& self, const Tensor& src, bool non_blocking)) \
-  _(clone, copy, Tensor, (const Tensor& self)) \
-  _(to, copy, Tensor, (const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking)) \
-  _(fill_, copy, const Tensor&, (const Tensor& self, const Scalar& value)) \
-  /* elementwise */ \
-  _(unary, elementwise, Tensor, (UnaryOp op, const Tensor& self)) \
-  _(unary_, elementwise, const Tensor&, (UnaryOp op, const Tensor& self)) \
-  _(binary, elementwise, Tensor, (BinaryOp op, const Tensor& a, const Tensor& b)) \
-  _(binary_, elementwise, const Tensor&, (BinaryOp op, const Tensor& self, const Tensor& other)) \
-  _(clamp, elementwise, Tensor, (const Tensor& self, const std::optional<Tensor>& min, \
-                                 const std::optional<Tensor>& max)) \
-  _(clamp_, elementwise, const Tensor&, (const Tensor& self, const std::optional<Tensor>& min, \
-                                         const std::optional<Tensor>& max)) \
-  _(where, elementwise, Tensor, (const Tensor& cond, const Tensor& a, const Tensor& b)) \
-  _(masked_fill, elementwise, Tensor, (const Tensor& self, const Tensor& mask, const Tensor& value)) \
-  _(masked_fill_, elementwise, const Tensor&, (const Tensor& self, const Tensor& mask, const Tensor& value)) \
-  _(softplus, elementwise, Tensor, (const Tensor& self, double beta, double threshold)) \
-  _(leaky_relu, elementwise, Tensor, (const Tensor& self, double negative_slope)) \
-  _(polygamma, elementwise, Tensor, (int64_t n, const Tensor& self)) \
-  /* index */ \
-  _(index, index, Tensor, (const Tensor& self, const std::vector<std::optional<Tensor>>& indices)) \
-  _(index_put_, index, const Tensor&, (const Tensor& self, const std::vector<std::optional<Tensor>>& indices, \
-                                       const Tensor& values, bool accumulate)) \
-  _(index_select, index, Tensor, (const Tensor& self, int64_t dim, const Tensor& index)) \
-  _(gather, index, Tensor, (const Tensor& self, int64_t dim, const Tensor& index)) \
-  _(scatter_, index, const Tensor&, (const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, \
-                                     const std::string& reduce)) \
-  /* linalg */ \
-  _(mm, linalg, Tensor, (const Tensor& a, const Tensor& b)) \
-  _(bmm, linalg, Tensor, (const Tensor& a, const Tensor& b)) \
-  _(mv, linalg, Tensor, (const Tensor& a, const Tensor& v)) \
-  _(dot, linalg, Tensor, (const Tensor& a, const Tensor& b)) \
-  _(addmm, linalg, Tensor, (const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, \
-                            const Scalar& alpha)) \
-  /* loss */ \
-  _(class_loss, loss, Tensor, (const Tensor& input, const Tensor& target, const Tensor& weight, \
-                               const ClassLossOptions& opt)) \
-  _(mse_loss, loss, Tensor, (const Tensor& input, const Tensor& target, Reduction reduction)) \
-  _(binary_cross_entropy, loss, Tensor, (const Tensor& input, const Tensor& target, const Tensor& weight, \
-                                         Reduction reduction)) \
-  /* nn */ \
-  _(linear, nn, Tensor, (const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias)) \
-  _(layer_norm, nn, Tensor, (const Tensor& input, IntArrayRef normalized_shape, \
-                             const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps)) \
-  _(group_norm, nn, Tensor, (const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, \
-                             const std::optional<Tensor>& bias, double eps)) \
-  _(batch_norm, nn, Tensor, (const Tensor& input, const std::optional<Tensor>& weight, \
-                             const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, \
-                             const std::optional<Tensor>& running_var, bool training, double momentum, double eps)) \
-  _(embedding, nn, Tensor, (const Tensor& weight, const Tensor& indices, int64_t padding_idx, \
-                            bool scale_grad_by_freq, bool sparse)) \
-  _(dropout, nn, Tensor, (const Tensor& input, double p)) \
-  /* pool */ \
-  _(max_pool2d_impl, pool, TensorPair, (const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow)) \
-  _(avg_pool2d_impl, pool, Tensor, (const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow)) \
-  _(avg_pool2d_backward, pool, Tensor, (const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes)) \
-  _(max_pool2d_backward, pool, Tensor, (const Tensor& grad_out, const Tensor& indices, const PoolArgs& args, \
-                                        IntArrayRef input_sizes)) \
-  /* rnn */ \
-  _(cudnn_rnn, rnn, TensorQuad, (const Tensor& x, const std::vector<Tensor>& weights, const Tensor& hx, \
-                                 const Tensor& cx, const RnnArgs& args)) \
-  /* upsample */ \
-  _(upsample_impl, upsample, Tensor, (const Tensor& input, const UpsampleArgs& args)) \
-  _(upsample_backward, upsample, Tensor, (const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes)) \
-  /* reduce */ \
-  _(sum, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype)) \
-  _(mean, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype)) \
-  _(prod, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype)) \
-  _(amax, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim)) \
-  _(amin, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim)) \
-  _(var, reduce, Tensor, (const Tensor& self, IntArrayRef dims, double correction, bool keepdim)) \
-  _(std, reduce, Tensor, (const Tensor& self, IntArrayRef dims, double correction, bool keepdim)) \
-  _(norm, reduce, Tensor, (const Tensor& self, double p, IntArrayRef dims, bool keepdim)) \
-  _(logsumexp, reduce, Tensor, (const Tensor& self, IntArrayRef dims, bool keepdim)) \
-  _(max, reduce, Tensor, (const Tensor& self)) \
-  _(min, reduce, Tensor, (const Tensor& self)) \
-  _(max, reduce, TensorPair, (const Tensor& self, int64_t dim, bool keepdim)) \
-  _(min, reduce, TensorPair, (const Tensor& self, int64_t dim, bool keepdim)) \
-  _(cumsum, reduce, Tensor, (const Tensor& self, int64_t dim, ScalarType dtype)) \
-  _(cumprod, reduce, Tensor, (const Tensor& self, int64_t dim, ScalarType dtype)) \
-  _(softmax, reduce, Tensor, (const Tensor& self, int64_t dim, ScalarType dtype)) \
-  _(log_softmax, reduce, Tensor, (const Tensor& self, int64_t dim, ScalarType dtype)) \
-  /* shape */ \
-  _(as_strided, shape, Tensor, (const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset)) \
-  _(alias, shape, Tensor, (const Tensor& self)) \
-  _(view, shape, Tensor, (const Tensor& self, IntArrayRef sizes)) \
-  _(reshape, shape, Tensor, (const Tensor& self, IntArrayRef sizes)) \
-  _(permute, shape, Tensor, (const Tensor& self, IntArrayRef dims)) \
-  _(transpose, shape, Tensor, (const Tensor& self, int64_t d0, int64_t d1)) \
-  _(squeeze, shape, Tensor, (const Tensor& self)) \
-  _(squeeze, shape, Tensor, (const Tensor& self, IntArrayRef dims)) \
-  _(unsqueeze, shape, Tensor, (const Tensor& self, int64_t dim)) \
-  _(expand, shape, Tensor, (const Tensor& self, IntArrayRef sizes)) \
-  _(select, shape, Tensor, (const Tensor& self, int64_t dim, int64_t index)) \
-  _(slice, shape, Tensor, (const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step)) \
-  _(diagonal, shape, Tensor, (const Tensor& self, int64_t offset, int64_t d1, int64_t d2)) \
-  _(split_with_sizes, shape, std::vector<Tensor>, (const Tensor& self, IntArrayRef sizes, int64_t dim)) \
-  _(unbind, shape, std::vector<Tensor>, (const Tensor& self, int64_t dim)) \
-  _(cat, shape, Tensor, (const std::vector<Tensor>& tensors, int64_t dim))
-// clang-format on
-#define MT_NUM_AUTOGRAD_TWINS 81
-
+// ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
+// `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a
+// twin missing from the table does not compile at its call site). Overloads repeat the name.
 #include <vector>
 
 #include "core/Device.h"
+#include "generated/twins.h"
 
 namespace mt {
 // One row of MT_DISPATCH_STUBS as the running binary has it: which device types registered a kernel.

@@ -2,8 +2,8 @@
 // messages; 1-d pooling runs as 2-d with a unit height; unbatched inputs gain and lose a batch dim.
 #include "ops/pool.h"
 
-#include "autograd/record.h"
 #include "core/SafeMath.h"
+#include "generated/native.h"
 #include "ops/copy.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -176,9 +176,8 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh,
-                                           int64_t ow) {
-  if (autograd::needs_grad(input)) return autograd::max_pool2d_impl(input, args, oh, ow);
+std::tuple<Tensor, Tensor> native::max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh,
+                                                   int64_t ow) {
   DimVector os = {input.sizes()[0], input.sizes()[1], oh, ow};
   Tensor out = make_empty(os, input.dtype(), input.device());
   Tensor idx = make_empty(os, ScalarType::Long, input.device());
@@ -187,8 +186,7 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& 
   return {out, idx};
 }
 
-Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
-  if (autograd::needs_grad(input)) return autograd::avg_pool2d_impl(input, args, oh, ow);
+Tensor native::avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
   DimVector os = {input.sizes()[0], input.sizes()[1], oh, ow};
   Tensor out = make_empty(os, input.dtype(), input.device());
   if (out.numel() == 0) return out;
@@ -196,18 +194,15 @@ Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, in
   return out;
 }
 
-Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
-  if (autograd::needs_grad(grad_out)) return autograd::avg_pool2d_backward(grad_out, args, input_sizes);
+Tensor native::avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
   return gi;
 }
 
-Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
-                           IntArrayRef input_sizes) {
-  if (autograd::needs_grad(grad_out))
-    return autograd::max_pool2d_backward(grad_out, indices, args, input_sizes);
+Tensor native::max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
+                                   IntArrayRef input_sizes) {
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   if (grad_out.numel() == 0) return zero_(gi), gi;

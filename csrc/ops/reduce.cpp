@@ -6,8 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/record.h"
-#include "ops/autocast.h"
+#include "generated/native.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -253,30 +252,19 @@ static Tensor complex_reduce(const Tensor& self, IntArrayRef dims, bool keepdim,
   return view_as_complex(contiguous(out));
 }
 
-Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
   if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
     return complex_reduce(self, dims, keepdim, dtype, false);
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::sum);
-    return sum(s(self), dims, keepdim, dtype);
-  }
-  if (autograd::needs_grad(self)) return autograd::sum(self, dims, keepdim, dtype);
   return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum");
 }
 
-Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::prod);
-    return prod(s(self), dims, keepdim, dtype);
-  }
-  if (autograd::needs_grad(self)) return autograd::prod(self, dims, keepdim, dtype);
+Tensor native::prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
   return run_reduce(self, dims, keepdim, ReduceOp::prod, 0, int_to_long(self, dtype), "prod");
 }
 
-Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+Tensor native::mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
   if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
     return complex_reduce(self, dims, keepdim, dtype, true);
-  if (autograd::needs_grad(self)) return autograd::mean(self, dims, keepdim, dtype);
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
   MT_CHECK_NOT_IMPLEMENTED(is_floating(dt), "mean(): could not infer output dtype. ",
                            dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
@@ -309,13 +297,11 @@ Tensor welford_mean(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return where(logical_and(inf_mean, early_inf), nan, m);
 }
 
-Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  if (autograd::needs_grad(self)) return autograd::amax(self, dims, keepdim);
+Tensor native::amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return run_reduce(self, dims, keepdim, ReduceOp::amax, 0, self.dtype(), "amax");
 }
 
-Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  if (autograd::needs_grad(self)) return autograd::amin(self, dims, keepdim);
+Tensor native::amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return run_reduce(self, dims, keepdim, ReduceOp::amin, 0, self.dtype(), "amin");
 }
 
@@ -337,29 +323,23 @@ Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return all_any(self, dims, keepdim, ReduceOp::any);
 }
 
-Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+Tensor native::var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
   // complex: E|z - mean|^2 is the variance of the real part plus that of the imaginary part (a real result)
   if (is_complex(self.dtype()))
-    return add(var(real(self), dims, correction, keepdim), var(imag(self), dims, correction, keepdim));
-  if (autograd::needs_grad(self)) return autograd::var(self, dims, correction, keepdim);
+    return add(mt::var(real(self), dims, correction, keepdim),
+               mt::var(imag(self), dims, correction, keepdim));
   check_float(self, "std and var only support floating point and complex dtypes", false);
   return run_reduce(self, dims, keepdim, ReduceOp::var, correction, self.dtype(), "var");
 }
 
-Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
-  if (is_complex(self.dtype())) return sqrt(var(self, dims, correction, keepdim));
-  if (autograd::needs_grad(self)) return autograd::std(self, dims, correction, keepdim);
+Tensor native::std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  if (is_complex(self.dtype())) return sqrt(mt::var(self, dims, correction, keepdim));
   check_float(self, "std and var only support floating point and complex dtypes", false);
   return run_reduce(self, dims, keepdim, ReduceOp::std, correction, self.dtype(), "std");
 }
 
-Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
-  if (is_complex(self.dtype())) return norm(abs(self), p, dims, keepdim);  // a p-norm only reads |z|
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::norm);
-    return norm(s(self), p, dims, keepdim);
-  }
-  if (autograd::needs_grad(self)) return autograd::norm(self, p, dims, keepdim);
+Tensor native::norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  if (is_complex(self.dtype())) return mt::norm(abs(self), p, dims, keepdim);  // a p-norm only reads |z|
   check_float(self, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ");
   if (p < 0 && self.numel() == 0)
     MT_ERROR("linalg.vector_norm cannot compute the ", p,
@@ -380,13 +360,12 @@ Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
       if (!mask[static_cast<size_t>(d)] || keepdim)
         out.push_back(mask[static_cast<size_t>(d)] ? 1 : self.sizes()[d]);
     }
-    if (count == 1) return contiguous(reshape(abs(self), out));
+    if (count == 1) return contiguous(mt::reshape(abs(self), out));
   }
   return run_reduce(self, dims, keepdim, ReduceOp::norm, p, self.dtype(), "norm");
 }
 
-Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  if (autograd::needs_grad(self)) return autograd::logsumexp(self, dims, keepdim);
+Tensor native::logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
   // integers are promoted to the default float dtype, as PyTorch does
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   // The reduced dims leave the contiguous last dim alone (a softmax over a leading dim, a batch of scores):
@@ -398,19 +377,19 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
       self.numel() >= 4096 && self.strides()[self.dim() - 1] == 1) {
     SmallVector<bool, 8> mask = dim_mask(self, dims);
     if (!mask[static_cast<size_t>(self.dim() - 1)]) {
-      Tensor m = amax(self, dims, true);
+      Tensor m = mt::amax(self, dims, true);
       const Tensor inf = wrapped_scalar(Scalar(std::numeric_limits<double>::infinity()));
-      m = where(eq(abs(m), inf), wrapped_scalar(Scalar(0.0)), m);
+      m = mt::where(eq(abs(m), inf), wrapped_scalar(Scalar(0.0)), m);
       Tensor e = sub(self, m);
-      unary_(UnaryOp::exp, e);
+      mt::unary_(UnaryOp::exp, e);
       Tensor r = sum(e, dims, true);
-      unary_(UnaryOp::log, r);
+      mt::unary_(UnaryOp::log, r);
       r = add(r, m);
       if (!keepdim) {
         DimVector out;
         for (int64_t d = 0; d < self.dim(); ++d)
           if (!mask[static_cast<size_t>(d)]) out.push_back(self.sizes()[d]);
-        r = reshape(r, out);
+        r = mt::reshape(r, out);
       }
       return r;
     }
@@ -418,20 +397,18 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return run_reduce(self, dims, keepdim, ReduceOp::logsumexp, 0, dt, "logsumexp");
 }
 
-Tensor max(const Tensor& self) {
-  if (autograd::needs_grad(self)) return autograd::max(self);
+Tensor native::max(const Tensor& self) {
   MT_CHECK(self.numel() > 0,
            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
-  return amax(self, {}, false);
+  return mt::amax(self, {}, false);
 }
 
-Tensor min(const Tensor& self) {
-  if (autograd::needs_grad(self)) return autograd::min(self);
+Tensor native::min(const Tensor& self) {
   MT_CHECK(self.numel() > 0,
            "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
-  return amin(self, {}, false);
+  return mt::amin(self, {}, false);
 }
 
 namespace {
@@ -493,13 +470,11 @@ Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) 
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  if (autograd::needs_grad(self)) return autograd::max(self, dim, keepdim);
+std::tuple<Tensor, Tensor> native::max(const Tensor& self, int64_t dim, bool keepdim) {
   return arg_reduce(self, dim, keepdim, true, true, "max");
 }
 
-std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  if (autograd::needs_grad(self)) return autograd::min(self, dim, keepdim);
+std::tuple<Tensor, Tensor> native::min(const Tensor& self, int64_t dim, bool keepdim) {
   return arg_reduce(self, dim, keepdim, false, true, "min");
 }
 
@@ -511,39 +486,19 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return std::get<1>(arg_reduce(self, dim, keepdim, false, false, "argmin"));
 }
 
-Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::cumsum);
-    return cumsum(s(self), dim, dtype);
-  }
-  if (autograd::needs_grad(self)) return autograd::cumsum(self, dim, dtype);
+Tensor native::cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
   return run_scan(self, dim, dtype, ScanOp::cumsum);
 }
 
-Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::cumprod);
-    return cumprod(s(self), dim, dtype);
-  }
-  if (autograd::needs_grad(self)) return autograd::cumprod(self, dim, dtype);
+Tensor native::cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
   return run_scan(self, dim, dtype, ScanOp::cumprod);
 }
 
-Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::softmax);
-    return softmax(s(self), dim, dtype);
-  }
-  if (autograd::needs_grad(self)) return autograd::softmax(self, dim, dtype);
+Tensor native::softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
   return run_softmax(self, dim, dtype, false);
 }
 
-Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::log_softmax);
-    return log_softmax(s(self), dim, dtype);
-  }
-  if (autograd::needs_grad(self)) return autograd::log_softmax(self, dim, dtype);
+Tensor native::log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
   return run_softmax(self, dim, dtype, true);
 }
 

@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "autograd/record.h"
+#include "generated/native.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/shape.h"
@@ -121,13 +121,16 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _cudnn_rnn(const Tensor& input, const
   std::vector<Tensor> ws;
   ws.reserve(weights.size());
   for (const Tensor& w : weights) ws.push_back(contiguous(w));
-  std::tuple<Tensor, Tensor, Tensor, Tensor> r;
-  if (autograd::needs_grad(x, h, c) || autograd::needs_grad_list(ws))
-    r = autograd::cudnn_rnn(x, ws, h, c, a);
-  else
-    r = cudnn_rnn_forward(x, ws, h, c, a, /*training=*/false);
+  std::tuple<Tensor, Tensor, Tensor, Tensor> r = cudnn_rnn(x, ws, h, c, a);
   if (batch_first) std::get<0>(r) = transpose(std::get<0>(r), 0, 1);
   return r;
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> native::cudnn_rnn(const Tensor& x,
+                                                             const std::vector<Tensor>& weights,
+                                                             const Tensor& hx, const Tensor& cx,
+                                                             const RnnArgs& args) {
+  return cudnn_rnn_forward(x, weights, hx, cx, args, /*training=*/false);
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn_forward(const Tensor& x,

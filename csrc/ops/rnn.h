@@ -48,6 +48,11 @@ RnnGrads cudnn_rnn_backward(const Tensor& x, const std::vector<Tensor>& weights,
                             const Tensor& cx, const Tensor& y, const Tensor& reserve, const Tensor& dy,
                             const Tensor& dhy, const Tensor& dcy, const RnnArgs& args);
 
+// cudnn_rnn_forward (not training) as one recorded op: the entry point generated from ops.schema's
+// `twin cudnn_rnn` records it when an input requires grad (the twin runs the training forward then).
+std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std::vector<Tensor>& weights,
+                                                     const Tensor& hx, const Tensor& cx, const RnnArgs& args);
+
 // True when this build has a fused RNN kernel for `d` (CUDA with cuDNN).
 bool has_cudnn_rnn(Device d);
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "autograd/record.h"
 #include "core/SafeMath.h"
+#include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -44,8 +44,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
   return out;
 }
 
-Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  if (autograd::track_view(self)) return autograd::as_strided(self, sizes, strides, offset);
+Tensor native::as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   MT_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   MT_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   int64_t max_off = offset;
@@ -122,8 +121,7 @@ Tensor view_dtype(const Tensor& self, ScalarType dtype) {
   return make_view(self, sizes, strides, offset, dtype);
 }
 
-Tensor alias(const Tensor& self) {
-  if (autograd::track_view(self)) return autograd::alias(self);
+Tensor native::alias(const Tensor& self) {
   return make_view(self, self.sizes(), self.strides(), self.storage_offset());
 }
 
@@ -162,8 +160,7 @@ static bool view_strides(const Tensor& self, IntArrayRef shape, DimVector& out) 
   return view_d == -1;
 }
 
-Tensor view(const Tensor& self, IntArrayRef sizes) {
-  if (autograd::track_view(self)) return autograd::view(self, sizes);
+Tensor native::view(const Tensor& self, IntArrayRef sizes) {
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   MT_CHECK(
@@ -173,16 +170,14 @@ Tensor view(const Tensor& self, IntArrayRef sizes) {
   return make_view(self, shape, strides, self.storage_offset());
 }
 
-Tensor reshape(const Tensor& self, IntArrayRef sizes) {
-  if (autograd::track_view(self)) return autograd::reshape(self, sizes);
+Tensor native::reshape(const Tensor& self, IntArrayRef sizes) {
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   if (view_strides(self, shape, strides)) return make_view(self, shape, strides, self.storage_offset());
-  return view(clone(self), shape);
+  return mt::view(mt::clone(self), shape);
 }
 
-Tensor permute(const Tensor& self, IntArrayRef dims) {
-  if (autograd::track_view(self)) return autograd::permute(self, dims);
+Tensor native::permute(const Tensor& self, IntArrayRef dims) {
   int64_t n = self.dim();
   MT_CHECK(static_cast<int64_t>(dims.size()) == n,
            "permute(sparse_coo): number of dimensions in the tensor input "
@@ -200,12 +195,11 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
-  if (autograd::track_view(self)) return autograd::transpose(self, d0, d1);
+Tensor native::transpose(const Tensor& self, int64_t d0, int64_t d1) {
   int64_t n = self.dim();
   d0 = wrap_dim(d0, n);
   d1 = wrap_dim(d1, n);
-  if (n == 0) return alias(self);
+  if (n == 0) return mt::alias(self);
   DimVector sizes = self.sizes(), strides = self.strides();
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
@@ -217,8 +211,7 @@ Tensor t(const Tensor& self) {
   return self.dim() < 2 ? alias(self) : transpose(self, 0, 1);
 }
 
-Tensor squeeze(const Tensor& self) {
-  if (autograd::track_view(self)) return autograd::squeeze(self);
+Tensor native::squeeze(const Tensor& self) {
   DimVector sizes, strides;
   for (int64_t i = 0; i < self.dim(); ++i)
     if (self.sizes()[i] != 1) {
@@ -228,8 +221,7 @@ Tensor squeeze(const Tensor& self) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor squeeze(const Tensor& self, IntArrayRef dims) {
-  if (autograd::track_view(self)) return autograd::squeeze(self, dims);
+Tensor native::squeeze(const Tensor& self, IntArrayRef dims) {
   std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, self.dim());
@@ -244,8 +236,7 @@ Tensor squeeze(const Tensor& self, IntArrayRef dims) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  if (autograd::track_view(self)) return autograd::unsqueeze(self, dim);
+Tensor native::unsqueeze(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim() + 1);
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t st = 1;  // any stride suits a size-1 dim; PyTorch's choice, wrapped rather than overflowed
@@ -255,8 +246,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor expand(const Tensor& self, IntArrayRef sizes) {
-  if (autograd::track_view(self)) return autograd::expand(self, sizes);
+Tensor native::expand(const Tensor& self, IntArrayRef sizes) {
   int64_t n = static_cast<int64_t>(sizes.size());
   MT_CHECK(n >= self.dim(), "expand(", "torch.FloatTensor{", shape_str(self.sizes()),
            "}, size=", shape_str(sizes), "): the number of sizes provided (", n,
@@ -327,8 +317,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return slice(self, dim, start, start + length, 1);
 }
 
-Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  if (autograd::track_view(self)) return autograd::select(self, dim, index);
+Tensor native::select(const Tensor& self, int64_t dim, int64_t index) {
   MT_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -342,8 +331,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return make_view(self, sizes, strides, offset);
 }
 
-Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (autograd::track_view(self)) return autograd::slice(self, dim, start, end, step);
+Tensor native::slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
   MT_CHECK_VALUE(step > 0, "step must be greater than zero");
   dim = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -381,9 +369,8 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   return split_with_sizes(self, sizes, dim);
 }
 
-std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
+std::vector<Tensor> native::split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
   MT_CHECK(self.dim() > 0, "split expects at least a 1-dimensional tensor");  // PyTorch's, not an IndexError
-  if (autograd::track_view(self)) return autograd::split_with_sizes(self, sizes, dim);
   dim = wrap_dim(dim, self.dim());
   int64_t total = 0;
   bool overflow = false;
@@ -399,7 +386,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int6
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : sizes) {
-    out.push_back(slice(self, dim, start, start + s, 1));
+    out.push_back(mt::slice(self, dim, start, start + s, 1));
     start += s;
   }
   return out;
@@ -421,12 +408,11 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   return split(self, split_size, dim);
 }
 
-std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  if (autograd::track_view(self)) return autograd::unbind(self, dim);
+std::vector<Tensor> native::unbind(const Tensor& self, int64_t dim) {
   dim = wrap_dim(dim, self.dim());
   MT_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < self.sizes()[dim]; ++i) out.push_back(select(self, dim, i));
+  for (int64_t i = 0; i < self.sizes()[dim]; ++i) out.push_back(mt::select(self, dim, i));
   return out;
 }
 
@@ -471,8 +457,7 @@ Tensor movedim(const Tensor& self, IntArrayRef src, IntArrayRef dst) {
   return permute(self, order);
 }
 
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
-  if (autograd::track_view(self)) return autograd::diagonal(self, offset, d1, d2);
+Tensor native::diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
   int64_t n = self.dim();
   d1 = wrap_dim(d1, n);
   d2 = wrap_dim(d2, n);
@@ -493,12 +478,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
   return make_view(self, sizes, strides, start);
 }
 
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::cat, tensors);
-    return cat(s(tensors), dim);
-  }
-  if (autograd::needs_grad_list(tensors)) return autograd::cat(tensors, dim);
+Tensor native::cat(const std::vector<Tensor>& tensors, int64_t dim) {
   MT_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch (legacy behaviour)
   const Tensor* ref = nullptr;

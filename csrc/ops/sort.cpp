@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "autograd/record.h"
+#include "core/GradMode.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -57,14 +57,14 @@ Tensor from_rows(const Tensor& t, int64_t d) {
 
 // Sorted (first k) along dim d of self, in self's dim order, computed without recording.
 std::tuple<Tensor, Tensor> sort_along(const Tensor& self, int64_t d, int64_t k, bool descending) {
-  autograd::NoGradGuard ng;
+  NoGradGuard ng;
   auto [v, i] = sort_rows(as_rows(self, d), k, descending);
   return {from_rows(v, d), from_rows(i, d)};
 }
 
 // The values at `indices` along d, recorded when self requires grad (otherwise the kernel's values stand).
 Tensor differentiable_values(const Tensor& self, int64_t d, const Tensor& values, const Tensor& indices) {
-  if (!autograd::needs_grad(self)) return values;
+  if (!needs_grad(self)) return values;
   return gather(self, d, indices);
 }
 
@@ -86,7 +86,7 @@ std::tuple<Tensor, Tensor> scalar_result(const Tensor& self) {
 std::optional<std::tuple<Tensor, Tensor>> select_along(const Tensor& self, int64_t d, int64_t k) {
   SelectKernelFn fn = select_stub.fns[static_cast<int>(self.device().type)];
   if (!fn) return std::nullopt;
-  autograd::NoGradGuard ng;
+  NoGradGuard ng;
   Tensor rows = as_rows(self, d);
   DimVector shape(rows.sizes().begin(), rows.sizes().end());
   int64_t n = shape.back();
@@ -151,7 +151,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
   int64_t n = self.sizes()[d];
   Tensor values, indices;
   {
-    autograd::NoGradGuard ng;
+    NoGradGuard ng;
     auto [v, i] = sort_along(self, d, n, false);
     // NaN sorts last, so a row's first NaN (in input order: the sort is stable) sits at n - nan_count
     Tensor pos = full({}, Scalar((n - 1) / 2), ScalarType::Long, self.device());
@@ -191,7 +191,7 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   if (self.dim() == 0) return scalar_result(self);
   Tensor values, indices;
   {
-    autograd::NoGradGuard ng;
+    NoGradGuard ng;
     Tensor rows = as_rows(self, d);
     int64_t n = rows.sizes().back();
     auto [sv, si] = sort_rows(rows, n, false);
@@ -218,7 +218,7 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
   // PyTorch's value check (an aminmax over the categories) fails first on an empty category dim
   MT_CHECK(n > 0 || (self.dim() == 2 && self.sizes()[0] == 0),
            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
-  autograd::NoGradGuard ng;
+  NoGradGuard ng;
   // Validity needs the values, so this waits for a GPU (PyTorch asserts on the device instead).
   Tensor p = self.dim() == 1 ? unsqueeze(self, 0) : self;
   if (p.dtype() == ScalarType::Half || p.dtype() == ScalarType::BFloat16)
@@ -274,7 +274,7 @@ namespace {
 // True where tril (lower) / triu zeroes the last two dims of `self`: col - row above / below `diagonal`.
 Tensor zeroed(const Tensor& self, int64_t diagonal, bool lower, const char* name) {
   MT_CHECK(self.dim() >= 2, name, ": input tensor must have at least 2 dimensions");
-  autograd::NoGradGuard ng;
+  NoGradGuard ng;
   int64_t r = self.sizes()[self.dim() - 2], c = self.sizes().back();
   Tensor rows = unsqueeze(
       arange(Scalar(int64_t(0)), Scalar(r), Scalar(int64_t(1)), ScalarType::Long, self.device()), 1);

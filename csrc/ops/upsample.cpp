@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "autograd/record.h"
 #include "core/SafeMath.h"
+#include "generated/native.h"
 #include "ops/copy.h"
 
 namespace mt {
@@ -33,8 +33,7 @@ std::string sizes_str(const int64_t* s, int nd) {
 
 }  // namespace
 
-Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
-  if (autograd::needs_grad(input)) return autograd::upsample_impl(input, args);
+Tensor native::upsample_impl(const Tensor& input, const UpsampleArgs& args) {
   DimVector os = {input.sizes()[0], input.sizes()[1]};
   for (int i = 3 - args.nd; i < 3; ++i) os.push_back(args.out[i]);
   Tensor out = make_empty(os, input.dtype(), input.device());
@@ -43,8 +42,7 @@ Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
   return out;
 }
 
-Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
-  if (autograd::needs_grad(grad_out)) return autograd::upsample_backward(grad_out, args, input_sizes);
+Tensor native::upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
   // half/bfloat16 gradients accumulate in a float buffer (PyTorch's CPU kernels do the same)
   bool reduced = grad_out.dtype() == ScalarType::Half || grad_out.dtype() == ScalarType::BFloat16;
   ScalarType acc = reduced ? ScalarType::Float : grad_out.dtype();

@@ -34,7 +34,8 @@ void init_nn(py::module_& m) {
          py::arg("scale_grad_by_freq") = false, py::arg("sparse") = false);
   nn.def("embedding_renorm_", nogil_fn(&embedding_renorm_), py::arg("weight"), py::arg("input"),
          py::arg("max_norm"), py::arg("norm_type"));
-  nn.def("dropout", nogil_fn(&dropout), py::arg("input"), py::arg("p"), py::arg("train"));
+  nn.def("dropout", nogil_fn(static_cast<Tensor (*)(const Tensor&, double, bool)>(&dropout)),
+         py::arg("input"), py::arg("p"), py::arg("train"));
   nn.def("feature_dropout", nogil_fn(&feature_dropout), py::arg("input"), py::arg("p"), py::arg("train"));
   nn.def("alpha_dropout", nogil_fn(&alpha_dropout), py::arg("input"), py::arg("p"), py::arg("train"));
   nn.def(

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/GradMode.h"
+#include "core/GradMode.h"
 #include "core/TypeMeta.h"
 #include "generated/bindings.h"
 #include "ops/autocast.h"
