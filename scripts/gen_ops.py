@@ -127,7 +127,7 @@ def parse(text, path=SCHEMA):
             continue  # a twin's keys: parse_twins reads them
         if not line[0].isspace():
             kind, _, rest = line.partition(" ")
-            if kind == "twin":
+            if kind in ("twin", "entry"):
                 cur = _TWIN
                 continue
             if kind == "func":
@@ -146,7 +146,7 @@ def parse(text, path=SCHEMA):
             if len(words) != 2 or words[0] not in KINDS:
                 fail(
                     lineno,
-                    f"expected '<kind> <name>' with kind one of {', '.join(KINDS + ('twin',))}, got {line!r}",
+                    f"expected '<kind> <name>' with kind one of {', '.join(KINDS + ('twin', 'entry'))}, got {line!r}",
                 )
             if not NAME.match(words[1]):
                 fail(lineno, f"op name {words[1]!r} must be lower_snake_case")
@@ -416,8 +416,10 @@ def load(path=SCHEMA):
 # ---------------------------------------------------------------- recording twins and entry points
 
 _TWIN = object()  # parse()'s marker while it skips a twin block
-TWIN_HEADER = re.compile(r"^twin\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
-TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if"}
+TWIN_HEADER = re.compile(r"^(twin|entry)\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
+TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check"}
+# an `entry` row: an op autograd does not record whose entry point still asks autograd something first
+ENTRY_CHECKS = {"inplace": "autograd::check_inplace({self})"}
 # how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
 # (autograd.track_view(self): a view records for every inexact input in grad mode)
 TWIN_WHEN = ("grad", "view")
@@ -440,10 +442,12 @@ class Twin:
     views.cpp defines it). With `entry: generated` the build writes its entry point mt::<name> (autocast, then
     autograd when an input needs it, else the plain op mt::native::<name> that ops/<family>.cpp defines)."""
 
-    def __init__(self, name, params, ret, line):
+    def __init__(self, name, params, ret, line, recorded=True):
         self.name, self.params, self.ret, self.line = name, params, ret, line
+        self.recorded = recorded  # False for an `entry` row: no twin, only the entry point and its check
+        self.check = None
         self.family = None
-        self.entry = False
+        self.entry = not recorded
         self.when = "grad"
         self.autocast = (
             None  # (autocast::Op name, whether the Scope sees the inputs: a Promote op's widest type)
@@ -495,24 +499,25 @@ def parse_twins(text, path=SCHEMA):
             continue
         if not line[0].isspace():
             cur = None
-            if not line.startswith("twin "):
+            if not line.startswith(("twin ", "entry ")):
                 continue
             m = TWIN_HEADER.match(line)
             if not m:
-                fail(lineno, f"expected 'twin name(<C++ parameters>) -> <C++ return type>', got {line!r}")
-            params = []
-            for item in _split_cpp_params(m.group(2)):
-                pm = re.match(r"^(.*?)\s*\b([a-z_][a-z0-9_]*)$", item)
-                if not pm or not pm.group(1):
-                    fail(lineno, f"twin {m.group(1)!r}: parameter {item!r} is not '<C++ type> <name>'")
-                params.append((pm.group(1), pm.group(2)))
-            ret = m.group(3).strip()
-            if "," in ret:
                 fail(
                     lineno,
-                    f"twin {m.group(1)!r}: a return type with a comma breaks the X-macro; use an alias",
+                    f"expected '{line.split()[0]} name(<C++ parameters>) -> <C++ return type>', got {line!r}",
                 )
-            cur = Twin(m.group(1), tuple(params), ret, lineno)
+            kind, name = m.group(1), m.group(2)
+            params = []
+            for item in _split_cpp_params(m.group(3)):
+                pm = re.match(r"^(.*?)\s*\b([a-z_][a-z0-9_]*)$", item)
+                if not pm or not pm.group(1):
+                    fail(lineno, f"{kind} {name!r}: parameter {item!r} is not '<C++ type> <name>'")
+                params.append((pm.group(1), pm.group(2)))
+            ret = m.group(4).strip()
+            if "," in ret:
+                fail(lineno, f"{kind} {name!r}: a return type with a comma breaks the X-macro; use an alias")
+            cur = Twin(name, tuple(params), ret, lineno, recorded=kind == "twin")
             twins.append(cur)
             continue
         if cur is None:
@@ -527,6 +532,10 @@ def parse_twins(text, path=SCHEMA):
             if not NAME.match(value) or not os.path.exists(os.path.join(ROOT, "csrc", "ops", value + ".cpp")):
                 fail(lineno, f"twin {cur.name!r}: family {value!r} is not an ops/<family>.cpp")
             cur.family = value
+        elif key == "check":
+            if cur.recorded or value not in ENTRY_CHECKS:
+                fail(lineno, f"{cur.name!r}: 'check:' is for entry rows, one of {', '.join(ENTRY_CHECKS)}")
+            cur.check = value
         elif key == "entry":
             if value != "generated":
                 fail(lineno, f"twin {cur.name!r}: 'entry:' takes only 'generated', got {value!r}")
@@ -554,7 +563,7 @@ def parse_twins(text, path=SCHEMA):
             )
         if t.when == "view" and (not t.params or t.params[0] != ("const Tensor&", "self")):
             fail(t.line, f"twin {t.name!r}: 'when: view' needs 'const Tensor& self' first")
-        if t.entry and t.when == "grad" and not any(ty in TENSOR_PARAMS for ty, _ in t.params):
+        if t.recorded and t.entry and t.when == "grad" and not any(ty in TENSOR_PARAMS for ty, _ in t.params):
             fail(t.line, f"twin {t.name!r}: no tensor parameter for the entry to test")
     return twins
 
@@ -566,6 +575,7 @@ def load_twins(path=SCHEMA):
 
 def twins_header(twins):
     """MT_AUTOGRAD_TWINS, the X-macro ops/op_table.h exposes: _(name, family, return type, (parameters))."""
+    twins = [t for t in twins if t.recorded]
     rows = [f"  _({t.name}, {t.family}, {t.ret}, {t.cpp_params()})" for t in twins]
     return (
         "// Generated by scripts/gen_ops.py from csrc/ops/ops.schema's twin rows: edit the schema.\n"
@@ -609,6 +619,13 @@ def entries_cpp(twins):
         if not t.entry:
             continue
         body = []
+        if not t.recorded:
+            check = ENTRY_CHECKS[t.check].format(self=t.params[0][1]) if t.check else None
+            if check:
+                body.append(f"  {check};")
+            body.append(f"  return native::{t.name}({t.args()});")
+            out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]
+            continue
         if t.composite_if:
             body.append(f"  if ({t.composite_if}) return native::{t.name}({t.args()});")
         if t.autocast:

@@ -20,20 +20,6 @@ EXCEPTIONS = {
         "PyTorch puts a virtual AutogradMetaInterface in c10 instead"
     ),
 }
-# The ops layer still calling autograd: front ends that test needs_grad and call their recording twin
-# themselves, and autocast's cast cache reading autograd state. They move to the generated entry points
-# (csrc/ops/ops.schema's `twin` rows with `entry: generated`), which sit above ops and autograd; the list only
-# shrinks (test_exceptions_are_still_needed).
-STILL_RECORDING = (
-    ("ops/autocast.cpp", "autograd/AutogradMeta.h"),
-    ("ops/factory.cpp", "autograd/record.h"),
-)
-EXCEPTIONS.update(
-    {
-        pair: "the op front end still records autograd itself; move it to its generated entry point"
-        for pair in STILL_RECORDING
-    }
-)
 
 
 def parse_rules():
@@ -120,6 +106,12 @@ def test_rules_table_is_acyclic():
 def test_no_upward_include():
     found, _ = violations()
     assert not found, "upward includes:\n" + "\n".join(found)
+
+
+def test_ops_include_no_autograd_header():
+    # autograd sits above ops: the generated entry points (ops.schema's twin and entry rows) call both
+    found = [f"csrc/{rel}:{n}: {t}" for rel in sources() if rel.startswith("ops/") for n, t in includes(rel)]
+    assert not [f for f in found if " autograd/" in f], [f for f in found if " autograd/" in f]
 
 
 def test_exceptions_are_still_needed():

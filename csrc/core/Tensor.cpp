@@ -89,6 +89,11 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
   return *autograd_;
 }
 
+bool Tensor::is_leaf_requiring_grad() const {
+  auto* m = impl_->autograd_meta();
+  return m && m->requires_grad && !m->grad_fn && !m->is_view();
+}
+
 bool Tensor::requires_grad() const {
   auto* m = impl_->autograd_meta();
   // a view requires grad when its base does (the base may have gained history after the view was made)

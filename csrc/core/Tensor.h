@@ -148,6 +148,9 @@ class Tensor {
   }
 
   bool requires_grad() const;
+  // A leaf that requires grad and is not a view (a parameter, as optimizers and autocast's cast cache see
+  // it).
+  bool is_leaf_requiring_grad() const;
   bool is_meta() const { return device().is_meta(); }
   bool is_inference() const { return storage()->inference; }
   uint32_t version() const { return storage()->version.load(std::memory_order_relaxed); }

@@ -3,7 +3,6 @@
 
 #include <unordered_map>
 
-#include "autograd/AutogradMeta.h"
 #include "core/Exception.h"
 #include "core/GradMode.h"
 #include "ops/copy.h"
@@ -43,10 +42,8 @@ bool eligible(const Tensor& t) {
 
 Tensor cast_to(const Tensor& t, ScalarType to_dtype) {
   if (t.dtype() == to_dtype) return t;
-  auto* meta = t.impl()->autograd_meta();
   bool cacheable = tls_cache_enabled && to_dtype != ScalarType::Float && t.dtype() == ScalarType::Float &&
-                   meta && meta->requires_grad && !meta->grad_fn && !meta->is_view() &&
-                   GradMode::is_enabled();
+                   t.is_leaf_requiring_grad() && GradMode::is_enabled();
   if (!cacheable) return to(t, to_dtype, t.device());
   auto it = tls_cache.find(t.impl());
   if (it != tls_cache.end() && it->second.cast.dtype() == to_dtype) return it->second.cast;

@@ -7,11 +7,11 @@
 #include <limits>
 #include <random>
 
-#include "autograd/record.h"
 #include "core/Generator.h"
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "generated/native.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -188,12 +188,11 @@ Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
 
 }  // namespace
 
-Tensor& uniform_(Tensor& self, double from, double to_) {
-  autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+Tensor& native::uniform_(Tensor& self, double from, double to_) {
   check_writable(self);
   if (is_complex(self.dtype())) {  // both parts uniform on [from, to)
-    Tensor parts = view_as_real(self);
-    uniform_(parts, from, to_);
+    Tensor parts = mt::view_as_real(self);
+    mt::uniform_(parts, from, to_);
     return self;
   }
   // PyTorch's check_uniform_bounds dispatches on the dtype before it reads the bounds
@@ -204,16 +203,15 @@ Tensor& uniform_(Tensor& self, double from, double to_) {
   return fill_random(self, {RandomKind::uniform, from, to_});
 }
 
-Tensor& normal_(Tensor& self, double mean, double std) {
-  autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+Tensor& native::normal_(Tensor& self, double mean, double std) {
   check_writable(self);
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
   if (self.numel() == 0)
     return self;  // PyTorch's kernel is not dispatched for no elements, whatever the dtype
   if (is_complex(self.dtype())) {
     // each part N(mean, std^2 / 2), so that E|z - mean|^2 = std^2 (PyTorch's convention)
-    Tensor parts = view_as_real(self);
-    normal_(parts, mean, std / std::sqrt(2.0));
+    Tensor parts = mt::view_as_real(self);
+    mt::normal_(parts, mean, std / std::sqrt(2.0));
     return self;
   }
   MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"normal_kernel", self.is_cuda() ? "_cuda" : "_cpu",
@@ -221,8 +219,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   return fill_random(self, {RandomKind::normal, mean, std});
 }
 
-Tensor& random_(Tensor& self, int64_t low, int64_t high) {
-  autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+Tensor& native::random_(Tensor& self, int64_t low, int64_t high) {
   check_writable(self);
   MT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   // PyTorch's check_from_to_in_range: the bounds must be values of the dtype, not wrap into it
@@ -244,8 +241,7 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high) {
   return fill_random(self, {RandomKind::integers, 0.0, 0.0, low, high});
 }
 
-Tensor& bernoulli_(Tensor& self, double prob) {
-  autograd::check_inplace(self);  // nn.init fills parameters under no_grad; with grad on it is an error
+Tensor& native::bernoulli_(Tensor& self, double prob) {
   check_writable(self);
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
   return fill_random(self, {RandomKind::bernoulli, prob});
