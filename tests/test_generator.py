@@ -107,3 +107,49 @@ def test_nn_init_takes_a_generator():
         b = init(minitorch.empty(6, 5), generator=minitorch.Generator().manual_seed(2))
         c = init(minitorch.empty(6, 5), generator=minitorch.Generator().manual_seed(3))
         assert minitorch.equal(a, b) and not minitorch.equal(a, c), init.__name__
+
+
+# random_() without bounds draws every integer the dtype holds exactly, as PyTorch: [0, 2^digits] for floating
+# dtypes, [0, max] for integers (int64's max left out), {0, 1} for bool
+RANDOM_TOP = {
+    "float16": 2**11,
+    "bfloat16": 2**8,
+    "float32": 2**24,
+    "float64": 2**53,
+    "int8": 127,
+    "uint8": 255,
+    "int16": 2**15 - 1,
+    "int32": 2**31 - 1,
+    "int64": 2**63 - 2,
+    "bool": 1,
+}
+
+
+@pytest.mark.parametrize("dtype", list(RANDOM_TOP))
+def test_random_without_bounds_spans_the_dtype(dtype):
+    top = RANDOM_TOP[dtype]
+    g = minitorch.Generator().manual_seed(3)
+    t = minitorch.zeros(100_000, dtype=getattr(minitorch, dtype)).random_(generator=g)
+    v = t.double().numpy()
+    assert v.min() >= 0 and v.max() <= top
+    if top <= 2**16:  # every value is drawn often enough to see the top
+        assert v.max() == top and v.min() == 0
+        assert len(np.unique(v)) == top + 1 or top > 2**11
+    else:
+        assert v.max() > 0.99 * top
+
+
+def test_random_bounds_forms():
+    t = minitorch.zeros(2000)
+    for draw in (
+        lambda: t.random_(5),
+        lambda: t.random_(to=5),
+        lambda: t.random_(0, 5),
+        lambda: t.random_(2, 7),
+    ):
+        v = draw().numpy()
+        assert v.min() >= 0 and v.max() <= 6 and len(np.unique(v)) == 5
+    with pytest.raises(NotImplementedError):
+        minitorch.zeros(2, dtype=minitorch.complex64).random_()
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        minitorch.zeros(2, requires_grad=True).random_()

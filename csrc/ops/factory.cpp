@@ -241,6 +241,30 @@ Tensor& native::random_(Tensor& self, int64_t low, int64_t high) {
   return fill_random(self, {RandomKind::integers, 0.0, 0.0, low, high});
 }
 
+int64_t random_default_end(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Bool:
+      return 2;
+    case ScalarType::Half:
+      return (int64_t(1) << 11) + 1;
+    case ScalarType::BFloat16:
+      return (int64_t(1) << 8) + 1;
+    case ScalarType::Float:
+      return (int64_t(1) << 24) + 1;
+    case ScalarType::Double:
+      return (int64_t(1) << 53) + 1;
+    default:
+      break;
+  }
+  if (!is_integral(dtype, false)) return 2;  // complex: random_ itself refuses the dtype
+  int64_t end = std::numeric_limits<int64_t>::max();
+  MT_DISPATCH_ALL_TYPES(dtype, "random_", [&] {
+    if constexpr (std::is_integral<scalar_t>::value && sizeof(scalar_t) < 8)
+      end = int64_t(std::numeric_limits<scalar_t>::max()) + 1;
+  });
+  return end;
+}
+
 Tensor& native::bernoulli_(Tensor& self, double prob) {
   check_writable(self);
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);

@@ -28,6 +28,9 @@ uint64_t seed();  // reseeds from a non-deterministic source, returns the seed
 Tensor& uniform_(Tensor& self, double from, double to);
 Tensor& normal_(Tensor& self, double mean, double std);
 Tensor& random_(Tensor& self, int64_t low, int64_t high);  // integers in [low, high)
+// random_()'s end without bounds, PyTorch's: every integer the dtype holds exactly, [0, 2^digits] for
+// floating dtypes and [0, max] for integers (int64's max itself is left out: the end is an int64 too).
+int64_t random_default_end(ScalarType dtype);
 Tensor& bernoulli_(Tensor& self, double p);
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor randn(IntArrayRef sizes, ScalarType dtype, Device device);

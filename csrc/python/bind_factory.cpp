@@ -348,13 +348,21 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none());
   cls.def(
       "random_",
-      [with_gen](Tensor& t, int64_t a, py::handle b, py::handle gen) -> Tensor& {
-        std::optional<int64_t> hi = b.is_none() ? std::nullopt : std::optional<int64_t>(b.cast<int64_t>());
-        return with_gen(gen, [&]() -> Tensor& {
-          return nogil([&]() -> Tensor& { return hi ? random_(t, a, *hi) : random_(t, 0, a); }, t);
-        });
+      [with_gen](Tensor& t, py::handle a, py::handle b, py::handle gen) -> Tensor& {
+        int64_t lo = 0, hi = 0;
+        if (a.is_none()) {  // random_() or random_(to=n): from 0
+          hi = b.is_none() ? random_default_end(t.dtype()) : b.cast<int64_t>();
+        } else if (b.is_none()) {
+          hi = a.cast<int64_t>();  // random_(to): [0, to)
+        } else {
+          lo = a.cast<int64_t>();
+          hi = b.cast<int64_t>();
+        }
+        return with_gen(
+            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return random_(t, lo, hi); }, t); });
       },
-      py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = py::none());
+      py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(),
+      py::arg("generator") = py::none());
   cls.def(
       "bernoulli_",
       [with_gen](Tensor& t, double p, py::handle gen) -> Tensor& {

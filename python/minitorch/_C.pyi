@@ -1543,7 +1543,7 @@ class Tensor:
     ) -> Tensor: ...
     def random_(
         self,
-        from_: typing.SupportsInt | typing.SupportsIndex,
+        from_: typing.Any = None,
         to: typing.Any = None,
         *,
         generator: typing.Any = None,
