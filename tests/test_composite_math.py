@@ -580,6 +580,20 @@ def test_nanmedian(device):
     assert minitorch.nanmedian(X.T, 0, keepdim=True).values.shape == (1, 4)
 
 
+def test_nanmedian_refuses_bad_dims_and_bool(device):
+    # a dim out of range was wrapped silently (nanmedian(2) of a 1-d tensor gave the whole median; fuzz seed 2201)
+    x = t(rand((4,), 3), F64, device)
+    for dim in (2, -2):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            x.nanmedian(dim)
+    assert x.nanmedian(-1).values.item() == x.nanmedian().item()
+    for bad in (True, x, "0"):
+        with pytest.raises(TypeError, match="argument 'dim'"):
+            minitorch.nanmedian(x, bad)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        minitorch.tensor([True, False], device=device).nanmedian()
+
+
 def test_nanmedian_of_an_empty_tensor(device):
     # NaN that stays a function of the input: its gradient is the empty tensor (issue 34)
     for shape in ((0,), (0, 3), (5, 0, 4)):

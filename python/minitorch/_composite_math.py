@@ -5,6 +5,7 @@ own in csrc/."""
 import builtins
 import inspect
 import math
+import numbers
 
 from minitorch import _C, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
@@ -931,6 +932,12 @@ _export(nanquantile)
 
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median ignoring NaNs; with dim, return_types.nanmedian(values, indices)."""
+    if input.dtype == _C.bool:  # PyTorch's median kernels have no bool case
+        _not_implemented("median_cuda" if input.is_cuda else "median_cpu", input)
+    if dim is not None:
+        if isinstance(dim, builtins.bool) or not isinstance(dim, numbers.Integral):
+            raise TypeError(f"nanmedian(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+        dim = _composite_shape._wrap(builtins.int(dim), input.dim())
     if dim is None:
         x = input.reshape(-1)
         if x.numel() == 0:
@@ -944,7 +951,7 @@ def nanmedian(input, dim=None, keepdim=False):
         k = _C.sum(_C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool))
         pos = _C.clamp(_C.floor_divide(_C.sub(k, 1), 2), 0, None).reshape(1)
         return _C.gather(s, 0, pos).reshape(())
-    d = dim % builtins.max(input.dim(), 1)
+    d = dim
     x = input.movedim(d, -1) if input.dim() else input.reshape(1)
     s, idx = _C.sort(x, -1)
     valid = _C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool)
