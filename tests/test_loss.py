@@ -600,7 +600,8 @@ def test_pointwise_losses(device, name, kw, dtype, reduction):
 def test_pointwise_losses_gradcheck(device, name, kw, reduction):
     rng = np.random.default_rng(13)
     x = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
-    t = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, True)
+    # PyTorch's soft_margin_loss has no derivative for the target (it refuses one that requires grad)
+    t = mt(rand((3, 4), minitorch.float64, rng), minitorch.float64, device, name != "soft_margin_loss")
     assert gradcheck(lambda a, b: getattr(F, name)(a, b, reduction, **kw), (x, t))
 
 
@@ -637,6 +638,33 @@ def test_pointwise_errors(device):
         F.smooth_l1_loss(x, x, beta=-1.0)
     with pytest.raises(RuntimeError, match="huber_loss does not support non-positive values for delta."):
         F.huber_loss(x, x, delta=0.0)
+
+
+def test_soft_margin_loss_refuses_what_pytorch_refuses(device):
+    # fuzz seed 2201: an integer input gave an integer 0, a target broadcasting past input's shape and a target
+    # requiring grad were accepted
+    x = minitorch.randn(3, device=device)
+    t = minitorch.ones(3, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'target'"):
+        F.soft_margin_loss(x, t)
+    with minitorch.no_grad():
+        F.soft_margin_loss(x, t)
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape("output with shape [5, 4, 1] doesn't match the broadcast shape [5, 4, 2]"),
+    ):
+        F.soft_margin_loss(
+            minitorch.ones(5, 4, 1, device=device), minitorch.ones(5, 4, 2, device=device), reduction="none"
+        )
+    i = minitorch.tensor([1, -1], device=device)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.soft_margin_loss(i, i)
+    # a smaller target broadcasts, an integer target follows the float input
+    got = F.soft_margin_loss(
+        minitorch.zeros(5, 2, device=device), minitorch.tensor([1, -1], device=device), "none"
+    )
+    assert got.shape == (5, 2) and got.dtype == minitorch.float32
+    np.testing.assert_allclose(got.cpu().numpy(), np.full((5, 2), np.log(2.0)), rtol=1e-6)
 
 
 # ---- binary cross entropy, kl_div

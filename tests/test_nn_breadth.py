@@ -63,6 +63,31 @@ def test_prelu_errors_and_grad():
     with pytest.raises(RuntimeError, match="channel size = 1"):
         F.prelu(minitorch.randn(3), minitorch.ones(3))
     assert gradcheck(F.prelu, (_leaf(_rand(2, 3, 2) + 0.05), _leaf([0.2, 0.4, -0.3])))
+    # PyTorch's checks in its order (fuzz seed 2201: integer and mixed dtypes and 2-d weights were accepted)
+    bad = [
+        (
+            (2, 3),
+            minitorch.int64,
+            (1,),
+            minitorch.float32,
+            "Type promoting not supported. Got Long and Float",
+        ),
+        ((2, 8, 3), minitorch.float32, (9,), minitorch.float64, "Got Float and Double"),
+        ((), minitorch.float32, (2,), minitorch.float32, "Not allow zero-dim input tensor."),
+        (
+            (2, 4),
+            minitorch.float32,
+            (1, 1),
+            minitorch.float32,
+            "Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2",
+        ),
+    ]
+    for xs, xd, ws, wd, msg in bad:
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            F.prelu(minitorch.ones(xs, dtype=xd), minitorch.ones(ws, dtype=wd))
+    for dt, name in ((minitorch.int64, "Long"), (minitorch.bool, "Bool")):
+        with pytest.raises(NotImplementedError, match=f"\"prelu_cpu\" not implemented for '{name}'"):
+            F.prelu(minitorch.ones(2, 3, dtype=dt), minitorch.ones(1, dtype=dt))
 
 
 def test_prelu_module():

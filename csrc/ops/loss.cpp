@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/TensorIterator.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
@@ -375,6 +376,19 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  // PyTorch's kernel: no derivative for target, the loss written into a tensor of input's shape and dtype
+  MT_CHECK(
+      !needs_grad(target),
+      "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. This input "
+      "cannot have requires_grad True.");
+  DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
+  MT_CHECK(IntArrayRef(shape).equals(input.sizes()), "output with shape ", shape_str(input.sizes()),
+           " doesn't match the broadcast shape ", shape_str(shape));
+  if (!is_floating(input.dtype()) && input.dtype() != ScalarType::Bool) {
+    ScalarType r = result_type(input, target);
+    MT_CHECK(false, "result type ", dtype_short_name(is_floating(r) ? r : default_dtype()),
+             " can't be cast to the desired output type ", dtype_short_name(input.dtype()));
+  }
   return apply_reduction(log1p(exp(neg(mul(input, target)))), reduction);
 }
 

@@ -49,13 +49,26 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
+    # PyTorch's checks, in its order: one dtype, a channel per slope, a 0-d or 1-d weight, a floating kernel
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {scalar_name(input.dtype)} and {scalar_name(weight.dtype)}"
+        )
     channels = input.shape[1] if input.dim() >= 2 else 1
     n = weight.numel()
-    if n != 1 and n != channels:
+    if n != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        if n != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{n} and channel size = {channels}."
+            )
+    if weight.dim() > 1:
         raise RuntimeError(
-            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-            f"{n} and channel size = {channels}."
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
         )
+    _floating(input, "prelu")
     if n == 1:
         w = weight.reshape(())
     else:
