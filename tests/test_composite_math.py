@@ -891,3 +891,32 @@ def test_histc_half_precision_bins_as_pytorch():
         np.testing.assert_array_equal(got.numpy(), want)
     ones = minitorch.ones(300, dtype=minitorch.bfloat16)
     assert minitorch.histc(ones, 1).item() == 300.0
+
+
+def test_searchsorted_and_renorm_refuse_what_pytorch_refuses(device):
+    # fuzz seed 2201: a bool sequence, 0-d sequences and out-of-range renorm dims were accepted
+    with pytest.raises(NotImplementedError, match="\"searchsorted_out_cpu\" not implemented for 'Bool'"):
+        minitorch.searchsorted(minitorch.tensor([False, True]), minitorch.tensor([True]))
+    with pytest.raises(
+        RuntimeError, match=r"input value can be a scalar only when boundaries tensor dimension is 1"
+    ):
+        minitorch.searchsorted(
+            minitorch.tensor([[1.0, 2.0]], device=device), minitorch.tensor(0.5, device=device)
+        )
+    with pytest.raises(
+        RuntimeError, match="boundaries tensor should have positive dimension, but got 0 dimension"
+    ):
+        minitorch.searchsorted(minitorch.tensor(1.0, device=device), minitorch.tensor([0.5], device=device))
+    # what stays allowed: a 0-d value into a 1-d sequence, bool values into a numeric sequence
+    assert (
+        minitorch.searchsorted(
+            minitorch.tensor([1.0, 2.0], device=device), minitorch.tensor(1.5, device=device)
+        ).item()
+        == 1
+    )
+    assert minitorch.searchsorted(minitorch.tensor([0, 1, 2]), minitorch.tensor([True])).tolist() == [1]
+    x = minitorch.ones(2, 3, device=device)
+    for dim in (2, -3):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            x.renorm(2, dim, 1.0)
+    np.testing.assert_allclose(x.renorm(2, -2, 1.0).cpu().numpy(), np.full((2, 3), 3**-0.5), rtol=1e-6)

@@ -1080,6 +1080,16 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     scalar = not isinstance(input, _C.Tensor)
     values = _as_tensor(input, sorted_sequence) if scalar else input
     seq = sorted_sequence
+    # PyTorch's checks in its order: a 0-d value needs a 1-d sequence, the sequence needs a dim, then the dtype
+    if values.dim() == 0 and seq.dim() != 1:
+        raise RuntimeError(
+            "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we "
+            f"got boundaries tensor dim({seq.dim()}) and input value's dim({values.dim()}) numel({values.numel()})"
+        )
+    if seq.dim() == 0:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"
+        )
     if sorter is not None:
         seq = _C.gather(seq, -1, sorter)
     if seq.dim() > 1 and (values.dim() != seq.dim() or tuple(values.shape[:-1]) != tuple(seq.shape[:-1])):
@@ -1088,6 +1098,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
             f"{list(seq.shape)} and input value tensor {list(values.shape)}"
         )
+    if seq.dtype == _C.bool:
+        _not_implemented("searchsorted_out_cuda" if seq.is_cuda else "searchsorted_out_cpu", seq)
     with _NoGrad():
         if seq.dim() <= 1:
             r = _searchsorted_impl(seq.reshape(-1), values.reshape(-1), right).reshape(values.shape)
@@ -1386,7 +1398,7 @@ def renorm(input, p, dim, maxnorm):
         )
     from minitorch import linalg
 
-    d = dim % input.dim()
+    d = _composite_shape._wrap(dim, input.dim())
     others = [k for k in range(input.dim()) if k != d]
     norms = linalg.vector_norm(input, p, dim=others, keepdim=True)
     # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm

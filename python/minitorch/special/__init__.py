@@ -230,6 +230,8 @@ def multigammaln(input, p):
 
 def erfcx(input):
     """The scaled complementary error function exp(x^2) erfc(x), without overflow for large x."""
+    if input.dtype in (_C.float16, _C.bfloat16):  # PyTorch's kernels take float and double only
+        _cm._not_implemented("erfcx_cuda" if input.is_cuda else "erfcx_cpu", input)
     x = _float(input)
     big = _C.gt(x, 8.0)
     small = _C._where(big, 0.0, x)
