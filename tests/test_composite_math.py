@@ -920,3 +920,24 @@ def test_searchsorted_and_renorm_refuse_what_pytorch_refuses(device):
         with pytest.raises(IndexError, match="Dimension out of range"):
             x.renorm(2, dim, 1.0)
     np.testing.assert_allclose(x.renorm(2, -2, 1.0).cpu().numpy(), np.full((2, 3), 3**-0.5), rtol=1e-6)
+
+
+def test_unique_consecutive_flags_are_bools():
+    # PyTorch's parser takes only Python bools for the flags and an int dim (fuzz seed 2201: 1.5 was taken as
+    # true); numpy.bool is refused by PyTorch too
+    x = minitorch.tensor([1, 1, 2])
+    for kw, kind in (
+        ({"return_inverse": 1.5}, "float"),
+        ({"return_counts": 1}, "int"),
+        ({"return_inverse": None}, "NoneType"),
+        ({"return_counts": np.bool_(True)}, "numpy.bool"),
+    ):
+        name = next(iter(kw))
+        with pytest.raises(TypeError, match=f"argument '{name}' must be bool, not {kind}$"):
+            minitorch.unique_consecutive(x, **kw)
+    for dim, kind in ((1.0, "float"), (True, "bool")):
+        with pytest.raises(TypeError, match=f"argument 'dim' must be int, not {kind}$"):
+            x.unique_consecutive(dim=dim)
+    values, counts = minitorch.unique_consecutive(x, return_counts=True)
+    assert values.tolist() == [1, 2] and counts.tolist() == [2, 1]
+    assert minitorch.unique_consecutive(x, dim=0, return_inverse=True)[1].tolist() == [0, 0, 1]

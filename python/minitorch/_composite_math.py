@@ -1243,6 +1243,17 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
+
+    def kind(v):
+        t = type(v)
+        return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+    # PyTorch's parser takes only Python bools for the flags (numpy.bool included in what it refuses)
+    for name, v in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if type(v) is not builtins.bool:
+            raise TypeError(f"unique_consecutive(): argument '{name}' must be bool, not {kind(v)}")
+    if dim is not None and (type(dim) is builtins.bool or not isinstance(dim, numbers.Integral)):
+        raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not {kind(dim)}")
     if dim is not None:
         return _unique_dim(input, dim, False, return_inverse, return_counts)
     with _NoGrad():
