@@ -7,7 +7,7 @@ import inspect
 import math
 import numbers
 
-from minitorch import _C, _compare, _composite_shape, _creation
+from minitorch import _C, _argcheck, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch.autograd.function import Function as _Function
@@ -1244,16 +1244,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
 
-    def kind(v):
-        t = type(v)
-        return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-
     # PyTorch's parser takes only Python bools for the flags (numpy.bool included in what it refuses)
     for name, v in (("return_inverse", return_inverse), ("return_counts", return_counts)):
         if type(v) is not builtins.bool:
-            raise TypeError(f"unique_consecutive(): argument '{name}' must be bool, not {kind(v)}")
+            raise TypeError(
+                f"unique_consecutive(): argument '{name}' must be bool, not {_argcheck._type_name(v)}"
+            )
     if dim is not None and (type(dim) is builtins.bool or not isinstance(dim, numbers.Integral)):
-        raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not {kind(dim)}")
+        raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not {_argcheck._type_name(dim)}")
     if dim is not None:
         return _unique_dim(input, dim, False, return_inverse, return_counts)
     with _NoGrad():
