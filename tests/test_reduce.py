@@ -4,8 +4,12 @@ Covers dtypes, dims, keepdim, non-contiguous layouts, empty tensors, the paralle
 on every device present; the last section holds the shapes where the CUDA kernels change strategy.
 """
 
+import ast
 import itertools
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -393,6 +397,49 @@ def test_logsumexp_over_leading_dims(device, dtype, dim):
             got = minitorch.logsumexp(x, dim, keepdim)
             assert got.dtype == dtype and tuple(got.shape) == exp.shape
             np.testing.assert_allclose(got.cpu().numpy(), exp, equal_nan=True, **tol)
+
+
+@pytest.mark.parametrize("n", [8, 9, 15, 64, 257, 1000, 16384, 16385])
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_logsumexp_over_contiguous_rows(device, dtype, n):
+    """Contiguous rows of 8 to 16384 elements run the vector path (the table's exp over the row; its max
+    ignores NaN in the lanes, so a NaN beside +inf must still give NaN); longer ones the scalar loop. Every
+    vector tail length, special values in the rows, against float64 NumPy."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((9, n)) * 20
+    a[1, n // 2] = np.inf
+    a[2, n - 1] = np.nan
+    a[3, 0], a[3, n // 3] = np.nan, np.inf
+    a[4, n // 2], a[4, 0] = np.inf, np.nan
+    a[5] = -np.inf
+    a[6] = -np.inf
+    a[6, n - 1] = 3.0
+    a[7, :] = 1e30
+    a[8, 0] = 80.0  # float32's exp(x - max) of the others underflows: the max carries the result
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        m = np.max(a, axis=1, keepdims=True)
+        ms = np.where(np.isinf(m), 0.0, m)
+        want = (np.log(np.sum(np.exp(a - ms), axis=1, keepdims=True)) + ms)[:, 0]
+    t = minitorch.tensor(a, dtype=dtype, device=device)
+    want = want.astype(np.float32).astype(np.float64) if dtype == minitorch.float32 else want
+    tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == minitorch.float32 else {"rtol": 1e-13, "atol": 1e-13}
+    np.testing.assert_allclose(minitorch.logsumexp(t, 1).cpu().numpy(), want, equal_nan=True, **tol)
+    np.testing.assert_allclose(t[:, None, :].logsumexp(-1)[:, 0].cpu().numpy(), want, equal_nan=True, **tol)
+
+
+def test_logsumexp_rows_agree_across_cpu_paths():
+    """float64 rows give the same values to rounding on the scalar path (MINITORCH_CPU_CAPABILITY=default) and
+    on the best vector path this CPU has"""
+    code = (
+        "import minitorch, numpy as np; a = np.random.default_rng(3).standard_normal((40, 300)) * 9; "
+        "print(repr(minitorch.logsumexp(minitorch.tensor(a), 1).numpy().tolist()))"
+    )
+    outs = []
+    for cap in ("default", "avx512"):
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        outs.append(np.array(ast.literal_eval(r.stdout)))
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-14, atol=0)
 
 
 # ---- max / min / argmax / argmin

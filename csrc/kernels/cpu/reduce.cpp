@@ -1,6 +1,7 @@
 // CPU kernels for reductions and arg-reductions (layout: see ops/reduce.h).
 #include "ops/reduce.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,11 +14,77 @@
 #include "kernels/ReduceRules.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "kernels/cpu/ReduceUtils.h"
+#include "kernels/cpu/VecUnary.h"
 
 namespace mt {
 namespace {
 
 using namespace cpu_reduce;
+
+// Rows up to this length take the vector path below: it sums exp(x - max) in a few float lanes (float32)
+// where the scalar path sums in double, and PyTorch's cascade sum keeps long rows accurate; short rows lose
+// nothing.
+constexpr int64_t kVecLogsumexpRow = 1 << 14;
+
+// logsumexp of one contiguous row through the vector table's exp (nullptr on the scalar path, whose results
+// stay the scalar loop's): false when the table has no kernel for T. The special values are the scalar
+// path's: a NaN anywhere gives NaN, else an infinite max is the answer.
+template <typename T>
+bool logsumexp_row_vec(const T* p, int64_t n, double* r) {
+  const vec::Table* vt = vec::unary_table();
+  if (!vt) return false;
+  // a row's max ignores NaN here (the lanes compare with >): a NaN shows in the sum of exps, except beside
+  // +inf
+  auto has_nan = [&] {
+    for (int64_t k = 0; k < n; ++k)
+      if (p[k] != p[k]) return true;
+    return false;
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    if (!vt->max_sum_exp_f32) return false;
+    float m;
+    const float s = vt->max_sum_exp_f32(p, n, &m);
+    if (std::isinf(m) || m != m)
+      *r = has_nan() ? std::numeric_limits<double>::quiet_NaN() : m;
+    else
+      *r = static_cast<double>(m + std::log(s));
+    return true;
+  } else if constexpr (std::is_same_v<T, double>) {
+    const vec::LoopD exp_loop = vt->f64[static_cast<int>(vec::Fn::exp)];
+    if (!exp_loop) return false;
+    // four running maxima: one compare chain would wait on itself every element
+    double mk[4] = {p[0], p[0], p[0], p[0]};
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4)
+      for (int j = 0; j < 4; ++j) mk[j] = p[k + j] > mk[j] ? p[k + j] : mk[j];
+    for (; k < n; ++k) mk[0] = p[k] > mk[0] ? p[k] : mk[0];
+    double m = mk[0];
+    for (int j = 1; j < 4; ++j) m = mk[j] > m ? mk[j] : m;
+    if (std::isinf(m) || m != m) {
+      *r = has_nan() ? std::numeric_limits<double>::quiet_NaN() : m;
+      return true;
+    }
+    constexpr int64_t kBlock = 256;
+    double buf[kBlock];
+    double s = 0;
+    for (int64_t k0 = 0; k0 < n; k0 += kBlock) {
+      const int64_t len = std::min(kBlock, n - k0);
+      for (int64_t i = 0; i < len; ++i) buf[i] = p[k0 + i] - m;
+      exp_loop(buf, buf, len);
+      double part[4] = {};
+      int64_t j = 0;
+      for (; j + 4 <= len; j += 4)
+        for (int q = 0; q < 4; ++q) part[q] += buf[j + q];
+      for (; j < len; ++j) part[0] += buf[j];
+      s += (part[0] + part[1]) + (part[2] + part[3]);
+    }
+    *r = m + std::log(s);
+    return true;
+  } else {
+    (void)p, (void)n, (void)r, (void)has_nan;
+    return false;
+  }
+}
 
 template <typename T>
 void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg) {
@@ -101,6 +168,7 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         break;
       }
       case ReduceOp::logsumexp: {
+        if (!split && row >= 8 && row <= kVecLogsumexpRow && logsumexp_row_vec(p, row, &r)) break;
         op_t m = ext_of(p, split, true, id);
         if (std::isinf(m) || is_nan(m)) {  // all -inf, any +inf, or NaN: the max is the answer
           r = static_cast<double>(m);
