@@ -175,6 +175,12 @@ void copy_cpu(const TensorIter& it) {
     MT_DISPATCH_ALL_TYPES_AND_COMPLEX(it.dtypes[1], "copy_", [&] {
       using src_t = scalar_t;
       it.for_each([&](char** d, const int64_t* st, int64_t n) {
+        if (st[0] == sizeof(dst_t) && st[1] == sizeof(src_t)) {
+          // dense on both sides (x.float(), mask.to(x.dtype)): typed pointers the compiler vectorizes
+          dst_t* o = reinterpret_cast<dst_t*>(d[0]);
+          const vload_t<src_t>* a = reinterpret_cast<const vload_t<src_t>*>(d[1]);
+          return dense_for(n, [=](int64_t i) { o[i] = convert<dst_t, src_t>(static_cast<src_t>(a[i])); });
+        }
         for (int64_t i = 0; i < n; ++i)
           *reinterpret_cast<dst_t*>(d[0] + i * st[0]) =
               convert<dst_t, src_t>(*reinterpret_cast<const src_t*>(d[1] + i * st[1]));
