@@ -38,3 +38,7 @@ def _assert(condition, message):
     records it as a call where a Python assert statement would need a concrete value)."""
     if not condition:
         raise AssertionError(message)
+
+
+# fx's generated code names it as PyTorch's does (torch._assert), not by its defining module
+_assert._mt_public_name = "torch._assert"
