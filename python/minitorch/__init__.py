@@ -159,6 +159,11 @@ _removed = ("qr", "cholesky", "symeig", "eig", "matrix_rank")
 globals().update(
     {_n: _f if _n in _removed else _argcheck.translating(_f, _n) for _n, _f in _linalg_torch.items()}
 )
+from minitorch.autograd.anomaly_mode import (  # noqa: F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
