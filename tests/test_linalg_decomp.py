@@ -789,3 +789,15 @@ def test_torch_matrix_power_spelling():
         RuntimeError, match="A must be batches of square matrices, but they are 2 by 3 matrices"
     ):
         torch.matrix_power(torch.ones(2, 3), 2)
+
+
+def test_geqrf_records_a_backward_that_raises():
+    # as PyTorch: the results require grad and a gradient through them fails (it was silently left out)
+    a = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    g, tau = torch.geqrf(a)
+    assert g.requires_grad and tau.requires_grad
+    with pytest.raises(NotImplementedError, match=r"^the derivative for 'geqrf' is not implemented\.$"):
+        (g.sum() + tau.sum()).backward()
+    with torch.no_grad():
+        assert not torch.geqrf(a)[0].requires_grad
+    assert not torch.geqrf(a.detach()).a.requires_grad

@@ -664,9 +664,23 @@ def cholesky_inverse(L, upper=False, *, out=None):
 # ----------------------------------------------------------------------------------------------------- QR
 
 
+class _Geqrf(Function):
+    # PyTorch records geqrf with a backward that raises: its results require grad, and a gradient asked
+    # through them fails instead of silently leaving out the path through geqrf
+    @staticmethod
+    def forward(ctx, input):
+        return tuple(_C._linalg_geqrf(input))
+
+    @staticmethod
+    def backward(ctx, ga, gtau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
 def geqrf(input, *, out=None):
     """LAPACK's geqrf: R above the diagonal, the Householder reflectors below, and their scales tau."""
     _check(input, "geqrf", square=False, kernel="geqrf")
+    if input.requires_grad and _C.is_grad_enabled():
+        return _GEQRF(_Geqrf.apply(input))
     return _GEQRF(_C._linalg_geqrf(input.detach()))
 
 
