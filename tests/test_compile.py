@@ -1159,3 +1159,25 @@ def test_cuda_graphs_run_eagerly(device):
     assert_close(cf(x).cpu(), f(x).cpu())
     if device == "cuda":
         assert cf._mt_kernels == []  # replaying as a CUDA graph is future work: eager
+
+
+def test_torch_cond_runs_the_branch_pred_chooses():
+    x = torch.ones(2)
+    assert_close(torch.cond(torch.tensor(True), lambda a: a + 1, lambda a: a - 1, (x,)), x + 1)
+    assert_close(torch.cond(False, lambda a: a + 1, lambda a: a - 1, [x]), x - 1)
+    assert_close(torch.cond(x.sum() > 0, lambda a, b: a + b, lambda a, b: a - b, (x, x)), x * 2)
+    assert_close(torch.cond(True, lambda: x, lambda: -x), x)
+    with pytest.raises(RuntimeError) as e:
+        torch.cond(torch.tensor([True, False]), lambda a: a, lambda a: a, (x,))
+    assert (
+        str(e.value) == "Expected pred to be bool or single-element tensor, but got tensor([ True, False])."
+    )
+
+    def f(a):
+        return torch.cond(a.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (a,))
+
+    cf = compile(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tensor pred is data-dependent: a graph break
+        assert_close(cf(x), x.sin())
+        assert_close(cf(-x), (-x).cos())
