@@ -1454,6 +1454,7 @@ def matrix_power_impl(A, n, out=None):
 
 def _matrix_power_spelling(position):
     def matrix_power(input, n):
+        """torch.matrix_power: linalg.matrix_power (input multiplied by itself n times)."""
         if isinstance(n, bool) or not isinstance(n, int):
             raise TypeError(
                 f"matrix_power(): argument 'n' (position {position}) must be int, not {type(n).__name__}"

@@ -216,6 +216,7 @@ class LeafSpec(TreeSpec):
         self.num_leaves = 1
 
     def is_leaf(self):
+        """True: this is a leaf's spec."""
         return True
 
     def __eq__(self, other):
