@@ -1,7 +1,11 @@
 """Small pieces of PyTorch's API that real programs use: nn.PixelShuffle/PixelUnshuffle, optim.Adadelta,
-torch.distributions (Categorical, Bernoulli, Normal). Values against NumPy, gradients by gradcheck."""
+torch.distributions (Categorical, Bernoulli, Normal), and the helper modules layer and library code imports
+(torch.nn.modules.utils, nn.common_types, torch.types, torch.random, torch.utils.hooks, torch.utils._pytree).
+Values against NumPy, gradients by gradcheck, messages in PyTorch's words."""
 
+import collections
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -270,3 +274,168 @@ def test_inplace_activation_after_an_op_with_history(act):
     with minitorch.no_grad():  # without history nothing is copied, the result is written in place
         z = minitorch.randn(4)
         assert act(z, True) is z
+
+
+# ---------------------------------------------------------------- helper modules code imports from PyTorch
+
+
+def test_nn_modules_utils():
+    from minitorch.nn.modules.utils import (
+        _list_with_default,
+        _ntuple,
+        _pair,
+        _quadruple,
+        _reverse_repeat_tuple,
+        _single,
+        _triple,
+        consume_prefix_in_state_dict_if_present,
+    )
+
+    assert (
+        _pair(3) == (3, 3)
+        and _pair([1, 2]) == (1, 2)
+        and _single(1) == (1,)
+        and _triple((1, 2, 3)) == (1, 2, 3)
+    )
+    assert _quadruple(0) == (0, 0, 0, 0) and _ntuple(5)(1) == (1,) * 5 and _pair.__name__ == "_pair"
+    assert _reverse_repeat_tuple((1, 2), 2) == (2, 2, 1, 1)
+    assert _list_with_default([None, 3], [1, 2, 5, 6]) == [5, 3] and _list_with_default(4, [1]) == 4
+    with pytest.raises(ValueError, match="Input dimension should be at least 3"):
+        _list_with_default([None, 3], [5])
+    # a DataParallel/DDP checkpoint loads into the bare model once "module." is stripped
+    wrapped = minitorch.nn.Sequential(collections.OrderedDict(module=minitorch.nn.Linear(2, 2)))
+    sd = wrapped.state_dict()
+    assert list(sd) == ["module.weight", "module.bias"] and "module" in sd._metadata
+    consume_prefix_in_state_dict_if_present(sd, "module.")
+    assert list(sd) == ["weight", "bias"] and "module" not in sd._metadata
+    minitorch.nn.Linear(2, 2).load_state_dict(sd)
+
+
+def test_type_alias_modules():
+    from minitorch.nn.common_types import _ratio_any_t, _size_2_t, _size_any_opt_t  # noqa: F401
+    from minitorch.types import Device, Number, _size  # noqa: F401
+
+    assert minitorch.types._dtype is minitorch.dtype and minitorch.types._device is minitorch.device
+    assert isinstance(3, Number.__args__) and isinstance(minitorch.device("cpu"), Device.__args__)
+    assert int in _size_2_t.__args__
+
+
+def test_random_module_and_fork_rng():
+    rnd = minitorch.random
+    assert rnd.manual_seed(5) is rnd.default_generator is minitorch.default_generator
+    assert rnd.initial_seed() == 5
+    with rnd.fork_rng():
+        a = minitorch.rand(3)
+    assert minitorch.equal(minitorch.rand(3), a)  # the state was restored on exit
+    rnd.manual_seed(5)
+    with rnd.fork_rng(enabled=False):
+        c = minitorch.rand(1)
+    assert not minitorch.equal(minitorch.rand(1), c)  # not forked: the draws went on
+    state = rnd.get_rng_state()
+    x = minitorch.rand(2)
+    rnd.set_rng_state(state)
+    assert minitorch.equal(minitorch.rand(2), x)
+    s = rnd.seed()
+    assert isinstance(s, int) and rnd.initial_seed() == s
+    with rnd.fork_rng(devices=[]), rnd.fork_rng(device_type="meta"):
+        minitorch.rand(1)
+    with pytest.raises(RuntimeError, match="torch has no module of `xpu`"), rnd.fork_rng(device_type="xpu"):
+        pass
+
+
+def test_utils_hooks_removable_handle():
+    from minitorch.utils.hooks import RemovableHandle, unserializable_hook
+
+    hooks, extra = collections.OrderedDict(), collections.OrderedDict()
+    h = RemovableHandle(hooks, extra_dict=extra)
+    hooks[h.id] = 1
+    extra[h.id] = 2
+    h.remove()
+    assert not hooks and not extra
+    with RemovableHandle(hooks) as h2:
+        hooks[h2.id] = 3
+    assert not hooks
+    lin = minitorch.nn.Linear(2, 2)
+    assert isinstance(lin.register_forward_hook(lambda *a: None), RemovableHandle)
+
+    @unserializable_hook
+    def hook(grad):
+        return grad
+
+    assert hook.__torch_unserializable__
+
+
+def test_utils_pytree_as_pytorch():
+    import minitorch.utils._pytree as pytree
+
+    Point = collections.namedtuple("Point", "x y")
+    tree = {
+        "a": minitorch.ones(2),
+        "b": [1, (2.0, None)],
+        "c": Point(3, 4),
+        "d": collections.OrderedDict(z=5),
+        "e": collections.deque([6], maxlen=3),
+        "f": collections.defaultdict(int, k=7),
+    }
+    leaves, spec = pytree.tree_flatten(tree)
+    assert leaves[1:] == [1, 2.0, None, 3, 4, 5, 6, 7]  # None is a leaf (PyTorch 2.15)
+    assert (spec.num_leaves, spec.num_nodes, spec.num_children) == (9, 16, 6)
+    assert str(spec).startswith(
+        "TreeSpec(dict, ['a', 'b', 'c', 'd', 'e', 'f'], [*,\n  TreeSpec(list, None, [*,"
+    )
+    assert "TreeSpec(namedtuple, <class" in str(spec) and "TreeSpec(deque, 3, [*])" in str(spec)
+    back = pytree.tree_unflatten(leaves, spec)
+    assert type(back["c"]) is Point and back["e"].maxlen == 3 and back["f"].default_factory is int
+    doubled = pytree.tree_map(lambda v: v if v is None else v * 2, {"a": 1, "b": [2, None], "c": Point(3, 4)})
+    assert doubled == {"a": 2, "b": [4, None], "c": Point(6, 8)}
+    assert pytree.tree_map(lambda a, b: a + b, [1, (2, 3)], [10, (20, 30)]) == [11, (22, 33)]
+    summed = pytree.tree_map_only(minitorch.Tensor, lambda v: v.sum(), {"a": minitorch.ones(3), "b": 2})
+    assert summed["a"].item() == 3.0 and summed["b"] == 2
+    assert pytree.tree_map_only((int, float), lambda v: -v, [1, 2.0, "s"]) == [-1, -2.0, "s"]
+    assert pytree.tree_leaves([1, [2, [3]], None]) == [1, 2, 3, None]
+    assert pytree.tree_all(lambda v: v > 0, [1, 2]) and pytree.tree_any(lambda v: v > 1, [1, 2])
+    assert pytree.tree_leaves([1, [2, 3]], is_leaf=lambda x: isinstance(x, list) and len(x) == 2) == [
+        [1, [2, 3]]
+    ]
+    seen = []
+    assert pytree.tree_map_(seen.append, [1, (2,)]) == [1, (2,)] and seen == [1, 2]
+    assert pytree.tree_structure([1, 2]) == pytree.tree_structure([3, 4])
+    assert pytree.tree_structure([1]) != pytree.tree_structure((1,))
+    assert repr(pickle.loads(pickle.dumps(pytree.tree_structure(1)))) == "*"
+    with pytest.raises(
+        ValueError, match=r"`leaves` has length 1 but the spec refers to a pytree that holds 2 items"
+    ):
+        pytree.tree_unflatten([1], pytree.tree_structure((1, 2)))
+    with pytest.raises(ValueError, match="^Node arity mismatch; expected 2, but got 1.$"):
+        pytree.tree_map(lambda a, b: a, [1, 2], [1])
+    with pytest.raises(
+        ValueError, match="^Node type mismatch; expected <class 'list'>, but got <class 'tuple'>.$"
+    ):
+        pytree.tree_map(lambda a, b: a, [1, 2], (1, 2))
+    with pytest.raises(
+        ValueError, match=r"^Node keys mismatch; missing key\(s\): \{'a'\}; extra key\(s\): \{'b'\}.$"
+    ):
+        pytree.tree_map(lambda a, b: a, {"a": 1}, {"b": 1})
+    with pytest.raises(TypeError, match="Expected `treespec` to be an instance of PyTreeSpec"):
+        pytree.tree_unflatten([1], 3)
+
+
+class _Box:
+    def __init__(self, v, tag):
+        self.v, self.tag = v, tag
+
+
+def test_utils_pytree_register_node():
+    import minitorch.utils._pytree as pytree
+
+    pytree.register_pytree_node(_Box, lambda b: ([b.v], b.tag), lambda vs, tag: _Box(vs[0], tag))
+    try:
+        b = pytree.tree_map(lambda v: v + 1, [_Box(1, "t")])[0]
+        assert isinstance(b, _Box) and (b.v, b.tag) == (2, "t")
+        assert repr(pytree.tree_structure(_Box(1, "t"))) == "TreeSpec(_Box, t, [*])"
+        with pytest.raises(ValueError, match="is already registered as pytree node"):
+            pytree.register_pytree_node(_Box, None, None)
+        with pytest.raises(ValueError, match="Node context mismatch for custom node type"):
+            pytree.tree_map(lambda a, b: a, _Box(1, "t"), _Box(1, "u"))
+    finally:
+        del pytree.SUPPORTED_NODES[_Box]

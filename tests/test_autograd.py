@@ -1224,3 +1224,44 @@ def test_function_set_materialize_grads():
         a.sum().backward()
         assert x.grad.tolist() == [2.0, 2.0]
     assert seen == [(False, True, None), (False, False, [0.0, 0.0])]
+
+
+def test_detect_anomaly_names_the_node_that_returned_nan():
+    import warnings
+
+    x = torch.zeros(2, requires_grad=True)
+    assert not torch.is_anomaly_enabled()
+    with pytest.warns(
+        UserWarning, match="Anomaly Detection has been enabled. This mode will increase the runtime"
+    ):
+        ctx = torch.autograd.detect_anomaly()
+    with ctx:
+        assert torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+        # d(x/x)/dx = 1/x is inf (0th output); d/d(other) = -x/x**2 is nan: PyTorch names the 1th
+        with pytest.raises(
+            RuntimeError, match=r"^Function 'DivBackward0' returned nan values in its 1th output\.$"
+        ):
+            (x / x).sum().backward()
+        with pytest.raises(RuntimeError, match="Function 'DivBackward0' returned nan values"):
+            torch.autograd.grad((x / x).sum(), x)
+        z = torch.ones(3, requires_grad=True)
+        assert torch.autograd.grad((z * 2).sum(), z)[0].tolist() == [2.0, 2.0, 2.0]
+        # the checks are gone after each pass: a node of a retained graph runs unhooked outside the mode
+        y = (z * z).sum()
+        y.backward(retain_graph=True)
+    assert not torch.is_anomaly_enabled()
+    y.backward()
+    assert z.grad.tolist() == [4.0, 4.0, 4.0]
+    # check_nan=False: the mode is on but gradients pass unchecked, as in PyTorch
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # set_detect_anomaly does not warn
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            assert torch.is_anomaly_enabled() and not torch.is_anomaly_check_nan_enabled()
+            (x / x).sum().backward()
+    assert bool(x.grad.isnan().all()) and not torch.is_anomaly_enabled()
+    torch.autograd.set_detect_anomaly(True)  # sets at once, as a plain call
+    try:
+        assert torch.is_anomaly_enabled()
+    finally:
+        torch.set_anomaly_enabled(False)
+    assert not torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()

@@ -395,3 +395,53 @@ def test_checkpoint_sequential_errors():
         checkpoint_sequential([nn.Identity()] * 2, 2, x, use_reentrant=False, foo=1)
     with pytest.raises(ZeroDivisionError):
         checkpoint_sequential([nn.Identity()] * 2, 0, x, use_reentrant=False)
+
+
+def test_selective_checkpoint_contexts_and_switches():
+    import functools
+
+    from minitorch.utils import checkpoint as ck
+
+    lin = nn.Linear(4, 4)
+    x = minitorch.randn(3, 4, requires_grad=True)
+
+    def block(t):
+        return lin(t).relu().sin()
+
+    def policy(ctx, op, *args, **kwargs):
+        return ck.CheckpointPolicy.MUST_SAVE
+
+    ref = minitorch.autograd.grad(block(x).sum(), (x, lin.weight))
+    # the policy is accepted (every op recomputed): the gradients are plain checkpointing's, i.e. eager's
+    ctx_fn = functools.partial(ck.create_selective_checkpoint_contexts, policy)
+    with ck.set_checkpoint_early_stop(False), ck.set_checkpoint_debug_enabled(True):
+        assert not ck._enable_checkpoint_early_stop and ck._checkpoint_debug_enabled
+        out = ck.checkpoint(block, x, use_reentrant=False, context_fn=ctx_fn)
+    assert ck._enable_checkpoint_early_stop and ck._checkpoint_debug_enabled is None
+    got = minitorch.autograd.grad(out.sum(), (x, lin.weight))
+    for a, b in zip(got, ref):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    fwd, rec = ck.create_selective_checkpoint_contexts([minitorch.mm])
+    with fwd, rec:
+        pass
+    with pytest.raises(TypeError, match="^policy_fn_or_list must be either a function or a list of ops.$"):
+        ck.create_selective_checkpoint_contexts(3)
+    with pytest.raises(ValueError, match="Expected op in `op_list` to be an OpOverload but got: 3"):
+        ck.create_selective_checkpoint_contexts([3])
+    assert [p.name for p in ck.CheckpointPolicy][:4] == [
+        "MUST_SAVE",
+        "PREFER_SAVE",
+        "MUST_RECOMPUTE",
+        "PREFER_RECOMPUTE",
+    ]
+    assert ck.SelectiveCheckpointContext(is_recompute=True).is_recompute
+    prev = ck.DefaultDeviceType._default_device_type
+    try:
+        ck.DefaultDeviceType._default_device_type = None
+        assert ck.DefaultDeviceType.get_device_type() == ("cuda" if minitorch.cuda.is_available() else "cpu")
+        ck.DefaultDeviceType.set_device_type("cpu")
+        assert ck.DefaultDeviceType.get_device_type() == "cpu"
+        ck.DefaultDeviceType.set_device_type()
+        assert ck.DefaultDeviceType.get_device_type() == "cuda"
+    finally:
+        ck.DefaultDeviceType._default_device_type = prev

@@ -685,6 +685,65 @@ def test_fullgraph_raises_unsupported_naming_the_cause():
         compile(nonzero, fullgraph=True)(torch.randn(3))
 
 
+def test_print_is_a_graph_break_so_it_prints_on_every_call(capsys):
+    # a graph would run print once, at capture time; Dynamo breaks the graph instead, and so do we
+    def logs(x):
+        y = x.sin()
+        print("step", x.shape)
+        return y.cos()
+
+    cf = compile(logs)
+    x = torch.randn(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(3):
+            assert_close(cf(x), x.sin().cos())
+    assert capsys.readouterr().out == "step torch.Size([3])\n" * 3
+    assert cf._mt_graph_break is not None and cf._mt_graphs == []
+    with pytest.raises(_dynamo.exc.Unsupported) as e:
+        compile(logs, fullgraph=True)(x)
+    assert str(e.value).startswith("Failed to trace builtin operator")
+    assert "builtin operator `print` with argument types ['str', 'Size'] (has_kwargs False)" in str(e.value)
+    ex = _dynamo.explain(logs)(x)
+    assert ex.graph_break_count == 1 and "`print`" in ex.break_reasons[0].reason
+    # the hook is gone after the capture; print outside compiled code is the builtin
+    import builtins
+
+    assert builtins.print is _dynamo.capture._real_print
+
+
+def test_print_in_a_disabled_helper_runs_each_call(capsys):
+    @torch.compiler.disable
+    def log(t):
+        print("norm", round(float(t.norm()), 3))
+        return t
+
+    def f(x):
+        return log(x * 2) + 1
+
+    cf = compile(f)
+    x = torch.ones(4)
+    for _ in range(2):
+        assert_close(cf(x), x * 2 + 1)
+    assert capsys.readouterr().out.count("norm 4.0\n") == 2
+
+
+def test_user_graph_break():
+    def f(x):
+        x = x + 1
+        _dynamo.graph_break()
+        return x * 2
+
+    with pytest.raises(_dynamo.exc.Unsupported) as e:
+        compile(f, fullgraph=True)(torch.ones(2))
+    assert str(e.value).startswith("Call to `torch._dynamo.graph_break()`")
+    assert "User-inserted graph break. Message: None" in str(e.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(compile(f)(torch.ones(2)), torch.full((2,), 4.0))
+    assert _dynamo.graph_break() is None  # outside a capture: nothing
+
+
 def test_graph_break_restores_rng_and_buffers():
     class M(nn.Module):
         def __init__(self):
@@ -1100,3 +1159,25 @@ def test_cuda_graphs_run_eagerly(device):
     assert_close(cf(x).cpu(), f(x).cpu())
     if device == "cuda":
         assert cf._mt_kernels == []  # replaying as a CUDA graph is future work: eager
+
+
+def test_torch_cond_runs_the_branch_pred_chooses():
+    x = torch.ones(2)
+    assert_close(torch.cond(torch.tensor(True), lambda a: a + 1, lambda a: a - 1, (x,)), x + 1)
+    assert_close(torch.cond(False, lambda a: a + 1, lambda a: a - 1, [x]), x - 1)
+    assert_close(torch.cond(x.sum() > 0, lambda a, b: a + b, lambda a, b: a - b, (x, x)), x * 2)
+    assert_close(torch.cond(True, lambda: x, lambda: -x), x)
+    with pytest.raises(RuntimeError) as e:
+        torch.cond(torch.tensor([True, False]), lambda a: a, lambda a: a, (x,))
+    assert (
+        str(e.value) == "Expected pred to be bool or single-element tensor, but got tensor([ True, False])."
+    )
+
+    def f(a):
+        return torch.cond(a.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (a,))
+
+    cf = compile(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tensor pred is data-dependent: a graph break
+        assert_close(cf(x), x.sin())
+        assert_close(cf(-x), (-x).cos())

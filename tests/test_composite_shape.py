@@ -807,3 +807,27 @@ def test_sum_to_size_of_an_empty_size_is_sum():
     assert T.tensor(4, dtype=T.int32).sum_to_size([]).dtype == T.int64
     assert T.ones(2, 3, dtype=T.int32).sum_to_size([]).item() == 6
     assert T.tensor(2.0).sum_to_size(()).item() == 2.0
+
+
+def test_repeat_and_sum_to_size_take_their_keyword_forms():
+    # PyTorch's signatures are repeat(*repeats) / sum_to_size(*size), with the list also accepted by keyword
+    x = minitorch.arange(6.0).reshape(2, 3)
+    assert minitorch.equal(x.repeat(repeats=(2, 1)), x.repeat(2, 1))
+    assert minitorch.equal(x.repeat(repeats=minitorch.Size([1, 2])), x.repeat(1, 2))
+    assert x.sum_to_size(size=(1, 3)).tolist() == [[3.0, 5.0, 7.0]]
+    assert x.sum_to_size(size=[3]).tolist() == [3.0, 5.0, 7.0]
+    cases = [
+        (lambda: x.repeat(2, repeats=(2,)), "repeat() got multiple values for argument 'repeats'"),
+        (lambda: x.repeat(), 'repeat() missing 1 required positional arguments: "repeats"'),
+        (lambda: x.repeat(foo=1), 'repeat() missing 1 required positional arguments: "repeats"'),
+        (lambda: x.repeat(2, 1, foo=1), "repeat() got an unexpected keyword argument 'foo'"),
+        (lambda: x.repeat(repeats=2), "repeat(): argument 'repeats' must be tuple of ints, not int"),
+        (lambda: x.sum_to_size(3, size=(3,)), "sum_to_size() got multiple values for argument 'size'"),
+        (lambda: x.sum_to_size(), 'sum_to_size() missing 1 required positional arguments: "size"'),
+        (lambda: x.sum_to_size(size=3), "sum_to_size(): argument 'size' must be tuple of ints, not int"),
+        (lambda: x.sum_to_size(3, foo=1), "sum_to_size() got an unexpected keyword argument 'foo'"),
+    ]
+    for call, msg in cases:
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == msg

@@ -406,6 +406,32 @@ def test_option_parsing():
     assert Std.from_str("0:1,1:3") == {0: Std.OUT, 1: Std.ALL} and Std.from_str("2") == Std.ERR
 
 
+def test_numa_binding_and_print_completion_options(capsys):
+    # torchrun 2.15's options: --numa-binding takes torch.numa's modes (checked, then not applied here)
+    a = launcher.parse_args(["--numa-binding=socket", "t.py"])
+    assert a.numa_binding == "socket" and launcher.parse_args(["t.py"]).numa_binding is None
+    assert launcher.parse_args(["--numa_binding", "core-complex", "t.py"]).numa_binding == "core-complex"
+    with pytest.raises(SystemExit):
+        launcher.parse_args(["--numa-binding=foo", "t.py"])
+    assert (
+        "invalid choice: 'foo' (choose from 'node', 'socket', 'exclusive', 'core-complex')"
+        in capsys.readouterr().err
+    )
+    # --print-completion needs the optional shtab package: without it, torchrun's message and exit status 1
+    try:
+        import shtab  # noqa: F401
+    except ImportError:
+        with pytest.raises(SystemExit) as e:
+            launcher.parse_args(["--print-completion", "bash", "t.py"])
+        assert e.value.code == 1
+        assert (
+            capsys.readouterr().err == "--print-completion requires the 'shtab' package: pip install shtab\n"
+        )
+    with pytest.raises(SystemExit):
+        launcher.parse_args(["--print-completion", "fish", "t.py"])
+    assert "invalid choice: 'fish'" in capsys.readouterr().err
+
+
 def test_pet_environment_variables_set_defaults(monkeypatch):
     monkeypatch.setenv("PET_NPROC_PER_NODE", "4")
     monkeypatch.setenv("PET_MAX_RESTARTS", "3")

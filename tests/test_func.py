@@ -781,3 +781,17 @@ def test_autograd_functional_hessian_forward_over_reverse():
         AssertionError, match='Expected strategy to be either "forward-mode" or "reverse-mode".'
     ):
         AF.hessian(f_scalar, x, outer_jacobian_strategy="sideways")
+
+
+@pytest.mark.parametrize("fn", [torch.sin, torch.tanh, F.relu, torch.exp])
+def test_reverse_transforms_of_a_torch_function_under_vmap(fn):
+    # the torch function itself is passed (not a lambda): inside vmap its arguments are BatchedTensors, so the
+    # vjp must call it through the dispatch, as jvp does
+    x = torch.randn(4, 3, dtype=torch.float64)
+    per = vmap(jacrev(fn))(x)
+    ref = torch.stack([jacrev(fn)(x[i]) for i in range(4)])
+    assert per.shape == (4, 3, 3)
+    assert_close(per, ref)
+    assert_close(vmap(jacfwd(fn))(x), ref)
+    cot = vmap(lambda a: vjp(fn, a)[1](torch.ones(3, dtype=torch.float64))[0])(x)
+    assert_close(cot, torch.stack([torch.diagonal(r) for r in ref]))

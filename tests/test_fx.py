@@ -279,6 +279,11 @@ def test_concrete_args_specialize_and_guard():
         gm(x, False)
     with pytest.raises(AssertionError, match="y has been specialized to have value None"):
         gm(x, True, 1.0)
+    # the guard is spelled as PyTorch's generated code spells it
+    assert (
+        "_assert = torch._assert(eq, 'flag has been specialized to have value True but got another value')"
+        in gm.code
+    )
     gm2 = fx.symbolic_trace(f, concrete_args={"flag": False})
     # the placeholder keeps the signature's default (True): pass False; y stayed symbolic, so `y is None` was False
     assert _close(gm2(x, False), x)
@@ -800,3 +805,77 @@ def test_other_threads_run_modules_normally_during_a_trace():
     assert isinstance(results[0], torch.Tensor) and results[0].shape == (1, 2)
     assert isinstance(results[1], nn.Parameter)
     assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_module", "output"]
+
+
+class _ConvBNNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+        self.conv1d = nn.Conv1d(4, 4, 1)
+        self.bn1d = nn.BatchNorm1d(4)
+        self.fc = nn.Linear(4, 5)
+        self.bnfc = nn.BatchNorm1d(5)
+        self.shared = nn.Conv2d(4, 4, 1)
+        self.bn_shared = nn.BatchNorm2d(4)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        y = self.body(x)
+        s = self.shared(y)
+        y = self.bn_shared(s) + s  # the conv's output feeds more than the BatchNorm: left alone
+        z = self.bn1d(self.conv1d(y.mean(dim=3)))
+        return self.drop(self.bnfc(self.fc(z.mean(dim=2))))
+
+
+def test_experimental_optimization_fuse_and_remove_dropout():
+    from minitorch.fx.experimental import optimization
+
+    torch.manual_seed(0)
+    m = _ConvBNNet()
+    # non-trivial running statistics, as after training
+    m.train()
+    for _ in range(3):
+        m(torch.randn(4, 3, 6, 6))
+    m.eval()
+    x = torch.randn(2, 3, 6, 6)
+    fused = optimization.fuse(m)
+    assert isinstance(fused, fx.GraphModule)
+    assert _close(fused(x), m(x), 1e-4)
+    kinds = [type(mod).__name__ for _, mod in fused.named_modules()]
+    assert kinds.count("BatchNorm2d") == 1 and "BatchNorm1d" not in kinds  # only the shared conv's BN is left
+    called = [n.target for n in fused.graph.nodes if n.op == "call_module"]
+    assert "body.1" not in called and "bn1d" not in called and "bnfc" not in called and "bn_shared" in called
+    # a copy: the original keeps its BatchNorms
+    assert isinstance(m.body[1], nn.BatchNorm2d)
+    with pytest.raises(AssertionError, match="Fusion only for eval!"):
+        optimization.fuse(_ConvBNNet())
+    nodrop = optimization.remove_dropout(m.train())
+    assert not any(
+        isinstance(mod, nn.Dropout)
+        for n, mod in nodrop.named_modules()
+        if n in {nd.target for nd in nodrop.graph.nodes if nd.op == "call_module"}
+    )
+    assert all(nd.target != "drop" for nd in nodrop.graph.nodes)
+    # matches_module_pattern / replace_node_module, as the FX tutorial's hand-written fusion uses them
+    gm = fx.symbolic_trace(nn.Sequential(nn.Conv2d(3, 3, 1), nn.BatchNorm2d(3)))
+    mods = dict(gm.named_modules())
+    bn_node = [n for n in gm.graph.nodes if n.op == "call_module"][1]
+    assert optimization.matches_module_pattern((nn.Conv2d, nn.BatchNorm2d), bn_node, mods)
+    assert not optimization.matches_module_pattern((nn.Conv1d, nn.BatchNorm2d), bn_node, mods)
+    optimization.replace_node_module(bn_node, mods, nn.Identity())
+    assert isinstance(gm.get_submodule("1"), nn.Identity)
+
+
+def test_experimental_optimization_extract_subgraph():
+    from minitorch.fx.experimental.optimization import extract_subgraph
+
+    def f(x):
+        a = x.sin()
+        b = a * 2
+        return b.cos()
+
+    gm = fx.symbolic_trace(f)
+    nodes = [n for n in gm.graph.nodes if n.op in ("call_method", "call_function")]
+    sub = extract_subgraph(gm, nodes[1:2], [nodes[0]], [nodes[1]])
+    x = torch.randn(3)
+    assert _close(sub(x.sin())[0], x.sin() * 2)

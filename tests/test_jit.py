@@ -3,6 +3,7 @@ and TracingCheckError, save/load of our archives, the decorators, fork/wait, fre
 
 import io
 import random
+import re
 import typing
 import warnings
 import zipfile
@@ -325,6 +326,189 @@ def test_script_rejects_lambdas():
         jit.script(fn)
 
 
+def _bad_set(x):
+    return {1, 2}
+
+
+def _bad_import(x):
+    import os  # noqa: F401
+
+    return x
+
+
+def _bad_varargs(x, *rest):
+    return x
+
+
+def _bad_kwonly_default(x, *, k=2):
+    return x * k
+
+
+def _bad_try(x):
+    try:
+        return x + 1
+    except RuntimeError:
+        return x
+
+
+def _bad_lambda(x):
+    f = lambda t: t + 1
+    return f(x)
+
+
+def _bad_nested_def(x):
+    def inner(t):
+        return t
+
+    return inner(x)
+
+
+@pytest.mark.parametrize(
+    ("fn", "cls", "words", "underlined"),
+    [
+        (
+            _bad_set,
+            jit.frontend.UnsupportedNodeError,
+            "Set aren't supported",
+            "    return {1, 2}\n           ~~~~~~ <--- HERE",
+        ),
+        (
+            _bad_import,
+            jit.frontend.UnsupportedNodeError,
+            "import statements aren't supported",
+            "    import os",
+        ),
+        (
+            _bad_varargs,
+            jit.frontend.NotSupportedError,
+            "Compiled functions can't take variable number of arguments or use keyword-only arguments with defaults",
+            "def _bad_varargs(x, *rest):\n                    ~~~~~ <--- HERE",
+        ),
+        (
+            _bad_kwonly_default,
+            jit.frontend.NotSupportedError,
+            "Compiled functions can't take variable number of arguments or use keyword-only arguments with defaults",
+            "k=2):\n                                ~ <--- HERE",
+        ),
+        (_bad_try, jit.frontend.UnsupportedNodeError, "try blocks aren't supported", "    try:"),
+        (
+            _bad_lambda,
+            jit.frontend.UnsupportedNodeError,
+            "Lambda aren't supported",
+            "    f = lambda t: t + 1",
+        ),
+        (
+            _bad_nested_def,
+            jit.frontend.UnsupportedNodeError,
+            "function definitions aren't supported",
+            "    def inner(t):\n    ~~~ <--- HERE",
+        ),
+    ],
+)
+def test_script_refuses_what_torchscript_cannot_compile(fn, cls, words, underlined):
+    # PyTorch's frontend refuses these before compiling anything; we check the same syntax before capturing
+    with pytest.raises(cls) as e:
+        jit.script(fn)
+    msg = str(e.value)
+    assert msg.startswith(words + ":\n  File ") and underlined in msg
+    if fn is _bad_varargs:  # the error is on the def line
+        assert f'test_jit.py", line {fn.__code__.co_firstlineno}\n' in msg
+
+
+def test_script_module_syntax_check_covers_forward_and_exports_only():
+    class Ok(nn.Module):
+        @jit.ignore
+        def py_helper(self, x):
+            import math  # ignored methods stay Python: not checked
+
+            return x * math.pi
+
+        @jit.unused
+        def never(self, x):
+            return {x}
+
+        def forward(self, x):
+            return self.py_helper(x)
+
+    x = torch.ones(2)
+    assert _close(jit.script(Ok())(x), x * 3.141592653589793)
+    jit.script(nn.LSTM(2, 2))  # minitorch's own modules are not written for the TorchScript frontend
+
+    class BadExport(nn.Module):
+        def forward(self, x):
+            return x
+
+        @jit.export
+        def extra(self, x):
+            return {x}
+
+    with pytest.raises(jit.frontend.UnsupportedNodeError, match="Set aren't supported"):
+        jit.script(BadExport())
+
+
+def _typed(x, n: int, f: float = 1.0, b: bool = True, o: typing.Optional[torch.Tensor] = None, s: str = "a"):  # noqa: FA100  (evaluated by script)
+    return x * n * f
+
+
+def test_script_function_schema_and_argument_checks():
+    sf = jit.script(_typed)
+    decl = (
+        'Declaration: _typed(Tensor x, int n, float f=1., bool b=True, Tensor? o=None, str s="a") -> Tensor'
+    )
+    assert str(sf.schema) == decl[len("Declaration: ") :]
+    x = torch.ones(2)
+    # TorchScript converts bool to int and int to float, and takes None for a Tensor
+    assert _close(sf(x, True, 2), torch.full((2,), 2.0))
+    assert _close(sf(x, n=3, b=0), torch.full((2,), 3.0))
+    with pytest.raises(RuntimeError) as e:
+        sf(x, 2.5)
+    assert str(e.value) == (
+        "_typed() Expected a value of type 'int' for argument 'n' but instead found type 'float'.\n"
+        f"Position: 1\nValue: 2.5\n{decl}"
+    )
+    with pytest.raises(RuntimeError) as e:
+        sf(1, 2)
+    assert str(e.value).startswith(
+        "_typed() Expected a value of type 'Tensor (inferred)' for argument 'x' but instead found type 'int'.\n"
+        "Inferred 'x' to be of type 'Tensor' because it was not annotated with an explicit type.\nPosition: 0\n"
+    )
+    with pytest.raises(RuntimeError, match=r"Expected a value of type 'Optional\[Tensor\]' for argument 'o'"):
+        sf(x, 1, 1.0, True, 3)
+    with pytest.raises(
+        RuntimeError, match="Expected a value of type 'str' for argument 's' but instead found type 'int'"
+    ):
+        sf(x, 1, s=5)
+    with pytest.raises(
+        RuntimeError, match=f"^_typed\\(\\) is missing value for argument 'n'. {re.escape(decl)}$"
+    ):
+        sf(x)
+    with pytest.raises(
+        RuntimeError, match=r"^_typed\(\) expected at most 6 argument\(s\) but received 7 argument\(s\)"
+    ):
+        sf(x, 1, 1.0, True, None, "a", 7)
+    with pytest.raises(
+        RuntimeError, match="^Unknown keyword argument 'm' for operator '_typed'. Schema: _typed"
+    ):
+        sf(x, 1, m=3)
+    with pytest.raises(RuntimeError, match="^Argument 'x' specified both as positional and keyword argument"):
+        sf(x, 1, x=x)
+
+
+def test_overload_helpers():
+    @jit._overload
+    def f(x: int) -> int: ...
+
+    def f(x):  # noqa: F811  (the implementation follows its overloads, as torchvision writes them)
+        return x
+
+    assert f(3) == 3 and jit._overload_method(len) is len
+    assert jit._script_if_tracing is jit.script_if_tracing
+    t = torch.ones(1)
+    assert jit._unwrap_optional(t) is t
+    with pytest.raises(AssertionError, match="Unwrapping null optional"):
+        jit._unwrap_optional(None)
+
+
 def test_script_passthrough_and_warning():
     class C:
         pass
@@ -406,6 +590,58 @@ def test_save_load_functions_and_eager_modules():
     ls = _roundtrip(s)
     x = torch.randn(2, 3)
     assert _close(ls(x), s(x)) and _close(ls(-x.abs()), x.abs())  # the negative branch: -x
+
+
+class WithExports(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+        self.k = 3
+
+    def forward(self, x):
+        return self.lin(x) * 2
+
+    @jit.export
+    def scaled(self, x):
+        return self.lin(x) * self.k
+
+    @jit.ignore
+    def helper(self):
+        return self.k + 1
+
+
+def test_save_load_keeps_exported_methods():
+    # TorchScript compiles and saves @export methods: a loaded captured module keeps them (and its plain
+    # attributes) when its class is importable
+    m = WithExports()
+    s = jit.script(m)
+    assert s.captured
+    x = torch.randn(4, 3)
+    for loaded in (_roundtrip(s), jit.load(io.BytesIO(s.save_to_buffer()))):
+        assert _close(loaded(x), m(x)) and _close(loaded.scaled(x), m.scaled(x))
+        assert loaded.k == 3 and loaded.helper() == 4
+    # a class that cannot be imported when loading: forward still runs from the graph
+    buf = io.BytesIO()
+    jit.save(s, buf)
+    data = buf.getvalue()
+    assert isinstance(s.save_to_buffer(), bytes)
+    assert isinstance(jit.script(_typed).save_to_buffer(), bytes)
+    import pickle as _pickle
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for name in zin.namelist():
+            blob = zin.read(name)
+            if name == "mtjit/class.pkl":
+                blob = blob.replace(b"WithExports", b"WithExportz")
+                with pytest.raises(AttributeError):
+                    _pickle.loads(blob)
+            zout.writestr(name, blob)
+    out.seek(0)
+    moved = jit.load(out)
+    assert _close(moved(x), m(x))
+    with pytest.raises(AttributeError, match="has no attribute 'scaled'"):
+        moved.scaled(x)
 
 
 def test_load_errors(tmp_path):

@@ -709,3 +709,95 @@ def test_geqrf_negative_zero_leading_entry_as_pytorch():
     Q, R = torch.linalg.qr(A)
     np.testing.assert_allclose((Q @ R).numpy(), A.numpy(), atol=1e-15)
     assert R.item() == -5.0
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+def test_ormqr_multiplies_by_the_geqrf_q(dtype, shape):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(shape)
+    if dtype == torch.complex128:
+        a = a + 1j * rng.standard_normal(shape)
+    A = torch.tensor(a, dtype=dtype)
+    g, tau = torch.geqrf(A)
+    m = shape[-2]
+    Q = np.linalg.qr(a, mode="complete")[0]
+    # geqrf's Q may differ from NumPy's by column signs (phases): recover it from R's diagonal convention by
+    # applying ormqr to the identity, then check Q is unitary and reproduces A with geqrf's R
+    eye = torch.eye(m, dtype=dtype).expand(*shape[:-2], m, m).contiguous()
+    q = torch.ormqr(g, tau, eye).numpy()
+    r = np.triu(g.numpy())[..., : min(shape[-2:]), :]
+    np.testing.assert_allclose(q[..., : r.shape[-2]] @ r, a, atol=1e-10)
+    np.testing.assert_allclose(
+        np.swapaxes(q, -1, -2).conj() @ q, np.broadcast_to(np.eye(m), q.shape), atol=1e-10
+    )
+    assert Q.shape == q.shape
+    c = torch.tensor(rng.standard_normal((*shape[:-2], m, 2)), dtype=dtype)
+    np.testing.assert_allclose(torch.ormqr(g, tau, c).numpy(), q @ c.numpy(), atol=1e-10)
+    np.testing.assert_allclose(
+        torch.ormqr(g, tau, c, transpose=True).numpy(), np.swapaxes(q, -1, -2).conj() @ c.numpy(), atol=1e-10
+    )
+    ct = c.mT.contiguous()
+    np.testing.assert_allclose(g.ormqr(tau, ct, left=False).numpy(), ct.numpy() @ q, atol=1e-10)
+    assert gradcheck(lambda x: torch.ormqr(g, tau, x, transpose=True), (c.clone().requires_grad_(),))
+
+
+def test_ormqr_errors_are_pytorchs():
+    A = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    g, tau = torch.geqrf(A)
+    C = torch.arange(6.0).reshape(3, 2)
+    cases = [
+        (lambda: torch.ormqr(torch.ones(3), tau, C), RuntimeError, "torch.ormqr: input must have at least 2 dimensions."),
+        (lambda: torch.ormqr(g, tau, torch.ones(3)), RuntimeError, "torch.ormqr: other must have at least 2 dimensions."),
+        (lambda: torch.ormqr(g, tau, torch.ones(2, 2)), RuntimeError, "torch.ormqr: other.shape[-2] must be equal to input.shape[-2]"),
+        (lambda: torch.ormqr(g, tau[:1], C), RuntimeError, "torch.ormqr: tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+        (lambda: torch.ormqr(g, tau.expand(2, 2), C), RuntimeError, "torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal to 2 and input.ndim is equal to 2"),
+        (lambda: torch.ormqr(g.expand(2, 3, 2), tau.expand(2, 2), C), RuntimeError, "torch.ormqr: Expected other to have the same number of dimensions as input, but got other.ndim equal to 2 and input.ndim is equal to 3"),
+        (lambda: torch.ormqr(g.expand(2, 3, 2), tau.expand(2, 2), C.expand(3, 3, 2)), RuntimeError, "torch.ormqr: Expected batch dimensions of other to be equal to input.shape[:-2], but got [3]"),
+        (lambda: torch.ormqr(g, tau.double(), C), RuntimeError, "torch.ormqr: Expected input and tau to have the same dtype, but input has dtypeFloat and tau has dtype Double"),
+        (lambda: torch.ormqr(g, tau, C.double()), RuntimeError, "torch.ormqr: Expected input and other to have the same dtype, but input has dtypeFloat and other has dtype Double"),
+        (lambda: torch.ormqr(g.int(), tau.int(), C.int()), NotImplementedError, "\"ormqr_cpu\" not implemented for 'Int'"),
+        (lambda: torch.ormqr(g.requires_grad_(), tau, C), NotImplementedError, "torch.ormqr: the derivative with respect to input and tau is not implemented"),
+    ]  # fmt: skip
+    for call, cls, msg in cases:
+        with pytest.raises(cls) as e:
+            call()
+        assert type(e.value) is cls and str(e.value).startswith(msg), (msg, str(e.value))
+
+
+def test_torch_matrix_power_spelling():
+    M = torch.tensor([[2.0, 1.0], [0.0, 1.0]], dtype=torch.float64)
+    m = M.numpy()
+    np.testing.assert_allclose(torch.matrix_power(M, 3).numpy(), np.linalg.matrix_power(m, 3))
+    np.testing.assert_allclose(M.matrix_power(-2).numpy(), np.linalg.matrix_power(m, -2))
+    np.testing.assert_allclose(torch.matrix_power(M, 0).numpy(), np.eye(2))
+    with pytest.raises(
+        TypeError, match=r"^matrix_power\(\): argument 'n' \(position 2\) must be int, not float$"
+    ):
+        torch.matrix_power(M, 2.5)
+    with pytest.raises(
+        TypeError, match=r"^matrix_power\(\): argument 'n' \(position 1\) must be int, not float$"
+    ):
+        M.matrix_power(2.5)
+    with pytest.raises(TypeError, match=r"^linalg_matrix_power\(\): argument 'n' \(position 2\)"):
+        torch.linalg.matrix_power(M, 2.5)
+    with pytest.raises(
+        RuntimeError, match="linalg.matrix_power: The input tensor A must have at least 2 dimensions."
+    ):
+        torch.matrix_power(torch.ones(3), 2)
+    with pytest.raises(
+        RuntimeError, match="A must be batches of square matrices, but they are 2 by 3 matrices"
+    ):
+        torch.matrix_power(torch.ones(2, 3), 2)
+
+
+def test_geqrf_records_a_backward_that_raises():
+    # as PyTorch: the results require grad and a gradient through them fails (it was silently left out)
+    a = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    g, tau = torch.geqrf(a)
+    assert g.requires_grad and tau.requires_grad
+    with pytest.raises(NotImplementedError, match=r"^the derivative for 'geqrf' is not implemented\.$"):
+        (g.sum() + tau.sum()).backward()
+    with torch.no_grad():
+        assert not torch.geqrf(a)[0].requires_grad
+    assert not torch.geqrf(a.detach()).a.requires_grad

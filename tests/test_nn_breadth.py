@@ -427,6 +427,41 @@ def test_instance_norm_weight_or_bias_alone():
     assert gradcheck(lambda x, w: F.instance_norm(x, weight=w), (_leaf(x), _leaf(w)))
 
 
+def test_instance_norm_3d_and_lazy_norms():
+    x = _rand(2, 3, 2, 3, 4, seed=13)
+    axes = (2, 3, 4)
+    norm = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
+    _close(nn.InstanceNorm3d(3)(_t(x)), norm)
+    _close(nn.InstanceNorm3d(3)(_t(x[0])), norm[0])  # unbatched (C, D, H, W)
+    m = nn.InstanceNorm3d(3, affine=True, track_running_stats=True).double()
+    m(_t(x))
+    # the running mean moves by momentum toward the batch's mean of the per-instance means
+    _close(m.running_mean, 0.1 * x.mean(axes).mean(0))
+    with pytest.raises(ValueError, match=re.escape("expected 4D or 5D input (got 3D input)")):
+        nn.InstanceNorm3d(3)(minitorch.ones(3, 4, 5))
+    assert repr(nn.InstanceNorm3d(4, affine=True)) == (
+        "InstanceNorm3d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=False)"
+    )
+    # PyTorch's lazy instance norms default to affine=True, track_running_stats=True (unlike the eager ones)
+    for cls, done, shape in (
+        (nn.LazyInstanceNorm1d, nn.InstanceNorm1d, (2, 3, 4)),
+        (nn.LazyInstanceNorm2d, nn.InstanceNorm2d, (2, 3, 4, 4)),
+        (nn.LazyInstanceNorm3d, nn.InstanceNorm3d, (2, 3, 2, 3, 4)),
+    ):
+        lazy = cls()
+        assert lazy.affine and lazy.track_running_stats
+        y = lazy(minitorch.randn(*shape))
+        assert type(lazy) is done and lazy.num_features == 3 and tuple(lazy.weight.shape) == (3,)
+        assert y.shape == shape
+    lazy = nn.LazyBatchNorm3d().double()
+    y = lazy(_t(x))
+    assert type(lazy) is nn.BatchNorm3d and lazy.num_features == 3
+    bn_axes = (0, 2, 3, 4)
+    _close(y, (x - x.mean(bn_axes, keepdims=True)) / np.sqrt(x.var(bn_axes, keepdims=True) + 1e-5))
+    with pytest.raises(ValueError, match=re.escape("expected 5D input (got 3D input)")):
+        nn.LazyBatchNorm3d()(minitorch.ones(2, 3, 4))
+
+
 def test_norm_modules_take_bias_keyword():
     """PyTorch 2.15's `bias=` (keyword only) on GroupNorm and the BatchNorm/InstanceNorm family: an affine
     scale without a shift, shown in the repr."""

@@ -146,3 +146,25 @@ def test_mlp_regression_converges(device):
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0] / 20, (losses[0], losses[-1])
+
+
+def test_clip_grad_norm_deprecated_spelling_and_clip_grads_with_norm():
+    minitorch.manual_seed(0)
+    m = nn.Linear(3, 2)
+    m(minitorch.ones(4, 3)).sum().backward()
+    grads = [p.grad.clone() for p in m.parameters()]
+    total = float(np.sqrt(sum(float((g * g).sum()) for g in grads)))
+    with pytest.warns(FutureWarning, match="`torch.nn.utils.clip_grad_norm` is now deprecated in favor of"):
+        n = nn.utils.clip_grad_norm(m.parameters(), 0.5)
+    assert abs(n.item() - total) < 1e-5
+    scale = 0.5 / (total + 1e-6)
+    for p, g in zip(m.parameters(), grads):
+        np.testing.assert_allclose(p.grad.numpy(), g.numpy() * scale, rtol=1e-5)
+    # the second half of clip_grad_norm_, for a total norm computed elsewhere (reduced across ranks, say)
+    nn.utils.clip_grads_with_norm_(
+        m.parameters(), 0.25, nn.utils.get_total_norm([p.grad for p in m.parameters()])
+    )
+    assert abs(nn.utils.get_total_norm([p.grad for p in m.parameters()]).item() - 0.25) < 1e-5
+    before = [p.grad.clone() for p in m.parameters()]
+    nn.utils.clip_grads_with_norm_(m.parameters(), 10.0, minitorch.tensor(0.25))  # never scales up
+    assert all(minitorch.equal(p.grad, g) for p, g in zip(m.parameters(), before))

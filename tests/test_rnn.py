@@ -9,7 +9,15 @@ import pytest
 import minitorch
 from minitorch import nn
 from minitorch.autograd import gradcheck
-from minitorch.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence
+from minitorch.nn.utils.rnn import (
+    invert_permutation,
+    pack_padded_sequence,
+    pack_sequence,
+    pad_packed_sequence,
+    pad_sequence,
+    unpack_sequence,
+    unpad_sequence,
+)
 from tests.utils import assert_matches, to_np
 
 
@@ -316,3 +324,33 @@ def test_bad_inputs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nn.LSTM(4, 3, num_layers=2, dropout=0.2)  # no warning with several layers
+
+
+def test_unpad_unpack_sequence_and_invert_permutation():
+    a, b, c = minitorch.tensor([1, 2, 3]), minitorch.tensor([4, 5]), minitorch.tensor([6])
+
+    def lists(ts):
+        return [t.tolist() for t in ts]
+
+    assert lists(unpack_sequence(pack_sequence([a, b, c]))) == [[1, 2, 3], [4, 5], [6]]
+    # unsorted input comes back in its own order
+    assert lists(unpack_sequence(pack_sequence([b, a, c], enforce_sorted=False))) == [[4, 5], [1, 2, 3], [6]]
+    lengths = minitorch.tensor([3, 2, 1])
+    padded = pad_sequence([a, b, c])
+    assert lists(unpad_sequence(padded, lengths)) == [[1, 2, 3], [4, 5], [6]]
+    assert padded.shape == (3, 3)
+    assert lists(unpad_sequence(pad_sequence([a, b, c], batch_first=True), lengths, batch_first=True)) == [
+        [1, 2, 3],
+        [4, 5],
+        [6],
+    ]
+    feats = minitorch.randn(3, 2, 4)  # T x B x features
+    got = unpad_sequence(feats, minitorch.tensor([3, 1]))
+    assert [tuple(t.shape) for t in got] == [(3, 4), (1, 4)] and minitorch.equal(got[1], feats[:1, 1])
+    with pytest.raises(ValueError, match="zip\\(\\) argument 2 is longer than argument 1"):
+        unpad_sequence(pad_sequence([a, b]), lengths)
+    perm = minitorch.tensor([2, 0, 3, 1])
+    inv = invert_permutation(perm)
+    assert inv.tolist() == [1, 3, 0, 2] and inv.dtype == minitorch.int64
+    assert perm[inv].tolist() == [0, 1, 2, 3]
+    assert invert_permutation(None) is None

@@ -913,3 +913,48 @@ def test_schema_rules_batch_the_ops():
         assert_close(vmap(torch.view_as_real)(z), loop(torch.view_as_real)(z))
         assert_close(vmap(torch.imag)(z), loop(torch.imag)(z))
         assert_close(vmap(lambda t: t.topk(2))(x)[0], loop(lambda t: t.topk(2)[0])(x))
+
+
+def test_dynamic_shape_ops_are_refused_as_pytorch_refuses_them():
+    x = torch.arange(12.0).reshape(4, 3) - 5
+
+    def words(aten):
+        return (
+            "vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+            f"{aten}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature."
+        )
+
+    cases = [
+        (torch.nonzero, words("aten::nonzero")),
+        (lambda a: a.nonzero(), words("aten::nonzero")),
+        (torch.unique, words("aten::_unique2")),
+        (lambda a: a.unique(), words("aten::_unique2")),
+        (torch.unique_consecutive, words("aten::unique_consecutive")),
+        # where(cond) alone is nonzero as a tuple (it was batched as the pointwise where: a wrong shape)
+        (lambda a: torch.where(a > 0)[0], words("aten::where")),
+        (
+            lambda a: torch.nonzero(a, as_tuple=True)[0],
+            "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.",
+        ),
+        (
+            lambda a: torch.masked_select(a, a > 0),
+            (
+                "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this because "
+                "for each batch this would return a differently shaped Tensor. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues if you need this feature."
+            ),
+        ),
+    ]
+    for fn, msg in cases:
+        with pytest.raises(RuntimeError) as e:
+            vmap(fn)(x)
+        assert str(e.value) == msg
+    # the pointwise where and a mask shared by every entry still batch, without the loop's warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_close(vmap(lambda a: torch.where(a > 0, a, 0.0))(x), x.clamp(min=0))
+        mask = torch.tensor([True, False, True])
+        assert_close(vmap(lambda a: torch.masked_select(a, mask))(x), x[:, mask])
+        assert_close(vmap(lambda a: a.masked_select(mask))(x), x[:, mask])
+        wide = torch.tensor([[True], [False]])  # broadcasts the entry to (2, 3): the first row's copy is kept
+        assert_close(vmap(lambda a: torch.masked_select(a, wide))(x), x)

@@ -791,6 +791,11 @@ class Tensor:
         exp(A) = sum A^k / k! (Pade 13 with scaling and squaring); differentiable through its matmuls and solve.
         """
     @staticmethod
+    def matrix_power(*args, **kwargs):
+        """
+        torch.matrix_power: linalg.matrix_power (input multiplied by itself n times).
+        """
+    @staticmethod
     def moveaxis(*args, **kwargs):
         """
         Alias of movedim: moves the dims `source` (int or sequence) to the positions `destination`.
@@ -863,6 +868,12 @@ class Tensor:
     def orgqr(*args, **kwargs):
         """
         torch.orgqr: linalg.householder_product.
+        """
+    @staticmethod
+    def ormqr(*args, **kwargs):
+        """
+        torch.ormqr: other multiplied by the Q of a geqrf factorization (input, tau) without forming Q by hand:
+            Q @ other (left) or other @ Q, with Q^H instead when transpose; PyTorch's checks in its order and words.
         """
     @staticmethod
     def pinverse(*args, **kwargs):

@@ -159,6 +159,11 @@ _removed = ("qr", "cholesky", "symeig", "eig", "matrix_rank")
 globals().update(
     {_n: _f if _n in _removed else _argcheck.translating(_f, _n) for _n, _f in _linalg_torch.items()}
 )
+from minitorch.autograd.anomaly_mode import (  # noqa: F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -186,7 +191,7 @@ del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.
 _LAZY_SUBMODULES = frozenset(
-    {"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides"}
+    {"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides", "random", "types"}
 )
 
 

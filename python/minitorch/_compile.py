@@ -1,9 +1,11 @@
-"""torch.compile and torch._assert: the entry points to program capture that the torch namespace holds before the
-packages doing the work are loaded."""
+"""torch.compile, torch._assert and torch.cond: the entry points to program capture that the torch namespace holds
+before the packages doing the work are loaded."""
 
 import sys
 
-__all__ = ["_assert", "compile"]
+from minitorch import _C
+
+__all__ = ["_assert", "compile", "cond"]
 
 
 def compile(
@@ -38,3 +40,15 @@ def _assert(condition, message):
     records it as a call where a Python assert statement would need a concrete value)."""
     if not condition:
         raise AssertionError(message)
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """true_fn(*operands) if pred else false_fn(*operands): PyTorch's structured control flow, run eagerly
+    (under torch.compile a tensor pred is data-dependent, so the capture breaks and the call runs eagerly)."""
+    if _C._is_tensor(pred) and pred.numel() != 1:
+        raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+    return true_fn(*operands) if pred else false_fn(*operands)
+
+
+# fx's generated code names it as PyTorch's does (torch._assert), not by its defining module
+_assert._mt_public_name = "torch._assert"

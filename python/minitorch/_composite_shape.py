@@ -1244,8 +1244,9 @@ def _prod(xs):
 
 
 @_argcheck.parses("int[] size", method=True, upfront=False)
-def sum_to_size(self, *size):
+def sum_to_size(self, *size, **kwargs):
     """`self` summed over its broadcast dims down to `size` (which must expand to self's shape)."""
+    size = _functional._sizes_keyword("sum_to_size", "size", size, kwargs)
     size = list(_as_list(size)) if size else []
     shape = list(self.shape)
     lead = len(shape) - len(size)

@@ -95,9 +95,28 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return out
 
 
-def repeat(self, *repeats):
+def _sizes_keyword(fn, arg, positional, kwargs):
+    """The int-list argument of a ``*sizes`` method given positionally or as PyTorch's keyword (``repeats=``,
+    ``size=``), with PyTorch's parser errors."""
+    if not positional and arg not in kwargs:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
+    for k in kwargs:
+        if k != arg:
+            raise TypeError(f"{fn}() got an unexpected keyword argument '{k}'")
+    if kwargs:
+        if positional:
+            raise TypeError(f"{fn}() got multiple values for argument '{arg}'")
+        value = kwargs[arg]
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"{fn}(): argument '{arg}' must be tuple of ints, not {type(value).__name__}")
+        return tuple(value)
+    return positional
+
+
+def repeat(self, *repeats, **kwargs):
     """Tensor.repeat: tiles self `repeats[i]` times along dim i (leading new dims when repeats is longer), as an
     expand of interleaved size-1 dims and one reshape, so autograd and every device come for free."""
+    repeats = _sizes_keyword("repeat", "repeats", repeats, kwargs)
     if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)):
         repeats = tuple(repeats[0])
     for i, r in enumerate(repeats):

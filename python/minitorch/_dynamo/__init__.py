@@ -3,8 +3,8 @@ guards, recompiles, graph breaks), explain, reset, the backend registry and conf
 
 What differs from PyTorch's Dynamo: capture traces calls on Proxies instead of interpreting bytecode, so a
 graph break makes the whole compiled callable run eagerly instead of splitting it into graphs around the
-break; Python side effects that are not tensor operations (print, appending to a list) happen once, at
-capture time; shapes are specialized and guarded (or size-generic with dynamic=True/automatic dynamic)."""
+break; ``print`` is a graph break, as in Dynamo, but other Python side effects that are not tensor operations
+(appending to a list) happen once, at capture time; shapes are specialized and guarded (or size-generic with dynamic=True/automatic dynamic)."""
 
 from minitorch._dynamo import config, exc, utils
 from minitorch._dynamo.backends import list_backends, lookup_backend, register_backend
@@ -13,6 +13,7 @@ from minitorch._dynamo.decorators import (
     allow_in_graph,
     assume_constant_result,
     disable,
+    graph_break,
     mark_dynamic,
     mark_static,
     maybe_mark_dynamic,
@@ -30,6 +31,7 @@ __all__ = [
     "disable",
     "exc",
     "explain",
+    "graph_break",
     "is_compiling",
     "list_backends",
     "lookup_backend",

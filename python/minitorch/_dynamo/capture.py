@@ -16,6 +16,7 @@ and its side effects happening exactly once); later calls run the compiled graph
 the caller restores the RNG state and the module buffers, then reruns eagerly.
 """
 
+import builtins
 import operator
 import os
 import sys
@@ -194,6 +195,49 @@ _GUARDED_ATTR_TYPES = (bool, int, float, str, type(None))
 
 def _is_tensor(v):
     return isinstance(v, _C.Tensor)
+
+
+# print inside a capture is a graph break, as in Dynamo: a graph would run it once, at capture time, and the
+# later calls would print nothing. builtins.print is swapped only while some capture runs (counted, as
+# captures nest); other threads, and code a capture runs for real (an op's own Python), print as usual.
+_real_print = builtins.print
+_print_hook_users = 0
+_print_hook_lock = threading.Lock()
+
+
+def _capture_print(*args, **kwargs):
+    tracer = current_tracer()
+    if tracer is not None and is_capturing() and not tracer._mt_passthrough:
+        kinds = [type(a).__name__ for a in args]
+        raise GraphBreak(
+            "Failed to trace builtin operator",
+            f"Dynamo does not know how to trace builtin operator `print` with argument types {kinds} "
+            f"(has_kwargs {bool(kwargs)})",
+            (
+                (
+                    f"Avoid calling builtin `print` with argument types {kinds}. Consider using an equivalent "
+                    "alternative function/method to `print`."
+                ),
+                "Move the print out of the compiled function, or into a function marked with torch.compiler.disable.",
+            ),
+        )
+    return _real_print(*args, **kwargs)
+
+
+def _install_print_hook():
+    global _print_hook_users
+    with _print_hook_lock:
+        if _print_hook_users == 0 and builtins.print is _real_print:
+            builtins.print = _capture_print
+        _print_hook_users += 1
+
+
+def _remove_print_hook():
+    global _print_hook_users
+    with _print_hook_lock:
+        _print_hook_users -= 1
+        if _print_hook_users == 0 and builtins.print is _capture_print:
+            builtins.print = _real_print
 
 
 class _CaptureProxy(Proxy):
@@ -561,6 +605,7 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
         stack = _state.tracers = []
     stack.append(tracer)
     _state.depth = getattr(_state, "depth", 0) + 1
+    _install_print_hook()
     try:
         graph = tracer.trace(root)
     except _OpError as e:
@@ -582,6 +627,7 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
             user_stack=frames,
         ) from e
     finally:
+        _remove_print_hook()
         _state.depth -= 1
         stack.pop()
     out_node = graph.output_node()

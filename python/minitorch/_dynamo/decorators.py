@@ -1,5 +1,5 @@
 """torch._dynamo's decorators: disable, allow_in_graph, assume_constant_result, mark_dynamic, mark_static,
-maybe_mark_dynamic.
+maybe_mark_dynamic, and graph_break.
 
 ``disable(fn)`` makes fn run eagerly even when called from compiled code: inside a capture its call is recorded
 as one opaque node (fn runs as written each time the graph runs) instead of being traced into. allow_in_graph
@@ -10,12 +10,13 @@ its value.
 import functools
 
 from minitorch import _C
-from minitorch._dynamo.capture import current_tracer, is_capturing, proxies_in
+from minitorch._dynamo.capture import GraphBreak, current_tracer, is_capturing, proxies_in
 
 __all__ = [
     "allow_in_graph",
     "assume_constant_result",
     "disable",
+    "graph_break",
     "mark_dynamic",
     "mark_static",
     "maybe_mark_dynamic",
@@ -123,3 +124,15 @@ def mark_static(t, index=None):
     dyn = getattr(t, "_dynamo_dynamic_indices", None)
     if dyn:
         dyn.difference_update(indices)
+
+
+def graph_break(msg=""):
+    """A user-placed graph break: inside a capture the compiled callable runs eagerly (fullgraph=True raises
+    Unsupported with PyTorch's words); outside one, nothing."""
+    tracer = current_tracer()
+    if tracer is not None and is_capturing() and not tracer._mt_passthrough:
+        raise GraphBreak(
+            "Call to `torch._dynamo.graph_break()`",
+            f"User-inserted graph break. Message: {msg or None}",
+            ["Remove the `torch._dynamo.graph_break()` call."],
+        )

@@ -3,6 +3,7 @@
 import importlib
 
 from minitorch import _C
+from minitorch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from minitorch.autograd.engine import _is_checkpoint_valid, backward, grad  # noqa: F401
 from minitorch.autograd.function import Function, FunctionCtx  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401
@@ -20,12 +21,14 @@ __all__ = [
     "Function",
     "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
     "gradgradcheck",
     "inference_mode",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 

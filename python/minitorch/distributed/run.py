@@ -22,6 +22,31 @@ __all__ = ["config_from_args", "get_args_parser", "main", "parse_args", "parse_m
 logger = logging.getLogger("minitorch.distributed.run")
 
 
+# torch.numa.binding.AffinityMode's values
+_NUMA_MODES = ("node", "socket", "exclusive", "core-complex")
+
+
+def _completion_shells():
+    try:
+        import shtab
+    except ImportError:
+        return ["bash", "zsh", "tcsh"]  # what shtab supports, so the choice is checked without it
+    return shtab.SUPPORTED_SHELLS
+
+
+class _PrintCompletionAction(argparse.Action):
+    """--print-completion SHELL: prints the completion script shtab derives from the parser, then exits."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            import shtab
+        except ImportError:
+            parser.exit(1, f"{option_string} requires the 'shtab' package: pip install shtab\n")
+        parser.prog = "torchrun"
+        print(shtab.complete(parser, shell=values))
+        parser.exit()
+
+
 class env(argparse.Action):
     """An option whose default comes from the environment variable PET_<DEST> when set (as torchrun's)."""
 
@@ -107,12 +132,18 @@ def get_args_parser():
         type=str,
         help="Accepted for compatibility (default only).",
     )
+    add("--numa-binding", "--numa_binding", type=str, choices=list(_NUMA_MODES), default=None,
+        help="torchrun's NUMA binding of workers to the CPUs near their GPUs: accepted, and not applied "
+        "(the launcher warns).")  # fmt: skip
     add("--signals-to-handle", "--signals_to_handle", action=env, type=str, default="SIGTERM,SIGINT,SIGHUP,SIGQUIT",
         help="Signals that stop the workers and the launcher.")  # fmt: skip
     add("--shutdown-timeout", "--shutdown_timeout", action=env, type=int, default=None,
         help="Seconds between SIGTERM and SIGKILL when stopping workers (default 30).")  # fmt: skip
     add("--virtual-local-rank", "--virtual_local_rank", action=check_env,
         help="LOCAL_RANK=0 in every worker, each seeing only its own GPU (CUDA_VISIBLE_DEVICES).")  # fmt: skip
+    add("--print-completion", "--print_completion", action=_PrintCompletionAction, choices=_completion_shells(),
+        help="Print a shell completion script for torchrun to stdout and exit. Requires the optional 'shtab' "
+        "package.")  # fmt: skip
     add("training_script", type=str, help="The training program, followed by its arguments.")
     add("training_script_args", nargs=argparse.REMAINDER)
     return p
@@ -286,6 +317,11 @@ def run(args):
         args.rdzv_id = str(uuid.uuid4())
     if args.master_port is None:
         args.master_port = 29500
+    if getattr(args, "numa_binding", None) is not None:
+        logger.warning(
+            "--numa-binding=%s is not applied by minitorch's launcher: workers are not bound.",
+            args.numa_binding,
+        )
     config, cmd, cmd_args = config_from_args(args)
     return elastic_launch(config=config, entrypoint=cmd)(*cmd_args)
 

@@ -1747,3 +1747,65 @@ def _register_schema_rules():
 
 
 _register_schema_rules()
+
+
+# ----------------------------------------------------------------------------------------------- dynamic shapes
+# Ops whose result's shape depends on the values: each batch entry would have its own, so vmap refuses them with
+# PyTorch's words (a loop over entries would stack them only when the shapes happen to agree, and where(cond)
+# was taken for a pointwise where)
+
+_DYNAMIC_ATEN = {
+    "nonzero": "aten::nonzero",
+    "unique": "aten::_unique2",
+    "unique_consecutive": "aten::unique_consecutive",
+}
+
+
+def _dynamic_shape(aten):
+    return RuntimeError(
+        "vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+        f"{aten}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature."
+    )
+
+
+@register_rule(*_DYNAMIC_ATEN, *("Tensor." + n for n in _DYNAMIC_ATEN))
+def dynamic_shape_rule(key, level, args, kwargs):
+    """nonzero, unique, unique_consecutive: refused (their output shape differs per entry)."""
+    base = _base(key)
+    if base == "nonzero" and _get(args, kwargs, 1, "as_tuple", False):
+        raise RuntimeError(
+            "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback."
+        )
+    raise _dynamic_shape(_DYNAMIC_ATEN[base])
+
+
+_pointwise_where = RULES["where"]
+
+
+@register_rule("where")
+def where_rule(key, level, args, kwargs):
+    """where(cond, x, y) is pointwise; where(cond) alone (nonzero as a tuple) is refused."""
+    if len(args) + len(kwargs) == 1:
+        raise _dynamic_shape("aten::where")
+    return _pointwise_where(key, level, args, kwargs)
+
+
+@register_rule("masked_select", "Tensor.masked_select")
+def masked_select_rule(key, level, args, kwargs):
+    """A batched mask is refused (each entry would select its own count); a batched input with a shared mask
+    selects the same count from every entry."""
+    mask = _get(args, kwargs, 1, "mask")
+    if _bt(mask, level):
+        raise RuntimeError(
+            "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this because "
+            "for each batch this would return a differently shaped Tensor. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature."
+        )
+    from minitorch.functional import broadcast_shapes
+
+    vx = _physical(args[0], level)
+    shape = tuple(broadcast_shapes(tuple(vx.shape[1:]), tuple(mask.shape)))
+    vx = _pad(
+        vx, len(shape) - (vx.dim() - 1)
+    )  # the logical dims line up from the right, as broadcasting does
+    return wrap(vx.expand(vx.shape[0], *shape)[:, mask.expand(*shape)], level)

@@ -309,8 +309,12 @@ def _vjp_impl(func, primals, argnums, has_aux):
         leaves, wrapped = _differentiable(flat, levels, create_graph)
         new = tree_unflatten(wrapped, spec)
         args = new if argnums is None else _replace_args(primals, new, argnums)
+        from minitorch.func import _forward_ad as fwd
+
+        # a torch function passed itself (jacrev(torch.sin)) is called through its dispatching spelling: under
+        # an enclosing vmap its arguments are BatchedTensors, which the builtin cannot take
         with _nested():
-            output = func(*args)
+            output = fwd._dispatching(func)(*args)
         output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, "vjp(f, *primals)", output)

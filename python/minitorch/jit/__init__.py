@@ -101,6 +101,27 @@ def script_if_tracing(fn):
     return fn
 
 
+_script_if_tracing = script_if_tracing
+
+
+def _overload(func):
+    """Declares one typed signature of a function TorchScript compiles per overload (torchvision's ops use it);
+    in Python the last definition of the name is what runs, so the declaration is returned unchanged."""
+    return func
+
+
+def _overload_method(func):
+    """_overload for a method."""
+    return func
+
+
+def _unwrap_optional(x):
+    """x, refined from Optional[T] to T (TorchScript's assertion that it is not None)."""
+    if x is None:
+        raise AssertionError("Unwrapping null optional")
+    return x
+
+
 class CompilationUnit:
     """TorchScript compilation units compile TorchScript source, which minitorch cannot do."""
 

@@ -19,7 +19,8 @@ from minitorch import _C
 from minitorch.fx._symbolic_trace import Tracer
 from minitorch.fx.graph_module import _exec_forward
 from minitorch.fx.proxy import TraceError
-from minitorch.jit.frontend import NotSupportedError
+from minitorch.jit._schema import Schema
+from minitorch.jit.frontend import NotSupportedError, check_syntax
 from minitorch.nn.modules.module import Module
 
 __all__ = [
@@ -329,8 +330,11 @@ class ScriptFunction:
         self.__qualname__ = getattr(fn, "__qualname__", self.name)
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        self._schema = None  # set by script (traced functions take nested inputs, untyped)
 
     def __call__(self, *args, **kwargs):
+        if self._schema is not None:
+            self._schema.check(args, kwargs)
         if self._gm is not None:
             return self._gm(*args, **kwargs)
         with _Scripting():
@@ -358,7 +362,10 @@ class ScriptFunction:
 
     @property
     def schema(self):
-        """name(argument names)."""
+        """TorchScript's schema from the annotations (``f(Tensor x, int n=2) -> Tensor``); for a loaded function,
+        name(argument names)."""
+        if self._schema is not None:
+            return self._schema
         if self._fn is not None:
             params = list(inspect.signature(self._fn).parameters)
         else:
@@ -394,19 +401,51 @@ class _LambdaNotSupported(NotSupportedError, RuntimeError):
         return self.msg
 
 
+def _user_code(obj):
+    # minitorch's own functions and modules are not written for TorchScript's frontend (PyTorch's are)
+    mod = getattr(obj, "__module__", None) or ""
+    return not (mod == "minitorch" or mod.startswith("minitorch."))
+
+
 def _script_function(fn):
     from minitorch.fx._symbolic_trace import symbolic_trace
 
     _check_scriptable_function(fn)
+    if _user_code(fn):
+        check_syntax(fn)
     try:
         with _Scripting():
             gm = symbolic_trace(fn)
     except _FALLBACK_ERRORS:
-        return ScriptFunction(fn)
-    return ScriptFunction(fn, gm)
+        gm = None
+    out = ScriptFunction(fn, gm)
+    try:
+        out._schema = Schema(fn, out.name)
+    except (TypeError, ValueError):  # a callable without a signature
+        out._schema = None
+    return out
+
+
+def _compiled_methods(cls):
+    """The methods script compiles: forward and the @torch.jit.export ones (not @ignore/@unused)."""
+    out = []
+    for name, attr in vars(cls).items():
+        if not isinstance(attr, types.FunctionType):
+            continue
+        modifier = getattr(attr, "_torchscript_modifier", FunctionModifiers.DEFAULT)
+        if (
+            name == "forward"
+            and modifier == FunctionModifiers.DEFAULT
+            or modifier == FunctionModifiers.EXPORT
+        ):
+            out.append(attr)
+    return out
 
 
 def _script_module(mod):
+    if _user_code(type(mod)):
+        for fn in _compiled_methods(type(mod)):
+            check_syntax(fn)
     tracer = _ConstantTracer()
     try:
         with _Scripting():

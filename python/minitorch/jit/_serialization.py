@@ -6,11 +6,16 @@ generated code, for reading), ``mtjit/state.pt`` (the state dict, written by min
 and ``extra/<name>`` for _extra_files. A captured module loads without its Python class: its user-defined
 modules are not needed, only the graph, the leaf modules it calls (minitorch.nn classes) and the tensors.
 A module or function that runs eagerly (script could not capture it) is stored by pickling it, so its class
-or function must be importable when loading. PyTorch's TorchScript archives cannot be loaded.
+or function must be importable when loading. A captured module's class, when importable, is also stored by
+reference (``mtjit/class.pkl``, with its plain attributes: numbers, strings), so the loaded module keeps its
+``@torch.jit.export`` methods and helpers, as TorchScript compiles and saves them; when the class cannot be
+imported at load time, forward still runs and the other methods are missing. PyTorch's TorchScript archives
+cannot be loaded.
 """
 
 import io
 import os
+import pickle
 import warnings
 import zipfile
 
@@ -67,6 +72,23 @@ def _skeleton(mod):
     return out
 
 
+_PLAIN = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _class_reference(m):
+    """Pickled (class, plain attributes) of a captured module, or None when its class cannot be pickled by
+    reference (a class local to a function)."""
+    attrs = {
+        k: v
+        for k, v in m.__dict__.items()
+        if not k.startswith("_") and k not in ("training", "original_name") and isinstance(v, _PLAIN)
+    }
+    try:
+        return pickle.dumps((m.__dict__["_mt_cls"], attrs))
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return None
+
+
 def save(m, f, _extra_files=None):
     """Writes a ScriptModule or ScriptFunction from torch.jit.script/trace to f (a path or a binary file)."""
     warnings.warn(
@@ -106,6 +128,7 @@ def save(m, f, _extra_files=None):
             f"torch.jit.save: expected a ScriptModule or ScriptFunction (from torch.jit.script or torch.jit.trace), "
             f"got {type(m).__name__}"
         )
+    cls_ref = _class_reference(m) if isinstance(m, RecursiveScriptModule) and m.captured else None
     code = m.code or ""
     own = not isinstance(f, (str, os.PathLike))
     fh = f if own else open(f, "wb")  # noqa: SIM115  (closed below)
@@ -116,6 +139,8 @@ def save(m, f, _extra_files=None):
             z.writestr(_PREFIX + "code.py", code)
             z.writestr(_PREFIX + "state.pt", _to_bytes(state))
             z.writestr(_PREFIX + "program.pt", _to_bytes(program))
+            if cls_ref is not None:
+                z.writestr(_PREFIX + "class.pkl", cls_ref)
             for k, v in (_extra_files or {}).items():
                 z.writestr("extra/" + k, v if isinstance(v, (bytes, bytearray)) else str(v).encode())
     finally:
@@ -189,6 +214,7 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwarg
         program = serialization.load(
             io.BytesIO(z.read(_PREFIX + "program.pt")), map_location=map_location, weights_only=False
         )
+        cls_ref = z.read(_PREFIX + "class.pkl") if _PREFIX + "class.pkl" in names else None
         if _extra_files is not None:
             for k in list(_extra_files):
                 key = "extra/" + k
@@ -221,9 +247,23 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwarg
             else RecursiveScriptModule
         )
         out = cls(root, program["graph"], program["constants"], original_name=program["name"])
+        _attach_class(out, cls_ref)
     out.load_state_dict(state)
     out.train(program["training"])
     return out
+
+
+def _attach_class(out, cls_ref):
+    # a class that moved or was renamed since saving: forward still runs from the graph
+    if cls_ref is None:
+        return
+    try:
+        cls, attrs = pickle.loads(cls_ref)
+    except Exception:  # noqa: BLE001
+        return
+    out.__dict__["_mt_cls"] = cls
+    for k, v in attrs.items():
+        out.__dict__.setdefault(k, v)
 
 
 def _save_method(self, f, _extra_files=None):
@@ -231,5 +271,14 @@ def _save_method(self, f, _extra_files=None):
     return save(self, f, _extra_files=_extra_files)
 
 
+def _save_to_buffer(self, _extra_files=None):
+    """The archive torch.jit.save writes, as bytes."""
+    buf = io.BytesIO()
+    save(self, buf, _extra_files=_extra_files)
+    return buf.getvalue()
+
+
 ScriptModule.save = _save_method
 ScriptFunction.save = _save_method
+ScriptModule.save_to_buffer = _save_to_buffer
+ScriptFunction.save_to_buffer = _save_to_buffer

@@ -386,33 +386,7 @@ def matrix_power(A, n, *, out=None):
         raise TypeError(
             f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
         )
-    if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            "linalg.matrix_power: A must be batches of square matrices, but they are "
-            f"{A.shape[-2]} by {A.shape[-1]} matrices"
-        )
-    if n < 0:
-        A, n = _decomp.inv(A), -n
-    if n == 0:
-        k = A.shape[-1]
-        result = _C.eye(k, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
-    else:
-        result, base = None, A
-        while True:
-            if n & 1:
-                result = base if result is None else _C.matmul(result, base)
-            n >>= 1
-            if not n:
-                break
-            base = _C.matmul(base, base)
-        if result is A:
-            result = A.clone()
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return _decomp.matrix_power_impl(A, n, out)
 
 
 def vander(x, N=None):

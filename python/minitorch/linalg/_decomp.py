@@ -664,9 +664,23 @@ def cholesky_inverse(L, upper=False, *, out=None):
 # ----------------------------------------------------------------------------------------------------- QR
 
 
+class _Geqrf(Function):
+    # PyTorch records geqrf with a backward that raises: its results require grad, and a gradient asked
+    # through them fails instead of silently leaving out the path through geqrf
+    @staticmethod
+    def forward(ctx, input):
+        return tuple(_C._linalg_geqrf(input))
+
+    @staticmethod
+    def backward(ctx, ga, gtau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
 def geqrf(input, *, out=None):
     """LAPACK's geqrf: R above the diagonal, the Householder reflectors below, and their scales tau."""
     _check(input, "geqrf", square=False, kernel="geqrf")
+    if input.requires_grad and _C.is_grad_enabled():
+        return _GEQRF(_Geqrf.apply(input))
     return _GEQRF(_C._linalg_geqrf(input.detach()))
 
 
@@ -1406,6 +1420,106 @@ def orgqr(input, tau):
     return householder_product(input, tau)
 
 
+def matrix_power_impl(A, n, out=None):
+    """linalg.matrix_power after its argument parsing: repeated squaring, the identity for n == 0, inv(A)
+    multiplied |n| times for a negative n."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 0:
+        k = A.shape[-1]
+        result = _C.eye(k, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+    else:
+        result, base = None, A
+        while True:
+            if n & 1:
+                result = base if result is None else _C.matmul(result, base)
+            n >>= 1
+            if not n:
+                break
+            base = _C.matmul(base, base)
+        if result is A:
+            result = A.clone()
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def _matrix_power_spelling(position):
+    def matrix_power(input, n):
+        """torch.matrix_power: linalg.matrix_power (input multiplied by itself n times)."""
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(
+                f"matrix_power(): argument 'n' (position {position}) must be int, not {type(n).__name__}"
+            )
+        return matrix_power_impl(input, n)
+
+    return matrix_power
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """torch.ormqr: other multiplied by the Q of a geqrf factorization (input, tau) without forming Q by hand:
+    Q @ other (left) or other @ Q, with Q^H instead when transpose; PyTorch's checks in its order and words."""
+    fn = "torch.ormqr"
+    if input.dim() < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if other.dim() < 2:
+        raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.dim() != input.dim() - 1:
+        raise RuntimeError(
+            f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
+            f"and input.ndim is equal to {input.dim()}"
+        )
+    if tau.shape[-1] != builtins.min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])")
+    if other.dim() != input.dim():
+        raise RuntimeError(
+            f"{fn}: Expected other to have the same number of dimensions as input, but got other.ndim equal to "
+            f"{other.dim()} and input.ndim is equal to {input.dim()}"
+        )
+    batch = list(input.shape[:-2])
+    for what, t in (("tau", tau), ("other", other)):
+        got = list(t.shape[:-1] if what == "tau" else t.shape[:-2])
+        if got != batch:
+            raise RuntimeError(
+                f"{fn}: Expected batch dimensions of {what} to be equal to input.shape[:-2], but got {got}"
+            )
+    for what, t in (("tau", tau), ("other", other)):
+        if t.dtype != input.dtype:
+            raise RuntimeError(
+                f"{fn}: Expected input and {what} to have the same dtype, but input has "
+                f"dtype{scalar_name(input.dtype)} and {what} has dtype {scalar_name(t.dtype)}"
+            )
+    if input.dtype not in _INEXACT:
+        raise NotImplementedError(f"\"ormqr_cpu\" not implemented for '{scalar_name(input.dtype)}'")
+    if _C.is_grad_enabled() and (input.requires_grad or tau.requires_grad):
+        raise NotImplementedError(
+            "torch.ormqr: the derivative with respect to input and tau is not implemented in minitorch (it is "
+            "with respect to other)"
+        )
+    input, tau = input.detach(), tau.detach()
+    m, n = input.shape[-2], input.shape[-1]
+    # householder_product gives the first columns of H_1...H_k applied to the identity: m of them is all of Q
+    if n < m:
+        pad = _C.zeros((*input.shape[:-1], m - n), dtype=input.dtype, device=input.device)
+        Q = householder_product(_C.cat([input, pad], -1), tau)
+    else:
+        Q = householder_product(input[..., :, :m], tau)
+    if transpose:
+        Q = Q.mH
+    return _out(_C.matmul(Q, other) if left else _C.matmul(other, Q), out)
+
+
 def _out(result, out):
     if out is None:
         return result
@@ -1463,6 +1577,8 @@ TORCH = {
     "matrix_exp": matrix_exp,
     "geqrf": geqrf,
     "orgqr": orgqr,
+    "ormqr": ormqr,
+    "matrix_power": _matrix_power_spelling(2),
     "svd_lowrank": svd_lowrank,
     "pca_lowrank": pca_lowrank,
     "symeig": torch_symeig,
@@ -1471,6 +1587,7 @@ TORCH = {
     "lu": torch_lu,
 }
 TENSOR_METHODS = {
+    "matrix_power": _matrix_power_spelling(1),
     "qr": lambda self, *args, **kwargs: torch_qr(self, *args, _name="Tensor.qr", **kwargs),
     "cholesky": lambda self, *args, **kwargs: torch_cholesky(self, *args, _name="Tensor.cholesky", **kwargs),
 }
@@ -1490,6 +1607,7 @@ TENSOR_METHODS |= {
         "matrix_exp",
         "geqrf",
         "orgqr",
+        "ormqr",
         "lu",
     )
 }

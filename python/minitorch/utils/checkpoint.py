@@ -14,6 +14,7 @@ Both variants are autograd.Functions whose backward recomputes:
 """
 
 import contextlib
+import enum
 import warnings
 
 from minitorch import _C, cuda
@@ -27,12 +28,102 @@ from minitorch.autograd.grad_mode import enable_grad, no_grad
 __all__ = [
     "CheckpointError",
     "CheckpointFunction",
+    "CheckpointPolicy",
+    "DefaultDeviceType",
+    "SelectiveCheckpointContext",
     "check_backward_validity",
     "checkpoint",
     "checkpoint_sequential",
+    "create_selective_checkpoint_contexts",
     "detach_variable",
     "noop_context_fn",
+    "set_checkpoint_debug_enabled",
+    "set_checkpoint_early_stop",
 ]
+
+# checkpoint's process-wide switches; neither changes what this implementation computes: it recomputes a
+# segment whole (early stop is PyTorch's optimization of its saved-tensor hooks) and has no op traces to print
+_checkpoint_debug_enabled = None
+_enable_checkpoint_early_stop = True
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Overrides checkpoint's ``debug=`` for its extent (None defers to each call's own setting)."""
+    global _checkpoint_debug_enabled
+    prev = _checkpoint_debug_enabled
+    try:
+        _checkpoint_debug_enabled = enabled
+        yield
+    finally:
+        _checkpoint_debug_enabled = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Whether non-reentrant checkpoints begun in its extent may stop recomputing once the needed tensors exist
+    (accepted; recomputation here always runs the whole segment)."""
+    global _enable_checkpoint_early_stop
+    prev = _enable_checkpoint_early_stop
+    try:
+        _enable_checkpoint_early_stop = enable
+        yield
+    finally:
+        _enable_checkpoint_early_stop = prev
+
+
+class DefaultDeviceType:
+    """The device type whose RNG state checkpoint saves when no input is on an accelerator."""
+
+    _default_device_type = None
+
+    @staticmethod
+    def set_device_type(device="cuda"):
+        """Sets the default device type."""
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type():
+        """The default device type: the one set, else "cuda" when CUDA is present, else "cpu"."""
+        if not DefaultDeviceType._default_device_type:
+            DefaultDeviceType._default_device_type = "cuda" if cuda.is_available() else "cpu"
+        return DefaultDeviceType._default_device_type
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an op's output: save it in forward, or recompute it."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """The ctx a selective-checkpoint policy function receives (is_recompute: whether backward recomputes)."""
+
+    def __init__(self, *, is_recompute):
+        self.is_recompute = is_recompute
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """The (forward, recompute) context managers of selective activation checkpointing, for
+    ``checkpoint(fn, ..., use_reentrant=False, context_fn=partial(create_selective_checkpoint_contexts, p))``.
+    The policy (a function ``(ctx, op, *args, **kwargs) -> CheckpointPolicy`` or a list of ops to save) is
+    checked as PyTorch checks it; saving chosen ops needs PyTorch's dispatch modes, which minitorch does not
+    have, so every op is recomputed: the gradients are the same, with the memory of plain checkpointing."""
+    if isinstance(policy_fn_or_list, list):
+        for op in policy_fn_or_list:
+            if not callable(op):
+                raise ValueError(  # noqa: TRY004  (PyTorch's class)
+                    f"Expected op in `op_list` to be an OpOverload but got: {op} of type {type(op)}. "
+                )
+    elif not callable(policy_fn_or_list):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
 
 _DEFAULT_DETERMINISM_MODE = "default"
 _DETERMINISM_MODES = ["default", "none"]

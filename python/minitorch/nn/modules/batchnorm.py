@@ -8,7 +8,14 @@ from minitorch.nn.modules.lazy import LazyModuleMixin
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+]
 
 
 class _NormBase(Module):
@@ -198,3 +205,12 @@ class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
 
     def _check_input_dim(self, input):
         BatchNorm2d._check_input_dim(self, input)
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm3d whose num_features is inferred from the first input; it then becomes a BatchNorm3d."""
+
+    cls_to_become = BatchNorm3d
+
+    def _check_input_dim(self, input):
+        BatchNorm3d._check_input_dim(self, input)

@@ -30,12 +30,18 @@ def _addindent(s, num_spaces):
 
 
 class RemovableHandle:
-    """Returned by the register_*_hook methods; remove() unregisters the hook (also as a context manager)."""
+    """Returned by the register_*_hook methods; remove() unregisters the hook (also as a context manager).
+    torch.utils.hooks.RemovableHandle: ``RemovableHandle(hooks_dict, *, extra_dict=None)`` as PyTorch's (extra
+    dicts, one or a list, lose the id too)."""
 
     _next_id = itertools.count()
 
-    def __init__(self, *hooks_dicts):
+    def __init__(self, *hooks_dicts, extra_dict=None):
         self.id = next(RemovableHandle._next_id)
+        if isinstance(extra_dict, dict):
+            hooks_dicts += (extra_dict,)
+        elif isinstance(extra_dict, list):
+            hooks_dicts += tuple(extra_dict)
         self._refs = [weakref.ref(d) for d in hooks_dicts]
 
     def remove(self):

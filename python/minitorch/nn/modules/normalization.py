@@ -1,4 +1,4 @@
-"""LayerNorm and GroupNorm (affine per element / per channel), and InstanceNorm1d/2d."""
+"""LayerNorm and GroupNorm (affine per element / per channel), and InstanceNorm1d/2d/3d with their lazy forms."""
 
 import numbers
 import warnings
@@ -6,11 +6,22 @@ import warnings
 from minitorch import _C
 from minitorch.nn import functional as F
 from minitorch.nn import init
-from minitorch.nn.modules.batchnorm import _NormBase
+from minitorch.nn.modules.batchnorm import _LazyNormBase, _NormBase
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
+__all__ = [
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LayerNorm",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "LocalResponseNorm",
+    "RMSNorm",
+]
 
 
 class LayerNorm(Module):
@@ -144,6 +155,33 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     _batched_dim = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _batched_dim = 5
+
+
+# PyTorch's lazy instance norms take _LazyNormBase's defaults (affine=True, track_running_stats=True), unlike the
+# eager classes; num_features is read from dim 1 of the first input
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm1d whose num_features is inferred from the first input; it then becomes an InstanceNorm1d."""
+
+    _batched_dim = 3
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm2d whose num_features is inferred from the first input; it then becomes an InstanceNorm2d."""
+
+    _batched_dim = 4
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm3d whose num_features is inferred from the first input; it then becomes an InstanceNorm3d."""
+
+    _batched_dim = 5
+    cls_to_become = InstanceNorm3d
 
 
 class RMSNorm(Module):

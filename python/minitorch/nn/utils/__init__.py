@@ -2,7 +2,13 @@
 norm, layer fusion, skip_init and functional_call (prune is imported on demand, as in PyTorch)."""
 
 from minitorch.nn.utils import parametrizations, parametrize, rnn, stateless  # noqa: F401
-from minitorch.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm  # noqa: F401
+from minitorch.nn.utils.clip_grad import (  # noqa: F401
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from minitorch.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from minitorch.nn.utils.fusion import (  # noqa: F401
     fuse_conv_bn_eval,

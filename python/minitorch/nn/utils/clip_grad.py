@@ -1,8 +1,12 @@
 """Gradient clipping over multi-tensor kernels: one norm launch per (device, dtype) group and no host sync
 unless error_if_nonfinite asks for the check."""
 
+import warnings
+
 from minitorch import _C
 from minitorch.autograd.grad_mode import no_grad
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
 
 def _group(tensors):
@@ -38,6 +42,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scales the gradients in place by max_norm / (total_norm + 1e-6), capped at 1 (the second half of
+    clip_grad_norm_, for a total_norm computed elsewhere, e.g. reduced across processes)."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
@@ -56,6 +62,16 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The deprecated spelling of clip_grad_norm_ (a FutureWarning, then the same)."""
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):

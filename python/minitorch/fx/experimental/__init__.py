@@ -1,0 +1,2 @@
+"""torch.fx.experimental: the graph optimizations PyTorch ships there (``optimization``: conv/linear-BN fusion,
+dropout removal, subgraph extraction)."""
