@@ -342,7 +342,15 @@ def main():
 
     rows, skipped = [], []
     t_start = time.time()
-    for kind, name, tpls in plan:
+    # rows as they come: a cut run keeps them
+    partial = open(args.json + ".partial", "w") if args.json else None  # noqa: SIM115 - closed after the loop
+    for done, (kind, name, tpls) in enumerate(plan):
+        if done % 25 == 0:
+            print(
+                f"[{done}/{len(plan)} names, {(time.time() - t_start) / 60:.1f} min]",
+                file=sys.stderr,
+                flush=True,
+            )
         chosen = None  # the first template both libraries accept at the first size; kept for the other cases
         for size in sizes:
             if size == "large" and any(c in name for c in CUBIC):
@@ -391,12 +399,17 @@ def main():
                             "same_result": ups[0]["sig"] == ups[1]["sig"],
                         }
                     )
+                    if partial:
+                        partial.write(json.dumps(rows[-1]) + "\n")
+                        partial.flush()
                 if chosen is None:
                     break
             if chosen is None:
                 break
     for p in procs:
         p.close()
+    if partial:
+        partial.close()
     write(rows, skipped, info, args, time.time() - t_start)
 
 
