@@ -1,5 +1,5 @@
 // CPU kernels of the sort family (layout: see ops/sort.h): rows sorted (or selected from) independently, in
-// parallel.
+// parallel; and tril/triu.
 #include "ops/sort.h"
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "core/ScalarType.h"
 #include "kernels/ReduceRules.h"
 #include "kernels/cpu/ParallelRows.h"
+#include "ops/copy.h"
 
 namespace mt {
 namespace {
@@ -199,10 +200,87 @@ void mode_cpu(const Tensor& values, const Tensor& indices, const Tensor& sorted,
   });
 }
 
+// ---- tril / triu. Every dtype's zero is all zero bits, so the kernel only moves elements of the dtype's
+// width: per row, the kept columns [lo, hi) copied and the others zeroed.
+
+// Element offsets of the matrices of `t` (its dims before the last two), in row-major order of those dims.
+std::vector<int64_t> matrix_offsets(const Tensor& t) {
+  const int64_t nb = t.dim() - 2;
+  int64_t count = 1;
+  for (int64_t d = 0; d < nb; ++d) count *= t.sizes()[d];
+  std::vector<int64_t> off(static_cast<size_t>(count));
+  std::vector<int64_t> idx(static_cast<size_t>(nb), 0);
+  int64_t cur = 0;
+  for (int64_t b = 0; b < count; ++b) {
+    off[static_cast<size_t>(b)] = cur;
+    for (int64_t d = nb - 1; d >= 0; --d) {
+      cur += t.strides()[d];
+      if (++idx[d] < t.sizes()[d]) break;
+      cur -= idx[d] * t.strides()[d];
+      idx[d] = 0;
+    }
+  }
+  return off;
+}
+
+template <typename T>
+void zero_run(T* p, int64_t stride, int64_t n) {
+  if (n <= 0) return;
+  if (stride == 1) {
+    std::memset(static_cast<void*>(p), 0, static_cast<size_t>(n) * sizeof(T));
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) p[j * stride] = T{};
+}
+
+template <typename T>
+void triangle_typed(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  const int64_t nd = self.dim(), rows = self.sizes()[nd - 2], cols = self.sizes()[nd - 1];
+  // a diagonal beyond the matrix keeps all or nothing: clamped, row + diagonal cannot overflow
+  const int64_t k = std::clamp<int64_t>(diagonal, -(rows + 1), cols + 1);
+  const bool fill_in = !out.is_same(self);
+  const std::vector<int64_t> ob = matrix_offsets(out), ib = matrix_offsets(self);
+  T* o = out.data<T>();
+  const T* x = self.data<T>();
+  const int64_t osr = out.strides()[nd - 2], osc = out.strides()[nd - 1];
+  const int64_t isr = self.strides()[nd - 2], isc = self.strides()[nd - 1];
+  parallel_rows(static_cast<int64_t>(ob.size()) * rows, cols, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t b = r / rows, i = r % rows;
+      // kept columns: j - i <= k (lower) or j - i >= k (upper)
+      const int64_t lo = lower ? 0 : std::clamp<int64_t>(i + k, 0, cols);
+      const int64_t hi = lower ? std::clamp<int64_t>(i + k + 1, 0, cols) : cols;
+      T* orow = o + ob[static_cast<size_t>(b)] + i * osr;
+      zero_run(orow, osc, lo);
+      zero_run(orow + hi * osc, osc, cols - hi);
+      if (!fill_in || hi <= lo) continue;
+      const T* irow = x + ib[static_cast<size_t>(b)] + i * isr;
+      if (osc == 1 && isc == 1)
+        std::memcpy(static_cast<void*>(orow + lo), irow + lo, static_cast<size_t>(hi - lo) * sizeof(T));
+      else
+        for (int64_t j = lo; j < hi; ++j) orow[j * osc] = irow[j * isc];
+    }
+  });
+}
+
+void triangle_cpu(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  const Tensor* src = &self;
+  if (!out.is_same(self) && self.strides().back() != 1 && self.sizes().back() > 1) {
+    // rows read across the input's memory (a transposed input): copy_'s blocked transposition into the
+    // fresh output first, then zero it in place
+    copy_into_fresh(out, self);
+    src = &out;
+  }
+  dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+    triangle_typed<decltype(w)>(out, *src, diagonal, lower);
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(sort_stub, CPU, &sort_cpu);
 MT_REGISTER_KERNEL(mode_stub, CPU, &mode_cpu);
 MT_REGISTER_KERNEL(select_stub, CPU, &select_cpu);
+MT_REGISTER_KERNEL(triangle_stub, CPU, &triangle_cpu);
 
 }  // namespace mt
