@@ -134,9 +134,12 @@ def test_tril_triu_many_rows(device, shape):
     """Enough rows to split over threads (and many small matrices): each row finds its own matrix."""
     a = np.random.default_rng(6).standard_normal(shape)
     x = minitorch.tensor(a, device=device)
-    for k in (-7, 0, 5):
-        assert np.array_equal(to_np(minitorch.tril(x, k)), np.tril(a, k))
-        assert np.array_equal(to_np(x.triu(k)), np.triu(a, k))
+    # the same values read through a transposed view: tiles of rows and columns
+    xt = minitorch.tensor(np.ascontiguousarray(np.swapaxes(a, 1, 2)), device=device).transpose(1, 2)
+    for k in (-7, 0, 5, 40):
+        for v in (x, xt):
+            assert np.array_equal(to_np(minitorch.tril(v, k)), np.tril(a, k))
+            assert np.array_equal(to_np(v.triu(k)), np.triu(a, k))
 
 
 def test_tril_triu_result_layout(device):
