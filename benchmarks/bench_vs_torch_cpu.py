@@ -246,6 +246,34 @@ def _(L):
     return lambda: L.t.softmax(x, dim=1)
 
 
+@case("softmax 1024x1024 dim=0", "nn")
+def _(L):
+    a = rand(1024, 1024)
+    if L.t is None:
+
+        def f():
+            e = np.exp(a - a.max(0, keepdims=True))
+            return e / e.sum(0, keepdims=True)
+
+        return f
+    x = tensor(L, a)
+    return lambda: L.t.softmax(x, dim=0)
+
+
+@case("log_softmax 1024x1024 dim=0", "nn")
+def _(L):
+    a = rand(1024, 1024)
+    if L.t is None:
+
+        def f():
+            s = a - a.max(0, keepdims=True)
+            return s - np.log(np.exp(s).sum(0, keepdims=True))
+
+        return f
+    x = tensor(L, a)
+    return lambda: L.t.log_softmax(x, dim=0)
+
+
 @case("sgemm 1024", "blas")
 def _(L):
     a, b = rand(1024, 1024), rand(1024, 1024, seed=1)
@@ -350,6 +378,29 @@ def _(L):
         return lambda: np.ascontiguousarray(a.T)
     x = tensor(L, a)
     return lambda: x.t().contiguous()
+
+
+@case("tril 1024x1024 f32", "copy")
+def _(L):
+    a = rand(1024, 1024)
+    if L.t is None:
+        return lambda: np.tril(a)
+    x = tensor(L, a)
+    return lambda: x.tril()
+
+
+@case("triu_(1) 64 x 64x64 f64, in place", "copy")
+def _(L):
+    a = rand(64, 64, 64, dtype=np.float64)
+    if L.t is None:
+        below = np.tril(np.ones((64, 64), dtype=bool))  # where triu(1) zeroes
+
+        def f():
+            a[:, below] = 0
+
+        return f
+    x = tensor(L, a)
+    return lambda: x.triu_(1)
 
 
 @case("randn 1M f32", "random")

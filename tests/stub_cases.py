@@ -129,6 +129,7 @@ CASES = {
     "sort_stub": lambda T, dt, dev: flat(*T.sort(t(T, A, dt, dev), dim=1, stable=True)),
     "mode_stub": _mode,
     "select_stub": _kth,
+    "triangle_stub": lambda T, dt, dev: flat(T.tril(t(T, SQ, dt, dev), -1), t(T, SQ, dt, dev).triu_(1)),
     "gemm_stub": lambda T, dt, dev: flat(T.mm(t(T, A, dt, dev), t(T, B, dt, dev).t())),
     "lu_factor_stub": lambda T, dt, dev: flat(*T.linalg.lu_factor(t(T, SQ, dt, dev))),
     "lu_solve_stub": lambda T, dt, dev: flat(

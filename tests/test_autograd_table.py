@@ -121,6 +121,11 @@ CASES = {
     "scatter_": lambda: check(
         lambda a, s: (a * 1).scatter_(1, idx(2, 0).reshape(1, 2).expand(3, 2), s), r(3, 4), r(3, 2, seed=1)
     ),
+    # sort
+    "tril": lambda: check(lambda a: torch.tril(a, -1), r(2, 3, 4)),
+    "triu": lambda: check(lambda a: a.triu(1), r(2, 4, 3)),
+    "tril_": lambda: check(lambda a: (a * 1).tril_(), r(3, 4)),
+    "triu_": lambda: check(lambda a: (a * 1).triu_(-1), r(4, 3)),
     # linalg
     "mm": lambda: check(torch.mm, r(3, 4), r(4, 2, seed=1)),
     "bmm": lambda: check(torch.bmm, r(2, 3, 4), r(2, 4, 2, seed=1)),

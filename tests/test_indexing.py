@@ -230,6 +230,44 @@ def test_scatter_add_and_reduce(device):
         minitorch.zeros(1, 3, device=device).scatter_(1, idx, src, reduce="max")
 
 
+def test_scatter_along_dense_dim_exact_order(device):
+    """Scatters along a dense dim (1-D, or the last dim) pair up updates: each element must still take its
+    updates in index order (runs of equal neighbours, odd lengths), bit for bit, and a bad index raises after
+    the updates before it, as PyTorch's loop."""
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 1000, 4097):
+        idx = rng.integers(0, 5, n)
+        idx[n // 3 : n // 3 + 4] = 2  # a run of equal neighbours
+        src = rng.standard_normal(n).astype(np.float32) * 1e3
+        exp = np.zeros(5, np.float32)
+        np.add.at(exp, idx, src)  # float32, in index order
+        z = minitorch.zeros(5, device=device)
+        z.scatter_add_(0, minitorch.tensor(idx, device=device), minitorch.tensor(src, device=device))
+        assert np.array_equal(z.cpu().numpy(), exp)
+        last = np.zeros(5, np.float32)
+        for k, v in zip(idx, src):
+            last[k] = v
+        z = minitorch.zeros(5, device=device)
+        z.scatter_(0, minitorch.tensor(idx, device=device), minitorch.tensor(src, device=device))
+        assert np.array_equal(z.cpu().numpy(), last)
+    rows = rng.integers(0, 6, (3, 9))
+    vals = rng.standard_normal((3, 9))
+    exp = np.zeros((3, 6))
+    for r in range(3):
+        np.add.at(exp[r], rows[r], vals[r])
+    got = minitorch.zeros(3, 6, dtype=minitorch.float64, device=device)
+    got.scatter_add_(1, minitorch.tensor(rows, device=device), minitorch.tensor(vals, device=device))
+    assert np.array_equal(to_np(got), exp)
+    for bad_at, exp in ((2, [1.0, 1.0, 0.0]), (1, [1.0, 0.0, 0.0])):
+        i = [0, 1, 2, 2]
+        i[bad_at] = 5
+        z = minitorch.zeros(3, device=device)
+        with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 3"):
+            z.scatter_add_(0, minitorch.tensor(i, device=device), minitorch.ones(4, device=device))
+        if device == "cpu":  # the updates before it stay, as PyTorch's CPU loop leaves them
+            assert z.tolist() == exp
+
+
 def test_nonzero_masked_select_where(device):
     a = np.array([[0, 1, 0], [2, 0, 3]])
     t = minitorch.tensor(a, device=device)

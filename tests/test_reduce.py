@@ -21,6 +21,7 @@ from utils import (
     expanded_array,
     make_array,
     make_tensor,
+    rerun_in_child,
     to_np,
 )
 
@@ -1018,6 +1019,58 @@ def test_softmax_infinities_long_rows(device):
     assert np.allclose(sm[2], e / e.sum(), rtol=1e-5, atol=1e-8)
     lse = to_np(t.logsumexp(1))
     assert lse[1] == -np.inf and np.isclose(lse[0], math.log(2500), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_middle_dim_columns(device, log, dtype):
+    """Softmax over a dim with columns after it runs across the columns (on AVX2/AVX-512 a vector kernel over
+    strips of columns): every column count's tail, several row counts, NaN, +inf and all -inf columns (NaN, as
+    PyTorch), against a long-double reference."""
+    rng = np.random.default_rng(26)
+    tol = 2e-6 if dtype == np.float32 else 4e-15
+    for rows in (1, 2, 3, 70):
+        for n in (1, 2, 5, 7, 8, 9, 16, 17, 31, 40, 100):
+            a = rng.uniform(-20, 20, size=(2, rows, n)).astype(dtype)
+            special = []
+            if n >= 4:
+                a[0, rows // 2, 1] = np.nan
+                a[1, rows - 1, 2] = np.inf
+                a[0, :, 3] = -np.inf
+                special = [(0, 1), (1, 2), (0, 3)]
+            t = minitorch.tensor(a, device=device)
+            got = to_np(t.log_softmax(1) if log else t.softmax(1))
+            r = a.astype(np.longdouble)
+            with np.errstate(invalid="ignore"):
+                e = np.exp(r - r.max(axis=1, keepdims=True))
+                exp = np.log(e / e.sum(axis=1, keepdims=True)) if log else e / e.sum(axis=1, keepdims=True)
+            for b, j in special:
+                assert np.all(np.isnan(got[b, :, j])), (rows, n, b, j)
+                exp[b, :, j] = got[b, :, j]
+            np.testing.assert_allclose(got, exp.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_softmax_middle_dim_same_bits_any_split(device):
+    """A column's softmax does not depend on the strip or thread that computes it: a narrowed copy and one
+    thread or two give the same bits as the whole matrix."""
+    a = np.random.default_rng(27).standard_normal((1000, 600)).astype(np.float32)
+    t = minitorch.tensor(a, device=device)
+    for fn in ("softmax", "log_softmax"):
+        whole = to_np(getattr(t, fn)(0))
+        part = to_np(getattr(t[:, 5:300].contiguous(), fn)(0))
+        assert np.array_equal(whole[:, 5:300], part)
+        old = minitorch.get_num_threads()
+        try:
+            for n in (1, 2):
+                minitorch.set_num_threads(n)
+                assert np.array_equal(to_np(getattr(t, fn)(0)), whole)
+        finally:
+            minitorch.set_num_threads(old)
+
+
+def test_softmax_middle_dim_baseline():
+    """MINITORCH_CPU_CAPABILITY=default: the scalar column path, the same tests in a fresh process."""
+    rerun_in_child(__file__, "softmax_middle_dim and not baseline", MINITORCH_CPU_CAPABILITY="default")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])

@@ -82,6 +82,95 @@ def test_tril_triu_dtypes_layouts(device, dtype, layout):
         assert np.array_equal(to_np(out), getattr(np, fn)(base, 1))
 
 
+def _complex_array(shape, rng):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_tril_triu_complex(device, dtype):
+    """complex128 is a 16-byte element: the kernel must move it whole, out of place and in place."""
+    a = _complex_array((2, 4, 5), np.random.default_rng(4)).astype(dtype)
+    for layout in ("contiguous", "transposed"):
+        x = minitorch.tensor(a if layout == "contiguous" else np.ascontiguousarray(a.transpose(0, 2, 1)))
+        if layout == "transposed":
+            x = x.transpose(1, 2)
+        for fn in ("tril", "triu"):
+            for k in (-1, 0, 2):
+                out = getattr(x.to(device), fn)(k)
+                assert out.dtype == getattr(minitorch, dtype)
+                assert np.array_equal(out.cpu().numpy(), getattr(np, fn)(a, k))
+                y = x.to(device).clone()
+                getattr(y, fn + "_")(k)
+                assert np.array_equal(y.cpu().numpy(), getattr(np, fn)(a, k))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("view", ["transposed", "stepped", "batch-sliced"])
+def test_tril_triu_inplace_views(device, dtype, view):
+    """tril_/triu_ on a view write only the view's zeros, through its strides: the base's other elements keep
+    their values."""
+    rng = np.random.default_rng(5)
+    base_np = make_array((4, 6, 8), dtype, rng)
+    for fn in ("tril", "triu"):
+        base = make_tensor(base_np, dtype, device)
+        if view == "transposed":
+            v, sel = base.transpose(1, 2), (slice(None),) * 3
+        elif view == "stepped":
+            v, sel = base[:, ::2, 1::3], (slice(None), slice(None, None, 2), slice(1, None, 3))
+        else:
+            v, sel = base[1:3], (slice(1, 3),)
+        exp = base_np.copy()
+        part = exp[sel]
+        if view == "transposed":
+            exp = np.swapaxes(getattr(np, fn)(np.swapaxes(exp, 1, 2), -1), 1, 2)
+        else:
+            exp[sel] = getattr(np, fn)(part, -1)
+        assert getattr(v, fn + "_")(-1) is v
+        assert np.array_equal(to_np(base), exp)
+
+
+@pytest.mark.parametrize("shape", [(4, 300, 200), (1, 3000, 40), (700, 3, 2)])
+def test_tril_triu_many_rows(device, shape):
+    """Enough rows to split over threads (and many small matrices): each row finds its own matrix."""
+    a = np.random.default_rng(6).standard_normal(shape)
+    x = minitorch.tensor(a, device=device)
+    # the same values read through a transposed view: tiles of rows and columns
+    xt = minitorch.tensor(np.ascontiguousarray(np.swapaxes(a, 1, 2)), device=device).transpose(1, 2)
+    for k in (-7, 0, 5, 40):
+        for v in (x, xt):
+            assert np.array_equal(to_np(minitorch.tril(v, k)), np.tril(a, k))
+            assert np.array_equal(to_np(v.triu(k)), np.triu(a, k))
+
+
+def test_tril_triu_result_layout(device):
+    """The result is contiguous whatever the input's strides, as PyTorch's."""
+    x = minitorch.ones(4, 3, device=device).t()
+    assert x.tril().is_contiguous() and x.triu(1).stride() == (4, 1)
+    assert minitorch.ones(3, device=device).expand(3, 3).tril().stride() == (3, 1)
+
+
+def test_tril_triu_meta():
+    x = minitorch.empty(2, 3, 4, device="meta")
+    assert minitorch.tril(x).shape == (2, 3, 4) and minitorch.tril(x).device.type == "meta"
+    assert x.triu_(1) is x
+
+
+def test_tril_triu_grad_nodes(device):
+    """PyTorch's node names; the gradient is the same triangle of the incoming gradient, complex included."""
+    x = minitorch.randn(3, 4, device=device, requires_grad=True)
+    assert minitorch.tril(x).grad_fn.name() == "TrilBackward0"
+    assert x.triu(1).grad_fn.name() == "TriuBackward0"
+    y = x * 1
+    assert y.tril_().grad_fn.name() == "TrilBackward0"
+    g = np.arange(12.0).reshape(3, 4)
+    x.triu(1).backward(minitorch.tensor(g, dtype=minitorch.float32, device=device))
+    assert np.array_equal(to_np(x.grad), np.triu(g, 1))
+    z = minitorch.tensor(_complex_array((2, 3), np.random.default_rng(7)), device=device).requires_grad_()
+    gz = _complex_array((2, 3), np.random.default_rng(8))
+    z.tril(-1).backward(minitorch.tensor(gz, device=device))
+    assert np.array_equal(z.grad.cpu().numpy(), np.tril(gz, -1))
+
+
 def test_tril_triu_grad(device):
     x = minitorch.randn(2, 3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
     assert gradcheck(lambda t: minitorch.tril(t, -1), (x,))
@@ -101,6 +190,12 @@ def test_tril_triu_errors(device):
     leaf = minitorch.ones(2, 2, requires_grad=True, device=device)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         leaf.tril_()
+    # PyTorch writes through an expanded tril_ target in an order-dependent way; we refuse, as for every
+    # in-place op on overlapping elements
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        minitorch.ones(3, device=device).expand(3, 3).tril_()
+    with pytest.raises(RuntimeError, match="triu: input tensor must have at least 2 dimensions"):
+        minitorch.triu(minitorch.tensor(1.0, device=device))
 
 
 @pytest.mark.parametrize(

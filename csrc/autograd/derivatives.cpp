@@ -16,6 +16,7 @@
 #include "ops/attention.h"
 #include "ops/ops.h"
 #include "ops/rnn.h"
+#include "ops/sort.h"
 #include "ops/upsample.h"
 
 namespace mt::autograd {
@@ -66,6 +67,8 @@ bool complex_safe(const char* name) {
                                                      "CatBackward0",
                                                      "WhereBackward0",
                                                      "MaskedFillBackward0",
+                                                     "TrilBackward0",
+                                                     "TriuBackward0",
                                                      "IndexBackward0",
                                                      "IndexSelectBackward0",
                                                      "GatherBackward0",
@@ -1421,6 +1424,28 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     return r;
   });
   return out;
+}
+
+// ---- sort (ops/sort.h): the triangle ops, linear, so the gradient is the same triangle of the gradient
+
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  return twin(
+      "TrilBackward0", [&] { return mt::tril(self, diagonal); }, {&self}, {},
+      [diagonal](FnNode&, V& gs) -> V { return {mt::tril(gs[0], diagonal)}; });
+}
+
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  return twin(
+      "TriuBackward0", [&] { return mt::triu(self, diagonal); }, {&self}, {},
+      [diagonal](FnNode&, V& gs) -> V { return {mt::triu(gs[0], diagonal)}; });
+}
+
+const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+  return inplace(self, [&](const Tensor& s) { return autograd::tril(s, diagonal); });
+}
+
+const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+  return inplace(self, [&](const Tensor& s) { return autograd::triu(s, diagonal); });
 }
 
 }  // namespace mt::autograd

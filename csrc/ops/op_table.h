@@ -35,7 +35,8 @@
 #define MT_STUBS_SORT_H(_) \
   _(sort_stub, sort, SortKernelFn) \
   _(mode_stub, sort, ModeKernelFn) \
-  _(select_stub, sort, SelectKernelFn)
+  _(select_stub, sort, SelectKernelFn) \
+  _(triangle_stub, sort, TriangleFn)
 #define MT_STUBS_LINALG_H(_) \
   _(gemm_stub, linalg, GemmKernelFn)
 #define MT_STUBS_LINALG_DECOMP_H(_) \
@@ -99,7 +100,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 66
+#define MT_NUM_DISPATCH_STUBS 67
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

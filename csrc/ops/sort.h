@@ -45,6 +45,11 @@ using ModeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const
 // selection, O(n) a row); without one, kthvalue and median sort and pick.
 using SelectKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n,
                                 int64_t k);
+// tril (lower) / triu of the last two dims of `self` (dim >= 2, numel > 0), any strides: out keeps the
+// element at (row i, col j) where j - i <= diagonal (lower) / >= diagonal (upper) and holds zero elsewhere.
+// out has self's sizes and dtype: either self itself (tril_/triu_, which then only writes the zeros) or a
+// fresh contiguous tensor.
+using TriangleFn = void (*)(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower);
 MT_STUBS_SORT_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

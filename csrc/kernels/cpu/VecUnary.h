@@ -47,6 +47,16 @@ using LoopD = void (*)(double* out, const double* in, int64_t n);
 // then the scaling, all in the table's instruction set (reduce.cpp's softmax).
 using SoftmaxRowF = void (*)(const float* p, float* q, int64_t n, bool take_log);
 using SoftmaxRowD = void (*)(const double* p, double* q, int64_t n, bool take_log);
+// Softmax along a middle dim over a strip of w adjacent columns (1 <= w <= kSoftmaxColsMax) of `rows` rows,
+// `stride` elements apart, in p and q alike: the lanes run across the columns (kernels/cpu/softmax.cpp).
+// scratch holds rows x (w rounded up to kSoftmaxColsLanes) elements, for the strip packed (the caller's, so
+// nothing compiled for AVX allocates).
+constexpr int64_t kSoftmaxColsMax = 512;
+constexpr int64_t kSoftmaxColsLanes = 16;  // at least any table's lanes
+using SoftmaxColsF = void (*)(const float* p, float* q, int64_t rows, int64_t stride, int64_t w,
+                              bool take_log, float* scratch);
+using SoftmaxColsD = void (*)(const double* p, double* q, int64_t rows, int64_t stride, int64_t w,
+                              bool take_log, double* scratch);
 // The max of a float32 row (through *max) and the sum of exp(x - max) (cross_entropy's logsumexp).
 using MaxSumExpF = float (*)(const float* p, int64_t n, float* max);
 // out = k * exp(x - shift) over a float32 row (cross_entropy's gradient).
@@ -65,6 +75,8 @@ struct Table {
   LoopD f64[static_cast<int>(Fn::kCount)];
   SoftmaxRowF softmax_f32;
   SoftmaxRowD softmax_f64;
+  SoftmaxColsF softmax_cols_f32;
+  SoftmaxColsD softmax_cols_f64;
   MaxSumExpF max_sum_exp_f32;
   ScaledExpF scaled_exp_f32;
   SoftplusF softplus_f32;

@@ -1,4 +1,5 @@
 // CPU kernels for softmax/log_softmax along a dim (layout: see ops/reduce.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -89,6 +90,30 @@ void softmax_columns(const T* p, T* q, int64_t row, int64_t inner, int64_t w, bo
   }
 }
 
+// softmax along a middle dim through the vector table's column kernel: strips as wide as 128 KiB of input
+// (PyTorch's _vec_softmax chunk, so the passes over a strip's packed copy hit the L2), whole cache lines, at
+// most the kernel's kSoftmaxColsMax columns.
+template <typename T, typename K>
+void softmax_strips(const T* base, T* o, int64_t outer, int64_t row, int64_t inner, bool log, K kernel) {
+  constexpr int64_t line = 64 / sizeof(T);
+  int64_t w = (int64_t(128) << 10) / (row * static_cast<int64_t>(sizeof(T)));
+  w = std::min(std::max(w, line) / line * line, vec::kSoftmaxColsMax);
+  w = std::min(w, inner);
+  const int64_t strips = (inner + w - 1) / w;
+  auto body = [&](int64_t b, int64_t e) {
+    constexpr int64_t lanes = vec::kSoftmaxColsLanes;
+    std::vector<T> scratch(static_cast<size_t>(row * ((w + lanes - 1) / lanes * lanes)));
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t j0 = (t % strips) * w, off = (t / strips) * row * inner + j0;
+      kernel(base + off, o + off, row, inner, std::min(w, inner - j0), log, scratch.data());
+    }
+  };
+  if (outer * row * inner < kGrainSize)
+    body(0, outer * strips);
+  else
+    parallel_for(0, outer * strips, std::max<int64_t>(1, kGrainSize / (row * w)), body);
+}
+
 void softmax_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log) {
   MT_DISPATCH_FLOATING_TYPES(in.dtype(), log ? "log_softmax" : "softmax", [&] {
     const scalar_t* base = in.data<scalar_t>();
@@ -98,7 +123,15 @@ void softmax_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner
                [&](int64_t i, bool) { softmax_row(base + i * row, o + i * row, row, log); });
       return;
     }
-    for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+    const int64_t outer = in.numel() / (row * inner);
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (const vec::Table* t = vec::unary_table(); t && t->softmax_cols_f32)
+        return softmax_strips(base, o, outer, row, inner, log, t->softmax_cols_f32);
+    } else if constexpr (std::is_same_v<scalar_t, double>) {
+      if (const vec::Table* t = vec::unary_table(); t && t->softmax_cols_f64)
+        return softmax_strips(base, o, outer, row, inner, log, t->softmax_cols_f64);
+    }
+    for_strips(outer, row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
       int64_t off = oi * row * inner + j0;
       softmax_columns(base + off, o + off, row, inner, w, log);
     });

@@ -1,5 +1,5 @@
 // CPU kernels of the sort family (layout: see ops/sort.h): rows sorted (or selected from) independently, in
-// parallel.
+// parallel; and tril/triu.
 #include "ops/sort.h"
 
 #include <algorithm>
@@ -199,10 +199,96 @@ void mode_cpu(const Tensor& values, const Tensor& indices, const Tensor& sorted,
   });
 }
 
+// ---- tril / triu. Every dtype's zero is all zero bits, so the kernel only moves elements of the dtype's
+// width: per row, the kept columns [lo, hi) copied and the others zeroed.
+
+// Element offsets of the matrices of `t` (its dims before the last two), in row-major order of those dims.
+std::vector<int64_t> matrix_offsets(const Tensor& t) {
+  const int64_t nb = t.dim() - 2;
+  int64_t count = 1;
+  for (int64_t d = 0; d < nb; ++d) count *= t.sizes()[d];
+  std::vector<int64_t> off(static_cast<size_t>(count));
+  std::vector<int64_t> idx(static_cast<size_t>(nb), 0);
+  int64_t cur = 0;
+  for (int64_t b = 0; b < count; ++b) {
+    off[static_cast<size_t>(b)] = cur;
+    for (int64_t d = nb - 1; d >= 0; --d) {
+      cur += t.strides()[d];
+      if (++idx[d] < t.sizes()[d]) break;
+      cur -= idx[d] * t.strides()[d];
+      idx[d] = 0;
+    }
+  }
+  return off;
+}
+
+template <typename T>
+void zero_run(T* p, int64_t stride, int64_t n) {
+  if (n <= 0) return;
+  if (stride == 1) {
+    std::memset(static_cast<void*>(p), 0, static_cast<size_t>(n) * sizeof(T));
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) p[j * stride] = T{};
+}
+
+template <typename T>
+void triangle_typed(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  const int64_t nd = self.dim(), rows = self.sizes()[nd - 2], cols = self.sizes()[nd - 1];
+  // a diagonal beyond the matrix keeps all or nothing: clamped, row + diagonal cannot overflow
+  const int64_t k = std::clamp<int64_t>(diagonal, -(rows + 1), cols + 1);
+  const bool fill_in = !out.is_same(self);
+  const std::vector<int64_t> ob = matrix_offsets(out), ib = matrix_offsets(self);
+  T* o = out.data<T>();
+  const T* x = self.data<T>();
+  const int64_t osr = out.strides()[nd - 2], osc = out.strides()[nd - 1];
+  const int64_t isr = self.strides()[nd - 2], isc = self.strides()[nd - 1];
+  // kept columns of row i: [lo, hi), where j - i <= k (lower) or j - i >= k (upper)
+  auto lo_of = [&](int64_t i) { return lower ? 0 : std::clamp<int64_t>(i + k, 0, cols); };
+  auto hi_of = [&](int64_t i) { return lower ? std::clamp<int64_t>(i + k + 1, 0, cols) : cols; };
+  // Tiles of kTile rows: with rows dense in memory, a plain copy per row; otherwise (a transposed input) the
+  // kept part goes kTile columns at a time, so the cache lines a tile's strided reads fetch serve its other
+  // rows too (what PyTorch gets by making such an input contiguous first, without reading the zeroed part).
+  constexpr int64_t kTile = 32;
+  const int64_t tiles = (rows + kTile - 1) / kTile;
+  parallel_rows(static_cast<int64_t>(ob.size()) * tiles, kTile * cols, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t b = t / tiles, i0 = (t % tiles) * kTile, i1 = std::min(rows, i0 + kTile);
+      T* om = o + ob[static_cast<size_t>(b)];
+      const T* xm = x + ib[static_cast<size_t>(b)];
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t lo = lo_of(i), hi = hi_of(i);
+        zero_run(om + i * osr, osc, lo);
+        zero_run(om + i * osr + hi * osc, osc, cols - hi);
+        if (fill_in && hi > lo && osc == 1 && isc == 1)
+          std::memcpy(static_cast<void*>(om + i * osr + lo), xm + i * isr + lo,
+                      static_cast<size_t>(hi - lo) * sizeof(T));
+      }
+      if (!fill_in || (osc == 1 && isc == 1)) continue;
+      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+        const int64_t j1 = std::min(cols, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t a = std::max(j0, lo_of(i)), e = std::min(j1, hi_of(i));
+          T* orow = om + i * osr;
+          const T* irow = xm + i * isr;
+          for (int64_t j = a; j < e; ++j) orow[j * osc] = irow[j * isc];
+        }
+      }
+    }
+  });
+}
+
+void triangle_cpu(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+    triangle_typed<decltype(w)>(out, self, diagonal, lower);
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(sort_stub, CPU, &sort_cpu);
 MT_REGISTER_KERNEL(mode_stub, CPU, &mode_cpu);
 MT_REGISTER_KERNEL(select_stub, CPU, &select_cpu);
+MT_REGISTER_KERNEL(triangle_stub, CPU, &triangle_cpu);
 
 }  // namespace mt

@@ -4,12 +4,14 @@
 // types, int64 otherwise, both exact), so CUB's sort is instantiated twice, not once per dtype.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cub/device/device_merge_sort.cuh>
 #include <type_traits>
 
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
 #include "kernels/ReduceRules.h"
+#include "ops/copy.h"
 #include "ops/sort.h"
 
 namespace mt {
@@ -118,9 +120,45 @@ void mode_cuda(const Tensor& values, const Tensor& indices, const Tensor& sorted
   MT_CUDA_CHECK(cudaGetLastError());
 }
 
+// tril/triu over a contiguous batch of rows x cols matrices, one thread per element (out may be in): the
+// element at (i, j) kept where j - i <= k (lower) or >= k, else zero. Elements move as their width's type.
+template <typename T>
+__global__ void triangle_kernel(const T* in, T* out, int64_t total, int64_t rows, int64_t cols, int64_t k,
+                                bool lower) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t j = e % cols, i = (e / cols) % rows;
+    const bool keep = lower ? j - i <= k : j - i >= k;
+    out[e] = keep ? in[e] : T{};
+  }
+}
+
+void triangle_cuda(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  const Device dev = self.device();
+  cuda::DeviceGuard guard(dev);
+  cudaStream_t stream = cuda::current_stream(dev.index);
+  const int64_t nd = self.dim(), rows = self.sizes()[nd - 2], cols = self.sizes()[nd - 1];
+  // any layout through contiguous buffers: a non-contiguous tril_ target takes the result back by copy_
+  const Tensor in = contiguous(self);
+  const bool direct = out.is_contiguous();
+  const Tensor dst = direct ? out : make_empty(out.sizes(), out.dtype(), dev);
+  const int64_t total = out.numel();
+  // j - i lies in (-rows, cols): a diagonal clamped to that range keeps the same elements
+  const int64_t k = std::min<int64_t>(std::max<int64_t>(diagonal, -rows), cols);
+  int grid = static_cast<int>(cuda::grid_size(total, kThreads, dev.index));
+  dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
+    using T = decltype(w);
+    triangle_kernel<T>
+        <<<grid, kThreads, 0, stream>>>(in.data<T>(), dst.data<T>(), total, rows, cols, k, lower);
+  });
+  MT_CUDA_CHECK(cudaGetLastError());
+  if (!direct) copy_(out, dst);
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(sort_stub, CUDA, &sort_cuda);
 MT_REGISTER_KERNEL(mode_stub, CUDA, &mode_cuda);
+MT_REGISTER_KERNEL(triangle_stub, CUDA, &triangle_cuda);
 
 }  // namespace mt

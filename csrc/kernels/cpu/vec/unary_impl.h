@@ -476,6 +476,72 @@ void softmax_row(const S* p, S* q, int64_t n, bool take_log) {
   }
 }
 
+// Softmax along a middle dim over a strip of w columns, as PyTorch's _vec_softmax: the lanes run across the
+// columns, so one exp serves N columns. The first pass (the max) also packs the strip into `scratch`, so the
+// exp and the scaling passes read a dense block that stays in cache: read in place, a strip of a 1024 x 1024
+// matrix has rows 4 KiB apart, all in a few cache sets, and went to L3 on every pass. A column's arithmetic
+// does not depend on its lane or on the strip's width (its sum runs down the rows in one lane), so every
+// split gives the same values. The last partial vector of a row goes through a padded vector. NaN and all
+// -inf columns give NaN, as softmax_row.
+template <typename V, typename S, int N>
+void softmax_cols(const S* p, S* q, int64_t rows, int64_t stride, int64_t w, bool take_log, S* scratch) {
+  if (rows <= 0 || w <= 0) return;
+  constexpr int64_t kMaxVecs = mt::vec::kSoftmaxColsMax / N;
+  V mv[kMaxVecs], sv[kMaxVecs];
+  const int64_t nv = (w + N - 1) / N, full = w / N, tail = w - full * N, pitch = nv * N;
+  auto load = [&](const S* r, int64_t v) {
+    V x;
+    if (v < full) {
+      __builtin_memcpy(&x, r + v * N, sizeof(V));
+    } else {
+      S buf[N] = {};
+      for (int64_t j = 0; j < tail; ++j) buf[j] = r[v * N + j];
+      __builtin_memcpy(&x, buf, sizeof(V));
+    }
+    return x;
+  };
+  auto store = [&](S* r, int64_t v, V y) {
+    if (v < full) {
+      __builtin_memcpy(r + v * N, &y, sizeof(V));
+    } else {
+      S buf[N];
+      __builtin_memcpy(buf, &y, sizeof(V));
+      for (int64_t j = 0; j < tail; ++j) r[v * N + j] = buf[j];
+    }
+  };
+  auto packed = [&](int64_t r, int64_t v) { return scratch + r * pitch + v * N; };
+  for (int64_t v = 0; v < nv; ++v) mv[v] = load(p, v);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < nv; ++v) {
+      const V x = load(p + r * stride, v);
+      __builtin_memcpy(packed(r, v), &x, sizeof(V));
+      mv[v] = x > mv[v] ? x : mv[v];
+    }
+  for (int64_t v = 0; v < nv; ++v) sv[v] = V{};
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < nv; ++v) {
+      V x;
+      __builtin_memcpy(&x, packed(r, v), sizeof(V));
+      const V e = exp_inner(x - mv[v]);
+      if (!take_log) __builtin_memcpy(packed(r, v), &e, sizeof(V));
+      sv[v] += e;
+    }
+  if (take_log) {
+    // (x - max) first, as softmax_row: exact near the max
+    for (int64_t v = 0; v < nv; ++v)
+      for (int j = 0; j < N; ++j)
+        sv[v][j] = sizeof(S) == 4 ? __builtin_logf(sv[v][j]) : __builtin_log(sv[v][j]);
+  } else {
+    for (int64_t v = 0; v < nv; ++v) sv[v] = S(1) / sv[v];
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < nv; ++v) {
+      V x;
+      __builtin_memcpy(&x, packed(r, v), sizeof(V));
+      store(q + r * stride, v, take_log ? (x - mv[v]) - sv[v] : x * sv[v]);
+    }
+}
+
 // One function of one or two vectors over a row: whole vectors, then the tail through a padded vector, as
 // loop() (every element takes the same path). sa and sb are 1 (dense) or 0 (one value, broadcast).
 template <typename V, typename S, int N, typename F>
@@ -685,6 +751,8 @@ void MT_VEC_FILL(Table& t) {
 #endif
   t.softmax_f32 = &softmax_row<VF, float, NF>;
   t.softmax_f64 = &softmax_row<VD, double, ND>;
+  t.softmax_cols_f32 = &softmax_cols<VF, float, NF>;
+  t.softmax_cols_f64 = &softmax_cols<VD, double, ND>;
   t.max_sum_exp_f32 = &max_sum_exp;
   t.scaled_exp_f32 = &scaled_exp;
   t.softplus_f32 = &softplus_row<VF, float, NF>;
