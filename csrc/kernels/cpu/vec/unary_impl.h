@@ -34,14 +34,25 @@ static V per_lane(V x, F f) {
 #define SLD(fn, x) per_lane<VD, double>(x, [](double v) { return __builtin_##fn(v); })
 #endif
 }  // namespace
+// AVX2's float64 kernels (AVX-512 takes the log of the gamma functions below from it)
+#include "kernels/cpu/vec/avx2_math.h"
+#include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
-#include "kernels/cpu/vec/avx2_math.h"    // AVX2: float64 exp and tanh, float32 exp
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
 #endif
 #endif
 namespace {
+
+#ifdef MT_VEC_AVX512
+// f over the two 256-bit halves of an AVX-512 vector
+template <typename F>
+static inline __m512 by_halves(__m512 x, F f) {
+  const __m256 lo = f(_mm512_castps512_ps256(x)), hi = f(_mm512_extractf32x8_ps(x, 1));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+#endif
 
 // float exp: AVX-512 has our table kernel (avx512_math.h, 0.75 ulp, 1.28x SLEEF's expf), also inside the
 // composed formulas (sigmoid, silu, gelu, softmax rows); AVX2 ours in float (avx2_math.h, 0.60 ulp), SLEEF or
@@ -317,6 +328,30 @@ static VD atan_fast(VD x) {
 #endif
 }
 
+// float lgamma and digamma: ours through double (gamma_f32.h), SLEEF or not (it has no digamma, and its
+// lgamma is 1 ulp), AVX-512 over each half of its vectors; float64 leaves the table entries empty (the scalar
+// functors)
+static VF lgamma_fast(VF x) {
+#ifndef MT_VEC_AVX512
+  return lgamma_f32_own(x);
+#else
+  return by_halves(x, lgamma_f32_own);
+#endif
+}
+static VD lgamma_fast(VD x) {
+  return x;  // unused
+}
+static VF digamma_fast(VF x) {
+#ifndef MT_VEC_AVX512
+  return digamma_f32_own(x);
+#else
+  return by_halves(x, digamma_f32_own);
+#endif
+}
+static VD digamma_fast(VD x) {
+  return x;  // unused
+}
+
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
@@ -348,6 +383,8 @@ static VD atan_fast(VD x) {
       V sp = log1p_wide(exp_inner(x));                                                                   \
       return x * tanh_fast(x > S(20) ? x : sp);                                                          \
     }                                                                                                    \
+    static V lgamma(V x) { return lgamma_fast(x); }                                                      \
+    static V digamma(V x) { return digamma_fast(x); }                                                    \
   };
 
 MT_VEC_DEFINE(VF, float, SLF)
@@ -679,7 +716,7 @@ void MT_VEC_FILL(Table& t) {
   // functors serve float32 (and half) there
   t.f32[static_cast<int>(Fn::sinh)] = nullptr;
   t.f32[static_cast<int>(Fn::cosh)] = nullptr;
-  t.f64[static_cast<int>(Fn::erfinv)] = nullptr;
+  scalar(t.f64, {Fn::erfinv, Fn::lgamma, Fn::digamma});
 #ifdef MT_VEC_AVX512
   t.f32[static_cast<int>(Fn::erfinv)] = nullptr;
 #endif
