@@ -35,6 +35,8 @@ OPS = [
     "remainder",
     "logaddexp",
     "logaddexp2",
+    "lgamma",
+    "digamma",
 ]
 DTYPES = ["float32", "float64"]
 
@@ -70,6 +72,7 @@ for dt in {dtypes!r}:
         "logsumexp dim0": lambda: lib.logsumexp(lead, 0), "randn": lambda: lib.randn(n, dtype=x.dtype),
         "sin": lambda: lib.sin(x), "pow2.5": lambda: lib.pow(pos, 2.5), "gelu": lambda: F.gelu(x),
         "softplus": lambda: F.softplus(x), "softmax": lambda: lib.softmax(m, dim=-1),
+        "lgamma": lambda: lib.lgamma(pos), "digamma": lambda: lib.digamma(pos),
     }}
     for op in {ops!r}:
         out[op + " " + dt] = bench({{"t": fns[op]}}, repeats, min_time)["t"]

@@ -32,7 +32,9 @@ namespace vec {
   _(gelu)                   \
   _(gelu_tanh)              \
   _(silu)                   \
-  _(mish)
+  _(mish)                   \
+  _(lgamma)                 \
+  _(digamma)
 
 enum class Fn : int {
 #define MT_VEC_ENUM(name) name,

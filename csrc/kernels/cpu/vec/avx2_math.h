@@ -2,7 +2,8 @@
 // and the tanh gelu), the AVX-512 kernels' methods (avx512_math.h) without vpermt2pd, vscalefpd and vrcp14pd
 // (without SLEEF these ran the C library element by element, R 0.3-0.46 beside PyTorch's MKL), and float32
 // exp in float (f32_via_f64.h's went through double, half the lanes per instruction). Included only by
-// vec/unary_impl.h for AVX2 (static functions).
+// vec/unary_impl.h (static functions): for AVX2, and for AVX-512, which runs some of them over each half of
+// its vectors.
 #pragma once
 #include <immintrin.h>
 

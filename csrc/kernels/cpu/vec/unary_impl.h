@@ -34,14 +34,35 @@ static V per_lane(V x, F f) {
 #define SLD(fn, x) per_lane<VD, double>(x, [](double v) { return __builtin_##fn(v); })
 #endif
 }  // namespace
+// AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
+#include "kernels/cpu/vec/avx2_math.h"
+#include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
-#include "kernels/cpu/vec/avx2_math.h"    // AVX2: float64 exp and tanh, float32 exp
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
 #endif
+#elif !defined(MT_SLEEF)
+// AVX-512 without SLEEF: float64 log, log1p, sin, cos, erf and atan (and softplus, mish, gelu through them)
+// take AVX2's kernels over each 256-bit half, the AVX2 path's bits, where the alternative is the C library
+// element by element; with SLEEF they stay SLEEF's full-width functions
+#define MT_VEC_F64_BY_HALVES 1
 #endif
 namespace {
+
+#ifdef MT_VEC_AVX512
+// f over the two 256-bit halves of an AVX-512 vector
+template <typename F>
+static inline __m512d by_halves(__m512d x, F f) {
+  const __m256d lo = f(_mm512_castpd512_pd256(x)), hi = f(_mm512_extractf64x4_pd(x, 1));
+  return _mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1);
+}
+template <typename F>
+static inline __m512 by_halves(__m512 x, F f) {
+  const __m256 lo = f(_mm512_castps512_ps256(x)), hi = f(_mm512_extractf32x8_ps(x, 1));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+#endif
 
 // float exp: AVX-512 has our table kernel (avx512_math.h, 0.75 ulp, 1.28x SLEEF's expf), also inside the
 // composed formulas (sigmoid, silu, gelu, softmax rows); AVX2 ours in float (avx2_math.h, 0.60 ulp), SLEEF or
@@ -83,6 +104,8 @@ static VF log1p_wide(VF x) {
 static VD log1p_wide(VD x) {
 #ifndef MT_VEC_AVX512
   return log1p_avx2_f64(x);  // ours (avx2_math.h, fdlibm's method), SLEEF or not
+#elif defined(MT_VEC_F64_BY_HALVES)
+  return by_halves(x, log1p_avx2_f64);
 #else
   const VD r = SLD(log1p, x > 1e300 ? x * 5.42101086242752217e-20 : x);
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
@@ -147,6 +170,8 @@ static VF log_fast(VF x) {
 static VD log_fast(VD x) {
 #ifndef MT_VEC_AVX512
   return log_avx2_f64(x);  // ours (avx2_math.h, fdlibm's method), SLEEF or not
+#elif defined(MT_VEC_F64_BY_HALVES)
+  return by_halves(x, log_avx2_f64);
 #else
   return SLD(log, x);
 #endif
@@ -178,21 +203,37 @@ static VF cos_fast(VF x) {
   return sincos_f32_own<true>(x, [](VF v) { return SLF(cos, v); });
 }
 #endif
-#ifndef MT_VEC_AVX512
-// AVX2: ours (avx2_math.h, fdlibm's kernels after a Cody-Waite reduction) for |x| <= 2^20 pi/2; lanes beyond
-// (and inf, NaN) take SLEEF's or the C library's, lane by lane
-template <bool kCos>
-static VD sincos_f64_fast(VD x) {
-  const VD r = sincos_avx2_f64<kCos>(x);
+#if !defined(MT_VEC_AVX512) || defined(MT_VEC_F64_BY_HALVES)
+// ours (avx2_math.h, fdlibm's kernels after a Cody-Waite reduction) for |x| <= 2^20 pi/2; lanes beyond (and
+// inf, NaN) take `wide` (AVX2: SLEEF's or the C library's, lane by lane; AVX-512's halves: the C library's)
+template <bool kCos, typename W>
+static __m256d sincos_f64_own(__m256d x, W wide) {
+  const __m256d r = sincos_avx2_f64<kCos>(x);
   const __m256d ok = sincos_f64_in_range_avx2(x);
   if (_mm256_movemask_pd(ok) == 0xf) return r;
-  return _mm256_blendv_pd(kCos ? SLD(cos, x) : SLD(sin, x), r, ok);
+  return _mm256_blendv_pd(wide(x), r, ok);
 }
+#endif
+#ifndef MT_VEC_AVX512
 static VD sin_fast(VD x) {
-  return sincos_f64_fast<false>(x);
+  return sincos_f64_own<false>(x, [](VD v) { return SLD(sin, v); });
 }
 static VD cos_fast(VD x) {
-  return sincos_f64_fast<true>(x);
+  return sincos_f64_own<true>(x, [](VD v) { return SLD(cos, v); });
+}
+#elif defined(MT_VEC_F64_BY_HALVES)
+template <bool kCos>
+static __m256d sincos_f64_half(__m256d x) {
+  return sincos_f64_own<kCos>(x, [](__m256d v) {
+    for (int i = 0; i < 4; ++i) v[i] = kCos ? __builtin_cos(v[i]) : __builtin_sin(v[i]);
+    return v;
+  });
+}
+static VD sin_fast(VD x) {
+  return by_halves(x, sincos_f64_half<false>);
+}
+static VD cos_fast(VD x) {
+  return by_halves(x, sincos_f64_half<true>);
 }
 #else
 static VD sin_fast(VD x) {
@@ -278,11 +319,13 @@ static VF erf_fast(VF x) {
 static VD erf_fast(VD x) {
 #ifndef MT_VEC_AVX512
   return erf_avx2_f64(x);  // ours (avx2_math.h, s_erf.c's method), SLEEF or not
+#elif defined(MT_VEC_F64_BY_HALVES)
+  return by_halves(x, erf_avx2_f64);
 #else
   return SLD(erf, x);
 #endif
 }
-// float64 gelu over erf_fast: ours on AVX2, SLEEF's (or the scalar functor) on AVX-512
+// float64 gelu over erf_fast: ours on AVX2 and on AVX-512 without SLEEF, else SLEEF's
 static VD gelu_fast(VD x) {
   return x * 0.5 * (1.0 + erf_fast(x * 0.70710678118654752440));
 }
@@ -312,9 +355,35 @@ static VF atan_fast(VF x) {
 static VD atan_fast(VD x) {
 #ifndef MT_VEC_AVX512
   return atan_avx2_f64(x);  // ours (avx2_math.h, s_atan.c's method), SLEEF or not
+#elif defined(MT_VEC_F64_BY_HALVES)
+  return by_halves(x, atan_avx2_f64);
 #else
   return SLD(atan, x);
 #endif
+}
+
+// float lgamma and digamma: ours through double (gamma_f32.h), SLEEF or not (it has no digamma, and its
+// lgamma is 1 ulp), AVX-512 over each half of its vectors; float64 leaves the table entries empty (the scalar
+// functors)
+static VF lgamma_fast(VF x) {
+#ifndef MT_VEC_AVX512
+  return lgamma_f32_own(x);
+#else
+  return by_halves(x, lgamma_f32_own);
+#endif
+}
+static VD lgamma_fast(VD x) {
+  return x;  // unused
+}
+static VF digamma_fast(VF x) {
+#ifndef MT_VEC_AVX512
+  return digamma_f32_own(x);
+#else
+  return by_halves(x, digamma_f32_own);
+#endif
+}
+static VD digamma_fast(VD x) {
+  return x;  // unused
 }
 
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
@@ -348,6 +417,8 @@ static VD atan_fast(VD x) {
       V sp = log1p_wide(exp_inner(x));                                                                   \
       return x * tanh_fast(x > S(20) ? x : sp);                                                          \
     }                                                                                                    \
+    static V lgamma(V x) { return lgamma_fast(x); }                                                      \
+    static V digamma(V x) { return digamma_fast(x); }                                                    \
   };
 
 MT_VEC_DEFINE(VF, float, SLF)
@@ -745,7 +816,7 @@ void MT_VEC_FILL(Table& t) {
   // functors serve float32 (and half) there
   t.f32[static_cast<int>(Fn::sinh)] = nullptr;
   t.f32[static_cast<int>(Fn::cosh)] = nullptr;
-  t.f64[static_cast<int>(Fn::erfinv)] = nullptr;
+  scalar(t.f64, {Fn::erfinv, Fn::lgamma, Fn::digamma});
 #ifdef MT_VEC_AVX512
   t.f32[static_cast<int>(Fn::erfinv)] = nullptr;
 #endif
@@ -776,10 +847,9 @@ void MT_VEC_FILL(Table& t) {
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
   scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos});
 #ifdef MT_VEC_AVX512
+  // float64 log, log1p, sin, cos, erf and atan (and softplus, mish and gelu through them) are AVX2's kernels
+  // over halves here
   scalar(t.f32, {Fn::atan});
-  // AVX2 has float64 log, log1p, sin, cos, erf and atan of its own (and softplus, mish and gelu through them)
-  scalar(t.f64, {Fn::log, Fn::log1p, Fn::sin, Fn::cos, Fn::mish, Fn::erf, Fn::gelu, Fn::atan});
-  t.softplus_f64 = nullptr;
 #endif
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::sinh, Fn::cosh});
 #ifndef MT_VEC_AVX512  // AVX2: the functions named above and what is built on them are ours; the other

@@ -1,0 +1,180 @@
+// float32 lgamma and digamma computed in double over AVX2 vectors, for the AVX2 table and, over each half of
+// a vector, the AVX-512 one (included only by vec/unary_impl.h, after avx2_math.h: its log). The scalar
+// functors run glibc's lgammaf and functors.h's digamma_double element by element, whose loop of up to ten
+// divisions cannot be vectorized as it stands; here both take the same three steps for four lanes at once:
+// reflection for x < 0, the recurrence up to z >= 10 with the ten steps' product and reciprocal sum kept as
+// one fraction (one division instead of ten), and the asymptotic series at z. Their constants are facts
+// (Taylor and Bernoulli coefficients; scripts/fit_gamma32.py prints them with what each truncation leaves,
+// all below 1e-16). Where the result is near a zero of the function, the terms cancel to the last bits of
+// double: lgamma's lanes there take the C library's double lgamma, lane by lane; digamma's positive zero has
+// a Taylor series of its own (see each function).
+#pragma once
+
+namespace {
+
+// sin(pi r) and cos(pi r) for |r| <= 1/2 (r exact: x minus its nearest integer): their Taylor series to
+// r^23 and r^22, so sin(pi x) never takes a rounded pi x
+static inline __m256d sinpi_d(__m256d r) {
+  const __m256d z = r * r;
+  __m256d p = __m256d{} - 1.0518471716932065e-11;
+  p = p * z + 5.392664662608129e-10;
+  p = p * z - 2.2948428997269873e-08;
+  p = p * z + 7.952054001475513e-07;
+  p = p * z - 2.1915353447830217e-05;
+  p = p * z + 0.00046630280576761255;
+  p = p * z - 0.0073704309457143504;
+  p = p * z + 0.08214588661112823;
+  p = p * z - 0.5992645293207921;
+  p = p * z + 2.5501640398773455;
+  p = p * z - 5.16771278004997;
+  p = p * z + 3.141592653589793;
+  return r * p;
+}
+static inline __m256d cospi_d(__m256d r) {
+  const __m256d z = r * r;
+  __m256d p = __m256d{} - 7.700707130601354e-11;
+  p = p * z + 3.604730797462501e-09;
+  p = p * z - 1.3878952462213771e-07;
+  p = p * z + 4.303069587032947e-06;
+  p = p * z - 0.0001046381049248457;
+  p = p * z + 0.0019295743094039231;
+  p = p * z - 0.02580689139001406;
+  p = p * z + 0.2353306303588932;
+  p = p * z - 1.3352627688545895;
+  p = p * z + 4.0587121264167685;
+  p = p * z - 4.934802200544679;
+  return p * z + 1.0;
+}
+
+// The recurrence both functions share: z = z0 + c with c = ceil(10 - z0) steps (none from 10 up), den the
+// product of the c values z0, z0 + 1, ... stepped over and, with kNum, num / den the sum of their
+// reciprocals, so lgamma(z0) = lgamma(z) - log(den) and digamma(z0) = digamma(z) - num / den. The ten
+// possible steps are taken as ten independent factors (1 where the lane takes fewer steps) multiplied as a
+// tree, and the reciprocals added as fractions the same way: a loop carried ten multiplies in one chain and
+// left it at an unpredictable branch. Every term is positive (no cancellation), and den stays between z0 9! /
+// 10 and 20^10: no overflow or underflow for any float z0 > 0. z0 = inf takes no step; NaN flows through z.
+template <bool kNum>
+struct GammaShift {
+  __m256d z, num, den;
+};
+template <bool kNum>
+static inline GammaShift<kNum> gamma_shift(__m256d z0) {
+  const __m256d c = _mm256_max_pd(_mm256_ceil_pd(10.0 - z0), _mm256_setzero_pd());
+  __m256d f[10], n[10];
+  for (int k = 0; k < 10; ++k) {
+    const auto step = double(k) < c;
+    f[k] = step ? z0 + double(k) : 1.0;
+    n[k] = step ? 1.0 : 0.0;
+  }
+  // pairs, then pairs of pairs: a / b + c / d = (a d + c b) / (b d)
+  for (int w = 1; w < 10; w *= 2) {
+    for (int k = 0; k + w < 10; k += 2 * w) {
+      if (kNum) n[k] = n[k] * f[k + w] + n[k + w] * f[k];
+      f[k] = f[k] * f[k + w];
+    }
+  }
+  return {z0 + c, n[0], f[0]};
+}
+
+static inline __m256d nearest_int(__m256d x) {
+  return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+// lgamma(x) for a float x in double. x > 0: Stirling's series at the shifted z, (z - 1/2) log z - z +
+// log(2 pi) / 2 + sum B_2k / (2k (2k - 1) z^(2k-1)) to z^-15, minus log(den). x < 0: lgamma(x) = log(pi /
+// |sin(pi x)|) - lgamma(1 - x), 1 - x exact, the two logs of the quotients folded into one, log(den pi /
+// |sin(pi x)|). The terms reach ~15 for a result that is 0 at x = 1, 2 and at one point in each (-n - 1, -n)
+// for n >= 2, so the double result has an absolute error near 1e-14: wherever it is below 2^-10 (relative
+// error below 1e-11 elsewhere) the lane takes the C library's double lgamma instead. +-0, the negative
+// integers and -inf give inf (C's lgamma), inf gives inf, NaN stays NaN.
+static inline __m256d lgamma_d_for_f32(__m256d x) {
+  const auto neg = x < 0.0;
+  const __m256d z0 = neg ? 1.0 - x : x;
+  const GammaShift<false> s = gamma_shift<false>(z0);
+  const __m256d q = 1.0 / s.z, q2 = q * q;
+  __m256d ser = __m256d{} - 3617.0 / 122400;
+  ser = ser * q2 + 1.0 / 156;
+  ser = ser * q2 - 691.0 / 360360;
+  ser = ser * q2 + 1.0 / 1188;
+  ser = ser * q2 - 1.0 / 1680;
+  ser = ser * q2 + 1.0 / 1260;
+  ser = ser * q2 - 1.0 / 360;
+  ser = ser * q2 + 1.0 / 12;
+  const __m256d stirling = (s.z - 0.5) * log_avx2_f64(s.z) - s.z + 0.91893853320467274178 + ser * q;
+  __m256d w = s.den;
+  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(neg)) != 0) {
+    const __m256d sp = sinpi_d(x - nearest_int(x));
+    w = neg ? s.den * 3.141592653589793 / (sp < 0.0 ? -sp : sp) : w;
+  }
+  const __m256d lw = log_avx2_f64(w);
+  __m256d r = neg ? lw - stirling : stirling - lw;
+  const auto near_zero = (r < 0x1p-10) & (r > -0x1p-10);
+  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(near_zero)) != 0) {
+    for (int i = 0; i < 4; ++i) {
+      int sign;
+      if (near_zero[i]) r[i] = __builtin_lgamma_r(x[i], &sign);
+    }
+  }
+  const double inf = __builtin_inf();
+  r = x == inf ? inf : r;
+  return (x <= 0.0) & (x == nearest_int(x)) ? inf : r;
+}
+
+// digamma(x) for a float x in double, the scalar functor's method (functors.h's digamma_double) with its
+// steps in one fraction: x < 0 by reflection, digamma(1 - x) - pi cot(pi x); then digamma(z) - num / den with
+// the asymptotic series log z - 1/(2z) - sum B_2k / (2k z^2k) to z^-14. Near its positive zero x0 = 1.4616...
+// those terms (~2.3) cancel to a result of ~1e-8 for the floats nearest x0, so |x - x0| < 2^-10 takes the
+// Taylor series at x0 to d^5, d = (x - x0_hi) - x0_lo (the first difference exact); the zeros of the negative
+// axis keep the reflection's cancellation, as the scalar functor's. +0 gives -inf, -0 inf, the negative
+// integers and -inf NaN (PyTorch's), inf inf, NaN stays NaN.
+static inline __m256d digamma_d_for_f32(__m256d x) {
+  const auto neg = x < 0.0;
+  const __m256d z0 = neg ? 1.0 - x : x;
+  const GammaShift<true> s = gamma_shift<true>(z0);
+  const __m256d q = 1.0 / s.z, q2 = q * q;
+  __m256d ser = __m256d{} + 1.0 / 12;
+  ser = 691.0 / 32760 - q2 * ser;
+  ser = 1.0 / 132 - q2 * ser;
+  ser = 1.0 / 240 - q2 * ser;
+  ser = 1.0 / 252 - q2 * ser;
+  ser = 1.0 / 120 - q2 * ser;
+  ser = 1.0 / 12 - q2 * ser;
+  __m256d r = log_avx2_f64(s.z) - 0.5 * q - q2 * ser - s.num / s.den;
+  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(neg)) != 0) {
+    const __m256d f = x - nearest_int(x);
+    r = neg ? r - 3.141592653589793 * cospi_d(f) / sinpi_d(f) : r;
+  }
+  const __m256d d0 = x - 1.4616321449683622;
+  const auto root = (d0 < 0x1p-10) & (d0 > -0x1p-10);
+  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(root)) != 0) {
+    const __m256d d = d0 - 9.549995429965697e-17;
+    __m256d p = __m256d{} + 0.10782405069126237;
+    p = p * d - 0.16394270544240652;
+    p = p * d + 0.258499760955651;
+    p = p * d - 0.4427631689835921;
+    p = p * d + 0.9676722454476212;
+    r = root ? p * d : r;
+  }
+  const double inf = __builtin_inf();
+  r = (x < 0.0) & (x == nearest_int(x)) ? __builtin_nan("") : r;
+  r = x == 0.0 ? __m256d{} + inf : r;
+  // +-0: inf with the sign flipped
+  return x == 0.0 ? _mm256_xor_pd(r, _mm256_andnot_pd(x, _mm256_set1_pd(-0.0))) : r;
+}
+
+// f over each half of eight floats in double, rounded back to float once (f32_via_f64.h's split, here for
+// both tables)
+template <__m256d (*F)(__m256d)>
+static inline __m256 gamma_f32_via_f64(__m256 x) {
+  const __m128 rl = _mm256_cvtpd_ps(F(_mm256_cvtps_pd(_mm256_castps256_ps128(x))));
+  const __m128 rh = _mm256_cvtpd_ps(F(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1))));
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(rl), rh, 1);
+}
+static inline __m256 lgamma_f32_own(__m256 x) {
+  return gamma_f32_via_f64<lgamma_d_for_f32>(x);
+}
+static inline __m256 digamma_f32_own(__m256 x) {
+  return gamma_f32_via_f64<digamma_d_for_f32>(x);
+}
+
+}  // namespace
