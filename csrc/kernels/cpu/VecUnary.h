@@ -46,7 +46,7 @@ enum class Fn : int {
 using LoopF = void (*)(float* out, const float* in, int64_t n);
 using LoopD = void (*)(double* out, const double* in, int64_t n);
 // One contiguous float32 row of softmax (take_log: log_softmax), q may be p: max, exp(x - max) and its sum,
-// then the scaling, all in the table's instruction set (reduce.cpp's softmax).
+// then the scaling, all in the table's instruction set (kernels/cpu/softmax.cpp).
 using SoftmaxRowF = void (*)(const float* p, float* q, int64_t n, bool take_log);
 using SoftmaxRowD = void (*)(const double* p, double* q, int64_t n, bool take_log);
 // Softmax along a middle dim over a strip of w adjacent columns (1 <= w <= kSoftmaxColsMax) of `rows` rows,
