@@ -301,21 +301,27 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, ScalarType dty
   MT_CHECK_NOT_IMPLEMENTED(dtype == ScalarType::Undefined || is_integral(dtype, false), "\"",
                            lower ? "tril" : "triu", "_indices\" not implemented for '",
                            dtype_short_name(dtype), "'");
-  std::vector<int64_t> rs, cs;
+  // lower: row i keeps columns [0, min(col, i + offset + 1)); upper: [max(0, i + offset), col). Counted
+  // first and written in place (growing two vectors cost 10x PyTorch's time at 256 x 256).
+  // a diagonal beyond the matrix clamped first, so i + k cannot overflow
+  const int64_t k = std::clamp<int64_t>(offset, -row - 1, col + 1);
+  auto span = [&](int64_t i) {
+    const int64_t lo = lower ? 0 : std::clamp<int64_t>(i + k, 0, col);
+    const int64_t hi = lower ? std::clamp<int64_t>(i + k + 1, 0, col) : col;
+    return std::pair<int64_t, int64_t>(lo, std::max(lo, hi));
+  };
+  int64_t n = 0;
+  for (int64_t i = 0; i < row; ++i) n += span(i).second - span(i).first;
+  Tensor out = make_empty({2, n}, ScalarType::Long, Device());
+  int64_t* rp = out.data<int64_t>();
+  int64_t* cp = rp + n;
   for (int64_t i = 0; i < row; ++i) {
-    // lower: columns [0, min(col, i + offset + 1)); upper: [max(0, i + offset), col)
-    int64_t lo = lower ? 0 : std::max<int64_t>(0, i + offset);
-    int64_t hi = lower ? std::min<int64_t>(col, i + offset + 1) : col;
+    const auto [lo, hi] = span(i);
     for (int64_t j = lo; j < hi; ++j) {
-      rs.push_back(i);
-      cs.push_back(j);
+      *rp++ = i;
+      *cp++ = j;
     }
   }
-  int64_t n = static_cast<int64_t>(rs.size());
-  Tensor out = make_empty({2, n}, ScalarType::Long, Device());
-  int64_t* p = out.data<int64_t>();
-  std::copy(rs.begin(), rs.end(), p);
-  std::copy(cs.begin(), cs.end(), p + n);
   return to(out, dtype == ScalarType::Undefined ? ScalarType::Long : dtype, device);
 }
 
