@@ -33,17 +33,17 @@ template <typename T>
 bool logsumexp_row_vec(const T* p, int64_t n, double* r) {
   const vec::Table* vt = vec::unary_table();
   if (!vt) return false;
-  // a row's max ignores NaN here (the lanes compare with >): a NaN shows in the sum of exps, except beside
-  // +inf
-  auto has_nan = [&] {
-    for (int64_t k = 0; k < n; ++k)
-      if (p[k] != p[k]) return true;
-    return false;
-  };
   if constexpr (std::is_same_v<T, float>) {
     if (!vt->max_sum_exp_f32) return false;
     float m;
     const float s = vt->max_sum_exp_f32(p, n, &m);
+    // the table's max ignores NaN (its lanes compare with >): a NaN shows in the sum of exps, except beside
+    // +inf
+    auto has_nan = [&] {
+      for (int64_t k = 0; k < n; ++k)
+        if (p[k] != p[k]) return true;
+      return false;
+    };
     if (std::isinf(m) || m != m)
       *r = has_nan() ? std::numeric_limits<double>::quiet_NaN() : m;
     else
@@ -52,36 +52,25 @@ bool logsumexp_row_vec(const T* p, int64_t n, double* r) {
   } else if constexpr (std::is_same_v<T, double>) {
     const vec::LoopD exp_loop = vt->f64[static_cast<int>(vec::Fn::exp)];
     if (!exp_loop) return false;
-    // four running maxima: one compare chain would wait on itself every element
-    double mk[4] = {p[0], p[0], p[0], p[0]};
-    int64_t k = 0;
-    for (; k + 4 <= n; k += 4)
-      for (int j = 0; j < 4; ++j) mk[j] = p[k + j] > mk[j] ? p[k + j] : mk[j];
-    for (; k < n; ++k) mk[0] = p[k] > mk[0] ? p[k] : mk[0];
-    double m = mk[0];
-    for (int j = 1; j < 4; ++j) m = mk[j] > m ? mk[j] : m;
+    // ReduceUtils' max propagates NaN itself
+    const double m = extremum(p, n, /*is_max=*/true, Identity{});
     if (std::isinf(m) || m != m) {
-      *r = has_nan() ? std::numeric_limits<double>::quiet_NaN() : m;
+      *r = m;
       return true;
     }
-    constexpr int64_t kBlock = 256;
-    double buf[kBlock];
+    constexpr int64_t kExpBlock = 256;
+    double buf[kExpBlock];
     double s = 0;
-    for (int64_t k0 = 0; k0 < n; k0 += kBlock) {
-      const int64_t len = std::min(kBlock, n - k0);
+    for (int64_t k0 = 0; k0 < n; k0 += kExpBlock) {
+      const int64_t len = std::min(kExpBlock, n - k0);
       for (int64_t i = 0; i < len; ++i) buf[i] = p[k0 + i] - m;
       exp_loop(buf, buf, len);
-      double part[4] = {};
-      int64_t j = 0;
-      for (; j + 4 <= len; j += 4)
-        for (int q = 0; q < 4; ++q) part[q] += buf[j + q];
-      for (; j < len; ++j) part[0] += buf[j];
-      s += (part[0] + part[1]) + (part[2] + part[3]);
+      s += blocked_sum(buf, len, Identity{});
     }
     *r = m + std::log(s);
     return true;
   } else {
-    (void)p, (void)n, (void)r, (void)has_nan;
+    (void)p, (void)n, (void)r;
     return false;
   }
 }
