@@ -586,7 +586,10 @@ def test_module_argument_errors():
 
 
 def test_training_step_reduces_loss(device):
-    # a margin loss drives a linear scorer: the composition's gradient is usable end to end
+    # a margin loss drives a linear scorer: the composition's gradient is usable end to end. The layer's
+    # initialisation is seeded: from about 1 start in 100 the random labels plateau above the 0.7 bar, and the
+    # global generator's state depends on which tests ran before in the same worker
+    minitorch.manual_seed(0)
     rng = np.random.default_rng(12)
     x = minitorch.tensor(rng.standard_normal((32, 6)), dtype=minitorch.float32, device=device)
     t = minitorch.tensor(rng.integers(0, 3, 32), device=device)
