@@ -457,10 +457,13 @@ _SPECIALS = [
 ]
 
 
-@pytest.mark.parametrize("dtype, ndt", [(torch.float32, np.float32), (torch.float64, np.float64)])
+@pytest.mark.parametrize(
+    "dtype, ndt", [(torch.float32, np.float32), (torch.float64, np.float64), (torch.float16, np.float16)]
+)
 def test_frexp_nextafter(device, dtype, ndt):
     rng = np.random.default_rng(6)
-    a = np.concatenate([rng.standard_normal(300) * 10.0 ** rng.integers(-40, 38, 300), _SPECIALS]).astype(ndt)
+    with np.errstate(over="ignore"):
+        a = np.concatenate([rng.standard_normal(300) * 10.0 ** rng.integers(-40, 38, 300), _SPECIALS]).astype(ndt)
     b = np.concatenate([rng.standard_normal(300), [1, 1, 0, 3, -1, 0, 0, 0, 0, 0, 0, 0, 0, 1]]).astype(ndt)
     A, B = _t(a, dtype, device), _t(b, dtype, device)
     got = np.array(torch.nextafter(A, B).cpu().tolist(), dtype=ndt)
@@ -479,6 +482,22 @@ def test_frexp_nextafter(device, dtype, ndt):
     assert math.isnan(
         torch.nextafter(torch.tensor([float("nan")], dtype=dtype), torch.tensor([1.0], dtype=dtype)).item()
     )
+    # both are computed on the bits: the largest finite steps to inf and back, subnormals keep their exponents,
+    # a broadcast and a transposed operand read the right elements
+    big = np.finfo(ndt).max
+    edge = np.array([big, -big, np.inf, -np.inf, np.finfo(ndt).smallest_subnormal], dtype=ndt)
+    toward = np.array([np.inf, -np.inf, 0, 0, 1], dtype=ndt)
+    got = np.array(torch.nextafter(_t(edge, dtype, device), _t(toward, dtype, device)).cpu().tolist(), dtype=ndt)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(got, np.nextafter(edge, toward))
+    sq = a[:16].reshape(4, 4)
+    T = _t(sq, dtype, device).t()
+    got = np.array(torch.nextafter(T, _t(b[:4], dtype, device)).cpu().tolist(), dtype=ndt)
+    assert np.array_equal(got, np.nextafter(sq.T, b[:4]))
+    m, e = torch.frexp(T)
+    fin = np.isfinite(sq.T)
+    assert np.array_equal(np.array(m.cpu().tolist(), dtype=ndt)[fin], np.frexp(sq.T)[0][fin])
+    assert np.array_equal(_np(e)[fin], np.frexp(sq.T)[1][fin])
     with pytest.raises(RuntimeError, match=r"torch.frexp\(\) only supports floating-point dtypes"):
         torch.frexp(torch.tensor([1, 2]))
     with pytest.raises(NotImplementedError, match="\"nextafter_cpu\" not implemented for 'Long'"):

@@ -497,6 +497,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         r = input.clone()
     else:
         hi, lo = _FINFO[input.dtype]
+        if posinf is None and neginf is None:
+            # the usual call: the infinities clamp to the dtype's limits, which finite values never pass
+            r = _C._where(_C.isnan(input), nan, _C.clamp(input, lo, hi))
+            return r if out is None else out.copy_(r)
         r = _C.masked_fill(input, _C.isnan(input), nan)
         r = _C.masked_fill(r, _C.eq(input, math.inf), hi if posinf is None else posinf)
         r = _C.masked_fill(r, _C.eq(input, -math.inf), lo if neginf is None else neginf)
@@ -1525,19 +1529,35 @@ _export(corrcoef)
 
 # ---------------------------------------------------------------------------------------------- float bits
 
-# (mantissa bits incl. the implicit one, smallest subnormal, largest finite) per float dtype
-_FBITS = {
-    _C.float32: (24, 2.0**-149, 3.4028234663852886e38),
-    _C.float64: (53, 2.0**-1074, 1.7976931348623157e308),
-    _C.float16: (11, 2.0**-24, 65504.0),
-    _C.bfloat16: (8, 2.0**-133, 3.3895313892515355e38),
+# Per float dtype: the integer dtype of the same width, the stored mantissa bits, the exponent's bias and
+# mask. frexp and nextafter work on the bits (a handful of integer passes); through log2 and powers of two they
+# cost 10-100x PyTorch's time.
+_FLAYOUT = {
+    _C.float32: (_C.int32, 23, 127, 0xFF),
+    _C.float64: (_C.int64, 52, 1023, 0x7FF),
+    _C.float16: (_C.int16, 10, 15, 0x1F),
+    _C.bfloat16: (_C.int16, 7, 127, 0xFF),
 }
 
 
-def _scale2(x, e):
-    """x * 2**e for an integral-valued float tensor e, in two halves so 2**e itself never overflows."""
-    half = _C.floor(_C.mul(e, 0.5))
-    return _C.mul(_C.mul(x, _C.exp2(half.to(x.dtype))), _C.exp2(_C.sub(e, half).to(x.dtype)))
+_TINY = {_C.float32: 2.0**-149, _C.float64: 2.0**-1074, _C.float16: 2.0**-24, _C.bfloat16: 2.0**-133}
+
+
+def _frexp_bits(x):
+    """(mantissa, exponent as int32) of a float tensor, from its bits; 0, inf and NaN give (x, 0)."""
+    itype, mb, bias, emask = _FLAYOUT[x.dtype]
+    smallest_normal = 2.0 ** (1 - bias)
+    finite = _C.logical_and(_C.isfinite(x), _C.ne(x, 0))
+    # subnormals are scaled into the normal range first (2^(mb + 1) is exact in every float dtype) and the
+    # exponent corrected after
+    sub = _C.logical_and(_C.lt(_C.abs(x), smallest_normal), finite)
+    xs = _C._where(sub, _C.mul(x, float(2 ** (mb + 1))), x)
+    bits = xs.view(itype)
+    e = _C.bitwise_and(bits >> mb, emask).to(_C.int32)
+    e = _C.sub(e, _C._where(sub, bias - 1 + mb + 1, bias - 1).to(_C.int32))
+    clear = ~(emask << mb)  # every bit but the exponent's, as a signed value of the integer dtype
+    mant = _C.bitwise_or(_C.bitwise_and(bits, clear), (bias - 1) << mb).view(x.dtype)
+    return _C._where(finite, mant, x), _C._where(finite, e, 0).to(_C.int32)
 
 
 def frexp(input, *, out=None):
@@ -1545,23 +1565,12 @@ def frexp(input, *, out=None):
     if not _is_float(input):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     x = input.detach()
-    finite = _C.logical_and(_C.isfinite(x), _C.ne(x, 0))
-    a = _C._where(finite, _C.abs(x), 1.0).to(_C.float64)
-    e = _C.add(_C.floor(_C.log2(a)), 1.0)
-    m = _scale2(a, _C.neg(e))
-    # log2 rounds near powers of two; one step either way puts the mantissa back in [0.5, 1)
-    hi = _C.ge(m, 1.0)
-    e = _C._where(hi, _C.add(e, 1.0), e)
-    lo = _C.lt(m, 0.5)
-    e = _C._where(lo, _C.sub(e, 1.0), e)
-    e = _C._where(finite, e, 0.0)
-    mant = _scale2(x.to(_C.float64), _C.neg(e)).to(x.dtype)
-    mant = _C._where(finite, mant, x)
+    mant, e = _frexp_bits(x)
     if input.requires_grad and _C.is_grad_enabled():
         # PyTorch's FrexpBackward: grad / 2**exponent (inf for subnormal inputs, as theirs); the exponent has none
-        inv_scale = _C.exp2(_C.neg(e)).to(x.dtype)
+        inv_scale = _C.exp2(_C.neg(e.to(_C.float64))).to(x.dtype)
         mant = _with_gradient(input, mant, lambda grad, _x: _C.mul(grad, inv_scale), reads_x=False)
-    r = _rt.frexp((mant, e.to(_C.int32)))
+    r = _rt.frexp((mant, e))
     if out is not None:
         out[0].copy_(r[0])
         out[1].copy_(r[1])
@@ -1580,18 +1589,14 @@ def nextafter(input, other):
     dt = _C.result_type(x, y)
     x, y = x.to(dt), y.to(dt)
     x, y = _composite_shape.broadcast_tensors(x, y)
-    bits, tiny, big = _FBITS[dt]
-    m, e = frexp(x)
-    ef = e.to(_C.float64)
-    ulp_away = _scale2(_C.ones_like(ef), _C.sub(ef, bits))
-    # stepping toward zero from a power of two lands in the binade below, whose spacing is half
-    ulp_toward = _C._where(_C.eq(_C.abs(m), 0.5), _C.mul(ulp_away, 0.5), ulp_away)
-    up = _C.gt(y, x)
-    away = _C.eq(up, _C.gt(x, 0))
-    step = _C._where(away, ulp_away, ulp_toward).clamp_min(tiny).to(dt)
-    r = _C._where(up, _C.add(x, step), _C.sub(x, step))
-    r = _C._where(_C.eq(x, 0), _C.mul(_C.sign(y), tiny).to(dt), r)
-    r = _C._where(_C.isinf(x), _C.mul(_C.sign(x), big).to(dt), r)
+    itype = _FLAYOUT[dt][0]
+    # a float's bits read as a signed integer move one unit away from zero when the integer moves one unit
+    # away from zero (sign and magnitude: the magnitude bits count up either side); from +-max it reaches
+    # +-inf, from +-inf toward any finite y it reaches +-max
+    bits = x.detach().view(itype)
+    away = _C.eq(_C.gt(y, x), _C.gt(x, 0))
+    r = _C.add(bits, _C.sub(_C.mul(away.to(itype), 2), 1)).view(dt)
+    r = _C._where(_C.eq(x, 0), _C.mul(_C.sign(y), _TINY[dt]).to(dt), r)
     r = _C._where(_C.eq(x, y), y, r)
     return _C._where(_C.logical_or(_C.isnan(x), _C.isnan(y)), _C.add(x, y), r)
 
