@@ -469,6 +469,63 @@ def test_cummax_cummin(device, is_max):
     assert fn(minitorch.zeros(0), 0).values.shape == (0,)
 
 
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16", "int8", "uint8", "int32", "bool"])
+def test_cummax_cummin_kernel_layouts_and_dtypes(device, dt):
+    # the kernel's two layouts: the dim last (rows in parallel once large) and a middle dim (strips of 512
+    # columns walked down the rows; 700 columns make a partial strip), every real dtype
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 6, (2, 9, 700)).astype(np.float64)
+    a[0, 3, 5] = a[1, 0, 699] = np.nan
+    mdt = getattr(minitorch, dt)
+    is_float = dt.startswith(("float", "bfloat"))
+    if not is_float:
+        a = np.nan_to_num(a)
+    src = minitorch.tensor(a, device=device).to(mdt)
+    ref = src.to(minitorch.float64).cpu().numpy()  # the values as the dtype holds them
+    for is_max in (True, False):
+        fn = minitorch.cummax if is_max else minitorch.cummin
+        for dim in (1, 2, -3):
+            r = fn(src, dim)
+            assert r.values.dtype == mdt and r.indices.dtype == I64
+            moved = np.moveaxis(ref, dim, -1).reshape(-1, ref.shape[dim])
+            got_v = np.moveaxis(r.values.to(minitorch.float64).cpu().numpy(), dim, -1).reshape(moved.shape)
+            got_i = np.moveaxis(r.indices.cpu().numpy(), dim, -1).reshape(moved.shape)
+            for row in range(moved.shape[0]):
+                v, i = _np_cummax(moved[row], is_max)
+                np.testing.assert_array_equal(got_v[row], v)
+                np.testing.assert_array_equal(got_i[row], i)
+    big = minitorch.tensor(rng.standard_normal((4, 40000)), device=device).to(mdt)  # rows above the grain
+    v, i = _np_cummax(big.to(minitorch.float64).cpu().numpy()[3], True)
+    r = minitorch.cummax(big, 1)
+    np.testing.assert_array_equal(r.values[3].to(minitorch.float64).cpu().numpy(), v)
+    np.testing.assert_array_equal(r.indices[3].cpu().numpy(), i)
+
+
+def test_cummax_gradient_goes_to_the_latest_tie_and_errors(device):
+    x = minitorch.tensor([1.0, 3.0, 3.0, 2.0, 5.0], dtype=F64, device=device, requires_grad=True)
+    minitorch.cummax(x, 0).values.backward(
+        minitorch.tensor([1.0, 10, 100, 1000, 10000], dtype=F64, device=device)
+    )
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [1, 10, 1100, 0, 10000])  # PyTorch's CummaxBackward0
+    s = minitorch.tensor(2.5, dtype=F64, device=device, requires_grad=True)
+    r = minitorch.cummin(s, -1)
+    assert r.values.shape == () and r.indices.item() == 0
+    r.values.backward()
+    assert s.grad.item() == 1.0
+    with pytest.raises(
+        IndexError, match=re.escape("cummax(): Expected reduction dim -1 or 0 for scalar but got 1")
+    ):
+        minitorch.cummax(s, 1)
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-2, 1], but got 2")):
+        minitorch.cummin(minitorch.ones(2, 3, device=device), 2)
+    with pytest.raises(NotImplementedError, match="\"cummax_c[a-z]+\" not implemented for 'ComplexFloat'"):
+        minitorch.cummax(minitorch.ones(3, dtype=minitorch.complex64, device=device), 0)
+    with pytest.raises(
+        TypeError, match=re.escape("cummax(): argument 'dim' (position 2) must be int, not float")
+    ):
+        minitorch.cummax(minitorch.ones(3), 0.5)
+
+
 def test_logcumsumexp(device):
     a = rand((3, 50), 2, -300, 300)
     close(minitorch.logcumsumexp(t(a, F64, device), 1), np.logaddexp.accumulate(a, 1), rtol=1e-10)

@@ -43,6 +43,13 @@ MT_HD_INLINE A accumulate_extremum(A m, A v, bool is_max) {
   return ((is_max ? v > m : v < m) || is_nan(v)) ? v : m;
 }
 
+// cummax/cummin: does `later` take the running extremum's place? Unlike arg_replaces a later equal value
+// does (PyTorch's >= / <=), and NaN beats every number, so after a NaN only a later NaN moves the index.
+template <bool IsMax, typename A>
+MT_HD_INLINE bool cum_replaces(A best, A later) {
+  return is_nan(later) || (!is_nan(best) && (IsMax ? later >= best : later <= best));
+}
+
 // argmax/argmin and max/min along a dim: does `later` (a value at a larger index) replace `best`? Only when
 // strictly better or NaN where best is not, so among ties and among NaNs the first index wins.
 template <typename A>

@@ -34,6 +34,9 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
+// cummax (is_max) / cummin along dim: (running extremum, int64 index where it was reached); no autograd
+// (python/minitorch/_composite_math.py takes the values' gradient through gather at the indices)
+std::tuple<Tensor, Tensor> cum_extreme(const Tensor& self, int64_t dim, bool is_max);
 Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 
@@ -57,6 +60,10 @@ enum class ScanOp : int { cumsum, cumprod };
 // Scan and softmax take `in` contiguous as outer x row x inner and work along `row` (inner = 1: the dim is
 // last; inner > 1: no transposing copy); out is contiguous with the shape and dtype of in.
 using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op);
+// cummax/cummin: values (in's dtype) and int64 indices, both contiguous with in's shape (ReduceRules.h's
+// cum_replaces decides)
+using CumExtremeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in,
+                                    int64_t row, int64_t inner, bool is_max);
 using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log);
 MT_STUBS_REDUCE_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 

@@ -710,30 +710,19 @@ def _shift(x, s, fill):
     return _C.cat([pad, x.narrow(-1, 0, n - s)], -1)
 
 
-def _cum_extreme(input, dim, is_max):
-    x = input.movedim(dim, -1) if input.dim() else input.reshape(1)
-    n = x.shape[-1]
-    with _NoGrad():
-        v = x.detach()
-        idx = _C.arange(n, device=x.device).expand(x.shape).contiguous()
-        fill = (-math.inf if is_max else math.inf) if _is_float(v) else 0
-        s = 1
-        # Hillis-Steele scan: log2(n) rounds; the later element wins ties and NaN wins over numbers (as PyTorch)
-        while s < n:
-            pv, pi = _shift(v, s, fill), _shift(idx, s, 0)
-            better = _C.ge(v, pv) if is_max else _C.le(v, pv)
-            if _is_float(v):
-                better = _C.logical_or(better, _C.isnan(v))
-                better = _C.logical_and(
-                    better, _C.logical_not(_C.logical_and(_C.isnan(pv), _C.logical_not(_C.isnan(v))))
-                )
-            better = _C.logical_or(better, _C.lt(_C.arange(n, device=x.device), s))
-            v, idx = _C._where(better, v, pv), _C._where(better, idx, pi)
-            s *= 2
-    values = _C.gather(x, -1, idx)
-    if input.dim() == 0:
-        return values.reshape(()), idx.reshape(())
-    return values.movedim(-1, dim), idx.movedim(-1, dim)
+def _cum_extreme(name, input, dim, is_max):
+    if input.dim() == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    values, idx = _C._cum_extreme(input.detach(), dim, is_max)
+    if input.requires_grad and _C.is_grad_enabled():
+        # PyTorch's CummaxBackward: each gradient goes to the element its running value came from, which is
+        # gather's backward at the indices
+        flat = input.dim() == 0
+        values = _C.gather(
+            input.reshape(1) if flat else input, 0 if flat else dim, idx.reshape(1) if flat else idx
+        )
+        values = values.reshape(()) if flat else values
+    return values, idx
 
 
 class _NoGrad:
@@ -745,14 +734,17 @@ class _NoGrad:
         _C._set_grad_enabled(self.prev)
 
 
+@_argcheck.parses("Tensor input, int dim")
 def cummax(input, dim):
-    """Running maximum along dim and the index where it was reached, as return_types.cummax."""
-    return _rt.cummax(*_cum_extreme(input, dim, True))
+    """Running maximum along dim and the index where it was reached, as return_types.cummax (a kernel: a later
+    equal value takes the index, NaN beats every number)."""
+    return _rt.cummax(*_cum_extreme("cummax", input, dim, True))
 
 
+@_argcheck.parses("Tensor input, int dim")
 def cummin(input, dim):
     """Running minimum along dim and the index where it was reached, as return_types.cummin."""
-    return _rt.cummin(*_cum_extreme(input, dim, False))
+    return _rt.cummin(*_cum_extreme("cummin", input, dim, False))
 
 
 _export(cummax)

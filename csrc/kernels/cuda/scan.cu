@@ -2,7 +2,8 @@
 // Floating values accumulate in double and integers in int64, as on the CPU. inner == 1: a group of threads
 // per row scans it in chunks (each thread a few consecutive elements, then a shuffle scan of the thread
 // totals, carrying the running value to the next chunk); inner > 1: a thread per column walks the rows, reads
-// coalesced along the contiguous inner dim.
+// coalesced along the contiguous inner dim. cummax/cummin: a thread per (outer, column) walks the rows, the
+// running extremum and its index kept in registers.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
+#include "kernels/ReduceRules.h"
 #include "kernels/cuda/ReduceUtils.cuh"
 #include "ops/reduce.h"
 
@@ -135,8 +137,57 @@ void scan_cuda(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, 
   });
 }
 
+// One thread per (outer, column); inner == 1 gives a thread per row, whose reads are not coalesced: enough
+// for the shapes cummax meets (a chunked scan like scan_rows_kernel's would serve a few very long rows
+// better).
+template <typename T, bool IsMax>
+__global__ void cum_extreme_kernel(T* __restrict__ values, int64_t* __restrict__ indices,
+                                   const T* __restrict__ in, int64_t outer, int64_t row, int64_t inner) {
+  using A = opmath_t<T>;
+  const int64_t n = outer * inner;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < n;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = t / inner, j = t % inner;
+    const int64_t base = o * row * inner + j;
+    A best = static_cast<A>(in[base]);
+    int64_t at = 0;
+    for (int64_t r = 0; r < row; ++r) {
+      const A x = static_cast<A>(in[base + r * inner]);
+      if (reduce_rules::cum_replaces<IsMax>(best, x)) {
+        best = x;
+        at = r;
+      }
+      values[base + r * inner] = static_cast<T>(best);
+      indices[base + r * inner] = at;
+    }
+  }
+}
+
+void cum_extreme_cuda(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
+                      int64_t inner, bool is_max) {
+  const Device dev = in.device();
+  cuda::DeviceGuard guard(dev);
+  cudaStream_t stream = cuda::current_stream(dev.index);
+  if (row == 0 || inner == 0) return;
+  const int64_t outer = in.numel() / (row * inner);
+  if (outer == 0) return;
+  const int threads = 256;
+  const int64_t blocks = std::min<int64_t>(ceil_div(outer * inner, threads), 65535);
+  MT_DISPATCH_ALL_TYPES(in.dtype(), is_max ? "cummax_cuda" : "cummin_cuda", [&] {
+    using T = scalar_t;
+    if (is_max)
+      cum_extreme_kernel<T, true><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+          values.data<T>(), indices.data<int64_t>(), in.data<T>(), outer, row, inner);
+    else
+      cum_extreme_kernel<T, false><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+          values.data<T>(), indices.data<int64_t>(), in.data<T>(), outer, row, inner);
+    MT_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(scan_stub, CUDA, &scan_cuda);
+MT_REGISTER_KERNEL(cum_extreme_stub, CUDA, &cum_extreme_cuda);
 
 }  // namespace mt
