@@ -125,7 +125,9 @@ CASES = {
     "reduce_stub": lambda T, dt, dev: flat(T.sum(t(T, A, dt, dev), 1)),
     "arg_reduce_stub": lambda T, dt, dev: flat(T.argmax(t(T, A, dt, dev), 1)),
     "scan_stub": lambda T, dt, dev: flat(T.cumsum(t(T, A, dt, dev), 1)),
-    "cum_extreme_stub": lambda T, dt, dev: flat(*T.cummax(t(T, A, dt, dev), 1), *T.cummin(t(T, A, dt, dev), 0)),
+    "cum_extreme_stub": lambda T, dt, dev: flat(
+        *T.cummax(t(T, A, dt, dev), 1), *T.cummin(t(T, A, dt, dev), 0)
+    ),
     "softmax_stub": lambda T, dt, dev: flat(T.softmax(t(T, A, dt, dev), 1)),
     "sort_stub": lambda T, dt, dev: flat(*T.sort(t(T, A, dt, dev), dim=1, stable=True)),
     "mode_stub": _mode,

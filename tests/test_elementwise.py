@@ -1146,7 +1146,9 @@ def test_large_odd_and_offset_views(dtype, offset, device):
         assert_matches(P.where(x > y, x, y), np.maximum(ra, rb))
         assert_matches(P.where(x > 0, 1, y), np.where(ra > 0, 1, rb))
         assert_matches(P.clamp(x, 1, 2), np.clip(ra, 1, 2))
-        assert_matches(P.clamp(x, y, 2), np.minimum(np.maximum(ra, rb), 2))
+        assert_matches(
+            P.clamp(x, y, P.tensor(2, dtype=dtype, device=device)), np.minimum(np.maximum(ra, rb), 2)
+        )
         assert_matches(
             P.sqrt(P.abs(x)), np.sqrt(np.abs(ra.astype(np.float64))), dtype=_result_dtype("float", dtype)
         )

@@ -1029,7 +1029,7 @@ def test_norm_of_one_element_is_its_magnitude():
         (lambda t: minitorch.linalg.matrix_power([t], 2), "must be Tensor, not list"),
         (lambda t: minitorch.nn.functional.pdist(3), "pdist(): argument 'input' (position 1) must be Tensor"),
         (lambda t: t.diff(minitorch.ones(2, 2)), "diff(): argument 'n' (position 1) must be int, not Tensor"),
-        (lambda t: minitorch.nan_to_num(t, minitorch.ones(3)), "argument 'nan' (position 2) must be Number"),
+        (lambda t: minitorch.nan_to_num(t, minitorch.ones(3)), "argument 'nan' (position 2) must be float"),
         (lambda t: minitorch.nn.functional.rrelu_(t, minitorch.ones(2)), "argument 'lower'"),
         (
             lambda t: minitorch.nn.functional.threshold(t, minitorch.ones(3), 0.0),
@@ -2286,3 +2286,68 @@ def test_node_hooks_must_return_a_tuple():
     y.grad_fn.register_prehook(lambda go: (go[0] * 3,))
     y.backward()
     np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0, 6.0])
+
+
+def test_clamp_bounds_are_two_tensors_or_two_numbers():
+    """PyTorch's parser takes clamp's bounds as two Tensors or two Numbers (a 0-dim tensor counts as a number);
+    a tensor with dims beside a number was accepted here (seed 2301)"""
+    T = minitorch
+    x = T.tensor([[0.0, 2.0, 5.0], [-1.0, 3.0, 9.0]])
+    for call in (
+        lambda: T.clamp(x, min=T.ones(3), max=4.0),
+        lambda: T.clip(x, T.ones(3), 4.0),
+        lambda: x.clamp(1.0, T.full((3,), 4.0)),
+        lambda: x.clone().clamp_(T.ones(3), 4.0),
+        lambda: x.clone().clip_(1.0, T.full((3,), 4.0)),
+    ):
+        with pytest.raises(TypeError, match=r"received an invalid combination of arguments - got \(.*Tensor"):
+            call()
+    want = [[1.0, 2.0, 4.0], [1.0, 3.0, 4.0]]
+    np.testing.assert_array_equal(T.clamp(x, T.tensor(1.0), 4.0).numpy(), want)  # 0-dim: a number
+    np.testing.assert_array_equal(T.clamp(x, T.ones(3), T.full((3,), 4.0)).numpy(), want)
+    np.testing.assert_array_equal(T.clamp(x, T.ones(3), None).numpy(), np.maximum(x.numpy(), 1))
+
+
+def test_nan_to_num_arguments_are_floats():
+    """nan/posinf/neginf are PyTorch `float?`: a tensor with dims, a string or a complex number is a TypeError,
+    None means the default (nan=None was refused here, a complex nan accepted)"""
+    T = minitorch
+    x = T.tensor([float("nan"), float("inf"), -float("inf"), 1.5])
+    with pytest.raises(
+        TypeError, match=re.escape("nan_to_num(): argument 'nan' (position 2) must be float, not Tensor")
+    ):
+        T.nan_to_num(x, T.ones(2))
+    with pytest.raises(TypeError, match=re.escape("nan_to_num(): argument 'nan' must be float, not str")):
+        T.nan_to_num(x, nan="a")
+    with pytest.raises(TypeError, match=re.escape("argument 'nan' must be float, not complex")):
+        T.nan_to_num(x, nan=1 + 2j)
+    with pytest.raises(TypeError, match=re.escape("argument 'posinf' must be float, not Tensor")):
+        T.nan_to_num(x, posinf=T.ones(3))
+    big = float(np.finfo(np.float32).max)
+    np.testing.assert_array_equal(T.nan_to_num(x, None).numpy(), [0.0, big, -big, 1.5])
+    np.testing.assert_array_equal(T.nan_to_num(x, T.tensor(2.0)).numpy(), [2.0, big, -big, 1.5])
+    np.testing.assert_array_equal(T.nan_to_num(x, 1.0, 7.0, -7.0).numpy(), [1.0, 7.0, -7.0, 1.5])
+
+
+def test_slice_scatter_step_must_be_positive():
+    T = minitorch
+    x = T.zeros(2, 3)
+    for step in (0, -1):
+        with pytest.raises(RuntimeError, match="slice step must be positive"):
+            T.slice_scatter(x, T.ones(2, 3), 1, 0, 3, step)
+    np.testing.assert_array_equal(
+        T.slice_scatter(x, T.ones(2, 2), 1, 0, 3, 2).numpy(), [[1, 0, 1], [1, 0, 1]]
+    )
+
+
+def test_nextafter_gradient_is_pytorchs():
+    """PyTorch's NextafterBackward passes the gradient to input where input != other (NaN included) and gives
+    other zeros; the bit-level forward had cut the gradient (seed 2301)"""
+    T = minitorch
+    x = T.tensor([1.0, 0.0, float("nan"), 2.0], dtype=T.float64, requires_grad=True)
+    y = T.tensor([2.0, 0.0, 1.0, 2.0], dtype=T.float64, requires_grad=True)
+    gx, gy = T.autograd.grad(T.nextafter(x, y).sum(), (x, y))
+    np.testing.assert_array_equal(gx.numpy(), [1.0, 0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, 0.0, 0.0, 0.0])
+    (gb,) = T.autograd.grad(T.nextafter(x[:2], T.tensor(3.0, dtype=T.float64)).sum(), x)
+    np.testing.assert_array_equal(gb.numpy(), [1.0, 1.0, 0.0, 0.0])

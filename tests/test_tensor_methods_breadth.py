@@ -463,7 +463,9 @@ _SPECIALS = [
 def test_frexp_nextafter(device, dtype, ndt):
     rng = np.random.default_rng(6)
     with np.errstate(over="ignore"):
-        a = np.concatenate([rng.standard_normal(300) * 10.0 ** rng.integers(-40, 38, 300), _SPECIALS]).astype(ndt)
+        a = np.concatenate([rng.standard_normal(300) * 10.0 ** rng.integers(-40, 38, 300), _SPECIALS]).astype(
+            ndt
+        )
     b = np.concatenate([rng.standard_normal(300), [1, 1, 0, 3, -1, 0, 0, 0, 0, 0, 0, 0, 0, 1]]).astype(ndt)
     A, B = _t(a, dtype, device), _t(b, dtype, device)
     got = np.array(torch.nextafter(A, B).cpu().tolist(), dtype=ndt)
@@ -487,7 +489,9 @@ def test_frexp_nextafter(device, dtype, ndt):
     big = np.finfo(ndt).max
     edge = np.array([big, -big, np.inf, -np.inf, np.finfo(ndt).smallest_subnormal], dtype=ndt)
     toward = np.array([np.inf, -np.inf, 0, 0, 1], dtype=ndt)
-    got = np.array(torch.nextafter(_t(edge, dtype, device), _t(toward, dtype, device)).cpu().tolist(), dtype=ndt)
+    got = np.array(
+        torch.nextafter(_t(edge, dtype, device), _t(toward, dtype, device)).cpu().tolist(), dtype=ndt
+    )
     with np.errstate(over="ignore"):
         assert np.array_equal(got, np.nextafter(edge, toward))
     sq = a[:16].reshape(4, 4)

@@ -81,6 +81,23 @@ std::string inplace_name(const char* name) {
   return std::string(name) + "_";
 }
 
+// PyTorch's parser takes clamp's bounds as two Tensors or two Numbers (a 0-dim tensor passes as a Number): a
+// tensor with dims beside a number matches neither overload, and PyTorch refuses the call with this TypeError
+void check_clamp_bounds(const char* name, bool method, py::handle lo, py::handle hi) {
+  auto dim_tensor = [](py::handle h) { return py::isinstance<TensorImpl>(h) && h.cast<Tensor>().dim() > 0; };
+  auto number = [](py::handle h) { return !h.is_none() && !py::isinstance<TensorImpl>(h); };
+  if (!((dim_tensor(lo) && number(hi)) || (dim_tensor(hi) && number(lo)))) return;
+  auto kind = [](py::handle h) {
+    return py::isinstance<TensorImpl>(h) ? std::string("Tensor")
+                                         : py::type::of(h).attr("__name__").cast<std::string>();
+  };
+  const std::string input = method ? "" : "Tensor input, ", out = method ? "" : ", *, Tensor out = None";
+  throw py::type_error(std::string(name) + "() received an invalid combination of arguments - got (" +
+                       (method ? "" : "Tensor, ") + kind(lo) + ", " + kind(hi) +
+                       "), but expected one of:\n * (" + input + "Tensor min = None, Tensor max = None" +
+                       out + ")\n * (" + input + "Number min = None, Number max = None" + out + ")\n");
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
@@ -248,22 +265,29 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__invert__",
            [](const Tensor& x) { return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x); });
 
-  auto clamp_fn = [](const Tensor& x, py::handle lo, py::handle hi) {
-    auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
-    return nogil([&] { return clamp(x, l, h); }, x);
-  };
   for (const char* n : {"clamp", "clip"}) {
-    m.def(n, clamp_fn, py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
-    cls.def(n, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+    auto clamp_fn = [n](bool method) {
+      return [n, method](const Tensor& x, py::handle lo, py::handle hi) {
+        check_clamp_bounds(n, method, lo, hi);
+        auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
+        return nogil([&] { return clamp(x, l, h); }, x);
+      };
+    };
+    m.def(n, clamp_fn(false), py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
+    cls.def(n, clamp_fn(true), py::arg("min") = py::none(), py::arg("max") = py::none());
   }
-  auto clamp_inplace = [](py::object self, py::handle lo, py::handle hi) {
-    Tensor x = self.cast<Tensor>();
-    auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
-    nogil([&] { clamp_(x, l, h); }, x);
-    return self;
-  };
-  cls.def("clamp_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
-  cls.def("clip_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none());
+  for (const char* n : {"clamp_", "clip_"}) {
+    cls.def(
+        n,
+        [n](py::object self, py::handle lo, py::handle hi) {
+          check_clamp_bounds(n, true, lo, hi);
+          Tensor x = self.cast<Tensor>();
+          auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
+          nogil([&] { clamp_(x, l, h); }, x);
+          return self;
+        },
+        py::arg("min") = py::none(), py::arg("max") = py::none());
+  }
   m.def("clamp_min",
         [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
   m.def("clamp_max",

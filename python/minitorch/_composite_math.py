@@ -486,8 +486,11 @@ def float_power_(self, exponent):
 _export(float_power, inplace=float_power_)
 
 
+@_argcheck.parses(
+    "Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None"
+)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    """NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest); complex
+    """NaN -> nan (None: 0), +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest); complex
     tensors have each part replaced on its own, with the limits of the part's dtype."""
     if input.is_complex():
         r = _C._complex(
@@ -496,6 +499,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     elif not _is_float(input):
         r = input.clone()
     else:
+        nan = 0.0 if nan is None else nan
         hi, lo = _FINFO[input.dtype]
         if posinf is None and neginf is None:
             # the usual call: the infinities clamp to the dtype's limits, which finite values never pass
@@ -1590,7 +1594,24 @@ def nextafter(input, other):
     r = _C.add(bits, _C.sub(_C.mul(away.to(itype), 2), 1)).view(dt)
     r = _C._where(_C.eq(x, 0), _C.mul(_C.sign(y), _TINY[dt]).to(dt), r)
     r = _C._where(_C.eq(x, y), y, r)
-    return _C._where(_C.logical_or(_C.isnan(x), _C.isnan(y)), _C.add(x, y), r)
+    r = _C._where(_C.logical_or(_C.isnan(x), _C.isnan(y)), _C.add(x, y), r)
+    if _C.is_grad_enabled() and (x.requires_grad or y.requires_grad):
+        return _NextafterGrad.apply(x, y, r.detach())
+    return r
+
+
+class _NextafterGrad(_Function):
+    """PyTorch's NextafterBackward: the gradient passes to input where input != other (NaN included), other
+    gets zeros."""
+
+    @staticmethod
+    def forward(ctx, x, y, value):
+        ctx.moves = _C.ne(x, y)
+        return value
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C.mul(grad, ctx.moves), _C.zeros_like(grad), None
 
 
 _export_with_inplace(nextafter)

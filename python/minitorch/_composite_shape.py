@@ -871,6 +871,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """`input` with the slice start:end:step along `dim` replaced by `src` (out of place)."""
     d = _wrap(dim, input.dim())
     n = input.shape[d]
+    if step is not None and step <= 0:
+        raise RuntimeError("slice step must be positive")
     start, end, step = slice(start, end, step).indices(n)
     idx = _C.arange(start, builtins.max(start, end), step, device=input.device)
     shape = list(input.shape)
