@@ -214,7 +214,10 @@ void init_factory(py::module_& m, TensorClass& cls) {
          bool, py::handle out) {
         FactoryOut o(out);
         Scalar start(int64_t(0)), end, step(int64_t(1));
-        if (b.is_none()) {
+        if (a.is_none()) {  // arange(end=5)
+          MT_CHECK_TYPE(!b.is_none(), "arange() received an invalid combination of arguments - got ()");
+          end = parse_scalar(b, "end");
+        } else if (b.is_none()) {
           end = parse_scalar(a, "end");
         } else {
           start = parse_scalar(a, "start");
@@ -223,7 +226,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
         if (!c.is_none()) step = parse_scalar(c, "step");
         return o.finish("arange", arange(start, end, step, o.dtype(dtype), o.device(device)), rg);
       },
-      py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
+      py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("step") = py::none(),
+      MT_FACTORY_KW);
   m.def(
       "linspace",
       [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg, py::handle,
@@ -258,9 +262,16 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
       "randint",
-      [](py::args args, py::handle size_kw, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle, py::handle generator) {
-        // randint(high, size) or randint(low, high, size); size may come as the keyword size=
+      [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle, py::handle generator, py::handle low_kw, py::handle high_kw) {
+        // randint(high, size) or randint(low, high, size); low=, high= and size= may come as keywords, so the
+        // positional ones are put in their places first (a positional before high= is low)
+        std::vector<py::handle> args(pargs.begin(), pargs.end());
+        if (!high_kw.is_none()) {
+          size_t lows = !low_kw.is_none() ? 0 : args.size() > (size_kw.is_none() ? 1u : 0u) ? 1 : 0;
+          args.insert(args.begin() + static_cast<std::ptrdiff_t>(lows), high_kw);
+        }
+        if (!low_kw.is_none()) args.insert(args.begin(), low_kw);
         size_t n = args.size() + (size_kw.is_none() ? 0 : 1);
         MT_CHECK_TYPE(n == 2 || n == 3,
                       "randint() received an invalid combination of arguments: expected (high, size) or "
@@ -284,7 +295,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
         return set_requires_grad(
             randint(low, high, parse_size(size), parse_dtype(dtype), factory_device(device)), rg);
       },
-      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
+      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none(), py::arg("low") = py::none(),
+      py::arg("high") = py::none());
   m.def(
       "randint_like",
       [](const Tensor& self, int64_t low, py::handle high, py::handle dtype, py::handle device) {

@@ -36,6 +36,16 @@ Tensor movedim_any(const Tensor& self, py::handle src, py::handle dst) {
   };
   return movedim(self, ints(src), ints(dst));
 }
+// Sizes or dims given as *args or as the keyword PyTorch names them (t.view(size=(2, 3)),
+// t.permute(dims=...)).
+DimVector sizes_or_kw(const char* fn, const char* name, const py::args& args, py::handle kw) {
+  if (kw.is_none()) return parse_size_args(args);
+  if (args.size() != 0)
+    throw py::type_error(std::string(fn) +
+                         "() received an invalid combination of arguments - got sizes both " +
+                         "positional and as " + name + "=");
+  return parse_size(kw);
+}
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
@@ -44,13 +54,18 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 }  // namespace
 
 void init_shape(py::module_& m, TensorClass& cls) {
-  cls.def("view",
-          [](const Tensor& t, py::args shape) {
-            if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
-              return view_dtype(t, shape[0].cast<DType*>()->st);
-            return view(t, parse_size_args(shape));
-          })
-      .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
+  cls.def(
+         "view",
+         [](const Tensor& t, py::args shape, py::handle size, py::handle dtype) {
+           if (!dtype.is_none() && shape.size() == 0 && size.is_none())
+             return view_dtype(t, parse_dtype(dtype));
+           if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
+             return view_dtype(t, shape[0].cast<DType*>()->st);
+           return view(t, sizes_or_kw("view", "size", shape, size));
+         },
+         py::arg("size") = py::none(), py::arg("dtype") = py::none())
+      .def(
+          "view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); }, py::arg("other"))
       .def("resize_",
            [](const Tensor& t, py::args shape, py::kwargs) {
              resize_(t, parse_size_args(shape));
@@ -62,15 +77,24 @@ void init_shape(py::module_& m, TensorClass& cls) {
              return t;
            })
       // views only rewrite metadata and keep the GIL; reshape may copy, cat and stack always do
-      .def("reshape",
-           [](const Tensor& t, py::args shape) {
-             DimVector s = parse_size_args(shape);
-             return nogil([&] { return reshape(t, s); }, t);
-           })
-      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); })
-      .def("permute", [](const Tensor& t, py::args dims) { return permute(t, parse_size_args(dims)); })
+      .def(
+          "reshape",
+          [](const Tensor& t, py::args shape, py::handle kw) {
+            DimVector s = sizes_or_kw("reshape", "shape", shape, kw);
+            return nogil([&] { return reshape(t, s); }, t);
+          },
+          py::arg("shape") = py::none())
+      .def(
+          "reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },
+          py::arg("other"))
+      .def(
+          "permute",
+          [](const Tensor& t, py::args dims, py::handle kw) {
+            return permute(t, sizes_or_kw("permute", "dims", dims, kw));
+          },
+          py::arg("dims") = py::none())
       .def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes", &transpose)
+      .def("swapaxes", &transpose, py::arg("axis0"), py::arg("axis1"))
       .def("t", &t)
       .def_property_readonly("T",
                              [](const Tensor& x) {
@@ -92,8 +116,15 @@ void init_shape(py::module_& m, TensorClass& cls) {
           },
           py::arg("dim") = py::none())
       .def("unsqueeze", &unsqueeze, py::arg("dim"))
-      .def("expand", [](const Tensor& t, py::args sizes) { return expand(t, parse_size_args(sizes)); })
-      .def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); })
+      .def(
+          "expand",
+          [](const Tensor& t, py::args sizes, py::handle kw, bool) {
+            return expand(t, sizes_or_kw("expand", "size", sizes, kw));
+          },
+          py::arg("size") = py::none(), py::arg("implicit") = false)
+      .def(
+          "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+          py::arg("other"))
       .def("flatten", &flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def(
           "unflatten",
@@ -123,25 +154,32 @@ void init_shape(py::module_& m, TensorClass& cls) {
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
 
-  m.def("reshape", [](const Tensor& t, py::handle shape) {
-    DimVector s = parse_size(shape);
-    return nogil([&] { return reshape(t, s); }, t);
-  });
-  m.def("permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); });
-  m.def("transpose", &transpose);
-  m.def("swapaxes", &transpose);
-  m.def("t", &t);
+  m.def(
+      "reshape",
+      [](const Tensor& t, py::handle shape) {
+        DimVector s = parse_size(shape);
+        return nogil([&] { return reshape(t, s); }, t);
+      },
+      py::arg("input"), py::arg("shape"));
+  m.def(
+      "permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); },
+      py::arg("input"), py::arg("dims"));
+  m.def("transpose", &transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  m.def("swapaxes", &transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
+  m.def("t", &t, py::arg("input"));
   m.def(
       "squeeze",
       [](const Tensor& t, py::object dim) {
         return dim.is_none() ? squeeze(t) : squeeze(t, parse_dims(dim));
       },
       py::arg("input"), py::arg("dim") = py::none());
-  m.def("unsqueeze", &unsqueeze);
+  m.def("unsqueeze", &unsqueeze, py::arg("input"), py::arg("dim"));
   m.def("flatten", &flatten, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  m.def("unflatten",
-        [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); });
-  m.def("narrow", &narrow);
+  m.def(
+      "unflatten",
+      [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
+      py::arg("input"), py::arg("dim"), py::arg("sizes"));
+  m.def("narrow", &narrow, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
   m.def("select", &select_checked, py::arg("input"), py::arg("dim"), py::arg("index"));
   m.def("movedim", &movedim_any, py::arg("input"), py::arg("source"), py::arg("destination"));
   m.def("diagonal", &diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
