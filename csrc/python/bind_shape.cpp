@@ -1,4 +1,5 @@
 // View and shape-op bindings (methods and minitorch.* functions).
+#include "autograd/record.h"
 #include "ops/shape.h"
 #include "python/bind.h"
 
@@ -35,6 +36,9 @@ Tensor movedim_any(const Tensor& self, py::handle src, py::handle dst) {
     return PyLong_Check(h.ptr()) ? DimVector{h.cast<int64_t>()} : parse_dims(h);
   };
   return movedim(self, ints(src), ints(dst));
+}
+const Tensor& transpose_inplace(const Tensor& self, int64_t d0, int64_t d1) {
+  return autograd::inplace_view(self, [d0, d1](const Tensor& x) { return transpose(x, d0, d1); });
 }
 // Sizes or dims given as *args or as the keyword PyTorch names them (t.view(size=(2, 3)),
 // t.permute(dims=...)).
@@ -151,6 +155,42 @@ void init_shape(py::module_& m, TensorClass& cls) {
           [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
             return as_strided(t, parse_size(size), parse_size(stride),
                               off.is_none() ? t.storage_offset() : off.cast<int64_t>());
+          },
+          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
+      // the in-place views rewrite self's own sizes and strides once the view was made (so a bad argument
+      // leaves self as it was); autograd/views.cpp gives self the view's history and bumps its version
+      .def("t_",
+           [](const Tensor& self) {
+             MT_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(),
+                      "D");
+             return autograd::inplace_view(self, [](const Tensor& x) { return t(x); });
+           })
+      .def("transpose_", &transpose_inplace, py::arg("dim0"), py::arg("dim1"))
+      .def("swapdims_", &transpose_inplace, py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes_", &transpose_inplace, py::arg("axis0"), py::arg("axis1"))
+      .def(
+          "squeeze_",
+          [](const Tensor& self, py::object dim) {
+            if (dim.is_none())
+              return autograd::inplace_view(self, [](const Tensor& x) { return squeeze(x); });
+            DimVector dims = parse_dims(dim);
+            return autograd::inplace_view(self, [dims](const Tensor& x) { return squeeze(x, dims); });
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "unsqueeze_",
+          [](const Tensor& self, int64_t dim) {
+            return autograd::inplace_view(self, [dim](const Tensor& x) { return unsqueeze(x, dim); });
+          },
+          py::arg("dim"))
+      .def(
+          "as_strided_",
+          [](const Tensor& self, py::handle size, py::handle stride, py::object off) {
+            DimVector sz = parse_size(size), st = parse_size(stride);
+            int64_t o = off.is_none() ? self.storage_offset() : off.cast<int64_t>();
+            return autograd::inplace_view(
+                self, [sz, st, o](const Tensor& x) { return as_strided(x, sz, st, o); },
+                /*replayable=*/false);
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
 
