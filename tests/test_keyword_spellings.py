@@ -49,6 +49,8 @@ CASES = [
     ("torch.rand(size=(2, 3)).shape", (2, 3)),
     ("torch.randn(size=(2, 3)).shape", (2, 3)),
     ("t.new_zeros(size=(2, 3)).shape", (2, 3)),
+    ("t.new_empty_strided(size=(2, 3), stride=(1, 2)).stride()", (1, 2)),
+    ("torch.empty_strided(size=(2, 3), stride=(1, 2)).stride()", (1, 2)),
     ("t.flip(dims=(0,))[0, 0, 0].item()", 12.0),
     ("t.repeat(repeats=(1, 2, 1)).shape", (2, 6, 4)),
     ("t.sum(dim=1, keepdim=True).shape", (2, 1, 4)),
