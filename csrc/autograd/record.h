@@ -3,6 +3,7 @@
 // schema's `twin` rows; the generated entry points (build/<dir>/gen/generated/entries.cpp) call them when an
 // input requires grad. Composite ops (lerp, matmul, stack, split, ...) need nothing: their parts record.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -33,6 +34,12 @@ void check_inplace(const Tensor& self);
 // After self was overwritten in place with r's values: self takes r's history (a view gives its base the
 // history instead, through CopySlices).
 void take_history(const Tensor& self, const Tensor& r);
+// The in-place view ops (t_, transpose_, squeeze_, unsqueeze_, as_strided_): self takes the sizes, strides
+// and offset of view(self) and, in grad mode, its history, and its version is bumped, as PyTorch's. A leaf
+// that requires grad (or a view of one) is refused; a view stays a view of its base, its replay extended by
+// the op (`replayable` false for as_strided: replayed from its geometry relative to the base instead).
+const Tensor& inplace_view(const Tensor& self, const std::function<Tensor(const Tensor&)>& view,
+                           bool replayable = true);
 
 }  // namespace mt::autograd
 

@@ -151,6 +151,34 @@ const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tenso
   return self;
 }
 
+const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayable) {
+  check_inplace(self);
+  Tensor r = view(self);  // the entry point: in grad mode r is recorded as a view of self's root base
+  self.impl()->set_sizes_strides(r.sizes(), r.strides(), r.storage_offset());
+  self.bump_version();
+  auto* sm = self.impl()->autograd_meta();
+  auto* rm = r.impl()->autograd_meta();
+  if (sm && sm->is_view()) {
+    if (rm && rm->is_view()) {
+      sm->view_fn = rm->view_fn;
+      sm->grad_fn = rm->grad_fn;
+      sm->output_nr = rm->output_nr;
+    } else {
+      // not recorded (no_grad): the replay still has to remake the new geometry from the base
+      sm->view_fn = sm->view_fn && replayable
+                        ? ViewFn([prev = sm->view_fn, view](const Tensor& b) { return view(prev(b)); })
+                        : nullptr;
+      return self;  // the bumped version leaves its history stale: remade from the base's when next read
+    }
+    sm->attr_version = self.version();
+  } else if (rm && rm->grad_fn) {
+    // r is a view of self itself; self, not a view, only takes its node (never a base link to itself)
+    sm->grad_fn = rm->grad_fn;
+    sm->output_nr = rm->output_nr;
+  }
+  return self;
+}
+
 // ---- view ops ----
 
 namespace {

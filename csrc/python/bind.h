@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 
@@ -52,6 +54,26 @@ struct DType {
   ScalarType st;
 };
 DType* dtype_object(ScalarType st);
+
+// torch.memory_format: one singleton object per layout, so `mf is minitorch.channels_last` holds.
+enum class MemoryFormat : uint8_t { Contiguous, Preserve, ChannelsLast, ChannelsLast3d };
+struct MemoryFormatObj {
+  MemoryFormat mf;
+};
+// `fn`'s memory_format argument (None as `if_none` where the binding's default is None); TypeError in
+// PyTorch's words for anything but a memory_format.
+MemoryFormat parse_memory_format(py::handle h, const char* fn,
+                                 std::optional<MemoryFormat> if_none = std::nullopt);
+// t.is_contiguous(memory_format=): PyTorch's stride test, channels_last for 4-d tensors, channels_last_3d for
+// 5-d (false for other ranks).
+bool is_contiguous_as(const Tensor& t, MemoryFormat mf);
+// Preserve resolved for a tensor made like `t`: channels_last(_3d) when t is laid out so (and not also
+// plainly contiguous), else contiguous_format; any other format as given.
+MemoryFormat resolve_memory_format(const Tensor& t, MemoryFormat mf);
+// t itself when it is laid out as `mf` already, else a copy that is (NHWC / NDHWC strides for channels_last /
+// channels_last_3d, made by permuted contiguous() calls, so autograd records it); Preserve keeps a
+// channels-last input's layout and makes anything else contiguous, as clone/to/empty_like do.
+Tensor contiguous_as(const Tensor& t, MemoryFormat mf);
 
 // None -> Undefined; minitorch.dtype; Python bool/int/float types (as PyTorch accepts).
 ScalarType parse_dtype(py::handle h);

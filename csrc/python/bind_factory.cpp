@@ -32,7 +32,9 @@ namespace {
 using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
 // The names PyTorch's messages give each factory (template arguments need objects with linkage).
 constexpr char kEmpty[] = "empty", kZeros[] = "zeros", kOnes[] = "ones", kRand[] = "rand", kRandn[] = "randn",
-               kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros", kNewOnes[] = "new_ones";
+               kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros", kNewOnes[] = "new_ones",
+               kEmptyLike[] = "empty_like", kZerosLike[] = "zeros_like", kOnesLike[] = "ones_like",
+               kRandLike[] = "rand_like", kRandnLike[] = "randn_like";
 // size= as a keyword, after the positional sizes (py::args): pybind11 makes it keyword-only there
 #define MT_SIZE_KW py::arg("size") = py::none()
 
@@ -88,12 +90,18 @@ Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::hand
 }
 
 // like-factories: dtype/device default to the input's
-template <Filler F>
+// (memory_format=: a channels-last input, or channels_last asked for, gives a channels-last result, laid out
+// again once made: that costs only when a layout is asked for)
+template <Filler F, const char* Name>
 Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                    py::handle) {
+                    py::handle, py::handle memory_format) {
+  MemoryFormat mf = parse_memory_format(memory_format, Name, MemoryFormat::Preserve);
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  return set_requires_grad(made(self.sizes(), dev, [&] { return F(self.sizes(), dt, dev); }), rg);
+  Tensor r = made(self.sizes(), dev, [&] { return F(self.sizes(), dt, dev); });
+  mf = resolve_memory_format(self, mf);
+  if (mf != MemoryFormat::Contiguous) r = contiguous_as(r, mf);
+  return set_requires_grad(r, rg);
 }
 
 // minitorch.Generator: a Philox generator of its own, for the generator= argument of the random ops.
@@ -158,18 +166,35 @@ static void check_0d_endpoints(const char* fn, py::handle start, py::handle end)
 }
 
 void init_factory(py::module_& m, TensorClass& cls) {
-  m.def("empty", &sized_factory<empty, kEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  m.def(
+      "empty",
+      [](py::args sizes, py::handle size, py::handle dtype, py::handle device, bool rg, py::handle layout,
+         bool pin, py::handle out, py::handle memory_format) {
+        MemoryFormat mf = parse_memory_format(memory_format, "empty", MemoryFormat::Contiguous);
+        MT_CHECK(mf != MemoryFormat::Preserve, "unsupported memory format Preserve");
+        if (mf == MemoryFormat::Contiguous)
+          return sized_factory<empty, kEmpty>(std::move(sizes), size, dtype, device, rg, layout, pin, out);
+        Tensor r =
+            sized_factory<empty, kEmpty>(std::move(sizes), size, dtype, device, false, layout, pin, out);
+        return set_requires_grad(contiguous_as(r, mf), rg);
+      },
+      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("memory_format") = py::none());
   m.def("zeros", &sized_factory<zeros, kZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   m.def("ones", &sized_factory<ones, kOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   m.def("rand", &random_factory<rand, kRand>, MT_SIZE_KW, py::arg("generator") = py::none(),
         MT_FACTORY_KW_NAMES);
   m.def("randn", &random_factory<randn, kRandn>, MT_SIZE_KW, py::arg("generator") = py::none(),
         MT_FACTORY_KW_NAMES);
-  m.def("empty_like", &like_factory<empty>, py::arg("input"), MT_FACTORY_KW);
-  m.def("zeros_like", &like_factory<zeros>, py::arg("input"), MT_FACTORY_KW);
-  m.def("ones_like", &like_factory<ones>, py::arg("input"), MT_FACTORY_KW);
-  m.def("rand_like", &like_factory<rand>, py::arg("input"), MT_FACTORY_KW);
-  m.def("randn_like", &like_factory<randn>, py::arg("input"), MT_FACTORY_KW);
+  m.def("empty_like", &like_factory<empty, kEmptyLike>, py::arg("input"), MT_FACTORY_KW,
+        py::arg("memory_format") = py::none());
+  m.def("zeros_like", &like_factory<zeros, kZerosLike>, py::arg("input"), MT_FACTORY_KW,
+        py::arg("memory_format") = py::none());
+  m.def("ones_like", &like_factory<ones, kOnesLike>, py::arg("input"), MT_FACTORY_KW,
+        py::arg("memory_format") = py::none());
+  m.def("rand_like", &like_factory<rand, kRandLike>, py::arg("input"), MT_FACTORY_KW,
+        py::arg("memory_format") = py::none());
+  m.def("randn_like", &like_factory<randn, kRandnLike>, py::arg("input"), MT_FACTORY_KW,
+        py::arg("memory_format") = py::none());
   cls.def("new_empty", &new_factory<empty, kNewEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   cls.def("new_zeros", &new_factory<zeros, kNewZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   cls.def("new_ones", &new_factory<ones, kNewOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
@@ -189,13 +214,16 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def(
       "full_like",
       [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle) {
+         py::handle, py::handle memory_format) {
+        MemoryFormat mf = resolve_memory_format(
+            self, parse_memory_format(memory_format, "full_like", MemoryFormat::Preserve));
         ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
         Device dev = device.is_none() ? self.device() : parse_device(device);
         Scalar v = parse_scalar(value, "fill_value");
-        return set_requires_grad(made(self.sizes(), dev, [&] { return full(self.sizes(), v, dt, dev); }), rg);
+        Tensor r = made(self.sizes(), dev, [&] { return full(self.sizes(), v, dt, dev); });
+        return set_requires_grad(mf == MemoryFormat::Contiguous ? r : contiguous_as(r, mf), rg);
       },
-      py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW);
+      py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW, py::arg("memory_format") = py::none());
   cls.def(
       "new_full",
       [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg,
@@ -214,7 +242,10 @@ void init_factory(py::module_& m, TensorClass& cls) {
          bool, py::handle out) {
         FactoryOut o(out);
         Scalar start(int64_t(0)), end, step(int64_t(1));
-        if (b.is_none()) {
+        if (a.is_none()) {  // arange(end=5)
+          MT_CHECK_TYPE(!b.is_none(), "arange() received an invalid combination of arguments - got ()");
+          end = parse_scalar(b, "end");
+        } else if (b.is_none()) {
           end = parse_scalar(a, "end");
         } else {
           start = parse_scalar(a, "start");
@@ -223,7 +254,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
         if (!c.is_none()) step = parse_scalar(c, "step");
         return o.finish("arange", arange(start, end, step, o.dtype(dtype), o.device(device)), rg);
       },
-      py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), MT_FACTORY_KW);
+      py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("step") = py::none(),
+      MT_FACTORY_KW);
   m.def(
       "linspace",
       [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg, py::handle,
@@ -258,9 +290,16 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
       "randint",
-      [](py::args args, py::handle size_kw, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle, py::handle generator) {
-        // randint(high, size) or randint(low, high, size); size may come as the keyword size=
+      [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+         py::handle, py::handle generator, py::handle low_kw, py::handle high_kw) {
+        // randint(high, size) or randint(low, high, size); low=, high= and size= may come as keywords, so the
+        // positional ones are put in their places first (a positional before high= is low)
+        std::vector<py::handle> args(pargs.begin(), pargs.end());
+        if (!high_kw.is_none()) {
+          size_t lows = !low_kw.is_none() ? 0 : args.size() > (size_kw.is_none() ? 1u : 0u) ? 1 : 0;
+          args.insert(args.begin() + static_cast<std::ptrdiff_t>(lows), high_kw);
+        }
+        if (!low_kw.is_none()) args.insert(args.begin(), low_kw);
         size_t n = args.size() + (size_kw.is_none() ? 0 : 1);
         MT_CHECK_TYPE(n == 2 || n == 3,
                       "randint() received an invalid combination of arguments: expected (high, size) or "
@@ -284,7 +323,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
         return set_requires_grad(
             randint(low, high, parse_size(size), parse_dtype(dtype), factory_device(device)), rg);
       },
-      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none());
+      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none(), py::arg("low") = py::none(),
+      py::arg("high") = py::none());
   m.def(
       "randint_like",
       [](const Tensor& self, int64_t low, py::handle high, py::handle dtype, py::handle device) {

@@ -1,4 +1,5 @@
 // View and shape-op bindings (methods and minitorch.* functions).
+#include "autograd/record.h"
 #include "ops/shape.h"
 #include "python/bind.h"
 
@@ -36,6 +37,19 @@ Tensor movedim_any(const Tensor& self, py::handle src, py::handle dst) {
   };
   return movedim(self, ints(src), ints(dst));
 }
+const Tensor& transpose_inplace(const Tensor& self, int64_t d0, int64_t d1) {
+  return autograd::inplace_view(self, [d0, d1](const Tensor& x) { return transpose(x, d0, d1); });
+}
+// Sizes or dims given as *args or as the keyword PyTorch names them (t.view(size=(2, 3)),
+// t.permute(dims=...)).
+DimVector sizes_or_kw(const char* fn, const char* name, const py::args& args, py::handle kw) {
+  if (kw.is_none()) return parse_size_args(args);
+  if (args.size() != 0)
+    throw py::type_error(std::string(fn) +
+                         "() received an invalid combination of arguments - got sizes both " +
+                         "positional and as " + name + "=");
+  return parse_size(kw);
+}
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
@@ -44,13 +58,18 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 }  // namespace
 
 void init_shape(py::module_& m, TensorClass& cls) {
-  cls.def("view",
-          [](const Tensor& t, py::args shape) {
-            if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
-              return view_dtype(t, shape[0].cast<DType*>()->st);
-            return view(t, parse_size_args(shape));
-          })
-      .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
+  cls.def(
+         "view",
+         [](const Tensor& t, py::args shape, py::handle size, py::handle dtype) {
+           if (!dtype.is_none() && shape.size() == 0 && size.is_none())
+             return view_dtype(t, parse_dtype(dtype));
+           if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
+             return view_dtype(t, shape[0].cast<DType*>()->st);
+           return view(t, sizes_or_kw("view", "size", shape, size));
+         },
+         py::arg("size") = py::none(), py::arg("dtype") = py::none())
+      .def(
+          "view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); }, py::arg("other"))
       .def("resize_",
            [](const Tensor& t, py::args shape, py::kwargs) {
              resize_(t, parse_size_args(shape));
@@ -62,15 +81,24 @@ void init_shape(py::module_& m, TensorClass& cls) {
              return t;
            })
       // views only rewrite metadata and keep the GIL; reshape may copy, cat and stack always do
-      .def("reshape",
-           [](const Tensor& t, py::args shape) {
-             DimVector s = parse_size_args(shape);
-             return nogil([&] { return reshape(t, s); }, t);
-           })
-      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); })
-      .def("permute", [](const Tensor& t, py::args dims) { return permute(t, parse_size_args(dims)); })
+      .def(
+          "reshape",
+          [](const Tensor& t, py::args shape, py::handle kw) {
+            DimVector s = sizes_or_kw("reshape", "shape", shape, kw);
+            return nogil([&] { return reshape(t, s); }, t);
+          },
+          py::arg("shape") = py::none())
+      .def(
+          "reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },
+          py::arg("other"))
+      .def(
+          "permute",
+          [](const Tensor& t, py::args dims, py::handle kw) {
+            return permute(t, sizes_or_kw("permute", "dims", dims, kw));
+          },
+          py::arg("dims") = py::none())
       .def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes", &transpose)
+      .def("swapaxes", &transpose, py::arg("axis0"), py::arg("axis1"))
       .def("t", &t)
       .def_property_readonly("T",
                              [](const Tensor& x) {
@@ -92,8 +120,15 @@ void init_shape(py::module_& m, TensorClass& cls) {
           },
           py::arg("dim") = py::none())
       .def("unsqueeze", &unsqueeze, py::arg("dim"))
-      .def("expand", [](const Tensor& t, py::args sizes) { return expand(t, parse_size_args(sizes)); })
-      .def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); })
+      .def(
+          "expand",
+          [](const Tensor& t, py::args sizes, py::handle kw, bool) {
+            return expand(t, sizes_or_kw("expand", "size", sizes, kw));
+          },
+          py::arg("size") = py::none(), py::arg("implicit") = false)
+      .def(
+          "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+          py::arg("other"))
       .def("flatten", &flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def(
           "unflatten",
@@ -121,27 +156,70 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return as_strided(t, parse_size(size), parse_size(stride),
                               off.is_none() ? t.storage_offset() : off.cast<int64_t>());
           },
+          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
+      // the in-place views rewrite self's own sizes and strides once the view was made (so a bad argument
+      // leaves self as it was); autograd/views.cpp gives self the view's history and bumps its version
+      .def("t_",
+           [](const Tensor& self) {
+             MT_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(),
+                      "D");
+             return autograd::inplace_view(self, [](const Tensor& x) { return t(x); });
+           })
+      .def("transpose_", &transpose_inplace, py::arg("dim0"), py::arg("dim1"))
+      .def("swapdims_", &transpose_inplace, py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes_", &transpose_inplace, py::arg("axis0"), py::arg("axis1"))
+      .def(
+          "squeeze_",
+          [](const Tensor& self, py::object dim) {
+            if (dim.is_none())
+              return autograd::inplace_view(self, [](const Tensor& x) { return squeeze(x); });
+            DimVector dims = parse_dims(dim);
+            return autograd::inplace_view(self, [dims](const Tensor& x) { return squeeze(x, dims); });
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "unsqueeze_",
+          [](const Tensor& self, int64_t dim) {
+            return autograd::inplace_view(self, [dim](const Tensor& x) { return unsqueeze(x, dim); });
+          },
+          py::arg("dim"))
+      .def(
+          "as_strided_",
+          [](const Tensor& self, py::handle size, py::handle stride, py::object off) {
+            DimVector sz = parse_size(size), st = parse_size(stride);
+            int64_t o = off.is_none() ? self.storage_offset() : off.cast<int64_t>();
+            return autograd::inplace_view(
+                self, [sz, st, o](const Tensor& x) { return as_strided(x, sz, st, o); },
+                /*replayable=*/false);
+          },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
 
-  m.def("reshape", [](const Tensor& t, py::handle shape) {
-    DimVector s = parse_size(shape);
-    return nogil([&] { return reshape(t, s); }, t);
-  });
-  m.def("permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); });
-  m.def("transpose", &transpose);
-  m.def("swapaxes", &transpose);
-  m.def("t", &t);
+  m.def(
+      "reshape",
+      [](const Tensor& t, py::handle shape) {
+        DimVector s = parse_size(shape);
+        return nogil([&] { return reshape(t, s); }, t);
+      },
+      py::arg("input"), py::arg("shape"));
+  m.def(
+      "permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); },
+      py::arg("input"), py::arg("dims"));
+  m.def("transpose", &transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  m.def("swapaxes", &transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
+  m.def("t", &t, py::arg("input"));
   m.def(
       "squeeze",
       [](const Tensor& t, py::object dim) {
         return dim.is_none() ? squeeze(t) : squeeze(t, parse_dims(dim));
       },
       py::arg("input"), py::arg("dim") = py::none());
-  m.def("unsqueeze", &unsqueeze);
+  m.def("unsqueeze", &unsqueeze, py::arg("input"), py::arg("dim"));
   m.def("flatten", &flatten, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  m.def("unflatten",
-        [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); });
-  m.def("narrow", &narrow);
+  m.def(
+      "unflatten",
+      [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
+      py::arg("input"), py::arg("dim"), py::arg("sizes"));
+  m.def("narrow", &narrow, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
   m.def("select", &select_checked, py::arg("input"), py::arg("dim"), py::arg("index"));
   m.def("movedim", &movedim_any, py::arg("input"), py::arg("source"), py::arg("destination"));
   m.def("diagonal", &diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,

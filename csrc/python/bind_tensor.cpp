@@ -162,12 +162,62 @@ py::object tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, siz
   return l;
 }
 
+MemoryFormatObj memory_formats[] = {{MemoryFormat::Contiguous},
+                                    {MemoryFormat::Preserve},
+                                    {MemoryFormat::ChannelsLast},
+                                    {MemoryFormat::ChannelsLast3d}};
+const char* memory_format_name(MemoryFormat mf) {
+  static const char* names[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"};
+  return names[static_cast<int>(mf)];
+}
+py::object memory_format_object(MemoryFormat mf) {
+  return py::cast(&memory_formats[static_cast<int>(mf)], py::return_value_policy::reference);
+}
+
+// The dims of a 4-d (5-d) tensor from the outermost stride to the innermost in channels-last order (N, H, W,
+// C / N, D, H, W, C) and the permutation back.
+const int64_t kToNhwc[] = {0, 2, 3, 1}, kFromNhwc[] = {0, 3, 1, 2};
+const int64_t kToNdhwc[] = {0, 2, 3, 4, 1}, kFromNdhwc[] = {0, 4, 1, 2, 3};
+
+void check_rank(const Tensor& t, MemoryFormat mf) {
+  if (mf == MemoryFormat::ChannelsLast)
+    MT_CHECK(t.dim() == 4, "required rank 4 tensor to use channels_last format");
+  if (mf == MemoryFormat::ChannelsLast3d)
+    MT_CHECK(t.dim() == 5, "required rank 5 tensor to use channels_last_3d format");
+}
+
+// The strides of a dense tensor of these sizes laid out as channels_last(_3d).
+DimVector layout_strides(IntArrayRef sizes, MemoryFormat mf) {
+  const int64_t* order = mf == MemoryFormat::ChannelsLast ? kToNhwc : kToNdhwc;
+  DimVector st(sizes.size());
+  int64_t expected = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    st[order[i]] = expected;
+    expected *= sizes[order[i]];
+  }
+  return st;
+}
+
+// A copy of t laid out as mf (Preserve resolved first), always a new tensor, as clone(memory_format=).
+Tensor clone_as(const Tensor& t, MemoryFormat mf) {
+  mf = resolve_memory_format(t, mf);
+  check_rank(t, mf);
+  if (mf == MemoryFormat::Contiguous) return clone(t);
+  bool cl = mf == MemoryFormat::ChannelsLast;
+  IntArrayRef to(cl ? kToNhwc : kToNdhwc, cl ? 4 : 5), back(cl ? kFromNhwc : kFromNdhwc, cl ? 4 : 5);
+  // an empty tensor's clone keeps its strides (PyTorch's too), so they are set rather than copied
+  if (t.numel() == 0) return as_strided(clone(t), t.sizes(), layout_strides(t.sizes(), mf), 0);
+  // the permuted tensor's clone is contiguous: channels-last strides once permuted back
+  return permute(clone(permute(t, to)), back);
+}
+
 // Parses Tensor.to's overloads: to(dtype), to(device, dtype=None), to(other), with non_blocking/copy
 // keywords.
 Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
   ScalarType dtype = ScalarType::Undefined;
   Device device = self.device();
   bool copy = false, non_blocking = false;
+  MemoryFormat mf = MemoryFormat::Preserve;
   int bools_seen = 0;  // to(device, dtype, non_blocking, copy): trailing positional bools, in that order
   for (py::handle a : args) {
     if (PyBool_Check(a.ptr())) {
@@ -195,16 +245,65 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
     else if (k == "non_blocking")
       non_blocking = kv.second.cast<bool>();
     else if (k == "memory_format")
-      continue;
+      mf = parse_memory_format(kv.second, "to", MemoryFormat::Preserve);
     else
       throw py::type_error("to() got an unexpected keyword argument '" + k + "'");
   }
   // a device copy may wait for the GPU; a conversion of a big tensor is a pass over its memory
-  return nogil_if(worth_releasing(self) || !device.is_cpu(),
-                  [&] { return to(self, dtype, device, copy, non_blocking); });
+  Tensor r = nogil_if(worth_releasing(self) || !device.is_cpu(),
+                      [&] { return to(self, dtype, device, copy, non_blocking); });
+  if (mf == MemoryFormat::Preserve) {
+    // a conversion keeps a channels-last input's layout; anything else is as `to` made it
+    if (r.is_same(self) || self.is_contiguous()) return r;
+    mf = resolve_memory_format(self, mf);
+  }
+  // PyTorch's `to` keeps a tensor whose strides are already the format's (not merely compatible with it: a
+  // 3x2x1x1 weight is contiguous either way, and to(channels_last) still gives it strides (2, 1, 2, 2))
+  if (mf == MemoryFormat::Contiguous) return contiguous(r);
+  check_rank(r, mf);
+  return r.strides() == layout_strides(r.sizes(), mf) ? r : clone_as(r, mf);
 }
 
 }  // namespace
+
+MemoryFormat parse_memory_format(py::handle h, const char* fn, std::optional<MemoryFormat> if_none) {
+  if (h.is_none() && if_none) return *if_none;
+  if (!py::isinstance<MemoryFormatObj>(h))
+    throw py::type_error(std::string(fn) + "(): argument 'memory_format' must be torch.memory_format, not " +
+                         py::str(py::type::of(h).attr("__name__")).cast<std::string>());
+  return h.cast<MemoryFormatObj*>()->mf;
+}
+
+bool is_contiguous_as(const Tensor& t, MemoryFormat mf) {
+  if (mf == MemoryFormat::Contiguous || mf == MemoryFormat::Preserve) return t.is_contiguous();
+  const bool cl = mf == MemoryFormat::ChannelsLast;
+  if (t.dim() != (cl ? 4 : 5)) return false;
+  // PyTorch's test, size-1 dims skipped: the strides grow from C outwards in the order N, H, W, C
+  const int64_t* order = cl ? kToNhwc : kToNdhwc;
+  int64_t expected = 1;
+  for (int64_t i = t.dim() - 1; i >= 0; --i) {
+    int64_t d = order[i];
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+MemoryFormat resolve_memory_format(const Tensor& t, MemoryFormat mf) {
+  if (mf != MemoryFormat::Preserve || t.is_contiguous())
+    return mf == MemoryFormat::Preserve ? MemoryFormat::Contiguous : mf;
+  if (is_contiguous_as(t, MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
+  if (is_contiguous_as(t, MemoryFormat::ChannelsLast3d)) return MemoryFormat::ChannelsLast3d;
+  return MemoryFormat::Contiguous;
+}
+
+Tensor contiguous_as(const Tensor& t, MemoryFormat mf) {
+  mf = resolve_memory_format(t, mf);
+  check_rank(t, mf);
+  if (is_contiguous_as(t, mf)) return t;
+  return clone_as(t, mf);
+}
 
 Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
@@ -242,6 +341,13 @@ std::shared_ptr<TensorImpl> tensor_init(const py::args& args, const py::kwargs& 
 }
 
 void init_tensor(py::module_& m, TensorClass& cls) {
+  py::class_<MemoryFormatObj>(m, "memory_format")
+      .def("__repr__",
+           [](const MemoryFormatObj& f) { return std::string("torch.") + memory_format_name(f.mf); })
+      .def("__reduce__", [](const MemoryFormatObj& f) { return std::string(memory_format_name(f.mf)); });
+  for (auto mf : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                  MemoryFormat::ChannelsLast3d})
+    m.attr(memory_format_name(mf)) = memory_format_object(mf);
   cls.def(py::init(&tensor_init));
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def(
@@ -285,8 +391,11 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           "imag", [](const Tensor& t) { return imag(t); },
           [](const Tensor& t, py::handle v) { copy_(imag(t), to_operand(v, "value")); })
       .def(
-          "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
-          py::arg("memory_format") = py::none())
+          "is_contiguous",
+          [](const Tensor& t, py::handle mf) {
+            return is_contiguous_as(t, parse_memory_format(mf, "is_contiguous"));
+          },
+          py::arg("memory_format") = memory_format_object(MemoryFormat::Contiguous))
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       // 0 for a meta tensor, as PyTorch's
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.unchecked_data_ptr()); })
@@ -340,10 +449,13 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("to", &tensor_to)
       .def(
           "cpu",
-          [](py::object self, py::object) -> py::object {
+          [](py::object self, py::handle memory_format) -> py::object {
             Tensor t = self.cast<Tensor>();
-            if (t.device().is_cpu()) return self;
-            return py::cast(nogil([&] { return to(t, t.dtype(), Device(DeviceType::CPU)); }));
+            MemoryFormat mf = parse_memory_format(memory_format, "cpu", MemoryFormat::Preserve);
+            if (t.device().is_cpu())
+              return mf == MemoryFormat::Preserve ? self : py::cast(contiguous_as(t, mf));
+            Tensor r = nogil([&] { return to(t, t.dtype(), Device(DeviceType::CPU)); });
+            return py::cast(contiguous_as(r, resolve_memory_format(t, mf)));
           },
           py::arg("memory_format") = py::none())
       .def(
@@ -365,10 +477,21 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           },
           py::arg("dtype") = py::none())
       .def(
-          "contiguous", [](const Tensor& t, py::object) { return nogil([&] { return contiguous(t); }, t); },
-          py::arg("memory_format") = py::none())
+          "contiguous",
+          [](const Tensor& t, py::handle memory_format) {
+            MemoryFormat mf = parse_memory_format(memory_format, "contiguous");
+            // preserve_format is refused only when there is something to lay out, as PyTorch's
+            MT_CHECK(mf != MemoryFormat::Preserve || t.is_contiguous(),
+                     "preserve memory format is unsupported by the contiguous operator");
+            return nogil([&] { return contiguous_as(t, mf); }, t);
+          },
+          py::arg("memory_format") = memory_format_object(MemoryFormat::Contiguous))
       .def(
-          "clone", [](const Tensor& t, py::object) { return nogil([&] { return clone(t); }, t); },
+          "clone",
+          [](const Tensor& t, py::handle memory_format) {
+            MemoryFormat mf = parse_memory_format(memory_format, "clone", MemoryFormat::Preserve);
+            return nogil([&] { return clone_as(t, mf); }, t);
+          },
           py::arg("memory_format") = py::none())
       .def("copy_", nogil_fn(+[](const Tensor& t, const Tensor& src, bool nb) { return copy_(t, src, nb); }),
            py::arg("src"), py::arg("non_blocking") = false)

@@ -13,8 +13,11 @@ from minitorch._C import (  # noqa: F401
     bfloat16,
     bool,
     can_cast,
+    channels_last,
+    channels_last_3d,
     complex64,
     complex128,
+    contiguous_format,
     device,
     dtype,
     float16,
@@ -28,6 +31,8 @@ from minitorch._C import (  # noqa: F401
     int16,
     int32,
     int64,
+    memory_format,
+    preserve_format,
     promote_types,
     result_type,
     seed,
@@ -71,6 +76,7 @@ for _m in (
 ):
     globals().update({_n: _argcheck.translating(getattr(_m, _n), _n) for _n in _m.__all__})
 from minitorch._tensor import _install_tensor_methods
+from minitorch._storage import TypedStorage, UntypedStorage  # noqa: F401
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch.serialization import load, save  # noqa: F401
 from minitorch.utils.dlpack import from_dlpack  # noqa: F401

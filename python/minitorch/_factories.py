@@ -58,18 +58,42 @@ def logspace(
     return _write_out(r, out)
 
 
-def empty_strided(
-    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
-):
-    """An uninitialized tensor with the given sizes and strides, over storage just large enough for them."""
-    size, stride = tuple(size), tuple(stride)
+def _int_tuple(fname, name, pos, value):
+    """A size or stride argument as a tuple of ints, with PyTorch's TypeError for anything else."""
+    if isinstance(value, (tuple, list)) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        return tuple(value)
+    raise TypeError(
+        f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(value).__name__}"
+    )
+
+
+def _empty_strided(fname, size, stride, dtype, layout, device, requires_grad, pin_memory):
+    size, stride = _int_tuple(fname, "size", 1, size), _int_tuple(fname, "stride", 2, stride)
     if len(size) != len(stride):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
         )
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}"
+        )
     n = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    r = _C.empty(n, dtype=dtype, device=device).as_strided(size, stride)
+    # made under no_grad: the result is a fresh tensor, not a view of the flat buffer under it
+    with grad_mode.no_grad():
+        r = _C.empty(n, dtype=dtype, device=device).as_strided(size, stride)
     return r.requires_grad_(True) if requires_grad else r
+
+
+def empty_strided(
+    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """An uninitialized tensor with the given sizes and strides, over storage just large enough for them."""
+    return _empty_strided("empty_strided", size, stride, dtype, layout, device, requires_grad, pin_memory)
 
 
 def _is_numpy(obj):

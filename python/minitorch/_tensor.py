@@ -2,7 +2,17 @@
 
 import numpy as np
 
-from minitorch import _C, _argcheck, _composite_math, _composite_shape, _predicates, _random, autograd
+from minitorch import (
+    _C,
+    _argcheck,
+    _composite_math,
+    _composite_shape,
+    _factories,
+    _predicates,
+    _random,
+    _storage,
+    autograd,
+)
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import dtype_name
 from minitorch._tensor_str import tensor_repr
@@ -78,6 +88,32 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def _converter(name, dtype):
+    def convert(self, memory_format=_C.preserve_format):
+        return self.to(dtype, memory_format=memory_format)
+
+    convert.__name__ = convert.__qualname__ = name
+    return convert
+
+
+def new_empty_strided(
+    self, size, stride=None, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """empty_strided with this tensor's dtype and device unless given (Tensor.new_empty_strided)."""
+    if stride is None:
+        raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
+    return _factories._empty_strided(
+        "new_empty_strided",
+        size,
+        stride,
+        self.dtype if dtype is None else dtype,
+        layout,
+        self.device if device is None else device,
+        requires_grad,
+        pin_memory,
+    )
+
+
 def _install_tensor_methods(cls):
     cls.backward = _backward
     cls.register_hook = _register_hook
@@ -90,16 +126,22 @@ def _install_tensor_methods(cls):
     cls.__array_priority__ = 1000  # ndarray (op) tensor defers to Tensor's reflected operators
     cls.__reduce__ = _reduce
     cls.__module__ = "minitorch"
-    cls.float = lambda self: self.to(_C.float32)
-    cls.double = lambda self: self.to(_C.float64)
-    cls.half = lambda self: self.to(_C.float16)
-    cls.bfloat16 = lambda self: self.to(_C.bfloat16)
-    cls.long = lambda self: self.to(_C.int64)
-    cls.int = lambda self: self.to(_C.int32)
-    cls.short = lambda self: self.to(_C.int16)
-    cls.char = lambda self: self.to(_C.int8)
-    cls.byte = lambda self: self.to(_C.uint8)
-    cls.bool = lambda self: self.to(_C.bool)
+    for name, dt in (
+        ("float", _C.float32),
+        ("double", _C.float64),
+        ("half", _C.float16),
+        ("bfloat16", _C.bfloat16),
+        ("long", _C.int64),
+        ("int", _C.int32),
+        ("short", _C.int16),
+        ("char", _C.int8),
+        ("byte", _C.uint8),
+        ("bool", _C.bool),
+    ):
+        setattr(cls, name, _converter(name, dt))
+    cls.untyped_storage = _storage.untyped_storage
+    cls.storage = _storage.storage
+    cls.new_empty_strided = new_empty_strided
     cls.type_as = _type_as
     cls.new_tensor = _new_tensor
     cls.repeat_interleave = repeat_interleave

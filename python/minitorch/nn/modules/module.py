@@ -72,12 +72,12 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from Module.to's overloads: to(device), to(dtype), to(tensor),
-    to(device, dtype), keywords device=/dtype=/non_blocking=."""
+    """(device, dtype, non_blocking, memory_format) from Module.to's overloads: to(device), to(dtype),
+    to(tensor), to(device, dtype), keywords device=/dtype=/non_blocking=/memory_format=."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: unexpected {sorted(kwargs)}")
     rest = list(args)
@@ -98,7 +98,7 @@ def _parse_to(*args, **kwargs):
         raise TypeError(
             f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
         )
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
 
 
 class Module:
@@ -511,7 +511,7 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
 
         if dtype is not None and dtype.is_complex:
             warnings.warn(
@@ -523,6 +523,14 @@ class Module:
             )
 
         def convert(t):
+            # a layout applies to the 4-d and 5-d tensors only (conv weights), as PyTorch's
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(
+                    device=device if device is not None else t.device,
+                    dtype=dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) else None,
+                    non_blocking=non_blocking,
+                    memory_format=memory_format,
+                )
             # complex tensors follow a dtype too (to a real one with the cast's warning), as PyTorch
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 return t.to(
