@@ -2351,3 +2351,61 @@ def test_nextafter_gradient_is_pytorchs():
     np.testing.assert_array_equal(gy.numpy(), [0.0, 0.0, 0.0, 0.0])
     (gb,) = T.autograd.grad(T.nextafter(x[:2], T.tensor(3.0, dtype=T.float64)).sum(), x)
     np.testing.assert_array_equal(gb.numpy(), [1.0, 1.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "call, exc, text",
+    [
+        (
+            lambda T: T.tensordot(T.ones(2), T.ones(2), 2.5),
+            RuntimeError,
+            "tensordot expects dims to be int or tuple",
+        ),
+        (
+            lambda T: T.binomial(T.ones(3), 0.5),
+            TypeError,
+            "argument 'prob' (position 2) must be Tensor, not float",
+        ),
+        (
+            lambda T: T.ones(3).put_(T.tensor([0]), 3),
+            TypeError,
+            "argument 'source' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda T: T.lu_unpack(T.ones(4), 3),
+            TypeError,
+            "argument 'LU_pivots' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda T: T.orgqr(T.ones(3), []),
+            TypeError,
+            "argument 'input2' (position 2) must be Tensor, not list",
+        ),
+        (lambda T: T.ones(4, 3).take_along_dim(T.tensor([[1]]), True), TypeError, "must be int, not bool"),
+        (
+            lambda T: T.ones(3).select_scatter(T.tensor(2.0), 0, False),
+            TypeError,
+            "argument 'index' (position 3) must be int",
+        ),
+        (
+            lambda T: T.ones(2).masked_scatter(T.ones(2, dtype=T.bool), True),
+            TypeError,
+            "must be Tensor, not bool",
+        ),
+        (
+            lambda T: T.unique_consecutive(T.tensor(9.0), dim=-1),
+            IndexError,
+            "Dimension specified as -1 but tensor has no",
+        ),
+        (
+            lambda T: T.meshgrid(T.ones(2), T.ones(2), "a"),
+            TypeError,
+            "expected Tensor as element 2 in argument 0, but got str",
+        ),
+    ],
+)
+def test_argument_kinds_of_composites_seed_2301(call, exc, text):
+    """exception classes that differed from PyTorch's in fuzz seeds 2301/2302: the composites now check their
+    arguments as PyTorch's parser does (on failure only, where the check would cost a valid call time)"""
+    with pytest.raises(exc, match=re.escape(text)):
+        call(minitorch)

@@ -1253,6 +1253,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim is not None and (type(dim) is builtins.bool or not isinstance(dim, numbers.Integral)):
         raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not {_argcheck._type_name(dim)}")
     if dim is not None:
+        if input.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return _unique_dim(input, dim, False, return_inverse, return_counts)
     with _NoGrad():
         values, inverse, counts = _unique_flat(input.reshape(-1), False, return_inverse, return_counts, None)

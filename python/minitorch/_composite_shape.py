@@ -181,6 +181,9 @@ def meshgrid(*tensors, indexing=None):
     tensors = _as_list(tensors)
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_argcheck._type_name(t)}")
     indexing = "ij" if indexing is None else indexing
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
@@ -487,6 +490,7 @@ def argwhere(input):
 # ---- gathers
 
 
+@_argcheck.parses("Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None")
 def take_along_dim(input, indices, dim=None):
     """Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
     flattened input when dim is None, as numpy.take_along_axis."""
@@ -603,6 +607,11 @@ def tensordot(a, b, dims=2, out=None):
     dims=(dims_a, dims_b)."""
     if isinstance(dims, _C.Tensor):
         dims = dims.item() if dims.dim() == 0 else dims.tolist()
+    if not isinstance(dims, (numbers.Integral, list, tuple)):
+        raise RuntimeError(
+            "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two "
+            f"lists, but got dims={dims}"
+        )
     if isinstance(dims, numbers.Integral):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -853,6 +862,7 @@ def _check_slice_src(src, slice_shape):
         )
 
 
+@_argcheck.parses("Tensor input, Tensor src, int dim, int index")
 def select_scatter(input, src, dim, index):
     """`input` with its slice input.select(dim, index) replaced by `src` (out of place)."""
     d = _wrap(dim, input.dim())
@@ -1163,6 +1173,7 @@ def _masked_scatter(input, mask, source):
     return _ops.where(mask, taken, input)
 
 
+@_argcheck.parses("Tensor input, Tensor mask, Tensor source", upfront=False)
 def masked_scatter(input, mask, source):
     """`input` with its positions where `mask` is True (broadcast) filled, in order, from `source`'s elements."""
     _check_mask(input, mask, source)
@@ -1209,6 +1220,7 @@ def put(input, index, source, accumulate=False):
     return flat.view(input.shape)
 
 
+@_argcheck.parses("Tensor index, Tensor source, bool accumulate=False", method=True, upfront=False)
 def put_(self, index, source, accumulate=False):
     """In-place put."""
     return _inplace(self, put(self, index, source, accumulate))

@@ -514,6 +514,7 @@ def poisson(input, generator=None):
     return _poisson_sample(input)
 
 
+@_argcheck.parses("Tensor count, Tensor prob, Generator? generator=None", upfront=False)
 def binomial(count, prob, generator=None):
     """Binomial(count, prob) draws (broadcast), as torch.binomial: counts below 0 draw 0; no gradient."""
     if not count.dtype.is_floating_point:

@@ -333,6 +333,10 @@ def lu_factor(A, *, pivot=True, out=None):
     return _LU_FACTOR((LU, piv))
 
 
+@_argcheck.parses(
+    "Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[]? out=None",
+    upfront=False,
+)
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """(P, L, U) from lu_factor's result: A = P @ L @ U."""
     m, n = LU_data.shape[-2], LU_data.shape[-1]
@@ -1415,6 +1419,7 @@ def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
     return lu_solve(LU_data, LU_pivots, b, out=out)
 
 
+@_argcheck.parses("Tensor input, Tensor input2", upfront=False)
 def orgqr(input, tau):
     """torch.orgqr: linalg.householder_product."""
     return householder_product(input, tau)
