@@ -1,10 +1,10 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod, remainder and erfinv, and log and log1p, which the table takes when the build has
-// no SLEEF (exp is in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 +
-// 0.01 ulp, which short double polynomials give without tables or gathers; double's range also holds every
-// float subnormal and overflow as a normal number, so the final conversion rounds once, subnormal results
-// included (no flush to zero).
+// cos, atan, atan2, fmod, remainder and erfinv, and log, log1p, exp2, expm1, log2, log10, tan, asin, acos and
+// pow, which the table takes when the build has no SLEEF (exp is in float: avx2_math.h). A float result needs
+// ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
+// gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
+// conversion rounds once, subnormal results included (no flush to zero).
 #pragma once
 
 namespace {
@@ -270,6 +270,182 @@ static inline VF log1p_f32_own(VF x) {
     return (v < 1.862645149230957e-09) & (v > -1.862645149230957e-09) ? v : r;
   });
   return log_special(x + 1.0f, r);  // x + 1 > 0 for every x > -1 that is a float
+}
+
+// ---- float32 exp2, expm1, log2, log10, tan, asin, acos and pow through double (AVX2 without SLEEF ran the C
+// library element by element for these). Each keeps the double result within ~1e-12 relative of the
+// function, so the one rounding to float is the correct one except within ~1e-4 ulp of a midpoint.
+
+// log m for x = 2^e m > 0 finite, m in [sqrt(1/2), sqrt(2)) (log_d_for_f32's split), by the atanh series to
+// s^(2K-1): truncation s^2K / (2K + 1) relative, s^2 <= 0.0295, 3e-14 for K = 8 (log2, log10 and pow need
+// more than log's 5e-11: pow multiplies the log by y, and log2/log10 of x near 1 should round as glibc's)
+template <int K>
+static inline VD log_m_d(VD x, VD& e) {
+  const VLD b = bits_as<VLD>(x);
+  VD m = bits_as<VD>((b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
+  e = bits_as<VD>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
+  const auto big = m > 1.4142135623730951;
+  m = big ? m * 0.5 : m;
+  e = big ? e + 1.0 : e;
+  const VD s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  VD p = VD{} + 1.0 / (2 * K - 1);
+  for (int j = K - 2; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
+  return 2.0 * s * p;
+}
+
+// 2^t for a double t: t clamped to +-200 (float results are inf or 0 beyond either way; NaN fails both
+// comparisons and stays), n = rint(t) by the 1.5 * 2^52 shift, f = t - n exact, |f| <= 1/2, 2^f = exp(u), u
+// = f ln2, by its Taylor series to u^10 (truncation (ln2/2)^11 / 11! = 2e-13 relative), 2^n put into the
+// exponent field (a normal double for |n| <= 200, so float subnormal results round only at the conversion).
+static inline VD exp2_d_for_f32(VD t) {
+  t = t > 200.0 ? 200.0 : t;
+  t = t < -200.0 ? -200.0 : t;
+  const VD shift = VD{} + 6755399441055744.0;
+  const VD k = t + shift;
+  const VD u = (t - (k - shift)) * 0.6931471805599453;
+  VD p = VD{} + 1.0 / 3628800;
+  p = p * u + 1.0 / 362880;
+  p = p * u + 1.0 / 40320;
+  p = p * u + 1.0 / 5040;
+  p = p * u + 1.0 / 720;
+  p = p * u + 1.0 / 120;
+  p = p * u + 1.0 / 24;
+  p = p * u + 1.0 / 6;
+  p = p * u + 0.5;
+  p = p * u + 1.0;
+  p = p * u + 1.0;
+  const VLD n = bits_as<VLD>(k) - bits_as<VLD>(shift);
+  return p * bits_as<VD>((n + 1023) << 52);
+}
+static inline VF exp2_f32_own(VF x) {
+  return f32_via_f64(x, exp2_d_for_f32);
+}
+
+// expm1: |x| < 0.35 by its Taylor series to x^11 (truncation 0.35^11 / 12! = 2e-14 relative), written x (1 +
+// x P(x)) so -0 stays -0 and tiny x give x; above, 2^(x log2 e) - 1, where the result is at least 0.29 in
+// magnitude, so the subtraction loses nothing that matters (x log2 e's rounding moves the result by 3e-14
+// relative). Overflow past 88.72 happens at the conversion to float, exactly where the true result passes
+// FLT_MAX; -inf gives -1, NaN stays NaN.
+static inline VD expm1_d_for_f32(VD x) {
+  VD p = VD{} + 1.0 / 479001600;
+  p = p * x + 1.0 / 39916800;
+  p = p * x + 1.0 / 3628800;
+  p = p * x + 1.0 / 362880;
+  p = p * x + 1.0 / 40320;
+  p = p * x + 1.0 / 5040;
+  p = p * x + 1.0 / 720;
+  p = p * x + 1.0 / 120;
+  p = p * x + 1.0 / 24;
+  p = p * x + 1.0 / 6;
+  p = p * x + 0.5;
+  const VD small = x * _mm256_fmadd_pd(x, p, VD{} + 1.0);
+  const VD big = exp2_d_for_f32(x * 1.4426950408889634) - 1.0;
+  return (x < 0.35) & (x > -0.35) ? small : big;
+}
+static inline VF expm1_f32_own(VF x) {
+  return f32_via_f64(x, expm1_d_for_f32);
+}
+
+// log2 = e + log(m) log2(e) and log10 = e log10(2) + log(m) log10(e): exact for powers of two (log2) and
+// within 1e-13 relative otherwise; log's special values (log_special)
+template <bool kTen>
+static inline VD log2or10_d_for_f32(VD x) {
+  VD e;
+  const VD l = log_m_d<8>(x, e);
+  return kTen ? e * 0.30102999566398120 + l * 0.43429448190325182 : e + l * 1.4426950408889634;
+}
+template <bool kTen>
+static inline VF log2or10_f32_own(VF x) {
+  const VF safe = x > 0.0f && x < __builtin_inff() ? x : 1.0f;
+  return log_special(x, f32_via_f64(safe, log2or10_d_for_f32<kTen>));
+}
+
+// tan: x = n pi/2 + r as sincos_d_for_f32 (|r| <= pi/4, the same two FMAs, valid for |x| <= 2^20), sin r and
+// cos r by their Taylor series (to r^13 and r^14: truncation 3e-14 and 1e-15 relative), tan x = sin r / cos r
+// for even n, -cos r / sin r for odd n (one division); +-0 give themselves.
+static inline VD tan_d_for_f32(VD x) {
+  const VD shift = VD{} + 6755399441055744.0;
+  const VD t = _mm256_fmadd_pd(x, VD{} + 0.6366197723675814, shift);
+  const VD n = t - shift;
+  VD r = _mm256_fnmadd_pd(n, VD{} + 1.5707963267948966, x);
+  r = _mm256_fnmadd_pd(n, VD{} + 6.123233995736766e-17, r);
+  const VD z = r * r;
+  VD ps = VD{} + 1.0 / 6227020800;
+  ps = ps * z - 1.0 / 39916800;
+  ps = ps * z + 1.0 / 362880;
+  ps = ps * z - 1.0 / 5040;
+  ps = ps * z + 1.0 / 120;
+  ps = ps * z - 1.0 / 6;
+  const VD s = _mm256_fmadd_pd(r * z, ps, r);
+  VD pc = VD{} - 1.0 / 87178291200;
+  pc = pc * z + 1.0 / 479001600;
+  pc = pc * z - 1.0 / 3628800;
+  pc = pc * z + 1.0 / 40320;
+  pc = pc * z - 1.0 / 720;
+  pc = pc * z + 1.0 / 24;
+  pc = pc * z - 0.5;
+  const VD c = _mm256_fmadd_pd(z, pc, VD{} + 1.0);
+  const auto odd = (bits_as<VLD>(t) & 1) != 0;
+  const VD q = (odd ? -c : s) / (odd ? s : c);
+  return x == 0.0 ? x : q;  // r z (-1/6 + ...) is +0 for r = -0, and -0 + +0 = +0
+}
+// lanes beyond 2^20 (and inf, NaN) take `wide` (SLEEF's or the C library's), lane by lane, as sin and cos
+template <typename F>
+static inline VF tan_f32_own(VF x, F wide) {
+  const VF ax = x < 0.0f ? -x : x;
+  const auto ok = ax <= 1048576.0f;
+  const VF r = f32_via_f64(ok ? x : 0.0f, tan_d_for_f32);
+  if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) == 0xff) return r;
+  return ok ? r : wide(x);
+}
+
+// asin x = atan(x / sqrt((1 - x)(1 + x))) and acos x = 2 atan(sqrt((1 - x) / (1 + x))), atan_d_for_f32's
+// kernel (3e-12 relative): 1 - x and 1 + x are exact in double, so the arguments carry a few double roundings
+// and no cancellation near |x| = 1 (where 1 - x^2 would lose the bits of a float x), and atan's condition
+// number is at most 1. asin(+-1) = atan(+-inf) = +-pi/2, acos(-1) = 2 atan(inf) = pi, acos(1) = +0; |x| > 1
+// takes the square root of a negative number (or inf / -inf) and gives NaN, as NaN does; asin keeps -0.
+static inline VD asin_d_for_f32(VD x) {
+  return atan_d_for_f32(x / _mm256_sqrt_pd((1.0 - x) * (1.0 + x)));
+}
+static inline VD acos_d_for_f32(VD x) {
+  return 2.0 * atan_d_for_f32(_mm256_sqrt_pd((1.0 - x) / (1.0 + x)));
+}
+static inline VF asin_f32_own(VF x) {
+  return f32_via_f64(x, asin_d_for_f32);
+}
+static inline VF acos_f32_own(VF x) {
+  return f32_via_f64(x, acos_d_for_f32);
+}
+
+// pow(x, y) = +-2^(y log2|x|) in double: log2|x| within 2e-16 relative (log_m_d<9>), so y log2|x| is within
+// 5e-14 of the truth wherever the result is a finite non-zero float (|y log2|x|| < 150), and 2^t adds 2e-13:
+// one rounding to float, within 0.5 + 1e-5 ulp (a result that is a float midpoint, 257^3, may round either
+// way). C99's special cases: log2 of 0 and inf are -inf and inf, so y log2|x| gives the zeros and infinities
+// of pow(+-0, y), pow(+-inf, y), pow(|x| < 1 or > 1, +-inf); the sign is x's where y is an odd integer (-0
+// included); a finite negative x with a non-integer y gives NaN; y = 0, x = 1 and x = -1 with y = +-inf give
+// 1, NaN operands included; any other NaN flows through.
+static inline VD pow_d_for_f32(VD x, VD y) {
+  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
+  const VD ax = bits_as<VD>(bits_as<VLD>(x) & ~sign);
+  const double inf = __builtin_inf();
+  VD e;
+  const VD l = log_m_d<9>((ax > 0.0) & (ax < inf) ? ax : 1.0, e);
+  VD l2 = e + l * 1.4426950408889634;
+  l2 = ax == 0.0 ? -inf : l2;
+  l2 = ax == inf ? inf : l2;
+  l2 = ax != ax ? ax : l2;
+  VD r = exp2_d_for_f32(y * l2);
+  const VD ry = _mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const VD hy = y * 0.5;
+  const auto yint = ry == y;  // +-inf counts as an even integer
+  const auto yodd = yint & (_mm256_round_pd(hy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) != hy);
+  r = bits_as<VD>(bits_as<VLD>(r) | (bits_as<VLD>(x) & sign & bits_as<VLD>(yodd)));
+  r = (x < 0.0) & (x > -inf) & !yint ? __builtin_nan("") : r;
+  r = (y == 0.0) | (x == 1.0) | ((x == -1.0) & ((y == inf) | (y == -inf))) ? 1.0 : r;
+  return r;
+}
+static inline VF pow_f32_own(VF x, VF y) {
+  return f32_via_f64(x, y, pow_d_for_f32);
 }
 
 }  // namespace
