@@ -295,25 +295,23 @@ static inline VD log_m_d(VD x, VD& e) {
 
 // 2^t for a double t: t clamped to +-200 (float results are inf or 0 beyond either way; NaN fails both
 // comparisons and stays), n = rint(t) by the 1.5 * 2^52 shift, f = t - n exact, |f| <= 1/2, 2^f = exp(u), u
-// = f ln2, by its Taylor series to u^10 (truncation (ln2/2)^11 / 11! = 2e-13 relative), 2^n put into the
-// exponent field (a normal double for |n| <= 200, so float subnormal results round only at the conversion).
+// = f ln2, by its Taylor series to u^9 (truncation (ln2/2)^10 / 10! = 7e-12 relative, 1e-4 float ulp) in
+// Estrin's order (pairs, then u^2, u^4, u^8: a short dependency chain, as the loop is latency-bound), 2^n put
+// into the exponent field (a normal double for |n| <= 200, so float subnormal results round only at the
+// conversion).
 static inline VD exp2_d_for_f32(VD t) {
   t = t > 200.0 ? 200.0 : t;
   t = t < -200.0 ? -200.0 : t;
   const VD shift = VD{} + 6755399441055744.0;
   const VD k = t + shift;
   const VD u = (t - (k - shift)) * 0.6931471805599453;
-  VD p = VD{} + 1.0 / 3628800;
-  p = p * u + 1.0 / 362880;
-  p = p * u + 1.0 / 40320;
-  p = p * u + 1.0 / 5040;
-  p = p * u + 1.0 / 720;
-  p = p * u + 1.0 / 120;
-  p = p * u + 1.0 / 24;
-  p = p * u + 1.0 / 6;
-  p = p * u + 0.5;
-  p = p * u + 1.0;
-  p = p * u + 1.0;
+  const VD u2 = u * u, u4 = u2 * u2;
+  const VD p01 = u + 1.0, p23 = _mm256_fmadd_pd(u, VD{} + 1.0 / 6, VD{} + 0.5);
+  const VD p45 = _mm256_fmadd_pd(u, VD{} + 1.0 / 120, VD{} + 1.0 / 24);
+  const VD p67 = _mm256_fmadd_pd(u, VD{} + 1.0 / 5040, VD{} + 1.0 / 720);
+  const VD p89 = _mm256_fmadd_pd(u, VD{} + 1.0 / 362880, VD{} + 1.0 / 40320);
+  const VD q0 = _mm256_fmadd_pd(u2, p23, p01), q1 = _mm256_fmadd_pd(u2, p67, p45);
+  const VD p = _mm256_fmadd_pd(u4, _mm256_fmadd_pd(u4, p89, q1), q0);
   const VLD n = bits_as<VLD>(k) - bits_as<VLD>(shift);
   return p * bits_as<VD>((n + 1023) << 52);
 }
@@ -425,24 +423,36 @@ static inline VF acos_f32_own(VF x) {
 // included); a finite negative x with a non-integer y gives NaN; y = 0, x = 1 and x = -1 with y = +-inf give
 // 1, NaN operands included; any other NaN flows through.
 static inline VD pow_d_for_f32(VD x, VD y) {
-  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
-  const VD ax = bits_as<VD>(bits_as<VLD>(x) & ~sign);
-  const double inf = __builtin_inf();
+  // the selects as intrinsics: GCC's vector conditionals with mixed scalar operands compiled to far slower
+  // code here (the special cases cost more than the log and exp2 together)
+  const VD sign = _mm256_set1_pd(-0.0), inf = VD{} + __builtin_inf();
+  const VD ax = _mm256_andnot_pd(sign, x);
+  const VD finite = _mm256_and_pd(_mm256_cmp_pd(ax, VD{}, _CMP_GT_OQ), _mm256_cmp_pd(ax, inf, _CMP_LT_OQ));
   VD e;
-  const VD l = log_m_d<9>((ax > 0.0) & (ax < inf) ? ax : 1.0, e);
-  VD l2 = e + l * 1.4426950408889634;
-  l2 = ax == 0.0 ? -inf : l2;
-  l2 = ax == inf ? inf : l2;
-  l2 = ax != ax ? ax : l2;
+  const VD l = log_m_d<9>(_mm256_blendv_pd(VD{} + 1.0, ax, finite), e);
+  VD l2 = _mm256_fmadd_pd(l, VD{} + 1.4426950408889634, e);
+  l2 = _mm256_blendv_pd(l2, -inf, _mm256_cmp_pd(ax, VD{}, _CMP_EQ_OQ));
+  l2 = _mm256_blendv_pd(l2, ax, _mm256_andnot_pd(finite, _mm256_cmp_pd(ax, VD{}, _CMP_NLE_UQ)));  // inf, NaN
   VD r = exp2_d_for_f32(y * l2);
-  const VD ry = _mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // the usual case, every x finite and positive and every y finite, needs none of the special cases below
+  const VD ordinary = _mm256_and_pd(_mm256_and_pd(finite, _mm256_cmp_pd(x, VD{}, _CMP_GT_OQ)),
+                                    _mm256_cmp_pd(_mm256_andnot_pd(sign, y), inf, _CMP_LT_OQ));
+  if (_mm256_movemask_pd(ordinary) == 0xf) return r;
+  const VD yint =
+      _mm256_cmp_pd(_mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), y, _CMP_EQ_OQ);
   const VD hy = y * 0.5;
-  const auto yint = ry == y;  // +-inf counts as an even integer
-  const auto yodd = yint & (_mm256_round_pd(hy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) != hy);
-  r = bits_as<VD>(bits_as<VLD>(r) | (bits_as<VLD>(x) & sign & bits_as<VLD>(yodd)));
-  r = (x < 0.0) & (x > -inf) & !yint ? __builtin_nan("") : r;
-  r = (y == 0.0) | (x == 1.0) | ((x == -1.0) & ((y == inf) | (y == -inf))) ? 1.0 : r;
-  return r;
+  const VD yodd = _mm256_andnot_pd(
+      _mm256_cmp_pd(_mm256_round_pd(hy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), hy, _CMP_EQ_OQ),
+      yint);
+  r = _mm256_or_pd(r, _mm256_and_pd(_mm256_and_pd(x, sign), yodd));  // +-inf count as even integers
+  const VD negfin = _mm256_and_pd(_mm256_cmp_pd(x, VD{}, _CMP_LT_OQ), _mm256_cmp_pd(x, -inf, _CMP_GT_OQ));
+  r = _mm256_blendv_pd(r, VD{} + __builtin_nan(""), _mm256_andnot_pd(yint, negfin));
+  const VD one = VD{} + 1.0;
+  const VD ay = _mm256_andnot_pd(sign, y);
+  const VD is_one =
+      _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(y, VD{}, _CMP_EQ_OQ), _mm256_cmp_pd(x, one, _CMP_EQ_OQ)),
+                   _mm256_and_pd(_mm256_cmp_pd(x, -one, _CMP_EQ_OQ), _mm256_cmp_pd(ay, inf, _CMP_EQ_OQ)));
+  return _mm256_blendv_pd(r, one, is_one);
 }
 static inline VF pow_f32_own(VF x, VF y) {
   return f32_via_f64(x, y, pow_d_for_f32);
