@@ -278,7 +278,8 @@ def test_float32_interval_edges(op):
 def test_float32_dense(op, lo, hi):
     """A regular comb through all float32 bit patterns of the domain (the kernels were checked on every
     float: tanh 1.17 ulp, log 0.752 ulp, log1p 0.81 ulp, expm1 0.50 ulp; AVX2's through double on every 257th
-    float against long double: exp2, expm1, log2, log10, asin, acos 0.500, tan 0.500 up to 2^20)."""
+    float against long double: exp2 and expm1 0.5001, log2, log10, asin, acos, sinh, cosh 0.500, tan 0.500 up
+    to 2^20)."""
     x = _float32_grid(lo, hi, 997)
     if op in ("log", "log2", "log10"):
         x = x[x > 0]

@@ -273,7 +273,7 @@ static inline VF log1p_f32_own(VF x) {
 }
 
 // ---- float32 exp2, expm1, log2, log10, tan, asin, acos and pow through double (AVX2 without SLEEF ran the C
-// library element by element for these). Each keeps the double result within ~1e-12 relative of the
+// library element by element for these). Each keeps the double result within ~1e-11 relative of the
 // function, so the one rounding to float is the correct one except within ~1e-4 ulp of a midpoint.
 
 // log m for x = 2^e m > 0 finite, m in [sqrt(1/2), sqrt(2)) (log_d_for_f32's split), by the atanh series to
@@ -416,8 +416,8 @@ static inline VF acos_f32_own(VF x) {
 }
 
 // pow(x, y) = +-2^(y log2|x|) in double: log2|x| within 2e-16 relative (log_m_d<9>), so y log2|x| is within
-// 5e-14 of the truth wherever the result is a finite non-zero float (|y log2|x|| < 150), and 2^t adds 2e-13:
-// one rounding to float, within 0.5 + 1e-5 ulp (a result that is a float midpoint, 257^3, may round either
+// 5e-14 of the truth wherever the result is a finite non-zero float (|y log2|x|| < 150), and 2^t adds 7e-12:
+// one rounding to float, within 0.5 + 1e-4 ulp (a result that is a float midpoint, 257^3, may round either
 // way). C99's special cases: log2 of 0 and inf are -inf and inf, so y log2|x| gives the zeros and infinities
 // of pow(+-0, y), pow(+-inf, y), pow(|x| < 1 or > 1, +-inf); the sign is x's where y is an odd integer (-0
 // included); a finite negative x with a non-integer y gives NaN; y = 0, x = 1 and x = -1 with y = +-inf give
