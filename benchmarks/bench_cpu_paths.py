@@ -4,6 +4,7 @@ build without SLEEF gives on each instruction set (collect_env says whether SLEE
 other / minitorch (above 1: minitorch is faster).
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_cpu_paths.py [--n 1048576] [--threads 1]
+[--ops exp,log,...]
 (PyTorch's column appears when run with a Python that has PyTorch, e.g. /tmp/tv/bin/python).
 """
 
@@ -37,6 +38,16 @@ OPS = [
     "logaddexp2",
     "lgamma",
     "digamma",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "tan",
+    "asin",
+    "acos",
+    "sinh",
+    "cosh",
+    "pow",
 ]
 DTYPES = ["float32", "float64"]
 
@@ -73,6 +84,10 @@ for dt in {dtypes!r}:
         "sin": lambda: lib.sin(x), "pow2.5": lambda: lib.pow(pos, 2.5), "gelu": lambda: F.gelu(x),
         "softplus": lambda: F.softplus(x), "softmax": lambda: lib.softmax(m, dim=-1),
         "lgamma": lambda: lib.lgamma(pos), "digamma": lambda: lib.digamma(pos),
+        "exp2": lambda: lib.exp2(x), "expm1": lambda: lib.expm1(x), "log2": lambda: lib.log2(pos),
+        "log10": lambda: lib.log10(pos), "tan": lambda: lib.tan(x), "asin": lambda: lib.asin(unit),
+        "acos": lambda: lib.acos(unit), "sinh": lambda: lib.sinh(x), "cosh": lambda: lib.cosh(x),
+        "pow": lambda: lib.pow(pos, x),
     }}
     for op in {ops!r}:
         out[op + " " + dt] = bench({{"t": fns[op]}}, repeats, min_time)["t"]
@@ -80,7 +95,7 @@ print(json.dumps(out))
 """
 
 
-def numpy_times(n, repeats, min_time):
+def numpy_times(n, repeats, min_time, ops=OPS):
     import numpy as np
     from _timing import bench
 
@@ -89,6 +104,7 @@ def numpy_times(n, repeats, min_time):
     for dt in DTYPES:
         x = (rng.standard_normal(n) * 3).astype(dt)
         pos = (rng.random(n) * 10 + 0.01).astype(dt)
+        unit = (rng.random(n) * 1.98 - 0.99).astype(dt)
         fns = {
             "exp": (np.exp, x),
             "log": (np.log, pos),
@@ -104,8 +120,20 @@ def numpy_times(n, repeats, min_time):
             "logaddexp2": (lambda v, pos=pos: np.logaddexp2(v, pos), x),
             "randn": (lambda v: rng.standard_normal(v.size, dtype=v.dtype), x),
             "pow2.5": (lambda v: np.power(v, 2.5), pos),
+            "exp2": (np.exp2, x),
+            "expm1": (np.expm1, x),
+            "log2": (np.log2, pos),
+            "log10": (np.log10, pos),
+            "tan": (np.tan, x),
+            "asin": (np.arcsin, unit),
+            "acos": (np.arccos, unit),
+            "sinh": (np.sinh, x),
+            "cosh": (np.cosh, x),
+            "pow": (lambda v, x=x: np.power(v, x), pos),
         }
         for op, (f, v) in fns.items():
+            if op not in ops:
+                continue
             out[op + " " + dt] = bench({"t": lambda f=f, v=v: f(v)}, repeats, min_time)["t"]
     return out
 
@@ -113,7 +141,7 @@ def numpy_times(n, repeats, min_time):
 def run_child(lib, cap, args):
     here = os.path.dirname(os.path.abspath(__file__))
     code = _CHILD.format(
-        here=here, args=(lib, args.n, args.threads, args.repeats, args.min_time), dtypes=DTYPES, ops=OPS
+        here=here, args=(lib, args.n, args.threads, args.repeats, args.min_time), dtypes=DTYPES, ops=args.ops
     )
     env = dict(os.environ)
     if cap:
@@ -130,14 +158,16 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.05)
+    ap.add_argument("--ops", default=",".join(OPS), help="a comma-separated subset of the rows")
     args = ap.parse_args()
+    args.ops = [op for op in args.ops.split(",") if op in OPS]
     paths = {}
     for cap in ("avx512", "avx2", "default"):
         res = run_child("minitorch", cap, args)
         if res and res["cap"].lower() == cap and res["cap"] not in {p["cap"] for p in paths.values()}:
             paths[res["cap"]] = res
     torch_res = run_child("torch", None, args)
-    np_res = numpy_times(args.n, args.repeats, args.min_time)
+    np_res = numpy_times(args.n, args.repeats, args.min_time, args.ops)
     sleef = next(iter(paths.values()))["sleef"] if paths else None
     print(
         f"n={args.n}, {args.threads} thread(s), SLEEF linked: {sleef}; times in us; ratio = other / minitorch"
@@ -153,7 +183,7 @@ def main():
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for dt in DTYPES:
-        for op in OPS:
+        for op in args.ops:
             k = f"{op} {dt}"
             mt = [paths[c][k] for c in caps]
             npt = np_res.get(k)

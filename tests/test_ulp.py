@@ -203,23 +203,55 @@ EDGES32 = {
         [k * math.pi / 2 for k in list(range(1, 300)) + list(range(300, 667600, 331))]
         + [2.0**20, 2.0**20 * 1.01, 1e-30, 1e-40, 2.0**-126, 1e6, 1e7]
     ),
+    # AVX2's float32 exp2/expm1/log2/log10/tan/asin/acos/sinh/cosh/pow run in double (kernels/cpu/vec/
+    # f32_via_f64.h): exp2's rint(t) steps at half-integers, its exact integers, overflow at 128 and the
+    # subnormal range down to -150
+    "exp2": _edges32(
+        [k / 2 for k in range(-300, 257)] + [127.99, 128.0, -126.0, -149.0, -149.5, -150.0, 1e-30, 1e-40]
+    ),
+    # log2/log10: the mantissa split at sqrt(2), powers of two and of ten (exact results), x near 1
+    "log2": _edges32(
+        [math.sqrt(2) * 2.0**e for e in range(-149, 128, 3)]
+        + [2.0**e for e in range(-149, 128, 5)]
+        + [10.0**e for e in range(-44, 39)]
+        + [1.0, 3.4e38, 1e-45, 1.17549435e-38]
+    ),
+    # tan: near multiples of pi/4 (the quadrant switch) and of pi/2 (the poles, where -cos r / sin r is
+    # largest), the 2^20 switch to the C library
+    "tan": _edges32(
+        [k * math.pi / 4 for k in range(1, 400)]
+        + [k * math.pi / 2 for k in range(400, 667600, 977)]
+        + [2.0**20, 2.0**20 * 1.01, 1e-30, 1e-40, 2.0**-126]
+    ),
+    # asin/acos: +-1 and the floats just inside, 0.5, tiny arguments
+    "asin": _edges32([1.0, 1.0 - 2.0**-24, 0.5, 0.9999, 1e-4, 2.0**-12, 1e-30, 1e-40, 2.0**-126]),
+    # sinh/cosh (float32 through the float64 kernel): its switches at 0.5 and 22, overflow past 89.4
+    "sinh": _edges32([0.5, 22.0, 89.0, 89.4, 89.415985, 89.5, 1e-30, 1e-40, 2.0**-126, 1e-4]),
 }
 EDGES32["cos"] = EDGES32["sin"]
 EDGES32["log"] = EDGES32["log"][EDGES32["log"] > 0]
+EDGES32["log10"] = EDGES32["log2"]
+EDGES32["acos"] = EDGES32["asin"]
+EDGES32["cosh"] = EDGES32["sinh"]
 
 
 @pytest.mark.parametrize("op", sorted(EDGES32))
 def test_float32_interval_edges(op):
     x = np.concatenate([EDGES32[op], -EDGES32[op]]) if op != "log" else EDGES32[op]
     x = x[x > -1] if op == "log1p" else x
-    ref = DIRECT[op][0](x.astype(np.float64))
+    x = x[x > 0] if op in ("log2", "log10") else x
+    with np.errstate(invalid="ignore"):  # asin/acos of the floats just past +-1: NaN, as ours must be
+        ref = DIRECT[op][0](x.astype(np.float64))
     ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
     with np.errstate(over="ignore"):  # expm1 overflows float32 past 88.72, as ours must
         np.testing.assert_array_equal(np.isfinite(ours), np.isfinite(ref.astype(np.float32)))
+        # bit for bit the strided layout (a buffer) and single elements (a padded tail)
+        np.testing.assert_array_equal(getattr(minitorch, op)(minitorch.from_numpy(x)[::3]).numpy(), ours[::3])
+        np.testing.assert_array_equal(getattr(minitorch, op)(minitorch.from_numpy(x[5:6])).numpy(), ours[5:6])
         assert _ulps(ours, ref, np.float32) <= limit(
             op, np.float32, minitorch.backends.cpu.get_cpu_capability()
         )
-    np.testing.assert_array_equal(np.signbit(ours[x == 0]), np.signbit(x[x == 0]))  # tanh(-0) = -0
+    np.testing.assert_array_equal(np.signbit(ours[x == 0]), np.signbit(ref[x == 0]))  # tanh(-0) = -0
 
 
 @pytest.mark.parametrize(
@@ -233,13 +265,23 @@ def test_float32_interval_edges(op):
         ("exp", 0.0, 88.7),
         ("sin", 0.0, 1.1e6),
         ("cos", 0.0, 1.1e6),
+        ("exp2", 0.0, 128.0),
+        ("log2", 1e-45, 3.4e38),
+        ("log10", 1e-45, 3.4e38),
+        ("tan", 0.0, 1.1e6),
+        ("asin", 0.0, 1.0),
+        ("acos", 0.0, 1.0),
+        ("sinh", 0.0, 89.4),
+        ("cosh", 0.0, 89.4),
     ],
 )
 def test_float32_dense(op, lo, hi):
     """A regular comb through all float32 bit patterns of the domain (the kernels were checked on every
-    float: tanh 1.17 ulp, log 0.752 ulp, log1p 0.81 ulp, expm1 0.50 ulp)."""
+    float: tanh 1.17 ulp, log 0.752 ulp, log1p 0.81 ulp, expm1 0.50 ulp; AVX2's through double on every 257th
+    float against long double: exp2 and expm1 0.5001, log2, log10, asin, acos, sinh, cosh 0.500, tan 0.500 up
+    to 2^20)."""
     x = _float32_grid(lo, hi, 997)
-    if op == "log":
+    if op in ("log", "log2", "log10"):
         x = x[x > 0]
     if op == "log1p":
         x = x[x > -1]
@@ -346,8 +388,38 @@ EDGES64 = {
         [0.4375, 0.6875, 1.1875, 2.4375, 2.0**-27, 2.0**66, 1e300, 5e-324, 0.0]
         + list(np.linspace(0.4, 2.5, 4001))
     ),
+    # AVX2's float64 exp2 (exp's table on the exact reduction x = k/16 + f): the k steps at (m + 1/2)/16,
+    # integers (exact), overflow at 1024, subnormal results from -1022, 0 from -1075, the clamps +-1076
+    "exp2": _edges64(
+        [(m + 0.5) / 16 for m in range(-17200, 16390, 7)]
+        + [float(k) for k in range(-1074, 1024, 9)]
+        + [1023.99, 1024.0, -1022.0, -1074.0, -1075.0, -1076.0, 1076.0, 1e-300, 5e-324, 0.0]
+    ),
+    # expm1: the Taylor branch below 0.3, exp's parts above (the steps at (m + 1/2) ln2/16), the clamp 40 where
+    # exp itself takes over, overflow at 709.78, tiny x (x itself)
+    "expm1": _edges64(
+        [(m + 0.5) * _LN2_16 for m in range(-80, 80)]
+        + list(np.linspace(0.29, 0.31, 2001))
+        + [0.3, 40.0, 36.7, 709.782712893384, 710.0, 2.0**-54, 2.0**-53, 1e-300, 5e-324, 0.0]
+    ),
+    # log2/log10: log's mantissa split at sqrt(2), powers of two (log2 exact) and ten, x near 1, subnormals
+    "log2": _edges64(
+        [math.sqrt(2) * 2.0**e for e in range(-1074, 1024, 3)]
+        + [2.0**e for e in range(-1074, 1024, 7)]
+        + [10.0**e for e in range(-300, 301, 3)]
+        + [1.0, 2.0**-1022, 5e-324, 1.7976931348623157e308]
+        + list(1 + np.linspace(-1e-6, 1e-6, 201))
+    ),
+    # sinh/cosh: sinh's Taylor branch below 0.5, exp's parts to 22, e^a / 2 beyond (inf past 710.4758)
+    "sinh": _edges64(
+        [0.5, 22.0, 710.4758600739439, 710.4758600739440, 711.0, 1e-300, 5e-324, 0.0, 2.0**-26]
+        + list(np.linspace(0.45, 0.55, 2001))
+        + list(np.linspace(21.9, 22.1, 501))
+    ),
 }
 EDGES64["cos"] = EDGES64["sin"]
+EDGES64["log10"] = EDGES64["log2"]
+EDGES64["cosh"] = EDGES64["sinh"]
 
 
 def _check_float64(op, x):
@@ -366,8 +438,10 @@ def _check_float64(op, x):
 def test_float64_table_edges(op):
     x = EDGES64[op]
     x = np.concatenate([x, -x])
+    if op in ("log2", "log10"):
+        x = np.abs(x)
     ours = _check_float64(op, x)
-    if op in ("tanh", "sin", "erf", "atan"):
+    if op in ("tanh", "sin", "erf", "atan", "sinh", "expm1"):
         # odd, -0 stays -0 (sin's sign follows the quadrant beyond its small arguments)
         keep = np.abs(x) < (1e-8 if op == "sin" else np.inf)
         np.testing.assert_array_equal(np.signbit(ours[keep]), np.signbit(x[keep]))
@@ -386,16 +460,24 @@ def test_float64_dense(op):
         "cos": 2e6,
         "erf": 7.0,
         "atan": 1.7e308,
+        "exp2": 1023.9,
+        "expm1": 709.7,
+        "log2": 1.7e308,
+        "log10": 1.7e308,
+        "sinh": 710.4,
+        "cosh": 710.4,
     }[op]
-    lo = {"exp": -745.0, "log": 0.0, "log1p": -1.0}.get(op, -hi)
+    lo = {"exp": -745.0, "log": 0.0, "log1p": -1.0, "exp2": -1075.0, "expm1": -50.0}.get(op, -hi)
     x = np.concatenate(
         [
             rng.uniform(lo, min(hi, 1e3), 10**6),
             np.exp(rng.uniform(np.log(5e-324), np.log(hi), 10**6)) * rng.choice([-1.0, 1.0], 10**6),
         ]
     )
-    if op == "log":
+    if op in ("log", "log2", "log10"):
         x = np.abs(x)
+    elif op == "expm1":
+        x = np.maximum(x, -50.0)
     elif op == "log1p":
         x = np.where(x < 0, -np.minimum(-x, 1.0) * 0.99999, x)
     _check_float64(op, x)
@@ -747,3 +829,20 @@ def test_gamma_float32(cap, op):
         assert vec
     limit = 1.0 if vec else (4.0 if op == "lgamma" else 2.5)
     assert worst <= limit and not wrong, (path, vec, worst, wrong)
+
+
+# The functions AVX2 without SLEEF computes with kernels of its own (kernels/cpu/vec/f32_via_f64.h,
+# avx2_math.h) rather than the scalar functor: a table entry that silently went empty would pass every accuracy
+# test above on the scalar path, so this asks the table itself.
+OWN_AVX2 = {
+    False: ["exp2", "expm1", "log2", "log10", "tan", "asin", "acos", "sinh", "cosh", "atan", "log", "log1p"],
+    True: ["exp2", "expm1", "log2", "log10", "sinh", "cosh", "exp", "log", "log1p", "sin", "cos", "atan"],
+}
+
+
+@pytest.mark.parametrize("f64", [False, True], ids=["float32", "float64"])
+def test_avx2_own_kernels_are_chosen(f64):
+    if minitorch.backends.cpu.get_cpu_capability() != "AVX2" or minitorch._C._has_sleef():
+        pytest.skip("AVX2 without SLEEF only")
+    missing = [op for op in OWN_AVX2[f64] if not minitorch._C._has_vec_loop(op, f64)]
+    assert not missing, missing

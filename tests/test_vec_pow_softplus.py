@@ -73,6 +73,13 @@ POW_LIMIT = 1.0
 SOFTPLUS_LIMIT = 2.0
 
 
+def own_pow32():
+    """Whether float32 pow runs our kernel in double (AVX-512; AVX2 without SLEEF), held to 0.51 ulp: glibc's
+    powf (the scalar path) measured 0.76 on the hard sets, so a silently empty table entry fails there."""
+    cap = minitorch.backends.cpu.get_cpu_capability()
+    return cap == "AVX512" or (cap == "AVX2" and not minitorch._C._has_sleef())
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 def test_pow_ulps(dtype):
     assert pow_ulps(dtype) <= POW_LIMIT
@@ -113,7 +120,8 @@ def pow64_hard_sets(n=40000):
 def test_pow_hard_sets(dtype):
     """AVX-512 computes float32 pow in double (0.505 ulp measured over 20M pairs per set) and float64 pow with
     double-double logs (0.553 on normal results, 0.76 of the subnormal spacing on subnormal ones, 5M pairs per
-    set); other paths are SLEEF's or glibc's (1 ulp)."""
+    set); AVX2 without SLEEF float32 pow in double too (f32_via_f64.h: 0.5001 over 16M pairs against long
+    double); other paths are SLEEF's or glibc's (1 ulp)."""
     cap = minitorch.backends.cpu.get_cpu_capability()
     sets = pow32_hard_sets() if dtype == np.float32 else pow64_hard_sets()
     wide = np.float64 if dtype == np.float32 else np.longdouble
@@ -121,10 +129,10 @@ def test_pow_hard_sets(dtype):
         with np.errstate(all="ignore"):
             ref = np.power(a.astype(wide), e.astype(wide))
         ours = minitorch.pow(minitorch.from_numpy(a), minitorch.from_numpy(e)).numpy()
-        if cap != "AVX512":
-            assert ulps(ours, ref, dtype) <= POW_LIMIT, name
-        elif dtype == np.float32:
+        if dtype == np.float32 and own_pow32():
             assert ulps(ours, ref, dtype) <= 0.51, name
+        elif cap != "AVX512":
+            assert ulps(ours, ref, dtype) <= POW_LIMIT, name
         else:  # results in the subnormal range round twice (to 53 bits, then to the subnormal spacing)
             sub = np.abs(ref) < np.finfo(np.float64).tiny
             assert ulps(ours[~sub], ref[~sub], dtype) <= 0.56, name
@@ -139,6 +147,7 @@ def test_pow_special_pairs_in_every_lane(dtype):
     f32 = dtype == np.float32
     fi = np.finfo(dtype)
     limit = (0.51 if f32 else 0.77) if minitorch.backends.cpu.get_cpu_capability() == "AVX512" else POW_LIMIT
+    limit = 0.51 if f32 and own_pow32() else limit
     vals = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 2.5]
     big_odd = 2.0 ** (fi.nmant + 1) - 1  # the largest odd integer, and one past the first even-only power
     vals += [-2.5, big_odd, -big_odd, 2.0**fi.nmant + 1, fi.smallest_subnormal, -fi.smallest_subnormal]

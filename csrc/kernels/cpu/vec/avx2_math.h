@@ -1,7 +1,9 @@
 // Our own AVX2 kernels that work in their own precision: float64 exp and tanh (and through them sigmoid, silu
 // and the tanh gelu), the AVX-512 kernels' methods (avx512_math.h) without vpermt2pd, vscalefpd and vrcp14pd
 // (without SLEEF these ran the C library element by element, R 0.3-0.46 beside PyTorch's MKL), and float32
-// exp in float (f32_via_f64.h's went through double, half the lanes per instruction). Included only by
+// exp in float (f32_via_f64.h's went through double, half the lanes per instruction); further down fdlibm's
+// methods for float64 log/log1p/sin/cos/erf/atan and, on exp's and log's pieces, exp2/expm1/cosh/sinh and
+// log2/log10 (float32 sinh/cosh run through them in double). Included only by
 // vec/unary_impl.h (static functions): for AVX2, and for AVX-512, which runs some of them over each half of
 // its vectors.
 #pragma once
@@ -29,6 +31,9 @@ struct ExpParts {
   __m256d q, th;  // expm1(r), T_hi[j]
   __m256i j;
 };
+// kTaylor: q by expm1's Taylor series to r^8 instead (truncation (ln2/32)^9 / 9! = 2^-68), for expm1, cosh
+// and sinh, whose results can be a quarter of exp's: the minimax P's 2^-56.3 of q would cost them 0.3 ulp
+template <bool kTaylor = false>
 static inline ExpParts exp_parts_avx2(__m256d x) {
   const __m256d shift = _mm256_set1_pd(422212465065984.0);  // 1.5 * 2^48
   const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(1.4426950408889634), shift);
@@ -38,7 +43,14 @@ static inline ExpParts exp_parts_avx2(__m256d x) {
   ExpParts p;
   p.m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));
   p.j = _mm256_and_si256(p.m, _mm256_set1_epi64x(15));
-  p.q = expm1_core_avx2(r);
+  if (kTaylor) {
+    __m256d c = _mm256_set1_pd(1.0 / 40320);
+    const double cs[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5};
+    for (double ci : cs) c = _mm256_fmadd_pd(c, r, _mm256_set1_pd(ci));
+    p.q = _mm256_fmadd_pd(_mm256_mul_pd(r, r), c, r);
+  } else {
+    p.q = expm1_core_avx2(r);
+  }
   p.th = _mm256_i64gather_pd(kExp2jHi, p.j, 8);
   return p;
 }
@@ -47,18 +59,8 @@ static inline __m256d exp_low_avx2(const ExpParts& p) {
   return _mm256_fmadd_pd(p.th, p.q, _mm256_i64gather_pd(kExp2jLo, p.j, 8));
 }
 
-// float64 exp: exp(x) = 2^n T[j] (1 + expm1(r)) with n = floor(k) (exp_parts_avx2), T = 2^(j/16) as hi + lo
-// (two gathers), summed T_hi + (T_hi q + T_lo). 2^n is
-// applied as two exact powers of two 2^(n/2) 2^(n - n/2), both normal for |n| <= 1076: the first product is
-// exact, the second rounds once (gradual underflow, overflow to inf), as vscalefpd does. x is clamped to
-// [-746, 746]; a NaN fails both comparisons and flows through. The same arithmetic as the AVX-512 kernel up
-// to the scaling, so the same bound: 0.65 ulp on normal results, 0.81 on subnormal ones; exp(0) = 1 exactly.
-static inline __m256d exp_avx2_f64(__m256d x) {
-  x = _mm256_blendv_pd(x, _mm256_set1_pd(746.0), _mm256_cmp_pd(x, _mm256_set1_pd(746.0), _CMP_GT_OQ));
-  x = _mm256_blendv_pd(x, _mm256_set1_pd(-746.0), _mm256_cmp_pd(x, _mm256_set1_pd(-746.0), _CMP_LT_OQ));
-  const ExpParts e = exp_parts_avx2(x);
-  const __m256i m = e.m;
-  const __m256d s = _mm256_add_pd(e.th, exp_low_avx2(e));
+// s 2^n for n = floor(m / 16), |n| <= 1076: exp_avx2_f64's scaling (below), which exp2, cosh and sinh share
+static inline __m256d scale_by_m_avx2(__m256d s, __m256i m) {
   // n = floor(k) = m >> 4 (arithmetic: AVX2 has none for 64-bit lanes, so bias m to non-negative first)
   const __m256i bias = _mm256_set1_epi64x(1 << 20);  // 16 * 65536, a multiple of 16 above 16 * 1076
   const __m256i n =
@@ -71,6 +73,21 @@ static inline __m256d exp_avx2_f64(__m256d x) {
   const __m256d p2 =
       _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(n2, _mm256_set1_epi64x(1023)), 52));
   return _mm256_mul_pd(_mm256_mul_pd(s, p1), p2);
+}
+// float64 exp: exp(x) = 2^n T[j] (1 + expm1(r)) with n = floor(k) (exp_parts_avx2), T = 2^(j/16) as hi + lo
+// (two gathers), summed T_hi + (T_hi q + T_lo). 2^n is
+// applied as two exact powers of two 2^(n/2) 2^(n - n/2), both normal for |n| <= 1076: the first product is
+// exact, the second rounds once (gradual underflow, overflow to inf), as vscalefpd does. x is clamped to
+// [-746, 746]; a NaN fails both comparisons and flows through. The same arithmetic as the AVX-512 kernel up
+// to the scaling, so the same bound: 0.65 ulp on normal results, 0.81 on subnormal ones; exp(0) = 1 exactly.
+// kHalf: exp(x) / 2 rounded once (the power of two one lower), cosh's and sinh's large arguments.
+template <bool kHalf = false>
+static inline __m256d exp_avx2_f64(__m256d x) {
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(746.0), _mm256_cmp_pd(x, _mm256_set1_pd(746.0), _CMP_GT_OQ));
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(-746.0), _mm256_cmp_pd(x, _mm256_set1_pd(-746.0), _CMP_LT_OQ));
+  const ExpParts e = exp_parts_avx2(x);
+  const __m256d s = _mm256_add_pd(e.th, exp_low_avx2(e));
+  return scale_by_m_avx2(s, kHalf ? _mm256_sub_epi64(e.m, _mm256_set1_epi64x(16)) : e.m);
 }
 
 // float32 exp in float: x = n ln2 + r, n = rint(x / ln2) by the 1.5 * 2^23 shift, |r| <= ln2/2. Without a
@@ -532,6 +549,148 @@ static inline __m256d fmod_avx2_f64(__m256d a, __m256d b, int& ok) {
                            _mm256_cmp_pd(aa, _mm256_mul_pd(ab, _mm256_set1_pd(0x1p52)), _CMP_LT_OQ)));
   ok = _mm256_movemask_pd(served);
   return _mm256_or_pd(r, _mm256_and_pd(a, signbit));
+}
+
+// ---- float64 exp2, expm1, cosh and sinh on exp's reduction and table (AVX2 without SLEEF ran the C library
+// element by element). Operators on __m256d are GCC's vector extensions.
+
+// float64 exp2: x = k + f with k a multiple of 1/16 (the 1.5 * 2^48 shift rounds x itself), f = x - k exact,
+// |f| <= 1/32, r = f ln2 as r_hi + r_lo (an FMA recovers the product's rounding, ln2's low part added), and
+// 2^x = 2^floor(k) T[j] (1 + expm1(r_hi) + r_lo), summed and scaled as exp. The reduction is exact where
+// exp's is not, so exp's bound holds (0.65 ulp, 0.81 on subnormal results); integers give their power of two
+// exactly (f = 0). x is clamped to [-1076, 1076] (0 and inf beyond); NaN flows through.
+static inline __m256d exp2_avx2_f64(__m256d x) {
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(1076.0), _mm256_cmp_pd(x, _mm256_set1_pd(1076.0), _CMP_GT_OQ));
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(-1076.0), _mm256_cmp_pd(x, _mm256_set1_pd(-1076.0), _CMP_LT_OQ));
+  const __m256d shift = _mm256_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  const __m256d t = x + shift;
+  const __m256d f = x - (t - shift);
+  const __m256d ln2 = _mm256_set1_pd(0.6931471805599453);
+  const __m256d rh = f * ln2;
+  const __m256d rl = _mm256_fmsub_pd(f, ln2, rh) + f * 2.3190468138462996e-17;
+  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));
+  const __m256i j = _mm256_and_si256(m, _mm256_set1_epi64x(15));
+  const __m256d q = expm1_core_avx2(rh) + rl;
+  const __m256d th = _mm256_i64gather_pd(kExp2jHi, j, 8);
+  const __m256d s = th + _mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8));
+  return scale_by_m_avx2(s, m);
+}
+
+// float64 expm1. |x| < 0.3: x + x^2 (1/2 + x P(x)), P the Taylor series to x^14 (truncation 0.3^13 / 15! =
+// 1.2e-19 relative); x^2 (...) is at most 0.2 |x|, so its roundings stay far below the final one. Else exp's
+// parts with |x| clamped to 40 (beyond, expm1 is exp's value or -1 to double precision): a = 2^n T_hi is
+// exact, a - 1 is split exactly (TwoSum) into hi + e, and the result is hi + (e + 2^n (T_hi q + T_lo)), where
+// the last term is below 0.08 of the result (|x| >= 0.3 makes |a - 1| >= 0.26 a) and q is exp_parts'
+// Taylor one (2^-68): the final rounding and a few hundredths of an ulp. Lanes above 40 take exp itself (inf
+// beyond 709.78); -0 stays -0; NaN flows through.
+static inline __m256d expm1_avx2_f64(__m256d x) {
+  __m256d p = _mm256_set1_pd(1.0 / 87178291200.0);
+  const double c[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+                      1.0 / 362880.0,     1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,
+                      1.0 / 120.0,        1.0 / 24.0,        1.0 / 6.0};
+  for (double ci : c) p = _mm256_fmadd_pd(p, x, _mm256_set1_pd(ci));
+  const __m256d small = _mm256_fmadd_pd(x * x, _mm256_fmadd_pd(x, p, _mm256_set1_pd(0.5)), x);
+  __m256d xc = _mm256_blendv_pd(x, _mm256_set1_pd(40.0), _mm256_cmp_pd(x, _mm256_set1_pd(40.0), _CMP_GT_OQ));
+  xc = _mm256_blendv_pd(xc, _mm256_set1_pd(-40.0), _mm256_cmp_pd(xc, _mm256_set1_pd(-40.0), _CMP_LT_OQ));
+  const ExpParts e = exp_parts_avx2<true>(xc);
+  const __m256d p2n = scale_by_m_avx2(_mm256_set1_pd(1.0), e.m);  // 2^n, |n| <= 58: exact
+  const __m256d a = e.th * p2n, b = _mm256_set1_pd(-1.0);
+  const __m256d hi = a + b;  // TwoSum(a, -1)
+  const __m256d bv = hi - a, av = hi - bv;
+  const __m256d err = (a - av) + (b - bv);
+  __m256d r = hi + (err + exp_low_avx2(e) * p2n);
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  r = _mm256_blendv_pd(r, small, _mm256_cmp_pd(ax, _mm256_set1_pd(0.3), _CMP_LT_OQ));
+  r = _mm256_blendv_pd(r, x, _mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-54), _CMP_LT_OQ));  // -0 (x^2 added +0)
+  const __m256d big = _mm256_cmp_pd(x, _mm256_set1_pd(40.0), _CMP_GT_OQ);
+  if (_mm256_movemask_pd(big) != 0) r = _mm256_blendv_pd(r, exp_avx2_f64(x), big);
+  return r;
+}
+
+// float64 cosh (kSinh false) and sinh of a = |x|, x's sign ORed back into sinh (keeps -0). sinh below 0.5: a
+// + a^3 P(a^2), P the Taylor series to a^15 (truncation 0.5^16 / 17! = 4e-20 relative). Up to 22: E = e^a
+// unrounded as E_hi + E_lo (exp's parts, 2^floor(k) <= 2^32 exact), h + h_lo = 1 / E to twice double
+// precision (a Newton step on the rounded quotient), and E_hi +- h summed exactly (Fast2Sum, E_hi >= 1 >= h),
+// so (E +- 1/E) / 2 rounds about once. Above 22, e^-a is below 2^-63 of e^a: e^a / 2 rounded once (exp's
+// kernel one power of two lower), inf from 710.48, as the C library.
+template <bool kSinh>
+static inline __m256d coshsinh_avx2_f64(__m256d x) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d a = _mm256_andnot_pd(sign, x);
+  __m256d ac = _mm256_blendv_pd(a, _mm256_set1_pd(22.0), _mm256_cmp_pd(a, _mm256_set1_pd(22.0), _CMP_GT_OQ));
+  const ExpParts e = exp_parts_avx2<true>(ac);
+  const __m256d pk = _mm256_castsi256_pd(
+      _mm256_slli_epi64(_mm256_add_epi64(_mm256_srli_epi64(e.m, 4), _mm256_set1_epi64x(1023)), 52));
+  const __m256d eh = e.th * pk, el = exp_low_avx2(e) * pk;
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d h = one / (eh + el);
+  const __m256d hl = h * (_mm256_fnmadd_pd(h, eh, one) - h * el);  // h (1 - h E)
+  __m256d r;
+  if (kSinh) {
+    const __m256d s = eh - h;
+    const __m256d c = (eh - s) - h;
+    r = (s + ((c + el) - hl)) * 0.5;
+    const __m256d z = a * a;
+    __m256d p = _mm256_set1_pd(1.0 / 1307674368000.0);
+    const double cs[] = {1.0 / 6227020800.0, 1.0 / 39916800.0, 1.0 / 362880.0,
+                         1.0 / 5040.0,       1.0 / 120.0,      1.0 / 6.0};
+    for (double ci : cs) p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(ci));
+    r = _mm256_blendv_pd(r, _mm256_fmadd_pd(a * z, p, a), _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LT_OQ));
+  } else {
+    const __m256d s = eh + h;
+    const __m256d c = h - (s - eh);
+    r = (s + ((c + el) + hl)) * 0.5;
+  }
+  const __m256d big = _mm256_cmp_pd(a, _mm256_set1_pd(22.0), _CMP_GT_OQ);
+  if (_mm256_movemask_pd(big) != 0) r = _mm256_blendv_pd(r, exp_avx2_f64<true>(a), big);
+  return kSinh ? _mm256_or_pd(r, _mm256_and_pd(x, sign)) : r;
+}
+
+// float64 log2 (kTen false) and log10, e_log2.c's idea with FMAs: x = 2^k m as log's split (subnormal x
+// scaled by 2^54 first), f = m - 1, and log m = f - f^2/2 + s (f^2/2 + R) (log1p_core_avx2's R) carried as
+// hi + lo: hi = f - f^2/2 rounded, lo what that rounding lost (Fast2Sum: f^2/2 <= 0.21 |f|) minus f^2/2's own
+// rounding (an FMA) plus the s term. Then (hi + lo) (c_hi + c_lo) for c = log2(e) or log10(e) as a
+// double-double product, k (log2) or k log10(2) as hi + lo, and the two summed exactly (TwoSum) before the
+// last rounding: about half an ulp, powers of two exact in log2 (f = 0). Special values as log_avx2_f64.
+template <bool kTen>
+static inline __m256d log2or10_avx2_f64(__m256d x) {
+  const __m256d tiny = _mm256_cmp_pd(x, _mm256_set1_pd(2.2250738585072014e-308), _CMP_LT_OQ);
+  const __m256d xs = _mm256_blendv_pd(x, x * 18014398509481984.0, tiny);
+  __m256i ki;
+  const __m256d m = split_log_avx2(xs, ki);
+  const __m256d k = i64_to_f64_avx2(ki) - _mm256_and_pd(tiny, _mm256_set1_pd(54.0));
+  const __m256d f = m - 1.0;
+  const __m256d s = f / (f + 2.0);
+  const __m256d z = s * s;
+  __m256d R = _mm256_set1_pd(1.479819860511658591e-01);
+  const double cs[] = {1.531383769920937332e-01, 1.818357216161805012e-01, 2.222219843214978396e-01,
+                       2.857142874366239149e-01, 3.999999999940941908e-01, 6.666666666666735130e-01};
+  for (double ci : cs) R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(ci));
+  R = R * z;
+  const __m256d hf = f * 0.5;
+  const __m256d hfsq = hf * f;
+  const __m256d hfsq_lo = _mm256_fmsub_pd(hf, f, hfsq);
+  const __m256d hi = f - hfsq;
+  const __m256d lo = _mm256_fmadd_pd(s, hfsq + R, ((f - hi) - hfsq) - hfsq_lo);
+  const __m256d ch = _mm256_set1_pd(kTen ? 0.4342944819032518 : 1.4426950408889634);
+  const double cl = kTen ? 1.098319650216765e-17 : 2.0355273740931033e-17;
+  const __m256d vh = hi * ch;
+  const __m256d vl = _mm256_fmadd_pd(lo, ch, _mm256_fmsub_pd(hi, ch, vh) + hi * cl);
+  __m256d kh = k, kl = _mm256_setzero_pd();
+  if (kTen) {
+    const __m256d l2h = _mm256_set1_pd(0.30102999566398120);
+    kh = k * l2h;
+    kl = _mm256_fmsub_pd(k, l2h, kh) + k * -2.8037281277851704e-18;
+  }
+  const __m256d w = kh + vh;  // TwoSum(kh, vh)
+  const __m256d bv = w - kh, av = w - bv;
+  const __m256d err = (kh - av) + (vh - bv);
+  __m256d r = w + (err + (kl + vl));
+  const __m256d inf = _mm256_set1_pd(__builtin_inf());
+  r = _mm256_blendv_pd(r, inf, _mm256_cmp_pd(x, inf, _CMP_EQ_OQ));
+  r = _mm256_blendv_pd(r, -inf, _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_EQ_OQ));
+  return _mm256_blendv_pd(r, _mm256_set1_pd(__builtin_nan("")),
+                          _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_NGE_UQ));
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod, remainder and erfinv, and log and log1p, which the table takes when the build has
-// no SLEEF (exp is in float: avx2_math.h). A float result needs ~1e-9 relative accuracy to be within 0.5 +
-// 0.01 ulp, which short double polynomials give without tables or gathers; double's range also holds every
-// float subnormal and overflow as a normal number, so the final conversion rounds once, subnormal results
-// included (no flush to zero).
+// cos, atan, atan2, fmod, remainder and erfinv, and log, log1p, exp2, expm1, log2, log10, tan, asin, acos and
+// pow, which the table takes when the build has no SLEEF (exp is in float: avx2_math.h). A float result needs
+// ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
+// gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
+// conversion rounds once, subnormal results included (no flush to zero).
 #pragma once
 
 namespace {
@@ -255,21 +255,235 @@ static inline VF log_special(VF x, VF r) {
   return x != x ? x : r;
 }
 
+// f in double over the lanes of x in (lo, inf) (the others take `fill`), then log_special of x (log1p: of x +
+// 1) only where some lane is outside: the selects cost a fifth of log2's time, and ordinary data has no such
+// lane. Written with intrinsics: GCC's vector conditionals with scalar operands compiled to slower code.
+template <bool kPlus1, typename F>
+static inline VF log_family(VF x, float lo, float fill, F f) {
+  const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GT_OQ),
+                                  _mm256_cmp_ps(x, _mm256_set1_ps(__builtin_inff()), _CMP_LT_OQ));
+  const VF r = f32_via_f64(_mm256_blendv_ps(_mm256_set1_ps(fill), x, ok), f);
+  if (_mm256_movemask_ps(ok) == 0xff) return r;
+  return log_special(kPlus1 ? x + 1.0f : x, r);  // x + 1 > 0 for every x > -1 that is a float
+}
+
 static inline VF log_f32_own(VF x) {
-  const VF safe = x > 0.0f && x < __builtin_inff() ? x : 1.0f;
-  return log_special(x, f32_via_f64(safe, log_d_for_f32));
+  return log_family<false>(x, 0.0f, 1.0f, log_d_for_f32);
 }
 
 // log1p(x) = log(1 + x) with no correction term: for a float x with |x| >= 2^-29 (and below 2^52), 1 + x is
 // exact in double; above, its rounding moves the log by < 2^-52 of a result >= 36; below, log1p(x) is x to
 // float precision (x^2 / 2 < 2^-30 x). x = -1 gives -inf, below it NaN
 static inline VF log1p_f32_own(VF x) {
-  const VF safe = x > -1.0f && x < __builtin_inff() ? x : 0.0f;
-  const VF r = f32_via_f64(safe, [](VD v) {
+  return log_family<true>(x, -1.0f, 0.0f, [](VD v) {
     const VD r = log_d_for_f32(v + 1.0);
     return (v < 1.862645149230957e-09) & (v > -1.862645149230957e-09) ? v : r;
   });
-  return log_special(x + 1.0f, r);  // x + 1 > 0 for every x > -1 that is a float
+}
+
+// ---- float32 exp2, expm1, log2, log10, tan, asin, acos and pow through double (AVX2 without SLEEF ran the C
+// library element by element for these). Each keeps the double result within ~1e-11 relative of the
+// function, so the one rounding to float is the correct one except within ~1e-4 ulp of a midpoint.
+
+// log m for x = 2^e m > 0 finite, m in [sqrt(1/2), sqrt(2)) (log_d_for_f32's split), by the atanh series to
+// s^(2K-1): truncation s^2K / (2K + 1) relative, s^2 <= 0.0295, 3e-14 for K = 8 (log2, log10 and pow need
+// more than log's 5e-11: pow multiplies the log by y, and log2/log10 of x near 1 should round as glibc's)
+template <int K>
+static inline VD log_m_d(VD x, VD& e) {
+  const VLD b = bits_as<VLD>(x);
+  VD m = bits_as<VD>((b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
+  e = bits_as<VD>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
+  const auto big = m > 1.4142135623730951;
+  m = big ? m * 0.5 : m;
+  e = big ? e + 1.0 : e;
+  const VD s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  VD p = VD{} + 1.0 / (2 * K - 1);
+  for (int j = K - 2; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
+  return 2.0 * s * p;
+}
+
+// 2^t for a double t: t clamped to +-200 (float results are inf or 0 beyond either way; NaN fails both
+// comparisons and stays), n = rint(t) by the 1.5 * 2^52 shift, f = t - n exact, |f| <= 1/2, 2^f = exp(u), u
+// = f ln2, by its Taylor series to u^9 (truncation (ln2/2)^10 / 10! = 7e-12 relative, 1e-4 float ulp) in
+// Estrin's order (pairs, then u^2, u^4, u^8: a short dependency chain, as the loop is latency-bound), 2^n put
+// into the exponent field (a normal double for |n| <= 200, so float subnormal results round only at the
+// conversion).
+static inline VD exp2_d_for_f32(VD t) {
+  t = t > 200.0 ? 200.0 : t;
+  t = t < -200.0 ? -200.0 : t;
+  const VD shift = VD{} + 6755399441055744.0;
+  const VD k = t + shift;
+  const VD u = (t - (k - shift)) * 0.6931471805599453;
+  const VD u2 = u * u, u4 = u2 * u2;
+  const VD p01 = u + 1.0, p23 = _mm256_fmadd_pd(u, VD{} + 1.0 / 6, VD{} + 0.5);
+  const VD p45 = _mm256_fmadd_pd(u, VD{} + 1.0 / 120, VD{} + 1.0 / 24);
+  const VD p67 = _mm256_fmadd_pd(u, VD{} + 1.0 / 5040, VD{} + 1.0 / 720);
+  const VD p89 = _mm256_fmadd_pd(u, VD{} + 1.0 / 362880, VD{} + 1.0 / 40320);
+  const VD q0 = _mm256_fmadd_pd(u2, p23, p01), q1 = _mm256_fmadd_pd(u2, p67, p45);
+  const VD p = _mm256_fmadd_pd(u4, _mm256_fmadd_pd(u4, p89, q1), q0);
+  const VLD n = bits_as<VLD>(k) - bits_as<VLD>(shift);
+  return p * bits_as<VD>((n + 1023) << 52);
+}
+static inline VF exp2_f32_own(VF x) {
+  return f32_via_f64(x, exp2_d_for_f32);
+}
+
+// expm1: |x| < 0.35 by its Taylor series to x^11 (truncation 0.35^11 / 12! = 2e-14 relative), written x (1 +
+// x P(x)) so -0 stays -0 and tiny x give x; above, 2^(x log2 e) - 1, where the result is at least 0.29 in
+// magnitude, so the subtraction loses nothing that matters (x log2 e's rounding moves the result by 3e-14
+// relative). Overflow past 88.72 happens at the conversion to float, exactly where the true result passes
+// FLT_MAX; -inf gives -1, NaN stays NaN.
+static inline VD expm1_d_for_f32(VD x) {
+  VD p = VD{} + 1.0 / 479001600;
+  p = p * x + 1.0 / 39916800;
+  p = p * x + 1.0 / 3628800;
+  p = p * x + 1.0 / 362880;
+  p = p * x + 1.0 / 40320;
+  p = p * x + 1.0 / 5040;
+  p = p * x + 1.0 / 720;
+  p = p * x + 1.0 / 120;
+  p = p * x + 1.0 / 24;
+  p = p * x + 1.0 / 6;
+  p = p * x + 0.5;
+  const VD small = x * _mm256_fmadd_pd(x, p, VD{} + 1.0);
+  const VD big = exp2_d_for_f32(x * 1.4426950408889634) - 1.0;
+  return (x < 0.35) & (x > -0.35) ? small : big;
+}
+static inline VF expm1_f32_own(VF x) {
+  return f32_via_f64(x, expm1_d_for_f32);
+}
+
+// log2 = e + log(m) log2(e) and log10 = e log10(2) + log(m) log10(e): exact for powers of two (log2) and
+// within 1e-13 relative otherwise; log's special values (log_special)
+template <bool kTen>
+static inline VD log2or10_d_for_f32(VD x) {
+  VD e;
+  const VD l = log_m_d<8>(x, e);
+  return kTen ? e * 0.30102999566398120 + l * 0.43429448190325182 : e + l * 1.4426950408889634;
+}
+template <bool kTen>
+static inline VF log2or10_f32_own(VF x) {
+  return log_family<false>(x, 0.0f, 1.0f, log2or10_d_for_f32<kTen>);
+}
+
+// tan: x = n pi/2 + r as sincos_d_for_f32 (|r| <= pi/4, the same two FMAs, valid for |x| <= 2^20), sin r and
+// cos r by their Taylor series (to r^13 and r^14: truncation 3e-14 and 1e-15 relative), tan x = sin r / cos r
+// for even n, -cos r / sin r for odd n (one division); +-0 give themselves.
+static inline VD tan_d_for_f32(VD x) {
+  const VD shift = VD{} + 6755399441055744.0;
+  const VD t = _mm256_fmadd_pd(x, VD{} + 0.6366197723675814, shift);
+  const VD n = t - shift;
+  VD r = _mm256_fnmadd_pd(n, VD{} + 1.5707963267948966, x);
+  r = _mm256_fnmadd_pd(n, VD{} + 6.123233995736766e-17, r);
+  const VD z = r * r;
+  VD ps = VD{} + 1.0 / 6227020800;
+  ps = ps * z - 1.0 / 39916800;
+  ps = ps * z + 1.0 / 362880;
+  ps = ps * z - 1.0 / 5040;
+  ps = ps * z + 1.0 / 120;
+  ps = ps * z - 1.0 / 6;
+  const VD s = _mm256_fmadd_pd(r * z, ps, r);
+  VD pc = VD{} - 1.0 / 87178291200;
+  pc = pc * z + 1.0 / 479001600;
+  pc = pc * z - 1.0 / 3628800;
+  pc = pc * z + 1.0 / 40320;
+  pc = pc * z - 1.0 / 720;
+  pc = pc * z + 1.0 / 24;
+  pc = pc * z - 0.5;
+  const VD c = _mm256_fmadd_pd(z, pc, VD{} + 1.0);
+  const auto odd = (bits_as<VLD>(t) & 1) != 0;
+  const VD q = (odd ? -c : s) / (odd ? s : c);
+  return x == 0.0 ? x : q;  // r z (-1/6 + ...) is +0 for r = -0, and -0 + +0 = +0
+}
+// lanes beyond 2^20 (and inf, NaN) take `wide` (SLEEF's or the C library's), lane by lane, as sin and cos
+template <typename F>
+static inline VF tan_f32_own(VF x, F wide) {
+  const VF ax = x < 0.0f ? -x : x;
+  const auto ok = ax <= 1048576.0f;
+  const VF r = f32_via_f64(ok ? x : 0.0f, tan_d_for_f32);
+  if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) == 0xff) return r;
+  return ok ? r : wide(x);
+}
+
+// asin and acos: asin s for |s| <= 1/2 by its Taylor series to s^31 (truncation 1.3e-12 relative; no
+// divisions, where atan(x / sqrt(1 - x^2)) took three), and above 1/2 the half-angle identity on s =
+// sqrt((1 - |x|) / 2) <= 1/2, 1 - |x| exact in double (no cancellation near |x| = 1): asin x = +-(pi/2 - 2
+// asin s), acos x = 2 asin s (x > 1/2) or pi - 2 asin s (x < -1/2), and acos x = pi/2 - asin x in the middle,
+// where the result is at least pi/3. |x| > 1 takes the square root of a negative number and gives NaN, as NaN
+// does; asin keeps -0; asin(+-1) = +-pi/2, acos(1) = +0, acos(-1) = pi.
+static inline VD asin_series(VD s) {
+  const VD z = s * s;
+  const double c[] = {0.004660143486915096,  0.005153309682319905,
+                      0.005740037670841924,  0.006447210311889649,
+                      0.0073125258735988454, 0.008390335809616815,
+                      0.009761609529194078,  0.011551800896139705,
+                      0.01396484375,         0.017352764423076924,
+                      0.022372159090909092,  0.030381944444444444,
+                      0.044642857142857144,  0.075,
+                      0.16666666666666666};
+  VD p = VD{} + c[0];
+  for (int k = 1; k < 15; ++k) p = _mm256_fmadd_pd(p, z, VD{} + c[k]);
+  return _mm256_fmadd_pd(s * z, p, s);
+}
+template <bool kAcos>
+static inline VD asinacos_d_for_f32(VD x) {
+  const VD sign = _mm256_set1_pd(-0.0);
+  const VD ax = _mm256_andnot_pd(sign, x);
+  const VD big = _mm256_cmp_pd(ax, VD{} + 0.5, _CMP_GT_OQ);
+  const VD a = asin_series(_mm256_blendv_pd(x, _mm256_sqrt_pd((1.0 - ax) * 0.5), big));
+  if (!kAcos)
+    return _mm256_blendv_pd(a, _mm256_or_pd(1.5707963267948966 - 2.0 * a, _mm256_and_pd(x, sign)), big);
+  const VD outer = _mm256_blendv_pd(2.0 * a, 3.141592653589793 - 2.0 * a, x);  // x's sign bit picks
+  return _mm256_blendv_pd(1.5707963267948966 - a, outer, big);
+}
+static inline VF asin_f32_own(VF x) {
+  return f32_via_f64(x, asinacos_d_for_f32<false>);
+}
+static inline VF acos_f32_own(VF x) {
+  return f32_via_f64(x, asinacos_d_for_f32<true>);
+}
+
+// pow(x, y) = +-2^(y log2|x|) in double: log2|x| within 2e-16 relative (log_m_d<9>), so y log2|x| is within
+// 5e-14 of the truth wherever the result is a finite non-zero float (|y log2|x|| < 150), and 2^t adds 7e-12:
+// one rounding to float, within 0.5 + 1e-4 ulp (a result that is a float midpoint, 257^3, may round either
+// way). C99's special cases: log2 of 0 and inf are -inf and inf, so y log2|x| gives the zeros and infinities
+// of pow(+-0, y), pow(+-inf, y), pow(|x| < 1 or > 1, +-inf); the sign is x's where y is an odd integer (-0
+// included); a finite negative x with a non-integer y gives NaN; y = 0, x = 1 and x = -1 with y = +-inf give
+// 1, NaN operands included; any other NaN flows through.
+static inline VD pow_d_for_f32(VD x, VD y) {
+  // the selects as intrinsics: GCC's vector conditionals with mixed scalar operands compiled to far slower
+  // code here (the special cases cost more than the log and exp2 together)
+  const VD sign = _mm256_set1_pd(-0.0), inf = VD{} + __builtin_inf();
+  const VD ax = _mm256_andnot_pd(sign, x);
+  const VD finite = _mm256_and_pd(_mm256_cmp_pd(ax, VD{}, _CMP_GT_OQ), _mm256_cmp_pd(ax, inf, _CMP_LT_OQ));
+  VD e;
+  const VD l = log_m_d<9>(_mm256_blendv_pd(VD{} + 1.0, ax, finite), e);
+  VD l2 = _mm256_fmadd_pd(l, VD{} + 1.4426950408889634, e);
+  l2 = _mm256_blendv_pd(l2, -inf, _mm256_cmp_pd(ax, VD{}, _CMP_EQ_OQ));
+  l2 = _mm256_blendv_pd(l2, ax, _mm256_andnot_pd(finite, _mm256_cmp_pd(ax, VD{}, _CMP_NLE_UQ)));  // inf, NaN
+  VD r = exp2_d_for_f32(y * l2);
+  // the usual case, every x finite and positive and every y finite, needs none of the special cases below
+  const VD ordinary = _mm256_and_pd(_mm256_and_pd(finite, _mm256_cmp_pd(x, VD{}, _CMP_GT_OQ)),
+                                    _mm256_cmp_pd(_mm256_andnot_pd(sign, y), inf, _CMP_LT_OQ));
+  if (_mm256_movemask_pd(ordinary) == 0xf) return r;
+  const VD yint =
+      _mm256_cmp_pd(_mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), y, _CMP_EQ_OQ);
+  const VD hy = y * 0.5;
+  const VD yodd = _mm256_andnot_pd(
+      _mm256_cmp_pd(_mm256_round_pd(hy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), hy, _CMP_EQ_OQ),
+      yint);
+  r = _mm256_or_pd(r, _mm256_and_pd(_mm256_and_pd(x, sign), yodd));  // +-inf count as even integers
+  const VD negfin = _mm256_and_pd(_mm256_cmp_pd(x, VD{}, _CMP_LT_OQ), _mm256_cmp_pd(x, -inf, _CMP_GT_OQ));
+  r = _mm256_blendv_pd(r, VD{} + __builtin_nan(""), _mm256_andnot_pd(yint, negfin));
+  const VD one = VD{} + 1.0;
+  const VD ay = _mm256_andnot_pd(sign, y);
+  const VD is_one =
+      _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(y, VD{}, _CMP_EQ_OQ), _mm256_cmp_pd(x, one, _CMP_EQ_OQ)),
+                   _mm256_and_pd(_mm256_cmp_pd(x, -one, _CMP_EQ_OQ), _mm256_cmp_pd(ay, inf, _CMP_EQ_OQ)));
+  return _mm256_blendv_pd(r, one, is_one);
+}
+static inline VF pow_f32_own(VF x, VF y) {
+  return f32_via_f64(x, y, pow_d_for_f32);
 }
 
 }  // namespace

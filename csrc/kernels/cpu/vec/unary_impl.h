@@ -40,7 +40,7 @@ static V per_lane(V x, F f) {
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
-#define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: float exp/log/log1p of our own, in double
+#define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: the float functions SLEEF would serve, ours in double
 #endif
 #elif !defined(MT_SLEEF)
 // AVX-512 without SLEEF: float64 log, log1p, sin, cos, erf and atan (and softplus, mish, gelu through them)
@@ -111,22 +111,132 @@ static VD log1p_wide(VD x) {
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
 #endif
 }
-// float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f)
+// float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f), AVX2 without
+// SLEEF too (f32_via_f64.h)
 static VF expm1_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return tiny_is_x(x, expm1_avx512(x), 1e-30f);
+#elif defined(MT_VEC_F32_VIA_F64)
+  return expm1_f32_own(x);
 #else
   return SLF(expm1, x);
 #endif
 }
+// double expm1 and exp2: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table)
 static VD expm1_fast(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return expm1_avx2_f64(x);
+#else
   return SLD(expm1, x);
+#endif
 }
+// float tan: AVX2 without SLEEF has ours through double for |x| <= 2^20 (f32_via_f64.h), the C library's
+// lane by lane beyond
 static VF tan_tiny(VF x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return tan_f32_own(x, [](VF v) { return SLF(tan, v); });
+#else
   return tiny_is_x(x, SLF(tan, x), 1e-30f);
+#endif
 }
 static VD tan_tiny(VD x) {
   return tiny_is_x(x, SLD(tan, x), 1e-300);
+}
+
+// float exp2, log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h); elsewhere
+// SLEEF's, or without SLEEF the table entries stay empty (the scalar functors); float64 likewise
+#ifdef MT_VEC_F32_VIA_F64
+static VF exp2_fast(VF x) {
+  return exp2_f32_own(x);
+}
+static VF log2_fast(VF x) {
+  return log2or10_f32_own<false>(x);
+}
+static VF log10_fast(VF x) {
+  return log2or10_f32_own<true>(x);
+}
+static VF asin_fast(VF x) {
+  return asin_f32_own(x);
+}
+static VF acos_fast(VF x) {
+  return acos_f32_own(x);
+}
+#else
+static VF exp2_fast(VF x) {
+  return SLF(exp2, x);
+}
+static VF log2_fast(VF x) {
+  return SLF(log2, x);
+}
+static VF log10_fast(VF x) {
+  return SLF(log10, x);
+}
+static VF asin_fast(VF x) {
+  return SLF(asin, x);
+}
+static VF acos_fast(VF x) {
+  return SLF(acos, x);
+}
+#endif
+static VD exp2_fast(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return exp2_avx2_f64(x);
+#else
+  return SLD(exp2, x);
+#endif
+}
+// sinh and cosh: AVX2 has ours (avx2_math.h), float32 through it in double, SLEEF or not (SLEEF's float
+// sinh/cosh overflow early; fill_table leaves their entries empty elsewhere); float64 where there is no SLEEF
+#ifndef MT_VEC_AVX512
+static VF sinh_fast(VF x) {
+  return f32_via_f64(x, coshsinh_avx2_f64<true>);
+}
+static VF cosh_fast(VF x) {
+  return f32_via_f64(x, coshsinh_avx2_f64<false>);
+}
+#else
+static VF sinh_fast(VF x) {
+  return SLF(sinh, x);
+}
+static VF cosh_fast(VF x) {
+  return SLF(cosh, x);
+}
+#endif
+#ifdef MT_VEC_F32_VIA_F64
+static VD sinh_fast(VD x) {
+  return coshsinh_avx2_f64<true>(x);
+}
+static VD cosh_fast(VD x) {
+  return coshsinh_avx2_f64<false>(x);
+}
+#else
+static VD sinh_fast(VD x) {
+  return SLD(sinh, x);
+}
+static VD cosh_fast(VD x) {
+  return SLD(cosh, x);
+}
+#endif
+// double log2 and log10: AVX2 without SLEEF has ours (avx2_math.h, log's split with a double-double tail)
+static VD log2_fast(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return log2or10_avx2_f64<false>(x);
+#else
+  return SLD(log2, x);
+#endif
+}
+static VD log10_fast(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return log2or10_avx2_f64<true>(x);
+#else
+  return SLD(log10, x);
+#endif
+}
+static VD asin_fast(VD x) {
+  return SLD(asin, x);
+}
+static VD acos_fast(VD x) {
+  return SLD(acos, x);
 }
 
 // float tanh: SLEEF's tanhf costs ~4x its expf. AVX-512: our table of polynomials (avx512_math.h, 1.7x faster
@@ -390,20 +500,20 @@ static VD digamma_fast(VD x) {
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
     static V exp(V x) { return exp_inner(x); }                                                           \
-    static V exp2(V x) { return SL(exp2, x); }                                                           \
+    static V exp2(V x) { return exp2_fast(x); }                                                          \
     static V expm1(V x) { return expm1_fast(x); }                                                        \
     static V log(V x) { return log_fast(x); }                                                            \
-    static V log2(V x) { return SL(log2, x); }                                                           \
-    static V log10(V x) { return SL(log10, x); }                                                         \
+    static V log2(V x) { return log2_fast(x); }                                                          \
+    static V log10(V x) { return log10_fast(x); }                                                        \
     static V log1p(V x) { return log1p_wide(x); }                                                        \
     static V sin(V x) { return sin_fast(x); }                                                            \
     static V cos(V x) { return cos_fast(x); }                                                            \
     static V tan(V x) { return tan_tiny(x); }                                                            \
-    static V asin(V x) { return SL(asin, x); }                                                           \
-    static V acos(V x) { return SL(acos, x); }                                                           \
+    static V asin(V x) { return asin_fast(x); }                                                          \
+    static V acos(V x) { return acos_fast(x); }                                                          \
     static V atan(V x) { return atan_fast(x); }                                                          \
-    static V sinh(V x) { return SL(sinh, x); }                                                           \
-    static V cosh(V x) { return SL(cosh, x); }                                                           \
+    static V sinh(V x) { return sinh_fast(x); }                                                          \
+    static V cosh(V x) { return cosh_fast(x); }                                                          \
     static V tanh(V x) { return tanh_fast(x); }                                                          \
     static V erf(V x) { return erf_fast(x); }                                                            \
     static V erfinv(V x) { return erfinv_fast(x); }                                                      \
@@ -681,7 +791,7 @@ static VF pow_fast(VF a, VF b) {
 #elif defined(MT_SLEEF)
   return SLEEF_F(pow)(a, b);
 #else
-  return a;  // unused: AVX2 without SLEEF leaves the pow entry empty (the scalar functor's libm pow)
+  return pow_f32_own(a, b);  // AVX2 without SLEEF: ours through double (f32_via_f64.h)
 #endif
 }
 static VD pow_fast(VD a, VD b) {
@@ -690,7 +800,7 @@ static VD pow_fast(VD a, VD b) {
 #elif defined(MT_SLEEF)
   return SLEEF_D(pow)(a, b);
 #else
-  return a;  // unused, as above
+  return a;  // unused: AVX2 without SLEEF leaves the float64 pow entry empty (the scalar functor's libm pow)
 #endif
 }
 // A lane whose exponent is 2 takes the multiply wherever it comes from, so a dense exponent tensor of 2s
@@ -812,13 +922,11 @@ void MT_VEC_FILL(Table& t) {
   t.f64[static_cast<int>(Fn::name)] = &loop<VD, double, ND, Ops_double::name>;
   MT_VEC_UNARY_FNS(MT_VEC_SET)
 #undef MT_VEC_SET
-  // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: the scalar
-  // functors serve float32 (and half) there
-  t.f32[static_cast<int>(Fn::sinh)] = nullptr;
-  t.f32[static_cast<int>(Fn::cosh)] = nullptr;
   scalar(t.f64, {Fn::erfinv, Fn::lgamma, Fn::digamma});
 #ifdef MT_VEC_AVX512
-  t.f32[static_cast<int>(Fn::erfinv)] = nullptr;
+  // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: the scalar
+  // functors serve float32 (and half) there (AVX2 computes them in double with its float64 kernel)
+  scalar(t.f32, {Fn::erfinv, Fn::sinh, Fn::cosh});
 #endif
   t.softmax_f32 = &softmax_row<VF, float, NF>;
   t.softmax_f64 = &softmax_row<VD, double, ND>;
@@ -845,17 +953,16 @@ void MT_VEC_FILL(Table& t) {
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
-  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos});
 #ifdef MT_VEC_AVX512
   // float64 log, log1p, sin, cos, erf and atan (and softplus, mish and gelu through them) are AVX2's kernels
-  // over halves here
-  scalar(t.f32, {Fn::atan});
+  // over halves here; float32 exp2, log2, log10, tan, asin, acos and atan have none (AVX2's are ours in
+  // double: f32_via_f64.h)
+  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan});
 #endif
-  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::sinh, Fn::cosh});
-#ifndef MT_VEC_AVX512  // AVX2: the functions named above and what is built on them are ours; the other
-                       // float64 functions are libm's
-  scalar(t.f32, {Fn::expm1});
-  t.pow_f32 = nullptr;
+  scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
+#ifdef MT_VEC_AVX512
+  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
+#else  // AVX2: every float32 function and the float64 ones not named above are ours
   t.pow_f64 = nullptr;
 #endif
 #endif
