@@ -183,7 +183,9 @@ def meshgrid(*tensors, indexing=None):
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, _C.Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_argcheck._type_name(t)}")
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {_argcheck._type_name(t)}"
+            )
     indexing = "ij" if indexing is None else indexing
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
@@ -608,7 +610,7 @@ def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, _C.Tensor):
         dims = dims.item() if dims.dim() == 0 else dims.tolist()
     if not isinstance(dims, (numbers.Integral, list, tuple)):
-        raise RuntimeError(
+        raise RuntimeError(  # noqa: TRY004 - PyTorch raises RuntimeError here
             "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two "
             f"lists, but got dims={dims}"
         )
