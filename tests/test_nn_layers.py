@@ -325,3 +325,24 @@ def test_embedding_index_dtype_error_names_the_legacy_type(device):
         match=rf"Long, Int; but got {prefix}FloatTensor instead \(while checking arguments for embedding\)",
     ):
         F.embedding(minitorch.tensor([0.0]).to(device), minitorch.randn(3, 2).to(device))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.bfloat16])
+def test_max_pool1d_tap_path_matches_the_kernel(dtype):
+    # the plain case (no padding or dilation, no gradient) is the maximum of strided taps, not the max_pool2d
+    # kernel: the same values, NaN kept, every stride, transposed and odd-length inputs, the 2-D form
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 5, 37))
+    a[0, 1, 4] = a[2, 4, 36] = np.nan
+    x = minitorch.tensor(a).to(dtype)
+    xt = minitorch.tensor(np.ascontiguousarray(a.transpose(0, 2, 1))).to(dtype).transpose(1, 2)
+    for k, s in [(1, None), (2, None), (3, 1), (3, 2), (2, 3), (5, 5), (8, 3), (9, 2)]:
+        want = minitorch._C._nn.max_pool1d(x, k, [] if s is None else s)
+        for inp in (x, xt, x[0]):
+            got = F.max_pool1d(inp, k, s)
+            ref = want if inp.dim() == 3 else want[0]
+            assert got.shape == ref.shape and got.dtype == ref.dtype
+            np.testing.assert_array_equal(got.float().numpy(), ref.float().numpy())
+    g = minitorch.tensor(a, requires_grad=True)  # with a gradient the kernel runs: the first maximum takes it
+    F.max_pool1d(g, 2).sum().backward()
+    assert g.grad.sum().item() == 3 * 5 * 18

@@ -31,6 +31,7 @@ DIRECT = {
     "asin": (np.arcsin, (-1.0, 1.0, False)),
     "acos": (np.arccos, (-1.0, 1.0, False)),
     "atan": (np.arctan, (-1e6, 1e6, True)),
+    "atanh": (np.arctanh, (-0.99999, 0.99999, False)),
     "sinh": (np.sinh, (-89.0, 89.0, False)),
     "cosh": (np.cosh, (-89.0, 89.0, False)),
     "tanh": (np.tanh, (-20.0, 20.0, False)),
@@ -835,7 +836,21 @@ def test_gamma_float32(cap, op):
 # avx2_math.h) rather than the scalar functor: a table entry that silently went empty would pass every accuracy
 # test above on the scalar path, so this asks the table itself.
 OWN_AVX2 = {
-    False: ["exp2", "expm1", "log2", "log10", "tan", "asin", "acos", "sinh", "cosh", "atan", "log", "log1p"],
+    False: [
+        "exp2",
+        "expm1",
+        "log2",
+        "log10",
+        "tan",
+        "asin",
+        "acos",
+        "sinh",
+        "cosh",
+        "atan",
+        "atanh",
+        "log",
+        "log1p",
+    ],
     True: ["exp2", "expm1", "log2", "log10", "sinh", "cosh", "exp", "log", "log1p", "sin", "cos", "atan"],
 }
 

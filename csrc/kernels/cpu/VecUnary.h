@@ -23,6 +23,7 @@ namespace vec {
   _(asin)                   \
   _(acos)                   \
   _(atan)                   \
+  _(atanh)                  \
   _(sinh)                   \
   _(cosh)                   \
   _(tanh)                   \

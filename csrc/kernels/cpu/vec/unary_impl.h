@@ -143,6 +143,36 @@ static VD tan_tiny(VD x) {
   return tiny_is_x(x, SLD(tan, x), 1e-300);
 }
 
+// atanh: AVX2 without SLEEF has ours, through log1p's kernel with fdlibm's split: below |x| = 0.5 the
+// argument 2|x| + 2x^2 / (1 - |x|) keeps the small case's relative accuracy, above it 2|x| / (1 - |x|) (1 -
+// |x| is exact there); |x| = 1 gives inf and |x| > 1 NaN through log1p, and the sign goes back on last
+// (atanh(-0) = -0). float through double (float64 stays glibc's). Elsewhere SLEEF's, or without SLEEF the
+// scalar functor (its table entry emptied).
+#ifdef MT_VEC_F32_VIA_F64
+static VD atanh_own(VD x) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const VD a = _mm256_andnot_pd(sign, x);
+  const VD q = 2.0 * a / (1.0 - a);
+  const VD small = 2.0 * a + q * a;
+  const VD arg = _mm256_blendv_pd(q, small, _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LT_OQ));
+  const VD r = 0.5 * log1p_wide(arg);
+  return _mm256_or_pd(r, _mm256_and_pd(sign, x));
+}
+static VF atanh_fast(VF x) {
+  return f32_via_f64(x, atanh_own);
+}
+static VD atanh_fast(VD x) {
+  return atanh_own(x);  // not in the table: 1.47 ulp (fill_table)
+}
+#else
+static VF atanh_fast(VF x) {
+  return tiny_is_x(x, SLF(atanh, x), 1e-30f);
+}
+static VD atanh_fast(VD x) {
+  return tiny_is_x(x, SLD(atanh, x), 1e-300);
+}
+#endif
+
 // float exp2, log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h); elsewhere
 // SLEEF's, or without SLEEF the table entries stay empty (the scalar functors); float64 likewise
 #ifdef MT_VEC_F32_VIA_F64
@@ -512,6 +542,7 @@ static VD digamma_fast(VD x) {
     static V asin(V x) { return asin_fast(x); }                                                          \
     static V acos(V x) { return acos_fast(x); }                                                          \
     static V atan(V x) { return atan_fast(x); }                                                          \
+    static V atanh(V x) { return atanh_fast(x); }                                                        \
     static V sinh(V x) { return sinh_fast(x); }                                                          \
     static V cosh(V x) { return cosh_fast(x); }                                                          \
     static V tanh(V x) { return tanh_fast(x); }                                                          \
@@ -955,11 +986,12 @@ void MT_VEC_FILL(Table& t) {
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
 #ifdef MT_VEC_AVX512
   // float64 log, log1p, sin, cos, erf and atan (and softplus, mish and gelu through them) are AVX2's kernels
-  // over halves here; float32 exp2, log2, log10, tan, asin, acos and atan have none (AVX2's are ours in
-  // double: f32_via_f64.h)
-  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan});
+  // over halves here; float32 exp2, log2, log10, tan, asin, acos, atan and atanh have none (AVX2's are ours
+  // in double: f32_via_f64.h)
+  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::atanh});
 #endif
-  scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
+  // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's
+  scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos, Fn::atanh});
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
 #else  // AVX2: every float32 function and the float64 ones not named above are ours
