@@ -430,3 +430,33 @@ def test_device_time_columns_and_trace_rows(monkeypatch, tmp_path):
     prof.export_chrome_trace(str(tmp_path / "t.json"))
     trace = json.loads((tmp_path / "t.json").read_text())
     assert any(e.get("cat") == "gpu_op" and e["name"] == "aten::mm" for e in trace["traceEvents"])
+
+
+def test_table_text_matches_pytorch():
+    # the same events given to PyTorch 2.15's EventList print this table, character for character
+    from minitorch.autograd.profiler_util import EventList, FunctionEvent
+
+    spans = [
+        ("outer", 0.0, 1500.0, []),
+        ("aten::mm", 10.0, 510.25, [[64, 64], [64, 64]]),
+        ("aten::mm", 600.0, 1100.5, [[64, 64], [64, 64]]),
+        ("aten::add", 1200.0, 1212.125, [[3], [3], []]),
+        ("a_very_long_operator_name_that_goes_past_the_name_column_width_for_sure", 1300.0, 1301.0, [[1]]),
+    ]
+    evs = [FunctionEvent(i + 1, n, 1, s, e, input_shapes=sh) for i, (n, s, e, sh) in enumerate(spans)]
+    for child in evs[1:]:
+        child.set_cpu_parent(evs[0])
+        evs[0].append_cpu_child(child)
+    expected = [
+        "-------------------------------------------------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------------------  ",
+        "                                                   Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls              Input Shapes  ",
+        "-------------------------------------------------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------------------  ",
+        "                                                  outer        32.41%     486.125us       100.00%       1.500ms       1.500ms             1                        []  ",
+        "                                               aten::mm        66.72%       1.001ms        66.72%       1.001ms     500.375us             2      [[64, 64], [64, 64]]  ",
+        "                                              aten::add         0.81%      12.125us         0.81%      12.125us      12.125us             1            [[3], [3], []]  ",
+        "a_very_long_operator_name_that_goes_past_the_name_co...         0.07%       1.000us         0.07%       1.000us       1.000us             1                     [[1]]  ",
+        "-------------------------------------------------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------------------  ",
+        "Self CPU time total: 1.500ms",
+    ]
+    table = EventList(evs).key_averages(group_by_input_shapes=True).table(sort_by="cpu_time_total")
+    assert table.split("\n")[:-1] == expected
