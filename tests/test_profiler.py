@@ -23,13 +23,14 @@ def _counts(prof, **kw):
 
 
 def test_timer_measures_a_sleep():
+    # a sleep never returns early, so 2 ms is a floor; the ceiling is loose, as a loaded machine oversleeps
     t = benchmark.Timer("time.sleep(0.002)", setup="import time", label="sleep", description="2 ms")
     m = t.timeit(5)
     assert m.number_per_run == 5
-    assert 0.0019 < m.mean < 0.02
+    assert 0.0019 < m.mean < 0.05
     m = t.blocked_autorange(min_run_time=0.05)
-    assert 0.0019 < m.median < 0.02
-    assert all(0.0019 < x < 0.02 for x in m.times)
+    assert 0.0019 < m.median < 0.05
+    assert min(m.times) > 0.0019
     assert m.iqr >= 0
     assert len(m.raw_times) == len(m.times)
     assert "ms" in repr(m) and "sleep" in repr(m)
@@ -168,6 +169,10 @@ def test_modules_and_memory():
     assert ev["aten::linear"].input_shapes[:3] == [[8, 16], [4, 16], [4]]
     assert ev["aten::add"].cpu_memory_usage == 8 * 16 * 4
     assert "CPU Mem" in prof.key_averages().table()
+    with profile(profile_memory=True) as prof:  # a meta tensor has no data pointer and allocates nothing
+        m = torch.ones(3, device="meta")
+        m + m
+    assert [(e.name, e.cpu_memory_usage) for e in prof.events()] == [("aten::ones", 0), ("aten::add", 0)]
 
 
 def test_nested_profiles_refuse():

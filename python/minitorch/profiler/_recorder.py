@@ -134,6 +134,13 @@ def _tensors(x, out):
     return out
 
 
+def _ptr(t):
+    try:
+        return t.data_ptr()
+    except (RuntimeError, NotImplementedError):  # a meta tensor has no data
+        return 0
+
+
 def _user_stack():
     """The Python frames of the caller, innermost first, as PyTorch writes them: "file(line): function"."""
     frames = traceback.extract_stack()
@@ -235,7 +242,7 @@ class _Collector:
             self._next_id += 1
             ev._collector = self
             if self.profile_memory and not annotation:
-                ev._input_ptrs = {t.data_ptr() for t in _tensors(args, [])}
+                ev._input_ptrs = {_ptr(t) for t in _tensors(args, [])}
             if parent is not None:
                 ev.set_cpu_parent(parent)
                 parent.append_cpu_child(ev)
@@ -280,7 +287,7 @@ class _Collector:
         own_cpu = own_dev = 0
         ptrs = set()
         for t in _tensors(result, []):
-            p = t.data_ptr()
+            p = _ptr(t)
             ptrs.add(p)
             if p in seen or p == 0:
                 continue
