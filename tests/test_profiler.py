@@ -466,3 +466,17 @@ def test_table_text_matches_pytorch():
     ]
     table = EventList(evs).key_averages(group_by_input_shapes=True).table(sort_by="cpu_time_total")
     assert table.split("\n")[:-1] == expected
+
+
+def test_with_stack_names_the_caller(tmp_path):
+    with profile(with_stack=True) as prof:
+        torch.ones(2).add(1)
+    add = next(e for e in prof.events() if e.name == "aten::add")
+    assert (
+        add.stack
+        and "test_profiler.py" in add.stack[0]
+        and "test_with_stack_names_the_caller" in add.stack[0]
+    )
+    assert "Source Location" in prof.key_averages(group_by_stack_n=1).table()
+    prof.export_stacks(str(tmp_path / "stacks.txt"))
+    assert "test_with_stack_names_the_caller" in (tmp_path / "stacks.txt").read_text()
