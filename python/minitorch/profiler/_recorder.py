@@ -168,7 +168,6 @@ class _Collector:
         self._ref_event = None
         self.base_time_ns = 0
         self._t0 = 0
-        self._stopped_at = None
 
     # -- lifetime --------------------------------------------------------------------------------------------
     def start(self):
@@ -184,7 +183,11 @@ class _Collector:
             self._t0 = _now_ns()
             if self._ref_event is not None:
                 self._ref_event.record()
-            _install()
+            try:
+                _install()
+            except BaseException:
+                _uninstall()
+                raise
             _active = self
 
     def stop(self):
@@ -212,7 +215,6 @@ class _Collector:
             ev.device_time_total = pair[0].elapsed_time(pair[1]) * 1e3
             ev.device_start_us = ref.elapsed_time(pair[0]) * 1e3
             ev.use_device = "cuda"
-            del ev._cuda_events
 
     # -- ranges ----------------------------------------------------------------------------------------------
     def enter(self, name, args=(), kwargs=None, annotation=False):
@@ -306,7 +308,7 @@ class _Collector:
     def event_list(self):
         """The finished recording as an EventList (the private bookkeeping dropped)."""
         for ev in self.events:
-            for attr in ("_collector", "_input_ptrs", "_output_ptrs"):
+            for attr in ("_collector", "_input_ptrs", "_output_ptrs", "_cuda_events"):
                 ev.__dict__.pop(attr, None)
         out = EventList(
             self.events, use_device="cuda" if self.use_cuda else None, profile_memory=self.profile_memory
