@@ -196,9 +196,9 @@ del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _
 
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.
-_LAZY_SUBMODULES = frozenset(
-    {"accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides", "random", "types"}
-)
+_LAZY_SUBMODULES = frozenset({
+    "accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides", "profiler", "random", "types"
+})  # fmt: skip
 
 
 def __getattr__(name):

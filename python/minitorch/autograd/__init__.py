@@ -69,9 +69,10 @@ _C.Node.register_prehook = _node_register_prehook
 
 
 # torch.autograd.forward_ad and torch.autograd.functional are transforms built on minitorch.func and overrides,
-# which sit above this package (docs/architecture.md, Python package layering): loaded on first use, so that
-# the modules below (everything that imports autograd.Function) do not depend on them.
-_LAZY_SUBMODULES = frozenset({"forward_ad", "functional"})
+# and autograd.profiler is the legacy API over minitorch.profiler's recorder, all of which sit above this package
+# (docs/architecture.md, Python package layering): loaded on first use, so that the modules below (everything
+# that imports autograd.Function) do not depend on them.
+_LAZY_SUBMODULES = frozenset({"forward_ad", "functional", "profiler", "profiler_util"})
 
 
 def __getattr__(name):
