@@ -4,18 +4,20 @@ import collections.abc
 import math
 import warnings
 
-import minitorch
+from minitorch import _C
+from minitorch._dtype_info import finfo, iinfo
+from minitorch.autograd.grad_mode import no_grad
 
 
 def _dtypes(*names):
     # the dtypes this build lacks (uint32, float8, ...) are left out: make_tensor refuses them as unsupported
-    return [getattr(minitorch, n) for n in names if hasattr(minitorch, n)]
+    return [getattr(_C, n) for n in names if hasattr(_C, n)]
 
 
 _INTEGRAL = _dtypes("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64")
 _FLOATING = _dtypes("float16", "bfloat16", "float32", "float64")
 _COMPLEX = _dtypes("complex32", "complex64", "complex128")
-_BOOL_OR_INTEGRAL = [minitorch.bool, *_INTEGRAL]
+_BOOL_OR_INTEGRAL = [_C.bool, *_INTEGRAL]
 
 
 def _low_high(dtype, low, high, lowest, highest, default_low, default_high):
@@ -75,21 +77,21 @@ def make_tensor(
     if noncontiguous:
         # every other element of a tensor twice as wide along the last dim
         shape = (*shape[:-1], 2 * shape[-1])
-    if dtype == minitorch.bool:
+    if dtype == _C.bool:
         low, high = _low_high(dtype, low, high, 0, 2, 0, 2)
-        result = minitorch.randint(low, high, shape, device=device, dtype=dtype)
+        result = _C.randint(low, high, shape, device=device, dtype=dtype)
     elif dtype in _INTEGRAL:
-        info = minitorch.iinfo(dtype)
+        info = iinfo(dtype)
         # randint's high is exclusive: int64's max + 1 would not fit
-        top = info.max + (0 if dtype == minitorch.int64 else 1)
+        top = info.max + (0 if dtype == _C.int64 else 1)
         low, high = _low_high(dtype, low, high, info.min, top, -9, 10)
-        result = minitorch.randint(low, high, shape, device=device, dtype=dtype)
+        result = _C.randint(low, high, shape, device=device, dtype=dtype)
     elif dtype in _FLOATING + _COMPLEX:
-        info = minitorch.finfo(dtype)
+        info = finfo(dtype)
         low, high = _low_high(dtype, low, high, info.min, info.max, -9, 9)
-        result = minitorch.empty(shape, device=device, dtype=dtype)
-        target = minitorch.view_as_real(result) if dtype in _COMPLEX else result
-        with minitorch.no_grad():
+        result = _C.empty(shape, device=device, dtype=dtype)
+        target = _C.view_as_real(result) if dtype in _COMPLEX else result
+        with no_grad():
             if high - low >= info.max:
                 # the width itself would overflow the dtype: draw half the range and double
                 target.uniform_(low / 2, high / 2).mul_(2)
@@ -105,7 +107,7 @@ def make_tensor(
     elif memory_format is not None:
         result = result.clone(memory_format=memory_format)
     if exclude_zero:
-        result[result == 0] = 1 if dtype in _BOOL_OR_INTEGRAL else minitorch.finfo(dtype).tiny
+        result[result == 0] = 1 if dtype in _BOOL_OR_INTEGRAL else finfo(dtype).tiny
     if dtype in _FLOATING + _COMPLEX:
         result.requires_grad = requires_grad
     return result
