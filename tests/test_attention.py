@@ -285,3 +285,43 @@ def test_backward_without_keys(device):
     v = T(np.zeros((2, 0, 2)), device=device, rg=True)
     F.scaled_dot_product_attention(q, k, v).sum().backward()
     assert np.all(to_np(q.grad) == 0) and tuple(k.grad.shape) == (2, 0, 4)
+
+
+def test_sdpa_kernel_backends():
+    # minitorch has one SDPA kernel; the backend flags decide only whether a call may run, as on PyTorch's CPU
+    import minitorch as torch
+    from minitorch.nn.attention import SDPBackend, sdpa_kernel
+
+    q = torch.randn(1, 2, 4, 8)
+    ref = F.scaled_dot_product_attention(q, q, q)
+    assert [b.name for b in SDPBackend] == [
+        "ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE"
+    ]  # fmt: skip
+    assert int(SDPBackend.CUDNN_ATTENTION) == 3 and repr(SDPBackend.MATH) == "<SDPBackend.MATH: 0>"
+    for ok in (
+        SDPBackend.MATH,
+        SDPBackend.FLASH_ATTENTION,
+        [SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH],
+    ):
+        with sdpa_kernel(ok) as r:
+            assert r == {}
+            np.testing.assert_array_equal(F.scaled_dot_product_attention(q, q, q).numpy(), ref.numpy())
+    assert torch.backends.cuda.math_sdp_enabled() and torch.backends.cuda.flash_sdp_enabled()
+    for bad in (SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION, SDPBackend.OVERRIDEABLE, []):
+        with sdpa_kernel(bad), pytest.raises(RuntimeError, match="No viable backend for scaled_dot_product"):
+            F.scaled_dot_product_attention(q, q, q)
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        assert torch.backends.cuda.flash_sdp_enabled() and not torch.backends.cuda.math_sdp_enabled()
+    with (
+        pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"),
+        sdpa_kernel("math"),
+    ):
+        pass
+    torch.backends.cuda.enable_math_sdp(False)
+    torch.backends.cuda.enable_flash_sdp(False)
+    try:
+        with pytest.raises(RuntimeError, match="No viable backend"):
+            F.scaled_dot_product_attention(q, q, q)
+    finally:
+        torch.backends.cuda.enable_math_sdp(True)
+        torch.backends.cuda.enable_flash_sdp(True)

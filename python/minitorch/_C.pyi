@@ -9,83 +9,42 @@ import numpy
 
 import minitorch
 
-class Generator:
-    def __deepcopy__(self, memo): ...
-    def __init__(self, device: typing.Any = None) -> None: ...
-    def __reduce__(self): ...
-    def clone_state(self):
-        """
-        A new generator on the same device in the same state: both then draw the same numbers.
-        """
-    def get_offset(self):
-        """
-        How many Philox counters this generator has consumed since it was seeded (every device's generator
-            is Philox here, so the CPU one has an offset too, where PyTorch's Mersenne Twister has none).
-        """
-    def get_state(self) -> Tensor: ...
-    def initial_seed(self) -> builtins.int: ...
-    def manual_seed(self, seed):
-        """
-        Seeds this generator and returns it; `seed` is an int in [-2**63, 2**64) (a negative one wraps).
-        """
-    def seed(self) -> builtins.int: ...
-    def set_offset(self, offset):
-        """
-        Moves the generator to `offset` counters past its seed; returns the generator.
-        """
-    def set_state(self, new_state):
-        """
-        Restores a state from get_state() (a 16-byte uint8 CPU tensor) and returns the generator.
-        """
-    @property
-    def device(self) -> device: ...
-
-class Node:
-    def _register_hook(self, arg0: collections.abc.Callable) -> builtins.int: ...
-    def _register_prehook(self, arg0: collections.abc.Callable) -> builtins.int: ...
-    def _remove_hook(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    def name(self) -> str: ...
-    def register_hook(self, fn):
-        """
-        fn(grad_inputs, grad_outputs) runs after this node computed grad_inputs; it may return replacements.
-        """
-    def register_prehook(self, fn):
-        """
-        fn(grad_outputs) runs before this node; it may return replacement gradients.
-        """
-    @property
-    def next_functions(self) -> tuple: ...
-    @property
-    def variable(self) -> typing.Any: ...
-
 class OutOfMemoryError(RuntimeError):
     """
     Raised when a device (CPU or CUDA) cannot provide the memory an op needs.
     """
 
+class dtype:
+    def __reduce__(self: dtype) -> str: ...
+    def to_complex(self: dtype) -> dtype: ...
+    def to_real(self: dtype) -> dtype: ...
+    @property
+    def is_complex(self) -> builtins.bool: ...
+    @property
+    def is_floating_point(self) -> builtins.bool: ...
+    @property
+    def is_signed(self) -> builtins.bool: ...
+    @property
+    def itemsize(self) -> builtins.int: ...
+
+class device:
+    def __enter__(self): ...
+    def __eq__(self, arg0: object) -> builtins.bool: ...
+    def __exit__(self, exc_type, exc, tb): ...
+    def __hash__(self) -> builtins.int: ...
+    def __init__(self, type: typing.Any, index: typing.Any = None) -> None: ...
+    def __reduce__(self) -> tuple[typing.Any, tuple[str]]: ...
+    @property
+    def index(self) -> typing.Any: ...
+    @property
+    def type(self) -> str: ...
+
 class Tensor:
     __array_priority__: typing.ClassVar[builtins.int] = 1000
-    def as_strided_(
-        self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any = None
-    ) -> Tensor: ...
     is_sparse: typing.ClassVar[builtins.bool] = False
     is_sparse_csr: typing.ClassVar[builtins.bool] = False
-    layout: typing.ClassVar[minitorch.layout]  # value = torch.strided
+    layout: typing.ClassVar[minitorch.layout]
     data: Tensor
-    def new_empty_strided(
-        self,
-        size,
-        stride=None,
-        *,
-        dtype=None,
-        layout=None,
-        device=None,
-        requires_grad=False,
-        pin_memory=False,
-    ):
-        """
-        empty_strided with this tensor's dtype and device unless given (Tensor.new_empty_strided).
-        """
     requires_grad: builtins.bool
     @staticmethod
     @typing.overload
@@ -430,7 +389,8 @@ class Tensor:
     @staticmethod
     def cummax(*args, **kwargs):
         """
-        Running maximum along dim and the index where it was reached, as return_types.cummax.
+        Running maximum along dim and the index where it was reached, as return_types.cummax (a kernel: a later
+            equal value takes the index, NaN beats every number).
         """
     @staticmethod
     def cummin(*args, **kwargs):
@@ -607,6 +567,13 @@ class Tensor:
     def histc(*args, **kwargs):
         """
         Histogram of input in `bins` equal bins over [min, max] (the data's range when min == max).
+        """
+    @staticmethod
+    def histogram(*args, **kwargs):
+        """
+        Histogram of input's values: bins equal bins over range (the data's min and max by default), or the
+            bins given as a tensor of edges; returns (hist, bin_edges), hist holding counts (or sums of weight, or
+            a density when density=True).
         """
     @staticmethod
     def hsplit(*args, **kwargs):
@@ -836,7 +803,7 @@ class Tensor:
     @staticmethod
     def nan_to_num(*args, **kwargs):
         """
-        NaN -> nan, +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest); complex
+        NaN -> nan (None: 0), +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest); complex
             tensors have each part replaced on its own, with the limits of the part's dtype.
         """
     @staticmethod
@@ -1036,14 +1003,12 @@ class Tensor:
         """
         In-place version of square.
         """
-    def squeeze_(self, dim: typing.Any = None) -> Tensor: ...
     @staticmethod
     def stft(*args, **kwargs):
         """
         Short-time Fourier transform of a 1-D signal or a batch of them ([B,] L): [B,] n_fft//2+1 (onesided) or
             n_fft frequencies by 1 + (L - n_fft) // hop_length frames (L after the center padding).
         """
-    def storage(self): ...
     @staticmethod
     def sum_to_size(*args, **kwargs):
         """
@@ -1054,20 +1019,11 @@ class Tensor:
         """
         torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv.
         """
-    def swapaxes_(
-        self,
-        axis0: typing.SupportsInt | typing.SupportsIndex,
-        axis1: typing.SupportsInt | typing.SupportsIndex,
-    ) -> Tensor: ...
     @staticmethod
     def swapdims(*args, **kwargs):
         """
         Alias of transpose.
         """
-    def swapdims_(
-        self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex
-    ) -> Tensor: ...
-    def t_(self) -> Tensor: ...
     @staticmethod
     def take(*args, **kwargs):
         """
@@ -1094,9 +1050,6 @@ class Tensor:
         """
         Sum of the main diagonal of a matrix.
         """
-    def transpose_(
-        self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex
-    ) -> Tensor: ...
     @staticmethod
     def triangular_solve(*args, **kwargs):
         """
@@ -1117,8 +1070,6 @@ class Tensor:
         """
         Collapse each run of equal consecutive values into one, optionally with inverse indices and counts.
         """
-    def unsqueeze_(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor: ...
-    def untyped_storage(self): ...
     @staticmethod
     def vdot(*args, **kwargs):
         """
@@ -1276,6 +1227,9 @@ class Tensor:
         self, dim: typing.Any = -1, descending: typing.Any = False, *, stable: typing.Any = False
     ) -> Tensor: ...
     def as_strided(
+        self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any = None
+    ) -> Tensor: ...
+    def as_strided_(
         self, size: typing.Any, stride: typing.Any, storage_offset: typing.Any = None
     ) -> Tensor: ...
     def asin(self) -> Tensor: ...
@@ -1518,6 +1472,20 @@ class Tensor:
         pin_memory: builtins.bool = False,
         out: typing.Any = None,
     ) -> Tensor: ...
+    def new_empty_strided(
+        self,
+        size,
+        stride=None,
+        *,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad=False,
+        pin_memory=False,
+    ):
+        """
+        empty_strided with this tensor's dtype and device unless given (Tensor.new_empty_strided).
+        """
     def new_full(
         self,
         size: typing.Any,
@@ -1586,11 +1554,7 @@ class Tensor:
         self, dim: typing.Any = None, keepdim: builtins.bool = False, *, dtype: typing.Any = None
     ) -> Tensor: ...
     def random_(
-        self,
-        from_: typing.Any = None,
-        to: typing.Any = None,
-        *,
-        generator: typing.Any = None,
+        self, from_: typing.Any = None, to: typing.Any = None, *, generator: typing.Any = None
     ) -> Tensor: ...
     def reciprocal(self) -> Tensor: ...
     def reciprocal_(self) -> typing.Any: ...
@@ -1604,7 +1568,7 @@ class Tensor:
     def relu_(self) -> typing.Any: ...
     def remainder(self, other: typing.Any) -> Tensor: ...
     def remainder_(self, other: typing.Any) -> typing.Any: ...
-    def repeat(self, *repeats):
+    def repeat(self, *repeats, **kwargs):
         """
         Tensor.repeat: tiles self `repeats[i]` times along dim i (leading new dims when repeats is longer), as an
             expand of interleaved size-1 dims and one reshape, so autograd and every device come for free.
@@ -1670,6 +1634,7 @@ class Tensor:
     def sqrt(self) -> Tensor: ...
     def sqrt_(self) -> typing.Any: ...
     def squeeze(self, dim: typing.Any = None) -> Tensor: ...
+    def squeeze_(self, dim: typing.Any = None) -> Tensor: ...
     def std(
         self,
         dim: typing.Any = None,
@@ -1678,6 +1643,10 @@ class Tensor:
         *,
         correction: typing.Any = None,
     ) -> Tensor: ...
+    def storage(self):
+        """
+        Tensor.storage(): the storage as elements of the tensor's dtype (warns once, as PyTorch).
+        """
     def storage_offset(self) -> builtins.int: ...
     def stride(self, dim: typing.Any = None) -> typing.Any: ...
     def sub(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor: ...
@@ -1692,7 +1661,16 @@ class Tensor:
         axis0: typing.SupportsInt | typing.SupportsIndex,
         axis1: typing.SupportsInt | typing.SupportsIndex,
     ) -> Tensor: ...
+    def swapaxes_(
+        self,
+        axis0: typing.SupportsInt | typing.SupportsIndex,
+        axis1: typing.SupportsInt | typing.SupportsIndex,
+    ) -> Tensor: ...
+    def swapdims_(
+        self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex
+    ) -> Tensor: ...
     def t(self) -> Tensor: ...
+    def t_(self) -> Tensor: ...
     def tan(self) -> Tensor: ...
     def tan_(self) -> typing.Any: ...
     def tanh(self) -> Tensor: ...
@@ -1710,6 +1688,9 @@ class Tensor:
         self, k: typing.Any, dim: typing.Any = -1, largest: typing.Any = True, sorted: typing.Any = True
     ) -> typing.Any: ...
     def transpose(
+        self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex
+    ) -> Tensor: ...
+    def transpose_(
         self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
     def tril(self, diagonal: typing.Any = 0) -> Tensor: ...
@@ -1741,6 +1722,11 @@ class Tensor:
         generator: typing.Any = None,
     ) -> Tensor: ...
     def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor: ...
+    def unsqueeze_(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor: ...
+    def untyped_storage(self):
+        """
+        Tensor.untyped_storage(): the bytes under the tensor.
+        """
     def untyped_storage_nbytes(self) -> builtins.int: ...
     def values(self): ...
     def var(
@@ -1818,30 +1804,54 @@ class Tensor:
 class memory_format:
     def __reduce__(self) -> str: ...
 
-class device:
-    def __enter__(self): ...
-    def __eq__(self, arg0: object) -> builtins.bool: ...
-    def __exit__(self, exc_type, exc, tb): ...
-    def __hash__(self) -> builtins.int: ...
-    def __init__(self, type: typing.Any, index: typing.Any = None) -> None: ...
-    def __reduce__(self) -> tuple[typing.Any, tuple[str]]: ...
+class Generator:
+    def __deepcopy__(self, memo): ...
+    def __init__(self, device: typing.Any = None) -> None: ...
+    def __reduce__(self): ...
+    def clone_state(self):
+        """
+        A new generator on the same device in the same state: both then draw the same numbers.
+        """
+    def get_offset(self):
+        """
+        How many Philox counters this generator has consumed since it was seeded (every device's generator
+            is Philox here, so the CPU one has an offset too, where PyTorch's Mersenne Twister has none).
+        """
+    def get_state(self) -> Tensor: ...
+    def initial_seed(self) -> builtins.int: ...
+    def manual_seed(self, seed):
+        """
+        Seeds this generator and returns it; `seed` is an int in [-2**63, 2**64) (a negative one wraps).
+        """
+    def seed(self) -> builtins.int: ...
+    def set_offset(self, offset):
+        """
+        Moves the generator to `offset` counters past its seed; returns the generator.
+        """
+    def set_state(self, new_state):
+        """
+        Restores a state from get_state() (a 16-byte uint8 CPU tensor) and returns the generator.
+        """
     @property
-    def index(self) -> typing.Any: ...
-    @property
-    def type(self) -> str: ...
+    def device(self) -> device: ...
 
-class dtype:
-    def __reduce__(self: dtype) -> str: ...
-    def to_complex(self: dtype) -> dtype: ...
-    def to_real(self: dtype) -> dtype: ...
+class Node:
+    def _register_hook(self, arg0: collections.abc.Callable) -> builtins.int: ...
+    def _register_prehook(self, arg0: collections.abc.Callable) -> builtins.int: ...
+    def _remove_hook(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def name(self) -> str: ...
+    def register_hook(self, fn):
+        """
+        fn(grad_inputs, grad_outputs) runs after this node computed grad_inputs; it may return replacements.
+        """
+    def register_prehook(self, fn):
+        """
+        fn(grad_outputs) runs before this node; it may return replacement gradients.
+        """
     @property
-    def is_complex(self) -> builtins.bool: ...
+    def next_functions(self) -> tuple: ...
     @property
-    def is_floating_point(self) -> builtins.bool: ...
-    @property
-    def is_signed(self) -> builtins.bool: ...
-    @property
-    def itemsize(self) -> builtins.int: ...
+    def variable(self) -> typing.Any: ...
 
 def _amp_foreach_non_finite_check_and_unscale_(
     self: collections.abc.Sequence[Tensor], found_inf: Tensor, inv_scale: Tensor
@@ -1923,6 +1933,7 @@ def _cudnn_rnn(
     bidirectional: builtins.bool,
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def _cudnn_version() -> typing.Any: ...
+def _cum_extreme(input: Tensor, dim: typing.Any, is_max: typing.Any) -> tuple[Tensor, Tensor]: ...
 def _fft_c2c(input: Tensor, dim: typing.Any, normalization: typing.Any, forward: typing.Any) -> Tensor: ...
 def _fft_c2r(
     input: Tensor, dim: typing.Any, normalization: typing.Any, last_dim_size: typing.Any
@@ -3074,23 +3085,23 @@ _cuda_arch_list: str
 _cuda_version: str | None  # None in a build without CUDA
 _has_cudnn: builtins.bool
 _has_mkldnn: builtins.bool
-bfloat16: dtype  # value = torch.bfloat16
-bool: dtype  # value = torch.bool
+bfloat16: dtype
+bool: dtype
 channels_last: memory_format
 channels_last_3d: memory_format
-complex128: dtype  # value = torch.complex128
-complex64: dtype  # value = torch.complex64
+complex128: dtype
+complex64: dtype
 contiguous_format: memory_format
-default_generator: Generator  # value = <minitorch._C.Generator object>
-float16: dtype  # value = torch.float16
-float32: dtype  # value = torch.float32
-float64: dtype  # value = torch.float64
-int16: dtype  # value = torch.int16
-int32: dtype  # value = torch.int32
-int64: dtype  # value = torch.int64
-int8: dtype  # value = torch.int8
+default_generator: Generator
+float16: dtype
+float32: dtype
+float64: dtype
+int16: dtype
+int32: dtype
+int64: dtype
+int8: dtype
 preserve_format: memory_format
-uint8: dtype  # value = torch.uint8
+uint8: dtype
 
 class _Distributed_P2PWork:
     def wait(self) -> builtins.int: ...

@@ -144,7 +144,7 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
     set_autocast_enabled,
 )
 from minitorch import optim  # noqa: F401
-from minitorch import distributions, linalg, multiprocessing, return_types, special  # noqa: F401  (multiprocessing registers tensor reductions)
+from minitorch import distributions, linalg, multiprocessing, return_types, signal, special  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.distributions._sampling import (  # noqa: F401  (the samplers PyTorch has as ops)
     binomial,
     poisson,

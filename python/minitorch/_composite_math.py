@@ -996,6 +996,157 @@ def histc(input, bins=100, min=0, max=0):
 _export(histc)
 
 
+def _hist_check_dtype(t):
+    if t.dtype not in (_C.float32, _C.float64):
+        _not_implemented("histogramdd", t)
+
+
+def _outer_edges(x, nbins, range):
+    """(leftmost, rightmost) per dim: the given range or the data's, widened by 0.5 each side when equal."""
+    d = x.shape[-1]
+    if range is not None:
+        rng = [builtins.float(v) for v in range]
+        if len(rng) != 2 * d:
+            raise RuntimeError(
+                f"torch.histogramdd: for a {d}-dimensional histogram range should have {2 * d} elements, "
+                f"but got {len(rng)}"
+            )
+        pairs = [(rng[2 * i], rng[2 * i + 1]) for i in builtins.range(d)]
+    elif x.shape[0]:
+        lo, hi = _C.amin(x, 0).tolist(), _C.amax(x, 0).tolist()
+        pairs = list(zip(lo, hi))
+    else:
+        pairs = [(0.0, 1.0)] * d
+    out = []
+    for i, (lo, hi) in enumerate(pairs):
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {i}'s range [{lo:g}, {hi:g}] is not finite")
+        if lo > hi:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension {i}"
+            )
+        out.append((lo - 0.5, hi + 0.5) if lo == hi else (lo, hi))
+    return out
+
+
+def _histogramdd_impl(input, bins, range, weight, density):
+    """hist over input's last dim as coordinates, and the list of edge tensors. Each coordinate's bin is the
+    last edge <= it (the last bin closed on the right), as PyTorch's search; values outside the edges (and
+    NaN) are left out."""
+    _hist_check_dtype(input)
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    d = input.shape[-1]
+    x = input.detach().reshape(-1, d)
+    if isinstance(bins, _C.Tensor):
+        bins = [bins]
+    elif isinstance(bins, numbers.Integral):
+        bins = [builtins.int(bins)] * d
+    else:
+        bins = list(bins)
+    if len(bins) != d:
+        raise RuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
+        )
+    if weight is not None:
+        if list(weight.shape) != list(input.shape[:-1]):
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor "
+                f"excluding its innermost dimension, but got input with shape {list(input.shape)} and weight with "
+                f"shape {list(weight.shape)}"
+            )
+        if weight.dtype != input.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the "
+                f"same dtype, but got input({cpp_name(input.dtype)}), and weight({cpp_name(weight.dtype)})"
+            )
+    edges = []
+    if builtins.all(isinstance(b, _C.Tensor) for b in bins):
+        for i, b in enumerate(bins):
+            if b.dim() != 1:
+                raise RuntimeError(
+                    "torch.histogramdd: bins tensor should have one dimension, but got "
+                    f"{b.dim()} dimensions in the bins tensor for dimension {i}"
+                )
+            if b.numel() < 2:
+                raise RuntimeError(
+                    f"torch.histogram(): bins must be > 0, but got {b.numel() - 1} for dimension {i}"
+                )
+            if b.dtype != input.dtype:
+                raise RuntimeError(
+                    "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input with "
+                    f"dtype {cpp_name(input.dtype)} and bins for dimension {i} with dtype {cpp_name(b.dtype)}"
+                )
+            edges.append(b.detach().contiguous().clone())
+    else:
+        for i, b in enumerate(bins):
+            if b <= 0:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {i}")
+        for b, (lo, hi) in zip(bins, _outer_edges(x, bins, range)):
+            edges.append(_C.linspace(lo, hi, b + 1, dtype=input.dtype, device=input.device))
+    counts = [e.numel() - 1 for e in edges]
+    acc = input.dtype
+    w = (
+        weight.detach().reshape(-1)
+        if weight is not None
+        else _C.ones(x.shape[0], dtype=acc, device=input.device)
+    )
+    keep = _C.ones(x.shape[0], dtype=_C.bool, device=input.device)
+    flat = _C.zeros(x.shape[0], dtype=_C.int64, device=input.device)
+    for i, e in enumerate(edges):
+        col = x[:, i].contiguous()
+        keep = _C.logical_and(keep, _C.logical_and(_C.ge(col, e[0]), _C.le(col, e[-1])))
+        pos = _C.sub(searchsorted(e, col, right=True), 1)
+        pos = _C.clamp(pos, 0, counts[i] - 1)
+        flat = _C.add(_C.mul(flat, counts[i]), pos)
+    hist = _C.zeros(math.prod(counts), dtype=acc, device=input.device)
+    hist = _C.scatter_add(hist, 0, flat[keep], w[keep]).reshape(counts)
+    if density:
+        hist = _C.div(hist, _C.sum(hist))
+        for i, e in enumerate(edges):
+            shape = [1] * d
+            shape[i] = counts[i]
+            hist = _C.div(hist, _C.sub(e[1:], e[:-1]).reshape(shape))
+    return hist, edges
+
+
+@_argcheck.parses(
+    "Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, TensorList? out=None",
+    "Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, "
+    "TensorList? out=None",
+)
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """Histogram of input's values: bins equal bins over range (the data's min and max by default), or the
+    bins given as a tensor of edges; returns (hist, bin_edges), hist holding counts (or sums of weight, or
+    a density when density=True)."""
+    if range is not None and len(range) != 2:
+        raise RuntimeError(
+            f"torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, but got {len(range)}"
+        )
+    _hist_check_dtype(input)
+    w = weight.reshape(-1) if weight is not None and weight.shape == input.shape else weight
+    hist, (edges,) = _histogramdd_impl(input.reshape(-1, 1), bins, range, w, density)
+    if out is not None:
+        out[0].resize_(hist.shape).copy_(hist)
+        out[1].resize_(edges.shape).copy_(edges)
+        return _rt.histogram(out[0], out[1])
+    return _rt.histogram(hist, edges)
+
+
+_export(histogram)
+
+
+@_argcheck.python_in_pytorch
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    """D-dimensional histogram of the points in input's last dim: bins an int, D ints or D edge tensors;
+    returns (hist, bin_edges), bin_edges a tuple of D tensors."""
+    hist, edges = _histogramdd_impl(input, bins, range, weight, density)
+    return _rt.histogramdd(hist, tuple(edges))
+
+
+_export(histogramdd, method=False)
+
+
 def bincount(input, weights=None, minlength=0):
     """Count of each value in a 1-D non-negative integer tensor (sum of weights, when given)."""
     if _is_float(input) or input.dtype == _C.bool:

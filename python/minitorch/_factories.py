@@ -1,10 +1,16 @@
-"""torch factories written in Python: logspace, empty_strided and asarray (tensor/as_tensor are in _creation)."""
+"""torch factories written in Python: logspace, empty_strided, asarray, frombuffer and from_file (tensor and
+as_tensor are in _creation)."""
+
+import os
+import warnings
+
+import numpy as np
 
 from minitorch import _C, _argcheck, _creation
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd import grad_mode
 
-__all__ = ["asarray", "empty_strided", "logspace"]
+__all__ = ["asarray", "empty_strided", "from_file", "frombuffer", "logspace"]
 
 
 def _write_out(result, out):
@@ -131,3 +137,107 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         r = r.detach() if r is obj else r
         r.requires_grad_(True)
     return r
+
+
+_WARNED_READONLY = False
+
+
+def _bytes_as(arr, dtype):
+    """A uint8 NumPy array as a tensor of dtype sharing its memory (from_numpy keeps arr alive; the dtype view
+    covers the dtypes NumPy lacks, bfloat16 among them)."""
+    t = _C.from_numpy(arr)
+    return t if dtype == _C.uint8 else t.view(dtype)
+
+
+def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over an object's buffer (bytes, bytearray, array.array, mmap, ...), sharing its memory:
+    count elements of dtype from byte offset (count -1: all that remain)."""
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if not view.c_contiguous:
+        raise RuntimeError(
+            "could not retrieve a contiguous buffer from the given object (non-contiguous buffers are not supported)"
+        )
+    nbytes = view.nbytes
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= nbytes:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({nbytes} bytes) minus 1"
+        )
+    size = dtype.itemsize
+    left = nbytes - offset
+    if count < 0:
+        if left % size:
+            raise ValueError(
+                f"buffer length ({left} bytes) after offset ({offset} bytes) must be a multiple of element size "
+                f"({size})"
+            )
+        count = left // size
+    elif count * size > left:
+        raise ValueError(
+            f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not be greater "
+            f"than actual buffer length ({nbytes} bytes)"
+        )
+    global _WARNED_READONLY
+    if view.readonly and not _WARNED_READONLY:
+        # PyTorch warns once per process; the tensor still writes through to the buffer
+        _WARNED_READONLY = True
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you can "
+            "write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy the "
+            "buffer to protect its data or make it writable before converting it to a tensor. This type of warning "
+            "will be suppressed for the rest of this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+    raw = np.frombuffer(view.cast("B"), dtype=np.uint8, count=count * size, offset=offset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = _bytes_as(raw, dtype)
+    return t.requires_grad_() if requires_grad else t
+
+
+def from_file(
+    filename,
+    shared=None,
+    size=0,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """size elements of dtype (default: the default dtype) mapped from a file. shared=True maps it shared (writes
+    reach the file, which is created or grown to fit); otherwise the tensor is a private copy-on-write map."""
+    dtype = dtype or _C.get_default_dtype()
+    name = os.fspath(filename)
+    nbytes = size * dtype.itemsize
+    if size < 0:
+        raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{name}>: Cannot allocate memory (12)")
+    if shared:
+        # PyTorch opens a shared map read-write, creating the file and growing it to the mapping's size
+        with open(name, "ab"):
+            pass
+        if os.path.getsize(name) < nbytes:
+            os.truncate(name, nbytes)
+    elif not os.path.exists(name):
+        raise RuntimeError(f"unable to open file <{name}> in read-only mode: No such file or directory (2)")
+    have = os.path.getsize(name)
+    if have < nbytes:
+        raise RuntimeError(
+            f"file <{name}> size <{have}> is smaller than the required mapping size <{nbytes}>"
+        )
+    if nbytes == 0:
+        t = _C.empty(0, dtype=dtype)
+    else:
+        raw = np.memmap(name, dtype=np.uint8, mode="r+" if shared else "c", shape=(nbytes,))
+        t = _bytes_as(raw, dtype)
+    if device is not None:
+        t = t.to(device)
+    return t.requires_grad_() if requires_grad else t

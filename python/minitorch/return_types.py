@@ -22,6 +22,7 @@ _FIELDS = {
     "aminmax": ("min", "max"),
     "frexp": ("mantissa", "exponent"),
     "histogram": ("hist", "bin_edges"),
+    "histogramdd": ("hist", "bin_edges"),
     "slogdet": ("sign", "logabsdet"),
     "linalg_slogdet": ("sign", "logabsdet"),
     "qr": ("Q", "R"),

@@ -12,8 +12,27 @@ _nn = _C._nn
 # ---- attention (the fused op; multi_head_attention_forward composes it as PyTorch's does)
 
 
-# (query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False)
-scaled_dot_product_attention = _nn.scaled_dot_product_attention
+# Which SDPA backends torch.nn.attention.sdpa_kernel and torch.backends.cuda.enable_*_sdp leave on. minitorch has
+# one SDPA (the fused kernel of csrc/ops/attention.cpp), computing the same math whatever is chosen; what the
+# flags decide is whether a call may run at all: PyTorch's CPU build serves only MATH and FLASH_ATTENTION, its CUDA
+# build every backend but OVERRIDEABLE, and with none of those on it raises. The keys are PyTorch's flag names.
+SDP_ENABLED = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True, "overrideable": True}
+_SDP_SERVES = {"cpu": ("math", "flash"), "cuda": ("math", "flash", "mem_efficient", "cudnn")}
+_sdp_native = _nn.scaled_dot_product_attention
+
+
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False
+):
+    """softmax(q k^T * scale + mask) v over the last two dims (the fused op), with the backend flags checked."""
+    if not SDP_ENABLED["math"] and isinstance(query, _C.Tensor):
+        serves = _SDP_SERVES.get(query.device.type, ("math",))
+        if not any(SDP_ENABLED[b] for b in serves):
+            raise RuntimeError(
+                "No viable backend for scaled_dot_product_attention was found. This is likely due to turning off "
+                "both the math kernel and the fused kernels."
+            )
+    return _sdp_native(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
 
 
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):

@@ -1,4 +1,5 @@
-"""nn.functional's pools: max, average, adaptive, power-average (lp) and max-unpooling, 1-D to 3-D."""
+"""nn.functional's pools: max, average, adaptive, power-average (lp), fractional max and max-unpooling, 1-D to
+3-D."""
 
 import collections.abc
 
@@ -399,3 +400,158 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     else:
         out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return (_C.sign(out) * _C.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def _fractional_starts(u, in_size, out_size, k):
+    """PyTorch's pseudo-random window starts from one sample u in [0, 1) per plane (u: [N, C]), computed in
+    u's dtype as its kernel does: start_i = trunc((i + u) alpha) - trunc(u alpha), alpha = (in - k) / (out - 1),
+    the last start pinned to in - k so the windows end at the input's edge. Returns int64 [N, C, out]."""
+    i = _C.arange(out_size, dtype=u.dtype, device=u.device)
+    if out_size > 1:
+        alpha = _C.full((), float(in_size - k) / float(out_size - 1), dtype=u.dtype, device=u.device)
+        uu = u.unsqueeze(-1)
+        starts = _C.sub(_C.mul(_C.add(i, uu), alpha).trunc(), _C.mul(uu, alpha).trunc()).to(_C.int64)
+    else:
+        starts = _C.zeros((*u.shape, out_size), dtype=_C.int64, device=u.device)
+    if out_size > 0:
+        starts[..., -1] = in_size - k
+    return starts
+
+
+def _fractional_max_pool(name, input, kernel_size, output_size, output_ratio, return_indices, samples, nd):
+    """Max over windows of kernel_size placed at _fractional_starts along each of the nd last dims; the indices
+    flat into the plane (H*W or D*H*W). Composed as a gather of every window's taps, so the gradient reaches
+    the chosen maxima through gather's backward."""
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if input.dim() < nd + 1:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], but got "
+            f"{-(nd + 1)})"
+        )
+    spatial = list(input.shape[-nd:])
+    if output_size is None:
+        ratio = _ntuple(output_ratio, nd)
+        output_size = [int(s * r) for s, r in zip(spatial, ratio)]
+    ks = _ntuple(kernel_size, nd)
+    out = _ntuple(output_size, nd)
+    if len(ks) != nd or not all(isinstance(k, int) for k in ks):
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of Ints")
+    batched = input.dim() == nd + 2
+    if samples is None:
+        n = input.shape[0] if batched else 1
+        samples = _C.rand(n, input.shape[-nd - 1], nd, dtype=input.dtype, device=input.device)
+    if any(k <= 0 for k in ks):
+        raise RuntimeError(
+            f"{name}(): kernel size should be greater than zero, but got {'x'.join(map(str, ks))}"
+        )
+    if input.dim() not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[-nd - 1 :]):
+        raise RuntimeError(
+            f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got"
+            f"{list(input.shape)} with dimension {[s for s in input.shape].index(0)} being empty."
+            if 0 in input.shape[-nd - 1 :]
+            else f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}"
+        )
+    words = ("height", "width") if nd == 2 else ("time", "height", "width")
+    for w, k, o, s in zip(words, ks, out, spatial):
+        if o + k - 1 > s:
+            where = name + "()" if nd == 2 else name + "_out()"
+            raise RuntimeError(f"{where}: pool {w} {k} too large relative to input {w} {s}")
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    x = input if batched else input.unsqueeze(0)
+    n, c = x.shape[0], x.shape[1]
+    if samples.dim() != 3 or samples.shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[-1]}.")
+    if samples.shape[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != c:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    samples = samples[:n].detach()
+    # which sample drives which dim: PyTorch's 2-D kernel takes sample 0 for the width and 1 for the height,
+    # its 3-D kernel 0, 1, 2 for time, height, width
+    order = [1, 0] if nd == 2 else [0, 1, 2]
+    plane = 1
+    for s in spatial:
+        plane *= s
+    flat = _C.zeros((n, c) + (1,) * (2 * nd), dtype=_C.int64, device=x.device)
+    stride = plane
+    for d in range(nd):
+        stride //= spatial[d]
+        starts = _fractional_starts(samples[:, :, order[d]], spatial[d], out[d], ks[d])
+        taps = _C.add(starts.unsqueeze(-1), _C.arange(ks[d], device=x.device))  # [N, C, out_d, k_d]
+        shape = [n, c] + [1] * (2 * nd)
+        shape[2 + d], shape[2 + nd + d] = out[d], ks[d]
+        flat = _C.add(flat, _C.mul(taps.reshape(shape), stride))
+    kk, nout = 1, 1
+    for k, o in zip(ks, out):
+        kk, nout = kk * k, nout * o
+    flat = flat.expand(n, c, *out, *ks).reshape(n, c, nout * kk)
+    taps = x.reshape(n, c, plane).gather(-1, flat).reshape(n, c, *out, kk)
+    # PyTorch's kernel keeps the first maximum and lets any NaN take over, the last NaN winning
+    first = (
+        taps.detach().argmax(-1, keepdim=True)
+        if taps.numel()
+        else _C.zeros((n, c, *out, 1), dtype=_C.int64, device=x.device)
+    )
+    nan = _C.isnan(taps.detach())
+    if taps.numel() and bool(nan.any()):
+        last_nan = _C.sub(kk - 1, nan.flip(-1).to(_C.uint8).argmax(-1, keepdim=True))
+        first = last_nan.where(nan.any(-1, keepdim=True), first)
+    values = taps.gather(-1, first).squeeze(-1)
+    indices = flat.reshape(n, c, *out, kk).gather(-1, first).squeeze(-1)
+    if not batched:
+        values, indices = values.squeeze(0), indices.squeeze(0)
+    return (values, indices) if return_indices else values
+
+
+def fractional_max_pool2d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    """Fractional max pooling over (H, W) of (N, C, H, W) or (C, H, W) (Graham's; PyTorch's window sequence),
+    returning (output, indices into H*W)."""
+    return _fractional_max_pool(
+        "fractional_max_pool2d", input, kernel_size, output_size, output_ratio, True, _random_samples, 2
+    )
+
+
+def fractional_max_pool2d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    """Fractional max pooling over (H, W): output_size, or output_ratio of the input's size; windows of
+    kernel_size at pseudo-random starts drawn from _random_samples ([N, C, 2] in [0, 1), default random)."""
+    return _fractional_max_pool(
+        "fractional_max_pool2d",
+        input,
+        kernel_size,
+        output_size,
+        output_ratio,
+        return_indices,
+        _random_samples,
+        2,
+    )
+
+
+def fractional_max_pool3d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    """Fractional max pooling over (D, H, W), returning (output, indices into D*H*W)."""
+    return _fractional_max_pool(
+        "fractional_max_pool3d", input, kernel_size, output_size, output_ratio, True, _random_samples, 3
+    )
+
+
+def fractional_max_pool3d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    """Fractional max pooling over (D, H, W) of (N, C, D, H, W) or (C, D, H, W); _random_samples [N, C, 3]."""
+    return _fractional_max_pool(
+        "fractional_max_pool3d",
+        input,
+        kernel_size,
+        output_size,
+        output_ratio,
+        return_indices,
+        _random_samples,
+        3,
+    )

@@ -1,5 +1,5 @@
 """Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvg/MaxPool1d/2d/3d, LPPool1d/2d/3d,
-MaxUnpool1d/2d/3d (the 3-D ones run F's 3-D pools, composed from the 2-D kernels: see nn/functional/_conv3d.py)."""
+MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d (the 3-D ones run F's 3-D pools, composed from the 2-D kernels: see nn/functional/_conv3d.py)."""
 
 from minitorch.nn import functional as F
 from minitorch.nn.modules.module import Module
@@ -14,6 +14,8 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -282,3 +284,55 @@ class LPPool3d(_LPPoolNd):
     def forward(self, input):
         """F.lp_pool3d with this module's settings."""
         return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ("kernel_size", "return_indices", "output_size", "output_ratio")
+    _nd = 2
+
+    def __init__(
+        self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+    ):
+        super().__init__()
+        nd = self._nd
+
+        def tup(v):
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,) * nd
+
+        self.kernel_size = tup(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = tup(output_size) if output_size is not None else None
+        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"FractionalMaxPool{nd}d requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return fn(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (H, W) to output_size or output_ratio of the input (see
+    F.fractional_max_pool2d); a fixed _random_samples makes the windows repeatable."""
+
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (D, H, W) (see F.fractional_max_pool3d)."""
+
+    _nd = 3

@@ -1,0 +1,163 @@
+"""torch.histogram / Tensor.histogram / torch.histogramdd against NumPy's histograms and PyTorch's rules."""
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("bins", [1, 4, 17])
+def test_histogram_int_bins_matches_numpy(dtype, bins):
+    rng = np.random.default_rng(bins)
+    a = rng.normal(size=200)
+    h, e = torch.histogram(torch.tensor(a, dtype=dtype), bins)
+    x = a.astype(np.float32) if dtype == torch.float32 else a
+    rh, re = np.histogram(x.astype(np.float64), bins, range=(float(x.min()), float(x.max())))
+    assert h.dtype == dtype and e.dtype == dtype and h.shape == (bins,) and e.shape == (bins + 1,)
+    np.testing.assert_allclose(e.numpy(), re, rtol=1e-6 if dtype == torch.float32 else 1e-14)
+    np.testing.assert_array_equal(h.numpy(), rh)
+
+
+def test_histogram_range_weight_density_edges_tensor():
+    rng = np.random.default_rng(0)
+    a, w = rng.uniform(-2, 2, size=300), rng.uniform(size=300)
+    h, e = torch.histogram(torch.tensor(a), 8, range=(-1.0, 1.5), weight=torch.tensor(w), density=True)
+    rh, re = np.histogram(a, 8, range=(-1.0, 1.5), weights=w, density=True)
+    np.testing.assert_allclose(h.numpy(), rh, rtol=1e-12)
+    np.testing.assert_allclose(e.numpy(), re, rtol=1e-14)
+    edges = np.array([-2.0, -0.5, 0.0, 0.25, 1.0, 2.0])
+    h, e = torch.tensor(a).histogram(torch.tensor(edges))
+    np.testing.assert_array_equal(h.numpy(), np.histogram(a, edges)[0])
+    np.testing.assert_array_equal(e.numpy(), edges)
+
+
+def test_histogram_edge_rules():
+    x = torch.tensor([1.0, 2, 1, 4, 2.5, 5, 0])
+    h, e = torch.histogram(x, 4)
+    assert h.tolist() == [3.0, 1.0, 1.0, 2.0]  # 5.0, the last edge, falls in the last bin
+    assert e.tolist() == [0.0, 1.25, 2.5, 3.75, 5.0]
+    assert torch.histogram(x, 3, range=(1.0, 4.0)).hist.tolist() == [2.0, 2.0, 1.0]  # 0 and 5 ignored
+    # equal min and max widen by 0.5 each side; an empty input counts over [0, 1]
+    assert torch.histogram(torch.tensor([2.0, 2.0]), 2).bin_edges.tolist() == [1.5, 2.0, 2.5]
+    h, e = torch.histogram(torch.tensor([]), 3)
+    assert h.tolist() == [0.0, 0.0, 0.0] and e[-1].item() == 1.0
+    # non-contiguous input
+    nc = torch.tensor([[1.0, 2], [3, 4]]).t()
+    assert torch.histogram(nc, 2).hist.tolist() == [2.0, 2.0]
+    r = torch.histogram(x, 2)
+    assert type(r).__name__ == "histogram" and r._fields == ("hist", "bin_edges")
+
+
+@pytest.mark.parametrize(
+    "call, exc, msg",
+    [
+        (
+            lambda x: torch.histogram(x.int(), 3),
+            NotImplementedError,
+            "\"histogramdd\" not implemented for 'Int'",
+        ),
+        (lambda x: torch.histogram(x.half(), 3), NotImplementedError, "not implemented for 'Half'"),
+        (lambda x: torch.histogram(x, 0), RuntimeError, r"torch.histogram\(\): bins must be > 0, but got 0"),
+        (lambda x: torch.histogram(x, torch.tensor([1.0])), RuntimeError, "bins must be > 0, but got 0"),
+        (
+            lambda x: torch.histogram(x, 3, range=(3.0, 1.0)),
+            RuntimeError,
+            "min should not exceed max, but got min 3",
+        ),
+        (
+            lambda x: torch.histogram(x, 3, range=(0.0, float("inf"))),
+            RuntimeError,
+            r"range \[0, inf\] is not fin",
+        ),
+        (
+            lambda x: torch.histogram(x, 3, range=(0.0, 1.0, 2.0)),
+            RuntimeError,
+            "range should have 2 elements",
+        ),
+        (
+            lambda x: torch.histogram(x, torch.tensor([[0.0, 1.0]])),
+            RuntimeError,
+            "bins tensor should have one dim",
+        ),
+        (lambda x: torch.histogram(x, torch.tensor([0, 1])), RuntimeError, "should have the same dtype"),
+        (lambda x: torch.histogram(x, 3, weight=torch.ones(3)), RuntimeError, r"weight with shape \[3\]"),
+        (lambda x: torch.histogram(x, 3, weight=torch.ones(7).double()), RuntimeError, r"weight\(double\)"),
+        (lambda x: torch.histogram(x, [1.0, 2.0]), TypeError, "invalid combination of arguments"),
+        (lambda x: torch.histogram(torch.tensor([1.0, float("nan")]), 3), RuntimeError, "is not finite"),
+    ],
+)
+def test_histogram_bad_inputs(call, exc, msg):
+    with pytest.raises(exc, match=msg):
+        call(torch.tensor([1.0, 2, 1, 4, 2.5, 5, 0]))
+
+
+def test_histogramdd_matches_numpy():
+    rng = np.random.default_rng(1)
+    a, w = rng.normal(size=(100, 3)), rng.uniform(size=100)
+    h, e = torch.histogramdd(torch.tensor(a), bins=[3, 4, 5], weight=torch.tensor(w), density=True)
+    rh, re = np.histogramdd(a, bins=[3, 4, 5], weights=w, density=True)
+    assert isinstance(e, tuple) and len(e) == 3 and h.shape == (3, 4, 5)
+    np.testing.assert_allclose(h.numpy(), rh, rtol=1e-12)
+    for mine, ref in zip(e, re):
+        np.testing.assert_allclose(mine.numpy(), ref, rtol=1e-14)
+    h, e = torch.histogramdd(torch.tensor(a[:, :2]), bins=2, range=[-1.0, 1.0, 0.0, 2.0])
+    rh, _ = np.histogramdd(a[:, :2], bins=2, range=[(-1, 1), (0, 2)])
+    np.testing.assert_array_equal(h.numpy(), rh)
+    edges = [torch.tensor([-3.0, 0.0, 3.0]).double(), torch.tensor([-1.0, 1.0]).double()]
+    h, _ = torch.histogramdd(torch.tensor(a[:, :2]), bins=edges)
+    np.testing.assert_array_equal(h.numpy(), np.histogramdd(a[:, :2], bins=[e.numpy() for e in edges])[0])
+    assert torch.histogramdd(torch.rand(2, 3, 2), bins=2).hist.shape == (2, 2)
+
+
+def test_histogramdd_bad_inputs():
+    x = torch.rand(4, 2)
+    with pytest.raises(RuntimeError, match="input tensor should have at least 2 dimensions"):
+        torch.histogramdd(x.reshape(-1), 2)
+    with pytest.raises(RuntimeError, match="The size of bins must be equal to the innermost dimension"):
+        torch.histogramdd(x, [2, 2, 2])
+    with pytest.raises(
+        RuntimeError, match="for a 2-dimensional histogram range should have 4 elements, but got 2"
+    ):
+        torch.histogramdd(x, 2, range=[0.0, 1.0])
+
+
+def test_histogram_against_pytorch():
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    a = np.random.default_rng(5).normal(size=(50, 2)).round(1)
+    cases = {
+        "f32": "torch.histogram(x.float(), 7)",
+        "f64_range": "torch.histogram(x.double(), 5, range=(-1.0, 0.5))",
+        "density": "torch.histogram(x.double(), torch.tensor([-2.0, -0.3, 0.1, 2.0], dtype=torch.float64), "
+        "density=True)",
+        "dd": "torch.histogramdd(x.double(), [3, 2], weight=x[:, 0].double().abs())",
+    }
+    script = (
+        "import json, sys, torch\n"
+        "d = json.loads(sys.stdin.read()); x = torch.tensor(d['x'], dtype=torch.float64)\n"
+        "def flat(r): return [r[0].tolist(), [e.tolist() for e in (r[1] if isinstance(r[1], tuple) else [r[1]])]]\n"
+        "print(json.dumps({k: flat(eval(v)) for k, v in d['cases'].items()}))\n"
+    )
+    res = subprocess.run(
+        [py, "-c", script],
+        input=json.dumps({"x": a.tolist(), "cases": cases}),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    theirs = json.loads(res.stdout.strip().splitlines()[-1])
+    x = torch.tensor(a)
+    for k, src in cases.items():
+        r = eval(src, {"torch": torch, "x": x})
+        edges = r[1] if isinstance(r[1], tuple) else [r[1]]
+        np.testing.assert_allclose(r[0].numpy(), np.array(theirs[k][0]), rtol=1e-6, err_msg=k)
+        for mine, ref in zip(edges, theirs[k][1]):
+            np.testing.assert_allclose(mine.numpy(), np.array(ref), rtol=1e-6, err_msg=k)
