@@ -343,6 +343,9 @@ def test_max_pool1d_tap_path_matches_the_kernel(dtype):
             ref = want if inp.dim() == 3 else want[0]
             assert got.shape == ref.shape and got.dtype == ref.dtype
             np.testing.assert_array_equal(got.float().numpy(), ref.float().numpy())
+    one = F.max_pool1d(x, 1)  # a single tap: a copy, never a view of the input
+    one[0, 0, 0] = 100.0
+    assert x[0, 0, 0].item() != 100.0
     g = minitorch.tensor(a, requires_grad=True)  # with a gradient the kernel runs: the first maximum takes it
     F.max_pool1d(g, 2).sum().backward()
     assert g.grad.sum().item() == 3 * 5 * 18

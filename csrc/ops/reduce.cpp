@@ -452,20 +452,6 @@ Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
   return out;
 }
 
-std::tuple<Tensor, Tensor> run_cum_extreme(const Tensor& self, int64_t dim, bool is_max) {
-  const char* name = is_max ? "cummax" : "cummin";
-  int64_t d = wrap_dim(dim, self.dim());
-  MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "\"", name, self.is_cuda() ? "_cuda" : "_cpu",
-                           "\" not implemented for '", dtype_short_name(self.dtype()), "'");
-  Tensor values = make_empty(self.sizes(), self.dtype(), self.device());
-  Tensor indices = make_empty(self.sizes(), ScalarType::Long, self.device());
-  if (self.numel() == 0) return {values, indices};
-  Tensor c = contiguous(self);
-  auto [row, inner] = row_inner(c, d);
-  cum_extreme_stub.get(self.device())(values, indices, c, row, inner, is_max);
-  return {values, indices};
-}
-
 Tensor run_softmax(const Tensor& self, int64_t dim, ScalarType dtype, bool log) {
   int64_t d = wrap_dim(dim, self.dim());
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
@@ -509,7 +495,17 @@ Tensor native::cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
 }
 
 std::tuple<Tensor, Tensor> cum_extreme(const Tensor& self, int64_t dim, bool is_max) {
-  return run_cum_extreme(self, dim, is_max);
+  const char* name = is_max ? "cummax" : "cummin";
+  int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "\"", name, self.is_cuda() ? "_cuda" : "_cpu",
+                           "\" not implemented for '", dtype_short_name(self.dtype()), "'");
+  Tensor values = make_empty(self.sizes(), self.dtype(), self.device());
+  Tensor indices = make_empty(self.sizes(), ScalarType::Long, self.device());
+  if (self.numel() == 0) return {values, indices};
+  Tensor c = contiguous(self);
+  auto [row, inner] = row_inner(c, d);
+  cum_extreme_stub.get(self.device())(values, indices, c, row, inner, is_max);
+  return {values, indices};
 }
 
 Tensor native::softmax(const Tensor& self, int64_t dim, ScalarType dtype) {

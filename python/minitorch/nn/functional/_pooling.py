@@ -56,7 +56,7 @@ def _max_pool1d_windows(x, k, s, p, d, ceil_mode):
     out = x[..., 0 : (n - 1) * s + 1 : s]
     for j in range(1, k):
         out = _C.maximum(out, x[..., j : j + (n - 1) * s + 1 : s])
-    return out.contiguous() if k == 1 else out
+    return out.clone() if k == 1 else out  # one tap is a view of the input: the result must not alias it
 
 
 def max_pool1d_with_indices(
