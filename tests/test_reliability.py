@@ -2409,3 +2409,133 @@ def test_argument_kinds_of_composites_seed_2301(call, exc, text):
     arguments as PyTorch's parser does (on failure only, where the check would cost a valid call time)"""
     with pytest.raises(exc, match=re.escape(text)):
         call(minitorch)
+
+
+@pytest.mark.parametrize(
+    "call, exc, text",
+    [
+        (
+            lambda T: T.unique(T.tensor([3, 1, 1]), sorted=1),
+            TypeError,
+            "argument 'sorted' must be bool, not int",
+        ),
+        (
+            lambda T: T.unique(T.tensor([3, 1]), dim=0, return_counts=None),
+            TypeError,
+            "unique_dim(): argument 'return_counts' must be bool, not NoneType",
+        ),
+        (
+            lambda T: T.repeat_interleave(T.tensor([3, 1]), True),
+            TypeError,
+            "invalid combination of arguments",
+        ),
+        (lambda T: T.tensor([3, 1]).repeat_interleave(2.0), TypeError, "invalid combination of arguments"),
+        (
+            lambda T: T.repeat_interleave(T.tensor([3, 1]), T.tensor([True, False])),
+            NotImplementedError,
+            "\"repeat_interleave_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda T: T.repeat_interleave(T.tensor([1.0, 2.0])),
+            NotImplementedError,
+            "\"repeat_interleave_cpu\" not implemented for 'Float'",
+        ),
+        (
+            lambda T: T.special.round(T.tensor([3], dtype=T.int8)),
+            NotImplementedError,
+            "\"round_vml_cpu\" not implemented for 'Char'",
+        ),
+        (
+            lambda T: T.special.ndtri(T.rand(3).bfloat16()),
+            NotImplementedError,
+            "\"ndtri_cpu\" not implemented for 'BFloat16'",
+        ),
+        (
+            lambda T: T.special.log_ndtr(T.rand(3).half()),
+            NotImplementedError,
+            "\"log_ndtr_cpu\" not implemented for 'Half'",
+        ),
+        (
+            lambda T: T.nanquantile(T.tensor(1.0), 0.5, dim=5),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-1, 0], but got 5)",
+        ),
+        (lambda T: T.quantile(T.ones(3), 0.5, dim=True), TypeError, "invalid combination of arguments"),
+        (
+            lambda T: T.logcumsumexp(T.ones(3), True),
+            TypeError,
+            "argument 'dim' (position 2) must be int, not bool",
+        ),
+        (
+            lambda T: T.ones(3, 2).to_sparse_csr(1),
+            RuntimeError,
+            "dense_dim argument must be in [0,0] range, but 1 is given",
+        ),
+        (
+            lambda T: T.nn.functional.dropout3d(T.ones(1, 2, 2, 2, 2, dtype=T.int64)),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda T: T.nn.functional.dropout2d(T.ones(2, 2, 2, 2, dtype=T.bool)),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Bool",
+        ),
+        (
+            lambda T: T.nn.functional.alpha_dropout(T.ones(8, dtype=T.bool), 0.5, True),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda T: T.addcmul(*[T.tensor([True])] * 3),
+            NotImplementedError,
+            "\"addcmul_cpu_out\" not implemented for 'Bool'",
+        ),
+        (
+            lambda T: T.nn.functional.binary_cross_entropy_with_logits(
+                T.zeros(3), T.ones(3), pos_weight=T.ones(3, requires_grad=True)
+            ),
+            RuntimeError,
+            "not differentiable with respect to argument 'pos_weight'",
+        ),
+    ],
+)
+def test_fuzz_seed_2401_accepted_bad_calls_raise_as_pytorch(call, exc, text):
+    """calls PyTorch refuses that ran here (fuzz seed 2401): flags that must be real bools, integer counts,
+    the special functions' float/double-only kernels, dims out of range, dropouts whose float mask cannot be
+    cast back to an integer input, and weights PyTorch cannot differentiate"""
+    with pytest.raises(exc, match=re.escape(text)):
+        call(minitorch)
+
+
+def test_valid_neighbours_of_the_seed_2401_calls_still_run():
+    T = minitorch
+    assert T.unique(T.tensor([3, 1, 1]), sorted=True).tolist() == [1, 3]
+    assert T.repeat_interleave(T.tensor([3.0, 1.0]), T.tensor(2)).tolist() == [3.0, 3.0, 1.0, 1.0]
+    assert T.special.round(T.tensor([2.5, -0.5])).tolist() == [2.0, -0.0]
+    # p in {0, 1} or eval mode never draws a float mask: integer inputs pass (as PyTorch's)
+    x = T.ones(2, 2, 2, 2, dtype=T.int64)
+    assert T.nn.functional.dropout2d(x, 0.0).dtype == T.int64
+    assert T.nn.functional.dropout2d(x, 0.5, training=False).equal(x)
+    assert T.nn.functional.dropout3d(x, 1.0).sum().item() == 0
+    with T.no_grad():  # outside autograd the weights may require grad
+        T.nn.functional.binary_cross_entropy_with_logits(
+            T.zeros(3), T.ones(3), weight=T.ones(3, requires_grad=True)
+        )
+
+
+def test_dropout2d_of_a_3d_input_drops_per_sample_and_channel_as_pytorch():
+    """PyTorch reads a 3-D dropout2d input as (N, C, L) (with a warning): one draw per (n, c) row, not per
+    dim-0 slice; dropout3d takes every rank but 5 as unbatched"""
+    T = minitorch
+    T.manual_seed(0)
+    with pytest.warns(UserWarning, match="interpreted as shape \\(N, C, L\\)"):
+        y = T.nn.functional.dropout2d(T.ones(64, 8, 16), 0.5)
+    rows = y.numpy()
+    assert ((rows == 0).all(axis=2) | (rows == 2).all(axis=2)).all()  # whole (n, c) rows dropped or kept
+    kept_per_sample = (rows[:, :, 0] != 0).sum(axis=1)
+    # a sample's channels are drawn apart: some sample keeps only part of them (one draw per dim-0 slice kept 0 or 8)
+    assert ((0 < kept_per_sample) & (kept_per_sample < 8)).any()
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
+        z = T.nn.functional.dropout3d(T.ones(16, 4, 4), 0.5).numpy()
+    assert ((z == 0).all(axis=(1, 2)) | (z == 2).all(axis=(1, 2))).all()

@@ -337,7 +337,7 @@ def _element_error(fname, p, v, pos):
 def _format_sig(params):
     out = []
     for p in params:
-        if p.kw_only and (not out or out[-1] != "*"):
+        if p.kw_only and "*" not in out:  # one marker before the first keyword-only parameter
             out.append("*")
         text = f"{p.word} {p.name}"
         out.append(text + (f" = {p.default}" if p.has_default else ""))

@@ -191,6 +191,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
+    if dt == _C.bool:  # PyTorch's kernel has no bool case
+        _not_implemented("addcmul_cuda" if input.is_cuda else "addcmul_cpu_out", input)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as PyTorch's opmath kernel (a float16
         input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()  # product overflowed)
     r = _C.add(input, _C.mul(tensor1, tensor2), alpha=value).to(dt)
@@ -755,6 +757,7 @@ _export(cummax)
 _export(cummin)
 
 
+@_argcheck.parses("Tensor input, int dim")
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, computed stably by a log2(n)-round scan of logaddexp."""
     if not _is_float(input):
@@ -870,7 +873,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
         x = input.reshape(-1)
         out_shape = [1] * input.dim() if keepdim else []
     else:
-        d = dim % builtins.max(input.dim(), 1)
+        d = _composite_shape._wrap(dim, input.dim())
         x = input.movedim(d, -1) if input.dim() else input.reshape(1)
         shp = list(input.shape)
         if input.dim():
@@ -914,12 +917,26 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     return r[0] if scalar_q else r
 
 
+_QUANTILE_SIGS = [
+    f'Tensor input, {q} q, int? dim=None, bool keepdim=False, *, str interpolation="linear", Tensor? out=None'
+    for q in ("Tensor", "float")
+]
+
+
+@_argcheck.parses(
+    *_QUANTILE_SIGS,
+    upfront=False,
+)
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The q-th quantiles of input (over everything or along dim); NaN where a slice holds a NaN."""
     r = _quantile(input, q, dim, keepdim, interpolation, False)
     return r if out is None else out.copy_(r)
 
 
+@_argcheck.parses(
+    *_QUANTILE_SIGS,
+    upfront=False,
+)
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile ignoring NaNs (NaN only where a slice is all NaN)."""
     r = _quantile(input, q, dim, keepdim, interpolation, True)
@@ -1378,6 +1395,11 @@ def _unique_dim(input, dim, sort, return_inverse, return_counts):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
+    # PyTorch's parser (_unique2 / unique_dim) takes only Python bools for the flags
+    for flag, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if type(v) is not builtins.bool:
+            op = "_unique2" if dim is None else "unique_dim"
+            raise TypeError(f"{op}(): argument '{flag}' must be bool, not {_argcheck._type_name(v)}")
     if dim is not None:
         return _unique_dim(input, dim, True, return_inverse, return_counts)
     with _NoGrad():

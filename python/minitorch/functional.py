@@ -51,6 +51,16 @@ def _repeat_counts(repeats, n):
     return np.broadcast_to(counts.reshape(-1), (n,))
 
 
+_REPEAT_INTERLEAVE_SIGS = [
+    _argcheck._signature(s)
+    for s in (
+        "Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None",
+        "Tensor repeats, *, int? output_size=None",
+        "Tensor input, int repeats, int? dim=None, *, int? output_size=None",
+    )
+]
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
     gives each index ``counts[i]`` times."""
@@ -59,6 +69,17 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise TypeError(
             f"repeat_interleave(): argument {arg} (position 1) must be Tensor, not {type(input).__name__}"
         )
+    if isinstance(repeats, (bool, float)):  # PyTorch's parser refuses them, in its words
+        args = (input, repeats) if dim is None else (input, repeats, dim)
+        kwargs = {} if output_size is None else {"output_size": output_size}
+        _argcheck.check_call("repeat_interleave", _REPEAT_INTERLEAVE_SIGS, args, kwargs)
+    counts = input if repeats is None else repeats
+    if isinstance(counts, _C.Tensor) and (
+        counts.is_floating_point() or counts.is_complex() or counts.dtype == _C.bool
+    ):
+        # PyTorch's kernel takes integer counts only
+        op = "repeat_interleave_cuda" if counts.is_cuda else "repeat_interleave_cpu"
+        raise NotImplementedError(f"\"{op}\" not implemented for '{_scalar_name(counts.dtype)}'")
     if repeats is None:  # the one-argument overload: indices repeated by the counts in input
         if input.dim() != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")

@@ -268,7 +268,7 @@ def _install_tensor_methods(cls):
         "is_sparse_csr": False,
         "to_sparse": _ops.dense_to_sparse,
         "to_sparse_coo": lambda self: _types.dense_to_coo(self),
-        "to_sparse_csr": lambda self, dense_dim=None: _types.dense_to_csr(self),
+        "to_sparse_csr": lambda self, dense_dim=None: _types.dense_to_csr(self, dense_dim),
         "to_dense": _dense_to_dense,
         "sparse_mask": _ops.sparse_mask,
         "sparse_dim": lambda self: 0,

@@ -698,9 +698,15 @@ def dense_to_coo(t, sparse_dim=None):
     return SparseCooTensor(_unravel(nz, lead), flat.index_select(0, nz), shape, True)
 
 
-def dense_to_csr(t):
+def dense_to_csr(t, dense_dim=None):
     """Tensor.to_sparse_csr() of a dense matrix."""
-    if t.dim() != 2:
+    if dense_dim is not None and not 0 <= dense_dim <= t.dim() - 2:
+        raise RuntimeError(
+            f"dense_to_sparse_csr: dense_dim argument must be in [0,{t.dim() - 2}] range, but {dense_dim} is given"
+        )
+    if t.dim() < 2:  # PyTorch's own message for a 1-d input is an IndexError from inside its conversion
+        raise IndexError(f"select(): index 1 out of range for tensor of size [0, {t.dim()}] at dimension 1")
+    if t.dim() != 2 or dense_dim:
         raise NotImplementedError(
             f"minitorch: to_sparse_csr() of a {t.dim()}-D tensor (sparse CSR tensors are 2-D matrices here)"
         )

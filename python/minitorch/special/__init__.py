@@ -113,6 +113,9 @@ def log_softmax(input, dim, *, dtype=None):
 
 def round(input, decimals=0):
     """Round half to even, to `decimals` decimal places."""
+    if not input.is_floating_point() and not input.is_complex():
+        # torch.round takes integers, torch.special.round's kernel (round_vml) does not
+        _cm._not_implemented("round_vml_cuda" if input.is_cuda else "round_vml_cpu", input)
     if decimals == 0:
         return _C.round(input)
     scale = 10.0**decimals
@@ -159,6 +162,7 @@ def ndtr(input):
 
 def log_ndtr(input):
     """log of the standard normal CDF, accurate in both tails (an asymptotic series far to the left)."""
+    _float_double_only("log_ndtr", input)
     x = _float(input)
     cut = -10.0
     tail = _C.lt(x, cut)
@@ -181,6 +185,7 @@ def log_ndtr(input):
 
 def ndtri(input):
     """The inverse of the standard normal CDF (the probit), via erfinv."""
+    _float_double_only("ndtri", input)
     p = _float(input)
     tail = _C.logical_and(_C.lt(p, 1e-3), _C.gt(p, 0.0))
     # each branch sees only its own inputs (the other's infinite derivative times where's 0 would be NaN)
@@ -231,10 +236,15 @@ def multigammaln(input, p):
     return _cm.mvlgamma(input, p)
 
 
+def _float_double_only(op, input):
+    """PyTorch's kernels of some special functions take float and double only (not half, not bfloat16)"""
+    if input.dtype in (_C.float16, _C.bfloat16):
+        _cm._not_implemented(f"{op}_cuda" if input.is_cuda else f"{op}_cpu", input)
+
+
 def erfcx(input):
     """The scaled complementary error function exp(x^2) erfc(x), without overflow for large x."""
-    if input.dtype in (_C.float16, _C.bfloat16):  # PyTorch's kernels take float and double only
-        _cm._not_implemented("erfcx_cuda" if input.is_cuda else "erfcx_cpu", input)
+    _float_double_only("erfcx", input)
     x = _float(input)
     big = _C.gt(x, 8.0)
     small = _C._where(big, 0.0, x)

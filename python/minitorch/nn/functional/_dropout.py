@@ -2,7 +2,7 @@
 
 import warnings
 
-from minitorch import _C
+from minitorch import _C, _dtype_names
 
 _nn = _C._nn
 
@@ -18,25 +18,37 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.copy_(out) if inplace and out is not input else out
 
 
-def _feature_dropout(input, p, training, inplace, batched_dim, name):
-    _check_p(p)
-    unbatched = input.dim() == batched_dim - 1
-    if input.dim() not in (batched_dim - 1, batched_dim):
-        warnings.warn(
-            f"{name}: Received a {input.dim()}-D input to {name}, which is deprecated; expected "
-            f"{batched_dim - 1}-D or {batched_dim}-D input.",
-            stacklevel=3,
-        )
-    x = input.unsqueeze(0) if unbatched else input
+def _check_castable(input, p, training, name=None):
+    """PyTorch's feature and alpha dropouts multiply by a floating mask whenever they drop at all: the result of
+    an integer or bool input cannot be cast back (alpha dropout's bool input is promoted to Long first)."""
+    if training and 0.0 < p < 1.0 and input.numel() and not (input.is_floating_point() or input.is_complex()):
+        name = name or _dtype_names.scalar_name(input.dtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+
+
+def _feature_dropout(input, p, training, inplace, batched):
+    """channel-wise dropout of a batched input (N, C, ...), or of an unbatched one (C, ...) as a batch of one"""
+    _check_castable(input, p, training)
+    x = input if batched else input.unsqueeze(0)
     out = _nn.feature_dropout(x, p, training)
-    if unbatched:
+    if not batched:
         out = out.squeeze(0)
     return input.copy_(out) if inplace and out is not input else out
 
 
+def _warn_rank(name, spatial, ndim):
+    if ndim not in (spatial + 1, spatial + 2):
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a "
+            f"future release. To retain the behavior and silence this warning, please use dropout instead. Note "
+            f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
+            f"channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+            stacklevel=3,
+        )
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    if p < 0.0 or p > 1.0:  # PyTorch's F.dropout1d checks p before the rank
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)  # PyTorch's F.dropout1d checks p before the rank
     if isinstance(input, _C.Tensor) and input.dim() not in (
         2,
         3,
@@ -46,15 +58,30 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
             "optional batch dimension (i.e. 2D or 3D inputs)."
         )
-    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+    return _feature_dropout(input, p, training, inplace, input.dim() == 3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+    _check_p(p)
+    _warn_rank("dropout2d", 2, input.dim())
+    if input.dim() == 3:
+        # PyTorch keeps its historical reading of a 3-D input: (N, C, L), one draw per (sample, channel)
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
+            "instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace, True)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+    _check_p(p)
+    _warn_rank("dropout3d", 3, input.dim())
+    # every rank but 5 is taken as unbatched (PyTorch's rule, the deprecated ranks included)
+    return _feature_dropout(input, p, training, inplace, input.dim() == 5)
 
 
 # dropout of self-normalizing networks (SELU): dropped values become the activation's negative saturation
@@ -62,6 +89,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""
     _check_p(p)
+    _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     out = _nn.alpha_dropout(input, p, training)
     return input.copy_(out) if inplace and out is not input else out
 
@@ -69,6 +97,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
     _check_p(p)
+    _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     if p == 0 or not training or input.numel() == 0:
         return input
     if input.dim() < 2:

@@ -119,6 +119,13 @@ def binary_cross_entropy_with_logits(
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _floating(input, "log_sigmoid")
+    if _C.is_grad_enabled():  # PyTorch has no derivative for the weights (its autograd refuses them)
+        for name, w in (("weight", weight), ("pos_weight", pos_weight)):
+            if isinstance(w, _C.Tensor) and w.requires_grad:
+                raise RuntimeError(
+                    f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
+                    f"argument '{name}'. This input cannot have requires_grad True."
+                )
     return _nn.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
 
 
