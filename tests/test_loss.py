@@ -896,3 +896,39 @@ def test_cross_entropy_with_a_0d_target_fails_as_pytorch():
     logits = np.array([0.5, -1.0, 2.0, 0.0, 1.0])
     got = nf.cross_entropy(minitorch.tensor(logits), minitorch.tensor(2))
     np.testing.assert_allclose(got.item(), -(logits[2] - np.log(np.exp(logits).sum())), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_weighted_pointwise_losses_match_numpy(name, reduction):
+    """F.mse_loss/l1_loss/huber_loss(weight=) as PyTorch 2.15 composes them: the elementwise loss times the
+    weight; the mean divides by sum(weight) for mse and l1 and by the count for huber (the weight was ignored)"""
+    rng = np.random.default_rng(3)
+    x, y, w = rng.standard_normal((3, 4)), 3 * rng.standard_normal((3, 4)), rng.random((3, 4))
+    d = x - y
+    each = {
+        "mse_loss": d**2,
+        "l1_loss": np.abs(d),
+        "huber_loss": np.where(np.abs(d) < 1, 0.5 * d**2, np.abs(d) - 0.5),
+    }
+    ref = each[name] * w
+    if reduction == "sum":
+        ref = ref.sum()
+    elif reduction == "mean":
+        ref = ref.sum() / w.sum() if name != "huber_loss" else ref.mean()
+    xt = minitorch.tensor(x, requires_grad=True)
+    got = getattr(minitorch.nn.functional, name)(
+        xt, minitorch.tensor(y), reduction=reduction, weight=minitorch.tensor(w)
+    )
+    np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-12)
+    # xt[:, ::2] strided; gradient against finite differences (away from huber's kink at |d| = 1)
+    assert gradcheck(
+        lambda a: getattr(minitorch.nn.functional, name)(
+            a, minitorch.tensor(y[:, ::2]), reduction="sum", weight=minitorch.tensor(w[:, ::2])
+        ),
+        (xt.detach()[:, ::2].requires_grad_(),),
+    )
+    with pytest.raises(ValueError, match="Weights and input must have the same size."):
+        getattr(minitorch.nn.functional, name)(
+            xt, minitorch.tensor(y), weight=minitorch.ones(4, dtype=minitorch.float64)
+        )

@@ -65,20 +65,39 @@ def _broadcast_pair(input, target):
     return broadcast_tensors(input, target)
 
 
+def _weighted(loss, weight, input, reduction, mean_over_weights):
+    """PyTorch's weighted pointwise losses (composed in its Python, as here): the elementwise loss times weight;
+    the mean is sum / sum(weight) for mse and l1, a plain mean for huber"""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum() if mean_over_weights else weighted.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     _warn_size(input, target)
-    input, target = _broadcast_pair(input, target)
-    return _nn.mse_loss(input, target, reduction)
+    x, y = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((x - y).pow(2), weight, input, reduction, True)
+    return _nn.mse_loss(x, y, reduction)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     _warn_size(input, target)
-    input, target = _broadcast_pair(input, target)
-    return _nn.l1_loss(input, target, reduction)
+    x, y = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((x - y).abs(), weight, input, reduction, True)
+    return _nn.l1_loss(x, y, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -90,11 +109,13 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _nn.smooth_l1_loss(input, target, reduction, beta)
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _floating_pair(input, target, "huber")
     _warn_size(input, target)
-    input, target = _broadcast_pair(input, target)
-    return _nn.huber_loss(input, target, reduction, delta)
+    x, y = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(_nn.huber_loss(x, y, "none", delta), weight, input, reduction, False)
+    return _nn.huber_loss(x, y, reduction, delta)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
