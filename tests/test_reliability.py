@@ -2498,6 +2498,32 @@ def test_argument_kinds_of_composites_seed_2301(call, exc, text):
             RuntimeError,
             "not differentiable with respect to argument 'pos_weight'",
         ),
+        (
+            lambda T: T.logcumsumexp(T.tensor(2, dtype=T.int8), 3),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-1, 0], but got 3)",
+        ),
+        (
+            lambda T: T.index_fill(T.ones(3, 4), 0, T.tensor([[1]]), T.ones(2, 2)),
+            RuntimeError,
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with 2 dimension(s).",
+        ),
+        (lambda T: T.linalg.vander(T.ones(3), 2), TypeError, "takes 1 positional argument but 2 were given"),
+        (
+            lambda T: T.smm([1], T.ones(2)),
+            TypeError,
+            "smm(): argument 'input' (position 1) must be Tensor, not list",
+        ),
+        (
+            lambda T: T.ones(3).log_normal_(T.ones(2)),
+            TypeError,
+            "log_normal_(): argument 'mean' (position 1) must be float, not Tensor",
+        ),
+        (
+            lambda T: T.nn.functional.hardtanh_(T.ones(3, dtype=T.int64), float("nan")),
+            RuntimeError,
+            "value cannot be converted to type int64_t without overflow",
+        ),
     ],
 )
 def test_fuzz_seed_2401_accepted_bad_calls_raise_as_pytorch(call, exc, text):
@@ -2518,6 +2544,9 @@ def test_valid_neighbours_of_the_seed_2401_calls_still_run():
     assert T.nn.functional.dropout2d(x, 0.0).dtype == T.int64
     assert T.nn.functional.dropout2d(x, 0.5, training=False).equal(x)
     assert T.nn.functional.dropout3d(x, 1.0).sum().item() == 0
+    assert T.ones(3).log_normal_(T.tensor(0.0), 1.0).shape == (3,)  # a 0-d tensor is a number to the parser
+    assert T.linalg.vander(T.tensor([1.0, 2.0]), N=3).tolist() == [[1, 1, 1], [1, 2, 4]]
+    assert T.nn.functional.hardtanh(T.tensor([-5, 0, 5]), -2.5, 2.5).tolist() == [-2, 0, 2]
     with T.no_grad():  # outside autograd the weights may require grad
         T.nn.functional.binary_cross_entropy_with_logits(
             T.zeros(3), T.ones(3), weight=T.ones(3, requires_grad=True)

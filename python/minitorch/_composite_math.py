@@ -760,6 +760,7 @@ _export(cummin)
 @_argcheck.parses("Tensor input, int dim")
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, computed stably by a log2(n)-round scan of logaddexp."""
+    dim = _composite_shape._wrap(dim, input.dim())  # PyTorch checks the dim before the dtype
     if not _is_float(input):
         _not_implemented("logcumsumexp_out_cpu", input)
     x = input.movedim(dim, -1) if input.dim() else input.reshape(1)

@@ -803,8 +803,9 @@ def _fill_value(self, value):
 
 def index_fill(input, dim, index, value):
     """`input` with the slices at `index` along `dim` set to the scalar `value`."""
+    value = _fill_value(input, value)  # PyTorch checks the value before the index
     d = _check_index(input, dim, index, "index_fill_")
-    return _index_put_dim(input, d, index, _fill_value(input, value), False)
+    return _index_put_dim(input, d, index, value, False)
 
 
 def _inplace(self, result):

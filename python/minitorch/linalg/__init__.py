@@ -389,7 +389,7 @@ def matrix_power(A, n, *, out=None):
     return _decomp.matrix_power_impl(A, n, out)
 
 
-def vander(x, N=None):
+def vander(x, *, N=None):
     """The Vandermonde matrix of x with increasing powers x^0 .. x^(N-1) along a new last dim (N defaults to
     x.shape[-1]), batched over x's other dims, as torch.linalg.vander."""
     if x.dtype not in _FLOATS and x.dtype not in _INTS and x.dtype not in _COMPLEX:

@@ -142,7 +142,11 @@ def _hardtanh(input, min_val, max_val, inplace):
     if input.dtype == _C.bool:
         raise NotImplementedError("Bool inputs not supported for hardtanh")
     if not input.is_floating_point():
-        min_val, max_val = int(min_val), int(max_val)  # PyTorch keeps an integer input's dtype
+        # PyTorch keeps an integer input's dtype, its bounds taken as int64 (NaN and overflow refused)
+        for v in (min_val, max_val):
+            if not -(2.0**63) <= v < 2.0**63:
+                raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        min_val, max_val = int(min_val), int(max_val)
     elif input.requires_grad and _C.is_grad_enabled():
         if not inplace:
             return _Hardtanh.apply(input, min_val, max_val)
