@@ -126,7 +126,8 @@ def _iterate(state, step, done, n_out, block=8):
         for _ in range(block):
             k += 1
             state = step(k, state)
-        fin = done(state)
+        # an element whose result went non-finite (a NaN or overflow inside) stays so: stop it, not at the cap
+        fin = done(state) | ~_C.isfinite(state[0])
         n_fin = int(fin.sum())
         if n_fin == 0:
             continue
@@ -232,10 +233,47 @@ def _wilson_hilferty_z(a, x):
     return ((x / a).pow(1.0 / 3.0) - 1.0 + 1.0 / (9.0 * a)) * 3.0 * a.sqrt()
 
 
-def _gammainc_f64(a, x):
-    """P(a, x), the regularized lower incomplete gamma function, for flat float64 tensors (a > 0, x >= 0)."""
-    out = _C.zeros_like(x)
-    pos = x > 0
+_ZETA_2_TO_7 = (
+    math.pi**2 / 6,
+    1.2020569031595942,
+    math.pi**4 / 90,
+    1.0369277551433699,
+    math.pi**6 / 945,
+    1.0083492773819228,
+)
+
+
+def _lgamma1p(a):
+    """log Gamma(1 + a) without losing a small a's digits to the rounding of 1 + a: its Taylor series
+    -gamma a + sum_k (-1)^k zeta(k) / k a^k for |a| <= 1e-3 (six terms reach 1e-18), lgamma(1 + a) beyond"""
+    t = _C._where(a.abs() <= 1e-3, a, 0.0)
+    series = -0.5772156649015329 * t
+    p = t
+    for k, z in enumerate(_ZETA_2_TO_7, start=2):
+        p = p * t
+        series = series + ((-1) ** k) * z / k * p
+    return _C._where(a.abs() <= 1e-3, series, _C.lgamma(a + 1.0))
+
+
+def _igammac_small_x(a, x):
+    """Q(a, x) for x <= 1.1 from DLMF 8.7.3, Q = -expm1(a log x - lgamma(1 + a)) - x^a / Gamma(a) *
+    sum_{n>=1} (-x)^n / (n! (a + n)): no 1 - P cancellation where P is near 1 (the terms fall as 1.1^n / n!)"""
+    fac = _C.ones_like(x)
+    acc = _C.zeros_like(x)
+    for n in range(1, 30):
+        fac = fac * (-x / n)
+        acc = acc + fac / (a + n)
+    logx = _C.log(x)
+    return -_C.expm1(a * logx - _lgamma1p(a)) - _C.exp(a * logx - _C.lgamma(a)) * acc
+
+
+def _gammainc_f64(a, x, upper=False):
+    """P(a, x), the regularized lower incomplete gamma function, or Q = 1 - P (upper), for flat float64 tensors
+    (a > 0, x >= 0). Q is not taken as 1 - P where the continued fraction gives it directly: in the upper tail
+    P rounds to 1 and 1 - P would keep only its rounding error (1e-16 for a true 1e-40, even negative)."""
+    out = _C.ones_like(x) if upper else _C.zeros_like(x)
+    # x = inf is P = 1 (set below): the continued fraction never converges there and would run to its cap
+    pos = (x > 0) & (x < math.inf)
     large = a >= _CDF_ASYMPTOTIC_ALPHA
     exact = _nonzero1(pos & ~large)
     if exact.numel():
@@ -244,14 +282,22 @@ def _gammainc_f64(a, x):
         logx = _C.log(xe)
         p_series = _C.exp(ae * logx - xe - _C.lgamma(ae + 1.0)) * S
         q_cf = _C.exp(ae * logx - xe - _C.lgamma(ae)) * H
-        out[exact] = _C._where(use_series, p_series, 1.0 - q_cf)
+        if upper:
+            q = _C._where(use_series, 1.0 - p_series, q_cf)
+            # x <= 1.1 on the series side: Q from its own series (where P is near 1, as for a small a)
+            near = _nonzero1(use_series & (xe <= 1.1))
+            if near.numel():
+                q[near] = _igammac_small_x(ae[near], xe[near])
+            out[exact] = q
+        else:
+            out[exact] = _C._where(use_series, p_series, 1.0 - q_cf)
     asym = _nonzero1(pos & large)
     if asym.numel():
         z = _wilson_hilferty_z(a[asym], x[asym])
-        out[asym] = 0.5 * _C.erfc(-z / math.sqrt(2.0))
+        out[asym] = 0.5 * _C.erfc((z if upper else -z) / math.sqrt(2.0))
     inf = _nonzero1(x == math.inf)
     if inf.numel():
-        out[inf] = 1.0
+        out[inf] = 0.0 if upper else 1.0
     return out
 
 
@@ -308,30 +354,33 @@ def _standard_gamma(alpha):
 
 
 class _GammaInc(_function.Function):
-    """P(a, x) with gradients to both arguments: dP/dx is the Gamma(a) density, dP/da = -density * dx/da."""
+    """P(a, x) (or Q = 1 - P, upper) with gradients to both arguments: dP/dx is the Gamma(a) density,
+    dP/da = -density * dx/da; Q's are their negatives."""
 
     @staticmethod
-    def forward(ctx, a, x):
+    def forward(ctx, a, x, upper=False):
         shape = tuple(x.shape)
-        p = _gammainc_f64(_f64(a).reshape(-1), _f64(x).reshape(-1))
+        p = _gammainc_f64(_f64(a).reshape(-1), _f64(x).reshape(-1), upper)
         ctx.save_for_backward(a, x)
+        ctx.sign = -1.0 if upper else 1.0
         return p.to(x.dtype).reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
-        dens = _C.exp((a - 1.0) * _C.log(x) - x - _C.lgamma(a))
+        dens = _C.exp((a - 1.0) * _C.log(x) - x - _C.lgamma(a)) * ctx.sign
         ga = gx = None
         if ctx.needs_input_grad[1]:
             gx = grad * dens
         if ctx.needs_input_grad[0]:
             ga = -grad * dens * _standard_gamma_grad(x, a)
-        return ga, gx
+        return ga, gx, None
 
 
-def _gammainc(a, x):
-    """The regularized lower incomplete gamma function (torch.special.gammainc) for broadcast tensors a, x."""
-    return _GammaInc.apply(a, x)
+def _gammainc(a, x, upper=False):
+    """The regularized lower (upper) incomplete gamma function, torch.special.gammainc (gammaincc), for
+    broadcast tensors a, x."""
+    return _GammaInc.apply(a, x, upper)
 
 
 # ---------------------------------------------------------------------------------------------------- Poisson
@@ -580,5 +629,5 @@ def gammainc(input, other):
 def gammaincc(input, other):
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P, as torch.special.gammaincc."""
     a, x = _igamma_args(input, other, "igammac")
-    p = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0)).masked_fill(a.isnan() | x.isnan(), math.nan)
-    return _igamma_corners(a, x, 1 - p, upper=True)
+    q = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0), True).masked_fill(a.isnan() | x.isnan(), math.nan)
+    return _igamma_corners(a, x, q, upper=True)
