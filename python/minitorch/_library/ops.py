@@ -372,6 +372,25 @@ class _AtenNamespace(_OpNamespace):
         setattr(self, op_name, packet)
         return packet
 
+    def _mt_packet(self, op_name):
+        """torch.ops.aten.<op_name> as a name even where we have no function of that name (convolution_backward):
+        the key the flop counter files counts under, as PyTorch's counts are keyed by aten packets."""
+        packet = self.__dict__.get(op_name)
+        if packet is None:
+            try:
+                packet = getattr(self, op_name)
+            except AttributeError:
+                packet = _AtenPacket(_no_function(op_name), op_name)
+                setattr(self, op_name, packet)
+        return packet
+
+
+def _no_function(name):
+    def call(*args, **kwargs):
+        raise NotImplementedError(f"torch.ops.aten.{name} has no minitorch function of that name")
+
+    return call
+
 
 class _Ops(types.ModuleType):
     """torch.ops: one namespace per attribute, created on first access."""
