@@ -245,3 +245,28 @@ def test_save_load_roundtrip(tmp_path):
     with pytest.raises(TypeError, match="must be an instance of 'ExportedProgram'"):
         torch.export.save(m, buf)
     assert InputKind.PARAMETER.name == "PARAMETER"
+
+
+def test_python_control_flow_on_sizes_is_specialized():
+    # shape unpacking and branches on dims run on the example's values (PyTorch's export specializes them too);
+    # the sizes stay graph values, so the batch dimension marked dynamic follows the input
+    class Attn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = torch.nn.Linear(8, 24)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            if x.dim() == 3 and T > 1:
+                q, k, v = self.qkv(x).split(C, dim=2)
+                q, k, v = (t.view(B, T, 2, C // 2).transpose(1, 2) for t in (q, k, v))
+                y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+                return y.transpose(1, 2).contiguous().view(B, T, C)
+            return x
+
+    m = Attn()
+    ep = torch.export.export(m, (torch.randn(2, 5, 8),), dynamic_shapes={"x": {0: Dim("b", max=16)}})
+    y = torch.randn(7, 5, 8)
+    np.testing.assert_allclose(ep.module()(y).detach().numpy(), m(y).detach().numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(AssertionError, match=r"Guard failed: x.size\(\)\[1\] == 5"):
+        ep.module()(torch.randn(2, 1, 8))

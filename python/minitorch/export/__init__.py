@@ -1,9 +1,11 @@
 """torch.export: export(mod, args) traces a Module into an ExportedProgram (a flat graph with its parameters,
 buffers and constants lifted to inputs, a graph signature, dynamic-shape bounds); save/load write it to a file.
 
-Tracing is our torch.fx symbolic tracer run through every module (no leaf modules, so the graph holds torch
-functions, as PyTorch's holds ATen ops), with each leaf of the example inputs a placeholder named by its path
-(x, d_key, xs_0). Non-tensor inputs are specialized to their example values, as PyTorch specializes them. The
+Tracing is torch.jit.trace's tracer (fx's machinery with proxies that carry the example values, so Python
+control flow on sizes and dims resolves on them, as PyTorch's export specializes it, while sizes stay graph
+values), run through every module (no leaf modules, so the graph holds torch functions, as PyTorch's holds ATen
+ops), with each leaf of the example inputs a placeholder named by its path (x, d_key, xs_0). Non-tensor inputs
+are specialized to their example values, as PyTorch specializes them. The
 graph's ops are the torch functions and Tensor methods the code called, not ATen overloads, so
 run_decompositions() has nothing to lower and returns a copy. Sizes are symbolic while tracing, so one graph
 serves every size; the exported module checks sizes as PyTorch's guards do (a dimension without a Dim keeps the
@@ -28,9 +30,9 @@ from minitorch.export.graph_signature import (
     OutputSpec,
     TensorArgument,
 )
-from minitorch.fx._symbolic_trace import Tracer
 from minitorch.fx.graph_module import GraphModule
 from minitorch.fx.node import Node
+from minitorch.jit._trace import _ValueTracer
 from minitorch.nn.modules.module import Module
 from minitorch.utils import _pytree
 
@@ -77,16 +79,15 @@ def _leaf_names(value, name, out):
         _leaf_names(child, f"{name}_{piece}", out)
 
 
-class _ExportTracer(Tracer):
-    """Traces through every module (the graph is flat, as an exported one is) with buffers read as get_attr
-    nodes, and the example inputs' leaves as placeholders."""
+class _ExportTracer(_ValueTracer):
+    """jit.trace's tracer (it runs the code on the example values while recording, so Python control flow on
+    sizes and dims resolves as PyTorch's export specializes it) through every module, so the graph is flat, with
+    buffers read as get_attr nodes and the example inputs' leaves as placeholders."""
 
     proxy_buffer_attributes = True
 
     def __init__(self, args, kwargs, leaf_names):
-        super().__init__()
-        self._mt_args = args
-        self._mt_kwargs = kwargs
+        super().__init__(args, kwargs)
         self._mt_leaf_names = leaf_names
         self.user_placeholders = []
 
@@ -96,11 +97,11 @@ class _ExportTracer(Tracer):
 
     def create_args_for_root(self, root_fn, is_module, concrete_args=None):
         """One placeholder per leaf of the example inputs; a non-tensor leaf gets one too (it is a user input
-        of the signature) but the trace sees its example value, to which the program is specialized."""
-        leaves, spec = _pytree.tree_flatten((self._mt_args, self._mt_kwargs))
+        of the signature) but the code sees its example value, to which the program is specialized."""
+        leaves, spec = _pytree.tree_flatten((self._args, self._kwargs))
         values = []
         for (name, _), leaf in zip(self._mt_leaf_names, leaves):
-            proxy = self.create_proxy("placeholder", name, (), {})
+            proxy = self._input(name, leaf)
             self.user_placeholders.append((proxy.node, leaf))
             values.append(proxy if _C._is_tensor(leaf) else leaf)
         args, kwargs = _pytree.tree_unflatten(values, spec)
@@ -200,7 +201,12 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
 
     tracer = _ExportTracer(args, kwargs, leaf_names)
     graph = tracer.trace(mod)
-    gm = GraphModule(tracer.root, graph, type(mod).__name__)
+    attrs = {}
+    for n in graph.nodes:
+        if n.op == "get_attr":
+            value = tracer.constants.get(n.target)
+            attrs[n.target] = value if value is not None else _resolve_attr(mod, n.target)
+    gm = GraphModule(attrs, graph, type(mod).__name__)
     graph = gm.graph
 
     # lift parameters, buffers and tensor constants (get_attr nodes) to placeholders before the user inputs
@@ -220,7 +226,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
         elif target in buffers_by_name:
             kind, prefix, value = InputKind.BUFFER, "b_", buffers_by_name[target]
         else:
-            value = _resolve_attr(tracer.root, target)
+            value = attrs[target]
             if not _C._is_tensor(value):
                 continue
             kind, prefix = InputKind.CONSTANT_TENSOR, "c_"
