@@ -289,18 +289,19 @@ def test_opcheck():
         return x.clone()
 
     good.register_fake(lambda x: torch.empty_like(x))
-    assert torch.library.opcheck(good, (torch.randn(3),)) == {
-        "test_schema": "SUCCESS",
-        "test_faketensor": "SUCCESS",
+    ok = {
+        k: "SUCCESS"
+        for k in ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
     }
+    assert torch.library.opcheck(good, (torch.randn(3, requires_grad=True),)) == ok
+    with pytest.raises(ValueError, match="expected test_utils to be subset of"):
+        torch.library.opcheck(good, (torch.randn(3),), test_utils="test_nothing")
 
     @torch.library.custom_op(f"{ns}::alias", mutates_args=())
     def alias(x: Tensor) -> Tensor:
         return x
 
-    with pytest.raises(
-        Exception, match="test_schema failed with alias: The output of this custom operator"
-    ) as e:
+    with pytest.raises(Exception, match="test_schema failed with The output of this custom operator") as e:
         torch.library.opcheck(alias, (torch.randn(3),))
     assert type(e.value).__name__ == "OpCheckError"
 
@@ -311,6 +312,18 @@ def test_opcheck():
 
     with pytest.raises(Exception, match="mutated argument 'x'"):
         torch.library.opcheck(sneaky, (torch.randn(3),))
+
+    # a Library op whose CPU kernel lets autograd through, without an autograd registration
+    lib = torch.library.Library(ns, "FRAGMENT")
+    lib.define("leaky(Tensor x) -> Tensor")
+    lib.impl("leaky", lambda x: x * 2, "CPU")
+    res = torch.library.opcheck(
+        getattr(torch.ops, ns).leaky.default, (torch.randn(3, requires_grad=True),), raise_exception=False
+    )
+    assert res["test_schema"] == "SUCCESS" and isinstance(res["test_autograd_registration"], AssertionError)
+    assert "does not have an autograd kernel defined at an autograd key" in str(
+        res["test_autograd_registration"]
+    )
 
 
 def test_schemas_match_pytorch():

@@ -227,29 +227,75 @@ def _same(a, b):
     )
 
 
-def opcheck(op, args, kwargs=None, *, test_utils=("test_schema", "test_faketensor"), raise_exception=True,
-            atol=None, rtol=None):  # fmt: skip
-    """torch.library.opcheck, the cheap parts: test_schema (outputs do not alias inputs; only arguments the
-    schema marks as written change) and test_faketensor (the fake implementation's outputs have the real
-    outputs' shapes and dtypes). Returns {test: "SUCCESS"} or raises OpCheckError."""
+_OPCHECK_UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+
+
+def opcheck(op, args, kwargs=None, *, test_utils=_OPCHECK_UTILS, raise_exception=True, atol=None, rtol=None):
+    """torch.library.opcheck with PyTorch's four tests: test_schema (outputs do not alias inputs; only
+    arguments the schema marks as written change), test_autograd_registration (an op whose inputs require grad
+    has an autograd registration, or its outputs do not silently require grad), test_faketensor (the fake
+    implementation's outputs have the real ones' shapes and dtypes) and test_aot_dispatch_dynamic (here: the op
+    under torch.compile gives the eager results). Returns {test: "SUCCESS"} or raises OpCheckError."""
     kwargs = kwargs or {}
+    if isinstance(test_utils, str):
+        test_utils = (test_utils,)
+    if not isinstance(test_utils, (tuple, list)) or not set(test_utils) <= set(_OPCHECK_UTILS):
+        raise ValueError(
+            f"opcheck(op, ..., test_utils={test_utils}), expected test_utils to be subset of {_OPCHECK_UTILS} but "
+            "it was not"
+        )
     opdef = _resolve_opdef(op)
     caller = op if callable(op) else getattr(getattr(_ops.ops, opdef.qualname.split("::")[0]), opdef.qualname)
-    tests = [test_utils] if isinstance(test_utils, str) else list(test_utils)
+    checks = {
+        "test_schema": _check_schema,
+        "test_autograd_registration": _check_autograd_registration,
+        "test_faketensor": _check_fake,
+        "test_aot_dispatch_dynamic": _check_compiled,
+    }
     results = {}
-    name = opdef.qualname.split("::")[1]
-    for test in tests:
+    for test in test_utils:
         try:
-            if test == "test_schema":
-                _check_schema(opdef, caller, args, kwargs)
-            elif test == "test_faketensor":
-                _check_fake(opdef, caller, args, kwargs)
+            checks[test](opdef, caller, args, kwargs)
             results[test] = "SUCCESS"
         except Exception as e:  # reported as PyTorch's OpCheckError
             if raise_exception:
-                raise OpCheckError(f"opcheck(op, ...): {test} failed with {name}: {e}") from e
+                raise OpCheckError(
+                    f"opcheck(op, ...): {test} failed with {e} (scroll up for stack trace)"
+                ) from e
             results[test] = e
     return results
+
+
+def _check_autograd_registration(opdef, caller, args, kwargs):
+    flat = [t for v in (*args, *kwargs.values()) for t in _flat_tensors(v)]
+    if not any(t.requires_grad for t in flat):
+        return  # as PyTorch's opcheck: nothing to test
+    if opdef.custom or opdef.backward is not None or {"autograd", "implicit"} & set(opdef.kernels):
+        return
+    ids = {id(t) for t in flat}
+    outs = _flat_tensors(caller(*args, **kwargs))
+    if any(t.requires_grad and id(t) not in ids for t in outs):
+        raise AssertionError(
+            f"{opdef.qualname}: at least one output of this operator has requires_grad=True but the operator does "
+            "not have an autograd kernel defined at an autograd key (e.g. DispatchKey::Autograd). This could mean "
+            "that you have incorrectly registered an autograd kernel to a non-Autograd DispatchKey, which may lead "
+            "to silently incorrect results. If your operator consists of regular PyTorch operations, consider not "
+            "using an operator at all or registering your operator as CompositeImplicitAutograd. If you have an "
+            "autograd.Function registered to a backend (CPU/CUDA/XPU) key, the correct location for it is the "
+            "Autograd key."
+        )
+
+
+def _check_compiled(opdef, caller, args, kwargs):
+    import sys
+
+    # torch.compile sits above this module: reached through the package root, which loads it lazily
+    compiled = sys.modules["minitorch"].compile(lambda *a, **k: caller(*a, **k), backend="eager")
+    clone = [t.detach().clone() if _C._is_tensor(t) else t for t in args]
+    eager = _flat_tensors(caller(*args, **kwargs))
+    got = _flat_tensors(compiled(*clone, **kwargs))
+    if len(eager) != len(got) or not all(_same(a.detach(), b.detach()) for a, b in zip(eager, got)):
+        raise RuntimeError(f"{opdef.qualname}: the op under torch.compile gives results different from eager")
 
 
 class OpCheckError(Exception):
