@@ -270,3 +270,24 @@ def test_python_control_flow_on_sizes_is_specialized():
     np.testing.assert_allclose(ep.module()(y).detach().numpy(), m(y).detach().numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(AssertionError, match=r"Guard failed: x.size\(\)\[1\] == 5"):
         ep.module()(torch.randn(2, 1, 8))
+
+
+def test_dataclass_inputs_and_draft_export():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Pair:
+        a: torch.Tensor
+        b: torch.Tensor
+
+    torch.export.register_dataclass(Pair)
+
+    class M(torch.nn.Module):
+        def forward(self, p):
+            return Pair(p.a + p.b, p.a * p.b)
+
+    ep = torch.export.draft_export(M(), (Pair(torch.ones(2), torch.full((2,), 3.0)),))
+    assert ep.graph_signature.user_inputs == ("p_a", "p_b")
+    out = ep.module()(Pair(torch.full((2,), 2.0), torch.full((2,), 5.0)))
+    assert isinstance(out, Pair) and out.a.tolist() == [7.0, 7.0] and out.b.tolist() == [10.0, 10.0]
+    assert torch.export.default_decompositions() == {}

@@ -365,3 +365,17 @@ def test_schemas_match_pytorch():
     lib.define("g(Tensor x, float eps=1e-05, int[2] k=1, *, bool b=False) -> (Tensor, Tensor)")
     ours.append(str(getattr(torch.ops, ns).g.default._schema).replace(ns, "tlibo"))
     assert ours == expected
+
+
+def test_impl_abstract_is_register_fake():
+    ns = _ns()
+
+    @torch.library.custom_op(f"{ns}::f", mutates_args=(), device_types="cpu")
+    def f(x: Tensor) -> Tensor:
+        return x + 1
+
+    with pytest.warns(FutureWarning, match="was renamed to `torch.library.register_fake`"):
+        torch.library.impl_abstract(f"{ns}::f")(lambda x: torch.empty_like(x))
+    assert f(torch.empty(4, device="meta")).shape == (4,)
+    with pytest.raises(NotImplementedError, match="fallthrough_kernel"):
+        torch.library.Library(ns, "FRAGMENT").impl("f", torch.library.fallthrough_kernel, "CPU")

@@ -2,6 +2,7 @@
 register_autograd, register_kernel) that then appear as torch.ops.<namespace>.<op>; opcheck tests one."""
 
 import inspect
+import warnings
 
 from minitorch import _C
 from minitorch._library import ops as _ops
@@ -12,8 +13,10 @@ __all__ = [
     "Library",
     "custom_op",
     "define",
+    "fallthrough_kernel",
     "get_ctx",
     "impl",
+    "impl_abstract",
     "infer_schema",
     "opcheck",
     "register_autograd",
@@ -106,6 +109,10 @@ class Library:
         "CompositeImplicitAutograd", "CompositeExplicitAutograd"; default: this Library's key)."""
         if not callable(fn):
             raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
+        if fn is fallthrough_kernel:
+            raise NotImplementedError(
+                "Library.impl(..., fallthrough_kernel): minitorch has no dispatch keys to fall through"
+            )
         key = dispatch_key or self.dispatch_key or "CompositeImplicitAutograd"
         opdef = self._opdef(op_name)
         slot = _ops.dispatch_slot(key)
@@ -202,6 +209,22 @@ def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=F
         return fn
 
     return register if func is None else register(func)
+
+
+def impl_abstract(qualname, func=None, *, lib=None, _stacklevel=1):
+    """The older name of register_fake (deprecated in PyTorch, with this warning)."""
+    warnings.warn(
+        "`torch.library.impl_abstract` was renamed to `torch.library.register_fake`. Please use that instead; we "
+        "will remove `torch.library.impl_abstract` in a future version of PyTorch.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return register_fake(qualname, func, lib=lib)
+
+
+def fallthrough_kernel():
+    """A kernel that defers to the next dispatch key (PyTorch's sentinel); registering it here is refused."""
+    raise NotImplementedError("fallthrough_kernel() should never be called.")
 
 
 def register_autograd(op, backward, /, *, setup_context=None, lib=None):

@@ -46,9 +46,12 @@ __all__ = [
     "OutputKind",
     "OutputSpec",
     "TensorArgument",
+    "default_decompositions",
     "dims",
+    "draft_export",
     "export",
     "load",
+    "register_dataclass",
     "save",
 ]
 
@@ -67,6 +70,13 @@ def _children(x):
     children, context = _pytree._node_def(_pytree._get_node_type(x)).flatten_fn(x)
     if isinstance(x, dict):
         return list(zip((str(k) for k in context), children))
+    names = getattr(type(x), "_fields", None) or context  # a namedtuple's or a dataclass's field names
+    if (
+        isinstance(names, (list, tuple))
+        and len(names) == len(children)
+        and all(isinstance(n, str) for n in names)
+    ):
+        return list(zip(names, children))
     return [(str(i), c) for i, c in enumerate(children)]
 
 
@@ -108,7 +118,9 @@ class _ExportTracer(_ValueTracer):
         root = self.root
 
         def call():
-            return root_fn(root, *args, **kwargs)
+            # the outputs leave flat (a registered dataclass output is no fx argument); module() rebuilds them
+            leaves, self.out_spec = _pytree.tree_flatten(root_fn(root, *args, **kwargs))
+            return tuple(leaves)
 
         return call, []
 
@@ -262,7 +274,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
 
     # flat outputs
     out_node = graph.output_node()
-    out_leaves, out_spec = _pytree.tree_flatten(out_node.args[0])
+    out_leaves, out_spec = list(out_node.args[0]), tracer.out_spec
     output_specs = []
     for leaf in out_leaves:
         arg = TensorArgument(leaf.name) if isinstance(leaf, Node) else ConstantArgument("", leaf)
@@ -288,6 +300,32 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
     return ExportedProgram(
         gm, signature, state_dict, constants, ranges, (args, kwargs), in_spec, out_spec, guards
     )
+
+
+def draft_export(mod, args, kwargs=None, *, dynamic_shapes=None, preserve_module_call_signature=(), strict=False,
+                 pre_dispatch=True, prefer_deferred_runtime_asserts_over_guards=False):  # fmt: skip
+    """export() (PyTorch's draft mode also collects the problems it tolerates; ours has none to tolerate)."""
+    return export(mod, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict)
+
+
+def default_decompositions():
+    """The decomposition table run_decompositions uses: empty, our graphs hold no ops to lower."""
+    return {}
+
+
+def register_dataclass(cls, *, serialized_type_name=None, field_definition=None):
+    """Registers a dataclass as a pytree node (its fields the children), so it may be an input or output."""
+    import dataclasses
+
+    names = [f.name for f in dataclasses.fields(cls)]
+
+    def flatten(obj):
+        return [getattr(obj, n) for n in names], names
+
+    def unflatten(values, context):
+        return cls(**dict(zip(context, values)))
+
+    _pytree.register_pytree_node(cls, flatten, unflatten, serialized_type_name=serialized_type_name)
 
 
 def _resolve_attr(root, target):
