@@ -197,7 +197,8 @@ del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.
 _LAZY_SUBMODULES = frozenset({
-    "accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides", "profiler", "random", "types"
+    "accelerator", "fx", "func", "jit", "compiler", "_dynamo", "_inductor", "overrides", "profiler", "random", "types",
+    "library", "export", "hub",
 })  # fmt: skip
 
 
@@ -206,6 +207,10 @@ def __getattr__(name):
         from minitorch.func import vmap
 
         return vmap
+    if name == "ops":  # torch.ops: the operator namespaces torch.library fills
+        from minitorch._library.ops import ops
+
+        return ops
     if name in _LAZY_SUBMODULES:
         import importlib
 

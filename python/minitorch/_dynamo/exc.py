@@ -7,6 +7,8 @@ __all__ = [
     "RecompileLimitExceeded",
     "TorchDynamoException",
     "Unsupported",
+    "UserError",
+    "UserErrorType",
 ]
 
 
@@ -21,6 +23,32 @@ class Unsupported(TorchDynamoException):
         super().__init__(msg)
         self.msg = msg
         self.gb_type = gb_type
+
+
+class UserErrorType:
+    """The kinds of UserError (PyTorch's enum values, as strings)."""
+
+    DYNAMIC_CONTROL_FLOW = "DYNAMIC_CONTROL_FLOW"
+    ANTI_PATTERN = "ANTI_PATTERN"
+    STANDARD_LIBRARY = "STANDARD_LIBRARY"
+    CONSTRAINT_VIOLATION = "CONSTRAINT_VIOLATION"
+    DYNAMIC_DIM = "DYNAMIC_DIM"
+    INVALID_INPUT = "INVALID_INPUT"
+    INVALID_OUTPUT = "INVALID_OUTPUT"
+    UNSUPPORTED_NON_STANDARD_BATCH_DIM = "UNSUPPORTED_NON_STANDARD_BATCH_DIM"
+
+
+class UserError(Unsupported):
+    """A mistake in how torch.export (or torch.compile) was called, with PyTorch's pointer to its docs."""
+
+    def __init__(self, error_type, msg, case_name=None):
+        if case_name is not None:
+            msg += (
+                f"\nFor more information about this error, see: "
+                f"https://pytorch.org/docs/main/generated/exportdb/index.html#{case_name.replace('_', '-')}"
+            )
+        super().__init__(msg)
+        self.error_type = error_type
 
 
 class BackendCompilerFailed(TorchDynamoException):

@@ -103,7 +103,8 @@ class GraphModule(Module):
                         )
                     targets.append(node.target)
             # parents before children, so a submodule is not overwritten by an empty Module
-            for t in sorted(set(targets), key=lambda t: t.count(".")):
+            # (in graph order otherwise, as PyTorch installs them, so named_children() follows the graph)
+            for t in sorted(dict.fromkeys(targets), key=lambda t: t.count(".")):
                 _assign_attr(root[t], self, t)
         else:
             raise RuntimeError(f"Unsupported type {root} passed for root!")  # noqa: TRY004  (PyTorch's class)
