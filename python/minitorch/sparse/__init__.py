@@ -26,6 +26,7 @@ from minitorch.sparse._layout import (
     sparse_csr,
     strided,
 )
+from minitorch.sparse._spdiags import spdiags
 from minitorch.sparse._types import (
     SparseCooTensor,
     SparseCsrTensor,
@@ -33,7 +34,7 @@ from minitorch.sparse._types import (
     sparse_csr_tensor,
 )
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags", "sum"]
 
 
 def mm(mat1, mat2, reduce=None):
