@@ -18,6 +18,7 @@ from minitorch import _C, _creation
 from minitorch import serialization as _serialization
 from minitorch.sparse import _aware, _layout, _ops, _types
 from minitorch.sparse._layout import (
+    jagged,
     layout,
     sparse_bsc,
     sparse_bsr,
@@ -241,6 +242,7 @@ def torch_namespace(root):
         "sparse_csc": sparse_csc,
         "sparse_bsr": sparse_bsr,
         "sparse_bsc": sparse_bsc,
+        "jagged": jagged,
     }
     return out
 
