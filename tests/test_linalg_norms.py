@@ -461,24 +461,6 @@ def test_diagonal_and_matmul(device):
     assert_matches(LA.matmul(t, t.transpose(-2, -1)), a @ np.swapaxes(a, -2, -1))
 
 
-# ---- the decompositions minitorch does not have yet (the rest: tests/test_linalg_decomp.py)
-
-
-DECOMPOSITIONS = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
-
-
-@pytest.mark.parametrize("name", DECOMPOSITIONS)
-def test_decompositions_raise_not_implemented(name):
-    msg = (
-        rf"^minitorch\.linalg\.{name} is not implemented yet: it needs LAPACK's LDL factorization \(sytrf\)$"
-    )
-    with pytest.raises(NotImplementedError, match=msg):
-        getattr(minitorch.linalg, name)
-    # feature tests keep working: hasattr says no, getattr with a default returns it
-    assert not hasattr(minitorch.linalg, name)
-    assert getattr(minitorch.linalg, name, None) is None
-
-
 def test_unknown_names_and_star_import():
     with pytest.raises(AttributeError, match="no attribute 'no_such_function'"):
         minitorch.linalg.no_such_function  # noqa: B018
@@ -487,7 +469,6 @@ def test_unknown_names_and_star_import():
         LA.__all__
     )
     assert all(getattr(LA, n).__doc__ for n in LA.__all__)
-    assert not set(DECOMPOSITIONS) & set(LA.__all__)
 
 
 def test_matrix_norm_overloads_as_pytorch():

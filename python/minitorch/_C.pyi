@@ -41,6 +41,7 @@ class device:
 
 class Tensor:
     __array_priority__: typing.ClassVar[builtins.int] = 1000
+    is_nested: typing.ClassVar[builtins.bool] = False
     is_sparse: typing.ClassVar[builtins.bool] = False
     is_sparse_csr: typing.ClassVar[builtins.bool] = False
     layout: typing.ClassVar[minitorch.layout]

@@ -189,6 +189,11 @@ globals().update(sparse.torch_namespace(globals()))
 sparse._install_tensor_methods(
     Tensor
 )  # Tensor.layout, is_sparse, to_sparse(_csr), to_dense, sparse_mask, ...
+from minitorch._lobpcg import lobpcg  # noqa: F401  (over linalg and the sparse matmul)
+from minitorch import masked  # noqa: F401  (torch.masked: masked reductions and MaskedTensor)
+from minitorch import nested  # torch.nested: NestedTensor, a batch of tensors of different sizes
+
+nested._install_tensor_methods(Tensor)  # Tensor.is_nested
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()

@@ -1,8 +1,6 @@
 """minitorch.linalg: PyTorch's torch.linalg: norms and products over our ops here, the decompositions and solvers
-(inv, solve, det, cholesky, qr, eigh, svd, lstsq, ...) over LAPACK in _decomp.py.
-
-The few names still missing (the LDL factorization) raise NotImplementedError saying so rather than
-AttributeError."""
+(inv, solve, det, cholesky, qr, eigh, svd, lstsq, ...) over LAPACK in _decomp.py, the LDL factorization
+(Bunch-Kaufman, LAPACK sytrf's algorithm over tensor ops) in _ldl.py."""
 
 import math
 
@@ -10,6 +8,7 @@ from minitorch import _C, _argcheck
 from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name
 from minitorch.linalg import _decomp
+from minitorch.linalg._ldl import ldl_factor, ldl_factor_ex, ldl_solve
 
 __all__ = [
     "LinAlgError",
@@ -26,6 +25,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",
@@ -404,23 +406,6 @@ def vander(x, *, N=None):
     powers = x1.unsqueeze(-1).expand(shape).cumprod(-1)
     ones = _C.ones(tuple(x1.shape) + (1,), dtype=powers.dtype, device=x.device)
     return _C.cat([ones, powers], -1)
-
-
-# Names torch.linalg has that minitorch does not implement yet.
-_DECOMPOSITIONS = frozenset({"ldl_factor", "ldl_factor_ex", "ldl_solve"})
-
-
-class _MissingDecomposition(NotImplementedError, AttributeError):
-    """Raised for a decomposition we lack: a NotImplementedError that says why, and an AttributeError so that
-    hasattr() and getattr(..., default) still answer as for any absent attribute."""
-
-
-def __getattr__(name):
-    if name in _DECOMPOSITIONS:
-        raise _MissingDecomposition(
-            f"minitorch.linalg.{name} is not implemented yet: it needs LAPACK's LDL factorization (sytrf)"
-        )
-    raise AttributeError(f"module 'minitorch.linalg' has no attribute '{name}'")
 
 
 # PyTorch's TypeError for an argument of the wrong kind, as for this module's own functions below

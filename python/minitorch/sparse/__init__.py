@@ -18,6 +18,7 @@ from minitorch import _C, _creation
 from minitorch import serialization as _serialization
 from minitorch.sparse import _aware, _layout, _ops, _types
 from minitorch.sparse._layout import (
+    jagged,
     layout,
     sparse_bsc,
     sparse_bsr,
@@ -26,6 +27,7 @@ from minitorch.sparse._layout import (
     sparse_csr,
     strided,
 )
+from minitorch.sparse._spdiags import spdiags
 from minitorch.sparse._types import (
     SparseCooTensor,
     SparseCsrTensor,
@@ -33,7 +35,7 @@ from minitorch.sparse._types import (
     sparse_csr_tensor,
 )
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags", "sum"]
 
 
 def mm(mat1, mat2, reduce=None):
@@ -240,6 +242,7 @@ def torch_namespace(root):
         "sparse_csc": sparse_csc,
         "sparse_bsr": sparse_bsr,
         "sparse_bsc": sparse_bsc,
+        "jagged": jagged,
     }
     return out
 

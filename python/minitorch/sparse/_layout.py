@@ -26,7 +26,10 @@ sparse_csr = layout("sparse_csr")
 sparse_csc = layout("sparse_csc")
 sparse_bsr = layout("sparse_bsr")
 sparse_bsc = layout("sparse_bsc")
-_LAYOUTS = {lay._name: lay for lay in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)}
+jagged = layout("jagged")  # torch.nested's ragged layout (nested/)
+_LAYOUTS = {
+    lay._name: lay for lay in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged)
+}
 
 
 def _by_name(name):
