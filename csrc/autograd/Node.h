@@ -89,7 +89,7 @@ class SavedVariable {
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   void reset() {
     data_ = Tensor();
-    hooks_.reset();  // frees the packed object (a CPU copy, a file name, ...) with the graph
+    hooked_.reset();  // frees the packed object (a CPU copy, a file name, ...) with the graph
     released_ = true;
   }
   Tensor take() { return std::move(data_); }  // for deferred destruction (see ~Node)
@@ -98,12 +98,16 @@ class SavedVariable {
  private:
   void pack_with_hooks(const Tensor& t);
 
-  Tensor data_;  // empty while hooks_ hold the tensor in their packed form
+  Tensor data_;  // empty while hooked_ holds the tensor in its packed form
   // Under saved_tensors_hooks: the packed tensor, and where its gradient went (its grad_fn edge for a
-  // non-leaf input, its leaf's accumulator), to give the unpacked tensor the same place in the graph.
-  std::unique_ptr<SavedTensorHooks> hooks_;
-  Edge grad_edge_;
-  std::weak_ptr<Node> grad_accumulator_;
+  // non-leaf input, its leaf's accumulator), to give the unpacked tensor the same place in the graph. Behind
+  // one pointer, so that a SavedVariable without hooks (nearly all) grows by 8 bytes only.
+  struct Hooked {
+    std::unique_ptr<SavedTensorHooks> hooks;
+    Edge grad_edge;
+    std::weak_ptr<Node> grad_accumulator;
+  };
+  std::unique_ptr<Hooked> hooked_;
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false, requires_grad_ = false, defined_ = false, released_ = false, is_leaf_ = false;

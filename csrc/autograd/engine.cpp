@@ -123,16 +123,17 @@ const std::optional<std::string>& saved_tensors_hooks_disabled() {
 // The hooks receive the tensor as the op saved it (an output with its grad_fn, as in PyTorch), under no_grad;
 // only their packed object is kept, so the graph holds no reference to the tensor's memory.
 void SavedVariable::pack_with_hooks(const Tensor& t) {
+  hooked_ = std::make_unique<Hooked>();
   if (!is_output_ && requires_grad_) {
     Edge e = gradient_edge(t);
     if (e.fn && e.fn->is_accumulate_grad())
-      grad_accumulator_ = e.fn;
+      hooked_->grad_accumulator = e.fn;
     else
-      grad_edge_ = std::move(e);
+      hooked_->grad_edge = std::move(e);
   }
-  hooks_ = t_saved_hooks.back()();
+  hooked_->hooks = t_saved_hooks.back()();
   NoGradGuard no_grad;
-  hooks_->pack(t);
+  hooked_->hooks->pack(t);
   MT_CHECK(t.version() == version_,
            "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
            "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
@@ -147,20 +148,20 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
       "have already been freed). Saved intermediate values of the graph are freed when you call "
       ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
       "a second time or if you need to access saved tensors after calling backward.");
-  if (hooks_) {
+  if (hooked_) {
     // No version check: what the hooks return is theirs (PyTorch cannot track versions through them).
-    Tensor r = detach(hooks_->unpack());
+    Tensor r = detach(hooked_->hooks->unpack());
     if (!requires_grad_) return r;
     auto& m = r.impl()->ensure_autograd_meta();
     m.requires_grad = true;
     if (is_output_) {
       m.grad_fn = owner;
       m.output_nr = output_nr_;
-    } else if (grad_edge_.fn) {
-      m.grad_fn = grad_edge_.fn;
-      m.output_nr = grad_edge_.input_nr;
+    } else if (hooked_->grad_edge.fn) {
+      m.grad_fn = hooked_->grad_edge.fn;
+      m.output_nr = hooked_->grad_edge.input_nr;
     } else {
-      m.grad_accumulator = grad_accumulator_;  // double backward accumulates into the original leaf
+      m.grad_accumulator = hooked_->grad_accumulator;  // double backward accumulates into the original leaf
     }
     return r;
   }
