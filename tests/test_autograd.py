@@ -347,7 +347,7 @@ def test_grad_fn_is_leaf_names():
     assert y.grad_fn.name() == "AddBackward0"
     assert "AddBackward0" in repr(y.grad_fn)
     fn, nr = y.grad_fn.next_functions[0]
-    assert fn.name() == "AccumulateGrad" and fn.variable is x and nr == 0
+    assert fn.name() == "torch::autograd::AccumulateGrad" and fn.variable is x and nr == 0
     assert "grad_fn=<MulBackward0>" in repr(x * 2)
     z = torch.randn(3)
     assert (z + 1).grad_fn is None and (z + 1).is_leaf
@@ -627,7 +627,7 @@ def test_inplace_through_views():
     h = x * 1
     v = h.t()[0]
     v.add_(1)
-    assert v.grad_fn is not None and h.grad_fn.name() == "CopySlices"
+    assert v.grad_fn is not None and h.grad_fn.name() == "torch::autograd::CopySlices"
     w = torch.randn(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         w[0].mul_(2)
@@ -898,7 +898,7 @@ def test_inplace_into_view_of_tensor_without_grad():
     out = torch.zeros(2, 3)
     out[0] = x
     out[1].copy_(x * 3)
-    assert out.requires_grad and out.grad_fn.name() == "CopySlices"
+    assert out.requires_grad and out.grad_fn.name() == "torch::autograd::CopySlices"
     (out * torch.tensor([[1.0], [2.0]])).sum().backward()
     assert x.grad.tolist() == [7.0] * 3
     # a view made before the base gained history requires grad through it

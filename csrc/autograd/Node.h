@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,29 @@ struct Node : std::enable_shared_from_this<Node> {
   using NodePostHook = std::function<void(variable_list& grad_inputs, const variable_list& grad_outputs)>;
   std::vector<std::pair<int, NodePreHook>> node_pre_hooks;
   std::vector<std::pair<int, NodePostHook>> node_post_hooks;
+  // grad_fn.metadata: a dict the bindings create on first access and keep here, so that it outlives the
+  // Python wrapper of the node (type-erased: autograd does not know Python).
+  std::shared_ptr<void> py_metadata;
 };
+
+// One tensor's pack/unpack pair under torch.autograd.graph.saved_tensors_hooks: pack() keeps what the
+// user's pack_hook returned (any object), unpack() turns it back into a tensor. The bindings implement it.
+struct SavedTensorHooks {
+  virtual ~SavedTensorHooks() = default;
+  virtual void pack(const Tensor& t) = 0;
+  virtual Tensor unpack() = 0;
+};
+using SavedTensorHooksMaker = std::function<std::unique_ptr<SavedTensorHooks>()>;
+
+// The thread's stack of saved_tensors_hooks contexts (innermost wins). The depth is a plain thread_local so
+// that saving a tensor with no hooks costs one load and compare.
+extern thread_local int t_saved_hooks_depth;
+void push_saved_tensors_hooks(SavedTensorHooksMaker maker);
+void pop_saved_tensors_hooks();
+// disable_saved_tensors_hooks(message): pushing hooks then raises `message`; so does disabling while hooks
+// are active (PyTorch's order of checks). nullopt enables them again.
+void set_saved_tensors_hooks_disabled(std::optional<std::string> message);
+const std::optional<std::string>& saved_tensors_hooks_disabled();
 
 // A tensor saved for backward. It remembers the version of its storage at save time; a later in-place
 // change raises PyTorch's error instead of silently giving a wrong gradient. An op's own output is stored
@@ -66,13 +89,25 @@ class SavedVariable {
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   void reset() {
     data_ = Tensor();
+    hooked_.reset();  // frees the packed object (a CPU copy, a file name, ...) with the graph
     released_ = true;
   }
   Tensor take() { return std::move(data_); }  // for deferred destruction (see ~Node)
   bool defined() const { return defined_; }
 
  private:
-  Tensor data_;
+  void pack_with_hooks(const Tensor& t);
+
+  Tensor data_;  // empty while hooked_ holds the tensor in its packed form
+  // Under saved_tensors_hooks: the packed tensor, and where its gradient went (its grad_fn edge for a
+  // non-leaf input, its leaf's accumulator), to give the unpacked tensor the same place in the graph. Behind
+  // one pointer, so that a SavedVariable without hooks (nearly all) grows by 8 bytes only.
+  struct Hooked {
+    std::unique_ptr<SavedTensorHooks> hooks;
+    Edge grad_edge;
+    std::weak_ptr<Node> grad_accumulator;
+  };
+  std::unique_ptr<Hooked> hooked_;
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false, requires_grad_ = false, defined_ = false, released_ = false, is_leaf_ = false;
@@ -100,6 +135,7 @@ struct FnNode : Node {
         return saved_[i].unpack(shared_from_this());
     MT_INTERNAL_ASSERT(false, name_, " saved no tensor named '", name, "'");
   }
+  const std::vector<const char*>& saved_names() const { return saved_names_; }
   // Every tensor saved under `name`, in order: a list input (an RNN's weights) is saved one entry a tensor.
   std::vector<Tensor> saved_list(const char* name) {
     std::vector<Tensor> out;
@@ -151,5 +187,10 @@ void retain_grad(const Tensor& t);
 // through the graph. inputs empty: accumulate into the leaves' .grad; else return the gradients of inputs.
 variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused);
+// The backward pass running on this thread, for hooks that must know it (register_multi_grad_hook): its id,
+// -1 outside backward; and whether node `n` runs in it (reachable from its roots and, under
+// autograd.grad(inputs=...), on a path to an input).
+int64_t current_graph_task_id();
+bool will_engine_execute_node(const Node* n);
 
 }  // namespace mt::autograd

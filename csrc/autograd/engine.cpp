@@ -1,5 +1,6 @@
 // The backward engine (dependency counting + ready queue) and the graph plumbing: saved variables, edges,
 // history of recorded outputs, AccumulateGrad.
+#include <atomic>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -84,12 +85,59 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_ou
   requires_grad_ = t.requires_grad();
   auto* m = t.impl()->autograd_meta();
   is_leaf_ = !(m && m->grad_fn);
-  if (is_output) {
-    data_ = detach(t);
-    output_nr_ = m ? m->output_nr : 0;
-  } else {
-    data_ = t;
+  if (is_output) output_nr_ = m ? m->output_nr : 0;
+  if (t_saved_hooks_depth > 0 && !t.impl()->is_wrapped_number())
+    pack_with_hooks(t);
+  else
+    data_ = is_output ? detach(t) : t;
+}
+
+namespace {
+thread_local std::vector<SavedTensorHooksMaker> t_saved_hooks;
+thread_local std::optional<std::string> t_saved_hooks_disabled;
+}  // namespace
+
+thread_local int t_saved_hooks_depth = 0;
+
+void push_saved_tensors_hooks(SavedTensorHooksMaker maker) {
+  if (t_saved_hooks_disabled) MT_ERROR(*t_saved_hooks_disabled);
+  t_saved_hooks.push_back(std::move(maker));
+  t_saved_hooks_depth = static_cast<int>(t_saved_hooks.size());
+}
+
+void pop_saved_tensors_hooks() {
+  MT_INTERNAL_ASSERT(!t_saved_hooks.empty(), "pop_saved_tensors_hooks without a matching push");
+  t_saved_hooks.pop_back();
+  t_saved_hooks_depth = static_cast<int>(t_saved_hooks.size());
+}
+
+void set_saved_tensors_hooks_disabled(std::optional<std::string> message) {
+  if (message) MT_CHECK(t_saved_hooks.empty(), *message);
+  t_saved_hooks_disabled = std::move(message);
+}
+
+const std::optional<std::string>& saved_tensors_hooks_disabled() {
+  return t_saved_hooks_disabled;
+}
+
+// The hooks receive the tensor as the op saved it (an output with its grad_fn, as in PyTorch), under no_grad;
+// only their packed object is kept, so the graph holds no reference to the tensor's memory.
+void SavedVariable::pack_with_hooks(const Tensor& t) {
+  hooked_ = std::make_unique<Hooked>();
+  if (!is_output_ && requires_grad_) {
+    Edge e = gradient_edge(t);
+    if (e.fn && e.fn->is_accumulate_grad())
+      hooked_->grad_accumulator = e.fn;
+    else
+      hooked_->grad_edge = std::move(e);
   }
+  hooked_->hooks = t_saved_hooks.back()();
+  NoGradGuard no_grad;
+  hooked_->hooks->pack(t);
+  MT_CHECK(t.version() == version_,
+           "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+           "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
+           "open an issue if you need to perform in-place operations on the input to a pack hook.");
 }
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
@@ -100,6 +148,23 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
       "have already been freed). Saved intermediate values of the graph are freed when you call "
       ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
       "a second time or if you need to access saved tensors after calling backward.");
+  if (hooked_) {
+    // No version check: what the hooks return is theirs (PyTorch cannot track versions through them).
+    Tensor r = detach(hooked_->hooks->unpack());
+    if (!requires_grad_) return r;
+    auto& m = r.impl()->ensure_autograd_meta();
+    m.requires_grad = true;
+    if (is_output_) {
+      m.grad_fn = owner;
+      m.output_nr = output_nr_;
+    } else if (hooked_->grad_edge.fn) {
+      m.grad_fn = hooked_->grad_edge.fn;
+      m.output_nr = hooked_->grad_edge.input_nr;
+    } else {
+      m.grad_accumulator = hooked_->grad_accumulator;  // double backward accumulates into the original leaf
+    }
+    return r;
+  }
   if (data_.version() != version_) {
     std::string what =
         "[" + legacy_type_name(data_.dtype(), data_.is_cuda()) + " " + shape_str(data_.sizes()) + "]";
@@ -241,6 +306,33 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   return {};
 }
 
+namespace {
+struct GraphTask {
+  int64_t id;
+  const std::vector<Edge>* roots;
+  const std::unordered_map<Node*, int>* deps;
+  const std::unordered_map<Node*, bool>* needed;  // null outside capture mode
+};
+thread_local GraphTask* t_graph_task = nullptr;
+}  // namespace
+
+int64_t current_graph_task_id() {
+  return t_graph_task ? t_graph_task->id : -1;
+}
+
+bool will_engine_execute_node(const Node* n) {
+  MT_CHECK(t_graph_task, "_will_engine_execute_node should only be called during the backward pass");
+  Node* key = const_cast<Node*>(n);
+  if (t_graph_task->needed) {
+    auto it = t_graph_task->needed->find(key);
+    return it != t_graph_task->needed->end() && it->second;
+  }
+  if (t_graph_task->deps->count(key)) return true;
+  for (auto& r : *t_graph_task->roots)
+    if (r.fn.get() == n) return true;
+  return false;
+}
+
 variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused) {
   MT_CHECK(outputs.size() == grad_outputs.size(), "grad requires one grad_output per output: got ",
@@ -333,6 +425,14 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
   } autocast_restore;
   for (size_t i = 0; i < roots.size(); ++i) accumulate(roots[i].fn.get(), roots[i].input_nr, root_grads[i]);
 
+  static std::atomic<int64_t> next_task_id{0};
+  GraphTask task{next_task_id++, &roots, &deps, capture_mode ? &needed : nullptr};
+  struct TaskScope {
+    GraphTask* prev;
+    explicit TaskScope(GraphTask* t) : prev(t_graph_task) { t_graph_task = t; }
+    ~TaskScope() { t_graph_task = prev; }
+  } task_scope(&task);
+
   variable_list captured(inputs.size());
   std::deque<Node*> ready;
   for (auto& r : roots)
@@ -345,6 +445,8 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     variable_list grads = std::move(buffers[n]);
     buffers.erase(n);
     grads.resize(n->inputs.size());
+    // Under autograd.grad(inputs=...) a node off every path to an input neither runs nor calls its hooks.
+    if (capture_mode && !needed[n]) continue;
     // Hooks run from copies of their lists: a Python hook may remove itself or add hooks while it runs
     // (copies only share ownership of the Python callables, see csrc/python/bind.h's PyHandle).
     auto pre_hooks = n->pre_hooks;
@@ -366,7 +468,7 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     auto cap = captures.find(n);
     if (cap != captures.end())
       for (auto& [nr, j] : cap->second) captured[j] = grads[nr];
-    if (capture_mode && (n->is_accumulate_grad() || !needed[n])) continue;
+    if (capture_mode && n->is_accumulate_grad()) continue;
 
     bool any = false;
     for (auto& g : grads) any = any || g.defined();

@@ -107,6 +107,28 @@ struct PyFunctionNode : Node {
   bool released_ = false;
 };
 
+// saved_tensors_hooks' pair for one saved tensor: the user's callables (shared by every tensor saved under
+// one context) and what pack_hook returned for this tensor.
+struct PySavedTensorHooks : autograd::SavedTensorHooks {
+  PySavedTensorHooks(std::shared_ptr<PyHandle> pack, std::shared_ptr<PyHandle> unpack)
+      : pack_(std::move(pack)), unpack_(std::move(unpack)) {}
+  void pack(const Tensor& t) override {
+    py::gil_scoped_acquire gil;  // ops save tensors with the GIL released
+    packed_ = py_handle(pack_->obj(py::cast(t)));
+  }
+  Tensor unpack() override {
+    py::gil_scoped_acquire gil;
+    py::object r = unpack_->obj(packed_->obj);
+    MT_CHECK_TYPE(py::isinstance<TensorImpl>(r),
+                  "Output of saved tensor unpack_hook expected to be a Tensor but got result of type ",
+                  std::string(py::str(py::type::of(r).attr("__name__"))));
+    return r.cast<Tensor>();
+  }
+
+ private:
+  std::shared_ptr<PyHandle> pack_, unpack_, packed_;
+};
+
 py::object node_object(const std::shared_ptr<Node>& n) {
   if (!n) return py::none();
   return py::cast(n);
@@ -128,7 +150,12 @@ void check_dual_argument(py::handle src) {
 
 void init_autograd(py::module_& m, TensorClass& cls) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
-      .def("name", &Node::name)
+      // PyTorch names its two graph-machinery nodes with their C++ namespace (their reprs stay short)
+      .def("name",
+           [](const Node& n) {
+             std::string s = n.name();
+             return s == "AccumulateGrad" || s == "CopySlices" ? "torch::autograd::" + s : s;
+           })
       .def_property_readonly("next_functions",
                              [](const Node& n) {
                                py::tuple t(n.next_edges.size());
@@ -189,6 +216,29 @@ void init_autograd(py::module_& m, TensorClass& cls) {
              drop(n.node_pre_hooks);
              drop(n.node_post_hooks);
            })
+      .def_property_readonly("metadata",
+                             [](Node& n) {
+                               if (!n.py_metadata) n.py_metadata = py_handle(py::dict());
+                               return static_cast<PyHandle*>(n.py_metadata.get())->obj;
+                             })
+      // grad_fn._saved_<name>: the tensors a formula saved, unpacked as backward would (hooks included);
+      // None for one saved as undefined, a tuple for a list (an RNN's weights)
+      .def("__getattr__",
+           [](Node& n, const std::string& attr) -> py::object {
+             auto* fn = dynamic_cast<autograd::FnNode*>(&n);
+             if (fn && attr.rfind("_saved_", 0) == 0) {
+               std::string key = attr.substr(7);
+               for (const char* name : fn->saved_names()) {
+                 if (!name || key != name) continue;
+                 auto list = fn->saved_list(name);
+                 if (list.size() == 1) return list[0].defined() ? py::cast(list[0]) : py::object(py::none());
+                 py::tuple t(list.size());
+                 for (size_t i = 0; i < list.size(); ++i) t[i] = py::cast(list[i]);
+                 return t;
+               }
+             }
+             throw py::attribute_error("'" + n.name() + "' object has no attribute '" + attr + "'");
+           })
       .def("__repr__", [](const Node& n) {
         return "<" + n.name() + " object at 0x" + ([&] {
                  char buf[32];
@@ -212,6 +262,12 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                                return m && m->retains_grad;
                              })
       .def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); })
+      // which output of its grad_fn the tensor is (0 for leaves): get_gradient_edge's second half
+      .def_property_readonly("output_nr",
+                             [](const Tensor& t) {
+                               if (!autograd::grad_fn(t)) return 0u;
+                               return t.impl()->autograd_meta()->output_nr;
+                             })
       .def("_register_hook",
            [](const Tensor& t, py::function fn) {
              MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
@@ -275,6 +331,40 @@ void init_autograd(py::module_& m, TensorClass& cls) {
         return out;
       },
       py::arg("kind") = "twins");
+  // torch.autograd.graph's C++ half: saved-tensor hooks, the running backward pass, version bumps.
+  m.def("_push_saved_tensors_default_hooks", [](py::function pack, py::function unpack) {
+    autograd::push_saved_tensors_hooks(
+        [p = py_handle(std::move(pack)),
+         u = py_handle(std::move(unpack))]() -> std::unique_ptr<autograd::SavedTensorHooks> {
+          return std::make_unique<PySavedTensorHooks>(p, u);
+        });
+  });
+  m.def("_pop_saved_tensors_default_hooks", [] { autograd::pop_saved_tensors_hooks(); });
+  m.def("_saved_tensors_hooks_disable",
+        [](const std::string& message) { autograd::set_saved_tensors_hooks_disabled(message); });
+  m.def("_saved_tensors_hooks_enable", [] { autograd::set_saved_tensors_hooks_disabled(std::nullopt); });
+  m.def("_saved_tensors_hooks_get_disabled_error_message",
+        []() -> std::optional<std::string> { return autograd::saved_tensors_hooks_disabled(); });
+  m.def("_current_graph_task_id", [] { return autograd::current_graph_task_id(); });
+  m.def("_will_engine_execute_node",
+        [](const std::shared_ptr<Node>& n) { return autograd::will_engine_execute_node(n.get()); });
+  // autograd.grad given GradientEdges: a stand-in tensor of the edge's geometry whose gradient edge is that
+  // edge, so the engine's tensor-based entry point serves edges too
+  m.def("_tensor_for_edge", [](const std::shared_ptr<Node>& n, uint32_t nr) {
+    MT_CHECK(nr < n->inputs.size(), "output_nr ", nr, " is out of range for ", n->name(), " with ",
+             n->inputs.size(), " inputs");
+    const auto& g = n->inputs[nr];
+    Tensor t = empty(g.sizes, g.dtype, g.device);
+    auto& meta = t.impl()->ensure_autograd_meta();
+    meta.requires_grad = true;
+    meta.grad_fn = n;
+    meta.output_nr = nr;
+    return t;
+  });
+  m.def("_increment_version", [](const std::vector<Tensor>& ts) {
+    for (const Tensor& t : ts)
+      if (!t.is_inference()) t.bump_version();  // an inference tensor has no version counter
+  });
   m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
   // forward AD registers its DualTensor type and the check a dual argument of a builtin goes through
   m.def("_set_dual_tensor_type", [](py::type t, py::function check) {

@@ -471,6 +471,14 @@ void init_factory(py::module_& m, TensorClass& cls) {
   cpu_default->device = Device(DeviceType::CPU);
   cpu_default->gen = std::shared_ptr<Generator>(std::shared_ptr<Generator>(), &default_generator());
   m.attr("default_generator") = py::cast(cpu_default);
+  // torch.cuda.default_generators[d]: the same aliasing view of CUDA device d's default generator, for the
+  // cuda module's get_rng_state/set_rng_state/seed
+  m.def("_cuda_default_generator", [](int d) {
+    auto g = std::make_shared<PyGenerator>();
+    g->device = Device(DeviceType::CUDA, d);
+    g->gen = std::shared_ptr<Generator>(std::shared_ptr<Generator>(), &cuda_generator(d));
+    return g;
+  });
 }
 
 }  // namespace mt

@@ -72,7 +72,7 @@ _C.Node.register_prehook = _node_register_prehook
 # and autograd.profiler is the legacy API over minitorch.profiler's recorder, all of which sit above this package
 # (docs/architecture.md, Python package layering): loaded on first use, so that the modules below (everything
 # that imports autograd.Function) do not depend on them.
-_LAZY_SUBMODULES = frozenset({"forward_ad", "functional", "profiler", "profiler_util"})
+_LAZY_SUBMODULES = frozenset({"forward_ad", "functional", "graph", "profiler", "profiler_util"})
 
 
 def __getattr__(name):

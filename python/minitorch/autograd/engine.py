@@ -27,12 +27,21 @@ def _run_backward(checkpoint_valid, *args):
         _state.checkpoint_valid = prev
 
 
+def _is_edge(x):
+    # a torch.autograd.graph.GradientEdge (a NamedTuple; graph.py sits above this module)
+    return isinstance(x, tuple) and hasattr(x, "node") and hasattr(x, "output_nr")
+
+
 def _tensor_or_tensors(x):
     if x is None:
         return []
-    if _C._is_tensor(x):
+    if _C._is_tensor(x) or _is_edge(x):
         return [x]
     return list(x)
+
+
+def _edges_as_tensors(xs):
+    return [_C._tensor_for_edge(x.node, x.output_nr) if _is_edge(x) else x for x in xs]
 
 
 def _make_grads(outputs, grad_outputs):
@@ -81,9 +90,10 @@ def grad(
     materialize_grads=False,
 ):
     """The gradients of `outputs` with respect to `inputs` (a tuple), without touching any .grad."""
-    outputs = _tensor_or_tensors(outputs)
-    _C._is_tensor(inputs)
-    inputs = _tensor_or_tensors(inputs)
+    outputs = _edges_as_tensors(_tensor_or_tensors(outputs))
+    if not _is_edge(inputs):
+        _C._is_tensor(inputs)
+    inputs = _edges_as_tensors(_tensor_or_tensors(inputs))
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)

@@ -379,8 +379,69 @@ def manual_seed_all(seed):
 
 
 def initial_seed():
-    """The seed of the current CUDA device's random generator."""
+    """The seed of the current CUDA device's random generator (initializes CUDA: raises without a GPU)."""
+    _lazy_init()
     return _C._cuda_initial_seed(current_device())
+
+
+def _rng_device_index(device):
+    # PyTorch's reading of the device= of the rng-state functions: "cuda" (the current device), "cuda:N", N
+    if isinstance(device, str):
+        device = _C.device(device)
+    elif isinstance(device, int):
+        device = _C.device("cuda", device)
+    idx = device.index
+    return current_device() if idx is None else idx
+
+
+def get_rng_state(device="cuda"):
+    """The state of a CUDA device's default generator as a uint8 tensor (initializes CUDA: raises without a
+    GPU, as PyTorch does)."""
+    _lazy_init()
+    return _C._cuda_default_generator(_rng_device_index(device)).get_state()
+
+
+def get_rng_state_all():
+    """get_rng_state() of every device, in order ([] without a GPU)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restores a device's generator from get_rng_state(). Like PyTorch's, deferred until CUDA is
+    initialized: without a GPU it never runs, so nothing is raised but for a state that is not a tensor."""
+    new_state_copy = new_state.clone(memory_format=_C.contiguous_format)
+    if is_available():
+        _C._cuda_default_generator(_rng_device_index(device)).set_state(new_state_copy)
+
+
+def set_rng_state_all(new_states):
+    """set_rng_state(new_states[i], i) for each i."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def seed():
+    """Seeds the current device's generator with a random number (deferred like set_rng_state: a no-op
+    without a GPU). Returns None, as PyTorch's."""
+    if is_available():
+        _C._cuda_default_generator(current_device()).seed()
+
+
+def seed_all():
+    """Seeds every device's generator with one random number (a no-op without a GPU)."""
+    if not is_available():
+        return
+    random_seed = _C._cuda_default_generator(current_device()).seed()
+    for i in range(device_count()):
+        _C._cuda_manual_seed(i, random_seed)
+
+
+def __getattr__(name):
+    # torch.cuda.default_generators: one per visible device, made on access so that importing the module never
+    # asks the driver how many devices there are
+    if name == "default_generators":
+        return tuple(_C._cuda_default_generator(i) for i in range(device_count()))
+    raise AttributeError(f"module 'minitorch.cuda' has no attribute '{name}'")
 
 
 def is_bf16_supported(including_emulation=True):

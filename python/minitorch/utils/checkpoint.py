@@ -318,7 +318,7 @@ def _graph_leaves(outputs, own):
             continue
         seen.add(id(node))
         keep.append(node)  # the wrappers must stay alive for their ids to stay unique
-        if node.name() == "AccumulateGrad":
+        if node.name() == "torch::autograd::AccumulateGrad":
             var = node.variable
             if id(var) not in own_ids:
                 leaves.append(var)

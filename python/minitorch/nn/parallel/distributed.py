@@ -192,7 +192,7 @@ class DistributedDataParallel(Module):
             if n is None or id(n) in seen:
                 continue
             seen[id(n)] = n
-            if n.name() == "AccumulateGrad":
+            if n.name() == "torch::autograd::AccumulateGrad":
                 found.add(id(n.variable))
             for nxt, _ in n.next_functions:
                 if nxt is not None:

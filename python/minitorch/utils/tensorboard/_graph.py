@@ -79,7 +79,7 @@ def graph_def(model, input_to_model=None, verbose=False):
             if k in seen or k in boundary:
                 continue
             seen.add(k)
-            if node.name() != "AccumulateGrad":
+            if node.name() != "torch::autograd::AccumulateGrad":
                 node_scope.setdefault(k, scope_of[module])
             stack.extend(f for f, _ in node.next_functions if f is not None)
 
@@ -117,7 +117,7 @@ def graph_def(model, input_to_model=None, verbose=False):
         k = key(node)
         if k in name_of:
             return name_of[k]
-        if node.name() == "AccumulateGrad":
+        if node.name() == "torch::autograd::AccumulateGrad":
             var = node.variable
             if id(var) in input_name:
                 name_of[k] = input_name[id(var)]
@@ -136,7 +136,7 @@ def graph_def(model, input_to_model=None, verbose=False):
             n, expanded = stack.pop()
             if key(n) in name_of:
                 continue
-            if expanded or n.name() == "AccumulateGrad":
+            if expanded or n.name() == "torch::autograd::AccumulateGrad":
                 order.append(n)
                 continue
             stack.append((n, True))
@@ -145,7 +145,7 @@ def graph_def(model, input_to_model=None, verbose=False):
             nk = key(n)
             if nk in name_of:
                 continue
-            if n.name() == "AccumulateGrad":
+            if n.name() == "torch::autograd::AccumulateGrad":
                 visit(n)
                 continue
             scope = node_scope.get(nk, root)
