@@ -193,6 +193,27 @@ def test_channels_last_gradients_match_contiguous():
     np.testing.assert_allclose(grads[0].numpy(), grads[1].numpy(), rtol=1e-10, atol=1e-10)
 
 
+def test_gradients_of_dense_leaves_have_their_layout():
+    # PyTorch's layout contract for .grad: a dense leaf's strides, else contiguous
+    m = torch.nn.Conv2d(3, 4, 3).to(memory_format=torch.channels_last)
+    m(torch.randn(2, 3, 6, 6)).sum().backward()
+    assert m.weight.grad.stride() == m.weight.stride() == (27, 1, 9, 3)
+    a = torch.randn(3, 4).t().requires_grad_()
+    (a * 2).sum().backward()
+    assert a.grad.stride() == (1, 4)
+    np.testing.assert_array_equal(a.grad.numpy(), np.full((4, 3), 2.0, np.float32))
+    xc = torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last).requires_grad_()
+    k = torch.randn(2, 3, 4, 5)
+    (torch.relu(xc) * k).sum().backward()
+    assert xc.grad.stride() == (60, 1, 15, 3)
+    np.testing.assert_allclose(xc.grad.numpy(), np.where(xc.detach().numpy() > 0, k.numpy(), 0.0))
+    xc.sum().backward()  # accumulation keeps the layout
+    assert xc.grad.stride() == (60, 1, 15, 3)
+    s = torch.randn(4, 6)[:, ::2].requires_grad_()
+    s.sum().backward()
+    assert s.grad.stride() == (3, 1)
+
+
 def test_clone_and_to_of_a_permuted_tensor_keep_history():
     a = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     b = a.t().clone()

@@ -95,14 +95,11 @@ DimVector iter_output_strides(IntArrayRef shape, std::initializer_list<const Ten
   if (n <= 1) return {};
   // Contiguous inputs, broadcast or not (x + 1, x + bias), make a contiguous output: the order below would
   // keep every dim in place. Then the fast setups, for inputs that all have the output's shape.
-  bool same_shape = true, contiguous = true, defined = false;
-  for (const Tensor* t : inputs) {
-    if (!t->defined()) continue;
-    defined = true;
-    same_shape = same_shape && shape.equals(t->sizes());
-    contiguous = contiguous && t->is_contiguous();
-  }
-  if (!defined || contiguous) return {};
+  bool contiguous = true;
+  for (const Tensor* t : inputs) contiguous = contiguous && (!t->defined() || t->is_contiguous());
+  if (contiguous) return {};
+  bool same_shape = true;
+  for (const Tensor* t : inputs) same_shape = same_shape && (!t->defined() || shape.equals(t->sizes()));
   if (same_shape) {
     bool cl = true, dense = true;
     const Tensor* first = nullptr;
