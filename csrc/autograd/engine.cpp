@@ -9,6 +9,7 @@
 #include "autograd/Node.h"
 #include "core/TypeMeta.h"
 #include "ops/autocast.h"
+#include "ops/layout.h"
 #include "ops/ops.h"
 
 namespace mt::autograd {
@@ -285,14 +286,26 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   // the hooks run outside the lock, since they take the GIL.
   std::unique_lock<std::mutex> lock(mutex_);
   if (!m.grad.defined()) {
+    // PyTorch's layout contract: the gradient of a dense leaf has the leaf's strides (a channels-last weight,
+    // a transposed leaf), of any other leaf contiguous ones.
+    DimVector layout;
+    if (!variable.is_contiguous() && non_overlapping_and_dense(variable)) layout = variable.strides();
+    const bool obeys = layout.empty() ? g.is_contiguous() : g.strides() == layout;
     // The incoming tensor becomes .grad when nothing else can see it (PyTorch "steals" it too): no other
     // handle on the tensor or its buffer, dense, and the leaf's layout. Otherwise it may be the user's
     // `gradient` argument or shared with another leaf, and .grad gets a copy.
-    bool stealable = g.ptr().use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous() &&
+    bool stealable = g.ptr().use_count() == 1 && g.storage().use_count() == 1 && obeys &&
                      g.storage_offset() == 0 && g.dtype() == variable.dtype() &&
                      g.device() == variable.device() && g.sizes() == variable.sizes() &&
                      !g.impl()->is_wrapped_number() && !g.impl()->autograd_meta();
-    m.grad = GradMode::is_enabled() || stealable ? g : clone(g);
+    if (GradMode::is_enabled() || stealable) {
+      m.grad = g;
+    } else if (layout.empty() || g.sizes() != variable.sizes()) {
+      m.grad = clone(g);
+    } else {
+      m.grad = empty_strided_dense(g.sizes(), layout, g.dtype(), g.device());
+      copy_into_fresh(m.grad, g);
+    }
   } else if (GradMode::is_enabled()) {
     m.grad = add(m.grad, g);  // create_graph: the sum itself is differentiable
   } else {

@@ -40,6 +40,36 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
   return st;
 }
 
+// A channels-last or transposed output (and inputs of its layout) would otherwise be walked in the logical
+// order: an inner stride of C elements and a strided loop per element. Sorting the dims by the output's
+// strides, as TensorIterator's reorder_dimensions does, makes operands that share its layout merge into one
+// flat dense run for the vectorized loops. An output with a zero stride (gather/scatter's restrided self,
+// whose write order decides duplicates) keeps the logical order.
+static void reorder_by_output(TensorIter& it) {
+  auto& shape = it.shape;
+  auto& strides = it.strides;
+  const int64_t nd = it.ndim();
+  for (int64_t d = 0; d < nd; ++d)
+    if (shape[d] > 1 && strides[0][d] <= 0) return;
+  DimVector perm(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) perm[d] = d;
+  // insertion sort, stable: size-1 dims are dropped by the merge, so their place does not matter
+  bool moved = false;
+  for (int64_t i = 1; i < nd; ++i)
+    for (int64_t j = i; j > 0 && strides[0][perm[j - 1]] > strides[0][perm[j]]; --j) {
+      std::swap(perm[j - 1], perm[j]);
+      moved = true;
+    }
+  if (!moved) return;
+  DimVector s(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) s[d] = shape[perm[d]];
+  shape = s;
+  for (int k = 0; k < it.ntensors; ++k) {
+    for (int64_t d = 0; d < nd; ++d) s[d] = strides[k][perm[d]];
+    strides[k] = s;
+  }
+}
+
 TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
   TensorIter it;
   it.ntensors = static_cast<int>(operands.size());
@@ -84,6 +114,7 @@ TensorIter TensorIter::make(std::initializer_list<Tensor> operands) {
   }
   it.shape.resize(nd);
   for (int64_t d = 0; d < nd; ++d) it.shape[d] = full[nd - 1 - d];
+  if (!out.is_contiguous()) reorder_by_output(it);
 
   // Drop size-1 dims, then merge neighbours whose strides line up for every operand.
   DimVector shape;

@@ -11,6 +11,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/layout.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -274,7 +275,7 @@ Tensor native::convolution(const Tensor& input, const Tensor& weight, const std:
                                                                             contiguous(weight), args);
   }
   add_bias_(out, bias);
-  return out;
+  return in_layout_of(out, {&input, &weight});
 }
 
 Tensor convolution_backward_input(const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes,
@@ -302,7 +303,7 @@ Tensor native::convolution_transpose(const Tensor& input, const Tensor& weight,
                                      IntArrayRef out_sizes) {
   Tensor out = convolution_backward_input(input, weight, out_sizes, args);
   add_bias_(out, bias);
-  return out;
+  return in_layout_of(out, {&input, &weight});
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,

@@ -13,6 +13,7 @@
 #include "ops/factory.h"
 #include "ops/foreach.h"
 #include "ops/kernels.h"
+#include "ops/layout.h"
 #include "ops/out.h"
 #include "ops/reduce.h"
 
@@ -237,7 +238,7 @@ static std::pair<ScalarType, ScalarType> unary_dtypes(UnaryOp op, ScalarType in,
 Tensor native::unary(UnaryOp op, const Tensor& self) {
   auto [in, out_dt] = unary_dtypes(op, self.dtype(), self.device());
   Tensor x = prepare(self, in, self.device());
-  Tensor out = make_empty(self.sizes(), out_dt, self.device());
+  Tensor out = empty_for_iter(self.sizes(), out_dt, self.device(), {&self});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x});
   unary_stub.get(out.device())(it, op);
@@ -272,7 +273,7 @@ Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   auto [compute, out_dt] = binary_dtypes(op, common);
   Tensor x = prepare(a, compute, dev), y = prepare(b, compute, dev);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
-  Tensor out = make_empty(shape, out_dt, dev);
+  Tensor out = empty_for_iter(shape, out_dt, dev, {&a, &b});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x, y});
   binary_stub.get(dev)(it, op);
@@ -301,7 +302,7 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
     return self;
   }
   Tensor x = prepare(self, compute, dev);
-  Tensor out = make_empty(shape, out_dt, dev);
+  Tensor out = empty_for_iter(shape, out_dt, dev, {&self});  // self's layout: the copy back is one flat pass
   TensorIter it = TensorIter::make({out, x, y});
   binary_stub.get(dev)(it, op);
   return copy_(self, out);
@@ -310,21 +311,6 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
 // ---- out=
 
 namespace {
-
-// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is contiguous.
-bool non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  DimVector dims;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.size(d) != 1) dims.push_back(d);
-  std::sort(dims.begin(), dims.end(), [&](int64_t x, int64_t y) { return t.stride(x) < t.stride(y); });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t.stride(d) != expected) return false;
-    expected *= t.size(d);
-  }
-  return true;
-}
 
 // The written tensor, after the checks, with its inputs: anything sharing out's memory other than as out's
 // very own view is read from a copy (what PyTorch's overlap check cannot prove safe it computes anyway; we
@@ -367,6 +353,17 @@ void check_out_overlap(const Tensor& out, const Tensor& input) {
       "memory location. Please clone() the tensor before performing the operation.");
 }
 
+// resize_out, and a resized out takes the strides the op's own result would have (PyTorch restrides it too:
+// torch.add(x_cl, y_cl, out=torch.empty(0)) is channels-last); an out of the right shape keeps its strides.
+static bool resize_out_for(const Tensor& out, IntArrayRef shape,
+                           std::initializer_list<const Tensor*> inputs) {
+  if (IntArrayRef(out.sizes()).equals(shape)) return false;
+  DimVector st = iter_output_strides(shape, inputs);  // before resizing: an input may be out itself
+  const bool warn = resize_out(out, shape);
+  if (!st.empty()) out.impl()->set_sizes_strides(shape, st, out.storage_offset());
+  return warn;
+}
+
 bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   check_writable(out);
   Device dev = common_device({&out, &a, &b}, &out);
@@ -377,7 +374,7 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   check_binary(op, common, b, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
-  const bool warn = resize_out(out, shape);
+  const bool warn = resize_out_for(out, shape, {&a, &b});
   if (out.numel() == 0) return warn;
   Tensor x = out_input(out, a, compute, dev), y = out_input(out, b, compute, dev);
   if (out.dtype() == out_dt) {
@@ -399,7 +396,7 @@ bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
   check_out_overlap(out, self);
   auto [in, out_dt] = unary_dtypes(op, self.dtype(), dev);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
-  const bool warn = resize_out(out, self.sizes());
+  const bool warn = resize_out_for(out, self.sizes(), {&self});
   if (out.numel() == 0) return warn;
   Tensor x = out_input(out, self, in, dev);
   if (out.dtype() == out_dt) {
@@ -506,7 +503,7 @@ Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const
     return v < lo ? wrapped_scalar(Scalar(lo)) : v > hi ? wrapped_scalar(Scalar(hi)) : b;
   };
   Tensor l = min ? prepare(bound(*min), dt, dev) : x, h = max ? prepare(bound(*max), dt, dev) : x;
-  Tensor out = make_empty(shape, dt, dev);
+  Tensor out = empty_for_iter(shape, dt, dev, {&self, &lo, &hi});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x, l, h});
   clamp_stub.get(dev)(it, min.has_value(), max.has_value());
@@ -533,7 +530,7 @@ Tensor native::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Tensor c = prepare(cond, ScalarType::Bool, dev), x = prepare(a, dt, dev), y = prepare(b, dt, dev);
-  Tensor out = make_empty(shape, dt, dev);
+  Tensor out = empty_for_iter(shape, dt, dev, {&cond, &a, &b});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, c, x, y});
   where_stub.get(dev)(it);
@@ -570,7 +567,7 @@ const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const
 static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1) {
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   Tensor x = prepare(self, dt, self.device());
-  Tensor out = make_empty(self.sizes(), dt, self.device());
+  Tensor out = empty_for_iter(self.sizes(), dt, self.device(), {&self});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x});
   param_unary_stub.get(out.device())(it, op, p0, p1);
@@ -629,7 +626,7 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   }
   DimVector shape = broadcast_shapes(self.sizes(), end.sizes());
   if (!number) shape = broadcast_shapes(shape, weight.sizes());
-  Tensor out = make_empty(shape, dt, dev);
+  Tensor out = empty_for_iter(shape, dt, dev, {&self, &end, &weight});
   if (out.numel() == 0) return out;
   Tensor a = prepare(self, dt, dev), b = prepare(end, dt, dev);
   if (number) {

@@ -13,6 +13,7 @@
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/index.h"
+#include "ops/layout.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -286,7 +287,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     rstd = rsqrt(add(reshape(to(*running_var, sd, dev), {-1}), Sc(eps)));
   }
   channel_affine_stub.get(dev)(y, x, mean, rstd, param(weight, sd), param(bias, sd), N, C, S, 0);
-  return {y, mean, rstd};
+  return {in_layout_of(y, {&input}), mean, rstd};
 }
 
 Tensor native::batch_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
@@ -416,9 +417,11 @@ void check_p(double p) {
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p) {
   MT_CHECK(is_floating(input.dtype()), "result type Float can't be cast to the desired output type ",
            dtype_short_name(input.dtype()));
-  Tensor x = contiguous(input);
-  Tensor y = make_empty(input.sizes(), input.dtype(), input.device());
-  Tensor mask = make_empty(input.sizes(), ScalarType::Bool, input.device());
+  // a dense input of any layout (channels-last) is one flat run for the kernel, in its own strides
+  Tensor x = non_overlapping_and_dense(input) ? input : contiguous(input);
+  DimVector st = x.is_contiguous() ? DimVector() : DimVector(x.strides());
+  Tensor y = empty_strided_dense(input.sizes(), st, input.dtype(), input.device());
+  Tensor mask = empty_strided_dense(input.sizes(), st, ScalarType::Bool, input.device());
   if (x.numel() == 0) return {y, mask};
   Generator& g = input.is_cuda() ? cuda_generator(input.device().index) : default_generator();
   uint64_t seed = g.seed(), offset = g.reserve(1);

@@ -5,6 +5,7 @@
 #include "core/SafeMath.h"
 #include "generated/native.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -183,7 +184,7 @@ std::tuple<Tensor, Tensor> native::max_pool2d_impl(const Tensor& input, const Po
   Tensor idx = make_empty(os, ScalarType::Long, input.device());
   if (out.numel() == 0) return {out, idx};
   max_pool2d_stub.get(input.device())(out, idx, contiguous(input), args);
-  return {out, idx};
+  return {in_layout_of(out, {&input}), in_layout_of(idx, {&input})};
 }
 
 Tensor native::avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
@@ -191,7 +192,7 @@ Tensor native::avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_
   Tensor out = make_empty(os, input.dtype(), input.device());
   if (out.numel() == 0) return out;
   avg_pool2d_stub.get(input.device())(out, contiguous(input), args);
-  return out;
+  return in_layout_of(out, {&input});
 }
 
 Tensor native::avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {

@@ -7,6 +7,7 @@
 #include "core/SafeMath.h"
 #include "generated/native.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 
 namespace mt {
 
@@ -39,7 +40,7 @@ Tensor native::upsample_impl(const Tensor& input, const UpsampleArgs& args) {
   Tensor out = make_empty(os, input.dtype(), input.device());
   if (out.numel() == 0) return out;
   upsample_stub.get(input.device())(out, contiguous(input), args);
-  return out;
+  return in_layout_of(out, {&input});
 }
 
 Tensor native::upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {

@@ -67,12 +67,12 @@ MemoryFormat parse_memory_format(py::handle h, const char* fn,
 // t.is_contiguous(memory_format=): PyTorch's stride test, channels_last for 4-d tensors, channels_last_3d for
 // 5-d (false for other ranks).
 bool is_contiguous_as(const Tensor& t, MemoryFormat mf);
-// Preserve resolved for a tensor made like `t`: channels_last(_3d) when t is laid out so (and not also
-// plainly contiguous), else contiguous_format; any other format as given.
-MemoryFormat resolve_memory_format(const Tensor& t, MemoryFormat mf);
-// t itself when it is laid out as `mf` already, else a copy that is (NHWC / NDHWC strides for channels_last /
-// channels_last_3d, made by permuted contiguous() calls, so autograd records it); Preserve keeps a
-// channels-last input's layout and makes anything else contiguous, as clone/to/empty_like do.
+// The strides of a new tensor shaped like `t` laid out as mf (empty: contiguous): preserve_format keeps a
+// dense layout and a channels-last-like one (PyTorch's empty_like/clone/to), channels_last(_3d) checks the
+// rank.
+DimVector layout_for(const Tensor& t, MemoryFormat mf);
+// t itself when it is laid out as `mf` already (Preserve: contiguous), else a copy that is (NHWC / NDHWC
+// strides for channels_last / channels_last_3d; autograd records it).
 Tensor contiguous_as(const Tensor& t, MemoryFormat mf);
 
 // None -> Undefined; minitorch.dtype; Python bool/int/float types (as PyTorch accepts).

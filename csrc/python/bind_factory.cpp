@@ -89,9 +89,15 @@ Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::hand
   return o.finish("factory", made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
 }
 
-// like-factories: dtype/device default to the input's
-// (memory_format=: a channels-last input, or channels_last asked for, gives a channels-last result, laid out
-// again once made: that costs only when a layout is asked for)
+// A like-factory's fresh result given the layout memory_format= asks for, in place: its values are one
+// constant or independent draws, so which element sits where in memory changes nothing.
+Tensor restrided(const Tensor& r, IntArrayRef strides) {
+  if (!strides.empty() && r.numel() > 0) r.impl()->set_sizes_strides(r.sizes(), strides, 0);
+  return r;
+}
+
+// like-factories: dtype/device default to the input's, the layout is the input's (preserve_format) or the
+// one asked for
 template <Filler F, const char* Name>
 Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, bool rg, py::handle, bool,
                     py::handle, py::handle memory_format) {
@@ -99,9 +105,7 @@ Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, boo
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
   Tensor r = made(self.sizes(), dev, [&] { return F(self.sizes(), dt, dev); });
-  mf = resolve_memory_format(self, mf);
-  if (mf != MemoryFormat::Contiguous) r = contiguous_as(r, mf);
-  return set_requires_grad(r, rg);
+  return set_requires_grad(restrided(r, layout_for(self, mf)), rg);
 }
 
 // minitorch.Generator: a Philox generator of its own, for the generator= argument of the random ops.
@@ -215,13 +219,12 @@ void init_factory(py::module_& m, TensorClass& cls) {
       "full_like",
       [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
          py::handle, py::handle memory_format) {
-        MemoryFormat mf = resolve_memory_format(
-            self, parse_memory_format(memory_format, "full_like", MemoryFormat::Preserve));
+        MemoryFormat mf = parse_memory_format(memory_format, "full_like", MemoryFormat::Preserve);
         ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
         Device dev = device.is_none() ? self.device() : parse_device(device);
         Scalar v = parse_scalar(value, "fill_value");
         Tensor r = made(self.sizes(), dev, [&] { return full(self.sizes(), v, dt, dev); });
-        return set_requires_grad(mf == MemoryFormat::Contiguous ? r : contiguous_as(r, mf), rg);
+        return set_requires_grad(restrided(r, layout_for(self, mf)), rg);
       },
       py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW, py::arg("memory_format") = py::none());
   cls.def(

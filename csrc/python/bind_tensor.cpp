@@ -11,6 +11,7 @@
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
+#include "ops/layout.h"
 #include "ops/shape.h"
 #include "python/bind.h"
 
@@ -174,11 +175,6 @@ py::object memory_format_object(MemoryFormat mf) {
   return py::cast(&memory_formats[static_cast<int>(mf)], py::return_value_policy::reference);
 }
 
-// The dims of a 4-d (5-d) tensor from the outermost stride to the innermost in channels-last order (N, H, W,
-// C / N, D, H, W, C) and the permutation back.
-const int64_t kToNhwc[] = {0, 2, 3, 1}, kFromNhwc[] = {0, 3, 1, 2};
-const int64_t kToNdhwc[] = {0, 2, 3, 4, 1}, kFromNdhwc[] = {0, 4, 1, 2, 3};
-
 void check_rank(const Tensor& t, MemoryFormat mf) {
   if (mf == MemoryFormat::ChannelsLast)
     MT_CHECK(t.dim() == 4, "required rank 4 tensor to use channels_last format");
@@ -186,29 +182,48 @@ void check_rank(const Tensor& t, MemoryFormat mf) {
     MT_CHECK(t.dim() == 5, "required rank 5 tensor to use channels_last_3d format");
 }
 
-// The strides of a dense tensor of these sizes laid out as channels_last(_3d).
-DimVector layout_strides(IntArrayRef sizes, MemoryFormat mf) {
-  const int64_t* order = mf == MemoryFormat::ChannelsLast ? kToNhwc : kToNdhwc;
-  DimVector st(sizes.size());
-  int64_t expected = 1;
-  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    st[order[i]] = expected;
-    expected *= sizes[order[i]];
-  }
-  return st;
+// t as dtype on device with these strides (dense; empty: contiguous), a new tensor. copy_ records the history
+// when t needs grad: the result is then a tensor of its own, not a permuted view of a hidden contiguous copy
+// (its grad_fn is CopyBackwards where PyTorch names CloneBackward0 or ToCopyBackward0).
+Tensor copy_with_strides(const Tensor& t, IntArrayRef strides, ScalarType dtype, Device device,
+                         bool non_blocking = false) {
+  Tensor r = empty_strided_dense(t.sizes(), strides, dtype, resolve_device(device));
+  copy_(r, t, non_blocking);
+  return r;
 }
 
-// A copy of t laid out as mf (Preserve resolved first), always a new tensor, as clone(memory_format=).
+// A copy of t laid out as mf, always a new tensor, as clone(memory_format=).
 Tensor clone_as(const Tensor& t, MemoryFormat mf) {
-  mf = resolve_memory_format(t, mf);
-  check_rank(t, mf);
-  if (mf == MemoryFormat::Contiguous) return clone(t);
-  bool cl = mf == MemoryFormat::ChannelsLast;
-  IntArrayRef to(cl ? kToNhwc : kToNdhwc, cl ? 4 : 5), back(cl ? kFromNhwc : kFromNdhwc, cl ? 4 : 5);
-  // an empty tensor's clone keeps its strides (PyTorch's too), so they are set rather than copied
-  if (t.numel() == 0) return as_strided(clone(t), t.sizes(), layout_strides(t.sizes(), mf), 0);
-  // the permuted tensor's clone is contiguous: channels-last strides once permuted back
-  return permute(clone(permute(t, to)), back);
+  // an empty tensor's clone keeps its strides (PyTorch's too): clone's own rule
+  if (t.numel() == 0 && mf == MemoryFormat::Preserve) return clone(t);
+  DimVector st = layout_for(t, mf);
+  if (st.empty()) return clone(t);
+  return copy_with_strides(t, st, t.dtype(), t.device());
+}
+
+// Tensor.to/cpu/cuda after parsing: PyTorch's _to_copy. preserve_format keeps a dense layout (a channels-last
+// or transposed input converts into the same strides) and gives a non-dense one dense strides in its order;
+// an explicit format lays the result out so, keeping a tensor whose strides are already the format's (not
+// merely compatible with it: a 3x2x1x1 weight is contiguous either way, and to(channels_last) still gives it
+// strides (2, 1, 2, 2)).
+Tensor to_as(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking,
+             MemoryFormat mf) {
+  if (dtype == ScalarType::Undefined) dtype = self.dtype();
+  // a device copy may wait for the GPU; a conversion of a big tensor is a pass over its memory
+  const bool nogil = worth_releasing(self) || !device.is_cpu();
+  const bool same = !copy && dtype == self.dtype() && device == self.device();
+  if (mf == MemoryFormat::Preserve) {
+    DimVector st = same || self.is_contiguous() ? DimVector() : layout_for(self, mf);
+    if (st.empty()) return nogil_if(nogil, [&] { return to(self, dtype, device, copy, non_blocking); });
+    return nogil_if(nogil, [&] { return copy_with_strides(self, st, dtype, device, non_blocking); });
+  }
+  if (mf == MemoryFormat::Contiguous) {
+    Tensor r = nogil_if(nogil, [&] { return to(self, dtype, device, copy, non_blocking); });
+    return contiguous(r);
+  }
+  DimVector st = layout_for(self, mf);
+  if (same && self.strides() == st) return self;
+  return nogil_if(nogil, [&] { return copy_with_strides(self, st, dtype, device, non_blocking); });
 }
 
 // Parses Tensor.to's overloads: to(dtype), to(device, dtype=None), to(other), with non_blocking/copy
@@ -249,19 +264,7 @@ Tensor tensor_to(const Tensor& self, py::args args, py::kwargs kwargs) {
     else
       throw py::type_error("to() got an unexpected keyword argument '" + k + "'");
   }
-  // a device copy may wait for the GPU; a conversion of a big tensor is a pass over its memory
-  Tensor r = nogil_if(worth_releasing(self) || !device.is_cpu(),
-                      [&] { return to(self, dtype, device, copy, non_blocking); });
-  if (mf == MemoryFormat::Preserve) {
-    // a conversion keeps a channels-last input's layout; anything else is as `to` made it
-    if (r.is_same(self) || self.is_contiguous()) return r;
-    mf = resolve_memory_format(self, mf);
-  }
-  // PyTorch's `to` keeps a tensor whose strides are already the format's (not merely compatible with it: a
-  // 3x2x1x1 weight is contiguous either way, and to(channels_last) still gives it strides (2, 1, 2, 2))
-  if (mf == MemoryFormat::Contiguous) return contiguous(r);
-  check_rank(r, mf);
-  return r.strides() == layout_strides(r.sizes(), mf) ? r : clone_as(r, mf);
+  return to_as(self, dtype, device, copy, non_blocking, mf);
 }
 
 }  // namespace
@@ -279,7 +282,8 @@ bool is_contiguous_as(const Tensor& t, MemoryFormat mf) {
   const bool cl = mf == MemoryFormat::ChannelsLast;
   if (t.dim() != (cl ? 4 : 5)) return false;
   // PyTorch's test, size-1 dims skipped: the strides grow from C outwards in the order N, H, W, C
-  const int64_t* order = cl ? kToNhwc : kToNdhwc;
+  static const int64_t k4[] = {0, 2, 3, 1}, k5[] = {0, 2, 3, 4, 1};  // N, (D,) H, W, C
+  const int64_t* order = cl ? k4 : k5;
   int64_t expected = 1;
   for (int64_t i = t.dim() - 1; i >= 0; --i) {
     int64_t d = order[i];
@@ -290,16 +294,15 @@ bool is_contiguous_as(const Tensor& t, MemoryFormat mf) {
   return true;
 }
 
-MemoryFormat resolve_memory_format(const Tensor& t, MemoryFormat mf) {
-  if (mf != MemoryFormat::Preserve || t.is_contiguous())
-    return mf == MemoryFormat::Preserve ? MemoryFormat::Contiguous : mf;
-  if (is_contiguous_as(t, MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
-  if (is_contiguous_as(t, MemoryFormat::ChannelsLast3d)) return MemoryFormat::ChannelsLast3d;
-  return MemoryFormat::Contiguous;
+DimVector layout_for(const Tensor& t, MemoryFormat mf) {
+  if (mf == MemoryFormat::Preserve) return preserved_strides(t);
+  if (mf == MemoryFormat::Contiguous) return {};
+  check_rank(t, mf);
+  return channels_last_strides(t.sizes());
 }
 
 Tensor contiguous_as(const Tensor& t, MemoryFormat mf) {
-  mf = resolve_memory_format(t, mf);
+  if (mf == MemoryFormat::Preserve) mf = MemoryFormat::Contiguous;  // contiguous() checked it is so
   check_rank(t, mf);
   if (is_contiguous_as(t, mf)) return t;
   return clone_as(t, mf);
@@ -399,6 +402,14 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       // 0 for a meta tensor, as PyTorch's
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.unchecked_data_ptr()); })
+      // Tensor._base: the root base of a view that autograd tracks (made in grad mode from a floating or
+      // complex tensor); other views are not tracked (that would cost every view an allocation), so None
+      .def_property_readonly("_base",
+                             [](const Tensor& t) -> py::object {
+                               auto* m = t.impl()->autograd_meta();
+                               if (!m || !m->is_view()) return py::none();
+                               return py::cast(m->view_base);
+                             })
       // serialization (python/minitorch/serialization.py): a storage's identity, size and raw bytes
       .def("_storage_key",
            [](const Tensor& t) {
@@ -454,18 +465,19 @@ void init_tensor(py::module_& m, TensorClass& cls) {
             MemoryFormat mf = parse_memory_format(memory_format, "cpu", MemoryFormat::Preserve);
             if (t.device().is_cpu())
               return mf == MemoryFormat::Preserve ? self : py::cast(contiguous_as(t, mf));
-            Tensor r = nogil([&] { return to(t, t.dtype(), Device(DeviceType::CPU)); });
-            return py::cast(contiguous_as(r, resolve_memory_format(t, mf)));
+            return py::cast(to_as(t, t.dtype(), Device(DeviceType::CPU), false, false, mf));
           },
           py::arg("memory_format") = py::none())
       .def(
           "cuda",
-          [](const Tensor& t, py::object device, bool non_blocking) {
+          [](const Tensor& t, py::object device, bool non_blocking, py::handle memory_format) {
             Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device);
             MT_CHECK(d.is_cuda(), "Invalid device, must be cuda device");
-            return nogil([&] { return to(t, t.dtype(), d, false, non_blocking); });
+            MemoryFormat mf = parse_memory_format(memory_format, "cuda", MemoryFormat::Preserve);
+            return to_as(t, t.dtype(), d, false, non_blocking, mf);
           },
-          py::arg("device") = py::none(), py::arg("non_blocking") = false)
+          py::arg("device") = py::none(), py::arg("non_blocking") = false,
+          py::arg("memory_format") = py::none())
       .def(
           "type",
           [](const Tensor& t, py::object dtype) -> py::object {

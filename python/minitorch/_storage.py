@@ -1,6 +1,7 @@
 """Tensor.untyped_storage() and Tensor.storage(): PyTorch's storage objects over the memory under a tensor."""
 
 import warnings
+import weakref
 
 from minitorch import _C
 
@@ -163,9 +164,22 @@ class TypedStorage:
         return f"{body}\n[minitorch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {self.size()}]"
 
 
+# One object per live storage, as PyTorch's (x.untyped_storage() is x[1:].untyped_storage()): the object holds
+# a detached alias of the tensor, so its memory stays alive (and its key unused by any other storage) while
+# the object does, and setting the tensor's .data later does not move the object to other memory.
+_live_storages = weakref.WeakValueDictionary()
+
+
 def untyped_storage(self):
     """Tensor.untyped_storage(): the bytes under the tensor."""
-    return UntypedStorage._of(self)
+    if self._storage_nbytes() == 0:  # no address tells empty storages apart
+        return UntypedStorage._of(self.detach())
+    key = self._storage_key()
+    s = _live_storages.get(key)
+    if s is None or s.nbytes() != self._storage_nbytes():
+        s = UntypedStorage._of(self.detach())
+        _live_storages[key] = s
+    return s
 
 
 def storage(self):

@@ -461,9 +461,11 @@ def _conv_transpose3d_float(x, weight, bias, stride, padding, output_padding, gr
         out = _C.zeros((n, cout, do + spare, ho, wo), dtype=y.dtype, device=y.device).index_add(2, idx, y)
         if spare:
             out = out.narrow(2, 0, do)
+    # contiguous first, as PyTorch's kernel returns: the bias sum would keep a permuted layout
+    out = out.contiguous()
     if bias is not None:
         return out + bias.to(out.dtype).reshape(1, cout, 1, 1, 1)
-    return out.contiguous()
+    return out
 
 
 def _conv_transpose3d_int(x, weight, bias, stride, padding, output_padding, groups, dilation):
