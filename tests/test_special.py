@@ -339,9 +339,8 @@ def test_bessel_i_against_scipy_on_every_path(tmp_path, cap):
         }
     for name, ref in refs.items():
         g = got[name + " float64"]
-        np.testing.assert_allclose(
-            g, ref, rtol=3e-15, atol=1e-321, err_msg=name
-        )  # (the smallest subnormal: a tie)
+        # atol: I1 of the smallest subnormal is half of it, a tie either rounding may take
+        np.testing.assert_allclose(g, ref, rtol=3e-15, atol=1e-321, err_msg=name)
         fin = np.isfinite(x)
         assert np.array_equal(np.signbit(g[fin]), np.signbit(ref[fin])), name  # i1(-0) = +0, i1 odd
         assert got[name + " empty"].tolist() == [0, 3]
@@ -359,7 +358,11 @@ def test_bessel_i_against_scipy_on_every_path(tmp_path, cap):
             with np.errstate(over="ignore", invalid="ignore"):
                 hr = np.exp(np.abs(xr) / 2)
                 r = (scipy.special.i0e if name[1] == "0" else scipy.special.i1e)(xr)
-                r = r if name.endswith("e") else np.where(np.isinf(xr), refs[name][: len(xr)], r * hr * hr)
+                r = (
+                    r
+                    if name.endswith("e")
+                    else np.where(np.isinf(xr), np.abs(xr) if name == "i0" else xr, r * hr * hr)
+                )
             if rtol == 0:
                 np.testing.assert_array_equal(g, r.astype(np_dt).astype(np.float64), err_msg=name + dt)
             else:
