@@ -3,7 +3,10 @@ erfinv, lgamma, digamma and polygamma are kernels of their own (csrc/kernels/fun
 
 import decimal
 import math
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -272,6 +275,100 @@ def test_bessel_i_gradients(device):
         special.i1(z).grad_fn.name() == "SpecialI1Backward0"
         and minitorch.i0(z).grad_fn.name() == "I0Backward0"
     )
+
+
+_BESSEL_CHILD = r"""
+import sys
+import numpy as np
+import minitorch
+from minitorch import special
+
+x = np.load(sys.argv[1])
+out = {}
+for name, f in (("i0", minitorch.i0), ("i0e", special.i0e), ("i1", special.i1), ("i1e", special.i1e)):
+    for dt in ("float64", "float32", "float16", "bfloat16"):
+        v = minitorch.from_numpy(x).to(getattr(minitorch, dt))
+        out[name + " " + dt] = f(v).double().numpy()
+        # every other element of a longer tensor: the strided path, the same values
+        w = minitorch.from_numpy(np.repeat(x, 2)).to(getattr(minitorch, dt))[::2]
+        out[name + " " + dt + " strided"] = f(w).double().numpy()
+    out[name + " empty"] = np.array(f(minitorch.empty(0, 3, dtype=minitorch.float64)).shape)
+    out[name + " int"] = f(minitorch.tensor([0, -3, 5, 9])).numpy()
+np.savez(sys.argv[2], **out)
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_bessel_i_against_scipy_on_every_path(tmp_path, cap):
+    """i0, i0e, i1, i1e against SciPy's (Cephes) in float64 over a dense grid across both expansions' ranges
+    (the AVX2 table's Chebyshev kernels, kernels/cpu/vec/bessel_i.h; the scalar functors' series elsewhere),
+    float32 and half/bfloat16 as the float64 result rounded (computed in double), strided, empty and integer
+    input (float32 results)."""
+    if cap == "avx2" and minitorch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("this CPU runs the scalar path only")
+    rng = np.random.default_rng(3)
+    x = np.concatenate(
+        [
+            np.linspace(-40, 40, 8001),
+            rng.uniform(-720, 720, 4000),
+            [8.0, np.nextafter(8.0, 0), np.nextafter(8.0, 9), -8.0, 1e-300, -1e-300, 5e-324, 0.0, -0.0],
+            [np.inf, -np.inf, np.nan, 709.0, 709.9, 713.9, 714.0, -713.9],
+        ]
+    )
+    xp, op = tmp_path / "x.npy", tmp_path / "out.npz"
+    np.save(xp, x)
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    subprocess.run([sys.executable, "-c", _BESSEL_CHILD, str(xp), str(op)], check=True, env=env, timeout=300)
+    got = np.load(op)
+    ints = np.array([0.0, -3.0, 5.0, 9.0])
+    ref_at_ints = {
+        "i0": scipy.special.i0(ints),
+        "i0e": scipy.special.i0e(ints),
+        "i1": scipy.special.i1(ints),
+        "i1e": scipy.special.i1e(ints),
+    }
+    # SciPy's i0/i1 overflow where exp(|x|) does (709.78); I_n(x) itself is finite to 713.99: compare the
+    # scaled form times e^(|x|/2) twice there
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = np.exp(np.abs(x) / 2)
+        refs = {
+            "i0e": scipy.special.i0e(x),
+            "i1e": scipy.special.i1e(x),
+            "i0": np.where(np.isinf(x), np.inf, scipy.special.i0e(x) * h * h),
+            "i1": np.where(np.isinf(x), x, scipy.special.i1e(x) * h * h),
+        }
+    for name, ref in refs.items():
+        g = got[name + " float64"]
+        # atol: I1 of the smallest subnormal is half of it, a tie either rounding may take
+        np.testing.assert_allclose(g, ref, rtol=3e-15, atol=1e-321, err_msg=name)
+        fin = np.isfinite(x)
+        assert np.array_equal(np.signbit(g[fin]), np.signbit(ref[fin])), name  # i1(-0) = +0, i1 odd
+        assert got[name + " empty"].tolist() == [0, 3]
+        np.testing.assert_array_equal(got[name + " int"], ref_at_ints[name].astype(np.float32), err_msg=name)
+        for dt, np_dt, rtol in (
+            ("float32", np.float32, 0),
+            ("float16", np.float16, 2**-10),
+            ("bfloat16", None, 2**-7),
+        ):
+            g = got[f"{name} {dt}"]
+            np.testing.assert_array_equal(got[f"{name} {dt} strided"], g, err_msg=name + dt)
+            # the input rounded to the dtype, the function in float64, the result rounded once (float32) or
+            # within an ulp (half, bfloat16: rounded through float32, and the dtype's own overflow)
+            xr = minitorch.from_numpy(x).to(getattr(minitorch, dt)).double().numpy()
+            with np.errstate(over="ignore", invalid="ignore"):
+                hr = np.exp(np.abs(xr) / 2)
+                r = (scipy.special.i0e if name[1] == "0" else scipy.special.i1e)(xr)
+                r = (
+                    r
+                    if name.endswith("e")
+                    else np.where(np.isinf(xr), np.abs(xr) if name == "i0" else xr, r * hr * hr)
+                )
+            if rtol == 0:
+                np.testing.assert_array_equal(g, r.astype(np_dt).astype(np.float64), err_msg=name + dt)
+            else:
+                big = 65504.0 if dt == "float16" else 3.39e38
+                r = np.where(np.abs(r) > big * (1 + rtol), np.copysign(np.inf, r), r)
+                np.testing.assert_allclose(g, r, rtol=rtol, atol=0, err_msg=name + dt)
 
 
 def test_digamma_lgamma_poles_and_reflection(device):

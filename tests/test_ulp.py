@@ -832,6 +832,7 @@ def test_gamma_float32(cap, op):
     assert worst <= limit and not wrong, (path, vec, worst, wrong)
 
 
+_BESSEL = ["i0", "_special_i0e", "_special_i1", "_special_i1e"]  # kernels/cpu/vec/bessel_i.h, SLEEF or not
 # The functions AVX2 without SLEEF computes with kernels of its own (kernels/cpu/vec/f32_via_f64.h,
 # avx2_math.h) rather than the scalar functor: a table entry that silently went empty would pass every accuracy
 # test above on the scalar path, so this asks the table itself.
@@ -850,8 +851,23 @@ OWN_AVX2 = {
         "atanh",
         "log",
         "log1p",
+        *_BESSEL,
     ],
-    True: ["exp2", "expm1", "log2", "log10", "sinh", "cosh", "exp", "log", "log1p", "sin", "cos", "atan"],
+    True: [
+        "exp2",
+        "expm1",
+        "log2",
+        "log10",
+        "sinh",
+        "cosh",
+        "exp",
+        "log",
+        "log1p",
+        "sin",
+        "cos",
+        "atan",
+        *_BESSEL,
+    ],
 }
 
 
@@ -861,3 +877,59 @@ def test_avx2_own_kernels_are_chosen(f64):
         pytest.skip("AVX2 without SLEEF only")
     missing = [op for op in OWN_AVX2[f64] if not minitorch._C._has_vec_loop(op, f64)]
     assert not missing, missing
+
+
+_FLOORDIV_CHILD = r"""
+import sys
+import numpy as np
+import minitorch as m
+
+d = np.load(sys.argv[1])
+out = {}
+for dt in ("float32", "float64"):
+    a = m.from_numpy(d["a"]).to(getattr(m, dt))
+    b = m.from_numpy(d["b"]).to(getattr(m, dt))
+    out[dt] = (a // b).double().numpy()
+    out[dt + " strided"] = m.floor_divide(a.repeat_interleave(2)[::2], b.repeat_interleave(2)[::2]).double().numpy()
+    out[dt + " scalar"] = m.floor_divide(a, -2.5).double().numpy()
+np.savez(sys.argv[2], **out)
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_floor_divide_matches_pytorch_bit_for_bit(tmp_path, cap):
+    """Float floor_divide (AVX2's row loops, kernels/cpu/vec/unary_impl.h, and the scalar functor) gives
+    PyTorch's bits in float32 and float64: random magnitudes of both signs, integral divisors, zero divisors of
+    both signs, infinities, NaN, huge quotients, dense, strided and with a scalar divisor. (Half and bfloat16
+    compute in float and round once; PyTorch rounds each step to the dtype, so large quotients differ there
+    by an ulp or two, on every path: test_cpu_loop_paths.py holds the paths to the same bits.)"""
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    if cap == "avx2" and minitorch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("this CPU runs the scalar path only")
+    rng = np.random.default_rng(21)
+    n = 20000
+    a = rng.standard_normal(n) * np.exp2(rng.integers(-30, 60, n))
+    b = rng.standard_normal(n) * np.exp2(rng.integers(-30, 30, n))
+    b[::7] = np.round(b[::7] * 4)  # integral divisors, zeros among them
+    a[::5] = np.round(a[::5])
+    special = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -7.0, np.inf, -np.inf, np.nan, 1e-40, 3e38, -1e-300])
+    sa, sb = (v.ravel() for v in np.meshgrid(special, special))
+    a, b = np.concatenate([a, sa]), np.concatenate([b, sb])
+    src = tmp_path / "ab.npz"
+    np.savez(src, a=a, b=b)
+    ours, theirs = tmp_path / "ours.npz", tmp_path / "theirs.npz"
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    subprocess.run(
+        [sys.executable, "-c", _FLOORDIV_CHILD, str(src), str(ours)], check=True, env=env, timeout=300
+    )
+    oracle = _FLOORDIV_CHILD.replace("import minitorch as m", "import torch as m")
+    subprocess.run([py, "-c", oracle, str(src), str(theirs)], check=True, timeout=300)
+    got, want = np.load(ours), np.load(theirs)
+    assert len(want.files) == 6
+    for k in want.files:
+        g, w = got[k], want[k]
+        # the bits, signed zeros included; NaN is NaN (PyTorch's vector loops leave other payloads and signs)
+        same = (g.view(np.uint64) == w.view(np.uint64)) | (np.isnan(g) & np.isnan(w))
+        assert same.all(), (k, a[~same][:5], b[~same][:5], g[~same][:5], w[~same][:5])

@@ -35,7 +35,11 @@ namespace vec {
   _(silu)                   \
   _(mish)                   \
   _(lgamma)                 \
-  _(digamma)
+  _(digamma)                \
+  _(i0)                     \
+  _(_special_i0e)           \
+  _(_special_i1)            \
+  _(_special_i1e)
 
 enum class Fn : int {
 #define MT_VEC_ENUM(name) name,
@@ -92,6 +96,8 @@ struct Table {
   PowD fmod_f64;
   PowF remainder_f32;  // Python's a % b
   PowD remainder_f64;
+  PowF floor_divide_f32;  // Python's a // b (functors.h's FloorDiv, through fmod)
+  PowD floor_divide_f64;
   PowF logaddexp_f32;  // log(exp(a) + exp(b)), functors.h's formula
   PowD logaddexp_f64;
   PowF logaddexp2_f32;  // log2(2^a + 2^b)

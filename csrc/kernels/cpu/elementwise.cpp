@@ -258,6 +258,7 @@ void binary_cpu(const TensorIter& it, BinaryOp op) {
     if (op == BinaryOp::atan2 && row2_vectorized(it, t->atan2_f32, t->atan2_f64)) return;
     if (op == BinaryOp::fmod && row2_vectorized(it, t->fmod_f32, t->fmod_f64)) return;
     if (op == BinaryOp::remainder && row2_vectorized(it, t->remainder_f32, t->remainder_f64)) return;
+    if (op == BinaryOp::floor_divide && row2_vectorized(it, t->floor_divide_f32, t->floor_divide_f64)) return;
     if (op == BinaryOp::logaddexp && row2_vectorized(it, t->logaddexp_f32, t->logaddexp_f64)) return;
     if (op == BinaryOp::logaddexp2 && row2_vectorized(it, t->logaddexp2_f32, t->logaddexp2_f64)) return;
   }

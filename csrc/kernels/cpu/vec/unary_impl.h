@@ -36,6 +36,7 @@ static V per_lane(V x, F f) {
 }  // namespace
 // AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
 #include "kernels/cpu/vec/avx2_math.h"
+#include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, sixteen doubles at a time
 #include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/f32_via_f64.h"  // AVX2: f32_via_f64 (erf below 2) and, without SLEEF, exp/log/log1p
@@ -526,6 +527,13 @@ static VD digamma_fast(VD x) {
   return x;  // unused
 }
 
+// i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (sixteen lanes per call,
+// float32 through double); these table slots are overwritten there
+template <typename V>
+static V bessel_unused(V x) {
+  return x;
+}
+
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
@@ -560,6 +568,10 @@ static VD digamma_fast(VD x) {
     }                                                                                                    \
     static V lgamma(V x) { return lgamma_fast(x); }                                                      \
     static V digamma(V x) { return digamma_fast(x); }                                                    \
+    static V i0(V x) { return bessel_unused(x); }                                                        \
+    static V _special_i0e(V x) { return bessel_unused(x); }                                              \
+    static V _special_i1(V x) { return bessel_unused(x); }                                               \
+    static V _special_i1e(V x) { return bessel_unused(x); }                                              \
   };
 
 MT_VEC_DEFINE(VF, float, SLF)
@@ -934,6 +946,38 @@ static VD fmod_f64_own(VD a, VD b) {
 static VD remainder_f64_own(VD a, VD b) {
   return remainder_from_fmod<VD, double>(fmod_f64_own(a, b), b);
 }
+static VF floor_v(VF x) {
+  return _mm256_floor_ps(x);
+}
+static VD floor_v(VD x) {
+  return _mm256_floor_pd(x);
+}
+static VF zero_signed_as(VF q) {
+  return _mm256_and_ps(q, _mm256_set1_ps(-0.0f));
+}
+static VD zero_signed_as(VD q) {
+  return _mm256_and_pd(q, _mm256_set1_pd(-0.0));
+}
+// Python's a // b, functors.h's FloorDiv step for step in the dtype (so the same bits): the exact quotient
+// of a - fmod(a, b), one lower where fmod's sign differs from b's, floored and then rounded up past .5 (an
+// inexact quotient lands on the nearest integer); a zero quotient takes the sign of a / b, b = 0 gives a / b
+template <typename V, typename S, V (*Fmod)(V, V)>
+static V floor_divide_v(V a, V b) {
+  const V mod = Fmod(a, b);
+  V div = (a - mod) / b;
+  div = (mod != S(0)) & ((b < S(0)) != (mod < S(0))) ? div - S(1) : div;
+  V fd = floor_v(div);
+  fd = div - fd > S(0.5) ? fd + S(1) : fd;
+  const V q = a / b;
+  fd = div != S(0) ? fd : zero_signed_as(q);
+  return b == S(0) ? q : fd;
+}
+static VF floor_divide_f32_own(VF a, VF b) {
+  return floor_divide_v<VF, float, fmod_f32_own>(a, b);
+}
+static VD floor_divide_f64_own(VD a, VD b) {
+  return floor_divide_v<VD, double, fmod_f64_own>(a, b);
+}
 #endif
 
 }  // namespace
@@ -954,6 +998,14 @@ void MT_VEC_FILL(Table& t) {
   MT_VEC_UNARY_FNS(MT_VEC_SET)
 #undef MT_VEC_SET
   scalar(t.f64, {Fn::erfinv, Fn::lgamma, Fn::digamma});
+#define MT_BESSEL_SET(name, n, scaled)                                               \
+  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
+  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled>>;
+  MT_BESSEL_SET(i0, 0, false)
+  MT_BESSEL_SET(_special_i0e, 0, true)
+  MT_BESSEL_SET(_special_i1, 1, false)
+  MT_BESSEL_SET(_special_i1e, 1, true)
+#undef MT_BESSEL_SET
 #ifdef MT_VEC_AVX512
   // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: the scalar
   // functors serve float32 (and half) there (AVX2 computes them in double with its float64 kernel)
@@ -980,6 +1032,8 @@ void MT_VEC_FILL(Table& t) {
   t.atan2_f64 = &pair_row<VD, double, ND, atan2_avx2_f64>;
   t.fmod_f64 = &pair_row<VD, double, ND, fmod_f64_own>;
   t.remainder_f64 = &pair_row<VD, double, ND, remainder_f64_own>;
+  t.floor_divide_f32 = &pair_row<VF, float, NF, floor_divide_f32_own>;
+  t.floor_divide_f64 = &pair_row<VD, double, ND, floor_divide_f64_own>;
 #endif
 #ifndef MT_SLEEF
   // Without SLEEF, what has no kernel of our own would be libm lane by lane: those ops take the scalar
