@@ -437,6 +437,10 @@ def test_non_contiguous_and_empty_parameters():
     np.testing.assert_array_equal(npy(m.weight), np.float32(W.T) * expect.reshape(4, 3))
     prune.ln_structured(m, "weight", amount=1, n=2, dim=1)
     assert (npy(m.weight_mask).sum(0) == 0).sum() == 1
+    r = nn.Linear(3, 4)
+    r.weight = nn.Parameter(minitorch.tensor(W).float().t())
+    prune.random_unstructured(r, "weight", amount=5)  # ops keep the transposed layout: the mask is flat anyway
+    assert npy(r.weight_mask).sum() == 7 and r.weight_mask.shape == (4, 3)
     with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
         e = nn.Linear(0, 3)
     prune.l1_unstructured(e, "weight", amount=0.5)

@@ -286,10 +286,12 @@ class RandomUnstructured(BasePruningMethod):
         tensor_size = t.nelement()
         nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
         _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
+        # a contiguous mask: its flat view is in the entries' logical order (a transposed parameter's clone
+        # keeps the transposed layout, whose view(-1) fails, as in PyTorch)
+        mask = default_mask.clone(memory_format=_C.contiguous_format)
         if nparams_toprune != 0:
             prob = _C.rand_like(t)
-            idx = _C.topk(prob.view(-1), nparams_toprune).indices
+            idx = _C.topk(prob.reshape(-1), nparams_toprune).indices
             mask.view(-1)[idx] = 0
         return mask
 
@@ -311,7 +313,7 @@ class L1Unstructured(BasePruningMethod):
         tensor_size = t.nelement()
         nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
         _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
+        mask = default_mask.clone(memory_format=_C.contiguous_format)  # as RandomUnstructured's
         if nparams_toprune != 0:
             idx = _C.topk(t.abs().reshape(-1), nparams_toprune, largest=False).indices
             mask.view(-1)[idx] = 0

@@ -1,0 +1,107 @@
+"""The eighth session's long-tail APIs beside NumPy/SciPy and PyTorch (when `import torch` works): masked
+reductions (numpy.ma), a nested batch padded, LDL^T factorization (scipy's sytrf), LOBPCG's extreme eigenpairs
+(numpy.linalg.eigh), and the cost of saved-tensor hooks on a small MLP training step. Most of these are Python
+composites over our ops: the table says what that costs against PyTorch's C++ versions. Markdown table; ratios are
+other / minitorch (above 1: minitorch is faster).
+
+  PYTHONPATH=python python benchmarks/bench_long_tail.py [--repeats 5 --min-time 0.05]
+"""
+
+import argparse
+import platform
+
+import numpy as np
+from _timing import print_ratio_table
+
+import minitorch
+
+try:
+    import torch as real_torch
+except ImportError:
+    real_torch = None
+try:
+    import scipy.linalg as sla
+except ImportError:
+    sla = None
+
+
+def _mlp_step(L, hooks):
+    L.manual_seed(0)
+    net = L.nn.Sequential(L.nn.Linear(64, 128), L.nn.ReLU(), L.nn.Linear(128, 10))
+    x, y = L.randn(32, 64), L.randint(0, 10, (32,))
+
+    def step():
+        if hooks:
+            with L.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                loss = L.nn.functional.cross_entropy(net(x), y)
+        else:
+            loss = L.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+
+    return step
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal((256, 256))
+    mask = rng.random((256, 256)) > 0.3
+    lens = rng.integers(8, 64, 32)
+    parts = [rng.standard_normal((int(n), 16)) for n in lens]
+    a = rng.standard_normal((128, 128))
+    sym = a + a.T
+    spd = a @ a.T + 128 * np.eye(128)
+    libs = [("minitorch", minitorch)] + ([("torch", real_torch)] if real_torch is not None else [])
+    out = {}
+
+    def add(title, make, numpy_fn=None):
+        out[title] = {name: make(L) for name, L in libs}
+        if numpy_fn is not None:
+            out[title]["numpy"] = numpy_fn
+
+    ma = np.ma.masked_array(data, ~mask)
+
+    def on(arrays, fn):
+        """a maker of each library's timed call: the arrays converted once, outside the timing"""
+
+        def make(L):
+            ts = [L.tensor(x) for x in arrays]
+            return lambda: fn(L, *ts)
+
+        return make
+
+    add(
+        "masked.sum dim=1 (256x256)",
+        on([data, mask], lambda L, d, m: L.masked.sum(d, 1, mask=m)),
+        lambda: ma.sum(1),
+    )
+    add("masked.softmax dim=1 (256x256)", on([data, mask], lambda L, d, m: L.masked.softmax(d, 1, mask=m)))
+    add(
+        "nested_tensor(32 parts) + to_padded_tensor",
+        on(parts, lambda L, *ps: L.nested.to_padded_tensor(L.nested.nested_tensor(list(ps)), 0.0)),
+    )
+    add(
+        "linalg.ldl_factor 128x128",
+        on([sym], lambda L, s: L.linalg.ldl_factor(s)),
+        (lambda: sla.ldl(sym, lower=True)) if sla is not None else None,
+    )
+    add(
+        "lobpcg k=4 (128x128 SPD)",
+        on([spd], lambda L, s: L.lobpcg(s, k=4, niter=50)),
+        lambda: np.linalg.eigh(spd),
+    )
+    add("MLP step, no hooks", lambda L: _mlp_step(L, False))
+    add("MLP step, identity saved_tensors_hooks", lambda L: _mlp_step(L, True))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.05)
+    args = ap.parse_args()
+    print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads")
+    print_ratio_table(cases(), args.repeats, args.min_time)
+
+
+if __name__ == "__main__":
+    main()
