@@ -439,7 +439,9 @@ def test_non_contiguous_and_empty_parameters():
     assert (npy(m.weight_mask).sum(0) == 0).sum() == 1
     r = nn.Linear(3, 4)
     r.weight = nn.Parameter(minitorch.tensor(W).float().t())
-    prune.random_unstructured(r, "weight", amount=5)  # ops keep the transposed layout: the mask is flat anyway
+    prune.random_unstructured(
+        r, "weight", amount=5
+    )  # ops keep the transposed layout: the mask is flat anyway
     assert npy(r.weight_mask).sum() == 7 and r.weight_mask.shape == (4, 3)
     with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
         e = nn.Linear(0, 3)
