@@ -2524,6 +2524,12 @@ def test_argument_kinds_of_composites_seed_2301(call, exc, text):
             RuntimeError,
             "value cannot be converted to type int64_t without overflow",
         ),
+        (lambda T: T.addmv_(2), TypeError, "addmv_(): argument 'input' (position 1) must be Tensor, not int"),
+        (
+            lambda T: T.nn.functional.cosine_embedding_loss(T.tensor(False), -1, 0),
+            TypeError,
+            "cosine_embedding_loss(): argument 'input2' (position 2) must be Tensor, not int",
+        ),
     ],
 )
 def test_fuzz_seed_2401_accepted_bad_calls_raise_as_pytorch(call, exc, text):

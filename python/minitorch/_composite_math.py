@@ -111,6 +111,12 @@ def _inplace_of(fn):
     """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks."""
 
     def inplace(self, *args, **kwargs):
+        if not isinstance(
+            self, _C.Tensor
+        ):  # the torch.* spelling (torch.addmv_(2)): PyTorch's parser refuses it
+            raise TypeError(
+                f"{inplace.__name__}(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"
+            )
         # Under autograd the composite's nodes may save self, which the store then overwrites (backward would
         # refuse the modified version): they read a copy instead, as PyTorch's in-place kernels save the
         # original

@@ -333,6 +333,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1; inputs (N, D) with
     target (N,), or (D,) with a 0-d target."""
+    for i, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target))):
+        if not isinstance(t, _C.Tensor):  # PyTorch's parser, before anything reads a size
+            raise TypeError(
+                f"cosine_embedding_loss(): argument '{name}' (position {i + 1}) must be Tensor, not {type(t).__name__}"
+            )
     reduction = _loss_reduction(size_average, reduce, reduction)
     tdim = target.dim()
     if tdim > 1:
