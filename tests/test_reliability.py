@@ -2530,6 +2530,22 @@ def test_argument_kinds_of_composites_seed_2301(call, exc, text):
             TypeError,
             "cosine_embedding_loss(): argument 'input2' (position 2) must be Tensor, not int",
         ),
+        (
+            lambda T: T.linalg.ldl_solve(T.eye(3), T.zeros(3, dtype=T.int32), True),
+            TypeError,
+            "linalg_ldl_solve(): argument 'B' (position 3) must be Tensor, not bool",
+        ),
+        (
+            lambda T: T.linalg.householder_product(T.eye(3), 2),
+            TypeError,
+            "linalg_householder_product(): argument 'tau' (position 2) must be Tensor, not int",
+        ),
+        (lambda T: T.eye(3).ormqr(T.ones(3), True), TypeError, "argument 'input3'"),
+        (
+            lambda T: T.lobpcg(T.ones(2, dtype=T.float64, requires_grad=True), T.ones(2, 3, dtype=T.float64)),
+            RuntimeError,
+            "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.",
+        ),
     ],
 )
 def test_fuzz_seed_2401_accepted_bad_calls_raise_as_pytorch(call, exc, text):

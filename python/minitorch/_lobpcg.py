@@ -140,6 +140,10 @@ def lobpcg(
     """The k largest (or smallest, largest=False) eigenvalues E and B-orthonormal eigenvectors X of
     A X = B X diag(E) for symmetric A (and positive definite B), by LOBPCG with n >= k search vectors
     (X's columns when given, else random); A of shape (*, m, m) with batches solved one by one."""
+    if A.dim() < 2 and A.requires_grad:  # PyTorch's differentiable path starts with A.mT (else an IndexError)
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {A.dim()}-D tensor."
+        )
     if A.shape[-2] != A.shape[-1]:
         raise AssertionError(f"A must be square, got shape {A.shape}")
     if B is not None and tuple(A.shape) != tuple(B.shape):

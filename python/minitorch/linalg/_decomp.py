@@ -688,6 +688,9 @@ def geqrf(input, *, out=None):
     return _GEQRF(_C._linalg_geqrf(input.detach()))
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor tau, *, Tensor? out=None", name="linalg_householder_product", upfront=False
+)
 def householder_product(A, tau, *, out=None):
     """The first n columns of the product of the Householder reflectors stored in A's columns (LAPACK orgqr)."""
     _check(A, "torch.linalg.householder_product", square=False, kernel="orgqr")
@@ -1469,6 +1472,11 @@ def _matrix_power_spelling(position):
     return matrix_power
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, Tensor? out=None",
+    name="ormqr",
+    upfront=False,
+)
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """torch.ormqr: other multiplied by the Q of a geqrf factorization (input, tau) without forming Q by hand:
     Q @ other (left) or other @ Q, with Q^H instead when transpose; PyTorch's checks in its order and words."""

@@ -9,7 +9,7 @@ NotImplementedError); no derivative, as in PyTorch (the results are outside the 
 
 import math
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._creation import tensor
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd.grad_mode import no_grad
@@ -229,6 +229,11 @@ def _sytrs(a, piv, B):
     return B
 
 
+@_argcheck.parses(
+    "Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor? out=None",
+    name="linalg_ldl_solve",
+    upfront=False,
+)
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """X with A X = B, from ldl_factor's LD and pivots (batches broadcast)."""
     fn = "torch.linalg.ldl_solve"
