@@ -1,9 +1,11 @@
 """Timing shared by the benchmarks: calibrated loop counts, interleaved repeats, medians, readable units, and
 the per-library worker processes of the side-by-side benchmarks."""
 
+import argparse
 import json
 import math
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -63,6 +65,17 @@ def print_ratio_table(cases, repeats, min_time, first="op", numpy_name="NumPy"):
         for lib in ("numpy", "torch"):
             cols += [fmt(t[lib]), f"{t[lib] / mt:.2f}"] if lib in t else ["-", "-"]
         print(f"| {name} | {fmt(mt)} | " + " | ".join(cols) + " |")
+
+
+def ratio_table_main(description, cases, threads, min_time=0.1):
+    """The command line of a print_ratio_table benchmark: --repeats and --min-time, a line naming the CPU and
+    minitorch's thread count, then the table of cases() (a function: the cases are built after the parsing)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=min_time)
+    args = ap.parse_args()
+    print(f"{platform.processor() or platform.machine()}, {threads} threads")
+    print_ratio_table(cases(), args.repeats, args.min_time)
 
 
 def add_sampling_options(ap, repeats=5, gap=0.2):

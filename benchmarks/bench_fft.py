@@ -6,12 +6,10 @@ A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_fft.py
 (PyTorch's column appears when run with a Python that has PyTorch, e.g. PYTHONPATH=python /tmp/tv/bin/python ...).
 """
 
-import argparse
 import functools
-import platform
 
 import numpy as np
-from _timing import print_ratio_table
+from _timing import ratio_table_main
 
 import minitorch
 import minitorch.fft
@@ -59,12 +57,7 @@ def cases():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--min-time", type=float, default=0.1)
-    args = ap.parse_args()
-    print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads")
-    print_ratio_table(cases(), args.repeats, args.min_time)
+    ratio_table_main(__doc__.splitlines()[0], cases, minitorch.get_num_threads())
 
 
 if __name__ == "__main__":

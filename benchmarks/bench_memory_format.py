@@ -7,11 +7,8 @@ one does. Prints a markdown table; ratios are other / minitorch (above 1: minito
   PYTHONPATH=python python benchmarks/bench_memory_format.py [--repeats 5 --min-time 0.05]
 """
 
-import argparse
-import platform
-
 import numpy as np
-from _timing import print_ratio_table
+from _timing import ratio_table_main
 
 import minitorch
 
@@ -64,12 +61,7 @@ def _no_grad(L, f, *args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--min-time", type=float, default=0.05)
-    args = ap.parse_args()
-    print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads")
-    print_ratio_table(cases(), args.repeats, args.min_time)
+    ratio_table_main(__doc__.splitlines()[0], cases, minitorch.get_num_threads(), min_time=0.05)
 
 
 if __name__ == "__main__":
