@@ -141,15 +141,11 @@ def _work_dtype(self):
     return _C.float64 if self.dtype == _C.float64 else _C.float32
 
 
+# checked upfront: a tensor mean with dims would fill without an error
+@_argcheck.parses("float mean=1, float std=2, *, Generator? generator=None", method=True)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fills self with log-normal samples: exp(X) for X ~ Normal(mean, std)."""
-    for i, (name, v) in enumerate((("mean", mean), ("std", std))):
-        # PyTorch's parser takes numbers and 0-d tensors for a float
-        if not isinstance(v, (int, float)) and not (isinstance(v, _C.Tensor) and v.dim() == 0):
-            raise TypeError(
-                f"log_normal_(): argument '{name}' (position {i + 1}) must be float, not {type(v).__name__}"
-            )
-    mean, std = float(mean), float(std)
+    mean, std = float(mean), float(std)  # a 0-d tensor is a number to PyTorch's parser
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_std_fmt(std)}")
     _check_float(self, "log_normal")

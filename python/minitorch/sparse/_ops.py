@@ -246,13 +246,9 @@ def _rows_result(s, dense_out, hybrid):
     return SparseCooTensor(_C.stack([r, c], 0), sub.reshape(-1), dense_out.shape, True)
 
 
+@_argcheck.parses("Tensor input, Tensor mat2", upfront=False)
 def smm(input, mat):
     """torch.smm: sparse @ dense as a sparse result (every column of each row that has stored elements)."""
-    for i, (name, t) in enumerate((("input", input), ("mat2", mat))):
-        if not isinstance(t, _C.Tensor) and not is_sparse(t):
-            raise TypeError(
-                f"smm(): argument '{name}' (position {i + 1}) must be Tensor, not {type(t).__name__}"
-            )
     if not is_sparse(input):
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     if is_sparse(mat):

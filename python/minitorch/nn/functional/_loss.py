@@ -330,14 +330,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce_loss(loss, reduction)
 
 
+@_argcheck.parses(  # PyTorch's parser names the first non-tensor (ours would fail on target's .dim() first)
+    "Tensor input1, Tensor input2, Tensor target, float margin=0, bool? size_average=None, bool? reduce=None, "
+    "str reduction='mean'",
+    upfront=False,
+)
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1; inputs (N, D) with
     target (N,), or (D,) with a 0-d target."""
-    for i, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target))):
-        if not isinstance(t, _C.Tensor):  # PyTorch's parser, before anything reads a size
-            raise TypeError(
-                f"cosine_embedding_loss(): argument '{name}' (position {i + 1}) must be Tensor, not {type(t).__name__}"
-            )
     reduction = _loss_reduction(size_average, reduce, reduction)
     tdim = target.dim()
     if tdim > 1:
