@@ -1400,13 +1400,21 @@ def _unique_dim(input, dim, sort, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _check_bool_flags(op, **flags):
+    """PyTorch's parser takes only Python bools for these flags (numpy.bool included in what it refuses)"""
+    for name, v in flags.items():
+        if type(v) is not builtins.bool:
+            raise TypeError(f"{op}(): argument '{name}' must be bool, not {_argcheck._type_name(v)}")
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
-    # PyTorch's parser (_unique2 / unique_dim) takes only Python bools for the flags
-    for flag, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
-        if type(v) is not builtins.bool:
-            op = "_unique2" if dim is None else "unique_dim"
-            raise TypeError(f"{op}(): argument '{flag}' must be bool, not {_argcheck._type_name(v)}")
+    _check_bool_flags(
+        "_unique2" if dim is None else "unique_dim",
+        sorted=sorted,
+        return_inverse=return_inverse,
+        return_counts=return_counts,
+    )
     if dim is not None:
         return _unique_dim(input, dim, True, return_inverse, return_counts)
     with _NoGrad():
@@ -1423,13 +1431,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
-
-    # PyTorch's parser takes only Python bools for the flags (numpy.bool included in what it refuses)
-    for name, v in (("return_inverse", return_inverse), ("return_counts", return_counts)):
-        if type(v) is not builtins.bool:
-            raise TypeError(
-                f"unique_consecutive(): argument '{name}' must be bool, not {_argcheck._type_name(v)}"
-            )
+    _check_bool_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None and (type(dim) is builtins.bool or not isinstance(dim, numbers.Integral)):
         raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not {_argcheck._type_name(dim)}")
     if dim is not None:
