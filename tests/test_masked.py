@@ -1,13 +1,11 @@
 """torch.masked: the masked reductions and normalizations against NumPy and PyTorch (values, dtypes, fill rules
 for fully masked-out rows), their gradients, and MaskedTensor (printing, operations, masks, autograd)."""
 
-import json
-import os
-import subprocess
 import warnings
 
 import numpy as np
 import pytest
+from utils import run_oracle
 
 import minitorch as torch
 from minitorch.autograd import gradcheck
@@ -74,22 +72,6 @@ CALLS += [
 ]
 
 
-def _oracle(script, payload):
-    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
-    if not py or not os.path.exists(py):
-        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
-    res = subprocess.run(
-        [py, "-c", script],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 RUN = (
     "import json, sys, warnings, torch\nwarnings.simplefilter('ignore')\n"
     + "exec(" + repr(SETUP) + ")\n"
@@ -102,7 +84,7 @@ RUN = (
 
 
 def test_masked_functions_against_pytorch():
-    theirs = _oracle(RUN, CALLS)
+    theirs = run_oracle(RUN, CALLS)
     env = {"torch": torch}
     exec(SETUP, env)  # noqa: S102  (the same setup runs under PyTorch)
     for c, (dtype, shape, ref) in zip(CALLS, theirs):
@@ -204,7 +186,7 @@ def test_maskedtensor_against_pytorch():
         "import json, sys, warnings, torch\nwarnings.simplefilter('ignore')\nexec(" + repr(MT_SETUP) + ")\n"
         "print(json.dumps([repr(eval(c)) for c in json.loads(sys.stdin.read())]))\n"
     )
-    theirs = _oracle(script, MT_CALLS)
+    theirs = run_oracle(script, MT_CALLS)
     env = {"torch": torch}
     exec(MT_SETUP, env)  # noqa: S102  (the same setup runs under PyTorch)
     for c, ref in zip(MT_CALLS, theirs):

@@ -2,12 +2,9 @@
 component-wise ops (elementwise, softmax, matmul, transpose), autograd to the components, and PyTorch's errors;
 against PyTorch (printing and padded values) and NumPy."""
 
-import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
+from utils import run_oracle
 
 import minitorch as torch
 from minitorch.autograd import gradcheck
@@ -54,22 +51,6 @@ REPRS = [
 ]  # fmt: skip
 
 
-def _oracle(script, payload):
-    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
-    if not py or not os.path.exists(py):
-        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
-    res = subprocess.run(
-        [py, "-c", script],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 def _env():
     env = {"torch": torch}
     exec(SETUP, env)  # noqa: S102  (the same setup runs under PyTorch)
@@ -82,7 +63,7 @@ def test_against_pytorch():
         "calls = json.loads(sys.stdin.read())\n"
         "print(json.dumps([[eval(c).tolist() for c in calls[0]], [repr(eval(c)) for c in calls[1]]]))\n"
     )
-    padded, reprs = _oracle(script, [PADDED, REPRS])
+    padded, reprs = run_oracle(script, [PADDED, REPRS], timeout=300)
     env = _env()
     for c, ref in zip(PADDED, padded):
         np.testing.assert_allclose(

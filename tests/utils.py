@@ -1,6 +1,7 @@
 """Test helpers: make inputs (contiguous or not), convert to float64 NumPy, and run one lambda on minitorch
 and NumPy side by side."""
 
+import json
 import os
 import subprocess
 import sys
@@ -134,3 +135,23 @@ def rerun_in_child(path, select, timeout=600, **env):
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert " passed" in r.stdout  # rc 5 is "no test collected"; this also rules out all-skipped
+
+
+def run_oracle(script, payload, timeout=600):
+    """Runs `script` in the PyTorch of MINITORCH_ORACLE_PYTHON with `payload` as JSON on stdin, and returns the
+    JSON of its last stdout line; skips the test where no such Python is set."""
+    import pytest
+
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    res = subprocess.run(
+        [py, "-c", script],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
