@@ -149,7 +149,8 @@ def test_get_dir_rules_match_pytorch(tmp_path):
         "h.set_dir('~/elsewhere'); out.append(h.get_dir())\n"
         "print(json.dumps(out))\n"
     )
-    env = dict(os.environ, HOME=home, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "python"))
+    # the minitorch under test (an installed wheel in CI, the source tree in a dev build), not ../python
+    env = dict(os.environ, HOME=home, PYTHONPATH=os.path.dirname(os.path.dirname(torch.__file__)))
     env.pop("TORCH_HUB", None)
     arg = json.dumps(cases)
     ours = subprocess.run(
