@@ -65,7 +65,10 @@ if [ -d /tmp/mtsite/minitorch ]; then
 fi
 cd /tmp || exit # import the installed package, not the source tree
 $py -c "import minitorch as t; print('cuda available:', t.cuda.is_available(), t.cuda.device_count(),
- t.cuda.get_device_name(0) if t.cuda.is_available() else '', t.__file__)" 2>&1 | tee "$out/smoke.txt"
+ t.cuda.get_device_name(0) if t.cuda.is_available() else '', t.__file__)
+print('cpu capability:', t.backends.cpu.get_cpu_capability())" 2>&1 | tee "$out/smoke.txt"
+# the CPU's vector extensions: the suite's CPU cases run our AVX-512 kernels only where the CPU has them
+grep -o -w 'avx512[a-z_]*\|avx2\|fma' /proc/cpuinfo | sort -u | tr '\n' ' ' | tee -a "$out/smoke.txt"; echo
 
 # Only our plugins: third-party pytest plugins on that machine import other CUDA stacks (see gpu-report).
 # Two threads per worker: with one per core, 15 workers ran 240 threads on 16 cores and a CPU training-loop

@@ -20,7 +20,8 @@ mkdir -p "$stage/wheels" "$stage/lib" .devbuild
 } > "$stage/COMMIT"
 # The system libraries among _C's DT_NEEDED that the GPU machine's image does not have, with their own needs.
 for lib in libgloo.so.0 libhiredis.so.0.14 libibverbs.so.1 libnl-3.so.200 libnl-route-3.so.200 libsleef.so.3; do
-  src=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+  # (awk reads to the end: an early exit would SIGPIPE ldconfig, which pipefail turns into the script's failure)
+  src=$(ldconfig -p | awk -v l="$lib" '$1 == l && !found {print $NF; found = 1}')
   [ -n "$src" ] && cp -L "$src" "$stage/lib/"
 done
 cp -L "$("$py" -c 'import sys; print(sys.prefix)')/lib/libdnnl.so.3" "$stage/lib/"
