@@ -59,7 +59,7 @@ Tensor from_colmajor(const Tensor& buf, const DimVector& batch, Device device) {
 }
 
 Tensor on(const Tensor& t, Device device) {
-  return device.is_cuda() ? to(t, t.dtype(), device) : t;
+  return t.device() == device ? t : to(t, t.dtype(), device);
 }
 
 // An int32 [batch] info tensor as [...] on the input's device.
