@@ -1,6 +1,7 @@
 // CUDA copy_ within one device: any dtype pair (half/bfloat16 convert through float, to bool means != 0,
 // as the CPU copy), any strides; same-dtype dense copies are one cudaMemcpyAsync on the current stream.
 #include "cuda/CUDAContext.h"
+#include "kernels/cuda/Complex.h"
 #include "kernels/cuda/Loops.cuh"
 #include "ops/kernels.h"
 
@@ -30,6 +31,7 @@ void copy_cuda(const TensorIter& it) {
     dispatch_width(item, [&](auto w) { gpu_kernel<decltype(w), decltype(w)>(it, CastOp{}); });
     return;
   }
+  if (is_complex(it.dtypes[0]) || is_complex(it.dtypes[1])) return complex_copy_cuda(it);
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "copy_cuda", [&] {
     using dst_t = scalar_t;
     MT_DISPATCH_ALL_TYPES(it.dtypes[1], "copy_cuda", [&] {

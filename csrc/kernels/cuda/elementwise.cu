@@ -1,6 +1,7 @@
 // CUDA kernels for where/masked_fill, clamp and lerp: the functors are shared with the CPU
 // (kernels/functors.h). The unary and binary tables live in elementwise_unary.cu / elementwise_binary.cu so
 // nvcc builds them in parallel.
+#include "kernels/cuda/Complex.h"
 #include "kernels/cuda/Loops.cuh"
 #include "kernels/functors.h"
 #include "ops/kernels.h"
@@ -9,6 +10,7 @@ namespace mt {
 namespace {
 
 void where_cuda(const TensorIter& it) {
+  if (is_complex(it.dtypes[0])) return complex_where_cuda(it);
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "where_cuda",
                         [&] { gpu_kernel<scalar_t, bool, scalar_t, scalar_t>(it, fn::Where{}); });
 }
@@ -19,7 +21,8 @@ void clamp_cuda(const TensorIter& it, bool has_min, bool has_max) {
   });
 }
 
-// Real dtypes only: CUDA has no complex arithmetic kernels yet.
+// Real dtypes only: complex lerp has no CUDA kernel yet (where, fill, copy and the tables:
+// kernels/cuda/complex.cu).
 void lerp_cuda(const TensorIter& it, const Scalar* weight) {
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "lerp_cuda", [&] {
     using op_t = opmath_t<scalar_t>;

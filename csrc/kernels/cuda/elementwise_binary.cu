@@ -1,5 +1,6 @@
 // CUDA kernels for the binary table; the dtype rules are kernels/RuleDispatch.h, shared with the CPU.
 #include "kernels/RuleDispatch.h"
+#include "kernels/cuda/Complex.h"
 #include "kernels/cuda/Loops.cuh"
 #include "kernels/functors.h"
 #include "ops/kernels.h"
@@ -16,6 +17,7 @@ void run_binary(const TensorIter& it, F f) {
 }
 
 void binary_cuda(const TensorIter& it, BinaryOp op) {
+  if (is_complex(it.dtypes[1])) return complex_binary_cuda(it, op);
   switch (op) {
 #define MT_CASE(name, F, kind)             \
   case BinaryOp::name:                     \

@@ -1,6 +1,7 @@
 // CUDA kernels for the unary table and the parameterized activations; the dtype rules are
 // kernels/RuleDispatch.h, shared with the CPU.
 #include "kernels/RuleDispatch.h"
+#include "kernels/cuda/Complex.h"
 #include "kernels/cuda/Loops.cuh"
 #include "kernels/functors.h"
 #include "ops/kernels.h"
@@ -16,6 +17,7 @@ void run_unary(const TensorIter& it, F f) {
 }
 
 void unary_cuda(const TensorIter& it, UnaryOp op) {
+  if (is_complex(it.dtypes[1])) return complex_unary_cuda(it, op);
   switch (op) {
 #define MT_CASE(name, F, kind)            \
   case UnaryOp::name:                     \

@@ -1,4 +1,5 @@
 // CUDA fill_: a nullary elementwise kernel (vectorized stores when dense, strided otherwise).
+#include "kernels/cuda/Complex.h"
 #include "kernels/cuda/Loops.cuh"
 #include "ops/kernels.h"
 
@@ -12,6 +13,7 @@ struct FillOp {
 };
 
 void fill_cuda(const TensorIter& it, const Scalar& value) {
+  if (is_complex(it.dtypes[0])) return complex_fill_cuda(it, value);
   MT_DISPATCH_ALL_TYPES(it.dtypes[0], "fill_cuda",
                         [&] { gpu_kernel<scalar_t>(it, FillOp<scalar_t>{value.to<scalar_t>()}); });
 }
