@@ -425,6 +425,10 @@ def test_block_diag_kron(device, dtype):
 def test_tensordot_inner_vdot_cross(device, dtype):
     a, x = _inputs((2, 3, 4), dtype, device, "transposed")
     b, y = _inputs((4, 3, 5), dtype, device, "strided", 1)
+    if device == "cuda" and dtype == minitorch.int64:  # no integer GEMM on CUDA, as in PyTorch
+        with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+            minitorch.tensordot(x, y, 1)
+        return
     _same(minitorch.tensordot(x, y, ([1, 2], [1, 0])), np.tensordot(a, b, ([1, 2], [1, 0])))
     _same(minitorch.tensordot(x, y, 1), np.tensordot(a, b, 1))
     _same(minitorch.tensordot(x, y, 0), np.tensordot(a, b, 0))
@@ -554,7 +558,7 @@ def test_index_add_copy_fill(device, dtype, dim):
     _same(y, want)
     y = minitorch.tensor(a, dtype=dtype, device=device)
     y.index_copy_(dim, ut, ust)
-    _same(y, x.index_copy(dim, ut, ust))
+    _same(y, to_np(x.index_copy(dim, ut, ust)))
     e = minitorch.zeros(0, 5, dtype=dtype, device=device)
     assert e.index_add(1, it[:0], minitorch.zeros(0, 0, dtype=dtype, device=device)).shape == (0, 5)
 

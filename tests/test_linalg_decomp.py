@@ -121,8 +121,8 @@ def test_empty_matrices(device):
     assert U.shape == (0, 0) and S.shape == (0,) and Vh.shape == (3, 3)
     close(Vh, np.eye(3))
     assert LA.eigh(E).eigenvalues.shape == (2, 0)
-    assert LA.qr(torch.empty(3, 0, dtype=torch.float64)).Q.shape == (3, 0)
-    assert LA.solve(E, torch.empty(2, 0, 4, dtype=torch.float64)).shape == (2, 0, 4)
+    assert LA.qr(torch.empty(3, 0, dtype=torch.float64, device=device)).Q.shape == (3, 0)
+    assert LA.solve(E, torch.empty(2, 0, 4, dtype=torch.float64, device=device)).shape == (2, 0, 4)
 
 
 # --------------------------------------------------------------------------------------------- triangular
