@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from utils import run_oracle
 
 import minitorch
 from minitorch import nn
@@ -323,3 +324,138 @@ def test_amp_training_reaches_the_float32_loss(device):
         warnings.simplefilter("error")
         full, mixed = train(False), train(True)
     assert mixed == pytest.approx(full, rel=0.1, abs=0.02)
+
+
+# ---- GradScaler with our fused optimizer steps: PyTorch's fused path (grad_scale/found_inf read on the
+# device, no host sync), checked against the unscale-then-step path and against PyTorch's fused=True.
+
+_FUSED_CASES = {
+    "SGD": lambda ps: minitorch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+    "SGD-plain": lambda ps: minitorch.optim.SGD(ps, lr=0.1),
+    "Adam": lambda ps: minitorch.optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.1),
+    "AdamW": lambda ps: minitorch.optim.AdamW(ps, lr=0.01),
+    "RMSprop": lambda ps: minitorch.optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
+    "Adagrad": lambda ps: minitorch.optim.Adagrad(ps, lr=0.1),
+}
+# per step: the factor of the loss (inf makes that step's gradients non-finite: a skipped step)
+_FUSED_LOSS_FACTORS = [1.0, float("inf"), 0.5, 2.0]
+
+
+def _run_scaled_steps(make_opt, device, fused):
+    rng = np.random.default_rng(5)
+    w = nn.Parameter(minitorch.tensor(rng.standard_normal((3, 4)), dtype=minitorch.float32, device=device))
+    b = nn.Parameter(minitorch.tensor(rng.standard_normal(4), dtype=minitorch.float32, device=device))
+    x = minitorch.tensor(rng.standard_normal((5, 3)), dtype=minitorch.float32, device=device)
+    opt = make_opt([w, b])
+    if not fused:
+        opt._step_supports_amp_scaling = False  # the unscale_ + check-on-the-host path
+    scaler = minitorch.amp.GradScaler(device, init_scale=1024.0, growth_interval=2)
+    seen = []
+    for factor in _FUSED_LOSS_FACTORS:
+        opt.zero_grad()
+        scaler.scale(((x @ w + b) ** 2).sum() * factor).backward()
+        scaler.step(opt)
+        scaler.update()
+        seen.append(
+            (
+                w.detach().cpu().numpy().copy(),
+                b.detach().cpu().numpy().copy(),
+                scaler.get_scale(),
+                w.grad.cpu().numpy(),
+            )
+        )
+    return seen, opt
+
+
+@pytest.mark.parametrize("name", sorted(_FUSED_CASES))
+def test_fused_grad_scaler_step_equals_the_unscale_path(device, name):
+    fused, opt = _run_scaled_steps(_FUSED_CASES[name], device, True)
+    plain, _ = _run_scaled_steps(_FUSED_CASES[name], device, False)
+    for k, ((w1, b1, s1, g1), (w2, b2, s2, g2)) in enumerate(zip(fused, plain)):
+        # the grads are divided by the scale in the kernel where unscale_ multiplies by its reciprocal: ulps
+        np.testing.assert_allclose(w1, w2, rtol=1e-6, atol=1e-7, err_msg=f"step {k}")
+        np.testing.assert_allclose(b1, b2, rtol=1e-6, atol=1e-7, err_msg=f"step {k}")
+        assert s1 == s2
+        if np.isfinite(_FUSED_LOSS_FACTORS[k]):  # a step's grads are left unscaled, as by unscale_
+            np.testing.assert_allclose(g1, g2, rtol=1e-6)
+    # the skipped step did not count: steps 1, 3 and 4 ran
+    steps = [s["step"] for s in opt.state.values() if "step" in s]
+    assert all(float(s) == 3 for s in steps)
+    assert not hasattr(opt, "grad_scale") and not hasattr(opt, "found_inf")
+
+
+def test_fused_grad_scaler_step_reads_nothing_back(device, monkeypatch):
+    rng = np.random.default_rng(1)
+    w = nn.Parameter(minitorch.tensor(rng.standard_normal((4, 4)), dtype=minitorch.float32, device=device))
+    opt = minitorch.optim.Adam([w], lr=0.01)
+    scaler = minitorch.amp.GradScaler(device)
+    scaler.scale((w**2).sum()).backward()
+
+    def no_item(self):
+        raise AssertionError("GradScaler.step read a value back (a host sync)")
+
+    monkeypatch.setattr(minitorch.Tensor, "item", no_item)
+    monkeypatch.setattr(minitorch.Tensor, "__bool__", no_item)
+    scaler.step(opt)
+    scaler.update()
+    monkeypatch.undo()
+    assert float(opt.state[w]["step"]) == 1
+
+
+def test_fused_grad_scaler_after_unscale_and_fp16_and_explicit_fused(device):
+    # unscale_ first (for clipping): the kernel gets the flag only, the grads are not divided twice
+    p, opt, scaler = _scaler_setup(device, init_scale=8.0)
+    scaler.scale((p * 2).sum()).backward()
+    scaler.unscale_(opt)
+    scaler.step(opt)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), 1 - 0.1 * 2.0, rtol=1e-6)
+    np.testing.assert_allclose(p.grad.cpu().numpy(), 2.0)
+    # fused=True takes float16 gradients, as PyTorch's fused kernels do; the default refuses them (above)
+    h = nn.Parameter(minitorch.ones(3, dtype=minitorch.float16).to(device))
+    hopt = minitorch.optim.SGD([h], lr=0.5, fused=True)
+    hs = minitorch.amp.GradScaler(device, init_scale=4.0)
+    hs.scale(h.float().sum()).backward()
+    hs.step(hopt)
+    np.testing.assert_allclose(h.detach().float().cpu().numpy(), 0.5)
+    with pytest.raises(RuntimeError, match="found_inf must be a one-element float32 tensor"):
+        minitorch._C._fused_sgd_(
+            [p], [p.grad], [], 0.1, 0.0, 0.0, 0.0, False, False, False, found_inf=minitorch.zeros(2)
+        )
+
+
+_ORACLE_FUSED = r"""
+import json, sys
+import numpy as np
+import torch
+cases = {
+    "SGD": lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01, fused=True),
+    "Adam": lambda ps: torch.optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.1, fused=True),
+    "AdamW": lambda ps: torch.optim.AdamW(ps, lr=0.01, fused=True),
+    "Adagrad": lambda ps: torch.optim.Adagrad(ps, lr=0.1, fused=True),
+}
+factors = json.loads(sys.stdin.read())
+out = {}
+for name, make in cases.items():
+    rng = np.random.default_rng(5)
+    w = torch.nn.Parameter(torch.tensor(rng.standard_normal((3, 4)), dtype=torch.float32))
+    b = torch.nn.Parameter(torch.tensor(rng.standard_normal(4), dtype=torch.float32))
+    x = torch.tensor(rng.standard_normal((5, 3)), dtype=torch.float32)
+    opt = make([w, b])
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=2)
+    for f in factors:
+        opt.zero_grad()
+        scaler.scale(((x @ w + b) ** 2).sum() * f).backward()
+        scaler.step(opt)
+        scaler.update()
+    out[name] = [w.detach().numpy().tolist(), b.detach().numpy().tolist(), scaler.get_scale()]
+print(json.dumps(out))
+"""
+
+
+def test_fused_grad_scaler_steps_match_pytorch_fused():
+    ref = run_oracle(_ORACLE_FUSED, _FUSED_LOSS_FACTORS)
+    for name, (w, b, scale) in ref.items():
+        seen, _ = _run_scaled_steps(_FUSED_CASES[name], "cpu", True)
+        np.testing.assert_allclose(seen[-1][0], w, rtol=1e-5, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(seen[-1][1], b, rtol=1e-5, atol=1e-6, err_msg=name)
+        assert seen[-1][2] == scale

@@ -78,10 +78,34 @@ std::vector<Group> group_by_device_dtype(const TensorList& ref) {
   return groups;
 }
 
+// GradScaler's tensors for the optimizer kinds (see ForeachArgs); absent when both are null.
+struct AmpInputs {
+  const Tensor* grad_scale = nullptr;
+  const Tensor* found_inf = nullptr;
+};
+
+AmpInputs amp_inputs(const char* name, const AmpStepArgs& grad_scale, const AmpStepArgs& found_inf) {
+  AmpInputs a;
+  for (const AmpStepArgs* t : {&grad_scale, &found_inf}) {
+    if (!t->has_value()) continue;
+    const char* what = t == &grad_scale ? "grad_scale" : "found_inf";
+    MT_CHECK((*t)->defined() && (*t)->numel() == 1 && (*t)->dtype() == ScalarType::Float, name, ": ", what,
+             " must be a one-element float32 tensor");
+    (t == &grad_scale ? a.grad_scale : a.found_inf) = &**t;
+  }
+  return a;
+}
+
+// t (one float32 element) on `device`, dense: a no-op when it is there already (no host sync on CUDA).
+Tensor amp_operand(const Tensor& t, Device device) {
+  return contiguous(to(t, ScalarType::Float, device));
+}
+
 // Runs `args` over lists (lists[k] written back when bit k of out_mask is set). slots: per-index float32
 // step tensors or null. mul_tensor reads `factor`, converted per group to its opmath dtype on its device.
 void run_foreach(const char* name, const std::vector<const TensorList*>& lists, unsigned out_mask,
-                 const TensorList* slots, ForeachArgs args, const Tensor* factor = nullptr) {
+                 const TensorList* slots, ForeachArgs args, const Tensor* factor = nullptr,
+                 AmpInputs amp = {}) {
   NoGradGuard no_grad;
   check_lists(name, lists);
   if (slots) check_slots(name, *slots, *lists[0]);
@@ -116,12 +140,29 @@ void run_foreach(const char* name, const std::vector<const TensorList*>& lists, 
       factor_t = contiguous(to(*factor, op_dt, g.device));
       args.scalar_ptr = factor_t.data_ptr();
     }
+    Tensor scale_t, skip_t;
+    if (amp.grad_scale) {
+      scale_t = amp_operand(*amp.grad_scale, g.device);
+      args.grad_scale = scale_t.data<float>();
+    }
+    if (amp.found_inf) {
+      skip_t = amp_operand(*amp.found_inf, g.device);
+      args.skip_if = skip_t.data<float>();
+    }
     foreach_stub.get(g.device)(sub, sub_slots, args);
     for (size_t k = 0; k < lists.size(); ++k)
       if (out_mask & (1u << k))
         for (const Tensor& t : sub[k]) t.bump_version();
     for (auto& [orig, dense] : write_back) copy_(orig, dense);
   }
+}
+
+// An optimizer's step counters: +1, unless found_inf says the step is skipped.
+void count_step(const TensorList& state_steps, const AmpInputs& amp) {
+  ForeachArgs a;
+  a.kind = ForeachKind::add_scalar;
+  a.scalar = 1.0;
+  run_foreach("_foreach_add_", {&state_steps}, 1u, nullptr, a, nullptr, AmpInputs{nullptr, amp.found_inf});
 }
 
 }  // namespace
@@ -236,7 +277,9 @@ TensorList foreach_norm(const TensorList& self, double ord) {
 
 void fused_sgd_(const TensorList& params, const TensorList& grads, const TensorList& momentum_buffers,
                 double lr, double momentum, double dampening, double weight_decay, bool nesterov,
-                bool maximize, bool is_first_step) {
+                bool maximize, bool is_first_step, const AmpStepArgs& grad_scale,
+                const AmpStepArgs& found_inf) {
+  const AmpInputs amp = amp_inputs("_fused_sgd_", grad_scale, found_inf);
   MT_CHECK_VALUE(!nesterov || (momentum > 0 && dampening == 0),
                  "Nesterov momentum requires a momentum and zero dampening");
   ForeachArgs a;
@@ -251,9 +294,9 @@ void fused_sgd_(const TensorList& params, const TensorList& grads, const TensorL
   if (momentum != 0) {
     MT_CHECK(momentum_buffers.size() == params.size(),
              "_fused_sgd_: momentum_buffer_list must hold one tensor per parameter when momentum != 0");
-    run_foreach("_fused_sgd_", {&params, &grads, &momentum_buffers}, 0b101u, nullptr, a);
+    run_foreach("_fused_sgd_", {&params, &grads, &momentum_buffers}, 0b101u, nullptr, a, nullptr, amp);
   } else {
-    run_foreach("_fused_sgd_", {&params, &grads}, 0b1u, nullptr, a);
+    run_foreach("_fused_sgd_", {&params, &grads}, 0b1u, nullptr, a, nullptr, amp);
   }
 }
 
@@ -262,7 +305,9 @@ void fused_sgd_(const TensorList& params, const TensorList& grads, const TensorL
 void fused_adam_(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
                  const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
                  const TensorList& state_steps, double lr, double beta1, double beta2, double weight_decay,
-                 double eps, bool amsgrad, bool maximize, bool decoupled_weight_decay) {
+                 double eps, bool amsgrad, bool maximize, bool decoupled_weight_decay,
+                 const AmpStepArgs& grad_scale, const AmpStepArgs& found_inf) {
+  const AmpInputs amp = amp_inputs("_fused_adam_", grad_scale, found_inf);
   ForeachArgs a;
   a.kind = ForeachKind::adam;
   a.lr = lr;
@@ -278,14 +323,16 @@ void fused_adam_(const TensorList& params, const TensorList& grads, const Tensor
   // everything is checked before the steps move, so a bad call leaves the state as it was
   check_lists("_fused_adam_", lists);
   check_slots("_fused_adam_", state_steps, params);
-  foreach_add_(state_steps, 1.0);
-  run_foreach("_fused_adam_", lists, amsgrad ? 0b11101u : 0b1101u, &state_steps, a);
+  count_step(state_steps, amp);
+  run_foreach("_fused_adam_", lists, amsgrad ? 0b11101u : 0b1101u, &state_steps, a, nullptr, amp);
 }
 
 void fused_rmsprop_(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
                     const TensorList& grad_avgs, const TensorList& momentum_buffers,
                     const TensorList& state_steps, double lr, double alpha, double eps, double weight_decay,
-                    double momentum, bool centered, bool maximize) {
+                    double momentum, bool centered, bool maximize, const AmpStepArgs& grad_scale,
+                    const AmpStepArgs& found_inf) {
+  const AmpInputs amp = amp_inputs("_fused_rmsprop_", grad_scale, found_inf);
   ForeachArgs a;
   a.kind = ForeachKind::rmsprop;
   a.lr = lr;
@@ -307,13 +354,14 @@ void fused_rmsprop_(const TensorList& params, const TensorList& grads, const Ten
   }
   check_lists("_fused_rmsprop_", lists);
   check_slots("_fused_rmsprop_", state_steps, params);
-  foreach_add_(state_steps, 1.0);
-  run_foreach("_fused_rmsprop_", lists, out, nullptr, a);
+  count_step(state_steps, amp);
+  run_foreach("_fused_rmsprop_", lists, out, nullptr, a, nullptr, amp);
 }
 
 void fused_adagrad_(const TensorList& params, const TensorList& grads, const TensorList& state_sums,
                     const TensorList& state_steps, double lr, double lr_decay, double weight_decay,
-                    double eps, bool maximize) {
+                    double eps, bool maximize, const AmpStepArgs& grad_scale, const AmpStepArgs& found_inf) {
+  const AmpInputs amp = amp_inputs("_fused_adagrad_", grad_scale, found_inf);
   ForeachArgs a;
   a.kind = ForeachKind::adagrad;
   a.lr = lr;
@@ -323,8 +371,8 @@ void fused_adagrad_(const TensorList& params, const TensorList& grads, const Ten
   a.maximize = maximize;
   check_lists("_fused_adagrad_", {&params, &grads, &state_sums});
   check_slots("_fused_adagrad_", state_steps, params);
-  foreach_add_(state_steps, 1.0);
-  run_foreach("_fused_adagrad_", {&params, &grads, &state_sums}, 0b101u, &state_steps, a);
+  count_step(state_steps, amp);
+  run_foreach("_fused_adagrad_", {&params, &grads, &state_sums}, 0b101u, &state_steps, a, nullptr, amp);
 }
 
 void amp_foreach_non_finite_check_and_unscale_(const TensorList& grads, const Tensor& found_inf,

@@ -1,6 +1,7 @@
 // Multi-tensor ops (PyTorch's _foreach_* and fused optimizer steps): one call updates a whole list of
 // tensors.
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "core/Scalar.h"
@@ -24,24 +25,34 @@ TensorList foreach_sqrt(const TensorList& self);
 // One 0-dim tensor per input, of the input's dtype, accumulated in float (double for float64).
 TensorList foreach_norm(const TensorList& self, double ord);
 
+// The fused optimizer steps take GradScaler's two tensors as PyTorch's fused kernels do (one-element float32,
+// read on the device, so a scaled step needs no host sync): grads are divided by grad_scale (and written back
+// unscaled) and nothing moves, steps included, when found_inf is nonzero. Either may be absent.
+using AmpStepArgs = std::optional<Tensor>;
+
 // SGD (PyTorch's algorithm). momentum_buffers: empty when momentum == 0; on the first step they receive d_p.
 void fused_sgd_(const TensorList& params, const TensorList& grads, const TensorList& momentum_buffers,
                 double lr, double momentum, double dampening, double weight_decay, bool nesterov,
-                bool maximize, bool is_first_step);
+                bool maximize, bool is_first_step, const AmpStepArgs& grad_scale = std::nullopt,
+                const AmpStepArgs& found_inf = std::nullopt);
 // Adam / AdamW (decoupled_weight_decay). state_steps: 0-dim float32 tensors, incremented here first.
 // max_exp_avg_sqs: empty unless amsgrad.
 void fused_adam_(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
                  const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
                  const TensorList& state_steps, double lr, double beta1, double beta2, double weight_decay,
-                 double eps, bool amsgrad, bool maximize, bool decoupled_weight_decay);
+                 double eps, bool amsgrad, bool maximize, bool decoupled_weight_decay,
+                 const AmpStepArgs& grad_scale = std::nullopt, const AmpStepArgs& found_inf = std::nullopt);
 // RMSprop: grad_avgs empty unless centered, momentum_buffers empty unless momentum > 0.
 void fused_rmsprop_(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
                     const TensorList& grad_avgs, const TensorList& momentum_buffers,
                     const TensorList& state_steps, double lr, double alpha, double eps, double weight_decay,
-                    double momentum, bool centered, bool maximize);
+                    double momentum, bool centered, bool maximize,
+                    const AmpStepArgs& grad_scale = std::nullopt,
+                    const AmpStepArgs& found_inf = std::nullopt);
 void fused_adagrad_(const TensorList& params, const TensorList& grads, const TensorList& state_sums,
                     const TensorList& state_steps, double lr, double lr_decay, double weight_decay,
-                    double eps, bool maximize);
+                    double eps, bool maximize, const AmpStepArgs& grad_scale = std::nullopt,
+                    const AmpStepArgs& found_inf = std::nullopt);
 // GradScaler's two kernels: grads *= inv_scale, found_inf = 1 where a grad is inf/nan (no host sync).
 void amp_foreach_non_finite_check_and_unscale_(const TensorList& grads, const Tensor& found_inf,
                                                const Tensor& inv_scale);
@@ -80,6 +91,10 @@ struct ForeachArgs {
   // unscale: a float32 flag set to 1 on non-finite input; its inv_scale factor (float32).
   float* found_inf = nullptr;
   const float* inv_scale = nullptr;
+  // optimizer kinds under GradScaler (float32, the group's device, or null): list 1 (the grads) is divided
+  // by *grad_scale and written back; the whole call does nothing when *skip_if != 0.
+  const float* grad_scale = nullptr;
+  const float* skip_if = nullptr;
 };
 
 // lists: dense tensors, lists[k][i] all of one dtype and numel (the group's); slots: empty or one float32

@@ -94,18 +94,22 @@ void init_foreach(py::module_& m) {
 
   m.def("_fused_sgd_", nogil_fn(&fused_sgd_), py::arg("params"), py::arg("grads"),
         py::arg("momentum_buffer_list"), py::arg("lr"), py::arg("momentum"), py::arg("dampening"),
-        py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"), py::arg("is_first_step"));
+        py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"), py::arg("is_first_step"),
+        py::arg("grad_scale") = py::none(), py::arg("found_inf") = py::none());
   m.def("_fused_adam_", nogil_fn(&fused_adam_), py::arg("params"), py::arg("grads"), py::arg("exp_avgs"),
         py::arg("exp_avg_sqs"), py::arg("max_exp_avg_sqs"), py::arg("state_steps"), py::arg("lr"),
         py::arg("beta1"), py::arg("beta2"), py::arg("weight_decay"), py::arg("eps"), py::arg("amsgrad"),
-        py::arg("maximize"), py::arg("decoupled_weight_decay") = false);
+        py::arg("maximize"), py::arg("decoupled_weight_decay") = false, py::arg("grad_scale") = py::none(),
+        py::arg("found_inf") = py::none());
   m.def("_fused_rmsprop_", nogil_fn(&fused_rmsprop_), py::arg("params"), py::arg("grads"),
         py::arg("square_avgs"), py::arg("grad_avgs"), py::arg("momentum_buffer_list"), py::arg("state_steps"),
         py::arg("lr"), py::arg("alpha"), py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"),
-        py::arg("centered"), py::arg("maximize"));
+        py::arg("centered"), py::arg("maximize"), py::arg("grad_scale") = py::none(),
+        py::arg("found_inf") = py::none());
   m.def("_fused_adagrad_", nogil_fn(&fused_adagrad_), py::arg("params"), py::arg("grads"),
         py::arg("state_sums"), py::arg("state_steps"), py::arg("lr"), py::arg("lr_decay"),
-        py::arg("weight_decay"), py::arg("eps"), py::arg("maximize"));
+        py::arg("weight_decay"), py::arg("eps"), py::arg("maximize"), py::arg("grad_scale") = py::none(),
+        py::arg("found_inf") = py::none());
   m.def("_amp_foreach_non_finite_check_and_unscale_", nogil_fn(&amp_foreach_non_finite_check_and_unscale_),
         py::arg("self"), py::arg("found_inf"), py::arg("inv_scale"));
   m.def(

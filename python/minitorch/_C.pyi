@@ -1988,6 +1988,8 @@ def _fused_adagrad_(
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     eps: typing.SupportsFloat | typing.SupportsIndex,
     maximize: builtins.bool,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
 ) -> None: ...
 def _fused_adam_(
     params: collections.abc.Sequence[Tensor],
@@ -2004,6 +2006,8 @@ def _fused_adam_(
     amsgrad: builtins.bool,
     maximize: builtins.bool,
     decoupled_weight_decay: builtins.bool = False,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
 ) -> None: ...
 def _fused_rmsprop_(
     params: collections.abc.Sequence[Tensor],
@@ -2019,6 +2023,8 @@ def _fused_rmsprop_(
     momentum: typing.SupportsFloat | typing.SupportsIndex,
     centered: builtins.bool,
     maximize: builtins.bool,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
 ) -> None: ...
 def _fused_sgd_(
     params: collections.abc.Sequence[Tensor],
@@ -2031,6 +2037,8 @@ def _fused_sgd_(
     nesterov: builtins.bool,
     maximize: builtins.bool,
     is_first_step: builtins.bool,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
 ) -> None: ...
 def _get_autocast_dtype(arg0: str) -> typing.Any: ...
 def _get_cpu_capability() -> str: ...

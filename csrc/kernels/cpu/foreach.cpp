@@ -40,13 +40,20 @@ void run_chunks(size_t nchunks, int64_t total, const std::function<void(int64_t,
 }
 
 // One chunk of one tensor: every list's elements loaded as opmath, the functor applied, outputs stored.
+// grad_scale (optimizers under GradScaler): list 1, the grads, divided by it and stored back first.
 template <typename scalar_t, typename F>
-void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len) {
+void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len, const float* grad_scale) {
   using T = opmath_t<scalar_t>;
   constexpr int D = F::kDepth;
   for (int64_t j = 0; j < len; ++j) {
     T v[D];
     for (int k = 0; k < D; ++k) v[k] = static_cast<T>(ptrs[k][j]);
+    if constexpr (D >= 2) {
+      if (grad_scale) {
+        v[1] = v[1] / static_cast<T>(*grad_scale);
+        ptrs[1][j] = static_cast<scalar_t>(v[1]);
+      }
+    }
     f(v);
     for (int k = 0; k < D; ++k)
       if (F::kOut & (1u << k)) ptrs[k][j] = static_cast<scalar_t>(v[k]);
@@ -54,8 +61,10 @@ void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len) {
 }
 
 template <typename scalar_t, typename F>
-void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& slots, const F& f) {
+void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& slots, const F& f,
+                            const ForeachArgs& args) {
   constexpr int D = F::kDepth;
+  if (args.skip_if && *args.skip_if != 0.0f) return;  // GradScaler found inf/nan: the step is skipped
   MT_INTERNAL_ASSERT(static_cast<int>(lists.size()) == D, "foreach: ", lists.size(), " lists for depth ", D);
   int64_t total = 0;
   const std::vector<Chunk> chunks = make_chunks(lists[0], total);
@@ -65,7 +74,7 @@ void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorLi
       scalar_t* ptrs[D];
       for (int k = 0; k < D; ++k) ptrs[k] = lists[k][ch.tensor].template data<scalar_t>() + ch.start;
       const float step = slots.empty() ? 0.0f : *slots[ch.tensor].data<float>();
-      apply_chunk<scalar_t>(foreach_fn::with_step(f, step), ptrs, ch.len);
+      apply_chunk<scalar_t>(foreach_fn::with_step(f, step), ptrs, ch.len, args.grad_scale);
     }
   });
 }
@@ -73,7 +82,7 @@ void cpu_multi_tensor_apply(const std::vector<TensorList>& lists, const TensorLi
 void foreach_cpu(const std::vector<TensorList>& lists, const TensorList& slots, const ForeachArgs& args) {
   MT_DISPATCH_FLOATING_TYPES(lists[0][0].dtype(), "foreach_cpu", [&] {
     foreach_fn::visit<opmath_t<scalar_t>>(
-        args, [&](const auto& f) { cpu_multi_tensor_apply<scalar_t>(lists, slots, f); });
+        args, [&](const auto& f) { cpu_multi_tensor_apply<scalar_t>(lists, slots, f, args); });
   });
 }
 

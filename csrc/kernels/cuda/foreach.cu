@@ -37,10 +37,17 @@ struct TensorListMeta {
   int block_to_chunk[kMaxBlocks];
 };
 
+// GradScaler's operands of an optimizer step (ForeachArgs::grad_scale / skip_if), device pointers or null.
+struct AmpPtrs {
+  const float* grad_scale;
+  const float* skip_if;
+};
+
 template <typename scalar_t, typename F, int D>
 __global__ void __launch_bounds__(kThreads)
-    multi_tensor_apply_kernel(const TensorListMeta<D> meta, const F f) {
+    multi_tensor_apply_kernel(const TensorListMeta<D> meta, const F f, const AmpPtrs amp) {
   using T = opmath_t<scalar_t>;
+  if (amp.skip_if && *amp.skip_if != 0.0f) return;  // the step is skipped: every block reads the same flag
   const int t = meta.block_to_tensor[blockIdx.x];
   const int64_t start = static_cast<int64_t>(meta.block_to_chunk[blockIdx.x]) * kChunk;
   const int64_t n = cuda_reduce::min64(kChunk, meta.numel[t] - start);
@@ -58,6 +65,12 @@ __global__ void __launch_bounds__(kThreads)
       if (i < n) {
 #pragma unroll
         for (int k = 0; k < D; ++k) v[u][k] = static_cast<T>(ptrs[k][i]);
+        if constexpr (D >= 2) {
+          if (amp.grad_scale) {  // list 1 holds the grads: unscaled, and stored so, before the step
+            v[u][1] = v[u][1] / static_cast<T>(*amp.grad_scale);
+            ptrs[1][i] = static_cast<scalar_t>(v[u][1]);
+          }
+        }
       }
     }
 #pragma unroll
@@ -77,10 +90,10 @@ __global__ void __launch_bounds__(kThreads)
 // blocks or the tensor slots run out.
 template <typename scalar_t, typename F>
 void multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& slots, const F& f,
-                        cudaStream_t stream) {
+                        const AmpPtrs amp, cudaStream_t stream) {
   constexpr int D = F::kDepth;
   using Meta = TensorListMeta<D>;
-  static_assert(sizeof(Meta) + sizeof(F) <= 4000, "kernel arguments exceed 4 KiB");
+  static_assert(sizeof(Meta) + sizeof(F) + sizeof(AmpPtrs) <= 4000, "kernel arguments exceed 4 KiB");
   MT_INTERNAL_ASSERT(static_cast<int>(lists.size()) == D, "foreach: ", lists.size(), " lists for depth ", D);
   Meta meta;
   plan_multi_tensor(
@@ -96,7 +109,7 @@ void multi_tensor_apply(const std::vector<TensorList>& lists, const TensorList& 
         meta.slot[0] = meta.slot[slot];
       },
       [&](int nblocks) {
-        multi_tensor_apply_kernel<scalar_t, F, D><<<nblocks, kThreads, 0, stream>>>(meta, f);
+        multi_tensor_apply_kernel<scalar_t, F, D><<<nblocks, kThreads, 0, stream>>>(meta, f, amp);
         MT_CUDA_CHECK(cudaGetLastError());
       });
 }
@@ -106,8 +119,9 @@ void foreach_cuda(const std::vector<TensorList>& lists, const TensorList& slots,
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev.index);
   MT_DISPATCH_FLOATING_TYPES(lists[0][0].dtype(), "foreach_cuda", [&] {
-    foreach_fn::visit<opmath_t<scalar_t>>(
-        args, [&](const auto& f) { multi_tensor_apply<scalar_t>(lists, slots, f, stream); });
+    foreach_fn::visit<opmath_t<scalar_t>>(args, [&](const auto& f) {
+      multi_tensor_apply<scalar_t>(lists, slots, f, AmpPtrs{args.grad_scale, args.skip_if}, stream);
+    });
   });
 }
 

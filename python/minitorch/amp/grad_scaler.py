@@ -1,6 +1,7 @@
 """GradScaler: loss scaling for float16 training. The inf/NaN check, the unscale and the scale update run as
 multi-tensor kernels on the device (no host sync per parameter); step() syncs once to decide whether to skip."""
 
+import inspect
 import warnings
 from collections import defaultdict
 from enum import Enum
@@ -126,6 +127,8 @@ class GradScaler:
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
+        if getattr(optimizer, "_step_supports_amp_scaling", False):
+            return self._fused_step(optimizer, state, args, kwargs)
         if state["stage"] is OptState.READY:
             self.unscale_(optimizer)
         if not state["found_inf_per_device"]:
@@ -135,6 +138,55 @@ class GradScaler:
             retval = optimizer.step(*args, **kwargs)
         state["stage"] = OptState.STEPPED
         return retval
+
+    def _fused_step(self, optimizer, state, args, kwargs):
+        """PyTorch's path for optimizers that unscale and skip inside their own step: the inf check runs on the
+        device, the scale and the flag are handed over as ``optimizer.grad_scale`` / ``optimizer.found_inf``,
+        and nothing here reads a value back (no host sync per step)."""
+        if "grad_scaler" in inspect.signature(optimizer.step).parameters:
+            warnings.warn(
+                "GradScaler is going to stop passing itself as a keyword argument to the passed "
+                "optimizer. In the near future GradScaler registers `grad_scale: Tensor` and "
+                "`found_inf: Tensor` to the passed optimizer and let the optimizer use them directly.",
+                FutureWarning,
+                stacklevel=3,
+            )
+            retval = optimizer.step(*args, **dict(kwargs, grad_scaler=self))
+            state["stage"] = OptState.STEPPED
+            return retval
+        if state["stage"] is OptState.READY:
+            # fp16 gradients are refused as PyTorch's non-fused optimizers refuse them, unless fused=True was
+            # asked for (PyTorch's fused kernels take them)
+            self._check_inf_per_device(optimizer, any(g.get("fused") for g in optimizer.param_groups))
+        scale = self._scale
+        found_inf = sum(t.to(scale.device, non_blocking=True) for t in state["found_inf_per_device"].values())
+        if not isinstance(found_inf, _C.Tensor):  # no gradients at all: nothing to skip
+            found_inf = None
+        # an unscale_() already divided the grads: only the flag remains to pass
+        optimizer.grad_scale = (
+            getattr(optimizer, "grad_scale", None)
+            if state["stage"] is OptState.UNSCALED
+            else scale * getattr(optimizer, "grad_scale", 1)
+        )
+        optimizer.found_inf = found_inf
+        try:
+            retval = optimizer.step(*args, **kwargs)
+        finally:
+            del optimizer.grad_scale
+            del optimizer.found_inf
+        state["stage"] = OptState.STEPPED
+        return retval
+
+    def _check_inf_per_device(self, optimizer, allow_fp16=True):
+        """The inf/nan check of every gradient without unscaling them (inv_scale 1), on their devices."""
+        _scale, _ = self._check_scale_growth_tracker("_check_inf_per_device")
+        dummy_inv_scale = _C.full((), 1.0, dtype=_C.float32, device=_scale.device)
+        found_inf = _C.full((), 0.0, dtype=_C.float32, device=_scale.device)
+        state = self._per_optimizer_states[id(optimizer)]
+        state["found_inf_per_device"] = self._unscale_grads_(
+            optimizer, dummy_inv_scale, found_inf, allow_fp16
+        )
+        return state["found_inf_per_device"]
 
     def update(self, new_scale=None):
         """Backs the scale off after a skipped step, grows it after growth_interval clean steps."""

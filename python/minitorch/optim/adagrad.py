@@ -1,7 +1,7 @@
 """Adagrad (lr decay, weight decay, initial accumulator): one fused multi-tensor kernel call per param group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar
+from minitorch.optim.optimizer import Optimizer, _amp_step_args, _real_lists, _scalar
 
 __all__ = ["Adagrad"]
 
@@ -13,6 +13,10 @@ class Adagrad(Optimizer):
         \tilde\gamma = \gamma / (1 + (t-1)\eta),\quad s_t = s_{t-1} + g_t^2,\quad
         \theta_t = \theta_{t-1} - \tilde\gamma\, g_t / (\sqrt{s_t} + \epsilon)
     """
+
+    # Its step is one fused kernel that reads GradScaler's grad_scale/found_inf on the device (PyTorch's
+    # contract for fused optimizers): GradScaler.step then never waits for the GPU.
+    _step_supports_amp_scaling = True
 
     def __init__(
         self,
@@ -90,4 +94,5 @@ class Adagrad(Optimizer):
             float(group["weight_decay"]),
             float(group["eps"]),
             bool(group["maximize"]),
+            **_amp_step_args(self),
         )

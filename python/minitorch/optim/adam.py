@@ -1,7 +1,7 @@
 """Adam (and, with decoupled weight decay, AdamW): one fused multi-tensor kernel call per param group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar
+from minitorch.optim.optimizer import Optimizer, _amp_step_args, _real_lists, _scalar
 
 __all__ = ["Adam"]
 
@@ -13,6 +13,10 @@ class Adam(Optimizer):
         m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t,\quad v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2,\quad
         \theta_t = \theta_{t-1} - \frac{\gamma}{1-\beta_1^t}\,\frac{m_t}{\sqrt{v_t}/\sqrt{1-\beta_2^t} + \epsilon}
     """
+
+    # Its step is one fused kernel that reads GradScaler's grad_scale/found_inf on the device (PyTorch's
+    # contract for fused optimizers): GradScaler.step then never waits for the GPU.
+    _step_supports_amp_scaling = True
 
     def __init__(
         self,
@@ -102,4 +106,5 @@ class Adam(Optimizer):
             bool(group["amsgrad"]),
             bool(group["maximize"]),
             bool(group["decoupled_weight_decay"]),
+            **_amp_step_args(self),
         )

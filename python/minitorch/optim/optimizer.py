@@ -53,6 +53,16 @@ def _real_lists(*args):
     ]
 
 
+def _amp_step_args(optimizer):
+    """GradScaler's tensors for a fused step (PyTorch's contract for optimizers with
+    ``_step_supports_amp_scaling``: ``GradScaler.step`` sets ``optimizer.grad_scale`` and ``optimizer.found_inf``
+    for the call), as the keyword arguments of the ``_C._fused_*_`` kernels, which read them on the device."""
+    return {
+        "grad_scale": getattr(optimizer, "grad_scale", None),
+        "found_inf": getattr(optimizer, "found_inf", None),
+    }
+
+
 def _scalar(value, name):
     """Hyper-parameters reach the C++ kernels as Python floats (a 1-element tensor is read once here)."""
     if isinstance(value, _C.Tensor):

@@ -1,7 +1,7 @@
 """RMSprop (centered, momentum, weight decay): one fused multi-tensor kernel call per param group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar
+from minitorch.optim.optimizer import Optimizer, _amp_step_args, _real_lists, _scalar
 
 __all__ = ["RMSprop"]
 
@@ -14,6 +14,10 @@ class RMSprop(Optimizer):
         \tilde v_t = v_t - \bar g_t^2 \text{ (centered, } \bar g_t = \alpha\bar g_{t-1} + (1-\alpha) g_t),\quad
         b_t = \mu b_{t-1} + g_t/(\sqrt{\tilde v_t}+\epsilon),\quad \theta_t = \theta_{t-1} - \gamma b_t
     """
+
+    # Its step is one fused kernel that reads GradScaler's grad_scale/found_inf on the device (PyTorch's
+    # contract for fused optimizers): GradScaler.step then never waits for the GPU.
+    _step_supports_amp_scaling = True
 
     def __init__(
         self,
@@ -91,4 +95,5 @@ class RMSprop(Optimizer):
             float(group["momentum"]),
             bool(group["centered"]),
             bool(group["maximize"]),
+            **_amp_step_args(self),
         )

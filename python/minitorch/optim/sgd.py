@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov and weight decay: one fused multi-tensor kernel call per group."""
 
 from minitorch import _C
-from minitorch.optim.optimizer import Optimizer, _real_lists, _scalar, required
+from minitorch.optim.optimizer import Optimizer, _amp_step_args, _real_lists, _scalar, required
 
 __all__ = ["SGD"]
 
@@ -14,6 +14,10 @@ class SGD(Optimizer):
         b_t = \mu b_{t-1} + (1-\tau) g_t \ (b_1 = g_1);\quad
         \theta_t = \theta_{t-1} - \gamma\,(g_t + \mu b_t \text{ if nesterov else } b_t)
     """
+
+    # Its step is one fused kernel that reads GradScaler's grad_scale/found_inf on the device (PyTorch's
+    # contract for fused optimizers): GradScaler.step then never waits for the GPU.
+    _step_supports_amp_scaling = True
 
     def __init__(
         self,
@@ -69,25 +73,32 @@ class SGD(Optimizer):
             bool(group["nesterov"]),
             bool(group["maximize"]),
         )
+        amp = _amp_step_args(self)
         if group["momentum"] == 0:
-            _C._fused_sgd_(*_real_lists(params, grads, []), *args, False)
+            _C._fused_sgd_(*_real_lists(params, grads, []), *args, False, **amp)
             return
-        # Parameters seen before continue their buffer; new ones start it from this step's d_p.
+        # Parameters seen before continue their buffer; new ones start it from this step's d_p. Under
+        # GradScaler the step may be skipped on the device: a new buffer then starts at zero, which with no
+        # dampening continues exactly as a first step (buf = 0 * momentum + d_p), so no host sync is needed.
+        may_skip = amp["found_inf"] is not None
+        zero_start = may_skip and float(group["dampening"]) == 0
+        if may_skip and not zero_start and amp["found_inf"].item():
+            return  # (dampening: a skipped first step must leave no buffer; this one case reads the flag)
         old = ([], [], [])
         new = ([], [], [])
         for p, g in zip(params, grads):
             state = self.state[p]
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = _C.empty_like(p)
+                buf = _C.zeros_like(p) if zero_start else _C.empty_like(p)
                 state["momentum_buffer"] = buf
-                target = new
+                target = old if zero_start else new
             else:
                 target = old
             target[0].append(p)
             target[1].append(g)
             target[2].append(buf)
         if old[0]:
-            _C._fused_sgd_(*_real_lists(*old), *args, False)
+            _C._fused_sgd_(*_real_lists(*old), *args, False, **amp)
         if new[0]:
-            _C._fused_sgd_(*_real_lists(*new), *args, True)
+            _C._fused_sgd_(*_real_lists(*new), *args, True, **amp)
