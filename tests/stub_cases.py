@@ -138,6 +138,10 @@ CASES = {
     "lu_solve_stub": lambda T, dt, dev: flat(
         T.linalg.lu_solve(*T.linalg.lu_factor(t(T, SQ, dt, dev)), t(T, np.transpose(A), dt, dev))
     ),
+    "ldl_factor_stub": lambda T, dt, dev: flat(*T.linalg.ldl_factor(t(T, SPD, dt, dev))),
+    "ldl_solve_stub": lambda T, dt, dev: flat(
+        T.linalg.ldl_solve(*T.linalg.ldl_factor(t(T, SPD, dt, dev)), t(T, np.transpose(A), dt, dev))
+    ),
     "cholesky_stub": lambda T, dt, dev: flat(T.linalg.cholesky(t(T, SPD, dt, dev))),
     "triangular_solve_stub": lambda T, dt, dev: flat(
         T.linalg.solve_triangular(t(T, SQ, dt, dev), t(T, np.transpose(A), dt, dev), upper=True)

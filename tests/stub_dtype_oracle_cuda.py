@@ -997,6 +997,116 @@ ORACLE = {
         "NotImplementedError",
         "\"batch_norm_stats_cuda\" not implemented for 'Bool'",
     ),
+    ("ldl_factor_stub", "float32"): (
+        "ok",
+        [4.0, 0.0, 0.0, 0.25, 2.75, 0.0, 0.125, -0.22727273404598236, 1.795454502105713, 1.0, 2.0, 3.0],
+    ),
+    ("ldl_factor_stub", "float64"): (
+        "ok",
+        [4.0, 0.0, 0.0, 0.25, 2.75, 0.0, 0.125, -0.2272727272727273, 1.7954545454545454, 1.0, 2.0, 3.0],
+    ),
+    ("ldl_factor_stub", "float16"): (
+        "err",
+        "NotImplementedError",
+        "\"ldl_factor_kernel_cpu\" not implemented for 'Half'",
+    ),
+    ("ldl_factor_stub", "bfloat16"): (
+        "err",
+        "NotImplementedError",
+        "\"ldl_factor_kernel_cpu\" not implemented for 'BFloat16'",
+    ),
+    ("ldl_factor_stub", "int64"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Long",
+    ),
+    ("ldl_factor_stub", "int32"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Int",
+    ),
+    ("ldl_factor_stub", "int16"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Short",
+    ),
+    ("ldl_factor_stub", "int8"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Char",
+    ),
+    ("ldl_factor_stub", "uint8"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Byte",
+    ),
+    ("ldl_factor_stub", "bool"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Bool",
+    ),
+    ("ldl_solve_stub", "float32"): (
+        "ok",
+        [
+            0.08544303476810455,
+            0.7784810066223145,
+            -0.2943037748336792,
+            0.15189874172210693,
+            0.905063271522522,
+            -0.5316455364227295,
+        ],
+    ),
+    ("ldl_solve_stub", "float64"): (
+        "ok",
+        [
+            0.08544303797468356,
+            0.7784810126582279,
+            -0.29430379746835444,
+            0.15189873417721517,
+            0.9050632911392404,
+            -0.5316455696202531,
+        ],
+    ),
+    ("ldl_solve_stub", "float16"): (
+        "err",
+        "NotImplementedError",
+        "\"ldl_factor_kernel_cpu\" not implemented for 'Half'",
+    ),
+    ("ldl_solve_stub", "bfloat16"): (
+        "err",
+        "NotImplementedError",
+        "\"ldl_factor_kernel_cpu\" not implemented for 'BFloat16'",
+    ),
+    ("ldl_solve_stub", "int64"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Long",
+    ),
+    ("ldl_solve_stub", "int32"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Int",
+    ),
+    ("ldl_solve_stub", "int16"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Short",
+    ),
+    ("ldl_solve_stub", "int8"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Char",
+    ),
+    ("ldl_solve_stub", "uint8"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Byte",
+    ),
+    ("ldl_solve_stub", "bool"): (
+        "err",
+        "NotImplementedError",
+        "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input. Got Bool",
+    ),
     ("cholesky_stub", "float32"): (
         "ok",
         [2.0, 0.0, 0.0, 0.5, 1.658312439918518, 0.0, 0.25, -0.376889169216156, 1.339945673942566],

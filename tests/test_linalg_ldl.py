@@ -178,3 +178,77 @@ def test_against_pytorch():
         np.testing.assert_allclose(LD.numpy(), ld, atol=1e-12)
         b = torch.arange(len(a) * 2.0, dtype=torch.float64).reshape(-1, 2)
         np.testing.assert_allclose(LA.ldl_solve(LD, p, b).numpy(), x, atol=1e-10)
+
+
+def _complex_sym(n, seed, hermitian):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+    return a + a.conj().T if hermitian else a + a.T
+
+
+@pytest.mark.parametrize("n", [1, 4, 9])
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("dtype", [torch.complex128, torch.complex64])
+def test_complex_symmetric_and_hermitian_against_lapack(n, hermitian, dtype):
+    a = _complex_sym(n, n + 3 * hermitian, hermitian)
+    npdt = np.complex128 if dtype == torch.complex128 else np.complex64
+    fn = {
+        (False, torch.complex128): lapack.zsytrf,
+        (False, torch.complex64): lapack.csytrf,
+        (True, torch.complex128): lapack.zhetrf,
+        (True, torch.complex64): lapack.chetrf,
+    }[(hermitian, dtype)]
+    lu, ipiv, info = fn(a.astype(npdt), lower=1)
+    LD, piv, inf = LA.ldl_factor_ex(torch.tensor(a, dtype=dtype), hermitian=hermitian)
+    assert LD.dtype == dtype and inf.item() == info == 0
+    np.testing.assert_array_equal(piv.numpy(), ipiv)
+    tol = 1e-10 if dtype == torch.complex128 else 1e-3
+    np.testing.assert_allclose(LD.numpy(), np.tril(lu), rtol=tol, atol=tol)
+    b = np.random.default_rng(n).standard_normal((n, 2)) + 0.5j
+    x = LA.ldl_solve(LD, piv, torch.tensor(b, dtype=dtype), hermitian=hermitian)
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=tol * 10, atol=tol * 10)
+
+
+def test_solve_refuses_pivots_that_would_index_outside():
+    LD, piv = LA.ldl_factor(torch.tensor(_sym(4, 1)))
+    b = torch.ones(4, 1, dtype=torch.float64)
+    for bad in (0, 5, -5):
+        p = piv.clone()
+        p[1] = bad
+        with pytest.raises(RuntimeError, match="pivots must be LAPACK's sytrf pivots"):
+            LA.ldl_solve(LD, p, b)
+
+
+def test_complex_against_pytorch():
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    cases = [(n, h) for n in (3, 6) for h in (False, True)]
+    mats = [_complex_sym(n, 40 + n, h) for n, h in cases]
+    payload = [[a.real.tolist(), a.imag.tolist(), h] for a, (_, h) in zip(mats, cases)]
+    script = (
+        "import json, sys, torch\nout = []\n"
+        "for re, im, h in json.loads(sys.stdin.read()):\n"
+        "    a = torch.complex(torch.tensor(re, dtype=torch.float64), torch.tensor(im, dtype=torch.float64))\n"
+        "    LD, piv = torch.linalg.ldl_factor(a, hermitian=h)\n"
+        "    x = torch.linalg.ldl_solve(LD, piv, torch.ones(a.shape[0], 1, dtype=a.dtype), hermitian=h)\n"
+        "    out.append([LD.real.tolist(), LD.imag.tolist(), piv.tolist(), x.real.tolist(), x.imag.tolist()])\n"
+        "print(json.dumps(out))\n"
+    )
+    res = subprocess.run(
+        [py, "-c", script],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    for a, (_, h), (ldr, ldi, piv, xr, xi) in zip(
+        mats, cases, json.loads(res.stdout.strip().splitlines()[-1])
+    ):
+        LD, p = LA.ldl_factor(torch.tensor(a), hermitian=h)
+        assert p.tolist() == piv
+        np.testing.assert_allclose(LD.numpy(), np.array(ldr) + 1j * np.array(ldi), atol=1e-12)
+        x = LA.ldl_solve(LD, p, torch.ones(a.shape[0], 1, dtype=torch.complex128), hermitian=h)
+        np.testing.assert_allclose(x.numpy(), np.array(xr) + 1j * np.array(xi), atol=1e-10)

@@ -119,6 +119,41 @@ Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B,
   return left ? x : transpose(x, -2, -1);
 }
 
+std::tuple<Tensor, Tensor, Tensor> _linalg_ldl_factor_ex(const Tensor& A, bool hermitian) {
+  check_operand(A, "torch.linalg.ldl_factor_ex");
+  MT_CHECK(A.size(-1) == A.size(-2), "torch.linalg.ldl_factor_ex: A must be batches of square matrices");
+  DimVector batch = batch_of(A);
+  const int64_t n = A.size(-1);
+  Tensor a = colmajor(A);
+  Tensor piv = zeros(DimVector{a.sizes()[0], n}, ScalarType::Int, kCpu);
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
+  if (a.numel()) ldl_factor_stub.get(kCpu)(a, piv, info, hermitian);
+  // sytrf leaves the upper triangle as it was; the buffer is [c, r] row-major, so its triu is A's tril
+  return {from_colmajor(triu(a, 0), batch, A.device()), on(reshape(piv, with(batch, {n})), A.device()),
+          info_like(info, batch, A.device())};
+}
+
+Tensor _linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  check_operand(LD, "torch.linalg.ldl_solve");
+  check_operand(B, "torch.linalg.ldl_solve");
+  const int64_t n = LD.size(-1);
+  MT_CHECK(LD.size(-2) == n, "torch.linalg.ldl_solve: A must be batches of square matrices");
+  MT_CHECK(B.dtype() == LD.dtype(), "torch.linalg.ldl_solve: Expected LD and B to have the same dtype");
+  MT_CHECK(
+      batch_of(LD) == batch_of(B) && B.size(-2) == n && pivots.dim() == LD.dim() - 1 && pivots.size(-1) == n,
+      "torch.linalg.ldl_solve: LD, pivots and B must share their batch dimensions");
+  Tensor ld = colmajor(LD), b = colmajor(B);
+  Tensor piv = contiguous(to(reshape(pivots, DimVector{ld.sizes()[0], n}), ScalarType::Int, kCpu));
+  // sytrs swaps rows by |pivot| without checking it: one outside [1, n] would write outside B
+  const int* pv = piv.data<int>();
+  for (int64_t i = 0, m = piv.numel(); i < m; ++i)
+    MT_CHECK(pv[i] != 0 && pv[i] >= -n && pv[i] <= n,
+             "torch.linalg.ldl_solve: pivots must be LAPACK's sytrf pivots, nonzero with |pivot| <= ", n,
+             ", got ", pv[i], ". Did you pass the result of ldl_factor?");
+  if (b.numel() && ld.numel()) ldl_solve_stub.get(kCpu)(ld, piv, b, hermitian);
+  return from_colmajor(b, batch_of(B), B.device());
+}
+
 std::tuple<Tensor, Tensor> _linalg_cholesky_ex(const Tensor& A, bool upper) {
   check_operand(A, "linalg.cholesky");
   MT_CHECK(A.size(-1) == A.size(-2), "linalg.cholesky: A must be batches of square matrices");

@@ -17,6 +17,10 @@ namespace mt {
 // PyTorch's; info tensors are int32 with LAPACK's codes, left for the caller to turn into errors.
 std::tuple<Tensor, Tensor, Tensor> _linalg_lu_factor_ex(const Tensor& A);  // (LU, 1-based pivots, info)
 Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint);
+// Bunch-Kaufman A = P L D L^T P^T (L D L^H when hermitian) of A's lower triangle: (LD, sytrf's 1-based
+// pivots, info); the solve takes the batch of B (the Python front end broadcasts).
+std::tuple<Tensor, Tensor, Tensor> _linalg_ldl_factor_ex(const Tensor& A, bool hermitian);
+Tensor _linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian);
 std::tuple<Tensor, Tensor> _linalg_cholesky_ex(const Tensor& A, bool upper);  // (L or U, info)
 Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular);
 std::tuple<Tensor, Tensor> _linalg_geqrf(const Tensor& A);  // (reflectors below the diagonal + R, tau)
@@ -39,6 +43,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const 
 using LuFactorFn = void (*)(const Tensor& a, const Tensor& pivots, const Tensor& info);
 // trans: LAPACK's 'N', 'T' or 'C' (conjugate transpose).
 using LuSolveFn = void (*)(const Tensor& lu, const Tensor& pivots, const Tensor& b, char trans);
+using LdlFactorFn = void (*)(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian);
+using LdlSolveFn = void (*)(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian);
 using CholeskyFn = void (*)(const Tensor& a, bool upper, const Tensor& info);
 // b <- op(a)^-1 b (left) or b op(a)^-1 (right); a is [batch, n, n] with the batch of b.
 using TriangularSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool left, bool trans,

@@ -43,6 +43,8 @@
 #define MT_STUBS_LINALG_DECOMP_H(_) \
   _(lu_factor_stub, linalg_decomp, LuFactorFn) \
   _(lu_solve_stub, linalg_decomp, LuSolveFn) \
+  _(ldl_factor_stub, linalg_decomp, LdlFactorFn) \
+  _(ldl_solve_stub, linalg_decomp, LdlSolveFn) \
   _(cholesky_stub, linalg_decomp, CholeskyFn) \
   _(triangular_solve_stub, linalg_decomp, TriangularSolveFn) \
   _(geqrf_stub, linalg_decomp, GeqrfFn) \
@@ -101,7 +103,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 68
+#define MT_NUM_DISPATCH_STUBS 70
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

@@ -87,6 +87,19 @@ void scipy_cgetrs_(const char* trans, const int* n, const int* nrhs, const cfloa
                    const int* ipiv, cfloat* b, const int* ldb, int* info, size_t);
 void scipy_zgetrs_(const char* trans, const int* n, const int* nrhs, const cdouble* a, const int* lda,
                    const int* ipiv, cdouble* b, const int* ldb, int* info, size_t);
+// Bunch-Kaufman LDL^T (sytrf: symmetric; hetrf: Hermitian) and its solve
+#define MT_DECLARE_LDL(name, T)                                                                        \
+  void scipy_##name##trf_(const char* uplo, const int* n, T* a, const int* lda, int* ipiv, T* work,    \
+                          const int* lwork, int* info, size_t);                                        \
+  void scipy_##name##trs_(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, \
+                          const int* ipiv, T* b, const int* ldb, int* info, size_t);
+MT_DECLARE_LDL(ssy, float)
+MT_DECLARE_LDL(dsy, double)
+MT_DECLARE_LDL(csy, cfloat)
+MT_DECLARE_LDL(zsy, cdouble)
+MT_DECLARE_LDL(che, cfloat)
+MT_DECLARE_LDL(zhe, cdouble)
+#undef MT_DECLARE_LDL
 void scipy_cpotrf_(const char* uplo, const int* n, cfloat* a, const int* lda, int* info, size_t);
 void scipy_zpotrf_(const char* uplo, const int* n, cdouble* a, const int* lda, int* info, size_t);
 void scipy_ctrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
@@ -160,11 +173,15 @@ struct Lapack;
   static constexpr auto trsm = scipy_##p##trsm_;    \
   static constexpr auto geqrf = scipy_##p##geqrf_;  \
   static constexpr auto orgqr = scipy_##p##q##gqr_; \
-  static constexpr auto gels = scipy_##p##gels_;
+  static constexpr auto gels = scipy_##p##gels_;    \
+  static constexpr auto sytrf = scipy_##p##sytrf_;  \
+  static constexpr auto sytrs = scipy_##p##sytrs_;
 
 #define MT_LAPACK_REAL(p, T)                                                                                 \
   using R = T;                                                                                               \
   MT_LAPACK_COMMON(p, or)                                                                                    \
+  static constexpr auto hetrf = scipy_##p##sytrf_; /* a real Hermitian matrix is a symmetric one */          \
+  static constexpr auto hetrs = scipy_##p##sytrs_;                                                           \
   static void heevd(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, R* w, T* work,   \
                     const int* lwork, R*, const int*, int* iwork, const int* liwork, int* info) {            \
     scipy_##p##syevd_(jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info, 1, 1);                     \
@@ -190,6 +207,8 @@ struct Lapack;
 #define MT_LAPACK_COMPLEX(p, T, RT)                                                                          \
   using R = RT;                                                                                              \
   MT_LAPACK_COMMON(p, un)                                                                                    \
+  static constexpr auto hetrf = scipy_##p##hetrf_;                                                           \
+  static constexpr auto hetrs = scipy_##p##hetrs_;                                                           \
   static constexpr auto geev = scipy_##p##geev_;                                                             \
   static void heevd(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, R* w, T* work,   \
                     const int* lwork, R* rwork, const int* lrwork, int* iwork, const int* liwork,            \
@@ -326,6 +345,40 @@ void lu_solve_cpu(const Tensor& lu, const Tensor& pivots, const Tensor& b, char 
       Lapack<T>::getrs(&tr, &l.rows, &x.cols, lu.data<T>() + i * l.stride(), &lda,
                        pivots.data<int>() + i * l.rows, b.data<T>() + i * x.stride(), &ldb, &info, 1);
       MT_INTERNAL_ASSERT(info == 0, "getrs: argument ", -info, " was invalid");
+    }
+  });
+}
+
+// Bunch-Kaufman on the lower triangle, as PyTorch's ldl_factor: sytrf (symmetric) or hetrf (Hermitian).
+void ldl_factor_cpu(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) {
+  dispatch_lapack(a.dtype(), "ldl_factor", [&](auto tag) {
+    using T = decltype(tag);
+    Batch b(a);
+    const char uplo = 'L';
+    int lda = ld(b.rows), lwork = -1, q = 0;
+    T w = 0;
+    (hermitian ? Lapack<T>::hetrf : Lapack<T>::sytrf)(&uplo, &b.rows, nullptr, &lda, nullptr, &w, &lwork, &q,
+                                                      1);
+    lwork = query_size(w);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < b.count; ++i)
+      (hermitian ? Lapack<T>::hetrf : Lapack<T>::sytrf)(&uplo, &b.rows, a.data<T>() + i * b.stride(), &lda,
+                                                        pivots.data<int>() + i * b.rows, work.data(), &lwork,
+                                                        info.data<int>() + i, 1);
+  });
+}
+
+void ldl_solve_cpu(const Tensor& ld_, const Tensor& pivots, const Tensor& b, bool hermitian) {
+  dispatch_lapack(b.dtype(), "ldl_solve", [&](auto tag) {
+    using T = decltype(tag);
+    Batch l(ld_), x(b);
+    const char uplo = 'L';
+    for (int64_t i = 0; i < x.count; ++i) {
+      int info = 0, lda = ld(l.rows), ldb = ld(x.rows);
+      (hermitian ? Lapack<T>::hetrs : Lapack<T>::sytrs)(
+          &uplo, &l.rows, &x.cols, ld_.data<T>() + i * l.stride(), &lda, pivots.data<int>() + i * l.rows,
+          b.data<T>() + i * x.stride(), &ldb, &info, 1);
+      MT_INTERNAL_ASSERT(info == 0, "sytrs: argument ", -info, " was invalid");
     }
   });
 }
@@ -623,6 +676,8 @@ void lstsq_cpu(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& 
 
 MT_REGISTER_KERNEL(lu_factor_stub, CPU, &lu_factor_cpu);
 MT_REGISTER_KERNEL(lu_solve_stub, CPU, &lu_solve_cpu);
+MT_REGISTER_KERNEL(ldl_factor_stub, CPU, &ldl_factor_cpu);
+MT_REGISTER_KERNEL(ldl_solve_stub, CPU, &ldl_solve_cpu);
 MT_REGISTER_KERNEL(cholesky_stub, CPU, &cholesky_cpu);
 MT_REGISTER_KERNEL(triangular_solve_stub, CPU, &triangular_solve_cpu);
 MT_REGISTER_KERNEL(geqrf_stub, CPU, &geqrf_cpu);
