@@ -121,6 +121,13 @@ def main():
         for op in ("add", "mul"):
             fn = {k: (LIBS[k], lambda k=k, op=op, a=a, b=b: getattr(LIBS[k], op)(a[k], b[k])) for k in libs}
             row(f"{op} 2^{n.bit_length() - 1} {dt}", interleaved(fn, reps), 3 * item * n, "GB/s")
+    # random normals: write-bound in PyTorch (curand's float Box-Muller); ours, Philox per element
+    for dt, item in (("float32", 4), ("bfloat16", 2), ("float64", 8)):
+        fn = {
+            k: (LIBS[k], lambda k=k, dt=dt: LIBS[k].randn(n, device="cuda", dtype=getattr(LIBS[k], dt)))
+            for k in libs
+        }
+        row(f"randn 2^{n.bit_length() - 1} {dt}", interleaved(fn, reps), item * n, "GB/s")
     x = y = dst = None  # free before the next section
 
     # ---- reductions and softmax on a 2-D tensor

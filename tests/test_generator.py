@@ -153,3 +153,19 @@ def test_random_bounds_forms():
         minitorch.zeros(2, dtype=minitorch.complex64).random_()
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         minitorch.zeros(2, requires_grad=True).random_()
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.bfloat16, minitorch.float64])
+def test_cuda_normals_are_standard_normal(dtype):
+    # float32 and narrower draw Box-Muller in float, float64 in double: both must be N(0, 1) to sampling error
+    minitorch.cuda.manual_seed(3)
+    z = minitorch.randn(1 << 20, device="cuda", dtype=dtype).double().cpu().numpy()
+    n = z.size
+    assert abs(z.mean()) < 5 / np.sqrt(n) and abs(z.std() - 1) < 5 / np.sqrt(2 * n)
+    for k, p in ((1, 0.682689492), (2, 0.954499736), (3, 0.997300204)):
+        frac = np.mean(np.abs(z) < k)
+        assert abs(frac - p) < 5 * np.sqrt(p * (1 - p) / n), (k, frac)
+    assert np.isfinite(z).all() and np.abs(z).max() < 9
+    w = minitorch.empty(1 << 16, device="cuda", dtype=dtype).normal_(2.0, 0.5).double().cpu().numpy()
+    assert abs(w.mean() - 2) < 0.02 and abs(w.std() - 0.5) < 0.02
