@@ -342,6 +342,42 @@ def test_batch_norm_train_values_and_running_stats(device, dtype, shape):
     assert_matches(rv, erv, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("shape", [(8, 16, 32, 32), (32, 4, 28, 28)])
+def test_batch_norm_many_elements_per_channel(device, dtype, shape):
+    """Channels of 8K-25K elements: on CUDA each channel's statistics and backward sums are split over several
+    blocks and folded (Chan's update); values, running stats and gradients against float64 NumPy."""
+    rng = rng_for(17)
+    x = rng.standard_normal(shape) * 2 + 3  # an offset mean
+    c = shape[1]
+    w, b, g = rng.standard_normal(c), rng.standard_normal(c), rng.standard_normal(shape)
+    rm0, rv0 = np.zeros(c), np.ones(c)
+    rm, rv = T(rm0, minitorch.float32, device), T(rv0, minitorch.float32, device)
+    xt = T(x, dtype, device, requires_grad=True)
+    wt, bt = T(w, dtype, device, requires_grad=True), T(b, dtype, device, requires_grad=True)
+    y = F.batch_norm(xt, wt, bt, rm, rv, True, 0.1, 1e-5)
+    ey, erm, erv = np_batch_norm_train(x, w, b, rm0, rv0, 0.1, 1e-5)
+    tol = 1e-4 if dtype == minitorch.float32 else 1e-10
+    assert_matches(y, ey, rtol=tol, atol=tol)
+    assert_matches(rm, erm, rtol=1e-5, atol=1e-6)
+    assert_matches(rv, erv, rtol=1e-5, atol=1e-6)
+    y.backward(T(g, dtype, device))
+    axes = (0, 2, 3)
+    n = x.size // c
+    m, v = x.mean(axis=axes, keepdims=True), x.var(axis=axes, keepdims=True)
+    xhat = (x - m) / np.sqrt(v + 1e-5)
+    wb = w.reshape(1, c, 1, 1)
+    gx = (
+        wb
+        / np.sqrt(v + 1e-5)
+        / n
+        * (n * g - g.sum(axis=axes, keepdims=True) - xhat * (g * xhat).sum(axis=axes, keepdims=True))
+    )
+    assert_matches(xt.grad, gx, rtol=tol * 10, atol=tol * 10)
+    assert_matches(wt.grad, (g * xhat).sum(axis=axes), rtol=tol * 10, atol=tol * 10)
+    assert_matches(bt.grad, g.sum(axis=axes), rtol=tol * 10, atol=tol * 10)
+
+
 def test_batch_norm_no_running_stats_no_affine(device):
     rng = rng_for(10)
     x = rng.standard_normal((5, 2, 3))

@@ -129,10 +129,98 @@ __global__ void channel_stats_kernel(stat_t<T>* __restrict__ mean, stat_t<T>* __
   }
 }
 
+// ---- Few channels over many elements (ResNet's first stages: 64 channels of 100k elements at batch 32): one
+// block per channel leaves most SMs idle, so each channel is cut into P parts of whole strips (grid P x C),
+// each part reduced by one block, and a second kernel folds a channel's parts in a fixed order
+// (deterministic).
+
+// How many parts per channel: enough blocks for every SM a few times over, each part at least ~4K elements
+// and whole strips (no division per element). 1: the one-block-per-channel kernels above.
+int parts_per_channel(int64_t N, int64_t C, int64_t S, int device) {
+  const int64_t target = 4 * static_cast<int64_t>(cuda::sm_count(device));
+  if (C >= target) return 1;
+  int64_t p = (target + C - 1) / C;
+  p = std::min({p, N, std::max<int64_t>(1, N * S / 4096), int64_t(kMaxGrid)});
+  return static_cast<int>(std::max<int64_t>(p, 1));
+}
+
+// Part p of channel c: strips [N p / P, N (p + 1) / P). Its count, mean and M2 (sum of squared deviations),
+// two passes as channel_stats_kernel, into part[(c P + p) * 3 ...].
+template <typename T>
+__global__ void channel_part_stats_kernel(stat_t<T>* __restrict__ part, const T* __restrict__ x, int64_t N,
+                                          int64_t C, int64_t S) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  const int64_t c = blockIdx.y, P = gridDim.x, p = blockIdx.x;
+  const int64_t n0 = N * p / P, n1 = N * (p + 1) / P;
+  const A cnt = static_cast<A>((n1 - n0) * S);
+  A s = 0;
+  for (int64_t n = n0; n < n1; ++n) {
+    const T* row = x + (n * C + c) * S;
+    for (int64_t k = threadIdx.x; k < S; k += blockDim.x) s += static_cast<A>(static_cast<op_t>(row[k]));
+  }
+  const A m = block_sum(s, smem) / cnt;
+  A q = 0, e = 0;
+  for (int64_t n = n0; n < n1; ++n) {
+    const T* row = x + (n * C + c) * S;
+    for (int64_t k = threadIdx.x; k < S; k += blockDim.x) {
+      const A d = static_cast<A>(static_cast<op_t>(row[k])) - m;
+      q += d * d;
+      e += d;
+    }
+  }
+  q = block_sum(q, smem);
+  e = block_sum(e, smem);
+  if (threadIdx.x == 0) {
+    A* o = part + (c * P + p) * 3;
+    o[0] = cnt;
+    o[1] = m + e / cnt;
+    o[2] = max(q - e * e / cnt, A(0));
+  }
+}
+
+// Chan et al.'s pairwise update folds the parts of a channel, in part order.
+template <typename A>
+__global__ void channel_fold_stats_kernel(A* __restrict__ mean, A* __restrict__ var, A* __restrict__ rstd,
+                                          const A* __restrict__ part, int64_t C, int P, double eps) {
+  for (int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; c < C;
+       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const A* q = part + c * P * 3;
+    A na = q[0], ma = q[1], m2 = q[2];
+    for (int p = 1; p < P; ++p) {
+      const A nb = q[3 * p], mb = q[3 * p + 1], n = na + nb, d = mb - ma;
+      ma += d * (nb / n);
+      m2 += q[3 * p + 2] + d * d * (na * nb / n);
+      na = n;
+    }
+    const A v = max(m2 / na, A(0));
+    mean[c] = ma;
+    var[c] = v;
+    rstd[c] = static_cast<A>(1) / sqrt(v + static_cast<A>(eps));
+  }
+}
+
 void channel_stats_cuda(const Tensor& mean, const Tensor& var, const Tensor& rstd, const Tensor& x, int64_t N,
                         int64_t C, int64_t S, double eps) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
+  const int P = parts_per_channel(N, C, S, x.device().index);
+  if (P > 1) {
+    MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_cuda", [&] {
+      using A = stat_t<scalar_t>;
+      // scratch from the caching allocator on this stream: reused only after these kernels
+      Tensor part = make_empty({C * P * 3}, mean.dtype(), x.device());
+      channel_part_stats_kernel<scalar_t>
+          <<<dim3(static_cast<unsigned>(P), static_cast<unsigned>(C)), threads_for(S), 0, stream>>>(
+              part.data<A>(), x.data<scalar_t>(), N, C, S);
+      MT_CUDA_CHECK(cudaGetLastError());
+      channel_fold_stats_kernel<A><<<static_cast<unsigned>((C + 127) / 128), 128, 0, stream>>>(
+          mean.data<A>(), var.data<A>(), rstd.data<A>(), part.data<A>(), C, P, eps);
+      MT_CUDA_CHECK(cudaGetLastError());
+    });
+    return;
+  }
   int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
   unsigned blocks = static_cast<unsigned>(std::min<int64_t>(C, kMaxGrid));
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_cuda", [&] {
@@ -290,10 +378,68 @@ __global__ void channel_grad_sums_kernel(stat_t<T>* __restrict__ sum_g, stat_t<T
   }
 }
 
+// The backward's channel sums split as the statistics are (parts_per_channel), folded in part order.
+template <typename T>
+__global__ void channel_part_grad_sums_kernel(stat_t<T>* __restrict__ part, const T* __restrict__ g,
+                                              const T* __restrict__ x, const stat_t<T>* __restrict__ mean,
+                                              int64_t N, int64_t C, int64_t S) {
+  using A = stat_t<T>;
+  using op_t = opmath_t<T>;
+  __shared__ A smem[32];
+  const int64_t c = blockIdx.y, P = gridDim.x, p = blockIdx.x;
+  const int64_t n0 = N * p / P, n1 = N * (p + 1) / P;
+  const A m = mean[c];
+  A a = 0, b = 0;
+  for (int64_t n = n0; n < n1; ++n) {
+    const int64_t base = (n * C + c) * S;
+    for (int64_t k = threadIdx.x; k < S; k += blockDim.x) {
+      const A gv = static_cast<A>(static_cast<op_t>(g[base + k]));
+      a += gv;
+      b += gv * (static_cast<A>(static_cast<op_t>(x[base + k])) - m);
+    }
+  }
+  a = block_sum(a, smem);
+  b = block_sum(b, smem);
+  if (threadIdx.x == 0) {
+    part[(c * P + p) * 2] = a;
+    part[(c * P + p) * 2 + 1] = b;
+  }
+}
+
+template <typename A>
+__global__ void channel_fold_sums_kernel(A* __restrict__ sum_g, A* __restrict__ sum_gx,
+                                         const A* __restrict__ part, int64_t C, int P) {
+  for (int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; c < C;
+       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    A a = 0, b = 0;
+    for (int p = 0; p < P; ++p) {
+      a += part[(c * P + p) * 2];
+      b += part[(c * P + p) * 2 + 1];
+    }
+    sum_g[c] = a;
+    sum_gx[c] = b;
+  }
+}
+
 void channel_grad_sums_cuda(const Tensor& sum_g, const Tensor& sum_gx, const Tensor& g, const Tensor& x,
                             const Tensor& mean, int64_t N, int64_t C, int64_t S) {
   cuda::DeviceGuard guard(x.device());
   cudaStream_t stream = cuda::current_stream(x.device().index);
+  const int P = parts_per_channel(N, C, S, x.device().index);
+  if (P > 1) {
+    MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
+      using A = stat_t<scalar_t>;
+      Tensor part = make_empty({C * P * 2}, sum_g.dtype(), x.device());
+      channel_part_grad_sums_kernel<scalar_t>
+          <<<dim3(static_cast<unsigned>(P), static_cast<unsigned>(C)), threads_for(S), 0, stream>>>(
+              part.data<A>(), g.data<scalar_t>(), x.data<scalar_t>(), mean.data<A>(), N, C, S);
+      MT_CUDA_CHECK(cudaGetLastError());
+      channel_fold_sums_kernel<A><<<static_cast<unsigned>((C + 127) / 128), 128, 0, stream>>>(
+          sum_g.data<A>(), sum_gx.data<A>(), part.data<A>(), C, P);
+      MT_CUDA_CHECK(cudaGetLastError());
+    });
+    return;
+  }
   int threads = threads_for(N * S) < 256 ? threads_for(N * S) : 512;
   unsigned blocks = static_cast<unsigned>(std::min<int64_t>(C, kMaxGrid));
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "batch_norm_backward_cuda", [&] {
