@@ -443,14 +443,18 @@ def test_stft_options(device):
     full = torch.stft(x, 16, hop_length=4, win_length=8, window=w, return_complex=True, onesided=False)
     wpad = np.pad(w.cpu().numpy(), (4, 4))
     close(full, _np_stft(a, 16, 4, wpad, onesided=False))
-    norm = torch.stft(x, 16, window=torch.ones(16, dtype=torch.float64), normalized=True, return_complex=True)
+    ones = torch.ones(16, dtype=torch.float64, device=device)
+    if device == "cuda":  # PyTorch's check, before any frame is cut
+        with pytest.raises(
+            RuntimeError, match="stft input and window must be on the same device but got self on"
+        ):
+            torch.stft(x, 16, window=torch.ones(16, dtype=torch.float64), return_complex=True)
+    norm = torch.stft(x, 16, window=ones, normalized=True, return_complex=True)
     close(norm, _np_stft(a, 16, 4, np.ones(16)) / 4.0)
-    nc = torch.stft(
-        x, 16, hop_length=4, window=torch.ones(16, dtype=torch.float64), center=False, return_complex=True
-    )
+    nc = torch.stft(x, 16, hop_length=4, window=ones, center=False, return_complex=True)
     assert nc.shape == (2, 9, 7)
     with pytest.warns(UserWarning, match="return_complex=False is deprecated"):
-        old = torch.stft(x, 16, window=torch.ones(16, dtype=torch.float64), return_complex=False)
+        old = torch.stft(x, 16, window=ones, return_complex=False)
     close(old, np.stack([norm.real.cpu().numpy(), norm.imag.cpu().numpy()], -1) * 4.0)
     aligned = torch.stft(
         x, 16, win_length=8, window=w, center=False, align_to_window=True, return_complex=True

@@ -41,6 +41,8 @@ CPU_ONLY = {
         for name in [
             "lu_factor_stub",
             "lu_solve_stub",
+            "ldl_factor_stub",
+            "ldl_solve_stub",
             "cholesky_stub",
             "triangular_solve_stub",
             "geqrf_stub",
@@ -195,4 +197,7 @@ def test_stub_dtype_pair(stub, dtype, device):
         return
     assert got[0] == "ok", f"{stub}/{dtype}: PyTorch returns a value, minitorch raised {got[1]}: {got[2]}"
     rtol, atol = TOL.get(dtype, (0, 0))
+    if stub.startswith("fft_") and device == "cuda":
+        # integer inputs transform in float32, and cuFFT rounds differently from the CPU's pocketfft
+        rtol, atol = TOL["float64" if dtype == "float64" else "float32"]
     np.testing.assert_allclose(got[1], np.asarray(want[1]), rtol=rtol, atol=atol)

@@ -373,7 +373,7 @@ def test_sparse_sparse_matmul_like_scipy(device):
     np.testing.assert_allclose(npy(c.to_dense()), ref, rtol=1e-12, atol=1e-12)
     empty = minitorch.sparse_coo_tensor(
         minitorch.empty(2, 0, dtype=minitorch.int64), minitorch.empty(0, dtype=minitorch.float64), (9, 11)
-    )
+    ).to(device)
     assert (A @ empty)._nnz() == 0
     with pytest.raises(
         RuntimeError,

@@ -588,7 +588,8 @@ def test_other_capabilities(cap):
 
 def atan2_report(dtype="float32"):
     """Largest atan2 error in ulps of dtype against long double over random and log-spread operands, and the C99
-    special values (signed zeros, infinities, NaN) that differ from NumPy's, in this process's path."""
+    special values (signed zeros, infinities, NaN) that differ from the correctly rounded ones, in this process's
+    path."""
     dt = np.dtype(dtype).type
     rng = np.random.default_rng(8)
     n = 200000
@@ -607,7 +608,10 @@ def atan2_report(dtype="float32"):
     special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45], dtype=dt)
     sy, sx = (v.ravel() for v in np.meshgrid(special, special))
     g = minitorch.atan2(minitorch.from_numpy(sy), minitorch.from_numpy(sx)).numpy()
-    r = np.arctan2(sy, sx)
+    # the correctly rounded values (NumPy's own float32 arctan2 is 1 ulp off at (1, 1) in some releases: the
+    # H200 machine's NumPy gave 0.78539813 where this one gives float32(pi/4) = 0.78539819)
+    with np.errstate(invalid="ignore"):
+        r = np.arctan2(sy.astype(np.longdouble), sx.astype(np.longdouble)).astype(dt)
     same = ((g == r) & (np.signbit(g) == np.signbit(r))) | (np.isnan(g) & np.isnan(r))
     cap = minitorch.backends.cpu.get_cpu_capability()
     return cap, worst, [(float(sy[i]), float(sx[i]), float(g[i])) for i in np.where(~same)[0]]

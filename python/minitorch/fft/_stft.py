@@ -99,6 +99,11 @@ def stft(
             head + f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
             f"{list(window.shape)}"
         )
+    if window is not None and window.device != x.device:
+        raise RuntimeError(
+            f"stft input and window must be on the same device but got self on {x.device} and window on "
+            f"{window.device}"
+        )
     if x.dtype not in (_C.float32, _C.float64, _C.complex64, _C.complex128):
         raise NotImplementedError(f"Unsupported dtype {scalar_name(x.dtype)}")
     left = (n_fft - win) // 2
@@ -212,6 +217,11 @@ def istft(
         raise RuntimeError(head + "expected 0 < win_length <= n_fft")
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise RuntimeError(head + "Invalid window shape. window has to be 1D and length of `win_length`")
+    if window is not None and window.device != input.device:
+        raise RuntimeError(
+            f"istft input and window must be on the same device but got self on {input.device} and window on "
+            f"{window.device}"
+        )
     real_dtype = _C.float64 if input.dtype == _C.complex128 else _C.float32
     if window is None:
         warnings.warn(
