@@ -5,7 +5,6 @@ This module keeps PyTorch's checks, messages and batch broadcasting; the factori
 ``_C._linalg_ldl_factor_ex`` / ``_C._linalg_ldl_solve`` (csrc/ops/linalg_decomp.cpp). No derivative, as in
 PyTorch (the results are outside the graph)."""
 
-
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd.grad_mode import no_grad
