@@ -1,8 +1,11 @@
 """GradScaler: loss scaling for float16 training. The inf/NaN check, the unscale and the scale update run as
-multi-tensor kernels on the device (no host sync per parameter); step() syncs once to decide whether to skip."""
+multi-tensor kernels on the device. With our optimizers (fused steps that take grad_scale/found_inf, PyTorch's
+contract for fused optimizers) nothing is read back; other optimizers get PyTorch's general path, whose step()
+syncs once to decide whether to skip."""
 
 import inspect
 import warnings
+import weakref
 from collections import defaultdict
 from enum import Enum
 
@@ -16,6 +19,25 @@ class OptState(Enum):
     READY = 0
     UNSCALED = 1
     STEPPED = 2
+
+
+# step functions -> whether they take PyTorch's deprecated grad_scaler= keyword (inspect.signature costs more
+# than the rest of a scaled step on a small model, so it is asked once per function)
+_TAKES_GRAD_SCALER = weakref.WeakKeyDictionary()
+
+
+def _takes_grad_scaler(step):
+    fn = getattr(step, "__func__", step)
+    try:
+        return _TAKES_GRAD_SCALER[fn]
+    except (KeyError, TypeError):
+        pass
+    takes = "grad_scaler" in inspect.signature(step).parameters
+    try:
+        _TAKES_GRAD_SCALER[fn] = takes
+    except TypeError:  # not weak-referenceable: ask every time
+        pass
+    return takes
 
 
 def _refresh_per_optimizer_state():
@@ -143,7 +165,7 @@ class GradScaler:
         """PyTorch's path for optimizers that unscale and skip inside their own step: the inf check runs on the
         device, the scale and the flag are handed over as ``optimizer.grad_scale`` / ``optimizer.found_inf``,
         and nothing here reads a value back (no host sync per step)."""
-        if "grad_scaler" in inspect.signature(optimizer.step).parameters:
+        if _takes_grad_scaler(optimizer.step):
             warnings.warn(
                 "GradScaler is going to stop passing itself as a keyword argument to the passed "
                 "optimizer. In the near future GradScaler registers `grad_scale: Tensor` and "
@@ -162,11 +184,11 @@ class GradScaler:
         found_inf = sum(t.to(scale.device, non_blocking=True) for t in state["found_inf_per_device"].values())
         if not isinstance(found_inf, _C.Tensor):  # no gradients at all: nothing to skip
             found_inf = None
-        # an unscale_() already divided the grads: only the flag remains to pass
+        # an unscale_() already divided the grads: only the flag remains to pass; a scale the caller set on the
+        # optimizer multiplies ours (PyTorch's rule)
+        own = getattr(optimizer, "grad_scale", None)
         optimizer.grad_scale = (
-            getattr(optimizer, "grad_scale", None)
-            if state["stage"] is OptState.UNSCALED
-            else scale * getattr(optimizer, "grad_scale", 1)
+            own if state["stage"] is OptState.UNSCALED else scale if own is None else scale * own
         )
         optimizer.found_inf = found_inf
         try:
@@ -180,8 +202,9 @@ class GradScaler:
     def _check_inf_per_device(self, optimizer, allow_fp16=True):
         """The inf/nan check of every gradient without unscaling them (inv_scale 1), on their devices."""
         _scale, _ = self._check_scale_growth_tracker("_check_inf_per_device")
-        dummy_inv_scale = _C.full((), 1.0, dtype=_C.float32, device=_scale.device)
-        found_inf = _C.full((), 0.0, dtype=_C.float32, device=_scale.device)
+        # (a fresh 1.0 each time: the kernel only reads it, but a shared one could be changed by a caller)
+        dummy_inv_scale = _C.ones((), dtype=_C.float32, device=_scale.device)
+        found_inf = _C.zeros((), dtype=_C.float32, device=_scale.device)
         state = self._per_optimizer_states[id(optimizer)]
         state["found_inf_per_device"] = self._unscale_grads_(
             optimizer, dummy_inv_scale, found_inf, allow_fp16
