@@ -82,8 +82,10 @@ class SGD(Optimizer):
         # dampening continues exactly as a first step (buf = 0 * momentum + d_p), so no host sync is needed.
         may_skip = amp["found_inf"] is not None
         zero_start = may_skip and float(group["dampening"]) == 0
-        if may_skip and not zero_start and amp["found_inf"].item():
-            return  # (dampening: a skipped first step must leave no buffer; this one case reads the flag)
+        # (with dampening, a skipped first step must leave no buffer: only that case reads the flag back)
+        new_buffers = any(self.state[p].get("momentum_buffer") is None for p in params)
+        if may_skip and not zero_start and new_buffers and amp["found_inf"].item():
+            return
         old = ([], [], [])
         new = ([], [], [])
         for p, g in zip(params, grads):
