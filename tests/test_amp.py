@@ -384,6 +384,31 @@ def test_fused_grad_scaler_step_equals_the_unscale_path(device, name):
     assert not hasattr(opt, "grad_scale") and not hasattr(opt, "found_inf")
 
 
+@pytest.mark.parametrize("dampening", [0.0, 0.3])
+def test_fused_sgd_skipped_first_step_leaves_a_first_step(device, dampening):
+    # the first step's gradients are inf: the momentum buffer must start at the next (clean) step as a first step
+    make = lambda ps: minitorch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=dampening)
+    factors = [float("inf"), 1.0, 0.5]
+    runs = []
+    for fused in (True, False):
+        rng = np.random.default_rng(9)
+        w = nn.Parameter(
+            minitorch.tensor(rng.standard_normal((3, 2)), dtype=minitorch.float32, device=device)
+        )
+        x = minitorch.tensor(rng.standard_normal((4, 3)), dtype=minitorch.float32, device=device)
+        opt = make([w])
+        if not fused:
+            opt._step_supports_amp_scaling = False
+        scaler = minitorch.amp.GradScaler(device, init_scale=256.0)
+        for f in factors:
+            opt.zero_grad()
+            scaler.scale(((x @ w) ** 2).sum() * f).backward()
+            scaler.step(opt)
+            scaler.update()
+        runs.append(w.detach().cpu().numpy())
+    np.testing.assert_allclose(runs[0], runs[1], rtol=1e-6, atol=1e-7)
+
+
 def test_fused_grad_scaler_step_reads_nothing_back(device, monkeypatch):
     rng = np.random.default_rng(1)
     w = nn.Parameter(minitorch.tensor(rng.standard_normal((4, 4)), dtype=minitorch.float32, device=device))
