@@ -312,15 +312,17 @@ def _case_peer_dies():
 
 
 def _case_peer_stalls():
-    # rank 1 stays alive but never joins the collective: rank 0 hits the group's timeout
-    dist.init_process_group("gloo", timeout=timedelta(seconds=2))
-    dist.barrier()
+    # rank 1 stays alive but never joins the collective: rank 0 hits the group's timeout. The rendezvous gets a
+    # generous one (under load a peer's import alone took over 2 s); the stalled collective runs in a group of 2 s.
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    group = dist.new_group(timeout=timedelta(seconds=2))
+    dist.barrier(group=group)
     if dist.get_rank() == 1:
         time.sleep(60)
         return
     t0 = time.monotonic()
     with pytest.raises(RuntimeError, match="[Tt]imed out"):
-        dist.all_reduce(minitorch.ones(10))
+        dist.all_reduce(minitorch.ones(10), group=group)
     assert time.monotonic() - t0 < 10
 
 
