@@ -1,8 +1,9 @@
 """The eighth session's long-tail APIs beside NumPy/SciPy and PyTorch (when `import torch` works): masked
 reductions (numpy.ma), a nested batch padded, LDL^T factorization (scipy's sytrf), LOBPCG's extreme eigenpairs
 (numpy.linalg.eigh), and the cost of saved-tensor hooks on a small MLP training step. Most of these are Python
-composites over our ops: the table says what that costs against PyTorch's C++ versions. Markdown table; ratios are
-other / minitorch (above 1: minitorch is faster).
+composites over our ops: the table says what that costs against PyTorch's C++ versions. Then the ninth session's
+kernels for slow rows of the sweep (issue 32: flip, nansum, trace, real angle, max_pool1d). Markdown table; ratios
+are other / minitorch (above 1: minitorch is faster). For one thread in both: OMP_NUM_THREADS=1.
 
   PYTHONPATH=python python benchmarks/bench_long_tail.py [--repeats 5 --min-time 0.05]
 """
@@ -88,7 +89,47 @@ def cases():
     )
     add("MLP step, no hooks", lambda L: _mlp_step(L, False))
     add("MLP step, identity saved_tensors_hooks", lambda L: _mlp_step(L, True))
+    _issue32_cases(add, on, rng)
     return out
+
+
+def _issue32_cases(add, on, rng):
+    """The ninth session's kernels for slow rows of the sweep (issue 32): flip's strided copy, nansum's and
+    trace's reductions, angle of a real tensor, max_pool1d's row windows (256x256 float32 unless said)."""
+    x = rng.standard_normal((256, 256)).astype(np.float32)
+    xn = x.copy()
+    xn[rng.random(xn.shape) < 0.1] = np.nan
+    p = rng.standard_normal((8, 32, 256)).astype(np.float32)
+    for dims in [(0,), (1,), (0, 1)]:
+        add(
+            f"flip dims {dims} (256x256)",
+            on([x], lambda L, t, d=dims: L.flip(t, d)),
+            lambda d=dims: np.flip(x, d).copy(),
+        )
+    add("rot90 (256x256)", on([x], lambda L, t: L.rot90(t)), lambda: np.rot90(x).copy())
+    add("nansum (256x256)", on([xn], lambda L, t: L.nansum(t)), lambda: np.nansum(xn))
+    add("nansum dim=1 (256x256)", on([xn], lambda L, t: L.nansum(t, 1)), lambda: np.nansum(xn, 1))
+    add("nansum dim=0 (256x256)", on([xn], lambda L, t: L.nansum(t, 0)), lambda: np.nansum(xn, 0))
+    add("trace (256x256)", on([x], lambda L, t: L.trace(t)), lambda: np.trace(x))
+    add("angle, real (256x256)", on([x], lambda L, t: L.angle(t)), lambda: np.angle(x))
+    for k, st in [(2, 2), (3, 1), (4, 4)]:
+        add(
+            f"max_pool1d k={k} s={st} (8x32x256)",
+            on([p], lambda L, t, k=k, st=st: L.nn.functional.max_pool1d(t, k, st)),
+        )
+    add(
+        "max_pool1d k=2 + backward (8x32x256)",
+        lambda L: _pool_step(L, p),
+    )
+
+
+def _pool_step(L, p):
+    t = L.tensor(p, requires_grad=True)
+
+    def step():
+        L.nn.functional.max_pool1d(t, 2).sum().backward()
+
+    return step
 
 
 def main():

@@ -35,6 +35,7 @@ UNARY_SPELLING = {
     "_special_i0e": torch.special.i0e,
     "_special_i1": torch.special.i1,
     "_special_i1e": torch.special.i1e,
+    "_angle_real": torch.angle,
 }
 BINARY_SPELLING = {
     "trunc_divide": lambda a, b: torch.div(a, b, rounding_mode="trunc"),

@@ -4,6 +4,16 @@ with each dtype, ("ok", result dtype) or ("err", exception, message). Do not edi
 # ruff: noqa: ISC004 - the formatter splits long messages
 
 ORACLE = {
+    ("_angle_real", "bfloat16"): ("ok", "bfloat16"),
+    ("_angle_real", "bool"): ("ok", "float32"),
+    ("_angle_real", "float16"): ("ok", "float16"),
+    ("_angle_real", "float32"): ("ok", "float32"),
+    ("_angle_real", "float64"): ("ok", "float64"),
+    ("_angle_real", "int16"): ("ok", "float32"),
+    ("_angle_real", "int32"): ("ok", "float32"),
+    ("_angle_real", "int64"): ("ok", "float32"),
+    ("_angle_real", "int8"): ("ok", "float32"),
+    ("_angle_real", "uint8"): ("ok", "float32"),
     ("_special_i0e", "bfloat16"): ("ok", "bfloat16"),
     ("_special_i0e", "bool"): ("ok", "float32"),
     ("_special_i0e", "float16"): ("ok", "float16"),

@@ -170,6 +170,8 @@ CASES = {
     "std": lambda: check(lambda a: a.std(1), r(3, 4)),
     "norm": lambda: check(lambda a: torch.norm(a, 3, dim=1), r(3, 4)),
     "logsumexp": lambda: check(lambda a: torch.logsumexp(a, 1), r(3, 4)),
+    "nansum": lambda: check(lambda a: torch.nansum(a, (0, 2), keepdim=True), r(3, 4, 2)),
+    "trace": lambda: check(torch.trace, r(3, 4)),
     "max": case_extremum(torch.max),
     "min": case_extremum(torch.min),
     "cumsum": lambda: check(lambda a: torch.cumsum(a, 1), r(3, 4)),
@@ -202,6 +204,7 @@ CASES = {
     ),
     "unbind": lambda: check(lambda a: a.unbind(1)[0] * a.unbind(1)[2], r(3, 4)),
     "cat": lambda: check(lambda a, b: torch.cat([a, b], 1), r(3, 4), r(3, 2, seed=1)),
+    "flip": lambda: check(lambda a: torch.flip(a, (0, 2)), r(2, 3, 4)),
     # complex views, checked through real functions: z*z and exp(z) are holomorphic, so the gradient of the
     # real view of the result must match finite differences of the real parts
     "view_as_complex": lambda: check(lambda a: torch.view_as_real(torch.view_as_complex(a).exp()), r(3, 2)),

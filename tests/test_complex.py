@@ -341,6 +341,33 @@ def test_abs_angle_sgn():
     assert torch.abs(torch.tensor([complex(float("inf"), float("nan"))])).item() == float("inf")
 
 
+def test_angle_of_real_is_one_kernel():
+    """angle of a real tensor: PyTorch's angle_impl (NaN kept, pi below zero, 0 else, -0 included), in the
+    input's float dtype or the default one, over any layout; its gradient is zero"""
+    v = [-1.0, -0.0, 0.0, 2.0, float("nan"), float("-inf"), float("inf"), -1e-30, -1e-40]
+    for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        x = torch.tensor(v, dtype=dtype)
+        r = torch.angle(x)
+        assert r.dtype == dtype
+        xv = np_of(x.double())  # -1e-30 is -0 in half, -1e-40 a subnormal in float32
+        pi = torch.tensor(np.pi, dtype=dtype).item()  # pi rounded to the dtype (3.140625 in half)
+        want = np.where(np.isnan(xv), np.nan, np.where(xv < 0, pi, 0.0))
+        np.testing.assert_array_equal(np_of(r.double()), want)
+    for dtype in (torch.int64, torch.int8, torch.uint8, torch.bool):
+        x = torch.tensor([-3, 0, 5] if dtype not in (torch.uint8, torch.bool) else [1, 0, 1], dtype=dtype)
+        r = torch.angle(x)
+        assert r.dtype == torch.float32
+        np.testing.assert_array_equal(np_of(r), np.angle(np_of(x).astype(np.float64)).astype(np.float32))
+    a = np.random.default_rng(0).standard_normal((6, 8))
+    x = torch.tensor(a)
+    for view in (x.t(), x[::2, 1::3], x[:1].expand(4, 8)):
+        np.testing.assert_array_equal(np_of(torch.angle(view)), np.angle(np_of(view)))
+    assert torch.angle(torch.empty(0, 3)).shape == (0, 3)
+    g = torch.tensor(a, requires_grad=True)
+    torch.angle(g).sum().backward()
+    np.testing.assert_array_equal(np_of(g.grad), np.zeros_like(a))
+
+
 @pytest.mark.parametrize(
     "op, ref", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide)]
 )

@@ -10,7 +10,7 @@ import pytest
 
 import minitorch
 from minitorch.autograd import gradcheck
-from tests.utils import make_array, make_tensor, to_np
+from tests.utils import ALL_DTYPES, make_array, make_tensor, run_oracle, to_np
 
 DTYPES = [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.bool]
 LAYOUTS = ["contiguous", "transposed", "strided"]
@@ -107,6 +107,99 @@ def test_flip_roll_rot90_tile_gradients():
     assert gradcheck(lambda t: minitorch.roll(t, 5), (x,))
     assert gradcheck(lambda t: minitorch.rot90(t, 3), (x,))
     assert gradcheck(lambda t: t.tile((2, 1, 2)), (x,))
+
+
+# flip is one strided copy (csrc/ops/shape.cpp): a view walking each flipped dim backwards, whose runs the copy
+# kernels read forwards (an outer dim flipped) or reversed (the last dim). Exact copies, so exact comparisons.
+FLIP_CASES = [((7,), (0,)), ((2, 3, 5), (1,)), ((2, 3, 5), (2,)), ((2, 3, 5), (0, 2)), ((2, 3, 5), (0, 1, 2))]
+FLIP_CASES += [((3, 1, 4), (1, 2)), ((2, 3, 4, 5), (-1, 1)), ((4, 33), (1,)), ((4, 33), ())]
+
+
+@pytest.mark.parametrize("dtype", [*ALL_DTYPES, minitorch.complex64, minitorch.complex128], ids=str)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided", "expanded"])
+def test_flip_kernel_values(device, dtype, layout):
+    rng = np.random.default_rng(3)
+    for shape, dims in FLIP_CASES:
+        if dtype.is_complex:
+            a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+            a = a.astype(np.complex64 if dtype == minitorch.complex64 else np.complex128)
+        else:
+            a = _np(make_array(shape, dtype, rng), dtype)
+        if layout == "expanded":
+            a = np.broadcast_to(a[:1], a.shape)
+        x = make_tensor(a, dtype, device, layout)
+        got = minitorch.flip(x, dims)
+        assert got.dtype == dtype and got.shape == shape
+        want = np.flip(a, dims) if dims else a
+        if dtype.is_complex:
+            np.testing.assert_array_equal(got.cpu().numpy(), want)
+        else:
+            np.testing.assert_array_equal(to_np(got), np.asarray(want).astype(to_np(got).dtype))
+        if layout == "transposed" and len(shape) > 1:
+            # PyTorch's preserve_format: a transposed input gives a transposed (dense) result
+            assert got.stride() == x.stride()
+
+
+def test_flip_kernel_long_runs_and_threads():
+    # long runs split over threads, and every dim of a dense tensor flipped (one reversed run)
+    a = np.arange(300 * 700, dtype=np.float32).reshape(300, 700)
+    x = minitorch.from_numpy(a)
+    for dims in [(1,), (0,), (0, 1)]:
+        np.testing.assert_array_equal(minitorch.flip(x, dims).numpy(), np.flip(a, dims))
+    v = np.arange(100_003, dtype=np.float64)
+    np.testing.assert_array_equal(minitorch.flip(minitorch.from_numpy(v), 0).numpy(), v[::-1])
+    b = np.arange(5 * 6 * 7, dtype=np.int16).reshape(5, 6, 7)
+    xb = minitorch.from_numpy(b).permute(2, 0, 1)[1:, ::2]  # permuted and sliced: no run is dense
+    np.testing.assert_array_equal(
+        minitorch.flip(xb, (0, 2)).numpy(), np.flip(b.transpose(2, 0, 1)[1:, ::2], (0, 2))
+    )
+
+
+def test_flip_kernel_edges(device):
+    s = minitorch.tensor(3.5, device=device)
+    for dims in [(0,), (-1,), ()]:
+        r = minitorch.flip(s, dims)
+        assert r.shape == () and r.item() == 3.5
+    e = minitorch.zeros(4, 0, 3, device=device)
+    assert minitorch.flip(e, (0, 2)).shape == (4, 0, 3)
+    x = minitorch.arange(6.0, device=device).reshape(2, 3)
+    y = x.flip(1)
+    y.add_(1)  # a copy: the input is untouched
+    np.testing.assert_array_equal(to_np(x), np.arange(6.0).reshape(2, 3))
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        minitorch.flip(x, (1, -1))
+    m = minitorch.empty(2, 3, device="meta").flip(0)
+    assert m.shape == (2, 3) and m.device.type == "meta"
+
+
+def test_flip_kernel_gradients():
+    x = _rand64(2, 3, 4)
+    for dims in [(0,), (2,), (0, 2), (1, 2, 0)]:
+        assert gradcheck(lambda t, dims=dims: minitorch.flip(t, dims), (x,))
+    xt = _rand64(4, 3).detach().t().requires_grad_()
+    assert gradcheck(lambda t: minitorch.rot90(t, 1), (xt,))
+    assert minitorch.autograd.gradgradcheck(lambda t: minitorch.flip(t, (1,)) ** 2, (x,))
+    assert minitorch.flip(x, (0,)).grad_fn.name() == "FlipBackward0"
+
+
+def test_flip_strides_match_pytorch():
+    """the result's layout: a transposed input's order kept, a sliced (gapped) or expanded one made dense"""
+    script = """
+import json, sys, torch
+out = {}
+x = torch.zeros(4, 3).t()
+out["t"] = list(torch.flip(x, [0]).stride())
+out["s"] = list(torch.flip(torch.zeros(3, 1, 8)[:, :, ::2], [0]).stride())
+out["e"] = list(torch.flip(torch.zeros(3, 4).expand(2, 3, 4), [0]).stride())
+print(json.dumps(out))
+"""
+    want = run_oracle(script, {})
+    got = {
+        "t": list(minitorch.flip(minitorch.zeros(4, 3).t(), [0]).stride()),
+        "s": list(minitorch.flip(minitorch.zeros(3, 1, 8)[:, :, ::2], [0]).stride()),
+        "e": list(minitorch.flip(minitorch.zeros(3, 4).expand(2, 3, 4), [0]).stride()),
+    }
+    assert got == want
 
 
 # ---- broadcasting, grids, products of sets
@@ -266,6 +359,38 @@ def test_diag_errors_and_gradients():
     assert gradcheck(lambda t: minitorch.diag_embed(t, -1, 2, 0), (x,))
     assert gradcheck(lambda t: minitorch.diagflat(t, 2), (x,))
     assert gradcheck(minitorch.trace, (x,))
+
+
+# trace: the diagonal summed where it lies (a strided view into the reduction kernels), a node of its own
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided", "expanded"])
+def test_trace_kernel(device, layout):
+    rng = np.random.default_rng(4)
+    for dtype in [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.int8, minitorch.uint8]:
+        for shape in [(5, 5), (3, 7), (7, 3), (1, 4), (0, 3)]:
+            a = make_array(shape, dtype, rng)
+            if layout == "expanded" and shape[0]:
+                a = np.broadcast_to(a[:1], shape)
+            x = make_tensor(a, dtype, device, layout)
+            got = minitorch.trace(x)
+            want_dt = minitorch.int64 if dtype in (minitorch.int8, minitorch.uint8) else dtype
+            assert got.shape == () and got.dtype == want_dt and x.trace().dtype == want_dt
+            np.testing.assert_allclose(to_np(got), np.trace(a.astype(np.float64)), rtol=2e-3)
+    z = np.array([[1 + 2j, 3j], [4.0, -1 - 1j]])
+    assert minitorch.trace(minitorch.tensor(z)).item() == np.trace(z)
+    with pytest.raises(NotImplementedError, match="^\"trace\" not implemented for 'Bool'$"):
+        minitorch.trace(minitorch.ones(2, 2, dtype=minitorch.bool, device=device))
+
+
+def test_trace_kernel_gradients():
+    x = _rand64(4, 3)
+    y = minitorch.trace(x)
+    assert y.grad_fn.name() == "TraceBackward0"
+    y.backward(minitorch.tensor(2.5, dtype=F64))
+    np.testing.assert_array_equal(x.grad.numpy(), 2.5 * np.eye(4, 3))
+    assert gradcheck(minitorch.trace, (_rand64(3, 5).detach().t().requires_grad_(),))
+    assert minitorch.autograd.gradgradcheck(lambda t: minitorch.trace(t * t), (x,))
+    zc = minitorch.randn(3, 3, dtype=minitorch.complex128, requires_grad=True)
+    assert gradcheck(lambda t: minitorch.trace(t).abs(), (zc,))
 
 
 # ---- splits

@@ -503,6 +503,60 @@ def test_max_pool1d_values(device):
     assert_matches(F.max_pool1d(T(x[0], device=device), 2), np_max_pool2d(x[:1, :, None], (1, 2))[0][0, :, 0])
 
 
+# max_pool1d's row kernel (one input row per plane): selects instead of the 2-D loop's branch, the float 2/2
+# window four outputs per SSE step. Ties, NaN (the last wins), -inf and +-0 at every position; widths with and
+# without a remainder of the SSE step; padding, dilation and ceil_mode's partial windows.
+POOL1D_CASES = [(2, 2, 0, 1, False), (2, 2, 0, 1, True), (3, 1, 0, 1, False), (3, 2, 1, 1, True)]
+POOL1D_CASES += [(4, 4, 2, 1, False), (2, 1, 1, 2, True), (5, 3, 2, 2, False), (1, 1, 0, 1, False)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("width", [8, 19, 64, 2])
+def test_max_pool1d_row_kernel(device, dtype, width):
+    NF = minitorch.nn.functional  # the Python entry: the plain case and return_indices alike
+    rng = np.random.default_rng(63)
+    x = rng.integers(-3, 3, size=(2, 3, width)).astype(np.float64)  # small integers: many ties
+    specials = [np.nan, -np.inf, np.inf, -0.0, 0.0]
+    flat = x.reshape(-1)
+    pos = rng.choice(flat.size, size=min(flat.size, 10), replace=False)
+    flat[pos] = [specials[i % len(specials)] for i in range(pos.size)]
+    x[0, 0, :2] = [np.nan, np.nan]  # two NaNs in one window: the last one's index
+    x[0, 1, :2] = [-np.inf, -np.inf]
+    for k, s, p, d, ceil in POOL1D_CASES:
+        if (width + 2 * p - d * (k - 1) - 1) < 0:
+            continue
+        e_out, e_idx = np_max_pool2d(x[:, :, None], (1, k), (1, s), (0, p), (1, d), ceil)
+        for inp in (T(x, dtype, device), T(np.repeat(x, 2, axis=2), dtype, device)[:, :, ::2]):
+            out, idx = NF.max_pool1d(inp, k, s, p, d, ceil, return_indices=True)
+            assert out.dtype == dtype
+            np.testing.assert_array_equal(out.cpu().double().numpy(), e_out[:, :, 0])
+            np.testing.assert_array_equal(idx.cpu().numpy(), e_idx[:, :, 0])
+            np.testing.assert_array_equal(
+                NF.max_pool1d(inp, k, s, p, d, ceil).cpu().double().numpy(), e_out[:, :, 0]
+            )
+        noncontig1 = T(np.ascontiguousarray(x.transpose(0, 2, 1)), dtype, device).transpose(1, 2)
+        out = NF.max_pool1d(noncontig1, k, s, p, d, ceil)
+        np.testing.assert_array_equal(out.cpu().double().numpy(), e_out[:, :, 0])
+    # the gradient goes to the first maximum of each window (indices), accumulated where windows overlap
+    g = T(x, device=device, requires_grad=True)
+    kg = min(3, width)
+    out = NF.max_pool1d(g, kg, 1)
+    w = rng.standard_normal(out.shape)
+    out.backward(T(w, device=device))
+    _, e_idx = np_max_pool2d(x[:, :, None], (1, kg), (1, 1))
+    want = np.zeros_like(x)
+    for i in np.ndindex(*e_idx[:, :, 0].shape):
+        want[i[0], i[1], e_idx[i[0], i[1], 0, i[2]]] += w[i]
+    np.testing.assert_allclose(g.grad.cpu().numpy(), want, rtol=1e-12)
+    if width > 2 and dtype == minitorch.float64:
+        distinct = T(
+            rng.permutation(2 * 3 * width).reshape(2, 3, width) / 7.0, device=device, requires_grad=True
+        )
+        assert minitorch.autograd.gradcheck(lambda t: NF.max_pool1d(t, 2, 2), (distinct,))
+    assert NF.max_pool1d(minitorch.empty(0, 3, width, dtype=dtype, device=device), 2).shape[:2] == (0, 3)
+
+
 AVGPOOL_CASES = [
     (3, None, 0, False, True, None),
     (3, 2, 1, False, True, None),

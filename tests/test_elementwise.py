@@ -144,6 +144,7 @@ UNARY = {
     "_special_i0e": (_i0e, ANY, (-8, 8), "float"),
     "_special_i1": (_i1, ANY, (-8, 8), "float"),
     "_special_i1e": (_i1e, ANY, (-8, 8), "float"),
+    "_angle_real": (np.angle, ANY, None, "float"),
     "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float"),
     "gelu": (_gelu, F, None, "float"),
     "gelu_tanh": (_gelu_tanh, F, None, "float"),
@@ -203,6 +204,7 @@ UNARY_GRADCHECK = {
     "_special_i0e": {"nz": True},
     "_special_i1": {},
     "_special_i1e": {"nz": True},
+    "_angle_real": {"nz": True},
 }
 
 

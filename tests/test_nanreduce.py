@@ -121,3 +121,71 @@ def test_nanmean_arguments_as_pytorch():
     out = minitorch.zeros((), dtype=minitorch.float64)
     r = minitorch.nanmean(x, out=out)
     assert r is out and out.dtype == minitorch.float64 and out.item() == 2.5
+
+
+# nansum is a reduction of its own (ReduceOp::nansum beside sum): rows, columns (a middle dim read in place),
+# long rows split over threads, and the layouts that take the copy into rows
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("layout", ["strided", "expanded", "contiguous"])
+def test_nansum_kernel_paths(device, dtype, layout):
+    rng = np.random.default_rng(5)
+    for shape, dim in [((4, 6, 5), 1), ((4, 6, 5), (0, 1)), ((3, 700), 1), ((700, 3), 0), ((2, 3, 4), None)]:
+        a = with_nans(shape, rng)
+        if layout == "expanded":
+            a = np.broadcast_to(a[:1], a.shape)
+        x = make_tensor(a, dtype, device, layout)
+        a = x.cpu().to(minitorch.float64).numpy()
+        rtol, atol = TOL[dtype]
+        npdim = dim if dim is None or isinstance(dim, int) else tuple(dim)
+        for keepdim in (False, True):
+            got = minitorch.nansum(x, dim, keepdim) if dim is not None else x.nansum()
+            want = np.nansum(a, axis=npdim, keepdims=keepdim and dim is not None)
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got.cpu().double().numpy(), want, rtol=rtol, atol=atol * a.size)
+
+
+def test_nansum_long_rows_and_dtypes():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal(300_001)
+    a[rng.random(a.size) < 0.1] = np.nan
+    a[:10] = np.inf  # an infinity stays one
+    x = minitorch.from_numpy(a)
+    assert minitorch.nansum(x).item() == np.inf
+    a[:10] = 0.0
+    x = minitorch.from_numpy(a)
+    np.testing.assert_allclose(minitorch.nansum(x).item(), np.nansum(a), rtol=1e-12)
+    np.testing.assert_allclose(minitorch.nansum(x.float()).item(), np.nansum(a), rtol=1e-5)
+    h = minitorch.tensor([1.5, float("nan"), 2.25], dtype=minitorch.float16)
+    r = minitorch.nansum(h, dtype=minitorch.float32)
+    assert r.dtype == minitorch.float32 and r.item() == 3.75
+    # an integer dtype: the NaNs drop before the cast (PyTorch gives 1 here, not int64's minimum plus one)
+    r = minitorch.nansum(minitorch.tensor([1.0, float("nan")]), dtype=minitorch.int64)
+    assert r.dtype == minitorch.int64 and r.item() == 1
+    assert minitorch.nansum(minitorch.empty(0, 3), 0).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(NotImplementedError, match="^nansum on CPU does not support complex inputs$"):
+        minitorch.nansum(minitorch.ones(3, dtype=minitorch.complex64))
+    with pytest.raises(NotImplementedError, match="^\"nansum_cpu\" not implemented for 'ComplexFloat'$"):
+        minitorch.nansum(minitorch.ones(3), dtype=minitorch.complex64)
+
+
+def test_nansum_gradient_over_dims():
+    rng = np.random.default_rng(7)
+    a = with_nans((3, 4, 2), rng)
+    x = minitorch.tensor(a, dtype=minitorch.float64, requires_grad=True)
+    y = minitorch.nansum(x, (0, 2), keepdim=True)
+    assert y.grad_fn.name() == "NansumBackward0" and y.shape == (1, 4, 1)
+    g = rng.standard_normal((1, 4, 1))
+    y.backward(minitorch.from_numpy(g))
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(np.isnan(a), 0.0, np.broadcast_to(g, a.shape)))
+    z = minitorch.tensor(rng.standard_normal((3, 4)), dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(lambda t: minitorch.nansum(t * t, 1), (z,))
+
+
+def test_nansum_arguments_as_pytorch():
+    x = minitorch.tensor([[1.0, float("nan")], [2.0, 3.0]])
+    with pytest.raises(
+        TypeError, match=re.escape("nansum(): argument 'keepdim' (position 3) must be bool, not int")
+    ):
+        minitorch.nansum(x, 0, 1)
+    assert minitorch.nansum(x, (0, 1)).item() == 6.0 and x.nansum(-1).tolist() == [1.0, 5.0]

@@ -329,7 +329,7 @@ def test_embedding_index_dtype_error_names_the_legacy_type(device):
 
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.bfloat16])
 def test_max_pool1d_tap_path_matches_the_kernel(dtype):
-    # the plain case (no padding or dilation, no gradient) is the maximum of strided taps, not the max_pool2d
+    # the plain stride-1 case (no padding or dilation, no gradient) is the maximum of its taps, not the pooling
     # kernel: the same values, NaN kept, every stride, transposed and odd-length inputs, the 2-D form
     rng = np.random.default_rng(3)
     a = rng.standard_normal((3, 5, 37))

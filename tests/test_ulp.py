@@ -418,6 +418,25 @@ EDGES64 = {
         + list(np.linspace(21.9, 22.1, 501))
     ),
 }
+# AVX2's float64 asin/acos (e_asin.c, e_acos.c): the switch to the square-root form at |x| = 0.5, asin's at
+# 0.975 (0x3fef3333), +-1 and the doubles just inside, tiny and subnormal x
+EDGES64["asin"] = _edges64(
+    [0.5, 0.97499990463256836, 0.975, 1.0, 2.0**-27, 2.0**-57, 1e-300, 5e-324, 0.0]
+    + list(np.linspace(0.45, 0.55, 2001))
+    + list(np.linspace(0.97, 0.98, 2001))
+    + list(1 - np.logspace(-16, -1, 500))
+)
+EDGES64["acos"] = EDGES64["asin"]
+# AVX2's float64 tan: sin's reduction (quadrant edges near multiples of pi/4, its limit 2^20 pi/2), k_tan.c's
+# switch to pi/4 - |x| at 0.6744 (0x3fe59428) of the reduced argument, odd quadrants (-1/tan) near the poles
+EDGES64["tan"] = _edges64(
+    [m * math.pi / 4 for m in range(-400, 401)]
+    + [k * math.pi / 2 + d for k in (0, 1, 3, 1001) for d in (0.6743354797363281, -0.6743354797363281)]
+    + [m * math.pi / 2 for m in (10**5, 333333, 10**6, 1048575, 1048576)]
+    + [1647099.0, 1647100.0, 1e7, 1e22, 2.0**-27, 2.0**-28, 1e-300, 5e-324, 0.0]
+    + list(np.linspace(0.6, 0.75, 2001))
+    + list(np.linspace(1.5, 1.64, 2001))
+)
 EDGES64["cos"] = EDGES64["sin"]
 EDGES64["log10"] = EDGES64["log2"]
 EDGES64["cosh"] = EDGES64["sinh"]
@@ -442,9 +461,10 @@ def test_float64_table_edges(op):
     if op in ("log2", "log10"):
         x = np.abs(x)
     ours = _check_float64(op, x)
-    if op in ("tanh", "sin", "erf", "atan", "sinh", "expm1"):
+    if op in ("tanh", "sin", "erf", "atan", "sinh", "expm1", "asin", "tan"):
         # odd, -0 stays -0 (sin's sign follows the quadrant beyond its small arguments)
-        keep = np.abs(x) < (1e-8 if op == "sin" else np.inf)
+        # (a NaN's sign bit means nothing: asin beyond +-1)
+        keep = (np.abs(x) < (1e-8 if op in ("sin", "tan") else np.inf)) & ~np.isnan(ours)
         np.testing.assert_array_equal(np.signbit(ours[keep]), np.signbit(x[keep]))
 
 
@@ -467,6 +487,9 @@ def test_float64_dense(op):
         "log10": 1.7e308,
         "sinh": 710.4,
         "cosh": 710.4,
+        "asin": 1.0,
+        "acos": 1.0,
+        "tan": 2e6,
     }[op]
     lo = {"exp": -745.0, "log": 0.0, "log1p": -1.0, "exp2": -1075.0, "expm1": -50.0}.get(op, -hi)
     x = np.concatenate(
@@ -870,6 +893,9 @@ OWN_AVX2 = {
         "sin",
         "cos",
         "atan",
+        "tan",
+        "asin",
+        "acos",
         *_BESSEL,
     ],
 }

@@ -69,6 +69,8 @@ bool complex_safe(const char* name) {
                                                      "MaskedFillBackward0",
                                                      "TrilBackward0",
                                                      "TriuBackward0",
+                                                     "FlipBackward0",
+                                                     "TraceBackward0",
                                                      "IndexBackward0",
                                                      "IndexSelectBackward0",
                                                      "GatherBackward0",
@@ -1339,6 +1341,28 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dims_, bool keepdim) {
   return out;
 }
 
+Tensor nansum(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtype) {
+  Tensor out = no_grad([&] { return mt::nansum(self, dims_, keepdim, dtype); });
+  DimVector dims = all_dims(self.dim(), dims_);
+  DimVector sizes = self.sizes();
+  // sum's gradient, zero where the input was NaN (it did not take part)
+  record("NansumBackward0", {&self}, {&out}, {{"self", self}}, [dims, keepdim, sizes](FnNode& n, V& gs) -> V {
+    return {mt::where(mt::isnan(n.saved("self")), S(0), expand_to(gs[0], dims, keepdim, sizes))};
+  });
+  return out;
+}
+
+Tensor trace(const Tensor& self) {
+  Tensor out = no_grad([&] { return mt::trace(self); });
+  const int64_t rows = self.sizes()[0], cols = self.sizes()[1];
+  record("TraceBackward0", {&self}, {&out}, {}, [rows, cols](FnNode&, V& gs) -> V {
+    const Tensor& g = gs[0];
+    const ScalarType rt = is_complex(g.dtype()) ? to_real_type(g.dtype()) : g.dtype();
+    return {mt::mul(mt::eye(rows, cols, rt, g.device()), g)};
+  });
+  return out;
+}
+
 Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
   Tensor out = no_grad([&] { return mt::cumsum(self, dim, dtype); });
   int64_t d = wrap_dim(dim, self.dim());
@@ -1424,6 +1448,13 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     return r;
   });
   return out;
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  DimVector ds(dims.begin(), dims.end());
+  return twin(
+      "FlipBackward0", [&] { return mt::flip(self, dims); }, {&self}, {},
+      [ds](FnNode&, V& gs) -> V { return {mt::flip(gs[0], ds)}; });
 }
 
 // ---- sort (ops/sort.h): the triangle ops, linear, so the gradient is the same triangle of the gradient

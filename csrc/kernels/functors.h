@@ -357,6 +357,8 @@ MT_UNARY_FUNCTOR(SpecialI0E, static_cast<T>(bessel_i(static_cast<double>(x), 0, 
 MT_UNARY_FUNCTOR(SpecialI1, static_cast<T>(bessel_i(static_cast<double>(x), 1, false)))
 MT_UNARY_FUNCTOR(SpecialI1E, static_cast<T>(bessel_i(static_cast<double>(x), 1, true)))
 MT_UNARY_FUNCTOR(Digamma, static_cast<T>(digamma_double(static_cast<double>(x))))
+// angle of a real number, PyTorch's angle_impl: NaN kept, pi for negatives, 0 for the rest (-0 included)
+MT_UNARY_FUNCTOR(AngleReal, x != x ? x : (x < T(0) ? static_cast<T>(3.14159265358979323846) : T(0)))
 
 // Bool-result ops.
 struct LogicalNot {

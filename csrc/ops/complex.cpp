@@ -78,11 +78,7 @@ Tensor sgn(const Tensor& self) {
 
 Tensor angle(const Tensor& self) {
   if (is_complex(self.dtype())) return atan2(imag(self), real(self));
-  ScalarType ft = is_floating(self.dtype()) ? self.dtype() : default_dtype();
-  Tensor x = is_floating(self.dtype()) ? self : to(self, ft, self.device());
-  constexpr double kPi = 3.14159265358979323846;
-  Tensor ang = mul(to(lt(x, wrapped_scalar(Scalar(0.0))), ft, x.device()), wrapped_scalar(Scalar(kPi)));
-  return where(isnan(x), x, ang);
+  return unary(UnaryOp::_angle_real, self);  // one pass (integers and bool give the default float)
 }
 
 namespace {

@@ -160,8 +160,8 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
                   : to(self, out_dt, self.device());
   DimVector shape = reduced_shape(self, mask, keepdim);
   if (compute_numel(shape) == 0) return make_empty(shape, out_dt, self.device());
-  bool columns = op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::prod ||
-                 op == ReduceOp::amax || op == ReduceOp::amin;
+  bool columns = op == ReduceOp::sum || op == ReduceOp::nansum || op == ReduceOp::mean ||
+                 op == ReduceOp::prod || op == ReduceOp::amax || op == ReduceOp::amin;
   InPlacePlan plan;
   if (plan_in_place(in, mask, keepdim, columns, out_dt, plan)) {
     reduce_stub.get(self.device())(plan.out_p, in, plan.row, plan.inner, op, arg);
@@ -172,7 +172,7 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
   // the trailing block first, in place along contiguous rows, then the leading one as columns of that
   // small result. The alternative, as_rows, copies the whole input into a permuted layout first (3x slower).
   // The partial sums round to the dtype once, as PyTorch's do; half/bfloat16 would lose too much there.
-  if (in.device().is_cpu() && (op == ReduceOp::sum || op == ReduceOp::mean) &&
+  if (in.device().is_cpu() && (op == ReduceOp::sum || op == ReduceOp::nansum || op == ReduceOp::mean) &&
       (out_dt == ScalarType::Float || out_dt == ScalarType::Double) && in.is_contiguous()) {
     int64_t last = in.dim() - 1;
     while (last >= 0 && in.sizes()[last] == 1) --last;
@@ -256,6 +256,32 @@ Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTyp
   if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
     return complex_reduce(self, dims, keepdim, dtype, false);
   return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum");
+}
+
+// A reduction of its own rather than sum over masked_fill: one pass, no mask and no copy. Integers and bool
+// hold no NaN (sum); a float input with an integer dtype is summed as floats first, NaN dropped, as
+// PyTorch's.
+Tensor native::nansum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  const char* dev = self.is_cuda() ? "CUDA" : "CPU";
+  MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "nansum on ", dev, " does not support complex inputs");
+  MT_CHECK_NOT_IMPLEMENTED(dtype == ScalarType::Undefined || !is_complex(dtype), "\"nansum_",
+                           self.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
+                           dtype_short_name(dtype), "'");
+  if (!is_floating(self.dtype())) return native::sum(self, dims, keepdim, dtype);
+  if (dtype != ScalarType::Undefined && !is_floating(dtype)) {
+    Tensor r = run_reduce(self, dims, keepdim, ReduceOp::nansum, 0, self.dtype(), "nansum");
+    return to(r, dtype, self.device());
+  }
+  return run_reduce(self, dims, keepdim, ReduceOp::nansum, 0, int_to_long(self, dtype), "nansum");
+}
+
+// The diagonal as a strided view, summed by the reduction kernels (no diagonal op, no autograd view).
+Tensor native::trace(const Tensor& self) {
+  MT_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"trace\" not implemented for 'Bool'");
+  const int64_t n = std::min(self.sizes()[0], self.sizes()[1]);
+  Tensor diag = make_view(self, {n}, {self.strides()[0] + self.strides()[1]}, self.storage_offset());
+  return native::sum(diag, {}, false, ScalarType::Undefined);
 }
 
 Tensor native::prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {

@@ -24,6 +24,10 @@ Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim
 Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim);
 Tensor norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim);
 Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim);
+// The sum with NaN counted as zero (integers and bool: sum); complex inputs are refused, as PyTorch's.
+Tensor nansum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype = ScalarType::Undefined);
+// The sum of a matrix's main diagonal, read in place (integers and bool sum in int64).
+Tensor trace(const Tensor& self);
 // Whole-tensor max/min (no dim): a 0-dim tensor; errors on empty input as PyTorch.
 Tensor max(const Tensor& self);
 Tensor min(const Tensor& self);
@@ -44,12 +48,12 @@ Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarTyp
 // outer x row x inner, the op working along `row` (reduced dims made one block, in place when the input's
 // layout allows, else by a copy with them last). `out` is dense as well. A device backend registers these
 // four kernels and gets every op above.
-enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp };
+enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp, nansum };
 // `in`'s memory from data_ptr() is dense outer x row x inner (its sizes/strides may be any permutation of
 // that; read only the pointer), reduced over `row`; out is dense outer x inner (dtype of `in`, except
 // all/any: bool or uint8). inner > 1 (a reduced block followed by kept dims, read in place without a
-// transposing copy) is only passed for sum, mean, prod, amax and amin. arg: p for norm, correction for
-// var/std.
+// transposing copy) is only passed for sum, nansum, mean, prod, amax and amin. nansum only reaches the
+// kernels with floating inputs. arg: p for norm, correction for var/std.
 using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op,
                                 double arg);
 // `in` dense outer x row x inner, walked along `row`. values (undefined for argmax/argmin) and int64 indices,

@@ -9,6 +9,8 @@
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/kernels.h"
+#include "ops/layout.h"
 
 namespace mt {
 
@@ -455,6 +457,29 @@ Tensor movedim(const Tensor& self, IntArrayRef src, IntArrayRef dst) {
     order[k] = next++;
   }
   return permute(self, order);
+}
+
+// One strided copy from a view of self that walks each flipped dim backwards: a negative stride, which only
+// this copy's iterator ever sees (PyTorch restrides flip's input for TensorIterator the same way). Rows keep
+// their memcpy when an outer dim flips; a flipped last dim is a reversed run in the copy kernel.
+Tensor native::flip(const Tensor& self, IntArrayRef dims) {
+  const int64_t nd = self.dim();
+  SmallVector<bool, 8> seen(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
+  DimVector strides = self.strides();
+  int64_t offset = self.storage_offset();
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, nd);
+    MT_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    if (nd == 0 || self.sizes()[w] < 2) continue;
+    offset += (self.sizes()[w] - 1) * strides[w];
+    strides[w] = -strides[w];
+  }
+  Tensor out = empty_strided_dense(self.sizes(), preserved_strides(self), self.dtype(), self.device());
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, make_view(self, self.sizes(), strides, offset)});
+  copy_stub.get(out.device())(it);
+  return out;
 }
 
 Tensor native::diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {

@@ -38,6 +38,8 @@ Tensor movedim(const Tensor& self, int64_t src, int64_t dst);
 Tensor movedim(const Tensor& self, IntArrayRef src, IntArrayRef dst);
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+// A copy of self with the order of elements reversed along each of `dims` (torch.flip).
+Tensor flip(const Tensor& self, IntArrayRef dims);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 // Infers one -1 in `shape` from numel; RuntimeError in PyTorch's words when impossible.
 DimVector infer_size(IntArrayRef shape, int64_t numel);

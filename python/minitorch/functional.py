@@ -171,13 +171,15 @@ def repeat(self, *repeats, **kwargs):
     return x.reshape(inter).expand(*big).reshape(out)
 
 
+@_argcheck.parses(
+    "Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None", upfront=False
+)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the
-    gradient is zero where the input is NaN, as masked_fill's."""
-    if input.is_complex():
-        raise NotImplementedError(f"nansum on {input.device.type.upper()} does not support complex inputs")
-    x = input.masked_fill(input.isnan(), 0) if input.is_floating_point() else input
-    return x.sum(dim, keepdim=keepdim, dtype=dtype)
+    gradient is zero where the input is NaN. One reduction (csrc/ops/reduce.cpp), its checks there."""
+    if isinstance(dim, int):
+        dim = [dim]
+    return _C._nansum(input, dim, keepdim, dtype=dtype)
 
 
 @_argcheck.parses(

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/cpu/Loops.h"
 #include "ops/kernels.h"
@@ -41,6 +42,23 @@ inline dst_t convert(src_t v) {
   }
 }
 
+// n elements into a dense run from a run read backwards (flip's source walks a flipped dim with a negative
+// stride): src points at the first element read, the next ones lie below it. Typed, so the compiler reverses
+// whole vectors instead of moving one element per memcpy.
+template <size_t kItem>
+void copy_reversed(char* dst, const char* src, int64_t n) {
+  if constexpr (kItem == 1 || kItem == 2 || kItem == 4 || kItem == 8) {
+    using U = std::conditional_t<
+        kItem == 1, uint8_t,
+        std::conditional_t<kItem == 2, uint16_t, std::conditional_t<kItem == 4, uint32_t, uint64_t>>>;
+    U* d = reinterpret_cast<U*>(dst);
+    const U* s = reinterpret_cast<const U*>(src) - (n - 1);  // the lowest address of the run
+    for (int64_t i = 0; i < n; ++i) d[i] = s[n - 1 - i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * int64_t(kItem), src - i * int64_t(kItem), kItem);
+  }
+}
+
 // A same-dtype copy between different layouts (x.transpose(1, 2).contiguous() and the like), walked row by
 // row: the pointers advance by strides (an odometer) instead of being recomputed from a flat index for every
 // row, and each row is one memcpy when both sides are dense along it. For short rows (a head dim of 16) the
@@ -50,6 +68,7 @@ void copy_rows(const TensorIter& it, int64_t r0, int64_t r1) {
   const int64_t nd = it.ndim(), n = it.shape[0];
   const int64_t s0 = it.strides[0][0], s1 = it.strides[1][0];
   const bool dense = s0 == int64_t(kItem) && s1 == int64_t(kItem);
+  const bool reversed = s0 == int64_t(kItem) && s1 == -int64_t(kItem);
   DimVector idx(static_cast<size_t>(nd), 0);
   char* dst = it.data[0];
   const char* src = it.data[1];
@@ -63,6 +82,8 @@ void copy_rows(const TensorIter& it, int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; ++r) {
     if (dense) {
       std::memcpy(dst, src, static_cast<size_t>(n) * kItem);
+    } else if (reversed) {
+      copy_reversed<kItem>(dst, src, n);
     } else {
       for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * s0, src + i * s1, kItem);
     }
@@ -145,6 +166,14 @@ void copy_cpu(const TensorIter& it) {
     }
     if (it.ndim() >= 2) {
       return dispatch_width(item, [&](auto w) { copy_strided<sizeof(w)>(it); });
+    }
+    if (it.strides[0][0] == static_cast<int64_t>(item) && it.strides[1][0] == -static_cast<int64_t>(item)) {
+      // a flipped vector (or every dim of a dense tensor flipped, merged into one run)
+      return dispatch_width(item, [&](auto w) {
+        constexpr size_t kw = sizeof(w);
+        it.for_each([](char** d, const int64_t*, int64_t n) { copy_reversed<kw>(d[0], d[1], n); },
+                    kGrainSize);
+      });
     }
     it.for_each(
         [&](char** d, const int64_t* st, int64_t n) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -68,6 +69,125 @@ int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, floa
 }
 #endif
 
+// max_pool1d's windows (one input row per plane, H = 1 and a kernel of one row): the 2-D loop's rule (a
+// larger value or a NaN takes the place, so the first maximum and the last NaN win) as selects rather than a
+// data-dependent branch, which random data mispredicts half the time, and without its per-row bookkeeping.
+// The float 2-wide stride-2 window (PyTorch's usual max_pool1d(x, 2)) is 4 outputs per SSE step.
+#if defined(__SSE2__)
+int64_t max_pool_1x2_f32(const float* x, int64_t W, int64_t oW, float* o, int64_t* ix, int64_t first) {
+  const int64_t n = std::min(oW, W / 2) / 4 * 4;
+  const __m128i zero = _mm_setzero_si128(), lanes = _mm_set_epi32(6, 4, 2, 0), one = _mm_set1_epi32(1);
+  for (int64_t ow = 0; ow < n; ow += 4) {
+    const __m128 t0 = _mm_loadu_ps(x + 2 * ow), t1 = _mm_loadu_ps(x + 2 * ow + 4);
+    const __m128 a = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m128 b = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 m = _mm_or_ps(_mm_cmpgt_ps(b, a), _mm_cmpunord_ps(b, b));
+    _mm_storeu_ps(o + ow, _mm_or_ps(_mm_and_ps(m, b), _mm_andnot_ps(m, a)));
+    __m128i id = _mm_and_si128(_mm_castps_si128(m), one);
+    id = _mm_add_epi32(id, _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(first + 2 * ow))));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow), _mm_unpacklo_epi32(id, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow + 2), _mm_unpackhi_epi32(id, zero));
+  }
+  return n;
+}
+// float windows wholly inside the row [ow, hi), four per step: each tap a compare and a select per lane (the
+// 2-D loop's rule: larger or NaN replaces), the tap index in int32 lanes; returns where it stopped
+int64_t max_pool_taps_f32(const float* x, int64_t ow, int64_t hi, int64_t k, int64_t s, int64_t pad,
+                          int64_t d, float* o, int64_t* ix) {
+  const __m128i zero = _mm_setzero_si128();
+  auto load = [s](const float* q) {
+    return s == 1 ? _mm_loadu_ps(q) : _mm_set_ps(q[3 * s], q[2 * s], q[s], q[0]);
+  };
+  for (; ow + 4 <= hi; ow += 4) {
+    const float* b = x + ow * s - pad;
+    __m128 best = load(b);
+    __m128i bj = zero;
+    for (int64_t j = 1; j < k; ++j) {
+      const __m128 v = load(b + j * d);
+      const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
+      best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
+      const __m128i mi = _mm_castps_si128(m);
+      bj = _mm_or_si128(_mm_and_si128(mi, _mm_set1_epi32(static_cast<int>(j))), _mm_andnot_si128(mi, bj));
+    }
+    _mm_storeu_ps(o + ow, best);
+    alignas(16) int32_t jj[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(jj), bj);
+    for (int64_t i = 0; i < 4; ++i) ix[ow + i] = (ow + i) * s - pad + static_cast<int64_t>(jj[i]) * d;
+  }
+  return ow;
+}
+#endif
+
+template <typename T>
+void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, int64_t* ix) {
+  using acc_t = opmath_t<T>;
+  const int64_t k = a.kernel[1], s = a.stride[1], pad = a.padding[1], d = a.dilation[1];
+  // one window, clipped to the row (the edges, and every window when padding reaches them)
+  auto window = [&](int64_t ow) {
+    int64_t w0 = ow * s - pad;
+    const int64_t w1 = std::min(w0 + (k - 1) * d + 1, W);
+    while (w0 < 0) w0 += d;
+    acc_t best = -std::numeric_limits<acc_t>::infinity();
+    int64_t bi = w0;
+    for (int64_t w = w0; w < w1; w += d) {
+      const acc_t v = static_cast<acc_t>(x[w]);
+      const bool take = (v > best) | (v != v);
+      best = take ? v : best;
+      bi = take ? w : bi;
+    }
+    o[ow] = static_cast<T>(best);
+    ix[ow] = bi;
+  };
+  // the windows wholly inside the row: [lo, hi)
+  const int64_t lo = std::min(oW, (pad + s - 1) / s);
+  const int64_t span = (k - 1) * d;
+  const int64_t hi = std::max(lo, std::min(oW, W - 1 - span + pad >= 0 ? (W - 1 - span + pad) / s + 1 : 0));
+  int64_t ow = 0;
+  for (; ow < lo; ++ow) window(ow);
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (k == 2 && s == 2 && pad == 0 && d == 1 && W < (int64_t(1) << 31))
+      ow += max_pool_1x2_f32(x + 2 * ow, W - 2 * ow, hi - ow, o + ow, ix + ow, 2 * ow);
+    if (k < (int64_t(1) << 31)) ow = max_pool_taps_f32(x, ow, hi, k, s, pad, d, o, ix);
+  }
+#endif
+  // kB windows at a time, tap by tap: each tap is one select per window over independent lanes (bitwise
+  // tests, no short-circuit branch), which the compiler vectorizes; the tap index is kept in int32 lanes and
+  // the position formed at the store. Unit stride (loads of consecutive windows contiguous) has its own copy.
+  constexpr int64_t kB = 16;
+  auto blocks = [&](auto unit) {
+    constexpr bool kUnit = decltype(unit)::value;
+    const int64_t st = kUnit ? 1 : s;
+    for (; ow + kB <= hi; ow += kB) {
+      const T* base = x + ow * st - pad;
+      acc_t best[kB];
+      int32_t bj[kB];
+      for (int64_t i = 0; i < kB; ++i) {
+        best[i] = static_cast<acc_t>(base[i * st]);
+        bj[i] = 0;
+      }
+      for (int64_t j = 1; j < k; ++j) {
+        const T* q = base + j * d;
+        for (int64_t i = 0; i < kB; ++i) {
+          const acc_t v = static_cast<acc_t>(q[i * st]);
+          const bool take = (v > best[i]) | (v != v);
+          best[i] = take ? v : best[i];
+          bj[i] = take ? static_cast<int32_t>(j) : bj[i];
+        }
+      }
+      for (int64_t i = 0; i < kB; ++i) {
+        o[ow + i] = static_cast<T>(best[i]);
+        ix[ow + i] = (ow + i) * st - pad + static_cast<int64_t>(bj[i]) * d;
+      }
+    }
+  };
+  if (s == 1)
+    blocks(std::true_type{});
+  else
+    blocks(std::false_type{});
+  for (; ow < oW; ++ow) window(ow);
+}
+
 // One max window: the first maximum wins, a NaN beats everything and the last NaN wins (PyTorch's rule).
 template <typename T>
 void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
@@ -80,6 +200,13 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   const bool fast_2x2 = std::is_same_v<T, float> && !a.adaptive && a.kernel[0] == 2 && a.kernel[1] == 2 &&
                         a.stride[0] == 2 && a.stride[1] == 2 && a.padding[0] == 0 && a.padding[1] == 0 &&
                         a.dilation[0] == 1 && a.dilation[1] == 1 && p.H * p.W < (int64_t(1) << 31);
+  if (!a.adaptive && p.H == 1 && p.oH == 1 && a.kernel[0] == 1 && a.padding[0] == 0) {
+    parallel_rows(p.P, window_work(p, a), [&](int64_t p0, int64_t p1) {
+      for (int64_t pl = p0; pl < p1; ++pl)
+        max_pool_row(in + pl * p.W, p.W, p.oW, a, o + pl * p.oW, ix + pl * p.oW);
+    });
+    return;
+  }
   parallel_rows(p.P, window_work(p, a), [&](int64_t p0, int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl) {
       const T* x = in + pl * p.H * p.W;

@@ -102,6 +102,12 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
       case ReduceOp::mean:
         r = sum_of(p, split, id) / static_cast<double>(row);
         break;
+      case ReduceOp::nansum:
+        r = sum_of(p, split, [](T x) {
+          const op_t v = static_cast<op_t>(x);
+          return v != v ? op_t(0) : v;
+        });
+        break;
       case ReduceOp::prod:
         r = reduce_row<T, double>(
             p, row, split,
@@ -272,12 +278,25 @@ void reduce_columns(const Tensor& out, const Tensor& in, int64_t row, int64_t in
         for (int64_t r = 0; r < row; ++r)
           for (int64_t j = 0; j < w; ++j) acc[j] = wrap_mul(acc[j], static_cast<a_t>(p[r * inner + j]));
         for (int64_t j = 0; j < w; ++j) q[j] = static_cast<T>(static_cast<op_t>(acc[j]));
-      } else {  // sum, mean
+      } else {  // sum, nansum, mean
         a_t total[kColumns] = {};
         op_t acc[kColumns];
         for (int64_t r0 = 0; r0 < row; r0 += kBlockRows) {
           for (int64_t j = 0; j < w; ++j) acc[j] = 0;
           int64_t r1 = std::min(row, r0 + kBlockRows);
+          if constexpr (std::is_floating_point_v<op_t>) {
+            if (op == ReduceOp::nansum) {
+              for (int64_t r = r0; r < r1; ++r) {
+                const T* pr = p + r * inner;
+                for (int64_t j = 0; j < w; ++j) {
+                  const op_t v = static_cast<op_t>(pr[j]);
+                  acc[j] += v != v ? op_t(0) : v;
+                }
+              }
+              for (int64_t j = 0; j < w; ++j) total[j] += static_cast<a_t>(acc[j]);
+              continue;
+            }
+          }
           for (int64_t r = r0; r < r1; ++r) {
             const T* pr = p + r * inner;
             for (int64_t j = 0; j < w; ++j) acc[j] = wrap_add(acc[j], static_cast<op_t>(pr[j]));

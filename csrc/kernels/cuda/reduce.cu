@@ -31,8 +31,8 @@ using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opma
 // ---- the ops. `reduce` folds one input element (its position in the row is `idx`), `combine` merges two
 // partial results (any grouping: the order threads finish in is not fixed), `write` stores output o.
 
-// What a sum-like reduction adds up (norms) and what it does with the total (mean, norms).
-enum class MapKind : int { identity, abs, square, nonzero, pow_abs };
+// What a sum-like reduction adds up (norms, nansum) and what it does with the total (mean, norms).
+enum class MapKind : int { identity, abs, square, nonzero, pow_abs, nan_zero };
 enum class PostKind : int { identity, divide, sqrt, pow };
 
 template <typename T, bool kMapped>
@@ -58,6 +58,9 @@ struct SumOps {
           break;
         case MapKind::pow_abs:
           v = d_pow(d_abs(v), static_cast<acc_t>(arg));
+          break;
+        case MapKind::nan_zero:
+          v = v != v ? acc_t(0) : v;
           break;
         default:
           break;
@@ -415,6 +418,9 @@ void reduce_cuda(const Tensor& out, const Tensor& in, int64_t row, int64_t inner
           }
           return;
         }
+        case ReduceOp::nansum:
+          launch(SumOps<T, true>{o, MapKind::nan_zero, PostKind::identity, 0}, p, outer, row, inner, dev);
+          return;
         case ReduceOp::var:
         case ReduceOp::std:
           launch(WelfordOps<T>{o, arg, op == ReduceOp::std}, p, outer, row, inner, dev);

@@ -2,8 +2,8 @@
 // and the tanh gelu), the AVX-512 kernels' methods (avx512_math.h) without vpermt2pd, vscalefpd and vrcp14pd
 // (without SLEEF these ran the C library element by element, R 0.3-0.46 beside PyTorch's MKL), and float32
 // exp in float (f32_via_f64.h's went through double, half the lanes per instruction); further down fdlibm's
-// methods for float64 log/log1p/sin/cos/erf/atan and, on exp's and log's pieces, exp2/expm1/cosh/sinh and
-// log2/log10 (float32 sinh/cosh run through them in double). Included only by
+// methods for float64 log/log1p/sin/cos/tan/asin/acos/erf/atan and, on exp's and log's pieces,
+// exp2/expm1/cosh/sinh and log2/log10 (float32 sinh/cosh run through them in double). Included only by
 // vec/unary_impl.h (static functions): for AVX2, and for AVX-512, which runs some of them over each half of
 // its vectors.
 #pragma once
@@ -301,12 +301,11 @@ constexpr double kSinCosReduceMax = 1647099.0;  // 2^20 pi/2
 // exactly by an FMA and subtracted with TwoSum, n P3 folded into the tail; then the kernel of quadrant n mod
 // 4. The pieces left out are below 2^-100 relative to r over this range. |x| < 2^-26 gives sin x = x (-0
 // kept), cos x = 1 through the kernels.
-template <bool kCos>
-static inline __m256d sincos_avx2_f64(__m256d x) {
+// x = n pi/2 + (rh + rl) as described below (|x| <= kSinCosReduceMax); returns n's low bits
+static inline __m256i reduce_pio2_avx2(__m256d x, __m256d& rh, __m256d& rl) {
   const __m256d shift = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
   const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(0.6366197723675814), shift);
   const __m256d n = _mm256_sub_pd(t, shift);
-  const __m256i q = _mm256_castpd_si256(t);  // n's low bits
   const __m256d a = _mm256_fnmadd_pd(n, _mm256_set1_pd(1.5707963267948966), x);
   const __m256d p2 = _mm256_set1_pd(6.123233995736766e-17);
   const __m256d b = _mm256_mul_pd(n, p2);
@@ -316,8 +315,15 @@ static inline __m256d sincos_avx2_f64(__m256d x) {
   const __m256d av = _mm256_sub_pd(r, bv);
   const __m256d rerr = _mm256_sub_pd(_mm256_sub_pd(a, av), _mm256_add_pd(b, bv));
   const __m256d tail = _mm256_fnmadd_pd(n, _mm256_set1_pd(-1.4973849048591698e-33), _mm256_sub_pd(rerr, bl));
-  const __m256d rh = _mm256_add_pd(r, tail);
-  const __m256d rl = _mm256_sub_pd(tail, _mm256_sub_pd(rh, r));
+  rh = _mm256_add_pd(r, tail);
+  rl = _mm256_sub_pd(tail, _mm256_sub_pd(rh, r));
+  return _mm256_castpd_si256(t);
+}
+
+template <bool kCos>
+static inline __m256d sincos_avx2_f64(__m256d x) {
+  __m256d rh, rl;
+  const __m256i q = reduce_pio2_avx2(x, rh, rl);
   const __m256d s = ksin_avx2(rh, rl), c = kcos_avx2(rh, rl);
   // quadrant: sin takes s, c, -s, -c for n mod 4 = 0..3; cos c, -s, -c, s (= sin of quadrant n + 1)
   const __m256i qq = kCos ? _mm256_add_epi64(q, _mm256_set1_epi64x(1)) : q;
@@ -343,6 +349,63 @@ static inline __m256d horner_avx2(__m256d t, const double (&c)[N]) {
   __m256d r = _mm256_set1_pd(c[N - 1]);
   for (size_t i = N - 1; i-- > 0;) r = _mm256_fmadd_pd(r, t, _mm256_set1_pd(c[i]));
   return r;
+}
+
+// float64 tan: sin's reduction, then k_tan.c's kernel on x + y (|x + y| <= pi/4; under 1 ulp): an odd
+// polynomial in x, its 13 coefficients split odd/even for two Horner chains; from |x| = 0.6744 on, tan is
+// taken at pi/4 - |x| (the identity tan(pi/4 - u) = (1 - tan u) / (1 + tan u), folded as k_tan.c does), and
+// for an odd quadrant -1 / tan, its division carried with a split quotient so it keeps the accuracy. |x| <
+// 2^-27 is x itself (-0 kept). The caller serves the lanes beyond kSinCosReduceMax.
+static inline __m256d tan_avx2_f64(__m256d x0) {
+  __m256d x, y;
+  const __m256i q = reduce_pio2_avx2(x0, x, y);
+  const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
+  const __m256d odd = _mm256_castsi256_pd(_mm256_slli_epi64(q, 63));  // all of the sign bit: n odd
+  const __m256d iy = _mm256_blendv_pd(one, _mm256_set1_pd(-1.0), odd);
+  const __m256d xneg = _mm256_and_pd(x, sign);
+  const __m256d big =
+      _mm256_cmp_pd(_mm256_andnot_pd(sign, x), _mm256_set1_pd(0.6743354797363281), _CMP_GE_OQ);
+  {
+    // |x| >= 0.6744: x = (pi/4 - |x|) + (pio4lo - y |sign|), y = 0
+    const __m256d ax = _mm256_xor_pd(x, xneg), ay = _mm256_xor_pd(y, xneg);
+    const __m256d z = _mm256_sub_pd(_mm256_set1_pd(7.85398163397448278999e-01), ax);
+    const __m256d w = _mm256_sub_pd(_mm256_set1_pd(3.06161699786838301793e-17), ay);
+    x = _mm256_blendv_pd(x, _mm256_add_pd(z, w), big);
+    y = _mm256_andnot_pd(big, y);
+  }
+  static constexpr double odd_t[] = {1.33333333333201242699e-01, 2.18694882948595424599e-02,
+                                     3.59207910759131235356e-03, 5.88041240820264096874e-04,
+                                     7.81794442939557092300e-05, -1.85586374855275456654e-05};
+  static constexpr double even_t[] = {5.39682539762260521377e-02, 8.86323982359930005737e-03,
+                                      1.45620945432529025516e-03, 2.46463134818469906812e-04,
+                                      7.14072491382608190305e-05, 2.59073051863633712884e-05};
+  const __m256d z = _mm256_mul_pd(x, x);
+  const __m256d w2 = _mm256_mul_pd(z, z);
+  __m256d r = horner_avx2(w2, odd_t);
+  const __m256d v = _mm256_mul_pd(z, horner_avx2(w2, even_t));
+  const __m256d s = _mm256_mul_pd(z, x);
+  // r = y + z (s (r + v) + y) + T0 s
+  r = _mm256_fmadd_pd(z, _mm256_fmadd_pd(s, _mm256_add_pd(r, v), y), y);
+  r = _mm256_fmadd_pd(_mm256_set1_pd(3.33333333333334091986e-01), s, r);
+  const __m256d w = _mm256_add_pd(x, r);
+  // |x| >= 0.6744 (0x3fe59428): sign(x) (iy - 2 (x - (w^2 / (w + iy) - r)))
+  __m256d rb = _mm256_div_pd(_mm256_mul_pd(w, w), _mm256_add_pd(w, iy));
+  rb = _mm256_fnmadd_pd(_mm256_set1_pd(2.0), _mm256_sub_pd(x, _mm256_sub_pd(rb, r)), iy);
+  rb = _mm256_xor_pd(rb, xneg);
+  // an odd quadrant below 0.6744: -1 / (x + r) = t + a (1 + t zh + t v) with t = a cut to 26 bits and
+  // zh + v = x + r exactly
+  const __m256d hi_mask =
+      _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ULL)));
+  const __m256d zh = _mm256_and_pd(w, hi_mask);
+  const __m256d vv = _mm256_sub_pd(r, _mm256_sub_pd(zh, x));
+  const __m256d a = _mm256_div_pd(_mm256_set1_pd(-1.0), w);
+  const __m256d t = _mm256_and_pd(a, hi_mask);
+  const __m256d ss = _mm256_fmadd_pd(t, zh, one);
+  const __m256d ro = _mm256_fmadd_pd(a, _mm256_fmadd_pd(t, vv, ss), t);
+  __m256d res = _mm256_blendv_pd(w, ro, odd);
+  res = _mm256_blendv_pd(res, rb, big);
+  const __m256d tiny = _mm256_cmp_pd(_mm256_andnot_pd(sign, x0), _mm256_set1_pd(0x1p-27), _CMP_LT_OQ);
+  return _mm256_blendv_pd(res, x0, tiny);
 }
 
 // float64 erf, s_erf.c's method and coefficients (under 1 ulp there) in four pieces of |x|: below 0.84375
@@ -691,6 +754,81 @@ static inline __m256d log2or10_avx2_f64(__m256d x) {
   r = _mm256_blendv_pd(r, -inf, _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_EQ_OQ));
   return _mm256_blendv_pd(r, _mm256_set1_pd(__builtin_nan("")),
                           _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_NGE_UQ));
+}
+
+// float64 asin and acos, e_asin.c's and e_acos.c's methods and coefficients (under 1 ulp): R(z) = z P(z) /
+// Q(z) approximates (asin(sqrt z) - sqrt z) / sqrt z. Below |x| = 0.5, asin x = x + x R(x^2) and acos x =
+// pi/2 - (x + x R(x^2)) with pi/2 as hi + lo; above, z = (1 - |x|) / 2 and s = sqrt z: asin |x| = pi/2 - 2 (s
+// + s R(z)), from 0.975 down to 0.5 with s split into its high 26 bits df and a correction c = (z - df^2) /
+// (s + df) so that pi/4 - 2 df is exact; acos x = 2 (df + (s R(z) + c)) for x >= 0.5, pi - 2 (s + s R(z) -
+// lo) for x <= -0.5. Every lane takes one division (R) and one square root, both branches selected; |x| > 1,
+// infinities and NaN give NaN through the square root of a negative z (or the NaN itself).
+static inline __m256d asin_acos_r_avx2(__m256d z) {
+  static constexpr double p[] = {1.66666666666666657415e-01, -3.25565818622400915405e-01,
+                                 2.01212532134862925881e-01, -4.00555345006794114027e-02,
+                                 7.91534994289814532176e-04, 3.47933107596021167570e-05};
+  static constexpr double q[] = {1.0, -2.40339491173441421878e+00, 2.02094576023350569471e+00,
+                                 -6.88283971605453293030e-01, 7.70381505559019352791e-02};
+  return _mm256_div_pd(_mm256_mul_pd(z, horner_avx2(z, p)), horner_avx2(z, q));
+}
+// the high 26 bits of s (low 32 bits of the double cleared): df * df is exact
+static inline __m256d high_part_avx2(__m256d s) {
+  return _mm256_and_pd(
+      s, _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ULL))));
+}
+constexpr double kPio2Hi = 1.57079632679489655800e+00, kPio2Lo = 6.12323399573676603587e-17;
+constexpr double kPio4Hi = 7.85398163397448278999e-01;
+
+static inline __m256d asin_avx2_f64(__m256d x) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d ax = _mm256_andnot_pd(sign, x);
+  const __m256d small = _mm256_cmp_pd(ax, _mm256_set1_pd(0.5), _CMP_LT_OQ);
+  const __m256d zb = _mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), ax), _mm256_set1_pd(0.5));
+  const __m256d z = _mm256_blendv_pd(zb, _mm256_mul_pd(x, x), small);
+  const __m256d r = asin_acos_r_avx2(z);
+  const __m256d rs = _mm256_fmadd_pd(x, r, x);  // |x| < 0.5 (tiny x: x itself, -0 kept)
+  const __m256d s = _mm256_sqrt_pd(zb);
+  // 0.975 <= |x| <= 1 (e_asin.c's bound 0x3fef3333): pi/2 - (2 (s + s r) - lo)
+  const __m256d two = _mm256_set1_pd(2.0);
+  const __m256d ra =
+      _mm256_sub_pd(_mm256_set1_pd(kPio2Hi),
+                    _mm256_sub_pd(_mm256_mul_pd(two, _mm256_fmadd_pd(s, r, s)), _mm256_set1_pd(kPio2Lo)));
+  // 0.5 <= |x| < 0.975: pi/4 - ((2 s r - (lo - 2 c)) - (pi/4 - 2 df))
+  const __m256d df = high_part_avx2(s);
+  const __m256d c = _mm256_div_pd(_mm256_fnmadd_pd(df, df, zb), _mm256_add_pd(s, df));
+  const __m256d pp = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(two, s), r),
+                                   _mm256_fnmadd_pd(two, c, _mm256_set1_pd(kPio2Lo)));
+  const __m256d qq = _mm256_fnmadd_pd(two, df, _mm256_set1_pd(kPio4Hi));
+  const __m256d rb = _mm256_sub_pd(_mm256_set1_pd(kPio4Hi), _mm256_sub_pd(pp, qq));
+  const __m256d big =
+      _mm256_blendv_pd(rb, ra, _mm256_cmp_pd(ax, _mm256_set1_pd(0.97499990463256836), _CMP_GE_OQ));
+  // the big lanes' sign from x (a NaN keeps its bits through the sum)
+  const __m256d signed_big = _mm256_or_pd(big, _mm256_and_pd(x, sign));
+  return _mm256_blendv_pd(signed_big, rs, small);
+}
+
+static inline __m256d acos_avx2_f64(__m256d x) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d ax = _mm256_andnot_pd(sign, x);
+  const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), half = _mm256_set1_pd(0.5);
+  const __m256d small = _mm256_cmp_pd(ax, half, _CMP_LT_OQ);
+  const __m256d zb = _mm256_mul_pd(_mm256_sub_pd(one, ax), half);
+  const __m256d z = _mm256_blendv_pd(zb, _mm256_mul_pd(x, x), small);
+  const __m256d r = asin_acos_r_avx2(z);
+  // |x| < 0.5: pi/2 - (x - (lo - x r))
+  const __m256d rs = _mm256_sub_pd(_mm256_set1_pd(kPio2Hi),
+                                   _mm256_sub_pd(x, _mm256_fnmadd_pd(x, r, _mm256_set1_pd(kPio2Lo))));
+  const __m256d s = _mm256_sqrt_pd(zb);
+  // x <= -0.5: pi - 2 (s + (r s - lo)); x = -1 gives pi + 2 lo, pi rounded
+  const __m256d w = _mm256_fmsub_pd(r, s, _mm256_set1_pd(kPio2Lo));
+  const __m256d rn = _mm256_fnmadd_pd(two, _mm256_add_pd(s, w), _mm256_set1_pd(3.14159265358979311600e+00));
+  // x >= 0.5: 2 (df + (r s + c)); x = 1 (s = df = 0, c = 0/0) is 0
+  const __m256d df = high_part_avx2(s);
+  const __m256d c = _mm256_div_pd(_mm256_fnmadd_pd(df, df, zb), _mm256_add_pd(s, df));
+  __m256d rp = _mm256_mul_pd(two, _mm256_add_pd(df, _mm256_fmadd_pd(r, s, c)));
+  rp = _mm256_blendv_pd(rp, _mm256_setzero_pd(), _mm256_cmp_pd(x, one, _CMP_EQ_OQ));
+  const __m256d big = _mm256_blendv_pd(rp, rn, _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ));
+  return _mm256_blendv_pd(big, rs, small);
 }
 
 }  // namespace

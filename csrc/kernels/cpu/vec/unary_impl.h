@@ -140,8 +140,17 @@ static VF tan_tiny(VF x) {
   return tiny_is_x(x, SLF(tan, x), 1e-30f);
 #endif
 }
+// double tan: AVX2 without SLEEF has ours for |x| <= 2^20 pi/2 (avx2_math.h: sin's reduction, k_tan.c's
+// kernel), the C library's lane by lane beyond
 static VD tan_tiny(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  const __m256d r = tan_avx2_f64(x);
+  const __m256d ok = sincos_f64_in_range_avx2(x);
+  if (_mm256_movemask_pd(ok) == 0xf) return r;
+  return _mm256_blendv_pd(SLD(tan, x), r, ok);
+#else
   return tiny_is_x(x, SLD(tan, x), 1e-300);
+#endif
 }
 
 // atanh: AVX2 without SLEEF has ours, through log1p's kernel with fdlibm's split: below |x| = 0.5 the
@@ -263,11 +272,20 @@ static VD log10_fast(VD x) {
   return SLD(log10, x);
 #endif
 }
+// double asin and acos: AVX2 without SLEEF has ours (avx2_math.h, e_asin.c's and e_acos.c's methods)
 static VD asin_fast(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return asin_avx2_f64(x);
+#else
   return SLD(asin, x);
+#endif
 }
 static VD acos_fast(VD x) {
+#ifdef MT_VEC_F32_VIA_F64
+  return acos_avx2_f64(x);
+#else
   return SLD(acos, x);
+#endif
 }
 
 // float tanh: SLEEF's tanhf costs ~4x its expf. AVX-512: our table of polynomials (avx512_math.h, 1.7x faster
@@ -1044,8 +1062,12 @@ void MT_VEC_FILL(Table& t) {
   // in double: f32_via_f64.h)
   scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::atanh});
 #endif
-  // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's
-  scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos, Fn::atanh});
+  // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's;
+  // float64 tan/asin/acos are AVX2's own (AVX-512 keeps the C library's)
+  scalar(t.f64, {Fn::atanh});
+#ifdef MT_VEC_AVX512
+  scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
+#endif
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
 #else  // AVX2: every float32 function and the float64 ones not named above are ours
