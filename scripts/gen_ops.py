@@ -827,14 +827,15 @@ struct ArgWhere {
                        ", not " + py::str(py::type::of(h).attr("__name__")).cast<std::string>());
 }
 
+// the kinds are python/strict_args.h's, shared with the hand-written bindings
 int64_t int_arg(py::handle h, const ArgWhere& w) {
-  if (PyLong_CheckExact(h.ptr())) return h.cast<int64_t>();
-  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) wrong_arg(w, "int", h);
-  return h.cast<int64_t>();  // __index__: NumPy integers, one-element integer tensors
+  int64_t v = 0;
+  if (!load_strict_int(h.ptr(), &v)) wrong_arg(w, "int", h);
+  return v;
 }
 
 bool bool_arg(py::handle h, const ArgWhere& w) {
-  if (!PyBool_Check(h.ptr())) wrong_arg(w, "bool", h);
+  if (!is_strict_bool(h.ptr())) wrong_arg(w, "bool", h);
   return h.ptr() == Py_True;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/Scalar.h"
 #include "core/Tensor.h"
+#include "python/strict_args.h"
 
 namespace py = pybind11;
 
@@ -171,13 +172,47 @@ decltype(auto) nogil_if(bool on, F&& f) {
 template <typename T>
 constexpr bool is_python_type = std::is_base_of_v<py::handle, std::decay_t<T>>;
 
+// The parameter type a binding declares for a C++ parameter of type T: int64_t and bool (and their optionals)
+// take PyTorch's argument kinds (strict_args.h), everything else is itself.
+template <typename T>
+struct StrictOf {
+  using type = T;
+};
+template <>
+struct StrictOf<int64_t> {
+  using type = StrictInt;
+};
+template <>
+struct StrictOf<bool> {
+  using type = StrictBool;
+};
+template <>
+struct StrictOf<std::optional<int64_t>> {
+  using type = OptInt;
+};
+template <>
+struct StrictOf<std::optional<bool>> {
+  using type = OptBool;
+};
+template <typename T>
+using strict_t = typename StrictOf<T>::type;
+
+// A binding for a C++ function taken as it is (m.def("flatten", strict_fn(&flatten))), its int and bool
+// parameters PyTorch's strict kinds.
+template <typename R, typename... A>
+auto strict_fn(R (*f)(A...)) {
+  return [f](strict_t<A>... a) -> R { return f(static_cast<A>(std::forward<strict_t<A>>(a))...); };
+}
+
 // A binding for a C++ function whose arguments are all C++ values: m.def("softplus", nogil_fn(&softplus)),
 // or nogil_fn(+[](const Tensor& x) {...}) for a captureless lambda. Python-typed arguments are refused at
-// compile time (they may only be used under the GIL).
+// compile time (they may only be used under the GIL); int and bool parameters are PyTorch's strict kinds.
 template <typename R, typename... A>
 auto nogil_fn(R (*f)(A...)) {
   static_assert(!(is_python_type<A> || ...), "nogil_fn: an argument is a Python object");
-  return [f](A... a) -> R { return nogil([&]() -> R { return f(std::forward<A>(a)...); }, a...); };
+  return [f](strict_t<A>... a) -> R {
+    return nogil([&]() -> R { return f(static_cast<A>(std::forward<strict_t<A>>(a))...); }, a...);
+  };
 }
 
 // A Python object owned by C++ graph state (hooks in nodes and AutogradMeta, autograd.Function's backward):

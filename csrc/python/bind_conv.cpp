@@ -37,7 +37,7 @@ void def_max_pool(py::module_& nn, const char* name, Op op) {
   nn.def(
       name,
       [op](const Tensor& input, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
-           bool ceil_mode) {
+           StrictBool ceil_mode) {
         auto k_ = ints(k);
         auto stride_ = ints(stride);
         auto padding_ = ints(padding);
@@ -68,7 +68,7 @@ void def_conv_transpose(py::module_& nn, const char* name, Op op) {
   nn.def(
       name,
       [op](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
-           py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+           py::handle padding, py::handle output_padding, StrictInt groups, py::handle dilation) {
         auto stride_ = ints(stride);
         auto padding_ = ints(padding);
         auto output_padding_ = ints(output_padding);
@@ -106,14 +106,14 @@ void init_conv(py::module_& m) {
       "conv2d",
       [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
          py::handle padding, py::handle dilation,
-         int64_t groups) { return conv(input, weight, bias, stride, padding, dilation, groups, false); },
+         StrictInt groups) { return conv(input, weight, bias, stride, padding, dilation, groups, false); },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
   nn.def(
       "conv1d",
       [](const Tensor& input, const Tensor& weight, const OptTensor& bias, py::handle stride,
          py::handle padding, py::handle dilation,
-         int64_t groups) { return conv(input, weight, bias, stride, padding, dilation, groups, true); },
+         StrictInt groups) { return conv(input, weight, bias, stride, padding, dilation, groups, true); },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
   def_conv_transpose(nn, "conv_transpose2d", &conv_transpose2d);
@@ -126,8 +126,8 @@ void init_conv(py::module_& m) {
   def_max_pool(nn, "max_pool1d_with_indices", &max_pool1d_with_indices);
   nn.def(
       "avg_pool2d",
-      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
-         bool count_include_pad, std::optional<int64_t> divisor_override) {
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, StrictBool ceil_mode,
+         StrictBool count_include_pad, OptInt divisor_override) {
         auto k_ = ints(k);
         auto stride_ = ints(stride);
         auto padding_ = ints(padding);
@@ -142,8 +142,8 @@ void init_conv(py::module_& m) {
       py::arg("divisor_override") = py::none());
   nn.def(
       "avg_pool1d",
-      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
-         bool count_include_pad) {
+      [](const Tensor& input, py::handle k, py::handle stride, py::handle padding, StrictBool ceil_mode,
+         StrictBool count_include_pad) {
         auto k_ = ints(k);
         auto stride_ = ints(stride);
         auto padding_ = ints(padding);
@@ -162,7 +162,7 @@ void init_conv(py::module_& m) {
   nn.def(
       "_upsample",
       [](const Tensor& input, const std::string& mode, std::optional<std::vector<int64_t>> output_size,
-         bool align_corners, std::optional<std::vector<double>> scale_factors) {
+         StrictBool align_corners, std::optional<std::vector<double>> scale_factors) {
         std::vector<int64_t> os = output_size ? *output_size : std::vector<int64_t>{};
         std::vector<double> sc = scale_factors ? *scale_factors : std::vector<double>{};
         return nogil([&] { return upsample(input, mode, os, align_corners, sc); }, input);
@@ -173,7 +173,7 @@ void init_conv(py::module_& m) {
   // ---- torch.backends.cudnn
   m.def(
       "_set_cudnn_flags",
-      [](bool enabled, bool benchmark, bool deterministic, bool allow_tf32) {
+      [](StrictBool enabled, StrictBool benchmark, StrictBool deterministic, StrictBool allow_tf32) {
         set_cudnn_flags({enabled, benchmark, deterministic, allow_tf32});
       },
       py::arg("enabled"), py::arg("benchmark"), py::arg("deterministic"), py::arg("allow_tf32"));
@@ -188,7 +188,7 @@ void init_conv(py::module_& m) {
   // ---- torch.backends.mkldnn: oneDNN behind the CPU float convs
   m.attr("_has_mkldnn") = onednn_conv_available();
   m.def("_get_mkldnn_enabled", [] { return onednn_conv_enabled(); });
-  m.def("_set_mkldnn_enabled", [](bool on) { set_onednn_conv_enabled(on); }, py::arg("enabled"));
+  m.def("_set_mkldnn_enabled", [](StrictBool on) { set_onednn_conv_enabled(on); }, py::arg("enabled"));
 #ifdef MINITORCH_WITH_CUDNN
   m.attr("_has_cudnn") = true;
 #else

@@ -233,7 +233,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__rmul__", &op_rev<BinaryOp::mul>)
       .def("__imul__", &op_inplace<BinaryOp::mul>)
       .def("__truediv__", &op_fwd<BinaryOp::div>)
-      .def("__rtruediv__", &op_rtruediv)
+      .def("__rtruediv__", strict_fn(&op_rtruediv))
       .def("__itruediv__", &op_inplace<BinaryOp::div>)
       .def("__floordiv__", &op_fwd<BinaryOp::floor_divide>)
       .def("__rfloordiv__", &op_rev<BinaryOp::floor_divide>)
@@ -266,7 +266,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
            [](const Tensor& x) { return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x); });
 
   for (const char* n : {"clamp", "clip"}) {
-    auto clamp_fn = [n](bool method) {
+    auto clamp_fn = [n](StrictBool method) {
       return [n, method](const Tensor& x, py::handle lo, py::handle hi) {
         check_clamp_bounds(n, method, lo, hi);
         auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
@@ -323,10 +323,10 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         py::arg("threshold") = 20.0);
   m.def("leaky_relu", nogil_fn(&leaky_relu), py::arg("input"), py::arg("negative_slope") = 0.01);
   m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
-  cls.def("polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, py::arg("n"));
+  cls.def("polygamma", [](const Tensor& x, StrictInt n) { return polygamma(n, x); }, py::arg("n"));
   cls.def(
       "polygamma_",
-      [](py::object self, int64_t n) {
+      [](py::object self, StrictInt n) {
         Tensor x = self.cast<Tensor>();
         Tensor r = polygamma(n, x);
         MT_CHECK(can_cast(r.dtype(), x.dtype()), "result type ", dtype_short_name(r.dtype()),
@@ -349,7 +349,8 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   m.def("_get_cpu_capability", [] { return std::string(vec::cpu_capability()); });
   m.def("_has_sleef", [] { return vec::has_sleef(); });
   m.def(
-      "_has_vec_loop", [](const std::string& name, bool f64) { return vec::has_vec_loop(name.c_str(), f64); },
+      "_has_vec_loop",
+      [](const std::string& name, StrictBool f64) { return vec::has_vec_loop(name.c_str(), f64); },
       py::arg("name"), py::arg("f64"));
 }
 

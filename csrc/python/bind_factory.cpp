@@ -80,8 +80,8 @@ DimVector factory_size(const char* name, const py::args& sizes, py::handle size)
 }
 
 template <Filler F, const char* Name>
-Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::handle device, bool rg,
-                     py::handle, bool, py::handle out) {
+Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
+                     py::handle, StrictBool, py::handle out) {
   DimVector sz = factory_size(Name, sizes, size);
   FactoryOut o(out);
   ScalarType dt = o.dtype(dtype);
@@ -99,8 +99,8 @@ Tensor restrided(const Tensor& r, IntArrayRef strides) {
 // like-factories: dtype/device default to the input's, the layout is the input's (preserve_format) or the
 // one asked for
 template <Filler F, const char* Name>
-Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-                    py::handle, py::handle memory_format) {
+Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+                    StrictBool, py::handle, py::handle memory_format) {
   MemoryFormat mf = parse_memory_format(memory_format, Name, MemoryFormat::Preserve);
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
@@ -127,7 +127,7 @@ Generator* parse_generator(py::handle h, int8_t* type) {
 // rand/randn: the sized factories plus generator=
 template <Filler F, const char* Name>
 Tensor random_factory(py::args sizes, py::handle size, py::handle generator, py::handle dtype,
-                      py::handle device, bool rg, py::handle, bool, py::handle out) {
+                      py::handle device, StrictBool rg, py::handle, StrictBool, py::handle out) {
   int8_t type = -1;
   Generator* g = parse_generator(generator, &type);
   ScopedGenerator scope(g, type);
@@ -137,7 +137,7 @@ Tensor random_factory(py::args sizes, py::handle size, py::handle generator, py:
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
 template <Filler F, const char* Name>
 Tensor new_factory(const Tensor& self, py::args sizes, py::handle size, py::handle dtype, py::handle device,
-                   bool rg, py::handle, bool, py::handle) {
+                   StrictBool rg, py::handle, StrictBool, py::handle) {
   ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
   Device dev = device.is_none() ? self.device() : parse_device(device);
   DimVector sz = factory_size(Name, sizes, size);
@@ -172,8 +172,8 @@ static void check_0d_endpoints(const char* fn, py::handle start, py::handle end)
 void init_factory(py::module_& m, TensorClass& cls) {
   m.def(
       "empty",
-      [](py::args sizes, py::handle size, py::handle dtype, py::handle device, bool rg, py::handle layout,
-         bool pin, py::handle out, py::handle memory_format) {
+      [](py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
+         py::handle layout, StrictBool pin, py::handle out, py::handle memory_format) {
         MemoryFormat mf = parse_memory_format(memory_format, "empty", MemoryFormat::Contiguous);
         MT_CHECK(mf != MemoryFormat::Preserve, "unsupported memory format Preserve");
         if (mf == MemoryFormat::Contiguous)
@@ -205,8 +205,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
 
   m.def(
       "full",
-      [](py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle out) {
+      [](py::handle size, py::handle value, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+         StrictBool, py::handle out) {
         DimVector sz = parse_size(size);
         Scalar v = parse_scalar(value, "fill_value");
         FactoryOut o(out);
@@ -217,8 +217,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
   m.def(
       "full_like",
-      [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle, py::handle memory_format) {
+      [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+         StrictBool, py::handle, py::handle memory_format) {
         MemoryFormat mf = parse_memory_format(memory_format, "full_like", MemoryFormat::Preserve);
         ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
         Device dev = device.is_none() ? self.device() : parse_device(device);
@@ -229,8 +229,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW, py::arg("memory_format") = py::none());
   cls.def(
       "new_full",
-      [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device, bool rg,
-         py::handle, bool, py::handle) {
+      [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device,
+         StrictBool rg, py::handle, StrictBool, py::handle) {
         ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
         Device dev = device.is_none() ? self.device() : parse_device(device);
         DimVector sz = parse_size(size);
@@ -241,8 +241,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
 
   m.def(
       "arange",
-      [](py::handle a, py::handle b, py::handle c, py::handle dtype, py::handle device, bool rg, py::handle,
-         bool, py::handle out) {
+      [](py::handle a, py::handle b, py::handle c, py::handle dtype, py::handle device, StrictBool rg,
+         py::handle, StrictBool, py::handle out) {
         FactoryOut o(out);
         Scalar start(int64_t(0)), end, step(int64_t(1));
         if (a.is_none()) {  // arange(end=5)
@@ -261,8 +261,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
       MT_FACTORY_KW);
   m.def(
       "linspace",
-      [](py::handle a, py::handle b, int64_t steps, py::handle dtype, py::handle device, bool rg, py::handle,
-         bool, py::handle out) {
+      [](py::handle a, py::handle b, StrictInt steps, py::handle dtype, py::handle device, StrictBool rg,
+         py::handle, StrictBool, py::handle out) {
         FactoryOut o(out);
         check_0d_endpoints("linspace", a, b);
         Scalar s0 = parse_scalar(a, "start"), s1 = parse_scalar(b, "end");
@@ -284,17 +284,16 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
   m.def(
       "eye",
-      [](int64_t n, py::handle mm, py::handle dtype, py::handle device, bool rg, py::handle, bool,
+      [](StrictInt n, OptInt mm, py::handle dtype, py::handle device, StrictBool rg, py::handle, StrictBool,
          py::handle out) {
         FactoryOut o(out);
-        return o.finish("eye",
-                        eye(n, mm.is_none() ? n : mm.cast<int64_t>(), o.dtype(dtype), o.device(device)), rg);
+        return o.finish("eye", eye(n, mm.v.value_or(n), o.dtype(dtype), o.device(device)), rg);
       },
       py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
   m.def(
       "randint",
-      [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle, py::handle generator, py::handle low_kw, py::handle high_kw) {
+      [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+         StrictBool, py::handle, py::handle generator, py::handle low_kw, py::handle high_kw) {
         // randint(high, size) or randint(low, high, size); low=, high= and size= may come as keywords, so the
         // positional ones are put in their places first (a positional before high= is low)
         std::vector<py::handle> args(pargs.begin(), pargs.end());
@@ -330,7 +329,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("high") = py::none());
   m.def(
       "randint_like",
-      [](const Tensor& self, int64_t low, py::handle high, py::handle dtype, py::handle device) {
+      [](const Tensor& self, StrictInt low, py::handle high, py::handle dtype, py::handle device) {
         int64_t lo = 0, hi = low;
         if (!high.is_none()) {
           lo = low;
@@ -343,8 +342,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "randperm",
-      [](int64_t n, py::handle generator, py::handle dtype, py::handle device, bool rg, py::handle, bool,
-         py::handle) {
+      [](StrictInt n, py::handle generator, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+         StrictBool, py::handle) {
         int8_t type = -1;
         Generator* g = parse_generator(generator, &type);
         ScopedGenerator scope(g, type);
@@ -353,7 +352,8 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
   m.def(
       "scalar_tensor",
-      [](py::handle v, py::handle dtype, py::handle device, bool rg, py::handle, bool, py::handle) {
+      [](py::handle v, py::handle dtype, py::handle device, StrictBool rg, py::handle, StrictBool,
+         py::handle) {
         // PyTorch: the default float dtype whatever the number is (scalar_tensor(0) is float32)
         ScalarType dt = dtype.is_none() ? default_dtype() : parse_dtype(dtype);
         return set_requires_grad(scalar_tensor(parse_scalar(v), dt, factory_device(device)), rg);
@@ -365,7 +365,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });
 
   m.def("manual_seed", [](py::handle seed) { manual_seed(unpack_seed(seed)); });
-  m.def("initial_seed", &initial_seed);
+  m.def("initial_seed", strict_fn(&initial_seed));
   m.def("seed", [] { return seed(); });
 
   // In-place fills take generator= too; the generator is used for this call only.
@@ -415,7 +415,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
 
   // multinomial (ops/sort.h) draws through the generator= override like the fills above
-  auto multinomial_fn = [with_gen](const Tensor& self, int64_t num_samples, bool replacement,
+  auto multinomial_fn = [with_gen](const Tensor& self, StrictInt num_samples, StrictBool replacement,
                                    py::handle gen) {
     return with_gen(gen,
                     [&] { return nogil([&] { return multinomial(self, num_samples, replacement); }, self); });

@@ -115,7 +115,7 @@ void init_foreach(py::module_& m) {
   m.def(
       "_amp_update_scale_",
       [](const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf, double growth_factor,
-         double backoff_factor, int64_t growth_interval) {
+         double backoff_factor, StrictInt growth_interval) {
         return amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
                                  growth_interval);
       },

@@ -55,14 +55,14 @@ Parsed parse_index(const Tensor& self, py::handle key) {
   Tensor v = self;
   int64_t dim = 0;
   int64_t orig = 0;  // the dim of self an int refers to, for PyTorch's error message
-  auto mark = [&](int64_t d, std::optional<Tensor> t) {
+  auto mark = [&](StrictInt d, std::optional<Tensor> t) {
     if (static_cast<int64_t>(p.advanced.size()) <= d) p.advanced.resize(d + 1);
     p.advanced[d] = std::move(t);
     p.has_advanced = true;
   };
   // A bool (PyTorch's boolToIndexingTensor): a new dim of size 1 indexed by [0] (True) or [] (False), an
   // advanced index like any other, so several bools broadcast together instead of each adding a dim.
-  auto bool_index = [&](bool b) {
+  auto bool_index = [&](StrictBool b) {
     v = unsqueeze(v, dim);
     mark(dim, zeros({b ? 1 : 0}, ScalarType::Long, Device(DeviceType::CPU)));
     ++dim;
@@ -150,7 +150,7 @@ void init_index(py::module_& m, TensorClass& cls) {
   });
   cls.def(
       "index_put_",
-      [](py::object self, py::tuple indices, const Tensor& values, bool accumulate) {
+      [](py::object self, py::tuple indices, const Tensor& values, StrictBool accumulate) {
         std::vector<std::optional<Tensor>> idx;
         for (py::handle h : indices)
           idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
@@ -161,7 +161,7 @@ void init_index(py::module_& m, TensorClass& cls) {
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
   cls.def(
       "index_put",
-      [](const Tensor& self, py::tuple indices, const Tensor& values, bool accumulate) {
+      [](const Tensor& self, py::tuple indices, const Tensor& values, StrictBool accumulate) {
         std::vector<std::optional<Tensor>> idx;
         for (py::handle h : indices)
           idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
@@ -178,7 +178,7 @@ void init_index(py::module_& m, TensorClass& cls) {
   m.def("index_select", nogil_fn(&index_select), py::arg("input"), py::arg("dim"), py::arg("index"));
   cls.def("index_select", nogil_fn(&index_select), py::arg("dim"), py::arg("index"));
   m.def("gather",
-        nogil_fn(+[](const Tensor& s, int64_t d, const Tensor& i, bool) { return gather(s, d, i); }),
+        nogil_fn(+[](const Tensor& s, StrictInt d, const Tensor& i, bool) { return gather(s, d, i); }),
         py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
   cls.def("gather", nogil_fn(&gather), py::arg("dim"), py::arg("index"));
   // src as a tensor, or the `value=` overload's number expanded to index's shape (a 0-dim src tensor is one
@@ -191,14 +191,14 @@ void init_index(py::module_& m, TensorClass& cls) {
   };
   cls.def(
       "scatter_",
-      [scatter_src](py::object self, int64_t dim, const Tensor& index, py::handle src,
+      [scatter_src](py::object self, StrictInt dim, const Tensor& index, py::handle src,
                     std::optional<std::string> reduce) {
         Tensor s = self.cast<Tensor>(), v = scatter_src(src, s, index);
         nogil([&] { scatter_(s, dim, index, v, reduce.value_or("")); }, s, index);
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(), py::arg("reduce") = py::none());
-  auto scatter_fn = [scatter_src](const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
+  auto scatter_fn = [scatter_src](const Tensor& self, StrictInt dim, const Tensor& index, py::handle src,
                                   std::optional<std::string> reduce) {
     Tensor v = scatter_src(src, self, index);
     return nogil(
@@ -215,24 +215,24 @@ void init_index(py::module_& m, TensorClass& cls) {
         py::kw_only(), py::arg("reduce") = py::none());
   m.def(
       "_scatter_extreme_",
-      [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool is_max) {
+      [](const Tensor& self, StrictInt dim, const Tensor& index, const Tensor& src, StrictBool is_max) {
         nogil([&] { scatter_extreme_(self, dim, index, src, is_max); }, self, index);
         return self;
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("is_max"));
-  cls.def("scatter_add_", [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
+  cls.def("scatter_add_", [](py::object self, StrictInt dim, const Tensor& index, const Tensor& src) {
     Tensor t = self.cast<Tensor>();
     nogil([&] { scatter_add_(t, dim, index, src); }, t, index);
     return self;
   });
   auto scatter_add_fn =
-      nogil_fn(+[](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+      nogil_fn(+[](const Tensor& self, StrictInt dim, const Tensor& index, const Tensor& src) {
         Tensor out = clone(self);
         return Tensor(scatter_add_(out, dim, index, src));
       });
   cls.def("scatter_add", scatter_add_fn);
   m.def("scatter_add", scatter_add_fn);
-  auto nonzero_fn = [](const Tensor& self, bool as_tuple) -> py::object {
+  auto nonzero_fn = [](const Tensor& self, StrictBool as_tuple) -> py::object {
     Tensor nz = nogil([&] { return nonzero(self); }, self);
     if (!as_tuple) return py::cast(nz);
     py::tuple t(std::max<int64_t>(self.dim(), 1));

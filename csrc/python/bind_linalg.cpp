@@ -101,10 +101,10 @@ void set_precision_py(const std::string& s) {
 void init_linalg(py::module_& m, TensorClass& cls) {
   // The float32 matmul precision flag (read by the CUDA GEMM kernel);
   // minitorch.backends.cuda.matmul.allow_tf32 is a view of it.
-  m.def("set_float32_matmul_precision", &set_precision_py, py::arg("precision"));
+  m.def("set_float32_matmul_precision", strict_fn(&set_precision_py), py::arg("precision"));
   m.def("get_float32_matmul_precision", [] { return precision_name(float32_matmul_precision()); });
-  m.def("_get_cublas_allow_tf32", &matmul_allow_tf32);
-  m.def("_set_cublas_allow_tf32", [](bool allow) {
+  m.def("_get_cublas_allow_tf32", strict_fn(&matmul_allow_tf32));
+  m.def("_set_cublas_allow_tf32", [](StrictBool allow) {
     set_float32_matmul_precision(allow ? Float32MatmulPrecision::high : Float32MatmulPrecision::highest);
   });
 
@@ -122,8 +122,8 @@ void init_linalg(py::module_& m, TensorClass& cls) {
   };
   m.def("addmm", addmm_fn, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(),
         py::arg("beta") = 1, py::arg("alpha") = 1);
-  m.def("einsum", &einsum_py, py::arg("equation"));
-  m.def("einsum", &einsum_sublist_py);
+  m.def("einsum", strict_fn(&einsum_py), py::arg("equation"));
+  m.def("einsum", strict_fn(&einsum_sublist_py));
 
   cls.def("matmul", &product<&matmul>, py::arg("other"));
   cls.def("mm", &product<&mm>, py::arg("mat2"));

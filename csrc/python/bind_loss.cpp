@@ -29,7 +29,7 @@ void init_loss(py::module_& m) {
   nn.def(
       "cross_entropy",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
-         int64_t ignore_index, double label_smoothing) {
+         StrictInt ignore_index, double label_smoothing) {
         return nogil(
             [&] {
               return cross_entropy(input, target, weight, parse_reduction(reduction), ignore_index,
@@ -42,7 +42,7 @@ void init_loss(py::module_& m) {
   nn.def(
       "nll_loss",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
-         int64_t ignore_index) {
+         StrictInt ignore_index) {
         return nogil(
             [&] { return nll_loss(input, target, weight, parse_reduction(reduction), ignore_index); }, input);
       },
@@ -100,7 +100,7 @@ void init_loss(py::module_& m) {
       py::arg("pos_weight") = py::none());
   nn.def(
       "kl_div",
-      [](const Tensor& input, const Tensor& target, const std::string& reduction, bool log_target) {
+      [](const Tensor& input, const Tensor& target, const std::string& reduction, StrictBool log_target) {
         // 'batchmean' (sum / batch size) is kl_div's own reduction, as in PyTorch
         bool batchmean = reduction == "batchmean";
         Reduction r = batchmean ? Reduction::Sum : parse_reduction(reduction);

@@ -41,7 +41,7 @@ void init_nn(py::module_& m) {
   nn.def(
       "scaled_dot_product_attention",
       [](const Tensor& q, const Tensor& k, const Tensor& v, const OptTensor& attn_mask, double dropout_p,
-         bool is_causal, std::optional<double> scale, bool enable_gqa) {
+         StrictBool is_causal, std::optional<double> scale, StrictBool enable_gqa) {
         return nogil(
             [&] {
               return scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale,

@@ -75,7 +75,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       {"sum", &sum}, {"mean", &mean}, {"prod", &prod}};
   for (auto [name, fn] : dtype_reductions) {
     DTypeReduce f = fn;
-    auto call = [f](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+    auto call = [f](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
       DimVector dims = parse_dims(dim);
       ScalarType dt = parse_dtype(dtype);
       return nogil([&] { return f(x, dims, keepdim, dt); }, x);
@@ -92,7 +92,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   for (auto [name, fn] : plain) {
     PlainReduce f = fn;
     bool logical = std::string(name) == "all" || std::string(name) == "any";
-    auto call = [f, logical](const Tensor& x, py::handle dim, bool keepdim) {
+    auto call = [f, logical](const Tensor& x, py::handle dim, StrictBool keepdim) {
       DimVector dims = parse_dims(dim);
       // all/any over an explicit empty dim list reduce nothing (PyTorch: elementwise, x.all([]) keeps x's
       // shape), where amax/amin and the sums read it as every dim
@@ -105,7 +105,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   }
 
   for (bool is_std : {false, true}) {
-    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
+    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, StrictBool keepdim,
                          py::handle correction) {
       return var_std(x, dim, unbiased, keepdim, correction, is_std);
     };
@@ -118,7 +118,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
 
   // var_mean / std_mean: (var or std, mean) over the same dims
   for (bool is_std : {false, true}) {
-    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim,
+    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, StrictBool keepdim,
                          py::handle correction) {
       MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), is_std ? "std_mean" : "var_mean",
                                " only support floating point and complex dtypes");
@@ -132,7 +132,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
           py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
   }
 
-  auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
+  auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
     double pv = parse_p(p);
     DimVector dims = parse_dims(dim);
@@ -150,7 +150,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
 
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "max" : "min";
-    auto call = [is_max](const Tensor& x, py::handle dim, bool keepdim) {
+    auto call = [is_max](const Tensor& x, py::handle dim, StrictBool keepdim) {
       return max_min(x, dim, keepdim, is_max);
     };
     m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);

@@ -28,13 +28,17 @@ Tensor select_checked(const Tensor& self, int64_t dim, int64_t index) {
   }
   return select(self, dim, index);
 }
+// split's split_size as an int (PyTorch's Tensor.split: an int or a 0-d integer tensor; anything else is
+// a list of sizes)
+static bool split_size_int(py::handle s, int64_t* n) {
+  if (py::isinstance<TensorImpl>(s) && s.cast<Tensor>().dim() != 0) return false;
+  return load_strict_int(s.ptr(), n);
+}
 // movedim(source, destination): ints or sequences of ints, as PyTorch's two overloads
 Tensor movedim_any(const Tensor& self, py::handle src, py::handle dst) {
-  if (PyLong_Check(src.ptr()) && PyLong_Check(dst.ptr()))
-    return movedim(self, src.cast<int64_t>(), dst.cast<int64_t>());
-  auto ints = [](py::handle h) {
-    return PyLong_Check(h.ptr()) ? DimVector{h.cast<int64_t>()} : parse_dims(h);
-  };
+  int64_t s = 0, d = 0;
+  if (load_strict_int(src.ptr(), &s) && load_strict_int(dst.ptr(), &d)) return movedim(self, s, d);
+  auto ints = [](py::handle h) { return parse_dims(h); };  // a bare int is a one-element list there
   return movedim(self, ints(src), ints(dst));
 }
 const Tensor& transpose_inplace(const Tensor& self, int64_t d0, int64_t d1) {
@@ -97,9 +101,9 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return permute(t, sizes_or_kw("permute", "dims", dims, kw));
           },
           py::arg("dims") = py::none())
-      .def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes", &transpose, py::arg("axis0"), py::arg("axis1"))
-      .def("t", &t)
+      .def("transpose", strict_fn(&transpose), py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes", strict_fn(&transpose), py::arg("axis0"), py::arg("axis1"))
+      .def("t", strict_fn(&t))
       .def_property_readonly("T",
                              [](const Tensor& x) {
                                DimVector d;
@@ -119,37 +123,40 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return dim.is_none() ? squeeze(t) : squeeze(t, parse_dims(dim));
           },
           py::arg("dim") = py::none())
-      .def("unsqueeze", &unsqueeze, py::arg("dim"))
+      .def("unsqueeze", strict_fn(&unsqueeze), py::arg("dim"))
       .def(
           "expand",
-          [](const Tensor& t, py::args sizes, py::handle kw, bool) {
+          [](const Tensor& t, py::args sizes, py::handle kw, StrictBool) {
             return expand(t, sizes_or_kw("expand", "size", sizes, kw));
           },
           py::arg("size") = py::none(), py::arg("implicit") = false)
       .def(
           "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
           py::arg("other"))
-      .def("flatten", &flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def("flatten", strict_fn(&flatten), py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def(
           "unflatten",
-          [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
+          [](const Tensor& t, StrictInt dim, py::handle sizes) {
+            return unflatten(t, dim, parse_size(sizes));
+          },
           py::arg("dim"), py::arg("sizes"))
-      .def("narrow", &narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("select", &select_checked, py::arg("dim"), py::arg("index"))
+      .def("narrow", strict_fn(&narrow), py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def("select", strict_fn(&select_checked), py::arg("dim"), py::arg("index"))
       .def(
           "split",
-          [](const Tensor& t, py::handle s, int64_t dim) {
-            if (py::isinstance<py::int_>(s)) return to_tuple(split(t, s.cast<int64_t>(), dim));
+          [](const Tensor& t, py::handle s, StrictInt dim) {
+            if (int64_t n = 0; split_size_int(s, &n)) return to_tuple(split(t, n, dim));
             return to_tuple(split_with_sizes(t, parse_size(s), dim));
           },
           py::arg("split_size"), py::arg("dim") = 0)
       .def(
-          "chunk", [](const Tensor& t, int64_t c, int64_t dim) { return to_tuple(chunk(t, c, dim)); },
+          "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
           py::arg("chunks"), py::arg("dim") = 0)
       .def(
-          "unbind", [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, py::arg("dim") = 0)
-      .def("movedim", &movedim_any, py::arg("source"), py::arg("destination"))
-      .def("diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
+          "unbind", [](const Tensor& t, StrictInt dim) { return to_tuple(unbind(t, dim)); },
+          py::arg("dim") = 0)
+      .def("movedim", strict_fn(&movedim_any), py::arg("source"), py::arg("destination"))
+      .def("diagonal", strict_fn(&diagonal), py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
       .def(
           "as_strided",
           [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
@@ -165,9 +172,9 @@ void init_shape(py::module_& m, TensorClass& cls) {
                       "D");
              return autograd::inplace_view(self, [](const Tensor& x) { return t(x); });
            })
-      .def("transpose_", &transpose_inplace, py::arg("dim0"), py::arg("dim1"))
-      .def("swapdims_", &transpose_inplace, py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes_", &transpose_inplace, py::arg("axis0"), py::arg("axis1"))
+      .def("transpose_", strict_fn(&transpose_inplace), py::arg("dim0"), py::arg("dim1"))
+      .def("swapdims_", strict_fn(&transpose_inplace), py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes_", strict_fn(&transpose_inplace), py::arg("axis0"), py::arg("axis1"))
       .def(
           "squeeze_",
           [](const Tensor& self, py::object dim) {
@@ -179,7 +186,7 @@ void init_shape(py::module_& m, TensorClass& cls) {
           py::arg("dim") = py::none())
       .def(
           "unsqueeze_",
-          [](const Tensor& self, int64_t dim) {
+          [](const Tensor& self, StrictInt dim) {
             return autograd::inplace_view(self, [dim](const Tensor& x) { return unsqueeze(x, dim); });
           },
           py::arg("dim"))
@@ -204,56 +211,56 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); },
       py::arg("input"), py::arg("dims"));
-  m.def("transpose", &transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
-  m.def("swapaxes", &transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
-  m.def("t", &t, py::arg("input"));
+  m.def("transpose", strict_fn(&transpose), py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  m.def("swapaxes", strict_fn(&transpose), py::arg("input"), py::arg("axis0"), py::arg("axis1"));
+  m.def("t", strict_fn(&t), py::arg("input"));
   m.def(
       "squeeze",
       [](const Tensor& t, py::object dim) {
         return dim.is_none() ? squeeze(t) : squeeze(t, parse_dims(dim));
       },
       py::arg("input"), py::arg("dim") = py::none());
-  m.def("unsqueeze", &unsqueeze, py::arg("input"), py::arg("dim"));
-  m.def("flatten", &flatten, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  m.def("unsqueeze", strict_fn(&unsqueeze), py::arg("input"), py::arg("dim"));
+  m.def("flatten", strict_fn(&flatten), py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   m.def(
       "unflatten",
-      [](const Tensor& t, int64_t dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
+      [](const Tensor& t, StrictInt dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
       py::arg("input"), py::arg("dim"), py::arg("sizes"));
-  m.def("narrow", &narrow, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
-  m.def("select", &select_checked, py::arg("input"), py::arg("dim"), py::arg("index"));
-  m.def("movedim", &movedim_any, py::arg("input"), py::arg("source"), py::arg("destination"));
-  m.def("diagonal", &diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
+  m.def("narrow", strict_fn(&narrow), py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
+  m.def("select", strict_fn(&select_checked), py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def("movedim", strict_fn(&movedim_any), py::arg("input"), py::arg("source"), py::arg("destination"));
+  m.def("diagonal", strict_fn(&diagonal), py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
         py::arg("dim2") = 1);
   m.def(
       "split",
-      [](const Tensor& t, py::handle s, int64_t dim) {
-        if (py::isinstance<py::int_>(s)) return to_tuple(split(t, s.cast<int64_t>(), dim));
+      [](const Tensor& t, py::handle s, StrictInt dim) {
+        if (int64_t n = 0; split_size_int(s, &n)) return to_tuple(split(t, n, dim));
         return to_tuple(split_with_sizes(t, parse_size(s), dim));
       },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
   m.def(
-      "chunk", [](const Tensor& t, int64_t c, int64_t dim) { return to_tuple(chunk(t, c, dim)); },
+      "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
       py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
   m.def(
-      "unbind", [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, py::arg("input"),
+      "unbind", [](const Tensor& t, StrictInt dim) { return to_tuple(unbind(t, dim)); }, py::arg("input"),
       py::arg("dim") = 0);
   m.def(
       "cat",
-      [](py::handle ts, int64_t dim) {
+      [](py::handle ts, StrictInt dim) {
         auto v = tensor_seq(ts, "cat");
         return nogil([&] { return cat(v, dim); }, v);
       },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(
       "concat",
-      [](py::handle ts, int64_t dim) {
+      [](py::handle ts, StrictInt dim) {
         auto v = tensor_seq(ts, "concat");
         return nogil([&] { return cat(v, dim); }, v);
       },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(
       "stack",
-      [](py::handle ts, int64_t dim) {
+      [](py::handle ts, StrictInt dim) {
         auto v = tensor_seq(ts, "stack");
         return nogil([&] { return stack(v, dim); }, v);
       },

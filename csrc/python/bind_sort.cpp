@@ -11,7 +11,7 @@ Device factory_device(py::handle h);  // bind_factory.cpp: device=None is the de
 
 void init_sort(py::module_& m, TensorClass& cls) {
   // median(input) -> 0-dim value; median(input, dim, keepdim=False) -> (values, indices)
-  auto median_fn = [](const Tensor& x, py::handle dim, bool keepdim) -> py::object {
+  auto median_fn = [](const Tensor& x, py::handle dim, StrictBool keepdim) -> py::object {
     if (dim.is_none()) return py::cast(nogil([&] { return median(x); }, x));
     int64_t d = dim.cast<int64_t>();
     return values_indices("median", nogil([&] { return median(x, d, keepdim); }, x));
@@ -22,7 +22,8 @@ void init_sort(py::module_& m, TensorClass& cls) {
   for (bool lower : {true, false}) {
     m.def(
         lower ? "tril_indices" : "triu_indices",
-        [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device, py::handle) {
+        [lower](StrictInt row, StrictInt col, StrictInt offset, py::handle dtype, py::handle device,
+                py::handle) {
           ScalarType dt = dtype.is_none() ? ScalarType::Long : parse_dtype(dtype);
           Device dev = factory_device(device);
           return lower ? tril_indices(row, col, offset, dt, dev) : triu_indices(row, col, offset, dt, dev);

@@ -355,16 +355,16 @@ void init_tensor(py::module_& m, TensorClass& cls) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def(
           "size",
-          [](const Tensor& t, py::object dim) -> py::object {
-            if (dim.is_none()) return make_size(t.sizes());
-            return py::int_(t.size(dim.cast<int64_t>()));
+          [](const Tensor& t, OptInt dim) -> py::object {
+            if (!dim.v) return make_size(t.sizes());
+            return py::int_(t.size(*dim.v));
           },
           py::arg("dim") = py::none())
       .def(
           "stride",
-          [](const Tensor& t, py::object dim) -> py::object {
-            if (dim.is_none()) return py::tuple(py::cast(t.strides().vec()));
-            return py::int_(t.stride(dim.cast<int64_t>()));
+          [](const Tensor& t, OptInt dim) -> py::object {
+            if (!dim.v) return py::tuple(py::cast(t.strides().vec()));
+            return py::int_(t.stride(*dim.v));
           },
           py::arg("dim") = py::none())
       .def("dim", [](const Tensor& t) { return t.dim(); })
@@ -434,9 +434,9 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("is_inference", [](const Tensor& t) { return t.is_inference(); })
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-          [](const Tensor& t, bool v) { set_requires_grad(t, v); })
+          [](const Tensor& t, StrictBool v) { set_requires_grad(t, v); })
       .def(
-          "requires_grad_", [](const Tensor& t, bool v) { return set_requires_grad(t, v); },
+          "requires_grad_", [](const Tensor& t, StrictBool v) { return set_requires_grad(t, v); },
           py::arg("requires_grad") = true)
       .def_property(
           "grad",
@@ -457,7 +457,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           "data", [](const Tensor& t) { return autograd::detach(t); },
           [](const Tensor& t, const Tensor& src) { t.impl()->set_data(*src.impl()); })
       // conversions
-      .def("to", &tensor_to)
+      .def("to", strict_fn(&tensor_to))
       .def(
           "cpu",
           [](py::object self, py::handle memory_format) -> py::object {
@@ -470,7 +470,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           py::arg("memory_format") = py::none())
       .def(
           "cuda",
-          [](const Tensor& t, py::object device, bool non_blocking, py::handle memory_format) {
+          [](const Tensor& t, py::object device, StrictBool non_blocking, py::handle memory_format) {
             Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device);
             MT_CHECK(d.is_cuda(), "Invalid device, must be cuda device");
             MemoryFormat mf = parse_memory_format(memory_format, "cuda", MemoryFormat::Preserve);
@@ -505,7 +505,8 @@ void init_tensor(py::module_& m, TensorClass& cls) {
             return nogil([&] { return clone_as(t, mf); }, t);
           },
           py::arg("memory_format") = py::none())
-      .def("copy_", nogil_fn(+[](const Tensor& t, const Tensor& src, bool nb) { return copy_(t, src, nb); }),
+      .def("copy_",
+           nogil_fn(+[](const Tensor& t, const Tensor& src, StrictBool nb) { return copy_(t, src, nb); }),
            py::arg("src"), py::arg("non_blocking") = false)
       .def(
           "pin_memory", [](const Tensor& t, py::object) { return nogil([&] { return pin_memory(t); }); },
@@ -541,7 +542,8 @@ void init_tensor(py::module_& m, TensorClass& cls) {
              return tolist_rec(static_cast<const char*>(c.data_ptr()), c.sizes(), c.strides(), 0, c.dtype());
            })
       .def(
-          "numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, py::arg("force") = false)
+          "numpy", [](const Tensor& t, StrictBool force) { return to_numpy(t, force); },
+          py::arg("force") = false)
       .def("__len__",
            [](const Tensor& t) {
              MT_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
@@ -593,7 +595,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
     if (!v.empty()) std::memcpy(out.data_ptr(), v.data(), v.size());
     return out;
   });
-  m.def("get_num_threads", &get_num_threads);
+  m.def("get_num_threads", strict_fn(&get_num_threads));
   m.def("set_num_threads", [](int n) {
     MT_CHECK(n > 0, "set_num_threads expects a positive integer");
     set_num_threads(n);

@@ -1577,6 +1577,7 @@ for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
 # ---------------------------------------------------------------------------------------------- norms, statistics
 
 
+@_argcheck.parses("Tensor input, Scalar p, int dim, Scalar maxnorm")
 def renorm(input, p, dim, maxnorm):
     """`input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
     if input.dim() < 2:

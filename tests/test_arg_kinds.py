@@ -1,0 +1,170 @@
+# PyTorch's argument kinds for int and bool parameters across the bindings: no bool for an int, no int for a
+# bool, no float or float tensor for an int; __index__ (NumPy ints, integer tensors) and None for int? accepted.
+import numpy as np
+import pytest
+
+import minitorch as torch
+from tests.utils import run_oracle
+
+# (expression over torch, x, np; the outcome class PyTorch 2.15 gives: "ok" or the exception's name). Each
+# expectation was read off the oracle; test_matches_pytorch checks them all against it again.
+CASES = [
+    # bool for int
+    ("torch.chunk(x, True)", "TypeError"),
+    ("x.chunk(True)", "TypeError"),
+    ("x.chunk(2, True)", "TypeError"),
+    ("x.transpose(True, 0)", "TypeError"),
+    ("torch.transpose(x, 0, True)", "TypeError"),
+    ("x.unsqueeze(True)", "TypeError"),
+    ("torch.unsqueeze(x, True)", "TypeError"),
+    ("x.narrow(0, True, 2)", "TypeError"),
+    ("x.select(0, True)", "TypeError"),
+    ("x.softmax(True)", "TypeError"),
+    ("x.cumsum(True)", "TypeError"),
+    ("x.split(True)", "TypeError"),
+    ("x.diag(True)", "TypeError"),
+    ("x.tril(True)", "TypeError"),
+    ("x.index_select(True, torch.tensor([0]))", "TypeError"),
+    ("x.gather(True, torch.zeros(4, 6, dtype=torch.long))", "TypeError"),
+    ("x.scatter(True, torch.zeros(4, 6, dtype=torch.long), 1.0)", "TypeError"),
+    ("x.kthvalue(True)", "TypeError"),
+    ("x.unbind(True)", "TypeError"),
+    ("torch.unbind(x, True)", "TypeError"),
+    ("x.movedim(True, 0)", "TypeError"),
+    ("x.flatten(True)", "TypeError"),
+    ("x.size(True)", "TypeError"),
+    ("x.stride(True)", "TypeError"),
+    ("torch.cat([x, x], True)", "TypeError"),
+    ("torch.stack([x, x], True)", "TypeError"),
+    ("x.abs().multinomial(True)", "TypeError"),
+    ("x.diagonal(True)", "TypeError"),
+    ("x.polygamma(True)", "TypeError"),
+    ("torch.linspace(0, 1, True)", "TypeError"),
+    ("torch.randperm(True)", "TypeError"),
+    ("torch.eye(True)", "TypeError"),
+    ("torch.eye(2, True)", "TypeError"),
+    ("torch.tril_indices(True, 3)", "TypeError"),
+    ("torch.full((True,), 1.0)", "TypeError"),
+    ("x.topk(True)", "TypeError"),
+    (
+        "torch.nn.functional.nll_loss(torch.randn(3, 4), torch.tensor([0, 1, 2]), ignore_index=True)",
+        "TypeError",
+    ),
+    # int for bool
+    ("x.sum(0, 1)", "TypeError"),
+    ("x.sum(0, keepdim=0)", "TypeError"),
+    ("x.amax(0, 1)", "TypeError"),
+    ("x.argmax(0, 1)", "TypeError"),
+    ("x.max(0, 1)", "TypeError"),
+    ("x.median(0, 1)", "TypeError"),
+    ("x.prod(0, 1)", "TypeError"),
+    ("x.logsumexp(0, 1)", "TypeError"),
+    ("x.topk(2, 1, 0)", "TypeError"),
+    ("x.abs().multinomial(1, 1)", "TypeError"),
+    ("torch.zeros(2, requires_grad=1)", "TypeError"),
+    ("torch.zeros(2, pin_memory=1)", "TypeError"),
+    ("torch.randn(2).requires_grad_(1)", "TypeError"),
+    ("x.numpy(force=1)", "TypeError"),
+    ("x.clone().copy_(x, 1)", "TypeError"),
+    ("x.clone().index_put_((torch.tensor([0]),), torch.tensor(1.0), 1)", "TypeError"),
+    ("x.nonzero(as_tuple=1)", "TypeError"),
+    ("torch.gather(x, 0, torch.zeros(4, 6, dtype=torch.long), sparse_grad=1)", "TypeError"),
+    ("torch.nn.functional.max_pool2d(torch.randn(1, 1, 4, 4), 2, ceil_mode=1)", "TypeError"),
+    ("torch.nn.functional.avg_pool2d(torch.randn(1, 1, 4, 4), 2, ceil_mode=1)", "TypeError"),
+    ("x.sum(0, np.bool_(True))", "TypeError"),
+    ("x.sum(0, torch.tensor(True))", "TypeError"),
+    ("x.mean(0, None)", "TypeError"),
+    # float and float tensor for int
+    ("torch.chunk(x, 2.0)", "TypeError"),
+    ("torch.chunk(x, torch.tensor(2.0))", "TypeError"),
+    ("x.topk(torch.tensor(2.0))", "TypeError"),
+    ("x.renorm(2, torch.tensor(1.0), 1)", "TypeError"),
+    ("x.unsqueeze(1.0)", "TypeError"),
+    ("x.unsqueeze(torch.tensor(0.0))", "TypeError"),
+    ("x.flatten(0.0)", "TypeError"),
+    ("torch.linspace(0, 1, 5.0)", "TypeError"),
+    ("torch.zeros(2.0)", "TypeError"),
+    # __index__: NumPy ints and integer tensors are ints
+    ("torch.chunk(x, np.int64(2))", "ok"),
+    ("torch.chunk(x, torch.tensor(2))", "ok"),
+    ("x.topk(torch.tensor(2))", "ok"),
+    ("x.transpose(np.int64(1), 0)", "ok"),
+    ("x.movedim(np.int64(0), 1)", "ok"),
+    ("torch.cat([x, x], np.int64(1))", "ok"),
+    ("x.size(np.int64(0))", "ok"),
+    ("x.select(torch.tensor(0), 1)", "ok"),
+    ("x.narrow(0, torch.tensor(1), 2)", "ok"),
+    ("x.triu(np.int64(1))", "ok"),
+    ("x.softmax(np.int64(1))", "ok"),
+    ("x.split(torch.tensor(2))", "ok"),
+    ("x.view(4, torch.tensor(6))", "ok"),
+    ("x.view(torch.tensor([24]))", "ok"),
+    ("torch.eye(np.int64(2))", "ok"),
+    ("torch.empty(np.int64(3))", "ok"),
+    ("x.flip(0)", "ok"),
+    # None for int? / bool?; Scalars and floats take ints and bools
+    ("x.argmax(None)", "ok"),
+    ("x.std(None)", "ok"),
+    ("x.clamp(True)", "ok"),
+    ("x.pow(True)", "ok"),
+    ("x.nan_to_num(1)", "ok"),
+    ("torch.dropout(x, 0, False)", "ok"),
+    ("torch.dropout(x, True, False)", "ok"),
+    ("x.sum(0, True)", "ok"),
+    ("x.sum(np.int64(0))", "ok"),
+]
+
+_ORACLE = """
+import json, sys
+import numpy as np
+import torch
+out = []
+for expr in json.loads(sys.stdin.read()):
+    x = torch.randn(4, 6)
+    try:
+        eval(expr)
+        out.append("ok")
+    except Exception as e:
+        out.append(type(e).__name__)
+print(json.dumps(out))
+"""
+
+
+def outcome(expr):
+    x = torch.randn(4, 6)
+    try:
+        eval(expr, {"torch": torch, "np": np, "x": x})
+    except Exception as e:  # noqa: BLE001 - the outcome class is what the test compares
+        return type(e).__name__
+    return "ok"
+
+
+@pytest.mark.parametrize("expr,want", CASES, ids=[c[0] for c in CASES])
+def test_argument_kind(expr, want):
+    assert outcome(expr) == want
+
+
+def test_matches_pytorch():
+    exprs = [c[0] for c in CASES]
+    got = run_oracle(_ORACLE, exprs)
+    assert {e: g for e, g in zip(exprs, got)} == {c[0]: c[1] for c in CASES}
+
+
+def test_wording():
+    # PyTorch's words where one signature is bound; a refused overload set is still a TypeError
+    x = torch.randn(4, 6)
+    with pytest.raises(TypeError, match=r"topk\(\): argument 'largest' \(position 3\) must be bool, not int"):
+        x.topk(2, 1, 0)
+    with pytest.raises(TypeError, match=r"must be int, not bool|incompatible function arguments"):
+        torch.chunk(x, True)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        x.topk(2**64)
+
+
+def test_lax_values_still_compute():
+    # the accepted kinds give the same values as plain ints
+    x = torch.arange(24.0).reshape(4, 6)
+    assert [t.tolist() for t in torch.chunk(x, np.int64(2), torch.tensor(1))] == [
+        t.tolist() for t in torch.chunk(x, 2, 1)
+    ]
+    np.testing.assert_array_equal(x.topk(torch.tensor(3)).values.numpy(), x.topk(3).values.numpy())
