@@ -142,6 +142,23 @@ SWEEP = [
     ("mse_loss", F.mse_loss, [(3, 4), (3, 4)]),
     ("cross_entropy", lambda x: F.cross_entropy(x, torch.tensor([0, 2, 1])), [(3, 4)]),
     ("expand_flip", lambda x: x.expand(2, 3, 4).flip(2).contiguous(), [(3, 4)]),
+    # composites of nn.functional and torch.special's aliases, dispatched whole (inputs away from the kinks)
+    ("F.relu6", F.relu6, [((8,), {"lo": 0.2, "hi": 5.5})]),
+    ("F.hardsigmoid", F.hardsigmoid, [((8,), {"lo": -2.5, "hi": 2.5})]),
+    ("F.hardswish", F.hardswish, [((8,), {"lo": -2.5, "hi": 2.5})]),
+    ("F.hardswish_tails", lambda x: F.hardswish(x * 10), [((8,), {"lo": 0.4, "hi": 1.0})]),
+    ("F.softsign", F.softsign, [(6,)]),
+    ("F.threshold", lambda x: F.threshold(x, 0.1, 20.0), [(3, 4)]),
+    ("F.glu", lambda x: F.glu(x, 0), [(4, 3)]),
+    ("F.softmin", lambda x: F.softmin(x, dim=1), [(3, 4)]),
+    ("F.selu", F.selu, [(8,)]),
+    ("F.celu", lambda x: F.celu(x, alpha=0.7), [(8,)]),
+    ("special.erf", torch.special.erf, [(5,)]),
+    ("special.expit", torch.special.expit, [(5,)]),
+    ("special.logsumexp", lambda x: torch.special.logsumexp(x, 1), [(3, 4)]),
+    ("special.xlogy", torch.special.xlogy, [((5,), POS), ((5,), POS)]),
+    ("special.gammaln", torch.special.gammaln, [((5,), POS)]),
+    ("special.log1p", torch.special.log1p, [((5,), POS)]),
     ("to_double", lambda x: x.to(torch.float64).double().contiguous(), [(4,)]),
 ]
 
