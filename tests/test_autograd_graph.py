@@ -1,6 +1,7 @@
 """torch.autograd.graph: saved_tensors_hooks (pack/unpack calls, nesting, grad mode, errors), save_on_cpu,
 disable_saved_tensors_hooks, the Node interface of grad_fn (metadata, _saved_*, isinstance), gradient edges,
-register_multi_grad_hook and increment_version. Gradients under hooks are checked against the same graph
+register_multi_grad_hook, increment_version, allow_mutation_on_saved_tensors and
+Variable._execution_engine.queue_callback. Gradients under hooks are checked against the same graph
 without hooks; call logs, orders and error messages against PyTorch (the same scenario code runs on both)."""
 
 import json
@@ -269,6 +270,65 @@ y = (w * v).sum()
 increment_version(v)
 err(lambda: y.backward())
 """,
+    "allow_mutation_on_saved_tensors": """
+amos = G.allow_mutation_on_saved_tensors
+a = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+b = a.clone()
+out = (b**2).sum()
+b.sin_()
+err(out.backward)  # outside the context: the version error
+with amos() as ctx:
+    log.append(type(ctx).__name__)
+    a = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+    b = a.clone()
+    c = b.t()  # a non-contiguous view, saved and then written through its base
+    out = (b**2).sum() + (c.exp() * 2).sum()
+    b.sin_()
+    b.mul_(3)
+    y = torch.zeros(0, requires_grad=True).clone()
+    (y * y).sum().backward()  # empty tensors go through the hooks too
+    out.backward()
+    log.append(vals(a.grad))
+    log.append(vals(b))
+    err(lambda: amos().__enter__())  # nested
+    a = torch.ones(3, requires_grad=True)
+    out2 = (a.clone() ** 2).sum()
+log.append(vals(a))
+err(out2.backward)  # recorded in the context, run after it
+with amos():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = x * 1
+    z = (w * w).sum()
+    w.add_(1)
+    g, = torch.autograd.grad(z, x)
+    log.append(vals(g))
+""",
+    "queue_callback": """
+eng = torch.autograd.Variable._execution_engine
+err(lambda: eng.queue_callback(lambda: None))
+x = torch.tensor([1.0, -2.0], requires_grad=True)
+def cb(tag):
+    def f():
+        log.append(("callback", tag, vals(x.grad) if x.grad is not None else None))
+        if tag == "first":
+            eng.queue_callback(cb("queued by a callback"))
+    return f
+def hook(g):
+    log.append("hook")
+    eng.queue_callback(cb("first"))
+    eng.queue_callback(cb("second"))
+    return g
+y = x * 3
+y.register_hook(hook)
+y.sum().backward()
+log.append("after backward")
+err(lambda: eng.queue_callback(lambda: None))
+x.grad = None
+y = x * 3
+y.register_hook(hook)
+g, = torch.autograd.grad(y.sum(), x)
+log.append(vals(g))
+""",
 }
 
 
@@ -491,3 +551,38 @@ def test_increment_version_makes_backward_raise():
     increment_version(v)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_allow_mutation_gradient_equals_unmutated_graph():
+    # in the context, backward sees the values at save time: the same gradient as a graph left unmutated
+    x0 = np.array([[0.3, -1.2], [2.0, 0.7]])
+    ref = minitorch.tensor(x0, requires_grad=True)
+    (ref.clone().exp() * ref.clone()).sum().backward()
+    with minitorch.autograd.graph.allow_mutation_on_saved_tensors():
+        x = minitorch.tensor(x0, requires_grad=True)
+        a, b = x.clone(), x.clone()
+        out = (a.exp() * b).sum()
+        a.zero_()
+        b.mul_(5)
+        out.backward()
+    np.testing.assert_allclose(npy(x.grad), npy(ref.grad))
+    np.testing.assert_allclose(npy(x.grad), np.exp(x0) * (1 + x0))
+
+
+def test_queue_callback_runs_after_the_pass_and_not_on_error():
+    eng = minitorch.autograd.Variable._execution_engine
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+
+    def hook(g):
+        eng.queue_callback(lambda: seen.append(x.grad.tolist()))
+        raise ValueError("hook failed")
+
+    y = x * 2
+    y.register_hook(hook)
+    with pytest.raises(ValueError, match="hook failed"):
+        y.sum().backward()
+    assert seen == []
+    # the failed pass left nothing queued on the thread
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
+        eng.queue_callback(lambda: None)

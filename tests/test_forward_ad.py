@@ -142,6 +142,23 @@ SWEEP = [
     ("mse_loss", F.mse_loss, [(3, 4), (3, 4)]),
     ("cross_entropy", lambda x: F.cross_entropy(x, torch.tensor([0, 2, 1])), [(3, 4)]),
     ("expand_flip", lambda x: x.expand(2, 3, 4).flip(2).contiguous(), [(3, 4)]),
+    # composites of nn.functional and torch.special's aliases, dispatched whole (inputs away from the kinks)
+    ("F.relu6", F.relu6, [((8,), {"lo": 0.2, "hi": 5.5})]),
+    ("F.hardsigmoid", F.hardsigmoid, [((8,), {"lo": -2.5, "hi": 2.5})]),
+    ("F.hardswish", F.hardswish, [((8,), {"lo": -2.5, "hi": 2.5})]),
+    ("F.hardswish_tails", lambda x: F.hardswish(x * 10), [((8,), {"lo": 0.4, "hi": 1.0})]),
+    ("F.softsign", F.softsign, [(6,)]),
+    ("F.threshold", lambda x: F.threshold(x, 0.1, 20.0), [(3, 4)]),
+    ("F.glu", lambda x: F.glu(x, 0), [(4, 3)]),
+    ("F.softmin", lambda x: F.softmin(x, dim=1), [(3, 4)]),
+    ("F.selu", F.selu, [(8,)]),
+    ("F.celu", lambda x: F.celu(x, alpha=0.7), [(8,)]),
+    ("special.erf", torch.special.erf, [(5,)]),
+    ("special.expit", torch.special.expit, [(5,)]),
+    ("special.logsumexp", lambda x: torch.special.logsumexp(x, 1), [(3, 4)]),
+    ("special.xlogy", torch.special.xlogy, [((5,), POS), ((5,), POS)]),
+    ("special.gammaln", torch.special.gammaln, [((5,), POS)]),
+    ("special.log1p", torch.special.log1p, [((5,), POS)]),
     ("to_double", lambda x: x.to(torch.float64).double().contiguous(), [(4,)]),
 ]
 
@@ -458,3 +475,65 @@ def test_transforms_accept_builtins_passed_as_functions():
     assert_close(jvp(_EARLY_SIN, (x,), (v,))[1], torch.cos(x) * v)
     assert_close(jacfwd(_EARLY_SIN)(x), torch.diag(torch.cos(x)))
     assert_close(AF.jvp(_EARLY_SIN, x, v)[1], torch.cos(x) * v)
+
+
+class _ExpFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.result = torch.exp(x) * scale
+        return ctx.result
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.result, None
+
+    @staticmethod
+    def jvp(ctx, t, t_scale):
+        assert t_scale is None  # a non-tensor input gets None
+        return t * ctx.result
+
+
+def test_custom_function_jvp_under_dual_level():
+    x0 = np.array([[0.5, -1.0], [2.0, 0.25]])
+    t0 = np.array([[1.0, 2.0], [-3.0, 0.5]])
+    primal = torch.tensor(x0, requires_grad=True)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(primal, torch.tensor(t0).t().contiguous().t())
+        out = _ExpFn.apply(x, 3.0)
+        p, t = fwAD.unpack_dual(out)
+        np.testing.assert_allclose(t.detach().numpy(), 3 * np.exp(x0) * t0)
+    # the reverse-mode graph through the primal is recorded too
+    p.sum().backward()
+    np.testing.assert_allclose(primal.grad.numpy(), 3 * np.exp(x0))
+
+
+def test_gradcheck_forward_ad_catches_a_wrong_jvp():
+    class Wrong(_ExpFn):
+        @staticmethod
+        def jvp(ctx, t, t_scale):
+            return t * ctx.result * 1.01
+
+    x = torch.tensor([0.3, -0.7, 1.1], dtype=torch.float64, requires_grad=True)
+    kw = {"check_forward_ad": True, "check_backward_ad": False}
+    assert torch.autograd.gradcheck(lambda a: _ExpFn.apply(a, 2.0), (x,), **kw)
+    with pytest.raises(torch.autograd.GradcheckError, match="forward mode"):
+        torch.autograd.gradcheck(lambda a: Wrong.apply(a, 2.0), (x,), **kw)
+
+
+def test_custom_function_without_jvp_raises_pytorchs_error():
+    class NoJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.ones(2), torch.ones(2))
+        msg = (
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+        with pytest.raises(NotImplementedError, match=re.escape(msg)):
+            NoJvp.apply(d)

@@ -795,3 +795,22 @@ def test_reverse_transforms_of_a_torch_function_under_vmap(fn):
     assert_close(vmap(jacfwd(fn))(x), ref)
     cot = vmap(lambda a: vjp(fn, a)[1](torch.ones(3, dtype=torch.float64))[0])(x)
     assert_close(cot, torch.stack([torch.diagonal(r) for r in ref]))
+
+
+def test_vmap_of_vjp_fn_returning_a_dict_of_parameters():
+    # the NTK tutorial's pattern: vjp over a dict of parameters, its vjp_fn vmapped over a basis of cotangents
+    torch.manual_seed(0)
+    net = nn.Linear(4, 3)
+    params = {k: v.detach() for k, v in net.named_parameters()}
+    x = torch.randn(4)
+    _, vjp_fn = vjp(lambda p: functional_call(net, p, (x,)), params)
+    basis = torch.eye(3)
+    got = vmap(vjp_fn)(basis)
+    assert isinstance(got, tuple) and isinstance(got[0], dict) and set(got[0]) == {"weight", "bias"}
+    for i in range(3):
+        (row,) = vjp_fn(basis[i])
+        for k in params:
+            assert_close(got[0][k][i], row[k])
+    # the weight's row i of the Jacobian of W x + b is e_i x^T
+    assert_close(got[0]["weight"], torch.eye(3)[:, :, None] * x[None, None, :])
+    assert_close(got[0]["bias"], torch.eye(3))

@@ -958,3 +958,20 @@ def test_dynamic_shape_ops_are_refused_as_pytorch_refuses_them():
         assert_close(vmap(lambda a: a.masked_select(mask))(x), x[:, mask])
         wide = torch.tensor([[True], [False]])  # broadcasts the entry to (2, 3): the first row's copy is kept
         assert_close(vmap(lambda a: torch.masked_select(a, wide))(x), x)
+
+
+def test_renorm_is_batched_per_entry():
+    # renorm's dim is its third argument and its norms span every other dim: a dim-shifting rule moved p and
+    # took the batch into the norms; per-entry norms, as the loop computes them
+    x = torch.randn(3, 4, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dim in (0, 1, -1):
+            assert_close(
+                vmap(lambda a, dim=dim: torch.renorm(a, 2, dim, 1.0))(x),
+                loop(lambda a, dim=dim: torch.renorm(a, 2, dim, 1.0))(x),
+            )
+        assert_close(
+            vmap(lambda a: torch.renorm(a, 1, 0, 0.5), in_dims=1)(x),
+            loop(lambda a: torch.renorm(a, 1, 0, 0.5), 1)(x),
+        )

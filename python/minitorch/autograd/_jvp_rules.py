@@ -309,6 +309,19 @@ def _bias_nd(t_bias, result):
     return t_bias.reshape([-1] + [1] * (result.dim() - 2))
 
 
+def _glu_jvp(x, t, dim):
+    a, b = x.chunk(2, dim)
+    ta, tb = t.chunk(2, dim)
+    s = _root().sigmoid(b)
+    return ta * s + a * s * (1 - s) * tb
+
+
+def _hardswish_jvp(t, x):
+    torch = _root()
+    # PyTorch's backward: 0 below -3, x/3 + 1/2 on [-3, 3], 1 above
+    return t * torch.where(x < -3, torch.zeros_like(x), torch.where(x <= 3, x / 3 + 0.5, torch.ones_like(x)))
+
+
 def _reduce(x, reduction):
     if reduction == "mean":
         return x.mean()
@@ -649,6 +662,27 @@ _COMPOSITE_RULES = {
     "hypot": {"jvp_self": "t_self * self / result", "jvp_other": "t_other * other / result"},
     "logit": {"args": "self, eps=None", "jvp": "t_self / (self * (1 - self))"},
     "sinc": GENERIC,
+    # activations that nn.functional writes as composites (dispatched whole under forward AD)
+    "F.relu6": {"args": "input, inplace=False", "jvp": "t_input * ((input > 0) & (input < 6))"},
+    "F.hardsigmoid": {"args": "input, inplace=False", "jvp": "t_input * ((input > -3) & (input < 3)) / 6"},
+    "F.hardswish": {"args": "input, inplace=False", "jvp": "_hardswish_jvp(t_input, input)"},
+    "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
+    "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
+    "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
+    "F.softmin": {
+        "args": "input, dim=None, _stacklevel=3, dtype=None",
+        "jvp": "-result * (t_input.to(result.dtype) - (t_input.to(result.dtype) * result).sum("
+        "_softmax_dim(input.dim()) if dim is None else dim, keepdim=True))",
+    },
+    # selu(x) = scale * (x > 0 ? x : alpha * (exp(x) - 1)): below 0 the slope is result + scale * alpha
+    "selu": {
+        "args": "input, inplace=False",
+        "jvp": "where(input > 0, t_input * 1.0507009873554805, t_input * (result + 1.7580993408473766))",
+    },
+    "celu": {
+        "args": "input, alpha=1.0, inplace=False",
+        "jvp": "where(input > 0, t_input, t_input * (result / alpha + 1))",
+    },
     # torch.linalg: the classic first-order formulas (the others take the generic JVP through their backward)
     "linalg.inv": {"args": "A, *, out=None", "jvp": "-(result @ t_A @ result)"},
     "inverse": {"args": "self, *, out=None", "jvp": "-(result @ t_self @ result)"},
@@ -681,6 +715,28 @@ def _schema_rules():
 
 # every rule by key; a schema op's rule lives only in the schema (tests/test_forward_ad.py checks)
 JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
+
+# F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
+JVP_RULES["F.selu"] = JVP_RULES["selu"]
+JVP_RULES["F.celu"] = JVP_RULES["celu"]
+
+# torch.special's aliases of torch ops take their op's row (with its parameter names made explicit, since a
+# special.* row without `args` reads as a function of `input`)
+_SPECIAL_ALIASES = {
+    "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "expit": "sigmoid", "expm1": "expm1", "exp2": "exp2",
+    "log1p": "log1p", "logsumexp": "logsumexp", "xlogy": "xlogy", "digamma": "digamma", "psi": "digamma",
+    "gammaln": "lgamma", "i0": "i0", "logit": "logit", "sinc": "sinc", "round": "round",
+}  # fmt: skip
+for _alias, _base in _SPECIAL_ALIASES.items():
+    _row = JVP_RULES.get(_base)
+    if _row is None or f"special.{_alias}" in JVP_RULES:
+        continue
+    if isinstance(_row, dict) and "args" not in _row:
+        _row = {
+            **_row,
+            "args": "self, other" if any(k in _row for k in ("jvp_self", "jvp_other")) else "self",
+        }
+    JVP_RULES[f"special.{_alias}"] = _row
 
 
 # ------------------------------------------------------------------------------------------------ compiling

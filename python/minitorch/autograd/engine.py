@@ -15,16 +15,74 @@ def _is_checkpoint_valid():
     return getattr(_state, "checkpoint_valid", True)
 
 
+def _callback_stack():
+    stack = getattr(_state, "callbacks", None)
+    if stack is None:
+        stack = _state.callbacks = []
+    return stack
+
+
 def _run_backward(checkpoint_valid, *args):
     prev = _is_checkpoint_valid()
     _state.checkpoint_valid = checkpoint_valid
     hooks = anomaly_mode.nan_hooks(args[0])
+    # the C++ engine runs a pass on the calling thread, so a thread-local stack scopes the callbacks that
+    # hooks queue to the pass (nested passes from hooks get their own entry)
+    stack = _callback_stack()
+    callbacks = []
+    stack.append(callbacks)
     try:
-        return _C._run_backward(*args)
+        res = _C._run_backward(*args)
+        # as PyTorch: after the pass, in order; a callback may queue more, which run in the same loop
+        i = 0
+        while i < len(callbacks):
+            callbacks[i]()
+            i += 1
+        return res
     finally:
+        stack.pop()
         for h in hooks:
             h.remove()
         _state.checkpoint_valid = prev
+
+
+class _ImperativeEngine:
+    """``Variable._execution_engine``: the engine object old code and libraries reach for, mostly to queue a
+    callback that runs once the backward pass in progress finishes."""
+
+    def queue_callback(self, callback):
+        stack = _callback_stack()
+        if not stack:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        stack[-1].append(callback)
+
+    def run_backward(
+        self,
+        tensors,
+        grad_tensors,
+        keep_graph,
+        create_graph,
+        inputs=(),
+        allow_unreachable=True,
+        accumulate_grad=True,
+    ):
+        """The engine's raw entry: accumulate into the leaves (accumulate_grad) or return the gradients of
+        ``inputs``."""
+        tensors = list(tensors)
+        if accumulate_grad:
+            if inputs:
+                backward(tensors, list(grad_tensors), keep_graph, create_graph, inputs=list(inputs))
+                return ()
+            _run_backward(True, tensors, list(grad_tensors), keep_graph, create_graph, [], False)
+            return ()
+        return tuple(
+            _run_backward(
+                False, tensors, list(grad_tensors), keep_graph, create_graph, list(inputs), allow_unreachable
+            )
+        )
+
+    def is_checkpoint_valid(self):
+        return _is_checkpoint_valid()
 
 
 def _is_edge(x):

@@ -1,6 +1,8 @@
 """gradcheck / gradgradcheck: analytical gradients against central finite differences (float64 or complex128
 inputs, complex ones checked as pairs of reals)."""
 
+import sys
+
 import numpy as np
 
 from minitorch import _C
@@ -56,12 +58,16 @@ def gradcheck(
     check_undefined_grad=False,
     nondet_tol=0.0,
     fast_mode=False,
+    check_forward_ad=False,
+    check_backward_ad=True,
     **kwargs,
 ):
     """True when the autograd gradient of every output matches central differences for every input that
     requires grad; raises (or returns False) otherwise. Inputs should be float64 or complex128 and
     contiguous-writable. Complex inputs and outputs are checked as pairs of reals (PyTorch's convention: the
-    gradient of a real loss L is dL/dx + i dL/dy), so a wrong imaginary part fails too."""
+    gradient of a real loss L is dL/dx + i dL/dy), so a wrong imaginary part fails too. check_forward_ad also
+    checks the forward-mode Jacobian (one JVP per input element) against the same differences;
+    check_backward_ad=False skips the reverse-mode one."""
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if _C._is_tensor(t) and t.requires_grad]
     for i in diff_idx:
@@ -73,6 +79,10 @@ def gradcheck(
                 "check will likely fail if all the inputs are not of double precision floating point or complex. ",
                 stacklevel=2,
             )
+    if check_forward_ad and not _check_forward(func, inputs, diff_idx, eps, atol, rtol, raise_exception):
+        return False
+    if not check_backward_ad:
+        return True
     outputs = _differentiable_outputs(func, inputs)
     for oi in range(len(outputs)):
         # a fresh graph per output: the finite differences below write into the inputs (bumping versions)
@@ -102,6 +112,42 @@ def gradcheck(
                         msg = (
                             f"Jacobian mismatch for output {oi} with respect to input {i},\n"
                             f"numerical:{n!r}\nanalytical:{a!r} ({where})"
+                        )
+                        if raise_exception:
+                            raise GradcheckError(msg)
+                        return False
+    return True
+
+
+def _check_forward(func, inputs, diff_idx, eps, atol, rtol, raise_exception):
+    """Column k of each output's Jacobian by the JVP along input element k, against central differences."""
+    # through the package's lazy attribute (autograd/__init__.py), as forward AD sits above this module
+    fwAD = sys.modules["minitorch.autograd"].forward_ad
+
+    for i in diff_idx:
+        x = inputs[i]
+        numeric = _numerical_jacobian(func, inputs, i, eps)
+        units = (1.0, 1j) if x.is_complex() else (1.0,)
+        for k, column in enumerate(numeric):
+            t = _C.zeros(x.shape, dtype=x.dtype, device=x.device)
+            t.reshape(-1)[k // len(units)] = units[k % len(units)]
+            with fwAD.dual_level():
+                args = list(inputs)
+                args[i] = fwAD.make_dual(x.detach(), t)
+                outs = [o for o in _as_tuple(func(*args)) if _C._is_tensor(o)]
+                tans = [fwAD.unpack_dual(o).tangent for o in outs]
+            for oi, (o, tan, num_col) in enumerate(zip(outs, tans, column)):
+                a_col = (
+                    _real_parts(tan)
+                    if tan is not None
+                    else _real_parts(_C.zeros_like(fwAD.unpack_dual(o).primal))
+                )
+                for j in range(num_col.numel()):
+                    a, n = a_col[j].item(), num_col[j].item()
+                    if abs(a - n) > atol + rtol * abs(n):
+                        msg = (
+                            f"Jacobian computed with forward mode mismatch for output {oi} with respect to input "
+                            f"{i},\nnumerical:{n!r}\nanalytical:{a!r} ({_where(x, k, o, j)})"
                         )
                         if raise_exception:
                             raise GradcheckError(msg)

@@ -17,6 +17,7 @@ from minitorch.autograd.grad_mode import enable_grad
 __all__ = [
     "GradientEdge",
     "Node",
+    "allow_mutation_on_saved_tensors",
     "disable_saved_tensors_hooks",
     "get_gradient_edge",
     "increment_version",
@@ -155,6 +156,66 @@ def disable_saved_tensors_hooks(error_message):
             _C._saved_tensors_hooks_enable()
         else:
             _C._saved_tensors_hooks_disable(maybe_prev_message)
+
+
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one allow_mutation_on_saved_tensors context: the copies of what its graphs saved."""
+
+    def __init__(self):
+        self.cloned: dict = {}
+
+    def clear(self):
+        self.cloned.clear()
+
+
+class _Handle:
+    pass
+
+
+class _swap_with_cloned(saved_tensors_hooks):
+    # PyTorch clones a saved tensor lazily, when a TorchDispatchMode sees an in-place op write to it. Ops here
+    # go straight to C++ with no Python interception point for in-place writes (any op with out=, the
+    # in-place methods, optimizers' fused updates), so the tensor is copied when it is saved: backward sees
+    # the values at save time either way, at the cost of one copy per saved tensor while the context lives.
+    def __init__(self, ctx):
+        def pack_hook(tensor):
+            handle = _Handle()
+            ctx.cloned[handle] = tensor.clone()
+            return handle
+
+        def unpack_hook(handle):
+            error_msg = (
+                "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                "in which the graph was originally recorded."
+            )
+            if not _allow_mutation_on_saved_tensors_enabled or handle not in ctx.cloned:
+                raise AssertionError(error_msg)
+            return ctx.cloned[handle]
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager under which tensors saved for backward may be modified in place: backward uses their
+    values at the time they were saved instead of raising. Run both forward and backward inside it; backward
+    of a graph recorded in it raises AssertionError once it has exited. Yields the context's state; contexts
+    cannot be nested."""
+    global _allow_mutation_on_saved_tensors_enabled
+
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False
 
 
 class _MultiHandle(RemovableHandle):

@@ -3,6 +3,7 @@
 import warnings
 
 from minitorch import _C
+from minitorch.autograd.engine import _ImperativeEngine
 
 __all__ = ["Variable", "VariableMeta"]
 
@@ -17,6 +18,8 @@ class VariableMeta(type):
 class Variable(metaclass=VariableMeta):
     """Variable(data, requires_grad=False): `data` detached from its graph, as a leaf that requires grad when
     asked (sharing data's storage). Variable() is an empty float tensor."""
+
+    _execution_engine = _ImperativeEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=None, _grad_fn=None, name=None):
         if volatile is not None:

@@ -298,7 +298,7 @@ def _dims_rule(*dim_args, rank_extra=0):
 # (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
 for _names, _spec in (
     (
-        "cummax cummin logcumsumexp select narrow index_select Tensor.unfold renorm",
+        "cummax cummin logcumsumexp select narrow index_select Tensor.unfold",
         ((1, "dim"),),
     ),
     ("F.glu diff", ((1, "dim", -1),)),

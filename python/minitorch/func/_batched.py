@@ -312,6 +312,9 @@ def stack_results(outs, level, key="op"):
             return t(parts)
         except TypeError:
             return t(*parts)
+    if isinstance(first, dict):
+        # a pytree of results (vjp_fn of a function of a dict of parameters, as the NTK tutorial's)
+        return type(first)((k, stack_results([o[k] for o in outs], level, key)) for k in first)
     if first is None or all(o == first for o in outs[1:]):
         return first
     raise RuntimeError(
