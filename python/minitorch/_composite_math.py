@@ -1577,7 +1577,6 @@ for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
 # ---------------------------------------------------------------------------------------------- norms, statistics
 
 
-@_argcheck.parses("Tensor input, Scalar p, int dim, Scalar maxnorm")
 def renorm(input, p, dim, maxnorm):
     """`input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
     if input.dim() < 2:
@@ -1602,7 +1601,19 @@ def renorm(input, p, dim, maxnorm):
     return _C.mul(input, factor)
 
 
+# checked before the call (a float tensor for dim would otherwise run), each spelling with PyTorch's name and
+# argument positions: torch.renorm counts input, the methods do not
+_renorm_impl = renorm
 _export_with_inplace(renorm)
+renorm = _argcheck.parsing(_renorm_impl, ["Tensor input, Scalar p, int dim, Scalar maxnorm"], "renorm")
+__all__.remove("renorm")
+_export(renorm, method=False)
+TENSOR_METHODS["renorm"] = _argcheck.parsing(
+    _renorm_impl, ["Scalar p, int dim, Scalar maxnorm"], "renorm", True
+)
+TENSOR_METHODS["renorm_"] = _argcheck.parsing(
+    TENSOR_METHODS["renorm_"], ["Scalar p, int dim, Scalar maxnorm"], "renorm_", True
+)
 
 
 def dist(input, other, p=2):
