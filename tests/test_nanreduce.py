@@ -162,6 +162,10 @@ def test_nansum_long_rows_and_dtypes():
     # an integer dtype: the NaNs drop before the cast (PyTorch gives 1 here, not int64's minimum plus one)
     r = minitorch.nansum(minitorch.tensor([1.0, float("nan")]), dtype=minitorch.int64)
     assert r.dtype == minitorch.int64 and r.item() == 1
+    # ... and each element converts before the sum (fuzz seed 2502: PyTorch's [-1, 3], not the floats' [-1, 4])
+    m = minitorch.tensor([[1.7, -2.9, float("nan")], [0.5, 3.9, -0.2]])
+    assert minitorch.nansum(m, 1, dtype=minitorch.int32).tolist() == [-1, 3]
+    assert minitorch.nansum(m, dtype=minitorch.int64).item() == 2
     assert minitorch.nansum(minitorch.empty(0, 3), 0).tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(NotImplementedError, match="^nansum on CPU does not support complex inputs$"):
         minitorch.nansum(minitorch.ones(3, dtype=minitorch.complex64))

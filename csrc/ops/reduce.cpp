@@ -259,8 +259,8 @@ Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTyp
 }
 
 // A reduction of its own rather than sum over masked_fill: one pass, no mask and no copy. Integers and bool
-// hold no NaN (sum); a float input with an integer dtype is summed as floats first, NaN dropped, as
-// PyTorch's.
+// hold no NaN (sum); a float input with an integer dtype is converted element by element first (NaN as 0,
+// the rest truncated), then summed, as PyTorch's: nansum([0.5, 3.9], dtype=int32) is 3, not 4.
 Tensor native::nansum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
   const char* dev = self.is_cuda() ? "CUDA" : "CPU";
   MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "nansum on ", dev, " does not support complex inputs");
@@ -268,10 +268,10 @@ Tensor native::nansum(const Tensor& self, IntArrayRef dims, bool keepdim, Scalar
                            self.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
                            dtype_short_name(dtype), "'");
   if (!is_floating(self.dtype())) return native::sum(self, dims, keepdim, dtype);
-  if (dtype != ScalarType::Undefined && !is_floating(dtype)) {
-    Tensor r = run_reduce(self, dims, keepdim, ReduceOp::nansum, 0, self.dtype(), "nansum");
-    return to(r, dtype, self.device());
-  }
+  if (dtype != ScalarType::Undefined && !is_floating(dtype))
+    return native::sum(
+        to(mt::masked_fill(self, isnan(self), wrapped_scalar(Scalar(0.0))), dtype, self.device()), dims,
+        keepdim, dtype);
   return run_reduce(self, dims, keepdim, ReduceOp::nansum, 0, int_to_long(self, dtype), "nansum");
 }
 
