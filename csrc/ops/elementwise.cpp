@@ -135,6 +135,38 @@ const char* binary_op_name(BinaryOp op) {
   return name_of(op);
 }
 
+bool complex_unary_supported(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg:
+    case UnaryOp::exp:
+    case UnaryOp::exp2:
+    case UnaryOp::expm1:
+    case UnaryOp::log:
+    case UnaryOp::log2:
+    case UnaryOp::log10:
+    case UnaryOp::log1p:
+    case UnaryOp::sqrt:
+    case UnaryOp::rsqrt:
+    case UnaryOp::reciprocal:
+    case UnaryOp::sin:
+    case UnaryOp::cos:
+    case UnaryOp::tan:
+    case UnaryOp::asin:
+    case UnaryOp::acos:
+    case UnaryOp::atan:
+    case UnaryOp::sinh:
+    case UnaryOp::cosh:
+    case UnaryOp::tanh:
+    case UnaryOp::asinh:
+    case UnaryOp::acosh:
+    case UnaryOp::atanh:
+    case UnaryOp::sigmoid:
+      return true;
+    default:
+      return false;
+  }
+}
+
 namespace {
 
 // PyTorch's "<kernel>" not implemented for '<dtype>' (a NotImplementedError), naming the kernel whose dtype

@@ -29,6 +29,10 @@ enum class BinaryOp : int {
 // The op's name as the schema spells it ("exp", "floor_divide"), for kernels' dtype errors.
 const char* unary_op_name(UnaryOp op);
 const char* binary_op_name(BinaryOp op);
+// The unary ops with a complex-valued result that complex inputs take, on every device
+// (kernels/cpu/complex.cpp, kernels/cuda/complex.cu); abs and the nan/inf tests, which return reals, are
+// handled beside them.
+bool complex_unary_supported(UnaryOp op);
 
 // PyTorch's result_type: tensors with dims outrank 0-dim tensors, which outrank wrapped Python numbers;
 // a lower rank only matters when it brings a higher category (bool < integer < float).

@@ -86,38 +86,6 @@ std::complex<T> unary_value(UnaryOp op, std::complex<T> z) {
   }
 }
 
-bool complex_unary_supported(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::neg:
-    case UnaryOp::exp:
-    case UnaryOp::exp2:
-    case UnaryOp::expm1:
-    case UnaryOp::log:
-    case UnaryOp::log2:
-    case UnaryOp::log10:
-    case UnaryOp::log1p:
-    case UnaryOp::sqrt:
-    case UnaryOp::rsqrt:
-    case UnaryOp::reciprocal:
-    case UnaryOp::sin:
-    case UnaryOp::cos:
-    case UnaryOp::tan:
-    case UnaryOp::asin:
-    case UnaryOp::acos:
-    case UnaryOp::atan:
-    case UnaryOp::sinh:
-    case UnaryOp::cosh:
-    case UnaryOp::tanh:
-    case UnaryOp::asinh:
-    case UnaryOp::acosh:
-    case UnaryOp::atanh:
-    case UnaryOp::sigmoid:
-      return true;
-    default:
-      return false;
-  }
-}
-
 template <typename T>
 void unary_loop(const TensorIter& it, UnaryOp op) {
   using C = std::complex<T>;

@@ -220,38 +220,6 @@ struct WhereC {
   }
 };
 
-bool unary_supported(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::neg:
-    case UnaryOp::exp:
-    case UnaryOp::exp2:
-    case UnaryOp::expm1:
-    case UnaryOp::log:
-    case UnaryOp::log2:
-    case UnaryOp::log10:
-    case UnaryOp::log1p:
-    case UnaryOp::sqrt:
-    case UnaryOp::rsqrt:
-    case UnaryOp::reciprocal:
-    case UnaryOp::sin:
-    case UnaryOp::cos:
-    case UnaryOp::tan:
-    case UnaryOp::asin:
-    case UnaryOp::acos:
-    case UnaryOp::atan:
-    case UnaryOp::sinh:
-    case UnaryOp::cosh:
-    case UnaryOp::tanh:
-    case UnaryOp::asinh:
-    case UnaryOp::acosh:
-    case UnaryOp::atanh:
-    case UnaryOp::sigmoid:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 void complex_fill_cuda(const TensorIter& it, const Scalar& value) {
@@ -302,7 +270,7 @@ void complex_unary_cuda(const TensorIter& it, UnaryOp op) {
     } else if (op == UnaryOp::isnan || op == UnaryOp::isinf || op == UnaryOp::isfinite) {
       gpu_kernel<bool, Cx<T>>(it, ClassifyC<T>{op});
     } else {
-      if (!unary_supported(op)) refuse(unary_op_name(op), dt);
+      if (!complex_unary_supported(op)) refuse(unary_op_name(op), dt);
       gpu_kernel<Cx<T>, Cx<T>>(it, UnaryC<T>{op});
     }
   });
