@@ -488,6 +488,17 @@ _COMPOSITE_RULES = {
         "args": "input, negative_slope=0.01, inplace=False",
         "jvp": "where(input > 0, t_input, t_input * negative_slope)",
     },
+    "F.relu6": {"args": "input, inplace=False", "jvp": "t_input * ((input > 0) & (input < 6))"},
+    "F.hardsigmoid": {"args": "input, inplace=False", "jvp": "t_input * ((input > -3) & (input < 3)) / 6"},
+    "F.hardswish": {"args": "input, inplace=False", "jvp": "_hardswish_jvp(t_input, input)"},
+    "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
+    "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
+    "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
+    "F.softmin": {
+        "args": "input, dim=None, _stacklevel=3, dtype=None",
+        "jvp": "-result * (t_input.to(result.dtype) - (t_input.to(result.dtype) * result).sum("
+        "_softmax_dim(input.dim()) if dim is None else dim, keepdim=True))",
+    },
     "F.elu": {
         "args": "input, alpha=1.0, inplace=False",
         "jvp": "where(input > 0, t_input, t_input * (result + alpha))",
@@ -662,18 +673,6 @@ _COMPOSITE_RULES = {
     "hypot": {"jvp_self": "t_self * self / result", "jvp_other": "t_other * other / result"},
     "logit": {"args": "self, eps=None", "jvp": "t_self / (self * (1 - self))"},
     "sinc": GENERIC,
-    # activations that nn.functional writes as composites (dispatched whole under forward AD)
-    "F.relu6": {"args": "input, inplace=False", "jvp": "t_input * ((input > 0) & (input < 6))"},
-    "F.hardsigmoid": {"args": "input, inplace=False", "jvp": "t_input * ((input > -3) & (input < 3)) / 6"},
-    "F.hardswish": {"args": "input, inplace=False", "jvp": "_hardswish_jvp(t_input, input)"},
-    "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
-    "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
-    "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
-    "F.softmin": {
-        "args": "input, dim=None, _stacklevel=3, dtype=None",
-        "jvp": "-result * (t_input.to(result.dtype) - (t_input.to(result.dtype) * result).sum("
-        "_softmax_dim(input.dim()) if dim is None else dim, keepdim=True))",
-    },
     # selu(x) = scale * (x > 0 ? x : alpha * (exp(x) - 1)): below 0 the slope is result + scale * alpha
     "selu": {
         "args": "input, inplace=False",
