@@ -197,7 +197,7 @@ std::vector<std::vector<int64_t>> weight_offsets(const Setup& s, const Tensor& s
 constexpr size_t kMaxSetups = 64;
 
 std::shared_ptr<const Setup> cached_setup(const RnnArgs& a, const Tensor& x, bool training) {
-  using Key = std::array<int64_t, 14>;
+  using Key = std::array<int64_t, 13>;
   static auto* mutex = new std::mutex;
   static auto* cache = new std::deque<std::pair<Key, std::shared_ptr<const Setup>>>;
   const Key key{x.device().index,
@@ -212,8 +212,7 @@ std::shared_ptr<const Setup> cached_setup(const RnnArgs& a, const Tensor& x, boo
                 x.size(1),
                 static_cast<int64_t>(x.dtype()),
                 training,
-                cudnn_flags().allow_tf32,
-                0};
+                cudnn_flags().allow_tf32};
   {
     std::lock_guard<std::mutex> lock(*mutex);
     for (const auto& [k, s] : *cache)
