@@ -3,9 +3,9 @@ scipy.sparse and PyTorch when `import torch` works: COO and CSR products, the ba
 the features, coalescing and to_dense. Printed as a Markdown table; ratios are other / minitorch (above 1:
 minitorch is faster).
 
-minitorch composes the product from dense ops (gather the feature rows at the column indices, scale by the
-values, index_add into the output rows), so it moves an nnz x features intermediate through memory that a CSR
-kernel (scipy's, PyTorch's MKL/native one) never materializes: expect it slower by about that traffic.
+The products run minitorch's CSR kernels (ops/sparse.h); `--composed` times the path they replaced (gather the
+feature rows at the column indices, scale by the values, index_add into the output rows, which moves an
+nnz x features intermediate through memory), still taken by hybrid, batched and non-float operands.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_sparse.py
 (PyTorch's column appears when run with a Python that has PyTorch, e.g. PYTHONPATH=python /tmp/tv/bin/python ...).
@@ -124,7 +124,14 @@ def main():
     ap.add_argument("--features", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.2)
+    ap.add_argument(
+        "--composed", action="store_true", help="minitorch without its CSR kernels (the composed path)"
+    )
     args = ap.parse_args()
+    if args.composed:
+        from minitorch.sparse import _ops
+
+        _ops._native_devices = set()
     print(
         f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads; random graph: "
         f"{args.nodes} nodes, {args.edges} edges, {args.features} float32 features"

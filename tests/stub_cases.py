@@ -133,6 +133,15 @@ CASES = {
     "mode_stub": _mode,
     "select_stub": _kth,
     "triangle_stub": lambda T, dt, dev: flat(T.tril(t(T, SQ, dt, dev), -1), t(T, SQ, dt, dev).triu_(1)),
+    # sparse @ dense and dense @ sparse (the transposed product); the values' gradient through to_sparse
+    "csr_mm_stub": lambda T, dt, dev: flat(
+        T.sparse.mm(t(T, A, dt, dev).to_sparse(), t(T, B, dt, dev).t()),
+        T.mm(t(T, SQ, dt, dev), t(T, SQ, dt, dev).tril().to_sparse()),
+    ),
+    "csr_sddmm_stub": lambda T, dt, dev: grad_of(
+        lambda x: T.sparse.mm(x.to_sparse(), t(T, B, dt, dev).t()) * t(T, SQ, dt, dev)[:2, :2],
+        leaf(T, A, dt, dev),
+    ),
     "gemm_stub": lambda T, dt, dev: flat(T.mm(t(T, A, dt, dev), t(T, B, dt, dev).t())),
     "lu_factor_stub": lambda T, dt, dev: flat(*T.linalg.lu_factor(t(T, SQ, dt, dev))),
     "lu_solve_stub": lambda T, dt, dev: flat(

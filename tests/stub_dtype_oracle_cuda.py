@@ -997,6 +997,67 @@ ORACLE = {
         "NotImplementedError",
         "\"batch_norm_stats_cuda\" not implemented for 'Bool'",
     ),
+    # csr_mm_stub/csr_sddmm_stub's rows: copied from the CPU oracle, until a GPU run regenerates this file
+    ("csr_mm_stub", "float32"): (
+        "ok",
+        [-5.0, 5.875, 7.125, -4.5, 4.5, -1.25, 1.5, 1.0, 2.75, 3.0, 5.0, 2.25, 9.0],
+    ),
+    ("csr_mm_stub", "float64"): (
+        "ok",
+        [-5.0, 5.875, 7.125, -4.5, 4.5, -1.25, 1.5, 1.0, 2.75, 3.0, 5.0, 2.25, 9.0],
+    ),
+    ("csr_mm_stub", "float16"): (
+        "ok",
+        [-5.0, 5.875, 7.125, -4.5, 4.5, -1.25, 1.5, 1.0, 2.75, 3.0, 5.0, 2.25, 9.0],
+    ),
+    ("csr_mm_stub", "bfloat16"): (
+        "ok",
+        [-5.0, 5.875, 7.125, -4.5, 4.5, -1.25, 1.5, 1.0, 2.75, 3.0, 5.0, 2.25, 9.0],
+    ),
+    ("csr_mm_stub", "int64"): ("ok", [-4.0, 5.0, 5.0, -3.0, 4.0, -1.0, 0.0, 1.0, 1.0, 3.0, 5.0, 0.0, 9.0]),
+    ("csr_mm_stub", "int32"): ("ok", [-4.0, 5.0, 5.0, -3.0, 4.0, -1.0, 0.0, 1.0, 1.0, 3.0, 5.0, 0.0, 9.0]),
+    ("csr_mm_stub", "int16"): ("ok", [-4.0, 5.0, 5.0, -3.0, 4.0, -1.0, 0.0, 1.0, 1.0, 3.0, 5.0, 0.0, 9.0]),
+    ("csr_mm_stub", "int8"): ("ok", [-4.0, 5.0, 5.0, -3.0, 4.0, -1.0, 0.0, 1.0, 1.0, 3.0, 5.0, 0.0, 9.0]),
+    ("csr_mm_stub", "uint8"): ("ok", [252.0, 5.0, 5.0, 253.0, 4.0, 255.0, 0.0, 1.0, 1.0, 3.0, 5.0, 0.0, 9.0]),
+    ("csr_mm_stub", "bool"): (
+        "err",
+        "NotImplementedError",
+        "\"addmm_sparse_dense\" not implemented for 'Bool'",
+    ),
+    ("csr_sddmm_stub", "float32"): ("ok", [1.75, 7.0, -4.0, 0.375, -4.5, 1.5]),
+    ("csr_sddmm_stub", "float64"): ("ok", [1.75, 7.0, -4.0, 0.375, -4.5, 1.5]),
+    ("csr_sddmm_stub", "float16"): ("ok", [1.75, 7.0, -4.0, 0.375, -4.5, 1.5]),
+    ("csr_sddmm_stub", "bfloat16"): ("ok", [1.75, 7.0, -4.0, 0.375, -4.5, 1.5]),
+    ("csr_sddmm_stub", "int64"): (
+        "err",
+        "RuntimeError",
+        "only Tensors of floating point dtype can require gradients",
+    ),
+    ("csr_sddmm_stub", "int32"): (
+        "err",
+        "RuntimeError",
+        "only Tensors of floating point dtype can require gradients",
+    ),
+    ("csr_sddmm_stub", "int16"): (
+        "err",
+        "RuntimeError",
+        "only Tensors of floating point dtype can require gradients",
+    ),
+    ("csr_sddmm_stub", "int8"): (
+        "err",
+        "RuntimeError",
+        "only Tensors of floating point dtype can require gradients",
+    ),
+    ("csr_sddmm_stub", "uint8"): (
+        "err",
+        "RuntimeError",
+        "only Tensors of floating point dtype can require gradients",
+    ),
+    ("csr_sddmm_stub", "bool"): (
+        "err",
+        "RuntimeError",
+        "only Tensors of floating point dtype can require gradients",
+    ),
     ("ldl_factor_stub", "float32"): (
         "ok",
         [4.0, 0.0, 0.0, 0.25, 2.75, 0.0, 0.125, -0.22727273404598236, 1.795454502105713, 1.0, 2.0, 3.0],

@@ -57,6 +57,9 @@
   _(fft_c2c_stub, fft, FftC2CFn) \
   _(fft_r2c_stub, fft, FftR2CFn) \
   _(fft_c2r_stub, fft, FftC2RFn)
+#define MT_STUBS_SPARSE_H(_) \
+  _(csr_mm_stub, sparse, CsrMmFn) \
+  _(csr_sddmm_stub, sparse, CsrSddmmFn)
 #define MT_STUBS_CONV_H(_) \
   _(conv_forward_stub, conv, ConvForwardFn) \
   _(conv_backward_input_stub, conv, ConvBackwardInputFn) \
@@ -98,12 +101,12 @@
 
 #define MT_DISPATCH_STUBS(_) \
   MT_STUBS_KERNELS_H(_) MT_STUBS_INDEX_DIM_H(_) MT_STUBS_REDUCE_H(_) MT_STUBS_SORT_H(_) MT_STUBS_LINALG_H(_) \
-  MT_STUBS_LINALG_DECOMP_H(_) MT_STUBS_FFT_H(_) MT_STUBS_CONV_H(_) MT_STUBS_POOL_H(_) MT_STUBS_UPSAMPLE_H(_) MT_STUBS_NN_H(_) \
+  MT_STUBS_LINALG_DECOMP_H(_) MT_STUBS_FFT_H(_) MT_STUBS_SPARSE_H(_) MT_STUBS_CONV_H(_) MT_STUBS_POOL_H(_) MT_STUBS_UPSAMPLE_H(_) MT_STUBS_NN_H(_) \
   MT_STUBS_LOSS_H(_) MT_STUBS_ATTENTION_H(_) MT_STUBS_RNN_H(_) MT_STUBS_FOREACH_H(_)
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 70
+#define MT_NUM_DISPATCH_STUBS 72
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

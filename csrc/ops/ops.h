@@ -15,3 +15,4 @@
 #include "ops/pool.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
+#include "ops/sparse.h"

@@ -1,16 +1,18 @@
 """Sparse arithmetic, products, reductions and softmax, composed from dense ops so autograd records them.
 
-The products are gathers and scatter-adds over the stored elements: sparse @ dense gathers the rows of the
-dense operand at the column indices, scales them by the values and adds them into the output rows
-(index_select, mul, index_add), which is what a CSR kernel does in one pass; the gradients (to the values and
-to the dense operand) are those ops' own backward formulas. The same calls run on CUDA tensors; cuSPARSE
-kernels (one fused pass, no nnz x n intermediate) are the native path still to write in C++.
+Sparse @ dense (and dense @ sparse) of a float32/float64 matrix runs the native CSR kernels of ops/sparse.h (our
+CPU loop, cuSPARSE on CUDA): one pass per output row, no nnz x n intermediate, with their own backward (the
+transposed product for the dense operand, the sampled dense-dense product for the values). Everything else
+(hybrid tensors, batched or other-dtype operands, products under create_graph) is gathers and scatter-adds over
+the stored elements: gather the rows of the dense operand at the column indices, scale them by the values, add
+them into the output rows (index_select, mul, index_add), differentiable through those ops' own formulas.
 """
 
 import numbers
 
 from minitorch import _C, _argcheck, _composite_math, _composite_shape
 from minitorch._dtype_names import scalar_name
+from minitorch.autograd.function import Function
 from minitorch.sparse import _layout
 from minitorch.sparse._types import (
     SparseCooTensor,
@@ -59,6 +61,16 @@ def _check_dtype(s, dense):
         )
 
 
+def _check_product_dtype(s, x):
+    """PyTorch's sparse products have no bool kernel (its CSR ones are MKL's, named in the message)."""
+    if s.dtype == _C.bool:
+        if isinstance(s, SparseCsrTensor):
+            kernel = "addmv_out_sparse_csr_impl_mkl" if x.dim() == 1 else "addmm_out_sparse_csr_impl_mkl"
+        else:
+            kernel = "addmm_sparse_dense"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _check_matrix(s):
     if s.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
@@ -78,6 +90,93 @@ def _column(v, ndim):
     return v.reshape((v.shape[0],) + (1,) * (ndim - 1))
 
 
+_NATIVE_DTYPES = (_C.float32, _C.float64)
+_native_devices = None
+
+
+def _has_native(device_type):
+    """Whether this build has the CSR product kernels for the device type ('cpu' always; 'cuda' with cuSPARSE)."""
+    global _native_devices
+    if _native_devices is None:
+        rows = {row[0]: set(row[2]) for row in _C._op_table("stubs")}
+        _native_devices = rows.get("csr_mm_stub", set()) & rows.get("csr_sddmm_stub", set())
+    return device_type in _native_devices
+
+
+def _csr_structure(s):
+    """(crow, col) of a sparse matrix whose entries are sorted by row, in one index dtype; None when a COO tensor
+    is not coalesced (its rows may come in any order). A COO tensor keeps its row pointers once computed."""
+    if isinstance(s, SparseCsrTensor):
+        crow, col = s._crow, s._col
+        if crow.dtype != col.dtype:
+            crow, col = crow.to(_C.int64), col.to(_C.int64)
+        return crow, col
+    if not s.is_coalesced():
+        return None
+    cached = getattr(s, "_csr_cache", None)
+    if cached is None:
+        rows = s._idx[0]
+        bounds = _C.arange(s.shape[0] + 1, dtype=_C.int64, device=rows.device)
+        cached = (_composite_math.searchsorted(rows, bounds), s._idx[1])
+        s._csr_cache = cached
+    return cached
+
+
+class _CsrMm(Function):
+    """op(A) @ dense for a CSR matrix A (op: A, or A^T when transpose), differentiable to A's values and dense."""
+
+    @staticmethod
+    def forward(ctx, crow, col, values, dense, cols, transpose):
+        ctx.save_for_backward(crow, col, values, dense)
+        ctx.cols, ctx.transpose = cols, transpose
+        return _C._sparse_csr_mm(crow, col, values, dense, cols, transpose)
+
+    @staticmethod
+    def backward(ctx, g):
+        crow, col, values, dense = ctx.saved_tensors
+        if _C.is_grad_enabled():  # create_graph: the same product, through ops autograd records
+            return (None, None) + _csr_mm_grads_composed(ctx, crow, col, values, dense, g) + (None, None)
+        g = g.contiguous()
+        g_values = g_dense = None
+        if ctx.needs_input_grad[2]:  # d/dv_e of out[r] += v_e dense[c] (transposed: out[c] += v_e dense[r])
+            a, b = (dense, g) if ctx.transpose else (g, dense)
+            g_values = _C._sparse_csr_sddmm(crow, col, a, b)
+        if ctx.needs_input_grad[3]:
+            g_dense = _C._sparse_csr_mm(crow, col, values, g, ctx.cols, not ctx.transpose)
+        return None, None, g_values, g_dense, None, None
+
+
+def _csr_mm_grads_composed(ctx, crow, col, values, dense, g):
+    pos = _C.arange(col.shape[0], dtype=_C.int64, device=col.device)
+    rows = _composite_math.searchsorted(crow.to(_C.int64), pos, right=True) - 1
+    col = col.to(_C.int64)
+    src, dst = (rows, col) if not ctx.transpose else (col, rows)  # out[src] gathers dense[dst]
+    g_values = g_dense = None
+    if ctx.needs_input_grad[2]:
+        g_values = (g.index_select(0, src) * dense.index_select(0, dst)).sum(1)
+    if ctx.needs_input_grad[3]:
+        scaled = g.index_select(0, src) * values.unsqueeze(1)
+        g_dense = _C.zeros(dense.shape, dtype=g.dtype, device=g.device).index_add(0, dst, scaled)
+    return g_values, g_dense
+
+
+def _native_product(s, x, transpose):
+    """op(s) @ x through the CSR kernels (x a matrix), or None when they do not apply to these operands."""
+    if (
+        x.dim() != 2
+        or s._vals.dim() != 1
+        or s._vals.dtype not in _NATIVE_DTYPES
+        or x.device != s._vals.device
+        or not _has_native(x.device.type)
+    ):
+        return None
+    structure = _csr_structure(s)
+    if structure is None:
+        return None
+    crow, col = structure
+    return _CsrMm.apply(crow, col, s._vals, x, s.shape[1], transpose)
+
+
 def sparse_dense(s, x, what="addmm"):
     """s (m x k, sparse) @ x (k, or k x n, or batched ... x k x n) -> dense."""
     _check_matrix(s)
@@ -91,6 +190,10 @@ def sparse_dense(s, x, what="addmm"):
             raise RuntimeError(f"{what}: mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {kx}x{n})")
         raise RuntimeError(f"{what}: Argument #3 (dense): Expected dim 0 size {k}, got {kx}")
     _check_dtype(s, x)
+    _check_product_dtype(s, x)
+    native = _native_product(s, x if x.dim() != 1 else x.unsqueeze(1), False) if x.dim() <= 2 else None
+    if native is not None:
+        return native if x.dim() == 2 else native.squeeze(1)
     rows, cols, vals = _entries(s)
     xt = x if x.dim() <= 2 else x.movedim(-2, 0)  # the contracted dim first: gather and scatter along dim 0
     gathered = xt.index_select(0, cols) * _column(vals, xt.dim())
@@ -113,6 +216,12 @@ def dense_sparse(x, s, what="addmm"):
             )
         raise RuntimeError(f"{what}: Argument #3 (dense): Expected dim 0 size {k}, got {x.shape[-1]}")
     _check_dtype(s, x)
+    _check_product_dtype(s, x)
+    if x.dim() <= 2:  # x @ s = (s^T x^T)^T: the transposed product over x's rows
+        xt2 = x.unsqueeze(0) if x.dim() == 1 else x
+        native = _native_product(s, xt2.t(), True)
+        if native is not None:
+            return native.t() if x.dim() == 2 else native.squeeze(1)
     rows, cols, vals = _entries(s)
     xt = x.movedim(-1, 0)
     gathered = xt.index_select(0, rows) * _column(vals, xt.dim())

@@ -1,9 +1,10 @@
 """The sparse COO and CSR tensor types: dense minitorch tensors (indices, values) behind PyTorch's sparse API.
 
 A COO tensor of shape (s_0, ..., s_{k-1}, d_0, ...) holds `indices` (int64, k x nnz) and `values` (nnz, d_0, ...);
-a CSR matrix holds `crow_indices` (nrows + 1), `col_indices` (nnz) and `values` (nnz). Every operation is composed
-from dense ops (index_select, index_add, sort), so it runs on whatever device the values live on, and autograd
-records it: gradients reach the values (and through them a sparse leaf's `.grad`) without sparse kernels.
+a CSR matrix holds `crow_indices` (nrows + 1), `col_indices` (nnz) and `values` (nnz). Operations are composed
+from dense ops (index_select, index_add, sort), so they run on whatever device the values live on, and autograd
+records them: gradients reach the values (and through them a sparse leaf's `.grad`). The one exception is the
+product of a matrix and a dense matrix, which has kernels of its own (sparse/_ops.py, ops/sparse.h).
 
 The C++ Tensor has no sparse layout, so these are Python objects, not `Tensor` instances; ``is_tensor`` accepts
 them (registered with `_creation`), ``isinstance(s, Tensor)`` does not.

@@ -1,0 +1,111 @@
+// Sparse product front ends (ops/sparse.h): operands checked and made contiguous, the result allocated, the
+// CSR structure validated where reading it costs a pass the product makes anyway (the CPU), then the kernel.
+#include "ops/sparse.h"
+
+#include "ops/copy.h"
+#include "ops/factory.h"
+
+namespace mt {
+
+namespace {
+
+void check_indices(const Tensor& crow, const Tensor& col, const char* what) {
+  MT_CHECK(crow.dim() == 1 && col.dim() == 1, what, ": crow_indices and col_indices must be 1-D, got ",
+           crow.dim(), "-D and ", col.dim(), "-D");
+  ScalarType it = crow.dtype();
+  MT_CHECK((it == ScalarType::Long || it == ScalarType::Int) && col.dtype() == it, what,
+           ": crow_indices and col_indices must both be int32 or both int64, got ", dtype_short_name(it),
+           " and ", dtype_short_name(col.dtype()));
+  MT_CHECK(crow.numel() >= 1, what, ": crow_indices must hold rows + 1 entries, got none");
+}
+
+void check_operand(const Tensor& t, const Tensor& values, const char* what, const char* name) {
+  MT_CHECK(t.dim() == 2, what, ": ", name, " must be a matrix, got ", t.dim(), "-D");
+  MT_CHECK(t.dtype() == values.dtype(), what, ": expected ", name, " of dtype ",
+           dtype_short_name(values.dtype()), ", got ", dtype_short_name(t.dtype()));
+  MT_CHECK(t.device() == values.device(), what, ": expected all tensors on one device, got ",
+           t.device().str(), " and ", values.device().str());
+}
+
+void check_values(const Tensor& values, const Tensor& crow, const Tensor& col, const char* what) {
+  ScalarType dt = values.dtype();
+  MT_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, what,
+           ": values must be float32 or float64, got ", dtype_short_name(dt));
+  MT_CHECK(values.dim() == 1 && values.numel() == col.numel(), what, ": expected ", col.numel(),
+           " values (one per column index), got ", values.numel());
+  MT_CHECK(crow.device() == values.device() && col.device() == values.device(), what,
+           ": expected all tensors on one device, got ", crow.device().str(), " and ", values.device().str());
+}
+
+// The CSR invariants the kernels rely on to stay inside their operands: crow starts at 0, never decreases and
+// ends at nnz; every column index is inside [0, cols). On the CPU only (a host pass over the indices); CUDA
+// callers (python/minitorch/sparse) build the indices themselves from validated tensors.
+template <typename I>
+void validate_csr(const Tensor& crow, const Tensor& col, int64_t cols, const char* what) {
+  const I* cr = crow.data<I>();
+  const I* c = col.data<I>();
+  const int64_t rows = crow.numel() - 1, nnz = col.numel();
+  MT_CHECK(cr[0] == 0, what, ": crow_indices[0] must be 0, got ", static_cast<int64_t>(cr[0]));
+  for (int64_t r = 0; r < rows; ++r)
+    MT_CHECK(cr[r] <= cr[r + 1], what, ": crow_indices must not decrease, but crow_indices[", r + 1,
+             "] < crow_indices[", r, "]");
+  MT_CHECK(cr[rows] == nnz, what, ": crow_indices[-1] must equal the number of stored elements (", nnz,
+           "), got ", static_cast<int64_t>(cr[rows]));
+  for (int64_t e = 0; e < nnz; ++e)
+    MT_CHECK_INDEX(c[e] >= 0 && c[e] < cols, what, ": column index ", static_cast<int64_t>(c[e]),
+                   " is out of bounds for ", cols, " columns");
+}
+
+void validate(const Tensor& crow, const Tensor& col, int64_t cols, const char* what) {
+  if (crow.device().type != DeviceType::CPU) return;
+  if (crow.dtype() == ScalarType::Long)
+    validate_csr<int64_t>(crow, col, cols, what);
+  else
+    validate_csr<int32_t>(crow, col, cols, what);
+}
+
+}  // namespace
+
+Tensor sparse_csr_mm(const Tensor& crow_in, const Tensor& col_in, const Tensor& values_in,
+                     const Tensor& dense_in, int64_t cols, bool transpose) {
+  const char* what = "_sparse_csr_mm";
+  check_indices(crow_in, col_in, what);
+  check_values(values_in, crow_in, col_in, what);
+  check_operand(dense_in, values_in, what, "the dense operand");
+  MT_CHECK(cols >= 0, what, ": the number of columns must be non-negative, got ", cols);
+  const int64_t rows = crow_in.numel() - 1;
+  const int64_t inner = transpose ? rows : cols, outer = transpose ? cols : rows;
+  MT_CHECK(dense_in.size(0) == inner, what, ": mat1 and mat2 shapes cannot be multiplied (",
+           transpose ? cols : rows, "x", inner, " and ", dense_in.size(0), "x", dense_in.size(1), ")");
+  Tensor out = zeros({outer, dense_in.size(1)}, values_in.dtype(), values_in.device());
+  if (out.numel() == 0 || values_in.numel() == 0) return out;
+  Tensor crow = contiguous(crow_in), col = contiguous(col_in);
+  validate(crow, col, cols, what);
+  csr_mm_stub.get(out.device())(out, crow, col, contiguous(values_in), contiguous(dense_in), transpose);
+  return out;
+}
+
+Tensor sparse_csr_sddmm(const Tensor& crow_in, const Tensor& col_in, const Tensor& a_in, const Tensor& b_in) {
+  const char* what = "_sparse_csr_sddmm";
+  check_indices(crow_in, col_in, what);
+  MT_CHECK(a_in.dim() == 2 && b_in.dim() == 2, what, ": both dense operands must be matrices, got ",
+           a_in.dim(), "-D and ", b_in.dim(), "-D");
+  ScalarType dt = a_in.dtype();
+  MT_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, what,
+           ": the dense operands must be float32 or float64, got ", dtype_short_name(dt));
+  MT_CHECK(crow_in.device() == a_in.device() && col_in.device() == a_in.device(), what,
+           ": expected all tensors on one device, got ", crow_in.device().str(), " and ",
+           a_in.device().str());
+  check_operand(b_in, a_in, what, "the second dense operand");
+  MT_CHECK(a_in.size(0) == crow_in.numel() - 1 && a_in.size(1) == b_in.size(1), what,
+           ": the operands do not fit the sparse pattern (", crow_in.numel() - 1, " rows; ", a_in.size(0),
+           "x", a_in.size(1), " and ", b_in.size(0), "x", b_in.size(1), ")");
+  Tensor out = zeros({col_in.numel()}, a_in.dtype(), a_in.device());
+  if (out.numel() == 0) return out;
+  Tensor crow = contiguous(crow_in), col = contiguous(col_in);
+  validate(crow, col, b_in.size(0), what);
+  csr_sddmm_stub.get(out.device())(out, crow, col, contiguous(a_in), contiguous(b_in));
+  return out;
+}
+
+}  // namespace mt
