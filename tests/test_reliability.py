@@ -2590,3 +2590,36 @@ def test_dropout2d_of_a_3d_input_drops_per_sample_and_channel_as_pytorch():
     with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
         z = T.nn.functional.dropout3d(T.ones(16, 4, 4), 0.5).numpy()
     assert ((z == 0).all(axis=(1, 2)) | (z == 2).all(axis=(1, 2))).all()
+
+
+def test_integer_and_float_binary_composites_dispatch_on_the_common_dtype():
+    """gcd/lcm, nextafter and igamma/igammac refuse by the operands' common dtype, as PyTorch's TensorIterator
+    kernels do (fuzz seed 3001): an int32 with a bool is int32, a float with an integer is the float"""
+    T = minitorch
+    i32, b = T.tensor([4, 6], dtype=T.int32), T.tensor([True, False])
+    assert T.gcd(i32, b).tolist() == [1, 6] and T.gcd(i32, b).dtype == T.int32
+    assert T.lcm(i32, b).tolist() == [4, 0]
+    assert T.lcm(T.tensor([True]), T.tensor([4])).tolist() == [4]
+    assert T.gcd(T.tensor([4, -6], dtype=T.int8), T.tensor(300)).dtype == T.int8  # a 0-d operand joins int8
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Bool'"):
+        T.gcd(b, b)
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        T.gcd(T.tensor([4]), T.tensor(2.0))
+    r = T.nextafter(T.tensor(4, dtype=T.int8), T.tensor(-0.99, dtype=T.float64))
+    assert r.dtype == T.float64 and r.item() == np.nextafter(4.0, -0.99)
+    r = T.nextafter(T.tensor([1.0]), T.tensor([0, 2], dtype=T.int64))
+    assert r.dtype == T.float32 and r.tolist() == [
+        np.nextafter(np.float32(1), np.float32(0)),
+        np.nextafter(np.float32(1), np.float32(2)),
+    ]
+    with pytest.raises(NotImplementedError, match="\"nextafter_cpu\" not implemented for 'Short'"):
+        T.nextafter(T.tensor([1], dtype=T.int8), T.tensor([2], dtype=T.int16))
+    with pytest.raises(TypeError, match="argument 'other' \\(position 2\\) must be Tensor, not float"):
+        T.nextafter(T.tensor([1.0]), 2.0)
+    p = T.special.gammainc(T.tensor([True]), T.tensor([1.0]))
+    np.testing.assert_allclose(p.numpy(), [1 - np.exp(-1)], rtol=1e-6)
+    q = T.igammac(T.tensor([1]), T.tensor(2.0, dtype=T.float64))
+    assert q.dtype == T.float64  # a 0-d float64 of a higher category than the int64 tensor decides
+    np.testing.assert_allclose(q.numpy(), [np.exp(-2)], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="\"igamma_cpu\" not implemented for 'Long'"):
+        T.igamma(T.tensor([1]), T.tensor([2]))

@@ -658,13 +658,13 @@ _export_with_inplace(ldexp, torch_inplace=True)
 
 def gcd(input, other):
     """Elementwise greatest common divisor of integer tensors (gcd(0, 0) == 0)."""
-    for t in (input, other):
-        if _is_float(t) or t.dtype == _C.bool:
-            _not_implemented("gcd_cpu", t)
-    a, b = _C.abs(input), _C.abs(other)
-    a, b = _bcast(a, b)
-    dt = _C.promote_types(a.dtype, b.dtype)
-    a, b = a.to(dt), b.to(dt)
+    # PyTorch's kernel dispatches on the common dtype: an int32 with a bool is int32 and computed
+    common = _C.result_type(input, other)
+    if common.is_floating_point or common.is_complex or common == _C.bool:
+        raise NotImplementedError(
+            f"\"gcd_{'cuda' if input.is_cuda else 'cpu'}\" not implemented for '{scalar_name(common)}'"
+        )
+    a, b = _bcast(_C.abs(input.to(common)), _C.abs(other.to(common)))
     # Euclid on the whole tensor; the loop runs O(log max) times, not once per element
     while b.numel() and _C.any(_C.ne(b, 0)).item():
         nz = _C.ne(b, 0)
@@ -1775,10 +1775,15 @@ _export(frexp)
 
 def nextafter(input, other):
     """The next representable float after input in the direction of other (elementwise)."""
-    x, y = _binary(input, other)
-    if not _is_float(x) or not _is_float(y):
-        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_name(x.dtype)}'")
-    dt = _C.result_type(x, y)
+    for i, (what, t) in enumerate((("input", input), ("other", other))):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(
+                f"nextafter(): argument '{what}' (position {i + 1}) must be Tensor, not {type(t).__name__}"
+            )
+    x, y = input, other
+    dt = _C.result_type(x, y)  # PyTorch's kernel dispatches on the common dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_name(dt)}'")
     x, y = x.to(dt), y.to(dt)
     x, y = _composite_shape.broadcast_tensors(x, y)
     itype = _FLAYOUT[dt][0]

@@ -594,12 +594,11 @@ def sample_dirichlet(input, generator=None):
 
 
 def _igamma_args(input, other, name):
-    for t in (input, other):
-        if isinstance(t, _C.Tensor) and not t.dtype.is_floating_point:
-            raise NotImplementedError(
-                f"\"{name}_{_device_name(t)}\" not implemented for '{scalar_name(t.dtype)}'"
-            )
-    dt = _C.result_type(input, other)  # mixed dtypes promote, as PyTorch's binary kernel does
+    # PyTorch's kernel dispatches on the operands' common dtype: a float with an integer or bool is computed
+    dt = _C.result_type(input, other)
+    if not dt.is_floating_point:
+        t = input if isinstance(input, _C.Tensor) else other
+        raise NotImplementedError(f"\"{name}_{_device_name(t)}\" not implemented for '{scalar_name(dt)}'")
     a, x = _composite_shape.broadcast_tensors(input.to(dt), other.to(dt))
     return a, x
 
