@@ -2623,3 +2623,31 @@ def test_integer_and_float_binary_composites_dispatch_on_the_common_dtype():
     np.testing.assert_allclose(q.numpy(), [np.exp(-2)], rtol=1e-6)
     with pytest.raises(NotImplementedError, match="\"igamma_cpu\" not implemented for 'Long'"):
         T.igamma(T.tensor([1]), T.tensor([2]))
+
+
+def test_linear_hypot_and_margin_ranking_as_pytorch_fuzz_seed_3101():
+    """F.linear takes a 1-D weight (a dot product over the last dim, ATen's matmul path); hypot dispatches on
+    the common dtype and rounds half precision once from float32; torch.margin_ranking_loss broadcasts where
+    F's refuses operands of different ranks"""
+    T, F = minitorch, minitorch.nn.functional
+    w = T.tensor([1.0, 2.0, 3.0])
+    assert F.linear(T.ones(2, 3), w).tolist() == [6.0, 6.0]
+    assert F.linear(T.ones(3), w, T.tensor(1.0)).item() == 7.0
+    x = T.randn(4, 3, requires_grad=True)
+    F.linear(x, w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.tile([1.0, 2.0, 3.0], (4, 1)))
+    with pytest.raises(RuntimeError, match="addmm: mat2 must be a matrix, got 1-D tensor"):
+        F.linear(T.ones(2, 3), w, T.tensor(1.0))
+    with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions, but self is 3D"):
+        F.linear(T.ones(2, 3), T.ones(1, 2, 3))
+    h = T.hypot(T.tensor([0.5, 0.07], dtype=T.float16), T.tensor([1, 2]))
+    assert h.dtype == T.float16 and h.tolist() == [1.1181640625, 2.001953125]  # 2.001225 rounds up in float16
+    assert T.hypot(T.tensor([True]), T.tensor([2.0])).dtype == T.float32
+    with pytest.raises(NotImplementedError, match="\"hypot_cpu\" not implemented for 'Long'"):
+        T.hypot(T.tensor([1, 2]), T.tensor([1, 2]))
+    loss = T.margin_ranking_loss(T.tensor(1.0), T.tensor(0.3), T.tensor([-1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(loss.numpy(), [0.7, 0.0, 0.0], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="All input tensors should have same dimension"):
+        F.margin_ranking_loss(T.tensor(1.0), T.tensor(0.3), T.tensor([-1.0, 1.0, 1.0]))
+    with pytest.raises(TypeError, match="argument 'input2' \\(position 2\\) must be Tensor, not float"):
+        T.margin_ranking_loss(T.tensor([1.0]), 0.3, T.tensor([1.0]))

@@ -342,13 +342,20 @@ def hypot(input, other):
     """sqrt(input**2 + other**2), elementwise, scaled by the larger magnitude so that it overflows only where
     the result does (float32 hypot(3e20, 4e20) = 5e20, as C's and PyTorch's); an infinite side gives inf even
     beside NaN."""
-    if not _is_float(input) or not _is_float(other):
-        _not_implemented("hypot_cpu", input if not _is_float(input) else other)
-    a, b = _C.abs(input), _C.abs(other)
+    dt = _C.result_type(
+        input, other
+    )  # PyTorch's kernel dispatches on the common dtype (float16 with int64 runs)
+    if not dt.is_floating_point:
+        raise NotImplementedError(
+            f"\"hypot_{'cuda' if input.is_cuda else 'cpu'}\" not implemented for '{scalar_name(dt)}'"
+        )
+    # half precision computes in float32 and rounds once, as PyTorch's kernel (its opmath type)
+    ct = _C.float32 if dt in (_C.float16, _C.bfloat16) else dt
+    a, b = _C.abs(input.to(ct)), _C.abs(other.to(ct))
     big, small = _C.maximum(a, b), _C.minimum(a, b)
     q = _C._where(_C.eq(big, 0), 0.0, _C.div(small, big))
     r = _C.mul(big, _C.sqrt(_C.add(_C.mul(q, q), 1.0)))
-    return _C._where(_C.logical_or(_C.isinf(a), _C.isinf(b)), float("inf"), r)
+    return _C._where(_C.logical_or(_C.isinf(a), _C.isinf(b)), float("inf"), r).to(dt)
 
 
 _export_with_inplace(hypot)

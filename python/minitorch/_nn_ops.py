@@ -5,6 +5,7 @@ import builtins
 
 from minitorch import _C, _argcheck
 from minitorch.nn import functional as _F
+from minitorch.nn.functional import _loss as _F_loss
 
 # the functions defined below; _reuse and _reuse_dropout add the ones they make
 __all__ = [
@@ -226,7 +227,13 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """F.margin_ranking_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("margin_ranking_loss", 5, reduction)
-    return _F.margin_ranking_loss(input1, input2, target, margin, reduction=red)
+    for pos, (what, t) in enumerate((("input1", input1), ("input2", input2), ("target", target))):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(
+                f"margin_ranking_loss(): argument '{what}' (position {pos + 1}) must be Tensor, not {type(t).__name__}"
+            )
+    # ATen's op broadcasts its operands; the same-dims check is nn.functional's own
+    return _F_loss._margin_ranking(input1, input2, target, margin, red)
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):

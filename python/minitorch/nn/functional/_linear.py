@@ -7,7 +7,32 @@ _nn = _C._nn
 
 
 def linear(input, weight, bias=None):
-    return _nn.linear(input, weight, bias)
+    try:
+        return _nn.linear(input, weight, bias)
+    except RuntimeError:
+        # ATen's linear is matmul(input, weight.t()) (+ bias) beyond the 2-D weight the C++ op takes: a 1-D
+        # weight gives a dot product over the last dim; only refused inputs pay for the check
+        if (
+            isinstance(input, _C.Tensor)
+            and isinstance(weight, _C.Tensor)
+            and input.dim() >= 1
+            and weight.dim() != 2
+        ):
+            return _linear_of_other_rank(input, weight, bias)
+        raise
+
+
+def _linear_of_other_rank(input, weight, bias):
+    if weight.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.dim()}D")
+    if weight.dim() == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and 0D"
+        )
+    if bias is not None and input.dim() >= 2:  # ATen folds the input to 2-D and takes addmm when it has a bias
+        raise RuntimeError("addmm: mat2 must be a matrix, got 1-D tensor")
+    out = _C.matmul(input, weight)
+    return out if bias is None else out + bias
 
 
 @_argcheck.parses("Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None")

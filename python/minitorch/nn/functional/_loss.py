@@ -205,6 +205,11 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
+    return _margin_ranking(input1, input2, target, margin, reduction)
+
+
+def _margin_ranking(input1, input2, target, margin, reduction):
+    """The loss itself, the operands broadcast (torch.margin_ranking_loss has no dims check of F's)."""
     # ATen's order: -target first, in its own dtype (a uint8 target wraps there, as PyTorch's)
     return _reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
