@@ -2651,3 +2651,75 @@ def test_linear_hypot_and_margin_ranking_as_pytorch_fuzz_seed_3101():
         F.margin_ranking_loss(T.tensor(1.0), T.tensor(0.3), T.tensor([-1.0, 1.0, 1.0]))
     with pytest.raises(TypeError, match="argument 'input2' \\(position 2\\) must be Tensor, not float"):
         T.margin_ranking_loss(T.tensor([1.0]), 0.3, T.tensor([1.0]))
+
+
+def test_clamp_number_bound_makes_a_0d_tensor_bound_a_number_fuzz_seed_3103():
+    """PyTorch's Number overload of clamp: beside a number, a 0-dim tensor bound is a number too, so it does not
+    promote the result (clip(int32, -1, tensor(0, int64)) stays int32); two 0-dim tensors promote as tensors"""
+    T = minitorch
+    x = T.tensor(-1, dtype=T.int32)
+    assert T.clip(x, -1, T.tensor(0, dtype=T.int64)).dtype == T.int32
+    assert T.clamp(x, T.tensor(-1), 0).dtype == T.int32
+    assert T.clamp(x, T.tensor(-1), T.tensor(0, dtype=T.int64)).dtype == T.int64
+    y = T.tensor([-1, 3], dtype=T.int32)
+    assert y.clamp_(T.tensor(0, dtype=T.int64), 2).tolist() == [0, 2] and y.dtype == T.int32
+
+
+def test_add_reads_a_number_in_the_result_dtype_before_alpha_fuzz_seed_3103():
+    """a - alpha * 1e30 in float16: 1e30 is inf there and inf * 0 is NaN, as PyTorch's kernel reads it"""
+    T = minitorch
+    h = T.tensor([-0.33, -2.48], dtype=T.float16)
+    assert T.sub(h, 1e30, alpha=0).isnan().all()
+    assert T.add(T.tensor([1.0]), 1e300, alpha=0).isnan().all()
+    assert T.add(T.tensor([1.0, 2.0], dtype=T.float16), 0.1, alpha=3).tolist() == [1.2998046875, 2.30078125]
+    assert T.add(T.tensor([1.0], dtype=T.float64), 1e300, alpha=0).tolist() == [1.0]  # finite in float64
+
+
+def test_deprecated_alpha_first_add_and_sub(recwarn):
+    """add(input, alpha, other) and sub's, the old overload (`p.data.add_(-lr, grad)`), with PyTorch's one-time
+    deprecation warning; `subtract` never had it, and a third positional argument of any other kind is refused"""
+    T = minitorch
+    x, g = T.tensor([1.0, 2.0]), T.tensor([1.0, 1.0])
+    assert T.add(x, 2, g).tolist() == [3.0, 4.0]
+    assert x.add(2, g).tolist() == [3.0, 4.0]
+    assert T.sub(x, 2, g).tolist() == [-1.0, 0.0]
+    p = x.clone()
+    p.add_(-0.5, g)
+    assert p.tolist() == [0.5, 1.5]
+    p.sub_(T.tensor(2.0), g)  # a 0-dim alpha is a number
+    assert p.tolist() == [-1.5, -0.5]
+    assert T.add(x, -2, 0).tolist() == [1.0, 2.0]
+    out = T.empty(2)
+    assert T.add(x, 2, g, out=out) is out and out.tolist() == [3.0, 4.0]
+    with pytest.raises(TypeError, match=r"add\(\) takes 2 positional arguments but 3 were given"):
+        T.add(x, g, g)
+    with pytest.raises(TypeError, match=r"sub\(\) takes 2 positional arguments but 3 were given"):
+        T.sub(x, 2, g, alpha=3)
+    with pytest.raises(TypeError, match=r"add_\(\) takes 1 positional argument but 2 were given"):
+        x.clone().add_(g, 2)
+    with pytest.raises(TypeError):
+        T.subtract(x, 2, g)
+    # the warning, once per process and spelling (a fresh interpreter: this one may have given it already)
+    script = (
+        "import warnings, minitorch as T\n"
+        "x = T.ones(2)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    x.add(2, x); x.add(2, x); T.add(x, 2, x)\n"
+        "print([str(m.message) for m in w])\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    got = eval(res.stdout.strip().splitlines()[-1])
+    assert got == [
+        (
+            "This overload of add is deprecated:\n\tadd(Number alpha, Tensor other)\nConsider using one of the "
+            "following signatures instead:\n\tadd(Tensor other, *, Number alpha = 1)"
+        ),
+        (
+            "This overload of add is deprecated:\n\tadd(Tensor input, Number alpha, Tensor other, *, Tensor out = "
+            "None)\nConsider using one of the following signatures instead:\n\tadd(Tensor input, Tensor other, *, "
+            "Number alpha = 1, Tensor out = None)"
+        ),
+    ]

@@ -1,6 +1,8 @@
 """The tensor foundation: factories, views and storage sharing, cat/stack, NumPy interop, Python protocols,
 pickling, conversions, dtype and device objects, minitorch.cuda without a GPU, and bad input."""
 
+import json
+import os
 import pickle
 import subprocess
 import sys
@@ -180,6 +182,51 @@ def test_linspace_eye():
     assert to_np(P.eye(3)).tolist() == np.eye(3).tolist()
     assert to_np(P.eye(2, 3)).tolist() == np.eye(2, 3).tolist()
     assert P.eye(2, dtype=P.int64).dtype is P.int64
+
+
+def test_linspace_is_pytorchs_arithmetic():
+    """The ends in the element type first, the step and values in float (half precision, float) or double
+    (double, integers), each value one fused multiply-add from the nearer end: PyTorch's values to the bit
+    (fuzz seed 3102: a histogramdd edge one ulp off put a value in the next bin)."""
+    # integers start from int(start) and truncate each value: (0 .. 10) in steps of 2.5
+    assert P.linspace(0.5, 10.5, 5, dtype=P.int64).tolist() == [0, 2, 5, 7, 10]
+    assert P.linspace(-3.7, 10.2, 6, dtype=P.int32).tolist() == [-3, 0, 2, 4, 7, 10]
+    # float32: step 0.5 exactly, so every value is start + 0.5 i rounded once, from the nearer end
+    lo, hi = np.float32(1 / 3), np.float32(10 / 3)
+    want = [lo + np.float32(0.5) * i for i in range(3)] + [
+        hi - np.float32(0.5) * (6 - i) for i in range(3, 7)
+    ]
+    assert P.linspace(1 / 3, 10 / 3, 7).tolist() == [float(np.float32(v)) for v in want]
+    # half precision: the step stays in float (a float16 step would give -6.96875 at index 3)
+    assert P.linspace(-7.3, 3.7, 101, dtype=P.float16)[3].item() == -6.97265625
+    assert P.linspace(-1, 5, 3, dtype=P.uint8).tolist() == [255, 130, 5]  # negatives wrap into uint8
+    for args, kind in (((250, 260, 3, P.uint8), "uint8_t"), ((0, 1e39, 3, P.float32), "float")):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {kind} without overflow"):
+            P.linspace(*args[:3], dtype=args[3])
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        return
+    cases = [
+        (0.1, 3.7, 37, "float32"),
+        (-7.3, 3.7, 101, "float64"),
+        (-7.3, 3.7, 101, "float16"),
+        (-7.3, 300.7, 101, "int16"),
+        (-7.3, 300.7, 1001, "bfloat16"),
+        (0.5, 1e4 + 0.3, 3001, "float32"),
+        (-5.5, 1e6, 777, "int64"),
+        (0, 1, 64, "int8"),
+    ]
+    script = (
+        "import json, sys, torch\n"
+        "print(json.dumps([torch.linspace(a, b, n, dtype=getattr(torch, d)).tolist() for a, b, n, d in "
+        "json.loads(sys.stdin.read())]))\n"
+    )
+    res = subprocess.run(
+        [py, "-c", script], input=json.dumps(cases), capture_output=True, text=True, timeout=300, check=False
+    )
+    assert res.returncode == 0, res.stderr
+    for (a, b, n, d), theirs in zip(cases, json.loads(res.stdout.strip().splitlines()[-1])):
+        assert P.linspace(a, b, n, dtype=getattr(P, d)).tolist() == theirs, (a, b, n, d)
 
 
 def test_random():

@@ -153,10 +153,7 @@ static const char* checked_convert_name(ScalarType t) {
   }
 }
 
-// PyTorch's checked Scalar conversion: a number the dtype cannot hold raises instead of wrapping (ints) or
-// becoming inf (floats); inf and nan stay allowed for floating dtypes, and an unsigned dtype takes negatives
-// down to -max (they wrap, as `a - b` on uint8 does).
-static void check_scalar_fits(const Scalar& v, ScalarType t) {
+void check_scalar_fits(const Scalar& v, ScalarType t) {
   if (v.is_bool() || t == ScalarType::Bool || is_complex(t)) return;
   // a complex number goes into a real dtype only with a zero imaginary part (PyTorch's wording: "overflow")
   if (v.is_complex() && v.to_complex().imag() != 0) {

@@ -19,6 +19,11 @@ void check_writable(const Tensor& self);
 // very same view (x.add_(x.t()), a shifted narrow), since the kernel would read elements it has already
 // overwritten.
 Tensor unaliased_input(const Tensor& self, const Tensor& src);
+// PyTorch's checked Scalar conversion (fill_, linspace's ends): a number the dtype cannot hold raises ("value
+// cannot be converted to type uint8_t without overflow") instead of wrapping (ints) or becoming inf (floats);
+// inf and nan stay allowed for floating dtypes, and an unsigned dtype takes negatives down to -max (they
+// wrap, as `a - b` on uint8 does).
+void check_scalar_fits(const Scalar& v, ScalarType t);
 Tensor contiguous(const Tensor& self);
 Tensor clone(const Tensor& self);
 // Returns self when nothing changes and copy is false (PyTorch's .to semantics).

@@ -2,6 +2,7 @@
 #include "ops/elementwise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/TensorIterator.h"
@@ -463,7 +464,16 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
     const Scalar v = item(b);
     if ((v.is_integral() || v.is_bool()) && alpha.is_integral())
       return wrapped_scalar(Scalar(wrap_mul(v.to_long(), alpha.to_long())));
-    return wrapped_scalar(Scalar(v.to_double() * alpha.to_double()));
+    // the number in the result's dtype first, as PyTorch's kernel reads it: 1e30 is inf in float16, and inf
+    // times alpha = 0 is NaN, not 0
+    double x = v.to_double();
+    if (is_floating(common) && common != ScalarType::Double) {
+      // past float's range (beyond its largest value plus half an ulp) is inf; a C++ cast there is undefined
+      if (std::fabs(x) >= 3.4028235677973366e38)
+        x = std::copysign(std::numeric_limits<double>::infinity(), x);
+      MT_DISPATCH_FLOATING_TYPES(common, "add", [&] { x = static_cast<double>(static_cast<scalar_t>(x)); });
+    }
+    return wrapped_scalar(Scalar(x * alpha.to_double()));
   }
   // b in the result's dtype first: alpha * b rounds once there, as PyTorch's kernel (a float16 b scaled in
   // float16 and then promoted would round twice)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #include "core/Generator.h"
 #include "core/SafeMath.h"
@@ -116,16 +117,29 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Device device) {
   MT_CHECK(steps >= 0, "number of steps must be non-negative");
   dtype = or_default(dtype);
+  check_scalar_fits(Scalar(start), dtype);
+  check_scalar_fits(Scalar(end), dtype);
   Tensor out = empty({steps}, dtype, Device(DeviceType::CPU));
-  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
   int64_t half = steps / 2;
   MT_DISPATCH_NUMERIC_TYPES(dtype, "linspace", [&] {
+    // PyTorch's arithmetic, so the values (and a histogram's bin edges) are its own to the last bit: the ends
+    // converted to the element type first (an integer linspace starts from int(start)); the step and each
+    // value in float (half precision and float), double (double and integers); each value from the nearer
+    // end, so that the last one is exactly `end`, as one fused multiply-add (its x86 build contracts `start +
+    // step * i`) rounded once into the element type.
+    using acc_t =
+        std::conditional_t<std::is_integral<scalar_t>::value || std::is_same<scalar_t, double>::value, double,
+                           float>;
+    const acc_t lo = static_cast<acc_t>(static_cast<scalar_t>(start));
+    const acc_t hi = static_cast<acc_t>(static_cast<scalar_t>(end));
+    const acc_t step = steps > 1 ? (hi - lo) / static_cast<acc_t>(steps - 1) : acc_t(0);
+    const auto at = [&](int64_t i) {
+      return static_cast<scalar_t>(i < half || steps == 1
+                                       ? std::fma(step, static_cast<acc_t>(i), lo)
+                                       : std::fma(-step, static_cast<acc_t>(steps - 1 - i), hi));
+    };
     scalar_t* p = out.data<scalar_t>();
-    // symmetric evaluation (from both ends) as PyTorch does, so the last value is exactly `end`; one step
-    // gives `start`
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = static_cast<scalar_t>(i < half || steps == 1 ? start + step * static_cast<double>(i)
-                                                          : end - step * static_cast<double>(steps - 1 - i));
+    for (int64_t i = 0; i < steps; ++i) p[i] = at(i);
   });
   return to(out, dtype, device);
 }

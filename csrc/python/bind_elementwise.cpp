@@ -1,5 +1,8 @@
 // Elementwise bindings, generated from the op table: minitorch.<op>, Tensor.<op>, Tensor.<op>_ and the
 // Python operators. Operators return NotImplemented for operands that are neither tensors nor numbers.
+#include <set>
+#include <string>
+
 #include "generated/bindings.h"
 #include "kernels/cpu/VecUnary.h"
 #include "ops/copy.h"
@@ -79,6 +82,33 @@ constexpr Spelling kBinarySpellings[] = {MT_BINARY_SPELLINGS(MT_ROW_BINARY)};
 
 std::string inplace_name(const char* name) {
   return std::string(name) + "_";
+}
+
+// The old add/sub(alpha, other) overload: alpha a Number (a 0-dim tensor passes as one), other a Tensor or
+// number, no keyword but out= (left to the out= overload, which calls this one again without it). Anything
+// else is PyTorch's refusal of a third positional argument.
+void deprecated_alpha_first(const std::string& name, bool method, py::handle alpha, py::handle other,
+                            const py::kwargs& kw) {
+  if (kw.size() == 1 && kw.contains("out")) throw py::reference_cast_error();
+  const bool alpha_ok =
+      py::isinstance<TensorImpl>(alpha) ? alpha.cast<Tensor>().dim() == 0 : is_python_scalar(alpha);
+  const bool other_ok = py::isinstance<TensorImpl>(other) || is_python_scalar(other);
+  if (!kw.empty() || !alpha_ok || !other_ok)
+    throw py::type_error(name + (method ? "() takes 1 positional argument but 2 were given"
+                                        : "() takes 2 positional arguments but 3 were given"));
+  static std::set<std::string> warned;
+  const std::string key = name + (method ? "/method" : "");
+  if (warned.insert(key).second) {
+    const std::string old_sig =
+        method ? name + "(Number alpha, Tensor other)"
+               : name + "(Tensor input, Number alpha, Tensor other, *, Tensor out = None)";
+    const std::string new_sig =
+        method ? name + "(Tensor other, *, Number alpha = 1)"
+               : name + "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)";
+    const std::string msg = "This overload of " + name + " is deprecated:\n\t" + old_sig +
+                            "\nConsider using one of the following signatures instead:\n\t" + new_sig;
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+  }
 }
 
 // PyTorch's parser takes clamp's bounds as two Tensors or two Numbers (a 0-dim tensor passes as a Number): a
@@ -205,6 +235,23 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       if (s->method) cls.def(s->name, fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
       if (s->inplace)
         cls.def(inplace_name(s->name).c_str(), fn_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+      if (std::string(s->name) != (subtract ? "sub" : "add")) continue;  // `subtract` has no old form
+      // PyTorch's deprecated add(input, alpha, other) and its method/in-place forms (`p.data.add_(-lr, grad)`
+      // in older optimizers): tried after the signatures above, with its one-time warning
+      const std::string name = s->name;
+      m.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
+        deprecated_alpha_first(name, false, alpha, b, kw);
+        return fn(a, b, alpha);
+      });
+      cls.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
+        deprecated_alpha_first(name, true, alpha, b, kw);
+        return fn(a, b, alpha);
+      });
+      cls.def(inplace_name(name.c_str()).c_str(),
+              [fn_, name](py::object self, py::handle alpha, py::handle b, py::kwargs kw) {
+                deprecated_alpha_first(name + "_", true, alpha, b, kw);
+                return fn_(self, b, alpha);
+              });
     }
   }
   for (const Spelling* s : spellings(BinaryOp::div)) {
@@ -265,11 +312,18 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__invert__",
            [](const Tensor& x) { return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x); });
 
+  // PyTorch's Number overload: with a number on one side, a 0-dim tensor bound on the other passes as a
+  // number too (a wrapped number: clip(int32, -1, tensor(0, int64)) stays int32)
+  auto bound = [](py::handle h, py::handle other, const char* name) -> std::optional<Tensor> {
+    if (py::isinstance<TensorImpl>(h) && !other.is_none() && !py::isinstance<TensorImpl>(other))
+      return wrapped_scalar(item(h.cast<Tensor>()));
+    return opt_operand(h, name);
+  };
   for (const char* n : {"clamp", "clip"}) {
-    auto clamp_fn = [n](StrictBool method) {
-      return [n, method](const Tensor& x, py::handle lo, py::handle hi) {
+    auto clamp_fn = [n, bound](StrictBool method) {
+      return [n, method, bound](const Tensor& x, py::handle lo, py::handle hi) {
         check_clamp_bounds(n, method, lo, hi);
-        auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
+        auto l = bound(lo, hi, "min"), h = bound(hi, lo, "max");
         return nogil([&] { return clamp(x, l, h); }, x);
       };
     };
@@ -279,10 +333,10 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   for (const char* n : {"clamp_", "clip_"}) {
     cls.def(
         n,
-        [n](py::object self, py::handle lo, py::handle hi) {
+        [n, bound](py::object self, py::handle lo, py::handle hi) {
           check_clamp_bounds(n, true, lo, hi);
           Tensor x = self.cast<Tensor>();
-          auto l = opt_operand(lo, "min"), h = opt_operand(hi, "max");
+          auto l = bound(lo, hi, "min"), h = bound(hi, lo, "max");
           nogil([&] { clamp_(x, l, h); }, x);
           return self;
         },
