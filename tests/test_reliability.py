@@ -2723,3 +2723,23 @@ def test_deprecated_alpha_first_add_and_sub(recwarn):
             "Number alpha = 1, Tensor out = None)"
         ),
     ]
+
+
+def test_zero_dim_transposes_masked_select_and_invert_as_pytorch_fuzz_seed_3101():
+    """adjoint()/mT of a 0-D tensor are the identity (conj for adjoint) with PyTorch's deprecation warnings;
+    masked_select of two 0-D operands is a 1-D selection; ~ of a float or complex tensor is a TypeError"""
+    T = minitorch
+    with pytest.warns(UserWarning, match="adjoint\\(\\) is deprecated on 0-D tensors"):
+        assert T.adjoint(T.tensor(1.5 + 2j)).item() == 1.5 - 2j
+    with pytest.warns(UserWarning, match="Tensor.mT is deprecated on 0-D tensors"):
+        assert T.tensor(1.5).mT.item() == 1.5
+    with pytest.warns(UserWarning, match="Tensor.T is deprecated on 0-D tensors"):
+        assert T.tensor(1.5).T.item() == 1.5
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert T.ones(2, 3, 4).T.shape == (4, 3, 2)
+    assert T.masked_select(T.tensor(-3.5), T.tensor(True)).tolist() == [-3.5]
+    assert T.masked_select(T.tensor(-3.5), T.tensor(False)).shape == (0,)
+    for dt in (T.float32, T.complex64):
+        with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
+            ~T.ones(2, dtype=dt)
+    assert (~T.tensor([1, 2])).tolist() == [-2, -3]

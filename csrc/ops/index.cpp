@@ -426,6 +426,7 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   MT_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
+  if (shape.empty()) shape.push_back(1);  // two 0-dim operands select from one element, as PyTorch's
   return index(expand(self, shape), {expand(mask, shape)});
 }
 

@@ -309,8 +309,11 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__neg__", [](const Tensor& x) { return neg(x); })
       .def("__pos__", [](py::object self) { return self; })
       .def("__abs__", [](const Tensor& x) { return abs(x); })
-      .def("__invert__",
-           [](const Tensor& x) { return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x); });
+      .def("__invert__", [](const Tensor& x) {
+        MT_CHECK_TYPE(!is_floating(x.dtype()) && !is_complex(x.dtype()),
+                      "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+        return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x);
+      });
 
   // PyTorch's Number overload: with a number on one side, a 0-dim tensor bound on the other passes as a
   // number too (a wrapped number: clip(int32, -1, tensor(0, int64)) stays int32)

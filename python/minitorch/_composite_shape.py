@@ -1263,6 +1263,9 @@ def new(self, *args, **kwargs):
 def adjoint(input):
     """The conjugate transpose of the last two dims: a view for real tensors; for complex ones a new tensor,
     since conj() is eager here (PyTorch returns a view with the conjugate bit set)."""
+    if input.dim() == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", stacklevel=2)
+        return _C.conj(input)
     if input.dim() < 2:
         raise RuntimeError(
             f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {input.dim()}-D tensor."
