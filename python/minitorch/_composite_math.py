@@ -1241,6 +1241,16 @@ def _searchsorted_impl(seq, values, right):
     return res.narrow(-1, m, n) if right else res.narrow(-1, 0, n)
 
 
+_SEARCH_KW = (
+    "*, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None"
+)
+
+
+# an int for a bool flag would otherwise be taken as its truth value: checked upfront, as PyTorch's parser does
+@_argcheck.parses(
+    f"Tensor sorted_sequence, Tensor input, {_SEARCH_KW}",
+    f"Tensor sorted_sequence, Scalar self, {_SEARCH_KW}",
+)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     """Indices at which input's values would be inserted into sorted_sequence (its last dim) to keep order."""
     if side is not None:
@@ -1284,6 +1294,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return r if out is None else out.copy_(r)
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None",
+    "Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False",
+)
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """Index of the bucket of each input value given sorted 1-D boundaries (searchsorted with the args swapped)."""
     if boundaries.dim() != 1:
@@ -1295,6 +1309,11 @@ _export(searchsorted, method=False)
 _export(bucketize)
 
 
+@_argcheck.parses(
+    "Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None",
+    "Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None",
+    "Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor? out=None",
+)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` occurs in `test_elements` (negated with invert)."""
     for side in (elements, test_elements):  # PyTorch's isin has no bool or complex kernel
@@ -1620,6 +1639,8 @@ def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
     from minitorch import linalg
 
+    if type(p) is bool:  # a Scalar to PyTorch's parser (False: the 0-norm), which vector_norm's ord is not
+        p = int(p)
     diff = _C.sub(input, other)
     if (
         not _is_float(diff) and not diff.is_complex()
@@ -1633,6 +1654,7 @@ def dist(input, other, p=2):
 _export(dist)
 
 
+@_argcheck.parses("Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance of the variables in input's rows (observations in columns), with optional frequency and
     probability weights per observation."""
