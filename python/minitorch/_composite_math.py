@@ -108,7 +108,12 @@ def _check_alpha(name, value, *tensors):
 
 
 def _inplace_of(fn):
-    """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks."""
+    """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks. Where fn
+    checks its arguments against PyTorch's signatures (_argcheck.parses), the variant checks them itself, under
+    its own name (and, installed as the method, with positions that skip self), and computes with fn's
+    unchecked body."""
+    parse = getattr(fn, "_parse", None)
+    compute = fn.__wrapped__ if parse is not None else fn
 
     def inplace(self, *args, **kwargs):
         if not isinstance(
@@ -121,12 +126,16 @@ def _inplace_of(fn):
         # refuse the modified version): they read a copy instead, as PyTorch's in-place kernels save the
         # original
         src = self.clone() if self.requires_grad and _C.is_grad_enabled() else self
-        return _store(self, fn(src, *args, **kwargs))
+        return _store(self, compute(src, *args, **kwargs))
 
     inplace.__name__ = fn.__name__ + "_"
     inplace.__doc__ = f"In-place version of {fn.__name__}."
     # fn's parameters, so _argcheck names a wrong argument as PyTorch's parser does for the in-place method too
     inplace.__signature__ = inspect.signature(fn)
+    if parse is not None:
+        return _argcheck.parsing(
+            inplace, parse["sigs"], inplace.__name__, parse["method"], parse["upfront"], parse["positional"]
+        )
     return inplace
 
 
@@ -1596,6 +1605,8 @@ for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
 # ---------------------------------------------------------------------------------------------- norms, statistics
 
 
+# checked before the call: a float tensor for dim would otherwise run
+@_argcheck.parses("Tensor input, Scalar p, int dim, Scalar maxnorm")
 def renorm(input, p, dim, maxnorm):
     """`input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
     if input.dim() < 2:
@@ -1620,19 +1631,7 @@ def renorm(input, p, dim, maxnorm):
     return _C.mul(input, factor)
 
 
-# checked before the call (a float tensor for dim would otherwise run), each spelling with PyTorch's name and
-# argument positions: torch.renorm counts input, the methods do not
-_renorm_impl = renorm
 _export_with_inplace(renorm)
-renorm = _argcheck.parsing(_renorm_impl, ["Tensor input, Scalar p, int dim, Scalar maxnorm"], "renorm")
-__all__.remove("renorm")
-_export(renorm, method=False)
-TENSOR_METHODS["renorm"] = _argcheck.parsing(
-    _renorm_impl, ["Scalar p, int dim, Scalar maxnorm"], "renorm", True
-)
-TENSOR_METHODS["renorm_"] = _argcheck.parsing(
-    TENSOR_METHODS["renorm_"], ["Scalar p, int dim, Scalar maxnorm"], "renorm_", True
-)
 
 
 def dist(input, other, p=2):
