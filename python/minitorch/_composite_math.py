@@ -1634,12 +1634,16 @@ def renorm(input, p, dim, maxnorm):
 _export_with_inplace(renorm)
 
 
+@_argcheck.parses("Tensor input, Tensor other, Scalar p=2")
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
     from minitorch import linalg
 
-    if type(p) is bool:  # a Scalar to PyTorch's parser (False: the 0-norm), which vector_norm's ord is not
+    # p is a Scalar to PyTorch's parser: a bool (False: the 0-norm) or a 0-d tensor, which vector_norm's ord is not
+    if type(p) is bool:
         p = int(p)
+    elif isinstance(p, _C.Tensor):
+        p = p.item()
     diff = _C.sub(input, other)
     if (
         not _is_float(diff) and not diff.is_complex()

@@ -676,6 +676,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if (
+        n == 0
+    ):  # PyTorch's: a copy of input, prepend and append unused (only dim checked, where they are given)
+        if prepend is not None or append is not None:
+            _wrap(dim, input.dim())
+        return input.clone()
     d = _wrap(dim, input.dim())
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
