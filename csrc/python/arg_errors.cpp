@@ -1,13 +1,13 @@
 // PyTorch's TypeError for a call that no overload of a binding takes. pybind11 answers one with "f():
 // incompatible function arguments. The following argument types are supported: ..."; PyTorch's parser names
-// the argument
-// ("topk(): argument 'k' (position 2) must be int, not bool"), the count ("takes from 2 to 5 positional
-// arguments but 6 were given") or, where several signatures could take the call, "received an invalid
-// combination of arguments - got (...), but expected one of: ...". Every pybind11 function of _C is routed
-// through `dispatch` below, which calls pybind11's own dispatcher and, only when that fails with its overload
-// error, words the message from the function records (argument names, positions, defaults, kinds from the
-// signatures), the call's arguments and the refusals the strict casters recorded (strict_args.h). A call that
-// binds pays one indirect call and a thread-local store.
+// the argument ("topk(): argument 'k' (position 2) must be int, not bool"), the count ("takes from 2 to 5
+// positional arguments but 6 were given") or, where several signatures could take the call, "received an
+// invalid combination of arguments - got (...), but expected one of: ...". Every pybind11 function of _C is
+// routed through `dispatch` below, which calls pybind11's own dispatcher and, only when that fails with its
+// overload error, words the message from the function records (argument names, positions, defaults, kinds
+// from the signatures), the call's arguments and the refusals the strict casters recorded (strict_args.h). A
+// call that binds pays one indirect call and a few loads and stores (about 2 ns on x.dim(), measured against
+// the unrouted dispatcher).
 #include <string>
 #include <vector>
 
@@ -30,7 +30,8 @@ struct Refusals {
   int n = 0;
   int depth = 0;
 };
-thread_local Refusals t_refusals;
+// One for the process: casters and dispatches run under the GIL (a thread-local cost a lookup on every call)
+Refusals g_refusals;
 
 // One parameter of a pybind11 signature: "name: type = default", "*args", "**kwargs".
 struct Param {
@@ -185,7 +186,7 @@ Bound bind(const char* fname, const Sig& sig, bool method, PyObject* const* args
 // The first argument the overload refuses, as PyTorch's parser words it ("" when none is known to fail): a
 // Tensor parameter takes tensors only; a strict kind refused what its caster recorded.
 std::string first_refused(const char* fname, const Sig& sig, const Bound& b, bool method, int base) {
-  const Refusals& rs = t_refusals;
+  const Refusals& rs = g_refusals;
   for (size_t j = method ? 1 : 0; j < sig.params.size(); ++j) {
     PyObject* v = b.values[j];
     if (!v) continue;
@@ -297,7 +298,7 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
 }
 
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  Refusals& rs = t_refusals;
+  Refusals& rs = g_refusals;
   if (rs.depth == 0) rs.n = 0;
   int base = rs.n;
   ++rs.depth;
@@ -374,7 +375,7 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
 }  // namespace
 
 bool refuse(PyObject* o, const char* kind) {
-  Refusals& rs = t_refusals;
+  Refusals& rs = g_refusals;
   if (rs.n < kMaxRefusals) rs.r[rs.n++] = {o, kind};
   return false;
 }
