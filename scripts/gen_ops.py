@@ -42,6 +42,7 @@ ARG_TYPES = {
     "Tensor": ("const Tensor&", None),
     "Tensor?": ("std::optional<Tensor>", None),
     "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
+    "SymInt": ("py::handle", "int64_t {n} = symint_arg({n}_obj, {where});"),
     "int?": ("py::handle", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
     "float": ("double", None),
     "bool": ("py::handle", "bool {n} = bool_arg({n}_obj, {where});"),
@@ -207,7 +208,7 @@ def _default_cpp(type_, default, lineno, fail):
         if default not in ("True", "False"):
             fail(lineno, f"a bool default is True or False, got {default!r}")
         return default.lower()
-    if type_ in ("int", "int?"):
+    if type_ in ("int", "SymInt", "int?"):
         if not re.match(r"^-?[0-9]+$", default):
             fail(lineno, f"an int default is an integer literal, got {default!r}")
         return f"int64_t({default})"
@@ -824,13 +825,20 @@ struct ArgWhere {
 [[noreturn]] void wrong_arg(const ArgWhere& w, const char* want, py::handle h) {
   std::string at = w.pos > 0 ? " (position " + std::to_string(w.pos) + ")" : "";
   throw py::type_error(std::string(w.fn) + "(): argument '" + w.name + "'" + at + " must be " + want +
-                       ", not " + py::str(py::type::of(h).attr("__name__")).cast<std::string>());
+                       ", not " + arg_type_name(h));
 }
 
 // the kinds are python/strict_args.h's, shared with the hand-written bindings
 int64_t int_arg(py::handle h, const ArgWhere& w) {
   int64_t v = 0;
   if (!load_strict_int(h.ptr(), &v)) wrong_arg(w, "int", h);
+  return v;
+}
+
+// PyTorch's SymInt (topk's k, tril's diagonal): also a one-element integer tensor of any rank
+int64_t symint_arg(py::handle h, const ArgWhere& w) {
+  int64_t v = 0;
+  if (!load_strict_int(h.ptr(), &v, true)) wrong_arg(w, "int", h);
   return v;
 }
 

@@ -998,3 +998,17 @@ def test_unique_consecutive_flags_are_bools():
     values, counts = minitorch.unique_consecutive(x, return_counts=True)
     assert values.tolist() == [1, 2] and counts.tolist() == [2, 1]
     assert minitorch.unique_consecutive(x, dim=0, return_inverse=True)[1].tolist() == [0, 0, 1]
+
+
+def test_dist_takes_pytorchs_scalars_for_p():
+    # p is a Scalar to PyTorch's parser: a bool (False is the 0-norm: the count of nonzero differences) or a 0-d
+    # tensor; a tensor of more elements is refused
+    a, b = np.array([[0.0, 1.5, -2.0], [3.0, 0.0, 4.0]]), np.array([[0.0, 0.5, -2.0], [1.0, 0.0, 1.0]])
+    x, y = minitorch.tensor(a), minitorch.tensor(b)
+    assert minitorch.dist(x, y, False).item() == 3.0
+    assert minitorch.dist(x, y, True).item() == pytest.approx(np.abs(a - b).sum())
+    assert x.dist(y, minitorch.tensor(3.0)).item() == pytest.approx((np.abs(a - b) ** 3).sum() ** (1 / 3))
+    with pytest.raises(
+        TypeError, match=r"^dist\(\): argument 'p' \(position 3\) must be Number, not Tensor$"
+    ):
+        minitorch.dist(x, y, minitorch.tensor([2.0]))

@@ -635,6 +635,13 @@ def test_diff_errors_and_gradients():
         minitorch.diff(minitorch.zeros(3), n=-1)
     x, p = _rand64(4, 5), _rand64(4, 1)
     assert gradcheck(lambda t, u: minitorch.diff(t, 2, -1, prepend=u), (x, p))
+    # n=0 (PyTorch 2.15): a copy of the input, prepend unused; the dim checked only where prepend/append is given
+    y = minitorch.diff(x, 0, 7)
+    np.testing.assert_array_equal(y.detach().numpy(), x.detach().numpy())
+    assert y.data_ptr() != x.data_ptr()
+    assert minitorch.diff(x, 0, 0, prepend=p.t()).shape == (4, 5)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        minitorch.diff(x, 0, 7, prepend=p)
 
 
 # ---- index_add / index_copy / index_fill

@@ -279,7 +279,7 @@ def test_refusals_come_from_the_schema():
 
 def test_func_arguments_are_checked_in_pytorchs_words():
     """A bool where an int goes, an int where a bool goes, a float for an int: PyTorch's TypeError, naming the
-    function, the argument and its position (a method's count skips self; keyword-only ones have none)."""
+    function, the argument and its position (a method's count skips self; one given by keyword has none)."""
     x = torch.tensor([[3.0, 1.0, 2.0], [0.5, 5.0, 4.0]])
     cases = [
         (
@@ -288,7 +288,7 @@ def test_func_arguments_are_checked_in_pytorchs_words():
         ),
         (lambda: x.logsumexp(1, 1), "logsumexp(): argument 'keepdim' (position 2) must be bool, not int"),
         (lambda: torch.topk(x, True), "topk(): argument 'k' (position 2) must be int, not bool"),
-        (lambda: torch.argmax(x, dim=1.5), "argmax(): argument 'dim' (position 2) must be int, not float"),
+        (lambda: torch.argmax(x, dim=1.5), "argmax(): argument 'dim' must be int, not float"),
         (lambda: torch.sort(x, stable=1), "sort(): argument 'stable' must be bool, not int"),
         (lambda: x.tril_(True), "tril_(): argument 'diagonal' (position 1) must be int, not bool"),
     ]

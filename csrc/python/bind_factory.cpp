@@ -282,14 +282,23 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
+  // PyTorch's two signatures, eye(n) and eye(n, m): m is an int, never None
   m.def(
       "eye",
-      [](StrictInt n, OptInt mm, py::handle dtype, py::handle device, StrictBool rg, py::handle, StrictBool,
+      [](StrictSymInt n, py::handle dtype, py::handle device, StrictBool rg, py::handle, StrictBool,
          py::handle out) {
         FactoryOut o(out);
-        return o.finish("eye", eye(n, mm.v.value_or(n), o.dtype(dtype), o.device(device)), rg);
+        return o.finish("eye", eye(n, n, o.dtype(dtype), o.device(device)), rg);
       },
-      py::arg("n"), py::arg("m") = py::none(), MT_FACTORY_KW);
+      py::arg("n"), MT_FACTORY_KW);
+  m.def(
+      "eye",
+      [](StrictSymInt n, StrictSymInt mm, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+         StrictBool, py::handle out) {
+        FactoryOut o(out);
+        return o.finish("eye", eye(n, mm, o.dtype(dtype), o.device(device)), rg);
+      },
+      py::arg("n"), py::arg("m"), MT_FACTORY_KW);
   m.def(
       "randint",
       [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, StrictBool rg, py::handle,
@@ -342,7 +351,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "randperm",
-      [](StrictInt n, py::handle generator, py::handle dtype, py::handle device, StrictBool rg, py::handle,
+      [](StrictSymInt n, py::handle generator, py::handle dtype, py::handle device, StrictBool rg, py::handle,
          StrictBool, py::handle) {
         int8_t type = -1;
         Generator* g = parse_generator(generator, &type);
@@ -415,7 +424,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
 
   // multinomial (ops/sort.h) draws through the generator= override like the fills above
-  auto multinomial_fn = [with_gen](const Tensor& self, StrictInt num_samples, StrictBool replacement,
+  auto multinomial_fn = [with_gen](const Tensor& self, StrictSymInt num_samples, StrictBool replacement,
                                    py::handle gen) {
     return with_gen(gen,
                     [&] { return nogil([&] { return multinomial(self, num_samples, replacement); }, self); });

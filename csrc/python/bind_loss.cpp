@@ -29,7 +29,7 @@ void init_loss(py::module_& m) {
   nn.def(
       "cross_entropy",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
-         StrictInt ignore_index, double label_smoothing) {
+         StrictSymInt ignore_index, double label_smoothing) {
         return nogil(
             [&] {
               return cross_entropy(input, target, weight, parse_reduction(reduction), ignore_index,
@@ -42,7 +42,7 @@ void init_loss(py::module_& m) {
   nn.def(
       "nll_loss",
       [](const Tensor& input, const Tensor& target, const OptTensor& weight, const std::string& reduction,
-         StrictInt ignore_index) {
+         StrictSymInt ignore_index) {
         return nogil(
             [&] { return nll_loss(input, target, weight, parse_reduction(reduction), ignore_index); }, input);
       },

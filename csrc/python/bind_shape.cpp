@@ -66,6 +66,13 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 }  // namespace
 
 void init_shape(py::module_& m, TensorClass& cls) {
+  // PyTorch's SymInt length and index also take a one-element integer tensor of any rank
+  auto narrow_fn = [](const Tensor& t, StrictInt dim, StrictInt start, StrictSymInt length) {
+    return narrow(t, dim, start, length);
+  };
+  auto select_fn = [](const Tensor& t, StrictInt dim, StrictSymInt index) {
+    return select_checked(t, dim, index);
+  };
   cls.def(
          "view",
          [](const Tensor& t, py::args shape, py::handle size, py::handle dtype) {
@@ -161,8 +168,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return unflatten(t, dim, parse_size(sizes));
           },
           py::arg("dim"), py::arg("sizes"))
-      .def("narrow", strict_fn(&narrow), py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("select", strict_fn(&select_checked), py::arg("dim"), py::arg("index"))
+      .def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def("select", select_fn, py::arg("dim"), py::arg("index"))
       .def(
           "split",
           [](const Tensor& t, py::handle s, StrictInt dim) {
@@ -247,8 +254,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
       "unflatten",
       [](const Tensor& t, StrictInt dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
       py::arg("input"), py::arg("dim"), py::arg("sizes"));
-  m.def("narrow", strict_fn(&narrow), py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
-  m.def("select", strict_fn(&select_checked), py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
+  m.def("select", select_fn, py::arg("input"), py::arg("dim"), py::arg("index"));
   m.def("movedim", strict_fn(&movedim_any), py::arg("input"), py::arg("source"), py::arg("destination"));
   m.def("diagonal", strict_fn(&diagonal), py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
         py::arg("dim2") = 1);

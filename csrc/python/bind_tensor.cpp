@@ -325,6 +325,17 @@ Tensor set_requires_grad(const Tensor& t, bool requires_grad) {
   return t;
 }
 
+PyTypeObject* g_tensor_type = nullptr;
+
+bool load_tensor_int(PyObject* o, bool symint, int64_t* out) {
+  Tensor t = py::handle(o).cast<Tensor>();
+  // a bool tensor is no int for either kind (a SymInt's one-element bool tensor trips an internal assert in
+  // PyTorch 2.15 after its parser took it: refused here as a wrong kind)
+  if (!is_integral(t.dtype(), false) || (symint ? t.numel() != 1 : t.dim() != 0)) return false;
+  *out = item(t).to_long();
+  return true;
+}
+
 // Tensor(...) as PyTorch's legacy constructor, and the hook Python subclasses (nn.Parameter) initialize
 // through: Tensor.__init__(self, _alias_of=t, requires_grad=b) makes self a new leaf sharing t's storage. The
 // impl is always fresh, so pybind11's registry maps it to the subclass instance alone and C++ results that
@@ -344,6 +355,7 @@ std::shared_ptr<TensorImpl> tensor_init(const py::args& args, const py::kwargs& 
 }
 
 void init_tensor(py::module_& m, TensorClass& cls) {
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   py::class_<MemoryFormatObj>(m, "memory_format")
       .def("__repr__",
            [](const MemoryFormatObj& f) { return std::string("torch.") + memory_format_name(f.mf); })

@@ -62,6 +62,8 @@ void init_linalg_torch_function_fallbacks(py::module_& m);  // bind_linalg.cpp: 
 // bind_multiprocessing.cpp
 void init_multiprocessing(py::module_& m);
 void init_rnn(py::module_& m);  // bind_rnn.cpp
+// arg_errors.cpp: last, once every function is bound
+void init_argument_errors(py::module_& m);
 
 }  // namespace mt
 
@@ -121,4 +123,5 @@ PYBIND11_MODULE(_C, m) {
   init_linalg_torch_function_fallbacks(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
+  init_argument_errors(m);
 }

@@ -420,6 +420,73 @@ def check_call(fname, signatures, args, kwargs, positional=False):
     )
 
 
+def _fast_kind(p):
+    """a cheap test of one value for p that passes only values `_accepts` takes as they are (no int list given
+    as a bare int, which `_varargs` may repack), else None where no cheap test is written"""
+    k, none_ok = p.kind, p.optional or (p.has_default and p.default in ("None", "[]"))
+    if k == "Tensor":
+        test = _is_tensor
+    elif k in ("int", "SymInt"):
+        test = lambda v: type(v) is int
+    elif k == "bool":
+        test = lambda v: type(v) is bool
+    elif k in ("float", "Scalar"):
+        test = lambda v: type(v) in (int, float)
+    elif k == "int[]":
+        test = lambda v: type(v) in (tuple, list) and all(type(e) is int for e in v)
+    elif k == "ScalarType":
+        test = lambda v: isinstance(v, _C.dtype)
+    elif k == "str":
+        test = lambda v: isinstance(v, str)
+    elif k in ("PyObject", "Device"):  # kinds _accepts leaves to the function
+        test = lambda v: True
+    elif k == "Tensor[]":
+        test = lambda v: type(v) in (tuple, list) and all(_is_tensor(e) for e in v)
+    else:
+        return None
+    return (lambda v: v is None or test(v)) if none_ok else test
+
+
+def _fast_check(params):
+    """for one signature: a test of (args, kwargs) that is True only for calls check_call takes unchanged (the
+    common ones, in about a microsecond), else None; a False sends the call through check_call itself"""
+    tests = [_fast_kind(p) for p in params]
+    if any(t is None for t in tests):
+        return None
+    positional = [t for p, t in zip(params, tests) if not p.kw_only]
+    by_name = {p.name: t for p, t in zip(params, tests)}
+    names = [p.name for p in params]
+    required = sum(1 for p in params if not p.has_default)
+
+    def fast(args, kwargs):
+        if len(args) > len(positional) or len(args) + len(kwargs) < required:
+            return False
+        for t, v in zip(positional, args):
+            if not t(v):
+                return False
+        for k, v in kwargs.items():
+            t = by_name.get(k)
+            if t is None or k in names[: len(args)] or not t(v):
+                return False
+        # a required parameter neither given by position nor by keyword is check_call's to word
+        return all(n in kwargs for p, n in zip(params[len(args) :], names[len(args) :]) if not p.has_default)
+
+    return fast
+
+
+def _fast_checks(sigs):
+    """one test for all the signatures (a call one of them takes unchanged passes), or None; not where
+    check_call may repack separate ints as a sole int list (`_varargs`), which an earlier signature could do"""
+    tests = [_fast_check(params) for params in sigs]
+    if any(t is None for t in tests):
+        return None
+    if len(tests) == 1:
+        return tests[0]
+    if any(sum(1 for p in params if not p.kw_only) == 1 and params[0].kind == "int[]" for params in sigs):
+        return None
+    return lambda args, kwargs: any(t(args, kwargs) for t in tests)
+
+
 def parsing(fn, signatures, name=None, method=False, upfront=True, positional=False):
     """fn checked against PyTorch's signatures for it (strings, see above): before every call (upfront, for
     composites whose valid calls cost far more than the check), else only once fn has raised. method: the
@@ -430,10 +497,13 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
     parse = {"sigs": sigs, "name": fname, "method": method, "upfront": upfront, "positional": positional}
 
     if upfront:
+        fast = _fast_checks(sigs)
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
             rest = args[skip:]
+            if fast is not None and fast(rest, kwargs):
+                return fn(*args, **kwargs)
             parsed = check_call(fname, sigs, rest, kwargs, positional)
             if parsed is not rest:  # separate ints taken as the int list
                 args = args[:skip] + parsed

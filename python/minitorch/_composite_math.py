@@ -108,7 +108,12 @@ def _check_alpha(name, value, *tensors):
 
 
 def _inplace_of(fn):
-    """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks."""
+    """The `_` variant of an out-of-place fn: compute, then store into self with PyTorch's checks. Where fn
+    checks its arguments against PyTorch's signatures (_argcheck.parses), the variant checks them itself, under
+    its own name (and, installed as the method, with positions that skip self), and computes with fn's
+    unchecked body."""
+    parse = getattr(fn, "_parse", None)
+    compute = fn.__wrapped__ if parse is not None else fn
 
     def inplace(self, *args, **kwargs):
         if not isinstance(
@@ -121,12 +126,16 @@ def _inplace_of(fn):
         # refuse the modified version): they read a copy instead, as PyTorch's in-place kernels save the
         # original
         src = self.clone() if self.requires_grad and _C.is_grad_enabled() else self
-        return _store(self, fn(src, *args, **kwargs))
+        return _store(self, compute(src, *args, **kwargs))
 
     inplace.__name__ = fn.__name__ + "_"
     inplace.__doc__ = f"In-place version of {fn.__name__}."
     # fn's parameters, so _argcheck names a wrong argument as PyTorch's parser does for the in-place method too
     inplace.__signature__ = inspect.signature(fn)
+    if parse is not None:
+        return _argcheck.parsing(
+            inplace, parse["sigs"], inplace.__name__, parse["method"], parse["upfront"], parse["positional"]
+        )
     return inplace
 
 
@@ -1248,6 +1257,16 @@ def _searchsorted_impl(seq, values, right):
     return res.narrow(-1, m, n) if right else res.narrow(-1, 0, n)
 
 
+_SEARCH_KW = (
+    "*, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None"
+)
+
+
+# an int for a bool flag would otherwise be taken as its truth value: checked upfront, as PyTorch's parser does
+@_argcheck.parses(
+    f"Tensor sorted_sequence, Tensor input, {_SEARCH_KW}",
+    f"Tensor sorted_sequence, Scalar self, {_SEARCH_KW}",
+)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     """Indices at which input's values would be inserted into sorted_sequence (its last dim) to keep order."""
     if side is not None:
@@ -1291,6 +1310,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return r if out is None else out.copy_(r)
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None",
+    "Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False",
+)
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """Index of the bucket of each input value given sorted 1-D boundaries (searchsorted with the args swapped)."""
     if boundaries.dim() != 1:
@@ -1302,6 +1325,11 @@ _export(searchsorted, method=False)
 _export(bucketize)
 
 
+@_argcheck.parses(
+    "Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None",
+    "Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None",
+    "Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor? out=None",
+)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` occurs in `test_elements` (negated with invert)."""
     for side in (elements, test_elements):  # PyTorch's isin has no bool or complex kernel
@@ -1584,6 +1612,8 @@ for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
 # ---------------------------------------------------------------------------------------------- norms, statistics
 
 
+# checked before the call: a float tensor for dim would otherwise run
+@_argcheck.parses("Tensor input, Scalar p, int dim, Scalar maxnorm")
 def renorm(input, p, dim, maxnorm):
     """`input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
     if input.dim() < 2:
@@ -1608,25 +1638,19 @@ def renorm(input, p, dim, maxnorm):
     return _C.mul(input, factor)
 
 
-# checked before the call (a float tensor for dim would otherwise run), each spelling with PyTorch's name and
-# argument positions: torch.renorm counts input, the methods do not
-_renorm_impl = renorm
 _export_with_inplace(renorm)
-renorm = _argcheck.parsing(_renorm_impl, ["Tensor input, Scalar p, int dim, Scalar maxnorm"], "renorm")
-__all__.remove("renorm")
-_export(renorm, method=False)
-TENSOR_METHODS["renorm"] = _argcheck.parsing(
-    _renorm_impl, ["Scalar p, int dim, Scalar maxnorm"], "renorm", True
-)
-TENSOR_METHODS["renorm_"] = _argcheck.parsing(
-    TENSOR_METHODS["renorm_"], ["Scalar p, int dim, Scalar maxnorm"], "renorm_", True
-)
 
 
+@_argcheck.parses("Tensor input, Tensor other, Scalar p=2")
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
     from minitorch import linalg
 
+    # p is a Scalar to PyTorch's parser: a bool (False: the 0-norm) or a 0-d tensor, which vector_norm's ord is not
+    if type(p) is bool:
+        p = int(p)
+    elif isinstance(p, _C.Tensor):
+        p = p.item()
     diff = _C.sub(input, other)
     if (
         not _is_float(diff) and not diff.is_complex()
@@ -1640,6 +1664,7 @@ def dist(input, other, p=2):
 _export(dist)
 
 
+@_argcheck.parses("Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance of the variables in input's rows (observations in columns), with optional frequency and
     probability weights per observation."""

@@ -105,6 +105,10 @@ def roll(input, shifts, dims=None):
     return out.clone() if out is input else out
 
 
+# Checked upfront, as PyTorch's parser does, where a bool or float for an int would otherwise run (a bool is
+# an int to Python, 2.5 a valid count to the arithmetic): _argcheck's fast path keeps a valid call's cost
+# to about a microsecond
+@_argcheck.parses("Tensor input, int k=1, int[] dims=[0,1]")
 def rot90(input, k=1, dims=(0, 1)):
     """Rotates `input` by 90 degrees `k` times in the plane of `dims`, from the first towards the second."""
     dims = _as_dims(dims)
@@ -316,6 +320,7 @@ def concatenate(tensors, axis=0, out=None):
 # ---- diagonals
 
 
+@_argcheck.parses("Tensor input, int offset=0, int dim1=-2, int dim2=-1")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """A tensor whose (dim1, dim2) diagonals at `offset` hold the last dim of `input`, zeros elsewhere."""
     nd = input.dim() + 1
@@ -664,12 +669,19 @@ def cross(input, other, dim=None):
     return a1 * b2 - a2 * b1
 
 
+@_argcheck.parses("Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """n-th forward difference along `dim`, after concatenating `prepend` and `append` (logical xor for bool)."""
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if (
+        n == 0
+    ):  # PyTorch's: a copy of input, prepend and append unused (only dim checked, where they are given)
+        if prepend is not None or append is not None:
+            _wrap(dim, input.dim())
+        return input.clone()
     d = _wrap(dim, input.dim())
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
@@ -858,6 +870,7 @@ def select_scatter(input, src, dim, index):
     return _index_put_dim(input, d, idx, src.unsqueeze(d).to(input.dtype), False)
 
 
+@_argcheck.parses("Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """`input` with the slice start:end:step along `dim` replaced by `src` (out of place)."""
     d = _wrap(dim, input.dim())

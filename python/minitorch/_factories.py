@@ -109,6 +109,10 @@ def _is_numpy(obj):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """obj as a tensor: a tensor itself (or a NumPy array's memory, shared) when dtype and device allow and
     copy is not True; a copy when copy=True; copy=False where a copy is needed raises ValueError."""
+    if type(requires_grad) is not bool:  # PyTorch's parser takes no int for it
+        raise TypeError(
+            f"asarray(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
+        )
     if isinstance(obj, _C.Tensor):
         src = obj
     elif _is_numpy(obj) and getattr(obj, "ndim", 0) > 0:

@@ -644,6 +644,9 @@ def _check_b_and_A(b, A):
         )
 
 
+# PyTorch's parser checks these legacy spellings' arguments before they run (an int for upper, some or
+# compute_uv would otherwise be taken as its truth value): checked upfront, cheap beside the factorizations
+@_argcheck.parses("Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None")
 def cholesky_solve(B, L, upper=False, *, out=None):
     """The solution of A X = B given A's Cholesky factor L (A = L L^H, or U^H U)."""
     fn = "cholesky_solve"
@@ -659,6 +662,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     return _out(solve_triangular(_mH(L), Y, upper=True), out)
 
 
+@_argcheck.parses("Tensor input, bool upper=False, *, Tensor? out=None")
 def cholesky_inverse(L, upper=False, *, out=None):
     """A^-1 from A's Cholesky factor."""
     _check(L, "cholesky_inverse", kernel="cholesky_inverse")
@@ -1278,6 +1282,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 # -------------------------------------------------------------------------------- torch.* legacy spellings
 
 
+@_argcheck.parses("Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None", name="svd")
 def torch_svd(input, some=True, compute_uv=True, *, out=None):
     """torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv."""
     if compute_uv:
@@ -1382,6 +1387,10 @@ def torch_lu(A, pivot=True, get_infos=False, out=None):
         UserWarning,
         stacklevel=3,  # the caller, past _argcheck's wrapper
     )
+    if (
+        type(pivot) is not bool
+    ):  # PyTorch's lu hands pivot to _lu_with_info by keyword, whose parser checks it
+        raise TypeError(f"_lu_with_info(): argument 'pivot' must be bool, not {type(pivot).__name__}")
     if get_infos:
         return tuple(lu_factor_ex(A, pivot=pivot))
     return tuple(lu_factor(A, pivot=pivot))
@@ -1393,6 +1402,9 @@ def torch_slogdet(input):
     return _TORCH_SLOGDET((sign, logabs))
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor[]? out=None"
+)
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """torch.triangular_solve: (solution of op(A) X = b, a copy of A)."""
     warnings.warn(

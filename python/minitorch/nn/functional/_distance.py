@@ -9,6 +9,7 @@ from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name
 
 
+@_argcheck.parses("Tensor x1, Tensor x2, int dim=1, float eps=1e-08")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     # PyTorch's order: broadcast first (a side of size 1 along dim counts once per element of the other), then
     # each norm clamped to eps on its own, then the dot product of the normalized vectors. Only integer inputs
