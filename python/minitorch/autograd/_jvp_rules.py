@@ -338,32 +338,6 @@ def _loss_reduction(size_average, reduce, reduction):
     return ("mean" if sa else "sum") if rd else "none"
 
 
-def _mse_jvp(x, target, t_x, t_target, size_average, reduce, reduction, weight):
-    torch = _root()
-    if weight is not None:
-        return GENERIC
-    diff = x - target
-    tan = 0
-    if t_x is not None:
-        tan = t_x
-    if t_target is not None:
-        tan = tan - t_target
-    return _reduce(2 * diff * tan, _loss_reduction(size_average, reduce, reduction)) + 0 * torch.zeros(())
-
-
-def _cross_entropy_jvp(x, target, t_x, t_target, weight, ignore_index, reduction, label_smoothing, sa, rd):
-    torch = _root()
-    F = torch.nn.functional
-    if t_target is not None or label_smoothing != 0.0 or target.is_floating_point():
-        return GENERIC
-    cdim = 1 if x.dim() > 1 else 0
-    p = torch.softmax(x, cdim)
-    t_lp = t_x - (t_x * p).sum(cdim, keepdim=True)
-    return F.nll_loss(
-        t_lp, target, weight, ignore_index=ignore_index, reduction=_loss_reduction(sa, rd, reduction)
-    )
-
-
 def _where_jvp(condition, t_input, t_other, input, other, result):
     torch = _root()
     a = t_input if t_input is not None else 0.0
@@ -385,6 +359,481 @@ def _to_jvp(t, result):
 
 def _setitem_value(t):
     return t
+
+
+# ---- pooling, normalization, attention
+
+
+def _max_pool_jvp(t, idx, nd):
+    """The tangent entries a max pool picked: `idx` holds flat positions within each plane of the last nd
+    dims (PyTorch's index convention, which the *_with_indices pools return)."""
+    flat = t.flatten(-nd) if nd > 1 else t
+    return flat.gather(-1, idx.flatten(-nd) if nd > 1 else idx).reshape(tuple(idx.shape))
+
+
+def _max_pool_rule(with_indices, nd, input, t_input, result, *args, **kwargs):
+    """A max pool's (values[, indices]) tangent; a call that returned no indices computes them again (once, on
+    the primal: cheaper than the generic JVP's two backward passes)."""
+    if isinstance(result, tuple):
+        return _max_pool_jvp(t_input, result[1], nd), None
+    _, idx = with_indices(input, *args, **kwargs)
+    return _max_pool_jvp(t_input, idx, nd)
+
+
+def _normalized_jvp(t, xhat, rstd, dims):
+    """The tangent of xhat = (x - mean) * rstd, mean and (biased) variance over dims."""
+    return rstd * (t - t.mean(dims, keepdim=True) - xhat * (t * xhat).mean(dims, keepdim=True))
+
+
+def _affine_jvp(out, xhat, shape, weight, t_weight, t_bias):
+    """The tangent of xhat * weight + bias given xhat's tangent `out`; per-channel parameters broadcast by
+    `shape` (they have none to broadcast when shape is None)."""
+    if weight is not None:
+        out = out * (weight if shape is None else weight.reshape(shape))
+    if t_weight is not None:
+        out = out + xhat * (t_weight if shape is None else t_weight.reshape(shape))
+    if t_bias is not None:
+        out = out + (t_bias if shape is None else t_bias.reshape(shape))
+    return out
+
+
+def _channel_shape(x):
+    return (1, -1) + (1,) * (x.dim() - 2)
+
+
+def _stats_norm_jvp(x, t, dims, eps, weight, t_weight, t_bias):
+    """Normalization by the statistics of x over dims (batch norm in training, instance norm)."""
+    torch = _root()
+    mu = x.mean(dims, keepdim=True)
+    var = x.var(dims, keepdim=True, correction=0)
+    rstd = torch.rsqrt(var + eps)
+    xhat = (x - mu) * rstd
+    shape = _channel_shape(x)
+    return _affine_jvp(_normalized_jvp(t, xhat, rstd, dims), xhat, shape, weight, t_weight, t_bias)
+
+
+def _running_norm_jvp(x, t, rm, rv, eps, weight, t_rm, t_rv, t_weight, t_bias):
+    """Normalization by given (running) statistics: linear in x, (x - rm) * rsqrt(rv + eps). PyTorch refuses
+    tangents on the statistics it reads."""
+    torch = _root()
+    if t_rm is not None or t_rv is not None:
+        raise RuntimeError(
+            "batch_norm is not differentiable wrt running_mean and running_var, they cannot have forward grad "
+            "defined"
+        )
+    shape = _channel_shape(x)
+    rstd = torch.rsqrt(rv.reshape(shape) + eps)
+    xhat = (x - rm.reshape(shape)) * rstd
+    return _affine_jvp(t * rstd, xhat, shape, weight, t_weight, t_bias)
+
+
+def _batch_norm_jvp(x, t, rm, rv, weight, training, eps, t_rm, t_rv, t_weight, t_bias):
+    if t is None:
+        t = _root().zeros_like(x)
+    if training or rm is None:  # batch statistics: over every dim but the channels
+        return _stats_norm_jvp(x, t, [0, *range(2, x.dim())], eps, weight, t_weight, t_bias)
+    return _running_norm_jvp(x, t, rm, rv, eps, weight, t_rm, t_rv, t_weight, t_bias)
+
+
+def _instance_norm_jvp(x, t, rm, rv, weight, use_input_stats, eps, t_rm, t_rv, t_weight, t_bias):
+    if t is None:
+        t = _root().zeros_like(x)
+    if use_input_stats:
+        return _stats_norm_jvp(x, t, list(range(2, x.dim())), eps, weight, t_weight, t_bias)
+    return _running_norm_jvp(x, t, rm, rv, eps, weight, t_rm, t_rv, t_weight, t_bias)
+
+
+def _group_norm_jvp(x, t, num_groups, weight, eps, t_weight, t_bias):
+    torch = _root()
+    if t is None:
+        t = torch.zeros_like(x)
+    n = x.shape[0]
+    xg = x.reshape(n, num_groups, -1)
+    mu = xg.mean(2, keepdim=True)
+    rstd = torch.rsqrt(xg.var(2, keepdim=True, correction=0) + eps)
+    xhat = (xg - mu) * rstd
+    out = _normalized_jvp(t.reshape(n, num_groups, -1), xhat, rstd, [2]).reshape(tuple(x.shape))
+    return _affine_jvp(out, xhat.reshape(tuple(x.shape)), _channel_shape(x), weight, t_weight, t_bias)
+
+
+def _sdpa_jvp(q, k, v, mask, dropout_p, is_causal, scale, enable_gqa, t_q, t_k, t_v, t_mask):
+    """softmax(q k^T * scale + mask) v: the score tangent through softmax's JVP, then both matmuls."""
+    torch = _root()
+    if dropout_p:
+        return GENERIC  # the dropout mask the primal run drew
+    sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    if enable_gqa and k.dim() >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k, v = k.repeat_interleave(rep, -3), v.repeat_interleave(rep, -3)
+        t_k = None if t_k is None else t_k.repeat_interleave(rep, -3)
+        t_v = None if t_v is None else t_v.repeat_interleave(rep, -3)
+    s = (q @ k.transpose(-2, -1)) * sc
+    if is_causal:
+        keep = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).tril()
+        s = s.masked_fill(~keep, float("-inf"))
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else s + mask
+    p = torch.softmax(s, -1)
+    ts = None
+    if t_q is not None:
+        ts = (t_q @ k.transpose(-2, -1)) * sc
+    if t_k is not None:
+        term = (q @ t_k.transpose(-2, -1)) * sc
+        ts = term if ts is None else ts + term
+    if t_mask is not None and mask.dtype != torch.bool:
+        ts = t_mask if ts is None else ts + t_mask
+    out = None
+    if ts is not None:
+        out = (p * (ts - (ts * p).sum(-1, keepdim=True))) @ v
+    if t_v is not None:
+        out = p @ t_v if out is None else out + p @ t_v
+    return out
+
+
+# ---- losses
+
+
+def _loss_jvp(tan, reduction):
+    """An elementwise loss tangent reduced as the loss was."""
+    if tan is None:
+        return None
+    return _reduce(tan, reduction)
+
+
+def _pointwise_loss_jvp(
+    d_input,
+    t_input,
+    t_target,
+    reduction,
+    weight=None,
+    t_weight=None,
+    unweighted=None,
+    result=None,
+    mean_over_weights=False,
+):
+    """d(loss)/d(input) = d_input elementwise, d/d(target) = -d_input (losses of input - target), optionally
+    weighted (PyTorch's weighted mse/l1 means divide by weight.sum(), huber's by the count)."""
+    tan = None
+    if t_input is not None:
+        tan = d_input * t_input
+    if t_target is not None:
+        tan = -d_input * t_target if tan is None else tan - d_input * t_target
+    if tan is None:
+        tan = _root().zeros_like(d_input)
+    if weight is None:
+        return _reduce(tan, reduction)
+    tan = tan * weight
+    if t_weight is not None:
+        tan = tan + unweighted * t_weight
+    if reduction == "mean" and mean_over_weights:
+        num = tan.sum()
+        if t_weight is not None:
+            num = num - result * t_weight.sum()
+        return num / weight.sum()
+    return _reduce(tan, reduction)
+
+
+def _mse_jvp(x, target, t_x, t_target, size_average, reduce, reduction, weight, t_weight, result):
+    red = _loss_reduction(size_average, reduce, reduction)
+    d = x - target
+    return _pointwise_loss_jvp(2 * d, t_x, t_target, red, weight, t_weight, d * d, result, True)
+
+
+def _l1_jvp(x, target, t_x, t_target, size_average, reduce, reduction, weight, t_weight, result):
+    red = _loss_reduction(size_average, reduce, reduction)
+    d = x - target
+    return _pointwise_loss_jvp(d.sign(), t_x, t_target, red, weight, t_weight, d.abs(), result, True)
+
+
+def _smooth_l1_jvp(x, target, t_x, t_target, size_average, reduce, reduction, beta):
+    d = x - target
+    g = d.sign() if beta == 0 else (d / beta).clamp(-1.0, 1.0)
+    return _pointwise_loss_jvp(g, t_x, t_target, _loss_reduction(size_average, reduce, reduction))
+
+
+def _huber_jvp(x, target, t_x, t_target, reduction, delta, weight, t_weight):
+    F = _root().nn.functional
+    d = x - target
+    unweighted = F.huber_loss(x, target, reduction="none", delta=delta) if t_weight is not None else None
+    return _pointwise_loss_jvp(d.clamp(-delta, delta), t_x, t_target, reduction, weight, t_weight, unweighted)
+
+
+def _bce_jvp(x, y, t_x, t_y, weight, size_average, reduce, reduction, t_weight):
+    """binary_cross_entropy, -w (y log x + (1 - y) log(1 - x)) with PyTorch's clamps (logs at -100, the
+    input derivative's denominator at 1e-12)."""
+    torch = _root()
+    F = torch.nn.functional
+    tan = None
+    if t_x is not None:
+        tan = t_x * (x - y) / torch.clamp((1 - x) * x, min=1e-12)
+    if t_y is not None:
+        term = t_y * (torch.log1p(-x).clamp(min=-100) - torch.log(x).clamp(min=-100))
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    if weight is not None:
+        tan = tan * weight
+    if t_weight is not None:
+        tan = tan + F.binary_cross_entropy(x, y, reduction="none") * t_weight
+    return _reduce(tan, _loss_reduction(size_average, reduce, reduction))
+
+
+def _bce_logits_jvp(x, y, t_x, t_y, weight, size_average, reduce, reduction, pos_weight, t_weight, t_pw):
+    """(1 - y) x + (1 + (pw - 1) y) softplus(-x), times weight."""
+    torch = _root()
+    F = torch.nn.functional
+    lw = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
+    sp = F.softplus(-x)
+    tan = None
+    if t_x is not None:
+        tan = t_x * ((1 - y) - lw * torch.sigmoid(-x))
+    if t_y is not None:
+        term = t_y * (-x if pos_weight is None else (pos_weight - 1) * sp - x)
+        tan = term if tan is None else tan + term
+    if t_pw is not None:
+        term = t_pw * y * sp
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    if weight is not None:
+        tan = tan * weight
+    if t_weight is not None:
+        tan = tan + ((1 - y) * x + lw * sp) * t_weight
+    return _reduce(tan, _loss_reduction(size_average, reduce, reduction))
+
+
+def _kl_div_jvp(x, y, t_x, t_y, size_average, reduce, reduction, log_target):
+    """target * (log target - input) (exp(target) * (target - input) for a log target)."""
+    torch = _root()
+    tan = None
+    if t_x is not None:
+        tan = -t_x * (torch.exp(y) if log_target else y)
+    if t_y is not None:
+        if log_target:
+            term = t_y * torch.exp(y) * (y - x + 1)
+        else:
+            term = t_y * (torch.where(y > 0, torch.log(y) + 1, torch.zeros_like(y)) - x)
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    red = _loss_reduction(size_average, reduce, reduction)
+    if red == "batchmean":
+        return tan.sum() / x.shape[0] if x.dim() else tan.sum()
+    return _reduce(tan, red)
+
+
+def _cross_entropy_jvp(
+    x, target, t_x, t_target, weight, ignore_index, reduction, label_smoothing, sa, rd, t_weight=None
+):
+    """Class indices (with label smoothing too) and class probabilities, through log_softmax's JVP. The class
+    weights' tangent counts for probabilities only: with class indices PyTorch holds them non-differentiable
+    (its nll_loss has no weight derivative) and drops it."""
+    torch = _root()
+    F = torch.nn.functional
+    red = _loss_reduction(sa, rd, reduction)
+    cdim = 1 if x.dim() > 1 else 0
+    c = x.shape[cdim]
+    wshape = [1] * x.dim()
+    wshape[cdim] = c
+    w = None if weight is None else weight.reshape(wshape)
+    if t_x is None:
+        t_x = torch.zeros_like(x)
+    lp = None
+    if target.is_floating_point():  # class probabilities: -sum_c w_c y_c log p_c per sample
+        lp = torch.log_softmax(x, cdim)
+        p = torch.exp(lp)
+        t_lp = t_x - (t_x * p).sum(cdim, keepdim=True)
+        y = target if label_smoothing == 0 else target * (1 - label_smoothing) + label_smoothing / c
+        per = t_lp * y
+        if t_target is not None:
+            per = per + lp * t_target * (1 - label_smoothing)
+        if w is not None:
+            per = per * w
+        if t_weight is not None:
+            per = per + lp * y * t_weight.reshape(wshape)
+        per = -per.sum(cdim)
+        if red == "mean":
+            return per.sum() / (x.numel() // c if c else 0)
+        return _reduce(per, red)
+    p = torch.softmax(x, cdim)
+    t_lp = t_x - (t_x * p).sum(cdim, keepdim=True)
+    if label_smoothing == 0:
+        return F.nll_loss(t_lp, target, weight, ignore_index=ignore_index, reduction=red)
+    # (1 - eps) nll + eps / C * sum_c -w_c log p_c over the samples not ignored; a mean divides both by the
+    # summed weights of the targets (PyTorch's)
+    keep = target != ignore_index
+    nll = F.nll_loss(t_lp, target, weight, ignore_index=ignore_index, reduction="none")
+    smooth = -((t_lp * w) if w is not None else t_lp).sum(cdim) * keep
+    per = (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    if red == "mean":
+        safe = torch.where(keep, target, torch.zeros_like(target))
+        denom = keep.sum() if weight is None else (weight[safe] * keep).sum()
+        return per.sum() / denom
+    return _reduce(per, red)
+
+
+# ---- linear algebra
+
+
+def _solve_jvp(A, B, t_A, t_B, left, result):
+    """X = A^-1 B: dX = A^-1 (dB - dA X) (left), X = B A^-1: dX = (dB - X dA) A^-1; vectors as PyTorch's rule
+    reads them (1-D, or A's batch and one dim less)."""
+    linalg = _root().linalg
+    vector = left and (B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
+    X = result.unsqueeze(-1) if vector else result
+    rhs = None
+    if t_B is not None:
+        rhs = t_B.unsqueeze(-1) if vector else t_B
+    if t_A is not None:
+        term = -(t_A @ X) if left else -(X @ t_A)
+        rhs = term if rhs is None else rhs + term
+    dX = linalg.solve(A, rhs, left=left)
+    return dX.squeeze(-1) if vector else dX
+
+
+def _solve_triangular_jvp(A, B, t_A, t_B, upper, left, unitriangular, result):
+    linalg = _root().linalg
+    rhs = t_B
+    if t_A is not None:
+        tA = t_A.triu(1 if unitriangular else 0) if upper else t_A.tril(-1 if unitriangular else 0)
+        term = -(tA @ result) if left else -(result @ tA)
+        rhs = term if rhs is None else rhs + term
+    return linalg.solve_triangular(A, rhs, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _logabsdet_jvp(A, t_A):
+    """d log|det A| = tr(A^-1 dA)."""
+    return _root().linalg.solve(A, t_A).diagonal(0, -2, -1).sum(-1)
+
+
+def _cholesky_jvp(L, t_A, upper):
+    """dL = L phi(L^-1 dA L^-H), phi the lower triangle with the diagonal halved (PyTorch's cholesky_jvp);
+    the upper factor is L^H."""
+    torch = _root()
+    if upper:
+        L = L.mT
+    eye = torch.eye(L.shape[-1], dtype=L.dtype, device=L.device)
+    Linv = torch.linalg.solve_triangular(L, eye.expand(tuple(L.shape)), upper=False)
+    phi = (Linv @ t_A @ Linv.mT).tril()
+    phi = phi - 0.5 * torch.diag_embed(phi.diagonal(0, -2, -1))
+    dL = L @ phi
+    return dL.mT if upper else dL
+
+
+def _qr_tall(Q, R, dA):
+    """(dQ, dR) of a reduced QR with m >= n (PyTorch's linalg_qr_jvp): dX = dA R^-1, C = Q^H dX,
+    dR' = syminv(sym(C)), dQ = dX - Q dR', dR = dR' R."""
+    torch = _root()
+    dX = torch.linalg.solve_triangular(R, dA, upper=True, left=False)
+    C = Q.mT @ dX
+    S = (C + C.mT).triu()
+    S = S - 0.5 * torch.diag_embed(S.diagonal(0, -2, -1))
+    return dX - Q @ S, S @ R
+
+
+def _qr_jvp(A, t_A, mode, result):
+    torch = _root()
+    m, n = A.shape[-2], A.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+        )
+    Q, R = result
+    if m >= n:
+        dQ, dR = _qr_tall(Q, R, t_A)
+    else:  # A = [X | Y], X square: X = Q U, and R = [U | Q^H Y]
+        U = R[..., :, :m]
+        dQ, dU = _qr_tall(Q, U, t_A[..., :, :m])
+        Y = A[..., :, m:]
+        dV = dQ.mT @ Y + Q.mT @ t_A[..., :, m:]
+        dR = torch.cat([dU, dV], -1)
+    return dQ, dR
+
+
+def _eigh_parts(V, L, t_A):
+    """(dL, V^H dA V with the diagonal cleared and divided by the eigenvalue gaps) of a symmetric A."""
+    dP = V.mT @ t_A @ V
+    dL = dP.diagonal(0, -2, -1)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
+    n = L.shape[-1]
+    eye = _root().eye(n, dtype=L.dtype, device=L.device)
+    return dL, dP / (E + eye) * (1 - eye)
+
+
+def _eigh_jvp(t_A, result):
+    L, V = result
+    dL, F = _eigh_parts(V, L, t_A)
+    return dL, V @ F
+
+
+def _eigvalsh_jvp(A, t_A, UPLO):
+    _, V = _root().linalg.eigh(A, UPLO)
+    return (V.mT @ t_A @ V).diagonal(0, -2, -1)
+
+
+def _svd_parts(U, S, Vh, dA):
+    """(dU, dS, dVh) of a reduced SVD A = U diag(S) Vh, from dP = U^H dA V: dS = diag(dP); the skew parts
+    U^H dU = (dP S + S dP^H) / E and V^H dV = (S dP + dP^H S) / E, E_ij = S_j^2 - S_i^2; plus the components
+    outside U's (V's) span for a tall (wide) A."""
+    torch = _root()
+    V = Vh.mT
+    m, n = U.shape[-2], Vh.shape[-1]
+    k = S.shape[-1]
+    dP = U.mT @ dA @ V
+    dS = dP.diagonal(0, -2, -1)
+    eye = torch.eye(k, dtype=S.dtype, device=S.device)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
+    Sr, Sc = S.unsqueeze(-2), S.unsqueeze(-1)  # scale columns, rows
+    om_u = (dP * Sr + Sc * dP.mT) / E * (1 - eye)
+    om_v = (Sc * dP + dP.mT * Sr) / E * (1 - eye)
+    dU = U @ om_u
+    dV = V @ om_v
+    if m > k:
+        dU = dU + (dA @ V - U @ (U.mT @ dA @ V)) / Sr
+    if n > k:
+        dV = dV + (dA.mT @ U - V @ (V.mT @ dA.mT @ U)) / Sr
+    return dU, dS, dV.mT
+
+
+def _svd_jvp(A, t_A, full_matrices, result):
+    """The reduced SVD's tangents; full_matrices' completing vectors are not functions of A and get zero
+    tangents, as PyTorch's."""
+    U, S, Vh = result
+    k = S.shape[-1]
+    dU, dS, dVh = _svd_parts(U[..., :k], S, Vh[..., :k, :], t_A)
+    if U.shape[-1] > k:
+        dU = _root().cat([dU, _root().zeros_like(U[..., k:])], -1)
+    if Vh.shape[-2] > k:
+        dVh = _root().cat([dVh, _root().zeros_like(Vh[..., k:, :])], -2)
+    return dU, dS, dVh
+
+
+def _torch_svd_jvp(A, t_A, some, compute_uv, result):
+    U, S, V = result
+    if not compute_uv:
+        return None, _svdvals_jvp(A, t_A), None
+    dU, dS, dVh = _svd_jvp(A, t_A, not some, (U, S, V.mT))
+    return dU, dS, dVh.mT
+
+
+def _svdvals_jvp(A, t_A):
+    U, _, Vh = _root().linalg.svd(A, full_matrices=False)
+    return (U.mT @ t_A @ Vh.mT).diagonal(0, -2, -1)
+
+
+def _matrix_exp_jvp(A, t_A):
+    """The Frechet derivative L(A, dA): the upper right block of exp([[A, dA], [0, A]])."""
+    torch = _root()
+    n = A.shape[-1]
+    top = torch.cat([A, t_A], -1)
+    bottom = torch.cat([torch.zeros_like(A), A], -1)
+    return torch.linalg.matrix_exp(torch.cat([top, bottom], -2))[..., :n, n:]
 
 
 # ------------------------------------------------------------------------------------------------ the table
@@ -532,18 +981,97 @@ _COMPOSITE_RULES = {
         "jvp": "_layer_norm_jvp(input, normalized_shape, weight, bias, eps, t_input, t_weight, t_bias)",
         "keep_none": "1",
     },
+    "F.batch_norm": {
+        "args": "input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05",
+        "jvp": "_batch_norm_jvp(input, t_input, running_mean, running_var, weight, training, eps, t_running_mean, "
+        "t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "batch_norm": {
+        "args": "input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled",
+        "jvp": "_batch_norm_jvp(input, t_input, running_mean, running_var, weight, training, eps, t_running_mean, "
+        "t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "F.instance_norm": {
+        "args": "input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, "
+        "momentum=0.1, eps=1e-05",
+        "jvp": "_instance_norm_jvp(input, t_input, running_mean, running_var, weight, use_input_stats, eps, "
+        "t_running_mean, t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "instance_norm": {
+        "args": "input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled",
+        "jvp": "_instance_norm_jvp(input, t_input, running_mean, running_var, weight, use_input_stats, eps, "
+        "t_running_mean, t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "F.group_norm": {
+        "args": "input, num_groups, weight=None, bias=None, eps=1e-05",
+        "jvp": "_group_norm_jvp(input, t_input, num_groups, weight, eps, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "group_norm": {
+        "args": "input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True",
+        "jvp": "_group_norm_jvp(input, t_input, num_groups, weight, eps, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "layer_norm": {
+        "args": "input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True",
+        "jvp": "_layer_norm_jvp(input, normalized_shape, weight, bias, eps, t_input, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "F.scaled_dot_product_attention": {
+        "args": "query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False",
+        "jvp": "_sdpa_jvp(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, t_query, t_key, "
+        "t_value, t_attn_mask)",
+        "keep_none": "1",
+    },
     "F.mse_loss": {
         "args": "input, target, size_average=None, reduce=None, reduction='mean', weight=None",
-        "jvp": "_mse_jvp(input, target, t_input, t_target, size_average, reduce, reduction, weight)",
+        "jvp": "_mse_jvp(input, target, t_input, t_target, size_average, reduce, reduction, weight, t_weight, "
+        "result)",
+        "keep_none": "1",
+    },
+    "F.l1_loss": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean', weight=None",
+        "jvp": "_l1_jvp(input, target, t_input, t_target, size_average, reduce, reduction, weight, t_weight, result)",
+        "keep_none": "1",
+    },
+    "F.smooth_l1_loss": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean', beta=1.0",
+        "jvp": "_smooth_l1_jvp(input, target, t_input, t_target, size_average, reduce, reduction, beta)",
+        "keep_none": "1",
+    },
+    "F.huber_loss": {
+        "args": "input, target, reduction='mean', delta=1.0, weight=None",
+        "jvp": "_huber_jvp(input, target, t_input, t_target, reduction, delta, weight, t_weight)",
+        "keep_none": "1",
+    },
+    "F.binary_cross_entropy": {
+        "args": "input, target, weight=None, size_average=None, reduce=None, reduction='mean'",
+        "jvp": "_bce_jvp(input, target, t_input, t_target, weight, size_average, reduce, reduction, t_weight)",
+        "keep_none": "1",
+    },
+    "F.binary_cross_entropy_with_logits": {
+        "args": "input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None",
+        "jvp": "_bce_logits_jvp(input, target, t_input, t_target, weight, size_average, reduce, reduction, "
+        "pos_weight, t_weight, t_pos_weight)",
+        "keep_none": "1",
+    },
+    "F.kl_div": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean', log_target=False",
+        "jvp": "_kl_div_jvp(input, target, t_input, t_target, size_average, reduce, reduction, log_target)",
         "keep_none": "1",
     },
     "F.cross_entropy": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, "
         "reduction='mean', label_smoothing=0.0",
         "jvp": "_cross_entropy_jvp(input, target, t_input, t_target, weight, ignore_index, reduction, "
-        "label_smoothing, size_average, reduce)",
+        "label_smoothing, size_average, reduce, t_weight)",
         "keep_none": "1",
     },
+    # (no weight term: PyTorch's nll_loss is not differentiable in its class weights and drops their tangent)
     "F.nll_loss": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'",
         "jvp_input": "F.nll_loss(t_input, target, weight, size_average, ignore_index, reduce, reduction)",
@@ -636,11 +1164,83 @@ _COMPOSITE_RULES = {
         "args": "input, pad, mode='constant', value=None",
         "jvp": "F.pad(t_input, pad, mode, 0.0 if mode == 'constant' else value)",
     },
+    # pools: the average ones are linear (the tangent pooled), the max ones pick the tangent at the argmax
     "F.avg_pool1d": {"args": "input, *args, **kwargs", "jvp": "F.avg_pool1d(t_input, *args, **kwargs)"},
     "F.avg_pool2d": {"args": "input, *args, **kwargs", "jvp": "F.avg_pool2d(t_input, *args, **kwargs)"},
+    "F.avg_pool3d": {"args": "input, *args, **kwargs", "jvp": "F.avg_pool3d(t_input, *args, **kwargs)"},
+    "F.adaptive_avg_pool1d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.adaptive_avg_pool1d(t_input, *args, **kwargs)",
+    },
     "F.adaptive_avg_pool2d": {
-        "args": "input, output_size",
-        "jvp": "F.adaptive_avg_pool2d(t_input, output_size)",
+        "args": "input, *args, **kwargs",
+        "jvp": "F.adaptive_avg_pool2d(t_input, *args, **kwargs)",
+    },
+    "F.adaptive_avg_pool3d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.adaptive_avg_pool3d(t_input, *args, **kwargs)",
+    },
+    "F.max_pool1d": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
+        "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, kernel_size, stride, "
+        "padding, dilation, ceil_mode)",
+    },
+    "F.max_pool1d_with_indices": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 1), None)",
+    },
+    "F.adaptive_max_pool1d": {
+        "args": "input, output_size, return_indices=False",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool1d_with_indices, 1, input, t_input, result, output_size)",
+    },
+    "F.adaptive_max_pool1d_with_indices": {
+        "args": "input, output_size, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 1), None)",
+    },
+    "F.max_pool2d": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
+        "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, kernel_size, stride, "
+        "padding, dilation, ceil_mode)",
+    },
+    "F.max_pool2d_with_indices": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 2), None)",
+    },
+    "F.adaptive_max_pool2d": {
+        "args": "input, output_size, return_indices=False",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool2d_with_indices, 2, input, t_input, result, output_size)",
+    },
+    "F.adaptive_max_pool2d_with_indices": {
+        "args": "input, output_size, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 2), None)",
+    },
+    "F.max_pool3d": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
+        "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, kernel_size, stride, "
+        "padding, dilation, ceil_mode)",
+    },
+    "F.max_pool3d_with_indices": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 3), None)",
+    },
+    "F.adaptive_max_pool3d": {
+        "args": "input, output_size, return_indices=False",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool3d_with_indices, 3, input, t_input, result, output_size)",
+    },
+    "F.adaptive_max_pool3d_with_indices": {
+        "args": "input, output_size, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 3), None)",
+    },
+    # every interpolation mode is linear in the input (nearest, (bi/tri)linear, bicubic, area)
+    "F.interpolate": {"args": "input, *args, **kwargs", "jvp": "F.interpolate(t_input, *args, **kwargs)"},
+    "F.upsample": {"args": "input, *args, **kwargs", "jvp": "F.upsample(t_input, *args, **kwargs)"},
+    "F.upsample_nearest": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.upsample_nearest(t_input, *args, **kwargs)",
+    },
+    "F.upsample_bilinear": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.upsample_bilinear(t_input, *args, **kwargs)",
     },
     "F.embedding": {
         "args": "input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, "
@@ -690,10 +1290,69 @@ _COMPOSITE_RULES = {
         "jvp": "result * linalg.solve(A, t_A).diagonal(0, -2, -1).sum(-1)",
     },
     "det": {"args": "self", "jvp": "result * linalg.solve(self, t_self).diagonal(0, -2, -1).sum(-1)"},
+    "linalg.inv_ex": {
+        "args": "A, *, check_errors=False, out=None",
+        "jvp": "(-(result[0] @ t_A @ result[0]), None)",
+    },
     "linalg.solve": {
         "args": "A, B, *, left=True, out=None",
-        "jvp": GENERIC,
+        "jvp": "_solve_jvp(A, B, t_A, t_B, left, result)",
+        "keep_none": "1",
     },
+    "linalg.solve_ex": {
+        "args": "A, B, *, left=True, check_errors=False, out=None",
+        "jvp": "(_solve_jvp(A, B, t_A, t_B, left, result[0]), None)",
+        "keep_none": "1",
+    },
+    "linalg.solve_triangular": {
+        "args": "A, B, *, upper, left=True, unitriangular=False, out=None",
+        "jvp": "_solve_triangular_jvp(A, B, t_A, t_B, upper, left, unitriangular, result)",
+        "keep_none": "1",
+    },
+    # the decompositions of real matrices (complex ones take the generic JVP through their backward)
+    "linalg.slogdet": {
+        "args": "A, *, out=None",
+        "jvp": "GENERIC if A.is_complex() else (zeros_like(result[0]), _logabsdet_jvp(A, t_A))",
+    },
+    "slogdet": {
+        "args": "input",
+        "jvp": "GENERIC if input.is_complex() else (zeros_like(result[0]), _logabsdet_jvp(input, t_input))",
+    },
+    "logdet": {"args": "input", "jvp": "GENERIC if input.is_complex() else _logabsdet_jvp(input, t_input)"},
+    "linalg.cholesky": {
+        "args": "A, *, upper=False, out=None",
+        "jvp": "GENERIC if A.is_complex() else _cholesky_jvp(result, t_A, upper)",
+    },
+    "linalg.cholesky_ex": {
+        "args": "A, *, upper=False, check_errors=False, out=None",
+        "jvp": "GENERIC if A.is_complex() else (_cholesky_jvp(result[0], t_A, upper), None)",
+    },
+    "linalg.qr": {
+        "args": "A, mode='reduced', *, out=None",
+        "jvp": "GENERIC if A.is_complex() else _qr_jvp(A, t_A, mode, result)",
+    },
+    "linalg.eigh": {
+        "args": "A, UPLO='L', *, out=None",
+        "jvp": "GENERIC if A.is_complex() else _eigh_jvp(t_A, result)",
+    },
+    "linalg.eigvalsh": {
+        "args": "A, UPLO='L', *, out=None",
+        "jvp": "GENERIC if A.is_complex() else _eigvalsh_jvp(A, t_A, UPLO)",
+    },
+    "linalg.svd": {
+        "args": "A, full_matrices=True, *, driver=None, out=None",
+        "jvp": "GENERIC if A.is_complex() else _svd_jvp(A, t_A, full_matrices, result)",
+    },
+    "svd": {
+        "args": "input, some=True, compute_uv=True, *, out=None",
+        "jvp": "GENERIC if input.is_complex() else _torch_svd_jvp(input, t_input, some, compute_uv, result)",
+    },
+    "linalg.svdvals": {
+        "args": "A, *, driver=None, out=None",
+        "jvp": "GENERIC if A.is_complex() else _svdvals_jvp(A, t_A)",
+    },
+    "linalg.matrix_exp": {"args": "A", "jvp": "_matrix_exp_jvp(A, t_A)"},
+    "matrix_exp": {"args": "input", "jvp": "_matrix_exp_jvp(input, t_input)"},
 }
 
 
