@@ -1,5 +1,6 @@
 """minitorch.autograd.Function: custom forward/backward in Python, recorded as one node of the C++ graph."""
 
+import inspect
 import sys
 
 from minitorch import _C
@@ -13,9 +14,16 @@ class FunctionCtx:
         """Keeps tensors for backward (read them there as ctx.saved_tensors); call it at most once in forward."""
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Keeps tensors for jvp (read them there as ctx.saved_tensors), as PyTorch's ctx.save_for_forward."""
+        self._saved_for_forward = tensors
+
     @property
     def saved_tensors(self):
-        """The tensors given to save_for_backward, checked against in-place changes since."""
+        """The tensors given to save_for_backward, checked against in-place changes since; in jvp, those given
+        to save_for_forward."""
+        if getattr(self, "_in_jvp", False) and hasattr(self, "_saved_for_forward"):
+            return tuple(self._saved_for_forward)
         saved = getattr(self, "_saved_tensors", None)
         if saved is not None:
             return saved
@@ -43,12 +51,23 @@ class FunctionCtx:
 
 
 class Function:
-    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with Subclass.apply(*args)."""
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with Subclass.apply(*args).
+
+    PyTorch 2's other style is supported too: forward(*args) without ctx plus a setup_context(ctx, inputs,
+    output) staticmethod that saves what backward/jvp need; setup_context's inputs are forward's arguments bound
+    to its parameters, defaults filled in, as PyTorch's. Keyword arguments of apply go to forward."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        """Computes the outputs from the inputs; override it (a staticmethod taking ctx first)."""
+        """Computes the outputs from the inputs; override it (a staticmethod taking ctx first, or, with
+        setup_context overridden, taking the inputs only)."""
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Called after a ctx-less forward with the inputs (a tuple) and forward's output: saves what backward and
+        jvp need on ctx. Override it together with a forward that takes no ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -64,18 +83,26 @@ class Function:
         )
 
     @classmethod
-    def apply(cls, *args):
+    def _setup_context_style(cls):
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
         """Runs forward without recording and records one graph node whose backward is this class's; with dual
         tensors among the inputs, the outputs get the tangents of this class's jvp."""
+        if cls._setup_context_style():
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
         # no dual tensor exists before forward AD's module is loaded (and importing it here would circle)
         fad = sys.modules.get("minitorch.func._forward_ad")
         if fad is None or not fad._has_dual(args, None):
-            return cls._apply(FunctionCtx(), args)
+            return cls._apply(FunctionCtx(), args, kwargs)
         level = fad._max_level(args, {})
         tangents = {}
         pargs = tuple(fad._unwrap(a, level, tangents, i) for i, a in enumerate(args))
         ctx = FunctionCtx()
-        out = cls._apply(ctx, pargs)
+        out = cls._apply(ctx, pargs, kwargs)
         if not tangents:
             return out
         # PyTorch materializes the tangent of a tensor input that has none as zeros; None for the others
@@ -83,16 +110,24 @@ class Function:
             tangents[i] if i in tangents else (_C.zeros_like(a) if _C._is_tensor(a) else None)
             for i, a in enumerate(pargs)
         ]
-        tan = cls.jvp(ctx, *tans)
+        ctx._in_jvp = True
+        try:
+            tan = cls.jvp(ctx, *tans)
+        finally:
+            ctx._in_jvp = False
         if isinstance(out, tuple) and not isinstance(tan, tuple):
             tan = (tan,)
         return fad._attach(out, tan, level)
 
     @classmethod
-    def _apply(cls, ctx, args):
+    def _apply(cls, ctx, args, kwargs):
         ctx.needs_input_grad = tuple(_C._is_tensor(a) and a.requires_grad for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args)
+            if cls._setup_context_style():
+                out = cls.forward(*args)
+                cls.setup_context(ctx, tuple(args), out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
             return out
         is_tuple = isinstance(out, tuple)
