@@ -10,6 +10,9 @@ Each row is a dict of strings (the schema's `jvp_args:` is a row's `args`):
                none). A tuple for ops with several outputs (None for an index output).
   jvp_<name>:  instead of `jvp`, one term per differentiable tensor parameter, summed over the parameters that
                carry a tangent (a linear op in two operands, such as matmul, then computes only what it needs).
+  primal:      optional, an expression computing (the primal output, aux) in place of the op's own call, where
+               the rule needs something the op computes anyway (a max pool's argmax indices); `aux` is then in
+               the rule's scope. When it raises, the op runs as usual (its own errors) and aux is None.
 The expressions are written in minitorch ops: bare names are torch functions (`exp`, `where`), `F.`,
 `special.` and `linalg.` name those namespaces, `op` is the op itself (for linear ops: `op(t_self, *args,
 **kwargs)`), `math` is Python's, and the `_helpers` below compute the longer ones. A row `jvp: None` marks an
@@ -371,12 +374,18 @@ def _max_pool_jvp(t, idx, nd):
     return flat.gather(-1, idx.flatten(-nd) if nd > 1 else idx).reshape(tuple(idx.shape))
 
 
-def _max_pool_rule(with_indices, nd, input, t_input, result, *args, **kwargs):
-    """A max pool's (values[, indices]) tangent; a call that returned no indices computes them again (once, on
-    the primal: cheaper than the generic JVP's two backward passes)."""
+def _max_pool_primal(with_indices, return_indices, input, *args):
+    """A max pool's primal output computed with its indices (the `aux` of its rule), whatever it returns."""
+    values, idx = with_indices(input, *args)
+    return ((values, idx) if return_indices else values), idx
+
+
+def _max_pool_rule(with_indices, nd, input, t_input, result, aux, *args):
+    """A max pool's (values[, indices]) tangent, from the indices its primal run computed (`aux`; without them,
+    a second run computes them)."""
     if isinstance(result, tuple):
         return _max_pool_jvp(t_input, result[1], nd), None
-    _, idx = with_indices(input, *args, **kwargs)
+    idx = aux if aux is not None else with_indices(input, *args)[1]
     return _max_pool_jvp(t_input, idx, nd)
 
 
@@ -1182,8 +1191,10 @@ _COMPOSITE_RULES = {
     },
     "F.max_pool1d": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
-        "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, kernel_size, stride, "
+        "primal": "_max_pool_primal(F.max_pool1d_with_indices, return_indices, input, kernel_size, stride, "
         "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, aux, kernel_size, "
+        "stride, padding, dilation, ceil_mode)",
     },
     "F.max_pool1d_with_indices": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
@@ -1191,7 +1202,9 @@ _COMPOSITE_RULES = {
     },
     "F.adaptive_max_pool1d": {
         "args": "input, output_size, return_indices=False",
-        "jvp": "_max_pool_rule(F.adaptive_max_pool1d_with_indices, 1, input, t_input, result, output_size)",
+        "primal": "_max_pool_primal(F.adaptive_max_pool1d_with_indices, return_indices, input, output_size)",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool1d_with_indices, 1, input, t_input, result, aux, "
+        "output_size)",
     },
     "F.adaptive_max_pool1d_with_indices": {
         "args": "input, output_size, return_indices=True",
@@ -1199,8 +1212,10 @@ _COMPOSITE_RULES = {
     },
     "F.max_pool2d": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
-        "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, kernel_size, stride, "
+        "primal": "_max_pool_primal(F.max_pool2d_with_indices, return_indices, input, kernel_size, stride, "
         "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, aux, kernel_size, "
+        "stride, padding, dilation, ceil_mode)",
     },
     "F.max_pool2d_with_indices": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
@@ -1208,7 +1223,9 @@ _COMPOSITE_RULES = {
     },
     "F.adaptive_max_pool2d": {
         "args": "input, output_size, return_indices=False",
-        "jvp": "_max_pool_rule(F.adaptive_max_pool2d_with_indices, 2, input, t_input, result, output_size)",
+        "primal": "_max_pool_primal(F.adaptive_max_pool2d_with_indices, return_indices, input, output_size)",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool2d_with_indices, 2, input, t_input, result, aux, "
+        "output_size)",
     },
     "F.adaptive_max_pool2d_with_indices": {
         "args": "input, output_size, return_indices=True",
@@ -1216,8 +1233,10 @@ _COMPOSITE_RULES = {
     },
     "F.max_pool3d": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
-        "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, kernel_size, stride, "
+        "primal": "_max_pool_primal(F.max_pool3d_with_indices, return_indices, input, kernel_size, stride, "
         "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
+        "stride, padding, dilation, ceil_mode)",
     },
     "F.max_pool3d_with_indices": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
@@ -1225,7 +1244,9 @@ _COMPOSITE_RULES = {
     },
     "F.adaptive_max_pool3d": {
         "args": "input, output_size, return_indices=False",
-        "jvp": "_max_pool_rule(F.adaptive_max_pool3d_with_indices, 3, input, t_input, result, output_size)",
+        "primal": "_max_pool_primal(F.adaptive_max_pool3d_with_indices, return_indices, input, output_size)",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool3d_with_indices, 3, input, t_input, result, aux, "
+        "output_size)",
     },
     "F.adaptive_max_pool3d_with_indices": {
         "args": "input, output_size, return_indices=True",
@@ -1430,7 +1451,7 @@ _HELPERS.update(math=math, GENERIC=GENERIC)
 class Rule:
     """A compiled row: binds a call's arguments by `args` and evaluates its expressions."""
 
-    __slots__ = ("generic", "joint", "keep_none", "key", "none", "signature", "terms")
+    __slots__ = ("generic", "joint", "keep_none", "key", "none", "primal", "signature", "terms")
 
     def __init__(self, key, row):
         self.key = key
@@ -1442,6 +1463,7 @@ class Rule:
         self.none = "jvp" in row and row["jvp"] is None
         self.keep_none = bool(row.get("keep_none"))
         self.joint = None
+        self.primal = compile(row["primal"], f"<primal {key}>", "eval") if "primal" in row else None
         self.terms = {}
         if not self.generic and not self.none:
             if "jvp" in row:
@@ -1456,7 +1478,17 @@ class Rule:
             args = (kwargs.pop("input"), *args)
         return self.signature.bind(*args, **kwargs), kwargs
 
-    def apply(self, args, kwargs, tangents, result, call_key=None):
+    def primal_result(self, args, kwargs):
+        """(result, aux) by the row's `primal` expression; None when it fails (the op then runs itself, raising
+        its own error for bad arguments)."""
+        try:
+            bound, _ = self._bind(args, kwargs)
+            bound.apply_defaults()
+            return eval(self.primal, {"__builtins__": __builtins__}, _Scope(bound.arguments))
+        except Exception:  # noqa: BLE001  (the op's own call reports what was wrong)
+            return None
+
+    def apply(self, args, kwargs, tangents, result, call_key=None, aux=None):
         """The output tangent(s) for primals args/kwargs, tangents {position or keyword: tangent}."""
         if self.none:
             return _NO_TANGENT
@@ -1467,6 +1499,7 @@ class Rule:
         tb = self.signature.bind_partial(*targs, **tkw).arguments
         scope = _Scope(bound.arguments)
         scope["result"] = result
+        scope["aux"] = aux
         scope["op"] = _op_callable(call_key if call_key and call_key.startswith("Tensor.") else self.key)
         names = list(self.signature.parameters)
         if self.joint is not None:
