@@ -845,6 +845,217 @@ def _matrix_exp_jvp(A, t_A):
     return torch.linalg.matrix_exp(torch.cat([top, bottom], -2))[..., :n, n:]
 
 
+# ---- norms and distances
+
+
+def _vector_norm_jvp(x, t, ord, dim, keepdim, result):
+    """d ||x||_p = sum(sign(x) |x|^(p-1) t) / ||x||^(p-1) over dim (0 where the norm is 0); the inf norms take
+    the tangent of their extreme entries, shared evenly among ties; the 0 "norm" has none."""
+    torch = _root()
+    if x.is_complex() or t.is_complex():
+        return GENERIC
+    ord = float(ord)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    red = _reduce_dims(x, dim) if x.dim() else None
+    if ord == 0:
+        return torch.zeros_like(result)
+    r = _keep(result, x, dim, keepdim) if x.dim() else result
+    if math.isinf(ord):
+        mask = (x.abs() == r).to(t.dtype)
+        return (torch.sign(x) * t * mask).sum(red, keepdim=keepdim) / mask.sum(red, keepdim=keepdim)
+    if ord == 1:
+        return (torch.sign(x) * t).sum(red, keepdim=keepdim)
+    if ord == 2:
+        return _safe_div((x * t).sum(red, keepdim=keepdim), result)
+    ax = x.abs()
+    w = torch.where(ax == 0, torch.zeros_like(ax), torch.sign(x) * ax.pow(ord - 1))
+    return _safe_div((w * t).sum(red, keepdim=keepdim), result.pow(ord - 1))
+
+
+def _matrix_norm_jvp(A, t, ord, dim, keepdim, result):
+    """fro as the vector 2-norm; nuc, 2, -2 through the singular values' tangents diag(U^T dA V); 1, -1, inf,
+    -inf as the extreme absolute column (row) sum's tangent, shared among ties."""
+    torch = _root()
+    if A.is_complex():
+        return GENERIC
+    d0, d1 = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return _vector_norm_jvp(A, t, 2, (d0, d1), keepdim, result)
+    M, T = A.movedim((d0, d1), (-2, -1)), t.movedim((d0, d1), (-2, -1))
+    if ord == "nuc" or abs(ord) == 2:
+        U, S, Vh = torch.linalg.svd(M, full_matrices=False)
+        dS = (U.mT @ T @ Vh.mT).diagonal(0, -2, -1)
+        if ord == "nuc":
+            out = dS.sum(-1)
+        else:
+            pick = (S == (S.amax(-1, keepdim=True) if ord > 0 else S.amin(-1, keepdim=True))).to(dS.dtype)
+            out = (dS * pick).sum(-1) / pick.sum(-1)
+    else:
+        rows = math.isinf(ord)  # inf: the absolute row sums (over columns); 1: the column sums
+        sums = M.abs().sum(-1 if rows else -2)
+        tsums = (torch.sign(M) * T).sum(-1 if rows else -2)
+        ext = sums.amax(-1, keepdim=True) if ord > 0 else sums.amin(-1, keepdim=True)
+        pick = (sums == ext).to(tsums.dtype)
+        out = (tsums * pick).sum(-1) / pick.sum(-1)
+    if keepdim:
+        out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    return out
+
+
+def _linalg_norm_jvp(A, t, ord, dim, keepdim, result):
+    """linalg.norm's choice (its docstring): a matrix norm for a string ord, or an ord with two dims (or a 2-D A
+    and no dim); else the vector norm (ord None is 2 over every element)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(ord, str) or (
+        ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2))
+    ):
+        return _matrix_norm_jvp(A, t, ord, tuple(dim) if dim is not None else (0, 1), keepdim, result)
+    return _vector_norm_jvp(A, t, 2 if ord is None else ord, dim, keepdim, result)
+
+
+def _difference_t(t1, t2, like):
+    """The tangent of x1 - x2 from the operands' tangents (either may be absent)."""
+    if t1 is None and t2 is None:
+        return _root().zeros_like(like)
+    if t2 is None:
+        return t1 + _root().zeros_like(like)
+    if t1 is None:
+        return -t2 + _root().zeros_like(like)
+    return t1 - t2 + _root().zeros_like(like)
+
+
+def _cdist_jvp(x1, x2, t1, t2, p, result):
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
+    dt = _difference_t(
+        None if t1 is None else t1.unsqueeze(-2), None if t2 is None else t2.unsqueeze(-3), diff
+    )
+    return _vector_norm_jvp(diff, dt, p, -1, False, result)
+
+
+def _pairwise_distance_jvp(x1, x2, t1, t2, p, eps, keepdim, result):
+    diff = x1 - x2 + eps
+    return _vector_norm_jvp(diff, _difference_t(t1, t2, diff), p, -1, keepdim, result)
+
+
+def _pdist_jvp(x, t, p, result):
+    torch = _root()
+    n = x.shape[0]
+    ij = torch.triu_indices(n, n, 1, device=x.device)
+    return _vector_norm_jvp(x[ij[0]] - x[ij[1]], t[ij[0]] - t[ij[1]], p, -1, False, result)
+
+
+def _unit_jvp(x, t, p, dim, eps):
+    """(x / max(||x||, eps), its tangent), the norm over dim kept."""
+    torch = _root()
+    n = torch.linalg.vector_norm(x, p, dim, keepdim=True)
+    d = n.clamp_min(eps)
+    dn = _vector_norm_jvp(x, t, p, dim, True, n) * (n > eps)
+    return x / d, t / d - x * dn / (d * d)
+
+
+def _normalize_jvp(x, t, p, dim, eps):
+    return _unit_jvp(x, t, p, dim, eps)[1]
+
+
+def _cosine_similarity_jvp(x1, x2, t1, t2, dim, eps):
+    torch = _root()
+    x1, x2 = torch.broadcast_tensors(x1, x2)
+    u1, du1 = _unit_jvp(x1, _difference_t(t1, None, x1), 2, dim, eps)
+    u2, du2 = _unit_jvp(x2, _difference_t(t2, None, x2), 2, dim, eps)
+    return (du1 * u2 + u1 * du2).sum(dim)
+
+
+def _rms_norm_jvp(x, t, normalized_shape, weight, eps, t_weight):
+    torch = _root()
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    if t is None:
+        t = torch.zeros_like(x)
+    if eps is None:
+        eps = torch.finfo(x.dtype).eps
+    r = torch.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    y = x * r
+    out = t * r - y * r * r * (x * t).mean(dims, keepdim=True)
+    return _affine_jvp(out, y, None, weight, t_weight, None)
+
+
+# ---- elementwise composites and multilinear ops
+
+
+def _prelu_jvp(x, w, t_x, t_w):
+    torch = _root()
+    wv = w.reshape([-1] + [1] * (x.dim() - 2)) if x.dim() >= 2 and w.numel() > 1 else w.reshape(())
+    pos = x > 0
+    out = None if t_x is None else torch.where(pos, t_x, wv * t_x)
+    if t_w is not None:
+        tw = t_w.reshape([-1] + [1] * (x.dim() - 2)) if x.dim() >= 2 and w.numel() > 1 else t_w.reshape(())
+        term = torch.where(pos, torch.zeros_like(x), x * tw)
+        out = term if out is None else out + term
+    return out
+
+
+def _einsum_jvp(equation, operands, t_operands):
+    """The sum over operands with a tangent of the einsum with that operand replaced by its tangent (einsum is
+    linear in each); the sublist form takes the generic JVP."""
+    torch = _root()
+    if not isinstance(equation, str):
+        return GENERIC
+    listed = len(operands) == 1 and isinstance(operands[0], (list, tuple))
+    ops = list(operands[0]) if listed else list(operands)
+    if listed:
+        tans = list(t_operands[0]) if t_operands and t_operands[0] is not None else [None] * len(ops)
+    else:
+        tans = list(t_operands) + [None] * (len(ops) - len(t_operands))
+    out = None
+    for i, t in enumerate(tans):
+        if t is None:
+            continue
+        term = torch.einsum(equation, *[t if j == i else o for j, o in enumerate(ops)])
+        out = term if out is None else out + term
+    return out
+
+
+# ---- more linear algebra
+
+
+def _matrix_power_jvp(A, t, n):
+    """d(A^n) = sum_k A^k dA A^(n-1-k); a negative power is the positive power of A^-1, dA^-1 = -A^-1 dA A^-1."""
+    torch = _root()
+    if n == 0:
+        return torch.zeros_like(A)
+    if n < 0:
+        B = torch.linalg.inv(A)
+        t, A, n = -(B @ t @ B), B, -n
+    powers = [None] * n
+    powers[0] = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape))
+    for k in range(1, n):
+        powers[k] = powers[k - 1] @ A
+    out = None
+    for k in range(n):
+        term = powers[k] @ t @ powers[n - 1 - k]
+        out = term if out is None else out + term
+    return out
+
+
+def _gram_t(L, t_L, upper):
+    """The tangent of L L^T (lower) or U^T U (upper) from its factor's."""
+    return t_L.mT @ L + L.mT @ t_L if upper else t_L @ L.mT + L @ t_L.mT
+
+
+def _cholesky_solve_jvp(B, L, t_B, t_L, upper, result):
+    """X = A^-1 B, A = L L^T: dX = A^-1 (dB - dA X)."""
+    rhs = t_B
+    if t_L is not None:
+        term = -(_gram_t(L, t_L, upper) @ result)
+        rhs = term if rhs is None else rhs + term
+    return _root().cholesky_solve(rhs, L, upper)
+
+
+def _cholesky_inverse_jvp(L, t_L, upper, result):
+    return -(result @ _gram_t(L, t_L, upper) @ result)
+
+
 # ------------------------------------------------------------------------------------------------ the table
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
@@ -910,7 +1121,22 @@ _COMPOSITE_RULES = {
         "jvp_end": "t_end * weight",
         "jvp_weight": "t_weight * (end - self)",
     },
-    "einsum": {"args": "equation, *operands", "jvp": GENERIC},
+    "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
+    "kron": {
+        "args": "input, other, *, out=None",
+        "jvp_input": "kron(t_input, other)",
+        "jvp_other": "kron(input, t_other)",
+    },
+    "cross": {
+        "args": "input, other, dim=None, *, out=None",
+        "jvp_input": "cross(t_input, other, dim)",
+        "jvp_other": "cross(input, t_other, dim)",
+    },
+    "linalg.cross": {
+        "args": "input, other, *, dim=-1, out=None",
+        "jvp_input": "linalg.cross(t_input, other, dim=dim)",
+        "jvp_other": "linalg.cross(input, t_other, dim=dim)",
+    },
     "F.linear": {
         "args": "input, weight, bias=None",
         "jvp_input": "F.linear(t_input, weight)",
@@ -952,6 +1178,14 @@ _COMPOSITE_RULES = {
     "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
     "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
     "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
+    "F.softshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
+    "F.hardshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
+    "F.tanhshrink": {"args": "input", "jvp": "t_input * tanh(input) * tanh(input)"},
+    "F.prelu": {
+        "args": "input, weight",
+        "jvp": "_prelu_jvp(input, weight, t_input, t_weight)",
+        "keep_none": "1",
+    },
     "F.softmin": {
         "args": "input, dim=None, _stacklevel=3, dtype=None",
         "jvp": "-result * (t_input.to(result.dtype) - (t_input.to(result.dtype) * result).sum("
@@ -1252,6 +1486,52 @@ _COMPOSITE_RULES = {
         "args": "input, output_size, return_indices=True",
         "jvp": "(_max_pool_jvp(t_input, result[1], 3), None)",
     },
+    # the torch-level spellings (an empty stride is the kernel size; adaptive_max_pool1d returns its indices)
+    "max_pool1d": {
+        "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+        "primal": "_max_pool_primal(F.max_pool1d_with_indices, False, input, kernel_size, stride or None, padding, "
+        "dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, aux, kernel_size, "
+        "stride or None, padding, dilation, ceil_mode)",
+    },
+    "max_pool2d": {
+        "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+        "primal": "_max_pool_primal(F.max_pool2d_with_indices, False, input, kernel_size, stride or None, padding, "
+        "dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, aux, kernel_size, "
+        "stride or None, padding, dilation, ceil_mode)",
+    },
+    "max_pool3d": {
+        "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+        "primal": "_max_pool_primal(F.max_pool3d_with_indices, False, input, kernel_size, stride or None, padding, "
+        "dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
+        "stride or None, padding, dilation, ceil_mode)",
+    },
+    "adaptive_max_pool1d": {
+        "args": "input, output_size",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 1), None)",
+    },
+    "avg_pool1d": {"args": "input, *args, **kwargs", "jvp": "avg_pool1d(t_input, *args, **kwargs)"},
+    "adaptive_avg_pool1d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "adaptive_avg_pool1d(t_input, *args, **kwargs)",
+    },
+    # rearrangements, linear in the input
+    "F.pixel_shuffle": {"args": "input, *args, **kwargs", "jvp": "F.pixel_shuffle(t_input, *args, **kwargs)"},
+    "F.pixel_unshuffle": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.pixel_unshuffle(t_input, *args, **kwargs)",
+    },
+    "F.channel_shuffle": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.channel_shuffle(t_input, *args, **kwargs)",
+    },
+    "F.unfold": {"args": "input, *args, **kwargs", "jvp": "F.unfold(t_input, *args, **kwargs)"},
+    "F.fold": {"args": "input, *args, **kwargs", "jvp": "F.fold(t_input, *args, **kwargs)"},
+    "pixel_shuffle": {"args": "input, *args, **kwargs", "jvp": "pixel_shuffle(t_input, *args, **kwargs)"},
+    "pixel_unshuffle": {"args": "input, *args, **kwargs", "jvp": "pixel_unshuffle(t_input, *args, **kwargs)"},
+    "channel_shuffle": {"args": "input, *args, **kwargs", "jvp": "channel_shuffle(t_input, *args, **kwargs)"},
     # every interpolation mode is linear in the input (nearest, (bi/tri)linear, bicubic, area)
     "F.interpolate": {"args": "input, *args, **kwargs", "jvp": "F.interpolate(t_input, *args, **kwargs)"},
     "F.upsample": {"args": "input, *args, **kwargs", "jvp": "F.upsample(t_input, *args, **kwargs)"},
@@ -1373,6 +1653,55 @@ _COMPOSITE_RULES = {
         "jvp": "GENERIC if A.is_complex() else _svdvals_jvp(A, t_A)",
     },
     "linalg.matrix_exp": {"args": "A", "jvp": "_matrix_exp_jvp(A, t_A)"},
+    "linalg.matrix_power": {"args": "A, n, *, out=None", "jvp": "_matrix_power_jvp(A, t_A, n)"},
+    "matrix_power": {"args": "input, n", "jvp": "_matrix_power_jvp(input, t_input, n)"},
+    "cholesky_solve": {
+        "args": "B, L, upper=False, *, out=None",
+        "jvp": "_cholesky_solve_jvp(B, L, t_B, t_L, upper, result)",
+        "keep_none": "1",
+    },
+    "cholesky_inverse": {
+        "args": "L, upper=False, *, out=None",
+        "jvp": "_cholesky_inverse_jvp(L, t_L, upper, result)",
+    },
+    # norms and distances (real inputs; complex ones take the generic JVP)
+    "linalg.vector_norm": {
+        "args": "x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None",
+        "jvp": "_vector_norm_jvp(x, t_x, ord, dim, keepdim, result)",
+    },
+    "linalg.matrix_norm": {
+        "args": "A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None",
+        "jvp": "_matrix_norm_jvp(A, t_A, ord, dim, keepdim, result)",
+    },
+    "linalg.norm": {
+        "args": "A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None",
+        "jvp": "_linalg_norm_jvp(A, t_A, ord, dim, keepdim, result)",
+    },
+    "cdist": {
+        "args": "x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'",
+        "jvp": "_cdist_jvp(x1, x2, t_x1, t_x2, p, result)",
+        "keep_none": "1",
+    },
+    "F.pairwise_distance": {
+        "args": "x1, x2, p=2.0, eps=1e-06, keepdim=False",
+        "jvp": "_pairwise_distance_jvp(x1, x2, t_x1, t_x2, p, eps, keepdim, result)",
+        "keep_none": "1",
+    },
+    "F.pdist": {"args": "input, p=2.0", "jvp": "_pdist_jvp(input, t_input, p, result)"},
+    "F.normalize": {
+        "args": "input, p=2.0, dim=1, eps=1e-12, out=None",
+        "jvp": "_normalize_jvp(input, t_input, p, dim, eps)",
+    },
+    "F.cosine_similarity": {
+        "args": "x1, x2, dim=1, eps=1e-08",
+        "jvp": "_cosine_similarity_jvp(x1, x2, t_x1, t_x2, dim, eps)",
+        "keep_none": "1",
+    },
+    "F.rms_norm": {
+        "args": "input, normalized_shape, weight=None, eps=None",
+        "jvp": "_rms_norm_jvp(input, t_input, normalized_shape, weight, eps, t_weight)",
+        "keep_none": "1",
+    },
     "matrix_exp": {"args": "input", "jvp": "_matrix_exp_jvp(input, t_input)"},
 }
 
@@ -1398,6 +1727,9 @@ JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
 # F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
 JVP_RULES["F.selu"] = JVP_RULES["selu"]
 JVP_RULES["F.celu"] = JVP_RULES["celu"]
+# nn.functional names that are torch's own functions reach forward AD under the torch-level key (same signature)
+for _name in ("hardshrink", "prelu", "pdist", "pairwise_distance", "cosine_similarity", "rms_norm"):
+    JVP_RULES.setdefault(_name, JVP_RULES["F." + _name])
 
 # torch.special's aliases of torch ops take their op's row (with its parameter names made explicit, since a
 # special.* row without `args` reads as a function of `input`)
@@ -1507,7 +1839,10 @@ class Rule:
                 t = tb.get(n)
                 v = bound.arguments.get(n)
                 kind = self.signature.parameters[n].kind
-                if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    scope["t_" + n] = tuple(t) if t is not None else ()  # None for operands without one
+                    continue
+                if kind is inspect.Parameter.VAR_KEYWORD:
                     continue
                 if isinstance(v, (list, tuple)) and any(_is_tensor(x) for x in v):
                     t = list(t) if isinstance(t, (list, tuple)) else [None] * len(v)
