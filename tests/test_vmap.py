@@ -1115,3 +1115,70 @@ def test_cross_cdist_kron_batch():
     with pytest.raises(RuntimeError, match="no dimension of size 3 in input"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         vmap(lambda p: torch.cross(p, p))(rand(4, 2, 2))
+
+
+# ------------------------------------------------------------------------------------------------ autograd.Function
+
+
+_SCALE_CALLS = []
+
+
+class _Scale(torch.autograd.Function):
+    """With its own batching rule (PyTorch 2's vmap staticmethod), which records how it was called."""
+
+    @staticmethod
+    def forward(x, k):
+        return x * k
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+    @staticmethod
+    def vmap(info, in_dims, x, k):
+        _SCALE_CALLS.append((info.batch_size, info.randomness, in_dims, tuple(x.shape)))
+        return _Scale.apply(x, k).movedim(0, -1), x.dim() - 1  # the batch dim moved last: out_dims says so
+
+
+def test_custom_function_vmap_staticmethod():
+    x = rand(4, 3, 2)
+    _SCALE_CALLS.clear()
+    got = vmap(_Scale.apply, in_dims=(1, None))(x, 2.0)
+    assert_close(got, x.movedim(1, 0) * 2)
+    # one call on the whole batch, batch dim first (minitorch's convention), the unbatched k as None
+    assert _SCALE_CALLS == [(3, "error", (0, None), (3, 4, 2))]
+    # gradients flow through the rule's own apply
+    xr = x.clone().requires_grad_()
+    vmap(_Scale.apply, in_dims=(0, None))(xr, 3.0).sum().backward()
+    assert_close(xr.grad, torch.full_like(x, 3.0))
+
+    class Unbatched(_Scale):
+        @staticmethod
+        def vmap(info, in_dims, x, k):
+            return x.sum(0) * k, None  # an output the same for every entry
+
+    assert_close(vmap(Unbatched.apply, in_dims=(0, None))(x, 2.0), (x.sum(0) * 2).expand(4, 3, 2))
+
+    class Generated(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x.sin()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * a.cos()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_close(vmap(Generated.apply)(x), x.sin())

@@ -2,6 +2,7 @@
 
 import inspect
 import sys
+from collections import namedtuple
 
 from minitorch import _C
 from minitorch.autograd.grad_mode import no_grad
@@ -50,6 +51,12 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+VmapInfo = namedtuple("VmapInfo", ["batch_size", "randomness"])
+VmapInfo.__doc__ = (
+    "What a Function's vmap staticmethod learns of the vmap it runs under (PyTorch's VmapInfo)."
+)
+
+
 class Function:
     """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with Subclass.apply(*args).
 
@@ -68,6 +75,20 @@ class Function:
         """Called after a ctx-less forward with the inputs (a tuple) and forward's output: saves what backward and
         jvp need on ctx. Override it together with a forward that takes no ctx."""
         raise NotImplementedError("setup_context is not implemented.")
+
+    # with True, vmap runs forward on the batched inputs (its ops batch themselves); minitorch also does so for a
+    # Function with neither this nor a vmap staticmethod, where PyTorch refuses
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The batching rule under torch.func.vmap: receives a VmapInfo (batch_size, randomness), each input's
+        batch dim (None for unbatched inputs; minitorch passes batched inputs with their batch dim at 0) and the
+        inputs, returns (output, out_dims) with the output's batch dims (None for an unbatched output)."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
+            "generate_vmap_rule=True."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -97,6 +118,11 @@ class Function:
         # no dual tensor exists before forward AD's module is loaded (and importing it here would circle)
         fad = sys.modules.get("minitorch.func._forward_ad")
         if fad is None or not fad._has_dual(args, None):
+            if cls.vmap is not Function.vmap and not cls.generate_vmap_rule:
+                bt = sys.modules.get("minitorch.func._batched")
+                level = bt._max_level(args, kwargs) if bt is not None else -1
+                if level >= 0:
+                    return cls._apply_vmap(bt, level, args, kwargs)
             return cls._apply(FunctionCtx(), args, kwargs)
         level = fad._max_level(args, {})
         tangents = {}
@@ -118,6 +144,26 @@ class Function:
         if isinstance(out, tuple) and not isinstance(tan, tuple):
             tan = (tan,)
         return fad._attach(out, tan, level)
+
+    @classmethod
+    def _apply_vmap(cls, bt, level, args, kwargs):
+        """The class's own vmap staticmethod on the batched values (batch dim 0) of the innermost vmap level;
+        its outputs batched again at their out_dims."""
+        lvl = bt.level_of(level)
+        batched = [type(a) is bt.BatchedTensor and a._level == level for a in args]
+        in_dims = tuple(0 if b else None for b in batched)
+        values = tuple(a._value if b else a for a, b in zip(args, batched))
+        out, out_dims = cls.vmap(VmapInfo(lvl.size, lvl.randomness), in_dims, *values, **kwargs)
+
+        def rewrap(o, d):
+            if d is None or not bt.is_tensor_like(o):
+                return o
+            return bt.BatchedTensor(o.movedim(d, 0) if d != 0 else o, level)
+
+        if isinstance(out, tuple):
+            dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
+            return tuple(rewrap(o, d) for o, d in zip(out, dims))
+        return rewrap(out, out_dims)
 
     @classmethod
     def _apply(cls, ctx, args, kwargs):
