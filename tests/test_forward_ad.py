@@ -342,9 +342,9 @@ def test_inplace_and_setitem():
 
 def test_generic_fallback_warns_once_and_is_correct():
     x, v = rand(2, 3, 4, 4), rand(2, 3, 4, 4)
-    f = lambda a: F.lp_pool2d(a, 2.0, 2)
-    fwAD._warned.discard("F.lp_pool2d")
-    with pytest.warns(UserWarning, match="F.lp_pool2d has no JVP rule"):
+    f = lambda a: torch.linalg.pinv(a)
+    fwAD._warned.discard("linalg.pinv")
+    with pytest.warns(UserWarning, match="linalg.pinv has no JVP rule"):
         _, t = fwd(f, [x], [v])
     assert_close(t, fd_jvp(f, [x], [v]), rtol=1e-6, atol=1e-7)
     with warnings.catch_warnings():
@@ -584,6 +584,7 @@ _IDX = torch.tensor([0, 2, 1, 3])
 _RM = torch.tensor([0.3, -0.2, 0.1], dtype=D)  # running statistics (PyTorch refuses their tangents)
 _RV = torch.tensor([0.5, 1.5, 0.8], dtype=D)
 _W4 = torch.tensor([0.5, 1.0, 2.0, 0.7], dtype=D)
+_PM = torch.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=D)  # +-1 targets
 COVERED = [
     # pools
     ("max_pool1d", lambda x: F.max_pool1d(x, 3, 2, padding=1), [(2, 3, 9)]),
@@ -794,6 +795,37 @@ COVERED = [
         [(2, 3, 2), (3, 3)],
     ),
     ("cholesky_inverse", lambda a: torch.cholesky_inverse(torch.linalg.cholesky(_spd(a))), [(3, 3)]),
+    # more losses and pools; the composites (poisson/margin-ranking/...) run on the duals op by op
+    ("clamp_min", lambda x, m: torch.clamp_min(x, m), [(6,), (6,)]),
+    ("clamp_max", lambda x: torch.clamp_max(x, 0.2), [(6,)]),
+    ("hinge_embedding_loss", lambda x: F.hinge_embedding_loss(x, _PM, margin=0.5), [(2, 3)]),
+    ("soft_margin_loss", lambda x: F.soft_margin_loss(x, _PM, reduction="sum"), [(2, 3)]),
+    ("cosine_embedding_loss", lambda a, b: F.cosine_embedding_loss(a, b, _PM[:, 0], 0.1), [(2, 3), (2, 3)]),
+    (
+        "cosine_embedding_1d",
+        lambda a, b: F.cosine_embedding_loss(a, b, torch.tensor(-1.0), -0.9),
+        [(3,), (3,)],
+    ),
+    ("multi_margin_loss", lambda x: F.multi_margin_loss(x, _IDX, margin=0.7), [(4, 5)]),
+    ("multi_margin_loss_p2", lambda x: F.multi_margin_loss(x, _IDX, p=2, weight=_W4.repeat(2)[:5]), [(4, 5)]),
+    ("lp_pool1d", lambda x: F.lp_pool1d(x, 2.0, 2), [((2, 3, 6), POS)]),
+    ("lp_pool2d", lambda x: F.lp_pool2d(x, 3.0, (2, 1), stride=1), [((1, 2, 3, 3), POS)]),
+    ("gaussian_nll_loss", F.gaussian_nll_loss, [(3, 4), (3, 4), ((3, 4), POS)]),
+    (
+        "gaussian_nll_loss_shared",
+        lambda x, y, v: F.gaussian_nll_loss(x, y, v, full=True),
+        [(3, 4), (3, 4), ((3,), POS)],
+    ),
+    ("poisson_nll_loss", lambda x, y: F.poisson_nll_loss(x, y.abs()), [(3, 4), (3, 4)]),
+    (
+        "poisson_nll_loss_full",
+        lambda x, y: F.poisson_nll_loss(x, y * 3, log_input=False, full=True),
+        [((3, 4), POS), ((3, 4), POS)],
+    ),
+    ("margin_ranking_loss", lambda a, b: F.margin_ranking_loss(a, b, _PM[0], 0.1), [(3,), (3,)]),
+    ("multilabel_soft_margin_loss", lambda x: F.multilabel_soft_margin_loss(x, (_PM > 0).to(D)), [(2, 3)]),
+    ("triplet_margin_loss", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=2.0), [(3, 4)] * 3),
+    ("local_response_norm", lambda x: F.local_response_norm(x, 3), [(2, 4, 3)]),
 ]
 
 
@@ -859,6 +891,18 @@ def test_full_svd_and_refused_tangents():
         msg = "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
         with pytest.raises(RuntimeError, match=re.escape(msg)):
             torch.linalg.qr(fwAD.make_dual(x, v), mode="complete")
+
+
+def test_composite_rule_falls_back_when_a_path_calls_a_builtin():
+    # triplet_margin_loss runs on the duals op by op, except its swap path (a _C builtin): the generic JVP there
+    torch.manual_seed(6)
+    a, p, n = rand(3, 4), rand(3, 4), rand(3, 4)
+    ts = [rand(3, 4) for _ in range(3)]
+    f = lambda x, y, z: F.triplet_margin_loss(x, y, z, margin=2.0, swap=True)
+    fwAD._warned.discard("F.triplet_margin_loss")
+    with pytest.warns(UserWarning, match="F.triplet_margin_loss has no JVP rule"):
+        _, t = fwd(f, [a, p, n], ts)
+    assert_close(t, fd_jvp(f, [a, p, n], ts))
 
 
 def test_loss_weight_tangents():
@@ -955,6 +999,12 @@ COVERED_ORACLE = {
     "kron": "lambda a: torch.kron(a, a[:2, :2])",
     "matrix_power": "lambda a: torch.linalg.matrix_power(a[:, :3], -3)",
     "cholesky_solve": "lambda a: torch.cholesky_solve(a, torch.linalg.cholesky(a @ a.T + torch.eye(3, dtype=a.dtype)))",
+    "hinge": f"lambda a: {_F}.hinge_embedding_loss(a, a.detach().sign(), margin=0.5)",
+    "cosine_embedding": f"lambda a: {_F}.cosine_embedding_loss(a, a.flip(1), torch.tensor([1.0, -1.0, -1.0]), -0.5)",
+    "lp_pool1d": f"lambda a: {_F}.lp_pool1d(a.exp().unsqueeze(0), 3.0, 2)",
+    "gaussian_nll": f"lambda a: {_F}.gaussian_nll_loss(a, a.flip(0), a.exp())",
+    "poisson_nll": f"lambda a: {_F}.poisson_nll_loss(a, a.exp().flip(1), full=True)",
+    "triplet": f"lambda a: {_F}.triplet_margin_loss(a, a.flip(0), a * 2, margin=3.0)",
 }
 
 

@@ -17,7 +17,9 @@ The expressions are written in minitorch ops: bare names are torch functions (`e
 `special.` and `linalg.` name those namespaces, `op` is the op itself (for linear ops: `op(t_self, *args,
 **kwargs)`), `math` is Python's, and the `_helpers` below compute the longer ones. A row `jvp: None` marks an
 op with no tangent (its outputs do not depend differentiably on the inputs); `jvp: GENERIC` asks for the
-generic double-vjp JVP on purpose (random ops, which must reuse the draw of the primal run), without warning.
+generic double-vjp JVP on purpose (random ops, which must reuse the draw of the primal run), without warning;
+`jvp: COMPOSITE` runs a Python composite whose every op has a rule on the dual tensors themselves (it must call
+ops through their public names, not _C's builtins, which refuse duals).
 """
 
 import inspect
@@ -27,9 +29,10 @@ import sys
 
 from minitorch import _C
 
-__all__ = ["GENERIC", "JVP_RULES", "get_rule"]
+__all__ = ["COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
 
 GENERIC = "GENERIC"  # a rule's value (or an expression's result) asking for the generic JVP
+COMPOSITE = "COMPOSITE"  # a rule's value: run the Python composite itself on the duals, its ops dispatching one by one
 
 
 def _root():
@@ -1056,6 +1059,122 @@ def _cholesky_inverse_jvp(L, t_L, upper, result):
     return -(result @ _gram_t(L, t_L, upper) @ result)
 
 
+# ---- more losses and pools
+
+
+def _clamp_bound_jvp(x, bound, t_x, t_bound, lower):
+    """clamp_min/clamp_max: the input's tangent where it is kept (x >= min, x <= max), the bound's elsewhere."""
+    torch = _root()
+    keep = x >= bound if lower else x <= bound
+    out = None if t_x is None else torch.where(keep, t_x, torch.zeros_like(t_x))
+    if t_bound is not None:
+        term = torch.where(keep, torch.zeros_like(t_bound), t_bound)
+        out = term if out is None else out + term
+    return out
+
+
+def _hinge_embedding_jvp(x, y, t, margin, reduction):
+    """x where target != -1, plus max(0, margin - x) where target != 1 (PyTorch's composition)."""
+    torch = _root()
+    zero = torch.zeros_like(t)
+    tan = torch.where(y != -1, t, zero) + torch.where((y != 1) & (margin - x >= 0), -t, zero)
+    return _reduce(tan, reduction)
+
+
+def _soft_margin_jvp(x, y, t, reduction):
+    return _reduce(-t * y * _root().sigmoid(-y * x), reduction)
+
+
+def _cosine_embedding_jvp(x1, x2, y, t1, t2, margin, reduction):
+    """1 - cos where target == 1, max(0, cos - margin) where target == -1, cos with PyTorch's 1e-12 in each
+    squared magnitude."""
+    torch = _root()
+    d = y.dim()
+    t1 = torch.zeros_like(x1) if t1 is None else t1
+    t2 = torch.zeros_like(x2) if t2 is None else t2
+    dot = (x1 * x2).sum(d)
+    m1 = (x1 * x1).sum(d) + 1e-12
+    m2 = (x2 * x2).sum(d) + 1e-12
+    den = (m1 * m2).sqrt()
+    cos = dot / den
+    ddot = (t1 * x2 + x1 * t2).sum(d)
+    dm1, dm2 = 2 * (x1 * t1).sum(d), 2 * (x2 * t2).sum(d)
+    dcos = ddot / den - cos * (dm1 * m2 + m1 * dm2) / (2 * den * den)
+    zero = torch.zeros_like(dcos)
+    tan = torch.where(y == 1, -dcos, zero) + torch.where((y == -1) & (cos - margin >= 0), dcos, zero)
+    return _reduce(tan, reduction)
+
+
+def _multi_margin_jvp(x, target, t, p, margin, weight, reduction):
+    """sum_{j != y} max(0, margin - x[y] + x[j])^p (times weight[y]) / C per sample: each active term's tangent
+    t[j] - t[y] (times p z^(p-1))."""
+    nd = x.dim()
+    c = x.shape[-1] if nd else 1
+    xs, ts = x.reshape(-1, c), t.reshape(-1, c)
+    idx = target.reshape(-1, 1)
+    z = margin - xs.gather(1, idx) + xs
+    dz = ts - ts.gather(1, idx)
+    active = (z > 0).scatter(1, idx, False)  # the target's own term is left out
+    per = dz * active * (2 * z if p == 2 else 1)
+    if weight is not None:
+        per = per * weight.index_select(0, idx.reshape(-1)).unsqueeze(1)
+    per = per.sum(1) / c
+    if nd <= 1:
+        per = per.reshape(())
+    return _reduce(per, reduction)
+
+
+def _gaussian_nll_jvp(x, target, var, t_x, t_target, t_var, eps, reduction):
+    """0.5 (log v + (x - target)^2 / v), v = max(var, eps) with the clamp invisible to the tangent (PyTorch's);
+    a var with one dim less than the input is broadcast along its last."""
+    torch = _root()
+    if not _is_tensor(var):
+        var, t_var = torch.full_like(x, float(var)), None
+    if tuple(var.shape) != tuple(x.shape) and tuple(x.shape[:-1]) == tuple(var.shape):
+        var = var.unsqueeze(-1)
+        t_var = None if t_var is None else t_var.unsqueeze(-1)
+    v = var.clamp(min=eps)
+    d = x - target
+    tan = d * _difference_t(t_x, t_target, d) / v
+    if t_var is not None:
+        tan = tan + 0.5 * t_var * (1 / v - d * d / (v * v))
+    return _reduce(tan, reduction)
+
+
+def _poisson_nll_jvp(x, y, t_x, t_y, log_input, full, eps, reduction):
+    """exp(x) - y x (log_input) or x - y log(x + eps), plus Stirling's y log y - y + log(2 pi y) / 2 where
+    y > 1 when full."""
+    torch = _root()
+    tan = None
+    if t_x is not None:
+        tan = t_x * (torch.exp(x) - y if log_input else 1 - y / (x + eps))
+    if t_y is not None:
+        d = -x if log_input else -torch.log(x + eps)
+        if full:
+            safe = torch.where(y > 1, y, torch.ones_like(y))
+            d = d + torch.where(y > 1, torch.log(safe) + 0.5 / safe, torch.zeros_like(y))
+        term = t_y * d
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    return _reduce(tan, reduction)
+
+
+def _lp_pool_jvp(avg_pool, nd, x, t, norm_type, kernel_size, stride, ceil_mode, result):
+    """out = (sum over the window of x^p)^(1/p): d out = sum(x^(p-1) t) * out^(1-p) (PyTorch's NaN where the
+    window sums to 0); the inf norm (a max pool) takes the generic JVP."""
+    if math.isinf(float(norm_type)):
+        return GENERIC
+    ks = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * nd
+    k = 1
+    for v in ks:
+        k *= v
+    s = avg_pool(
+        x.pow(norm_type - 1) * t, kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
+    )
+    return s * k * result.pow(1 - norm_type)
+
+
 # ------------------------------------------------------------------------------------------------ the table
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
@@ -1314,6 +1433,44 @@ _COMPOSITE_RULES = {
         "label_smoothing, size_average, reduce, t_weight)",
         "keep_none": "1",
     },
+    "F.hinge_embedding_loss": {
+        "args": "input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'",
+        "jvp": "_hinge_embedding_jvp(input, target, t_input, margin, _loss_reduction(size_average, reduce, "
+        "reduction))",
+    },
+    "F.soft_margin_loss": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean'",
+        "jvp_input": "_soft_margin_jvp(input, target, t_input, _loss_reduction(size_average, reduce, reduction))",
+    },
+    "F.cosine_embedding_loss": {
+        "args": "input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'",
+        "jvp": "_cosine_embedding_jvp(input1, input2, target, t_input1, t_input2, margin, "
+        "_loss_reduction(size_average, reduce, reduction))",
+        "keep_none": "1",
+    },
+    "F.multi_margin_loss": {
+        "args": "input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'",
+        "jvp_input": "_multi_margin_jvp(input, target, t_input, p, margin, weight, "
+        "_loss_reduction(size_average, reduce, reduction))",
+    },
+    # composites of ops that have rules: run on the duals as written (a path through a _C builtin, such as
+    # triplet_margin_loss's swap, falls back to the generic JVP with its warning)
+    "F.poisson_nll_loss": {
+        "args": "input, target, log_input=True, full=False, size_average=None, eps=1e-08, reduce=None, "
+        "reduction='mean'",
+        "jvp": "_poisson_nll_jvp(input, target, t_input, t_target, log_input, full, eps, "
+        "_loss_reduction(size_average, reduce, reduction))",
+        "keep_none": "1",
+    },
+    "F.gaussian_nll_loss": {
+        "args": "input, target, var, full=False, eps=1e-06, reduction='mean'",
+        "jvp": "_gaussian_nll_jvp(input, target, var, t_input, t_target, t_var, eps, reduction)",
+        "keep_none": "1",
+    },
+    "F.margin_ranking_loss": COMPOSITE,
+    "F.multilabel_soft_margin_loss": COMPOSITE,
+    "F.triplet_margin_loss": COMPOSITE,
+    "F.local_response_norm": COMPOSITE,
     # (no weight term: PyTorch's nll_loss is not differentiable in its class weights and drops their tangent)
     "F.nll_loss": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'",
@@ -1337,6 +1494,16 @@ _COMPOSITE_RULES = {
     "amin": _MIN,
     "norm": {"args": "self, *args, **kwargs", "jvp": "_norm_jvp(t_self, self, result, args, kwargs)"},
     "clamp": _CLAMP,
+    "clamp_min": {
+        "args": "self, min",
+        "jvp": "_clamp_bound_jvp(self, min, t_self, t_min, True)",
+        "keep_none": "1",
+    },
+    "clamp_max": {
+        "args": "self, max",
+        "jvp": "_clamp_bound_jvp(self, max, t_self, t_max, False)",
+        "keep_none": "1",
+    },
     "clip": _CLAMP,
     "trace": _LINEAR,
     # ---- composites: shape and indexing (linear in self: the op applied to the tangent)
@@ -1485,6 +1652,18 @@ _COMPOSITE_RULES = {
     "F.adaptive_max_pool3d_with_indices": {
         "args": "input, output_size, return_indices=True",
         "jvp": "(_max_pool_jvp(t_input, result[1], 3), None)",
+    },
+    "F.lp_pool1d": {
+        "args": "input, norm_type, kernel_size, stride=None, ceil_mode=False",
+        "jvp": "_lp_pool_jvp(F.avg_pool1d, 1, input, t_input, norm_type, kernel_size, stride, ceil_mode, result)",
+    },
+    "F.lp_pool2d": {
+        "args": "input, norm_type, kernel_size, stride=None, ceil_mode=False",
+        "jvp": "_lp_pool_jvp(F.avg_pool2d, 2, input, t_input, norm_type, kernel_size, stride, ceil_mode, result)",
+    },
+    "F.lp_pool3d": {
+        "args": "input, norm_type, kernel_size, stride=None, ceil_mode=False",
+        "jvp": "_lp_pool_jvp(F.avg_pool3d, 3, input, t_input, norm_type, kernel_size, stride, ceil_mode, result)",
     },
     # the torch-level spellings (an empty stride is the kernel size; adaptive_max_pool1d returns its indices)
     "max_pool1d": {
@@ -1783,7 +1962,7 @@ _HELPERS.update(math=math, GENERIC=GENERIC)
 class Rule:
     """A compiled row: binds a call's arguments by `args` and evaluates its expressions."""
 
-    __slots__ = ("generic", "joint", "keep_none", "key", "none", "primal", "signature", "terms")
+    __slots__ = ("composite", "generic", "joint", "keep_none", "key", "none", "primal", "signature", "terms")
 
     def __init__(self, key, row):
         self.key = key
@@ -1792,12 +1971,13 @@ class Rule:
         params = row.get("args", default if unary_like else "input")
         self.signature = inspect.signature(eval(f"lambda {params}: None"))
         self.generic = row.get("jvp", "") == GENERIC and not any(k.startswith("jvp_") for k in row)
+        self.composite = row.get("jvp", "") == COMPOSITE
         self.none = "jvp" in row and row["jvp"] is None
         self.keep_none = bool(row.get("keep_none"))
         self.joint = None
         self.primal = compile(row["primal"], f"<primal {key}>", "eval") if "primal" in row else None
         self.terms = {}
-        if not self.generic and not self.none:
+        if not self.generic and not self.none and not self.composite:
             if "jvp" in row:
                 self.joint = compile(row["jvp"], f"<jvp {key}>", "eval")
             for k, v in row.items():
@@ -1903,7 +2083,7 @@ def get_rule(key):
         row = JVP_RULES.get(key)
         if row is None:
             return None
-        if row == GENERIC:
-            row = {"jvp": GENERIC}
+        if row in (GENERIC, COMPOSITE):
+            row = {"jvp": row}
         r = _compiled[key] = Rule(key, row)
     return r
