@@ -826,6 +826,7 @@ COVERED = [
     ("multilabel_soft_margin_loss", lambda x: F.multilabel_soft_margin_loss(x, (_PM > 0).to(D)), [(2, 3)]),
     ("triplet_margin_loss", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=2.0), [(3, 4)] * 3),
     ("local_response_norm", lambda x: F.local_response_norm(x, 3), [(2, 4, 3)]),
+    ("embedding_bag", lambda w: F.embedding_bag(torch.tensor([[0, 1], [2, 4]]), w, mode="mean"), [(5, 3)]),
 ]
 
 

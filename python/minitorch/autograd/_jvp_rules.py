@@ -1471,6 +1471,7 @@ _COMPOSITE_RULES = {
     "F.multilabel_soft_margin_loss": COMPOSITE,
     "F.triplet_margin_loss": COMPOSITE,
     "F.local_response_norm": COMPOSITE,
+    "F.embedding_bag": COMPOSITE,
     # (no weight term: PyTorch's nll_loss is not differentiable in its class weights and drops their tangent)
     "F.nll_loss": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'",
