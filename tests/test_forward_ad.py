@@ -342,9 +342,9 @@ def test_inplace_and_setitem():
 
 def test_generic_fallback_warns_once_and_is_correct():
     x, v = rand(2, 3, 4, 4), rand(2, 3, 4, 4)
-    f = lambda a: torch.linalg.pinv(a)
-    fwAD._warned.discard("linalg.pinv")
-    with pytest.warns(UserWarning, match="linalg.pinv has no JVP rule"):
+    f = lambda a: torch.linalg.tensorinv((a[0, 0] + 3 * torch.eye(4, dtype=D)).reshape(2, 2, 2, 2), ind=2)
+    fwAD._warned.discard("linalg.tensorinv")
+    with pytest.warns(UserWarning, match="linalg.tensorinv has no JVP rule"):
         _, t = fwd(f, [x], [v])
     assert_close(t, fd_jvp(f, [x], [v]), rtol=1e-6, atol=1e-7)
     with warnings.catch_warnings():
@@ -827,6 +827,16 @@ COVERED = [
     ("triplet_margin_loss", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=2.0), [(3, 4)] * 3),
     ("local_response_norm", lambda x: F.local_response_norm(x, 3), [(2, 4, 3)]),
     ("embedding_bag", lambda w: F.embedding_bag(torch.tensor([[0, 1], [2, 4]]), w, mode="mean"), [(5, 3)]),
+    ("pinv_tall", torch.linalg.pinv, [(5, 3)]),
+    ("pinv_wide", torch.linalg.pinv, [(2, 3, 5)]),
+    ("pinv_hermitian", lambda a: torch.linalg.pinv(_spd(a), hermitian=True), [(3, 3)]),
+    ("pinverse", torch.pinverse, [(4, 3)]),
+    ("lstsq", lambda a, b: torch.linalg.lstsq(a, b).solution, [(5, 3), (5, 2)]),
+    ("lstsq_vector", lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd").solution, [(2, 4, 3), (2, 4)]),
+    ("cond", torch.linalg.cond, [(2, 3, 3)]),
+    ("cond_-2", lambda a: torch.linalg.cond(a, -2), [(4, 3)]),
+    ("cond_fro", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), "fro"), [(3, 3)]),
+    ("cond_inf", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), float("inf")), [(3, 3)]),
 ]
 
 
@@ -1006,6 +1016,9 @@ COVERED_ORACLE = {
     "gaussian_nll": f"lambda a: {_F}.gaussian_nll_loss(a, a.flip(0), a.exp())",
     "poisson_nll": f"lambda a: {_F}.poisson_nll_loss(a, a.exp().flip(1), full=True)",
     "triplet": f"lambda a: {_F}.triplet_margin_loss(a, a.flip(0), a * 2, margin=3.0)",
+    "pinv": "lambda a: torch.linalg.pinv(a)",
+    "lstsq": "lambda a: torch.linalg.lstsq(a.T, a[0].exp()).solution",
+    "cond": "lambda a: torch.linalg.cond(a[:, :3])",
 }
 
 

@@ -1022,6 +1022,55 @@ def _einsum_jvp(equation, operands, t_operands):
 # ---- more linear algebra
 
 
+def _pinv_jvp(A, P, dA):
+    """PyTorch's pinv_jvp (A's rank constant nearby), arranged for the smaller of the two sizes."""
+    m, n = A.shape[-2], A.shape[-1]
+    dAh, Ph = dA.mT, P.mT
+    if m <= n:
+        K = Ph @ dAh
+        return P @ (K - K.mT - K @ (A @ P)) + (dAh - P @ (A @ dAh)) @ (Ph @ P)
+    K = P @ dA
+    Kh = K.mT
+    return (Kh - K - (P @ A) @ Kh) @ P + (P @ Ph) @ (dAh - (dAh @ A) @ P)
+
+
+def _lstsq_jvp(A, B, t_A, t_B):
+    """The solution's tangent, d(pinv(A)) B + pinv(A) dB (PyTorch's linalg_lstsq_jvp); the other outputs have
+    none."""
+    torch = _root()
+    if A.is_complex():
+        return GENERIC
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    P = torch.linalg.pinv(A)
+    dX = None
+    if t_A is not None:
+        dX = _pinv_jvp(A, P, t_A) @ Bm
+    if t_B is not None:
+        term = P @ (t_B.unsqueeze(-1) if vector else t_B)
+        dX = term if dX is None else dX + term
+    return (dX.squeeze(-1) if vector else dX), None, None, None
+
+
+def _cond_jvp(A, t_A, p, result):
+    """The ratio of extreme singular values (p None, 2, -2) through their tangents; else norm(A) norm(A^-1)."""
+    torch = _root()
+    if A.is_complex():
+        return GENERIC
+    if p in (None, 2, -2):
+        U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+        dS = (U.mT @ t_A @ Vh.mT).diagonal(0, -2, -1)
+        big, small, dbig, dsmall = S[..., 0], S[..., -1], dS[..., 0], dS[..., -1]
+        if p == -2:
+            big, small, dbig, dsmall = small, big, dsmall, dbig
+        return (dbig * small - big * dsmall) / (small * small)
+    Ai = torch.linalg.inv(A)
+    nA, nAi = torch.linalg.matrix_norm(A, p), torch.linalg.matrix_norm(Ai, p)
+    dnA = _matrix_norm_jvp(A, t_A, p, (-2, -1), False, nA)
+    dnAi = _matrix_norm_jvp(Ai, -(Ai @ t_A @ Ai), p, (-2, -1), False, nAi)
+    return dnA * nAi + nA * dnAi
+
+
 def _matrix_power_jvp(A, t, n):
     """d(A^n) = sum_k A^k dA A^(n-1-k); a negative power is the positive power of A^-1, dA^-1 = -A^-1 dA A^-1."""
     torch = _root()
@@ -1834,6 +1883,17 @@ _COMPOSITE_RULES = {
     },
     "linalg.matrix_exp": {"args": "A", "jvp": "_matrix_exp_jvp(A, t_A)"},
     "linalg.matrix_power": {"args": "A, n, *, out=None", "jvp": "_matrix_power_jvp(A, t_A, n)"},
+    "linalg.pinv": {
+        "args": "A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None",
+        "jvp": "GENERIC if A.is_complex() else _pinv_jvp(A, result, t_A)",
+    },
+    "pinverse": {"args": "input, rcond=1e-15", "jvp": "_pinv_jvp(input, result, t_input)"},
+    "linalg.lstsq": {
+        "args": "A, B, rcond=None, *, driver=None",
+        "jvp": "_lstsq_jvp(A, B, t_A, t_B)",
+        "keep_none": "1",
+    },
+    "linalg.cond": {"args": "A, p=None, *, out=None", "jvp": "_cond_jvp(A, t_A, p, result)"},
     "matrix_power": {"args": "input, n", "jvp": "_matrix_power_jvp(input, t_input, n)"},
     "cholesky_solve": {
         "args": "B, L, upper=False, *, out=None",
