@@ -1182,3 +1182,34 @@ def test_custom_function_vmap_staticmethod():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert_close(vmap(Generated.apply)(x), x.sin())
+
+
+def test_more_linalg_and_signal_rules():
+    A = rand(4, 3, 3) + 3 * torch.eye(3, dtype=D)
+    _quiet_check(torch.linalg.cond, A)
+    _quiet_check(lambda a: torch.linalg.cond(a, "fro"), A)
+    _quiet_check(torch.linalg.matrix_rank, A)
+    _quiet_check(lambda a: torch.linalg.ldl_factor(a @ a.mT).LD, A)
+    _quiet_check(lambda x: torch.linalg.vander(x, N=4), rand(4, 3))
+    _quiet_check(lambda a, b: torch.linalg.lstsq(a, b).solution, rand(4, 5, 3), rand(4, 5, 2))
+    _quiet_check(
+        lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd"), rand(4, 5, 3), rand(5), in_dims=(0, None)
+    )
+    _quiet_check(
+        lambda a, b: torch.linalg.lstsq(a, b, driver="gels"), rand(5, 3), rand(4, 5), in_dims=(None, 0)
+    )
+    x, y = rand(4, 3, 5), rand(5, 2)
+    _quiet_check(lambda a: torch.tensordot(a, y, dims=1), x)
+    _quiet_check(lambda b: torch.tensordot(x[0], b, dims=([1], [0])), rand(4, 5, 2))
+    _quiet_check(lambda a: torch.tensordot(a, x[0], dims=([0, 1], [0, 1])), rand(4, 3, 5))
+    _quiet_check(lambda a: torch.trapezoid(a), x)
+    _quiet_check(lambda a: torch.trapezoid(a, dx=0.5, dim=0), x)
+    _quiet_check(lambda a: torch.cumulative_trapezoid(a, torch.arange(3.0, dtype=D) ** 2, dim=0), x)
+    edges = torch.tensor([-1.0, 0.0, 0.5], dtype=D)
+    _quiet_check(lambda a: torch.bucketize(a, edges, right=True), x)
+    _quiet_check(lambda a: torch.searchsorted(edges, a), x)
+    _quiet_check(lambda s, v: torch.searchsorted(s, v, side="right"), rand(4, 6).sort().values, rand(4, 3))
+    _quiet_check(lambda a: torch.stft(a, 8, hop_length=2, window=torch.hann_window(8, dtype=D), return_complex=True),
+                 rand(4, 32))  # fmt: skip
+    _quiet_check(torch.polar, rand(4, 3).abs(), rand(3), in_dims=(0, None))
+    _quiet_check(lambda a: F.rms_norm(a, (5,)), x)

@@ -391,6 +391,11 @@ _TRAILING = {
     "matrix_exp": 2,
     "linalg.matrix_power": 2,
     "matrix_power": 2,
+    "linalg.cond": 2,
+    "linalg.matrix_rank": 2,
+    "linalg.ldl_factor": 2,
+    "linalg.ldl_factor_ex": 2,
+    "linalg.vander": 1,
 }
 
 
@@ -590,10 +595,115 @@ def _matrix_operands_rule(spec):
 
 
 register_rule("linalg.solve_triangular")(_matrix_operands_rule(((0, "A", 2), (1, "B", 2))))
+register_rule("polar")(pointwise)
 register_rule("cholesky_solve")(_matrix_operands_rule(((0, "B", 2), (1, "L", 2))))
 register_rule("triangular_solve")(_matrix_operands_rule(((0, "b", 2), (1, "A", 2))))
 register_rule("linalg.lu_solve")(_matrix_operands_rule(((0, "LU", 2), (1, "pivots", 1), (2, "B", 2))))
 register_rule("cdist")(_matrix_operands_rule(((0, "x1", 2), (1, "x2", 2))))
+
+
+@register_rule("linalg.lstsq")
+def lstsq_rule(key, level, args, kwargs):
+    """Batching rule of linalg.lstsq: A and B (a vector B read on the logical shapes) with aligned batch dims;
+    the outputs LAPACK leaves empty (residuals, gels's rank) stay empty per entry."""
+    A, B = args[0], _get(args, kwargs, 1, "B")
+    if not (is_tensor_like(A) and is_tensor_like(B)) or A.dim() < 2 or B.dim() < 1:
+        return fallback(key, level, args, kwargs)
+    vector = B.dim() == A.dim() - 1
+    if vector:
+        args, kwargs = _set(args, kwargs, 1, "B", call("Tensor.unsqueeze", B, -1))
+    got = _linalg_operands(key, level, args, kwargs, ((0, "A", 2), (1, "B", 2)))
+    if got is None:
+        return fallback(key, level, args, kwargs)
+    res = call(key, *got[0], **got[1])
+    size = _size(level)
+    parts = [res[0].squeeze(-1) if vector else res[0]]
+    for r in res[1:]:
+        parts.append(r.new_empty((size, 0)) if r.numel() == 0 and r.dim() == 1 else r)
+    return wrap(type(res)(tuple(parts)), level)
+
+
+@register_rule("tensordot")
+def tensordot_rule(key, level, args, kwargs):
+    """Batching rule of tensordot with one batched operand: its contracted dims shifted past the batch dim, the
+    batch dim moved to the front of the result (after a's free dims when b is the batched one). Both batched,
+    or dims given as tensors, run per entry."""
+    a, b = args[0], _get(args, kwargs, 1, "b")
+    dims = _get(args, kwargs, 2, "dims", 2)
+    if (
+        not (is_tensor_like(a) and is_tensor_like(b))
+        or (_bt(a, level) and _bt(b, level))
+        or is_tensor_like(dims)
+        or kwargs.get("out") is not None
+    ):
+        return fallback(key, level, args, kwargs)
+    ra, rb = _rank(a, level), _rank(b, level)
+    if isinstance(dims, int):
+        if dims < 0 or dims > min(ra, rb):
+            return fallback(key, level, args, kwargs)
+        da, db = list(range(ra - dims, ra)), list(range(dims))
+    else:
+        da, db = dims
+        da, db = ([da] if isinstance(da, int) else list(da)), ([db] if isinstance(db, int) else list(db))
+    try:
+        da = [_wrap_dim(d, ra) for d in da]
+        db = [_wrap_dim(d, rb) for d in db]
+    except IndexError:
+        return fallback(key, level, args, kwargs)
+    if _bt(a, level):
+        res = call(key, a._value, b, ([d + 1 for d in da], db))
+        return wrap(res, level)
+    res = call(key, a, b._value, (da, [d + 1 for d in db]))
+    return wrap(call("Tensor.movedim", res, ra - len(da), 0), level)
+
+
+@register_rule("trapezoid", "cumulative_trapezoid")
+def trapezoid_rule(key, level, args, kwargs):
+    """Batching rule of trapezoid/cumulative_trapezoid: y's dim (keyword-only, -1 by default) shifted past the
+    batch dim; sample points x that are batched, or not 1-D, run per entry."""
+    y, x = args[0], _get(args, kwargs, 1, "x")
+    if not _bt(y, level) or _rank(y, level) == 0 or (is_tensor_like(x) and (_bt(x, level) or x.dim() != 1)):
+        return fallback(key, level, args, kwargs)
+    try:
+        dim = _shift(kwargs.get("dim", -1), _rank(y, level))
+    except IndexError:
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, y._value, *args[1:], **{**kwargs, "dim": dim}), level)
+
+
+@register_rule("bucketize")
+def bucketize_rule(key, level, args, kwargs):
+    """Batching rule of bucketize: elementwise in the input against unbatched boundaries."""
+    x, boundaries = args[0], _get(args, kwargs, 1, "boundaries")
+    if not _bt(x, level) or _bt(boundaries, level):
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+
+
+@register_rule("searchsorted")
+def searchsorted_rule(key, level, args, kwargs):
+    """Batching rule of searchsorted: an unbatched 1-D sorted sequence serves every entry's values; a batched
+    1-D one with batched 1-D values becomes searchsorted's own batched form (matching leading dims)."""
+    seq, values = args[0], _get(args, kwargs, 1, "input")
+    if kwargs.get("sorter") is not None or not is_tensor_like(values) or not is_tensor_like(seq):
+        return fallback(key, level, args, kwargs)
+    rest = {k: v for k, v in kwargs.items() if k != "input"}
+    if not _bt(seq, level) and seq.dim() == 1:
+        return wrap(call(key, seq, _physical(values, level), **rest), level)
+    if _bt(seq, level) and _bt(values, level) and _rank(seq, level) == 1 and _rank(values, level) == 1:
+        return wrap(call(key, seq._value, values._value, **rest), level)
+    return fallback(key, level, args, kwargs)
+
+
+@register_rule("stft")
+def stft_rule(key, level, args, kwargs):
+    """Batching rule of stft: a batched 1-D signal is stft's own (B, L) batch; other ranks and a batched window
+    run per entry."""
+    x = args[0]
+    window = _get(args, kwargs, 4, "window")
+    if not _bt(x, level) or _rank(x, level) != 1 or _bt(window, level):
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, x._value, *args[1:], **kwargs), level)
 
 
 @register_rule("kron")
@@ -1779,6 +1889,13 @@ register_rule(
 _alias("F.cosine_similarity", "cosine_similarity")
 _alias("F.rrelu", "rrelu")
 _alias("F.layer_norm", "layer_norm")
+register_rule("F.rms_norm", "rms_norm")(
+    lambda key, level, args, kwargs: (
+        wrap(call(key, args[0]._value, *args[1:], **kwargs), level)
+        if _bt(args[0], level) and not any(_bt(a, level) for a in list(args[1:]) + list(kwargs.values()))
+        else fallback(key, level, args, kwargs)
+    )
+)
 _alias("F.group_norm", "group_norm", "instance_norm")
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
