@@ -980,11 +980,13 @@ COVERED_ORACLE = {
     "smooth_l1": f"lambda a: {_F}.smooth_l1_loss(a, a.flip(1) * 0.5, beta=0.3)",
     "huber": f"lambda a: {_F}.huber_loss(a, a.flip(0), delta=0.2, reduction='sum')",
     "bce": f"lambda a: {_F}.binary_cross_entropy(a.sigmoid(), a.flip(0).sigmoid())",
-    "bce_logits": f"lambda a: {_F}.binary_cross_entropy_with_logits(a, a.sigmoid().flip(0), pos_weight=a[0].exp().detach())",
+    "bce_logits": f"lambda a: {_F}.binary_cross_entropy_with_logits(a, a.sigmoid().flip(0), "
+    "pos_weight=a[0].exp().detach())",
     "kl_div": f"lambda a: {_F}.kl_div(a.log_softmax(1), a.softmax(0), reduction='batchmean')",
     "kl_div_log": f"lambda a: {_F}.kl_div(a, a.flip(1), log_target=True)",
     "ce_smooth": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), label_smoothing=0.2)",
-    "ce_smooth_weighted": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), a[0].exp().detach(), label_smoothing=0.2)",
+    "ce_smooth_weighted": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), a[0].exp().detach(), "
+    "label_smoothing=0.2)",
     "ce_probs": f"lambda a: {_F}.cross_entropy(a, a.flip(0).softmax(1), label_smoothing=0.1)",
     "solve": "lambda a: torch.linalg.solve(a @ a.T + 3 * torch.eye(3, dtype=a.dtype), a)",
     "solve_triangular": "lambda a: torch.linalg.solve_triangular(a[:, :3] + 3 * torch.eye(3, dtype=a.dtype), a, "

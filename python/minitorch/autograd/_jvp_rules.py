@@ -377,6 +377,11 @@ def _max_pool_jvp(t, idx, nd):
     return flat.gather(-1, idx.flatten(-nd) if nd > 1 else idx).reshape(tuple(idx.shape))
 
 
+def _pool_stride(stride):
+    """torch.max_poolNd's empty stride (the kernel size) as F's None."""
+    return None if stride in ((), []) else stride
+
+
 def _max_pool_primal(with_indices, return_indices, input, *args):
     """A max pool's primal output computed with its indices (the `aux` of its rule), whatever it returns."""
     values, idx = with_indices(input, *args)
@@ -1718,24 +1723,24 @@ _COMPOSITE_RULES = {
     # the torch-level spellings (an empty stride is the kernel size; adaptive_max_pool1d returns its indices)
     "max_pool1d": {
         "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
-        "primal": "_max_pool_primal(F.max_pool1d_with_indices, False, input, kernel_size, stride or None, padding, "
-        "dilation, ceil_mode)",
+        "primal": "_max_pool_primal(F.max_pool1d_with_indices, False, input, kernel_size, _pool_stride(stride), "
+        "padding, dilation, ceil_mode)",
         "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, aux, kernel_size, "
-        "stride or None, padding, dilation, ceil_mode)",
+        "_pool_stride(stride), padding, dilation, ceil_mode)",
     },
     "max_pool2d": {
         "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
-        "primal": "_max_pool_primal(F.max_pool2d_with_indices, False, input, kernel_size, stride or None, padding, "
-        "dilation, ceil_mode)",
+        "primal": "_max_pool_primal(F.max_pool2d_with_indices, False, input, kernel_size, _pool_stride(stride), "
+        "padding, dilation, ceil_mode)",
         "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, aux, kernel_size, "
-        "stride or None, padding, dilation, ceil_mode)",
+        "_pool_stride(stride), padding, dilation, ceil_mode)",
     },
     "max_pool3d": {
         "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
-        "primal": "_max_pool_primal(F.max_pool3d_with_indices, False, input, kernel_size, stride or None, padding, "
-        "dilation, ceil_mode)",
+        "primal": "_max_pool_primal(F.max_pool3d_with_indices, False, input, kernel_size, _pool_stride(stride), "
+        "padding, dilation, ceil_mode)",
         "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
-        "stride or None, padding, dilation, ceil_mode)",
+        "_pool_stride(stride), padding, dilation, ceil_mode)",
     },
     "adaptive_max_pool1d": {
         "args": "input, output_size",
