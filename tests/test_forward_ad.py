@@ -758,6 +758,9 @@ COVERED = [
     ("linalg.cross", lambda a, b: torch.linalg.cross(a, b, dim=0), [(3, 2), (3, 1)]),
     # norms, distances, more linalg
     ("vector_norm", lambda x: torch.linalg.vector_norm(x, 3, (0, 2), keepdim=True), [(2, 3, 4)]),
+    ("torch.norm_p", lambda x: torch.norm(x, 3, 1), [(3, 4)]),
+    ("Tensor.norm_inf", lambda x: x.norm(float("inf")), [(3, 4)]),
+    ("Tensor.norm_fro_dims", lambda x: x.norm("fro", (0, 1), keepdim=True), [(3, 4, 2)]),
     ("vector_norm_1", lambda x: torch.linalg.vector_norm(x, 1), [(3, 4)]),
     ("vector_norm_inf", lambda x: torch.linalg.vector_norm(x, float("inf"), -1), [(3, 4)]),
     ("vector_norm_frac", lambda x: torch.linalg.vector_norm(x, 0.5), [((3, 4), POS)]),

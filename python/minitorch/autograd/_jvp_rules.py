@@ -267,15 +267,15 @@ def _prod_jvp(t, x, result, args, kwargs):
 
 
 def _norm_jvp(t, x, result, args, kwargs):
-    """Vector p-norms (p = 2 default, 'fro'); other norms take the generic JVP."""
+    """Vector p-norms ('fro' is 2, numeric p as linalg.vector_norm's rule); 'nuc' takes the generic JVP."""
     p = args[0] if args else kwargs.get("p", "fro")
     dim = args[1] if len(args) > 1 else kwargs.get("dim")
     keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-    if p not in ("fro", 2, 2.0):
+    if p is None or p == "fro":
+        p = 2
+    if isinstance(p, (str, bool)):
         return GENERIC
-    red = _reduce_dims(x, dim) if x.dim() else None
-    num = (x * t).sum(red, keepdim=keepdim)
-    return _safe_div(num, result)
+    return _vector_norm_jvp(x, t, p, dim, keepdim, result)
 
 
 def _clamp_jvp(t, x, result, args, kwargs):
