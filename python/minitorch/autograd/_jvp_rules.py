@@ -1229,6 +1229,52 @@ def _lp_pool_jvp(avg_pool, nd, x, t, norm_type, kernel_size, stride, ceil_mode, 
     return s * k * result.pow(1 - norm_type)
 
 
+def _logcumsumexp_jvp(x, t, dim, result):
+    """d y_k = sum_{j <= k} exp(x_j - y_k) t_j, accumulated against the max along dim for range."""
+    torch = _root()
+    if x.dim() == 0:
+        return t.clone()
+    m = x.amax(dim, keepdim=True)
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    return torch.cumsum(t * torch.exp(x - m), dim) * torch.exp(m - result)
+
+
+def _block_diag_jvp(tensors, t_tensors):
+    torch = _root()
+    tans = list(t_tensors) + [None] * (len(tensors) - len(t_tensors))
+    return torch.block_diag(*[torch.zeros_like(x) if t is None else t for x, t in zip(tensors, tans)])
+
+
+def _multi_dot_jvp(tensors, t_tensors):
+    """The chain is linear in each matrix: one chain per matrix with a (nonzero) tangent."""
+    torch = _root()
+    out = None
+    for i, t in enumerate(t_tensors):
+        if t is None:
+            continue
+        term = torch.linalg.multi_dot([t if j == i else m for j, m in enumerate(tensors)])
+        out = term if out is None else out + term
+    return out
+
+
+def _nanmean_jvp(x, t, dim, keepdim):
+    torch = _root()
+    ok = ~torch.isnan(x)
+    red = _reduce_dims(x, dim) if x.dim() else None
+    return torch.where(ok, t, torch.zeros_like(t)).sum(red, keepdim=keepdim) / ok.sum(red, keepdim=keepdim)
+
+
+def _median_jvp(x, t, result, args, kwargs):
+    """A dim median takes the chosen entry's tangent; the full one spreads it evenly over the entries equal to
+    the median (PyTorch's evenly_distribute_backward)."""
+    if isinstance(result, tuple):
+        dim = args[0] if args else kwargs.get("dim", -1)
+        keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+        return _take(t, result[1], dim, keepdim), None
+    mask = (x == result).to(t.dtype)
+    return (t * mask).sum() / mask.sum()
+
+
 # ------------------------------------------------------------------------------------------------ the table
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
@@ -1295,6 +1341,13 @@ _COMPOSITE_RULES = {
         "jvp_weight": "t_weight * (end - self)",
     },
     "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
+    "tensordot": {
+        "args": "a, b, dims=2, out=None",
+        "jvp_a": "tensordot(t_a, b, dims)",
+        "jvp_b": "tensordot(a, t_b, dims)",
+    },
+    "block_diag": {"args": "*tensors", "jvp": "_block_diag_jvp(tensors, t_tensors)"},
+    "linalg.multi_dot": {"args": "tensors, *, out=None", "jvp": "_multi_dot_jvp(tensors, t_tensors)"},
     "kron": {
         "args": "input, other, *, out=None",
         "jvp_input": "kron(t_input, other)",
@@ -1548,6 +1601,20 @@ _COMPOSITE_RULES = {
     "amax": _MAX,
     "amin": _MIN,
     "norm": {"args": "self, *args, **kwargs", "jvp": "_norm_jvp(t_self, self, result, args, kwargs)"},
+    "logcumsumexp": {"args": "self, dim", "jvp": "_logcumsumexp_jvp(self, t_self, dim, result)"},
+    "cummax": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
+    "cummin": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
+    "nanmean": {
+        "args": "self, dim=None, keepdim=False, *, dtype=None, out=None",
+        "jvp": "_nanmean_jvp(self, t_self, dim, keepdim)",
+    },
+    "median": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
+    "nanmedian": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
+    "dist": {
+        "args": "self, other, p=2",
+        "jvp": "_vector_norm_jvp(self - other, _difference_t(t_self, t_other, self - other), p, None, False, result)",
+        "keep_none": "1",
+    },
     "clamp": _CLAMP,
     "clamp_min": {
         "args": "self, min",
