@@ -342,9 +342,9 @@ def test_inplace_and_setitem():
 
 def test_generic_fallback_warns_once_and_is_correct():
     x, v = rand(2, 3, 4, 4), rand(2, 3, 4, 4)
-    f = lambda a: torch.linalg.tensorinv((a[0, 0] + 3 * torch.eye(4, dtype=D)).reshape(2, 2, 2, 2), ind=2)
-    fwAD._warned.discard("linalg.tensorinv")
-    with pytest.warns(UserWarning, match="linalg.tensorinv has no JVP rule"):
+    f = lambda a: torch.renorm(a, 2, 1, 0.5)
+    fwAD._warned.discard("renorm")
+    with pytest.warns(UserWarning, match="renorm has no JVP rule"):
         _, t = fwd(f, [x], [v])
     assert_close(t, fd_jvp(f, [x], [v]), rtol=1e-6, atol=1e-7)
     with warnings.catch_warnings():
@@ -841,6 +841,20 @@ COVERED = [
     ("tensordot", lambda a, b: torch.tensordot(a, b, dims=([1, 2], [0, 1])), [(2, 3, 4), (3, 4, 5)]),
     ("block_diag", lambda a, b: torch.block_diag(a, b), [(2, 3), (1, 2)]),
     ("multi_dot", lambda a, b, c: torch.linalg.multi_dot([a, b, c]), [(2, 3), (3, 4), (4, 2)]),
+    (
+        "tensorinv",
+        lambda a: torch.linalg.tensorinv((a + 3 * torch.eye(6, dtype=D)).reshape(6, 2, 3), 1),
+        [(6, 6)],
+    ),
+    ("tensorsolve", lambda a, b: torch.linalg.tensorsolve(_spd(a).reshape(2, 3, 6), b), [(6, 6), (2, 3)]),
+    (
+        "tensorsolve_dims",
+        lambda a, b: torch.linalg.tensorsolve(_spd(a).reshape(6, 2, 3).movedim(0, 2), b, dims=(0, 1)),
+        [(6, 6), (6,)],
+    ),
+    ("lu", lambda a: _flat(*torch.linalg.lu(a)[1:]), [(2, 4, 4)]),
+    ("lu_factor", lambda a: torch.linalg.lu_factor(a).LU, [(4, 4)]),
+    ("lu_factor_ex", lambda a: torch.linalg.lu_factor_ex(a)[0], [(2, 3, 3)]),
     ("pinv_tall", torch.linalg.pinv, [(5, 3)]),
     ("pinv_wide", torch.linalg.pinv, [(2, 3, 5)]),
     ("pinv_hermitian", lambda a: torch.linalg.pinv(_spd(a), hermitian=True), [(3, 3)]),
@@ -1035,6 +1049,9 @@ COVERED_ORACLE = {
     "pinv": "lambda a: torch.linalg.pinv(a)",
     "lstsq": "lambda a: torch.linalg.lstsq(a.T, a[0].exp()).solution",
     "cond": "lambda a: torch.linalg.cond(a[:, :3])",
+    "lu": "lambda a: torch.cat([p.reshape(-1) for p in torch.linalg.lu(a[:, :3])[1:]])",
+    "lu_factor": "lambda a: torch.linalg.lu_factor(a[:, 1:]).LU",
+    "tensorinv": "lambda a: torch.linalg.tensorinv(a[:, :3].reshape(3, 3, 1), ind=1)",
 }
 
 

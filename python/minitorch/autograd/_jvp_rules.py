@@ -1076,6 +1076,57 @@ def _cond_jvp(A, t_A, p, result):
     return dnA * nAi + nA * dnAi
 
 
+def _tensorinv_jvp(A, t, ind, result):
+    """The matrix inverse's -A^-1 dA A^-1 in tensorinv's reshaped (prod(A.shape[:ind]), rest) matrix form."""
+    m = 1
+    for s in A.shape[:ind]:
+        m *= s
+    Ai = result.reshape(-1, m)
+    return (-(Ai @ t.reshape(m, -1) @ Ai)).reshape(tuple(result.shape))
+
+
+def _tensorsolve_jvp(A, B, t_A, t_B, dims, result):
+    """tensorsolve as the solve of A reshaped to (B.numel(), X.numel()) against B flattened."""
+    torch = _root()
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        ends = list(range(A.dim() - len(dims), A.dim()))
+        A = A.movedim(dims, ends)
+        t_A = None if t_A is None else t_A.movedim(dims, ends)
+    Am = A.reshape(B.numel(), -1)
+    x = result.reshape(-1)
+    rhs = torch.zeros(B.numel(), dtype=result.dtype, device=result.device) if t_B is None else t_B.reshape(-1)
+    if t_A is not None:
+        rhs = rhs - t_A.reshape(B.numel(), -1) @ x
+    return torch.linalg.solve(Am, rhs).reshape(tuple(result.shape))
+
+
+def _lu_parts(P, L, U, t_A):
+    """(dL, dU) of a square A = P L U: X = L^-1 P^T dA U^-1, dL = L tril(X, -1), dU = triu(X) U."""
+    torch = _root()
+    X = torch.linalg.solve_triangular(L, P.mT @ t_A, upper=False, unitriangular=True)
+    X = torch.linalg.solve_triangular(U, X, upper=True, left=False)
+    return L @ X.tril(-1), X.triu() @ U
+
+
+def _lu_jvp(A, t_A, result):
+    if A.is_complex() or A.shape[-1] != A.shape[-2]:
+        return GENERIC
+    P, L, U = result
+    dL, dU = _lu_parts(P, L, U, t_A)
+    return None, dL, dU
+
+
+def _lu_factor_jvp(A, t_A, result):
+    """The packed factor's tangent, tril(dL, -1) + dU (square A)."""
+    torch = _root()
+    if A.is_complex() or A.shape[-1] != A.shape[-2]:
+        return GENERIC
+    P, L, U = torch.lu_unpack(result[0], result[1])
+    dL, dU = _lu_parts(P, L, U, t_A)
+    return (dL.tril(-1) + dU,) + (None,) * (len(result) - 1)
+
+
 def _matrix_power_jvp(A, t, n):
     """d(A^n) = sum_k A^k dA A^(n-1-k); a negative power is the positive power of A^-1, dA^-1 = -A^-1 dA A^-1."""
     torch = _root()
@@ -1966,6 +2017,18 @@ _COMPOSITE_RULES = {
         "keep_none": "1",
     },
     "linalg.cond": {"args": "A, p=None, *, out=None", "jvp": "_cond_jvp(A, t_A, p, result)"},
+    "linalg.tensorinv": {"args": "A, ind=2, *, out=None", "jvp": "_tensorinv_jvp(A, t_A, ind, result)"},
+    "linalg.tensorsolve": {
+        "args": "A, B, dims=None, *, out=None",
+        "jvp": "_tensorsolve_jvp(A, B, t_A, t_B, dims, result)",
+        "keep_none": "1",
+    },
+    "linalg.lu": {"args": "A, *, pivot=True, out=None", "jvp": "_lu_jvp(A, t_A, result)"},
+    "linalg.lu_factor": {"args": "A, *, pivot=True, out=None", "jvp": "_lu_factor_jvp(A, t_A, result)"},
+    "linalg.lu_factor_ex": {
+        "args": "A, *, pivot=True, check_errors=False, out=None",
+        "jvp": "_lu_factor_jvp(A, t_A, result)",
+    },
     "matrix_power": {"args": "input, n", "jvp": "_matrix_power_jvp(input, t_input, n)"},
     "cholesky_solve": {
         "args": "B, L, upper=False, *, out=None",
