@@ -3,12 +3,15 @@ Python loop over the samples, beside PyTorch's torch.func (and its loop) when Py
 NumPy hand-written per-sample backward for reference. Printed as a Markdown table.
 
 The issue's target is vmap at least 5x faster than the loop (minitorch against minitorch). A report, not a
-test. Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5]
+test. Then, per op (--ops-only for these alone), vmap by the op's batching rule against the per-entry loop
+fallback the op took before it had one (issue 31: torch.fft, the linalg solves, kron, cdist), beside PyTorch's
+vmap. Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only]
 """
 
 import argparse
 import os
 import platform
+import warnings
 
 import numpy as np
 from _timing import bench, fmt
@@ -93,13 +96,76 @@ def numpy_floor(w_np, x_np, y_np):
     return step
 
 
+# (rule key, function source over `lib`, entry shapes): vmapped over a batch of `OPS_BATCH` entries
+OPS_BATCH = 64
+OP_CASES = {
+    "fft.fft 256": ("fft.fft", "lambda x: lib.fft.fft(x)", [(256,)]),
+    "fft.rfft2 32x32": ("fft.rfft2", "lambda x: lib.fft.rfft2(x)", [(32, 32)]),
+    "fft.ifftn 8x8x8": ("fft.ifftn", "lambda x: lib.fft.ifftn(x)", [(8, 8, 8)]),
+    "linalg.solve 8x8, 8x4": ("linalg.solve", "lambda a, b: lib.linalg.solve(a, b)", [(8, 8), (8, 4)]),
+    "linalg.solve_triangular 8x8": (
+        "linalg.solve_triangular",
+        "lambda a, b: lib.linalg.solve_triangular(a, b, upper=True)",
+        [(8, 8), (8, 4)],
+    ),
+    "cdist 32x8, 16x8": ("cdist", "lambda a, b: lib.cdist(a, b)", [(32, 8), (16, 8)]),
+    "kron 4x4, 4x4": ("kron", "lambda a, b: lib.kron(a, b)", [(4, 4), (4, 4)]),
+}
+
+
+def op_rows(repeats, min_time, batch=OPS_BATCH):
+    """Per op: minitorch's vmap by its rule, by the loop fallback (the rule taken out for the run), PyTorch's."""
+    from minitorch.func import _batched
+
+    rng = np.random.default_rng(0)
+    cols, keys = {}, {}
+    for name, (key, src, shapes) in OP_CASES.items():
+        data = [rng.standard_normal((batch, *s)) for s in shapes]
+        if key.startswith("linalg."):
+            data[0] += 4 * np.eye(shapes[0][-1])  # well-conditioned matrices
+        f = eval(src, {"lib": minitorch})
+        args = [minitorch.from_numpy(d.copy()) for d in data]
+        cols[(name, "rule")] = lambda f=f, args=args: minitorch.func.vmap(f)(*args)
+        cols[(name, "loop")] = lambda f=f, args=args: minitorch.func.vmap(f)(*args)
+        keys[name] = key
+        if real_torch is not None:
+            g = eval(src, {"lib": real_torch})
+            targs = [real_torch.from_numpy(d.copy()) for d in data]
+            cols[(name, "torch")] = lambda g=g, targs=targs: real_torch.func.vmap(g)(*targs)
+    times = {}
+    for name in OP_CASES:
+        times[(name, "rule")] = bench({0: cols[(name, "rule")]}, repeats, min_time)[0]
+        rule = _batched.RULES.pop(keys[name])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                times[(name, "loop")] = bench({0: cols[(name, "loop")]}, repeats, min_time)[0]
+        finally:
+            _batched.RULES[keys[name]] = rule
+        if (name, "torch") in cols:
+            times[(name, "torch")] = bench({0: cols[(name, "torch")]}, repeats, min_time)[0]
+    print(f"\nvmap over {batch} entries, float64: the batching rule against the per-entry loop fallback\n")
+    print("| op (entry shapes) | rule | loop fallback | loop/rule | PyTorch vmap | R = PyTorch/ours |")
+    print("|---|---|---|---|---|---|")
+    for name in OP_CASES:
+        r, lp = times[(name, "rule")], times[(name, "loop")]
+        t = times.get((name, "torch"))
+        tail = f"{fmt(t)} | {t / r:.2f}" if t else "- | -"
+        print(f"| {name} | {fmt(r)} | {fmt(lp)} | {lp / r:.1f} | {tail} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--channels", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per repeat (approximately)")
+    ap.add_argument("--ops-only", action="store_true", help="only the per-op rule vs loop table")
+    ap.add_argument("--ops-batch", type=int, default=OPS_BATCH, help="entries vmapped in the per-op table")
     args = ap.parse_args()
+    if args.ops_only:
+        op_rows(args.repeats, args.min_time, args.ops_batch)
+        return
     rng = np.random.default_rng(0)
     w_np = weights(args.channels, 10, rng)
     x_np = rng.standard_normal((args.batch, 1, 28, 28)).astype(np.float32)
@@ -142,6 +208,7 @@ def main():
         print(
             f"minitorch vmap(grad) / torch vmap(grad) time: {t['minitorch vmap(grad)'] / t['torch vmap(grad)']:.2f}"
         )
+    op_rows(args.repeats, args.min_time, args.ops_batch)
 
 
 if __name__ == "__main__":

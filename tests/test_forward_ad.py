@@ -342,9 +342,9 @@ def test_inplace_and_setitem():
 
 def test_generic_fallback_warns_once_and_is_correct():
     x, v = rand(2, 3, 4, 4), rand(2, 3, 4, 4)
-    f = lambda a: F.max_pool2d(a, 2)
-    fwAD._warned.discard("F.max_pool2d")
-    with pytest.warns(UserWarning, match="F.max_pool2d has no JVP rule"):
+    f = lambda a: torch.renorm(a, 2, 1, 0.5)
+    fwAD._warned.discard("renorm")
+    with pytest.warns(UserWarning, match="renorm has no JVP rule"):
         _, t = fwd(f, [x], [v])
     assert_close(t, fd_jvp(f, [x], [v]), rtol=1e-6, atol=1e-7)
     with warnings.catch_warnings():
@@ -537,3 +537,617 @@ def test_custom_function_without_jvp_raises_pytorchs_error():
         )
         with pytest.raises(NotImplementedError, match=re.escape(msg)):
             NoJvp.apply(d)
+
+
+# ------------------------------------------------------------------------------------------------ issue 31 rules
+# Ops that took the generic double-vjp JVP (with its warning) before they got rules: pools, normalization,
+# interpolation, attention, the losses, torch.linalg. Checked against finite differences and the reverse-mode
+# Jacobian (autograd.functional.jacobian, one backward per output), with the fallback's warning an error.
+
+PROB = {"lo": 0.1, "hi": 0.9}
+
+
+def _spd(a):
+    """A symmetric positive-definite matrix from any square one (so that the tangent is symmetric too)."""
+    return a @ a.mT + torch.eye(a.shape[-1], dtype=a.dtype) * a.shape[-1]
+
+
+def _sym(a):
+    return a + a.mT
+
+
+def _sign_free(v):
+    """Each column times its first entry: independent of the sign LAPACK picks for a singular/eigen vector."""
+    return v * v[..., :1, :]
+
+
+def _flat(*parts):
+    return torch.cat([p.reshape(-1) for p in parts])
+
+
+def _svd_parts(a, **kw):
+    u, s, vh = torch.linalg.svd(a, **kw)
+    return _flat(_sign_free(u), s, _sign_free(vh.mT))
+
+
+def _eigh_parts(a):
+    w, v = torch.linalg.eigh(a)
+    return _flat(w, _sign_free(v))
+
+
+def _torch_svd_parts(a):
+    u, s, v = torch.svd(a)
+    return _flat(_sign_free(u), s, _sign_free(v))
+
+
+_IDX = torch.tensor([0, 2, 1, 3])
+_RM = torch.tensor([0.3, -0.2, 0.1], dtype=D)  # running statistics (PyTorch refuses their tangents)
+_RV = torch.tensor([0.5, 1.5, 0.8], dtype=D)
+_W4 = torch.tensor([0.5, 1.0, 2.0, 0.7], dtype=D)
+_PM = torch.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=D)  # +-1 targets
+COVERED = [
+    # pools
+    ("max_pool1d", lambda x: F.max_pool1d(x, 3, 2, padding=1), [(2, 3, 9)]),
+    ("max_pool1d_indices", lambda x: F.max_pool1d(x, 2, return_indices=True)[0], [(2, 3, 8)]),
+    ("max_pool2d", lambda x: F.max_pool2d(x, 2), [(2, 3, 4, 6)]),
+    ("max_pool2d_indices", lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True)[0], [(3, 5, 5)]),
+    ("max_pool2d_with_indices", lambda x: F.max_pool2d_with_indices(x, 2, dilation=2)[0], [(1, 2, 6, 6)]),
+    ("max_pool3d", lambda x: F.max_pool3d(x, 2, stride=1), [(1, 2, 3, 4, 4)]),
+    ("max_pool3d_indices", lambda x: F.max_pool3d(x, 2, return_indices=True)[0], [(2, 4, 4, 4)]),
+    ("adaptive_max_pool1d", lambda x: F.adaptive_max_pool1d(x, 3), [(2, 3, 7)]),
+    ("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True)[0], [(2, 5, 7)]),
+    ("adaptive_max_pool3d", lambda x: F.adaptive_max_pool3d(x, 2), [(1, 2, 4, 5, 3)]),
+    ("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), [(2, 3, 6, 5)]),
+    ("avg_pool3d", lambda x: F.avg_pool3d(x, 2, ceil_mode=True), [(1, 2, 5, 4, 3)]),
+    ("adaptive_avg_pool1d", lambda x: F.adaptive_avg_pool1d(x, 4), [(2, 3, 7)]),
+    ("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)), [(1, 2, 5, 4, 3)]),
+    # normalization: training and eval, with and without the affine parameters' tangents
+    (
+        "batch_norm_train",
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        [(4, 3, 5), (3,), (3,)],
+    ),
+    (
+        "batch_norm_eval",
+        lambda x, w, b: F.batch_norm(x, _RM, _RV, w, b, eps=1e-3),
+        [(4, 3, 2, 2), (3,), (3,)],
+    ),
+    ("batch_norm_1d", lambda x: F.batch_norm(x, None, None, training=True), [(5, 3)]),
+    (
+        "torch.batch_norm",
+        lambda x, w: torch.batch_norm(x, w, None, None, None, True, 0.1, 1e-5, False),
+        [(4, 3, 2), (3,)],
+    ),
+    ("instance_norm", lambda x, w, b: F.instance_norm(x, weight=w, bias=b), [(2, 3, 6), (3,), (3,)]),
+    ("instance_norm_running", lambda x: F.instance_norm(x, _RM, _RV, use_input_stats=False), [(2, 3, 2, 3)]),
+    ("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3, 3), (4,), (4,)]),
+    ("group_norm_1d", lambda x: F.group_norm(x, 3), [(2, 6, 5)]),
+    ("torch.layer_norm", lambda x, w: torch.layer_norm(x, (3, 4), w), [(2, 3, 4), (3, 4)]),
+    # interpolation: linear in the input whatever the mode
+    ("interpolate_nearest", lambda x: F.interpolate(x, scale_factor=2), [(2, 3, 3, 4)]),
+    (
+        "interpolate_linear",
+        lambda x: F.interpolate(x, size=7, mode="linear", align_corners=True),
+        [(2, 3, 4)],
+    ),
+    ("interpolate_bilinear", lambda x: F.interpolate(x, size=(5, 3), mode="bilinear"), [(1, 2, 4, 4)]),
+    ("interpolate_bicubic", lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), [(1, 2, 4, 4)]),
+    (
+        "interpolate_trilinear",
+        lambda x: F.interpolate(x, scale_factor=2, mode="trilinear"),
+        [(1, 1, 2, 3, 2)],
+    ),
+    ("interpolate_area", lambda x: F.interpolate(x, size=(2, 3), mode="area"), [(1, 2, 5, 6)]),
+    ("upsample_bilinear", lambda x: F.upsample_bilinear(x, scale_factor=2), [(1, 2, 3, 3)]),
+    # attention
+    (
+        "sdpa",
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v),
+        [(2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)],
+    ),
+    (
+        "sdpa_mask_scale",
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.7),
+        [(3, 4, 5), (3, 6, 5), (3, 6, 2), (4, 6)],
+    ),
+    ("sdpa_causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), [(5, 3)] * 3),
+    (
+        "sdpa_gqa",
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+        [(4, 3, 2), (2, 5, 2), (2, 5, 3)],
+    ),
+    # losses (differences away from the kinks of l1/smooth_l1/huber with these seeds)
+    ("mse_weighted", lambda x, y, w: F.mse_loss(x, y, weight=w), [(3, 4), (3, 4), ((3, 4), POS)]),
+    ("l1_loss", lambda x, y: F.l1_loss(x, y, reduction="sum"), [(3, 4), (3, 4)]),
+    ("l1_weighted", lambda x, y, w: F.l1_loss(x, y, weight=w), [(3, 4), (3, 4), ((3, 4), POS)]),
+    ("smooth_l1_loss", lambda x, y: F.smooth_l1_loss(x, y, beta=0.5), [(3, 4), (3, 4)]),
+    ("smooth_l1_none", lambda x, y: F.smooth_l1_loss(x, y, reduction="none", beta=0.3), [(3, 4), (3, 4)]),
+    ("huber_loss", lambda x, y: F.huber_loss(x, y, delta=0.4), [(3, 4), (3, 4)]),
+    ("huber_weighted", lambda x, y, w: F.huber_loss(x, y, delta=0.4, weight=w), [(3, 4), (3, 4), (3, 4)]),
+    ("binary_cross_entropy", F.binary_cross_entropy, [((3, 4), PROB), ((3, 4), PROB)]),
+    (
+        "binary_cross_entropy_weighted",
+        lambda x, y, w: F.binary_cross_entropy(x, y, w, reduction="sum"),
+        [((3, 4), PROB), ((3, 4), PROB), ((4,), POS)],
+    ),
+    ("bce_with_logits", F.binary_cross_entropy_with_logits, [(3, 4), ((3, 4), PROB)]),
+    (
+        "bce_with_logits_pos_weight",
+        lambda x, y: F.binary_cross_entropy_with_logits(x, y, _W4.exp(), pos_weight=_W4, reduction="none"),
+        [(3, 4), ((3, 4), PROB)],
+    ),
+    ("kl_div", lambda x, y: F.kl_div(x, y, reduction="batchmean"), [(3, 4), ((3, 4), PROB)]),
+    ("kl_div_log_target", lambda x, y: F.kl_div(x, y, reduction="sum", log_target=True), [(3, 4), (3, 4)]),
+    ("cross_entropy_probs", lambda x, y: F.cross_entropy(x, y.softmax(1)), [(3, 4), (3, 4)]),
+    (
+        "cross_entropy_probs_weighted_smoothed",
+        lambda x, y: F.cross_entropy(x, y.softmax(1), _W4, label_smoothing=0.2),
+        [(3, 4, 2), (3, 4, 2)],
+    ),
+    (
+        "cross_entropy_smoothing",
+        lambda x: F.cross_entropy(x, _IDX, label_smoothing=0.1, ignore_index=3),
+        [(4, 5)],
+    ),
+    (
+        "cross_entropy_smoothing_weighted",
+        lambda x: F.cross_entropy(x, _IDX, _W4.repeat(2)[:5], label_smoothing=0.3),
+        [(4, 5)],
+    ),
+    ("nll_loss", lambda x: F.nll_loss(x, _IDX, reduction="sum"), [(4, 5)]),
+    # torch.linalg
+    ("solve", lambda a, b: torch.linalg.solve(_spd(a), b), [(3, 3), (3, 2)]),
+    ("solve_vector", lambda a, b: torch.linalg.solve(_spd(a), b), [(2, 3, 3), (2, 3)]),
+    ("solve_right", lambda a, b: torch.linalg.solve(_spd(a), b, left=False), [(3, 3), (2, 3)]),
+    ("solve_ex", lambda a, b: torch.linalg.solve_ex(_spd(a), b)[0], [(3, 3), (3,)]),
+    (
+        "solve_triangular",
+        lambda a, b: torch.linalg.solve_triangular(a + 3 * torch.eye(3, dtype=D), b, upper=True),
+        [(3, 3), (3, 2)],
+    ),
+    (
+        "solve_triangular_right_unit",
+        lambda a, b: torch.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+        [(3, 3), (2, 3)],
+    ),
+    ("slogdet", lambda a: torch.linalg.slogdet(a + 2 * torch.eye(3, dtype=D))[1], [(2, 3, 3)]),
+    ("torch.slogdet", lambda a: torch.slogdet(a - 2 * torch.eye(3, dtype=D)).logabsdet, [(3, 3)]),
+    ("logdet", lambda a: torch.logdet(_spd(a)), [(3, 3)]),
+    ("inv_ex", lambda a: torch.linalg.inv_ex(_spd(a))[0], [(3, 3)]),
+    ("cholesky", lambda a: torch.linalg.cholesky(_spd(a)), [(2, 3, 3)]),
+    ("cholesky_upper", lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),
+    ("cholesky_ex", lambda a: torch.linalg.cholesky_ex(_spd(a))[0], [(3, 3)]),
+    ("qr_tall", lambda a: _flat(*torch.linalg.qr(a)), [(5, 3)]),
+    ("qr_square_complete", lambda a: _flat(*torch.linalg.qr(a, mode="complete")), [(2, 3, 3)]),
+    ("qr_wide", lambda a: _flat(*torch.linalg.qr(a)), [(3, 5)]),
+    ("eigh", lambda a: _eigh_parts(_sym(a)), [(4, 4)]),
+    ("eigh_upper", lambda a: torch.linalg.eigh(_sym(a), UPLO="U")[0], [(2, 3, 3)]),
+    ("eigvalsh", lambda a: torch.linalg.eigvalsh(_sym(a)), [(2, 4, 4)]),
+    ("svd_tall", lambda a: _svd_parts(a, full_matrices=False), [(5, 3)]),
+    ("svd_wide", lambda a: _svd_parts(a, full_matrices=False), [(3, 5)]),
+    ("svd_square_full", lambda a: _svd_parts(a), [(2, 4, 4)]),
+    (
+        "torch.svd",
+        lambda a: _torch_svd_parts(a),
+        [(5, 3)],
+    ),
+    ("svdvals", torch.linalg.svdvals, [(2, 4, 3)]),
+    ("matrix_exp", torch.linalg.matrix_exp, [(2, 3, 3)]),
+    ("torch.matrix_exp", torch.matrix_exp, [(4, 4)]),
+    # the torch-level pool spellings, rearrangements, shrinks, multilinear ops
+    ("torch.max_pool1d", lambda x: torch.max_pool1d(x, 3, 2), [(2, 3, 8)]),
+    ("torch.max_pool2d", lambda x: torch.max_pool2d(x, 2), [(2, 3, 4, 4)]),
+    ("torch.max_pool3d", lambda x: torch.max_pool3d(x, 2, 1), [(1, 2, 3, 3, 3)]),
+    ("torch.adaptive_max_pool1d", lambda x: torch.adaptive_max_pool1d(x, 3)[0], [(2, 3, 7)]),
+    ("torch.avg_pool1d", lambda x: torch.avg_pool1d(x, 2), [(2, 3, 6)]),
+    ("torch.adaptive_avg_pool1d", lambda x: torch.adaptive_avg_pool1d(x, 4), [(2, 3, 7)]),
+    ("pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [(1, 8, 2, 3)]),
+    ("pixel_unshuffle", lambda x: F.pixel_unshuffle(x, 2), [(1, 2, 4, 4)]),
+    ("channel_shuffle", lambda x: F.channel_shuffle(x, 2), [(1, 4, 2, 2)]),
+    ("unfold", lambda x: F.unfold(x, 2, padding=1), [(1, 2, 3, 3)]),
+    ("fold", lambda x: F.fold(x, (3, 3), 2), [(1, 8, 4)]),
+    ("softshrink", lambda x: F.softshrink(x, 0.3), [(8,)]),
+    ("hardshrink", F.hardshrink, [(8,)]),
+    ("tanhshrink", F.tanhshrink, [(8,)]),
+    ("prelu", F.prelu, [(2, 3, 4), (3,)]),
+    ("prelu_one_slope", F.prelu, [(5,), (1,)]),
+    ("einsum", lambda a, b: torch.einsum("ij,jk->ik", a, b), [(2, 3), (3, 4)]),
+    ("einsum_list", lambda a, b: torch.einsum("bij,bjk->bik", [a, b]), [(2, 2, 3), (2, 3, 2)]),
+    ("kron", torch.kron, [(2, 3), (3, 2)]),
+    ("cross", lambda a, b: torch.cross(a, b), [(4, 3), (4, 3)]),
+    ("linalg.cross", lambda a, b: torch.linalg.cross(a, b, dim=0), [(3, 2), (3, 1)]),
+    # norms, distances, more linalg
+    ("vector_norm", lambda x: torch.linalg.vector_norm(x, 3, (0, 2), keepdim=True), [(2, 3, 4)]),
+    ("torch.norm_p", lambda x: torch.norm(x, 3, 1), [(3, 4)]),
+    ("Tensor.norm_inf", lambda x: x.norm(float("inf")), [(3, 4)]),
+    ("Tensor.norm_fro_dims", lambda x: x.norm("fro", (0, 1), keepdim=True), [(3, 4, 2)]),
+    ("vector_norm_1", lambda x: torch.linalg.vector_norm(x, 1), [(3, 4)]),
+    ("vector_norm_inf", lambda x: torch.linalg.vector_norm(x, float("inf"), -1), [(3, 4)]),
+    ("vector_norm_frac", lambda x: torch.linalg.vector_norm(x, 0.5), [((3, 4), POS)]),
+    ("matrix_norm_fro", lambda x: torch.linalg.matrix_norm(x), [(2, 3, 4)]),
+    ("matrix_norm_nuc", lambda x: torch.linalg.matrix_norm(x, "nuc", dim=(0, 2), keepdim=True), [(3, 2, 4)]),
+    ("matrix_norm_2", lambda x: torch.linalg.matrix_norm(x, 2), [(2, 3, 3)]),
+    ("matrix_norm_-2", lambda x: torch.linalg.matrix_norm(x, -2), [(3, 4)]),
+    ("matrix_norm_1", lambda x: torch.linalg.matrix_norm(x, 1), [(2, 3, 4)]),
+    ("matrix_norm_-inf", lambda x: torch.linalg.matrix_norm(x, -float("inf"), keepdim=True), [(2, 3, 4)]),
+    ("linalg.norm", lambda x: torch.linalg.norm(x), [(2, 3, 4)]),
+    ("linalg.norm_matrix", lambda x: torch.linalg.norm(x, float("inf")), [(3, 4)]),
+    ("linalg.norm_vector", lambda x: torch.linalg.norm(x, 4, dim=1), [(3, 4)]),
+    ("cdist", torch.cdist, [(2, 4, 3), (2, 5, 3)]),
+    ("cdist_p1", lambda a, b: torch.cdist(a, b, p=1.0), [(4, 3), (5, 3)]),
+    ("cdist_inf", lambda a, b: torch.cdist(a, b, p=float("inf")), [(4, 3), (5, 3)]),
+    ("pairwise_distance", lambda a, b: F.pairwise_distance(a, b, p=3.0, keepdim=True), [(4, 3), (4, 3)]),
+    ("pdist", F.pdist, [(4, 3)]),
+    ("pdist_p3", lambda x: F.pdist(x, 3.0), [(4, 3)]),
+    ("normalize", F.normalize, [(3, 4)]),
+    ("normalize_p1", lambda x: F.normalize(x, 1.0, 0), [(3, 4)]),
+    ("cosine_similarity", lambda a, b: F.cosine_similarity(a, b, dim=-1), [(3, 4), (4,)]),
+    ("rms_norm", lambda x, w: F.rms_norm(x, (4,), w), [(3, 4), (4,)]),
+    ("rms_norm_eps", lambda x: F.rms_norm(x, (3, 4), eps=1e-3), [(2, 3, 4)]),
+    ("matrix_power", lambda a: torch.linalg.matrix_power(a, 3), [(2, 3, 3)]),
+    ("matrix_power_negative", lambda a: torch.linalg.matrix_power(_spd(a), -2), [(3, 3)]),
+    ("torch.matrix_power", lambda a: torch.matrix_power(a, 2), [(3, 3)]),
+    (
+        "cholesky_solve",
+        lambda b, a: torch.cholesky_solve(b, torch.linalg.cholesky(_spd(a))),
+        [(3, 2), (3, 3)],
+    ),
+    (
+        "cholesky_solve_upper",
+        lambda b, a: torch.cholesky_solve(b, torch.linalg.cholesky(_spd(a), upper=True), upper=True),
+        [(2, 3, 2), (3, 3)],
+    ),
+    ("cholesky_inverse", lambda a: torch.cholesky_inverse(torch.linalg.cholesky(_spd(a))), [(3, 3)]),
+    # more losses and pools; the composites (poisson/margin-ranking/...) run on the duals op by op
+    ("clamp_min", lambda x, m: torch.clamp_min(x, m), [(6,), (6,)]),
+    ("clamp_max", lambda x: torch.clamp_max(x, 0.2), [(6,)]),
+    ("hinge_embedding_loss", lambda x: F.hinge_embedding_loss(x, _PM, margin=0.5), [(2, 3)]),
+    ("soft_margin_loss", lambda x: F.soft_margin_loss(x, _PM, reduction="sum"), [(2, 3)]),
+    ("cosine_embedding_loss", lambda a, b: F.cosine_embedding_loss(a, b, _PM[:, 0], 0.1), [(2, 3), (2, 3)]),
+    (
+        "cosine_embedding_1d",
+        lambda a, b: F.cosine_embedding_loss(a, b, torch.tensor(-1.0), -0.9),
+        [(3,), (3,)],
+    ),
+    ("multi_margin_loss", lambda x: F.multi_margin_loss(x, _IDX, margin=0.7), [(4, 5)]),
+    ("multi_margin_loss_p2", lambda x: F.multi_margin_loss(x, _IDX, p=2, weight=_W4.repeat(2)[:5]), [(4, 5)]),
+    ("lp_pool1d", lambda x: F.lp_pool1d(x, 2.0, 2), [((2, 3, 6), POS)]),
+    ("lp_pool2d", lambda x: F.lp_pool2d(x, 3.0, (2, 1), stride=1), [((1, 2, 3, 3), POS)]),
+    ("gaussian_nll_loss", F.gaussian_nll_loss, [(3, 4), (3, 4), ((3, 4), POS)]),
+    (
+        "gaussian_nll_loss_shared",
+        lambda x, y, v: F.gaussian_nll_loss(x, y, v, full=True),
+        [(3, 4), (3, 4), ((3,), POS)],
+    ),
+    ("poisson_nll_loss", lambda x, y: F.poisson_nll_loss(x, y.abs()), [(3, 4), (3, 4)]),
+    (
+        "poisson_nll_loss_full",
+        lambda x, y: F.poisson_nll_loss(x, y * 3, log_input=False, full=True),
+        [((3, 4), POS), ((3, 4), POS)],
+    ),
+    ("margin_ranking_loss", lambda a, b: F.margin_ranking_loss(a, b, _PM[0], 0.1), [(3,), (3,)]),
+    ("multilabel_soft_margin_loss", lambda x: F.multilabel_soft_margin_loss(x, (_PM > 0).to(D)), [(2, 3)]),
+    ("triplet_margin_loss", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=2.0), [(3, 4)] * 3),
+    ("local_response_norm", lambda x: F.local_response_norm(x, 3), [(2, 4, 3)]),
+    ("embedding_bag", lambda w: F.embedding_bag(torch.tensor([[0, 1], [2, 4]]), w, mode="mean"), [(5, 3)]),
+    ("logcumsumexp", lambda x: torch.logcumsumexp(x, 1), [(3, 5)]),
+    ("cummax", lambda x: torch.cummax(x, 0).values, [(4, 3)]),
+    ("cummin", lambda x: x.cummin(1)[0], [(3, 4)]),
+    ("nanmean", lambda x: torch.nanmean(torch.where(x > 0.8, float("nan"), x), 1), [(3, 5)]),
+    ("median", lambda x: x.median(), [(3, 5)]),
+    ("median_dim", lambda x: torch.median(x, 1, keepdim=True).values, [(3, 5)]),
+    ("nanmedian_dim", lambda x: torch.nanmedian(x, 0)[0], [(3, 5)]),
+    ("dist", lambda a, b: torch.dist(a, b, 3), [(3, 4), (4,)]),
+    ("tensordot", lambda a, b: torch.tensordot(a, b, dims=([1, 2], [0, 1])), [(2, 3, 4), (3, 4, 5)]),
+    ("block_diag", lambda a, b: torch.block_diag(a, b), [(2, 3), (1, 2)]),
+    ("multi_dot", lambda a, b, c: torch.linalg.multi_dot([a, b, c]), [(2, 3), (3, 4), (4, 2)]),
+    (
+        "tensorinv",
+        lambda a: torch.linalg.tensorinv((a + 3 * torch.eye(6, dtype=D)).reshape(6, 2, 3), 1),
+        [(6, 6)],
+    ),
+    ("tensorsolve", lambda a, b: torch.linalg.tensorsolve(_spd(a).reshape(2, 3, 6), b), [(6, 6), (2, 3)]),
+    (
+        "tensorsolve_dims",
+        lambda a, b: torch.linalg.tensorsolve(_spd(a).reshape(6, 2, 3).movedim(0, 2), b, dims=(0, 1)),
+        [(6, 6), (6,)],
+    ),
+    ("lu", lambda a: _flat(*torch.linalg.lu(a)[1:]), [(2, 4, 4)]),
+    ("lu_factor", lambda a: torch.linalg.lu_factor(a).LU, [(4, 4)]),
+    ("lu_factor_ex", lambda a: torch.linalg.lu_factor_ex(a)[0], [(2, 3, 3)]),
+    ("pinv_tall", torch.linalg.pinv, [(5, 3)]),
+    ("pinv_wide", torch.linalg.pinv, [(2, 3, 5)]),
+    ("pinv_hermitian", lambda a: torch.linalg.pinv(_spd(a), hermitian=True), [(3, 3)]),
+    ("pinverse", torch.pinverse, [(4, 3)]),
+    ("lstsq", lambda a, b: torch.linalg.lstsq(a, b).solution, [(5, 3), (5, 2)]),
+    ("lstsq_vector", lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd").solution, [(2, 4, 3), (2, 4)]),
+    ("cond", torch.linalg.cond, [(2, 3, 3)]),
+    ("cond_-2", lambda a: torch.linalg.cond(a, -2), [(4, 3)]),
+    ("cond_fro", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), "fro"), [(3, 3)]),
+    ("cond_inf", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), float("inf")), [(3, 3)]),
+]
+
+
+@pytest.mark.parametrize("name,f,specs", COVERED, ids=[c[0] for c in COVERED])
+def test_covered_ops_have_rules_matching_finite_differences(name, f, specs):
+    torch.manual_seed(0)
+    xs = _make_inputs(specs)
+    ts = [rand(*x.shape) for x in xs]
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "error", message="forward AD"
+        )  # the generic JVP's warning: each op has a rule
+        p, t = fwd(f, xs, ts)
+    assert_close(p, f(*xs))
+    assert_close(t, fd_jvp(f, xs, ts), rtol=1e-5, atol=1e-6)
+    # against the reverse-mode Jacobian: J t = sum_j J_j t_j
+    jac = AF.jacobian(f, tuple(xs))
+    expect = sum((j.reshape(p.numel(), -1) @ tj.reshape(-1)).reshape(p.shape) for j, tj in zip(jac, ts))
+    assert_close(t, expect, rtol=1e-7, atol=1e-9)
+
+
+def test_max_pool_tangent_is_gathered_at_the_argmax():
+    # the first maximum of each window takes the tangent, as the indices PyTorch returns say (ties included)
+    x = torch.tensor([[[1.0, 3.0, 3.0, 0.0, 2.0, 2.0]]], dtype=D)
+    v = torch.arange(6, dtype=D).reshape(1, 1, 6) + 1
+    _, t = fwd(lambda a: F.max_pool1d(a, 2), [x], [v])
+    out, idx = F.max_pool1d(x, 2, return_indices=True)
+    assert_close(t, v.reshape(-1)[idx.reshape(-1)].reshape(out.shape))
+    with fwAD.dual_level():
+        vals, ind = F.max_pool1d(fwAD.make_dual(x, v), 2, return_indices=True)
+        assert fwAD.unpack_dual(ind).tangent is None
+        assert_close(fwAD.unpack_dual(vals).tangent, t)
+
+
+def test_full_svd_and_refused_tangents():
+    # the completing singular vectors of a full SVD get zero tangents (PyTorch's), the others the reduced ones'
+    torch.manual_seed(1)
+    a, v = rand(4, 3), rand(4, 3)
+    for m, t in ((a, v), (a.mT, v.mT)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for i in range(3):
+                _, full = fwd(lambda x, i=i: torch.linalg.svd(x)[i], [m], [t])
+                _, red = fwd(lambda x, i=i: torch.linalg.svd(x, full_matrices=False)[i], [m], [t])
+                k = red.shape[-1] if i == 0 else red.shape[0] if i == 2 else 0
+                part = full[..., :k] if i == 0 else full[..., :k, :] if i == 2 else full
+                assert_close(part, red)
+                rest = full[..., k:] if i == 0 else full[..., k:, :] if i == 2 else full[..., :0]
+                assert float(rest.abs().sum()) == 0
+    x = rand(4, 3)
+    rm, rv = rand(3), rand(3, lo=0.5, hi=1.0)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(rm, rand(3))
+        msg = (
+            "batch_norm is not differentiable wrt running_mean and running_var, they cannot have forward grad"
+        )
+        with pytest.raises(RuntimeError, match=msg):
+            F.batch_norm(fwAD.make_dual(x, v), d, rv)
+        F.batch_norm(x, d, rv, training=True)  # the running statistics are not read: no error, as PyTorch's
+        msg = "The derivative of linalg.qr depends on Q, which is not computed when mode='r'."
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            torch.linalg.qr(fwAD.make_dual(x, v), mode="r")
+        msg = "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            torch.linalg.qr(fwAD.make_dual(x, v), mode="complete")
+
+
+def test_composite_rule_falls_back_when_a_path_calls_a_builtin():
+    # triplet_margin_loss runs on the duals op by op, except its swap path (a _C builtin): the generic JVP there
+    torch.manual_seed(6)
+    a, p, n = rand(3, 4), rand(3, 4), rand(3, 4)
+    ts = [rand(3, 4) for _ in range(3)]
+    f = lambda x, y, z: F.triplet_margin_loss(x, y, z, margin=2.0, swap=True)
+    fwAD._warned.discard("F.triplet_margin_loss")
+    with pytest.warns(UserWarning, match="F.triplet_margin_loss has no JVP rule"):
+        _, t = fwd(f, [a, p, n], ts)
+    assert_close(t, fd_jvp(f, [a, p, n], ts))
+
+
+def test_loss_weight_tangents():
+    # weights' tangents count where PyTorch differentiates the weights (probability targets, the binary losses);
+    # with class indices PyTorch's nll_loss holds the class weights constant and drops their tangent
+    torch.manual_seed(4)
+    x, w = rand(4, 5), rand(5, lo=0.5, hi=1.5)
+    tx, tw = rand(4, 5), rand(5)
+    y = rand(4, 5).softmax(1)
+    bx, by, bw, bpw = (
+        rand(4, 5),
+        rand(4, 5, lo=0.1, hi=0.9),
+        rand(4, 5, lo=0.5, hi=1.5),
+        rand(5, lo=0.5, hi=2),
+    )
+    cases = [
+        (lambda a, b: F.cross_entropy(a, y, b, label_smoothing=0.2), [x, w], [tx, tw]),
+        (lambda a, b, p: F.binary_cross_entropy_with_logits(a, by, b, pos_weight=p), [bx, bw, bpw],
+         [tx, rand(4, 5), tw]),
+        (lambda a, b: F.binary_cross_entropy(a.sigmoid(), by, b), [bx, bw], [tx, rand(4, 5)]),
+        (lambda a, b: F.huber_loss(a, by, weight=b, delta=0.3), [bx, bw], [tx, rand(4, 5)]),
+    ]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for f, xs, ts in cases:
+            _, t = fwd(f, xs, ts)
+            assert_close(t, fd_jvp(f, xs, ts))
+        for f in (
+            lambda a, b: F.cross_entropy(a, _IDX, b),
+            lambda a, b: F.nll_loss(a.log_softmax(1), _IDX, b),
+        ):
+            _, t = fwd(f, [x, w], [tx, tw])
+            assert_close(t, fd_jvp(lambda a, f=f: f(a, w), [x], [tx]))
+
+
+def test_covered_ops_under_jacfwd_and_hessian():
+    # the rules compose with vmap (jacfwd's batched tangents) and with reverse mode (forward-over-reverse)
+    torch.manual_seed(2)
+    x = rand(1, 2, 4, 4)
+    f = lambda a: F.max_pool2d(F.group_norm(a, 1), 2).sum(0)
+    assert_close(jacfwd(f)(x), jacrev(f)(x))
+    A = rand(3, 3)
+    g = lambda a: torch.linalg.slogdet(_spd(a))[1] + torch.linalg.svdvals(a).sum()
+    assert_close(hessian(g)(A), AF.hessian(g, A), rtol=1e-6, atol=1e-8)
+    y = rand(3, 4)
+    h = lambda a: F.interpolate(a.unsqueeze(0), scale_factor=2, mode="linear").pow(2).sum()
+    assert_close(AF.hvp(h, y, y)[1], AF.hessian(h, y).reshape(12, 12).mv(y.reshape(-1)).reshape(3, 4))
+
+
+_F = "torch.nn.functional"
+COVERED_ORACLE = {
+    "max_pool1d": f"lambda a: {_F}.max_pool1d(a.unsqueeze(0), 2)",
+    "max_pool2d_indices": f"lambda a: {_F}.max_pool2d(a.unsqueeze(0), 2, 1, return_indices=True)[0]",
+    "adaptive_max_pool2d": f"lambda a: {_F}.adaptive_max_pool2d(a.unsqueeze(0), (2, 3))",
+    "avg_pool3d": f"lambda a: {_F}.avg_pool3d(a.reshape(1, 1, 2, 2, 3), (1, 2, 2), 1)",
+    "batch_norm": f"lambda a: {_F}.batch_norm(a, None, None, a[0].exp(), a[1], training=True)",
+    "batch_norm_eval": f"lambda a: {_F}.batch_norm(a, a[0].detach(), a[1].exp().detach(), a[2])",
+    "group_norm": f"lambda a: {_F}.group_norm(a.reshape(1, 6, 2), 3, a.reshape(-1)[:6])",
+    "instance_norm": f"lambda a: {_F}.instance_norm(a.unsqueeze(0))",
+    "bicubic": f"lambda a: {_F}.interpolate(a[None, None], size=(5, 6), mode='bicubic', align_corners=True)",
+    "sdpa": f"lambda a: {_F}.scaled_dot_product_attention(a, a.flip(0), a * 2, is_causal=True)",
+    "sdpa_mask": f"lambda a: {_F}.scaled_dot_product_attention(a, a, a.exp(), attn_mask=a[:, :3].T)",
+    "l1": f"lambda a: {_F}.l1_loss(a, a.flip(1) * 0.5)",
+    "smooth_l1": f"lambda a: {_F}.smooth_l1_loss(a, a.flip(1) * 0.5, beta=0.3)",
+    "huber": f"lambda a: {_F}.huber_loss(a, a.flip(0), delta=0.2, reduction='sum')",
+    "bce": f"lambda a: {_F}.binary_cross_entropy(a.sigmoid(), a.flip(0).sigmoid())",
+    "bce_logits": f"lambda a: {_F}.binary_cross_entropy_with_logits(a, a.sigmoid().flip(0), "
+    "pos_weight=a[0].exp().detach())",
+    "kl_div": f"lambda a: {_F}.kl_div(a.log_softmax(1), a.softmax(0), reduction='batchmean')",
+    "kl_div_log": f"lambda a: {_F}.kl_div(a, a.flip(1), log_target=True)",
+    "ce_smooth": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), label_smoothing=0.2)",
+    "ce_smooth_weighted": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), a[0].exp().detach(), "
+    "label_smoothing=0.2)",
+    "ce_probs": f"lambda a: {_F}.cross_entropy(a, a.flip(0).softmax(1), label_smoothing=0.1)",
+    "solve": "lambda a: torch.linalg.solve(a @ a.T + 3 * torch.eye(3, dtype=a.dtype), a)",
+    "solve_triangular": "lambda a: torch.linalg.solve_triangular(a[:, :3] + 3 * torch.eye(3, dtype=a.dtype), a, "
+    "upper=False)",
+    "slogdet": "lambda a: torch.linalg.slogdet(a[:, :3])[1]",
+    "cholesky": "lambda a: torch.linalg.cholesky(a.T @ a + torch.eye(4, dtype=a.dtype))",
+    "qr": "lambda a: torch.cat([p.reshape(-1) for p in torch.linalg.qr(a.T)])",
+    "qr_wide": "lambda a: torch.linalg.qr(a)[1]",
+    "eigh": "lambda a: torch.cat([(lambda w, v: torch.cat([w, (v * v[:1]).reshape(-1)]))"
+    "(*torch.linalg.eigh(a @ a.T))])",
+    "svd": "lambda a: (lambda u, s, vh: torch.cat([(u * u[:1]).reshape(-1), s, (vh * vh[:, :1]).reshape(-1)]))"
+    "(*torch.linalg.svd(a, full_matrices=False))",
+    "svdvals": "lambda a: torch.linalg.svdvals(a.T)",
+    "matrix_exp": "lambda a: torch.linalg.matrix_exp(a[:, :3])",
+    "vector_norm3": "lambda a: torch.linalg.vector_norm(a, 3, 1)",
+    "matrix_norm_nuc": "lambda a: torch.linalg.matrix_norm(a, 'nuc')",
+    "matrix_norm_inf": "lambda a: torch.linalg.matrix_norm(a, float('inf'))",
+    "normalize": f"lambda a: {_F}.normalize(a, dim=0)",
+    "cosine_similarity": f"lambda a: {_F}.cosine_similarity(a, a.flip(1))",
+    "prelu": f"lambda a: {_F}.prelu(a, a[0, :1].exp())",
+    "rms_norm": f"lambda a: {_F}.rms_norm(a, (4,), a[0])",
+    "einsum": "lambda a: torch.einsum('ij,kj->ik', a, a.exp())",
+    "kron": "lambda a: torch.kron(a, a[:2, :2])",
+    "matrix_power": "lambda a: torch.linalg.matrix_power(a[:, :3], -3)",
+    "cholesky_solve": "lambda a: torch.cholesky_solve(a, torch.linalg.cholesky(a @ a.T + torch.eye(3, dtype=a.dtype)))",
+    "hinge": f"lambda a: {_F}.hinge_embedding_loss(a, a.detach().sign(), margin=0.5)",
+    "cosine_embedding": f"lambda a: {_F}.cosine_embedding_loss(a, a.flip(1), torch.tensor([1.0, -1.0, -1.0]), -0.5)",
+    "lp_pool1d": f"lambda a: {_F}.lp_pool1d(a.exp().unsqueeze(0), 3.0, 2)",
+    "gaussian_nll": f"lambda a: {_F}.gaussian_nll_loss(a, a.flip(0), a.exp())",
+    "poisson_nll": f"lambda a: {_F}.poisson_nll_loss(a, a.exp().flip(1), full=True)",
+    "triplet": f"lambda a: {_F}.triplet_margin_loss(a, a.flip(0), a * 2, margin=3.0)",
+    "pinv": "lambda a: torch.linalg.pinv(a)",
+    "lstsq": "lambda a: torch.linalg.lstsq(a.T, a[0].exp()).solution",
+    "cond": "lambda a: torch.linalg.cond(a[:, :3])",
+    "lu": "lambda a: torch.cat([p.reshape(-1) for p in torch.linalg.lu(a[:, :3])[1:]])",
+    "lu_factor": "lambda a: torch.linalg.lu_factor(a[:, 1:]).LU",
+    "tensorinv": "lambda a: torch.linalg.tensorinv(a[:, :3].reshape(3, 3, 1), ind=1)",
+}
+
+
+def test_covered_jvps_match_pytorch():
+    py = _oracle()
+    torch.manual_seed(5)
+    x, v = rand(3, 4), rand(3, 4)
+    script = (
+        "import json, sys, torch\n"
+        "import torch.autograd.forward_ad as fwAD\n"
+        "d = json.loads(sys.stdin.read())\n"
+        "x = torch.tensor(d['x'], dtype=torch.float64); v = torch.tensor(d['v'], dtype=torch.float64)\n"
+        "out = {}\n"
+        "for k, src in d['cases'].items():\n"
+        "    with fwAD.dual_level():\n"
+        "        out[k] = fwAD.unpack_dual(eval(src)(fwAD.make_dual(x, v))).tangent.tolist()\n"
+        "print(json.dumps(out))\n"
+    )
+    payload = json.dumps({"x": x.tolist(), "v": v.tolist(), "cases": COVERED_ORACLE})
+    res = subprocess.run(
+        [py, "-c", script], input=payload, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert res.returncode == 0, res.stderr
+    theirs = json.loads(res.stdout.strip().splitlines()[-1])
+    for k, src in COVERED_ORACLE.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _, t = fwd(eval(src, {"torch": torch}), [x], [v])
+        np.testing.assert_allclose(t.numpy(), np.array(theirs[k]), rtol=1e-9, atol=1e-11, err_msg=k)
+
+
+# ------------------------------------------------------------------------------------------------ setup_context
+
+
+class _ScaledExp(torch.autograd.Function):
+    """PyTorch 2's style: forward without ctx, setup_context saving for backward and (save_for_forward) jvp."""
+
+    @staticmethod
+    def forward(x, scale=2.0):
+        return torch.exp(x) * scale
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.inputs = inputs
+        ctx.save_for_backward(output)
+        ctx.save_for_forward(output)
+
+    @staticmethod
+    def backward(ctx, g):
+        (r,) = ctx.saved_tensors
+        return g * r, None
+
+    @staticmethod
+    def jvp(ctx, t, t_scale):
+        (r,) = ctx.saved_tensors
+        return t * r
+
+
+def test_setup_context_style_function():
+    x0 = np.array([0.5, -1.0, 2.0])
+    x = torch.tensor(x0, requires_grad=True)
+    y = _ScaledExp.apply(x)
+    np.testing.assert_allclose(y.detach().numpy(), 2 * np.exp(x0))
+    assert y.grad_fn is not None
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(x0))
+    # keyword arguments bind to forward's parameters; setup_context sees them positionally, defaults filled
+    out = _ScaledExp.apply(x.detach(), scale=3.0)
+    np.testing.assert_allclose(out.numpy(), 3 * np.exp(x0))
+    seen = {}
+
+    class Spy(_ScaledExp):
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            seen["inputs"] = inputs
+            _ScaledExp.setup_context(ctx, inputs, output)
+
+    Spy.apply(x.detach())
+    assert len(seen["inputs"]) == 2 and seen["inputs"][1] == 2.0
+    # forward AD: jvp reads what save_for_forward kept, also while the primal records for backward
+    v = torch.tensor([1.0, 2.0, -1.0], dtype=D)
+    with fwAD.dual_level():
+        p, t = fwAD.unpack_dual(_ScaledExp.apply(fwAD.make_dual(x, v), 4.0))
+    np.testing.assert_allclose(t.detach().numpy(), 4 * np.exp(x0) * v.numpy())
+    assert p.grad_fn is not None
+    _, t = jvp(lambda a: _ScaledExp.apply(a), (x.detach(),), (v,))
+    np.testing.assert_allclose(t.numpy(), 2 * np.exp(x0) * v.numpy())
+
+    # and the ctx style still passes apply's keyword arguments to forward, as PyTorch's
+    class CtxStyle(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, k=1.0):
+            return a * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    np.testing.assert_allclose(CtxStyle.apply(x.detach(), k=5.0).numpy(), 5 * x0)

@@ -10,11 +10,16 @@ Each row is a dict of strings (the schema's `jvp_args:` is a row's `args`):
                none). A tuple for ops with several outputs (None for an index output).
   jvp_<name>:  instead of `jvp`, one term per differentiable tensor parameter, summed over the parameters that
                carry a tangent (a linear op in two operands, such as matmul, then computes only what it needs).
+  primal:      optional, an expression computing (the primal output, aux) in place of the op's own call, where
+               the rule needs something the op computes anyway (a max pool's argmax indices); `aux` is then in
+               the rule's scope. When it raises, the op runs as usual (its own errors) and aux is None.
 The expressions are written in minitorch ops: bare names are torch functions (`exp`, `where`), `F.`,
 `special.` and `linalg.` name those namespaces, `op` is the op itself (for linear ops: `op(t_self, *args,
 **kwargs)`), `math` is Python's, and the `_helpers` below compute the longer ones. A row `jvp: None` marks an
 op with no tangent (its outputs do not depend differentiably on the inputs); `jvp: GENERIC` asks for the
-generic double-vjp JVP on purpose (random ops, which must reuse the draw of the primal run), without warning.
+generic double-vjp JVP on purpose (random ops, which must reuse the draw of the primal run), without warning;
+`jvp: COMPOSITE` runs a Python composite whose every op has a rule on the dual tensors themselves (it must call
+ops through their public names, not _C's builtins, which refuse duals).
 """
 
 import inspect
@@ -24,9 +29,10 @@ import sys
 
 from minitorch import _C
 
-__all__ = ["GENERIC", "JVP_RULES", "get_rule"]
+__all__ = ["COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
 
 GENERIC = "GENERIC"  # a rule's value (or an expression's result) asking for the generic JVP
+COMPOSITE = "COMPOSITE"  # a rule's value: run the Python composite itself on the duals, its ops dispatching one by one
 
 
 def _root():
@@ -261,15 +267,15 @@ def _prod_jvp(t, x, result, args, kwargs):
 
 
 def _norm_jvp(t, x, result, args, kwargs):
-    """Vector p-norms (p = 2 default, 'fro'); other norms take the generic JVP."""
+    """Vector p-norms ('fro' is 2, numeric p as linalg.vector_norm's rule); 'nuc' takes the generic JVP."""
     p = args[0] if args else kwargs.get("p", "fro")
     dim = args[1] if len(args) > 1 else kwargs.get("dim")
     keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
-    if p not in ("fro", 2, 2.0):
+    if p is None or p == "fro":
+        p = 2
+    if isinstance(p, (str, bool)):
         return GENERIC
-    red = _reduce_dims(x, dim) if x.dim() else None
-    num = (x * t).sum(red, keepdim=keepdim)
-    return _safe_div(num, result)
+    return _vector_norm_jvp(x, t, p, dim, keepdim, result)
 
 
 def _clamp_jvp(t, x, result, args, kwargs):
@@ -338,32 +344,6 @@ def _loss_reduction(size_average, reduce, reduction):
     return ("mean" if sa else "sum") if rd else "none"
 
 
-def _mse_jvp(x, target, t_x, t_target, size_average, reduce, reduction, weight):
-    torch = _root()
-    if weight is not None:
-        return GENERIC
-    diff = x - target
-    tan = 0
-    if t_x is not None:
-        tan = t_x
-    if t_target is not None:
-        tan = tan - t_target
-    return _reduce(2 * diff * tan, _loss_reduction(size_average, reduce, reduction)) + 0 * torch.zeros(())
-
-
-def _cross_entropy_jvp(x, target, t_x, t_target, weight, ignore_index, reduction, label_smoothing, sa, rd):
-    torch = _root()
-    F = torch.nn.functional
-    if t_target is not None or label_smoothing != 0.0 or target.is_floating_point():
-        return GENERIC
-    cdim = 1 if x.dim() > 1 else 0
-    p = torch.softmax(x, cdim)
-    t_lp = t_x - (t_x * p).sum(cdim, keepdim=True)
-    return F.nll_loss(
-        t_lp, target, weight, ignore_index=ignore_index, reduction=_loss_reduction(sa, rd, reduction)
-    )
-
-
 def _where_jvp(condition, t_input, t_other, input, other, result):
     torch = _root()
     a = t_input if t_input is not None else 0.0
@@ -385,6 +365,965 @@ def _to_jvp(t, result):
 
 def _setitem_value(t):
     return t
+
+
+# ---- pooling, normalization, attention
+
+
+def _max_pool_jvp(t, idx, nd):
+    """The tangent entries a max pool picked: `idx` holds flat positions within each plane of the last nd
+    dims (PyTorch's index convention, which the *_with_indices pools return)."""
+    flat = t.flatten(-nd) if nd > 1 else t
+    return flat.gather(-1, idx.flatten(-nd) if nd > 1 else idx).reshape(tuple(idx.shape))
+
+
+def _pool_stride(stride):
+    """torch.max_poolNd's empty stride (the kernel size) as F's None."""
+    return None if stride in ((), []) else stride
+
+
+def _max_pool_primal(with_indices, return_indices, input, *args):
+    """A max pool's primal output computed with its indices (the `aux` of its rule), whatever it returns."""
+    values, idx = with_indices(input, *args)
+    return ((values, idx) if return_indices else values), idx
+
+
+def _max_pool_rule(with_indices, nd, input, t_input, result, aux, *args):
+    """A max pool's (values[, indices]) tangent, from the indices its primal run computed (`aux`; without them,
+    a second run computes them)."""
+    if isinstance(result, tuple):
+        return _max_pool_jvp(t_input, result[1], nd), None
+    idx = aux if aux is not None else with_indices(input, *args)[1]
+    return _max_pool_jvp(t_input, idx, nd)
+
+
+def _normalized_jvp(t, xhat, rstd, dims):
+    """The tangent of xhat = (x - mean) * rstd, mean and (biased) variance over dims."""
+    return rstd * (t - t.mean(dims, keepdim=True) - xhat * (t * xhat).mean(dims, keepdim=True))
+
+
+def _affine_jvp(out, xhat, shape, weight, t_weight, t_bias):
+    """The tangent of xhat * weight + bias given xhat's tangent `out`; per-channel parameters broadcast by
+    `shape` (they have none to broadcast when shape is None)."""
+    if weight is not None:
+        out = out * (weight if shape is None else weight.reshape(shape))
+    if t_weight is not None:
+        out = out + xhat * (t_weight if shape is None else t_weight.reshape(shape))
+    if t_bias is not None:
+        out = out + (t_bias if shape is None else t_bias.reshape(shape))
+    return out
+
+
+def _channel_shape(x):
+    return (1, -1) + (1,) * (x.dim() - 2)
+
+
+def _stats_norm_jvp(x, t, dims, eps, weight, t_weight, t_bias):
+    """Normalization by the statistics of x over dims (batch norm in training, instance norm)."""
+    torch = _root()
+    mu = x.mean(dims, keepdim=True)
+    var = x.var(dims, keepdim=True, correction=0)
+    rstd = torch.rsqrt(var + eps)
+    xhat = (x - mu) * rstd
+    shape = _channel_shape(x)
+    return _affine_jvp(_normalized_jvp(t, xhat, rstd, dims), xhat, shape, weight, t_weight, t_bias)
+
+
+def _running_norm_jvp(x, t, rm, rv, eps, weight, t_rm, t_rv, t_weight, t_bias):
+    """Normalization by given (running) statistics: linear in x, (x - rm) * rsqrt(rv + eps). PyTorch refuses
+    tangents on the statistics it reads."""
+    torch = _root()
+    if t_rm is not None or t_rv is not None:
+        raise RuntimeError(
+            "batch_norm is not differentiable wrt running_mean and running_var, they cannot have forward grad "
+            "defined"
+        )
+    shape = _channel_shape(x)
+    rstd = torch.rsqrt(rv.reshape(shape) + eps)
+    xhat = (x - rm.reshape(shape)) * rstd
+    return _affine_jvp(t * rstd, xhat, shape, weight, t_weight, t_bias)
+
+
+def _batch_norm_jvp(x, t, rm, rv, weight, training, eps, t_rm, t_rv, t_weight, t_bias):
+    if t is None:
+        t = _root().zeros_like(x)
+    if training or rm is None:  # batch statistics: over every dim but the channels
+        return _stats_norm_jvp(x, t, [0, *range(2, x.dim())], eps, weight, t_weight, t_bias)
+    return _running_norm_jvp(x, t, rm, rv, eps, weight, t_rm, t_rv, t_weight, t_bias)
+
+
+def _instance_norm_jvp(x, t, rm, rv, weight, use_input_stats, eps, t_rm, t_rv, t_weight, t_bias):
+    if t is None:
+        t = _root().zeros_like(x)
+    if use_input_stats:
+        return _stats_norm_jvp(x, t, list(range(2, x.dim())), eps, weight, t_weight, t_bias)
+    return _running_norm_jvp(x, t, rm, rv, eps, weight, t_rm, t_rv, t_weight, t_bias)
+
+
+def _group_norm_jvp(x, t, num_groups, weight, eps, t_weight, t_bias):
+    torch = _root()
+    if t is None:
+        t = torch.zeros_like(x)
+    n = x.shape[0]
+    xg = x.reshape(n, num_groups, -1)
+    mu = xg.mean(2, keepdim=True)
+    rstd = torch.rsqrt(xg.var(2, keepdim=True, correction=0) + eps)
+    xhat = (xg - mu) * rstd
+    out = _normalized_jvp(t.reshape(n, num_groups, -1), xhat, rstd, [2]).reshape(tuple(x.shape))
+    return _affine_jvp(out, xhat.reshape(tuple(x.shape)), _channel_shape(x), weight, t_weight, t_bias)
+
+
+def _sdpa_jvp(q, k, v, mask, dropout_p, is_causal, scale, enable_gqa, t_q, t_k, t_v, t_mask):
+    """softmax(q k^T * scale + mask) v: the score tangent through softmax's JVP, then both matmuls."""
+    torch = _root()
+    if dropout_p:
+        return GENERIC  # the dropout mask the primal run drew
+    sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    if enable_gqa and k.dim() >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k, v = k.repeat_interleave(rep, -3), v.repeat_interleave(rep, -3)
+        t_k = None if t_k is None else t_k.repeat_interleave(rep, -3)
+        t_v = None if t_v is None else t_v.repeat_interleave(rep, -3)
+    s = (q @ k.transpose(-2, -1)) * sc
+    if is_causal:
+        keep = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).tril()
+        s = s.masked_fill(~keep, float("-inf"))
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else s + mask
+    p = torch.softmax(s, -1)
+    ts = None
+    if t_q is not None:
+        ts = (t_q @ k.transpose(-2, -1)) * sc
+    if t_k is not None:
+        term = (q @ t_k.transpose(-2, -1)) * sc
+        ts = term if ts is None else ts + term
+    if t_mask is not None and mask.dtype != torch.bool:
+        ts = t_mask if ts is None else ts + t_mask
+    out = None
+    if ts is not None:
+        out = (p * (ts - (ts * p).sum(-1, keepdim=True))) @ v
+    if t_v is not None:
+        out = p @ t_v if out is None else out + p @ t_v
+    return out
+
+
+# ---- losses
+
+
+def _loss_jvp(tan, reduction):
+    """An elementwise loss tangent reduced as the loss was."""
+    if tan is None:
+        return None
+    return _reduce(tan, reduction)
+
+
+def _pointwise_loss_jvp(
+    d_input,
+    t_input,
+    t_target,
+    reduction,
+    weight=None,
+    t_weight=None,
+    unweighted=None,
+    result=None,
+    mean_over_weights=False,
+):
+    """d(loss)/d(input) = d_input elementwise, d/d(target) = -d_input (losses of input - target), optionally
+    weighted (PyTorch's weighted mse/l1 means divide by weight.sum(), huber's by the count)."""
+    tan = None
+    if t_input is not None:
+        tan = d_input * t_input
+    if t_target is not None:
+        tan = -d_input * t_target if tan is None else tan - d_input * t_target
+    if tan is None:
+        tan = _root().zeros_like(d_input)
+    if weight is None:
+        return _reduce(tan, reduction)
+    tan = tan * weight
+    if t_weight is not None:
+        tan = tan + unweighted * t_weight
+    if reduction == "mean" and mean_over_weights:
+        num = tan.sum()
+        if t_weight is not None:
+            num = num - result * t_weight.sum()
+        return num / weight.sum()
+    return _reduce(tan, reduction)
+
+
+def _mse_jvp(x, target, t_x, t_target, size_average, reduce, reduction, weight, t_weight, result):
+    red = _loss_reduction(size_average, reduce, reduction)
+    d = x - target
+    return _pointwise_loss_jvp(2 * d, t_x, t_target, red, weight, t_weight, d * d, result, True)
+
+
+def _l1_jvp(x, target, t_x, t_target, size_average, reduce, reduction, weight, t_weight, result):
+    red = _loss_reduction(size_average, reduce, reduction)
+    d = x - target
+    return _pointwise_loss_jvp(d.sign(), t_x, t_target, red, weight, t_weight, d.abs(), result, True)
+
+
+def _smooth_l1_jvp(x, target, t_x, t_target, size_average, reduce, reduction, beta):
+    d = x - target
+    g = d.sign() if beta == 0 else (d / beta).clamp(-1.0, 1.0)
+    return _pointwise_loss_jvp(g, t_x, t_target, _loss_reduction(size_average, reduce, reduction))
+
+
+def _huber_jvp(x, target, t_x, t_target, reduction, delta, weight, t_weight):
+    F = _root().nn.functional
+    d = x - target
+    unweighted = F.huber_loss(x, target, reduction="none", delta=delta) if t_weight is not None else None
+    return _pointwise_loss_jvp(d.clamp(-delta, delta), t_x, t_target, reduction, weight, t_weight, unweighted)
+
+
+def _bce_jvp(x, y, t_x, t_y, weight, size_average, reduce, reduction, t_weight):
+    """binary_cross_entropy, -w (y log x + (1 - y) log(1 - x)) with PyTorch's clamps (logs at -100, the
+    input derivative's denominator at 1e-12)."""
+    torch = _root()
+    F = torch.nn.functional
+    tan = None
+    if t_x is not None:
+        tan = t_x * (x - y) / torch.clamp((1 - x) * x, min=1e-12)
+    if t_y is not None:
+        term = t_y * (torch.log1p(-x).clamp(min=-100) - torch.log(x).clamp(min=-100))
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    if weight is not None:
+        tan = tan * weight
+    if t_weight is not None:
+        tan = tan + F.binary_cross_entropy(x, y, reduction="none") * t_weight
+    return _reduce(tan, _loss_reduction(size_average, reduce, reduction))
+
+
+def _bce_logits_jvp(x, y, t_x, t_y, weight, size_average, reduce, reduction, pos_weight, t_weight, t_pw):
+    """(1 - y) x + (1 + (pw - 1) y) softplus(-x), times weight."""
+    torch = _root()
+    F = torch.nn.functional
+    lw = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
+    sp = F.softplus(-x)
+    tan = None
+    if t_x is not None:
+        tan = t_x * ((1 - y) - lw * torch.sigmoid(-x))
+    if t_y is not None:
+        term = t_y * (-x if pos_weight is None else (pos_weight - 1) * sp - x)
+        tan = term if tan is None else tan + term
+    if t_pw is not None:
+        term = t_pw * y * sp
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    if weight is not None:
+        tan = tan * weight
+    if t_weight is not None:
+        tan = tan + ((1 - y) * x + lw * sp) * t_weight
+    return _reduce(tan, _loss_reduction(size_average, reduce, reduction))
+
+
+def _kl_div_jvp(x, y, t_x, t_y, size_average, reduce, reduction, log_target):
+    """target * (log target - input) (exp(target) * (target - input) for a log target)."""
+    torch = _root()
+    tan = None
+    if t_x is not None:
+        tan = -t_x * (torch.exp(y) if log_target else y)
+    if t_y is not None:
+        if log_target:
+            term = t_y * torch.exp(y) * (y - x + 1)
+        else:
+            term = t_y * (torch.where(y > 0, torch.log(y) + 1, torch.zeros_like(y)) - x)
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    red = _loss_reduction(size_average, reduce, reduction)
+    if red == "batchmean":
+        return tan.sum() / x.shape[0] if x.dim() else tan.sum()
+    return _reduce(tan, red)
+
+
+def _cross_entropy_jvp(
+    x, target, t_x, t_target, weight, ignore_index, reduction, label_smoothing, sa, rd, t_weight=None
+):
+    """Class indices (with label smoothing too) and class probabilities, through log_softmax's JVP. The class
+    weights' tangent counts for probabilities only: with class indices PyTorch holds them non-differentiable
+    (its nll_loss has no weight derivative) and drops it."""
+    torch = _root()
+    F = torch.nn.functional
+    red = _loss_reduction(sa, rd, reduction)
+    cdim = 1 if x.dim() > 1 else 0
+    c = x.shape[cdim]
+    wshape = [1] * x.dim()
+    wshape[cdim] = c
+    w = None if weight is None else weight.reshape(wshape)
+    if t_x is None:
+        t_x = torch.zeros_like(x)
+    lp = None
+    if target.is_floating_point():  # class probabilities: -sum_c w_c y_c log p_c per sample
+        lp = torch.log_softmax(x, cdim)
+        p = torch.exp(lp)
+        t_lp = t_x - (t_x * p).sum(cdim, keepdim=True)
+        y = target if label_smoothing == 0 else target * (1 - label_smoothing) + label_smoothing / c
+        per = t_lp * y
+        if t_target is not None:
+            per = per + lp * t_target * (1 - label_smoothing)
+        if w is not None:
+            per = per * w
+        if t_weight is not None:
+            per = per + lp * y * t_weight.reshape(wshape)
+        per = -per.sum(cdim)
+        if red == "mean":
+            return per.sum() / (x.numel() // c if c else 0)
+        return _reduce(per, red)
+    p = torch.softmax(x, cdim)
+    t_lp = t_x - (t_x * p).sum(cdim, keepdim=True)
+    if label_smoothing == 0:
+        return F.nll_loss(t_lp, target, weight, ignore_index=ignore_index, reduction=red)
+    # (1 - eps) nll + eps / C * sum_c -w_c log p_c over the samples not ignored; a mean divides both by the
+    # summed weights of the targets (PyTorch's)
+    keep = target != ignore_index
+    nll = F.nll_loss(t_lp, target, weight, ignore_index=ignore_index, reduction="none")
+    smooth = -((t_lp * w) if w is not None else t_lp).sum(cdim) * keep
+    per = (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    if red == "mean":
+        safe = torch.where(keep, target, torch.zeros_like(target))
+        denom = keep.sum() if weight is None else (weight[safe] * keep).sum()
+        return per.sum() / denom
+    return _reduce(per, red)
+
+
+# ---- linear algebra
+
+
+def _solve_jvp(A, B, t_A, t_B, left, result):
+    """X = A^-1 B: dX = A^-1 (dB - dA X) (left), X = B A^-1: dX = (dB - X dA) A^-1; vectors as PyTorch's rule
+    reads them (1-D, or A's batch and one dim less)."""
+    linalg = _root().linalg
+    vector = left and (B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
+    X = result.unsqueeze(-1) if vector else result
+    rhs = None
+    if t_B is not None:
+        rhs = t_B.unsqueeze(-1) if vector else t_B
+    if t_A is not None:
+        term = -(t_A @ X) if left else -(X @ t_A)
+        rhs = term if rhs is None else rhs + term
+    dX = linalg.solve(A, rhs, left=left)
+    return dX.squeeze(-1) if vector else dX
+
+
+def _solve_triangular_jvp(A, B, t_A, t_B, upper, left, unitriangular, result):
+    linalg = _root().linalg
+    rhs = t_B
+    if t_A is not None:
+        tA = t_A.triu(1 if unitriangular else 0) if upper else t_A.tril(-1 if unitriangular else 0)
+        term = -(tA @ result) if left else -(result @ tA)
+        rhs = term if rhs is None else rhs + term
+    return linalg.solve_triangular(A, rhs, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _logabsdet_jvp(A, t_A):
+    """d log|det A| = tr(A^-1 dA)."""
+    return _root().linalg.solve(A, t_A).diagonal(0, -2, -1).sum(-1)
+
+
+def _cholesky_jvp(L, t_A, upper):
+    """dL = L phi(L^-1 dA L^-H), phi the lower triangle with the diagonal halved (PyTorch's cholesky_jvp);
+    the upper factor is L^H."""
+    torch = _root()
+    if upper:
+        L = L.mT
+    eye = torch.eye(L.shape[-1], dtype=L.dtype, device=L.device)
+    Linv = torch.linalg.solve_triangular(L, eye.expand(tuple(L.shape)), upper=False)
+    phi = (Linv @ t_A @ Linv.mT).tril()
+    phi = phi - 0.5 * torch.diag_embed(phi.diagonal(0, -2, -1))
+    dL = L @ phi
+    return dL.mT if upper else dL
+
+
+def _qr_tall(Q, R, dA):
+    """(dQ, dR) of a reduced QR with m >= n (PyTorch's linalg_qr_jvp): dX = dA R^-1, C = Q^H dX,
+    dR' = syminv(sym(C)), dQ = dX - Q dR', dR = dR' R."""
+    torch = _root()
+    dX = torch.linalg.solve_triangular(R, dA, upper=True, left=False)
+    C = Q.mT @ dX
+    S = (C + C.mT).triu()
+    S = S - 0.5 * torch.diag_embed(S.diagonal(0, -2, -1))
+    return dX - Q @ S, S @ R
+
+
+def _qr_jvp(A, t_A, mode, result):
+    torch = _root()
+    m, n = A.shape[-2], A.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+        )
+    Q, R = result
+    if m >= n:
+        dQ, dR = _qr_tall(Q, R, t_A)
+    else:  # A = [X | Y], X square: X = Q U, and R = [U | Q^H Y]
+        U = R[..., :, :m]
+        dQ, dU = _qr_tall(Q, U, t_A[..., :, :m])
+        Y = A[..., :, m:]
+        dV = dQ.mT @ Y + Q.mT @ t_A[..., :, m:]
+        dR = torch.cat([dU, dV], -1)
+    return dQ, dR
+
+
+def _eigh_parts(V, L, t_A):
+    """(dL, V^H dA V with the diagonal cleared and divided by the eigenvalue gaps) of a symmetric A."""
+    dP = V.mT @ t_A @ V
+    dL = dP.diagonal(0, -2, -1)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
+    n = L.shape[-1]
+    eye = _root().eye(n, dtype=L.dtype, device=L.device)
+    return dL, dP / (E + eye) * (1 - eye)
+
+
+def _eigh_jvp(t_A, result):
+    L, V = result
+    dL, F = _eigh_parts(V, L, t_A)
+    return dL, V @ F
+
+
+def _eigvalsh_jvp(A, t_A, UPLO):
+    _, V = _root().linalg.eigh(A, UPLO)
+    return (V.mT @ t_A @ V).diagonal(0, -2, -1)
+
+
+def _svd_parts(U, S, Vh, dA):
+    """(dU, dS, dVh) of a reduced SVD A = U diag(S) Vh, from dP = U^H dA V: dS = diag(dP); the skew parts
+    U^H dU = (dP S + S dP^H) / E and V^H dV = (S dP + dP^H S) / E, E_ij = S_j^2 - S_i^2; plus the components
+    outside U's (V's) span for a tall (wide) A."""
+    torch = _root()
+    V = Vh.mT
+    m, n = U.shape[-2], Vh.shape[-1]
+    k = S.shape[-1]
+    dP = U.mT @ dA @ V
+    dS = dP.diagonal(0, -2, -1)
+    eye = torch.eye(k, dtype=S.dtype, device=S.device)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
+    Sr, Sc = S.unsqueeze(-2), S.unsqueeze(-1)  # scale columns, rows
+    om_u = (dP * Sr + Sc * dP.mT) / E * (1 - eye)
+    om_v = (Sc * dP + dP.mT * Sr) / E * (1 - eye)
+    dU = U @ om_u
+    dV = V @ om_v
+    if m > k:
+        dU = dU + (dA @ V - U @ (U.mT @ dA @ V)) / Sr
+    if n > k:
+        dV = dV + (dA.mT @ U - V @ (V.mT @ dA.mT @ U)) / Sr
+    return dU, dS, dV.mT
+
+
+def _svd_jvp(A, t_A, full_matrices, result):
+    """The reduced SVD's tangents; full_matrices' completing vectors are not functions of A and get zero
+    tangents, as PyTorch's."""
+    U, S, Vh = result
+    k = S.shape[-1]
+    dU, dS, dVh = _svd_parts(U[..., :k], S, Vh[..., :k, :], t_A)
+    if U.shape[-1] > k:
+        dU = _root().cat([dU, _root().zeros_like(U[..., k:])], -1)
+    if Vh.shape[-2] > k:
+        dVh = _root().cat([dVh, _root().zeros_like(Vh[..., k:, :])], -2)
+    return dU, dS, dVh
+
+
+def _torch_svd_jvp(A, t_A, some, compute_uv, result):
+    U, S, V = result
+    if not compute_uv:
+        return None, _svdvals_jvp(A, t_A), None
+    dU, dS, dVh = _svd_jvp(A, t_A, not some, (U, S, V.mT))
+    return dU, dS, dVh.mT
+
+
+def _svdvals_jvp(A, t_A):
+    U, _, Vh = _root().linalg.svd(A, full_matrices=False)
+    return (U.mT @ t_A @ Vh.mT).diagonal(0, -2, -1)
+
+
+def _matrix_exp_jvp(A, t_A):
+    """The Frechet derivative L(A, dA): the upper right block of exp([[A, dA], [0, A]])."""
+    torch = _root()
+    n = A.shape[-1]
+    top = torch.cat([A, t_A], -1)
+    bottom = torch.cat([torch.zeros_like(A), A], -1)
+    return torch.linalg.matrix_exp(torch.cat([top, bottom], -2))[..., :n, n:]
+
+
+# ---- norms and distances
+
+
+def _vector_norm_jvp(x, t, ord, dim, keepdim, result):
+    """d ||x||_p = sum(sign(x) |x|^(p-1) t) / ||x||^(p-1) over dim (0 where the norm is 0); the inf norms take
+    the tangent of their extreme entries, shared evenly among ties; the 0 "norm" has none."""
+    torch = _root()
+    if x.is_complex() or t.is_complex():
+        return GENERIC
+    ord = float(ord)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    red = _reduce_dims(x, dim) if x.dim() else None
+    if ord == 0:
+        return torch.zeros_like(result)
+    r = _keep(result, x, dim, keepdim) if x.dim() else result
+    if math.isinf(ord):
+        mask = (x.abs() == r).to(t.dtype)
+        return (torch.sign(x) * t * mask).sum(red, keepdim=keepdim) / mask.sum(red, keepdim=keepdim)
+    if ord == 1:
+        return (torch.sign(x) * t).sum(red, keepdim=keepdim)
+    if ord == 2:
+        return _safe_div((x * t).sum(red, keepdim=keepdim), result)
+    ax = x.abs()
+    w = torch.where(ax == 0, torch.zeros_like(ax), torch.sign(x) * ax.pow(ord - 1))
+    return _safe_div((w * t).sum(red, keepdim=keepdim), result.pow(ord - 1))
+
+
+def _matrix_norm_jvp(A, t, ord, dim, keepdim, result):
+    """fro as the vector 2-norm; nuc, 2, -2 through the singular values' tangents diag(U^T dA V); 1, -1, inf,
+    -inf as the extreme absolute column (row) sum's tangent, shared among ties."""
+    torch = _root()
+    if A.is_complex():
+        return GENERIC
+    d0, d1 = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return _vector_norm_jvp(A, t, 2, (d0, d1), keepdim, result)
+    M, T = A.movedim((d0, d1), (-2, -1)), t.movedim((d0, d1), (-2, -1))
+    if ord == "nuc" or abs(ord) == 2:
+        U, S, Vh = torch.linalg.svd(M, full_matrices=False)
+        dS = (U.mT @ T @ Vh.mT).diagonal(0, -2, -1)
+        if ord == "nuc":
+            out = dS.sum(-1)
+        else:
+            pick = (S == (S.amax(-1, keepdim=True) if ord > 0 else S.amin(-1, keepdim=True))).to(dS.dtype)
+            out = (dS * pick).sum(-1) / pick.sum(-1)
+    else:
+        rows = math.isinf(ord)  # inf: the absolute row sums (over columns); 1: the column sums
+        sums = M.abs().sum(-1 if rows else -2)
+        tsums = (torch.sign(M) * T).sum(-1 if rows else -2)
+        ext = sums.amax(-1, keepdim=True) if ord > 0 else sums.amin(-1, keepdim=True)
+        pick = (sums == ext).to(tsums.dtype)
+        out = (tsums * pick).sum(-1) / pick.sum(-1)
+    if keepdim:
+        out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    return out
+
+
+def _linalg_norm_jvp(A, t, ord, dim, keepdim, result):
+    """linalg.norm's choice (its docstring): a matrix norm for a string ord, or an ord with two dims (or a 2-D A
+    and no dim); else the vector norm (ord None is 2 over every element)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(ord, str) or (
+        ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2))
+    ):
+        return _matrix_norm_jvp(A, t, ord, tuple(dim) if dim is not None else (0, 1), keepdim, result)
+    return _vector_norm_jvp(A, t, 2 if ord is None else ord, dim, keepdim, result)
+
+
+def _difference_t(t1, t2, like):
+    """The tangent of x1 - x2 from the operands' tangents (either may be absent)."""
+    if t1 is None and t2 is None:
+        return _root().zeros_like(like)
+    if t2 is None:
+        return t1 + _root().zeros_like(like)
+    if t1 is None:
+        return -t2 + _root().zeros_like(like)
+    return t1 - t2 + _root().zeros_like(like)
+
+
+def _cdist_jvp(x1, x2, t1, t2, p, result):
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
+    dt = _difference_t(
+        None if t1 is None else t1.unsqueeze(-2), None if t2 is None else t2.unsqueeze(-3), diff
+    )
+    return _vector_norm_jvp(diff, dt, p, -1, False, result)
+
+
+def _pairwise_distance_jvp(x1, x2, t1, t2, p, eps, keepdim, result):
+    diff = x1 - x2 + eps
+    return _vector_norm_jvp(diff, _difference_t(t1, t2, diff), p, -1, keepdim, result)
+
+
+def _pdist_jvp(x, t, p, result):
+    torch = _root()
+    n = x.shape[0]
+    ij = torch.triu_indices(n, n, 1, device=x.device)
+    return _vector_norm_jvp(x[ij[0]] - x[ij[1]], t[ij[0]] - t[ij[1]], p, -1, False, result)
+
+
+def _unit_jvp(x, t, p, dim, eps):
+    """(x / max(||x||, eps), its tangent), the norm over dim kept."""
+    torch = _root()
+    n = torch.linalg.vector_norm(x, p, dim, keepdim=True)
+    d = n.clamp_min(eps)
+    dn = _vector_norm_jvp(x, t, p, dim, True, n) * (n > eps)
+    return x / d, t / d - x * dn / (d * d)
+
+
+def _normalize_jvp(x, t, p, dim, eps):
+    return _unit_jvp(x, t, p, dim, eps)[1]
+
+
+def _cosine_similarity_jvp(x1, x2, t1, t2, dim, eps):
+    torch = _root()
+    x1, x2 = torch.broadcast_tensors(x1, x2)
+    u1, du1 = _unit_jvp(x1, _difference_t(t1, None, x1), 2, dim, eps)
+    u2, du2 = _unit_jvp(x2, _difference_t(t2, None, x2), 2, dim, eps)
+    return (du1 * u2 + u1 * du2).sum(dim)
+
+
+def _rms_norm_jvp(x, t, normalized_shape, weight, eps, t_weight):
+    torch = _root()
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    if t is None:
+        t = torch.zeros_like(x)
+    if eps is None:
+        eps = torch.finfo(x.dtype).eps
+    r = torch.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    y = x * r
+    out = t * r - y * r * r * (x * t).mean(dims, keepdim=True)
+    return _affine_jvp(out, y, None, weight, t_weight, None)
+
+
+# ---- elementwise composites and multilinear ops
+
+
+def _prelu_jvp(x, w, t_x, t_w):
+    torch = _root()
+    wv = w.reshape([-1] + [1] * (x.dim() - 2)) if x.dim() >= 2 and w.numel() > 1 else w.reshape(())
+    pos = x > 0
+    out = None if t_x is None else torch.where(pos, t_x, wv * t_x)
+    if t_w is not None:
+        tw = t_w.reshape([-1] + [1] * (x.dim() - 2)) if x.dim() >= 2 and w.numel() > 1 else t_w.reshape(())
+        term = torch.where(pos, torch.zeros_like(x), x * tw)
+        out = term if out is None else out + term
+    return out
+
+
+def _einsum_jvp(equation, operands, t_operands):
+    """The sum over operands with a tangent of the einsum with that operand replaced by its tangent (einsum is
+    linear in each); the sublist form takes the generic JVP."""
+    torch = _root()
+    if not isinstance(equation, str):
+        return GENERIC
+    listed = len(operands) == 1 and isinstance(operands[0], (list, tuple))
+    ops = list(operands[0]) if listed else list(operands)
+    if listed:
+        tans = list(t_operands[0]) if t_operands and t_operands[0] is not None else [None] * len(ops)
+    else:
+        tans = list(t_operands) + [None] * (len(ops) - len(t_operands))
+    out = None
+    for i, t in enumerate(tans):
+        if t is None:
+            continue
+        term = torch.einsum(equation, *[t if j == i else o for j, o in enumerate(ops)])
+        out = term if out is None else out + term
+    return out
+
+
+# ---- more linear algebra
+
+
+def _pinv_jvp(A, P, dA):
+    """PyTorch's pinv_jvp (A's rank constant nearby), arranged for the smaller of the two sizes."""
+    m, n = A.shape[-2], A.shape[-1]
+    dAh, Ph = dA.mT, P.mT
+    if m <= n:
+        K = Ph @ dAh
+        return P @ (K - K.mT - K @ (A @ P)) + (dAh - P @ (A @ dAh)) @ (Ph @ P)
+    K = P @ dA
+    Kh = K.mT
+    return (Kh - K - (P @ A) @ Kh) @ P + (P @ Ph) @ (dAh - (dAh @ A) @ P)
+
+
+def _lstsq_jvp(A, B, t_A, t_B):
+    """The solution's tangent, d(pinv(A)) B + pinv(A) dB (PyTorch's linalg_lstsq_jvp); the other outputs have
+    none."""
+    torch = _root()
+    if A.is_complex():
+        return GENERIC
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    P = torch.linalg.pinv(A)
+    dX = None
+    if t_A is not None:
+        dX = _pinv_jvp(A, P, t_A) @ Bm
+    if t_B is not None:
+        term = P @ (t_B.unsqueeze(-1) if vector else t_B)
+        dX = term if dX is None else dX + term
+    return (dX.squeeze(-1) if vector else dX), None, None, None
+
+
+def _cond_jvp(A, t_A, p, result):
+    """The ratio of extreme singular values (p None, 2, -2) through their tangents; else norm(A) norm(A^-1)."""
+    torch = _root()
+    if A.is_complex():
+        return GENERIC
+    if p in (None, 2, -2):
+        U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+        dS = (U.mT @ t_A @ Vh.mT).diagonal(0, -2, -1)
+        big, small, dbig, dsmall = S[..., 0], S[..., -1], dS[..., 0], dS[..., -1]
+        if p == -2:
+            big, small, dbig, dsmall = small, big, dsmall, dbig
+        return (dbig * small - big * dsmall) / (small * small)
+    Ai = torch.linalg.inv(A)
+    nA, nAi = torch.linalg.matrix_norm(A, p), torch.linalg.matrix_norm(Ai, p)
+    dnA = _matrix_norm_jvp(A, t_A, p, (-2, -1), False, nA)
+    dnAi = _matrix_norm_jvp(Ai, -(Ai @ t_A @ Ai), p, (-2, -1), False, nAi)
+    return dnA * nAi + nA * dnAi
+
+
+def _tensorinv_jvp(A, t, ind, result):
+    """The matrix inverse's -A^-1 dA A^-1 in tensorinv's reshaped (prod(A.shape[:ind]), rest) matrix form."""
+    m = 1
+    for s in A.shape[:ind]:
+        m *= s
+    Ai = result.reshape(-1, m)
+    return (-(Ai @ t.reshape(m, -1) @ Ai)).reshape(tuple(result.shape))
+
+
+def _tensorsolve_jvp(A, B, t_A, t_B, dims, result):
+    """tensorsolve as the solve of A reshaped to (B.numel(), X.numel()) against B flattened."""
+    torch = _root()
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        ends = list(range(A.dim() - len(dims), A.dim()))
+        A = A.movedim(dims, ends)
+        t_A = None if t_A is None else t_A.movedim(dims, ends)
+    Am = A.reshape(B.numel(), -1)
+    x = result.reshape(-1)
+    rhs = torch.zeros(B.numel(), dtype=result.dtype, device=result.device) if t_B is None else t_B.reshape(-1)
+    if t_A is not None:
+        rhs = rhs - t_A.reshape(B.numel(), -1) @ x
+    return torch.linalg.solve(Am, rhs).reshape(tuple(result.shape))
+
+
+def _lu_parts(P, L, U, t_A):
+    """(dL, dU) of a square A = P L U: X = L^-1 P^T dA U^-1, dL = L tril(X, -1), dU = triu(X) U."""
+    torch = _root()
+    X = torch.linalg.solve_triangular(L, P.mT @ t_A, upper=False, unitriangular=True)
+    X = torch.linalg.solve_triangular(U, X, upper=True, left=False)
+    return L @ X.tril(-1), X.triu() @ U
+
+
+def _lu_jvp(A, t_A, result):
+    if A.is_complex() or A.shape[-1] != A.shape[-2]:
+        return GENERIC
+    P, L, U = result
+    dL, dU = _lu_parts(P, L, U, t_A)
+    return None, dL, dU
+
+
+def _lu_factor_jvp(A, t_A, result):
+    """The packed factor's tangent, tril(dL, -1) + dU (square A)."""
+    torch = _root()
+    if A.is_complex() or A.shape[-1] != A.shape[-2]:
+        return GENERIC
+    P, L, U = torch.lu_unpack(result[0], result[1])
+    dL, dU = _lu_parts(P, L, U, t_A)
+    return (dL.tril(-1) + dU,) + (None,) * (len(result) - 1)
+
+
+def _matrix_power_jvp(A, t, n):
+    """d(A^n) = sum_k A^k dA A^(n-1-k); a negative power is the positive power of A^-1, dA^-1 = -A^-1 dA A^-1."""
+    torch = _root()
+    if n == 0:
+        return torch.zeros_like(A)
+    if n < 0:
+        B = torch.linalg.inv(A)
+        t, A, n = -(B @ t @ B), B, -n
+    powers = [None] * n
+    powers[0] = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape))
+    for k in range(1, n):
+        powers[k] = powers[k - 1] @ A
+    out = None
+    for k in range(n):
+        term = powers[k] @ t @ powers[n - 1 - k]
+        out = term if out is None else out + term
+    return out
+
+
+def _gram_t(L, t_L, upper):
+    """The tangent of L L^T (lower) or U^T U (upper) from its factor's."""
+    return t_L.mT @ L + L.mT @ t_L if upper else t_L @ L.mT + L @ t_L.mT
+
+
+def _cholesky_solve_jvp(B, L, t_B, t_L, upper, result):
+    """X = A^-1 B, A = L L^T: dX = A^-1 (dB - dA X)."""
+    rhs = t_B
+    if t_L is not None:
+        term = -(_gram_t(L, t_L, upper) @ result)
+        rhs = term if rhs is None else rhs + term
+    return _root().cholesky_solve(rhs, L, upper)
+
+
+def _cholesky_inverse_jvp(L, t_L, upper, result):
+    return -(result @ _gram_t(L, t_L, upper) @ result)
+
+
+# ---- more losses and pools
+
+
+def _clamp_bound_jvp(x, bound, t_x, t_bound, lower):
+    """clamp_min/clamp_max: the input's tangent where it is kept (x >= min, x <= max), the bound's elsewhere."""
+    torch = _root()
+    keep = x >= bound if lower else x <= bound
+    out = None if t_x is None else torch.where(keep, t_x, torch.zeros_like(t_x))
+    if t_bound is not None:
+        term = torch.where(keep, torch.zeros_like(t_bound), t_bound)
+        out = term if out is None else out + term
+    return out
+
+
+def _hinge_embedding_jvp(x, y, t, margin, reduction):
+    """x where target != -1, plus max(0, margin - x) where target != 1 (PyTorch's composition)."""
+    torch = _root()
+    zero = torch.zeros_like(t)
+    tan = torch.where(y != -1, t, zero) + torch.where((y != 1) & (margin - x >= 0), -t, zero)
+    return _reduce(tan, reduction)
+
+
+def _soft_margin_jvp(x, y, t, reduction):
+    return _reduce(-t * y * _root().sigmoid(-y * x), reduction)
+
+
+def _cosine_embedding_jvp(x1, x2, y, t1, t2, margin, reduction):
+    """1 - cos where target == 1, max(0, cos - margin) where target == -1, cos with PyTorch's 1e-12 in each
+    squared magnitude."""
+    torch = _root()
+    d = y.dim()
+    t1 = torch.zeros_like(x1) if t1 is None else t1
+    t2 = torch.zeros_like(x2) if t2 is None else t2
+    dot = (x1 * x2).sum(d)
+    m1 = (x1 * x1).sum(d) + 1e-12
+    m2 = (x2 * x2).sum(d) + 1e-12
+    den = (m1 * m2).sqrt()
+    cos = dot / den
+    ddot = (t1 * x2 + x1 * t2).sum(d)
+    dm1, dm2 = 2 * (x1 * t1).sum(d), 2 * (x2 * t2).sum(d)
+    dcos = ddot / den - cos * (dm1 * m2 + m1 * dm2) / (2 * den * den)
+    zero = torch.zeros_like(dcos)
+    tan = torch.where(y == 1, -dcos, zero) + torch.where((y == -1) & (cos - margin >= 0), dcos, zero)
+    return _reduce(tan, reduction)
+
+
+def _multi_margin_jvp(x, target, t, p, margin, weight, reduction):
+    """sum_{j != y} max(0, margin - x[y] + x[j])^p (times weight[y]) / C per sample: each active term's tangent
+    t[j] - t[y] (times p z^(p-1))."""
+    nd = x.dim()
+    c = x.shape[-1] if nd else 1
+    xs, ts = x.reshape(-1, c), t.reshape(-1, c)
+    idx = target.reshape(-1, 1)
+    z = margin - xs.gather(1, idx) + xs
+    dz = ts - ts.gather(1, idx)
+    active = (z > 0).scatter(1, idx, False)  # the target's own term is left out
+    per = dz * active * (2 * z if p == 2 else 1)
+    if weight is not None:
+        per = per * weight.index_select(0, idx.reshape(-1)).unsqueeze(1)
+    per = per.sum(1) / c
+    if nd <= 1:
+        per = per.reshape(())
+    return _reduce(per, reduction)
+
+
+def _gaussian_nll_jvp(x, target, var, t_x, t_target, t_var, eps, reduction):
+    """0.5 (log v + (x - target)^2 / v), v = max(var, eps) with the clamp invisible to the tangent (PyTorch's);
+    a var with one dim less than the input is broadcast along its last."""
+    torch = _root()
+    if not _is_tensor(var):
+        var, t_var = torch.full_like(x, float(var)), None
+    if tuple(var.shape) != tuple(x.shape) and tuple(x.shape[:-1]) == tuple(var.shape):
+        var = var.unsqueeze(-1)
+        t_var = None if t_var is None else t_var.unsqueeze(-1)
+    v = var.clamp(min=eps)
+    d = x - target
+    tan = d * _difference_t(t_x, t_target, d) / v
+    if t_var is not None:
+        tan = tan + 0.5 * t_var * (1 / v - d * d / (v * v))
+    return _reduce(tan, reduction)
+
+
+def _poisson_nll_jvp(x, y, t_x, t_y, log_input, full, eps, reduction):
+    """exp(x) - y x (log_input) or x - y log(x + eps), plus Stirling's y log y - y + log(2 pi y) / 2 where
+    y > 1 when full."""
+    torch = _root()
+    tan = None
+    if t_x is not None:
+        tan = t_x * (torch.exp(x) - y if log_input else 1 - y / (x + eps))
+    if t_y is not None:
+        d = -x if log_input else -torch.log(x + eps)
+        if full:
+            safe = torch.where(y > 1, y, torch.ones_like(y))
+            d = d + torch.where(y > 1, torch.log(safe) + 0.5 / safe, torch.zeros_like(y))
+        term = t_y * d
+        tan = term if tan is None else tan + term
+    if tan is None:
+        tan = torch.zeros_like(x)
+    return _reduce(tan, reduction)
+
+
+def _lp_pool_jvp(avg_pool, nd, x, t, norm_type, kernel_size, stride, ceil_mode, result):
+    """out = (sum over the window of x^p)^(1/p): d out = sum(x^(p-1) t) * out^(1-p) (PyTorch's NaN where the
+    window sums to 0); the inf norm (a max pool) takes the generic JVP."""
+    if math.isinf(float(norm_type)):
+        return GENERIC
+    ks = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * nd
+    k = 1
+    for v in ks:
+        k *= v
+    s = avg_pool(
+        x.pow(norm_type - 1) * t, kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode
+    )
+    return s * k * result.pow(1 - norm_type)
+
+
+def _logcumsumexp_jvp(x, t, dim, result):
+    """d y_k = sum_{j <= k} exp(x_j - y_k) t_j, accumulated against the max along dim for range."""
+    torch = _root()
+    if x.dim() == 0:
+        return t.clone()
+    m = x.amax(dim, keepdim=True)
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    return torch.cumsum(t * torch.exp(x - m), dim) * torch.exp(m - result)
+
+
+def _block_diag_jvp(tensors, t_tensors):
+    torch = _root()
+    tans = list(t_tensors) + [None] * (len(tensors) - len(t_tensors))
+    return torch.block_diag(*[torch.zeros_like(x) if t is None else t for x, t in zip(tensors, tans)])
+
+
+def _multi_dot_jvp(tensors, t_tensors):
+    """The chain is linear in each matrix: one chain per matrix with a (nonzero) tangent."""
+    torch = _root()
+    out = None
+    for i, t in enumerate(t_tensors):
+        if t is None:
+            continue
+        term = torch.linalg.multi_dot([t if j == i else m for j, m in enumerate(tensors)])
+        out = term if out is None else out + term
+    return out
+
+
+def _nanmean_jvp(x, t, dim, keepdim):
+    torch = _root()
+    ok = ~torch.isnan(x)
+    red = _reduce_dims(x, dim) if x.dim() else None
+    return torch.where(ok, t, torch.zeros_like(t)).sum(red, keepdim=keepdim) / ok.sum(red, keepdim=keepdim)
+
+
+def _median_jvp(x, t, result, args, kwargs):
+    """A dim median takes the chosen entry's tangent; the full one spreads it evenly over the entries equal to
+    the median (PyTorch's evenly_distribute_backward)."""
+    if isinstance(result, tuple):
+        dim = args[0] if args else kwargs.get("dim", -1)
+        keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+        return _take(t, result[1], dim, keepdim), None
+    mask = (x == result).to(t.dtype)
+    return (t * mask).sum() / mask.sum()
 
 
 # ------------------------------------------------------------------------------------------------ the table
@@ -452,7 +1391,29 @@ _COMPOSITE_RULES = {
         "jvp_end": "t_end * weight",
         "jvp_weight": "t_weight * (end - self)",
     },
-    "einsum": {"args": "equation, *operands", "jvp": GENERIC},
+    "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
+    "tensordot": {
+        "args": "a, b, dims=2, out=None",
+        "jvp_a": "tensordot(t_a, b, dims)",
+        "jvp_b": "tensordot(a, t_b, dims)",
+    },
+    "block_diag": {"args": "*tensors", "jvp": "_block_diag_jvp(tensors, t_tensors)"},
+    "linalg.multi_dot": {"args": "tensors, *, out=None", "jvp": "_multi_dot_jvp(tensors, t_tensors)"},
+    "kron": {
+        "args": "input, other, *, out=None",
+        "jvp_input": "kron(t_input, other)",
+        "jvp_other": "kron(input, t_other)",
+    },
+    "cross": {
+        "args": "input, other, dim=None, *, out=None",
+        "jvp_input": "cross(t_input, other, dim)",
+        "jvp_other": "cross(input, t_other, dim)",
+    },
+    "linalg.cross": {
+        "args": "input, other, *, dim=-1, out=None",
+        "jvp_input": "linalg.cross(t_input, other, dim=dim)",
+        "jvp_other": "linalg.cross(input, t_other, dim=dim)",
+    },
     "F.linear": {
         "args": "input, weight, bias=None",
         "jvp_input": "F.linear(t_input, weight)",
@@ -494,6 +1455,14 @@ _COMPOSITE_RULES = {
     "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
     "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
     "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
+    "F.softshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
+    "F.hardshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
+    "F.tanhshrink": {"args": "input", "jvp": "t_input * tanh(input) * tanh(input)"},
+    "F.prelu": {
+        "args": "input, weight",
+        "jvp": "_prelu_jvp(input, weight, t_input, t_weight)",
+        "keep_none": "1",
+    },
     "F.softmin": {
         "args": "input, dim=None, _stacklevel=3, dtype=None",
         "jvp": "-result * (t_input.to(result.dtype) - (t_input.to(result.dtype) * result).sum("
@@ -532,18 +1501,136 @@ _COMPOSITE_RULES = {
         "jvp": "_layer_norm_jvp(input, normalized_shape, weight, bias, eps, t_input, t_weight, t_bias)",
         "keep_none": "1",
     },
+    "F.batch_norm": {
+        "args": "input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05",
+        "jvp": "_batch_norm_jvp(input, t_input, running_mean, running_var, weight, training, eps, t_running_mean, "
+        "t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "batch_norm": {
+        "args": "input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled",
+        "jvp": "_batch_norm_jvp(input, t_input, running_mean, running_var, weight, training, eps, t_running_mean, "
+        "t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "F.instance_norm": {
+        "args": "input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, "
+        "momentum=0.1, eps=1e-05",
+        "jvp": "_instance_norm_jvp(input, t_input, running_mean, running_var, weight, use_input_stats, eps, "
+        "t_running_mean, t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "instance_norm": {
+        "args": "input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled",
+        "jvp": "_instance_norm_jvp(input, t_input, running_mean, running_var, weight, use_input_stats, eps, "
+        "t_running_mean, t_running_var, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "F.group_norm": {
+        "args": "input, num_groups, weight=None, bias=None, eps=1e-05",
+        "jvp": "_group_norm_jvp(input, t_input, num_groups, weight, eps, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "group_norm": {
+        "args": "input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True",
+        "jvp": "_group_norm_jvp(input, t_input, num_groups, weight, eps, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "layer_norm": {
+        "args": "input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True",
+        "jvp": "_layer_norm_jvp(input, normalized_shape, weight, bias, eps, t_input, t_weight, t_bias)",
+        "keep_none": "1",
+    },
+    "F.scaled_dot_product_attention": {
+        "args": "query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False",
+        "jvp": "_sdpa_jvp(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, t_query, t_key, "
+        "t_value, t_attn_mask)",
+        "keep_none": "1",
+    },
     "F.mse_loss": {
         "args": "input, target, size_average=None, reduce=None, reduction='mean', weight=None",
-        "jvp": "_mse_jvp(input, target, t_input, t_target, size_average, reduce, reduction, weight)",
+        "jvp": "_mse_jvp(input, target, t_input, t_target, size_average, reduce, reduction, weight, t_weight, "
+        "result)",
+        "keep_none": "1",
+    },
+    "F.l1_loss": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean', weight=None",
+        "jvp": "_l1_jvp(input, target, t_input, t_target, size_average, reduce, reduction, weight, t_weight, result)",
+        "keep_none": "1",
+    },
+    "F.smooth_l1_loss": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean', beta=1.0",
+        "jvp": "_smooth_l1_jvp(input, target, t_input, t_target, size_average, reduce, reduction, beta)",
+        "keep_none": "1",
+    },
+    "F.huber_loss": {
+        "args": "input, target, reduction='mean', delta=1.0, weight=None",
+        "jvp": "_huber_jvp(input, target, t_input, t_target, reduction, delta, weight, t_weight)",
+        "keep_none": "1",
+    },
+    "F.binary_cross_entropy": {
+        "args": "input, target, weight=None, size_average=None, reduce=None, reduction='mean'",
+        "jvp": "_bce_jvp(input, target, t_input, t_target, weight, size_average, reduce, reduction, t_weight)",
+        "keep_none": "1",
+    },
+    "F.binary_cross_entropy_with_logits": {
+        "args": "input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None",
+        "jvp": "_bce_logits_jvp(input, target, t_input, t_target, weight, size_average, reduce, reduction, "
+        "pos_weight, t_weight, t_pos_weight)",
+        "keep_none": "1",
+    },
+    "F.kl_div": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean', log_target=False",
+        "jvp": "_kl_div_jvp(input, target, t_input, t_target, size_average, reduce, reduction, log_target)",
         "keep_none": "1",
     },
     "F.cross_entropy": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, "
         "reduction='mean', label_smoothing=0.0",
         "jvp": "_cross_entropy_jvp(input, target, t_input, t_target, weight, ignore_index, reduction, "
-        "label_smoothing, size_average, reduce)",
+        "label_smoothing, size_average, reduce, t_weight)",
         "keep_none": "1",
     },
+    "F.hinge_embedding_loss": {
+        "args": "input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'",
+        "jvp": "_hinge_embedding_jvp(input, target, t_input, margin, _loss_reduction(size_average, reduce, "
+        "reduction))",
+    },
+    "F.soft_margin_loss": {
+        "args": "input, target, size_average=None, reduce=None, reduction='mean'",
+        "jvp_input": "_soft_margin_jvp(input, target, t_input, _loss_reduction(size_average, reduce, reduction))",
+    },
+    "F.cosine_embedding_loss": {
+        "args": "input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'",
+        "jvp": "_cosine_embedding_jvp(input1, input2, target, t_input1, t_input2, margin, "
+        "_loss_reduction(size_average, reduce, reduction))",
+        "keep_none": "1",
+    },
+    "F.multi_margin_loss": {
+        "args": "input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean'",
+        "jvp_input": "_multi_margin_jvp(input, target, t_input, p, margin, weight, "
+        "_loss_reduction(size_average, reduce, reduction))",
+    },
+    # composites of ops that have rules: run on the duals as written (a path through a _C builtin, such as
+    # triplet_margin_loss's swap, falls back to the generic JVP with its warning)
+    "F.poisson_nll_loss": {
+        "args": "input, target, log_input=True, full=False, size_average=None, eps=1e-08, reduce=None, "
+        "reduction='mean'",
+        "jvp": "_poisson_nll_jvp(input, target, t_input, t_target, log_input, full, eps, "
+        "_loss_reduction(size_average, reduce, reduction))",
+        "keep_none": "1",
+    },
+    "F.gaussian_nll_loss": {
+        "args": "input, target, var, full=False, eps=1e-06, reduction='mean'",
+        "jvp": "_gaussian_nll_jvp(input, target, var, t_input, t_target, t_var, eps, reduction)",
+        "keep_none": "1",
+    },
+    "F.margin_ranking_loss": COMPOSITE,
+    "F.multilabel_soft_margin_loss": COMPOSITE,
+    "F.triplet_margin_loss": COMPOSITE,
+    "F.local_response_norm": COMPOSITE,
+    "F.embedding_bag": COMPOSITE,
+    # (no weight term: PyTorch's nll_loss is not differentiable in its class weights and drops their tangent)
     "F.nll_loss": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'",
         "jvp_input": "F.nll_loss(t_input, target, weight, size_average, ignore_index, reduce, reduction)",
@@ -565,7 +1652,31 @@ _COMPOSITE_RULES = {
     "amax": _MAX,
     "amin": _MIN,
     "norm": {"args": "self, *args, **kwargs", "jvp": "_norm_jvp(t_self, self, result, args, kwargs)"},
+    "logcumsumexp": {"args": "self, dim", "jvp": "_logcumsumexp_jvp(self, t_self, dim, result)"},
+    "cummax": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
+    "cummin": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
+    "nanmean": {
+        "args": "self, dim=None, keepdim=False, *, dtype=None, out=None",
+        "jvp": "_nanmean_jvp(self, t_self, dim, keepdim)",
+    },
+    "median": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
+    "nanmedian": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
+    "dist": {
+        "args": "self, other, p=2",
+        "jvp": "_vector_norm_jvp(self - other, _difference_t(t_self, t_other, self - other), p, None, False, result)",
+        "keep_none": "1",
+    },
     "clamp": _CLAMP,
+    "clamp_min": {
+        "args": "self, min",
+        "jvp": "_clamp_bound_jvp(self, min, t_self, t_min, True)",
+        "keep_none": "1",
+    },
+    "clamp_max": {
+        "args": "self, max",
+        "jvp": "_clamp_bound_jvp(self, max, t_self, t_max, False)",
+        "keep_none": "1",
+    },
     "clip": _CLAMP,
     "trace": _LINEAR,
     # ---- composites: shape and indexing (linear in self: the op applied to the tangent)
@@ -636,11 +1747,153 @@ _COMPOSITE_RULES = {
         "args": "input, pad, mode='constant', value=None",
         "jvp": "F.pad(t_input, pad, mode, 0.0 if mode == 'constant' else value)",
     },
+    # pools: the average ones are linear (the tangent pooled), the max ones pick the tangent at the argmax
     "F.avg_pool1d": {"args": "input, *args, **kwargs", "jvp": "F.avg_pool1d(t_input, *args, **kwargs)"},
     "F.avg_pool2d": {"args": "input, *args, **kwargs", "jvp": "F.avg_pool2d(t_input, *args, **kwargs)"},
+    "F.avg_pool3d": {"args": "input, *args, **kwargs", "jvp": "F.avg_pool3d(t_input, *args, **kwargs)"},
+    "F.adaptive_avg_pool1d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.adaptive_avg_pool1d(t_input, *args, **kwargs)",
+    },
     "F.adaptive_avg_pool2d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.adaptive_avg_pool2d(t_input, *args, **kwargs)",
+    },
+    "F.adaptive_avg_pool3d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.adaptive_avg_pool3d(t_input, *args, **kwargs)",
+    },
+    "F.max_pool1d": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
+        "primal": "_max_pool_primal(F.max_pool1d_with_indices, return_indices, input, kernel_size, stride, "
+        "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, aux, kernel_size, "
+        "stride, padding, dilation, ceil_mode)",
+    },
+    "F.max_pool1d_with_indices": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 1), None)",
+    },
+    "F.adaptive_max_pool1d": {
+        "args": "input, output_size, return_indices=False",
+        "primal": "_max_pool_primal(F.adaptive_max_pool1d_with_indices, return_indices, input, output_size)",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool1d_with_indices, 1, input, t_input, result, aux, "
+        "output_size)",
+    },
+    "F.adaptive_max_pool1d_with_indices": {
+        "args": "input, output_size, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 1), None)",
+    },
+    "F.max_pool2d": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
+        "primal": "_max_pool_primal(F.max_pool2d_with_indices, return_indices, input, kernel_size, stride, "
+        "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, aux, kernel_size, "
+        "stride, padding, dilation, ceil_mode)",
+    },
+    "F.max_pool2d_with_indices": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 2), None)",
+    },
+    "F.adaptive_max_pool2d": {
+        "args": "input, output_size, return_indices=False",
+        "primal": "_max_pool_primal(F.adaptive_max_pool2d_with_indices, return_indices, input, output_size)",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool2d_with_indices, 2, input, t_input, result, aux, "
+        "output_size)",
+    },
+    "F.adaptive_max_pool2d_with_indices": {
+        "args": "input, output_size, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 2), None)",
+    },
+    "F.max_pool3d": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False",
+        "primal": "_max_pool_primal(F.max_pool3d_with_indices, return_indices, input, kernel_size, stride, "
+        "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
+        "stride, padding, dilation, ceil_mode)",
+    },
+    "F.max_pool3d_with_indices": {
+        "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 3), None)",
+    },
+    "F.adaptive_max_pool3d": {
+        "args": "input, output_size, return_indices=False",
+        "primal": "_max_pool_primal(F.adaptive_max_pool3d_with_indices, return_indices, input, output_size)",
+        "jvp": "_max_pool_rule(F.adaptive_max_pool3d_with_indices, 3, input, t_input, result, aux, "
+        "output_size)",
+    },
+    "F.adaptive_max_pool3d_with_indices": {
+        "args": "input, output_size, return_indices=True",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 3), None)",
+    },
+    "F.lp_pool1d": {
+        "args": "input, norm_type, kernel_size, stride=None, ceil_mode=False",
+        "jvp": "_lp_pool_jvp(F.avg_pool1d, 1, input, t_input, norm_type, kernel_size, stride, ceil_mode, result)",
+    },
+    "F.lp_pool2d": {
+        "args": "input, norm_type, kernel_size, stride=None, ceil_mode=False",
+        "jvp": "_lp_pool_jvp(F.avg_pool2d, 2, input, t_input, norm_type, kernel_size, stride, ceil_mode, result)",
+    },
+    "F.lp_pool3d": {
+        "args": "input, norm_type, kernel_size, stride=None, ceil_mode=False",
+        "jvp": "_lp_pool_jvp(F.avg_pool3d, 3, input, t_input, norm_type, kernel_size, stride, ceil_mode, result)",
+    },
+    # the torch-level spellings (an empty stride is the kernel size; adaptive_max_pool1d returns its indices)
+    "max_pool1d": {
+        "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+        "primal": "_max_pool_primal(F.max_pool1d_with_indices, False, input, kernel_size, _pool_stride(stride), "
+        "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool1d_with_indices, 1, input, t_input, result, aux, kernel_size, "
+        "_pool_stride(stride), padding, dilation, ceil_mode)",
+    },
+    "max_pool2d": {
+        "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+        "primal": "_max_pool_primal(F.max_pool2d_with_indices, False, input, kernel_size, _pool_stride(stride), "
+        "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool2d_with_indices, 2, input, t_input, result, aux, kernel_size, "
+        "_pool_stride(stride), padding, dilation, ceil_mode)",
+    },
+    "max_pool3d": {
+        "args": "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+        "primal": "_max_pool_primal(F.max_pool3d_with_indices, False, input, kernel_size, _pool_stride(stride), "
+        "padding, dilation, ceil_mode)",
+        "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
+        "_pool_stride(stride), padding, dilation, ceil_mode)",
+    },
+    "adaptive_max_pool1d": {
         "args": "input, output_size",
-        "jvp": "F.adaptive_avg_pool2d(t_input, output_size)",
+        "jvp": "(_max_pool_jvp(t_input, result[1], 1), None)",
+    },
+    "avg_pool1d": {"args": "input, *args, **kwargs", "jvp": "avg_pool1d(t_input, *args, **kwargs)"},
+    "adaptive_avg_pool1d": {
+        "args": "input, *args, **kwargs",
+        "jvp": "adaptive_avg_pool1d(t_input, *args, **kwargs)",
+    },
+    # rearrangements, linear in the input
+    "F.pixel_shuffle": {"args": "input, *args, **kwargs", "jvp": "F.pixel_shuffle(t_input, *args, **kwargs)"},
+    "F.pixel_unshuffle": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.pixel_unshuffle(t_input, *args, **kwargs)",
+    },
+    "F.channel_shuffle": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.channel_shuffle(t_input, *args, **kwargs)",
+    },
+    "F.unfold": {"args": "input, *args, **kwargs", "jvp": "F.unfold(t_input, *args, **kwargs)"},
+    "F.fold": {"args": "input, *args, **kwargs", "jvp": "F.fold(t_input, *args, **kwargs)"},
+    "pixel_shuffle": {"args": "input, *args, **kwargs", "jvp": "pixel_shuffle(t_input, *args, **kwargs)"},
+    "pixel_unshuffle": {"args": "input, *args, **kwargs", "jvp": "pixel_unshuffle(t_input, *args, **kwargs)"},
+    "channel_shuffle": {"args": "input, *args, **kwargs", "jvp": "channel_shuffle(t_input, *args, **kwargs)"},
+    # every interpolation mode is linear in the input (nearest, (bi/tri)linear, bicubic, area)
+    "F.interpolate": {"args": "input, *args, **kwargs", "jvp": "F.interpolate(t_input, *args, **kwargs)"},
+    "F.upsample": {"args": "input, *args, **kwargs", "jvp": "F.upsample(t_input, *args, **kwargs)"},
+    "F.upsample_nearest": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.upsample_nearest(t_input, *args, **kwargs)",
+    },
+    "F.upsample_bilinear": {
+        "args": "input, *args, **kwargs",
+        "jvp": "F.upsample_bilinear(t_input, *args, **kwargs)",
     },
     "F.embedding": {
         "args": "input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, "
@@ -690,10 +1943,141 @@ _COMPOSITE_RULES = {
         "jvp": "result * linalg.solve(A, t_A).diagonal(0, -2, -1).sum(-1)",
     },
     "det": {"args": "self", "jvp": "result * linalg.solve(self, t_self).diagonal(0, -2, -1).sum(-1)"},
+    "linalg.inv_ex": {
+        "args": "A, *, check_errors=False, out=None",
+        "jvp": "(-(result[0] @ t_A @ result[0]), None)",
+    },
     "linalg.solve": {
         "args": "A, B, *, left=True, out=None",
-        "jvp": GENERIC,
+        "jvp": "_solve_jvp(A, B, t_A, t_B, left, result)",
+        "keep_none": "1",
     },
+    "linalg.solve_ex": {
+        "args": "A, B, *, left=True, check_errors=False, out=None",
+        "jvp": "(_solve_jvp(A, B, t_A, t_B, left, result[0]), None)",
+        "keep_none": "1",
+    },
+    "linalg.solve_triangular": {
+        "args": "A, B, *, upper, left=True, unitriangular=False, out=None",
+        "jvp": "_solve_triangular_jvp(A, B, t_A, t_B, upper, left, unitriangular, result)",
+        "keep_none": "1",
+    },
+    # the decompositions of real matrices (complex ones take the generic JVP through their backward)
+    "linalg.slogdet": {
+        "args": "A, *, out=None",
+        "jvp": "GENERIC if A.is_complex() else (zeros_like(result[0]), _logabsdet_jvp(A, t_A))",
+    },
+    "slogdet": {
+        "args": "input",
+        "jvp": "GENERIC if input.is_complex() else (zeros_like(result[0]), _logabsdet_jvp(input, t_input))",
+    },
+    "logdet": {"args": "input", "jvp": "GENERIC if input.is_complex() else _logabsdet_jvp(input, t_input)"},
+    "linalg.cholesky": {
+        "args": "A, *, upper=False, out=None",
+        "jvp": "GENERIC if A.is_complex() else _cholesky_jvp(result, t_A, upper)",
+    },
+    "linalg.cholesky_ex": {
+        "args": "A, *, upper=False, check_errors=False, out=None",
+        "jvp": "GENERIC if A.is_complex() else (_cholesky_jvp(result[0], t_A, upper), None)",
+    },
+    "linalg.qr": {
+        "args": "A, mode='reduced', *, out=None",
+        "jvp": "GENERIC if A.is_complex() else _qr_jvp(A, t_A, mode, result)",
+    },
+    "linalg.eigh": {
+        "args": "A, UPLO='L', *, out=None",
+        "jvp": "GENERIC if A.is_complex() else _eigh_jvp(t_A, result)",
+    },
+    "linalg.eigvalsh": {
+        "args": "A, UPLO='L', *, out=None",
+        "jvp": "GENERIC if A.is_complex() else _eigvalsh_jvp(A, t_A, UPLO)",
+    },
+    "linalg.svd": {
+        "args": "A, full_matrices=True, *, driver=None, out=None",
+        "jvp": "GENERIC if A.is_complex() else _svd_jvp(A, t_A, full_matrices, result)",
+    },
+    "svd": {
+        "args": "input, some=True, compute_uv=True, *, out=None",
+        "jvp": "GENERIC if input.is_complex() else _torch_svd_jvp(input, t_input, some, compute_uv, result)",
+    },
+    "linalg.svdvals": {
+        "args": "A, *, driver=None, out=None",
+        "jvp": "GENERIC if A.is_complex() else _svdvals_jvp(A, t_A)",
+    },
+    "linalg.matrix_exp": {"args": "A", "jvp": "_matrix_exp_jvp(A, t_A)"},
+    "linalg.matrix_power": {"args": "A, n, *, out=None", "jvp": "_matrix_power_jvp(A, t_A, n)"},
+    "linalg.pinv": {
+        "args": "A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None",
+        "jvp": "GENERIC if A.is_complex() else _pinv_jvp(A, result, t_A)",
+    },
+    "pinverse": {"args": "input, rcond=1e-15", "jvp": "_pinv_jvp(input, result, t_input)"},
+    "linalg.lstsq": {
+        "args": "A, B, rcond=None, *, driver=None",
+        "jvp": "_lstsq_jvp(A, B, t_A, t_B)",
+        "keep_none": "1",
+    },
+    "linalg.cond": {"args": "A, p=None, *, out=None", "jvp": "_cond_jvp(A, t_A, p, result)"},
+    "linalg.tensorinv": {"args": "A, ind=2, *, out=None", "jvp": "_tensorinv_jvp(A, t_A, ind, result)"},
+    "linalg.tensorsolve": {
+        "args": "A, B, dims=None, *, out=None",
+        "jvp": "_tensorsolve_jvp(A, B, t_A, t_B, dims, result)",
+        "keep_none": "1",
+    },
+    "linalg.lu": {"args": "A, *, pivot=True, out=None", "jvp": "_lu_jvp(A, t_A, result)"},
+    "linalg.lu_factor": {"args": "A, *, pivot=True, out=None", "jvp": "_lu_factor_jvp(A, t_A, result)"},
+    "linalg.lu_factor_ex": {
+        "args": "A, *, pivot=True, check_errors=False, out=None",
+        "jvp": "_lu_factor_jvp(A, t_A, result)",
+    },
+    "matrix_power": {"args": "input, n", "jvp": "_matrix_power_jvp(input, t_input, n)"},
+    "cholesky_solve": {
+        "args": "B, L, upper=False, *, out=None",
+        "jvp": "_cholesky_solve_jvp(B, L, t_B, t_L, upper, result)",
+        "keep_none": "1",
+    },
+    "cholesky_inverse": {
+        "args": "L, upper=False, *, out=None",
+        "jvp": "_cholesky_inverse_jvp(L, t_L, upper, result)",
+    },
+    # norms and distances (real inputs; complex ones take the generic JVP)
+    "linalg.vector_norm": {
+        "args": "x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None",
+        "jvp": "_vector_norm_jvp(x, t_x, ord, dim, keepdim, result)",
+    },
+    "linalg.matrix_norm": {
+        "args": "A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None",
+        "jvp": "_matrix_norm_jvp(A, t_A, ord, dim, keepdim, result)",
+    },
+    "linalg.norm": {
+        "args": "A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None",
+        "jvp": "_linalg_norm_jvp(A, t_A, ord, dim, keepdim, result)",
+    },
+    "cdist": {
+        "args": "x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'",
+        "jvp": "_cdist_jvp(x1, x2, t_x1, t_x2, p, result)",
+        "keep_none": "1",
+    },
+    "F.pairwise_distance": {
+        "args": "x1, x2, p=2.0, eps=1e-06, keepdim=False",
+        "jvp": "_pairwise_distance_jvp(x1, x2, t_x1, t_x2, p, eps, keepdim, result)",
+        "keep_none": "1",
+    },
+    "F.pdist": {"args": "input, p=2.0", "jvp": "_pdist_jvp(input, t_input, p, result)"},
+    "F.normalize": {
+        "args": "input, p=2.0, dim=1, eps=1e-12, out=None",
+        "jvp": "_normalize_jvp(input, t_input, p, dim, eps)",
+    },
+    "F.cosine_similarity": {
+        "args": "x1, x2, dim=1, eps=1e-08",
+        "jvp": "_cosine_similarity_jvp(x1, x2, t_x1, t_x2, dim, eps)",
+        "keep_none": "1",
+    },
+    "F.rms_norm": {
+        "args": "input, normalized_shape, weight=None, eps=None",
+        "jvp": "_rms_norm_jvp(input, t_input, normalized_shape, weight, eps, t_weight)",
+        "keep_none": "1",
+    },
+    "matrix_exp": {"args": "input", "jvp": "_matrix_exp_jvp(input, t_input)"},
 }
 
 
@@ -718,6 +2102,9 @@ JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
 # F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
 JVP_RULES["F.selu"] = JVP_RULES["selu"]
 JVP_RULES["F.celu"] = JVP_RULES["celu"]
+# nn.functional names that are torch's own functions reach forward AD under the torch-level key (same signature)
+for _name in ("hardshrink", "prelu", "pdist", "pairwise_distance", "cosine_similarity", "rms_norm"):
+    JVP_RULES.setdefault(_name, JVP_RULES["F." + _name])
 
 # torch.special's aliases of torch ops take their op's row (with its parameter names made explicit, since a
 # special.* row without `args` reads as a function of `input`)
@@ -771,7 +2158,7 @@ _HELPERS.update(math=math, GENERIC=GENERIC)
 class Rule:
     """A compiled row: binds a call's arguments by `args` and evaluates its expressions."""
 
-    __slots__ = ("generic", "joint", "keep_none", "key", "none", "signature", "terms")
+    __slots__ = ("composite", "generic", "joint", "keep_none", "key", "none", "primal", "signature", "terms")
 
     def __init__(self, key, row):
         self.key = key
@@ -780,11 +2167,13 @@ class Rule:
         params = row.get("args", default if unary_like else "input")
         self.signature = inspect.signature(eval(f"lambda {params}: None"))
         self.generic = row.get("jvp", "") == GENERIC and not any(k.startswith("jvp_") for k in row)
+        self.composite = row.get("jvp", "") == COMPOSITE
         self.none = "jvp" in row and row["jvp"] is None
         self.keep_none = bool(row.get("keep_none"))
         self.joint = None
+        self.primal = compile(row["primal"], f"<primal {key}>", "eval") if "primal" in row else None
         self.terms = {}
-        if not self.generic and not self.none:
+        if not self.generic and not self.none and not self.composite:
             if "jvp" in row:
                 self.joint = compile(row["jvp"], f"<jvp {key}>", "eval")
             for k, v in row.items():
@@ -797,7 +2186,17 @@ class Rule:
             args = (kwargs.pop("input"), *args)
         return self.signature.bind(*args, **kwargs), kwargs
 
-    def apply(self, args, kwargs, tangents, result, call_key=None):
+    def primal_result(self, args, kwargs):
+        """(result, aux) by the row's `primal` expression; None when it fails (the op then runs itself, raising
+        its own error for bad arguments)."""
+        try:
+            bound, _ = self._bind(args, kwargs)
+            bound.apply_defaults()
+            return eval(self.primal, {"__builtins__": __builtins__}, _Scope(bound.arguments))
+        except Exception:  # noqa: BLE001  (the op's own call reports what was wrong)
+            return None
+
+    def apply(self, args, kwargs, tangents, result, call_key=None, aux=None):
         """The output tangent(s) for primals args/kwargs, tangents {position or keyword: tangent}."""
         if self.none:
             return _NO_TANGENT
@@ -808,6 +2207,7 @@ class Rule:
         tb = self.signature.bind_partial(*targs, **tkw).arguments
         scope = _Scope(bound.arguments)
         scope["result"] = result
+        scope["aux"] = aux
         scope["op"] = _op_callable(call_key if call_key and call_key.startswith("Tensor.") else self.key)
         names = list(self.signature.parameters)
         if self.joint is not None:
@@ -815,7 +2215,10 @@ class Rule:
                 t = tb.get(n)
                 v = bound.arguments.get(n)
                 kind = self.signature.parameters[n].kind
-                if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    scope["t_" + n] = tuple(t) if t is not None else ()  # None for operands without one
+                    continue
+                if kind is inspect.Parameter.VAR_KEYWORD:
                     continue
                 if isinstance(v, (list, tuple)) and any(_is_tensor(x) for x in v):
                     t = list(t) if isinstance(t, (list, tuple)) else [None] * len(v)
@@ -876,7 +2279,7 @@ def get_rule(key):
         row = JVP_RULES.get(key)
         if row is None:
             return None
-        if row == GENERIC:
-            row = {"jvp": GENERIC}
+        if row in (GENERIC, COMPOSITE):
+            row = {"jvp": row}
         r = _compiled[key] = Rule(key, row)
     return r

@@ -1,6 +1,8 @@
 """minitorch.autograd.Function: custom forward/backward in Python, recorded as one node of the C++ graph."""
 
+import inspect
 import sys
+from collections import namedtuple
 
 from minitorch import _C
 from minitorch.autograd.grad_mode import no_grad
@@ -13,9 +15,16 @@ class FunctionCtx:
         """Keeps tensors for backward (read them there as ctx.saved_tensors); call it at most once in forward."""
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Keeps tensors for jvp (read them there as ctx.saved_tensors), as PyTorch's ctx.save_for_forward."""
+        self._saved_for_forward = tensors
+
     @property
     def saved_tensors(self):
-        """The tensors given to save_for_backward, checked against in-place changes since."""
+        """The tensors given to save_for_backward, checked against in-place changes since; in jvp, those given
+        to save_for_forward."""
+        if getattr(self, "_in_jvp", False) and hasattr(self, "_saved_for_forward"):
+            return tuple(self._saved_for_forward)
         saved = getattr(self, "_saved_tensors", None)
         if saved is not None:
             return saved
@@ -42,13 +51,44 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+VmapInfo = namedtuple("VmapInfo", ["batch_size", "randomness"])
+VmapInfo.__doc__ = (
+    "What a Function's vmap staticmethod learns of the vmap it runs under (PyTorch's VmapInfo)."
+)
+
+
 class Function:
-    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with Subclass.apply(*args)."""
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with Subclass.apply(*args).
+
+    PyTorch 2's other style is supported too: forward(*args) without ctx plus a setup_context(ctx, inputs,
+    output) staticmethod that saves what backward/jvp need; setup_context's inputs are forward's arguments bound
+    to its parameters, defaults filled in, as PyTorch's. Keyword arguments of apply go to forward."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        """Computes the outputs from the inputs; override it (a staticmethod taking ctx first)."""
+        """Computes the outputs from the inputs; override it (a staticmethod taking ctx first, or, with
+        setup_context overridden, taking the inputs only)."""
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Called after a ctx-less forward with the inputs (a tuple) and forward's output: saves what backward and
+        jvp need on ctx. Override it together with a forward that takes no ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    # with True, vmap runs forward on the batched inputs (its ops batch themselves); minitorch also does so for a
+    # Function with neither this nor a vmap staticmethod, where PyTorch refuses
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The batching rule under torch.func.vmap: receives a VmapInfo (batch_size, randomness), each input's
+        batch dim (None for unbatched inputs; minitorch passes batched inputs with their batch dim at 0) and the
+        inputs, returns (output, out_dims) with the output's batch dims (None for an unbatched output)."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
+            "generate_vmap_rule=True."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -64,18 +104,31 @@ class Function:
         )
 
     @classmethod
-    def apply(cls, *args):
+    def _setup_context_style(cls):
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
         """Runs forward without recording and records one graph node whose backward is this class's; with dual
         tensors among the inputs, the outputs get the tangents of this class's jvp."""
+        if cls._setup_context_style():
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
         # no dual tensor exists before forward AD's module is loaded (and importing it here would circle)
         fad = sys.modules.get("minitorch.func._forward_ad")
         if fad is None or not fad._has_dual(args, None):
-            return cls._apply(FunctionCtx(), args)
+            if cls.vmap is not Function.vmap and not cls.generate_vmap_rule:
+                bt = sys.modules.get("minitorch.func._batched")
+                level = bt._max_level(args, kwargs) if bt is not None else -1
+                if level >= 0:
+                    return cls._apply_vmap(bt, level, args, kwargs)
+            return cls._apply(FunctionCtx(), args, kwargs)
         level = fad._max_level(args, {})
         tangents = {}
         pargs = tuple(fad._unwrap(a, level, tangents, i) for i, a in enumerate(args))
         ctx = FunctionCtx()
-        out = cls._apply(ctx, pargs)
+        out = cls._apply(ctx, pargs, kwargs)
         if not tangents:
             return out
         # PyTorch materializes the tangent of a tensor input that has none as zeros; None for the others
@@ -83,16 +136,44 @@ class Function:
             tangents[i] if i in tangents else (_C.zeros_like(a) if _C._is_tensor(a) else None)
             for i, a in enumerate(pargs)
         ]
-        tan = cls.jvp(ctx, *tans)
+        ctx._in_jvp = True
+        try:
+            tan = cls.jvp(ctx, *tans)
+        finally:
+            ctx._in_jvp = False
         if isinstance(out, tuple) and not isinstance(tan, tuple):
             tan = (tan,)
         return fad._attach(out, tan, level)
 
     @classmethod
-    def _apply(cls, ctx, args):
+    def _apply_vmap(cls, bt, level, args, kwargs):
+        """The class's own vmap staticmethod on the batched values (batch dim 0) of the innermost vmap level;
+        its outputs batched again at their out_dims."""
+        lvl = bt.level_of(level)
+        batched = [type(a) is bt.BatchedTensor and a._level == level for a in args]
+        in_dims = tuple(0 if b else None for b in batched)
+        values = tuple(a._value if b else a for a, b in zip(args, batched))
+        out, out_dims = cls.vmap(VmapInfo(lvl.size, lvl.randomness), in_dims, *values, **kwargs)
+
+        def rewrap(o, d):
+            if d is None or not bt.is_tensor_like(o):
+                return o
+            return bt.BatchedTensor(o.movedim(d, 0) if d != 0 else o, level)
+
+        if isinstance(out, tuple):
+            dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
+            return tuple(rewrap(o, d) for o, d in zip(out, dims))
+        return rewrap(out, out_dims)
+
+    @classmethod
+    def _apply(cls, ctx, args, kwargs):
         ctx.needs_input_grad = tuple(_C._is_tensor(a) and a.requires_grad for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args)
+            if cls._setup_context_style():
+                out = cls.forward(*args)
+                cls.setup_context(ctx, tuple(args), out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
             return out
         is_tuple = isinstance(out, tuple)

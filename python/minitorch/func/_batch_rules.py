@@ -365,7 +365,14 @@ def softmax_rule(key, level, args, kwargs):
 _TRAILING = {
     "diag_embed": 1,
     "linalg.inv": 2,
+    "linalg.inv_ex": 2,
     "inverse": 2,
+    "linalg.cholesky_ex": 2,
+    "linalg.lu_factor": 2,
+    "linalg.lu_factor_ex": 2,
+    "linalg.lu": 2,
+    "linalg.eig": 2,
+    "linalg.eigvals": 2,
     "linalg.det": 2,
     "det": 2,
     "logdet": 2,
@@ -384,6 +391,11 @@ _TRAILING = {
     "matrix_exp": 2,
     "linalg.matrix_power": 2,
     "matrix_power": 2,
+    "linalg.cond": 2,
+    "linalg.matrix_rank": 2,
+    "linalg.ldl_factor": 2,
+    "linalg.ldl_factor_ex": 2,
+    "linalg.vander": 1,
 }
 
 
@@ -451,13 +463,264 @@ def roll_rule(key, level, args, kwargs):
 
 @register_rule("cross", "linalg.cross")
 def cross_rule(key, level, args, kwargs):
-    """Batching rule of cross: with an explicit dim the operands broadcast to one logical rank and the dim
-    is shifted; dim=None (the first dim of size 3) runs per entry."""
-    return (
-        _broadcast_dim_op(key, level, args, kwargs, 2)
-        if _get(args, kwargs, 2, "dim") is not None
-        else fallback(key, level, args, kwargs)
-    )
+    """Batching rule of cross: both operands batched (an unbatched one expanded, a view), the dim shifted past the
+    batch dim; torch.cross's dim=None is the first dim of size 3 of the broadcast logical shape, linalg.cross's
+    default -1. Operands of different logical ranks, no dim of size 3 or a dim out of range run per entry, for
+    the op's own error."""
+    a, b = args[0], _get(args, kwargs, 1, "other")
+    if not (is_tensor_like(a) and is_tensor_like(b)) or _rank(a, level) != _rank(b, level):
+        return fallback(key, level, args, kwargs)
+    rank = _rank(a, level)
+    dim = kwargs.get("dim", -1) if key == "linalg.cross" else _get(args, kwargs, 2, "dim")
+    if dim is None:
+        try:
+            sizes = list(_broadcast_shape([tuple(a.shape), tuple(b.shape)]))
+        except RuntimeError:
+            return fallback(key, level, args, kwargs)
+        if 3 not in sizes:
+            return fallback(key, level, args, kwargs)
+        dim = sizes.index(3)
+    try:
+        dim = _shift(dim, rank)
+    except IndexError:
+        return fallback(key, level, args, kwargs)
+    if key == "linalg.cross":
+        kwargs = {**kwargs, "dim": dim}
+    else:
+        args, kwargs = _set(args, kwargs, 2, "dim", dim)
+    kwargs.pop("other", None)
+    return wrap(call(key, _physical(a, level), _physical(b, level), *args[2:], **kwargs), level)
+
+
+# ----------------------------------------------------------------------------------------------- torch.fft
+
+_FFT_1D = frozenset(["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+_FFT_2D = frozenset(["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2"])
+_FFT_ND = frozenset(["fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"])
+_FFT_SHIFT = frozenset(("fftshift", "ifftshift"))
+
+
+@register_rule(*("fft." + n for n in _FFT_1D | _FFT_2D | _FFT_ND | _FFT_SHIFT))
+def fft_rule(key, level, args, kwargs):
+    """Batching rule of torch.fft's transforms and shifts: the transformed dims, given or defaulted (-1, (-2, -1),
+    or every logical dim / the last len(s) ones for the n-dim transforms), are named explicitly as logical dims
+    shifted past the batch dim, so the batch dim is never transformed. Out-of-range dims and 0-dim entries run
+    per entry, for the op's own error."""
+    x = args[0]
+    if not _bt(x, level) or any(_bt(a, level) for a in list(args[1:]) + list(kwargs.values())):
+        return fallback(key, level, args, kwargs)
+    name = key[4:]
+    r = _rank(x, level)
+    pos = 1 if name in _FFT_SHIFT else 2
+    dim = _get(args, kwargs, pos, "dim", -1 if name in _FFT_1D else (-2, -1) if name in _FFT_2D else None)
+    if dim is None:
+        s = None if name in _FFT_SHIFT else _get(args, kwargs, 1, "s")
+        if s is not None and not isinstance(s, (tuple, list)):
+            return fallback(key, level, args, kwargs)
+        if s is not None and len(s) > r:
+            return fallback(key, level, args, kwargs)
+        dim = tuple(range(r)) if s is None else tuple(range(r - len(s), r))
+    if r == 0 or not isinstance(dim, (int, tuple, list)) or isinstance(dim, bool):
+        return fallback(key, level, args, kwargs)
+    try:
+        new = _shift_dims(dim, r)
+    except (IndexError, TypeError):
+        return fallback(key, level, args, kwargs)
+    args, kwargs = _set(args, kwargs, pos, "dim", new)
+    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+
+
+# ----------------------------------------------------------------------------------------------- linalg solves
+
+
+def _aligned(level, operands, cores):
+    """The values of a linalg op's operands (batched or not), each with `core` trailing dims (2 for a matrix, 1
+    for pivots), the batch dim in front and size-1 dims after it so that every operand has the same number of
+    batch dims: the op's own batch broadcasting then lines the logical batch dims up as without vmap, and an
+    operand's rank never reads differently from its logical one (solve's vector case)."""
+    brank = max(_rank(a, level) - c for a, c in zip(operands, cores))
+    out = []
+    for a, c in zip(operands, cores):
+        v = a._value if _bt(a, level) else a.unsqueeze(0)
+        out.append(_pad(v, brank + c - _rank(a, level)))
+    return out
+
+
+def _linalg_operands(key, level, args, kwargs, spec):
+    """(values, args, kwargs) for the operands named by spec [(position, name, core)], or None to run per
+    entry (an operand missing, not a tensor, or below its core rank: the op's own error)."""
+    ops = [_get(args, kwargs, pos, name) for pos, name, _ in spec]
+    if not all(is_tensor_like(a) for a in ops) or any(_rank(a, level) < c for a, (_, _, c) in zip(ops, spec)):
+        return None
+    vals = _aligned(level, ops, [c for *_, c in spec])
+    for (pos, name, _), v in zip(spec, vals):
+        args, kwargs = _set(args, kwargs, pos, name, v)
+    return args, kwargs
+
+
+@register_rule("linalg.solve", "linalg.solve_ex")
+def solve_rule(key, level, args, kwargs):
+    """Batching rule of linalg.solve(_ex): a vector right-hand side (PyTorch's rule, read on the logical shapes)
+    becomes a one-column matrix, then both operands go in with aligned batch dims."""
+    A, B = args[0], _get(args, kwargs, 1, "B")
+    if not (is_tensor_like(A) and is_tensor_like(B)) or A.dim() < 2 or B.dim() < 1:
+        return fallback(key, level, args, kwargs)
+    left = kwargs.get("left", True)
+    vector = left and (B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
+    if vector:
+        args, kwargs = _set(args, kwargs, 1, "B", call("Tensor.unsqueeze", B, -1))
+    got = _linalg_operands(key, level, args, kwargs, ((0, "A", 2), (1, "B", 2)))
+    if got is None:
+        return fallback(key, level, args, kwargs)
+    res = call(key, *got[0], **got[1])
+    if vector:
+        if key == "linalg.solve_ex":
+            res = type(res)((res[0].squeeze(-1), res[1]))
+        else:
+            res = res.squeeze(-1)
+    return wrap(res, level)
+
+
+def _matrix_operands_rule(spec):
+    """The rule of a linalg op whose operands are matrices (and pivots) with broadcast batch dims."""
+
+    def rule(key, level, args, kwargs):
+        got = _linalg_operands(key, level, args, kwargs, spec)
+        if got is None:
+            return fallback(key, level, args, kwargs)
+        return wrap(call(key, *got[0], **got[1]), level)
+
+    rule.__doc__ = "Batching rule of a linalg op over matrices: the operands go in with aligned batch dims."
+    return rule
+
+
+register_rule("linalg.solve_triangular")(_matrix_operands_rule(((0, "A", 2), (1, "B", 2))))
+register_rule("polar")(pointwise)
+register_rule("cholesky_solve")(_matrix_operands_rule(((0, "B", 2), (1, "L", 2))))
+register_rule("triangular_solve")(_matrix_operands_rule(((0, "b", 2), (1, "A", 2))))
+register_rule("linalg.lu_solve")(_matrix_operands_rule(((0, "LU", 2), (1, "pivots", 1), (2, "B", 2))))
+register_rule("cdist")(_matrix_operands_rule(((0, "x1", 2), (1, "x2", 2))))
+
+
+@register_rule("linalg.lstsq")
+def lstsq_rule(key, level, args, kwargs):
+    """Batching rule of linalg.lstsq: A and B (a vector B read on the logical shapes) with aligned batch dims;
+    the outputs LAPACK leaves empty (residuals, gels's rank) stay empty per entry."""
+    A, B = args[0], _get(args, kwargs, 1, "B")
+    if not (is_tensor_like(A) and is_tensor_like(B)) or A.dim() < 2 or B.dim() < 1:
+        return fallback(key, level, args, kwargs)
+    vector = B.dim() == A.dim() - 1
+    if vector:
+        args, kwargs = _set(args, kwargs, 1, "B", call("Tensor.unsqueeze", B, -1))
+    got = _linalg_operands(key, level, args, kwargs, ((0, "A", 2), (1, "B", 2)))
+    if got is None:
+        return fallback(key, level, args, kwargs)
+    res = call(key, *got[0], **got[1])
+    size = _size(level)
+    parts = [res[0].squeeze(-1) if vector else res[0]]
+    for r in res[1:]:
+        parts.append(r.new_empty((size, 0)) if r.numel() == 0 and r.dim() == 1 else r)
+    return wrap(type(res)(tuple(parts)), level)
+
+
+@register_rule("tensordot")
+def tensordot_rule(key, level, args, kwargs):
+    """Batching rule of tensordot with one batched operand: its contracted dims shifted past the batch dim, the
+    batch dim moved to the front of the result (after a's free dims when b is the batched one). Both batched,
+    or dims given as tensors, run per entry."""
+    a, b = args[0], _get(args, kwargs, 1, "b")
+    dims = _get(args, kwargs, 2, "dims", 2)
+    if (
+        not (is_tensor_like(a) and is_tensor_like(b))
+        or (_bt(a, level) and _bt(b, level))
+        or is_tensor_like(dims)
+        or kwargs.get("out") is not None
+    ):
+        return fallback(key, level, args, kwargs)
+    ra, rb = _rank(a, level), _rank(b, level)
+    if isinstance(dims, int):
+        if dims < 0 or dims > min(ra, rb):
+            return fallback(key, level, args, kwargs)
+        da, db = list(range(ra - dims, ra)), list(range(dims))
+    else:
+        da, db = dims
+        da, db = ([da] if isinstance(da, int) else list(da)), ([db] if isinstance(db, int) else list(db))
+    try:
+        da = [_wrap_dim(d, ra) for d in da]
+        db = [_wrap_dim(d, rb) for d in db]
+    except IndexError:
+        return fallback(key, level, args, kwargs)
+    if _bt(a, level):
+        res = call(key, a._value, b, ([d + 1 for d in da], db))
+        return wrap(res, level)
+    res = call(key, a, b._value, (da, [d + 1 for d in db]))
+    return wrap(call("Tensor.movedim", res, ra - len(da), 0), level)
+
+
+@register_rule("trapezoid", "cumulative_trapezoid")
+def trapezoid_rule(key, level, args, kwargs):
+    """Batching rule of trapezoid/cumulative_trapezoid: y's dim (keyword-only, -1 by default) shifted past the
+    batch dim; sample points x that are batched, or not 1-D, run per entry."""
+    y, x = args[0], _get(args, kwargs, 1, "x")
+    if not _bt(y, level) or _rank(y, level) == 0 or (is_tensor_like(x) and (_bt(x, level) or x.dim() != 1)):
+        return fallback(key, level, args, kwargs)
+    try:
+        dim = _shift(kwargs.get("dim", -1), _rank(y, level))
+    except IndexError:
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, y._value, *args[1:], **{**kwargs, "dim": dim}), level)
+
+
+@register_rule("bucketize")
+def bucketize_rule(key, level, args, kwargs):
+    """Batching rule of bucketize: elementwise in the input against unbatched boundaries."""
+    x, boundaries = args[0], _get(args, kwargs, 1, "boundaries")
+    if not _bt(x, level) or _bt(boundaries, level):
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+
+
+@register_rule("searchsorted")
+def searchsorted_rule(key, level, args, kwargs):
+    """Batching rule of searchsorted: an unbatched 1-D sorted sequence serves every entry's values; a batched
+    1-D one with batched 1-D values becomes searchsorted's own batched form (matching leading dims)."""
+    seq, values = args[0], _get(args, kwargs, 1, "input")
+    if kwargs.get("sorter") is not None or not is_tensor_like(values) or not is_tensor_like(seq):
+        return fallback(key, level, args, kwargs)
+    rest = {k: v for k, v in kwargs.items() if k != "input"}
+    if not _bt(seq, level) and seq.dim() == 1:
+        return wrap(call(key, seq, _physical(values, level), **rest), level)
+    if _bt(seq, level) and _bt(values, level) and _rank(seq, level) == 1 and _rank(values, level) == 1:
+        return wrap(call(key, seq._value, values._value, **rest), level)
+    return fallback(key, level, args, kwargs)
+
+
+@register_rule("stft")
+def stft_rule(key, level, args, kwargs):
+    """Batching rule of stft: a batched 1-D signal is stft's own (B, L) batch; other ranks and a batched window
+    run per entry."""
+    x = args[0]
+    window = _get(args, kwargs, 4, "window")
+    if not _bt(x, level) or _rank(x, level) != 1 or _bt(window, level):
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+
+
+@register_rule("kron")
+def kron_rule(key, level, args, kwargs):
+    """Batching rule of kron: both operands at one logical rank (leading size-1 dims, as kron pads), then the
+    product of a[..., i, 1, ...] and b[..., 1, j, ...] reshaped to the interleaved sizes, per batch entry."""
+    a, b = args[0], _get(args, kwargs, 1, "other")
+    if not (is_tensor_like(a) and is_tensor_like(b)) or kwargs.get("out") is not None:
+        return fallback(key, level, args, kwargs)
+    r = max(_rank(a, level), _rank(b, level))
+    va = _pad(a._value if _bt(a, level) else a.unsqueeze(0), r - _rank(a, level))
+    vb = _pad(b._value if _bt(b, level) else b.unsqueeze(0), r - _rank(b, level))
+    sa, sb = tuple(va.shape[1:]), tuple(vb.shape[1:])
+    ia = [va.shape[0]] + [n for d in sa for n in (d, 1)]
+    ib = [vb.shape[0]] + [n for d in sb for n in (1, d)]
+    prod = call("mul", call("Tensor.reshape", va, tuple(ia)), call("Tensor.reshape", vb, tuple(ib)))
+    return wrap(call("Tensor.reshape", prod, (_size(level),) + tuple(x * y for x, y in zip(sa, sb))), level)
 
 
 @register_rule("F.scaled_dot_product_attention")
@@ -1626,6 +1889,13 @@ register_rule(
 _alias("F.cosine_similarity", "cosine_similarity")
 _alias("F.rrelu", "rrelu")
 _alias("F.layer_norm", "layer_norm")
+register_rule("F.rms_norm", "rms_norm")(
+    lambda key, level, args, kwargs: (
+        wrap(call(key, args[0]._value, *args[1:], **kwargs), level)
+        if _bt(args[0], level) and not any(_bt(a, level) for a in list(args[1:]) + list(kwargs.values()))
+        else fallback(key, level, args, kwargs)
+    )
+)
 _alias("F.group_norm", "group_norm", "instance_norm")
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
