@@ -2743,3 +2743,24 @@ def test_zero_dim_transposes_masked_select_and_invert_as_pytorch_fuzz_seed_3101(
         with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
             ~T.ones(2, dtype=dt)
     assert (~T.tensor([1, 2])).tolist() == [-2, -3]
+
+
+def test_copy_number_logit_and_renorm_take_pytorchs_scalars_fuzz_seed_3101():
+    """copy_ takes a number (a 0-dim tensor of its own kind, converted as a copy converts) and names its source
+    `other`; a 0-dim tensor is a float for logit's eps and a Scalar for renorm's p and maxnorm"""
+    T = minitorch
+    assert T.ones(2, dtype=T.uint8).copy_(300).tolist() == [44, 44]
+    assert T.ones(2, dtype=T.int32).copy_(2.7).tolist() == [2, 2]
+    assert T.ones(2).copy_(1 + 2j).tolist() == [1.0, 1.0]
+    assert T.ones(2).copy_(other=T.zeros(2)).tolist() == [0.0, 0.0]
+    with pytest.raises(
+        TypeError, match="copy_\\(\\): argument 'other' \\(position 1\\) must be Tensor, not list"
+    ):
+        T.ones(2).copy_([1, 2])
+    np.testing.assert_allclose(
+        T.logit(T.tensor([0.05]), T.tensor(0.1)).numpy(), [np.log(0.1 / 0.9)], rtol=1e-6
+    )
+    with pytest.raises(TypeError, match="must be float, not Tensor"):
+        T.logit(T.tensor([0.3]), T.tensor([0.1]))
+    r = T.renorm(T.ones(2, 2), T.tensor(2.0), 0, T.tensor(1.0))
+    np.testing.assert_allclose(r.numpy(), np.full((2, 2), 2**-0.5), rtol=1e-6)

@@ -517,9 +517,22 @@ void init_tensor(py::module_& m, TensorClass& cls) {
             return nogil([&] { return clone_as(t, mf); }, t);
           },
           py::arg("memory_format") = py::none())
-      .def("copy_",
-           nogil_fn(+[](const Tensor& t, const Tensor& src, StrictBool nb) { return copy_(t, src, nb); }),
-           py::arg("src"), py::arg("non_blocking") = false)
+      // PyTorch's Python signature names the source `other`; a number is copied as a 0-dim tensor of its own
+      // kind (300 into uint8 wraps to 44, as a copy does)
+      .def(
+          "copy_",
+          [](const Tensor& t, py::handle other, StrictBool nb) {
+            Tensor src;
+            if (py::isinstance<TensorImpl>(other))
+              src = other.cast<Tensor>();
+            else if (is_python_scalar(other))
+              src = to_operand(other);
+            else
+              throw py::type_error("copy_(): argument 'other' (position 1) must be Tensor, not " +
+                                   arg_type_name(other));
+            return nogil([&] { return copy_(t, src, nb); }, t, src);
+          },
+          py::arg("other"), py::arg("non_blocking") = false)
       .def(
           "pin_memory", [](const Tensor& t, py::object) { return nogil([&] { return pin_memory(t); }); },
           py::arg("device") = py::none())

@@ -541,6 +541,8 @@ _export_with_inplace(nan_to_num, torch_inplace=True)
 def logit(input, eps=None):
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given (a negative eps: none, as PyTorch)."""
     x = _to_float(input)
+    if isinstance(eps, _C.Tensor) and eps.dim() == 0 and not eps.requires_grad:
+        eps = eps.item()  # PyTorch's parser takes a 0-dim tensor for a float
     if isinstance(eps, (_C.Tensor, str, list, tuple)):
         raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
     if eps is not None and float(eps) < 0:
@@ -1616,6 +1618,8 @@ for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
 @_argcheck.parses("Tensor input, Scalar p, int dim, Scalar maxnorm")
 def renorm(input, p, dim, maxnorm):
     """`input` with each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    # a 0-dim tensor passes the parser as a Scalar: its number from here on
+    p, maxnorm = (v.item() if isinstance(v, _C.Tensor) else v for v in (p, maxnorm))
     if input.dim() < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     if p <= 0:
