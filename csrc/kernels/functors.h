@@ -627,6 +627,23 @@ struct LeakyRelu {
     return x > T(0) ? x : x * T(slope);
   }
 };
+// PyTorch's tests, the bounds in the input's opmath: 0 inside [-lambd, lambd] (a NaN x is outside it and
+// stays NaN); x where x <= threshold fails (a NaN x or threshold keeps x). `&` of the two compares, not `&&`:
+// one select per element, which the compiler vectorizes.
+struct Hardshrink {
+  double lambd;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    return ((x >= -T(lambd)) & (x <= T(lambd))) ? T(0) : x;
+  }
+};
+struct Threshold {
+  double threshold, value;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    return x <= T(threshold) ? T(value) : x;
+  }
+};
 
 struct Polygamma {
   int64_t n;
