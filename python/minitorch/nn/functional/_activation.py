@@ -27,7 +27,7 @@ def _fits_kernel(input, *values):
     else:
         return False
     for v in values:
-        if type(v) is int:
+        if type(v) is int or type(v) is bool:
             if abs(v) > 2**53:
                 return False
         elif type(v) is not float or (abs(v) > limit and v != float("inf") and v != float("-inf")):
@@ -125,7 +125,7 @@ def threshold(input, threshold, value, inplace=False):
     # compares in float), so an integer input meets int(threshold) (-0.5 becomes 0) and an unrepresentable
     # one is refused as Scalar.to's overflow; the test is x <= threshold: a NaN input or threshold keeps x
     if _fits_kernel(input, threshold, value):
-        out = _C._threshold(input, threshold, value)
+        out = _C._threshold(input, float(threshold), float(value))
         return input.copy_(out) if inplace else out
     reduced = input.dtype in (_C.float16, _C.bfloat16)
     x = input.float() if reduced else input
@@ -384,7 +384,7 @@ def hardshrink(input, lambd=0.5):
     # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
     # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
     if _fits_kernel(input, lambd):
-        return _C._hardshrink(input, lambd)
+        return _C._hardshrink(input, float(lambd))
     keep = (input < -lambd) | (input > lambd)
     return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
 
