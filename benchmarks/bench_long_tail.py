@@ -2,7 +2,8 @@
 reductions (numpy.ma), a nested batch padded, LDL^T factorization (scipy's sytrf), LOBPCG's extreme eigenpairs
 (numpy.linalg.eigh), and the cost of saved-tensor hooks on a small MLP training step. Most of these are Python
 composites over our ops: the table says what that costs against PyTorch's C++ versions. Then the ninth session's
-kernels for slow rows of the sweep (issue 32: flip, nansum, trace, real angle, max_pool1d). Markdown table; ratios
+kernels for slow rows of the sweep (issue 32: flip, nansum, trace, real angle, max_pool1d) and the tenth session's
+(nansum, hardshrink, threshold, floor_divide, fmod, the Bessel I functions, max_pool1d). Markdown table; ratios
 are other / minitorch (above 1: minitorch is faster). For one thread in both: OMP_NUM_THREADS=1.
 
   PYTHONPATH=python python benchmarks/bench_long_tail.py [--repeats 5 --min-time 0.05]
