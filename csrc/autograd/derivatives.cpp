@@ -635,7 +635,8 @@ Tensor leaky_relu(const Tensor& self, double slope) {
       });
 }
 
-// the gradient passes where x < -lambd or x > lambd (PyTorch's vectorized backward): none at a NaN lambd
+// the gradient passes where x < -lambd or x > lambd (PyTorch's vectorized backward): none at a NaN x or a
+// NaN lambd
 Tensor hardshrink(const Tensor& self, double lambd) {
   return twin(
       "HardshrinkBackward0", [&] { return mt::hardshrink(self, lambd); }, {&self}, {{"self", self}},

@@ -620,8 +620,8 @@ Tensor native::leaky_relu(const Tensor& self, double negative_slope) {
   check_float_activation(self, "leaky_relu");
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
 }
-// F.hardshrink / F.threshold of floating inputs (python/minitorch/nn/functional/_activation.py checks the
-// arguments; integer thresholds stay its composite): one pass instead of two compares and two wheres
+// F.hardshrink / F.threshold of float32/float64 inputs (python/minitorch/nn/functional/_activation.py checks
+// the arguments; other dtypes stay its composite): one pass instead of two compares and two wheres
 Tensor native::hardshrink(const Tensor& self, double lambd) {
   check_float_activation(self, "hardshrink");
   return param_unary(self, ParamUnaryOp::hardshrink, lambd, 0.0);
