@@ -2,7 +2,8 @@
 reductions (numpy.ma), a nested batch padded, LDL^T factorization (scipy's sytrf), LOBPCG's extreme eigenpairs
 (numpy.linalg.eigh), and the cost of saved-tensor hooks on a small MLP training step. Most of these are Python
 composites over our ops: the table says what that costs against PyTorch's C++ versions. Then the ninth session's
-kernels for slow rows of the sweep (issue 32: flip, nansum, trace, real angle, max_pool1d). Markdown table; ratios
+kernels for slow rows of the sweep (issue 32: flip, nansum, trace, real angle, max_pool1d) and the tenth session's
+(nansum, hardshrink, threshold, floor_divide, fmod, the Bessel I functions, max_pool1d). Markdown table; ratios
 are other / minitorch (above 1: minitorch is faster). For one thread in both: OMP_NUM_THREADS=1.
 
   PYTHONPATH=python python benchmarks/bench_long_tail.py [--repeats 5 --min-time 0.05]
@@ -90,6 +91,7 @@ def cases():
     add("MLP step, no hooks", lambda L: _mlp_step(L, False))
     add("MLP step, identity saved_tensors_hooks", lambda L: _mlp_step(L, True))
     _issue32_cases(add, on, rng)
+    _issue32_tenth_cases(add, on, rng)
     return out
 
 
@@ -121,6 +123,41 @@ def _issue32_cases(add, on, rng):
         "max_pool1d k=2 + backward (8x32x256)",
         lambda L: _pool_step(L, p),
     )
+
+
+def _issue32_tenth_cases(add, on, rng):
+    """The tenth session's rows (issue 32): nansum's masked lanes, F.hardshrink / F.threshold as one kernel,
+    float floor_divide (AVX2's rows, which AVX-512 now runs too), the Bessel functions and max_pool1d."""
+    x = rng.uniform(0.1, 0.9, (256, 256)).astype(np.float32)
+    y = rng.uniform(0.1, 0.9, (256, 256)).astype(np.float32)
+    s = rng.standard_normal((256, 256)).astype(np.float32)
+    xn = s.copy()
+    xn[rng.random(xn.shape) < 0.1] = np.nan
+    p = rng.standard_normal((8, 32, 256)).astype(np.float32)
+    add("10: nansum (256x256)", on([xn], lambda L, t: L.nansum(t)), lambda: np.nansum(xn))
+    add("10: nansum dim=1 (256x256)", on([xn], lambda L, t: L.nansum(t, 1)), lambda: np.nansum(xn, 1))
+    add("10: nansum dim=0 (256x256)", on([xn], lambda L, t: L.nansum(t, 0)), lambda: np.nansum(xn, 0))
+    add("10: F.hardshrink (256x256)", on([s], lambda L, t: L.nn.functional.hardshrink(t, 0.5)))
+    add("10: F.threshold (256x256)", on([s], lambda L, t: L.nn.functional.threshold(t, 0.1, -1.0)))
+    add("10: floor_divide (256x256)", on([x, y], lambda L, a, b: L.floor_divide(a, b)), lambda: x // y)
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+    add(
+        "10: floor_divide f64 (256x256)", on([xd, yd], lambda L, a, b: L.floor_divide(a, b)), lambda: xd // yd
+    )
+    add("10: fmod (256x256)", on([x, y], lambda L, a, b: L.fmod(a, b)), lambda: np.fmod(x, y))
+    for name in ("i0", "special.i0e", "special.i1", "special.i1e"):
+        add(f"10: {name} (256x256)", on([s * 10], lambda L, t, n=name: _attr(L, n)(t)))
+    for k, st in [(2, 2), (3, 1), (3, 2), (4, 4)]:
+        add(
+            f"10: max_pool1d k={k} s={st} (8x32x256)",
+            on([p], lambda L, t, k=k, st=st: L.nn.functional.max_pool1d(t, k, st)),
+        )
+
+
+def _attr(L, dotted):
+    for part in dotted.split("."):
+        L = getattr(L, part)
+    return L
 
 
 def _pool_step(L, p):

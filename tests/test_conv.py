@@ -508,11 +508,14 @@ def test_max_pool1d_values(device):
 # without a remainder of the SSE step; padding, dilation and ceil_mode's partial windows.
 POOL1D_CASES = [(2, 2, 0, 1, False), (2, 2, 0, 1, True), (3, 1, 0, 1, False), (3, 2, 1, 1, True)]
 POOL1D_CASES += [(4, 4, 2, 1, False), (2, 1, 1, 2, True), (5, 3, 2, 2, False), (1, 1, 0, 1, False)]
+# the stride-2 taps deinterleaved from two loads (one element read past a window: rows ending there), the
+# 4-wide stride-4 windows transposed from four loads
+POOL1D_CASES += [(3, 2, 0, 1, False), (2, 2, 1, 2, False), (4, 2, 0, 1, True), (4, 4, 0, 1, False)]
 
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("width", [8, 19, 64, 2])
+@pytest.mark.parametrize("width", [8, 19, 64, 2, 35, 40])
 def test_max_pool1d_row_kernel(device, dtype, width):
     NF = minitorch.nn.functional  # the Python entry: the plain case and return_indices alike
     rng = np.random.default_rng(63)

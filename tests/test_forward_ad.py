@@ -149,6 +149,7 @@ SWEEP = [
     ("F.hardswish_tails", lambda x: F.hardswish(x * 10), [((8,), {"lo": 0.4, "hi": 1.0})]),
     ("F.softsign", F.softsign, [(6,)]),
     ("F.threshold", lambda x: F.threshold(x, 0.1, 20.0), [(3, 4)]),
+    ("F.hardshrink", lambda x: F.hardshrink(x, 0.3), [(3, 4)]),
     ("F.glu", lambda x: F.glu(x, 0), [(4, 3)]),
     ("F.softmin", lambda x: F.softmin(x, dim=1), [(3, 4)]),
     ("F.selu", F.selu, [(8,)]),

@@ -173,6 +173,28 @@ def test_nansum_long_rows_and_dtypes():
         minitorch.nansum(minitorch.ones(3), dtype=minitorch.complex64)
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_nansum_is_the_sum_with_nan_as_zero_bit_for_bit(dtype):
+    """nansum adds NaN as 0 in the sum's own lanes (cpu_reduce::NanToZero): the same blocks, lanes and order as
+    sum, so nansum(x) is sum(x with NaN zeroed) to the bit, at lengths around the lane (16) and block (2048)
+    sizes; infinities stay (inf + -inf is NaN, as in PyTorch), -0.0 adds as itself, strided rows too."""
+    rng = np.random.default_rng(11)
+    npdt = np.float32 if dtype == minitorch.float32 else np.float64
+    for n in (1, 15, 16, 17, 2047, 2048, 4096, 4097, 6145, 10007):
+        a = rng.standard_normal((3, n)).astype(npdt)
+        a[rng.random(a.shape) < 0.2] = np.nan
+        a[1, :: max(1, n // 3)] = -0.0
+        a[2, 0] = np.inf
+        for x in (minitorch.from_numpy(a), minitorch.from_numpy(np.repeat(a, 2, axis=1))[:, ::2]):
+            zeroed = minitorch.where(minitorch.isnan(x), 0.0, x)
+            assert minitorch.equal(minitorch.nansum(x, 1), zeroed.sum(1)), n
+            assert minitorch.equal(minitorch.nansum(x), zeroed.sum()), n
+            assert minitorch.nansum(x[2]).item() == np.inf
+    b = np.array([np.nan, np.inf, -np.inf, 1.0] * 5, dtype=npdt)
+    assert np.isnan(minitorch.nansum(minitorch.from_numpy(b)).item())
+    assert minitorch.nansum(minitorch.from_numpy(np.full(40, np.nan, dtype=npdt))).item() == 0.0
+
+
 def test_nansum_gradient_over_dims():
     rng = np.random.default_rng(7)
     a = with_nans((3, 4, 2), rng)

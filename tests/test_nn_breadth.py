@@ -113,6 +113,57 @@ def test_shrinks(device, dtype):
     _close(minitorch.hardshrink(xt, 0.7), np.where(np.abs(x) > 0.7, x, 0.0), dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hardshrink_and_threshold_kernels_on_special_values(device, dtype):
+    """F.hardshrink / F.threshold's one-pass kernels (fn::Hardshrink, fn::Threshold) against NumPy in the
+    input's dtype, bit for bit: the bounds are the numbers rounded to the dtype, the band [-lambd, lambd] is
+    closed, a NaN x stays NaN (hardshrink) or is kept (threshold), -0.0 and the infinities; strided, empty."""
+    npdt = np.float32 if dtype == minitorch.float32 else np.float64
+    nan, inf = float("nan"), float("inf")
+    vals = [nan, inf, -inf, -0.0, 0.0, 0.1, -0.1, 0.5, -0.5, 0.50000001, -0.49999999, 1e-45, 3.0, -7.0, 1e30]
+    a = np.array(vals * 3, dtype=npdt)
+    for layout in ("contiguous", "strided"):
+        if layout == "strided":
+            x = minitorch.from_numpy(np.repeat(a, 2)).to(device)[::2]
+            assert not x.is_contiguous()
+        else:
+            x = minitorch.from_numpy(a).to(device)
+        for lambd in (0.5, 0.1, 0.0, inf, nan):
+            lam = npdt(lambd)
+            want = np.where((a >= -lam) & (a <= lam), npdt(0), a)
+            got = F.hardshrink(x, lambd).cpu().numpy()
+            assert got.dtype == npdt
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), lambd  # -0.0 inside the band is +0
+        for th, value in (
+            (0.1, -2.5),
+            (0.0, 9.0),
+            (-inf, 1.0),
+            (inf, -1.0),
+            (nan, 4.0),
+            (0.5, nan),
+            (-0.5, 0.1),
+        ):
+            want = np.where(a <= npdt(th), npdt(value), a)
+            got = F.threshold(x, th, value).cpu().numpy()
+            np.testing.assert_array_equal(got, want, err_msg=f"{th} {value}")
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+            y = x.clone()
+            assert F.threshold_(y, th, value) is y
+            np.testing.assert_array_equal(y.cpu().numpy(), want)
+    e = minitorch.empty(0, 3, dtype=dtype, device=device)
+    assert F.hardshrink(e).shape == (0, 3) and F.threshold(e, 0.1, 2.0).shape == (0, 3)
+    # the gradient: through the kept elements only (hardshrink: x < -lambd or x > lambd, so none at a NaN x, as
+    # PyTorch's vectorized backward, whose scalar tail passes it; threshold: where x <= th fails, NaN included)
+    g = minitorch.tensor([nan, -1.0, -0.5, 0.2, 0.5, 2.0], dtype=dtype, device=device, requires_grad=True)
+    (d,) = minitorch.autograd.grad(F.hardshrink(g, 0.5).sum(), g)
+    assert d.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    assert F.hardshrink(g, 0.5).grad_fn.name() == "HardshrinkBackward0"
+    (d,) = minitorch.autograd.grad(F.threshold(g, 0.2, -3.0).sum(), g)
+    assert d.tolist() == [1.0, 0.0, 0.0, 0.0, 1.0, 1.0]
+    assert F.threshold(g, 0.2, -3.0).grad_fn.name() == "ThresholdBackward0"
+
+
 def test_shrink_reprs_errors_grads():
     assert repr(nn.Softshrink()) == "Softshrink(0.5)"
     assert repr(nn.Hardshrink(0.3)) == "Hardshrink(0.3)"

@@ -926,18 +926,21 @@ np.savez(sys.argv[2], **out)
 """
 
 
-@pytest.mark.parametrize("cap", ["avx2", "default"])
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
 def test_floor_divide_matches_pytorch_bit_for_bit(tmp_path, cap):
-    """Float floor_divide (AVX2's row loops, kernels/cpu/vec/unary_impl.h, and the scalar functor) gives
-    PyTorch's bits in float32 and float64: random magnitudes of both signs, integral divisors, zero divisors of
-    both signs, infinities, NaN, huge quotients, dense, strided and with a scalar divisor. (Half and bfloat16
-    compute in float and round once; PyTorch rounds each step to the dtype, so large quotients differ there
-    by an ulp or two, on every path: test_cpu_loop_paths.py holds the paths to the same bits.)"""
+    """Float floor_divide (AVX2's row loops, kernels/cpu/vec/unary_impl.h, which AVX-512 runs too, and the
+    scalar functor) gives PyTorch's bits in float32 and float64: random magnitudes of both signs, integral
+    divisors, zero divisors of both signs, infinities, NaN, huge quotients, dense, strided and with a scalar
+    divisor. (Half and bfloat16 compute in float and round once; PyTorch rounds each step to the dtype, so
+    large quotients differ there by an ulp or two, on every path: test_cpu_loop_paths.py holds the paths to
+    the same bits.)"""
     py = os.environ.get("MINITORCH_ORACLE_PYTHON")
     if not py or not os.path.exists(py):
         pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
     if cap == "avx2" and minitorch.backends.cpu.get_cpu_capability() == "DEFAULT":
         pytest.skip("this CPU runs the scalar path only")
+    if cap == "avx512" and minitorch.backends.cpu.get_cpu_capability() != "AVX512":
+        pytest.skip("this CPU has no AVX-512")
     rng = np.random.default_rng(21)
     n = 20000
     a = rng.standard_normal(n) * np.exp2(rng.integers(-30, 60, n))

@@ -635,6 +635,27 @@ Tensor leaky_relu(const Tensor& self, double slope) {
       });
 }
 
+// the gradient passes where x < -lambd or x > lambd (PyTorch's vectorized backward): none at a NaN x or a
+// NaN lambd
+Tensor hardshrink(const Tensor& self, double lambd) {
+  return twin(
+      "HardshrinkBackward0", [&] { return mt::hardshrink(self, lambd); }, {&self}, {{"self", self}},
+      [lambd](FnNode& n, V& gs) -> V {
+        const Tensor& x = n.saved("self");
+        Tensor pass = mt::logical_or(mt::lt(x, S(-lambd)), mt::gt(x, S(lambd)));
+        return {mt::where(pass, gs[0], S(0.0))};
+      });
+}
+
+// PyTorch's threshold_backward: the gradient where x > threshold, 0 elsewhere
+Tensor threshold(const Tensor& self, double threshold, double value) {
+  return twin(
+      "ThresholdBackward0", [&] { return mt::threshold(self, threshold, value); }, {&self}, {{"self", self}},
+      [threshold](FnNode& n, V& gs) -> V {
+        return {mt::where(mt::le(n.saved("self"), S(threshold)), S(0.0), gs[0])};
+      });
+}
+
 Tensor polygamma(int64_t n, const Tensor& self) {
   return twin(
       "PolygammaBackward0", [&] { return mt::polygamma(n, self); }, {&self}, {{"self", self}},

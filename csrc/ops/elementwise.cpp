@@ -630,6 +630,16 @@ Tensor native::leaky_relu(const Tensor& self, double negative_slope) {
   check_float_activation(self, "leaky_relu");
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);
 }
+// F.hardshrink / F.threshold of float32/float64 inputs (python/minitorch/nn/functional/_activation.py checks
+// the arguments; other dtypes stay its composite): one pass instead of two compares and two wheres
+Tensor native::hardshrink(const Tensor& self, double lambd) {
+  check_float_activation(self, "hardshrink");
+  return param_unary(self, ParamUnaryOp::hardshrink, lambd, 0.0);
+}
+Tensor native::threshold(const Tensor& self, double threshold, double value) {
+  check_float_activation(self, "threshold");
+  return param_unary(self, ParamUnaryOp::threshold, threshold, value);
+}
 Tensor native::polygamma(int64_t n, const Tensor& self) {
   MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
   return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);

@@ -73,6 +73,8 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor softplus(const Tensor& self, double beta, double threshold);
 Tensor leaky_relu(const Tensor& self, double negative_slope);
+Tensor hardshrink(const Tensor& self, double lambd);
+Tensor threshold(const Tensor& self, double threshold, double value);
 Tensor polygamma(int64_t n, const Tensor& self);
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 
@@ -85,8 +87,8 @@ using WhereKernelFn = void (*)(const TensorIter& iter);
 // out, x, lo, hi -- one dtype; lo/hi flags say which bounds apply
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
 // out, x with two double parameters (softplus: beta, threshold; leaky_relu: slope, unused; polygamma: n,
-// unused)
-enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma };
+// unused; hardshrink: lambd, unused; threshold: threshold, value)
+enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma, hardshrink, threshold };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1);
 // out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as
 // PyTorch's lerp_kernel_scalar keeps it), out, self, end

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -90,6 +91,51 @@ struct Identity {
   }
 };
 
+// nansum's map, NaN read as 0.
+struct NanToZero {
+  template <typename T>
+  opmath_t<T> operator()(T x) const {
+    const opmath_t<T> v = static_cast<opmath_t<T>>(x);
+    return v == v ? v : opmath_t<T>(0);
+  }
+};
+
+// nansum of float or double: sum_blocks_into's blocks, lanes and order of adds (so its bits are those of the
+// sum of x with NaN zeroed), the NaN lanes of the two-block loop masked off in 16-byte vectors written out:
+// GCC leaves that mapped loop scalar (a 65k float row 8x a sum's time; the buffered path below 4.3x,
+// this 1.8x).
+template <typename T>
+void nansum_blocks_into(double& total, const T* p, int64_t n) {
+  constexpr int W = 16 / sizeof(T), V = kLanes / W;
+  typedef T vec __attribute__((vector_size(16)));
+  int64_t b0 = 0;
+  for (; b0 + 2 * kBlock <= n; b0 += 2 * kBlock) {
+    const T* q = p + b0;
+    const T* r = q + kBlock;
+    vec acc[V] = {}, acc2[V] = {};
+    for (int64_t i = 0; i < kBlock; i += kLanes)
+      for (int k = 0; k < V; ++k) {
+        vec a, b;
+        std::memcpy(&a, q + i + k * W, 16);
+        std::memcpy(&b, r + i + k * W, 16);
+        acc[k] += a == a ? a : vec{};
+        acc2[k] += b == b ? b : vec{};
+      }
+    T s[kLanes], s2[kLanes];
+    std::memcpy(s, acc, sizeof(s));
+    std::memcpy(s2, acc2, sizeof(s2));
+    for (int w = kLanes / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) {
+        s[j] += s[j + w];
+        s2[j] += s2[j + w];
+      }
+    total += static_cast<double>(s[0]) + 0.0;
+    total += static_cast<double>(s2[0]) + 0.0;
+  }
+  // the last blocks: block_sum's select, which GCC does vectorize in one block's lanes
+  for (; b0 < n; b0 += kBlock) total += block_sum<T, T>(p + b0, std::min(kBlock, n - b0), NanToZero{});
+}
+
 // A map other than the identity (a square for the 2-norm, abs for the 1-norm, the deviations of var) goes
 // into an op_t buffer two blocks at a time and the identity's loops sum that: GCC vectorizes the identity's
 // accumulators lane for lane but scattered a mapped value into shuffles and scalar adds (a 65k float32
@@ -97,7 +143,10 @@ struct Identity {
 template <typename T, typename op_t, typename F>
 double blocked_sum_in(const T* p, int64_t n, const F& f) {
   double total = 0;
-  if constexpr (!std::is_same_v<F, Identity> && std::is_floating_point_v<op_t>) {
+  if constexpr (std::is_same_v<F, NanToZero> && std::is_same_v<T, op_t> &&
+                (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    nansum_blocks_into(total, p, n);
+  } else if constexpr (!std::is_same_v<F, Identity> && std::is_floating_point_v<op_t>) {
     op_t buf[2 * kBlock];
     for (int64_t b0 = 0; b0 < n; b0 += 2 * kBlock) {
       const int64_t m = std::min<int64_t>(2 * kBlock, n - b0);

@@ -90,29 +90,56 @@ int64_t max_pool_1x2_f32(const float* x, int64_t W, int64_t oW, float* o, int64_
   }
   return n;
 }
-// float windows wholly inside the row [ow, hi), four per step: each tap a compare and a select per lane (the
-// 2-D loop's rule: larger or NaN replaces), the tap index in int32 lanes; returns where it stopped
+// four float windows from ow on: tap(j) gives tap j of the four as lanes; each tap a compare and a select
+// per lane (the 2-D loop's rule: larger or NaN replaces), the tap index in int32 lanes
+template <typename Tap>
+inline void max_windows4_f32(int64_t ow, int64_t k, int64_t s, int64_t pad, int64_t d, float* o, int64_t* ix,
+                             const Tap& tap) {
+  __m128 best = tap(0);
+  __m128i bj = _mm_setzero_si128();
+  for (int64_t j = 1; j < k; ++j) {
+    const __m128 v = tap(j);
+    const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
+    best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
+    const __m128i mi = _mm_castps_si128(m);
+    bj = _mm_or_si128(_mm_and_si128(mi, _mm_set1_epi32(static_cast<int>(j))), _mm_andnot_si128(mi, bj));
+  }
+  _mm_storeu_ps(o + ow, best);
+  alignas(16) int32_t jj[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(jj), bj);
+  for (int64_t i = 0; i < 4; ++i) ix[ow + i] = (ow + i) * s - pad + static_cast<int64_t>(jj[i]) * d;
+}
+// float windows wholly inside the row [ow, hi) of W elements, four per step; returns where it stopped. A
+// strided tap's lanes: stride 2 deinterleaves two loads (reading one element past the last window's tap), a
+// 4-wide stride-4 window (max_pool1d(x, 4)) transposes four loads into its four taps; other strides load lane
+// by lane.
 int64_t max_pool_taps_f32(const float* x, int64_t ow, int64_t hi, int64_t k, int64_t s, int64_t pad,
-                          int64_t d, float* o, int64_t* ix) {
-  const __m128i zero = _mm_setzero_si128();
-  auto load = [s](const float* q) {
-    return s == 1 ? _mm_loadu_ps(q) : _mm_set_ps(q[3 * s], q[2 * s], q[s], q[0]);
-  };
+                          int64_t d, int64_t W, float* o, int64_t* ix) {
+  const int64_t span = (k - 1) * d;
+  if (s == 2) {
+    for (; ow + 4 <= hi && (ow + 3) * 2 - pad + span + 1 < W; ow += 4) {
+      const float* b = x + ow * 2 - pad;
+      max_windows4_f32(ow, k, s, pad, d, o, ix, [b, d](int64_t j) {
+        const float* q = b + j * d;
+        return _mm_shuffle_ps(_mm_loadu_ps(q), _mm_loadu_ps(q + 4), _MM_SHUFFLE(2, 0, 2, 0));
+      });
+    }
+  } else if (s == 4 && k == 4 && d == 1) {
+    for (; ow + 4 <= hi; ow += 4) {
+      const float* b = x + ow * 4 - pad;
+      __m128 t0 = _mm_loadu_ps(b), t1 = _mm_loadu_ps(b + 4), t2 = _mm_loadu_ps(b + 8),
+             t3 = _mm_loadu_ps(b + 12);
+      _MM_TRANSPOSE4_PS(t0, t1, t2, t3);
+      const __m128 taps[4] = {t0, t1, t2, t3};
+      max_windows4_f32(ow, k, s, pad, d, o, ix, [&taps](int64_t j) { return taps[j]; });
+    }
+  }
   for (; ow + 4 <= hi; ow += 4) {
     const float* b = x + ow * s - pad;
-    __m128 best = load(b);
-    __m128i bj = zero;
-    for (int64_t j = 1; j < k; ++j) {
-      const __m128 v = load(b + j * d);
-      const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
-      best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
-      const __m128i mi = _mm_castps_si128(m);
-      bj = _mm_or_si128(_mm_and_si128(mi, _mm_set1_epi32(static_cast<int>(j))), _mm_andnot_si128(mi, bj));
-    }
-    _mm_storeu_ps(o + ow, best);
-    alignas(16) int32_t jj[4];
-    _mm_store_si128(reinterpret_cast<__m128i*>(jj), bj);
-    for (int64_t i = 0; i < 4; ++i) ix[ow + i] = (ow + i) * s - pad + static_cast<int64_t>(jj[i]) * d;
+    max_windows4_f32(ow, k, s, pad, d, o, ix, [b, s, d](int64_t j) {
+      const float* q = b + j * d;
+      return s == 1 ? _mm_loadu_ps(q) : _mm_set_ps(q[3 * s], q[2 * s], q[s], q[0]);
+    });
   }
   return ow;
 }
@@ -148,7 +175,7 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
   if constexpr (std::is_same_v<T, float>) {
     if (k == 2 && s == 2 && pad == 0 && d == 1 && W < (int64_t(1) << 31))
       ow += max_pool_1x2_f32(x + 2 * ow, W - 2 * ow, hi - ow, o + ow, ix + ow, 2 * ow);
-    if (k < (int64_t(1) << 31)) ow = max_pool_taps_f32(x, ow, hi, k, s, pad, d, o, ix);
+    if (k < (int64_t(1) << 31)) ow = max_pool_taps_f32(x, ow, hi, k, s, pad, d, W, o, ix);
   }
 #endif
   // kB windows at a time, tap by tap: each tap is one select per window over independent lanes (bitwise

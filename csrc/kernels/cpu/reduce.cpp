@@ -103,10 +103,7 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         r = sum_of(p, split, id) / static_cast<double>(row);
         break;
       case ReduceOp::nansum:
-        r = sum_of(p, split, [](T x) {
-          const op_t v = static_cast<op_t>(x);
-          return v != v ? op_t(0) : v;
-        });
+        r = sum_of(p, split, NanToZero{});
         break;
       case ReduceOp::prod:
         r = reduce_row<T, double>(

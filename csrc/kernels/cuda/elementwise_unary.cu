@@ -34,6 +34,10 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
       gpu_kernel<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
     else if (op == ParamUnaryOp::polygamma)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Polygamma{static_cast<int64_t>(p0)});
+    else if (op == ParamUnaryOp::hardshrink)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Hardshrink{p0});
+    else if (op == ParamUnaryOp::threshold)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
     else
       gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

@@ -16,6 +16,25 @@ def _number(fname, argname, pos, x):
         raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not Tensor")
 
 
+def _fits_kernel(input, *values):
+    """True where F.hardshrink / F.threshold can take their one-pass C++ kernel (_C._hardshrink,
+    _C._threshold): a float32/float64 input and Python numbers its dtype holds. The rest keep the composite,
+    which converts (and refuses) the numbers as PyTorch's kernels do."""
+    if input.dtype == _C.float64:
+        limit = 1.7976931348623157e308
+    elif input.dtype == _C.float32:
+        limit = 3.4028234663852886e38
+    else:
+        return False
+    for v in values:
+        if type(v) is int or type(v) is bool:
+            if abs(v) > 2**53:
+                return False
+        elif type(v) is not float or (abs(v) > limit and v != float("inf") and v != float("-inf")):
+            return False
+    return True
+
+
 def _write_back(input, fn):
     """fn(input) written into input (an activation's inplace=True). When input's history is recorded, fn reads
     a copy: fn's backward saved its input, and the write would otherwise invalidate it (PyTorch's in-place
@@ -105,6 +124,9 @@ def threshold(input, threshold, value, inplace=False):
     # PyTorch's kernel converts the threshold to the input's type (float for float16/bfloat16, which it
     # compares in float), so an integer input meets int(threshold) (-0.5 becomes 0) and an unrepresentable
     # one is refused as Scalar.to's overflow; the test is x <= threshold: a NaN input or threshold keeps x
+    if _fits_kernel(input, threshold, value):
+        out = _C._threshold(input, float(threshold), float(value))
+        return input.copy_(out) if inplace else out
     reduced = input.dtype in (_C.float16, _C.bfloat16)
     x = input.float() if reduced else input
     th = _C.scalar_tensor(threshold, dtype=x.dtype, device=x.device)
@@ -361,6 +383,8 @@ def hardshrink(input, lambd=0.5):
     _floating(input, "hardshrink")
     # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
     # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
+    if _fits_kernel(input, lambd):
+        return _C._hardshrink(input, float(lambd))
     keep = (input < -lambd) | (input > lambd)
     return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
 
