@@ -385,8 +385,11 @@ void init_argument_errors(py::module_& m) {
   MT_INTERNAL_ASSERT(PyCFunction_Check(probe.ptr()) &&
                          py::detail::function_record_ptr_from_PyObject(PyCFunction_GET_SELF(probe.ptr())),
                      "init_argument_errors: eye is not a pybind11 function");
-  g_pybind_dispatch = reinterpret_cast<Dispatcher>(
-      reinterpret_cast<void (*)()>(reinterpret_cast<PyCFunctionObject*>(probe.ptr())->m_ml->ml_meth));
+  PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(probe.ptr())->m_ml;
+  // pybind11 3's dispatcher is a vectorcall (METH_FASTCALL); 2.x's takes an argument tuple, which `dispatch`
+  // cannot stand in for: there the messages stay pybind11's
+  if (!(def->ml_flags & METH_FASTCALL)) return;
+  g_pybind_dispatch = reinterpret_cast<Dispatcher>(reinterpret_cast<void (*)()>(def->ml_meth));
   std::vector<PyObject*> seen;
   route_all(m, seen);
 }

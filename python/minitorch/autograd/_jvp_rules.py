@@ -1454,7 +1454,6 @@ _COMPOSITE_RULES = {
     "F.hardswish": {"args": "input, inplace=False", "jvp": "_hardswish_jvp(t_input, input)"},
     "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
     "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
-    "F.hardshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input < -lambd) | (input > lambd))"},
     "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
     "F.softshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
     "F.hardshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},

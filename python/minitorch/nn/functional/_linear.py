@@ -29,7 +29,9 @@ def _linear_of_other_rank(input, weight, bias):
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and 0D"
         )
-    if bias is not None and input.dim() >= 2:  # ATen folds the input to 2-D and takes addmm when it has a bias
+    if (
+        bias is not None and input.dim() >= 2
+    ):  # ATen folds the input to 2-D and takes addmm when it has a bias
         raise RuntimeError("addmm: mat2 must be a matrix, got 1-D tensor")
     out = _C.matmul(input, weight)
     return out if bias is None else out + bias
