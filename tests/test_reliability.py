@@ -2764,3 +2764,40 @@ def test_copy_number_logit_and_renorm_take_pytorchs_scalars_fuzz_seed_3101():
         T.logit(T.tensor([0.3]), T.tensor([0.1]))
     r = T.renorm(T.ones(2, 2), T.tensor(2.0), 0, T.tensor(1.0))
     np.testing.assert_allclose(r.numpy(), np.full((2, 2), 2**-0.5), rtol=1e-6)
+
+
+def test_bool_subtraction_binomial_scans_windows_and_poisson_kinds_fuzz_seed_3201():
+    """PyTorch's sub refuses a bool operand on either side (tanhshrink of bools with it); binomial takes float
+    and double of one dtype only; cumsum/cumprod have no bool result; the windows' periodic is a bool;
+    F.poisson_nll_loss's operands are tensors"""
+    T = minitorch
+    bool_msg = "Subtraction, the `-` operator, with a bool tensor is not supported"
+    for call in (
+        lambda: T.tensor([True]) - T.tensor([1.5]),
+        lambda: T.tensor([1.5]) - T.tensor([True]),
+        lambda: 1 - T.tensor([True]),
+        lambda: T.tensor([1.0]) - True,
+        lambda: T.rsub(T.tensor([True]), 1),
+        lambda: T.nn.functional.tanhshrink(T.tensor([True, False])),
+    ):
+        with pytest.raises(NotImplementedError, match=bool_msg):
+            call()
+    with pytest.raises(NotImplementedError, match="with two bool tensors"):
+        T.tensor([True]) - T.tensor([True])
+    assert (T.tensor([2.0]) - T.tensor([1])).tolist() == [1.0]
+    with pytest.raises(NotImplementedError, match="\"binomial_cpu\" not implemented for 'Half'"):
+        T.binomial(T.ones(2, dtype=T.float16), T.full((2,), 0.5, dtype=T.float16))
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for prob, got: Long"):
+        T.binomial(T.ones(2), T.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        T.binomial(T.ones(2), T.full((2,), 0.5, dtype=T.float64))
+    with pytest.raises(NotImplementedError, match="\"cumprod_out_cpu\" not implemented for 'Bool'"):
+        T.cumprod(T.tensor([1.5, 2.0]), -1, dtype=T.bool)
+    assert T.cumsum(T.tensor([True, True]), -1).tolist() == [1, 2]  # bool input sums in int64
+    with pytest.raises(
+        TypeError, match="hann_window\\(\\) received an invalid combination of arguments - got \\(int, int\\)"
+    ):
+        T.hann_window(4, 1)
+    assert T.hann_window(4, False).tolist() == [0.0, 0.75, 0.75, 0.0]
+    with pytest.raises(TypeError, match="argument 'target' \\(position 2\\) must be Tensor, not bool"):
+        T.nn.functional.poisson_nll_loss(T.tensor([1.0]), False)

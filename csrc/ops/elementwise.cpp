@@ -182,13 +182,20 @@ namespace {
 #include "generated/unary_checks.inc"
 
 // Checks that depend on values or dtypes, in PyTorch's words.
-void check_binary(BinaryOp op, ScalarType common, const Tensor& b, Device dev) {
+void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor& b, Device dev) {
   OpRule r = rule_of(op);
   if (op == BinaryOp::sub && common == ScalarType::Bool)
     MT_CHECK_NOT_IMPLEMENTED(
         false,
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
         "or `logical_xor()` operator instead.");
+  // one bool operand is refused too, whatever the other (PyTorch's sub_check): `1 - mask` is a mask's
+  // negation
+  if (op == BinaryOp::sub && (a.dtype() == ScalarType::Bool || b.dtype() == ScalarType::Bool))
+    MT_CHECK_NOT_IMPLEMENTED(false,
+                             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                             "trying to invert a mask, "
+                             "use the `~` or `logical_not()` operator instead.");
   if (r == OpRule::Bitwise && is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common))
@@ -302,7 +309,7 @@ Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (const int h = half_power(op, a, b)) return mt::unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
-  check_binary(op, common, b, dev);
+  check_binary(op, common, a, b, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   Tensor x = prepare(a, compute, dev), y = prepare(b, compute, dev);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
@@ -319,7 +326,7 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
   check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
-  check_binary(op, common, other, dev);
+  check_binary(op, common, self, other, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   MT_CHECK(can_cast(out_dt, self.dtype()), "result type ", dtype_short_name(out_dt),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
@@ -404,7 +411,7 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   check_out_overlap(out, b);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   ScalarType common = result_type(a, b);
-  check_binary(op, common, b, dev);
+  check_binary(op, common, a, b, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
   const bool warn = resize_out_for(out, shape, {&a, &b});

@@ -471,6 +471,9 @@ Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
   ScalarType dt = int_to_long(self, dtype);
   Tensor in = to(self, dt, self.device());
   if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
+  // a bool result has no kernel in PyTorch (a bool input without dtype= sums in int64 above)
+  MT_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool, "\"", op == ScanOp::cumsum ? "cumsum" : "cumprod",
+                           self.is_cuda() ? "_cuda" : "_out_cpu", "\" not implemented for 'Bool'");
   Tensor c = contiguous(in);
   Tensor out = make_empty(self.sizes(), dt, self.device());
   auto [row, inner] = row_inner(c, d);

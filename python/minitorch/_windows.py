@@ -25,8 +25,24 @@ def _window_checks(name, window_length, dtype):
         )
 
 
+def _kinds(*values):
+    return ", ".join(type(v).__name__ for v in values)
+
+
 def _window(name, window_length, periodic, dtype, device, requires_grad, formula):
     """formula(x) maps x = n / (N - 1) in [0, 1] (float64 tensor) to the symmetric window's values."""
+    # PyTorch's two signatures, (window_length) and (window_length, bool periodic): anything else for periodic
+    # matches neither
+    if type(periodic) is not bool:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({_kinds(window_length, periodic)}), "
+            f"but expected one of:\n * (int window_length, *, torch.dtype dtype = None, ...)\n"
+            f" * (int window_length, bool periodic, *, torch.dtype dtype = None, ...)"
+        )
+    if type(requires_grad) is not bool:
+        raise TypeError(
+            f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
+        )
     _window_checks(name, window_length, dtype)
     dtype = dtype or _C.get_default_dtype()
     if window_length <= 1:

@@ -566,10 +566,17 @@ def poisson(input, generator=None):
 @_argcheck.parses("Tensor count, Tensor prob, Generator? generator=None", upfront=False)
 def binomial(count, prob, generator=None):
     """Binomial(count, prob) draws (broadcast), as torch.binomial: counts below 0 draw 0; no gradient."""
-    if not count.dtype.is_floating_point:
-        raise ValueError(
-            f"binomial only supports floating-point dtypes for count, got: {scalar_name(count.dtype)}"
+    for what, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {what}, got: {scalar_name(t.dtype)}"
+            )
+    if count.dtype in (_C.float16, _C.bfloat16):  # PyTorch's kernel is float and double only
+        raise NotImplementedError(
+            f"\"binomial_{'cuda' if count.is_cuda else 'cpu'}\" not implemented for '{scalar_name(count.dtype)}'"
         )
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {scalar_name(prob.dtype)} but expected {scalar_name(count.dtype)}")
     count, prob = _composite_shape.broadcast_tensors(count, prob)
     return _binomial_sample(count.clamp(min=0), prob.clamp(min=0, max=1))
 

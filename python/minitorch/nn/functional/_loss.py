@@ -268,6 +268,11 @@ def poisson_nll_loss(
 ):
     """Negative log likelihood of target ~ Poisson(rate): exp(input) - target * input when log_input, else
     input - target * log(input + eps); full adds Stirling's approximation of log(target!) where target > 1."""
+    for pos, (what, t) in enumerate((("input", input), ("target", target))):
+        if not isinstance(t, _C.Tensor):  # PyTorch's F calls torch.poisson_nll_loss, whose parser refuses
+            raise TypeError(
+                f"poisson_nll_loss(): argument '{what}' (position {pos + 1}) must be Tensor, not {type(t).__name__}"
+            )
     reduction = _loss_reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
