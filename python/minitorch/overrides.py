@@ -418,16 +418,31 @@ def _make_method_wrapper(name, original):
     return method
 
 
+# (name, id(original)) -> (original, its wrapper), kept across extents as the functions' are (pybind11's
+# instancemethod does not hash)
+_method_wrappers = {}
+_method_plan = [None, ()]  # [snapshot of vars(Tensor) when planned, ((name, original, wrapper), ...)]
+
+
 def _install_methods():
     cls = _C.Tensor
-    for name, attr in list(vars(cls).items()):
-        if name.startswith("_") and name not in _METHOD_DUNDERS:
-            continue
-        if type(attr).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
-            continue
-        wrapper = _make_method_wrapper(name, attr)
-        _patched_methods.append((name, attr, wrapper))
-        setattr(cls, name, wrapper)
+    snapshot, plan = _method_plan
+    if snapshot is None or len(vars(cls)) != len(snapshot) or not _holds(vars(cls), snapshot):
+        rows = []
+        for name, attr in list(vars(cls).items()):
+            if name.startswith("_") and name not in _METHOD_DUNDERS:
+                continue
+            if type(attr).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
+                continue
+            hit = _method_wrappers.get((name, id(attr)))
+            if hit is None or hit[0] is not attr:
+                hit = _method_wrappers[name, id(attr)] = (attr, _make_method_wrapper(name, attr))
+            wrapper = hit[1]
+            rows.append((name, attr, wrapper))
+        snapshot, plan = _method_plan[:] = dict(vars(cls)), tuple(rows)
+    for row in plan:
+        _patched_methods.append(row)
+        setattr(cls, row[0], row[2])
 
 
 def _uninstall_methods():
