@@ -1,6 +1,8 @@
 """Per-sample gradients of a small CNN (conv-relu-pool-linear, MNIST-sized input) by vmap(grad(...)) against a
 Python loop over the samples, beside PyTorch's torch.func (and its loop) when PyTorch is installed, and a
 NumPy hand-written per-sample backward for reference. Printed as a Markdown table.
+--entry-only: what a transform costs on tiny inputs, where its entry (switching the __torch_function__ dispatch
+on and off) dominates, beside PyTorch run by --oracle in a second process.
 
 The issue's target is vmap at least 5x faster than the loop (minitorch against minitorch). A report, not a
 test. Then, per op (--ops-only for these alone), vmap by the op's batching rule against the per-entry loop
@@ -9,12 +11,15 @@ vmap. Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--r
 """
 
 import argparse
+import json
 import os
 import platform
+import subprocess
+import sys
 import warnings
 
 import numpy as np
-from _timing import bench, fmt
+from _timing import bench, find_torch_python, fmt
 
 import minitorch
 
@@ -154,6 +159,102 @@ def op_rows(repeats, min_time, batch=OPS_BATCH):
         print(f"| {name} | {fmt(r)} | {fmt(lp)} | {lp / r:.1f} | {tail} |")
 
 
+# What one call of a transform costs on tiny inputs (its entry dominates), and eager calls that must not pay
+# for the transforms' existence. The same text runs under minitorch here and under PyTorch in the oracle process.
+ENTRY_SCRIPT = r"""
+import json, sys, timeit
+lib = sys.argv[1]
+if lib == "minitorch":
+    import minitorch as torch
+    import minitorch.autograd.forward_ad
+else:
+    import torch
+    import torch.autograd.forward_ad
+torch.set_num_threads(1)
+func, fwAD = torch.func, torch.autograd.forward_ad
+torch.manual_seed(0)
+x43, a, b = torch.randn(4, 3), torch.randn(4, 3), torch.randn(4, 3)
+W1, b1, W2, b2 = torch.randn(32, 16), torch.randn(32), torch.randn(8, 32), torch.randn(8)
+xb, tb = torch.randn(4, 16), torch.randn(4, 16)
+w, xs, ys = torch.randn(4, 8), torch.randn(16, 8), torch.randn(16, 4)
+
+
+def mlp(x):
+    return torch.tanh(x @ W1.T + b1) @ W2.T + b2
+
+
+def loss(W):
+    return (torch.tanh(xb @ W.T + b1) ** 2).sum()
+
+
+def ps_loss(w, x, y):
+    return ((x @ w.T - y) ** 2).sum()
+
+
+per_sample = func.vmap(func.grad(ps_loss), in_dims=(None, 0, 0))
+
+
+def level():
+    with fwAD.dual_level():
+        pass
+
+
+cases = {
+    "eager torch.add 4x3": lambda: torch.add(a, b),
+    "eager 2-layer MLP forward 4x16": lambda: mlp(xb),
+    "forward_ad.dual_level() enter/exit": level,
+    "vmap(torch.sin) 4x3": lambda: func.vmap(torch.sin)(x43),
+    "func.jvp 2-layer MLP 4x16": lambda: func.jvp(mlp, (xb,), (tb,)),
+    "func.grad 1-layer loss 4x16": lambda: func.grad(loss)(W1),
+    "vmap(grad) per-sample linear 16 x (8->4)": lambda: per_sample(w, xs, ys),
+}
+if lib == "minitorch":
+    from minitorch.overrides import enable_torch_function_dispatch
+
+    def switch():
+        with enable_torch_function_dispatch():
+            pass
+
+    cases = {"overrides switch on/off (minitorch only)": switch, **cases}
+min_time, repeats = float(sys.argv[2]), int(sys.argv[3])
+out = {}
+for k, f in cases.items():
+    for _ in range(5):
+        f()
+    n = max(1, int(min_time / (timeit.timeit(f, number=3) / 3)))
+    out[k] = min(timeit.repeat(f, number=n, repeat=repeats)) / n
+print(json.dumps(out))
+"""
+
+
+def entry_rows(oracle, repeats, min_time):
+    """Per case: minitorch's time per call, PyTorch's (when an oracle Python is given) and R = PyTorch / ours;
+    min of the repeats, one thread, each library in its own process one after the other."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    runs = {}
+    for lib, py in (("minitorch", sys.executable), ("torch", oracle)):
+        if py is None:
+            continue
+        out = subprocess.run(
+            [py, "-c", ENTRY_SCRIPT, lib, str(min_time), str(repeats)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if out.returncode != 0:
+            print(f"{lib} run failed:\n{out.stderr[-2000:]}")
+            continue
+        runs[lib] = json.loads(out.stdout.strip().splitlines()[-1])
+    mt, tv = runs.get("minitorch", {}), runs.get("torch", {})
+    print("\nper call, one thread, min of repeats; R = PyTorch time / ours\n")
+    print("| case | minitorch | PyTorch | R |")
+    print("|---|---|---|---|")
+    for k, t in mt.items():
+        o = tv.get(k)
+        print(f"| {k} | {fmt(t)} | {fmt(o)} | {f'{o / t:.2f}' if o else '-'} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch", type=int, default=64)
@@ -162,7 +263,12 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per repeat (approximately)")
     ap.add_argument("--ops-only", action="store_true", help="only the per-op rule vs loop table")
     ap.add_argument("--ops-batch", type=int, default=OPS_BATCH, help="entries vmapped in the per-op table")
+    ap.add_argument("--entry-only", action="store_true", help="only the transform-entry table")
+    ap.add_argument("--oracle", default=None, help="a Python that imports real PyTorch (entry table)")
     args = ap.parse_args()
+    if args.entry_only:
+        entry_rows(find_torch_python(args.oracle), args.repeats, min(args.min_time, 0.1))
+        return
     if args.ops_only:
         op_rows(args.repeats, args.min_time, args.ops_batch)
         return

@@ -145,12 +145,64 @@ def test_user_rebinding_inside_is_kept():
     def mine(*a, **k):
         return "mine"
 
+    add, relu = torch.add, F.relu
     try:
         with enable_torch_function_dispatch():
             torch.sub = mine
         assert torch.sub is mine
+        # the other names still get their originals back, the family modules' bindings included
+        assert torch.add is add and F.relu is relu
+        assert all(vars(m).get("relu", relu) is relu for m in F._FAMILY_MODULES)
     finally:
         torch.sub = orig
+
+
+def test_rebinding_between_extents_is_seen():
+    orig, add = torch.sub, torch.add
+
+    def mine(x, y):
+        return "mine"
+
+    def theirs(x, y):
+        return "theirs"
+
+    mine.__module__ = "minitorch.user"  # counts as a torch function: wrapped while the dispatch is on
+    try:
+        with enable_torch_function_dispatch():
+            pass
+        torch.sub = mine
+        with enable_torch_function_dispatch():
+            assert torch.sub is not mine and overrides.original_function(torch.sub) is mine
+            assert torch.sub(torch.ones(1), Toy()) == "toy"
+            assert torch.sub(torch.ones(1), torch.ones(1)) == "mine"
+        assert torch.sub is mine and torch.add is add
+        torch.sub = theirs  # not a torch function: left alone
+        with enable_torch_function_dispatch():
+            assert torch.sub is theirs and torch.add is not add
+        assert torch.sub is theirs and torch.add is add
+    finally:
+        torch.sub = orig
+    with enable_torch_function_dispatch():
+        assert overrides.original_function(torch.sub) is orig
+        assert torch.sub(torch.ones(1), Toy()) == "toy"
+    assert torch.sub is orig
+
+
+def test_rebound_tensor_constant_between_extents():
+    # a plan compares the namespace's public values; a rebound tensor's == is elementwise and must not break it
+    torch.mt_test_constant = torch.ones(3)
+    try:
+        with enable_torch_function_dispatch():
+            pass
+        torch.mt_test_constant = torch.ones(3)
+        with enable_torch_function_dispatch():
+            assert torch.add(torch.ones(1), Toy()) == "toy"
+        torch.mt_test_constant = torch.zeros(1)
+        with enable_torch_function_dispatch():
+            assert torch.add(torch.ones(1), Toy()) == "toy"
+    finally:
+        del torch.mt_test_constant
+    assert not overrides.is_torch_function_dispatch_enabled()
 
 
 def test_not_implemented_errors():

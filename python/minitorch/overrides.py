@@ -75,7 +75,6 @@ def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
 
 _state_lock = threading.RLock()
 _depth = 0
-_patched = []  # [(module, attribute name, original, wrapper)] while the dispatch is on
 _overrides_cache = {}  # type -> whether it takes part in the protocol
 _modes = threading.local()
 
@@ -311,43 +310,85 @@ _wrappers = {}  # (public name, original) -> its wrapper
 # A namespace written as a package of private modules (nn.functional) lists them in _FAMILY_MODULES: a public
 # function is patched there too, wherever the module binds its name to the same function, so the modules' calls to
 # each other's functions are intercepted as calls through the namespace are.
-_plans = {}  # module -> (len(vars(module)) when planned, [(attribute name, original, public name, [modules])])
+# Each planned module dict is switched by one dict.update of its wrappers and back by one of its originals (~900
+# setattr calls each way cost ~1 ms, which every vmap/jvp call paid); whether a plan still holds is an items-view
+# comparison, which finds each entry by identity in C (an entry that is not identical falls back to ==).
+_plans = {}  # module -> [_Target] of the namespace and its family modules
+_patched = []  # [_Target] switched on, in installation order, while the dispatch is on
+
+
+def _holds(d, items):
+    """Whether d binds each name of the dict items as it does (each entry found by identity or equality)."""
+    try:
+        return d.items() >= items.items()
+    except Exception:  # noqa: BLE001  (a rebound value whose == raises, as a tensor's may: not planned)
+        return False
+
+
+class _Target:
+    """One module dict of a namespace's plan: the names to switch with their originals and wrappers, and the
+    names watched for a change that invalidates the plan (any public name of the namespace: one rebound from a
+    class or a constant to a function becomes an op to wrap)."""
+
+    __slots__ = ("dict", "originals", "size", "watched", "wrappers")
+
+    def __init__(self, mod, originals, wrappers, watched):
+        self.dict = vars(mod)
+        self.size = len(self.dict)
+        self.originals = originals
+        self.wrappers = wrappers
+        self.watched = {n: self.dict[n] for n in watched}
+
+    def current(self):
+        """Whether the module still binds what was planned (no name added, removed or rebound)."""
+        return len(self.dict) == self.size and _holds(self.dict, self.watched)
 
 
 def _plan(mod, public):
-    d = vars(mod)
-    plan = _plans.get(mod)
-    if plan is None or plan[0] != len(d) or any(d.get(n) is not o for n, o, _, _ in plan[1]):
-        homes = getattr(mod, "_FAMILY_MODULES", ())
-        plan = (
-            len(d),
-            [(n, o, f"{public}.{n}", [h for h in homes if vars(h).get(n) is o]) for n, o in _candidates(mod)],
-        )
-        _plans[mod] = plan
-    return plan[1]
+    targets = _plans.get(mod)
+    if targets is not None and all(t.current() for t in targets):
+        return targets
+    homes = getattr(mod, "_FAMILY_MODULES", ())
+    originals = dict(_candidates(mod))
+    wrappers = {}
+    for name, original in originals.items():
+        qual = f"{public}.{name}"
+        wrapper = _wrappers.get((qual, original))
+        if wrapper is None:
+            wrapper = _wrappers[qual, original] = _make_wrapper(original, qual)
+        wrappers[name] = wrapper
+    watched = [n for n in vars(mod) if not n.startswith("_") and n not in _IGNORED]
+    targets = [_Target(mod, originals, wrappers, watched)]
+    for home in homes:
+        d = vars(home)
+        names = [n for n, o in originals.items() if d.get(n) is o]
+        if names:
+            targets.append(
+                _Target(home, {n: originals[n] for n in names}, {n: wrappers[n] for n in names}, names)
+            )
+    _plans[mod] = targets
+    return targets
 
 
 def _install():
     _overrides_cache.clear()
     for mod, public in _namespaces():
-        for name, original, qual, homes in _plan(mod, public):
-            wrapper = _wrappers.get((qual, original))
-            if wrapper is None:
-                wrapper = _wrappers[qual, original] = _make_wrapper(original, qual)
-            _patched.append((mod, name, original, wrapper))
-            setattr(mod, name, wrapper)
-            for home in homes:
-                if vars(home).get(name) is original:
-                    _patched.append((home, name, original, wrapper))
-                    setattr(home, name, wrapper)
+        for target in _plan(mod, public):
+            _patched.append(target)
+            target.dict.update(target.wrappers)
 
 
 def _uninstall():
     while _patched:
-        mod, name, original, wrapper = _patched.pop()
+        target = _patched.pop()
+        d = target.dict
+        if _holds(d, target.wrappers):
+            d.update(target.originals)
+            continue
         # a name the user rebound inside the extent keeps the user's object
-        if vars(mod).get(name) is wrapper:
-            setattr(mod, name, original)
+        for name, wrapper in target.wrappers.items():
+            if d.get(name) is wrapper:
+                d[name] = target.originals[name]
 
 
 # Tensor methods (opt-in: tensor_methods=True) -------------------------------------------------------------
@@ -377,16 +418,31 @@ def _make_method_wrapper(name, original):
     return method
 
 
+# (name, id(original)) -> (original, its wrapper), kept across extents as the functions' are (pybind11's
+# instancemethod does not hash)
+_method_wrappers = {}
+_method_plan = [None, ()]  # [snapshot of vars(Tensor) when planned, ((name, original, wrapper), ...)]
+
+
 def _install_methods():
     cls = _C.Tensor
-    for name, attr in list(vars(cls).items()):
-        if name.startswith("_") and name not in _METHOD_DUNDERS:
-            continue
-        if type(attr).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
-            continue
-        wrapper = _make_method_wrapper(name, attr)
-        _patched_methods.append((name, attr, wrapper))
-        setattr(cls, name, wrapper)
+    snapshot, plan = _method_plan
+    if snapshot is None or len(vars(cls)) != len(snapshot) or not _holds(vars(cls), snapshot):
+        rows = []
+        for name, attr in list(vars(cls).items()):
+            if name.startswith("_") and name not in _METHOD_DUNDERS:
+                continue
+            if type(attr).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
+                continue
+            hit = _method_wrappers.get((name, id(attr)))
+            if hit is None or hit[0] is not attr:
+                hit = _method_wrappers[name, id(attr)] = (attr, _make_method_wrapper(name, attr))
+            wrapper = hit[1]
+            rows.append((name, attr, wrapper))
+        snapshot, plan = _method_plan[:] = dict(vars(cls)), tuple(rows)
+    for row in plan:
+        _patched_methods.append(row)
+        setattr(cls, row[0], row[2])
 
 
 def _uninstall_methods():
