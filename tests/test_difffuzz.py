@@ -29,8 +29,10 @@ DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 # (linalg's decompositions, sparse, 3-D layers, legacy API) and still measured exc_type 1.83 %, accepted_bad
 # 1.03 %, missing 0.75 % once the in-place composites named wrong arguments. Then PyTorch's argument parser for
 # the Python composites (_argcheck.check_call) and F's Python checks in PyTorch's order: exc_type 0.85 %, missing
-# 0.60 %, accepted_bad 0.93 % (issue 34's helper; fresh seeds 401/402 in docs/reliability.md).
-LIMITS = {"accepted_bad": 0.0096, "missing": 0.0064, "exc_type": 0.0090}
+# 0.60 %, accepted_bad 0.93 % (issue 34's helper; fresh seeds 401/402 in docs/reliability.md). The tenth session
+# (the bindings' refusals in PyTorch's words, the deprecated overloads, dtype rules on the common dtype) measured
+# exc_type 0.68 %, accepted_bad 0.38 %, missing 0.22 % on this sample.
+LIMITS = {"accepted_bad": 0.0060, "missing": 0.0045, "exc_type": 0.0080}
 
 
 def known_differences():
