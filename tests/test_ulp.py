@@ -88,13 +88,13 @@ SPECIAL64 = np.array(
 def limit(op, dtype, cap):
     """Largest error allowed, in ulps. Our vector kernels and SLEEF's u10 functions (where the build has SLEEF)
     are held to 1.0 ulp; without SLEEF, what has no kernel of our own runs the scalar path's glibc. The scalar
-    path (glibc and VecExp.h's float32 exp, subnormal results included; float32
-    sinh/cosh always take it, SLEEF's overflow early) measured up to 2.06 (tanh, sinh, log10), as NumPy's own
+    path (glibc and VecExp.h's float32 exp, subnormal results included; AVX-512 takes AVX2's
+    rows where its table has none) measured up to 2.06 (tanh, sinh, log10), as NumPy's own
     results on this libm. float32 tanh: AVX-512 has our table of polynomials (1.17 ulp over all floats), AVX2
     Cephes' formula (1.31 measured). The float64 erf reference (math.erf) is itself a float64 result. `cap` is
     the path of the process that calls (a child forced to another capability asks its own table)."""
     vec = cap != "DEFAULT" and minitorch._C._has_vec_loop(op, dtype == np.float64)
-    u = 1.0 if vec else 2.5  # no vector loop on this path (float32 sinh/cosh, no SLEEF): the scalar functor
+    u = 1.0 if vec else 2.5  # no vector loop on this path: the scalar functor
     if op == "tanh" and dtype == np.float32 and vec:
         u = 1.5  # AVX-512 table 1.17, AVX2 Cephes' tanhf over SLEEF's or our expf 1.31 (2.3x faster than SLEEF's)
     return max(u, 2.0) if (op == "erf" and dtype == np.float64) else u
