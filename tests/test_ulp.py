@@ -88,13 +88,13 @@ SPECIAL64 = np.array(
 def limit(op, dtype, cap):
     """Largest error allowed, in ulps. Our vector kernels and SLEEF's u10 functions (where the build has SLEEF)
     are held to 1.0 ulp; without SLEEF, what has no kernel of our own runs the scalar path's glibc. The scalar
-    path (glibc and VecExp.h's float32 exp, subnormal results included; float32
-    sinh/cosh always take it, SLEEF's overflow early) measured up to 2.06 (tanh, sinh, log10), as NumPy's own
+    path (glibc and VecExp.h's float32 exp, subnormal results included; AVX-512 takes AVX2's
+    rows where its table has none) measured up to 2.06 (tanh, sinh, log10), as NumPy's own
     results on this libm. float32 tanh: AVX-512 has our table of polynomials (1.17 ulp over all floats), AVX2
     Cephes' formula (1.31 measured). The float64 erf reference (math.erf) is itself a float64 result. `cap` is
     the path of the process that calls (a child forced to another capability asks its own table)."""
     vec = cap != "DEFAULT" and minitorch._C._has_vec_loop(op, dtype == np.float64)
-    u = 1.0 if vec else 2.5  # no vector loop on this path (float32 sinh/cosh, no SLEEF): the scalar functor
+    u = 1.0 if vec else 2.5  # no vector loop on this path: the scalar functor
     if op == "tanh" and dtype == np.float32 and vec:
         u = 1.5  # AVX-512 table 1.17, AVX2 Cephes' tanhf over SLEEF's or our expf 1.31 (2.3x faster than SLEEF's)
     return max(u, 2.0) if (op == "erf" and dtype == np.float64) else u
@@ -907,6 +907,118 @@ def test_avx2_own_kernels_are_chosen(f64):
         pytest.skip("AVX2 without SLEEF only")
     missing = [op for op in OWN_AVX2[f64] if not minitorch._C._has_vec_loop(op, f64)]
     assert not missing, missing
+
+
+# Every name kernels/cpu/elementwise.cpp's has_vec_loop answers for: VecUnary.h's MT_VEC_UNARY_FNS and the row ops
+VEC_ROWS = [
+    *DIRECT,
+    *(
+        op
+        for op in ("erfinv", "sigmoid", "gelu", "gelu_tanh", "silu", "mish", "lgamma", "digamma")
+        if op not in DIRECT
+    ),
+    *_BESSEL,
+    *("pow", "atan2", "fmod", "remainder", "floor_divide", "logaddexp", "logaddexp2", "softplus", "softmax"),
+]
+# Rows AVX2 has and AVX-512 may lack, with the reason (none now: AVX-512 takes AVX2's row where it has no own)
+AVX512_MAY_LACK = {}
+
+_ROWS_CHILD = """
+import json, minitorch as m
+print(json.dumps({"cap": m.backends.cpu.get_cpu_capability(),
+                  "rows": {n + " " + dt: m._C._has_vec_loop(n, dt == "float64")
+                           for n in %r for dt in ("float32", "float64")}}))
+"""
+
+
+def test_avx512_has_every_avx2_row():
+    """Where AVX2 has a vector row and AVX-512 none of its own, an AVX-512 CPU must run AVX2's row, not the scalar
+    loop (1.3-41x slower than AVX2's before the tables were joined: float32 erfinv 41x, tan/atan 8x, float64
+    asin/acos 10x, fmod 10x), unless AVX512_MAY_LACK names it with a reason."""
+    if minitorch.backends.cpu.get_cpu_capability() != "AVX512":
+        pytest.skip("this CPU has no AVX-512")
+    assert minitorch._C._has_vec_loop("fmod", False) and not minitorch._C._has_vec_loop("no_such_op", False)
+    rows = {}
+    for cap in ("avx512", "avx2"):
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        r = subprocess.run(
+            [sys.executable, "-c", _ROWS_CHILD % (VEC_ROWS,)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+        assert res["cap"] == cap.upper()
+        rows[cap] = res["rows"]
+    lacking = [
+        k for k, has in rows["avx2"].items() if has and not rows["avx512"][k] and k not in AVX512_MAY_LACK
+    ]
+    assert not lacking, lacking
+
+
+# AVX-512 runs AVX2's rows for these (no kernel of its own, SLEEF or not): the same bits as the AVX2 path
+AVX2_ROWS_ON_AVX512 = {
+    "float32": ["erfinv", "sinh", "cosh", "atan2"],
+    "float64": ["atan2"],
+}
+if not minitorch._C._has_sleef():  # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h)
+    AVX2_ROWS_ON_AVX512["float32"] += ["exp2", "log2", "log10", "tan", "asin", "acos", "atan", "atanh"]
+    AVX2_ROWS_ON_AVX512["float64"] += [
+        "exp2",
+        "expm1",
+        "log2",
+        "log10",
+        "tan",
+        "asin",
+        "acos",
+        "sinh",
+        "cosh",
+    ]
+
+_BITS_CHILD = r"""
+import sys
+import numpy as np
+import minitorch as m
+
+rows = %r
+rng = np.random.default_rng(9)
+special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e-310, 1.0, -1.0, 0.5, -0.999, 88.9, -89.5, 710.0, 3e38]
+out = {}
+for dt, ops in rows.items():
+    for op in ops:
+        lo, hi = (-1.0, 1.0) if op in ("erfinv", "asin", "acos", "atanh") else (-30.0, 30.0)
+        a = np.concatenate([rng.uniform(lo, hi, 4001), np.exp(rng.uniform(-80, 80, 2000)), special]).astype(dt)
+        if op in ("log2", "log10"):
+            a = np.abs(a)
+        x = m.from_numpy(a)
+        y = m.from_numpy(np.roll(a, 7)) if op == "atan2" else None
+        got = m.atan2(x, y) if op == "atan2" else getattr(m, op)(x)
+        out[dt + " " + op] = got.numpy().view(np.uint32 if dt == "float32" else np.uint64)
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_avx512_gives_avx2_rows_bits(tmp_path):
+    """The rows AVX-512 takes from AVX2 give AVX2's bits there (NaN payloads, signed zeros, overflow edges and
+    an odd length's tail included), so MINITORCH_CPU_CAPABILITY=avx512 and avx2 agree on them."""
+    if minitorch.backends.cpu.get_cpu_capability() != "AVX512":
+        pytest.skip("this CPU has no AVX-512")
+    got = {}
+    for cap in ("avx512", "avx2"):
+        path = tmp_path / f"{cap}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        subprocess.run(
+            [sys.executable, "-c", _BITS_CHILD % (AVX2_ROWS_ON_AVX512,), str(path)],
+            check=True,
+            env=env,
+            timeout=300,
+        )
+        got[cap] = np.load(path)
+    keys = got["avx2"].files
+    assert len(keys) == sum(map(len, AVX2_ROWS_ON_AVX512.values()))
+    differ = [k for k in keys if not np.array_equal(got["avx512"][k], got["avx2"][k])]
+    assert not differ, differ
 
 
 _FLOORDIV_CHILD = r"""

@@ -117,7 +117,8 @@ const Table* unary_table();
 const char* cpu_capability();
 // Whether the build links SLEEF (an optional speed-up for the functions without a kernel of our own).
 bool has_sleef();
-// Whether the path in use has a vector loop for the unary op `name` (an MT_VEC_UNARY_FNS name) in float64
+// Whether the path in use has a vector loop for the unary op `name` (an MT_VEC_UNARY_FNS name, or one of the
+// row ops: pow, atan2, fmod, remainder, floor_divide, logaddexp, logaddexp2, softplus, softmax) in float64
 // (else float32): where not, the scalar functor runs it (tests/test_ulp.py holds each to its own limit).
 bool has_vec_loop(const char* name, bool f64);
 

@@ -1025,8 +1025,8 @@ void MT_VEC_FILL(Table& t) {
   MT_BESSEL_SET(_special_i1e, 1, true)
 #undef MT_BESSEL_SET
 #ifdef MT_VEC_AVX512
-  // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: the scalar
-  // functors serve float32 (and half) there (AVX2 computes them in double with its float64 kernel)
+  // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: make_table
+  // (elementwise.cpp) gives AVX-512 AVX2's rows for these (in double with its float64 kernel), and erfinv's
   scalar(t.f32, {Fn::erfinv, Fn::sinh, Fn::cosh});
 #endif
   t.softmax_f32 = &softmax_row<VF, float, NF>;
@@ -1058,12 +1058,12 @@ void MT_VEC_FILL(Table& t) {
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
 #ifdef MT_VEC_AVX512
   // float64 log, log1p, sin, cos, erf and atan (and softplus, mish and gelu through them) are AVX2's kernels
-  // over halves here; float32 exp2, log2, log10, tan, asin, acos, atan and atanh have none (AVX2's are ours
-  // in double: f32_via_f64.h)
+  // over halves here; float32 exp2, log2, log10, tan, asin, acos, atan and atanh take AVX2's rows (ours in
+  // double: f32_via_f64.h), as every entry left empty here that AVX2 fills (make_table, elementwise.cpp)
   scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::atanh});
 #endif
   // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's;
-  // float64 tan/asin/acos are AVX2's own (AVX-512 keeps the C library's)
+  // float64 tan/asin/acos are AVX2's own (AVX-512 runs AVX2's rows)
   scalar(t.f64, {Fn::atanh});
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
