@@ -2801,3 +2801,29 @@ def test_bool_subtraction_binomial_scans_windows_and_poisson_kinds_fuzz_seed_320
     assert T.hann_window(4, False).tolist() == [0.0, 0.75, 0.75, 0.0]
     with pytest.raises(TypeError, match="argument 'target' \\(position 2\\) must be Tensor, not bool"):
         T.nn.functional.poisson_nll_loss(T.tensor([1.0]), False)
+
+
+def test_matrix_exp_scales_each_matrix_of_a_batch_on_its_own_fuzz_seed_3301():
+    """one shared scaling from the batch's largest norm squared every matrix as often as the largest needed (a
+    1e30 entry in one matrix turned the others into zeros) and a NaN norm hid the rest: each matrix is scaled and
+    squared by its own norm, as PyTorch's"""
+    import scipy.linalg as sl
+
+    T = minitorch
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 3, 3))
+    a[1] *= 50
+    a[2] *= 1e-3
+    a[3] *= 7
+    ref = np.stack([sl.expm(m) for m in a])
+    np.testing.assert_allclose(T.linalg.matrix_exp(T.tensor(a)).numpy(), ref, rtol=1e-12)
+    b = a.copy()
+    b[0, 1, 1] = -1e30
+    np.testing.assert_allclose(T.linalg.matrix_exp(T.tensor(b)).numpy()[1:], ref[1:], rtol=1e-12)
+    c = a.copy()
+    c[0, 0, 0] = np.nan
+    r = T.linalg.matrix_exp(T.tensor(c)).numpy()
+    assert np.isnan(r[0]).all()
+    np.testing.assert_allclose(r[1:], ref[1:], rtol=1e-12)
+    x = T.tensor(a[[0, 3]] * 0.3, requires_grad=True)
+    assert T.autograd.gradcheck(T.linalg.matrix_exp, (x,))

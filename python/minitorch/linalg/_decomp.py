@@ -1184,9 +1184,12 @@ def matrix_exp(A):
     if A.numel() == 0:
         return A.clone()
     norm = A.detach().abs().sum(-2).amax(-1)  # the 1-norm of each matrix
-    top = float(norm.max()) if norm.numel() else 0.0
-    s = builtins.max(0, math.ceil(math.log2(top / _THETA13))) if top > _THETA13 else 0
-    X = A / (2.0**s) if s else A
+    # each matrix its own scaling, as PyTorch's: one shared s from the batch's largest norm would square every
+    # matrix as often as the largest needs (a batch holding a 1e30 entry turned its neighbours into zeros), and a
+    # NaN norm would have hidden every other one
+    steps = _C.clamp(_C.ceil(_C.log2(norm.double() / _THETA13)), min=0).nan_to_num(0.0, 0.0, 0.0)
+    s = int(steps.max()) if steps.numel() else 0
+    X = A / _C.exp2(steps).to(A.dtype).unsqueeze(-1).unsqueeze(-1) if s else A
     b = _PADE13
     eye = _eye_like(A)
     X2 = X @ X
@@ -1195,8 +1198,10 @@ def matrix_exp(A):
     U = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2 + b[1] * eye)
     V = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 + b[0] * eye
     E = solve(V - U, V + U)
-    for _ in range(s):
-        E = E @ E
+    uniform = bool((steps == s).all())
+    for k in range(s):
+        squared = E @ E
+        E = squared if uniform else _C._where((steps > k).unsqueeze(-1).unsqueeze(-1), squared, E)
     return E
 
 
