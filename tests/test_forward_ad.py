@@ -422,10 +422,9 @@ ORACLE_CASES = {
 }
 
 
-def test_jvp_matches_pytorch():
+def _pytorch_tangents(cases, x, v):
+    """PyTorch's forward-mode tangent of each case (a lambda's source) at x in direction v, run by the oracle."""
     py = _oracle()
-    torch.manual_seed(3)
-    x, v = rand(3, 4), rand(3, 4)
     script = (
         "import json, sys, torch\n"
         "import torch.autograd.forward_ad as fwAD\n"
@@ -437,12 +436,19 @@ def test_jvp_matches_pytorch():
         "        out[k] = fwAD.unpack_dual(eval(src)(fwAD.make_dual(x, v))).tangent.tolist()\n"
         "print(json.dumps(out))\n"
     )
-    payload = json.dumps({"x": x.tolist(), "v": v.tolist(), "cases": ORACLE_CASES})
+    payload = json.dumps({"x": x.tolist(), "v": v.tolist(), "cases": cases})
     res = subprocess.run(
         [py, "-c", script], input=payload, capture_output=True, text=True, timeout=300, check=False
     )
     assert res.returncode == 0, res.stderr
-    theirs = json.loads(res.stdout.strip().splitlines()[-1])
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_jvp_matches_pytorch():
+    _oracle()
+    torch.manual_seed(3)
+    x, v = rand(3, 4), rand(3, 4)
+    theirs = _pytorch_tangents(ORACLE_CASES, x, v)
     for k, src in ORACLE_CASES.items():
         _, t = fwd(eval(src, {"torch": torch}), [x], [v])
         np.testing.assert_allclose(t.numpy(), np.array(theirs[k]), rtol=1e-10, atol=1e-12)
@@ -1057,26 +1063,10 @@ COVERED_ORACLE = {
 
 
 def test_covered_jvps_match_pytorch():
-    py = _oracle()
+    _oracle()
     torch.manual_seed(5)
     x, v = rand(3, 4), rand(3, 4)
-    script = (
-        "import json, sys, torch\n"
-        "import torch.autograd.forward_ad as fwAD\n"
-        "d = json.loads(sys.stdin.read())\n"
-        "x = torch.tensor(d['x'], dtype=torch.float64); v = torch.tensor(d['v'], dtype=torch.float64)\n"
-        "out = {}\n"
-        "for k, src in d['cases'].items():\n"
-        "    with fwAD.dual_level():\n"
-        "        out[k] = fwAD.unpack_dual(eval(src)(fwAD.make_dual(x, v))).tangent.tolist()\n"
-        "print(json.dumps(out))\n"
-    )
-    payload = json.dumps({"x": x.tolist(), "v": v.tolist(), "cases": COVERED_ORACLE})
-    res = subprocess.run(
-        [py, "-c", script], input=payload, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert res.returncode == 0, res.stderr
-    theirs = json.loads(res.stdout.strip().splitlines()[-1])
+    theirs = _pytorch_tangents(COVERED_ORACLE, x, v)
     for k, src in COVERED_ORACLE.items():
         with warnings.catch_warnings():
             warnings.simplefilter("error")

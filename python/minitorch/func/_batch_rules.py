@@ -558,21 +558,37 @@ def _linalg_operands(key, level, args, kwargs, spec):
     return args, kwargs
 
 
+def _rhs_operands(key, level, args, kwargs, is_vector):
+    """A and B of a solve-like op with aligned batch dims, a vector B (is_vector(A, B), read on the logical
+    shapes) made a one-column matrix: ((args, kwargs), vector), or None to run per entry on the caller's args."""
+    A, B = args[0], _get(args, kwargs, 1, "B")
+    if not (is_tensor_like(A) and is_tensor_like(B)) or A.dim() < 2 or B.dim() < 1:
+        return None
+    vector = is_vector(A, B)
+    if vector:
+        args, kwargs = _set(args, kwargs, 1, "B", call("Tensor.unsqueeze", B, -1))
+    got = _linalg_operands(key, level, args, kwargs, ((0, "A", 2), (1, "B", 2)))
+    return None if got is None else (got, vector)
+
+
 @register_rule("linalg.solve", "linalg.solve_ex")
 def solve_rule(key, level, args, kwargs):
     """Batching rule of linalg.solve(_ex): a vector right-hand side (PyTorch's rule, read on the logical shapes)
     becomes a one-column matrix, then both operands go in with aligned batch dims."""
-    A, B = args[0], _get(args, kwargs, 1, "B")
-    if not (is_tensor_like(A) and is_tensor_like(B)) or A.dim() < 2 or B.dim() < 1:
-        return fallback(key, level, args, kwargs)
     left = kwargs.get("left", True)
-    vector = left and (B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
-    if vector:
-        args, kwargs = _set(args, kwargs, 1, "B", call("Tensor.unsqueeze", B, -1))
-    got = _linalg_operands(key, level, args, kwargs, ((0, "A", 2), (1, "B", 2)))
+    got = _rhs_operands(
+        key,
+        level,
+        args,
+        kwargs,
+        lambda A, B: (
+            left and (B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
+        ),
+    )
     if got is None:
         return fallback(key, level, args, kwargs)
-    res = call(key, *got[0], **got[1])
+    (a, kw), vector = got
+    res = call(key, *a, **kw)
     if vector:
         if key == "linalg.solve_ex":
             res = type(res)((res[0].squeeze(-1), res[1]))
@@ -606,16 +622,11 @@ register_rule("cdist")(_matrix_operands_rule(((0, "x1", 2), (1, "x2", 2))))
 def lstsq_rule(key, level, args, kwargs):
     """Batching rule of linalg.lstsq: A and B (a vector B read on the logical shapes) with aligned batch dims;
     the outputs LAPACK leaves empty (residuals, gels's rank) stay empty per entry."""
-    A, B = args[0], _get(args, kwargs, 1, "B")
-    if not (is_tensor_like(A) and is_tensor_like(B)) or A.dim() < 2 or B.dim() < 1:
-        return fallback(key, level, args, kwargs)
-    vector = B.dim() == A.dim() - 1
-    if vector:
-        args, kwargs = _set(args, kwargs, 1, "B", call("Tensor.unsqueeze", B, -1))
-    got = _linalg_operands(key, level, args, kwargs, ((0, "A", 2), (1, "B", 2)))
+    got = _rhs_operands(key, level, args, kwargs, lambda A, B: B.dim() == A.dim() - 1)
     if got is None:
         return fallback(key, level, args, kwargs)
-    res = call(key, *got[0], **got[1])
+    (a, kw), vector = got
+    res = call(key, *a, **kw)
     size = _size(level)
     parts = [res[0].squeeze(-1) if vector else res[0]]
     for r in res[1:]:
