@@ -17,9 +17,11 @@ from minitorch.sparse import _layout
 from minitorch.sparse._types import (
     SparseCooTensor,
     SparseCsrTensor,
+    _crow_of,
     _index_add,
     _linear_index,
     _prod,
+    _rows_of,
     _SparseTensor,
     dense_to_coo,
     dense_to_csr,
@@ -115,9 +117,7 @@ def _csr_structure(s):
         return None
     cached = getattr(s, "_csr_cache", None)
     if cached is None:
-        rows = s._idx[0]
-        bounds = _C.arange(s.shape[0] + 1, dtype=_C.int64, device=rows.device)
-        cached = (_composite_math.searchsorted(rows, bounds), s._idx[1])
+        cached = (_crow_of(s._idx[0], s.shape[0]), s._idx[1])
         s._csr_cache = cached
     return cached
 
@@ -147,8 +147,7 @@ class _CsrMm(Function):
 
 
 def _csr_mm_grads_composed(ctx, crow, col, values, dense, g):
-    pos = _C.arange(col.shape[0], dtype=_C.int64, device=col.device)
-    rows = _composite_math.searchsorted(crow.to(_C.int64), pos, right=True) - 1
+    rows = _rows_of(crow, col.shape[0])
     col = col.to(_C.int64)
     src, dst = (rows, col) if not ctx.transpose else (col, rows)  # out[src] gathers dense[dst]
     g_values = g_dense = None

@@ -340,6 +340,21 @@ class _SparseTensor:
     __hash__ = object.__hash__
 
 
+def _crow_of(rows, nrows):
+    """The CSR row pointers (nrows + 1, int64) of row indices sorted ascending (a coalesced COO tensor's)."""
+    counts = _C.zeros((nrows,), dtype=_C.int64, device=rows.device)
+    if rows.numel():
+        counts = counts.index_add(0, rows, _C.ones_like(rows))
+    return _C.cat([_C.zeros((1,), dtype=_C.int64, device=rows.device), counts.cumsum(0)])
+
+
+def _rows_of(crow, nnz):
+    """The row (int64) of each of the nnz stored elements of CSR row pointers."""
+    crow = crow.to(_C.int64)
+    pos = _C.arange(nnz, dtype=_C.int64, device=crow.device)
+    return _composite_math.searchsorted(crow, pos, right=True) - 1
+
+
 class SparseCooTensor(_SparseTensor):
     """A sparse tensor in coordinate format (layout ``torch.sparse_coo``): PyTorch's COO tensor, built by
     ``torch.sparse_coo_tensor`` or ``Tensor.to_sparse()``."""
@@ -455,11 +470,7 @@ class SparseCooTensor(_SparseTensor):
                 f"COO tensor of shape {list(self._shape)} with {self.sparse_dim()} sparse dimensions"
             )
         c = self.coalesce()
-        nrows = self._shape[0]
-        counts = _C.zeros((nrows,), dtype=_C.int64, device=c._idx.device)
-        if c._nnz():
-            counts = counts.index_add(0, c._idx[0], _C.ones_like(c._idx[0]))
-        crow = _C.cat([_C.zeros((1,), dtype=_C.int64, device=counts.device), counts.cumsum(0)])
+        crow = _crow_of(c._idx[0], self._shape[0])
         return SparseCsrTensor(crow, c._idx[1], c._vals, self._shape, sorted_=True, rows=c._idx[0])
 
     # -- views of the structure
@@ -595,9 +606,7 @@ class SparseCsrTensor(_SparseTensor):
     def _row_indices(self):
         """The row of each stored element (nnz,), int64 (the structure does not change, so it is kept)."""
         if self._rows is None:
-            crow = self._crow.to(_C.int64)
-            pos = _C.arange(self._nnz(), dtype=_C.int64, device=crow.device)
-            self._rows = _composite_math.searchsorted(crow, pos, right=True) - 1
+            self._rows = _rows_of(self._crow, self._nnz())
         return self._rows
 
     def _layout_error(self, what, expected="sparse coordinate tensor layout"):
