@@ -107,7 +107,7 @@ void deprecated_alpha_first(const std::string& name, bool method, py::handle alp
                : name + "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)";
     const std::string msg = "This overload of " + name + " is deprecated:\n\t" + old_sig +
                             "\nConsider using one of the following signatures instead:\n\t" + new_sig;
-    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+    warn(msg);
   }
 }
 

@@ -88,12 +88,10 @@ void set_precision_py(const std::string& s) {
     set_float32_matmul_precision(Float32MatmulPrecision::high);
   else if (s == "medium")
     set_float32_matmul_precision(Float32MatmulPrecision::medium);
-  else if (PyErr_WarnEx(PyExc_UserWarning,
-                        (s + " is not one of 'highest', 'high', or 'medium'; the current"
-                             "setFloat32MatmulPrecision call has no effect.")
-                            .c_str(),
-                        1) != 0)
-    throw py::error_already_set();  // warnings turned into errors
+  else
+    warn(s +
+         " is not one of 'highest', 'high', or 'medium'; the current"
+         "setFloat32MatmulPrecision call has no effect.");
 }
 
 }  // namespace

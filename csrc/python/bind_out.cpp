@@ -111,7 +111,7 @@ void warn_resized(IntArrayRef from, IntArrayRef to_shape) {
                     ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
                     "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
                     "resizing it, inplace, to zero elements with t.resize_(0).";
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+  warn(msg);
 }
 
 void check_no_grad(const char* shown, bool requires_grad) {

@@ -6,10 +6,6 @@
 namespace mt {
 
 namespace {
-
-void warn_user(const char* msg) {
-  if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) != 0) throw py::error_already_set();
-}
 std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   MT_CHECK_TYPE(!py::isinstance<TensorImpl>(seq), fn,
                 "(): argument 'tensors' (position 1) must be tuple of Tensors, "
@@ -119,11 +115,11 @@ void init_shape(py::module_& m, TensorClass& cls) {
                              [](const Tensor& x) {
                                // PyTorch's deprecations: the identity on 0-D, a reversal beyond matrices
                                if (x.dim() == 0)
-                                 warn_user(
+                                 warn(
                                      "Tensor.T is deprecated on 0-D tensors. This function is the identity "
                                      "in these cases.");
                                else if (x.dim() > 2)
-                                 warn_user(
+                                 warn(
                                      "The use of `x.T` on tensors of dimension other than 2 to reverse their "
                                      "shape is deprecated and it will throw an error in a future release. "
                                      "Consider `x.mT` to transpose batches of matrices or "
@@ -137,8 +133,7 @@ void init_shape(py::module_& m, TensorClass& cls) {
           "mT",
           [](const Tensor& x) {
             if (x.dim() == 0) {
-              warn_user(
-                  "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.");
+              warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.");
               return permute(x, DimVector{});
             }
             MT_CHECK(x.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ",
