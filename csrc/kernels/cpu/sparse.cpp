@@ -73,38 +73,26 @@ void csr_sddmm_typed(const Tensor& out, const Tensor& crow, const Tensor& col, c
   });
 }
 
-template <template <typename, typename> class F, typename... Args>
-void by_types(ScalarType dt, ScalarType it, Args&&... args) {
+// f(value, index) with a value of the element type (float or double) and one of the index type (int32/int64)
+template <typename F>
+void by_types(ScalarType dt, ScalarType it, F&& f) {
   if (dt == ScalarType::Float)
-    it == ScalarType::Long ? F<float, int64_t>::run(args...) : F<float, int32_t>::run(args...);
+    it == ScalarType::Long ? f(float{}, int64_t{}) : f(float{}, int32_t{});
   else
-    it == ScalarType::Long ? F<double, int64_t>::run(args...) : F<double, int32_t>::run(args...);
+    it == ScalarType::Long ? f(double{}, int64_t{}) : f(double{}, int32_t{});
 }
-
-template <typename T, typename I>
-struct MmRun {
-  static void run(const Tensor& out, const Tensor& crow, const Tensor& col, const Tensor& values,
-                  const Tensor& dense, bool transpose) {
-    csr_mm_typed<T, I>(out, crow, col, values, dense, transpose);
-  }
-};
-
-template <typename T, typename I>
-struct SddmmRun {
-  static void run(const Tensor& out, const Tensor& crow, const Tensor& col, const Tensor& a,
-                  const Tensor& b) {
-    csr_sddmm_typed<T, I>(out, crow, col, a, b);
-  }
-};
 
 void csr_mm_cpu(const Tensor& out, const Tensor& crow, const Tensor& col, const Tensor& values,
                 const Tensor& dense, bool transpose) {
-  by_types<MmRun>(values.dtype(), crow.dtype(), out, crow, col, values, dense, transpose);
+  by_types(values.dtype(), crow.dtype(), [&](auto t, auto i) {
+    csr_mm_typed<decltype(t), decltype(i)>(out, crow, col, values, dense, transpose);
+  });
 }
 
 void csr_sddmm_cpu(const Tensor& out, const Tensor& crow, const Tensor& col, const Tensor& a,
                    const Tensor& b) {
-  by_types<SddmmRun>(a.dtype(), crow.dtype(), out, crow, col, a, b);
+  by_types(a.dtype(), crow.dtype(),
+           [&](auto t, auto i) { csr_sddmm_typed<decltype(t), decltype(i)>(out, crow, col, a, b); });
 }
 
 }  // namespace

@@ -64,6 +64,18 @@ void make_dense(cusparseDnMatDescr_t* m, const Tensor& t) {
       "cusparseCreateDnMat");
 }
 
+// cuSPARSE's alpha = 1 and beta = 0 on the host, in the compute type of `t`
+struct OneZero {
+  float one_f = 1.0f, zero_f = 0.0f;
+  double one_d = 1.0, zero_d = 0.0;
+  const void* one;
+  const void* zero;
+  explicit OneZero(const Tensor& t)
+      : one(t.dtype() == ScalarType::Float ? static_cast<const void*>(&one_f) : &one_d),
+        zero(t.dtype() == ScalarType::Float ? static_cast<const void*>(&zero_f) : &zero_d) {}
+  OneZero(const OneZero&) = delete;  // one/zero point into this object
+};
+
 Tensor workspace(size_t bytes, Device dev) {
   return make_empty({static_cast<int64_t>(std::max<size_t>(bytes, 1))}, ScalarType::Byte, dev);
 }
@@ -77,11 +89,8 @@ void csr_mm_cuda(const Tensor& out, const Tensor& crow, const Tensor& col, const
   make_dense(&d.a, dense);
   make_dense(&d.b, out);
   const cusparseOperation_t op = transpose ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE;
-  const double one_d = 1.0, zero_d = 0.0;
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const bool f32 = values.dtype() == ScalarType::Float;
-  const void* alpha = f32 ? static_cast<const void*>(&one_f) : static_cast<const void*>(&one_d);
-  const void* beta = f32 ? static_cast<const void*>(&zero_f) : static_cast<const void*>(&zero_d);
+  const OneZero s(values);
+  const void *alpha = s.one, *beta = s.zero;
   size_t bytes = 0;
   check(cusparseSpMM_bufferSize(h, op, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.sp, d.a, beta, d.b,
                                 data_type(values), CUSPARSE_SPMM_ALG_DEFAULT, &bytes),
@@ -100,11 +109,8 @@ void csr_sddmm_cuda(const Tensor& out, const Tensor& crow, const Tensor& col, co
   make_dense(&d.a, a);
   make_dense(&d.b, b);
   make_csr(d, crow, col, out, b.size(0));
-  const double one_d = 1.0, zero_d = 0.0;
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const bool f32 = a.dtype() == ScalarType::Float;
-  const void* alpha = f32 ? static_cast<const void*>(&one_f) : static_cast<const void*>(&one_d);
-  const void* beta = f32 ? static_cast<const void*>(&zero_f) : static_cast<const void*>(&zero_d);
+  const OneZero s(a);
+  const void *alpha = s.one, *beta = s.zero;
   size_t bytes = 0;
   check(cusparseSDDMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, alpha,
                                  d.a, d.b, beta, d.sp, data_type(a), CUSPARSE_SDDMM_ALG_DEFAULT, &bytes),
