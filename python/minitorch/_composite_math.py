@@ -97,7 +97,9 @@ def _store(self, result):
 
 
 def _not_implemented(op, t):
-    raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_name(t.dtype)}'")
+    """PyTorch's refusal by kernel `op` of t's dtype (t a tensor, or the dtype its kernel dispatched on)."""
+    dtype = t if isinstance(t, _C.dtype) else t.dtype
+    raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_name(dtype)}'")
 
 
 def _check_alpha(name, value, *tensors):
@@ -351,13 +353,10 @@ def hypot(input, other):
     """sqrt(input**2 + other**2), elementwise, scaled by the larger magnitude so that it overflows only where
     the result does (float32 hypot(3e20, 4e20) = 5e20, as C's and PyTorch's); an infinite side gives inf even
     beside NaN."""
-    dt = _C.result_type(
-        input, other
-    )  # PyTorch's kernel dispatches on the common dtype (float16 with int64 runs)
+    # PyTorch's kernel dispatches on the common dtype (float16 with int64 runs)
+    dt = _C.result_type(input, other)
     if not dt.is_floating_point:
-        raise NotImplementedError(
-            f"\"hypot_{'cuda' if input.is_cuda else 'cpu'}\" not implemented for '{scalar_name(dt)}'"
-        )
+        _not_implemented("hypot_cuda" if input.is_cuda else "hypot_cpu", dt)
     # half precision computes in float32 and rounds once, as PyTorch's kernel (its opmath type)
     ct = _C.float32 if dt in (_C.float16, _C.bfloat16) else dt
     a, b = _C.abs(input.to(ct)), _C.abs(other.to(ct))
@@ -679,9 +678,7 @@ def gcd(input, other):
     # PyTorch's kernel dispatches on the common dtype: an int32 with a bool is int32 and computed
     common = _C.result_type(input, other)
     if common.is_floating_point or common.is_complex or common == _C.bool:
-        raise NotImplementedError(
-            f"\"gcd_{'cuda' if input.is_cuda else 'cpu'}\" not implemented for '{scalar_name(common)}'"
-        )
+        _not_implemented("gcd_cuda" if input.is_cuda else "gcd_cpu", common)
     a, b = _bcast(_C.abs(input.to(common)), _C.abs(other.to(common)))
     # Euclid on the whole tensor; the loop runs O(log max) times, not once per element
     while b.numel() and _C.any(_C.ne(b, 0)).item():
@@ -1819,7 +1816,7 @@ def nextafter(input, other):
     x, y = input, other
     dt = _C.result_type(x, y)  # PyTorch's kernel dispatches on the common dtype
     if not dt.is_floating_point:
-        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_name(dt)}'")
+        _not_implemented("nextafter_cpu", dt)
     x, y = x.to(dt), y.to(dt)
     x, y = _composite_shape.broadcast_tensors(x, y)
     itype = _FLAYOUT[dt][0]
@@ -1907,7 +1904,7 @@ def _shift_operands(op, input, other):
     dt = _C.result_type(input, other)
     a, b = _binary(input, other)
     if dt not in _INT_BITS:
-        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_name(dt)}'")
+        _not_implemented(f"{op}_cpu", dt)
     return a.to(dt), b.to(dt), dt
 
 
