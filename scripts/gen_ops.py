@@ -49,7 +49,7 @@ ARG_TYPES = {
     "bool?": ("py::handle", "std::optional<bool> {n} = opt_arg({n}_obj, bool_arg, {where});"),
     "str": ("std::string", None),
     "str?": ("std::optional<std::string>", None),
-    "int[]": ("py::handle", "DimVector {n} = parse_dims({n}_obj);"),
+    "int[]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});"),
     "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
     "Scalar": ("py::handle", 'Scalar {n} = parse_scalar({n}_obj, "{n}");'),
 }
@@ -790,7 +790,7 @@ def _lambda(op, inplace, method=False):
     for i, p in enumerate(op.params):
         ctype, conversion = ARG_TYPES[p.type]
         pos = 0 if p.kw_only else (i if (method or inplace) else i + 1)
-        where = f'{{"{shown}", "{p.name}", {pos}}}'
+        where = f'{{"{shown}", "{p.name}", {pos}, {i + 1}}}'
         if inplace and p.name == "self":
             params.append("py::object self_obj")
             convert.append("Tensor self = self_obj.cast<Tensor>();")
@@ -819,7 +819,8 @@ ARG_CHECKS = """namespace {
 struct ArgWhere {
   const char* fn;
   const char* name;
-  int pos;
+  int pos;    // in the call's words: a method's skip self, a keyword-only argument has none (0)
+  int index;  // in the signature, self first (1-based): what "failed to unpack ... at pos" reports
 };
 
 [[noreturn]] void wrong_arg(const ArgWhere& w, const char* want, py::handle h) {
@@ -840,6 +841,37 @@ int64_t symint_arg(py::handle h, const ArgWhere& w) {
   int64_t v = 0;
   if (!load_strict_int(h.ptr(), &v, true)) wrong_arg(w, "int", h);
   return v;
+}
+
+// PyTorch's int list (roll's shifts, logsumexp's dim): a list or tuple of ints, or one int (or one-element
+// integer tensor) standing for the list; None for an optional one. Its two element messages: the first element
+// "found" wrong, a later one "failed to unpack" (at the argument's index in the signature).
+DimVector ints_arg(py::handle h, const ArgWhere& w) {
+  DimVector out;
+  int64_t v = 0;
+  if (h.is_none()) return out;
+  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+    for (size_t i = 0, n = seq.size(); i < n; ++i) {
+      py::object e = seq[i];
+      if (load_strict_int(e.ptr(), &v, true)) {
+        out.push_back(v);
+        continue;
+      }
+      std::string at = w.pos > 0 ? " (position " + std::to_string(w.pos) + ")" : "";
+      if (i == 0)
+        throw py::type_error(std::string(w.fn) + "(): argument '" + w.name + "'" + at +
+                             " must be tuple of ints, but found element of type " + arg_type_name(e) +
+                             " at pos 0");
+      throw py::type_error(std::string(w.fn) + "(): argument '" + w.name + "' failed to unpack the object at pos " +
+                           std::to_string(w.index) + " with error \\"type must be tuple of ints,but got " +
+                           arg_type_name(e) + "\\"");
+    }
+    return out;
+  }
+  if (!load_strict_int(h.ptr(), &v, true)) wrong_arg(w, "tuple of ints", h);
+  out.push_back(v);
+  return out;
 }
 
 bool bool_arg(py::handle h, const ArgWhere& w) {

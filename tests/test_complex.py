@@ -718,6 +718,9 @@ def test_conj_is_eager():
     x = torch.ones(3)
     assert x.conj() is x  # real tensors are their own conjugate
     close(torch.conj_physical(torch.tensor([-1.0], dtype=torch.float64)), np.array([-1.0]))
+    # a real tensor is its own conjugate: PyTorch returns it (no copy), and so do we
+    r = torch.randn(3, 4)
+    assert torch.conj_physical(r) is r and r.conj_physical() is r
 
 
 def test_conjugate_transposes():

@@ -898,6 +898,42 @@ def test_roll_combinations_unfold_parse_as_pytorch():
     )
 
 
+def test_int_list_arguments_word_pytorchs_errors():
+    """roll is bound from the op schema: its int lists (and every schema func's) refuse in PyTorch's words, the
+    first bad element "found", a later one "failed to unpack" at the argument's index in the signature"""
+    t = minitorch.ones(3, 3, 3)
+    cases = [
+        (lambda: minitorch.roll(t, [1.5]), "roll(): argument 'shifts' (position 2) must be tuple of ints, but found element of type float at pos 0"),
+        (lambda: minitorch.roll(t, [True]), "must be tuple of ints, but found element of type bool at pos 0"),
+        (lambda: minitorch.roll(t, 1, [0, 1, 1.5]), "roll(): argument 'dims' failed to unpack the object at pos 3 with error \"type must be tuple of ints,but got float\""),
+        (lambda: t.roll([1, "a"], [0, 1]), "roll(): argument 'shifts' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\""),
+        (lambda: minitorch.roll(t, minitorch.tensor([1, 2]), (0, 0)), "roll(): argument 'shifts' (position 2) must be tuple of ints, not Tensor"),
+        (lambda: minitorch.logsumexp(t, 1.5), "logsumexp(): argument 'dim' (position 2) must be tuple of ints, not float"),
+        (lambda: minitorch.logsumexp(t, [0, 1.5]), "logsumexp(): argument 'dim' failed to unpack the object at pos 2"),
+    ]  # fmt: skip
+    for call, msg in cases:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+    # what PyTorch's roll itself refuses, with its words
+    for call, exc, msg in [
+        (lambda: minitorch.roll(minitorch.tensor(1.0), 1, 0), IndexError, "Dimension specified as 0 but tensor has no dimensions"),
+        (lambda: minitorch.roll(t, (), ()), RuntimeError, "`shifts` required"),
+        (lambda: minitorch.roll(t, [1, 2]), RuntimeError, "shifts and dimensions must align. shifts: 2, dims:0"),
+        (lambda: minitorch.roll(t, 1, [0, 1]), RuntimeError, "shifts and dimensions must align. shifts: 1, dims:2"),
+    ]:  # fmt: skip
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    # an element that is a one-element integer tensor, keywords, dims=None, a 0-dim tensor rolled flat
+    a = np.arange(27.0).reshape(3, 3, 3)
+    x = minitorch.tensor(a)
+    np.testing.assert_array_equal(
+        minitorch.roll(x, [1, minitorch.tensor(2)], [0, -1]).numpy(), np.roll(a, (1, 2), (0, -1))
+    )
+    np.testing.assert_array_equal(minitorch.roll(input=x, shifts=-4, dims=None).numpy(), np.roll(a, -4))
+    np.testing.assert_array_equal(x.roll(5, 1).numpy(), np.roll(a, 5, 1))
+    assert minitorch.roll(minitorch.tensor(3.0), 1).item() == 3.0
+
+
 def test_method_int_lists_take_separate_ints_as_pytorch():
     """A Tensor method whose first parameter is an int list takes it as separate ints, as PyTorch's parser
     (t.flip(0, 1), t.dsplit(1, 2), t.sum_to_size(1, 4)); the function form does not (issue 34)"""

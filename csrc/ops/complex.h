@@ -13,7 +13,7 @@ Tensor view_as_complex(const Tensor& self);
 Tensor real(const Tensor& self);
 Tensor imag(const Tensor& self);
 // Conjugation is eager here (PyTorch sets a lazy bit): conj() of a real tensor is the tensor itself, of a
-// complex one a new tensor; conj_physical() always returns a new tensor.
+// complex one a new tensor; conj_physical() the same (PyTorch returns a real input itself there too).
 Tensor conj(const Tensor& self);
 Tensor conj_physical(const Tensor& self);
 // z / |z| (0 at 0); sign() for real tensors.

@@ -418,6 +418,25 @@ std::vector<Tensor> native::unbind(const Tensor& self, int64_t dim) {
   return out;
 }
 
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  MT_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty()) {
+    MT_CHECK(shifts.size() == 1, "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:0");
+    return view(roll(flatten(self), shifts, DimVector{0}), self.sizes());
+  }
+  MT_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+           ", dims:", dims.size());
+  Tensor out = self;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = wrap_size_dim(dims[i], self.dim());
+    int64_t n = self.size(d);
+    int64_t s = n ? ((shifts[i] % n) + n) % n : 0;
+    // one pass of cat per rolled dim: the last s entries move to the front
+    if (s) out = cat({narrow(out, d, n - s, s), narrow(out, d, 0, n - s)}, d);
+  }
+  return out.is_same(self) ? clone(self) : out;
+}
+
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
   int64_t n = self.dim();
   src = wrap_dim(src, n);

@@ -40,6 +40,9 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 // A copy of self with the order of elements reversed along each of `dims` (torch.flip).
 Tensor flip(const Tensor& self, IntArrayRef dims);
+// self rolled by shifts[i] places along dims[i] (torch.roll); no dims: the flattened tensor, shape kept.
+// A composite of narrow and cat (both recorded), so its gradient is the opposite roll.
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 // Infers one -1 in `shape` from numel; RuntimeError in PyTorch's words when impossible.
 DimVector infer_size(IntArrayRef shape, int64_t numel);

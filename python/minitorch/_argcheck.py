@@ -420,9 +420,10 @@ def check_call(fname, signatures, args, kwargs, positional=False):
     )
 
 
-def _fast_kind(p):
-    """a cheap test of one value for p that passes only values `_accepts` takes as they are (no int list given
-    as a bare int, which `_varargs` may repack), else None where no cheap test is written"""
+def _fast_kind(p, bare_int_ok=False):
+    """a cheap test of one value for p that passes only values `_accepts` takes as they are, else None where no
+    cheap test is written. bare_int_ok: a sized int list (roll's int[1] shifts) takes a bare int as it is,
+    which holds unless it is the signature's only positional parameter (`_varargs` repacks it there)"""
     k, none_ok = p.kind, p.optional or (p.has_default and p.default in ("None", "[]"))
     if k == "Tensor":
         test = _is_tensor
@@ -432,6 +433,8 @@ def _fast_kind(p):
         test = lambda v: type(v) is bool
     elif k in ("float", "Scalar"):
         test = lambda v: type(v) in (int, float)
+    elif k == "int[]" and bare_int_ok and p.size is not None:
+        test = lambda v: type(v) is int or (type(v) in (tuple, list) and all(type(e) is int for e in v))
     elif k == "int[]":
         test = lambda v: type(v) in (tuple, list) and all(type(e) is int for e in v)
     elif k == "ScalarType":
@@ -450,7 +453,8 @@ def _fast_kind(p):
 def _fast_check(params):
     """for one signature: a test of (args, kwargs) that is True only for calls check_call takes unchanged (the
     common ones, in about a microsecond), else None; a False sends the call through check_call itself"""
-    tests = [_fast_kind(p) for p in params]
+    bare_ok = sum(1 for p in params if not p.kw_only) > 1
+    tests = [_fast_kind(p, bare_ok) for p in params]
     if any(t is None for t in tests):
         return None
     positional = [t for p, t in zip(params, tests) if not p.kw_only]

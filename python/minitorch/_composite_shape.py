@@ -78,33 +78,6 @@ def flipud(input):
     return flip(input, [0])
 
 
-def _one_int(v):
-    """a one-element integer tensor, which PyTorch's parser takes for an int list, as that list"""
-    return [int(v.reshape(-1)[0].item())] if isinstance(v, _C.Tensor) else v
-
-
-@_argcheck.parses("Tensor input, int[1] shifts, int[1] dims=[]")
-def roll(input, shifts, dims=None):
-    """Rolls `input` by `shifts` places along `dims` (the flattened tensor when dims is None), as torch.roll."""
-    shifts, dims = _one_int(shifts), _one_int(dims)
-    shifts = _as_dims(shifts)
-    dims = [] if dims is None else _as_dims(dims)
-    if not dims:
-        if len(shifts) != 1:
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return roll(input.flatten(), shifts, [0]).view(input.shape)
-    if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    out = input
-    for s, d in zip(shifts, dims):
-        d = _wrap(d, input.dim())
-        n = input.shape[d]
-        s = s % n if n else 0
-        if s:
-            out = _C.cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
-    return out.clone() if out is input else out
-
-
 # Checked upfront, as PyTorch's parser does, where a bool or float for an int would otherwise run (a bool is
 # an int to Python, 2.5 a valid count to the arithmetic): _argcheck's fast path keeps a valid call's cost
 # to about a microsecond
@@ -929,7 +902,6 @@ __all__ += [
     "moveaxis",
     "msort",
     "ravel",
-    "roll",
     "rot90",
     "row_stack",
     "select_scatter",
@@ -954,7 +926,6 @@ TENSOR_METHODS.update(
             "flip",
             "fliplr",
             "flipud",
-            "roll",
             "rot90",
             "broadcast_to",
             "tile",

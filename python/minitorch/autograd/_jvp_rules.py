@@ -1705,7 +1705,6 @@ _COMPOSITE_RULES = {
     "flip": _LINEAR,
     "fliplr": _LINEAR,
     "flipud": _LINEAR,
-    "roll": _LINEAR,
     "rot90": _LINEAR,
     "repeat": _LINEAR,
     "tile": _LINEAR,

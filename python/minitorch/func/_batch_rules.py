@@ -449,7 +449,6 @@ def trace_rule(key, level, args, kwargs):
     return call("sum", call("diagonal", args[0], 0, 0, 1), -1)
 
 
-@register_rule("roll", "Tensor.roll")
 def roll_rule(key, level, args, kwargs):
     """Batching rule of roll: dims=None rolls each entry's flattened values, so elements never move between
     entries; explicit dims are shifted past the batch dim."""
