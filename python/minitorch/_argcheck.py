@@ -441,10 +441,12 @@ def _fast_kind(p, bare_int_ok=False):
         test = lambda v: isinstance(v, _C.dtype)
     elif k == "str":
         test = lambda v: isinstance(v, str)
-    elif k in ("PyObject", "Device"):  # kinds _accepts leaves to the function
+    elif k in ("PyObject", "Device", "Layout"):  # kinds _accepts leaves to the function
         test = lambda v: True
     elif k == "Tensor[]":
         test = lambda v: type(v) in (tuple, list) and all(_is_tensor(e) for e in v)
+    elif k == "Generator":
+        test = lambda v: isinstance(v, _C.Generator)
     else:
         return None
     return (lambda v: v is None or test(v)) if none_ok else test
