@@ -898,6 +898,42 @@ def test_roll_combinations_unfold_parse_as_pytorch():
     )
 
 
+def test_tensor_split_signatures_as_pytorchs():
+    """tensor_split is bound in C++ with PyTorch's three signatures (int sections, Tensor, tuple of ints indices),
+    their keywords, and its refusals in PyTorch's words"""
+    a = np.arange(24.0).reshape(4, 6)
+    m = minitorch.tensor(a)
+    x = minitorch.arange(10.0)
+    shapes = lambda ts: [tuple(t.shape) for t in ts]  # noqa: E731
+    assert shapes(minitorch.tensor_split(x, sections=3)) == [(4,), (3,), (3,)]
+    assert shapes(x.tensor_split(indices=[3])) == [(3,), (7,)]
+    assert shapes(minitorch.tensor_split(x, tensor_indices_or_sections=minitorch.tensor([3]))) == [(3,), (7,)]
+    assert shapes(minitorch.tensor_split(x, minitorch.tensor(3))) == [(4,), (3,), (3,)]
+    assert shapes(minitorch.tensor_split(x, (1, -3))) == [(1,), (6,), (3,)]
+    assert shapes(minitorch.tensor_split(x, [8, 2])) == [(8,), (0,), (8,)]
+    assert shapes(minitorch.tensor_split(x, [])) == [(10,)]
+    assert shapes(minitorch.tensor_split(x, 12)) == [(1,)] * 10 + [(0,)] * 2
+    for got, want in zip(minitorch.tensor_split(m, [1, 5], -1), np.split(a, [1, 5], -1)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    for got, want in zip(m.tensor_split(3, 1), np.array_split(a, 3, 1)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    for call, exc, msg in [
+        (lambda: minitorch.tensor_split(x, 2.5), TypeError, "tensor_split() received an invalid combination of arguments - got (Tensor, float)"),
+        (lambda: minitorch.tensor_split(x, [2.5]), TypeError, "tensor_split() received an invalid combination of arguments - got (Tensor, list)"),
+        (lambda: m.tensor_split([1, "a"], 1), TypeError, "tensor_split(): argument 'indices' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\""),
+        (lambda: minitorch.tensor_split(x, 0), RuntimeError, "number of sections must be larger than 0, got 0"),
+        (lambda: minitorch.tensor_split(minitorch.tensor(1.0), 2), RuntimeError, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"),
+        (lambda: minitorch.tensor_split(x, minitorch.tensor([[1]])), RuntimeError, "to be a zero-dimensional or one-dimensional tensor, but got a tensor with 2 dims"),
+        (lambda: minitorch.tensor_split(x, minitorch.tensor([1.0])), RuntimeError, "tensor_split expected tensor_indices_or_sections to have dtype of long, but got Float"),
+        (lambda: minitorch.tensor_split(x, 3, 1), IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    ]:  # fmt: skip
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    # views of the input, with gradients flowing back through each
+    w = minitorch.randn(4, 6, dtype=minitorch.float64, requires_grad=True)
+    assert gradcheck(lambda t: minitorch.tensor_split(t, [1, 4], 1), (w,))
+
+
 def test_int_list_arguments_word_pytorchs_errors():
     """roll is bound from the op schema: its int lists (and every schema func's) refuse in PyTorch's words, the
     first bad element "found", a later one "failed to unpack" at the argument's index in the signature"""

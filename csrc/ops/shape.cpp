@@ -410,6 +410,44 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   return split(self, split_size, dim);
 }
 
+namespace {
+int64_t tensor_split_dim(const Tensor& self, int64_t dim) {
+  MT_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ",
+           self.dim(), " dims");
+  return wrap_dim(dim, self.dim());
+}
+}  // namespace
+
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  int64_t d = tensor_split_dim(self, dim);
+  MT_CHECK(sections > 0, "number of sections must be larger than 0, got ", sections);
+  int64_t n = self.sizes()[d], q = n / sections, r = n % sections, start = 0;
+  std::vector<Tensor> out;
+  out.reserve(static_cast<size_t>(sections));  // an absurd count fails here, before any view is made
+  for (int64_t i = 0; i < sections; ++i) {
+    int64_t len = q + (i < r ? 1 : 0);
+    out.push_back(narrow(self, d, start, len));
+    start += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  int64_t d = tensor_split_dim(self, dim);
+  int64_t n = self.sizes()[d];
+  auto bound = [n](int64_t i) { return std::min(std::max(i < 0 ? i + n : i, int64_t(0)), n); };
+  std::vector<Tensor> out;
+  out.reserve(indices.size() + 1);
+  int64_t start = 0;
+  for (int64_t i : indices) {
+    int64_t end = bound(i);
+    out.push_back(narrow(self, d, start, std::max(end - start, int64_t(0))));
+    start = end;
+  }
+  out.push_back(narrow(self, d, start, n - start));
+  return out;
+}
+
 std::vector<Tensor> native::unbind(const Tensor& self, int64_t dim) {
   dim = wrap_dim(dim, self.dim());
   MT_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");

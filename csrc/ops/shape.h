@@ -32,6 +32,10 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim);
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim);
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim);
+// torch.tensor_split: `sections` views of near-equal length (the first size % sections one longer), or the
+// views between the split `indices` (each wrapped and clamped as a slice bound).
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim);
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim);
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim);
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst);
 // The dims `src` moved to the positions `dst`, the others keeping their order in the places left.

@@ -1,7 +1,36 @@
 // View and shape-op bindings (methods and minitorch.* functions).
 #include "autograd/record.h"
+#include "ops/copy.h"
 #include "ops/shape.h"
 #include "python/bind.h"
+
+namespace mt {
+// tensor_split's "tuple of ints indices": a tuple or list whose first element (if any) is an int; its later
+// elements are checked by tensor_split_by_list, with PyTorch's "failed to unpack" message
+struct IndexList {
+  py::sequence seq;
+};
+}  // namespace mt
+
+namespace pybind11 {
+namespace detail {
+template <>
+struct type_caster<mt::IndexList> {
+  PYBIND11_TYPE_CASTER(mt::IndexList, const_name("tuple of ints"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    int64_t v = 0;
+    if ((PyList_Check(o) || PyTuple_Check(o)) &&
+        (PySequence_Fast_GET_SIZE(o) == 0 || mt::load_strict_int(PySequence_Fast_GET_ITEM(o, 0), &v, true))) {
+      value.seq = reinterpret_borrow<sequence>(src);
+      return true;
+    }
+    return mt::refuse(o, "tuple of ints");
+  }
+  static handle cast(const mt::IndexList& l, return_value_policy, handle) { return l.seq.inc_ref(); }
+};
+}  // namespace detail
+}  // namespace pybind11
 
 namespace mt {
 
@@ -53,6 +82,37 @@ DimVector sizes_or_kw(const char* fn, const char* name, const py::args& args, py
                          "() received an invalid combination of arguments - got sizes both " +
                          "positional and as " + name + "=");
   return parse_size(kw);
+}
+// tensor_split's split points given as a tensor: a 0-dim one is the number of sections, a 1-dim one the
+// indices; they decide the output shapes, so they come to the host, as in PyTorch (which wants them there).
+std::vector<Tensor> tensor_split_by_tensor(const Tensor& self, const Tensor& t, int64_t dim) {
+  MT_CHECK(t.device().is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on ",
+           t.device().str());
+  MT_CHECK(t.dtype() == ScalarType::Long,
+           "tensor_split expected tensor_indices_or_sections to have dtype of long, but got ",
+           dtype_short_name(t.dtype()));
+  MT_CHECK(t.dim() <= 1,
+           "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
+           "tensor, but got a tensor with ",
+           t.dim(), " dims");
+  if (t.dim() == 0) return tensor_split(self, item(t).to_long(), dim);
+  Tensor c = contiguous(t);
+  const int64_t* p = static_cast<const int64_t*>(c.data_ptr());
+  return tensor_split(self, IntArrayRef(p, static_cast<size_t>(c.numel())), dim);
+}
+// tensor_split's indices as a tuple or list of ints (PyTorch's "tuple of ints indices"), each element checked
+// past the first, which the caster took (a bad one there is no match for this signature, as in PyTorch)
+std::vector<Tensor> tensor_split_by_list(const Tensor& self, const IndexList& list, int64_t dim) {
+  DimVector idx;
+  for (size_t i = 0, n = list.seq.size(); i < n; ++i) {
+    py::object e = list.seq[i];
+    int64_t v = 0;
+    MT_CHECK_TYPE(load_strict_int(e.ptr(), &v, true),
+                  "tensor_split(): argument 'indices' failed to unpack the object at pos 2",
+                  " with error \"type must be tuple of ints,but got ", arg_type_name(e), "\"");
+    idx.push_back(v);
+  }
+  return tensor_split(self, idx, dim);
 }
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
@@ -175,6 +235,26 @@ void init_shape(py::module_& m, TensorClass& cls) {
       .def(
           "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
           py::arg("chunks"), py::arg("dim") = 0)
+      // PyTorch's three tensor_split signatures, in the order a value can only match one: an int, a tensor,
+      // a tuple or list of ints
+      .def(
+          "tensor_split",
+          [](const Tensor& t, StrictInt s, StrictInt dim) {
+            return to_tuple(tensor_split(t, int64_t(s), dim));
+          },
+          py::arg("sections"), py::arg("dim") = 0)
+      .def(
+          "tensor_split",
+          [](const Tensor& t, const Tensor& s, StrictInt dim) {
+            return to_tuple(tensor_split_by_tensor(t, s, dim));
+          },
+          py::arg("tensor_indices_or_sections"), py::arg("dim") = 0)
+      .def(
+          "tensor_split",
+          [](const Tensor& t, const IndexList& s, StrictInt dim) {
+            return to_tuple(tensor_split_by_list(t, s, dim));
+          },
+          py::arg("indices"), py::arg("dim") = 0)
       .def(
           "unbind", [](const Tensor& t, StrictInt dim) { return to_tuple(unbind(t, dim)); },
           py::arg("dim") = 0)
@@ -264,6 +344,22 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
       py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
+  m.def(
+      "tensor_split",
+      [](const Tensor& t, StrictInt s, StrictInt dim) { return to_tuple(tensor_split(t, int64_t(s), dim)); },
+      py::arg("input"), py::arg("sections"), py::arg("dim") = 0);
+  m.def(
+      "tensor_split",
+      [](const Tensor& t, const Tensor& s, StrictInt dim) {
+        return to_tuple(tensor_split_by_tensor(t, s, dim));
+      },
+      py::arg("input"), py::arg("tensor_indices_or_sections"), py::arg("dim") = 0);
+  m.def(
+      "tensor_split",
+      [](const Tensor& t, const IndexList& s, StrictInt dim) {
+        return to_tuple(tensor_split_by_list(t, s, dim));
+      },
+      py::arg("input"), py::arg("indices"), py::arg("dim") = 0);
   m.def(
       "unbind", [](const Tensor& t, StrictInt dim) { return to_tuple(unbind(t, dim)); }, py::arg("input"),
       py::arg("dim") = 0);

@@ -1031,11 +1031,12 @@ class Tensor:
         Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
             flattened input when dim is None, as numpy.take_along_axis.
         """
-    @staticmethod
-    def tensor_split(*args, **kwargs):
-        """
-        Views of `input` split into n near-equal parts (int) or at the given indices (sequence), as numpy.array_split.
-        """
+    @typing.overload
+    def tensor_split(self, sections: builtins.int, dim: builtins.int = 0) -> tuple: ...
+    @typing.overload
+    def tensor_split(self, tensor_indices_or_sections: Tensor, dim: builtins.int = 0) -> tuple: ...
+    @typing.overload
+    def tensor_split(self, indices: typing.Any, dim: builtins.int = 0) -> tuple: ...
     @staticmethod
     def tile(*args, **kwargs):
         """
@@ -3032,6 +3033,12 @@ def tanh(input: Tensor) -> Tensor: ...
 @typing.overload
 def tanh(*args, **kwargs) -> typing.Any: ...
 def tanh_(input: Tensor) -> Tensor: ...
+@typing.overload
+def tensor_split(input: Tensor, sections: builtins.int, dim: builtins.int = 0) -> tuple: ...
+@typing.overload
+def tensor_split(input: Tensor, tensor_indices_or_sections: Tensor, dim: builtins.int = 0) -> tuple: ...
+@typing.overload
+def tensor_split(input: Tensor, indices: typing.Any, dim: builtins.int = 0) -> tuple: ...
 @typing.overload
 def topk(
     input: Tensor, k: typing.Any, dim: typing.Any = -1, largest: typing.Any = True, sorted: typing.Any = True

@@ -340,46 +340,6 @@ def trace(input):
 # ---- splits
 
 
-def tensor_split(input, indices_or_sections, dim=0):
-    """Views of `input` split into n near-equal parts (int) or at the given indices (sequence), as numpy.array_split."""
-    if input.dim() == 0:
-        raise RuntimeError(
-            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
-        )
-    if isinstance(indices_or_sections, _C.Tensor):
-        t = indices_or_sections
-        if t.dtype != _C.int64:
-            raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                + _scalar_name(t.dtype)
-            )
-        if t.dim() > 1:
-            raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
-                f"tensor, but got a tensor with {t.dim()} dims"
-            )
-        # the split points decide the output shapes, so they come to the host as in PyTorch
-        indices_or_sections = t.item() if t.dim() == 0 else t.tolist()
-    d = _wrap(dim, input.dim())
-    n = input.shape[d]
-    if isinstance(indices_or_sections, numbers.Integral):
-        s = int(indices_or_sections)
-        if not -(2**63) <= s < 2**63:  # what PyTorch's int64 argument parser says
-            raise ValueError("Overflow when unpacking long long")
-        if s <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {s}")
-        q, r = divmod(n, s)
-        bounds = [i * q + builtins.min(i, r) for i in range(s + 1)]
-    else:
-        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
-    out = []
-    for a, b in zip(bounds, bounds[1:]):
-        a = builtins.min(builtins.max(a + n if a < 0 else a, 0), n)
-        b = builtins.min(builtins.max(b + n if b < 0 else b, 0), n)
-        out.append(input.narrow(d, a, builtins.max(b - a, 0)))
-    return tuple(out)
-
-
 def _np_split(input, sections, dim, name, min_dims):
     if input.dim() < min_dims:
         raise RuntimeError(
@@ -393,7 +353,7 @@ def _np_split(input, sections, dim, name, min_dims):
                 f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {n} is "
                 f"not divisible by the split_size {sections}!"
             )
-    return tensor_split(input, sections, dim)
+    return _C.tensor_split(input, sections, dim)
 
 
 _NP_SPLIT = ("Tensor input, int sections", "Tensor input, int[] indices")
@@ -909,7 +869,6 @@ __all__ += [
     "swapdims",
     "take",
     "take_along_dim",
-    "tensor_split",
     "tensordot",
     "tile",
     "trace",
@@ -933,8 +892,7 @@ TENSOR_METHODS.update(
             "diagflat",
             "diag_embed",
             "trace",
-            "tensor_split",
-            "hsplit",
+                    "hsplit",
             "vsplit",
             "dsplit",
             "swapdims",
