@@ -904,7 +904,7 @@ def test_tensor_split_signatures_as_pytorchs():
     a = np.arange(24.0).reshape(4, 6)
     m = minitorch.tensor(a)
     x = minitorch.arange(10.0)
-    shapes = lambda ts: [tuple(t.shape) for t in ts]  # noqa: E731
+    shapes = lambda ts: [tuple(t.shape) for t in ts]
     assert shapes(minitorch.tensor_split(x, sections=3)) == [(4,), (3,), (3,)]
     assert shapes(x.tensor_split(indices=[3])) == [(3,), (7,)]
     assert shapes(minitorch.tensor_split(x, tensor_indices_or_sections=minitorch.tensor([3]))) == [(3,), (7,)]

@@ -892,7 +892,7 @@ TENSOR_METHODS.update(
             "diagflat",
             "diag_embed",
             "trace",
-                    "hsplit",
+            "hsplit",
             "vsplit",
             "dsplit",
             "swapdims",
