@@ -62,3 +62,47 @@ def test_baseline_and_avx2_loops_give_the_same_bits(tmp_path):
     assert len(got["default"].files) > 100
     for k in got["default"].files:
         np.testing.assert_array_equal(got["avx2"][k], got["default"][k], err_msg=k)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "shape_a, shape_b",
+    [
+        ((3872, 16), (3872, 1)),  # the rms_norm shape: a broadcast value per short row
+        ((3872, 1), (3872, 16)),
+        ((3, 50, 17), (3, 1, 17)),  # rows of dim 1 carry into dim 2
+        ((40, 33, 29), (40, 33, 29)),
+        ((7, 9000), (1, 9000)),  # long rows, split mid-row across threads
+        ((2, 3, 4, 5), (3, 1, 5)),
+        ((0, 16), (0, 1)),
+    ],
+)
+def test_binary_rows_broadcast_and_strided(shape_a, shape_b, threads):
+    """Binary ops iterate blocks of whole rows (TensorIter::for_each_rows): every broadcast, strided and
+    partial-row case against NumPy, on one thread and on two (chunks that start and end inside a row)."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(shape_a).astype(np.float32)
+    b = rng.standard_normal(shape_b).astype(np.float32)
+    old = minitorch.get_num_threads()
+    minitorch.set_num_threads(threads)
+    try:
+        x, y = minitorch.from_numpy(a), minitorch.from_numpy(b)
+        np.testing.assert_array_equal((x * y).numpy(), a * b)
+        np.testing.assert_array_equal((y - x).numpy(), b - a)
+        # rows with a stride between them: a sliced output-sized view and a transposed operand
+        xs = minitorch.from_numpy(np.ascontiguousarray(np.concatenate([a, a], -1)))[..., : a.shape[-1]]
+        np.testing.assert_array_equal((xs + y).numpy(), a + b)
+        if a.ndim == 2 and a.shape == b.shape:
+            np.testing.assert_array_equal((x + y.t().t()).numpy(), a + b)
+        t = minitorch.from_numpy(np.ascontiguousarray(np.swapaxes(a, -1, -2))).transpose(-1, -2)
+        np.testing.assert_array_equal((t / y).numpy(), a / b)
+        out = (
+            minitorch.empty(np.broadcast_shapes(shape_a, shape_b))
+            .transpose(0, -1)
+            .contiguous()
+            .transpose(0, -1)
+        )
+        minitorch.add(x, y, out=out)
+        np.testing.assert_array_equal(out.numpy(), a + b)
+    finally:
+        minitorch.set_num_threads(old)

@@ -47,6 +47,66 @@ struct TensorIter {
     parallel_for(0, numel, grain, [&](int64_t b, int64_t e) { serial_for(loop, b, e); });
   }
 
+  // Runs loop(data, strides, n, rows, row_strides) over blocks of `rows` runs of the innermost dimension
+  // (each `n` long, run r starting at data[k] + r * row_strides[k]): whole rows of the second dimension go in
+  // one call, so a kernel can keep its row loop inside its vector code. A [3872, 16] * [3872, 1] product was
+  // 3872 calls of 16 elements, each paying the call, the dispatch and the offsets (5x PyTorch's time).
+  template <typename Loop>
+  void for_each_rows(const Loop& loop, int64_t grain = kGrainSize) const {
+    if (numel == 0) return;
+    if (numel < grain) {
+      serial_for_rows(loop, 0, numel);
+      return;
+    }
+    parallel_for(0, numel, grain, [&](int64_t b, int64_t e) { serial_for_rows(loop, b, e); });
+  }
+
+  template <typename Loop>
+  void serial_for_rows(const Loop& loop, int64_t begin, int64_t end) const {
+    const int nt = ntensors;
+    std::array<int64_t, kMaxOperands> inner{}, outer{};
+    for (int k = 0; k < nt; ++k) inner[k] = shape.empty() ? 0 : strides[k][0];
+    std::array<char*, kMaxOperands> ptrs{};
+    if (shape.size() <= 1) {
+      for (int k = 0; k < nt; ++k) ptrs[k] = data[k] + begin * inner[k];
+      loop(ptrs.data(), inner.data(), end - begin, int64_t(1), outer.data());
+      return;
+    }
+    for (int k = 0; k < nt; ++k) outer[k] = strides[k][1];
+    DimVector idx(shape.size(), 0);
+    int64_t rem = begin;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      idx[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+      for (int k = 0; k < nt; ++k) {
+        int64_t off = 0;
+        for (size_t d = 0; d < shape.size(); ++d) off += idx[d] * strides[k][d];
+        ptrs[k] = data[k] + off;
+      }
+      if (idx[0] != 0 || end - pos < shape[0]) {  // a partial run: the chunk starts or ends inside a row
+        int64_t n = std::min(shape[0] - idx[0], end - pos);
+        loop(ptrs.data(), inner.data(), n, int64_t(1), outer.data());
+        pos += n;
+        idx[0] += n;
+        if (idx[0] < shape[0]) continue;
+        idx[0] = 0;
+        ++idx[1];
+      } else {
+        int64_t rows = std::min(shape[1] - idx[1], (end - pos) / shape[0]);
+        loop(ptrs.data(), inner.data(), shape[0], rows, outer.data());
+        pos += rows * shape[0];
+        idx[1] += rows;
+      }
+      for (size_t d = 1; d + 1 < shape.size() && idx[d] >= shape[d]; ++d) {
+        idx[d] = 0;
+        ++idx[d + 1];
+      }
+    }
+  }
+
   template <typename Loop>
   void serial_for(const Loop& loop, int64_t begin, int64_t end) const {
     const int nt = ntensors;

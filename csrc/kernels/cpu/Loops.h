@@ -27,6 +27,10 @@ template <typename Body>
 __attribute__((target("avx2"))) void dense_for_avx2(int64_t n, Body body) {
   for (int64_t i = 0; i < n; ++i) body(i);
 }
+template <typename Row>
+__attribute__((target("avx2"))) void rows_for_avx2(int64_t rows, Row row) {
+  for (int64_t r = 0; r < rows; ++r) row(r);
+}
 template <typename Body>
 __attribute__((target("avx2"))) void dense_for_ivdep_avx2(int64_t n, Body body) {
 #pragma GCC ivdep
@@ -43,6 +47,15 @@ inline void dense_for(int64_t n, Body body) {
   if (loops_use_avx2()) return dense_for_avx2(n, body);
 #endif
   for (int64_t i = 0; i < n; ++i) body(i);
+}
+// row(r) for r in [0, rows), each row a dense loop of its own: the rows stay inside one vector-compiled call
+// (TensorIter::for_each_rows), where calling dense_for per row paid the dispatch on every short row.
+template <typename Row>
+inline void rows_for(int64_t rows, Row row) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return rows_for_avx2(rows, row);
+#endif
+  for (int64_t r = 0; r < rows; ++r) row(r);
 }
 // The same where the output may be exactly an input (masked_fill_ writes self): element i reads only index i,
 // which the compiler's overlap check cannot see, so it would keep the loop scalar.
@@ -82,26 +95,58 @@ void cpu_unary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
 template <typename out_t, typename in_t, typename F>
 void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
   using op_t = opmath_t<in_t>;
-  it.for_each(
-      [&](char** data, const int64_t* st, int64_t n) {
+  using v_t = vload_t<in_t>;
+  it.for_each_rows(
+      [&](char** data, const int64_t* st, int64_t n, int64_t rows, const int64_t* rs) {
         const F fn = f;  // a local copy, as cpu_unary_loop's
-        out_t* out = reinterpret_cast<out_t*>(data[0]);
-        const vload_t<in_t>* a = reinterpret_cast<const vload_t<in_t>*>(data[1]);
-        const vload_t<in_t>* b = reinterpret_cast<const vload_t<in_t>*>(data[2]);
-        auto ld = [](vload_t<in_t> v) { return static_cast<op_t>(static_cast<in_t>(v)); };
+        auto ld = [](v_t v) { return static_cast<op_t>(static_cast<in_t>(v)); };
+        char* const d0 = data[0];
+        const char* const d1 = data[1];
+        const char* const d2 = data[2];
+        const int64_t r0 = rs[0], r1 = rs[1], r2 = rs[2];
+        // the three dense shapes, each over its rows in one vector-compiled call
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == sizeof(in_t)) {
-          dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(ld(a[i]), ld(b[i]))); });
-        } else if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == 0) {
-          const op_t bv = ld(*b);
-          dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(ld(a[i]), bv)); });
-        } else if (st[0] == sizeof(out_t) && st[1] == 0 && st[2] == sizeof(in_t)) {
-          const op_t av = ld(*a);
-          dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(av, ld(b[i]))); });
-        } else {
+          if (rows == 1) {
+            out_t* out = reinterpret_cast<out_t*>(d0);
+            const v_t* a = reinterpret_cast<const v_t*>(d1);
+            const v_t* b = reinterpret_cast<const v_t*>(d2);
+            dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(ld(a[i]), ld(b[i]))); });
+            return;
+          }
+          rows_for(rows, [=](int64_t r) {
+            out_t* out = reinterpret_cast<out_t*>(d0 + r * r0);
+            const v_t* a = reinterpret_cast<const v_t*>(d1 + r * r1);
+            const v_t* b = reinterpret_cast<const v_t*>(d2 + r * r2);
+            for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(ld(a[i]), ld(b[i])));
+          });
+          return;
+        }
+        if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == 0) {
+          rows_for(rows, [=](int64_t r) {
+            out_t* out = reinterpret_cast<out_t*>(d0 + r * r0);
+            const v_t* a = reinterpret_cast<const v_t*>(d1 + r * r1);
+            const op_t bv = ld(*reinterpret_cast<const v_t*>(d2 + r * r2));
+            for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(ld(a[i]), bv));
+          });
+          return;
+        }
+        if (st[0] == sizeof(out_t) && st[1] == 0 && st[2] == sizeof(in_t)) {
+          rows_for(rows, [=](int64_t r) {
+            out_t* out = reinterpret_cast<out_t*>(d0 + r * r0);
+            const op_t av = ld(*reinterpret_cast<const v_t*>(d1 + r * r1));
+            const v_t* b = reinterpret_cast<const v_t*>(d2 + r * r2);
+            for (int64_t i = 0; i < n; ++i) out[i] = static_cast<out_t>(fn(av, ld(b[i])));
+          });
+          return;
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          char* const o = d0 + r * r0;
+          const char* const a = d1 + r * r1;
+          const char* const b = d2 + r * r2;
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<out_t*>(data[0] + i * st[0]) = static_cast<out_t>(
-                fn(static_cast<op_t>(*reinterpret_cast<const in_t*>(data[1] + i * st[1])),
-                   static_cast<op_t>(*reinterpret_cast<const in_t*>(data[2] + i * st[2]))));
+            *reinterpret_cast<out_t*>(o + i * st[0]) =
+                static_cast<out_t>(fn(static_cast<op_t>(*reinterpret_cast<const in_t*>(a + i * st[1])),
+                                      static_cast<op_t>(*reinterpret_cast<const in_t*>(b + i * st[2]))));
         }
       },
       grain);
