@@ -89,8 +89,9 @@ def _check_same(A, B, fn, a="A"):
         )
 
 
-# The kernels' info for a matrix holding inf or NaN, which they hand back as NaN without calling LAPACK
-# (ops/linalg_decomp.h): the iterative drivers can loop forever on such input.
+# The CPU kernels' info for a matrix holding inf or NaN, which they hand back as NaN without calling LAPACK
+# (ops/linalg_decomp.h): the iterative drivers can loop forever on such input. The cuSOLVER kernels
+# (kernels/cuda/linalg_cusolver.cpp) never set it: a non-finite CUDA matrix gives NaN or a positive info.
 _NON_FINITE = -1000
 
 
@@ -109,8 +110,10 @@ def _raise_info(info, fn, what, error=LinAlgError):
 
 
 def _raise_if_nan(A, info, fn):
-    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here)."""
-    if info.numel() and bool((info == _NON_FINITE).any()) and bool(A.isnan().any()):
+    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here). The CPU kernels
+    flag a non-finite matrix (info -1000); cuSOLVER's do not look at the data, so a CUDA input is checked here
+    (PyTorch's CUDA SVD raises LinAlgError "The algorithm failed to converge ..." for NaN input too)."""
+    if info.numel() and (A.is_cuda or bool((info == _NON_FINITE).any())) and bool(A.isnan().any()):
         raise LinAlgError(
             f"{fn}: The algorithm failed to converge because the input matrix contained non-finite values."
         )

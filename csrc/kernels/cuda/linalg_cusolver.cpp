@@ -1,0 +1,407 @@
+// CUDA kernels of the decompositions (ops/linalg_decomp.h) through cuSOLVER's 64-bit generic API (Xgetrf,
+// Xgetrs, Xpotrf, Xgeqrf, Xsyevd, Xgesvd: one call per matrix, the element type a cudaDataType), the typed
+// orgqr/ungqr, and cuBLAS's trsm. Buffers and info arrays stay on the device; nothing here waits on it.
+// The handle is per thread and device, bound to the current stream; device workspace comes from the caching
+// allocator, host workspace (the 64-bit API asks for some) lives until the kernel returns, as PyTorch's.
+//
+// Where this differs from the CPU kernels' contract:
+// - no inf/NaN pre-check (info -1000): that would read the matrix on the host. cuSOLVER's drivers stop after
+//   a bounded number of iterations, so a non-finite matrix gives NaN results or a positive info (reported by
+//   the Python layer as "failed to converge", which is what PyTorch's CUDA path reports); linalg.svd checks
+//   CUDA inputs for NaN itself (python/minitorch/linalg/_decomp.py _raise_if_nan).
+// - geqrf does not turn -0.0 into +0.0 first: its reflectors are cuSOLVER's, as PyTorch's on CUDA.
+// - lu_solve clamps pivots into [1, n] instead of rejecting them (the front end checks them on the CPU only).
+// - svd runs gesvd (QR iteration) where PyTorch runs gesvdj and falls back to gesvd; for m < n it factors
+// A^H,
+//   as gesvd needs m >= n. Singular vectors may differ from the CPU's by their signs (phases), as PyTorch's.
+#if defined(MINITORCH_WITH_CUDA) && defined(MINITORCH_WITH_CUSOLVER)
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/CUBLASCheck.h"
+#include "cuda/CUDAContext.h"
+#include "cuda/HandlePool.h"
+#include "ops/complex.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
+#include "ops/linalg_decomp.h"
+#include "ops/shape.h"
+
+namespace mt {
+namespace cuda {
+namespace {
+
+const char* status_name(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_NOT_INITIALIZED:
+      return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED:
+      return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE:
+      return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH:
+      return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED:
+      return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR:
+      return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_NOT_SUPPORTED:
+      return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default:
+      return "unknown status";
+  }
+}
+
+void check(cusolverStatus_t s, const char* what) {
+  MT_CHECK(s == CUSOLVER_STATUS_SUCCESS, "cuSOLVER error ", static_cast<int>(s), " (", status_name(s),
+           ") in ", what);
+}
+
+void create_handle(cusolverDnHandle_t* h) {
+  check(cusolverDnCreate(h), "cusolverDnCreate");
+}
+using SolverPool = HandlePool<cusolverDnHandle_t, &create_handle>;
+
+// The handle for t's device (made current by the caller's DeviceGuard), bound to the current stream.
+cusolverDnHandle_t handle_for(const Tensor& t) {
+  const int device = t.device().index;
+  cusolverDnHandle_t h = SolverPool::get(device);
+  check(cusolverDnSetStream(h, current_stream(device)), "cusolverDnSetStream");
+  return h;
+}
+
+// The 64-bit API's options (default algorithms), destroyed with the scope.
+struct Params {
+  cusolverDnParams_t p = nullptr;
+  Params() { check(cusolverDnCreateParams(&p), "cusolverDnCreateParams"); }
+  ~Params() {
+    if (p) cusolverDnDestroyParams(p);
+  }
+  Params(const Params&) = delete;
+  Params& operator=(const Params&) = delete;
+};
+
+// The workspace a *_bufferSize query asked for: device bytes from the caching allocator (stream-ordered, so
+// reused by every matrix of the loop), host bytes in a vector.
+struct Workspace {
+  size_t device_bytes = 0, host_bytes = 0;
+  Tensor device;
+  std::vector<char> host;
+  void allocate(Device dev) {
+    device = make_empty({static_cast<int64_t>(std::max<size_t>(device_bytes, 1))}, ScalarType::Byte, dev);
+    host.resize(std::max<size_t>(host_bytes, 1));
+  }
+  void* d() const { return device.data_ptr(); }
+  void* h() { return host.data(); }
+};
+
+cudaDataType data_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float:
+      return CUDA_R_32F;
+    case ScalarType::Double:
+      return CUDA_R_64F;
+    case ScalarType::ComplexFloat:
+      return CUDA_C_32F;
+    case ScalarType::ComplexDouble:
+      return CUDA_C_64F;
+    default:
+      MT_CHECK_NOT_IMPLEMENTED(false, "cuSOLVER: linalg is not implemented for '", dtype_short_name(t), "'");
+  }
+  return CUDA_R_32F;
+}
+
+// A column-major batch [batch, cols, rows]: its matrix count, row count (the leading dimension) and columns.
+struct Batch {
+  int64_t count, rows, cols;
+  explicit Batch(const Tensor& t) : count(t.sizes()[0]), rows(t.sizes()[2]), cols(t.sizes()[1]) {}
+  int64_t stride() const { return rows * cols; }
+};
+
+// cuSOLVER wants lda >= 1 even for an empty matrix.
+int64_t ld(int64_t rows) {
+  return std::max<int64_t>(rows, 1);
+}
+
+// Element i * stride of t's data (stride in elements).
+void* at(const Tensor& t, int64_t i, int64_t stride) {
+  return static_cast<char*>(t.data_ptr()) + i * stride * static_cast<int64_t>(t.itemsize());
+}
+
+int* info_at(const Tensor& info, int64_t i) {
+  return static_cast<int*>(info.data_ptr()) + i;
+}
+
+// An info array for routines whose info only reports an invalid argument (our bug, never the data's).
+Tensor scratch_info(Device dev) {
+  return make_empty({1}, ScalarType::Int, dev);
+}
+
+void lu_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const int64_t k = std::min(b.rows, b.cols);
+  const cudaDataType dt = data_type(a.dtype());
+  cusolverDnHandle_t h = handle_for(a);
+  Params p;
+  Workspace ws;
+  check(cusolverDnXgetrf_bufferSize(h, p.p, b.rows, b.cols, dt, a.data_ptr(), ld(b.rows), dt,
+                                    &ws.device_bytes, &ws.host_bytes),
+        "cusolverDnXgetrf_bufferSize");
+  ws.allocate(a.device());
+  // the 64-bit API's pivots are int64; the contract's are int32
+  Tensor piv = make_empty({b.count, k}, ScalarType::Long, a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXgetrf(h, p.p, b.rows, b.cols, dt, at(a, i, b.stride()), ld(b.rows),
+                           static_cast<int64_t*>(piv.data_ptr()) + i * k, dt, ws.d(), ws.device_bytes, ws.h(),
+                           ws.host_bytes, info_at(info, i)),
+          "cusolverDnXgetrf");
+  copy_(pivots, piv);
+}
+
+cublasOperation_t to_op(char trans) {
+  return trans == 'C' ? CUBLAS_OP_C : trans == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+void lu_solve_cuda(const Tensor& lu, const Tensor& pivots, const Tensor& b, char trans) {
+  DeviceGuard g(b.device());
+  Batch l(lu), x(b);
+  const cudaDataType dt = data_type(b.dtype());
+  cusolverDnHandle_t h = handle_for(b);
+  Params p;
+  // getrs swaps rows by the pivots unchecked: clamped, a bad one gives a wrong answer, never a wild write
+  Tensor piv = contiguous(clamp(to(pivots, ScalarType::Long, b.device()), wrapped_scalar(Scalar(int64_t(1))),
+                                wrapped_scalar(Scalar(int64_t(std::max<int64_t>(l.rows, 1))))));
+  Tensor info = scratch_info(b.device());
+  for (int64_t i = 0; i < x.count; ++i)
+    check(cusolverDnXgetrs(h, p.p, to_op(trans), l.rows, x.cols, dt, at(lu, i, l.stride()), ld(l.rows),
+                           static_cast<const int64_t*>(piv.data_ptr()) + i * l.rows, dt, at(b, i, x.stride()),
+                           ld(x.rows), info_at(info, 0)),
+          "cusolverDnXgetrs");
+}
+
+cublasFillMode_t fill_mode(bool upper) {
+  return upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+}
+
+void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const cudaDataType dt = data_type(a.dtype());
+  cusolverDnHandle_t h = handle_for(a);
+  Params p;
+  Workspace ws;
+  check(cusolverDnXpotrf_bufferSize(h, p.p, fill_mode(upper), b.rows, dt, a.data_ptr(), ld(b.rows), dt,
+                                    &ws.device_bytes, &ws.host_bytes),
+        "cusolverDnXpotrf_bufferSize");
+  ws.allocate(a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXpotrf(h, p.p, fill_mode(upper), b.rows, dt, at(a, i, b.stride()), ld(b.rows), dt, ws.d(),
+                           ws.device_bytes, ws.h(), ws.host_bytes, info_at(info, i)),
+          "cusolverDnXpotrf");
+}
+
+// cuBLAS's trsm and cuSOLVER's orgqr/ungqr have no generic form: one name per element type.
+template <typename T>
+struct Typed;
+template <>
+struct Typed<float> {
+  static constexpr auto trsm = cublasStrsm;
+  static constexpr auto orgqr_bufferSize = cusolverDnSorgqr_bufferSize;
+  static constexpr auto orgqr = cusolverDnSorgqr;
+};
+template <>
+struct Typed<double> {
+  static constexpr auto trsm = cublasDtrsm;
+  static constexpr auto orgqr_bufferSize = cusolverDnDorgqr_bufferSize;
+  static constexpr auto orgqr = cusolverDnDorgqr;
+};
+template <>
+struct Typed<cuComplex> {
+  static constexpr auto trsm = cublasCtrsm;
+  static constexpr auto orgqr_bufferSize = cusolverDnCungqr_bufferSize;
+  static constexpr auto orgqr = cusolverDnCungqr;
+};
+template <>
+struct Typed<cuDoubleComplex> {
+  static constexpr auto trsm = cublasZtrsm;
+  static constexpr auto orgqr_bufferSize = cusolverDnZungqr_bufferSize;
+  static constexpr auto orgqr = cusolverDnZungqr;
+};
+
+template <typename F>
+void dispatch_typed(ScalarType dt, F&& f) {
+  switch (dt) {
+    case ScalarType::Float:
+      return f(float{});
+    case ScalarType::Double:
+      return f(double{});
+    case ScalarType::ComplexFloat:
+      return f(cuComplex{});
+    case ScalarType::ComplexDouble:
+      return f(cuDoubleComplex{});
+    default:
+      data_type(dt);  // raises
+  }
+}
+
+template <typename T>
+T one() {
+  return T(1);
+}
+template <>
+cuComplex one<cuComplex>() {
+  return make_cuComplex(1.0f, 0.0f);
+}
+template <>
+cuDoubleComplex one<cuDoubleComplex>() {
+  return make_cuDoubleComplex(1.0, 0.0);
+}
+
+void triangular_solve_cuda(const Tensor& a, const Tensor& b, bool upper, bool left, bool trans,
+                           bool unitriangular) {
+  DeviceGuard g(b.device());
+  Batch m(a), x(b);
+  cublasHandle_t h = cublas_handle(b.device().index);
+  const cublasSideMode_t side = left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+  const cublasOperation_t op = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasDiagType_t diag = unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+  MT_CHECK(x.rows <= INT32_MAX && x.cols <= INT32_MAX, "linalg.solve_triangular: a right-hand side of ",
+           x.rows, " by ", x.cols, " exceeds cuBLAS's 32-bit sizes");
+  dispatch_typed(b.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T alpha = one<T>();  // cuBLAS's default pointer mode reads alpha on the host
+    for (int64_t i = 0; i < x.count; ++i)
+      MT_CUBLAS_CHECK(Typed<T>::trsm(h, side, fill_mode(upper), op, diag, int(x.rows), int(x.cols), &alpha,
+                                     static_cast<const T*>(at(a, i, m.stride())), int(ld(m.rows)),
+                                     static_cast<T*>(at(b, i, x.stride())), int(ld(x.rows))));
+  });
+}
+
+void geqrf_cuda(const Tensor& a, const Tensor& tau) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const int64_t k = std::min(b.rows, b.cols);
+  const cudaDataType dt = data_type(a.dtype());
+  cusolverDnHandle_t h = handle_for(a);
+  Params p;
+  Workspace ws;
+  check(cusolverDnXgeqrf_bufferSize(h, p.p, b.rows, b.cols, dt, a.data_ptr(), ld(b.rows), dt, tau.data_ptr(),
+                                    dt, &ws.device_bytes, &ws.host_bytes),
+        "cusolverDnXgeqrf_bufferSize");
+  ws.allocate(a.device());
+  Tensor info = scratch_info(a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXgeqrf(h, p.p, b.rows, b.cols, dt, at(a, i, b.stride()), ld(b.rows), dt, at(tau, i, k),
+                           dt, ws.d(), ws.device_bytes, ws.h(), ws.host_bytes, info_at(info, 0)),
+          "cusolverDnXgeqrf");
+}
+
+// a [batch, n, m] column-major holds the reflectors in its first k = tau.size(-1) columns; m >= n >= k.
+void householder_product_cuda(const Tensor& a, const Tensor& tau) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const int64_t k = tau.sizes()[1];
+  MT_CHECK(b.rows <= INT32_MAX && b.cols <= INT32_MAX,
+           "torch.linalg.householder_product: sizes exceed cuSOLVER's 32-bit orgqr");
+  cusolverDnHandle_t h = handle_for(a);
+  dispatch_typed(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const int m = int(b.rows), n = int(b.cols), kk = int(k), lda = int(ld(b.rows));
+    int lwork = 0;
+    check(Typed<T>::orgqr_bufferSize(h, m, n, kk, static_cast<const T*>(a.data_ptr()), lda,
+                                     static_cast<const T*>(tau.data_ptr()), &lwork),
+          "cusolverDn<t>orgqr_bufferSize");
+    Tensor work =
+        make_empty({std::max<int64_t>(lwork, 1) * int64_t(sizeof(T))}, ScalarType::Byte, a.device());
+    Tensor info = scratch_info(a.device());
+    for (int64_t i = 0; i < b.count; ++i)
+      check(Typed<T>::orgqr(h, m, n, kk, static_cast<T*>(at(a, i, b.stride())), lda,
+                            static_cast<const T*>(at(tau, i, k)), static_cast<T*>(work.data_ptr()), lwork,
+                            info_at(info, 0)),
+            "cusolverDn<t>orgqr");
+  });
+}
+
+void eigh_cuda(const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const cudaDataType dt = data_type(a.dtype()), wt = data_type(w.dtype());
+  const cusolverEigMode_t jobz = compute_v ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  cusolverDnHandle_t h = handle_for(a);
+  Params p;
+  Workspace ws;
+  check(cusolverDnXsyevd_bufferSize(h, p.p, jobz, fill_mode(upper), b.rows, dt, a.data_ptr(), ld(b.rows), wt,
+                                    w.data_ptr(), dt, &ws.device_bytes, &ws.host_bytes),
+        "cusolverDnXsyevd_bufferSize");
+  ws.allocate(a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXsyevd(h, p.p, jobz, fill_mode(upper), b.rows, dt, at(a, i, b.stride()), ld(b.rows), wt,
+                           at(w, i, b.rows), dt, ws.d(), ws.device_bytes, ws.h(), ws.host_bytes,
+                           info_at(info, i)),
+          "cusolverDnXsyevd");
+}
+
+// gesvd of a [batch, n, m] column-major with m >= n (destroyed): u [batch, ucols, m] and vt [batch, n, n]
+// column-major (undefined unless compute_uv), s [batch, n].
+void gesvd_tall(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vt, bool full_matrices,
+                bool compute_uv, const Tensor& info) {
+  Batch b(a);
+  const cudaDataType dt = data_type(a.dtype()), st = data_type(s.dtype());
+  const signed char job = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+  const int64_t ldu = ld(b.rows), ldvt = ld(b.cols);
+  const int64_t us = compute_uv ? u.sizes()[1] * u.sizes()[2] : 0, vs = b.cols * b.cols;
+  cusolverDnHandle_t h = handle_for(a);
+  Params p;
+  Workspace ws;
+  check(cusolverDnXgesvd_bufferSize(h, p.p, job, job, b.rows, b.cols, dt, a.data_ptr(), ld(b.rows), st,
+                                    s.data_ptr(), dt, compute_uv ? u.data_ptr() : nullptr, ldu, dt,
+                                    compute_uv ? vt.data_ptr() : nullptr, ldvt, dt, &ws.device_bytes,
+                                    &ws.host_bytes),
+        "cusolverDnXgesvd_bufferSize");
+  ws.allocate(a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXgesvd(h, p.p, job, job, b.rows, b.cols, dt, at(a, i, b.stride()), ld(b.rows), st,
+                           at(s, i, b.cols), dt, compute_uv ? at(u, i, us) : nullptr, ldu, dt,
+                           compute_uv ? at(vt, i, vs) : nullptr, ldvt, dt, ws.d(), ws.device_bytes, ws.h(),
+                           ws.host_bytes, info_at(info, i)),
+          "cusolverDnXgesvd");
+}
+
+// a [batch, n, m] column-major (destroyed); u [batch, ucols, m], vh [batch, n, vrows] column-major.
+void svd_cuda(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, bool full_matrices,
+              bool compute_uv, const Tensor& info) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const int64_t m = b.rows, n = b.cols;
+  if (m >= n) return gesvd_tall(a, u, s, vh, full_matrices, compute_uv, info);
+  // A^H = U' S V'^H (n x m, tall) gives A = V' S U'^H: U = (V'^H)^H and Vh = U'^H
+  Tensor ah = contiguous(conj(transpose(a, 1, 2)));  // [batch, m, n]: A^H column-major
+  const int64_t vrows = compute_uv ? vh.sizes()[2] : 0;
+  Tensor u2 = compute_uv ? make_empty({b.count, vrows, n}, a.dtype(), a.device()) : Tensor();
+  Tensor vt2 = compute_uv ? make_empty({b.count, m, m}, a.dtype(), a.device()) : Tensor();
+  gesvd_tall(ah, u2, s, vt2, full_matrices, compute_uv, info);
+  if (!compute_uv) return;
+  copy_(u, conj(transpose(vt2, 1, 2)));
+  copy_(vh, conj(transpose(u2, 1, 2)));
+}
+
+}  // namespace
+}  // namespace cuda
+
+MT_REGISTER_KERNEL(lu_factor_stub, CUDA, &cuda::lu_factor_cuda);
+MT_REGISTER_KERNEL(lu_solve_stub, CUDA, &cuda::lu_solve_cuda);
+MT_REGISTER_KERNEL(cholesky_stub, CUDA, &cuda::cholesky_cuda);
+MT_REGISTER_KERNEL(triangular_solve_stub, CUDA, &cuda::triangular_solve_cuda);
+MT_REGISTER_KERNEL(geqrf_stub, CUDA, &cuda::geqrf_cuda);
+MT_REGISTER_KERNEL(householder_product_stub, CUDA, &cuda::householder_product_cuda);
+MT_REGISTER_KERNEL(eigh_stub, CUDA, &cuda::eigh_cuda);
+MT_REGISTER_KERNEL(svd_stub, CUDA, &cuda::svd_cuda);
+
+}  // namespace mt
+#endif
