@@ -260,3 +260,17 @@ def test_on_a_side_stream_and_with_gradients():
     Ac = torch.tensor(a, dtype=torch.float64).requires_grad_()
     (LA.svdvals(Ac).sum() + LA.eigvalsh(Ac).sum() + LA.cholesky(Ac).sum() + LA.det(Ac).sum()).backward()
     close(A.grad, Ac.grad.numpy(), torch.float64, scale=1000)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex64])
+def test_looped_and_batched_paths_agree(dtype):
+    # the kernels loop over cuSOLVER's single-matrix routines for one or two large matrices and call the batched
+    # cuBLAS/cuSOLVER routines for many small ones (PyTorch's heuristics): both sides of each switch
+    for batch, n in [((1,), 70), ((2,), 70), ((9,), 70), ((12,), 3)]:
+        a, s, b = well((*batch, n, n), dtype), hpd((*batch, n, n), dtype), rand((*batch, n, 2), dtype)
+        A, S, B = C(a, dtype), C(s, dtype), C(b, dtype)
+        LU, piv = LA.lu_factor(A)
+        close(LA.lu_solve(LU, piv, B), np.linalg.solve(a, b), dtype, scale=100)
+        close(LA.cholesky(S), np.linalg.cholesky(s), dtype, scale=100)
+        t = np.triu(a)
+        close(LA.solve_triangular(C(t, dtype), B, upper=True), np.linalg.solve(t, b), dtype, scale=100)

@@ -1,6 +1,8 @@
 // CUDA kernels of the decompositions (ops/linalg_decomp.h) through cuSOLVER's 64-bit generic API (Xgetrf,
 // Xgetrs, Xpotrf, Xgeqrf, Xsyevd, Xgesvd: one call per matrix, the element type a cudaDataType), the typed
-// orgqr/ungqr, and cuBLAS's trsm. Buffers and info arrays stay on the device; nothing here waits on it.
+// orgqr/ungqr, and cuBLAS's trsm. Batches of small matrices take the batched routines instead, by PyTorch's
+// heuristics: cuSOLVER potrfBatched, cuBLAS getrfBatched/getrsBatched/trsmBatched (their matrices given as a
+// device array of pointers). Buffers and info arrays stay on the device; nothing here waits on it.
 // The handle is per thread and device, bound to the current stream; device workspace comes from the caching
 // allocator, host workspace (the 64-bit API asks for some) lives until the kernel returns, as PyTorch's.
 //
@@ -142,71 +144,8 @@ Tensor scratch_info(Device dev) {
   return make_empty({1}, ScalarType::Int, dev);
 }
 
-void lu_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
-  DeviceGuard g(a.device());
-  Batch b(a);
-  const int64_t k = std::min(b.rows, b.cols);
-  const cudaDataType dt = data_type(a.dtype());
-  cusolverDnHandle_t h = handle_for(a);
-  Params p;
-  Workspace ws;
-  check(cusolverDnXgetrf_bufferSize(h, p.p, b.rows, b.cols, dt, a.data_ptr(), ld(b.rows), dt,
-                                    &ws.device_bytes, &ws.host_bytes),
-        "cusolverDnXgetrf_bufferSize");
-  ws.allocate(a.device());
-  // the 64-bit API's pivots are int64; the contract's are int32
-  Tensor piv = make_empty({b.count, k}, ScalarType::Long, a.device());
-  for (int64_t i = 0; i < b.count; ++i)
-    check(cusolverDnXgetrf(h, p.p, b.rows, b.cols, dt, at(a, i, b.stride()), ld(b.rows),
-                           static_cast<int64_t*>(piv.data_ptr()) + i * k, dt, ws.d(), ws.device_bytes, ws.h(),
-                           ws.host_bytes, info_at(info, i)),
-          "cusolverDnXgetrf");
-  copy_(pivots, piv);
-}
-
-cublasOperation_t to_op(char trans) {
-  return trans == 'C' ? CUBLAS_OP_C : trans == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;
-}
-
-void lu_solve_cuda(const Tensor& lu, const Tensor& pivots, const Tensor& b, char trans) {
-  DeviceGuard g(b.device());
-  Batch l(lu), x(b);
-  const cudaDataType dt = data_type(b.dtype());
-  cusolverDnHandle_t h = handle_for(b);
-  Params p;
-  // getrs swaps rows by the pivots unchecked: clamped, a bad one gives a wrong answer, never a wild write
-  Tensor piv = contiguous(clamp(to(pivots, ScalarType::Long, b.device()), wrapped_scalar(Scalar(int64_t(1))),
-                                wrapped_scalar(Scalar(int64_t(std::max<int64_t>(l.rows, 1))))));
-  Tensor info = scratch_info(b.device());
-  for (int64_t i = 0; i < x.count; ++i)
-    check(cusolverDnXgetrs(h, p.p, to_op(trans), l.rows, x.cols, dt, at(lu, i, l.stride()), ld(l.rows),
-                           static_cast<const int64_t*>(piv.data_ptr()) + i * l.rows, dt, at(b, i, x.stride()),
-                           ld(x.rows), info_at(info, 0)),
-          "cusolverDnXgetrs");
-}
-
-cublasFillMode_t fill_mode(bool upper) {
-  return upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-}
-
-void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
-  DeviceGuard g(a.device());
-  Batch b(a);
-  const cudaDataType dt = data_type(a.dtype());
-  cusolverDnHandle_t h = handle_for(a);
-  Params p;
-  Workspace ws;
-  check(cusolverDnXpotrf_bufferSize(h, p.p, fill_mode(upper), b.rows, dt, a.data_ptr(), ld(b.rows), dt,
-                                    &ws.device_bytes, &ws.host_bytes),
-        "cusolverDnXpotrf_bufferSize");
-  ws.allocate(a.device());
-  for (int64_t i = 0; i < b.count; ++i)
-    check(cusolverDnXpotrf(h, p.p, fill_mode(upper), b.rows, dt, at(a, i, b.stride()), ld(b.rows), dt, ws.d(),
-                           ws.device_bytes, ws.h(), ws.host_bytes, info_at(info, i)),
-          "cusolverDnXpotrf");
-}
-
-// cuBLAS's trsm and cuSOLVER's orgqr/ungqr have no generic form: one name per element type.
+// cuBLAS's trsm, cuSOLVER's orgqr/ungqr and the batched routines have no generic form: one name per element
+// type.
 template <typename T>
 struct Typed;
 template <>
@@ -214,24 +153,40 @@ struct Typed<float> {
   static constexpr auto trsm = cublasStrsm;
   static constexpr auto orgqr_bufferSize = cusolverDnSorgqr_bufferSize;
   static constexpr auto orgqr = cusolverDnSorgqr;
+  static constexpr auto potrfBatched = cusolverDnSpotrfBatched;
+  static constexpr auto getrfBatched = cublasSgetrfBatched;
+  static constexpr auto getrsBatched = cublasSgetrsBatched;
+  static constexpr auto trsmBatched = cublasStrsmBatched;
 };
 template <>
 struct Typed<double> {
   static constexpr auto trsm = cublasDtrsm;
   static constexpr auto orgqr_bufferSize = cusolverDnDorgqr_bufferSize;
   static constexpr auto orgqr = cusolverDnDorgqr;
+  static constexpr auto potrfBatched = cusolverDnDpotrfBatched;
+  static constexpr auto getrfBatched = cublasDgetrfBatched;
+  static constexpr auto getrsBatched = cublasDgetrsBatched;
+  static constexpr auto trsmBatched = cublasDtrsmBatched;
 };
 template <>
 struct Typed<cuComplex> {
   static constexpr auto trsm = cublasCtrsm;
   static constexpr auto orgqr_bufferSize = cusolverDnCungqr_bufferSize;
   static constexpr auto orgqr = cusolverDnCungqr;
+  static constexpr auto potrfBatched = cusolverDnCpotrfBatched;
+  static constexpr auto getrfBatched = cublasCgetrfBatched;
+  static constexpr auto getrsBatched = cublasCgetrsBatched;
+  static constexpr auto trsmBatched = cublasCtrsmBatched;
 };
 template <>
 struct Typed<cuDoubleComplex> {
   static constexpr auto trsm = cublasZtrsm;
   static constexpr auto orgqr_bufferSize = cusolverDnZungqr_bufferSize;
   static constexpr auto orgqr = cusolverDnZungqr;
+  static constexpr auto potrfBatched = cusolverDnZpotrfBatched;
+  static constexpr auto getrfBatched = cublasZgetrfBatched;
+  static constexpr auto getrsBatched = cublasZgetrsBatched;
+  static constexpr auto trsmBatched = cublasZtrsmBatched;
 };
 
 template <typename F>
@@ -263,6 +218,123 @@ cuDoubleComplex one<cuDoubleComplex>() {
   return make_cuDoubleComplex(1.0, 0.0);
 }
 
+// The device array of pointers to each matrix of a batch (stride elements apart) that the batched routines
+// take. Built on the host and copied: the copy reads the host buffer before returning.
+Tensor pointers(const Tensor& t, int64_t count, int64_t stride) {
+  Tensor host = make_empty({count}, ScalarType::Long, Device(DeviceType::CPU));
+  for (int64_t i = 0; i < count; ++i) host.data<int64_t>()[i] = reinterpret_cast<int64_t>(at(t, i, stride));
+  return to(host, ScalarType::Long, t.device());
+}
+
+template <typename T>
+T* const* as_array(const Tensor& ptrs) {
+  return static_cast<T* const*>(ptrs.data_ptr());
+}
+
+// The batched routines count matrices and sizes in int.
+bool fits_int(int64_t count, int64_t rows, int64_t cols) {
+  return count <= INT32_MAX && rows <= INT32_MAX && cols <= INT32_MAX;
+}
+
+void lu_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  // PyTorch's choice without MAGMA: cuBLAS's batched LU for a batch of square matrices under 512
+  if (b.count > 1 && b.rows == b.cols && b.rows < 512 && fits_int(b.count, b.rows, b.cols)) {
+    cublasHandle_t h = cublas_handle(a.device().index);
+    Tensor ptrs = pointers(a, b.count, b.stride());
+    return dispatch_typed(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      MT_CUBLAS_CHECK(Typed<T>::getrfBatched(h, int(b.rows), as_array<T>(ptrs), int(ld(b.rows)),
+                                             static_cast<int*>(pivots.data_ptr()), info_at(info, 0),
+                                             int(b.count)));
+    });
+  }
+  const int64_t k = std::min(b.rows, b.cols);
+  const cudaDataType dt = data_type(a.dtype());
+  cusolverDnHandle_t h = handle_for(a);
+  Params p;
+  Workspace ws;
+  check(cusolverDnXgetrf_bufferSize(h, p.p, b.rows, b.cols, dt, a.data_ptr(), ld(b.rows), dt,
+                                    &ws.device_bytes, &ws.host_bytes),
+        "cusolverDnXgetrf_bufferSize");
+  ws.allocate(a.device());
+  // the 64-bit API's pivots are int64; the contract's are int32
+  Tensor piv = make_empty({b.count, k}, ScalarType::Long, a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXgetrf(h, p.p, b.rows, b.cols, dt, at(a, i, b.stride()), ld(b.rows),
+                           static_cast<int64_t*>(piv.data_ptr()) + i * k, dt, ws.d(), ws.device_bytes, ws.h(),
+                           ws.host_bytes, info_at(info, i)),
+          "cusolverDnXgetrf");
+  copy_(pivots, piv);
+}
+
+cublasOperation_t to_op(char trans) {
+  return trans == 'C' ? CUBLAS_OP_C : trans == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+void lu_solve_cuda(const Tensor& lu, const Tensor& pivots, const Tensor& b, char trans) {
+  DeviceGuard g(b.device());
+  Batch l(lu), x(b);
+  const cudaDataType dt = data_type(b.dtype());
+  cusolverDnHandle_t h = handle_for(b);
+  Params p;
+  // getrs swaps rows by the pivots unchecked: clamped, a bad one gives a wrong answer, never a wild write
+  // PyTorch's choice: cuSOLVER's loop for one or two large systems, cuBLAS's batched solve otherwise
+  const bool batched = !(x.count <= 2 && l.rows >= 64) && fits_int(x.count, x.rows, x.cols);
+  Tensor piv = contiguous(clamp(to(pivots, batched ? ScalarType::Int : ScalarType::Long, b.device()),
+                                wrapped_scalar(Scalar(int64_t(1))),
+                                wrapped_scalar(Scalar(int64_t(std::max<int64_t>(l.rows, 1))))));
+  if (batched) {
+    cublasHandle_t hb = cublas_handle(b.device().index);
+    Tensor lp = pointers(lu, x.count, l.stride()), bp = pointers(b, x.count, x.stride());
+    return dispatch_typed(b.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      int arg = 0;  // cuBLAS's getrsBatched reports an invalid argument on the host
+      MT_CUBLAS_CHECK(Typed<T>::getrsBatched(hb, to_op(trans), int(l.rows), int(x.cols), as_array<T>(lp),
+                                             int(ld(l.rows)), static_cast<const int*>(piv.data_ptr()),
+                                             as_array<T>(bp), int(ld(x.rows)), &arg, int(x.count)));
+      MT_INTERNAL_ASSERT(arg == 0, "cublas<t>getrsBatched: argument ", -arg, " was invalid");
+    });
+  }
+  Tensor info = scratch_info(b.device());
+  for (int64_t i = 0; i < x.count; ++i)
+    check(cusolverDnXgetrs(h, p.p, to_op(trans), l.rows, x.cols, dt, at(lu, i, l.stride()), ld(l.rows),
+                           static_cast<const int64_t*>(piv.data_ptr()) + i * l.rows, dt, at(b, i, x.stride()),
+                           ld(x.rows), info_at(info, 0)),
+          "cusolverDnXgetrs");
+}
+
+cublasFillMode_t fill_mode(bool upper) {
+  return upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+}
+
+void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
+  DeviceGuard g(a.device());
+  Batch b(a);
+  const cudaDataType dt = data_type(a.dtype());
+  cusolverDnHandle_t h = handle_for(a);
+  if (b.count > 1 && fits_int(b.count, b.rows, b.cols)) {  // PyTorch's choice for every batch
+    Tensor ptrs = pointers(a, b.count, b.stride());
+    return dispatch_typed(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      check(Typed<T>::potrfBatched(h, fill_mode(upper), int(b.rows), const_cast<T**>(as_array<T>(ptrs)),
+                                   int(ld(b.rows)), info_at(info, 0), int(b.count)),
+            "cusolverDn<t>potrfBatched");
+    });
+  }
+  Params p;
+  Workspace ws;
+  check(cusolverDnXpotrf_bufferSize(h, p.p, fill_mode(upper), b.rows, dt, a.data_ptr(), ld(b.rows), dt,
+                                    &ws.device_bytes, &ws.host_bytes),
+        "cusolverDnXpotrf_bufferSize");
+  ws.allocate(a.device());
+  for (int64_t i = 0; i < b.count; ++i)
+    check(cusolverDnXpotrf(h, p.p, fill_mode(upper), b.rows, dt, at(a, i, b.stride()), ld(b.rows), dt, ws.d(),
+                           ws.device_bytes, ws.h(), ws.host_bytes, info_at(info, i)),
+          "cusolverDnXpotrf");
+}
+
 void triangular_solve_cuda(const Tensor& a, const Tensor& b, bool upper, bool left, bool trans,
                            bool unitriangular) {
   DeviceGuard g(b.device());
@@ -273,9 +345,19 @@ void triangular_solve_cuda(const Tensor& a, const Tensor& b, bool upper, bool le
   const cublasDiagType_t diag = unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
   MT_CHECK(x.rows <= INT32_MAX && x.cols <= INT32_MAX, "linalg.solve_triangular: a right-hand side of ",
            x.rows, " by ", x.cols, " exceeds cuBLAS's 32-bit sizes");
+  // PyTorch's choice: a loop for a few large matrices, the batched routine otherwise
+  const bool batched = !(x.count <= 8 && m.rows >= 64) && x.count > 1 && x.count <= INT32_MAX;
+  Tensor ap = batched ? pointers(a, x.count, m.stride()) : Tensor();
+  Tensor bp = batched ? pointers(b, x.count, x.stride()) : Tensor();
   dispatch_typed(b.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T alpha = one<T>();  // cuBLAS's default pointer mode reads alpha on the host
+    if (batched) {
+      MT_CUBLAS_CHECK(Typed<T>::trsmBatched(h, side, fill_mode(upper), op, diag, int(x.rows), int(x.cols),
+                                            &alpha, as_array<const T>(ap), int(ld(m.rows)), as_array<T>(bp),
+                                            int(ld(x.rows)), int(x.count)));
+      return;
+    }
     for (int64_t i = 0; i < x.count; ++i)
       MT_CUBLAS_CHECK(Typed<T>::trsm(h, side, fill_mode(upper), op, diag, int(x.rows), int(x.cols), &alpha,
                                      static_cast<const T*>(at(a, i, m.stride())), int(ld(m.rows)),
