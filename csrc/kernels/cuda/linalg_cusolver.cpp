@@ -26,6 +26,7 @@
 
 #include "cuda/CUBLASCheck.h"
 #include "cuda/CUDAContext.h"
+#include "cuda/Exceptions.h"
 #include "cuda/HandlePool.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -219,11 +220,16 @@ cuDoubleComplex one<cuDoubleComplex>() {
 }
 
 // The device array of pointers to each matrix of a batch (stride elements apart) that the batched routines
-// take. Built on the host and copied: the copy reads the host buffer before returning.
+// take, written on the current stream. Not through to(), which waits for a copy from pageable memory: a
+// cudaMemcpyAsync from pageable memory stages the source before it returns (kernels/cuda/index.cu does the
+// same), and the buffer is stream-ordered.
 Tensor pointers(const Tensor& t, int64_t count, int64_t stride) {
-  Tensor host = make_empty({count}, ScalarType::Long, Device(DeviceType::CPU));
-  for (int64_t i = 0; i < count; ++i) host.data<int64_t>()[i] = reinterpret_cast<int64_t>(at(t, i, stride));
-  return to(host, ScalarType::Long, t.device());
+  std::vector<void*> host(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) host[static_cast<size_t>(i)] = at(t, i, stride);
+  Tensor buf = make_empty({count}, ScalarType::Long, t.device());
+  MT_CUDA_CHECK(cudaMemcpyAsync(buf.data_ptr(), host.data(), host.size() * sizeof(void*),
+                                cudaMemcpyHostToDevice, current_stream(t.device().index)));
+  return buf;
 }
 
 template <typename T>
