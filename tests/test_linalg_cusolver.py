@@ -231,15 +231,38 @@ def test_host_lapack_stubs_still_take_cuda_tensors():
     w = LA.eigvals(C(a, torch.float64))
     np.testing.assert_allclose(np.sort_complex(N(w)), np.sort_complex(np.linalg.eigvals(a)), atol=1e-10)
     b = rand((2, 4, 2), torch.float64)
-    close(
-        LA.lstsq(C(a, torch.float64), C(b, torch.float64)).solution,
-        np.linalg.solve(a, b),
-        torch.float64,
-        scale=100,
-    )
     s = hpd((4, 4), torch.float64)
     LD, piv = LA.ldl_factor(C(s, torch.float64))
     close(LA.ldl_solve(LD, piv, C(b[0], torch.float64)), np.linalg.solve(s, b[0]), torch.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 3), (3, 6), (4, 4)])
+def test_lstsq_gels(dtype, shape):
+    # CUDA's only driver (PyTorch's too): QR of A, or of A^H for the minimum-norm solution of a wide A
+    m, n = shape
+    a, b = rand((2, m, n), dtype), rand((2, m, 2), dtype)
+    res = LA.lstsq(C(a, dtype), C(b, dtype), driver="gels")
+    want = np.stack([np.linalg.lstsq(a[i], b[i], rcond=None)[0] for i in range(2)])
+    close(res.solution, want, dtype, scale=100)
+    assert res.rank.numel() == 0 and res.singular_values.numel() == 0
+    if m > n:
+        close(res.residuals, (np.abs(a @ want - b) ** 2).sum(-2), dtype, scale=100)
+    else:
+        assert res.residuals.numel() == 0
+    # the default driver on CUDA, and a vector right-hand side
+    close(LA.lstsq(C(a, dtype), C(b[..., 0], dtype)).solution, want[..., 0], dtype, scale=100)
+
+
+def test_lstsq_takes_gels_only_on_cuda():
+    a = C(rand((3, 2), torch.float64), torch.float64)
+    b = C(rand((3, 1), torch.float64), torch.float64)
+    for driver in ("gelsy", "gelsd", "gelss", "fictitious_driver"):
+        with pytest.raises(
+            RuntimeError, match="^torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA$"
+        ):
+            LA.lstsq(a, b, driver=driver)
+    close(LA.lstsq(a, b, driver="gels").solution, N(LA.lstsq(a, b).solution), torch.float64)
 
 
 def test_on_a_side_stream_and_with_gradients():

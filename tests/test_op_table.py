@@ -38,7 +38,7 @@ CPU_ONLY = {
     "sdpa_backward_stub": "SDPA's backward on CUDA is the composite formula (ops/attention.cpp has_fused_sdpa_backward)",
     **{
         name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp kernel_device); no cuSOLVER kernel yet"
-        for name in ["ldl_factor_stub", "ldl_solve_stub", "eig_stub", "lstsq_stub"]
+        for name in ["ldl_factor_stub", "ldl_solve_stub", "eig_stub"]
     },
 }
 CUDNN_STUBS = {name for name in CUDA_ONLY if name.startswith("cudnn_")}

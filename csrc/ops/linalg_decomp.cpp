@@ -1,8 +1,8 @@
 // Front ends of the decompositions (ops/linalg_decomp.h): flatten the batch, copy each operand into the
 // column-major layout LAPACK and cuSOLVER read, call the kernel, give the results back as [..., rows, cols]
 // column-major views. A CUDA operand stays on its device when the stub has a CUDA kernel
-// (kernels/cuda/linalg_cusolver.cpp: cuSOLVER and cuBLAS); a stub without one (ldl, eig, lstsq) takes host
-// LAPACK with a copy each way, which keeps linalg correct on every device.
+// (kernels/cuda/linalg_cusolver.cpp: cuSOLVER and cuBLAS); a stub without one (ldl, eig) and lstsq's drivers
+// other than gels take host LAPACK with a copy each way, which keeps linalg correct on every device.
 #include "ops/linalg_decomp.h"
 
 #include <algorithm>
@@ -296,15 +296,17 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const 
   MT_CHECK(A.dtype() == B.dtype(), "torch.linalg.lstsq: Expected A and B to have the same dtype");
   DimVector batch = batch_of(A);
   int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), nb = count(batch), rows = std::max(m, n);
-  Tensor a = colmajor(A, kCpu);
+  // CUDA has 'gels' only (as PyTorch's CUDA lstsq); the other drivers take host LAPACK
+  const Device dev = driver == "gels" ? kernel_device(lstsq_stub, A.device()) : kCpu;
+  Tensor a = colmajor(A, dev);
   // B padded to max(m, n) rows: LAPACK writes the n-row solution over the m-row right-hand side.
-  Tensor b = zeros(DimVector{nb, B.size(-1), rows}, A.dtype(), kCpu);
-  if (b.numel()) copy_(narrow(b, 2, 0, m), colmajor(B, kCpu));
+  Tensor b = zeros(DimVector{nb, B.size(-1), rows}, A.dtype(), dev);
+  if (b.numel()) copy_(narrow(b, 2, 0, m), colmajor(B, dev));
   bool svd = driver == "gelsd" || driver == "gelss";
-  Tensor s = zeros(DimVector{svd ? nb : 0, svd ? k : 0}, to_real_type(A.dtype()), kCpu);
-  Tensor rank = zeros(DimVector{nb}, ScalarType::Long, kCpu);
-  Tensor info = zeros(DimVector{nb}, ScalarType::Int, kCpu);
-  if (nb > 0 && m > 0 && n > 0 && B.size(-1) > 0) lstsq_stub.get(kCpu)(a, b, s, rank, rcond, driver, info);
+  Tensor s = zeros(DimVector{svd ? nb : 0, svd ? k : 0}, to_real_type(A.dtype()), dev);
+  Tensor rank = zeros(DimVector{nb}, ScalarType::Long, dev);
+  Tensor info = zeros(DimVector{nb}, ScalarType::Int, dev);
+  if (nb > 0 && m > 0 && n > 0 && B.size(-1) > 0) lstsq_stub.get(dev)(a, b, s, rank, rcond, driver, info);
   Tensor sv = svd ? on(reshape(s, with(batch, {k})), A.device())
                   : empty(DimVector{0}, to_real_type(A.dtype()), A.device());
   return {from_colmajor(b, batch, B.device()), on(reshape(rank, batch), A.device()), sv,

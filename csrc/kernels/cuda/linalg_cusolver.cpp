@@ -1,10 +1,11 @@
 // CUDA kernels of the decompositions (ops/linalg_decomp.h) through cuSOLVER's 64-bit generic API (Xgetrf,
 // Xgetrs, Xpotrf, Xgeqrf, Xsyevd, Xgesvd: one call per matrix, the element type a cudaDataType), the typed
-// orgqr/ungqr, and cuBLAS's trsm. Batches of small matrices take the batched routines instead, by PyTorch's
-// heuristics: cuSOLVER potrfBatched, cuBLAS getrfBatched/getrsBatched/trsmBatched (their matrices given as a
-// device array of pointers). Buffers and info arrays stay on the device; nothing here waits on it.
-// The handle is per thread and device, bound to the current stream; device workspace comes from the caching
-// allocator, host workspace (the 64-bit API asks for some) lives until the kernel returns, as PyTorch's.
+// orgqr/ungqr and ormqr/unmqr, and cuBLAS's trsm; lstsq's gels is geqrf + ormqr + trsm. Batches of small
+// matrices take the batched routines instead, by PyTorch's heuristics: cuSOLVER potrfBatched, cuBLAS
+// getrfBatched/getrsBatched/trsmBatched (their matrices given as a device array of pointers). Buffers and
+// info arrays stay on the device; nothing here waits on it. The handle is per thread and device, bound to the
+// current stream; device workspace comes from the caching allocator, host workspace (the 64-bit API asks for
+// some) lives until the kernel returns, as PyTorch's.
 //
 // Where this differs from the CPU kernels' contract:
 // - no inf/NaN pre-check (info -1000): that would read the matrix on the host. cuSOLVER's drivers stop after
@@ -14,14 +15,16 @@
 // - geqrf does not turn -0.0 into +0.0 first: its reflectors are cuSOLVER's, as PyTorch's on CUDA.
 // - lu_solve clamps pivots into [1, n] instead of rejecting them (the front end checks them on the CPU only).
 // - svd runs gesvd (QR iteration) where PyTorch runs gesvdj and falls back to gesvd; for m < n it factors
-// A^H,
-//   as gesvd needs m >= n. Singular vectors may differ from the CPU's by their signs (phases), as PyTorch's.
+//   A^H, as gesvd needs m >= n. Singular vectors may differ from the CPU's by their signs (phases).
+// - lstsq has gels only and checks no rank (info stays 0; rank is set to min(m, n), which the Python layer
+//   reads to give residuals and then drops, as PyTorch has no rank from gels).
 #if defined(MINITORCH_WITH_CUDA) && defined(MINITORCH_WITH_CUSOLVER)
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cuda/CUBLASCheck.h"
@@ -158,6 +161,8 @@ struct Typed<float> {
   static constexpr auto getrfBatched = cublasSgetrfBatched;
   static constexpr auto getrsBatched = cublasSgetrsBatched;
   static constexpr auto trsmBatched = cublasStrsmBatched;
+  static constexpr auto ormqr_bufferSize = cusolverDnSormqr_bufferSize;
+  static constexpr auto ormqr = cusolverDnSormqr;
 };
 template <>
 struct Typed<double> {
@@ -168,6 +173,8 @@ struct Typed<double> {
   static constexpr auto getrfBatched = cublasDgetrfBatched;
   static constexpr auto getrsBatched = cublasDgetrsBatched;
   static constexpr auto trsmBatched = cublasDtrsmBatched;
+  static constexpr auto ormqr_bufferSize = cusolverDnDormqr_bufferSize;
+  static constexpr auto ormqr = cusolverDnDormqr;
 };
 template <>
 struct Typed<cuComplex> {
@@ -178,6 +185,8 @@ struct Typed<cuComplex> {
   static constexpr auto getrfBatched = cublasCgetrfBatched;
   static constexpr auto getrsBatched = cublasCgetrsBatched;
   static constexpr auto trsmBatched = cublasCtrsmBatched;
+  static constexpr auto ormqr_bufferSize = cusolverDnCunmqr_bufferSize;
+  static constexpr auto ormqr = cusolverDnCunmqr;
 };
 template <>
 struct Typed<cuDoubleComplex> {
@@ -188,6 +197,8 @@ struct Typed<cuDoubleComplex> {
   static constexpr auto getrfBatched = cublasZgetrfBatched;
   static constexpr auto getrsBatched = cublasZgetrsBatched;
   static constexpr auto trsmBatched = cublasZtrsmBatched;
+  static constexpr auto ormqr_bufferSize = cusolverDnZunmqr_bufferSize;
+  static constexpr auto ormqr = cusolverDnZunmqr;
 };
 
 template <typename F>
@@ -479,6 +490,77 @@ void svd_cuda(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
   copy_(vh, conj(transpose(u2, 1, 2)));
 }
 
+// Q^H c (adjoint) or Q c in place, Q from geqrf's reflectors in qr [batch, k, rows] and tau [batch, k]; c is
+// [batch, cols, ldc] column-major with its first `rows` rows used.
+void apply_q(const Tensor& qr, const Tensor& tau, const Tensor& c, bool adjoint) {
+  Batch q(qr), x(c);
+  const int64_t k = tau.sizes()[1];
+  MT_CHECK(q.rows <= INT32_MAX && x.rows <= INT32_MAX && x.cols <= INT32_MAX,
+           "torch.linalg.lstsq: sizes exceed cuSOLVER's 32-bit ormqr");
+  cusolverDnHandle_t h = handle_for(c);
+  dispatch_typed(c.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    // the real ormqr takes T for the transpose, the complex unmqr C
+    const cublasOperation_t op = !adjoint ? CUBLAS_OP_N : is_complex(c.dtype()) ? CUBLAS_OP_C : CUBLAS_OP_T;
+    const int m = int(q.rows), n = int(x.cols), kk = int(k), lda = int(ld(q.rows)), ldc = int(ld(x.rows));
+    int lwork = 0;
+    check(Typed<T>::ormqr_bufferSize(h, CUBLAS_SIDE_LEFT, op, m, n, kk, static_cast<const T*>(qr.data_ptr()),
+                                     lda, static_cast<const T*>(tau.data_ptr()),
+                                     static_cast<const T*>(c.data_ptr()), ldc, &lwork),
+          "cusolverDn<t>ormqr_bufferSize");
+    Tensor work =
+        make_empty({std::max<int64_t>(lwork, 1) * int64_t(sizeof(T))}, ScalarType::Byte, c.device());
+    Tensor info = scratch_info(c.device());
+    for (int64_t i = 0; i < x.count; ++i)
+      check(Typed<T>::ormqr(h, CUBLAS_SIDE_LEFT, op, m, n, kk, static_cast<const T*>(at(qr, i, q.stride())),
+                            lda, static_cast<const T*>(at(tau, i, k)), static_cast<T*>(at(c, i, x.stride())),
+                            ldc, static_cast<T*>(work.data_ptr()), lwork, info_at(info, 0)),
+            "cusolverDn<t>ormqr");
+  });
+}
+
+// b[:, :, :rows] <- R^-1 b (or R^-H b) with R the upper triangle of qr's first `n` rows and columns.
+void solve_r(const Tensor& qr, const Tensor& b, int64_t n, bool adjoint) {
+  Batch q(qr), x(b);
+  cublasHandle_t h = cublas_handle(b.device().index);
+  const cublasOperation_t op = !adjoint ? CUBLAS_OP_N : is_complex(b.dtype()) ? CUBLAS_OP_C : CUBLAS_OP_T;
+  dispatch_typed(b.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T alpha = one<T>();
+    for (int64_t i = 0; i < x.count; ++i)
+      MT_CUBLAS_CHECK(Typed<T>::trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, op, CUBLAS_DIAG_NON_UNIT,
+                                     int(n), int(x.cols), &alpha,
+                                     static_cast<const T*>(at(qr, i, q.stride())), int(ld(q.rows)),
+                                     static_cast<T*>(at(b, i, x.stride())), int(ld(x.rows))));
+  });
+}
+
+// The 'gels' driver (the only one PyTorch has on CUDA; the front end routes the others to host LAPACK), as
+// PyTorch's linalg_lstsq_gels: m >= n: A = QR, X = R^-1 (Q^H B), whose rows n..m are the residual's, as
+// LAPACK's gels leaves them; m < n: A^H = QR, the minimum-norm X = Q [R^-H B; 0]. a [batch, n, m]
+// (destroyed), b [batch, k, max(m, n)] with rows m.. zero (the front end pads). No rank check: a
+// rank-deficient A gives inf/NaN and info 0, as PyTorch's CUDA gels.
+void lstsq_cuda(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank, double rcond,
+                const std::string& driver, const Tensor& info) {
+  MT_INTERNAL_ASSERT(driver == "gels", "lstsq_cuda: driver ", driver, " is not implemented on CUDA");
+  DeviceGuard g(a.device());
+  Batch ab(a);
+  const int64_t m = ab.rows, n = ab.cols;
+  fill_(rank, Scalar(std::min(m, n)));  // gels assumes full rank, as the CPU kernel reports it
+  if (m >= n) {
+    Tensor tau = make_empty({ab.count, n}, a.dtype(), a.device());
+    geqrf_cuda(a, tau);
+    apply_q(a, tau, b, true);
+    solve_r(a, b, n, false);
+    return;
+  }
+  Tensor ah = contiguous(conj(transpose(a, 1, 2)));  // [batch, m, n]: A^H column-major, n x m
+  Tensor tau = make_empty({ab.count, m}, a.dtype(), a.device());
+  geqrf_cuda(ah, tau);
+  solve_r(ah, b, m, true);
+  apply_q(ah, tau, b, false);
+}
+
 }  // namespace
 }  // namespace cuda
 
@@ -490,6 +572,7 @@ MT_REGISTER_KERNEL(geqrf_stub, CUDA, &cuda::geqrf_cuda);
 MT_REGISTER_KERNEL(householder_product_stub, CUDA, &cuda::householder_product_cuda);
 MT_REGISTER_KERNEL(eigh_stub, CUDA, &cuda::eigh_cuda);
 MT_REGISTER_KERNEL(svd_stub, CUDA, &cuda::svd_cuda);
+MT_REGISTER_KERNEL(lstsq_stub, CUDA, &cuda::lstsq_cuda);
 
 }  // namespace mt
 #endif

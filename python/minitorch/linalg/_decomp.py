@@ -1008,7 +1008,8 @@ def svdvals(A, *, driver=None, out=None):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """(solution, residuals, rank, singular_values) of min ||A X - B|| (LAPACK gelsy by default on the CPU)."""
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| (LAPACK gelsy by default on the CPU; gels,
+    the only driver, on CUDA)."""
     fn = "torch.linalg.lstsq"
     if not _C._is_tensor(A) or not _C._is_tensor(B):
         bad = A if not _C._is_tensor(A) else B
@@ -1022,7 +1023,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
             f"{fn}: Expected input and other to have the same dtype, but got input's dtype {scalar_name(A.dtype)} "
             f"and other's dtype {scalar_name(B.dtype)}"
         )
-    driver = "gelsy" if driver is None else driver
+    # PyTorch's CUDA lstsq has gels only (cuSOLVER's QR): its default there, and the only driver it takes
+    if driver is None:
+        driver = "gels" if A.is_cuda else "gelsy"
+    elif A.is_cuda and driver != "gels":
+        raise RuntimeError(f"{fn}: `driver` other than `gels` is not supported on CUDA")
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
