@@ -110,10 +110,12 @@ def _raise_info(info, fn, what, error=LinAlgError):
 
 
 def _raise_if_nan(A, info, fn):
-    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here). The CPU kernels
-    flag a non-finite matrix (info -1000); cuSOLVER's do not look at the data, so a CUDA input is checked here
-    (PyTorch's CUDA SVD raises LinAlgError "The algorithm failed to converge ..." for NaN input too)."""
-    if info.numel() and (A.is_cuda or bool((info == _NON_FINITE).any())) and bool(A.isnan().any()):
+    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here). info None: a CUDA
+    input, checked before the kernel runs, since cuSOLVER's kernels do not look at the data (PyTorch's CUDA SVD
+    raises LinAlgError "The algorithm failed to converge ..." for NaN input too); else the CPU kernels' info,
+    which flags a non-finite matrix."""
+    flagged = A.is_cuda if info is None else bool(info.numel()) and bool((info == _NON_FINITE).any())
+    if flagged and bool(A.isnan().any()):
         raise LinAlgError(
             f"{fn}: The algorithm failed to converge because the input matrix contained non-finite values."
         )
@@ -940,6 +942,7 @@ def eigvals(A, *, out=None):
 class _SVDFunction(Function):
     @staticmethod
     def forward(ctx, A, full_matrices):
+        _raise_if_nan(A, None, "linalg.svd")
         U, S, Vh, info = _C._linalg_svd(A, full_matrices, True)
         _raise_if_nan(A, info, "linalg.svd")
         _raise_info(info, "linalg.svd", _no_convergence("singular values"))
@@ -998,6 +1001,7 @@ def svdvals(A, *, driver=None, out=None):
     _check(A, "linalg.svd", square=False, kernel="linalg_svd")
     if A.requires_grad and _C.is_grad_enabled():
         return _out(svd(A, full_matrices=False).S, out)
+    _raise_if_nan(A, None, "linalg.svd")
     S, info = _C._linalg_svd(A.detach(), False, False)[1::2]
     _raise_if_nan(A, info, "linalg.svd")
     _raise_info(info, "linalg.svd", _no_convergence("singular values"))
