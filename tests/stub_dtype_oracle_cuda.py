@@ -3,7 +3,7 @@ case of tests/stub_cases.py gives for each dtype, ("ok", float64 values) or ("er
 Do not edit; re-run the script."""
 
 # The decomposition stubs' rows (lu_factor ... lstsq) are copied from the CPU oracle until a GPU machine
-# regenerates this file: minitorch's CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp), and
+# regenerates this file: minitorch's CUDA tensors take cuSOLVER or host LAPACK (ops/linalg_decomp.cpp), and
 # PyTorch's cuSOLVER/MAGMA paths accept the same dtypes (float32/float64) as its CPU ones. So are the FFT
 # stubs' rows (fft_c2c/r2c/c2r): PyTorch's cuFFT path also takes float16 for power-of-two sizes only, which
 # these cases (size 3) are not, so it raises there as its CPU path does.

@@ -37,21 +37,8 @@ CPU_ONLY = {
     "scatter_dim_stub": "scatter on CUDA goes through index_put_stub with precomputed offsets (ops/index.cpp)",
     "sdpa_backward_stub": "SDPA's backward on CUDA is the composite formula (ops/attention.cpp has_fused_sdpa_backward)",
     **{
-        name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp); cuSOLVER kernels are not written yet"
-        for name in [
-            "lu_factor_stub",
-            "lu_solve_stub",
-            "ldl_factor_stub",
-            "ldl_solve_stub",
-            "cholesky_stub",
-            "triangular_solve_stub",
-            "geqrf_stub",
-            "householder_product_stub",
-            "eigh_stub",
-            "eig_stub",
-            "svd_stub",
-            "lstsq_stub",
-        ]
+        name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp kernel_device); no cuSOLVER kernel yet"
+        for name in ["ldl_factor_stub", "ldl_solve_stub", "eig_stub"]
     },
 }
 CUDNN_STUBS = {name for name in CUDA_ONLY if name.startswith("cudnn_")}

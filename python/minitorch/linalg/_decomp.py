@@ -89,8 +89,9 @@ def _check_same(A, B, fn, a="A"):
         )
 
 
-# The kernels' info for a matrix holding inf or NaN, which they hand back as NaN without calling LAPACK
-# (ops/linalg_decomp.h): the iterative drivers can loop forever on such input.
+# The CPU kernels' info for a matrix holding inf or NaN, which they hand back as NaN without calling LAPACK
+# (ops/linalg_decomp.h): the iterative drivers can loop forever on such input. The cuSOLVER kernels
+# (kernels/cuda/linalg_cusolver.cpp) never set it: a non-finite CUDA matrix gives NaN or a positive info.
 _NON_FINITE = -1000
 
 
@@ -109,8 +110,12 @@ def _raise_info(info, fn, what, error=LinAlgError):
 
 
 def _raise_if_nan(A, info, fn):
-    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here)."""
-    if info.numel() and bool((info == _NON_FINITE).any()) and bool(A.isnan().any()):
+    """PyTorch's error for a NaN input to an SVD (an inf input gives NaN results there, as here). info None: a CUDA
+    input, checked before the kernel runs, since cuSOLVER's kernels do not look at the data (PyTorch's CUDA SVD
+    raises LinAlgError "The algorithm failed to converge ..." for NaN input too); else the CPU kernels' info,
+    which flags a non-finite matrix."""
+    flagged = A.is_cuda if info is None else bool(info.numel()) and bool((info == _NON_FINITE).any())
+    if flagged and bool(A.isnan().any()):
         raise LinAlgError(
             f"{fn}: The algorithm failed to converge because the input matrix contained non-finite values."
         )
@@ -937,6 +942,7 @@ def eigvals(A, *, out=None):
 class _SVDFunction(Function):
     @staticmethod
     def forward(ctx, A, full_matrices):
+        _raise_if_nan(A, None, "linalg.svd")
         U, S, Vh, info = _C._linalg_svd(A, full_matrices, True)
         _raise_if_nan(A, info, "linalg.svd")
         _raise_info(info, "linalg.svd", _no_convergence("singular values"))
@@ -995,6 +1001,7 @@ def svdvals(A, *, driver=None, out=None):
     _check(A, "linalg.svd", square=False, kernel="linalg_svd")
     if A.requires_grad and _C.is_grad_enabled():
         return _out(svd(A, full_matrices=False).S, out)
+    _raise_if_nan(A, None, "linalg.svd")
     S, info = _C._linalg_svd(A.detach(), False, False)[1::2]
     _raise_if_nan(A, info, "linalg.svd")
     _raise_info(info, "linalg.svd", _no_convergence("singular values"))
@@ -1005,7 +1012,8 @@ def svdvals(A, *, driver=None, out=None):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """(solution, residuals, rank, singular_values) of min ||A X - B|| (LAPACK gelsy by default on the CPU)."""
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| (LAPACK gelsy by default on the CPU; gels,
+    the only driver, on CUDA)."""
     fn = "torch.linalg.lstsq"
     if not _C._is_tensor(A) or not _C._is_tensor(B):
         bad = A if not _C._is_tensor(A) else B
@@ -1019,7 +1027,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
             f"{fn}: Expected input and other to have the same dtype, but got input's dtype {scalar_name(A.dtype)} "
             f"and other's dtype {scalar_name(B.dtype)}"
         )
-    driver = "gelsy" if driver is None else driver
+    # PyTorch's CUDA lstsq has gels only (cuSOLVER's QR): its default there, and the only driver it takes
+    if driver is None:
+        driver = "gels" if A.is_cuda else "gelsy"
+    elif A.is_cuda and driver != "gels":
+        raise RuntimeError(f"{fn}: `driver` other than `gels` is not supported on CUDA")
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
