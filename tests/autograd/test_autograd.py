@@ -8,8 +8,8 @@ import pytest
 
 import minitorch as torch
 from minitorch.autograd import Function, gradcheck, gradgradcheck
-from tests import op_schema
-from tests.test_elementwise import UNARY_GRADCHECK
+from tests.ops import op_schema
+from tests.ops.elementwise.test_elementwise import UNARY_GRADCHECK
 
 
 def rnd(*shape, device="cpu", low=None, high=None, requires_grad=True):
@@ -28,7 +28,7 @@ def away_from_zero(*shape, device="cpu"):
 # ---- elementwise ----
 
 # the gradcheck domain of every differentiable unary op lives beside its value test case
-# (tests/test_elementwise.py UNARY_GRADCHECK), so a new op's test cases are one file
+# (tests/ops/elementwise/test_elementwise.py UNARY_GRADCHECK), so a new op's test cases are one file
 UNARY = UNARY_GRADCHECK
 # table ops without a derivative: their results never require grad
 UNARY_NOT_DIFFERENTIABLE = ["bitwise_not", "logical_not", "isnan", "isinf", "isfinite"]

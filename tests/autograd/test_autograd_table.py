@@ -5,6 +5,7 @@ formula against finite differences in float64 (double backward where the twin is
 import os
 
 import pytest
+from utils import REPO
 
 import minitorch as torch
 import minitorch.nn.functional as F
@@ -50,7 +51,7 @@ def case_squeeze():
 
 
 def case_cudnn_rnn():
-    # The twin's kernels are cuDNN's (CUDA only): without a GPU this case cannot run (tests/test_rnn_cudnn.py
+    # The twin's kernels are cuDNN's (CUDA only): without a GPU this case cannot run (tests/ops/rnn/test_rnn_cudnn.py
     # compares the path with the composite one on a GPU).
     if not (torch.cuda.is_available() and torch._C._has_cudnn_rnn()):
         pytest.skip("the cuDNN RNN twin needs a GPU and a build with cuDNN")
@@ -230,7 +231,7 @@ def test_every_twin_has_a_case():
 
 
 def test_table_families_are_ops_headers():
-    ops = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "csrc", "ops")
+    ops = os.path.join(REPO, "csrc", "ops")
     for name, family in torch._C._op_table():
         assert os.path.exists(os.path.join(ops, family + ".h")), (name, family)
 

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from utils import REPO
 
 import minitorch as torch
 import minitorch.autograd.forward_ad as fwAD
@@ -19,7 +20,7 @@ from minitorch.func import hessian, jacfwd, jacrev, jvp, vmap
 from minitorch.testing import assert_close
 
 D = torch.float64
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(REPO)
 
 
 def rand(*shape, lo=-1.0, hi=1.0):

@@ -14,7 +14,8 @@ from utils import make_array
 
 import minitorch
 
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS_DIR = os.path.dirname(HERE)
 PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(minitorch.__file__)))
 
 
@@ -39,7 +40,7 @@ def spawn(module, case, world, ranks=None, timeout=90, extra_env=None, wait_for=
             RANK=str(r),
             WORLD_SIZE=str(world),
             MT_DIST_CASE=case,
-            PYTHONPATH=os.pathsep.join([PKG_ROOT, TESTS_DIR, env.get("PYTHONPATH", "")]),
+            PYTHONPATH=os.pathsep.join([PKG_ROOT, HERE, TESTS_DIR, env.get("PYTHONPATH", "")]),
             OMP_NUM_THREADS="1",
         )
         env.update(extra_env or {})

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from utils import NO_GLOO
+from utils import NO_GLOO, REPO
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(REPO) / "examples"
 
 CASES = [
     ("train_tutorial.py", ["--steps", "300", "--digits-epochs", "0"], "train_tutorial: ok"),

@@ -6,6 +6,7 @@ import os
 import sys
 
 import pytest
+from utils import REPO
 
 import minitorch
 
@@ -17,7 +18,7 @@ nbclient = pytest.importorskip(
 )
 pytest.importorskip("ipykernel", reason="executing notebooks needs ipykernel (pip install '.[test]')")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 NOTEBOOK_DIR = os.path.join(ROOT, "notebooks")
 NOTEBOOKS = sorted(glob.glob(os.path.join(NOTEBOOK_DIR, "*.ipynb")))
 CELL_TIMEOUT_S = 120

@@ -1,5 +1,5 @@
-"""Real programs (tests/programs/): scripts adapted from PyTorch's tutorials and pytorch/examples, each run in
-a subprocess with `import torch` resolving to minitorch (tests/programs/as_torch.py), unchanged otherwise.
+"""Real programs (tests/integration/programs/): scripts adapted from PyTorch's tutorials and pytorch/examples, each run in
+a subprocess with `import torch` resolving to minitorch (tests/integration/programs/as_torch.py), unchanged otherwise.
 Each script asserts its own outcome (loss falls, accuracy above chance, shapes); a failure shows its output."""
 
 import importlib.util

@@ -182,7 +182,7 @@ def test_embedding_module(device):
     assert g[0].sum() == 0 and g[2].sum() == 2 * 3 and g[9].sum() == 3
     pre = nn.Embedding.from_pretrained(minitorch.eye(3))
     assert not pre.weight.requires_grad
-    if device == "cpu":  # CUDA stops with a device-side assert (tests/test_nn_ops.py checks it in a child)
+    if device == "cpu":  # CUDA stops with a device-side assert (tests/nn/test_nn_ops.py checks it in a child)
         with pytest.raises(IndexError, match="index out of range in self"):
             emb(minitorch.tensor([10]).to(device))
 

@@ -9,10 +9,10 @@ so most calls are valid and a fixed share is drawn from any pattern (mostly bad 
 class, exception type (by the builtin class `except` would catch), result dtype, shape and values (tolerance
 by dtype, nan/inf positions exactly), inputs mutated and how, and float64 gradients of every input.
 
-    python tests/difffuzz.py --calls 100000 --seed 7 --report /tmp/fz     # a long run, report in /tmp/fz
-    python tests/difffuzz.py --calibrate tests/difffuzz_templates.json     # after PyTorch or the pool changes
+    python tests/ops/difffuzz.py --calls 100000 --seed 7 --report /tmp/fz     # a long run, report in /tmp/fz
+    python tests/ops/difffuzz.py --calibrate tests/ops/difffuzz_templates.json     # after PyTorch or the pool changes
 
-The fixed-seed budget of the normal suite is tests/test_difffuzz.py; the differences it accepts, with the
+The fixed-seed budget of the normal suite is tests/ops/test_difffuzz.py; the differences it accepts, with the
 reason for each, are the table in docs/reliability.md ("Known differences")."""
 
 import argparse
@@ -945,7 +945,7 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL if self.lib == "torch" else None,
             env=env,
-            cwd=os.path.dirname(HERE),
+            cwd=os.path.dirname(os.path.dirname(HERE)),
         )
 
     def send(self, msg):
@@ -1249,7 +1249,7 @@ def _mix64(x):
 def plan(names, learned, seed, calls, valid_share=0.85, grad_share=0.15):
     """Call i goes to the name whose mixed (name key, call draw) is smallest (rendezvous hashing) and draws the
     rest from a generator of its own: a name added to or dropped from the surface moves only the calls it wins
-    or loses, so a fixed-seed sample (tests/test_difffuzz.py) stays the same sample as the API grows."""
+    or loses, so a fixed-seed sample (tests/ops/test_difffuzz.py) stays the same sample as the API grows."""
     keys = np.array(
         [
             int.from_bytes(hashlib.blake2b(f"{k}:{n}".encode(), digest_size=8).digest(), "little")

@@ -3,7 +3,7 @@
 import importlib.util
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _spec = importlib.util.spec_from_file_location("gen_ops", os.path.join(ROOT, "scripts", "gen_ops.py"))
 gen_ops = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_ops)
@@ -21,7 +21,7 @@ def function(name):
 BY_NAME = {op.name: op for op in OPS}
 UNARY = [op.name for op in OPS if op.kind == "unary"]
 BINARY = [op.name for op in OPS if op.kind == "binary"]
-# the result-dtype rule in the words tests/test_elementwise.py uses (comparisons and logical ops give bool)
+# the result-dtype rule in the words tests/ops/elementwise/test_elementwise.py uses (comparisons and logical ops give bool)
 RESULT_RULE = {
     "Same": "same",
     "Float": "float",

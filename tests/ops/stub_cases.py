@@ -1,6 +1,6 @@
 """One call per dispatch stub (csrc/ops/op_table.h), written against the PyTorch API so the same code runs on
 minitorch and on PyTorch: scripts/classify_stub_dtypes.py runs it on PyTorch for every dtype and records what
-happens in tests/stub_dtype_oracle.py; tests/test_op_table.py runs it on minitorch and compares, so every
+happens in tests/ops/stub_dtype_oracle.py; tests/ops/test_op_table.py runs it on minitorch and compares, so every
 (stub, dtype) pair has a value check or an expected error. Each case returns float64 NumPy values."""
 
 import numpy as np
@@ -89,7 +89,7 @@ def _amp(T, dt, dev):
 
 
 # stub -> case(torch module, dtype name, device) -> float64 values. Stubs with no CPU kernel (ops/op_table.h,
-# tests/test_op_table.py CUDA_ONLY) are exercised by the CUDA tests of their op instead.
+# tests/ops/test_op_table.py CUDA_ONLY) are exercised by the CUDA tests of their op instead.
 CASES = {
     "copy_stub": lambda T, dt, dev: flat(
         T.empty(6, dtype=getattr(T, dt), device=dev).copy_(t(T, range(6), "float64"))

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import minitorch
-from tests import op_schema
-from tests.utils import ALL_DTYPES, NP_OF, make_tensor
+from tests.ops import op_schema
+from tests.utils import ALL_DTYPES, NP_OF, REPO, make_tensor
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings
@@ -131,11 +131,11 @@ def tensors(draw, dtype=None, shape=None):
     return t, np.asarray(arr)
 
 
-# ---- elementwise ops: the table of tests/test_elementwise.py
+# ---- elementwise ops: the table of tests/ops/elementwise/test_elementwise.py
 
 
 def _elementwise_tables():
-    from tests.test_elementwise import BINARY, UNARY
+    from tests.ops.elementwise.test_elementwise import BINARY, UNARY
 
     return UNARY, BINARY
 
@@ -151,7 +151,7 @@ def test_fuzz_unary(data):
     note("unary", name, t.dtype, tuple(t.shape), t.stride(), t.device)
     fn = op_schema.function(name)
     kind, out = outcome(lambda: fn(t))
-    if t.dtype not in ok_dtypes:  # PyTorch refuses the pair (tests/elementwise_oracle.py): so must we
+    if t.dtype not in ok_dtypes:  # PyTorch refuses the pair (tests/ops/elementwise_oracle.py): so must we
         assert kind == "err", f"{name} on {t.dtype} should raise, as in PyTorch"
         return
     assert kind == "ok", out
@@ -196,7 +196,7 @@ def test_fuzz_binary_broadcast(data):
         if kind == "ok":
             assert out.device.type == "cuda", f"{name}: a CPU scalar with a CUDA tensor gives a CUDA result"
         return
-    if dtype not in ok_dtypes:  # PyTorch refuses the pair (tests/elementwise_oracle.py): so must we
+    if dtype not in ok_dtypes:  # PyTorch refuses the pair (tests/ops/elementwise_oracle.py): so must we
         assert kind == "err", f"{name} on {dtype} should raise, as in PyTorch"
         return
     if kind == "err":  # e.g. integer division by zero: PyTorch's "ZeroDivisionError"
@@ -570,7 +570,7 @@ def test_fuzz_suite_in_a_subprocess():
             capture_output=True,
             text=True,
             env=env,
-            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            cwd=REPO,
             timeout=float(os.environ.get("MINITORCH_FUZZ_TIMEOUT", "900")),
         )
         tail = (r.stdout + r.stderr)[-6000:]

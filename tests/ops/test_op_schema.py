@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import minitorch as torch
-from tests import op_schema
-from tests.op_schema import OPS, gen_ops
+from tests.ops import op_schema
+from tests.ops.op_schema import OPS, gen_ops
 
 VARIANTS = gen_ops.VARIANTS
 
@@ -260,7 +260,7 @@ def test_generator_rejects_malformed_binary_formulas():
 
 def test_refusals_come_from_the_schema():
     """Each `refuse:` row raises PyTorch's NotImplementedError; the messages themselves are held against
-    PyTorch's for every op and dtype by tests/test_elementwise.py (tests/elementwise_oracle.py)."""
+    PyTorch's for every op and dtype by tests/ops/elementwise/test_elementwise.py (tests/ops/elementwise_oracle.py)."""
     refusing = {op.name: op.refuse for op in OPS if op.refuse}
     assert refusing["abs"] == ("bool", "kernel", "abs") and refusing["gelu"][0] == "non_floating"
     with pytest.raises(NotImplementedError, match="\"floor_vml_cpu\" not implemented for 'Bool'"):

@@ -7,8 +7,9 @@ import stat
 import subprocess
 
 import pytest
+from utils import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 MODULE = os.path.join(ROOT, "cmake", "cuda_arch.cmake")
 CMAKE = shutil.which("cmake")
 pytestmark = pytest.mark.skipif(CMAKE is None, reason="needs cmake")

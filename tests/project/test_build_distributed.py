@@ -10,8 +10,9 @@ import sys
 import tarfile
 
 import pytest
+from utils import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 MODULE = os.path.join(ROOT, "cmake", "distributed.cmake")
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
 

@@ -5,8 +5,9 @@ import os
 import re
 
 import pytest
+from utils import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 CSRC = os.path.join(ROOT, "csrc")
 DOC = os.path.join(ROOT, "docs", "architecture.md")
 SOURCE_EXTS = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")

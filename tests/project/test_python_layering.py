@@ -24,7 +24,9 @@ import ast
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from utils import REPO
+
+ROOT = REPO
 PKG_DIR = os.path.join(ROOT, "python", "minitorch")
 PKG = "minitorch"
 

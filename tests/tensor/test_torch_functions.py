@@ -511,7 +511,7 @@ def test_dropout_spellings(device):
 
 
 def test_compile_is_torch_compile():
-    """minitorch.compile is minitorch.compiler.compile (tests/test_compile.py covers what it does)."""
+    """minitorch.compile is minitorch.compiler.compile (tests/compile/test_compile.py covers what it does)."""
     m = minitorch.nn.Linear(2, 2)
     cm = minitorch.compile(m, mode="max-autotune", fullgraph=True)
     assert type(cm).__name__ == "OptimizedModule" and cm._orig_mod is m

@@ -1,6 +1,6 @@
 """Run a script written for PyTorch against minitorch: `import torch...` resolves to `minitorch...`.
 
-usage: python tests/programs/as_torch.py SCRIPT [ARGS...]
+usage: python tests/integration/programs/as_torch.py SCRIPT [ARGS...]
 The alias is the one /work/shared/clients uses (torch_shim/torch/__init__.py); PYTHONPATH carries it to
 child processes (DataLoader workers, mp.spawn). With MT_REAL_TORCH=1 nothing is aliased, so the same script
 runs on real PyTorch (to check the script itself).

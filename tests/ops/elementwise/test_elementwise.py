@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import minitorch
-from tests import op_schema
-from tests.elementwise_oracle import ORACLE
+from tests.ops import op_schema
+from tests.ops.elementwise_oracle import ORACLE
 from tests.utils import (
     ALL_DTYPES,
     FLOAT_DTYPES,
@@ -157,7 +157,7 @@ UNARY = {
 }
 
 
-# The gradcheck domain of each differentiable op above (tests/test_autograd.py runs them in float64):
+# The gradcheck domain of each differentiable op above (tests/autograd/test_autograd.py runs them in float64):
 # {} any values, "nz" away from zero, "low"/"high" an interval.
 UNARY_GRADCHECK = {
     "abs": {"nz": True},
@@ -273,7 +273,7 @@ def _dtype_name(dtype):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("name", list(UNARY) + list(BINARY))
 def test_dtype_support_matches_pytorch(name, dtype, device):
-    """Every (op, dtype) pair does what PyTorch does (tests/elementwise_oracle.py, generated from PyTorch by
+    """Every (op, dtype) pair does what PyTorch does (tests/ops/elementwise_oracle.py, generated from PyTorch by
     scripts/classify_elementwise_dtypes.py): computes with PyTorch's result dtype, its values checked against
     NumPy by test_unary/test_binary, or raises PyTorch's error word for word, in place as well."""
     table, nargs = (UNARY, 1) if name in UNARY else (BINARY, 2)

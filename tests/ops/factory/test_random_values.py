@@ -3,7 +3,7 @@ random_fill_stub) or reworking them must not change a single bit of what a seede
 
 The values were recorded from the code before the move; they are the generator's contract, not a property one could
 derive independently (Philox(seed, chunk, offset << 20), 4096 elements a chunk, Box-Muller, the dtype's mantissa bits
-kept, then the copy_ cast to the dtype). tests/test_generator.py checks the statistical and API side.
+kept, then the copy_ cast to the dtype). tests/ops/factory/test_generator.py checks the statistical and API side.
 
 Two deliberate changes since. 2026-11-26: on AVX-512 CPUs the draws were vectorized, with SLEEF's log/sin/cos
 where the build had SLEEF (a float64 normal could then differ from the scalar path's in its last bit). 2026-12-03:

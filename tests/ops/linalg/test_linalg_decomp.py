@@ -417,7 +417,7 @@ def test_eig_errors():
         LA.eigvals(torch.ones(3, 3, dtype=torch.float16))
     with pytest.raises(RuntimeError, match="must be batches of square matrices"):
         LA.eig(torch.ones(2, 3, dtype=torch.float64))
-    # complex input is taken (issue 33; tests/test_linalg_complex.py has the rest)
+    # complex input is taken (issue 33; tests/ops/linalg/test_linalg_complex.py has the rest)
     w = LA.eigvals(torch.ones(2, 2, dtype=torch.complex64))
     assert w.dtype == torch.complex64
     np.testing.assert_allclose(np.sort_complex(N(w)), [0.0, 2.0], atol=1e-6)

@@ -1,6 +1,6 @@
 // Checks kernels/MultiTensorPlan.h (the CUDA multi-tensor-apply launch planner) on the CPU: over random
 // tensor sizes and limits every (tensor, chunk) lands in exactly one block of one launch. Built and run by
-// tests/test_optim.py::test_multi_tensor_plan_covers_every_chunk_once.
+// tests/optim/test_optim.py::test_multi_tensor_plan_covers_every_chunk_once.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
