@@ -8,8 +8,7 @@ import pytest
 
 import minitorch as torch
 from minitorch.autograd import Function, gradcheck, gradgradcheck
-from tests.ops import op_schema
-from tests.ops.elementwise.test_elementwise import UNARY_GRADCHECK
+from tests.ops import op_schema, opdb
 
 
 def rnd(*shape, device="cpu", low=None, high=None, requires_grad=True):
@@ -27,11 +26,11 @@ def away_from_zero(*shape, device="cpu"):
 
 # ---- elementwise ----
 
-# the gradcheck domain of every differentiable unary op lives beside its value test case
-# (tests/ops/elementwise/test_elementwise.py UNARY_GRADCHECK), so a new op's test cases are one file
-UNARY = UNARY_GRADCHECK
+# the gradcheck domain of every differentiable unary op lives in its op database entry (tests/ops/opdb.py) beside
+# its value test case, so a new op's test cases are one entry
+UNARY = opdb.UNARY_GRADCHECK
 # table ops without a derivative: their results never require grad
-UNARY_NOT_DIFFERENTIABLE = ["bitwise_not", "logical_not", "isnan", "isinf", "isfinite"]
+UNARY_NOT_DIFFERENTIABLE = opdb.UNARY_NOT_DIFFERENTIABLE
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -57,36 +56,11 @@ def test_gelu_tanh_softplus_leaky_relu(device):
     assert gradcheck(lambda t: torch.leaky_relu(t, 0.1), (x,))
 
 
-BINARY = [
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "maximum",
-    "minimum",
-    "atan2",
-    "remainder",
-    "fmod",
-    "floor_divide",
-    "logaddexp",
-    "logaddexp2",
-]
-# test_pow_gradcheck; trunc_divide is div(rounding_mode="trunc"); xlogy needs other > 0 (test_composite_math.py)
-BINARY_ELSEWHERE = ["pow", "trunc_divide", "xlogy"]
-BINARY_NOT_DIFFERENTIABLE = [
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-]
+# opdb's binary entries: gradcheck over broadcast shapes here, an own test (test_pow_gradcheck; trunc_divide is
+# div(rounding_mode="trunc"); xlogy needs other > 0, test_composite_math.py), or no derivative
+BINARY = opdb.BINARY_GRADCHECK
+BINARY_ELSEWHERE = opdb.BINARY_GRAD_ELSEWHERE
+BINARY_NOT_DIFFERENTIABLE = opdb.BINARY_NOT_DIFFERENTIABLE
 
 
 def test_every_table_op_is_covered():

@@ -131,13 +131,13 @@ def tensors(draw, dtype=None, shape=None):
     return t, np.asarray(arr)
 
 
-# ---- elementwise ops: the table of tests/ops/elementwise/test_elementwise.py
+# ---- elementwise ops: the op database's entries (tests/ops/opdb.py)
 
 
 def _elementwise_tables():
-    from tests.ops.elementwise.test_elementwise import BINARY, UNARY
+    from tests.ops import opdb
 
-    return UNARY, BINARY
+    return opdb.UNARY, opdb.BINARY
 
 
 @child_only

@@ -11,15 +11,16 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import DEVICES
-from stub_cases import CASES, DTYPES, run
-from stub_dtype_oracle import ORACLE, VERSIONS, verdict
 from utils import REPO
 
 import minitorch as torch
-from tests.ops import op_schema
+from tests.ops import op_schema, opdb
 from tests.project.test_layering import CSRC, registrations
 
 STUBS = torch._C._op_table("stubs")
+# the stubs' entries of the op database: one call each, PyTorch's verdict per dtype and device
+CASES, DTYPES, run = opdb.STUB_CASES, opdb.STUB_DTYPES, opdb.run_stub
+ORACLE, VERSIONS, verdict = opdb.STUB_ORACLE, opdb.STUB_VERSIONS, opdb.stub_verdict
 CUDA_BUILD = torch._C._cuda_compiled()
 
 # Stubs without a CPU kernel, and why.

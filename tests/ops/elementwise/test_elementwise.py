@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from tests.ops import op_schema
-from tests.ops.elementwise_oracle import ORACLE
+from tests.ops import op_schema, opdb
 from tests.utils import (
     ALL_DTYPES,
     FLOAT_DTYPES,
@@ -24,230 +23,8 @@ from tests.utils import (
     to_np,
 )
 
-F = FLOAT_DTYPES
-I = INT_DTYPES
-B = [minitorch.bool]
-NUM = F + I
-ANY = F + I + B
-
-_erf = np.vectorize(math.erf, otypes=[float])  # otypes: size-0 inputs too
-_erfc = np.vectorize(math.erfc, otypes=[float])
-_lgamma = np.vectorize(
-    lambda v: math.inf if v <= 0 and v == math.floor(v) else math.lgamma(v), otypes=[float]
-)
-
-
-def _erfinv_scalar(y):
-    """erf's inverse by bisection on math.erf (independent of the library's rational start + Halley steps)."""
-    if abs(y) >= 1:
-        return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
-    lo, hi = -6.0, 6.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if math.erf(mid) < y:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
-
-
-def _digamma_scalar(x):
-    """digamma by reflection, recurrence up to x >= 40 and the asymptotic series to x^-16."""
-    if x == 0:
-        return math.copysign(math.inf, -x)
-    if x < 0 and x == math.floor(x):
-        return math.nan
-    if x < 0:
-        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * x)
-    acc = 0.0
-    while x < 40:
-        acc -= 1 / x
-        x += 1
-    # B_2k / (2k) for k = 1..8
-    coef = [1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12, -3617 / 8160]
-    return acc + math.log(x) - 0.5 / x - sum(c / x ** (2 * k + 2) for k, c in enumerate(coef))
-
-
-def _bessel_i_scalar(x, n, scaled):
-    """I_n(x) (n = 0, 1) from its power series summed exactly (math.fsum; the terms share one sign), scaled by
-    exp(-|x|) for i0e/i1e: independent of the kernel's split into a series and an asymptotic expansion."""
-    q, term, terms = x * x / 4, (1.0 if n == 0 else x / 2), []
-    for k in range(1, 400):
-        terms.append(term)
-        term *= q / (k * (k + n))
-        if abs(term) < 1e-20 * abs(terms[0] or 1.0) and k > q:
-            break
-    value = math.fsum(terms)
-    return value * math.exp(-abs(x)) if scaled else value
-
-
-_erfinv = np.vectorize(_erfinv_scalar, otypes=[float])
-_i0 = np.vectorize(lambda v: _bessel_i_scalar(v, 0, False), otypes=[float])
-_i0e = np.vectorize(lambda v: _bessel_i_scalar(v, 0, True), otypes=[float])
-_i1 = np.vectorize(lambda v: _bessel_i_scalar(v, 1, False), otypes=[float])
-_i1e = np.vectorize(lambda v: _bessel_i_scalar(v, 1, True), otypes=[float])
-_digamma = np.vectorize(_digamma_scalar, otypes=[float])
-
-
-def _gelu(x):
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
-
-
-def _gelu_tanh(x):
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-
-
-def _round(x):
-    return np.round(x)
-
-
-# name -> (NumPy reference on float64/int64/bool values, dtypes, (low, high) input domain, result rule)
-# One case per unary op of csrc/ops/ops.schema; test_table_is_complete checks the two agree.
-UNARY = {
-    "abs": (np.abs, NUM, None, "same"),
-    "neg": (np.negative, NUM, None, "same"),
-    "sign": (lambda x: x.copy() if x.dtype == bool else np.sign(x), ANY, None, "same"),
-    "floor": (np.floor, NUM, None, "same"),
-    "ceil": (np.ceil, NUM, None, "same"),
-    "round": (_round, NUM, None, "same"),
-    "trunc": (np.trunc, NUM, None, "same"),
-    "relu": (lambda x: np.maximum(x, 0), NUM, None, "same"),
-    "bitwise_not": (lambda x: np.invert(x), I + B, None, "same"),
-    "exp": (np.exp, ANY, None, "float"),
-    "exp2": (np.exp2, ANY, None, "float"),
-    "expm1": (np.expm1, ANY, None, "float"),
-    "log": (np.log, ANY, (0.1, 5), "float"),
-    "log2": (np.log2, ANY, (0.1, 5), "float"),
-    "log10": (np.log10, ANY, (0.1, 5), "float"),
-    "log1p": (np.log1p, ANY, (0, 5), "float"),
-    "sqrt": (np.sqrt, ANY, (0, 5), "float"),
-    "rsqrt": (lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float"),
-    "reciprocal": (lambda x: 1 / x, ANY, (0.5, 5), "float"),
-    "sin": (np.sin, ANY, None, "float"),
-    "cos": (np.cos, ANY, None, "float"),
-    "tan": (np.tan, ANY, (-1.2, 1.2), "float"),
-    "asin": (np.arcsin, ANY, (-0.95, 0.95), "float"),
-    "acos": (np.arccos, ANY, (-0.95, 0.95), "float"),
-    "atan": (np.arctan, ANY, None, "float"),
-    "sinh": (np.sinh, ANY, None, "float"),
-    "cosh": (np.cosh, ANY, None, "float"),
-    "tanh": (np.tanh, ANY, None, "float"),
-    "erf": (_erf, ANY, None, "float"),
-    "erfc": (_erfc, ANY, None, "float"),
-    "erfinv": (_erfinv, ANY, (-0.95, 0.95), "float"),
-    "asinh": (np.arcsinh, ANY, None, "float"),
-    "acosh": (np.arccosh, ANY, (1.05, 5), "float"),
-    "atanh": (np.arctanh, ANY, (-0.95, 0.95), "float"),
-    "lgamma": (_lgamma, ANY, (0.1, 5), "float"),
-    "digamma": (_digamma, ANY, (0.1, 5), "float"),
-    "i0": (_i0, ANY, (-8, 8), "float"),
-    "_special_i0e": (_i0e, ANY, (-8, 8), "float"),
-    "_special_i1": (_i1, ANY, (-8, 8), "float"),
-    "_special_i1e": (_i1e, ANY, (-8, 8), "float"),
-    "_angle_real": (np.angle, ANY, None, "float"),
-    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float"),
-    "gelu": (_gelu, F, None, "float"),
-    "gelu_tanh": (_gelu_tanh, F, None, "float"),
-    "silu": (lambda x: x / (1 + np.exp(-x)), F, None, "float"),
-    "mish": (lambda x: x * np.tanh(np.log1p(np.exp(x))), F, None, "float"),
-    "logical_not": (np.logical_not, ANY, None, "bool"),
-    "isnan": (np.isnan, ANY, None, "bool"),
-    "isinf": (np.isinf, ANY, None, "bool"),
-    "isfinite": (np.isfinite, ANY, None, "bool"),
-}
-
-
-# The gradcheck domain of each differentiable op above (tests/autograd/test_autograd.py runs them in float64):
-# {} any values, "nz" away from zero, "low"/"high" an interval.
-UNARY_GRADCHECK = {
-    "abs": {"nz": True},
-    "neg": {},
-    "exp": {},
-    "exp2": {},
-    "expm1": {},
-    "log": {"low": 0.5, "high": 2.0},
-    "log2": {"low": 0.5, "high": 2.0},
-    "log10": {"low": 0.5, "high": 2.0},
-    "log1p": {"low": 0.0, "high": 2.0},
-    "sqrt": {"low": 0.5, "high": 2.0},
-    "rsqrt": {"low": 0.5, "high": 2.0},
-    "reciprocal": {"low": 0.5, "high": 2.0},
-    "sin": {},
-    "cos": {},
-    "tan": {"low": -1.0, "high": 1.0},
-    "asin": {"low": -0.8, "high": 0.8},
-    "acos": {"low": -0.8, "high": 0.8},
-    "atan": {},
-    "sinh": {},
-    "cosh": {},
-    "tanh": {},
-    "erf": {},
-    "erfc": {},
-    "erfinv": {"low": -0.8, "high": 0.8},
-    "asinh": {},
-    "acosh": {"low": 1.2, "high": 3.0},
-    "atanh": {"low": -0.8, "high": 0.8},
-    "lgamma": {"low": 0.3, "high": 3.0},
-    "digamma": {"low": 0.3, "high": 3.0},
-    "sigmoid": {},
-    "relu": {"nz": True},
-    "gelu": {},
-    "silu": {},
-    "mish": {},
-    "floor": {"low": 0.1, "high": 0.9},
-    "ceil": {"low": 0.1, "high": 0.9},
-    "trunc": {"low": 0.1, "high": 0.9},
-    "sign": {"nz": True},
-    "round": {"low": 0.1, "high": 0.4},
-    "gelu_tanh": {},
-    "i0": {"low": -4.0, "high": 4.0},
-    "_special_i0e": {"nz": True},
-    "_special_i1": {},
-    "_special_i1e": {"nz": True},
-    "_angle_real": {"nz": True},
-}
-
-
-def _floor_div(a, b):
-    return np.floor_divide(a, b)
-
-
-# One case per binary op of the schema: (reference, dtypes, domain of b, result rule)
-def _xlogy(a, b):
-    """x log y, 0 where x == 0 unless y is NaN"""
-    with np.errstate(all="ignore"):
-        return np.where(np.isnan(b), np.nan, np.where(a == 0, 0.0, a * np.log(b)))
-
-
-BINARY = {
-    "add": (np.add, ANY, None, "arith"),
-    "sub": (np.subtract, NUM, None, "arith"),
-    "mul": (np.multiply, ANY, None, "arith"),
-    "div": (np.true_divide, ANY, "nonzero", "div"),
-    "floor_divide": (_floor_div, NUM, "nonzero", "arith"),
-    "trunc_divide": (lambda a, b: np.trunc(a / b), NUM, "nonzero", "arith"),
-    "remainder": (np.remainder, NUM, "nonzero", "arith"),
-    "fmod": (np.fmod, NUM, "nonzero", "arith"),
-    "pow": (np.power, NUM, "pow", "arith"),
-    "maximum": (np.maximum, ANY, None, "arith"),
-    "minimum": (np.minimum, ANY, None, "arith"),
-    "atan2": (np.arctan2, ANY, None, "div"),
-    "xlogy": (_xlogy, ANY, None, "div"),
-    "logaddexp": (np.logaddexp, F, None, "arith"),
-    "logaddexp2": (np.logaddexp2, F, None, "arith"),
-    "eq": (np.equal, ANY, None, "bool"),
-    "ne": (np.not_equal, ANY, None, "bool"),
-    "lt": (np.less, ANY, None, "bool"),
-    "le": (np.less_equal, ANY, None, "bool"),
-    "gt": (np.greater, ANY, None, "bool"),
-    "ge": (np.greater_equal, ANY, None, "bool"),
-    "logical_and": (np.logical_and, ANY, None, "bool"),
-    "logical_or": (np.logical_or, ANY, None, "bool"),
-    "logical_xor": (np.logical_xor, ANY, None, "bool"),
-    "bitwise_and": (np.bitwise_and, I + B, None, "arith"),
-    "bitwise_or": (np.bitwise_or, I + B, None, "arith"),
-    "bitwise_xor": (np.bitwise_xor, I + B, None, "arith"),
-}
+# the cases (reference, dtypes, domain, result rule) are the op database's entries (tests/ops/opdb.py)
+UNARY, BINARY = opdb.UNARY, opdb.BINARY
 
 
 def test_table_is_complete():
@@ -273,11 +50,11 @@ def _dtype_name(dtype):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("name", list(UNARY) + list(BINARY))
 def test_dtype_support_matches_pytorch(name, dtype, device):
-    """Every (op, dtype) pair does what PyTorch does (tests/ops/elementwise_oracle.py, generated from PyTorch by
+    """Every (op, dtype) pair does what PyTorch does (opdb's verdict from tests/ops/elementwise_oracle.py, made by
     scripts/classify_elementwise_dtypes.py): computes with PyTorch's result dtype, its values checked against
     NumPy by test_unary/test_binary, or raises PyTorch's error word for word, in place as well."""
     table, nargs = (UNARY, 1) if name in UNARY else (BINARY, 2)
-    verdict = ORACLE[(name, _dtype_name(dtype))]
+    verdict = opdb.OPS[name].verdict(_dtype_name(dtype))
     x = minitorch.ones(3, dtype=dtype, device=device)
     if verdict[0] == "ok":
         assert dtype in table[name][1], f"{name} computes {dtype}: the table must test its values"
