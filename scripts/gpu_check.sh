@@ -96,9 +96,9 @@ if want checks; then
     # memcheck over every CUDA test case; racecheck over the tests of every kernel file with __shared__ memory
     # (reductions, softmax, scans, norms, losses, attention, foreach).
     run_san memcheck "${SAN_SECS:-300}" "${SAN_WORKERS:-8}" tests -k "cuda and not test_fork and not subprocess" &
-    run_san racecheck "${SAN_SECS:-300}" "${SAN_WORKERS:-4}" tests/ops/reduce/test_reduce.py tests/ops/reduce/test_nanreduce.py \
-      tests/ops/elementwise/test_elementwise.py tests/nn/test_nn_ops.py tests/ops/loss/test_loss.py tests/ops/attention/test_attention.py \
-      tests/optim/test_optim.py -k "cuda" &
+    run_san racecheck "${SAN_SECS:-300}" "${SAN_WORKERS:-4}" tests/ops/reduce/test_reduce.py \
+      tests/ops/reduce/test_nanreduce.py tests/ops/elementwise/test_elementwise.py tests/nn/test_nn_ops.py \
+      tests/ops/loss/test_loss.py tests/ops/attention/test_attention.py tests/optim/test_optim.py -k "cuda" &
   fi
   wait
   # a time box ends compute-sanitizer, not always the pytest workers under it
