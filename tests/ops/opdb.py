@@ -113,14 +113,6 @@ class Op:
     def schema(self):
         return op_schema.BY_NAME[self.name]
 
-    @property
-    def kind(self):
-        return self.schema.kind
-
-    @property
-    def fn(self):
-        return op_schema.function(self.name)
-
     def verdict(self, dtype):
         """PyTorch's CPU verdict for `dtype` (a name): ("ok", result dtype) or ("err", exception, message)."""
         return ELEMENTWISE_ORACLE[(self.name, dtype)]
