@@ -1,7 +1,7 @@
 """The float ops with a vector row on AVX2 but none on AVX-512 (there the scalar loop serves them), timed under
 MINITORCH_CPU_CAPABILITY=avx512 and avx2 (each in its own process) beside PyTorch, all in the same run.
 
-A report, not a test (tests/test_ulp.py::test_avx512_has_every_avx2_row holds the tables equal). Usage:
+A report, not a test (tests/ops/elementwise/test_ulp.py::test_avx512_has_every_avx2_row holds the tables equal). Usage:
 PYTHONPATH=python python benchmarks/bench_avx512_gaps.py [--ops exp2,tan,...] [--torch /tmp/tv/bin/python]
 Without --ops it times the current gaps (none, once every AVX2 row has an AVX-512 one); --ops times the named
 rows whatever the tables hold (the "after" measurement). Ratios: avx512/avx2 = AVX-512's time over AVX2's (above 1:

@@ -1,4 +1,4 @@
-"""One training step of a small GPT (tests/programs/gpt.py's model: token + position embeddings, pre-LayerNorm
+"""One training step of a small GPT (tests/integration/programs/gpt.py's model: token + position embeddings, pre-LayerNorm
 blocks of causal self-attention and a GELU MLP, tied head, AdamW with decay/no-decay groups, clip_grad_norm_)
 with the same code run by minitorch and by PyTorch (when importable), each in its own process, on the CPU and
 on CUDA when present. No NumPy column: a hand-written NumPy transformer with backward would measure that code,

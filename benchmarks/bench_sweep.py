@@ -2,8 +2,8 @@
 
 The op list is generated, not written: the names are the common surface of the two libraries (the differential
 fuzzer's `surface()`: torch functions, Tensor methods, nn.functional, special, linalg, nn modules) and each name's
-call shape is one of the argument templates the fuzzer learned to be valid for it (tests/difffuzz_templates.json,
-refreshed by `tests/difffuzz.py --calibrate`). So an op added to the API enters the sweep by itself. Each name is
+call shape is one of the argument templates the fuzzer learned to be valid for it (tests/ops/difffuzz_templates.json,
+refreshed by `tests/ops/difffuzz.py --calibrate`). So an op added to the API enters the sweep by itself. Each name is
 timed at small (8x8: the per-call overhead), medium (256x256) and large (1024x1024) sizes, float32 and float64,
 contiguous and transposed (strided), one library after the other per case so that load and drift hit both alike.
 R = PyTorch's time / minitorch's (above 1: minitorch is faster).
@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "ops"))
 
 SIZES = {"small": (8, 8), "medium": (256, 256), "large": (1024, 1024)}
 # the argument kinds of the fuzzer's templates this sweep can give a deterministic benchmark-sized value
@@ -320,7 +320,7 @@ def main():
     procs = (mt, pt)
     info = {p.name: p.ask(120, op="info") for p in procs}
 
-    sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+    sys.path.insert(0, os.path.join(HERE, "..", "tests", "ops"))
     import difffuzz
 
     import minitorch
@@ -329,7 +329,7 @@ def main():
     code = "import sys, json; sys.path.insert(0, %r); import difffuzz, torch; print(json.dumps(difffuzz.surface(torch)))"
     pt_surface = json.loads(
         subprocess.run(
-            [tpy, "-c", code % os.path.join(HERE, "..", "tests")],
+            [tpy, "-c", code % os.path.join(HERE, "..", "tests", "ops")],
             env=tenv,
             capture_output=True,
             text=True,

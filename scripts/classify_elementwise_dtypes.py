@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Asks real PyTorch (CPU) what every elementwise op of csrc/ops/ops.schema does with each dtype, and writes
-the answer to tests/elementwise_oracle.py, which tests/test_elementwise.py reads (so the tests never need torch).
+the answer to tests/ops/elementwise_oracle.py, which tests/ops/elementwise/test_elementwise.py reads (so the tests never need torch).
 
 usage: /path/to/python-with-torch scripts/classify_elementwise_dtypes.py [--check]
 --check compares the freshly computed table with the committed one and exits 1 when they differ."""
@@ -13,7 +13,7 @@ import sys
 import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-OUT = ROOT / "tests" / "elementwise_oracle.py"
+OUT = ROOT / "tests" / "ops" / "elementwise_oracle.py"
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
 
 

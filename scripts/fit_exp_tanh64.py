@@ -11,7 +11,7 @@ as C.
   Defaults C0 = 0.3, NS = 8 are the kernel's; "0.28 7" saves one FMA in tanh (3% faster) for 0.73 ulp.
 
 Remez exchange in mpmath (60 digits) on the polynomial's own variable; coefficients rounded to double and the
-rounded polynomial's error re-measured on a fine grid (exact arithmetic, no evaluation rounding: tests/test_ulp.py
+rounded polynomial's error re-measured on a fine grid (exact arithmetic, no evaluation rounding: tests/ops/elementwise/test_ulp.py
 measures the kernels themselves).  Needs mpmath (not a dependency of minitorch). Usage: python3 scripts/fit_exp_tanh64.py [C0 NS]"""
 
 import sys

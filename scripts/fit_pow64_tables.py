@@ -25,7 +25,7 @@ avx512_math.h's kExp2jHi/kExp2jLo (not refitted).
 Remez exchange in mpmath (60 digits) for the unrounded minimax; then the coefficients are rounded to double
 one at a time (lowest degree first), the free ones corrected after each rounding by a linear program
 (discrete minimax; scipy's HiGHS); the rounded polynomial's error is re-measured on a dense grid in exact
-arithmetic (the evaluation roundings are the kernel's, measured by tests/test_vec_pow_softplus.py). Needs mpmath, numpy, scipy (none a dependency of minitorch).
+arithmetic (the evaluation roundings are the kernel's, measured by tests/ops/elementwise/test_vec_pow_softplus.py). Needs mpmath, numpy, scipy (none a dependency of minitorch).
 Usage: python3 scripts/fit_pow64_tables.py (about 25 s)
 """
 

@@ -1,7 +1,7 @@
 """Fits the float32 tanh and erf tables of csrc/kernels/cpu/vec/avx512_math.h: 32 intervals of |x| (0..1/16,
 then four per octave), a degree-5 polynomial in (|x| - midpoint) each, weighted least squares for relative
 error on Chebyshev nodes, the constant term rounded to float first and the rest refitted. Prints the C arrays
-and (tanh) the largest error of a float32 Horner evaluation per interval (tests/test_ulp.py checks the
+and (tanh) the largest error of a float32 Horner evaluation per interval (tests/ops/elementwise/test_ulp.py checks the
 kernels themselves). erf keeps its constant and linear terms as float pairs hi + lo (its limit is 1 ulp).
 exp64 prints the float64 exp/tanh constants: 2^(j/16) as double pairs hi + lo, ln2/16 hi + lo, 16/ln2.
 exp32 prints the float32 exp table, 2^(j/32) as float pairs hi + lo, and ln2/32 as a 12-bit hi + lo.

@@ -96,9 +96,9 @@ if want checks; then
     # memcheck over every CUDA test case; racecheck over the tests of every kernel file with __shared__ memory
     # (reductions, softmax, scans, norms, losses, attention, foreach).
     run_san memcheck "${SAN_SECS:-300}" "${SAN_WORKERS:-8}" tests -k "cuda and not test_fork and not subprocess" &
-    run_san racecheck "${SAN_SECS:-300}" "${SAN_WORKERS:-4}" tests/test_reduce.py tests/test_nanreduce.py \
-      tests/test_elementwise.py tests/test_nn_ops.py tests/test_loss.py tests/test_attention.py \
-      tests/test_optim.py -k "cuda" &
+    run_san racecheck "${SAN_SECS:-300}" "${SAN_WORKERS:-4}" tests/ops/reduce/test_reduce.py \
+      tests/ops/reduce/test_nanreduce.py tests/ops/elementwise/test_elementwise.py tests/nn/test_nn_ops.py \
+      tests/ops/loss/test_loss.py tests/ops/attention/test_attention.py tests/optim/test_optim.py -k "cuda" &
   fi
   wait
   # a time box ends compute-sanitizer, not always the pytest workers under it
@@ -125,7 +125,7 @@ fi
 if want extra; then
   # The import-order crash (gpu-report, 2026-11-23) with that machine's plugins autoloaded, as users run pytest:
   # if this passes, the PYTEST_DISABLE_PLUGIN_AUTOLOAD above and tests/conftest.py's torch-first import can go.
-  (cd "$repo" && $py -m pytest -q -p no:cacheprovider tests/test_import_order.py --import-mode=append \
+  (cd "$repo" && $py -m pytest -q -p no:cacheprovider tests/core/test_import_order.py --import-mode=append \
     -o pythonpath=.) > "$out/import-order.txt" 2>&1
   echo "import order (plugins autoloaded) rc=$?"
   tail -2 "$out/import-order.txt"

@@ -26,7 +26,7 @@ for lib in libgloo.so.0 libhiredis.so.0.14 libibverbs.so.1 libnl-3.so.200 libnl-
 done
 cp -L "$("$py" -c 'import sys; print(sys.prefix)')/lib/libdnnl.so.3" "$stage/lib/"
 cp -r "${SHARED_DIR:-../shared}/clients" "$stage/clients"
-# Runtime wheels, and what tests/test_notebooks.py needs beyond the machine's own packages (nbclient, ipykernel).
+# Runtime wheels, and what tests/integration/test_notebooks.py needs beyond the machine's own packages (nbclient, ipykernel).
 plat=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
   --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64
   --platform manylinux1_x86_64)

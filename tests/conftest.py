@@ -2,7 +2,7 @@
 
 import pytest
 
-# PyTorch, where installed, is a second oracle (tests/test_torch_oracle.py). It is imported before minitorch:
+# PyTorch, where installed, is a second oracle (tests/ops/test_torch_oracle.py). It is imported before minitorch:
 # the other order crashed inside PyTorch's import on the GPU machine (docs/gpu-report.md).
 try:
     import torch as REAL_TORCH

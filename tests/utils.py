@@ -10,6 +10,10 @@ import numpy as np
 
 import minitorch
 
+# the repository's root and tests/, for tests that read files of the tree (right from any test directory)
+TESTS = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(TESTS)
+
 # the skip reason of every test that needs the gloo backend: a backend the build could not get is a skip that
 # names the fix, never a failure
 NO_GLOO = (

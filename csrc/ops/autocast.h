@@ -25,7 +25,7 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
 // (op, policy on CUDA, policy on the CPU); the elementwise ops' rows come from csrc/ops/ops.schema. PyTorch's
 // CPU list is shorter: on the CPU softmax, exp, sums and the norms run in the input dtype (bfloat16 stays
 // bfloat16), so the CPU column says Same for them; the losses run in float32 on both (checked against PyTorch
-// in tests/test_torch_oracle.py).
+// in tests/ops/test_torch_oracle.py).
 // clang-format off
 #define MT_AUTOCAST_OPS(_)                               \
   _(mm,                     Lower,   Lower)              \

@@ -21,7 +21,7 @@ MT_DISPATCH_STUBS(MT_DEFINE_STUB_ROW)
 static_assert(
     0 MT_DISPATCH_STUBS(MT_COUNT_ROW) == MT_NUM_DISPATCH_STUBS,
     "a dispatch stub was added or removed: update MT_NUM_DISPATCH_STUBS (ops/op_table.h) and give the new "
-    "stub its kernels and a case in tests/test_op_table.py");
+    "stub its kernels and a case in tests/ops/test_op_table.py");
 #undef MT_COUNT_ROW
 
 std::vector<StubRow> dispatch_stub_rows() {

@@ -2,13 +2,13 @@
 // and every recording twin (what autograd records). Stub declarations (ops/kernels.h and the family headers),
 // stub definitions and the count check (ops/op_table.cpp), the twins' declarations (autograd/record.h) and
 // _C._op_table() all expand these tables, so a stub or a twin exists exactly when it has a row here.
-// tests/test_op_table.py and tests/test_autograd_table.py iterate _C._op_table() (kernels per device, a case
+// tests/ops/test_op_table.py and tests/autograd/test_autograd_table.py iterate _C._op_table() (kernels per device, a case
 // per op and dtype, a gradcheck per twin).
 #pragma once
 
 // ---- dispatch stubs: _(stub, ops/ family of its front end, kernel signature), grouped by the header that
 // declares them next to the signature's types (that header expands its group with MT_DECLARE_STUB_ROW).
-// The kernel registered for <name>_stub is <name>_cpu / <name>_cuda (tests/test_layering.py checks).
+// The kernel registered for <name>_stub is <name>_cpu / <name>_cuda (tests/project/test_layering.py checks).
 // clang-format off
 #define MT_STUBS_KERNELS_H(_) \
   _(copy_stub, copy, CopyKernelFn) \

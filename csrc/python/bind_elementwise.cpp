@@ -131,7 +131,7 @@ void check_clamp_bounds(const char* name, bool method, py::handle lo, py::handle
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
-  // the schema as compiled in, for tests/test_op_schema.py to hold against csrc/ops/ops.schema
+  // the schema as compiled in, for tests/ops/test_op_schema.py to hold against csrc/ops/ops.schema
   m.def("_op_schema", [] {
     py::list rows;
 #define MT_SCHEMA_ROW(kind, name, functor, rule, variants, aliases, autocast, grad) \

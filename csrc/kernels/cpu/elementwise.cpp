@@ -362,7 +362,7 @@ Table make_table(const char* isa) {
     // the same bits as MINITORCH_CPU_CAPABILITY=avx2 gives, instead of the scalar loop, which measured
     // 1.3-41x slower than AVX2's row (fmod/floor_divide 10-12x, float32 tan/atan 8x, erfinv 41x; without
     // SLEEF, AVX-512's misses are the functions AVX2 computes with kernels of its own: f32_via_f64.h,
-    // avx2_math.h). tests/test_ulp.py::test_avx512_has_every_avx2_row keeps it so.
+    // avx2_math.h). tests/ops/elementwise/test_ulp.py::test_avx512_has_every_avx2_row keeps it so.
     Table a{};
     fill_table_avx2(a);
     auto take = [](auto& mine, auto avx2) {

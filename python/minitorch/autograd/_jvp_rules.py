@@ -2095,7 +2095,7 @@ def _schema_rules():
     return rows
 
 
-# every rule by key; a schema op's rule lives only in the schema (tests/test_forward_ad.py checks)
+# every rule by key; a schema op's rule lives only in the schema (tests/autograd/test_forward_ad.py checks)
 JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
 
 # F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)

@@ -2004,7 +2004,7 @@ def quantile_rule(key, level, args, kwargs):
 
 
 _SPELLINGS = re.compile(r"([a-z_0-9]+)(?:\[([a-z_ ]*)\])?")
-# the rules registered by the code above, which must not name an op of the schema (tests/test_func.py)
+# the rules registered by the code above, which must not name an op of the schema (tests/func/test_func.py)
 PYTHON_KEYS = frozenset(RULES)
 
 

@@ -21,7 +21,7 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _CUDNN_MODES = {"RNN_RELU": 0, "RNN_TANH": 1, "LSTM": 2, "GRU": 3}
 _CUDNN_DTYPES = (_C.float16, _C.float32, _C.float64)
 
-# The cuDNN path is on by default (as PyTorch's): tests/test_rnn_cudnn.py passed on an H200 and it ran 9-33x
+# The cuDNN path is on by default (as PyTorch's): tests/ops/rnn/test_rnn_cudnn.py passed on an H200 and it ran 9-33x
 # faster than the composite path there (docs/gpu-report.md, 2026-12-04). MINITORCH_CUDNN_RNN=0 turns it off;
 # assign minitorch.nn.modules.rnn.cudnn_rnn_enabled at run time to compare both paths.
 cudnn_rnn_enabled = os.environ.get("MINITORCH_CUDNN_RNN", "1") != "0"

@@ -1,0 +1,234 @@
+"""The op database: one entry per op with what the tests know about it - its NumPy float64 reference, the dtypes
+whose values are checked, its input domain, its result-dtype rule, its gradcheck case - beside the facts kept
+elsewhere and looked up here by name: the schema (op_schema.py, from csrc/ops/ops.schema), PyTorch's dtype verdicts
+(elementwise_oracle.py; stub_dtype_oracle.py, keyed by device) and the stub cases (stub_cases.py). A new
+elementwise op is one entry below; the tests of every directory read the views at the bottom."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import minitorch
+from tests.ops import op_schema, stub_cases, stub_dtype_oracle
+from tests.ops.elementwise_oracle import ORACLE as ELEMENTWISE_ORACLE
+from tests.utils import FLOAT_DTYPES, INT_DTYPES
+
+F = FLOAT_DTYPES
+I = INT_DTYPES
+B = [minitorch.bool]
+NUM = F + I
+ANY = F + I + B
+
+_erf = np.vectorize(math.erf, otypes=[float])  # otypes: size-0 inputs too
+_erfc = np.vectorize(math.erfc, otypes=[float])
+_lgamma = np.vectorize(
+    lambda v: math.inf if v <= 0 and v == math.floor(v) else math.lgamma(v), otypes=[float]
+)
+
+
+def _erfinv_scalar(y):
+    """erf's inverse by bisection on math.erf (independent of the library's rational start + Halley steps)."""
+    if abs(y) >= 1:
+        return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
+    lo, hi = -6.0, 6.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if math.erf(mid) < y:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _digamma_scalar(x):
+    """digamma by reflection, recurrence up to x >= 40 and the asymptotic series to x^-16."""
+    if x == 0:
+        return math.copysign(math.inf, -x)
+    if x < 0 and x == math.floor(x):
+        return math.nan
+    if x < 0:
+        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * x)
+    acc = 0.0
+    while x < 40:
+        acc -= 1 / x
+        x += 1
+    # B_2k / (2k) for k = 1..8
+    coef = [1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12, -3617 / 8160]
+    return acc + math.log(x) - 0.5 / x - sum(c / x ** (2 * k + 2) for k, c in enumerate(coef))
+
+
+def _bessel_i_scalar(x, n, scaled):
+    """I_n(x) (n = 0, 1) from its power series summed exactly (math.fsum; the terms share one sign), scaled by
+    exp(-|x|) for i0e/i1e: independent of the kernel's split into a series and an asymptotic expansion."""
+    q, term, terms = x * x / 4, (1.0 if n == 0 else x / 2), []
+    for k in range(1, 400):
+        terms.append(term)
+        term *= q / (k * (k + n))
+        if abs(term) < 1e-20 * abs(terms[0] or 1.0) and k > q:
+            break
+    value = math.fsum(terms)
+    return value * math.exp(-abs(x)) if scaled else value
+
+
+_erfinv = np.vectorize(_erfinv_scalar, otypes=[float])
+_i0 = np.vectorize(lambda v: _bessel_i_scalar(v, 0, False), otypes=[float])
+_i0e = np.vectorize(lambda v: _bessel_i_scalar(v, 0, True), otypes=[float])
+_i1 = np.vectorize(lambda v: _bessel_i_scalar(v, 1, False), otypes=[float])
+_i1e = np.vectorize(lambda v: _bessel_i_scalar(v, 1, True), otypes=[float])
+_digamma = np.vectorize(_digamma_scalar, otypes=[float])
+
+
+def _gelu(x):
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def _round(x):
+    return np.round(x)
+
+
+@dataclass(frozen=True)
+class Op:
+    """One elementwise op of the schema.
+
+    ref: NumPy reference on float64/int64/bool values; dtypes: those whose values test_unary/test_binary check
+    (PyTorch's verdict must be "ok" for exactly these); domain: the input interval (low, high) of a unary op or
+    the kind of b of a binary op ("nonzero", "pow"), None for any values; rule: the result dtype ("same",
+    "float", "bool", "arith", "div"); grad: a unary op's gradcheck domain ({} any values, "nz" away from zero,
+    "low"/"high" an interval) or a binary op's gradcheck ("broadcast": test_binary_gradcheck_broadcast, "own
+    test": one of its own), None where the op has no derivative."""
+
+    name: str
+    ref: object
+    dtypes: list
+    domain: object
+    rule: str
+    grad: object
+
+    @property
+    def schema(self):
+        return op_schema.BY_NAME[self.name]
+
+    def verdict(self, dtype):
+        """PyTorch's CPU verdict for `dtype` (a name): ("ok", result dtype) or ("err", exception, message)."""
+        return ELEMENTWISE_ORACLE[(self.name, dtype)]
+
+
+# One entry per unary op of csrc/ops/ops.schema, in its order (test_table_is_complete checks)
+UNARY_OPS = [
+    Op("abs", np.abs, NUM, None, "same", {"nz": True}),
+    Op("neg", np.negative, NUM, None, "same", {}),
+    Op("sign", lambda x: x.copy() if x.dtype == bool else np.sign(x), ANY, None, "same", {"nz": True}),
+    Op("floor", np.floor, NUM, None, "same", {"low": 0.1, "high": 0.9}),
+    Op("ceil", np.ceil, NUM, None, "same", {"low": 0.1, "high": 0.9}),
+    Op("round", _round, NUM, None, "same", {"low": 0.1, "high": 0.4}),
+    Op("trunc", np.trunc, NUM, None, "same", {"low": 0.1, "high": 0.9}),
+    Op("relu", lambda x: np.maximum(x, 0), NUM, None, "same", {"nz": True}),
+    Op("bitwise_not", lambda x: np.invert(x), I + B, None, "same", None),
+    Op("exp", np.exp, ANY, None, "float", {}),
+    Op("exp2", np.exp2, ANY, None, "float", {}),
+    Op("expm1", np.expm1, ANY, None, "float", {}),
+    Op("log", np.log, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("log2", np.log2, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("log10", np.log10, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("log1p", np.log1p, ANY, (0, 5), "float", {"low": 0.0, "high": 2.0}),
+    Op("sqrt", np.sqrt, ANY, (0, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("rsqrt", lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("reciprocal", lambda x: 1 / x, ANY, (0.5, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("sin", np.sin, ANY, None, "float", {}),
+    Op("cos", np.cos, ANY, None, "float", {}),
+    Op("tan", np.tan, ANY, (-1.2, 1.2), "float", {"low": -1.0, "high": 1.0}),
+    Op("asin", np.arcsin, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
+    Op("acos", np.arccos, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
+    Op("atan", np.arctan, ANY, None, "float", {}),
+    Op("sinh", np.sinh, ANY, None, "float", {}),
+    Op("cosh", np.cosh, ANY, None, "float", {}),
+    Op("tanh", np.tanh, ANY, None, "float", {}),
+    Op("erf", _erf, ANY, None, "float", {}),
+    Op("erfc", _erfc, ANY, None, "float", {}),
+    Op("erfinv", _erfinv, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
+    Op("asinh", np.arcsinh, ANY, None, "float", {}),
+    Op("acosh", np.arccosh, ANY, (1.05, 5), "float", {"low": 1.2, "high": 3.0}),
+    Op("atanh", np.arctanh, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
+    Op("lgamma", _lgamma, ANY, (0.1, 5), "float", {"low": 0.3, "high": 3.0}),
+    Op("digamma", _digamma, ANY, (0.1, 5), "float", {"low": 0.3, "high": 3.0}),
+    Op("i0", _i0, ANY, (-8, 8), "float", {"low": -4.0, "high": 4.0}),
+    Op("_special_i0e", _i0e, ANY, (-8, 8), "float", {"nz": True}),
+    Op("_special_i1", _i1, ANY, (-8, 8), "float", {}),
+    Op("_special_i1e", _i1e, ANY, (-8, 8), "float", {"nz": True}),
+    Op("_angle_real", np.angle, ANY, None, "float", {"nz": True}),
+    Op("sigmoid", lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float", {}),
+    Op("gelu", _gelu, F, None, "float", {}),
+    Op("gelu_tanh", _gelu_tanh, F, None, "float", {}),
+    Op("silu", lambda x: x / (1 + np.exp(-x)), F, None, "float", {}),
+    Op("mish", lambda x: x * np.tanh(np.log1p(np.exp(x))), F, None, "float", {}),
+    Op("logical_not", np.logical_not, ANY, None, "bool", None),
+    Op("isnan", np.isnan, ANY, None, "bool", None),
+    Op("isinf", np.isinf, ANY, None, "bool", None),
+    Op("isfinite", np.isfinite, ANY, None, "bool", None),
+]
+
+
+def _floor_div(a, b):
+    return np.floor_divide(a, b)
+
+
+def _xlogy(a, b):
+    """x log y, 0 where x == 0 unless y is NaN"""
+    with np.errstate(all="ignore"):
+        return np.where(np.isnan(b), np.nan, np.where(a == 0, 0.0, a * np.log(b)))
+
+
+# One entry per binary op of the schema; the domain is b's
+BINARY_OPS = [
+    Op("add", np.add, ANY, None, "arith", "broadcast"),
+    Op("sub", np.subtract, NUM, None, "arith", "broadcast"),
+    Op("mul", np.multiply, ANY, None, "arith", "broadcast"),
+    Op("div", np.true_divide, ANY, "nonzero", "div", "broadcast"),
+    Op("floor_divide", _floor_div, NUM, "nonzero", "arith", "broadcast"),
+    Op("trunc_divide", lambda a, b: np.trunc(a / b), NUM, "nonzero", "arith", "own test"),
+    Op("remainder", np.remainder, NUM, "nonzero", "arith", "broadcast"),
+    Op("fmod", np.fmod, NUM, "nonzero", "arith", "broadcast"),
+    Op("pow", np.power, NUM, "pow", "arith", "own test"),
+    Op("maximum", np.maximum, ANY, None, "arith", "broadcast"),
+    Op("minimum", np.minimum, ANY, None, "arith", "broadcast"),
+    Op("atan2", np.arctan2, ANY, None, "div", "broadcast"),
+    Op("xlogy", _xlogy, ANY, None, "div", "own test"),
+    Op("logaddexp", np.logaddexp, F, None, "arith", "broadcast"),
+    Op("logaddexp2", np.logaddexp2, F, None, "arith", "broadcast"),
+    Op("eq", np.equal, ANY, None, "bool", None),
+    Op("ne", np.not_equal, ANY, None, "bool", None),
+    Op("lt", np.less, ANY, None, "bool", None),
+    Op("le", np.less_equal, ANY, None, "bool", None),
+    Op("gt", np.greater, ANY, None, "bool", None),
+    Op("ge", np.greater_equal, ANY, None, "bool", None),
+    Op("logical_and", np.logical_and, ANY, None, "bool", None),
+    Op("logical_or", np.logical_or, ANY, None, "bool", None),
+    Op("logical_xor", np.logical_xor, ANY, None, "bool", None),
+    Op("bitwise_and", np.bitwise_and, I + B, None, "arith", None),
+    Op("bitwise_or", np.bitwise_or, I + B, None, "arith", None),
+    Op("bitwise_xor", np.bitwise_xor, I + B, None, "arith", None),
+]
+
+OPS = {op.name: op for op in UNARY_OPS + BINARY_OPS}
+
+# The views the tests parametrize over (name -> (reference, dtypes, domain, result rule)), and the gradcheck cases
+UNARY = {op.name: (op.ref, op.dtypes, op.domain, op.rule) for op in UNARY_OPS}
+BINARY = {op.name: (op.ref, op.dtypes, op.domain, op.rule) for op in BINARY_OPS}
+UNARY_GRADCHECK = {op.name: op.grad for op in UNARY_OPS if op.grad is not None}
+UNARY_NOT_DIFFERENTIABLE = [op.name for op in UNARY_OPS if op.grad is None]
+BINARY_GRADCHECK = [op.name for op in BINARY_OPS if op.grad == "broadcast"]
+BINARY_GRAD_ELSEWHERE = [op.name for op in BINARY_OPS if op.grad == "own test"]
+BINARY_NOT_DIFFERENTIABLE = [op.name for op in BINARY_OPS if op.grad is None]
+
+# The dispatch stubs (csrc/ops/op_table.h): one call each, and PyTorch's verdict per dtype and device
+STUB_CASES = stub_cases.CASES
+STUB_DTYPES = stub_cases.DTYPES
+run_stub = stub_cases.run
+STUB_ORACLE = stub_dtype_oracle.ORACLE
+STUB_VERSIONS = stub_dtype_oracle.VERSIONS
+stub_verdict = stub_dtype_oracle.verdict

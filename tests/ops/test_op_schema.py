@@ -1,0 +1,301 @@
+"""The op schema (csrc/ops/ops.schema): the built extension carries exactly what the schema declares (a stale
+build or a hand-written list that drifted fails here), every declared spelling and form is bound and nothing
+undeclared is, and the generator rejects malformed schemas with a message that says what to write."""
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from tests.ops import op_schema
+from tests.ops.op_schema import OPS, gen_ops
+
+VARIANTS = gen_ops.VARIANTS
+
+
+def test_extension_carries_the_schema():
+    """_C._op_schema() is the table compiled from the schema; it must equal the schema file as it is now."""
+    built = {row[1]: row for row in torch._C._op_schema()}
+    assert list(built) == [op.name for op in OPS], "rebuild: the extension was compiled from another schema"
+    for op in OPS:
+        kind, _, functor, rule, variants, aliases, autocast, grad = built[op.name]
+        assert (kind, functor, rule) == (op.kind, op.functor or op.call, op.rule or op.signature), op.name
+        assert variants.split() == list(op.variants), op.name
+        assert tuple(autocast.split()) == (op.autocast or ()), op.name
+        assert (grad or None) == op.grad, op.name
+        assert [a.split("[")[0] for a in gen_ops.split_aliases(aliases)] == [n for n, _ in op.aliases], (
+            op.name
+        )
+
+
+def _same(a, b):
+    return a.dtype == b.dtype and repr(a.tolist()) == repr(b.tolist())  # nan where nan
+
+
+def _spellings():
+    for op in OPS:
+        for name, variants in op.spellings():
+            yield pytest.param(op, name, variants, id=name)
+
+
+_CPP_METHOD = type(vars(torch.Tensor)["add"])  # how a method bound in C++ looks (Python adds others)
+
+
+def _cpp_method(name):
+    return isinstance(vars(torch.Tensor).get(name), _CPP_METHOD)
+
+
+def _has_out_overload(fn):
+    # bind_out.cpp adds out= as one more pybind11 overload taking (*args, **kwargs)
+    return "(*args, **kwargs)" in (fn.__doc__ or "")
+
+
+@pytest.mark.parametrize(("op", "name", "variants"), list(_spellings()))
+def test_every_spelling_has_exactly_its_forms(op, name, variants):
+    fn = getattr(torch._C, name)
+    assert callable(fn), f"minitorch._C.{name} is not bound"
+    assert _cpp_method(name) == ("method" in variants), f"Tensor.{name}"
+    assert _cpp_method(name + "_") == ("inplace" in variants), f"Tensor.{name}_"
+    assert hasattr(torch._C, name + "_") == ("torch_inplace" in variants), f"minitorch._C.{name}_"
+    assert _has_out_overload(fn) == ("out" in variants), f"{name}(out=)"
+    if "torch_inplace" in variants:
+        assert getattr(torch, name + "_") is getattr(torch._C, name + "_")
+    if op.kind == "func":
+        return  # their calls are tested by their families' tests (test_sort.py, test_reduce.py, test_out.py)
+    # the same op under every spelling: compare on values inside every op's domain
+    x = torch.tensor([0.25, 0.5, 0.75], dtype=torch.float64)
+    if op.name.startswith("bitwise"):
+        x = torch.tensor([1, 2, 6])
+    args = (x,) if op.kind == "unary" else (x, x + 1)
+    want = getattr(torch._C, op.name)(*args)
+    public = op_schema.function(name)
+    assert _same(public(*args), want)
+    if "out" in variants:
+        out = torch.empty_like(want)
+        assert public(*args, out=out) is out and _same(out, want)
+    else:
+        with pytest.raises(TypeError):
+            public(*args, out=torch.empty_like(want))
+
+
+def test_torch_level_inplace_writes_into_its_input_and_returns_it():
+    x = torch.tensor([0.5, 4.0, 9.0])
+    assert torch.sqrt_(x) is x and torch.equal(x, torch.tensor([0.5**0.5, 2.0, 3.0]))
+    y = torch.tensor([-1.5, 2.0])
+    assert torch.negative_(y) is y and y.tolist() == [1.5, -2.0]
+    with pytest.raises(TypeError):
+        torch.sqrt_(4.0)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.sqrt_(torch.tensor([4]))
+
+
+def test_alias_inplace_methods_of_hand_bound_ops():
+    """subtract_/divide_/true_divide_ come from the schema's aliases of sub and div, with their keywords."""
+    x = torch.tensor([7.0, -7.0])
+    assert x.subtract_(torch.tensor([1.0, 1.0]), alpha=2) is x and x.tolist() == [5.0, -9.0]
+    assert x.divide_(2, rounding_mode="floor") is x and x.tolist() == [2.0, -5.0]
+    assert x.true_divide_(4) is x and x.tolist() == [0.5, -1.25]
+    out = torch.empty(2)
+    assert torch.subtract(torch.ones(2), torch.ones(2), alpha=3, out=out) is out and out.tolist() == [
+        -2.0,
+        -2.0,
+    ]
+
+
+def test_autocast_rows_come_from_the_schema():
+    policy = {name: (cuda, cpu) for name, cuda, cpu in torch._C._autocast_policy()}
+    for op in OPS:
+        if op.kind == "func":
+            continue  # a func's autocast is in its C++ front end (ops/autocast.h's hand rows)
+        if op.autocast:
+            assert policy[op.name] == tuple(p.lower() for p in op.autocast), op.name
+        else:
+            assert op.name not in policy, op.name
+
+
+def test_saved_tensor_follows_the_formula():
+    """A formula that reads only `result` saves the result: an in-place change of the input afterwards is
+    harmless; one that reads `self` saves the input, and changing it must fail backward."""
+    x = torch.tensor([0.3, 0.6], dtype=torch.float64, requires_grad=True)
+    a = x * 1
+    y = a.exp()  # grad: mul(grad, result)
+    a.add_(1)
+    y.sum().backward()
+    assert torch.allclose(x.grad, torch.exp(torch.tensor([0.3, 0.6], dtype=torch.float64)))
+    b = x * 1
+    z = b.sin()  # grad: mul(grad, mt::cos(self))
+    b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    assert op_schema.BY_NAME["exp"].saves_result() and not op_schema.BY_NAME["sin"].saves_result()
+
+
+def _err(text):
+    with pytest.raises(gen_ops.SchemaError) as e:
+        gen_ops.parse(text, "ops.schema")
+    return str(e.value)
+
+
+def test_generator_rejects_malformed_schemas():
+    assert "ops.schema:1: expected '<kind> <name>'" in _err("ternary lerp\n")
+    assert "needs 'functor:'" in _err("unary foo\n  dtype: same\n  grad: none\n")
+    assert "unknown key 'dtyp'" in _err("unary foo\n  functor: Foo\n  dtyp: same\n")
+    assert "dtype rule 'arith' is not one of same, float, bool" in _err(
+        "unary foo\n  functor: Foo\n  dtype: arith\n  grad: none\n"
+    )
+    assert "unknown variant 'outt'" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  variants: method outt\n  grad: none\n"
+    )
+    assert "sets 'dtype' twice" in _err("unary foo\n  functor: Foo\n  dtype: same\n  dtype: same\n")
+    assert "already used by 'foo'" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n"
+        "unary bar\n  functor: Bar\n  dtype: same\n  aliases: foo\n  grad: none\n"
+    )
+    assert "reads self or result, not both" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: mul(self, result)\n"
+    )
+    assert "autocast takes two policies" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  autocast: fp32\n  grad: none\n"
+    )
+    assert "needs 'grad:'" in _err("unary foo\n  functor: Foo\n  dtype: same\n")
+
+
+def test_generated_text_is_deterministic_and_complete(tmp_path):
+    """Two runs write the same bytes (ccache and Ninja rely on it); every unary op gets a derivative case."""
+    first = gen_ops.outputs(OPS)
+    assert first == gen_ops.outputs(gen_ops.load())
+    gen_ops.write(str(tmp_path), OPS)
+    for name, text in first.items():
+        assert (tmp_path / "generated" / name).read_text() == text
+    grads = first["elementwise_grad.inc"]
+    for op in OPS:
+        if op.kind == "unary":
+            assert f"case UnaryOp::{op.name}:" in grads, op.name
+    assert "default:" not in grads.split("bool unary_saves_input")[0], "a default: would hide a missing case"
+
+
+def test_func_bindings_follow_their_signatures():
+    """Keyword names, defaults, keyword-only arguments and in-place forms as the schema's signatures say."""
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, 5.0, 4.0]])
+    values, indices = torch.sort(input=x, dim=0, descending=True, stable=None)
+    assert values.tolist() == [[3.0, 5.0, 4.0], [0.5, 1.0, 2.0]] and indices.tolist() == [
+        [0, 1, 1],
+        [1, 0, 0],
+    ]
+    assert x.topk(2).values.tolist() == [[3.0, 2.0], [5.0, 4.0]]
+    assert torch.argmax(x).item() == 4 and x.argmax(1, keepdim=True).tolist() == [[0], [1]]
+    assert torch.softmax(x, 1, torch.float64).dtype == torch.float64  # dtype positional, as PyTorch's
+    assert torch.cumsum(x, 1, dtype=torch.float64).dtype == torch.float64
+    with pytest.raises(TypeError):
+        torch.cumsum(x, 1, torch.float64)  # keyword-only there
+    assert torch.logsumexp(x, (0, 1)).shape == () and x.logsumexp(dim=1, keepdim=True).shape == (2, 1)
+    y = x.clone()
+    assert y.tril_(-1) is y and y.tolist() == [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]]
+    out = torch.empty(2, 3)
+    assert torch.triu(x, diagonal=1, out=out) is out and out.tolist() == [[0.0, 1.0, 2.0], [0.0, 0.0, 4.0]]
+    with pytest.raises(TypeError):
+        torch.topk(x, k=1.5)
+
+
+def test_generator_rejects_malformed_funcs():
+    assert "expected 'func name(<args>) -> <returns>'" in _err("func foo(Tensor self)\n")
+    assert "type one of" in _err("func foo(Tensor self, size dim) -> Tensor\n")
+    assert "first argument is 'Tensor self'" in _err("func foo(int dim) -> Tensor\n")
+    assert "default None needs an optional type" in _err("func foo(Tensor self, int dim=None) -> Tensor\n")
+    assert "without a default follows one with a default" in _err(
+        "func foo(Tensor self, int a=1, int b) -> Tensor\n"
+    )
+    assert "returns 'int'" in _err("func foo(Tensor self) -> int\n")
+    assert "list 'out' in variants exactly when 'out:'" in _err(
+        "func foo(Tensor self) -> Tensor\n  variants: method out\n"
+    )
+    assert "'grad:' is for elementwise ops" in _err("func foo(Tensor self) -> Tensor\n  grad: none\n")
+    assert "returns '(Tensor a)'" in _err("func foo(Tensor self) -> (Tensor a)\n")  # a tuple has two or more
+    assert "unknown variant 'nothing'" in _err("func foo(Tensor self) -> Tensor\n  variants: nothing\n")
+
+
+def test_private_funcs_return_plain_tuples_and_bind_no_method():
+    # `variants: none` binds the function alone; a tuple of named tensors other than (values, indices) returns
+    # a plain tuple, which the Python wrapper names (linalg's LAPACK primitives)
+    (op,) = gen_ops.parse(
+        "func _foo(Tensor self, bool upper) -> (Tensor L, Tensor info)\n  variants: none\n", "s"
+    )
+    assert op.variants == () and op.returns == "(Tensor L, Tensor info)"
+    L, info = torch._C._linalg_cholesky_ex(torch.eye(2, dtype=torch.float64) * 4, False)
+    assert type(L) is torch.Tensor and info.dtype == torch.int32 and L.tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    assert not hasattr(torch.Tensor, "_linalg_cholesky_ex")
+
+
+def test_binary_nodes_save_what_their_formulas_read():
+    """mul's self-gradient reads other only: with just `a` requiring grad, writing into `a` afterwards is
+    harmless and writing into `b` fails backward. floor_divide saves both (`save:`), as PyTorch does."""
+    a = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    a1, b = a * 1, torch.tensor([3.0, 4.0], dtype=torch.float64)
+    y = a1 * b
+    a1.add_(1)
+    y.sum().backward()
+    assert a.grad.tolist() == [3.0, 4.0]
+    b2 = b.clone()
+    z = (a * 1) * b2
+    b2.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    a3 = a * 1
+    w = torch.floor_divide(a3, b)
+    a3.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w.sum().backward()
+    assert op_schema.BY_NAME["floor_divide"].save == ("self", "other")
+
+
+def test_generator_rejects_malformed_binary_formulas():
+    head = "binary foo\n  functor: Foo\n  dtype: arith\n"
+    assert "needs grad_self and grad_other" in _err(head + "  grad_self: grad\n")
+    assert "say what it needs with 'save:'" in _err(head + "  grad: foo_grad\n")
+    assert "names a function" in _err(head + "  grad: mul(grad, other)\n")
+    assert "save lists self and/or other" in _err(head + "  grad: foo_grad\n  save: result\n")
+    assert "'grad_self:' is for binary ops" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  grad_self: grad\n"
+    )
+
+
+def test_refusals_come_from_the_schema():
+    """Each `refuse:` row raises PyTorch's NotImplementedError; the messages themselves are held against
+    PyTorch's for every op and dtype by tests/ops/elementwise/test_elementwise.py (tests/ops/elementwise_oracle.py)."""
+    refusing = {op.name: op.refuse for op in OPS if op.refuse}
+    assert refusing["abs"] == ("bool", "kernel", "abs") and refusing["gelu"][0] == "non_floating"
+    with pytest.raises(NotImplementedError, match="\"floor_vml_cpu\" not implemented for 'Bool'"):
+        torch.floor(torch.tensor([True]))
+    with pytest.raises(NotImplementedError, match="Boolean inputs not supported for relu"):
+        torch.relu(torch.tensor([True]))
+    head = "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n"
+    assert "write 'refuse: <bool | floating | non_floating> kernel" in _err(
+        head + "  refuse: ints kernel foo\n"
+    )
+    assert "one name (+_cpu/_cuda) or a CPU and a CUDA name" in _err(head + "  refuse: bool kernel a b c\n")
+    assert "'refuse:' is written for unary ops only" in _err(
+        "binary foo\n  functor: Foo\n  dtype: arith\n  grad: none\n  refuse: bool kernel foo\n"
+    )
+
+
+def test_func_arguments_are_checked_in_pytorchs_words():
+    """A bool where an int goes, an int where a bool goes, a float for an int: PyTorch's TypeError, naming the
+    function, the argument and its position (a method's count skips self; one given by keyword has none)."""
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, 5.0, 4.0]])
+    cases = [
+        (
+            lambda: torch.logsumexp(x, 1, 1),
+            "logsumexp(): argument 'keepdim' (position 3) must be bool, not int",
+        ),
+        (lambda: x.logsumexp(1, 1), "logsumexp(): argument 'keepdim' (position 2) must be bool, not int"),
+        (lambda: torch.topk(x, True), "topk(): argument 'k' (position 2) must be int, not bool"),
+        (lambda: torch.argmax(x, dim=1.5), "argmax(): argument 'dim' must be int, not float"),
+        (lambda: torch.sort(x, stable=1), "sort(): argument 'stable' must be bool, not int"),
+        (lambda: x.tril_(True), "tril_(): argument 'diagonal' (position 1) must be int, not bool"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == message
+    # integers that are not Python ints still count, as in PyTorch
+    assert torch.topk(x, np.int64(2)).values.shape == (2, 2)
+    assert torch.argmax(x, dim=None).item() == 4

@@ -1,0 +1,2830 @@
+"""Bad input never crashes and never gives a silent wrong answer: size arithmetic that would overflow, calls
+PyTorch rejects, and Python arguments that do not fit a C++ integer all raise PyTorch's error. Calls that
+used to read outside memory run in a subprocess, so a regression is a failed test, not a dead pytest."""
+
+import io
+import math
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import pytest
+from utils import REPO
+
+import minitorch
+
+BIG = 2**63 - 1
+
+
+def run_isolated(code):
+    """Runs `code` in a fresh interpreter; returns (returncode, stdout+stderr)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in [os.path.dirname(os.path.dirname(minitorch.__file__))] + [env.get("PYTHONPATH", "")] if p
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", "import minitorch as torch\n" + textwrap.dedent(code)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    return r.returncode, r.stdout + r.stderr
+
+
+def run_raising(code, errors="RuntimeError"):
+    """Runs the expression `code` in a fresh interpreter; its output says "raised: <message>" when it raised one
+    of `errors` (a name or a parenthesized tuple of names), "no error" otherwise. Returns (returncode, output)."""
+    return run_isolated(
+        f"""
+        try:
+            {code}
+        except {errors} as e:
+            print("raised:", e)
+        else:
+            print("no error")
+        """
+    )
+
+
+# ---- size arithmetic: every product or sum of sizes is checked
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.tensor(1.).view(2**63-1, 2**63-1)[5, 7]",
+        "torch.zeros(2, 0).reshape(2**62, 2, 2)[1, 1, 1]",
+        "torch.arange(8.).view(-1, 6148914691236517205, 3)",
+        "torch.arange(8.).reshape(-1, 6148914691236517205, 3)",
+        "torch.zeros(4).as_strided((2**62, 2**62), (1, 1))[3, 3]",
+        "torch.zeros(1).expand(2**62, 2**62)[3, 3]",
+        "torch.empty(2**62, 4)",
+        "torch.zeros(3)[::2**63-1].sum()",
+    ],
+)
+def test_overflowing_shapes_raise_in_a_subprocess(code):
+    rc, out = run_raising(code, "(RuntimeError, IndexError, ValueError)")
+    assert rc == 0, out  # a segfault gives rc -11
+    if "[::2**63-1]" in code:
+        assert "no error" in out  # a valid slice: one element
+    else:
+        assert "raised:" in out, out
+
+
+def test_view_overflow_messages():
+    # PyTorch's words (2.15): the wrapped product "fits" the element count, so the tensor's numel check fails
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        minitorch.tensor(1.0).view(BIG, BIG)
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        minitorch.zeros(2, 0).reshape(2**62, 2, 2)
+    with pytest.raises(
+        RuntimeError, match=r"shape '\[3, 6148914691236517206\]' is invalid for input of size 6"
+    ):
+        minitorch.arange(6.0).view(3, 6148914691236517206)
+    with pytest.raises(RuntimeError, match=r"is invalid for input of size 8"):
+        minitorch.arange(8.0).view(-1, 6148914691236517205, 3)
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        minitorch.empty(2**62, 4)
+    # a zero anywhere: no element, no overflow (PyTorch accepts this shape) unless a stride overflows
+    assert minitorch.zeros(2, 0).reshape(2**62, 0, 4).shape == (2**62, 0, 4)
+    with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
+        minitorch.empty(0, 2**62, 4)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Storage size calculation overflowed with sizes=\[4611686018427387904, 4611686018427387904\] and strides=\[1, 1\]",
+    ):
+        minitorch.zeros(4).as_strided((2**62, 2**62), (1, 1))
+
+
+def test_slice_with_huge_step():
+    x = minitorch.arange(5.0)
+    np.testing.assert_array_equal(x[:: 2**63 - 1].numpy(), np.arange(5.0)[:: 2**63 - 1])
+    np.testing.assert_array_equal(x[1 :: 2**62].numpy(), [1.0])
+    # found by UBSan: stride 4 times step 2**62 overflowed in the slice's stride (one element: never used)
+    a = np.arange(8.0).reshape(2, 4)
+    y = minitorch.tensor(a)[:, ::2]
+    np.testing.assert_array_equal(y[: 3 : 2**62].numpy(), a[:, ::2][: 3 : 2**62])
+    np.testing.assert_array_equal(y[:, 1 :: 2**62].numpy(), a[:, ::2][:, 1 :: 2**62])
+
+
+def test_split_and_chunk_with_huge_sizes():
+    x = minitorch.arange(8.0)
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 8"):
+        x.split([BIG, BIG, 6])
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 8"):
+        x.split([BIG, BIG, 4])  # wraps to 8 without the check
+    parts = x.chunk(BIG)
+    assert [p.tolist() for p in parts] == [[float(i)] for i in range(8)]
+    parts = x.split(BIG)
+    assert len(parts) == 1 and parts[0].tolist() == list(map(float, range(8)))
+
+
+def test_repeat_values_gradients_and_overflow(device):
+    a = np.arange(6.0).reshape(2, 3)
+    x = minitorch.tensor(a, device=device)
+    for reps in [(2, 2), (3, 1, 2), (1, 0), (2, 1, 1, 3)]:
+        np.testing.assert_array_equal(x.repeat(*reps).cpu().numpy(), np.tile(a, reps))
+    np.testing.assert_array_equal(x.t().repeat([2, 1]).cpu().numpy(), np.tile(a.T, (2, 1)))  # non-contiguous
+    assert minitorch.tensor(1.0, device=device).repeat(()).shape == ()
+    assert minitorch.zeros(0, 2, device=device).repeat(3, 2).shape == (0, 4)
+    g = minitorch.randn(2, 3, dtype=minitorch.float64, device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: t.repeat(2, 1, 3), (g,))
+    with pytest.raises(RuntimeError, match="Number of dimensions of repeat dims can not be smaller"):
+        x.repeat(2)
+    with pytest.raises(
+        RuntimeError, match=re.escape("Trying to create tensor with negative dimension -2: [-2, 6]")
+    ):
+        x.repeat(-1, 2)
+    with pytest.raises(RuntimeError, match="overflows"):
+        x.repeat(2**62, 2**62)
+    with pytest.raises(RuntimeError, match="overflows"):
+        x.repeat(2**31, 2**31, 2**31)  # each size fits, the element count does not
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 2 with error"):
+        x.repeat(1, 2**64)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.cat([torch.zeros(1).expand(2**62), torch.zeros(1).expand(2**62)])",
+        "torch.cat([torch.zeros(1).expand(2**62)] * 3)",
+        "torch.nn.functional.conv1d(torch.zeros(1, 1, 4), torch.zeros(1, 1, 2), padding=2**62)",
+        "torch.nn.functional.conv1d(torch.zeros(1, 1, 4), torch.zeros(1, 1, 2), dilation=2**62)",
+        "torch.nn.functional.max_pool1d(torch.zeros(1, 1, 4), 2, padding=2**62)",
+        "torch.nn.functional.max_pool1d(torch.zeros(1, 1, 4), 2**62)",
+        "torch.nn.functional.avg_pool2d(torch.zeros(1, 1, 4, 4), 2**62)",
+        "torch.nn.functional.avg_pool2d(torch.zeros(1, 1, 4, 4), 2, padding=2**62)",
+    ],
+)
+def test_cat_conv_pool_output_sizes_that_overflow_raise(code):
+    # PyTorch raises on each (its words vary, some quote the wrapped value); never a crash or a huge tensor
+    rc, out = run_raising(code)
+    assert rc == 0 and "raised:" in out, out
+
+
+def test_conv_padding_that_overflows_names_the_bound():
+    # found by UBSan: input + 2 * padding overflowed before the check; PyTorch's words
+    msg = "Given padding=4611686018427387904 at dimension 0 , expected padding to be at most 4611686018427387903"
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        minitorch.nn.functional.conv1d(minitorch.zeros(1, 1, 4), minitorch.zeros(1, 1, 2), padding=2**62)
+
+
+def test_pool_and_conv_with_huge_stride_give_one_window():
+    x = minitorch.arange(4.0).view(1, 1, 4)
+    assert minitorch.nn.functional.max_pool1d(x, 2, stride=2**63 - 1).tolist() == [[[1.0]]]
+    w = minitorch.ones(1, 1, 2)
+    assert minitorch.nn.functional.conv1d(x, w, stride=2**63 - 1).tolist() == [[[1.0]]]
+
+
+def test_expand_negative_size():
+    with pytest.raises(RuntimeError, match="negative dimension -5"):
+        minitorch.zeros(1).expand(-5)
+
+
+def test_flatten_of_empty_with_huge_sizes():
+    x = minitorch.zeros(2, 0).reshape(2**62, 0, 4)
+    assert x.flatten(0, 1).shape == (0, 4)
+    assert x.flatten(1).shape == (2**62, 0)
+
+
+# ---- calls PyTorch rejects
+
+
+def test_hook_changing_size_or_type_raises():
+    x = minitorch.ones(3, requires_grad=True)
+
+    def bad_hook(g):
+        return g[:2]
+
+    y = x * 2
+    y.register_hook(bad_hook)
+    with pytest.raises(RuntimeError, match="hook 'bad_hook' has changed the size of value"):
+        y.sum().backward()
+
+    x = minitorch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g.double())
+    with pytest.raises(
+        RuntimeError,
+        match=r"hook '<lambda>' has changed the type of value \(was torch.FloatTensor got torch.DoubleTensor\)",
+    ):
+        (x * 2).sum().backward()
+
+    x = minitorch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: 3)
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'int'"):
+        (x * 2).sum().backward()
+
+    # a hook that keeps type and shape may change the values
+    x = minitorch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0, 20.0]
+
+
+def test_backward_with_empty_inputs():
+    x = minitorch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty."):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        minitorch.autograd.backward((x * 2).sum(), inputs=())
+    assert x.grad is None
+
+
+def test_label_smoothing_out_of_range_for_probability_targets():
+    inp = minitorch.randn(3, 4)
+    prob = minitorch.softmax(minitorch.randn(3, 4), 1)
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: -0.1"):
+        minitorch.nn.functional.cross_entropy(inp, prob, label_smoothing=-0.1)
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
+        minitorch.nn.functional.cross_entropy(inp, minitorch.tensor([0, 1, 2]), label_smoothing=1.5)
+
+
+def test_scatter_dtype_mismatch():
+    z = minitorch.zeros(3)
+    idx = minitorch.tensor([0, 1])
+    src = minitorch.tensor([1.0, 2.0], dtype=minitorch.float64)
+    # PyTorch names scatter() for scatter_add too
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected self.dtype to be equal to src.dtype"):
+        z.scatter_add(0, idx, src)
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected self.dtype to be equal to src.dtype"):
+        z.scatter_add_(0, idx, src)
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected self.dtype to be equal to src.dtype"):
+        z.scatter(0, idx, src)
+    assert z.tolist() == [0.0, 0.0, 0.0]
+    # a Python number takes self's dtype
+    assert z.scatter(0, idx, 5).tolist() == [5.0, 5.0, 0.0]
+
+
+def test_scalar_tensor_dims_out_of_range():
+    s = minitorch.tensor(1.0)
+    with pytest.raises(
+        IndexError, match=r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)"
+    ):
+        s.flatten(1, 4)
+    assert s.flatten().shape == (1,) and s.flatten(0, -1).shape == (1,)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        s.unbind(-1)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        s.unbind(0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        s.unbind(1)
+    m = s.movedim(0, 0)
+    assert m.shape == () and m.item() == 1.0
+    assert s.movedim(-1, 0).shape == ()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        s.movedim(1, 0)
+
+
+def test_negative_indices_in_gather_index_select_scatter():
+    x = minitorch.arange(3.0)
+    neg = minitorch.tensor([-1])
+    with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        x.gather(0, neg)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(0, neg)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(0, minitorch.tensor([3]))
+    with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        minitorch.zeros(3).scatter(0, neg, minitorch.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        minitorch.zeros(3).scatter_add(0, neg, minitorch.tensor([1.0]))
+    # plain indexing still wraps
+    assert x[neg].tolist() == [2.0]
+
+
+@pytest.mark.parametrize(
+    "key, shape",
+    [
+        ((True, True), (1, 2)),
+        ((True,), (1, 2)),
+        ((False,), (0, 2)),
+        ((True, False), (0, 2)),
+        ((None, True), (1, 1, 2)),
+        ((True, None), (1, 1, 2)),
+        ((True, 0), (1,)),
+        ((True, slice(None), True), (1, 2)),
+    ],
+    ids=str,
+)
+def test_python_bools_in_index_tuples(key, shape):
+    # NumPy gives the same shapes (a bool is a 0-dim mask: an advanced index)
+    x = minitorch.arange(2.0)
+    assert x[key].shape == shape
+    assert np.arange(2.0)[key].shape == shape
+    np.testing.assert_array_equal(x[key].numpy(), np.arange(2.0)[key])
+
+
+def test_bool_index_assignment():
+    x = minitorch.zeros(2)
+    x[True] = 3.0
+    assert x.tolist() == [3.0, 3.0]
+    x[False] = 5.0
+    assert x.tolist() == [3.0, 3.0]
+    x[minitorch.tensor(True), 1] = 7.0
+    assert x.tolist() == [3.0, 7.0]
+
+
+def test_eye_negative_columns():
+    with pytest.raises(RuntimeError, match="m must be greater or equal to 0, got -2"):
+        minitorch.eye(3, -2)
+    with pytest.raises(RuntimeError, match="n must be greater or equal to 0, got -1"):
+        minitorch.eye(-1)
+    np.testing.assert_array_equal(minitorch.eye(2, 3).numpy(), np.eye(2, 3))
+    assert minitorch.eye(3, 0).shape == (3, 0)
+
+
+@pytest.mark.parametrize(
+    "dtype, low, high, msg",
+    [
+        (minitorch.int8, 0, 300, "to - 1 is out of bounds for signed char"),
+        (minitorch.int8, -200, 3, "from is out of bounds for signed char"),
+        (minitorch.uint8, -1, 3, "from is out of bounds for unsigned char"),
+        (minitorch.int16, 0, 2**16, "to - 1 is out of bounds for short int"),
+        (minitorch.int32, 0, 2**40, "to - 1 is out of bounds for int"),
+        (minitorch.bool, 0, 3, "to - 1 is out of bounds for bool"),
+        # found by the fuzzer: float16 took any bound and returned inf
+        (minitorch.float16, 0, 2**31, "to - 1 is out of bounds for c10::Half"),
+        (minitorch.float16, -70000, 0, "from is out of bounds for c10::Half"),
+    ],
+    ids=str,
+)
+def test_randint_outside_dtype_range(dtype, low, high, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.randint(low, high, (3,), dtype=dtype)
+
+
+def test_randint_at_dtype_limits():
+    r = minitorch.randint(-128, 128, (1000,), dtype=minitorch.int8)
+    assert r.min().item() >= -128 and r.max().item() <= 127
+    r = minitorch.randint(0, 256, (1000,), dtype=minitorch.uint8)
+    assert r.max().item() <= 255
+    assert minitorch.randint(0, 2, (10,), dtype=minitorch.bool).dtype == minitorch.bool
+    r = minitorch.randint(-65504, 65505, (1000,), dtype=minitorch.float16)
+    assert r.abs().max().item() <= 65504 and r.isfinite().all().item()
+
+
+def test_tensor_of_none():
+    with pytest.raises(RuntimeError, match="Could not infer dtype of NoneType"):
+        minitorch.tensor([None])
+    with pytest.raises(RuntimeError, match="Could not infer dtype of NoneType"):
+        minitorch.tensor(None)
+    with pytest.raises(TypeError, match="new\\(\\): invalid data type 'str'"):
+        minitorch.tensor("a")
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
+        minitorch.tensor(["a"])
+
+
+@pytest.mark.parametrize(
+    "dtype, value, name",
+    [
+        (minitorch.int32, 1e30, "int"),
+        (minitorch.int8, 300, "int8_t"),
+        (minitorch.int8, -129, "int8_t"),
+        (minitorch.uint8, 256, "uint8_t"),
+        (minitorch.uint8, -256, "uint8_t"),
+        (minitorch.int16, 40000, "int16_t"),
+        (minitorch.int64, 1e19, "int64_t"),
+        (minitorch.int64, float("nan"), "int64_t"),
+        (minitorch.int32, float("inf"), "int"),
+        (minitorch.float16, 1e5, "c10::Half"),
+        (minitorch.float16, 70000, "c10::Half"),
+        (minitorch.bfloat16, 1e39, "c10::BFloat16"),
+        (minitorch.float32, 1e300, "float"),
+    ],
+    ids=str,
+)
+def test_fill_overflow(dtype, value, name):
+    msg = f"value cannot be converted to type {name} without overflow"
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.full((2,), value, dtype=dtype)
+    t = minitorch.zeros(2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=msg):
+        t.fill_(value)
+    assert t.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "dtype, value",
+    [
+        (minitorch.int8, 127),
+        (minitorch.int8, -128),
+        (minitorch.uint8, -1),  # wraps to 255, as in PyTorch
+        (minitorch.uint8, 255),
+        (minitorch.int64, 2**63 - 1),
+        (minitorch.int64, -(2**63)),
+        (minitorch.float16, 65504.0),
+        (minitorch.float16, float("inf")),
+        (minitorch.float32, float("-inf")),
+        (minitorch.float32, float("nan")),
+        (minitorch.float64, 1e300),
+        (minitorch.bool, 5),
+    ],
+    ids=str,
+)
+def test_fill_in_range(dtype, value):
+    t = minitorch.full((2,), value, dtype=dtype)
+    expect = np.array([value, value]).astype(np.float64)
+    if dtype == minitorch.uint8:
+        expect = np.array([value % 256] * 2)
+    if dtype == minitorch.bool:
+        expect = np.array([True, True])
+    if dtype == minitorch.int64:
+        assert t.tolist() == [value, value]
+    else:
+        np.testing.assert_array_equal(t.double().numpy() if dtype != minitorch.bool else t.numpy(), expect)
+
+
+# PyTorch 2.15's exception types and words for Python ints no C++ integer holds
+@pytest.mark.parametrize(
+    "call, exc, msg",
+    [
+        (lambda: minitorch.manual_seed(2**64), ValueError, "Overflow when unpacking long long"),
+        (lambda: minitorch.manual_seed(-(2**63) - 1), ValueError, "Overflow when unpacking long long"),
+        (lambda: minitorch.Generator().manual_seed(2**64), ValueError, "Overflow when unpacking long long"),
+        (lambda: minitorch.zeros(2).sum(2**70), ValueError, "Overflow when unpacking long long"),
+        # pybind11 refuses these before our code runs: a TypeError, where PyTorch raises ValueError
+        (lambda: minitorch.zeros(2).transpose(0, 2**64), ValueError, "Overflow when unpacking long long"),
+        (lambda: minitorch.randint(0, 2**64, (2,)), ValueError, "Overflow when unpacking long long"),
+        (lambda: minitorch.eye(2**64), ValueError, "Overflow when unpacking long long"),
+        (
+            lambda: minitorch.zeros(2).view(1, 2**64),
+            TypeError,
+            "argument 'size' failed to unpack the object at pos 2 with error \"Overflow when unpacking long long",
+        ),
+        (
+            lambda: minitorch.zeros(2**64),
+            TypeError,
+            "argument 'size' failed to unpack the object at pos 1 with error",
+        ),
+        (lambda: minitorch.zeros(2) + 2**64, OverflowError, "int too big to convert"),
+        (lambda: minitorch.full((2,), 2**64), OverflowError, "int too big to convert"),
+    ],
+    ids=range(11),
+)
+def test_python_ints_too_big_for_cpp(call, exc, msg):
+    with pytest.raises(exc, match=msg):
+        call()
+
+
+def test_manual_seed_accepts_the_full_uint64_range():
+    for s in (2**64 - 1, 2**63, -1, -(2**63)):
+        minitorch.manual_seed(s)
+        a = minitorch.rand(3)
+        minitorch.manual_seed(s)
+        assert minitorch.rand(3).tolist() == a.tolist()
+    # -1 is 2**64 - 1 (two's complement), as in PyTorch
+    minitorch.manual_seed(-1)
+    a = minitorch.rand(3)
+    minitorch.manual_seed(2**64 - 1)
+    assert minitorch.rand(3).tolist() == a.tolist()
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        minitorch.manual_seed("a")
+
+
+# ---- checkpoints: a record that declares a huge size is refused before anything is read or inflated
+
+
+def _checkpoint_bytes(obj):
+    buf = io.BytesIO()
+    minitorch.save(obj, buf)
+    return buf.getvalue()
+
+
+def _rewrite_record(raw, suffix, payload, compression):
+    """The checkpoint `raw` with the record ending in `suffix` replaced by `payload`."""
+    zin = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            if info.filename.endswith(suffix):
+                zout.writestr(info.filename, payload, compress_type=compression)
+            else:
+                zout.writestr(info, zin.read(info.filename))
+    out.seek(0)
+    return out
+
+
+def test_checkpoint_record_with_huge_declared_size_is_refused_before_inflating(monkeypatch):
+    raw = _checkpoint_bytes({"w": minitorch.arange(4.0)})  # one 16-byte storage, record data/0
+    # a zip bomb: 64 MiB of zeros deflate to ~64 KiB; the pickle still says 16 bytes
+    bomb = _rewrite_record(raw, "data/0", bytes(64 << 20), zipfile.ZIP_DEFLATED)
+    inflated = []
+    real_read = zipfile.ZipExtFile.read
+
+    def counting_read(self, n=-1):
+        data = real_read(self, n)
+        inflated.append(len(data))
+        return data
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", counting_read)
+    with pytest.raises(RuntimeError, match="data/0: expected 16 bytes, the record declares 67108864"):
+        minitorch.load(bomb)
+    assert sum(inflated) < (1 << 20)  # only data.pkl was read
+
+
+def test_checkpoint_record_shorter_than_declared_storage():
+    raw = _checkpoint_bytes({"w": minitorch.arange(4.0)})
+    short = _rewrite_record(raw, "data/0", bytes(8), zipfile.ZIP_STORED)
+    with pytest.raises(RuntimeError, match="expected 16 bytes"):
+        minitorch.load(short)
+    ok = minitorch.load(io.BytesIO(raw))
+    assert ok["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+# ---- gradcheck itself catches a wrong derivative (the tests rely on it)
+
+
+class _WrongSquare(minitorch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x  # should be 2 * x * g
+
+
+class _RightSquare(_WrongSquare):
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * g * x
+
+
+def test_gradcheck_fails_on_a_wrong_gradient():
+    x = minitorch.randn(4, dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(_RightSquare.apply, (x,))
+    with pytest.raises(minitorch.autograd.GradcheckError, match="Jacobian mismatch"):
+        minitorch.autograd.gradcheck(_WrongSquare.apply, (x,))
+    assert not minitorch.autograd.gradcheck(_WrongSquare.apply, (x,), raise_exception=False)
+
+
+def test_chunk_of_an_empty_dim_into_absurdly_many_pieces():
+    # found by the fuzzer: chunk(2**62) of a zero-size dim tried to build 2**62 views until memory ran out
+    x = minitorch.zeros(2, 0)
+    with pytest.raises((ValueError, RuntimeError, MemoryError)):
+        x.chunk(2**62, 1)
+    assert len(x.chunk(3, 1)) == 3 and all(p.shape == (2, 0) for p in x.chunk(3, 1))
+
+
+# ---- the binding layer: no pybind11 error text reaches the user (scripts/probe_bindings.py samples every op)
+
+
+def test_no_pybind11_cast_errors_over_the_op_table():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(REPO) / "scripts" / "probe_bindings.py"
+    spec = importlib.util.spec_from_file_location("probe_bindings", path)
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    probe.torch = None  # the PyTorch comparison is the script's job; here only our own errors
+    fns, meths = probe.names()
+    assert len(fns) > 100 and len(meths) > 100
+    leaks = []
+    for method, group in ((False, fns), (True, meths)):
+        for n in group:
+            leaks += [
+                (n, args, msg)
+                for args, (_k, msg) in probe.probe(minitorch, n, method)
+                if "Unable to cast" in msg
+            ]
+    assert not leaks
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (
+            lambda: minitorch.allclose(minitorch.ones(2), "x"),
+            "allclose(): argument 'other' (position 2) must be Tensor, not str",
+        ),
+        (
+            lambda: minitorch.isclose(object(), minitorch.ones(2)),
+            "isclose(): argument 'input' (position 1) must be Tensor, not object",
+        ),
+        (
+            lambda: minitorch.equal(minitorch.ones(2), None),
+            "equal(): argument 'other' (position 2) must be Tensor, not NoneType",
+        ),
+        (lambda: minitorch.numel([1, 2]), "numel(): argument 'input' (position 1) must be Tensor, not list"),
+        (
+            lambda: minitorch.is_floating_point(1.5),
+            "is_floating_point(): argument 'input' (position 1) must be Tensor, not float",
+        ),
+        (
+            lambda: minitorch.ones(2).type_as("x"),
+            "type_as(): argument 'other' (position 1) must be Tensor, not str",
+        ),
+        (
+            lambda: minitorch.repeat_interleave("x"),
+            "repeat_interleave(): argument 'repeats' (position 1) must be Tensor, not str",
+        ),
+    ],
+)
+def test_non_tensor_arguments_raise_type_error(call, msg):
+    # found by scripts/probe_bindings.py: these leaked an AttributeError from the Python wrapper
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        call()
+
+
+@pytest.mark.parametrize(
+    "size, stride",
+    [
+        ((2**62, 2**62), (1, 1)),
+        ((2**63 - 1,), (1,)),
+        ((4,), (2**62,)),
+        ((2, 2), (-1, 1)),
+        ((-4,), (1,)),
+        ((5,), (1,)),
+    ],
+    ids=str,
+)
+def test_checkpoint_with_overflowing_tensor_metadata_raises(monkeypatch, size, stride):
+    # the sizes and strides in data.pkl are checked against the storage like as_strided's, before any read
+    from minitorch import serialization
+
+    orig = serialization._Pickler.reducer_override
+
+    def forged(self, obj):
+        r = orig(self, obj)
+        if r is NotImplemented or r[0] is not serialization._rebuild_tensor:
+            return r
+        ref, offset, _size, _stride, requires_grad = r[1]
+        return r[0], (ref, offset, size, stride, requires_grad)
+
+    monkeypatch.setattr(serialization._Pickler, "reducer_override", forged)
+    buf = io.BytesIO()
+    minitorch.save(minitorch.arange(4.0), buf)
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError):
+        minitorch.load(io.BytesIO(buf.getvalue()))
+
+
+# ---- found by the differential fuzzer (issue 34): each crashed or read outside memory before
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.scatter_add(torch.zeros(3, 4), 1, torch.zeros(3, 4, dtype=torch.long), torch.ones(1))",
+        "torch.zeros(3, 4).scatter_(1, torch.zeros(3, 4, dtype=torch.long), torch.ones(1))",
+        "torch.scatter(torch.zeros(3, 4), 1, torch.zeros(3, 4, dtype=torch.long), torch.tensor(1.))",
+        "torch.zeros(3, 4).scatter_add_(0, torch.zeros(3, 4, dtype=torch.long), torch.ones(3, 4, 5))",
+        "torch.zeros(3, 4).scatter_(1, torch.zeros(3, 4, dtype=torch.long), torch.ones(1), reduce='add')",
+    ],
+)
+def test_scatter_src_dims_must_match_index_in_a_subprocess(code):
+    rc, out = run_raising(code)
+    assert rc == 0, out
+    assert "raised: Index tensor must have the same number of dimensions as src tensor" in out, out
+
+
+def test_scatter_zero_dim_src_is_one_element_and_value_fills():
+    # PyTorch: a 0-dim src stands for one element along one dim; the value= overload fills every index
+    z = minitorch.zeros(3)
+    assert z.scatter_(0, minitorch.tensor([2]), minitorch.tensor(5.0)).tolist() == [0.0, 0.0, 5.0]
+    assert minitorch.zeros(()).scatter_(0, minitorch.tensor([0]), minitorch.tensor([5.0])).item() == 5.0
+    with pytest.raises(RuntimeError, match="to be no larger size than src"):
+        minitorch.zeros(3).scatter_(0, minitorch.tensor([0, 1]), minitorch.tensor(5.0))
+    idx = minitorch.tensor([[0, 2], [1, 0]])
+    got = minitorch.zeros(2, 3).scatter(1, idx, 7.0)
+    assert got.tolist() == [[7.0, 0.0, 7.0], [7.0, 7.0, 0.0]]
+    got = minitorch.zeros(2, 3).scatter_(1, idx, 2.0, reduce="add").scatter_(1, idx, 2.0, reduce="add")
+    assert got.tolist() == [[4.0, 0.0, 4.0], [4.0, 4.0, 0.0]]
+
+
+@pytest.mark.parametrize("method", ["size", "stride"])
+def test_zero_dim_size_and_stride_raise(method):
+    t = minitorch.tensor(1.0)
+    for d in (0, -1, 1):
+        with pytest.raises(IndexError, match=f"Dimension specified as {d} but tensor has no dimensions"):
+            getattr(t, method)(d)
+    assert getattr(t, method)() == (() if method == "stride" else minitorch.Size([]))
+    assert getattr(minitorch.zeros(2, 3), method)(-1) == (3 if method == "size" else 1)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.tensor([1, 2, 3], dtype=torch.int16) // 65536",
+        "torch.tensor([1, 2, 3], dtype=torch.int16) % 65536",
+        "torch.remainder(torch.tensor([1, 2], dtype=torch.int16), 65536)",
+        "torch.fmod(torch.tensor([1, 2], dtype=torch.int16), 65536)",
+        "torch.div(torch.tensor([1, 2], dtype=torch.int8), 256, rounding_mode='trunc')",
+        "torch.tensor([1, 2], dtype=torch.uint8).floor_divide_(512)",
+    ],
+)
+def test_integer_division_by_a_number_that_wraps_to_zero(code):
+    rc, out = run_raising(code)
+    assert rc == 0, out  # SIGFPE gives rc -8
+    assert "raised: ZeroDivisionError" in out, out
+
+
+def test_polygamma_of_a_huge_order_answers_at_once():
+    # n! overflows past n = 170: PyTorch's formula gives inf there at once; the time must not grow with n
+    import time
+
+    x = minitorch.tensor([1.5, 0.5, 10.0, 3.0], dtype=minitorch.float64)
+    t0 = time.perf_counter()
+    r = minitorch.polygamma(2**40, x)
+    r2 = minitorch.polygamma(200, x)
+    assert time.perf_counter() - t0 < 5.0
+    assert not np.isfinite(r.numpy()).any()
+    assert (r2.numpy()[[0, 1, 2]] == -np.inf).all()  # even n: -n! zeta(n + 1, x), zeta > 0 there
+    # the exact loop still serves n <= 170: polygamma(3, 2) = 6 zeta(4, 2) = pi^4/15 - 6
+    np.testing.assert_allclose(minitorch.polygamma(3, x[3:] - 1).numpy(), [np.pi**4 / 15 - 6], rtol=1e-13)
+
+
+def test_inplace_comparison_cuts_the_gradient():
+    # PyTorch: y.gt_(0) gives y a GtBackward1 whose gradient to every input is zero (not passed through)
+    for op in ("gt_", "lt_", "ge_", "le_", "eq_", "ne_"):
+        x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = x * 3
+        getattr(y, op)(minitorch.tensor([0.0, 1.5, 2.0]))
+        assert y.requires_grad and y.grad_fn is not None, op
+        (y * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+        assert x.grad is not None and x.grad.tolist() == [0.0, 0.0, 0.0], op
+    x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = x * 3
+    y.gt_(0)
+    assert y.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_inplace_logical_ops_pass_the_gradient_through():
+    # PyTorch 2.15 (measured): y.logical_and_(o) leaves y's history as it was (grad_fn stays MulBackward0),
+    # so x gets the upstream gradient times 3, not zeros; the differential fuzzer found ours cutting it
+    for op in ("logical_and_", "logical_or_", "logical_xor_"):
+        x = minitorch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = x * 3
+        getattr(y, op)(minitorch.tensor([0.0, 1.5, 2.0]))
+        (y * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+        assert x.grad.tolist() == [3.0, 6.0, 9.0], op
+
+
+def test_lerp_all_any_logit_xlog1py_as_pytorch():
+    # lerp: PyTorch's two-sided form (|w| >= 0.5 counts back from end): inf - inf is nan there
+    r = minitorch.lerp(minitorch.tensor([1.0, 0.5, -1.0]), minitorch.tensor([float("inf"), 1e30, 2.0]), 0.7)
+    assert np.isnan(r[0].item()) and r[2].item() == pytest.approx(1.1)
+    a, b = np.array([0.0, 1.0, -3.0]), np.array([1.0, 3.0, 5.0])
+    for w in (0.25, 0.75, -2.0):
+        got = minitorch.lerp(
+            minitorch.tensor(a, dtype=minitorch.float64), minitorch.tensor(b, dtype=minitorch.float64), w
+        )
+        np.testing.assert_allclose(got.numpy(), a + w * (b - a), rtol=1e-15)
+    s = minitorch.tensor([0.3, 0.8], dtype=minitorch.float64, requires_grad=True)
+    e = minitorch.tensor([1.0, -2.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda u, v: minitorch.lerp(u, v, 0.75), (s, e))
+    # all/any over an explicit empty dim list reduce nothing
+    t = minitorch.tensor([[0.5, 0.0]])
+    assert t.all([]).tolist() == [[True, False]] and minitorch.any(t, []).shape == (1, 2)
+    assert minitorch.tensor([3, 0], dtype=minitorch.uint8).all([]).dtype == minitorch.uint8
+    assert t.all().item() is False and t.any(dim=1).tolist() == [True]
+    # logit without eps: NaN outside [0, 1], its gradient too
+    x = minitorch.tensor([1.008, -0.7, 0.3], dtype=minitorch.float64, requires_grad=True)
+    minitorch.logit(x).sum().backward()
+    g = x.grad.numpy()
+    assert np.isnan(g[:2]).all() and g[2] == pytest.approx(1 / (0.3 * 0.7))
+    # xlog1py with a Python number keeps the tensor's float dtype
+    assert (
+        minitorch.special.xlog1py(minitorch.tensor([1.5], dtype=minitorch.float16), -1).dtype
+        == minitorch.float16
+    )
+
+
+def test_clamp_gradient_when_min_exceeds_max():
+    # min > max gives max everywhere: the gradient goes to max alone (PyTorch's clamp_backward)
+    x = minitorch.tensor([0.0, 5.0, 10.0], requires_grad=True)
+    lo = minitorch.tensor([6.0, 6.0, 6.0], requires_grad=True)
+    hi = minitorch.tensor([4.0, 4.0, 4.0], requires_grad=True)
+    r = minitorch.clamp(x, lo, hi)
+    assert r.tolist() == [4.0, 4.0, 4.0]
+    r.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    assert lo.grad.tolist() == [0.0, 0.0, 0.0]
+    assert hi.grad.tolist() == [1.0, 1.0, 1.0]
+    x = minitorch.tensor([0.0, 5.0, 10.0], requires_grad=True)  # min < max: as before
+    lo = minitorch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    hi = minitorch.tensor([8.0, 8.0, 8.0], requires_grad=True)
+    minitorch.clamp(x, lo, hi).sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == (
+        [0.0, 1.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0],
+    )
+
+
+def test_threshold_and_hardshrink_keep_nan():
+    import minitorch.nn.functional as F
+
+    nan = float("nan")
+    x = minitorch.tensor([nan, -1.0, 0.25, 3.0])
+    r = F.threshold(x, 0.5, -7.0).tolist()
+    assert np.isnan(r[0]) and r[1:] == [-7.0, -7.0, 3.0]
+    assert np.isnan(F.threshold(x, nan, -7.0).numpy()).tolist() == [True, False, False, False]
+    assert F.threshold(x, nan, -7.0).tolist()[1:] == [-1.0, 0.25, 3.0]  # x <= NaN is false: x kept
+    r = F.hardshrink(x, 0.5).tolist()
+    assert np.isnan(r[0]) and r[1:] == [-1.0, 0.0, 3.0]
+    y = x.clone()
+    F.threshold_(y, 0.5, 0.0)
+    assert np.isnan(y[0].item()) and y.tolist()[1:] == [0.0, 0.0, 3.0]
+
+
+def test_cosine_similarity_broadcasts_before_reducing():
+    import minitorch.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 1, 5)), rng.standard_normal((1, 3, 5))
+    want = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    got = F.cosine_similarity(minitorch.from_numpy(a), minitorch.from_numpy(b), dim=-1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    # one side of size 1 along dim itself: it is broadcast first, then reduced
+    a1, b1 = rng.standard_normal((3, 1)), rng.standard_normal((3, 4))
+    want = (a1 * b1).sum(1) / (np.sqrt(4 * a1[:, 0] ** 2) * np.linalg.norm(b1, axis=1))
+    np.testing.assert_allclose(
+        F.cosine_similarity(minitorch.from_numpy(a1), minitorch.from_numpy(b1), dim=1).numpy(),
+        want,
+        rtol=1e-12,
+    )
+    # each norm clamped on its own: a zero vector gives 0, not NaN
+    assert F.cosine_similarity(minitorch.zeros(3), minitorch.ones(3), dim=0).item() == 0.0
+    with pytest.raises(RuntimeError, match="expected common dtype to be floating point"):
+        F.cosine_similarity(minitorch.tensor([1, 2]), minitorch.tensor([1, 3]), dim=0)
+
+
+def test_scalar_tensor_takes_the_default_dtype():
+    assert minitorch.scalar_tensor(0).dtype == minitorch.float32
+    assert minitorch.scalar_tensor(True).dtype == minitorch.float32
+    assert minitorch.scalar_tensor(3, dtype=minitorch.int64).dtype == minitorch.int64
+
+
+def test_integer_corner_cases_as_pytorch():
+    # each value checked against PyTorch 2.15 (CPU) on 2026-12-02
+    u8 = minitorch.tensor([9, 200], dtype=minitorch.uint8)
+    assert minitorch.clamp_min(u8, -1).tolist() == [9, 200]  # the bound saturates, it does not wrap to 255
+    assert minitorch.clamp(u8, min=-1, max=300).tolist() == [9, 200]
+    assert minitorch.clamp(u8, min=100).tolist() == [100, 200]
+    i8 = minitorch.tensor([1, 5], dtype=minitorch.int8)
+    assert minitorch.isclose(i8, minitorch.tensor([2, 5], dtype=minitorch.int8), atol=1).tolist() == [
+        True,
+        True,
+    ]
+    assert minitorch.isclose(i8, minitorch.tensor([3, 5], dtype=minitorch.int8), atol=1, rtol=0).tolist() == [
+        False,
+        True,
+    ]
+    assert minitorch.isclose(i8, minitorch.tensor([2, 5], dtype=minitorch.int8), atol=0, rtol=0).tolist() == [
+        False,
+        True,
+    ]
+    z = minitorch.zeros(3, dtype=minitorch.int64)
+    assert z.index_add(0, minitorch.tensor([0, 1]), minitorch.tensor([1, 2]), alpha=1.5).tolist() == [1, 2, 0]
+    import minitorch.nn.functional as F
+
+    x = minitorch.tensor([1, 7, -2])
+    assert F.relu6(x).tolist() == [1, 6, 0] and F.relu6(x).dtype == minitorch.int64
+    assert F.hardtanh(x).tolist() == [1, 1, -1] and F.hardtanh(x).dtype == minitorch.int64
+
+
+def test_where_of_a_zero_dim_condition():
+    (i,) = minitorch.where(minitorch.tensor(True))
+    assert i.tolist() == [0]
+    (i,) = minitorch.where(minitorch.tensor(False))
+    assert i.tolist() == [] and i.dtype == minitorch.int64
+    (i,) = minitorch.tensor(True).nonzero(as_tuple=True)
+    assert i.tolist() == [0]
+
+
+def test_hypot_scales_instead_of_overflowing():
+    a = minitorch.tensor([3e20, 0.0, float("inf"), float("nan"), -3.0, 0.0])
+    b = minitorch.tensor([4e20, 0.0, float("nan"), 1.0, 4.0, -0.0])
+    r = minitorch.hypot(a, b).numpy()
+    want = np.hypot(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(np.isnan(r), np.isnan(want))
+    np.testing.assert_allclose(r[~np.isnan(r)], want[~np.isnan(want)], rtol=1e-6)
+    x = minitorch.tensor([3.0, -1e-3], dtype=minitorch.float64, requires_grad=True)
+    y = minitorch.tensor([4.0, 2e-3], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(minitorch.hypot, (x, y))
+
+
+def test_fill_with_a_tensor_value_passes_its_gradient():
+    v = minitorch.tensor(2.0, requires_grad=True)
+    r = minitorch.fill(minitorch.zeros(3), v)
+    assert r.tolist() == [2.0, 2.0, 2.0]
+    (r * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert v.grad.item() == 6.0  # PyTorch 2.15: the sum of the result's gradient
+    assert minitorch.fill(minitorch.zeros(2, dtype=minitorch.int64), 7).tolist() == [7, 7]
+
+
+# ---- found by tests/ops/difffuzz.py (the differential fuzzer in the project)
+
+
+def test_logit_eps_follows_pytorchs_order():
+    x = minitorch.tensor([-3825.5, 0.3, 2.0, float("nan")])
+    # eps = 1 crosses the bounds: below eps goes to eps (logit(1) = inf), above 1 - eps to 1 - eps
+    assert minitorch.logit(x, 1.0).tolist()[:3] == [float("inf"), float("inf"), float("-inf")]
+    r = minitorch.logit(x, 0.6).numpy()
+    np.testing.assert_allclose(
+        r[:3], np.log(np.array([0.6, 0.6, 0.4]) / np.array([0.4, 0.4, 0.6])), rtol=1e-6
+    )
+    assert np.isnan(r[3])
+    y = minitorch.tensor([0.05, 0.5, 0.97], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: minitorch.logit(t, 0.1), (y,))
+    with pytest.raises(TypeError, match="argument 'eps' .* must be float, not Tensor"):
+        minitorch.logit(x, minitorch.ones(4))
+
+
+def test_logit_gradient_with_eps_is_zero_unless_eps_le_x_le_1_minus_eps():
+    # PyTorch's vectorized LogitBackward tests eps <= x <= 1 - eps: a NaN eps or a NaN input gives 0 (issue 34)
+    nan = float("nan")
+    vals = [nan, 0.05, 0.5, 1.0, 0.0, 1.5, -0.5, 0.3]
+    x = minitorch.tensor(vals, dtype=minitorch.float64, requires_grad=True)
+    inner = [1 / (v * (1 - v)) if 0.1 <= v <= 0.9 else 0.0 for v in vals]
+    assert minitorch.autograd.grad(minitorch.logit(x, 0.1).sum(), x)[0].tolist() == inner
+    assert minitorch.autograd.grad(minitorch.logit(x, nan).sum(), x)[0].tolist() == [0.0] * 8
+    (g,) = minitorch.autograd.grad(minitorch.logit_(x * 1, nan).sum(), x)  # the in-place form the same
+    assert g.tolist() == [0.0] * 8
+    # without eps (or a negative one): NaN outside [0, 1], inf at the ends
+    for eps in (None, -1.0):
+        g = minitorch.autograd.grad(minitorch.logit(x, eps).sum(), x)[0].tolist()
+        assert math.isnan(g[0]) and math.isnan(g[5]) and math.isnan(g[6])
+        assert g[3] == g[4] == math.inf and g[2] == 4.0 and g[7] == 1 / 0.21
+
+
+def test_ndtri_keeps_its_digits_in_the_lower_tail():
+    p = np.array([1e-300, 1e-40, 1e-20, 1e-10, 1e-5, 9.99e-4, 1e-3, 0.02, 0.5, 0.9])
+    x = minitorch.special.ndtri(minitorch.tensor(p, dtype=minitorch.float64))
+    assert np.isfinite(x.numpy()).all()  # 2p - 1 rounded every p under 5.6e-17 to -1: -inf
+    back = minitorch.special.log_ndtr(x).numpy()
+    np.testing.assert_allclose(back, np.log(p), rtol=1e-13)
+    t = minitorch.tensor([1e-40, 1e-12, 3e-4, 0.3], dtype=minitorch.float64, requires_grad=True)
+    minitorch.special.ndtri(t).sum().backward()
+    pdf = np.exp(-(minitorch.special.ndtri(t).detach().numpy() ** 2) / 2)
+    np.testing.assert_allclose(t.grad.numpy(), np.sqrt(2 * np.pi) / pdf, rtol=1e-10)  # d ndtri = 1 / pdf
+    f32 = minitorch.special.ndtri(minitorch.tensor([1e-40, 1e-20, 1e-5]))
+    np.testing.assert_allclose(f32.numpy(), [-13.310921, -9.262341, -4.264891], rtol=1e-6)
+
+
+def test_xlogy_and_logaddexp2_work_in_the_result_dtype():
+    x = minitorch.tensor([0.7355672280903351, 1.2086330991714798], dtype=minitorch.float64)
+    assert minitorch.special.xlogy(x, 2).numpy().tolist() == (x.numpy() * np.log(2.0)).tolist()
+    b = minitorch.tensor([2.36, -0.1], dtype=minitorch.bfloat16)
+    assert minitorch.xlogy(b, 4).dtype == minitorch.bfloat16 and b.xlogy(4).dtype == minitorch.bfloat16
+    a32 = minitorch.tensor([1e30, 2.33, 1e-40])
+    b64 = minitorch.tensor([0.848, -1.67, 1.0], dtype=minitorch.float64)
+    r = minitorch.logaddexp2(a32, b64)
+    assert r.dtype == minitorch.float64
+    np.testing.assert_allclose(
+        r.numpy(), np.logaddexp2(a32.numpy().astype(np.float64), b64.numpy()), rtol=1e-15
+    )
+
+
+def test_index_select_of_a_zero_dim_tensor_is_zero_dim():
+    t = minitorch.tensor(-3)
+    for idx in (minitorch.tensor([0]), minitorch.tensor(0)):
+        r = minitorch.index_select(t, 0, idx)
+        assert r.shape == () and r.item() == -3
+    with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value, got 2 value"):
+        minitorch.index_select(t, 0, minitorch.tensor([0, 0]))
+    g = minitorch.tensor(2.0, requires_grad=True)
+    minitorch.index_select(g, 0, minitorch.tensor([0])).backward()
+    assert g.grad.item() == 1.0
+
+
+def test_norm_of_one_element_is_its_magnitude():
+    # the squares of float32 numbers past 1.8e19 overflow; one element per result needs no squaring (PyTorch)
+    d = minitorch.pairwise_distance(minitorch.tensor([-1e30]), minitorch.tensor([6655.56]))
+    assert d.item() == float(np.float32(1e30))
+    x = minitorch.tensor([[3e20], [-4e20]])
+    np.testing.assert_allclose(x.norm(dim=1).numpy(), [3e20, 4e20], rtol=1e-6)
+    assert x.norm(dim=1, keepdim=True).shape == (2, 1)
+    assert minitorch.tensor(-5.0).norm().item() == 5.0
+    assert minitorch.tensor([[-2.0]]).norm(p=3).item() == 2.0
+    assert minitorch.tensor([[0.0, 0.0]]).norm(p=0, dim=1).tolist() == [0.0]
+
+
+# ---- argument kinds: the functions we write in Python raise PyTorch's TypeError (minitorch/_argcheck.py)
+
+
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        (lambda t: minitorch.cross(t, 0), "cross(): argument 'other' (position 2) must be Tensor, not int"),
+        (lambda t: t.put_(-1, t), "put_(): argument 'index' (position 1) must be Tensor, not int"),
+        (
+            lambda t: minitorch.histc(3, 0, 3),
+            "histc(): argument 'input' (position 1) must be Tensor, not int",
+        ),
+        (
+            lambda t: minitorch.special.sinc([t]),
+            "sinc(): argument 'input' (position 1) must be Tensor, not list",
+        ),
+        (lambda t: minitorch.linalg.matrix_power([t], 2), "must be Tensor, not list"),
+        (lambda t: minitorch.nn.functional.pdist(3), "pdist(): argument 'input' (position 1) must be Tensor"),
+        (lambda t: t.diff(minitorch.ones(2, 2)), "diff(): argument 'n' (position 1) must be int, not Tensor"),
+        (lambda t: minitorch.nan_to_num(t, minitorch.ones(3)), "argument 'nan' (position 2) must be float"),
+        (lambda t: minitorch.nn.functional.rrelu_(t, minitorch.ones(2)), "argument 'lower'"),
+        (
+            lambda t: minitorch.nn.functional.threshold(t, minitorch.ones(3), 0.0),
+            "must be Number, not Tensor",
+        ),
+        (lambda t: minitorch.nn.functional.elu(t, minitorch.ones(3)), "argument 'alpha' (position 2)"),
+    ],
+)
+def test_wrong_argument_kinds_raise_pytorchs_type_error(call, fragment):
+    t = minitorch.randn(3)
+    with pytest.raises(TypeError, match=re.escape(fragment)):
+        call(t)
+
+
+def test_argument_kind_translation_keeps_valid_calls_and_other_errors():
+    t = minitorch.randn(3)
+    assert minitorch.cross(t, minitorch.randn(3)).shape == (3,)
+    # a number where PyTorch's overloads take one, and a tensor where they take a tensor, stay valid
+    assert minitorch.normal(minitorch.zeros(3), minitorch.ones(3)).shape == (3,)
+    # an error that is not about an argument's kind is PyTorch's own
+    with pytest.raises(RuntimeError, match="no dimension of size 3"):
+        minitorch.cross(minitorch.randn(2), minitorch.randn(2))
+    # F functions PyTorch writes in Python fail there with an AttributeError too: kept as they are
+    with pytest.raises(AttributeError):
+        minitorch.nn.functional.binary_cross_entropy(t, 0)
+
+
+def test_signature_parser_decides_like_pytorchs():
+    """_argcheck.check_call against hand-written signatures: each verdict and message is PyTorch 2.15's for the
+    same call of its C++ op (checked with torch.conv_transpose3d, torch.rms_norm, torch.conv3d)"""
+    from minitorch import _argcheck
+
+    t, i0 = minitorch.ones(2), minitorch.tensor(1)
+    ct = [("Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, "
+           "int[3] output_padding=0, int groups=1, int[3] dilation=1")]  # fmt: skip
+    rms = ["Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None"]
+    conv = [
+        "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1",
+        "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding=\"valid\", int[3] dilation=1, int groups=1",
+    ]  # fmt: skip
+    # accepted: an int for int[3], a 0-d integer tensor or NumPy int for an int, 0-d tensors and bools for floats
+    for args, kwargs in [
+        ((t, t, None, 1, (1, 2, 3), i0), {}),
+        ((t, t), {"groups": np.int64(2), "stride": [i0, True]}),
+    ]:
+        _argcheck.check_call("conv_transpose3d", ct, args, kwargs)
+    for eps in (None, True, minitorch.tensor(1.0), np.float64(1.0), 3):
+        _argcheck.check_call("rms_norm", rms, (t, [2], None, eps), {})
+    _argcheck.check_call("conv3d", conv, (t, t, None, 1, "same"), {})
+    refused = [
+        ("conv_transpose3d", ct, (t, 1), {}, "conv_transpose3d(): argument 'weight' (position 2) must be Tensor, not int"),
+        ("conv_transpose3d", ct, (t, t), {"groups": None}, "conv_transpose3d(): argument 'groups' must be int, not NoneType"),
+        ("conv_transpose3d", ct, (t, t, None, True), {}, "argument 'stride' (position 4) must be tuple of ints, not bool"),
+        ("conv_transpose3d", ct, (t, t, None, t), {}, "argument 'stride' (position 4) must be tuple of ints, not Tensor"),
+        ("conv_transpose3d", ct, (t, t, None, (1.0,)), {},
+         "argument 'stride' (position 4) must be tuple of ints, but found element of type float at pos 0"),
+        ("conv_transpose3d", ct, (t, t, None, [1, "a"]), {},
+         "argument 'stride' (position 4) failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\""),
+        ("conv_transpose3d", ct, (t,) * 10, {}, "conv_transpose3d() takes from 2 to 8 positional arguments but 10 were given"),
+        ("conv_transpose3d", ct, (t, t), {"foo": 1}, "conv_transpose3d() got an unexpected keyword argument 'foo'"),
+        ("conv_transpose3d", ct, (t,), {}, 'conv_transpose3d() missing 1 required positional arguments: "weight"'),
+        ("conv_transpose3d", ct, (t, t), {"input": t}, "conv_transpose3d() got multiple values for argument 'input'"),
+        ("rms_norm", rms, (t, 2), {}, "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"),
+        ("rms_norm", rms, (t, [2], None, minitorch.ones(2)), {}, "argument 'eps' (position 4) must be float, not Tensor"),
+        ("rms_norm", rms, (t, [2], None, 1j), {}, "argument 'eps' (position 4) must be float, not complex"),
+        ("rms_norm", rms, (t, [True]), {}, "must be tuple of ints, but found element of type bool at pos 0"),
+        ("rms_norm", rms, (t, [minitorch.tensor(2.0)]), {}, "found element of type Tensor at pos 0"),
+        ("conv3d", conv, (t, 0, t), {}, ("conv3d() received an invalid combination of arguments - got (Tensor, int, Tensor), but "
+         "expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints "
+         "padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, "
+         'tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n')),
+        ("conv3d", conv, (t, t), {"stride": 1.5}, "got (Tensor, Tensor, stride=float)"),
+    ]  # fmt: skip
+    for fname, sigs, args, kwargs, msg in refused:
+        with pytest.raises(TypeError) as e:
+            _argcheck.check_call(fname, sigs, args, kwargs)
+        assert msg in str(e.value), (msg, str(e.value))
+    # positional=True: a Python function of PyTorch's forwarding by position names every position
+    with pytest.raises(TypeError, match=re.escape("argument 'eps' (position 4) must be float, not str")):
+        _argcheck.check_call("rms_norm", rms, (t, [2]), {"eps": "x"}, positional=True)
+
+
+def test_parsing_wrapper_checks_before_or_after_the_call():
+    from minitorch import _argcheck
+
+    calls = []
+
+    def op(input, n=1):
+        calls.append(n)
+        if n == 0:
+            raise RuntimeError("n must be positive")
+        return n
+
+    sig = ["Tensor input, int n=1"]
+    upfront = _argcheck.parsing(op, sig, "op")
+    lazy = _argcheck.parsing(op, sig, "op", upfront=False)
+    t = minitorch.ones(1)
+    assert upfront(t, 2) == 2 and lazy(t, 3) == 3
+    with pytest.raises(TypeError, match=re.escape("op(): argument 'n' (position 2) must be int, not float")):
+        upfront(t, 2.0)
+    assert calls == [2, 3]  # the refused call never ran
+    with pytest.raises(RuntimeError, match="n must be positive"):  # a well-typed call keeps its own error
+        lazy(t, 0)
+    with pytest.raises(TypeError, match="must be Tensor, not int"):  # a badly typed one gets PyTorch's
+        lazy(0, 0)
+
+
+@pytest.mark.parametrize(
+    "fn, kernel",
+    [
+        ("elu", "elu_cpu"),
+        ("celu", "elu_cpu"),
+        ("selu", "elu_cpu"),
+        ("hardsigmoid", "hardsigmoid_cpu"),
+        ("hardswish", "hardswish_cpu"),
+        ("hardshrink", "hardshrink_cpu"),
+        ("softshrink", "softshrink_check"),
+        ("logsigmoid", "log_sigmoid_cpu"),
+        ("rrelu", "leaky_relu_cpu"),
+        ("glu", "glu_cpu"),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_float_only_activations_refuse_integers(fn, kernel, dtype):
+    x = minitorch.tensor([1, 0], dtype=getattr(minitorch, dtype))
+    name = {"int64": "Long", "bool": "Bool"}[dtype]
+    with pytest.raises(NotImplementedError, match=re.escape(f"\"{kernel}\" not implemented for '{name}'")):
+        getattr(minitorch.nn.functional, fn)(x)
+
+
+def test_float_only_losses_refuse_integers():
+    F = minitorch.nn.functional
+    x = minitorch.tensor([1, 0])
+    for fn, kernel in [
+        (F.huber_loss, "huber_cpu"),
+        (F.smooth_l1_loss, "smooth_l1_cpu"),
+        (F.binary_cross_entropy_with_logits, "log_sigmoid_cpu"),
+        (F.multilabel_soft_margin_loss, "log_sigmoid_cpu"),
+    ]:
+        with pytest.raises(NotImplementedError, match=re.escape(f"\"{kernel}\" not implemented for 'Long'")):
+            fn(x, x)
+    with pytest.raises(RuntimeError, match="kl_div: Integral inputs not supported"):
+        F.kl_div(x, x)
+
+
+def test_celu_alpha_zero_and_hardtanh_bounds():
+    with pytest.raises(RuntimeError, match="alpha cannot be 0 for CELU"):
+        minitorch.nn.functional.celu(minitorch.tensor([1, 2]), 0.0)  # before the dtype, as PyTorch
+    with pytest.raises(RuntimeError, match="alpha cannot be 0 for CELU"):
+        minitorch.nn.CELU(0.0)(minitorch.randn(3))
+    with pytest.raises(AssertionError, match=re.escape("max_val (1.0) must be greater than min_val (1)")):
+        minitorch.nn.Hardtanh(1)
+
+
+# ---- dtype refusals: PyTorch's kernels raise NotImplementedError naming the kernel (its AT_DISPATCH)
+_F = minitorch.nn.functional
+
+
+_MEAN = (
+    "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}"
+)
+
+
+def _t(*shape, dtype="int64"):
+    return minitorch.ones(shape, dtype=getattr(minitorch, dtype))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: _t(3).mean(),
+            _MEAN.format("Input", "Long"),
+        ),
+        (
+            lambda: _t(3, dtype="float32").mean(dtype=minitorch.long),
+            _MEAN.format("Optional", "Long"),
+        ),
+        (lambda: _t(3).std(), "std and var only support floating point and complex dtypes"),
+        (lambda: _t(3, dtype="bool").var(0), "std and var only support floating point and complex dtypes"),
+        (lambda: minitorch.var_mean(_t(3)), "var_mean only support floating point and complex dtypes"),
+        (lambda: minitorch.std_mean(_t(3), 0), "std_mean only support floating point and complex dtypes"),
+        (lambda: _t(2, 3).softmax(1), "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"),
+        (lambda: _t(2, 3).softmax(0), "\"softmax_kernel_impl\" not implemented for 'Long'"),
+        (
+            lambda: _t(3, dtype="float32").softmax(0, dtype=minitorch.int32),
+            "_lastdim_kernel_impl\" not implemented for 'Int'",
+        ),
+        (
+            lambda: _t(2, 3, dtype="bool").log_softmax(0),
+            "\"log_softmax_kernel_impl\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _F.cross_entropy(_t(2, 3), minitorch.zeros(2, dtype=minitorch.long)),
+            "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'",
+        ),
+        (
+            lambda: minitorch.linalg.vector_norm(_t(3)),
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
+        ),
+        (
+            lambda: _t(3, dtype="int32").norm(),
+            "Expected a floating point or complex tensor as input. Got Int",
+        ),
+        (
+            lambda: minitorch._C._foreach_norm([_t(3)], 2.0),
+            "Expected a floating point or complex tensor as input. Got Long",
+        ),
+        (lambda: _t(3, dtype="bool").argmax(), "argmax(): does not support bool input"),
+        (lambda: _t(3, dtype="bool").argmin(0), "argmin(): does not support bool input"),
+        (lambda: _t(3).normal_(), "\"normal_kernel_cpu\" not implemented for 'Long'"),
+        (
+            lambda: minitorch.randn(3, dtype=minitorch.int32),
+            "\"normal_kernel_cpu\" not implemented for 'Int'",
+        ),
+        (lambda: _t(3, dtype="bool").uniform_(), "\"check_uniform_bounds\" not implemented for 'Bool'"),
+        (
+            lambda: _t(3).uniform_(2, 1),
+            "\"check_uniform_bounds\" not implemented for 'Long'",
+        ),  # before bounds
+        (lambda: minitorch.rand_like(_t(3)), "\"check_uniform_bounds\" not implemented for 'Long'"),
+        (lambda: _F.max_pool1d(_t(1, 2, 4), 2), "\"max_pool1d_impl\" not implemented for 'Long'"),
+        (lambda: _F.max_pool2d(_t(1, 2, 4, 4, dtype="bool"), 2), "\"max_pool2d\" not implemented for 'Bool'"),
+        (lambda: _F.avg_pool1d(_t(1, 2, 4, dtype="int32"), 2), "\"avg_pool2d\" not implemented for 'Int'"),
+        (
+            lambda: _F.adaptive_avg_pool1d(_t(1, 2, 4), 2),
+            "\"adaptive_avg_pool2d\" not implemented for 'Long'",
+        ),
+        (
+            lambda: _F.adaptive_avg_pool2d(_t(1, 2, 4, 4, dtype="uint8"), 1),
+            _MEAN.format("Input", "Byte"),
+        ),
+        (
+            lambda: _F.adaptive_max_pool1d(_t(1, 2, 4), 2),
+            "\"adaptive_max_pool2d\" not implemented for 'Long'",
+        ),
+        (
+            lambda: _F.conv2d(_t(1, 2, 4, 4, dtype="bool"), _t(2, 2, 1, 1, dtype="bool")),
+            "\"slow_conv2d_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _F.conv1d(_t(1, 2, 4, dtype="bool"), _t(2, 2, 1, dtype="bool"), dilation=2),
+            "\"slow_conv_dilated<>\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _F.conv_transpose1d(_t(1, 2, 4, dtype="int32"), _t(2, 2, 1, dtype="int32")),
+            "\"slow_conv_transpose2d_out_cpu\" not implemented for 'Int'",
+        ),
+        (
+            lambda: _F.linear(_t(2, 3, dtype="bool"), _t(2, 3, dtype="bool")),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _t(2, 2, dtype="bool").mm(_t(2, 2, dtype="bool")),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _t(2, 2, dtype="bool").mv(_t(2, dtype="bool")),
+            "\"addmv_impl_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: _t(1, 2, 2, dtype="bool").bmm(_t(1, 2, 2, dtype="bool")),
+            "\"bmm\" not implemented for 'Bool'",
+        ),
+        (lambda: _t(2, dtype="bool").dot(_t(2, dtype="bool")), "\"dot\" not implemented for 'Bool'"),
+        (
+            lambda: _t(2, dtype="bool").clamp(_t(2, dtype="bool"), _t(2, dtype="bool")),
+            "\"clamp_cpu\" not implemented for 'Bool'",
+        ),
+        (lambda: _t(2, dtype="bool").clamp(min=True), "\"clamp_min_scalar_cpu\" not implemented for 'Bool'"),
+        (lambda: _t(2, dtype="bool").clamp(True, False), "\"clamp_scalar_cpu\" not implemented for 'Bool'"),
+        (lambda: _F.leaky_relu(_t(3)), "\"leaky_relu_cpu\" not implemented for 'Long'"),
+        (
+            lambda: _F.leaky_relu(_t(3, dtype="bool"), inplace=True),
+            "\"leaky_relu_cpu\" not implemented for 'Bool'",
+        ),
+        (lambda: _F.softplus(_t(3, dtype="uint8")), "\"softplus_cpu\" not implemented for 'Byte'"),
+        (lambda: _F.mse_loss(_t(3), _t(3)), "\"mse_cpu\" not implemented for 'Long'"),
+        (
+            lambda: _F.mse_loss(_t(3, dtype="bool"), _t(3, dtype="bool"), reduction="none"),
+            "\"mse_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: minitorch.trapezoid(_t(3, dtype="bool")),
+            "trapezoid: received a bool input for `y`, but bool is not supported",
+        ),
+        (
+            lambda: minitorch.trapezoid(_t(3), _t(3, dtype="bool")),
+            "received a bool input for `x` or `y`, but bool",
+        ),
+        (
+            lambda: _F.batch_norm(_t(2, 3), None, None, training=True),
+            "\"batch_norm\" not implemented for 'Long'",
+        ),
+        (lambda: _F.layer_norm(_t(2, 3), (3,)), "\"LayerNormKernelImpl\" not implemented for 'Long'"),
+        (lambda: _F.group_norm(_t(2, 4, 3), 2), "\"GroupNormKernelImpl\" not implemented for 'Long'"),
+    ],
+)
+def test_dtype_refusals_raise_pytorchs_not_implemented_error(call, message):
+    with pytest.raises(NotImplementedError) as e:
+        call()
+    assert message in str(e.value)
+
+
+def test_dtype_refusals_keep_what_pytorch_computes():
+    b = minitorch.tensor([True, False])
+    # a bool clamp with one tensor bound is PyTorch's maximum/minimum
+    assert b.clamp(min=minitorch.tensor([False, True])).tolist() == [True, True]
+    assert b.clamp(max=minitorch.tensor([False, True])).tolist() == [False, False]
+    # no kernel runs for no elements: PyTorch returns them, any dtype
+    assert _t(0, 3).softmax(0).dtype == minitorch.int64
+    assert _t(0).normal_().shape == (0,)
+    # huber_loss writes input's dtype, computed in the promoted one; a promoted dtype input cannot hold raises
+    assert _F.huber_loss(_t(3, dtype="float16"), _t(3, dtype="float32")).dtype == minitorch.float16
+    assert _F.huber_loss(_t(3, dtype="float32"), _t(3)).dtype == minitorch.float32
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        _F.huber_loss(_t(3), _t(3, dtype="float32"))
+    # dropout on integers: PyTorch's in-place multiply refuses the float mask (RuntimeError, not the kernel's)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ) as e:
+        _F.dropout(_t(3))
+    assert type(e.value) is RuntimeError
+
+
+def test_channel_shuffle_groups_must_be_an_int():
+    x = minitorch.randn(1, 4, 2)
+    for fn in ("channel_shuffle", "native_channel_shuffle"):
+        with pytest.raises(
+            TypeError, match=re.escape(f"{fn}(): argument 'groups' (position 2) must be int, not float")
+        ):
+            getattr(minitorch, fn)(x, 2.0)
+        with pytest.raises(TypeError, match="must be int, not list"):
+            getattr(minitorch, fn)(x, [2])
+    assert minitorch.channel_shuffle(x, 2).shape == (1, 4, 2)
+
+
+def test_trapezoid_of_nothing_keeps_the_dtype():
+    """Found by the differential fuzzer: an empty integration dim gives PyTorch's zeros in y's own dtype."""
+    for dt in (minitorch.int32, minitorch.uint8, minitorch.float16):
+        r = minitorch.trapezoid(minitorch.zeros(2, 0, dtype=dt))
+        assert r.dtype == dt and r.tolist() == [0, 0]
+    assert minitorch.trapezoid(minitorch.zeros(0, 3, dtype=minitorch.int64), dim=0).shape == (3,)
+    assert minitorch.trapezoid(minitorch.tensor([1, 2, 4], dtype=minitorch.int32)).dtype == minitorch.float32
+
+
+def test_trapezoid_sample_points_of_other_ranks():
+    """PyTorch wraps dim against y and slices a higher-rank x along that same dim (a lower-rank x gains leading
+    ones): trapezoid(y of 2, x of (2, 1)) is one trapezoid, not two (found by the differential fuzzer)."""
+    y = minitorch.tensor([1.0, 3.0], dtype=minitorch.float64)
+    r = minitorch.trapezoid(y, minitorch.tensor([[0.5], [2.5]], dtype=minitorch.float64))
+    assert r.shape == (1,) and r.tolist() == [4.0]  # (2.5 - 0.5) * (1 + 3) / 2
+    y3 = minitorch.arange(24.0).reshape(2, 3, 4)
+    x2 = minitorch.tensor([[0.0, 1.0, 3.0, 6.0], [0.0, 2.0, 4.0, 5.0], [1.0, 1.5, 2.0, 4.0]])
+    np_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # NumPy < 2 spells it trapz
+    np.testing.assert_allclose(
+        minitorch.trapezoid(y3, x2).numpy(), np_trapezoid(y3.numpy(), x2.numpy()[None])
+    )
+    with pytest.raises(RuntimeError, match="There must be one `x` value for each sample point"):
+        minitorch.trapezoid(y3, minitorch.tensor([0.0, 1.0]))
+
+
+def test_bce_with_logits_result_has_the_targets_dtype():
+    """PyTorch builds the loss in place in (1 - target): a float64 weight or pos_weight, or a float64 input,
+    does not promote a float32 target's loss (found by the differential fuzzer)."""
+    f32, f64 = minitorch.float32, minitorch.float64
+    x, t = minitorch.tensor([0.3, -1.2]), minitorch.tensor([1.0, 0.0])
+    w = minitorch.tensor([2.0, 0.5], dtype=f64)
+    assert minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, w).dtype == f32
+    assert (
+        minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, pos_weight=w, reduction="none").dtype
+        == f32
+    )
+    assert minitorch.nn.functional.binary_cross_entropy_with_logits(x.double(), t).dtype == f32
+    assert minitorch.nn.functional.binary_cross_entropy_with_logits(x, t.double()).dtype == f64
+    want = [2.0 * (np.log1p(np.exp(-0.3))), 0.5 * np.log1p(np.exp(-1.2))]
+    got = minitorch.nn.functional.binary_cross_entropy_with_logits(x, t, w, reduction="none")
+    assert abs(got[0].item() - want[0]) < 1e-6 and abs(got[1].item() - want[1]) < 1e-6
+
+
+def test_frexp_mantissa_has_pytorchs_gradient():
+    """d mantissa / dx = 2**-exponent (PyTorch's FrexpBackward0); it had no gradient at all (fuzzer finding)."""
+    x = minitorch.tensor([0.3, -5.0, 0.0, 8.0, 1e-310], dtype=minitorch.float64, requires_grad=True)
+    m, e = minitorch.frexp(x)
+    (g,) = minitorch.autograd.grad(m.sum(), x)
+    assert g.tolist() == [2.0, 0.125, 1.0, 0.0625, float("inf")] and not e.requires_grad
+    y = minitorch.tensor([0.3, -0.7, 3.1, -12.5], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: minitorch.frexp(t)[0], (y,))
+
+
+def test_entr_gradient_is_minus_one_minus_log_x_everywhere():
+    """PyTorch's entr gradient: NaN for x < 0, inf at 0 (the piecewise value would give 0 there)."""
+    x = minitorch.tensor([-0.5, 0.0, 0.5, 2.0], dtype=minitorch.float64, requires_grad=True)
+    (g,) = minitorch.autograd.grad(minitorch.special.entr(x).sum(), x)
+    assert np.isnan(g[0].item()) and g[1].item() == float("inf")
+    np.testing.assert_allclose(g[2:].tolist(), [-(1 + np.log(0.5)), -(1 + np.log(2.0))], rtol=1e-15)
+    y = minitorch.tensor([0.2, 0.9, 3.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(minitorch.special.entr, (y,))
+    assert minitorch.autograd.gradgradcheck(minitorch.special.entr, (y,))
+
+
+def test_hinge_embedding_loss_keeps_integer_inputs_integer():
+    """PyTorch subtracts in the input's dtype: an integer input truncates the margin (2.7 -> 2) and the loss
+    stays integer, wrapping as the dtype does (uint8 2 - 3 = 255)."""
+    F = minitorch.nn.functional
+    a, t = minitorch.tensor([1, -2, 3]), minitorch.tensor([1, -1, -1])
+    r = F.hinge_embedding_loss(a, t, margin=2.7, reduction="none")
+    assert r.dtype == minitorch.int64 and r.tolist() == [1, 4, 0]
+    assert F.hinge_embedding_loss(a.to(minitorch.uint8), t, margin=2.7, reduction="none").tolist() == [
+        1,
+        4,
+        255,
+    ]
+    assert F.hinge_embedding_loss(a, t, margin=0.5, reduction="sum").item() == 3
+    with pytest.raises(NotImplementedError, match="mean\\(\\): could not infer output dtype"):
+        F.hinge_embedding_loss(a, t)
+    f = F.hinge_embedding_loss(a.double(), t, margin=2.7, reduction="none")
+    assert f.dtype == minitorch.float64 and np.allclose(f.tolist(), [1.0, 4.7, 0.0])
+
+
+def test_logit_gradient_at_the_ends_and_with_negative_eps():
+    """PyTorch's LogitBackward: grad / (x (1 - x)) of the unclamped input, so inf at 0 and 1 (the composite's
+    chain rule gave inf * 0 = NaN there); a negative eps means no eps; 0 outside [eps, 1 - eps]."""
+    x = minitorch.tensor([1.35, 0.3, -0.5, 0.0, 1.0], dtype=minitorch.float64, requires_grad=True)
+    for eps in (None, -1):
+        (g,) = minitorch.autograd.grad(minitorch.logit(x, eps).sum(), x)
+        assert np.isnan(g[0].item()) and np.isnan(g[2].item()) and g[3:].tolist() == [math.inf, math.inf]
+        assert abs(g[1].item() - 1 / (0.3 * 0.7)) < 1e-12
+    (g,) = minitorch.autograd.grad(minitorch.logit(x, 0.0).sum(), x)
+    assert g.tolist()[2:] == [0.0, math.inf, math.inf] and g[0].item() == 0.0
+    (g,) = minitorch.autograd.grad(minitorch.special.logit(x, 0.2).sum(), x)
+    assert g.tolist()[0] == 0.0 and g.tolist()[2:] == [0.0, 0.0, 0.0]
+    y = minitorch.tensor([0.2, 0.45, 0.8], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(minitorch.logit, (y,))
+    assert minitorch.autograd.gradgradcheck(lambda t: minitorch.logit(t, 0.1), (y,))
+    z = y * 1
+    z.logit_()
+    (g,) = minitorch.autograd.grad(z.sum(), y)
+    np.testing.assert_allclose(g.tolist(), [1 / (v * (1 - v)) for v in (0.2, 0.45, 0.8)], rtol=1e-14)
+
+
+def test_copysign_ldexp_dtypes_and_std_gradient_at_zero():
+    """Fuzzer findings: copysign promotes as PyTorch's result_type (a 0-dim float32 other keeps a float16 input
+    float16), ldexp as input * 2**other (a float32 other widens bfloat16; an integer other does not), and the
+    gradient of a zero std is 0 (PyTorch masks it; 0/0 gave NaN), also through std_mean."""
+    h = minitorch.tensor([1.5, -2.0], dtype=minitorch.float16)
+    assert minitorch.copysign(h, minitorch.tensor(-1.0)).dtype == minitorch.float16
+    assert minitorch.copysign(h, minitorch.tensor(-1.0)).tolist() == [-1.5, -2.0]
+    assert minitorch.copysign(h, minitorch.tensor([1.0, -1.0])).dtype == minitorch.float32
+    b = minitorch.tensor([1.0, 3.0], dtype=minitorch.bfloat16)
+    assert minitorch.ldexp(b, minitorch.tensor([2.0, 1.0])).dtype == minitorch.float32
+    assert minitorch.ldexp(b, minitorch.tensor([2, 1])).tolist() == [4.0, 6.0]
+    assert minitorch.ldexp(b, minitorch.tensor([2, 1])).dtype == minitorch.bfloat16
+    x = minitorch.tensor([1.5, 1.5], dtype=minitorch.float64, requires_grad=True)
+    (g,) = minitorch.autograd.grad(minitorch.std(x, 0, False), x)
+    assert g.tolist() == [0.0, 0.0]
+    s, m = minitorch.std_mean(x[:1], 0, False)
+    (g,) = minitorch.autograd.grad((s + m).sum(), x)
+    assert g.tolist() == [1.0, 0.0]
+    y = minitorch.tensor([0.5, 1.5, 4.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda t: minitorch.std(t, 0), (y,))
+
+
+def test_gaussian_nll_loss_refuses_an_integer_variance():
+    """PyTorch clamps a clone of var in place with eps, which an integer var cannot hold (fuzzer finding)."""
+    F = minitorch.nn.functional
+    a, b = minitorch.tensor([[-5, 5], [2, 0]]), minitorch.tensor([[0, 0], [-3, 5]])
+    for v in (minitorch.tensor([[1, 2], [4, 1]]), minitorch.tensor([[1, 2], [4, 1]], dtype=minitorch.int32)):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type"):
+            F.gaussian_nll_loss(a, b, v)
+    r = F.gaussian_nll_loss(a, b, minitorch.tensor([[1.0, 2.0], [4.0, 1.0]]), reduction="none")
+    np.testing.assert_allclose(r.tolist()[0], [12.5, 0.5 * (np.log(2.0) + 12.5)], rtol=1e-6)
+
+
+def test_operators_answer_notimplemented_to_calls_they_cannot_take():
+    """PyTorch wraps every binary operator so a TypeError becomes NotImplemented: x.__xor__() with no operand,
+    two operands or a string operand answer NotImplemented instead of raising (the fuzzer's largest group of
+    'missing' calls); the operators themselves work as before."""
+    x, i = minitorch.tensor([[2.0, -1.5]]), minitorch.tensor([4, 3])
+    for op in ("__add__", "__radd__", "__iadd__", "__xor__", "__eq__", "__lt__", "__matmul__", "__rmatmul__"):
+        assert getattr(x, op)() is NotImplemented, op
+        assert getattr(x, op)(1, 2) is NotImplemented, op
+    for op in ("__lshift__", "__rshift__", "__rlshift__", "__rrshift__", "__ilshift__", "__irshift__"):
+        assert getattr(i, op)() is NotImplemented, op
+    assert minitorch.tensor([True]).__itruediv__() is NotImplemented
+    with pytest.raises(TypeError, match="unsupported operand"):
+        x + "a"
+    assert (x + 1).tolist() == [[3.0, -0.5]] and (i << 1).tolist() == [8, 6] and (2 >> i).tolist() == [0, 0]
+
+
+def test_backward_through_python_inplace_composites():
+    """fix_, square_ and the other in-place spellings of Python composites on a non-leaf: backward works with
+    PyTorch's gradient (the composite's nodes read a copy of the input the store overwrites; it used to fail
+    with 'modified by an inplace operation', the fuzzer's largest 'missing' group after the operators)."""
+    x = minitorch.tensor([-1.85, 2.5], dtype=minitorch.float64, requires_grad=True)
+    for name, want in (("fix_", [0.0, 0.0]), ("square_", [-3.7, 5.0])):
+        y = x * 1
+        r = getattr(minitorch, name)(y)
+        assert r is y
+        (g,) = minitorch.autograd.grad(r.sum(), x)
+        np.testing.assert_allclose(g.tolist(), want, rtol=1e-15)
+    y = x * 1
+    y.square_()
+    (g,) = minitorch.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(g.tolist(), [-3.7, 5.0], rtol=1e-15)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.square_()
+
+
+def test_tolerance_endpoint_and_dtype_refusals_in_pytorchs_words():
+    """Fuzzer findings: negative isclose/allclose tolerances, a fill_ value or linspace/logspace endpoint tensor
+    with dimensions, polygamma_ on integers and lerp on integers are refused with PyTorch's class and words."""
+    x = minitorch.ones(3)
+    with pytest.raises(RuntimeError, match="^atol must be greater than or equal to zero, but got -1$"):
+        minitorch.isclose(x, x, atol=-1)
+    with pytest.raises(RuntimeError, match="^rtol must be greater than or equal to zero, but got -0.5$"):
+        minitorch.allclose(x, x, rtol=-0.5)
+    with pytest.raises(
+        RuntimeError, match="^fill_ only supports 0-dimension value tensor but got tensor with 2"
+    ):
+        x.fill_(minitorch.ones(2, 2))
+    assert x.fill_(minitorch.tensor(2.0)).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(
+        RuntimeError, match="linspace only supports 0-dimensional start and end tensors, but got end"
+    ):
+        minitorch.linspace(0, minitorch.ones(2), 4)
+    with pytest.raises(
+        RuntimeError, match="logspace only supports 0-dimensional start and end tensors, but got start"
+    ):
+        minitorch.logspace(minitorch.ones(2, 2), 3, 4)
+    assert minitorch.linspace(minitorch.tensor(0.0), 1, 3).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        minitorch.tensor([1, 2]).polygamma_(1)
+    i = minitorch.tensor([1, 2], dtype=minitorch.int32)
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Int'"):
+        minitorch.lerp(i, i, 0.5)
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_tensor\" not implemented for 'Int'"):
+        minitorch.lerp(i, i, minitorch.tensor([1, 1], dtype=minitorch.int32))
+
+
+def test_padding_and_dropout1d_rank_rules_as_pytorch():
+    """Fuzzer findings: non-constant padding pads the last 1-3 dims of a batched or unbatched input only
+    (NotImplementedError with PyTorch's table otherwise), the circular modules check the rank first (ValueError),
+    pad sizes must be ints (bool and float are TypeErrors) and dropout1d takes 2-D or 3-D input only."""
+    nn, F = minitorch.nn, minitorch.nn.functional
+    with pytest.raises(NotImplementedError, match="^Padding size 4 is not supported for 5D input tensor.\\n"):
+        nn.ReplicationPad2d(0)(minitorch.ones(2, 2, 2, 2, 2))
+    with pytest.raises(ValueError, match="^expected 2D or 3D input \\(got 5D input\\)$"):
+        nn.CircularPad1d(1)(minitorch.ones(1, 1, 1, 1, 2))
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type bool at pos 0"):
+        nn.ReplicationPad1d((True, 1))(minitorch.ones(2, 3))
+    with pytest.raises(TypeError, match="found element of type float at pos 0"):
+        F.pad(minitorch.ones(2, 3), (1.5, 1))
+    assert nn.ReplicationPad3d(1)(minitorch.ones(1, 1, 2, 2, 2)).shape == (1, 1, 4, 4, 4)
+    assert nn.CircularPad1d(1)(minitorch.arange(3.0).reshape(1, 3)).tolist() == [[2.0, 0.0, 1.0, 2.0, 0.0]]
+    assert nn.ConstantPad1d(1, 0.0)(minitorch.ones(1, 1, 1, 1, 1, 2)).shape == (1, 1, 1, 1, 1, 4)
+    with pytest.raises(RuntimeError, match="^dropout1d: Expected 2D or 3D input, but received a 4D input"):
+        F.dropout1d(minitorch.ones(1, 2, 3, 4))
+    assert F.dropout1d(minitorch.ones(2, 3), training=False).shape == (2, 3)
+
+
+def test_argument_kinds_in_pytorchs_words_for_inplace_composites_shapes_and_dropouts():
+    x = minitorch.randn(3, 2, dtype=minitorch.float64)
+    # an in-place composite names the argument as its out-of-place form does (its signature is the same)
+    with pytest.raises(
+        TypeError, match=r"^renorm_\(\): argument 'p' \(position 1\) must be Number, not Tensor$"
+    ):
+        x.renorm_(minitorch.ones(3, 2), 1, 1.0)
+    for bad, shown in [(0.5, "0.5"), (minitorch.tensor(3), "3")]:
+        with pytest.raises(RuntimeError, match=rf"a tuple of ints, or a list of ints, got {shown}$"):
+            minitorch.broadcast_shapes(bad, 1)
+    with pytest.raises(
+        TypeError, match=r"^feature_alpha_dropout\(\): argument 'train' \(position 3\) must be bool"
+    ):
+        minitorch.feature_alpha_dropout(minitorch.ones(2, 2), 0.5, 1)
+
+
+@pytest.mark.parametrize(
+    "pivots, message",
+    [
+        ("torch.tensor([5, 1, 2], dtype=torch.int32)", "must all be smaller or equal to LU.size(-2)"),
+        ("torch.tensor([0, 1, 2], dtype=torch.int32)", "must all be greater or equal to 1"),
+        ("torch.tensor([-7, 2, 3], dtype=torch.int32)", "must all be greater or equal to 1"),
+        (
+            "torch.tensor([1., 2., 3.], dtype=torch.float64)",
+            "pivots should be a Tensor of scalar type torch.int32",
+        ),
+        ("torch.tensor([1, 2, 3])", "pivots should be a Tensor of scalar type torch.int32"),
+    ],
+)
+def test_lu_solve_checks_its_pivots_in_a_subprocess(pivots, message):
+    # LAPACK's getrs swaps rows by the pivots unchecked: fuzzed pivots corrupted the heap ("free(): invalid
+    # next size") or segfaulted; PyTorch checks them first
+    setup = "A = torch.eye(3, dtype=torch.float64) * 2; B = torch.ones(3, 2, dtype=torch.float64)"
+    for call in ("torch.linalg.lu_solve(A, {p}, B)", "torch.lu_solve(B, A, {p})"):
+        rc, out = run_raising(setup + "; " + call.format(p=pivots))
+        assert rc == 0, out
+        assert "raised: " in out and message in out, out
+    # valid pivots still solve
+    A = minitorch.tensor([[4.0, 3.0], [6.0, 3.0]], dtype=minitorch.float64)
+    LU, piv = minitorch.linalg.lu_factor(A)
+    x = minitorch.linalg.lu_solve(LU, piv, minitorch.tensor([[10.0], [12.0]], dtype=minitorch.float64))
+    np.testing.assert_allclose(x.numpy().ravel(), np.linalg.solve(A.numpy(), [10.0, 12.0]))
+
+
+def test_lerp_dtypes_checks_and_half_precision_as_pytorch():
+    # one kernel now (it was seven ops): PyTorch's dtype checks and result_type, half computed in float and
+    # rounded once, a number weight kept in full precision, foreach lerp_ deciding by |w|
+    T = minitorch
+    f32, f64, f16 = (
+        (lambda *s: T.ones(s)),
+        (lambda *s: T.ones(s, dtype=T.float64)),
+        (lambda *s: T.ones(s, dtype=T.float16)),
+    )
+    assert T.lerp(f32(2), f32(2), f64()).dtype == T.float32  # a 0-dim weight of another dtype is taken
+    assert (
+        T.lerp(T.tensor(1.0), T.tensor(2.0), T.tensor(0.5, dtype=T.float64)).dtype == T.float64
+    )  # all 0-dim
+    assert T.lerp(f16(2), f16(2), 0.5).dtype == T.float16 and T.lerp(f32(2), f32(2), True).dtype == T.float32
+    with pytest.raises(RuntimeError, match="^expected dtype float for `end` but got dtype double$"):
+        T.lerp(f32(), f64(2), f32())
+    with pytest.raises(RuntimeError, match="^expected dtype float for `weight` but got dtype double$"):
+        T.lerp(f32(2), f32(2), f64(2))
+    with pytest.raises(RuntimeError, match="expected dtype c10::Half for `end`"):
+        T.lerp(f16(2), f32(), 0.5)
+    # float16 in float: 1.2 -> -2.8 at w = 1 is end itself (the wrapped 1 - w kept float16, not float32)
+    r = T.lerp(T.tensor(1.2, dtype=T.float16), T.tensor(-2.8, dtype=T.float16), 1)
+    assert r.dtype == T.float16 and r.item() == np.float16(-2.8)
+    h = np.array([0.1, 0.7, -3.3], dtype=np.float16)
+    e = np.array([2.9, -1.1, 8.7], dtype=np.float16)
+    w = np.array([0.3, 0.6, 0.45], dtype=np.float16)
+    got = T.lerp(T.tensor(h), T.tensor(e), T.tensor(w)).numpy()
+    h32, e32, w32 = h.astype(np.float32), e.astype(np.float32), w.astype(np.float32)
+    ref = np.where(np.abs(w32) < 0.5, h32 + w32 * (e32 - h32), e32 - (e32 - h32) * (1 - w32)).astype(
+        np.float16
+    )
+    np.testing.assert_array_equal(got, ref)
+    # float64 with a huge number weight: computed in double, not through a float32 scalar
+    big = T.lerp(T.tensor([1.0], dtype=T.float64), T.tensor([2.0], dtype=T.float64), 1e30)
+    assert big.item() == 1e30
+    # broadcasting over all three, strided operands
+    a = T.arange(6.0).reshape(2, 3).t()
+    got = T.lerp(a, T.zeros(3, 1), T.tensor([0.25, 0.75]))
+    an = np.arange(6.0).reshape(2, 3).T
+    np.testing.assert_allclose(
+        got.numpy(), np.where([0.25, 0.75] < np.array(0.5), an * 0.75, -(0 - an) * 0.25)
+    )
+    # foreach lerp_ decides by |w|: w = -0.5 counts back from end, as PyTorch (inf - inf there is nan)
+    b = T.tensor([1.2], dtype=T.bfloat16)
+    b.lerp_(T.tensor([-float("inf")], dtype=T.bfloat16), -0.5)
+    assert np.isnan(b.float().item())
+    # gradients through the two-sided formula, tensor and number weights
+    s, t = (T.randn(4, dtype=T.float64, requires_grad=True) for _ in range(2))
+    wt = T.tensor([0.1, 0.5, 0.9, -2.0], dtype=T.float64, requires_grad=True)
+    assert T.autograd.gradcheck(T.lerp, (s, t, wt))
+    assert T.autograd.gradcheck(lambda u, v: T.lerp(u, v, 0.2), (s, t))
+
+
+def test_fuzzer_findings_topk_std_fill_bce_as_pytorch():
+    T = minitorch
+    # topk of a 0-dim tensor gives the element itself for k = 0 as for k = 1, with its gradient
+    x = T.tensor(2.5, requires_grad=True)
+    v, i = T.topk(x, 0)
+    assert v.shape == () and v.item() == 2.5 and i.item() == 0
+    v.backward()
+    assert x.grad.item() == 1.0
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        T.topk(x, 2)
+    # float32 var/std accumulate in double: squares of 1e30 overflow float, the std does not
+    big = T.tensor([1e30, -1e30, 3e29])
+    ref = np.std(np.array([1e30, -1e30, 3e29]), ddof=1)
+    assert T.std(big).item() == pytest.approx(ref, rel=1e-6) and np.isinf(T.var(big).item())
+    assert T.std_mean(big)[0].item() == pytest.approx(ref, rel=1e-6)
+    assert T.tensor([[1e30, -1e30, 3e29]]).std(1).item() == pytest.approx(ref, rel=1e-6)
+    # fill_ with a value that requires grad: the value receives the gradient's sum
+    val = T.tensor(2.0, requires_grad=True)
+    t = T.zeros(3)
+    t.fill_(val)
+    (t * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert val.grad.item() == 6.0 and t.tolist() == [2.0, 2.0, 2.0]
+    # BCE with logits on bfloat16 logits: log-sigmoid rounded once (four bfloat16 roundings moved it by 2e-3)
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((3, 4)).astype(np.float32)
+    ys, ws = rng.uniform(0, 1, (3, 4)), rng.uniform(0, 1, (3, 4))
+    xb = T.tensor(xs).to(T.bfloat16)
+    got = T.nn.functional.binary_cross_entropy_with_logits(xb, T.tensor(ys), T.tensor(ws))
+    xf = xb.float().numpy().astype(np.float64)
+    log_sig = (np.minimum(xf, 0) - np.log1p(np.exp(-np.abs(xf)))).astype(np.float32)
+    log_sig = T.tensor(log_sig).to(T.bfloat16).double().numpy()
+    ref = np.mean(((1 - ys) * xf - log_sig) * ws)
+    assert got.item() == pytest.approx(ref, rel=1e-12)
+
+
+def test_cross_entropy_probability_targets_as_pytorch():
+    T = minitorch
+    F = T.nn.functional
+    rng = np.random.default_rng(1)
+    X, P, W = rng.standard_normal((4, 3)), rng.dirichlet([1, 1, 1], 4), rng.uniform(0.5, 2, 3)
+    ls = X - np.log(np.exp(X).sum(1, keepdims=True))
+    # zero classes: PyTorch's mean is nan (0 / 0 samples), its sum and 'none' rows -0.0
+    z = T.zeros(5, 0)
+    assert np.isnan(F.cross_entropy(z, z).item())
+    s = F.cross_entropy(z, z, reduction="sum").item()
+    assert s == 0 and np.signbit(s)
+    assert F.cross_entropy(z, z, reduction="none").shape == (5,)
+    # operands of several dtypes: the result is their result_type
+    x32 = T.tensor(X, dtype=T.float32)
+    r = F.cross_entropy(x32, T.tensor(P))
+    assert r.dtype == T.float64 and r.item() == pytest.approx(-(ls * P).sum() / 4, rel=1e-6)
+    r = F.cross_entropy(x32, T.tensor(P, dtype=T.float32), weight=T.tensor(W))
+    assert r.dtype == T.float64 and r.item() == pytest.approx(-(ls * P * W).sum() / 4, rel=1e-6)
+    # a weight that requires grad gets d loss / d w = -sum_n ls * t / N (label smoothing mixes the target)
+    w = T.tensor(W, requires_grad=True)
+    x = T.tensor(X, requires_grad=True)
+    F.cross_entropy(x, T.tensor(P), weight=w, label_smoothing=0.1).backward()
+    t = P * 0.9 + 0.1 / 3
+    np.testing.assert_allclose(w.grad.numpy(), -(ls * t).sum(0) / 4, rtol=1e-12)
+    assert T.autograd.gradcheck(
+        lambda a, b: F.cross_entropy(a, T.tensor(P), weight=b, reduction="sum"),
+        (T.tensor(X, requires_grad=True), T.tensor(W, requires_grad=True)),
+    )
+    # class-index targets read the weight as the input's dtype, as PyTorch's kernel (no silent conversion)
+    with pytest.raises(RuntimeError, match="^expected scalar type BFloat16 but found Float$"):
+        F.cross_entropy(x32.to(T.bfloat16), T.tensor([0, 1, 2, 0]), weight=T.ones(3))
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        F.nll_loss(x32, T.tensor([0, 1, 2, 0]), weight=T.ones(3, dtype=T.float64))
+
+
+def test_max_pool_last_nan_index_and_pow_number_exponent_gradient():
+    T = minitorch
+    F = T.nn.functional
+    nan = float("nan")
+    # a NaN takes the window and a later NaN takes it over (PyTorch's `v > best || isnan(v)`), in the generic
+    # loop and in the 2x2 SSE2 path alike
+    v = T.tensor([[[3.0, nan, nan, 0.0]]])
+    assert F.max_pool1d(v, 4, return_indices=True)[1].item() == 2
+    assert F.adaptive_max_pool1d(v, 1, return_indices=True)[1].item() == 2
+    x = T.tensor([[[[1.0, nan, 2.0, 5.0], [nan, 0.0, 7.0, nan], [1, 2, 3, 4], [5, 6, 7, 8.0]]]]).repeat(
+        1, 1, 1, 4
+    )
+    out, idx = F.max_pool2d(x, 2, return_indices=True)
+    assert idx.tolist() == [[[[16, 19, 20, 23, 24, 27, 28, 31], [49, 51, 53, 55, 57, 59, 61, 63]]]]
+    assert np.isnan(out[0, 0, 0].numpy()).all()
+    # x ** 0.1 in float64: the gradient's exponent 0.1 - 1 stays a double (it was rounded to float32's -0.9)
+    y = T.tensor([2.0], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(y.pow(0.1), y)
+    assert g.item() == 0.1 * 2.0**-0.9
+    assert T.autograd.gradcheck(
+        lambda t: t.pow(0.1), (T.tensor([2.0, 3.5], dtype=T.float64, requires_grad=True),)
+    )
+
+
+def test_lerp_weight_of_another_dtype_is_read_after_conversion():
+    # a 0-dim weight of another dtype is converted first; the converted temporary was freed before the kernel
+    # read it (garbage such as 9e-310 in the result)
+    T = minitorch
+    a = T.tensor([1 + 1j, 2 + 0j], dtype=T.complex128)
+    b = T.tensor([3 + 0j, 5 + 2j], dtype=T.complex128)
+    np.testing.assert_allclose(T.lerp(a, b, T.tensor(0.3 + 0j)).numpy(), [1.6 + 0.7j, 2.9 + 0.6j], rtol=1e-7)
+    x = T.arange(6.0, dtype=T.float64).reshape(2, 3)
+    np.testing.assert_allclose(T.lerp(x, x + 10, T.tensor(0.3)).numpy(), x.numpy() + 3, rtol=1e-7)
+
+
+def test_integer_overflow_wraps_as_pytorch():
+    # two's complement, as PyTorch's integer kernels; computed without signed overflow (undefined in C++, which
+    # the sanitizer build's fuzz run stopped on in add/mul/neg/abs/pow, the integer GEMM, sums and avg_pool)
+    T = minitorch
+    i32 = T.tensor([-(2**31), -3, 2**31 - 1], dtype=T.int32)
+    assert T.square(i32).tolist() == [0, 9, 1]
+    assert (i32 + 1).tolist() == [-(2**31) + 1, -2, -(2**31)]
+    assert T.tensor(-(2**63)).neg().item() == -(2**63) and T.tensor([-(2**63)]).abs().tolist() == [-(2**63)]
+    assert T.tensor([2**62, 2**62]).sum().item() == -(2**63)
+    assert (T.tensor([[2**62]]) @ T.tensor([[4]])).item() == 0
+    assert T.tensor([3], dtype=T.int64).pow(63).item() == np.int64(3) ** np.int64(63)
+    assert T.tensor([2**62, 2**62], dtype=T.int64).prod().item() == 0
+    # the column path (a reduced middle dim) too
+    cols = T.tensor([[-4, -4], [-4, -3], [-(2**63), -2], [1, -3]])
+    assert cols.sum(0).tolist() == [2**63 - 7, -12] and cols.sum_to_size(1, 2).tolist() == [[2**63 - 7, -12]]
+    assert T.tensor([[2**62], [4]]).prod(0).item() == 0
+
+
+def test_integer_scans_wrap_as_pytorch():
+    T = minitorch
+    x = T.tensor([[2**62, 2**62, 1], [5, 2**63 - 1, 2]])
+    assert x.cumsum(1).tolist() == [[2**62, -(2**63), -(2**63) + 1], [5, -(2**63) + 4, -(2**63) + 6]]
+    assert (
+        x.cumprod(1)[0].tolist() == [2**62, 0, 0] and x.cumprod(1)[1, 1].item() == 2**63 - 5
+    )  # 5 * (2**63 - 1) wrapped
+    assert x.t().cumsum(0).t().tolist() == x.cumsum(1).tolist()  # the strip path along a middle dim
+    v = T.linalg.vander(T.tensor([-(2**31), 4], dtype=T.int32), N=4)  # int64, as PyTorch: (-2**31)**3 wraps
+    assert v.dtype == T.int64 and v.tolist() == [[1, -(2**31), 2**62, 0], [1, 4, 16, 64]]
+
+
+def test_median_of_empty_tensor_as_pytorch():
+    T = minitorch
+    x = T.zeros(0, 3, requires_grad=True)
+    m = x.median()
+    assert np.isnan(m.item()) and m.grad_fn is not None
+    m.backward()
+    assert x.grad.shape == (0, 3)
+    assert T.tensor([], dtype=T.float16).median().dtype == T.float16
+    # PyTorch's NaN cast to integers on x86: the lowest int64/int32, 0 when narrower
+    assert T.tensor([], dtype=T.int64).median().item() == -(2**63)
+    assert T.tensor([], dtype=T.int32).median().item() == -(2**31)
+    assert T.tensor([], dtype=T.uint8).median().item() == 0
+
+
+def test_margin_ranking_loss_order_and_norm_except_dim_graph_as_pytorch():
+    T = minitorch
+    # ATen's order: -target first, in the target's dtype (a uint8 target wraps: -9 is 247)
+    r = T.nn.functional.margin_ranking_loss(
+        T.tensor([-0.0, float("nan")], dtype=T.float64),
+        T.tensor([1.8255102829435472, 0.715162344715365]),
+        T.tensor([9, 6], dtype=T.uint8),
+        reduction="none",
+    )
+    assert r[0].item() == 0.0 and np.isnan(r[1].item())
+    # norm_except_dim of a vector stays in the graph for any p (PyTorch's view(size(0), -1).norm(pow, 1))
+    v = T.tensor([-0.5, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+    n0 = T.norm_except_dim(v, 0)
+    assert n0.requires_grad and n0.tolist() == [1.0, 1.0, 0.0]
+    n2 = T.norm_except_dim(v, 2, 0)
+    assert n2.tolist() == [0.5, 2.0, 0.0]
+    (g,) = T.autograd.grad(n2[:2].sum(), v)
+    assert g.tolist() == [-1.0, 1.0, 0.0]
+
+
+def test_xlogy_number_precision_and_celu_half_as_pytorch():
+    T = minitorch
+    # a Python number joins float64 at full precision (it went through float32 first)
+    x = T.tensor([1.2544733265766395, -0.6043853937634238], dtype=T.float64)
+    np.testing.assert_array_equal(T.xlogy(x, 1e-05).numpy(), x.numpy() * np.log(1e-05))
+    np.testing.assert_array_equal(x.clone().xlogy_(1e-05).numpy(), x.numpy() * np.log(1e-05))
+    # celu in half precision: computed in float and rounded once (1 / 1e30 underflowed in half: NaN)
+    assert T.celu(T.tensor(-float("inf"), dtype=T.float16), 1e30).item() == -float("inf")
+    got = T.celu(T.tensor([-1.0, -5.0], dtype=T.float16), 1e4)
+    want = (1e4 * np.expm1(np.array([-1.0, -5.0], dtype=np.float32) / np.float32(1e4))).astype(np.float16)
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_ldexp_with_a_narrower_float_exponent_as_pytorch():
+    # PyTorch's input * pow(2.0, other): the power rounds in other's dtype first
+    T = minitorch
+    a = T.tensor([-1.4840542022753238, 0.5389089786644181], dtype=T.float32)
+    e = T.tensor([2.25122000007119, -2.6125245100310295], dtype=T.bfloat16)
+    p = np.exp2(e.float().numpy()).astype(np.float32)
+    p = T.tensor(p).to(T.bfloat16).float().numpy()
+    np.testing.assert_array_equal(T.ldexp(a, e).numpy(), a.numpy() * p)
+    np.testing.assert_array_equal(a.clone().ldexp_(e).numpy(), a.numpy() * p)
+
+
+def test_fuzz_seeds_1001_to_1003_findings_as_pytorch():
+    """the wrong answers of the recorded run of seeds 1001-1003 that were ours to fix"""
+    T = minitorch
+    # lcm in C's arithmetic: int8 multiplies in int, abs, then wraps once (abs(127 / 1 * -2) = 254 -> -2)
+    pairs = [(127, -2, -2), (100, 3, 44), (-128, 3, -128), (64, -3, -64), (0, 5, 0), (12, 18, 36)]
+    for a, b, want in pairs:
+        assert T.lcm(T.tensor(a, dtype=T.int8), T.tensor(b, dtype=T.int8)).item() == want
+    assert T.lcm(T.tensor(200, dtype=T.uint8), T.tensor(3, dtype=T.uint8)).item() == 88
+    assert T.lcm(T.tensor(2**30 + 1, dtype=T.int32), T.tensor(6, dtype=T.int32)).item() == 2147483642
+    assert T.lcm(T.tensor(-(2**62)), T.tensor(3)).item() == 2**62
+    # bool + bool with an int alpha stays bool (alpha taken as a bool, as PyTorch's kernel does)
+    a, b = T.tensor([True, False, False]), T.tensor([True, True, False])
+    assert T.add(a, b, alpha=0).dtype == T.bool and T.add(a, b, alpha=0).tolist() == [True, False, False]
+    assert T.add(a, b, alpha=2).tolist() == [True, True, False]
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        T.add(a, b, alpha=0.5)
+    # other / x is x.reciprocal() * other (PyTorch's __rdiv__): both roundings, so the same bits
+    x = T.tensor([0.19372057729280767, -2.9319275491145578], dtype=T.bfloat16)
+    o = T.tensor([2.526040992858123, 0.24130183497424662], dtype=T.float64)
+    want = x.reciprocal().double().numpy() * o.numpy()
+    np.testing.assert_array_equal(x.__rtruediv__(o).numpy(), want)
+    f = T.tensor([3.0, 7.0, 0.0, -0.0, float("inf")])
+    with np.errstate(divide="ignore"):
+        r = np.float32(1) / f.numpy()
+    np.testing.assert_array_equal((3.0 / f).numpy(), (r * np.float32(3)).astype(np.float32))
+    np.testing.assert_array_equal((1 / f).numpy(), r)
+    assert (2 / T.tensor([3])).dtype == T.float32 and (1j / T.tensor([2.0])).dtype == T.complex64
+    g = T.tensor([2.0, 4.0], requires_grad=True)
+    (3 / g).sum().backward()
+    assert g.grad.tolist() == [-0.75, -0.1875]
+    # empty matrices: pinv is the empty transpose and matrix_rank zeros, the tolerances not broadcast
+    e = T.empty((0, 5)).permute(1, 0)
+    assert T.linalg.pinv(e, T.tensor([0, 0, 0, 0])).shape == (0, 5)
+    assert T.linalg.pinv(T.empty((2, 5, 0)), atol=T.ones(4, 1)).shape == (2, 0, 5)
+    p = T.linalg.pinv(T.empty((2, 0, 3), requires_grad=True))
+    assert p.shape == (2, 3, 0) and p.requires_grad
+    r = T.linalg.matrix_rank(T.empty((0, 6))[..., ::2], T.empty((0, 3), dtype=T.int64))
+    assert r.shape == () and r.dtype == T.int64 and r.item() == 0
+    assert T.linalg.matrix_rank(T.empty((2, 0, 0)), hermitian=True).tolist() == [0, 0]
+    # bincount of an empty input counts in int64 whatever the weights' dtype
+    for w in (T.empty(0, dtype=T.int32), T.empty(0), T.empty(0, dtype=T.float16)):
+        c = T.bincount(T.empty(0, dtype=T.int32), w, 3)
+        assert c.dtype == T.int64 and c.tolist() == [0, 0, 0]
+    assert T.bincount(T.tensor([1]), T.tensor([2], dtype=T.float16), 3).dtype == T.float64
+
+
+def test_xlogy_derivatives_and_kl_div_target_gradient_as_pytorch():
+    """xlogy is one op with PyTorch's derivatives: d/dx = xlogy(grad, y) (0 where x == 0 and y <= 0, and where
+    the incoming gradient is 0 whatever y), d/dy = grad * x / y; kl_div is xlogy(t, t) - t * x over it"""
+    T = minitorch
+    a = T.tensor([0.0, 0.0, 2.0, 2.0], dtype=T.float64, requires_grad=True)
+    b = T.tensor([0.0, -1.0, 0.0, 3.0], dtype=T.float64, requires_grad=True)
+    r = T.xlogy(a, b)
+    assert r.grad_fn.name() == "XlogyBackward0"
+    np.testing.assert_array_equal(r.detach().numpy(), [0.0, 0.0, -np.inf, 2 * np.log(3.0)])
+    ga, gb = T.autograd.grad(r.sum(), (a, b))
+    np.testing.assert_array_equal(ga.numpy(), [0.0, 0.0, -np.inf, np.log(3.0)])
+    np.testing.assert_array_equal(gb.numpy(), [np.nan, -0.0, np.inf, 2 / 3])
+    x = T.tensor([0.5, 0.5, 0.5], dtype=T.float64, requires_grad=True)
+    t = T.tensor([0.0, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+    loss = T.nn.functional.kl_div(x, t, reduction="none")
+    np.testing.assert_allclose(loss.detach().numpy(), [0.0, np.nan, 2 * np.log(2.0) - 1.0])
+    gx, gt = T.autograd.grad(loss, (x, t), T.ones(3, dtype=T.float64))
+    np.testing.assert_array_equal(gx.numpy(), [-0.0, 1.0, -2.0])
+    np.testing.assert_allclose(gt.numpy(), [np.nan, np.nan, np.log(2.0) + 1.0 - 0.5])
+    # a zero incoming gradient gives 0 for the negative target, not 0 * log(-1) = NaN (the t == 0 NaN stays)
+    _, gt0 = T.autograd.grad(
+        T.nn.functional.kl_div(x, t, reduction="none"), (x, t), T.zeros(3, dtype=T.float64)
+    )
+    np.testing.assert_array_equal(gt0.numpy(), [np.nan, 0.0, 0.0])
+    # the torch-level in-place form PyTorch has, and a Python number on either side
+    z = T.tensor([2.0, 0.0])
+    assert T.xlogy_(z, T.tensor([3.0, 0.0])) is z and z.tolist() == [pytest.approx(2 * np.log(3.0)), 0.0]
+    assert T.xlogy(2, T.tensor([3.0])).item() == pytest.approx(2 * np.log(3.0))
+    assert T.xlogy(T.tensor([1, 2]), T.tensor([3, 4])).dtype == T.float32
+
+
+def test_fuzz_seeds_1101_to_1103_findings_as_pytorch():
+    """the wrong answers of the fuzz run of seeds 1101-1103 that were ours to fix"""
+    T = minitorch
+    F = T.nn.functional
+    # addcmul/addcdiv of half tensors in float, rounded once: the float16 product 2288 * 505 overflowed to inf
+    # and inf + -inf gave NaN
+    x = T.tensor([float("inf"), 1.0], dtype=T.float16)
+    a = T.tensor([2288.0, 2.0], dtype=T.float16)
+    b = T.tensor([-505.0, 3.0], dtype=T.float16)
+    np.testing.assert_array_equal(T.addcmul(x, a, b).numpy(), np.array([np.inf, 7.0], np.float16))
+    d = T.addcdiv(x, a, T.tensor([-1 / 505, 1 / 3], dtype=T.float16))  # 2288 / (-1 / 505) is beyond float16
+    assert d[0].item() == float("inf") and d[1].item() == pytest.approx(7.0, abs=0.01)
+    r = T.addcmul(
+        T.tensor([0.0], dtype=T.bfloat16),
+        T.tensor([300.0], dtype=T.bfloat16),
+        T.tensor([300.0], dtype=T.bfloat16),
+    )
+    assert r.dtype == T.bfloat16 and r.item() == float(T.tensor([90000.0]).to(T.bfloat16).item())
+    # a 0-d tensor as hardtanh's bound is a number: float16 stays float16
+    h = F.hardtanh(T.tensor(-1.0, dtype=T.float16), T.tensor(-5435.16, dtype=T.float64))
+    assert h.dtype == T.float16 and h.item() == -1.0
+    # isin against a number compares in the elements' dtype (bfloat16 1e30 is not float32 1e30)
+    e = T.tensor([1e30, 2.0, 3.0], dtype=T.bfloat16)
+    assert T.isin(e, 1e30).tolist() == [True, False, False]
+    assert T.isin(e, 2, invert=True).tolist() == [True, False, True]
+    # block_diag's dtype is PyTorch's result_type: a 0-d float32 does not widen float16 blocks
+    assert T.block_diag(T.tensor(0.0), T.tensor([1.0, 2.0], dtype=T.float16)).dtype == T.float16
+    assert T.block_diag(T.tensor([0.0]), T.tensor([1.0, 2.0], dtype=T.float16)).dtype == T.float32
+    # binary_cross_entropy's loss is like input: a float64 weight keeps float32, a target of another dtype is refused
+    i, t = T.tensor([0.25, 0.5]), T.tensor([1.0, 0.0])
+    w = T.tensor([2.0, 3.0], dtype=T.float64)
+    assert F.binary_cross_entropy(i, t, w).dtype == T.float32
+    assert F.binary_cross_entropy(i[:0], t[:0], w[:0], reduction="sum").dtype == T.float32
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        F.binary_cross_entropy(i, t.double())
+    # cdist of two dtypes: refused once there is something to compute, x1's dtype when empty
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        T.cdist(T.rand(2, 3), T.rand(2, 3, dtype=T.float64))
+    assert T.cdist(T.rand(2, 3), T.rand(0, 3, dtype=T.float64)).dtype == T.float32
+    assert T.cdist(T.rand(2, 0, dtype=T.float64), T.rand(2, 0)).shape == (2, 2)
+    # cumulative_trapezoid sums dx * (left + right) and halves after, as PyTorch (integers wrap in the sum)
+    ct = T.cumulative_trapezoid(T.tensor([3, -(2**63), 0, -4, 2]), T.tensor([1, 4, 3, 0, 3]))
+    assert ct.tolist() == [-4.611686018427388e18, 4.5, 10.5, 7.5]
+    np.testing.assert_allclose(
+        T.cumulative_trapezoid(T.tensor([1.0, 2.0, 4.0]), T.tensor([0.0, 1.0, 3.0])).numpy(), [1.5, 7.5]
+    )
+    # addr of bool tensors: an int alpha/beta is a bool, the result stays bool
+    bv = T.tensor([False, True])
+    m = T.tensor([[True, False], [False, False]])
+    assert m.addr(bv, bv, alpha=3).tolist() == [[True, False], [False, True]]
+    assert m.addr(bv, bv, beta=2, alpha=0).tolist() == [[True, False], [False, False]]
+    # relu's and clamp's backward select the gradient (PyTorch's threshold/clamp backward): an infinite
+    # gradient outside the pass-through region gives 0 there, not inf * 0 = NaN
+    z = T.tensor([0.0, 0.0], requires_grad=True)
+    (g,) = T.autograd.grad((T.sign(z) * T.relu(z.abs())).pow(0.5).sum(), z)
+    assert g.tolist() == [0.0, 0.0]
+    c = T.tensor([0.0, 2.0, -3.0], requires_grad=True)
+    (g,) = T.autograd.grad((T.clamp(c, -1, 1) * T.tensor([float("inf"), 1.0, float("nan")])).sum(), c)
+    assert g.tolist() == [float("inf"), 0.0, 0.0]
+
+
+def test_fuzz_seeds_1201_to_1203_findings_as_pytorch():
+    """the wrong answers of the recorded run of seeds 1201-1203 that were ours to fix"""
+    T = minitorch
+    # a Python-number exponent of +-0.5 is sqrt/rsqrt (PyTorch's tensor-scalar shortcut): NaN at -inf, -0 kept;
+    # a tensor exponent, 0-d too, is pow (+inf at -inf)
+    x = T.tensor([-float("inf"), -0.0, 4.0, -4.0])
+    r = T.pow(x, 0.5)
+    assert np.isnan(r[0].item()) and np.signbit(r[1].item()) and r[2].item() == 2.0
+    assert (x**0.5).numpy().tobytes() == r.numpy().tobytes()
+    assert T.pow(x, -0.5)[1].item() == -float("inf") and T.pow(x, -0.5)[2].item() == 0.5
+    assert T.pow(x, T.tensor(0.5))[0].item() == float("inf")
+    y = x.clone()
+    y.pow_(0.5)
+    assert y.numpy().tobytes() == r.numpy().tobytes()
+    assert np.isnan(T.float_power(x.half(), 0.5)[0].item())
+    a = T.tensor([0.5, -1.0], requires_grad=True)
+    (g,) = T.autograd.grad((a.abs() ** 0.5).sum(), a)
+    np.testing.assert_allclose(g.numpy(), [0.5 / np.sqrt(0.5), -0.5])
+    # other * alpha of a Python number stays a number: no promotion of a 0-d bfloat16
+    assert T.add(T.tensor(-0.3598, dtype=T.bfloat16), -1, alpha=-1.5).dtype == T.bfloat16
+    assert T.add(T.tensor([1, 2]), True, alpha=2).tolist() == [3, 4]
+    assert T.sub(T.tensor([1, 2], dtype=T.int8), 100, alpha=3).tolist() == [-43, -42]
+    # alpha == 0 reads neither factor of addmm/baddbmm (BLAS's rule): an inf in them does not become NaN
+    i = T.ones(2, 2)
+    m = T.tensor([[float("inf"), 1.0], [1.0, 1.0]])
+    assert T.addmm(i, m, m, alpha=0).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert i.clone().addmm_(m, m, alpha=False).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert T.addmm(i, m, m, alpha=0, beta=2).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert T.addmm(i, m, m, alpha=0, beta=0).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert T.baddbmm(i[None], m[None], m[None], alpha=0).tolist() == [[[1.0, 1.0], [1.0, 1.0]]]
+
+
+def test_cond_of_empty_input_is_zeros_outside_the_graph():
+    """PyTorch answers linalg.cond of no matrices or of empty ones with zeros before any other check (no
+    square check for p=1, no gradient), found by the fuzz run of seed 1301"""
+    T = minitorch
+    for shape, p in (((0, 4, 4), None), ((0, 4, 4), 1), ((2, 0, 0), "fro"), ((3, 0, 2), 1)):
+        a = T.empty(shape, dtype=T.float64, requires_grad=True)
+        r = T.linalg.cond(a, p)
+        assert r.shape == shape[:-2] and r.dtype == T.float64 and not r.requires_grad
+        assert (r == 0).all().item()
+
+
+def test_fuzz_seeds_1301_to_1303_findings_as_pytorch():
+    """logspace spaces its exponents in the result's float dtype (float32 2147483647 is 2^31, even: (-1.5) to
+    it is +inf); hardshrink with a NaN lambd passes x but no gradient (PyTorch's vectorized backward)"""
+    T = minitorch
+    assert T.logspace(2147483647, 0, 2, -1.5).tolist() == [float("inf"), 1.0]
+    assert T.logspace(16777217, 0, 2, -1.0).tolist() == [1.0, 1.0]
+    assert T.logspace(16777217, 0, 2, -1.0, dtype=T.float64).tolist() == [-1.0, 1.0]
+    np.testing.assert_array_equal(
+        T.logspace(0.1, 1, 3).numpy(),
+        np.power(10.0, np.linspace(0.1, 1, 3, dtype=np.float32).astype(np.float64)).astype(np.float32),
+    )
+    x = T.tensor([-1.33, -0.49, 0.64], dtype=T.float64, requires_grad=True)
+    r = T.nn.functional.hardshrink(x, float("nan"))
+    assert r.tolist() == [-1.33, -0.49, 0.64]
+    (g,) = T.autograd.grad(r.sum(), x)
+    assert g.tolist() == [0.0, 0.0, 0.0]
+    (g,) = T.autograd.grad(T.nn.functional.hardshrink(x, 0.5).sum(), x)
+    assert g.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_normal_of_two_tensors_has_the_mean_dtype():
+    """normal(mean, std) is like mean (else like std) whatever std's dtype, as PyTorch's (seed 1401)"""
+    T = minitorch
+    for m, s in ((T.float16, T.bfloat16), (T.float32, T.float64), (T.float64, T.float32)):
+        mean = T.zeros(3, dtype=m, requires_grad=True)
+        r = T.normal(mean, T.ones(3, dtype=s))
+        assert r.dtype == m
+        (g,) = T.autograd.grad(r.sum(), mean)
+        assert g.dtype == m and g.tolist() == [1.0, 1.0, 1.0]
+        assert T.normal(0.5, T.ones(2, dtype=s)).dtype == s
+
+
+def test_row_loops_keep_the_sign_of_a_broadcast_zero():
+    """the CPU row loops (atan2, fmod, remainder, pow, logaddexp) broadcast a one-value operand into every lane:
+    0 + v lost the sign of -0.0 there (atan2(-0., x < 0) gave +pi for the vector's lanes, -pi for the tail),
+    found by the fuzz run of seed 1403"""
+    T = minitorch
+    x = T.tensor([-2.9, -1.5, -1.8, 2.4, -3.0, -0.5, -7.0, -1.0, -2.0, -4.0, 1.0])
+    for dt in (T.float32, T.float64):
+        y = x.to(dt)
+        z = T.tensor(-0.0, dtype=dt)
+        want = np.arctan2(np.float64(-0.0), y.double().numpy())
+        np.testing.assert_array_equal(np.signbit(T.atan2(z, y).numpy()), np.signbit(want))
+        np.testing.assert_allclose(T.atan2(z, y).double().numpy(), want, rtol=1e-6)
+        np.testing.assert_array_equal(np.signbit(T.fmod(z, y).numpy()), np.ones(11, bool))
+        np.testing.assert_array_equal(
+            np.signbit(T.pow(z, T.full((11,), 3.0, dtype=dt)).numpy()), np.ones(11, bool)
+        )
+        np.testing.assert_array_equal(
+            np.signbit(T.fmod(y.abs().neg() * 0, T.tensor(2.0, dtype=dt)).numpy()), np.ones(11, bool)
+        )
+
+
+def test_pointwise_losses_broadcast_first_and_shrink_bounds_are_numbers():
+    """the fuzz run of seed 1501: PyTorch broadcasts input and target before l1/mse/smooth_l1/huber, so a 0-d
+    float32 target promotes a float16 input like a dimensioned tensor; softshrink's 0-d lambd is a number"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.tensor([[0.25, -1.5], [2.0, 0.5]], dtype=T.float16)
+    t = T.tensor(1.0)
+    for f in (F.l1_loss, F.mse_loss, F.smooth_l1_loss):
+        assert f(x, t).dtype == T.float32
+        np.testing.assert_allclose(
+            f(x, t, reduction="none").numpy(), f(x.float(), T.ones(2, 2), reduction="none").numpy()
+        )
+    assert F.huber_loss(x, t).dtype == T.float16  # PyTorch's huber keeps the input's dtype
+    g = T.tensor(2.0, requires_grad=True)
+    (gt,) = T.autograd.grad(F.mse_loss(T.tensor([1.0, 3.0, 4.0]), g), g)
+    assert gt.item() == pytest.approx(2 * (2 - 8 / 3))
+    assert F.softshrink(T.tensor([-0.52, 3.0], dtype=T.float16), T.tensor(1.0)).dtype == T.float16
+
+
+def test_alpha_scales_the_other_operand_in_the_result_dtype():
+    """a - alpha * b with a float16 b and a float32 a: b is promoted before the scaling, so alpha * b rounds
+    once in float32 as PyTorch's kernel (it was scaled in float16 first), found by the fuzz run of seed 1502"""
+    T = minitorch
+    a = T.tensor([0.1, 0.2])
+    b = T.tensor([1.001, 2.003], dtype=T.float16)
+    want = a.numpy() - np.float32(3) * b.numpy().astype(np.float32)
+    np.testing.assert_array_equal(T.sub(a, b, alpha=3).numpy(), want)
+    np.testing.assert_array_equal(a.clone().sub_(b, alpha=3).numpy(), want)
+    assert T.add(b, b, alpha=3).dtype == T.float16
+
+
+def test_pow_exponent_gradient_takes_the_log_of_the_base_in_the_result_dtype():
+    """7 ** x in float64: the gradient 7 ** x * log(7) took log of the integer base in float32 (found by the
+    fuzz run of seed 1503); PyTorch promotes the base first. A real base under a complex exponent likewise."""
+    T = minitorch
+    xs = [0.0, 1.0, -1.0, 2.5, 30.0]
+    x = T.tensor(xs, dtype=T.float64, requires_grad=True)
+    (7**x).sum().backward()
+    want = np.array([7.0**v * math.log(7.0) for v in xs])
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-15)
+    e = T.tensor(xs, dtype=T.float64, requires_grad=True)
+    (gb,) = T.autograd.grad(T.pow(T.tensor([3, 3, 3, 3, 3]), e).sum(), e)
+    np.testing.assert_allclose(gb.numpy(), [3.0**v * math.log(3.0) for v in xs], rtol=1e-15)
+    z = T.tensor([0.5 + 0.25j], dtype=T.complex128, requires_grad=True)
+    (gz,) = T.autograd.grad(T.pow(T.tensor([-2.0], dtype=T.float64), z).abs().sum(), z)
+    assert np.isfinite(gz.numpy()).all()
+
+
+def test_isin_compares_in_the_dtype_of_pytorchs_algorithm_and_refuses_bool_and_complex():
+    """the fuzz run of seed 1602: PyTorch's isin compares with the usual promotion below its size heuristic
+    (10 * numel(elements) ** 0.145 test elements) and in the plainly promoted dtype above it (a Python float
+    counts as float64 there), so float32 1e30 is found among 3 test values and not among 15"""
+    T = minitorch
+    u = T.tensor([1e30, 2.0, 3.0], dtype=T.float32)
+    assert T.isin(1e30, u).item() and not T.isin(1e30, u.repeat(5)).item()
+    assert T.isin(T.tensor(1e30, dtype=T.float64), u).item()
+    assert not T.isin(T.tensor(1e30, dtype=T.float64), u.repeat(5)).item()
+    assert T.isin(T.tensor([2.0**40]), T.tensor([2.0**40 + 1] * 12)).tolist() == [True]  # float32 both sides
+    assert T.isin(3, T.arange(12.0)).item() and not T.isin(2.5, T.arange(12)).item()
+    for a, b, name in [
+        (True, T.arange(3), "Bool"),
+        (T.arange(3), T.tensor([True]), "Bool"),
+        (T.tensor([1j]), T.arange(3), "ComplexFloat"),
+        (T.arange(3), 1j, "ComplexDouble"),
+    ]:
+        with pytest.raises(
+            NotImplementedError, match=f"Unsupported input type encountered for isin\\(\\): {name}"
+        ):
+            T.isin(a, b)
+
+
+def test_norm_of_one_value_follows_pytorchs_two_paths():
+    """fuzz seeds 1603, 1701 and 1902: PyTorch returns |x| for a one-element reduction whatever the order (NaN
+    included; the squaring p = 2 formula would overflow float32 there), except for a 0-dim tensor reduced over
+    an explicit dim, where it runs the formula (|x|^p)^(1/p) in the dtype: NaN for a NaN order, inf for 1e30,
+    0.2 % off |x| in float32 for p = 1e-5"""
+    T = minitorch
+    nan = float("nan")
+    x = T.tensor([-1.24])
+    for p in (nan, 1e-5, 0.5, 3.0, 1e30, 2, float("inf")):
+        assert T.linalg.vector_norm(x, p).item() == np.float32(1.24)
+        assert T.linalg.vector_norm(x, p, 0).item() == np.float32(1.24)
+        assert T.linalg.vector_norm(x[0], p).item() == np.float32(1.24)
+        assert T.linalg.vector_norm(x.view(1, 1), p, 1).tolist() == [np.float32(1.24)]
+    assert T.tensor([2.4161]).dist(T.tensor([1.3106]), p=1e30).item() == pytest.approx(1.1055, abs=1e-4)
+    zero_d = T.tensor(-0.5894544346886006)
+    assert math.isnan(T.linalg.vector_norm(zero_d, nan, 0).item())
+    assert T.linalg.vector_norm(T.tensor(-1.24), 1e30, -1).item() == math.inf
+    want = np.float32(np.float32(np.float32(0.5894544346886006) ** np.float32(1e-5)) ** np.float32(1e5))
+    assert T.linalg.vector_norm(zero_d, 1e-5, -1).item() == pytest.approx(float(want), rel=1e-6)
+    assert T.linalg.vector_norm(zero_d, 2, -1).item() == np.float32(0.5894544346886006)
+    assert T.linalg.vector_norm(T.tensor([3e30]), 2, 0).item() == np.float32(3e30)
+    assert T.linalg.vector_norm(x, 0).item() == 1.0
+
+
+def test_attention_row_with_a_nan_score_before_masked_ones_is_nan():
+    """the fuzz run of seed 1801: the row maximum let a later -inf replace a NaN score, so [NaN, -inf, ...] was
+    taken as a fully masked row (zeros); PyTorch's softmax gives NaN there, and zeros only where every score is
+    -inf"""
+    T = minitorch
+    F = T.nn.functional
+    q = T.tensor([[[1.0, 2.0]]])
+    v = T.ones(1, 3, 2)
+    k = T.tensor([[[float("nan"), 1.0], [1.0, 1.0], [2.0, 0.0]]])
+    for kk in (k, k.flip(1)):
+        assert np.isnan(F.scaled_dot_product_attention(q, kk, v).numpy()).all()
+    ninf = float("-inf")
+    # the NaN first, the rest masked out
+    mask = T.tensor([[[0.0, ninf, ninf]]])
+    assert np.isnan(F.scaled_dot_product_attention(q, k, v, attn_mask=mask).numpy()).all()
+    mask = T.tensor([[[ninf, ninf, ninf]]])
+    np.testing.assert_array_equal(
+        F.scaled_dot_product_attention(q, k.nan_to_num(), v, attn_mask=mask).numpy(), 0.0
+    )
+
+
+def test_margin_losses_count_only_positive_terms_as_pytorchs_kernels():
+    """fuzz seed 1903: PyTorch's multi-margin and multilabel-margin kernels add a term only where z > 0, so a
+    NaN term adds nothing (clamp_min(0) kept it and made the loss NaN)"""
+    T = minitorch
+    F = T.nn.functional
+    nan = float("nan")
+    x = T.tensor([[-0.6444383102517452, nan], [0.5, 0.31839996990628805]])
+    assert F.multi_margin_loss(x, T.tensor([0, 1])).item() == pytest.approx((1 - 0.3184 + 0.5) / 4, abs=1e-4)
+    x = T.tensor([[0.1, nan, 0.4, 0.8], [0.5, 0.2, nan, 0.3]], requires_grad=True)
+    y = T.tensor([[3, 0, -1, 1], [0, 1, -1, -1]])
+    loss = F.multilabel_margin_loss(x, y)
+    assert loss.item() == pytest.approx(0.475, abs=1e-6)
+    loss.backward()
+    np.testing.assert_allclose(
+        x.grad.numpy(), [[-0.125, 0.0, 0.25, -0.125], [-0.125, -0.125, 0.0, 0.25]], atol=1e-6
+    )
+
+
+def test_size_arguments_take_tensors_without_leaving_a_python_error():
+    """the fuzz run of seed 2101 under the sanitizer build: an adaptive pool's output_size given as a 0-dim
+    tensor was iterated as a Python sequence, which failed inside and left the error set behind a successful
+    return (pybind11's debug assertion fired; the release build raised an unrelated IndexError later). An
+    integer tensor is one size, as PyTorch's parser takes it; a tensor is not a list of tensors either"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.randn(1, 2, 6)
+    assert tuple(F.adaptive_avg_pool1d(x, T.tensor(3)).shape) == (1, 2, 3)
+    assert tuple(F.adaptive_max_pool1d(x, T.tensor([2])).shape) == (1, 2, 2)
+    assert tuple(F.adaptive_avg_pool2d(T.randn(1, 5, 5), [T.tensor(2), 3]).shape) == (1, 2, 3)
+    with pytest.raises(RuntimeError, match="2D or 3D"):
+        T.adaptive_avg_pool1d(T.tensor([-1.55, 0.45]), T.tensor(0))
+    for bad in (2.5, "a", T.tensor([2.0])):
+        with pytest.raises(TypeError):
+            F.adaptive_avg_pool1d(x, bad)
+    with pytest.raises(TypeError, match="list or tuple of Tensors"):
+        T._C._foreach_add_(T.ones(2), 1.0)
+
+
+def test_node_hooks_must_return_a_tuple():
+    """a grad_fn hook returning a bare Tensor was read as a sequence of its rows (len() of a 0-d tensor, or a
+    count mismatch); PyTorch's TypeError names what came back"""
+    T = minitorch
+    x = T.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    y.grad_fn.register_prehook(lambda go: go[0] * 3)
+    with pytest.raises(TypeError, match="expected tuple, but hook returned 'Tensor'"):
+        y.backward()
+    y = x * 2
+    y.grad_fn.register_hook(lambda gi, go: T.ones(3))
+    with pytest.raises(TypeError, match="expected tuple, but hook returned 'Tensor'"):
+        y.sum().backward()
+    y = (x * 2).sum()
+    y.grad_fn.register_prehook(lambda go: (go[0] * 3,))
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0, 6.0])
+
+
+def test_clamp_bounds_are_two_tensors_or_two_numbers():
+    """PyTorch's parser takes clamp's bounds as two Tensors or two Numbers (a 0-dim tensor counts as a number);
+    a tensor with dims beside a number was accepted here (seed 2301)"""
+    T = minitorch
+    x = T.tensor([[0.0, 2.0, 5.0], [-1.0, 3.0, 9.0]])
+    for call in (
+        lambda: T.clamp(x, min=T.ones(3), max=4.0),
+        lambda: T.clip(x, T.ones(3), 4.0),
+        lambda: x.clamp(1.0, T.full((3,), 4.0)),
+        lambda: x.clone().clamp_(T.ones(3), 4.0),
+        lambda: x.clone().clip_(1.0, T.full((3,), 4.0)),
+    ):
+        with pytest.raises(TypeError, match=r"received an invalid combination of arguments - got \(.*Tensor"):
+            call()
+    want = [[1.0, 2.0, 4.0], [1.0, 3.0, 4.0]]
+    np.testing.assert_array_equal(T.clamp(x, T.tensor(1.0), 4.0).numpy(), want)  # 0-dim: a number
+    np.testing.assert_array_equal(T.clamp(x, T.ones(3), T.full((3,), 4.0)).numpy(), want)
+    np.testing.assert_array_equal(T.clamp(x, T.ones(3), None).numpy(), np.maximum(x.numpy(), 1))
+
+
+def test_nan_to_num_arguments_are_floats():
+    """nan/posinf/neginf are PyTorch `float?`: a tensor with dims, a string or a complex number is a TypeError,
+    None means the default (nan=None was refused here, a complex nan accepted)"""
+    T = minitorch
+    x = T.tensor([float("nan"), float("inf"), -float("inf"), 1.5])
+    with pytest.raises(
+        TypeError, match=re.escape("nan_to_num(): argument 'nan' (position 2) must be float, not Tensor")
+    ):
+        T.nan_to_num(x, T.ones(2))
+    with pytest.raises(TypeError, match=re.escape("nan_to_num(): argument 'nan' must be float, not str")):
+        T.nan_to_num(x, nan="a")
+    with pytest.raises(TypeError, match=re.escape("argument 'nan' must be float, not complex")):
+        T.nan_to_num(x, nan=1 + 2j)
+    with pytest.raises(TypeError, match=re.escape("argument 'posinf' must be float, not Tensor")):
+        T.nan_to_num(x, posinf=T.ones(3))
+    big = float(np.finfo(np.float32).max)
+    np.testing.assert_array_equal(T.nan_to_num(x, None).numpy(), [0.0, big, -big, 1.5])
+    np.testing.assert_array_equal(T.nan_to_num(x, T.tensor(2.0)).numpy(), [2.0, big, -big, 1.5])
+    np.testing.assert_array_equal(T.nan_to_num(x, 1.0, 7.0, -7.0).numpy(), [1.0, 7.0, -7.0, 1.5])
+
+
+def test_slice_scatter_step_must_be_positive():
+    T = minitorch
+    x = T.zeros(2, 3)
+    for step in (0, -1):
+        with pytest.raises(RuntimeError, match="slice step must be positive"):
+            T.slice_scatter(x, T.ones(2, 3), 1, 0, 3, step)
+    np.testing.assert_array_equal(
+        T.slice_scatter(x, T.ones(2, 2), 1, 0, 3, 2).numpy(), [[1, 0, 1], [1, 0, 1]]
+    )
+
+
+def test_nextafter_gradient_is_pytorchs():
+    """PyTorch's NextafterBackward passes the gradient to input where input != other (NaN included) and gives
+    other zeros; the bit-level forward had cut the gradient (seed 2301)"""
+    T = minitorch
+    x = T.tensor([1.0, 0.0, float("nan"), 2.0], dtype=T.float64, requires_grad=True)
+    y = T.tensor([2.0, 0.0, 1.0, 2.0], dtype=T.float64, requires_grad=True)
+    gx, gy = T.autograd.grad(T.nextafter(x, y).sum(), (x, y))
+    np.testing.assert_array_equal(gx.numpy(), [1.0, 0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, 0.0, 0.0, 0.0])
+    (gb,) = T.autograd.grad(T.nextafter(x[:2], T.tensor(3.0, dtype=T.float64)).sum(), x)
+    np.testing.assert_array_equal(gb.numpy(), [1.0, 1.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "call, exc, text",
+    [
+        (
+            lambda T: T.tensordot(T.ones(2), T.ones(2), 2.5),
+            RuntimeError,
+            "tensordot expects dims to be int or tuple",
+        ),
+        (
+            lambda T: T.binomial(T.ones(3), 0.5),
+            TypeError,
+            "argument 'prob' (position 2) must be Tensor, not float",
+        ),
+        (
+            lambda T: T.ones(3).put_(T.tensor([0]), 3),
+            TypeError,
+            "argument 'source' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda T: T.lu_unpack(T.ones(4), 3),
+            TypeError,
+            "argument 'LU_pivots' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda T: T.orgqr(T.ones(3), []),
+            TypeError,
+            "argument 'input2' (position 2) must be Tensor, not list",
+        ),
+        (lambda T: T.ones(4, 3).take_along_dim(T.tensor([[1]]), True), TypeError, "must be int, not bool"),
+        (
+            lambda T: T.ones(3).select_scatter(T.tensor(2.0), 0, False),
+            TypeError,
+            "argument 'index' (position 3) must be int",
+        ),
+        (
+            lambda T: T.ones(2).masked_scatter(T.ones(2, dtype=T.bool), True),
+            TypeError,
+            "must be Tensor, not bool",
+        ),
+        (
+            lambda T: T.unique_consecutive(T.tensor(9.0), dim=-1),
+            IndexError,
+            "Dimension specified as -1 but tensor has no",
+        ),
+        (
+            lambda T: T.meshgrid(T.ones(2), T.ones(2), "a"),
+            TypeError,
+            "expected Tensor as element 2 in argument 0, but got str",
+        ),
+    ],
+)
+def test_argument_kinds_of_composites_seed_2301(call, exc, text):
+    """exception classes that differed from PyTorch's in fuzz seeds 2301/2302: the composites now check their
+    arguments as PyTorch's parser does (on failure only, where the check would cost a valid call time)"""
+    with pytest.raises(exc, match=re.escape(text)):
+        call(minitorch)
+
+
+@pytest.mark.parametrize(
+    "call, exc, text",
+    [
+        (
+            lambda T: T.unique(T.tensor([3, 1, 1]), sorted=1),
+            TypeError,
+            "argument 'sorted' must be bool, not int",
+        ),
+        (
+            lambda T: T.unique(T.tensor([3, 1]), dim=0, return_counts=None),
+            TypeError,
+            "unique_dim(): argument 'return_counts' must be bool, not NoneType",
+        ),
+        (
+            lambda T: T.repeat_interleave(T.tensor([3, 1]), True),
+            TypeError,
+            "invalid combination of arguments",
+        ),
+        (lambda T: T.tensor([3, 1]).repeat_interleave(2.0), TypeError, "invalid combination of arguments"),
+        (
+            lambda T: T.repeat_interleave(T.tensor([3, 1]), T.tensor([True, False])),
+            NotImplementedError,
+            "\"repeat_interleave_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda T: T.repeat_interleave(T.tensor([1.0, 2.0])),
+            NotImplementedError,
+            "\"repeat_interleave_cpu\" not implemented for 'Float'",
+        ),
+        (
+            lambda T: T.special.round(T.tensor([3], dtype=T.int8)),
+            NotImplementedError,
+            "\"round_vml_cpu\" not implemented for 'Char'",
+        ),
+        (
+            lambda T: T.special.ndtri(T.rand(3).bfloat16()),
+            NotImplementedError,
+            "\"ndtri_cpu\" not implemented for 'BFloat16'",
+        ),
+        (
+            lambda T: T.special.log_ndtr(T.rand(3).half()),
+            NotImplementedError,
+            "\"log_ndtr_cpu\" not implemented for 'Half'",
+        ),
+        (
+            lambda T: T.nanquantile(T.tensor(1.0), 0.5, dim=5),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-1, 0], but got 5)",
+        ),
+        (lambda T: T.quantile(T.ones(3), 0.5, dim=True), TypeError, "invalid combination of arguments"),
+        (
+            lambda T: T.logcumsumexp(T.ones(3), True),
+            TypeError,
+            "argument 'dim' (position 2) must be int, not bool",
+        ),
+        (
+            lambda T: T.ones(3, 2).to_sparse_csr(1),
+            RuntimeError,
+            "dense_dim argument must be in [0,0] range, but 1 is given",
+        ),
+        (
+            lambda T: T.nn.functional.dropout3d(T.ones(1, 2, 2, 2, 2, dtype=T.int64)),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda T: T.nn.functional.dropout2d(T.ones(2, 2, 2, 2, dtype=T.bool)),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Bool",
+        ),
+        (
+            lambda T: T.nn.functional.alpha_dropout(T.ones(8, dtype=T.bool), 0.5, True),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda T: T.addcmul(*[T.tensor([True])] * 3),
+            NotImplementedError,
+            "\"addcmul_cpu_out\" not implemented for 'Bool'",
+        ),
+        (
+            lambda T: T.nn.functional.binary_cross_entropy_with_logits(
+                T.zeros(3), T.ones(3), pos_weight=T.ones(3, requires_grad=True)
+            ),
+            RuntimeError,
+            "not differentiable with respect to argument 'pos_weight'",
+        ),
+        (
+            lambda T: T.logcumsumexp(T.tensor(2, dtype=T.int8), 3),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-1, 0], but got 3)",
+        ),
+        (
+            lambda T: T.index_fill(T.ones(3, 4), 0, T.tensor([[1]]), T.ones(2, 2)),
+            RuntimeError,
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with 2 dimension(s).",
+        ),
+        (lambda T: T.linalg.vander(T.ones(3), 2), TypeError, "takes 1 positional argument but 2 were given"),
+        (
+            lambda T: T.smm([1], T.ones(2)),
+            TypeError,
+            "smm(): argument 'input' (position 1) must be Tensor, not list",
+        ),
+        (
+            lambda T: T.ones(3).log_normal_(T.ones(2)),
+            TypeError,
+            "log_normal_(): argument 'mean' (position 1) must be float, not Tensor",
+        ),
+        (
+            lambda T: T.nn.functional.hardtanh_(T.ones(3, dtype=T.int64), float("nan")),
+            RuntimeError,
+            "value cannot be converted to type int64_t without overflow",
+        ),
+        (lambda T: T.addmv_(2), TypeError, "addmv_(): argument 'input' (position 1) must be Tensor, not int"),
+        (
+            lambda T: T.nn.functional.cosine_embedding_loss(T.tensor(False), -1, 0),
+            TypeError,
+            "cosine_embedding_loss(): argument 'input2' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda T: T.linalg.ldl_solve(T.eye(3), T.zeros(3, dtype=T.int32), True),
+            TypeError,
+            "linalg_ldl_solve(): argument 'B' (position 3) must be Tensor, not bool",
+        ),
+        (
+            lambda T: T.linalg.householder_product(T.eye(3), 2),
+            TypeError,
+            "linalg_householder_product(): argument 'tau' (position 2) must be Tensor, not int",
+        ),
+        (lambda T: T.eye(3).ormqr(T.ones(3), True), TypeError, "argument 'input3'"),
+        (
+            lambda T: T.lobpcg(T.ones(2, dtype=T.float64, requires_grad=True), T.ones(2, 3, dtype=T.float64)),
+            RuntimeError,
+            "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.",
+        ),
+    ],
+)
+def test_fuzz_seed_2401_accepted_bad_calls_raise_as_pytorch(call, exc, text):
+    """calls PyTorch refuses that ran here (fuzz seed 2401): flags that must be real bools, integer counts,
+    the special functions' float/double-only kernels, dims out of range, dropouts whose float mask cannot be
+    cast back to an integer input, and weights PyTorch cannot differentiate"""
+    with pytest.raises(exc, match=re.escape(text)):
+        call(minitorch)
+
+
+def test_valid_neighbours_of_the_seed_2401_calls_still_run():
+    T = minitorch
+    assert T.unique(T.tensor([3, 1, 1]), sorted=True).tolist() == [1, 3]
+    assert T.repeat_interleave(T.tensor([3.0, 1.0]), T.tensor(2)).tolist() == [3.0, 3.0, 1.0, 1.0]
+    assert T.special.round(T.tensor([2.5, -0.5])).tolist() == [2.0, -0.0]
+    # p in {0, 1} or eval mode never draws a float mask: integer inputs pass (as PyTorch's)
+    x = T.ones(2, 2, 2, 2, dtype=T.int64)
+    assert T.nn.functional.dropout2d(x, 0.0).dtype == T.int64
+    assert T.nn.functional.dropout2d(x, 0.5, training=False).equal(x)
+    assert T.nn.functional.dropout3d(x, 1.0).sum().item() == 0
+    assert T.ones(3).log_normal_(T.tensor(0.0), 1.0).shape == (3,)  # a 0-d tensor is a number to the parser
+    assert T.linalg.vander(T.tensor([1.0, 2.0]), N=3).tolist() == [[1, 1, 1], [1, 2, 4]]
+    assert T.nn.functional.hardtanh(T.tensor([-5, 0, 5]), -2.5, 2.5).tolist() == [-2, 0, 2]
+    with T.no_grad():  # outside autograd the weights may require grad
+        T.nn.functional.binary_cross_entropy_with_logits(
+            T.zeros(3), T.ones(3), weight=T.ones(3, requires_grad=True)
+        )
+
+
+def test_dropout2d_of_a_3d_input_drops_per_sample_and_channel_as_pytorch():
+    """PyTorch reads a 3-D dropout2d input as (N, C, L) (with a warning): one draw per (n, c) row, not per
+    dim-0 slice; dropout3d takes every rank but 5 as unbatched"""
+    T = minitorch
+    T.manual_seed(0)
+    with pytest.warns(UserWarning, match="interpreted as shape \\(N, C, L\\)"):
+        y = T.nn.functional.dropout2d(T.ones(64, 8, 16), 0.5)
+    rows = y.numpy()
+    assert ((rows == 0).all(axis=2) | (rows == 2).all(axis=2)).all()  # whole (n, c) rows dropped or kept
+    kept_per_sample = (rows[:, :, 0] != 0).sum(axis=1)
+    # a sample's channels are drawn apart: some sample keeps only part of them (one draw per dim-0 slice kept 0 or 8)
+    assert ((0 < kept_per_sample) & (kept_per_sample < 8)).any()
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
+        z = T.nn.functional.dropout3d(T.ones(16, 4, 4), 0.5).numpy()
+    assert ((z == 0).all(axis=(1, 2)) | (z == 2).all(axis=(1, 2))).all()
+
+
+def test_integer_and_float_binary_composites_dispatch_on_the_common_dtype():
+    """gcd/lcm, nextafter and igamma/igammac refuse by the operands' common dtype, as PyTorch's TensorIterator
+    kernels do (fuzz seed 3001): an int32 with a bool is int32, a float with an integer is the float"""
+    T = minitorch
+    i32, b = T.tensor([4, 6], dtype=T.int32), T.tensor([True, False])
+    assert T.gcd(i32, b).tolist() == [1, 6] and T.gcd(i32, b).dtype == T.int32
+    assert T.lcm(i32, b).tolist() == [4, 0]
+    assert T.lcm(T.tensor([True]), T.tensor([4])).tolist() == [4]
+    assert T.gcd(T.tensor([4, -6], dtype=T.int8), T.tensor(300)).dtype == T.int8  # a 0-d operand joins int8
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Bool'"):
+        T.gcd(b, b)
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        T.gcd(T.tensor([4]), T.tensor(2.0))
+    r = T.nextafter(T.tensor(4, dtype=T.int8), T.tensor(-0.99, dtype=T.float64))
+    assert r.dtype == T.float64 and r.item() == np.nextafter(4.0, -0.99)
+    r = T.nextafter(T.tensor([1.0]), T.tensor([0, 2], dtype=T.int64))
+    assert r.dtype == T.float32 and r.tolist() == [
+        np.nextafter(np.float32(1), np.float32(0)),
+        np.nextafter(np.float32(1), np.float32(2)),
+    ]
+    with pytest.raises(NotImplementedError, match="\"nextafter_cpu\" not implemented for 'Short'"):
+        T.nextafter(T.tensor([1], dtype=T.int8), T.tensor([2], dtype=T.int16))
+    with pytest.raises(TypeError, match="argument 'other' \\(position 2\\) must be Tensor, not float"):
+        T.nextafter(T.tensor([1.0]), 2.0)
+    p = T.special.gammainc(T.tensor([True]), T.tensor([1.0]))
+    np.testing.assert_allclose(p.numpy(), [1 - np.exp(-1)], rtol=1e-6)
+    q = T.igammac(T.tensor([1]), T.tensor(2.0, dtype=T.float64))
+    assert q.dtype == T.float64  # a 0-d float64 of a higher category than the int64 tensor decides
+    np.testing.assert_allclose(q.numpy(), [np.exp(-2)], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="\"igamma_cpu\" not implemented for 'Long'"):
+        T.igamma(T.tensor([1]), T.tensor([2]))
+
+
+def test_linear_hypot_and_margin_ranking_as_pytorch_fuzz_seed_3101():
+    """F.linear takes a 1-D weight (a dot product over the last dim, ATen's matmul path); hypot dispatches on
+    the common dtype and rounds half precision once from float32; torch.margin_ranking_loss broadcasts where
+    F's refuses operands of different ranks"""
+    T, F = minitorch, minitorch.nn.functional
+    w = T.tensor([1.0, 2.0, 3.0])
+    assert F.linear(T.ones(2, 3), w).tolist() == [6.0, 6.0]
+    assert F.linear(T.ones(3), w, T.tensor(1.0)).item() == 7.0
+    x = T.randn(4, 3, requires_grad=True)
+    F.linear(x, w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.tile([1.0, 2.0, 3.0], (4, 1)))
+    with pytest.raises(RuntimeError, match="addmm: mat2 must be a matrix, got 1-D tensor"):
+        F.linear(T.ones(2, 3), w, T.tensor(1.0))
+    with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions, but self is 3D"):
+        F.linear(T.ones(2, 3), T.ones(1, 2, 3))
+    h = T.hypot(T.tensor([0.5, 0.07], dtype=T.float16), T.tensor([1, 2]))
+    assert h.dtype == T.float16 and h.tolist() == [1.1181640625, 2.001953125]  # 2.001225 rounds up in float16
+    assert T.hypot(T.tensor([True]), T.tensor([2.0])).dtype == T.float32
+    with pytest.raises(NotImplementedError, match="\"hypot_cpu\" not implemented for 'Long'"):
+        T.hypot(T.tensor([1, 2]), T.tensor([1, 2]))
+    loss = T.margin_ranking_loss(T.tensor(1.0), T.tensor(0.3), T.tensor([-1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(loss.numpy(), [0.7, 0.0, 0.0], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="All input tensors should have same dimension"):
+        F.margin_ranking_loss(T.tensor(1.0), T.tensor(0.3), T.tensor([-1.0, 1.0, 1.0]))
+    with pytest.raises(TypeError, match="argument 'input2' \\(position 2\\) must be Tensor, not float"):
+        T.margin_ranking_loss(T.tensor([1.0]), 0.3, T.tensor([1.0]))
+
+
+def test_clamp_number_bound_makes_a_0d_tensor_bound_a_number_fuzz_seed_3103():
+    """PyTorch's Number overload of clamp: beside a number, a 0-dim tensor bound is a number too, so it does not
+    promote the result (clip(int32, -1, tensor(0, int64)) stays int32); two 0-dim tensors promote as tensors"""
+    T = minitorch
+    x = T.tensor(-1, dtype=T.int32)
+    assert T.clip(x, -1, T.tensor(0, dtype=T.int64)).dtype == T.int32
+    assert T.clamp(x, T.tensor(-1), 0).dtype == T.int32
+    assert T.clamp(x, T.tensor(-1), T.tensor(0, dtype=T.int64)).dtype == T.int64
+    y = T.tensor([-1, 3], dtype=T.int32)
+    assert y.clamp_(T.tensor(0, dtype=T.int64), 2).tolist() == [0, 2] and y.dtype == T.int32
+
+
+def test_add_reads_a_number_in_the_result_dtype_before_alpha_fuzz_seed_3103():
+    """a - alpha * 1e30 in float16: 1e30 is inf there and inf * 0 is NaN, as PyTorch's kernel reads it"""
+    T = minitorch
+    h = T.tensor([-0.33, -2.48], dtype=T.float16)
+    assert T.sub(h, 1e30, alpha=0).isnan().all()
+    assert T.add(T.tensor([1.0]), 1e300, alpha=0).isnan().all()
+    assert T.add(T.tensor([1.0, 2.0], dtype=T.float16), 0.1, alpha=3).tolist() == [1.2998046875, 2.30078125]
+    assert T.add(T.tensor([1.0], dtype=T.float64), 1e300, alpha=0).tolist() == [1.0]  # finite in float64
+
+
+def test_deprecated_alpha_first_add_and_sub(recwarn):
+    """add(input, alpha, other) and sub's, the old overload (`p.data.add_(-lr, grad)`), with PyTorch's one-time
+    deprecation warning; `subtract` never had it, and a third positional argument of any other kind is refused"""
+    T = minitorch
+    x, g = T.tensor([1.0, 2.0]), T.tensor([1.0, 1.0])
+    assert T.add(x, 2, g).tolist() == [3.0, 4.0]
+    assert x.add(2, g).tolist() == [3.0, 4.0]
+    assert T.sub(x, 2, g).tolist() == [-1.0, 0.0]
+    p = x.clone()
+    p.add_(-0.5, g)
+    assert p.tolist() == [0.5, 1.5]
+    p.sub_(T.tensor(2.0), g)  # a 0-dim alpha is a number
+    assert p.tolist() == [-1.5, -0.5]
+    assert T.add(x, -2, 0).tolist() == [1.0, 2.0]
+    out = T.empty(2)
+    assert T.add(x, 2, g, out=out) is out and out.tolist() == [3.0, 4.0]
+    with pytest.raises(TypeError, match=r"add\(\) takes 2 positional arguments but 3 were given"):
+        T.add(x, g, g)
+    with pytest.raises(TypeError, match=r"sub\(\) takes 2 positional arguments but 3 were given"):
+        T.sub(x, 2, g, alpha=3)
+    with pytest.raises(TypeError, match=r"add_\(\) takes 1 positional argument but 2 were given"):
+        x.clone().add_(g, 2)
+    with pytest.raises(TypeError):
+        T.subtract(x, 2, g)
+    # the warning, once per process and spelling (a fresh interpreter: this one may have given it already)
+    script = (
+        "import warnings, minitorch as T\n"
+        "x = T.ones(2)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    x.add(2, x); x.add(2, x); T.add(x, 2, x)\n"
+        "print([str(m.message) for m in w])\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    got = eval(res.stdout.strip().splitlines()[-1])
+    assert got == [
+        (
+            "This overload of add is deprecated:\n\tadd(Number alpha, Tensor other)\nConsider using one of the "
+            "following signatures instead:\n\tadd(Tensor other, *, Number alpha = 1)"
+        ),
+        (
+            "This overload of add is deprecated:\n\tadd(Tensor input, Number alpha, Tensor other, *, Tensor out = "
+            "None)\nConsider using one of the following signatures instead:\n\tadd(Tensor input, Tensor other, *, "
+            "Number alpha = 1, Tensor out = None)"
+        ),
+    ]
+
+
+def test_zero_dim_transposes_masked_select_and_invert_as_pytorch_fuzz_seed_3101():
+    """adjoint()/mT of a 0-D tensor are the identity (conj for adjoint) with PyTorch's deprecation warnings;
+    masked_select of two 0-D operands is a 1-D selection; ~ of a float or complex tensor is a TypeError"""
+    T = minitorch
+    with pytest.warns(UserWarning, match="adjoint\\(\\) is deprecated on 0-D tensors"):
+        assert T.adjoint(T.tensor(1.5 + 2j)).item() == 1.5 - 2j
+    with pytest.warns(UserWarning, match="Tensor.mT is deprecated on 0-D tensors"):
+        assert T.tensor(1.5).mT.item() == 1.5
+    with pytest.warns(UserWarning, match="Tensor.T is deprecated on 0-D tensors"):
+        assert T.tensor(1.5).T.item() == 1.5
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert T.ones(2, 3, 4).T.shape == (4, 3, 2)
+    assert T.masked_select(T.tensor(-3.5), T.tensor(True)).tolist() == [-3.5]
+    assert T.masked_select(T.tensor(-3.5), T.tensor(False)).shape == (0,)
+    for dt in (T.float32, T.complex64):
+        with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
+            ~T.ones(2, dtype=dt)
+    assert (~T.tensor([1, 2])).tolist() == [-2, -3]
+
+
+def test_copy_number_logit_and_renorm_take_pytorchs_scalars_fuzz_seed_3101():
+    """copy_ takes a number (a 0-dim tensor of its own kind, converted as a copy converts) and names its source
+    `other`; a 0-dim tensor is a float for logit's eps and a Scalar for renorm's p and maxnorm"""
+    T = minitorch
+    assert T.ones(2, dtype=T.uint8).copy_(300).tolist() == [44, 44]
+    assert T.ones(2, dtype=T.int32).copy_(2.7).tolist() == [2, 2]
+    assert T.ones(2).copy_(1 + 2j).tolist() == [1.0, 1.0]
+    assert T.ones(2).copy_(other=T.zeros(2)).tolist() == [0.0, 0.0]
+    with pytest.raises(
+        TypeError, match="copy_\\(\\): argument 'other' \\(position 1\\) must be Tensor, not list"
+    ):
+        T.ones(2).copy_([1, 2])
+    np.testing.assert_allclose(
+        T.logit(T.tensor([0.05]), T.tensor(0.1)).numpy(), [np.log(0.1 / 0.9)], rtol=1e-6
+    )
+    with pytest.raises(TypeError, match="must be float, not Tensor"):
+        T.logit(T.tensor([0.3]), T.tensor([0.1]))
+    r = T.renorm(T.ones(2, 2), T.tensor(2.0), 0, T.tensor(1.0))
+    np.testing.assert_allclose(r.numpy(), np.full((2, 2), 2**-0.5), rtol=1e-6)
+
+
+def test_bool_subtraction_binomial_scans_windows_and_poisson_kinds_fuzz_seed_3201():
+    """PyTorch's sub refuses a bool operand on either side (tanhshrink of bools with it); binomial takes float
+    and double of one dtype only; cumsum/cumprod have no bool result; the windows' periodic is a bool;
+    F.poisson_nll_loss's operands are tensors"""
+    T = minitorch
+    bool_msg = "Subtraction, the `-` operator, with a bool tensor is not supported"
+    for call in (
+        lambda: T.tensor([True]) - T.tensor([1.5]),
+        lambda: T.tensor([1.5]) - T.tensor([True]),
+        lambda: 1 - T.tensor([True]),
+        lambda: T.tensor([1.0]) - True,
+        lambda: T.rsub(T.tensor([True]), 1),
+        lambda: T.nn.functional.tanhshrink(T.tensor([True, False])),
+    ):
+        with pytest.raises(NotImplementedError, match=bool_msg):
+            call()
+    with pytest.raises(NotImplementedError, match="with two bool tensors"):
+        T.tensor([True]) - T.tensor([True])
+    assert (T.tensor([2.0]) - T.tensor([1])).tolist() == [1.0]
+    with pytest.raises(NotImplementedError, match="\"binomial_cpu\" not implemented for 'Half'"):
+        T.binomial(T.ones(2, dtype=T.float16), T.full((2,), 0.5, dtype=T.float16))
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for prob, got: Long"):
+        T.binomial(T.ones(2), T.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        T.binomial(T.ones(2), T.full((2,), 0.5, dtype=T.float64))
+    with pytest.raises(NotImplementedError, match="\"cumprod_out_cpu\" not implemented for 'Bool'"):
+        T.cumprod(T.tensor([1.5, 2.0]), -1, dtype=T.bool)
+    assert T.cumsum(T.tensor([True, True]), -1).tolist() == [1, 2]  # bool input sums in int64
+    with pytest.raises(
+        TypeError, match="hann_window\\(\\) received an invalid combination of arguments - got \\(int, int\\)"
+    ):
+        T.hann_window(4, 1)
+    assert T.hann_window(4, False).tolist() == [0.0, 0.75, 0.75, 0.0]
+    with pytest.raises(TypeError, match="argument 'target' \\(position 2\\) must be Tensor, not bool"):
+        T.nn.functional.poisson_nll_loss(T.tensor([1.0]), False)
+
+
+def test_matrix_exp_scales_each_matrix_of_a_batch_on_its_own_fuzz_seed_3301():
+    """one shared scaling from the batch's largest norm squared every matrix as often as the largest needed (a
+    1e30 entry in one matrix turned the others into zeros) and a NaN norm hid the rest: each matrix is scaled and
+    squared by its own norm, as PyTorch's"""
+    import scipy.linalg as sl
+
+    T = minitorch
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 3, 3))
+    a[1] *= 50
+    a[2] *= 1e-3
+    a[3] *= 7
+    ref = np.stack([sl.expm(m) for m in a])
+    np.testing.assert_allclose(T.linalg.matrix_exp(T.tensor(a)).numpy(), ref, rtol=1e-12)
+    b = a.copy()
+    b[0, 1, 1] = -1e30
+    np.testing.assert_allclose(T.linalg.matrix_exp(T.tensor(b)).numpy()[1:], ref[1:], rtol=1e-12)
+    c = a.copy()
+    c[0, 0, 0] = np.nan
+    r = T.linalg.matrix_exp(T.tensor(c)).numpy()
+    assert np.isnan(r[0]).all()
+    np.testing.assert_allclose(r[1:], ref[1:], rtol=1e-12)
+    x = T.tensor(a[[0, 3]] * 0.3, requires_grad=True)
+    assert T.autograd.gradcheck(T.linalg.matrix_exp, (x,))
