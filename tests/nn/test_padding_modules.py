@@ -54,3 +54,40 @@ def test_reflection_pad_too_large_raises():
         RuntimeError, match="Padding size should be less than the corresponding input dimension"
     ):
         nn.ReflectionPad2d(3)(minitorch.zeros(1, 1, 3, 3))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pad", [(1, 2, 2, 0), (3, 3, 2, 2), (0, 1, 1, 0), (-1, 2, 0, 1), (2, -1, 1, 1)])
+def test_non_constant_modes_with_negative_pads_match_pytorch(mode, pad, device):
+    """F.pad's edge slabs (a cat per padded dim): values and gradients on every device against PyTorch's rules,
+    negative pads included (circular crops first, then wraps within what is left, as PyTorch's)"""
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    got = minitorch.nn.functional.pad(minitorch.tensor(x, device=device), pad, mode=mode).cpu().numpy()
+    want = x
+    for i in range(len(pad) // 2):
+        axis, lo, hi = x.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        if mode == "circular":  # crop the negative sides, then wrap
+            n = want.shape[axis]
+            want = np.take(want, range(max(-lo, 0), n - max(-hi, 0)), axis=axis)
+            want = np.pad(
+                want, [(0, 0)] * axis + [(max(lo, 0), max(hi, 0))] + [(0, 0)] * (x.ndim - 1 - axis), "wrap"
+            )
+        else:
+            npm = "reflect" if mode == "reflect" else "edge"
+            want = np.pad(
+                want, [(0, 0)] * axis + [(max(lo, 0), max(hi, 0))] + [(0, 0)] * (x.ndim - 1 - axis), npm
+            )
+            n = want.shape[axis]
+            want = np.take(want, range(max(-lo, 0), n - max(-hi, 0)), axis=axis)
+    np.testing.assert_array_equal(got, want)
+    t = minitorch.tensor(x[:1, :1], device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda v: minitorch.nn.functional.pad(v, pad, mode=mode), (t,))
+
+
+def test_non_constant_pad_refusals_name_the_argument():
+    x = minitorch.zeros(1, 1, 3, 4)
+    with pytest.raises(RuntimeError, match=r"Argument #6: Padding size should be less than"):
+        minitorch.nn.functional.pad(x, (0, 0, 3, 3), mode="reflect")
+    with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once."):
+        minitorch.nn.functional.pad(x, (5, 0, 0, 0), mode="circular")
