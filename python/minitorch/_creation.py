@@ -160,6 +160,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def as_tensor(data, dtype=None, device=None):
     """Like tensor(), but shares memory with a NumPy array or tensor when dtype and device already match."""
     if isinstance(data, _C.Tensor):
+        if dtype is None and device is None:  # the tensor itself: no keyword conversion to pay for
+            return data
         return data.to(dtype=dtype or data.dtype, device=device or data.device)
     device = factory_device(device)
     if isinstance(data, np.ndarray) and (dtype is None or _np_of.get(dtype) == data.dtype.type):

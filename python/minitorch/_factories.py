@@ -109,6 +109,14 @@ def _is_numpy(obj):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """obj as a tensor: a tensor itself (or a NumPy array's memory, shared) when dtype and device allow and
     copy is not True; a copy when copy=True; copy=False where a copy is needed raises ValueError."""
+    if (
+        dtype is None
+        and device is None
+        and not copy
+        and requires_grad is False
+        and isinstance(obj, _C.Tensor)
+    ):
+        return obj  # the common call, answered before the checks below (they cost 5x the whole call)
     if type(requires_grad) is not bool:  # PyTorch's parser takes no int for it
         raise TypeError(
             f"asarray(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
