@@ -1053,10 +1053,10 @@ def setitem_rule(key, level, args, kwargs):
 # ----------------------------------------------------------------------------------------------- joining
 
 
-@register_rule("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+@register_rule("cat", "concat", "concatenate", "stack")
 def cat_rule(key, level, args, kwargs):
     """Batching rule of cat/stack: every tensor gets the batch dim (unbatched ones expanded) and the dim is
-    shifted against the logical rank, skipping cat's legacy empty 1-D tensors; hstack/vstack run per entry."""
+    shifted against the logical rank, skipping cat's legacy empty 1-D tensors."""
     tensors = list(_get(args, kwargs, 0, "tensors"))
     dim = _get(args, kwargs, 1, "dim", 0)
     rank = None
@@ -1067,8 +1067,6 @@ def cat_rule(key, level, args, kwargs):
             break
     if rank is None:
         rank = _rank(tensors[0], level)
-    if key in ("hstack", "vstack"):
-        return fallback(key, level, args, kwargs)
     vals = [_physical(t, level) for t in tensors]
     new_dim = _wrap_dim(dim, rank + 1) + 1 if key == "stack" else _shift(dim, rank)
     return wrap(call(key, vals, new_dim), level)
@@ -1240,13 +1238,29 @@ def matmul_rule(key, level, args, kwargs):
 @register_rule("dot", "vdot", "inner")
 def dot_rule(key, level, args, kwargs):
     """Batching rule of dot/vdot/inner on 1-D entries: the sum of products over the last dim; inner of
-    other ranks runs per entry, dot/vdot of other ranks raise PyTorch's 1D error."""
+    other ranks is a matmul of the flattened operands (_inner), dot/vdot of other ranks raise PyTorch's 1D
+    error."""
     a, b = args[0], args[1]
     if _rank(a, level) != 1 or _rank(b, level) != 1:
         if _base(key) == "inner":
-            return fallback(key, level, args, kwargs)
+            return _inner(key, level, args, kwargs)
         raise RuntimeError(f"1D tensors expected, but got {_rank(a, level)}D and {_rank(b, level)}D tensors")
     return call("sum", call("mul", a, b), -1)
+
+
+def _inner(key, level, args, kwargs):
+    """inner of any ranks at the logical level: a 0-d operand multiplies; else (rows of a) @ (rows of b)^T,
+    reshaped to a.shape[:-1] + b.shape[:-1]. Mismatched last dims run per entry (the op's own error)."""
+    a, b = args[0], args[1]
+    if kwargs or not (is_tensor_like(a) and is_tensor_like(b)):
+        return fallback(key, level, args, kwargs)
+    if a.dim() == 0 or b.dim() == 0:
+        return call("mul", a, b)
+    n = a.shape[-1]
+    if b.shape[-1] != n:
+        return fallback(key, level, args, kwargs)
+    rows = call("matmul", call("Tensor.reshape", a, (-1, n)), call("Tensor.reshape", b, (-1, n)).mT)
+    return call("Tensor.reshape", rows, tuple(a.shape[:-1]) + tuple(b.shape[:-1]))
 
 
 @register_rule("outer", "ger")
@@ -1999,6 +2013,193 @@ def quantile_rule(key, level, args, kwargs):
         x = args[0]
         return call(key, call("Tensor.reshape", x, (-1,)), *args[1:2], 0, *args[3:], **kwargs)
     return _dim_op(key, level, args, kwargs, ((2, "dim"),))
+
+
+@register_rule("renorm", "Tensor.renorm")
+def renorm_rule(key, level, args, kwargs):
+    """Batching rule of renorm: its norms span every dim but `dim`, so the batch dim is moved next to `dim` and
+    merged with it; renorm of the merged dim then rescales each entry's slices by their own norms."""
+    x, p = args[0], _get(args, kwargs, 1, "p")
+    dim, maxnorm = _get(args, kwargs, 2, "dim"), _get(args, kwargs, 3, "maxnorm")
+    r = _rank(x, level)
+    if not _bt(x, level) or r < 2 or not isinstance(dim, int) or _bt(p, level) or _bt(maxnorm, level):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    d = _wrap_dim(dim, r)
+    v = x._value.movedim(0, d)
+    shape = tuple(v.shape)
+    merged = call("Tensor.reshape", v, shape[:d] + (shape[d] * shape[d + 1],) + shape[d + 2 :])
+    out = call("renorm", merged, p, d, maxnorm)
+    return wrap(call("Tensor.reshape", out, shape).movedim(d, 0), level)
+
+
+@register_rule("linalg.householder_product", "orgqr", "Tensor.orgqr")
+def householder_product_rule(key, level, args, kwargs):
+    """Batching rule of householder_product/orgqr: A (*, m, n) and tau (*, k) with the batch dim in front of
+    both (an unbatched one expanded: the op takes equal, not broadcast, batch dims)."""
+    A, tau = args[0], _get(args, kwargs, 1, "tau", _get(args, kwargs, 1, "input2"))
+    if (
+        len(args) != 2
+        or kwargs
+        or not (is_tensor_like(A) and is_tensor_like(tau))
+        or A.dim() < 2
+        or tau.dim() < 1
+        or tuple(A.shape[:-2]) != tuple(tau.shape[:-1])
+    ):
+        return fallback(key, level, args, kwargs)  # out=, or the op's own shape errors, per entry
+    return wrap(call("linalg.householder_product", _physical(A, level), _physical(tau, level)), level)
+
+
+def _plain_values(level, *xs):
+    """The values of xs with the batch dim in front, or None when one is batched at an outer level too (a check
+    on the values would then ask a BatchedTensor for a Python bool)."""
+    vals = [None if x is None else _physical(x, level) for x in xs]
+    return None if any(type(v) is BatchedTensor for v in vals) else vals
+
+
+@register_rule("cov", "corrcoef", "Tensor.cov", "Tensor.corrcoef")
+def cov_rule(key, level, args, kwargs):
+    """Batching rule of cov/corrcoef: the covariance of every entry's rows at once (_composite_math's batched
+    _cov_of, over a leading batch dim), weights batched or shared; the per-entry squeeze of a single variable's
+    1x1 result drops the two matrix dims."""
+    from minitorch import _composite_math as cm
+
+    x = args[0]
+    kw = dict(kwargs)
+    correction = kw.pop("correction", 1)
+    fw, aw = kw.pop("fweights", None), kw.pop("aweights", None)
+    if len(args) != 1 or kw or x.dim() > 2 or type(correction) is not int:
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    n = x.shape[-1] if x.dim() else 1
+    weights = [(name, w) for name, w in (("fweights", fw), ("aweights", aw)) if w is not None]
+    for name, w in weights:
+        if not is_tensor_like(w):
+            return fallback(key, level, args, kwargs)
+        cm._check_cov_weight(name, w, n)
+    vals = _plain_values(level, x, fw, aw)
+    if vals is None:
+        return fallback(key, level, args, kwargs)
+    size = _size(level)
+    vx, vfw, vaw = vals
+    vx = cm._to_float(vx.reshape(size, -1, n))
+    w = None
+    for name, v in (("fweights", vfw), ("aweights", vaw)):
+        if v is None:
+            continue
+        if v.numel() and bool(v.lt(0).any()):
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        v = v.reshape(size, n)
+        w = v if w is None else w * v
+    c = cm._cov_of(vx, w, None if vaw is None else vaw.reshape(size, n), correction)
+    if c.shape[-1] == 1:  # one variable: each entry's 1x1 squeezes to a scalar
+        c = c.reshape(size)
+        return wrap(c / c if _base(key) == "corrcoef" else c, level)
+    return wrap(cm._corr_of(c) if _base(key) == "corrcoef" else c, level)
+
+
+@register_rule("block_diag")
+def block_diag_rule(key, level, args, kwargs):
+    """Batching rule of block_diag: each entry's blocks (unbatched ones expanded) laid out by
+    _composite_shape's batched _block_diag_of, zeros and blocks catenated along the matrix dims."""
+    from minitorch import _composite_shape as cs
+
+    if kwargs or not args or not all(is_tensor_like(t) for t in args) or any(t.dim() > 2 for t in args):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    size = _size(level)
+    dtype = cs._tensors_result_type(*args)
+    mats = []
+    for t in args:
+        v = _physical(t, level)
+        if t.dim() < 2:
+            v = call("Tensor.reshape", v, (size, 1, -1))
+        mats.append(call("Tensor.to", v, dtype))
+    return wrap(cs._block_diag_of(mats, cat=lambda ts, d: call("cat", ts, d)), level)
+
+
+_ATLEAST = {"atleast_1d": 1, "atleast_2d": 2, "atleast_3d": 3}
+_STACKS = {
+    "hstack": (1, None),
+    "vstack": (2, 0),
+    "row_stack": (2, 0),
+    "dstack": (3, 2),
+    "column_stack": (0, 1),
+}
+
+
+@register_rule(*_ATLEAST)
+def atleast_rule(key, level, args, kwargs):
+    """Batching rule of atleast_1d/2d/3d: _composite_shape's reshapes, which are methods, at the logical level."""
+    from minitorch import _composite_shape as cs
+
+    if kwargs:
+        return fallback(key, level, args, kwargs)
+    return cs._atleast_api(args, _ATLEAST[key])
+
+
+@register_rule(*_STACKS)
+def stacks_rule(key, level, args, kwargs):
+    """Batching rule of hstack/vstack/row_stack/dstack/column_stack: the at-least reshapes (column_stack's
+    columns) at the logical level, then cat's rule (hstack joins 1-D entries along dim 0)."""
+    from minitorch import _composite_shape as cs
+
+    tensors = _get(args, kwargs, 0, "tensors")
+    if len(args) != 1 or kwargs or not isinstance(tensors, (list, tuple)) or not tensors:
+        return fallback(key, level, args, kwargs)  # out= or the op's own errors, per entry
+    n, dim = _STACKS[key]
+    if n == 0:
+        ts = [call("Tensor.reshape", t, (-1, 1)) if t.dim() <= 1 else t for t in tensors]
+    else:
+        ts = cs._atleast(list(tensors), n)
+    if dim is None:
+        dim = 0 if ts[0].dim() == 1 else 1
+    return call("cat", ts, dim)
+
+
+@register_rule("adjoint", "Tensor.adjoint")
+def adjoint_rule(key, level, args, kwargs):
+    """Batching rule of adjoint: the conjugate of the last two logical dims swapped (the op's own errors and
+    0-d warning per entry)."""
+    x = args[0]
+    if len(args) != 1 or kwargs or _rank(x, level) < 2:
+        return fallback(key, level, args, kwargs)
+    return call("conj", call("Tensor.transpose", x, -2, -1))
+
+
+@register_rule("diagflat", "Tensor.diagflat")
+def diagflat_rule(key, level, args, kwargs):
+    """Batching rule of diagflat: each entry flattened, then diag_embed's rule."""
+    offset = _get(args, kwargs, 1, "offset", 0)
+    if len(args) > 2 or kwargs.keys() - {"offset"}:
+        return fallback(key, level, args, kwargs)
+    return call("diag_embed", call("Tensor.reshape", args[0], (-1,)), offset)
+
+
+@register_rule("dist", "Tensor.dist")
+def dist_rule(key, level, args, kwargs):
+    """Batching rule of dist: each entry's p-norm of the broadcast difference, by vector_norm over the logical
+    dims (an integer difference, or a tensor p, runs per entry: the op's own error or its .item())."""
+    a, b = args[0], _get(args, kwargs, 1, "other")
+    p = _get(args, kwargs, 2, "p", 2)
+    if len(args) + len(kwargs) > 3 or not isinstance(p, (int, float)):
+        return fallback(key, level, args, kwargs)
+    diff = call("sub", a, b)
+    if not (diff.is_floating_point() or diff.dtype.is_complex):
+        return fallback(key, level, args, kwargs)
+    return call("linalg.vector_norm", diff, int(p) if type(p) is bool else p)
+
+
+@register_rule("aminmax", "Tensor.aminmax")
+def aminmax_rule(key, level, args, kwargs):
+    """Batching rule of aminmax: amin and amax through their reduction rules (dim=None over each entry)."""
+    from minitorch import return_types
+
+    x = args[0]
+    dim, keepdim = kwargs.get("dim"), kwargs.get("keepdim", False)
+    if len(args) != 1 or kwargs.keys() - {"dim", "keepdim"} or x.numel() == 0:
+        return fallback(key, level, args, kwargs)  # the op's empty-input errors, per entry
+    dims = tuple(range(x.dim())) if dim is None else dim
+    if dim is None and x.dim() == 0:
+        return return_types.aminmax(call("amin", x), call("amax", x))
+    return return_types.aminmax(call("amin", x, dims, keepdim), call("amax", x, dims, keepdim))
 
 
 # ----------------------------------------------------------------------------------------------- the schema's

@@ -36,6 +36,8 @@ class _State(threading.local):
         self.levels = []  # active vmap levels, outermost first
         self.next_level = 1
         self.grad_depth = 0  # function transforms of the grad family currently running (create_graph)
+        # torch.func transforms running (vmap, grad/vjp, jvp): a user's autograd.Function checks its support
+        self.transform_depth = 0
         self.mode_depth = 0
 
 

@@ -182,6 +182,7 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
         if mode is not None:
             mode.__enter__()
         STATE.mode_depth += 1
+        STATE.transform_depth += 1
         try:
             batched = [
                 a if d is None else BatchedTensor(a.movedim(d, 0) if d != 0 else a, level.id)
@@ -196,6 +197,7 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
             return _unwrap_outputs(outputs, out_dims, level, size, func)
         finally:
             STATE.mode_depth -= 1
+            STATE.transform_depth -= 1
             if mode is not None:
                 mode.__exit__(None, None, None)
     finally:
