@@ -201,9 +201,12 @@ def level():
 
 cases = {
     "eager torch.add 4x3": lambda: torch.add(a, b),
+    "eager torch.sin 4x3": lambda: torch.sin(a),
+    "eager a + b 4x3": lambda: a + b,
     "eager 2-layer MLP forward 4x16": lambda: mlp(xb),
     "forward_ad.dual_level() enter/exit": level,
     "vmap(torch.sin) 4x3": lambda: func.vmap(torch.sin)(x43),
+    "vmap(lambda x: torch.sin(x) * 2) 4x3": lambda: func.vmap(lambda x: torch.sin(x) * 2)(x43),
     "func.jvp 2-layer MLP 4x16": lambda: func.jvp(mlp, (xb,), (tb,)),
     "func.grad 1-layer loss 4x16": lambda: func.grad(loss)(W1),
     "vmap(grad) per-sample linear 16 x (8->4)": lambda: per_sample(w, xs, ys),

@@ -177,11 +177,16 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
     level = Level(STATE.next_level, size, randomness)
     STATE.next_level += 1
     STATE.levels.append(level)
-    mode = _RandomnessMode() if STATE.mode_depth == 0 else None
+    # a torch function itself (vmap(torch.sin)) goes straight to its rule, whose calls dispatch by key: no user
+    # code runs that could read the namespaces, so the outermost such vmap leaves the dispatch off
+    direct = _is_torch_function(func)
+    mode = _RandomnessMode() if STATE.mode_depth == 0 and not direct else None
+    counted = mode is not None or STATE.mode_depth > 0
     try:
         if mode is not None:
             mode.__enter__()
-        STATE.mode_depth += 1
+        if counted:
+            STATE.mode_depth += 1
         STATE.transform_depth += 1
         try:
             batched = [
@@ -189,14 +194,15 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
                 for a, d in zip(flat_args, flat_in_dims)
             ]
             inputs = tree_unflatten(batched, spec)
-            if _is_torch_function(func):
-                # a torch function itself (vmap(torch.sin)): the name it was bound to predates the dispatch
+            if direct:
+                # the name it was bound to predates the dispatch
                 outputs = dispatch(key_of(func), inputs, kwargs)
             else:
                 outputs = func(*inputs, **kwargs)
             return _unwrap_outputs(outputs, out_dims, level, size, func)
         finally:
-            STATE.mode_depth -= 1
+            if counted:
+                STATE.mode_depth -= 1
             STATE.transform_depth -= 1
             if mode is not None:
                 mode.__exit__(None, None, None)
