@@ -6,8 +6,9 @@ on and off) dominates, beside PyTorch run by --oracle in a second process.
 
 The issue's target is vmap at least 5x faster than the loop (minitorch against minitorch). A report, not a
 test. Then, per op (--ops-only for these alone), vmap by the op's batching rule against the per-entry loop
-fallback the op took before it had one (issue 31: torch.fft, the linalg solves, kron, cdist), beside PyTorch's
-vmap. Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only]
+fallback the op took before it had one (issue 31: torch.fft, the linalg solves, kron, cdist; renorm, cov/corrcoef,
+householder_product, block_diag, inner, hstack), beside PyTorch's vmap.
+Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only]
 """
 
 import argparse
@@ -115,6 +116,22 @@ OP_CASES = {
     ),
     "cdist 32x8, 16x8": ("cdist", "lambda a, b: lib.cdist(a, b)", [(32, 8), (16, 8)]),
     "kron 4x4, 4x4": ("kron", "lambda a, b: lib.kron(a, b)", [(4, 4), (4, 4)]),
+    # issue 31's leftovers (eleventh session)
+    "renorm 8x16": ("renorm", "lambda x: lib.renorm(x, 2, 0, 1.0)", [(8, 16)]),
+    "cov 8x32": ("cov", "lambda x: lib.cov(x)", [(8, 32)]),
+    "corrcoef 8x32": ("corrcoef", "lambda x: lib.corrcoef(x)", [(8, 32)]),
+    "linalg.householder_product 8x4": (
+        "linalg.householder_product",
+        "lambda a, t: lib.linalg.householder_product(a, t)",
+        [(8, 4), (4,)],
+    ),
+    "block_diag 3x3, 2x4, 5": (
+        "block_diag",
+        "lambda a, b, c: lib.block_diag(a, b, c)",
+        [(3, 3), (2, 4), (5,)],
+    ),
+    "inner 4x8, 6x8": ("inner", "lambda a, b: lib.inner(a, b)", [(4, 8), (6, 8)]),
+    "hstack 2 x (4x3)": ("hstack", "lambda a, b: lib.hstack([a, b])", [(4, 3), (4, 3)]),
 }
 
 
@@ -126,7 +143,7 @@ def op_rows(repeats, min_time, batch=OPS_BATCH):
     cols, keys = {}, {}
     for name, (key, src, shapes) in OP_CASES.items():
         data = [rng.standard_normal((batch, *s)) for s in shapes]
-        if key.startswith("linalg."):
+        if key.startswith("linalg.") and shapes[0][-1] == shapes[0][-2]:
             data[0] += 4 * np.eye(shapes[0][-1])  # well-conditioned matrices
         f = eval(src, {"lib": minitorch})
         args = [minitorch.from_numpy(d.copy()) for d in data]
