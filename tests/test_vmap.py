@@ -1404,3 +1404,54 @@ def test_ctx_first_function_is_refused_by_every_transform(cls):
     # the autograd API outside torch.func is not a transform: it runs
     assert_close(cls.apply(x), x.sin())
     assert_close(torch.autograd.functional.jacobian(cls.apply, x[0]), torch.diag(x[0].cos()))
+
+
+def test_decomposition_split_scatter_and_prelu_rules():
+    A = rand(4, 5, 3)
+    _quiet_check(lambda a: torch.svd(a), A)
+    _quiet_check(lambda a: torch.svd(a, some=False)[1], A)
+    _quiet_check(lambda a: torch.geqrf(a), A)
+    spd = A.mT @ A + 3 * torch.eye(3, dtype=D)
+    _quiet_check(lambda a: torch.cholesky_inverse(torch.linalg.cholesky(a)), spd)
+    _quiet_check(lambda a: torch.cholesky_inverse(torch.linalg.cholesky(a, upper=True), upper=True), spd)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="torch.lu is deprecated")
+        _quiet_check(lambda a: torch.lu(a), spd)
+        _quiet_check(lambda a: torch.lu(a, get_infos=True), spd)
+    _quiet_check(torch.igamma, A.abs() + 0.1, A[0].abs() + 0.2, in_dims=(0, None))
+    _quiet_check(torch.igammac, A.abs() + 0.1, A.abs().flip(0) + 0.2)
+    _quiet_check(torch.complex, A, A[0], in_dims=(0, None))
+    x = rand(4, 6, 4, 2)
+    test = torch.tensor([0.0, 1.0, 2.0], dtype=D)
+    _quiet_check(lambda a: torch.isin(a.round(), test), x)
+    _quiet_check(lambda a: torch.isin(a.round(), test, invert=True), x)
+    for f in (
+        lambda a: torch.vsplit(a, 2),
+        lambda a: torch.vsplit(a, [1, 4]),
+        lambda a: torch.hsplit(a, 2),
+        lambda a: torch.hsplit(a[:, 0, 0], 3),  # a 1-D entry splits along dim 0
+        lambda a: torch.dsplit(a, [1]),
+        lambda a: a.hsplit([1, 3]),
+    ):
+        _quiet_check(f, x)
+    src = rand(4, 6, 2, 2)
+    _quiet_check(lambda a, s: torch.slice_scatter(a, s, 1, 1, 3), x, src)
+    _quiet_check(
+        lambda a, s: torch.slice_scatter(a, s, dim=1, start=0, end=4, step=2), x, src[0], in_dims=(0, None)
+    )
+    _quiet_check(lambda a, s: torch.select_scatter(a, s, 2, 1), x, rand(4, 6, 4))
+    _quiet_check(lambda a, s: torch.diagonal_scatter(a, s), x[:, :, :, 0], rand(4, 4))
+    _quiet_check(lambda a, s: torch.diagonal_scatter(a, s, -1, 0, 2), x[0], rand(4, 4, 2), in_dims=(None, 0))
+    w = torch.tensor([0.1, 0.2, -0.3, 0.4], dtype=D)
+    _quiet_check(lambda a: F.prelu(a, w), x)
+    _quiet_check(lambda a: torch.prelu(a, w[:1]), x)
+    _quiet_check(lambda a, ww: F.prelu(a, ww), x, rand(4, 4), in_dims=(0, 0))
+    # per-sample gradients through the rule: at 0 the slope, as PyTorch's prelu backward
+    z = torch.tensor([[-1.0, 0.0, 2.0, 0.0]], dtype=D).expand(3, 2, 4).contiguous()
+    g = vmap(torch.func.grad(lambda a: F.prelu(a, w).sum()))(z)
+    assert_close(g, torch.where(z > 0, 1.0, w.expand(3, 2, 4)))
+    # the ops' own errors, from the loop the rules step back to
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="torch.vsplit attempted to split along dimension 0"):
+            vmap(lambda a: torch.vsplit(a, 4))(x)

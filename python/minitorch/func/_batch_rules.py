@@ -2202,6 +2202,103 @@ def aminmax_rule(key, level, args, kwargs):
     return return_types.aminmax(call("amin", x, dims, keepdim), call("amax", x, dims, keepdim))
 
 
+register_rule("igamma", "igammac", "complex")(pointwise)
+for _key, _spec in (
+    ("svd", ((0, "input", 2),)),
+    ("geqrf", ((0, "input", 2),)),
+    ("cholesky_inverse", ((0, "L", 2),)),
+    ("lu", ((0, "A", 2),)),
+):
+    register_rule(_key, "Tensor." + _key)(_matrix_operands_rule(_spec))
+
+
+@register_rule("isin")
+def isin_rule(key, level, args, kwargs):
+    """Batching rule of isin with batched elements and shared test elements: elementwise, so the op runs on
+    the value; batched test elements run per entry."""
+    x, test = args[0], _get(args, kwargs, 1, "test_elements")
+    if not _bt(x, level) or _bt(test, level) or len(args) > 2:
+        return fallback(key, level, args, kwargs)
+    kw = {k: v for k, v in kwargs.items() if k != "test_elements"}
+    return wrap(call(key, x._value, test, **kw), level)
+
+
+_SPLITS = {"vsplit": (2, 0), "hsplit": (1, None), "dsplit": (3, 2)}
+
+
+@register_rule(*_SPLITS, *("Tensor." + k for k in _SPLITS))
+def hvdsplit_rule(key, level, args, kwargs):
+    """Batching rule of vsplit/hsplit/dsplit: tensor_split's rule along logical dim 0/1/2 (hsplit of 1-D entries
+    along 0); ranks too low or sections that do not divide run per entry (the ops' own errors)."""
+    x, sections = args[0], _get(args, kwargs, 1, "indices_or_sections")
+    need, dim = _SPLITS[_base(key)]
+    r = _rank(x, level)
+    if len(args) + len(kwargs) != 2 or r < need:
+        return fallback(key, level, args, kwargs)
+    if dim is None:
+        dim = 1 if r > 1 else 0
+    if isinstance(sections, int) and (sections == 0 or x.shape[dim] % sections):
+        return fallback(key, level, args, kwargs)
+    return call("tensor_split", x, sections, dim)
+
+
+@register_rule("slice_scatter", "Tensor.slice_scatter")
+def slice_scatter_rule(key, level, args, kwargs):
+    """Batching rule of slice_scatter: input and src with the batch dim in front (an unbatched one expanded; the
+    op writes into a copy), the dim shifted."""
+    x, src = args[0], _get(args, kwargs, 1, "src")
+    dim = _get(args, kwargs, 2, "dim", 0)
+    if not (is_tensor_like(x) and is_tensor_like(src)) or _rank(x, level) == 0 or not isinstance(dim, int):
+        return fallback(key, level, args, kwargs)
+    rest = [_get(args, kwargs, i, n, d) for i, n, d in ((3, "start", None), (4, "end", None), (5, "step", 1))]
+    vx = _physical(x, level)
+    return wrap(call(key, vx, _physical(src, level), _shift(dim, _rank(x, level)), *rest), level)
+
+
+@register_rule("select_scatter", "Tensor.select_scatter")
+def select_scatter_rule(key, level, args, kwargs):
+    """Batching rule of select_scatter: as slice_scatter's, the index unchanged."""
+    x, src = args[0], _get(args, kwargs, 1, "src")
+    dim, index = _get(args, kwargs, 2, "dim"), _get(args, kwargs, 3, "index")
+    if not (is_tensor_like(x) and is_tensor_like(src)) or _rank(x, level) == 0 or not isinstance(dim, int):
+        return fallback(key, level, args, kwargs)
+    vx = _physical(x, level)
+    return wrap(call(key, vx, _physical(src, level), _shift(dim, _rank(x, level)), index), level)
+
+
+@register_rule("diagonal_scatter", "Tensor.diagonal_scatter")
+def diagonal_scatter_rule(key, level, args, kwargs):
+    """Batching rule of diagonal_scatter: as slice_scatter's, both dims shifted."""
+    x, src = args[0], _get(args, kwargs, 1, "src")
+    offset = _get(args, kwargs, 2, "offset", 0)
+    d1, d2 = _get(args, kwargs, 3, "dim1", 0), _get(args, kwargs, 4, "dim2", 1)
+    r = _rank(x, level)
+    if not (is_tensor_like(x) and is_tensor_like(src)) or r < 2:
+        return fallback(key, level, args, kwargs)
+    vx = _physical(x, level)
+    return wrap(call(key, vx, _physical(src, level), offset, _shift(d1, r), _shift(d2, r)), level)
+
+
+@register_rule("prelu", "F.prelu")
+def prelu_rule(key, level, args, kwargs):
+    """Batching rule of prelu: where(x > 0, x, w * x) at the logical level, the weight (one slope, or one per
+    channel of logical dim 1) shaped to broadcast against each entry; PyTorch's checks' cases run per entry."""
+    x, w = args[0], _get(args, kwargs, 1, "weight")
+    if len(args) + len(kwargs) != 2 or not (is_tensor_like(x) and is_tensor_like(w)) or x.dtype != w.dtype:
+        return fallback(key, level, args, kwargs)
+    if not x.is_floating_point() or w.dim() > 1:
+        return fallback(key, level, args, kwargs)
+    n = w.numel()
+    if n != 1:
+        if x.dim() < 2 or x.shape[1] != n:
+            return fallback(key, level, args, kwargs)
+        w = call("Tensor.reshape", w, (n,) + (1,) * (x.dim() - 2))
+    elif w.dim() == 1 and x.dim() == 0:
+        w = call("Tensor.reshape", w, ())
+    # x > 0 picks x: at 0 the gradient is the slope, as PyTorch's prelu backward
+    return call("where", call("gt", x, 0), x, call("mul", w, x))
+
+
 # ----------------------------------------------------------------------------------------------- the schema's
 
 
