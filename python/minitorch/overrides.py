@@ -15,9 +15,9 @@ What is intercepted: calls made through those module attributes while the dispat
 With ``tensor_methods=True`` (fx and jit tracing) Tensor methods called on real tensors are routed too
 (``buffer.add(proxy)``, ``t[proxy]``). What is not intercepted: operators on real tensors (ours return
 NotImplemented for a foreign operand, so Python asks the other operand's reflected method), methods of the
-tensor-like itself (it handles them, as fx's Proxy does), and functions bound to a name before the dispatch was
-switched on (``from torch import add``). The patch is process-wide (module and class attributes are), modes
-are per thread.
+tensor-like itself (it handles them, as fx's Proxy does), functions bound to a name before the dispatch was
+switched on (``from torch import add``), and reads of a namespace's dict itself (``vars(torch)["add"]``). The
+patch is process-wide (module classes and class attributes are), modes are per thread.
 """
 
 import contextlib
