@@ -1455,3 +1455,26 @@ def test_decomposition_split_scatter_and_prelu_rules():
         warnings.simplefilter("ignore")
         with pytest.raises(RuntimeError, match="torch.vsplit attempted to split along dimension 0"):
             vmap(lambda a: torch.vsplit(a, 4))(x)
+
+
+@pytest.mark.parametrize(
+    "eq,shapes",
+    [
+        ("ij,jk", [(3, 4), (4, 5)]),
+        ("ij,ij", [(3, 4), (3, 4)]),
+        ("ba,ca", [(3, 4), (5, 4)]),  # the implicit output is sorted: "bc"
+        ("Ab,bC", [(3, 4), (4, 2)]),  # upper case sorts first
+        ("...ij,jk", [(2, 3, 4), (4, 5)]),
+        ("ii", [(3, 3)]),
+        ("i", [(3,)]),
+    ],
+)
+def test_einsum_implicit_output(eq, shapes):
+    ops = [rand(4, *sh) for sh in shapes]
+    _quiet_check(lambda *a: torch.einsum(eq, *a), *ops)
+    _quiet_check(
+        lambda *a: torch.einsum(eq, *a),
+        *ops[:1],
+        *[o[0] for o in ops[1:]],
+        in_dims=(0,) + (None,) * (len(ops) - 1),
+    )

@@ -1158,7 +1158,7 @@ def _subscripts(sublist):
 @register_rule("einsum")
 def einsum_rule(key, level, args, kwargs):
     """Batching rule of einsum: an unused letter for the batch dim leads the subscripts of each batched
-    operand and of the output; an implicit output (no '->') runs per entry."""
+    operand and of the output (an implicit output, no '->', spelled out first)."""
     if not isinstance(args[0], str):  # the sublist spelling: op0, sublist0, ..., [output sublist]
         if len(args) < 2:
             return fallback(key, level, args, kwargs)
@@ -1171,7 +1171,9 @@ def einsum_rule(key, level, args, kwargs):
     eq = eq.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     if not arrow:
-        return fallback(key, level, args, kwargs)
+        # the implicit output: the ellipsis' dims, then the letters used once, in ASCII order (PyTorch's)
+        once = sorted(c for c in set(lhs) if c.isalpha() and lhs.count(c) == 1)
+        rhs = ("..." if "..." in lhs else "") + "".join(once)
     letters = {c for c in eq if c.isalpha()}
     b = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in letters)
     terms = lhs.split(",")
