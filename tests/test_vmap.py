@@ -1478,3 +1478,21 @@ def test_einsum_implicit_output(eq, shapes):
         *[o[0] for o in ops[1:]],
         in_dims=(0,) + (None,) * (len(ops) - 1),
     )
+
+
+def test_tensordot_both_batched():
+    a, b = rand(4, 3, 5, 2), rand(4, 5, 2, 6)
+    _quiet_check(lambda x, y: torch.tensordot(x, y, dims=2), a, b)
+    _quiet_check(lambda x, y: torch.tensordot(x, y, dims=1), rand(4, 3, 5), rand(4, 5, 6))
+    _quiet_check(lambda x, y: torch.tensordot(x, y, dims=([1, 0], [0, 2])), rand(4, 3, 5), rand(4, 5, 2, 3))
+    _quiet_check(lambda x, y: torch.tensordot(x, y, dims=0), rand(4, 2), rand(4, 3))
+    _quiet_check(
+        lambda x, y: torch.tensordot(x, y, dims=([-1], [0])), rand(3, 4, 5), rand(5, 6, 4), in_dims=(1, 2)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError) as ours:
+            vmap(lambda x, y: torch.tensordot(x, y, dims=1))(rand(4, 3, 5), rand(4, 4, 6))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.tensordot(rand(3, 5), rand(4, 6), dims=1)
+    assert str(ours.value) == str(theirs.value)

@@ -637,16 +637,11 @@ def lstsq_rule(key, level, args, kwargs):
 @register_rule("tensordot")
 def tensordot_rule(key, level, args, kwargs):
     """Batching rule of tensordot with one batched operand: its contracted dims shifted past the batch dim, the
-    batch dim moved to the front of the result (after a's free dims when b is the batched one). Both batched,
-    or dims given as tensors, run per entry."""
+    batch dim moved to the front of the result (after a's free dims when b is the batched one). Both batched, it
+    is the einsum contracting the paired dims (einsum's rule batches it); dims given as tensors run per entry."""
     a, b = args[0], _get(args, kwargs, 1, "b")
     dims = _get(args, kwargs, 2, "dims", 2)
-    if (
-        not (is_tensor_like(a) and is_tensor_like(b))
-        or (_bt(a, level) and _bt(b, level))
-        or is_tensor_like(dims)
-        or kwargs.get("out") is not None
-    ):
+    if not (is_tensor_like(a) and is_tensor_like(b)) or is_tensor_like(dims) or kwargs.get("out") is not None:
         return fallback(key, level, args, kwargs)
     ra, rb = _rank(a, level), _rank(b, level)
     if isinstance(dims, int):
@@ -661,11 +656,35 @@ def tensordot_rule(key, level, args, kwargs):
         db = [_wrap_dim(d, rb) for d in db]
     except IndexError:
         return fallback(key, level, args, kwargs)
+    if _bt(a, level) and _bt(b, level):
+        return _tensordot_einsum(key, level, args, kwargs, a, b, da, db)
     if _bt(a, level):
         res = call(key, a._value, b, ([d + 1 for d in da], db))
         return wrap(res, level)
     res = call(key, a, b._value, (da, [d + 1 for d in db]))
     return wrap(call("Tensor.movedim", res, ra - len(da), 0), level)
+
+
+def _tensordot_einsum(key, level, args, kwargs, a, b, da, db):
+    """tensordot of two batched operands as an einsum at the logical level: one letter per contracted pair, the
+    free dims of a then of b in the output. Mismatched pairs run per entry (the op's own error)."""
+    ra, rb = a.dim(), b.dim()
+    letters = iter("abcdefghijklmnopqrstuvwxy")
+    if (
+        len(da) != len(db)
+        or len(set(da)) != len(da)
+        or len(set(db)) != len(db)
+        or ra + rb - len(da) > 25
+        or any(a.shape[i] != b.shape[j] for i, j in zip(da, db))
+    ):
+        return fallback(key, level, args, kwargs)
+    sa, sb = [None] * ra, [None] * rb
+    for i, j in zip(da, db):
+        sa[i] = sb[j] = next(letters)
+    sa = [c or next(letters) for c in sa]
+    sb = [c or next(letters) for c in sb]
+    out = [c for i, c in enumerate(sa) if i not in da] + [c for j, c in enumerate(sb) if j not in db]
+    return call("einsum", f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
 
 
 @register_rule("trapezoid", "cumulative_trapezoid")
