@@ -1496,3 +1496,23 @@ def test_tensordot_both_batched():
     with pytest.raises(RuntimeError) as theirs:
         torch.tensordot(rand(3, 5), rand(4, 6), dims=1)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_searchsorted_and_bucketize_with_batched_sequences():
+    seq = rand(4, 6).sort().values
+    vals = rand(4, 2, 3)
+    _quiet_check(lambda s, v: torch.searchsorted(s, v), seq, vals)
+    _quiet_check(
+        lambda s, v: torch.searchsorted(s, v, right=True, out_int32=True), seq, vals[0], in_dims=(0, None)
+    )
+    _quiet_check(lambda s, v: torch.searchsorted(s, v, side="right"), seq, vals[:, 0, 0])  # 0-d values
+    seq2 = rand(4, 2, 6).sort().values
+    _quiet_check(lambda s, v: torch.searchsorted(s, v), seq2, vals)
+    _quiet_check(lambda s, v: torch.searchsorted(s, v), seq2[0], vals, in_dims=(None, 0))
+    unsorted = rand(4, 6)
+    order = unsorted.argsort()
+    _quiet_check(lambda s, v, o: torch.searchsorted(s, v, sorter=o), unsorted, vals, order)
+    _quiet_check(lambda v, b: torch.bucketize(v, b), vals, seq)
+    _quiet_check(
+        lambda v, b: torch.bucketize(v, b, right=True, out_int32=True), vals[0], seq, in_dims=(None, 0)
+    )

@@ -703,26 +703,63 @@ def trapezoid_rule(key, level, args, kwargs):
 
 @register_rule("bucketize")
 def bucketize_rule(key, level, args, kwargs):
-    """Batching rule of bucketize: elementwise in the input against unbatched boundaries."""
+    """Batching rule of bucketize: elementwise in the input against unbatched boundaries; batched boundaries
+    are searchsorted's batched form (bucketize(x, b, right) is searchsorted(b, x, right=right))."""
     x, boundaries = args[0], _get(args, kwargs, 1, "boundaries")
-    if not _bt(x, level) or _bt(boundaries, level):
+    if not _bt(boundaries, level):
+        if not _bt(x, level):
+            return fallback(key, level, args, kwargs)
+        return wrap(call(key, x._value, *args[1:], **kwargs), level)
+    right = _get(args, kwargs, 3, "right", False)
+    out_int32 = _get(args, kwargs, 2, "out_int32", False)
+    if (
+        not is_tensor_like(x)
+        or _rank(boundaries, level) != 1
+        or len(args) > 4
+        or kwargs.get("out") is not None
+    ):
         return fallback(key, level, args, kwargs)
-    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+    return _searchsorted_rows(level, boundaries, x, None, {"right": right, "out_int32": out_int32})
+
+
+def _searchsorted_rows(level, seq, values, sorter, kw):
+    """searchsorted of a logical 1-D sequence (batched or not) and values of any shape: the batched sequences
+    (B, M) against each entry's values flattened to a row (B, K), reshaped back."""
+    vs, vv = _physical(seq, level), _physical(values, level)
+    shape = tuple(vv.shape)
+    if sorter is not None:
+        kw = dict(kw, sorter=_physical(sorter, level))
+    res = call("searchsorted", vs, call("Tensor.reshape", vv, (shape[0], -1)), **kw)
+    return wrap(call("Tensor.reshape", res, shape), level)
 
 
 @register_rule("searchsorted")
 def searchsorted_rule(key, level, args, kwargs):
-    """Batching rule of searchsorted: an unbatched 1-D sorted sequence serves every entry's values; a batched
-    1-D one with batched 1-D values becomes searchsorted's own batched form (matching leading dims)."""
+    """Batching rule of searchsorted: a 1-D sorted sequence (batched or shared) against values of any shape goes
+    row by row (_searchsorted_rows); an N-D sequence with values of the same leading dims is searchsorted's own
+    batched form, the batch dim leading both."""
     seq, values = args[0], _get(args, kwargs, 1, "input")
-    if kwargs.get("sorter") is not None or not is_tensor_like(values) or not is_tensor_like(seq):
+    if (
+        len(args) > 2
+        or not is_tensor_like(values)
+        or not is_tensor_like(seq)
+        or kwargs.get("out") is not None
+    ):
         return fallback(key, level, args, kwargs)
-    rest = {k: v for k, v in kwargs.items() if k != "input"}
-    if not _bt(seq, level) and seq.dim() == 1:
-        return wrap(call(key, seq, _physical(values, level), **rest), level)
-    if _bt(seq, level) and _bt(values, level) and _rank(seq, level) == 1 and _rank(values, level) == 1:
-        return wrap(call(key, seq._value, values._value, **rest), level)
-    return fallback(key, level, args, kwargs)
+    rest = {k: v for k, v in kwargs.items() if k not in ("input", "sorter")}
+    sorter = kwargs.get("sorter")
+    if sorter is not None and (not is_tensor_like(sorter) or tuple(sorter.shape) != tuple(seq.shape)):
+        return fallback(key, level, args, kwargs)
+    if not _bt(seq, level) and seq.dim() == 1 and (sorter is None or not _bt(sorter, level)):
+        shared = {k: v for k, v in kwargs.items() if k != "input"}
+        return wrap(call(key, seq, _physical(values, level), **shared), level)
+    if seq.dim() == 1:
+        return _searchsorted_rows(level, seq, values, sorter, rest)
+    if seq.dim() == 0 or values.dim() != seq.dim() or tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
+        return fallback(key, level, args, kwargs)  # the op's own shape errors, per entry
+    if sorter is not None:
+        rest["sorter"] = _physical(sorter, level)
+    return wrap(call(key, _physical(seq, level), _physical(values, level), **rest), level)
 
 
 @register_rule("stft")
