@@ -1516,3 +1516,32 @@ def test_searchsorted_and_bucketize_with_batched_sequences():
     _quiet_check(
         lambda v, b: torch.bucketize(v, b, right=True, out_int32=True), vals[0], seq, in_dims=(None, 0)
     )
+
+
+def test_binomial_obeys_randomness_and_bool_reductions_are_refused():
+    x = rand(4, 3).abs() + 0.5
+    for f in (
+        lambda a: torch.binomial(a * 10, a / 4),
+        lambda a: torch.binomial(a.round(), torch.full_like(a, 0.5)),
+    ):
+        with pytest.raises(
+            RuntimeError, match="vmap: called random operation while in randomness error mode"
+        ):
+            vmap(f)(x)
+        torch.manual_seed(1)
+        got = vmap(f, randomness="different")(x)
+        assert got.shape == x.shape
+        same = vmap(f, randomness="same")(x[:1].expand(4, 3).contiguous())
+        assert_close(same, same[:1].expand(4, 3))  # one draw shared by equal entries
+    # binomial's draws are counts no larger than the trials
+    counts = vmap(lambda a: torch.binomial(torch.full_like(a, 7.0), a / 4), randomness="different")(x)
+    assert torch.equal(counts, counts.round()) and bool((counts <= 7).all())
+    for f, msg in (
+        (lambda a: torch.equal(a, a), "Batching rule not implemented for aten::equal. We could not generate a fallback."),
+        (lambda a: a.equal(a), "Batching rule not implemented for aten::equal. We could not generate a fallback."),
+        (lambda a: torch.allclose(a, a), ("vmap over torch.allclose isn't supported yet. Please file an issue at "
+         "https://github.com/pytorch/pytorch/issues if you need this feature.")),
+    ):  # fmt: skip
+        with pytest.raises(RuntimeError) as e:
+            vmap(f)(x)
+        assert str(e.value) == msg

@@ -1849,6 +1849,7 @@ def _same_by_replay(key, level, args, kwargs):
     "poisson",
     "normal",
     "multinomial",
+    "binomial",
     "Tensor.bernoulli",
     "F.rrelu",
     "F.gumbel_softmax",
@@ -2414,6 +2415,18 @@ def dynamic_shape_rule(key, level, args, kwargs):
             "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback."
         )
     raise _dynamic_shape(_DYNAMIC_ATEN[base])
+
+
+@register_rule("equal", "Tensor.equal", "allclose", "Tensor.allclose")
+def bool_reduction_rule(key, level, args, kwargs):
+    """equal and allclose answer one Python bool for the whole call, which a batch cannot: refused in
+    PyTorch's words (its aten::equal has no rule, its allclose a message of its own)."""
+    if _base(key) == "equal":
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
+    raise RuntimeError(
+        "vmap over torch.allclose isn't supported yet. Please file an issue at "
+        "https://github.com/pytorch/pytorch/issues if you need this feature."
+    )
 
 
 _pointwise_where = RULES["where"]
