@@ -1545,3 +1545,24 @@ def test_binomial_obeys_randomness_and_bool_reductions_are_refused():
         with pytest.raises(RuntimeError) as e:
             vmap(f)(x)
         assert str(e.value) == msg
+
+
+def test_meshgrid_cartesian_prod_constant_pad_trapz_and_flags():
+    a, b, c = rand(4, 3), rand(4, 2), rand(4)
+    _quiet_check(lambda x, y: torch.meshgrid(x, y, indexing="ij"), a, b)
+    _quiet_check(lambda x, y, z: torch.meshgrid([x, y, z], indexing="xy"), a, b, c)
+    _quiet_check(lambda x, y: torch.meshgrid(x, y, indexing="xy"), a, b[0], in_dims=(0, None))
+    _quiet_check(lambda x, y: torch.cartesian_prod(x, y), a, b)
+    _quiet_check(lambda x, y: torch.cartesian_prod(x, y, x), a, b[0], in_dims=(0, None))
+    _quiet_check(lambda x: torch.cartesian_prod(x), a)
+    _quiet_check(lambda x: torch.constant_pad_nd(x, (1, 2), 0.5), rand(4, 3, 5))
+    _quiet_check(lambda x: torch.constant_pad_nd(x, [0, 1, 2, 0]), rand(4, 3, 5))
+    _quiet_check(lambda x: torch.trapz(x, dim=0), rand(4, 3, 5))
+    _quiet_check(lambda x: torch.resolve_neg(torch.resolve_conj(x)), a)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        assert vmap(lambda x: x * torch.is_signed(x) + x.is_neg() + torch.is_conj(x))(a).shape == a.shape
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the rule steps back to the loop, which raises the op's own error
+        with pytest.raises(RuntimeError, match="Expect a 1D vector"):
+            vmap(lambda x: torch.cartesian_prod(x, x[0]))(a)

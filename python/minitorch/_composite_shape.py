@@ -182,6 +182,13 @@ def meshgrid(*tensors, indexing=None):
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
         if t.device != tensors[0].device:
             raise RuntimeError("meshgrid expects all tensors to have the same device")
+    return _meshgrid(tensors, indexing)
+
+
+def _meshgrid(tensors, indexing):
+    """meshgrid's grids of checked 0-d/1-d tensors: views and expands only, so vmap's rule runs it on batched
+    tensors at the logical level."""
+    tensors = list(tensors)
     swap = indexing == "xy" and len(tensors) >= 2
     if swap:
         tensors[0], tensors[1] = tensors[1], tensors[0]

@@ -2338,6 +2338,53 @@ def diagonal_scatter_rule(key, level, args, kwargs):
     return wrap(call(key, vx, _physical(src, level), offset, _shift(d1, r), _shift(d2, r)), level)
 
 
+register_rule("resolve_conj", "resolve_neg")(pointwise)
+_alias("trapezoid", "trapz")
+
+
+@register_rule("is_conj", "is_neg", "is_signed", "Tensor.is_conj", "Tensor.is_neg", "Tensor.is_signed")
+def tensor_flag_rule(key, level, args, kwargs):
+    """is_conj/is_neg/is_signed: a property of the dtype or the whole value, the same for every entry."""
+    return call(key, args[0]._value if _bt(args[0], level) else args[0])
+
+
+@register_rule("constant_pad_nd")
+def constant_pad_nd_rule(key, level, args, kwargs):
+    """constant_pad_nd is F.pad's constant mode: its rule, at the logical level."""
+    x, pad = args[0], _get(args, kwargs, 1, "pad")
+    value = _get(args, kwargs, 2, "value", 0)
+    if len(args) + len(kwargs) > 3:
+        return fallback(key, level, args, kwargs)
+    return call("F.pad", x, tuple(pad), "constant", value)
+
+
+@register_rule("meshgrid", "cartesian_prod")
+def meshgrid_rule(key, level, args, kwargs):
+    """meshgrid/cartesian_prod of batched 0-d/1-d tensors: _composite_shape's views and expands at the logical
+    level (cartesian_prod flattens the 'ij' grids and stacks them as columns); the ops' checks run first, on the
+    logical tensors, and anything they refuse runs per entry."""
+    from minitorch import _composite_shape as cs
+
+    tensors = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    indexing = kwargs.get("indexing")
+    cart = key == "cartesian_prod"
+    if (
+        not tensors
+        or kwargs.keys() - ({"indexing"} if not cart else set())
+        or not all(is_tensor_like(t) for t in tensors)
+        or any(t.dim() > 1 or (cart and t.dim() != 1) for t in tensors)
+        or any(t.dtype != tensors[0].dtype or t.device != tensors[0].device for t in tensors)
+        or indexing not in (None, "ij", "xy")
+    ):
+        return fallback(key, level, args, kwargs)
+    if cart:
+        if len(tensors) == 1:
+            return tensors[0]
+        grids = cs._meshgrid(tensors, "ij")
+        return call("stack", [call("Tensor.reshape", g, (-1,)) for g in grids], 1)
+    return cs._meshgrid(tensors, indexing or "ij")
+
+
 @register_rule("prelu", "F.prelu")
 def prelu_rule(key, level, args, kwargs):
     """Batching rule of prelu: where(x > 0, x, w * x) at the logical level, the weight (one slope, or one per
