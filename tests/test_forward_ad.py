@@ -1205,3 +1205,16 @@ def test_multihead_attention_module_jvp_matches_finite_differences(need_weights,
         fd = (f(x + eps * t_in) - f(x - eps * t_in)) / (2 * eps)
         assert_close(out, f(x))
         assert_close(t, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_multihead_attention_jacfwd_matches_jacrev():
+    # jacfwd vmaps the standard basis as tangents: MultiheadAttention's composite runs on batched duals
+    torch.manual_seed(1)
+    mha = torch.nn.MultiheadAttention(4, 2, dtype=D)
+    q, kv = rand(3, 4), rand(2, 4)
+    for need_weights in (True, False):
+        f = lambda x, nw=need_weights: mha(x, kv, kv, need_weights=nw)[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fwd_j = jacfwd(f)(q)
+        assert_close(fwd_j, jacrev(f)(q))

@@ -1566,3 +1566,37 @@ def test_meshgrid_cartesian_prod_constant_pad_trapz_and_flags():
         warnings.simplefilter("ignore")  # the rule steps back to the loop, which raises the op's own error
         with pytest.raises(RuntimeError, match="Expect a 1D vector"):
             vmap(lambda x: torch.cartesian_prod(x, x[0]))(a)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_multihead_attention_batches_through_its_steps(need_weights, batch_first):
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first, dtype=D)
+    q, kv = rand(4, 3, 5, 8), rand(4, 3, 6, 8)
+    if not batch_first:
+        q, kv = q.transpose(1, 2), kv.transpose(1, 2)
+    mask = torch.tensor([[False] * 5 + [True]] * 3)
+    causal = torch.ones(5, 6, dtype=torch.bool).triu(2)
+
+    def f(a, b):
+        return mha(a, b, b, need_weights=need_weights, key_padding_mask=mask, attn_mask=causal)
+
+    _quiet_check(lambda a, b: f(a, b)[0], q, kv)
+    _quiet_check(
+        lambda a: mha(a, a, a, need_weights=need_weights)[0], q
+    )  # self-attention: the fused projection
+    _quiet_check(lambda a: mha(a[0], a[0], a[0], need_weights=need_weights)[0], q)  # unbatched entries
+    if need_weights:
+        _quiet_check(lambda a, b: f(a, b)[1], q, kv)
+    # an ensemble: the parameters batched (stack_module_state), the input shared
+    models = [torch.nn.MultiheadAttention(8, 2, batch_first=batch_first, dtype=D) for _ in range(3)]
+    params, buffers = torch.func.stack_module_state(models)
+
+    def g(p, b, x):
+        return torch.func.functional_call(models[0], (p, b), (x, x, x), {"need_weights": need_weights})[0]
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        got = vmap(g, in_dims=(0, 0, None))(params, buffers, q[0])
+    assert_close(got, torch.stack([m(q[0], q[0], q[0], need_weights=need_weights)[0] for m in models]))

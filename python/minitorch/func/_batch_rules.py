@@ -2385,6 +2385,16 @@ def meshgrid_rule(key, level, args, kwargs):
     return cs._meshgrid(tensors, indexing or "ij")
 
 
+@register_rule("F.multi_head_attention_forward")
+def composite_rule(key, level, args, kwargs):
+    """A Python composite whose every step is a method or a torch function with a rule (nn.MultiheadAttention's
+    forward: F.linear, Tensor.bmm, softmax or sdpa, views): it runs on the BatchedTensors themselves, each step
+    batching by its own rule."""
+    from minitorch.func._batched import _original
+
+    return _original(key)(*args, **kwargs)
+
+
 @register_rule("prelu", "F.prelu")
 def prelu_rule(key, level, args, kwargs):
     """Batching rule of prelu: where(x > 0, x, w * x) at the logical level, the weight (one slope, or one per
