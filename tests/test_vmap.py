@@ -1600,3 +1600,45 @@ def test_multihead_attention_batches_through_its_steps(need_weights, batch_first
         warnings.filterwarnings("error", message="There is a performance drop")
         got = vmap(g, in_dims=(0, 0, None))(params, buffers, q[0])
     assert_close(got, torch.stack([m(q[0], q[0], q[0], need_weights=need_weights)[0] for m in models]))
+
+
+@pytest.mark.parametrize("nd", [1, 2])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv_transpose_and_group_norm_with_batched_parameters(nd, groups):
+    sp = (5,) * nd
+    name = f"conv_transpose{nd}d"
+
+    def conv_t(*a, **k):
+        return getattr(F, name)(*a, **k)  # read inside vmap: F's dispatching spelling
+
+    x, w, b = rand(3, 2, 4, *sp), rand(3, 4, 6 // groups, *(3,) * nd), rand(3, 6)
+    kw = {"stride": 2, "padding": 1, "output_padding": 1, "groups": groups}
+    _quiet_check(lambda a, ww, bb: conv_t(a, ww, bb, **kw), x, w, b)
+    _quiet_check(lambda ww: conv_t(x[0], ww, None, **kw), w)  # the input shared
+    _quiet_check(lambda a, ww: conv_t(a, ww, **kw), x[:, 0], w)  # unbatched (C, *s) entries
+    _quiet_check(lambda bb: conv_t(x[0], w[0], bb, **kw), b)
+    gw, gb = rand(3, 4), rand(3, 4)
+    _quiet_check(lambda a, ww, bb: F.group_norm(a, 2, ww, bb), x, gw, gb)
+    _quiet_check(lambda ww: F.group_norm(x[0], 2, ww), gw)
+    _quiet_check(lambda bb: F.group_norm(x[0], 4, bias=bb, eps=1e-3), gb)
+
+
+def test_transformer_layers_under_vmap_and_jvp():
+    # the layers keep F.relu, bound when the class was defined; they read it from F again, so inside a transform
+    # the dispatching spelling runs (the original would meet a BatchedTensor or a dual it cannot take)
+    torch.manual_seed(0)
+    enc = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, dtype=D)
+    dec = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True, dtype=D)
+    x, mem = rand(3, 2, 5, 8), rand(3, 2, 4, 8)
+    _quiet_check(enc, x)
+    _quiet_check(dec, x, mem)
+    assert enc.activation is F.relu  # as PyTorch stores it
+    t = rand(2, 5, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, tan = torch.func.jvp(enc, (x[0],), (t,))
+    eps = 1e-6
+    assert_close(tan, (enc(x[0] + eps * t) - enc(x[0] - eps * t)) / (2 * eps), rtol=1e-6, atol=1e-7)
+    # dropout with p=0 draws nothing: no randomness to ask for, as PyTorch
+    assert_close(vmap(lambda a: F.dropout(a, 0.0, training=True))(x), x)
+    assert_close(vmap(lambda a: F.dropout2d(a, 0.0, training=True))(x), x)

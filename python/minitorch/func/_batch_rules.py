@@ -1544,13 +1544,74 @@ for _nd in (1, 2, 3):
         f"avg_pool{_nd}d",
         f"adaptive_avg_pool{_nd}d",
         f"adaptive_max_pool{_nd}d",
-        f"F.conv_transpose{_nd}d",
-        f"conv_transpose{_nd}d",
     )(_fold_rule(_nd))
+
+
+def conv_transpose_rule(key, level, args, kwargs):
+    """Batching rule of conv_transpose1d/2d/3d: unbatched parameters fold the batch into N; a batched weight
+    (or bias) is a grouped transposed convolution, the entries' channels side by side, one group (or `groups`)
+    per entry, as functorch does."""
+    nd = int(key[-2])
+    names = ("input", "weight", "bias", "stride", "padding", "output_padding", "groups", "dilation")
+    x, w, bias, stride, padding, output_padding, groups, dilation = (
+        _get(args, kwargs, i, n, d) for i, (n, d) in enumerate(zip(names, (None, None, None, 1, 0, 0, 1, 1)))
+    )
+    if not (_bt(w, level) or _bt(bias, level)):
+        return _fold_batch(key, level, args, kwargs, nd)
+    rx = _rank(x, level)
+    if (
+        len(args) + len(kwargs) > len(names)
+        or kwargs.keys() - set(names)
+        or rx not in (nd + 1, nd + 2)
+        or _rank(w, level) != nd + 2
+        or not isinstance(groups, int)
+    ):
+        return fallback(key, level, args, kwargs)
+    size = _size(level)
+    vx, vw = _physical(x, level), _physical(w, level)  # [B, N, C, *s] or [B, C, *s]; [B, C, O/g, *k]
+    if rx == nd + 1:
+        vx = vx.unsqueeze(1)
+    n = vx.shape[1]
+    xg = vx.movedim(0, 1).reshape((n, size * vx.shape[2]) + tuple(vx.shape[3:]))
+    wg = vw.reshape((size * vw.shape[1],) + tuple(vw.shape[2:]))
+    bg = _physical(bias, level).reshape(-1) if bias is not None else None
+    out = call(key, xg, wg, bg, stride, padding, output_padding, groups * size, dilation)
+    out = out.reshape((n, size, out.shape[1] // size) + tuple(out.shape[2:])).movedim(1, 0)
+    return wrap(out.squeeze(1) if rx == nd + 1 else out, level)
+
+
+for _nd in (1, 2, 3):
+    register_rule(f"F.conv_transpose{_nd}d", f"conv_transpose{_nd}d")(conv_transpose_rule)
 register_rule("F.interpolate", "F.upsample", "F.upsample_nearest", "F.upsample_bilinear", "F.instance_norm")(
     _fold_rule(None)
 )
-register_rule("F.group_norm", "F.local_response_norm")(_fold_rule(None))
+register_rule("F.local_response_norm")(_fold_rule(None))
+
+
+@register_rule("F.group_norm", "group_norm")
+def group_norm_rule(key, level, args, kwargs):
+    """Batching rule of group_norm: the batch folds into N; a batched weight or bias is applied after the
+    unweighted normalization, per channel at the logical level (PyTorch's affine step)."""
+    names = ("input", "num_groups", "weight", "bias", "eps")
+    x, groups, w, b, eps = (
+        _get(args, kwargs, i, n, d) for i, (n, d) in enumerate(zip(names, (None,) * 4 + (1e-5,)))
+    )
+    if not (_bt(w, level) or _bt(b, level)):
+        return _fold_batch(key, level, args, kwargs, None)
+    if (
+        len(args) + len(kwargs) > len(names)
+        or kwargs.keys() - set(names)
+        or not is_tensor_like(x)
+        or x.dim() < 2
+    ):
+        return fallback(key, level, args, kwargs)
+    out = call(key, x, groups, None, None, eps)
+    shape = (x.shape[1],) + (1,) * (x.dim() - 2)
+    if w is not None:
+        out = call("mul", out, call("Tensor.reshape", w, shape))
+    if b is not None:
+        out = call("add", out, call("Tensor.reshape", b, shape))
+    return out
 
 
 @register_rule(
@@ -1795,7 +1856,7 @@ def dropout_rule(key, level, args, kwargs):
     p = _get(args, kwargs, 1, "p", 0.5)
     training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
     inplace = _get(args, kwargs, 3, "inplace", False)
-    if not training:
+    if not training or p == 0:  # draws nothing (PyTorch's short cut): no randomness to ask for
         return pointwise(key, level, args, kwargs)
     mode = _randomness(level)
     x = args[0]
@@ -1817,7 +1878,7 @@ def feature_dropout_rule(key, level, args, kwargs):
     """Batching rule of dropout1d/2d/3d: 'different' randomness folds the batch into N so each entry draws
     its own channel mask; 'same' multiplies by one mask of the logical shape."""
     training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
-    if not training:
+    if not training or _get(args, kwargs, 1, "p", 0.5) == 0:  # draws nothing: no randomness to ask for
         return pointwise(key, level, args, kwargs)
     mode = _randomness(level)
     if mode == "different":
@@ -1980,7 +2041,7 @@ register_rule("F.rms_norm", "rms_norm")(
         else fallback(key, level, args, kwargs)
     )
 )
-_alias("F.group_norm", "group_norm", "instance_norm")
+register_rule("instance_norm")(_fold_rule(None))  # torch.instance_norm: F.instance_norm's fold
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
 _alias("matmul", "linalg.matmul")
