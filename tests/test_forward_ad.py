@@ -1218,3 +1218,31 @@ def test_multihead_attention_jacfwd_matches_jacrev():
             warnings.simplefilter("error")
             fwd_j = jacfwd(f)(q)
         assert_close(fwd_j, jacrev(f)(q))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layer_jvp_by_its_ops_rules(mode):
+    torch.manual_seed(2)
+    rnn = getattr(torch.nn, mode)(3, 4, num_layers=2, dtype=D)
+    x, t = rand(5, 2, 3), rand(5, 2, 3)
+
+    def f(a):
+        return rnn(a)[0]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the generic JVP's warning: the steps' rules must carry the tangent
+        _, tan = jvp(f, (x,), (t,))
+    eps = 1e-6
+    assert_close(tan, (f(x + eps * t) - f(x - eps * t)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+def test_dual_tensor_metadata_properties_read_the_primal():
+    # C++ properties of the alias would reach a builtin with the dual; they read the primal instead
+    x = rand(3, 2)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, rand(3, 2))
+        assert (d.is_cuda, d.is_cpu, d.is_meta) == (x.is_cuda, x.is_cpu, x.is_meta)
+        assert (d.itemsize, d.nbytes, d.output_nr, d.retains_grad) == (8, 48, 0, False)
+        assert d.real is d
+        with pytest.raises(TypeError, match="imag is not implemented for tensors with non-complex dtypes"):
+            d.imag  # noqa: B018

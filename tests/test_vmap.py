@@ -1642,3 +1642,30 @@ def test_transformer_layers_under_vmap_and_jvp():
     # dropout with p=0 draws nothing: no randomness to ask for, as PyTorch
     assert_close(vmap(lambda a: F.dropout(a, 0.0, training=True))(x), x)
     assert_close(vmap(lambda a: F.dropout2d(a, 0.0, training=True))(x), x)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_recurrent_layers_batch_through_their_steps(mode):
+    # PyTorch has no batching rule for its fused lstm/gru/rnn ops (it refuses them under vmap); ours are Python
+    # over F.linear and pointwise ops, so each step batches by their rules
+    torch.manual_seed(0)
+    cls = getattr(torch.nn, mode)
+    rnn = cls(4, 5, num_layers=2, bidirectional=True, batch_first=True, dtype=D)
+    x = rand(3, 2, 6, 4)
+    _quiet_check(lambda a: rnn(a)[0], x)
+    _quiet_check(lambda a: rnn(a[0])[0], x)  # unbatched (T, F) entries
+    h0 = rand(3, 4, 2, 5)
+    if mode == "LSTM":
+        _quiet_check(lambda a, h, c: rnn(a, (h, c))[1][1], x, h0, h0.flip(0))
+    else:
+        _quiet_check(lambda a, h: rnn(a, h)[1], x, h0)
+    models = [cls(4, 5, dtype=D) for _ in range(3)]
+    params, buffers = torch.func.stack_module_state(models)
+
+    def g(p, b, inp):
+        return torch.func.functional_call(models[0], (p, b), (inp,))[0]
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        got = vmap(g, in_dims=(0, 0, None))(params, buffers, x[0, 0])
+    assert_close(got, torch.stack([m(x[0, 0])[0] for m in models]))
