@@ -44,7 +44,9 @@ def _use_cudnn(module, x, h0, c0):
     for t in [h0, c0, *module._flat_weights]:
         if t is not None and (t.device != x.device or t.dtype != x.dtype):
             return False
-    return True
+    # a transform's tensors (vmap's BatchedTensors, forward AD's duals) take the composite path, whose ops
+    # have batching and forward rules; the fused op would refuse them
+    return all(type(t) in (_C.Tensor, Parameter) for t in [x, h0, c0, *module._flat_weights] if t is not None)
 
 
 def _torch():
