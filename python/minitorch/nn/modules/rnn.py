@@ -44,9 +44,9 @@ def _use_cudnn(module, x, h0, c0):
     for t in [h0, c0, *module._flat_weights]:
         if t is not None and (t.device != x.device or t.dtype != x.dtype):
             return False
-    # a transform's tensors (vmap's BatchedTensors, forward AD's duals) take the composite path, whose ops
-    # have batching and forward rules; the fused op would refuse them
-    return all(type(t) in (_C.Tensor, Parameter) for t in [x, h0, c0, *module._flat_weights] if t is not None)
+    # a transform's tensors (vmap's BatchedTensors, forward AD's duals: types with __torch_function__) take the
+    # composite path, whose ops have batching and forward rules; the fused op would refuse them
+    return not any(hasattr(type(t), "__torch_function__") for t in [x, h0, c0, *module._flat_weights])
 
 
 def _torch():
