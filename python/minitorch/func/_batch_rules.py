@@ -152,6 +152,9 @@ mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
 def pointwise(key, level, args, kwargs):
     """Batching rule of elementwise ops: batched operands get size-1 dims after the batch dim up to the
     widest logical rank, so broadcasting lines up logical dims; in place on an unbatched self is refused."""
+    if len(args) == 1 and not kwargs and type(args[0]) is BatchedTensor and not is_inplace(key):
+        # one operand (sin(x), -x): nothing to line up, the op runs on the value (the most common call)
+        return wrap(call(key, args[0]._value), level)
     rank = 0
     for a in _iter_tensors(args, kwargs):
         r = _rank(a, level)
