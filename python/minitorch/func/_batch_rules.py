@@ -24,6 +24,7 @@ from minitorch.func._batched import (
     RULES,
     STATE,
     BatchedTensor,
+    _original,
     _select_level,
     _wrap_dim,
     call,
@@ -153,8 +154,12 @@ def pointwise(key, level, args, kwargs):
     """Batching rule of elementwise ops: batched operands get size-1 dims after the batch dim up to the
     widest logical rank, so broadcasting lines up logical dims; in place on an unbatched self is refused."""
     if len(args) == 1 and not kwargs and type(args[0]) is BatchedTensor and not is_inplace(key):
-        # one operand (sin(x), -x): nothing to line up, the op runs on the value (the most common call)
-        return wrap(call(key, args[0]._value), level)
+        # one operand (sin(x), -x): nothing to line up, the op runs on the value (the most common call); a
+        # plain value goes straight to the function (what call() would reach), an outer level's dispatches
+        v = args[0]._value
+        if type(v) is not BatchedTensor and key[:7] != "Tensor.":
+            return wrap(_original(key)(v), level)
+        return wrap(call(key, v), level)
     rank = 0
     for a in _iter_tensors(args, kwargs):
         r = _rank(a, level)
@@ -2454,8 +2459,6 @@ def composite_rule(key, level, args, kwargs):
     """A Python composite whose every step is a method or a torch function with a rule (nn.MultiheadAttention's
     forward: F.linear, Tensor.bmm, softmax or sdpa, views): it runs on the BatchedTensors themselves, each step
     batching by its own rule."""
-    from minitorch.func._batched import _original
-
     return _original(key)(*args, **kwargs)
 
 
