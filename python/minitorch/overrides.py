@@ -194,7 +194,9 @@ def _qualified(public_api):
 def _dispatch(public_api, overloaded, args, kwargs, builtin_words):
     types_ = tuple(type(a) for a in overloaded)
     stack = _mode_stack()
-    if stack:
+    # a mode that only ever answers NotImplemented when an argument overrides (vmap's randomness mode) is
+    # skipped then: the same result without the pop, the call and the push on every op
+    if stack and not (overloaded and getattr(stack[-1], "_mt_defers_to_overrides", False)):
         # the mode runs with itself popped, so torch calls inside its handler reach the next one
         mode = stack.pop()
         try:

@@ -36,6 +36,10 @@ class _RandomnessMode(TorchFunctionMode):
     """Sees every torch function called inside vmap: random factories get the level's randomness rule, calls
     with a BatchedTensor argument go on to its __torch_function__, the rest run unchanged."""
 
+    _mt_defers_to_overrides = (
+        True  # NotImplemented whenever an argument overrides: overrides.py skips it then
+    )
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if types:
