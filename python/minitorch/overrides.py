@@ -363,10 +363,11 @@ def _dispatching_class(mod, public):
     return cls
 
 
-# A module's own functions read its globals from its dict, which the class does not see: the names they read
-# (fft's helpers), and for a namespace written as a package of private modules (nn.functional, _FAMILY_MODULES)
-# every public function its modules bind, are switched in those dicts, each by one dict.update of its wrappers
-# and back by one of its originals. Whether a plan still holds (no dict grew or shrank, no planned name rebound)
+# A module's own functions read its globals from its dict, which the class does not see: the public functions
+# that the namespace's own code (fft's helpers) and, for a namespace written as a package of private modules
+# (nn.functional's _FAMILY_MODULES), its modules' code read as globals are switched in those dicts, so their
+# calls to each other are intercepted as calls through the namespace are (forward AD runs such composites on
+# duals), each dict by one dict.update of its wrappers and back by one of its originals. Whether a plan still holds (no dict grew or shrank, no planned name rebound)
 # is one itemgetter call per dict and a tuple comparison (identity first, in C).
 _plans = {}  # module -> _Plan of the dicts its functions read globals from
 _patched = []  # [_Plan] switched on, in installation order, while the dispatch is on
