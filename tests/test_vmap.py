@@ -1669,3 +1669,13 @@ def test_recurrent_layers_batch_through_their_steps(mode):
         warnings.filterwarnings("error", message="There is a performance drop")
         got = vmap(g, in_dims=(0, 0, None))(params, buffers, x[0, 0])
     assert_close(got, torch.stack([m(x[0, 0])[0] for m in models]))
+
+
+def test_isin_with_batched_test_elements():
+    x = torch.randint(0, 6, (4, 3, 5))
+    t = torch.stack([torch.randperm(6)[:4] for _ in range(4)])  # unique per entry, for assume_unique
+    _quiet_check(torch.isin, x, t)
+    _quiet_check(lambda a, b: torch.isin(a, b, invert=True), x, t)
+    _quiet_check(lambda a, b: torch.isin(a, b, assume_unique=True), x[0, 0], t, in_dims=(None, 0))
+    _quiet_check(torch.isin, x[:, 0, 0], t)  # 0-d elements per entry
+    _quiet_check(torch.isin, x, t.reshape(4, 2, 2))  # test elements of any shape

@@ -2342,13 +2342,19 @@ for _key, _spec in (
 
 @register_rule("isin")
 def isin_rule(key, level, args, kwargs):
-    """Batching rule of isin with batched elements and shared test elements: elementwise, so the op runs on
-    the value; batched test elements run per entry."""
+    """Batching rule of isin: with shared test elements the op runs on the value (it is elementwise in the
+    elements); batched test elements are one broadcast comparison of each entry's elements with its tests."""
     x, test = args[0], _get(args, kwargs, 1, "test_elements")
-    if not _bt(x, level) or _bt(test, level) or len(args) > 2:
-        return fallback(key, level, args, kwargs)
     kw = {k: v for k, v in kwargs.items() if k != "test_elements"}
-    return wrap(call(key, x._value, test, **kw), level)
+    if len(args) > 2 or kw.keys() - {"assume_unique", "invert"} or not is_tensor_like(x):
+        return fallback(key, level, args, kwargs)
+    if not _bt(test, level):
+        return wrap(call(key, x._value, test, **kw), level)
+    if not is_tensor_like(test) or x.dtype != test.dtype:
+        return fallback(key, level, args, kwargs)  # mixed dtypes promote: the op's own comparison, per entry
+    # each entry's elements against its own test elements: one broadcast comparison, any over the tests
+    hits = call("any", call("eq", call("Tensor.unsqueeze", x, -1), call("Tensor.reshape", test, (-1,))), -1)
+    return call("logical_not", hits) if kw.get("invert", False) else hits
 
 
 _SPLITS = {"vsplit": (2, 0), "hsplit": (1, None), "dsplit": (3, 2)}
