@@ -46,6 +46,15 @@ OP_CASES = {
         [(4, 8, 64, 32)],
         "lambda q: torch.nn.functional.scaled_dot_product_attention(q, q, q)",
     ),
+    "F.multi_head_attention_forward 32x8x64, 4 heads": (
+        "F.multi_head_attention_forward",
+        [(32, 8, 64)],
+        (
+            "lambda q: torch.nn.functional.multi_head_attention_forward(q, q, q, 64, 4, "
+            "torch.arange(12288.0, dtype=q.dtype).reshape(192, 64).sin() * 0.1, None, None, None, False, 0.0, "
+            "torch.arange(4096.0, dtype=q.dtype).reshape(64, 64).cos() * 0.1, None)[0]"
+        ),
+    ),
     "F.cross_entropy 256x1000 smoothing": (
         "F.cross_entropy",
         [(256, 1000)],

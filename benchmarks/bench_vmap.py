@@ -6,8 +6,9 @@ on and off) dominates, beside PyTorch run by --oracle in a second process.
 
 The issue's target is vmap at least 5x faster than the loop (minitorch against minitorch). A report, not a
 test. Then, per op (--ops-only for these alone), vmap by the op's batching rule against the per-entry loop
-fallback the op took before it had one (issue 31: torch.fft, the linalg solves, kron, cdist), beside PyTorch's
-vmap. Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only]
+fallback the op took before it had one (issue 31: torch.fft, the linalg solves, kron, cdist; renorm, cov/corrcoef,
+householder_product, block_diag, inner, hstack), beside PyTorch's vmap.
+Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only]
 """
 
 import argparse
@@ -115,6 +116,22 @@ OP_CASES = {
     ),
     "cdist 32x8, 16x8": ("cdist", "lambda a, b: lib.cdist(a, b)", [(32, 8), (16, 8)]),
     "kron 4x4, 4x4": ("kron", "lambda a, b: lib.kron(a, b)", [(4, 4), (4, 4)]),
+    # issue 31's leftovers (eleventh session)
+    "renorm 8x16": ("renorm", "lambda x: lib.renorm(x, 2, 0, 1.0)", [(8, 16)]),
+    "cov 8x32": ("cov", "lambda x: lib.cov(x)", [(8, 32)]),
+    "corrcoef 8x32": ("corrcoef", "lambda x: lib.corrcoef(x)", [(8, 32)]),
+    "linalg.householder_product 8x4": (
+        "linalg.householder_product",
+        "lambda a, t: lib.linalg.householder_product(a, t)",
+        [(8, 4), (4,)],
+    ),
+    "block_diag 3x3, 2x4, 5": (
+        "block_diag",
+        "lambda a, b, c: lib.block_diag(a, b, c)",
+        [(3, 3), (2, 4), (5,)],
+    ),
+    "inner 4x8, 6x8": ("inner", "lambda a, b: lib.inner(a, b)", [(4, 8), (6, 8)]),
+    "hstack 2 x (4x3)": ("hstack", "lambda a, b: lib.hstack([a, b])", [(4, 3), (4, 3)]),
 }
 
 
@@ -126,7 +143,7 @@ def op_rows(repeats, min_time, batch=OPS_BATCH):
     cols, keys = {}, {}
     for name, (key, src, shapes) in OP_CASES.items():
         data = [rng.standard_normal((batch, *s)) for s in shapes]
-        if key.startswith("linalg."):
+        if key.startswith("linalg.") and shapes[0][-1] == shapes[0][-2]:
             data[0] += 4 * np.eye(shapes[0][-1])  # well-conditioned matrices
         f = eval(src, {"lib": minitorch})
         args = [minitorch.from_numpy(d.copy()) for d in data]
@@ -194,6 +211,20 @@ def ps_loss(w, x, y):
 per_sample = func.vmap(func.grad(ps_loss), in_dims=(None, 0, 0))
 
 
+def sin21(x):
+    for _ in range(21):
+        x = torch.sin(x)
+    return x
+
+
+vsin21, vsin1 = func.vmap(sin21), func.vmap(torch.sin)
+
+
+def chain(x):
+    # reported per op: (21 ops - 1 op) / 20, the entry taken out
+    return vsin21(x)
+
+
 def level():
     with fwAD.dual_level():
         pass
@@ -201,9 +232,13 @@ def level():
 
 cases = {
     "eager torch.add 4x3": lambda: torch.add(a, b),
+    "eager torch.sin 4x3": lambda: torch.sin(a),
+    "eager a + b 4x3": lambda: a + b,
     "eager 2-layer MLP forward 4x16": lambda: mlp(xb),
     "forward_ad.dual_level() enter/exit": level,
     "vmap(torch.sin) 4x3": lambda: func.vmap(torch.sin)(x43),
+    "vmap(lambda x: torch.sin(x) * 2) 4x3": lambda: func.vmap(lambda x: torch.sin(x) * 2)(x43),
+    "vmap(21 chained torch.sin) 4x3, per op": lambda: chain(x43),
     "func.jvp 2-layer MLP 4x16": lambda: func.jvp(mlp, (xb,), (tb,)),
     "func.grad 1-layer loss 4x16": lambda: func.grad(loss)(W1),
     "vmap(grad) per-sample linear 16 x (8->4)": lambda: per_sample(w, xs, ys),
@@ -223,6 +258,9 @@ for k, f in cases.items():
         f()
     n = max(1, int(min_time / (timeit.timeit(f, number=3) / 3)))
     out[k] = min(timeit.repeat(f, number=n, repeat=repeats)) / n
+    if f is cases.get("vmap(21 chained torch.sin) 4x3, per op"):
+        one = min(timeit.repeat(lambda: vsin1(x43), number=n, repeat=repeats)) / n
+        out[k] = (out[k] - one) / 20
 print(json.dumps(out))
 """
 

@@ -1665,6 +1665,70 @@ def dist(input, other, p=2):
 _export(dist)
 
 
+def _check_cov_weight(name, wt, n):
+    """PyTorch's checks of one of cov's weights (its shape and dtype; the sign is checked on the values)."""
+    if wt.dim() > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with {wt.dim()} dimensions"
+        )
+    if wt.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the input but got "
+            f"{wt.numel()} != {n}"
+        )
+    if name == "fweights" and _is_float(wt):
+        raise RuntimeError(
+            f"cov(): expected fweights to have integral dtype but got fweights with {scalar_name(wt.dtype)} dtype"
+        )
+    if name == "aweights" and not _is_float(wt):
+        raise RuntimeError(
+            "cov(): expected aweights to have floating point dtype but got aweights with "
+            f"{scalar_name(wt.dtype)} dtype"
+        )
+
+
+def _cov_of(x, w, aweights, correction):
+    """The covariance matrices (..., V, V) of x's rows (..., V, N), weighted per observation by w (..., N) (the
+    product of the weights, None without), aweights (..., N) as given. Written over leading dims with methods and
+    operators, so vmap's rule runs it once on the whole batch (tensors batched at an outer level included)."""
+    n = x.shape[-1]
+    if w is None:
+        avg = x.mean(-1, keepdim=True)
+        norm = n - correction
+    else:
+        w = w.to(x.dtype)
+        w_sum = w.sum(-1)
+        avg = (x * w.unsqueeze(-2)).sum(-1, keepdim=True) / w_sum.unsqueeze(-1).unsqueeze(-1)
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - (w * aweights.to(x.dtype)).sum(-1) / w_sum * correction
+    if not isinstance(norm, numbers.Number):
+        norm = norm.clamp_min(0).unsqueeze(-1).unsqueeze(-1)
+    else:
+        if norm <= 0:
+            import warnings
+
+            warnings.warn(
+                "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                "observations.",
+                UserWarning,
+                stacklevel=3,
+            )
+        norm = builtins.max(norm, 0)
+    xm = x - avg
+    xw = xm if w is None else xm * w.unsqueeze(-2)
+    return (xw @ xm.mT) / norm
+
+
+def _corr_of(c):
+    """Pearson correlations from covariance matrices (..., V, V), clipped to [-1, 1] (batched as _cov_of)."""
+    std = c.diagonal(0, -2, -1).sqrt()
+    return (c / std.unsqueeze(-1) / std.unsqueeze(-2)).clamp(-1, 1)
+
+
 @_argcheck.parses("Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance of the variables in input's rows (observations in columns), with optional frequency and
@@ -1680,57 +1744,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     for name, wt in (("fweights", fweights), ("aweights", aweights)):
         if wt is None:
             continue
-        if wt.dim() > 1:
-            raise RuntimeError(
-                f"cov(): expected {name} to have one or fewer dimensions but got {name} with {wt.dim()} dimensions"
-            )
-        if wt.numel() != n:
-            raise RuntimeError(
-                f"cov(): expected {name} to have the same numel as there are observations in the input but got "
-                f"{wt.numel()} != {n}"
-            )
-        if name == "fweights" and _is_float(wt):
-            raise RuntimeError(
-                f"cov(): expected fweights to have integral dtype but got fweights with {scalar_name(wt.dtype)} dtype"
-            )
-        if name == "aweights" and not _is_float(wt):
-            raise RuntimeError(
-                "cov(): expected aweights to have floating point dtype but got aweights with "
-                f"{scalar_name(wt.dtype)} dtype"
-            )
+        _check_cov_weight(name, wt, n)
         if wt.numel() and builtins.bool(_C.lt(wt, 0).any()):
             raise RuntimeError(f"cov(): {name} cannot be negative")
-        w = wt if w is None else _C.mul(w, wt)
-    if w is None:
-        avg = x.mean(1, keepdim=True)
-        norm = n - correction
-    else:
-        w = w.to(x.dtype)
-        w_sum = w.sum()
-        avg = _C.div(_C.mul(x, w).sum(1, keepdim=True), w_sum)
-        if correction == 0:
-            norm = w_sum
-        elif aweights is None:
-            norm = _C.sub(w_sum, correction)
-        else:
-            norm = _C.sub(w_sum, _C.div(_C.mul(w, aweights.to(x.dtype)).sum(), w_sum) * correction)
-    if isinstance(norm, _C.Tensor):
-        norm = norm.clamp_min(0)
-    else:
-        if norm <= 0:
-            import warnings
-
-            warnings.warn(
-                "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                "observations.",
-                UserWarning,
-                stacklevel=2,
-            )
-        norm = builtins.max(norm, 0)
-    xm = _C.sub(x, avg)
-    xw = xm if w is None else _C.mul(xm, w)
-    c = _C.matmul(xw, xm.transpose(0, 1))
-    return _C.div(c, norm).squeeze()
+        w = wt.reshape(-1) if w is None else _C.mul(w, wt.reshape(-1))
+    aw = None if aweights is None else aweights.reshape(-1)
+    return _cov_of(x, w, aw, correction).squeeze()
 
 
 def corrcoef(input):
@@ -1743,9 +1762,7 @@ def corrcoef(input):
     c = cov(input)
     if c.dim() == 0:
         return _C.div(c, c)
-    std = _C.sqrt(_C.diagonal(c, 0, 0, 1))
-    c = _C.div(_C.div(c, std.unsqueeze(1)), std.unsqueeze(0))
-    return c.clamp(-1, 1)
+    return _corr_of(c)
 
 
 _export(cov)

@@ -155,6 +155,13 @@ def meshgrid(*tensors, indexing=None):
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
         if t.device != tensors[0].device:
             raise RuntimeError("meshgrid expects all tensors to have the same device")
+    return _meshgrid(tensors, indexing)
+
+
+def _meshgrid(tensors, indexing):
+    """meshgrid's grids of checked 0-d/1-d tensors: views and expands only, so vmap's rule runs it on batched
+    tensors at the logical level."""
+    tensors = list(tensors)
     swap = indexing == "xy" and len(tensors) >= 2
     if swap:
         tensors[0], tensors[1] = tensors[1], tensors[0]
@@ -496,14 +503,21 @@ def block_diag(*tensors):
         return _C.empty(1, 0)
     # PyTorch's result_type: a 0-d float32 joins float16 blocks as float16
     dtype = _tensors_result_type(*tensors)
-    mats = [m.to(dtype) for m in mats]
-    ncols = builtins.sum(m.shape[1] for m in mats)
+    return _block_diag_of([m.to(dtype) for m in mats])
+
+
+def _block_diag_of(mats, cat=_C.cat):
+    """The block-diagonal matrices (..., R, C) of matrices (..., r, w) sharing their leading dims and dtype: each
+    block row is zeros, the block, zeros, catenated along the last dim. vmap's rule runs it once on the whole
+    batch, passing a `cat` that takes tensors batched at an outer level."""
+    lead = tuple(mats[0].shape[:-2])
+    ncols = builtins.sum(m.shape[-1] for m in mats)
     rows, c = [], 0
     for m in mats:
-        r, w = m.shape
-        rows.append(_C.cat([m.new_zeros(r, c), m, m.new_zeros(r, ncols - c - w)], 1))
+        r, w = m.shape[-2:]
+        rows.append(cat([m.new_zeros((*lead, r, c)), m, m.new_zeros((*lead, r, ncols - c - w))], -1))
         c += w
-    return _C.cat(rows, 0)
+    return cat(rows, -2)
 
 
 # ---- products

@@ -2,25 +2,28 @@
 
 PyTorch checks every argument of every op for ``__torch_function__`` in C++. Our ops are pybind11 builtins
 whose fast path has no such check, and adding one would tax every eager call. Instead the protocol is off by
-default and `enable_torch_function_dispatch()` switches it on for a dynamic extent: on the first entry it
-replaces each public function of the torch namespaces (``minitorch``, ``nn.functional``, ``special``,
-``linalg``, ``fft``) with a wrapper that looks for an argument whose type defines ``__torch_function__`` (or
-an active `TorchFunctionMode`) and hands the call to it, else calls the original; the last exit puts the
-originals back, so outside a transform ``minitorch.add`` is the builtin itself and costs nothing extra.
+default and `enable_torch_function_dispatch()` switches it on for a dynamic extent: on the first entry each
+torch namespace (``minitorch``, ``nn.functional``, ``special``, ``linalg``, ``fft``) gets a module class whose
+attribute reads hand out, for each public function, a wrapper that looks for an argument whose type defines
+``__torch_function__`` (or an active `TorchFunctionMode`) and hands the call to it, else calls the original
+(the names the namespaces' own code reads as globals are switched in their module dicts); the last exit puts
+the plain module class back, so outside a transform ``minitorch.add`` is the builtin itself and costs nothing
+extra.
 
 What is intercepted: calls made through those module attributes while the dispatch is on (``torch.add``,
 ``F.relu``, ``torch.cat([...])``; arguments are scanned one level into lists and tuples, and keyword values).
 With ``tensor_methods=True`` (fx and jit tracing) Tensor methods called on real tensors are routed too
 (``buffer.add(proxy)``, ``t[proxy]``). What is not intercepted: operators on real tensors (ours return
 NotImplemented for a foreign operand, so Python asks the other operand's reflected method), methods of the
-tensor-like itself (it handles them, as fx's Proxy does), and functions bound to a name before the dispatch was
-switched on (``from torch import add``). The patch is process-wide (module and class attributes are), modes
-are per thread.
+tensor-like itself (it handles them, as fx's Proxy does), functions bound to a name before the dispatch was
+switched on (``from torch import add``), and reads of a namespace's dict itself (``vars(torch)["add"]``). The
+patch is process-wide (module classes and class attributes are), modes are per thread.
 """
 
 import contextlib
 import functools
 import importlib
+import operator
 import sys
 import threading
 import types
@@ -191,7 +194,9 @@ def _qualified(public_api):
 def _dispatch(public_api, overloaded, args, kwargs, builtin_words):
     types_ = tuple(type(a) for a in overloaded)
     stack = _mode_stack()
-    if stack:
+    # a mode that only ever answers NotImplemented when an argument overrides (vmap's randomness mode) is
+    # skipped then: the same result without the pop, the call and the push on every op
+    if stack and not (overloaded and getattr(stack[-1], "_mt_defers_to_overrides", False)):
         # the mode runs with itself popped, so torch calls inside its handler reach the next one
         mode = stack.pop()
         try:
@@ -303,18 +308,70 @@ def _candidates(mod):
     return out
 
 
-# Made once and kept across extents: scanning the namespaces and building ~3,000 wrappers costs ~10 ms, which
-# every vmap/trace call would pay on entry. A namespace's plan is rebuilt when its dict changed size or a name
-# was rebound.
+# Made once and kept across extents: building ~900 wrappers costs ~3 ms, which every vmap/trace call would pay.
 _wrappers = {}  # (public name, original) -> its wrapper
-# A namespace written as a package of private modules (nn.functional) lists them in _FAMILY_MODULES: a public
-# function is patched there too, wherever the module binds its name to the same function, so the modules' calls to
-# each other's functions are intercepted as calls through the namespace are.
-# Each planned module dict is switched by one dict.update of its wrappers and back by one of its originals (~900
-# setattr calls each way cost ~1 ms, which every vmap/jvp call paid); whether a plan still holds is an items-view
-# comparison, which finds each entry by identity in C (an entry that is not identical falls back to ==).
-_plans = {}  # module -> [_Target] of the namespace and its family modules
-_patched = []  # [_Target] switched on, in installation order, while the dispatch is on
+
+
+def _is_op(name, obj):
+    """Whether namespace attribute `name` bound to obj is an op the dispatch intercepts (_candidates' test)."""
+    if name[:1] == "_" or name in _IGNORED:
+        return False
+    t = type(obj)
+    if t is _DispatchingFunction:
+        return False
+    if t is not types.BuiltinFunctionType and t is not types.FunctionType:
+        return False
+    return str(getattr(obj, "__module__", None) or "").startswith("minitorch")
+
+
+def _wrapper_for(public, name, obj):
+    qual = f"{public}.{name}"
+    wrapper = _wrappers.get((qual, obj))
+    if wrapper is None:
+        wrapper = _wrappers[qual, obj] = _make_wrapper(obj, qual)
+    return wrapper
+
+
+# The namespace modules are switched by their class, not their dicts: while the dispatch is on, each one's
+# __class__ is a subclass of its own whose __getattribute__ hands out the wrapper of an op it reads (made on the
+# first read, then kept per name and checked by identity against what the dict binds now, so a name the user
+# rebinds is seen at once). Switching costs one class assignment per namespace instead of rewriting its ~900
+# names each way (~0.2 ms per outermost vmap/jvp entry); outside the extent the modules are plain modules and
+# eager attribute reads cost what they always did. Reads inside the extent pay ~0.2 us each.
+_module_classes = {}  # module -> its dispatching class
+
+
+def _dispatching_class(mod, public):
+    cls = _module_classes.get(mod)
+    if cls is not None and cls.__bases__[0] is type(mod):
+        return cls
+    base = type(mod)
+    base_get = base.__getattribute__
+    seen = {}  # name -> (object the module bound, what a read returns)
+
+    def __getattribute__(self, name):
+        obj = base_get(self, name)
+        hit = seen.get(name)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        out = _wrapper_for(public, name, obj) if _is_op(name, obj) else obj
+        seen[name] = (obj, out)
+        return out
+
+    cls = type(base.__name__, (base,), {"__getattribute__": __getattribute__, "__module__": base.__module__})
+    _module_classes[mod] = cls
+    return cls
+
+
+# A module's own functions read its globals from its dict, which the class does not see: the public functions
+# that the namespace's own code (fft's helpers) and, for a namespace written as a package of private modules
+# (nn.functional's _FAMILY_MODULES), its modules' code read as globals are switched in those dicts, so their
+# calls to each other are intercepted as calls through the namespace are (forward AD runs such composites on
+# duals), each dict by one dict.update of its wrappers and back by one of its originals. Whether a plan still holds (no dict grew or shrank, no planned name rebound)
+# is one itemgetter call per dict and a tuple comparison (identity first, in C).
+_plans = {}  # module -> _Plan of the dicts its functions read globals from
+_patched = []  # [_Plan] switched on, in installation order, while the dispatch is on
+_switched = []  # [(module, its own class)] while the dispatch is on
 
 
 def _holds(d, items):
@@ -325,70 +382,111 @@ def _holds(d, items):
         return False
 
 
-class _Target:
-    """One module dict of a namespace's plan: the names to switch with their originals and wrappers, and the
-    names watched for a change that invalidates the plan (any public name of the namespace: one rebound from a
-    class or a constant to a function becomes an op to wrap)."""
+class _Plan:
+    """The module dicts of one namespace to switch: per dict its originals and wrappers by name, and an
+    itemgetter of its names that reads them all in one C call, to check the plan by identity."""
 
-    __slots__ = ("dict", "originals", "size", "watched", "wrappers")
+    __slots__ = ("rows", "sizes")
 
-    def __init__(self, mod, originals, wrappers, watched):
-        self.dict = vars(mod)
-        self.size = len(self.dict)
-        self.originals = originals
-        self.wrappers = wrappers
-        self.watched = {n: self.dict[n] for n in watched}
+    def __init__(self, rows):
+        # [(dict, {name: original}, {name: wrapper}, getter, what getter reads planned, what it reads switched)]
+        self.rows = []
+        for d, originals, wrappers in rows:
+            get = operator.itemgetter(*originals)
+            self.rows.append((d, originals, wrappers, get, get(originals), get(wrappers)))
+        self.sizes = [len(r[0]) for r in self.rows]
+
+    @staticmethod
+    def _binds(d, get, values):
+        try:
+            return get(d) == values
+        except Exception:  # noqa: BLE001  (a name removed, or a rebound value whose == raises, as a tensor's may)
+            return False
 
     def current(self):
-        """Whether the module still binds what was planned (no name added, removed or rebound)."""
-        return len(self.dict) == self.size and _holds(self.dict, self.watched)
+        """Whether the dicts still bind what was planned (no name added, removed or rebound)."""
+        if [len(r[0]) for r in self.rows] != self.sizes:
+            return False
+        return all(self._binds(d, get, planned) for d, _, _, get, planned, _ in self.rows)
+
+    def install(self):
+        for row in self.rows:
+            row[0].update(row[2])
+
+    def uninstall(self):
+        for d, originals, wrappers, get, _, switched in self.rows:
+            if self._binds(d, get, switched):
+                d.update(originals)
+                continue
+            # a name the user rebound inside the extent keeps the user's object
+            for name, wrapper in wrappers.items():
+                if d.get(name) is wrapper:
+                    d[name] = originals[name]
+
+
+def _global_reads(mod):
+    """The names that code defined in mod (its functions, their nested functions, its classes' methods) may
+    read as globals."""
+    d = vars(mod)
+    names = set()
+
+    def scan(code):
+        names.update(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                scan(c)
+
+    def visit(obj, depth=0):
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+        if isinstance(obj, types.FunctionType) and obj.__globals__ is d:
+            scan(obj.__code__)
+        elif isinstance(obj, type) and obj.__module__ == mod.__name__ and depth == 0:
+            for v in list(vars(obj).values()):
+                visit(v, 1)
+
+    for obj in list(d.values()):
+        visit(obj)
+    return names
 
 
 def _plan(mod, public):
-    targets = _plans.get(mod)
-    if targets is not None and all(t.current() for t in targets):
-        return targets
-    homes = getattr(mod, "_FAMILY_MODULES", ())
+    plan = _plans.get(mod)
+    if plan is not None and plan.current():
+        return plan
     originals = dict(_candidates(mod))
-    wrappers = {}
-    for name, original in originals.items():
-        qual = f"{public}.{name}"
-        wrapper = _wrappers.get((qual, original))
-        if wrapper is None:
-            wrapper = _wrappers[qual, original] = _make_wrapper(original, qual)
-        wrappers[name] = wrapper
-    watched = [n for n in vars(mod) if not n.startswith("_") and n not in _IGNORED]
-    targets = [_Target(mod, originals, wrappers, watched)]
-    for home in homes:
+    wrappers = {name: _wrapper_for(public, name, original) for name, original in originals.items()}
+    rows = []
+    reads = _global_reads(mod)
+    own = [n for n in originals if n in reads]
+    if own:
+        rows.append((vars(mod), {n: originals[n] for n in own}, {n: wrappers[n] for n in own}))
+    for home in getattr(mod, "_FAMILY_MODULES", ()):
         d = vars(home)
-        names = [n for n, o in originals.items() if d.get(n) is o]
+        reads = _global_reads(home)
+        names = [n for n, o in originals.items() if n in reads and d.get(n) is o]
         if names:
-            targets.append(
-                _Target(home, {n: originals[n] for n in names}, {n: wrappers[n] for n in names}, names)
-            )
-    _plans[mod] = targets
-    return targets
+            rows.append((d, {n: originals[n] for n in names}, {n: wrappers[n] for n in names}))
+    plan = _plans[mod] = _Plan(rows)
+    return plan
 
 
 def _install():
     _overrides_cache.clear()
     for mod, public in _namespaces():
-        for target in _plan(mod, public):
-            _patched.append(target)
-            target.dict.update(target.wrappers)
+        plan = _plan(mod, public)
+        _patched.append(plan)
+        plan.install()
+        _switched.append((mod, type(mod)))
+        mod.__class__ = _dispatching_class(mod, public)
 
 
 def _uninstall():
+    while _switched:
+        mod, cls = _switched.pop()
+        mod.__class__ = cls
     while _patched:
-        target = _patched.pop()
-        d = target.dict
-        if _holds(d, target.wrappers):
-            d.update(target.originals)
-            continue
-        # a name the user rebound inside the extent keeps the user's object
-        for name, wrapper in target.wrappers.items():
-            if d.get(name) is wrapper:
-                d[name] = target.originals[name]
+        _patched.pop().uninstall()
 
 
 # Tensor methods (opt-in: tensor_methods=True) -------------------------------------------------------------

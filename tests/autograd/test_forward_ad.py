@@ -1143,3 +1143,107 @@ def test_setup_context_style_function():
             return g, None
 
     np.testing.assert_allclose(CtxStyle.apply(x.detach(), k=5.0).numpy(), 5 * x0)
+
+
+# ------------------------------------------------------------------------------------------------ attention
+# nn.MultiheadAttention's forward AD runs its composite on the duals (F.linear, Tensor.bmm, softmax or sdpa, each
+# with a rule) instead of the double-vjp trick: checked against finite differences with the fallback's warning an
+# error, and against PyTorch's forward AD through F.multi_head_attention_forward with deterministic weights (its
+# need_weights=False path only against finite differences: PyTorch's CPU flash attention has no forward AD).
+
+_MHA_W = "torch.arange(48.0, dtype=a.dtype).reshape(12, 4).sin() * 0.5"
+_MHA_B = "torch.arange(12.0, dtype=a.dtype).cos() * 0.1"
+_MHA_OUT = (
+    "torch.arange(16.0, dtype=a.dtype).reshape(4, 4).cos() * 0.4, torch.arange(4.0, dtype=a.dtype) * 0.05"
+)
+_MHA_KV = "a.detach().flip(0).tanh()"
+_MHA_Q = "torch.arange(12.0, dtype=a.dtype).reshape(3, 4).sin()"
+MHA_ORACLE = {
+    "mha_query": f"lambda a: {_F}.multi_head_attention_forward(a, {_MHA_KV}, {_MHA_KV}, 4, 2, {_MHA_W}, {_MHA_B}, "
+    f"None, None, False, 0.0, {_MHA_OUT})[0]",
+    "mha_query_weights": f"lambda a: {_F}.multi_head_attention_forward(a, {_MHA_KV}, {_MHA_KV}, 4, 2, {_MHA_W}, "
+    f"{_MHA_B}, None, None, False, 0.0, {_MHA_OUT}, average_attn_weights=False)[1]",
+    "mha_in_proj_weight": f"lambda a: {_F}.multi_head_attention_forward({_MHA_Q}, {_MHA_Q}, {_MHA_Q}, 4, 2, "
+    f"a.repeat(4, 1) * 0.5, {_MHA_B}, None, None, False, 0.0, {_MHA_OUT})[0]",
+}
+
+
+def test_multihead_attention_jvp_matches_pytorch():
+    _oracle()
+    torch.manual_seed(7)
+    x, v = rand(3, 4), rand(3, 4)
+    theirs = _pytorch_tangents(MHA_ORACLE, x, v)
+    for k, src in MHA_ORACLE.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _, t = fwd(eval(src, {"torch": torch}), [x], [v])
+        np.testing.assert_allclose(t.numpy(), np.array(theirs[k]), rtol=1e-9, atol=1e-11, err_msg=k)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("extras", [{}, {"add_bias_kv": True, "add_zero_attn": True}])
+def test_multihead_attention_module_jvp_matches_finite_differences(need_weights, extras):
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(8, 2, dtype=D, **extras)
+    params = {k: p.detach() for k, p in mha.named_parameters()}
+    q, kv = rand(5, 3, 8), rand(4, 3, 8)
+    mask = torch.tensor([[False, False, True, False]] * 3)
+
+    def by_query(x):
+        return mha(x, kv, kv, need_weights=need_weights, key_padding_mask=mask)[0]
+
+    def by_in_proj(w):
+        return torch.func.functional_call(
+            mha, {**params, "in_proj_weight": w}, (q, kv, kv), {"need_weights": need_weights}
+        )[0]
+
+    for f, x in ((by_query, q), (by_in_proj, params["in_proj_weight"])):
+        t_in = torch.randn_like(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the generic JVP's warning: the composite must not take it
+            out, t = jvp(f, (x,), (t_in,))
+        eps = 1e-6
+        fd = (f(x + eps * t_in) - f(x - eps * t_in)) / (2 * eps)
+        assert_close(out, f(x))
+        assert_close(t, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_multihead_attention_jacfwd_matches_jacrev():
+    # jacfwd vmaps the standard basis as tangents: MultiheadAttention's composite runs on batched duals
+    torch.manual_seed(1)
+    mha = torch.nn.MultiheadAttention(4, 2, dtype=D)
+    q, kv = rand(3, 4), rand(2, 4)
+    for need_weights in (True, False):
+        f = lambda x, nw=need_weights: mha(x, kv, kv, need_weights=nw)[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fwd_j = jacfwd(f)(q)
+        assert_close(fwd_j, jacrev(f)(q))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layer_jvp_by_its_ops_rules(mode):
+    torch.manual_seed(2)
+    rnn = getattr(torch.nn, mode)(3, 4, num_layers=2, dtype=D)
+    x, t = rand(5, 2, 3), rand(5, 2, 3)
+
+    def f(a):
+        return rnn(a)[0]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the generic JVP's warning: the steps' rules must carry the tangent
+        _, tan = jvp(f, (x,), (t,))
+    eps = 1e-6
+    assert_close(tan, (f(x + eps * t) - f(x - eps * t)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+def test_dual_tensor_metadata_properties_read_the_primal():
+    # C++ properties of the alias would reach a builtin with the dual; they read the primal instead
+    x = rand(3, 2)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, rand(3, 2))
+        assert (d.is_cuda, d.is_cpu, d.is_meta) == (x.is_cuda, x.is_cpu, x.is_meta)
+        assert (d.itemsize, d.nbytes, d.output_nr, d.retains_grad) == (8, 48, 0, False)
+        assert d.real is d
+        with pytest.raises(TypeError, match="imag is not implemented for tensors with non-complex dtypes"):
+            d.imag  # noqa: B018

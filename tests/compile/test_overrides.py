@@ -188,6 +188,30 @@ def test_rebinding_between_extents_is_seen():
     assert torch.sub is orig
 
 
+def test_namespaces_switch_by_class_and_their_own_globals_by_dict():
+    # the namespace dicts keep the builtins (nothing rewritten per entry); reads through the module, attribute or
+    # `from` import, hand out one wrapper per name; the names a namespace's own code reads as globals (fft's
+    # helpers, nn.functional's family modules) are switched in those dicts, since a global read skips the class
+    import minitorch.nn.functional._attention as attention
+    from minitorch import fft
+
+    add, plain = torch.add, type(torch)
+    with enable_torch_function_dispatch():
+        assert vars(torch)["add"] is add and type(torch) is not plain
+        assert torch.add is not add and overrides.original_function(torch.add) is add
+        first = torch.add
+        assert torch.add is first  # the same wrapper on every read
+        from minitorch import add as imported
+
+        assert imported is torch.add
+        assert torch.add(torch.ones(1), Toy()) == "toy"
+        assert type(vars(attention)["linear"]).__name__ == "_DispatchingFunction"
+        own = [n for n in ("c2c", "r2c", "c2r") if n in vars(fft)]
+        assert own and all(type(vars(fft)[n]).__name__ == "_DispatchingFunction" for n in own)
+    assert type(torch) is plain and torch.add is add
+    assert vars(attention)["linear"] is F.linear
+
+
 def test_rebound_tensor_constant_between_extents():
     # a plan compares the namespace's public values; a rebound tensor's == is elementwise and must not break it
     torch.mt_test_constant = torch.ones(3)

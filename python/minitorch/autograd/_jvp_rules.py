@@ -1630,6 +1630,9 @@ _COMPOSITE_RULES = {
     "F.triplet_margin_loss": COMPOSITE,
     "F.local_response_norm": COMPOSITE,
     "F.embedding_bag": COMPOSITE,
+    # its products are Tensor methods (bmm), its projections F.linear, its attention softmax or F.sdpa: each has
+    # a rule, so the tangent flows through them instead of the double-vjp trick
+    "F.multi_head_attention_forward": COMPOSITE,
     # (no weight term: PyTorch's nll_loss is not differentiable in its class weights and drops their tangent)
     "F.nll_loss": {
         "args": "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'",

@@ -51,6 +51,26 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+_EXTENDING_FUNC = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+def _check_functorch_support(cls, bt):
+    """PyTorch's refusals of a user's Function under a torch.func transform (vmap, grad, vjp, jvp and the
+    Jacobians over them): the ctx-first style has no setup_context for the transforms to call, and under vmap a
+    Function needs a vmap staticmethod or generate_vmap_rule=True, whether or not its inputs are batched. The
+    library's own Functions stand for PyTorch's C++ ops, which need neither, and are not checked."""
+    if not cls._setup_context_style():
+        raise RuntimeError(
+            "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it "
+            f"must override the setup_context staticmethod. {_EXTENDING_FUNC}"
+        )
+    if bt.STATE.levels and cls.vmap is Function.vmap and not cls.generate_vmap_rule:
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override and "
+            f"implement the vmap staticmethod or set generate_vmap_rule=True. {_EXTENDING_FUNC}"
+        )
+
+
 VmapInfo = namedtuple("VmapInfo", ["batch_size", "randomness"])
 VmapInfo.__doc__ = (
     "What a Function's vmap staticmethod learns of the vmap it runs under (PyTorch's VmapInfo)."
@@ -76,8 +96,8 @@ class Function:
         jvp need on ctx. Override it together with a forward that takes no ctx."""
         raise NotImplementedError("setup_context is not implemented.")
 
-    # with True, vmap runs forward on the batched inputs (its ops batch themselves); minitorch also does so for a
-    # Function with neither this nor a vmap staticmethod, where PyTorch refuses
+    # with True, vmap runs forward on the batched inputs (its ops batch themselves); a user's Function with
+    # neither this nor a vmap staticmethod is refused under vmap, as PyTorch refuses it
     generate_vmap_rule = False
 
     @staticmethod
@@ -111,6 +131,9 @@ class Function:
     def apply(cls, *args, **kwargs):
         """Runs forward without recording and records one graph node whose backward is this class's; with dual
         tensors among the inputs, the outputs get the tangents of this class's jvp."""
+        bt = sys.modules.get("minitorch.func._batched")
+        if bt is not None and bt.STATE.transform_depth and not cls.__module__.startswith("minitorch."):
+            _check_functorch_support(cls, bt)
         if cls._setup_context_style():
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -119,7 +142,6 @@ class Function:
         fad = sys.modules.get("minitorch.func._forward_ad")
         if fad is None or not fad._has_dual(args, None):
             if cls.vmap is not Function.vmap and not cls.generate_vmap_rule:
-                bt = sys.modules.get("minitorch.func._batched")
                 level = bt._max_level(args, kwargs) if bt is not None else -1
                 if level >= 0:
                     return cls._apply_vmap(bt, level, args, kwargs)

@@ -24,6 +24,7 @@ from minitorch.func._batched import (
     RULES,
     STATE,
     BatchedTensor,
+    _original,
     _select_level,
     _wrap_dim,
     call,
@@ -152,6 +153,13 @@ mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
 def pointwise(key, level, args, kwargs):
     """Batching rule of elementwise ops: batched operands get size-1 dims after the batch dim up to the
     widest logical rank, so broadcasting lines up logical dims; in place on an unbatched self is refused."""
+    if len(args) == 1 and not kwargs and type(args[0]) is BatchedTensor and not is_inplace(key):
+        # one operand (sin(x), -x): nothing to line up, the op runs on the value (the most common call); a
+        # plain value goes straight to the function (what call() would reach), an outer level's dispatches
+        v = args[0]._value
+        if type(v) is not BatchedTensor and key[:7] != "Tensor.":
+            return wrap(_original(key)(v), level)
+        return wrap(call(key, v), level)
     rank = 0
     for a in _iter_tensors(args, kwargs):
         r = _rank(a, level)
@@ -636,16 +644,11 @@ def lstsq_rule(key, level, args, kwargs):
 @register_rule("tensordot")
 def tensordot_rule(key, level, args, kwargs):
     """Batching rule of tensordot with one batched operand: its contracted dims shifted past the batch dim, the
-    batch dim moved to the front of the result (after a's free dims when b is the batched one). Both batched,
-    or dims given as tensors, run per entry."""
+    batch dim moved to the front of the result (after a's free dims when b is the batched one). Both batched, it
+    is the einsum contracting the paired dims (einsum's rule batches it); dims given as tensors run per entry."""
     a, b = args[0], _get(args, kwargs, 1, "b")
     dims = _get(args, kwargs, 2, "dims", 2)
-    if (
-        not (is_tensor_like(a) and is_tensor_like(b))
-        or (_bt(a, level) and _bt(b, level))
-        or is_tensor_like(dims)
-        or kwargs.get("out") is not None
-    ):
+    if not (is_tensor_like(a) and is_tensor_like(b)) or is_tensor_like(dims) or kwargs.get("out") is not None:
         return fallback(key, level, args, kwargs)
     ra, rb = _rank(a, level), _rank(b, level)
     if isinstance(dims, int):
@@ -660,11 +663,35 @@ def tensordot_rule(key, level, args, kwargs):
         db = [_wrap_dim(d, rb) for d in db]
     except IndexError:
         return fallback(key, level, args, kwargs)
+    if _bt(a, level) and _bt(b, level):
+        return _tensordot_einsum(key, level, args, kwargs, a, b, da, db)
     if _bt(a, level):
         res = call(key, a._value, b, ([d + 1 for d in da], db))
         return wrap(res, level)
     res = call(key, a, b._value, (da, [d + 1 for d in db]))
     return wrap(call("Tensor.movedim", res, ra - len(da), 0), level)
+
+
+def _tensordot_einsum(key, level, args, kwargs, a, b, da, db):
+    """tensordot of two batched operands as an einsum at the logical level: one letter per contracted pair, the
+    free dims of a then of b in the output. Mismatched pairs run per entry (the op's own error)."""
+    ra, rb = a.dim(), b.dim()
+    letters = iter("abcdefghijklmnopqrstuvwxy")
+    if (
+        len(da) != len(db)
+        or len(set(da)) != len(da)
+        or len(set(db)) != len(db)
+        or ra + rb - len(da) > 25
+        or any(a.shape[i] != b.shape[j] for i, j in zip(da, db))
+    ):
+        return fallback(key, level, args, kwargs)
+    sa, sb = [None] * ra, [None] * rb
+    for i, j in zip(da, db):
+        sa[i] = sb[j] = next(letters)
+    sa = [c or next(letters) for c in sa]
+    sb = [c or next(letters) for c in sb]
+    out = [c for i, c in enumerate(sa) if i not in da] + [c for j, c in enumerate(sb) if j not in db]
+    return call("einsum", f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
 
 
 @register_rule("trapezoid", "cumulative_trapezoid")
@@ -683,26 +710,63 @@ def trapezoid_rule(key, level, args, kwargs):
 
 @register_rule("bucketize")
 def bucketize_rule(key, level, args, kwargs):
-    """Batching rule of bucketize: elementwise in the input against unbatched boundaries."""
+    """Batching rule of bucketize: elementwise in the input against unbatched boundaries; batched boundaries
+    are searchsorted's batched form (bucketize(x, b, right) is searchsorted(b, x, right=right))."""
     x, boundaries = args[0], _get(args, kwargs, 1, "boundaries")
-    if not _bt(x, level) or _bt(boundaries, level):
+    if not _bt(boundaries, level):
+        if not _bt(x, level):
+            return fallback(key, level, args, kwargs)
+        return wrap(call(key, x._value, *args[1:], **kwargs), level)
+    right = _get(args, kwargs, 3, "right", False)
+    out_int32 = _get(args, kwargs, 2, "out_int32", False)
+    if (
+        not is_tensor_like(x)
+        or _rank(boundaries, level) != 1
+        or len(args) > 4
+        or kwargs.get("out") is not None
+    ):
         return fallback(key, level, args, kwargs)
-    return wrap(call(key, x._value, *args[1:], **kwargs), level)
+    return _searchsorted_rows(level, boundaries, x, None, {"right": right, "out_int32": out_int32})
+
+
+def _searchsorted_rows(level, seq, values, sorter, kw):
+    """searchsorted of a logical 1-D sequence (batched or not) and values of any shape: the batched sequences
+    (B, M) against each entry's values flattened to a row (B, K), reshaped back."""
+    vs, vv = _physical(seq, level), _physical(values, level)
+    shape = tuple(vv.shape)
+    if sorter is not None:
+        kw = dict(kw, sorter=_physical(sorter, level))
+    res = call("searchsorted", vs, call("Tensor.reshape", vv, (shape[0], -1)), **kw)
+    return wrap(call("Tensor.reshape", res, shape), level)
 
 
 @register_rule("searchsorted")
 def searchsorted_rule(key, level, args, kwargs):
-    """Batching rule of searchsorted: an unbatched 1-D sorted sequence serves every entry's values; a batched
-    1-D one with batched 1-D values becomes searchsorted's own batched form (matching leading dims)."""
+    """Batching rule of searchsorted: a 1-D sorted sequence (batched or shared) against values of any shape goes
+    row by row (_searchsorted_rows); an N-D sequence with values of the same leading dims is searchsorted's own
+    batched form, the batch dim leading both."""
     seq, values = args[0], _get(args, kwargs, 1, "input")
-    if kwargs.get("sorter") is not None or not is_tensor_like(values) or not is_tensor_like(seq):
+    if (
+        len(args) > 2
+        or not is_tensor_like(values)
+        or not is_tensor_like(seq)
+        or kwargs.get("out") is not None
+    ):
         return fallback(key, level, args, kwargs)
-    rest = {k: v for k, v in kwargs.items() if k != "input"}
-    if not _bt(seq, level) and seq.dim() == 1:
-        return wrap(call(key, seq, _physical(values, level), **rest), level)
-    if _bt(seq, level) and _bt(values, level) and _rank(seq, level) == 1 and _rank(values, level) == 1:
-        return wrap(call(key, seq._value, values._value, **rest), level)
-    return fallback(key, level, args, kwargs)
+    rest = {k: v for k, v in kwargs.items() if k not in ("input", "sorter")}
+    sorter = kwargs.get("sorter")
+    if sorter is not None and (not is_tensor_like(sorter) or tuple(sorter.shape) != tuple(seq.shape)):
+        return fallback(key, level, args, kwargs)
+    if not _bt(seq, level) and seq.dim() == 1 and (sorter is None or not _bt(sorter, level)):
+        shared = {k: v for k, v in kwargs.items() if k != "input"}
+        return wrap(call(key, seq, _physical(values, level), **shared), level)
+    if seq.dim() == 1:
+        return _searchsorted_rows(level, seq, values, sorter, rest)
+    if seq.dim() == 0 or values.dim() != seq.dim() or tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
+        return fallback(key, level, args, kwargs)  # the op's own shape errors, per entry
+    if sorter is not None:
+        rest["sorter"] = _physical(sorter, level)
+    return wrap(call(key, _physical(seq, level), _physical(values, level), **rest), level)
 
 
 @register_rule("stft")
@@ -1052,10 +1116,10 @@ def setitem_rule(key, level, args, kwargs):
 # ----------------------------------------------------------------------------------------------- joining
 
 
-@register_rule("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+@register_rule("cat", "concat", "concatenate", "stack")
 def cat_rule(key, level, args, kwargs):
     """Batching rule of cat/stack: every tensor gets the batch dim (unbatched ones expanded) and the dim is
-    shifted against the logical rank, skipping cat's legacy empty 1-D tensors; hstack/vstack run per entry."""
+    shifted against the logical rank, skipping cat's legacy empty 1-D tensors."""
     tensors = list(_get(args, kwargs, 0, "tensors"))
     dim = _get(args, kwargs, 1, "dim", 0)
     rank = None
@@ -1066,8 +1130,6 @@ def cat_rule(key, level, args, kwargs):
             break
     if rank is None:
         rank = _rank(tensors[0], level)
-    if key in ("hstack", "vstack"):
-        return fallback(key, level, args, kwargs)
     vals = [_physical(t, level) for t in tensors]
     new_dim = _wrap_dim(dim, rank + 1) + 1 if key == "stack" else _shift(dim, rank)
     return wrap(call(key, vals, new_dim), level)
@@ -1159,7 +1221,7 @@ def _subscripts(sublist):
 @register_rule("einsum")
 def einsum_rule(key, level, args, kwargs):
     """Batching rule of einsum: an unused letter for the batch dim leads the subscripts of each batched
-    operand and of the output; an implicit output (no '->') runs per entry."""
+    operand and of the output (an implicit output, no '->', spelled out first)."""
     if not isinstance(args[0], str):  # the sublist spelling: op0, sublist0, ..., [output sublist]
         if len(args) < 2:
             return fallback(key, level, args, kwargs)
@@ -1172,7 +1234,9 @@ def einsum_rule(key, level, args, kwargs):
     eq = eq.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     if not arrow:
-        return fallback(key, level, args, kwargs)
+        # the implicit output: the ellipsis' dims, then the letters used once, in ASCII order (PyTorch's)
+        once = sorted(c for c in set(lhs) if c.isalpha() and lhs.count(c) == 1)
+        rhs = ("..." if "..." in lhs else "") + "".join(once)
     letters = {c for c in eq if c.isalpha()}
     b = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in letters)
     terms = lhs.split(",")
@@ -1239,13 +1303,29 @@ def matmul_rule(key, level, args, kwargs):
 @register_rule("dot", "vdot", "inner")
 def dot_rule(key, level, args, kwargs):
     """Batching rule of dot/vdot/inner on 1-D entries: the sum of products over the last dim; inner of
-    other ranks runs per entry, dot/vdot of other ranks raise PyTorch's 1D error."""
+    other ranks is a matmul of the flattened operands (_inner), dot/vdot of other ranks raise PyTorch's 1D
+    error."""
     a, b = args[0], args[1]
     if _rank(a, level) != 1 or _rank(b, level) != 1:
         if _base(key) == "inner":
-            return fallback(key, level, args, kwargs)
+            return _inner(key, level, args, kwargs)
         raise RuntimeError(f"1D tensors expected, but got {_rank(a, level)}D and {_rank(b, level)}D tensors")
     return call("sum", call("mul", a, b), -1)
+
+
+def _inner(key, level, args, kwargs):
+    """inner of any ranks at the logical level: a 0-d operand multiplies; else (rows of a) @ (rows of b)^T,
+    reshaped to a.shape[:-1] + b.shape[:-1]. Mismatched last dims run per entry (the op's own error)."""
+    a, b = args[0], args[1]
+    if kwargs or not (is_tensor_like(a) and is_tensor_like(b)):
+        return fallback(key, level, args, kwargs)
+    if a.dim() == 0 or b.dim() == 0:
+        return call("mul", a, b)
+    n = a.shape[-1]
+    if b.shape[-1] != n:
+        return fallback(key, level, args, kwargs)
+    rows = call("matmul", call("Tensor.reshape", a, (-1, n)), call("Tensor.reshape", b, (-1, n)).mT)
+    return call("Tensor.reshape", rows, tuple(a.shape[:-1]) + tuple(b.shape[:-1]))
 
 
 @register_rule("outer", "ger")
@@ -1471,13 +1551,74 @@ for _nd in (1, 2, 3):
         f"avg_pool{_nd}d",
         f"adaptive_avg_pool{_nd}d",
         f"adaptive_max_pool{_nd}d",
-        f"F.conv_transpose{_nd}d",
-        f"conv_transpose{_nd}d",
     )(_fold_rule(_nd))
+
+
+def conv_transpose_rule(key, level, args, kwargs):
+    """Batching rule of conv_transpose1d/2d/3d: unbatched parameters fold the batch into N; a batched weight
+    (or bias) is a grouped transposed convolution, the entries' channels side by side, one group (or `groups`)
+    per entry, as functorch does."""
+    nd = int(key[-2])
+    names = ("input", "weight", "bias", "stride", "padding", "output_padding", "groups", "dilation")
+    x, w, bias, stride, padding, output_padding, groups, dilation = (
+        _get(args, kwargs, i, n, d) for i, (n, d) in enumerate(zip(names, (None, None, None, 1, 0, 0, 1, 1)))
+    )
+    if not (_bt(w, level) or _bt(bias, level)):
+        return _fold_batch(key, level, args, kwargs, nd)
+    rx = _rank(x, level)
+    if (
+        len(args) + len(kwargs) > len(names)
+        or kwargs.keys() - set(names)
+        or rx not in (nd + 1, nd + 2)
+        or _rank(w, level) != nd + 2
+        or not isinstance(groups, int)
+    ):
+        return fallback(key, level, args, kwargs)
+    size = _size(level)
+    vx, vw = _physical(x, level), _physical(w, level)  # [B, N, C, *s] or [B, C, *s]; [B, C, O/g, *k]
+    if rx == nd + 1:
+        vx = vx.unsqueeze(1)
+    n = vx.shape[1]
+    xg = vx.movedim(0, 1).reshape((n, size * vx.shape[2]) + tuple(vx.shape[3:]))
+    wg = vw.reshape((size * vw.shape[1],) + tuple(vw.shape[2:]))
+    bg = _physical(bias, level).reshape(-1) if bias is not None else None
+    out = call(key, xg, wg, bg, stride, padding, output_padding, groups * size, dilation)
+    out = out.reshape((n, size, out.shape[1] // size) + tuple(out.shape[2:])).movedim(1, 0)
+    return wrap(out.squeeze(1) if rx == nd + 1 else out, level)
+
+
+for _nd in (1, 2, 3):
+    register_rule(f"F.conv_transpose{_nd}d", f"conv_transpose{_nd}d")(conv_transpose_rule)
 register_rule("F.interpolate", "F.upsample", "F.upsample_nearest", "F.upsample_bilinear", "F.instance_norm")(
     _fold_rule(None)
 )
-register_rule("F.group_norm", "F.local_response_norm")(_fold_rule(None))
+register_rule("F.local_response_norm")(_fold_rule(None))
+
+
+@register_rule("F.group_norm", "group_norm")
+def group_norm_rule(key, level, args, kwargs):
+    """Batching rule of group_norm: the batch folds into N; a batched weight or bias is applied after the
+    unweighted normalization, per channel at the logical level (PyTorch's affine step)."""
+    names = ("input", "num_groups", "weight", "bias", "eps")
+    x, groups, w, b, eps = (
+        _get(args, kwargs, i, n, d) for i, (n, d) in enumerate(zip(names, (None,) * 4 + (1e-5,)))
+    )
+    if not (_bt(w, level) or _bt(b, level)):
+        return _fold_batch(key, level, args, kwargs, None)
+    if (
+        len(args) + len(kwargs) > len(names)
+        or kwargs.keys() - set(names)
+        or not is_tensor_like(x)
+        or x.dim() < 2
+    ):
+        return fallback(key, level, args, kwargs)
+    out = call(key, x, groups, None, None, eps)
+    shape = (x.shape[1],) + (1,) * (x.dim() - 2)
+    if w is not None:
+        out = call("mul", out, call("Tensor.reshape", w, shape))
+    if b is not None:
+        out = call("add", out, call("Tensor.reshape", b, shape))
+    return out
 
 
 @register_rule(
@@ -1722,7 +1863,7 @@ def dropout_rule(key, level, args, kwargs):
     p = _get(args, kwargs, 1, "p", 0.5)
     training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
     inplace = _get(args, kwargs, 3, "inplace", False)
-    if not training:
+    if not training or p == 0:  # draws nothing (PyTorch's short cut): no randomness to ask for
         return pointwise(key, level, args, kwargs)
     mode = _randomness(level)
     x = args[0]
@@ -1744,7 +1885,7 @@ def feature_dropout_rule(key, level, args, kwargs):
     """Batching rule of dropout1d/2d/3d: 'different' randomness folds the batch into N so each entry draws
     its own channel mask; 'same' multiplies by one mask of the logical shape."""
     training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
-    if not training:
+    if not training or _get(args, kwargs, 1, "p", 0.5) == 0:  # draws nothing: no randomness to ask for
         return pointwise(key, level, args, kwargs)
     mode = _randomness(level)
     if mode == "different":
@@ -1776,6 +1917,7 @@ def _same_by_replay(key, level, args, kwargs):
     "poisson",
     "normal",
     "multinomial",
+    "binomial",
     "Tensor.bernoulli",
     "F.rrelu",
     "F.gumbel_softmax",
@@ -1906,7 +2048,7 @@ register_rule("F.rms_norm", "rms_norm")(
         else fallback(key, level, args, kwargs)
     )
 )
-_alias("F.group_norm", "group_norm", "instance_norm")
+register_rule("instance_norm")(_fold_rule(None))  # torch.instance_norm: F.instance_norm's fold
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
 _alias("matmul", "linalg.matmul")
@@ -2000,6 +2142,351 @@ def quantile_rule(key, level, args, kwargs):
     return _dim_op(key, level, args, kwargs, ((2, "dim"),))
 
 
+@register_rule("renorm", "Tensor.renorm")
+def renorm_rule(key, level, args, kwargs):
+    """Batching rule of renorm: its norms span every dim but `dim`, so the batch dim is moved next to `dim` and
+    merged with it; renorm of the merged dim then rescales each entry's slices by their own norms."""
+    x, p = args[0], _get(args, kwargs, 1, "p")
+    dim, maxnorm = _get(args, kwargs, 2, "dim"), _get(args, kwargs, 3, "maxnorm")
+    r = _rank(x, level)
+    if not _bt(x, level) or r < 2 or not isinstance(dim, int) or _bt(p, level) or _bt(maxnorm, level):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    d = _wrap_dim(dim, r)
+    v = x._value.movedim(0, d)
+    shape = tuple(v.shape)
+    merged = call("Tensor.reshape", v, shape[:d] + (shape[d] * shape[d + 1],) + shape[d + 2 :])
+    out = call("renorm", merged, p, d, maxnorm)
+    return wrap(call("Tensor.reshape", out, shape).movedim(d, 0), level)
+
+
+@register_rule("linalg.householder_product", "orgqr", "Tensor.orgqr")
+def householder_product_rule(key, level, args, kwargs):
+    """Batching rule of householder_product/orgqr: A (*, m, n) and tau (*, k) with the batch dim in front of
+    both (an unbatched one expanded: the op takes equal, not broadcast, batch dims)."""
+    A, tau = args[0], _get(args, kwargs, 1, "tau", _get(args, kwargs, 1, "input2"))
+    if (
+        len(args) != 2
+        or kwargs
+        or not (is_tensor_like(A) and is_tensor_like(tau))
+        or A.dim() < 2
+        or tau.dim() < 1
+        or tuple(A.shape[:-2]) != tuple(tau.shape[:-1])
+    ):
+        return fallback(key, level, args, kwargs)  # out=, or the op's own shape errors, per entry
+    return wrap(call("linalg.householder_product", _physical(A, level), _physical(tau, level)), level)
+
+
+def _plain_values(level, *xs):
+    """The values of xs with the batch dim in front, or None when one is batched at an outer level too (a check
+    on the values would then ask a BatchedTensor for a Python bool)."""
+    vals = [None if x is None else _physical(x, level) for x in xs]
+    return None if any(type(v) is BatchedTensor for v in vals) else vals
+
+
+@register_rule("cov", "corrcoef", "Tensor.cov", "Tensor.corrcoef")
+def cov_rule(key, level, args, kwargs):
+    """Batching rule of cov/corrcoef: the covariance of every entry's rows at once (_composite_math's batched
+    _cov_of, over a leading batch dim), weights batched or shared; the per-entry squeeze of a single variable's
+    1x1 result drops the two matrix dims."""
+    from minitorch import _composite_math as cm
+
+    x = args[0]
+    kw = dict(kwargs)
+    correction = kw.pop("correction", 1)
+    fw, aw = kw.pop("fweights", None), kw.pop("aweights", None)
+    if len(args) != 1 or kw or x.dim() > 2 or type(correction) is not int:
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    n = x.shape[-1] if x.dim() else 1
+    weights = [(name, w) for name, w in (("fweights", fw), ("aweights", aw)) if w is not None]
+    for name, w in weights:
+        if not is_tensor_like(w):
+            return fallback(key, level, args, kwargs)
+        cm._check_cov_weight(name, w, n)
+    vals = _plain_values(level, x, fw, aw)
+    if vals is None:
+        return fallback(key, level, args, kwargs)
+    size = _size(level)
+    vx, vfw, vaw = vals
+    vx = cm._to_float(vx.reshape(size, -1, n))
+    w = None
+    for name, v in (("fweights", vfw), ("aweights", vaw)):
+        if v is None:
+            continue
+        if v.numel() and bool(v.lt(0).any()):
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        v = v.reshape(size, n)
+        w = v if w is None else w * v
+    c = cm._cov_of(vx, w, None if vaw is None else vaw.reshape(size, n), correction)
+    if c.shape[-1] == 1:  # one variable: each entry's 1x1 squeezes to a scalar
+        c = c.reshape(size)
+        return wrap(c / c if _base(key) == "corrcoef" else c, level)
+    return wrap(cm._corr_of(c) if _base(key) == "corrcoef" else c, level)
+
+
+@register_rule("block_diag")
+def block_diag_rule(key, level, args, kwargs):
+    """Batching rule of block_diag: each entry's blocks (unbatched ones expanded) laid out by
+    _composite_shape's batched _block_diag_of, zeros and blocks catenated along the matrix dims."""
+    from minitorch import _composite_shape as cs
+
+    if kwargs or not args or not all(is_tensor_like(t) for t in args) or any(t.dim() > 2 for t in args):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    size = _size(level)
+    dtype = cs._tensors_result_type(*args)
+    mats = []
+    for t in args:
+        v = _physical(t, level)
+        if t.dim() < 2:
+            v = call("Tensor.reshape", v, (size, 1, -1))
+        mats.append(call("Tensor.to", v, dtype))
+    return wrap(cs._block_diag_of(mats, cat=lambda ts, d: call("cat", ts, d)), level)
+
+
+_ATLEAST = {"atleast_1d": 1, "atleast_2d": 2, "atleast_3d": 3}
+_STACKS = {
+    "hstack": (1, None),
+    "vstack": (2, 0),
+    "row_stack": (2, 0),
+    "dstack": (3, 2),
+    "column_stack": (0, 1),
+}
+
+
+@register_rule(*_ATLEAST)
+def atleast_rule(key, level, args, kwargs):
+    """Batching rule of atleast_1d/2d/3d: _composite_shape's reshapes, which are methods, at the logical level."""
+    from minitorch import _composite_shape as cs
+
+    if kwargs:
+        return fallback(key, level, args, kwargs)
+    return cs._atleast_api(args, _ATLEAST[key])
+
+
+@register_rule(*_STACKS)
+def stacks_rule(key, level, args, kwargs):
+    """Batching rule of hstack/vstack/row_stack/dstack/column_stack: the at-least reshapes (column_stack's
+    columns) at the logical level, then cat's rule (hstack joins 1-D entries along dim 0)."""
+    from minitorch import _composite_shape as cs
+
+    tensors = _get(args, kwargs, 0, "tensors")
+    if len(args) != 1 or kwargs or not isinstance(tensors, (list, tuple)) or not tensors:
+        return fallback(key, level, args, kwargs)  # out= or the op's own errors, per entry
+    n, dim = _STACKS[key]
+    if n == 0:
+        ts = [call("Tensor.reshape", t, (-1, 1)) if t.dim() <= 1 else t for t in tensors]
+    else:
+        ts = cs._atleast(list(tensors), n)
+    if dim is None:
+        dim = 0 if ts[0].dim() == 1 else 1
+    return call("cat", ts, dim)
+
+
+@register_rule("adjoint", "Tensor.adjoint")
+def adjoint_rule(key, level, args, kwargs):
+    """Batching rule of adjoint: the conjugate of the last two logical dims swapped (the op's own errors and
+    0-d warning per entry)."""
+    x = args[0]
+    if len(args) != 1 or kwargs or _rank(x, level) < 2:
+        return fallback(key, level, args, kwargs)
+    return call("conj", call("Tensor.transpose", x, -2, -1))
+
+
+@register_rule("diagflat", "Tensor.diagflat")
+def diagflat_rule(key, level, args, kwargs):
+    """Batching rule of diagflat: each entry flattened, then diag_embed's rule."""
+    offset = _get(args, kwargs, 1, "offset", 0)
+    if len(args) > 2 or kwargs.keys() - {"offset"}:
+        return fallback(key, level, args, kwargs)
+    return call("diag_embed", call("Tensor.reshape", args[0], (-1,)), offset)
+
+
+@register_rule("dist", "Tensor.dist")
+def dist_rule(key, level, args, kwargs):
+    """Batching rule of dist: each entry's p-norm of the broadcast difference, by vector_norm over the logical
+    dims (an integer difference, or a tensor p, runs per entry: the op's own error or its .item())."""
+    a, b = args[0], _get(args, kwargs, 1, "other")
+    p = _get(args, kwargs, 2, "p", 2)
+    if len(args) + len(kwargs) > 3 or not isinstance(p, (int, float)):
+        return fallback(key, level, args, kwargs)
+    diff = call("sub", a, b)
+    if not (diff.is_floating_point() or diff.dtype.is_complex):
+        return fallback(key, level, args, kwargs)
+    return call("linalg.vector_norm", diff, int(p) if type(p) is bool else p)
+
+
+@register_rule("aminmax", "Tensor.aminmax")
+def aminmax_rule(key, level, args, kwargs):
+    """Batching rule of aminmax: amin and amax through their reduction rules (dim=None over each entry)."""
+    from minitorch import return_types
+
+    x = args[0]
+    dim, keepdim = kwargs.get("dim"), kwargs.get("keepdim", False)
+    if len(args) != 1 or kwargs.keys() - {"dim", "keepdim"} or x.numel() == 0:
+        return fallback(key, level, args, kwargs)  # the op's empty-input errors, per entry
+    dims = tuple(range(x.dim())) if dim is None else dim
+    if dim is None and x.dim() == 0:
+        return return_types.aminmax(call("amin", x), call("amax", x))
+    return return_types.aminmax(call("amin", x, dims, keepdim), call("amax", x, dims, keepdim))
+
+
+register_rule("igamma", "igammac", "complex")(pointwise)
+for _key, _spec in (
+    ("svd", ((0, "input", 2),)),
+    ("geqrf", ((0, "input", 2),)),
+    ("cholesky_inverse", ((0, "L", 2),)),
+    ("lu", ((0, "A", 2),)),
+):
+    register_rule(_key, "Tensor." + _key)(_matrix_operands_rule(_spec))
+
+
+@register_rule("isin")
+def isin_rule(key, level, args, kwargs):
+    """Batching rule of isin: with shared test elements the op runs on the value (it is elementwise in the
+    elements); batched test elements are one broadcast comparison of each entry's elements with its tests."""
+    x, test = args[0], _get(args, kwargs, 1, "test_elements")
+    kw = {k: v for k, v in kwargs.items() if k != "test_elements"}
+    if len(args) > 2 or kw.keys() - {"assume_unique", "invert"} or not is_tensor_like(x):
+        return fallback(key, level, args, kwargs)
+    if not _bt(test, level):
+        return wrap(call(key, x._value, test, **kw), level)
+    if not is_tensor_like(test) or x.dtype != test.dtype:
+        return fallback(key, level, args, kwargs)  # mixed dtypes promote: the op's own comparison, per entry
+    # each entry's elements against its own test elements: one broadcast comparison, any over the tests
+    hits = call("any", call("eq", call("Tensor.unsqueeze", x, -1), call("Tensor.reshape", test, (-1,))), -1)
+    return call("logical_not", hits) if kw.get("invert", False) else hits
+
+
+_SPLITS = {"vsplit": (2, 0), "hsplit": (1, None), "dsplit": (3, 2)}
+
+
+@register_rule(*_SPLITS, *("Tensor." + k for k in _SPLITS))
+def hvdsplit_rule(key, level, args, kwargs):
+    """Batching rule of vsplit/hsplit/dsplit: tensor_split's rule along logical dim 0/1/2 (hsplit of 1-D entries
+    along 0); ranks too low or sections that do not divide run per entry (the ops' own errors)."""
+    x, sections = args[0], _get(args, kwargs, 1, "indices_or_sections")
+    need, dim = _SPLITS[_base(key)]
+    r = _rank(x, level)
+    if len(args) + len(kwargs) != 2 or r < need:
+        return fallback(key, level, args, kwargs)
+    if dim is None:
+        dim = 1 if r > 1 else 0
+    if isinstance(sections, int) and (sections == 0 or x.shape[dim] % sections):
+        return fallback(key, level, args, kwargs)
+    return call("tensor_split", x, sections, dim)
+
+
+@register_rule("slice_scatter", "Tensor.slice_scatter")
+def slice_scatter_rule(key, level, args, kwargs):
+    """Batching rule of slice_scatter: input and src with the batch dim in front (an unbatched one expanded; the
+    op writes into a copy), the dim shifted."""
+    x, src = args[0], _get(args, kwargs, 1, "src")
+    dim = _get(args, kwargs, 2, "dim", 0)
+    if not (is_tensor_like(x) and is_tensor_like(src)) or _rank(x, level) == 0 or not isinstance(dim, int):
+        return fallback(key, level, args, kwargs)
+    rest = [_get(args, kwargs, i, n, d) for i, n, d in ((3, "start", None), (4, "end", None), (5, "step", 1))]
+    vx = _physical(x, level)
+    return wrap(call(key, vx, _physical(src, level), _shift(dim, _rank(x, level)), *rest), level)
+
+
+@register_rule("select_scatter", "Tensor.select_scatter")
+def select_scatter_rule(key, level, args, kwargs):
+    """Batching rule of select_scatter: as slice_scatter's, the index unchanged."""
+    x, src = args[0], _get(args, kwargs, 1, "src")
+    dim, index = _get(args, kwargs, 2, "dim"), _get(args, kwargs, 3, "index")
+    if not (is_tensor_like(x) and is_tensor_like(src)) or _rank(x, level) == 0 or not isinstance(dim, int):
+        return fallback(key, level, args, kwargs)
+    vx = _physical(x, level)
+    return wrap(call(key, vx, _physical(src, level), _shift(dim, _rank(x, level)), index), level)
+
+
+@register_rule("diagonal_scatter", "Tensor.diagonal_scatter")
+def diagonal_scatter_rule(key, level, args, kwargs):
+    """Batching rule of diagonal_scatter: as slice_scatter's, both dims shifted."""
+    x, src = args[0], _get(args, kwargs, 1, "src")
+    offset = _get(args, kwargs, 2, "offset", 0)
+    d1, d2 = _get(args, kwargs, 3, "dim1", 0), _get(args, kwargs, 4, "dim2", 1)
+    r = _rank(x, level)
+    if not (is_tensor_like(x) and is_tensor_like(src)) or r < 2:
+        return fallback(key, level, args, kwargs)
+    vx = _physical(x, level)
+    return wrap(call(key, vx, _physical(src, level), offset, _shift(d1, r), _shift(d2, r)), level)
+
+
+register_rule("resolve_conj", "resolve_neg")(pointwise)
+_alias("trapezoid", "trapz")
+
+
+@register_rule("is_conj", "is_neg", "is_signed", "Tensor.is_conj", "Tensor.is_neg", "Tensor.is_signed")
+def tensor_flag_rule(key, level, args, kwargs):
+    """is_conj/is_neg/is_signed: a property of the dtype or the whole value, the same for every entry."""
+    return call(key, args[0]._value if _bt(args[0], level) else args[0])
+
+
+@register_rule("constant_pad_nd")
+def constant_pad_nd_rule(key, level, args, kwargs):
+    """constant_pad_nd is F.pad's constant mode: its rule, at the logical level."""
+    x, pad = args[0], _get(args, kwargs, 1, "pad")
+    value = _get(args, kwargs, 2, "value", 0)
+    if len(args) + len(kwargs) > 3:
+        return fallback(key, level, args, kwargs)
+    return call("F.pad", x, tuple(pad), "constant", value)
+
+
+@register_rule("meshgrid", "cartesian_prod")
+def meshgrid_rule(key, level, args, kwargs):
+    """meshgrid/cartesian_prod of batched 0-d/1-d tensors: _composite_shape's views and expands at the logical
+    level (cartesian_prod flattens the 'ij' grids and stacks them as columns); the ops' checks run first, on the
+    logical tensors, and anything they refuse runs per entry."""
+    from minitorch import _composite_shape as cs
+
+    tensors = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    indexing = kwargs.get("indexing")
+    cart = key == "cartesian_prod"
+    if (
+        not tensors
+        or kwargs.keys() - ({"indexing"} if not cart else set())
+        or not all(is_tensor_like(t) for t in tensors)
+        or any(t.dim() > 1 or (cart and t.dim() != 1) for t in tensors)
+        or any(t.dtype != tensors[0].dtype or t.device != tensors[0].device for t in tensors)
+        or indexing not in (None, "ij", "xy")
+    ):
+        return fallback(key, level, args, kwargs)
+    if cart:
+        if len(tensors) == 1:
+            return tensors[0]
+        grids = cs._meshgrid(tensors, "ij")
+        return call("stack", [call("Tensor.reshape", g, (-1,)) for g in grids], 1)
+    return cs._meshgrid(tensors, indexing or "ij")
+
+
+@register_rule("F.multi_head_attention_forward")
+def composite_rule(key, level, args, kwargs):
+    """A Python composite whose every step is a method or a torch function with a rule (nn.MultiheadAttention's
+    forward: F.linear, Tensor.bmm, softmax or sdpa, views): it runs on the BatchedTensors themselves, each step
+    batching by its own rule."""
+    return _original(key)(*args, **kwargs)
+
+
+@register_rule("prelu", "F.prelu")
+def prelu_rule(key, level, args, kwargs):
+    """Batching rule of prelu: where(x > 0, x, w * x) at the logical level, the weight (one slope, or one per
+    channel of logical dim 1) shaped to broadcast against each entry; PyTorch's checks' cases run per entry."""
+    x, w = args[0], _get(args, kwargs, 1, "weight")
+    if len(args) + len(kwargs) != 2 or not (is_tensor_like(x) and is_tensor_like(w)) or x.dtype != w.dtype:
+        return fallback(key, level, args, kwargs)
+    if not x.is_floating_point() or w.dim() > 1:
+        return fallback(key, level, args, kwargs)
+    n = w.numel()
+    if n != 1:
+        if x.dim() < 2 or x.shape[1] != n:
+            return fallback(key, level, args, kwargs)
+        w = call("Tensor.reshape", w, (n,) + (1,) * (x.dim() - 2))
+    elif w.dim() == 1 and x.dim() == 0:
+        w = call("Tensor.reshape", w, ())
+    # x > 0 picks x: at 0 the gradient is the slope, as PyTorch's prelu backward
+    return call("where", call("gt", x, 0), x, call("mul", w, x))
+
+
 # ----------------------------------------------------------------------------------------------- the schema's
 
 
@@ -2057,6 +2544,18 @@ def dynamic_shape_rule(key, level, args, kwargs):
             "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback."
         )
     raise _dynamic_shape(_DYNAMIC_ATEN[base])
+
+
+@register_rule("equal", "Tensor.equal", "allclose", "Tensor.allclose")
+def bool_reduction_rule(key, level, args, kwargs):
+    """equal and allclose answer one Python bool for the whole call, which a batch cannot: refused in
+    PyTorch's words (its aten::equal has no rule, its allclose a message of its own)."""
+    if _base(key) == "equal":
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
+    raise RuntimeError(
+        "vmap over torch.allclose isn't supported yet. Please file an issue at "
+        "https://github.com/pytorch/pytorch/issues if you need this feature."
+    )
 
 
 _pointwise_where = RULES["where"]

@@ -36,6 +36,8 @@ class _State(threading.local):
         self.levels = []  # active vmap levels, outermost first
         self.next_level = 1
         self.grad_depth = 0  # function transforms of the grad family currently running (create_graph)
+        # torch.func transforms running (vmap, grad/vjp, jvp): a user's autograd.Function checks its support
+        self.transform_depth = 0
         self.mode_depth = 0
 
 
@@ -116,6 +118,16 @@ def _original(key):
 
 def key_of(func):
     """The rule key of a public torch function (a dispatch wrapper or an original)."""
+    key = getattr(func, "_mt_key", None)  # a dispatch wrapper keeps its key once computed
+    if key is not None:
+        return key
+    key = _key_of(func)
+    if type(func).__name__ == "_DispatchingFunction":
+        func._mt_key = key
+    return key
+
+
+def _key_of(func):
     name = resolve_name(func)
     if name is None:
         name = getattr(func, "__name__", repr(func))
@@ -260,12 +272,20 @@ def _select_level(x, level, i):
     return x
 
 
+_inplace = {}
+
+
 def is_inplace(key):
     """Whether op `key` writes into its first operand (`add_`, `__iadd__`); the fallback needs it batched."""
-    name = key.rpartition(".")[2]
-    if name.startswith("__"):
-        return name.startswith("__i") and name not in ("__invert__", "__index__", "__int__", "__iter__")
-    return name.endswith("_") and not name.endswith("__")
+    hit = _inplace.get(key)
+    if hit is None:
+        name = key.rpartition(".")[2]
+        if name.startswith("__"):
+            hit = name.startswith("__i") and name not in ("__invert__", "__index__", "__int__", "__iter__")
+        else:
+            hit = name.endswith("_") and not name.endswith("__")
+        _inplace[key] = hit
+    return hit
 
 
 def fallback(key, level, args, kwargs):
@@ -545,7 +565,10 @@ class BatchedTensor:
         if not callable(attr):
             # a per-tensor property that does not depend on the batch (is_cpu, layout, names, ...)
             return getattr(self._value, name)
-        return _method(name).__get__(self)
+        # kept on the class: the next lookup of this method finds it without coming here
+        method = _method(name)
+        setattr(BatchedTensor, name, method)
+        return method.__get__(self)
 
 
 def _wrap_dim(dim, rank):

@@ -144,14 +144,26 @@ def _detach_tree(tree, keep):
     return tree_map(lambda t: t.detach() if _is_tensor(t) else t, tree)
 
 
+class _transform:
+    """Counts a running forward transform (func.jvp, jacfwd): a user's autograd.Function checks its support."""
+
+    def __enter__(self):
+        STATE.transform_depth += 1
+
+    def __exit__(self, *exc):
+        STATE.transform_depth -= 1
+
+
 class _nested:
     """Counts a running transform (nested transforms keep their graphs)."""
 
     def __enter__(self):
         STATE.grad_depth += 1
+        STATE.transform_depth += 1
 
     def __exit__(self, *exc):
         STATE.grad_depth -= 1
+        STATE.transform_depth -= 1
 
 
 def _fwd_active(args):
@@ -439,7 +451,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             )
     from minitorch.func import _forward_ad as fwd
 
-    with fwd._nested_level() as level:
+    with fwd._nested_level() as level, _transform():
         func = fwd._dispatching(func)
         duals = [
             fwd._make(p, t.to(p.dtype) if t.dtype != p.dtype else t, level) if p.is_floating_point() else p

@@ -839,6 +839,32 @@ def _install_methods():
             setattr(DualTensor, name, _method(name))
 
 
+# C++ properties that read metadata of the primal (the alias's own would reach the builtin with a dual)
+_PRIMAL_PROPERTIES = (
+    "is_cuda", "is_cpu", "is_meta", "itemsize", "nbytes", "_version", "output_nr", "retains_grad", "_base",
+    "__cuda_array_interface__",
+)  # fmt: skip
+
+
+def _primal_property(name):
+    def get(self):
+        return getattr(self._primal, name)
+
+    return property(get, doc=f"The primal's {name}.")
+
+
+for _n in _PRIMAL_PROPERTIES:
+    if hasattr(_C.Tensor, _n) and _n not in vars(DualTensor):
+        setattr(DualTensor, _n, _primal_property(_n))
+# real and imag are views with a tangent: through their functions' rules
+DualTensor.real = property(
+    lambda self: self if not self.dtype.is_complex else dispatch("real", (self,), {}),
+    doc="The real part, tangent included (a real dual's is itself, as PyTorch's).",
+)
+DualTensor.imag = property(
+    lambda self: dispatch("imag", (self,), {}), doc="The imaginary part, tangent included."
+)
+
 _install_methods()
 _C._set_dual_tensor_type(DualTensor, _builtin_reached)
 _ = math  # the rules' scope uses math through _jvp_rules

@@ -36,6 +36,10 @@ class _RandomnessMode(TorchFunctionMode):
     """Sees every torch function called inside vmap: random factories get the level's randomness rule, calls
     with a BatchedTensor argument go on to its __torch_function__, the rest run unchanged."""
 
+    _mt_defers_to_overrides = (
+        True  # NotImplemented whenever an argument overrides: overrides.py skips it then
+    )
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if types:
@@ -177,25 +181,33 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
     level = Level(STATE.next_level, size, randomness)
     STATE.next_level += 1
     STATE.levels.append(level)
-    mode = _RandomnessMode() if STATE.mode_depth == 0 else None
+    # a torch function itself (vmap(torch.sin)) goes straight to its rule, whose calls dispatch by key: no user
+    # code runs that could read the namespaces, so the outermost such vmap leaves the dispatch off
+    direct = _is_torch_function(func)
+    mode = _RandomnessMode() if STATE.mode_depth == 0 and not direct else None
+    counted = mode is not None or STATE.mode_depth > 0
     try:
         if mode is not None:
             mode.__enter__()
-        STATE.mode_depth += 1
+        if counted:
+            STATE.mode_depth += 1
+        STATE.transform_depth += 1
         try:
             batched = [
                 a if d is None else BatchedTensor(a.movedim(d, 0) if d != 0 else a, level.id)
                 for a, d in zip(flat_args, flat_in_dims)
             ]
             inputs = tree_unflatten(batched, spec)
-            if _is_torch_function(func):
-                # a torch function itself (vmap(torch.sin)): the name it was bound to predates the dispatch
+            if direct:
+                # the name it was bound to predates the dispatch
                 outputs = dispatch(key_of(func), inputs, kwargs)
             else:
                 outputs = func(*inputs, **kwargs)
             return _unwrap_outputs(outputs, out_dims, level, size, func)
         finally:
-            STATE.mode_depth -= 1
+            if counted:
+                STATE.mode_depth -= 1
+            STATE.transform_depth -= 1
             if mode is not None:
                 mode.__exit__(None, None, None)
     finally:

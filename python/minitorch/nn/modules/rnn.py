@@ -6,6 +6,7 @@ layers can instead run as one fused cuDNN op (_C._cudnn_rnn, as PyTorch does), s
 import math
 import numbers
 import os
+import sys
 import warnings
 
 from minitorch import _C
@@ -43,7 +44,16 @@ def _use_cudnn(module, x, h0, c0):
     for t in [h0, c0, *module._flat_weights]:
         if t is not None and (t.device != x.device or t.dtype != x.dtype):
             return False
-    return True
+    # a transform's tensors (vmap's BatchedTensors, forward AD's duals: types with __torch_function__) take the
+    # composite path, whose ops have batching and forward rules; the fused op would refuse them
+    return not any(hasattr(type(t), "__torch_function__") for t in [x, h0, c0, *module._flat_weights])
+
+
+def _torch():
+    """The public namespace, read at call time: its cat and stack are the builtins outside a transform and their
+    dispatching spellings inside one, so the recurrence runs on vmap's BatchedTensors and forward AD's duals
+    (each step batched or differentiated by its ops' rules) where _C's builtins would refuse them."""
+    return sys.modules["minitorch"]
 
 
 def _lstm_cell(gi, h, c, w_hh, b_hh):
@@ -243,12 +253,12 @@ class RNNBase(Module):
                     else:
                         hn, cn = _rnn_cell(gi, hp, w_hh, b_hh, self.mode == "RNN_RELU"), None
                     if bs is not None and bs < h.shape[0]:
-                        ys[t] = _C.cat(
+                        ys[t] = _torch().cat(
                             [hn, _C.zeros((h.shape[0] - bs, hn.shape[1]), dtype=hn.dtype, device=hn.device)]
                         )
-                        h = _C.cat([hn, h[bs:]])
+                        h = _torch().cat([hn, h[bs:]])
                         if lstm:
-                            c = _C.cat([cn, c[bs:]])
+                            c = _torch().cat([cn, c[bs:]])
                     else:
                         ys[t] = hn
                         h, c = hn, cn
@@ -256,12 +266,14 @@ class RNNBase(Module):
                 if lstm:
                     cs.append(c)
                 outs.append(
-                    _C.stack(ys) if T else _C.zeros((0,) + tuple(h.shape), dtype=h.dtype, device=h.device)
+                    _torch().stack(ys)
+                    if T
+                    else _C.zeros((0,) + tuple(h.shape), dtype=h.dtype, device=h.device)
                 )
-            layer_in = outs[0] if D == 1 else _C.cat(outs, -1)
+            layer_in = outs[0] if D == 1 else _torch().cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_in = F.dropout(layer_in, self.dropout, True)
-        return layer_in, _C.stack(hs), (_C.stack(cs) if lstm else None)
+        return layer_in, _torch().stack(hs), (_torch().stack(cs) if lstm else None)
 
     def _forward(self, input, hx, name):
         packed = isinstance(input, PackedSequence)

@@ -64,9 +64,20 @@ def _add_feed_forward(layer, d_model, dim_feedforward, dropout, bias, kw):
     layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
 
 
+def _current(fn):
+    """An nn.functional function stored on the layer (F.relu, the default, is bound when the class is defined),
+    read again from F: inside a transform (vmap, jvp) F hands out its dispatching spelling, which the stored
+    original would bypass; anything else (a module, a user's function) as stored."""
+    name = getattr(fn, "__name__", None)
+    if name is None or type(fn).__name__ != "function":
+        return fn
+    now = getattr(F, name, None)
+    return now if now is not None and now is not fn and now == fn else fn
+
+
 def _feed_forward_block(layer, x, dropout):
     """linear1 -> activation -> dropout -> linear2 -> the layer's last dropout."""
-    return dropout(layer.linear2(layer.dropout(layer.activation(layer.linear1(x)))))
+    return dropout(layer.linear2(layer.dropout(_current(layer.activation)(layer.linear1(x)))))
 
 
 # Both layers take PyTorch's constructor arguments, so their signatures repeat by design.
