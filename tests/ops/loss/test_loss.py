@@ -109,8 +109,16 @@ def low_tol(dtype, value):
 
 # ---- cross_entropy / nll_loss values
 
-# (input shape, target shape): batched, unbatched, spatial (N, C, d1, d2), spatial with one extra dim
-CLASS_SHAPES = [((6, 5), (6,)), ((5,), ()), ((3, 4, 2, 3), (3, 2, 3)), ((2, 3, 4), (2, 4))]
+# (input shape, target shape): batched, unbatched, spatial (N, C, d1, d2), spatial with one extra dim; spatial
+# with 8 classes or more, which the CPU moves to the last dim for the kernels' vector path
+CLASS_SHAPES = [
+    ((6, 5), (6,)),
+    ((5,), ()),
+    ((3, 4, 2, 3), (3, 2, 3)),
+    ((2, 3, 4), (2, 4)),
+    ((3, 9, 2, 3), (3, 2, 3)),
+    ((2, 10, 5), (2, 5)),
+]
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
