@@ -448,6 +448,15 @@ std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_
   return out;
 }
 
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
+  DimVector shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes());
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(expand(t, shape));
+  return out;
+}
+
 std::vector<Tensor> native::unbind(const Tensor& self, int64_t dim) {
   dim = wrap_dim(dim, self.dim());
   MT_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");

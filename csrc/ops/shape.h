@@ -36,6 +36,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim);
 // views between the split `indices` (each wrapped and clamped as a slice bound).
 std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim);
 std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim);
+// The tensors expanded (views) to their common broadcast shape (torch.broadcast_tensors); PyTorch's error
+// naming the first pair that does not broadcast.
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim);
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst);
 // The dims `src` moved to the positions `dst`, the others keeping their order in the places left.

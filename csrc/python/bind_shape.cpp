@@ -344,6 +344,10 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
       py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
+  // torch.broadcast_tensors' core (python/minitorch/_composite_shape.py takes *tensors or one list)
+  m.def(
+      "_broadcast_tensors", [](const std::vector<Tensor>& ts) { return to_tuple(broadcast_tensors(ts)); },
+      py::arg("tensors"));
   m.def(
       "tensor_split",
       [](const Tensor& t, StrictInt s, StrictInt dim) { return to_tuple(tensor_split(t, int64_t(s), dim)); },

@@ -116,6 +116,9 @@ def broadcast_to(input, size):
 def broadcast_tensors(*tensors):
     """The tensors expanded (views) to their common broadcast shape."""
     tensors = _as_list(tensors)
+    if all(type(t) is _C.Tensor for t in tensors):
+        return _C._broadcast_tensors(tensors)  # one C++ call (0.24 -> 1.75 of PyTorch on two tensors)
+    # tensor-likes (Python tensor types, subclasses) and PyTorch's error for anything else
     shape = []
     for t in tensors:  # pairwise, so a mismatch gets PyTorch's message naming the pair
         _check_pair(shape, t.shape)
