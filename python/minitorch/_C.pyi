@@ -3160,6 +3160,9 @@ int8: dtype
 preserve_format: memory_format
 uint8: dtype
 
+class _SizeBase(tuple):
+    """The base of minitorch.Size: a tuple whose slices are of the subclass's type."""
+
 class _Distributed_P2PWork:
     def wait(self) -> builtins.int: ...
 
