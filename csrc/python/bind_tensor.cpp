@@ -354,6 +354,76 @@ std::shared_ptr<TensorImpl> tensor_init(const py::args& args, const py::kwargs& 
   return legacy(*args, **kwargs).cast<Tensor>().ptr();
 }
 
+namespace {
+// The attributes every Python composite reads (t.dtype, t.shape, t.ndim, t.device, t.is_cuda) as plain
+// getset descriptors on the Tensor type: through a pybind11 property each paid the property object, the
+// dispatcher and the argument caster (t.dtype 0.18 us, PyTorch's 0.06). CPython checks the instance's type
+// before calling a getter; the TensorImpl is the instance's value (a shared_ptr holder, one C++ base).
+const TensorImpl* impl_of(PyObject* o) {
+  if (Py_TYPE(o) == g_dual_tensor_type) check_dual_argument(o);  // what the Tensor caster does for these
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  void* v = inst->simple_layout ? inst->simple_value_holder[0] : nullptr;
+  if (!v) v = py::handle(o).cast<TensorImpl*>();  // a layout the fast read does not know: pybind11's own
+  return static_cast<const TensorImpl*>(v);
+}
+
+template <typename F>
+PyObject* guarded(F f) {
+  try {
+    return f();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* get_dtype(PyObject* o, void*) {
+  return guarded([o] {
+    static PyObject* cache[kNumScalarTypes] = {};  // the dtype singletons (module attributes, never freed)
+    ScalarType st = impl_of(o)->dtype();
+    PyObject*& d = cache[static_cast<int>(st)];
+    if (!d) d = py::cast(dtype_object(st), py::return_value_policy::reference).release().ptr();
+    Py_INCREF(d);
+    return d;
+  });
+}
+PyObject* get_shape(PyObject* o, void*) {
+  return guarded([o] { return make_size(impl_of(o)->sizes()).release().ptr(); });
+}
+PyObject* get_ndim(PyObject* o, void*) {
+  return guarded([o] { return PyLong_FromLongLong(impl_of(o)->dim()); });
+}
+PyObject* get_device(PyObject* o, void*) {
+  return guarded([o] { return py::cast(impl_of(o)->device()).release().ptr(); });
+}
+PyObject* get_is_cuda(PyObject* o, void*) {
+  return guarded([o] { return PyBool_FromLong(impl_of(o)->device().is_cuda()); });
+}
+
+PyGetSetDef fast_attributes[] = {
+    {"dtype", &get_dtype, nullptr, "The tensor's element type (a minitorch.dtype singleton).", nullptr},
+    {"shape", &get_shape, nullptr, "The tensor's sizes, a minitorch.Size.", nullptr},
+    {"ndim", &get_ndim, nullptr, "The number of dimensions.", nullptr},
+    {"device", &get_device, nullptr, "The device the tensor's data lives on.", nullptr},
+    {"is_cuda", &get_is_cuda, nullptr, "True when the tensor lives on a CUDA device.", nullptr},
+};
+
+void install_fast_attributes(TensorClass& cls) {
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  for (PyGetSetDef& def : fast_attributes) {
+    PyObject* descr = PyDescr_NewGetSet(type, &def);
+    if (!descr || PyObject_SetAttrString(cls.ptr(), def.name, descr) < 0) {
+      Py_XDECREF(descr);
+      throw py::error_already_set();
+    }
+    Py_DECREF(descr);
+  }
+  PyType_Modified(type);
+}
+}  // namespace
+
 void init_tensor(py::module_& m, TensorClass& cls) {
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   py::class_<MemoryFormatObj>(m, "memory_format")
@@ -625,6 +695,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
     MT_CHECK(n > 0, "set_num_threads expects a positive integer");
     set_num_threads(n);
   });
+  install_fast_attributes(cls);
 }
 
 }  // namespace mt

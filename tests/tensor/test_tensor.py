@@ -793,3 +793,28 @@ def test_contiguous_of_large_transpose_runs_in_parallel_chunks(device):
     x = minitorch.tensor(a, device=device)
     np.testing.assert_array_equal(x.permute(2, 0, 1).contiguous().cpu().numpy(), a.transpose(2, 0, 1))
     np.testing.assert_array_equal(x.transpose(0, 1).contiguous().cpu().numpy(), a.transpose(1, 0, 2))
+
+
+def test_hot_attributes_are_getset_descriptors_with_the_same_answers():
+    """dtype/shape/ndim/device/is_cuda are C getters on the Tensor type (no pybind11 property in between): the
+    same objects and values as before, on subclasses (Parameter) and dual tensors too; Size slices are Sizes"""
+    import types
+
+    import minitorch as M
+
+    for name in ("dtype", "shape", "ndim", "device", "is_cuda"):
+        assert isinstance(M.Tensor.__dict__[name], types.GetSetDescriptorType), name
+    x = M.zeros(2, 3, 4, dtype=M.float64)
+    assert x.dtype is M.float64 and x.shape == (2, 3, 4) and type(x.shape) is M.Size
+    assert x.ndim == 3 and str(x.device) == "cpu" and x.is_cuda is False
+    s = x.shape
+    assert s[0] == 2 and s[-1] == 4 and type(s[1:]) is M.Size and s[1:] == (3, 4) and s[::-1] == (4, 3, 2)
+    with pytest.raises(IndexError):
+        s[3]
+    p = M.nn.Parameter(M.ones(5))
+    assert p.dtype is M.float32 and p.shape == (5,) and p.ndim == 1
+    import minitorch.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(M.ones(3), M.zeros(3))
+        assert d.dtype is M.float32 and d.shape == (3,) and d.ndim == 1 and not d.is_cuda
