@@ -410,8 +410,37 @@ PyGetSetDef fast_attributes[] = {
     {"is_cuda", &get_is_cuda, nullptr, "True when the tensor lives on a CUDA device.", nullptr},
 };
 
+// and the argument-less questions composites ask as often (t.dim() 0.14 us through pybind11, PyTorch's 0.07)
+PyObject* m_dim(PyObject* o, PyObject*) {
+  return guarded([o] { return PyLong_FromLongLong(impl_of(o)->dim()); });
+}
+PyObject* m_numel(PyObject* o, PyObject*) {
+  return guarded([o] { return PyLong_FromLongLong(impl_of(o)->numel()); });
+}
+PyObject* m_is_floating_point(PyObject* o, PyObject*) {
+  return guarded([o] { return PyBool_FromLong(is_floating(impl_of(o)->dtype())); });
+}
+PyObject* m_is_complex(PyObject* o, PyObject*) {
+  return guarded([o] { return PyBool_FromLong(is_complex(impl_of(o)->dtype())); });
+}
+
+PyMethodDef fast_methods[] = {
+    {"dim", &m_dim, METH_NOARGS, "The number of dimensions."},
+    {"numel", &m_numel, METH_NOARGS, "The number of elements."},
+    {"is_floating_point", &m_is_floating_point, METH_NOARGS, "True for a floating point dtype."},
+    {"is_complex", &m_is_complex, METH_NOARGS, "True for a complex dtype."},
+};
+
 void install_fast_attributes(TensorClass& cls) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  for (PyMethodDef& def : fast_methods) {
+    PyObject* descr = PyDescr_NewMethod(type, &def);
+    if (!descr || PyObject_SetAttrString(cls.ptr(), def.ml_name, descr) < 0) {
+      Py_XDECREF(descr);
+      throw py::error_already_set();
+    }
+    Py_DECREF(descr);
+  }
   for (PyGetSetDef& def : fast_attributes) {
     PyObject* descr = PyDescr_NewGetSet(type, &def);
     if (!descr || PyObject_SetAttrString(cls.ptr(), def.name, descr) < 0) {

@@ -804,6 +804,12 @@ def test_hot_attributes_are_getset_descriptors_with_the_same_answers():
 
     for name in ("dtype", "shape", "ndim", "device", "is_cuda"):
         assert isinstance(M.Tensor.__dict__[name], types.GetSetDescriptorType), name
+    for name in ("dim", "numel", "is_floating_point", "is_complex"):
+        assert isinstance(M.Tensor.__dict__[name], types.MethodDescriptorType), name
+    assert M.ones(2, 3).dim() == 2 and M.ones(2, 3).numel() == 6 and M.ones(2).is_floating_point()
+    assert M.ones(2, dtype=M.complex64).is_complex() and not M.ones(2, dtype=M.int64).is_floating_point()
+    with pytest.raises(TypeError, match=r"dim\(\) takes no arguments \(1 given\)"):
+        M.ones(2).dim(1)
     x = M.zeros(2, 3, 4, dtype=M.float64)
     assert x.dtype is M.float64 and x.shape == (2, 3, 4) and type(x.shape) is M.Size
     assert x.ndim == 3 and str(x.device) == "cpu" and x.is_cuda is False
