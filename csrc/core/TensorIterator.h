@@ -36,15 +36,21 @@ struct TensorIter {
   // Every operand is dense along the single merged dimension.
   bool is_contiguous() const;
 
-  // Runs loop(data, strides, n) over 1-D runs of the innermost dimension, in parallel above `grain` elements.
+  // Runs loop(data, strides, n) over 1-D runs of the innermost dimension, in parallel above `grain` elements
+  // (for_each_rows' blocks, one call per row).
   template <typename Loop>
   void for_each(const Loop& loop, int64_t grain = kGrainSize) const {
-    if (numel == 0) return;
-    if (numel < grain) {
-      serial_for(loop, 0, numel);
-      return;
-    }
-    parallel_for(0, numel, grain, [&](int64_t b, int64_t e) { serial_for(loop, b, e); });
+    const int nt = ntensors;
+    for_each_rows(
+        [&](char** data, const int64_t* st, int64_t n, int64_t rows, const int64_t* rs) {
+          if (rows == 1) return loop(data, st, n);
+          std::array<char*, kMaxOperands> ptrs{};
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int k = 0; k < nt; ++k) ptrs[k] = data[k] + r * rs[k];
+            loop(ptrs.data(), st, n);
+          }
+        },
+        grain);
   }
 
   // Runs loop(data, strides, n, rows, row_strides) over blocks of `rows` runs of the innermost dimension
@@ -101,43 +107,6 @@ struct TensorIter {
         idx[1] += rows;
       }
       for (size_t d = 1; d + 1 < shape.size() && idx[d] >= shape[d]; ++d) {
-        idx[d] = 0;
-        ++idx[d + 1];
-      }
-    }
-  }
-
-  template <typename Loop>
-  void serial_for(const Loop& loop, int64_t begin, int64_t end) const {
-    const int nt = ntensors;
-    std::array<int64_t, kMaxOperands> inner{};
-    for (int k = 0; k < nt; ++k) inner[k] = shape.empty() ? 0 : strides[k][0];
-    if (shape.size() <= 1) {
-      std::array<char*, kMaxOperands> ptrs{};
-      for (int k = 0; k < nt; ++k) ptrs[k] = data[k] + begin * inner[k];
-      loop(ptrs.data(), inner.data(), end - begin);
-      return;
-    }
-    // multi-index of `begin` (dim 0 fastest)
-    DimVector idx(shape.size(), 0);
-    int64_t rem = begin;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      idx[d] = rem % shape[d];
-      rem /= shape[d];
-    }
-    int64_t pos = begin;
-    std::array<char*, kMaxOperands> ptrs{};
-    while (pos < end) {
-      for (int k = 0; k < nt; ++k) {
-        int64_t off = 0;
-        for (size_t d = 0; d < shape.size(); ++d) off += idx[d] * strides[k][d];
-        ptrs[k] = data[k] + off;
-      }
-      int64_t n = std::min(shape[0] - idx[0], end - pos);
-      loop(ptrs.data(), inner.data(), n);
-      pos += n;
-      idx[0] += n;
-      for (size_t d = 0; d + 1 < shape.size() && idx[d] >= shape[d]; ++d) {
         idx[d] = 0;
         ++idx[d + 1];
       }

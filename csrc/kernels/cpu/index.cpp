@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "core/Parallel.h"
 #include "core/TensorIterator.h"
@@ -240,8 +241,9 @@ void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Te
 
 template <typename T, typename Op>
 void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int64_t dim, const Op& op) {
-  // Serial: duplicate indices must accumulate deterministically (and assign last-writer-wins).
-  it.serial_for(
+  // Serial (a grain no size reaches): duplicate indices must accumulate deterministically (and assign
+  // last-writer-wins).
+  it.for_each(
       [&](char** data, const int64_t* st, int64_t n) {
         char* d = data[0];
         const char* s = data[1];
@@ -253,7 +255,7 @@ void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, in
           x = op(x, *reinterpret_cast<const T*>(s + i * st[1]));
         }
       },
-      0, it.numel);
+      std::numeric_limits<int64_t>::max());
 }
 
 void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, PutMode mode) {
