@@ -10,8 +10,11 @@
 #include "generated/native.h"
 #include "kernels/cpu/MaskScan.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factory.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
+#include "ops/reduce.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -190,6 +193,48 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
 }
 
 }  // namespace
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  MT_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+           dtype_short_name(index.dtype()));
+  MT_CHECK(self.device() == index.device(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", index.device().str(), "!");
+  const int64_t n = self.numel();
+  Tensor flat = reshape(self, {-1});
+  Tensor idx = reshape(index, {-1});
+  if (idx.numel() > 0) {
+    MT_CHECK_INDEX(n > 0, "take(): tried to take from an empty tensor");
+    auto check = [n](int64_t v) {
+      MT_CHECK_INDEX(v >= -n && v < n, "out of range: tried to access index ", v, " on a tensor of ", n,
+                     " elements.");
+    };
+    if (idx.device().is_cpu()) {
+      // one pass over the indices on the host: the range check, and a wrapped copy only when one is negative
+      Tensor c = contiguous(idx);
+      const int64_t* p = static_cast<const int64_t*>(c.data_ptr());
+      const int64_t m = c.numel();
+      bool negative = false;
+      for (int64_t i = 0; i < m; ++i) {
+        check(p[i]);
+        negative |= p[i] < 0;
+      }
+      if (negative) {
+        Tensor w = make_empty(c.sizes(), ScalarType::Long, c.device());
+        int64_t* q = static_cast<int64_t*>(w.data_ptr());
+        for (int64_t i = 0; i < m; ++i) q[i] = p[i] < 0 ? p[i] + n : p[i];
+        idx = w;
+      }
+    } else {
+      // the extremes come to the host (what PyTorch's kernel checks on the device, raised here)
+      const int64_t hi = item(amax(idx, {}, false)).to_long(), lo = item(amin(idx, {}, false)).to_long();
+      check(hi);
+      check(lo);
+      if (lo < 0) idx = remainder(add(idx, wrapped_scalar(Scalar(n)), Scalar(1)), wrapped_scalar(Scalar(n)));
+    }
+  }
+  return reshape(index_select(flat, 0, idx), index.sizes());
+}
 
 Tensor nonzero(const Tensor& self) {
   return nonzero_stub.get(self.device())(self);

@@ -16,6 +16,9 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
                          const Tensor& values, bool accumulate);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+// torch.take: elements of the flattened self at int64 `index` (negative ones count from the end), shaped like
+// index; an index out of range is PyTorch's IndexError.
+Tensor take(const Tensor& self, const Tensor& index);
 // reduce: "" (assign), "add", "multiply"
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce = "");

@@ -442,22 +442,6 @@ def take_along_dim(input, indices, dim=None):
     return input.expand(*shape_x).gather(d, indices.expand(*shape_i))
 
 
-def take(input, index):
-    """Elements of the flattened input at `index` (negative indices count from the end); shaped like index."""
-    if index.dtype != _C.int64:
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}")
-    n = input.numel()
-    flat = index.reshape(-1)
-    if flat.numel():
-        lo, hi = int(flat.min()), int(flat.max())
-        bad = hi if hi >= n else (lo if lo < -n else None)
-        if bad is not None:
-            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-        if lo < 0:
-            flat = _ops.where(flat < 0, flat + n, flat)
-    return input.reshape(-1).index_select(0, flat).view(index.shape)
-
-
 def unravel_index(indices, shape):
     """The coordinates in a tensor of `shape` of each flat index, as a tuple of tensors shaped like indices."""
     if not isinstance(indices, _C.Tensor):
@@ -884,7 +868,6 @@ __all__ += [
     "select_scatter",
     "slice_scatter",
     "swapdims",
-    "take",
     "take_along_dim",
     "tensordot",
     "tile",
@@ -918,7 +901,6 @@ TENSOR_METHODS.update(
             "msort",
             "argwhere",
             "take_along_dim",
-            "take",
             "kron",
             "inner",
             "vdot",

@@ -1725,7 +1725,6 @@ _COMPOSITE_RULES = {
     "split_with_sizes": _LINEAR,
     "index_select": _LINEAR,
     "gather": _LINEAR,
-    "take": _LINEAR,
     "take_along_dim": _LINEAR,
     "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]"},

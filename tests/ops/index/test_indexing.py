@@ -1,6 +1,8 @@
 """Indexing against NumPy: basic keys (views), advanced keys (copies), assignment, gather/scatter and friends,
 and the errors PyTorch raises for bad keys."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -777,3 +779,37 @@ def test_index_select_last_dim_gradient():
 
     x = minitorch.randn(3, 7, dtype=minitorch.float64, requires_grad=True)
     assert gradcheck(lambda t: t.index_select(1, minitorch.tensor([6, 1, 1, 0])), (x,))
+
+
+def test_take_is_pytorchs_in_cpp():
+    """torch.take in C++ (ops/index.cpp): the flattened input at int64 indices (negatives from the end, any
+    layout of the input), shaped like index, with out= and Tensor.take; PyTorch's refusals word for word"""
+    a = np.arange(6.0).reshape(2, 3)
+    x = minitorch.tensor(a)
+    idx = np.array([[0, -1], [5, 2]])
+    np.testing.assert_array_equal(minitorch.take(x, minitorch.tensor(idx)).numpy(), np.take(a, idx))
+    np.testing.assert_array_equal(
+        minitorch.take(x.t(), minitorch.tensor([1, 2])).numpy(), np.take(a.T, [1, 2])
+    )
+    assert minitorch.take(x, minitorch.tensor(2)).shape == () and x.take(minitorch.tensor([4])).tolist() == [
+        4.0
+    ]
+    out = minitorch.empty(2, dtype=minitorch.float64)
+    assert minitorch.take(input=x, index=minitorch.tensor([3, -6]), out=out) is out and out.tolist() == [
+        3.0,
+        0.0,
+    ]
+    assert minitorch.take(minitorch.empty(0), minitorch.empty(0, dtype=minitorch.int64)).shape == (0,)
+    for call, exc, msg in [
+        (lambda: minitorch.take(x, minitorch.tensor([6])), IndexError, "out of range: tried to access index 6 on a tensor of 6 elements."),
+        (lambda: minitorch.take(x, minitorch.tensor([-7])), IndexError, "out of range: tried to access index -7 on a tensor of 6 elements."),
+        (lambda: minitorch.take(x, minitorch.tensor([1], dtype=minitorch.int32)), RuntimeError, "take(): Expected a long tensor for index, but got Int"),
+        (lambda: minitorch.take(minitorch.empty(0), minitorch.tensor([0])), IndexError, "take(): tried to take from an empty tensor"),
+        (lambda: minitorch.take(x, [1]), TypeError, "take(): argument 'index' (position 2) must be Tensor, not list"),
+    ]:  # fmt: skip
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    w = minitorch.randn(3, 4, dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(
+        lambda t: minitorch.take(t, minitorch.tensor([[0, -1], [5, 5]])), (w,)
+    )
