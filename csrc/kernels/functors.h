@@ -645,6 +645,15 @@ struct Threshold {
   }
 };
 
+// PyTorch's elu kernel: the parameters in the compute type; x < 0 fails for NaN, which keeps x * poscoef
+struct Elu {
+  double negcoef, poscoef, input_scale;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    return x < T(0) ? std::expm1(x * T(input_scale)) * T(negcoef) : x * T(poscoef);
+  }
+};
+
 struct Polygamma {
   int64_t n;
   template <typename T>

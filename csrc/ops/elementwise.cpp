@@ -613,13 +613,13 @@ const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const
   return self;
 }
 
-static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1) {
+static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1, double p2 = 0.0) {
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   Tensor x = prepare(self, dt, self.device());
   Tensor out = empty_for_iter(self.sizes(), dt, self.device(), {&self});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x});
-  param_unary_stub.get(out.device())(it, op, p0, p1);
+  param_unary_stub.get(out.device())(it, op, p0, p1, p2);
   return out;
 }
 
@@ -646,6 +646,12 @@ Tensor native::hardshrink(const Tensor& self, double lambd) {
 Tensor native::threshold(const Tensor& self, double threshold, double value) {
   check_float_activation(self, "threshold");
   return param_unary(self, ParamUnaryOp::threshold, threshold, value);
+}
+// one pass instead of the composite's expm1, two multiplies, a compare and a where (selu ran at a tenth of
+// PyTorch's speed)
+Tensor native::elu(const Tensor& self, double alpha, double scale, double input_scale, double) {
+  check_float_activation(self, "elu");
+  return param_unary(self, ParamUnaryOp::elu, alpha * scale, scale, input_scale);
 }
 Tensor native::polygamma(int64_t n, const Tensor& self) {
   MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
