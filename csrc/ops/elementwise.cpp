@@ -200,6 +200,10 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
+  if (op == BinaryOp::_hypot && !is_floating(common))
+    dtype_not_implemented(kernel_name("hypot", dev), common);
+  if (op == BinaryOp::_prelu_kernel && !is_floating(common))
+    dtype_not_implemented(kernel_name("prelu", dev), common);
   if (common == ScalarType::Bool) {
     switch (op) {
       case BinaryOp::floor_divide:

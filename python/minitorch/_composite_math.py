@@ -206,6 +206,11 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _is_float(t) for t in (input, tensor1, tensor2)
     ):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
+    if out is None and _foreach_fusable(input, tensor1, tensor2):
+        # a copy and the one-kernel update (PyTorch's value * tensor1 * tensor2), not a product and a sum
+        r = input.clone()
+        _C._foreach_addcmul_([r], [tensor1], [tensor2], value)
+        return r
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if dt == _C.bool:  # PyTorch's kernel has no bool case
@@ -252,6 +257,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
+    if out is None and _foreach_fusable(input, tensor1, tensor2):  # as addcmul's
+        r = input.clone()
+        _C._foreach_addcdiv_([r], [tensor1], [tensor2], value)
+        return r
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
@@ -357,13 +366,9 @@ def hypot(input, other):
     dt = _C.result_type(input, other)
     if not dt.is_floating_point:
         _not_implemented("hypot_cuda" if input.is_cuda else "hypot_cpu", dt)
-    # half precision computes in float32 and rounds once, as PyTorch's kernel (its opmath type)
-    ct = _C.float32 if dt in (_C.float16, _C.bfloat16) else dt
-    a, b = _C.abs(input.to(ct)), _C.abs(other.to(ct))
-    big, small = _C.maximum(a, b), _C.minimum(a, b)
-    q = _C._where(_C.eq(big, 0), 0.0, _C.div(small, big))
-    r = _C.mul(big, _C.sqrt(_C.add(_C.mul(q, q), 1.0)))
-    return _C._where(_C.logical_or(_C.isinf(a), _C.isinf(b)), float("inf"), r).to(dt)
+    # one pass (kernels/functors.h Hypot); half precision computes in float32 and rounds once, as PyTorch's
+    # kernel (its opmath type)
+    return _C._hypot(input.to(dt), other.to(dt))
 
 
 _export_with_inplace(hypot)
@@ -417,9 +422,7 @@ def copysign(input, other):
     dt = _C.result_type(input, other)
     dt = dt if dt.is_floating_point else _C.get_default_dtype()
     x, y = _binary(input, other)
-    x = x.to(dt)
-    sign = _C._where(signbit(y), -1.0, 1.0).to(dt)
-    return _C.mul(_C.abs(x), sign)
+    return _C._copysign(x.to(dt), y.to(dt))  # one pass (kernels/functors.h Copysign)
 
 
 _export_with_inplace(copysign)

@@ -68,6 +68,11 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
+    # (N, C) against (C,) of one floating dtype passes every check below
+    dt = input.dtype
+    if dt == weight.dtype and dt.is_floating_point and input.dim() == 2 and weight.dim() == 1:  # noqa: SIM102
+        if weight.shape[0] == input.shape[1]:  # (a second test: weight.shape[0] needs weight.dim() == 1)
+            return _C._prelu_kernel(input, weight)
     # PyTorch's checks, in its order: one dtype, a channel per slope, a 0-d or 1-d weight, a floating kernel
     if input.dtype != weight.dtype:
         raise RuntimeError(
@@ -92,7 +97,7 @@ def prelu(input, weight):
         w = weight.reshape(())
     else:
         w = weight.reshape((channels,) + (1,) * (input.dim() - 2))
-    return _C._where(input > 0, input, w * input)
+    return _C._prelu_kernel(input, w)  # one pass (PyTorch's _prelu_kernel); weight broadcasts
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
