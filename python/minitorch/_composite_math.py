@@ -206,11 +206,6 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _is_float(t) for t in (input, tensor1, tensor2)
     ):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
-    if out is None and _foreach_fusable(input, tensor1, tensor2):
-        # a copy and the one-kernel update (PyTorch's value * tensor1 * tensor2), not a product and a sum
-        r = input.clone()
-        _C._foreach_addcmul_([r], [tensor1], [tensor2], value)
-        return r
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if dt == _C.bool:  # PyTorch's kernel has no bool case
@@ -257,10 +252,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
-    if out is None and _foreach_fusable(input, tensor1, tensor2):  # as addcmul's
-        r = input.clone()
-        _C._foreach_addcdiv_([r], [tensor1], [tensor2], value)
-        return r
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
