@@ -211,7 +211,9 @@ void elu_row(void (*expm1)(T*, const T*, int64_t), T* o, const T* x, int64_t n, 
     T* ob = o + b;
     // the OR of the sign bits (an integer reduction, which vectorizes; -0.0 and a negative NaN take the
     // expm1 too, harmlessly)
-    if (!(or_bits(xb, m) >> (8 * sizeof(T) - 1))) {
+    if (ob != xb) {  // (written first, then kept where no sign bit is set)
+      if (!(scale_or_bits(ob, xb, m, pos) >> (8 * sizeof(T) - 1))) continue;
+    } else if (!(or_bits(xb, m) >> (8 * sizeof(T) - 1))) {
       dense_for(m, [=](int64_t i) { ob[i] = xb[i] * pos; });
       continue;
     }
