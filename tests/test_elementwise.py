@@ -111,6 +111,7 @@ UNARY = {
     "ceil": (np.ceil, NUM, None, "same"),
     "round": (_round, NUM, None, "same"),
     "trunc": (np.trunc, NUM, None, "same"),
+    "frac": (lambda x: x - np.trunc(x), F, None, "same"),
     "relu": (lambda x: np.maximum(x, 0), NUM, None, "same"),
     "bitwise_not": (lambda x: np.invert(x), I + B, None, "same"),
     "exp": (np.exp, ANY, None, "float"),

@@ -94,6 +94,8 @@ struct Round {  // half to even, as PyTorch and NumPy
       return std::nearbyint(x);
   }
 };
+// PyTorch's frac: x - trunc(x) (inf gives NaN); one pass where the composite took two
+MT_UNARY_FUNCTOR(Frac, x - std::trunc(x))
 struct Trunc {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {

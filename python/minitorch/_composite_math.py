@@ -455,11 +455,7 @@ def heaviside(input, values):
 _export_with_inplace(heaviside)
 
 
-def frac(input):
-    """input - trunc(input), keeping the sign."""
-    if not _is_float(input):
-        _not_implemented("frac_cpu", input)
-    return _C.sub(input, _C.trunc(input))
+# frac is a schema op (csrc/ops/ops.schema)
 
 
 def fix(input):
@@ -477,7 +473,7 @@ def rad2deg(input):
     return _C.mul(_to_float(input), 180.0 / math.pi)
 
 
-for _f in (frac, fix, deg2rad, rad2deg):
+for _f in (fix, deg2rad, rad2deg):
     _export_with_inplace(_f, torch_inplace=_f is not rad2deg)
 
 
