@@ -198,6 +198,7 @@ UNARY_GRADCHECK = {
     "floor": {"low": 0.1, "high": 0.9},
     "ceil": {"low": 0.1, "high": 0.9},
     "trunc": {"low": 0.1, "high": 0.9},
+    "frac": {"low": 0.1, "high": 0.9},
     "sign": {"nz": True},
     "round": {"low": 0.1, "high": 0.4},
     "gelu_tanh": {},
@@ -1333,3 +1334,22 @@ def test_inplace_add_sub_with_alpha_one_pass(op, dtype, device):
     w = minitorch.ones(5000, dtype=dtype, device=device, requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         getattr(w, op)(minitorch.ones(5000, dtype=dtype, device=device), alpha=2)
+
+
+def test_inplace_unary_writes_self_in_place():
+    # a same-dtype in-place unary runs the kernel over self itself (no temporary): a strided view changes only
+    # its own elements, the version counter moves, an expanded view and a dtype change are refused
+    base = minitorch.arange(-12.0, 12.0).reshape(4, 6) / 5
+    want = to_np(base).copy()
+    v = base[:, 1::2]
+    ver = v._version
+    for name in ("frac_", "abs_", "exp_", "neg_"):
+        getattr(v, name)()
+        f = {"frac_": lambda a: a - np.trunc(a), "abs_": np.abs, "exp_": np.exp, "neg_": np.negative}[name]
+        want[:, 1::2] = f(want[:, 1::2])
+        np.testing.assert_allclose(to_np(base), want, rtol=1e-6)
+    assert v._version == ver + 4
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        minitorch.zeros(3, 1).expand(3, 4).abs_()
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        minitorch.ones(3, dtype=minitorch.int64).sqrt_()

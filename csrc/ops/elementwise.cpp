@@ -292,6 +292,17 @@ Tensor native::unary(UnaryOp op, const Tensor& self) {
 const Tensor& native::unary_(UnaryOp op, const Tensor& self) {
   MT_CHECK(!(op == UnaryOp::abs && is_complex(self.dtype())),
            "In-place abs is not supported for complex tensors.");
+  // where the op reads and writes self's own dtype, the kernel writes self in place (element i reads only
+  // element i): no temporary and no copy back, which ran abs_ and frac_ at 0.3 of PyTorch's speed
+  auto [in, out_dt] = unary_dtypes(op, self.dtype(), self.device());  // (PyTorch's refusals first)
+  if (in == self.dtype() && out_dt == self.dtype()) {
+    check_writable(self);
+    if (self.numel() == 0) return self;
+    TensorIter it = TensorIter::make({self, self});
+    unary_stub.get(self.device())(it, op);
+    self.bump_version();
+    return self;
+  }
   Tensor r = mt::unary(op, self);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
