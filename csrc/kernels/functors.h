@@ -94,8 +94,17 @@ struct Round {  // half to even, as PyTorch and NumPy
       return std::nearbyint(x);
   }
 };
-// PyTorch's frac: x - trunc(x) (inf gives NaN); one pass where the composite took two
-MT_UNARY_FUNCTOR(Frac, x - std::trunc(x))
+// PyTorch's frac: x - trunc(x) (inf gives NaN); one pass where the composite took two. Integer types are
+// refused before the kernel (frac_cpu); their branch only keeps std::trunc of an integer out of device code.
+struct Frac {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    if constexpr (is_int_v<T>)
+      return T(0);
+    else
+      return x - std::trunc(x);
+  }
+};
 struct Trunc {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
