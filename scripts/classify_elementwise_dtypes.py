@@ -40,6 +40,8 @@ UNARY_SPELLING = {
 BINARY_SPELLING = {
     "trunc_divide": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
     "floor_divide": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+    "_hypot": torch.hypot,
+    "_copysign": torch.copysign,
 }
 
 

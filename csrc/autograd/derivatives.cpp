@@ -656,6 +656,21 @@ Tensor threshold(const Tensor& self, double threshold, double value) {
       });
 }
 
+// PyTorch's elu_backward from the input: x > 0 takes grad * scale, else (NaN too) grad * input_scale * alpha
+// * scale * exp(x * input_scale); the branch not taken never reaches the gradient (alpha = inf gives no NaN)
+Tensor elu(const Tensor& self, double alpha, double scale, double input_scale, double grad_input_scale) {
+  return twin(
+      "EluBackward0", [&] { return mt::elu(self, alpha, scale, input_scale, grad_input_scale); }, {&self},
+      {{"self", self}},
+      [alpha, scale, grad_input_scale](FnNode& n, V& gs) -> V {
+        const Tensor& x = n.saved("self");
+        const Tensor& g = gs[0];
+        Tensor neg = mt::mul(mt::mul(g, S(grad_input_scale * alpha * scale)),
+                             mt::exp(mt::mul(x, S(grad_input_scale))));
+        return {mt::where(mt::gt(x, S(0)), mt::mul(g, S(scale)), neg)};
+      });
+}
+
 Tensor polygamma(int64_t n, const Tensor& self) {
   return twin(
       "PolygammaBackward0", [&] { return mt::polygamma(n, self); }, {&self}, {{"self", self}},

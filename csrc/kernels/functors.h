@@ -94,6 +94,17 @@ struct Round {  // half to even, as PyTorch and NumPy
       return std::nearbyint(x);
   }
 };
+// PyTorch's frac: x - trunc(x) (inf gives NaN); one pass where the composite took two. Integer types are
+// refused before the kernel (frac_cpu); their branch only keeps std::trunc of an integer out of device code.
+struct Frac {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    if constexpr (is_int_v<T>)
+      return T(0);
+    else
+      return x - std::trunc(x);
+  }
+};
 struct Trunc {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
@@ -407,6 +418,9 @@ MT_BINARY_FUNCTOR(Sub, T, wrap_sub(a, b))
 MT_BINARY_FUNCTOR(Mul, T, wrap_mul(a, b))
 MT_BINARY_FUNCTOR(TrueDiv, T, a / b)
 MT_BINARY_FUNCTOR(Atan2, T, std::atan2(a, b))
+// PyTorch's _prelu_kernel: x where x > 0, else weight * x (a NaN x stays NaN)
+MT_BINARY_FUNCTOR(Prelu, T, a > T(0) ? a : b * a)
+MT_BINARY_FUNCTOR(Copysign, T, std::copysign(a, b))
 MT_BINARY_FUNCTOR(Eq, bool, a == b)
 MT_BINARY_FUNCTOR(Ne, bool, a != b)
 MT_BINARY_FUNCTOR(Lt, bool, a < b)
@@ -611,6 +625,27 @@ struct Minimum {
   }
 };
 
+// hypot in one pass (python/minitorch/_composite_math.py spelled it in nine)
+// float: in double, where neither the squares nor their sum can overflow or underflow; double: scaled by the
+// larger magnitude. An infinite side gives inf even beside NaN, as C's hypot.
+struct Hypot {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    const T x = std::abs(a), y = std::abs(b);
+    T r;
+    if constexpr (sizeof(T) <= 4) {
+      const double dx = x, dy = y;
+      r = static_cast<T>(std::sqrt(dx * dx + dy * dy));
+    } else {
+      const T big = x > y ? x : y, small = x > y ? y : x;
+      const T q = small / (big == T(0) ? T(1) : big);
+      r = big * std::sqrt(T(1) + q * q);
+      r = (x != x || y != y) ? a + b : r;
+    }
+    const T inf = T(1) / T(0);
+    return (x == inf) | (y == inf) ? inf : r;
+  }
+};
 // ---- parameterized
 struct Softplus {
   double beta, threshold;
@@ -642,6 +677,15 @@ struct Threshold {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
     return x <= T(threshold) ? T(value) : x;
+  }
+};
+
+// PyTorch's elu kernel: the parameters in the compute type; x < 0 fails for NaN, which keeps x * poscoef
+struct Elu {
+  double negcoef, poscoef, input_scale;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    return x < T(0) ? std::expm1(x * T(input_scale)) * T(negcoef) : x * T(poscoef);
   }
 };
 

@@ -200,6 +200,10 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
+  if (op == BinaryOp::_hypot && !is_floating(common))
+    dtype_not_implemented(kernel_name("hypot", dev), common);
+  if (op == BinaryOp::_prelu_kernel && !is_floating(common))
+    dtype_not_implemented(kernel_name("prelu", dev), common);
   if (common == ScalarType::Bool) {
     switch (op) {
       case BinaryOp::floor_divide:
@@ -288,6 +292,17 @@ Tensor native::unary(UnaryOp op, const Tensor& self) {
 const Tensor& native::unary_(UnaryOp op, const Tensor& self) {
   MT_CHECK(!(op == UnaryOp::abs && is_complex(self.dtype())),
            "In-place abs is not supported for complex tensors.");
+  // where the op reads and writes self's own dtype, the kernel writes self in place (element i reads only
+  // element i): no temporary and no copy back, which ran abs_ and frac_ at 0.3 of PyTorch's speed
+  auto [in, out_dt] = unary_dtypes(op, self.dtype(), self.device());  // (PyTorch's refusals first)
+  if (in == self.dtype() && out_dt == self.dtype()) {
+    check_writable(self);
+    if (self.numel() == 0) return self;
+    TensorIter it = TensorIter::make({self, self});
+    unary_stub.get(self.device())(it, op);
+    self.bump_version();
+    return self;
+  }
   Tensor r = mt::unary(op, self);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
@@ -613,13 +628,13 @@ const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const
   return self;
 }
 
-static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1) {
+static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1, double p2 = 0.0) {
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   Tensor x = prepare(self, dt, self.device());
   Tensor out = empty_for_iter(self.sizes(), dt, self.device(), {&self});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x});
-  param_unary_stub.get(out.device())(it, op, p0, p1);
+  param_unary_stub.get(out.device())(it, op, p0, p1, p2);
   return out;
 }
 
@@ -646,6 +661,12 @@ Tensor native::hardshrink(const Tensor& self, double lambd) {
 Tensor native::threshold(const Tensor& self, double threshold, double value) {
   check_float_activation(self, "threshold");
   return param_unary(self, ParamUnaryOp::threshold, threshold, value);
+}
+// one pass instead of the composite's expm1, two multiplies, a compare and a where (selu ran at a tenth of
+// PyTorch's speed)
+Tensor native::elu(const Tensor& self, double alpha, double scale, double input_scale, double) {
+  check_float_activation(self, "elu");
+  return param_unary(self, ParamUnaryOp::elu, alpha * scale, scale, input_scale);
 }
 Tensor native::polygamma(int64_t n, const Tensor& self) {
   MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");

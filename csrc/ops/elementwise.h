@@ -75,6 +75,9 @@ Tensor softplus(const Tensor& self, double beta, double threshold);
 Tensor leaky_relu(const Tensor& self, double negative_slope);
 Tensor hardshrink(const Tensor& self, double lambd);
 Tensor threshold(const Tensor& self, double threshold, double value);
+// F.elu/celu/selu's kernel: scale * x where x >= 0 or NaN, else alpha * scale * expm1(x * input_scale). The
+// gradient takes grad_input_scale for input_scale (celu's backward uses 1 / alpha rounded to float32).
+Tensor elu(const Tensor& self, double alpha, double scale, double input_scale, double grad_input_scale);
 Tensor polygamma(int64_t n, const Tensor& self);
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 
@@ -86,10 +89,10 @@ using BinaryKernelFn = void (*)(const TensorIter& iter, BinaryOp op);
 using WhereKernelFn = void (*)(const TensorIter& iter);
 // out, x, lo, hi -- one dtype; lo/hi flags say which bounds apply
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
-// out, x with two double parameters (softplus: beta, threshold; leaky_relu: slope, unused; polygamma: n,
-// unused; hardshrink: lambd, unused; threshold: threshold, value)
-enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma, hardshrink, threshold };
-using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1);
+// out, x with up to three double parameters (softplus: beta, threshold; leaky_relu: slope; polygamma: n;
+// hardshrink: lambd; threshold: threshold, value; elu: alpha * scale, scale, input_scale); unused ones are 0
+enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma, hardshrink, threshold, elu };
+using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
 // out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as
 // PyTorch's lerp_kernel_scalar keeps it), out, self, end
 using LerpKernelFn = void (*)(const TensorIter& iter, const Scalar* weight);

@@ -345,6 +345,24 @@ Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return all_any(self, dims, keepdim, ReduceOp::all);
 }
 
+// Dense operands are compared a slice at a time, the first one small and each next one 16 times longer, so
+// that tensors which differ early cost one small compare, as PyTorch's stops at the first difference (the
+// whole-tensor eq and all ran 14x its time there), and equal ones at most a few extra dispatches.
+bool equal(const Tensor& a, const Tensor& b) {
+  if (!(a.sizes() == b.sizes())) return false;
+  const int64_t n = a.numel();
+  if (n == 0) return true;
+  auto same = [](const Tensor& x, const Tensor& y) { return item(all(eq(x, y))).to<bool>(); };
+  constexpr int64_t kFirst = 2048;
+  if (n <= kFirst || !a.is_contiguous() || !b.is_contiguous()) return same(a, b);
+  const Tensor fa = view(a, {-1}), fb = view(b, {-1});
+  for (int64_t s = 0, len = kFirst; s < n; s += len, len *= 16) {
+    const int64_t m = std::min(len, n - s);
+    if (!same(narrow(fa, 0, s, m), narrow(fb, 0, s, m))) return false;
+  }
+  return true;
+}
+
 Tensor any(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return all_any(self, dims, keepdim, ReduceOp::any);
 }

@@ -19,6 +19,8 @@ Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim);
 Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim);
 Tensor all(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
 Tensor any(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
+// torch.equal: the same shape and elements (python/minitorch/_compare.py checks the arguments)
+bool equal(const Tensor& a, const Tensor& b);
 // correction: 1 = unbiased (Bessel), 0 = population
 Tensor var(const Tensor& self, IntArrayRef dims, double correction, bool keepdim);
 Tensor std(const Tensor& self, IntArrayRef dims, double correction, bool keepdim);

@@ -63,8 +63,4 @@ def equal(input, other):
     """True when both tensors have the same size and elements."""
     _expect_tensor("equal", "input", 1, input)
     _expect_tensor("equal", "other", 2, other)
-    if input.shape != other.shape:
-        return False
-    if input.numel() == 0:
-        return True
-    return bool(_C.all(_C.eq(input, other)).item())
+    return _C._equal(input, other)

@@ -357,13 +357,9 @@ def hypot(input, other):
     dt = _C.result_type(input, other)
     if not dt.is_floating_point:
         _not_implemented("hypot_cuda" if input.is_cuda else "hypot_cpu", dt)
-    # half precision computes in float32 and rounds once, as PyTorch's kernel (its opmath type)
-    ct = _C.float32 if dt in (_C.float16, _C.bfloat16) else dt
-    a, b = _C.abs(input.to(ct)), _C.abs(other.to(ct))
-    big, small = _C.maximum(a, b), _C.minimum(a, b)
-    q = _C._where(_C.eq(big, 0), 0.0, _C.div(small, big))
-    r = _C.mul(big, _C.sqrt(_C.add(_C.mul(q, q), 1.0)))
-    return _C._where(_C.logical_or(_C.isinf(a), _C.isinf(b)), float("inf"), r).to(dt)
+    # one pass (kernels/functors.h Hypot); half precision computes in float32 and rounds once, as PyTorch's
+    # kernel (its opmath type)
+    return _C._hypot(input.to(dt), other.to(dt))
 
 
 _export_with_inplace(hypot)
@@ -417,9 +413,7 @@ def copysign(input, other):
     dt = _C.result_type(input, other)
     dt = dt if dt.is_floating_point else _C.get_default_dtype()
     x, y = _binary(input, other)
-    x = x.to(dt)
-    sign = _C._where(signbit(y), -1.0, 1.0).to(dt)
-    return _C.mul(_C.abs(x), sign)
+    return _C._copysign(x.to(dt), y.to(dt))  # one pass (kernels/functors.h Copysign)
 
 
 _export_with_inplace(copysign)
@@ -461,11 +455,7 @@ def heaviside(input, values):
 _export_with_inplace(heaviside)
 
 
-def frac(input):
-    """input - trunc(input), keeping the sign."""
-    if not _is_float(input):
-        _not_implemented("frac_cpu", input)
-    return _C.sub(input, _C.trunc(input))
+# frac is a schema op (csrc/ops/ops.schema)
 
 
 def fix(input):
@@ -483,7 +473,7 @@ def rad2deg(input):
     return _C.mul(_to_float(input), 180.0 / math.pi)
 
 
-for _f in (frac, fix, deg2rad, rad2deg):
+for _f in (fix, deg2rad, rad2deg):
     _export_with_inplace(_f, torch_inplace=_f is not rad2deg)
 
 

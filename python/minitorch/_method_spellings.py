@@ -44,7 +44,10 @@ def fill(input, value):
         and input.is_floating_point()
     ):
         return value.to(dtype=input.dtype, device=input.device).expand(input.shape).contiguous()
-    return input.clone().fill_(value)
+    if input.requires_grad and _C.is_grad_enabled():
+        return input.clone().fill_(value)  # the result's grad_fn leads back to input, as PyTorch's
+    # one pass, not clone's copy and then the fill (empty_like keeps clone's layout)
+    return _C.empty_like(input).fill_(value)
 
 
 def detach(input):

@@ -1312,6 +1312,33 @@ def test_elu_special_alphas_and_dtypes():
     assert math.isnan(g[0].item()) and g[1].item() == 1.0
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.bfloat16])
+def test_elu_kernel_blocks_layouts_and_grad(dtype):
+    # the kernel runs 256-element blocks through the vector expm1 and skips it in blocks without a negative:
+    # an all-positive stretch, a lone negative at a block's end, mixed signs, a strided view and an empty input
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal(2000) * 4
+    v[:600] = np.abs(v[:600])
+    v[511] = -0.75
+    v = v.astype(np.float32 if dtype != minitorch.float64 else np.float64)
+    x = minitorch.from_numpy(v).to(dtype)
+    xv = v.astype(np.float64) if dtype != minitorch.bfloat16 else _np(x)
+    tol = {minitorch.float32: 2e-6, minitorch.float64: 1e-14, minitorch.bfloat16: 1e-2}[dtype]
+    for fn, ref in (
+        (F.selu, _elu_ref(xv, 1.6732632423543772, 1.0507009873554805)),
+        (lambda t: F.celu(t, 1.7), _elu_ref(xv, 1.7, 1.0, 1 / 1.7)),
+        (lambda t: F.elu(t, 0.3), _elu_ref(xv, 0.3)),
+    ):
+        y = fn(x)
+        assert y.dtype == dtype
+        np.testing.assert_allclose(_np(y), ref, rtol=tol, atol=tol * 1e-3)
+        np.testing.assert_allclose(_np(fn(x[::3])), ref[::3], rtol=tol, atol=tol * 1e-3)
+        assert fn(x[:0]).shape == (0,)
+    a = _leaf([-1.5, -0.2, 0.3, 2.0, -3.0])
+    assert gradcheck(F.selu, (a,)) and gradcheck(lambda t: F.celu(t, 1.7), (a,))
+    assert F.selu(a).grad_fn.name() == "EluBackward0"
+
+
 def test_inplace_elu_gradient_reads_the_result():
     # PyTorch's in-place forms differentiate through the result r: r <= 0 gives input_scale * (r + alpha * scale)
     for scale, input_scale in ((1.0, 1.0), (2.0, 0.5)):

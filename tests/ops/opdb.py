@@ -127,6 +127,7 @@ UNARY_OPS = [
     Op("ceil", np.ceil, NUM, None, "same", {"low": 0.1, "high": 0.9}),
     Op("round", _round, NUM, None, "same", {"low": 0.1, "high": 0.4}),
     Op("trunc", np.trunc, NUM, None, "same", {"low": 0.1, "high": 0.9}),
+    Op("frac", lambda x: x - np.trunc(x), F, None, "same", {"low": 0.1, "high": 0.9}),
     Op("relu", lambda x: np.maximum(x, 0), NUM, None, "same", {"nz": True}),
     Op("bitwise_not", lambda x: np.invert(x), I + B, None, "same", None),
     Op("exp", np.exp, ANY, None, "float", {}),
@@ -196,6 +197,10 @@ BINARY_OPS = [
     Op("pow", np.power, NUM, "pow", "arith", "own test"),
     Op("maximum", np.maximum, ANY, None, "arith", "broadcast"),
     Op("minimum", np.minimum, ANY, None, "arith", "broadcast"),
+    # the one-pass kernels behind F.prelu, torch.copysign and torch.hypot (private: no method)
+    Op("_prelu_kernel", lambda a, b: np.where(a > 0, a, b * a), F, None, "div", "broadcast"),
+    Op("_copysign", np.copysign, ANY, None, "div", "broadcast"),
+    Op("_hypot", np.hypot, F, None, "div", "broadcast"),
     Op("atan2", np.arctan2, ANY, None, "div", "broadcast"),
     Op("xlogy", _xlogy, ANY, None, "div", "own test"),
     Op("logaddexp", np.logaddexp, F, None, "arith", "broadcast"),

@@ -693,6 +693,34 @@ def test_copy_and_fill():
     assert x.tolist() == [[0, 2, 4], [1, 3, 5]]
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES + [P.complex64])
+def test_fill_values_and_layouts(dtype):
+    # the fill kernel writes one-byte patterns (0, -1, True) with memset and other values with a vector loop;
+    # odd lengths leave a tail past the last full vector, and strided views take the scalar loop
+    npt = {P.bool: np.bool_, P.complex64: np.complex64, P.bfloat16: np.float64}.get(dtype, NP_OF.get(dtype))
+    to_np = (lambda t: t.numpy()) if dtype is P.complex64 else globals()["to_np"]
+    signed = dtype not in (P.uint8, P.bool)
+    values = (
+        [0, 1, 3] + ([-1, -2] if signed else []) + ([2.5, float("nan")] if dtype.is_floating_point else [])
+    )
+    values = [True, False] if dtype is P.bool else values + ([1 - 2j] if dtype is P.complex64 else [])
+    for v in values:
+        for n in (0, 1, 7, 33, 1000):
+            x = P.ones(n, dtype=dtype)
+            assert x.fill_(v) is x
+            np.testing.assert_array_equal(to_np(x), np.full(n, v, npt))
+        x = P.ones(9, 8, dtype=dtype)
+        x[:, 1::3].fill_(v)
+        want = np.ones((9, 8), npt)
+        want[:, 1::3] = v
+        np.testing.assert_array_equal(to_np(x), want)
+        x.t().zero_()
+        assert not to_np(x).any()
+        f = P.fill(P.ones(5, 3, dtype=dtype).t(), v)
+        assert f.stride() == (1, 3) and f.dtype is dtype
+        np.testing.assert_array_equal(to_np(f), np.full((3, 5), v, npt))
+
+
 def test_rand_half_open_in_low_precision():
     # a 53-bit draw close to 1 must not round up to 1.0 in the target dtype
     P.manual_seed(0)

@@ -2,6 +2,7 @@
 // and a generic strided path. Functors receive and return opmath values (float for half/bfloat16).
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "core/TensorIterator.h"
@@ -37,6 +38,66 @@ __attribute__((target("avx2"))) void dense_for_ivdep_avx2(int64_t n, Body body) 
   for (int64_t i = 0; i < n; ++i) body(i);
 }
 #endif
+
+// The OR of n values' bits (T float or double read as a same-width unsigned integer): a sign test of a block,
+// one vectorized integer reduction.
+template <typename T>
+using bits_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <typename T>
+inline bits_t<T> or_bits_base(const T* p, int64_t n) {
+  bits_t<T> acc = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bits_t<T> u;
+    std::memcpy(&u, p + i, sizeof(u));
+    acc |= u;
+  }
+  return acc;
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) bits_t<T> or_bits_avx2(const T* p, int64_t n) {
+  bits_t<T> acc = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bits_t<T> u;
+    std::memcpy(&u, p + i, sizeof(u));
+    acc |= u;
+  }
+  return acc;
+}
+#endif
+template <typename T>
+inline bits_t<T> or_bits(const T* p, int64_t n) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return or_bits_avx2(p, n);
+#endif
+  return or_bits_base(p, n);
+}
+// o[i] = p[i] * s and the OR of p's bits in one pass (o and p distinct): elu's all-positive blocks.
+template <typename T>
+__attribute__((always_inline)) inline bits_t<T> scale_or_bits_impl(T* o, const T* p, int64_t n, T s) {
+  bits_t<T> acc = 0;
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) {
+    bits_t<T> u;
+    std::memcpy(&u, p + i, sizeof(u));
+    acc |= u;
+    o[i] = p[i] * s;
+  }
+  return acc;
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) bits_t<T> scale_or_bits_avx2(T* o, const T* p, int64_t n, T s) {
+  return scale_or_bits_impl(o, p, n, s);
+}
+#endif
+template <typename T>
+inline bits_t<T> scale_or_bits(T* o, const T* p, int64_t n, T s) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return scale_or_bits_avx2(o, p, n, s);
+#endif
+  return scale_or_bits_impl(o, p, n, s);
+}
 
 // body(i) for i in [0, n), i independent of each other. `body` is taken by value: a local copy of the
 // captured pointers and functor, which no store through an output pointer can alias (captured by reference,

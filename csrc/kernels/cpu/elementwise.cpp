@@ -198,6 +198,59 @@ bool softplus_vectorized(const TensorIter& it, double beta, double threshold) {
   }
 }
 
+// elu through the table's expm1 loop, a block at a time: the scaled inputs' expm1 into a buffer, then one
+// select per element (fn::Elu's formula, its parameters in the compute type). A block without a negative
+// element skips the expm1, as PyTorch's vectorized kernel does per vector.
+template <typename T>
+void elu_row(void (*expm1)(T*, const T*, int64_t), T* o, const T* x, int64_t n, T neg, T pos, T is) {
+  constexpr int64_t kBlock = 256;
+  T buf[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    const T* xb = x + b;
+    T* ob = o + b;
+    // the OR of the sign bits (an integer reduction, which vectorizes; -0.0 and a negative NaN take the
+    // expm1 too, harmlessly)
+    if (ob != xb) {  // (written first, then kept where no sign bit is set)
+      if (!(scale_or_bits(ob, xb, m, pos) >> (8 * sizeof(T) - 1))) continue;
+    } else if (!(or_bits(xb, m) >> (8 * sizeof(T) - 1))) {
+      dense_for(m, [=](int64_t i) { ob[i] = xb[i] * pos; });
+      continue;
+    }
+    dense_for(m, [=, &buf](int64_t i) { buf[i] = xb[i] * is; });
+    expm1(buf, buf, m);
+    dense_for(m, [=, &buf](int64_t i) { ob[i] = xb[i] < T(0) ? buf[i] * neg : xb[i] * pos; });
+  }
+}
+
+bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double input_scale) {
+  const vec::Table* t = vec::unary_table();
+  if (!t) return false;
+  const int k = static_cast<int>(vec::Fn::expm1);
+  const ScalarType dt = it.dtypes[0];
+  if (dt == ScalarType::Double) {
+    if (!t->f64[k]) return false;
+    run_vec<double>(it, [&](double* o, const double* x, int64_t n) {
+      elu_row<double>(t->f64[k], o, x, n, negcoef, poscoef, input_scale);
+    });
+    return true;
+  }
+  if (!t->f32[k]) return false;
+  auto f32 = [&](float* o, const float* x, int64_t n) {
+    elu_row<float>(t->f32[k], o, x, n, static_cast<float>(negcoef), static_cast<float>(poscoef),
+                   static_cast<float>(input_scale));
+  };
+  if (dt == ScalarType::Float)
+    run_vec<float>(it, f32);
+  else if (dt == ScalarType::Half)
+    run_vec<Half>(it, f32);
+  else if (dt == ScalarType::BFloat16)
+    run_vec<BFloat16>(it, f32);
+  else
+    return false;
+  return true;
+}
+
 bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   const vec::Table* t = vec::unary_table();
   const vec::Fn f = vec_fn(op);
@@ -333,8 +386,9 @@ void lerp_cpu(const TensorIter& it, const Scalar* weight) {
   }
 }
 
-void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1, double p2) {
   if (op == ParamUnaryOp::softplus && softplus_vectorized(it, p0, p1)) return;
+  if (op == ParamUnaryOp::elu && elu_vectorized(it, p0, p1, p2)) return;
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
@@ -344,6 +398,8 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Hardshrink{p0});
     else if (op == ParamUnaryOp::threshold)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
+    else if (op == ParamUnaryOp::elu)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::Elu{p0, p1, p2});
     else
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

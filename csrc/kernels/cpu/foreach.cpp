@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/Parallel.h"
+#include "kernels/cpu/Loops.h"
 #include "kernels/foreach_functors.h"
 
 namespace mt {
@@ -41,10 +42,27 @@ void run_chunks(size_t nchunks, int64_t total, const std::function<void(int64_t,
 
 // One chunk of one tensor: every list's elements loaded as opmath, the functor applied, outputs stored.
 // grad_scale (optimizers under GradScaler): list 1, the grads, divided by it and stored back first.
+// Without grad_scale, through dense_for_ivdep: element j of every list is read and written at index j only
+// (a list may be another one, as addcmul_(t, t)), which the compiler cannot prove from the pointers, so the
+// plain loop stayed scalar (addcmul_ of 65536 floats ran at 0.6 of PyTorch's speed).
 template <typename scalar_t, typename F>
 void apply_chunk(const F& f, scalar_t* const* ptrs, int64_t len, const float* grad_scale) {
   using T = opmath_t<scalar_t>;
   constexpr int D = F::kDepth;
+  if (!grad_scale) {
+    struct Ptrs {
+      scalar_t* p[D];
+    } q;
+    for (int k = 0; k < D; ++k) q.p[k] = ptrs[k];
+    const F fn = f;
+    return dense_for_ivdep(len, [=](int64_t j) {
+      T v[D];
+      for (int k = 0; k < D; ++k) v[k] = static_cast<T>(q.p[k][j]);
+      fn(v);
+      for (int k = 0; k < D; ++k)
+        if (F::kOut & (1u << k)) q.p[k][j] = static_cast<scalar_t>(v[k]);
+    });
+  }
   for (int64_t j = 0; j < len; ++j) {
     T v[D];
     for (int k = 0; k < D; ++k) v[k] = static_cast<T>(ptrs[k][j]);

@@ -107,18 +107,7 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         break;
       case ReduceOp::prod:
         r = reduce_row<T, double>(
-            p, row, split,
-            [](const T* q, int64_t n) {
-              // eight independent products: one chain waits on each multiply's latency (5x slower)
-              double a[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-              int64_t k = 0;
-              for (; k + 8 <= n; k += 8)
-                for (int j = 0; j < 8; ++j) a[j] *= static_cast<double>(q[k + j]);
-              double r = a[0];
-              for (int j = 1; j < 8; ++j) r *= a[j];
-              for (; k < n; ++k) r *= static_cast<double>(q[k]);
-              return r;
-            },
+            p, row, split, [](const T* q, int64_t n) { return product(q, n); },
             [](double a, double b) { return a * b; });
         break;
       case ReduceOp::amax:

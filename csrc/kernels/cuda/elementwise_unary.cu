@@ -28,7 +28,7 @@ void unary_cuda(const TensorIter& it, UnaryOp op) {
   }
 }
 
-void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p1) {
+void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p1, double p2) {
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation_cuda", [&] {
     if (op == ParamUnaryOp::softplus)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
@@ -38,6 +38,8 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
       gpu_kernel<scalar_t, scalar_t>(it, fn::Hardshrink{p0});
     else if (op == ParamUnaryOp::threshold)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
+    else if (op == ParamUnaryOp::elu)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Elu{p0, p1, p2});
     else
       gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

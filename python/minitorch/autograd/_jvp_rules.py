@@ -1340,7 +1340,6 @@ _COMPOSITE_RULES = {
     # ---- elementwise composites and public names of schema ops (the schema's own names are in ops.schema)
     "positive": {"jvp": "t_self"},
     "fix": _ZERO,
-    "frac": {"jvp": "t_self"},
     "square": {"jvp": "2 * t_self * self"},
     "special.i0e": {"args": "self", "jvp": "t_self * (special.i1e(self) - sign(self) * result)"},
     "special.i1": {"args": "self", "jvp": "_i1_jvp(t_self, self, result)"},

@@ -127,7 +127,7 @@ def _shift_dims(dims, rank):
 # ----------------------------------------------------------------------------------------------- pointwise
 
 POINTWISE = """
-fix frac square logit isposinf isneginf isreal nan_to_num deg2rad rad2deg positive signbit float_power fmax fmin
+fix square logit isposinf isneginf isreal nan_to_num deg2rad rad2deg positive signbit float_power fmax fmin
 hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift rsub clamp clip
 clamp_min clamp_max where lerp addcmul addcdiv masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like
 ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh

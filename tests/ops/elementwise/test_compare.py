@@ -85,3 +85,23 @@ def test_assert_close_passes_and_fails():
     # per-dtype defaults: a float16 difference of 5e-4 relative is within its rtol 1e-3
     h = minitorch.tensor([1000.0], dtype=minitorch.float16)
     assert_close(h, minitorch.tensor([1000.5], dtype=minitorch.float16))
+
+
+def test_equal_in_slices():
+    # dense operands are compared a growing slice at a time: a difference in the first slice, in a later one
+    # and at the very end; NaN never equals, -0.0 equals 0.0; strided views and mixed dtypes compare whole
+    n = 70000
+    a = minitorch.arange(n, dtype=minitorch.float32)
+    for at in (0, 2047, 2048, 30000, n - 1):
+        b = a.clone()
+        b[at] = -1.0
+        assert not minitorch.equal(a, b)
+    assert minitorch.equal(a, a.clone())
+    b = a.clone()
+    b[5000] = float("nan")
+    assert not minitorch.equal(b, b)
+    z = minitorch.zeros(n)
+    assert minitorch.equal(z, -z)
+    assert minitorch.equal(a[::2], a.clone()[::2]) and not minitorch.equal(a[::2], a[1::2])
+    assert minitorch.equal(a, a.double()) and minitorch.equal(a[:3].long(), minitorch.tensor([0, 1, 2]))
+    assert not minitorch.equal(a, a[:-1]) and minitorch.equal(a[:0], minitorch.zeros(0))

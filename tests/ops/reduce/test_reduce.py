@@ -1093,3 +1093,23 @@ def test_softmax_every_row_length(device, log, dtype):
         assert np.all(np.isnan(got[1]))
         # +inf: x - max is NaN there (inf - inf), so the sum and the whole row are NaN, as in PyTorch
         assert np.all(np.isnan(got[2]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_long_row_extrema_and_product_vector_paths(dtype):
+    # amax/amin run four vector accumulators (AVX2: 32-byte vectors) and prod 32 chains: a NaN anywhere, the
+    # extreme in the tail past the last full step, lengths that are not a multiple of the step
+    rng = np.random.default_rng(7)
+    for n in (1, 31, 257, 4099, 70001):
+        v = rng.uniform(0.999, 1.001, n).astype(dtype)  # (the product stays in range)
+        v[-1] = 7.0
+        t = minitorch.from_numpy(v.copy())
+        assert minitorch.amax(t).item() == 7.0 and minitorch.amin(t).item() == v.min()
+        mn, mx = minitorch.aminmax(t)
+        assert (mn.item(), mx.item()) == (v.min(), 7.0)
+        np.testing.assert_allclose(minitorch.prod(t).item(), np.prod(v.astype(np.float64)), rtol=1e-5)
+        for at in {0, n // 2, n - 1}:
+            w = v.copy()
+            w[at] = np.nan
+            tw = minitorch.from_numpy(w)
+            assert np.isnan(minitorch.amax(tw).item()) and np.isnan(minitorch.amin(tw).item())

@@ -68,6 +68,11 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight one slope or one per channel (dim 1)."""
+    # (N, C) against (C,) of one floating dtype passes every check below
+    dt = input.dtype
+    if dt == weight.dtype and dt.is_floating_point and input.dim() == 2 and weight.dim() == 1:  # noqa: SIM102
+        if weight.shape[0] == input.shape[1]:  # (a second test: weight.shape[0] needs weight.dim() == 1)
+            return _C._prelu_kernel(input, weight)
     # PyTorch's checks, in its order: one dtype, a channel per slope, a 0-d or 1-d weight, a floating kernel
     if input.dtype != weight.dtype:
         raise RuntimeError(
@@ -92,7 +97,7 @@ def prelu(input, weight):
         w = weight.reshape(())
     else:
         w = weight.reshape((channels,) + (1,) * (input.dim() - 2))
-    return _C._where(input > 0, input, w * input)
+    return _C._prelu_kernel(input, w)  # one pass (PyTorch's _prelu_kernel); weight broadcasts
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -241,42 +246,35 @@ def hardswish(input, inplace=False):
 def _elu_value(x, alpha, scale, input_scale):
     # PyTorch's kernel: x * scale where x >= 0 (so elu(0) is 0 for any alpha, NaN or infinite ones too) and
     # NaN x, alpha * scale * expm1(x * input_scale) below 0; half and bfloat16 in float, rounded once (in half,
-    # celu's 1 / alpha underflowed: celu(-inf, alpha=1e30) was NaN, PyTorch's -inf)
-    if x.dtype in (_C.float16, _C.bfloat16):
-        return _elu_value(x.float(), alpha, scale, input_scale).to(x.dtype)
-    neg = _C.expm1(x * input_scale) * (alpha * scale) if input_scale != 1 else _C.expm1(x) * (alpha * scale)
-    return _C._where(x < 0, neg, x * scale if scale != 1 else x)
+    # celu's 1 / alpha underflowed: celu(-inf, alpha=1e30) was NaN, PyTorch's -inf). One C++ pass.
+    return _C._elu(x, alpha, scale, input_scale, input_scale)
 
 
-class _Elu(_Function):
-    """ELU with PyTorch's backward (elu_backward): from the input, x <= 0 takes
-    grad * input_scale * alpha * scale * exp(x * input_scale), else grad * scale (the branch not taken never
-    reaches the gradient, so alpha = inf or a tiny CELU alpha gives no NaN); after an in-place call, from the
-    result r as PyTorch's EluBackward1: r <= 0 takes grad * input_scale * (r + alpha * scale)."""
+class _EluFromResult(_Function):
+    """In-place ELU's backward, PyTorch's EluBackward1: from the result r, r <= 0 takes
+    grad * input_scale * (r + alpha * scale), else grad * scale (the out-of-place forms record the C++
+    EluBackward0, which takes it from the input)."""
 
     @staticmethod
-    def forward(ctx, x, alpha, scale, input_scale, is_result, grad_input_scale):
+    def forward(ctx, x, alpha, scale, input_scale, grad_input_scale):
         out = _elu_value(x, alpha, scale, input_scale)
-        ctx.save_for_backward(out if is_result else x)
-        ctx.args = (alpha, scale, grad_input_scale, is_result)
+        ctx.save_for_backward(out)
+        ctx.args = (alpha, scale, grad_input_scale)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (v,) = ctx.saved_tensors
-        alpha, scale, input_scale, is_result = ctx.args
-        if is_result:
-            if not alpha >= 0:
-                raise RuntimeError(
-                    "In-place elu backward calculation is triggered with a negative slope which is not "
-                    "supported. This is caused by calling in-place forward function with a negative slope, "
-                    "please call out-of-place version instead."
-                )
-            neg = grad * (input_scale * (v + alpha * scale))
-        else:
-            neg = grad * (input_scale * alpha * scale) * _C.exp(v * input_scale)
-        # NaN takes the negative branch (PyTorch's test is v > 0), so its gradient is NaN
-        return _C._where(v > 0, grad * scale, neg), None, None, None, None, None
+        (r,) = ctx.saved_tensors
+        alpha, scale, input_scale = ctx.args
+        if not alpha >= 0:
+            raise RuntimeError(
+                "In-place elu backward calculation is triggered with a negative slope which is not "
+                "supported. This is caused by calling in-place forward function with a negative slope, "
+                "please call out-of-place version instead."
+            )
+        neg = grad * (input_scale * (r + alpha * scale))
+        # NaN takes the negative branch (PyTorch's test is r > 0), so its gradient is NaN
+        return _C._where(r > 0, grad * scale, neg), None, None, None, None
 
 
 def _elu(input, alpha, scale, input_scale, inplace, grad_input_scale=None):
@@ -285,11 +283,11 @@ def _elu(input, alpha, scale, input_scale, inplace, grad_input_scale=None):
     if not (input.requires_grad and _C.is_grad_enabled()):
         out = _elu_value(input, alpha, scale, input_scale)
         return input.copy_(out) if inplace else out
-    if not inplace:
-        return _Elu.apply(input, alpha, scale, input_scale, False, grad_input_scale)
+    if not inplace:  # the C++ node (EluBackward0) takes the gradient from the input
+        return _C._elu(input, alpha, scale, input_scale, grad_input_scale)
     # the in-place forms compute from a copy (the write must not change what the node reads) and, as PyTorch's
     # in-place kernels, take the gradient from the result
-    return input.copy_(_Elu.apply(input.clone(), alpha, scale, input_scale, True, grad_input_scale))
+    return input.copy_(_EluFromResult.apply(input.clone(), alpha, scale, input_scale, grad_input_scale))
 
 
 def elu(input, alpha=1.0, inplace=False):
