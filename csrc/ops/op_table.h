@@ -2,8 +2,8 @@
 // and every recording twin (what autograd records). Stub declarations (ops/kernels.h and the family headers),
 // stub definitions and the count check (ops/op_table.cpp), the twins' declarations (autograd/record.h) and
 // _C._op_table() all expand these tables, so a stub or a twin exists exactly when it has a row here.
-// tests/ops/test_op_table.py and tests/autograd/test_autograd_table.py iterate _C._op_table() (kernels per device, a case
-// per op and dtype, a gradcheck per twin).
+// tests/ops/test_op_table.py and tests/autograd/test_autograd_table.py iterate _C._op_table() (kernels per
+// device, a case per op and dtype, a gradcheck per twin).
 #pragma once
 
 // ---- dispatch stubs: _(stub, ops/ family of its front end, kernel signature), grouped by the header that

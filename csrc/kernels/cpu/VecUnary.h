@@ -119,7 +119,8 @@ const char* cpu_capability();
 bool has_sleef();
 // Whether the path in use has a vector loop for the unary op `name` (an MT_VEC_UNARY_FNS name, or one of the
 // row ops: pow, atan2, fmod, remainder, floor_divide, logaddexp, logaddexp2, softplus, softmax) in float64
-// (else float32): where not, the scalar functor runs it (tests/ops/elementwise/test_ulp.py holds each to its own limit).
+// (else float32): where not, the scalar functor runs it (tests/ops/elementwise/test_ulp.py holds each to its
+// own limit).
 bool has_vec_loop(const char* name, bool f64);
 
 }  // namespace vec

@@ -288,11 +288,11 @@ static inline __m512 log_core_avx512(__m512 x) {
 // (q = 6..12) by simulating this arithmetic on every m of the interval against the double log; P a weighted
 // minimax fit (weight |r|: the error relative to log x near x = 1), coefficients rounded to float one at a
 // time. Exhaustively over all positive floats (a C harness, ulp = spacing of float(ref) away from zero, as
-// tests/ops/elementwise/test_ulp.py): at most 0.7517 ulp (x = 1.06067801, entry 1: r + lo's rounding next to y0 = 0.032),
-// 0.5001 on subnormal inputs and on [1 - 2^-10, 1 + 2^-10] (the 16-entry table: 1.0036 at x = 1.03158665).
-// A degree-2 P (16 instructions, 0.174 ns) measures 0.8035 ulp. vfixupimmps gives log(+-0) = -inf, log(+inf)
-// = inf, NaN for x < 0 and -inf, log(1) = +0 (the computed value is +0 there too). With MXCSR.DAZ set,
-// vgetmant/vgetexp read subnormals as 0 (-inf), as in log1p above.
+// tests/ops/elementwise/test_ulp.py): at most 0.7517 ulp (x = 1.06067801, entry 1: r + lo's rounding next to
+// y0 = 0.032), 0.5001 on subnormal inputs and on [1 - 2^-10, 1 + 2^-10] (the 16-entry table: 1.0036 at x
+// = 1.03158665). A degree-2 P (16 instructions, 0.174 ns) measures 0.8035 ulp. vfixupimmps gives log(+-0) =
+// -inf, log(+inf) = inf, NaN for x < 0 and -inf, log(1) = +0 (the computed value is +0 there too). With
+// MXCSR.DAZ set, vgetmant/vgetexp read subnormals as 0 (-inf), as in log1p above.
 alignas(64) static const float kLog32InvC[32] = {
     1.000000000e+00f, 9.687500000e-01f, 9.375000000e-01f, 9.014389515e-01f, 8.906250000e-01f,
     8.515625000e-01f, 8.311955333e-01f, 8.125000000e-01f, 7.890625000e-01f, 7.734375000e-01f,

@@ -12,8 +12,8 @@
 // polynomials: scripts/fit_pow_tables.py. C99's special cases (x or y 0, inf, NaN, x = +-1, x < 0) take a
 // slow path, chosen by two vfpclassps and one kortest, so the common case (x > 0 finite, y finite) pays
 // nothing for them; it matched glibc's powf bit for bit on every pair of 57 special and ordinary values, in
-// each lane of an otherwise ordinary vector (tests/ops/elementwise/test_vec_pow_softplus.py keeps a grid of them). Needs
-// -mavx512f -mavx512dq (vfpclassps, vrangepd, vcvtqq2pd) -mfma.
+// each lane of an otherwise ordinary vector (tests/ops/elementwise/test_vec_pow_softplus.py keeps a grid of
+// them). Needs -mavx512f -mavx512dq (vfpclassps, vrangepd, vcvtqq2pd) -mfma.
 #pragma once
 #include <immintrin.h>
 
