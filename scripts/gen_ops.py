@@ -843,35 +843,9 @@ int64_t symint_arg(py::handle h, const ArgWhere& w) {
   return v;
 }
 
-// PyTorch's int list (roll's shifts, logsumexp's dim): a list or tuple of ints, or one int (or one-element
-// integer tensor) standing for the list; None for an optional one. Its two element messages: the first element
-// "found" wrong, a later one "failed to unpack" (at the argument's index in the signature).
+// PyTorch's int list (roll's shifts, logsumexp's dim): python/bind_common.cpp's, shared with the hand bindings
 DimVector ints_arg(py::handle h, const ArgWhere& w) {
-  DimVector out;
-  int64_t v = 0;
-  if (h.is_none()) return out;
-  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
-    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
-    for (size_t i = 0, n = seq.size(); i < n; ++i) {
-      py::object e = seq[i];
-      if (load_strict_int(e.ptr(), &v, true)) {
-        out.push_back(v);
-        continue;
-      }
-      std::string at = w.pos > 0 ? " (position " + std::to_string(w.pos) + ")" : "";
-      if (i == 0)
-        throw py::type_error(std::string(w.fn) + "(): argument '" + w.name + "'" + at +
-                             " must be tuple of ints, but found element of type " + arg_type_name(e) +
-                             " at pos 0");
-      throw py::type_error(std::string(w.fn) + "(): argument '" + w.name + "' failed to unpack the object at pos " +
-                           std::to_string(w.index) + " with error \\"type must be tuple of ints,but got " +
-                           arg_type_name(e) + "\\"");
-    }
-    return out;
-  }
-  if (!load_strict_int(h.ptr(), &v, true)) wrong_arg(w, "tuple of ints", h);
-  out.push_back(v);
-  return out;
+  return int_list_arg(h, w.fn, w.name, w.pos, w.index);
 }
 
 bool bool_arg(py::handle h, const ArgWhere& w) {

@@ -90,6 +90,12 @@ DimVector parse_size(py::handle h);
 DimVector parse_size_args(const py::args& args);
 // int or tuple/list of ints as dims; None -> empty.
 DimVector parse_dims(py::handle h);
+// PyTorch's int list argument (roll's shifts, logsumexp's dim, tensor_split's indices), checked as its parser
+// does: a list or tuple of ints, or one int (or one-element integer tensor) standing for the list, None for
+// an empty one. Its TypeErrors name fn and the argument: a bad first element is "found" at `pos` (the
+// position in the call's words, 0: keyword-only), a later one "failed to unpack" at `index` (the signature's,
+// self first).
+DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos, int index);
 // Python object for a Scalar (bool/int/float).
 py::object scalar_to_py(const Scalar& s);
 // minitorch.Size(tuple)

@@ -6,7 +6,7 @@
 
 namespace mt {
 // tensor_split's "tuple of ints indices": a tuple or list whose first element (if any) is an int; its later
-// elements are checked by tensor_split_by_list, with PyTorch's "failed to unpack" message
+// elements are checked by int_list_arg, with PyTorch's "failed to unpack" message
 struct IndexList {
   py::sequence seq;
 };
@@ -100,19 +100,10 @@ std::vector<Tensor> tensor_split_by_tensor(const Tensor& self, const Tensor& t, 
   const int64_t* p = static_cast<const int64_t*>(c.data_ptr());
   return tensor_split(self, IntArrayRef(p, static_cast<size_t>(c.numel())), dim);
 }
-// tensor_split's indices as a tuple or list of ints (PyTorch's "tuple of ints indices"), each element checked
-// past the first, which the caster took (a bad one there is no match for this signature, as in PyTorch)
+// tensor_split's indices as a tuple or list of ints (PyTorch's "tuple of ints indices"); the caster took the
+// first element (a bad one there matches no signature, as in PyTorch), the shared int-list check the rest
 std::vector<Tensor> tensor_split_by_list(const Tensor& self, const IndexList& list, int64_t dim) {
-  DimVector idx;
-  for (size_t i = 0, n = list.seq.size(); i < n; ++i) {
-    py::object e = list.seq[i];
-    int64_t v = 0;
-    MT_CHECK_TYPE(load_strict_int(e.ptr(), &v, true),
-                  "tensor_split(): argument 'indices' failed to unpack the object at pos 2",
-                  " with error \"type must be tuple of ints,but got ", arg_type_name(e), "\"");
-    idx.push_back(v);
-  }
-  return tensor_split(self, idx, dim);
+  return tensor_split(self, int_list_arg(list.seq, "tensor_split", "indices", 2, 2), dim);
 }
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());

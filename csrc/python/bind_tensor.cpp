@@ -443,24 +443,18 @@ PyMethodDef fast_methods[] = {
     {"is_complex", &m_is_complex, METH_NOARGS, "True for a complex dtype."},
 };
 
+void set_descriptor(TensorClass& cls, const char* name, PyObject* descr) {
+  if (!descr || PyObject_SetAttrString(cls.ptr(), name, descr) < 0) {
+    Py_XDECREF(descr);
+    throw py::error_already_set();
+  }
+  Py_DECREF(descr);
+}
+
 void install_fast_attributes(TensorClass& cls) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  for (PyMethodDef& def : fast_methods) {
-    PyObject* descr = PyDescr_NewMethod(type, &def);
-    if (!descr || PyObject_SetAttrString(cls.ptr(), def.ml_name, descr) < 0) {
-      Py_XDECREF(descr);
-      throw py::error_already_set();
-    }
-    Py_DECREF(descr);
-  }
-  for (PyGetSetDef& def : fast_attributes) {
-    PyObject* descr = PyDescr_NewGetSet(type, &def);
-    if (!descr || PyObject_SetAttrString(cls.ptr(), def.name, descr) < 0) {
-      Py_XDECREF(descr);
-      throw py::error_already_set();
-    }
-    Py_DECREF(descr);
-  }
+  for (PyMethodDef& def : fast_methods) set_descriptor(cls, def.ml_name, PyDescr_NewMethod(type, &def));
+  for (PyGetSetDef& def : fast_attributes) set_descriptor(cls, def.name, PyDescr_NewGetSet(type, &def));
   PyType_Modified(type);
 }
 }  // namespace

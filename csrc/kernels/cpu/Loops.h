@@ -44,7 +44,7 @@ __attribute__((target("avx2"))) void dense_for_ivdep_avx2(int64_t n, Body body) 
 template <typename T>
 using bits_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
 template <typename T>
-inline bits_t<T> or_bits_base(const T* p, int64_t n) {
+__attribute__((always_inline)) inline bits_t<T> or_bits_impl(const T* p, int64_t n) {
   bits_t<T> acc = 0;
   for (int64_t i = 0; i < n; ++i) {
     bits_t<T> u;
@@ -56,13 +56,7 @@ inline bits_t<T> or_bits_base(const T* p, int64_t n) {
 #ifdef MT_LOOPS_AVX2
 template <typename T>
 __attribute__((target("avx2"))) bits_t<T> or_bits_avx2(const T* p, int64_t n) {
-  bits_t<T> acc = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    bits_t<T> u;
-    std::memcpy(&u, p + i, sizeof(u));
-    acc |= u;
-  }
-  return acc;
+  return or_bits_impl(p, n);
 }
 #endif
 template <typename T>
@@ -70,7 +64,7 @@ inline bits_t<T> or_bits(const T* p, int64_t n) {
 #ifdef MT_LOOPS_AVX2
   if (loops_use_avx2()) return or_bits_avx2(p, n);
 #endif
-  return or_bits_base(p, n);
+  return or_bits_impl(p, n);
 }
 // o[i] = p[i] * s and the OR of p's bits in one pass (o and p distinct): elu's all-positive blocks.
 template <typename T>
