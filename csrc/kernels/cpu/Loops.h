@@ -161,13 +161,6 @@ void cpu_binary_loop(const TensorIter& it, F f, int64_t grain = kGrainSize) {
         const int64_t r0 = rs[0], r1 = rs[1], r2 = rs[2];
         // the three dense shapes, each over its rows in one vector-compiled call
         if (st[0] == sizeof(out_t) && st[1] == sizeof(in_t) && st[2] == sizeof(in_t)) {
-          if (rows == 1) {
-            out_t* out = reinterpret_cast<out_t*>(d0);
-            const v_t* a = reinterpret_cast<const v_t*>(d1);
-            const v_t* b = reinterpret_cast<const v_t*>(d2);
-            dense_for(n, [=](int64_t i) { out[i] = static_cast<out_t>(fn(ld(a[i]), ld(b[i]))); });
-            return;
-          }
           rows_for(rows, [=](int64_t r) {
             out_t* out = reinterpret_cast<out_t*>(d0 + r * r0);
             const v_t* a = reinterpret_cast<const v_t*>(d1 + r * r1);
