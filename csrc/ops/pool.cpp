@@ -139,10 +139,20 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, IntArrayRef kernel_s
 PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<int64_t>>& output_size,
                          int64_t nd, const char* op, const char* kernel) {
   int64_t dim = input_.dim();
-  MT_CHECK(static_cast<int64_t>(output_size.size()) == nd || output_size.size() == 1, op,
-           ": output_size must be ", nd, "");
-  MT_CHECK(dim == nd + 1 || dim == nd + 2, op, "(): Expected ", nd + 1, "D or ", nd + 2, "D tensor, but got ",
-           shape_str(input_.sizes()));
+  // PyTorch's 1-d forms are Python over the 2-d kernels: their argument parser and dimension check word the
+  // errors, and the 2-d max kernel reports a negative size as the output it failed to allocate
+  const bool is_max = std::string(kernel) == "adaptive_max_pool2d";
+  if (nd == 1) {
+    MT_CHECK(output_size.size() == 1, op, "() argument 'output_size' should contain one int (got ",
+             output_size.size(), ")");
+    MT_CHECK(dim == 2 || dim == 3, "Expected 2 to 3 dimensions, but got ", dim,
+             "-dimensional tensor for argument #1 'self' (while checking arguments for ", op, ")");
+  } else {
+    MT_CHECK(static_cast<int64_t>(output_size.size()) == nd || output_size.size() == 1, op,
+             is_max ? "(): internal error: output_size.size() must be " : ": output_size must be ", nd);
+    MT_CHECK(dim == nd + 1 || dim == nd + 2, op, "(): Expected ", nd + 1, "D or ", nd + 2,
+             "D tensor, but got", is_max ? ": " : " ", shape_str(input_.sizes()));
+  }
   for (int64_t i = 1; i < dim; ++i)
     MT_CHECK(input_.sizes()[i] > 0, op,
              "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
@@ -159,8 +169,17 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
     int64_t j = 2 - nd + i;
     const auto& v = output_size[output_size.size() == 1 ? 0 : i];
     o[j] = v ? *v : x.sizes()[2 + j];
-    MT_CHECK(o[j] >= 0, op, ": elements of output_size must be greater than or equal to 0 but received {",
-             o[j], "}");
+  }
+  if (o[0] < 0 || o[1] < 0) {
+    if (is_max) {  // the output shape as the 2-d kernel sees it (unbatched stays unbatched)
+      std::vector<int64_t> shape(x.sizes().begin() + (r.batched ? 0 : 1), x.sizes().end() - 2);
+      shape.push_back(o[0]);
+      shape.push_back(o[1]);
+      MT_CHECK(false, "Trying to create tensor with negative dimension ", o[0] < 0 ? o[0] : o[1], ": ",
+               shape_str(shape));
+    }
+    MT_CHECK(false, kernel, ": elements of output_size must be greater than or equal to 0 but received {",
+             o[0], ", ", o[1], "}");
   }
   r.oh = o[0];
   r.ow = o[1];

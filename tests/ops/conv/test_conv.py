@@ -805,6 +805,79 @@ def test_pool_errors():
         F.adaptive_avg_pool2d(minitorch.randn(4), 2)
 
 
+_ADAPTIVE_ERRORS = [
+    # (call, PyTorch 2.15's message): its 1-d forms are Python over the 2-d kernels (argument parser, dimension
+    # check), and its max kernel reports a negative size as the output it could not allocate
+    (
+        lambda: F.adaptive_max_pool2d(minitorch.ones(2, 3, 4, 5), (1, 2, 3)),
+        "adaptive_max_pool2d(): internal error: output_size.size() must be 2",
+    ),
+    (
+        lambda: F.adaptive_avg_pool2d(minitorch.ones(2, 3, 4, 5), (1, 2, 3)),
+        "adaptive_avg_pool2d: output_size must be 2",
+    ),
+    (
+        lambda: F.adaptive_max_pool2d(minitorch.ones(3, 4), 2),
+        "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [3, 4]",
+    ),
+    (
+        lambda: F.adaptive_avg_pool2d(minitorch.ones(3, 4), 2),
+        "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [3, 4]",
+    ),
+    (
+        lambda: F.adaptive_max_pool1d(minitorch.ones(2, 3, 4), (1, 2)),
+        "adaptive_max_pool1d() argument 'output_size' should contain one int (got 2)",
+    ),
+    (
+        lambda: F.adaptive_avg_pool1d(minitorch.ones(2, 3, 4), (1, 2)),
+        "adaptive_avg_pool1d() argument 'output_size' should contain one int (got 2)",
+    ),
+    (
+        lambda: F.adaptive_max_pool1d(minitorch.ones(4), 2),
+        "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while checking arguments "
+        "for adaptive_max_pool1d)",
+    ),
+    (
+        lambda: F.adaptive_avg_pool1d(minitorch.ones(1, 2, 3, 4), 2),
+        "Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self' (while checking arguments "
+        "for adaptive_avg_pool1d)",
+    ),
+    (
+        lambda: F.adaptive_max_pool2d(minitorch.ones(2, 3, 4, 5), (-1, 2)),
+        "Trying to create tensor with negative dimension -1: [2, 3, -1, 2]",
+    ),
+    (
+        lambda: F.adaptive_max_pool2d(minitorch.ones(3, 4, 5), (None, -3)),
+        "Trying to create tensor with negative dimension -3: [3, 4, -3]",
+    ),
+    (
+        lambda: F.adaptive_max_pool1d(minitorch.ones(3, 4), -2),
+        "Trying to create tensor with negative dimension -2: [3, 1, -2]",
+    ),
+    (
+        lambda: F.adaptive_avg_pool2d(minitorch.ones(3, 4, 5), -3),
+        "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {-3, -3}",
+    ),
+    (
+        lambda: F.adaptive_avg_pool1d(minitorch.ones(2, 3, 4), -1),
+        "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {1, -1}",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_ADAPTIVE_ERRORS)))
+def test_adaptive_pool_errors_word_pytorchs_messages(case):
+    call, message = _ADAPTIVE_ERRORS[case]
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_adaptive_max_pool_empty_output_size_is_allowed():
+    out, idx = F.adaptive_max_pool2d(minitorch.ones(2, 3, 4, 5), (0, 2))
+    assert tuple(out.shape) == tuple(idx.shape) == (2, 3, 0, 2)
+
+
 def test_cudnn_flags_module():
     # PyTorch's defaults, in a fresh interpreter (the fixture above changes allow_tf32 here)
     code = "import minitorch as m; c = m.backends.cudnn; print(c.enabled, c.benchmark, c.deterministic, c.allow_tf32)"
