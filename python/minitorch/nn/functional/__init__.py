@@ -10,12 +10,11 @@ checks every kind), or Python handing their arguments straight to one, are wrapp
 """
 
 # ruff: noqa: I001, F401  (families in the order they build on one another; the names beyond __all__ count)
-import collections.abc  # F.collections, F.warnings, F.cpp_name, F.scalar_name: names F has always held
+import collections.abc  # F.collections, F.warnings: names PyTorch's F holds too
 import sys as _sys
 import types as _types
 import warnings
 
-from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch.nn.functional._linear import (
     bilinear,
     linear,
