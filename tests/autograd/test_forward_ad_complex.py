@@ -11,7 +11,7 @@ import minitorch.autograd.forward_ad as fwAD
 import minitorch.nn.functional as F
 from minitorch.autograd import _jvp_rules
 from minitorch.func import _forward_ad as fwd_impl
-from minitorch.func import hessian, jacfwd, jacrev, jvp, vjp, vmap
+from minitorch.func import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 from minitorch.testing import assert_close
 
 C = torch.complex128
@@ -414,6 +414,15 @@ def test_func_jvp_on_complex_functions():
         ValueError, match="^Expected primal to be floating point or complex, but got: torch.int64$"
     ):
         jvp(lambda a: a * a, (torch.arange(2),), (torch.arange(2),))
+
+
+def test_forward_over_reverse_on_complex_inputs():
+    # jvp of func.grad (PyTorch's conjugate Wirtinger gradient) runs reverse mode through the double-vjp trick
+    z, t = crand(4, lo=0.2, hi=0.9), crand(4)
+    g = grad(lambda a: (a.abs() ** 3).sum() + (a * a).real.sum())
+    out, tan = jvp(g, (z,), (t,))
+    assert_close(out, g(z))
+    assert_close(tan, fd_jvp(g, z, t), rtol=1e-6, atol=1e-7)
 
 
 def test_vmapped_jvp_on_complex_batched_tangents():
