@@ -1394,8 +1394,6 @@ _COMPLEX_RULES = {
     "imag": {"jvp": "imag(t_self)"},
     "view_as_real": {"jvp": "view_as_real(t_self)"},
     "view_as_complex": {"jvp": "_as_complex_t(t_self)"},
-    "resolve_conj": {"jvp": "resolve_conj(t_self)"},
-    "resolve_neg": {"jvp": "resolve_neg(t_self)"},
 }
 
 
@@ -1475,6 +1473,8 @@ _COMPOSITE_RULES = {
         "jvp_input": "inner(t_input, other)",
         "jvp_other": "inner(input, t_other)",
     },
+    "resolve_conj": {"jvp": "resolve_conj(t_self)"},
+    "resolve_neg": {"jvp": "resolve_neg(t_self)"},
     # complex numbers from real parts: real-linear in each part
     "complex": {"args": "real, imag, *, out=None", "jvp_real": "t_real + 0j", "jvp_imag": "t_imag * 1j"},
     "polar": {
