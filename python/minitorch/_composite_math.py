@@ -203,7 +203,7 @@ def _common(input, tensor1, tensor2):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
     if isinstance(value, builtins.float) and not builtins.any(
-        _is_float(t) for t in (input, tensor1, tensor2)
+        _is_float(t) or t.is_complex() for t in (input, tensor1, tensor2)
     ):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
@@ -564,7 +564,7 @@ def logit(input, eps=None):
 
 def sinc(input):
     """sin(pi x) / (pi x), 1 at x == 0 (gradient 0 there)."""
-    x = _to_float(input)
+    x = input if input.is_complex() else _to_float(input)
     zero = _C.eq(x, 0)
     px = _C.mul(_C._where(zero, 1.0, x), math.pi)
     return _C._where(zero, 1.0, _C.div(_C.sin(px), px))

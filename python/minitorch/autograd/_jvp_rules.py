@@ -22,6 +22,7 @@ generic double-vjp JVP on purpose (random ops, which must reuse the draw of the 
 ops through their public names, not _C's builtins, which refuse duals).
 """
 
+import cmath
 import inspect
 import math
 import operator
@@ -29,7 +30,7 @@ import sys
 
 from minitorch import _C
 
-__all__ = ["COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
+__all__ = ["COMPLEX_KEYS", "COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
 
 GENERIC = "GENERIC"  # a rule's value (or an expression's result) asking for the generic JVP
 COMPOSITE = "COMPOSITE"  # a rule's value: run the Python composite itself on the duals, its ops dispatching one by one
@@ -95,13 +96,15 @@ def _i1e_jvp(t, x, result):
 
 def _pow_self(t, x, e):
     torch = _root()
-    if isinstance(e, (int, float)):
+    if isinstance(e, (int, float, complex)):
         return t * (0.0 if e == 0 else e * torch.pow(x, e - 1))
     return t * torch.where(e == 0, torch.zeros_like(e), e * torch.pow(x, e - 1))
 
 
 def _pow_exponent(t, x, e, result):
     torch = _root()
+    if isinstance(x, complex) or _is_tensor(x) and x.is_complex() or _is_tensor(e) and e.is_complex():
+        return _pow_exponent_complex(t, x, e, result)
     if isinstance(x, (int, float)):
         return (
             t * (result * math.log(x))
@@ -113,6 +116,18 @@ def _pow_exponent(t, x, e, result):
         )
     # 0 ** e has derivative 0 in e for e >= 0 (PyTorch's convention, which also avoids 0 * -inf)
     return t * torch.where((x == 0) & (e >= 0), torch.zeros_like(result), result * torch.log(x))
+
+
+def _pow_exponent_complex(t, x, e, result):
+    """t log(x) x^e with a complex base or exponent; 0 where x == 0 and real(e) >= 0 (PyTorch's convention)."""
+    torch = _root()
+    re = torch.real(e) if _is_tensor(e) and e.is_complex() else e
+    if not _is_tensor(x):
+        if x != 0:
+            return t * (result * cmath.log(x))
+        return t * torch.where(re >= 0, torch.zeros_like(result), result * float("-inf"))
+    zero = (x == 0) & (re >= 0)
+    return t * torch.where(zero, torch.zeros_like(result), result * torch.log(x))
 
 
 def _maxmin(t_self, t_other, self, other, larger):
@@ -208,7 +223,9 @@ def _var_jvp(t, x, args, kwargs):
     for d in dims:
         n *= x.shape[d] if x.dim() else 1
     centered = x - x.mean(dims if x.dim() else None, keepdim=True)
-    s = (centered * t).sum(dims if x.dim() else None, keepdim=keepdim)
+    # |x - mean|^2 of complex entries: d = 2 real(conj(x - mean) t) (the mean's own tangent sums to zero)
+    prod = _root().real(centered.conj() * t) if x.is_complex() else centered * t
+    s = prod.sum(dims if x.dim() else None, keepdim=keepdim)
     return s * (2.0 / max(n - correction, 0)) if n - correction > 0 else s * float("nan")
 
 
@@ -358,7 +375,7 @@ def _where_jvp(condition, t_input, t_other, input, other, result):
 
 
 def _to_jvp(t, result):
-    if not result.is_floating_point():
+    if not (result.is_floating_point() or result.is_complex()):
         return None
     return t.to(dtype=result.dtype, device=result.device)
 
@@ -860,8 +877,8 @@ def _vector_norm_jvp(x, t, ord, dim, keepdim, result):
     """d ||x||_p = sum(sign(x) |x|^(p-1) t) / ||x||^(p-1) over dim (0 where the norm is 0); the inf norms take
     the tangent of their extreme entries, shared evenly among ties; the 0 "norm" has none."""
     torch = _root()
-    if x.is_complex() or t.is_complex():
-        return GENERIC
+    if x.is_complex():  # the norm of |x|, whose tangent is abs's
+        t, x = _abs_jvp(t, x), x.abs()
     ord = float(ord)
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         dim = None
@@ -885,7 +902,7 @@ def _matrix_norm_jvp(A, t, ord, dim, keepdim, result):
     """fro as the vector 2-norm; nuc, 2, -2 through the singular values' tangents diag(U^T dA V); 1, -1, inf,
     -inf as the extreme absolute column (row) sum's tangent, shared among ties."""
     torch = _root()
-    if A.is_complex():
+    if A.is_complex() and ord != "fro":
         return GENERIC
     d0, d1 = (d % A.dim() for d in dim)
     if ord == "fro":
@@ -1326,6 +1343,60 @@ def _median_jvp(x, t, result, args, kwargs):
     return (t * mask).sum() / mask.sum()
 
 
+# ---- complex inputs: PyTorch's tangent is the plain directional derivative, f'(z) t for a holomorphic f (the
+# rules above, written in ops that are holomorphic themselves) and the real-linear map below for the others
+
+
+def _abs_jvp(t, x):
+    """|x|: real(conj(sgn x) t) for complex x (0 at x == 0, where sgn is 0); t sign(x) for real x."""
+    torch = _root()
+    if not x.is_complex():
+        return t * torch.sign(x)
+    return torch.real(torch.conj(torch.sgn(x)) * t)
+
+
+def _angle_jvp(t, x, result):
+    """angle(x) = atan2(imag, real): imag(conj(x) t) / |x|^2 for complex x (0 at x == 0); 0 for real x."""
+    torch = _root()
+    if not x.is_complex():
+        return torch.zeros_like(result)
+    return _safe_div(torch.imag(torch.conj(x) * t), torch.real(torch.conj(x) * x))
+
+
+def _sgn_jvp(t, x, result):
+    """sgn(x) = x / |x|: (t - sgn(x) real(conj(sgn x) t)) / |x| for complex x (0 at x == 0); 0 for real x."""
+    torch = _root()
+    if not x.is_complex():
+        return torch.zeros_like(result)
+    a = torch.abs(x)
+    d = _safe_div(t - result * torch.real(torch.conj(result) * t), a)
+    return torch.where(a == 0, torch.zeros_like(d), d)
+
+
+def _as_complex_t(t):
+    """view_as_complex's tangent: the tangent's pairs as complex numbers (a complex tangent of a real primal by
+    its real and imaginary parts, the map being real-linear)."""
+    torch = _root()
+    if t.is_complex():
+        return _as_complex_t(torch.real(t)) + 1j * _as_complex_t(torch.imag(t))
+    return torch.view_as_complex(t.contiguous())
+
+
+# Rows for the ops whose row above (or in ops.schema) is right for real inputs only, or which exist for complex
+# tensors only: dispatch takes them when a primal or tangent of the call is complex (each also computes the real
+# case, so a complex-only op with a real call uses its row too).
+_COMPLEX_RULES = {
+    "abs": {"jvp": "_abs_jvp(t_self, self)"},
+    "absolute": {"jvp": "_abs_jvp(t_self, self)"},
+    "angle": {"jvp": "_angle_jvp(t_self, self, result)"},
+    "sgn": {"jvp": "_sgn_jvp(t_self, self, result)"},
+    "real": {"jvp": "real(t_self)"},
+    "imag": {"jvp": "imag(t_self)"},
+    "view_as_real": {"jvp": "view_as_real(t_self)"},
+    "view_as_complex": {"jvp": "_as_complex_t(t_self)"},
+}
+
+
 # ------------------------------------------------------------------------------------------------ the table
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
@@ -1391,6 +1462,26 @@ _COMPOSITE_RULES = {
         "jvp_weight": "t_weight * (end - self)",
     },
     "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
+    # real-bilinear (vdot conjugates its first operand): each term the product with one operand's tangent
+    "vdot": {
+        "args": "input, other, *, out=None",
+        "jvp_input": "vdot(t_input, other)",
+        "jvp_other": "vdot(input, t_other)",
+    },
+    "inner": {
+        "args": "input, other, *, out=None",
+        "jvp_input": "inner(t_input, other)",
+        "jvp_other": "inner(input, t_other)",
+    },
+    "resolve_conj": {"jvp": "resolve_conj(t_self)"},
+    "resolve_neg": {"jvp": "resolve_neg(t_self)"},
+    # complex numbers from real parts: real-linear in each part
+    "complex": {"args": "real, imag, *, out=None", "jvp_real": "t_real + 0j", "jvp_imag": "t_imag * 1j"},
+    "polar": {
+        "args": "abs, angle, *, out=None",
+        "jvp_abs": "t_abs * polar(ones_like(abs), angle)",
+        "jvp_angle": "t_angle * 1j * result",
+    },
     "tensordot": {
         "args": "a, b, dims=2, out=None",
         "jvp_a": "tensordot(t_a, b, dims)",
@@ -2096,6 +2187,17 @@ def _schema_rules():
     return rows
 
 
+# torch.fft's transforms are linear in the input (real-linear: rfft, irfft, hfft, ihfft and their n-d forms), so the
+# tangent is the same transform of the input's tangent
+for _name in (
+    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
+    "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftshift", "ifftshift",
+):  # fmt: skip
+    _COMPOSITE_RULES["fft." + _name] = {
+        "args": "input, *args, **kwargs",
+        "jvp": f"fft.{_name}(t_input, *args, **kwargs)",
+    }
+
 # every rule by key; a schema op's rule lives only in the schema (tests/autograd/test_forward_ad.py checks)
 JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
 
@@ -2317,10 +2419,18 @@ def _op_callable(key):
 
 
 _compiled = {}
+_compiled_complex = {}
+COMPLEX_KEYS = frozenset(_COMPLEX_RULES)
 
 
-def get_rule(key):
-    """The compiled Rule of a rule key (None when the table has no row: the generic JVP applies)."""
+def get_rule(key, complex_call=False):
+    """The compiled Rule of a rule key (None when the table has no row: the generic JVP applies); with
+    complex_call (a primal or tangent of the call is complex), the key's row in _COMPLEX_RULES where it has one."""
+    if key in COMPLEX_KEYS and (complex_call or key not in JVP_RULES):
+        r = _compiled_complex.get(key)
+        if r is None:
+            r = _compiled_complex[key] = Rule(key, _COMPLEX_RULES[key])
+        return r
     r = _compiled.get(key)
     if r is None:
         row = JVP_RULES.get(key)

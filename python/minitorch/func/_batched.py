@@ -497,8 +497,8 @@ class BatchedTensor:
         return self._value.is_floating_point()
 
     def is_complex(self):
-        """False: minitorch has no complex dtypes."""
-        return False
+        """Whether the dtype is a complex one (the value's, shared by every entry)."""
+        return self._value.is_complex()
 
     def element_size(self):
         """The size in bytes of one element of the shared dtype."""

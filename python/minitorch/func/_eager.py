@@ -332,7 +332,7 @@ def _vjp_impl(func, primals, argnums, has_aux):
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, "vjp(f, *primals)", output)
         for o in flat_out:
-            if not o.is_floating_point():
+            if not (o.is_floating_point() or o.is_complex()):
                 raise RuntimeError(
                     "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with "
                     f"dtype {o.dtype}"
@@ -453,8 +453,17 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
     with fwd._nested_level() as level, _transform():
         func = fwd._dispatching(func)
+        for p, t in zip(flat_p, flat_t):
+            for what, x in (("primal", p), ("tangent", t)):
+                if not fwd._differentiable(x):
+                    raise ValueError(f"Expected {what} to be floating point or complex, but got: {x.dtype}")
+        # a tangent takes its primal's dtype, but a complex tangent of a real primal stays complex (PyTorch's)
         duals = [
-            fwd._make(p, t.to(p.dtype) if t.dtype != p.dtype else t, level) if p.is_floating_point() else p
+            fwd._make(
+                p,
+                t.to(p.dtype) if t.dtype != p.dtype and not (t.is_complex() and not p.is_complex()) else t,
+                level,
+            )
             for p, t in zip(flat_p, flat_t)
         ]
         output = func(*tree_unflatten(duals, p_spec))
@@ -487,9 +496,21 @@ def linearize(func, *primals):
 # ------------------------------------------------------------------------------------ jacobians
 
 
+def _error_if_complex(api, tree, is_input):
+    """PyTorch's refusal of complex inputs and outputs in jacrev/jacfwd (their Jacobians would need the
+    conjugate Wirtinger pair; PyTorch's message says "input idx" for outputs too)."""
+    for idx, x in enumerate(tree_flatten(tree)[0]):
+        if _is_tensor(x) and x.dtype.is_complex:
+            what = "inputs" if is_input else "outputs"
+            raise RuntimeError(
+                f"{api}: Expected all {what} to be real but received complex tensor at flattened input idx: {idx}"
+            )
+
+
 def _jacobian(api, func, argnums, has_aux, args, forward=False):
     results, vjp_fn, aux = _vjp_impl(func, args, argnums, has_aux)
     flat_out, out_spec = tree_flatten(results)
+    _error_if_complex(api, flat_out, is_input=False)
     primals = _slice_argnums(args, argnums)
     flat_primals, primals_spec = tree_flatten(primals)
     n_in = sum(p.numel() for p in flat_primals)
@@ -690,6 +711,7 @@ def _jacfwd_impl(func, argnums, has_aux, args, randomness):
         output, aux = _split_aux(output, has_aux, "jacfwd(f, ...)(*args)")
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out, "jacfwd(f, ...)(*args)", output)
+        _error_if_complex("jacfwd", flat_out, is_input=False)
         out_spec_box["spec"] = out_spec
         return flat_out, aux
 
@@ -712,6 +734,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
     @functools.wraps(func)
     def wrapper(*args):
+        _error_if_complex("jacrev", args, is_input=True)
         if _fwd_active(args):
             return _through_reverse(wrapper, args)
         return _jacobian("jacrev", func, argnums, has_aux, args)
@@ -730,6 +753,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     @functools.wraps(func)
     def wrapper(*args):
+        _error_if_complex("jacfwd", args, is_input=True)
         try:
             return _jacfwd_impl(func, argnums, has_aux, args, randomness)
         except _ForwardUnsupported:

@@ -184,7 +184,8 @@ def _make(primal, tangent, level):
 
 def make_dual(tensor, tangent, *, level=None):
     """A dual tensor: `tensor`'s value (aliased) with `tangent` attached at `level` (the current one by
-    default). Both must be floating point and of the same size."""
+    default). Both must be floating point or complex and of the same size; their dtypes may differ (a real tangent
+    on a complex primal is a direction along the real axis, as PyTorch allows)."""
     if level is None:
         level = _current_level()
     if level < 0:
@@ -192,9 +193,9 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() "
             "first."
         )
-    if not tensor.is_floating_point():
+    if not _differentiable(tensor):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
-    if not tangent.is_floating_point():
+    if not _differentiable(tangent):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     if not _is_active(level):
         raise RuntimeError("Invalid level given to _make_dual")
@@ -325,6 +326,14 @@ def _max_level(args, kwargs):
     return lv
 
 
+def _rule_tangent(p, tan):
+    """The tangent a rule sees for primal p: a real tangent of a complex primal (make_dual keeps it as given, as
+    PyTorch's) in the primal's dtype, so that ops needing equal dtypes (dot, mm) take it."""
+    if tan is not None and tan.dtype != p.dtype and not tan.is_complex() and p.is_complex():
+        return tan.to(p.dtype)
+    return tan
+
+
 def _unwrap(x, level, tangents, where):
     """x with the duals of `level` replaced by their primals (dead levels stripped); their tangents go to
     tangents[where] (a list of them for a list argument)."""
@@ -332,12 +341,13 @@ def _unwrap(x, level, tangents, where):
     if t is DualTensor:
         p, tan = _split(x, level)
         if tan is not None:
-            tangents[where] = tan
+            tangents[where] = _rule_tangent(p, tan)
         return p
     if t is list or t is tuple:
         out, tans, any_t = [], [], False
         for y in x:
             p, tan = _split(y, level) if type(y) is DualTensor else (y, None)
+            tan = _rule_tangent(p, tan)
             out.append(p)
             tans.append(tan)
             any_t = any_t or tan is not None
@@ -405,7 +415,9 @@ def dispatch(key, args, kwargs=None):
         return _call(key, pargs, pkwargs)
     from minitorch.autograd import _jvp_rules
 
-    rule = _jvp_rules.get_rule(rkey)
+    rule = _jvp_rules.get_rule(
+        rkey, rkey in _jvp_rules.COMPLEX_KEYS and _complex_call(pargs, pkwargs, tangents)
+    )
     if rule is not None and rule.composite:
         from minitorch.func._batched import _original
 
@@ -430,6 +442,15 @@ def dispatch(key, args, kwargs=None):
     if tan is _jvp_rules.GENERIC:
         return _generic(key, pargs, pkwargs, tangents, level)
     return _attach(result, tan, level)
+
+
+def _complex_call(pargs, pkwargs, tangents):
+    """Whether a tensor among the call's primals or tangents is complex (the op then takes its complex row)."""
+    for a in (*pargs, *pkwargs.values(), *tangents.values()):
+        for b in a if isinstance(a, (list, tuple)) else (a,):
+            if _is_tensorish(b) and b.is_complex():
+                return True
+    return False
 
 
 def _outplace_key(key):
@@ -461,7 +482,7 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
         if name == "fill_" and tangents.get(1) is not None:
             new_t = tangents[1].expand(shape).clone()
         elif name == "__setitem__":
-            new_t = self._tangent.clone()
+            new_t = _rule_tangent(self._primal, self._tangent).clone()
             val_t = tangents.get(2)
             new_t[pargs[1]] = 0.0 if val_t is None else val_t
     else:
@@ -472,7 +493,11 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     _call(key, pargs, pkwargs)  # the primal, in place
     if new_t is None:
         new_t = _zeros_like(self._primal)
-    if new_t.dtype != self.dtype and new_t.is_floating_point():
+    if (
+        new_t.dtype != self.dtype
+        and _differentiable(new_t)
+        and not (new_t.is_complex() and not self.is_complex())
+    ):
         new_t = new_t.to(self.dtype)
     self._tangent = new_t
     return None if name == "__setitem__" else self
@@ -485,9 +510,10 @@ def _public_or_method(key):
         return False
 
 
-def _floating(x):
+def _differentiable(x):
+    """Whether x's dtype can carry a tangent (floating point or complex, as PyTorch's forward AD)."""
     try:
-        return x.is_floating_point()
+        return x.is_floating_point() or x.is_complex()
     except AttributeError:
         return False
 
@@ -498,7 +524,9 @@ def _fit(tan, result):
         return None
     if tuple(tan.shape) != tuple(result.shape):
         tan = tan.expand(tuple(result.shape))
-    if tan.dtype != result.dtype:
+    if tan.dtype != result.dtype and not (tan.is_complex() and not result.is_complex()):
+        # a complex tangent on a real result (one a complex tangent on a real primal gave) stays complex, as
+        # PyTorch's: the cast would drop its imaginary part
         tan = tan.to(result.dtype)
     return tan
 
@@ -506,7 +534,7 @@ def _fit(tan, result):
 def _attach(result, tan, level):
     """The result(s) made dual with their tangents; non-floating results (indices, masks) get none."""
     if _C._is_tensor(result) or type(result).__name__ == "BatchedTensor":
-        if not _floating(result):
+        if not _differentiable(result):
             return result
         if tan is None:
             tan = _zeros_like(result)
@@ -548,7 +576,10 @@ def _warn_generic(rkey):
 def _generic(key, pargs, pkwargs, tangents, level, warn=None):
     """J t by the double-vjp trick: with u a dummy cotangent, g(u) = J^T u is linear in u and the gradient of
     <g(u), t> with respect to u is J t. The primal result comes from the same run, so random ops (dropout) get
-    the tangent of the mask they drew."""
+    the tangent of the mask they drew. Complex primals and outputs too: reverse mode's conjugate Wirtinger
+    convention (PyTorch's) makes g(u) = conj(A)^T u + B^T conj(u), for J t = A t + B conj(t), which is the adjoint
+    of J under the real inner product Re(a^H b); g is real-linear in u and its own vjp is the adjoint's adjoint,
+    J t (tests/autograd/test_forward_ad_complex.py checks it against finite differences)."""
     from minitorch.autograd.engine import grad as _grad
     from minitorch.autograd.grad_mode import enable_grad
 
@@ -566,6 +597,14 @@ def _generic(key, pargs, pkwargs, tangents, level, warn=None):
                 f"forward AD: {key} has no JVP rule, and the generic one (through reverse mode) needs plain "
                 "tensors as primals (this call nests forward levels or vmap); add a rule to "
                 "minitorch/autograd/_jvp_rules.py."
+            )
+    for *_, p, t in slots:
+        if t.is_complex() and not p.is_complex():
+            # the vjp of a real primal is real: the trick would drop the tangent's imaginary part
+            raise NotImplementedError(
+                f"forward AD: {key} has no JVP rule, and the generic one (through reverse mode) cannot take a "
+                "complex tangent of a real primal; make the primal complex (x.to(torch.complex128)) or split the "
+                "tangent into its real and imaginary parts."
             )
     batched = [t for *_, t in slots if type(t).__name__ == "BatchedTensor"]
     with enable_grad():
@@ -590,9 +629,7 @@ def _generic(key, pargs, pkwargs, tangents, level, warn=None):
         out = _call(key, tuple(args), kwargs)
         flat = list(out) if isinstance(out, (tuple, list)) else [out]
         live = [
-            (j, o)
-            for j, o in enumerate(flat)
-            if _C._is_tensor(o) and o.is_floating_point() and o.requires_grad
+            (j, o) for j, o in enumerate(flat) if _C._is_tensor(o) and _differentiable(o) and o.requires_grad
         ]
         tans = [None] * len(flat)
         if live and warn is not None:
@@ -912,7 +949,7 @@ def through_reverse(fn, args, name="transform"):
                 )
             s = p.view_as(p) if p.requires_grad else p.detach().requires_grad_()
             new[i] = s
-            slots.append(t)
+            slots.append(_rule_tangent(p, t))
             stand.append(s)
         # the primals are plain tensors: fn runs outside the vmap levels that may batch the tangents (jacfwd's
         # basis), so that its reverse-mode transform does not expand them along those levels
@@ -927,7 +964,7 @@ def through_reverse(fn, args, name="transform"):
         live = [
             (j, o)
             for j, o in enumerate(flat_out)
-            if isinstance(o, _C.Tensor) and o.is_floating_point() and o.requires_grad
+            if isinstance(o, _C.Tensor) and _differentiable(o) and o.requires_grad
         ]
         tans = [None] * len(flat_out)
         if live and stand:
@@ -953,7 +990,7 @@ def through_reverse(fn, args, name="transform"):
                     tans[j] = v
     res = []
     for j, o in enumerate(flat_out):
-        if isinstance(o, _C.Tensor) and o.is_floating_point():
+        if isinstance(o, _C.Tensor) and _differentiable(o):
             res.append(_attach(o, tans[j], level))
         else:
             res.append(o)
