@@ -372,7 +372,10 @@ def test_module_no_python_and_run_path(tmp_path):
     assert p.returncode == 1 and "Don't use both the '--no-python' flag and the '--module' flag" in p.stderr
 
 
-def test_option_parsing():
+def test_option_parsing(monkeypatch):
+    # config_from_args sets OMP_NUM_THREADS=1 for the workers, as PyTorch's launcher: undone after the test
+    monkeypatch.setenv("OMP_NUM_THREADS", "")
+    monkeypatch.delenv("OMP_NUM_THREADS")
     assert launcher.parse_min_max_nnodes("2") == (2, 2) and launcher.parse_min_max_nnodes("1:4") == (1, 4)
     with pytest.raises(RuntimeError, match='nnodes=1:2:3 is not in "MIN:MAX" format'):
         launcher.parse_min_max_nnodes("1:2:3")
