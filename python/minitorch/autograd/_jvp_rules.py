@@ -26,11 +26,12 @@ import cmath
 import inspect
 import math
 import operator
+import re
 import sys
 
 from minitorch import _C
 
-__all__ = ["COMPLEX_KEYS", "COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
+__all__ = ["COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
 
 GENERIC = "GENERIC"  # a rule's value (or an expression's result) asking for the generic JVP
 COMPOSITE = "COMPOSITE"  # a rule's value: run the Python composite itself on the duals, its ops dispatching one by one
@@ -1382,21 +1383,6 @@ def _as_complex_t(t):
     return torch.view_as_complex(t.contiguous())
 
 
-# Rows for the ops whose row above (or in ops.schema) is right for real inputs only, or which exist for complex
-# tensors only: dispatch takes them when a primal or tangent of the call is complex (each also computes the real
-# case, so a complex-only op with a real call uses its row too).
-_COMPLEX_RULES = {
-    "abs": {"jvp": "_abs_jvp(t_self, self)"},
-    "absolute": {"jvp": "_abs_jvp(t_self, self)"},
-    "angle": {"jvp": "_angle_jvp(t_self, self, result)"},
-    "sgn": {"jvp": "_sgn_jvp(t_self, self, result)"},
-    "real": {"jvp": "real(t_self)"},
-    "imag": {"jvp": "imag(t_self)"},
-    "view_as_real": {"jvp": "view_as_real(t_self)"},
-    "view_as_complex": {"jvp": "_as_complex_t(t_self)"},
-}
-
-
 # ------------------------------------------------------------------------------------------------ the table
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
@@ -2201,6 +2187,12 @@ for _name in (
 # every rule by key; a schema op's rule lives only in the schema (tests/autograd/test_forward_ad.py checks)
 JVP_RULES = {**_schema_rules(), **_COMPOSITE_RULES}
 
+# the schema's aliases (absolute, arcsin, multiply, greater, ...) reach forward AD under their own names
+for _row in _C._op_schema():
+    if _row[1] in JVP_RULES:
+        for _alias in re.findall(r"(\w+)(?:\[[^\]]*\])?", _row[5]):
+            JVP_RULES.setdefault(_alias, JVP_RULES[_row[1]])
+
 # F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
 JVP_RULES["F.selu"] = JVP_RULES["selu"]
 JVP_RULES["F.celu"] = JVP_RULES["celu"]
@@ -2419,18 +2411,10 @@ def _op_callable(key):
 
 
 _compiled = {}
-_compiled_complex = {}
-COMPLEX_KEYS = frozenset(_COMPLEX_RULES)
 
 
-def get_rule(key, complex_call=False):
-    """The compiled Rule of a rule key (None when the table has no row: the generic JVP applies); with
-    complex_call (a primal or tangent of the call is complex), the key's row in _COMPLEX_RULES where it has one."""
-    if key in COMPLEX_KEYS and (complex_call or key not in JVP_RULES):
-        r = _compiled_complex.get(key)
-        if r is None:
-            r = _compiled_complex[key] = Rule(key, _COMPLEX_RULES[key])
-        return r
+def get_rule(key):
+    """The compiled Rule of a rule key (None when the table has no row: the generic JVP applies)."""
     r = _compiled.get(key)
     if r is None:
         row = JVP_RULES.get(key)

@@ -415,9 +415,7 @@ def dispatch(key, args, kwargs=None):
         return _call(key, pargs, pkwargs)
     from minitorch.autograd import _jvp_rules
 
-    rule = _jvp_rules.get_rule(
-        rkey, rkey in _jvp_rules.COMPLEX_KEYS and _complex_call(pargs, pkwargs, tangents)
-    )
+    rule = _jvp_rules.get_rule(rkey)
     if rule is not None and rule.composite:
         from minitorch.func._batched import _original
 
@@ -442,15 +440,6 @@ def dispatch(key, args, kwargs=None):
     if tan is _jvp_rules.GENERIC:
         return _generic(key, pargs, pkwargs, tangents, level)
     return _attach(result, tan, level)
-
-
-def _complex_call(pargs, pkwargs, tangents):
-    """Whether a tensor among the call's primals or tangents is complex (the op then takes its complex row)."""
-    for a in (*pargs, *pkwargs.values(), *tangents.values()):
-        for b in a if isinstance(a, (list, tuple)) else (a,):
-            if _is_tensorish(b) and b.is_complex():
-                return True
-    return False
 
 
 def _outplace_key(key):

@@ -834,13 +834,17 @@ _ADAPTIVE_ERRORS = [
     ),
     (
         lambda: F.adaptive_max_pool1d(minitorch.ones(4), 2),
-        "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while checking arguments "
-        "for adaptive_max_pool1d)",
+        (
+            "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while checking arguments "
+            "for adaptive_max_pool1d)"
+        ),
     ),
     (
         lambda: F.adaptive_avg_pool1d(minitorch.ones(1, 2, 3, 4), 2),
-        "Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self' (while checking arguments "
-        "for adaptive_avg_pool1d)",
+        (
+            "Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self' (while checking arguments "
+            "for adaptive_avg_pool1d)"
+        ),
     ),
     (
         lambda: F.adaptive_max_pool2d(minitorch.ones(2, 3, 4, 5), (-1, 2)),
