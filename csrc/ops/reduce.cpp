@@ -410,6 +410,22 @@ Tensor native::norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim
 }
 
 Tensor native::logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  // complex: the principal log of the sum, shifted by the largest real part (the imaginary parts need no
+  // shift); composed of recorded ops, so autograd follows the parts (the twin's composite_if)
+  if (is_complex(self.dtype())) {
+    Tensor m = mt::amax(real(self), dims, true);
+    const Tensor inf = wrapped_scalar(Scalar(std::numeric_limits<double>::infinity()));
+    m = mt::where(eq(abs(m), inf), wrapped_scalar(Scalar(0.0)), m);
+    Tensor r = add(mt::unary(UnaryOp::log, sum(mt::unary(UnaryOp::exp, sub(self, m)), dims, true)), m);
+    if (!keepdim) {
+      SmallVector<bool, 8> mask = dim_mask(self, dims);
+      DimVector out;
+      for (int64_t d = 0; d < self.dim(); ++d)
+        if (!mask[static_cast<size_t>(d)]) out.push_back(self.sizes()[d]);
+      r = mt::reshape(r, out);
+    }
+    return r;
+  }
   // integers are promoted to the default float dtype, as PyTorch does
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   // The reduced dims leave the contiguous last dim alone (a softmax over a leading dim, a batch of scores):
