@@ -1384,9 +1384,22 @@ def test_function_without_vmap_support_is_refused():
         with pytest.raises(RuntimeError) as e:
             vmap(f)(x)
         assert str(e.value) == _NO_VMAP
-    # outside vmap, and under grad (a reverse transform needs no vmap rule), it runs
+    # jacfwd and hessian are vmap over jvp in PyTorch: refused there too, also when the Function is reached
+    # through an inner jacrev (hessian = jacfwd(jacrev(f)))
+    for run in (
+        lambda: torch.func.jacfwd(NoVmap.apply)(x[0]),
+        lambda: torch.func.hessian(lambda a: NoVmap.apply(a).sum())(x[0]),
+    ):
+        with pytest.raises(RuntimeError) as e:
+            run()
+        assert str(e.value) == _NO_VMAP
+    # outside vmap, and under grad/jacrev (reverse transforms need no vmap rule), it runs; so does
+    # autograd.functional.hessian (PyTorch's is not vmap-based by default)
     assert_close(NoVmap.apply(x), x.sin())
     assert_close(torch.func.grad(lambda a: NoVmap.apply(a).sum())(x[0]), x[0].cos())
+    assert_close(torch.func.jacrev(NoVmap.apply)(x[0]), torch.diag_embed(x[0].cos()))
+    h = torch.autograd.functional.hessian(lambda a: NoVmap.apply(a).sum(), x[0])
+    assert_close(h, torch.diag_embed(-x[0].sin()))
 
 
 @pytest.mark.parametrize("cls", [CtxFirst, CtxFirstGenerated])

@@ -57,14 +57,19 @@ _EXTENDING_FUNC = "For more details, please see https://pytorch.org/docs/main/no
 def _check_functorch_support(cls, bt):
     """PyTorch's refusals of a user's Function under a torch.func transform (vmap, grad, vjp, jvp and the
     Jacobians over them): the ctx-first style has no setup_context for the transforms to call, and under vmap a
-    Function needs a vmap staticmethod or generate_vmap_rule=True, whether or not its inputs are batched. The
-    library's own Functions stand for PyTorch's C++ ops, which need neither, and are not checked."""
+    Function needs a vmap staticmethod or generate_vmap_rule=True, whether or not its inputs are batched (under
+    jacfwd and hessian too: PyTorch runs them as vmap over jvp). The library's own Functions stand for PyTorch's
+    C++ ops, which need neither, and are not checked."""
     if not cls._setup_context_style():
         raise RuntimeError(
             "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it "
             f"must override the setup_context staticmethod. {_EXTENDING_FUNC}"
         )
-    if bt.STATE.levels and cls.vmap is Function.vmap and not cls.generate_vmap_rule:
+    if (
+        (bt.STATE.levels or bt.STATE.jacfwd_depth)
+        and cls.vmap is Function.vmap
+        and not cls.generate_vmap_rule
+    ):
         raise RuntimeError(
             f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override and "
             f"implement the vmap staticmethod or set generate_vmap_rule=True. {_EXTENDING_FUNC}"

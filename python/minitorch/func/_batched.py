@@ -38,6 +38,8 @@ class _State(threading.local):
         self.grad_depth = 0  # function transforms of the grad family currently running (create_graph)
         # torch.func transforms running (vmap, grad/vjp, jvp): a user's autograd.Function checks its support
         self.transform_depth = 0
+        # jacfwd calls running: PyTorch's jacfwd is vmap over jvp, so a Function inside needs a vmap rule
+        self.jacfwd_depth = 0
         self.mode_depth = 0
 
 

@@ -754,12 +754,15 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     @functools.wraps(func)
     def wrapper(*args):
         _error_if_complex("jacfwd", args, is_input=True)
+        STATE.jacfwd_depth += 1
         try:
             return _jacfwd_impl(func, argnums, has_aux, args, randomness)
         except _ForwardUnsupported:
             # forward-over-reverse under vmap (vmap(hessian(f))): the reverse transform cannot take batched
             # dual primals, so the columns come from the double-vjp trick over reverse mode instead
             return _jacobian("jacfwd", func, argnums, has_aux, args, forward=True)
+        finally:
+            STATE.jacfwd_depth -= 1
 
     return wrapper
 
