@@ -1,12 +1,12 @@
 """torch.fft: discrete Fourier transforms over the three FFT primitives of _C, with PyTorch's arguments, dtype
 rules, errors and derivatives (the primitives' autograd lives in _prims.py)."""
 
-import warnings
+import warnings as _warnings
 
 from minitorch import _C
-from minitorch._creation import tensor
-from minitorch._dtype_names import scalar_name
-from minitorch.autograd.grad_mode import no_grad
+from minitorch._creation import tensor as _tensor
+from minitorch._dtype_names import scalar_name as _scalar_name
+from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.fft._prims import c2c, c2r, r2c
 
 __all__ = [
@@ -80,7 +80,7 @@ def _promote(x, require_complex):
     if not dt.is_floating_point:
         dt = _C.get_default_dtype()
     elif dt not in _TO_COMPLEX:
-        raise NotImplementedError(f"Unsupported dtype {scalar_name(dt)}")
+        raise NotImplementedError(f"Unsupported dtype {_scalar_name(dt)}")
     if require_complex:
         dt = _TO_COMPLEX[dt]
     return x if dt == x.dtype else x.to(dt)
@@ -120,14 +120,14 @@ def _out(fname, result, out, want_complex):
     if out is None:
         return result
     if want_complex and not out.dtype.is_complex:
-        raise RuntimeError(f"{fname} expects a complex output tensor, but got {scalar_name(out.dtype)}")
+        raise RuntimeError(f"{fname} expects a complex output tensor, but got {_scalar_name(out.dtype)}")
     if not want_complex and not out.dtype.is_floating_point:
         raise RuntimeError(
-            f"{fname} expects a floating point output tensor, but got {scalar_name(out.dtype)}"
+            f"{fname} expects a floating point output tensor, but got {_scalar_name(out.dtype)}"
         )
     if out.shape != result.shape:
         if out.numel() != 0:
-            warnings.warn(
+            _warnings.warn(
                 f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
                 f"does not match the required output shape {list(result.shape)}. This behavior is deprecated, "
                 "and in a future PyTorch release outputs will not be resized unless they have zero elements. "
@@ -137,7 +137,7 @@ def _out(fname, result, out, want_complex):
                 stacklevel=3,
             )
         out.data = _C.empty(result.shape, dtype=out.dtype, device=out.device)
-    with no_grad():
+    with _no_grad():
         out.copy_(result)
     return out
 
@@ -162,7 +162,7 @@ def _r2c_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
     _check_args(fname, n=n, dim=dim, norm=norm)
     if x.dtype.is_complex:
-        raise TypeError(f"{fname} expects a real input tensor, but got {scalar_name(x.dtype)}")
+        raise TypeError(f"{fname} expects a real input tensor, but got {_scalar_name(x.dtype)}")
     x = _promote(x, False)
     d = _wrap(dim, x.dim())
     if n is not None:
@@ -179,7 +179,7 @@ def _c2r_1d(fname, x, n, dim, norm, forward, out):
     _check_args(fname, n=n, dim=dim, norm=norm)
     if out is not None and not out.dtype.is_floating_point:
         raise RuntimeError(
-            f"{fname} expects a floating point output tensor, but got {scalar_name(out.dtype)}"
+            f"{fname} expects a floating point output tensor, but got {_scalar_name(out.dtype)}"
         )
     x = _promote(x, True)
     d = _wrap(dim, x.dim())
@@ -280,7 +280,7 @@ def _rfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
     _check_args(fname, s=s, dims=dim, norm=norm)
     if x.dtype.is_complex:
-        raise TypeError(f"rfftn expects a real-valued input tensor, but got {scalar_name(x.dtype)}")
+        raise TypeError(f"rfftn expects a real-valued input tensor, but got {_scalar_name(x.dtype)}")
     sizes, dims = _shape_and_dims(x, s, dim)
     if not sizes:
         raise RuntimeError("rfftn must transform at least one axis")
@@ -314,7 +314,7 @@ def _ihfftn(fname, x, s, dim, norm, out):
     if not sizes:
         raise RuntimeError("ihfftn must transform at least one axis")
     if x.dtype.is_complex:  # PyTorch checks the shape arguments first, then the dtype
-        raise TypeError(f"Only supports floating-point dtypes, but found: {scalar_name(x.dtype)}")
+        raise TypeError(f"Only supports floating-point dtypes, but found: {_scalar_name(x.dtype)}")
     x = _resize(_promote(x, False), dims, sizes)
     mode = _norm_mode(norm, False)
     y = r2c(x, dims[-1:], mode, True).conj()
@@ -401,8 +401,8 @@ def _freq_result(values, n, d, dtype, device, requires_grad, out):
     # integers in the target dtype scaled there, as PyTorch's arange-then-mul_ rounds
     if dtype.is_complex:  # PyTorch builds the frequencies with arange, which has no complex kernel
         kind = "cuda" if device is not None and "cuda" in str(device) else "cpu"
-        raise NotImplementedError(f"\"arange_{kind}\" not implemented for '{scalar_name(dtype)}'")
-    result = tensor(values, dtype=dtype, device=device) * (1.0 / (n * d) if n * d else float("inf"))
+        raise NotImplementedError(f"\"arange_{kind}\" not implemented for '{_scalar_name(dtype)}'")
+    result = _tensor(values, dtype=dtype, device=device) * (1.0 / (n * d) if n * d else float("inf"))
     if out is not None:
         return _out_plain(result, out)
     return result.requires_grad_(requires_grad) if requires_grad else result
@@ -411,7 +411,7 @@ def _freq_result(values, n, d, dtype, device, requires_grad, out):
 def _out_plain(result, out):
     if out.shape != result.shape:
         out.data = _C.empty(result.shape, dtype=out.dtype, device=out.device)
-    with no_grad():
+    with _no_grad():
         out.copy_(result)
     return out
 

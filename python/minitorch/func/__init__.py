@@ -1,7 +1,7 @@
 """torch.func: composable function transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap) and
 functional_call, over minitorch's reverse-mode autograd and per-op batching rules (see the submodules)."""
 
-import functools
+import functools as _functools
 
 from minitorch.func import _batch_rules  # noqa: F401  (registers the batching rules)
 from minitorch.func._batched import BatchedTensor
@@ -35,7 +35,7 @@ def functionalize(func, *, remove="mutations"):
             f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}."
         )
 
-    @functools.wraps(func)
+    @_functools.wraps(func)
     def wrapper(*args, **kwargs):
         return func(*args, **kwargs)
 

@@ -6,8 +6,8 @@ script, tracing on example inputs for trace) and run the generated Python; what 
 eagerly (see _script.py and _trace.py for exactly what is captured).
 """
 
-import contextlib
-import typing
+import contextlib as _contextlib
+import typing as _typing
 import warnings
 
 from minitorch.jit import annotations, frontend  # noqa: F401
@@ -80,7 +80,7 @@ __all__ = [
     "wait",
 ]
 
-Final = typing.Final
+Final = _typing.Final
 
 
 class Error(RuntimeError):
@@ -151,13 +151,13 @@ def onednn_fusion_enabled():
     return _fusion["onednn"]
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def optimized_execution(should_optimize):
     """Context manager for TorchScript's optimizing executor (no effect here)."""
     yield
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def fuser(name):
     """Context manager choosing TorchScript's fuser ("fuser0", "fuser1", "fuser2", "none"; no effect here)."""
     if name not in ("fuser0", "fuser1", "fuser2", "fuser3", "none"):
@@ -195,32 +195,32 @@ def export_opnames(m):
 
 
 def _isinstance(obj, target_type):
-    origin = typing.get_origin(target_type)
-    args = typing.get_args(target_type)
-    if target_type is typing.Any:
+    origin = _typing.get_origin(target_type)
+    args = _typing.get_args(target_type)
+    if target_type is _typing.Any:
         return True
     if origin is None:
-        return builtins_isinstance(obj, target_type)
-    if origin is typing.Union:
+        return _builtins_isinstance(obj, target_type)
+    if origin is _typing.Union:
         return any(_isinstance(obj, t) for t in args)
     if origin is list:
-        return builtins_isinstance(obj, list) and (not args or all(_isinstance(x, args[0]) for x in obj))
+        return _builtins_isinstance(obj, list) and (not args or all(_isinstance(x, args[0]) for x in obj))
     if origin is dict:
-        return builtins_isinstance(obj, dict) and (
+        return _builtins_isinstance(obj, dict) and (
             not args or all(_isinstance(k, args[0]) and _isinstance(v, args[1]) for k, v in obj.items())
         )
     if origin is tuple:
-        if not builtins_isinstance(obj, tuple):
+        if not _builtins_isinstance(obj, tuple):
             return False
         if not args:
             return True
         if len(args) == 2 and args[1] is Ellipsis:
             return all(_isinstance(x, args[0]) for x in obj)
         return len(obj) == len(args) and all(_isinstance(x, t) for x, t in zip(obj, args))
-    return builtins_isinstance(obj, origin)
+    return _builtins_isinstance(obj, origin)
 
 
-builtins_isinstance = isinstance
+_builtins_isinstance = isinstance
 
 
 def isinstance(obj, target_type):

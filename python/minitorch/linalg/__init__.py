@@ -2,11 +2,11 @@
 (inv, solve, det, cholesky, qr, eigh, svd, lstsq, ...) over LAPACK in _decomp.py, the LDL factorization
 (Bunch-Kaufman, LAPACK sytrf's algorithm over tensor ops) in _ldl.py."""
 
-import math
+import math as _math
 
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _wrap as _wrap_dim
-from minitorch._dtype_names import scalar_name
+from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch.linalg import _decomp
 from minitorch.linalg._ldl import ldl_factor, ldl_factor_ex, ldl_solve
 
@@ -60,12 +60,12 @@ _INTS = (_C.int64, _C.int32, _C.int16, _C.int8, _C.uint8)
 
 
 def _name(dtype):
-    return scalar_name(dtype)
+    return _scalar_name(dtype)
 
 
 def _fmt_ord(ord):
     # ATen prints an integral double without a fractional part ("-1 norm", "inf norm")
-    if isinstance(ord, float) and math.isfinite(ord) and ord == int(ord):
+    if isinstance(ord, float) and _math.isfinite(ord) and ord == int(ord):
         return str(int(ord))
     return str(ord)
 
@@ -122,7 +122,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
     ord = float(ord)
     dims = _dims(dim, x.dim())
-    if ord < 0 or ord == math.inf:
+    if ord < 0 or ord == _math.inf:
         # max/min have no identity: an empty reduction has no value
         whole = dim is None or (not isinstance(dim, int) and len(dim) == 0)
         if x.numel() == 0 and whole:
@@ -173,7 +173,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"{fn}: Order {ord} not supported.")
-    elif abs(ord) not in (1, 2, math.inf):
+    elif abs(ord) not in (1, 2, _math.inf):
         raise RuntimeError(f"{fn}: Order {_fmt_ord(float(ord))} not supported.")
     d0, d1 = _matrix_dims(A, dim, fn)
     _check_float_input(A, fn)
@@ -195,7 +195,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         result = vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     else:
         # the inf-norm is the 1-norm of the transpose: sum |a| down one dim, then the extreme along the other
-        if abs(ord) == math.inf:
+        if abs(ord) == _math.inf:
             d0, d1 = d1, d0
         sums = vector_norm(A, 1, d0, keepdim, dtype=dtype)
         if not keepdim and d0 < d1:
@@ -417,7 +417,7 @@ def cond(A, p=None, *, out=None):
     """The condition number of A in the norm p (2 by default: the ratio of extreme singular values)."""
     if _C._is_tensor(A) and A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-    if p not in (None, 1, -1, 2, -2, math.inf, -math.inf, "fro", "nuc"):
+    if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):
         raise ValueError(f"linalg.cond got an invalid norm type: {p}")
     if A.numel() == 0 and (A.is_floating_point() or A.is_complex()):
         # PyTorch's answer for no matrices or empty ones, before any other check: zeros, outside the graph

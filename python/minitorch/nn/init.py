@@ -4,7 +4,7 @@ import math
 import warnings
 
 from minitorch import _C
-from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import no_grad as _no_grad
 
 __all__ = [
     "calculate_gain",
@@ -75,13 +75,13 @@ def _calculate_correct_fan(tensor, mode):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fills tensor with U(a, b) draws (from `generator`, a minitorch.Generator, when given)."""
-    with no_grad():
+    with _no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills tensor with N(mean, std^2) draws (from `generator` when given)."""
-    with no_grad():
+    with _no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
@@ -94,7 +94,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             "incorrect.",
             stacklevel=2,
         )
-    with no_grad():
+    with _no_grad():
         tensor.normal_(mean, std, generator=generator)
         for _ in range(1000):
             outside = (tensor < a) | (tensor > b)
@@ -106,7 +106,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
-    with no_grad():
+    with _no_grad():
         return tensor.fill_(val)
 
 
@@ -115,14 +115,14 @@ def ones_(tensor):
 
 
 def zeros_(tensor):
-    with no_grad():
+    with _no_grad():
         return tensor.zero_()
 
 
 def eye_(tensor):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    with no_grad():
+    with _no_grad():
         tensor.copy_(_C.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype, device=tensor.device))
     return tensor
 
@@ -136,7 +136,7 @@ def dirac_(tensor, groups=1):
         raise ValueError("dim 0 must be divisible by groups")
     out_chans_per_grp = sizes[0] // groups
     min_dim = min(out_chans_per_grp, sizes[1])
-    with no_grad():
+    with _no_grad():
         tensor.zero_()
         for g in range(groups):
             for d in range(min_dim):
@@ -196,6 +196,6 @@ def orthogonal_(tensor, gain=1, generator=None):
     q = q * np.sign(np.diag(r))
     if rows < cols:
         q = q.T
-    with no_grad():
+    with _no_grad():
         tensor.copy_(_C.from_numpy(np.ascontiguousarray(q * gain)).reshape(tensor.shape))
     return tensor

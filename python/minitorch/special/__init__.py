@@ -1,6 +1,6 @@
 """minitorch.special: PyTorch's torch.special names over our elementwise ops."""
 
-import math
+import math as _math
 
 from minitorch import _C, _argcheck
 from minitorch import _composite_math as _cm
@@ -37,7 +37,7 @@ __all__ = [
     "xlogy",
 ]
 
-_SQRT2 = math.sqrt(2.0)
+_SQRT2 = _math.sqrt(2.0)
 
 
 def _float(x):
@@ -147,8 +147,8 @@ def entr(input):
     pos = _C.gt(x, 0)
     safe = _C._where(pos, x, 1.0)
     r = _C._where(pos, _C.neg(_C.mul(safe, _C.log(safe))), 0.0)
-    r = _C.masked_fill(r, _C.lt(x, 0), -math.inf)
-    r = _C.masked_fill(r, _C.isnan(x), math.nan)
+    r = _C.masked_fill(r, _C.lt(x, 0), -_math.inf)
+    r = _C.masked_fill(r, _C.isnan(x), _math.nan)
     # PyTorch's gradient -(1 + log x) everywhere: inf at 0, NaN below (the piecewise value's would be 0 there)
     return _cm._with_gradient(x, r.detach(), lambda grad, x: _C.mul(grad, _C.neg(_C.add(_C.log(x), 1.0))))
 
@@ -179,7 +179,7 @@ def log_ndtr(input):
     for k in range(1, 12):
         term = _C.mul(term, _C.mul(inv2, -(2.0 * k - 1.0)))
         s = _C.add(s, term)
-    asym = _C.sub(_C.sub(_C.mul(_C.mul(t, t), -0.5), _C.log(_C.neg(t))), 0.5 * math.log(2 * math.pi))
+    asym = _C.sub(_C.sub(_C.mul(_C.mul(t, t), -0.5), _C.log(_C.neg(t))), 0.5 * _math.log(2 * _math.pi))
     return _C._where(tail, _C.add(asym, _C.log(s)), direct)
 
 
@@ -205,7 +205,7 @@ def ndtri(input):
     for _ in range(4 if p.dtype == _C.float64 else 3):
         lx = log_ndtr(x)
         # f / f' with f = log_ndtr(x) - log q and f' = pdf(x) / ndtr(x) = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi)
-        dlog = _C.mul(_C.exp(_C.sub(_C.mul(_C.mul(x, x), -0.5), lx)), 1.0 / math.sqrt(2.0 * math.pi))
+        dlog = _C.mul(_C.exp(_C.sub(_C.mul(_C.mul(x, x), -0.5), lx)), 1.0 / _math.sqrt(2.0 * _math.pi))
         x = _C.sub(x, _C.div(_C.sub(lx, logq), dlog))
     return direct.masked_scatter(tail, x)
 
@@ -256,7 +256,7 @@ def erfcx(input):
     for k in range(1, 14):
         term = _C.mul(term, _C.mul(inv, -(2.0 * k - 1.0)))
         s = _C.add(s, term)
-    asym = _C.div(s, _C.mul(t, math.sqrt(math.pi)))
+    asym = _C.div(s, _C.mul(t, _math.sqrt(_math.pi)))
     return _C._where(big, asym, direct)
 
 
