@@ -132,6 +132,16 @@ std::shared_ptr<Plan> plan(Kind kind, const Geo& g, int threads) {
   return p;
 }
 
+// oneDNN 3.2 runs each step's recurrent GEMM and gate loop in OpenMP regions of their own: below about 64K
+// multiply-adds a step (N x H by H x 4H; H=16 with a few rows, the benchmark's T=4096 case) a step is shorter
+// than the barriers around it, and on a busy machine every barrier waits for a preempted thread (T=256 H=16
+// took 327 ms at two threads against 0.17 ms at one, PyTorch's build 1.2 ms). Such recurrences run on one
+// thread.
+int rnn_threads(const RnnArgs& a, int64_t N) {
+  const int64_t macs = N * a.hidden_size * 4 * a.hidden_size;
+  return onednn_sync_threads(macs < (int64_t(1) << 16) ? 1 : 1 << 30);
+}
+
 size_t align64(size_t n) {
   return (n + 63) / 64 * 64;
 }
@@ -214,13 +224,13 @@ memory scratchpad(const Plan& p) {
   return memory(p.scratch, engine());
 }
 
-void rnn_forward_cpu(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights, const Tensor& hx,
-                     const Tensor& cx, bool training, const Tensor& y, const Tensor& hy, const Tensor& cy,
-                     Tensor& reserve) {
+void cudnn_rnn_forward_cpu(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights,
+                           const Tensor& hx, const Tensor& cx, bool training, const Tensor& y,
+                           const Tensor& hy, const Tensor& cy, Tensor& reserve) {
   MT_CHECK_NOT_IMPLEMENTED(a.mode == RnnMode::lstm && x.dtype() == ScalarType::Float,
                            "_cudnn_rnn on the CPU: only float32 LSTM has a fused kernel (oneDNN's)");
   const int64_t T = x.size(0), N = x.size(1), D = a.num_directions(), H = a.hidden_size, L = a.num_layers;
-  const int threads = onednn_sync_threads();
+  const int threads = rnn_threads(a, N);
   ReserveLayout rl;
   if (training) {
     rl = reserve_layout(a, T, N, threads);
@@ -280,14 +290,14 @@ void rnn_forward_cpu(const RnnArgs& a, const Tensor& x, const std::vector<Tensor
 // Layers last to first: the input gradient of layer l is the output gradient of layer l - 1. oneDNN
 // accumulates into the weight gradients, which start at zero; the saved reserve is only read (a second
 // backward through the graph sees what the first did).
-void rnn_backward_cpu(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights, const Tensor& hx,
-                      const Tensor& cx, const Tensor& y, const Tensor& reserve, const Tensor& dy,
-                      const Tensor& dhy, const Tensor& dcy, const Tensor& dx, const Tensor& dhx,
-                      const Tensor& dcx, const std::vector<Tensor>& dweights) {
+void cudnn_rnn_backward_cpu(const RnnArgs& a, const Tensor& x, const std::vector<Tensor>& weights,
+                            const Tensor& hx, const Tensor& cx, const Tensor& y, const Tensor& reserve,
+                            const Tensor& dy, const Tensor& dhy, const Tensor& dcy, const Tensor& dx,
+                            const Tensor& dhx, const Tensor& dcx, const std::vector<Tensor>& dweights) {
   MT_CHECK_NOT_IMPLEMENTED(a.mode == RnnMode::lstm && x.dtype() == ScalarType::Float,
                            "_cudnn_rnn on the CPU: only float32 LSTM has a fused kernel (oneDNN's)");
   const int64_t T = x.size(0), N = x.size(1), D = a.num_directions(), H = a.hidden_size, L = a.num_layers;
-  const int threads = onednn_sync_threads();
+  const int threads = rnn_threads(a, N);
   ReserveLayout rl = reserve_layout(a, T, N, threads);
   MT_CHECK(static_cast<size_t>(reserve.numel()) == rl.bytes,
            "oneDNN LSTM backward: the reserve does not match this forward (", reserve.numel(),
@@ -380,8 +390,8 @@ void rnn_backward_cpu(const RnnArgs& a, const Tensor& x, const std::vector<Tenso
 
 }  // namespace
 
-MT_REGISTER_KERNEL(cudnn_rnn_forward_stub, CPU, &rnn_forward_cpu);
-MT_REGISTER_KERNEL(cudnn_rnn_backward_stub, CPU, &rnn_backward_cpu);
+MT_REGISTER_KERNEL(cudnn_rnn_forward_stub, CPU, &cudnn_rnn_forward_cpu);
+MT_REGISTER_KERNEL(cudnn_rnn_backward_stub, CPU, &cudnn_rnn_backward_cpu);
 
 }  // namespace mt
 #endif

@@ -210,7 +210,10 @@ class RNNBase(Module):
     def check_input(self, input, batch_sizes):
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
-            raise ValueError(f"input must have the type {w.dtype}, got type {input.dtype}")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert input: "
+                f"input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
         expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
@@ -358,6 +361,8 @@ class RNNBase(Module):
                 h0 = h0.index_select(1, input.sorted_indices)
                 if c0 is not None:
                     c0 = c0.index_select(1, input.sorted_indices)
+        if not packed and x.shape[0] == 0:  # PyTorch's check, after the hidden-state ones
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         if not packed and _use_cudnn(self, x, h0, c0):
             out, hn, cn, _ = _C._cudnn_rnn(
                 x,
