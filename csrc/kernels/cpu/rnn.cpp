@@ -40,9 +40,21 @@ dnnl::primitive_attr user_scratchpad() {
   return a;
 }
 
-std::optional<dnnl::reorder> reorder_if(const memory::desc& from, const memory::desc& to) {
+// A weight reorder; its scratchpad (if it wants one) is the call's own too.
+struct Reorder {
+  dnnl::reorder prim;
+  memory::desc scratch;
+  void run(dnnl::stream& s, const memory& from, const memory& to) const {
+    std::unordered_map<int, memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    if (scratch.get_size()) args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch, engine()));
+    prim.execute(s, args);
+  }
+};
+
+std::optional<Reorder> reorder_if(const memory::desc& from, const memory::desc& to) {
   if (from == to) return std::nullopt;
-  return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+  auto pd = dnnl::reorder::primitive_desc(engine(), from, engine(), to, user_scratchpad());
+  return Reorder{dnnl::reorder(pd), pd.scratchpad_desc()};
 }
 
 enum Kind : int64_t { kInference, kTraining, kBackward };
@@ -55,7 +67,7 @@ struct Plan {
   dnnl::primitive prim;
   memory::desc wl, wi, dwl, dwi, ws, scratch;  // the primitive's layouts
   memory::desc user_wl, user_wi;               // ldgoi
-  std::optional<dnnl::reorder> r_wl, r_wi, r_dwl, r_dwi;
+  std::optional<Reorder> r_wl, r_wi, r_dwl, r_dwi;
 };
 
 struct Geo {
@@ -207,12 +219,12 @@ LayerWeights layer_weights(const RnnArgs& a, const std::vector<Tensor>& weights,
       for (int64_t k = 0; k < G; ++k) w.bias[static_cast<size_t>(d * G + k)] = bi[k] + bh[k];
     }
   }
-  auto place = [&](const memory::desc& user, const memory::desc& want, const std::optional<dnnl::reorder>& r,
+  auto place = [&](const memory::desc& user, const memory::desc& want, const std::optional<Reorder>& r,
                    std::vector<float>& buf) {
     memory m(user, engine(), buf.data());
     if (!r) return m;
     memory out(want, engine());
-    r->execute(s, m, out);
+    r->run(s, m, out);
     return out;
   };
   w.wl = place(p.user_wl, p.wl, p.r_wl, w.wl_user);
@@ -360,11 +372,11 @@ void cudnn_rnn_backward_cpu(const RnnArgs& a, const Tensor& x, const std::vector
       p->prim.execute(s, args);
       // back to PyTorch's layout: ldgoi, the directions one after the other
       std::vector<float> ul(static_cast<size_t>(D * G * g.in)), ui(static_cast<size_t>(D * G * H));
-      auto back = [&](const memory& from, const memory::desc& user, const std::optional<dnnl::reorder>& r,
+      auto back = [&](const memory& from, const memory::desc& user, const std::optional<Reorder>& r,
                       std::vector<float>& buf) {
         memory to(user, engine(), buf.data());
         if (r)
-          r->execute(s, const_cast<memory&>(from), to);
+          r->run(s, from, to);
         else
           std::memcpy(buf.data(), from.get_data_handle(), user.get_size());
       };
