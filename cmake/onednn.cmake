@@ -1,6 +1,6 @@
-# oneDNN (>= 3.0) for the CPU convolutions and float GEMM: the NVIDIA-free OpenMP build from PyPI (onednn-devel-cpu-gomp, a build
-# requirement on Linux x86_64; its runtime onednn-cpu-gomp a dependency), else a system one (find_package). Without
-# it the convolutions stay on im2col + OpenBLAS (csrc/kernels/cpu/conv.cpp), so the build never requires it.
+# oneDNN (>= 3.0) for the CPU convolutions, float GEMM and LSTM: the NVIDIA-free OpenMP build from PyPI
+# (onednn-devel-cpu-gomp, a build requirement on Linux x86_64; its runtime onednn-cpu-gomp a dependency), else a
+# system one (find_package). Without it the convolutions stay on im2col + OpenBLAS (csrc/kernels/cpu/conv.cpp), so the build never requires it.
 # MINITORCH_ONEDNN=OFF forces the fallback.
 option(MINITORCH_ONEDNN "use oneDNN for CPU convolutions when found" ON)
 set(MINITORCH_HAS_ONEDNN OFF)
@@ -34,7 +34,8 @@ for f in md.distribution('onednn-devel-cpu-gomp').files:
     # their ccache entries); the library is linked by path, the imported target's include directory may be a
     # temporary one.
     set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/csrc/kernels/cpu/conv.cpp
-                                ${CMAKE_CURRENT_SOURCE_DIR}/csrc/kernels/cpu/blas.cpp PROPERTIES
+                                ${CMAKE_CURRENT_SOURCE_DIR}/csrc/kernels/cpu/blas.cpp
+                                ${CMAKE_CURRENT_SOURCE_DIR}/csrc/kernels/cpu/rnn.cpp PROPERTIES
                                 INCLUDE_DIRECTORIES "${_dnnl_inc}" COMPILE_DEFINITIONS MINITORCH_WITH_ONEDNN=1)
     target_link_libraries(minitorch_core PUBLIC "${_dnnl_lib}")
     if(DNNL_CPU_THREADING_RUNTIME STREQUAL "OMP")  # omp_set_num_threads: torch.set_num_threads reaches it

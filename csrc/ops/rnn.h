@@ -1,5 +1,5 @@
-// The fused recurrent layers (nn.RNN/LSTM/GRU as one op): cuDNN's RNN on CUDA. The modules' composite path
-// (python/minitorch/nn/modules/rnn.py) serves every other case.
+// The fused recurrent layers (nn.RNN/LSTM/GRU as one op): cuDNN's RNN on CUDA, oneDNN's LSTM (float32) on the
+// CPU. The modules' composite path (python/minitorch/nn/modules/rnn.py) serves every other case.
 #pragma once
 #include <tuple>
 #include <vector>
@@ -23,8 +23,8 @@ struct RnnArgs {
 // input [T, N, in] ([N, T, in] when batch_first); weights per layer and direction (layer-major):
 // weight_ih, weight_hh[, bias_ih, bias_hh] with PyTorch's shapes and gate order; hx [L*D, N, H];
 // cx [L*D, N, H] for LSTM, undefined otherwise. Returns (output, hy, cy, reserve): cy undefined except for
-// LSTM, reserve cuDNN's training buffer (bytes; empty when nothing was recorded). dropout must be 0 when
-// train is set and num_layers > 1 (cuDNN's dropout is not implemented here). Differentiable in input,
+// LSTM, reserve the library's training buffer (bytes; empty when nothing was recorded). dropout must be 0
+// when train is set and num_layers > 1 (cuDNN's dropout is not implemented here). Differentiable in input,
 // hx, cx and every weight.
 std::tuple<Tensor, Tensor, Tensor, Tensor> _cudnn_rnn(const Tensor& input, const std::vector<Tensor>& weights,
                                                       const Tensor& hx, const Tensor& cx, int64_t mode,
@@ -53,12 +53,12 @@ RnnGrads cudnn_rnn_backward(const Tensor& x, const std::vector<Tensor>& weights,
 std::tuple<Tensor, Tensor, Tensor, Tensor> cudnn_rnn(const Tensor& x, const std::vector<Tensor>& weights,
                                                      const Tensor& hx, const Tensor& cx, const RnnArgs& args);
 
-// True when this build has a fused RNN kernel for `d` (CUDA with cuDNN).
+// True when this build has a fused RNN kernel for `d` (CUDA with cuDNN; the CPU with oneDNN, LSTM float32).
 bool has_cudnn_rnn(Device d);
 
 // ---- Kernel interface: every tensor contiguous, one dtype, one device; outputs allocated by the front end
 // (y, hy, cy; dx, dhx, dcx and the weight gradients) and fully written by the kernel. The forward allocates
-// the reserve, whose size only cuDNN knows (undefined when `training` is false).
+// the reserve, whose size only cuDNN or oneDNN knows (undefined when `training` is false).
 using CudnnRnnForwardFn = void (*)(const RnnArgs& args, const Tensor& x, const std::vector<Tensor>& weights,
                                    const Tensor& hx, const Tensor& cx, bool training, const Tensor& y,
                                    const Tensor& hy, const Tensor& cy, Tensor& reserve);

@@ -24,6 +24,9 @@ void init_rnn(py::module_& m) {
   m.def(
       "_has_cudnn_rnn", [] { return has_cudnn_rnn(Device(DeviceType::CUDA, 0)); },
       "True when this build has cuDNN's RNN kernel for CUDA tensors.");
+  m.def(
+      "_has_onednn_rnn", [] { return has_cudnn_rnn(Device(DeviceType::CPU, 0)); },
+      "True when this build has oneDNN's LSTM kernel for CPU float32 tensors.");
 }
 
 }  // namespace mt

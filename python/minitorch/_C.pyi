@@ -2056,6 +2056,11 @@ def _has_cudnn_rnn() -> builtins.bool:
     True when this build has cuDNN's RNN kernel for CUDA tensors.
     """
 
+def _has_onednn_rnn() -> builtins.bool:
+    """
+    True when this build has oneDNN's LSTM kernel for CPU float32 tensors.
+    """
+
 def _hardshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex) -> Tensor: ...
 def _has_sleef() -> builtins.bool: ...
 def _has_vec_loop(name: str, f64: builtins.bool) -> builtins.bool: ...

@@ -3,6 +3,7 @@ twin added to the table without a case fails test_every_twin_has_a_case, and eac
 formula against finite differences in float64 (double backward where the twin is itself a gradient)."""
 
 import os
+import warnings
 
 import pytest
 from utils import REPO
@@ -51,10 +52,27 @@ def case_squeeze():
 
 
 def case_cudnn_rnn():
-    # The twin's kernels are cuDNN's (CUDA only): without a GPU this case cannot run (tests/ops/rnn/test_rnn_cudnn.py
-    # compares the path with the composite one on a GPU).
+    # The twin's kernels are cuDNN's on CUDA (tests/ops/rnn/test_rnn_cudnn.py compares the path with the composite
+    # one on a GPU) and oneDNN's float32 LSTM on the CPU: finite differences in float32 there, with steps and
+    # tolerances float32 rounding allows (a wrong gate or a missing term is off by far more).
     if not (torch.cuda.is_available() and torch._C._has_cudnn_rnn()):
-        pytest.skip("the cuDNN RNN twin needs a GPU and a build with cuDNN")
+        if not torch._C._has_onednn_rnn():
+            pytest.skip("the fused RNN twin needs a GPU and a build with cuDNN, or a build with oneDNN")
+        m = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+        ws = [p.detach().clone().requires_grad_() for p in m.parameters()]
+        h = r(4, 2, 4, seed=1, grad=False).float().requires_grad_()
+        c = r(4, 2, 4, seed=2, grad=False).float().requires_grad_()
+        x = r(5, 2, 3, grad=False).float().requires_grad_()
+
+        def fn(x, h0, c0, *ws):
+            out, hy, cy, _ = torch._C._cudnn_rnn(x, list(ws), h0, c0, 2, 4, 2, False, 0.0, True, True)
+            assert hy.grad_fn.name() == "CudnnRnnBackward0"
+            return out, hy, cy
+
+        with warnings.catch_warnings():  # gradcheck's "not double precision": float32 is the point here
+            warnings.simplefilter("ignore", UserWarning)
+            assert gradcheck(fn, (x, h, c, *ws), eps=1e-2, atol=2e-3, rtol=1e-2)
+        return
     from minitorch.nn.modules import rnn as rnn_mod
 
     enabled = rnn_mod.cudnn_rnn_enabled

@@ -467,10 +467,10 @@ void mark_forked() {
 }
 }  // namespace
 
-int onednn_sync_threads() {
+int onednn_sync_threads(int most) {
   static bool registered = (pthread_atfork(nullptr, nullptr, mark_forked), true);
   (void)registered;
-  int n = (g_forked.load() || in_parallel_region()) ? 1 : get_num_threads();
+  int n = (g_forked.load() || in_parallel_region()) ? 1 : std::min(get_num_threads(), std::max(most, 1));
   // Our pool's workers may still be spinning after the last op: on 2 cores they would take a core from
   // oneDNN's OpenMP threads for their whole spin.
   if (n > 1) parallel_yield_cores();

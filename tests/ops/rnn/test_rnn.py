@@ -285,7 +285,11 @@ def test_bad_inputs():
         m(minitorch.randn(2, 3, 4), (minitorch.randn(1, 2, 3), minitorch.randn(1, 3, 3)))
     with pytest.raises(RuntimeError, match="For batched 3-D input, hx and cx should also be 3-D but got"):
         m(minitorch.randn(2, 3, 4), (minitorch.randn(3, 3), minitorch.randn(3, 3)))
-    with pytest.raises(ValueError, match="input must have the type torch.float32, got type torch.float64"):
+    with pytest.raises(
+        ValueError,
+        match=r"RNN input dtype \(torch.float64\) does not match weight dtype \(torch.float32\). Convert input: "
+        r"input.to\(torch.float32\), or convert model: model.to\(torch.float64\)",
+    ):
         m(minitorch.randn(2, 3, 4, dtype=minitorch.float64))
     g = nn.GRU(4, 3)
     with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 3, 3\), got \[2, 3, 3\]"):

@@ -153,6 +153,7 @@ def test_choice_logic(monkeypatch):
     c0 = minitorch.zeros(4, 2, 4)
     flags = _C._get_cudnn_flags()
     monkeypatch.setattr(rnn_mod, "cudnn_rnn_enabled", True)
+    monkeypatch.setattr(rnn_mod, "onednn_rnn_enabled", False)  # the CPU's choice: test_rnn_onednn.py
     monkeypatch.setattr(_C, "_has_cudnn_rnn", lambda: True)
     assert rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)
     assert not rnn_mod._use_cudnn(m, fake_input(dev, is_cuda=False), h0, c0)  # CPU input
@@ -186,12 +187,16 @@ def test_choice_logic(monkeypatch):
 
 
 def test_cpu_modules_take_the_composite_path(monkeypatch):
+    # all but float32 LSTM (oneDNN's, test_rnn_onednn.py) whatever cudnn_rnn_enabled says
     monkeypatch.setattr(rnn_mod, "cudnn_rnn_enabled", True)
     for mode in MODES:
-        m = make(mode, input_size=3, hidden_size=4)
-        _, hn = m(minitorch.randn(5, 2, 3, requires_grad=True))
-        hy = hn[0] if mode == "LSTM" else hn
-        assert hy.grad_fn.name() != "CudnnRnnBackward0"
+        for dtype in (minitorch.float32, minitorch.float64):
+            if mode == "LSTM" and dtype == minitorch.float32:
+                continue
+            m = make(mode, input_size=3, hidden_size=4, dtype=dtype)
+            _, hn = m(minitorch.randn(5, 2, 3, requires_grad=True, dtype=dtype))
+            hy = hn[0] if mode == "LSTM" else hn
+            assert hy.grad_fn.name() != "CudnnRnnBackward0"
 
 
 def lstm_args(T=5, N=2, inp=3, H=4, L=1, D=1, dtype=minitorch.float32):
@@ -216,10 +221,15 @@ def call(x, ws, h, c, mode=2, H=4, L=1, bidir=False, dropout=0.0, train=False):
 
 def test_op_argument_checks():
     x, ws, h, c = lstm_args()
-    with pytest.raises(
-        NotImplementedError, match="Could not run '_cudnn_rnn' with arguments from the 'CPU' backend"
-    ):
-        call(x, ws, h, c)
+    # the CPU has a kernel for float32 LSTM only (with oneDNN; none at all without it)
+    cpu_refusal = (
+        "only float32 LSTM has a fused kernel|Could not run '_cudnn_rnn' with arguments from the 'CPU'"
+    )
+    xd, wsd, hd, cd = lstm_args(dtype=minitorch.float64)
+    with pytest.raises(NotImplementedError, match=cpu_refusal):
+        call(xd, wsd, hd, cd)
+    with pytest.raises(NotImplementedError, match=cpu_refusal):
+        call(x, [minitorch.randn(4, 3), minitorch.randn(4, 4)], h, None, mode=1)
     with pytest.raises(ValueError, match="Unknown cuDNN RNN mode 7"):
         call(x, ws, h, c, mode=7)
     with pytest.raises(RuntimeError, match="expected 2 or 4 weights, got 3"):

@@ -1,7 +1,8 @@
 """Recurrent layers (RNN, LSTM, GRU and their cells) with PyTorch's parameter names, shapes, initialization
 and gate order (LSTM i, f, g, o; GRU r, z, n with r applied to W_hn h + b_hn). Composed of recorded ops: the
 input projection of a whole layer is one GEMM, each time step one GEMM plus the gate arithmetic. On CUDA the
-layers can instead run as one fused cuDNN op (_C._cudnn_rnn, as PyTorch does), see _use_cudnn."""
+layers can instead run as one fused cuDNN op (_C._cudnn_rnn, as PyTorch does), and so can a float32 LSTM on the
+CPU, through oneDNN's LSTM primitive (PyTorch's CPU LSTM runs the same one), see _use_cudnn."""
 
 import math
 import numbers
@@ -26,20 +27,41 @@ _CUDNN_DTYPES = (_C.float16, _C.float32, _C.float64)
 # faster than the composite path there (docs/gpu-report.md, 2026-12-04). MINITORCH_CUDNN_RNN=0 turns it off;
 # assign minitorch.nn.modules.rnn.cudnn_rnn_enabled at run time to compare both paths.
 cudnn_rnn_enabled = os.environ.get("MINITORCH_CUDNN_RNN", "1") != "0"
+# The CPU's fused LSTM (oneDNN) is on by default too: 15-60x faster than the composite path at one thread
+# (benchmarks/README.md, twelfth session) and within float32 rounding of it (tests/ops/rnn/test_rnn_onednn.py).
+# torch.backends.mkldnn.enabled = False turns it off, as in PyTorch; so do MINITORCH_ONEDNN_RNN=0 and
+# minitorch.nn.modules.rnn.onednn_rnn_enabled = False.
+onednn_rnn_enabled = os.environ.get("MINITORCH_ONEDNN_RNN", "1") != "0"
+
+
+def _use_onednn(module, x):
+    """Whether oneDNN's LSTM takes a CPU call: float32 LSTM (oneDNN has no float64 RNN, and GRU/RNN are at
+    parity with PyTorch's own CPU loops), torch.backends.mkldnn.enabled, a build with oneDNN, no CPU autocast."""
+    return (
+        onednn_rnn_enabled
+        and module.mode == "LSTM"
+        and x.dtype == _C.float32
+        and _C._get_mkldnn_enabled()
+        and _C._has_onednn_rnn()
+        and not _C._is_autocast_enabled("cpu")
+    )
 
 
 def _use_cudnn(module, x, h0, c0):
-    """Whether the fused cuDNN op takes this call: a non-empty time-major CUDA input of float16/32/64 whose
-    states and weights share its device and dtype, torch.backends.cudnn.enabled, a build with cuDNN's RNN,
-    no projection, no dropout between layers in training and no autocast region (the composite path's ops
-    have the autocast policies). Packed sequences never get here."""
-    if not (cudnn_rnn_enabled and x.is_cuda and _C._get_cudnn_flags()[0] and _C._has_cudnn_rnn()):
+    """Whether the fused op takes this call: a non-empty time-major input whose states and weights share its
+    device and dtype, on CUDA (float16/32/64, torch.backends.cudnn.enabled, a build with cuDNN's RNN) or on
+    the CPU (see _use_onednn), no projection, no dropout between layers in training and no autocast region
+    (the composite path's ops have the autocast policies). Packed sequences never get here."""
+    if x.is_cuda:
+        if not (cudnn_rnn_enabled and _C._get_cudnn_flags()[0] and _C._has_cudnn_rnn()):
+            return False
+        if x.dtype not in _CUDNN_DTYPES or _C._is_autocast_enabled("cuda"):
+            return False
+    elif x.device.type != "cpu" or not _use_onednn(module, x):
         return False
-    if x.dtype not in _CUDNN_DTYPES or x.numel() == 0:
+    if x.numel() == 0:
         return False
     if module.proj_size > 0 or (module.dropout > 0 and module.training and module.num_layers > 1):
-        return False
-    if _C._is_autocast_enabled("cuda"):
         return False
     for t in [h0, c0, *module._flat_weights]:
         if t is not None and (t.device != x.device or t.dtype != x.dtype):
@@ -188,7 +210,10 @@ class RNNBase(Module):
     def check_input(self, input, batch_sizes):
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
-            raise ValueError(f"input must have the type {w.dtype}, got type {input.dtype}")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert input: "
+                f"input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
         expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
@@ -336,6 +361,8 @@ class RNNBase(Module):
                 h0 = h0.index_select(1, input.sorted_indices)
                 if c0 is not None:
                     c0 = c0.index_select(1, input.sorted_indices)
+        if not packed and x.shape[0] == 0:  # PyTorch's check, after the hidden-state ones
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         if not packed and _use_cudnn(self, x, h0, c0):
             out, hn, cn, _ = _C._cudnn_rnn(
                 x,
