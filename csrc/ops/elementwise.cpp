@@ -198,7 +198,9 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
                              "use the `~` or `logical_not()` operator instead.");
   if (r == OpRule::Bitwise && is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
-  if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common))
+  // PyTorch's logaddexp has a complex kernel, logaddexp2 has none
+  if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common) &&
+      !(op == BinaryOp::logaddexp && is_complex(common)))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   if (op == BinaryOp::_hypot && !is_floating(common))
     dtype_not_implemented(kernel_name("hypot", dev), common);

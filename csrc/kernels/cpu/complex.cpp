@@ -146,6 +146,21 @@ std::complex<T> int_pow(std::complex<T> z, int n) {
   return inv ? cdiv<T>(C(T(1)), r) : r;
 }
 
+// log(exp(a) + exp(b)) as PyTorch's complex kernel: the operand with the larger real part factored out, NaN
+// spreading, and real parts that are both -inf or both +inf handled apart (their difference is NaN)
+template <typename T>
+std::complex<T> logaddexp_c(std::complex<T> a, std::complex<T> b) {
+  using C = std::complex<T>;
+  if (is_nan_c(a)) return C(std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN());
+  if (is_nan_c(b)) return C(std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN());
+  const C lo = a.real() < b.real() ? a : b, hi = a.real() < b.real() ? b : a;
+  if (!std::isfinite(lo.real()) && lo.real() == hi.real()) {
+    if (lo.real() < T(0)) return lo;
+    return unary_value(UnaryOp::log, unary_value(UnaryOp::exp, lo) + unary_value(UnaryOp::exp, hi));
+  }
+  return unary_value(UnaryOp::log1p, unary_value(UnaryOp::exp, lo - hi)) + hi;
+}
+
 template <typename T>
 void binary_loop(const TensorIter& it, BinaryOp op) {
   using C = std::complex<T>;
@@ -187,6 +202,8 @@ void binary_loop(const TensorIter& it, BinaryOp op) {
         if (a == C(T(0))) return b.real() > T(0) ? C(T(0)) : std::pow(a, b);
         return std::pow(a, b);
       });
+    case BinaryOp::logaddexp:
+      return body([](C a, C b) { return logaddexp_c<T>(a, b); });
     default:
       MT_INTERNAL_ASSERT(false, "complex binary op without a value");
   }
@@ -220,6 +237,7 @@ void complex_binary_cpu(const TensorIter& it, BinaryOp op) {
     case BinaryOp::pow:
     case BinaryOp::eq:
     case BinaryOp::ne:
+    case BinaryOp::logaddexp:
       break;
     default:
       refuse(binary_op_name(op), dt);

@@ -191,6 +191,22 @@ __device__ Cx<T> unary_value(UnaryOp op, Cx<T> z) {
   }
 }
 
+// log(exp(a) + exp(b)) as the CPU kernel's logaddexp_c (kernels/cpu/complex.cpp)
+template <typename T>
+struct LogaddexpC {
+  __device__ Cx<T> operator()(Cx<T> a, Cx<T> b) const {
+    using C = Cx<T>;
+    const T nan = ::cuda::std::numeric_limits<T>::quiet_NaN();
+    if (::isnan(a.real()) || ::isnan(a.imag()) || ::isnan(b.real()) || ::isnan(b.imag())) return C(nan, nan);
+    const C lo = a.real() < b.real() ? a : b, hi = a.real() < b.real() ? b : a;
+    if (!::isfinite(lo.real()) && lo.real() == hi.real()) {
+      if (lo.real() < T(0)) return lo;
+      return unary_value(UnaryOp::log, unary_value(UnaryOp::exp, lo) + unary_value(UnaryOp::exp, hi));
+    }
+    return unary_value(UnaryOp::log1p, unary_value(UnaryOp::exp, lo - hi)) + hi;
+  }
+};
+
 template <typename T>
 struct UnaryC {
   UnaryOp op;
@@ -291,6 +307,9 @@ void complex_binary_cuda(const TensorIter& it, BinaryOp op) {
       case BinaryOp::eq:
       case BinaryOp::ne:
         gpu_kernel<bool, Cx<T>, Cx<T>>(it, CompareC<T>{op == BinaryOp::eq});
+        return;
+      case BinaryOp::logaddexp:
+        gpu_kernel<Cx<T>, Cx<T>, Cx<T>>(it, LogaddexpC<T>{});
         return;
       default:
         refuse(binary_op_name(op), dt);

@@ -406,6 +406,35 @@ def test_operators_and_pow():
     close(torch.tensor([1 + 1j], dtype=C128) / 0, np.array([complex(np.inf, np.inf)]))
 
 
+@pytest.mark.parametrize("dtype", [C64, C128])
+def test_logaddexp(dtype):
+    # exp of the result is exp(a) + exp(b) (the branch of the log aside); large real parts do not overflow
+    a, b = crandn(3, 4), crandn(4, seed=3)
+    tol = 1e-12 if dtype == C128 else 2e-5
+    r = torch.logaddexp(torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype))
+    assert r.dtype == dtype
+    close(r.exp(), np.exp(a) + np.exp(b), rtol=tol, atol=tol)
+    big = torch.logaddexp(torch.tensor([1000 + 1j], dtype=dtype), torch.tensor([999 - 0.5j], dtype=dtype))
+    want = 1000 + 1j + np.log1p(np.exp(-1 - 1.5j))
+    close(big, np.array([want]), rtol=tol, atol=tol)
+    # PyTorch 2.15's values at the special points (NaN spreads, equal infinite real parts)
+    inf, nan = float("inf"), float("nan")
+    z = torch.tensor([1 + 2j, complex(inf, 0), complex(-inf, 1), complex(nan, 0), 3 - 1j], dtype=C128)
+    w = torch.tensor([0.5 - 1j, complex(inf, 2), complex(-inf, 0), 1 + 1j, complex(-inf, 0)], dtype=C128)
+    got = np_of(torch.logaddexp(z, w))
+    np.testing.assert_allclose(got[[0, 4]], [0.10499301432446873 + 1.7889591478473275j, 3 - 1j], rtol=1e-12)
+    assert got[1].real == inf and np.isnan(got[1].imag)
+    assert got[2] == complex(-inf, 0) and np.isnan(got[3].real) and np.isnan(got[3].imag)
+    # a real operand promotes; the gradient follows the conjugate convention (gradcheck)
+    assert torch.logaddexp(torch.tensor([1 + 1j]), torch.tensor([2.0])).dtype == C64
+    x = torch.tensor(crandn(4, seed=4), dtype=C128, requires_grad=True)
+    y = torch.tensor(crandn(4, seed=5), dtype=C128, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda p, q: torch.logaddexp(p, q).abs(), (x, y))
+    # logaddexp2 has no complex kernel in PyTorch either
+    with pytest.raises(NotImplementedError, match="\"logaddexp2_cpu\" not implemented for 'ComplexFloat'"):
+        torch.logaddexp2(torch.tensor([1j]), torch.tensor([1j]))
+
+
 def test_comparisons_and_tests():
     t = torch.tensor([1 + 1j, 2 - 1j, complex(float("nan"), 1), complex(1, float("inf"))])
     assert (t == t.clone()).tolist() == [True, True, False, True]
