@@ -43,6 +43,7 @@ def check(f, args, in_dims):
 
 
 x34, y34, t34 = rand(3, 4), rand(3, 4), rand(3, 4)
+VAR = rand(3, 4).abs() + 0.1  # gaussian_nll_loss's var, shared: PyTorch refuses a batched one
 LOSSES = [
     ("kl_div", lambda a, b: torch.kl_div(a, b.abs(), 1), 2),
     ("kl_div_log_target", lambda a, b: torch.kl_div(a, b, 2, log_target=True), 2),
@@ -51,13 +52,10 @@ LOSSES = [
     ("bce_logits", lambda a, b: torch.binary_cross_entropy_with_logits(a, b.sigmoid(), None, None, 2), 2),
     ("margin_ranking", lambda a, b, c: torch.margin_ranking_loss(a, b, c.sign(), 0.1, 1), 3),
     ("margin_ranking_none", lambda a, b, c: torch.margin_ranking_loss(a, b, c.sign()), 3),
-    ("gaussian_nll", lambda a, b, c: F.gaussian_nll_loss(a, b, c.abs() + 0.1), 3),
+    ("gaussian_nll", lambda a, b: F.gaussian_nll_loss(a, b, VAR), 2),
     ("gaussian_nll_float", lambda a, b: F.gaussian_nll_loss(a, b, 0.5, full=True, reduction="sum"), 2),
-    (
-        "gaussian_nll_var_1d",
-        lambda a, b, c: F.gaussian_nll_loss(a, b, c[:, 0].abs() + 0.1, reduction="none"),
-        3,
-    ),
+    ("gaussian_nll_var_1d", lambda a, b: F.gaussian_nll_loss(a, b, VAR[:, 0], reduction="none"), 2),
+    ("gaussian_nll_var_col", lambda a, b: F.gaussian_nll_loss(a, b, VAR[:, :1], reduction="sum"), 2),
     ("triplet_distance", lambda a, b, c: F.triplet_margin_with_distance_loss(a, b, c), 3),
     (
         "triplet_distance_swap_custom",
@@ -79,6 +77,12 @@ def test_losses(name, f, n, dims):
     else:  # the other operands unbatched: the rule expands them, as shared arguments
         args, in_dims = (rand(5, 3, 4), x34, t34), (0, None, None)
     check(f, args[:n], in_dims[:n])
+
+
+def test_gaussian_nll_loss_batched_var_refused_as_pytorch():
+    x = rand(2, 3, 4)
+    with pytest.raises(RuntimeError, match="data-dependent control flow"):
+        vmap(F.gaussian_nll_loss)(x, x, x.abs())
 
 
 def test_loss_nested_vmap():
@@ -227,3 +231,51 @@ def test_alpha_dropout_eval_is_identity():
     assert_close(vmap(F.alpha_dropout)(x), x)
     y = rand(2, 3, 4)
     assert_close(vmap(F.feature_alpha_dropout)(y), y)
+
+
+def test_diff():
+    x = rand(3, 4, 5)
+    check(lambda a: torch.diff(a, 2), (x,), (0,))  # n=2 (diff's second argument is n, not dim)
+    check(lambda a: a.diff(1, 0), (x,), (2,))
+    check(lambda a: torch.diff(a, dim=0, prepend=a[:1]), (x,), (0,))
+    check(lambda a, b: torch.diff(a, 2, dim=1, append=b), (x, x[0, :, :2]), (0, None))
+
+
+def test_tril_triu_in_place_return_self():
+    x = rand(3, 4, 5)
+
+    def f(a):
+        b = a.clone()
+        assert b.triu_(1) is b
+        return b.tril_(2)
+
+    check(f, (x,), (0,))
+    check(f, (x,), (1,))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_multi_margin_loss(reduction):
+    x, t = rand(3, 4, 5), torch.randint(0, 5, (3, 4))
+    w = torch.rand(5, dtype=D)
+    check(lambda a, b: F.multi_margin_loss(a, b, reduction=reduction), (x, t), (0, 0))
+    check(
+        lambda a, b: F.multi_margin_loss(a, b, p=2, weight=w, reduction=reduction),
+        (x.movedim(0, 1), t[0]),
+        (1, None),
+    )
+    check(lambda a, b: F.multi_margin_loss(a[0], b[0], margin=0.5, reduction=reduction), (x, t), (0, 0))
+
+
+def test_index_put():
+    x = rand(3, 4, 5)
+    i, j = torch.tensor([0, 2, 0]), torch.tensor([1, 1, 3])
+    check(lambda a: a.index_put((i,), a[0]), (x,), (0,))
+    check(lambda a: a.index_put((i, j), torch.tensor(1.0, dtype=D), True), (x,), (1,))
+    check(lambda a: torch.index_put(a, (i,), a[1:4], accumulate=True), (x,), (0,))
+    check(lambda a: a.clone().index_put_((i, j), a[0, 0], accumulate=True), (x,), (2,))
+    ks = torch.randint(0, 4, (3, 2))
+    check(lambda a, k: a.index_put((k,), torch.zeros(5, dtype=D), True), (x, ks), (0, 0))
+    check(lambda k: torch.index_put(x[0], (k,), x[0, 0]), (ks,), (0,))
+    f = lambda a: a.index_put((i,), a[0])
+    nested = vmap(vmap(f))(x.reshape(3, 1, 4, 5).expand(3, 2, 4, 5))
+    assert_close(nested, torch.stack([f(a) for a in x]).unsqueeze(1).expand(3, 2, 4, 5))

@@ -309,7 +309,7 @@ for _names, _spec in (
         "cummax cummin logcumsumexp select narrow index_select Tensor.unfold",
         ((1, "dim"),),
     ),
-    ("F.glu diff", ((1, "dim", -1),)),
+    ("F.glu", ((1, "dim", -1),)),
     ("unbind", ((1, "dim", 0),)),
     ("F.normalize", ((2, "dim", 1),)),
     ("split chunk tensor_split Tensor.split split_with_sizes", ((2, "dim", 0),)),
@@ -321,6 +321,25 @@ for _names, _spec in (
     ("unflatten", ((1, "dim"),)),
 ):
     register_rule(*_names.split())(_dims_rule(*_spec))
+
+
+@register_rule("diff")
+def diff_rule(key, level, args, kwargs):
+    """Batching rule of diff(input, n=1, dim=-1, prepend, append): prepend/append join the input by cat's rule
+    at the logical level, then the dim is shifted past the batch dim."""
+    names = ("input", "n", "dim", "prepend", "append")
+    if len(args) > 5 or kwargs.keys() - set(names):
+        return fallback(key, level, args, kwargs)
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    x, n, dim = vals["input"], vals.get("n", 1), vals.get("dim", -1)
+    ends = [vals.get("prepend"), vals.get("append")]
+    if ends != [None, None]:
+        parts = [t for t in (ends[0], x, ends[1]) if t is not None]
+        if type(n) is not int or n < 1 or not all(is_tensor_like(t) and t.dim() == x.dim() for t in parts):
+            return fallback(key, level, args, kwargs)  # the op's own errors and n = 0, per entry
+        return call(key, call("cat", parts, dim), n, dim)
+    return _dim_op(key, level, (x, n, dim), {}, ((2, "dim"),))
 
 
 _REPEATS_NEED_SIZE = (
@@ -2590,16 +2609,89 @@ def margin_ranking_loss_rule(key, level, args, kwargs):
     return _per_entry_reduce(call("clamp_min", loss, 0), red, level)
 
 
+@register_rule("F.multi_margin_loss")
+def multi_margin_loss_rule(key, level, args, kwargs):
+    """F.multi_margin_loss: the batch folds into the samples (N), the loss runs with reduction='none' on the
+    (B * N, C) rows, then reduces per entry."""
+    vals = _bound(key, args, kwargs)
+    if vals is None or vals["size_average"] is not None or vals["reduce"] is not None:
+        return fallback(key, level, args, kwargs)
+    x, target, weight, red = vals["input"], vals["target"], vals["weight"], vals["reduction"]
+    if (
+        red not in ("none", "mean", "sum")
+        or not (is_tensor_like(x) and is_tensor_like(target))
+        or _bt(weight, level)
+    ):
+        return fallback(key, level, args, kwargs)
+    if x.dim() not in (1, 2) or target.dim() > 1 or target.numel() != (x.shape[0] if x.dim() == 2 else 1):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    size, c = _size(level), x.shape[-1]
+    rows = call("Tensor.reshape", _physical(x, level), (-1, c))
+    flat_t = call("Tensor.reshape", _physical(target, level), (-1,))
+    loss = call(key, rows, flat_t, vals["p"], vals["margin"], weight, reduction="none")
+    loss = BatchedTensor(
+        call("Tensor.reshape", loss, (size,) + tuple(target.shape[:1]) * (x.dim() == 2 or target.dim())),
+        level,
+    )
+    return _per_entry_reduce(loss, red, level)
+
+
+@register_rule("index_put", "Tensor.index_put", "index_put_", "Tensor.index_put_")
+def index_put_rule(key, level, args, kwargs):
+    """Batching rule of index_put(_): the batch's own arange joins the (integer) indices as the first advanced
+    index of the value, the indices and values padded to their logical ranks after the batch dim; bool masks
+    (a count per entry) run per entry."""
+    names = ("input", "indices", "values", "accumulate")
+    if len(args) > 4 or kwargs.keys() - set(names):
+        return fallback(key, level, args, kwargs)
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    x, indices, values, acc = (
+        vals["input"],
+        vals.get("indices"),
+        vals.get("values"),
+        vals.get("accumulate", False),
+    )
+    inplace = key.endswith("_")
+    if (
+        not isinstance(indices, (tuple, list))
+        or not indices
+        or not all(is_tensor_like(i) and not i.is_floating_point() and i.dtype != _C.bool for i in indices)
+        or not is_tensor_like(values)
+        or inplace
+        and not _bt(x, level)
+    ):
+        return fallback(
+            key, level, args, kwargs
+        )  # the op's errors (an in-place write into unbatched x), per entry
+    rank = max(i.dim() for i in indices)
+    size = _size(level)
+    vx = x._value if _bt(x, level) else _physical(x, level)
+    dev = x.device
+    bidx = call("Tensor.reshape", call("arange", size, device=dev), (size,) + (1,) * rank)
+    idx = (bidx,) + tuple(_padded(i, level, rank) if _bt(i, level) else i for i in indices)
+    target_rank = rank + x.dim() - len(indices)
+    v = _padded(values, level, target_rank) if _bt(values, level) else values
+    if inplace:
+        call("Tensor.index_put_", vx, idx, v, acc)
+        return x
+    return wrap(call("Tensor.index_put", vx, idx, v, acc), level)
+
+
 @register_rule("F.gaussian_nll_loss")
 def gaussian_nll_loss_rule(key, level, args, kwargs):
     """F.gaussian_nll_loss: a var of one dim fewer gets its trailing 1 at the logical level, then the
-    elementwise losses' rule (the batch dim on every operand, reduction='none', reduced per entry)."""
+    elementwise losses' rule (the batch dim on every operand, reduction='none', reduced per entry). A batched
+    var is refused as PyTorch refuses it (its negative-entries check is data-dependent control flow)."""
     vals = _bound(key, args, kwargs)
     if vals is None or vals["reduction"] not in ("none", "mean", "sum"):
         return fallback(key, level, args, kwargs)
     x, target, var = vals["input"], vals["target"], vals["var"]
     if not is_tensor_like(x) or not (is_tensor_like(var) or type(var) is float):
         return fallback(key, level, args, kwargs)
+    if _bt(var, level):
+        # PyTorch's `if torch.any(var < 0)`: data-dependent control flow on a batched var, refused in its words
+        bool(call("any", call("lt", var, 0)))
     if is_tensor_like(var) and tuple(var.shape) != tuple(x.shape) and tuple(var.shape) == tuple(x.shape[:-1]):
         var = call("Tensor.unsqueeze", var, -1)
     return elementwise_loss_rule(
@@ -2839,6 +2931,17 @@ _SPELLINGS = re.compile(r"([a-z_0-9]+)(?:\[([a-z_ ]*)\])?")
 PYTHON_KEYS = frozenset(RULES)
 
 
+def _returning_self(rule):
+    """An in-place form of a rule that calls the op on the value: the write lands in self's value, and the
+    result is self itself, as the in-place method's."""
+
+    def inplace(key, level, args, kwargs):
+        rule(key, level, args, kwargs)
+        return args[0]
+
+    return inplace
+
+
 def _register_schema_rules():
     """The batching rules csrc/ops/ops.schema declares with each op (`vmap:`, a Python expression over this
     module's rules; elementwise kinds default to pointwise, which also covers their in-place forms), under every
@@ -2855,6 +2958,9 @@ def _register_schema_rules():
             register_rule(spelling)(rule)
             if rule is pointwise and ("inplace" in forms or "torch_inplace" in forms):
                 register_rule(spelling + "_", "Tensor." + spelling + "_")(pointwise)
+            elif "inplace" in forms and "Tensor." + spelling + "_" not in RULES:
+                # the rule runs the method on the value (tril_/triu_ write each entry's trailing dims)
+                register_rule("Tensor." + spelling + "_")(_returning_self(rule))
 
 
 _register_schema_rules()
