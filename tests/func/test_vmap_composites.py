@@ -279,3 +279,20 @@ def test_index_put():
     f = lambda a: a.index_put((i,), a[0])
     nested = vmap(vmap(f))(x.reshape(3, 1, 4, 5).expand(3, 2, 4, 5))
     assert_close(nested, torch.stack([f(a) for a in x]).unsqueeze(1).expand(3, 2, 4, 5))
+
+
+@pytest.mark.parametrize(
+    "name", ["kl_div", "margin_ranking", "triplet", "gaussian_nll", "triplet_distance", "hinge"]
+)
+def test_loss_gradients_through_the_rules(name):
+    f, n = next((c[1], c[2]) for c in LOSSES if c[0] == name)
+    args = [rand(4, 3, 4).requires_grad_() for _ in range(n)]
+    vmap(f)(*args).sum().backward()
+    got = [a.grad for a in args]
+    plain = [a.detach().clone().requires_grad_() for a in args]
+    loop(f, (0,) * n)(*plain).sum().backward()
+    for g, p in zip(got, plain):
+        if p.grad is None:  # an operand reached through sign(): no gradient either way
+            assert g is None
+        else:
+            assert_close(g, p.grad)
