@@ -2574,7 +2574,10 @@ def _bound(key, args, kwargs):
 
     try:
         b = inspect.signature(_original(key)).bind(*args, **kwargs)
-    except (TypeError, ValueError):  # ValueError: a builtin without a signature (a C++ op replacing the composite)
+    except (
+        TypeError,
+        ValueError,
+    ):  # ValueError: a builtin without a signature (a C++ op replacing the composite)
         return None
     b.apply_defaults()
     return dict(b.arguments)
