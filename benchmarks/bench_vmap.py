@@ -7,8 +7,8 @@ on and off) dominates, beside PyTorch run by --oracle in a second process.
 The issue's target is vmap at least 5x faster than the loop (minitorch against minitorch). A report, not a
 test. Then, per op (--ops-only for these alone), vmap by the op's batching rule against the per-entry loop
 fallback the op took before it had one (issue 31: torch.fft, the linalg solves, kron, cdist; renorm, cov/corrcoef,
-householder_product, block_diag, inner, hstack), beside PyTorch's vmap.
-Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only]
+householder_product, block_diag, inner, hstack; the Python composites: pdist, histc, losses, ...), beside PyTorch's vmap.
+Usage: PYTHONPATH=python python benchmarks/bench_vmap.py [--batch 64] [--repeats 5] [--ops-only [--ops NAME ...]]
 """
 
 import argparse
@@ -132,11 +132,33 @@ OP_CASES = {
     ),
     "inner 4x8, 6x8": ("inner", "lambda a, b: lib.inner(a, b)", [(4, 8), (6, 8)]),
     "hstack 2 x (4x3)": ("hstack", "lambda a, b: lib.hstack([a, b])", [(4, 3), (4, 3)]),
+    # the Python composites (twelfth session)
+    "pdist 32x16": ("pdist", "lambda x: lib.pdist(x)", [(32, 16)]),
+    "histc 32x16, 10 bins": ("histc", "lambda x: lib.histc(x, 10)", [(32, 16)]),
+    "kl_div 32x16 (torch.*)": ("kl_div", "lambda a, b: lib.kl_div(a, b.abs(), 1)", [(32, 16), (32, 16)]),
+    "margin_ranking_loss 64 (torch.*)": (
+        "margin_ranking_loss",
+        "lambda a, b, c: lib.margin_ranking_loss(a, b, c.sign(), 0.1, 1)",
+        [(64,), (64,), (64,)],
+    ),
+    "F.gaussian_nll_loss 32x16": (
+        "F.gaussian_nll_loss",
+        "lambda a, b: lib.nn.functional.gaussian_nll_loss(a, b, 0.5)",
+        [(32, 16), (32, 16)],
+    ),
+    "repeat_interleave 32x16, 2": ("repeat_interleave", "lambda x: lib.repeat_interleave(x, 2)", [(32, 16)]),
+    "index_put 16x8": (
+        "index_put",
+        "lambda x, v: lib.index_put(x, (lib.tensor([0, 3, 3]),), v, accumulate=True)",
+        [(16, 8), (8,)],
+    ),
+    "diff 32x16, n=2": ("diff", "lambda x: lib.diff(x, 2)", [(32, 16)]),
 }
 
 
-def op_rows(repeats, min_time, batch=OPS_BATCH):
-    """Per op: minitorch's vmap by its rule, by the loop fallback (the rule taken out for the run), PyTorch's."""
+def op_rows(repeats, min_time, batch=OPS_BATCH, only=()):
+    """Per op: minitorch's vmap by its rule, by the loop fallback (the rule taken out for the run), PyTorch's;
+    `only`: substrings of the case names to run (all when empty)."""
     from minitorch.func import _batched
 
     rng = np.random.default_rng(0)
@@ -155,7 +177,9 @@ def op_rows(repeats, min_time, batch=OPS_BATCH):
             targs = [real_torch.from_numpy(d.copy()) for d in data]
             cols[(name, "torch")] = lambda g=g, targs=targs: real_torch.func.vmap(g)(*targs)
     times = {}
-    for name in OP_CASES:
+    for name in list(OP_CASES):
+        if only and not any(o in name for o in only):
+            continue
         times[(name, "rule")] = bench({0: cols[(name, "rule")]}, repeats, min_time)[0]
         rule = _batched.RULES.pop(keys[name])
         try:
@@ -170,6 +194,8 @@ def op_rows(repeats, min_time, batch=OPS_BATCH):
     print("| op (entry shapes) | rule | loop fallback | loop/rule | PyTorch vmap | R = PyTorch/ours |")
     print("|---|---|---|---|---|---|")
     for name in OP_CASES:
+        if (name, "rule") not in times:
+            continue
         r, lp = times[(name, "rule")], times[(name, "loop")]
         t = times.get((name, "torch"))
         tail = f"{fmt(t)} | {t / r:.2f}" if t else "- | -"
@@ -301,6 +327,9 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per repeat (approximately)")
     ap.add_argument("--ops-only", action="store_true", help="only the per-op rule vs loop table")
     ap.add_argument("--ops-batch", type=int, default=OPS_BATCH, help="entries vmapped in the per-op table")
+    ap.add_argument(
+        "--ops", nargs="*", default=(), help="only the per-op cases whose names contain one of these"
+    )
     ap.add_argument("--entry-only", action="store_true", help="only the transform-entry table")
     ap.add_argument("--oracle", default=None, help="a Python that imports real PyTorch (entry table)")
     args = ap.parse_args()
@@ -308,7 +337,7 @@ def main():
         entry_rows(find_torch_python(args.oracle), args.repeats, min(args.min_time, 0.1))
         return
     if args.ops_only:
-        op_rows(args.repeats, args.min_time, args.ops_batch)
+        op_rows(args.repeats, args.min_time, args.ops_batch, args.ops)
         return
     rng = np.random.default_rng(0)
     w_np = weights(args.channels, 10, rng)

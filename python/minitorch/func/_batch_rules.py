@@ -309,7 +309,7 @@ for _names, _spec in (
         "cummax cummin logcumsumexp select narrow index_select Tensor.unfold",
         ((1, "dim"),),
     ),
-    ("F.glu diff", ((1, "dim", -1),)),
+    ("F.glu", ((1, "dim", -1),)),
     ("unbind", ((1, "dim", 0),)),
     ("F.normalize", ((2, "dim", 1),)),
     ("split chunk tensor_split Tensor.split split_with_sizes", ((2, "dim", 0),)),
@@ -323,13 +323,70 @@ for _names, _spec in (
     register_rule(*_names.split())(_dims_rule(*_spec))
 
 
+@register_rule("diff")
+def diff_rule(key, level, args, kwargs):
+    """Batching rule of diff(input, n=1, dim=-1, prepend, append): prepend/append join the input by cat's rule
+    at the logical level, then the dim is shifted past the batch dim."""
+    names = ("input", "n", "dim", "prepend", "append")
+    if len(args) > 5 or kwargs.keys() - set(names):
+        return fallback(key, level, args, kwargs)
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    x, n, dim = vals["input"], vals.get("n", 1), vals.get("dim", -1)
+    ends = [vals.get("prepend"), vals.get("append")]
+    if ends != [None, None]:
+        parts = [t for t in (ends[0], x, ends[1]) if t is not None]
+        if type(n) is not int or n < 1 or not all(is_tensor_like(t) and t.dim() == x.dim() for t in parts):
+            return fallback(key, level, args, kwargs)  # the op's own errors and n = 0, per entry
+        return call(key, call("cat", parts, dim), n, dim)
+    return _dim_op(key, level, (x, n, dim), {}, ((2, "dim"),))
+
+
+_REPEATS_NEED_SIZE = (
+    "repeat_interleave: vmapping over the `repeats` tensor requires the `output_size` argument to be specified, "
+    "because the size of the output equals the sum of `repeats`, which is data-dependent and may differ between "
+    "batch elements. Please pass output_size, e.g. output_size=int(repeats.sum(-1).max())."
+)
+
+
 @register_rule("repeat_interleave")
 def repeat_interleave_rule(key, level, args, kwargs):
-    """Batching rule of repeat_interleave: the dim is shifted; dim=None (which flattens) and tensor repeats
-    (entries could get different lengths) run per entry."""
-    if _get(args, kwargs, 2, "dim") is None or is_tensor_like(_get(args, kwargs, 1, "repeats")):
-        return fallback(key, level, args, kwargs)  # dim=None flattens; tensor repeats give ragged entries
-    return _dim_op(key, level, args, kwargs, ((2, "dim"),))
+    """Batching rule of repeat_interleave: dim=None flattens each entry first; shared repeats (an int or an
+    unbatched tensor: every entry gets the same length) go to the op with the dim shifted; batched repeats need
+    output_size (PyTorch's error otherwise) and gather by each entry's own index list (cumsum, searchsorted)."""
+    names = ("input", "repeats", "dim", "output_size")
+    if len(args) > 4 or kwargs.keys() - set(names):
+        return fallback(key, level, args, kwargs)
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    x, repeats, dim, output_size = (vals.get(n) for n in names)
+    if repeats is None:  # repeat_interleave(repeats): the indices 0..n-1, each repeated
+        if not is_tensor_like(x) or x.dim() > 1:
+            return fallback(key, level, args, kwargs)
+        x, repeats = call("arange", x.shape[0] if x.dim() else 1, device=x.device), x
+    if not (_bt(x, level) or _bt(repeats, level)) or x.dim() == 0 and dim is not None:
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    if dim is None:
+        x, dim = call("Tensor.reshape", x, (-1,)), 0
+    if not _bt(repeats, level):
+        v = _physical(x, level)
+        d = _shift(dim, v.dim() - 1)
+        extra = {} if output_size is None else {"output_size": output_size}
+        return wrap(call(key, v, repeats, dim=d, **extra), level)
+    if output_size is None:
+        raise RuntimeError(_REPEATS_NEED_SIZE)
+    if repeats.dim() > 1 or repeats.is_floating_point():
+        return fallback(key, level, args, kwargs)
+    d = _wrap_dim(dim, x.dim())
+    n = x.shape[d]
+    reps = call("Tensor.expand", repeats, (n,)) if repeats.dim() == 0 or repeats.shape[0] == 1 else repeats
+    ends = call("cumsum", reps, 0)
+    # output position k reads the source index i with ends[i - 1] <= k < ends[i]
+    pos = call("arange", output_size, device=x.device)
+    idx = call("searchsorted", ends, pos, right=True)
+    idx = call("clamp_max", idx, max(n - 1, 0))
+    shape = (1,) * d + (output_size,) + (1,) * (x.dim() - d - 1)
+    return call("take_along_dim", x, call("Tensor.reshape", idx, shape), d)
 
 
 register_rule("F.cosine_similarity")(
@@ -1589,6 +1646,18 @@ def conv_transpose_rule(key, level, args, kwargs):
 
 for _nd in (1, 2, 3):
     register_rule(f"F.conv_transpose{_nd}d", f"conv_transpose{_nd}d")(conv_transpose_rule)
+
+
+@register_rule("F.adaptive_avg_pool2d", "adaptive_avg_pool2d")
+def adaptive_avg_pool2d_rule(key, level, args, kwargs):
+    """adaptive_avg_pool2d: the batch folds into N; a 2-D entry pooled to 1x1 (the one 2-D case the op takes,
+    its mean over the last two dims) is that mean at the logical level."""
+    x, size = args[0], _get(args, kwargs, 1, "output_size")
+    if _bt(x, level) and x.dim() == 2 and size in (1, (1, 1), [1, 1]) and len(args) + len(kwargs) == 2:
+        return call("mean", x, (-1, -2), keepdim=True)
+    return _fold_batch(key, level, args, kwargs, 2)
+
+
 register_rule("F.interpolate", "F.upsample", "F.upsample_nearest", "F.upsample_bilinear", "F.instance_norm")(
     _fold_rule(None)
 )
@@ -1861,7 +1930,9 @@ def dropout_rule(key, level, args, kwargs):
     """Batching rule of dropout: 'different' randomness drops elements of the whole batched value at once;
     'same' multiplies by one mask of the logical shape (other dropouts replay the RNG state per entry)."""
     p = _get(args, kwargs, 1, "p", 0.5)
-    training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", True)
+    # F.alpha_dropout and F.feature_alpha_dropout default to training=False: the input unchanged, nothing drawn
+    default = key not in ("F.alpha_dropout", "F.feature_alpha_dropout")
+    training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", default)
     inplace = _get(args, kwargs, 3, "inplace", False)
     if not training or p == 0:  # draws nothing (PyTorch's short cut): no randomness to ask for
         return pointwise(key, level, args, kwargs)
@@ -2269,6 +2340,8 @@ def stacks_rule(key, level, args, kwargs):
     from minitorch import _composite_shape as cs
 
     tensors = _get(args, kwargs, 0, "tensors")
+    if len(args) == 1 and not kwargs and _bt(tensors, level) and tensors.dim() > 0:
+        tensors = call("unbind", tensors, 0)  # a tensor is a sequence of its rows to ours, as in eager mode
     if len(args) != 1 or kwargs or not isinstance(tensors, (list, tuple)) or not tensors:
         return fallback(key, level, args, kwargs)  # out= or the op's own errors, per entry
     n, dim = _STACKS[key]
@@ -2487,12 +2560,389 @@ def prelu_rule(key, level, args, kwargs):
     return call("where", call("gt", x, 0), x, call("mul", w, x))
 
 
+# ----------------------------------------------------------------------------------------------- composites
+# Python composites of PyTorch's surface, batched by the rules of the public ops they are made of (so a C++
+# kernel replacing one of them later does not change what these rules compute).
+
+_INT_REDUCTION = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _bound(key, args, kwargs):
+    """The call's arguments by name, defaults filled in, from the eager function's signature; None when they
+    do not bind (the op's own TypeError comes from the per-entry fallback)."""
+    import inspect
+
+    try:
+        b = inspect.signature(_original(key)).bind(*args, **kwargs)
+    except (
+        TypeError,
+        ValueError,
+    ):  # ValueError: a builtin without a signature (a C++ op replacing the composite)
+        return None
+    b.apply_defaults()
+    return dict(b.arguments)
+
+
+def _int_reduction(vals):
+    red = vals.pop("reduction")
+    return _INT_REDUCTION.get(red) if type(red) is int else None
+
+
+@register_rule("kl_div", "hinge_embedding_loss", "triplet_margin_loss", "binary_cross_entropy_with_logits")
+def torch_loss_rule(key, level, args, kwargs):
+    """The torch.* spellings of losses (reduction an int): their F.* rule under the reduction's name."""
+    vals = _bound(key, args, kwargs)
+    red = None if vals is None else _int_reduction(vals)
+    if red is None:
+        return fallback(key, level, args, kwargs)
+    first = next(iter(vals))
+    return call("F." + key, vals.pop(first), **vals, reduction=red)
+
+
+@register_rule("margin_ranking_loss")
+def margin_ranking_loss_rule(key, level, args, kwargs):
+    """torch.margin_ranking_loss: max(0, -target * (input1 - input2) + margin), its operands broadcast at the
+    logical level, reduced per entry."""
+    vals = _bound(key, args, kwargs)
+    red = None if vals is None else _int_reduction(vals)
+    x1, x2, target = (None, None, None) if vals is None else (vals["input1"], vals["input2"], vals["target"])
+    if red is None or not all(is_tensor_like(t) for t in (x1, x2, target)):
+        return fallback(key, level, args, kwargs)  # the op's own TypeError, per entry
+    loss = call("add", call("mul", call("neg", target), call("sub", x1, x2)), vals["margin"])
+    return _per_entry_reduce(call("clamp_min", loss, 0), red, level)
+
+
+@register_rule("F.multi_margin_loss")
+def multi_margin_loss_rule(key, level, args, kwargs):
+    """F.multi_margin_loss: the batch folds into the samples (N), the loss runs with reduction='none' on the
+    (B * N, C) rows, then reduces per entry."""
+    vals = _bound(key, args, kwargs)
+    if vals is None or vals["size_average"] is not None or vals["reduce"] is not None:
+        return fallback(key, level, args, kwargs)
+    x, target, weight, red = vals["input"], vals["target"], vals["weight"], vals["reduction"]
+    if (
+        red not in ("none", "mean", "sum")
+        or not (is_tensor_like(x) and is_tensor_like(target))
+        or _bt(weight, level)
+    ):
+        return fallback(key, level, args, kwargs)
+    if x.dim() not in (1, 2) or target.dim() > 1 or target.numel() != (x.shape[0] if x.dim() == 2 else 1):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    size, c = _size(level), x.shape[-1]
+    rows = call("Tensor.reshape", _physical(x, level), (-1, c))
+    flat_t = call("Tensor.reshape", _physical(target, level), (-1,))
+    loss = call(key, rows, flat_t, vals["p"], vals["margin"], weight, reduction="none")
+    loss = BatchedTensor(
+        call("Tensor.reshape", loss, (size,) + tuple(target.shape[:1]) * (x.dim() == 2 or target.dim())),
+        level,
+    )
+    return _per_entry_reduce(loss, red, level)
+
+
+@register_rule("index_put", "Tensor.index_put", "index_put_", "Tensor.index_put_")
+def index_put_rule(key, level, args, kwargs):
+    """Batching rule of index_put(_): the batch's own arange joins the (integer) indices as the first advanced
+    index of the value, the indices and values padded to their logical ranks after the batch dim; bool masks
+    (a count per entry) run per entry."""
+    names = ("input", "indices", "values", "accumulate")
+    if len(args) > 4 or kwargs.keys() - set(names):
+        return fallback(key, level, args, kwargs)
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    x, indices, values, acc = (
+        vals["input"],
+        vals.get("indices"),
+        vals.get("values"),
+        vals.get("accumulate", False),
+    )
+    inplace = key.endswith("_")
+    if (
+        not isinstance(indices, (tuple, list))
+        or not indices
+        or not all(is_tensor_like(i) and not i.is_floating_point() and i.dtype != _C.bool for i in indices)
+        or not is_tensor_like(values)
+        or inplace
+        and not _bt(x, level)
+    ):
+        return fallback(
+            key, level, args, kwargs
+        )  # the op's errors (an in-place write into unbatched x), per entry
+    rank = max(i.dim() for i in indices)
+    size = _size(level)
+    vx = x._value if _bt(x, level) else _physical(x, level)
+    dev = x.device
+    bidx = call("Tensor.reshape", call("arange", size, device=dev), (size,) + (1,) * rank)
+    idx = (bidx,) + tuple(_padded(i, level, rank) if _bt(i, level) else i for i in indices)
+    target_rank = rank + x.dim() - len(indices)
+    v = _padded(values, level, target_rank) if _bt(values, level) else values
+    if inplace:
+        call("Tensor.index_put_", vx, idx, v, acc)
+        return x
+    return wrap(call("Tensor.index_put", vx, idx, v, acc), level)
+
+
+@register_rule("F.gaussian_nll_loss")
+def gaussian_nll_loss_rule(key, level, args, kwargs):
+    """F.gaussian_nll_loss: a var of one dim fewer gets its trailing 1 at the logical level, then the
+    elementwise losses' rule (the batch dim on every operand, reduction='none', reduced per entry). A batched
+    var is refused as PyTorch refuses it (its negative-entries check is data-dependent control flow)."""
+    vals = _bound(key, args, kwargs)
+    if vals is None or vals["reduction"] not in ("none", "mean", "sum"):
+        return fallback(key, level, args, kwargs)
+    x, target, var = vals["input"], vals["target"], vals["var"]
+    if not is_tensor_like(x) or not (is_tensor_like(var) or type(var) is float):
+        return fallback(key, level, args, kwargs)
+    if _bt(var, level):
+        # PyTorch's `if torch.any(var < 0)`: data-dependent control flow on a batched var, refused in its words
+        bool(call("any", call("lt", var, 0)))
+    if is_tensor_like(var) and tuple(var.shape) != tuple(x.shape) and tuple(var.shape) == tuple(x.shape[:-1]):
+        var = call("Tensor.unsqueeze", var, -1)
+    return elementwise_loss_rule(
+        key,
+        level,
+        (x, target, var),
+        {"full": vals["full"], "eps": vals["eps"], "reduction": vals["reduction"]},
+    )
+
+
+@register_rule("F.triplet_margin_with_distance_loss")
+def triplet_with_distance_rule(key, level, args, kwargs):
+    """F.triplet_margin_with_distance_loss at the logical level: the distance function (a user's too) runs on
+    the BatchedTensors, each of its ops by its own rule, then max(0, margin + d_pos - d_neg) reduced per entry."""
+    vals = _bound(key, args, kwargs)
+    if vals is None or vals["reduction"] not in ("none", "mean", "sum") or not vals["margin"] > 0:
+        return fallback(key, level, args, kwargs)  # the op's ValueErrors, per entry
+    a, pos, neg = vals["anchor"], vals["positive"], vals["negative"]
+    if not all(is_tensor_like(t) for t in (a, pos, neg)) or not a.dim() == pos.dim() == neg.dim():
+        return fallback(key, level, args, kwargs)
+    dist = vals["distance_function"]
+    if dist is None:
+        dist = lambda x1, x2: call("F.pairwise_distance", x1, x2)
+    d_pos, d_neg = dist(a, pos), dist(a, neg)
+    if vals["swap"]:
+        d_neg = call("minimum", d_neg, dist(pos, neg))
+    loss = call("clamp_min", call("sub", call("add", d_pos, vals["margin"]), d_neg), 0)
+    return _per_entry_reduce(loss, vals["reduction"], level)
+
+
+@register_rule("norm_except_dim")
+def composite_self_rule(key, level, args, kwargs):
+    """Composites whose every step is a method, an operator or a public torch function with a rule: they run on
+    the BatchedTensors themselves, each step by its own rule."""
+    return _original(key)(*args, **kwargs)
+
+
+@register_rule("pdist", "F.pdist")
+def pdist_rule(key, level, args, kwargs):
+    """pdist of each entry's (N, M) rows: the row pairs i < j picked by index_select (one shared index list),
+    differences normed over the last dim (p = 0 counts min(ceil(|d|), 1), as PyTorch's kernel)."""
+    x, p = args[0], _get(args, kwargs, 1, "p", 2.0)
+    if (
+        len(args) + len(kwargs) > 2
+        or kwargs.keys() - {"input", "p"}
+        or not _bt(x, level)
+        or x.dim() != 2
+        or not x.is_floating_point()
+        or type(p) not in (int, float)
+        or p < 0
+    ):
+        return fallback(key, level, args, kwargs)  # the op's own errors, per entry
+    n = x.shape[0]
+    if n < 2:  # no pairs: an empty result that still hangs off the input
+        return call("Tensor.__getitem__", call("sum", x, 1), slice(0, 0))
+    ij = _C.triu_indices(n, n, 1, device=x.device)
+    d = call("sub", call("index_select", x, 0, ij[0]), call("index_select", x, 0, ij[1]))
+    if p == 0:
+        return call("sum", call("clamp_max", call("ceil", call("abs", d)), 1.0), -1)
+    return call("Tensor.norm", d, p, 1)
+
+
+@register_rule("histc", "Tensor.histc")
+def histc_rule(key, level, args, kwargs):
+    """histc of every entry at once: each entry's own range (its min and max when min == max), bins by
+    PyTorch's linear interpolation in the input's dtype, counts by one scatter_add over the (B, bins) result."""
+    x = args[0]
+    vals = _bound("histc", args, kwargs)
+    if vals is None or not _bt(x, level) or x.dtype not in (_C.float32, _C.float64, _C.float16, _C.bfloat16):
+        return fallback(key, level, args, kwargs)
+    bins, lo, hi = vals["bins"], vals["min"], vals["max"]
+    if type(bins) is not int or bins <= 0 or type(lo) not in (int, float) or type(hi) not in (int, float):
+        return fallback(key, level, args, kwargs)
+    lo, hi = float(lo), float(hi)
+    if lo > hi:
+        return fallback(key, level, args, kwargs)  # the op's error, per entry
+    v = call("Tensor.reshape", call("Tensor.detach", x._value), (_size(level), -1))
+    dt, dev = x.dtype, x.device
+    if lo == hi and v.shape[1]:
+        lo_t, hi_t = call("amin", v, 1, True), call("amax", v, 1, True)
+        same = call("eq", lo_t, hi_t)
+        lo_t = call("where", same, call("sub", lo_t, 1), lo_t)
+        hi_t = call("where", same, call("add", hi_t, 1), hi_t)
+    else:
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        lo_t, hi_t = _C.full((), lo, dtype=dt, device=dev), _C.full((), hi, dtype=dt, device=dev)
+    if isinstance(lo_t, _C.Tensor) and lo_t.dim() == 0:
+        inside = call("logical_and", call("ge", v, lo), call("le", v, hi))  # Python bounds, as eager compares
+    else:
+        inside = call("logical_and", call("ge", v, lo_t), call("le", v, hi_t))
+    b = call(
+        "Tensor.to", call("div", call("mul", call("sub", v, lo_t), bins), call("sub", hi_t, lo_t)), _C.int64
+    )
+    b = call("clamp", call("masked_fill", b, call("logical_not", inside), 0), 0, bins - 1)
+    acc = _C.float64 if dt == _C.float64 else _C.float32
+    out = call("zeros", (_size(level), bins), dtype=acc, device=dev)
+    return wrap(call("Tensor.to", call("scatter_add", out, 1, b, call("Tensor.to", inside, acc)), dt), level)
+
+
+@register_rule("combinations")
+def combinations_rule(key, level, args, kwargs):
+    """combinations of each entry's elements: the index tuples are those of arange(n) (shared by the entries),
+    gathered from each entry by one index_select."""
+    vals = _bound(key, args, kwargs)
+    x = args[0]
+    if vals is None or not _bt(x, level) or x.dim() != 1 or type(vals["r"]) is not int or vals["r"] <= 0:
+        return fallback(key, level, args, kwargs)  # r = 0's empty result and the op's errors, per entry
+    r = vals["r"]
+    idx = _original(key)(_C.arange(x.shape[0], device=x.device), r, vals["with_replacement"])
+    picked = call("index_select", x, 0, idx.reshape(-1))
+    return call("Tensor.reshape", picked, tuple(idx.shape))
+
+
+@register_rule("linalg.tensorinv")
+def tensorinv_rule(key, level, args, kwargs):
+    """tensorinv at the logical level: each entry's square matrix view inverted by linalg.inv's rule."""
+    vals = _bound(key, args, kwargs)
+    if vals is None or vals["out"] is not None or type(vals["ind"]) is not int or vals["ind"] <= 0:
+        return fallback(key, level, args, kwargs)
+    A, ind = vals["A"], vals["ind"]
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    r = c = 1
+    for s in rows:
+        r *= s
+    for s in cols:
+        c *= s
+    if r != c:
+        return fallback(key, level, args, kwargs)  # the op's error, per entry
+    inv = call("linalg.inv", call("Tensor.reshape", A, (r, c)))
+    return call("Tensor.reshape", inv, cols + rows)
+
+
+@register_rule("linalg.tensorsolve")
+def tensorsolve_rule(key, level, args, kwargs):
+    """tensorsolve at the logical level: A's dims permuted, both operands viewed as a system, linalg.solve's
+    rule, the solution's view."""
+    vals = _bound(key, args, kwargs)
+    if vals is None or vals["out"] is not None or not all(is_tensor_like(vals[n]) for n in ("A", "B")):
+        return fallback(key, level, args, kwargs)
+    A, B, dims = vals["A"], vals["B"], vals["dims"]
+    if dims is not None:
+        nd = A.dim()
+        dims = [d % nd for d in dims]
+        A = call("Tensor.permute", A, [d for d in range(nd) if d not in dims] + dims)
+    xshape = tuple(A.shape[B.dim() :])
+    n = 1
+    for s in xshape:
+        n *= s
+    sol = call("linalg.solve", call("Tensor.reshape", A, (-1, n)), call("Tensor.reshape", B, (-1,)))
+    return call("Tensor.reshape", sol, xshape)
+
+
+@register_rule("spmm")
+def spmm_rule(key, level, args, kwargs):
+    """spmm of strided operands is mm (its rule); a sparse operand runs per entry."""
+    a, b = args[0], _get(args, kwargs, 1, "mat2")
+    if len(args) + len(kwargs) != 2 or not (is_tensor_like(a) and is_tensor_like(b)):
+        return fallback(key, level, args, kwargs)
+    if any(t.is_sparse or t.is_sparse_csr for t in (a, b)):
+        return fallback(key, level, args, kwargs)
+    return call("mm", a, b)
+
+
+@register_rule("tensor", "as_tensor", "asarray")
+def tensor_factory_rule(key, level, args, kwargs):
+    """torch.tensor/as_tensor/asarray of a batched tensor: the factory on the value (a copy or the same data,
+    dtype and device as asked), batched at the same level; nested data holding batched tensors runs per entry."""
+    data = args[0] if args else kwargs.get("data", kwargs.get("obj"))
+    rest = [a for a in args[1:]] + [v for k, v in kwargs.items() if k not in ("data", "obj")]
+    if not _bt(data, level) or any(_bt(a, level) for a in rest):
+        return fallback(key, level, args, kwargs)
+    kw = {k: v for k, v in kwargs.items() if k not in ("data", "obj")}
+    return wrap(call(key, data._value, *args[1:], **kw), level)
+
+
+@register_rule("is_same_size", "Tensor.is_same_size")
+def is_same_size_rule(key, level, args, kwargs):
+    """is_same_size compares the logical shapes: a Python bool, the same for every entry."""
+    a, b = args[0], _get(args, kwargs, 1, "other")
+    if not (is_tensor_like(a) and is_tensor_like(b)):
+        return fallback(key, level, args, kwargs)
+    return tuple(a.shape) == tuple(b.shape)
+
+
+def _dtype_stand_in(x, level):
+    """A tensor result_type sees as it sees x's entries: the dtype, and whether 0-d."""
+    if not _bt(x, level):
+        return x
+    return _C.empty((0,) if x.dim() else (), dtype=x.dtype, device=x.device)
+
+
+@register_rule("result_type")
+def result_type_rule(key, level, args, kwargs):
+    """result_type depends on each operand's dtype and whether it is 0-d: an unbatched stand-in of the logical
+    tensor answers the same (a dtype, the same for every entry)."""
+    args = tuple(_dtype_stand_in(a, level) for a in args)
+    kwargs = {k: _dtype_stand_in(v, level) for k, v in kwargs.items()}
+    return call(key, *args, **kwargs)
+
+
+@register_rule("svd_lowrank", "pca_lowrank")
+def lowrank_rule(key, level, args, kwargs):
+    """svd_lowrank/pca_lowrank draw a random basis: refused under randomness='error' (as PyTorch); with
+    'different' the op's own batched form on the values draws one basis per entry; 'same' replays the
+    generator state per entry."""
+    mode = _randomness(level)
+    if mode == "same":
+        return _same_by_replay(key, level, args, kwargs)
+    vals = _bound(key, args, kwargs)
+    if vals is None:
+        return fallback(key, level, args, kwargs)
+    first = next(iter(vals))
+    for n, v in vals.items():
+        if is_tensor_like(v) and v.dim() < 2:
+            return fallback(key, level, args, kwargs)  # the op's errors, per entry
+        if is_tensor_like(v):
+            vals[n] = _physical(v, level)
+    return wrap(call(key, vals.pop(first), **vals), level)
+
+
+@register_rule("lobpcg")
+def lobpcg_rule(key, level, args, kwargs):
+    """lobpcg with no initial X draws one at random: refused under randomness='error' (as PyTorch); with an X,
+    or another randomness, it runs per entry (its iterations branch on each entry's values)."""
+    vals = _bound(key, args, kwargs)
+    if vals is not None and vals["X"] is None:
+        _randomness(level)
+    return fallback(key, level, args, kwargs)
+
+
 # ----------------------------------------------------------------------------------------------- the schema's
 
 
 _SPELLINGS = re.compile(r"([a-z_0-9]+)(?:\[([a-z_ ]*)\])?")
 # the rules registered by the code above, which must not name an op of the schema (tests/func/test_func.py)
 PYTHON_KEYS = frozenset(RULES)
+
+
+def _returning_self(rule):
+    """An in-place form of a rule that calls the op on the value: the write lands in self's value, and the
+    result is self itself, as the in-place method's."""
+
+    def inplace(key, level, args, kwargs):
+        rule(key, level, args, kwargs)
+        return args[0]
+
+    return inplace
 
 
 def _register_schema_rules():
@@ -2511,6 +2961,9 @@ def _register_schema_rules():
             register_rule(spelling)(rule)
             if rule is pointwise and ("inplace" in forms or "torch_inplace" in forms):
                 register_rule(spelling + "_", "Tensor." + spelling + "_")(pointwise)
+            elif "inplace" in forms and "Tensor." + spelling + "_" not in RULES:
+                # the rule runs the method on the value (tril_/triu_ write each entry's trailing dims)
+                register_rule("Tensor." + spelling + "_")(_returning_self(rule))
 
 
 _register_schema_rules()
