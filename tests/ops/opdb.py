@@ -135,7 +135,12 @@ class Op:
 
     def verdict(self, dtype):
         """PyTorch's CPU verdict for `dtype` (a name): ("ok", result dtype) or ("err", exception, message)."""
-        return ELEMENTWISE_ORACLE[(self.name, dtype)]
+        verdict = ELEMENTWISE_ORACLE.get((self.name, dtype))
+        assert verdict is not None, (
+            f"tests/ops/elementwise_oracle.py has no verdict for ({self.name!r}, {dtype!r}): regenerate it with "
+            "scripts/classify_elementwise_dtypes.py (run by a Python with PyTorch)"
+        )
+        return verdict
 
 
 # One entry per unary op of csrc/ops/ops.schema, in its order (test_table_is_complete checks)
