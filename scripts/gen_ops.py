@@ -418,7 +418,7 @@ def load(path=SCHEMA):
 
 _TWIN = object()  # parse()'s marker while it skips a twin block
 TWIN_HEADER = re.compile(r"^(twin|entry)\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
-TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check"}
+TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check", "grad"}
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
 ENTRY_CHECKS = {"inplace": "autograd::check_inplace({self})"}
 # how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
@@ -457,6 +457,7 @@ class Twin:
         self.grad_if = (
             None  # a C++ condition replacing `when:`'s test (an input that records only for some modes)
         )
+        self.grad = None  # (formula, line) of a one-input twin: generated into twin_grads.inc
 
     def cpp_ret(self):
         """The return type spelled out (the table's aliases live in mt::autograd, for the X-macro's sake)."""
@@ -547,6 +548,10 @@ def parse_twins(text, path=SCHEMA):
             cur.when = value
         elif key == "composite_if":
             cur.composite_if = value
+        elif key == "grad":
+            if any(_reads(value, n) for n in ("node_", "grads_", "result")):
+                fail(lineno, f"twin {cur.name!r}: 'grad:' reads grad, self and the parameters (not result)")
+            cur.grad = (value, lineno)
         elif key == "grad_if":
             cur.grad_if = value
         elif key == "autocast":
@@ -561,6 +566,13 @@ def parse_twins(text, path=SCHEMA):
             fail(
                 t.line,
                 f"twin {t.name!r}: 'autocast:', 'composite_if:' and 'grad_if:' shape the generated entry ('entry: generated')",
+            )
+        tensors = [n for ty, n in t.params if ty in TENSOR_PARAMS]
+        if t.grad and (not t.recorded or t.ret != "Tensor" or tensors != ["self"] or t.when != "grad"):
+            fail(
+                t.grad[1],
+                f"twin {t.name!r}: 'grad:' is for a twin of one tensor input `self` returning Tensor; "
+                "write the others' formulas in csrc/autograd/derivatives.cpp",
             )
         if t.when == "view" and (not t.params or t.params[0] != ("const Tensor&", "self")):
             fail(t.line, f"twin {t.name!r}: 'when: view' needs 'const Tensor& self' first")
@@ -995,6 +1007,41 @@ def unary_checks_inc(ops):
     return "".join(lines)
 
 
+def _camel(name):
+    return "".join(w.capitalize() for w in name.split("_"))
+
+
+def twin_grads_inc(twins):
+    """The recording twins whose formula the schema holds (`grad:` over `grad`, `self` and the twin's other
+    parameters): each records node <Name>Backward0, saving self when its formula reads it."""
+    lines = [
+        HEADER,
+        "// Included by csrc/autograd/derivatives.cpp inside mt::autograd, whose helpers (S, fmask, *_grad) the\n",
+        "// formulas use.\n",
+    ]
+    for t in twins:
+        if t.grad is None:
+            continue
+        formula = t.grad[0]
+        scalars = [n for ty, n in t.params if ty not in TENSOR_PARAMS and _reads(formula, n)]
+        reads_self = _reads(formula, "self")
+        body = ["        const Tensor& grad = grads_[0];\n"]
+        if reads_self:
+            body.append('        const Tensor& self = node_.saved("self");\n')
+        lines += [
+            f"\nTensor {t.name}{t.cpp_params()} {{\n",
+            "  return twin(\n",
+            f'      "{_camel(t.name)}Backward0", [&] {{ return mt::{t.name}({t.args()}); }}, {{&self}},\n',
+            '      {{"self", self}},\n' if reads_self else "      {},\n",
+            f"      [{', '.join(scalars)}](FnNode& node_, V& grads_) -> V {{\n",
+            *body,
+            f"        return {{{formula}}};\n",
+            "      });\n",
+            "}\n",
+        ]
+    return "".join(lines)
+
+
 def outputs(ops, twins=None):
     twins = load_twins() if twins is None else twins
     return {
@@ -1006,6 +1053,7 @@ def outputs(ops, twins=None):
         "bind_funcs.cpp": bind_funcs_cpp(ops),
         "elementwise_grad.inc": elementwise_grad_inc(ops),
         "unary_checks.inc": unary_checks_inc(ops),
+        "twin_grads.inc": twin_grads_inc(twins),
     }
 
 

@@ -159,6 +159,34 @@ def test_generator_rejects_malformed_schemas():
     assert "needs 'grad:'" in _err("unary foo\n  functor: Foo\n  dtype: same\n")
 
 
+def test_twin_formulas_in_the_schema():
+    """A `grad:` row is a one-tensor-input twin's formula, generated into twin_grads.inc (node <Name>Backward0,
+    saving self when it reads it); other twins keep theirs in derivatives.cpp, and the generator says so."""
+    twins = {t.name: t for t in gen_ops.load_twins()}
+    text = gen_ops.outputs(OPS)["twin_grads.inc"]
+    generated = [name for name, t in twins.items() if t.grad]
+    assert {"leaky_relu", "hardshrink", "threshold", "elu", "polygamma"} <= set(generated)
+    for name in generated:
+        assert f'"{gen_ops._camel(name)}Backward0"' in text and f"\nTensor {name}(" in text, name
+    assert "[n](FnNode& node_, V& grads_)" in text  # polygamma's order n: captured by value, the node renamed
+
+    def err(text):
+        with pytest.raises(gen_ops.SchemaError) as e:
+            gen_ops.parse_twins(text, "ops.schema")
+        return str(e.value)
+
+    assert "'grad:' is for a twin of one tensor input `self` returning Tensor" in err(
+        "twin foo(const Tensor& a, const Tensor& b) -> Tensor\n  family: elementwise\n  grad: grad\n"
+    )
+    assert "'grad:' reads grad, self and the parameters (not result)" in err(
+        "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: mul(grad, result)\n"
+    )
+    # the check of the inputs does not depend on the order of the keys
+    assert "'grad:' is for a twin of one tensor input" in err(
+        "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: grad\n  when: view\n"
+    )
+
+
 def test_generated_text_is_deterministic_and_complete(tmp_path):
     """Two runs write the same bytes (ccache and Ninja rely on it); every unary op gets a derivative case."""
     first = gen_ops.outputs(OPS)
