@@ -2,6 +2,9 @@
 build or a hand-written list that drifted fails here), every declared spelling and form is bound and nothing
 undeclared is, and the generator rejects malformed schemas with a message that says what to write."""
 
+import ast
+import re
+
 import numpy as np
 import pytest
 
@@ -327,3 +330,40 @@ def test_func_arguments_are_checked_in_pytorchs_words():
     # integers that are not Python ints still count, as in PyTorch
     assert torch.topk(x, np.int64(2)).values.shape == (2, 2)
     assert torch.argmax(x, dim=None).item() == 4
+
+
+def _without(text, name):
+    """_C.pyi's text without any stub line of `name` (module function, Tensor method, in-place forms)."""
+    keep, lines = [], text.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(rf"^\s*def {name}_?\(", line):
+            if keep and keep[-1].strip().startswith("@"):
+                keep.pop()  # its decorator
+            continue
+        keep.append(line)
+    return "\n".join(keep)
+
+
+def test_stub_lines_of_the_elementwise_ops():
+    """`gen_ops.py --stubs` adds the stub lines _C.pyi lacks for the schema's elementwise spellings: on today's
+    file it adds none (a spelling without a stub is a drift), and on a file without erfc's and true_divide's
+    lines it writes each form the schema declares, where tests/project/test_docs.py looks for them."""
+    with open(gen_ops.STUBS, encoding="utf-8") as f:
+        text = f.read()
+    assert gen_ops.add_missing_stubs(text, OPS) == text, "run: python scripts/gen_ops.py --stubs"
+    stripped = _without(_without(text, "erfc"), "true_divide")
+    assert "def erfc(" not in stripped and "def true_divide_(" not in stripped
+    filled = gen_ops.add_missing_stubs(stripped, OPS)
+    tree = ast.parse(filled)
+    tensor = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
+    module = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    methods = {n.name for n in tensor.body if isinstance(n, ast.FunctionDef)}
+    assert {"erfc", "erfc_", "true_divide"} <= module and {
+        "erfc",
+        "erfc_",
+        "true_divide",
+        "true_divide_",
+    } <= methods
+    assert "def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ..." in filled
+    assert "    def true_divide_(self, other: Tensor | builtins.float) -> Tensor: ..." in filled
+    assert gen_ops.add_missing_stubs(filled, OPS) == filled  # nothing twice
