@@ -2,6 +2,8 @@
 includes what it writes, and by the tests, which compare the schema with the built extension.
 
     python scripts/gen_ops.py OUT_DIR        # writes OUT_DIR/generated/: the files of outputs()
+    python scripts/gen_ops.py --stubs        # adds the stub lines python/minitorch/_C.pyi lacks for the
+                                             # elementwise ops' spellings (no build needed)
 
 Files are rewritten only when their text changes, so an unchanged schema costs no recompilation.
 """
@@ -418,7 +420,7 @@ def load(path=SCHEMA):
 
 _TWIN = object()  # parse()'s marker while it skips a twin block
 TWIN_HEADER = re.compile(r"^(twin|entry)\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
-TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check"}
+TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check", "grad"}
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
 ENTRY_CHECKS = {"inplace": "autograd::check_inplace({self})"}
 # how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
@@ -457,6 +459,7 @@ class Twin:
         self.grad_if = (
             None  # a C++ condition replacing `when:`'s test (an input that records only for some modes)
         )
+        self.grad = None  # (formula, line) of a one-input twin: generated into twin_grads.inc
 
     def cpp_ret(self):
         """The return type spelled out (the table's aliases live in mt::autograd, for the X-macro's sake)."""
@@ -547,6 +550,10 @@ def parse_twins(text, path=SCHEMA):
             cur.when = value
         elif key == "composite_if":
             cur.composite_if = value
+        elif key == "grad":
+            if any(_reads(value, n) for n in ("node_", "grads_", "result")):
+                fail(lineno, f"twin {cur.name!r}: 'grad:' reads grad, self and the parameters (not result)")
+            cur.grad = (value, lineno)
         elif key == "grad_if":
             cur.grad_if = value
         elif key == "autocast":
@@ -561,6 +568,13 @@ def parse_twins(text, path=SCHEMA):
             fail(
                 t.line,
                 f"twin {t.name!r}: 'autocast:', 'composite_if:' and 'grad_if:' shape the generated entry ('entry: generated')",
+            )
+        tensors = [n for ty, n in t.params if ty in TENSOR_PARAMS]
+        if t.grad and (not t.recorded or t.ret != "Tensor" or tensors != ["self"] or t.when != "grad"):
+            fail(
+                t.grad[1],
+                f"twin {t.name!r}: 'grad:' is for a twin of one tensor input `self` returning Tensor; "
+                "write the others' formulas in csrc/autograd/derivatives.cpp",
             )
         if t.when == "view" and (not t.params or t.params[0] != ("const Tensor&", "self")):
             fail(t.line, f"twin {t.name!r}: 'when: view' needs 'const Tensor& self' first")
@@ -995,6 +1009,41 @@ def unary_checks_inc(ops):
     return "".join(lines)
 
 
+def _camel(name):
+    return "".join(w.capitalize() for w in name.split("_"))
+
+
+def twin_grads_inc(twins):
+    """The recording twins whose formula the schema holds (`grad:` over `grad`, `self` and the twin's other
+    parameters): each records node <Name>Backward0, saving self when its formula reads it."""
+    lines = [
+        HEADER,
+        "// Included by csrc/autograd/derivatives.cpp inside mt::autograd, whose helpers (S, fmask, *_grad) the\n",
+        "// formulas use.\n",
+    ]
+    for t in twins:
+        if t.grad is None:
+            continue
+        formula = t.grad[0]
+        scalars = [n for ty, n in t.params if ty not in TENSOR_PARAMS and _reads(formula, n)]
+        reads_self = _reads(formula, "self")
+        body = ["        const Tensor& grad = grads_[0];\n"]
+        if reads_self:
+            body.append('        const Tensor& self = node_.saved("self");\n')
+        lines += [
+            f"\nTensor {t.name}{t.cpp_params()} {{\n",
+            "  return twin(\n",
+            f'      "{_camel(t.name)}Backward0", [&] {{ return mt::{t.name}({t.args()}); }}, {{&self}},\n',
+            '      {{"self", self}},\n' if reads_self else "      {},\n",
+            f"      [{', '.join(scalars)}](FnNode& node_, V& grads_) -> V {{\n",
+            *body,
+            f"        return {{{formula}}};\n",
+            "      });\n",
+            "}\n",
+        ]
+    return "".join(lines)
+
+
 def outputs(ops, twins=None):
     twins = load_twins() if twins is None else twins
     return {
@@ -1006,6 +1055,7 @@ def outputs(ops, twins=None):
         "bind_funcs.cpp": bind_funcs_cpp(ops),
         "elementwise_grad.inc": elementwise_grad_inc(ops),
         "unary_checks.inc": unary_checks_inc(ops),
+        "twin_grads.inc": twin_grads_inc(twins),
     }
 
 
@@ -1024,7 +1074,89 @@ def write(out_dir, ops, twins=None):
             f.write(text)
 
 
+# ---- python/minitorch/_C.pyi: the elementwise ops' stub lines, added where missing (the rest of the file is
+# pybind11-stubgen's, scripts/gen_stubs.py, plus what the file keeps by hand)
+
+STUBS = os.path.join(ROOT, "python", "minitorch", "_C.pyi")
+
+
+def _stub_defs(op, spelling, forms):
+    """(module-level lines, Tensor method lines) of one spelling: name -> its stub line."""
+    other = ", other: Tensor | builtins.float" if op.kind == "binary" else ""
+    out = ", *, out: Tensor | None = None" if "out" in forms else ""
+    module = {spelling: f"def {spelling}(input: Tensor{other}{out}) -> Tensor: ..."}  # always bound
+    method = {}
+    if "torch_inplace" in forms:
+        module[spelling + "_"] = f"def {spelling}_(input: Tensor{other}) -> Tensor: ..."
+    if "method" in forms:
+        method[spelling] = f"    def {spelling}(self{other}) -> Tensor: ..."
+    if "inplace" in forms:
+        method[spelling + "_"] = f"    def {spelling}_(self{other}) -> Tensor: ..."
+    return module, method
+
+
+def _insert_sorted(lines, start, end, indent, name, text):
+    """Inserts `text` above the `def` at `indent` in lines[start:end] whose name follows `name` most closely
+    (above its decorators; the file is sorted only by runs), else after the last one; returns the new end.
+    Static methods (the Python-written methods stubgen lists apart, with docstrings) are not neighbours."""
+    pattern = re.compile(rf"^{indent}def (\w+)\(")
+    best = last = None
+    for i in range(start, end):
+        m = pattern.match(lines[i])
+        if not m or lines[i - 1] == indent + "@staticmethod":
+            continue
+        last = i
+        if m.group(1) > name and (best is None or m.group(1) < best[1]):
+            best = (i, m.group(1))
+    if best is None:
+        lines.insert(last + 1 if last is not None else end, text)
+        return end + 1
+    i = best[0]
+    while i > start and lines[i - 1].startswith(indent + "@"):
+        i -= 1
+    lines.insert(i, text)
+    return end + 1
+
+
+def add_missing_stubs(text, ops):
+    """_C.pyi's text with a stub line for each elementwise op's spelling it lacks (function, minitorch.<op>_,
+    Tensor.<op>, Tensor.<op>_), in sorted place; lines already there, whatever their form, are kept."""
+    lines = text.split("\n")
+    have_module = {m.group(1) for m in re.finditer(r"^def (\w+)\(", text, flags=re.MULTILINE)}
+    have_method = set()
+    cls = lines.index("class Tensor:")
+    cls_end = next(i for i in range(cls + 1, len(lines)) if re.match(r"^(class |def |\S+: )", lines[i]))
+    for line in lines[cls:cls_end]:
+        m = re.match(r"^    def (\w+)\(", line)
+        if m:
+            have_method.add(m.group(1))
+    for op in ops:
+        if op.kind not in ("unary", "binary"):
+            continue
+        for spelling, forms in op.spellings():
+            module, method = _stub_defs(op, spelling, forms)
+            for name, stub in method.items():
+                if name not in have_method:
+                    cls_end = _insert_sorted(lines, cls + 1, cls_end, "    ", name, stub)
+                    have_method.add(name)
+            for name, stub in module.items():
+                if name not in have_module:
+                    first = next(i for i, ln in enumerate(lines) if ln.startswith("def "))
+                    _insert_sorted(lines, first, len(lines), "", name, stub)
+                    have_module.add(name)
+    return "\n".join(lines)
+
+
 def main(argv):
+    if argv[1:] == ["--stubs"]:
+        with open(STUBS, encoding="utf-8") as f:
+            text = f.read()
+        new = add_missing_stubs(text, load())
+        if new != text:
+            with open(STUBS, "w", encoding="utf-8") as f:
+                f.write(new)
+        print(f"{os.path.relpath(STUBS, ROOT)}: {len(new.splitlines()) - len(text.splitlines())} lines added")
+        return 0
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2

@@ -591,55 +591,8 @@ Tensor softplus(const Tensor& self, double beta, double threshold) {
       });
 }
 
-Tensor leaky_relu(const Tensor& self, double slope) {
-  return twin(
-      "LeakyReluBackward0", [&] { return mt::leaky_relu(self, slope); }, {&self}, {{"self", self}},
-      [slope](FnNode& n, V& gs) -> V {
-        return {mt::where(mt::gt(n.saved("self"), S(0)), gs[0], mt::mul(gs[0], S(slope)))};
-      });
-}
-
-// the gradient passes where x < -lambd or x > lambd (PyTorch's vectorized backward): none at a NaN x or a
-// NaN lambd
-Tensor hardshrink(const Tensor& self, double lambd) {
-  return twin(
-      "HardshrinkBackward0", [&] { return mt::hardshrink(self, lambd); }, {&self}, {{"self", self}},
-      [lambd](FnNode& n, V& gs) -> V {
-        const Tensor& x = n.saved("self");
-        Tensor pass = mt::logical_or(mt::lt(x, S(-lambd)), mt::gt(x, S(lambd)));
-        return {mt::where(pass, gs[0], S(0.0))};
-      });
-}
-
-// PyTorch's threshold_backward: the gradient where x > threshold, 0 elsewhere
-Tensor threshold(const Tensor& self, double threshold, double value) {
-  return twin(
-      "ThresholdBackward0", [&] { return mt::threshold(self, threshold, value); }, {&self}, {{"self", self}},
-      [threshold](FnNode& n, V& gs) -> V {
-        return {mt::where(mt::le(n.saved("self"), S(threshold)), S(0.0), gs[0])};
-      });
-}
-
-// PyTorch's elu_backward from the input: x > 0 takes grad * scale, else (NaN too) grad * input_scale * alpha
-// * scale * exp(x * input_scale); the branch not taken never reaches the gradient (alpha = inf gives no NaN)
-Tensor elu(const Tensor& self, double alpha, double scale, double input_scale, double grad_input_scale) {
-  return twin(
-      "EluBackward0", [&] { return mt::elu(self, alpha, scale, input_scale, grad_input_scale); }, {&self},
-      {{"self", self}},
-      [alpha, scale, grad_input_scale](FnNode& n, V& gs) -> V {
-        const Tensor& x = n.saved("self");
-        const Tensor& g = gs[0];
-        Tensor neg = mt::mul(mt::mul(g, S(grad_input_scale * alpha * scale)),
-                             mt::exp(mt::mul(x, S(grad_input_scale))));
-        return {mt::where(mt::gt(x, S(0)), mt::mul(g, S(scale)), neg)};
-      });
-}
-
-Tensor polygamma(int64_t n, const Tensor& self) {
-  return twin(
-      "PolygammaBackward0", [&] { return mt::polygamma(n, self); }, {&self}, {{"self", self}},
-      [n](FnNode& node, V& gs) -> V { return {mt::mul(gs[0], mt::polygamma(n + 1, node.saved("self")))}; });
-}
+// leaky_relu, hardshrink, threshold, elu and polygamma: their `grad:` rows in csrc/ops/ops.schema
+#include "generated/twin_grads.inc"
 
 // ---- index (ops/index.h)
 

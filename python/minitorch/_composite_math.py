@@ -10,11 +10,14 @@ import numbers
 from minitorch import _C, _argcheck, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.autograd import _jvp_rules
 from minitorch.autograd.function import Function as _Function
 
 __all__ = []
 # Tensor methods installed by minitorch/__init__.py (name -> function taking the tensor first)
 TENSOR_METHODS = {}
+# the composites' batching rules (name -> expression over func/_batch_rules.py), declared by _export's vmap=
+COMPOSITE_VMAP = {}
 
 # (max, lowest finite) per float dtype: nan_to_num's defaults for +-inf
 _FINFO = {
@@ -25,8 +28,16 @@ _FINFO = {
 }
 
 
-def _export(fn, method=True, inplace=None, torch_fn=True):
-    """Register fn as minitorch.<name> (torch_fn) and Tensor.<name> (method); inplace names an `_` variant."""
+def _export(fn, method=True, inplace=None, torch_fn=True, jvp=None, vmap=None):
+    """Register fn as minitorch.<name> (torch_fn) and Tensor.<name> (method); inplace names an `_` variant.
+    jvp and vmap are the composite's forward-mode and batching rules, declared here as csrc/ops/ops.schema
+    declares a primitive's `jvp:`/`vmap:` (same language): jvp a row of autograd/_jvp_rules.py (an expression
+    over `self`, `t_self`, `result`, or a dict with `args`), vmap an expression over func/_batch_rules.py's
+    rules (`pointwise`), which that module reads from COMPOSITE_VMAP."""
+    if jvp is not None:
+        _jvp_rules.declare(fn.__name__, jvp)
+    if vmap is not None:
+        COMPOSITE_VMAP[fn.__name__] = vmap
     if torch_fn:
         __all__.append(fn.__name__)
     if method:
@@ -141,9 +152,9 @@ def _inplace_of(fn):
     return inplace
 
 
-def _export_with_inplace(fn, method=True, torch_inplace=False):
+def _export_with_inplace(fn, method=True, torch_inplace=False, jvp=None, vmap=None):
     ip = _inplace_of(fn)
-    _export(fn, method=method, inplace=ip)
+    _export(fn, method=method, inplace=ip, jvp=jvp, vmap=vmap)
     if torch_inplace:
         __all__.append(ip.__name__)
         globals()[ip.__name__] = ip
@@ -185,7 +196,7 @@ def square(input):
     return _C.mul(input, input)
 
 
-_export_with_inplace(square, torch_inplace=True)
+_export_with_inplace(square, torch_inplace=True, jvp="2 * t_self * self", vmap="pointwise")
 
 
 _tensors_result_type = _composite_shape._tensors_result_type
@@ -473,8 +484,9 @@ def rad2deg(input):
     return _C.mul(_to_float(input), 180.0 / math.pi)
 
 
-for _f in (fix, deg2rad, rad2deg):
-    _export_with_inplace(_f, torch_inplace=_f is not rad2deg)
+_export_with_inplace(fix, torch_inplace=True, jvp="zeros_like(result)", vmap="pointwise")
+_export_with_inplace(deg2rad, torch_inplace=True, jvp="t_self * (math.pi / 180.0)", vmap="pointwise")
+_export_with_inplace(rad2deg, jvp="t_self * (180.0 / math.pi)", vmap="pointwise")
 
 
 def float_power(input, exponent):
@@ -622,8 +634,9 @@ TENSOR_METHODS["cfloat"] = cfloat
 TENSOR_METHODS["cdouble"] = cdouble
 
 
-for _f in (positive, isposinf, isneginf, isreal):
-    _export(_f)
+_export(positive, jvp="t_self", vmap="pointwise")
+for _f in (isposinf, isneginf, isreal):
+    _export(_f, vmap="pointwise")
 
 
 def ldexp(input, other):

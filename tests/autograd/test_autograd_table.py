@@ -11,6 +11,7 @@ from utils import REPO
 import minitorch as torch
 import minitorch.nn.functional as F
 from minitorch.autograd import gradcheck, gradgradcheck
+from tests.ops import op_schema, opdb
 
 D = torch.float64
 
@@ -43,6 +44,42 @@ def case_extremum(f):
         check(lambda t: f(t, 0, True)[0], x)
 
     return run
+
+
+def case_unary(inplace):
+    """The unary twins record every op of the enum: each differentiable one of tests/ops/opdb.py, on inputs from
+    its gradcheck domain (the in-place twin: each with Tensor.<op>_)."""
+    g = torch.Generator().manual_seed(0)
+    for op in opdb.UNARY_OPS:
+        if op.grad is None or (inplace and "inplace" not in op.schema.variants):
+            continue
+        x = op.grad_input(3, 4, generator=g)
+        fn = (
+            (lambda a, name=op.name: getattr(a * 1, name + "_")()) if inplace else op_schema.function(op.name)
+        )
+        assert gradcheck(fn, (x,)), op.name
+
+
+def case_binary(inplace):
+    """The binary twins: each op of tests/ops/opdb.py whose gradcheck is over broadcast shapes, other broadcast
+    against self, both away from zero (the in-place twin: each with Tensor.<op>_)."""
+    for op in opdb.BINARY_OPS:
+        if op.grad != "broadcast" or (inplace and "inplace" not in op.schema.variants):
+            continue
+        a, b = away(3, 4, seed=1), away(4, seed=2, scale=1.7)
+        fn = (
+            (lambda x, y, name=op.name: getattr(x * 1, name + "_")(y))
+            if inplace
+            else op_schema.function(op.name)
+        )
+        assert gradcheck(fn, (a, b)), op.name
+
+
+def away(*shape, seed, scale=1.0):
+    """A float64 leaf with entries in +-[0.2, 1) * scale: clear of the kinks and poles at zero."""
+    g = torch.Generator().manual_seed(seed)
+    sign = torch.randint(0, 2, shape, generator=g).double() * 2 - 1
+    return ((torch.rand(shape, generator=g, dtype=D) * 0.8 + 0.2) * sign * scale).requires_grad_()
 
 
 def case_squeeze():
@@ -107,11 +144,11 @@ CASES = {
     "clone": lambda: check(lambda a: a.clone(), r(3)),
     "to": lambda: check(lambda a: a.to(D, copy=True), r(3)),
     "fill_": lambda: check(lambda a: (a * 2).fill_(1.5) + a, r(3)),
-    # elementwise
-    "unary": lambda: check(torch.sin, r(3, 4)),
-    "unary_": lambda: check(lambda a: (a * 1).sin_(), r(3, 4)),
-    "binary": lambda: check(torch.mul, r(3, 4), r(4, seed=1)),
-    "binary_": lambda: check(lambda a, b: (a * 1).mul_(b), r(3, 4), r(4, seed=1)),
+    # elementwise: every differentiable op of the op database, through its function and its in-place form
+    "unary": lambda: case_unary(inplace=False),
+    "unary_": lambda: case_unary(inplace=True),
+    "binary": lambda: case_binary(inplace=False),
+    "binary_": lambda: case_binary(inplace=True),
     "clamp": lambda: check(
         lambda a, lo, hi: torch.clamp(a, lo, hi),
         r(3, 4),

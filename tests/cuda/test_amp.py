@@ -11,6 +11,7 @@ from utils import run_oracle
 import minitorch
 from minitorch import nn
 from minitorch.nn import functional as F
+from tests.ops import op_schema, opdb
 
 LOWER = {"cpu": minitorch.bfloat16, "cuda": minitorch.float16}
 
@@ -19,7 +20,7 @@ def _x(*shape, device="cpu"):
     return minitorch.randn(shape).to(device)
 
 
-# one call per op of the policy table; each returns the op's output
+# one call per op of the policy table; each returns the op's output (the elementwise ops' below, from the op database)
 CALLS = {
     "mm": lambda d: minitorch.mm(_x(4, 3, device=d), _x(3, 5, device=d)),
     "bmm": lambda d: minitorch.bmm(_x(2, 4, 3, device=d), _x(2, 3, 5, device=d)),
@@ -31,21 +32,6 @@ CALLS = {
     "conv2d": lambda d: F.conv2d(_x(1, 2, 6, 6, device=d), _x(3, 2, 3, 3, device=d)),
     "conv_transpose1d": lambda d: F.conv_transpose1d(_x(1, 2, 8, device=d), _x(2, 3, 3, device=d)),
     "conv_transpose2d": lambda d: F.conv_transpose2d(_x(1, 2, 6, 6, device=d), _x(2, 3, 3, 3, device=d)),
-    "exp": lambda d: _x(4, device=d).exp(),
-    "expm1": lambda d: _x(4, device=d).expm1(),
-    "log": lambda d: _x(4, device=d).abs().log(),
-    "log2": lambda d: _x(4, device=d).abs().log2(),
-    "log10": lambda d: _x(4, device=d).abs().log10(),
-    "log1p": lambda d: _x(4, device=d).abs().log1p(),
-    "reciprocal": lambda d: _x(4, device=d).reciprocal(),
-    "rsqrt": lambda d: _x(4, device=d).abs().rsqrt(),
-    "tan": lambda d: _x(4, device=d).tan(),
-    "asin": lambda d: (_x(4, device=d) * 0.1).asin(),
-    "acos": lambda d: (_x(4, device=d) * 0.1).acos(),
-    "sinh": lambda d: _x(4, device=d).sinh(),
-    "cosh": lambda d: _x(4, device=d).cosh(),
-    "erfinv": lambda d: (_x(4, device=d) * 0.1).erfinv(),
-    "pow": lambda d: _x(4, device=d).abs().pow(_x(4, device=d)),
     "softplus": lambda d: F.softplus(_x(4, device=d)),
     "softmax": lambda d: _x(3, 4, device=d).softmax(1),
     "log_softmax": lambda d: _x(3, 4, device=d).log_softmax(1),
@@ -70,12 +56,37 @@ CALLS = {
         _x(3, 4, device=d).sigmoid(), _x(3, 4, device=d).sigmoid()
     ),
     "dot": lambda d: minitorch.dot(_x(4, device=d), _x(4, device=d)),
-    "atan2": lambda d: minitorch.atan2(_x(4, device=d), _x(4, device=d).to(minitorch.float16)),
     "cat": lambda d: minitorch.cat([_x(2, device=d), _x(2, device=d).to(minitorch.float16)]),
     "stack": lambda d: minitorch.stack([_x(2, device=d), _x(2, device=d).to(minitorch.float16)]),
 }
-
 POLICY = minitorch._C._autocast_policy()
+
+
+def _elementwise_call(op, policies):
+    """The call of an elementwise op of the op database (tests/ops/opdb.py): its method on inputs from its
+    domain, with a float16 other where the policy promotes (float32 and float16 mixed)."""
+    fn = op_schema.function(op.name)
+    if op.name in op_schema.UNARY:
+        lo, hi = op.domain or (None, None)
+
+        def unary(d):
+            x = _x(4, device=d) if lo is None else minitorch.rand(4).to(d) * (hi - lo) + lo
+            return getattr(x, op.name)() if "method" in op.schema.variants else fn(x)
+
+        return unary
+
+    def binary(d):
+        a, b = _x(4, device=d), _x(4, device=d)
+        if op.domain == "pow":
+            a = a.abs()
+        return fn(a, b.to(minitorch.float16) if "promote" in policies else b)
+
+    return binary
+
+
+CALLS.update(
+    {name: _elementwise_call(opdb.OPS[name], (cuda, cpu)) for name, cuda, cpu in POLICY if name in opdb.OPS}
+)
 
 
 def test_every_policy_entry_has_a_test_call():

@@ -100,7 +100,9 @@ class Op:
     the kind of b of a binary op ("nonzero", "pow"), None for any values; rule: the result dtype ("same",
     "float", "bool", "arith", "div"); grad: a unary op's gradcheck domain ({} any values, "nz" away from zero,
     "low"/"high" an interval) or a binary op's gradcheck ("broadcast": test_binary_gradcheck_broadcast, "own
-    test": one of its own), None where the op has no derivative."""
+    test": one of its own), None where the op has no derivative. complex (a keyword, unary): the op computes
+    complex64/complex128 with the input's dtype and tests/ops/complex checks it against NumPy - True where `ref`
+    takes complex values as well, else the complex reference itself; None where complex inputs are not checked."""
 
     name: str
     ref: object
@@ -108,20 +110,43 @@ class Op:
     domain: object
     rule: str
     grad: object
+    complex: object = None
+
+    @property
+    def complex_ref(self):
+        return self.ref if self.complex is True else self.complex
 
     @property
     def schema(self):
         return op_schema.BY_NAME[self.name]
 
+    def grad_input(self, *shape, generator=None):
+        """A float64 leaf in a unary op's gradcheck domain (`grad`): away from zero, in [low, high), or any."""
+        f64 = minitorch.float64
+        if self.grad.get("nz"):
+            x = minitorch.rand(shape, generator=generator, dtype=f64) * 0.8 + 0.2
+            x = x * (minitorch.randint(0, 2, shape, generator=generator).double() * 2 - 1)
+        elif "low" in self.grad:
+            low, high = self.grad["low"], self.grad["high"]
+            x = minitorch.rand(shape, generator=generator, dtype=f64) * (high - low) + low
+        else:
+            x = minitorch.randn(shape, generator=generator, dtype=f64)
+        return x.requires_grad_()
+
     def verdict(self, dtype):
         """PyTorch's CPU verdict for `dtype` (a name): ("ok", result dtype) or ("err", exception, message)."""
-        return ELEMENTWISE_ORACLE[(self.name, dtype)]
+        verdict = ELEMENTWISE_ORACLE.get((self.name, dtype))
+        assert verdict is not None, (
+            f"tests/ops/elementwise_oracle.py has no verdict for ({self.name!r}, {dtype!r}): regenerate it with "
+            "scripts/classify_elementwise_dtypes.py (run by a Python with PyTorch)"
+        )
+        return verdict
 
 
 # One entry per unary op of csrc/ops/ops.schema, in its order (test_table_is_complete checks)
 UNARY_OPS = [
     Op("abs", np.abs, NUM, None, "same", {"nz": True}),
-    Op("neg", np.negative, NUM, None, "same", {}),
+    Op("neg", np.negative, NUM, None, "same", {}, complex=True),
     Op("sign", lambda x: x.copy() if x.dtype == bool else np.sign(x), ANY, None, "same", {"nz": True}),
     Op("floor", np.floor, NUM, None, "same", {"low": 0.1, "high": 0.9}),
     Op("ceil", np.ceil, NUM, None, "same", {"low": 0.1, "high": 0.9}),
@@ -130,31 +155,31 @@ UNARY_OPS = [
     Op("frac", lambda x: x - np.trunc(x), F, None, "same", {"low": 0.1, "high": 0.9}),
     Op("relu", lambda x: np.maximum(x, 0), NUM, None, "same", {"nz": True}),
     Op("bitwise_not", lambda x: np.invert(x), I + B, None, "same", None),
-    Op("exp", np.exp, ANY, None, "float", {}),
-    Op("exp2", np.exp2, ANY, None, "float", {}),
-    Op("expm1", np.expm1, ANY, None, "float", {}),
-    Op("log", np.log, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
-    Op("log2", np.log2, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
-    Op("log10", np.log10, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
+    Op("exp", np.exp, ANY, None, "float", {}, complex=True),
+    Op("exp2", np.exp2, ANY, None, "float", {}, complex=True),
+    Op("expm1", np.expm1, ANY, None, "float", {}, complex=True),
+    Op("log", np.log, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
+    Op("log2", np.log2, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
+    Op("log10", np.log10, ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
     Op("log1p", np.log1p, ANY, (0, 5), "float", {"low": 0.0, "high": 2.0}),
-    Op("sqrt", np.sqrt, ANY, (0, 5), "float", {"low": 0.5, "high": 2.0}),
-    Op("rsqrt", lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}),
-    Op("reciprocal", lambda x: 1 / x, ANY, (0.5, 5), "float", {"low": 0.5, "high": 2.0}),
-    Op("sin", np.sin, ANY, None, "float", {}),
-    Op("cos", np.cos, ANY, None, "float", {}),
-    Op("tan", np.tan, ANY, (-1.2, 1.2), "float", {"low": -1.0, "high": 1.0}),
-    Op("asin", np.arcsin, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
-    Op("acos", np.arccos, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
-    Op("atan", np.arctan, ANY, None, "float", {}),
-    Op("sinh", np.sinh, ANY, None, "float", {}),
-    Op("cosh", np.cosh, ANY, None, "float", {}),
-    Op("tanh", np.tanh, ANY, None, "float", {}),
+    Op("sqrt", np.sqrt, ANY, (0, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
+    Op("rsqrt", lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
+    Op("reciprocal", lambda x: 1 / x, ANY, (0.5, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
+    Op("sin", np.sin, ANY, None, "float", {}, complex=True),
+    Op("cos", np.cos, ANY, None, "float", {}, complex=True),
+    Op("tan", np.tan, ANY, (-1.2, 1.2), "float", {"low": -1.0, "high": 1.0}, complex=True),
+    Op("asin", np.arcsin, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}, complex=True),
+    Op("acos", np.arccos, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}, complex=True),
+    Op("atan", np.arctan, ANY, None, "float", {}, complex=True),
+    Op("sinh", np.sinh, ANY, None, "float", {}, complex=True),
+    Op("cosh", np.cosh, ANY, None, "float", {}, complex=True),
+    Op("tanh", np.tanh, ANY, None, "float", {}, complex=True),
     Op("erf", _erf, ANY, None, "float", {}),
     Op("erfc", _erfc, ANY, None, "float", {}),
     Op("erfinv", _erfinv, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
-    Op("asinh", np.arcsinh, ANY, None, "float", {}),
-    Op("acosh", np.arccosh, ANY, (1.05, 5), "float", {"low": 1.2, "high": 3.0}),
-    Op("atanh", np.arctanh, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}),
+    Op("asinh", np.arcsinh, ANY, None, "float", {}, complex=True),
+    Op("acosh", np.arccosh, ANY, (1.05, 5), "float", {"low": 1.2, "high": 3.0}, complex=True),
+    Op("atanh", np.arctanh, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}, complex=True),
     Op("lgamma", _lgamma, ANY, (0.1, 5), "float", {"low": 0.3, "high": 3.0}),
     Op("digamma", _digamma, ANY, (0.1, 5), "float", {"low": 0.3, "high": 3.0}),
     Op("i0", _i0, ANY, (-8, 8), "float", {"low": -4.0, "high": 4.0}),
@@ -162,7 +187,7 @@ UNARY_OPS = [
     Op("_special_i1", _i1, ANY, (-8, 8), "float", {}),
     Op("_special_i1e", _i1e, ANY, (-8, 8), "float", {"nz": True}),
     Op("_angle_real", np.angle, ANY, None, "float", {"nz": True}),
-    Op("sigmoid", lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float", {}),
+    Op("sigmoid", lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float", {}, complex=True),
     Op("gelu", _gelu, F, None, "float", {}),
     Op("gelu_tanh", _gelu_tanh, F, None, "float", {}),
     Op("silu", lambda x: x / (1 + np.exp(-x)), F, None, "float", {}),
@@ -229,6 +254,22 @@ UNARY_NOT_DIFFERENTIABLE = [op.name for op in UNARY_OPS if op.grad is None]
 BINARY_GRADCHECK = [op.name for op in BINARY_OPS if op.grad == "broadcast"]
 BINARY_GRAD_ELSEWHERE = [op.name for op in BINARY_OPS if op.grad == "own test"]
 BINARY_NOT_DIFFERENTIABLE = [op.name for op in BINARY_OPS if op.grad is None]
+# unary ops whose complex values tests/ops/complex checks (name -> complex reference)
+COMPLEX_UNARY = {op.name: op.complex_ref for op in UNARY_OPS if op.complex is not None}
+
+
+def spellings(ops, variant):
+    """(spelling, op) for each public name - the op's own and its aliases' - that has `variant` ("out",
+    "method", ...) in the schema, over the ops that compute float64 values: what tests/ops/test_out.py
+    parametrizes over."""
+    return [
+        (name, op)
+        for op in ops
+        if minitorch.float64 in op.dtypes
+        for name, variants in op.schema.spellings()
+        if variant in variants and not name.startswith("_")
+    ]
+
 
 # The dispatch stubs (csrc/ops/op_table.h): one call each, and PyTorch's verdict per dtype and device
 STUB_CASES = stub_cases.CASES

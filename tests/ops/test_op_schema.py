@@ -2,6 +2,9 @@
 build or a hand-written list that drifted fails here), every declared spelling and form is bound and nothing
 undeclared is, and the generator rejects malformed schemas with a message that says what to write."""
 
+import ast
+import re
+
 import numpy as np
 import pytest
 
@@ -159,6 +162,34 @@ def test_generator_rejects_malformed_schemas():
     assert "needs 'grad:'" in _err("unary foo\n  functor: Foo\n  dtype: same\n")
 
 
+def test_twin_formulas_in_the_schema():
+    """A `grad:` row is a one-tensor-input twin's formula, generated into twin_grads.inc (node <Name>Backward0,
+    saving self when it reads it); other twins keep theirs in derivatives.cpp, and the generator says so."""
+    twins = {t.name: t for t in gen_ops.load_twins()}
+    text = gen_ops.outputs(OPS)["twin_grads.inc"]
+    generated = [name for name, t in twins.items() if t.grad]
+    assert {"leaky_relu", "hardshrink", "threshold", "elu", "polygamma"} <= set(generated)
+    for name in generated:
+        assert f'"{gen_ops._camel(name)}Backward0"' in text and f"\nTensor {name}(" in text, name
+    assert "[n](FnNode& node_, V& grads_)" in text  # polygamma's order n: captured by value, the node renamed
+
+    def err(text):
+        with pytest.raises(gen_ops.SchemaError) as e:
+            gen_ops.parse_twins(text, "ops.schema")
+        return str(e.value)
+
+    assert "'grad:' is for a twin of one tensor input `self` returning Tensor" in err(
+        "twin foo(const Tensor& a, const Tensor& b) -> Tensor\n  family: elementwise\n  grad: grad\n"
+    )
+    assert "'grad:' reads grad, self and the parameters (not result)" in err(
+        "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: mul(grad, result)\n"
+    )
+    # the check of the inputs does not depend on the order of the keys
+    assert "'grad:' is for a twin of one tensor input" in err(
+        "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: grad\n  when: view\n"
+    )
+
+
 def test_generated_text_is_deterministic_and_complete(tmp_path):
     """Two runs write the same bytes (ccache and Ninja rely on it); every unary op gets a derivative case."""
     first = gen_ops.outputs(OPS)
@@ -299,3 +330,40 @@ def test_func_arguments_are_checked_in_pytorchs_words():
     # integers that are not Python ints still count, as in PyTorch
     assert torch.topk(x, np.int64(2)).values.shape == (2, 2)
     assert torch.argmax(x, dim=None).item() == 4
+
+
+def _without(text, name):
+    """_C.pyi's text without any stub line of `name` (module function, Tensor method, in-place forms)."""
+    keep, lines = [], text.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(rf"^\s*def {name}_?\(", line):
+            if keep and keep[-1].strip().startswith("@"):
+                keep.pop()  # its decorator
+            continue
+        keep.append(line)
+    return "\n".join(keep)
+
+
+def test_stub_lines_of_the_elementwise_ops():
+    """`gen_ops.py --stubs` adds the stub lines _C.pyi lacks for the schema's elementwise spellings: on today's
+    file it adds none (a spelling without a stub is a drift), and on a file without erfc's and true_divide's
+    lines it writes each form the schema declares, where tests/project/test_docs.py looks for them."""
+    with open(gen_ops.STUBS, encoding="utf-8") as f:
+        text = f.read()
+    assert gen_ops.add_missing_stubs(text, OPS) == text, "run: python scripts/gen_ops.py --stubs"
+    stripped = _without(_without(text, "erfc"), "true_divide")
+    assert "def erfc(" not in stripped and "def true_divide_(" not in stripped
+    filled = gen_ops.add_missing_stubs(stripped, OPS)
+    tree = ast.parse(filled)
+    tensor = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
+    module = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    methods = {n.name for n in tensor.body if isinstance(n, ast.FunctionDef)}
+    assert {"erfc", "erfc_", "true_divide"} <= module and {
+        "erfc",
+        "erfc_",
+        "true_divide",
+        "true_divide_",
+    } <= methods
+    assert "def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ..." in filled
+    assert "    def true_divide_(self, other: Tensor | builtins.float) -> Tensor: ..." in filled
+    assert gen_ops.add_missing_stubs(filled, OPS) == filled  # nothing twice

@@ -6,6 +6,7 @@ import pytest
 from conftest import REAL_TORCH as pt
 
 import minitorch as mt
+from tests.ops import opdb
 
 pytestmark = pytest.mark.skipif(pt is None, reason="PyTorch is not installed")
 
@@ -38,56 +39,40 @@ def check(m, t, dtype, scale=1.0):
     np.testing.assert_allclose(got, exp, rtol=rtol, atol=atol * scale, equal_nan=True)
 
 
-UNARY = [
-    "abs",
-    "neg",
-    "exp",
-    "expm1",
-    "log",
-    "log1p",
-    "sqrt",
-    "rsqrt",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "erf",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "reciprocal",
-    "relu",
-    "sign",
-]
-POSITIVE = {"log", "log1p", "sqrt", "rsqrt", "reciprocal"}
+# every elementwise op of the op database (tests/ops/opdb.py) that computes the floating dtypes and that PyTorch
+# names the same in public (without PyTorch, each public one: collected, then skipped), on inputs from its domain
+def _float_ops(ops):
+    named = (lambda name: hasattr(pt, name)) if pt is not None else (lambda name: True)
+    return [op for op in ops if set(FLOAT) <= set(op.dtypes) and op.name[0] != "_" and named(op.name)]
+
+
+FLOAT = [getattr(mt, d) for d in DTYPES]
+UNARY = _float_ops(opdb.UNARY_OPS)
+BINARY = _float_ops(opdb.BINARY_OPS)
 
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("op", UNARY, ids=[op.name for op in UNARY])
 def test_unary(device, dtype, op):
     rng = np.random.default_rng(1)
-    low = 0.1 if op in POSITIVE else -3.0
-    m, t = pair((37, 129), dtype, device, rng, low=low)
-    check(getattr(mt, op)(m), getattr(pt, op)(t), dtype, scale=10.0)
-
-
-BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2", "remainder", "fmod", "pow"]
+    low, high = op.domain or (-3.0, 3.0)
+    m, t = pair((37, 129), dtype, device, rng, low=low, high=high)
+    check(getattr(mt, op.name)(m), getattr(pt, op.name)(t), dtype, scale=10.0)
 
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("op", BINARY)
+@pytest.mark.parametrize("op", BINARY, ids=[op.name for op in BINARY])
 def test_binary_broadcast(device, dtype, op):
     rng = np.random.default_rng(2)
-    low = 0.1 if op == "pow" else -3.0
-    a, ta = pair((33, 1, 65), dtype, device, rng, low=low)
-    b, tb = pair((7, 1), dtype, device, rng, low=0.5 if op in ("div", "remainder", "fmod", "pow") else -3.0)
-    check(getattr(mt, op)(a, b), getattr(pt, op)(ta, tb), dtype, scale=10.0)
+    a, ta = pair((33, 1, 65), dtype, device, rng, low=0.1 if op.domain == "pow" else -3.0)
+    b, tb = pair((7, 1), dtype, device, rng, low=0.5 if op.domain in ("nonzero", "pow") else -3.0)
+    name, f = op.name, getattr(mt, op.name)
+    check(f(a, b), getattr(pt, name)(ta, tb), dtype, scale=10.0)
     # a 0-dim CPU tensor joins the op as a scalar (on CUDA too), on a non-contiguous view
-    got = getattr(mt, op)(a.transpose(0, 2), mt.tensor(1.5))
-    check(got, getattr(pt, op)(ta.transpose(0, 2), pt.tensor(1.5)), dtype, scale=10.0)
+    got = f(a.transpose(0, 2), mt.tensor(1.5))
+    check(got, getattr(pt, name)(ta.transpose(0, 2), pt.tensor(1.5)), dtype, scale=10.0)
 
 
 REDUCE = ["sum", "mean", "amax", "amin", "logsumexp"]

@@ -15,7 +15,10 @@ from minitorch import _C
 
 PKG = os.path.dirname(os.path.abspath(minitorch.__file__))
 STUB = os.path.join(PKG, "_C.pyi")
-REGEN = "regenerate it: PYTHONPATH=python python scripts/gen_stubs.py"
+REGEN = (
+    "an elementwise op of csrc/ops/ops.schema: python scripts/gen_ops.py --stubs; else add its stub by hand "
+    "(scripts/gen_stubs.py regenerates the whole file and drops the stubs kept by hand)"
+)
 
 
 def _help_text(obj):

@@ -31,7 +31,7 @@ import sys
 
 from minitorch import _C
 
-__all__ = ["COMPOSITE", "GENERIC", "JVP_RULES", "get_rule"]
+__all__ = ["COMPOSITE", "GENERIC", "JVP_RULES", "declare", "get_rule"]
 
 GENERIC = "GENERIC"  # a rule's value (or an expression's result) asking for the generic JVP
 COMPOSITE = "COMPOSITE"  # a rule's value: run the Python composite itself on the duals, its ops dispatching one by one
@@ -1386,7 +1386,6 @@ def _as_complex_t(t):
 # ------------------------------------------------------------------------------------------------ the table
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
-_ZERO = {"jvp": "zeros_like(result)"}
 _NONE = {"jvp": None}
 # rules two spellings share (max/amax, min/amin, clamp/clip)
 _MAX = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True)"}
@@ -1395,9 +1394,7 @@ _CLAMP = {"args": "self, *args, **kwargs", "jvp": "_clamp_jvp(t_self, self, resu
 
 _COMPOSITE_RULES = {
     # ---- elementwise composites and public names of schema ops (the schema's own names are in ops.schema)
-    "positive": {"jvp": "t_self"},
-    "fix": _ZERO,
-    "square": {"jvp": "2 * t_self * self"},
+    # (the composites of minitorch/_composite_math.py declare theirs beside their code: declare() below)
     "special.i0e": {"args": "self", "jvp": "t_self * (special.i1e(self) - sign(self) * result)"},
     "special.i1": {"args": "self", "jvp": "_i1_jvp(t_self, self, result)"},
     "special.i1e": {"args": "self", "jvp": "_i1e_jvp(t_self, self, result)"},
@@ -2217,6 +2214,14 @@ for _alias, _base in _SPECIAL_ALIASES.items():
             "args": "self, other" if any(k in _row for k in ("jvp_self", "jvp_other")) else "self",
         }
     JVP_RULES[f"special.{_alias}"] = _row
+
+
+def declare(key, row):
+    """A Python composite's rule, declared beside its code (minitorch/_composite_math.py's `_export(jvp=...)`):
+    an expression (the row's `jvp`) or a row."""
+    if key in JVP_RULES:
+        raise ValueError(f"{key} has a JVP rule already")
+    JVP_RULES[key] = row if isinstance(row, dict) else {"jvp": row}
 
 
 # ------------------------------------------------------------------------------------------------ compiling

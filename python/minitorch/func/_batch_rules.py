@@ -18,7 +18,7 @@ so a value that is itself batched at an outer level dispatches again. The famili
 
 import re
 
-from minitorch import _C
+from minitorch import _C, _composite_math
 from minitorch._random import get_rng_state, set_rng_state
 from minitorch.func._batched import (
     RULES,
@@ -127,7 +127,7 @@ def _shift_dims(dims, rank):
 # ----------------------------------------------------------------------------------------------- pointwise
 
 POINTWISE = """
-fix square logit isposinf isneginf isreal nan_to_num deg2rad rad2deg positive signbit float_power fmax fmin
+logit nan_to_num signbit float_power fmax fmin
 hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift rsub clamp clip
 clamp_min clamp_max where lerp addcmul addcdiv masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like
 ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
@@ -2080,6 +2080,10 @@ def _alias(target, *keys):
     register_rule(*keys)(rule)
 
 
+# the composites of minitorch/_composite_math.py declare their rules beside their code (its _export's vmap=)
+for _name, _expr in _composite_math.COMPOSITE_VMAP.items():
+    register_rule(_name)(eval(_expr, globals()))  # our own source's text, as the schema's rules below
+POINTWISE += [n for n, e in _composite_math.COMPOSITE_VMAP.items() if e == "pointwise"]
 # in-place forms of the pointwise ops, as torch functions (torch.relu_(x)) and methods
 for _name in [n for n in POINTWISE if "." not in n]:
     register_rule(_name + "_", "Tensor." + _name + "_")(pointwise)
