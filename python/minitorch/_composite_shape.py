@@ -256,6 +256,8 @@ def atleast_3d(*tensors):
 
 
 def _nonempty(tensors, name):
+    if _C._is_tensor(tensors) or type(tensors).__name__ == "BatchedTensor":  # a tensor is not a sequence here
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")

@@ -138,7 +138,14 @@ def test_stacks(fn):
     a, b = rand(3, 2, 4), rand(2, 4, 3)
     check(lambda u, v: f([u, v]), (a, b), (0, 2))
     check(lambda u, v: f((u, v)), (a, b[:, :, 0]), (0, None))
-    check(lambda u: f(u), (a,), (0,))  # a tensor is the sequence of its rows, as in eager mode
+    # a tensor is not a sequence of tensors to PyTorch, in eager mode or under vmap
+    with pytest.raises(
+        TypeError,
+        match=f"{fn}\\(\\): argument 'tensors' \\(position 1\\) must be tuple of Tensors, not Tensor",
+    ):
+        vmap(f)(a)
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        f(a)
     c = rand(3, 4)
     check(lambda u, v: f([u, v]), (c, c[0]), (0, None))
 

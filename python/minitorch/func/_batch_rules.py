@@ -2344,8 +2344,8 @@ def stacks_rule(key, level, args, kwargs):
     from minitorch import _composite_shape as cs
 
     tensors = _get(args, kwargs, 0, "tensors")
-    if len(args) == 1 and not kwargs and _bt(tensors, level) and tensors.dim() > 0:
-        tensors = call("unbind", tensors, 0)  # a tensor is a sequence of its rows to ours, as in eager mode
+    if _C._is_tensor(tensors) or type(tensors).__name__ == "BatchedTensor":
+        cs._nonempty(tensors, key)  # PyTorch's TypeError: a tensor is not a sequence of tensors
     if len(args) != 1 or kwargs or not isinstance(tensors, (list, tuple)) or not tensors:
         return fallback(key, level, args, kwargs)  # out= or the op's own errors, per entry
     n, dim = _STACKS[key]
