@@ -382,6 +382,28 @@ static inline __m512 exp_avx512(__m512 x) {
   return _mm512_scalef_ps(s, _mm512_mul_ps(n, _mm512_set1_ps(0.03125f)));
 }
 
+// float32 exp2 on exp's table (below): x = n/32 + r, n = round(32 x) by the 1.5 * 2^23 shift (32 x exact), r
+// = x - n/32 exact in one FMA, |r| <= 1/64; 2^x = 2^floor(n/32) T[n mod 32] 2^r with 2^r - 1 = r ln2 + (r
+// ln2)^2/2 + (r ln2)^3/6 (truncation 6e-10 relative), summed as exp's T_hi + (T_hi p + T_lo), vscalefps for
+// the power of two (gradual underflow, overflow to inf). x clamped to [-151, 129] (0 / inf beyond; NaN kept).
+// In float throughout: the double-lane form of AVX2's kernel ran at 0.6 of PyTorch's (SLEEF's) speed.
+static inline __m512 exp2_avx512(__m512 x) {
+  x = _mm512_min_ps(_mm512_set1_ps(129.0f), _mm512_max_ps(_mm512_set1_ps(-151.0f), x));
+  const __m512 shift = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23
+  const __m512 t = _mm512_fmadd_ps(x, _mm512_set1_ps(32.0f), shift);
+  const __m512 n = _mm512_sub_ps(t, shift);
+  const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.03125f), x);
+  const __m512 c1 = _mm512_set1_ps(0.6931471805599453f);
+  const __m512 q =
+      _mm512_fmadd_ps(r, _mm512_set1_ps(0.05550410866482158f), _mm512_set1_ps(0.2402265069591007f));
+  const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, _mm512_mul_ps(r, c1));
+  const __m512i j = _mm512_castps_si512(t);
+  const __m512 th = lut32(j, kExp2j32Hi);
+  const __m512 tl = lut32(j, kExp2j32Lo);
+  const __m512 s = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
+  return _mm512_scalef_ps(s, _mm512_mul_ps(n, _mm512_set1_ps(0.03125f)));
+}
+
 // float64 exp and tanh (MKL's vdExp/vdTanh, which PyTorch's wheel calls, are 2-3x SLEEF 3.5.1's; ours below
 // are 1.0x / 1.2x MKL's speed): 2^(j/16) as double pairs hi + lo, fetched with vpermt2pd (lut16), by
 // scripts/fit_vec_tables.py exp64; the polynomials by scripts/fit_exp_tanh64.py.
@@ -528,34 +550,6 @@ static inline __m512 expm1_avx512(__m512 x) {
   const __m512d lo = expm1_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
   const __m512d hi =
       expm1_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
-  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
-                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
-}
-
-// float32 exp2 through double, f32_via_f64.h's exp2_d_for_f32 (AVX2's row) step for step in eight lanes: t
-// clamped to +-200 (NaN kept), n = rint(t) by the 1.5 * 2^52 shift, u = (t - n) ln2, exp(u) by its Taylor
-// series to u^9 in the same Estrin order, times 2^n (scalef: the same product, 2^n a normal double), one
-// rounding to float: AVX2's bits at twice its width (AVX-512 ran AVX2's four-lane row at a third of PyTorch's
-// speed)
-static inline __m512d exp2_f32_half(__m512d t) {
-  t = _mm512_min_pd(_mm512_set1_pd(200.0), _mm512_max_pd(_mm512_set1_pd(-200.0), t));  // NaN: the 2nd operand
-  const __m512d shift = _mm512_set1_pd(6755399441055744.0);
-  const __m512d n = _mm512_sub_pd(_mm512_add_pd(t, shift), shift);
-  const __m512d u = _mm512_mul_pd(_mm512_sub_pd(t, n), _mm512_set1_pd(0.6931471805599453));
-  const __m512d u2 = _mm512_mul_pd(u, u), u4 = _mm512_mul_pd(u2, u2);
-  const __m512d p01 = _mm512_add_pd(u, _mm512_set1_pd(1.0));
-  const __m512d p23 = _mm512_fmadd_pd(u, _mm512_set1_pd(1.0 / 6), _mm512_set1_pd(0.5));
-  const __m512d p45 = _mm512_fmadd_pd(u, _mm512_set1_pd(1.0 / 120), _mm512_set1_pd(1.0 / 24));
-  const __m512d p67 = _mm512_fmadd_pd(u, _mm512_set1_pd(1.0 / 5040), _mm512_set1_pd(1.0 / 720));
-  const __m512d p89 = _mm512_fmadd_pd(u, _mm512_set1_pd(1.0 / 362880), _mm512_set1_pd(1.0 / 40320));
-  const __m512d q0 = _mm512_fmadd_pd(u2, p23, p01), q1 = _mm512_fmadd_pd(u2, p67, p45);
-  const __m512d p = _mm512_fmadd_pd(u4, _mm512_fmadd_pd(u4, p89, q1), q0);
-  return _mm512_scalef_pd(p, n);
-}
-static inline __m512 exp2_avx512(__m512 x) {
-  const __m512d lo = exp2_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
-  const __m512d hi =
-      exp2_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
   return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
                                              _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }

@@ -188,8 +188,8 @@ static VD atanh_fast(VD x) {
 #endif
 
 // float exp2, log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h), AVX-512
-// its exp2 in eight lanes; elsewhere SLEEF's, or without SLEEF the table entries stay empty (the scalar
-// functors); float64 likewise
+// its own exp2 and AVX2's log2/log10 in eight lanes; elsewhere SLEEF's, or without SLEEF the table entries
+// stay empty (the scalar functors); float64 likewise
 #ifdef MT_VEC_F32_VIA_F64
 static VF exp2_fast(VF x) {
   return exp2_f32_own(x);
@@ -209,7 +209,7 @@ static VF acos_fast(VF x) {
 #else
 static VF exp2_fast(VF x) {
 #ifdef MT_VEC_AVX512
-  return exp2_avx512(x);  // ours, AVX2's float32 exp2 in eight double lanes (avx512_math.h), SLEEF or not
+  return exp2_avx512(x);  // ours on exp's table (avx512_math.h, 0.75 ulp), SLEEF or not
 #else
   return SLF(exp2, x);
 #endif
@@ -1086,9 +1086,9 @@ void MT_VEC_FILL(Table& t) {
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
 #ifdef MT_VEC_AVX512
   // float64 log, log1p, sin, cos, erf and atan (and softplus, mish and gelu through them) are AVX2's kernels
-  // over halves here; float32 exp2, log2 and log10 are ours (AVX2's in eight lanes) and so is atanh; float32
-  // tan, asin, acos and atan take AVX2's rows (ours in double: f32_via_f64.h), as every entry left empty here
-  // that AVX2 fills (make_table, elementwise.cpp)
+  // over halves here; float32 exp2 and atanh are ours (avx512_math.h), log2 and log10 AVX2's in eight lanes;
+  // float32 tan, asin, acos and atan take AVX2's rows (ours in double: f32_via_f64.h), as every entry left
+  // empty here that AVX2 fills (make_table, elementwise.cpp)
   scalar(t.f32, {Fn::tan, Fn::asin, Fn::acos, Fn::atan});
 #endif
   // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's;
