@@ -31,6 +31,8 @@ UNARY_SPELLING = {
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu,
     "mish": F.mish,
+    "hardsigmoid": F.hardsigmoid,
+    "hardswish": F.hardswish,
     "relu": torch.relu,
     "_special_i0e": torch.special.i0e,
     "_special_i1": torch.special.i1,

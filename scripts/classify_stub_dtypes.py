@@ -64,7 +64,8 @@ def merge(columns):
     for key, cpu in sorted(columns["cpu"].items()):
         row = {"cpu": cpu}
         for dev in DEVICES[1:]:
-            if dev in columns and columns[dev][key] != cpu:
+            # a case the other device's column does not hold yet (a new stub) is taken as the CPU's there
+            if dev in columns and columns[dev].get(key, cpu) != cpu:
                 row[dev] = columns[dev][key]
         table[key] = row
     return table

@@ -192,6 +192,17 @@ Tensor mish_grad(const Tensor& g, const Tensor& x) {
   Tensor th = mt::tanh(mt::softplus(x, 1.0, 20.0));
   return mul(g, mt::add(th, mul(mul(x, mt::sigmoid(x)), mt::sub(S(1), mul(th, th)))));
 }
+// PyTorch's hardsigmoid_backward and (vectorized) hardswish_backward: grad / 6 strictly inside (-3, 3), with
+// 1/6 rounded to float as its kernel's constant is (float64 too); hardswish's 0 up to -3, grad from 3 on and
+// at NaN, grad * (x / 3 + 1/2) between
+Tensor hardsigmoid_grad(const Tensor& g, const Tensor& x) {
+  Tensor inside = mt::logical_and(mt::gt(x, S(-3)), mt::lt(x, S(3)));
+  return mt::where(inside, mt::mul(g, S(static_cast<double>(1.0f / 6.0f))), S(0));
+}
+Tensor hardswish_grad(const Tensor& g, const Tensor& x) {
+  Tensor mid = mt::where(mt::lt(x, S(3)), mt::mul(g, mt::add(mt::div(x, S(3)), S(0.5))), g);
+  return mt::where(mt::le(x, S(-3)), S(0), mid);
+}
 
 // The Bessel functions' derivatives: I0' = I1; I1' = I0 - I1/x (1/2 at 0); the scaled forms also carry
 // -sign(x) times themselves, from the factor exp(-|x|).

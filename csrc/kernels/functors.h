@@ -167,6 +167,15 @@ MT_UNARY_FUNCTOR(GeluTanh,
                  T(0.5) * x * (T(1) + tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
 MT_UNARY_FUNCTOR(Silu, x / (T(1) + exp(-x)))
 MT_UNARY_FUNCTOR(Mish, x* tanh(x > T(20) ? x : std::log1p(exp(x))))
+// F.hardsigmoid / F.hardswish, PyTorch's formulas step for step (min(max(x + 3, 0), 6) / 6, x times it over
+// 6): the same roundings, and a NaN x stays NaN through both compares
+template <typename T>
+MT_HD_INLINE T hard_relu6(T y) {
+  y = y < T(0) ? T(0) : y;
+  return T(6) < y ? T(6) : y;
+}
+MT_UNARY_FUNCTOR(Hardsigmoid, hard_relu6(x + T(3)) / T(6))
+MT_UNARY_FUNCTOR(Hardswish, x* hard_relu6(x + T(3)) / T(6))
 
 // The special functions below compute in double for every floating dtype (float32 through double rounds
 // once at the end), on both devices.
@@ -680,6 +689,16 @@ struct Threshold {
   }
 };
 
+// nan_to_num: NaN, +inf and -inf replaced by the three values, converted to the compute type
+struct NanToNum {
+  double nan, posinf, neginf;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    const T inf = T(1) / T(0);
+    return x != x ? T(nan) : (x == inf ? T(posinf) : (x == -inf ? T(neginf) : x));
+  }
+};
+
 // PyTorch's elu kernel: the parameters in the compute type; x < 0 fails for NaN, which keeps x * poscoef
 struct Elu {
   double negcoef, poscoef, input_scale;
@@ -758,6 +777,25 @@ struct LerpScalar {
   template <typename S>
   MT_HD_INLINE S operator()(S a, S b) const {
     return static_cast<S>(lerp_of(static_cast<W>(a), static_cast<W>(b), w));
+  }
+};
+
+// PyTorch's addcmul / addcdiv kernels: self + value * t1 * t2 (/ t2), the value multiplied in first, in
+// opmath (W, float for half and bfloat16), rounded once
+template <typename W>
+struct Addcmul {
+  W value;
+  template <typename S>
+  MT_HD_INLINE S operator()(S a, S b, S c) const {
+    return static_cast<S>(static_cast<W>(a) + value * static_cast<W>(b) * static_cast<W>(c));
+  }
+};
+template <typename W>
+struct Addcdiv {
+  W value;
+  template <typename S>
+  MT_HD_INLINE S operator()(S a, S b, S c) const {
+    return static_cast<S>(static_cast<W>(a) + value * static_cast<W>(b) / static_cast<W>(c));
   }
 };
 

@@ -79,6 +79,12 @@ Tensor threshold(const Tensor& self, double threshold, double value);
 // gradient takes grad_input_scale for input_scale (celu's backward uses 1 / alpha rounded to float32).
 Tensor elu(const Tensor& self, double alpha, double scale, double input_scale, double grad_input_scale);
 Tensor polygamma(int64_t n, const Tensor& self);
+// nan_to_num of a floating tensor in one pass, the three values given (no autograd: torch.nan_to_num's
+// Python front end, python/minitorch/_composite_math.py, calls it only where no gradient is recorded)
+Tensor nan_to_num_values(const Tensor& self, double nan, double posinf, double neginf);
+// addcmul / addcdiv (div) of three tensors of one floating dtype on one device: self + value * t1 * t2
+// (/ t2), PyTorch's one pass (no autograd: the Python front end composes where a gradient is recorded)
+Tensor addc_fused(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div);
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 
 // Kernel entry points; iter operand 0 is the output, inputs are already in the compute dtype.
@@ -90,11 +96,14 @@ using WhereKernelFn = void (*)(const TensorIter& iter);
 // out, x, lo, hi -- one dtype; lo/hi flags say which bounds apply
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
 // out, x with up to three double parameters (softplus: beta, threshold; leaky_relu: slope; polygamma: n;
-// hardshrink: lambd; threshold: threshold, value; elu: alpha * scale, scale, input_scale); unused ones are 0
-enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma, hardshrink, threshold, elu };
+// hardshrink: lambd; threshold: threshold, value; elu: alpha * scale, scale, input_scale; nan_to_num: nan,
+// posinf, neginf); unused ones are 0
+enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma, hardshrink, threshold, elu, nan_to_num };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
 // out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as
 // PyTorch's lerp_kernel_scalar keeps it), out, self, end
 using LerpKernelFn = void (*)(const TensorIter& iter, const Scalar* weight);
+// out, self, t1, t2 (one floating dtype): self + value * t1 * t2, or / t2 when div
+using AddcKernelFn = void (*)(const TensorIter& iter, double value, bool div);
 
 }  // namespace mt

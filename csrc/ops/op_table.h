@@ -21,6 +21,7 @@
   _(clamp_stub, elementwise, ClampKernelFn) \
   _(param_unary_stub, elementwise, ParamUnaryKernelFn) \
   _(lerp_stub, elementwise, LerpKernelFn) \
+  _(addc_stub, elementwise, AddcKernelFn) \
   _(index_gather_stub, index, IndexGatherFn) \
   _(index_put_stub, index, IndexPutFn) \
   _(nonzero_stub, index, NonzeroFn)
@@ -106,7 +107,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 72
+#define MT_NUM_DISPATCH_STUBS 73
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

@@ -383,6 +383,11 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   m.def("_hardshrink", nogil_fn(&hardshrink), py::arg("input"), py::arg("lambd"));
   m.def("_threshold", nogil_fn(&threshold), py::arg("input"), py::arg("threshold"), py::arg("value"));
   m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
+  // torch.nan_to_num / addcmul / addcdiv's one-pass kernels, behind their Python front ends' checks
+  m.def("_nan_to_num", nogil_fn(&nan_to_num_values), py::arg("input"), py::arg("nan"), py::arg("posinf"),
+        py::arg("neginf"));
+  m.def("_addc", nogil_fn(&addc_fused), py::arg("input"), py::arg("tensor1"), py::arg("tensor2"),
+        py::arg("value"), py::arg("div"));
   cls.def("polygamma", [](const Tensor& x, StrictInt n) { return polygamma(n, x); }, py::arg("n"));
   cls.def(
       "polygamma_",

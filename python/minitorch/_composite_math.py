@@ -211,6 +211,19 @@ def _common(input, tensor1, tensor2):
     return input.to(dt), tensor1.to(dt), tensor2.to(dt)
 
 
+def _fused_addc(input, tensor1, tensor2, value):
+    """Whether addcmul/addcdiv of these (common-dtype) operands take the one-pass kernel (_C._addc): a floating
+    dtype, one device, a real number value, no gradient recorded."""
+    return (
+        _is_float(input)
+        and type(value) in (builtins.int, builtins.float)
+        and tensor1.device == input.device == tensor2.device
+        and not (
+            _C.is_grad_enabled() and (input.requires_grad or tensor1.requires_grad or tensor2.requires_grad)
+        )
+    )
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
     if isinstance(value, builtins.float) and not builtins.any(
@@ -219,6 +232,9 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         value = builtins.int(value)  # PyTorch converts the scalar to the integral result type
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
+    if _fused_addc(input, tensor1, tensor2, value):
+        r = _C._addc(input, tensor1, tensor2, value, False)
+        return r if out is None else out.copy_(r)
     if dt == _C.bool:  # PyTorch's kernel has no bool case
         _not_implemented("addcmul_cuda" if input.is_cuda else "addcmul_cpu_out", input)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as PyTorch's opmath kernel (a float16
@@ -265,6 +281,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         raise RuntimeError(_ADDCDIV_INT)
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
+    if _fused_addc(input, tensor1, tensor2, value):
+        r = _C._addc(input, tensor1, tensor2, value, True)
+        return r if out is None else out.copy_(r)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
         input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()
     r = _C.add(input, _C.div(tensor1, tensor2), alpha=value).to(dt)
@@ -526,6 +545,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     else:
         nan = 0.0 if nan is None else nan
         hi, lo = _FINFO[input.dtype]
+        if not (input.requires_grad and _C.is_grad_enabled()):
+            # one pass (PyTorch's kernel; the values converted to the dtype, out-of-range ones to +-inf)
+            r = _C._nan_to_num(
+                input, builtins.float(nan), hi if posinf is None else posinf, lo if neginf is None else neginf
+            )
+            return r if out is None else out.copy_(r)
         if posinf is None and neginf is None:
             # the usual call: the infinities clamp to the dtype's limits, which finite values never pass
             r = _C._where(_C.isnan(input), nan, _C.clamp(input, lo, hi))

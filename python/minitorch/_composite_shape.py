@@ -492,6 +492,24 @@ def block_diag(*tensors):
         return _C.empty(1, 0)
     # PyTorch's result_type: a 0-d float32 joins float16 blocks as float16
     dtype = _tensors_result_type(*tensors)
+    dev = mats[0].device
+    if builtins.all(m.device == dev for m in mats) and not (
+        _C.is_grad_enabled() and builtins.any(m.requires_grad for m in mats)
+    ):
+        # PyTorch's kernel: one zero-filled result, each block copied into its place (converted on the way);
+        # the catenated rows below (differentiable, batched for vmap) ran at a third of its speed
+        out = _C.zeros(
+            (builtins.sum(m.shape[0] for m in mats), builtins.sum(m.shape[1] for m in mats)),
+            dtype=dtype,
+            device=dev,
+        )
+        r = c = 0
+        for m in mats:
+            h, w = m.shape
+            if h and w:
+                out.narrow(0, r, h).narrow(1, c, w).copy_(m)
+            r, c = r + h, c + w
+        return out
     return _block_diag_of([m.to(dtype) for m in mats])
 
 

@@ -164,6 +164,74 @@ def test_hardshrink_and_threshold_kernels_on_special_values(device, dtype):
     assert F.threshold(g, 0.2, -3.0).grad_fn.name() == "ThresholdBackward0"
 
 
+@pytest.mark.parametrize(
+    "dtype", [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
+)
+def test_hardsigmoid_hardswish_kernels(device, dtype):
+    """F.hardsigmoid / F.hardswish's one pass (fn::Hardsigmoid, fn::Hardswish and their vector loops) against
+    NumPy float64, and bit for bit against PyTorch's order of operations in the dtype (min(max(x + 3, 0), 6) /
+    6, x times it over 6; half and bfloat16 in float, rounded once): dense, strided (a buffer), a padded tail,
+    the special values; the capability paths compute the same bits (checked in tests/ops/elementwise)."""
+    npdt = {minitorch.float32: np.float32, minitorch.float64: np.float64}.get(dtype, np.float32)
+    nan, inf = float("nan"), float("inf")
+    special = [nan, inf, -inf, -0.0, 0.0, -3.0, 3.0, -3.0000002, 2.9999998, -6.0, 6.0, 1e-45, 1e30, -1e30]
+    a = np.concatenate([np.random.default_rng(0).uniform(-5, 5, 1000), special]).astype(npdt)
+    x = minitorch.from_numpy(a).to(dtype).to(device)
+    xs = x.cpu().numpy() if dtype == minitorch.float64 else x.float().cpu().numpy()  # as the dtype holds them
+    relu6 = np.minimum(np.maximum(xs + npdt(3), npdt(0)), npdt(6))
+    for fn, want in ((F.hardsigmoid, relu6 / npdt(6)), (F.hardswish, xs * relu6 / npdt(6))):
+        got = fn(x)
+        assert got.dtype == dtype and got.shape == x.shape
+        if dtype in (minitorch.float32, minitorch.float64):
+            np.testing.assert_array_equal(got.cpu().numpy(), want)
+            assert np.array_equal(np.signbit(got.cpu().numpy()), np.signbit(want))
+        else:  # computed in float, rounded once to the dtype
+            w = minitorch.from_numpy(want.astype(np.float32)).to(dtype).float().numpy()
+            np.testing.assert_array_equal(got.double().cpu().numpy(), w)
+        xd = xs.astype(np.float64)
+        ref = np.clip(xd + 3, 0, 6) / 6 if fn is F.hardsigmoid else xd * np.clip(xd + 3, 0, 6) / 6
+        fin = np.isfinite(ref)
+        tol = {np.float64: 1e-15}.get(npdt, 1e-6) if dtype in (minitorch.float32, minitorch.float64) else 1e-2
+        np.testing.assert_allclose(got.double().cpu().numpy()[fin], ref[fin], rtol=tol, atol=tol)
+        # strided (through a buffer), one element (a padded vector tail), empty
+        np.testing.assert_array_equal(fn(x[::3]).double().cpu().numpy(), got.double().cpu().numpy()[::3])
+        np.testing.assert_array_equal(fn(x[7:8]).double().cpu().numpy(), got.double().cpu().numpy()[7:8])
+        assert fn(minitorch.empty(0, 4, dtype=dtype, device=device)).shape == (0, 4)
+        y = x.clone()
+        assert fn(y, inplace=True) is y
+        np.testing.assert_array_equal(y.double().cpu().numpy(), got.double().cpu().numpy())
+
+
+def test_hardsigmoid_hardswish_gradients_and_errors():
+    """The backward formulas are PyTorch's vectorized kernels' (HardsigmoidBackward0: grad / 6 strictly inside
+    (-3, 3), 1/6 rounded to float for float64 too; HardswishBackward0: 0 up to -3, grad * (x / 3 + 1/2) between,
+    grad from 3 on and at NaN), values taken from PyTorch 2.15; gradcheck away from the kinks; integer inputs
+    refused with PyTorch's error."""
+    nan = float("nan")
+    g = minitorch.tensor([0.0, 3.0, -3.0, nan, 1.0, -4.0, 4.0], dtype=minitorch.float64, requires_grad=True)
+    out = F.hardsigmoid(g)
+    assert out.grad_fn.name() == "HardsigmoidBackward0"
+    (d,) = minitorch.autograd.grad(out.sum(), g)
+    sixth = float(np.float32(1.0) / np.float32(6.0))
+    assert d.tolist() == [sixth, 0.0, 0.0, 0.0, sixth, 0.0, 0.0]
+    out = F.hardswish(g)
+    assert out.grad_fn.name() == "HardswishBackward0"
+    (d,) = minitorch.autograd.grad(out.sum(), g)
+    assert d.tolist() == [0.5, 1.0, 0.0, 1.0, 1 / 3 + 0.5, 0.0, 1.0]
+    x = _leaf([-3.5, -2.9, -1.0, 0.2, 2.5, 3.4, 5.0])
+    assert gradcheck(F.hardsigmoid, (x,)) and gradcheck(F.hardswish, (x,))
+    assert gradgradcheck(F.hardswish, (x,))
+    # in place on a non-leaf: the gradient still flows
+    a = _leaf([-1.0, 0.5, 4.0])
+    b = a * 1.0
+    F.hardswish(b, inplace=True).sum().backward()
+    np.testing.assert_allclose(_np(a.grad), [-1 / 3 + 0.5, 0.5 / 3 + 0.5, 1.0])
+    for bad, name in ((minitorch.tensor([1, 2]), "Long"), (minitorch.tensor([True]), "Bool")):
+        for fn in ("hardswish", "hardsigmoid"):
+            with pytest.raises(NotImplementedError, match=f"\"{fn}_cpu\" not implemented for '{name}'"):
+                getattr(F, fn)(bad)
+
+
 def test_shrink_reprs_errors_grads():
     assert repr(nn.Softshrink()) == "Softshrink(0.5)"
     assert repr(nn.Hardshrink(0.3)) == "Hardshrink(0.3)"

@@ -192,6 +192,8 @@ UNARY_OPS = [
     Op("gelu_tanh", _gelu_tanh, F, None, "float", {}),
     Op("silu", lambda x: x / (1 + np.exp(-x)), F, None, "float", {}),
     Op("mish", lambda x: x * np.tanh(np.log1p(np.exp(x))), F, None, "float", {}),
+    Op("hardsigmoid", lambda x: np.clip(x + 3, 0, 6) / 6, F, (-5, 5), "float", {}),
+    Op("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, F, (-5, 5), "float", {}),
     Op("logical_not", np.logical_not, ANY, None, "bool", None),
     Op("isnan", np.isnan, ANY, None, "bool", None),
     Op("isinf", np.isinf, ANY, None, "bool", None),

@@ -111,6 +111,10 @@ CASES = {
         T.lerp(t(T, A, dt, dev), t(T, B, dt, dev), t(T, [0.25, 0.75, 0.5], dt, dev)),
         T.lerp(t(T, A, dt, dev), t(T, B, dt, dev), 0.75),
     ),
+    "addc_stub": lambda T, dt, dev: flat(
+        T.addcmul(t(T, A, dt, dev), t(T, B, dt, dev), t(T, [0.5, -2.0, 1.0], dt, dev), value=0.5),
+        T.addcdiv(t(T, A, dt, dev), t(T, B, dt, dev), t(T, [0.5, -2.0, 1.0], dt, dev), value=2),
+    ),
     "index_gather_stub": lambda T, dt, dev: flat(t(T, A, dt, dev)[T.tensor([1, 0, 1], device=dev)]),
     "index_put_stub": lambda T, dt, dev: flat(
         t(T, A, dt, dev).index_put_((T.tensor([1, 0], device=dev),), t(T, B, dt, dev), accumulate=True)

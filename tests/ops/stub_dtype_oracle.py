@@ -13,10 +13,88 @@ NOTES = {
     "regenerates this one: minitorch's CUDA tensors take cuSOLVER or host LAPACK (ops/linalg_decomp.cpp), and "
     "PyTorch's cuSOLVER/MAGMA paths accept the same dtypes (float32/float64) as its CPU ones. So are the FFT "
     "stubs' rows (fft_c2c/r2c/c2r): PyTorch's cuFFT path also takes float16 for power-of-two sizes only, which "
-    "these cases (size 3) are not, so it raises there as its CPU path does."
+    "these cases (size 3) are not, so it raises there as its CPU path does. addc_stub's rows (added without a GPU "
+    "machine) are the CPU's but for bool, whose kernel PyTorch's CUDA build names addcmul_cuda (its "
+    "PointwiseOpsKernel.cu dispatch)."
 }
 
 ORACLE = {
+    ("addc_stub", "bfloat16"): {
+        "cpu": ("ok", [0.75, -3.25, 1.25, 3.0625, 4.5, -0.25, 4.5, -3.25, -1.0, 4.0, 4.5, 1.25])
+    },
+    ("addc_stub", "bool"): {
+        "cpu": ("err", "NotImplementedError", "\"addcmul_cpu_out\" not implemented for 'Bool'"),
+        "cuda": ("err", "NotImplementedError", "\"addcmul_cuda\" not implemented for 'Bool'"),
+    },
+    ("addc_stub", "float16"): {
+        "cpu": ("ok", [0.75, -3.25, 1.25, 3.0625, 4.5, -0.25, 4.5, -3.25, -1.0, 4.0, 4.5, 1.25])
+    },
+    ("addc_stub", "float32"): {
+        "cpu": ("ok", [0.75, -3.25, 1.25, 3.0625, 4.5, -0.25, 4.5, -3.25, -1.0, 4.0, 4.5, 1.25])
+    },
+    ("addc_stub", "float64"): {
+        "cpu": ("ok", [0.75, -3.25, 1.25, 3.0625, 4.5, -0.25, 4.5, -3.25, -1.0, 4.0, 4.5, 1.25])
+    },
+    ("addc_stub", "int16"): {
+        "cpu": (
+            "err",
+            "RuntimeError",
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.",
+        )
+    },
+    ("addc_stub", "int32"): {
+        "cpu": (
+            "err",
+            "RuntimeError",
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.",
+        )
+    },
+    ("addc_stub", "int64"): {
+        "cpu": (
+            "err",
+            "RuntimeError",
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.",
+        )
+    },
+    ("addc_stub", "int8"): {
+        "cpu": (
+            "err",
+            "RuntimeError",
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.",
+        )
+    },
+    ("addc_stub", "uint8"): {
+        "cpu": (
+            "err",
+            "RuntimeError",
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.",
+        )
+    },
     ("amp_update_scale_stub", "bfloat16"): {
         "cpu": ("err", "RuntimeError", "current_scale must be a float tensor.")
     },

@@ -34,6 +34,8 @@ namespace vec {
   _(gelu_tanh)              \
   _(silu)                   \
   _(mish)                   \
+  _(hardsigmoid)            \
+  _(hardswish)              \
   _(lgamma)                 \
   _(digamma)                \
   _(i0)                     \

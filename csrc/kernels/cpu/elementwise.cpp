@@ -97,6 +97,9 @@ int64_t vec_grain(vec::Fn f, bool f64) {
     case vec::Fn::sigmoid:
     case vec::Fn::silu:
       return f64 ? 16384 : kGrainSize;
+    case vec::Fn::hardsigmoid:  // a few operations per element: memory bound
+    case vec::Fn::hardswish:
+      return kGrainSize;
     case vec::Fn::exp2:
     case vec::Fn::log:
     case vec::Fn::tanh:
@@ -386,6 +389,19 @@ void lerp_cpu(const TensorIter& it, const Scalar* weight) {
   }
 }
 
+// value in the dtype's opmath, as PyTorch's kernels take it (value.to<opmath_t>())
+void addc_cpu(const TensorIter& it, double value, bool div) {
+  MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "addcmul_cpu_out", [&] {
+    using op_t = opmath_t<scalar_t>;
+    if (div)
+      cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it,
+                                                               fn::Addcdiv<op_t>{static_cast<op_t>(value)});
+    else
+      cpu_ternary_loop<scalar_t, scalar_t, scalar_t, scalar_t>(it,
+                                                               fn::Addcmul<op_t>{static_cast<op_t>(value)});
+  });
+}
+
 void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1, double p2) {
   if (op == ParamUnaryOp::softplus && softplus_vectorized(it, p0, p1)) return;
   if (op == ParamUnaryOp::elu && elu_vectorized(it, p0, p1, p2)) return;
@@ -400,6 +416,8 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
     else if (op == ParamUnaryOp::elu)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Elu{p0, p1, p2});
+    else if (op == ParamUnaryOp::nan_to_num)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::NanToNum{p0, p1, p2});
     else
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });
@@ -542,5 +560,6 @@ MT_REGISTER_KERNEL(where_stub, CPU, &where_cpu);
 MT_REGISTER_KERNEL(clamp_stub, CPU, &clamp_cpu);
 MT_REGISTER_KERNEL(param_unary_stub, CPU, &param_unary_cpu);
 MT_REGISTER_KERNEL(lerp_stub, CPU, &lerp_cpu);
+MT_REGISTER_KERNEL(addc_stub, CPU, &addc_cpu);
 
 }  // namespace mt

@@ -1,4 +1,4 @@
-// CUDA kernels for where/masked_fill, clamp and lerp: the functors are shared with the CPU
+// CUDA kernels for where/masked_fill, clamp, lerp and addcmul/addcdiv: the functors are shared with the CPU
 // (kernels/functors.h). The unary and binary tables live in elementwise_unary.cu / elementwise_binary.cu so
 // nvcc builds them in parallel.
 #include "kernels/cuda/Complex.h"
@@ -34,9 +34,20 @@ void lerp_cuda(const TensorIter& it, const Scalar* weight) {
   });
 }
 
+void addc_cuda(const TensorIter& it, double value, bool div) {
+  MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "addcmul_cuda", [&] {
+    using op_t = opmath_t<scalar_t>;
+    if (div)
+      gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Addcdiv<op_t>{static_cast<op_t>(value)});
+    else
+      gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t>(it, fn::Addcmul<op_t>{static_cast<op_t>(value)});
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(where_stub, CUDA, &where_cuda);
+MT_REGISTER_KERNEL(addc_stub, CUDA, &addc_cuda);
 MT_REGISTER_KERNEL(lerp_stub, CUDA, &lerp_cuda);
 MT_REGISTER_KERNEL(clamp_stub, CUDA, &clamp_cuda);
 

@@ -40,6 +40,8 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
       gpu_kernel<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
     else if (op == ParamUnaryOp::elu)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Elu{p0, p1, p2});
+    else if (op == ParamUnaryOp::nan_to_num)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::NanToNum{p0, p1, p2});
     else
       gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

@@ -342,8 +342,8 @@ def _glu_jvp(x, t, dim):
 
 def _hardswish_jvp(t, x):
     torch = _root()
-    # PyTorch's backward: 0 below -3, x/3 + 1/2 on [-3, 3], 1 above
-    return t * torch.where(x < -3, torch.zeros_like(x), torch.where(x <= 3, x / 3 + 0.5, torch.ones_like(x)))
+    # PyTorch's (vectorized) backward: 0 up to -3, x/3 + 1/2 strictly between, 1 from 3 on (and at NaN)
+    return t * torch.where(x <= -3, torch.zeros_like(x), torch.where(x < 3, x / 3 + 0.5, torch.ones_like(x)))
 
 
 def _reduce(x, reduction):

@@ -60,6 +60,47 @@ def test_addcmul_inplace_adam_step(device, layout):
     close(S, (s * 0.99 + 0.01 * g * g) - 0.1 * g / (np.sqrt(s * 0.99 + 0.01 * g * g) + 1e-8), rtol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [F32, F64, F16, minitorch.bfloat16])
+def test_addcmul_addcdiv_one_pass_kernel(device, dtype):
+    """The one-pass kernel (fn::Addcmul / fn::Addcdiv) computes PyTorch's self + value * t1 * t2 (/ t2) in that
+    order, the value rounded to the compute type first; half and bfloat16 in float, rounded once: bit for bit
+    against NumPy in float32/float64, over broadcast and strided operands, out= and an empty result."""
+    npdt = np.float64 if dtype == F64 else np.float32
+    rng = np.random.default_rng(11)
+    a, b, c = rng.uniform(-3, 3, (5, 1, 7)), rng.uniform(-3, 3, (1, 4, 7)), rng.uniform(0.5, 2, (4, 1))
+    x, y, z = (t(v, dtype, device) for v in (a, b, c))
+    xa, ya, za = (
+        v.float().cpu().numpy().astype(npdt) if dtype != F64 else v.cpu().numpy() for v in (x, y, z)
+    )
+    for value in (0.3, -2, 1):
+        v = npdt(value)
+        for name, want in (("addcmul", xa + v * ya * za), ("addcdiv", xa + v * ya / za)):
+            got = getattr(minitorch, name)(x, y, z, value=value)
+            assert got.dtype == dtype and got.shape == (5, 4, 7)
+            if dtype in (F32, F64):
+                np.testing.assert_array_equal(got.cpu().numpy(), want)
+            else:
+                w = minitorch.from_numpy(want.astype(np.float32)).to(dtype).float().numpy()
+                np.testing.assert_array_equal(got.float().cpu().numpy(), w)
+            # strided operands (transposed views) give the same values
+            tr = getattr(minitorch, name)(x.mT.contiguous().mT, y.mT.contiguous().mT, z, value=value)
+            np.testing.assert_array_equal(tr.float().cpu().numpy(), got.float().cpu().numpy())
+            o = minitorch.empty(5, 4, 7, dtype=dtype, device=device)
+            assert getattr(minitorch, name)(x, y, z, value=value, out=o) is o
+            np.testing.assert_array_equal(o.float().cpu().numpy(), got.float().cpu().numpy())
+    e = minitorch.empty(0, 7, dtype=dtype, device=device)
+    assert minitorch.addcmul(e, e, x[0, 0]).shape == (0, 7) and minitorch.addcdiv(e, x[0, 0], e).shape == (
+        0,
+        7,
+    )
+    # inf and NaN flow through as IEEE arithmetic says
+    s = t([1.0, INF, NAN, 0.0], dtype, device)
+    close(
+        minitorch.addcdiv(s, t([1.0, 1.0, 1.0, 1.0], dtype, device), t([0.0, 1.0, 1.0, -0.0], dtype, device)),
+        [INF, INF, NAN, -INF],
+    )
+
+
 def test_addcmul_inplace_broadcast_and_dtype_errors():
     x = t([1.0, 2.0, 3.0])
     x.addcmul_(t([2.0]), t([[1.0], [1.0], [1.0]])[0])  # broadcasting operands into self is fine
@@ -363,6 +404,37 @@ def test_nan_to_num(device, dtype):
     x = dbl([1.0, NAN, INF, 2.0])
     minitorch.nan_to_num(x).sum().backward()
     close(x.grad, [1, 0, 0, 1])
+
+
+@pytest.mark.parametrize("dtype", [F32, F64, F16, minitorch.bfloat16])
+def test_nan_to_num_one_pass_kernel(device, dtype):
+    """The one-pass kernel (fn::NanToNum): the three values converted to the dtype (out-of-range ones become
+    +-inf, as PyTorch's static_cast), strided and empty inputs, out= and the in-place form, float64 values kept
+    bit for bit."""
+    finfo = {F32: np.finfo(np.float32), F64: np.finfo(np.float64), F16: np.finfo(np.float16)}
+    hi = finfo[dtype].max if dtype in finfo else 3.3895313892515355e38
+    vals = np.array(SPECIAL * 5)
+    x = t(vals, dtype, device)
+    held = x.double().cpu().numpy()
+    got = minitorch.nan_to_num(x)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(
+        got.double().cpu().numpy(), np.nan_to_num(held, nan=0.0, posinf=hi, neginf=-hi)
+    )
+    got = minitorch.nan_to_num(x[::2], nan=-1.5, posinf=1e300, neginf=-2.0)
+    big = INF if dtype != F64 else 1e300  # beyond the dtype's range: +inf, as PyTorch's conversion
+    np.testing.assert_array_equal(
+        got.double().cpu().numpy(), np.nan_to_num(held[::2], nan=-1.5, posinf=big, neginf=-2.0)
+    )
+    assert minitorch.nan_to_num(minitorch.empty(0, 2, dtype=dtype, device=device)).shape == (0, 2)
+    o = minitorch.empty(len(vals), dtype=dtype, device=device)
+    assert minitorch.nan_to_num(x, 3.0, out=o) is o
+    y = x.clone()
+    assert y.nan_to_num_(3.0) is y
+    np.testing.assert_array_equal(y.double().cpu().numpy(), o.double().cpu().numpy())
+    if dtype == F64:
+        r = np.random.default_rng(0).standard_normal(100)
+        assert minitorch.nan_to_num(t(r, F64, device)).cpu().numpy().tobytes() == r.tobytes()
 
 
 def test_logit_sinc(device):

@@ -546,6 +546,20 @@ def test_block_diag_kron(device, dtype):
         assert got.dtype == dtype
 
 
+def test_block_diag_fill_and_gradient_paths_agree():
+    # without autograd the blocks are copied into one zero-filled result; with it the rows are catenated
+    rng = np.random.default_rng(8)
+    blocks = [rng.standard_normal(s) for s in [(3, 2), (1, 4), (0, 3), (2, 0), (2, 2)]]
+    plain = [minitorch.tensor(b, dtype=F64) for b in blocks]
+    leaves = [minitorch.tensor(b, dtype=F64, requires_grad=True) for b in blocks]
+    fast, recorded = minitorch.block_diag(*plain), minitorch.block_diag(*leaves)
+    assert fast.shape == recorded.shape == (8, 11) and recorded.requires_grad and not fast.requires_grad
+    np.testing.assert_array_equal(fast.numpy(), recorded.detach().numpy())
+    assert gradcheck(lambda a, b: minitorch.block_diag(a, b, a), (leaves[0], leaves[4]))
+    with minitorch.no_grad():
+        assert not minitorch.block_diag(*leaves).requires_grad
+
+
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64])
 def test_tensordot_inner_vdot_cross(device, dtype):
     a, x = _inputs((2, 3, 4), dtype, device, "transposed")

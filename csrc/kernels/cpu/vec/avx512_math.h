@@ -382,6 +382,28 @@ static inline __m512 exp_avx512(__m512 x) {
   return _mm512_scalef_ps(s, _mm512_mul_ps(n, _mm512_set1_ps(0.03125f)));
 }
 
+// float32 exp2 on exp's table (below): x = n/32 + r, n = round(32 x) by the 1.5 * 2^23 shift (32 x exact), r
+// = x - n/32 exact in one FMA, |r| <= 1/64; 2^x = 2^floor(n/32) T[n mod 32] 2^r with 2^r - 1 = r ln2 + (r
+// ln2)^2/2 + (r ln2)^3/6 (truncation 6e-10 relative), summed as exp's T_hi + (T_hi p + T_lo), vscalefps for
+// the power of two (gradual underflow, overflow to inf). x clamped to [-151, 129] (0 / inf beyond; NaN kept).
+// In float throughout: the double-lane form of AVX2's kernel ran at 0.6 of PyTorch's (SLEEF's) speed.
+static inline __m512 exp2_avx512(__m512 x) {
+  x = _mm512_min_ps(_mm512_set1_ps(129.0f), _mm512_max_ps(_mm512_set1_ps(-151.0f), x));
+  const __m512 shift = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23
+  const __m512 t = _mm512_fmadd_ps(x, _mm512_set1_ps(32.0f), shift);
+  const __m512 n = _mm512_sub_ps(t, shift);
+  const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.03125f), x);
+  const __m512 c1 = _mm512_set1_ps(0.6931471805599453f);
+  const __m512 q =
+      _mm512_fmadd_ps(r, _mm512_set1_ps(0.05550410866482158f), _mm512_set1_ps(0.2402265069591007f));
+  const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, _mm512_mul_ps(r, c1));
+  const __m512i j = _mm512_castps_si512(t);
+  const __m512 th = lut32(j, kExp2j32Hi);
+  const __m512 tl = lut32(j, kExp2j32Lo);
+  const __m512 s = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
+  return _mm512_scalef_ps(s, _mm512_mul_ps(n, _mm512_set1_ps(0.03125f)));
+}
+
 // float64 exp and tanh (MKL's vdExp/vdTanh, which PyTorch's wheel calls, are 2-3x SLEEF 3.5.1's; ours below
 // are 1.0x / 1.2x MKL's speed): 2^(j/16) as double pairs hi + lo, fetched with vpermt2pd (lut16), by
 // scripts/fit_vec_tables.py exp64; the polynomials by scripts/fit_exp_tanh64.py.
@@ -530,6 +552,162 @@ static inline __m512 expm1_avx512(__m512 x) {
       expm1_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
   return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
                                              _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+
+// float32 log2 and log10 through double: f32_via_f64.h's log2or10_d_for_f32 over log_m_d<8> (AVX2's row), the
+// same expressions over GCC vectors of eight doubles, so the same roundings and FMAs and AVX2's bits at twice
+// its width; lanes outside (0, inf) compute log 1 and take log's special values after
+template <bool kTen>
+static inline __m512d log2or10_f32_half(__m512d x) {
+  typedef long long VL8 __attribute__((vector_size(64)));
+  VL8 b;
+  __builtin_memcpy(&b, &x, 64);
+  const VL8 mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
+  const VL8 eb = (b >> 52) | 0x4330000000000000LL;
+  __m512d m, e;
+  __builtin_memcpy(&m, &mb, 64);
+  __builtin_memcpy(&e, &eb, 64);
+  e = e - (4503599627370496.0 + 1023.0);
+  const auto big = m > 1.4142135623730951;
+  m = big ? m * 0.5 : m;
+  e = big ? e + 1.0 : e;
+  const __m512d s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  __m512d p = __m512d{} + 1.0 / 15;
+  for (int j = 6; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
+  const __m512d l = 2.0 * s * p;
+  return kTen ? e * 0.30102999566398120 + l * 0.43429448190325182 : e + l * 1.4426950408889634;
+}
+
+// float32 atanh through double (AVX-512 ran AVX2's row, which takes the float64 log1p kernel per lane):
+// |a| <= 0.17 by atanh's own series a (1 + a^2/3 + ... + a^14/15) (truncation 3e-14 relative; -0 and tiny a
+// give a), above it (log q) / 2 with q = (1 + |a|) / (1 - |a|) (numerator and denominator exact in double,
+// the quotient off by 2^-53, the log by 1e-16 of a result >= 0.17) through log2or10_f32_half's split; +-1
+// give
+// +-inf, |a| > 1 and NaN give NaN. One rounding to float at the end.
+static inline __m512d atanh_f32_half(__m512d a) {
+  const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0);
+  const __m512d ax = _mm512_andnot_pd(sign, a);
+  const __m512d s2 = _mm512_mul_pd(a, a);
+  __m512d p = _mm512_set1_pd(1.0 / 15);
+  for (int j = 6; j >= 0; --j) p = _mm512_fmadd_pd(p, s2, _mm512_set1_pd(1.0 / (2 * j + 1)));
+  const __m512d series = _mm512_mul_pd(a, p);
+  const __mmask8 big = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0.17), _CMP_GT_OQ);
+  if (!big) return series;
+  // lanes at or beyond 1 (and NaN) are fixed below; keep the quotient finite for them
+  const __mmask8 inside = _mm512_cmp_pd_mask(ax, one, _CMP_LT_OQ);
+  const __m512d q =
+      _mm512_div_pd(_mm512_add_pd(one, ax), _mm512_mask_blend_pd(inside, one, _mm512_sub_pd(one, ax)));
+  const __m512d l =
+      _mm512_mul_pd(log2or10_f32_half<false>(q), _mm512_set1_pd(0.34657359027997264));  // ln2 / 2
+  __m512d r = _mm512_mask_mov_pd(series, big, _mm512_or_pd(l, _mm512_and_pd(sign, a)));
+  const __mmask8 at_one = _mm512_cmp_pd_mask(ax, one, _CMP_EQ_OQ);
+  r = _mm512_mask_mov_pd(r, at_one, _mm512_or_pd(_mm512_set1_pd(__builtin_inf()), _mm512_and_pd(sign, a)));
+  const __mmask8 beyond = _mm512_cmp_pd_mask(ax, one, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
+  return _mm512_mask_mov_pd(r, beyond, _mm512_set1_pd(__builtin_nan("")));
+}
+static inline __m512 atanh_avx512(__m512 x) {
+  const __m512d lo = atanh_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+  const __m512d hi =
+      atanh_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
+                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+
+// float32 erfinv through double: f32_via_f64.h's erfinv_d_for_f32 (AVX2's row, over its log_d_for_f32) with
+// the same expressions over eight lanes, so AVX2's bits at twice its width
+static inline __m512d log_f32_half(__m512d x) {
+  typedef long long VL8 __attribute__((vector_size(64)));
+  VL8 b;
+  __builtin_memcpy(&b, &x, 64);
+  const VL8 mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
+  const VL8 eb = (b >> 52) | 0x4330000000000000LL;
+  __m512d m, e;
+  __builtin_memcpy(&m, &mb, 64);
+  __builtin_memcpy(&e, &eb, 64);
+  e = e - (4503599627370496.0 + 1023.0);
+  const auto big = m > 1.4142135623730951;
+  m = big ? m * 0.5 : m;
+  e = big ? e + 1.0 : e;
+  const __m512d s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  __m512d p = s2 * (1.0 / 11) + 1.0 / 9;
+  p = p * s2 + 1.0 / 7;
+  p = p * s2 + 1.0 / 5;
+  p = p * s2 + 1.0 / 3;
+  p = p * s2 + 1.0;
+  return e * 0.6931471805599453 + 2.0 * s * p;
+}
+static inline __m512d erfinv_f32_half(__m512d a) {
+  const __m512d w = -log_f32_half((1.0 - a) * (1.0 + a));
+  const __m512d t1 = w - 2.5;
+  __m512d p1 = __m512d{} + -2.053025355787872e-11;
+  p1 = p1 * t1 + 1.2294079399467425e-10;
+  p1 = p1 * t1 + 8.200569754123287e-10;
+  p1 = p1 * t1 + -1.085287587557611e-08;
+  p1 = p1 * t1 + 1.3780551779990667e-08;
+  p1 = p1 * t1 + 4.78635261161992e-07;
+  p1 = p1 * t1 + -3.4174044819073253e-06;
+  p1 = p1 * t1 + -4.9958551026008435e-06;
+  p1 = p1 * t1 + 0.0002182510743121808;
+  p1 = p1 * t1 + -0.001252708113322558;
+  p1 = p1 * t1 + -0.004177318038629947;
+  p1 = p1 * t1 + 0.24664027679468054;
+  p1 = p1 * t1 + 1.5014093511307323;
+  const auto tail = !(w < 5.0);  // |a| > 0.9966: 1 lane in 300 of uniform data, so mostly skipped
+  if (_mm512_cmp_pd_mask(w, _mm512_set1_pd(5.0), _CMP_NLT_UQ) == 0) return a * p1;
+  const __m512d t2 = _mm512_sqrt_pd(w) - 3.0;
+  __m512d p2 = __m512d{} + 9.091499113020634e-06;
+  p2 = p2 * t2 + -2.4376067715498453e-05;
+  p2 = p2 * t2 + -2.8147922349310755e-05;
+  p2 = p2 * t2 + 0.0002003369412678814;
+  p2 = p2 * t2 + -0.00029424151291118514;
+  p2 = p2 * t2 + -0.0001444531095792095;
+  p2 = p2 * t2 + 0.001487042504428516;
+  p2 = p2 * t2 + -0.0035601343460309825;
+  p2 = p2 * t2 + 0.005684711745645205;
+  p2 = p2 * t2 + -0.007643650592388768;
+  p2 = p2 * t2 + 0.009445548314586773;
+  p2 = p2 * t2 + 1.0016752718575226;
+  p2 = p2 * t2 + 2.8329767984699674;
+  return a * (tail ? p2 : p1);
+}
+// |x| < 1 through the kernel, the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
+static inline __m512 erfinv_avx512(__m512 x) {
+  const __m512 a = _mm512_abs_ps(x);
+  const __mmask16 inside = _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LT_OQ);
+  const __m512 safe = _mm512_maskz_mov_ps(inside, a);
+  const __m512d lo = erfinv_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(safe)));
+  const __m512d hi =
+      erfinv_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(safe), 1))));
+  const __m512 r =
+      _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
+                                          _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+  // AVX2's selects: |x| < 1 the signed result, |x| == 1 signed inf, else (beyond, NaN) NaN
+  __m512 out = _mm512_set1_ps(__builtin_nanf(""));
+  out = _mm512_mask_mov_ps(out, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_EQ_OQ),
+                           _mm512_or_ps(_mm512_set1_ps(__builtin_inff()), sign));
+  return _mm512_mask_mov_ps(out, inside, _mm512_or_ps(r, sign));
+}
+
+template <bool kTen>
+static inline __m512 log2or10_avx512(__m512 x) {
+  const __m512 inf = _mm512_set1_ps(__builtin_inff());
+  const __mmask16 ok =
+      _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ) & _mm512_cmp_ps_mask(x, inf, _CMP_LT_OQ);
+  const __m512 safe = _mm512_mask_blend_ps(ok, _mm512_set1_ps(1.0f), x);
+  const __m512d lo = log2or10_f32_half<kTen>(_mm512_cvtps_pd(_mm512_castps512_ps256(safe)));
+  const __m512d hi = log2or10_f32_half<kTen>(
+      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(safe), 1))));
+  __m512 r =
+      _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
+                                          _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+  if (ok == 0xffff) return r;
+  // f32_via_f64.h's log_special: 0 (either sign) gives -inf, below 0 NaN, inf itself, NaN itself
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), -inf);
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ),
+                         _mm512_set1_ps(__builtin_nanf("")));
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, inf, _CMP_EQ_OQ), inf);
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
 
 // float32 sin and cos through double (SLEEF's u10 sinf/cosf are 1.3x / 1.5x slower; PyTorch's MKL sin beat

@@ -176,15 +176,20 @@ static VD atanh_fast(VD x) {
 }
 #else
 static VF atanh_fast(VF x) {
+#ifdef MT_VEC_AVX512
+  return atanh_avx512(x);  // ours through double (avx512_math.h, 0.5 ulp), SLEEF or not
+#else
   return tiny_is_x(x, SLF(atanh, x), 1e-30f);
+#endif
 }
 static VD atanh_fast(VD x) {
   return tiny_is_x(x, SLD(atanh, x), 1e-300);
 }
 #endif
 
-// float exp2, log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h); elsewhere
-// SLEEF's, or without SLEEF the table entries stay empty (the scalar functors); float64 likewise
+// float exp2, log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h), AVX-512
+// its own exp2 and AVX2's log2/log10 in eight lanes; elsewhere SLEEF's, or without SLEEF the table entries
+// stay empty (the scalar functors); float64 likewise
 #ifdef MT_VEC_F32_VIA_F64
 static VF exp2_fast(VF x) {
   return exp2_f32_own(x);
@@ -203,13 +208,26 @@ static VF acos_fast(VF x) {
 }
 #else
 static VF exp2_fast(VF x) {
+#ifdef MT_VEC_AVX512
+  return exp2_avx512(x);  // ours on exp's table (avx512_math.h, 0.75 ulp), SLEEF or not
+#else
   return SLF(exp2, x);
+#endif
 }
+// AVX-512: AVX2's float32 log2/log10 in eight double lanes (avx512_math.h: its bits), SLEEF or not
 static VF log2_fast(VF x) {
+#ifdef MT_VEC_AVX512
+  return log2or10_avx512<false>(x);
+#else
   return SLF(log2, x);
+#endif
 }
 static VF log10_fast(VF x) {
+#ifdef MT_VEC_AVX512
+  return log2or10_avx512<true>(x);
+#else
   return SLF(log10, x);
+#endif
 }
 static VF asin_fast(VF x) {
   return SLF(asin, x);
@@ -489,13 +507,14 @@ static VD gelu_fast(VD x) {
   return x * 0.5 * (1.0 + erf_fast(x * 0.70710678118654752440));
 }
 
-// float erfinv: AVX2 has ours through double (f32_via_f64.h); elsewhere, and for float64, the table entry
-// stays empty (the scalar functor's refinement in double)
+// float erfinv: ours through double, AVX2's (f32_via_f64.h) and AVX-512's (avx512_math.h, the same
+// expressions in eight lanes: the same bits); float64's table entry stays empty (the scalar functor's
+// refinement in double)
 static VF erfinv_fast(VF x) {
 #ifndef MT_VEC_AVX512
   return erfinv_f32_own(x);
 #else
-  return x;  // unused
+  return erfinv_avx512(x);
 #endif
 }
 static VD erfinv_fast(VD x) {
@@ -552,6 +571,13 @@ static V bessel_unused(V x) {
   return x;
 }
 
+// functors.h's hard_relu6: min(max(y, 0), 6) with a NaN y kept (both compares fail on it)
+template <typename V, typename S>
+static V hard_relu6_v(V y) {
+  y = y < S(0) ? S(0) : y;
+  return S(6) < y ? S(6) : y;
+}
+
 // Formulas as in kernels/functors.h, so results agree with the scalar path up to the math functions' ulps.
 #define MT_VEC_DEFINE(V, S, SL)                                                                          \
   struct Ops_##S {                                                                                       \
@@ -584,6 +610,8 @@ static V bessel_unused(V x) {
       V sp = log1p_wide(exp_inner(x));                                                                   \
       return x * tanh_fast(x > S(20) ? x : sp);                                                          \
     }                                                                                                    \
+    static V hardsigmoid(V x) { return hard_relu6_v<V, S>(x + S(3)) / S(6); }                            \
+    static V hardswish(V x) { return x * hard_relu6_v<V, S>(x + S(3)) / S(6); }                          \
     static V lgamma(V x) { return lgamma_fast(x); }                                                      \
     static V digamma(V x) { return digamma_fast(x); }                                                    \
     static V i0(V x) { return bessel_unused(x); }                                                        \
@@ -1026,8 +1054,8 @@ void MT_VEC_FILL(Table& t) {
 #undef MT_BESSEL_SET
 #ifdef MT_VEC_AVX512
   // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: make_table
-  // (elementwise.cpp) gives AVX-512 AVX2's rows for these (in double with its float64 kernel), and erfinv's
-  scalar(t.f32, {Fn::erfinv, Fn::sinh, Fn::cosh});
+  // (elementwise.cpp) gives AVX-512 AVX2's rows for these (in double with its float64 kernel)
+  scalar(t.f32, {Fn::sinh, Fn::cosh});
 #endif
   t.softmax_f32 = &softmax_row<VF, float, NF>;
   t.softmax_f64 = &softmax_row<VD, double, ND>;
@@ -1058,9 +1086,10 @@ void MT_VEC_FILL(Table& t) {
   // functors instead (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default).
 #ifdef MT_VEC_AVX512
   // float64 log, log1p, sin, cos, erf and atan (and softplus, mish and gelu through them) are AVX2's kernels
-  // over halves here; float32 exp2, log2, log10, tan, asin, acos, atan and atanh take AVX2's rows (ours in
-  // double: f32_via_f64.h), as every entry left empty here that AVX2 fills (make_table, elementwise.cpp)
-  scalar(t.f32, {Fn::exp2, Fn::log2, Fn::log10, Fn::tan, Fn::asin, Fn::acos, Fn::atan, Fn::atanh});
+  // over halves here; float32 exp2 and atanh are ours (avx512_math.h), log2 and log10 AVX2's in eight lanes;
+  // float32 tan, asin, acos and atan take AVX2's rows (ours in double: f32_via_f64.h), as every entry left
+  // empty here that AVX2 fills (make_table, elementwise.cpp)
+  scalar(t.f32, {Fn::tan, Fn::asin, Fn::acos, Fn::atan});
 #endif
   // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's;
   // float64 tan/asin/acos are AVX2's own (AVX-512 runs AVX2's rows)

@@ -232,15 +232,15 @@ def tanh(input):
 def hardsigmoid(input, inplace=False):
     _floating(input, "hardsigmoid")
     if inplace:
-        return _write_back(input, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
-    return (input / 6 + 0.5).clamp(0.0, 1.0)
+        return _write_back(input, _C.hardsigmoid)
+    return _C.hardsigmoid(input)
 
 
 def hardswish(input, inplace=False):
     _floating(input, "hardswish")
     if inplace:
-        return _write_back(input, lambda x: x * (x + 3).clamp(0.0, 6.0) / 6)
-    return input * (input + 3).clamp(0.0, 6.0) / 6
+        return _write_back(input, _C.hardswish)
+    return _C.hardswish(input)
 
 
 def _elu_value(x, alpha, scale, input_scale):
