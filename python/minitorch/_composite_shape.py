@@ -812,11 +812,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     if step is not None and step <= 0:
         raise RuntimeError("slice step must be positive")
     start, end, step = slice(start, end, step).indices(n)
-    idx = _C.arange(start, builtins.max(start, end), step, device=input.device)
     shape = list(input.shape)
-    shape[d] = idx.numel()
+    shape[d] = len(range(start, end, step))
     _check_slice_src(src, shape)
-    return _index_put_dim(input, d, idx, src.to(input.dtype), False)
+    # PyTorch's composition: a clone with the slice view overwritten (an index_put of an arange along dim cost
+    # 1.5x PyTorch's time at 256x256); the copy into a view records CopySlices for autograd
+    out = input.clone()
+    out[(slice(None),) * d + (slice(start, end, step),)] = src.to(input.dtype)
+    return out
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
