@@ -211,8 +211,10 @@ def combinations(input, r=2, with_replacement=False):
 def tile(input, dims):
     """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
     dims = _as_dims(dims)
-    dims = [1] * (input.dim() - len(dims)) + dims
-    return input.repeat(*dims)
+    if len(dims) < input.dim():
+        dims = [1] * (input.dim() - len(dims)) + dims
+    fast = _functional._repeat_fast(input, dims)  # Tensor.repeat's own fast path, one call layer less
+    return fast if fast is not None else input.repeat(*dims)
 
 
 # ---- stacks and at-least
