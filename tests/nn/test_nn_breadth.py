@@ -786,6 +786,10 @@ def test_max_unpool_reprs_errors():
         F.max_unpool2d(
             minitorch.randn(1, 1, 2, 2), minitorch.full((1, 1, 2, 2), 100, dtype=minitorch.int64), 2
         )
+    with pytest.raises(
+        RuntimeError, match=r"Found an invalid max index: -3 \(output volumes are of size 4x4\)"
+    ):
+        F.max_unpool2d(minitorch.randn(1, 1, 2, 2), minitorch.tensor([[[[0, 1], [-3, 2]]]]), 2)
 
 
 def test_pool_unpool_embedding_errors_are_pytorchs():
