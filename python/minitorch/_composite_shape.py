@@ -211,8 +211,10 @@ def combinations(input, r=2, with_replacement=False):
 def tile(input, dims):
     """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
     dims = _as_dims(dims)
-    dims = [1] * (input.dim() - len(dims)) + dims
-    return input.repeat(*dims)
+    if len(dims) < input.dim():
+        dims = [1] * (input.dim() - len(dims)) + dims
+    fast = _functional._repeat_fast(input, dims)  # Tensor.repeat's own fast path, one call layer less
+    return fast if fast is not None else input.repeat(*dims)
 
 
 # ---- stacks and at-least
@@ -832,11 +834,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     if step is not None and step <= 0:
         raise RuntimeError("slice step must be positive")
     start, end, step = slice(start, end, step).indices(n)
-    idx = _C.arange(start, builtins.max(start, end), step, device=input.device)
     shape = list(input.shape)
-    shape[d] = idx.numel()
+    shape[d] = len(range(start, end, step))
     _check_slice_src(src, shape)
-    return _index_put_dim(input, d, idx, src.to(input.dtype), False)
+    # PyTorch's composition: a clone with the slice view overwritten (an index_put of an arange along dim cost
+    # 1.5x PyTorch's time at 256x256); the copy into a view records CopySlices for autograd
+    out = input.clone()
+    out[(slice(None),) * d + (slice(start, end, step),)] = src.to(input.dtype)
+    return out
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):

@@ -332,6 +332,16 @@ def test_rrelu_train_and_eval():
     np.testing.assert_allclose(_np(F.rrelu(x, 0.1, 0.3)), 0.2 * _np(x), rtol=1e-12)
     pos = minitorch.rand(10, dtype=minitorch.float64)
     np.testing.assert_array_equal(_np(F.rrelu(pos, training=True)), _np(pos))
+    # without a negative element the result is a copy (not the input), and its gradient is one
+    pos.requires_grad_()
+    out = F.rrelu(pos, training=True)
+    assert out.data_ptr() != pos.data_ptr() and out.grad_fn is not None
+    out.sum().backward()
+    np.testing.assert_array_equal(_np(pos.grad), np.ones(10))
+    # NaN and -0.0 pass through as they are
+    odd = minitorch.tensor([float("nan"), -0.0, 2.0], dtype=minitorch.float64)
+    r = _np(F.rrelu(odd, training=True))
+    assert np.isnan(r[0]) and r[1] == 0.0 and np.signbit(r[1]) and r[2] == 2.0
     m = nn.RReLU(0.1, 0.3)
     assert repr(m) == "RReLU(lower=0.1, upper=0.3)"
     assert repr(nn.RReLU()) == "RReLU(lower=0.125, upper=0.3333333333333333)"
@@ -844,6 +854,10 @@ def test_max_unpool_reprs_errors():
         F.max_unpool2d(
             minitorch.randn(1, 1, 2, 2), minitorch.full((1, 1, 2, 2), 100, dtype=minitorch.int64), 2
         )
+    with pytest.raises(
+        RuntimeError, match=r"Found an invalid max index: -3 \(output volumes are of size 4x4\)"
+    ):
+        F.max_unpool2d(minitorch.randn(1, 1, 2, 2), minitorch.tensor([[[[0, 1], [-3, 2]]]]), 2)
 
 
 def test_pool_unpool_embedding_errors_are_pytorchs():

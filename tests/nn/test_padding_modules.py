@@ -91,3 +91,52 @@ def test_non_constant_pad_refusals_name_the_argument():
         minitorch.nn.functional.pad(x, (0, 0, 3, 3), mode="reflect")
     with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once."):
         minitorch.nn.functional.pad(x, (5, 0, 0, 0), mode="circular")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "pad", [(1, 2), (2, 0, 0, 3), (1, 1, 2, 2, 1, 0), (-1, 2, 0, 1), (2, -1, -2, 1), (-1, -1), (0, 0, 0, 0)]
+)
+def test_constant_pad_values_strides_and_negative_pads(pad, device):
+    """F.pad's constant mode (one fill of the result, the input copied into its interior): values against
+    np.pad with the negative sides cropped, on a strided input, a fresh result even without padding"""
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    t = minitorch.tensor(x.transpose(0, 1, 3, 2).copy(), device=device).transpose(2, 3)  # x's values, strided
+    assert not t.is_contiguous()
+    got = minitorch.nn.functional.pad(t, pad, value=-1.5)
+    want = x
+    for i in range(len(pad) // 2):
+        axis, lo, hi = x.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        want = np.pad(
+            want,
+            [(0, 0)] * axis + [(max(lo, 0), max(hi, 0))] + [(0, 0)] * (x.ndim - 1 - axis),
+            constant_values=-1.5,
+        )
+        n = want.shape[axis]
+        want = np.take(want, range(max(-lo, 0), n - max(-hi, 0)), axis=axis)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    assert got.data_ptr() != t.data_ptr()  # PyTorch's result never aliases the input
+    got.fill_(0.0)
+    np.testing.assert_array_equal(t.cpu().numpy(), x)
+    g = minitorch.tensor(x[:1, :2], device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda v: minitorch.nn.functional.pad(v, pad, value=2.0), (g,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_constant_pad_dtypes_empty_inputs_and_refusals(device):
+    F = minitorch.nn.functional
+    b = F.pad(minitorch.tensor([True, False], device=device), (1, 1), value=1)
+    assert b.dtype == minitorch.bool and b.tolist() == [True, True, False, True]
+    i = F.pad(minitorch.tensor([1, 2], device=device), (1, 1), value=2)
+    assert i.dtype == minitorch.int64 and i.tolist() == [2, 1, 2, 2]
+    e = F.pad(minitorch.zeros(0, 3, device=device), (1, 1))
+    assert e.shape == (0, 5)
+    np.testing.assert_array_equal(
+        F.pad(minitorch.zeros(0, 3, device=device), (0, 0, 1, 1)).cpu().numpy(), np.zeros((2, 3))
+    )
+    x = minitorch.zeros(2, 3, 4, device=device)
+    # PyTorch crops with narrow: a side cropped past the dim's size is its negative-length error
+    for pad in [(-5, 0), (1, -5), (-3, -3), (0, 0, -4, 0)]:
+        with pytest.raises(RuntimeError, match=r"^narrow\(\): length must be non-negative\.$"):
+            F.pad(x, pad)
+    assert F.pad(x, (-2, -2)).shape == (2, 3, 0)

@@ -149,6 +149,34 @@ def test_repeat_values_gradients_and_overflow(device):
         x.repeat(1, 2**64)
 
 
+@pytest.mark.parametrize("reps", [(1, 1), (1, 1, 1), (1,), ()])
+def test_repeat_by_ones_copies(reps, device):
+    # repeat and tile always return a new tensor, as PyTorch's: an expand by ones then a reshape is a view of
+    # the input, which writes through
+    x = minitorch.tensor(np.arange(6.0).reshape(2, 3), device=device)
+    y = x.repeat(*reps) if len(reps) >= 2 else minitorch.tile(x, reps)
+    assert y.data_ptr() != x.data_ptr() and y.is_contiguous()
+    y.fill_(7.0)
+    np.testing.assert_array_equal(x.cpu().numpy(), np.arange(6.0).reshape(2, 3))
+    t = x.t()  # a strided input comes out contiguous too
+    np.testing.assert_array_equal(t.repeat(1, 1).cpu().numpy(), np.arange(6.0).reshape(2, 3).T)
+
+
+def test_repeat_to_an_empty_result_keeps_dtype_device_and_graph(device):
+    x = minitorch.arange(6, device=device).reshape(2, 3)
+    for reps in [(1, 0), (0, 2)]:
+        y = x.repeat(*reps)
+        assert y.shape == np.tile(np.zeros((2, 3)), reps).shape and y.dtype == minitorch.int64
+        assert y.device == x.device
+    g = minitorch.randn(2, 3, device=device, requires_grad=True)
+    y = g.repeat(1, 0)
+    assert y.requires_grad and y.grad_fn is not None
+    (y.sum() + g.sum()).backward()
+    np.testing.assert_array_equal(g.grad.cpu().numpy(), np.ones((2, 3)))
+    with minitorch.no_grad():
+        assert not g.repeat(0, 1).requires_grad
+
+
 @pytest.mark.parametrize(
     "code",
     [

@@ -863,6 +863,33 @@ def test_unique_consecutive(device):
     assert v.tolist() == [[1, 2], [0, 1], [1, 2]] and c.tolist() == [2, 1, 1]
 
 
+@pytest.mark.parametrize("flags", [(False, False), (False, True), (True, False), (True, True)])
+def test_unique_consecutive_runs_against_numpy(device, flags):
+    # each flag combination builds only what it returns: values, inverse and counts checked one by one
+    # against runs found by NumPy (NaN is a run of its own each time, as PyTorch's != test; strided input)
+    inv, cnt = flags
+    rng = np.random.default_rng(3)
+    a = np.repeat(rng.integers(0, 4, 300).astype(np.float64), rng.integers(1, 5, 300))
+    a[[5, 6, 40]] = np.nan
+    starts = np.flatnonzero(np.r_[True, ~(a[1:] == a[:-1])])
+    want_counts = np.diff(np.r_[starts, a.size])
+    x = t(np.stack([a, a]), device=device)[0]
+    for inp in (x, t(np.stack([a, -a]).T.copy(), device=device)[:, 0]):
+        assert not inp.is_contiguous() or inp is x
+        out = minitorch.unique_consecutive(inp, return_inverse=inv, return_counts=cnt)
+        out = out if isinstance(out, tuple) else (out,)
+        np.testing.assert_array_equal(out[0].cpu().numpy(), a[starts])
+        if inv:
+            np.testing.assert_array_equal(
+                out[1].cpu().numpy(), np.repeat(np.arange(starts.size), want_counts)
+            )
+        if cnt:
+            assert out[-1].dtype == minitorch.int64
+            np.testing.assert_array_equal(out[-1].cpu().numpy(), want_counts)
+    one = minitorch.unique_consecutive(t([7.0], device=device), return_inverse=inv, return_counts=True)
+    assert one[0].tolist() == [7.0] and one[-1].tolist() == [1]
+
+
 # ------------------------------------------------------------------------------------------ cdist
 
 

@@ -1053,3 +1053,22 @@ def test_repeat_and_sum_to_size_take_their_keyword_forms():
         with pytest.raises(TypeError) as e:
             call()
         assert str(e.value) == msg
+
+
+def test_slice_scatter_leaves_input_alone_and_casts_src():
+    # the result is a fresh clone with the slice overwritten: the input keeps its values, a src of another
+    # dtype is cast to the input's, an empty slice (start past end) takes an empty src and returns a copy
+    a = np.arange(12.0).reshape(3, 4)
+    x = minitorch.tensor(a)
+    out = minitorch.slice_scatter(x, minitorch.tensor([[7, 8], [9, 10], [11, 12]]), 1, 1, None, 2)
+    want = a.copy()
+    want[:, 1::2] = [[7, 8], [9, 10], [11, 12]]
+    assert out.dtype == minitorch.float64 and out.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(x.numpy(), a)
+    same = minitorch.slice_scatter(x, minitorch.zeros(3, 0), 1, 3, 1)
+    assert same.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(same.numpy(), a)
+    np.testing.assert_array_equal(
+        minitorch.slice_scatter(x, minitorch.ones(1, 4), 0, -1).numpy()[2], np.ones(4)
+    )

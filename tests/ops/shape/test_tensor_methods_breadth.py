@@ -522,6 +522,16 @@ def test_mvlgamma(device):
         x = _t(a, torch.float64, device)
         assert x.mvlgamma_(p) is x
         np.testing.assert_allclose(_np(x), ref, rtol=1e-10)
+    # small p sums one lgamma per term, large p reduces the stacked terms: both against the float64 formula
+    b = np.array([5.3, 7.1, 12.0])
+    for p in (8, 9):
+        ref = p * (p - 1) / 4 * math.log(math.pi) + sum(
+            np.vectorize(math.lgamma)(b - i / 2) for i in range(p)
+        )
+        np.testing.assert_allclose(_np(torch.mvlgamma(_t(b, torch.float64, device), p)), ref, rtol=1e-10)
+    ints = torch.mvlgamma(torch.tensor([2, 3], device=device), 1)  # an integer input computes in float32
+    assert ints.dtype == torch.float32
+    np.testing.assert_allclose(_np(ints), [0.0, math.log(2.0)], atol=1e-6)
     with pytest.raises(RuntimeError, match="p has to be greater than or equal to 1"):
         torch.mvlgamma(torch.ones(2), 0)
     x = torch.tensor([2.5, 3.0], dtype=torch.float64, requires_grad=True)

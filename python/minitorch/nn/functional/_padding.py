@@ -27,29 +27,29 @@ def pad(input, pad, mode="constant", value=None):
             f"length {len(pad)} and input of dimension {input.dim()}"
         )
     if mode == "constant":
-        out = input
-        fill = 0.0 if value is None else value
+        # as PyTorch's constant_pad_nd: crop by the negative pads, fill the result once and copy the input into
+        # its interior (a full and a cat per padded dim wrote the growing result 1-3 times over: 0.2-0.5 of
+        # PyTorch's speed on nn.ZeroPad3d/ConstantPad2d)
+        src = input
+        lows = []
         for i in range(len(pad) // 2):
             dim = input.dim() - 1 - i
             lo, hi = pad[2 * i], pad[2 * i + 1]
             if lo < 0:
-                out = out.narrow(dim, -lo, out.shape[dim] + lo)
-                lo = 0
+                src = _crop(src, dim, -lo, src.shape[dim] + lo)
             if hi < 0:
-                out = out.narrow(dim, 0, out.shape[dim] + hi)
-                hi = 0
-            parts = []
-            if lo:
-                shape = list(out.shape)
-                shape[dim] = lo
-                parts.append(_C.full(shape, fill, dtype=out.dtype, device=out.device))
-            parts.append(out)
-            if hi:
-                shape = list(out.shape)
-                shape[dim] = hi
-                parts.append(_C.full(shape, fill, dtype=out.dtype, device=out.device))
-            if len(parts) > 1:
-                out = _C.cat(parts, dim)
+                src = _crop(src, dim, 0, src.shape[dim] + hi)
+            lows.append((dim, max(lo, 0), max(hi, 0)))
+        if not any(lo or hi for _, lo, hi in lows):
+            return src.clone()
+        shape = list(src.shape)
+        for dim, lo, hi in lows:
+            shape[dim] += lo + hi
+        out = _C.full(shape, 0.0 if value is None else value, dtype=src.dtype, device=src.device)
+        inner = out
+        for dim, lo, _ in lows:
+            inner = inner.narrow(dim, lo, src.shape[dim])
+        inner.copy_(src)
         return out
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
@@ -88,6 +88,12 @@ def pad(input, pad, mode="constant", value=None):
                 idx.append(2 * (n - 1) - k if k > n - 1 else k)
         out = out.index_select(dim, _tensor(idx, dtype=_C.int64, device=out.device))
     return out
+
+
+def _crop(x, dim, start, length):
+    if length < 0:  # PyTorch crops with narrow, whose check this is
+        raise RuntimeError("narrow(): length must be non-negative.")
+    return x.narrow(dim, start, length)
 
 
 def _pad_edges(x, dim, n, lo, hi, mode):

@@ -306,13 +306,15 @@ def _unpool(input, indices, out_size):
         total *= s
     flat_idx = indices.reshape(lead + (-1,))
     if flat_idx.numel():
-        lo_i, hi_i = int(flat_idx.min().item()), int(flat_idx.max().item())
+        lo, hi = flat_idx.aminmax()  # one pass over the indices for both bounds
+        lo_i, hi_i = int(lo.item()), int(hi.item())
         if lo_i < 0 or hi_i >= total:
             bad = hi_i if hi_i >= total else lo_i
             sizes = "x".join(str(s) for s in out_size)
             raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes})")
     out = _C.zeros(lead + (total,), dtype=input.dtype, device=input.device)
-    out = out.scatter(-1, flat_idx, input.reshape(lead + (-1,)))
+    # in place into the fresh zeros: the out-of-place scatter copied the whole output once more first
+    out.scatter_(-1, flat_idx, input.reshape(lead + (-1,)))
     return out.reshape(lead + out_size)
 
 
