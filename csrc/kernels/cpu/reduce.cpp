@@ -92,6 +92,24 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         p, row, split, [&](const T* q, int64_t n) { return extremum(q, n, is_max, f); },
         [&](op_t a, op_t b) { return reduce_rules::combine_extremum(a, b, is_max); });
   };
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    // sums of rows within one block: block_sum_vec inline in a plain loop over the rows, the generic path's
+    // bits (its total starts at +0) without its calls and per-row dispatch
+    if ((op == ReduceOp::sum || op == ReduceOp::mean) && row <= kBlock) {
+      const bool is_mean = op == ReduceOp::mean;
+      auto rows = [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const double t = 0.0 + block_sum_vec(base + i * row, row);
+          o[i] = static_cast<T>(is_mean ? t / static_cast<double>(row) : t);
+        }
+      };
+      if (nrows * row < kGrainSize)
+        rows(0, nrows);
+      else
+        parallel_for(0, nrows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1)), rows);
+      return;
+    }
+  }
   for_rows(nrows, row, [&](int64_t i, bool split) {
     const T* p = base + i * row;
     double r = 0;
