@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
 #include "kernels/cpu/ParallelRows.h"
+#include "kernels/cpu/ReduceUtils.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
 
@@ -206,6 +208,79 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
   return res;
 }
 
+// Short class rows (C up to kShortClasses, contiguous classes, float or double, the vector table's exp and
+// log present): rows go in blocks of about kBlockElems values, each step one pass over the block (row maxima,
+// x - max, one exp call, row sums, one log call over the block's sums) instead of a row at a time, whose
+// calls into the table, libm's logf and per-row setup cost 33 ns a 16-class row (PyTorch 18-22).
+constexpr int64_t kShortClasses = 256;
+constexpr int64_t kBlockElems = 2048;
+
+// Max of a row, NaN skipped (a NaN reaches the loss through its exp, as on the table's path).
+template <typename T>
+T row_max_short(const T* p, int64_t n) {
+  constexpr int W = 16 / static_cast<int>(sizeof(T));
+  typedef T vec __attribute__((vector_size(16)));
+  T m = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  if (n >= W) {
+    vec mv, a;
+    std::memcpy(&mv, p, 16);
+    for (i = W; i + W <= n; i += W) {
+      std::memcpy(&a, p + i, 16);
+      mv = a > mv ? a : mv;
+    }
+    for (int j = 0; j < W; ++j) m = mv[j] > m ? mv[j] : m;
+  }
+  for (; i < n; ++i) m = p[i] > m ? p[i] : m;
+  return m;
+}
+
+template <typename T>
+struct ShortLoops {
+  void (*exp)(T*, const T*, int64_t);
+  void (*log)(T*, const T*, int64_t);
+};
+
+// The table's exp and log for T, or nulls (no table, or half types).
+template <typename T>
+ShortLoops<T> short_loops() {
+  const vec::Table* vt = vec::unary_table();
+  if constexpr (std::is_same_v<T, float>) {
+    if (vt) return {vt->f32[static_cast<int>(vec::Fn::exp)], vt->f32[static_cast<int>(vec::Fn::log)]};
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (vt) return {vt->f64[static_cast<int>(vec::Fn::exp)], vt->f64[static_cast<int>(vec::Fn::log)]};
+  }
+  return {nullptr, nullptr};
+}
+
+// Rows [r0, r1) of a class-index cross entropy without smoothing, classes contiguous: emit(r, RowResult).
+template <typename T, typename Emit>
+void ce_index_short_rows(const T* x, const int64_t* ti, const T* w, int64_t r0, int64_t r1, int64_t C,
+                         const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
+  const int64_t B = std::max<int64_t>(1, kBlockElems / C);
+  T buf[kBlockElems], mx[kBlockElems], ls[kBlockElems];
+  for (int64_t rb = r0; rb < r1; rb += B) {
+    const int64_t nb = std::min(B, r1 - rb);
+    const T* xb = x + rb * C;
+    for (int64_t i = 0; i < nb; ++i) mx[i] = row_max_short(xb + i * C, C);
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t c = 0; c < C; ++c) buf[i * C + c] = xb[i * C + c] - mx[i];
+    L.exp(buf, buf, nb * C);
+    for (int64_t i = 0; i < nb; ++i) ls[i] = static_cast<T>(cpu_reduce::block_sum_vec(buf + i * C, C));
+    L.log(ls, ls, nb);
+    for (int64_t i = 0; i < nb; ++i) {
+      const int64_t r = rb + i, t = ti[r];
+      if (t == opt.ignore_index) {
+        emit(r, RowResult<T>{0, 0, 0, 0});
+        continue;
+      }
+      MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
+      const T wt = w ? w[t] : T(1), lse = mx[i] + ls[i];
+      emit(r, RowResult<T>{wt * (lse - xb[i * C + t]), wt, lse, wt});
+    }
+  }
+}
+
 template <typename T>
 void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
                               const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -226,13 +301,13 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   const int64_t nchunks = (rows + chunk - 1) / chunk;
   std::vector<double> part_loss(static_cast<size_t>(none ? 0 : nchunks)),
       part_w(static_cast<size_t>(nchunks));
+  ShortLoops<T> L = short_loops<T>();
+  const bool short_rows = opt.kind == ClassLossKind::ce_index && opt.label_smoothing == 0 && inner == 1 &&
+                          C >= 2 && C <= kShortClasses && L.exp && L.log;
   auto run = [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       double sl = 0, sw = 0;
-      const int64_t r1 = std::min(rows, (k + 1) * chunk);
-      for (int64_t r = k * chunk; r < r1; ++r) {
-        const int64_t off = (r / inner) * C * inner + r % inner;
-        RowResult<T> rr = class_loss_row<T>(x + off, ti, prob ? tp + off : nullptr, w, r, C, inner, opt);
+      auto emit = [&](int64_t r, const RowResult<T>& rr) {
         if (none)
           o[r] = static_cast<T>(rr.loss);
         else
@@ -242,6 +317,19 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
           st[2 * r] = rr.lse;
           st[2 * r + 1] = rr.a;
         }
+      };
+      const int64_t r1 = std::min(rows, (k + 1) * chunk);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (short_rows) {
+          ce_index_short_rows(x, ti, w, k * chunk, r1, C, opt, L, emit);
+          if (!none) part_loss[k] = sl;
+          part_w[k] = sw;
+          continue;
+        }
+      }
+      for (int64_t r = k * chunk; r < r1; ++r) {
+        const int64_t off = (r / inner) * C * inner + r % inner;
+        emit(r, class_loss_row<T>(x + off, ti, prob ? tp + off : nullptr, w, r, C, inner, opt));
       }
       if (!none) part_loss[k] = sl;
       part_w[k] = sw;
@@ -337,6 +425,42 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       if (gt) gt[i] = static_cast<T>(scale * (op_t(1) - eps) * W(c) * (lse - xv));
     }
   };
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    const ShortLoops<T> L = short_loops<T>();
+    if (!prob && opt.kind != ClassLossKind::nll && inner == 1 && gi && !gt && C >= 2 && C <= kShortClasses &&
+        L.exp) {
+      // blocks of rows as in the forward: exp(x - lse) over the block in one call, then
+      // scale * (p_c * A - a_c)
+      const int64_t B = std::max<int64_t>(1, kBlockElems / C);
+      parallel_rows((rows + B - 1) / B, B * C, [&](int64_t b, int64_t e) {
+        for (int64_t blk = b; blk < e; ++blk) {
+          const int64_t rb = blk * B, nb = std::min(B, rows - rb);
+          T* gb = gi + rb * C;
+          const T* xb = x + rb * C;
+          for (int64_t i = 0; i < nb; ++i) {
+            const T lse = st[2 * (rb + i)];
+            for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - lse;
+          }
+          L.exp(gb, gb, nb * C);
+          for (int64_t i = 0; i < nb; ++i) {
+            const int64_t r = rb + i, t = ti[r];
+            T* g = gb + i * C;
+            if (t == opt.ignore_index) {
+              for (int64_t c = 0; c < C; ++c) g[c] = T(0);
+              continue;
+            }
+            const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
+            const op_t k = scale * st[2 * r + 1];
+            for (int64_t c = 0; c < C; ++c) g[c] *= k;
+            if (eps > 0)
+              for (int64_t c = 0; c < C; ++c) g[c] -= scale * eps_c * W(c);
+            g[t] -= scale * (op_t(1) - eps) * W(t);
+          }
+        }
+      });
+      return;
+    }
+  }
   const int64_t grain = grain_for(C);
   if (rows <= grain) {
     for (int64_t r = 0; r < rows; ++r) row(r);
