@@ -64,7 +64,8 @@ def merge(columns):
     for key, cpu in sorted(columns["cpu"].items()):
         row = {"cpu": cpu}
         for dev in DEVICES[1:]:
-            if dev in columns and columns[dev][key] != cpu:
+            # a case new since that device's column was made has no verdict there yet: the CPU's stands
+            if dev in columns and columns[dev].get(key, cpu) != cpu:
                 row[dev] = columns[dev][key]
         table[key] = row
     return table
@@ -117,8 +118,9 @@ def main():
     columns[args.device] = fresh
     versions[args.device] = torch.__version__.split("+")[0]
     notes.pop(args.device, None)
+    text = render(merge(columns), versions, notes)  # before opening: a failure must not empty the table
     with open(args.out, "w", encoding="utf-8") as f:
-        f.write(render(merge(columns), versions, notes))
+        f.write(text)
     try:  # the repository's style; the table is the same without it
         subprocess.run(["ruff", "format", "-q", args.out], check=False)
     except FileNotFoundError:

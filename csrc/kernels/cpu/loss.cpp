@@ -482,9 +482,120 @@ void class_loss_backward_cpu(const Tensor& grad_input, const Tensor& grad_target
       });
 }
 
+// huber_loss / smooth_l1_loss in one pass (the composite took eight: sub, abs, two muls, sub, mul, lt, where,
+// then the reduction). The elementwise loss is PyTorch's formula in T; a sum or mean adds the losses as sum()
+// would (cpu_reduce's blocks and lanes from a buffer), each fixed chunk of kLossChunk values apart and the
+// chunks in order, so the result does not depend on the thread count.
+constexpr int64_t kLossChunk = 1 << 15;
+
+template <typename T>
+struct HuberMath {
+  T param, half;
+  bool smooth;
+  T loss(T x, T y) const {
+    const T z = std::abs(x - y);
+    if (smooth) return z < param ? half * z * z / param : z - half * param;
+    return z < param ? half * z * z : param * (z - half * param);
+  }
+  // d loss / d x over the incoming gradient g (already scaled by the mean's 1 / n)
+  T grad(T x, T y, T g) const {
+    const T d = x - y;
+    if (smooth) return d < -param ? -g : (d > param ? g : d * g / param);
+    return d < -param ? -g * param : (d > param ? g * param : d * g);
+  }
+};
+
+// One loop over [0, n): the loss (g null, gs unused), or the gradient with g per element or gs for all.
+// Written once, compiled for the baseline and, where the CPU has it, AVX2 (8 floats a vector against SSE's
+// 4: float64 ran at 0.7-0.8 of PyTorch's speed on the baseline); no FMA, so the bits do not depend on the
+// CPU.
+template <typename T>
+__attribute__((always_inline)) inline void huber_loop_impl(const HuberMath<T>& m, const T* x, const T* y,
+                                                           const T* g, T gs, bool grad, T* o, int64_t n) {
+  if (!grad)
+    for (int64_t i = 0; i < n; ++i) o[i] = m.loss(x[i], y[i]);
+  else if (g)
+    for (int64_t i = 0; i < n; ++i) o[i] = m.grad(x[i], y[i], g[i]);
+  else
+    for (int64_t i = 0; i < n; ++i) o[i] = m.grad(x[i], y[i], gs);
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) void huber_loop_avx2(const HuberMath<T>& m, const T* x, const T* y,
+                                                     const T* g, T gs, bool grad, T* o, int64_t n) {
+  huber_loop_impl<T>(m, x, y, g, gs, grad, o, n);
+}
+#endif
+template <typename T>
+void huber_loop(const HuberMath<T>& m, const T* x, const T* y, const T* g, T gs, bool grad, T* o, int64_t n) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return huber_loop_avx2<T>(m, x, y, g, gs, grad, o, n);
+#endif
+  huber_loop_impl<T>(m, x, y, g, gs, grad, o, n);
+}
+
+template <typename T>
+void huber_typed(const Tensor& out, const Tensor& xt, const Tensor& yt, const Tensor& grad, HuberKind kind,
+                 double param, Reduction reduction) {
+  const T* x = xt.data<T>();
+  const T* y = yt.data<T>();
+  T* o = out.data<T>();
+  const int64_t n = xt.numel();
+  const HuberMath<T> m{static_cast<T>(param), T(0.5), kind == HuberKind::smooth_l1};
+  if (grad.defined()) {
+    const T* g = grad.data<T>();
+    const bool each = reduction == Reduction::None;
+    const T gs = each ? T(0) : reduction == Reduction::Mean ? static_cast<T>(g[0] / static_cast<T>(n)) : g[0];
+    parallel_rows(n, 1, [&](int64_t b, int64_t e) {
+      huber_loop<T>(m, x + b, y + b, each ? g + b : nullptr, gs, true, o + b, e - b);
+    });
+    return;
+  }
+  if (reduction == Reduction::None) {
+    parallel_rows(n, 1, [&](int64_t b, int64_t e) {
+      huber_loop<T>(m, x + b, y + b, nullptr, T(0), false, o + b, e - b);
+    });
+    return;
+  }
+  const int64_t nchunks = (n + kLossChunk - 1) / kLossChunk;
+  std::vector<double> part(static_cast<size_t>(nchunks));
+  auto run = [&](int64_t b, int64_t e) {
+    T buf[2 * cpu_reduce::kBlock];
+    for (int64_t k = b; k < e; ++k) {
+      double total = 0;
+      const int64_t c1 = std::min(n, (k + 1) * kLossChunk);
+      for (int64_t b0 = k * kLossChunk; b0 < c1; b0 += 2 * cpu_reduce::kBlock) {
+        const int64_t len = std::min<int64_t>(2 * cpu_reduce::kBlock, c1 - b0);
+        huber_loop<T>(m, x + b0, y + b0, nullptr, T(0), false, buf, len);
+        cpu_reduce::sum_blocks_into<T, T>(total, buf, len, cpu_reduce::Identity{});
+      }
+      part[k] = total;
+    }
+  };
+  if (nchunks <= 1)
+    run(0, nchunks);
+  else
+    parallel_for(0, nchunks, 1, run);
+  double t = 0;
+  for (double v : part) t += v;
+  // the mean of no values is 0 / 0 = NaN, as PyTorch's
+  *o = static_cast<T>(reduction == Reduction::Mean ? t / static_cast<double>(n) : t);
+}
+
+void huber_loss_cpu(const Tensor& out, const Tensor& x, const Tensor& y, const Tensor& grad, HuberKind kind,
+                    double param, Reduction reduction) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), kind == HuberKind::huber ? "huber" : "smooth_l1", [&] {
+    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>)
+      huber_typed<scalar_t>(out, x, y, grad, kind, param, reduction);
+    else
+      MT_INTERNAL_ASSERT(false, "huber_loss_cpu takes float and double");
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(class_loss_forward_stub, CPU, &class_loss_forward_cpu);
+MT_REGISTER_KERNEL(huber_loss_stub, CPU, &huber_loss_cpu);
 MT_REGISTER_KERNEL(class_loss_backward_stub, CPU, &class_loss_backward_cpu);
 
 }  // namespace mt
