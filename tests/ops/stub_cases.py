@@ -244,6 +244,7 @@ CASES = {
             ),
         ]
     ),
+    "pdist_stub": lambda T, dt, dev: grad_of(lambda x: T.nn.functional.pdist(x, 3.0), leaf(T, A, dt, dev)),
     "sdpa_forward_stub": lambda T, dt, dev: _sdpa(T, dt, dev, False),
     "sdpa_backward_stub": lambda T, dt, dev: _sdpa(T, dt, dev, True),
     "foreach_stub": _foreach_mul,

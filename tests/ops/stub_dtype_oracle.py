@@ -3974,6 +3974,56 @@ ORACLE = {
         "cpu": ("err", "NotImplementedError", "\"leaky_relu_cpu\" not implemented for 'Byte'"),
         "cuda": ("err", "NotImplementedError", "\"leaky_relu_cuda\" not implemented for 'Byte'"),
     },
+    ("pdist_stub", "bfloat16"): {
+        "cpu": ("err", "NotImplementedError", "\"pdist\" not implemented for 'BFloat16'")
+    },
+    ("pdist_stub", "bool"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "float16"): {
+        "cpu": ("err", "NotImplementedError", "\"pdist\" not implemented for 'Half'")
+    },
+    ("pdist_stub", "float32"): {
+        "cpu": (
+            "ok",
+            [
+                -0.42090854048728943,
+                -0.5092993378639221,
+                0.5092993378639221,
+                0.42090854048728943,
+                0.5092993378639221,
+                -0.5092993378639221,
+            ],
+        )
+    },
+    ("pdist_stub", "float64"): {
+        "cpu": (
+            "ok",
+            [
+                -0.4209085748181859,
+                -0.5092993755300049,
+                0.5092993755300049,
+                0.4209085748181859,
+                0.5092993755300049,
+                -0.5092993755300049,
+            ],
+        )
+    },
+    ("pdist_stub", "int16"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "int32"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "int64"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "int8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "uint8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
     ("random_fill_stub", "bfloat16"): {"cpu": ("ok", [0.0, 1.0, 2.0, 3.0, 4.0])},
     ("random_fill_stub", "bool"): {"cpu": ("ok", [0.0, 1.0])},
     ("random_fill_stub", "float16"): {"cpu": ("ok", [0.0, 1.0, 2.0, 3.0, 4.0])},

@@ -94,12 +94,25 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
   };
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     // sums of rows within one block: block_sum_vec inline in a plain loop over the rows, the generic path's
-    // bits (its total starts at +0) without its calls and per-row dispatch
-    if ((op == ReduceOp::sum || op == ReduceOp::mean) && row <= kBlock) {
+    // bits (its total starts at +0; the 1- and 2-norms sum their mapped buffer as blocked_sum_in does)
+    // without its calls and per-row dispatch
+    const bool norm12 = op == ReduceOp::norm && (arg == 1 || arg == 2);
+    if ((op == ReduceOp::sum || op == ReduceOp::mean || norm12) && row <= kBlock) {
       const bool is_mean = op == ReduceOp::mean;
       auto rows = [&](int64_t b, int64_t e) {
+        T buf[kBlock];
         for (int64_t i = b; i < e; ++i) {
-          const double t = 0.0 + block_sum_vec(base + i * row, row);
+          const T* p = base + i * row;
+          if (norm12) {
+            if (arg == 2)
+              for (int64_t k = 0; k < row; ++k) buf[k] = p[k] * p[k];
+            else
+              for (int64_t k = 0; k < row; ++k) buf[k] = std::abs(p[k]);
+            const double t = 0.0 + block_sum_vec(buf, row);
+            o[i] = static_cast<T>(arg == 2 ? std::sqrt(t) : t);
+            continue;
+          }
+          const double t = 0.0 + block_sum_vec(p, row);
           o[i] = static_cast<T>(is_mean ? t / static_cast<double>(row) : t);
         }
       };

@@ -724,6 +724,11 @@ def test_short_rows_sum_and_mean(device, dtype):
             assert np.all(np.abs(got - exact) <= tol * scale + 1e-30), (n, rows)
             got = to_np(t.mean(1)).astype(np.float64)
             assert np.all(np.abs(got - exact / n) <= tol * scale / n + 1e-30), (n, rows)
+            # the 1- and 2-norms take the same loop over their mapped values
+            assert minitorch.equal(t.norm(1, 1), t.abs().sum(1)), (n, rows)
+            got = to_np(t.norm(2, 1)).astype(np.float64)
+            want = np.sqrt((a.astype(np.float64) ** 2).sum(1))
+            assert np.all(np.abs(got - want) <= tol * want + 1e-30), (n, rows)
     z = minitorch.tensor(np.full((9, 20), -0.0, dtype=dtype), device=device).sum(1)
     assert np.all(
         np.signbit(to_np(z)) == np.signbit(to_np(minitorch.tensor(np.full(20, -0.0, dtype=dtype)).sum()))

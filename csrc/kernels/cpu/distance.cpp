@@ -1,0 +1,161 @@
+// CPU kernel of pdist and its gradient (torch._pdist_forward / _pdist_backward; layout: ops/nn.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/Exception.h"
+#include "core/ScalarType.h"
+#include "kernels/cpu/ParallelRows.h"
+#include "ops/nn.h"
+
+namespace mt {
+namespace {
+
+// PyTorch's kinds of p: the counting "norm", 1, under 2, 2, infinity, anything else.
+enum class PKind { zero, one, lt_two, two, inf, general };
+
+PKind p_kind(double p) {
+  if (p == 0) return PKind::zero;
+  if (p == 1) return PKind::one;
+  if (std::isinf(p)) return PKind::inf;
+  if (p == 2) return PKind::two;
+  return p < 2 ? PKind::lt_two : PKind::general;
+}
+
+// The distance of two rows of m values, accumulated in T as PyTorch's kernel. The 2-norm and 1-norm sums go
+// in 16-byte vector lanes (the compiler leaves a plain float sum scalar).
+template <typename T>
+T row_distance(const T* a, const T* b, int64_t m, PKind k, T p) {
+  constexpr int W = 16 / static_cast<int>(sizeof(T));
+  typedef T vec __attribute__((vector_size(16)));
+  if (k == PKind::two || k == PKind::one) {
+    vec acc = {};
+    int64_t c = 0;
+    for (; c + W <= m; c += W) {
+      vec x, y;
+      std::memcpy(&x, a + c, 16);
+      std::memcpy(&y, b + c, 16);
+      const vec d = x - y;
+      if (k == PKind::two)
+        acc += d * d;
+      else
+        acc += d < 0 ? -d : d;
+    }
+    T s = 0;
+    for (int j = 0; j < W; ++j) s += acc[j];
+    for (; c < m; ++c) {
+      const T d = a[c] - b[c];
+      s += k == PKind::two ? d * d : std::abs(d);
+    }
+    return k == PKind::two ? std::sqrt(s) : s;
+  }
+  if (k == PKind::inf) {
+    T r = 0;
+    for (int64_t c = 0; c < m; ++c) {
+      const T d = std::abs(a[c] - b[c]);
+      r = (d > r || d != d) ? d : r;
+      if (r != r) break;  // NaN stays
+    }
+    return r;
+  }
+  T s = 0;
+  if (k == PKind::zero) {
+    // min(ceil(|d|), 1): a NaN difference counts as NaN
+    for (int64_t c = 0; c < m; ++c) s += std::min(std::ceil(std::abs(a[c] - b[c])), T(1));
+    return s;
+  }
+  for (int64_t c = 0; c < m; ++c) s += std::pow(std::abs(a[c] - b[c]), p);
+  return std::pow(s, T(1) / p);
+}
+
+// Where pair (i, j), i < j, sits in the condensed output.
+inline int64_t pair_index(int64_t i, int64_t j, int64_t n) {
+  return i * (2 * n - i - 1) / 2 + (j - i - 1);
+}
+
+template <typename T>
+T sign_of(T d) {
+  return static_cast<T>((d > 0) - (d < 0));
+}
+
+// d dist / d x_i of one pair times its gradient g, with d = x_i - x_j (PyTorch's pdist_backward formulas).
+template <typename T>
+T pair_grad(T d, T g, T dist, PKind k, T p) {
+  switch (k) {
+    case PKind::zero:
+      return 0;
+    case PKind::one:
+      return g * sign_of(d);
+    case PKind::lt_two:
+      return (dist == 0 || (d == 0 && p < 1))
+                 ? T(0)
+                 : sign_of(d) * std::pow(std::abs(d), p - 1) * g / std::pow(dist, p - 1);
+    case PKind::two:
+      return dist == 0 ? T(0) : g * d / dist;
+    case PKind::inf:
+      return g * sign_of(d) * static_cast<T>(std::abs(d) == dist);
+    default:
+      return dist == 0 ? T(0) : d * std::pow(std::abs(d), p - 2) * g / std::pow(dist, p - 1);
+  }
+}
+
+template <typename T>
+void pdist_typed(const Tensor& out, const Tensor& grad, const Tensor& xt, const Tensor& dist, double pd) {
+  const T* x = xt.data<T>();
+  const int64_t n = xt.sizes()[0], m = xt.sizes()[1];
+  const PKind k = p_kind(pd);
+  const T p = static_cast<T>(pd);
+  T* o = out.data<T>();
+  if (!grad.defined()) {
+    // row i's pairs (i, j > i) are contiguous in the output
+    parallel_rows(n, n * m / 2 + 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        T* oi = o + (i + 1 < n ? pair_index(i, i + 1, n) : 0);
+        for (int64_t j = i + 1; j < n; ++j) oi[j - i - 1] = row_distance(x + i * m, x + j * m, m, k, p);
+      }
+    });
+    return;
+  }
+  // each row's gradient sums its n - 1 pairs (the formulas are odd in d: pair (j, i) adds the same term with
+  // d = x_i - x_j), so rows are independent: no atomics, the same bits on any thread count
+  const T* g = grad.data<T>();
+  const T* dd = dist.data<T>();
+  parallel_rows(n, n * m, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      T* gi = o + i * m;
+      for (int64_t c = 0; c < m; ++c) gi[c] = 0;
+      if (k == PKind::zero) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        if (j == i) continue;
+        const int64_t q = i < j ? pair_index(i, j, n) : pair_index(j, i, n);
+        const T gq = g[q], dq = dd[q];
+        const T* xi = x + i * m;
+        const T* xj = x + j * m;
+        if (k == PKind::two) {
+          if (dq == 0) continue;
+          const T s = gq / dq;
+          for (int64_t c = 0; c < m; ++c) gi[c] += (xi[c] - xj[c]) * s;
+        } else {
+          for (int64_t c = 0; c < m; ++c) gi[c] += pair_grad(xi[c] - xj[c], gq, dq, k, p);
+        }
+      }
+    }
+  });
+}
+
+void pdist_cpu(const Tensor& out, const Tensor& grad, const Tensor& x, const Tensor& dist, double p) {
+  MT_DISPATCH_FLOATING_TYPES(x.dtype(), grad.defined() ? "_pdist_backward" : "_pdist_forward", [&] {
+    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>)
+      pdist_typed<scalar_t>(out, grad, x, dist, p);
+    else
+      MT_INTERNAL_ASSERT(false, "pdist_cpu takes float and double");
+  });
+}
+
+}  // namespace
+
+MT_REGISTER_KERNEL(pdist_stub, CPU, &pdist_cpu);
+
+}  // namespace mt
