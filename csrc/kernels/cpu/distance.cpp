@@ -7,6 +7,7 @@
 
 #include "core/Exception.h"
 #include "core/ScalarType.h"
+#include "kernels/cpu/Loops.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "ops/nn.h"
 
@@ -25,26 +26,30 @@ PKind p_kind(double p) {
 }
 
 // The distance of two rows of m values, accumulated in T as PyTorch's kernel. The 2-norm and 1-norm sums go
-// in 16-byte vector lanes (the compiler leaves a plain float sum scalar).
-template <typename T>
-T row_distance(const T* a, const T* b, int64_t m, PKind k, T p) {
-  constexpr int W = 16 / static_cast<int>(sizeof(T));
-  typedef T vec __attribute__((vector_size(16)));
+// in kBytes vector lanes (the compiler leaves a plain float sum scalar).
+template <typename T, int kBytes>
+__attribute__((always_inline)) inline T row_distance(const T* a, const T* b, int64_t m, PKind k, T p) {
+  constexpr int W = kBytes / static_cast<int>(sizeof(T));
+  typedef T vec __attribute__((vector_size(kBytes)));
   if (k == PKind::two || k == PKind::one) {
     vec acc = {};
     int64_t c = 0;
     for (; c + W <= m; c += W) {
       vec x, y;
-      std::memcpy(&x, a + c, 16);
-      std::memcpy(&y, b + c, 16);
+      std::memcpy(&x, a + c, kBytes);
+      std::memcpy(&y, b + c, kBytes);
       const vec d = x - y;
       if (k == PKind::two)
         acc += d * d;
       else
         acc += d < 0 ? -d : d;
     }
-    T s = 0;
-    for (int j = 0; j < W; ++j) s += acc[j];
+    // the lanes folded as a tree (a chain of W adds waited on each other, a third of the pair's time)
+    T l[W];
+    std::memcpy(l, &acc, sizeof(l));
+    for (int w = W / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) l[j] += l[j + w];
+    T s = l[0];
     for (; c < m; ++c) {
       const T d = a[c] - b[c];
       s += k == PKind::two ? d * d : std::abs(d);
@@ -101,6 +106,28 @@ T pair_grad(T d, T g, T dist, PKind k, T p) {
   }
 }
 
+// Row i's distances to rows j > i, in the baseline's 16-byte vectors or AVX2's 32 (no FMA: the same bits
+// on every CPU for a given vector width; the widths sum in a different lane order).
+template <typename T, int kBytes>
+__attribute__((always_inline)) inline void pdist_row_impl(const T* x, int64_t n, int64_t m, int64_t i,
+                                                          PKind k, T p, T* oi) {
+  for (int64_t j = i + 1; j < n; ++j) oi[j - i - 1] = row_distance<T, kBytes>(x + i * m, x + j * m, m, k, p);
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) void pdist_row_avx2(const T* x, int64_t n, int64_t m, int64_t i, PKind k, T p,
+                                                    T* oi) {
+  pdist_row_impl<T, 32>(x, n, m, i, k, p, oi);
+}
+#endif
+template <typename T>
+void pdist_row(const T* x, int64_t n, int64_t m, int64_t i, PKind k, T p, T* oi) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return pdist_row_avx2<T>(x, n, m, i, k, p, oi);
+#endif
+  pdist_row_impl<T, 16>(x, n, m, i, k, p, oi);
+}
+
 template <typename T>
 void pdist_typed(const Tensor& out, const Tensor& grad, const Tensor& xt, const Tensor& dist, double pd) {
   const T* x = xt.data<T>();
@@ -113,7 +140,7 @@ void pdist_typed(const Tensor& out, const Tensor& grad, const Tensor& xt, const 
     parallel_rows(n, n * m / 2 + 1, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         T* oi = o + (i + 1 < n ? pair_index(i, i + 1, n) : 0);
-        for (int64_t j = i + 1; j < n; ++j) oi[j - i - 1] = row_distance(x + i * m, x + j * m, m, k, p);
+        pdist_row<T>(x, n, m, i, k, p, oi);
       }
     });
     return;
