@@ -46,10 +46,12 @@ struct Identity;
 // tail, so the same bits. GCC's code for the generic loop zeroed the 16 lanes in memory (rep stos) and folded
 // them there, which over short rows (sum(1) of [3872, 16] float32) cost 13 ns a row, a third of PyTorch's
 // speed. The first chunk starts the lanes as 0 + x, as the generic loop's adds do (-0 becomes +0).
-template <typename T>
+// kBytes: 16 (the baseline) or 32 (an AVX2 caller's): lane j holds the same values either way, so the bits
+// are.
+template <typename T, int kBytes = 16>
 __attribute__((always_inline)) inline double block_sum_vec(const T* q, int64_t m) {
-  constexpr int W = 16 / static_cast<int>(sizeof(T)), V = kLanes / W;
-  typedef T vec __attribute__((vector_size(16)));
+  constexpr int W = kBytes / static_cast<int>(sizeof(T)), V = kLanes / W;
+  typedef T vec __attribute__((vector_size(kBytes)));
   T tail = 0;
   if (m < kLanes) {
     for (int64_t i = 0; i < m; ++i) tail += q[i];
@@ -58,26 +60,25 @@ __attribute__((always_inline)) inline double block_sum_vec(const T* q, int64_t m
   vec acc[V];
   for (int k = 0; k < V; ++k) {
     vec a;
-    std::memcpy(&a, q + k * W, 16);
+    std::memcpy(&a, q + k * W, kBytes);
     acc[k] = vec{} + a;
   }
   int64_t i = kLanes;
   for (; i + kLanes <= m; i += kLanes)
     for (int k = 0; k < V; ++k) {
       vec a;
-      std::memcpy(&a, q + i + k * W, 16);
+      std::memcpy(&a, q + i + k * W, kBytes);
       acc[k] += a;
     }
   for (; i < m; ++i) tail += q[i];
   // lane j takes lane j + w for w = kLanes / 2 ... 1: whole vectors while w spans them, then inside acc[0]
   for (int w = V / 2; w > 0; w /= 2)
     for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
-  T s0 = acc[0][0], s1 = acc[0][1];
-  if constexpr (W == 4) {
-    s0 += acc[0][2];
-    s1 += acc[0][3];
-  }
-  return static_cast<double>(s0 + s1) + static_cast<double>(tail);
+  T s[W];
+  std::memcpy(s, &acc[0], sizeof(s));
+  for (int w = W / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) s[j] += s[j + w];
+  return static_cast<double>(s[0]) + static_cast<double>(tail);
 }
 
 // One block's sum: kLanes accumulators of op_t, folded pairwise, plus the tail, in double.
