@@ -114,68 +114,83 @@ T pair_grad(T d, T g, T dist, PKind k, T p) {
 // [256, 16] ran at half PyTorch's speed); each pair's sum then runs in column order.
 constexpr int64_t kColumnsAcross = 64;
 
+// W pairs' |d| or d^2 summed column by column. Plain code, no lambdas: a lambda inside an AVX2 function is
+// compiled without AVX2, and its 32-byte vectors went through memory (the 1-norm ran at half the 2-norm's
+// speed).
+template <typename T, int kBytes, bool kTwo>
+__attribute__((always_inline)) inline void pairs_finish(T __attribute__((vector_size(kBytes))) acc, T* out) {
+  constexpr int W = kBytes / static_cast<int>(sizeof(T));
+  if constexpr (kTwo) {
+    T r[W];
+    std::memcpy(r, &acc, sizeof(r));
+    for (int l = 0; l < W; ++l) r[l] = std::sqrt(r[l]);
+    std::memcpy(out, r, sizeof(r));
+  } else {
+    // the vector stored whole: copied out through an array, GCC kept the accumulators in memory
+    std::memcpy(out, &acc, sizeof(acc));
+  }
+}
+
+// Row i's pairs (i, j..j+W) for j from i + 1 while W fit; returns the first j left.
+template <typename T, int kBytes, bool kTwo>
+__attribute__((always_inline)) inline int64_t pairs_across(const T* xi, const T* xt, int64_t n, int64_t m,
+                                                           int64_t i, T* oi) {
+  constexpr int W = kBytes / static_cast<int>(sizeof(T));
+  typedef T vec __attribute__((vector_size(kBytes)));
+  // |d| as the sign bit cleared (a compare and a blend cost more)
+  using bits_t = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  typedef bits_t ivec __attribute__((vector_size(kBytes)));
+  const bits_t no_sign = std::numeric_limits<bits_t>::max();
+#define MT_PDIST_TERM(a, d) \
+  if constexpr (kTwo)       \
+    a += (d) * (d);         \
+  else                      \
+    a += (vec)((ivec)(d) & no_sign);
+  int64_t j = i + 1;
+  // four blocks of W pairs at a time: one block's adds wait on each other (a column's add each 4 cycles)
+  for (; j + 4 * W <= n; j += 4 * W) {
+    vec a0 = {}, a1 = {}, a2 = {}, a3 = {};
+    for (int64_t c = 0; c < m; ++c) {
+      const T* col = xt + c * n + j;
+      vec v0, v1, v2, v3;
+      std::memcpy(&v0, col, kBytes);
+      std::memcpy(&v1, col + W, kBytes);
+      std::memcpy(&v2, col + 2 * W, kBytes);
+      std::memcpy(&v3, col + 3 * W, kBytes);
+      const vec d0 = v0 - xi[c], d1 = v1 - xi[c], d2 = v2 - xi[c], d3 = v3 - xi[c];
+      MT_PDIST_TERM(a0, d0)
+      MT_PDIST_TERM(a1, d1)
+      MT_PDIST_TERM(a2, d2)
+      MT_PDIST_TERM(a3, d3)
+    }
+    pairs_finish<T, kBytes, kTwo>(a0, oi + (j - i - 1));
+    pairs_finish<T, kBytes, kTwo>(a1, oi + (j + W - i - 1));
+    pairs_finish<T, kBytes, kTwo>(a2, oi + (j + 2 * W - i - 1));
+    pairs_finish<T, kBytes, kTwo>(a3, oi + (j + 3 * W - i - 1));
+  }
+  for (; j + W <= n; j += W) {
+    vec acc = {};
+    for (int64_t c = 0; c < m; ++c) {
+      vec v;
+      std::memcpy(&v, xt + c * n + j, kBytes);
+      const vec d = v - xi[c];
+      MT_PDIST_TERM(acc, d)
+    }
+    pairs_finish<T, kBytes, kTwo>(acc, oi + (j - i - 1));
+  }
+#undef MT_PDIST_TERM
+  return j;
+}
+
 template <typename T, int kBytes>
 __attribute__((always_inline)) inline void pdist_row_impl(const T* x, const T* xt, int64_t n, int64_t m,
                                                           int64_t i, PKind k, T p, T* oi) {
-  constexpr int W = kBytes / static_cast<int>(sizeof(T));
-  typedef T vec __attribute__((vector_size(kBytes)));
   int64_t j = i + 1;
   if (xt) {
-    const T* xi = x + i * m;
-    // |d| as the sign bit cleared (a compare and a blend cost the 1-norm twice the 2-norm's time)
-    using bits_t = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
-    typedef bits_t ivec __attribute__((vector_size(kBytes)));
-    const bits_t no_sign = std::numeric_limits<bits_t>::max();
-    // the norm a compile-time choice: with it read at run time the 1-norm's loop ran at half the 2-norm's
-    // speed
-    auto across = [&](auto two) {
-      auto term = [no_sign](vec d) {
-        if constexpr (decltype(two)::value)
-          return d * d;
-        else
-          return (vec)((ivec)d & no_sign);
-      };
-      auto finish = [&](vec acc, int64_t at) {
-        T r[W];
-        std::memcpy(r, &acc, sizeof(r));
-        if constexpr (decltype(two)::value)
-          for (int l = 0; l < W; ++l) r[l] = std::sqrt(r[l]);
-        std::memcpy(oi + (at - i - 1), r, sizeof(r));
-      };
-      // four blocks of W pairs at a time: one block's adds wait on each other (a column's add each 4 cycles)
-      for (; j + 4 * W <= n; j += 4 * W) {
-        vec a0 = {}, a1 = {}, a2 = {}, a3 = {};
-        for (int64_t c = 0; c < m; ++c) {
-          const T* col = xt + c * n + j;
-          vec v0, v1, v2, v3;
-          std::memcpy(&v0, col, kBytes);
-          std::memcpy(&v1, col + W, kBytes);
-          std::memcpy(&v2, col + 2 * W, kBytes);
-          std::memcpy(&v3, col + 3 * W, kBytes);
-          a0 += term(v0 - xi[c]);
-          a1 += term(v1 - xi[c]);
-          a2 += term(v2 - xi[c]);
-          a3 += term(v3 - xi[c]);
-        }
-        finish(a0, j);
-        finish(a1, j + W);
-        finish(a2, j + 2 * W);
-        finish(a3, j + 3 * W);
-      }
-      for (; j + W <= n; j += W) {
-        vec acc = {};
-        for (int64_t c = 0; c < m; ++c) {
-          vec v;
-          std::memcpy(&v, xt + c * n + j, kBytes);
-          acc += term(v - xi[c]);
-        }
-        finish(acc, j);
-      }
-    };
     if (k == PKind::two)
-      across(std::true_type{});
+      j = pairs_across<T, kBytes, true>(x + i * m, xt, n, m, i, oi);
     else
-      across(std::false_type{});
+      j = pairs_across<T, kBytes, false>(x + i * m, xt, n, m, i, oi);
   }
   for (; j < n; ++j) oi[j - i - 1] = row_distance<T, kBytes>(x + i * m, x + j * m, m, k, p);
 }
