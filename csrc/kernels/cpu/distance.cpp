@@ -209,6 +209,68 @@ void pdist_row(const T* x, const T* xt, int64_t n, int64_t m, int64_t i, PKind k
   pdist_row_impl<T, 16>(x, xt, n, m, i, k, p, oi);
 }
 
+// Row i's gradient for the 1- and 2-norms over x transposed: gi[c] = sum_j sv[j] * (x_i[c] - x_j[c]) (2-norm,
+// sv = g / dist) or sum_j sv[j] * sign(x_i[c] - x_j[c]) (1-norm, sv = g), a vector of W rows j at a time down
+// xt's column c (row i's own sv is 0), where a pair at a time read and wrote gi for every j.
+template <typename T, int kBytes, bool kTwo>
+__attribute__((always_inline)) inline void grad_row_across(const T* xi, const T* xt, const T* sv, int64_t n,
+                                                           int64_t m, T* gi) {
+  constexpr int W = kBytes / static_cast<int>(sizeof(T));
+  typedef T vec __attribute__((vector_size(kBytes)));
+  for (int64_t c = 0; c < m; ++c) {
+    const T* col = xt + c * n;
+    const T xc = xi[c];
+    vec a0 = {}, a1 = {};
+    int64_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+      vec v0, v1, s0, s1;
+      std::memcpy(&v0, col + j, kBytes);
+      std::memcpy(&v1, col + j + W, kBytes);
+      std::memcpy(&s0, sv + j, kBytes);
+      std::memcpy(&s1, sv + j + W, kBytes);
+      const vec d0 = xc - v0, d1 = xc - v1;
+      if constexpr (kTwo) {
+        a0 += s0 * d0;
+        a1 += s1 * d1;
+      } else {
+        const vec z = {};
+        a0 += d0 > 0 ? s0 : (d0 < 0 ? -s0 : z);
+        a1 += d1 > 0 ? s1 : (d1 < 0 ? -s1 : z);
+      }
+    }
+    a0 += a1;
+    T r = 0;
+    for (int l = 0; l < W; ++l) r += a0[l];
+    for (; j < n; ++j) {
+      const T d = xc - col[j];
+      r += kTwo ? sv[j] * d : sv[j] * sign_of(d);
+    }
+    gi[c] = r;
+  }
+}
+template <typename T, int kBytes>
+__attribute__((always_inline)) inline void grad_row_impl(const T* xi, const T* xt, const T* sv, int64_t n,
+                                                         int64_t m, T* gi, bool two) {
+  if (two)
+    grad_row_across<T, kBytes, true>(xi, xt, sv, n, m, gi);
+  else
+    grad_row_across<T, kBytes, false>(xi, xt, sv, n, m, gi);
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) void grad_row_avx2(const T* xi, const T* xt, const T* sv, int64_t n,
+                                                   int64_t m, T* gi, bool two) {
+  grad_row_impl<T, 32>(xi, xt, sv, n, m, gi, two);
+}
+#endif
+template <typename T>
+void grad_row(const T* xi, const T* xt, const T* sv, int64_t n, int64_t m, T* gi, bool two) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return grad_row_avx2<T>(xi, xt, sv, n, m, gi, two);
+#endif
+  grad_row_impl<T, 16>(xi, xt, sv, n, m, gi, two);
+}
+
 template <typename T>
 void pdist_typed(const Tensor& out, const Tensor& grad, const Tensor& xt, const Tensor& dist, double pd) {
   const T* x = xt.data<T>();
@@ -237,6 +299,26 @@ void pdist_typed(const Tensor& out, const Tensor& grad, const Tensor& xt, const 
   // d = x_i - x_j), so rows are independent: no atomics, the same bits on any thread count
   const T* g = grad.data<T>();
   const T* dd = dist.data<T>();
+  if ((k == PKind::two || k == PKind::one) && m <= kColumnsAcross) {
+    std::vector<T> xt(static_cast<size_t>(n * m));
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < m; ++c) xt[c * n + r] = x[r * m + c];
+    parallel_rows(n, n * m, [&](int64_t b, int64_t e) {
+      std::vector<T> sv(static_cast<size_t>(n));
+      for (int64_t i = b; i < e; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          if (j == i) {
+            sv[j] = 0;
+            continue;
+          }
+          const int64_t q = i < j ? pair_index(i, j, n) : pair_index(j, i, n);
+          sv[j] = k == PKind::one ? g[q] : (dd[q] == 0 ? T(0) : g[q] / dd[q]);
+        }
+        grad_row<T>(x + i * m, xt.data(), sv.data(), n, m, o + i * m, k == PKind::two);
+      }
+    });
+    return;
+  }
   parallel_rows(n, n * m, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       T* gi = o + i * m;
