@@ -118,8 +118,9 @@ def main():
     columns[args.device] = fresh
     versions[args.device] = torch.__version__.split("+")[0]
     notes.pop(args.device, None)
+    text = render(merge(columns), versions, notes)  # before opening: a failure must not empty the table
     with open(args.out, "w", encoding="utf-8") as f:
-        f.write(render(merge(columns), versions, notes))
+        f.write(text)
     try:  # the repository's style; the table is the same without it
         subprocess.run(["ruff", "format", "-q", args.out], check=False)
     except FileNotFoundError:

@@ -836,6 +836,38 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
       });
 }
 
+// d/dx = g clamp(x - t, -delta, delta) (smooth_l1: clamp((x - t) / beta, -1, 1)), d/dt its negation: the CPU
+// kernel, or ops when the gradient must record (create_graph) or elsewhere.
+static V huber_grads(FnNode& n, V& gs, HuberKind kind, double param, Reduction reduction) {
+  Tensor x = n.saved("self"), t = n.saved("target");
+  Tensor gx = mt::huber_loss_backward(gs[0], x, t, kind, param, reduction);
+  Tensor gi, gt;
+  if (n.needs_input_grad(0)) gi = gx.dtype() == x.dtype() ? gx : mt::to(gx, x.dtype(), gx.device());
+  if (n.needs_input_grad(1)) {
+    gt = mt::neg(gx);
+    if (gt.dtype() != t.dtype()) gt = mt::to(gt, t.dtype(), gt.device());
+  }
+  return {gi, gt};
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  return twin(
+      "HuberLossBackward0", [&] { return mt::huber_loss(input, target, reduction, delta); },
+      {&input, &target}, {{"self", input}, {"target", target}},
+      [reduction, delta](FnNode& n, V& gs) -> V {
+        return huber_grads(n, gs, HuberKind::huber, delta, reduction);
+      });
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  return twin(
+      "SmoothL1LossBackward0", [&] { return mt::smooth_l1_loss(input, target, reduction, beta); },
+      {&input, &target}, {{"self", input}, {"target", target}},
+      [reduction, beta](FnNode& n, V& gs) -> V {
+        return huber_grads(n, gs, HuberKind::smooth_l1, beta, reduction);
+      });
+}
+
 // PyTorch's formulas: d/dx = w (x - t) / max(x (1 - x), 1e-12), d/dt = w (log(1 - x) - log x), logs clamped
 // at -100 as in the forward; finite where x is exactly 0 or 1 (a saturated sigmoid).
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_,

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 
+#include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -285,24 +287,35 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   return apply_reduction(abs(sub(input, target)), reduction);
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::smooth_l1_loss);
-    return smooth_l1_loss(s(input), s(target), reduction, beta);
-  }
+// The fused CPU kernel serves x and y of one shape and one floating dtype (the Python wrapper broadcasts);
+// other devices, half types and mixed dtypes compose.
+static bool huber_fused(const Tensor& input, const Tensor& target) {
+  return input.device().is_cpu() && target.device().is_cpu() && input.dtype() == target.dtype() &&
+         (input.dtype() == ScalarType::Float || input.dtype() == ScalarType::Double) &&
+         IntArrayRef(input.sizes()).equals(target.sizes());
+}
+
+static Tensor huber_fused_forward(const Tensor& input, const Tensor& target, HuberKind kind, double param,
+                                  Reduction reduction) {
+  Tensor x = contiguous(input), y = contiguous(target);
+  Tensor out = reduction == Reduction::None ? make_empty(input.sizes(), input.dtype(), input.device())
+                                            : make_empty({}, input.dtype(), input.device());
+  huber_loss_stub.get(DeviceType::CPU)(out, x, y, Tensor(), kind, param, reduction);
+  return out;
+}
+
+Tensor native::smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
   MT_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0.0) return l1_loss(input, target, reduction);
+  if (huber_fused(input, target))
+    return huber_fused_forward(input, target, HuberKind::smooth_l1, beta, reduction);
   Tensor z = abs(sub(input, target));
   Tensor quad = mul(mul(z, z), S(0.5 / beta));
   Tensor lin = sub(z, S(0.5 * beta));
-  return apply_reduction(where(lt(z, S(beta)), quad, lin), reduction);
+  return apply_reduction(mt::where(lt(z, S(beta)), quad, lin), reduction);
 }
 
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
-  if (autocast::active()) {
-    autocast::Scope s(autocast::Op::huber_loss);
-    return huber_loss(s(input), s(target), reduction, delta);
-  }
+Tensor native::huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
   MT_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   // PyTorch's kernel writes the loss in input's dtype, computed in the promoted one: a promoted dtype input
   // cannot hold is refused (huber_loss(int, float)), and its kernel takes floating types only
@@ -311,12 +324,42 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
            " can't be cast to the desired output type ", dtype_short_name(input.dtype()));
   MT_CHECK_NOT_IMPLEMENTED(is_floating(common), "\"huber", input.is_cuda() ? "_cuda" : "_cpu",
                            "\" not implemented for '", dtype_short_name(common), "'");
+  if (huber_fused(input, target))
+    return huber_fused_forward(input, target, HuberKind::huber, delta, reduction);
   Tensor z = abs(sub(input, target));
   Tensor quad = mul(mul(z, z), S(0.5));
   Tensor lin = mul(sub(z, S(0.5 * delta)), S(delta));
-  Tensor loss = where(lt(z, S(delta)), quad, lin);
+  Tensor loss = mt::where(lt(z, S(delta)), quad, lin);
   if (loss.dtype() != input.dtype()) loss = to(loss, input.dtype(), loss.device());
   return apply_reduction(loss, reduction);
+}
+
+Tensor huber_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, HuberKind kind,
+                           double param, Reduction reduction) {
+  const bool recording =
+      GradMode::is_enabled() && (grad.requires_grad() || input.requires_grad() || target.requires_grad());
+  if (!recording && huber_fused(input, target) && grad.dtype() == input.dtype() &&
+      !(kind == HuberKind::smooth_l1 && param == 0)) {
+    Tensor g = reduction == Reduction::None ? contiguous(expand(grad, input.sizes())) : grad;
+    if (reduction != Reduction::None && g.dim() != 0) g = reshape(g, {});
+    Tensor out = make_empty(input.sizes(), input.dtype(), input.device());
+    huber_loss_stub.get(DeviceType::CPU)(out, contiguous(input), contiguous(target), contiguous(g), kind,
+                                         param, reduction);
+    return out;
+  }
+  // PyTorch's formulas: huber g * clamp(d, -delta, delta); smooth_l1 g * clamp(d / beta, -1, 1), sign(d) at
+  // beta = 0 (l1_loss's); a NaN difference gives NaN
+  Tensor d = sub(input, target);
+  Tensor r;
+  if (kind == HuberKind::huber)
+    r = clamp(d, S(-param), S(param));
+  else if (param == 0)
+    r = sgn(d);
+  else
+    r = clamp(div(d, S(param)), S(-1.0), S(1.0));
+  Tensor g = grad;
+  if (reduction == Reduction::Mean) g = div(g, S(static_cast<double>(input.numel())));
+  return mul(r, g);
 }
 
 Tensor native::binary_cross_entropy(const Tensor& input, const Tensor& target,

@@ -1,5 +1,6 @@
-// Loss functions (torch.nn.functional's): cross_entropy and nll_loss as fused kernels, mse_loss and bce with
-// a derivative of their own (one node each), the rest as composites of recorded ops.
+// Loss functions (torch.nn.functional's): cross_entropy and nll_loss as fused kernels, mse_loss, bce,
+// huber_loss and smooth_l1_loss with a derivative of their own (one node each; the last two a fused CPU
+// kernel), the rest as composites of recorded ops.
 #pragma once
 #include <optional>
 #include <string>
@@ -22,8 +23,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 Reduction reduction, int64_t ignore_index);
 
-// input and target broadcast; mse_loss and binary_cross_entropy record one node (ops.schema's twins), the
-// rest compose.
+// input and target broadcast; mse_loss, binary_cross_entropy, huber_loss and smooth_l1_loss record one node
+// (ops.schema's twins), the rest compose.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta);
@@ -84,6 +85,16 @@ using ClassLossBackwardFn = void (*)(const Tensor& grad_input, const Tensor& gra
                                      const Tensor& input, const Tensor& target, const Tensor& weight,
                                      const Tensor& stats, const Tensor& total_weight,
                                      const ClassLossGeometry& g, const ClassLossOptions& opt);
+// huber_loss and smooth_l1_loss (smooth_l1: the huber loss over beta, beta > 0) of x and y, contiguous, one
+// shape and one floating dtype. Forward (grad undefined): out is the elementwise loss (Reduction::None) or a
+// 0-dim sum or mean. Backward: out = d loss / d x, grad the loss's gradient (x's shape for None, else 0-dim).
+// CPU only: elsewhere the front end composes the loss and its gradient from ops.
+enum class HuberKind : int { huber, smooth_l1 };
+using HuberLossFn = void (*)(const Tensor& out, const Tensor& x, const Tensor& y, const Tensor& grad,
+                             HuberKind kind, double param, Reduction reduction);
+// d loss / d input of huber_loss / smooth_l1_loss (beta = 0: l1_loss's sign), from ops or the CPU kernel.
+Tensor huber_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, HuberKind kind,
+                           double param, Reduction reduction);
 MT_STUBS_LOSS_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -476,4 +476,42 @@ Tensor alpha_dropout(const Tensor& input, double p, bool train) {
   return add(mul(input, mul(noise, Sc(a))), b);
 }
 
+// ---- pdist's kernel (the CPU's; F.pdist composes from ops on other devices)
+
+static void check_pdist_input(const Tensor& input, double p) {
+  MT_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: ", input.dim(), "D");
+  MT_CHECK(p >= 0, "pdist only supports non-negative p values");
+  MT_CHECK(input.device().is_cpu(), "_pdist: the fused kernel is the CPU's; got a tensor on ",
+           input.device().str());
+  MT_CHECK_NOT_IMPLEMENTED(input.dtype() == ScalarType::Float || input.dtype() == ScalarType::Double,
+                           "\"_pdist_forward\" not implemented for '", dtype_short_name(input.dtype()), "'");
+}
+
+Tensor pdist_forward(const Tensor& input, double p) {
+  check_pdist_input(input, p);
+  const int64_t n = input.sizes()[0];
+  Tensor out = make_empty({n > 1 ? n * (n - 1) / 2 : 0}, input.dtype(), input.device());
+  if (n > 1 && input.sizes()[1] > 0) {
+    pdist_stub.get(DeviceType::CPU)(out, Tensor(), contiguous(input), Tensor(), p);
+  } else if (out.numel() > 0) {
+    fill_(out, Scalar(0.0));
+  }
+  return out;
+}
+
+Tensor pdist_backward(const Tensor& grad, const Tensor& input, double p, const Tensor& pdist) {
+  check_pdist_input(input, p);
+  MT_CHECK(grad.dtype() == input.dtype() && pdist.dtype() == input.dtype() && grad.numel() == pdist.numel() &&
+               pdist.numel() == (input.sizes()[0] > 1 ? input.sizes()[0] * (input.sizes()[0] - 1) / 2 : 0),
+           "_pdist_backward: grad and pdist must be the forward's result shape and input's dtype");
+  Tensor out = make_empty(input.sizes(), input.dtype(), input.device());
+  if (input.numel() == 0) return out;
+  if (pdist.numel() == 0) {  // one row: no pairs, a zero gradient
+    fill_(out, Scalar(0.0));
+    return out;
+  }
+  pdist_stub.get(DeviceType::CPU)(out, contiguous(grad), contiguous(input), contiguous(pdist), p);
+  return out;
+}
+
 }  // namespace mt

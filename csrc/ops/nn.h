@@ -105,6 +105,14 @@ using ChannelGradInputFn = void (*)(const Tensor& dx, const Tensor& g, const Ten
 // statistics dtype, zeroed) is defined; the kernel fills counts first.
 using EmbeddingBackwardFn = void (*)(const Tensor& acc, const Tensor& counts, const Tensor& g,
                                      const Tensor& indices, int64_t padding_idx);
+// pdist's kernel (torch._pdist_forward / _pdist_backward): x contiguous (n, m), float or double. Forward
+// (grad undefined): out (n (n - 1) / 2) the p-norm distances of the row pairs i < j in row-major order.
+// Backward: out (n, m) = d (sum grad * dist) / d x, from dist (the forward's result). CPU only: F.pdist
+// composes from ops elsewhere.
+using PdistFn = void (*)(const Tensor& out, const Tensor& grad, const Tensor& x, const Tensor& dist,
+                         double p);
+Tensor pdist_forward(const Tensor& input, double p);
+Tensor pdist_backward(const Tensor& grad, const Tensor& input, double p, const Tensor& pdist);
 MT_STUBS_NN_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -85,10 +85,12 @@
   _(channel_grad_input_stub, nn, ChannelGradInputFn) \
   _(embedding_stub, nn, EmbeddingFn) \
   _(embedding_backward_stub, nn, EmbeddingBackwardFn) \
-  _(dropout_stub, nn, DropoutFn)
+  _(dropout_stub, nn, DropoutFn) \
+  _(pdist_stub, nn, PdistFn)
 #define MT_STUBS_LOSS_H(_) \
   _(class_loss_forward_stub, loss, ClassLossForwardFn) \
-  _(class_loss_backward_stub, loss, ClassLossBackwardFn)
+  _(class_loss_backward_stub, loss, ClassLossBackwardFn) \
+  _(huber_loss_stub, loss, HuberLossFn)
 #define MT_STUBS_ATTENTION_H(_) \
   _(sdpa_forward_stub, attention, SdpaForwardFn) \
   _(sdpa_backward_stub, attention, SdpaBackwardFn)
@@ -107,7 +109,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 73
+#define MT_NUM_DISPATCH_STUBS 75
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

@@ -16,6 +16,9 @@ void init_nn(py::module_& m) {
         return nogil_if(big, [&] { return linear(input, weight, bias); });
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  nn.def("_pdist_forward", nogil_fn(&pdist_forward), py::arg("input"), py::arg("p") = 2.0);
+  nn.def("_pdist_backward", nogil_fn(&pdist_backward), py::arg("grad"), py::arg("input"), py::arg("p"),
+         py::arg("pdist"));
   nn.def("batch_norm", nogil_fn(&batch_norm), py::arg("input"), py::arg("weight"), py::arg("bias"),
          py::arg("running_mean"), py::arg("running_var"), py::arg("training"), py::arg("momentum"),
          py::arg("eps"));

@@ -3271,6 +3271,12 @@ _distributed: _DistributedModule
 class _NnModule:
     """minitorch._C._nn: native functions of minitorch.nn.functional."""
     @staticmethod
+    def _pdist_backward(
+        grad: Tensor, input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, pdist: Tensor
+    ) -> Tensor: ...
+    @staticmethod
+    def _pdist_forward(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex = 2.0) -> Tensor: ...
+    @staticmethod
     def _upsample(
         input: Tensor,
         mode: str,

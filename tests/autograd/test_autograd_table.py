@@ -196,6 +196,11 @@ CASES = {
     # loss
     "class_loss": lambda: check(lambda a: F.cross_entropy(a, idx(0, 2, 1)), r(3, 4)),
     "mse_loss": lambda: check(F.mse_loss, r(3, 4), r(3, 4, seed=1)),
+    # differences up to 2 against delta/beta 0.5: both sides of the kink (gradcheck's steps stay off it)
+    "huber_loss": lambda: check(lambda a, b: F.huber_loss(a, b, delta=0.5), r(3, 4), r(3, 4, seed=1)),
+    "smooth_l1_loss": lambda: check(
+        lambda a, b: F.smooth_l1_loss(a, b, reduction="sum", beta=0.5), r(3, 4), r(3, 4, seed=1)
+    ),
     "binary_cross_entropy": lambda: check(
         lambda a, t: F.binary_cross_entropy(torch.sigmoid(a), t), r(3, 4), r(3, 4, seed=1, lo=0.0, hi=1.0)
     ),

@@ -716,6 +716,84 @@ def test_pdist_errors_grad():
     with pytest.raises(RuntimeError, match="pdist only supports non-negative p values"):
         F.pdist(minitorch.randn(3, 4), p=-1)
     assert gradcheck(F.pdist, (_leaf(_rand(4, 3, seed=13)),))
+    # PyTorch's order: 2-D, then floating, then p; its CPU kernel has float and double only
+    with pytest.raises(RuntimeError, match="^pdist only supports floating-point dtypes$"):
+        F.pdist(minitorch.ones(3, 2, dtype=minitorch.int64), -1)
+    with pytest.raises(NotImplementedError, match="^\"pdist\" not implemented for 'Half'$"):
+        F.pdist(minitorch.ones(3, 2, dtype=minitorch.float16))
+
+
+def _np_pdist_and_grad(x, p, g):
+    """float64 pdist of x's rows and d (sum g * pdist) / d x by PyTorch's pdist_backward formulas."""
+    n = len(x)
+    i, j = np.triu_indices(n, 1)
+    d = x[i] - x[j]
+    a = np.abs(d)
+    with np.errstate(all="ignore"):
+        if p == 0:
+            dist = np.minimum(np.ceil(a), 1).sum(1)
+            v = np.zeros_like(d)
+        elif np.isinf(p):
+            dist = a.max(1)
+            v = np.sign(d) * (a == dist[:, None])
+        else:
+            dist = (a**p).sum(1) ** (1 / p)
+            if p == 1:
+                v = np.sign(d)
+            elif p < 2:
+                v = np.where(
+                    (dist[:, None] == 0) | ((d == 0) & (p < 1)),
+                    0.0,
+                    np.sign(d) * a ** (p - 1) / dist[:, None] ** (p - 1),
+                )
+            else:
+                v = np.where(dist[:, None] == 0, 0.0, d * a ** (p - 2) / dist[:, None] ** (p - 1))
+    v = v * g[:, None]
+    grad = np.zeros_like(x)
+    np.add.at(grad, i, v)
+    np.add.at(grad, j, -v)
+    return dist, grad
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, math.inf])
+def test_pdist_kernel_values_and_gradient(dtype, p):
+    """The CPU kernel (torch._pdist_forward/_pdist_backward's): many rows, a transposed input, two equal rows
+    (distance 0: PyTorch's zero gradient), values and the gradient against float64 NumPy."""
+    x = _rand(21, 37, seed=21).T.copy()  # (37, 21)
+    x[5] = x[9]
+    rng = np.random.default_rng(3)
+    g = rng.standard_normal(37 * 36 // 2)
+    want, want_grad = _np_pdist_and_grad(x, p, g)
+    xm = minitorch.tensor(x.T, dtype=dtype).t().requires_grad_()  # not contiguous
+    got = F.pdist(xm, p)
+    tol = 2e-5 if dtype == minitorch.float32 else 1e-12
+    np.testing.assert_allclose(got.detach().double().numpy(), want, rtol=tol, atol=tol)
+    got.backward(minitorch.tensor(g, dtype=dtype))
+    # each row's gradient sums 36 pair terms (|d|^(p - 1) is large for small d when p < 1): absolute error
+    # at the scale of the largest
+    scale = max(1.0, np.abs(want_grad).max())
+    np.testing.assert_allclose(xm.grad.double().numpy(), want_grad, rtol=tol * 10, atol=tol * 10 * scale)
+    with minitorch.no_grad():
+        np.testing.assert_allclose(F.pdist(xm, p).double().numpy(), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("p", [0.5, 1.0, 2.0, 3.0, math.inf])
+def test_pdist_kernel_gradcheck_and_create_graph(p):
+    """gradcheck through the kernel; under create_graph the gradient is built from ops, so it has its own
+    gradient (gradgradcheck); a NaN in a row gives that row's distances NaN."""
+    x = _leaf(_rand(5, 3, seed=22))
+    assert gradcheck(lambda a: F.pdist(a, p), (x,))
+    if p == 2.0:
+        assert gradgradcheck(lambda a: F.pdist(a, p), (x,))
+    y = _rand(4, 3, seed=23)
+    y[1, 2] = np.nan
+    d = F.pdist(minitorch.tensor(y), p).numpy()
+    assert np.isnan(d[[0, 3, 4]]).all() and not np.isnan(d[[1, 2, 5]]).any()
+    assert F.pdist(minitorch.zeros(3, 0)).tolist() == [0.0, 0.0, 0.0]
+    e = minitorch.zeros(1, 4, requires_grad=True)
+    F.pdist(e).sum().backward()
+    assert e.grad.tolist() == [[0.0] * 4]
 
 
 # ---------------------------------------------------------------- fold / unfold

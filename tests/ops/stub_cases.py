@@ -237,6 +237,18 @@ CASES = {
     "class_loss_backward_stub": lambda T, dt, dev: grad_of(
         lambda x: T.nn.functional.cross_entropy(x, T.tensor([2, 0], device=dev)), leaf(T, A, dt, dev)
     ),
+    "huber_loss_stub": lambda T, dt, dev: np.concatenate(
+        [
+            flat(
+                T.nn.functional.huber_loss(t(T, A, dt, dev), t(T, B, dt, dev), reduction="none", delta=0.8),
+                T.nn.functional.smooth_l1_loss(t(T, A, dt, dev), t(T, B, dt, dev), reduction="sum", beta=0.6),
+            ),
+            grad_of(
+                lambda x: T.nn.functional.huber_loss(x, t(T, B, dt, dev), delta=0.8), leaf(T, A, dt, dev)
+            ),
+        ]
+    ),
+    "pdist_stub": lambda T, dt, dev: grad_of(lambda x: T.nn.functional.pdist(x, 3.0), leaf(T, A, dt, dev)),
     "sdpa_forward_stub": lambda T, dt, dev: _sdpa(T, dt, dev, False),
     "sdpa_backward_stub": lambda T, dt, dev: _sdpa(T, dt, dev, True),
     "foreach_stub": _foreach_mul,

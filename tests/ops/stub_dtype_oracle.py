@@ -3324,6 +3324,104 @@ ORACLE = {
     ("householder_product_stub", "uint8"): {
         "cpu": ("err", "NotImplementedError", "\"geqrf_cpu\" not implemented for 'Byte'")
     },
+    ("huber_loss_stub", "bfloat16"): {
+        "cpu": (
+            "ok",
+            [
+                0.125,
+                2.28125,
+                2.484375,
+                1.875,
+                3.28125,
+                1.0859375,
+                14.4375,
+                -0.08349609375,
+                -0.1337890625,
+                0.1337890625,
+                0.1337890625,
+                0.1337890625,
+                -0.1337890625,
+            ],
+        )
+    },
+    ("huber_loss_stub", "bool"): {
+        "cpu": ("err", "NotImplementedError", "\"huber_cpu\" not implemented for 'Bool'")
+    },
+    ("huber_loss_stub", "float16"): {
+        "cpu": (
+            "ok",
+            [
+                0.125,
+                2.279296875,
+                2.48046875,
+                1.8798828125,
+                3.279296875,
+                1.080078125,
+                14.453125,
+                -0.08331298828125,
+                -0.13330078125,
+                0.13330078125,
+                0.13330078125,
+                0.13330078125,
+                -0.13330078125,
+            ],
+        )
+    },
+    ("huber_loss_stub", "float32"): {
+        "cpu": (
+            "ok",
+            [
+                0.125,
+                2.2799999713897705,
+                2.4800000190734863,
+                1.8799999952316284,
+                3.2799999713897705,
+                1.0800000429153442,
+                14.458333015441895,
+                -0.0833333358168602,
+                -0.13333334028720856,
+                0.13333334028720856,
+                0.13333334028720856,
+                0.13333334028720856,
+                -0.13333334028720856,
+            ],
+        )
+    },
+    ("huber_loss_stub", "float64"): {
+        "cpu": (
+            "ok",
+            [
+                0.125,
+                2.2800000000000002,
+                2.4800000000000004,
+                1.8800000000000001,
+                3.28,
+                1.08,
+                14.458333333333332,
+                -0.08333333333333333,
+                -0.13333333333333333,
+                0.13333333333333333,
+                0.13333333333333333,
+                0.13333333333333333,
+                -0.13333333333333333,
+            ],
+        )
+    },
+    ("huber_loss_stub", "int16"): {
+        "cpu": ("err", "NotImplementedError", "\"huber_cpu\" not implemented for 'Short'")
+    },
+    ("huber_loss_stub", "int32"): {
+        "cpu": ("err", "NotImplementedError", "\"huber_cpu\" not implemented for 'Int'")
+    },
+    ("huber_loss_stub", "int64"): {
+        "cpu": ("err", "NotImplementedError", "\"huber_cpu\" not implemented for 'Long'")
+    },
+    ("huber_loss_stub", "int8"): {
+        "cpu": ("err", "NotImplementedError", "\"huber_cpu\" not implemented for 'Char'")
+    },
+    ("huber_loss_stub", "uint8"): {
+        "cpu": ("err", "NotImplementedError", "\"huber_cpu\" not implemented for 'Byte'")
+    },
     ("index_gather_stub", "bfloat16"): {"cpu": ("ok", [3.0, 1.5, -0.75, 0.5, -1.25, 2.0, 3.0, 1.5, -0.75])},
     ("index_gather_stub", "bool"): {"cpu": ("ok", [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])},
     ("index_gather_stub", "float16"): {"cpu": ("ok", [3.0, 1.5, -0.75, 0.5, -1.25, 2.0, 3.0, 1.5, -0.75])},
@@ -3953,6 +4051,56 @@ ORACLE = {
     ("param_unary_stub", "uint8"): {
         "cpu": ("err", "NotImplementedError", "\"leaky_relu_cpu\" not implemented for 'Byte'"),
         "cuda": ("err", "NotImplementedError", "\"leaky_relu_cuda\" not implemented for 'Byte'"),
+    },
+    ("pdist_stub", "bfloat16"): {
+        "cpu": ("err", "NotImplementedError", "\"pdist\" not implemented for 'BFloat16'")
+    },
+    ("pdist_stub", "bool"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "float16"): {
+        "cpu": ("err", "NotImplementedError", "\"pdist\" not implemented for 'Half'")
+    },
+    ("pdist_stub", "float32"): {
+        "cpu": (
+            "ok",
+            [
+                -0.42090854048728943,
+                -0.5092993378639221,
+                0.5092993378639221,
+                0.42090854048728943,
+                0.5092993378639221,
+                -0.5092993378639221,
+            ],
+        )
+    },
+    ("pdist_stub", "float64"): {
+        "cpu": (
+            "ok",
+            [
+                -0.4209085748181859,
+                -0.5092993755300049,
+                0.5092993755300049,
+                0.4209085748181859,
+                0.5092993755300049,
+                -0.5092993755300049,
+            ],
+        )
+    },
+    ("pdist_stub", "int16"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "int32"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "int64"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "int8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("pdist_stub", "uint8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
     },
     ("random_fill_stub", "bfloat16"): {"cpu": ("ok", [0.0, 1.0, 2.0, 3.0, 4.0])},
     ("random_fill_stub", "bool"): {"cpu": ("ok", [0.0, 1.0])},

@@ -36,6 +36,8 @@ CPU_ONLY = {
     "gather_dim_stub": "gather on CUDA goes through index_gather_stub with precomputed offsets (ops/index.cpp)",
     "scatter_dim_stub": "scatter on CUDA goes through index_put_stub with precomputed offsets (ops/index.cpp)",
     "sdpa_backward_stub": "SDPA's backward on CUDA is the composite formula (ops/attention.cpp has_fused_sdpa_backward)",
+    "pdist_stub": "F.pdist on CUDA composes from ops (nn/functional/_distance.py)",
+    "huber_loss_stub": "huber_loss/smooth_l1_loss on CUDA compose the loss and its gradient from ops (ops/loss.cpp)",
     **{
         name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp kernel_device); no cuSOLVER kernel yet"
         for name in ["ldl_factor_stub", "ldl_solve_stub", "eig_stub"]

@@ -75,6 +75,44 @@ bool logsumexp_row_vec(const T* p, int64_t n, double* r) {
   }
 }
 
+enum class ShortRowKind { sum, mean, norm1, norm2 };
+
+// Rows [b, e) of `row` <= kBlock values each: the generic path's bits (its total starts at +0; the 1- and
+// 2-norms sum their mapped buffer as blocked_sum_in does), in the baseline's 16-byte vectors or AVX2's 32.
+template <typename T, int kBytes>
+__attribute__((always_inline)) inline void short_rows_impl(const T* base, T* o, int64_t b, int64_t e,
+                                                           int64_t row, ShortRowKind kind) {
+  T buf[kBlock];
+  for (int64_t i = b; i < e; ++i) {
+    const T* p = base + i * row;
+    if (kind == ShortRowKind::norm1 || kind == ShortRowKind::norm2) {
+      if (kind == ShortRowKind::norm2)
+        for (int64_t k = 0; k < row; ++k) buf[k] = p[k] * p[k];
+      else
+        for (int64_t k = 0; k < row; ++k) buf[k] = std::abs(p[k]);
+      const double t = 0.0 + block_sum_vec<T, kBytes>(buf, row);
+      o[i] = static_cast<T>(kind == ShortRowKind::norm2 ? std::sqrt(t) : t);
+      continue;
+    }
+    const double t = 0.0 + block_sum_vec<T, kBytes>(p, row);
+    o[i] = static_cast<T>(kind == ShortRowKind::mean ? t / static_cast<double>(row) : t);
+  }
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) void short_rows_avx2(const T* base, T* o, int64_t b, int64_t e, int64_t row,
+                                                     ShortRowKind kind) {
+  short_rows_impl<T, 32>(base, o, b, e, row, kind);
+}
+#endif
+template <typename T>
+void short_rows(const T* base, T* o, int64_t b, int64_t e, int64_t row, ShortRowKind kind) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return short_rows_avx2<T>(base, o, b, e, row, kind);
+#endif
+  short_rows_impl<T, 16>(base, o, b, e, row, kind);
+}
+
 template <typename T>
 void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg) {
   using op_t = opmath_t<T>;
@@ -92,6 +130,22 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         p, row, split, [&](const T* q, int64_t n) { return extremum(q, n, is_max, f); },
         [&](op_t a, op_t b) { return reduce_rules::combine_extremum(a, b, is_max); });
   };
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    // sums of rows within one block: block_sum_vec inline in a plain loop over the rows, the generic path's
+    // bits (its total starts at +0; the 1- and 2-norms sum their mapped buffer as blocked_sum_in does)
+    // without its calls and per-row dispatch
+    const bool norm12 = op == ReduceOp::norm && (arg == 1 || arg == 2);
+    if ((op == ReduceOp::sum || op == ReduceOp::mean || norm12) && row <= kBlock) {
+      const ShortRowKind kind = norm12 ? (arg == 2 ? ShortRowKind::norm2 : ShortRowKind::norm1)
+                                       : (op == ReduceOp::mean ? ShortRowKind::mean : ShortRowKind::sum);
+      auto rows = [&](int64_t b, int64_t e) { short_rows<T>(base, o, b, e, row, kind); };
+      if (nrows * row < kGrainSize)
+        rows(0, nrows);
+      else
+        parallel_for(0, nrows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1)), rows);
+      return;
+    }
+  }
   for_rows(nrows, row, [&](int64_t i, bool split) {
     const T* p = base + i * row;
     double r = 0;

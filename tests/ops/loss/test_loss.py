@@ -940,3 +940,99 @@ def test_weighted_pointwise_losses_match_numpy(name, reduction):
         getattr(minitorch.nn.functional, name)(
             xt, minitorch.tensor(y), weight=minitorch.ones(4, dtype=minitorch.float64)
         )
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(3872, 16), (1000, 2), (40, 256), (9, 257)], ids=str)
+def test_cross_entropy_many_short_rows(device, dtype, reduction, shape):
+    """Class-index rows in the CPU's blocks of short rows (2 to 256 classes; 257 takes the row path): weighted,
+    with ignored rows, values and gradient against float64 NumPy."""
+    rng = np.random.default_rng(41)
+    N, C = shape
+    x = rand(shape, dtype, rng, -8, 8)
+    t = class_targets((N,), C, rng, ignore_index=-100)
+    w = rand((C,), dtype, rng, 0.5, 2.0)
+    xm = mt(x, dtype, device, requires_grad=True)
+    loss = F.cross_entropy(xm, long(t, device), mt(w, dtype, device), reduction=reduction)
+    tol = 2e-5 if dtype == minitorch.float32 else 1e-12
+    assert_matches(loss, np_cross_entropy(x, t, w, reduction), rtol=tol, atol=tol)
+    g = rand(loss.shape, dtype, rng) if reduction == "none" else np.float64(1.5)
+    loss.backward(mt(g, dtype, device))
+    kept = t != -100
+    tt = np.where(kept, t, 0)
+    wt = np.where(kept, w.astype(np.float64)[tt], 0.0)
+    d = wt[:, None] * (np.exp(np_log_softmax(x.astype(np.float64), 1)) - np.eye(C)[tt])
+    if reduction == "none":
+        d *= g[:, None]
+    else:
+        d *= g / (wt.sum() if reduction == "mean" else 1.0)
+    assert_matches(xm.grad, d, rtol=tol, atol=tol)
+
+
+def test_cross_entropy_short_rows_nonfinite_and_bad_target(device):
+    """Blocks of short rows keep the row path's answers: NaN or +inf in a row, or a row all -inf, gives NaN
+    (PyTorch's log_softmax too); a -inf logit is a zero probability; a target out of range raises."""
+    x = np.zeros((64, 4), dtype=np.float32)
+    x[1, 2], x[2, 0], x[3, :], x[4, 1] = np.nan, np.inf, -np.inf, -np.inf
+    t = np.zeros(64, dtype=np.int64)
+    got = to_np(F.cross_entropy(mt(x, minitorch.float32, device), long(t, device), reduction="none"))
+    assert np.isnan(got[1:4]).all() and not np.isnan(got[[0, 4, 5]]).any()
+    np.testing.assert_allclose(got[4], np.log(3.0), rtol=1e-6)
+    np.testing.assert_allclose(got[0], np.log(4.0), rtol=1e-6)
+    if device == "cpu":
+        t[40] = 4
+        with pytest.raises(IndexError, match="^Target 4 is out of bounds.$"):
+            F.cross_entropy(mt(x, minitorch.float32, device), long(t, device))
+
+
+@pytest.mark.parametrize(
+    "name,kw", [("huber_loss", {"delta": 0.7}), ("smooth_l1_loss", {"beta": 0.5})], ids=str
+)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_huber_smooth_l1_fused_large(device, name, kw, dtype, reduction):
+    """huber_loss / smooth_l1_loss over more values than one chunk of the CPU's fused kernel (2^15) and a
+    strided input: values and both gradients against float64 NumPy, PyTorch's node names."""
+    rng = np.random.default_rng(51)
+    x = rand((300, 230), dtype, rng)
+    t = rand((230, 300), dtype, rng).T  # a transposed target
+    xm = mt(x, dtype, device, requires_grad=True)
+    tm = mt(t.T, dtype, device).t().requires_grad_()
+    loss = getattr(F, name)(xm, tm, reduction, **kw)
+    assert (
+        loss.grad_fn.name()
+        == {"huber_loss": "HuberLossBackward0", "smooth_l1_loss": "SmoothL1LossBackward0"}[name]
+    )
+    x64, t64 = x.astype(np.float64), t.astype(np.float64)
+    tol = 1e-5 if dtype == minitorch.float32 else 1e-12
+    assert_matches(loss, reduce_np(np_pointwise(name, x64, t64, **kw), reduction), rtol=tol, atol=tol)
+    g = rand(loss.shape, dtype, rng) if reduction == "none" else np.float64(2.5)
+    loss.backward(mt(g, dtype, device))
+    d = x64 - t64
+    p = kw.get("delta", kw.get("beta"))
+    dd = np.clip(d, -p, p) if name == "huber_loss" else np.clip(d / p, -1, 1)
+    exp = dd * g / (d.size if reduction == "mean" else 1)
+    assert_matches(xm.grad, exp, rtol=tol, atol=tol)
+    assert_matches(tm.grad, -exp, rtol=tol, atol=tol)
+
+
+def test_huber_fused_nan_mixed_dtypes_and_double_backward(device):
+    """A NaN difference gives a NaN loss and gradient; a float32 input with a float64 target (the composite
+    path) gives huber_loss float32 and smooth_l1_loss float64, as PyTorch; create_graph gives a second
+    derivative (the gradient built from ops)."""
+    x = mt([0.5, np.nan, 3.0, -2.0], minitorch.float32, device, requires_grad=True)
+    t = mt([0.0, 0.0, 0.0, 0.0], minitorch.float32, device)
+    loss = F.huber_loss(x, t, "none")
+    loss.sum().backward()
+    assert np.isnan(to_np(loss)[1]) and np.isnan(to_np(x.grad)[1])
+    np.testing.assert_allclose(to_np(x.grad)[[0, 2, 3]], [0.5, 1.0, -1.0])
+    u, v = mt([0.25, 2.0], minitorch.float32, device), mt([0.0, 0.0], minitorch.float64, device)
+    y = F.smooth_l1_loss(u, v)
+    assert y.dtype == minitorch.float64 and y.item() == (0.03125 + 1.5) / 2
+    y = F.huber_loss(u, v)
+    assert y.dtype == minitorch.float32 and y.item() == (0.03125 + 1.5) / 2
+    a = mt([0.3, -0.2, 1.5], minitorch.float64, device, requires_grad=True)
+    b = mt([0.0, 0.1, 0.0], minitorch.float64, device)
+    assert gradgradcheck(lambda u: F.huber_loss(u, b, "sum", delta=0.5), (a,))
+    assert gradgradcheck(lambda u: F.smooth_l1_loss(u, b, "mean", beta=0.7), (a,))

@@ -729,6 +729,35 @@ def test_low_precision_accumulates_in_float(device, dtype):
     assert abs(s - x.sum()) <= 1e-6 * x.sum()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_short_rows_sum_and_mean(device, dtype):
+    """Many short contiguous rows (the CPU's row-at-a-time vector path, serial and parallel): every length around
+    the 16 lanes and the 2048 block, against float64 NumPy at the float32 pairwise level; signed zeros as the
+    long path gives them (an all -0 row sums to +0)."""
+    rng = np.random.default_rng(31)
+    for n in (1, 2, 5, 15, 16, 17, 31, 32, 33, 48, 64, 100, 2047, 2048):
+        for rows in (1, 7, 3872 if n <= 64 else 40):
+            a = rng.standard_normal((rows, n)).astype(dtype)
+            t = minitorch.tensor(a, device=device)
+            exact = a.astype(np.float64).sum(1)
+            tol = 1e-6 if dtype == np.float32 else 1e-13
+            scale = np.abs(a).astype(np.float64).sum(1)
+            got = to_np(t.sum(1)).astype(np.float64)
+            assert np.all(np.abs(got - exact) <= tol * scale + 1e-30), (n, rows)
+            got = to_np(t.mean(1)).astype(np.float64)
+            assert np.all(np.abs(got - exact / n) <= tol * scale / n + 1e-30), (n, rows)
+            # the 1- and 2-norms take the same loop over their mapped values
+            assert minitorch.equal(t.norm(1, 1), t.abs().sum(1)), (n, rows)
+            got = to_np(t.norm(2, 1)).astype(np.float64)
+            want = np.sqrt((a.astype(np.float64) ** 2).sum(1))
+            assert np.all(np.abs(got - want) <= tol * want + 1e-30), (n, rows)
+    z = minitorch.tensor(np.full((9, 20), -0.0, dtype=dtype), device=device).sum(1)
+    assert np.all(
+        np.signbit(to_np(z)) == np.signbit(to_np(minitorch.tensor(np.full(20, -0.0, dtype=dtype)).sum()))
+    )
+    assert to_np(minitorch.tensor(np.zeros((5, 0), dtype=dtype), device=device).sum(1)).tolist() == [0.0] * 5
+
+
 def test_float32_sum_accuracy(device):
     # float32 sum of 1e6 values is within NumPy-pairwise-level error of the exact (float64) sum
     rng = np.random.default_rng(13)
