@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/vec/exp64_table.h"
+#include "kernels/cpu/vec/f64_series.h"
 
 namespace {
 
@@ -559,22 +560,8 @@ static inline __m512 expm1_avx512(__m512 x) {
 // its width; lanes outside (0, inf) compute log 1 and take log's special values after
 template <bool kTen>
 static inline __m512d log2or10_f32_half(__m512d x) {
-  typedef long long VL8 __attribute__((vector_size(64)));
-  VL8 b;
-  __builtin_memcpy(&b, &x, 64);
-  const VL8 mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
-  const VL8 eb = (b >> 52) | 0x4330000000000000LL;
-  __m512d m, e;
-  __builtin_memcpy(&m, &mb, 64);
-  __builtin_memcpy(&e, &eb, 64);
-  e = e - (4503599627370496.0 + 1023.0);
-  const auto big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
-  const __m512d s = (m - 1.0) / (m + 1.0), s2 = s * s;
-  __m512d p = __m512d{} + 1.0 / 15;
-  for (int j = 6; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
-  const __m512d l = 2.0 * s * p;
+  __m512d e;
+  const __m512d l = log_m_series_d<8>(log_split_d(x, e));
   return kTen ? e * 0.30102999566398120 + l * 0.43429448190325182 : e + l * 1.4426950408889634;
 }
 
@@ -616,59 +603,16 @@ static inline __m512 atanh_avx512(__m512 x) {
 // float32 erfinv through double: f32_via_f64.h's erfinv_d_for_f32 (AVX2's row, over its log_d_for_f32) with
 // the same expressions over eight lanes, so AVX2's bits at twice its width
 static inline __m512d log_f32_half(__m512d x) {
-  typedef long long VL8 __attribute__((vector_size(64)));
-  VL8 b;
-  __builtin_memcpy(&b, &x, 64);
-  const VL8 mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
-  const VL8 eb = (b >> 52) | 0x4330000000000000LL;
-  __m512d m, e;
-  __builtin_memcpy(&m, &mb, 64);
-  __builtin_memcpy(&e, &eb, 64);
-  e = e - (4503599627370496.0 + 1023.0);
-  const auto big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
-  const __m512d s = (m - 1.0) / (m + 1.0), s2 = s * s;
-  __m512d p = s2 * (1.0 / 11) + 1.0 / 9;
-  p = p * s2 + 1.0 / 7;
-  p = p * s2 + 1.0 / 5;
-  p = p * s2 + 1.0 / 3;
-  p = p * s2 + 1.0;
-  return e * 0.6931471805599453 + 2.0 * s * p;
+  __m512d e;
+  const __m512d m = log_split_d(x, e);
+  return e * 0.6931471805599453 + log_m_series_d<6>(m);
 }
 static inline __m512d erfinv_f32_half(__m512d a) {
   const __m512d w = -log_f32_half((1.0 - a) * (1.0 + a));
-  const __m512d t1 = w - 2.5;
-  __m512d p1 = __m512d{} + -2.053025355787872e-11;
-  p1 = p1 * t1 + 1.2294079399467425e-10;
-  p1 = p1 * t1 + 8.200569754123287e-10;
-  p1 = p1 * t1 + -1.085287587557611e-08;
-  p1 = p1 * t1 + 1.3780551779990667e-08;
-  p1 = p1 * t1 + 4.78635261161992e-07;
-  p1 = p1 * t1 + -3.4174044819073253e-06;
-  p1 = p1 * t1 + -4.9958551026008435e-06;
-  p1 = p1 * t1 + 0.0002182510743121808;
-  p1 = p1 * t1 + -0.001252708113322558;
-  p1 = p1 * t1 + -0.004177318038629947;
-  p1 = p1 * t1 + 0.24664027679468054;
-  p1 = p1 * t1 + 1.5014093511307323;
+  const __m512d p1 = erfinv_central_d(w - 2.5);
   const auto tail = !(w < 5.0);  // |a| > 0.9966: 1 lane in 300 of uniform data, so mostly skipped
   if (_mm512_cmp_pd_mask(w, _mm512_set1_pd(5.0), _CMP_NLT_UQ) == 0) return a * p1;
-  const __m512d t2 = _mm512_sqrt_pd(w) - 3.0;
-  __m512d p2 = __m512d{} + 9.091499113020634e-06;
-  p2 = p2 * t2 + -2.4376067715498453e-05;
-  p2 = p2 * t2 + -2.8147922349310755e-05;
-  p2 = p2 * t2 + 0.0002003369412678814;
-  p2 = p2 * t2 + -0.00029424151291118514;
-  p2 = p2 * t2 + -0.0001444531095792095;
-  p2 = p2 * t2 + 0.001487042504428516;
-  p2 = p2 * t2 + -0.0035601343460309825;
-  p2 = p2 * t2 + 0.005684711745645205;
-  p2 = p2 * t2 + -0.007643650592388768;
-  p2 = p2 * t2 + 0.009445548314586773;
-  p2 = p2 * t2 + 1.0016752718575226;
-  p2 = p2 * t2 + 2.8329767984699674;
-  return a * (tail ? p2 : p1);
+  return a * (tail ? erfinv_tail_d(_mm512_sqrt_pd(w) - 3.0) : p1);
 }
 // |x| < 1 through the kernel, the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
 static inline __m512 erfinv_avx512(__m512 x) {

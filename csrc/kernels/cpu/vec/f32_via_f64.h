@@ -7,6 +7,8 @@
 // conversion rounds once, subnormal results included (no flush to zero).
 #pragma once
 
+#include "kernels/cpu/vec/f64_series.h"
+
 namespace {
 
 typedef long long VLD __attribute__((vector_size(sizeof(VD))));
@@ -46,20 +48,9 @@ static inline VF f32_via_f64(VF x, VF y, F f) {
 // is exact, so the result is accurate relative to itself near x = 1 too. e comes out of the exponent field by
 // the 2^52 trick (AVX2 has no int64 -> double conversion).
 static inline VD log_d_for_f32(VD x) {
-  const VLD b = bits_as<VLD>(x);
-  VLD mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;  // m in [1, 2)
-  VD m = bits_as<VD>(mb);
-  VD e = bits_as<VD>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
-  const auto big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
-  const VD s = (m - 1.0) / (m + 1.0), s2 = s * s;
-  VD p = s2 * (1.0 / 11) + 1.0 / 9;
-  p = p * s2 + 1.0 / 7;
-  p = p * s2 + 1.0 / 5;
-  p = p * s2 + 1.0 / 3;
-  p = p * s2 + 1.0;
-  return e * 0.6931471805599453 + 2.0 * s * p;
+  VD e;
+  const VD m = log_split_d(x, e);
+  return e * 0.6931471805599453 + log_m_series_d<6>(m);
 }
 
 // float32 sin and cos through double, the AVX-512 kernel's method (avx512_math.h, sincos_f32_half) over
@@ -111,37 +102,10 @@ static inline VF sincos_f32_own(VF x, F wide) {
 // refinement in double, the alternative, costs tens of times PyTorch's float loop.
 static inline VD erfinv_d_for_f32(VD a) {
   const VD w = -log_d_for_f32((1.0 - a) * (1.0 + a));
-  const VD t1 = w - 2.5;
-  VD p1 = VD{} + -2.053025355787872e-11;
-  p1 = p1 * t1 + 1.2294079399467425e-10;
-  p1 = p1 * t1 + 8.200569754123287e-10;
-  p1 = p1 * t1 + -1.085287587557611e-08;
-  p1 = p1 * t1 + 1.3780551779990667e-08;
-  p1 = p1 * t1 + 4.78635261161992e-07;
-  p1 = p1 * t1 + -3.4174044819073253e-06;
-  p1 = p1 * t1 + -4.9958551026008435e-06;
-  p1 = p1 * t1 + 0.0002182510743121808;
-  p1 = p1 * t1 + -0.001252708113322558;
-  p1 = p1 * t1 + -0.004177318038629947;
-  p1 = p1 * t1 + 0.24664027679468054;
-  p1 = p1 * t1 + 1.5014093511307323;
+  const VD p1 = erfinv_central_d(w - 2.5);
   const auto tail = !(w < 5.0);  // |a| > 0.9966: 1 lane in 300 of uniform data, so mostly skipped
   if (_mm256_movemask_pd(reinterpret_cast<__m256d>(tail)) == 0) return a * p1;
-  const VD t2 = _mm256_sqrt_pd(w) - 3.0;
-  VD p2 = VD{} + 9.091499113020634e-06;
-  p2 = p2 * t2 + -2.4376067715498453e-05;
-  p2 = p2 * t2 + -2.8147922349310755e-05;
-  p2 = p2 * t2 + 0.0002003369412678814;
-  p2 = p2 * t2 + -0.00029424151291118514;
-  p2 = p2 * t2 + -0.0001444531095792095;
-  p2 = p2 * t2 + 0.001487042504428516;
-  p2 = p2 * t2 + -0.0035601343460309825;
-  p2 = p2 * t2 + 0.005684711745645205;
-  p2 = p2 * t2 + -0.007643650592388768;
-  p2 = p2 * t2 + 0.009445548314586773;
-  p2 = p2 * t2 + 1.0016752718575226;
-  p2 = p2 * t2 + 2.8329767984699674;
-  return a * (tail ? p2 : p1);
+  return a * (tail ? erfinv_tail_d(VD(_mm256_sqrt_pd(w)) - 3.0) : p1);
 }
 // |x| < 1 through the kernel, the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
 static inline VF erfinv_f32_own(VF x) {
@@ -290,16 +254,7 @@ static inline VF log1p_f32_own(VF x) {
 // more than log's 5e-11: pow multiplies the log by y, and log2/log10 of x near 1 should round as glibc's)
 template <int K>
 static inline VD log_m_d(VD x, VD& e) {
-  const VLD b = bits_as<VLD>(x);
-  VD m = bits_as<VD>((b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
-  e = bits_as<VD>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
-  const auto big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
-  const VD s = (m - 1.0) / (m + 1.0), s2 = s * s;
-  VD p = VD{} + 1.0 / (2 * K - 1);
-  for (int j = K - 2; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
-  return 2.0 * s * p;
+  return log_m_series_d<K>(log_split_d(x, e));
 }
 
 // 2^t for a double t: t clamped to +-200 (float results are inf or 0 beyond either way; NaN fails both
