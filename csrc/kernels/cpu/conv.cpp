@@ -25,6 +25,8 @@
 
 #ifdef MINITORCH_WITH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/cpu/onednn_common.h"
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
 #include <omp.h>
 #endif
@@ -65,10 +67,8 @@ using Dims = memory::dims;
 
 enum Kind : int64_t { kForward, kBackwardData, kBackwardWeights };
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
+using onednn_common::engine;
+using onednn_common::user_scratchpad;
 
 // One primitive and the layouts around it. Arguments: a and b read, c written; each has the caller's plain
 // layout (user_*) and the primitive's (*_desc), with a reorder between them when they differ.
@@ -84,20 +84,8 @@ struct Plan {
   std::optional<dnnl::reorder> ra, rb, rc;
 };
 
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr a;
-  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return a;
-}
-
 using Key = std::array<int64_t, 19>;
-struct KeyHash {
-  size_t operator()(const Key& k) const {
-    size_t h = 0;
-    for (int64_t v : k) h = h * 1000003u ^ std::hash<int64_t>()(v);
-    return h;
-  }
-};
+using KeyHash = onednn_common::KeyHash<19>;
 
 // Reorders between plain and blocked layouts need no scratchpad; user mode keeps them off the library's
 // shared one all the same (a reorder that asked for one would fail to build, and the conv falls back to

@@ -17,7 +17,7 @@
 #include "kernels/cpu/onednn_threads.h"
 
 #ifdef MINITORCH_WITH_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "kernels/cpu/onednn_common.h"
 
 namespace mt {
 namespace {
@@ -27,18 +27,8 @@ using tag = memory::format_tag;
 using Dims = memory::dims;
 constexpr auto f32 = memory::data_type::f32;
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-// Plans are shared by every Python thread: the scratchpad in user mode, one buffer per call (conv.cpp says
-// why).
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr a;
-  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return a;
-}
+using onednn_common::engine;
+using onednn_common::user_scratchpad;
 
 // A weight reorder; its scratchpad (if it wants one) is the call's own too.
 struct Reorder {
@@ -74,37 +64,41 @@ struct Geo {
   int64_t T, N, in, H, D;
 };
 
-dnnl::lstm_forward::primitive_desc forward_pd(const Geo& g, bool training) {
-  const Dims iter{1, g.D, g.N, g.H};
-  memory::desc src(Dims{g.T, g.N, g.in}, f32, tag::tnc), dst(Dims{g.T, g.N, g.D * g.H}, f32, tag::tnc),
-      st(iter, f32, tag::ldnc), wl(Dims{1, g.D, g.in, 4, g.H}, f32, tag::any),
-      wi(Dims{1, g.D, g.H, 4, g.H}, f32, tag::any), b(Dims{1, g.D, 4, g.H}, f32, tag::ldgo);
-  auto dir =
-      g.D == 2 ? dnnl::rnn_direction::bidirectional_concat : dnnl::rnn_direction::unidirectional_left2right;
+// The memory descriptors of one layer's LSTM (weights in whatever layout the primitive picks)
+struct Descs {
+  memory::desc src, dst, st, wl, wi, b;
+  dnnl::rnn_direction dir;
+  explicit Descs(const Geo& g)
+      : src(Dims{g.T, g.N, g.in}, f32, tag::tnc),
+        dst(Dims{g.T, g.N, g.D * g.H}, f32, tag::tnc),
+        st(Dims{1, g.D, g.N, g.H}, f32, tag::ldnc),
+        wl(Dims{1, g.D, g.in, 4, g.H}, f32, tag::any),
+        wi(Dims{1, g.D, g.H, 4, g.H}, f32, tag::any),
+        b(Dims{1, g.D, 4, g.H}, f32, tag::ldgo),
+        dir(g.D == 2 ? dnnl::rnn_direction::bidirectional_concat
+                     : dnnl::rnn_direction::unidirectional_left2right) {}
+};
+
+dnnl::lstm_forward::primitive_desc forward_pd(const Descs& d, bool training) {
   return dnnl::lstm_forward::primitive_desc(
-      engine(), training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, dir, src,
-      st, st, wl, wi, b, dst, st, st, user_scratchpad());
+      engine(), training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, d.dir,
+      d.src, d.st, d.st, d.wl, d.wi, d.b, d.dst, d.st, d.st, user_scratchpad());
 }
 
 std::shared_ptr<Plan> make_plan(Kind kind, const Geo& g) {
   auto p = std::make_shared<Plan>();
   p->user_wl = memory::desc(Dims{1, g.D, g.in, 4, g.H}, f32, tag::ldgoi);
   p->user_wi = memory::desc(Dims{1, g.D, g.H, 4, g.H}, f32, tag::ldgoi);
-  auto fwd = forward_pd(g, kind != kInference);
+  const Descs d(g);
+  auto fwd = forward_pd(d, kind != kInference);
   if (kind != kBackward) {
     p->prim = dnnl::lstm_forward(fwd);
     p->wl = fwd.weights_layer_desc(), p->wi = fwd.weights_iter_desc();
     p->ws = fwd.workspace_desc(), p->scratch = fwd.scratchpad_desc();
   } else {
-    const Dims iter{1, g.D, g.N, g.H};
-    memory::desc src(Dims{g.T, g.N, g.in}, f32, tag::tnc), dst(Dims{g.T, g.N, g.D * g.H}, f32, tag::tnc),
-        st(iter, f32, tag::ldnc), wl(Dims{1, g.D, g.in, 4, g.H}, f32, tag::any),
-        wi(Dims{1, g.D, g.H, 4, g.H}, f32, tag::any), b(Dims{1, g.D, 4, g.H}, f32, tag::ldgo);
-    auto dir =
-        g.D == 2 ? dnnl::rnn_direction::bidirectional_concat : dnnl::rnn_direction::unidirectional_left2right;
-    auto bwd = dnnl::lstm_backward::primitive_desc(engine(), dnnl::prop_kind::backward, dir, src, st, st, wl,
-                                                   wi, b, dst, st, st, src, st, st, wl, wi, b, dst, st, st,
-                                                   fwd, user_scratchpad());
+    auto bwd = dnnl::lstm_backward::primitive_desc(
+        engine(), dnnl::prop_kind::backward, d.dir, d.src, d.st, d.st, d.wl, d.wi, d.b, d.dst, d.st, d.st,
+        d.src, d.st, d.st, d.wl, d.wi, d.b, d.dst, d.st, d.st, fwd, user_scratchpad());
     p->prim = dnnl::lstm_backward(bwd);
     p->wl = bwd.weights_layer_desc(), p->wi = bwd.weights_iter_desc();
     p->dwl = bwd.diff_weights_layer_desc(), p->dwi = bwd.diff_weights_iter_desc();
@@ -118,13 +112,7 @@ std::shared_ptr<Plan> make_plan(Kind kind, const Geo& g) {
 }
 
 using Key = std::array<int64_t, 7>;
-struct KeyHash {
-  size_t operator()(const Key& k) const {
-    size_t h = 0;
-    for (int64_t v : k) h = h * 1000003u ^ std::hash<int64_t>()(v);
-    return h;
-  }
-};
+using KeyHash = onednn_common::KeyHash<7>;
 
 // The plan for this layer and thread count (a primitive is built for the threads it runs on; building one
 // JIT-compiles). A small cache, emptied when full.
