@@ -810,10 +810,18 @@ _export(cummin)
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, computed stably by a log2(n)-round scan of logaddexp."""
     dim = _composite_shape._wrap(dim, input.dim())  # PyTorch checks the dim before the dtype
-    if not _is_float(input):
+    if not (_is_float(input) or input.is_complex()):
         _not_implemented("logcumsumexp_out_cpu", input)
     x = input.movedim(dim, -1) if input.dim() else input.reshape(1)
     n, s = x.shape[-1], 1
+    if x.is_complex() and n > 1:
+        # PyTorch's complex scan runs left to right; the log's branch (the imaginary part, up to 2 pi) depends
+        # on which operand of each step has the larger real part, so the doubling scan's pairs would differ
+        cols = [x[..., 0]]
+        for i in range(1, n):
+            cols.append(_C.logaddexp(cols[-1], x[..., i]))
+        x = _C.stack(cols, -1)
+        s = n
     while s < n:
         x = _C.logaddexp(x, _shift(x, s, -math.inf))
         s *= 2

@@ -609,6 +609,31 @@ def test_logcumsumexp(device):
         minitorch.logcumsumexp(t([1, 2]), 0)
 
 
+def test_logcumsumexp_complex(device):
+    # the left-to-right scan of complex logaddexp, as PyTorch's: exp of each result is the running sum of exp,
+    # and the imaginary parts take the scan's branch (PyTorch 2.15's values at the second row's 2-pi steps)
+    rng = np.random.default_rng(1)
+    z = rng.uniform(-3, 3, (4, 37)) + 1j * rng.uniform(-6, 6, (4, 37))
+    z[0, 5] = complex(-INF, 0)
+    r = minitorch.logcumsumexp(minitorch.tensor(z, device=device), 1).cpu().numpy()
+    np.testing.assert_allclose(np.exp(r), np.cumsum(np.exp(z), 1), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(r[0, :3], [0.07092975 + 0.30755428j, 2.69141358 - 4.2828954j,
+                                          2.68413376 - 4.28631761j], rtol=1e-7)  # fmt: skip
+    want_imag = np.angle(np.cumsum(np.exp(z), 1))  # the principal value, then each step's 2-pi jumps
+    steps = np.round((r.imag - want_imag) / (2 * np.pi))
+    assert np.allclose(r.imag, want_imag + 2 * np.pi * steps, atol=1e-9)
+    # PyTorch 2.15's values off the principal branch (a doubling scan took other branches there)
+    np.testing.assert_allclose(
+        [r[1, 33], r[3, 36]],
+        [2.5869466685875206 - 4.5255731984542225j, 2.5728806193572096 + 5.157461940630101j],
+        rtol=1e-12,
+    )
+    x = minitorch.tensor(z[1, :6] / 3, device=device, requires_grad=True)
+    assert gradcheck(lambda v: minitorch.logcumsumexp(v, 0).abs(), (x,))
+    one = minitorch.logcumsumexp(minitorch.tensor([1 + 2j], device=device), 0)
+    assert one.dtype == minitorch.complex64 and one.item() == 1 + 2j
+
+
 def test_trapezoid(device):
     y, xs = rand((3, 6), 0), np.cumsum(rand((6,), 1, 0.1, 1))
     Y = t(y, F64, device)
