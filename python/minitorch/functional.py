@@ -153,11 +153,18 @@ def _repeat_fast(self, repeats):
         return None
     if numel == 0 and type(self) is _C.Tensor and not (self.requires_grad and _C.is_grad_enabled()):
         return self.new_empty(out)  # (half the binding's time of empty with dtype and device keywords)
+    return _tile(self, shape, repeats, out)
+
+
+def _tile(x, shape, repeats, out):
+    """x (of `shape`, as many dims as repeats) tiled to `out`: an expand of interleaved size-1 dims and one
+    reshape. Repeats of all ones copy: the expand would be a no-op and the reshape a view of x, and repeat
+    always copies, as PyTorch's."""
     if all(r == 1 for r in repeats):
-        return self.clone(memory_format=_C.contiguous_format)
+        return x.clone(memory_format=_C.contiguous_format)
     inter = [d for s in shape for d in (1, s)]
     big = [d for r, s in zip(repeats, shape) for d in (r, s)]
-    return self.reshape(inter).expand(big).reshape(out)
+    return x.reshape(inter).expand(big).reshape(out)
 
 
 def repeat(self, *repeats, **kwargs):
@@ -195,13 +202,7 @@ def repeat(self, *repeats, **kwargs):
         numel *= o
     if any(o >= 2**63 for o in out) or (numel >= 2**63):
         raise RuntimeError(f"repeat(): the result size {out} overflows")
-    x = self.reshape(shape)
-    if all(r == 1 for r in repeats):
-        # the expand below would be a no-op and the reshape a view of self; repeat always copies, as PyTorch's
-        return x.clone(memory_format=_C.contiguous_format)
-    inter = [d for s in shape for d in (1, s)]
-    big = [d for r, s in zip(repeats, shape) for d in (r, s)]
-    return x.reshape(inter).expand(*big).reshape(out)
+    return _tile(self.reshape(shape), shape, repeats, out)
 
 
 @_argcheck.parses(
