@@ -71,7 +71,7 @@ def pdist(input, p=2.0):
         # PyTorch's CPU kernel has float and double only
         raise NotImplementedError(f"\"pdist\" not implemented for '{scalar_name(input.dtype)}'")
     # the kernel takes plain CPU tensors (a vmap BatchedTensor composes, its ops batching themselves)
-    if _C._is_tensor(input) and input.device.type == "cpu" and input.dtype in (_C.float32, _C.float64):
+    if _C._is_tensor(input) and input.device.type == "cpu":  # float32/float64 here (refused above otherwise)
         if input.requires_grad and _C.is_grad_enabled():
             return _Pdist.apply(input, float(p))
         return _C._nn._pdist_forward(input, float(p))
