@@ -814,17 +814,18 @@ def logcumsumexp(input, dim):
         _not_implemented("logcumsumexp_out_cpu", input)
     x = input.movedim(dim, -1) if input.dim() else input.reshape(1)
     n, s = x.shape[-1], 1
-    if x.is_complex() and n > 1:
+    if x.is_complex():
         # PyTorch's complex scan runs left to right; the log's branch (the imaginary part, up to 2 pi) depends
         # on which operand of each step has the larger real part, so the doubling scan's pairs would differ
-        cols = [x[..., 0]]
-        for i in range(1, n):
-            cols.append(_C.logaddexp(cols[-1], x[..., i]))
-        x = _C.stack(cols, -1)
-        s = n
-    while s < n:
-        x = _C.logaddexp(x, _shift(x, s, -math.inf))
-        s *= 2
+        if n > 1:
+            cols = [x[..., 0]]
+            for i in range(1, n):
+                cols.append(_C.logaddexp(cols[-1], x[..., i]))
+            x = _C.stack(cols, -1)
+    else:
+        while s < n:
+            x = _C.logaddexp(x, _shift(x, s, -math.inf))
+            s *= 2
     return x.reshape(()) if input.dim() == 0 else x.movedim(-1, dim)
 
 
