@@ -323,15 +323,25 @@ for _names, _spec in (
     register_rule(*_names.split())(_dims_rule(*_spec))
 
 
+def _by_names(names, args, kwargs):
+    """The call's arguments by parameter name (`names` in positional order; defaults left to the caller's
+    .get), or None when it passes more positionals than names or an unknown keyword (the op's own TypeError
+    then comes from the per-entry fallback)."""
+    if len(args) > len(names) or kwargs.keys() - set(names):
+        return None
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    return vals
+
+
 @register_rule("diff")
 def diff_rule(key, level, args, kwargs):
     """Batching rule of diff(input, n=1, dim=-1, prepend, append): prepend/append join the input by cat's rule
     at the logical level, then the dim is shifted past the batch dim."""
     names = ("input", "n", "dim", "prepend", "append")
-    if len(args) > 5 or kwargs.keys() - set(names):
+    vals = _by_names(names, args, kwargs)
+    if vals is None:
         return fallback(key, level, args, kwargs)
-    vals = dict(zip(names, args))
-    vals.update(kwargs)
     x, n, dim = vals["input"], vals.get("n", 1), vals.get("dim", -1)
     ends = [vals.get("prepend"), vals.get("append")]
     if ends != [None, None]:
@@ -355,10 +365,9 @@ def repeat_interleave_rule(key, level, args, kwargs):
     unbatched tensor: every entry gets the same length) go to the op with the dim shifted; batched repeats need
     output_size (PyTorch's error otherwise) and gather by each entry's own index list (cumsum, searchsorted)."""
     names = ("input", "repeats", "dim", "output_size")
-    if len(args) > 4 or kwargs.keys() - set(names):
+    vals = _by_names(names, args, kwargs)
+    if vals is None:
         return fallback(key, level, args, kwargs)
-    vals = dict(zip(names, args))
-    vals.update(kwargs)
     x, repeats, dim, output_size = (vals.get(n) for n in names)
     if repeats is None:  # repeat_interleave(repeats): the indices 0..n-1, each repeated
         if not is_tensor_like(x) or x.dim() > 1:
@@ -2649,10 +2658,9 @@ def index_put_rule(key, level, args, kwargs):
     index of the value, the indices and values padded to their logical ranks after the batch dim; bool masks
     (a count per entry) run per entry."""
     names = ("input", "indices", "values", "accumulate")
-    if len(args) > 4 or kwargs.keys() - set(names):
+    vals = _by_names(names, args, kwargs)
+    if vals is None:
         return fallback(key, level, args, kwargs)
-    vals = dict(zip(names, args))
-    vals.update(kwargs)
     x, indices, values, acc = (
         vals["input"],
         vals.get("indices"),
