@@ -458,14 +458,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 if not fwd._differentiable(x):
                     raise ValueError(f"Expected {what} to be floating point or complex, but got: {x.dtype}")
         # a tangent takes its primal's dtype, but a complex tangent of a real primal stays complex (PyTorch's)
-        duals = [
-            fwd._make(
-                p,
-                t.to(p.dtype) if t.dtype != p.dtype and not (t.is_complex() and not p.is_complex()) else t,
-                level,
-            )
-            for p, t in zip(flat_p, flat_t)
-        ]
+        duals = [fwd._make(p, fwd._tangent_as(t, p), level) for p, t in zip(flat_p, flat_t)]
         output = func(*tree_unflatten(duals, p_spec))
         output, aux = _split_aux(output, has_aux, api)
         flat_out, out_spec = tree_flatten(output)

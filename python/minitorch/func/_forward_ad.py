@@ -482,12 +482,8 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     _call(key, pargs, pkwargs)  # the primal, in place
     if new_t is None:
         new_t = _zeros_like(self._primal)
-    if (
-        new_t.dtype != self.dtype
-        and _differentiable(new_t)
-        and not (new_t.is_complex() and not self.is_complex())
-    ):
-        new_t = new_t.to(self.dtype)
+    if _differentiable(new_t):
+        new_t = _tangent_as(new_t, self)
     self._tangent = new_t
     return None if name == "__setitem__" else self
 
@@ -507,17 +503,21 @@ def _differentiable(x):
         return False
 
 
+def _tangent_as(tan, like):
+    """tan in like's dtype, except that a complex tangent of a real value stays complex, as PyTorch's (the cast
+    would drop its imaginary part; a complex tangent on a real primal gives such results)."""
+    if tan.dtype == like.dtype or (tan.is_complex() and not like.is_complex()):
+        return tan
+    return tan.to(like.dtype)
+
+
 def _fit(tan, result):
     """The tangent shaped and typed as the result it belongs to (terms may broadcast lower-rank tangents)."""
     if tan is None or result is None:
         return None
     if tuple(tan.shape) != tuple(result.shape):
         tan = tan.expand(tuple(result.shape))
-    if tan.dtype != result.dtype and not (tan.is_complex() and not result.is_complex()):
-        # a complex tangent on a real result (one a complex tangent on a real primal gave) stays complex, as
-        # PyTorch's: the cast would drop its imaginary part
-        tan = tan.to(result.dtype)
-    return tan
+    return _tangent_as(tan, result)
 
 
 def _attach(result, tan, level):
