@@ -6,10 +6,12 @@ import builtins
 from minitorch import _C, _argcheck
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _loss as _F_loss
+from minitorch.nn.functional._sampling import affine_grid_generator, grid_sampler
 
 # the functions defined below; _reuse and _reuse_dropout add the ones they make
 __all__ = [
     "adaptive_max_pool1d",
+    "affine_grid_generator",
     "batch_norm",
     "binary_cross_entropy_with_logits",
     "constant_pad_nd",
@@ -17,6 +19,7 @@ __all__ = [
     "embedding",
     "feature_dropout",
     "feature_dropout_",
+    "grid_sampler",
     "group_norm",
     "hinge_embedding_loss",
     "instance_norm",

@@ -167,6 +167,10 @@ from minitorch.nn.functional._upsampling import (
     upsample_bilinear,
     upsample_nearest,
 )
+from minitorch.nn.functional._sampling import (
+    affine_grid,
+    grid_sample,
+)
 from minitorch.nn.functional._fold import (
     fold,
     unfold,
@@ -182,6 +186,7 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -218,6 +223,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "gumbel_softmax",
     "hardshrink",
@@ -307,7 +313,7 @@ _FAMILY_MODULES = tuple(
     _sys.modules[f"{__name__}.{_m}"]
     for _m in (
         "_utils", "_linear", "_activation", "_dropout", "_embedding", "_conv", "_pooling", "_normalization",
-        "_distance", "_padding", "_loss", "_attention", "_shuffle", "_upsampling", "_fold",
+        "_distance", "_padding", "_loss", "_attention", "_shuffle", "_upsampling", "_fold", "_sampling",
     )
 )  # fmt: skip
 
