@@ -655,6 +655,119 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
+def _gradient_dims(input, spacing, dim, edge_order):
+    """gradient's checks in PyTorch's order; the dims (wrapped) and the spacing, one entry per dim."""
+    if input.dtype == _C.uint8:
+        raise NotImplementedError("torch.gradient does not support uint8 input.")
+    if spacing is None:
+        given = None
+    elif isinstance(spacing, (list, tuple)):
+        given = len(spacing)
+    else:  # one number (or a 0-dim tensor) for every dim
+        given = None
+    dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if given is not None and dims is None and given != input.dim():
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal to "
+            f"'self.dim() = {input.dim()}', since dim argument was not given, but got a list of length {given}"
+        )
+    if given is not None and dims is not None and given != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to have "
+            f"the same length, but got a spacing argument of length {given} and a dim argument of length "
+            f"{len(dims)}."
+        )
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if dims is None:
+        dims = list(range(input.dim()))
+    else:
+        dims = [_wrap(d, input.dim()) for d in dims]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    if spacing is None:
+        spacing = [1] * len(dims)
+    elif not isinstance(spacing, (list, tuple)):
+        spacing = [spacing] * len(dims)
+    return dims, list(spacing)
+
+
+def _sl(x, d, start, stop=None):
+    n = x.shape[d]
+    stop = n if stop is None else (stop if stop >= 0 else n + stop)
+    start = start if start >= 0 else n + start
+    return x.narrow(d, start, stop - start)
+
+
+def gradient(input, *, spacing=None, dim=None, edge_order=1):
+    """Central differences in the interior and one-sided ones (first or second order) at the ends, one result
+    per dim; spacing a number, one number per dim, or one tensor of coordinates per dim (PyTorch's formulas)."""
+    # a list starting with a tensor is the coordinates form (each a 1-D tensor), as PyTorch's Tensor[] overload
+    coords = isinstance(spacing, (list, tuple)) and len(spacing) > 0 and isinstance(spacing[0], _C.Tensor)
+    if coords:
+        for i, h in enumerate(spacing):
+            if not isinstance(h, _C.Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(h).__name__}")
+    dims, spacing = _gradient_dims(input, spacing, dim, edge_order)
+    out = []
+    for d, h in zip(dims, spacing):
+        if coords:
+            if h.device != input.device:
+                raise RuntimeError(
+                    "torch.gradient expected each tensor to be on the same device, but got devices "
+                    f"{input.device} and {h.device}!"
+                )
+            if h.dim() != 1:
+                raise RuntimeError(
+                    "torch.gradient expected each element of spacing to have one dimension, but got an element "
+                    f"with {h.dim()} dimensions!"
+                )
+            shape = [1] * input.dim()
+            shape[d] = -1
+            dx = _sl(h, 0, 1) - _sl(h, 0, 0, -1)
+            dx1, dx2 = _sl(dx, 0, 0, -1), _sl(dx, 0, 1)
+            a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+            b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+            c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+            center = a * _sl(input, d, 0, -2) + b * _sl(input, d, 1, -1) + c * _sl(input, d, 2)
+            h0, h1, hl, hm = (
+                dx[0],
+                dx[1] if dx.shape[0] > 1 else dx[0],
+                dx[-1],
+                dx[-2] if dx.shape[0] > 1 else dx[-1],
+            )
+            if edge_order == 1:
+                first = (_sl(input, d, 1, 2) - _sl(input, d, 0, 1)) / h0
+                last = (_sl(input, d, -1) - _sl(input, d, -2, -1)) / hl
+            else:
+                first = (
+                    -(2.0 * h0 + h1) / (h0 * (h0 + h1)) * _sl(input, d, 0, 1)
+                    + (h0 + h1) / (h0 * h1) * _sl(input, d, 1, 2)
+                    + (-h0) / (h1 * (h0 + h1)) * _sl(input, d, 2, 3)
+                )
+                last = (
+                    hl / (hm * (hl + hm)) * _sl(input, d, -3, -2)
+                    + -(hl + hm) / (hl * hm) * _sl(input, d, -2, -1)
+                    + (2 * hl + hm) / (hl * (hl + hm)) * _sl(input, d, -1)
+                )
+        else:
+            center = (_sl(input, d, 2) - _sl(input, d, 0, -2)) / h / 2
+            if edge_order == 1:
+                first = (_sl(input, d, 1, 2) - _sl(input, d, 0, 1)) / h
+                last = (_sl(input, d, -1) - _sl(input, d, -2, -1)) / h
+            else:
+                first = (_sl(input, d, 0, 1) * -1.5 + _sl(input, d, 1, 2) * 2 - _sl(input, d, 2, 3) * 0.5) / h
+                last = (
+                    _sl(input, d, -3, -2) * 0.5 + _sl(input, d, -2, -1) * -2 + _sl(input, d, -1) * 1.5
+                ) / h
+        out.append(_C.cat([first, center, last], d))
+    return tuple(out)
+
+
 # ---- index_add / index_copy / index_fill
 
 
@@ -877,6 +990,7 @@ __all__ += [
     "flip",
     "fliplr",
     "flipud",
+    "gradient",
     "hsplit",
     "hstack",
     "index_add",

@@ -1792,6 +1792,7 @@ _COMPOSITE_RULES = {
     "contiguous": _LINEAR,
     "clone": _LINEAR,
     "split": _LINEAR,
+    "gradient": _LINEAR,  # linear in the input (coordinate tensors of the spacing carry no tangent here)
     "chunk": _LINEAR,
     "unbind": _LINEAR,
     "tensor_split": _LINEAR,

@@ -774,6 +774,29 @@ def trapezoid_rule(key, level, args, kwargs):
     return wrap(call(key, y._value, *args[1:], **{**kwargs, "dim": dim}), level)
 
 
+@register_rule("gradient")
+def gradient_rule(key, level, args, kwargs):
+    """Batching rule of gradient(input, *, spacing, dim, edge_order): the dims (all logical ones when None)
+    shifted past the batch dim; batched coordinates, or a spacing list of the wrong length (whose error names
+    the logical rank), run per entry."""
+    x, spacing, dim = args[0], kwargs.get("spacing"), kwargs.get("dim")
+    rank = _rank(x, level) if is_tensor_like(x) else 0
+    listed = isinstance(spacing, (list, tuple))
+    dims = list(range(rank)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if (
+        len(args) != 1
+        or not _bt(x, level)
+        or (listed and (len(spacing) != len(dims) or any(_bt(h, level) for h in spacing)))
+        or _bt(spacing, level)
+    ):
+        return fallback(key, level, args, kwargs)
+    try:
+        shifted = [_shift(d, rank) for d in dims]
+    except IndexError:
+        return fallback(key, level, args, kwargs)
+    return wrap(call(key, x._value, **{**kwargs, "dim": shifted}), level)
+
+
 @register_rule("bucketize")
 def bucketize_rule(key, level, args, kwargs):
     """Batching rule of bucketize: elementwise in the input against unbatched boundaries; batched boundaries
