@@ -480,6 +480,76 @@ def _case_ddp_hooks():
     dist.destroy_process_group()
 
 
+# ---- SyncBatchNorm
+
+
+def _case_sync_batchnorm():
+    # each rank holds its slice of one batch (uneven sizes); the synced layer must give what one BatchNorm2d
+    # over the whole batch gives: outputs, input gradients, summed parameter gradients, running statistics
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    sizes = [2 + r for r in range(world)]
+    full = minitorch.tensor(
+        rank_data(7, 0, (sum(sizes), 3, 4, 5), minitorch.float64), dtype=minitorch.float64
+    )
+    weights = minitorch.tensor(
+        rank_data(8, 0, (sum(sizes), 3, 4, 5), minitorch.float64), dtype=minitorch.float64
+    )
+    start = sum(sizes[:rank])
+    for momentum in (0.1, None):
+        ref_bn = minitorch.nn.BatchNorm2d(3, momentum=momentum, dtype=minitorch.float64)
+        bn = minitorch.nn.SyncBatchNorm.convert_sync_batchnorm(
+            minitorch.nn.BatchNorm2d(3, momentum=momentum, dtype=minitorch.float64)
+        )
+        assert isinstance(bn, minitorch.nn.SyncBatchNorm)
+        with minitorch.no_grad():
+            for m in (ref_bn, bn):
+                m.weight.copy_(minitorch.tensor([0.5, -1.0, 2.0], dtype=minitorch.float64))
+                m.bias.copy_(minitorch.tensor([0.1, 0.2, -0.3], dtype=minitorch.float64))
+        for step in range(2):
+            xf = (full + step).requires_grad_()
+            ref = ref_bn(xf)
+            (ref * weights).sum().backward()
+            x = (full + step)[start : start + sizes[rank]].clone().requires_grad_()
+            out = bn(x)
+            (out * weights[start : start + sizes[rank]]).sum().backward()
+            assert_matches(out.detach(), ref[start : start + sizes[rank]].detach(), rtol=1e-10, atol=1e-10)
+            assert_matches(x.grad, xf.grad[start : start + sizes[rank]], rtol=1e-9, atol=1e-10)
+        for p_ref, p in ((ref_bn.weight, bn.weight), (ref_bn.bias, bn.bias)):
+            g = p.grad.clone()
+            dist.all_reduce(g)
+            assert_matches(g, p_ref.grad, rtol=1e-9, atol=1e-10)
+        assert_matches(bn.running_mean, ref_bn.running_mean, rtol=1e-10, atol=1e-12)
+        assert_matches(bn.running_var, ref_bn.running_var, rtol=1e-10, atol=1e-12)
+        assert bn.num_batches_tracked.item() == 2
+        bn.eval()  # eval uses the running statistics, no collective
+        with minitorch.no_grad():
+            assert_matches(bn(full[:2]), ref_bn.eval()(full[:2]), rtol=1e-10, atol=1e-12)
+    dist.destroy_process_group()
+
+
+@needs_gloo
+@pytest.mark.parametrize("world", [2, 3])
+def test_sync_batchnorm(world):
+    _spawn("sync_batchnorm", world)
+
+
+def test_sync_batchnorm_without_a_group_is_batchnorm():
+    x = minitorch.randn(4, 3, 5)
+    bn, ref = minitorch.nn.SyncBatchNorm(3), minitorch.nn.BatchNorm1d(3)
+    assert_matches(bn(x).detach(), ref(x).detach())
+    assert_matches(bn.running_var, ref.running_var)
+    with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+        bn(minitorch.randn(3))
+    with pytest.raises(ValueError, match="number of input channels should be non-zero"):
+        minitorch.nn.SyncBatchNorm(0)(minitorch.randn(2, 0))
+    # convert_sync_batchnorm keeps the layer's parameters and buffers (the same tensors) and its mode
+    m = minitorch.nn.Sequential(minitorch.nn.Linear(2, 3), minitorch.nn.BatchNorm1d(3).eval())
+    conv = minitorch.nn.SyncBatchNorm.convert_sync_batchnorm(m)
+    assert type(conv[1]) is minitorch.nn.SyncBatchNorm and not conv[1].training
+    assert conv[1].weight is m[1].weight and conv[1].running_mean is m[1].running_mean
+
+
 @needs_gloo
 @pytest.mark.parametrize("world", [2, 3])
 def test_all_to_all_uneven(world):
