@@ -16,6 +16,7 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "constant_pad_nd",
     "cosine_embedding_loss",
+    "ctc_loss",
     "embedding",
     "feature_dropout",
     "feature_dropout_",
@@ -213,6 +214,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 def kl_div(input, target, reduction=0, *, log_target=False):
     """F.kl_div with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     return _F.kl_div(input, target, reduction=_reduction("kl_div", 3, reduction), log_target=log_target)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    """F.ctc_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    red = _reduction("ctc_loss", 6, reduction)
+    return _F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, red, zero_infinity)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):

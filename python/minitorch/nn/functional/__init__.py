@@ -167,6 +167,7 @@ from minitorch.nn.functional._upsampling import (
     upsample_bilinear,
     upsample_nearest,
 )
+from minitorch.nn.functional._ctc import ctc_loss
 from minitorch.nn.functional._sampling import (
     affine_grid,
     grid_sample,
@@ -207,6 +208,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",
@@ -313,7 +315,7 @@ _FAMILY_MODULES = tuple(
     _sys.modules[f"{__name__}.{_m}"]
     for _m in (
         "_utils", "_linear", "_activation", "_dropout", "_embedding", "_conv", "_pooling", "_normalization",
-        "_distance", "_padding", "_loss", "_attention", "_shuffle", "_upsampling", "_fold", "_sampling",
+        "_distance", "_padding", "_loss", "_attention", "_shuffle", "_upsampling", "_fold", "_sampling", "_ctc",
     )
 )  # fmt: skip
 

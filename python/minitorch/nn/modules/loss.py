@@ -309,3 +309,21 @@ class MultiLabelMarginLoss(_Loss):
     def forward(self, input, target):
         """The loss of scores input (N, C) against target class lists (N, C)."""
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+# ---- sequence alignment
+__all__ += ["CTCLoss"]
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (F.ctc_loss): blank index, reduction, zero_infinity."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
+        )
