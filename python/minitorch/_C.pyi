@@ -828,6 +828,61 @@ class Tensor:
         quantile ignoring NaNs (NaN only where a slice is all NaN).
         """
     @staticmethod
+    def as_subclass(*args, **kwargs):
+        """
+        A cls instance over the tensor's data, attached to its autograd graph.
+        """
+    @staticmethod
+    def hardshrink(*args, **kwargs):
+        """
+        F.hardshrink as a method.
+        """
+    @staticmethod
+    def igamma(*args, **kwargs):
+        """
+        The regularized lower incomplete gamma function P(self, other).
+        """
+    @staticmethod
+    def igamma_(*args, **kwargs):
+        """
+        igamma written into self.
+        """
+    @staticmethod
+    def igammac(*args, **kwargs):
+        """
+        The regularized upper incomplete gamma function Q(self, other).
+        """
+    @staticmethod
+    def igammac_(*args, **kwargs):
+        """
+        igammac written into self.
+        """
+    @staticmethod
+    def narrow_copy(*args, **kwargs):
+        """
+        narrow(dim, start, length), copied.
+        """
+    @staticmethod
+    def prelu(*args, **kwargs):
+        """
+        F.prelu as a method.
+        """
+    @staticmethod
+    def unsafe_chunk(*args, **kwargs):
+        """
+        chunk (without the views' aliasing checks).
+        """
+    @staticmethod
+    def unsafe_split(*args, **kwargs):
+        """
+        split with one size (without the views' aliasing checks).
+        """
+    @staticmethod
+    def unsafe_split_with_sizes(*args, **kwargs):
+        """
+        split with a list of sizes (without the views' aliasing checks).
+        """
+    @staticmethod
     def nansum(*args, **kwargs):
         """
         torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the

@@ -158,6 +158,12 @@ from minitorch.distributions._sampling import gammainc as igamma, gammaincc as i
 # (distributions._sampling, a layer above special): the root, which assembles both, hands them to special.
 special.gammainc, special.gammaincc = igamma, igammac
 special.__all__ += ["gammainc", "gammaincc"]
+from minitorch.distributions import _sampling as _dist_sampling
+
+# Tensor methods of functions defined above the tensor layer (nn.functional's hardshrink/prelu, igamma)
+for _m in (_nn_ops, _dist_sampling):
+    for _n, _f in _m.TENSOR_METHODS.items():
+        setattr(Tensor, _n, _argcheck.translating(_f, _n, method=True))
 from minitorch.linalg._decomp import TORCH as _linalg_torch  # torch.inverse, torch.svd, ... (decompositions)
 
 # PyTorch's TypeError for an argument of the wrong kind; the removed functions (qr, cholesky, ...) raise as is
@@ -197,7 +203,18 @@ nested._install_tensor_methods(Tensor)  # Tensor.is_nested
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
-del _install_tensor_methods, _ops_all, _install_device_context, _m, _cuda_amp, _linalg_torch, _removed
+del (
+    _install_tensor_methods,
+    _ops_all,
+    _dist_sampling,
+    _n,
+    _f,
+    _install_device_context,
+    _m,
+    _cuda_amp,
+    _linalg_torch,
+    _removed,
+)
 
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other
 # packages most scripts never touch, so `import minitorch` does not pay for them.

@@ -768,6 +768,53 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
     return tuple(out)
 
 
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a 1-D x: columns x**(N-1) ... x**0 (x**0 ... when increasing); integer inputs
+    give int64, as PyTorch's."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(_C.int64)
+    if n == 0:
+        return _C.empty(x.shape[0], 0, dtype=x.dtype, device=x.device)
+    cols = [_C.ones_like(x)]
+    for _ in builtins.range(n - 1):
+        cols.append(cols[-1] * x)
+    out = _C.stack(cols, 1)
+    return out if increasing else out.flip(1)
+
+
+def chain_matmul(*matrices, out=None):
+    """Deprecated: the product of the matrices (linalg.multi_dot)."""
+    warnings.warn(
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+        "parameters.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if len(matrices) == 0:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
+        result = matrices[0].clone()
+    else:
+        result = matrices[0]
+        for m in matrices[1:]:
+            if result.dim() != 2 or m.dim() != 2:
+                bad = result if result.dim() != 2 else m
+                raise RuntimeError(f"chain_matmul(): Tensor dimension is {bad.dim()}, expected 2 instead.")
+            result = _C.mm(result, m)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
 # ---- index_add / index_copy / index_fill
 
 
@@ -975,6 +1022,7 @@ __all__ += [
     "broadcast_tensors",
     "broadcast_to",
     "cartesian_prod",
+    "chain_matmul",
     "clone",
     "column_stack",
     "combinations",
@@ -1012,6 +1060,7 @@ __all__ += [
     "tile",
     "trace",
     "unravel_index",
+    "vander",
     "vdot",
     "vsplit",
     "vstack",

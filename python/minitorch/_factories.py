@@ -10,7 +10,7 @@ from minitorch import _C, _argcheck, _creation
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd import grad_mode
 
-__all__ = ["asarray", "empty_strided", "from_file", "frombuffer", "logspace"]
+__all__ = ["asarray", "empty_strided", "from_file", "frombuffer", "logspace", "range"]
 
 
 def _write_out(result, out):
@@ -253,3 +253,27 @@ def from_file(
     if device is not None:
         t = t.to(device)
     return t.requires_grad_() if requires_grad else t
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Deprecated: start, start + step, ... up to and including end, in the default float dtype unless dtype is
+    given (torch.arange excludes end and keeps integer arguments integral)."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
+        "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    count = int((end - start) // step) + 1
+    # each value start + i * step in double (PyTorch's accumulate type), then the result dtype
+    values = _C.arange(count, dtype=_C.float64, device=device) * step + start
+    result = values.to(dtype).requires_grad_(requires_grad)
+    return _write_out(result, out)

@@ -53,3 +53,97 @@ def fill(input, value):
 def detach(input):
     """input.detach(): the same data, cut from the autograd graph."""
     return input.detach()
+
+
+# ---- the functional forms of view ops: torch.<view>_copy gives the view's values in a new contiguous tensor
+# (a list of them for split/unbind), with out=, as PyTorch's (functionalized graphs and export emit these names)
+_VIEW_COPIES = (
+    "as_strided", "detach", "diagonal", "expand", "indices", "values", "crow_indices", "col_indices",
+    "ccol_indices", "row_indices", "permute", "select", "split", "split_with_sizes", "squeeze", "t", "transpose",
+    "unbind", "unfold", "unsqueeze", "view", "view_as_real", "view_as_complex",
+)  # fmt: skip
+
+
+def _copied(result):
+    if isinstance(result, (tuple, list)):
+        return [r.clone(memory_format=_C.contiguous_format) for r in result]
+    return result.clone(memory_format=_C.contiguous_format)
+
+
+def _write(result, out):
+    if out is None:
+        return result
+    if isinstance(result, list):
+        for o, r in zip(out, result):
+            o.resize_(r.shape).copy_(r)
+        return None
+    out.resize_(result.shape).copy_(result)
+    return out
+
+
+def _make_view_copy(view):
+    name = view + "_copy"
+
+    def fn(input, *args, out=None, **kwargs):
+        if view.startswith("view_as_"):  # functions, not Tensor methods
+            return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)
+        return _write(_copied(getattr(input, view)(*args, **kwargs)), out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(input, ...) -> Tensor: Tensor.{view}'s values in a new contiguous tensor."
+    return fn
+
+
+for _view in _VIEW_COPIES:
+    globals()[_view + "_copy"] = _make_view_copy(_view)
+    __all__.append(_view + "_copy")
+del _view
+
+
+def alias_copy(input, *, out=None):
+    """A copy of input (the functional form of an alias)."""
+    return _write(_copied(input), out)
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    """input[..., start:end:step, ...] along dim, copied."""
+    index = [slice(None)] * input.dim()
+    index[dim] = slice(start, end, step)
+    return _write(_copied(input[tuple(index)]), out)
+
+
+def narrow_copy(input, dim, start, length, *, out=None):
+    """input.narrow(dim, start, length), copied."""
+    return _write(_copied(input.narrow(dim, start, length)), out)
+
+
+# the "unsafe" splits skip the views' version checks in PyTorch; here they are the plain ones
+def unsafe_chunk(input, chunks, dim=0):
+    """torch.chunk (PyTorch's form without the views' aliasing checks)."""
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """torch.split with one split size (PyTorch's form without the views' aliasing checks)."""
+    return input.split(split_size, dim)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """torch.split with a list of sizes (PyTorch's form without the views' aliasing checks)."""
+    return input.split(list(split_sizes), dim)
+
+
+__all__ += [
+    "alias_copy",
+    "narrow_copy",
+    "slice_copy",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
+]
+TENSOR_METHODS = {
+    "narrow_copy": narrow_copy,
+    "unsafe_chunk": unsafe_chunk,
+    "unsafe_split": unsafe_split,
+    "unsafe_split_with_sizes": unsafe_split_with_sizes,
+}

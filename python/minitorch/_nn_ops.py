@@ -256,3 +256,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     """F.triplet_margin_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("triplet_margin_loss", 8, reduction)
     return _F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=red)
+
+
+# Tensor.hardshrink and Tensor.prelu (methods in PyTorch; the root installs them on Tensor)
+TENSOR_METHODS = {
+    "hardshrink": lambda self, lambd=0.5: _F.hardshrink(self, lambd),
+    "prelu": lambda self, weight: _F.prelu(self, weight),
+}

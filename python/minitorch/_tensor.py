@@ -8,6 +8,7 @@ from minitorch import (
     _composite_math,
     _composite_shape,
     _factories,
+    _method_spellings,
     _predicates,
     _random,
     _storage,
@@ -114,6 +115,20 @@ def new_empty_strided(
     )
 
 
+def _as_subclass(self, cls):
+    """A cls instance over self's data, attached to self's autograd graph (a view of it)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, _C.Tensor):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+            "your class inherits from Tensor."
+        )
+    out = _C.Tensor.__new__(cls)
+    _C.Tensor.__init__(out, self)  # the base initializer: a subclass's own __init__ is not run, as PyTorch's
+    return out
+
+
 def _install_tensor_methods(cls):
     cls.backward = _backward
     cls.register_hook = _register_hook
@@ -148,10 +163,11 @@ def _install_tensor_methods(cls):
     cls.repeat = repeat
     cls.nansum = nansum
     cls.nanmean = nanmean
+    cls.as_subclass = _as_subclass
     from minitorch.linalg import _decomp  # loaded last by minitorch's __init__, so imported here
 
     owner = {}
-    for mod in (_composite_shape, _composite_math, _predicates, _random, _stft, _decomp):
+    for mod in (_composite_shape, _composite_math, _predicates, _random, _stft, _decomp, _method_spellings):
         for name, fn in mod.TENSOR_METHODS.items():
             if name in cls.__dict__:  # one definition per method: a composite must not shadow another one
                 where = owner.get(name, "the extension")

@@ -637,3 +637,17 @@ def gammaincc(input, other):
     a, x = _igamma_args(input, other, "igammac")
     q = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0), True).masked_fill(a.isnan() | x.isnan(), math.nan)
     return _igamma_corners(a, x, q, upper=True)
+
+
+def _igamma_(self, other):
+    """Tensor.igamma_: P(self, other) written into self (the result must keep self's dtype and shape)."""
+    return self.copy_(gammainc(self, other))
+
+
+def _igammac_(self, other):
+    """Tensor.igammac_: Q(self, other) written into self."""
+    return self.copy_(gammaincc(self, other))
+
+
+# the Tensor methods PyTorch spells these functions with (the root installs them)
+TENSOR_METHODS = {"igamma": gammainc, "igammac": gammaincc, "igamma_": _igamma_, "igammac_": _igammac_}
