@@ -261,7 +261,7 @@ class Proc:
 # The driver: the generated case list, interleaved timing, the table.
 
 
-def names_and_templates(mt_surface, pt_surface, kinds, only):
+def names_and_templates(mt_surface, pt_surface, kinds, only, exact=()):
     import difffuzz
 
     learned = difffuzz.load_templates()
@@ -271,6 +271,8 @@ def names_and_templates(mt_surface, pt_surface, kinds, only):
         common = sorted(set(mt_surface.get(kind, ())) & set(pt_surface.get(kind, ())))
         for name in common:
             if only and not any(o in name for o in only):
+                continue
+            if exact and name not in exact and f"{kind}.{name}" not in exact:
                 continue
             if name.endswith("_") and not name.endswith("__") and name[:-1] in common:
                 continue  # timed through its out-of-place twin
@@ -298,6 +300,12 @@ def main():
     ap.add_argument("--layouts", default="c,t")
     ap.add_argument("--kinds", default="torch,method,F,special,linalg,nn")
     ap.add_argument("-k", default="", help="only names containing one of these (comma separated)")
+    ap.add_argument(
+        "--names",
+        default="",
+        help="only these names, exactly (comma separated; `F.gelu`, `nn.GELU` name one kind's op): "
+        "re-timing a run's slow rows",
+    )
     ap.add_argument("--budget", type=float, default=0.004, help="seconds per timed sample")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -352,7 +360,11 @@ def main():
         ).stdout
     )
     plan = names_and_templates(
-        difffuzz.surface(minitorch), pt_surface, args.kinds.split(","), [o for o in args.k.split(",") if o]
+        difffuzz.surface(minitorch),
+        pt_surface,
+        args.kinds.split(","),
+        [o for o in args.k.split(",") if o],
+        {o for o in args.names.split(",") if o},
     )
     sizes = args.sizes.split(",")
     dtypes = args.dtypes.split(",")
