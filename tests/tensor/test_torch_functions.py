@@ -131,6 +131,25 @@ def test_typename_and_predicates(device):
         minitorch.is_same_size(t, 3)
 
 
+def test_predicates_take_subclasses_and_refuse_other_kinds():
+    # the predicates check their arguments inline (no translating wrapper): Parameters and other subclasses
+    # are tensors, everything else PyTorch's TypeError
+    p = minitorch.nn.Parameter(minitorch.zeros(2, 3, dtype=minitorch.complex64))
+    assert minitorch.is_complex(p) is True and minitorch.is_signed(p) is True
+    assert minitorch.is_same_size(p, minitorch.ones(2, 3)) is True
+    assert minitorch.is_same_size(minitorch.ones(3, 2).t(), p) is True
+    assert minitorch.is_same_size(minitorch.ones(0), minitorch.ones(0, 1)) is False
+    for f, args, word in [
+        (minitorch.is_complex, ([1.0],), "argument 'input' \\(position 1\\) must be Tensor, not list"),
+        (minitorch.is_signed, (None,), "argument 'input' \\(position 1\\) must be Tensor, not NoneType"),
+        (minitorch.is_same_size, (2, p), "argument 'input' \\(position 1\\) must be Tensor, not int"),
+    ]:
+        with pytest.raises(TypeError, match=word):
+            f(*args)
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        minitorch.is_complex()
+
+
 # ---------------------------------------------------------------- random sampling
 
 
