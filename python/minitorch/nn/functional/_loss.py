@@ -9,7 +9,6 @@ from minitorch.functional import broadcast_shapes as _broadcast_shapes
 from minitorch.nn.functional._activation import _logsigmoid_pair, logsigmoid
 from minitorch.nn.functional._distance import pairwise_distance
 from minitorch.nn.functional._utils import _floating, _floating_pair
-from minitorch.overrides import has_torch_function
 
 _nn = _C._nn
 
@@ -381,8 +380,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     value per sample; weight scales the classes."""
     reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
     _floating(input, "log_sigmoid")
-    if has_torch_function((input, target)):
-        # a mode or a tensor-like argument sees the two logsigmoid calls, as PyTorch's composite makes them
+    if type(input) is not _C.Tensor or type(target) is not _C.Tensor:
+        # a tensor-like argument (forward AD's duals, vmap's batched tensors) sees the two logsigmoid calls,
+        # as PyTorch's composite makes them
         ls_pos, ls_neg = logsigmoid(input), logsigmoid(-input)
     else:
         # both logsigmoids from one softplus pass (their bits unchanged)
