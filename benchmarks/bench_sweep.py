@@ -11,7 +11,7 @@ R = PyTorch's time / minitorch's (above 1: minitorch is faster).
 A report, not a test. Usage:
   PYTHONPATH=python python benchmarks/bench_sweep.py [--sizes small,medium,large] [--dtypes float32,float64]
       [--layouts c,t] [--kinds torch,method,F,special,linalg,nn] [-k name,...] [--threads 1]
-      [--json out.json] [--table out.md] [--torch-python /tmp/tv/bin/python]
+      [--json out.json] [--table out.md] [--torch-python /tmp/tv/bin/python] [--cpu-capability avx2]
 In-place spellings (`x.add_`) are timed through their out-of-place twin when both exist (repeating an in-place
 call drifts its values into subnormals and infinities, which times the libm slow paths instead of the op).
 """
@@ -192,7 +192,11 @@ def worker(name, threads):
         cmd = json.loads(line)
         try:
             if cmd["op"] == "info":
-                reply = {"version": lib.__version__, "threads": lib.get_num_threads()}
+                reply = {
+                    "version": lib.__version__,
+                    "threads": lib.get_num_threads(),
+                    "cpu": lib.backends.cpu.get_cpu_capability(),
+                }
             elif cmd["op"] == "setup":
                 fn, args, kwargs = b.target(cmd["case"])
                 with lib.no_grad():
@@ -257,7 +261,7 @@ class Proc:
 # The driver: the generated case list, interleaved timing, the table.
 
 
-def names_and_templates(mt_surface, pt_surface, kinds, only):
+def names_and_templates(mt_surface, pt_surface, kinds, only, exact=()):
     import difffuzz
 
     learned = difffuzz.load_templates()
@@ -267,6 +271,8 @@ def names_and_templates(mt_surface, pt_surface, kinds, only):
         common = sorted(set(mt_surface.get(kind, ())) & set(pt_surface.get(kind, ())))
         for name in common:
             if only and not any(o in name for o in only):
+                continue
+            if exact and name not in exact and f"{kind}.{name}" not in exact:
                 continue
             if name.endswith("_") and not name.endswith("__") and name[:-1] in common:
                 continue  # timed through its out-of-place twin
@@ -294,10 +300,22 @@ def main():
     ap.add_argument("--layouts", default="c,t")
     ap.add_argument("--kinds", default="torch,method,F,special,linalg,nn")
     ap.add_argument("-k", default="", help="only names containing one of these (comma separated)")
+    ap.add_argument(
+        "--names",
+        default="",
+        help="only these names, exactly (comma separated; `F.gelu`, `nn.GELU` name one kind's op): "
+        "re-timing a run's slow rows",
+    )
     ap.add_argument("--budget", type=float, default=0.004, help="seconds per timed sample")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--torch-python", default=None)
+    ap.add_argument(
+        "--cpu-capability",
+        default=None,
+        help="avx2|avx512|default: both libraries' vector kernels at this instruction set "
+        "(MINITORCH_CPU_CAPABILITY and PyTorch's ATEN_CPU_CAPABILITY)",
+    )
     ap.add_argument("--json", default=None)
     ap.add_argument("--table", default=None, help="write the markdown table here (default: stdout)")
     args = ap.parse_args()
@@ -315,6 +333,11 @@ def main():
     )
     tenv = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     tenv["OMP_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.threads)
+    if args.cpu_capability:
+        # each library reads only its own variable: set both, so that a comparison at AVX2 on an AVX-512 CPU is
+        # AVX2 against AVX2 (the info line shows what each side took)
+        env["MINITORCH_CPU_CAPABILITY"] = tenv["MINITORCH_CPU_CAPABILITY"] = args.cpu_capability
+        env["ATEN_CPU_CAPABILITY"] = tenv["ATEN_CPU_CAPABILITY"] = args.cpu_capability
     mt = Proc("minitorch", sys.executable, env, args.threads)
     pt = Proc("torch", tpy, tenv, args.threads)
     procs = (mt, pt)
@@ -337,7 +360,11 @@ def main():
         ).stdout
     )
     plan = names_and_templates(
-        difffuzz.surface(minitorch), pt_surface, args.kinds.split(","), [o for o in args.k.split(",") if o]
+        difffuzz.surface(minitorch),
+        pt_surface,
+        args.kinds.split(","),
+        [o for o in args.k.split(",") if o],
+        {o for o in args.names.split(",") if o},
     )
     sizes = args.sizes.split(",")
     dtypes = args.dtypes.split(",")
@@ -428,7 +455,7 @@ def write(rows, skipped, info, args, secs):
     gm = math.exp(sum(math.log(r["R"]) for r in comparable) / len(comparable)) if comparable else float("nan")
     lines.append(
         f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} thread(s); "
-        + ", ".join(f"{k} {v.get('version')}" for k, v in info.items())
+        + ", ".join(f"{k} {v.get('version')} ({v.get('cpu')})" for k, v in info.items())
         + f"; {secs / 60:.1f} min, load {os.getloadavg()[0]:.1f} at end"
     )
     lines.append("")

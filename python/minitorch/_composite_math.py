@@ -1162,11 +1162,6 @@ def _histogramdd_impl(input, bins, range, weight, density):
             edges.append(_C.linspace(lo, hi, b + 1, dtype=input.dtype, device=input.device))
     counts = [e.numel() - 1 for e in edges]
     acc = input.dtype
-    w = (
-        weight.detach().reshape(-1)
-        if weight is not None
-        else _C.ones(x.shape[0], dtype=acc, device=input.device)
-    )
     keep = _C.ones(x.shape[0], dtype=_C.bool, device=input.device)
     flat = _C.zeros(x.shape[0], dtype=_C.int64, device=input.device)
     for i, e in enumerate(edges):
@@ -1175,8 +1170,26 @@ def _histogramdd_impl(input, bins, range, weight, density):
         pos = _C.sub(searchsorted(e, col, right=True), 1)
         pos = _C.clamp(pos, 0, counts[i] - 1)
         flat = _C.add(_C.mul(flat, counts[i]), pos)
-    hist = _C.zeros(math.prod(counts), dtype=acc, device=input.device)
-    hist = _C.scatter_add(hist, 0, flat[keep], w[keep]).reshape(counts)
+    total = math.prod(counts)
+    # no masked copies (flat[keep] was a third of histogram's time at 256x256): a value left out adds to a
+    # spare last bin, or adds a zero weight
+    if weight is None and x.shape[0] < 2**24:
+        # counted in int64, exact in any float dtype below 2^24 (PyTorch adds ones in the input's dtype; the
+        # same counts there), and int64's scatter_add is the faster
+        idx = _C._where(keep, flat, total)
+        hist = _C.scatter_add(
+            _C.zeros(total + 1, dtype=_C.int64, device=input.device), 0, idx, _C.ones_like(idx)
+        )
+        hist = hist.narrow(0, 0, total).to(acc).reshape(counts)
+    else:
+        w = (
+            weight.detach().reshape(-1)
+            if weight is not None
+            else _C.ones(x.shape[0], dtype=acc, device=input.device)
+        )
+        # adding 0 leaves every partial sum as it was (the order of the kept weights is unchanged)
+        w = _C._where(keep, w, 0.0)
+        hist = _C.scatter_add(_C.zeros(total, dtype=acc, device=input.device), 0, flat, w).reshape(counts)
     if density:
         hist = _C.div(hist, _C.sum(hist))
         for i, e in enumerate(edges):

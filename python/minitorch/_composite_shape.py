@@ -346,9 +346,13 @@ def diagflat(input, offset=0):
     return diag_embed(input.reshape(-1), offset)
 
 
+@_argcheck.checks_own_arguments
 def trace(input):
     """Sum of the main diagonal of a matrix."""
-    return _C._trace(input)
+    # the check inline, not the translating wrapper's (which passed on _trace's own name in the TypeError)
+    if isinstance(input, _C.Tensor):
+        return _C._trace(input)
+    _argcheck.check_tensor("trace", "input", 1, input)
 
 
 # ---- splits
@@ -404,9 +408,12 @@ def moveaxis(input, source, destination):
     return input.movedim(source, destination)
 
 
+@_argcheck.checks_own_arguments
 def ravel(input):
     """The tensor flattened to 1-d (a view when it can be)."""
-    return input.reshape(-1)
+    if isinstance(input, _C.Tensor):
+        return input.reshape(-1)
+    _argcheck.check_tensor("ravel", "input", 1, input)
 
 
 def msort(input):

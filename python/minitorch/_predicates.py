@@ -23,10 +23,16 @@ def typename(obj):
     return module + getattr(cls, "__qualname__", cls.__name__)
 
 
+# is_complex, is_signed and is_same_size answer in a few hundred nanoseconds: their checks inline, and no
+# `translating` wrapper (they word their TypeErrors themselves)
+
+
+@_argcheck.checks_own_arguments
 def is_complex(input):
     """True for a complex64/complex128 tensor."""
+    if isinstance(input, _C.Tensor):
+        return input.is_complex()
     _argcheck.check_tensor("is_complex", "input", 1, input)
-    return input.dtype.is_complex
 
 
 def is_nonzero(input):
@@ -35,17 +41,21 @@ def is_nonzero(input):
     return builtins.bool(input)
 
 
+@_argcheck.checks_own_arguments
 def is_signed(input):
     """True when the tensor's dtype can hold negative values."""
+    if isinstance(input, _C.Tensor):
+        return input.dtype.is_signed
     _argcheck.check_tensor("is_signed", "input", 1, input)
-    return input.dtype.is_signed
 
 
+@_argcheck.checks_own_arguments
 def is_same_size(input, other):
     """True when the two tensors have the same shape."""
+    if isinstance(input, _C.Tensor) and isinstance(other, _C.Tensor):
+        return input.shape == other.shape
     _argcheck.check_tensor("is_same_size", "input", 1, input)
     _argcheck.check_tensor("is_same_size", "other", 2, other)
-    return tuple(input.shape) == tuple(other.shape)
 
 
 # Tensor methods installed by minitorch/_tensor.py (name -> function taking the tensor first)

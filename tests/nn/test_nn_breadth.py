@@ -386,6 +386,36 @@ def test_logsigmoid_follows_pytorchs_operation_order():
     np.testing.assert_allclose(g.detach().numpy(), 1 / (1 + np.exp(xs.detach().numpy())), rtol=1e-15)
 
 
+def test_multilabel_soft_margin_loss_keeps_pytorchs_two_logsigmoids():
+    # the loss takes logsigmoid(x) and logsigmoid(-x) from one softplus pass: the same bits as PyTorch's
+    # composite of the two calls, infinities included (tensor-likes take the two calls themselves:
+    # tests/autograd/test_forward_ad.py's composite rule runs it on dual tensors)
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-30, 30, (64, 12)).astype(np.float32)
+    a[0, :4] = [np.inf, -np.inf, 0.0, -0.0]
+    t = (rng.random((64, 12)) < 0.5).astype(np.float32)
+    t[0, :4] = [0.0, 1.0, 1.0, 0.0]
+    for dt in (minitorch.float32, minitorch.float64, minitorch.float16):
+        x, y = minitorch.tensor(a).to(dt), minitorch.tensor(t).to(dt)
+        two = -(y * F.logsigmoid(x) + (1 - y) * F.logsigmoid(-x))
+        want = (two.sum(1) / 12).mean()
+        got = F.multilabel_soft_margin_loss(x, y)
+        assert got.dtype == dt and minitorch.equal(got, want), dt
+        # a transposed (non-contiguous) input, reduction none
+        xt, yt = minitorch.tensor(a.T.copy()).to(dt).t(), minitorch.tensor(t.T.copy()).to(dt).t()
+        assert not xt.is_contiguous()
+        assert minitorch.equal(F.multilabel_soft_margin_loss(xt, yt, reduction="none"), two.sum(1) / 12)
+    assert F.multilabel_soft_margin_loss(
+        minitorch.ones(0, 3), minitorch.ones(0, 3), reduction="none"
+    ).shape == (0,)
+
+    xs = minitorch.tensor(a[:3, :4].astype(np.float64) / 10, requires_grad=True)
+    ys = minitorch.tensor(t[:3, :4].astype(np.float64))
+    xs.data[0, 0] = 0.0  # the kink-free point where |x| turns
+    assert gradcheck(lambda v: F.multilabel_soft_margin_loss(v, ys), (xs,))
+    assert gradgradcheck(lambda v: F.multilabel_soft_margin_loss(v, ys), (xs,))
+
+
 def test_softmax2d():
     x = _rand(2, 3, 4, 5, seed=4)
     e = np.exp(x - x.max(1, keepdims=True))

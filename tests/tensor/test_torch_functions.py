@@ -131,6 +131,45 @@ def test_typename_and_predicates(device):
         minitorch.is_same_size(t, 3)
 
 
+def test_predicates_take_subclasses_and_refuse_other_kinds():
+    # the predicates check their arguments inline (no translating wrapper): Parameters and other subclasses
+    # are tensors, everything else PyTorch's TypeError
+    p = minitorch.nn.Parameter(minitorch.zeros(2, 3, dtype=minitorch.complex64))
+    assert minitorch.is_complex(p) is True and minitorch.is_signed(p) is True
+    assert minitorch.is_same_size(p, minitorch.ones(2, 3)) is True
+    assert minitorch.is_same_size(minitorch.ones(3, 2).t(), p) is True
+    assert minitorch.is_same_size(minitorch.ones(0), minitorch.ones(0, 1)) is False
+    for f, args, word in [
+        (minitorch.is_complex, ([1.0],), "argument 'input' \\(position 1\\) must be Tensor, not list"),
+        (minitorch.is_signed, (None,), "argument 'input' \\(position 1\\) must be Tensor, not NoneType"),
+        (minitorch.is_same_size, (2, p), "argument 'input' \\(position 1\\) must be Tensor, not int"),
+    ]:
+        with pytest.raises(TypeError, match=word):
+            f(*args)
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        minitorch.is_complex()
+
+
+def test_trace_and_ravel_check_their_argument_inline():
+    a = np.arange(20.0).reshape(4, 5)
+    x = minitorch.tensor(a)
+    assert minitorch.trace(x).item() == np.trace(a) and x.trace().item() == np.trace(a)
+    assert minitorch.trace(minitorch.tensor(a.T.copy()).t()).item() == np.trace(a)  # non-contiguous
+    assert minitorch.trace(minitorch.ones(0, 3)).item() == 0.0
+    np.testing.assert_array_equal(minitorch.ravel(x.t()).numpy(), a.T.ravel())
+    assert minitorch.ravel(minitorch.ones(0, 3)).shape == (0,)
+    p = minitorch.nn.Parameter(minitorch.ones(2, 2))
+    assert minitorch.trace(p).item() == 2.0 and minitorch.ravel(p).shape == (4,)
+    # PyTorch's words, with the public name (the trace kernel's own binding is _trace)
+    for f, name in ((minitorch.trace, "trace"), (minitorch.ravel, "ravel")):
+        with pytest.raises(
+            TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) must be Tensor, not list$"
+        ):
+            f([[1.0]])
+    with pytest.raises(RuntimeError, match="trace: expected a matrix, but got tensor with dim 3"):
+        minitorch.trace(minitorch.ones(2, 2, 2))
+
+
 # ---------------------------------------------------------------- random sampling
 
 

@@ -221,6 +221,37 @@ def test_lu_factor_and_unpack(device):
         close(torch.lu_solve(T(b, device), LU, piv), np.linalg.solve(a, b))
 
 
+@pytest.mark.parametrize("shape", [(40, 40), (3, 6, 6), (7, 4), (4, 7), (70, 5, 5), (2, 40, 3, 3)])
+def test_lu_permutation_against_scipy(device, shape):
+    # P from LAPACK's pivots: replayed on Python ints for up to 64 matrices, by tensor steps beyond (both
+    # against SciPy's getrf-based lu, whose partial pivoting picks the same rows)
+    a = rng.standard_normal(shape)
+    P, L, U = LA.lu(T(a, device))
+    flat = a.reshape(-1, *shape[-2:])
+    want = np.stack([sla.lu(m)[0] for m in flat]).reshape(shape[:-2] + (shape[-2], shape[-2]))
+    np.testing.assert_array_equal(N(P), want)
+    close(P @ L @ U, a)
+    LU, piv = LA.lu_factor(T(a, device))
+    # non-contiguous pivots (every other column of a wider tensor) give the same permutation
+    wide = torch.stack([piv, piv], -1).reshape(*piv.shape[:-1], -1)[..., ::2]
+    assert not wide.is_contiguous()
+    np.testing.assert_array_equal(N(torch.lu_unpack(LU, wide)[0]), want)
+
+
+def test_lu_unpack_bad_and_empty_pivots():
+    LU = T(rng.standard_normal((3, 3)))
+    for bad in ([4, 2, 3], [0, 2, 3]):
+        with pytest.raises(RuntimeError, match="pivots passed to lu_unpack must be between 1 and LU.size"):
+            torch.lu_unpack(LU, torch.tensor(bad, dtype=torch.int32))
+    P, L, U = LA.lu(T(np.zeros((2, 0, 0))))
+    assert P.shape == (2, 0, 0) and L.shape == (2, 0, 0) and U.shape == (2, 0, 0)
+    P, L, U = LA.lu(T(np.zeros((0, 3, 3))))
+    assert P.shape == (0, 3, 3)
+    # the gradient through a host-replayed permutation
+    a = T(rng.standard_normal((6, 6)), grad=True)
+    assert gradcheck(lambda x: LA.lu(x)[1].sum() + LA.lu(x)[2].sum(), (a,))
+
+
 def test_lu_rectangular_and_errors():
     a = rng.standard_normal((5, 3))
     P, L, U = LA.lu(T(a))

@@ -56,6 +56,29 @@ def test_histogram_edge_rules():
     assert type(r).__name__ == "histogram" and r._fields == ("hist", "bin_edges")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_histogram_values_left_out_with_and_without_weights(dtype):
+    # values outside the range and NaN add to no bin: counted through a spare bin, weighted through zero
+    # weights (a NaN weight of a left-out value must not reach a bin)
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-3, 3, size=(40, 30))
+    a[0, :3] = [np.nan, np.inf, -np.inf]
+    w = rng.uniform(size=(40, 30))
+    w[1, a[1] > 2] = np.nan  # only on values the range leaves out
+    x, wt = torch.tensor(a, dtype=dtype).t(), torch.tensor(w, dtype=dtype).t()  # non-contiguous
+    assert not x.is_contiguous()
+    rh, re = np.histogram(a.T, 6, range=(-2.0, 2.0))
+    h, e = torch.histogram(x, 6, range=(-2.0, 2.0))
+    assert h.dtype == dtype
+    np.testing.assert_allclose(e.numpy(), re, rtol=1e-6, atol=1e-6)  # float32 linspace: an ulp of 2 near 0
+    np.testing.assert_array_equal(h.numpy(), rh)
+    rh, _ = np.histogram(a.T, 6, range=(-2.0, 2.0), weights=w.T)
+    h, _ = torch.histogram(x, 6, range=(-2.0, 2.0), weight=wt)
+    np.testing.assert_allclose(h.numpy(), rh, rtol=1e-6 if dtype == torch.float32 else 1e-13)
+    h, _ = torch.histogram(torch.tensor([], dtype=dtype), 4, weight=torch.tensor([], dtype=dtype))
+    assert h.tolist() == [0.0] * 4
+
+
 @pytest.mark.parametrize(
     "call, exc, msg",
     [
