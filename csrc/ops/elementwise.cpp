@@ -322,8 +322,30 @@ static int half_power(BinaryOp op, const Tensor& a, const Tensor& b) {
   return e == 0.5 ? 1 : e == -0.5 ? -1 : 0;
 }
 
+// PyTorch's tensor-scalar pow of a float tensor by a small integral Python number is products and
+// reciprocals, not a pow per element (x*x*x for 3, 1/(x*x) for -2: rounded as PyTorch's kernel rounds them).
+// Empty when the exponent is none of those.
+static std::optional<Tensor> integral_power(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (op != BinaryOp::pow || !b.impl()->is_wrapped_number() || !is_floating(a.dtype()) ||
+      is_complex(b.dtype()) || b.dtype() == ScalarType::Bool)
+    return std::nullopt;
+  const double e = item(b).to_double();
+  if (e == 2) return mt::mul(a, a);
+  if (e == -1) return mt::reciprocal(a);
+  if (e == 0) return mt::full(a.sizes(), 1, a.dtype(), a.device());  // 1 everywhere, NaN included
+  // two steps round twice, as PyTorch's float, double and bfloat16 kernels do; its half kernel computes x**3
+  // in float and rounds once, which pow does too
+  const bool single =
+      a.dtype() == ScalarType::Float || a.dtype() == ScalarType::Double || a.dtype() == ScalarType::BFloat16;
+  if (e == 3 && single) return mt::mul(mt::mul(a, a), a);
+  if (e == -2 && single) return mt::reciprocal(mt::mul(a, a));
+  if (e == 1) return mt::clone(a);
+  return std::nullopt;
+}
+
 Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (const int h = half_power(op, a, b)) return mt::unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
+  if (auto r = integral_power(op, a, b)) return *r;
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, a, b, dev);
@@ -340,6 +362,10 @@ Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   if (const int h = half_power(op, self, other))
     return mt::unary_(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, self);
+  if (auto r = integral_power(op, self, other)) {
+    check_writable(self);
+    return copy_(self, *r);
+  }
   check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);

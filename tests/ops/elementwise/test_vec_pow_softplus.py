@@ -288,3 +288,42 @@ def test_other_capabilities(cap):
     # the scalar path is glibc's pow, log1p and exp: within 1 ulp for pow as SLEEF's
     for k, u in res.items():
         assert u <= (POW_LIMIT if k.startswith("pow") else SOFTPLUS_LIMIT), (k, u)
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.bfloat16], ids=str)
+def test_pow_small_integral_exponents_are_products(dtype):
+    # PyTorch's tensor-scalar shortcut: x*x*x for 3, 1/x for -1, 1/(x*x) for -2, a copy for 1, ones for 0 (NaN**0
+    # included), with the same roundings (bfloat16's two multiplies round twice, as PyTorch's kernel)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(1003) * 7
+    a[:5] = [0.0, -0.0, np.inf, -np.inf, np.nan]
+    x = minitorch.tensor(a).to(dtype)
+    f = x.float().numpy() if dtype == minitorch.bfloat16 else x.numpy()
+
+    def same(got, want):
+        g = got.float().numpy() if dtype == minitorch.bfloat16 else got.numpy()
+        w = want.float().numpy() if dtype == minitorch.bfloat16 else want.numpy()
+        assert np.array_equal(g, w, equal_nan=True)
+
+    same(x.pow(3), (x * x) * x)
+    same(x.pow(-1), x.reciprocal())
+    same(x.pow(-2), (x * x).reciprocal())
+    same(x.pow(1), x)
+    assert x.pow(1).data_ptr() != x.data_ptr()
+    assert (x.pow(0) == 1).all() and x.pow(0).dtype == dtype
+    same(x**3.0, (x * x) * x)
+    y = x.clone()
+    y.pow_(3)
+    same(y, (x * x) * x)
+    assert np.isnan(f[4])
+    # the gradient is pow's: 3 x**2
+    g = minitorch.tensor([1.5, -2.0], dtype=minitorch.float64, requires_grad=True)
+    g.pow(3).sum().backward()
+    assert g.grad.tolist() == [6.75, 12.0]
+
+
+def test_pow_integral_exponent_of_half_is_rounded_once():
+    rng = np.random.default_rng(6)
+    x = minitorch.tensor(rng.standard_normal(500) * 5).to(minitorch.float16)
+    want = minitorch.pow(x.float(), 3).to(minitorch.float16)
+    assert np.array_equal(x.pow(3).float().numpy(), want.float().numpy(), equal_nan=True)
