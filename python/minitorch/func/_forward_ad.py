@@ -49,6 +49,9 @@ class _State(threading.local):
         self.wrapping = (
             False  # a DualTensor being built around a dual primal (its alias reads the dual as such)
         )
+        # per level: dual gradients stored in .grad, kept alive while the level lives (the binding hands back the
+        # Python object only while it exists; a new wrapper would be a plain tensor)
+        self.kept = {}
 
 
 STATE = _State()
@@ -84,6 +87,7 @@ def _push_level():
 
 
 def _pop_level():
+    STATE.kept.pop(STATE.levels[-1], None)
     STATE.levels.pop()
     extent, mode = STATE.entries.pop()
     if mode is not None:
@@ -672,7 +676,7 @@ def _batched_grads(pairs, us, keep):
 _ON_PRIMAL = frozenset((
     "size", "dim", "ndimension", "numel", "nelement", "stride", "is_contiguous", "element_size", "get_device",
     "is_floating_point", "is_complex", "data_ptr", "storage_offset", "item", "tolist", "numpy", "__bool__",
-    "__float__", "__int__", "__index__", "__len__", "backward", "register_hook", "retain_grad",
+    "__float__", "__int__", "__index__", "__len__", "register_hook", "retain_grad",
     "requires_grad_", "is_inference", "is_pinned", "is_shared", "is_signed", "is_same_size", "is_conj",
     "is_neg", "is_nonzero", "equal", "allclose", "_register_hook", "_remove_hook", "_is_view_of",
     "_storage_bytes", "_storage_key", "_storage_nbytes", "untyped_storage_nbytes", "__array__", "__dlpack__",
@@ -798,6 +802,12 @@ class DualTensor(_C.Tensor):
         """Sets requires_grad on the primal and returns this dual tensor (its tangent kept)."""
         self._primal.requires_grad_(requires_grad)
         return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulates the primal's gradients; with create_graph=True they carry tangents (autograd_backward)."""
+        from minitorch.autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def retain_grad(self):
         """Retains the primal's gradient."""
@@ -984,3 +994,141 @@ def through_reverse(fn, args, name="transform"):
         else:
             res.append(o)
     return tree_unflatten(res, out_spec)
+
+
+# ------------------------------------------------------------------------------------------------ autograd API
+
+
+def holds_dual(tensors):
+    """Whether a list of tensors (None allowed) holds a dual tensor, of a live level or not."""
+    return any(type(t) is DualTensor for t in tensors)
+
+
+def _split_all(xs, level):
+    pairs = [_split(x, level) if type(x) is DualTensor else (x, None) for x in xs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def _add(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def _tangent_of_grads(grad, out_p, out_t, in_p, gp, gt, create_graph):
+    """The tangents of the gradients of out_p with respect to in_p at cotangents gp: forward mode through the
+    backward pass. With g(p) = J(p)^T u, the tangent of g along the primals' tangents is d/dx <u, J t> plus
+    J^T (u's tangent); <u, J t> is the output tangent the forward pass recorded with its graph (the rules run on
+    primals that require grad), so both terms are ordinary reverse passes. None where no term reaches an input
+    (PyTorch's gradient is then not dual either)."""
+    tans = [None] * len(in_p)
+    terms = (
+        [(t, u) for t, u in zip(out_t, gp) if t is not None and t.requires_grad],
+        [(o, u) for o, u in zip(out_p, gt) if u is not None and o.requires_grad],
+    )
+    for pairs in terms:
+        if pairs:
+            r = grad(
+                [o for o, _ in pairs],
+                in_p,
+                [u for _, u in pairs],
+                retain_graph=True,
+                create_graph=create_graph,
+                allow_unused=True,
+            )
+            tans = [_add(a, b) for a, b in zip(tans, r)]
+    return tans
+
+
+def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    """torch.autograd.grad where outputs, inputs or grad_outputs are dual tensors: the gradient of the primals,
+    dual with its own tangent where the backward pass has one (forward over reverse, as PyTorch's backward
+    formulas run under forward AD: Hessian-vector products through the autograd API). A dual of a finished level
+    counts as its primal."""
+    from minitorch.autograd.engine import grad as _grad
+
+    level = _max_level(list(outputs) + list(inputs) + [g for g in grads if g is not None], {})
+    out_p, out_t = _split_all(outputs, level)
+    in_p, _ = _split_all(inputs, level)
+    gp, gt = _split_all(grads, level)
+    out_p, in_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, in_p, gp))
+    res = _grad(
+        out_p,
+        in_p,
+        gp,
+        retain_graph=True if level >= 0 else retain_graph,
+        create_graph=create_graph,
+        allow_unused=allow_unused,
+    )
+    if level < 0:
+        tans = [None] * len(in_p)
+    else:
+        tans = _tangent_of_grads(_grad, out_p, out_t, in_p, gp, gt, create_graph)
+    out = []
+    for r, t, p in zip(res, tans, in_p):
+        if r is None:
+            out.append(_C.zeros_like(p) if materialize_grads else None)
+        elif t is None:
+            out.append(r)
+        else:
+            out.append(_make(r, _fit(t, r), level))
+    return tuple(out)
+
+
+def _leaves(roots):
+    """The autograd leaves (AccumulateGrad variables) reached from the graphs of `roots`."""
+    seen, stack, leaves = set(), [], []
+    for r in roots:
+        if r is not None and r.grad_fn is not None:
+            stack.append(r.grad_fn)
+        elif r is not None and r.requires_grad:
+            leaves.append(r)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        var = getattr(node, "variable", None)
+        if var is not None:
+            leaves.append(var)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                stack.append(nxt)
+    unique = []
+    for leaf in leaves:
+        if not any(leaf is u for u in unique):
+            unique.append(leaf)
+    return unique
+
+
+def autograd_backward(tensors, grads, retain_graph, create_graph, inputs):
+    """torch.autograd.backward where tensors or grad_tensors are dual: the primals' gradients accumulate into
+    .grad; with create_graph=True (PyTorch's backward formulas then record under forward AD) an accumulated
+    gradient is dual with the tangent the backward pass gives it, added to the tangent a dual .grad had."""
+    from minitorch.autograd.engine import backward as _backward
+    from minitorch.autograd.engine import grad as _grad
+
+    level = _max_level(list(tensors) + [g for g in grads if g is not None] + list(inputs or ()), {})
+    out_p, out_t = _split_all(tensors, level)
+    gp, gt = _split_all(grads, level)
+    out_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, gp))
+    in_p = None if inputs is None else [_strip_dead(_split(i, level)[0]) for i in inputs]
+    if level < 0 or not create_graph:
+        # without create_graph the accumulated gradient is detached, tangent included (as PyTorch's)
+        _backward(out_p, gp, retain_graph, create_graph, inputs=in_p)
+        return
+    leaves = in_p if in_p is not None else _leaves(list(out_p) + [t for t in out_t if t is not None])
+    old = [_split(leaf.grad, level)[1] if type(leaf.grad) is DualTensor else None for leaf in leaves]
+    _backward(out_p, gp, True, True, inputs=in_p)
+    tans = _tangent_of_grads(_grad, out_p, out_t, leaves, gp, gt, True)
+    for leaf, t_old, t_new in zip(leaves, old, tans):
+        t = _add(t_old, t_new)
+        if t is None or leaf.grad is None:
+            continue
+        g = _strip_dead(leaf.grad)
+        g = g._primal if type(g) is DualTensor else g
+        dual = _make(g, _fit(t, g), level)
+        STATE.wrapping = True  # the .grad setter is a builtin: it stores the dual (a Python object) as such
+        try:
+            leaf.grad = dual
+            STATE.kept.setdefault(level, []).append(dual)
+        finally:
+            STATE.wrapping = False
