@@ -19,7 +19,7 @@ import contextlib
 import math
 import threading
 import warnings
-from collections import namedtuple
+from typing import Any, NamedTuple
 
 from minitorch import _C
 from minitorch.func._batched import call_plain, namespace_attr
@@ -147,10 +147,11 @@ def _nested_level():
 # ------------------------------------------------------------------------------------------------ dual tensors
 
 
-class UnpackedDualTensor(namedtuple("UnpackedDualTensor", ["primal", "tangent"])):
+class UnpackedDualTensor(NamedTuple):
     """What unpack_dual returns: the primal (a tensor) and the tangent (None when the tensor has none)."""
 
-    __slots__ = ()
+    primal: Any
+    tangent: Any
 
 
 def _is_active(level):
@@ -197,10 +198,16 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() "
             "first."
         )
-    if not _differentiable(tensor):
+    # PyTorch's checks, in its order (a non-tensor fails on is_floating_point with Python's AttributeError)
+    if not (tensor.is_floating_point() or tensor.is_complex()):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
-    if not _differentiable(tangent):
+    if not (tangent.is_floating_point() or tangent.is_complex()):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if not STATE.levels:
+        raise RuntimeError(
+            "Trying to access a forward AD level with an invalid index. This index was either not created or is "
+            "already deleted."
+        )
     if not _is_active(level):
         raise RuntimeError("Invalid level given to _make_dual")
     if type(tensor) is DualTensor and tensor._level == level:
@@ -214,6 +221,15 @@ def make_dual(tensor, tangent, *, level=None):
             f"is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}."
         )
+    if (
+        type(tangent) is _C.Tensor
+        and type(tensor) is _C.Tensor
+        and tangent.stride() != tensor.stride()
+        and not _overlapping(tensor)
+    ):
+        # the tangent in the primal's layout (PyTorch copies a tangent whose metadata differs): its views then
+        # match the primal's, and an in-place op can write it in place (_store_tangent)
+        tangent = tangent.new_empty_strided(tuple(tensor.shape), tensor.stride()).copy_(tangent)
     return _make(tensor, tangent, level)
 
 
@@ -228,6 +244,8 @@ def unpack_dual(tensor, *, level=None):
         raise TypeError(
             f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}"
         )
+    if type(tensor) is DualTensor and not _is_active(level) and _is_active(_strip_dead(tensor)._level):
+        raise RuntimeError("Invalid level given to _fw_primal")
     primal, tangent = _split(tensor, level)
     return UnpackedDualTensor(primal, tangent)
 
@@ -443,7 +461,63 @@ def dispatch(key, args, kwargs=None):
     tan = rule.apply(rargs, pkwargs, rtangents, result, key, aux)
     if tan is _jvp_rules.GENERIC:
         return _generic(key, pargs, pkwargs, tangents, level)
-    return _attach(result, tan, level)
+    return _attach(result, _dealias(result, tan, pargs, pkwargs, tangents), level)
+
+
+def _plain_views(tree):
+    """The plain tensors of an argument (a list argument's members too)."""
+    if type(tree) is _C.Tensor:
+        return [tree]
+    if isinstance(tree, (list, tuple)):
+        return [t for t in tree if type(t) is _C.Tensor]
+    return []
+
+
+def _dealias(result, tan, pargs, pkwargs, tangents):
+    """The tangent(s) of a result that is not a view of an input, cloned where a rule handed back (a view of) an
+    input's tangent (add with one dual operand, contiguous, to): an in-place op writes tangents in place
+    (_store_tangent), which must not reach the input's. A view's tangent stays a view of its base's."""
+    ins = [u for v in tangents.values() for u in _plain_views(v)]
+    if not ins:
+        return tan
+    if isinstance(result, (tuple, list)):
+        if not isinstance(tan, (tuple, list)):
+            return tan
+        return type(tan)(_dealias(r, t, pargs, pkwargs, tangents) for r, t in zip(result, tan))
+    if type(tan) is not _C.Tensor or type(result) is not _C.Tensor:
+        return tan
+    if not any(tan._is_view_of(u) for u in ins):
+        return tan
+    prims = [p for a in list(pargs) + list(pkwargs.values()) for p in _plain_views(a)]
+    if any(result._is_view_of(p) for p in prims):
+        return tan
+    return tan.clone()
+
+
+def _overlapping(t):
+    """Whether t's elements share memory (an expanded dim): it cannot be written in place."""
+    return any(st == 0 and sz > 1 for st, sz in zip(t.stride(), t.shape))
+
+
+def _store_tangent(d, new_t):
+    """Sets a dual's tangent after an in-place op: written into its tangent in place where that is a plain tensor
+    that can hold it, so that the tangents of d's views (views of its tangent) and of its base follow, as
+    PyTorch's; else the new tangent replaces it."""
+    old = d._tangent
+    if (
+        type(old) is _C.Tensor
+        and _C._is_tensor(new_t)
+        and type(new_t) is not DualTensor
+        and type(new_t).__name__ != "BatchedTensor"
+        and tuple(old.shape) == tuple(new_t.shape)
+        and not (old.requires_grad and old.is_leaf)
+        and not _overlapping(old)
+        and (old.is_complex() or not new_t.is_complex())
+    ):
+        if new_t is not old:
+            old.copy_(new_t)
+        return
+    d._tangent = new_t
 
 
 def _outplace_key(key):
@@ -488,7 +562,7 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
         new_t = _zeros_like(self._primal)
     if _differentiable(new_t):
         new_t = _tangent_as(new_t, self)
-    self._tangent = new_t
+    _store_tangent(self, new_t)
     return None if name == "__setitem__" else self
 
 
@@ -774,10 +848,13 @@ class DualTensor(_C.Tensor):
         return dispatch("Tensor.conj", (t,)) if self.dtype.is_complex else t
 
     def __repr__(self):
-        if not _is_active(self._level):
-            return repr(self._primal)
         p = repr(self._primal)
-        return p[:-1] + ",\n       tangent=" + repr(self._tangent) + ")" if p.endswith(")") else p
+        if not _is_active(self._level) or not p.endswith(")"):
+            return p
+        from minitorch._tensor_str import _add_suffixes
+
+        # PyTorch's last suffix, formatted as it is (a 0-dim tangent prints as its number)
+        return _add_suffixes(p[:-1], [f"tangent={self._tangent}"], len("tensor("))
 
     __str__ = __repr__
 
