@@ -127,6 +127,36 @@ def cases(torch, fwAD):
     for f in (given_tangent_written, view_chain, base_to_view, setitem_then_zero, copy_plain, diagonal_unbind,
               not_a_view):
         out[f.__name__] = run(f)
+
+    x, v = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.5, -1.0, 2.0])
+
+    def inference_mode():  # turns forward AD off
+        d = md(x, v)
+        with torch.inference_mode():
+            return [d.sin(), d.mul_(2)]
+
+    def out_kwarg():
+        return torch.sin(md(x, v), out=torch.empty(3))
+
+    def func_grad_of_dual():  # forward over func.grad: no graph where nothing required grad
+        g = torch.func.grad(lambda a: (a ** 3).sum())(md(x, v))
+        return [g, ud(g).primal.requires_grad, ud(g).tangent.requires_grad]
+
+    for f in (inference_mode, out_kwarg, func_grad_of_dual):
+        out[f.__name__] = run(f)
+
+    def containers():  # the forward-mode jacobian returns lists where the inputs were a tuple
+        AF = torch.autograd.functional
+        e = torch.ones(3, dtype=torch.float64)
+        res = []
+        for fn, inp in [(lambda a, b: (a * b, a.sum()), (e, e)), (lambda a: (a * 2, a.sum()), e),
+                        (lambda a, b: a * b, (e, e)), (lambda a: a * 2, (e,)), (lambda a: a * 2, e)]:
+            j = AF.jacobian(fn, inp, vectorize=True, strategy="forward-mode")
+            res.append([type(j).__name__, type(j[0]).__name__])
+        h = AF.hessian(lambda a, b: (a * b * a).sum(), (e, e), vectorize=True, outer_jacobian_strategy="forward-mode")
+        return res + [[type(h).__name__, type(h[0]).__name__]]
+
+    out["containers"] = run_nolevel(containers)
     return out
 """
 

@@ -424,13 +424,18 @@ def dispatch(key, args, kwargs=None):
         kwargs = {k: _unwrap(v, -1, {}, None) for k, v in kwargs.items()}
         return _call(key, args, kwargs)
     if "out" in kwargs and kwargs["out"] is not None:
-        raise RuntimeError(
-            f"forward AD: {key} with out= is not supported on dual tensors; call it without out= instead."
+        raise NotImplementedError(
+            f"Trying to use forward AD with {key.rpartition('.')[2]}_out that does not support it because it is an "
+            "out= function"
         )
     tangents = {}
     pargs = tuple(_unwrap(a, level, tangents, i) for i, a in enumerate(args))
     pkwargs = {k: _unwrap(v, level, tangents, k) for k, v in kwargs.items()}
     rkey, swapped, inplace = _rule_key(key)
+    if _C.is_inference_mode_enabled():
+        # inference mode turns forward AD off, as PyTorch's: the op runs on the primals, its result has no tangent
+        res = _call(key, pargs, pkwargs)
+        return args[0] if inplace and res is pargs[0] else res
     if inplace or key == "Tensor.__setitem__":
         return _inplace(key, args, kwargs, pargs, pkwargs, tangents, level)
     if not tangents:
@@ -1064,9 +1069,17 @@ def through_reverse(fn, args, name="transform"):
                     )
                 for (j, _), v in zip(live, jv):
                     tans[j] = v
+    # the stand-ins' graph served the trick only: where nothing given required grad, the results hold none (as
+    # PyTorch's func.grad of a dual)
+    grad_given = any(_C._is_tensor(x) and x.requires_grad for x in flat) or any(
+        getattr(t, "requires_grad", False) for t in slots
+    )
     res = []
     for j, o in enumerate(flat_out):
         if isinstance(o, _C.Tensor) and _differentiable(o):
+            if not grad_given:
+                o = o.detach()
+                tans[j] = tans[j].detach() if _C._is_tensor(tans[j]) else tans[j]
             res.append(_attach(o, tans[j], level))
         else:
             res.append(o)
