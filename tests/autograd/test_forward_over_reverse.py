@@ -260,3 +260,35 @@ def test_grad_of_a_non_grad_dual_raises_pytorchs_error():
             RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"
         ):
             torch.autograd.grad((d * d).sum(), d)
+
+
+_W = torch.linspace(-1.0, 1.0, 24, dtype=D).reshape(4, 6)
+_IDX = torch.tensor([2, 0, 1, 2])
+FD_CASES = {
+    "layer_norm": (lambda a: F.layer_norm(a, (6,)) * _W, (4, 6)),
+    "batch_norm": (lambda a: F.batch_norm(a, None, None, training=True) * _W, (4, 6)),
+    "gelu_silu": (lambda a: F.gelu(a) * F.silu(a), (4, 6)),
+    "logsumexp_norm": (lambda a: torch.logsumexp(a, 1) * torch.linalg.vector_norm(a, dim=1), (4, 6)),
+    "max_avg_pool": (lambda a: F.max_pool2d(a, 2) ** 2 + F.avg_pool2d(a, 2).sin(), (1, 2, 4, 4)),
+    "nll_log_softmax": (lambda a: F.nll_loss(F.log_softmax(a, 1), _IDX) * a.sum(), (4, 6)),
+    "sort_gather": (lambda a: a.sort(1).values.cumsum(1) ** 2 + a.gather(1, _IDX.view(4, 1)) * a, (4, 6)),
+    "det_inv": (lambda a: torch.linalg.det(a) + torch.linalg.inv(a).sum() ** 2, (3, 3)),
+    "sdpa": (lambda a: F.scaled_dot_product_attention(a, a.sin(), a.cos()) ** 2, (1, 4, 6)),
+}
+
+
+@pytest.mark.parametrize("name", list(FD_CASES))
+def test_grad_tangent_matches_finite_differences_of_the_gradient(name):
+    f, shape = FD_CASES[name]
+    torch.manual_seed(5)
+    x, v = torch.randn(*shape, dtype=D), torch.randn(*shape, dtype=D)
+    if name == "det_inv":
+        x = x + 3 * torch.eye(3, dtype=D)  # well away from singular
+    loss = lambda a: f(a).sum()
+    xr = x.clone().requires_grad_()
+    with fwAD.dual_level():
+        (g,) = torch.autograd.grad(loss(fwAD.make_dual(xr, v)), xr)
+        t = fwAD.unpack_dual(g).tangent
+    eps = 1e-6
+    fd = (torch.func.grad(loss)(x + eps * v) - torch.func.grad(loss)(x - eps * v)) / (2 * eps)
+    assert_close(t, fd, rtol=1e-5, atol=1e-6)
