@@ -421,6 +421,12 @@ class TestVjpJvp:
         with pytest.raises(RuntimeError, match=words):
             fn(*tangents)
 
+    def test_jacfwd_refuses_integer_primals_as_pytorch(self):
+        with pytest.raises(
+            ValueError, match="Expected primal to be floating point or complex, but got: torch.int64"
+        ):
+            jacfwd(torch.sin)(torch.ones(3, dtype=torch.int64))
+
     @pytest.mark.parametrize(
         "call",
         [

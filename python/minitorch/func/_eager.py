@@ -720,6 +720,8 @@ def _jacfwd_impl(func, argnums, has_aux, args, randomness):
     for p in flat_primals:
         if not _is_tensor(p):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
+        if not (p.is_floating_point() or p.is_complex()):  # make_dual's check, which PyTorch's jacfwd reaches
+            raise ValueError(f"Expected primal to be floating point or complex, but got: {p.dtype}")
     from minitorch.func import _forward_ad as forward_ad
 
     func = forward_ad._dispatching(func)
@@ -764,9 +766,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout: by columns
-    (Jacobian-vector products through the double-vjp trick) when the inputs are fewer than half the outputs,
-    else by rows as jacrev (see the module docstring); the values are the same."""
+    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout, by forward mode: all
+    columns in one pass of dual tensors whose tangents are the vmapped standard basis (by the double-vjp trick
+    where forward over reverse meets vmap)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(
             f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
