@@ -173,6 +173,10 @@ def grad(
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _grad_batched(
+            outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads
+        )
     fad = _forward_ad()
     if fad is not None and fad.holds_dual(outputs + inputs + grads):
         return fad.autograd_grad(
@@ -181,4 +185,52 @@ def grad(
     res = _run_backward(False, outputs, grads, retain_graph, create_graph, inputs, allow_unused)
     if materialize_grads:
         res = tuple(_C.zeros_like(i) if g is None else g for i, g in zip(inputs, res))
+    return tuple(res)
+
+
+def _grad_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    """grad(is_grads_batched=True): one backward pass per entry of the grad_outputs' first dimension, the results
+    stacked (PyTorch vmaps the pass; the values are the same). PyTorch's checks and words."""
+    sizes = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None or g.dim() == 0:
+            raise ValueError(
+                "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is a Tensor of "
+                "dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0."
+            )
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            # PyTorch's message shows the first entry's shape less its first dim
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {g[0].shape[1:]} and "
+                f"output[{i}] has a shape of {o.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap."
+            )
+        sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+            f"{sizes} for the mapped dimension"
+        )
+    n = sizes[0] if sizes else 0
+    per = [
+        grad(
+            outputs,
+            inputs,
+            [g[b] for g in grads],
+            retain_graph=retain_graph if b == n - 1 else True,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+        )
+        for b in range(n)
+    ]
+    stack = sys.modules["minitorch"].stack  # the namespace's, which serves dual and batched tensors too
+    res = []
+    for j, inp in enumerate(inputs):
+        col = [r[j] for r in per]
+        if all(c is None for c in col):
+            res.append(_C.zeros_like(inp) if materialize_grads else None)
+        else:
+            res.append(stack([_C.zeros_like(inp) if c is None else c for c in col]))
     return tuple(res)
