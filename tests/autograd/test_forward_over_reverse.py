@@ -94,6 +94,15 @@ def cases(torch, fwAD, F, AF, data):
     out["unused_allowed"] = run(unused(True, False))
     out["materialized"] = run(unused(True, True))
 
+    def grad_twice():  # the tangent's passes free the graph as PyTorch's one pass does
+        x = T("x3", True)
+        with fwAD.dual_level():
+            y = (fwAD.make_dual(x, v) ** 3).sum()
+            torch.autograd.grad(y, x)
+            return [rec(g) for g in torch.autograd.grad(y, x)]
+
+    out["grad_twice"] = run(grad_twice)
+
     def no_grad_primal():
         with fwAD.dual_level():
             d = fwAD.make_dual(T("x3"), v)

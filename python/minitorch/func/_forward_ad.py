@@ -1107,28 +1107,33 @@ def _add(a, b):
     return b if a is None else a if b is None else a + b
 
 
-def _tangent_of_grads(grad, out_p, out_t, in_p, gp, gt, create_graph):
-    """The tangents of the gradients of out_p with respect to in_p at cotangents gp: forward mode through the
-    backward pass. With g(p) = J(p)^T u, the tangent of g along the primals' tangents is d/dx <u, J t> plus
+def _tangent_terms(out_p, out_t, gp, gt):
+    """The reverse passes that make the tangents of the gradients of out_p at cotangents gp (forward mode through
+    the backward pass). With g(p) = J(p)^T u, the tangent of g along the primals' tangents is d/dx <u, J t> plus
     J^T (u's tangent); <u, J t> is the output tangent the forward pass recorded with its graph (the rules run on
-    primals that require grad), so both terms are ordinary reverse passes. None where no term reaches an input
-    (PyTorch's gradient is then not dual either)."""
-    tans = [None] * len(in_p)
+    primals that require grad), so both terms are ordinary reverse passes: (outputs, cotangents) pairs."""
     terms = (
         [(t, u) for t, u in zip(out_t, gp) if t is not None and t.requires_grad],
         [(o, u) for o, u in zip(out_p, gt) if u is not None and o.requires_grad],
     )
-    for pairs in terms:
-        if pairs:
-            r = grad(
-                [o for o, _ in pairs],
-                in_p,
-                [u for _, u in pairs],
-                retain_graph=True,
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-            tans = [_add(a, b) for a, b in zip(tans, r)]
+    return [pairs for pairs in terms if pairs]
+
+
+def _tangent_of_grads(grad, terms, in_p, create_graph, retain_graph):
+    """The tangents of the gradients with respect to in_p, summed over the terms' passes; None where no term
+    reaches an input (PyTorch's gradient is then not dual either). The last pass frees the graph unless
+    retain_graph, as the one pass of PyTorch's would."""
+    tans = [None] * len(in_p)
+    for i, pairs in enumerate(terms):
+        r = grad(
+            [o for o, _ in pairs],
+            in_p,
+            [u for _, u in pairs],
+            retain_graph=retain_graph if i == len(terms) - 1 else True,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+        tans = [_add(a, b) for a, b in zip(tans, r)]
     return tans
 
 
@@ -1144,18 +1149,16 @@ def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
     in_p, _ = _split_all(inputs, level)
     gp, gt = _split_all(grads, level)
     out_p, in_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, in_p, gp))
+    terms = _tangent_terms(out_p, out_t, gp, gt) if level >= 0 else []
     res = _grad(
         out_p,
         in_p,
         gp,
-        retain_graph=True if level >= 0 else retain_graph,
+        retain_graph=True if terms else retain_graph,
         create_graph=create_graph,
         allow_unused=allow_unused,
     )
-    if level < 0:
-        tans = [None] * len(in_p)
-    else:
-        tans = _tangent_of_grads(_grad, out_p, out_t, in_p, gp, gt, create_graph)
+    tans = _tangent_of_grads(_grad, terms, in_p, create_graph, retain_graph)
     out = []
     for r, t, p in zip(res, tans, in_p):
         if r is None:
@@ -1211,8 +1214,9 @@ def autograd_backward(tensors, grads, retain_graph, create_graph, inputs):
         return
     leaves = in_p if in_p is not None else _leaves(list(out_p) + [t for t in out_t if t is not None])
     old = [_split(leaf.grad, level)[1] if type(leaf.grad) is DualTensor else None for leaf in leaves]
-    _backward(out_p, gp, True, True, inputs=in_p)
-    tans = _tangent_of_grads(_grad, out_p, out_t, leaves, gp, gt, True)
+    terms = _tangent_terms(out_p, out_t, gp, gt)
+    _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p)
+    tans = _tangent_of_grads(_grad, terms, leaves, True, retain_graph)
     for leaf, t_old, t_new in zip(leaves, old, tans):
         t = _add(t_old, t_new)
         if t is None or leaf.grad is None:
