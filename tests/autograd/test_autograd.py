@@ -1239,3 +1239,42 @@ def test_detect_anomaly_names_the_node_that_returned_nan():
     finally:
         torch.set_anomaly_enabled(False)
     assert not torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+
+
+def test_grad_is_grads_batched_gives_one_vector_jacobian_product_per_row():
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    z = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    eye = torch.eye(3, dtype=torch.float64)
+    (jac,) = torch.autograd.grad(x**3, x, eye, is_grads_batched=True, create_graph=True)
+    np.testing.assert_allclose(jac.detach().numpy(), np.diag([3.0, 12.0, 27.0]))
+    assert jac.requires_grad  # create_graph: the rows keep their graph
+    # several outputs: the rows of each grad_output go together; unused inputs as without batching
+    g = torch.autograd.grad(
+        [x**2, x.sum()], [x, z], [eye, torch.ones(3)], is_grads_batched=True, allow_unused=True
+    )
+    np.testing.assert_allclose(g[0].numpy(), np.diag([2.0, 4.0, 6.0]) + 1)
+    assert g[1] is None
+    g = torch.autograd.grad(x**2, [x, z], eye, is_grads_batched=True, materialize_grads=True)
+    assert g[1].shape == (3,)  # materialized after the batch, as PyTorch's
+
+
+@pytest.mark.parametrize(
+    "outputs, grad_outputs, exc, words",
+    [
+        ("sq", torch.ones(3, 2), RuntimeError,
+         (r"If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch dimension\. "
+         r"The sizes of the remaining dimensions are expected to match the shape of corresponding output, but a "
+         r"mismatch was detected: grad_output\[0\] has a shape of torch\.Size\(\[\]\) and output\[0\] has a shape of "
+         r"torch\.Size\(\[3\]\)\. If you only want some tensors in `grad_output` to be considered batched, consider "
+         r"using vmap\.")),
+        ("both", [torch.eye(3), torch.ones(2)], ValueError,
+         (r"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes \[3, 2\] for the "
+         r"mapped dimension")),
+        ("sum", None, ValueError, "Got in_dim=0 for some input, but that input is a Tensor of dimensionality 0"),
+    ],
+)  # fmt: skip
+def test_grad_is_grads_batched_errors_are_pytorchs(outputs, grad_outputs, exc, words):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    outs = {"sq": x**2, "both": [x**2, x.sum()], "sum": x.sum()}[outputs]
+    with pytest.raises(exc, match=words):
+        torch.autograd.grad(outs, x, grad_outputs, is_grads_batched=True)

@@ -315,7 +315,9 @@ def test_non_contiguous_and_empty():
 def test_inplace_and_setitem():
     x, v = rand(4), rand(4)
     with fwAD.dual_level():
-        d = fwAD.make_dual(x.clone(), v)
+        d = fwAD.make_dual(
+            x.clone(), v.clone()
+        )  # in-place ops write the tangent given in place, as PyTorch's
         d.mul_(3).add_(1)
         d[0] = 0.0
         p, t = fwAD.unpack_dual(d)

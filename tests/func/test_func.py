@@ -318,8 +318,8 @@ class TestVjpJvp:
         ga, gb = fn((torch.ones(3, dtype=D), torch.tensor(2.0, dtype=D)))
         assert_close(ga, x.cos() + 2)
         assert_close(gb, x)
-        out, fn, aux = vjp(lambda a: (a.exp(), a.shape[0]), x, has_aux=True)
-        assert aux == 3
+        out, fn, aux = vjp(lambda a: (a.exp(), a.sum()), x, has_aux=True)
+        assert_close(aux, x.sum())
         assert_close(fn(torch.ones(3, dtype=D))[0], x.exp())
 
     def test_vjp_errors(self):
@@ -353,8 +353,8 @@ class TestVjpJvp:
         assert_close(jv, t * y.exp() + x * y.exp() * s)
         out, jv = jvp(lambda a: torch.ones(2, dtype=D), (x,), (t,))
         assert_close(jv, torch.zeros(2, dtype=D))
-        out, jv, aux = jvp(lambda a: (a.sin(), "aux"), (x,), (t,), has_aux=True)
-        assert aux == "aux"
+        out, jv, aux = jvp(lambda a: (a.sin(), {"c": a.cos()}), (x,), (t,), has_aux=True)
+        assert_close(aux["c"], x.cos())
         assert_close(jv, x.cos() * t)
 
     def test_jvp_errors(self):
@@ -385,6 +385,65 @@ class TestVjpJvp:
         out, fn = linearize(torch.sin, x)
         assert_close(out, x.sin())
         assert_close(fn(t), x.cos() * t)
+        out, fn = linearize(lambda a, b: (a * b.exp(), {"q": a * a}), x, x)
+        jv, d = fn(t, t)
+        assert_close(jv, fd_jacobian(lambda a: a * a.exp(), x) @ t, rtol=1e-6, atol=1e-7)
+        assert_close(d["q"], 2 * x * t)
+
+    @pytest.mark.parametrize(
+        "tangents, words",
+        [
+            (
+                (rand(3), rand(3)),
+                (
+                    r"Expected the tangents TreeSpec\(tuple, None, \[\*,\s+\*\]\) to have the same argspec as the primals "
+                    r"TreeSpec\(tuple, None, \[\*\]\)"
+                ),
+            ),
+            (
+                (rand(2),),
+                (
+                    r"tangent:0 with shape torch.Size\(\[2\]\) in flattened pytree doesn't match the shape "
+                    r"torch.Size\(\[3\]\) of the corresponding primal."
+                ),
+            ),
+            (
+                (rand(3).float(),),
+                (
+                    "tangent:0 with dtype torch.float32 in flattened pytree doesn't match the dtype torch.float64 of the "
+                    "corresponding primal."
+                ),
+            ),
+        ],
+    )
+    def test_linearize_checks_tangents_as_pytorch(self, tangents, words):
+        _, fn = linearize(torch.sin, rand(3))
+        with pytest.raises(RuntimeError, match=words):
+            fn(*tangents)
+
+    def test_jacfwd_refuses_integer_primals_as_pytorch(self):
+        with pytest.raises(
+            ValueError, match="Expected primal to be floating point or complex, but got: torch.int64"
+        ):
+            jacfwd(torch.sin)(torch.ones(3, dtype=torch.int64))
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            lambda x: grad(lambda a: ((a * a).sum(), 3), has_aux=True)(x),
+            lambda x: grad_and_value(lambda a: ((a * a).sum(), [a, None]), has_aux=True)(x),
+            lambda x: vjp(lambda a: (a * a, {"n": 3}), x, has_aux=True),
+            lambda x: jvp(lambda a: (a * a, "aux"), (x,), (x,), has_aux=True),
+            lambda x: jacrev(lambda a: (a * a, 3), has_aux=True)(x),
+            lambda x: jacfwd(lambda a: (a * a, 3), has_aux=True)(x),
+        ],
+    )
+    def test_aux_must_hold_tensors_only(self, call):
+        # PyTorch's transforms unwrap every leaf of aux as a tensor
+        with pytest.raises(
+            RuntimeError, match="Expected tensors, got unsupported type <class '(int|NoneType|str)'>"
+        ):
+            call(rand(3))
 
 
 # ------------------------------------------------------------------------------------------------ jacobians

@@ -1,10 +1,11 @@
 """backward() and grad(): the Python entry points of the C++ backward engine (csrc/autograd/engine.cpp)."""
 
+import sys
 import threading
 
 from minitorch import _C
 from minitorch.autograd import anomaly_mode
-from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import set_grad_enabled
 
 # Whether the backward pass running on this thread accumulates into every leaf (plain backward) rather than
 # computing the gradients of chosen inputs (grad(), backward(inputs=)): the reentrant checkpoint needs the former.
@@ -102,6 +103,12 @@ def _edges_as_tensors(xs):
     return [_C._tensor_for_edge(x.node, x.output_nr) if _is_edge(x) else x for x in xs]
 
 
+def _forward_ad():
+    """minitorch.func._forward_ad once loaded (dual tensors exist only then): gradients of dual tensors go through
+    it, forward AD over the backward pass. It sits above autograd (docs/architecture.md), so it is looked up."""
+    return sys.modules.get("minitorch.func._forward_ad")
+
+
 def _make_grads(outputs, grad_outputs):
     grads = _tensor_or_tensors(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
     if len(grads) != len(outputs):
@@ -121,17 +128,24 @@ def backward(
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    fad = _forward_ad()
+    if fad is not None and fad.holds_dual(tensors + grads + _tensor_or_tensors(inputs)):
+        fad.autograd_backward(
+            tensors, grads, retain_graph, create_graph, None if inputs is None else _tensor_or_tensors(inputs)
+        )
+        return
     if inputs is not None:
         # accumulate only into the given leaves: compute their gradients, then add them to .grad
         inputs = _tensor_or_tensors(inputs)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         res = _run_backward(False, tensors, grads, retain_graph, create_graph, inputs, True)
-        with no_grad():
+        # with create_graph the accumulated gradient keeps its graph (PyTorch's AccumulateGrad), else it is detached
+        with set_grad_enabled(create_graph):
             for t, g in zip(inputs, res):
                 if g is None:
                     continue
-                t.grad = g.clone() if t.grad is None else t.grad + g
+                t.grad = (g if create_graph else g.clone()) if t.grad is None else t.grad + g
         return
     _run_backward(True, tensors, grads, retain_graph, create_graph, [], False)
 
@@ -159,7 +173,64 @@ def grad(
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _grad_batched(
+            outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads
+        )
+    fad = _forward_ad()
+    if fad is not None and fad.holds_dual(outputs + inputs + grads):
+        return fad.autograd_grad(
+            outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads
+        )
     res = _run_backward(False, outputs, grads, retain_graph, create_graph, inputs, allow_unused)
     if materialize_grads:
         res = tuple(_C.zeros_like(i) if g is None else g for i, g in zip(inputs, res))
+    return tuple(res)
+
+
+def _grad_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    """grad(is_grads_batched=True): one backward pass per entry of the grad_outputs' first dimension, the results
+    stacked (PyTorch vmaps the pass; the values are the same). PyTorch's checks and words."""
+    sizes = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None or g.dim() == 0:
+            raise ValueError(
+                "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is a Tensor of "
+                "dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0."
+            )
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            # PyTorch's message shows the first entry's shape less its first dim
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {g[0].shape[1:]} and "
+                f"output[{i}] has a shape of {o.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap."
+            )
+        sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+            f"{sizes} for the mapped dimension"
+        )
+    n = sizes[0] if sizes else 0
+    per = [
+        grad(
+            outputs,
+            inputs,
+            [g[b] for g in grads],
+            retain_graph=retain_graph if b == n - 1 else True,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+        )
+        for b in range(n)
+    ]
+    stack = sys.modules["minitorch"].stack  # the namespace's, which serves dual and batched tensors too
+    res = []
+    for j, inp in enumerate(inputs):
+        col = [r[j] for r in per]
+        if all(c is None for c in col):
+            res.append(_C.zeros_like(inp) if materialize_grads else None)
+        else:
+            res.append(stack([_C.zeros_like(inp) if c is None else c for c in col]))
     return tuple(res)

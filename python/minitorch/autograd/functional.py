@@ -274,8 +274,9 @@ def _jacobian_forward(func, inputs, strict, vectorize):
 
     _, _, blocks = forward_columns(fn, list(prepared))
     outputs_is_tuple = box["is_tuple"]
+    # lists, not tuples, where the inputs were a tuple: PyTorch's forward-mode jacobian (and so its forward-mode
+    # hessian) returns them so
     jac = [[b.detach() for b in row] for row in blocks]
-    jac = tuple(tuple(row) for row in jac)
     return _unpack(jac, (outputs_is_tuple, inputs_is_tuple))
 
 

@@ -295,7 +295,20 @@ def _split_aux(output, has_aux, api):
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    _check_aux(output[1])
     return output
+
+
+def _check_aux(aux):
+    """PyTorch's transforms unwrap every leaf of aux as a tensor: a number, None or string there is refused."""
+    if isinstance(aux, (tuple, list)):
+        for a in aux:
+            _check_aux(a)
+    elif isinstance(aux, dict):
+        for a in aux.values():
+            _check_aux(a)
+    elif not _is_tensor(aux):
+        raise RuntimeError(f"Expected tensors, got unsupported type {type(aux)}")
 
 
 def _check_outputs(flat_out, api, output):
@@ -420,9 +433,9 @@ def vjp(func, *primals, has_aux=False):
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
-    """(func(*primals), J @ tangents): the Jacobian-vector product, computed by the double-vjp trick over the
-    reverse-mode engine (see the module docstring) since minitorch has no forward-mode AD yet. primals and
-    tangents are tuples of the same structure; with has_aux, (output, jvp_out, aux)."""
+    """(func(*primals), J @ tangents): the Jacobian-vector product, by forward-mode AD (dual tensors at a level
+    of their own, func/_forward_ad.py). primals and tangents are tuples of the same structure; with has_aux,
+    (output, jvp_out, aux)."""
     api = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
         raise RuntimeError(  # noqa: TRY004  (PyTorch's exception type)
@@ -477,13 +490,28 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 
 def linearize(func, *primals):
-    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals."""
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals; tangents must match
+    the primals' structure, shapes, devices and dtypes (PyTorch's checks and words)."""
     output = func(*primals)
+    flat_p, p_spec = tree_flatten(primals)
+    meta = [(p.shape, p.device, p.dtype) for p in flat_p]
 
     def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(
+                f"Expected the tangents {t_spec} to have the same argspec as the primals {p_spec}"
+            )
+        for idx, (t, m) in enumerate(zip(flat_t, meta)):
+            for what, theirs, ours in zip(("shape", "device", "dtype"), (t.shape, t.device, t.dtype), m):
+                if theirs != ours:
+                    raise RuntimeError(
+                        f"tangent:{idx} with {what} {theirs} in flattened pytree doesn't match the {what} {ours} "
+                        "of the corresponding primal."
+                    )
         return jvp(func, primals, tangents)[1]
 
-    return _detach_tree(output, False), jvp_fn
+    return output, jvp_fn
 
 
 # ------------------------------------------------------------------------------------ jacobians
@@ -692,6 +720,8 @@ def _jacfwd_impl(func, argnums, has_aux, args, randomness):
     for p in flat_primals:
         if not _is_tensor(p):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
+        if not (p.is_floating_point() or p.is_complex()):  # make_dual's check, which PyTorch's jacfwd reaches
+            raise ValueError(f"Expected primal to be floating point or complex, but got: {p.dtype}")
     from minitorch.func import _forward_ad as forward_ad
 
     func = forward_ad._dispatching(func)
@@ -736,9 +766,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout: by columns
-    (Jacobian-vector products through the double-vjp trick) when the inputs are fewer than half the outputs,
-    else by rows as jacrev (see the module docstring); the values are the same."""
+    """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout, by forward mode: all
+    columns in one pass of dual tensors whose tangents are the vmapped standard basis (by the double-vjp trick
+    where forward over reverse meets vmap)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(
             f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"

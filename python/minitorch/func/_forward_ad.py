@@ -19,7 +19,7 @@ import contextlib
 import math
 import threading
 import warnings
-from collections import namedtuple
+from typing import Any, NamedTuple
 
 from minitorch import _C
 from minitorch.func._batched import call_plain, namespace_attr
@@ -49,6 +49,9 @@ class _State(threading.local):
         self.wrapping = (
             False  # a DualTensor being built around a dual primal (its alias reads the dual as such)
         )
+        # per level: dual gradients stored in .grad, kept alive while the level lives (the binding hands back the
+        # Python object only while it exists; a new wrapper would be a plain tensor)
+        self.kept = {}
 
 
 STATE = _State()
@@ -84,6 +87,7 @@ def _push_level():
 
 
 def _pop_level():
+    STATE.kept.pop(STATE.levels[-1], None)
     STATE.levels.pop()
     extent, mode = STATE.entries.pop()
     if mode is not None:
@@ -143,10 +147,11 @@ def _nested_level():
 # ------------------------------------------------------------------------------------------------ dual tensors
 
 
-class UnpackedDualTensor(namedtuple("UnpackedDualTensor", ["primal", "tangent"])):
+class UnpackedDualTensor(NamedTuple):
     """What unpack_dual returns: the primal (a tensor) and the tangent (None when the tensor has none)."""
 
-    __slots__ = ()
+    primal: Any
+    tangent: Any
 
 
 def _is_active(level):
@@ -193,10 +198,16 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() "
             "first."
         )
-    if not _differentiable(tensor):
+    # PyTorch's checks, in its order (a non-tensor fails on is_floating_point with Python's AttributeError)
+    if not (tensor.is_floating_point() or tensor.is_complex()):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
-    if not _differentiable(tangent):
+    if not (tangent.is_floating_point() or tangent.is_complex()):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if not STATE.levels:
+        raise RuntimeError(
+            "Trying to access a forward AD level with an invalid index. This index was either not created or is "
+            "already deleted."
+        )
     if not _is_active(level):
         raise RuntimeError("Invalid level given to _make_dual")
     if type(tensor) is DualTensor and tensor._level == level:
@@ -210,6 +221,15 @@ def make_dual(tensor, tangent, *, level=None):
             f"is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}."
         )
+    if (
+        type(tangent) is _C.Tensor
+        and type(tensor) is _C.Tensor
+        and tangent.stride() != tensor.stride()
+        and not _overlapping(tensor)
+    ):
+        # the tangent in the primal's layout (PyTorch copies a tangent whose metadata differs): its views then
+        # match the primal's, and an in-place op can write it in place (_store_tangent)
+        tangent = tangent.new_empty_strided(tuple(tensor.shape), tensor.stride()).copy_(tangent)
     return _make(tensor, tangent, level)
 
 
@@ -224,6 +244,8 @@ def unpack_dual(tensor, *, level=None):
         raise TypeError(
             f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}"
         )
+    if type(tensor) is DualTensor and not _is_active(level) and _is_active(_strip_dead(tensor)._level):
+        raise RuntimeError("Invalid level given to _fw_primal")
     primal, tangent = _split(tensor, level)
     return UnpackedDualTensor(primal, tangent)
 
@@ -402,13 +424,18 @@ def dispatch(key, args, kwargs=None):
         kwargs = {k: _unwrap(v, -1, {}, None) for k, v in kwargs.items()}
         return _call(key, args, kwargs)
     if "out" in kwargs and kwargs["out"] is not None:
-        raise RuntimeError(
-            f"forward AD: {key} with out= is not supported on dual tensors; call it without out= instead."
+        raise NotImplementedError(
+            f"Trying to use forward AD with {key.rpartition('.')[2]}_out that does not support it because it is an "
+            "out= function"
         )
     tangents = {}
     pargs = tuple(_unwrap(a, level, tangents, i) for i, a in enumerate(args))
     pkwargs = {k: _unwrap(v, level, tangents, k) for k, v in kwargs.items()}
     rkey, swapped, inplace = _rule_key(key)
+    if _C.is_inference_mode_enabled():
+        # inference mode turns forward AD off, as PyTorch's: the op runs on the primals, its result has no tangent
+        res = _call(key, pargs, pkwargs)
+        return args[0] if inplace and res is pargs[0] else res
     if inplace or key == "Tensor.__setitem__":
         return _inplace(key, args, kwargs, pargs, pkwargs, tangents, level)
     if not tangents:
@@ -439,7 +466,67 @@ def dispatch(key, args, kwargs=None):
     tan = rule.apply(rargs, pkwargs, rtangents, result, key, aux)
     if tan is _jvp_rules.GENERIC:
         return _generic(key, pargs, pkwargs, tangents, level)
-    return _attach(result, tan, level)
+    return _attach(result, _dealias(result, tan, pargs, pkwargs, tangents), level)
+
+
+def _shares_storage(t, tree):
+    """Whether plain tensor t shares storage with a plain tensor of an argument (a list argument's members too)."""
+    if type(tree) is _C.Tensor:
+        return t._is_view_of(tree)
+    if type(tree) is list or type(tree) is tuple:
+        return any(type(u) is _C.Tensor and t._is_view_of(u) for u in tree)
+    return False
+
+
+def _dealias(result, tan, pargs, pkwargs, tangents):
+    """The tangent(s) of a result that is not a view of an input, cloned where a rule handed back (a view of) an
+    input's tangent (add with one dual operand, contiguous, to): an in-place op writes tangents in place
+    (_store_tangent), which must not reach the input's. A view's tangent stays a view of its base's. Runs on every
+    op, so written for speed: a fresh tangent costs one storage comparison per input tangent."""
+    if type(tan) is _C.Tensor:
+        if type(result) is not _C.Tensor:
+            return tan
+        for u in tangents.values():
+            if _shares_storage(tan, u):
+                break
+        else:
+            return tan
+        for a in pargs:
+            if _shares_storage(result, a):
+                return tan
+        for a in pkwargs.values():
+            if _shares_storage(result, a):
+                return tan
+        return tan.clone()
+    if isinstance(result, (tuple, list)) and isinstance(tan, (tuple, list)):
+        return type(tan)(_dealias(r, t, pargs, pkwargs, tangents) for r, t in zip(result, tan))
+    return tan
+
+
+def _overlapping(t):
+    """Whether t's elements share memory (an expanded dim): it cannot be written in place."""
+    return any(st == 0 and sz > 1 for st, sz in zip(t.stride(), t.shape))
+
+
+def _store_tangent(d, new_t):
+    """Sets a dual's tangent after an in-place op: written into its tangent in place where that is a plain tensor
+    that can hold it, so that the tangents of d's views (views of its tangent) and of its base follow, as
+    PyTorch's; else the new tangent replaces it."""
+    old = d._tangent
+    if (
+        type(old) is _C.Tensor
+        and _C._is_tensor(new_t)
+        and type(new_t) is not DualTensor
+        and type(new_t).__name__ != "BatchedTensor"
+        and tuple(old.shape) == tuple(new_t.shape)
+        and not (old.requires_grad and old.is_leaf)
+        and not _overlapping(old)
+        and (old.is_complex() or not new_t.is_complex())
+    ):
+        if new_t is not old:
+            old.copy_(new_t)
+        return
+    d._tangent = new_t
 
 
 def _outplace_key(key):
@@ -484,7 +571,7 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
         new_t = _zeros_like(self._primal)
     if _differentiable(new_t):
         new_t = _tangent_as(new_t, self)
-    self._tangent = new_t
+    _store_tangent(self, new_t)
     return None if name == "__setitem__" else self
 
 
@@ -672,7 +759,7 @@ def _batched_grads(pairs, us, keep):
 _ON_PRIMAL = frozenset((
     "size", "dim", "ndimension", "numel", "nelement", "stride", "is_contiguous", "element_size", "get_device",
     "is_floating_point", "is_complex", "data_ptr", "storage_offset", "item", "tolist", "numpy", "__bool__",
-    "__float__", "__int__", "__index__", "__len__", "backward", "register_hook", "retain_grad",
+    "__float__", "__int__", "__index__", "__len__", "register_hook", "retain_grad",
     "requires_grad_", "is_inference", "is_pinned", "is_shared", "is_signed", "is_same_size", "is_conj",
     "is_neg", "is_nonzero", "equal", "allclose", "_register_hook", "_remove_hook", "_is_view_of",
     "_storage_bytes", "_storage_key", "_storage_nbytes", "untyped_storage_nbytes", "__array__", "__dlpack__",
@@ -770,10 +857,13 @@ class DualTensor(_C.Tensor):
         return dispatch("Tensor.conj", (t,)) if self.dtype.is_complex else t
 
     def __repr__(self):
-        if not _is_active(self._level):
-            return repr(self._primal)
         p = repr(self._primal)
-        return p[:-1] + ",\n       tangent=" + repr(self._tangent) + ")" if p.endswith(")") else p
+        if not _is_active(self._level) or not p.endswith(")"):
+            return p
+        from minitorch._tensor_str import _add_suffixes
+
+        # PyTorch's last suffix, formatted as it is (a 0-dim tangent prints as its number)
+        return _add_suffixes(p[:-1], [f"tangent={self._tangent}"], len("tensor("))
 
     __str__ = __repr__
 
@@ -798,6 +888,12 @@ class DualTensor(_C.Tensor):
         """Sets requires_grad on the primal and returns this dual tensor (its tangent kept)."""
         self._primal.requires_grad_(requires_grad)
         return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulates the primal's gradients; with create_graph=True they carry tangents (autograd_backward)."""
+        from minitorch.autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def retain_grad(self):
         """Retains the primal's gradient."""
@@ -977,10 +1073,160 @@ def through_reverse(fn, args, name="transform"):
                     )
                 for (j, _), v in zip(live, jv):
                     tans[j] = v
+    # the stand-ins' graph served the trick only: where nothing given required grad, the results hold none (as
+    # PyTorch's func.grad of a dual)
+    grad_given = any(_C._is_tensor(x) and x.requires_grad for x in flat) or any(
+        getattr(t, "requires_grad", False) for t in slots
+    )
     res = []
     for j, o in enumerate(flat_out):
         if isinstance(o, _C.Tensor) and _differentiable(o):
+            if not grad_given:
+                o = o.detach()
+                tans[j] = tans[j].detach() if _C._is_tensor(tans[j]) else tans[j]
             res.append(_attach(o, tans[j], level))
         else:
             res.append(o)
     return tree_unflatten(res, out_spec)
+
+
+# ------------------------------------------------------------------------------------------------ autograd API
+
+
+def holds_dual(tensors):
+    """Whether a list of tensors (None allowed) holds a dual tensor, of a live level or not."""
+    return any(type(t) is DualTensor for t in tensors)
+
+
+def _split_all(xs, level):
+    pairs = [_split(x, level) if type(x) is DualTensor else (x, None) for x in xs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def _add(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def _tangent_terms(out_p, out_t, gp, gt):
+    """The reverse passes that make the tangents of the gradients of out_p at cotangents gp (forward mode through
+    the backward pass). With g(p) = J(p)^T u, the tangent of g along the primals' tangents is d/dx <u, J t> plus
+    J^T (u's tangent); <u, J t> is the output tangent the forward pass recorded with its graph (the rules run on
+    primals that require grad), so both terms are ordinary reverse passes: (outputs, cotangents) pairs."""
+    terms = (
+        [(t, u) for t, u in zip(out_t, gp) if t is not None and t.requires_grad],
+        [(o, u) for o, u in zip(out_p, gt) if u is not None and o.requires_grad],
+    )
+    return [pairs for pairs in terms if pairs]
+
+
+def _tangent_of_grads(grad, terms, in_p, create_graph, retain_graph):
+    """The tangents of the gradients with respect to in_p, summed over the terms' passes; None where no term
+    reaches an input (PyTorch's gradient is then not dual either). The last pass frees the graph unless
+    retain_graph, as the one pass of PyTorch's would."""
+    tans = [None] * len(in_p)
+    for i, pairs in enumerate(terms):
+        r = grad(
+            [o for o, _ in pairs],
+            in_p,
+            [u for _, u in pairs],
+            retain_graph=retain_graph if i == len(terms) - 1 else True,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+        tans = [_add(a, b) for a, b in zip(tans, r)]
+    return tans
+
+
+def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):
+    """torch.autograd.grad where outputs, inputs or grad_outputs are dual tensors: the gradient of the primals,
+    dual with its own tangent where the backward pass has one (forward over reverse, as PyTorch's backward
+    formulas run under forward AD: Hessian-vector products through the autograd API). A dual of a finished level
+    counts as its primal."""
+    from minitorch.autograd.engine import grad as _grad
+
+    level = _max_level(list(outputs) + list(inputs) + [g for g in grads if g is not None], {})
+    out_p, out_t = _split_all(outputs, level)
+    in_p, _ = _split_all(inputs, level)
+    gp, gt = _split_all(grads, level)
+    out_p, in_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, in_p, gp))
+    terms = _tangent_terms(out_p, out_t, gp, gt) if level >= 0 else []
+    res = _grad(
+        out_p,
+        in_p,
+        gp,
+        retain_graph=True if terms else retain_graph,
+        create_graph=create_graph,
+        allow_unused=allow_unused,
+    )
+    tans = _tangent_of_grads(_grad, terms, in_p, create_graph, retain_graph)
+    out = []
+    for r, t, p in zip(res, tans, in_p):
+        if r is None:
+            out.append(_C.zeros_like(p) if materialize_grads else None)
+        elif t is None:
+            out.append(r)
+        else:
+            out.append(_make(r, _fit(t, r), level))
+    return tuple(out)
+
+
+def _leaves(roots):
+    """The autograd leaves (AccumulateGrad variables) reached from the graphs of `roots`."""
+    seen, stack, leaves = set(), [], []
+    for r in roots:
+        if r is not None and r.grad_fn is not None:
+            stack.append(r.grad_fn)
+        elif r is not None and r.requires_grad:
+            leaves.append(r)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        var = getattr(node, "variable", None)
+        if var is not None:
+            leaves.append(var)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                stack.append(nxt)
+    unique = []
+    for leaf in leaves:
+        if not any(leaf is u for u in unique):
+            unique.append(leaf)
+    return unique
+
+
+def autograd_backward(tensors, grads, retain_graph, create_graph, inputs):
+    """torch.autograd.backward where tensors or grad_tensors are dual: the primals' gradients accumulate into
+    .grad; with create_graph=True (PyTorch's backward formulas then record under forward AD) an accumulated
+    gradient is dual with the tangent the backward pass gives it, added to the tangent a dual .grad had."""
+    from minitorch.autograd.engine import backward as _backward
+    from minitorch.autograd.engine import grad as _grad
+
+    level = _max_level(list(tensors) + [g for g in grads if g is not None] + list(inputs or ()), {})
+    out_p, out_t = _split_all(tensors, level)
+    gp, gt = _split_all(grads, level)
+    out_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, gp))
+    in_p = None if inputs is None else [_strip_dead(_split(i, level)[0]) for i in inputs]
+    if level < 0 or not create_graph:
+        # without create_graph the accumulated gradient is detached, tangent included (as PyTorch's)
+        _backward(out_p, gp, retain_graph, create_graph, inputs=in_p)
+        return
+    leaves = in_p if in_p is not None else _leaves(list(out_p) + [t for t in out_t if t is not None])
+    old = [_split(leaf.grad, level)[1] if type(leaf.grad) is DualTensor else None for leaf in leaves]
+    terms = _tangent_terms(out_p, out_t, gp, gt)
+    _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p)
+    tans = _tangent_of_grads(_grad, terms, leaves, True, retain_graph)
+    for leaf, t_old, t_new in zip(leaves, old, tans):
+        t = _add(t_old, t_new)
+        if t is None or leaf.grad is None:
+            continue
+        g = _strip_dead(leaf.grad)
+        g = g._primal if type(g) is DualTensor else g
+        dual = _make(g, _fit(t, g), level)
+        STATE.wrapping = True  # the .grad setter is a builtin: it stores the dual (a Python object) as such
+        try:
+            leaf.grad = dual
+            STATE.kept.setdefault(level, []).append(dual)
+        finally:
+            STATE.wrapping = False

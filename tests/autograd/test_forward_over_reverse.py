@@ -1,0 +1,303 @@
+"""Forward over reverse through the autograd API: autograd.grad / backward of dual tensors inside a dual level."""
+
+import json
+
+import numpy as np
+import pytest
+from utils import run_oracle
+
+import minitorch as torch
+import minitorch.autograd.forward_ad as fwAD
+import minitorch.nn.functional as F
+from minitorch.autograd import functional as AF
+from minitorch.testing import assert_close
+
+D = torch.float64
+
+# Each case runs the same source on minitorch and on PyTorch (the oracle): `cases(torch, fwAD, F, AF, data)`
+# returns name -> list of results; a tensor result is recorded with whether it is dual at the level (and its
+# tangent), so the comparison covers which results carry tangents, not only the values.
+CASES = r"""
+def cases(torch, fwAD, F, AF, data):
+    D = torch.float64
+    T = lambda k, rg=False: torch.tensor(data[k], dtype=D, requires_grad=rg)
+
+    def rec(t):
+        if t is None:
+            return None
+        p, tan = fwAD.unpack_dual(t)
+        return {"p": p.detach().tolist(), "t": None if tan is None else tan.detach().tolist(),
+                "graph": p.requires_grad}
+
+    def run(f):
+        try:
+            return f()
+        except Exception as e:
+            return [{"exc": type(e).__name__, "msg": str(e)}]
+
+    out = {}
+    v = T("v3")
+
+    def grad_plain(create):
+        def f():
+            x = T("x3", True)
+            with fwAD.dual_level():
+                d = fwAD.make_dual(x, v)
+                (g,) = torch.autograd.grad((d ** 3).sum(), x, create_graph=create)
+                return [rec(g)]
+        return f
+
+    out["grad"] = run(grad_plain(False))
+    out["grad_create"] = run(grad_plain(True))
+
+    def grad_wrt_dual():
+        x = T("x3", True)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, v)
+            return [rec(g) for g in torch.autograd.grad((d.sin() * d).sum(), d, create_graph=True)]
+
+    out["grad_wrt_dual"] = run(grad_wrt_dual)
+
+    def linear():  # a backward pass without dual saved values: the gradient is not dual
+        x = T("x3", True)
+        with fwAD.dual_level():
+            return [rec(g) for g in torch.autograd.grad((fwAD.make_dual(x, v) * 2).sum(), x)]
+
+    out["linear"] = run(linear)
+
+    def dual_cotangent():
+        x = T("x3", True)
+        with fwAD.dual_level():
+            y = fwAD.make_dual(x, v) ** 2
+            u = fwAD.make_dual(torch.ones(3, dtype=D), T("w3"))
+            return [rec(g) for g in torch.autograd.grad(y, x, u)]
+
+    out["dual_cotangent"] = run(dual_cotangent)
+
+    def dual_weight_only():  # the input has no tangent, a weight does: the mixed second derivative
+        x, w = T("x3", True), T("w3")
+        with fwAD.dual_level():
+            dw = fwAD.make_dual(w, v)
+            return [rec(g) for g in torch.autograd.grad((x.tanh() * dw).sum(), x)]
+
+    out["dual_weight_only"] = run(dual_weight_only)
+
+    def unused(allow, materialize):
+        def f():
+            x, z = T("x3", True), T("w3", True)
+            with fwAD.dual_level():
+                y = (fwAD.make_dual(x, v) ** 2).sum()
+                gs = torch.autograd.grad(y, [x, z], allow_unused=allow, materialize_grads=materialize)
+                return [rec(g) for g in gs]
+        return f
+
+    out["unused_allowed"] = run(unused(True, False))
+    out["materialized"] = run(unused(True, True))
+
+    def grad_twice():  # the tangent's passes free the graph as PyTorch's one pass does
+        x = T("x3", True)
+        with fwAD.dual_level():
+            y = (fwAD.make_dual(x, v) ** 3).sum()
+            torch.autograd.grad(y, x)
+            return [rec(g) for g in torch.autograd.grad(y, x)]
+
+    out["grad_twice"] = run(grad_twice)
+
+    def no_grad_primal():
+        with fwAD.dual_level():
+            d = fwAD.make_dual(T("x3"), v)
+            return [rec(g) for g in torch.autograd.grad((d * d).sum(), d)]
+
+    out["no_grad_primal"] = run(no_grad_primal)
+
+    def backward(create, inputs):
+        def f():
+            x, w = T("x3", True), T("w3", True)
+            x.grad = torch.ones(3, dtype=D)
+            with fwAD.dual_level():
+                d = fwAD.make_dual(x, v)
+                (d * d * w).sum().backward(create_graph=create, inputs=inputs and [w])
+                (d ** 3).sum().backward(create_graph=create, inputs=inputs and [w])
+                return [rec(x.grad), rec(w.grad)]
+        return f
+
+    out["backward"] = run(backward(False, False))
+    out["backward_create"] = run(backward(True, False))
+    out["backward_inputs"] = run(backward(True, True))
+
+    def mlp(create):
+        def f():
+            ps = [T(k, True) for k in ("W1", "b1", "W2", "b2")]
+            X, Y = T("X"), torch.tensor(data["Y"])
+            with fwAD.dual_level():
+                d = [fwAD.make_dual(p, T("v" + k)) for p, k in zip(ps, ("W1", "b1", "W2", "b2"))]
+                h = torch.tanh(X @ d[0].T + d[1])
+                loss = F.cross_entropy(h @ d[2].T + d[3], Y)
+                return [rec(g) for g in torch.autograd.grad(loss, ps, create_graph=create)]
+        return f
+
+    out["mlp"] = run(mlp(False))
+    out["mlp_create"] = run(mlp(True))
+
+    def conv():
+        x, w = T("cx", True), T("cw", True)
+        with fwAD.dual_level():
+            dx, dw = fwAD.make_dual(x, T("vcx")), fwAD.make_dual(w, T("vcw"))
+            y = F.conv2d(dx, dw, padding=1)
+            loss = (torch.tanh(y) ** 2).sum() + F.log_softmax(y.flatten(1), dim=1).sum() * 0.1
+            loss = loss + torch.softmax(y, dim=-1).pow(2).sum() + (y.sum(0) @ y.sum(1).mT).sum() * 0.01
+            return [rec(g) for g in torch.autograd.grad(loss, [x, w], create_graph=True)]
+
+    out["conv"] = run(conv)
+
+    def hessians():
+        f = lambda a, b: torch.tanh(a @ b).sum() + (a ** 3).sum()
+        a, b = T("A"), T("B")
+        h = AF.hessian(f, (a, b), vectorize=True, outer_jacobian_strategy="forward-mode")
+        j = AF.jacobian(lambda a, b: (a @ b).tanh(), (a, b), vectorize=True, strategy="forward-mode")
+        # values only: PyTorch's forward-mode hessian leaves its result requiring grad (its inputs were set so)
+        return [rec(t.detach()) for row in h for t in row] + [rec(t.detach()) for t in j]
+
+    out["hessian_forward"] = run(hessians)
+    return out
+"""
+
+_ORACLE_SCRIPT = (
+    "import json, sys, torch\n"
+    "import torch.autograd.forward_ad as fwAD\n"
+    "import torch.nn.functional as F\n"
+    "import torch.autograd.functional as AF\n"
+    "data = json.loads(sys.stdin.read())\n" + CASES + "\nprint(json.dumps(cases(torch, fwAD, F, AF, data)))\n"
+)
+
+
+def _data():
+    rng = np.random.default_rng(31)
+    shapes = {
+        "x3": (3,), "v3": (3,), "w3": (3,), "W1": (5, 4), "b1": (5,), "W2": (3, 5), "b2": (3,), "X": (6, 4),
+        "cx": (2, 3, 5, 5), "cw": (4, 3, 3, 3), "vcx": (2, 3, 5, 5), "vcw": (4, 3, 3, 3), "A": (3, 3), "B": (3, 3),
+    }  # fmt: skip
+    data = {k: rng.standard_normal(s).tolist() for k, s in shapes.items()}
+    for k in ("W1", "b1", "W2", "b2"):
+        data["v" + k] = rng.standard_normal(np.shape(data[k])).tolist()
+    data["Y"] = [0, 1, 2, 1, 0, 2]
+    return data
+
+
+def _ours(data):
+    ns = {}
+    exec(CASES, ns)  # noqa: S102 - the same source the oracle runs
+    return json.loads(json.dumps(ns["cases"](torch, fwAD, F, AF, data)))
+
+
+def _same(ours, theirs, where):
+    assert (ours is None) == (theirs is None), where
+    if ours is None:
+        return
+    if "exc" in theirs:
+        assert ours == theirs, where
+        return
+    assert "exc" not in ours, (where, ours)
+    np.testing.assert_allclose(ours["p"], theirs["p"], rtol=1e-10, atol=1e-12, err_msg=where)
+    assert (ours["t"] is None) == (theirs["t"] is None), (
+        where,
+        "dual" if ours["t"] is not None else "not dual",
+    )
+    if ours["t"] is not None:
+        np.testing.assert_allclose(ours["t"], theirs["t"], rtol=1e-10, atol=1e-12, err_msg=where)
+    assert ours["graph"] == theirs["graph"], (where, "requires_grad")
+
+
+def test_autograd_api_matches_pytorch():
+    data = _data()
+    theirs = run_oracle(_ORACLE_SCRIPT, data)
+    ours = _ours(data)
+    for name, results in theirs.items():
+        assert len(ours[name]) == len(results), (name, ours[name])
+        for i, (a, b) in enumerate(zip(ours[name], results)):
+            _same(a, b, f"{name}[{i}]")
+
+
+def _hessian(f, x):
+    return AF.hessian(f, x)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_tangent_is_the_hessian_vector_product(create_graph):
+    torch.manual_seed(0)
+    x, v = torch.randn(4, dtype=D), torch.randn(4, dtype=D)
+    f = lambda a: (a.tanh() ** 2 * a).sum() + torch.softmax(a, 0).pow(3).sum() + a.prod()
+    xr = x.clone().requires_grad_()
+    with fwAD.dual_level():
+        (g,) = torch.autograd.grad(f(fwAD.make_dual(xr, v)), xr, create_graph=create_graph)
+        p, t = fwAD.unpack_dual(g)
+    assert_close(p, torch.func.grad(f)(x))
+    assert_close(t, _hessian(f, x) @ v)
+    assert t.requires_grad == create_graph
+
+
+def test_backward_accumulates_dual_grads_only_with_create_graph():
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=D, requires_grad=True)
+    v = torch.tensor([0.5, -1.0, 2.0], dtype=D)
+    with fwAD.dual_level():
+        (fwAD.make_dual(x, v) ** 3).sum().backward()
+        assert fwAD.unpack_dual(x.grad).tangent is None
+        x.grad = None
+        (fwAD.make_dual(x, v) ** 3).sum().backward(create_graph=True)
+        (fwAD.make_dual(x, v) ** 2).sum().backward(create_graph=True)
+        p, t = fwAD.unpack_dual(x.grad)
+        assert_close(p, 3 * x.detach() ** 2 + 2 * x.detach())
+        assert_close(t, (6 * x.detach() + 2) * v)
+    # after the level the gradient is the primal, usable as a tensor
+    assert_close(x.grad * 1, 3 * x.detach() ** 2 + 2 * x.detach())
+    assert fwAD.unpack_dual(x.grad).tangent is None
+
+
+def test_grad_outside_a_level_of_a_dual_made_inside_it():
+    x = torch.tensor([1.0, 2.0], dtype=D, requires_grad=True)
+    with fwAD.dual_level():
+        y = (fwAD.make_dual(x, torch.ones(2, dtype=D)) ** 2).sum()
+    (g,) = torch.autograd.grad(y, x)
+    assert_close(g, 2 * x.detach())
+    assert fwAD.unpack_dual(g).tangent is None
+
+
+def test_grad_of_a_non_grad_dual_raises_pytorchs_error():
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.ones(2, dtype=D), torch.ones(2, dtype=D))
+        with pytest.raises(
+            RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"
+        ):
+            torch.autograd.grad((d * d).sum(), d)
+
+
+_W = torch.linspace(-1.0, 1.0, 24, dtype=D).reshape(4, 6)
+_IDX = torch.tensor([2, 0, 1, 2])
+FD_CASES = {
+    "layer_norm": (lambda a: F.layer_norm(a, (6,)) * _W, (4, 6)),
+    "batch_norm": (lambda a: F.batch_norm(a, None, None, training=True) * _W, (4, 6)),
+    "gelu_silu": (lambda a: F.gelu(a) * F.silu(a), (4, 6)),
+    "logsumexp_norm": (lambda a: torch.logsumexp(a, 1) * torch.linalg.vector_norm(a, dim=1), (4, 6)),
+    "max_avg_pool": (lambda a: F.max_pool2d(a, 2) ** 2 + F.avg_pool2d(a, 2).sin(), (1, 2, 4, 4)),
+    "nll_log_softmax": (lambda a: F.nll_loss(F.log_softmax(a, 1), _IDX) * a.sum(), (4, 6)),
+    "sort_gather": (lambda a: a.sort(1).values.cumsum(1) ** 2 + a.gather(1, _IDX.view(4, 1)) * a, (4, 6)),
+    "det_inv": (lambda a: torch.linalg.det(a) + torch.linalg.inv(a).sum() ** 2, (3, 3)),
+    "sdpa": (lambda a: F.scaled_dot_product_attention(a, a.sin(), a.cos()) ** 2, (1, 4, 6)),
+}
+
+
+@pytest.mark.parametrize("name", list(FD_CASES))
+def test_grad_tangent_matches_finite_differences_of_the_gradient(name):
+    f, shape = FD_CASES[name]
+    torch.manual_seed(5)
+    x, v = torch.randn(*shape, dtype=D), torch.randn(*shape, dtype=D)
+    if name == "det_inv":
+        x = x + 3 * torch.eye(3, dtype=D)  # well away from singular
+    loss = lambda a: f(a).sum()
+    xr = x.clone().requires_grad_()
+    with fwAD.dual_level():
+        (g,) = torch.autograd.grad(loss(fwAD.make_dual(xr, v)), xr)
+        t = fwAD.unpack_dual(g).tangent
+    eps = 1e-6
+    fd = (torch.func.grad(loss)(x + eps * v) - torch.func.grad(loss)(x - eps * v)) / (2 * eps)
+    assert_close(t, fd, rtol=1e-5, atol=1e-6)
