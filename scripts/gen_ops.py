@@ -3,7 +3,7 @@ includes what it writes, and by the tests, which compare the schema with the bui
 
     python scripts/gen_ops.py OUT_DIR        # writes OUT_DIR/generated/: the files of outputs()
     python scripts/gen_ops.py --stubs        # adds the stub lines python/minitorch/_C.pyi lacks for the
-                                             # elementwise ops' spellings (no build needed)
+                                             # schema's ops and their forms (no build needed)
 
 Files are rewritten only when their text changes, so an unchanged schema costs no recompilation.
 """
@@ -33,11 +33,12 @@ KEYS = {
     "jvp",
     "jvp_args",
     "vmap",
+    "rules",
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
-TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap")
+TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
@@ -54,7 +55,25 @@ ARG_TYPES = {
     "int[]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});"),
     "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
     "Scalar": ("py::handle", 'Scalar {n} = parse_scalar({n}_obj, "{n}");'),
+    # PyTorch's Tensor and Scalar overloads in one: a number becomes a wrapped 0-dim tensor (clamp_min's min)
+    "Tensor|Scalar": ("py::handle", 'Tensor {n} = to_operand({n}_obj, "{n}");'),
+    "Tensor|Scalar?": (
+        "py::handle",
+        'std::optional<Tensor> {n}; if (!{n}_obj.is_none()) {n} = to_operand({n}_obj, "{n}");',
+    ),
+    # the random ops' generator=: the draws of this call come from it (bind.h's GeneratorScope)
+    "Generator?": ("py::handle", "GeneratorScope {n}({n}_obj);"),
 }
+# The factories' arguments, handed to the call as the Python objects `<name>_obj` (python/bind_factory.h's
+# helpers read them as PyTorch's factories do): the device (None: out='s, the input's or the default device),
+# the layout (strided only, accepted as PyTorch's), the memory format, and out= (written by the helper).
+RAW_ARGS = ("Device?", "Layout?", "MemoryFormat?", "Tensor(a!)?")
+for _t in RAW_ARGS:
+    ARG_TYPES[_t] = ("py::handle", "")
+# the sizes of a sized factory, first: positional ints, one sequence, or the keyword size= (a sequence)
+VARARGS = "int..."
+ARG_TYPES[VARARGS] = ("py::args", 'DimVector {n} = factory_size("{fn}", {n}_args, {n}_obj);')
+TENSOR_ARGS = ("Tensor", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?")
 RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)")
 # a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
 TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
@@ -195,8 +214,14 @@ def _params(text, lineno, fail):
         elif params and params[-1].default is not None and not kw_only:
             fail(lineno, f"argument {words[1]!r} without a default follows one with a default")
         params.append(Param(words[0], words[1], default, default_cpp, kw_only))
-    if not params or params[0].type != "Tensor" or params[0].name != "self":
-        fail(lineno, "a func's first argument is 'Tensor self' (the function's input, the method's tensor)")
+    if not params or params[0].type not in ("Tensor", VARARGS):
+        fail(
+            lineno,
+            "a func's first argument is a Tensor ('Tensor self': the function's input, the method's tensor)"
+            f" or a factory's '{VARARGS} size'",
+        )
+    if any(p.type == VARARGS for p in params[1:]) or (params[0].type == VARARGS and params[0].default):
+        fail(lineno, f"'{VARARGS}' is the first argument, without a default (size= is its keyword form)")
     return tuple(params)
 
 
@@ -241,17 +266,29 @@ def _finish(op, fail):
         fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
     if op.kind == "func":
         for key in op.fields:
-            if key not in ("variants", "call", "out", *TRANSFORM_KEYS) and not JVP_TERM.match(key):
+            if key not in ("variants", "call", "out", "binding", *TRANSFORM_KEYS) and not JVP_TERM.match(key):
                 fail(
                     op.fields[key][1],
                     f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
                 )
         variants, lineno = get("variants")
         op.variants = _variants(variants, lineno, fail) if variants is not None else ("method",)
+        if op.params[0].name != "self" and ({"method", "inplace"} & set(op.variants)):
+            fail(lineno, f"func {op.name!r}: a method or in-place form needs 'Tensor self' first")
+        rules, lineno = get("rules")
+        if rules not in (None, "python"):
+            fail(lineno, f"func {op.name!r}: 'rules:' takes only 'python', got {rules!r}")
+        if rules and any(k != "rules" for k, _ in op.transforms):
+            fail(lineno, f"func {op.name!r}: 'rules: python' says its jvp/vmap rules are not here")
         if "torch_inplace" in op.variants:
             fail(lineno, f"func {op.name!r}: torch_inplace is not generated for funcs yet")
+        binding, lineno = get("binding")
+        if binding is not None and not binding.startswith("own "):
+            fail(lineno, f"func {op.name!r}: write 'binding: own <why the signature cannot say it>'")
+        op.own_binding = binding is not None
         call, lineno = get("call")
-        op.call = call or f"{op.name}({', '.join(p.name for p in op.params)})"
+        # a generator= is in force around the call (GeneratorScope), not one of its arguments
+        op.call = call or f"{op.name}({', '.join(p.name for p in op.params if p.type != 'Generator?')})"
         if call is not None and call.count("(") != call.count(")"):
             fail(lineno, f"{op.name!r}: unbalanced parentheses in the call")
         if "inplace" in op.variants and op.returns != "Tensor":
@@ -299,6 +336,10 @@ def _finish(op, fail):
     else:
         _finish_unary_grad(op, get, fail)
     _finish_refuse(op, get, fail)
+    if "rules" in op.fields:
+        fail(
+            op.fields["rules"][1], f"{op.name!r}: 'rules:' is for funcs (an elementwise op's rules are here)"
+        )
     binding, lineno = get("binding")
     if binding not in (None, "own"):
         fail(lineno, f"binding takes only 'own', got {binding!r}")
@@ -784,6 +825,10 @@ def _py_args(params, skip_self):
     for p in params:
         if skip_self and p.name == "self":
             continue
+        if p.type == VARARGS:  # py::args, then size= (keyword-only after it, as is all that follows)
+            args.append(f'py::arg("{p.name}") = py::none()')
+            kw = True
+            continue
         if p.kw_only and not kw:
             args.append("py::kw_only()")
             kw = True
@@ -808,17 +853,25 @@ def _lambda(op, inplace, method=False):
         if inplace and p.name == "self":
             params.append("py::object self_obj")
             convert.append("Tensor self = self_obj.cast<Tensor>();")
-        elif conversion:
+        elif p.type == VARARGS:
+            params += [f"py::args {p.name}_args", f"py::handle {p.name}_obj"]
+            convert.append(conversion.format(n=p.name, fn=shown))
+        elif conversion is not None:
             params.append(f"{ctype} {p.name}_obj")
-            convert.append(conversion.format(n=p.name, where=where))
+            if conversion:
+                # checked whether or not the call reads it (pin_memory: checked, then accepted as PyTorch's)
+                unread = "" if _reads(op.call, p.name) or p.type == "Generator?" else "[[maybe_unused]] "
+                convert.append(unread + conversion.format(n=p.name, where=where))
         else:
             params.append(f"{ctype} {p.name}")
-    tensors = ", ".join(p.name for p in op.params if p.type in ("Tensor", "Tensor?"))
+    tensors = ", ".join(p.name for p in op.params if p.type in TENSOR_ARGS)
     if inplace:
         call = op.call.replace(op.name + "(", op.name + "_(", 1)
         body = f"nogil([&] {{ {call}; }}, {tensors});\n      return self_obj;"
     else:
         value = f"nogil([&] {{ return {op.call}; }}, {tensors})"
+        if any(p.type in RAW_ARGS or p.type == VARARGS for p in op.params):
+            value = op.call  # it reads Python objects: the helper releases the GIL around the fill itself
         if op.returns == "(Tensor values, Tensor indices)":
             value = f'values_indices("{op.name}", {value})'
         body = f"return {value};"
@@ -891,12 +944,12 @@ def bind_funcs_cpp(ops):
     out = [
         HEADER,
         "".join(f'#include "ops/{h}"\n' for h in _family_headers()),
-        '#include "python/bind.h"\n\nnamespace mt {\n\n',
+        '#include "autograd/Node.h"\n#include "python/bind.h"\n#include "python/bind_factory.h"\n\nnamespace mt {\n\n',
         "py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp\n\n",
         ARG_CHECKS,
         "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",
     ]
-    for op in (o for o in ops if o.kind == "func"):
+    for op in (o for o in ops if o.kind == "func" and not o.own_binding):
         out.append(f"  {{  // {op.signature}\n    auto fn = {_lambda(op, False)};\n")
         out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
         if "method" in op.variants:
@@ -1074,7 +1127,7 @@ def write(out_dir, ops, twins=None):
             f.write(text)
 
 
-# ---- python/minitorch/_C.pyi: the elementwise ops' stub lines, added where missing (the rest of the file is
+# ---- python/minitorch/_C.pyi: the schema ops' stub lines, added where missing (the rest of the file is
 # pybind11-stubgen's, scripts/gen_stubs.py, plus what the file keeps by hand)
 
 STUBS = os.path.join(ROOT, "python", "minitorch", "_C.pyi")
@@ -1092,6 +1145,49 @@ def _stub_defs(op, spelling, forms):
         method[spelling] = f"    def {spelling}(self{other}) -> Tensor: ..."
     if "inplace" in forms:
         method[spelling + "_"] = f"    def {spelling}_(self{other}) -> Tensor: ..."
+    return module, method
+
+
+# a func argument's type in a stub line
+STUB_TYPES = {
+    "Tensor": "Tensor",
+    "Tensor?": "Tensor | None",
+    "int": "builtins.int",
+    "SymInt": "builtins.int",
+    "int?": "builtins.int | None",
+    "float": "builtins.float",
+    "bool": "builtins.bool",
+    "bool?": "builtins.bool | None",
+    "str": "builtins.str",
+    "str?": "builtins.str | None",
+}
+
+
+def _func_stub_defs(op):
+    """A func's stub lines, as _stub_defs: the function, the method and Tensor.<name>_ its variants list."""
+
+    def args(skip_self):
+        out, kw = [], False
+        for p in op.params:
+            if skip_self and p.name == "self":
+                continue
+            if p.kw_only and not kw:
+                out.append("*")
+                kw = True
+            name = "input" if p.name == "self" else p.name
+            out.append(
+                f"{name}: {STUB_TYPES.get(p.type, 'typing.Any')}" + (f" = {p.default}" if p.default else "")
+            )
+        if "out" in op.variants and not skip_self:
+            out += ([] if kw else ["*"]) + ["out: Tensor | None = None"]
+        return ", ".join(out)
+
+    ret = "Tensor" if op.returns == "Tensor" else "typing.Any"
+    module = {op.name: f"def {op.name}({args(False)}) -> {ret}: ..."}
+    method = {}
+    for name, present in ((op.name, "method" in op.variants), (op.name + "_", "inplace" in op.variants)):
+        if present:
+            method[name] = f"    def {name}({', '.join(['self', args(True)]).rstrip(', ')}) -> {ret}: ..."
     return module, method
 
 
@@ -1119,8 +1215,9 @@ def _insert_sorted(lines, start, end, indent, name, text):
 
 
 def add_missing_stubs(text, ops):
-    """_C.pyi's text with a stub line for each elementwise op's spelling it lacks (function, minitorch.<op>_,
-    Tensor.<op>, Tensor.<op>_), in sorted place; lines already there, whatever their form, are kept."""
+    """_C.pyi's text with a stub line for each schema name it lacks (an elementwise op's spellings: function,
+    minitorch.<op>_, Tensor.<op>, Tensor.<op>_; a func's function, method and in-place form), in sorted place;
+    lines already there, whatever their form, are kept."""
     lines = text.split("\n")
     have_module = {m.group(1) for m in re.finditer(r"^def (\w+)\(", text, flags=re.MULTILINE)}
     have_method = set()
@@ -1131,10 +1228,9 @@ def add_missing_stubs(text, ops):
         if m:
             have_method.add(m.group(1))
     for op in ops:
-        if op.kind not in ("unary", "binary"):
-            continue
-        for spelling, forms in op.spellings():
-            module, method = _stub_defs(op, spelling, forms)
+        pairs = [_func_stub_defs(op)] if op.kind == "func" else []
+        pairs += [_stub_defs(op, spelling, forms) for spelling, forms in op.spellings() if op.kind != "func"]
+        for module, method in pairs:
             for name, stub in method.items():
                 if name not in have_method:
                     cls_end = _insert_sorted(lines, cls + 1, cls_end, "    ", name, stub)

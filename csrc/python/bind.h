@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "core/Generator.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 #include "python/strict_args.h"
@@ -102,6 +103,24 @@ py::object scalar_to_py(const Scalar& s);
 py::object make_size(IntArrayRef sizes);
 // Applies requires_grad=True from a factory argument (leaf tensor).
 Tensor set_requires_grad(const Tensor& t, bool requires_grad);
+
+// The generator= argument: None (the device's default generator, nullptr) or a minitorch.Generator, whose
+// device type it writes to *type (bind_factory.cpp).
+Generator* parse_generator(py::handle h, int8_t* type);
+// A generator= argument in force for its scope: the random draws of the call come from it.
+class GeneratorScope {
+ public:
+  explicit GeneratorScope(py::handle h) : GeneratorScope(parse(h)) {}
+
+ private:
+  explicit GeneratorScope(std::pair<Generator*, int8_t> g) : scope_(g.first, g.second) {}
+  static std::pair<Generator*, int8_t> parse(py::handle h) {
+    int8_t type = -1;
+    Generator* g = parse_generator(h, &type);
+    return {g, type};
+  }
+  ScopedGenerator scope_;
+};
 
 // ---- Releasing the GIL around ops (as PyTorch does around each dispatched op), so DataParallel's replica
 // threads and DataLoader's pin-memory thread run ops at the same time. Only the pure C++ call runs released:

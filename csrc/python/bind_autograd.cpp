@@ -250,12 +250,6 @@ void init_autograd(py::module_& m, TensorClass& cls) {
 
   cls.def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(autograd::grad_fn(t)); })
       .def_property_readonly("is_leaf", [](const Tensor& t) { return autograd::grad_fn(t) == nullptr; })
-      .def("detach", [](const Tensor& t) { return autograd::detach(t); })
-      .def("detach_",
-           [](const Tensor& t) {
-             autograd::detach_(t);
-             return t;
-           })
       .def_property_readonly("retains_grad",
                              [](const Tensor& t) {
                                auto* m = t.impl()->autograd_meta();

@@ -345,49 +345,15 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         },
         py::arg("min") = py::none(), py::arg("max") = py::none());
   }
-  m.def("clamp_min",
-        [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
-  m.def("clamp_max",
-        [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
-  cls.def("clamp_min",
-          [](const Tensor& x, py::handle lo) { return clamp(x, to_operand(lo, "min"), std::nullopt); });
-  cls.def("clamp_max",
-          [](const Tensor& x, py::handle hi) { return clamp(x, std::nullopt, to_operand(hi, "max")); });
-
-  m.def("_where", [](const Tensor& c, py::handle a, py::handle b) {
-    Tensor x = to_operand(a, "input"), y = to_operand(b, "other");
-    return nogil([&] { return where(c, x, y); }, c, x, y);
-  });
+  // Tensor.where(condition, other): the method's tensor is where's second argument, which the schema's
+  // signatures (the method's tensor first) do not spell
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
       py::arg("condition"), py::arg("other"));
-  auto mf = [](const Tensor& x, const Tensor& mask, py::handle v) {
-    Tensor value = to_operand(v, "value");
-    return nogil([&] { return masked_fill(x, mask, value); }, x);
-  };
-  m.def("masked_fill", mf, py::arg("input"), py::arg("mask"), py::arg("value"));
-  cls.def("masked_fill", mf, py::arg("mask"), py::arg("value"));
-  cls.def(
-      "masked_fill_",
-      [](py::object self, const Tensor& mask, py::handle v) {
-        Tensor x = self.cast<Tensor>(), value = to_operand(v, "value");
-        nogil([&] { masked_fill_(x, mask, value); }, x);
-        return self;
-      },
-      py::arg("mask"), py::arg("value"));
-  m.def("softplus", nogil_fn(&softplus), py::arg("input"), py::arg("beta") = 1.0,
-        py::arg("threshold") = 20.0);
-  m.def("leaky_relu", nogil_fn(&leaky_relu), py::arg("input"), py::arg("negative_slope") = 0.01);
-  // F.hardshrink / F.threshold's floating kernels, behind their Python argument checks
-  m.def("_hardshrink", nogil_fn(&hardshrink), py::arg("input"), py::arg("lambd"));
-  m.def("_threshold", nogil_fn(&threshold), py::arg("input"), py::arg("threshold"), py::arg("value"));
+  // polygamma(n, input): the tensor is the second argument (the schema's signatures start with it), and
+  // polygamma_ checks the cast PyTorch's in-place form makes
   m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
-  // torch.nan_to_num / addcmul / addcdiv's one-pass kernels, behind their Python front ends' checks
-  m.def("_nan_to_num", nogil_fn(&nan_to_num_values), py::arg("input"), py::arg("nan"), py::arg("posinf"),
-        py::arg("neginf"));
-  m.def("_addc", nogil_fn(&addc_fused), py::arg("input"), py::arg("tensor1"), py::arg("tensor2"),
-        py::arg("value"), py::arg("div"));
   cls.def("polygamma", [](const Tensor& x, StrictInt n) { return polygamma(n, x); }, py::arg("n"));
   cls.def(
       "polygamma_",
@@ -400,10 +366,6 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         return self;
       },
       py::arg("n"));
-  m.def("lerp",
-        [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
-  cls.def("lerp",
-          [](const Tensor& a, const Tensor& b, py::handle w) { return lerp(a, b, to_operand(w, "weight")); });
   m.def(
       "result_type",
       [](py::handle a, py::handle b) {

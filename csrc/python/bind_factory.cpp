@@ -1,4 +1,6 @@
 // Factory bindings: sizes as *args or a sequence, dtype/device/requires_grad keywords as PyTorch.
+#include "python/bind_factory.h"
+
 #include <cstring>
 #include <random>
 
@@ -29,12 +31,9 @@ namespace {
   py::arg("layout") = py::none(), py::arg("pin_memory") = false, py::arg("out") = py::none()
 #define MT_FACTORY_KW py::kw_only(), MT_FACTORY_KW_NAMES
 
-using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
 // The names PyTorch's messages give each factory (template arguments need objects with linkage).
-constexpr char kEmpty[] = "empty", kZeros[] = "zeros", kOnes[] = "ones", kRand[] = "rand", kRandn[] = "randn",
-               kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros", kNewOnes[] = "new_ones",
-               kEmptyLike[] = "empty_like", kZerosLike[] = "zeros_like", kOnesLike[] = "ones_like",
-               kRandLike[] = "rand_like", kRandnLike[] = "randn_like";
+constexpr char kEmpty[] = "empty", kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros",
+               kNewOnes[] = "new_ones";
 // size= as a keyword, after the positional sizes (py::args): pybind11 makes it keyword-only there
 #define MT_SIZE_KW py::arg("size") = py::none()
 
@@ -63,8 +62,8 @@ Tensor made(IntArrayRef sizes, Device device, F&& f) {
   return nogil_if(worth_releasing_output(sizes, device), f);
 }
 
-// The size of a sized factory: positional ints or one sequence, or the keyword size= (a sequence of ints), in
-// PyTorch's words when both or neither are given or size= is not a sequence.
+}  // namespace
+
 DimVector factory_size(const char* name, const py::args& sizes, py::handle size) {
   if (size.is_none()) {
     if (sizes.size() == 0)
@@ -79,14 +78,21 @@ DimVector factory_size(const char* name, const py::args& sizes, py::handle size)
   return parse_size(size);
 }
 
+Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad,
+                      py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  Device dev = o.device(device);
+  return o.finish("factory", made(size, dev, [&] { return fill(size, dt, dev); }), requires_grad);
+}
+
+namespace {
+
 template <Filler F, const char* Name>
 Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
                      py::handle, StrictBool, py::handle out) {
   DimVector sz = factory_size(Name, sizes, size);
-  FactoryOut o(out);
-  ScalarType dt = o.dtype(dtype);
-  Device dev = o.device(device);
-  return o.finish("factory", made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
+  return factory_tensor(F, sz, parse_dtype(dtype), device, rg, out);
 }
 
 // A like-factory's fresh result given the layout memory_format= asks for, in place: its values are one
@@ -96,17 +102,18 @@ Tensor restrided(const Tensor& r, IntArrayRef strides) {
   return r;
 }
 
-// like-factories: dtype/device default to the input's, the layout is the input's (preserve_format) or the
-// one asked for
-template <Filler F, const char* Name>
-Tensor like_factory(const Tensor& self, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-                    StrictBool, py::handle, py::handle memory_format) {
-  MemoryFormat mf = parse_memory_format(memory_format, Name, MemoryFormat::Preserve);
-  ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
+}  // namespace
+
+Tensor like_tensor(const char* name, Filler fill, const Tensor& self, ScalarType dtype, py::handle device,
+                   bool requires_grad, py::handle memory_format) {
+  MemoryFormat mf = parse_memory_format(memory_format, name, MemoryFormat::Preserve);
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  Tensor r = made(self.sizes(), dev, [&] { return F(self.sizes(), dt, dev); });
-  return set_requires_grad(restrided(r, layout_for(self, mf)), rg);
+  Tensor r = made(self.sizes(), dev, [&] { return fill(self.sizes(), dt, dev); });
+  return set_requires_grad(restrided(r, layout_for(self, mf)), requires_grad);
 }
+
+namespace {
 
 // minitorch.Generator: a Philox generator of its own, for the generator= argument of the random ops.
 struct PyGenerator {
@@ -114,7 +121,8 @@ struct PyGenerator {
   std::shared_ptr<Generator> gen = std::make_shared<Generator>();
 };
 
-// The generator= argument: None (the device's default generator) or a minitorch.Generator.
+}  // namespace
+
 Generator* parse_generator(py::handle h, int8_t* type) {
   if (h.is_none()) return nullptr;
   MT_CHECK_TYPE(py::isinstance<PyGenerator>(h), "generator must be a minitorch.Generator, got ",
@@ -124,15 +132,7 @@ Generator* parse_generator(py::handle h, int8_t* type) {
   return g.gen.get();
 }
 
-// rand/randn: the sized factories plus generator=
-template <Filler F, const char* Name>
-Tensor random_factory(py::args sizes, py::handle size, py::handle generator, py::handle dtype,
-                      py::handle device, StrictBool rg, py::handle, StrictBool, py::handle out) {
-  int8_t type = -1;
-  Generator* g = parse_generator(generator, &type);
-  ScopedGenerator scope(g, type);
-  return sized_factory<F, Name>(std::move(sizes), size, dtype, device, rg, py::none(), false, out);
-}
+namespace {
 
 // new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
 template <Filler F, const char* Name>
@@ -183,22 +183,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         return set_requires_grad(contiguous_as(r, mf), rg);
       },
       MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("memory_format") = py::none());
-  m.def("zeros", &sized_factory<zeros, kZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-  m.def("ones", &sized_factory<ones, kOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-  m.def("rand", &random_factory<rand, kRand>, MT_SIZE_KW, py::arg("generator") = py::none(),
-        MT_FACTORY_KW_NAMES);
-  m.def("randn", &random_factory<randn, kRandn>, MT_SIZE_KW, py::arg("generator") = py::none(),
-        MT_FACTORY_KW_NAMES);
-  m.def("empty_like", &like_factory<empty, kEmptyLike>, py::arg("input"), MT_FACTORY_KW,
-        py::arg("memory_format") = py::none());
-  m.def("zeros_like", &like_factory<zeros, kZerosLike>, py::arg("input"), MT_FACTORY_KW,
-        py::arg("memory_format") = py::none());
-  m.def("ones_like", &like_factory<ones, kOnesLike>, py::arg("input"), MT_FACTORY_KW,
-        py::arg("memory_format") = py::none());
-  m.def("rand_like", &like_factory<rand, kRandLike>, py::arg("input"), MT_FACTORY_KW,
-        py::arg("memory_format") = py::none());
-  m.def("randn_like", &like_factory<randn, kRandnLike>, py::arg("input"), MT_FACTORY_KW,
-        py::arg("memory_format") = py::none());
+  // zeros, ones, rand, randn and the *_like factories are the schema's rows (generated/bind_funcs.cpp)
   cls.def("new_empty", &new_factory<empty, kNewEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   cls.def("new_zeros", &new_factory<zeros, kNewZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   cls.def("new_ones", &new_factory<ones, kNewOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
@@ -422,17 +407,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         [&]() -> Tensor& { return nogil([&]() -> Tensor& { return bernoulli_(t, p); }, t); });
       },
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
-
-  // multinomial (ops/sort.h) draws through the generator= override like the fills above
-  auto multinomial_fn = [with_gen](const Tensor& self, StrictSymInt num_samples, StrictBool replacement,
-                                   py::handle gen) {
-    return with_gen(gen,
-                    [&] { return nogil([&] { return multinomial(self, num_samples, replacement); }, self); });
-  };
-  m.def("multinomial", multinomial_fn, py::arg("input"), py::arg("num_samples"),
-        py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
-  cls.def("multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false,
-          py::kw_only(), py::arg("generator") = py::none());
 
   py::class_<PyGenerator, std::shared_ptr<PyGenerator>>(m, "Generator")
       .def(py::init([](py::handle device) {

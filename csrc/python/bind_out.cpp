@@ -52,12 +52,6 @@ constexpr OutOp kFuncOut[] = {MT_FUNC_OUT(MT_OUT_FUNC)};
 #undef MT_OUT_FUNC
 
 constexpr OutOp kOutOps[] = {
-    {"clamp", OutRule::castable},
-    {"clip", OutRule::castable},
-    {"clamp_min", OutRule::castable},
-    {"clamp_max", OutRule::castable},
-    {"_where", OutRule::castable},
-    {"lerp", OutRule::castable},
     // linear algebra
     {"matmul", OutRule::exact},
     {"mm", OutRule::exact},
@@ -89,7 +83,6 @@ constexpr OutOp kOutOps[] = {
     {"nonzero", OutRule::exact},
     // sort family
     {"median", OutRule::exact},
-    {"multinomial", OutRule::exact},
     // the schema's funcs with out=
 };
 

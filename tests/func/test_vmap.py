@@ -888,7 +888,9 @@ def test_every_schema_op_declares_its_batching_rule_there():
     from minitorch.func._batched import RULES
 
     declared = {name for name, key, _ in torch._C._op_schema_rules() if key == "vmap"}
-    spellings = _schema_spellings()
+    # `rules: python` funcs keep their rules in _batch_rules.py, under the public name, until they move here
+    python_rules = {name for name, key, _ in torch._C._op_schema_rules() if key == "rules"}
+    spellings = {n: k for n, k in _schema_spellings().items() if n not in python_rules}
     funcs = {n for n, k in spellings.items() if k == "func"}
     names = {r[1] for r in torch._C._op_schema()}
     missing = sorted(n for n in funcs if n not in declared and n in names)

@@ -2,8 +2,10 @@
 
 import importlib.util
 import os
+import pathlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT_PATH = pathlib.Path(ROOT)
 _spec = importlib.util.spec_from_file_location("gen_ops", os.path.join(ROOT, "scripts", "gen_ops.py"))
 gen_ops = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_ops)

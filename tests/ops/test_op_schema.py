@@ -80,6 +80,44 @@ def test_every_spelling_has_exactly_its_forms(op, name, variants):
             public(*args, out=torch.empty_like(want))
 
 
+def _overloads(fn, name):
+    """How many signatures pybind11 holds for a bound function: a second m.def of the same name adds one."""
+    return len(re.findall(rf"^\d+\. {name}\(", fn.__doc__ or "", flags=re.MULTILINE)) or 1
+
+
+def _generated_names():
+    """The Python names the generated bindings own: every spelling and in-place form of the schema's rows
+    but the `binding: own` ones (add, sub, div, bound in bind_elementwise.cpp)."""
+    for op in OPS:
+        if op.own_binding:
+            continue
+        yield from op.spellings()
+
+
+def test_no_hand_binding_duplicates_a_schema_row():
+    """A schema row's names are bound once, by the generated bindings: a hand-written m.def/cls.def of the
+    same name (left behind when a row moved to the schema, or written beside it) would add an overload that
+    pybind11 may pick first. (A row without its binding fails test_every_spelling_has_exactly_its_forms.)"""
+    assert _overloads(torch._C.eye, "eye") == 2  # the count works: eye(n) and eye(n, m)
+    for name, variants in _generated_names():
+        assert _overloads(getattr(torch._C, name), name) == 1 + ("out" in variants), name
+        for form, present in ((name, "method" in variants), (name + "_", "inplace" in variants)):
+            if present:
+                assert _overloads(vars(torch.Tensor)[form], form) == 1, f"Tensor.{form}"
+    # and in the sources, where a duplicate bound under another module or class would not show above
+    names = set()
+    for name, variants in _generated_names():
+        names |= {name, name + "_"} if "inplace" in variants or "torch_inplace" in variants else {name}
+    hand = []
+    for path in sorted((op_schema.ROOT_PATH / "csrc" / "python").glob("*.cpp")):
+        for m in re.finditer(r'\.def\(\s*"(\w+)"', path.read_text()):
+            if m.group(1) in names:
+                hand.append(f"{path.name}: {m.group(1)}")
+    assert not hand, (
+        f"hand-written bindings of schema rows (delete them, or mark the row 'binding: own'): {hand}"
+    )
+
+
 def test_torch_level_inplace_writes_into_its_input_and_returns_it():
     x = torch.tensor([0.5, 4.0, 9.0])
     assert torch.sqrt_(x) is x and torch.equal(x, torch.tensor([0.5**0.5, 2.0, 3.0]))
@@ -230,7 +268,20 @@ def test_func_bindings_follow_their_signatures():
 def test_generator_rejects_malformed_funcs():
     assert "expected 'func name(<args>) -> <returns>'" in _err("func foo(Tensor self)\n")
     assert "type one of" in _err("func foo(Tensor self, size dim) -> Tensor\n")
-    assert "first argument is 'Tensor self'" in _err("func foo(int dim) -> Tensor\n")
+    assert "first argument is a Tensor" in _err("func foo(int dim) -> Tensor\n")
+    assert "a method or in-place form needs 'Tensor self' first" in _err("func foo(Tensor cond) -> Tensor\n")
+    assert "'rules:' takes only 'python'" in _err("func foo(Tensor self) -> Tensor\n  rules: cpp\n")
+    assert "write 'binding: own <why the signature cannot say it>'" in _err(
+        "func foo(Tensor self) -> Tensor\n  binding: own\n"
+    )
+    (own,) = gen_ops.parse("func foo(Tensor self) -> Tensor\n  binding: own two overloads\n", "s")
+    assert own.own_binding and "foo" not in gen_ops.bind_funcs_cpp([own])
+    assert "'rules: python' says its jvp/vmap rules are not here" in _err(
+        "func foo(Tensor self) -> Tensor\n  rules: python\n  vmap: pointwise\n"
+    )
+    assert "'rules:' is for funcs" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  rules: python\n"
+    )
     assert "default None needs an optional type" in _err("func foo(Tensor self, int dim=None) -> Tensor\n")
     assert "without a default follows one with a default" in _err(
         "func foo(Tensor self, int a=1, int b) -> Tensor\n"
@@ -367,3 +418,17 @@ def test_stub_lines_of_the_elementwise_ops():
     assert "def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ..." in filled
     assert "    def true_divide_(self, other: Tensor | builtins.float) -> Tensor: ..." in filled
     assert gen_ops.add_missing_stubs(filled, OPS) == filled  # nothing twice
+
+
+def test_stub_lines_of_the_funcs():
+    """A func row's function, method and in-place form get their stub lines the same way (a generated
+    binding without one is a drift that the check above reports)."""
+    with open(gen_ops.STUBS, encoding="utf-8") as f:
+        text = f.read()
+    filled = gen_ops.add_missing_stubs(_without(_without(text, "masked_fill"), "clamp_min"), OPS)
+    assert (
+        "def clamp_min(input: Tensor, min: typing.Any, *, out: Tensor | None = None) -> Tensor: ..." in filled
+    )
+    assert "    def clamp_min(self, min: typing.Any) -> Tensor: ..." in filled
+    assert "    def masked_fill_(self, mask: Tensor, value: typing.Any) -> Tensor: ..." in filled
+    assert gen_ops.add_missing_stubs(filled, OPS) == filled

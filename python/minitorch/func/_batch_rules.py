@@ -2987,7 +2987,7 @@ def _register_schema_rules():
     declared = {name: value for name, key, value in _C._op_schema_rules() if key == "vmap"}
     for kind, name, _functor, _rule, variants, aliases, *_ in _C._op_schema():
         expr = declared.get(name, "pointwise" if kind in ("unary", "binary") else None)
-        if expr == "private":
+        if expr == "private" or expr is None:  # None: a `rules: python` func, whose rule is registered here
             continue
         rule = eval(expr, globals())  # the schema's own text, compiled into _C
         spellings = [(name, variants.split())]
