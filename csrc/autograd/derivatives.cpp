@@ -268,18 +268,29 @@ Tensor pow_exponent_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
 // result), unary_saves_input(op) and binary_formula(op).
 #include "generated/elementwise_grad.inc"
 
-// mm, bmm, mv and dot are bilinear: each input's gradient reads only the other input, so each input is saved
-// only when the other's gradient is needed.
-using ProductGrad = Tensor (*)(const Tensor& grad, const Tensor& other_input);
-template <typename F>
-Tensor product(const char* name, F&& forward, const Tensor& self, const Tensor& other, ProductGrad d_self,
-               ProductGrad d_other) {
-  return twin(name, std::forward<F>(forward), {&self, &other},
-              {{"self", self, grad_of(1)}, {"other", other, grad_of(0)}},
-              [d_self, d_other](FnNode& n, V& gs) -> V {
-                return {n.needs_input_grad(0) ? d_self(gs[0], n.saved("other")) : Tensor(),
-                        n.needs_input_grad(1) ? d_other(gs[0], n.saved("self")) : Tensor()};
-              });
+// binary_cross_entropy's logs, clamped at -100 as in the forward
+Tensor clamped_log(const Tensor& x) {
+  return mt::clamp(mt::log(x), S(-100.0), std::nullopt);
+}
+
+// The indexing ops' gradients: the gradient written back (accumulated) into zeros of the input's shape.
+Tensor index_backward(const Tensor& g, IntArrayRef sizes, const std::vector<std::optional<Tensor>>& indices) {
+  Tensor z = zeros(sizes, g.dtype(), g.device());
+  mt::index_put_(z, indices, g, true);
+  return z;
+}
+Tensor index_select_backward(const Tensor& g, IntArrayRef sizes, int64_t d, const Tensor& index) {
+  Tensor z = zeros(sizes, g.dtype(), g.device());
+  if (sizes.empty()) return mt::reshape(g, sizes);
+  std::vector<std::optional<Tensor>> ix(static_cast<size_t>(d) + 1);
+  ix[d] = mt::reshape(index, {-1});
+  mt::index_put_(z, ix, g, true);
+  return z;
+}
+Tensor gather_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, const Tensor& index) {
+  Tensor z = zeros(sizes, g.dtype(), g.device());
+  mt::scatter_add_(z, dim, index, g);
+  return z;
 }
 
 // (mean, rstd) over `dims` (kept), recorded: used only when the norms' backward is itself differentiated.
@@ -381,61 +392,6 @@ Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mas
   return out;
 }
 
-// ---- conv (ops/conv.h)
-// The input gradient of a conv is the transposed conv and the weight gradient its own recorded op, so under
-// create_graph the gradients differentiate again (double backward).
-
-Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                   const ConvArgs& args) {
-  return twin(
-      "ConvolutionBackward0", [&] { return mt::convolution(input, weight, bias, args); },
-      {&input, &weight, bias ? &*bias : nullptr}, {{"input", input}, {"weight", weight}},
-      [args](FnNode& n, V& gs) -> V {
-        Tensor x = n.saved("input"), w = n.saved("weight");
-        const Tensor& g = gs[0];
-        // both kernels want a dense gradient: materialize it once (`.sum().backward()` hands an expanded one)
-        Tensor gd = n.needs_input_grad(0) && n.needs_input_grad(1) ? mt::contiguous(g) : g;
-        return {n.needs_input_grad(0) ? mt::convolution_transpose(gd, w, std::nullopt, args, x.sizes())
-                                      : Tensor(),
-                n.needs_input_grad(1) ? mt::convolution_backward_weight(gd, x, w.sizes(), args) : Tensor(),
-                n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
-      });
-}
-
-// out = A_w^T x where A_w is the conv with weight w: dx = A_w g, dw = the conv weight gradient with input g
-// and output gradient x.
-Tensor convolution_transpose(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                             const ConvArgs& args, IntArrayRef out_sizes) {
-  return twin(
-      "ConvolutionBackward0", [&] { return mt::convolution_transpose(input, weight, bias, args, out_sizes); },
-      {&input, &weight, bias ? &*bias : nullptr}, {{"input", input}, {"weight", weight}},
-      [args](FnNode& n, V& gs) -> V {
-        Tensor x = n.saved("input"), w = n.saved("weight");
-        const Tensor& g = gs[0];
-        Tensor gd = n.needs_input_grad(0) && n.needs_input_grad(1) ? mt::contiguous(g) : g;  // once, as above
-        Tensor gx, gw;
-        if (n.needs_input_grad(0)) gx = mt::convolution(gd, w, std::nullopt, args);
-        if (n.needs_input_grad(1)) gw = mt::convolution_backward_weight(x, gd, w.sizes(), args);
-        return {gx, gw, n.needs_input_grad(2) ? conv_bias_grad(g) : Tensor()};
-      });
-}
-
-// bw(g, x) is bilinear: <bw(g, x), G> = <g, conv(x, G)> = <x, conv_transpose(g, G)>.
-Tensor convolution_backward_weight(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
-                                   const ConvArgs& args) {
-  return twin(
-      "ConvolutionBackwardWeightBackward0",
-      [&] { return mt::convolution_backward_weight(grad_out, input, weight_sizes, args); },
-      {&grad_out, &input}, {{"grad_output", grad_out}, {"input", input}},
-      [args](FnNode& n, V& gs) -> V {
-        Tensor g = n.saved("grad_output"), x = n.saved("input");
-        const Tensor& G = gs[0];
-        return {n.needs_input_grad(0) ? mt::convolution(x, G, std::nullopt, args) : Tensor(),
-                n.needs_input_grad(1) ? mt::convolution_transpose(g, G, std::nullopt, args, x.sizes())
-                                      : Tensor()};
-      });
-}
-
 // ---- copy (ops/copy.h)
 
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
@@ -453,12 +409,6 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
                   n.needs_input_grad(1) ? gs[0] : Tensor()};
         });
   });
-}
-
-Tensor clone(const Tensor& self) {
-  return twin(
-      "CloneBackward0", [&] { return mt::clone(self); }, {&self}, {},
-      [](FnNode&, V& gs) -> V { return {gs[0]}; });
 }
 
 Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
@@ -492,10 +442,6 @@ Tensor unary(UnaryOp op, const Tensor& self) {
       [op, in](FnNode& n, V& g) -> V {
         return {unary_grad(op, g[0], in ? n.saved("self") : Tensor(), in ? Tensor() : n.saved("result"))};
       });
-}
-
-const Tensor& unary_(UnaryOp op, const Tensor& self) {
-  return inplace(self, [&](const Tensor& s) { return autograd::unary(op, s); });
 }
 
 Tensor binary(BinaryOp op, const Tensor& self, const Tensor& other) {
@@ -561,62 +507,7 @@ Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::op
       });
 }
 
-const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  return inplace(self, [&](const Tensor& s) { return autograd::clamp(s, min, max); });
-}
-
-Tensor where(const Tensor& cond, const Tensor& self, const Tensor& other) {
-  return twin(
-      "WhereBackward0", [&] { return mt::where(cond, self, other); }, {nullptr, &self, &other},
-      {{"condition", cond}},
-      [](FnNode& n, V& gs) -> V {
-        Tensor c = n.saved("condition");
-        const Tensor& g = gs[0];
-        return {Tensor(), n.needs_input_grad(1) ? mt::where(c, g, S(0)) : Tensor(),
-                n.needs_input_grad(2) ? mt::where(c, S(0), g) : Tensor()};
-      });
-}
-
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return twin(
-      "MaskedFillBackward0", [&] { return mt::masked_fill(self, mask, value); }, {&self, nullptr, &value},
-      {{"mask", mask}},
-      [](FnNode& n, V& gs) -> V {
-        Tensor m = n.saved("mask");
-        const Tensor& g = gs[0];
-        return {n.needs_input_grad(0) ? mt::where(m, S(0), g) : Tensor(), Tensor(),
-                n.needs_input_grad(2) ? mt::sum(mt::where(m, g, S(0)), {}, false) : Tensor()};
-      });
-}
-
-const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return inplace(self, [&](const Tensor& s) { return autograd::masked_fill(s, mask, value); });
-}
-
-Tensor softplus(const Tensor& self, double beta, double threshold) {
-  return twin(
-      "SoftplusBackward0", [&] { return mt::softplus(self, beta, threshold); }, {&self}, {{"self", self}},
-      [beta, threshold](FnNode& n, V& gs) -> V {
-        Tensor bx = mt::mul(n.saved("self"), S(beta));
-        return {mt::where(mt::gt(bx, S(threshold)), gs[0], mt::mul(gs[0], mt::sigmoid(bx)))};
-      });
-}
-
-// leaky_relu, hardshrink, threshold, elu and polygamma: their `grad:` rows in csrc/ops/ops.schema
-#include "generated/twin_grads.inc"
-
 // ---- index (ops/index.h)
-
-Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
-  TensorGeometry base = geometry_of(self);
-  return twin(
-      "IndexBackward0", [&] { return mt::index(self, indices); }, {&self}, {},
-      [base, indices](FnNode&, V& gs) -> V {
-        Tensor z = zeros(base.sizes, gs[0].dtype(), gs[0].device());
-        mt::index_put_(z, indices, gs[0], true);
-        return {z};
-      });
-}
 
 const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
                          const Tensor& values, bool accumulate) {
@@ -642,32 +533,6 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
     });
     return r;
   });
-}
-
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  Tensor out = no_grad([&] { return mt::index_select(self, dim, index); });
-  TensorGeometry base = geometry_of(self);
-  int64_t d = wrap_dim(dim, self.dim());
-  record("IndexSelectBackward0", {&self}, {&out}, {{"index", index}}, [base, d](FnNode& n, V& gs) -> V {
-    Tensor z = zeros(base.sizes, gs[0].dtype(), gs[0].device());
-    if (base.sizes.empty()) return {mt::reshape(gs[0], base.sizes)};
-    std::vector<std::optional<Tensor>> ix(static_cast<size_t>(d) + 1);
-    ix[d] = mt::reshape(n.saved("index"), {-1});
-    mt::index_put_(z, ix, gs[0], true);
-    return {z};
-  });
-  return out;
-}
-
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
-  TensorGeometry base = geometry_of(self);
-  return twin(
-      "GatherBackward0", [&] { return mt::gather(self, dim, index); }, {&self}, {{"index", index}},
-      [base, dim](FnNode& n, V& gs) -> V {
-        Tensor z = zeros(base.sizes, gs[0].dtype(), gs[0].device());
-        mt::scatter_add_(z, dim, n.saved("index"), gs[0]);
-        return {z};
-      });
 }
 
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -703,50 +568,6 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
           return res;
         });
   });
-}
-
-// ---- linalg (ops/linalg.h)
-
-Tensor mm(const Tensor& self, const Tensor& mat2) {
-  return product(
-      "MmBackward0", [&] { return mt::mm(self, mat2); }, self, mat2,
-      [](const Tensor& g, const Tensor& mat2) { return mt::mm(g, mt::conj(mt::t(mat2))); },
-      [](const Tensor& g, const Tensor& self) { return mt::mm(mt::conj(mt::t(self)), g); });
-}
-
-Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  return product(
-      "BmmBackward0", [&] { return mt::bmm(self, mat2); }, self, mat2,
-      [](const Tensor& g, const Tensor& mat2) { return mt::bmm(g, mt::conj(mt::transpose(mat2, 1, 2))); },
-      [](const Tensor& g, const Tensor& self) { return mt::bmm(mt::conj(mt::transpose(self, 1, 2)), g); });
-}
-
-Tensor mv(const Tensor& self, const Tensor& vec) {
-  return product(
-      "MvBackward0", [&] { return mt::mv(self, vec); }, self, vec,
-      [](const Tensor& g, const Tensor& vec) { return mt::mul(mt::unsqueeze(g, 1), mt::conj(vec)); },
-      [](const Tensor& g, const Tensor& self) { return mt::mv(mt::conj(mt::t(self)), g); });
-}
-
-Tensor dot(const Tensor& self, const Tensor& other) {
-  return product(
-      "DotBackward0", [&] { return mt::dot(self, other); }, self, other,
-      [](const Tensor& g, const Tensor& other) { return mt::mul(g, mt::conj(other)); },
-      [](const Tensor& g, const Tensor& self) { return mt::mul(g, mt::conj(self)); });
-}
-
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-             const Scalar& alpha) {
-  double be = beta.to_double(), al = alpha.to_double();
-  return twin(
-      "AddmmBackward0", [&] { return mt::addmm(self, mat1, mat2, beta, alpha); }, {&self, &mat1, &mat2},
-      {{"mat1", mat1, grad_of(2)}, {"mat2", mat2, grad_of(1)}},
-      [be, al](FnNode& n, V& gs) -> V {
-        const Tensor& g = gs[0];
-        return {n.needs_input_grad(0) ? mt::mul(g, S(be)) : Tensor(),
-                n.needs_input_grad(1) ? mt::mul(mt::mm(g, mt::t(n.saved("mat2"))), S(al)) : Tensor(),
-                n.needs_input_grad(2) ? mt::mul(mt::mm(mt::t(n.saved("mat1")), g), S(al)) : Tensor()};
-      });
 }
 
 // ---- loss (ops/loss.h)
@@ -820,22 +641,6 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional
   return out;
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  return twin(
-      "MseLossBackward0", [&] { return mt::mse_loss(input, target, reduction); }, {&input, &target},
-      {{"self", input}, {"target", target}},
-      [reduction](FnNode& n, V& gs) -> V {
-        Tensor d = mt::sub(n.saved("self"), n.saved("target"));
-        Tensor g = gs[0];
-        if (reduction == Reduction::None) g = mt::mul(g, S(2.0));
-        if (reduction == Reduction::Sum) g = mt::mul(g, S(2.0));
-        if (reduction == Reduction::Mean) g = mt::mul(g, S(2.0 / static_cast<double>(d.numel())));
-        // the engine sums each gradient back to its input's (broadcast) shape
-        Tensor gx = mt::mul(d, g);
-        return {n.needs_input_grad(0) ? gx : Tensor(), n.needs_input_grad(1) ? mt::neg(gx) : Tensor()};
-      });
-}
-
 // d/dx = g clamp(x - t, -delta, delta) (smooth_l1: clamp((x - t) / beta, -1, 1)), d/dt its negation: the CPU
 // kernel, or ops when the gradient must record (create_graph) or elsewhere.
 static V huber_grads(FnNode& n, V& gs, HuberKind kind, double param, Reduction reduction) {
@@ -868,73 +673,12 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
       });
 }
 
-// PyTorch's formulas: d/dx = w (x - t) / max(x (1 - x), 1e-12), d/dt = w (log(1 - x) - log x), logs clamped
-// at -100 as in the forward; finite where x is exactly 0 or 1 (a saturated sigmoid).
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_,
-                            Reduction reduction) {
-  const Tensor weight = weight_ ? *weight_ : Tensor();
-  return twin(
-      "BinaryCrossEntropyBackward0",
-      [&] {
-        return mt::binary_cross_entropy(
-            input, target, weight.defined() ? std::optional<Tensor>(weight) : std::nullopt, reduction);
-      },
-      {&input, &target, &weight}, {{"self", input}, {"target", target}, {"weight", weight}},
-      [reduction](FnNode& n, V& gs) -> V {
-        Tensor x = n.saved("self"), t = n.saved("target"), w = n.saved("weight");
-        Tensor g = gs[0];
-        if (reduction == Reduction::Mean) g = mt::div(g, S(static_cast<double>(x.numel())));
-        if (w.defined()) g = mt::mul(g, w);
-        V res(3);
-        if (n.needs_input_grad(0)) {
-          Tensor den = mt::clamp(mt::mul(x, mt::sub(S(1.0), x)), S(1e-12), std::nullopt);
-          res[0] = mt::div(mt::mul(g, mt::sub(x, t)), den);
-        }
-        if (n.needs_input_grad(1)) {
-          Tensor l1 = mt::clamp(mt::log(mt::sub(S(1.0), x)), S(-100.0), std::nullopt);
-          Tensor l0 = mt::clamp(mt::log(x), S(-100.0), std::nullopt);
-          res[1] = mt::mul(g, mt::sub(l1, l0));
-        }
-        if (n.needs_input_grad(2)) {
-          // d/dw: the unweighted elementwise loss
-          Tensor l1 = mt::clamp(mt::log(mt::sub(S(1.0), x)), S(-100.0), std::nullopt);
-          Tensor l0 = mt::clamp(mt::log(x), S(-100.0), std::nullopt);
-          Tensor g0 = gs[0];
-          if (reduction == Reduction::Mean) g0 = mt::div(g0, S(static_cast<double>(x.numel())));
-          res[2] = mt::mul(g0, mt::neg(mt::add(mt::mul(t, l0), mt::mul(mt::sub(S(1.0), t), l1))));
-        }
-        return res;
-      });
-}
-
 // ---- nn (ops/nn.h): linear, batch/layer/group norm, embedding, dropout
 // The norms save their input and the statistics the forward computed (mean, rstd); under create_graph the
 // statistics are recomputed with recorded ops, so double backward sees their dependence on the input. The
 // three norms' entries look alike (same saved tensors, same fused-or-composite split) but normalize over
 // different dims, and batch norm's eval path treats the statistics as constants, so each keeps its own
 // formula.
-
-Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-  Tensor b = bias ? *bias : Tensor();
-  DimVector in_sizes = input.sizes();
-  return twin(
-      "LinearBackward0", [&] { return mt::linear(input, weight, bias); }, {&input, &weight, &b},
-      {{"input", input, grad_of(1)}, {"weight", weight, grad_of(0)}},
-      [in_sizes](FnNode& n, V& gs) -> V {
-        const Tensor& g = gs[0];
-        int64_t out_f = g.sizes()[g.dim() - 1];
-        int64_t rows = compute_numel(IntArrayRef(g.sizes().data(), size_t(g.dim() - 1)));
-        Tensor g2 = mt::reshape(g, {rows, out_f});
-        V res(3);
-        if (n.needs_input_grad(0)) res[0] = mt::reshape(mt::mm(g2, mt::conj(n.saved("weight"))), in_sizes);
-        if (n.needs_input_grad(1)) {
-          Tensor x = n.saved("input");
-          res[1] = mt::mm(mt::t(g2), mt::conj(mt::reshape(x, {rows, x.sizes()[x.dim() - 1]})));
-        }
-        if (n.needs_input_grad(2)) res[2] = mt::sum(g2, {0}, false);
-        return res;
-      });
-}
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
@@ -1067,18 +811,6 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
   return out;
 }
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
-                 bool sparse) {
-  (void)sparse;  // the gradient is always dense (no sparse tensors here)
-  Tensor out = no_grad([&] { return mt::embedding_forward(weight, indices); });
-  int64_t num = weight.sizes()[0];
-  record("EmbeddingBackward0", {&weight}, {&out}, {{"indices", indices}},
-         [num, padding_idx, scale_grad_by_freq](FnNode& n, V& gs) -> V {
-           return {mt::embedding_backward(gs[0], n.saved("indices"), num, padding_idx, scale_grad_by_freq)};
-         });
-  return out;
-}
-
 Tensor dropout(const Tensor& input, double p) {
   auto [out, mask] = no_grad([&] { return mt::native_dropout(input, p); });
   double scale = 1.0 / (1.0 - p);
@@ -1102,37 +834,6 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& 
   return r;
 }
 
-Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
-  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
-  return twin(
-      "AvgPool2DBackward0", [&] { return mt::avg_pool2d_impl(input, args, oh, ow); }, {&input}, {},
-      [args, in_sizes](FnNode&, V& gs) -> V { return {mt::avg_pool2d_backward(gs[0], args, in_sizes)}; });
-}
-
-// the adjoint of avg pooling's gradient is the pooling itself
-Tensor avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
-  Tensor out = no_grad([&] { return mt::avg_pool2d_backward(grad_out, args, input_sizes); });
-  int64_t oh = grad_out.sizes()[2], ow = grad_out.sizes()[3];
-  record("AvgPool2DBackwardBackward0", {&grad_out}, {&out}, {},
-         [args, oh, ow](FnNode&, V& gs) -> V { return {mt::avg_pool2d_impl(gs[0], args, oh, ow)}; });
-  return out;
-}
-
-// the adjoint of max pooling's gradient gathers at the saved indices
-Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
-                           IntArrayRef input_sizes) {
-  return twin(
-      "MaxPool2DWithIndicesBackwardBackward0",
-      [&] { return mt::max_pool2d_backward(grad_out, indices, args, input_sizes); }, {&grad_out},
-      {{"indices", indices}},
-      [](FnNode& n, V& gs) -> V {
-        Tensor idx = n.saved("indices");
-        int64_t planes = idx.sizes()[0] * idx.sizes()[1];
-        Tensor g = mt::gather(mt::reshape(gs[0], {planes, -1}), 1, mt::reshape(idx, {planes, -1}));
-        return {mt::view(g, idx.sizes())};
-      });
-}
-
 // ---- upsampling (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the
 // gradient's gradient is the upsampling again. Node names are PyTorch's, per mode and rank.
 
@@ -1152,19 +853,6 @@ static const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
        {"UpsampleBicubic2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
         "UpsampleBicubic2DBackwardBackward0"}}};
   return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
-}
-
-Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args) {
-  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
-  return twin(
-      upsample_node_name(args, false), [&] { return mt::upsample_impl(input, args); }, {&input}, {},
-      [args, in_sizes](FnNode&, V& gs) -> V { return {mt::upsample_backward(gs[0], args, in_sizes)}; });
-}
-
-Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes) {
-  return twin(
-      upsample_node_name(args, true), [&] { return mt::upsample_backward(grad_out, args, input_sizes); },
-      {&grad_out}, {}, [args](FnNode&, V& gs) -> V { return {mt::upsample_impl(gs[0], args)}; });
 }
 
 // ---- reduce (ops/reduce.h)
@@ -1446,34 +1134,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return out;
 }
 
-Tensor flip(const Tensor& self, IntArrayRef dims) {
-  DimVector ds(dims.begin(), dims.end());
-  return twin(
-      "FlipBackward0", [&] { return mt::flip(self, dims); }, {&self}, {},
-      [ds](FnNode&, V& gs) -> V { return {mt::flip(gs[0], ds)}; });
-}
-
-// ---- sort (ops/sort.h): the triangle ops, linear, so the gradient is the same triangle of the gradient
-
-Tensor tril(const Tensor& self, int64_t diagonal) {
-  return twin(
-      "TrilBackward0", [&] { return mt::tril(self, diagonal); }, {&self}, {},
-      [diagonal](FnNode&, V& gs) -> V { return {mt::tril(gs[0], diagonal)}; });
-}
-
-Tensor triu(const Tensor& self, int64_t diagonal) {
-  return twin(
-      "TriuBackward0", [&] { return mt::triu(self, diagonal); }, {&self}, {},
-      [diagonal](FnNode&, V& gs) -> V { return {mt::triu(gs[0], diagonal)}; });
-}
-
-const Tensor& tril_(const Tensor& self, int64_t diagonal) {
-  return inplace(self, [&](const Tensor& s) { return autograd::tril(s, diagonal); });
-}
-
-const Tensor& triu_(const Tensor& self, int64_t diagonal) {
-  return inplace(self, [&](const Tensor& s) { return autograd::triu(s, diagonal); });
-}
+// ---- the twins whose derivatives csrc/ops/ops.schema holds (`grad:`, `grad_<input>:`, `grads:`, in-place
+// `inplace_of:`), written by the build from those rows: conv, linalg, the triangle ops and most others. They
+// come last so every helper above is in their scope.
+#include "generated/twin_grads.inc"
 
 }  // namespace mt::autograd
 
