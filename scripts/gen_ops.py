@@ -435,10 +435,12 @@ TWIN_KEYS = {
     "let",
     "forward",
     "inplace_of",
+    "outputs",
+    "inputs",
 }
 # the derivative keys of a twin row (with `grad_<tensor parameter>:`): a twin holding any is generated into
 # twin_grads.inc, and derivatives.cpp must not define it (tests/autograd/test_twin_formulas.py)
-TWIN_FORMULA_KEYS = ("grad", "grads", "node", "capture", "let", "forward", "inplace_of")
+TWIN_FORMULA_KEYS = ("grad", "grads", "node", "capture", "let", "forward", "inplace_of", "outputs", "inputs")
 # the tensor parameters a formula can name: each is an edge of the node (in order) and saved when read
 EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
@@ -489,6 +491,8 @@ class Twin:
         self.lets = []  # (name, C++ expression) computed in backward before the gradients, in order
         self.forward = None  # the forward when it is not mt::<name>(<parameters>)
         self.inplace_of = None  # an in-place twin: the generic in-place path over this twin
+        self.inputs = None  # with `grads:`, the tensor parameters that are the node's inputs (default: all)
+        self.outputs = ["result"]  # the names of the forward's outputs (a tuple); the first is differentiable
         self.formula_line = None
 
     def has_formula(self):
@@ -606,6 +610,10 @@ def parse_twins(text, path=SCHEMA):
             cur.node = value
         elif key == "forward":
             cur.forward = value
+        elif key == "inputs":
+            cur.inputs = value.split()
+        elif key == "outputs":
+            cur.outputs = value.split()
         elif key == "inplace_of":
             cur.inplace_of = value
         if key in TWIN_FORMULA_KEYS:
@@ -652,14 +660,28 @@ def _check_twin_formula(t, tensors, fail):
                 f"twin {t.name!r}: 'inplace_of:' is for a twin returning const Tensor& over `self`, alone",
             )
         return
-    if not t.recorded or t.ret != "Tensor" or t.when != "grad":
+    tuple_ret = t.cpp_ret().startswith("std::tuple<")
+    if not t.recorded or not (t.ret == "Tensor" or tuple_ret) or t.when != "grad":
         fail(
             t.formula_line,
-            f"twin {t.name!r}: a schema formula is for a twin returning Tensor recorded in grad mode; "
-            "write the others' formulas in csrc/autograd/derivatives.cpp",
+            f"twin {t.name!r}: a schema formula is for a twin returning Tensor (or a tuple) recorded in grad "
+            "mode; write the others' formulas in csrc/autograd/derivatives.cpp",
+        )
+    n_out = t.cpp_ret().count("Tensor") if tuple_ret else None
+    if (
+        t.outputs[0] != "result"
+        or (n_out and len(t.outputs) != n_out)
+        or len(set(t.outputs)) != len(t.outputs)
+    ):
+        fail(
+            t.formula_line,
+            f"twin {t.name!r}: 'outputs:' names each tensor the forward returns, the differentiable one "
+            "first as `result`",
         )
     if not (t.grad or t.grads or t.joint):
         fail(t.formula_line, f"twin {t.name!r}: 'grad:', 'grad_<input>:' or 'grads:' gives the derivative")
+    if t.inputs is not None and (not t.joint or not set(t.inputs) <= set(tensors)):
+        fail(t.formula_line, f"twin {t.name!r}: 'inputs:' lists tensor parameters, for 'grads:'")
     if t.joint and (t.grad or t.grads):
         fail(t.formula_line, f"twin {t.name!r}: 'grads:' gives every tensor input's gradient, alone")
     formulas = [f for _, f in t.lets] + [f for f in t.grads.values()] + [t.joint or "", (t.grad or ("",))[0]]
@@ -1105,7 +1127,7 @@ def _twin_edges(t):
     if t.grad:
         return [("self", t.grad[0])]
     if t.joint:
-        return [(n, None) for n in tensors]
+        return [(n, None) for n in tensors if t.inputs is None or n in t.inputs]
     return [(n, None if t.grads[n] == "none" else t.grads[n]) for n in tensors if n in t.grads]
 
 
@@ -1131,7 +1153,7 @@ def twin_formula(t):
     lets = [f for _, f in t.lets]
     everyone = lets + ([t.joint] if t.joint else [])
     by_edge = [f for _, f in edges]
-    tensors = [n for ty, n in t.params if ty in EDGE_PARAMS] + ["result"]
+    tensors = [n for ty, n in t.params if ty in EDGE_PARAMS] + t.outputs
     saved = []
     for n in tensors:
         if any(_reads(f, n) for f in everyone):
@@ -1143,6 +1165,8 @@ def twin_formula(t):
         mask = _cpp_mask(bits, len(edges))
         if n == "result":
             saved.append((n, f'{{"result", result, {mask}, true}}'))
+        elif n in t.outputs:  # another output of the forward (max's indices): saved as a plain tensor
+            saved.append((n, f'{{"{n}", {n}, {mask}}}'))
         elif types[n] == "const std::optional<Tensor>&":
             saved.append((n, f'{{"{n}", {n} ? *{n} : Tensor(), {mask}}}'))
         else:
@@ -1185,15 +1209,22 @@ def twin_formula(t):
                 body.append(f"           if (node_.needs_input_grad({i})) r_[{i}] = {f};\n")
         body.append("           return r_;\n")
     saves = ", ".join(e for _, e in saved)
+    if len(t.outputs) == 1:
+        forward_lines, ret = [f"  Tensor result = no_grad([&] {{ return {forward}; }});\n"], "result"
+    else:
+        # the forward's tuple: the twin returns it whole, or its first output when the twin returns Tensor
+        forward_lines = [f"  auto outs_ = no_grad([&] {{ return {forward}; }});\n"]
+        forward_lines += [f"  const Tensor& {n} = std::get<{i}>(outs_);\n" for i, n in enumerate(t.outputs)]
+        ret = "result" if t.ret == "Tensor" else "outs_"
     return "".join(
         [
-            f"\nTensor {t.name}{t.cpp_params()} {{\n",
-            f"  Tensor result = no_grad([&] {{ return {forward}; }});\n",
+            f"\n{t.cpp_ret()} {t.name}{t.cpp_params()} {{\n",
+            *forward_lines,
             f"  record({node}, {{{ins}}}, {{&result}}, {{{saves}}},\n",
             f"         [{', '.join(caps)}](FnNode& node_, V& grads_) -> V {{\n",
             *body,
             "         });\n",
-            "  return result;\n",
+            f"  return {ret};\n",
             "}\n",
         ]
     )

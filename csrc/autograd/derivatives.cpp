@@ -293,6 +293,75 @@ Tensor gather_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, const Te
   return z;
 }
 
+// clamp's gradients (PyTorch's clamp_backward_min_max): min > max gives max everywhere, so only max takes the
+// gradient there; a select, not a multiply by the mask, so an infinite or NaN gradient outside stays out
+// (inf * 0)
+V clamp_grads(const Tensor& g, const Tensor& x, const Tensor& lo, const Tensor& hi, bool need_x, bool need_lo,
+              bool need_hi) {
+  Tensor in = mt::ones(x.sizes(), ScalarType::Bool, x.device());
+  V r(3);
+  if (lo.defined()) {
+    in = mt::logical_and(in, mt::ge(x, lo));
+    Tensor below = mt::lt(x, lo);
+    if (hi.defined()) below = mt::logical_and(below, mt::lt(lo, hi));
+    if (need_lo) r[1] = mt::where(below, g, S(0.0));
+  }
+  if (hi.defined()) {
+    in = mt::logical_and(in, mt::le(x, hi));
+    Tensor above = mt::gt(x, hi);
+    if (lo.defined()) above = mt::logical_or(above, mt::lt(hi, lo));
+    if (need_hi) r[2] = mt::where(above, g, S(0.0));
+  }
+  if (need_x) r[0] = mt::where(in, g, S(0.0));
+  return r;
+}
+
+// d/dx = g clamp(x - t, -delta, delta) (smooth_l1: clamp((x - t) / beta, -1, 1)), d/dt its negation: the CPU
+// kernel, or ops when the gradient must record (create_graph) or elsewhere.
+V huber_grads(const Tensor& g, const Tensor& x, const Tensor& t, HuberKind kind, double param,
+              Reduction reduction, bool need_x, bool need_t) {
+  Tensor gx = mt::huber_loss_backward(g, x, t, kind, param, reduction);
+  Tensor gi, gt;
+  if (need_x) gi = gx.dtype() == x.dtype() ? gx : mt::to(gx, x.dtype(), gx.device());
+  if (need_t) {
+    gt = mt::neg(gx);
+    if (gt.dtype() != t.dtype()) gt = mt::to(gt, t.dtype(), gt.device());
+  }
+  return {gi, gt};
+}
+
+// d prod / d x_i = product of the others. Without zeros in the group that is prod / x_i; with one zero only
+// the zero's position has a nonzero gradient (the product of the nonzeros); with two or more every gradient
+// is zero. Never divides by zero (no NaN leaks into double backward).
+Tensor prod_backward(const Tensor& g, const Tensor& x, const DimVector& dims, bool keepdim) {
+  Tensor is0 = mt::eq(x, S(0));
+  Tensor nz = mt::where(is0, S(1), x);
+  Tensor pnz = mt::prod(nz, dims, true);
+  Tensor zc = mt::sum(is0, dims, true);
+  Tensor factor = mt::where(is0, mt::where(mt::eq(zc, S(1)), pnz, S(0)),
+                            mt::where(mt::eq(zc, S(0)), mt::div(pnz, nz), S(0)));
+  return mt::mul(unsqueeze_dims(g, dims, keepdim), mt::conj(factor));  // conj: complex convention
+}
+
+// the p-norm's gradient: d||x||_p/dx = x |x|^(p-2) / ||x||_p^(p-1), zero where the norm is zero; sign(x)
+// for p = 1, shared evenly among the extremes for p = inf
+Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& result, double p,
+                     const DimVector& dims, bool keepdim) {
+  Tensor r = unsqueeze_dims(result, dims, keepdim);
+  Tensor g = unsqueeze_dims(grad, dims, keepdim);
+  if (p == 0) return zeros_like(x);
+  if (p == 1) return mt::mul(g, mt::sign(x));
+  if (std::isinf(p)) {
+    Tensor m = fmask(mt::eq(mt::abs(x), r), g);
+    Tensor cnt = mt::sum(m, dims, true);
+    return mt::div(mt::mul(mt::mul(g, mt::sign(x)), m), cnt);
+  }
+  Tensor num = p == 2 ? x : mt::mul(x, mt::pow(mt::abs(x), S(p - 2)));
+  Tensor den = p == 2 ? r : mt::pow(r, S(p - 1));
+  Tensor q = mt::div(mt::mul(g, num), den);
+  return mt::where(mt::eq(r, S(0)), S(0), q);
+}
+
 // (mean, rstd) over `dims` (kept), recorded: used only when the norms' backward is itself differentiated.
 ScalarType stat_dtype(ScalarType t) {
   return t == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
@@ -311,11 +380,12 @@ Tensor norm_input_grad(const Tensor& gw, const Tensor& xhat, const Tensor& rstd,
 }
 
 // The norms' gradients for an empty input: zeros of the input and of the affine parameters (shape `param`).
-V empty_norm_grads(FnNode& n, const Tensor& x, IntArrayRef param, const Tensor& g) {
+V empty_norm_grads(const Tensor& x, IntArrayRef param, const Tensor& g, bool need_x, bool need_w,
+                   bool need_b) {
   V res(3);
-  if (n.needs_input_grad(0)) res[0] = zeros_like(x);
-  for (size_t i = 1; i < 3; ++i)
-    if (n.needs_input_grad(i)) res[i] = zeros(param, g.dtype(), g.device());
+  if (need_x) res[0] = zeros_like(x);
+  if (need_w) res[1] = zeros(param, g.dtype(), g.device());
+  if (need_b) res[2] = zeros(param, g.dtype(), g.device());
   return res;
 }
 
@@ -323,6 +393,119 @@ DimVector dims_but_1(int64_t nd) {
   DimVector d{0};
   for (int64_t i = 2; i < nd; ++i) d.push_back(i);
   return d;
+}
+
+// max/min along one dim: the gradient goes to the saved index of each extremum.
+Tensor value_selecting_backward(const Tensor& grad, const Tensor& indices, int64_t dim, bool keepdim,
+                                IntArrayRef sizes) {
+  Tensor idx = indices;
+  Tensor g = grad;
+  if (sizes.empty()) return mt::reshape(g, sizes);
+  if (!keepdim) {
+    g = mt::unsqueeze(g, dim);
+    idx = mt::unsqueeze(idx, dim);
+  }
+  Tensor z = zeros(sizes, g.dtype(), g.device());
+  mt::scatter_(z, dim, idx, g);
+  return z;
+}
+
+// The norms save their input and the statistics the forward computed (mean, rstd); under create_graph the
+// statistics are recomputed with recorded ops, so double backward sees their dependence on the input. The
+// three norms' formulas look alike (same saved tensors, same fused-or-composite split) but normalize over
+// different dims, and batch norm's eval path treats the statistics as constants, so each keeps its own.
+V layer_norm_grads(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor& mean, const Tensor& rstd,
+                   IntArrayRef ns, double eps, bool need_x, bool need_w, bool need_b) {
+  int64_t N = compute_numel(ns);
+  int64_t M = N == 0 ? 0 : x.numel() / N;
+  if (M == 0 || N == 0) return empty_norm_grads(x, ns, g, need_x, need_w, need_b);
+  V res(3);
+  if (!GradMode::is_enabled()) {  // not differentiated again: one fused pass
+    auto [dx, dw, db] =
+        mt::native_layer_norm_backward(g, x, mean, rstd, w, M, N, need_x, need_w && w.defined(), need_b);
+    if (dx.defined()) res[0] = mt::reshape(dx, x.sizes());
+    if (dw.defined()) res[1] = mt::reshape(dw, ns);
+    if (db.defined()) res[2] = mt::reshape(db, ns);
+    return res;
+  }
+  Tensor x2 = mt::reshape(x, {M, N}), g2 = mt::reshape(g, {M, N});
+  Tensor mb, rb;
+  if (GradMode::is_enabled()) {
+    std::tie(mb, rb) = recorded_stats(x2, {1}, eps);
+  } else {
+    mb = mt::reshape(mean, {M, 1});
+    rb = mt::reshape(rstd, {M, 1});
+  }
+  Tensor xhat = mt::mul(mt::sub(x2, mb), rb);
+  if (need_x) {
+    Tensor gw = w.defined() ? mt::mul(g2, mt::reshape(w, {1, N})) : g2;
+    res[0] = mt::reshape(norm_input_grad(gw, xhat, rb, {1}), x.sizes());
+  }
+  if (need_w) res[1] = mt::reshape(mt::sum(mt::mul(g2, xhat), {0}, false), ns);
+  if (need_b) res[2] = mt::reshape(mt::sum(g2, {0}, false), ns);
+  return res;
+}
+
+// group_norm: as layer_norm; only the statistics' grouping differs
+V group_norm_grads(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor& mean, const Tensor& rstd,
+                   int64_t G, double eps, bool need_x, bool need_w, bool need_b) {
+  int64_t N = x.sizes()[0], C = x.sizes()[1];
+  DimVector dims = dims_but_1(x.dim());
+  if (x.numel() == 0) return empty_norm_grads(x, DimVector{C}, g, need_x, need_w, need_b);
+  V res(3);
+  int64_t D = x.numel() / (N * G);
+  Tensor x3 = mt::reshape(x, {N, G, D});
+  Tensor mb, rb;
+  if (GradMode::is_enabled()) {
+    std::tie(mb, rb) = recorded_stats(x3, {2}, eps);
+  } else {
+    mb = mt::reshape(mean, {N, G, 1});
+    rb = mt::reshape(rstd, {N, G, 1});
+  }
+  Tensor xhat3 = mt::mul(mt::sub(x3, mb), rb);
+  DimVector bshape(static_cast<size_t>(x.dim()), 1);
+  bshape[1] = C;
+  if (need_x) {
+    Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
+    res[0] = mt::reshape(norm_input_grad(mt::reshape(gw, {N, G, D}), xhat3, rb, {2}), x.sizes());
+  }
+  if (need_w) res[1] = mt::sum(mt::mul(g, mt::reshape(xhat3, x.sizes())), dims, false);
+  if (need_b) res[2] = mt::sum(g, dims, false);
+  return res;
+}
+
+V batch_norm_grads(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor& mean, const Tensor& rstd,
+                   bool training, double eps, bool need_x, bool need_w, bool need_b) {
+  int64_t C = x.sizes()[1];
+  DimVector dims = dims_but_1(x.dim());
+  if (x.numel() == 0) return empty_norm_grads(x, DimVector{C}, g, need_x, need_w, need_b);
+  V res(3);
+  if (!GradMode::is_enabled()) {  // not differentiated again: fused passes
+    auto [dx, dw, db] =
+        mt::native_batch_norm_backward(g, x, mean, rstd, w, training, need_x, need_w && w.defined(), need_b);
+    res[0] = dx;
+    if (dw.defined()) res[1] = mt::reshape(dw, w.sizes());
+    res[2] = db;
+    return res;
+  }
+  DimVector bshape(static_cast<size_t>(x.dim()), 1);
+  bshape[1] = C;
+  Tensor mb, rb;
+  if (training && GradMode::is_enabled()) {
+    std::tie(mb, rb) = recorded_stats(x, dims, eps);
+  } else {
+    mb = mt::reshape(mean, bshape);
+    rb = mt::reshape(rstd, bshape);
+  }
+  Tensor xhat = mt::mul(mt::sub(x, mb), rb);
+  if (need_x) {
+    Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
+    // eval: the statistics are constants, so only the scale reaches the input
+    res[0] = training ? norm_input_grad(gw, xhat, rb, dims) : mt::mul(gw, rb);
+  }
+  if (need_w) res[1] = mt::reshape(mt::sum(mt::mul(g, xhat), dims, false), w.sizes());
+  if (need_b) res[2] = mt::sum(g, dims, false);
+  return res;
 }
 
 // The bias gradient of a 4-D NCHW conv: the output gradient summed over batch and space.
@@ -478,35 +661,6 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   });
 }
 
-Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  return twin(
-      "ClampBackward1", [&] { return mt::clamp(self, min, max); },
-      {&self, min ? &*min : nullptr, max ? &*max : nullptr},
-      {{"self", self}, {"min", min ? *min : Tensor()}, {"max", max ? *max : Tensor()}},
-      [](FnNode& n, V& gs) -> V {
-        const Tensor& g = gs[0];
-        Tensor x = n.saved("self"), lo = n.saved("min"), hi = n.saved("max");
-        Tensor in = mt::ones(x.sizes(), ScalarType::Bool, x.device());
-        V r(3);
-        // min > max gives max everywhere, so only max takes the gradient there (PyTorch's clamp_backward);
-        // a select, not a multiply by the mask, so an infinite or NaN gradient outside stays out (inf * 0)
-        if (lo.defined()) {
-          in = mt::logical_and(in, mt::ge(x, lo));
-          Tensor below = mt::lt(x, lo);
-          if (hi.defined()) below = mt::logical_and(below, mt::lt(lo, hi));
-          if (n.needs_input_grad(1)) r[1] = mt::where(below, g, S(0.0));
-        }
-        if (hi.defined()) {
-          in = mt::logical_and(in, mt::le(x, hi));
-          Tensor above = mt::gt(x, hi);
-          if (lo.defined()) above = mt::logical_or(above, mt::lt(hi, lo));
-          if (n.needs_input_grad(2)) r[2] = mt::where(above, g, S(0.0));
-        }
-        if (n.needs_input_grad(0)) r[0] = mt::where(in, g, S(0.0));
-        return r;
-      });
-}
-
 // ---- index (ops/index.h)
 
 const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
@@ -641,199 +795,6 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional
   return out;
 }
 
-// d/dx = g clamp(x - t, -delta, delta) (smooth_l1: clamp((x - t) / beta, -1, 1)), d/dt its negation: the CPU
-// kernel, or ops when the gradient must record (create_graph) or elsewhere.
-static V huber_grads(FnNode& n, V& gs, HuberKind kind, double param, Reduction reduction) {
-  Tensor x = n.saved("self"), t = n.saved("target");
-  Tensor gx = mt::huber_loss_backward(gs[0], x, t, kind, param, reduction);
-  Tensor gi, gt;
-  if (n.needs_input_grad(0)) gi = gx.dtype() == x.dtype() ? gx : mt::to(gx, x.dtype(), gx.device());
-  if (n.needs_input_grad(1)) {
-    gt = mt::neg(gx);
-    if (gt.dtype() != t.dtype()) gt = mt::to(gt, t.dtype(), gt.device());
-  }
-  return {gi, gt};
-}
-
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
-  return twin(
-      "HuberLossBackward0", [&] { return mt::huber_loss(input, target, reduction, delta); },
-      {&input, &target}, {{"self", input}, {"target", target}},
-      [reduction, delta](FnNode& n, V& gs) -> V {
-        return huber_grads(n, gs, HuberKind::huber, delta, reduction);
-      });
-}
-
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
-  return twin(
-      "SmoothL1LossBackward0", [&] { return mt::smooth_l1_loss(input, target, reduction, beta); },
-      {&input, &target}, {{"self", input}, {"target", target}},
-      [reduction, beta](FnNode& n, V& gs) -> V {
-        return huber_grads(n, gs, HuberKind::smooth_l1, beta, reduction);
-      });
-}
-
-// ---- nn (ops/nn.h): linear, batch/layer/group norm, embedding, dropout
-// The norms save their input and the statistics the forward computed (mean, rstd); under create_graph the
-// statistics are recomputed with recorded ops, so double backward sees their dependence on the input. The
-// three norms' entries look alike (same saved tensors, same fused-or-composite split) but normalize over
-// different dims, and batch norm's eval path treats the statistics as constants, so each keeps its own
-// formula.
-
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
-                  const std::optional<Tensor>& bias, double eps) {
-  auto [out, mean, rstd] =
-      no_grad([&] { return mt::native_layer_norm(input, normalized_shape, weight, bias, eps); });
-  Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
-  DimVector ns(normalized_shape.begin(), normalized_shape.end());
-  record("NativeLayerNormBackward0", {&input, &w, &b}, {&out},
-         {{"input", input}, {"weight", w}, {"mean", mean}, {"rstd", rstd}}, [ns, eps](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("input"), w = n.saved("weight"), mean = n.saved("mean"), rstd = n.saved("rstd");
-           const Tensor& g = gs[0];
-           int64_t N = compute_numel(ns);
-           int64_t M = N == 0 ? 0 : x.numel() / N;
-           if (M == 0 || N == 0) return empty_norm_grads(n, x, ns, g);
-           V res(3);
-           if (!GradMode::is_enabled()) {  // not differentiated again: one fused pass
-             auto [dx, dw, db] =
-                 mt::native_layer_norm_backward(g, x, mean, rstd, w, M, N, n.needs_input_grad(0),
-                                                n.needs_input_grad(1) && w.defined(), n.needs_input_grad(2));
-             if (dx.defined()) res[0] = mt::reshape(dx, x.sizes());
-             if (dw.defined()) res[1] = mt::reshape(dw, ns);
-             if (db.defined()) res[2] = mt::reshape(db, ns);
-             return res;
-           }
-           Tensor x2 = mt::reshape(x, {M, N}), g2 = mt::reshape(g, {M, N});
-           Tensor mb, rb;
-           if (GradMode::is_enabled()) {
-             std::tie(mb, rb) = recorded_stats(x2, {1}, eps);
-           } else {
-             mb = mt::reshape(mean, {M, 1});
-             rb = mt::reshape(rstd, {M, 1});
-           }
-           Tensor xhat = mt::mul(mt::sub(x2, mb), rb);
-           if (n.needs_input_grad(0)) {
-             Tensor gw = w.defined() ? mt::mul(g2, mt::reshape(w, {1, N})) : g2;
-             res[0] = mt::reshape(norm_input_grad(gw, xhat, rb, {1}), x.sizes());
-           }
-           if (n.needs_input_grad(1)) res[1] = mt::reshape(mt::sum(mt::mul(g2, xhat), {0}, false), ns);
-           if (n.needs_input_grad(2)) res[2] = mt::reshape(mt::sum(g2, {0}, false), ns);
-           return res;
-         });
-  return out;
-}
-
-// Recorded as layer_norm above (forward without grad, save mean/rstd, one fused backward); only the
-// statistics' grouping and PyTorch's node name differ.
-Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
-                  const std::optional<Tensor>& bias, double eps) {
-  auto [out, mean, rstd] =
-      no_grad([&] { return mt::native_group_norm(input, num_groups, weight, bias, eps); });
-  Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
-  int64_t G = num_groups;
-  record("NativeGroupNormBackward0", {&input, &w, &b}, {&out},
-         {{"input", input}, {"weight", w}, {"mean", mean}, {"rstd", rstd}}, [G, eps](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("input"), w = n.saved("weight"), mean = n.saved("mean"), rstd = n.saved("rstd");
-           const Tensor& g = gs[0];
-           int64_t N = x.sizes()[0], C = x.sizes()[1];
-           DimVector dims = dims_but_1(x.dim());
-           if (x.numel() == 0) return empty_norm_grads(n, x, DimVector{C}, g);
-           V res(3);
-           int64_t D = x.numel() / (N * G);
-           Tensor x3 = mt::reshape(x, {N, G, D});
-           Tensor mb, rb;
-           if (GradMode::is_enabled()) {
-             std::tie(mb, rb) = recorded_stats(x3, {2}, eps);
-           } else {
-             mb = mt::reshape(mean, {N, G, 1});
-             rb = mt::reshape(rstd, {N, G, 1});
-           }
-           Tensor xhat3 = mt::mul(mt::sub(x3, mb), rb);
-           DimVector bshape(static_cast<size_t>(x.dim()), 1);
-           bshape[1] = C;
-           if (n.needs_input_grad(0)) {
-             Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
-             res[0] = mt::reshape(norm_input_grad(mt::reshape(gw, {N, G, D}), xhat3, rb, {2}), x.sizes());
-           }
-           if (n.needs_input_grad(1))
-             res[1] = mt::sum(mt::mul(g, mt::reshape(xhat3, x.sizes())), dims, false);
-           if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
-           return res;
-         });
-  return out;
-}
-
-Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-                  bool training, double momentum, double eps) {
-  auto [out, mean, rstd] = no_grad([&] {
-    return mt::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
-  });
-  Tensor w = weight ? *weight : Tensor(), b = bias ? *bias : Tensor();
-  record("NativeBatchNormBackward0", {&input, &w, &b}, {&out},
-         {{"input", input}, {"weight", w}, {"save_mean", mean}, {"save_invstd", rstd}},
-         [training, eps](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("input"), w = n.saved("weight"), mean = n.saved("save_mean"),
-                  rstd = n.saved("save_invstd");
-           const Tensor& g = gs[0];
-           int64_t C = x.sizes()[1];
-           DimVector dims = dims_but_1(x.dim());
-           if (x.numel() == 0) return empty_norm_grads(n, x, DimVector{C}, g);
-           V res(3);
-           if (!GradMode::is_enabled()) {  // not differentiated again: fused passes
-             auto [dx, dw, db] =
-                 mt::native_batch_norm_backward(g, x, mean, rstd, w, training, n.needs_input_grad(0),
-                                                n.needs_input_grad(1) && w.defined(), n.needs_input_grad(2));
-             res[0] = dx;
-             if (dw.defined()) res[1] = mt::reshape(dw, w.sizes());
-             res[2] = db;
-             return res;
-           }
-           DimVector bshape(static_cast<size_t>(x.dim()), 1);
-           bshape[1] = C;
-           Tensor mb, rb;
-           if (training && GradMode::is_enabled()) {
-             std::tie(mb, rb) = recorded_stats(x, dims, eps);
-           } else {
-             mb = mt::reshape(mean, bshape);
-             rb = mt::reshape(rstd, bshape);
-           }
-           Tensor xhat = mt::mul(mt::sub(x, mb), rb);
-           if (n.needs_input_grad(0)) {
-             Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, bshape)) : g;
-             // eval: the statistics are constants, so only the scale reaches the input
-             res[0] = training ? norm_input_grad(gw, xhat, rb, dims) : mt::mul(gw, rb);
-           }
-           if (n.needs_input_grad(1)) res[1] = mt::reshape(mt::sum(mt::mul(g, xhat), dims, false), w.sizes());
-           if (n.needs_input_grad(2)) res[2] = mt::sum(g, dims, false);
-           return res;
-         });
-  return out;
-}
-
-Tensor dropout(const Tensor& input, double p) {
-  auto [out, mask] = no_grad([&] { return mt::native_dropout(input, p); });
-  double scale = 1.0 / (1.0 - p);
-  record("NativeDropoutBackward0", {&input}, {&out}, {{"mask", mask}},
-         [scale](FnNode& n, V& gs) -> V { return {mt::mul(mt::mul(gs[0], n.saved("mask")), S(scale))}; });
-  return out;
-}
-
-// ---- pool (ops/pool.h)
-// The pooling gradients are recorded ops too; each is linear in the output gradient, so its own derivative
-// is its adjoint (double backward).
-
-std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh,
-                                           int64_t ow) {
-  auto r = no_grad([&] { return mt::max_pool2d_impl(input, args, oh, ow); });
-  DimVector in_sizes(input.sizes().begin(), input.sizes().end());
-  record("MaxPool2DWithIndicesBackward0", {&input}, {&std::get<0>(r)}, {{"indices", std::get<1>(r)}},
-         [args, in_sizes](FnNode& n, V& gs) -> V {
-           return {mt::max_pool2d_backward(gs[0], n.saved("indices"), args, in_sizes)};
-         });
-  return r;
-}
-
 // ---- upsampling (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the
 // gradient's gradient is the upsampling again. Node names are PyTorch's, per mode and rank.
 
@@ -856,254 +817,6 @@ static const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
 }
 
 // ---- reduce (ops/reduce.h)
-
-Tensor sum(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::sum(self, dims_, keepdim, dtype); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  DimVector sizes = self.sizes();
-  record("SumBackward1", {&self}, {&out}, {},
-         [dims, keepdim, sizes](FnNode&, V& gs) -> V { return {expand_to(gs[0], dims, keepdim, sizes)}; });
-  return out;
-}
-
-Tensor mean(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::mean(self, dims_, keepdim, dtype); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  DimVector sizes = self.sizes();
-  double count =
-      out.numel() == 0 ? 1.0 : static_cast<double>(self.numel()) / static_cast<double>(out.numel());
-  record("MeanBackward1", {&self}, {&out}, {}, [dims, keepdim, sizes, count](FnNode&, V& gs) -> V {
-    return {mt::div(expand_to(gs[0], dims, keepdim, sizes), S(count))};
-  });
-  return out;
-}
-
-Tensor prod(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::prod(self, dims_, keepdim, dtype); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  record("ProdBackward1", {&self}, {&out}, {{"self", self}}, [dims, keepdim](FnNode& n, V& gs) -> V {
-    // d prod / d x_i = product of the others. Without zeros in the group that is prod / x_i; with
-    // one zero only the zero's position has a nonzero gradient (the product of the nonzeros); with
-    // two or more every gradient is zero. Never divides by zero (no NaN leaks into double
-    // backward).
-    Tensor x = n.saved("self");
-    Tensor is0 = mt::eq(x, S(0));
-    Tensor nz = mt::where(is0, S(1), x);
-    Tensor pnz = mt::prod(nz, dims, true);
-    Tensor zc = mt::sum(is0, dims, true);
-    Tensor factor = mt::where(is0, mt::where(mt::eq(zc, S(1)), pnz, S(0)),
-                              mt::where(mt::eq(zc, S(0)), mt::div(pnz, nz), S(0)));
-    return {mt::mul(unsqueeze_dims(gs[0], dims, keepdim), mt::conj(factor))};  // conj: complex convention
-  });
-  return out;
-}
-
-namespace {
-// amax/amin/max/min over dims: the gradient is shared evenly among the elements equal to the extremum.
-Tensor extremum_record(const char* name, const Tensor& self, const Tensor& out, const DimVector& dims,
-                       bool keepdim) {
-  record(name, {&self}, {&out}, {{"self", self}, result()}, [dims, keepdim](FnNode& n, V& gs) -> V {
-    Tensor m = fmask(mt::eq(n.saved("self"), unsqueeze_dims(n.saved("result"), dims, keepdim)), gs[0]);
-    Tensor cnt = mt::sum(m, dims, true);
-    return {mt::div(mt::mul(m, unsqueeze_dims(gs[0], dims, keepdim)), cnt)};
-  });
-  return out;
-}
-
-// max/min along one dim: the gradient goes to the saved index of each extremum.
-std::tuple<Tensor, Tensor> dim_extremum_record(const char* name, const Tensor& self,
-                                               std::tuple<Tensor, Tensor> res, int64_t dim, bool keepdim) {
-  dim = wrap_dim(dim, self.dim());
-  TensorGeometry base = geometry_of(self);
-  record(name, {&self}, {&std::get<0>(res)}, {{"indices", std::get<1>(res)}},
-         [dim, keepdim, base](FnNode& n, V& gs) -> V {
-           Tensor idx = n.saved("indices");
-           Tensor g = gs[0];
-           if (base.sizes.empty()) return {mt::reshape(g, base.sizes)};
-           if (!keepdim) {
-             g = mt::unsqueeze(g, dim);
-             idx = mt::unsqueeze(idx, dim);
-           }
-           Tensor z = zeros(base.sizes, g.dtype(), g.device());
-           mt::scatter_(z, dim, idx, g);
-           return {z};
-         });
-  return res;
-}
-}  // namespace
-
-Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  Tensor out = no_grad([&] { return mt::amax(self, dims, keepdim); });
-  return extremum_record("AmaxBackward0", self, out, all_dims(self.dim(), dims), keepdim);
-}
-Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  Tensor out = no_grad([&] { return mt::amin(self, dims, keepdim); });
-  return extremum_record("AminBackward0", self, out, all_dims(self.dim(), dims), keepdim);
-}
-Tensor max(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::max(self); });
-  return extremum_record("MaxBackward1", self, out, all_dims(self.dim(), {}), false);
-}
-Tensor min(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::min(self); });
-  return extremum_record("MinBackward1", self, out, all_dims(self.dim(), {}), false);
-}
-std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return dim_extremum_record("MaxBackward0", self, no_grad([&] { return mt::max(self, dim, keepdim); }), dim,
-                             keepdim);
-}
-std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return dim_extremum_record("MinBackward0", self, no_grad([&] { return mt::min(self, dim, keepdim); }), dim,
-                             keepdim);
-}
-
-Tensor var(const Tensor& self, IntArrayRef dims_, double correction, bool keepdim) {
-  Tensor out = no_grad([&] { return mt::var(self, dims_, correction, keepdim); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  double count =
-      out.numel() == 0 ? 1.0 : static_cast<double>(self.numel()) / static_cast<double>(out.numel());
-  record("VarBackward0", {&self}, {&out}, {{"self", self}},
-         [dims, keepdim, count, correction](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("self");
-           Tensor c = mt::sub(x, mt::mean(x, dims, true));
-           return {mt::mul(unsqueeze_dims(gs[0], dims, keepdim), mt::mul(c, S(2.0 / (count - correction))))};
-         });
-  return out;
-}
-
-Tensor std(const Tensor& self, IntArrayRef dims_, double correction, bool keepdim) {
-  Tensor out = no_grad([&] { return mt::std(self, dims_, correction, keepdim); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  double count =
-      out.numel() == 0 ? 1.0 : static_cast<double>(self.numel()) / static_cast<double>(out.numel());
-  record("StdBackward0", {&self}, {&out}, {{"self", self}, result()},
-         [dims, keepdim, count, correction](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("self"), r = n.saved("result");
-           Tensor c = mt::sub(x, mt::mean(x, dims, true));
-           Tensor rr = unsqueeze_dims(r, dims, keepdim);
-           // a zero std (constant input) has no direction to grow in: PyTorch's std_backward masks it to 0
-           // rather than dividing 0 by 0
-           Tensor scale =
-               mt::where(mt::eq(rr, S(0)), S(0), mt::div(unsqueeze_dims(gs[0], dims, keepdim), rr));
-           return {mt::mul(scale, mt::mul(c, S(1.0 / (count - correction))))};
-         });
-  return out;
-}
-
-Tensor norm(const Tensor& self, double p, IntArrayRef dims_, bool keepdim) {
-  Tensor out = no_grad([&] { return mt::norm(self, p, dims_, keepdim); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  record("NormBackward1", {&self}, {&out}, {{"self", self}, result()},
-         [dims, keepdim, p](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("self"), r = unsqueeze_dims(n.saved("result"), dims, keepdim);
-           Tensor g = unsqueeze_dims(gs[0], dims, keepdim);
-           if (p == 0) return {zeros_like(x)};
-           if (p == 1) return {mt::mul(g, mt::sign(x))};
-           if (std::isinf(p)) {
-             Tensor m = fmask(mt::eq(mt::abs(x), r), g);
-             Tensor cnt = mt::sum(m, dims, true);
-             return {mt::div(mt::mul(mt::mul(g, mt::sign(x)), m), cnt)};
-           }
-           // d||x||_p/dx = x |x|^(p-2) / ||x||_p^(p-1); zero where the norm is zero
-           Tensor num = p == 2 ? x : mt::mul(x, mt::pow(mt::abs(x), S(p - 2)));
-           Tensor den = p == 2 ? r : mt::pow(r, S(p - 1));
-           Tensor q = mt::div(mt::mul(g, num), den);
-           return {mt::where(mt::eq(r, S(0)), S(0), q)};
-         });
-  return out;
-}
-
-Tensor logsumexp(const Tensor& self, IntArrayRef dims_, bool keepdim) {
-  Tensor out = no_grad([&] { return mt::logsumexp(self, dims_, keepdim); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  record(
-      "LogsumexpBackward0", {&self}, {&out}, {{"self", self}, result()},
-      [dims, keepdim](FnNode& n, V& gs) -> V {
-        return {mt::mul(unsqueeze_dims(gs[0], dims, keepdim),
-                        mt::exp(mt::sub(n.saved("self"), unsqueeze_dims(n.saved("result"), dims, keepdim))))};
-      });
-  return out;
-}
-
-Tensor nansum(const Tensor& self, IntArrayRef dims_, bool keepdim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::nansum(self, dims_, keepdim, dtype); });
-  DimVector dims = all_dims(self.dim(), dims_);
-  DimVector sizes = self.sizes();
-  // sum's gradient, zero where the input was NaN (it did not take part)
-  record("NansumBackward0", {&self}, {&out}, {{"self", self}}, [dims, keepdim, sizes](FnNode& n, V& gs) -> V {
-    return {mt::where(mt::isnan(n.saved("self")), S(0), expand_to(gs[0], dims, keepdim, sizes))};
-  });
-  return out;
-}
-
-Tensor trace(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::trace(self); });
-  const int64_t rows = self.sizes()[0], cols = self.sizes()[1];
-  record("TraceBackward0", {&self}, {&out}, {}, [rows, cols](FnNode&, V& gs) -> V {
-    const Tensor& g = gs[0];
-    const ScalarType rt = is_complex(g.dtype()) ? to_real_type(g.dtype()) : g.dtype();
-    return {mt::mul(mt::eye(rows, cols, rt, g.device()), g)};
-  });
-  return out;
-}
-
-Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::cumsum(self, dim, dtype); });
-  int64_t d = wrap_dim(dim, self.dim());
-  record("CumsumBackward0", {&self}, {&out}, {}, [d](FnNode&, V& gs) -> V {
-    // the reversed cumulative sum: total - cumsum + g
-    const Tensor& g = gs[0];
-    if (g.dim() == 0) return {g};
-    return {mt::add(mt::sub(mt::sum(g, {d}, true), mt::cumsum(g, d)), g)};
-  });
-  return out;
-}
-
-Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
-  Tensor out = no_grad([&] { return mt::cumprod(self, dim, dtype); });
-  int64_t d = wrap_dim(dim, self.dim());
-  record("CumprodBackward0", {&self}, {&out}, {{"self", self}, result()}, [d](FnNode& n, V& gs) -> V {
-    // d out_j / d x_i = out_j / x_i for j >= i: a reversed cumulative sum of g * conj(out), divided by
-    // conj(x) (exact for inputs without zeros, like prod's formula; conj is free on real tensors)
-    Tensor x = mt::conj(n.saved("self"));
-    Tensor gr = mt::mul(gs[0], mt::conj(n.saved("result")));
-    if (gr.dim() == 0) return {mt::div(gr, x)};
-    Tensor rev = mt::add(mt::sub(mt::sum(gr, {d}, true), mt::cumsum(gr, d)), gr);
-    return {mt::div(rev, x)};
-  });
-  return out;
-}
-
-namespace {
-// softmax and log_softmax: the formula reads the result along the (wrapped) dim; a 0-dim result has a zero
-// gradient.
-using SoftmaxGrad = Tensor (*)(const Tensor& grad, const Tensor& result, int64_t dim);
-Tensor softmax_record(const char* name, const Tensor& self, const Tensor& out, int64_t dim,
-                      SoftmaxGrad grad) {
-  int64_t d = wrap_dim(dim, self.dim());
-  record(name, {&self}, {&out}, {result()}, [d, grad](FnNode& n, V& gs) -> V {
-    Tensor r = n.saved("result");
-    if (r.dim() == 0) return {mt::mul(gs[0], S(0))};
-    return {grad(gs[0], r, d)};
-  });
-  return out;
-}
-}  // namespace
-
-Tensor softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
-  return softmax_record("SoftmaxBackward0", self, no_grad([&] { return mt::softmax(self, dim, dtype); }), dim,
-                        [](const Tensor& g, const Tensor& r, int64_t d) {
-                          return mt::mul(r, mt::sub(g, mt::sum(mt::mul(g, r), {d}, true)));
-                        });
-}
-
-Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype) {
-  return softmax_record("LogSoftmaxBackward0", self,
-                        no_grad([&] { return mt::log_softmax(self, dim, dtype); }), dim,
-                        [](const Tensor& g, const Tensor& r, int64_t d) {
-                          return mt::sub(g, mt::mul(mt::exp(r), mt::sum(g, {d}, true)));
-                        });
-}
 
 // ---- shape (ops/shape.h); the view ops are in views.cpp
 
