@@ -661,11 +661,12 @@ def _check_twin_formula(t, tensors, fail):
             )
         return
     tuple_ret = t.cpp_ret().startswith("std::tuple<")
-    if not t.recorded or not (t.ret == "Tensor" or tuple_ret) or t.when != "grad":
+    in_place = t.ret == "const Tensor&" and t.name.endswith("_") and "self" in tensors
+    if not t.recorded or not (t.ret == "Tensor" or tuple_ret or in_place) or t.when != "grad":
         fail(
             t.formula_line,
-            f"twin {t.name!r}: a schema formula is for a twin returning Tensor (or a tuple) recorded in grad "
-            "mode; write the others' formulas in csrc/autograd/derivatives.cpp",
+            f"twin {t.name!r}: a schema formula is for a twin returning Tensor (or a tuple, or an in-place "
+            "<name>_ over self) recorded in grad mode; write the others' formulas in csrc/autograd/derivatives.cpp",
         )
     n_out = t.cpp_ret().count("Tensor") if tuple_ret else None
     if (
@@ -1209,6 +1210,25 @@ def twin_formula(t):
                 body.append(f"           if (node_.needs_input_grad({i})) r_[{i}] = {f};\n")
         body.append("           return r_;\n")
     saves = ", ".join(e for _, e in saved)
+    if t.ret == "const Tensor&":
+        # an in-place twin: recorded out of place from a clone of self (so a saved self keeps its version),
+        # through the generic in-place path, which writes the result into self and hands it the history
+        args = ", ".join("o_" if n == "self" else n for _, n in t.params)
+        forward = t.forward or f"Tensor o_ = mt::clone(self); mt::{t.name}({args}); return o_;"
+        return "".join(
+            [
+                f"\nconst Tensor& {t.name}{t.cpp_params()} {{\n",
+                "  return inplace(self, [&](const Tensor& self) {\n",
+                f"    Tensor result = no_grad([&] {{ {forward} }});\n",
+                f"    record({node}, {{{ins}}}, {{&result}}, {{{saves}}},\n",
+                f"           [{', '.join(caps)}](FnNode& node_, V& grads_) -> V {{\n",
+                *["  " + b for b in body],
+                "           });\n",
+                "    return result;\n",
+                "  });\n",
+                "}\n",
+            ]
+        )
     if len(t.outputs) == 1:
         forward_lines, ret = [f"  Tensor result = no_grad([&] {{ return {forward}; }});\n"], "result"
     else:

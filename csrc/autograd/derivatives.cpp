@@ -362,6 +362,25 @@ Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& result, 
   return mt::where(mt::eq(r, S(0)), S(0), q);
 }
 
+// scatter_'s gradients: self's passes where scatter_ added, and is cut at the positions it assigned (they no
+// longer depend on self); src's gathers at the index
+V scatter_grads(const Tensor& g, int64_t dim, const Tensor& index, const std::string& reduce, bool need_self,
+                bool need_src) {
+  MT_CHECK_NOT_IMPLEMENTED(reduce.empty() || reduce == "add", "the derivative for 'scatter_' with reduce='",
+                           reduce, "' is not implemented.");
+  V res(2);
+  if (need_self) {
+    if (reduce == "add") {
+      res[0] = g;
+    } else {
+      res[0] = mt::clone(g);
+      mt::scatter_(res[0], dim, index, mt::zeros(index.sizes(), g.dtype(), g.device()));
+    }
+  }
+  if (need_src) res[1] = mt::gather(g, dim, index);
+  return res;
+}
+
 // (mean, rstd) over `dims` (kept), recorded: used only when the norms' backward is itself differentiated.
 ScalarType stat_dtype(ScalarType t) {
   return t == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
@@ -577,42 +596,12 @@ Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mas
 
 // ---- copy (ops/copy.h)
 
-const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
-  return inplace(self, [&](const Tensor& s) {
-    return twin(
-        "CopyBackwards",
-        [&] {
-          Tensor o = mt::clone(s);
-          mt::copy_(o, src, non_blocking);
-          return o;
-        },
-        {&s, &src}, {},
-        [](FnNode& n, V& gs) -> V {
-          return {n.needs_input_grad(0) ? zeros_like(gs[0]) : Tensor(),
-                  n.needs_input_grad(1) ? gs[0] : Tensor()};
-        });
-  });
-}
-
 Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
   Tensor out = no_grad([&] { return mt::to(self, dtype, device, copy, non_blocking); });
   if (out.is_same(self)) return out;
   // the engine converts the gradient back to the input's dtype and device
   record("ToCopyBackward0", {&self}, {&out}, {}, [](FnNode&, V& gs) -> V { return {gs[0]}; });
   return out;
-}
-
-const Tensor& fill_(const Tensor& self, const Scalar& value) {
-  return inplace(self, [&](const Tensor& s) {
-    return twin(
-        "FillBackward0",
-        [&] {
-          Tensor o = mt::clone(s);
-          mt::fill_(o, value);
-          return o;
-        },
-        {&s}, {}, [](FnNode&, V& gs) -> V { return {zeros_like(gs[0])}; });
-  });
 }
 
 // ---- elementwise (ops/elementwise.h)
@@ -686,41 +675,6 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
       return res;
     });
     return r;
-  });
-}
-
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                       const std::string& reduce) {
-  const char* name = reduce.empty() ? "ScatterBackward0"
-                                    : (reduce == "add" ? "ScatterAddBackward0" : "ScatterReduceBackward0");
-  return inplace(self, [&](const Tensor& s) {
-    return twin(
-        name,
-        [&] {
-          Tensor o = mt::clone(s);
-          mt::scatter_(o, dim, index, src, reduce);
-          return o;
-        },
-        {&s, &src}, {{"index", index}},
-        [dim, reduce](FnNode& n, V& gs) -> V {
-          MT_CHECK_NOT_IMPLEMENTED(reduce.empty() || reduce == "add",
-                                   "the derivative for 'scatter_' with reduce='", reduce,
-                                   "' is not implemented.");
-          Tensor i = n.saved("index");
-          const Tensor& g = gs[0];
-          V res(2);
-          if (n.needs_input_grad(0)) {
-            if (reduce == "add") {
-              res[0] = g;
-            } else {
-              // assigned positions no longer depend on self
-              res[0] = mt::clone(g);
-              mt::scatter_(res[0], dim, i, mt::zeros(i.sizes(), g.dtype(), g.device()));
-            }
-          }
-          if (n.needs_input_grad(1)) res[1] = mt::gather(g, dim, i);
-          return res;
-        });
   });
 }
 

@@ -78,8 +78,12 @@ def test_twin_formula_keys_are_checked():
     assert "'inplace_of:' is for a twin returning const Tensor& over `self`, alone" in _err(
         inplace + "  inplace_of: foo\n  node: FooBackward0\n"
     )
-    assert "a schema formula is for a twin returning Tensor (or a tuple) recorded in grad mode" in _err(
-        inplace + "  grad: grad\n"
+    assert (
+        "a schema formula is for a twin returning Tensor (or a tuple, or an in-place <name>_ over self)"
+        in _err("twin foo(const Tensor& self) -> std::vector<Tensor>\n  family: elementwise\n  grad: grad\n")
+    )
+    assert "'outputs:' names each tensor the forward returns" in _err(
+        "twin foo(const Tensor& self) -> TensorPair\n  family: elementwise\n  outputs: values indices\n  grad: grad\n"
     )
 
 
@@ -108,3 +112,24 @@ def test_generated_twin_saves_what_its_formulas_read():
     assert '"FooBackward0"' in foo and "if (node_.needs_input_grad(2)) r_[2] = " in foo
     assert '{{"result", result, kAlways, true}}' in bar and "[q = p * 2]" in bar
     assert "const auto r = mt::mul(result, S(q));" in bar and "return {mt::mul(grad, r)};" in bar
+
+
+def test_generated_in_place_and_tuple_twins():
+    """An in-place twin records from a clone of self through the generic in-place path; a forward of several
+    outputs names them, records the first and saves the others a formula reads as plain tensors."""
+    twins = gen_ops.parse_twins(
+        "twin foo_(const Tensor& self, const Tensor& src) -> const Tensor&\n"
+        "  family: elementwise\n"
+        "  grad_self: zeros_like(grad)\n"
+        "  grad_src: grad\n"
+        "twin bar(const Tensor& self, int64_t dim) -> TensorPair\n"
+        "  family: elementwise\n"
+        "  outputs: result indices\n"
+        "  grad: mt::gather(grad, dim, indices)\n",
+        "ops.schema",
+    )
+    foo, bar = (gen_ops.twin_formula(t) for t in twins)
+    assert "return inplace(self, [&](const Tensor& self) {" in foo
+    assert "Tensor o_ = mt::clone(self); mt::foo_(o_, src); return o_;" in foo and "{&self, &src}" in foo
+    assert "std::tuple<Tensor, Tensor> bar(" in bar and "const Tensor& indices = std::get<1>(outs_);" in bar
+    assert '{{"indices", indices, kAlways}}' in bar and "return outs_;" in bar
