@@ -437,10 +437,22 @@ TWIN_KEYS = {
     "inplace_of",
     "outputs",
     "inputs",
+    "save_as",
 }
 # the derivative keys of a twin row (with `grad_<tensor parameter>:`): a twin holding any is generated into
 # twin_grads.inc, and derivatives.cpp must not define it (tests/autograd/test_twin_formulas.py)
-TWIN_FORMULA_KEYS = ("grad", "grads", "node", "capture", "let", "forward", "inplace_of", "outputs", "inputs")
+TWIN_FORMULA_KEYS = (
+    "grad",
+    "grads",
+    "node",
+    "capture",
+    "let",
+    "forward",
+    "inplace_of",
+    "outputs",
+    "inputs",
+    "save_as",
+)
 # the tensor parameters a formula can name: each is an edge of the node (in order) and saved when read
 EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
@@ -492,6 +504,7 @@ class Twin:
         self.forward = None  # the forward when it is not mt::<name>(<parameters>)
         self.inplace_of = None  # an in-place twin: the generic in-place path over this twin
         self.inputs = None  # with `grads:`, the tensor parameters that are the node's inputs (default: all)
+        self.save_as = {}  # a tensor's saved name (grad_fn._saved_<name>) when it is not its parameter's
         self.outputs = ["result"]  # the names of the forward's outputs (a tuple); the first is differentiable
         self.formula_line = None
 
@@ -610,6 +623,11 @@ def parse_twins(text, path=SCHEMA):
             cur.node = value
         elif key == "forward":
             cur.forward = value
+        elif key == "save_as":
+            pairs = [w.partition("=") for w in value.split()]
+            if not all(a and b for a, _, b in pairs):
+                fail(lineno, f"twin {cur.name!r}: write 'save_as: <parameter>=<saved name> ...'")
+            cur.save_as = {a: b for a, _, b in pairs}
         elif key == "inputs":
             cur.inputs = value.split()
         elif key == "outputs":
@@ -1169,9 +1187,9 @@ def twin_formula(t):
         elif n in t.outputs:  # another output of the forward (max's indices): saved as a plain tensor
             saved.append((n, f'{{"{n}", {n}, {mask}}}'))
         elif types[n] == "const std::optional<Tensor>&":
-            saved.append((n, f'{{"{n}", {n} ? *{n} : Tensor(), {mask}}}'))
+            saved.append((n, f'{{"{t.save_as.get(n, n)}", {n} ? *{n} : Tensor(), {mask}}}'))
         else:
-            saved.append((n, f'{{"{n}", {n}, {mask}}}'))
+            saved.append((n, f'{{"{t.save_as.get(n, n)}", {n}, {mask}}}'))
     # what the backward reads besides the saved tensors: the captures, and the other parameters by value
     # (an IntArrayRef as its own DimVector: the caller's array is gone by then)
     body_text = everyone + [f for f in by_edge if f]
@@ -1197,7 +1215,7 @@ def twin_formula(t):
         if any(_reads(f, f"need_{n}") for f in body_text):
             body.append(f"           const bool need_{n} = node_.needs_input_grad({i});\n")
     for n, _ in saved:
-        body.append(f'           const Tensor {n} = node_.saved("{n}");\n')
+        body.append(f'           const Tensor {n} = node_.saved("{t.save_as.get(n, n)}");\n')
     body += [f"           const auto {n} = {e};\n" for n, e in t.lets]
     if t.joint:
         body.append(f"           return {t.joint};\n")

@@ -1,9 +1,12 @@
-// Every derivative formula, together (as PyTorch's derivatives.yaml), written in ops so it runs on every
-// device and records itself when create_graph is on. One entry per op: its recording twin runs the op with
-// grad off (twin / record, derivatives.h), names the tensors its formula reads (saved only for the gradients
-// that need them) and gives the formula; broadcasting and dtype changes are undone by the engine (sum_to / to
-// per edge). Sections follow ops/ (one per family header, alphabetical). The view ops and the in-place path
-// (views.cpp) are machinery around the graph more than formulas, so they live apart.
+// The derivative formulas, together with csrc/ops/ops.schema (as PyTorch's derivatives.yaml with its
+// FunctionsManual.cpp): most twins declare their derivative in their schema row and the build writes them
+// into generated/twin_grads.inc, included at the end of this file; here are the helpers those formulas call
+// and the twins the schema's keys do not cover (the elementwise tables, to, index_put_, cat, the fused RNN).
+// Each twin runs the op with grad off (twin / record, derivatives.h), names the tensors its formula reads
+// (saved only for the gradients that need them) and gives the formula; broadcasting and dtype changes are
+// undone by the engine (sum_to / to per edge). Sections follow ops/ (one per family header, alphabetical).
+// The view ops and the in-place path (views.cpp) are machinery around the graph more than formulas, so they
+// live apart.
 #include "autograd/derivatives.h"
 
 #include <cmath>
@@ -552,46 +555,36 @@ bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts) {
 // The fused forward saves q, k, v and the row log-sum-exps; the backward recomputes the probabilities in ops
 // (one score GEMM, softmax), so it runs on every device and differentiates again. Fully masked rows (lse
 // -inf) have zero probabilities and get zero gradients.
-Tensor sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
-            double scale) {
-  auto [out, lse] = no_grad([&] { return mt::sdpa_forward(q, k, v, mask, is_causal, scale); });
-  record(
-      "ScaledDotProductAttentionBackward0", {&q, &k, &v}, {&out},
-      {{"query", q}, {"key", k}, {"value", v}, {"attn_mask", mask}, {"lse", lse}, result()},
-      [is_causal, scale](FnNode& n, V& gs) -> V {
-        Tensor q = n.saved("query"), k = n.saved("key"), v = n.saved("value"), mask = n.saved("attn_mask"),
-               lse = n.saved("lse");
-        const Tensor& g = gs[0];
-        if (!GradMode::is_enabled() && mt::has_fused_sdpa_backward(q)) {  // not differentiated again
-          auto [dq, dk, dv] = mt::sdpa_backward(g, q, k, v, n.saved("result"), lse, mask, is_causal, scale);
-          return {dq, dk, dv};
-        }
-        int64_t L = q.size(-2), S_ = k.size(-2);
-        Tensor ninf = mt::scalar_tensor(Scalar(-INFINITY), q.dtype(), q.device());
-        Tensor zero = mt::scalar_tensor(Scalar(0.0), q.dtype(), q.device());
-        Tensor s = mt::mul(mt::matmul(q, mt::transpose(k, -2, -1)), S(scale));
-        if (is_causal) {
-          Tensor i = mt::unsqueeze(
-              mt::arange(Scalar(int64_t(0)), Scalar(L), Scalar(int64_t(1)), ScalarType::Long, q.device()), 1);
-          Tensor j =
-              mt::arange(Scalar(int64_t(0)), Scalar(S_), Scalar(int64_t(1)), ScalarType::Long, q.device());
-          s = mt::masked_fill(s, mt::gt(j, i), ninf);
-        }
-        if (mask.defined()) s = mt::add(s, mask, Scalar(1.0));
-        Tensor dead =
-            mt::unsqueeze(mt::eq(lse, mt::scalar_tensor(Scalar(-INFINITY), lse.dtype(), lse.device())), -1);
-        Tensor p = mt::where(dead, zero, mt::softmax(mt::where(dead, zero, s), -1));
-        V res(3);
-        if (n.needs_input_grad(2)) res[2] = mt::matmul(mt::transpose(p, -2, -1), g);
-        if (n.needs_input_grad(0) || n.needs_input_grad(1)) {
-          Tensor dp = mt::matmul(g, mt::transpose(v, -2, -1));
-          Tensor ds = mt::mul(mt::mul(p, mt::sub(dp, mt::sum(mt::mul(p, dp), {-1}, true))), S(scale));
-          if (n.needs_input_grad(0)) res[0] = mt::matmul(ds, k);
-          if (n.needs_input_grad(1)) res[1] = mt::matmul(mt::transpose(ds, -2, -1), q);
-        }
-        return res;
-      });
-  return out;
+V sdpa_grads(const Tensor& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+             const Tensor& lse, const Tensor& result, bool is_causal, double scale, bool need_q, bool need_k,
+             bool need_v) {
+  if (!GradMode::is_enabled() && mt::has_fused_sdpa_backward(q)) {  // not differentiated again
+    auto [dq, dk, dv] = mt::sdpa_backward(g, q, k, v, result, lse, mask, is_causal, scale);
+    return {dq, dk, dv};
+  }
+  int64_t L = q.size(-2), S_ = k.size(-2);
+  Tensor ninf = mt::scalar_tensor(Scalar(-INFINITY), q.dtype(), q.device());
+  Tensor zero = mt::scalar_tensor(Scalar(0.0), q.dtype(), q.device());
+  Tensor s = mt::mul(mt::matmul(q, mt::transpose(k, -2, -1)), S(scale));
+  if (is_causal) {
+    Tensor i = mt::unsqueeze(
+        mt::arange(Scalar(int64_t(0)), Scalar(L), Scalar(int64_t(1)), ScalarType::Long, q.device()), 1);
+    Tensor j = mt::arange(Scalar(int64_t(0)), Scalar(S_), Scalar(int64_t(1)), ScalarType::Long, q.device());
+    s = mt::masked_fill(s, mt::gt(j, i), ninf);
+  }
+  if (mask.defined()) s = mt::add(s, mask, Scalar(1.0));
+  Tensor dead =
+      mt::unsqueeze(mt::eq(lse, mt::scalar_tensor(Scalar(-INFINITY), lse.dtype(), lse.device())), -1);
+  Tensor p = mt::where(dead, zero, mt::softmax(mt::where(dead, zero, s), -1));
+  V res(3);
+  if (need_v) res[2] = mt::matmul(mt::transpose(p, -2, -1), g);
+  if (need_q || need_k) {
+    Tensor dp = mt::matmul(g, mt::transpose(v, -2, -1));
+    Tensor ds = mt::mul(mt::mul(p, mt::sub(dp, mt::sum(mt::mul(p, dp), {-1}, true))), S(scale));
+    if (need_q) res[0] = mt::matmul(ds, k);
+    if (need_k) res[1] = mt::matmul(mt::transpose(ds, -2, -1), q);
+  }
+  return res;
 }
 
 // ---- copy (ops/copy.h)
@@ -723,30 +716,13 @@ V class_loss_grad_composite(const Tensor& g, const Tensor& x, const Tensor& t, c
 }  // namespace
 
 // cross_entropy / nll_loss: one fused forward, one node whose backward is the fused backward kernel.
-Tensor class_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_,
-                  const ClassLossOptions& opt) {
-  const Tensor weight = weight_ ? *weight_ : Tensor();
-  auto [out, stats, total_weight] =
-      no_grad([&] { return mt::class_loss_forward(input, target, weight, opt, true); });
-  record(opt.kind == ClassLossKind::nll ? "NllLossBackward0" : "CrossEntropyLossBackward0", {&input, &target},
-         {&out},
-         {{"self", input},
-          {"target", target},
-          {"weight", weight},
-          {"stats", stats},
-          {"total_weight", total_weight}},
-         [opt](FnNode& n, V& gs) -> V {
-           Tensor x = n.saved("self"), t = n.saved("target"), w = n.saved("weight"),
-                  tw = n.saved("total_weight");
-           // create_graph: the gradient itself must record, so it is built from ops
-           if (GradMode::is_enabled() && (gs[0].requires_grad() || x.requires_grad() || t.requires_grad()))
-             return class_loss_grad_composite(gs[0], x, t, w, tw, opt, n.needs_input_grad(0),
-                                              n.needs_input_grad(1));
-           auto [gi, gt] = mt::class_loss_backward(gs[0], x, t, w, n.saved("stats"), tw, opt,
-                                                   n.needs_input_grad(0), n.needs_input_grad(1));
-           return {gi, gt};
-         });
-  return out;
+V class_loss_grads(const Tensor& g, const Tensor& x, const Tensor& t, const Tensor& w, const Tensor& stats,
+                   const Tensor& tw, const ClassLossOptions& opt, bool need_x, bool need_t) {
+  // create_graph: the gradient itself must record, so it is built from ops
+  if (GradMode::is_enabled() && (g.requires_grad() || x.requires_grad() || t.requires_grad()))
+    return class_loss_grad_composite(g, x, t, w, tw, opt, need_x, need_t);
+  auto [gi, gt] = mt::class_loss_backward(g, x, t, w, stats, tw, opt, need_x, need_t);
+  return {gi, gt};
 }
 
 // ---- upsampling (ops/upsample.h): linear in its input, so the gradient is the adjoint scatter and the

@@ -133,3 +133,20 @@ def test_generated_in_place_and_tuple_twins():
     assert "Tensor o_ = mt::clone(self); mt::foo_(o_, src); return o_;" in foo and "{&self, &src}" in foo
     assert "std::tuple<Tensor, Tensor> bar(" in bar and "const Tensor& indices = std::get<1>(outs_);" in bar
     assert '{{"indices", indices, kAlways}}' in bar and "return outs_;" in bar
+
+
+def test_save_as_renames_the_saved_tensor():
+    """`save_as:` saves a parameter under PyTorch's name (grad_fn._saved_query) and reads it back by that name."""
+    (t,) = gen_ops.parse_twins(
+        "twin foo(const Tensor& q, const Tensor& k) -> Tensor\n"
+        "  family: elementwise\n"
+        "  save_as: q=query\n"
+        "  grad_k: mt::mul(grad, q)\n",
+        "ops.schema",
+    )
+    text = gen_ops.twin_formula(t)
+    assert '{"query", q, kAlways}' in text and 'const Tensor q = node_.saved("query");' in text
+    assert "{&k}" in text  # q has no gradient row: not an input
+    assert "write 'save_as: <parameter>=<saved name> ...'" in _err(
+        "twin foo(const Tensor& q) -> Tensor\n  family: elementwise\n  save_as: query\n  grad_q: grad\n"
+    )
