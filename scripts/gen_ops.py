@@ -438,6 +438,7 @@ TWIN_KEYS = {
     "outputs",
     "inputs",
     "save_as",
+    "record_unless",
 }
 # the derivative keys of a twin row (with `grad_<tensor parameter>:`): a twin holding any is generated into
 # twin_grads.inc, and derivatives.cpp must not define it (tests/autograd/test_twin_formulas.py)
@@ -452,6 +453,7 @@ TWIN_FORMULA_KEYS = (
     "outputs",
     "inputs",
     "save_as",
+    "record_unless",
 )
 # the tensor parameters a formula can name: each is an edge of the node (in order) and saved when read
 EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
@@ -505,6 +507,7 @@ class Twin:
         self.inplace_of = None  # an in-place twin: the generic in-place path over this twin
         self.inputs = None  # with `grads:`, the tensor parameters that are the node's inputs (default: all)
         self.save_as = {}  # a tensor's saved name (grad_fn._saved_<name>) when it is not its parameter's
+        self.record_unless = None  # a C++ condition after the forward under which no node is recorded
         self.outputs = ["result"]  # the names of the forward's outputs (a tuple); the first is differentiable
         self.formula_line = None
 
@@ -628,6 +631,8 @@ def parse_twins(text, path=SCHEMA):
             if not all(a and b for a, _, b in pairs):
                 fail(lineno, f"twin {cur.name!r}: write 'save_as: <parameter>=<saved name> ...'")
             cur.save_as = {a: b for a, _, b in pairs}
+        elif key == "record_unless":
+            cur.record_unless = value
         elif key == "inputs":
             cur.inputs = value.split()
         elif key == "outputs":
@@ -1254,6 +1259,8 @@ def twin_formula(t):
         forward_lines = [f"  auto outs_ = no_grad([&] {{ return {forward}; }});\n"]
         forward_lines += [f"  const Tensor& {n} = std::get<{i}>(outs_);\n" for i, n in enumerate(t.outputs)]
         ret = "result" if t.ret == "Tensor" else "outs_"
+    if t.record_unless:  # (to: nothing to record when the tensor itself comes back)
+        forward_lines.append(f"  if ({t.record_unless}) return {ret};\n")
     return "".join(
         [
             f"\n{t.cpp_ret()} {t.name}{t.cpp_params()} {{\n",

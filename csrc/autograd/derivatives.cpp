@@ -1,7 +1,7 @@
 // The derivative formulas, together with csrc/ops/ops.schema (as PyTorch's derivatives.yaml with its
 // FunctionsManual.cpp): most twins declare their derivative in their schema row and the build writes them
 // into generated/twin_grads.inc, included at the end of this file; here are the helpers those formulas call
-// and the twins the schema's keys do not cover (the elementwise tables, to, index_put_, cat, the fused RNN).
+// and the twins the schema's keys do not cover (the elementwise tables, cat, the fused RNN).
 // Each twin runs the op with grad off (twin / record, derivatives.h), names the tensors its formula reads
 // (saved only for the gradients that need them) and gives the formula; broadcasting and dtype changes are
 // undone by the engine (sum_to / to per edge). Sections follow ops/ (one per family header, alphabetical).
@@ -587,16 +587,6 @@ V sdpa_grads(const Tensor& g, const Tensor& q, const Tensor& k, const Tensor& v,
   return res;
 }
 
-// ---- copy (ops/copy.h)
-
-Tensor to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
-  Tensor out = no_grad([&] { return mt::to(self, dtype, device, copy, non_blocking); });
-  if (out.is_same(self)) return out;
-  // the engine converts the gradient back to the input's dtype and device
-  record("ToCopyBackward0", {&self}, {&out}, {}, [](FnNode&, V& gs) -> V { return {gs[0]}; });
-  return out;
-}
-
 // ---- elementwise (ops/elementwise.h)
 
 Tensor unary(UnaryOp op, const Tensor& self) {
@@ -645,30 +635,21 @@ const Tensor& binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
 
 // ---- index (ops/index.h)
 
-const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                         const Tensor& values, bool accumulate) {
-  return inplace(self, [&](const Tensor& s) {
-    Tensor out = no_grad([&] {
-      mt::index_put_(s, indices, values, accumulate);
-      return s;
-    });
-    Tensor r = detach(out);
-    record("IndexPutBackward0", {&s, &values}, {&r}, {}, [indices, accumulate](FnNode& n, V& gs) -> V {
-      const Tensor& g = gs[0];
-      V res(2);
-      if (n.needs_input_grad(0)) {
-        if (accumulate) {
-          res[0] = g;
-        } else {
-          res[0] = mt::clone(g);
-          mt::index_put_(res[0], indices, S(0), false);
-        }
-      }
-      if (n.needs_input_grad(1)) res[1] = mt::index(g, indices);
-      return res;
-    });
-    return r;
-  });
+// index_put_'s gradients: self's passes where values were added, and is cut at the positions written (they
+// no longer depend on self); values' is the gradient at the indices
+V index_put_grads(const Tensor& g, const std::vector<std::optional<Tensor>>& indices, bool accumulate,
+                  bool need_self, bool need_values) {
+  V res(2);
+  if (need_self) {
+    if (accumulate) {
+      res[0] = g;
+    } else {
+      res[0] = mt::clone(g);
+      mt::index_put_(res[0], indices, S(0), false);
+    }
+  }
+  if (need_values) res[1] = mt::index(g, indices);
+  return res;
 }
 
 // ---- loss (ops/loss.h)
