@@ -704,8 +704,11 @@ def _check_twin_formula(t, tensors, fail):
         )
     if not (t.grad or t.grads or t.joint):
         fail(t.formula_line, f"twin {t.name!r}: 'grad:', 'grad_<input>:' or 'grads:' gives the derivative")
-    if t.inputs is not None and (not t.joint or not set(t.inputs) <= set(tensors)):
+    lists = [n for ty, n in t.params if ty == "const std::vector<Tensor>&"]
+    if t.inputs is not None and (not t.joint or not set(t.inputs) <= set(tensors + lists)):
         fail(t.formula_line, f"twin {t.name!r}: 'inputs:' lists tensor parameters, for 'grads:'")
+    if t.inputs and set(t.inputs) & set(lists) and len(t.inputs) != 1:
+        fail(t.formula_line, f"twin {t.name!r}: a list of tensors is the node's only input (cat's)")
     if t.joint and (t.grad or t.grads):
         fail(t.formula_line, f"twin {t.name!r}: 'grads:' gives every tensor input's gradient, alone")
     formulas = [f for _, f in t.lets] + [f for f in t.grads.values()] + [t.joint or "", (t.grad or ("",))[0]]
@@ -1150,6 +1153,8 @@ def _twin_edges(t):
     tensors = [n for ty, n in t.params if ty in EDGE_PARAMS]
     if t.grad:
         return [("self", t.grad[0])]
+    if t.joint and t.inputs and t.inputs[0] not in tensors:  # a list of tensors: one input per element
+        return [(t.inputs[0], None)]
     if t.joint:
         return [(n, None) for n in tensors if t.inputs is None or n in t.inputs]
     return [(n, None if t.grads[n] == "none" else t.grads[n]) for n in tensors if n in t.grads]
@@ -1174,6 +1179,7 @@ def twin_formula(t):
         )
     edges = _twin_edges(t)
     types = {n: ty for ty, n in t.params}
+    list_input = types[edges[0][0]] == "const std::vector<Tensor>&" if edges else False
     lets = [f for _, f in t.lets]
     everyone = lets + ([t.joint] if t.joint else [])
     by_edge = [f for _, f in edges]
@@ -1212,11 +1218,19 @@ def twin_formula(t):
         else (f"{n} ? &*{n} : nullptr" if types[n] != "const Tensor&" else f"&{n}")
         for n, f in edges
     )
+    if list_input:  # the elements' addresses, built when recording
+        ins = "ins_"
     node = t.node or f"{_camel(t.name)}Backward0"
     node = f'"{node}"' if re.match(r"^[A-Z][A-Za-z0-9]*$", node) else node
     forward = t.forward or f"mt::{t.name}({t.args()})"
     body = ["           const Tensor& grad = grads_[0];\n"]
-    for i, (n, _) in enumerate(edges):
+    if list_input and any(_reads(f, f"need_{edges[0][0]}") for f in body_text):
+        n = edges[0][0]
+        body.append(f"           std::vector<bool> need_{n}(node_.next_edges.size());\n")
+        body.append(
+            f"           for (size_t i_ = 0; i_ < need_{n}.size(); ++i_) need_{n}[i_] = node_.needs_input_grad(i_);\n"
+        )
+    for i, (n, _) in enumerate([] if list_input else edges):
         if any(_reads(f, f"need_{n}") for f in body_text):
             body.append(f"           const bool need_{n} = node_.needs_input_grad({i});\n")
     for n, _ in saved:
@@ -1265,7 +1279,15 @@ def twin_formula(t):
         [
             f"\n{t.cpp_ret()} {t.name}{t.cpp_params()} {{\n",
             *forward_lines,
-            f"  record({node}, {{{ins}}}, {{&result}}, {{{saves}}},\n",
+            *(
+                [
+                    "  std::vector<const Tensor*> ins_;\n",
+                    f"  for (const Tensor& t_ : {edges[0][0]}) ins_.push_back(&t_);\n",
+                ]
+                if list_input
+                else []
+            ),
+            f"  record({node}, {{{ins}}}, {{&result}}, {{{saves}}},\n".replace("{ins_}", "ins_"),
             f"         [{', '.join(caps)}](FnNode& node_, V& grads_) -> V {{\n",
             *body,
             "         });\n",

@@ -1,7 +1,7 @@
 // The derivative formulas, together with csrc/ops/ops.schema (as PyTorch's derivatives.yaml with its
 // FunctionsManual.cpp): most twins declare their derivative in their schema row and the build writes them
 // into generated/twin_grads.inc, included at the end of this file; here are the helpers those formulas call
-// and the twins the schema's keys do not cover (the elementwise tables, cat, the fused RNN).
+// and the twins the schema's keys do not cover (the elementwise tables, the fused RNN).
 // Each twin runs the op with grad off (twin / record, derivatives.h), names the tensors its formula reads
 // (saved only for the gradients that need them) and gives the formula; broadcasting and dtype changes are
 // undone by the engine (sum_to / to per edge). Sections follow ops/ (one per family header, alphabetical).
@@ -731,31 +731,32 @@ static const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
 
 // ---- shape (ops/shape.h); the view ops are in views.cpp
 
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  Tensor out = no_grad([&] { return mt::cat(tensors, dim); });
+// cat's split of the gradient: each input's length along the (wrapped) dim, -1 for a 1-D empty input, which
+// PyTorch's legacy rule skips
+std::pair<std::vector<int64_t>, int64_t> cat_split(const std::vector<Tensor>& tensors, int64_t dim) {
   std::vector<int64_t> lens;
-  std::vector<const Tensor*> ins;
   int64_t d = 0;
   for (auto& t : tensors) {
-    // PyTorch's legacy rule: 1-D empty tensors are skipped by cat
     bool skip = t.dim() == 1 && t.numel() == 0;
     lens.push_back(skip ? -1 : 0);
-    ins.push_back(&t);
     if (!skip) d = wrap_dim(dim, t.dim());
   }
   for (size_t i = 0; i < tensors.size(); ++i)
     if (lens[i] == 0) lens[i] = tensors[i].sizes()[d];
-  record("CatBackward0", ins, {&out}, {}, [lens, d](FnNode& n, V& gs) -> V {
-    V r(lens.size());
-    int64_t off = 0;
-    for (size_t i = 0; i < lens.size(); ++i) {
-      if (lens[i] < 0) continue;
-      if (n.needs_input_grad(i)) r[i] = mt::narrow(gs[0], d, off, lens[i]);
-      off += lens[i];
-    }
-    return r;
-  });
-  return out;
+  return {lens, d};
+}
+
+V cat_grads(const Tensor& g, const std::pair<std::vector<int64_t>, int64_t>& split,
+            const std::vector<bool>& need) {
+  const auto& [lens, d] = split;
+  V r(lens.size());
+  int64_t off = 0;
+  for (size_t i = 0; i < lens.size(); ++i) {
+    if (lens[i] < 0) continue;
+    if (need[i]) r[i] = mt::narrow(g, d, off, lens[i]);
+    off += lens[i];
+  }
+  return r;
 }
 
 // ---- the twins whose derivatives csrc/ops/ops.schema holds (`grad:`, `grad_<input>:`, `grads:`, in-place

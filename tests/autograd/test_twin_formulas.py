@@ -46,10 +46,10 @@ def test_schema_formulas_are_generated():
 
 
 def test_the_finder_sees_definitions():
-    """The scan above finds hand-written twins (so the test can fail): binary, cat and the views are written by
-    hand."""
+    """The scan above finds hand-written twins (so the test can fail): binary, the fused RNN and the views are
+    written by hand."""
     defined = hand_written()
-    assert ("binary", 3) in defined and ("cat", 2) in defined and ("view", 2) in defined
+    assert ("binary", 3) in defined and ("cudnn_rnn", 5) in defined and ("view", 2) in defined
 
 
 def _err(text):
@@ -149,4 +149,22 @@ def test_save_as_renames_the_saved_tensor():
     assert "{&k}" in text  # q has no gradient row: not an input
     assert "write 'save_as: <parameter>=<saved name> ...'" in _err(
         "twin foo(const Tensor& q) -> Tensor\n  family: elementwise\n  save_as: query\n  grad_q: grad\n"
+    )
+
+
+def test_a_list_of_tensors_is_one_input_per_element():
+    """cat's `inputs: tensors`: the node gets an edge per element and the formula a need flag per element."""
+    (t,) = gen_ops.parse_twins(
+        "twin foo(const std::vector<Tensor>& tensors, int64_t dim) -> Tensor\n"
+        "  family: elementwise\n"
+        "  inputs: tensors\n"
+        "  grads: foo_grads(grad, dim, need_tensors)\n",
+        "ops.schema",
+    )
+    text = gen_ops.twin_formula(t)
+    assert "for (const Tensor& t_ : tensors) ins_.push_back(&t_);" in text and "record(" in text
+    assert '"FooBackward0", ins_, {&result}' in text and "std::vector<bool> need_tensors(" in text
+    assert "a list of tensors is the node's only input" in _err(
+        "twin foo(const std::vector<Tensor>& tensors, const Tensor& self) -> Tensor\n  family: elementwise\n"
+        "  inputs: tensors self\n  grads: foo_grads(grad)\n"
     )
