@@ -461,7 +461,43 @@ def load(path=SCHEMA):
 
 _TWIN = object()  # parse()'s marker while it skips a twin block
 TWIN_HEADER = re.compile(r"^(twin|entry)\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
-TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check", "grad"}
+TWIN_KEYS = {
+    "family",
+    "entry",
+    "when",
+    "grad_if",
+    "autocast",
+    "composite_if",
+    "check",
+    "grad",
+    "grads",
+    "node",
+    "capture",
+    "let",
+    "forward",
+    "inplace_of",
+    "outputs",
+    "inputs",
+    "save_as",
+    "record_unless",
+}
+# the derivative keys of a twin row (with `grad_<tensor parameter>:`): a twin holding any is generated into
+# twin_grads.inc, and derivatives.cpp must not define it (tests/autograd/test_twin_formulas.py)
+TWIN_FORMULA_KEYS = (
+    "grad",
+    "grads",
+    "node",
+    "capture",
+    "let",
+    "forward",
+    "inplace_of",
+    "outputs",
+    "inputs",
+    "save_as",
+    "record_unless",
+)
+# the tensor parameters a formula can name: each is an edge of the node (in order) and saved when read
+EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
 ENTRY_CHECKS = {"inplace": "autograd::check_inplace({self})"}
 # how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
@@ -501,6 +537,24 @@ class Twin:
             None  # a C++ condition replacing `when:`'s test (an input that records only for some modes)
         )
         self.grad = None  # (formula, line) of a one-input twin: generated into twin_grads.inc
+        self.grads = {}  # tensor parameter -> its gradient's formula (`none`: an edge without a gradient)
+        self.joint = None  # `grads:` one call giving every input's gradient (a variable_list)
+        self.node = (
+            None  # the node's name: a literal, or a C++ expression (`upsample_node_name(args, false)`)
+        )
+        self.captures = []  # (name, C++ initializer) computed when recording, captured by value
+        self.lets = []  # (name, C++ expression) computed in backward before the gradients, in order
+        self.forward = None  # the forward when it is not mt::<name>(<parameters>)
+        self.inplace_of = None  # an in-place twin: the generic in-place path over this twin
+        self.inputs = None  # with `grads:`, the tensor parameters that are the node's inputs (default: all)
+        self.save_as = {}  # a tensor's saved name (grad_fn._saved_<name>) when it is not its parameter's
+        self.record_unless = None  # a C++ condition after the forward under which no node is recorded
+        self.outputs = ["result"]  # the names of the forward's outputs (a tuple); the first is differentiable
+        self.formula_line = None
+
+    def has_formula(self):
+        """whether the schema holds this twin's derivative (the build writes it into twin_grads.inc)"""
+        return self.formula_line is not None
 
     def cpp_ret(self):
         """The return type spelled out (the table's aliases live in mt::autograd, for the X-macro's sake)."""
@@ -569,6 +623,13 @@ def parse_twins(text, path=SCHEMA):
             continue  # another kind's keys: parse() reads them
         key, sep, value = line.strip().partition(":")
         key, value = key.strip(), value.strip()
+        if sep and key.startswith("grad_") and key != "grad_if":
+            arg = key[len("grad_") :]
+            if arg not in [n for ty, n in cur.params if ty in EDGE_PARAMS]:
+                fail(lineno, f"twin {cur.name!r}: {key!r} names no tensor parameter of the twin")
+            cur.grads[arg] = value
+            cur.formula_line = cur.formula_line or lineno
+            continue
         if not sep or key not in TWIN_KEYS:
             fail(
                 lineno, f"unknown key {key!r} for twin {cur.name!r}; keys are {', '.join(sorted(TWIN_KEYS))}"
@@ -592,9 +653,35 @@ def parse_twins(text, path=SCHEMA):
         elif key == "composite_if":
             cur.composite_if = value
         elif key == "grad":
-            if any(_reads(value, n) for n in ("node_", "grads_", "result")):
-                fail(lineno, f"twin {cur.name!r}: 'grad:' reads grad, self and the parameters (not result)")
+            if any(_reads(value, n) for n in ("node_", "grads_")):
+                fail(lineno, f"twin {cur.name!r}: 'grad:' reads grad, self, result and the parameters")
             cur.grad = (value, lineno)
+        elif key in ("capture", "let"):
+            m = re.match(r"^([a-z_][a-z0-9_]*)\s*=\s*(.+)$", value)
+            if not m:
+                fail(lineno, f"twin {cur.name!r}: write '{key}: <name> = <C++ expression>'")
+            (cur.captures if key == "capture" else cur.lets).append((m.group(1), m.group(2)))
+        elif key == "grads":
+            cur.joint = value
+        elif key == "node":
+            cur.node = value
+        elif key == "forward":
+            cur.forward = value
+        elif key == "save_as":
+            pairs = [w.partition("=") for w in value.split()]
+            if not all(a and b for a, _, b in pairs):
+                fail(lineno, f"twin {cur.name!r}: write 'save_as: <parameter>=<saved name> ...'")
+            cur.save_as = {a: b for a, _, b in pairs}
+        elif key == "record_unless":
+            cur.record_unless = value
+        elif key == "inputs":
+            cur.inputs = value.split()
+        elif key == "outputs":
+            cur.outputs = value.split()
+        elif key == "inplace_of":
+            cur.inplace_of = value
+        if key in TWIN_FORMULA_KEYS:
+            cur.formula_line = cur.formula_line or lineno
         elif key == "grad_if":
             cur.grad_if = value
         elif key == "autocast":
@@ -610,18 +697,64 @@ def parse_twins(text, path=SCHEMA):
                 t.line,
                 f"twin {t.name!r}: 'autocast:', 'composite_if:' and 'grad_if:' shape the generated entry ('entry: generated')",
             )
-        tensors = [n for ty, n in t.params if ty in TENSOR_PARAMS]
-        if t.grad and (not t.recorded or t.ret != "Tensor" or tensors != ["self"] or t.when != "grad"):
+        tensors = [n for ty, n in t.params if ty in EDGE_PARAMS]
+        if t.grad and (tensors != ["self"] or t.grads or t.joint):
             fail(
                 t.grad[1],
-                f"twin {t.name!r}: 'grad:' is for a twin of one tensor input `self` returning Tensor; "
-                "write the others' formulas in csrc/autograd/derivatives.cpp",
+                f"twin {t.name!r}: 'grad:' is for a twin of one tensor input `self`; "
+                "give the others 'grad_<input>:' (or 'grads:')",
             )
+        if t.has_formula():
+            _check_twin_formula(t, tensors, fail)
         if t.when == "view" and (not t.params or t.params[0] != ("const Tensor&", "self")):
             fail(t.line, f"twin {t.name!r}: 'when: view' needs 'const Tensor& self' first")
         if t.recorded and t.entry and t.when == "grad" and not any(ty in TENSOR_PARAMS for ty, _ in t.params):
             fail(t.line, f"twin {t.name!r}: no tensor parameter for the entry to test")
     return twins
+
+
+def _check_twin_formula(t, tensors, fail):
+    """The shapes of twin the generator writes: one Tensor output recorded in grad mode, or an in-place twin
+    over another twin through the generic in-place path."""
+    if t.inplace_of is not None:
+        others = t.grad or t.grads or t.joint or t.node or t.captures or t.lets or t.forward
+        if t.ret != "const Tensor&" or "self" not in tensors or others:
+            fail(
+                t.formula_line,
+                f"twin {t.name!r}: 'inplace_of:' is for a twin returning const Tensor& over `self`, alone",
+            )
+        return
+    tuple_ret = t.cpp_ret().startswith("std::tuple<")
+    in_place = t.ret == "const Tensor&" and t.name.endswith("_") and "self" in tensors
+    if not t.recorded or not (t.ret == "Tensor" or tuple_ret or in_place) or t.when != "grad":
+        fail(
+            t.formula_line,
+            f"twin {t.name!r}: a schema formula is for a twin returning Tensor (or a tuple, or an in-place "
+            "<name>_ over self) recorded in grad mode; write the others' formulas in csrc/autograd/derivatives.cpp",
+        )
+    n_out = t.cpp_ret().count("Tensor") if tuple_ret else None
+    if (
+        t.outputs[0] != "result"
+        or (n_out and len(t.outputs) != n_out)
+        or len(set(t.outputs)) != len(t.outputs)
+    ):
+        fail(
+            t.formula_line,
+            f"twin {t.name!r}: 'outputs:' names each tensor the forward returns, the differentiable one "
+            "first as `result`",
+        )
+    if not (t.grad or t.grads or t.joint):
+        fail(t.formula_line, f"twin {t.name!r}: 'grad:', 'grad_<input>:' or 'grads:' gives the derivative")
+    lists = [n for ty, n in t.params if ty == "const std::vector<Tensor>&"]
+    if t.inputs is not None and (not t.joint or not set(t.inputs) <= set(tensors + lists)):
+        fail(t.formula_line, f"twin {t.name!r}: 'inputs:' lists tensor parameters, for 'grads:'")
+    if t.inputs and set(t.inputs) & set(lists) and len(t.inputs) != 1:
+        fail(t.formula_line, f"twin {t.name!r}: a list of tensors is the node's only input (cat's)")
+    if t.joint and (t.grad or t.grads):
+        fail(t.formula_line, f"twin {t.name!r}: 'grads:' gives every tensor input's gradient, alone")
+    formulas = [f for _, f in t.lets] + [f for f in t.grads.values()] + [t.joint or "", (t.grad or ("",))[0]]
+    if any(_reads(f, n) for f in formulas for n in ("node_", "grads_", "r_")):
+        fail(t.formula_line, f"twin {t.name!r}: formulas read grad, the parameters, result and captures")
 
 
 def load_twins(path=SCHEMA):
@@ -1066,34 +1199,166 @@ def _camel(name):
     return "".join(w.capitalize() for w in name.split("_"))
 
 
+def _twin_edges(t):
+    """The node's inputs: (parameter, its gradient's formula or None for an edge without one). `grad:` is
+    self's; with `grads:` every tensor parameter is an input; else those with a `grad_<input>:` row, in the
+    order of the parameters (`none`: the slot is kept, empty, as where's condition)."""
+    tensors = [n for ty, n in t.params if ty in EDGE_PARAMS]
+    if t.grad:
+        return [("self", t.grad[0])]
+    if t.joint and t.inputs and t.inputs[0] not in tensors:  # a list of tensors: one input per element
+        return [(t.inputs[0], None)]
+    if t.joint:
+        return [(n, None) for n in tensors if t.inputs is None or n in t.inputs]
+    return [(n, None if t.grads[n] == "none" else t.grads[n]) for n in tensors if n in t.grads]
+
+
+def _cpp_mask(bits, n_edges):
+    if len(bits) == n_edges:
+        return "kAlways"
+    return " | ".join(f"grad_of({i})" for i in bits) or "0"
+
+
+def twin_formula(t):
+    """One recording twin from its schema row: runs the forward without grad, records node <Name>Backward0 (or
+    `node:`) with an edge per input, saves each tensor parameter (and `result`) a formula reads, for the
+    gradients that read it (`let:` and `grads:` serve them all), and computes the needed gradients."""
+    if t.inplace_of is not None:
+        args = ", ".join("s_" if n == "self" else n for _, n in t.params)
+        return (
+            f"\nconst Tensor& {t.name}{t.cpp_params()} {{\n"
+            f"  return inplace(self, [&](const Tensor& s_) {{ return autograd::{t.inplace_of}({args}); }});\n"
+            "}\n"
+        )
+    edges = _twin_edges(t)
+    types = {n: ty for ty, n in t.params}
+    list_input = types[edges[0][0]] == "const std::vector<Tensor>&" if edges else False
+    lets = [f for _, f in t.lets]
+    everyone = lets + ([t.joint] if t.joint else [])
+    by_edge = [f for _, f in edges]
+    tensors = [n for ty, n in t.params if ty in EDGE_PARAMS] + t.outputs
+    saved = []
+    for n in tensors:
+        if any(_reads(f, n) for f in everyone):
+            bits = list(range(len(edges)))
+        else:
+            bits = [i for i, f in enumerate(by_edge) if _reads(f, n)]
+        if not bits:
+            continue
+        mask = _cpp_mask(bits, len(edges))
+        if n == "result":
+            saved.append((n, f'{{"result", result, {mask}, true}}'))
+        elif n in t.outputs:  # another output of the forward (max's indices): saved as a plain tensor
+            saved.append((n, f'{{"{n}", {n}, {mask}}}'))
+        elif types[n] == "const std::optional<Tensor>&":
+            saved.append((n, f'{{"{t.save_as.get(n, n)}", {n} ? *{n} : Tensor(), {mask}}}'))
+        else:
+            saved.append((n, f'{{"{t.save_as.get(n, n)}", {n}, {mask}}}'))
+    # what the backward reads besides the saved tensors: the captures, and the other parameters by value
+    # (an IntArrayRef as its own DimVector: the caller's array is gone by then)
+    body_text = everyone + [f for f in by_edge if f]
+    cap_names = [n for n, _ in t.captures]
+    caps = [f"{n} = {e}" for n, e in t.captures if any(_reads(f, n) for f in body_text)]
+    for ty, n in t.params:
+        # a list of tensors (index's indices) is not an input of the node: the backward reads a copy
+        if ty in EDGE_PARAMS or n in cap_names or not any(_reads(f, n) for f in body_text):
+            continue
+        caps.append(f"{n} = DimVector({n}.begin(), {n}.end())" if ty == "IntArrayRef" else n)
+    # a `none` edge keeps its slot, empty
+    ins = ", ".join(
+        "nullptr"
+        if f is None and not t.joint
+        else (f"{n} ? &*{n} : nullptr" if types[n] != "const Tensor&" else f"&{n}")
+        for n, f in edges
+    )
+    if list_input:  # the elements' addresses, built when recording
+        ins = "ins_"
+    node = t.node or f"{_camel(t.name)}Backward0"
+    node = f'"{node}"' if re.match(r"^[A-Z][A-Za-z0-9]*$", node) else node
+    forward = t.forward or f"mt::{t.name}({t.args()})"
+    body = ["           const Tensor& grad = grads_[0];\n"]
+    if list_input and any(_reads(f, f"need_{edges[0][0]}") for f in body_text):
+        n = edges[0][0]
+        body.append(f"           std::vector<bool> need_{n}(node_.next_edges.size());\n")
+        body.append(
+            f"           for (size_t i_ = 0; i_ < need_{n}.size(); ++i_) need_{n}[i_] = node_.needs_input_grad(i_);\n"
+        )
+    for i, (n, _) in enumerate([] if list_input else edges):
+        if any(_reads(f, f"need_{n}") for f in body_text):
+            body.append(f"           const bool need_{n} = node_.needs_input_grad({i});\n")
+    for n, _ in saved:
+        body.append(f'           const Tensor {n} = node_.saved("{t.save_as.get(n, n)}");\n')
+    body += [f"           const auto {n} = {e};\n" for n, e in t.lets]
+    if t.joint:
+        body.append(f"           return {t.joint};\n")
+    elif len(edges) == 1:
+        body.append(f"           return {{{by_edge[0]}}};\n")
+    else:
+        body.append(f"           V r_({len(edges)});\n")
+        for i, f in enumerate(by_edge):
+            if f is not None:
+                body.append(f"           if (node_.needs_input_grad({i})) r_[{i}] = {f};\n")
+        body.append("           return r_;\n")
+    saves = ", ".join(e for _, e in saved)
+    if t.ret == "const Tensor&":
+        # an in-place twin: recorded out of place from a clone of self (so a saved self keeps its version),
+        # through the generic in-place path, which writes the result into self and hands it the history
+        args = ", ".join("o_" if n == "self" else n for _, n in t.params)
+        forward = t.forward or f"Tensor o_ = mt::clone(self); mt::{t.name}({args}); return o_;"
+        return "".join(
+            [
+                f"\nconst Tensor& {t.name}{t.cpp_params()} {{\n",
+                "  return inplace(self, [&](const Tensor& self) {\n",
+                f"    Tensor result = no_grad([&] {{ {forward} }});\n",
+                f"    record({node}, {{{ins}}}, {{&result}}, {{{saves}}},\n",
+                f"           [{', '.join(caps)}](FnNode& node_, V& grads_) -> V {{\n",
+                *["  " + b for b in body],
+                "           });\n",
+                "    return result;\n",
+                "  });\n",
+                "}\n",
+            ]
+        )
+    if len(t.outputs) == 1:
+        forward_lines, ret = [f"  Tensor result = no_grad([&] {{ return {forward}; }});\n"], "result"
+    else:
+        # the forward's tuple: the twin returns it whole, or its first output when the twin returns Tensor
+        forward_lines = [f"  auto outs_ = no_grad([&] {{ return {forward}; }});\n"]
+        forward_lines += [f"  const Tensor& {n} = std::get<{i}>(outs_);\n" for i, n in enumerate(t.outputs)]
+        ret = "result" if t.ret == "Tensor" else "outs_"
+    if t.record_unless:  # (to: nothing to record when the tensor itself comes back)
+        forward_lines.append(f"  if ({t.record_unless}) return {ret};\n")
+    return "".join(
+        [
+            f"\n{t.cpp_ret()} {t.name}{t.cpp_params()} {{\n",
+            *forward_lines,
+            *(
+                [
+                    "  std::vector<const Tensor*> ins_;\n",
+                    f"  for (const Tensor& t_ : {edges[0][0]}) ins_.push_back(&t_);\n",
+                ]
+                if list_input
+                else []
+            ),
+            f"  record({node}, {{{ins}}}, {{&result}}, {{{saves}}},\n".replace("{ins_}", "ins_"),
+            f"         [{', '.join(caps)}](FnNode& node_, V& grads_) -> V {{\n",
+            *body,
+            "         });\n",
+            f"  return {ret};\n",
+            "}\n",
+        ]
+    )
+
+
 def twin_grads_inc(twins):
-    """The recording twins whose formula the schema holds (`grad:` over `grad`, `self` and the twin's other
-    parameters): each records node <Name>Backward0, saving self when its formula reads it."""
+    """The recording twins whose derivative the schema holds (`grad:`, `grad_<input>:`, `grads:`, in-place
+    `inplace_of:`), in the schema's order."""
     lines = [
         HEADER,
         "// Included by csrc/autograd/derivatives.cpp inside mt::autograd, whose helpers (S, fmask, *_grad) the\n",
         "// formulas use.\n",
     ]
-    for t in twins:
-        if t.grad is None:
-            continue
-        formula = t.grad[0]
-        scalars = [n for ty, n in t.params if ty not in TENSOR_PARAMS and _reads(formula, n)]
-        reads_self = _reads(formula, "self")
-        body = ["        const Tensor& grad = grads_[0];\n"]
-        if reads_self:
-            body.append('        const Tensor& self = node_.saved("self");\n')
-        lines += [
-            f"\nTensor {t.name}{t.cpp_params()} {{\n",
-            "  return twin(\n",
-            f'      "{_camel(t.name)}Backward0", [&] {{ return mt::{t.name}({t.args()}); }}, {{&self}},\n',
-            '      {{"self", self}},\n' if reads_self else "      {},\n",
-            f"      [{', '.join(scalars)}](FnNode& node_, V& grads_) -> V {{\n",
-            *body,
-            f"        return {{{formula}}};\n",
-            "      });\n",
-            "}\n",
-        ]
+    lines += [twin_formula(t) for t in twins if t.has_formula()]
     return "".join(lines)
 
 

@@ -202,13 +202,15 @@ def test_generator_rejects_malformed_schemas():
 
 def test_twin_formulas_in_the_schema():
     """A `grad:` row is a one-tensor-input twin's formula, generated into twin_grads.inc (node <Name>Backward0,
-    saving self when it reads it); other twins keep theirs in derivatives.cpp, and the generator says so."""
+    saving self when it reads it); twins of several inputs take `grad_<input>:` rows (tests/autograd/
+    test_twin_formulas.py), and the generator says so."""
     twins = {t.name: t for t in gen_ops.load_twins()}
     text = gen_ops.outputs(OPS)["twin_grads.inc"]
     generated = [name for name, t in twins.items() if t.grad]
     assert {"leaky_relu", "hardshrink", "threshold", "elu", "polygamma"} <= set(generated)
     for name in generated:
-        assert f'"{gen_ops._camel(name)}Backward0"' in text and f"\nTensor {name}(" in text, name
+        node = twins[name].node or f"{gen_ops._camel(name)}Backward0"
+        assert f'"{node}"' in text and f" {name}(" in text, name
     assert "[n](FnNode& node_, V& grads_)" in text  # polygamma's order n: captured by value, the node renamed
 
     def err(text):
@@ -216,14 +218,14 @@ def test_twin_formulas_in_the_schema():
             gen_ops.parse_twins(text, "ops.schema")
         return str(e.value)
 
-    assert "'grad:' is for a twin of one tensor input `self` returning Tensor" in err(
+    assert "'grad:' is for a twin of one tensor input `self`; give the others 'grad_<input>:'" in err(
         "twin foo(const Tensor& a, const Tensor& b) -> Tensor\n  family: elementwise\n  grad: grad\n"
     )
-    assert "'grad:' reads grad, self and the parameters (not result)" in err(
-        "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: mul(grad, result)\n"
+    assert "'grad:' reads grad, self, result and the parameters" in err(
+        "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: node_.saved(0)\n"
     )
-    # the check of the inputs does not depend on the order of the keys
-    assert "'grad:' is for a twin of one tensor input" in err(
+    # the check of the twin's shape does not depend on the order of the keys
+    assert "a schema formula is for a twin returning Tensor (or a tuple, or an in-place" in err(
         "twin foo(const Tensor& self) -> Tensor\n  family: elementwise\n  grad: grad\n  when: view\n"
     )
 
