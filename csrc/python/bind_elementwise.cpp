@@ -379,8 +379,9 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   m.def("softplus", nogil_fn(&softplus), py::arg("input"), py::arg("beta") = 1.0,
         py::arg("threshold") = 20.0);
   m.def("leaky_relu", nogil_fn(&leaky_relu), py::arg("input"), py::arg("negative_slope") = 0.01);
-  // F.hardshrink / F.threshold's floating kernels, behind their Python argument checks
+  // F.hardshrink / F.softshrink / F.threshold's floating kernels, behind their Python argument checks
   m.def("_hardshrink", nogil_fn(&hardshrink), py::arg("input"), py::arg("lambd"));
+  m.def("_softshrink", nogil_fn(&softshrink), py::arg("input"), py::arg("lambd"));
   m.def("_threshold", nogil_fn(&threshold), py::arg("input"), py::arg("threshold"), py::arg("value"));
   m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
   // torch.nan_to_num / addcmul / addcdiv's one-pass kernels, behind their Python front ends' checks
