@@ -74,6 +74,7 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
 Tensor softplus(const Tensor& self, double beta, double threshold);
 Tensor leaky_relu(const Tensor& self, double negative_slope);
 Tensor hardshrink(const Tensor& self, double lambd);
+Tensor softshrink(const Tensor& self, double lambd);
 Tensor threshold(const Tensor& self, double threshold, double value);
 // F.elu/celu/selu's kernel: scale * x where x >= 0 or NaN, else alpha * scale * expm1(x * input_scale). The
 // gradient takes grad_input_scale for input_scale (celu's backward uses 1 / alpha rounded to float32).
@@ -96,9 +97,19 @@ using WhereKernelFn = void (*)(const TensorIter& iter);
 // out, x, lo, hi -- one dtype; lo/hi flags say which bounds apply
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
 // out, x with up to three double parameters (softplus: beta, threshold; leaky_relu: slope; polygamma: n;
-// hardshrink: lambd; threshold: threshold, value; elu: alpha * scale, scale, input_scale; nan_to_num: nan,
-// posinf, neginf); unused ones are 0
-enum class ParamUnaryOp : int { softplus, leaky_relu, polygamma, hardshrink, threshold, elu, nan_to_num };
+// hardshrink, softshrink: lambd; clamp: min, max; threshold: threshold, value; elu: alpha * scale, scale,
+// input_scale; nan_to_num: nan, posinf, neginf); unused ones are 0
+enum class ParamUnaryOp : int {
+  softplus,
+  leaky_relu,
+  polygamma,
+  hardshrink,
+  threshold,
+  elu,
+  nan_to_num,
+  softshrink,
+  clamp
+};
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
 // out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as
 // PyTorch's lerp_kernel_scalar keeps it), out, self, end

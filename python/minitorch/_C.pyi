@@ -2186,6 +2186,7 @@ def _scatter_extreme_(
     src: Tensor,
     is_max: builtins.bool,
 ) -> Tensor: ...
+def _softshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex) -> Tensor: ...
 def _sparse_csr_mm(
     input: Tensor,
     col_indices: Tensor,

@@ -169,6 +169,7 @@ CASES = {
     "softplus": lambda: check(F.softplus, r(3, 4)),
     "leaky_relu": lambda: check(lambda a: F.leaky_relu(a, 0.1), r(3, 4)),
     "hardshrink": lambda: check(lambda a: F.hardshrink(a, 0.3), r(3, 4)),
+    "softshrink": lambda: check(lambda a: F.softshrink(a, 0.3), r(3, 4)),
     "threshold": lambda: check(lambda a: F.threshold(a, 0.1, -2.0), r(3, 4)),
     "elu": lambda: check(lambda a: F.celu(a, 1.3), r(3, 4, lo=-2.0, hi=2.0)),
     "polygamma": lambda: check(lambda a: torch.polygamma(2, a), r(3, 4, lo=0.5, hi=3.0)),

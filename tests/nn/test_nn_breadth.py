@@ -164,6 +164,72 @@ def test_hardshrink_and_threshold_kernels_on_special_values(device, dtype):
     assert F.threshold(g, 0.2, -3.0).grad_fn.name() == "ThresholdBackward0"
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softshrink_kernel_on_special_values(device, dtype):
+    """F.softshrink's one-pass kernel (fn::Softshrink) against NumPy in the input's dtype, bit for bit: x - lambd
+    above lambd, x + lambd below -lambd, x * 0 between (so -0.5 and -0.0 give -0.0, as PyTorch's kernel), a NaN
+    x stays NaN; strided, empty; the gradient 1 outside the closed band, NaN included (softshrink_backward)."""
+    npdt = np.float32 if dtype == minitorch.float32 else np.float64
+    nan, inf = float("nan"), float("inf")
+    vals = [nan, inf, -inf, -0.0, 0.0, 0.1, -0.1, 0.5, -0.5, 0.50000001, -0.50000001, 1e-45, 3.0, -7.0, 1e30]
+    a = np.array(vals * 3, dtype=npdt)
+    for layout in ("contiguous", "strided"):
+        x = minitorch.from_numpy(np.repeat(a, 2) if layout == "strided" else a).to(device)
+        x = x[::2] if layout == "strided" else x
+        for lambd in (0.5, 0.1, 0.0, 1e30):
+            lam = npdt(lambd)
+            with np.errstate(invalid="ignore"):
+                want = np.where(a > lam, a - lam, np.where(a < -lam, a + lam, a * npdt(0)))
+            got = F.softshrink(x, lambd).cpu().numpy()
+            assert got.dtype == npdt
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), lambd
+    assert F.softshrink(minitorch.empty(0, 3, dtype=dtype, device=device)).shape == (0, 3)
+    g = minitorch.tensor(
+        [nan, -1.0, -0.5, 0.2, 0.5, 2.0, -0.0], dtype=dtype, device=device, requires_grad=True
+    )
+    y = F.softshrink(g, 0.5)
+    assert y.grad_fn.name() == "SoftshrinkBackward0"
+    (d,) = minitorch.autograd.grad(y.sum(), g)
+    assert d.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    x = minitorch.tensor(np.linspace(-2, 2, 24).reshape(4, 6), dtype=minitorch.float64, requires_grad=True)
+    assert gradcheck(lambda v: F.softshrink(v, 0.3), (x.t(),))
+    assert gradgradcheck(lambda v: F.softshrink(v, 0.3), (x,))
+
+
+@pytest.mark.parametrize(
+    "dtype,lambd,kind,hi",
+    [
+        (minitorch.float32, float("nan"), "Float", "3.40282e+38"),
+        (minitorch.float32, float("inf"), "Float", "3.40282e+38"),
+        (minitorch.float32, 1e39, "Float", "3.40282e+38"),
+        (minitorch.float64, float("inf"), "Double", "1.79769e+308"),
+        (minitorch.float16, 70000.0, "Half", "65504"),
+        (minitorch.bfloat16, 1e39, "BFloat16", "3.38953e+38"),
+        (minitorch.float64, -0.25, "Double", "1.79769e+308"),
+    ],
+)
+def test_softshrink_lambda_range(dtype, lambd, kind, hi):
+    """PyTorch's softshrink_check: 0 <= lambd <= the dtype's largest value, NaN and inf refused."""
+    x = minitorch.tensor([1.0, -2.0], dtype=dtype)
+    with pytest.raises(RuntimeError) as e:
+        F.softshrink(x, lambd)
+    assert str(e.value) == f"lambda must be in range [0, {hi}] for input dtype {kind}, but found {lambd:g}"
+
+
+def test_softshrink_reduced_precision_and_number_lambd():
+    """float16/bfloat16 compute in float and round once (0.7 in half is 0.7002, minus 0.5); the top of the
+    range, a bool and a 0-d tensor lambd are numbers."""
+    x = minitorch.tensor([0.7, -0.7, 0.3, -0.3], dtype=minitorch.float16)
+    assert F.softshrink(x, 0.5).tolist() == [0.2001953125, -0.2001953125, 0.0, -0.0]
+    assert F.softshrink(x, 65504.0).tolist() == [0.0, -0.0, 0.0, -0.0]
+    y = minitorch.tensor([1.0, -2.0])
+    assert F.softshrink(y, True).tolist() == [0.0, -1.0]
+    assert F.softshrink(y, minitorch.tensor(0.5)).tolist() == [0.5, -1.5]
+    with pytest.raises(NotImplementedError, match="\"softshrink_check\" not implemented for 'Long'"):
+        F.softshrink(minitorch.arange(3), 0.5)
+
+
 @pytest.mark.parametrize(
     "dtype", [minitorch.float32, minitorch.float64, minitorch.float16, minitorch.bfloat16]
 )

@@ -28,6 +28,7 @@ namespace vec {
   _(cosh)                   \
   _(tanh)                   \
   _(erf)                    \
+  _(erfc)                   \
   _(erfinv)                 \
   _(sigmoid)                \
   _(gelu)                   \

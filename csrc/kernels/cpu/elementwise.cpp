@@ -412,6 +412,10 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Polygamma{static_cast<int64_t>(p0)});
     else if (op == ParamUnaryOp::hardshrink)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Hardshrink{p0});
+    else if (op == ParamUnaryOp::softshrink)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softshrink{p0});
+    else if (op == ParamUnaryOp::clamp)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::ClampScalar{p0, p1});
     else if (op == ParamUnaryOp::threshold)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
     else if (op == ParamUnaryOp::elu)

@@ -36,6 +36,10 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
       gpu_kernel<scalar_t, scalar_t>(it, fn::Polygamma{static_cast<int64_t>(p0)});
     else if (op == ParamUnaryOp::hardshrink)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Hardshrink{p0});
+    else if (op == ParamUnaryOp::softshrink)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Softshrink{p0});
+    else if (op == ParamUnaryOp::clamp)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::ClampScalar{p0, p1});
     else if (op == ParamUnaryOp::threshold)
       gpu_kernel<scalar_t, scalar_t>(it, fn::Threshold{p0, p1});
     else if (op == ParamUnaryOp::elu)

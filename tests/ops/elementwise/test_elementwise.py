@@ -613,6 +613,43 @@ def test_clamp_dense_random(device):
         np.testing.assert_array_equal(to_np(P.clamp(x, tl, th)), want.astype(np.float64))
 
 
+@pytest.mark.parametrize("dt", [P.float32, P.float64], ids=str)
+def test_clamp_number_bounds_match_tensor_bounds(device, dt):
+    """Two Python numbers bounding a float32/float64 tensor take a one-pass kernel (fn::ClampScalar): bit for
+    bit what the same bounds give as tensors (the general kernel), for NaN, -0.0 and infinite x, one-sided,
+    crossed (min > max gives max), infinite and integer bounds (2^53 + 1: rounded as its wrapped tensor),
+    bounds that round in float32, strided and empty inputs; a NaN bound gives NaN as before."""
+    npdt = np.float32 if dt == P.float32 else np.float64
+    rng = np.random.default_rng(7)
+    a = np.concatenate(
+        [rng.uniform(-3, 3, 1001), [np.nan, -0.0, 0.0, np.inf, -np.inf, 0.1, -0.1, 1.0000001, 2.0**60]]
+    ).astype(npdt)
+    for layout in ("dense", "strided"):
+        x = P.tensor(np.repeat(a, 2) if layout == "strided" else a, dtype=dt, device=device)
+        x = x[::2] if layout == "strided" else x
+        for lo, hi in [
+            (-0.5, 0.5),
+            (0, 6),
+            (-1.0, None),
+            (None, 0.1),
+            (2.0, -1.0),
+            (-np.inf, np.inf),
+            (0.1, 1.0000001),
+            (-(2**53) - 1, 2**53 + 1),
+            (True, 2),
+        ]:
+            got = x.clamp(lo, hi)
+            as_tensor = lambda v: None if v is None else P.tensor(v, dtype=P.float64).to(dt).to(device)
+            ref = x.clamp(as_tensor(lo), as_tensor(hi))
+            assert got.dtype == dt
+            np.testing.assert_array_equal(to_np(got), to_np(ref), err_msg=f"{lo} {hi}")
+            np.testing.assert_array_equal(np.signbit(got.cpu().numpy()), np.signbit(ref.cpu().numpy()))
+    x = P.tensor(a, dtype=dt, device=device)
+    assert np.isnan(to_np(x.clamp(float("nan"), 1.0))).all()
+    assert np.isnan(to_np(x.clamp(None, float("nan")))).all()
+    assert P.clamp(P.empty(0, 3, dtype=dt, device=device), 0.0, 1.0).shape == (0, 3)
+
+
 def test_activations(device):
     a = np.linspace(-30, 30, 13)
     x = P.tensor(a, dtype=P.float64, device=device)

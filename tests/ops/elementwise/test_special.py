@@ -176,7 +176,7 @@ def test_erfinv_accuracy_to_the_tails(device):
     edge = minitorch.erfinv(t([1.0, -1.0, 1.5, -2.0, math.nan, -0.0], device=device)).cpu().tolist()
     assert edge[:2] == [math.inf, -math.inf] and all(math.isnan(v) for v in edge[2:5])
     assert math.copysign(1, edge[5]) == -1  # the sign of zero kept
-    # float32: the scalar kernel (and CUDA's) rounds the float64 result once; the AVX2 loop evaluates a
+    # float32: CUDA's kernel rounds the float64 result once; the CPU's (scalar and vector) evaluate a
     # polynomial in double accurate to ~2e-10 (kernels/cpu/vec/f32_via_f64.h), so a rare float lands one ulp
     # away from that rounding, never further from the true value than 0.5 + 0.01 ulp
     y32 = minitorch.rand(10000, generator=minitorch.Generator().manual_seed(3)) * 2 - 1

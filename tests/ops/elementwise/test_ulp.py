@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # op -> (reference on a NumPy array of a wider type, float32 domain (lo, hi, log-spaced?))
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 DIRECT = {
     "exp": (np.exp, (-103.0, 88.7, False)),
     "exp2": (np.exp2, (-149.0, 127.9, False)),
@@ -36,6 +37,7 @@ DIRECT = {
     "cosh": (np.cosh, (-89.0, 89.0, False)),
     "tanh": (np.tanh, (-20.0, 20.0, False)),
     "erf": (_erf, (-6.0, 6.0, False)),
+    "erfc": (_erfc, (-6.0, 27.0, False)),
 }
 # composed formulas (the same ones PyTorch's vectorized CPU kernels use): checked with the suite's tolerances
 COMPOSED = {
@@ -90,14 +92,20 @@ def limit(op, dtype, cap):
     are held to 1.0 ulp; without SLEEF, what has no kernel of our own runs the scalar path's glibc. The scalar
     path (glibc and VecExp.h's float32 exp, subnormal results included; AVX-512 takes AVX2's
     rows where its table has none) measured up to 2.06 (tanh, sinh, log10), as NumPy's own
-    results on this libm. float32 tanh: AVX-512 has our table of polynomials (1.17 ulp over all floats), AVX2
+    results on this libm (erfc's float64 reference, math.erfc, is a float64 result too). float32 tanh: AVX-512 has our table of polynomials (1.17 ulp over all floats), AVX2
     Cephes' formula (1.31 measured). The float64 erf reference (math.erf) is itself a float64 result. `cap` is
     the path of the process that calls (a child forced to another capability asks its own table)."""
     vec = cap != "DEFAULT" and minitorch._C._has_vec_loop(op, dtype == np.float64)
     u = 1.0 if vec else 2.5  # no vector loop on this path: the scalar functor
     if op == "tanh" and dtype == np.float32 and vec:
         u = 1.5  # AVX-512 table 1.17, AVX2 Cephes' tanhf over SLEEF's or our expf 1.31 (2.3x faster than SLEEF's)
-    return max(u, 2.0) if (op == "erf" and dtype == np.float64) else u
+    if op == "erfc" and dtype == np.float64 and vec:
+        # against glibc's erfc, itself off by up to 2.49 ulp: AVX2's kernel (s_erf.c's method) measured 2.31 ulp
+        # from mpmath's 120-bit erfc over [-6, 27] and 4.0 from glibc's
+        return 5.0
+    if op == "erfc" and not vec:
+        u = 3.0  # glibc 2.36's erfcf: 2.58 ulp on test_float32_dense's comb of [0, 10.1]
+    return max(u, 2.0) if (op in ("erf", "erfc") and dtype == np.float64) else u
 
 
 def _sample(op, dtype, cap, n=20000):
@@ -127,7 +135,7 @@ def max_ulps(op, dtype, cap):
     """Largest error of minitorch.<op> over its sampled domain, in ulps of dtype."""
     x = _sample(op, dtype, cap)
     wide = np.float64 if dtype == np.float32 else np.longdouble
-    ref = DIRECT[op][0](x.astype(wide) if op != "erf" else x.astype(np.float64))
+    ref = DIRECT[op][0](x.astype(wide) if op not in ("erf", "erfc") else x.astype(np.float64))
     ours = getattr(minitorch, op)(minitorch.from_numpy(x)).numpy()
     # a result that overflows (or not) where the reference does not is an error too
     if (np.isfinite(ref.astype(dtype)) != np.isfinite(ours)).any():
@@ -180,6 +188,9 @@ EDGES32 = {
         + [1.0, 0.75, 1.5, 2.0**-149, 2.0**-126, 3.4e38, 1.06067801, 1.03158665]
     ),
     "erf": _edges32([2.0, 3.93, 4.0, 1e-30, 1e-40, 2.0**-126]),
+    # erfc runs in double through AVX2's float64 pieces (0.25 for x only, 0.84375, 1.25, 1/0.35); float32
+    # results turn subnormal past 9.19 and 0 past 10.05
+    "erfc": _edges32([0.25, 0.84375, 1.25, 1 / 0.35, 6.0, 9.19, 10.05, 10.06, 1e-30, 1e-40, 2.0**-126]),
     # expm1 runs in double through exp's table: n = round(16 x / ln2) steps at (m + 1/2) ln2/16 (n = 0, where u is
     # the polynomial alone, below ln2/32), overflow past 88.72, -1 from -17.3, the clamps 89 and -104
     "expm1": _edges32(
@@ -204,11 +215,12 @@ EDGES32 = {
         [k * math.pi / 2 for k in list(range(1, 300)) + list(range(300, 667600, 331))]
         + [2.0**20, 2.0**20 * 1.01, 1e-30, 1e-40, 2.0**-126, 1e6, 1e7]
     ),
-    # AVX2's float32 exp2/expm1/log2/log10/tan/asin/acos/sinh/cosh/pow run in double (kernels/cpu/vec/
-    # f32_via_f64.h): exp2's rint(t) steps at half-integers, its exact integers, overflow at 128 and the
-    # subnormal range down to -150
+    # AVX2's float32 expm1/log2/log10/tan/asin/acos/sinh/cosh/pow run in double (kernels/cpu/vec/
+    # f32_via_f64.h), its exp2 in float (avx2_math.h): exp2's rint(x) steps at half-integers, its exact
+    # integers, overflow at 128, the subnormal range down to -150 and the clamps at 129 and -151
     "exp2": _edges32(
-        [k / 2 for k in range(-300, 257)] + [127.99, 128.0, -126.0, -149.0, -149.5, -150.0, 1e-30, 1e-40]
+        [k / 2 for k in range(-300, 257)]
+        + [127.99, 128.0, 129.0, -126.0, -149.0, -149.5, -150.0, -151.0, -152.0, 1e-30, 1e-40]
     ),
     # log2/log10: the mantissa split at sqrt(2), powers of two and of ten (exact results), x near 1
     "log2": _edges32(
@@ -261,6 +273,7 @@ def test_float32_interval_edges(op):
         ("tanh", 0.0, 12.0),
         ("log", 1e-45, 3.4e38),
         ("erf", 0.0, 4.5),
+        ("erfc", 0.0, 10.1),
         ("log1p", 0.0, 3.4e38),
         ("expm1", 0.0, 88.7),
         ("exp", 0.0, 88.7),
@@ -384,6 +397,14 @@ EDGES64 = {
         + list(np.linspace(0.8, 1.3, 2001))
         + list(np.linspace(2.8, 2.9, 501))
     ),
+    # AVX2's float64 erfc: s_erf.c's pieces (x < 0.25 signed, 0.84375, 1.25, 1/0.35, the clamp at 28), exp's
+    # subnormal results past 26.55 and 0 past 27.23
+    "erfc": _edges64(
+        [0.25, 0.84375, 1.25, 1 / 0.35, 6.0, 26.55, 27.0, 27.23, 27.3, 28.0, 2.0**-56, 1e-300, 5e-324, 0.0]
+        + list(np.linspace(0.2, 1.3, 2001))
+        + list(np.linspace(2.8, 2.9, 501))
+        + list(np.linspace(5.0, 27.5, 2001))
+    ),
     # AVX2's float64 atan: s_atan.c's piece edges (0.4375, 0.6875, 1.1875, 2.4375), tiny and huge |x|
     "atan": _edges64(
         [0.4375, 0.6875, 1.1875, 2.4375, 2.0**-27, 2.0**66, 1e300, 5e-324, 0.0]
@@ -480,6 +501,7 @@ def test_float64_dense(op):
         "sin": 2e6,
         "cos": 2e6,
         "erf": 7.0,
+        "erfc": 27.5,
         "atan": 1.7e308,
         "exp2": 1023.9,
         "expm1": 709.7,
@@ -545,7 +567,7 @@ def test_half_through_float(op, dtype):
     assert minitorch.equal(f(x), f(x.float()).to(dtype))
 
 
-@pytest.mark.parametrize("op", ["tanh", "exp", "expm1", "sigmoid", "silu", "erf"])
+@pytest.mark.parametrize("op", ["tanh", "exp", "expm1", "sigmoid", "silu", "erf", "erfc", "exp2", "erfinv"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 def test_layout_independent(op, dtype):
     """Dense, strided, odd-length and parallel-sized inputs give bit-identical values (one code path)."""
@@ -878,6 +900,7 @@ OWN_AVX2 = {
         "atanh",
         "log",
         "log1p",
+        "erfc",
         *_BESSEL,
     ],
     True: [
@@ -896,6 +919,7 @@ OWN_AVX2 = {
         "tan",
         "asin",
         "acos",
+        "erfc",
         *_BESSEL,
     ],
 }
@@ -958,10 +982,10 @@ def test_avx512_has_every_avx2_row():
 
 
 # AVX-512 runs AVX2's rows for these (no kernel of its own, SLEEF or not; float32 erfinv its own, AVX2's
-# expressions in eight lanes): the same bits as the AVX2 path
+# expressions in eight lanes; erfc AVX2's float64 kernel, float32 through it): the same bits as the AVX2 path
 AVX2_ROWS_ON_AVX512 = {
-    "float32": ["erfinv", "sinh", "cosh", "atan2"],
-    "float64": ["atan2"],
+    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc"],
+    "float64": ["atan2", "erfc"],
 }
 # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h); float32 log2 and log10 are AVX-512's
 # own, AVX2's formulas step for step in eight lanes (avx512_math.h), so they must give AVX2's bits too (float32

@@ -100,16 +100,11 @@ static inline __m256d exp_avx2_f64(__m256d x) {
 // (2^(n/2) 2^(n - n/2)): the first product is exact, the second rounds once on subnormal results, where s's
 // own rounding is at most 1/4 of their spacing. x is clamped to [-104, 89] (0 and inf beyond); NaN fails both
 // comparisons and flows through.
-static inline __m256 exp_avx2_f32(__m256 x) {
-  x = _mm256_blendv_ps(x, _mm256_set1_ps(89.0f), _mm256_cmp_ps(x, _mm256_set1_ps(89.0f), _CMP_GT_OQ));
-  x = _mm256_blendv_ps(x, _mm256_set1_ps(-104.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+// exp_avx2_f32 from its reduction on: t = shift + n (n's integer in its low bits), r + c = the reduced
+// argument
+// (|r| <= ln2/2): s = 1 + expm1(r + c) rounded once, then 2^n; exp2_avx2_f32 shares it
+static inline __m256 exp_finish_avx2_f32(__m256 t, __m256 r, __m256 c) {
   const __m256 shift = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23
-  const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shift);
-  const __m256 n = _mm256_sub_ps(t, shift);
-  const __m256 rh = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145752f), x);  // exact
-  const __m256 rl = _mm256_mul_ps(n, _mm256_set1_ps(1.42860677e-06f));
-  const __m256 r = _mm256_sub_ps(rh, rl);
-  const __m256 c = _mm256_sub_ps(_mm256_sub_ps(rh, r), rl);
   __m256 q =
       _mm256_fmadd_ps(_mm256_set1_ps(0.0001960371300810948f), r, _mm256_set1_ps(0.0013939772034063935f));
   q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.008333847858011723f));
@@ -126,6 +121,35 @@ static inline __m256 exp_avx2_f32(__m256 x) {
   const __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
   const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
   return _mm256_mul_ps(_mm256_mul_ps(s, p1), p2);
+}
+static inline __m256 exp_avx2_f32(__m256 x) {
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(89.0f), _mm256_cmp_ps(x, _mm256_set1_ps(89.0f), _CMP_GT_OQ));
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(-104.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+  const __m256 shift = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23
+  const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shift);
+  const __m256 n = _mm256_sub_ps(t, shift);
+  const __m256 rh = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145752f), x);  // exact
+  const __m256 rl = _mm256_mul_ps(n, _mm256_set1_ps(1.42860677e-06f));
+  const __m256 r = _mm256_sub_ps(rh, rl);
+  const __m256 c = _mm256_sub_ps(_mm256_sub_ps(rh, r), rl);
+  return exp_finish_avx2_f32(t, r, c);
+}
+// float32 exp2 in float, exp_avx2_f32's polynomial and scaling: x = n + u, n = rint(x) by the shift, u = x -
+// n exact (|u| <= 1/2), u ln2 = r + c with r = u ln2_hi rounded and c what that lost (an FMA) plus u ln2_lo,
+// so r + c is u ln2 to ~2^-47 and |r| <= ln2/2, exp's range. x clamped to [-151, 129] (0 and inf beyond, n/2
+// and n - n/2 both normal exponents); NaN flows through. The double-lane form (f32_via_f64.h) ran at 0.16
+// of PyTorch's speed.
+static inline __m256 exp2_avx2_f32(__m256 x) {
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(129.0f), _mm256_cmp_ps(x, _mm256_set1_ps(129.0f), _CMP_GT_OQ));
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(-151.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-151.0f), _CMP_LT_OQ));
+  const __m256 shift = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23
+  const __m256 t = _mm256_add_ps(x, shift);
+  const __m256 u = _mm256_sub_ps(x, _mm256_sub_ps(t, shift));
+  const __m256 ln2_hi = _mm256_set1_ps(0.693147182f);
+  const __m256 r = _mm256_mul_ps(u, ln2_hi);
+  const __m256 c =
+      _mm256_fmadd_ps(u, _mm256_set1_ps(-1.9046542121259336e-09f), _mm256_fmsub_ps(u, ln2_hi, r));
+  return exp_finish_avx2_f32(t, r, c);
 }
 
 // float64 tanh, tanh_avx512_f64's two formulas (see there for the error analysis) selected per lane:
@@ -415,52 +439,53 @@ static inline __m256d tan_avx2_f64(__m256d x0) {
 // keep that sum unrounded; here it rounds once and one exp (ours, 0.65 ulp) takes it: r's relative error,
 // under 2^-51 for |x| < 6, moves 1 - r/|x| by under 0.2 ulp as r/|x| < 0.08. Beyond 6, 1. Each piece is
 // computed only when a lane needs it; the sign is put back at the end.
+// s_erf.c's coefficients, which erf_avx2_f64 and erfc_avx2_f64 share
+static constexpr double kErfPP[] = {1.28379167095512558561e-01, -3.25042107247001499370e-01,
+                                    -2.84817495755985104766e-02, -5.77027029648944159157e-03,
+                                    -2.37630166566501626084e-05};
+static constexpr double kErfQQ[] = {1.0,
+                                    3.97917223959155352819e-01,
+                                    6.50222499887672944485e-02,
+                                    5.08130628187576562776e-03,
+                                    1.32494738004321644526e-04,
+                                    -3.96022827877536812320e-06};
+static constexpr double kErfPA[] = {-2.36211856075265944077e-03, 4.14856118683748331666e-01,
+                                    -3.72207876035701323847e-01, 3.18346619901161753674e-01,
+                                    -1.10894694282396677476e-01, 3.54783043256182359371e-02,
+                                    -2.16637559486879084300e-03};
+static constexpr double kErfQA[] = {1.0,
+                                    1.06420880400844228286e-01,
+                                    5.40397917702171048937e-01,
+                                    7.18286544141962662868e-02,
+                                    1.26171219808761642112e-01,
+                                    1.36370839120290507362e-02,
+                                    1.19844998467991074170e-02};
+static constexpr double kErfRA[] = {-9.86494403484714822705e-03, -6.93858572707181764372e-01,
+                                    -1.05586262253232909814e+01, -6.23753324503260060396e+01,
+                                    -1.62396669462573470355e+02, -1.84605092906711035994e+02,
+                                    -8.12874355063065934246e+01, -9.81432934416914548592e+00};
+static constexpr double kErfSA[] = {1.0,
+                                    1.96512716674392571292e+01,
+                                    1.37657754143519042600e+02,
+                                    4.34565877475229228821e+02,
+                                    6.45387271733267880336e+02,
+                                    4.29008140027567833386e+02,
+                                    1.08635005541779435134e+02,
+                                    6.57024977031928170135e+00,
+                                    -6.04244152148580987438e-02};
+static constexpr double kErfRB[] = {-9.86494292470009928597e-03, -7.99283237680523006574e-01,
+                                    -1.77579549177547519889e+01, -1.60636384855821916062e+02,
+                                    -6.37566443368389627722e+02, -1.02509513161107724954e+03,
+                                    -4.83519191608651397019e+02};
+static constexpr double kErfSB[] = {1.0,
+                                    3.03380607434824582924e+01,
+                                    3.25792512996573918826e+02,
+                                    1.53672958608443695994e+03,
+                                    3.19985821950859553908e+03,
+                                    2.55305040643316442583e+03,
+                                    4.74528541206955367215e+02,
+                                    -2.24409524465858183362e+01};
 static inline __m256d erf_avx2_f64(__m256d x) {
-  static constexpr double kPP[] = {1.28379167095512558561e-01, -3.25042107247001499370e-01,
-                                   -2.84817495755985104766e-02, -5.77027029648944159157e-03,
-                                   -2.37630166566501626084e-05};
-  static constexpr double kQQ[] = {1.0,
-                                   3.97917223959155352819e-01,
-                                   6.50222499887672944485e-02,
-                                   5.08130628187576562776e-03,
-                                   1.32494738004321644526e-04,
-                                   -3.96022827877536812320e-06};
-  static constexpr double kPA[] = {-2.36211856075265944077e-03, 4.14856118683748331666e-01,
-                                   -3.72207876035701323847e-01, 3.18346619901161753674e-01,
-                                   -1.10894694282396677476e-01, 3.54783043256182359371e-02,
-                                   -2.16637559486879084300e-03};
-  static constexpr double kQA[] = {1.0,
-                                   1.06420880400844228286e-01,
-                                   5.40397917702171048937e-01,
-                                   7.18286544141962662868e-02,
-                                   1.26171219808761642112e-01,
-                                   1.36370839120290507362e-02,
-                                   1.19844998467991074170e-02};
-  static constexpr double kRA[] = {-9.86494403484714822705e-03, -6.93858572707181764372e-01,
-                                   -1.05586262253232909814e+01, -6.23753324503260060396e+01,
-                                   -1.62396669462573470355e+02, -1.84605092906711035994e+02,
-                                   -8.12874355063065934246e+01, -9.81432934416914548592e+00};
-  static constexpr double kSA[] = {1.0,
-                                   1.96512716674392571292e+01,
-                                   1.37657754143519042600e+02,
-                                   4.34565877475229228821e+02,
-                                   6.45387271733267880336e+02,
-                                   4.29008140027567833386e+02,
-                                   1.08635005541779435134e+02,
-                                   6.57024977031928170135e+00,
-                                   -6.04244152148580987438e-02};
-  static constexpr double kRB[] = {-9.86494292470009928597e-03, -7.99283237680523006574e-01,
-                                   -1.77579549177547519889e+01, -1.60636384855821916062e+02,
-                                   -6.37566443368389627722e+02, -1.02509513161107724954e+03,
-                                   -4.83519191608651397019e+02};
-  static constexpr double kSB[] = {1.0,
-                                   3.03380607434824582924e+01,
-                                   3.25792512996573918826e+02,
-                                   1.53672958608443695994e+03,
-                                   3.19985821950859553908e+03,
-                                   2.55305040643316442583e+03,
-                                   4.74528541206955367215e+02,
-                                   -2.24409524465858183362e+01};
   const __m256d sign = _mm256_and_pd(x, _mm256_set1_pd(-0.0));
   const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
   const __m256d one = _mm256_set1_pd(1.0);
@@ -478,22 +503,22 @@ static inline __m256d erf_avx2_f64(__m256d x) {
     q = _mm256_div_pd(one, a);
     const __m256d s = _mm256_mul_pd(q, q);
     const __m256d near = _mm256_cmp_pd(a, _mm256_set1_pd(2.857142857142857), _CMP_LT_OQ);  // 1/0.35
-    num = horner_avx2(s, kRB);
-    den = horner_avx2(s, kSB);
+    num = horner_avx2(s, kErfRB);
+    den = horner_avx2(s, kErfSB);
     if (_mm256_movemask_pd(_mm256_and_pd(near, _mm256_andnot_pd(in_b, in_c)))) {
-      num = _mm256_blendv_pd(num, horner_avx2(s, kRA), near);
-      den = _mm256_blendv_pd(den, horner_avx2(s, kSA), near);
+      num = _mm256_blendv_pd(num, horner_avx2(s, kErfRA), near);
+      den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
     }
   }
   if (need_b) {
     const __m256d t = _mm256_sub_pd(ax, one);
-    num = _mm256_blendv_pd(num, horner_avx2(t, kPA), in_b);
-    den = _mm256_blendv_pd(den, horner_avx2(t, kQA), in_b);
+    num = _mm256_blendv_pd(num, horner_avx2(t, kErfPA), in_b);
+    den = _mm256_blendv_pd(den, horner_avx2(t, kErfQA), in_b);
   }
   if (need_a) {
     const __m256d z = _mm256_mul_pd(ax, ax);
-    num = _mm256_blendv_pd(num, horner_avx2(z, kPP), in_a);
-    den = _mm256_blendv_pd(den, horner_avx2(z, kQQ), in_a);
+    num = _mm256_blendv_pd(num, horner_avx2(z, kErfPP), in_a);
+    den = _mm256_blendv_pd(den, horner_avx2(z, kErfQQ), in_a);
   }
   const __m256d ratio = _mm256_div_pd(num, den);
   __m256d res = one;  // |x| >= 6 (and inf); NaN is put back below
@@ -516,6 +541,84 @@ static inline __m256d erf_avx2_f64(__m256d x) {
   }
   res = _mm256_or_pd(res, sign);
   return _mm256_blendv_pd(res, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+
+// float64 erfc, s_erf.c's erfc on erf's pieces: below |x| = 0.84375 1 - (x + x P/Q) (x below 1/4, negative x
+// included) or 0.5 - (x P/Q + (x - 0.5)); to 1.25 (1 - erx) - P(s)/Q(s) for x > 0, 1 + (erx + P/Q) below;
+// then r/|x| (x > 0) or 2 - r/|x|, r = exp(-z^2 - 0.5625) exp((z - |x|)(z + |x|) + R/S), |x| clamped at 28
+// (where exp underflows to 0, so +inf gives 0 and -inf 2). s_erf.c's two exps are one here on the rounded sum
+// a = hi + lo, with what the sum lost (Fast2Sum: |hi| > |lo|) folded back as exp(a) (1 + err); kF32 (float32
+// through double) skips that and multiplies by 1/|x|: its 2^-44 relative error is 2^-20 of a float ulp. NaN
+// is put back at the end.
+template <bool kF32 = false>
+static inline __m256d erfc_avx2_f64(__m256d x) {
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  const __m256d neg = _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ);
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d in_a = _mm256_cmp_pd(ax, _mm256_set1_pd(0.84375), _CMP_LT_OQ);
+  const __m256d in_b = _mm256_cmp_pd(ax, _mm256_set1_pd(1.25), _CMP_LT_OQ);
+  const __m256d in_c = _mm256_andnot_pd(in_b, _mm256_cmp_pd(ax, ax, _CMP_ORD_Q));
+  const bool need_c = _mm256_movemask_pd(in_c) != 0;
+  const bool need_b = _mm256_movemask_pd(_mm256_andnot_pd(in_a, in_b)) != 0;
+  const bool need_a = _mm256_movemask_pd(in_a) != 0;
+  __m256d num = one, den = one, a = one, q = one;
+  if (need_c) {
+    a = _mm256_min_pd(_mm256_max_pd(ax, _mm256_set1_pd(1.25)), _mm256_set1_pd(28.0));
+    q = _mm256_div_pd(one, a);
+    const __m256d s = _mm256_mul_pd(q, q);
+    const __m256d near = _mm256_cmp_pd(a, _mm256_set1_pd(2.857142857142857), _CMP_LT_OQ);  // 1/0.35
+    if (_mm256_movemask_pd(_mm256_andnot_pd(near, in_c))) {
+      num = horner_avx2(s, kErfRB);
+      den = horner_avx2(s, kErfSB);
+    }
+    if (_mm256_movemask_pd(_mm256_and_pd(near, in_c))) {
+      num = _mm256_blendv_pd(num, horner_avx2(s, kErfRA), near);
+      den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
+    }
+  }
+  if (need_b) {
+    const __m256d t = _mm256_sub_pd(ax, one);
+    num = _mm256_blendv_pd(num, horner_avx2(t, kErfPA), in_b);
+    den = _mm256_blendv_pd(den, horner_avx2(t, kErfQA), in_b);
+  }
+  if (need_a) {
+    const __m256d z = _mm256_mul_pd(ax, ax);
+    num = _mm256_blendv_pd(num, horner_avx2(z, kErfPP), in_a);
+    den = _mm256_blendv_pd(den, horner_avx2(z, kErfQQ), in_a);
+  }
+  const __m256d ratio = _mm256_div_pd(num, den);
+  __m256d res = x;  // NaN stays
+  if (need_c) {
+    const __m256d z = _mm256_castsi256_pd(_mm256_and_si256(
+        _mm256_castpd_si256(a), _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ULL))));
+    const __m256d hi = _mm256_fnmsub_pd(z, z, _mm256_set1_pd(0.5625));  // exact: z has 21 bits
+    const __m256d lo = _mm256_fmadd_pd(_mm256_sub_pd(z, a), _mm256_add_pd(z, a), ratio);
+    const __m256d sum = _mm256_add_pd(hi, lo);
+    __m256d tail;
+    if (kF32) {
+      tail = _mm256_mul_pd(exp_avx2_f64(sum), q);
+    } else {
+      const __m256d err = _mm256_add_pd(_mm256_sub_pd(hi, sum), lo);
+      const __m256d e = exp_avx2_f64(sum);
+      tail = _mm256_div_pd(_mm256_fmadd_pd(e, err, e), a);
+    }
+    res = _mm256_blendv_pd(res, _mm256_blendv_pd(tail, _mm256_sub_pd(_mm256_set1_pd(2.0), tail), neg), in_c);
+  }
+  if (need_b) {
+    const __m256d erx = _mm256_set1_pd(8.45062911510467529297e-01);
+    const __m256d pos = _mm256_sub_pd(_mm256_set1_pd(1.0 - 8.45062911510467529297e-01), ratio);
+    const __m256d ng = _mm256_add_pd(one, _mm256_add_pd(erx, ratio));
+    res = _mm256_blendv_pd(res, _mm256_blendv_pd(pos, ng, neg), in_b);
+  }
+  if (need_a) {
+    const __m256d y = _mm256_mul_pd(x, ratio);
+    const __m256d small = _mm256_sub_pd(one, _mm256_add_pd(x, y));
+    const __m256d mid =
+        _mm256_sub_pd(_mm256_set1_pd(0.5), _mm256_add_pd(y, _mm256_sub_pd(x, _mm256_set1_pd(0.5))));
+    const __m256d quarter = _mm256_cmp_pd(x, _mm256_set1_pd(0.25), _CMP_LT_OQ);  // s_erf.c: x < 1/4, signed
+    res = _mm256_blendv_pd(res, _mm256_blendv_pd(mid, small, quarter), in_a);
+  }
+  return res;
 }
 
 // float64 atan, s_atan.c's method and coefficients (under 1 ulp there): |x| is moved next to 0, 0.5, 1, 1.5

@@ -1,7 +1,8 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod, remainder and erfinv, and log, log1p, exp2, expm1, log2, log10, tan, asin, acos and
-// pow, which the table takes when the build has no SLEEF (exp is in float: avx2_math.h). A float result needs
+// cos, atan, atan2, fmod, remainder and erfinv, and log, log1p, expm1 (through exp2_d_for_f32), log2, log10,
+// tan, asin, acos and pow, which the table takes when the build has no SLEEF (exp and exp2 are in float:
+// avx2_math.h). A float result needs
 // ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
 // gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
 // conversion rounds once, subnormal results included (no flush to zero).
@@ -111,6 +112,28 @@ static inline VD erfinv_d_for_f32(VD a) {
 static inline VF erfinv_f32_own(VF x) {
   const VF a = x < 0.0f ? -x : x;
   const VF r = f32_via_f64(a < 1.0f ? a : 0.0f, erfinv_d_for_f32);
+  const VF sign = bits_as<VF>(bits_as<VLF>(x) & (VLF{} + static_cast<int>(0x80000000u)));
+  const VF signed_r = bits_as<VF>(bits_as<VLF>(r) | bits_as<VLF>(sign));
+  const float inf = __builtin_inff();
+  return a < 1.0f    ? signed_r
+         : a == 1.0f ? bits_as<VF>(bits_as<VLF>(VF{} + inf) | bits_as<VLF>(sign))
+                     : VF{} + __builtin_nanf("");
+}
+
+// float32 atanh through double: for |x| >= 2^-12 0.5 log((1 + a) / (1 - a)), a = |x| (1 + a and 1 - a exact
+// for a float a; the quotient's rounding moves the log by 2^-53, 2^-41 relative at a = 2^-12) by
+// log_d_for_f32 (5e-11 relative); below, a + a^3/3 + a^5/5 + a^7/7 (truncation a^8/9, 2^-99 relative). One
+// rounding to float; x's sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN. The former
+// form, through log1p's full-precision double kernel, ran at 0.4 of PyTorch's speed.
+static inline VD atanh_d_for_f32(VD a) {
+  const VD big = 0.5 * log_d_for_f32((1.0 + a) / (1.0 - a));
+  const VD z = a * a;
+  const VD small = a + a * z * (1.0 / 3 + z * (0.2 + z * (1.0 / 7)));
+  return a < 0x1p-12 ? small : big;
+}
+static inline VF atanh_f32_own(VF x) {
+  const VF a = x < 0.0f ? -x : x;
+  const VF r = f32_via_f64(a < 1.0f ? a : 0.0f, atanh_d_for_f32);
   const VF sign = bits_as<VF>(bits_as<VLF>(x) & (VLF{} + static_cast<int>(0x80000000u)));
   const VF signed_r = bits_as<VF>(bits_as<VLF>(r) | bits_as<VLF>(sign));
   const float inf = __builtin_inff();
@@ -278,9 +301,6 @@ static inline VD exp2_d_for_f32(VD t) {
   const VD p = _mm256_fmadd_pd(u4, _mm256_fmadd_pd(u4, p89, q1), q0);
   const VLD n = bits_as<VLD>(k) - bits_as<VLD>(shift);
   return p * bits_as<VD>((n + 1023) << 52);
-}
-static inline VF exp2_f32_own(VF x) {
-  return f32_via_f64(x, exp2_d_for_f32);
 }
 
 // expm1: |x| < 0.35 by its Taylor series to x^11 (truncation 0.35^11 / 12! = 2e-14 relative), written x (1 +

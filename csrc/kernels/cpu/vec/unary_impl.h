@@ -153,26 +153,15 @@ static VD tan_tiny(VD x) {
 #endif
 }
 
-// atanh: AVX2 without SLEEF has ours, through log1p's kernel with fdlibm's split: below |x| = 0.5 the
-// argument 2|x| + 2x^2 / (1 - |x|) keeps the small case's relative accuracy, above it 2|x| / (1 - |x|) (1 -
-// |x| is exact there); |x| = 1 gives inf and |x| > 1 NaN through log1p, and the sign goes back on last
-// (atanh(-0) = -0). float through double (float64 stays glibc's). Elsewhere SLEEF's, or without SLEEF the
-// scalar functor (its table entry emptied).
+// atanh: AVX2 without SLEEF has ours for float32 (f32_via_f64.h: log's series on (1 + a) / (1 - a) in
+// double); float64 stays glibc's (fill_table empties its entry: the form through log1p measured 1.47 ulp).
+// Elsewhere SLEEF's, or without SLEEF the scalar functor.
 #ifdef MT_VEC_F32_VIA_F64
-static VD atanh_own(VD x) {
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  const VD a = _mm256_andnot_pd(sign, x);
-  const VD q = 2.0 * a / (1.0 - a);
-  const VD small = 2.0 * a + q * a;
-  const VD arg = _mm256_blendv_pd(q, small, _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LT_OQ));
-  const VD r = 0.5 * log1p_wide(arg);
-  return _mm256_or_pd(r, _mm256_and_pd(sign, x));
-}
 static VF atanh_fast(VF x) {
-  return f32_via_f64(x, atanh_own);
+  return atanh_f32_own(x);
 }
 static VD atanh_fast(VD x) {
-  return atanh_own(x);  // not in the table: 1.47 ulp (fill_table)
+  return x;  // unused
 }
 #else
 static VF atanh_fast(VF x) {
@@ -187,13 +176,19 @@ static VD atanh_fast(VD x) {
 }
 #endif
 
-// float exp2, log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h), AVX-512
-// its own exp2 and AVX2's log2/log10 in eight lanes; elsewhere SLEEF's, or without SLEEF the table entries
-// stay empty (the scalar functors); float64 likewise
-#ifdef MT_VEC_F32_VIA_F64
+// float exp2: ours in float on both, SLEEF or not (avx2_math.h on exp's polynomial; avx512_math.h on exp's
+// table, 0.75 ulp)
 static VF exp2_fast(VF x) {
-  return exp2_f32_own(x);
+#ifdef MT_VEC_AVX512
+  return exp2_avx512(x);
+#else
+  return exp2_avx2_f32(x);
+#endif
 }
+// float log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h), AVX-512 AVX2's
+// log2/log10 in eight lanes; elsewhere SLEEF's, or without SLEEF the table entries stay empty (the scalar
+// functors); float64 likewise
+#ifdef MT_VEC_F32_VIA_F64
 static VF log2_fast(VF x) {
   return log2or10_f32_own<false>(x);
 }
@@ -207,13 +202,6 @@ static VF acos_fast(VF x) {
   return acos_f32_own(x);
 }
 #else
-static VF exp2_fast(VF x) {
-#ifdef MT_VEC_AVX512
-  return exp2_avx512(x);  // ours on exp's table (avx512_math.h, 0.75 ulp), SLEEF or not
-#else
-  return SLF(exp2, x);
-#endif
-}
 // AVX-512: AVX2's float32 log2/log10 in eight double lanes (avx512_math.h: its bits), SLEEF or not
 static VF log2_fast(VF x) {
 #ifdef MT_VEC_AVX512
@@ -502,6 +490,21 @@ static VD erf_fast(VD x) {
   return SLD(erf, x);
 #endif
 }
+// erfc: AVX2's double kernel (avx2_math.h, s_erf.c's erfc), float32 through it in double; AVX-512 leaves
+// its entries empty and runs AVX2's rows (make_table, elementwise.cpp)
+#ifndef MT_VEC_AVX512
+static VF erfc_fast(VF x) {
+  return f32_via_f64(x, erfc_avx2_f64<true>);
+}
+static VD erfc_fast(VD x) {
+  return erfc_avx2_f64<false>(x);
+}
+#else
+template <typename V>
+static V erfc_fast(V x) {
+  return x;  // unused
+}
+#endif
 // float64 gelu over erf_fast: ours on AVX2 and on AVX-512 without SLEEF, else SLEEF's
 static VD gelu_fast(VD x) {
   return x * 0.5 * (1.0 + erf_fast(x * 0.70710678118654752440));
@@ -599,6 +602,7 @@ static V hard_relu6_v(V y) {
     static V cosh(V x) { return cosh_fast(x); }                                                          \
     static V tanh(V x) { return tanh_fast(x); }                                                          \
     static V erf(V x) { return erf_fast(x); }                                                            \
+    static V erfc(V x) { return erfc_fast(x); }                                                          \
     static V erfinv(V x) { return erfinv_fast(x); }                                                      \
     static V sigmoid(V x) { return S(1) / (S(1) + exp_inner(-x)); }                                      \
     static V gelu(V x) { return gelu_fast(x); }                                                          \
@@ -1053,6 +1057,8 @@ void MT_VEC_FILL(Table& t) {
   MT_BESSEL_SET(_special_i1e, 1, true)
 #undef MT_BESSEL_SET
 #ifdef MT_VEC_AVX512
+  scalar(t.f32, {Fn::erfc});  // AVX2's rows (erfc_fast)
+  scalar(t.f64, {Fn::erfc});
   // SLEEF's float sinh/cosh overflow from |x| > 88.5 although the result is finite up to 89.4: make_table
   // (elementwise.cpp) gives AVX-512 AVX2's rows for these (in double with its float64 kernel)
   scalar(t.f32, {Fn::sinh, Fn::cosh});

@@ -374,20 +374,26 @@ def tanhshrink(input):
     return input - _C.tanh(input)
 
 
+_SHRINK_RANGE = {
+    _C.float64: ("Double", 1.7976931348623157e308, "1.79769e+308"),
+    _C.float32: ("Float", 3.4028234663852886e38, "3.40282e+38"),
+    _C.float16: ("Half", 65504.0, "65504"),
+    _C.bfloat16: ("BFloat16", 3.3895313892515355e38, "3.38953e+38"),
+}
+
+
 def softshrink(input, lambd=0.5):
-    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 otherwise."""
+    """x - lambd where x > lambd, x + lambd where x < -lambd, x * 0 otherwise (the sign of zero kept)."""
     _number("softshrink", "lambd", 2, lambd)
     lambd = _bound_number(lambd)  # a 0-d tensor is its number: a float32 lambd keeps a float16 input float16
     _floating(input, "softshrink_check", suffix=False)
-    if lambd < 0:
-        kind = {_C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16"}
-        hi = {_C.float64: "1.79769e+308", _C.float16: "65504", _C.bfloat16: "3.38953e+38"}
+    kind, hi, hi_text = _SHRINK_RANGE.get(input.dtype, _SHRINK_RANGE[_C.float32])
+    if not 0 <= lambd <= hi:  # PyTorch's softshrink_check: NaN and inf refused too
         raise RuntimeError(
-            f"lambda must be in range [0, {hi.get(input.dtype, '3.40282e+38')}] for input dtype "
-            f"{kind.get(input.dtype, 'Float')}, but found {lambd:g}"
+            f"lambda must be in range [0, {hi_text}] for input dtype {kind}, but found {float(lambd):g}"
         )
-    # x - clamp(x) is the shrink itself; its gradient is 1 outside [-lambd, lambd] and 0 inside
-    return input - input.clamp(-lambd, lambd)
+    # one pass (fn::Softshrink); the gradient is 1 outside [-lambd, lambd] (NaN included), 0 inside
+    return _C._softshrink(input, float(lambd))
 
 
 def hardshrink(input, lambd=0.5):
