@@ -996,6 +996,33 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
            if (x.numel() == 0) return empty_norm_grads(n, x, DimVector{C}, g);
            V res(3);
            int64_t D = x.numel() / (N * G);
+           const bool plain = x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double;
+           if (!GradMode::is_enabled() && plain) {
+             // not differentiated again: the input's gradient is layer_norm's over the (n, group) rows, of
+             // g * w; the weight's and bias's from per-(n, c) sums of g * x and g, as PyTorch's kernel
+             // (dw_c = sum_n rstd (sum g x - mean sum g)), not from a materialized xhat (ten passes -> four)
+             if (n.needs_input_grad(0)) {
+               DimVector wshape(static_cast<size_t>(x.dim()), 1);
+               wshape[1] = C;
+               Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, wshape)) : g;
+               auto [dx, dw0, db0] =
+                   mt::native_layer_norm_backward(gw, x, mean, rstd, Tensor(), N * G, D, true, false, false);
+               res[0] = mt::reshape(dx, x.sizes());
+             }
+             if (n.needs_input_grad(1) || n.needs_input_grad(2)) {
+               const int64_t S = D / (C / G);
+               Tensor g3 = mt::reshape(g, {N, C, S});
+               Tensor sg = mt::reshape(mt::sum(g3, {2}, false), {N, G, C / G});
+               if (n.needs_input_grad(1)) {
+                 Tensor sgx =
+                     mt::reshape(mt::sum(mt::mul(g3, mt::reshape(x, {N, C, S})), {2}, false), {N, G, C / G});
+                 Tensor m = mt::reshape(mean, {N, G, 1}), r = mt::reshape(rstd, {N, G, 1});
+                 res[1] = mt::reshape(mt::sum(mt::mul(mt::sub(sgx, mt::mul(sg, m)), r), {0}, false), {C});
+               }
+               if (n.needs_input_grad(2)) res[2] = mt::reshape(mt::sum(sg, {0}, false), {C});
+             }
+             return res;
+           }
            Tensor x3 = mt::reshape(x, {N, G, D});
            Tensor mb, rb;
            if (GradMode::is_enabled()) {

@@ -253,12 +253,15 @@ ShortLoops<T> short_loops() {
   return {nullptr, nullptr};
 }
 
-// Rows [r0, r1) of a class-index cross entropy without smoothing, classes contiguous: emit(r, RowResult).
+// Rows [r0, r1) of a cross entropy, classes contiguous (class indices, smoothed or not, or probabilities tp):
+// emit(r, RowResult), the per-row terms class_loss_row computes, from the block's logsumexp.
 template <typename T, typename Emit>
-void ce_index_short_rows(const T* x, const int64_t* ti, const T* w, int64_t r0, int64_t r1, int64_t C,
-                         const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
+void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t r0, int64_t r1, int64_t C,
+                   const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
   const int64_t B = std::max<int64_t>(1, kBlockElems / C);
   T buf[kBlockElems], mx[kBlockElems], ls[kBlockElems];
+  const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
+  auto W = [&](int64_t c) { return w ? w[c] : T(1); };
   for (int64_t rb = r0; rb < r1; rb += B) {
     const int64_t nb = std::min(B, r1 - rb);
     const T* xb = x + rb * C;
@@ -269,14 +272,38 @@ void ce_index_short_rows(const T* x, const int64_t* ti, const T* w, int64_t r0, 
     for (int64_t i = 0; i < nb; ++i) ls[i] = static_cast<T>(cpu_reduce::block_sum_vec(buf + i * C, C));
     L.log(ls, ls, nb);
     for (int64_t i = 0; i < nb; ++i) {
-      const int64_t r = rb + i, t = ti[r];
+      const int64_t r = rb + i;
+      const T lse = mx[i] + ls[i];
+      const T* xr = xb + i * C;
+      if (tp) {
+        const T* tr = tp + r * C;
+        T swt = 0, loss = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          const T wt = W(c) * ((T(1) - eps) * tr[c] + eps_c);
+          swt += wt;
+          loss += wt * (lse - xr[c]);
+        }
+        emit(r, RowResult<T>{loss, 1, lse, swt});
+        continue;
+      }
+      const int64_t t = ti[r];
       if (t == opt.ignore_index) {
         emit(r, RowResult<T>{0, 0, 0, 0});
         continue;
       }
       MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
-      const T wt = w ? w[t] : T(1), lse = mx[i] + ls[i];
-      emit(r, RowResult<T>{wt * (lse - xb[i * C + t]), wt, lse, wt});
+      const T wt = W(t);
+      if (eps == T(0)) {
+        emit(r, RowResult<T>{wt * (lse - xr[t]), wt, lse, wt});
+        continue;
+      }
+      T sw = 0, swl = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        sw += W(c);
+        swl += W(c) * (lse - xr[c]);
+      }
+      emit(r, RowResult<T>{(T(1) - eps) * wt * (lse - xr[t]) + eps_c * swl, wt, lse,
+                           (T(1) - eps) * wt + eps_c * sw});
     }
   }
 }
@@ -302,8 +329,8 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   std::vector<double> part_loss(static_cast<size_t>(none ? 0 : nchunks)),
       part_w(static_cast<size_t>(nchunks));
   ShortLoops<T> L = short_loops<T>();
-  const bool short_rows = opt.kind == ClassLossKind::ce_index && opt.label_smoothing == 0 && inner == 1 &&
-                          C >= 2 && C <= kShortClasses && L.exp && L.log;
+  const bool short_rows =
+      opt.kind != ClassLossKind::nll && inner == 1 && C >= 2 && C <= kShortClasses && L.exp && L.log;
   auto run = [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       double sl = 0, sw = 0;
@@ -321,7 +348,7 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
       const int64_t r1 = std::min(rows, (k + 1) * chunk);
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         if (short_rows) {
-          ce_index_short_rows(x, ti, w, k * chunk, r1, C, opt, L, emit);
+          ce_short_rows(x, ti, tp, w, k * chunk, r1, C, opt, L, emit);
           if (!none) part_loss[k] = sl;
           part_w[k] = sw;
           continue;
@@ -427,8 +454,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
   };
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const ShortLoops<T> L = short_loops<T>();
-    if (!prob && opt.kind != ClassLossKind::nll && inner == 1 && gi && !gt && C >= 2 && C <= kShortClasses &&
-        L.exp) {
+    if (opt.kind != ClassLossKind::nll && inner == 1 && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
       // blocks of rows as in the forward: exp(x - lse) over the block in one call, then
       // scale * (p_c * A - a_c)
       const int64_t B = std::max<int64_t>(1, kBlockElems / C);
@@ -443,8 +469,17 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           }
           L.exp(gb, gb, nb * C);
           for (int64_t i = 0; i < nb; ++i) {
-            const int64_t r = rb + i, t = ti[r];
+            const int64_t r = rb + i;
             T* g = gb + i * C;
+            if (prob) {
+              const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
+              const op_t k = scale * st[2 * r + 1];
+              const T* tr = tp + r * C;
+              for (int64_t c = 0; c < C; ++c)
+                g[c] = static_cast<T>(g[c] * k - scale * (W(c) * ((op_t(1) - eps) * tr[c] + eps_c)));
+              continue;
+            }
+            const int64_t t = ti[r];
             if (t == opt.ignore_index) {
               for (int64_t c = 0; c < C; ++c) g[c] = T(0);
               continue;
