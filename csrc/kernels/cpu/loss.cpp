@@ -329,8 +329,7 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   std::vector<double> part_loss(static_cast<size_t>(none ? 0 : nchunks)),
       part_w(static_cast<size_t>(nchunks));
   ShortLoops<T> L = short_loops<T>();
-  const bool short_rows =
-      opt.kind != ClassLossKind::nll && inner == 1 && C >= 2 && C <= kShortClasses && L.exp && L.log;
+  const bool short_rows = opt.kind != ClassLossKind::nll && C >= 2 && C <= kShortClasses && L.exp && L.log;
   auto run = [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       double sl = 0, sw = 0;
@@ -347,8 +346,30 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
       };
       const int64_t r1 = std::min(rows, (k + 1) * chunk);
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        if (short_rows) {
+        if (short_rows && inner == 1) {
           ce_short_rows(x, ti, tp, w, k * chunk, r1, C, opt, L, emit);
+          if (!none) part_loss[k] = sl;
+          part_w[k] = sw;
+          continue;
+        }
+        if (short_rows) {
+          // [N, C, d...]: blocks of positions within one n, their classes gathered into contiguous rows
+          // (a tile transpose) for the same row loop
+          const int64_t B = std::max<int64_t>(1, kBlockElems / C);
+          T xb[kBlockElems], tb[kBlockElems];
+          for (int64_t r0 = k * chunk; r0 < r1;) {
+            const int64_t n = r0 / inner, i0 = r0 % inner;
+            const int64_t nb = std::min(std::min(B, r1 - r0), inner - i0), base = n * C * inner + i0;
+            // stores in order, loads C lines apart (stores C apart measured 30 % of the loss's time)
+            for (int64_t i = 0; i < nb; ++i)
+              for (int64_t c = 0; c < C; ++c) xb[i * C + c] = x[base + c * inner + i];
+            if (prob)
+              for (int64_t i = 0; i < nb; ++i)
+                for (int64_t c = 0; c < C; ++c) tb[i * C + c] = tp[base + c * inner + i];
+            ce_short_rows(xb, prob ? nullptr : ti + r0, prob ? tb : nullptr, w, 0, nb, C, opt, L,
+                          [&](int64_t r, const RowResult<T>& rr) { emit(r0 + r, rr); });
+            r0 += nb;
+          }
           if (!none) part_loss[k] = sl;
           part_w[k] = sw;
           continue;
@@ -454,43 +475,61 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
   };
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const ShortLoops<T> L = short_loops<T>();
-    if (opt.kind != ClassLossKind::nll && inner == 1 && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
+    if (opt.kind != ClassLossKind::nll && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
       // blocks of rows as in the forward: exp(x - lse) over the block in one call, then
-      // scale * (p_c * A - a_c)
+      // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, gathered into
+      // a buffer of class rows and written back (a tile transpose each way) instead of rows with stride
+      // inner.
       const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-      parallel_rows((rows + B - 1) / B, B * C, [&](int64_t b, int64_t e) {
+      // row r's exp(x - lse) in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
+      auto fix_row = [&](int64_t r, T* g, const T* tr, int64_t ts) {
+        const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
+        if (prob) {
+          const op_t k = scale * st[2 * r + 1];
+          for (int64_t c = 0; c < C; ++c)
+            g[c] = static_cast<T>(g[c] * k - scale * (W(c) * ((op_t(1) - eps) * tr[c * ts] + eps_c)));
+          return;
+        }
+        const int64_t t = ti[r];
+        if (t == opt.ignore_index) {
+          for (int64_t c = 0; c < C; ++c) g[c] = T(0);
+          return;
+        }
+        const op_t k = scale * st[2 * r + 1];
+        for (int64_t c = 0; c < C; ++c) g[c] *= k;
+        if (eps > 0)
+          for (int64_t c = 0; c < C; ++c) g[c] -= scale * eps_c * W(c);
+        g[t] -= scale * (op_t(1) - eps) * W(t);
+      };
+      const int64_t per_n = inner == 1 ? 0 : (inner + B - 1) / B;
+      const int64_t nblocks = inner == 1 ? (rows + B - 1) / B : g.outer * per_n;
+      parallel_rows(nblocks, B * C, [&](int64_t b, int64_t e) {
+        T buf[kBlockElems];
         for (int64_t blk = b; blk < e; ++blk) {
-          const int64_t rb = blk * B, nb = std::min(B, rows - rb);
-          T* gb = gi + rb * C;
-          const T* xb = x + rb * C;
-          for (int64_t i = 0; i < nb; ++i) {
-            const T lse = st[2 * (rb + i)];
-            for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - lse;
-          }
-          L.exp(gb, gb, nb * C);
-          for (int64_t i = 0; i < nb; ++i) {
-            const int64_t r = rb + i;
-            T* g = gb + i * C;
-            if (prob) {
-              const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
-              const op_t k = scale * st[2 * r + 1];
-              const T* tr = tp + r * C;
-              for (int64_t c = 0; c < C; ++c)
-                g[c] = static_cast<T>(g[c] * k - scale * (W(c) * ((op_t(1) - eps) * tr[c] + eps_c)));
-              continue;
+          if (inner == 1) {
+            const int64_t rb = blk * B, nb = std::min(B, rows - rb);
+            T* gb = gi + rb * C;
+            const T* xb = x + rb * C;
+            for (int64_t i = 0; i < nb; ++i) {
+              const T lse = st[2 * (rb + i)];
+              for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - lse;
             }
-            const int64_t t = ti[r];
-            if (t == opt.ignore_index) {
-              for (int64_t c = 0; c < C; ++c) g[c] = T(0);
-              continue;
-            }
-            const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
-            const op_t k = scale * st[2 * r + 1];
-            for (int64_t c = 0; c < C; ++c) g[c] *= k;
-            if (eps > 0)
-              for (int64_t c = 0; c < C; ++c) g[c] -= scale * eps_c * W(c);
-            g[t] -= scale * (op_t(1) - eps) * W(t);
+            L.exp(gb, gb, nb * C);
+            for (int64_t i = 0; i < nb; ++i)
+              fix_row(rb + i, gb + i * C, prob ? tp + (rb + i) * C : nullptr, 1);
+            continue;
           }
+          const int64_t n = blk / per_n, i0 = (blk % per_n) * B, nb = std::min(B, inner - i0);
+          const int64_t r0 = n * inner + i0, base = n * C * inner + i0;
+          for (int64_t i = 0; i < nb; ++i) {
+            const T lse = static_cast<T>(st[2 * (r0 + i)]);
+            for (int64_t c = 0; c < C; ++c) buf[i * C + c] = x[base + c * inner + i] - lse;
+          }
+          L.exp(buf, buf, nb * C);
+          for (int64_t i = 0; i < nb; ++i)
+            fix_row(r0 + i, buf + i * C, prob ? tp + base + i : nullptr, inner);
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t i = 0; i < nb; ++i) gi[base + c * inner + i] = buf[i * C + c];
         }
       });
       return;

@@ -118,6 +118,10 @@ CLASS_SHAPES = [
     ((2, 3, 4), (2, 4)),
     ((3, 9, 2, 3), (3, 2, 3)),
     ((2, 10, 5), (2, 5)),
+    (
+        (2, 120, 5, 5),
+        (2, 5, 5),
+    ),  # more positions than one block of the CPU kernel's tiles (17 at 120 classes)
 ]
 
 
@@ -365,7 +369,7 @@ def test_cross_entropy_gradcheck(device, case, reduction):
     )
 
 
-@pytest.mark.parametrize("shape", [(5, 4), (3, 9, 2, 3), (4, 40)], ids=str)
+@pytest.mark.parametrize("shape", [(5, 4), (3, 9, 2, 3), (4, 40), (1, 200, 12)], ids=str)
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_cross_entropy_prob_targets_input_grad(device, shape, weighted, reduction):
