@@ -292,10 +292,10 @@ int64_t insertion_point(const T* bd, int64_t m, K v, bool right) {
   while (lo < hi) {
     const int64_t mid = lo + ((hi - lo) >> 1);
     const K b = static_cast<K>(bd[mid]);
-    if (right ? !(b > v) : !(b >= v))
-      lo = mid + 1;
-    else
-      hi = mid;
+    // selects, not a branch: on random values the probe's outcome is a coin flip
+    const bool go = right ? !(b > v) : !(b >= v);
+    lo = go ? mid + 1 : lo;
+    hi = go ? hi : mid;
   }
   return lo;
 }
