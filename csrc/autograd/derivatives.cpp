@@ -476,6 +476,32 @@ V group_norm_grads(const Tensor& g, const Tensor& x, const Tensor& w, const Tens
   if (x.numel() == 0) return empty_norm_grads(x, DimVector{C}, g, need_x, need_w, need_b);
   V res(3);
   int64_t D = x.numel() / (N * G);
+  const bool plain = x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double;
+  if (!GradMode::is_enabled() && plain) {
+    // not differentiated again: the input's gradient is layer_norm's over the (n, group) rows, of g * w; the
+    // weight's and bias's from per-(n, c) sums of g * x and g, as PyTorch's kernel (dw_c = sum_n rstd (sum g
+    // x - mean sum g)), not from a materialized xhat (ten passes -> four)
+    if (need_x) {
+      DimVector wshape(static_cast<size_t>(x.dim()), 1);
+      wshape[1] = C;
+      Tensor gw = w.defined() ? mt::mul(g, mt::reshape(w, wshape)) : g;
+      auto [dx, dw0, db0] =
+          mt::native_layer_norm_backward(gw, x, mean, rstd, Tensor(), N * G, D, true, false, false);
+      res[0] = mt::reshape(dx, x.sizes());
+    }
+    if (need_w || need_b) {
+      const int64_t S = D / (C / G);
+      Tensor g3 = mt::reshape(g, {N, C, S});
+      Tensor sg = mt::reshape(mt::sum(g3, {2}, false), {N, G, C / G});
+      if (need_w) {
+        Tensor sgx = mt::reshape(mt::sum(mt::mul(g3, mt::reshape(x, {N, C, S})), {2}, false), {N, G, C / G});
+        Tensor m = mt::reshape(mean, {N, G, 1}), r = mt::reshape(rstd, {N, G, 1});
+        res[1] = mt::reshape(mt::sum(mt::mul(mt::sub(sgx, mt::mul(sg, m)), r), {0}, false), {C});
+      }
+      if (need_b) res[2] = mt::reshape(mt::sum(sg, {0}, false), {C});
+    }
+    return res;
+  }
   Tensor x3 = mt::reshape(x, {N, G, D});
   Tensor mb, rb;
   if (GradMode::is_enabled()) {

@@ -343,6 +343,28 @@ const Tensor& native::triu_(const Tensor& self, int64_t diagonal) {
   return triangle_(self, diagonal, false);
 }
 
+// searchsorted's kernel: one binary search per value (it was a compare-and-sum, a gather per halving or a
+// merge by sort, all in ops: 5-40x PyTorch's time on [8, 8] and [256, 256] rows).
+Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, bool right) {
+  const Tensor& seq = sorted_sequence;
+  MT_CHECK(seq.dim() >= 1 && values.dim() >= 1, "_searchsorted: sorted_sequence and values need a dim");
+  bool lead = seq.dim() == 1 || seq.dim() == values.dim();
+  for (int64_t d = 0; lead && seq.dim() > 1 && d < seq.dim() - 1; ++d)
+    lead = seq.sizes()[d] == values.sizes()[d];
+  MT_CHECK(lead, "_searchsorted: sorted_sequence must be 1-d or have values' leading dims, got ",
+           shape_str(seq.sizes()), " and ", shape_str(values.sizes()));
+  MT_CHECK(seq.dtype() == values.dtype(), "_searchsorted: sorted_sequence and values must share a dtype");
+  MT_CHECK(seq.device().is_cpu() && values.device().is_cpu(), "_searchsorted: the kernel is the CPU's");
+  MT_CHECK_NOT_IMPLEMENTED(seq.dtype() != ScalarType::Bool && !is_complex(seq.dtype()),
+                           "\"searchsorted_out_cpu\" not implemented for '", dtype_short_name(seq.dtype()),
+                           "'");
+  Tensor out = make_empty(values.sizes(), ScalarType::Long, values.device());
+  if (out.numel() == 0) return out;
+  if (seq.sizes()[seq.dim() - 1] == 0) return fill_(out, Scalar(int64_t{0})), out;
+  searchsorted_stub.get(seq.device())(out, contiguous(seq), contiguous(values), right);
+  return out;
+}
+
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, Device device) {
   return triangle_indices(row, col, offset, dtype, device, true);
 }

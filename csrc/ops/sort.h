@@ -50,6 +50,14 @@ using SelectKernelFn = void (*)(const Tensor& values, const Tensor& indices, con
 // out has self's sizes and dtype: either self itself (tril_/triu_, which then only writes the zeros) or a
 // fresh contiguous tensor.
 using TriangleFn = void (*)(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower);
+// searchsorted: seq contiguous (seq_rows, m), m >= 1, seq_rows 1 (one sequence for every row) or rows;
+// values contiguous (rows, n) of seq's dtype; out int64 (rows, n): each value's insertion point into its
+// row's sequence, the first position whose element is >= the value (> with right), by PyTorch's binary
+// search (a NaN value lands at m). CPU only: torch.searchsorted composes from ops on other devices.
+using SearchsortedFn = void (*)(const Tensor& out, const Tensor& seq, const Tensor& values, bool right);
+// The kernel's front end (_C._searchsorted): sorted_sequence 1-d or with values' leading dims, one real
+// dtype, on the CPU; the int64 insertion points of values (Python's torch.searchsorted checks and promotes).
+Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, bool right);
 MT_STUBS_SORT_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

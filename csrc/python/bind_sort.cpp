@@ -1,6 +1,6 @@
 // Bindings of the sort family and the triangle ops (ops/sort.h) that csrc/ops/ops.schema cannot declare yet:
-// median's two signatures and tril_indices/triu_indices (factories); the others are generated from the
-// schema.
+// median's two signatures, tril_indices/triu_indices (factories) and searchsorted's kernel; the others are
+// generated from the schema.
 #include "ops/sort.h"
 #include "python/bind.h"
 
@@ -18,6 +18,9 @@ void init_sort(py::module_& m, TensorClass& cls) {
   };
   m.def("median", median_fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   cls.def("median", median_fn, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  // searchsorted's CPU kernel; torch.searchsorted (Python) checks, promotes and calls it
+  m.def("_searchsorted", nogil_fn(&searchsorted_sorted), py::arg("sorted_sequence"), py::arg("values"),
+        py::arg("right") = false);
 
   for (bool lower : {true, false}) {
     m.def(

@@ -295,6 +295,32 @@ def test_group_norm_gradcheck(device):
     assert gradcheck(lambda x: F.group_norm(x, 2), inputs[:1])
 
 
+@pytest.mark.parametrize("shape", [(3, 6, 5, 4), (4, 6)], ids=str)
+def test_group_norm_backward_float32_and_layouts(device, shape):
+    """The fused backward (layer_norm's rows for the input, per-channel sums for weight and bias) in float32 and
+    on a non-contiguous input, against float64 gradients; gradcheck covers the float64 ones above."""
+    rng = rng_for(9)
+    x = rng.standard_normal(shape) * 3 + 1
+    w, b, g = rng.standard_normal(6), rng.standard_normal(6), rng.standard_normal(shape)
+
+    def grads(dtype, transposed):
+        xt = T(x, dtype, device)
+        if transposed:  # the same values through a transposed-and-back view
+            xt = xt.transpose(0, -1).contiguous().transpose(0, -1)
+            assert not xt.is_contiguous()
+        xt.requires_grad_()
+        wt, bt = T(w, dtype, device, True), T(b, dtype, device, True)
+        F.group_norm(xt, 3, wt, bt).backward(T(g, dtype, device))
+        xn = T(x, dtype, device, True)
+        F.group_norm(xn, 2).backward(T(g, dtype, device))
+        return [to_np(t.grad) for t in (xt, wt, bt, xn)]
+
+    want = grads(minitorch.float64, False)
+    for got in (grads(minitorch.float32, True), grads(minitorch.float64, True)):
+        for a, e in zip(got, want):
+            np.testing.assert_allclose(a, e, rtol=2e-4, atol=2e-4)
+
+
 def test_group_norm_errors(device):
     with pytest.raises(
         RuntimeError,

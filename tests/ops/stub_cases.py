@@ -137,6 +137,10 @@ CASES = {
     "mode_stub": _mode,
     "select_stub": _kth,
     "triangle_stub": lambda T, dt, dev: flat(T.tril(t(T, SQ, dt, dev), -1), t(T, SQ, dt, dev).triu_(1)),
+    "searchsorted_stub": lambda T, dt, dev: flat(
+        T.searchsorted(t(T, np.sort(A, 1), dt, dev), t(T, B, dt, dev)),
+        T.searchsorted(t(T, np.sort(A, 1), dt, dev), t(T, A, dt, dev), right=True),
+    ),
     # sparse @ dense and dense @ sparse (the transposed product); the values' gradient through to_sparse
     "csr_mm_stub": lambda T, dt, dev: flat(
         T.sparse.mm(t(T, A, dt, dev).to_sparse(), t(T, B, dt, dev).t()),

@@ -4989,6 +4989,36 @@ ORACLE = {
     ("sdpa_forward_stub", "uint8"): {
         "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
     },
+    ("searchsorted_stub", "bfloat16"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "bool"): {
+        "cpu": ("err", "NotImplementedError", "\"searchsorted_out_cpu\" not implemented for 'Bool'")
+    },
+    ("searchsorted_stub", "float16"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "float32"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "float64"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "int16"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "int32"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "int64"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "int8"): {
+        "cpu": ("ok", [2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
+    },
+    ("searchsorted_stub", "uint8"): {
+        "cpu": ("ok", [2.0, 2.0, 3.0, 0.0, 3.0, 1.0, 2.0, 3.0, 3.0, 3.0, 2.0, 1.0])
+    },
     ("select_stub", "bfloat16"): {"cpu": ("ok", [0.5, 1.5])},
     ("select_stub", "bool"): {
         "cpu": ("err", "NotImplementedError", "\"kthvalue_cpu\" not implemented for 'Bool'"),

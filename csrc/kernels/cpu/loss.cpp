@@ -253,12 +253,15 @@ ShortLoops<T> short_loops() {
   return {nullptr, nullptr};
 }
 
-// Rows [r0, r1) of a class-index cross entropy without smoothing, classes contiguous: emit(r, RowResult).
+// Rows [r0, r1) of a cross entropy, classes contiguous (class indices, smoothed or not, or probabilities tp):
+// emit(r, RowResult), the per-row terms class_loss_row computes, from the block's logsumexp.
 template <typename T, typename Emit>
-void ce_index_short_rows(const T* x, const int64_t* ti, const T* w, int64_t r0, int64_t r1, int64_t C,
-                         const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
+void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t r0, int64_t r1, int64_t C,
+                   const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
   const int64_t B = std::max<int64_t>(1, kBlockElems / C);
   T buf[kBlockElems], mx[kBlockElems], ls[kBlockElems];
+  const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
+  auto W = [&](int64_t c) { return w ? w[c] : T(1); };
   for (int64_t rb = r0; rb < r1; rb += B) {
     const int64_t nb = std::min(B, r1 - rb);
     const T* xb = x + rb * C;
@@ -269,14 +272,38 @@ void ce_index_short_rows(const T* x, const int64_t* ti, const T* w, int64_t r0, 
     for (int64_t i = 0; i < nb; ++i) ls[i] = static_cast<T>(cpu_reduce::block_sum_vec(buf + i * C, C));
     L.log(ls, ls, nb);
     for (int64_t i = 0; i < nb; ++i) {
-      const int64_t r = rb + i, t = ti[r];
+      const int64_t r = rb + i;
+      const T lse = mx[i] + ls[i];
+      const T* xr = xb + i * C;
+      if (tp) {
+        const T* tr = tp + r * C;
+        T swt = 0, loss = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          const T wt = W(c) * ((T(1) - eps) * tr[c] + eps_c);
+          swt += wt;
+          loss += wt * (lse - xr[c]);
+        }
+        emit(r, RowResult<T>{loss, 1, lse, swt});
+        continue;
+      }
+      const int64_t t = ti[r];
       if (t == opt.ignore_index) {
         emit(r, RowResult<T>{0, 0, 0, 0});
         continue;
       }
       MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
-      const T wt = w ? w[t] : T(1), lse = mx[i] + ls[i];
-      emit(r, RowResult<T>{wt * (lse - xb[i * C + t]), wt, lse, wt});
+      const T wt = W(t);
+      if (eps == T(0)) {
+        emit(r, RowResult<T>{wt * (lse - xr[t]), wt, lse, wt});
+        continue;
+      }
+      T sw = 0, swl = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        sw += W(c);
+        swl += W(c) * (lse - xr[c]);
+      }
+      emit(r, RowResult<T>{(T(1) - eps) * wt * (lse - xr[t]) + eps_c * swl, wt, lse,
+                           (T(1) - eps) * wt + eps_c * sw});
     }
   }
 }
@@ -302,8 +329,7 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   std::vector<double> part_loss(static_cast<size_t>(none ? 0 : nchunks)),
       part_w(static_cast<size_t>(nchunks));
   ShortLoops<T> L = short_loops<T>();
-  const bool short_rows = opt.kind == ClassLossKind::ce_index && opt.label_smoothing == 0 && inner == 1 &&
-                          C >= 2 && C <= kShortClasses && L.exp && L.log;
+  const bool short_rows = opt.kind != ClassLossKind::nll && C >= 2 && C <= kShortClasses && L.exp && L.log;
   auto run = [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       double sl = 0, sw = 0;
@@ -320,8 +346,30 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
       };
       const int64_t r1 = std::min(rows, (k + 1) * chunk);
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (short_rows && inner == 1) {
+          ce_short_rows(x, ti, tp, w, k * chunk, r1, C, opt, L, emit);
+          if (!none) part_loss[k] = sl;
+          part_w[k] = sw;
+          continue;
+        }
         if (short_rows) {
-          ce_index_short_rows(x, ti, w, k * chunk, r1, C, opt, L, emit);
+          // [N, C, d...]: blocks of positions within one n, their classes gathered into contiguous rows
+          // (a tile transpose) for the same row loop
+          const int64_t B = std::max<int64_t>(1, kBlockElems / C);
+          T xb[kBlockElems], tb[kBlockElems];
+          for (int64_t r0 = k * chunk; r0 < r1;) {
+            const int64_t n = r0 / inner, i0 = r0 % inner;
+            const int64_t nb = std::min(std::min(B, r1 - r0), inner - i0), base = n * C * inner + i0;
+            // stores in order, loads C lines apart (stores C apart measured 30 % of the loss's time)
+            for (int64_t i = 0; i < nb; ++i)
+              for (int64_t c = 0; c < C; ++c) xb[i * C + c] = x[base + c * inner + i];
+            if (prob)
+              for (int64_t i = 0; i < nb; ++i)
+                for (int64_t c = 0; c < C; ++c) tb[i * C + c] = tp[base + c * inner + i];
+            ce_short_rows(xb, prob ? nullptr : ti + r0, prob ? tb : nullptr, w, 0, nb, C, opt, L,
+                          [&](int64_t r, const RowResult<T>& rr) { emit(r0 + r, rr); });
+            r0 += nb;
+          }
           if (!none) part_loss[k] = sl;
           part_w[k] = sw;
           continue;
@@ -427,35 +475,61 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
   };
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const ShortLoops<T> L = short_loops<T>();
-    if (!prob && opt.kind != ClassLossKind::nll && inner == 1 && gi && !gt && C >= 2 && C <= kShortClasses &&
-        L.exp) {
+    if (opt.kind != ClassLossKind::nll && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
       // blocks of rows as in the forward: exp(x - lse) over the block in one call, then
-      // scale * (p_c * A - a_c)
+      // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, gathered into
+      // a buffer of class rows and written back (a tile transpose each way) instead of rows with stride
+      // inner.
       const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-      parallel_rows((rows + B - 1) / B, B * C, [&](int64_t b, int64_t e) {
+      // row r's exp(x - lse) in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
+      auto fix_row = [&](int64_t r, T* g, const T* tr, int64_t ts) {
+        const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
+        if (prob) {
+          const op_t k = scale * st[2 * r + 1];
+          for (int64_t c = 0; c < C; ++c)
+            g[c] = static_cast<T>(g[c] * k - scale * (W(c) * ((op_t(1) - eps) * tr[c * ts] + eps_c)));
+          return;
+        }
+        const int64_t t = ti[r];
+        if (t == opt.ignore_index) {
+          for (int64_t c = 0; c < C; ++c) g[c] = T(0);
+          return;
+        }
+        const op_t k = scale * st[2 * r + 1];
+        for (int64_t c = 0; c < C; ++c) g[c] *= k;
+        if (eps > 0)
+          for (int64_t c = 0; c < C; ++c) g[c] -= scale * eps_c * W(c);
+        g[t] -= scale * (op_t(1) - eps) * W(t);
+      };
+      const int64_t per_n = inner == 1 ? 0 : (inner + B - 1) / B;
+      const int64_t nblocks = inner == 1 ? (rows + B - 1) / B : g.outer * per_n;
+      parallel_rows(nblocks, B * C, [&](int64_t b, int64_t e) {
+        T buf[kBlockElems];
         for (int64_t blk = b; blk < e; ++blk) {
-          const int64_t rb = blk * B, nb = std::min(B, rows - rb);
-          T* gb = gi + rb * C;
-          const T* xb = x + rb * C;
-          for (int64_t i = 0; i < nb; ++i) {
-            const T lse = st[2 * (rb + i)];
-            for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - lse;
-          }
-          L.exp(gb, gb, nb * C);
-          for (int64_t i = 0; i < nb; ++i) {
-            const int64_t r = rb + i, t = ti[r];
-            T* g = gb + i * C;
-            if (t == opt.ignore_index) {
-              for (int64_t c = 0; c < C; ++c) g[c] = T(0);
-              continue;
+          if (inner == 1) {
+            const int64_t rb = blk * B, nb = std::min(B, rows - rb);
+            T* gb = gi + rb * C;
+            const T* xb = x + rb * C;
+            for (int64_t i = 0; i < nb; ++i) {
+              const T lse = st[2 * (rb + i)];
+              for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - lse;
             }
-            const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
-            const op_t k = scale * st[2 * r + 1];
-            for (int64_t c = 0; c < C; ++c) g[c] *= k;
-            if (eps > 0)
-              for (int64_t c = 0; c < C; ++c) g[c] -= scale * eps_c * W(c);
-            g[t] -= scale * (op_t(1) - eps) * W(t);
+            L.exp(gb, gb, nb * C);
+            for (int64_t i = 0; i < nb; ++i)
+              fix_row(rb + i, gb + i * C, prob ? tp + (rb + i) * C : nullptr, 1);
+            continue;
           }
+          const int64_t n = blk / per_n, i0 = (blk % per_n) * B, nb = std::min(B, inner - i0);
+          const int64_t r0 = n * inner + i0, base = n * C * inner + i0;
+          for (int64_t i = 0; i < nb; ++i) {
+            const T lse = static_cast<T>(st[2 * (r0 + i)]);
+            for (int64_t c = 0; c < C; ++c) buf[i * C + c] = x[base + c * inner + i] - lse;
+          }
+          L.exp(buf, buf, nb * C);
+          for (int64_t i = 0; i < nb; ++i)
+            fix_row(r0 + i, buf + i * C, prob ? tp + base + i : nullptr, inner);
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t i = 0; i < nb; ++i) gi[base + c * inner + i] = buf[i * C + c];
         }
       });
       return;

@@ -284,11 +284,48 @@ void triangle_cpu(const Tensor& out, const Tensor& self, int64_t diagonal, bool 
   });
 }
 
+// PyTorch's cus_lower_bound / cus_upper_bound, with its negated comparisons: a NaN value, which compares
+// false with everything, moves right every step and lands at m.
+template <typename K, typename T>
+int64_t insertion_point(const T* bd, int64_t m, K v, bool right) {
+  int64_t lo = 0, hi = m;
+  while (lo < hi) {
+    const int64_t mid = lo + ((hi - lo) >> 1);
+    const K b = static_cast<K>(bd[mid]);
+    // selects, not a branch: on random values the probe's outcome is a coin flip
+    const bool go = right ? !(b > v) : !(b >= v);
+    lo = go ? mid + 1 : lo;
+    hi = go ? hi : mid;
+  }
+  return lo;
+}
+
+void searchsorted_cpu(const Tensor& out, const Tensor& seq, const Tensor& values, bool right) {
+  const int64_t m = seq.sizes()[seq.dim() - 1], n = values.sizes()[values.dim() - 1];
+  const bool shared = seq.dim() == 1;
+  int64_t* o = out.data<int64_t>();
+  MT_DISPATCH_ALL_TYPES(seq.dtype(), "searchsorted_cpu", [&] {
+    using key_t = opmath_t<scalar_t>;
+    const scalar_t* bd = seq.data<scalar_t>();
+    const scalar_t* v = values.data<scalar_t>();
+    // a value costs about log2(m) dependent loads: the grain keeps a task near kGrainSize of them
+    int64_t steps = 1;
+    while ((int64_t{1} << steps) < m) ++steps;
+    parallel_for(0, values.numel(), std::max<int64_t>(1, kGrainSize / steps), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const scalar_t* row = shared ? bd : bd + (i / n) * m;
+        o[i] = insertion_point<key_t>(row, m, static_cast<key_t>(v[i]), right);
+      }
+    });
+  });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(sort_stub, CPU, &sort_cpu);
 MT_REGISTER_KERNEL(mode_stub, CPU, &mode_cpu);
 MT_REGISTER_KERNEL(select_stub, CPU, &select_cpu);
 MT_REGISTER_KERNEL(triangle_stub, CPU, &triangle_cpu);
+MT_REGISTER_KERNEL(searchsorted_stub, CPU, &searchsorted_cpu);
 
 }  // namespace mt

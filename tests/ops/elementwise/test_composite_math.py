@@ -828,6 +828,40 @@ def test_searchsorted_bucketize(device, right, n):
     np.testing.assert_array_equal(ri.cpu().numpy(), np.searchsorted(seq, vals, side=side))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "int64"])
+def test_searchsorted_kernel_layouts_and_dtypes(device, dtype):
+    # the CPU's binary-search kernel (other devices compose): batched and shared sequences, strided operands
+    rng = np.random.default_rng(7)
+    dt = getattr(minitorch, dtype)
+    rows = np.sort(rng.integers(0, 20, (4, 33)), 1).astype(np.float64)  # ties, and values off both ends
+    vals = rng.integers(-3, 24, (4, 17)).astype(np.float64)
+    S, V = t(rows, F64, device).to(dt), t(vals, F64, device).to(dt)
+    for right in (False, True):
+        side = "right" if right else "left"
+        want = np.stack([np.searchsorted(rows[i], vals[i], side=side) for i in range(4)])
+        np.testing.assert_array_equal(minitorch.searchsorted(S, V, right=right).cpu().numpy(), want)
+        # transposed-and-back (non-contiguous) operands and a strided 1-d sequence
+        St, Vt = S.T.contiguous().T, V.T.contiguous().T
+        assert not St.is_contiguous() and not Vt.is_contiguous()
+        np.testing.assert_array_equal(minitorch.searchsorted(St, Vt, right=right).cpu().numpy(), want)
+        np.testing.assert_array_equal(
+            minitorch.searchsorted(S[1, ::2], V, right=right).cpu().numpy(),
+            np.searchsorted(rows[1, ::2], vals, side=side),
+        )
+    # empty sequences and empty values
+    assert minitorch.searchsorted(minitorch.zeros(2, 0, dtype=dt), V[:2]).tolist() == [[0] * 17] * 2
+    assert minitorch.searchsorted(S, V[:, :0]).shape == (4, 0)
+
+
+def test_searchsorted_nan_as_pytorch():
+    # PyTorch's negated comparisons: a NaN value lands past the end, a NaN boundary counts as below every value
+    nan = float("nan")
+    s = t([1.0, 2.0, nan])
+    v = t([5.0, nan, 0.5, 2.0])
+    assert minitorch.searchsorted(s, v).tolist() == [3, 3, 0, 1]
+    assert minitorch.searchsorted(s, v, right=True).tolist() == [3, 3, 0, 3]
+
+
 def test_searchsorted_scalar_sorter_errors():
     s = t([1.0, 2.0, 2.0, 5.0])
     assert minitorch.searchsorted(s, 2).item() == 1 and minitorch.searchsorted(s, 2, right=True).item() == 3

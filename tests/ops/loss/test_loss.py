@@ -118,6 +118,10 @@ CLASS_SHAPES = [
     ((2, 3, 4), (2, 4)),
     ((3, 9, 2, 3), (3, 2, 3)),
     ((2, 10, 5), (2, 5)),
+    (
+        (2, 120, 5, 5),
+        (2, 5, 5),
+    ),  # more positions than one block of the CPU kernel's tiles (17 at 120 classes)
 ]
 
 
@@ -363,6 +367,27 @@ def test_cross_entropy_gradcheck(device, case, reduction):
         lambda a, b: F.cross_entropy(a, b, w, reduction, ignore, ls),
         (x, t),
     )
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (3, 9, 2, 3), (4, 40), (1, 200, 12)], ids=str)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_prob_targets_input_grad(device, shape, weighted, reduction):
+    """Probability targets that need no gradient (the CPU's blocked short-row backward), smoothed or not:
+    values against NumPy, the input's gradient by gradcheck."""
+    rng = np.random.default_rng(27)
+    C = shape[1]
+    x = mt(rand(shape, minitorch.float64, rng), minitorch.float64, device, requires_grad=True)
+    p = np.exp(np_log_softmax(rand(shape, minitorch.float64, rng), 1))
+    t = mt(p, minitorch.float64, device)
+    w = rand((C,), minitorch.float64, rng, 0.5, 2.0) if weighted else None
+    wm = None if w is None else mt(w, minitorch.float64, device)
+    for ls in (0.0, 0.2):
+        got = F.cross_entropy(x, t, wm, reduction=reduction, label_smoothing=ls)
+        assert_matches(got, np_cross_entropy(to_np(x), p, w, reduction, -100, ls))
+        assert gradcheck(
+            lambda a, ls=ls: F.cross_entropy(a, t, wm, reduction=reduction, label_smoothing=ls), (x,)
+        )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
