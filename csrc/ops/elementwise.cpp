@@ -17,6 +17,7 @@
 #include "ops/layout.h"
 #include "ops/out.h"
 #include "ops/reduce.h"
+#include "ops/shape.h"
 
 namespace mt {
 
@@ -663,13 +664,19 @@ static void check_masked_fill(const Tensor& mask, const Tensor& value) {
 
 Tensor native::masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_masked_fill(mask, value);
-  Tensor out = mt::clone(self);
+  // out of place, self broadcasts with the mask as well (PyTorch's expand_outplace: a wider mask widens the
+  // result, and the expand is recorded, so the gradient sums over the new dims)
+  DimVector shape = broadcast_shapes(mask.sizes(), self.sizes());
+  Tensor out = mt::clone(IntArrayRef(shape).equals(self.sizes()) ? self : mt::expand(self, shape));
   return mt::masked_fill_(out, mask, value);
 }
 
 const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_masked_fill(mask, value);
   check_writable(self);
+  DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
+  MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
+           " doesn't match the broadcast shape ", shape_str(shape));
   Device dev = common_device({&self, &mask, &value}, &self);
   Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
   Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);

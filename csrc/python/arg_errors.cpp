@@ -16,6 +16,14 @@
 
 namespace mt {
 
+// torch_function.cpp: whether the __torch_function__ protocol is on (a program transform runs), and the
+// Tensor methods' look for an overriding argument: *handled says whether the call went to its handler (then
+// the result, or nullptr with the error set), else the method binds as usual.
+extern bool g_tf_on;
+PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, size_t nargsf,
+                                       PyObject* kwnames, bool* handled);
+bool tensor_method_dispatches(const char* name);
+
 namespace {
 
 using Dispatcher = PyObject* (*)(PyObject*, PyObject* const*, size_t, PyObject*);
@@ -339,11 +347,24 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   return nullptr;
 }
 
-void route(PyObject* f) {
+// A Tensor method looks for __torch_function__ arguments first (torch_function.cpp), then binds as any
+// function.
+PyObject* dispatch_method(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (g_tf_on) {
+    bool handled = false;
+    PyObject* r = tensor_method_torch_function(py::detail::function_record_ptr_from_PyObject(self)->name,
+                                               args, nargsf, kwnames, &handled);
+    if (handled) return r;
+  }
+  return dispatch(self, args, nargsf, kwnames);
+}
+
+void route(PyObject* f, bool method = false) {
   if (!f || !PyCFunction_Check(f)) return;
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
   if (reinterpret_cast<void (*)()>(def->ml_meth) == reinterpret_cast<void (*)()>(g_pybind_dispatch))
-    def->ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&dispatch));
+    def->ml_meth =
+        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method ? &dispatch_method : &dispatch));
 }
 
 // Every function of a module or class of _C, and of the submodules and classes it holds.
@@ -360,7 +381,8 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
     if (PyCFunction_Check(v)) {
       route(v);
     } else if (PyInstanceMethod_Check(v)) {
-      route(PyInstanceMethod_GET_FUNCTION(v));
+      route(PyInstanceMethod_GET_FUNCTION(v), scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type) &&
+                                                  tensor_method_dispatches(PyUnicode_AsUTF8(key)));
     } else if (Py_TYPE(v) == &PyStaticMethod_Type) {
       py::object f = py::reinterpret_borrow<py::object>(v).attr("__func__");
       route(f.ptr());

@@ -62,6 +62,8 @@ void init_linalg_torch_function_fallbacks(py::module_& m);  // bind_linalg.cpp: 
 // bind_multiprocessing.cpp
 void init_multiprocessing(py::module_& m);
 void init_rnn(py::module_& m);  // bind_rnn.cpp
+// torch_function.cpp: the Tensor methods' __torch_function__ look-up switch and the Python methods' guard
+void init_torch_function(py::module_& m);
 // arg_errors.cpp: last, once every function is bound
 void init_argument_errors(py::module_& m);
 
@@ -123,5 +125,6 @@ PYBIND11_MODULE(_C, m) {
   init_linalg_torch_function_fallbacks(m);
   m.attr("_cuda_version") =
       cuda_hooks().cuda_version() ? py::object(py::str(cuda_hooks().cuda_version())) : py::object(py::none());
+  init_torch_function(m);
   init_argument_errors(m);
 }

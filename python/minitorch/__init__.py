@@ -6,7 +6,7 @@ Write ``import minitorch as torch`` and PyTorch tutorial code runs on the CPU or
 # ruff: noqa: I001  (order matters: OpenBLAS is preloaded before the extension, Size before _C uses it)
 from minitorch import _preload  # noqa: F401
 from minitorch._size import Size  # noqa: F401
-from minitorch import _C  # noqa: F401  (minitorch._C is public API, as torch._C)
+from minitorch import _C  # minitorch._C is public API, as torch._C
 from minitorch._C import (  # noqa: F401
     OutOfMemoryError,
     Tensor,
@@ -200,6 +200,8 @@ from minitorch import masked  # noqa: F401  (torch.masked: masked reductions and
 from minitorch import nested  # torch.nested: NestedTensor, a batch of tensors of different sizes
 
 nested._install_tensor_methods(Tensor)  # Tensor.is_nested
+# the methods written in Python look for __torch_function__ arguments while a transform runs, as the C++ ones do
+_C._guard_tensor_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()

@@ -11,9 +11,12 @@ the plain module class back, so outside a transform ``minitorch.add`` is the bui
 extra.
 
 What is intercepted: calls made through those module attributes while the dispatch is on (``torch.add``,
-``F.relu``, ``torch.cat([...])``; arguments are scanned one level into lists and tuples, and keyword values).
-With ``tensor_methods=True`` (fx and jit tracing) Tensor methods called on real tensors are routed too
-(``buffer.add(proxy)``, ``t[proxy]``). What is not intercepted: operators on real tensors (ours return
+``F.relu``, ``torch.cat([...])``; arguments are scanned one level into lists and tuples, and keyword values),
+and Tensor methods called on real tensors with an overriding argument (``w.mul(batched)``, ``buffer.add(proxy)``,
+``t[proxy]``): the methods look in C++ while the dispatch is on (csrc/python/torch_function.cpp, switched with
+the namespaces: nothing to install per extent) and hand such a call to `_tensor_method_dispatch`. With
+``tensor_methods=True`` (fx and jit tracing) the methods are also routed to an active TorchFunctionMode when no
+argument overrides. What is not intercepted: operators on real tensors (ours return
 NotImplemented for a foreign operand, so Python asks the other operand's reflected method), methods of the
 tensor-like itself (it handles them, as fx's Proxy does), functions bound to a name before the dispatch was
 switched on (``from torch import add``), and reads of a namespace's dict itself (``vars(torch)["add"]``). The
@@ -473,6 +476,7 @@ def _plan(mod, public):
 
 def _install():
     _overrides_cache.clear()
+    _C._set_tensor_method_dispatch(True)
     for mod, public in _namespaces():
         plan = _plan(mod, public)
         _patched.append(plan)
@@ -482,6 +486,7 @@ def _install():
 
 
 def _uninstall():
+    _C._set_tensor_method_dispatch(False)
     while _switched:
         mod, cls = _switched.pop()
         mod.__class__ = cls
@@ -489,11 +494,12 @@ def _uninstall():
         _patched.pop().uninstall()
 
 
-# Tensor methods (opt-in: tensor_methods=True) -------------------------------------------------------------
+# Tensor methods -------------------------------------------------------------------------------------------
 # A method called on a real tensor with an overriding argument (``buffer.add(proxy)``, ``mask.to(proxy)``,
-# ``t[proxy]``) reaches the argument's __torch_function__ with func = the method, as PyTorch's C++ methods do.
-# Operators need nothing: our binary operators return NotImplemented for a foreign operand, so Python asks its
-# reflected method.
+# ``t[proxy]``) reaches the argument's __torch_function__ with func = the method, as PyTorch's C++ methods do:
+# the methods look in C++ while the dispatch is on and call `_tensor_method_dispatch`; tensor_methods=True
+# installs Python wrappers that also consult the modes. Operators need nothing: our binary operators return
+# NotImplemented for a foreign operand, so Python asks its reflected method.
 _method_depth = 0
 _patched_methods = []  # [(name, original class attribute, wrapper)]
 _METHOD_DUNDERS = ("__getitem__", "__setitem__")
@@ -522,6 +528,26 @@ _method_wrappers = {}
 _method_plan = [None, ()]  # [snapshot of vars(Tensor) when planned, ((name, original, wrapper), ...)]
 
 
+def _method_wrapper(name, attr):
+    hit = _method_wrappers.get((name, id(attr)))
+    if hit is None or hit[0] is not attr:
+        hit = _method_wrappers[name, id(attr)] = (attr, _make_method_wrapper(name, attr))
+    return hit[1]
+
+
+def _tensor_method_dispatch(name, args, kwargs):
+    """What a Tensor method does, while the dispatch is on, with an argument that overrides (csrc/python/
+    torch_function.cpp looks, as PyTorch's C++ methods do): ``w.mul(x)`` for a BatchedTensor x reaches x's
+    __torch_function__ with func = Tensor.mul (the function tensor_methods=True installs)."""
+    original = original_function(getattr(_C.Tensor, name))
+    kwargs = kwargs or {}
+    overloaded = _get_overloaded_args(_relevant(args, kwargs))
+    return _dispatch(_method_wrapper(name, original), overloaded, args, kwargs, builtin_words=True)
+
+
+_C._set_tensor_method_hooks(_tensor_method_dispatch, _type_overrides)
+
+
 def _install_methods():
     cls = _C.Tensor
     snapshot, plan = _method_plan
@@ -530,13 +556,14 @@ def _install_methods():
         for name, attr in list(vars(cls).items()):
             if name.startswith("_") and name not in _METHOD_DUNDERS:
                 continue
-            if type(attr).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
+            if type(attr).__name__ not in (
+                "instancemethod",
+                "function",
+                "builtin_function_or_method",
+                "_TensorMethod",
+            ):
                 continue
-            hit = _method_wrappers.get((name, id(attr)))
-            if hit is None or hit[0] is not attr:
-                hit = _method_wrappers[name, id(attr)] = (attr, _make_method_wrapper(name, attr))
-            wrapper = hit[1]
-            rows.append((name, attr, wrapper))
+            rows.append((name, attr, _method_wrapper(name, attr)))
         snapshot, plan = _method_plan[:] = dict(vars(cls)), tuple(rows)
     for row in plan:
         _patched_methods.append(row)
@@ -555,9 +582,10 @@ class enable_torch_function_dispatch(contextlib.ContextDecorator):
     """Switches the __torch_function__ dispatch on for the torch namespaces (see the module docstring).
 
     Re-entrant and counted across threads: the first entry installs the wrappers, the last exit restores the
-    original functions, also when the body raised. tensor_methods=True also routes Tensor methods called on
-    real tensors (``t.add(x)``, ``t[i]``) whose arguments override (counted separately: fx and jit tracing
-    ask for it, vmap need not pay for it)."""
+    original functions, also when the body raised. Tensor methods called on real tensors with an overriding
+    argument (``t.add(x)``, ``t[i]``) dispatch while it is on; tensor_methods=True also hands them to an
+    active mode when none overrides (counted separately: fx and jit tracing ask for it, vmap need not pay for
+    the Python wrappers it installs)."""
 
     def __init__(self, tensor_methods=False):
         self.tensor_methods = tensor_methods

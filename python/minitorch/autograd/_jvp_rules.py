@@ -1812,6 +1812,12 @@ _COMPOSITE_RULES = {
         "jvp": "_where_jvp(condition, t_input, t_other, input, other, result)",
         "keep_none": "1",
     },
+    # the method takes self as the value where condition holds: the function's rule would read it as the condition
+    "Tensor.where": {
+        "args": "self, condition, other",
+        "jvp": "_where_jvp(condition, t_self, t_other, self, other, result)",
+        "keep_none": "1",
+    },
     "cat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
     "concat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
     "concatenate": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},

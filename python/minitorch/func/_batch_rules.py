@@ -29,6 +29,7 @@ from minitorch.func._batched import (
     _wrap_dim,
     call,
     fallback,
+    inplace_refusal,
     is_inplace,
     is_tensor_like,
     level_of,
@@ -164,12 +165,7 @@ def pointwise(key, level, args, kwargs):
     for a in _iter_tensors(args, kwargs):
         r = _rank(a, level)
         rank = max(rank, r)
-    inplace = is_inplace(key)
-    if inplace and args and not _bt(args[0], level):
-        self = args[0]
-        others = [a for a in list(args[1:]) + list(kwargs.values()) if _bt(a, level)]
-        shape = [_size(level)] + list(others[0].shape) if others else []
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {shape}")
+    inplace = is_inplace(key)  # an unbatched self was refused by dispatch
 
     def conv(a):
         return _padded(a, level, rank) if _bt(a, level) else a
@@ -1187,10 +1183,7 @@ def setitem_rule(key, level, args, kwargs):
     the target's rank); an unbatched target raises; tensor/list/bool indices run per entry."""
     x, index, value = args
     if not _bt(x, level):
-        raise RuntimeError(
-            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor in extra_args "
-            "that is vmapped over while `self` is not. Please try to use out-of-place operators instead."
-        )
+        raise inplace_refusal(key, level, args, kwargs)
     idx = index if isinstance(index, tuple) else (index,)
     if any(is_tensor_like(i) or isinstance(i, (list, bool)) for i in idx):
         return fallback(key, level, args, kwargs)
@@ -3055,6 +3048,17 @@ def where_rule(key, level, args, kwargs):
     if len(args) + len(kwargs) == 1:
         raise _dynamic_shape("aten::where")
     return _pointwise_where(key, level, args, kwargs)
+
+
+@register_rule("Tensor.type_as", "Tensor.to")
+def conversion_rule(key, level, args, kwargs):
+    """A conversion reads only the dtype and device of a tensor argument: an unbatched self converts to a result
+    that is unbatched too (w.type_as(x) in vmap); a batched self is pointwise."""
+    if _bt(args[0], level):
+        return pointwise(key, level, args, kwargs)
+    args = tuple(a._value if _bt(a, level) else a for a in args)
+    kwargs = {k: v._value if _bt(v, level) else v for k, v in kwargs.items()}
+    return call(key, *args, **kwargs)
 
 
 @register_rule("masked_select", "Tensor.masked_select")

@@ -252,6 +252,11 @@ def dispatch(key, args, kwargs=None):
         # the rules read the first operand positionally (F.linear(input=x, weight=w))
         kwargs = dict(kwargs)
         args = (kwargs.pop("input"),)
+    if is_inplace(key) and args:
+        self = args[0]
+        # an in-place op writes one value per batch entry: self must hold them (a list is _foreach_'s)
+        if not (type(self) is BatchedTensor and self._level == level) and type(self) not in (list, tuple):
+            raise inplace_refusal(key, level, args, kwargs)
     rule = RULES.get(key)
     if rule is None and key.startswith("Tensor."):
         rule = RULES.get(key[7:])
@@ -290,6 +295,55 @@ def is_inplace(key):
     return hit
 
 
+# PyTorch's refusal of an in-place op whose self is not batched at the level another argument is batched at
+# comes in three wordings, by how functorch implements the op: the binary in-place rules fail their output
+# shape check, the legacy rules (and a few named ones) say "in a vmap", the boxed fallback names the aten op and
+# the level.
+_SHAPE_REFUSED = frozenset((
+    "add_", "atan2_", "arctan2_", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+    "bitwise_right_shift_", "copysign_", "gcd_", "lcm_", "__iadd__", "__iand__", "__ior__", "__ixor__",
+    "__ilshift__", "__irshift__",
+))  # fmt: skip
+_ARITHMETIC_REFUSED = frozenset((
+    "sub_", "mul_", "multiply_", "div_", "divide_", "true_divide_", "copy_", "clamp_min_", "clamp_max_",
+    "logical_and_", "logical_or_", "logical_xor_", "__isub__", "__imul__", "__itruediv__",
+))  # fmt: skip
+_NAMED_REFUSED = frozenset(
+    ("fill_", "index_add_", "index_fill_", "scatter_add_", "index_put_", "__setitem__")
+)
+_ATEN_NAMES = {"__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_"}
+
+
+def inplace_refusal(key, level, args, kwargs):
+    """The RuntimeError of in-place op `key` on a self that is not batched at `level` (PyTorch's words)."""
+    name = key.rpartition(".")[2]
+    if name in _SHAPE_REFUSED:
+        self = args[0]
+        others = [a for a in (*args[1:], *kwargs.values()) if type(a) is BatchedTensor and a._level == level]
+        shape = [level_of(level).size, *others[0].shape] if others else []
+        return RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {shape}")
+    if name == "masked_fill_":
+        mask = args[1] if len(args) > 1 else kwargs.get("mask")
+        # a batched mask goes through the legacy rule, a batched value through masked_fill_'s own
+        name = "inplace arithmetic" if type(mask) is BatchedTensor and mask._level == level else name
+    where = "in a vmap"
+    if name in _ARITHMETIC_REFUSED:
+        name = "inplace arithmetic"
+    elif name in _NAMED_REFUSED:
+        name = "index_put_" if name == "__setitem__" else name
+    elif name != "inplace arithmetic" and name != "masked_fill_":
+        name = "aten::" + _ATEN_NAMES.get(name, name)
+        # PyTorch numbers the vmaps running from 1, outermost first (our level ids grow for the process)
+        depth = 1 + next((i for i, lv in enumerate(STATE.levels) if lv.id == level), 0)
+        where = f"at level {depth}"
+    return RuntimeError(
+        f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args "
+        "that has more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
+        f"vmapped over {where}. Please try to use out-of-place operators instead of {name}. If said operator is "
+        "being called inside the PyTorch framework, please file a bug report instead."
+    )
+
+
 def fallback(key, level, args, kwargs):
     """The op without a batching rule: once per batch entry, results stacked along the batch dim."""
     if key not in _warned:
@@ -305,11 +359,7 @@ def fallback(key, level, args, kwargs):
     if inplace:
         self = args[0] if args else None
         if not (type(self) is BatchedTensor and self._level == level):
-            raise RuntimeError(
-                f"vmap: {public_name(key)}(self, *extra_args) is not possible because there exists a Tensor in "
-                "extra_args that is vmapped over while `self` is not. Please try to use out-of-place operators "
-                "instead."
-            )
+            raise inplace_refusal(key, level, args, kwargs)
     outs = []
     for i in range(size):
         a = tuple(_select_level(x, level, i) for x in args)

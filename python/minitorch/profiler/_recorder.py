@@ -409,7 +409,12 @@ def _namespace_targets():
             continue
         else:
             name = "aten::" + attr
-        if type(obj).__name__ not in ("instancemethod", "function", "builtin_function_or_method"):
+        if type(obj).__name__ not in (
+            "instancemethod",
+            "function",
+            "builtin_function_or_method",
+            "_TensorMethod",
+        ):
             continue
         out.append((cls, attr, obj, name))
     return out

@@ -560,6 +560,32 @@ def test_masked_fill(device):
         P.zeros(3, device=device).masked_fill_(P.ones(2, 3, dtype=P.bool, device=device), 1.0)
 
 
+def test_masked_fill_broadcasts_self_out_of_place(device):
+    # PyTorch expands self and the mask together out of place (a wider mask widens the result, its gradient
+    # sums over the new dims); in place the mask must fit self
+    x = P.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    m = np.array([[True, False, False], [False, True, False]])
+    out = x.masked_fill(P.tensor(m, device=device), 0.5)
+    assert out.shape == (2, 3) and out.is_contiguous()
+    np.testing.assert_array_equal(
+        to_np(out.detach()), np.where(m, 0.5, np.broadcast_to([1.0, 2.0, 3.0], (2, 3)))
+    )
+    out.sum().backward()
+    np.testing.assert_array_equal(to_np(x.grad), (~m).sum(0).astype(np.float32))
+    with pytest.raises(
+        RuntimeError, match=re.escape("output with shape [3] doesn't match the broadcast shape [2, 3]")
+    ):
+        x.detach().clone().masked_fill_(P.tensor(m, device=device), 0.5)
+    with pytest.raises(
+        RuntimeError, match="The size of tensor a \\(4\\) must match the size of tensor b \\(3\\)"
+    ):
+        x.masked_fill(P.ones(4, dtype=P.bool, device=device), 0.5)
+    with pytest.raises(
+        RuntimeError, match="The size of tensor a \\(3\\) must match the size of tensor b \\(4\\)"
+    ):
+        x.detach().clone().masked_fill_(P.ones(4, dtype=P.bool, device=device), 0.5)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_where_masked_fill_dense_random_masks(device, dtype):
     # the CPU's dense ternary loops (a bit select for where/masked_fill, masked_fill_ writing the tensor it
