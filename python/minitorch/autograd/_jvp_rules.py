@@ -89,6 +89,15 @@ def _i1_jvp(t, x, result):
     return t * torch.where(x == 0, torch.full_like(x, 0.5), torch.i0(x) - _safe_div(result, x))
 
 
+def _no_forward_ad(name):
+    """PyTorch's error for an op whose forward-mode formula derivatives.yaml leaves unimplemented."""
+    raise NotImplementedError(
+        f"Trying to use forward AD with {name} that does not support it because it has not been implemented yet."
+        "\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+        "so that we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml"
+    )
+
+
 def _i1e_jvp(t, x, result):
     torch = _root()
     d = torch.special.i0e(x) - result * (torch.sign(x) + _safe_div(torch.ones_like(x), x))

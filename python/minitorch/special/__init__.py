@@ -6,6 +6,15 @@ from minitorch import _C, _argcheck
 from minitorch import _composite_math as _cm
 
 __all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
     "digamma",
     "entr",
     "erf",
@@ -16,25 +25,41 @@ __all__ = [
     "expit",
     "expm1",
     "gammaln",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
     "i0",
     "i0e",
     "i1",
     "i1e",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
     "log1p",
     "log_ndtr",
     "log_softmax",
     "logit",
     "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
     "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
     "psi",
     "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
     "sinc",
     "softmax",
+    "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 _SQRT2 = _math.sqrt(2.0)
@@ -261,3 +286,74 @@ def erfcx(input):
 
 
 _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)
+
+
+# ---- the long tail: Bessel J/Y/K, spherical j0, Airy's Ai, Hurwitz's zeta and the orthogonal polynomials,
+# kernels of their own (csrc/kernels/special_functors.h) bound as private `_special_<name>` rows of
+# csrc/ops/ops.schema. PyTorch's kernels take float and double only; the not-differentiable ones (no
+# grad_fn in PyTorch) run on detached inputs.
+
+
+def _tail_dtype(op, *args):
+    ts = [a for a in args if isinstance(a, _C.Tensor)]
+    dtype = _C.result_type(*args) if len(args) == 2 else args[0].dtype
+    if dtype in (_C.float16, _C.bfloat16):
+        _cm._not_implemented(f"{op}_cuda" if ts and ts[0].is_cuda else f"{op}_cpu", dtype)
+
+
+def _tail(name, differentiable):
+    kernel = getattr(_C, "_special_" + name)
+
+    def fn(input, *, out=None):
+        _tail_dtype(name, input)
+        if not differentiable:
+            input = input.detach()
+        return kernel(input) if out is None else kernel(input, out=out)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _tail2(name, differentiable=False):
+    kernel = getattr(_C, "_special_" + name)
+
+    def fn(input, other, *, out=None):
+        if not isinstance(input, _C.Tensor) and not isinstance(other, _C.Tensor):
+            raise TypeError(
+                f"special_{name}() received an invalid combination of arguments: neither is a Tensor"
+            )
+        _tail_dtype(name, input, other)
+        if not differentiable:
+            input = input.detach() if isinstance(input, _C.Tensor) else input
+            other = other.detach() if isinstance(other, _C.Tensor) else other
+        return kernel(input, other) if out is None else kernel(input, other, out=out)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+bessel_j0 = _tail("bessel_j0", True)
+bessel_j1 = _tail("bessel_j1", True)
+bessel_y0 = _tail("bessel_y0", True)
+bessel_y1 = _tail("bessel_y1", True)
+modified_bessel_i0 = _tail("modified_bessel_i0", True)
+modified_bessel_i1 = _tail("modified_bessel_i1", True)
+modified_bessel_k0 = _tail("modified_bessel_k0", True)
+modified_bessel_k1 = _tail("modified_bessel_k1", True)
+scaled_modified_bessel_k0 = _tail("scaled_modified_bessel_k0", False)
+scaled_modified_bessel_k1 = _tail("scaled_modified_bessel_k1", False)
+spherical_bessel_j0 = _tail("spherical_bessel_j0", False)
+airy_ai = _tail("airy_ai", False)
+zeta = _tail2("zeta", True)
+chebyshev_polynomial_t = _tail2("chebyshev_polynomial_t")
+chebyshev_polynomial_u = _tail2("chebyshev_polynomial_u")
+chebyshev_polynomial_v = _tail2("chebyshev_polynomial_v")
+chebyshev_polynomial_w = _tail2("chebyshev_polynomial_w")
+shifted_chebyshev_polynomial_t = _tail2("shifted_chebyshev_polynomial_t")
+shifted_chebyshev_polynomial_u = _tail2("shifted_chebyshev_polynomial_u")
+shifted_chebyshev_polynomial_v = _tail2("shifted_chebyshev_polynomial_v")
+shifted_chebyshev_polynomial_w = _tail2("shifted_chebyshev_polynomial_w")
+hermite_polynomial_h = _tail2("hermite_polynomial_h")
+hermite_polynomial_he = _tail2("hermite_polynomial_he")
+laguerre_polynomial_l = _tail2("laguerre_polynomial_l")
+legendre_polynomial_p = _tail2("legendre_polynomial_p")
