@@ -294,6 +294,35 @@ _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of 
 # grad_fn in PyTorch) run on detached inputs.
 
 
+_TAIL_DOCS = {
+    "bessel_j0": "The Bessel function of the first kind of order 0, J0(x).",
+    "bessel_j1": "The Bessel function of the first kind of order 1, J1(x).",
+    "bessel_y0": "The Bessel function of the second kind of order 0, Y0(x) (NaN for x < 0).",
+    "bessel_y1": "The Bessel function of the second kind of order 1, Y1(x) (NaN for x < 0).",
+    "modified_bessel_i0": "The modified Bessel function of the first kind of order 0, I0(x).",
+    "modified_bessel_i1": "The modified Bessel function of the first kind of order 1, I1(x).",
+    "modified_bessel_k0": "The modified Bessel function of the second kind of order 0, K0(x) (NaN for x < 0).",
+    "modified_bessel_k1": "The modified Bessel function of the second kind of order 1, K1(x) (NaN for x < 0).",
+    "scaled_modified_bessel_k0": "exp(x) K0(x), without K0's underflow (not differentiable, as PyTorch's).",
+    "scaled_modified_bessel_k1": "exp(x) K1(x), without K1's underflow (not differentiable, as PyTorch's).",
+    "spherical_bessel_j0": "The spherical Bessel function of the first kind of order 0, sin(x) / x (not differentiable).",
+    "airy_ai": "Airy's function Ai(x) (not differentiable, as PyTorch's).",
+    "zeta": "Hurwitz's zeta function sum_k (q + k)^-x, zeta(input=x, other=q); differentiable in q only.",
+    "chebyshev_polynomial_t": "The Chebyshev polynomial of the first kind T_n(x), n truncated to an integer.",
+    "chebyshev_polynomial_u": "The Chebyshev polynomial of the second kind U_n(x), n truncated to an integer.",
+    "chebyshev_polynomial_v": "The Chebyshev polynomial of the third kind V_n(x), n truncated to an integer.",
+    "chebyshev_polynomial_w": "The Chebyshev polynomial of the fourth kind W_n(x), n truncated to an integer.",
+    "shifted_chebyshev_polynomial_t": "T_n(2x - 1), the shifted Chebyshev polynomial of the first kind.",
+    "shifted_chebyshev_polynomial_u": "U_n(2x - 1), the shifted Chebyshev polynomial of the second kind.",
+    "shifted_chebyshev_polynomial_v": "V_n(2x - 1), the shifted Chebyshev polynomial of the third kind.",
+    "shifted_chebyshev_polynomial_w": "W_n(2x - 1), the shifted Chebyshev polynomial of the fourth kind.",
+    "hermite_polynomial_h": "The physicists' Hermite polynomial H_n(x) (NaN past PyTorch's order limit).",
+    "hermite_polynomial_he": "The probabilists' Hermite polynomial He_n(x) (NaN past PyTorch's order limit).",
+    "laguerre_polynomial_l": "The Laguerre polynomial L_n(x), n truncated to an integer.",
+    "legendre_polynomial_p": "The Legendre polynomial P_n(x), n truncated to an integer.",
+}
+
+
 def _tail_dtype(op, *args):
     ts = [a for a in args if isinstance(a, _C.Tensor)]
     dtype = _C.result_type(*args) if len(args) == 2 else args[0].dtype
@@ -311,6 +340,7 @@ def _tail(name, differentiable):
         return kernel(input) if out is None else kernel(input, out=out)
 
     fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _TAIL_DOCS[name]
     return fn
 
 
@@ -329,6 +359,7 @@ def _tail2(name, differentiable=False):
         return kernel(input, other) if out is None else kernel(input, other, out=out)
 
     fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _TAIL_DOCS[name]
     return fn
 
 

