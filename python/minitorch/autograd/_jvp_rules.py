@@ -1416,7 +1416,7 @@ _COMPOSITE_RULES = {
     "special.bessel_y0": {"args": "self", "jvp": "-t_self * special.bessel_y1(self)"},
     "special.bessel_y1": {
         "args": "self",
-        "jvp": 't_self * where(self == 0, float("inf"), special.bessel_y0(self) - result / self)',
+        "jvp": "t_self * where(self == 0, -special.bessel_y0(self), special.bessel_y0(self) - result / self)",
     },
     "special.modified_bessel_i0": {"args": "self", "jvp": "t_self * special.i1(self)"},
     "special.modified_bessel_i1": {"args": "self", "jvp": "_i1_jvp(t_self, self, result)"},

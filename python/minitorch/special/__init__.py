@@ -290,8 +290,9 @@ _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of 
 
 # ---- the long tail: Bessel J/Y/K, spherical j0, Airy's Ai, Hurwitz's zeta and the orthogonal polynomials,
 # kernels of their own (csrc/kernels/special_functors.h) bound as private `_special_<name>` rows of
-# csrc/ops/ops.schema. PyTorch's kernels take float and double only; the not-differentiable ones (no
-# grad_fn in PyTorch) run on detached inputs.
+# csrc/ops/ops.schema. The differentiable Bessel functions are the bindings themselves (as i1 above: forward
+# AD and the overrides find them by identity; their rows refuse float16/bfloat16); the others check PyTorch's
+# float/double-only dtypes here and, having no grad_fn in PyTorch, run on detached inputs.
 
 
 _TAIL_DOCS = {
@@ -363,14 +364,14 @@ def _tail2(name, differentiable=False):
     return fn
 
 
-bessel_j0 = _tail("bessel_j0", True)
-bessel_j1 = _tail("bessel_j1", True)
-bessel_y0 = _tail("bessel_y0", True)
-bessel_y1 = _tail("bessel_y1", True)
-modified_bessel_i0 = _tail("modified_bessel_i0", True)
-modified_bessel_i1 = _tail("modified_bessel_i1", True)
-modified_bessel_k0 = _tail("modified_bessel_k0", True)
-modified_bessel_k1 = _tail("modified_bessel_k1", True)
+bessel_j0 = _C._special_bessel_j0
+bessel_j1 = _C._special_bessel_j1
+bessel_y0 = _C._special_bessel_y0
+bessel_y1 = _C._special_bessel_y1
+modified_bessel_i0 = _C._special_modified_bessel_i0
+modified_bessel_i1 = _C._special_modified_bessel_i1
+modified_bessel_k0 = _C._special_modified_bessel_k0
+modified_bessel_k1 = _C._special_modified_bessel_k1
 scaled_modified_bessel_k0 = _tail("scaled_modified_bessel_k0", False)
 scaled_modified_bessel_k1 = _tail("scaled_modified_bessel_k1", False)
 spherical_bessel_j0 = _tail("spherical_bessel_j0", False)
