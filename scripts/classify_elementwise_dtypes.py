@@ -56,14 +56,19 @@ def classify(fn, nargs, dtype):
     return ("ok", str(r.dtype).replace("torch.", ""))
 
 
+def _special(name):
+    """torch.special's long tail: the schema's `_special_<name>` rows are torch.special.<name>"""
+    return getattr(torch.special, name[len("_special_") :]) if name.startswith("_special_") else None
+
+
 def table():
     t = {}
     for name in schema_ops("unary"):
-        fn = UNARY_SPELLING.get(name, getattr(torch, name, None))
+        fn = UNARY_SPELLING.get(name) or _special(name) or getattr(torch, name, None)
         for d in DTYPES:
             t[(name, d)] = classify(fn, 1, d)
     for name in schema_ops("binary"):
-        fn = BINARY_SPELLING.get(name, getattr(torch, name, None))
+        fn = BINARY_SPELLING.get(name) or _special(name) or getattr(torch, name, None)
         for d in DTYPES:
             t[(name, d)] = classify(fn, 2, d)
     return t

@@ -350,6 +350,7 @@ REFUSE_CLASSES = {
     "bool": "dt == ScalarType::Bool",
     "floating": "is_floating(dt)",
     "non_floating": "!is_floating(dt)",
+    "reduced": "dt == ScalarType::Half || dt == ScalarType::BFloat16",  # torch.special's float/double-only kernels
 }
 
 

@@ -207,6 +207,12 @@ Tensor hardswish_grad(const Tensor& g, const Tensor& x) {
   return mt::where(mt::le(x, S(-3)), S(0), mid);
 }
 
+// a derivative PyTorch's derivatives.yaml declares not_implemented(name): its NotImplementedError when used
+Tensor grad_not_implemented(const char* name) {
+  MT_CHECK_NOT_IMPLEMENTED(false, "the derivative for '", name, "' is not implemented.");
+  return Tensor();
+}
+
 // The Bessel functions' derivatives: I0' = I1; I1' = I0 - I1/x (1/2 at 0); the scaled forms also carry
 // -sign(x) times themselves, from the factor exp(-|x|).
 Tensor i0e_grad(const Tensor& g, const Tensor& x) {

@@ -843,3 +843,5 @@ struct Addcdiv {
 
 }  // namespace fn
 }  // namespace mt
+
+#include "kernels/special_functors.h"  // torch.special's long tail (Bessel J/Y/K, Airy, polynomials)

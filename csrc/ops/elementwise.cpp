@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/TensorIterator.h"
@@ -203,6 +204,10 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
   if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common) &&
       !(op == BinaryOp::logaddexp && is_complex(common)))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
+  // torch.special's zeta and polynomials (the `_special_` rows): PyTorch's kernels take float and double only
+  if ((common == ScalarType::Half || common == ScalarType::BFloat16) &&
+      std::strncmp(name_of(op), "_special_", 9) == 0)
+    dtype_not_implemented(kernel_name(name_of(op) + 9, dev), common);
   if (op == BinaryOp::_hypot && !is_floating(common))
     dtype_not_implemented(kernel_name("hypot", dev), common);
   if (op == BinaryOp::_prelu_kernel && !is_floating(common))

@@ -19,6 +19,8 @@ I = INT_DTYPES
 B = [minitorch.bool]
 NUM = F + I
 ANY = F + I + B
+# torch.special's long tail: PyTorch's kernels take float and double only (integers and bool compute in float32)
+ANY_F = F[:2] + I + B
 
 _erf = np.vectorize(math.erf, otypes=[float])  # otypes: size-0 inputs too
 _erfc = np.vectorize(math.erfc, otypes=[float])
@@ -89,6 +91,46 @@ def _gelu_tanh(x):
 
 def _round(x):
     return np.round(x)
+
+
+def _sp():
+    """scipy.special, imported on first use (the other tables do not need it)."""
+    import scipy.special
+
+    return scipy.special
+
+
+def _orders(n):
+    """PyTorch's polynomial order: n truncated; negative orders give 0 (the mask), computed at order 0."""
+    k = np.trunc(np.asarray(n, np.float64))
+    return np.where(k < 0, 0, k).astype(np.int64), k < 0
+
+
+def _poly(name):
+    """x, n -> scipy.special.eval_<name>(n, x), 0 for negative n."""
+
+    def ref(x, n):
+        k, neg = _orders(n)
+        return np.where(neg, 0.0, getattr(_sp(), "eval_" + name)(k, np.asarray(x, np.float64)))
+
+    return ref
+
+
+def _cheb_rec(kind, shifted=False):
+    """Chebyshev T/U/V/W (kind 0..3) by the three-term recurrence in float64 (V and W have no scipy eval_)."""
+
+    def ref(x, n):
+        x, n = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(n, np.float64))
+        y = 2 * x - 1 if shifted else x
+        k, neg = _orders(n)
+        p, q = np.ones_like(y), [y, 2 * y, 2 * y - 1, 2 * y + 1][kind]
+        out = np.where(k == 0, p, q)
+        for i in range(2, int(k.max(initial=0)) + 1):
+            p, q = q, 2 * y * q - p
+            out = np.where(k == i, q, out)
+        return np.where(neg, 0.0, out)
+
+    return ref
 
 
 @dataclass(frozen=True)
@@ -186,6 +228,39 @@ UNARY_OPS = [
     Op("_special_i0e", _i0e, ANY, (-8, 8), "float", {"nz": True}),
     Op("_special_i1", _i1, ANY, (-8, 8), "float", {}),
     Op("_special_i1e", _i1e, ANY, (-8, 8), "float", {"nz": True}),
+    Op("_special_bessel_j0", lambda x: _sp().j0(x), ANY_F, (-20, 20), "float", {"low": -6.0, "high": 6.0}),
+    Op("_special_bessel_j1", lambda x: _sp().j1(x), ANY_F, (-20, 20), "float", {"low": -6.0, "high": 6.0}),
+    Op("_special_bessel_y0", lambda x: _sp().y0(x), ANY_F, (0.1, 20), "float", {"low": 0.5, "high": 6.0}),
+    Op("_special_bessel_y1", lambda x: _sp().y1(x), ANY_F, (0.1, 20), "float", {"low": 0.5, "high": 6.0}),
+    Op(
+        "_special_modified_bessel_i0",
+        lambda x: _sp().i0(x),
+        ANY_F,
+        (-8, 8),
+        "float",
+        {"low": -4.0, "high": 4.0},
+    ),
+    Op("_special_modified_bessel_i1", lambda x: _sp().i1(x), ANY_F, (-8, 8), "float", {}),
+    Op(
+        "_special_modified_bessel_k0",
+        lambda x: _sp().k0(x),
+        ANY_F,
+        (0.1, 20),
+        "float",
+        {"low": 0.5, "high": 4.0},
+    ),
+    Op(
+        "_special_modified_bessel_k1",
+        lambda x: _sp().k1(x),
+        ANY_F,
+        (0.1, 20),
+        "float",
+        {"low": 0.5, "high": 4.0},
+    ),
+    Op("_special_scaled_modified_bessel_k0", lambda x: _sp().k0e(x), ANY_F, (0.1, 20), "float", None),
+    Op("_special_scaled_modified_bessel_k1", lambda x: _sp().k1e(x), ANY_F, (0.1, 20), "float", None),
+    Op("_special_spherical_bessel_j0", lambda x: _sp().spherical_jn(0, x), ANY_F, (-20, 20), "float", None),
+    Op("_special_airy_ai", lambda x: _sp().airy(x)[0], ANY_F, (-10, 10), "float", None),
     Op("_angle_real", np.angle, ANY, None, "float", {"nz": True}),
     Op("sigmoid", lambda x: 1 / (1 + np.exp(-x)), ANY, None, "float", {}, complex=True),
     Op("gelu", _gelu, F, None, "float", {}),
@@ -230,6 +305,19 @@ BINARY_OPS = [
     Op("_hypot", np.hypot, F, None, "div", "broadcast"),
     Op("atan2", np.arctan2, ANY, None, "div", "broadcast"),
     Op("xlogy", _xlogy, ANY, None, "div", "own test"),
+    Op("_special_zeta", lambda x, q: _sp().zeta(x, q), ANY_F, None, "div", "own test"),
+    Op("_special_chebyshev_polynomial_t", _poly("chebyt"), ANY_F, None, "div", None),
+    Op("_special_chebyshev_polynomial_u", _poly("chebyu"), ANY_F, None, "div", None),
+    Op("_special_chebyshev_polynomial_v", _cheb_rec(2), ANY_F, None, "div", None),
+    Op("_special_chebyshev_polynomial_w", _cheb_rec(3), ANY_F, None, "div", None),
+    Op("_special_shifted_chebyshev_polynomial_t", _poly("sh_chebyt"), ANY_F, None, "div", None),
+    Op("_special_shifted_chebyshev_polynomial_u", _poly("sh_chebyu"), ANY_F, None, "div", None),
+    Op("_special_shifted_chebyshev_polynomial_v", _cheb_rec(2, True), ANY_F, None, "div", None),
+    Op("_special_shifted_chebyshev_polynomial_w", _cheb_rec(3, True), ANY_F, None, "div", None),
+    Op("_special_hermite_polynomial_h", _poly("hermite"), ANY_F, None, "div", None),
+    Op("_special_hermite_polynomial_he", _poly("hermitenorm"), ANY_F, None, "div", None),
+    Op("_special_laguerre_polynomial_l", _poly("laguerre"), ANY_F, None, "div", None),
+    Op("_special_legendre_polynomial_p", _poly("legendre"), ANY_F, None, "div", None),
     Op("logaddexp", np.logaddexp, F, None, "arith", "broadcast"),
     Op("logaddexp2", np.logaddexp2, F, None, "arith", "broadcast"),
     Op("eq", np.equal, ANY, None, "bool", None),

@@ -352,7 +352,7 @@ def test_refusals_come_from_the_schema():
     with pytest.raises(NotImplementedError, match="Boolean inputs not supported for relu"):
         torch.relu(torch.tensor([True]))
     head = "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n"
-    assert "write 'refuse: <bool | floating | non_floating> kernel" in _err(
+    assert "write 'refuse: <bool | floating | non_floating | reduced> kernel" in _err(
         head + "  refuse: ints kernel foo\n"
     )
     assert "one name (+_cpu/_cuda) or a CPU and a CUDA name" in _err(head + "  refuse: bool kernel a b c\n")

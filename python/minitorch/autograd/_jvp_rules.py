@@ -89,6 +89,15 @@ def _i1_jvp(t, x, result):
     return t * torch.where(x == 0, torch.full_like(x, 0.5), torch.i0(x) - _safe_div(result, x))
 
 
+def _no_forward_ad(name):
+    """PyTorch's error for an op whose forward-mode formula derivatives.yaml leaves unimplemented."""
+    raise NotImplementedError(
+        f"Trying to use forward AD with {name} that does not support it because it has not been implemented yet."
+        "\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+        "so that we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml"
+    )
+
+
 def _i1e_jvp(t, x, result):
     torch = _root()
     d = torch.special.i0e(x) - result * (torch.sign(x) + _safe_div(torch.ones_like(x), x))
@@ -1398,6 +1407,41 @@ _COMPOSITE_RULES = {
     "special.i0e": {"args": "self", "jvp": "t_self * (special.i1e(self) - sign(self) * result)"},
     "special.i1": {"args": "self", "jvp": "_i1_jvp(t_self, self, result)"},
     "special.i1e": {"args": "self", "jvp": "_i1e_jvp(t_self, self, result)"},
+    # torch.special's long tail (csrc/ops/ops.schema's _special_* rows carry the same formulas)
+    "special.bessel_j0": {"args": "self", "jvp": "-t_self * special.bessel_j1(self)"},
+    "special.bessel_j1": {
+        "args": "self",
+        "jvp": "t_self * where(self == 0, 0.5, special.bessel_j0(self) - result / self)",
+    },
+    "special.bessel_y0": {"args": "self", "jvp": "-t_self * special.bessel_y1(self)"},
+    "special.bessel_y1": {
+        "args": "self",
+        "jvp": "t_self * where(self == 0, -special.bessel_y0(self), special.bessel_y0(self) - result / self)",
+    },
+    "special.modified_bessel_i0": {"args": "self", "jvp": "t_self * special.i1(self)"},
+    "special.modified_bessel_i1": {"args": "self", "jvp": "_i1_jvp(t_self, self, result)"},
+    "special.modified_bessel_k0": {"args": "self", "jvp": "-t_self * special.modified_bessel_k1(self)"},
+    "special.modified_bessel_k1": {
+        "args": "self",
+        "jvp": "-t_self * (special.modified_bessel_k0(self) + result / self)",
+    },
+    "special.zeta": {"args": "self, other", "jvp": '_no_forward_ad("special_zeta")'},
+    "special.scaled_modified_bessel_k0": _NONE,
+    "special.scaled_modified_bessel_k1": _NONE,
+    "special.spherical_bessel_j0": _NONE,
+    "special.airy_ai": _NONE,
+    "special.chebyshev_polynomial_t": _NONE,
+    "special.chebyshev_polynomial_u": _NONE,
+    "special.chebyshev_polynomial_v": _NONE,
+    "special.chebyshev_polynomial_w": _NONE,
+    "special.shifted_chebyshev_polynomial_t": _NONE,
+    "special.shifted_chebyshev_polynomial_u": _NONE,
+    "special.shifted_chebyshev_polynomial_v": _NONE,
+    "special.shifted_chebyshev_polynomial_w": _NONE,
+    "special.hermite_polynomial_h": _NONE,
+    "special.hermite_polynomial_he": _NONE,
+    "special.laguerre_polynomial_l": _NONE,
+    "special.legendre_polynomial_p": _NONE,
     # ---- binary composites
     "fmax": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, True)"},
     "fmin": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, False)"},

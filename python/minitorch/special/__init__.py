@@ -6,6 +6,15 @@ from minitorch import _C, _argcheck
 from minitorch import _composite_math as _cm
 
 __all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
     "digamma",
     "entr",
     "erf",
@@ -16,25 +25,41 @@ __all__ = [
     "expit",
     "expm1",
     "gammaln",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
     "i0",
     "i0e",
     "i1",
     "i1e",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
     "log1p",
     "log_ndtr",
     "log_softmax",
     "logit",
     "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
     "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
     "psi",
     "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
     "sinc",
     "softmax",
+    "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 _SQRT2 = _math.sqrt(2.0)
@@ -261,3 +286,106 @@ def erfcx(input):
 
 
 _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)
+
+
+# ---- the long tail: Bessel J/Y/K, spherical j0, Airy's Ai, Hurwitz's zeta and the orthogonal polynomials,
+# kernels of their own (csrc/kernels/special_functors.h) bound as private `_special_<name>` rows of
+# csrc/ops/ops.schema. The differentiable Bessel functions are the bindings themselves (as i1 above: forward
+# AD and the overrides find them by identity; their rows refuse float16/bfloat16); the others check PyTorch's
+# float/double-only dtypes here and, having no grad_fn in PyTorch, run on detached inputs.
+
+
+_TAIL_DOCS = {
+    "bessel_j0": "The Bessel function of the first kind of order 0, J0(x).",
+    "bessel_j1": "The Bessel function of the first kind of order 1, J1(x).",
+    "bessel_y0": "The Bessel function of the second kind of order 0, Y0(x) (NaN for x < 0).",
+    "bessel_y1": "The Bessel function of the second kind of order 1, Y1(x) (NaN for x < 0).",
+    "modified_bessel_i0": "The modified Bessel function of the first kind of order 0, I0(x).",
+    "modified_bessel_i1": "The modified Bessel function of the first kind of order 1, I1(x).",
+    "modified_bessel_k0": "The modified Bessel function of the second kind of order 0, K0(x) (NaN for x < 0).",
+    "modified_bessel_k1": "The modified Bessel function of the second kind of order 1, K1(x) (NaN for x < 0).",
+    "scaled_modified_bessel_k0": "exp(x) K0(x), without K0's underflow (not differentiable, as PyTorch's).",
+    "scaled_modified_bessel_k1": "exp(x) K1(x), without K1's underflow (not differentiable, as PyTorch's).",
+    "spherical_bessel_j0": "The spherical Bessel function of the first kind of order 0, sin(x) / x (not differentiable).",
+    "airy_ai": "Airy's function Ai(x) (not differentiable, as PyTorch's).",
+    "zeta": "Hurwitz's zeta function sum_k (q + k)^-x, zeta(input=x, other=q); differentiable in q only.",
+    "chebyshev_polynomial_t": "The Chebyshev polynomial of the first kind T_n(x), n truncated to an integer.",
+    "chebyshev_polynomial_u": "The Chebyshev polynomial of the second kind U_n(x), n truncated to an integer.",
+    "chebyshev_polynomial_v": "The Chebyshev polynomial of the third kind V_n(x), n truncated to an integer.",
+    "chebyshev_polynomial_w": "The Chebyshev polynomial of the fourth kind W_n(x), n truncated to an integer.",
+    "shifted_chebyshev_polynomial_t": "T_n(2x - 1), the shifted Chebyshev polynomial of the first kind.",
+    "shifted_chebyshev_polynomial_u": "U_n(2x - 1), the shifted Chebyshev polynomial of the second kind.",
+    "shifted_chebyshev_polynomial_v": "V_n(2x - 1), the shifted Chebyshev polynomial of the third kind.",
+    "shifted_chebyshev_polynomial_w": "W_n(2x - 1), the shifted Chebyshev polynomial of the fourth kind.",
+    "hermite_polynomial_h": "The physicists' Hermite polynomial H_n(x) (NaN past PyTorch's order limit).",
+    "hermite_polynomial_he": "The probabilists' Hermite polynomial He_n(x) (NaN past PyTorch's order limit).",
+    "laguerre_polynomial_l": "The Laguerre polynomial L_n(x), n truncated to an integer.",
+    "legendre_polynomial_p": "The Legendre polynomial P_n(x), n truncated to an integer.",
+}
+
+
+def _tail_dtype(op, *args):
+    ts = [a for a in args if isinstance(a, _C.Tensor)]
+    dtype = _C.result_type(*args) if len(args) == 2 else args[0].dtype
+    if dtype in (_C.float16, _C.bfloat16):
+        _cm._not_implemented(f"{op}_cuda" if ts and ts[0].is_cuda else f"{op}_cpu", dtype)
+
+
+def _tail(name, differentiable):
+    kernel = getattr(_C, "_special_" + name)
+
+    def fn(input, *, out=None):
+        _tail_dtype(name, input)
+        if not differentiable:
+            input = input.detach()
+        return kernel(input) if out is None else kernel(input, out=out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _TAIL_DOCS[name]
+    return fn
+
+
+def _tail2(name, differentiable=False):
+    kernel = getattr(_C, "_special_" + name)
+
+    def fn(input, other, *, out=None):
+        if not isinstance(input, _C.Tensor) and not isinstance(other, _C.Tensor):
+            raise TypeError(
+                f"special_{name}() received an invalid combination of arguments: neither is a Tensor"
+            )
+        _tail_dtype(name, input, other)
+        if not differentiable:
+            input = input.detach() if isinstance(input, _C.Tensor) else input
+            other = other.detach() if isinstance(other, _C.Tensor) else other
+        return kernel(input, other) if out is None else kernel(input, other, out=out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _TAIL_DOCS[name]
+    return fn
+
+
+bessel_j0 = _C._special_bessel_j0
+bessel_j1 = _C._special_bessel_j1
+bessel_y0 = _C._special_bessel_y0
+bessel_y1 = _C._special_bessel_y1
+modified_bessel_i0 = _C._special_modified_bessel_i0
+modified_bessel_i1 = _C._special_modified_bessel_i1
+modified_bessel_k0 = _C._special_modified_bessel_k0
+modified_bessel_k1 = _C._special_modified_bessel_k1
+scaled_modified_bessel_k0 = _tail("scaled_modified_bessel_k0", False)
+scaled_modified_bessel_k1 = _tail("scaled_modified_bessel_k1", False)
+spherical_bessel_j0 = _tail("spherical_bessel_j0", False)
+airy_ai = _tail("airy_ai", False)
+zeta = _tail2("zeta", True)
+chebyshev_polynomial_t = _tail2("chebyshev_polynomial_t")
+chebyshev_polynomial_u = _tail2("chebyshev_polynomial_u")
+chebyshev_polynomial_v = _tail2("chebyshev_polynomial_v")
+chebyshev_polynomial_w = _tail2("chebyshev_polynomial_w")
+shifted_chebyshev_polynomial_t = _tail2("shifted_chebyshev_polynomial_t")
+shifted_chebyshev_polynomial_u = _tail2("shifted_chebyshev_polynomial_u")
+shifted_chebyshev_polynomial_v = _tail2("shifted_chebyshev_polynomial_v")
+shifted_chebyshev_polynomial_w = _tail2("shifted_chebyshev_polynomial_w")
+hermite_polynomial_h = _tail2("hermite_polynomial_h")
+hermite_polynomial_he = _tail2("hermite_polynomial_he")
+laguerre_polynomial_l = _tail2("laguerre_polynomial_l")
+legendre_polynomial_p = _tail2("legendre_polynomial_p")

@@ -1,0 +1,307 @@
+"""torch.special's long tail (Bessel J/Y/I/K, spherical j0, Airy Ai, Hurwitz zeta, orthogonal polynomials) against SciPy and PyTorch."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.special as sp
+
+import minitorch as torch
+from minitorch.autograd import forward_ad as fwAD
+from minitorch.autograd.gradcheck import gradcheck
+from tests.utils import run_oracle
+
+S = torch.special
+
+UNARY_REF = {
+    "bessel_j0": sp.j0,
+    "bessel_j1": sp.j1,
+    "bessel_y0": sp.y0,
+    "bessel_y1": sp.y1,
+    "modified_bessel_i0": sp.i0,
+    "modified_bessel_i1": sp.i1,
+    "modified_bessel_k0": sp.k0,
+    "modified_bessel_k1": sp.k1,
+    "scaled_modified_bessel_k0": sp.k0e,
+    "scaled_modified_bessel_k1": sp.k1e,
+    "spherical_bessel_j0": lambda x: sp.spherical_jn(0, x),
+    "airy_ai": lambda x: sp.airy(x)[0],
+}
+DIFFERENTIABLE = [n for n in UNARY_REF if not n.startswith(("scaled", "spherical", "airy"))]
+# J, Y, I are finite for every finite x; K and Y only for x > 0 (scipy and PyTorch agree on the rest below)
+POSITIVE = {"bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1"}
+POSITIVE |= {"scaled_modified_bessel_k0", "scaled_modified_bessel_k1"}
+
+
+def _grid(name):
+    pos = np.concatenate([np.geomspace(1e-8, 1, 60), np.linspace(1, 40, 400), np.geomspace(40, 1e5, 60)])
+    if name.startswith("modified_bessel_i"):
+        pos = pos[pos < 700]
+    if name == "airy_ai":
+        return np.concatenate([-pos[pos < 2000], [0.0], pos[pos < 100]])
+    return pos if name in POSITIVE else np.concatenate([-pos, [0.0], pos])
+
+
+@pytest.mark.parametrize("name", list(UNARY_REF))
+def test_unary_float64_matches_scipy(name):
+    x = _grid(name)
+    got = getattr(S, name)(torch.tensor(x, dtype=torch.float64)).numpy()
+    want = UNARY_REF[name](x)
+    # Cephes' fits (the same as SciPy's) in double: agreement to a few ulps, absolute near the zeros
+    scale = np.maximum(np.abs(want), 1e-300)
+    err = np.abs(got - want) / np.maximum(
+        scale, 1e-3 if name.startswith(("bessel", "spherical", "airy")) else 0
+    )
+    # Ai for large negative x: sin and cos of zeta = 2/3 |x|^1.5 ~ 6e4 carry its rounding (SciPy's differs)
+    assert err.max() < (5e-10 if name == "airy_ai" else 5e-13), (
+        name,
+        x[np.argmax(err)],
+        got[np.argmax(err)],
+        want[np.argmax(err)],
+    )
+
+
+@pytest.mark.parametrize("name", list(UNARY_REF))
+def test_unary_float32_integer_noncontiguous_empty(name):
+    x = _grid(name)[::7].astype(np.float32)
+    # float32: the double result rounded once
+    got = getattr(S, name)(torch.tensor(x)).numpy()
+    want = UNARY_REF[name](x.astype(np.float64))
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=2e-6, atol=1e-30)
+    # non-contiguous: every other column of a transposed matrix
+    m = torch.tensor(np.stack([x, x[::-1]]).astype(np.float64)).T[:, ::1]
+    assert not m.is_contiguous()
+    got = getattr(S, name)(m).numpy()
+    np.testing.assert_allclose(got, UNARY_REF[name](np.stack([x, x[::-1]]).T.astype(np.float64)), rtol=1e-12)
+    # integers compute in the default float dtype
+    r = getattr(S, name)(torch.tensor([1, 2, 7], dtype=torch.int64))
+    assert r.dtype == torch.float32
+    np.testing.assert_allclose(r.numpy(), UNARY_REF[name](np.array([1.0, 2.0, 7.0])), rtol=2e-6)
+    e = getattr(S, name)(torch.empty(0, 3, dtype=torch.float64))
+    assert e.shape == (0, 3) and e.dtype == torch.float64
+    out = torch.empty(3, dtype=torch.float64)
+    assert getattr(S, name)(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), out=out) is out
+    np.testing.assert_allclose(out.numpy(), UNARY_REF[name](np.array([1.0, 2.0, 3.0])), rtol=1e-13)
+
+
+EDGES = [0.0, -0.0, 1e-300, 1e-6, -1e-6, -1.0, 1.0, 2.0, 2.09, -2.09, 5.0, -5.0, 8.0, 8.3203353, 20.0]
+EDGES += [-20.0, 103.0, 104.0, 700.0, 720.0, -720.0, 1e5, 1e300, math.inf, -math.inf, math.nan]
+
+_UNARY_ORACLE = """
+import json, sys, torch
+p = json.load(sys.stdin)
+out = {}
+for name in p["names"]:
+    for dt in ("float32", "float64"):
+        x = torch.tensor(p["x"], dtype=getattr(torch, dt))
+        out[name + dt] = getattr(torch.special, name)(x).double().tolist()
+print(json.dumps(out))
+"""
+
+
+def test_unary_edges_match_pytorch():
+    """NaN, infinities, signed zeros, the branch points and overflow ends, as PyTorch 2.15 computes them (its
+    Bessel J/Y fits evaluate Cephes' p1evl denominators as plain polynomials: up to ~4e-7 relative apart)."""
+    res = run_oracle(_UNARY_ORACLE, {"names": list(UNARY_REF), "x": EDGES})
+    for name in UNARY_REF:
+        for dt in ("float32", "float64"):
+            got = getattr(S, name)(torch.tensor(EDGES, dtype=getattr(torch, dt))).double().numpy()
+            want = np.array(res[name + dt])
+            if name.startswith("modified_bessel_i"):
+                # I0, I1 at +-inf (and 1e300 in float32): inf, as torch.i0 and SciPy; PyTorch's Math.h gives
+                # inf / inf = NaN there
+                keep = ~(np.isinf(got) & np.isnan(want))
+                got, want = got[keep], want[keep]
+            if (
+                name == "airy_ai" and dt == "float32"
+            ):  # PyTorch's float phase 2/3 |x|^1.5 at -720 is ~1e-3 off
+                keep = np.array(EDGES) > -100
+                got, want = got[keep], want[keep]
+            # PyTorch evaluates float32 in float (ours: double, rounded once): its error grows with |x|
+            tol = {"rtol": 1e-6, "atol": 1e-9} if dt == "float64" else {"rtol": 5e-3, "atol": 1e-5}
+            np.testing.assert_allclose(got, want, **tol, err_msg=f"{name} {dt}")
+
+
+def test_unary_dtypes_and_gradients():
+    for name in UNARY_REF:
+        with pytest.raises(NotImplementedError, match=f"^\"{name}_cpu\" not implemented for 'Half'$"):
+            getattr(S, name)(torch.ones(2, dtype=torch.float16))
+        x = torch.tensor([0.5, 1.5], requires_grad=True)
+        assert getattr(S, name)(x).requires_grad == (name in DIFFERENTIABLE)
+    for name in DIFFERENTIABLE:
+        lo = 0.3 if name in POSITIVE else -3.0
+        x = (torch.rand(6, dtype=torch.float64) * (3.0 - lo) + lo).requires_grad_()
+        assert gradcheck(getattr(S, name), (x,))
+    # at 0: PyTorch's values (J1' = I1' = 1/2, Y1' = inf, K1' = -inf)
+    x = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    for name, want in [("bessel_j1", 0.5), ("modified_bessel_i1", 0.5), ("bessel_y1", math.inf)]:
+        (g,) = torch.autograd.grad(getattr(S, name)(x).sum(), x)
+        assert g.item() == want, name
+    with fwAD.dual_level():
+        p = fwAD.make_dual(torch.tensor([0.7, 2.5], dtype=torch.float64), torch.ones(2, dtype=torch.float64))
+        t = fwAD.unpack_dual(S.bessel_j0(p)).tangent
+    np.testing.assert_allclose(t.numpy(), -sp.j1([0.7, 2.5]), rtol=1e-13)
+
+
+# ---- polynomials
+
+POLY_REF = {
+    "chebyshev_polynomial_t": lambda x, n: sp.eval_chebyt(n, x),
+    "chebyshev_polynomial_u": lambda x, n: sp.eval_chebyu(n, x),
+    "shifted_chebyshev_polynomial_t": lambda x, n: sp.eval_sh_chebyt(n, x),
+    "shifted_chebyshev_polynomial_u": lambda x, n: sp.eval_sh_chebyu(n, x),
+    "hermite_polynomial_h": lambda x, n: sp.eval_hermite(n, x),
+    "hermite_polynomial_he": lambda x, n: sp.eval_hermitenorm(n, x),
+    "laguerre_polynomial_l": lambda x, n: sp.eval_laguerre(n, x),
+    "legendre_polynomial_p": lambda x, n: sp.eval_legendre(n, x),
+}
+
+
+def _vw(kind, shifted):
+    """Chebyshev V (kind 2) and W (kind 3): V_n = cos((n + 1/2) t) / cos(t / 2), W_n = sin((n + 1/2) t) /
+    sin(t / 2) at cos t = y (|y| < 1), y = 2x - 1 for the shifted ones"""
+
+    def ref(x, n):
+        y = 2 * x - 1 if shifted else x
+        t = np.arccos(y)
+        if kind == 2:
+            return np.cos((n + 0.5) * t) / np.cos(t / 2)
+        return np.sin((n + 0.5) * t) / np.sin(t / 2)
+
+    return ref
+
+
+POLY_REF["chebyshev_polynomial_v"] = _vw(2, False)
+POLY_REF["chebyshev_polynomial_w"] = _vw(3, False)
+POLY_REF["shifted_chebyshev_polynomial_v"] = _vw(2, True)
+POLY_REF["shifted_chebyshev_polynomial_w"] = _vw(3, True)
+
+
+@pytest.mark.parametrize("name", list(POLY_REF))
+def test_polynomials_float64_match_scipy(name):
+    shifted = name.startswith("shifted")
+    vw = name.endswith(("_v", "_w"))
+    x = np.linspace(0.01, 0.99, 37) if shifted else np.linspace(-0.99, 0.99, 67)
+    if not vw:  # V and W's closed forms hold inside (-1, 1) only
+        x = np.concatenate([x, [-1.0, 1.0, 1.7, -1.3] if not shifted else [0.0, 1.0, 1.3, -0.2]])
+    for n in [0, 1, 2, 3, 6, 7, 9, 20, 50]:
+        got = getattr(S, name)(torch.tensor(x, dtype=torch.float64), n).numpy()
+        want = POLY_REF[name](x, n)
+        # the trigonometric forms (orders past 6 or 8) carry n times acos's rounding
+        np.testing.assert_allclose(
+            got, want, rtol=1e-10 * (n + 1), atol=1e-10 * (n + 1), err_msg=f"{name} n={n}"
+        )
+
+
+_POLY_ORACLE = """
+import json, sys, torch
+p = json.load(sys.stdin)
+out = {}
+for name, ns in p["cases"].items():
+    f = getattr(torch.special, name)
+    for dt in ("float32", "float64"):
+        x = torch.tensor(p["x"], dtype=getattr(torch, dt))
+        n = torch.tensor(ns, dtype=getattr(torch, dt))
+        out[name + dt] = f(x[:, None], n[None, :]).double().tolist()
+        out[name + dt + "int"] = [f(x, 3).double().tolist(), str(f(x, 3).dtype)]
+        out[name + dt + "num"] = f(0.5, n).double().tolist()
+    out[name + "ii"] = [str(f(torch.tensor([1, 2]), torch.tensor([2, 3])).dtype), f(torch.tensor([1, 2]), 2).tolist()]
+    out[name + "mix"] = str(f(torch.ones(2), torch.ones(2, dtype=torch.float64)).dtype)
+    out[name + "0d"] = str(f(torch.ones(2), torch.tensor(2.0, dtype=torch.float64)).dtype)
+print(json.dumps(out))
+"""
+
+POLY_X = [-2.0, -1.0, -0.999, -0.5, 0.0, 1e-3, 0.25, 0.5, 0.999, 1.0, 1.5, 3.0, math.nan, math.inf, -math.inf]
+# orders: negative, fractional (truncated), the trigonometric switch points, and huge ones where the loop ends
+# early (NaN once the recurrence overflows, or the closed forms); NaN and inf orders count as negative
+POLY_N = [-3.0, -0.5, 0.0, 1.0, 2.9, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 12.0, 60.0, math.nan, math.inf]
+
+
+def test_polynomials_match_pytorch():
+    cases = {}
+    for name in POLY_REF:
+        extra = [1e6, 1e19] if name.startswith(("chebyshev", "shifted", "hermite")) else [300.0]
+        cases[name] = POLY_N + extra + ([129.0, 513.0] if name.startswith("hermite") else [])
+    res = run_oracle(_POLY_ORACLE, {"cases": cases, "x": POLY_X})
+    for name, ns in cases.items():
+        f = getattr(S, name)
+        for dt in ("float32", "float64"):
+            dtype = getattr(torch, dt)
+            x, n = torch.tensor(POLY_X, dtype=dtype), torch.tensor(ns, dtype=dtype)
+            got = f(x[:, None], n[None, :]).double().numpy()
+            want = np.array(res[name + dt])
+            tol = 1e-4 if dt == "float32" else 1e-9
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=f"{name} {dt}")
+            vals, rdt = res[name + dt + "int"]
+            r = f(x, 3)
+            assert str(r.dtype) == rdt
+            np.testing.assert_allclose(r.double().numpy(), vals, rtol=tol, atol=tol)
+            np.testing.assert_allclose(f(0.5, n).double().numpy(), res[name + dt + "num"], rtol=tol, atol=tol)
+        rdt, vals = res[name + "ii"]
+        assert str(f(torch.tensor([1, 2]), torch.tensor([2, 3])).dtype) == rdt
+        np.testing.assert_allclose(f(torch.tensor([1, 2]), 2).numpy(), vals, rtol=1e-6)
+        assert str(f(torch.ones(2), torch.ones(2, dtype=torch.float64)).dtype) == res[name + "mix"]
+        assert str(f(torch.ones(2), torch.tensor(2.0, dtype=torch.float64)).dtype) == res[name + "0d"]
+
+
+def test_polynomials_errors_layouts_and_no_grad():
+    f = S.chebyshev_polynomial_t
+    with pytest.raises(
+        NotImplementedError, match="^\"chebyshev_polynomial_t_cpu\" not implemented for 'Half'$"
+    ):
+        f(torch.ones(2, dtype=torch.float16), 2)
+    with pytest.raises(TypeError):
+        f(0.5, 2)
+    x = torch.tensor([0.3, 0.6], requires_grad=True)
+    assert not f(x, 3).requires_grad and f(x, 3).grad_fn is None
+    # non-contiguous x, broadcast n, empty, out=
+    xs = torch.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=torch.float64).T
+    n = torch.tensor([0.0, 1.0, 5.0], dtype=torch.float64)
+    np.testing.assert_allclose(
+        f(xs, n).numpy(),
+        sp.eval_chebyt(n.numpy()[None, :], np.linspace(-1, 1, 12).reshape(3, 4).T),
+        rtol=1e-13,
+    )
+    assert f(torch.empty(0, 3, dtype=torch.float64), n).shape == (0, 3)
+    out = torch.empty(3, dtype=torch.float64)
+    assert S.legendre_polynomial_p(torch.tensor(0.5, dtype=torch.float64), n, out=out) is out
+    np.testing.assert_allclose(out.numpy(), sp.eval_legendre([0, 1, 5], 0.5), rtol=1e-14)
+
+
+# ---- Hurwitz zeta
+
+
+def test_zeta_matches_scipy_and_pytorch():
+    x = np.array([1.0, 1.5, 2.0, 3.0, 4.5, 10.0, 30.0, 0.5, -1.0, 2.0, 3.0, 2.5])
+    q = np.array([1.0, 0.5, 2.0, 1e-3, 7.0, 1.0, 2.0, 1.0, 2.0, -1.5, -2.0, -0.5])
+    got = S.zeta(torch.tensor(x, dtype=torch.float64), torch.tensor(q, dtype=torch.float64)).numpy()
+    np.testing.assert_allclose(got, sp.zeta(x, q), rtol=1e-13)
+    res = run_oracle(
+        """
+import json, sys, torch
+p = json.load(sys.stdin)
+x, q = torch.tensor(p["x"], dtype=torch.float64), torch.tensor(p["q"], dtype=torch.float64)
+print(json.dumps([torch.special.zeta(x, q).tolist(), torch.special.zeta(2.0, q).tolist(),
+                  str(torch.special.zeta(torch.tensor([2, 3]), 2).dtype)]))
+""",
+        {"x": list(x) + [math.nan, math.inf, 2.0], "q": list(q) + [1.0, 1.0, math.inf]},
+    )
+    xt = torch.tensor(list(x) + [math.nan, math.inf, 2.0], dtype=torch.float64)
+    qt = torch.tensor(list(q) + [1.0, 1.0, math.inf], dtype=torch.float64)
+    np.testing.assert_allclose(S.zeta(xt, qt).numpy(), res[0], rtol=1e-12)
+    np.testing.assert_allclose(S.zeta(2.0, qt).numpy(), res[1], rtol=1e-12)
+    assert str(S.zeta(torch.tensor([2, 3]), 2).dtype) == res[2]
+
+
+def test_zeta_gradients():
+    """PyTorch differentiates q only (-x zeta(x + 1, q)); x's derivative and forward AD raise its errors."""
+    x = torch.tensor([2.0, 3.5], dtype=torch.float64)
+    q = torch.tensor([1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda t: S.zeta(x, t), (q,))
+    xg = x.clone().requires_grad_()
+    with pytest.raises(NotImplementedError, match="^the derivative for 'zeta' is not implemented.$"):
+        S.zeta(xg, q.detach()).sum().backward()
+    with fwAD.dual_level():
+        d = fwAD.make_dual(q.detach(), torch.ones(2, dtype=torch.float64))
+        with pytest.raises(NotImplementedError, match="^Trying to use forward AD with special_zeta"):
+            S.zeta(x, d)
