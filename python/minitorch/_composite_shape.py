@@ -299,7 +299,7 @@ def column_stack(tensors, *, out=None):
     return _C.cat(ts, 1) if out is None else _C.cat(ts, 1, out=out)
 
 
-def concatenate(tensors, axis=0, out=None):
+def concatenate(tensors, axis=0, *, out=None):
     """Alias of cat taking NumPy's `axis`."""
     return _C.cat(tensors, axis) if out is None else _C.cat(tensors, axis, out=out)
 

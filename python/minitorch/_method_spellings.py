@@ -57,11 +57,11 @@ def detach(input):
 
 # ---- the functional forms of view ops: torch.<view>_copy gives the view's values in a new contiguous tensor
 # (a list of them for split/unbind), with out=, as PyTorch's (functionalized graphs and export emit these names)
-_VIEW_COPIES = (
-    "as_strided", "detach", "diagonal", "expand", "indices", "values", "crow_indices", "col_indices",
-    "ccol_indices", "row_indices", "permute", "select", "split", "split_with_sizes", "squeeze", "t", "transpose",
-    "unbind", "unfold", "unsqueeze", "view", "view_as_real", "view_as_complex",
-)  # fmt: skip
+_VIEW_COPIES = {  # the view -> how many positional arguments it takes after the tensor (PyTorch's signatures)
+    "as_strided": 3, "detach": 0, "diagonal": 3, "expand": 1, "indices": 0, "values": 0, "crow_indices": 0,
+    "col_indices": 0, "permute": 1, "select": 2, "split": 2, "split_with_sizes": 2, "squeeze": 1, "t": 0,
+    "transpose": 2, "unbind": 1, "unfold": 3, "unsqueeze": 1, "view": 1, "view_as_real": 0, "view_as_complex": 0,
+}  # fmt: skip
 
 
 def _copied(result):
@@ -81,10 +81,17 @@ def _write(result, out):
     return out
 
 
-def _make_view_copy(view):
+def _make_view_copy(view, arity):
     name = view + "_copy"
 
     def fn(input, *args, out=None, **kwargs):
+        if (
+            len(args) > arity
+        ):  # Python's own wording for a function of fixed arity, as PyTorch's wrappers give
+            plural = "s" if arity else ""
+            raise TypeError(
+                f"{name}() takes {arity + 1} positional argument{plural} but {len(args) + 1} were given"
+            )
         if view.startswith("view_as_"):  # functions, not Tensor methods
             return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)
         return _write(_copied(getattr(input, view)(*args, **kwargs)), out)
@@ -94,10 +101,10 @@ def _make_view_copy(view):
     return fn
 
 
-for _view in _VIEW_COPIES:
-    globals()[_view + "_copy"] = _make_view_copy(_view)
+for _view, _arity in _VIEW_COPIES.items():
+    globals()[_view + "_copy"] = _make_view_copy(_view, _arity)
     __all__.append(_view + "_copy")
-del _view
+del _view, _arity
 
 
 def alias_copy(input, *, out=None):

@@ -114,6 +114,11 @@ def ctc_loss(
     log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False
 ):
     """The CTC loss of log-probabilities (T, N, C) or (T, C) against padded (N, S) or concatenated targets."""
+    for pos, (arg, value) in enumerate((("log_probs", log_probs), ("targets", targets)), 1):
+        if not isinstance(value, _C.Tensor):
+            raise TypeError(
+                f"ctc_loss(): argument '{arg}' (position {pos}) must be Tensor, not {type(value).__name__}"
+            )
     reduction = _loss_reduction(None, None, reduction)
     unbatched = log_probs.dim() == 2
     if unbatched:
