@@ -462,26 +462,6 @@ def load(path=SCHEMA):
 
 _TWIN = object()  # parse()'s marker while it skips a twin block
 TWIN_HEADER = re.compile(r"^(twin|entry)\s+([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
-TWIN_KEYS = {
-    "family",
-    "entry",
-    "when",
-    "grad_if",
-    "autocast",
-    "composite_if",
-    "check",
-    "grad",
-    "grads",
-    "node",
-    "capture",
-    "let",
-    "forward",
-    "inplace_of",
-    "outputs",
-    "inputs",
-    "save_as",
-    "record_unless",
-}
 # the derivative keys of a twin row (with `grad_<tensor parameter>:`): a twin holding any is generated into
 # twin_grads.inc, and derivatives.cpp must not define it (tests/autograd/test_twin_formulas.py)
 TWIN_FORMULA_KEYS = (
@@ -497,6 +477,7 @@ TWIN_FORMULA_KEYS = (
     "save_as",
     "record_unless",
 )
+TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check", *TWIN_FORMULA_KEYS}
 # the tensor parameters a formula can name: each is an edge of the node (in order) and saved when read
 EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
