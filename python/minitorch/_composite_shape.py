@@ -299,9 +299,11 @@ def column_stack(tensors, *, out=None):
     return _C.cat(ts, 1) if out is None else _C.cat(ts, 1, out=out)
 
 
-def concatenate(tensors, axis=0, *, out=None):
-    """Alias of cat taking NumPy's `axis`."""
-    return _C.cat(tensors, axis) if out is None else _C.cat(tensors, axis, out=out)
+def concatenate(tensors, dim=0, *, out=None, axis=None):
+    """Alias of cat; NumPy's `axis` is accepted for dim, as PyTorch's parser does."""
+    if axis is not None:
+        dim = axis
+    return _C.cat(tensors, dim) if out is None else _C.cat(tensors, dim, out=out)
 
 
 # ---- diagonals

@@ -139,3 +139,17 @@ def test_igamma_methods_and_nn_methods():
     np.testing.assert_allclose(
         minitorch.tensor([[-1.0, 0.3]]).prelu(minitorch.tensor([0.25])).numpy(), [[-0.25, 0.3]], rtol=1e-7
     )
+
+
+def test_concatenate_takes_dim_or_axis_and_keyword_out():
+    a = minitorch.arange(4.0).reshape(2, 2)
+    want = np.concatenate([a.numpy(), a.numpy()], 1)
+    for got in (minitorch.concatenate([a, a], 1), minitorch.concatenate([a, a], dim=1)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(minitorch.concatenate([a, a], axis=1).numpy(), want)
+    out = minitorch.empty(0)
+    assert minitorch.concatenate([a, a], out=out) is out and out.shape == (4, 2)
+    with pytest.raises(TypeError, match="takes from 1 to 2 positional arguments but 3 were given"):
+        minitorch.concatenate([a, a], 0, out)
+    _, tangent = minitorch.func.jvp(lambda x: minitorch.concatenate([x, x], axis=1), (a,), (a,))
+    np.testing.assert_array_equal(tangent.numpy(), want)

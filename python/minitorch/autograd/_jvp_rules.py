@@ -1864,7 +1864,10 @@ _COMPOSITE_RULES = {
     },
     "cat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
     "concat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
-    "concatenate": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
+    "concatenate": {
+        "args": "tensors, dim=0, *, out=None, axis=None",
+        "jvp": "cat(t_tensors, dim if axis is None else axis)",
+    },
     "stack": {"args": "tensors, dim=0, *, out=None", "jvp": "stack(t_tensors, dim)"},
     "hstack": {"args": "tensors, *, out=None", "jvp": "hstack(t_tensors)"},
     "vstack": {"args": "tensors, *, out=None", "jvp": "vstack(t_tensors)"},
