@@ -1,6 +1,8 @@
 """all_reduce bandwidth over Gloo on loopback, 1 KB - 64 MB, minitorch beside PyTorch's gloo (when torch
 imports) in the same run, and NumPy's local sum of the same buffers as the compute floor; then
-all_to_all_single with uneven split sizes (Gloo's alltoallv), beside NumPy's local regrouping of the blocks.
+all_to_all_single with uneven split sizes (Gloo's alltoallv), beside NumPy's local regrouping of the blocks;
+then nn.SyncBatchNorm's training step beside BatchNorm2d's on the same rank (the cost of the synchronization;
+PyTorch refuses SyncBatchNorm on CPU inputs, so it has no column there).
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_distributed.py [--world 2]
 """
@@ -19,6 +21,7 @@ import numpy as np
 
 SIZES = [1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24, 1 << 26]  # bytes of float32
 A2A_SIZES = [1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24]  # bytes each rank sends in all
+SBN_SHAPES = [(8, 16, 8, 8), (32, 64, 16, 16)]  # each rank's batch for the SyncBatchNorm step
 
 
 def uneven_splits(nelem, world, rank):
@@ -107,8 +110,33 @@ def worker(lib, repeats, min_time):
         while run(iters) < min_time and iters < 4096:
             iters *= 2
         a2a[nbytes] = statistics.median(run(iters) / iters for _ in range(repeats))
+    sbn = {}
+    if lib == "minitorch":
+        for shape in SBN_SHAPES:
+            x = minitorch.randn(*shape, requires_grad=True)
+            for name, layer in (
+                ("sync", minitorch.nn.SyncBatchNorm(shape[1])),
+                ("local", minitorch.nn.BatchNorm2d(shape[1])),
+            ):
+
+                def step(iters, layer=layer, x=x):
+                    dist.barrier()
+                    t0 = time.perf_counter()
+                    for _ in range(iters):
+                        layer(x).sum().backward()
+                    s = make(1) * (time.perf_counter() - t0)
+                    dist.all_reduce(s, op=dist.ReduceOp.MAX)
+                    return float(s.item())
+
+                step(2)
+                iters = 1
+                while step(iters) < min_time and iters < 4096:
+                    iters *= 2
+                sbn[f"{name} {'x'.join(map(str, shape))}"] = statistics.median(
+                    step(iters) / iters for _ in range(repeats)
+                )
     if rank == 0:
-        print("RESULT " + json.dumps({"all_reduce": out, "all_to_all": a2a}), flush=True)
+        print("RESULT " + json.dumps({"all_reduce": out, "all_to_all": a2a, "sync_bn": sbn}), flush=True)
     dist.destroy_process_group()
 
 
@@ -137,7 +165,10 @@ def launch(lib, world, repeats, min_time, python=sys.executable):
             raise SystemExit(f"{lib} worker failed with exit code {p.returncode}")
     line = next(x for x in outs[0].splitlines() if x.startswith("RESULT "))
     res = json.loads(line[7:])
-    return {op: {int(k): v for k, v in d.items()} for op, d in res.items()}
+    sync_bn = res.pop("sync_bn", {})
+    out = {op: {int(k): v for k, v in d.items()} for op, d in res.items()}
+    out["sync_bn"] = sync_bn
+    return out
 
 
 def numpy_floor(world, min_time):
@@ -245,6 +276,17 @@ def main():
             t = th["all_to_all"][nbytes]
             row += f" {fmt_t(t)} | {t / aa[nbytes]:.2f} |"
         print(row)
+
+    sb = mt["sync_bn"]
+    print(
+        f"\nnn.SyncBatchNorm forward+backward (training, float32) beside BatchNorm2d on each rank, gloo, world {n}\n"
+    )
+    print("| per-rank input | SyncBatchNorm | BatchNorm2d | sync / local |")
+    print("|---|---|---|---|")
+    for shape in SBN_SHAPES:
+        key = "x".join(map(str, shape))
+        ts, tl = sb[f"sync {key}"], sb[f"local {key}"]
+        print(f"| {key} | {fmt_t(ts)} | {fmt_t(tl)} | {ts / tl:.2f} |")
 
 
 if __name__ == "__main__":
