@@ -24,13 +24,6 @@ def _lengths(value, name, batch):
     return values
 
 
-def _logaddexp3(a, b, c):
-    # log(e^a + e^b + e^c) where any may be -inf (all three -inf gives -inf, not NaN)
-    m = _C.maximum(_C.maximum(a, b), c)
-    safe = where(m == _NEG_INF, 0.0, m)
-    return safe + ((a - safe).exp() + (b - safe).exp() + (c - safe).exp()).log()
-
-
 class _CTC(Function):
     """Per-sample negative log-likelihoods (N,) and, on backward, PyTorch's gradient: exp(log_probs) minus the
     posterior occupancy of each class at each frame (zero past a sample's input length)."""
@@ -45,17 +38,17 @@ class _CTC(Function):
         pos = _C.arange(width, device=lp.device).unsqueeze(0)
         ends = _creation.tensor([2 * s for s in target_lengths], device=lp.device).unsqueeze(1)
         valid = pos <= ends  # extended positions inside each sample's own target
-        neg = _C.full((n, 1), _NEG_INF, dtype=lp.dtype, device=lp.device)
-        alphas = []
-        alpha = where(pos < 2, emit[0], _NEG_INF)
-        alpha = where(valid, alpha, _NEG_INF)
-        alphas.append(alpha)
+        emit = where(valid, emit, _NEG_INF)  # positions past a sample's target are never reached
+        skip_pen = where(skip, 0.0, _NEG_INF)  # the two-back transition, allowed or not
+        # alpha[t] in buf[t, :, 2:], behind two columns of -inf: the one- and two-back reads are views, and a
+        # frame costs five ops (the fixed per-op cost dominates short sequences)
+        buf = _C.full((t_max, n, width + 2), _NEG_INF, dtype=lp.dtype, device=lp.device)
+        buf[0, :, 2:] = where(pos < 2, emit[0], _NEG_INF)
         for t in range(1, t_max):
-            prev1 = _C.cat([neg, alpha[:, :-1]], 1)
-            prev2 = where(skip, _C.cat([neg, neg, alpha[:, :-2]], 1), _NEG_INF)
-            alpha = where(valid, _logaddexp3(alpha, prev1, prev2) + emit[t], _NEG_INF)
-            alphas.append(alpha)
-        alpha_all = _C.stack(alphas)  # (T, N, L)
+            prev = buf[t - 1]
+            three = _C.stack([prev[:, 2:], prev[:, 1:-1], prev[:, :-2] + skip_pen])
+            buf[t, :, 2:] = _C.logsumexp(three, 0) + emit[t]
+        alpha_all = buf[:, :, 2:]  # (T, N, L)
         last_t = _creation.tensor([max(t - 1, 0) for t in input_lengths], device=lp.device)
         final = alpha_all[last_t, _C.arange(n, device=lp.device)]  # (N, L) at each sample's last frame
         e = ends.squeeze(1)
@@ -78,24 +71,25 @@ class _CTC(Function):
         t_max, n, classes = lp.shape
         width = ext.shape[1]
         with no_grad():
-            neg = _C.full((n, 1), _NEG_INF, dtype=lp.dtype, device=lp.device)
             pos = _C.arange(width, device=lp.device).unsqueeze(0)
             ends = _creation.tensor([2 * s for s in target_lengths], device=lp.device).unsqueeze(1)
             lengths = _creation.tensor(input_lengths, device=lp.device).unsqueeze(1)
             # a label may jump two positions forward (skip at s + 2 allows s -> s + 2)
             skip_next = _C.cat([skip[:, 2:], _C.zeros(n, 2, dtype=_C.bool, device=lp.device)], 1)
-            beta = where(valid & (pos >= ends - 1), emit[t_max - 1], _NEG_INF)
-            betas = [None] * t_max
+            skip_pen = where(skip_next, 0.0, _NEG_INF)
+            # a sample's recursion starts at its own last frame, from its last two positions
+            start = where(valid & (pos >= ends - 1), emit, _NEG_INF)
+            # beta[t] in buf[t, :, :L], ahead of two columns of -inf (rows past a sample's length stay -inf)
+            buf = _C.full((t_max, n, width + 2), _NEG_INF, dtype=lp.dtype, device=lp.device)
             for t in range(t_max - 1, -1, -1):
-                if t < t_max - 1:
-                    next1 = _C.cat([beta[:, 1:], neg], 1)
-                    next2 = where(skip_next, _C.cat([beta[:, 2:], neg, neg], 1), _NEG_INF)
-                    beta = where(valid, _logaddexp3(beta, next1, next2) + emit[t], _NEG_INF)
-                # a sample's recursion starts at its own last frame
-                start = where(valid & (pos >= ends - 1), emit[t], _NEG_INF)
-                beta = where(lengths - 1 == t, start, where(lengths - 1 > t, beta, _NEG_INF))
-                betas[t] = beta
-            beta_all = _C.stack(betas)
+                last = lengths - 1 == t
+                if t == t_max - 1:
+                    buf[t, :, :width] = where(last, start[t], _NEG_INF)
+                    continue
+                nxt = buf[t + 1]
+                three = _C.stack([nxt[:, :width], nxt[:, 1 : width + 1], nxt[:, 2:] + skip_pen])
+                buf[t, :, :width] = where(last, start[t], _C.logsumexp(three, 0) + emit[t])
+            beta_all = buf[:, :, :width]
             # posterior occupancy of extended position s at frame t, gathered onto its class
             occ = (alpha_all + beta_all - emit + nll.reshape(1, n, 1)).exp()
             occ = where(occ.isnan(), 0.0, occ)
