@@ -900,7 +900,7 @@ for _f in (trapezoid, trapz, cumulative_trapezoid):
 
 
 def _check_q(input, q):
-    if not _is_float(input):
+    if input.dtype not in (_C.float32, _C.float64):  # half and bfloat16 too, as PyTorch's
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if isinstance(q, _C.Tensor):
         if q.dtype != input.dtype:

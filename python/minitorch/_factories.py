@@ -266,6 +266,11 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     )
     if end is None:
         start, end = 0, start
+    for pos, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1):
+        if (
+            isinstance(v, _C.Tensor) and v.dim() != 0
+        ):  # a Number: a 0-dim tensor passes, as in PyTorch's parser
+            raise TypeError(f"range(): argument '{name}' (position {pos}) must be Number, not Tensor")
     start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")

@@ -137,6 +137,10 @@ def unsafe_split(input, split_size, dim=0):
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """torch.split with a list of sizes (PyTorch's form without the views' aliasing checks)."""
+    if isinstance(split_sizes, _C.Tensor):
+        raise TypeError(
+            "unsafe_split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not Tensor"
+        )
     return input.split(list(split_sizes), dim)
 
 

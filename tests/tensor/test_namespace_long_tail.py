@@ -153,3 +153,26 @@ def test_concatenate_takes_dim_or_axis_and_keyword_out():
         minitorch.concatenate([a, a], 0, out)
     _, tangent = minitorch.func.jvp(lambda x: minitorch.concatenate([x, x], axis=1), (a,), (a,))
     np.testing.assert_array_equal(tangent.numpy(), want)
+
+
+def test_long_tail_refusals_as_pytorch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(
+            TypeError, match="range\\(\\): argument 'start' \\(position 1\\) must be Number, not Tensor"
+        ):
+            minitorch.range(minitorch.tensor([1.0]), 3)
+        assert minitorch.range(minitorch.tensor(1.0), 3).tolist() == [
+            1.0,
+            2.0,
+            3.0,
+        ]  # a 0-dim tensor is a Number
+    with pytest.raises(TypeError, match="'split_sizes' \\(position 1\\) must be tuple of ints, not Tensor"):
+        minitorch.ones(3).unsafe_split_with_sizes(minitorch.ones(1))
+    for dtype in (minitorch.float16, minitorch.bfloat16):
+        with pytest.raises(
+            RuntimeError, match="quantile\\(\\) input tensor must be either float or double dtype"
+        ):
+            minitorch.quantile(minitorch.ones(3, dtype=dtype), 0.5)
+        with pytest.raises(RuntimeError, match="must be either float or double dtype"):
+            minitorch.nanquantile(minitorch.ones(3, dtype=dtype), 0.5)
