@@ -525,10 +525,10 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
   }
 
   if (capture_mode && !allow_unused)
-    for (auto& c : captured)
-      MT_CHECK(c.defined(),
-               "One of the differentiated Tensors appears to not have been used in the graph. Set "
-               "allow_unused=True if this is the desired behavior.");
+    for (size_t i = 0; i < captured.size(); ++i)
+      MT_CHECK(captured[i].defined(), "The differentiated Tensor at index ", i,
+               " appears to not have been used in the graph. Set allow_unused=True if this is the desired "
+               "behavior.");
   return captured;
 }
 

@@ -1278,3 +1278,16 @@ def test_grad_is_grads_batched_errors_are_pytorchs(outputs, grad_outputs, exc, w
     outs = {"sq": x**2, "both": [x**2, x.sum()], "sum": x.sum()}[outputs]
     with pytest.raises(exc, match=words):
         torch.autograd.grad(outs, x, grad_outputs, is_grads_batched=True)
+
+
+def test_unused_input_error_names_its_index():
+    # PyTorch 2.15's wording: the index of the first differentiated tensor the graph never reached
+    a, b, c = (torch.ones(2, requires_grad=True) for _ in range(3))
+    with pytest.raises(
+        RuntimeError, match="The differentiated Tensor at index 1 appears to not have been used"
+    ):
+        torch.autograd.grad((a * 2).sum(), [a, b, c])
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 0 appears"):
+        torch.autograd.grad((a * 2).sum(), [b])
+    ga, gb = torch.autograd.grad((a * 2).sum(), [a, b], allow_unused=True)
+    assert ga.tolist() == [2.0, 2.0] and gb is None

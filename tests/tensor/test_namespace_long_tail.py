@@ -176,3 +176,16 @@ def test_long_tail_refusals_as_pytorch():
             minitorch.quantile(minitorch.ones(3, dtype=dtype), 0.5)
         with pytest.raises(RuntimeError, match="must be either float or double dtype"):
             minitorch.nanquantile(minitorch.ones(3, dtype=dtype), 0.5)
+
+
+def test_is_same_size_counts_positions_as_pytorch():
+    x = minitorch.ones(2)
+    assert x.is_same_size(minitorch.zeros(2)) and not x.is_same_size(minitorch.zeros(3))
+    with pytest.raises(
+        TypeError, match="is_same_size\\(\\): argument 'other' \\(position 1\\) must be Tensor"
+    ):
+        x.is_same_size(2)
+    with pytest.raises(
+        TypeError, match="is_same_size\\(\\): argument 'other' \\(position 2\\) must be Tensor"
+    ):
+        minitorch.is_same_size(x, 2)
