@@ -913,6 +913,32 @@ def _check_q(input, q):
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
 
 
+def _quantile_by_selection(x, qt, n, interpolation):
+    """One quantile of each row of x (..., n) by selection, O(n) a row as PyTorch's (a sort is O(n log n)): the
+    lower order statistic by kthvalue, the next one as the row's smallest value above it unless the lower one
+    repeats; a row holding a NaN gives NaN. The rank arithmetic is the sort path's, so the values agree."""
+    rank = _C.mul(qt, _C.sub(_C.full((1,), builtins.float(n), dtype=x.dtype, device=x.device), 1))
+    if interpolation == "nearest":
+        rank = _C.round(rank)
+    lo_t = _C.clamp(_C.floor(rank), 0, n - 1)
+    lo, hi = builtins.int(lo_t.item()), builtins.int(_C.clamp(_C.ceil(rank), 0, n - 1).item())
+    v_lo = x.kthvalue(lo + 1, -1)[0]
+    if hi == lo or interpolation in ("lower", "nearest"):
+        v_hi = v_lo
+    else:
+        below = _C.sum(_C.le(x, v_lo.unsqueeze(-1)), -1)
+        above = _C._where(_C.gt(x, v_lo.unsqueeze(-1)), x, math.inf).amin(-1)
+        v_hi = _C._where(_C.ge(below, hi + 1), v_lo, above)
+    if interpolation in ("lower", "nearest"):
+        r = v_lo
+    elif interpolation == "higher":
+        r = v_hi
+    else:
+        w = 0.5 if interpolation == "midpoint" else _C.sub(rank, lo_t).reshape(())
+        r = _C.lerp(v_lo, v_hi, w)
+    return _C.masked_fill(r, _C.isnan(x).any(-1), math.nan)
+
+
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     _check_q(input, q)
     modes = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -944,8 +970,16 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     n = x.shape[-1]
     if n == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
-    s = _C.sort(x, -1)[0]
     nq = qt.shape[0]
+    plain = type(input) is _C.Tensor and not (input.requires_grad and _C.is_grad_enabled())
+    # selection for one quantile of plain CPU values (a gradient or a tangent keeps the sort path's, which sends
+    # it to one element where values tie)
+    if plain and not ignore_nan and nq == 1 and n > 32 and x.device.type == "cpu":
+        r = _quantile_by_selection(x, qt, n, interpolation).unsqueeze(-1)
+        r = r.reshape((*out_shape, nq)) if out_shape or not scalar_q else r.reshape(nq)
+        r = r.movedim(-1, 0)
+        return r[0] if scalar_q else r
+    s = _C.sort(x, -1)[0]
     if ignore_nan:
         k = _C.sum(_C.logical_not(_C.isnan(x)), -1, True).to(input.dtype)
     else:

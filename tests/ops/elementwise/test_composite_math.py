@@ -1171,3 +1171,31 @@ def test_dist_takes_pytorchs_scalars_for_p():
         TypeError, match=r"^dist\(\): argument 'p' \(position 3\) must be Number, not Tensor$"
     ):
         minitorch.dist(x, y, minitorch.tensor([2.0]))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64], ids=str)
+def test_quantile_by_selection_matches_numpy_and_the_sort_path(dtype):
+    # one q over rows longer than 32 takes kthvalue (O(n) a row) on plain CPU values: NumPy's values, and the
+    # same bits as the sort path (taken by a q tensor of two entries), ties, NaN rows and every interpolation
+    rng = np.random.default_rng(11)
+    for shape, dim in [((1000,), None), ((5, 70), 1), ((70, 5), 0), ((3, 40, 4), 1)]:
+        a = np.round(rng.standard_normal(shape), 1)  # many ties
+        x = minitorch.tensor(a, dtype=dtype)
+        for q in (0.0, 0.3, 0.5, 0.999, 1.0):
+            for interp in ("linear", "lower", "higher", "midpoint", "nearest"):
+                got = minitorch.quantile(x, q, dim=dim, interpolation=interp)
+                both = minitorch.quantile(
+                    x, minitorch.tensor([q, q], dtype=dtype), dim=dim, interpolation=interp
+                )
+                assert np.array_equal(got.numpy(), both[0].numpy())
+                want = np.quantile(x.double().numpy(), q, axis=dim, method=interp)
+                tol = 1e-4 if dtype == minitorch.float32 else 1e-12  # the rank q * (n - 1) is computed in dtype
+                np.testing.assert_allclose(got.double().numpy(), want, rtol=tol, atol=tol)
+        a[(0,) * len(shape)] = np.nan
+        got = minitorch.quantile(minitorch.tensor(a, dtype=dtype), 0.4, dim=dim)
+        want = np.quantile(a, 0.4, axis=dim)
+        np.testing.assert_array_equal(np.isnan(got.numpy()), np.isnan(want))
+    # with a gradient the sort path runs (one element per tie receives it)
+    x = minitorch.tensor(np.round(rng.standard_normal(100), 1), dtype=dtype, requires_grad=True)
+    minitorch.quantile(x, 0.3).backward()
+    assert x.grad.sum().item() == pytest.approx(1.0) and (x.grad != 0).sum().item() <= 2
