@@ -1189,7 +1189,9 @@ def test_quantile_by_selection_matches_numpy_and_the_sort_path(dtype):
                 )
                 assert np.array_equal(got.numpy(), both[0].numpy())
                 want = np.quantile(x.double().numpy(), q, axis=dim, method=interp)
-                tol = 1e-4 if dtype == minitorch.float32 else 1e-12  # the rank q * (n - 1) is computed in dtype
+                tol = (
+                    1e-4 if dtype == minitorch.float32 else 1e-12
+                )  # the rank q * (n - 1) is computed in dtype
                 np.testing.assert_allclose(got.double().numpy(), want, rtol=tol, atol=tol)
         a[(0,) * len(shape)] = np.nan
         got = minitorch.quantile(minitorch.tensor(a, dtype=dtype), 0.4, dim=dim)
