@@ -52,14 +52,15 @@ def bench(cases, repeats, min_time, sync=None):
     return {k: statistics.median(s) for k, s in samples.items()}
 
 
-def print_ratio_table(cases, repeats, min_time, first="op", numpy_name="NumPy"):
+def print_ratio_table(cases, repeats, min_time, first="op", numpy_name="NumPy", sync=None):
     """Times each case's {"minitorch", "numpy", "torch"} callables (the last two optional) with bench() and prints
-    a markdown row per case: minitorch's time, then each other library's time and its ratio to minitorch's."""
+    a markdown row per case: minitorch's time, then each other library's time and its ratio to minitorch's.
+    sync: {library: fn} waiting for that library's queued device work (bench()'s)."""
     print("median of interleaved repeats; ratio = other / minitorch\n")
     print(f"| {first} | minitorch | {numpy_name} | NumPy/mt | PyTorch | torch/mt |")
     print("|---|---|---|---|---|---|")
     for name, fns in cases.items():
-        t = bench(fns, repeats, min_time)
+        t = bench(fns, repeats, min_time, sync)
         mt = t["minitorch"]
         cols = []
         for lib in ("numpy", "torch"):

@@ -10,7 +10,7 @@ import os
 import platform
 
 import numpy as np
-from _timing import bench, fmt
+from _timing import print_ratio_table
 
 import minitorch
 import minitorch.nn.functional as F
@@ -41,6 +41,30 @@ def numpy_ctc(lp, targets, s_len):
     return -np.logaddexp(alpha[:, -1], alpha[:, -2])
 
 
+def cases_for(rng, shape, device, pt_ok):
+    """{"forward ...": {library: fn}, "forward+backward ...": ...} for one (T, N, C, S)."""
+    t_len, n, c, s = shape
+    raw = rng.standard_normal((t_len, n, c)).astype(np.float32)
+    lp_np = raw - np.log(np.exp(raw).sum(-1, keepdims=True))
+    targets = rng.integers(1, c, (n, s))
+    x = minitorch.tensor(raw, device=device, requires_grad=True)
+    tg = minitorch.tensor(targets, device=device)
+    lens_in, lens_out = [t_len] * n, [s] * n
+    fwd = {"minitorch": lambda: F.ctc_loss(x.log_softmax(2), tg, lens_in, lens_out)}
+    bwd = {"minitorch": lambda: F.ctc_loss(x.log_softmax(2), tg, lens_in, lens_out).backward()}
+    if device == "cpu":
+        fwd["numpy"] = lambda: numpy_ctc(lp_np, targets, s)
+    if pt_ok:
+        xt = real_torch.tensor(raw, device=device, requires_grad=True)
+        tt = real_torch.tensor(targets, device=device)
+        fwd["torch"] = lambda: real_torch.nn.functional.ctc_loss(xt.log_softmax(2), tt, lens_in, lens_out)
+        bwd["torch"] = lambda: real_torch.nn.functional.ctc_loss(
+            xt.log_softmax(2), tt, lens_in, lens_out
+        ).backward()
+    label = f"{t_len}x{n}x{c}, S={s}"
+    return {f"forward, {label}": fwd, f"forward+backward, {label}": bwd}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", choices=["cpu", "cuda"])
@@ -54,44 +78,18 @@ def main():
     )
     rng = np.random.default_rng(0)
     for dev in devices:
-        pt_ok = real_torch is not None and (dev == "cpu" or real_torch.cuda.is_available())
-        print(f"\n## {dev}\n")
-        print("| case | T x N x C, S | NumPy | minitorch | PyTorch | NumPy / mt | PyTorch / mt |")
-        print("|---|---|---|---|---|---|---|")
-        for t_len, n, c, s in SHAPES:
-            raw = rng.standard_normal((t_len, n, c)).astype(np.float32)
-            lp_np = raw - np.log(np.exp(raw).sum(-1, keepdims=True))
-            targets = rng.integers(1, c, (n, s))
-            x = minitorch.tensor(raw, device=dev, requires_grad=True)
-            tg = minitorch.tensor(targets, device=dev)
-            lens_in, lens_out = [t_len] * n, [s] * n
-            fwd = {
-                "mt": lambda x=x, tg=tg, lens_in=lens_in, lens_out=lens_out: F.ctc_loss(
-                    x.log_softmax(2), tg, lens_in, lens_out
-                )
-            }
-            bwd = {
-                "mt": lambda x=x, tg=tg, lens_in=lens_in, lens_out=lens_out: F.ctc_loss(
-                    x.log_softmax(2), tg, lens_in, lens_out
-                ).backward()
-            }
-            if dev == "cpu":
-                fwd["np"] = lambda lp_np=lp_np, targets=targets, s=s: numpy_ctc(lp_np, targets, s)
-            if pt_ok:
-                xt = real_torch.tensor(raw, device=dev, requires_grad=True)
-                tt = real_torch.tensor(targets, device=dev)
-                fwd["pt"] = lambda xt=xt, tt=tt, lens_in=lens_in, lens_out=lens_out: (
-                    real_torch.nn.functional.ctc_loss(xt.log_softmax(2), tt, lens_in, lens_out)
-                )
-                bwd["pt"] = lambda xt=xt, tt=tt, lens_in=lens_in, lens_out=lens_out: (
-                    real_torch.nn.functional.ctc_loss(xt.log_softmax(2), tt, lens_in, lens_out).backward()
-                )
-            for name, cases in (("forward", fwd), ("forward+backward", bwd)):
-                r = bench(cases, args.repeats, args.min_time)
-                tn, tm, tp = r.get("np"), r["mt"], r.get("pt")
-                rn = f"{tn / tm:.2f}" if tn else "-"
-                rp = f"{tp / tm:.2f}" if tp else "-"
-                print(f"| {name} | {t_len}x{n}x{c}, {s} | {fmt(tn)} | {fmt(tm)} | {fmt(tp)} | {rn} | {rp} |")
+        on_gpu = dev == "cuda"
+        pt_ok = real_torch is not None and (not on_gpu or real_torch.cuda.is_available())
+        sync = (
+            {"minitorch": minitorch.cuda.synchronize, "torch": real_torch.cuda.synchronize}
+            if on_gpu
+            else None
+        )
+        cases = {}
+        for shape in SHAPES:
+            cases.update(cases_for(rng, shape, dev, pt_ok))
+        print(f"\n## {dev} (T x N x C frames, batch, classes; S the target length)\n")
+        print_ratio_table(cases, args.repeats, args.min_time, first="case", sync=sync)
 
 
 if __name__ == "__main__":

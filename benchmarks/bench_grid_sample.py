@@ -24,7 +24,7 @@ except ImportError:
     real_torch = None
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import bench, fmt
+from _timing import print_ratio_table
 
 warnings.simplefilter("ignore")
 # input shapes: the spatial transformer tutorial's MNIST batch, and an image batch
@@ -71,9 +71,9 @@ def cases_for(a, theta, device, pt_ok):
             g = F.affine_grid(thg, xg.shape, align_corners=False)
             F.grid_sample(xg, g, mode=mode, align_corners=False).sum().backward()
 
-        fwd, bwd = {"mt": mt_fwd}, {"mt": mt_bwd}
+        fwd, bwd = {"minitorch": mt_fwd}, {"minitorch": mt_bwd}
         if mode == "bilinear" and device == "cpu":
-            fwd["np"] = lambda: numpy_bilinear(a, grid_np)
+            fwd["numpy"] = lambda: numpy_bilinear(a, grid_np)
         if pt_ok:
 
             def pt_fwd(mode=mode):
@@ -84,18 +84,10 @@ def cases_for(a, theta, device, pt_ok):
                 g = real_F.affine_grid(ttg, tg.shape, align_corners=False)
                 real_F.grid_sample(tg, g, mode=mode, align_corners=False).sum().backward()
 
-            fwd["pt"], bwd["pt"] = pt_fwd, pt_bwd
+            fwd["torch"], bwd["torch"] = pt_fwd, pt_bwd
         rows[mode] = fwd
         rows[mode + " fwd+bwd"] = bwd
     return rows
-
-
-def synced(fn, sync):
-    def run():
-        fn()
-        sync()
-
-    return run
 
 
 def main():
@@ -114,25 +106,19 @@ def main():
     for dev in devices:
         on_gpu = dev == "cuda"
         pt_ok = real_torch is not None and (not on_gpu or real_torch.cuda.is_available())
-        syncs = {
-            "mt": minitorch.cuda.synchronize if on_gpu else (lambda: None),
-            "np": lambda: None,
-            "pt": (real_torch.cuda.synchronize if on_gpu else (lambda: None)) if pt_ok else (lambda: None),
-        }
-        print(f"\n## {dev}\n")
-        print("| op | input | NumPy | minitorch | PyTorch | NumPy / mt | PyTorch / mt |")
-        print("|---|---|---|---|---|---|---|")
+        sync = (
+            {"minitorch": minitorch.cuda.synchronize, "torch": real_torch.cuda.synchronize}
+            if on_gpu
+            else None
+        )
+        cases = {}
         for shape in SHAPES:
             a = rng.standard_normal(shape).astype(np.float32)
             theta = (np.eye(2, 3)[None] + 0.1 * rng.standard_normal((shape[0], 2, 3))).astype(np.float32)
-            for name, cases in cases_for(a, theta, dev, pt_ok).items():
-                r = bench({k: synced(fn, syncs[k]) for k, fn in cases.items()}, args.repeats, args.min_time)
-                tn, tm, tp = r.get("np"), r["mt"], r.get("pt")
-                rn = f"{tn / tm:.2f}" if tn else "-"
-                rp = f"{tp / tm:.2f}" if tp else "-"
-                print(
-                    f"| {name} | {'x'.join(map(str, shape))} | {fmt(tn)} | {fmt(tm)} | {fmt(tp)} | {rn} | {rp} |"
-                )
+            for name, fns in cases_for(a, theta, dev, pt_ok).items():
+                cases[f"{name}, {'x'.join(map(str, shape))}"] = fns
+        print(f"\n## {dev}\n")
+        print_ratio_table(cases, args.repeats, args.min_time, first="case", sync=sync)
 
 
 if __name__ == "__main__":
