@@ -61,24 +61,23 @@ class _CTC(Function):
         nll = where(empty_input, where(e == 0, 0.0, math.inf), nll)
         infinite = nll == math.inf  # no alignment: the target is too long for the input
         ctx.save_for_backward(lp, emit, alpha_all, nll, infinite)
-        ctx.state = (ext, skip, valid, input_lengths, target_lengths, zero_infinity)
+        ctx.state = (idx, skip, pos, ends, input_lengths, zero_infinity)
         return where(infinite, 0.0, nll) if zero_infinity else nll
 
     @staticmethod
     def backward(ctx, grad_nll):
         lp, emit, alpha_all, nll, infinite = ctx.saved_tensors
-        ext, skip, valid, input_lengths, target_lengths, zero_infinity = ctx.state
+        idx, skip, pos, ends, input_lengths, zero_infinity = ctx.state
         t_max, n, classes = lp.shape
-        width = ext.shape[1]
+        width = idx.shape[2]
         with no_grad():
-            pos = _C.arange(width, device=lp.device).unsqueeze(0)
-            ends = _creation.tensor([2 * s for s in target_lengths], device=lp.device).unsqueeze(1)
             lengths = _creation.tensor(input_lengths, device=lp.device).unsqueeze(1)
             # a label may jump two positions forward (skip at s + 2 allows s -> s + 2)
             skip_next = _C.cat([skip[:, 2:], _C.zeros(n, 2, dtype=_C.bool, device=lp.device)], 1)
             skip_pen = where(skip_next, 0.0, _NEG_INF)
-            # a sample's recursion starts at its own last frame, from its last two positions
-            start = where(valid & (pos >= ends - 1), emit, _NEG_INF)
+            # a sample's recursion starts at its own last frame, from its last two positions (emit is -inf
+            # past a sample's target already)
+            start = where(pos >= ends - 1, emit, _NEG_INF)
             # beta[t] in buf[t, :, :L], ahead of two columns of -inf (rows past a sample's length stay -inf)
             buf = _C.full((t_max, n, width + 2), _NEG_INF, dtype=lp.dtype, device=lp.device)
             for t in range(t_max - 1, -1, -1):
@@ -94,7 +93,7 @@ class _CTC(Function):
             occ = (alpha_all + beta_all - emit + nll.reshape(1, n, 1)).exp()
             occ = where(occ.isnan(), 0.0, occ)
             per_class = _C.zeros(t_max, n, classes, dtype=lp.dtype, device=lp.device)
-            per_class = per_class.scatter_add(2, ext.unsqueeze(0).expand(t_max, n, width), occ)
+            per_class = per_class.scatter_add(2, idx, occ)
             grad = lp.exp() - per_class
             frames = _C.arange(t_max, device=lp.device).reshape(t_max, 1, 1)
             grad = where(frames < lengths.reshape(1, n, 1), grad, 0.0)
