@@ -913,15 +913,23 @@ def _check_q(input, q):
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
 
 
+def _quantile_ranks(qt, k, n, interpolation):
+    """The fractional rank q (k - 1) of each quantile among k values (rounded half to even for 'nearest') and the
+    order statistics below and above it, clamped to the n of a row."""
+    rank = _C.mul(qt, _C.sub(k, 1))
+    if interpolation == "nearest":
+        rank = _C.round(rank)
+    return rank, _C.clamp(_C.floor(rank), 0, n - 1), _C.clamp(_C.ceil(rank), 0, n - 1)
+
+
 def _quantile_by_selection(x, qt, n, interpolation):
     """One quantile of each row of x (..., n) by selection, O(n) a row as PyTorch's (a sort is O(n log n)): the
     lower order statistic by kthvalue, the next one as the row's smallest value above it unless the lower one
     repeats; a row holding a NaN gives NaN. The rank arithmetic is the sort path's, so the values agree."""
-    rank = _C.mul(qt, _C.sub(_C.full((1,), builtins.float(n), dtype=x.dtype, device=x.device), 1))
-    if interpolation == "nearest":
-        rank = _C.round(rank)
-    lo_t = _C.clamp(_C.floor(rank), 0, n - 1)
-    lo, hi = builtins.int(lo_t.item()), builtins.int(_C.clamp(_C.ceil(rank), 0, n - 1).item())
+    rank, lo_t, hi_t = _quantile_ranks(
+        qt, _C.full((1,), builtins.float(n), dtype=x.dtype, device=x.device), n, interpolation
+    )
+    lo, hi = builtins.int(lo_t.item()), builtins.int(hi_t.item())
     v_lo = x.kthvalue(lo + 1, -1)[0]
     if hi == lo or interpolation in ("lower", "nearest"):
         v_hi = v_lo
@@ -984,11 +992,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
         k = _C.sum(_C.logical_not(_C.isnan(x)), -1, True).to(input.dtype)
     else:
         k = _C.full((1,), builtins.float(n), dtype=input.dtype, device=x.device)
-    rank = _C.mul(qt, _C.sub(k, 1))  # (..., nq)
-    if interpolation == "nearest":
-        rank = _C.round(rank)
-    lo = _C.clamp(_C.floor(rank), 0, n - 1)
-    hi = _C.clamp(_C.ceil(rank), 0, n - 1)
+    rank, lo, hi = _quantile_ranks(qt, k, n, interpolation)  # (..., nq)
     lead = tuple(s.shape[:-1])
     lo_i = lo.to(_C.int64).expand((*lead, nq))
     hi_i = hi.to(_C.int64).expand((*lead, nq))
