@@ -105,26 +105,29 @@ class _BatchNorm(_NormBase):
     def _check_input_dim(self, input):
         raise NotImplementedError
 
-    def forward(self, input):
-        self._check_input_dim(input)
-        if self.momentum is None:
-            exponential_average_factor = 0.0
-        else:
-            exponential_average_factor = self.momentum
+    def _batch_step(self):
+        """Counts a training batch and returns what F.batch_norm takes besides the input and parameters: the
+        running statistics' update factor (momentum, or 1/n for a cumulative average), whether the batch's own
+        statistics normalize, and the running buffers it reads or updates (None where it does neither)."""
+        factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:  # cumulative moving average
-                exponential_average_factor = 1.0 / float(self.num_batches_tracked.item())
+                factor = 1.0 / float(self.num_batches_tracked.item())
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        return F.batch_norm(
-            input,
-            self.running_mean if not self.training or self.track_running_stats else None,
-            self.running_var if not self.training or self.track_running_stats else None,
-            self.weight,
-            self.bias,
+        buffers = not self.training or self.track_running_stats
+        return (
+            factor,
             bn_training,
-            exponential_average_factor,
-            self.eps,
+            self.running_mean if buffers else None,
+            self.running_var if buffers else None,
+        )
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor, bn_training, running_mean, running_var = self._batch_step()
+        return F.batch_norm(
+            input, running_mean, running_var, self.weight, self.bias, bn_training, factor, self.eps
         )
 
 
@@ -333,16 +336,9 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats:
-            if self.num_batches_tracked is None:
-                raise AssertionError("num_batches_tracked must not be None")
-            self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / self.num_batches_tracked.item()
-        bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        running_mean = self.running_mean if not self.training or self.track_running_stats else None
-        running_var = self.running_var if not self.training or self.track_running_stats else None
+        if self.training and self.track_running_stats and self.num_batches_tracked is None:
+            raise AssertionError("num_batches_tracked must not be None")
+        factor, bn_training, running_mean, running_var = self._batch_step()
         need_sync = bn_training and self.training and dist.is_available() and dist.is_initialized()
         if need_sync:
             group = self.process_group or dist.group.WORLD
