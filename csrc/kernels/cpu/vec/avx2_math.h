@@ -485,6 +485,21 @@ static constexpr double kErfSB[] = {1.0,
                                     2.55305040643316442583e+03,
                                     4.74528541206955367215e+02,
                                     -2.24409524465858183362e+01};
+// s_erf.c's two inner rational pieces, blended into the numerator and denominator of the lanes in them (erf
+// and erfc share them): P(x^2)/Q(x^2) below |x| = 0.84375 (in_a), P(|x| - 1)/Q(|x| - 1) below 1.25 (in_b)
+static inline void erf_inner_pieces_avx2(__m256d ax, __m256d in_a, __m256d in_b, bool need_a, bool need_b,
+                                         __m256d& num, __m256d& den) {
+  if (need_b) {
+    const __m256d t = _mm256_sub_pd(ax, _mm256_set1_pd(1.0));
+    num = _mm256_blendv_pd(num, horner_avx2(t, kErfPA), in_b);
+    den = _mm256_blendv_pd(den, horner_avx2(t, kErfQA), in_b);
+  }
+  if (need_a) {
+    const __m256d z = _mm256_mul_pd(ax, ax);
+    num = _mm256_blendv_pd(num, horner_avx2(z, kErfPP), in_a);
+    den = _mm256_blendv_pd(den, horner_avx2(z, kErfQQ), in_a);
+  }
+}
 static inline __m256d erf_avx2_f64(__m256d x) {
   const __m256d sign = _mm256_and_pd(x, _mm256_set1_pd(-0.0));
   const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
@@ -510,16 +525,7 @@ static inline __m256d erf_avx2_f64(__m256d x) {
       den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
     }
   }
-  if (need_b) {
-    const __m256d t = _mm256_sub_pd(ax, one);
-    num = _mm256_blendv_pd(num, horner_avx2(t, kErfPA), in_b);
-    den = _mm256_blendv_pd(den, horner_avx2(t, kErfQA), in_b);
-  }
-  if (need_a) {
-    const __m256d z = _mm256_mul_pd(ax, ax);
-    num = _mm256_blendv_pd(num, horner_avx2(z, kErfPP), in_a);
-    den = _mm256_blendv_pd(den, horner_avx2(z, kErfQQ), in_a);
-  }
+  erf_inner_pieces_avx2(ax, in_a, in_b, need_a, need_b, num, den);
   const __m256d ratio = _mm256_div_pd(num, den);
   __m256d res = one;  // |x| >= 6 (and inf); NaN is put back below
   if (need_c) {
@@ -576,16 +582,7 @@ static inline __m256d erfc_avx2_f64(__m256d x) {
       den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
     }
   }
-  if (need_b) {
-    const __m256d t = _mm256_sub_pd(ax, one);
-    num = _mm256_blendv_pd(num, horner_avx2(t, kErfPA), in_b);
-    den = _mm256_blendv_pd(den, horner_avx2(t, kErfQA), in_b);
-  }
-  if (need_a) {
-    const __m256d z = _mm256_mul_pd(ax, ax);
-    num = _mm256_blendv_pd(num, horner_avx2(z, kErfPP), in_a);
-    den = _mm256_blendv_pd(den, horner_avx2(z, kErfQQ), in_a);
-  }
+  erf_inner_pieces_avx2(ax, in_a, in_b, need_a, need_b, num, den);
   const __m256d ratio = _mm256_div_pd(num, den);
   __m256d res = x;  // NaN stays
   if (need_c) {

@@ -108,16 +108,21 @@ static inline VD erfinv_d_for_f32(VD a) {
   if (_mm256_movemask_pd(reinterpret_cast<__m256d>(tail)) == 0) return a * p1;
   return a * (tail ? erfinv_tail_d(VD(_mm256_sqrt_pd(w)) - 3.0) : p1);
 }
-// |x| < 1 through the kernel, the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
-static inline VF erfinv_f32_own(VF x) {
+// An odd function on (-1, 1) with poles at +-1 (erfinv, atanh): |x| < 1 through its double kernel f of |x|,
+// the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
+template <typename F>
+static inline VF odd_on_unit_interval_f32(VF x, F f) {
   const VF a = x < 0.0f ? -x : x;
-  const VF r = f32_via_f64(a < 1.0f ? a : 0.0f, erfinv_d_for_f32);
+  const VF r = f32_via_f64(a < 1.0f ? a : 0.0f, f);
   const VF sign = bits_as<VF>(bits_as<VLF>(x) & (VLF{} + static_cast<int>(0x80000000u)));
   const VF signed_r = bits_as<VF>(bits_as<VLF>(r) | bits_as<VLF>(sign));
   const float inf = __builtin_inff();
   return a < 1.0f    ? signed_r
          : a == 1.0f ? bits_as<VF>(bits_as<VLF>(VF{} + inf) | bits_as<VLF>(sign))
                      : VF{} + __builtin_nanf("");
+}
+static inline VF erfinv_f32_own(VF x) {
+  return odd_on_unit_interval_f32(x, erfinv_d_for_f32);
 }
 
 // float32 atanh through double: for |x| >= 2^-12 0.5 log((1 + a) / (1 - a)), a = |x| (1 + a and 1 - a exact
@@ -132,14 +137,7 @@ static inline VD atanh_d_for_f32(VD a) {
   return a < 0x1p-12 ? small : big;
 }
 static inline VF atanh_f32_own(VF x) {
-  const VF a = x < 0.0f ? -x : x;
-  const VF r = f32_via_f64(a < 1.0f ? a : 0.0f, atanh_d_for_f32);
-  const VF sign = bits_as<VF>(bits_as<VLF>(x) & (VLF{} + static_cast<int>(0x80000000u)));
-  const VF signed_r = bits_as<VF>(bits_as<VLF>(r) | bits_as<VLF>(sign));
-  const float inf = __builtin_inff();
-  return a < 1.0f    ? signed_r
-         : a == 1.0f ? bits_as<VF>(bits_as<VLF>(VF{} + inf) | bits_as<VLF>(sign))
-                     : VF{} + __builtin_nanf("");
+  return odd_on_unit_interval_f32(x, atanh_d_for_f32);
 }
 
 // float32 atan through double: t = |x| or 1/|x| (atan x = pi/2 - atan(1/x) above 1), then above tan(pi/12)
