@@ -331,13 +331,13 @@ def _tail_dtype(op, *args):
         _cm._not_implemented(f"{op}_cuda" if ts and ts[0].is_cuda else f"{op}_cpu", dtype)
 
 
-def _tail(name, differentiable):
+def _tail(name):
+    # the one-input tail rows PyTorch does not differentiate (the differentiable ones are bound as they are)
     kernel = getattr(_C, "_special_" + name)
 
     def fn(input, *, out=None):
         _tail_dtype(name, input)
-        if not differentiable:
-            input = input.detach()
+        input = input.detach()
         return kernel(input) if out is None else kernel(input, out=out)
 
     fn.__name__ = fn.__qualname__ = name
@@ -372,10 +372,10 @@ modified_bessel_i0 = _C._special_modified_bessel_i0
 modified_bessel_i1 = _C._special_modified_bessel_i1
 modified_bessel_k0 = _C._special_modified_bessel_k0
 modified_bessel_k1 = _C._special_modified_bessel_k1
-scaled_modified_bessel_k0 = _tail("scaled_modified_bessel_k0", False)
-scaled_modified_bessel_k1 = _tail("scaled_modified_bessel_k1", False)
-spherical_bessel_j0 = _tail("spherical_bessel_j0", False)
-airy_ai = _tail("airy_ai", False)
+scaled_modified_bessel_k0 = _tail("scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _tail("scaled_modified_bessel_k1")
+spherical_bessel_j0 = _tail("spherical_bessel_j0")
+airy_ai = _tail("airy_ai")
 zeta = _tail2("zeta", True)
 chebyshev_polynomial_t = _tail2("chebyshev_polynomial_t")
 chebyshev_polynomial_u = _tail2("chebyshev_polynomial_u")
