@@ -204,7 +204,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     n, c = input.shape[0], input.shape[1]
     sizes = list(input.shape[2:])  # slowest first: (D,) H, W
     out_spatial = list(grid.shape[1:-1])
-    if n == 0 or c == 0 or grid[..., 0].numel() == 0:
+    if n == 0 or c == 0 or grid.numel() == 0:
+        # an empty result still joins both inputs' graphs, so backward gives them (zero) gradients
         return _C.zeros(n, c, *out_spatial, dtype=input.dtype, device=input.device) + (
             grid.sum() * 0 + input.sum() * 0
         )
