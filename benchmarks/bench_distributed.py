@@ -68,25 +68,29 @@ def worker(lib, repeats, min_time):
 
         make = lambda n: minitorch.ones(n, dtype=minitorch.float32)
     dist.init_process_group("gloo")
-    out = {}
 
-    def timed(t, iters):
+    def slowest(body, iters):
         # every rank runs the same iteration counts: each trial's figure is the slowest rank's (all-reduced)
         dist.barrier()
         t0 = time.perf_counter()
         for _ in range(iters):
-            dist.all_reduce(t)
+            body()
         s = make(1) * (time.perf_counter() - t0)
         dist.all_reduce(s, op=dist.ReduceOp.MAX)
         return float(s.item())
 
+    def per_call(body):
+        """The median seconds per call of body over `repeats` trials of a calibrated iteration count."""
+        slowest(body, 3)
+        iters = 1
+        while slowest(body, iters) < min_time and iters < 4096:
+            iters *= 2
+        return statistics.median(slowest(body, iters) / iters for _ in range(repeats))
+
+    out = {}
     for nbytes in SIZES:
         t = make(nbytes // 4)
-        timed(t, 3)
-        iters = 1
-        while timed(t, iters) < min_time and iters < 4096:
-            iters *= 2
-        out[nbytes] = statistics.median(timed(t, iters) / iters for _ in range(repeats))
+        out[nbytes] = per_call(lambda t=t: dist.all_reduce(t))
 
     rank, world = dist.get_rank(), dist.get_world_size()
     a2a = {}
@@ -95,21 +99,11 @@ def worker(lib, repeats, min_time):
         ins = uneven_splits(n, world, rank)
         outs = [uneven_splits(n, world, s)[rank] for s in range(world)]
         src, dst = make(n), make(sum(outs))
-
-        def run(iters, src=src, dst=dst, ins=ins, outs=outs):
-            dist.barrier()
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                dist.all_to_all_single(dst, src, output_split_sizes=outs, input_split_sizes=ins)
-            s = make(1) * (time.perf_counter() - t0)
-            dist.all_reduce(s, op=dist.ReduceOp.MAX)
-            return float(s.item())
-
-        run(3)
-        iters = 1
-        while run(iters) < min_time and iters < 4096:
-            iters *= 2
-        a2a[nbytes] = statistics.median(run(iters) / iters for _ in range(repeats))
+        a2a[nbytes] = per_call(
+            lambda src=src, dst=dst, ins=ins, outs=outs: dist.all_to_all_single(
+                dst, src, output_split_sizes=outs, input_split_sizes=ins
+            )
+        )
     sbn = {}
     if lib == "minitorch":
         for shape in SBN_SHAPES:
@@ -118,23 +112,8 @@ def worker(lib, repeats, min_time):
                 ("sync", minitorch.nn.SyncBatchNorm(shape[1])),
                 ("local", minitorch.nn.BatchNorm2d(shape[1])),
             ):
-
-                def step(iters, layer=layer, x=x):
-                    dist.barrier()
-                    t0 = time.perf_counter()
-                    for _ in range(iters):
-                        layer(x).sum().backward()
-                    s = make(1) * (time.perf_counter() - t0)
-                    dist.all_reduce(s, op=dist.ReduceOp.MAX)
-                    return float(s.item())
-
-                step(2)
-                iters = 1
-                while step(iters) < min_time and iters < 4096:
-                    iters *= 2
-                sbn[f"{name} {'x'.join(map(str, shape))}"] = statistics.median(
-                    step(iters) / iters for _ in range(repeats)
-                )
+                key = f"{name} {'x'.join(map(str, shape))}"
+                sbn[key] = per_call(lambda layer=layer, x=x: layer(x).sum().backward())
     if rank == 0:
         print("RESULT " + json.dumps({"all_reduce": out, "all_to_all": a2a, "sync_bn": sbn}), flush=True)
     dist.destroy_process_group()
