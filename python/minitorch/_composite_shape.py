@@ -737,7 +737,7 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
                 )
             shape = [1] * input.dim()
             shape[d] = -1
-            dx = _sl(h, 0, 1) - _sl(h, 0, 0, -1)
+            dx = diff(h)
             dx1, dx2 = _sl(dx, 0, 0, -1), _sl(dx, 0, 1)
             a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
             b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
