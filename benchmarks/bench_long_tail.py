@@ -3,7 +3,8 @@ reductions (numpy.ma), a nested batch padded, LDL^T factorization (scipy's sytrf
 (numpy.linalg.eigh), and the cost of saved-tensor hooks on a small MLP training step. Most of these are Python
 composites over our ops: the table says what that costs against PyTorch's C++ versions. Then the ninth session's
 kernels for slow rows of the sweep (issue 32: flip, nansum, trace, real angle, max_pool1d) and the tenth session's
-(nansum, hardshrink, threshold, floor_divide, fmod, the Bessel I functions, max_pool1d). Markdown table; ratios
+(nansum, hardshrink, threshold, floor_divide, fmod, the Bessel I functions, max_pool1d), and the thirteenth's
+gradient, vander and *_copy. Markdown table; ratios
 are other / minitorch (above 1: minitorch is faster). For one thread in both: OMP_NUM_THREADS=1.
 
   PYTHONPATH=python python benchmarks/bench_long_tail.py [--repeats 5 --min-time 0.05]
@@ -92,7 +93,28 @@ def cases():
     add("MLP step, identity saved_tensors_hooks", lambda L: _mlp_step(L, True))
     _issue32_cases(add, on, rng)
     _issue32_tenth_cases(add, on, rng)
+    _thirteenth_cases(add, on, rng)
     return out
+
+
+def _thirteenth_cases(add, on, rng):
+    """The thirteenth session's compositions: torch.gradient (number and coordinate spacing), vander, a view's
+    *_copy form."""
+    g = rng.standard_normal((256, 256)).astype(np.float32)
+    coords = np.cumsum(rng.uniform(0.5, 1.5, 256)).astype(np.float32)
+    add(
+        "gradient, edge_order=2 (256x256)",
+        on([g], lambda L, x: L.gradient(x, edge_order=2)),
+        lambda: np.gradient(g, edge_order=2),
+    )
+    add(
+        "gradient, coordinates dim=1 (256x256)",
+        on([g, coords], lambda L, x, c: L.gradient(x, spacing=[c], dim=1)),
+        lambda: np.gradient(g, coords, axis=1),
+    )
+    v = rng.standard_normal(512)
+    add("vander N=16 (512)", on([v], lambda L, x: L.vander(x, 16)), lambda: np.vander(v, 16))
+    add("t_copy (256x256)", on([g], lambda L, x: L.t_copy(x)), lambda: np.ascontiguousarray(g.T))
 
 
 def _issue32_cases(add, on, rng):
