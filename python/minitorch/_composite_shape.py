@@ -789,11 +789,9 @@ def vander(x, N=None, increasing=False):
         x = x.to(_C.int64)
     if n == 0:
         return _C.empty(x.shape[0], 0, dtype=x.dtype, device=x.device)
-    cols = [_C.ones_like(x)]
-    for _ in builtins.range(n - 1):
-        cols.append(cols[-1] * x)
-    out = _C.stack(cols, 1)
-    return out if increasing else out.flip(1)
+    # x**0 then the running products x, x*x, ... (cumprod multiplies left to right, as PyTorch's vander does)
+    powers = _C.cat([_C.ones_like(x).unsqueeze(1), x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)], 1)
+    return powers if increasing else powers.flip(1)
 
 
 def chain_matmul(*matrices, out=None):
