@@ -49,6 +49,12 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src) {
 const Tensor& native::copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
   if (self.is_same(src_)) return self;
   check_writable(self);
+  // src broadcasts to self, never the other way (PyTorch's texts; the iterator below assumes it)
+  if (!IntArrayRef(src_.sizes()).equals(self.sizes())) {
+    DimVector shape = broadcast_shapes(self.sizes(), src_.sizes());
+    MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
+             " doesn't match the broadcast shape ", shape_str(shape));
+  }
   Tensor src = unaliased_input(self, src_);
   if (self.numel() == 0) {
     broadcast_strides(src, self.sizes());  // still validates shapes
