@@ -10,6 +10,7 @@ import numbers
 from minitorch import _C, _argcheck, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch._out import write_out
 from minitorch.autograd import _jvp_rules
 from minitorch.autograd.function import Function as _Function
 
@@ -85,6 +86,23 @@ def _float_pair(a, b):
     elif not isinstance(b, _C.Tensor):
         b = _C.full((), b, dtype=dt, device=a.device)
     return a.to(dt), b.to(dt)
+
+
+# PyTorch's wording of an out of another dtype, for the ops written here that have their own
+_ADDBMM_OUT = "self and mat2 must have the same dtype, but got {got} and {expected}"
+_QUANTILE_OUT = "quantile() out tensor must be same dtype as the input tensor"
+_FLOAT_POWER_OUT = (
+    "the output given to float_power has dtype {got} but the operation's result requires dtype {expected}"
+)
+_NAN_TO_NUM_OUT = "nan_to_num: dtype of out: {got} should be same as input: {expected}"
+
+
+def _searchsorted_out(out_int32):
+    return (
+        "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+        "on whether out_int32 flag is True, but we got output tensor's dtype {got} and out_int32 flag is "
+        f"{bool(out_int32)}"
+    )
 
 
 def _to_float(t):
@@ -234,13 +252,13 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     dt = input.dtype
     if _fused_addc(input, tensor1, tensor2, value):
         r = _C._addc(input, tensor1, tensor2, value, False)
-        return r if out is None else out.copy_(r)
+        return write_out(r, out, "addcmul", "castable")
     if dt == _C.bool:  # PyTorch's kernel has no bool case
         _not_implemented("addcmul_cuda" if input.is_cuda else "addcmul_cpu_out", input)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as PyTorch's opmath kernel (a float16
         input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()  # product overflowed)
     r = _C.add(input, _C.mul(tensor1, tensor2), alpha=value).to(dt)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "addcmul", "castable")
 
 
 def _foreach_fusable(self, tensor1, tensor2):
@@ -283,11 +301,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     dt = input.dtype
     if _fused_addc(input, tensor1, tensor2, value):
         r = _C._addc(input, tensor1, tensor2, value, True)
-        return r if out is None else out.copy_(r)
+        return write_out(r, out, "addcdiv", "castable")
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
         input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()
     r = _C.add(input, _C.div(tensor1, tensor2), alpha=value).to(dt)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "addcdiv", "castable")
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
@@ -323,7 +341,7 @@ def _beta_alpha(input, prod, beta, alpha):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
     r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "baddbmm")
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -336,19 +354,19 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     m1 = batch1.permute(1, 0, 2).reshape(n, b * k)
     m2 = batch2.reshape(b * k, batch2.shape[2])
     r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "addbmm", dtype_error=_ADDBMM_OUT, warn_resize=False)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "addmv")
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
     r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "addr", "castable")
 
 
 for _f in (baddbmm, addbmm, addmv, addr):
@@ -458,16 +476,17 @@ _sgn.__name__ = "sgn"
 TENSOR_METHODS["sgn_"] = _inplace_of(_sgn)
 
 
+_COMPLEX_OUT = "Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
+
+
 def complex(real, imag, *, out=None):
     """real + i imag, broadcast, from two float tensors of one dtype (float32 -> complex64, float64 -> complex128)."""
-    r = _C._complex(real, imag)
-    return r if out is None else _store(out.resize_(r.shape), r)
+    return write_out(_C._complex(real, imag), out, "complex", dtype_error=_COMPLEX_OUT)
 
 
 def polar(abs, angle, *, out=None):
     """abs * (cos(angle) + i sin(angle)), broadcast, from two float tensors of one dtype."""
-    r = _C._polar(abs, angle)
-    return r if out is None else _store(out.resize_(r.shape), r)
+    return write_out(_C._polar(abs, angle), out, "polar", dtype_error=_COMPLEX_OUT)
 
 
 _export(complex, method=False)
@@ -508,13 +527,17 @@ _export_with_inplace(deg2rad, torch_inplace=True, jvp="t_self * (math.pi / 180.0
 _export_with_inplace(rad2deg, jvp="t_self * (180.0 / math.pi)", vmap="pointwise")
 
 
-def float_power(input, exponent):
-    """input ** exponent computed in float64."""
-    x, e = _binary(input, exponent)
+def float_power(input, exponent, *, out=None):
+    """input ** exponent computed in float64 (complex128 for a complex operand)."""
+    cplx = builtins.any(
+        v.is_complex() if isinstance(v, _C.Tensor) else isinstance(v, builtins.complex) for v in (input, exponent)
+    )
+    dt = _C.complex128 if cplx else _C.float64
     if isinstance(input, _C.Tensor):
-        x = x.to(_C.float64)
-        return _C.pow(x, exponent.to(_C.float64) if isinstance(exponent, _C.Tensor) else exponent)
-    return _C.pow(builtins.float(input), e.to(_C.float64))
+        r = _C.pow(input.to(dt), exponent.to(dt) if isinstance(exponent, _C.Tensor) else exponent)
+    else:
+        r = _C.pow(builtins.complex(input) if cplx else builtins.float(input), exponent.to(dt))
+    return write_out(r, out, "pow", dtype_error=_FLOAT_POWER_OUT)
 
 
 def float_power_(self, exponent):
@@ -550,15 +573,15 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
             r = _C._nan_to_num(
                 input, builtins.float(nan), hi if posinf is None else posinf, lo if neginf is None else neginf
             )
-            return r if out is None else out.copy_(r)
+            return write_out(r, out, "nan_to_num", dtype_error=_NAN_TO_NUM_OUT)
         if posinf is None and neginf is None:
             # the usual call: the infinities clamp to the dtype's limits, which finite values never pass
             r = _C._where(_C.isnan(input), nan, _C.clamp(input, lo, hi))
-            return r if out is None else out.copy_(r)
+            return write_out(r, out, "nan_to_num", dtype_error=_NAN_TO_NUM_OUT)
         r = _C.masked_fill(input, _C.isnan(input), nan)
         r = _C.masked_fill(r, _C.eq(input, math.inf), hi if posinf is None else posinf)
         r = _C.masked_fill(r, _C.eq(input, -math.inf), lo if neginf is None else neginf)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "nan_to_num", dtype_error=_NAN_TO_NUM_OUT)
 
 
 _export_with_inplace(nan_to_num, torch_inplace=True)
@@ -1027,7 +1050,7 @@ _QUANTILE_SIGS = [
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The q-th quantiles of input (over everything or along dim); NaN where a slice holds a NaN."""
     r = _quantile(input, q, dim, keepdim, interpolation, False)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, None, dtype_error=_QUANTILE_OUT)
 
 
 @_argcheck.parses(
@@ -1037,7 +1060,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile ignoring NaNs (NaN only where a slice is all NaN)."""
     r = _quantile(input, q, dim, keepdim, interpolation, True)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, None, dtype_error=_QUANTILE_OUT)
 
 
 _export(quantile)
@@ -1413,7 +1436,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         else:
             r = _searchsorted_impl(seq, values, right)
     r = r.to(_C.int32 if out_int32 else _C.int64)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, None, dtype_error=_searchsorted_out(out_int32))
 
 
 @_argcheck.parses(

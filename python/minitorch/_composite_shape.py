@@ -6,6 +6,7 @@ from minitorch import _C, _argcheck, _creation, _ops, autograd
 from minitorch import functional as _functional
 from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._dtype_names import scalar_name as _scalar_name
+from minitorch._out import write_out
 from minitorch.autograd import grad_mode
 
 __all__ = []
@@ -552,6 +553,9 @@ def kron(input, other):
     return (a * b).reshape([x * y for x, y in zip(a.shape[::2], b.shape[1::2])])
 
 
+_TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {expected}, but got an output tensor with dtype {got}"
+
+
 def tensordot(a, b, dims=2, out=None):
     """Sums the products of a and b over the last `dims` dims of a and the first of b, or over the dim lists
     dims=(dims_a, dims_b)."""
@@ -586,9 +590,7 @@ def tensordot(a, b, dims=2, out=None):
     am = a.permute(fa + da).reshape(-1, k)
     bm = b.permute(db + fb).reshape(k, -1)
     res = _C.matmul(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
-    if out is not None:
-        return out.copy_(res)
-    return res
+    return write_out(res, out, None, dtype_error=_TENSORDOT_OUT)
 
 
 def inner(input, other):
@@ -816,10 +818,12 @@ def chain_matmul(*matrices, out=None):
                 bad = result if result.dim() != 2 else m
                 raise RuntimeError(f"chain_matmul(): Tensor dimension is {bad.dim()}, expected 2 instead.")
             result = _C.mm(result, m)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return write_out(
+        result,
+        out,
+        "mm",
+        dtype_error="multi_dot(): expected out tensor to have dtype {expected_cpp} but got {got_cpp}",
+    )
 
 
 # ---- index_add / index_copy / index_fill
@@ -1208,7 +1212,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     d = _wrap(dim, input.dim())
     r = _scatter_reduce_impl(input, d, index, src, reduce, include_self)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "scatter_reduce")
 
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
@@ -1257,7 +1261,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     view[d] = -1
     idx = index.long().view(view).expand(src.shape)
     r = _scatter_reduce_impl(x, d, idx, src, reduce, include_self).view(input.shape)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out, "index_reduce")
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):

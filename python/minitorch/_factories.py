@@ -8,17 +8,18 @@ import numpy as np
 
 from minitorch import _C, _argcheck, _creation
 from minitorch._dtype_names import scalar_name
+from minitorch._out import write_out
 from minitorch.autograd import grad_mode
 
 __all__ = ["asarray", "empty_strided", "from_file", "frombuffer", "logspace", "range"]
 
 
 def _write_out(result, out):
+    """out= of a factory: out's dtype wins and a resize is silent, as PyTorch's factories."""
     if out is None:
         return result
     with grad_mode.no_grad():
-        out.copy_(result)
-    return out
+        return write_out(result, out, dtype=None, warn_resize=False)
 
 
 _LOGSPACE = (

@@ -2,6 +2,7 @@
 torch level, torch.fill(t, v) (fill_'s out-of-place form) and torch.detach(t)."""
 
 from minitorch import _C
+from minitorch._out import write_out
 
 # the in-place names PyTorch spells at torch level too (the elementwise table's come from csrc/ops/ops.schema,
 # bound in C++); each is a Tensor method, bound in C++ or composed in _composite_math
@@ -71,14 +72,12 @@ def _copied(result):
 
 
 def _write(result, out):
-    if out is None:
-        return result
-    if isinstance(result, list):
-        for o, r in zip(out, result):
-            o.resize_(r.shape).copy_(r)
-        return None
-    out.resize_(result.shape).copy_(result)
-    return out
+    """out= of the copies: a list of outs (unbind_copy, split_copy) is written element by element and, as
+    PyTorch's, the call returns None."""
+    if out is None or not isinstance(result, list):
+        return write_out(result, out)
+    write_out(result, out)
+    return None
 
 
 def _make_view_copy(view, arity):

@@ -7,6 +7,7 @@ import numpy as np
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor
 from minitorch._dtype_names import scalar_name as _scalar_name
+from minitorch._out import write_out
 from minitorch._size import Size
 
 __all__ = ["broadcast_shapes", "nanmean", "nansum", "repeat", "repeat_interleave"]
@@ -236,12 +237,4 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         dtype = out.dtype  # PyTorch's out= variant computes in the out tensor's dtype
     count = input.isnan().logical_not().sum(dim, keepdim=keepdim)
     result = nansum(input, dim, keepdim, dtype=dtype).div(count)
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        # Tensor.resize_ does not exist yet (a C++ addition): an out= of another shape is refused, not resized
-        raise RuntimeError(
-            f"nanmean(): out= has shape {list(out.shape)} but the result has shape {list(result.shape)}; "
-            "resizing out= tensors is not supported"
-        )
-    return out.copy_(result)
+    return write_out(result, out, "nansum")

@@ -1,6 +1,7 @@
 """The out= keyword: results written into (and returned as) the given tensor, resized when its shape differs
 (PyTorch's UserWarning when it had elements), PyTorch's dtype, device and autograd checks."""
 
+import re
 import warnings
 
 import numpy as np
@@ -416,3 +417,246 @@ def test_out_direct_arguments(device):
         minitorch.exp(r, out=out)
     with pytest.raises(RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments don't support"):
         minitorch.mul(a, r, out=out)
+
+
+def _spd(device):
+    a = minitorch.tensor(
+        [[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=minitorch.float64, device=device
+    )
+    return a
+
+
+# Functions written in Python (python/minitorch/_out.py): (call given A and out, the name PyTorch 2.15 gives in
+# its autograd refusal or None where it differentiates the composite, its message for a float32 out of a float64
+# result or None where float32 is accepted as castable)
+_COMPOSITES = [
+    ("linalg.inv", lambda A, o: minitorch.linalg.inv(A, out=o), "linalg_inv_ex", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.det", lambda A, o: minitorch.linalg.det(A, out=o), "_linalg_det", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.cholesky", lambda A, o: minitorch.linalg.cholesky(A, out=o), "linalg_cholesky_ex", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.solve", lambda A, o: minitorch.linalg.solve(A, A[:, :2], out=o), "_linalg_solve_ex", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.solve_triangular", lambda A, o: minitorch.linalg.solve_triangular(A, A, upper=False, out=o), "linalg_solve_triangular", "expected scalar type Double but found Float"),
+    ("linalg.eigvalsh", lambda A, o: minitorch.linalg.eigvalsh(A, out=o), "_linalg_eigh", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.svdvals", lambda A, o: minitorch.linalg.svdvals(A, out=o), "_linalg_svd", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.pinv", lambda A, o: minitorch.linalg.pinv(A, out=o), "linalg_pinv", None),
+    ("linalg.matrix_power", lambda A, o: minitorch.linalg.matrix_power(A, 3, out=o), "matmul", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.vector_norm", lambda A, o: minitorch.linalg.vector_norm(A, out=o), "linalg_vector_norm", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.matrix_norm", lambda A, o: minitorch.linalg.matrix_norm(A, out=o), None, "linalg.matrix_norm expected out tensor dtype Double but got: Float"),
+    ("linalg.norm", lambda A, o: minitorch.linalg.norm(A[0], 3, out=o), None, "linalg.norm expected out tensor dtype Double but got: Float"),
+    ("linalg.vecdot", lambda A, o: minitorch.linalg.vecdot(A, A, out=o), "sum", "linalg.vecdot: Expected out of dtypeDouble but found Float"),
+    ("linalg.multi_dot", lambda A, o: minitorch.linalg.multi_dot([A, A], out=o), "mm", "multi_dot(): expected out tensor to have dtype double but got float"),
+    ("linalg.cross", lambda A, o: minitorch.linalg.cross(A, A, out=o), "linalg_cross", "Expected out tensor to have dtype double, but got float instead"),
+    ("linalg.tensorinv", lambda A, o: minitorch.linalg.tensorinv(A, ind=1, out=o), None, None),
+    ("cholesky_inverse", lambda A, o: minitorch.cholesky_inverse(A, out=o), "cholesky_inverse", None),
+    ("t_copy", lambda A, o: minitorch.t_copy(A, out=o), None, "Expected out tensor to have dtype double, but got float instead"),
+    ("diagonal_copy", lambda A, o: minitorch.diagonal_copy(A, out=o), None, "Expected out tensor to have dtype double, but got float instead"),
+]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:torch.chain_matmul is deprecated")
+@pytest.mark.parametrize("name,call,grad_name,f32_error", _COMPOSITES, ids=[c[0] for c in _COMPOSITES])
+def test_out_of_python_composites(device, name, call, grad_name, f32_error):
+    """The composites' out= check, resize and write as PyTorch's ops: never a silent cast into the wrong dtype."""
+    A = _spd(device)
+    want = call(A, None)
+    o = minitorch.empty(1, 1, 1, dtype=minitorch.float64, device=device)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        got = call(A, o)
+    assert got is o and tuple(o.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(to_np(o), to_np(want))
+    f32 = minitorch.empty(0, dtype=minitorch.float32, device=device)
+    if f32_error is None:  # castable: the result is rounded into out
+        np.testing.assert_allclose(to_np(call(A, f32)), to_np(want), rtol=1e-6)
+    else:
+        with pytest.raises(RuntimeError, match=f"^{re.escape(f32_error)}$"):
+            call(A, f32)
+    if f32_error is None:
+        with pytest.raises(
+            RuntimeError, match="Expected result to be safely castable from Double dtype, but got"
+        ):
+            call(A, minitorch.empty(0, dtype=minitorch.int64, device=device))
+    Ar = A.clone().requires_grad_()
+    o = minitorch.empty(0, dtype=minitorch.float64, device=device)
+    if grad_name is None:  # PyTorch differentiates the composite: out joins the graph
+        call(Ar, o).sum().backward()
+        assert Ar.grad is not None and o.grad_fn is not None
+    else:
+        with pytest.raises(
+            RuntimeError,
+            match=re.escape(
+                f"{grad_name}(): functions with out=... arguments don't support automatic differentiation"
+            ),
+        ):
+            call(Ar, o)
+        with minitorch.no_grad():
+            call(Ar, o)
+        np.testing.assert_array_equal(to_np(o), to_np(want))
+
+
+def test_out_of_python_composites_other_rules(device):
+    A = _spd(device)
+    c64 = minitorch.empty(0, dtype=minitorch.complex64, device=device)
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "Expected object of scalar type ComplexDouble but got scalar type ComplexFloat for argument 'out'"
+        ),
+    ):
+        minitorch.complex(A, A, out=c64)
+    with pytest.raises(
+        RuntimeError, match=re.escape("polar(): functions with out=... arguments don't support")
+    ):
+        minitorch.polar(
+            A.requires_grad_(), A, out=minitorch.empty(0, dtype=minitorch.complex128, device=device)
+        )
+    A = A.detach()
+    with pytest.raises(
+        RuntimeError,
+        match="torch.linalg.eigvals: Expected eigenvalues to be safely castable from ComplexDouble dtype, but got "
+        "eigenvalues with dtype Double",
+    ):
+        minitorch.linalg.eigvals(A, out=minitorch.empty(0, dtype=minitorch.float64, device=device))
+    with pytest.raises(RuntimeError, match="Expected eigenvectors to be safely castable from ComplexDouble"):
+        minitorch.linalg.eig(A, out=(minitorch.empty(0, dtype=minitorch.complex128), minitorch.empty(0)))
+    np.testing.assert_allclose(  # complex128 -> complex64 is castable
+        np.sort_complex(minitorch.linalg.eigvals(A, out=c64).cpu().numpy()),
+        np.sort_complex(np.linalg.eigvals(to_np(A))),
+        rtol=1e-5,
+    )
+    r = minitorch.linalg.matrix_rank(A, out=minitorch.empty(0, dtype=minitorch.int32, device=device))
+    assert r.dtype == minitorch.int32 and r.item() == 3
+    with pytest.raises(
+        RuntimeError, match="torch.linalg.matrix_rank: Expected result to be safely castable from Long"
+    ):
+        minitorch.linalg.matrix_rank(A, out=minitorch.empty(0, dtype=minitorch.bool, device=device))
+    with (
+        pytest.raises(
+            RuntimeError, match="^multi_dot\\(\\): expected out tensor to have dtype double but got long int$"
+        ),
+        pytest.warns(UserWarning, match="chain_matmul is deprecated"),
+    ):
+        minitorch.chain_matmul(A, A, out=minitorch.empty(0, dtype=minitorch.int64, device=device))
+    # factories: out's dtype wins and a resize is silent, as PyTorch's
+    o = minitorch.empty(2, dtype=minitorch.int64, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        minitorch.logspace(0, 2, 3, out=o)
+    assert o.tolist() == [1, 10, 100]
+    outs = [minitorch.empty(0, dtype=minitorch.float64, device=device) for _ in range(3)]
+    assert minitorch.unbind_copy(A, out=outs) is None
+    np.testing.assert_array_equal(to_np(outs[1]), to_np(A[1]))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype double, but got float instead"):
+        minitorch.unbind_copy(A, out=[minitorch.empty(0, device=device) for _ in range(3)])
+
+
+def test_out_of_fft(device):
+    """torch.fft's out=: its primitive's autograd refusal (the composites ending in conj join the graph instead),
+    out's complex dtype wins, a resize warns."""
+    x = minitorch.tensor([1.0, 2.0, -1.0, 0.5], dtype=minitorch.float64, device=device)
+    want = np.fft.fft(to_np(x))
+    o = minitorch.empty(2, dtype=minitorch.complex64, device=device)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        minitorch.fft.fft(x, out=o)
+    np.testing.assert_allclose(o.cpu().numpy(), want, rtol=1e-6)
+    xr = x.clone().requires_grad_()
+    for fn, prim in (
+        (minitorch.fft.fft, "_fft_r2c"),
+        (minitorch.fft.irfft, "_fft_c2r"),
+        (minitorch.fft.fft2, "_fft_c2c"),
+    ):
+        arg = xr if fn is not minitorch.fft.fft2 else xr.reshape(2, 2)
+        y = fn(arg)
+        with pytest.raises(
+            RuntimeError, match=re.escape(f"{prim}(): functions with out=... arguments don't support")
+        ):
+            fn(arg, out=minitorch.empty(0, dtype=y.dtype, device=device))
+    o = minitorch.empty(0, dtype=minitorch.complex128, device=device)
+    minitorch.fft.ifft(
+        xr, out=o
+    ).real.sum().backward()  # a composite ending in conj (PyTorch's conj fails here)
+    np.testing.assert_allclose(to_np(xr.grad), [1.0, 0.0, 0.0, 0.0], atol=1e-12)
+    with pytest.raises(RuntimeError, match="fft expects a complex output tensor, but got Double"):
+        minitorch.fft.fft(x, out=minitorch.empty(0, dtype=minitorch.float64, device=device))
+
+
+_CAST_LONG = "result type Double can't be cast to the desired output type Long"
+_EXACT_F32 = "Expected out tensor to have dtype double, but got float instead"
+# More functions written in Python: (call given A and out, the name in PyTorch 2.15's autograd refusal or None,
+# its error for a float32 out or None where float32 is castable, its error for an int64 out)
+_MATH_COMPOSITES = [
+    ("addcmul", lambda A, o: minitorch.addcmul(A, A, A, out=o), "addcmul", None, _CAST_LONG),
+    ("addcdiv", lambda A, o: minitorch.addcdiv(A, A, A + 5, out=o), "addcdiv", None, _CAST_LONG),
+    ("addr", lambda A, o: minitorch.addr(A, A[0], A[1], out=o), "addr", None, _CAST_LONG),
+    ("baddbmm", lambda A, o: minitorch.baddbmm(A[None], A[None], A[None], out=o), "baddbmm", _EXACT_F32, None),
+    ("addmv", lambda A, o: minitorch.addmv(A[0], A, A[1], out=o), "addmv", _EXACT_F32, None),
+    ("quantile", lambda A, o: minitorch.quantile(A, 0.3, dim=0, out=o), None, "quantile() out tensor must be same dtype as the input tensor", None),
+    ("nan_to_num", lambda A, o: minitorch.nan_to_num(A, out=o), "nan_to_num", "nan_to_num: dtype of out: Float should be same as input: Double", None),
+    ("tensordot", lambda A, o: minitorch.tensordot(A, A, 1, out=o), None, "tensordot: Expected the output tensor to have dtype Double, but got an output tensor with dtype Float", None),
+    ("scatter_reduce", lambda A, o: minitorch.scatter_reduce(A, 0, minitorch.tensor([[0, 1, 2]], device=A.device), A[:1], "sum", out=o), "scatter_reduce", _EXACT_F32, None),
+    ("index_reduce", lambda A, o: minitorch.index_reduce(A, 0, minitorch.tensor([0, 1], device=A.device), A[:2], "prod", out=o), "index_reduce", _EXACT_F32, None),
+    ("float_power", lambda A, o: minitorch.float_power(A, 2, out=o), "pow", "the output given to float_power has dtype Float but the operation's result requires dtype Double", None),
+    ("nanmean", lambda A, o: minitorch.nanmean(A, 0, out=o), "nansum", None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name,call,grad_name,f32_error,i64_error", _MATH_COMPOSITES, ids=[c[0] for c in _MATH_COMPOSITES]
+)
+def test_out_of_math_composites(device, name, call, grad_name, f32_error, i64_error):
+    A = _spd(device)
+    want = call(A, None)
+    o = minitorch.empty(1, 1, 1, 1, dtype=minitorch.float64, device=device)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        assert call(A, o) is o
+    np.testing.assert_array_equal(to_np(o), to_np(want))
+    f32 = minitorch.empty(0, dtype=minitorch.float32, device=device)
+    if f32_error is None:
+        np.testing.assert_allclose(to_np(call(A, f32)), to_np(want), rtol=1e-6)
+    else:
+        with pytest.raises(RuntimeError, match=f"^{re.escape(f32_error)}$"):
+            call(A, f32)
+    if i64_error is not None:
+        with pytest.raises(RuntimeError, match=f"^{re.escape(i64_error)}$"):
+            call(A, minitorch.empty(0, dtype=minitorch.int64, device=device))
+    o = minitorch.empty(0, dtype=minitorch.float64, device=device)
+    Ar = A.clone().requires_grad_()
+    if grad_name is None:
+        call(Ar, o).sum().backward()
+        assert Ar.grad is not None
+    else:
+        with pytest.raises(RuntimeError, match=re.escape(f"{grad_name}(): functions with out=... arguments")):
+            call(Ar, o)
+
+
+def test_copy_into_smaller_rank(device):
+    """copy_ broadcasts src to self only: PyTorch's errors, not an internal assert."""
+    dst = minitorch.empty(3, device=device)
+    with pytest.raises(
+        RuntimeError, match=re.escape("output with shape [3] doesn't match the broadcast shape [2, 3]")
+    ):
+        dst.copy_(minitorch.ones(2, 3, device=device))
+    with pytest.raises(
+        RuntimeError, match=re.escape("output with shape [] doesn't match the broadcast shape [3]")
+    ):
+        minitorch.empty((), device=device).copy_(minitorch.ones(3, device=device))
+    with pytest.raises(
+        RuntimeError, match=re.escape("The size of tensor a (0) must match the size of tensor b (3)")
+    ):
+        minitorch.empty(0, device=device).copy_(minitorch.ones(3, 3, device=device))
+    dst.copy_(minitorch.tensor([2.0], device=device))
+    assert dst.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_float_power_complex(device):
+    """A complex operand computes in complex128 (the imaginary part was dropped)."""
+    x = minitorch.tensor([1 + 1j, -2 + 0.5j], dtype=minitorch.complex64, device=device)
+    np.testing.assert_allclose(
+        minitorch.float_power(x, 2).cpu().numpy(), x.cpu().numpy().astype(np.complex128) ** 2
+    )
+    r = minitorch.float_power(minitorch.tensor([2.0], device=device), 1j)
+    assert r.dtype == minitorch.complex128
+    np.testing.assert_allclose(r.cpu().numpy(), [2.0**1j])
+    np.testing.assert_allclose(
+        minitorch.float_power(2j, minitorch.tensor([2.0], device=device)).cpu().numpy(),
+        [-4.0 + 0j],
+        atol=1e-15,
+    )

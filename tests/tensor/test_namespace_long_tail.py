@@ -44,7 +44,7 @@ def test_view_copies_are_contiguous_copies(device):
     np.testing.assert_array_equal(rows[2].cpu().numpy(), a[:, 2])
     z = minitorch.tensor([1 + 2j, 3 - 1j], device=device)
     np.testing.assert_array_equal(minitorch.view_as_real_copy(z).cpu().numpy(), [[1, 2], [3, -1]])
-    out = minitorch.empty(0, device=device)
+    out = minitorch.empty(0, dtype=x.dtype, device=device)
     assert minitorch.t_copy(x, out=out) is out and out.shape == (6, 4)
     np.testing.assert_array_equal(x.narrow_copy(0, 1, 2).cpu().numpy(), a[1:3])
     # a copy: writing into it leaves the input alone

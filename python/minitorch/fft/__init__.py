@@ -1,11 +1,10 @@
 """torch.fft: discrete Fourier transforms over the three FFT primitives of _C, with PyTorch's arguments, dtype
 rules, errors and derivatives (the primitives' autograd lives in _prims.py)."""
 
-import warnings as _warnings
-
 from minitorch import _C
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name as _scalar_name
+from minitorch._out import write_out
 from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.fft._prims import c2c, c2r, r2c
 
@@ -116,7 +115,9 @@ def _resize(x, dims, sizes):
     return x
 
 
-def _out(fname, result, out, want_complex):
+def _out(fname, result, out, want_complex, op=None):
+    """out= of a transform: PyTorch's dtype kind checks, then resize and write; op is the primitive PyTorch names
+    when it refuses out= with a gradient (None where its last step is a differentiable composite, as conj)."""
     if out is None:
         return result
     if want_complex and not out.dtype.is_complex:
@@ -125,21 +126,7 @@ def _out(fname, result, out, want_complex):
         raise RuntimeError(
             f"{fname} expects a floating point output tensor, but got {_scalar_name(out.dtype)}"
         )
-    if out.shape != result.shape:
-        if out.numel() != 0:
-            _warnings.warn(
-                f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
-                f"does not match the required output shape {list(result.shape)}. This behavior is deprecated, "
-                "and in a future PyTorch release outputs will not be resized unless they have zero elements. "
-                "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                "t.resize_(0).",
-                UserWarning,
-                stacklevel=3,
-            )
-        out.data = _C.empty(result.shape, dtype=out.dtype, device=out.device)
-    with _no_grad():
-        out.copy_(result)
-    return out
+    return write_out(result, out, op, dtype=None)
 
 
 # ---------------------------------------------------------------- one-dimensional transforms
@@ -148,6 +135,8 @@ def _out(fname, result, out, want_complex):
 def _c2c_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
     _check_args(fname, n=n, dim=dim, norm=norm)
+    # PyTorch transforms a real input with r2c (a forward one) or r2c then conj (an inverse one, a composite)
+    op = "_fft_c2c" if x.dtype.is_complex else ("_fft_r2c" if forward else None)
     x = _promote(x, True)
     d = _wrap(dim, x.dim())
     if n is not None:
@@ -155,7 +144,7 @@ def _c2c_1d(fname, x, n, dim, norm, forward, out):
         x = _resize(x, [d], [n])
     else:
         _check_n(x.shape[d])
-    return _out(fname, c2c(x, [d], _norm_mode(norm, forward), forward), out, True)
+    return _out(fname, c2c(x, [d], _norm_mode(norm, forward), forward), out, True, op)
 
 
 def _r2c_1d(fname, x, n, dim, norm, forward, out):
@@ -171,7 +160,7 @@ def _r2c_1d(fname, x, n, dim, norm, forward, out):
     else:
         _check_n(x.shape[d])
     y = r2c(x, [d], _norm_mode(norm, forward), True)
-    return _out(fname, y if forward else y.conj(), out, True)
+    return _out(fname, y if forward else y.conj(), out, True, "_fft_r2c" if forward else None)
 
 
 def _c2r_1d(fname, x, n, dim, norm, forward, out):
@@ -188,7 +177,7 @@ def _c2r_1d(fname, x, n, dim, norm, forward, out):
     x = _resize(x, [d], [last // 2 + 1])
     if forward:
         x = x.conj()  # hfft is the inverse real transform of the conjugate, scaled as a forward transform
-    return _out(fname, c2r(x, [d], _norm_mode(norm, forward), last), out, False)
+    return _out(fname, c2r(x, [d], _norm_mode(norm, forward), last), out, False, "_fft_c2r")
 
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -260,7 +249,7 @@ def _c2c_nd(fname, x, s, dim, norm, forward, out):
     x = _promote(x, True)
     sizes, dims = _shape_and_dims(x, s, dim)
     x = _resize(x, dims, sizes)
-    return _out(fname, c2c(x, dims, _norm_mode(norm, forward), forward), out, True)
+    return _out(fname, c2c(x, dims, _norm_mode(norm, forward), forward), out, True, "_fft_c2c")
 
 
 def _c2r_shape_and_dims(fname, x, s, dim):
@@ -285,7 +274,7 @@ def _rfftn(fname, x, s, dim, norm, out):
     if not sizes:
         raise RuntimeError("rfftn must transform at least one axis")
     x = _resize(_promote(x, False), dims, sizes)
-    return _out(fname, r2c(x, dims, _norm_mode(norm, True), True), out, True)
+    return _out(fname, r2c(x, dims, _norm_mode(norm, True), True), out, True, "_fft_r2c")
 
 
 def _irfftn(fname, x, s, dim, norm, out):
@@ -293,7 +282,7 @@ def _irfftn(fname, x, s, dim, norm, out):
     _check_args(fname, s=s, dims=dim, norm=norm)
     sizes, dims, last = _c2r_shape_and_dims("irfftn", x, s, dim)
     x = _resize(_promote(x, True), dims, sizes)
-    return _out(fname, c2r(x, dims, _norm_mode(norm, False), last), out, False)
+    return _out(fname, c2r(x, dims, _norm_mode(norm, False), last), out, False, "_fft_c2r")
 
 
 def _hfftn(fname, x, s, dim, norm, out):
@@ -304,7 +293,7 @@ def _hfftn(fname, x, s, dim, norm, out):
     mode = _norm_mode(norm, True)
     if len(dims) > 1:
         x = c2c(x, dims[:-1], mode, True)
-    return _out(fname, c2r(x.conj(), dims[-1:], mode, last), out, False)
+    return _out(fname, c2r(x.conj(), dims[-1:], mode, last), out, False, "_fft_c2r")
 
 
 def _ihfftn(fname, x, s, dim, norm, out):
@@ -320,7 +309,7 @@ def _ihfftn(fname, x, s, dim, norm, out):
     y = r2c(x, dims[-1:], mode, True).conj()
     if len(dims) > 1:
         y = c2c(y, dims[:-1], mode, False)
-    return _out(fname, y, out, True)
+    return _out(fname, y, out, True, "_fft_c2c" if len(dims) > 1 else None)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -404,16 +393,9 @@ def _freq_result(values, n, d, dtype, device, requires_grad, out):
         raise NotImplementedError(f"\"arange_{kind}\" not implemented for '{_scalar_name(dtype)}'")
     result = _tensor(values, dtype=dtype, device=device) * (1.0 / (n * d) if n * d else float("inf"))
     if out is not None:
-        return _out_plain(result, out)
+        with _no_grad():
+            return write_out(result, out, dtype=None, warn_resize=False)
     return result.requires_grad_(requires_grad) if requires_grad else result
-
-
-def _out_plain(result, out):
-    if out.shape != result.shape:
-        out.data = _C.empty(result.shape, dtype=out.dtype, device=out.device)
-    with _no_grad():
-        out.copy_(result)
-    return out
 
 
 def fftfreq(

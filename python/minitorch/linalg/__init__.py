@@ -7,8 +7,18 @@ import math as _math
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name as _scalar_name
+from minitorch._out import write_out
 from minitorch.linalg import _decomp
 from minitorch.linalg._ldl import ldl_factor, ldl_factor_ex, ldl_solve
+
+# PyTorch's wording of an out of another dtype, for the norms it composes
+_NORM_DTYPE = "linalg.{} expected out tensor dtype {{expected}} but got: {{got}}"
+_MULTI_DOT_DTYPE = "multi_dot(): expected out tensor to have dtype {expected_cpp} but got {got_cpp}"
+
+
+def _cond_out(result, out):
+    return write_out(result, out, None, "castable", "linalg.cond" + _decomp._CASTABLE_TAIL)
+
 
 __all__ = [
     "LinAlgError",
@@ -141,10 +151,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if x.is_complex():  # the norm of the moduli, real-valued; abs carries the complex gradient
         x = _C.abs(x)
     result = _C.norm(x, ord, list(dims), keepdim)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return write_out(result, out, "linalg_vector_norm")
 
 
 def _matrix_dims(A, dim, fn):
@@ -187,10 +194,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         result = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord > 0 else S.amin(-1))
         if keepdim:
             result = result.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
-        if out is not None:
-            out.resize_(result.shape).copy_(result)
-            return out
-        return result
+        return write_out(result, out, None, dtype_error=_NORM_DTYPE.format("matrix_norm"))
     if ord == "fro":
         result = vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     else:
@@ -204,10 +208,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             result = sums.sum(d1, keepdim)  # PyTorch's max of non-negative norms is 0 over nothing
         else:
             result = sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return write_out(result, out, None, dtype_error=_NORM_DTYPE.format("matrix_norm"))
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
@@ -225,11 +226,13 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
         raise RuntimeError(
             f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
         )
-    if isinstance(ord, str):
-        return matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype, out=out)
-    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2)):
-        return matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype, out=out)
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+    if isinstance(ord, str) or (
+        ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2))
+    ):
+        result = matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype)
+    else:
+        result = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return write_out(result, out, None, dtype_error=_NORM_DTYPE.format("norm"))
 
 
 def vecdot(x, y, *, dim=-1, out=None):
@@ -241,10 +244,9 @@ def vecdot(x, y, *, dim=-1, out=None):
             f"{_name(x.dtype)} and y of type {_name(y.dtype)} instead"
         )
     result = ((_C.conj(x) if x.is_complex() else x) * y).sum(dim)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return write_out(
+        result, out, "sum", dtype_error="linalg.vecdot: Expected out of dtype{expected} but found {got}"
+    )
 
 
 def _chain_order(shapes):
@@ -329,10 +331,7 @@ def multi_dot(tensors, *, out=None):
         result = result.squeeze(0)
     elif last_vec:
         result = result.squeeze(1)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return write_out(result, out, "mm", dtype_error=_MULTI_DOT_DTYPE)
 
 
 _SHORT = {
@@ -375,10 +374,7 @@ def cross(input, other, *, dim=-1, out=None):
     a0, a1, a2 = (input.narrow(d, i, 1) for i in range(3))
     b0, b1, b2 = (other.narrow(d, i, 1) for i in range(3))
     result = _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return write_out(result, out, "linalg_cross")
 
 
 def matrix_power(A, n, *, out=None):
@@ -422,14 +418,14 @@ def cond(A, p=None, *, out=None):
     if A.numel() == 0 and (A.is_floating_point() or A.is_complex()):
         # PyTorch's answer for no matrices or empty ones, before any other check: zeros, outside the graph
         real = _decomp._real_dtype(A.dtype)
-        return _decomp._out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
+        return _cond_out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
     if p in (None, 2, -2):
         _decomp._check(A, "linalg.cond", square=False, kernel="linalg_svd")
         S = _decomp.svdvals(A)
         big, small = S[..., 0], S[..., -1]
-        return _decomp._out(big / small if p != -2 else small / big, out)
+        return _cond_out(big / small if p != -2 else small / big, out)
     _decomp._check(A, "linalg.cond", kernel="lu")
-    return _decomp._out(matrix_norm(A, p) * matrix_norm(_decomp.inv(A), p), out)
+    return _cond_out(matrix_norm(A, p) * matrix_norm(_decomp.inv(A), p), out)
 
 
 _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)

@@ -16,9 +16,23 @@ import warnings
 from minitorch import _C, _argcheck, _creation
 from minitorch._composite_shape import diag_embed as _diag_embed_op
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch._out import write_out
 from minitorch.autograd.function import Function
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
 from minitorch.return_types import _make
+
+# PyTorch's wording when a composite's out cannot take its result's dtype
+_CASTABLE_TAIL = (
+    ": Expected result to be safely castable from {expected} dtype, but got result with dtype {got}"
+)
+_EIGVALS_CAST = (
+    "torch.linalg.{}: Expected eigenvalues to be safely castable from {{expected}} dtype, but got eigenvalues with "
+    "dtype {{got}}"
+)
+_EIGVECS_CAST = (
+    "torch.linalg.eig: Expected eigenvectors to be safely castable from {expected} dtype, but got eigenvectors "
+    "with dtype {got}"
+)
 
 _INEXACT = (_C.float32, _C.float64, _C.complex64, _C.complex128)
 
@@ -215,7 +229,12 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
             f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})"
         )
     A, B = _batch_broadcast(A, B, fn, 2)
-    return _out(_SolveTriangular.apply(A, B, upper, left, unitriangular), out)
+    return write_out(
+        _SolveTriangular.apply(A, B, upper, left, unitriangular),
+        out,
+        "linalg_solve_triangular",
+        dtype_error="expected scalar type {expected} but found {got}",
+    )
 
 
 def _check_solve_dtype(A, fn):
@@ -269,7 +288,7 @@ def solve(A, B, *, left=True, out=None):
         )
     A2, B2 = _batch_broadcast(A, Bm, fn, 2)
     X = _Solve.apply(A2, B2, left)
-    return _out(X.squeeze(-1) if vector else X, out)
+    return write_out(X.squeeze(-1) if vector else X, out, "_linalg_solve_ex")
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -292,7 +311,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         X = _C.full(shape, math.nan, dtype=A.dtype, device=A.device)
     else:
         X = solve(A, B, left=left)
-    return _SOLVE_EX((_out(X, out[0] if out else None), info))
+    return _SOLVE_EX((write_out(X, out[0] if out else None, "_linalg_solve_ex"), info))
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
@@ -485,7 +504,9 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
             "linalg.lu_solve: the derivative is not implemented in minitorch; use linalg.solve(A, B), which is "
             "differentiable"
         )
-    return _out(_C._linalg_lu_solve(LU.detach(), pivots, B.detach(), left, adjoint), out)
+    return write_out(
+        _C._linalg_lu_solve(LU.detach(), pivots, B.detach(), left, adjoint), out, "linalg_lu_solve"
+    )
 
 
 # ---------------------------------------------------------------------------------------- inverse and det
@@ -517,7 +538,7 @@ class _Inv(Function):
 def inv(A, *, out=None):
     """A^-1 (LU with partial pivoting); LinAlgError for a singular matrix."""
     _check(A, "linalg.inv", low_precision=True)
-    return _out(_Inv.apply(A), out)
+    return write_out(_Inv.apply(A), out, "linalg_inv_ex")
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -575,7 +596,7 @@ class _Det(Function):
 def det(A, *, out=None):
     """det(A) from A's LU factorization; differentiable at singular matrices too (through the SVD there)."""
     _check(A, "linalg.det", kernel="lu")
-    return _out(_Det.apply(A), out)
+    return write_out(_Det.apply(A), out, "_linalg_det")
 
 
 class _SlogDet(Function):
@@ -661,7 +682,7 @@ def cholesky(A, *, upper=False, out=None):
     _check(A, "linalg.cholesky", kernel="cholesky")
     L, info = _Cholesky.apply(A, upper)
     _raise_info(info, "linalg.cholesky", _not_pd)
-    return _out(L, out)
+    return write_out(L, out, "linalg_cholesky_ex")
 
 
 def _check_b_and_A(b, A):
@@ -686,16 +707,17 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     _check_same(L, B, fn)
     if upper:
         Y = solve_triangular(_mH(L), B, upper=False)
-        return _out(solve_triangular(L, Y, upper=True), out)
+        return write_out(solve_triangular(L, Y, upper=True), out, fn, "castable", fn + _CASTABLE_TAIL)
     Y = solve_triangular(L, B, upper=False)
-    return _out(solve_triangular(_mH(L), Y, upper=True), out)
+    return write_out(solve_triangular(_mH(L), Y, upper=True), out, fn, "castable", fn + _CASTABLE_TAIL)
 
 
 @_argcheck.parses("Tensor input, bool upper=False, *, Tensor? out=None")
 def cholesky_inverse(L, upper=False, *, out=None):
     """A^-1 from A's Cholesky factor."""
     _check(L, "cholesky_inverse", kernel="cholesky_inverse")
-    return _out(cholesky_solve(_eye_like(L), L, upper), out)
+    fn = "cholesky_inverse"
+    return write_out(cholesky_solve(_eye_like(L), L, upper), out, fn, "castable", fn + _CASTABLE_TAIL)
 
 
 # ----------------------------------------------------------------------------------------------------- QR
@@ -732,7 +754,13 @@ def householder_product(A, tau, *, out=None):
             "linalg.householder_product: the derivative is not implemented in minitorch (use linalg.qr, which is "
             "differentiable)"
         )
-    return _out(_C._linalg_householder_product(A, tau), out)
+    return write_out(
+        _C._linalg_householder_product(A, tau),
+        out,
+        "linalg_householder_product",
+        "castable",
+        "torch.linalg.householder_product" + _CASTABLE_TAIL,
+    )
 
 
 def _syminvadj(X):
@@ -856,10 +884,10 @@ def eigvalsh(A, UPLO="L", *, out=None):
     _check(A, "linalg.eigh", kernel="linalg_eigh")
     upper = _uplo(UPLO)
     if A.requires_grad and _C.is_grad_enabled():
-        return _out(_Eigh.apply(A, upper)[0], out)
+        return write_out(_Eigh.apply(A, upper)[0], out, "_linalg_eigh")
     w, _, info = _C._linalg_eigh(A.detach(), upper, False)
     _raise_info(info, "linalg.eigh", _no_convergence("eigenvalues"))
-    return _out(w, out)
+    return write_out(w, out, "_linalg_eigh")
 
 
 # PyTorch's error when a loss of complex eigenvectors (or singular vectors) depends on their arbitrary phases
@@ -943,21 +971,21 @@ def eig(A, *, out=None):
         L, V, info = _C._linalg_eig(A.detach(), True)
         _raise_info(info, "linalg.eig", _no_convergence("eigenvalues"))
         res = _EIG((L, V))
-    if out is not None:
-        out[0].resize_(res[0].shape).copy_(res[0])
-        out[1].resize_(res[1].shape).copy_(res[1])
-        return _EIG(tuple(out))
-    return res
+    if out is None:
+        return res
+    write_out(res[0], out[0], "linalg_eig", "castable", _EIGVALS_CAST.format("eig"))
+    write_out(res[1], out[1], "linalg_eig", "castable", _EIGVECS_CAST)
+    return _EIG(tuple(out))
 
 
 def eigvals(A, *, out=None):
     """The eigenvalues of a general square A, complex (see eig)."""
     _check_eig(A, "linalg.eigvals")
     if A.requires_grad and _C.is_grad_enabled():
-        return _out(_Eig.apply(A)[0], out)
+        return write_out(_Eig.apply(A)[0], out, None, "castable", _EIGVALS_CAST.format("eigvals"))
     L, _, info = _C._linalg_eig(A.detach(), False)
     _raise_info(info, "linalg.eigvals", _no_convergence("eigenvalues"))
-    return _out(L, out)
+    return write_out(L, out, None, "castable", _EIGVALS_CAST.format("eigvals"))
 
 
 # --------------------------------------------------------------------------------------------------- SVD
@@ -1024,12 +1052,12 @@ def svdvals(A, *, driver=None, out=None):
     """The singular values of A, descending."""
     _check(A, "linalg.svd", square=False, kernel="linalg_svd")
     if A.requires_grad and _C.is_grad_enabled():
-        return _out(svd(A, full_matrices=False).S, out)
+        return write_out(svd(A, full_matrices=False).S, out, "_linalg_svd")
     _raise_if_nan(A, None, "linalg.svd")
     S, info = _C._linalg_svd(A.detach(), False, False)[1::2]
     _raise_if_nan(A, info, "linalg.svd")
     _raise_info(info, "linalg.svd", _no_convergence("singular values"))
-    return _out(S, out)
+    return write_out(S, out, "_linalg_svd")
 
 
 # ------------------------------------------------------------------------------- least squares, pinv, rank
@@ -1149,10 +1177,16 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         )
     m, n = A.shape[-2], A.shape[-1]
     if A.numel() == 0:  # PyTorch's shortcut: no singular values, rank 0 per matrix, the tolerances unused
-        return _out(_C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device), out)
+        return write_out(
+            _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device),
+            out,
+            None,
+            "castable",
+            "torch.linalg.matrix_rank" + _CASTABLE_TAIL,
+        )
     S = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
-    return _out((S > tol_).sum(-1), out)
+    return write_out((S > tol_).sum(-1), out, None, "castable", "torch.linalg.matrix_rank" + _CASTABLE_TAIL)
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
@@ -1172,18 +1206,26 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
         )
     m, n = A.shape[-2], A.shape[-1]
     if A.numel() == 0:  # PyTorch's shortcut: the empty transpose, the tolerances unused (not broadcast)
-        return _out(_mH(A).clone(), out)
+        return write_out(_mH(A).clone(), out, "linalg_pinv", "castable", "linalg.pinv" + _CASTABLE_TAIL)
     if hermitian:
         w, V = eigh(A)
         tol_ = _tolerance(w.abs(), m, n, atol, rtol, A.dtype)
         keep = w.abs() > tol_
         winv = _C._where(keep, 1.0 / _C._where(keep, w, 1.0), 0.0)
-        return _out((V * winv.unsqueeze(-2)) @ _mH(V), out)
+        return write_out(
+            (V * winv.unsqueeze(-2)) @ _mH(V), out, "linalg_pinv", "castable", "linalg.pinv" + _CASTABLE_TAIL
+        )
     U, S, Vh = svd(A, full_matrices=False)
     tol_ = _tolerance(S, m, n, atol, rtol, A.dtype)
     keep = S > tol_
     Sinv = _C._where(keep, 1.0 / _C._where(keep, S, 1.0), 0.0)
-    return _out(_mH(Vh) @ (Sinv.unsqueeze(-1) * _mH(U)), out)
+    return write_out(
+        _mH(Vh) @ (Sinv.unsqueeze(-1) * _mH(U)),
+        out,
+        "linalg_pinv",
+        "castable",
+        "linalg.pinv" + _CASTABLE_TAIL,
+    )
 
 
 def pinverse(input, rcond=1e-15):
@@ -1256,7 +1298,9 @@ def tensorinv(A, ind=2, *, out=None):
             f"Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
             f"{c} != {r}"
         )
-    return _out(inv(A.reshape(r, c)).reshape(cols + rows), out)
+    return write_out(
+        inv(A.reshape(r, c)).reshape(cols + rows), out, None, "castable", "tensorinv" + _CASTABLE_TAIL
+    )
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -1268,7 +1312,13 @@ def tensorsolve(A, B, dims=None, *, out=None):
         A = A.permute(order)
     xshape = tuple(A.shape[B.dim() :])
     n = math.prod(xshape)
-    return _out(solve(A.reshape(-1, n), B.reshape(-1)).reshape(xshape), out)
+    return write_out(
+        solve(A.reshape(-1, n), B.reshape(-1)).reshape(xshape),
+        out,
+        None,
+        "castable",
+        "tensorsolve" + _CASTABLE_TAIL,
+    )
 
 
 # ------------------------------------------------------------------------------------- randomized low rank
@@ -1507,10 +1557,12 @@ def matrix_power_impl(A, n, out=None):
             base = _C.matmul(base, base)
         if result is A:
             result = A.clone()
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    if out is not None and not _C.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(
+            f"matrix_power: Expected result to be safely castable from {scalar_name(result.dtype)} dtype, but got "
+            f"result with dtype {scalar_name(out.dtype)}"
+        )
+    return write_out(result, out, "matmul")
 
 
 def _matrix_power_spelling(position):
@@ -1583,15 +1635,13 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
         Q = householder_product(input[..., :, :m], tau)
     if transpose:
         Q = Q.mH
-    return _out(_C.matmul(Q, other) if left else _C.matmul(other, Q), out)
-
-
-def _out(result, out):
-    if out is None:
-        return result
-    out.resize_(result.shape)
-    out.copy_(result)
-    return out
+    return write_out(
+        _C.matmul(Q, other) if left else _C.matmul(other, Q),
+        out,
+        "ormqr",
+        dtype_error="torch.ormqr: Expected input and result to have the same dtype, but input has dtype{expected} "
+        "and result has dtype {got}",
+    )
 
 
 # linalg's names defined here (minitorch.linalg re-exports them)

@@ -7,6 +7,7 @@ PyTorch (the results are outside the graph)."""
 
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
+from minitorch._out import write_out
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.functional import broadcast_shapes
 from minitorch.return_types import _make
@@ -114,8 +115,4 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         lds = LD.detach().expand(batch + (n, n))
         piv = pivots.expand(batch + (n,))
         X = _C._linalg_ldl_solve(lds, piv, B.detach().expand(batch + tuple(B.shape[-2:])), bool(hermitian))
-    if out is not None:
-        out.resize_(X.shape)
-        out.copy_(X)
-        return out
-    return X
+    return write_out(X, out)
