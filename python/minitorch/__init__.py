@@ -111,8 +111,6 @@ from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of t
     pdist,
     prelu,
     rms_norm,
-    rrelu,
-    rrelu_,
     selu,
     selu_,
     threshold,

@@ -530,7 +530,8 @@ _export_with_inplace(rad2deg, jvp="t_self * (180.0 / math.pi)", vmap="pointwise"
 def float_power(input, exponent, *, out=None):
     """input ** exponent computed in float64 (complex128 for a complex operand)."""
     cplx = builtins.any(
-        v.is_complex() if isinstance(v, _C.Tensor) else isinstance(v, builtins.complex) for v in (input, exponent)
+        v.is_complex() if isinstance(v, _C.Tensor) else isinstance(v, builtins.complex)
+        for v in (input, exponent)
     )
     dt = _C.complex128 if cplx else _C.float64
     if isinstance(input, _C.Tensor):
@@ -1872,6 +1873,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
         )
+    if input.dtype == _C.bool:
+        raise NotImplementedError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
     x = _to_float(x)
     n = x.shape[1]
@@ -2006,6 +2009,8 @@ _export_with_inplace(nextafter)
 def mvlgamma(input, p):
     """The log multivariate gamma function of dimension p: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi)
     (minitorch.special.multigammaln)."""
+    if input.dtype == _C.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())

@@ -5,6 +5,7 @@ import builtins
 
 from minitorch import _C, _argcheck
 from minitorch.nn import functional as _F
+from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _loss as _F_loss
 from minitorch.nn.functional._sampling import affine_grid_generator, grid_sampler
 
@@ -31,6 +32,8 @@ __all__ = [
     "max_pool2d",
     "max_pool3d",
     "poisson_nll_loss",
+    "rrelu",
+    "rrelu_",
     "triplet_margin_loss",
 ]
 
@@ -47,6 +50,25 @@ def _reduction(fname, pos, reduction):
     if reduction not in (0, 1, 2):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _REDUCTIONS[reduction]
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """torch.rrelu: F.rrelu's arguments with ATen's generator in place of inplace."""
+    _check_generator("rrelu", generator)
+    return _F_activation.rrelu_with_generator(input, lower, upper, training, False, generator)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """torch.rrelu_: in-place torch.rrelu."""
+    _check_generator("rrelu_", generator)
+    return _F_activation.rrelu_with_generator(input, lower, upper, training, True, generator)
+
+
+def _check_generator(fname, generator):
+    if generator is not None and not isinstance(generator, _C.Generator):
+        raise TypeError(
+            f"{fname}(): argument 'generator' (position 5) must be torch.Generator, not {type(generator).__name__}"
+        )
 
 
 def _reuse(name, fname=None):

@@ -2856,3 +2856,66 @@ def test_matrix_exp_scales_each_matrix_of_a_batch_on_its_own_fuzz_seed_3301():
     np.testing.assert_allclose(r[1:], ref[1:], rtol=1e-12)
     x = T.tensor(a[[0, 3]] * 0.3, requires_grad=True)
     assert T.autograd.gradcheck(T.linalg.matrix_exp, (x,))
+
+
+def test_numbers_kinds_and_empty_padding_outputs_fuzz_seed_4405():
+    """A 0-dim tensor that requires grad is no Number to PyTorch's parser; torch.rrelu takes a generator where
+    F.rrelu takes inplace; pairwise_distance takes tensors only; norm_except_dim's pow is an int; the dtype and
+    padded-size refusals PyTorch makes (fuzz seed 4405's accepted-bad calls)"""
+    T, F = minitorch, minitorch.nn.functional
+    x = T.tensor([-1.0, 0.5, 2.0], dtype=T.float64)
+    rg = T.tensor(0.5, dtype=T.float64, requires_grad=True)
+    for call in (lambda: F.threshold(x, rg, 1.0), lambda: T.hardshrink(x, rg), lambda: F.hardshrink(x, rg)):
+        with pytest.raises(TypeError, match="must be Number, not Tensor"):
+            call()
+    assert F.threshold(x, T.tensor(0.3, dtype=T.float64), 9.0).tolist() == [9.0, 0.5, 2.0]
+    with pytest.raises(TypeError, match="rrelu\\(\\) got an unexpected keyword argument 'inplace'"):
+        T.rrelu(x, 0.1, 0.3, inplace=True)
+    with pytest.raises(
+        TypeError, match="argument 'generator' \\(position 5\\) must be torch.Generator, not bool"
+    ):
+        T.rrelu(x, 0.1, 0.3, False, False)
+    draws = [T.rrelu(x, 0.1, 0.3, True, T.Generator().manual_seed(7)) for _ in range(2)]
+    assert draws[0].tolist() == draws[1].tolist() and 0.1 <= -draws[0][0].item() <= 0.3
+    assert T.rrelu(x, 0.1, 0.3).tolist() == [-0.2, 0.5, 2.0]
+    y = x.clone()
+    assert T.rrelu_(y, 0.1, 0.3) is y and y.tolist() == [-0.2, 0.5, 2.0]
+    for call in (lambda: T.pairwise_distance(x, 0, 1), lambda: F.pairwise_distance(x, -1, True)):
+        with pytest.raises(TypeError, match="argument 'x2' \\(position 2\\) must be Tensor, not int"):
+            call()
+    with pytest.raises(TypeError, match="argument 'pow' \\(position 2\\) must be int, not float"):
+        T.norm_except_dim(x, -0.5, dim=0)
+    np.testing.assert_allclose(T.norm_except_dim(x, 2, dim=-1).item(), np.linalg.norm([-1.0, 0.5, 2.0]))
+    with pytest.raises(NotImplementedError, match="but got BFloat16"):
+        T.linalg.vander(x.to(T.bfloat16))
+    with pytest.raises(NotImplementedError, match="but got Half"):
+        T.linalg.vander(x.to(T.float16))
+    assert T.linalg.vander(T.tensor([2, 3], dtype=T.uint8)).tolist() == [[1, 2], [1, 3]]
+    with pytest.raises(NotImplementedError, match="cov\\(\\): bool dtype is not supported for input"):
+        T.cov(T.tensor([[True, False, True]]))
+    for call in (
+        lambda: T.mvlgamma(T.tensor([True]), 1),
+        lambda: T.special.multigammaln(T.tensor([True]), 2),
+    ):
+        with pytest.raises(RuntimeError, match="The input tensor may not be a boolean tensor."):
+            call()
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.binary_cross_entropy_with_logits(T.tensor([0.5]), T.tensor([1]))
+    with pytest.raises(RuntimeError, match="result type Double can't be cast to the desired output type Int"):
+        T.binary_cross_entropy_with_logits(x, T.tensor([1, 0, 1], dtype=T.int32))
+    pads = [
+        (T.nn.ReflectionPad2d(-1), (1, 1, 2, 3), "Calculated output H: 0 W: 1 must be >= 1 in every dimension (input H: 2, W: 3)"),
+        (T.nn.ReplicationPad2d((-1, 0, 0, 0)), (1, 1, 2, 1), "Calculated output H: 2 W: 0 must be >= 1 in every dimension (input H: 2, W: 1)"),
+        (T.nn.ReflectionPad3d(-1), (1, 1, 2, 3, 3), "Calculated output D: 0 H: 1 W: 1 must be >= 1 in every dimension (input D: 2, H: 3, W: 3)"),
+        (T.nn.ReplicationPad1d(-2), (1, 1, 3), "input (W: 3) is too small. Calculated output W: -1"),
+    ]  # fmt: skip
+    for module, shape, message in pads:
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            module(T.zeros(shape))
+    assert T.nn.ReflectionPad2d(-1)(T.arange(9.0).reshape(1, 1, 3, 3)).tolist() == [[[[4.0]]]]
+    assert T.nn.CircularPad2d(-1)(T.zeros(1, 1, 2, 3)).shape == (
+        1,
+        1,
+        0,
+        1,
+    )  # PyTorch's circular pads allow it

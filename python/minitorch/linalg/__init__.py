@@ -390,7 +390,7 @@ def matrix_power(A, n, *, out=None):
 def vander(x, *, N=None):
     """The Vandermonde matrix of x with increasing powers x^0 .. x^(N-1) along a new last dim (N defaults to
     x.shape[-1]), batched over x's other dims, as torch.linalg.vander."""
-    if x.dtype not in _FLOATS and x.dtype not in _INTS and x.dtype not in _COMPLEX:
+    if x.dtype not in (_C.float32, _C.float64) and x.dtype not in _INTS and x.dtype not in _COMPLEX:
         raise NotImplementedError(
             f"linalg.vander supports floating point, complex, and integer tensors, but got {_name(x.dtype)}"
         )

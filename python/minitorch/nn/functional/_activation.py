@@ -11,8 +11,9 @@ from minitorch.nn.functional._utils import _floating
 
 
 def _number(fname, argname, pos, x):
-    """PyTorch's TypeError for a tensor (of one or more dimensions) where its op takes a Number."""
-    if isinstance(x, _C.Tensor) and x.dim() != 0:
+    """PyTorch's TypeError for a tensor where its op takes a Number: its parser takes a 0-d tensor that does
+    not require grad as the number, nothing else."""
+    if isinstance(x, _C.Tensor) and (x.dim() != 0 or x.requires_grad):
         raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not Tensor")
 
 
@@ -103,6 +104,11 @@ def prelu(input, weight):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training each negative element gets a slope drawn from U(lower, upper);
     in eval the slope is the mean (lower + upper) / 2."""
+    return rrelu_with_generator(input, lower, upper, training, inplace, None)
+
+
+def rrelu_with_generator(input, lower, upper, training, inplace, generator):
+    """F.rrelu drawing its slopes from `generator` (torch.rrelu's extra argument; None: the default one)."""
     _floating(input, "leaky_relu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
@@ -110,7 +116,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         return leaky_relu(input, (lower + upper) / 2, inplace)
 
     def fn(x):
-        slopes = _C.empty_like(x).uniform_(lower, upper)
+        slopes = _C.empty_like(x).uniform_(lower, upper, generator=generator)
         return _C._where(x >= 0, x, x * slopes)
 
     if inplace:

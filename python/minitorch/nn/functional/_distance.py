@@ -55,6 +55,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps over the last dim."""
+    for pos, (name, x) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(x, _C.Tensor):  # the difference below would take a number
+            raise TypeError(
+                f"pairwise_distance(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
+            )
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 

@@ -140,6 +140,12 @@ def binary_cross_entropy_with_logits(
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _floating(input, "log_sigmoid")
+    if not (target.is_floating_point() or target.is_complex() or target.dtype == _C.bool):
+        # PyTorch's kernel writes into a tensor of target's dtype
+        raise RuntimeError(
+            f"result type {scalar_name(_C.result_type(input, target))} can't be cast to the desired output type "
+            f"{scalar_name(target.dtype)}"
+        )
     if _C.is_grad_enabled():  # PyTorch has no derivative for the weights (its autograd refuses them)
         for name, w in (("weight", weight), ("pos_weight", pos_weight)):
             if isinstance(w, _C.Tensor) and w.requires_grad:

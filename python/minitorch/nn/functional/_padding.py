@@ -58,6 +58,8 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n{_NON_CONSTANT_PAD_HELP}"
         )
+    if mode != "circular":
+        _check_padded_size(input, pad)
     out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
@@ -88,6 +90,21 @@ def pad(input, pad, mode="constant", value=None):
                 idx.append(2 * (n - 1) - k if k > n - 1 else k)
         out = out.index_select(dim, _tensor(idx, dtype=_C.int64, device=out.device))
     return out
+
+
+def _check_padded_size(input, pad):
+    """PyTorch's reflection/replication kernels refuse an output (after negative padding) with an empty dim."""
+    k = len(pad) // 2
+    names = "DHW"[3 - k :]
+    sizes = [input.shape[input.dim() - k + j] for j in range(k)]
+    outs = [n + pad[2 * (k - 1 - j)] + pad[2 * (k - 1 - j) + 1] for j, n in enumerate(sizes)]
+    if min(outs) >= 1:
+        return
+    if k == 1:
+        raise RuntimeError(f"input (W: {sizes[0]}) is too small. Calculated output W: {outs[0]}")
+    got = " ".join(f"{c}: {o}" for c, o in zip(names, outs))
+    had = ", ".join(f"{c}: {n}" for c, n in zip(names, sizes))
+    raise RuntimeError(f"Calculated output {got} must be >= 1 in every dimension (input {had})")
 
 
 def _crop(x, dim, start, length):
