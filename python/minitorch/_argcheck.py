@@ -46,7 +46,7 @@ _NUMBERS = (int, float)
 
 
 def _kind_name(x):
-    return type(x).__name__
+    return _TORCH_TYPE_NAMES.get(type(x), type(x).__name__)
 
 
 def _is_tensor(x):
@@ -83,7 +83,7 @@ def _wrong_kind(param, value, strict_bool, error):
     if _is_tensor(value):
         return _scalar_word(param) if value.dim() != 0 else None
     if name in INT_PARAMS and (
-        isinstance(value, (float, str, list, tuple)) or type(value) is bool or value is None
+        isinstance(value, (float, str, list, tuple, _C.dtype, _C.device)) or type(value) is bool or value is None
     ):
         return "int"
     return None
@@ -94,7 +94,7 @@ def check_tensor(fname, argname, pos, x):
     function written in Python that checks its tensor arguments first."""
     if not isinstance(x, _C.Tensor):
         raise TypeError(
-            f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}"
+            f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {_kind_name(x)}"
         )
 
 
@@ -253,7 +253,18 @@ def _signature(text):
 
 def _type_name(value):
     t = type(value)
+    if t in _TORCH_TYPE_NAMES:
+        return _TORCH_TYPE_NAMES[t]
     return t.__name__ if t.__module__ in ("builtins", "minitorch") else f"{t.__module__}.{t.__name__}"
+
+
+# how PyTorch's parser names the types it defines in C (their tp_name)
+_TORCH_TYPE_NAMES = {
+    _C.dtype: "torch.dtype",
+    _C.device: "torch.device",
+    _C.memory_format: "torch.memory_format",
+    _C.Generator: "torch._C.Generator",
+}
 
 
 def _int_like(v, strict):

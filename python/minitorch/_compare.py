@@ -14,11 +14,17 @@ def _expect_tensor(fn, name, pos, value):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise |input - other| <= atol + rtol * |other|, as a bool tensor (NaNs equal only with equal_nan)."""
-    _expect_tensor("isclose", "input", 1, input)
-    _expect_tensor("isclose", "other", 2, other)
+    return _close("isclose", input, other, rtol, atol, equal_nan)
+
+
+def _close(fname, input, other, rtol, atol, equal_nan):
+    _expect_tensor(fname, "input", 1, input)
+    _expect_tensor(fname, "other", 2, other)
     if input.dtype != other.dtype:
         raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
-    for name, tol in (("rtol", rtol), ("atol", atol)):
+    for pos, name, tol in ((3, "rtol", rtol), (4, "atol", atol)):
+        if isinstance(tol, _C.Tensor) and (tol.dim() != 0 or tol.requires_grad):  # the parser's float
+            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be float, not Tensor")
         if tol < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     a, b = input, other
@@ -53,9 +59,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of input is close to other (broadcasting), as torch.allclose."""
-    _expect_tensor("allclose", "input", 1, input)
-    _expect_tensor("allclose", "other", 2, other)
-    close = isclose(input, other, rtol, atol, equal_nan)
+    close = _close("allclose", input, other, rtol, atol, equal_nan)
     return close.numel() == 0 or bool(_C.all(close).item())
 
 

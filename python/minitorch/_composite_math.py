@@ -1759,13 +1759,13 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = _composite_shape._wrap(dim, input.dim())  # PyTorch checks the dim before the dtype
     if not _is_float(input) and not input.is_complex():
         raise NotImplementedError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input.dtype)}"
         )
     from minitorch import linalg
 
-    d = _composite_shape._wrap(dim, input.dim())
     others = [k for k in range(input.dim()) if k != d]
     norms = linalg.vector_norm(input, p, dim=others, keepdim=True)
     # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm

@@ -63,17 +63,18 @@ def _infer(data):
     return out
 
 
-def _flatten_tensors(data):
+def _flatten_tensors(data, dtype):
     # A tensor inside a sequence is a scalar there, as in PyTorch: it must hold exactly one element (its shape is
-    # dropped), else PyTorch's error (integer tensors go through __index__, hence the other message).
+    # dropped), else PyTorch's error, which follows the result's dtype (an integral one converts through
+    # __index__, hence the other message).
     if isinstance(data, _C.Tensor):
         if data.numel() != 1:
-            if data.is_floating_point():
+            if dtype.is_floating_point or dtype.is_complex:
                 raise ValueError("only one element tensors can be converted to Python scalars")
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return data.item()
     if isinstance(data, (list, tuple, range)):
-        return [_flatten_tensors(x) for x in data]
+        return [_flatten_tensors(x, dtype) for x in data]
     return data
 
 
@@ -135,7 +136,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         else:
             if dtype is None:
                 dtype = _infer(data)
-            data = _flatten_tensors(data)
+            data = _flatten_tensors(data, dtype)
             with np.errstate(over="ignore"):  # out-of-range floats become inf, silently, as in PyTorch
                 arr = np.array(data, dtype=_np_of.get(dtype, np.float32))
             if arr.dtype == object:

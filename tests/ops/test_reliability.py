@@ -2919,3 +2919,46 @@ def test_numbers_kinds_and_empty_padding_outputs_fuzz_seed_4405():
         0,
         1,
     )  # PyTorch's circular pads allow it
+
+
+def test_argument_kinds_and_check_order_fuzz_seed_4405():
+    """The exception classes PyTorch raises for seed 4405's calls: tolerances given as tensors, a dtype for
+    channel_shuffle's groups, tensorsolve's dims as a tensor, lu_solve's dtype before its shapes, renorm's dim
+    before its dtype, a many-element tensor inside torch.tensor's data by the result's dtype"""
+    T = minitorch
+    x = T.ones(2, 2)
+    for fn in (T.isclose, T.allclose):
+        with pytest.raises(
+            TypeError,
+            match=f"{fn.__name__}\\(\\): argument 'rtol' \\(position 3\\) must be float, not Tensor",
+        ):
+            fn(x, x, T.ones(2, 2))
+        with pytest.raises(TypeError, match="argument 'atol' \\(position 4\\) must be float, not Tensor"):
+            fn(x, x, 1e-5, T.tensor(1.0, requires_grad=True))
+    assert T.allclose(x, x + 0.05, T.tensor(0.1))  # a plain 0-dim tensor is the parser's float
+    for groups, kind in ((T.bool, "torch.dtype"), (2.0, "float"), (True, "bool")):
+        with pytest.raises(TypeError, match=f"argument 'groups' \\(position 2\\) must be int, not {kind}"):
+            T.nn.functional.channel_shuffle(T.zeros(2, 4), groups)
+    assert T.nn.functional.channel_shuffle(T.arange(4.0).reshape(1, 4, 1), 2).flatten().tolist() == [
+        0,
+        2,
+        1,
+        3,
+    ]
+    with pytest.raises(TypeError, match="argument 'dims' \\(position 3\\) must be tuple of ints, not Tensor"):
+        T.linalg.tensorsolve(T.eye(4).reshape(4, 2, 2), T.ones(4), T.tensor([0, 1]))
+    with pytest.raises(
+        NotImplementedError, match="torch.linalg.lu_solve: Expected a floating point or complex tensor"
+    ):
+        T.linalg.lu_solve(T.tensor([1, 2]), T.tensor([1, 2], dtype=T.int32), T.tensor([1, 2]))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        T.tensor([[1, 2]], dtype=T.int32).renorm(1, 3, 1)
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+        T.tensor([T.tensor([5, 4]), T.tensor([0.1, 1.3])])
+    with pytest.raises(ValueError, match="only one element tensors"):
+        T.tensor([T.tensor([5, 4]), 2], dtype=T.float32)
+    with pytest.raises(
+        TypeError, match="only integer tensors of a single element can be converted to an index"
+    ):
+        T.tensor([T.tensor([5, 4]), 2])
+    assert T.tensor([T.tensor(5), T.tensor(0.5)]).tolist() == [5.0, 0.5]

@@ -485,6 +485,10 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                 f"linalg_lu_solve(): argument '{name}' ({'position ' + str(pos)}) must be Tensor, not "
                 f"{type(arg).__name__}"
             )
+    if not (LU.is_floating_point() or LU.is_complex()):  # PyTorch checks the dtype first, named in full
+        raise NotImplementedError(
+            f"torch.{fn}: Expected a floating point or complex tensor as input. Got {scalar_name(LU.dtype)}"
+        )
     _check(LU, fn, kernel="lu_solve")
     _check_same(LU, B, fn, "LU")
     if B.dim() < 2:
@@ -1306,6 +1310,10 @@ def tensorinv(A, ind=2, *, out=None):
 def tensorsolve(A, B, dims=None, *, out=None):
     """X with tensordot(A, X, X.ndim) == B."""
     if dims is not None:
+        if not isinstance(dims, (list, tuple)):
+            raise TypeError(
+                f"linalg_tensorsolve(): argument 'dims' (position 3) must be tuple of ints, not {type(dims).__name__}"
+            )
         nd = A.dim()
         dims = [d % nd for d in dims]
         order = [d for d in range(nd) if d not in dims] + list(dims)
