@@ -246,7 +246,33 @@ void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Te
 }
 
 template <typename T, typename Op>
-void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int64_t dim, const Op& op) {
+void scatter_dim_loop(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Op& op) {
+  const int64_t dim_stride = self.strides()[dim], size = self.sizes()[dim];
+  // Dense self, src and index, scattering along the last dim with their rows matching: row by row in order.
+  // The iterator below orders its dims by self's restrided strides (0 along dim), so it walks a column of
+  // the index per inner loop, a row's stride apart (scatter ran at 0.7x PyTorch's time).
+  const int64_t d = self.dim() - 1;
+  bool dense = dim == d && d >= 1 && self.is_contiguous() && src.is_contiguous() && index.is_contiguous() &&
+               src.sizes() == index.sizes();
+  for (int64_t j = 0; dense && j < d; ++j) dense = index.sizes()[j] == self.sizes()[j];
+  if (dense) {
+    const int64_t k = index.sizes()[d], rows = index.numel() / k;
+    T* base = self.data<T>();
+    const T* sv = src.data<T>();
+    const int64_t* idx = index.data<int64_t>();
+    for (int64_t r = 0; r < rows; ++r) {  // serial, as below
+      T* row = base + r * size;
+      for (int64_t i = r * k, e = i + k; i < e; ++i) {
+        const int64_t j = idx[i];
+        if (__builtin_expect(static_cast<uint64_t>(j) >= static_cast<uint64_t>(size), 0))
+          index_out_of_bounds(j, dim, size);
+        row[j] = op(row[j], sv[i]);
+      }
+    }
+    return;
+  }
+  TensorIter it =
+      TensorIter::make({restride(self, index.sizes(), dim), restride(src, index.sizes(), -1), index});
   // Serial (a grain no size reaches): duplicate indices must accumulate deterministically (and assign
   // last-writer-wins).
   it.for_each(
@@ -279,33 +305,30 @@ void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, in
 
 void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, PutMode mode) {
   if (index.numel() == 0) return;
-  TensorIter it =
-      TensorIter::make({restride(self, index.sizes(), dim), restride(src, index.sizes(), -1), index});
-  int64_t stride = self.strides()[dim], size = self.sizes()[dim];
   if (mode == PutMode::assign) {
     auto take = [](auto, auto y) { return y; };
     return dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
-      scatter_dim_loop<decltype(w)>(it, stride, size, dim, take);
+      scatter_dim_loop<decltype(w)>(self, dim, index, src, take);
     });
   }
   if (is_complex(self.dtype()) &&
       (mode == PutMode::add || mode == PutMode::multiply)) {  // no order on complex
     MT_DISPATCH_COMPLEX_TYPES(self.dtype(), "scatter_", [&] {
       if (mode == PutMode::add)
-        scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return x + y; });
+        scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return x + y; });
       else
-        scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return x * y; });
+        scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return x * y; });
     });
     return;
   }
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
     if (mode == PutMode::add)
-      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_add(x, y); });
+      scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return put_add(x, y); });
     else if (mode == PutMode::multiply)
-      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
+      scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
     else
       scatter_dim_loop<scalar_t>(
-          it, stride, size, dim,
+          self, dim, index, src,
           [is_max = mode == PutMode::amax](scalar_t x, scalar_t y) { return put_extreme(x, y, is_max); });
   });
 }
