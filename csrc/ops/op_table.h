@@ -33,7 +33,8 @@
   _(arg_reduce_stub, reduce, ArgReduceKernelFn) \
   _(scan_stub, reduce, ScanKernelFn) \
   _(cum_extreme_stub, reduce, CumExtremeKernelFn) \
-  _(softmax_stub, reduce, SoftmaxKernelFn)
+  _(softmax_stub, reduce, SoftmaxKernelFn) \
+  _(equal_stub, reduce, EqualFn)
 #define MT_STUBS_SORT_H(_) \
   _(sort_stub, sort, SortKernelFn) \
   _(mode_stub, sort, ModeKernelFn) \
@@ -110,7 +111,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 76
+#define MT_NUM_DISPATCH_STUBS 77
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

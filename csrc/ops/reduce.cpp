@@ -352,6 +352,11 @@ bool equal(const Tensor& a, const Tensor& b) {
   if (!(a.sizes() == b.sizes())) return false;
   const int64_t n = a.numel();
   if (n == 0) return true;
+  // the kernel compares in place with an early exit: eq, all and item cost 1.3 us where PyTorch's loop stops
+  // at a first difference in 0.5
+  EqualFn fn = equal_stub.fns[static_cast<int>(a.device().type)];
+  if (fn && a.device() == b.device() && a.dtype() == b.dtype() && a.is_contiguous() && b.is_contiguous())
+    return fn(a, b);
   auto same = [](const Tensor& x, const Tensor& y) { return item(all(eq(x, y))).to<bool>(); };
   constexpr int64_t kFirst = 2048;
   if (n <= kFirst || !a.is_contiguous() || !b.is_contiguous()) return same(a, b);

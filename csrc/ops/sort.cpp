@@ -174,16 +174,40 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
 
 Tensor median(const Tensor& self) {
   check_not_bool(self, "median");
+  return mt::median_all(self, false);
+}
+
+Tensor native::median_all(const Tensor& self, bool ignore_nan) {
   if (self.numel() == 0) {
     // NaN, still a function of the input as PyTorch's (its gradient is the empty tensor); integer types get
     // PyTorch's NaN cast on x86: the lowest int64/int32, 0 when narrower
-    if (is_inexact(self.dtype())) return add(sum(self, {}, false), wrapped_scalar(Scalar(std::nan(""))));
+    if (is_inexact(self.dtype()))
+      return mt::add(mt::sum(self, {}, false), wrapped_scalar(Scalar(std::nan(""))));
     const int64_t fill = self.dtype() == ScalarType::Long  ? std::numeric_limits<int64_t>::min()
                          : self.dtype() == ScalarType::Int ? std::numeric_limits<int32_t>::min()
                                                            : 0;
-    return full({}, Scalar(fill), self.dtype(), self.device());
+    return mt::full({}, Scalar(fill), self.dtype(), self.device());
   }
-  return std::get<0>(median(reshape(self, {-1}), 0, false));
+  SelectKernelFn fn = select_stub.fns[static_cast<int>(self.device().type)];
+  if (fn) {
+    // the value alone: the kernel partitions a copy of plain values, as PyTorch's median_impl (half the bytes
+    // of the (value, index) pairs a pick along a dim moves)
+    Tensor values = make_empty({}, self.dtype(), self.device());
+    fn(values, Tensor(), mt::contiguous(mt::reshape(self, {-1})), self.numel(), ignore_nan ? -2 : -1);
+    return values;
+  }
+  if (!ignore_nan) return std::get<0>(mt::median(mt::reshape(self, {-1}), 0, false));
+  // nanmedian: NaN sorts last, so the lower median of the k non-NaN values sits at (k - 1) / 2
+  Tensor flat = mt::reshape(self, {-1});
+  Tensor sorted = std::get<0>(mt::sort(flat, 0, false));
+  Tensor k = is_floating(self.dtype())
+                 ? mt::sum(mt::logical_not(mt::isnan(flat)), {}, false, ScalarType::Long)
+                 : mt::full({}, Scalar(self.numel()), ScalarType::Long, self.device());
+  Tensor pos =
+      mt::maximum(mt::floor_divide(mt::sub(k, wrapped_scalar(Scalar(int64_t(1))), Scalar(int64_t(1))),
+                                   wrapped_scalar(Scalar(int64_t(2)))),
+                  wrapped_scalar(Scalar(int64_t(0))));
+  return mt::reshape(mt::gather(sorted, 0, mt::reshape(pos, {1})), {});
 }
 
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {

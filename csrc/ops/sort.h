@@ -18,6 +18,9 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
 // Lower median; a row holding NaN gives NaN (its first NaN), as PyTorch's median (not nanmedian).
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim);
 Tensor median(const Tensor& self);
+// median (ignore_nan: nanmedian) of all elements, a 0-dim value; its gradient is shared evenly among the
+// elements equal to it, as PyTorch's
+Tensor median_all(const Tensor& self, bool ignore_nan);
 // Most frequent value (the smallest among equally frequent ones) and the index of its last occurrence.
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim);
 // Rows of `self` (1-d or 2-d) are unnormalized category weights; draws from the current generator.
@@ -42,7 +45,8 @@ using ModeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const
 // One element per row of `in` (contiguous rows x n): position k (0-based) of the stable ascending order, or
 // with k < 0 PyTorch's median position (n - 1) / 2, moved to the row's first NaN (in input order) when it
 // holds any. values (dtype of in) and indices (int64) hold rows elements. Optional per device (the CPU's is a
-// selection, O(n) a row); without one, kthvalue and median sort and pick.
+// selection, O(n) a row); without one, kthvalue and median sort and pick. With `indices` undefined: in is
+// one row and values 0-dim, its median (k = -1: NaN when it holds a NaN) or nanmedian (k = -2) value alone.
 using SelectKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n,
                                 int64_t k);
 // tril (lower) / triu of the last two dims of `self` (dim >= 2, numel > 0), any strides: out keeps the

@@ -18,6 +18,9 @@ void init_sort(py::module_& m, TensorClass& cls) {
   };
   m.def("median", median_fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   cls.def("median", median_fn, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  // median of all elements, or with ignore_nan nanmedian's (torch.nanmedian(input) in Python checks and calls
+  // it)
+  m.def("_median_all", nogil_fn(&median_all), py::arg("input"), py::arg("ignore_nan"));
   // searchsorted's CPU kernel; torch.searchsorted (Python) checks, promotes and calls it
   m.def("_searchsorted", nogil_fn(&searchsorted_sorted), py::arg("sorted_sequence"), py::arg("values"),
         py::arg("right") = false);

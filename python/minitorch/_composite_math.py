@@ -1077,18 +1077,8 @@ def nanmedian(input, dim=None, keepdim=False):
             raise TypeError(f"nanmedian(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
         dim = _composite_shape._wrap(builtins.int(dim), input.dim())
     if dim is None:
-        x = input.reshape(-1)
-        if x.numel() == 0:
-            if _is_float(x):
-                # NaN, still a function of the input as PyTorch's (its gradient is the empty tensor)
-                return _C.add(_C.sum(x), math.nan)
-            # PyTorch casts its NaN to the integer type: x86 gives the lowest int64/int32, 0 when narrower
-            fill = {_C.int64: -(2**63), _C.int32: -(2**31), _C.bool: True}.get(x.dtype, 0)
-            return _C.full((), fill, dtype=input.dtype, device=input.device)
-        s = _C.sort(x, -1)[0]
-        k = _C.sum(_C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool))
-        pos = _C.clamp(_C.floor_divide(_C.sub(k, 1), 2), 0, None).reshape(1)
-        return _C.gather(s, 0, pos).reshape(())
+        # the value alone, its gradient shared among the elements equal to it (ops/sort.cpp median_all)
+        return _C._median_all(input, True)
     d = dim
     x = input.movedim(d, -1) if input.dim() else input.reshape(1)
     s, idx = _C.sort(x, -1)

@@ -182,6 +182,7 @@ CASES = {
         lambda a, s: (a * 1).scatter_(1, idx(2, 0).reshape(1, 2).expand(3, 2), s), r(3, 4), r(3, 2, seed=1)
     ),
     # sort
+    "median_all": lambda: (check(torch.median, r(3, 4)), check(torch.nanmedian, r(3, 4))),
     "tril": lambda: check(lambda a: torch.tril(a, -1), r(2, 3, 4)),
     "triu": lambda: check(lambda a: a.triu(1), r(2, 4, 3)),
     "tril_": lambda: check(lambda a: (a * 1).tril_(), r(3, 4)),

@@ -44,7 +44,15 @@ def grad_of(fn, *xs):
 
 
 def _kth(T, dt, dev):
-    return flat(T.kthvalue(t(T, A, dt, dev), 2, 1).values)
+    x = t(T, A, dt, dev)
+    # median/nanmedian of all elements: the kernel's value-only selection
+    return flat(T.kthvalue(x, 2, 1).values, T.median(x).reshape(1), T.nanmedian(x).reshape(1))
+
+
+def _equal(T, dt, dev):
+    x = t(T, A, dt, dev)
+    pairs = [(x, x.clone()), (x, t(T, B, dt, dev)), (x, x.flip(1).contiguous())]
+    return np.array([float(T.equal(a, b)) for a, b in pairs], dtype=np.float64)
 
 
 def _mode(T, dt, dev):
@@ -133,6 +141,7 @@ CASES = {
         *T.cummax(t(T, A, dt, dev), 1), *T.cummin(t(T, A, dt, dev), 0)
     ),
     "softmax_stub": lambda T, dt, dev: flat(T.softmax(t(T, A, dt, dev), 1)),
+    "equal_stub": _equal,
     "sort_stub": lambda T, dt, dev: flat(*T.sort(t(T, A, dt, dev), dim=1, stable=True)),
     "mode_stub": _mode,
     "select_stub": _kth,

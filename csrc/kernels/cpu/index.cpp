@@ -173,10 +173,12 @@ void gather_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int
       T* out = reinterpret_cast<T*>(o);
       const T* row = reinterpret_cast<const T*>(s);
       const int64_t* idx = reinterpret_cast<const int64_t*>(ix);
-      for (int64_t i = 0; i < n; ++i)
-        if (static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size))
-          index_out_of_bounds(idx[i], dim, size);
-      for (int64_t i = 0; i < n; ++i) out[i] = row[idx[i] * dim_stride];
+      for (int64_t i = 0; i < n; ++i) {  // one pass, as gather_last_dim_rows
+        const int64_t j = idx[i];
+        if (__builtin_expect(static_cast<uint64_t>(j) >= static_cast<uint64_t>(size), 0))
+          index_out_of_bounds(j, dim, size);
+        out[i] = row[j * dim_stride];
+      }
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -203,10 +205,14 @@ void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t row
       }
       const int64_t* ix = idx + r * k;
       T* o = out + r * k;
-      for (int64_t i = 0; i < k; ++i)
-        if (static_cast<uint64_t>(ix[i]) >= static_cast<uint64_t>(size))
-          index_out_of_bounds(ix[i], dim, size);
-      for (int64_t i = 0; i < k; ++i) o[i] = row[ix[i]];
+      // one pass: the check rides on the load of the index the gather needs anyway (a separate checking pass
+      // read the index row twice: 25 % of the time)
+      for (int64_t i = 0; i < k; ++i) {
+        const int64_t j = ix[i];
+        if (__builtin_expect(static_cast<uint64_t>(j) >= static_cast<uint64_t>(size), 0))
+          index_out_of_bounds(j, dim, size);
+        o[i] = row[j];
+      }
     }
   });
 }
@@ -240,7 +246,33 @@ void gather_dim_cpu(const Tensor& out, const Tensor& self, int64_t dim, const Te
 }
 
 template <typename T, typename Op>
-void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int64_t dim, const Op& op) {
+void scatter_dim_loop(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Op& op) {
+  const int64_t dim_stride = self.strides()[dim], size = self.sizes()[dim];
+  // Dense self, src and index, scattering along the last dim with their rows matching: row by row in order.
+  // The iterator below orders its dims by self's restrided strides (0 along dim), so it walks a column of
+  // the index per inner loop, a row's stride apart (scatter ran at 0.7x PyTorch's time).
+  const int64_t d = self.dim() - 1;
+  bool dense = dim == d && d >= 1 && self.is_contiguous() && src.is_contiguous() && index.is_contiguous() &&
+               src.sizes() == index.sizes();
+  for (int64_t j = 0; dense && j < d; ++j) dense = index.sizes()[j] == self.sizes()[j];
+  if (dense) {
+    const int64_t k = index.sizes()[d], rows = index.numel() / k;
+    T* base = self.data<T>();
+    const T* sv = src.data<T>();
+    const int64_t* idx = index.data<int64_t>();
+    for (int64_t r = 0; r < rows; ++r) {  // serial, as below
+      T* row = base + r * size;
+      for (int64_t i = r * k, e = i + k; i < e; ++i) {
+        const int64_t j = idx[i];
+        if (__builtin_expect(static_cast<uint64_t>(j) >= static_cast<uint64_t>(size), 0))
+          index_out_of_bounds(j, dim, size);
+        row[j] = op(row[j], sv[i]);
+      }
+    }
+    return;
+  }
+  TensorIter it =
+      TensorIter::make({restride(self, index.sizes(), dim), restride(src, index.sizes(), -1), index});
   // Serial (a grain no size reaches): duplicate indices must accumulate deterministically (and assign
   // last-writer-wins).
   it.for_each(
@@ -248,6 +280,19 @@ void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, in
         char* d = data[0];
         const char* s = data[1];
         const char* ix = data[2];
+        if (st[0] == 0 && st[1] == sizeof(T) && st[2] == sizeof(int64_t)) {  // along the innermost dim
+          T* row = reinterpret_cast<T*>(d);
+          const T* sv = reinterpret_cast<const T*>(s);
+          const int64_t* idx = reinterpret_cast<const int64_t*>(ix);
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t k = idx[i];
+            if (__builtin_expect(static_cast<uint64_t>(k) >= static_cast<uint64_t>(size), 0))
+              index_out_of_bounds(k, dim, size);
+            T& x = row[k * dim_stride];
+            x = op(x, sv[i]);
+          }
+          return;
+        }
         for (int64_t i = 0; i < n; ++i) {
           int64_t k = *reinterpret_cast<const int64_t*>(ix + i * st[2]);
           if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(size)) index_out_of_bounds(k, dim, size);
@@ -260,33 +305,30 @@ void scatter_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, in
 
 void scatter_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, PutMode mode) {
   if (index.numel() == 0) return;
-  TensorIter it =
-      TensorIter::make({restride(self, index.sizes(), dim), restride(src, index.sizes(), -1), index});
-  int64_t stride = self.strides()[dim], size = self.sizes()[dim];
   if (mode == PutMode::assign) {
     auto take = [](auto, auto y) { return y; };
     return dispatch_width(self.itemsize(), [&](auto w) {  // moving bytes: only the width matters
-      scatter_dim_loop<decltype(w)>(it, stride, size, dim, take);
+      scatter_dim_loop<decltype(w)>(self, dim, index, src, take);
     });
   }
   if (is_complex(self.dtype()) &&
       (mode == PutMode::add || mode == PutMode::multiply)) {  // no order on complex
     MT_DISPATCH_COMPLEX_TYPES(self.dtype(), "scatter_", [&] {
       if (mode == PutMode::add)
-        scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return x + y; });
+        scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return x + y; });
       else
-        scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return x * y; });
+        scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return x * y; });
     });
     return;
   }
   MT_DISPATCH_ALL_TYPES(self.dtype(), "scatter_", [&] {
     if (mode == PutMode::add)
-      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_add(x, y); });
+      scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return put_add(x, y); });
     else if (mode == PutMode::multiply)
-      scatter_dim_loop<scalar_t>(it, stride, size, dim, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
+      scatter_dim_loop<scalar_t>(self, dim, index, src, [](scalar_t x, scalar_t y) { return put_mul(x, y); });
     else
       scatter_dim_loop<scalar_t>(
-          it, stride, size, dim,
+          self, dim, index, src,
           [is_max = mode == PutMode::amax](scalar_t x, scalar_t y) { return put_extreme(x, y, is_max); });
   });
 }

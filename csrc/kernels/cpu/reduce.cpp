@@ -454,9 +454,32 @@ void arg_reduce_cpu(const Tensor& values, const Tensor& indices, const Tensor& i
   });
 }
 
+// Blocks of values compared with one branch each (the compare loop vectorizes); the first block is short,
+// since unequal tensors mostly differ early and PyTorch's element loop stops at once.
+template <typename T>
+bool equal_values(const T* a, const T* b, int64_t n) {
+  using op_t = opmath_t<T>;
+  for (int64_t s = 0, len = 16; s < n; s += len, len = 1024) {
+    const int64_t e = std::min(n, s + len);
+    bool same = true;
+    for (int64_t i = s; i < e; ++i) same &= static_cast<op_t>(a[i]) == static_cast<op_t>(b[i]);
+    if (!same) return false;
+  }
+  return true;
+}
+
+bool equal_cpu(const Tensor& a, const Tensor& b) {
+  const int64_t n = a.numel();
+  bool r = true;
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(a.dtype(), "equal_cpu",
+                                    [&] { r = equal_values(a.data<scalar_t>(), b.data<scalar_t>(), n); });
+  return r;
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(reduce_stub, CPU, &reduce_cpu);
 MT_REGISTER_KERNEL(arg_reduce_stub, CPU, &arg_reduce_cpu);
+MT_REGISTER_KERNEL(equal_stub, CPU, &equal_cpu);
 
 }  // namespace mt

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -153,9 +154,30 @@ void sort_cpu(const Tensor& values, const Tensor& indices, const Tensor& in, int
   });
 }
 
-// The order is total (ties by position), so nth_element picks exactly the stable sort's element k.
+// median / nanmedian of one row, the value alone: PyTorch's median_impl (a NaN gives NaN, or nanmedian takes
+// the lower median of the others), partitioning a copy of the values with its comparison (NaN last).
+template <typename T>
+T median_value(const T* row, int64_t n, bool ignore_nan) {
+  using key_t = opmath_t<T>;
+  std::vector<key_t> buf(row, row + n);
+  int64_t nans = 0;
+  for (int64_t j = 0; j < n; ++j) nans += nan_(buf[j]) ? 1 : 0;
+  if (nans > 0 && !ignore_nan) return static_cast<T>(std::numeric_limits<key_t>::quiet_NaN());
+  auto mid = buf.begin() + (n - nans - 1) / 2;
+  std::nth_element(buf.begin(), mid, buf.end(),
+                   [](key_t a, key_t b) { return a < b || (nan_(b) && !nan_(a)); });
+  return static_cast<T>(*mid);
+}
+
+// The order is total (ties by position), so nth_element picks exactly the stable sort's element k. Without
+// indices: one row's median (k = -1) or nanmedian (k = -2) value.
 void select_cpu(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k) {
   const int64_t rows = in.numel() / n;
+  if (!indices.defined()) {
+    MT_DISPATCH_ALL_TYPES(in.dtype(), "median_cpu",
+                          [&] { *values.data<scalar_t>() = median_value(in.data<scalar_t>(), n, k == -2); });
+    return;
+  }
   MT_DISPATCH_ALL_TYPES(in.dtype(), "select_cpu", [&] {
     using key_t = opmath_t<scalar_t>;
     const scalar_t* src = in.data<scalar_t>();

@@ -1,6 +1,7 @@
 """Indexing against NumPy: basic keys (views), advanced keys (copies), assignment, gather/scatter and friends,
 and the errors PyTorch raises for bad keys."""
 
+import itertools
 import re
 
 import numpy as np
@@ -813,3 +814,35 @@ def test_take_is_pytorchs_in_cpp():
     assert minitorch.autograd.gradcheck(
         lambda t: minitorch.take(t, minitorch.tensor([[0, -1], [5, 5]])), (w,)
     )
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.float16])
+@pytest.mark.parametrize("k", [1, 5, 9])
+def test_scatter_along_the_last_dim_of_dense_rows(dtype, k, device):
+    # dense self, src and index along the last dim take a row-by-row loop (kernels/cpu/index.cpp): duplicates
+    # still land in index order (the last write wins, adds in order), short index rows leave the rest, and
+    # a src larger than the index (its own strides) the general path
+    rng = np.random.default_rng(k)
+    self_np = rng.integers(-9, 9, (4, 3, 7)).astype(np.float64)
+    idx = rng.integers(0, 7, (4, 3, k))
+    src = rng.integers(-9, 9, (4, 3, k)).astype(np.float64)
+    t = minitorch.tensor(self_np, device=device).to(dtype)
+    ti = minitorch.tensor(idx, device=device)
+    ts = minitorch.tensor(src, device=device).to(dtype)
+    for name, fn in [("assign", lambda a, b: b), ("add", lambda a, b: a + b), ("amax", max)]:
+        want = self_np.copy()
+        for a, b, c in itertools.product(range(4), range(3), range(k)):
+            want[a, b, idx[a, b, c]] = fn(want[a, b, idx[a, b, c]], src[a, b, c])
+        if name == "assign":
+            got = minitorch.scatter(t, 2, ti, ts)
+        elif name == "add":
+            got = minitorch.scatter_add(t, -1, ti, ts)
+        else:
+            got = t.scatter_reduce(2, ti, ts, "amax")
+        if device == "cpu" or name != "assign":
+            np.testing.assert_array_equal(to_np(got).astype(np.float64), want)
+    wide = minitorch.tensor(rng.integers(-9, 9, (4, 3, k + 2)).astype(np.float64), device=device).to(dtype)
+    want = self_np.copy()
+    for a, b, c in itertools.product(range(4), range(3), range(k)):
+        want[a, b, idx[a, b, c]] += to_np(wide)[a, b, c]
+    np.testing.assert_array_equal(to_np(minitorch.scatter_add(t, 2, ti, wide)).astype(np.float64), want)

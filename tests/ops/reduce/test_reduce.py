@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import pytest
 from utils import (
+    ALL_DTYPES,
     FLOAT_DTYPES,
     INT_DTYPES,
     TOL,
@@ -1164,3 +1165,29 @@ def test_long_row_extrema_and_product_vector_paths(dtype):
             w[at] = np.nan
             tw = minitorch.from_numpy(w)
             assert np.isnan(minitorch.amax(tw).item()) and np.isnan(minitorch.amin(tw).item())
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES + [minitorch.complex64, minitorch.complex128])
+def test_equal_in_place_compare(device, dtype):
+    # equal of two contiguous tensors of one dtype compares in place with an early exit (ops/reduce.cpp): a
+    # difference anywhere (the first element, past the first short block, the last), values not bits (-0 == 0,
+    # NaN != NaN), and the composite's answer for views and mixed dtypes
+    rng = np.random.default_rng(3)
+    n = 3000
+    a = (rng.random(n) < 0.5) if dtype == minitorch.bool else rng.integers(1, 100, n)
+    x = minitorch.tensor(a, device=device).to(dtype)
+    assert minitorch.equal(x, x.clone()) and minitorch.equal(x[:0], x[:0].clone())
+    for at in (0, 15, 16, 1039, 1040, n - 1):
+        y = x.clone()
+        y[at] = 0 if dtype != minitorch.bool else not bool(x[at].item())
+        assert not minitorch.equal(x, y) and not minitorch.equal(y, x)
+    assert not minitorch.equal(x, x[:-1].clone())  # the sizes differ
+    assert minitorch.equal(x[::2], x.clone()[::2])  # views: the composite
+    if dtype in FLOAT_DTYPES or dtype in (minitorch.complex64, minitorch.complex128):
+        z = minitorch.zeros(40, dtype=dtype, device=device)
+        assert minitorch.equal(z, minitorch.neg(z))  # -0 == 0
+        w = z.clone()
+        w[20] = math.nan
+        assert not minitorch.equal(w, w) and not minitorch.equal(w, w.clone())
+    if dtype == minitorch.int64:
+        assert minitorch.equal(x, x.to(minitorch.float64))  # mixed dtypes compare as values, as PyTorch

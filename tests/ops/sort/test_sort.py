@@ -612,3 +612,47 @@ def test_long_rows_radix_path(dtype, descending):
     np.testing.assert_array_equal(
         minitorch.sort(x.t().contiguous().t(), descending=descending)[1].numpy(), want
     )
+
+
+@pytest.mark.parametrize("dtype", SORTABLE)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_median_nanmedian_of_all_elements(device, dtype, layout):
+    # the whole-tensor forms select the value alone (ops/sort.cpp median_all): NumPy's lower median, NaN for
+    # median when any element is NaN, the lower median of the others for nanmedian
+    rng = np.random.default_rng(11)
+    for shape in [(1,), (2,), (5, 7, 6), (4, 33)]:
+        a = make_array(shape, dtype, rng, -20, 20)
+        x = make_tensor(a, dtype, device, layout)
+        flat = np.sort(to_np(x).ravel().astype(np.float64))
+        want = flat[(flat.size - 1) // 2]
+        for got in (x.median(), minitorch.median(x), minitorch.nanmedian(x)):
+            assert got.shape == () and got.dtype == x.dtype and got.item() == want
+    if dtype in FLOAT_DTYPES:
+        x = minitorch.tensor(
+            [[3.0, math.nan, -0.0, 1.0], [math.nan, 2.0, 5.0, 0.0]], dtype=dtype, device=device
+        )
+        assert math.isnan(x.median().item())
+        assert minitorch.nanmedian(x).item() == 1.0  # of [3, -0, 1, 2, 5, 0]: the lower median
+        assert math.isnan(
+            minitorch.nanmedian(minitorch.full((3,), math.nan, dtype=x.dtype, device=device)).item()
+        )
+
+
+def test_median_of_all_elements_shares_the_gradient_among_ties(device):
+    # PyTorch's evenly_distribute_backward: every element equal to the median (every NaN when it is NaN) gets
+    # an equal share, where the dim form gives all to one index
+    x = minitorch.tensor(
+        [1.0, 2.0, 2.0, 3.0, 2.0], dtype=minitorch.float64, device=device, requires_grad=True
+    )
+    x.median().backward(minitorch.tensor(3.0, dtype=minitorch.float64, device=device))
+    np.testing.assert_allclose(to_np(x.grad), [0, 1, 1, 0, 1])
+    for f, want in ((minitorch.median, [0, 0.5, 0, 0.5]), (minitorch.nanmedian, [1, 0, 0, 0])):
+        y = minitorch.tensor([1.0, math.nan, 2.0, math.nan], device=device, requires_grad=True)
+        f(y).backward()
+        np.testing.assert_allclose(to_np(y.grad), want)
+    z = minitorch.tensor([4.0, -1.0, 0.5, 7.0, 3.0, 2.0], dtype=minitorch.float64, device=device)
+    assert gradcheck(lambda t: t.median(), (z.requires_grad_(),))
+    assert gradcheck(lambda t: minitorch.nanmedian(t), (z,))
+    e = minitorch.empty(0, 2, device=device, requires_grad=True)
+    e.median().backward()
+    assert e.grad.shape == (0, 2)
