@@ -1,4 +1,5 @@
-// CPU kernels of the fused class losses (cross_entropy, nll_loss): layout and semantics in ops/loss.h.
+// CPU kernels of the fused class losses (cross_entropy, nll_loss), huber/smooth_l1 and CTC: layout and
+// semantics in ops/loss.h.
 #include "ops/loss.h"
 
 #include <algorithm>
@@ -666,10 +667,188 @@ void huber_loss_cpu(const Tensor& out, const Tensor& x, const Tensor& y, const T
   });
 }
 
+// ---- CTC: the alpha and beta recursions of Graves et al. (2006) in log space, one sample per task, in
+// log_probs' dtype as PyTorch's kernel. Each cell is PyTorch's log(exp(a1 - m) + exp(a2 - m) + exp(a3 - m)) +
+// m summed in its order, where exp(0) = 1 and exp(-inf) = 0 are written without calling exp (the same bits),
+// and cells that no path reaches (above 2t + 1 in alpha, below what can still finish in beta) are -inf
+// without computing them. The gradient sums each class's posterior occupancy exp(alpha + beta + nll - lp)
+// directly instead of PyTorch's log-space accumulation (one exp per cell instead of an exp and a log), then
+// writes (exp(lp) - occupancy) * grad.
+
+// Sample b's extended target l' (blank, l1, blank, l2, ..., blank) and where l' may skip the blank before s.
+struct CtcExtended {
+  std::vector<int64_t> label;
+  std::vector<char> skip;
+  void build(const int64_t* tg, int64_t tl, int64_t blank) {
+    const int64_t width = 2 * tl + 1;
+    label.assign(static_cast<size_t>(width), blank);
+    skip.assign(static_cast<size_t>(width), 0);
+    for (int64_t j = 0; j < tl; ++j) {
+      label[2 * j + 1] = tg[j];
+      skip[2 * j + 1] = j > 0 && tg[j] != tg[j - 1];
+    }
+  }
+};
+
+// log(e^a1 + e^a2 + e^a3) + e as PyTorch computes it (m the largest of the three); a2, a3 may be -inf.
+template <typename T>
+inline T ctc_log_add3(T a1, T a2, T a3, T e) {
+  constexpr T ninf = -std::numeric_limits<T>::infinity();
+  T m = a1;
+  if (a2 > m) m = a2;
+  if (a3 > m) m = a3;
+  if (m == ninf) return ninf + e;  // log(0) + 0 + e: NaN when e is
+  if (!(m < std::numeric_limits<T>::infinity())) return std::numeric_limits<T>::quiet_NaN();  // inf - inf
+  const T x1 = a1 == m ? T(1) : a1 == ninf ? T(0) : std::exp(a1 - m);
+  const T x2 = a2 == m ? T(1) : a2 == ninf ? T(0) : std::exp(a2 - m);
+  const T x3 = a3 == m ? T(1) : a3 == ninf ? T(0) : std::exp(a3 - m);
+  return std::log(x1 + x2 + x3) + m + e;
+}
+
+template <typename T>
+void ctc_forward_typed(const Tensor& nll_t, const Tensor& alpha_t, const Tensor& lp_t, const Tensor& tg_t,
+                       const CtcArgs& a) {
+  constexpr T ninf = -std::numeric_limits<T>::infinity();
+  const int64_t t_max = lp_t.sizes()[0], batch = lp_t.sizes()[1], width = alpha_t.sizes()[2];
+  const int64_t st = lp_t.strides()[0], sn = lp_t.strides()[1], sc = lp_t.strides()[2];
+  const T* lp = lp_t.data<T>();
+  const int64_t* tg = tg_t.data<int64_t>();
+  T* nll = nll_t.data<T>();
+  T* alpha = alpha_t.data<T>();
+  parallel_rows(batch, t_max * width, [&](int64_t b0, int64_t b1) {
+    CtcExtended ext;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t il = a.input_lengths[b], tl = a.target_lengths[b], len = 2 * tl + 1;
+      const T* x = lp + b * sn;
+      T* la = alpha + b * t_max * width;
+      std::fill(la, la + t_max * width, ninf);
+      if (il == 0) {  // an empty input explains only an empty target
+        nll[b] = -(tl == 0 ? T(0) : ninf);
+        continue;
+      }
+      ext.build(tg + a.target_offsets[b], tl, a.blank);
+      const int64_t* lab = ext.label.data();
+      const char* skip = ext.skip.data();
+      la[0] = x[a.blank * sc];
+      if (tl > 0) la[1] = x[lab[1] * sc];
+      for (int64_t t = 1; t < il; ++t) {
+        const T* prev = la + (t - 1) * width;
+        T* cur = la + t * width;
+        const T* xt = x + t * st;
+        const int64_t hi = std::min(len - 1, 2 * t + 1);
+        cur[0] = ctc_log_add3(prev[0], ninf, ninf, xt[lab[0] * sc]);
+        for (int64_t s = 1; s <= hi; ++s)
+          cur[s] = ctc_log_add3(prev[s], prev[s - 1], skip[s] ? prev[s - 2] : ninf, xt[lab[s] * sc]);
+      }
+      const T* last = la + (il - 1) * width;
+      if (tl == 0) {
+        nll[b] = -last[0];
+      } else {
+        const T l1 = last[2 * tl], l2 = last[2 * tl - 1];
+        T m = std::max(l1, l2);
+        m = m == ninf ? T(0) : m;
+        nll[b] = -(std::log(std::exp(l1 - m) + std::exp(l2 - m)) + m);
+      }
+    }
+  });
+}
+
+template <typename T>
+void ctc_backward_typed(const Tensor& gi_t, const Tensor& grad_t, const Tensor& lp_t, const Tensor& tg_t,
+                        const Tensor& nll_t, const Tensor& alpha_t, const CtcArgs& a) {
+  constexpr T ninf = -std::numeric_limits<T>::infinity();
+  const int64_t t_max = lp_t.sizes()[0], batch = lp_t.sizes()[1], classes = lp_t.sizes()[2];
+  const int64_t width = alpha_t.sizes()[2];
+  const int64_t st = lp_t.strides()[0], sn = lp_t.strides()[1], sc = lp_t.strides()[2];
+  const T* lp = lp_t.data<T>();
+  const int64_t* tg = tg_t.data<int64_t>();
+  const T* nlls = nll_t.data<T>();
+  const T* alpha = alpha_t.data<T>();
+  const T* grad = grad_t.data<T>();
+  T* gi = gi_t.data<T>();
+  parallel_rows(batch, t_max * (width + classes), [&](int64_t b0, int64_t b1) {
+    CtcExtended ext;
+    std::vector<T> beta_a, beta_b;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t il = a.input_lengths[b], tl = a.target_lengths[b], len = 2 * tl + 1;
+      const T nll = nlls[b], gr = grad[b];
+      const T* x = lp + b * sn;
+      auto row = [&](int64_t t) { return gi + (t * batch + b) * classes; };
+      const bool zeroed = a.zero_infinity && nll == std::numeric_limits<T>::infinity();
+      for (int64_t t = zeroed ? 0 : il; t < t_max; ++t) std::fill(row(t), row(t) + classes, T(0));
+      if (zeroed || il == 0) continue;
+      if (!(nll < std::numeric_limits<T>::infinity())) {
+        // no alignment (or a NaN loss): PyTorch's exp(lp) - exp(-inf + inf - lp) is NaN for every class
+        for (int64_t t = 0; t < il; ++t)
+          std::fill(row(t), row(t) + classes, std::numeric_limits<T>::quiet_NaN());
+        continue;
+      }
+      ext.build(tg + a.target_offsets[b], tl, a.blank);
+      const int64_t* lab = ext.label.data();
+      const char* skip = ext.skip.data();
+      beta_a.assign(static_cast<size_t>(len), ninf);
+      beta_b.assign(static_cast<size_t>(len), ninf);
+      T* cur = beta_a.data();
+      T* next = beta_b.data();
+      const T* la_b = alpha + b * t_max * width;
+      for (int64_t t = il - 1; t >= 0; --t) {
+        const T* xt = x + t * st;
+        // positions that can still reach the end by the last frame, and that alpha reached from the first
+        const int64_t lo = std::max<int64_t>(0, len - 2 - 2 * (il - 1 - t));
+        const int64_t hi = std::min(len - 1, 2 * t + 1);
+        if (t == il - 1) {
+          cur[len - 1] = xt[a.blank * sc];
+          if (tl > 0) cur[len - 2] = xt[lab[len - 2] * sc];
+        } else {
+          for (int64_t s = len - 1; s >= lo; --s) {
+            const T b2 = s + 1 < len ? next[s + 1] : ninf;
+            const T b3 = s + 2 < len && skip[s + 2] ? next[s + 2] : ninf;
+            cur[s] = ctc_log_add3(next[s], b2, b3, xt[lab[s] * sc]);
+          }
+        }
+        T* g = row(t);
+        std::fill(g, g + classes, T(0));
+        const T* la = la_b + t * width;
+        for (int64_t s = lo; s <= hi; ++s) {
+          const T v = la[s] + cur[s];
+          if (v == ninf) continue;
+          g[lab[s]] += std::exp(v + nll - xt[lab[s] * sc]);
+        }
+        for (int64_t c = 0; c < classes; ++c) {
+          const T l = xt[c * sc];
+          // PyTorch's log-space form gives NaN at a -inf log-probability (-inf - -inf)
+          g[c] = l == ninf ? std::numeric_limits<T>::quiet_NaN() : (std::exp(l) - g[c]) * gr;
+        }
+        std::swap(cur, next);
+        std::fill(cur, cur + len, ninf);
+      }
+    }
+  });
+}
+
+void ctc_loss_cpu(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+                  const CtcArgs& a) {
+  if (log_probs.dtype() == ScalarType::Float)
+    ctc_forward_typed<float>(nll, log_alpha, log_probs, targets, a);
+  else
+    ctc_forward_typed<double>(nll, log_alpha, log_probs, targets, a);
+}
+
+void ctc_loss_backward_cpu(const Tensor& grad_input, const Tensor& grad, const Tensor& log_probs,
+                           const Tensor& targets, const Tensor& nll, const Tensor& log_alpha,
+                           const CtcArgs& a) {
+  if (log_probs.dtype() == ScalarType::Float)
+    ctc_backward_typed<float>(grad_input, grad, log_probs, targets, nll, log_alpha, a);
+  else
+    ctc_backward_typed<double>(grad_input, grad, log_probs, targets, nll, log_alpha, a);
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(class_loss_forward_stub, CPU, &class_loss_forward_cpu);
 MT_REGISTER_KERNEL(huber_loss_stub, CPU, &huber_loss_cpu);
 MT_REGISTER_KERNEL(class_loss_backward_stub, CPU, &class_loss_backward_cpu);
+MT_REGISTER_KERNEL(ctc_loss_stub, CPU, &ctc_loss_cpu);
+MT_REGISTER_KERNEL(ctc_loss_backward_stub, CPU, &ctc_loss_backward_cpu);
 
 }  // namespace mt
