@@ -1,7 +1,9 @@
 """F.ctc_loss forward and forward+backward beside NumPy (the forward recursion in log space, vectorized over the
-batch) and PyTorch when it imports. Markdown table of ratios t_other / t_minitorch (above 1: minitorch faster).
+batch) and PyTorch when it imports, both libraries on --threads threads (default 1). On the CPU minitorch runs
+its kernel (_C._ctc_loss), on CUDA the log-space recursions in ops. Markdown table of ratios t_other / t_minitorch
+(above 1: minitorch faster).
 
-A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_ctc.py [--device cpu|cuda]
+A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_ctc.py [--device cpu|cuda] [--threads N]
 (with PyTorch: PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_ctc.py)
 """
 
@@ -70,10 +72,14 @@ def main():
     p.add_argument("--device", choices=["cpu", "cuda"])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.1)
+    p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
+    minitorch.set_num_threads(args.threads)
+    if real_torch is not None:
+        real_torch.set_num_threads(args.threads)
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
     print(
-        f"# bench_ctc: {platform.machine()}, {os.cpu_count()} CPUs, minitorch threads {minitorch.get_num_threads()}, "
+        f"# bench_ctc: {platform.machine()}, {os.cpu_count()} CPUs, threads {minitorch.get_num_threads()}, "
         f"PyTorch {real_torch.__version__ if real_torch else 'not installed'}"
     )
     rng = np.random.default_rng(0)

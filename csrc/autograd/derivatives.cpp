@@ -325,6 +325,25 @@ V clamp_grads(const Tensor& g, const Tensor& x, const Tensor& lo, const Tensor& 
   return r;
 }
 
+// torch._ctc_loss's gradient: the kernel's (PyTorch's _ctc_loss_backward). It has no derivative: under
+// create_graph the result carries PyTorch's NotImplemented node, whose backward raises as PyTorch's does.
+Tensor ctc_loss_grad(const Tensor& g, const Tensor& log_probs, const Tensor& targets,
+                     IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& nll,
+                     const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  Tensor gx = no_grad([&] {
+    return mt::ctc_loss_backward(g, log_probs, targets, input_lengths, target_lengths, nll, log_alpha, blank,
+                                 zero_infinity);
+  });
+  if (GradMode::is_enabled() && (g.requires_grad() || log_probs.requires_grad()))
+    attach("NotImplemented",
+           [](FnNode&, V&) -> V {
+             MT_ERROR("derivative for aten::_ctc_loss_backward is not implemented");
+             return {};
+           },
+           {&g, &log_probs}, {&gx});
+  return gx;
+}
+
 // d/dx = g clamp(x - t, -delta, delta) (smooth_l1: clamp((x - t) / beta, -1, 1)), d/dt its negation: the CPU
 // kernel, or ops when the gradient must record (create_graph) or elsewhere.
 V huber_grads(const Tensor& g, const Tensor& x, const Tensor& t, HuberKind kind, double param,

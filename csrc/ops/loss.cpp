@@ -2,11 +2,13 @@
 // composite of elementwise ops and reductions.
 #include "ops/loss.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/GradMode.h"
 #include "core/TensorIterator.h"
+#include "core/TypeMeta.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
@@ -459,6 +461,96 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
              " can't be cast to the desired output type ", dtype_short_name(input.dtype()));
   }
   return apply_reduction(log1p(exp(neg(mul(input, target)))), reduction);
+}
+
+// ---- CTC: PyTorch's checks (its wording names ctc_loss_allocate_outputs), then the CPU kernel.
+namespace {
+
+constexpr const char* kCtcWhere = " (while checking arguments for ctc_loss_allocate_outputs)";
+
+// Sample b's labels start at offsets[b] of the contiguous int64 targets; each label lies in [0, classes).
+CtcArgs ctc_args(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                 IntArrayRef target_lengths, int64_t blank, bool zero_infinity, Tensor& tg) {
+  MT_CHECK(log_probs.dim() == 3, "Expected 3-dimensional tensor, but got ", log_probs.dim(),
+           "-dimensional tensor for argument #1 'log_probs'", kCtcWhere);
+  MT_CHECK(targets.dim() == 1 || targets.dim() == 2, "Expected 1 to 2 dimensions, but got ", targets.dim(),
+           "-dimensional tensor for argument #2 'targets'", kCtcWhere);
+  MT_CHECK(targets.dtype() == ScalarType::Long || targets.dtype() == ScalarType::Int,
+           "Expected tensor for argument #2 'targets' to have scalar type Int; but got ",
+           legacy_type_name(targets.dtype(), targets.is_cuda()), " instead", kCtcWhere);
+  MT_CHECK_NOT_IMPLEMENTED(log_probs.dtype() == ScalarType::Float || log_probs.dtype() == ScalarType::Double,
+                           "\"ctc_loss_", log_probs.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
+                           dtype_short_name(log_probs.dtype()), "'");
+  MT_CHECK(log_probs.device().is_cpu() && targets.device().is_cpu(),
+           "_ctc_loss: the kernel is the CPU's (F.ctc_loss composes elsewhere)");
+  const int64_t t_max = log_probs.sizes()[0], batch = log_probs.sizes()[1], classes = log_probs.sizes()[2];
+  MT_CHECK(blank >= 0 && blank < classes, "blank must be in label range");
+  MT_CHECK(static_cast<int64_t>(input_lengths.size()) == batch, "input_lengths must be of size batch_size");
+  MT_CHECK(static_cast<int64_t>(target_lengths.size()) == batch, "target_lengths must be of size batch_size");
+  CtcArgs a{input_lengths, target_lengths, std::vector<int64_t>(static_cast<size_t>(batch)), blank,
+            zero_infinity};
+  int64_t total = 0, longest = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t il = input_lengths[b], tl = target_lengths[b];
+    MT_CHECK(il >= 0, "Expected input_lengths to have value at least 0, but got value ", il, kCtcWhere);
+    MT_CHECK(il <= t_max, "Expected input_lengths to have value at most ", t_max, ", but got value ", il,
+             kCtcWhere);
+    MT_CHECK(tl >= 0, "Expected target_lengths to have value at least 0, but got value ", tl, kCtcWhere);
+    a.target_offsets[b] = targets.dim() == 1 ? total : b * (targets.dim() == 2 ? targets.sizes()[1] : 0);
+    total += tl;
+    longest = std::max(longest, tl);
+  }
+  if (targets.dim() == 1)
+    MT_CHECK(targets.sizes()[0] == total, "Expected tensor to have size ", total,
+             " at dimension 0, but got size ", targets.sizes()[0], " for argument #2 'targets'", kCtcWhere);
+  else
+    MT_CHECK(targets.sizes()[1] >= longest, "Expected tensor to have size at least ", longest,
+             " at dimension 1, but got size ", targets.sizes()[1], " for argument #2 'targets'", kCtcWhere);
+  tg = contiguous(targets.dtype() == ScalarType::Long ? targets
+                                                      : to(targets, ScalarType::Long, targets.device()));
+  // the kernel indexes log_probs by each label: one outside [0, classes) would read out of bounds
+  const int64_t* p = tg.data<int64_t>();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < target_lengths[b]; ++j) {
+      const int64_t label = p[a.target_offsets[b] + j];
+      MT_CHECK_INDEX(label >= 0 && label < classes, "target label ", label, " is out of range for ", classes,
+                     " classes");
+    }
+  return a;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> native::ctc_loss(const Tensor& log_probs, const Tensor& targets,
+                                            IntArrayRef input_lengths, IntArrayRef target_lengths,
+                                            int64_t blank, bool zero_infinity) {
+  Tensor tg;
+  CtcArgs a = ctc_args(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, tg);
+  int64_t longest = 0;
+  for (int64_t v : target_lengths) longest = std::max(longest, v);
+  const int64_t t_max = log_probs.sizes()[0], batch = log_probs.sizes()[1];
+  Tensor nll = make_empty({batch}, log_probs.dtype(), log_probs.device());
+  Tensor log_alpha = make_empty({batch, t_max, 2 * longest + 1}, log_probs.dtype(), log_probs.device());
+  if (batch > 0) ctc_loss_stub.get(log_probs.device())(nll, log_alpha, log_probs, tg, a);
+  return {nll, log_alpha};
+}
+
+Tensor ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& targets,
+                         IntArrayRef input_lengths, IntArrayRef target_lengths,
+                         const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank,
+                         bool zero_infinity) {
+  Tensor tg;
+  CtcArgs a = ctc_args(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, tg);
+  const int64_t batch = log_probs.sizes()[1];
+  MT_INTERNAL_ASSERT(neg_log_likelihood.dim() == 1 && neg_log_likelihood.sizes()[0] == batch &&
+                     log_alpha.dim() == 3 && log_alpha.sizes()[0] == batch);
+  Tensor g = grad.dtype() == log_probs.dtype() ? grad : to(grad, log_probs.dtype(), grad.device());
+  g = contiguous(expand(g, {batch}));
+  Tensor out = make_empty(log_probs.sizes(), log_probs.dtype(), log_probs.device());
+  if (out.numel() > 0)
+    ctc_loss_backward_stub.get(log_probs.device())(out, g, log_probs, tg, contiguous(neg_log_likelihood),
+                                                   contiguous(log_alpha), a);
+  return out;
 }
 
 }  // namespace mt

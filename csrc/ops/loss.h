@@ -1,10 +1,11 @@
 // Loss functions (torch.nn.functional's): cross_entropy and nll_loss as fused kernels, mse_loss, bce,
 // huber_loss and smooth_l1_loss with a derivative of their own (one node each; the last two a fused CPU
-// kernel), the rest as composites of recorded ops.
+// kernel), torch._ctc_loss (a CPU kernel, F.ctc_loss's), the rest as composites of recorded ops.
 #pragma once
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/Tensor.h"
 #include "ops/Dispatch.h"
@@ -95,6 +96,34 @@ using HuberLossFn = void (*)(const Tensor& out, const Tensor& x, const Tensor& y
 // d loss / d input of huber_loss / smooth_l1_loss (beta = 0: l1_loss's sign), from ops or the CPU kernel.
 Tensor huber_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& target, HuberKind kind,
                            double param, Reduction reduction);
+// ---- CTC (torch._ctc_loss): log_probs (T, N, C) float or double on the CPU; targets padded (N, S) or
+// concatenated (sum of target_lengths), int32 or int64; one input and target length per sample. Returns the
+// negative log-likelihood per sample (N) (inf where no alignment exists; zero_infinity only zeroes the
+// gradient, as PyTorch's) and the forward variables log_alpha (N, T, 2 * max target length + 1) the backward
+// reads (-inf past each sample's lengths). The entry is generated from ops.schema's `twin ctc_loss`.
+std::tuple<Tensor, Tensor> ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                                    IntArrayRef target_lengths, int64_t blank, bool zero_infinity);
+// d nll / d log_probs times grad (N): exp(log_probs) minus each class's posterior occupancy, 0 past a
+// sample's input length; NaN for a sample whose nll is inf or NaN (0 under zero_infinity when inf), and where
+// a log-probability is -inf (PyTorch's log-space formula gives NaN there). Contiguous (T, N, C).
+Tensor ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& targets,
+                         IntArrayRef input_lengths, IntArrayRef target_lengths,
+                         const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank,
+                         bool zero_infinity);
+// Kernel interface: targets contiguous int64, sample b's labels from target_offsets[b]; nll (N) and
+// log_alpha (N, T, W) contiguous in log_probs' dtype, which may be strided. Backward: grad_input contiguous
+// (T, N, C), grad (N) contiguous. CPU only: F.ctc_loss runs its log-space recursions in ops elsewhere.
+struct CtcArgs {
+  IntArrayRef input_lengths, target_lengths;
+  std::vector<int64_t> target_offsets;
+  int64_t blank;
+  bool zero_infinity;
+};
+using CtcLossFn = void (*)(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs,
+                           const Tensor& targets, const CtcArgs& args);
+using CtcLossBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad, const Tensor& log_probs,
+                                   const Tensor& targets, const Tensor& nll, const Tensor& log_alpha,
+                                   const CtcArgs& args);
 MT_STUBS_LOSS_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -92,7 +92,9 @@
 #define MT_STUBS_LOSS_H(_) \
   _(class_loss_forward_stub, loss, ClassLossForwardFn) \
   _(class_loss_backward_stub, loss, ClassLossBackwardFn) \
-  _(huber_loss_stub, loss, HuberLossFn)
+  _(huber_loss_stub, loss, HuberLossFn) \
+  _(ctc_loss_stub, loss, CtcLossFn) \
+  _(ctc_loss_backward_stub, loss, CtcLossBackwardFn)
 #define MT_STUBS_ATTENTION_H(_) \
   _(sdpa_forward_stub, attention, SdpaForwardFn) \
   _(sdpa_backward_stub, attention, SdpaBackwardFn)
@@ -111,7 +113,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 77
+#define MT_NUM_DISPATCH_STUBS 79
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

@@ -198,6 +198,14 @@ CASES = {
     # loss
     "class_loss": lambda: check(lambda a: F.cross_entropy(a, idx(0, 2, 1)), r(3, 4)),
     "mse_loss": lambda: check(F.mse_loss, r(3, 4), r(3, 4, seed=1)),
+    # the CTC kernel's gradient (CPU): a repeated label, a shorter sample, an empty target. PyTorch's formula
+    # exp(lp) - occupancy is the derivative through log_softmax (its rows sum to zero), as ctc_loss is used
+    "ctc_loss": lambda: check(
+        lambda a: F.ctc_loss(
+            a.log_softmax(2), idx(1, 1, 2, 2, 1, 0).reshape(3, 2), [5, 4, 3], [2, 2, 0], reduction="none"
+        ),
+        r(5, 3, 3),
+    ),
     # differences up to 2 against delta/beta 0.5: both sides of the kink (gradcheck's steps stay off it)
     "huber_loss": lambda: check(lambda a, b: F.huber_loss(a, b, delta=0.5), r(3, 4), r(3, 4, seed=1)),
     "smooth_l1_loss": lambda: check(

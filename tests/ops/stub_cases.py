@@ -15,6 +15,11 @@ SQ = [
     [0.0, 1.5, 1.0],
     [1.0, 0.5, 3.0],
 ]  # the decompositions' square matrix (well conditioned)
+CTC_LP = [
+    [[-0.5, -1.25, -2.0], [-1.5, -0.75, -1.0]],
+    [[-2.0, -0.5, -1.0], [-0.25, -1.5, -3.0]],
+    [[-1.0, -1.0, -0.5], [-2.5, -0.5, -1.25]],
+]
 SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, -0.5], [0.5, -0.5, 2.0]]  # symmetric positive-definite
 
 
@@ -260,6 +265,17 @@ CASES = {
                 lambda x: T.nn.functional.huber_loss(x, t(T, B, dt, dev), delta=0.8), leaf(T, A, dt, dev)
             ),
         ]
+    ),
+    # CTC over log-probabilities (T=3, N=2, C=3 exact in every float dtype; not normalized, which the loss
+    # does not need): sample 0 repeats a label (a blank must separate them), sample 1 is one frame shorter
+    "ctc_loss_stub": lambda T, dt, dev: flat(
+        T.nn.functional.ctc_loss(
+            t(T, CTC_LP, dt, dev), T.tensor([[1, 1], [2, 0]], device=dev), [3, 2], [2, 1], reduction="none"
+        )
+    ),
+    "ctc_loss_backward_stub": lambda T, dt, dev: grad_of(
+        lambda x: T.nn.functional.ctc_loss(x, T.tensor([[1, 2], [2, 0]], device=dev), [3, 2], [2, 1]),
+        leaf(T, CTC_LP, dt, dev),
     ),
     "pdist_stub": lambda T, dt, dev: grad_of(lambda x: T.nn.functional.pdist(x, 3.0), leaf(T, A, dt, dev)),
     "sdpa_forward_stub": lambda T, dt, dev: _sdpa(T, dt, dev, False),

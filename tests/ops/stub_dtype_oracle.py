@@ -2508,6 +2508,106 @@ ORACLE = {
     ("csr_sddmm_stub", "uint8"): {
         "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
     },
+    ("ctc_loss_backward_stub", "bfloat16"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'BFloat16'")
+    },
+    ("ctc_loss_backward_stub", "bool"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("ctc_loss_backward_stub", "float16"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Half'")
+    },
+    ("ctc_loss_backward_stub", "float32"): {
+        "cpu": (
+            "ok",
+            [
+                0.028966069221496582,
+                -0.05570720136165619,
+                0.0338338203728199,
+                0.09398362785577774,
+                0.2361832708120346,
+                -0.2984788715839386,
+                0.02090485580265522,
+                -0.02897752821445465,
+                0.03550903499126434,
+                -0.06403127312660217,
+                0.11156508326530457,
+                -0.021674849092960358,
+                0.07065360248088837,
+                0.09196986258029938,
+                -0.0770510733127594,
+                0.0,
+                0.0,
+                0.0,
+            ],
+        )
+    },
+    ("ctc_loss_backward_stub", "float64"): {
+        "cpu": (
+            "ok",
+            [
+                0.02896606081847869,
+                -0.05570719667527284,
+                0.033833820809153176,
+                0.09398362769445578,
+                0.23618327637050734,
+                -0.29847882703451967,
+                0.020904855856355743,
+                -0.02897754010125747,
+                0.03550903027507385,
+                -0.06403124157622825,
+                0.11156508007421491,
+                -0.021674832704137396,
+                0.07065360076704696,
+                0.09196986029286058,
+                -0.07705107554602802,
+                0.0,
+                0.0,
+                0.0,
+            ],
+        )
+    },
+    ("ctc_loss_backward_stub", "int16"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("ctc_loss_backward_stub", "int32"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("ctc_loss_backward_stub", "int64"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("ctc_loss_backward_stub", "int8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("ctc_loss_backward_stub", "uint8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("ctc_loss_stub", "bfloat16"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'BFloat16'")
+    },
+    ("ctc_loss_stub", "bool"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Bool'")
+    },
+    ("ctc_loss_stub", "float16"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Half'")
+    },
+    ("ctc_loss_stub", "float32"): {"cpu": ("ok", [4.25, 1.1522364616394043])},
+    ("ctc_loss_stub", "float64"): {"cpu": ("ok", [4.25, 1.152236405880796])},
+    ("ctc_loss_stub", "int16"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Short'")
+    },
+    ("ctc_loss_stub", "int32"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Int'")
+    },
+    ("ctc_loss_stub", "int64"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Long'")
+    },
+    ("ctc_loss_stub", "int8"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Char'")
+    },
+    ("ctc_loss_stub", "uint8"): {
+        "cpu": ("err", "NotImplementedError", "\"ctc_loss_cpu\" not implemented for 'Byte'")
+    },
     ("cum_extreme_stub", "bfloat16"): {
         "cpu": (
             "ok",

@@ -39,6 +39,8 @@ CPU_ONLY = {
     "pdist_stub": "F.pdist on CUDA composes from ops (nn/functional/_distance.py)",
     "searchsorted_stub": "torch.searchsorted on CUDA composes from ops (_composite_math.py _searchsorted_impl)",
     "equal_stub": "torch.equal on CUDA is all(eq(a, b)) (ops/reduce.cpp equal)",
+    "ctc_loss_stub": "F.ctc_loss on CUDA runs its log-space recursions in ops (nn/functional/_ctc.py)",
+    "ctc_loss_backward_stub": "F.ctc_loss's gradient on CUDA is the recursions' own (nn/functional/_ctc.py)",
     "huber_loss_stub": "huber_loss/smooth_l1_loss on CUDA compose the loss and its gradient from ops (ops/loss.cpp)",
     **{
         name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp kernel_device); no cuSOLVER kernel yet"

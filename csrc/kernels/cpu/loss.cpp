@@ -1,4 +1,5 @@
-// CPU kernels of the fused class losses (cross_entropy, nll_loss): layout and semantics in ops/loss.h.
+// CPU kernels of the fused class losses (cross_entropy, nll_loss), huber/smooth_l1 and CTC: layout and
+// semantics in ops/loss.h.
 #include "ops/loss.h"
 
 #include <algorithm>
@@ -666,10 +667,266 @@ void huber_loss_cpu(const Tensor& out, const Tensor& x, const Tensor& y, const T
   });
 }
 
+// ---- CTC: the alpha and beta recursions of Graves et al. (2006) in log space, one sample per task, in
+// log_probs' dtype as PyTorch's kernel. Each cell is PyTorch's log(exp(a1 - m) + exp(a2 - m) + exp(a3 - m)) +
+// m + lp, a frame's cells at once through the vector exp and log rows of VecUnary.h where the CPU has them
+// (else the scalar form, where exp(0) = 1 and exp(-inf) = 0 are written without calling exp: the same bits).
+// Cells that no path reaches (above 2t + 1 in alpha, below what can still finish in beta) are -inf without
+// computing them. The gradient sums each class's posterior occupancy exp(alpha + beta + nll - lp) directly
+// instead of PyTorch's log-space accumulation (one exp per cell instead of an exp and a log), then writes
+// (exp(lp) - occupancy) * grad.
+
+// Sample b's extended target l' (blank, l1, blank, l2, ..., blank) and where l' may skip the blank before s.
+struct CtcExtended {
+  std::vector<int64_t> label;
+  std::vector<char> skip;
+  void build(const int64_t* tg, int64_t tl, int64_t blank) {
+    const int64_t width = 2 * tl + 1;
+    label.assign(static_cast<size_t>(width), blank);
+    skip.assign(static_cast<size_t>(width), 0);
+    for (int64_t j = 0; j < tl; ++j) {
+      label[2 * j + 1] = tg[j];
+      skip[2 * j + 1] = j > 0 && tg[j] != tg[j - 1];
+    }
+  }
+};
+
+// log(e^a1 + e^a2 + e^a3) + e as PyTorch computes it (m the largest of the three); a2, a3 may be -inf.
+template <typename T>
+inline T ctc_log_add3(T a1, T a2, T a3, T e) {
+  constexpr T ninf = -std::numeric_limits<T>::infinity();
+  T m = a1;
+  if (a2 > m) m = a2;
+  if (a3 > m) m = a3;
+  if (m == ninf) return ninf + e;  // log(0) + 0 + e: NaN when e is
+  if (!(m < std::numeric_limits<T>::infinity())) return std::numeric_limits<T>::quiet_NaN();  // inf - inf
+  const T x1 = a1 == m ? T(1) : a1 == ninf ? T(0) : std::exp(a1 - m);
+  const T x2 = a2 == m ? T(1) : a2 == ninf ? T(0) : std::exp(a2 - m);
+  const T x3 = a3 == m ? T(1) : a3 == ninf ? T(0) : std::exp(a3 - m);
+  return std::log(x1 + x2 + x3) + m + e;
+}
+
+// The vector exp and log rows for T, or nulls (an older CPU, a capped capability): the scalar loops then.
+template <typename T>
+struct CtcMath {
+  using Loop = void (*)(T*, const T*, int64_t);
+  Loop exp = nullptr, log = nullptr;
+  CtcMath() {
+    const vec::Table* t = vec::unary_table();
+    if (!t) return;
+    if constexpr (std::is_same_v<T, float>) {
+      exp = t->f32[static_cast<int>(vec::Fn::exp)];
+      log = t->f32[static_cast<int>(vec::Fn::log)];
+    } else {
+      exp = t->f64[static_cast<int>(vec::Fn::exp)];
+      log = t->f64[static_cast<int>(vec::Fn::log)];
+    }
+    if (!exp || !log) exp = log = nullptr;
+  }
+  // y[i] = exp(x[i])
+  void exps(T* y, const T* x, int64_t n) const {
+    if (exp) return exp(y, x, n);
+    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+  }
+};
+
+// A frame's cells: out[i] = ctc_log_add3(a1[i], a2[i], a3[i], e[i]) for i < n, PyTorch's formula row-wise
+// (the three exps, exp(0) included, one log). w holds 8 n scratch values; a1, a2, a3, e live in it
+// (caller-filled).
+template <typename T>
+struct CtcFrame {
+  std::vector<T> w;
+  T *a1, *a2, *a3, *e;
+  void reserve(int64_t width) {
+    w.resize(static_cast<size_t>(8 * width));
+    a1 = w.data(), a2 = a1 + width, a3 = a2 + width, e = a3 + width;
+  }
+  void run(T* out, int64_t n, const CtcMath<T>& m) {
+    constexpr T ninf = -std::numeric_limits<T>::infinity();
+    if (!m.exp) {
+      for (int64_t i = 0; i < n; ++i) out[i] = ctc_log_add3(a1[i], a2[i], a3[i], e[i]);
+      return;
+    }
+    const int64_t width = static_cast<int64_t>(w.size()) / 8;
+    T* mx = e + width;
+    T* d = mx + width;  // 3 width: a - m for the three terms, then their exps
+    for (int64_t i = 0; i < n; ++i) {
+      T v = a1[i];
+      if (a2[i] > v) v = a2[i];
+      if (a3[i] > v) v = a3[i];
+      v = v == ninf ? T(0) : v;
+      mx[i] = v;
+      d[i] = a1[i] - v;
+      d[n + i] = a2[i] - v;
+      d[2 * n + i] = a3[i] - v;
+    }
+    m.exp(d, d, 3 * n);
+    for (int64_t i = 0; i < n; ++i) d[i] = d[i] + d[n + i] + d[2 * n + i];
+    m.log(d, d, n);
+    for (int64_t i = 0; i < n; ++i) out[i] = d[i] + mx[i] + e[i];
+  }
+};
+
+template <typename T>
+void ctc_forward_typed(const Tensor& nll_t, const Tensor& alpha_t, const Tensor& lp_t, const Tensor& tg_t,
+                       const CtcArgs& a) {
+  constexpr T ninf = -std::numeric_limits<T>::infinity();
+  const int64_t t_max = lp_t.sizes()[0], batch = lp_t.sizes()[1], width = alpha_t.sizes()[2];
+  const int64_t st = lp_t.strides()[0], sn = lp_t.strides()[1], sc = lp_t.strides()[2];
+  const T* lp = lp_t.data<T>();
+  const int64_t* tg = tg_t.data<int64_t>();
+  T* nll = nll_t.data<T>();
+  T* alpha = alpha_t.data<T>();
+  const CtcMath<T> math;
+  parallel_rows(batch, t_max * width, [&](int64_t b0, int64_t b1) {
+    CtcExtended ext;
+    CtcFrame<T> f;
+    f.reserve(width);
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t il = a.input_lengths[b], tl = a.target_lengths[b], len = 2 * tl + 1;
+      const T* x = lp + b * sn;
+      T* la = alpha + b * t_max * width;
+      std::fill(la, la + t_max * width, ninf);
+      if (il == 0) {  // an empty input explains only an empty target
+        nll[b] = -(tl == 0 ? T(0) : ninf);
+        continue;
+      }
+      ext.build(tg + a.target_offsets[b], tl, a.blank);
+      const int64_t* lab = ext.label.data();
+      const char* skip = ext.skip.data();
+      la[0] = x[a.blank * sc];
+      if (tl > 0) la[1] = x[lab[1] * sc];
+      for (int64_t t = 1; t < il; ++t) {
+        const T* prev = la + (t - 1) * width;
+        const T* xt = x + t * st;
+        const int64_t n = std::min(len - 1, 2 * t + 1) + 1;
+        for (int64_t s = 0; s < n; ++s) {
+          f.a1[s] = prev[s];
+          f.a2[s] = s > 0 ? prev[s - 1] : ninf;
+          f.a3[s] = skip[s] ? prev[s - 2] : ninf;
+          f.e[s] = xt[lab[s] * sc];
+        }
+        f.run(la + t * width, n, math);
+      }
+      const T* last = la + (il - 1) * width;
+      if (tl == 0) {
+        nll[b] = -last[0];
+      } else {
+        const T l1 = last[2 * tl], l2 = last[2 * tl - 1];
+        T m = std::max(l1, l2);
+        m = m == ninf ? T(0) : m;
+        nll[b] = -(std::log(std::exp(l1 - m) + std::exp(l2 - m)) + m);
+      }
+    }
+  });
+}
+
+template <typename T>
+void ctc_backward_typed(const Tensor& gi_t, const Tensor& grad_t, const Tensor& lp_t, const Tensor& tg_t,
+                        const Tensor& nll_t, const Tensor& alpha_t, const CtcArgs& a) {
+  constexpr T ninf = -std::numeric_limits<T>::infinity();
+  constexpr T nan = std::numeric_limits<T>::quiet_NaN();
+  const int64_t t_max = lp_t.sizes()[0], batch = lp_t.sizes()[1], classes = lp_t.sizes()[2];
+  const int64_t width = alpha_t.sizes()[2];
+  const int64_t st = lp_t.strides()[0], sn = lp_t.strides()[1], sc = lp_t.strides()[2];
+  const T* lp = lp_t.data<T>();
+  const int64_t* tg = tg_t.data<int64_t>();
+  const T* nlls = nll_t.data<T>();
+  const T* alpha = alpha_t.data<T>();
+  const T* grad = grad_t.data<T>();
+  T* gi = gi_t.data<T>();
+  const CtcMath<T> math;
+  parallel_rows(batch, t_max * (width + classes), [&](int64_t b0, int64_t b1) {
+    CtcExtended ext;
+    CtcFrame<T> f;
+    f.reserve(std::max(width, classes));
+    std::vector<T> beta_a(static_cast<size_t>(width)), beta_b(static_cast<size_t>(width));
+    std::vector<T> occ(static_cast<size_t>(std::max(width, classes)));
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t il = a.input_lengths[b], tl = a.target_lengths[b], len = 2 * tl + 1;
+      const T nll = nlls[b], gr = grad[b];
+      const T* x = lp + b * sn;
+      auto row = [&](int64_t t) { return gi + (t * batch + b) * classes; };
+      const bool zeroed = a.zero_infinity && nll == std::numeric_limits<T>::infinity();
+      for (int64_t t = zeroed ? 0 : il; t < t_max; ++t) std::fill(row(t), row(t) + classes, T(0));
+      if (zeroed || il == 0) continue;
+      if (!(nll < std::numeric_limits<T>::infinity())) {
+        // no alignment (or a NaN loss): PyTorch's exp(lp) - exp(-inf + inf - lp) is NaN for every class
+        for (int64_t t = 0; t < il; ++t) std::fill(row(t), row(t) + classes, nan);
+        continue;
+      }
+      ext.build(tg + a.target_offsets[b], tl, a.blank);
+      const int64_t* lab = ext.label.data();
+      const char* skip = ext.skip.data();
+      std::fill(beta_a.begin(), beta_a.begin() + len, ninf);
+      std::fill(beta_b.begin(), beta_b.begin() + len, ninf);
+      T* cur = beta_a.data();
+      T* next = beta_b.data();
+      const T* la_b = alpha + b * t_max * width;
+      for (int64_t t = il - 1; t >= 0; --t) {
+        const T* xt = x + t * st;
+        // positions that can still reach the end by the last frame, and that alpha reached from the first
+        const int64_t lo = std::max<int64_t>(0, len - 2 - 2 * (il - 1 - t));
+        const int64_t hi = std::min(len - 1, 2 * t + 1);
+        if (t == il - 1) {
+          cur[len - 1] = xt[a.blank * sc];
+          if (tl > 0) cur[len - 2] = xt[lab[len - 2] * sc];
+        } else {
+          const int64_t n = len - lo;
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t s = lo + i;
+            f.a1[i] = next[s];
+            f.a2[i] = s + 1 < len ? next[s + 1] : ninf;
+            f.a3[i] = s + 2 < len && skip[s + 2] ? next[s + 2] : ninf;
+            f.e[i] = xt[lab[s] * sc];
+          }
+          f.run(cur + lo, n, math);
+        }
+        // each class's occupancy: exp(alpha + beta + nll - lp) summed over the positions labelled with it
+        T* g = row(t);
+        std::fill(g, g + classes, T(0));
+        const T* la = la_b + t * width;
+        const int64_t n = hi - lo + 1;
+        if (n > 0) {
+          for (int64_t s = lo; s <= hi; ++s) occ[s - lo] = la[s] + cur[s] + nll - xt[lab[s] * sc];
+          math.exps(occ.data(), occ.data(), n);
+          for (int64_t s = lo; s <= hi; ++s) g[lab[s]] += occ[s - lo];
+        }
+        for (int64_t c = 0; c < classes; ++c) occ[c] = xt[c * sc];
+        math.exps(f.w.data(), occ.data(), classes);
+        for (int64_t c = 0; c < classes; ++c)
+          // PyTorch's log-space form gives NaN at a -inf log-probability (-inf - -inf)
+          g[c] = occ[c] == ninf ? nan : (f.w[c] - g[c]) * gr;
+        std::swap(cur, next);
+        std::fill(cur, cur + len, ninf);
+      }
+    }
+  });
+}
+
+void ctc_loss_cpu(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+                  const CtcArgs& a) {
+  if (log_probs.dtype() == ScalarType::Float)
+    ctc_forward_typed<float>(nll, log_alpha, log_probs, targets, a);
+  else
+    ctc_forward_typed<double>(nll, log_alpha, log_probs, targets, a);
+}
+
+void ctc_loss_backward_cpu(const Tensor& grad_input, const Tensor& grad, const Tensor& log_probs,
+                           const Tensor& targets, const Tensor& nll, const Tensor& log_alpha,
+                           const CtcArgs& a) {
+  if (log_probs.dtype() == ScalarType::Float)
+    ctc_backward_typed<float>(grad_input, grad, log_probs, targets, nll, log_alpha, a);
+  else
+    ctc_backward_typed<double>(grad_input, grad, log_probs, targets, nll, log_alpha, a);
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(class_loss_forward_stub, CPU, &class_loss_forward_cpu);
 MT_REGISTER_KERNEL(huber_loss_stub, CPU, &huber_loss_cpu);
 MT_REGISTER_KERNEL(class_loss_backward_stub, CPU, &class_loss_backward_cpu);
+MT_REGISTER_KERNEL(ctc_loss_stub, CPU, &ctc_loss_cpu);
+MT_REGISTER_KERNEL(ctc_loss_backward_stub, CPU, &ctc_loss_backward_cpu);
 
 }  // namespace mt

@@ -193,3 +193,188 @@ def test_ctc_against_pytorch():
     for ours, theirs in zip(mine, run_oracle(_ORACLE, cases)):
         for a, b in zip(ours, theirs):
             np.testing.assert_allclose(a, np.array(b, dtype=float), rtol=1e-9, atol=1e-12)
+
+
+# ---- the CPU kernel (_C._ctc_loss and its backward): layouts, edge samples, dtypes, PyTorch's NaN rules
+
+
+def brute_force_grad(x, target, blank, eps=1e-6):
+    """d nll(log_softmax(x)) / dx of one sample (T, C) by central differences of the sum over alignments."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(*x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        hi = brute_force_nll(np.exp(_log_softmax(x + d)), target, blank)
+        lo = brute_force_nll(np.exp(_log_softmax(x - d)), target, blank)
+        g[i] = (hi - lo) / (2 * eps)
+    return g
+
+
+def test_ctc_kernel_strided_edge_samples_against_alignments():
+    # (N, T, C) transposed: a log_probs whose batch stride is smaller than its frame stride; sample 0 repeats a
+    # label (needs the blank between), 1 has an empty target, 2 a shorter input, 3 an empty input and target
+    rng = np.random.default_rng(4)
+    raw = rng.standard_normal((4, 5, 3))
+    x = minitorch.tensor(raw, requires_grad=True)
+    lp = x.transpose(0, 1).log_softmax(2)
+    lp_strided = x.log_softmax(2).transpose(0, 1)
+    assert not lp_strided.is_contiguous()
+    targets = [[1, 1], [], [2, 1], []]
+    ins, outs = [5, 5, 3, 0], [2, 0, 2, 0]
+    padded = minitorch.tensor([[1, 1], [0, 0], [2, 1], [0, 0]])
+    loss = F.ctc_loss(lp_strided, padded, ins, outs, reduction="none")
+    want = [brute_force_nll(np.exp(_log_softmax(raw[i, : ins[i]])), targets[i], 0) for i in range(3)] + [0.0]
+    np.testing.assert_allclose(loss.detach().numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(
+        F.ctc_loss(lp, padded, ins, outs, reduction="none").detach().numpy(), want, rtol=1e-12
+    )
+    loss.sum().backward()
+    for i in range(3):
+        want_g = brute_force_grad(raw[i, : ins[i]], targets[i], 0)
+        np.testing.assert_allclose(x.grad.numpy()[i, : ins[i]], want_g, atol=1e-7)
+        assert (x.grad.numpy()[i, ins[i] :] == 0).all()  # frames past the input length
+    assert (x.grad.numpy()[3] == 0).all()
+
+
+def test_ctc_kernel_batch_of_one_and_concatenated_targets():
+    rng = np.random.default_rng(5)
+    raw = rng.standard_normal((4, 1, 3))
+    x = minitorch.tensor(raw, requires_grad=True)
+    loss = F.ctc_loss(
+        x.log_softmax(2), minitorch.tensor([2, 2], dtype=minitorch.int32), [4], [2], reduction="sum"
+    )
+    assert loss.item() == pytest.approx(
+        brute_force_nll(np.exp(_log_softmax(raw[:, 0])), [2, 2], 0), rel=1e-12
+    )
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy()[:, 0], brute_force_grad(raw[:, 0], [2, 2], 0), atol=1e-7)
+
+
+def test_ctc_kernel_float32_follows_float64():
+    rng = np.random.default_rng(6)
+    raw = rng.standard_normal((30, 3, 6))
+    targets = minitorch.tensor(rng.integers(1, 6, (3, 8)))
+    ins, outs = [30, 25, 20], [8, 5, 8]
+    results = {}
+    for dt in (minitorch.float32, minitorch.float64):
+        x = minitorch.tensor(raw, dtype=dt, requires_grad=True)
+        loss = F.ctc_loss(x.log_softmax(2), targets, ins, outs, reduction="none")
+        assert loss.dtype == dt
+        loss.sum().backward()
+        assert x.grad.dtype == dt
+        results[dt] = (loss.detach().double().numpy(), x.grad.double().numpy())
+    for a, b in zip(results[minitorch.float32], results[minitorch.float64]):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
+
+
+def test_ctc_kernel_impossible_samples_nan_and_zero_infinity():
+    rng = np.random.default_rng(7)
+    x = minitorch.tensor(rng.standard_normal((5, 2, 3)), requires_grad=True)
+    targets = minitorch.tensor([[1, 1, 1], [1, 2, 0]])  # sample 0 needs 5 frames and gets 3
+    loss = F.ctc_loss(x.log_softmax(2), targets, [3, 5], [3, 2], reduction="none")
+    assert loss[0].item() == float("inf") and np.isfinite(loss[1].item())
+    loss.sum().backward()
+    g = x.grad.numpy()
+    assert np.isnan(g[:3, 0]).all() and (g[3:, 0] == 0).all()  # NaN up to the input length, 0 past it
+    assert np.isfinite(g[:, 1]).all()
+    x.grad = None
+    loss = F.ctc_loss(x.log_softmax(2), targets, [3, 5], [3, 2], reduction="none", zero_infinity=True)
+    assert loss[0].item() == 0.0
+    loss.sum().backward()
+    assert (x.grad.numpy()[:, 0] == 0).all()
+    np.testing.assert_allclose(x.grad.numpy()[:, 1], g[:, 1])
+
+
+def test_ctc_kernel_gradient_is_not_twice_differentiable():
+    x = minitorch.randn(5, 2, 4, dtype=minitorch.float64, requires_grad=True)
+    loss = F.ctc_loss(x.log_softmax(2), minitorch.tensor([[1, 2], [3, 3]]), [5, 5], [2, 2])
+    (g,) = minitorch.autograd.grad(loss, x, create_graph=True)
+    assert g.requires_grad  # as PyTorch's: the gradient records, its own derivative raises
+    with pytest.raises(RuntimeError, match="derivative for aten::_ctc_loss_backward is not implemented"):
+        g.sum().backward()
+
+
+def test_ctc_kernel_direct_call_and_errors():
+    lp = minitorch.randn(6, 2, 4).log_softmax(2)
+    nll, log_alpha = minitorch._C._ctc_loss(lp, minitorch.tensor([[1, 2], [3, 0]]), [6, 4], [2, 1])
+    assert nll.shape == (2,) and log_alpha.shape == (2, 6, 5)
+    for call, message in [
+        (lambda: F.ctc_loss(lp, minitorch.tensor([1, 2, 3, 1]), [6, 5], [2, 1]), "size 3 at dimension 0"),
+        (
+            lambda: minitorch._C._ctc_loss(lp, minitorch.tensor([[1, 2], [3, 0]]), [-1, 4], [2, 1]),
+            "at least 0",
+        ),
+        (
+            lambda: minitorch._C._ctc_loss(lp, minitorch.tensor([[1, 2], [3, 0]]), [6, 4], [-1, 1]),
+            "at least 0",
+        ),
+        (
+            lambda: minitorch._C._ctc_loss(lp, minitorch.tensor([[[1, 2]]]), [6, 4], [2, 1]),
+            "1 to 2 dimensions",
+        ),
+        (lambda: minitorch._C._ctc_loss(lp, minitorch.tensor([[1.0, 2.0], [3, 0]]), [6, 4], [2, 1]), "Int"),
+    ]:
+        with pytest.raises(RuntimeError, match=message):
+            call()
+    with pytest.raises(NotImplementedError, match="\"ctc_loss_cpu\" not implemented for 'Half'"):
+        F.ctc_loss(lp.half(), minitorch.tensor([[1, 2], [3, 0]]), [6, 4], [2, 1])
+    with pytest.raises(IndexError, match="target label 7 is out of range for 4 classes"):
+        F.ctc_loss(lp, minitorch.tensor([[1, 7], [3, 0]]), [6, 4], [2, 1])
+
+
+_KERNEL_ORACLE = """
+import json, sys
+import numpy as np
+import torch
+F = torch.nn.functional
+out = []
+for c in json.loads(sys.stdin.read()):
+    dt = getattr(torch, c["dtype"])
+    lp = torch.tensor(c["lp"], dtype=torch.float64).to(dt).requires_grad_()
+    targets = torch.tensor(c["targets"])
+    nll, log_alpha = torch._ctc_loss(lp, targets, c["ins"], c["outs"], 0, c["zi"])
+    loss = F.ctc_loss(lp, targets, c["ins"], c["outs"], reduction="none", zero_infinity=c["zi"])
+    (loss * torch.tensor(c["w"], dtype=dt)).sum().backward()
+    out.append([nll.tolist(), log_alpha.tolist(), loss.tolist(), lp.grad.tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_ctc_kernel_against_pytorch():
+    # log_alpha (inside each sample's lengths), the losses and the gradients, per dtype: an impossible sample
+    # with and without zero_infinity, a -inf log-probability (PyTorch's gradient is NaN there), unnormalized
+    # log-probabilities, repeated labels, uneven lengths and per-sample output gradients
+    rng = np.random.default_rng(8)
+    raw = rng.standard_normal((9, 5, 4)) * 2
+    lp = raw - np.log(np.exp(raw).sum(-1, keepdims=True))
+    lp[:, 4] = raw[:, 4]  # not normalized
+    lp[3, 1, 2] = -np.inf
+    targets = [[1, 1, 2, 3], [2, 3, 2, 0], [3, 3, 3, 3], [1, 0, 0, 0], [2, 1, 1, 0]]
+    ins, outs = [9, 8, 5, 9, 7], [4, 3, 4, 1, 3]
+    w = [1.0, 0.5, 2.0, -1.0, 0.25]
+    cases = [
+        {"lp": lp.tolist(), "targets": targets, "ins": ins, "outs": outs, "zi": zi, "w": w, "dtype": dt}
+        for dt in ("float64", "float32")
+        for zi in (False, True)
+    ]
+    theirs = run_oracle(_KERNEL_ORACLE, cases)
+    for c, (t_nll, t_alpha, t_loss, t_grad) in zip(cases, theirs):
+        dt = getattr(minitorch, c["dtype"])
+        rtol, atol = (1e-12, 1e-12) if c["dtype"] == "float64" else (2e-5, 2e-5)
+        x = minitorch.tensor(lp, dtype=minitorch.float64).to(dt).requires_grad_()
+        tg = minitorch.tensor(targets)
+        nll, log_alpha = minitorch._C._ctc_loss(x.detach(), tg, ins, outs, 0, c["zi"])
+        np.testing.assert_allclose(nll.numpy(), t_nll, rtol=rtol)
+        t_alpha = np.array(t_alpha, dtype=float)
+        for b in range(5):  # PyTorch leaves log_alpha uninitialized past a sample's lengths
+            got, want = (
+                log_alpha.double().numpy()[b, : ins[b], : 2 * outs[b] + 1],
+                t_alpha[b, : ins[b], : 2 * outs[b] + 1],
+            )
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+        loss = F.ctc_loss(x, tg, ins, outs, reduction="none", zero_infinity=c["zi"])
+        np.testing.assert_allclose(loss.detach().double().numpy(), t_loss, rtol=rtol)
+        (loss * minitorch.tensor(w, dtype=dt)).sum().backward()
+        np.testing.assert_allclose(
+            x.grad.double().numpy(), np.array(t_grad, dtype=float), rtol=rtol, atol=atol
+        )

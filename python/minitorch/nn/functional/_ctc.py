@@ -1,9 +1,11 @@
-"""nn.functional.ctc_loss: the connectionist temporal classification loss (Graves et al. 2006), by the forward
-(alpha) and backward (beta) recursions in log space over all samples of the batch at once."""
+"""nn.functional.ctc_loss: the connectionist temporal classification loss (Graves et al. 2006). On the CPU the
+kernel behind _C._ctc_loss (one sample per task, PyTorch's _ctc_loss and its backward); elsewhere the forward
+(alpha) and backward (beta) recursions in log space over all samples of the batch at once, in ops."""
 
 import math
 
 from minitorch import _C, _creation
+from minitorch._dtype_names import scalar_name
 from minitorch._ops import where
 from minitorch.autograd import Function
 from minitorch.autograd.grad_mode import no_grad
@@ -95,10 +97,10 @@ class _CTC(Function):
             per_class = _C.zeros(t_max, n, classes, dtype=lp.dtype, device=lp.device)
             per_class = per_class.scatter_add(2, idx, occ)
             grad = lp.exp() - per_class
+            # an impossible sample's gradient is NaN, or zero under zero_infinity (PyTorch's), up to its length
+            grad = where(infinite.reshape(1, n, 1), 0.0 if zero_infinity else math.nan, grad)
             frames = _C.arange(t_max, device=lp.device).reshape(t_max, 1, 1)
             grad = where(frames < lengths.reshape(1, n, 1), grad, 0.0)
-            # an impossible sample's gradient is NaN, or zero under zero_infinity (PyTorch's)
-            grad = where(infinite.reshape(1, n, 1), 0.0 if zero_infinity else math.nan, grad)
             grad = grad * grad_nll.reshape(1, n, 1)
         return grad, None, None, None, None, None
 
@@ -131,17 +133,28 @@ def ctc_loss(
         raise RuntimeError("blank must be in label range")
     ins = _lengths(input_lengths, "input_lengths", n)
     outs = _lengths(target_lengths, "target_lengths", n)
+    if log_probs.device.type == "cpu":  # the kernel, with PyTorch's checks of the lengths and targets
+        if targets.dtype != _C.int64 and targets.dtype != _C.int32:
+            targets = targets.long()
+        nll = _C._ctc_loss(log_probs, targets, ins, outs, blank, zero_infinity)[0]
+        if zero_infinity:  # the kernel keeps inf (its gradient is zero there); the loss reads 0, as PyTorch's
+            nll = where(nll == math.inf, 0.0, nll)
+        return _reduce(nll, outs, reduction, unbatched)
     for v in ins:
         if v > t_max:
             raise RuntimeError(
                 f"Expected input_lengths to have value at most {t_max}, but got value {v} (while checking "
                 "arguments for ctc_loss_allocate_outputs)"
             )
+    if log_probs.dtype != _C.float32 and log_probs.dtype != _C.float64:
+        raise NotImplementedError(
+            f"\"ctc_loss_{log_probs.device.type}\" not implemented for '{scalar_name(log_probs.dtype)}'"
+        )
     targets = targets.long() if targets.dtype != _C.int64 else targets
     if targets.dim() == 1:  # concatenated targets
-        if targets.numel() < sum(outs):
+        if targets.numel() != sum(outs):
             raise RuntimeError(
-                f"Expected tensor to have size at least {sum(outs)} at dimension 0, but got size {targets.numel()}"
+                f"Expected tensor to have size {sum(outs)} at dimension 0, but got size {targets.numel()}"
                 " for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
             )
         rows, offset = [], 0
@@ -173,6 +186,10 @@ def ctc_loss(
     ext = _creation.tensor(ext_rows, dtype=_C.int64, device=log_probs.device).reshape(n, width)
     skip = _creation.tensor(skip_rows, dtype=_C.bool, device=log_probs.device).reshape(n, width)
     nll = _CTC.apply(log_probs, ext, skip, ins, outs, zero_infinity)
+    return _reduce(nll, outs, reduction, unbatched)
+
+
+def _reduce(nll, outs, reduction, unbatched):
     if reduction == "mean":
         denom = _creation.tensor([max(v, 1) for v in outs], dtype=nll.dtype, device=nll.device)
         loss = (nll / denom).mean()
