@@ -331,8 +331,13 @@ def test_inplace_and_setitem():
     with fwAD.dual_level():
         d = fwAD.make_dual(x, v)
         plain = x.clone()
-        with pytest.raises(RuntimeError, match="cannot hold one"):
-            fwAD.dispatch("Tensor.add_", (plain, d))  # what plain.add_(d) reaches through a dispatching call
+        plain.add_(d)  # a plain tensor written with a dual becomes dual, as PyTorch's
+        assert_close(fwAD.unpack_dual(plain).tangent, v)
+        assert_close(fwAD.unpack_dual(plain * 2).tangent, 2 * v)
+        prm = torch.nn.Parameter(x.clone())
+        with torch.no_grad(), pytest.raises(RuntimeError, match="which cannot become dual here"):
+            prm.add_(d)  # its class cannot change to the dual's
+    assert type(plain) is torch.Tensor and fwAD.unpack_dual(plain).tangent is None
 
 
 def test_generic_fallback_warns_once_and_is_correct():
