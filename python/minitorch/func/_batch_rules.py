@@ -302,7 +302,7 @@ def _dims_rule(*dim_args, rank_extra=0):
 # (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
 for _names, _spec in (
     (
-        "cummax cummin logcumsumexp select narrow index_select Tensor.unfold",
+        "cummax cummin logcumsumexp select narrow Tensor.unfold",
         ((1, "dim"),),
     ),
     ("F.glu", ((1, "dim", -1),)),
@@ -1264,6 +1264,45 @@ def gather_rule(key, level, args, kwargs):
     if _base(key) == "gather":
         return wrap(call("gather", vx, _shift(dim, r), vi), level)
     return wrap(call("take_along_dim", vx, vi, _shift(dim, r)), level)
+
+
+@register_rule("index_select")
+def index_select_rule(key, level, args, kwargs):
+    """Batching rule of index_select: a shared index shifts the dim; a batched one (per-sample rows, as
+    `w.index_select(0, i)` under vmap) is one gather of the input (expanded, a view, where it is shared) with each
+    entry's index spread over the input's other dims, as PyTorch's rule (its gather errors for a bad index)."""
+    x = args[0]
+    dim = _get(args, kwargs, 1, "dim")
+    index = _get(args, kwargs, 2, "index")
+    if not _bt(index, level):
+        return _dim_op(key, level, args, kwargs, ((1, "dim"),))
+    vi = index._value
+    r = _rank(x, level)
+    if vi.dim() > 2:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if (
+        type(dim) is not int
+        or set(kwargs) - {"dim", "index"}
+        or (r == 0 and vi.dim() == 2 and vi.shape[1] != 1)
+    ):
+        return fallback(key, level, args, kwargs)  # the op's own errors per entry
+    if vi.dtype != _C.int64:
+        if vi.dtype != _C.int32:
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        vi = call("Tensor.long", vi)  # our gather takes int64 only
+    if vi.dim() == 1:
+        vi = call("Tensor.unsqueeze", vi, 1)  # a 0-dim index selects one entry along dim, as index_select's
+    if r == 0:  # a scalar's one entry, as a 1-element row
+        _wrap_dim(dim, 0)
+        res = call("gather", call("Tensor.reshape", _physical(x, level), (-1, 1)), 1, vi)
+        return wrap(call("Tensor.reshape", res, (-1,)), level)
+    d = _wrap_dim(dim, r)
+    vx = _physical(x, level)
+    shape = [1] * (r + 1)
+    shape[0], shape[d + 1] = vi.shape[0], vi.shape[1]
+    vi = call("Tensor.reshape", vi, shape)
+    vi = call("Tensor.expand", vi, (*vx.shape[: d + 1], shape[d + 1], *vx.shape[d + 2 :]))
+    return wrap(call("gather", vx, d + 1, vi), level)
 
 
 @register_rule("scatter", "scatter_add", "Tensor.scatter_", "Tensor.scatter_add_")
