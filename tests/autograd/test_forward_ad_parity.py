@@ -185,6 +185,79 @@ def cases(torch, fwAD):
         "unpack": lambda: fwAD.unpack_dual(md(x, t64)).tangent,
     }.items():
         out["dtype_" + name] = run(f)
+
+    # (e) vmap over a dual: the functions vmap's rules call on the values compute the tangent too
+    func = torch.func
+    xm, tm = torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[1.0, 0.5], [-1.0, 2.0]])
+    for name, f in {
+        "sin": lambda: func.vmap(torch.sin)(md(xm, tm)),
+        "sin_in_dims_1": lambda: func.vmap(torch.sin, in_dims=1)(md(xm, tm)),
+        "method": lambda: func.vmap(torch.Tensor.sin)(md(xm, tm)),
+        "mul": lambda: func.vmap(torch.mul)(md(xm, tm), xm),
+        "sum": lambda: func.vmap(torch.sum)(md(xm, tm)),
+        "relu": lambda: func.vmap(torch.nn.functional.relu)(md(xm, tm)),
+        "dot": lambda: func.vmap(torch.dot)(md(xm, tm), xm),
+        "matmul": lambda: func.vmap(torch.matmul, in_dims=(0, None))(md(xm, tm), xm),
+        "nested": lambda: func.vmap(func.vmap(torch.sin))(md(xm, tm)),
+        "index_select": lambda: func.vmap(lambda i: md(xm, tm).index_select(0, i))(torch.tensor([[1], [0]])),
+    }.items():
+        out["vmap_of_dual_" + name] = run(f)
+
+    # (d) functorch's forward transforms inside a dual_level, and the autograd API inside transforms
+    sin_sum = lambda a: a.sin().sum()
+    for name, f in {
+        "jvp": lambda: func.jvp(torch.sin, (x,), (tx,)),
+        "jvp_of_dual": lambda: func.jvp(torch.sin, (md(x, tx),), (tx,)),
+        "jacfwd": lambda: func.jacfwd(torch.sin)(x),
+        "hessian": lambda: func.hessian(sin_sum)(x),
+        "af_jacobian_forward": lambda: torch.autograd.functional.jacobian(
+            torch.sin, x, vectorize=True, strategy="forward-mode"),
+        "af_jvp": lambda: torch.autograd.functional.jvp(torch.sin, x, tx),
+        "grad": lambda: func.grad(sin_sum)(x),
+    }.items():
+        out["in_dual_level_" + name] = run(f)
+
+    def fresh_grad(a):
+        w = torch.ones(3, requires_grad=True)
+        g, = torch.autograd.grad((w * 3).sum(), w)
+        return a * g
+
+    def fresh_backward(a):
+        w = torch.ones(3, requires_grad=True)
+        (w * 3).sum().backward()
+        return a * w.grad
+
+    def grad_of_input(a):
+        return torch.autograd.grad((a * 3).sum(), a)[0]
+
+    def own_level(a):
+        with fwAD.dual_level():
+            return a * 2
+
+    def make_dual_inside(a):
+        return md(torch.ones(3), torch.ones(3)) * a
+
+    def jvp_inside(a):
+        return func.jvp(torch.sin, (a,), (tx,))[1]
+
+    transforms = {
+        "jvp": lambda f: func.jvp(f, (x,), (tx,)),
+        "vmap": lambda f: func.vmap(f)(x.view(1, 3)),
+        "grad": lambda f: func.grad(lambda a: f(a).sum())(x),
+        "jacfwd": lambda f: func.jacfwd(f)(x),
+        "vjp": lambda f: func.vjp(f, x)[0],
+    }
+    for tname, T in transforms.items():
+        for f in (fresh_grad, fresh_backward, grad_of_input):
+            try:
+                out[f"{tname}_{f.__name__}"] = js(T(f))
+            except Exception as e:
+                out[f"{tname}_{f.__name__}"] = js(e)
+    for f in (own_level, make_dual_inside, jvp_inside):
+        try:
+            out["jvp_" + f.__name__] = js(func.jvp(f, (x,), (tx,)))
+        except Exception as e:
+            out["jvp_" + f.__name__] = js(e)
     return out
 """
 
@@ -268,6 +341,61 @@ def test_plain_tensor_written_with_a_dual_carries_its_tangent():
         )
     assert type(base) is torch.Tensor and fwAD.unpack_dual(base).tangent is None
     np.testing.assert_array_equal(base.numpy(), np.stack([x.numpy(), 3 * x.numpy()]))
+
+
+def test_vmap_over_a_dual_carries_the_tangent():
+    x = torch.tensor([[0.3, 1.2], [-0.7, 2.0]], dtype=D)
+    t = torch.tensor([[1.0, -2.0], [0.5, 0.25]], dtype=D)
+    from minitorch.func import vmap
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        for f, fx in (
+            (vmap(torch.sin), torch.sin),
+            (vmap(torch.sum), lambda a: a.sum(1)),
+            (vmap(torch.mul, in_dims=(0, None)), lambda a: a * x[0]),
+        ):
+            args = (d,) if fx is not None and f.__wrapped__ is not torch.mul else (d, x[0])
+            tan = fwAD.unpack_dual(f(*args)).tangent
+            np.testing.assert_allclose(tan.numpy(), _fd(fx, x, t).numpy(), rtol=1e-7, atol=1e-9)
+        from minitorch.func import grad
+
+        with pytest.raises(NotImplementedError, match="its tangent would be lost"):
+            vmap(grad(lambda a: (a**3).sum()))(d)
+
+
+def test_forward_transforms_refuse_a_users_dual_level_and_autograd_inside():
+    from minitorch.func import grad, jacfwd, jvp, vmap
+
+    x, t = torch.tensor([0.5, 1.0], dtype=D), torch.ones(2, dtype=D)
+    with fwAD.dual_level():
+        for call in (lambda: jvp(torch.sin, (x,), (t,)), lambda: jacfwd(torch.sin)(x)):
+            with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported at the moment"):
+                call()
+        # autograd.functional's jvp, which PyTorch computes by the double-vjp trick, still runs
+        np.testing.assert_allclose(
+            torch.autograd.functional.jvp(torch.sin, x, t)[1].numpy(), np.cos(x.numpy()), rtol=1e-15
+        )
+
+    def backward_inside(a):
+        w = torch.ones(2, dtype=D, requires_grad=True)
+        (w * a).sum().backward()
+        return a
+
+    for transform in (
+        lambda f: jvp(f, (x,), (t,)),
+        lambda f: vmap(f)(x.view(1, 2)),
+        lambda f: grad(lambda a: f(a).sum())(x),
+    ):
+        with pytest.raises(RuntimeError, match="backward\\(\\) called inside a functorch transform"):
+            transform(backward_inside)
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        jvp(lambda a: torch.autograd.grad(a.sum(), a)[0], (x,), (t,))
+    # outside transforms backward still works, and inside a user's dual_level too
+    w = torch.ones(2, dtype=D, requires_grad=True)
+    with fwAD.dual_level():
+        (fwAD.make_dual(w, t) * 3).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0])
 
 
 def test_tangent_dtype_follows_the_formula_not_the_primal():

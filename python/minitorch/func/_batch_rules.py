@@ -28,6 +28,7 @@ from minitorch.func._batched import (
     _select_level,
     _wrap_dim,
     call,
+    dual_values,
     fallback,
     inplace_refusal,
     is_inplace,
@@ -159,7 +160,10 @@ def pointwise(key, level, args, kwargs):
         # plain value goes straight to the function (what call() would reach), an outer level's dispatches
         v = args[0]._value
         if type(v) is not BatchedTensor and key[:7] != "Tensor.":
-            return wrap(_original(key)(v), level)
+            try:
+                return wrap(_original(key)(v), level)
+            except RuntimeError as e:
+                return wrap(dual_values(e, key, (v,), {}), level)
         return wrap(call(key, v), level)
     rank = 0
     for a in _iter_tensors(args, kwargs):

@@ -55,6 +55,8 @@ class _State(threading.local):
         # per level: weak references to the plain tensors an in-place op made dual (_become_dual), made plain again
         # when the level exits
         self.converted = {}
+        self.user = set()  # the levels entered by enter_dual_level (not by a transform)
+        self.functorch = set()  # the levels of func.jvp and jacfwd (their duals are functorch's wrappers)
 
 
 STATE = _State()
@@ -91,6 +93,8 @@ def _push_level():
 
 def _pop_level():
     STATE.kept.pop(STATE.levels[-1], None)
+    STATE.user.discard(STATE.levels[-1])
+    STATE.functorch.discard(STATE.levels[-1])
     for ref in STATE.converted.pop(STATE.levels[-1], ()):
         x = ref()
         if type(x) is DualTensor:
@@ -113,7 +117,9 @@ def enter_dual_level():
     may be active (PyTorch's rule); torch.func.jvp nests levels of its own for higher-order forward gradients."""
     if STATE.levels:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    return _push_level()
+    level = _push_level()
+    STATE.user.add(level)
+    return level
 
 
 def exit_dual_level(*, level=None):
@@ -141,9 +147,16 @@ class dual_level(contextlib.ContextDecorator):
 
 
 @contextlib.contextmanager
-def _nested_level():
-    """A level for torch.func's transforms, which may nest (jvp of jvp)."""
+def _nested_level(functorch=False):
+    """A level for torch.func's transforms, which may nest (jvp of jvp). A functorch transform (func.jvp, jacfwd
+    and what builds on them) refuses to run inside a dual_level the user entered, as PyTorch's (its levels and
+    the autograd API's are one stack there); autograd.functional's, which PyTorch computes without forward AD,
+    does not."""
+    if functorch and STATE.user:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
     level = _push_level()
+    if functorch:
+        STATE.functorch.add(level)
     try:
         yield level
     finally:
@@ -1004,12 +1017,18 @@ class DualTensor(_C.Tensor):
         return copy.deepcopy(self._primal, memo)
 
 
+class DualBuiltinError(RuntimeError):
+    """A live dual tensor reached a builtin directly (_builtin_reached): vmap's rules, which call the builtins on
+    values, catch it and run the op through forward AD instead (the check runs while the arguments convert, before
+    the op)."""
+
+
 def _builtin_reached(x):
     """Called by the C++ Tensor conversion when a DualTensor reaches a builtin directly (not through the torch
     namespaces, whose functions dispatch while a level is on): with its level active the builtin would compute on
     the primal and drop the tangent without a word, so that raises."""
     if _is_active(x._level) and not STATE.wrapping:
-        raise RuntimeError(
+        raise DualBuiltinError(
             "forward AD: a dual tensor reached a minitorch builtin that was bound before the dual level was "
             "entered (`from torch import sin`, `act = torch.tanh` at import time); it would compute on the primal "
             "and drop the tangent. Call it through its namespace at call time (torch.sin(x), F.relu(x)) or bind "
@@ -1104,7 +1123,19 @@ def tree_has_dual(tree):
         return False
     from minitorch.func._pytree import tree_flatten
 
-    return any(type(x) is DualTensor and _is_active(_strip_dead(x)._level) for x in tree_flatten(tree)[0])
+    return any(
+        type(x) is DualTensor and _is_active(_strip_dead(x)._level) or _batched_dual(x)
+        for x in tree_flatten(tree)[0]
+    )
+
+
+def _batched_dual(x):
+    """Whether x is a vmap BatchedTensor whose value holds a live dual (vmap entered with a dual argument)."""
+    while type(x).__name__ == "BatchedTensor":
+        x = x._value
+        if type(x) is DualTensor and _is_active(_strip_dead(x)._level):
+            return True
+    return False
 
 
 def through_reverse(fn, args, name="transform"):
@@ -1121,6 +1152,13 @@ def through_reverse(fn, args, name="transform"):
     new = list(flat)
     with enable_grad():
         for i, x in enumerate(flat):
+            if _batched_dual(x):
+                # the tangent is inside vmap's batching, where the double-vjp trick cannot reach it; computing on
+                # the primal would drop it without a word
+                raise NestedReverseError(
+                    f"forward AD: {name} inside vmap of a dual tensor (vmap(grad(f)) called on a dual) is not "
+                    "supported: its tangent would be lost"
+                )
             if type(x) is not DualTensor:
                 continue
             p, t = _split(x, level)
@@ -1190,6 +1228,14 @@ def through_reverse(fn, args, name="transform"):
 
 
 # ------------------------------------------------------------------------------------------------ autograd API
+
+
+def functorch_dual(x):
+    """Whether x is a dual of a live func.jvp/jacfwd level (autograd.grad of it inside the transform refuses)."""
+    if type(x) is not DualTensor:
+        return False
+    x = _strip_dead(x)
+    return type(x) is DualTensor and x._level in STATE.functorch
 
 
 def holds_dual(tensors):
