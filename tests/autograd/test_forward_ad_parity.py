@@ -253,6 +253,30 @@ def cases(torch, fwAD):
                 out[f"{tname}_{f.__name__}"] = js(T(f))
             except Exception as e:
                 out[f"{tname}_{f.__name__}"] = js(e)
+    # (g) jacfwd is vmap over jvp: a random op on its duals (plain primals) meets vmap's randomness
+    def shape_or_error(f):
+        try:
+            return list(f().shape)
+        except Exception as e:
+            return js(e)
+
+    drop = lambda a: torch.nn.functional.dropout(a, 0.5, training=True)
+    for name, f in {
+        "default": lambda: func.jacfwd(drop)(x),
+        "error": lambda: func.jacfwd(drop, randomness="error")(x),
+        "same": lambda: func.jacfwd(drop, randomness="same")(x),
+        "different": lambda: func.jacfwd(drop, randomness="different")(x),
+        "eval": lambda: func.jacfwd(lambda a: torch.nn.functional.dropout(a, 0.5, training=False))(x),
+        "randn_like": lambda: func.jacfwd(lambda a: a * torch.randn_like(a))(x),
+        "bernoulli_of_plain": lambda: func.jacfwd(lambda a: a * torch.bernoulli(torch.full((3,), 0.5)))(x),
+        "module": lambda: func.jacfwd(torch.nn.Dropout(0.5))(x),
+        "hessian": lambda: func.hessian(lambda a: drop(a).sum())(x),
+        "jacrev": lambda: func.jacrev(drop)(x),
+        "vmap_bernoulli_of_plain": lambda: func.vmap(lambda a: a * torch.bernoulli(torch.full((3,), 0.5)))(
+            x.view(1, 3)),
+    }.items():
+        out["random_jacfwd_" + name] = shape_or_error(f)
+
     for f in (own_level, make_dual_inside, jvp_inside):
         try:
             out["jvp_" + f.__name__] = js(func.jvp(f, (x,), (tx,)))
@@ -406,3 +430,21 @@ def test_tangent_dtype_follows_the_formula_not_the_primal():
         same = fwAD.unpack_dual(fwAD.make_dual(x, t.float()).sin()).tangent
     assert s.dtype == torch.float64 and same.dtype == torch.float32
     np.testing.assert_allclose(s.numpy(), np.cos(x.numpy().astype(np.float64)) * t.numpy(), rtol=1e-6)
+
+
+def test_jacfwd_sees_dropout_on_its_duals():
+    from minitorch.func import hessian, jacfwd
+
+    x = torch.tensor([0.5, -1.0, 2.0, 0.25], dtype=D)
+    drop = lambda a: torch.nn.functional.dropout(a, 0.5, training=True)
+    for call in (lambda: jacfwd(drop)(x), lambda: hessian(lambda a: drop(a).sum())(x)):
+        with pytest.raises(RuntimeError, match="called random operation while in randomness error mode"):
+            call()
+    # 'same': one mask for every basis direction, so the Jacobian is diagonal with the dropout scale or zero
+    j = jacfwd(drop, randomness="same")(x).numpy()
+    assert np.count_nonzero(j - np.diag(np.diag(j))) == 0
+    assert set(np.diag(j).tolist()) <= {0.0, 2.0}
+    # eval mode draws nothing
+    np.testing.assert_array_equal(
+        jacfwd(lambda a: torch.nn.functional.dropout(a, 0.5, training=False))(x).numpy(), np.eye(4)
+    )

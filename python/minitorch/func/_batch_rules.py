@@ -2119,12 +2119,47 @@ def inplace_random_rule(key, level, args, kwargs):
 
 RANDOM_FACTORIES = ("rand", "randn", "randint", "randperm", "normal")
 
+# The random ops on tensors (the rules above), by the function's __name__ for a cheap first test
+_RANDOM_OPS = frozenset((
+    "F.dropout", "dropout", "F.alpha_dropout", "alpha_dropout", "F.feature_alpha_dropout", "F.dropout1d",
+    "F.dropout2d", "F.dropout3d", "feature_dropout", "rand_like", "randn_like", "randint_like", "bernoulli",
+    "poisson", "normal", "multinomial", "binomial", "F.rrelu", "F.gumbel_softmax",
+))  # fmt: skip
+RANDOM_NAMES = frozenset(k.rpartition(".")[2] for k in _RANDOM_OPS)
+
+
+def _draws(key, args, kwargs):
+    """Whether the random op draws (dropout in eval mode or with p=0, rrelu in eval mode do not)."""
+    if "dropout" in key:
+        default = key not in ("F.alpha_dropout", "F.feature_alpha_dropout")
+        training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", default)
+        return bool(training) and _get(args, kwargs, 1, "p", 0.5) != 0
+    if key == "F.rrelu":
+        return bool(_get(args, kwargs, 3, "training", False))
+    return True
+
+
+def check_random_op(key, args, kwargs):
+    """A random op inside vmap whose operands no level batches reaches no rule (jacfwd's duals, whose primals
+    are plain, and a draw from an unbatched tensor): as PyTorch's, it raises where a level's randomness is
+    'error'."""
+    if key in _RANDOM_OPS and _error_mode() and _draws(key, args, kwargs):
+        raise RuntimeError(_RANDOM_ERROR)
+
+
+def _error_mode():
+    """Whether a vmap level around the call, or one set aside by forward AD's reverse transforms (hessian is
+    jacfwd of jacrev), has randomness 'error'."""
+    return any(lv.randomness == "error" for lv in STATE.levels) or any(
+        lv.randomness == "error" for lv in STATE.suspended
+    )
+
 
 def random_factory(key, original, args, kwargs):
     """A random factory called inside vmap (no batched argument): one draw per entry of each vmap level whose
     randomness is 'different', a single draw for 'same', an error for 'error'."""
     levels = list(STATE.levels)
-    if any(lv.randomness == "error" for lv in levels):
+    if _error_mode():
         raise RuntimeError(_RANDOM_ERROR)
     different = [lv for lv in levels if lv.randomness == "different"]
     if not different:

@@ -41,6 +41,9 @@ class _State(threading.local):
         # jacfwd calls running: PyTorch's jacfwd is vmap over jvp, so a Function inside needs a vmap rule
         self.jacfwd_depth = 0
         self.mode_depth = 0
+        # vmap levels set aside while forward AD runs a reverse transform on plain primals (through_reverse):
+        # their randomness still rules the random ops inside
+        self.suspended = []
 
 
 STATE = _State()

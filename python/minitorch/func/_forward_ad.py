@@ -1178,10 +1178,12 @@ def through_reverse(fn, args, name="transform"):
         from minitorch.func._batched import STATE as _VMAP
 
         saved, _VMAP.levels = _VMAP.levels, []
+        _VMAP.suspended = saved + _VMAP.suspended
         try:
             out = fn(*tree_unflatten(new, spec))
         finally:
             _VMAP.levels = saved
+            _VMAP.suspended = _VMAP.suspended[len(saved) :]
         flat_out, out_spec = tree_flatten(out)
         live = [
             (j, o)

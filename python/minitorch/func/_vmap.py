@@ -42,6 +42,8 @@ class _RandomnessMode(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if getattr(func, "__name__", None) in _batch_rules.RANDOM_NAMES:
+            _batch_rules.check_random_op(key_of(func), args, kwargs)
         if types:
             return NotImplemented
         key = key_of(func)
