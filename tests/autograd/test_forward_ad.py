@@ -871,6 +871,13 @@ COVERED = [
     ("cond_-2", lambda a: torch.linalg.cond(a, -2), [(4, 3)]),
     ("cond_fro", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), "fro"), [(3, 3)]),
     ("cond_inf", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), float("inf")), [(3, 3)]),
+    ("index_add", lambda a, s: a.index_add(0, torch.tensor([2, 0, 2]), s, alpha=2.0), [(4, 3), (3, 3)]),
+    ("index_copy_", lambda a, s: a.clone().index_copy_(1, torch.tensor([2, 0]), s), [(4, 3), (4, 2)]),
+    ("index_put", lambda a, v: a.index_put((torch.tensor([1, 3]),), v, accumulate=True), [(4, 3), (2, 3)]),
+    ("scatter_src", lambda a, s: a.scatter(1, torch.tensor([[2, 0], [1, 0]]), s), [(2, 3), (2, 2)]),
+    ("scatter_value", lambda a: a.scatter(1, torch.tensor([[2], [0]]), 1.5), [(2, 3)]),
+    ("scatter_add", lambda a, s: torch.scatter_add(a, 0, torch.tensor([[1, 0, 1]]), s), [(2, 3), (1, 3)]),
+    ("masked_scatter", lambda a, s: a.masked_scatter(torch.tensor([True, False, True]), s), [(2, 3), (2, 3)]),
 ]
 
 

@@ -323,6 +323,14 @@ def _clamp_jvp(t, x, lo, hi, t_lo, t_hi):
     return torch.where(x < hi, t, t_hi)
 
 
+def _scatter_jvp(dim, index, src, value, reduce, t_self, t_src):
+    """scatter writes src (its tangent) or a number (zero tangent) at index; with reduce= it is not linear: the
+    generic JVP."""
+    if reduce is not None:
+        return GENERIC
+    return t_self.scatter(dim, index, t_src if _is_tensor(src) else 0.0)
+
+
 def _layer_norm_jvp(x, normalized_shape, weight, bias, eps, t_x, t_w, t_b):
     torch = _root()
     dims = list(range(x.dim() - len(normalized_shape), x.dim()))
@@ -1852,6 +1860,22 @@ _COMPOSITE_RULES = {
     "take_along_dim": _LINEAR,
     "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]"},
+    # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
+    "index_add": {
+        "args": "self, dim, index, source, *, alpha=1",
+        "jvp": "t_self.index_add(dim, index, t_source, alpha=alpha)",
+    },
+    "index_copy": {"args": "self, dim, index, source", "jvp": "t_self.index_copy(dim, index, t_source)"},
+    "index_put": {
+        "args": "self, indices, values, accumulate=False",
+        "jvp": "t_self.index_put(indices, t_values, accumulate)",
+    },
+    "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
+    "masked_scatter": {"args": "self, mask, source", "jvp": "t_self.masked_scatter(mask, t_source)"},
+    "scatter": {
+        "args": "self, dim, index, src=None, value=None, *, reduce=None",
+        "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
+    },
     "masked_fill": {
         "args": "self, mask, value",
         "jvp_self": "t_self.masked_fill(mask, 0)",

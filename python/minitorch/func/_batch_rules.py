@@ -2117,6 +2117,15 @@ def inplace_random_rule(key, level, args, kwargs):
     return x
 
 
+@register_rule("Tensor.backward")
+def backward_rule(key, level, args, kwargs):
+    """backward() of a batched value: PyTorch's refusal inside a functorch transform, without the loop."""
+    raise RuntimeError(
+        "backward() called inside a functorch transform. This is not supported, please use functorch.grad or "
+        "functorch.vjp instead or call backward() outside of functorch transforms."
+    )
+
+
 RANDOM_FACTORIES = ("rand", "randn", "randint", "randperm", "normal")
 
 # The random ops on tensors (the rules above), by the function's __name__ for a cheap first test
