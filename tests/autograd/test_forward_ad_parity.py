@@ -415,6 +415,10 @@ def test_forward_transforms_refuse_a_users_dual_level_and_autograd_inside():
             transform(backward_inside)
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         jvp(lambda a: torch.autograd.grad(a.sum(), a)[0], (x,), (t,))
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        vmap(lambda a: torch.autograd.grad((a * 3).sum(), a)[0])(x.view(1, 2))
+    with pytest.raises(RuntimeError, match="perhaps using torch.autograd.functional"):
+        vmap(lambda a: torch.autograd.functional.jacobian(torch.sin, a))(x.view(1, 2))
     # outside transforms backward still works, and inside a user's dual_level too
     w = torch.ones(2, dtype=D, requires_grad=True)
     with fwAD.dual_level():
