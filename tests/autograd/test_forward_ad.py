@@ -331,8 +331,13 @@ def test_inplace_and_setitem():
     with fwAD.dual_level():
         d = fwAD.make_dual(x, v)
         plain = x.clone()
-        with pytest.raises(RuntimeError, match="cannot hold one"):
-            fwAD.dispatch("Tensor.add_", (plain, d))  # what plain.add_(d) reaches through a dispatching call
+        plain.add_(d)  # a plain tensor written with a dual becomes dual, as PyTorch's
+        assert_close(fwAD.unpack_dual(plain).tangent, v)
+        assert_close(fwAD.unpack_dual(plain * 2).tangent, 2 * v)
+        prm = torch.nn.Parameter(x.clone())
+        with torch.no_grad(), pytest.raises(RuntimeError, match="which cannot become dual here"):
+            prm.add_(d)  # its class cannot change to the dual's
+    assert type(plain) is torch.Tensor and fwAD.unpack_dual(plain).tangent is None
 
 
 def test_generic_fallback_warns_once_and_is_correct():
@@ -866,6 +871,13 @@ COVERED = [
     ("cond_-2", lambda a: torch.linalg.cond(a, -2), [(4, 3)]),
     ("cond_fro", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), "fro"), [(3, 3)]),
     ("cond_inf", lambda a: torch.linalg.cond(a + 3 * torch.eye(3, dtype=D), float("inf")), [(3, 3)]),
+    ("index_add", lambda a, s: a.index_add(0, torch.tensor([2, 0, 2]), s, alpha=2.0), [(4, 3), (3, 3)]),
+    ("index_copy_", lambda a, s: a.clone().index_copy_(1, torch.tensor([2, 0]), s), [(4, 3), (4, 2)]),
+    ("index_put", lambda a, v: a.index_put((torch.tensor([1, 3]),), v, accumulate=True), [(4, 3), (2, 3)]),
+    ("scatter_src", lambda a, s: a.scatter(1, torch.tensor([[2, 0], [1, 0]]), s), [(2, 3), (2, 2)]),
+    ("scatter_value", lambda a: a.scatter(1, torch.tensor([[2], [0]]), 1.5), [(2, 3)]),
+    ("scatter_add", lambda a, s: torch.scatter_add(a, 0, torch.tensor([[1, 0, 1]]), s), [(2, 3), (1, 3)]),
+    ("masked_scatter", lambda a, s: a.masked_scatter(torch.tensor([True, False, True]), s), [(2, 3), (2, 3)]),
 ]
 
 

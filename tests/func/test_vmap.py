@@ -804,6 +804,30 @@ def test_gather_scatter_forms():
     check(lambda a: a.clone().index_add_(1, torch.tensor([0, 4]), torch.ones(3, 2, dtype=D)), x)
 
 
+def test_index_select_with_a_batched_index_is_one_gather():
+    # per-sample rows of a shared table (embedding-style lookups), the table itself batched, int32 indices,
+    # a dim counted from the end, a 0-dim index per sample, nested vmap: no per-entry loop
+    w = rand(6, 4)
+    i = torch.randint(0, 6, (5, 3))
+    _quiet_check(lambda ii: w.index_select(0, ii), i)
+    _quiet_check(lambda ii: torch.index_select(w, -1, ii % 4), i)
+    _quiet_check(lambda ii: w.index_select(1, ii), (i % 4).int())
+    _quiet_check(lambda ii: w.index_select(0, ii), i[:, 0])
+    _quiet_check(lambda x, ii: x.index_select(1, ii), rand(5, 2, 6), i)
+    _quiet_check(lambda x, ii: x.index_select(0, ii), rand(6, 5, 2), i, in_dims=(1, 0))
+    _quiet_check(lambda ii: w.index_select(0, ii), torch.zeros(5, 0, dtype=torch.int64))
+    _quiet_check(lambda ii: torch.tensor(2.0, dtype=D).index_select(0, ii), i[:, :1] * 0)
+    nested = vmap(vmap(lambda ii: w.index_select(0, ii)))(i.view(5, 3, 1))
+    assert_close(nested, w[i.view(5, 3, 1)])
+    # PyTorch's errors: its rule gathers, so a bad index reports gather's words
+    with pytest.raises(RuntimeError, match="gather\\(\\): Expected dtype int32/int64 for index"):
+        vmap(lambda ii: w.index_select(0, ii))(i.double())
+    with pytest.raises(RuntimeError, match="index 6 is out of bounds for dimension 1 with size 6"):
+        vmap(lambda ii: w.index_select(0, ii))(torch.full((5, 1), 6))
+    with pytest.raises(IndexError, match="Index is supposed to be a vector"):
+        vmap(lambda ii: w.index_select(0, ii))(i.view(5, 3, 1))
+
+
 def test_batch_norm_running_stats():
     x = rand(3, 4, 2, 5)
     # shared running statistics in training would be updated by every entry: PyTorch's error

@@ -305,16 +305,30 @@ def _norm_jvp(t, x, result, args, kwargs):
     return _vector_norm_jvp(x, t, p, dim, keepdim, result)
 
 
-def _clamp_jvp(t, x, result, args, kwargs):
+def _clamp_jvp(t, x, lo, hi, t_lo, t_hi):
+    """PyTorch's two formulas: number bounds keep the input's tangent where it is within them (ties included);
+    tensor bounds give the bound's tangent where the bound is taken (ties too), so a dual bound has one."""
     torch = _root()
-    lo = args[0] if args else kwargs.get("min")
-    hi = args[1] if len(args) > 1 else kwargs.get("max")
-    keep = torch.ones_like(x, dtype=torch.bool)
+    if not (_is_tensor(lo) or _is_tensor(hi)):
+        keep = torch.ones_like(x, dtype=torch.bool)
+        if lo is not None:
+            keep = keep & (x >= lo)
+        if hi is not None:
+            keep = keep & (x <= hi)
+        return t * keep
+    if lo is not None and hi is not None:
+        return torch.where(lo > hi, t_hi, torch.where(x < lo, t_lo, torch.where(x > hi, t_hi, t)))
     if lo is not None:
-        keep = keep & (x >= lo)
-    if hi is not None:
-        keep = keep & (x <= hi)
-    return t * keep
+        return torch.where(x > lo, t, t_lo)
+    return torch.where(x < hi, t, t_hi)
+
+
+def _scatter_jvp(dim, index, src, value, reduce, t_self, t_src):
+    """scatter writes src (its tangent) or a number (zero tangent) at index; with reduce= it is not linear: the
+    generic JVP."""
+    if reduce is not None:
+        return GENERIC
+    return t_self.scatter(dim, index, t_src if _is_tensor(src) else 0.0)
 
 
 def _layer_norm_jvp(x, normalized_shape, weight, bias, eps, t_x, t_w, t_b):
@@ -1399,7 +1413,7 @@ _NONE = {"jvp": None}
 # rules two spellings share (max/amax, min/amin, clamp/clip)
 _MAX = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True)"}
 _MIN = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False)"}
-_CLAMP = {"args": "self, *args, **kwargs", "jvp": "_clamp_jvp(t_self, self, result, args, kwargs)"}
+_CLAMP = {"args": "self, min=None, max=None", "jvp": "_clamp_jvp(t_self, self, min, max, t_min, t_max)"}
 
 _COMPOSITE_RULES = {
     # ---- elementwise composites and public names of schema ops (the schema's own names are in ops.schema)
@@ -1846,6 +1860,22 @@ _COMPOSITE_RULES = {
     "take_along_dim": _LINEAR,
     "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]"},
+    # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
+    "index_add": {
+        "args": "self, dim, index, source, *, alpha=1",
+        "jvp": "t_self.index_add(dim, index, t_source, alpha=alpha)",
+    },
+    "index_copy": {"args": "self, dim, index, source", "jvp": "t_self.index_copy(dim, index, t_source)"},
+    "index_put": {
+        "args": "self, indices, values, accumulate=False",
+        "jvp": "t_self.index_put(indices, t_values, accumulate)",
+    },
+    "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
+    "masked_scatter": {"args": "self, mask, source", "jvp": "t_self.masked_scatter(mask, t_source)"},
+    "scatter": {
+        "args": "self, dim, index, src=None, value=None, *, reduce=None",
+        "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
+    },
     "masked_fill": {
         "args": "self, mask, value",
         "jvp_self": "t_self.masked_fill(mask, 0)",

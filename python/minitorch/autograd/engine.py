@@ -94,7 +94,7 @@ def _is_edge(x):
 def _tensor_or_tensors(x):
     if x is None:
         return []
-    if _C._is_tensor(x) or _is_edge(x):
+    if _C._is_tensor(x) or _is_edge(x) or type(x).__name__ == "BatchedTensor":
         return [x]
     return list(x)
 
@@ -128,6 +128,12 @@ def backward(
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    bt = sys.modules.get("minitorch.func._batched")
+    if bt is not None and bt.STATE.transform_depth:
+        raise RuntimeError(
+            "backward() called inside a functorch transform. This is not supported, please use functorch.grad or "
+            "functorch.vjp instead or call backward() outside of functorch transforms."
+        )
     fad = _forward_ad()
     if fad is not None and fad.holds_dual(tensors + grads + _tensor_or_tensors(inputs)):
         fad.autograd_backward(
@@ -177,6 +183,7 @@ def grad(
         return _grad_batched(
             outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads
         )
+    _check_transform_outputs(outputs)
     fad = _forward_ad()
     if fad is not None and fad.holds_dual(outputs + inputs + grads):
         return fad.autograd_grad(
@@ -186,6 +193,18 @@ def grad(
     if materialize_grads:
         res = tuple(_C.zeros_like(i) if g is None else g for i, g in zip(inputs, res))
     return tuple(res)
+
+
+def _check_transform_outputs(outputs):
+    """autograd.grad of a value a functorch transform made (vmap's batched tensor, func.jvp's dual) inside it:
+    PyTorch's autograd sees such a wrapper as not requiring grad, so it refuses in those words."""
+    bt = sys.modules.get("minitorch.func._batched")
+    if bt is None or not bt.STATE.transform_depth:
+        return
+    fad = _forward_ad()
+    for i, o in enumerate(outputs):
+        if type(o) is bt.BatchedTensor or (fad is not None and fad.functorch_dual(o)):
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
 def _grad_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):

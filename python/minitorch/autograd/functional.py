@@ -19,12 +19,24 @@ from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
+_FUNCTORCH_REQUIRES_GRAD = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
+    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
+    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
+    "being transformed instead."
+)
+
+
 def _as_tuple(inp, arg_name, fn_name):
     """(was it a tuple, the tuple); anything but a Tensor or a tuple of Tensors is a TypeError."""
     is_tuple = isinstance(inp, tuple)
     items = inp if is_tuple else (inp,)
     for i, el in enumerate(items):
         if not _C._is_tensor(el):
+            if type(el).__name__ == "BatchedTensor":
+                # inside vmap: PyTorch's autograd.functional calls requires_grad_() on the wrapped input and
+                # refuses in these words
+                raise RuntimeError(_FUNCTORCH_REQUIRES_GRAD)
             where = f"the value at index {i} has type" if is_tuple else f"the given {arg_name} has type"
             raise TypeError(
                 f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "

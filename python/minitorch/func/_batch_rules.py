@@ -28,6 +28,7 @@ from minitorch.func._batched import (
     _select_level,
     _wrap_dim,
     call,
+    dual_values,
     fallback,
     inplace_refusal,
     is_inplace,
@@ -159,7 +160,10 @@ def pointwise(key, level, args, kwargs):
         # plain value goes straight to the function (what call() would reach), an outer level's dispatches
         v = args[0]._value
         if type(v) is not BatchedTensor and key[:7] != "Tensor.":
-            return wrap(_original(key)(v), level)
+            try:
+                return wrap(_original(key)(v), level)
+            except RuntimeError as e:
+                return wrap(dual_values(e, key, (v,), {}), level)
         return wrap(call(key, v), level)
     rank = 0
     for a in _iter_tensors(args, kwargs):
@@ -302,7 +306,7 @@ def _dims_rule(*dim_args, rank_extra=0):
 # (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
 for _names, _spec in (
     (
-        "cummax cummin logcumsumexp select narrow index_select Tensor.unfold",
+        "cummax cummin logcumsumexp select narrow Tensor.unfold",
         ((1, "dim"),),
     ),
     ("F.glu", ((1, "dim", -1),)),
@@ -1266,6 +1270,45 @@ def gather_rule(key, level, args, kwargs):
     return wrap(call("take_along_dim", vx, vi, _shift(dim, r)), level)
 
 
+@register_rule("index_select")
+def index_select_rule(key, level, args, kwargs):
+    """Batching rule of index_select: a shared index shifts the dim; a batched one (per-sample rows, as
+    `w.index_select(0, i)` under vmap) is one gather of the input (expanded, a view, where it is shared) with each
+    entry's index spread over the input's other dims, as PyTorch's rule (its gather errors for a bad index)."""
+    x = args[0]
+    dim = _get(args, kwargs, 1, "dim")
+    index = _get(args, kwargs, 2, "index")
+    if not _bt(index, level):
+        return _dim_op(key, level, args, kwargs, ((1, "dim"),))
+    vi = index._value
+    r = _rank(x, level)
+    if vi.dim() > 2:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if (
+        type(dim) is not int
+        or set(kwargs) - {"dim", "index"}
+        or (r == 0 and vi.dim() == 2 and vi.shape[1] != 1)
+    ):
+        return fallback(key, level, args, kwargs)  # the op's own errors per entry
+    if vi.dtype != _C.int64:
+        if vi.dtype != _C.int32:
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        vi = call("Tensor.long", vi)  # our gather takes int64 only
+    if vi.dim() == 1:
+        vi = call("Tensor.unsqueeze", vi, 1)  # a 0-dim index selects one entry along dim, as index_select's
+    if r == 0:  # a scalar's one entry, as a 1-element row
+        _wrap_dim(dim, 0)
+        res = call("gather", call("Tensor.reshape", _physical(x, level), (-1, 1)), 1, vi)
+        return wrap(call("Tensor.reshape", res, (-1,)), level)
+    d = _wrap_dim(dim, r)
+    vx = _physical(x, level)
+    shape = [1] * (r + 1)
+    shape[0], shape[d + 1] = vi.shape[0], vi.shape[1]
+    vi = call("Tensor.reshape", vi, shape)
+    vi = call("Tensor.expand", vi, (*vx.shape[: d + 1], shape[d + 1], *vx.shape[d + 2 :]))
+    return wrap(call("gather", vx, d + 1, vi), level)
+
+
 @register_rule("scatter", "scatter_add", "Tensor.scatter_", "Tensor.scatter_add_")
 def scatter_rule(key, level, args, kwargs):
     """Batching rule of scatter/scatter_add: self, index and src all get the batch dim and the dim is
@@ -2074,14 +2117,58 @@ def inplace_random_rule(key, level, args, kwargs):
     return x
 
 
+@register_rule("Tensor.backward")
+def backward_rule(key, level, args, kwargs):
+    """backward() of a batched value: PyTorch's refusal inside a functorch transform, without the loop."""
+    raise RuntimeError(
+        "backward() called inside a functorch transform. This is not supported, please use functorch.grad or "
+        "functorch.vjp instead or call backward() outside of functorch transforms."
+    )
+
+
 RANDOM_FACTORIES = ("rand", "randn", "randint", "randperm", "normal")
+
+# The random ops on tensors (the rules above), by the function's __name__ for a cheap first test
+_RANDOM_OPS = frozenset((
+    "F.dropout", "dropout", "F.alpha_dropout", "alpha_dropout", "F.feature_alpha_dropout", "F.dropout1d",
+    "F.dropout2d", "F.dropout3d", "feature_dropout", "rand_like", "randn_like", "randint_like", "bernoulli",
+    "poisson", "normal", "multinomial", "binomial", "F.rrelu", "F.gumbel_softmax",
+))  # fmt: skip
+RANDOM_NAMES = frozenset(k.rpartition(".")[2] for k in _RANDOM_OPS)
+
+
+def _draws(key, args, kwargs):
+    """Whether the random op draws (dropout in eval mode or with p=0, rrelu in eval mode do not)."""
+    if "dropout" in key:
+        default = key not in ("F.alpha_dropout", "F.feature_alpha_dropout")
+        training = _get(args, kwargs, 2, "training" if key.startswith("F.") else "train", default)
+        return bool(training) and _get(args, kwargs, 1, "p", 0.5) != 0
+    if key == "F.rrelu":
+        return bool(_get(args, kwargs, 3, "training", False))
+    return True
+
+
+def check_random_op(key, args, kwargs):
+    """A random op inside vmap whose operands no level batches reaches no rule (jacfwd's duals, whose primals
+    are plain, and a draw from an unbatched tensor): as PyTorch's, it raises where a level's randomness is
+    'error'."""
+    if key in _RANDOM_OPS and _error_mode() and _draws(key, args, kwargs):
+        raise RuntimeError(_RANDOM_ERROR)
+
+
+def _error_mode():
+    """Whether a vmap level around the call, or one set aside by forward AD's reverse transforms (hessian is
+    jacfwd of jacrev), has randomness 'error'."""
+    return any(lv.randomness == "error" for lv in STATE.levels) or any(
+        lv.randomness == "error" for lv in STATE.suspended
+    )
 
 
 def random_factory(key, original, args, kwargs):
     """A random factory called inside vmap (no batched argument): one draw per entry of each vmap level whose
     randomness is 'different', a single draw for 'same', an error for 'error'."""
     levels = list(STATE.levels)
-    if any(lv.randomness == "error" for lv in levels):
+    if _error_mode():
         raise RuntimeError(_RANDOM_ERROR)
     different = [lv for lv in levels if lv.randomness == "different"]
     if not different:

@@ -464,7 +464,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             )
     from minitorch.func import _forward_ad as fwd
 
-    with fwd._nested_level() as level, _transform():
+    with fwd._nested_level(functorch=True) as level, _transform():
         func = fwd._dispatching(func)
         for p, t in zip(flat_p, flat_t):
             for what, x in (("primal", p), ("tangent", t)):
@@ -698,7 +698,7 @@ def _plain(x):
 def _fwd_level():
     from minitorch.func import _forward_ad as forward_ad
 
-    return forward_ad._nested_level()
+    return forward_ad._nested_level(functorch=True)
 
 
 def _fwd_make(p, t, level):

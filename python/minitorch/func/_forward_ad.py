@@ -52,6 +52,11 @@ class _State(threading.local):
         # per level: dual gradients stored in .grad, kept alive while the level lives (the binding hands back the
         # Python object only while it exists; a new wrapper would be a plain tensor)
         self.kept = {}
+        # per level: weak references to the plain tensors an in-place op made dual (_become_dual), made plain again
+        # when the level exits
+        self.converted = {}
+        self.user = set()  # the levels entered by enter_dual_level (not by a transform)
+        self.functorch = set()  # the levels of func.jvp and jacfwd (their duals are functorch's wrappers)
 
 
 STATE = _State()
@@ -88,6 +93,12 @@ def _push_level():
 
 def _pop_level():
     STATE.kept.pop(STATE.levels[-1], None)
+    STATE.user.discard(STATE.levels[-1])
+    STATE.functorch.discard(STATE.levels[-1])
+    for ref in STATE.converted.pop(STATE.levels[-1], ()):
+        x = ref()
+        if type(x) is DualTensor:
+            _become_plain(x)
     STATE.levels.pop()
     extent, mode = STATE.entries.pop()
     if mode is not None:
@@ -106,7 +117,9 @@ def enter_dual_level():
     may be active (PyTorch's rule); torch.func.jvp nests levels of its own for higher-order forward gradients."""
     if STATE.levels:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    return _push_level()
+    level = _push_level()
+    STATE.user.add(level)
+    return level
 
 
 def exit_dual_level(*, level=None):
@@ -134,9 +147,16 @@ class dual_level(contextlib.ContextDecorator):
 
 
 @contextlib.contextmanager
-def _nested_level():
-    """A level for torch.func's transforms, which may nest (jvp of jvp)."""
+def _nested_level(functorch=False):
+    """A level for torch.func's transforms, which may nest (jvp of jvp). A functorch transform (func.jvp, jacfwd
+    and what builds on them) refuses to run inside a dual_level the user entered, as PyTorch's (its levels and
+    the autograd API's are one stack there); autograd.functional's, which PyTorch computes without forward AD,
+    does not."""
+    if functorch and STATE.user:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
     level = _push_level()
+    if functorch:
+        STATE.functorch.add(level)
     try:
         yield level
     finally:
@@ -230,6 +250,11 @@ def make_dual(tensor, tangent, *, level=None):
         # the tangent in the primal's layout (PyTorch copies a tangent whose metadata differs): its views then
         # match the primal's, and an in-place op can write it in place (_store_tangent)
         tangent = tangent.new_empty_strided(tuple(tensor.shape), tensor.stride()).copy_(tangent)
+    if isinstance(tensor, _C.Tensor) and type(tensor) is not DualTensor:
+        # PyTorch's dual is a view of the primal: a non-leaf (ViewBackward0) when the primal requires grad, so
+        # gradients reach the primal through it and the dual's own .grad, requires_grad_ and in-place checks are
+        # a view's, not the primal's
+        tensor = tensor.view_as(tensor)
     return _make(tensor, tangent, level)
 
 
@@ -466,7 +491,7 @@ def dispatch(key, args, kwargs=None):
     tan = rule.apply(rargs, pkwargs, rtangents, result, key, aux)
     if tan is _jvp_rules.GENERIC:
         return _generic(key, pargs, pkwargs, tangents, level)
-    return _attach(result, _dealias(result, tan, pargs, pkwargs, tangents), level)
+    return _attach(result, _dealias(result, tan, pargs, pkwargs, tangents), level, (args, kwargs))
 
 
 def _shares_storage(t, tree):
@@ -543,11 +568,22 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     """An in-place op: the primal is updated in place (PyTorch's in-place checks apply), the tangent is the
     out-of-place op's."""
     self = args[0] if args else None
+    fresh = False
     if type(self) is not DualTensor or _strip_dead(self)._level != level:
-        raise RuntimeError(
-            f"forward AD: the in-place {key} would write a dual tensor into a tensor without a tangent at this "
-            "level, which cannot hold one; use the out-of-place op instead."
-        )
+        if not tangents or not _C._is_tensor(self):
+            return _call(key, pargs, pkwargs)
+        if not _differentiable(self) or (self.requires_grad and self.is_leaf and _C.is_grad_enabled()):
+            # PyTorch's own refusal (an integer result, a leaf that requires grad), or a result without tangent
+            res = _call(key, pargs, pkwargs)
+            return self if res is pargs[0] else res
+        if not _can_become_dual(self):
+            raise RuntimeError(
+                f"forward AD: the in-place {key} would write a dual tensor into a {type(self).__name__} without a "
+                "tangent at this level, which cannot become dual here; use the out-of-place op instead."
+            )
+        # a plain tensor written with a dual becomes dual, its tangent zeros but for the written part (PyTorch's)
+        fresh = _become_dual_for_write(self, level)
+        pargs = (self._primal, *pargs[1:])
     name = key.rpartition(".")[2]
     shape = tuple(self.shape)
     if name == "copy_":
@@ -569,10 +605,65 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     _call(key, pargs, pkwargs)  # the primal, in place
     if new_t is None:
         new_t = _zeros_like(self._primal)
+    if fresh:
+        # a tangent of its own: the op's, in the dtype its rule gave (PyTorch's f64.copy_(f32 dual) has an f32 one)
+        self._tangent = new_t if tuple(new_t.shape) == shape else new_t.expand(shape).clone()
+        return None if name == "__setitem__" else self
     if _differentiable(new_t):
-        new_t = _tangent_as(new_t, self)
+        # written into the tangent the tensor has, so in that tangent's dtype (which make_dual lets differ)
+        new_t = _tangent_as(new_t, self._tangent if _C._is_tensor(self._tangent) else self)
     _store_tangent(self, new_t)
     return None if name == "__setitem__" else self
+
+
+def _can_become_dual(x):
+    """Whether the plain tensor x (a Tensor, not a Parameter or another subclass, whose class would change) can
+    be made dual in place."""
+    return type(x) is _C.Tensor or (type(x) is DualTensor and not _is_active(x._level))
+
+
+def _become_dual(x, tangent, level):
+    """Makes the plain tensor x a dual of `level` in place (its class becomes DualTensor, whose layout is
+    Tensor's): its primal is an alias of itself (a view, so that in-place ops on it reach x's autograd history),
+    and it turns plain again when the level exits."""
+    import weakref
+
+    if type(x) is DualTensor:  # a dual of a finished level: its primal is the plain value
+        primal = _strip_dead(x)
+    else:
+        primal = x.view_as(x)
+        x.__class__ = DualTensor
+        STATE.converted.setdefault(level, []).append(weakref.ref(x))
+    x._primal, x._tangent, x._level = primal, tangent, level
+
+
+def _become_plain(x):
+    """Undoes _become_dual when its level exits: x is a plain tensor again, as PyTorch's."""
+    x.__class__ = _C.Tensor
+    for attr in ("_primal", "_tangent", "_level"):
+        x.__dict__.pop(attr, None)
+
+
+def _become_dual_for_write(x, level):
+    """Makes x dual before an in-place op writes a dual into it. A view of a tensor (its base) makes the base dual
+    too, with zeros, and x's tangent is the matching view of the base's (PyTorch's rule: a view's tangent is a view
+    of its base's), so the write reaches the base; returns False then. Else x gets a fresh tangent the op sets
+    (True)."""
+    base = x._base if type(x) is _C.Tensor else None
+    if base is not None and _differentiable(base):
+        bt = None
+        if type(base) is DualTensor and base._level == level and type(base._tangent) is _C.Tensor:
+            bt = base._tangent
+        elif _can_become_dual(base) and not (base.requires_grad and base.is_leaf):
+            bp = _strip_dead(base)
+            bt = bp.new_empty_strided(tuple(bp.shape), bp.stride()).zero_()
+            _become_dual(base, bt, level)
+        if bt is not None and bt.stride() == _strip_dead(base).stride() and not _overlapping(bt):
+            offset = bt.storage_offset() + x.storage_offset() - _strip_dead(base).storage_offset()
+            _become_dual(x, bt.as_strided(tuple(x.shape), x.stride(), offset), level)
+            return False
+    _become_dual(x, _C.zeros_like(x), level)
+    return True
 
 
 def _public_or_method(key):
@@ -598,26 +689,44 @@ def _tangent_as(tan, like):
     return tan.to(like.dtype)
 
 
-def _fit(tan, result):
-    """The tangent shaped and typed as the result it belongs to (terms may broadcast lower-rank tangents)."""
+def _fit(tan, result, inputs=None):
+    """The tangent shaped and typed as the result it belongs to (terms may broadcast lower-rank tangents). Where
+    an input's tangent has another dtype than its primal (make_dual allows a float64 tangent on a float32 primal),
+    the rule's dtype stays, as PyTorch's formulas keep it (sin of a float32 primal with a float64 tangent has a
+    float64 tangent); `inputs` (the op's args and kwargs, duals included) tells."""
     if tan is None or result is None:
         return None
     if tuple(tan.shape) != tuple(result.shape):
         tan = tan.expand(tuple(result.shape))
+    if tan.dtype == result.dtype or (inputs is not None and _mixed_tangents(inputs)):
+        return tan
     return _tangent_as(tan, result)
 
 
-def _attach(result, tan, level):
-    """The result(s) made dual with their tangents; non-floating results (indices, masks) get none."""
+def _mixed_tangents(inputs):
+    """Whether a dual argument of this level has a tangent whose dtype differs from its primal's."""
+    args, kwargs = inputs
+    for a in (*args, *kwargs.values()):
+        for x in a if type(a) is list or type(a) is tuple else (a,):
+            if type(x) is DualTensor:
+                x = _strip_dead(x)
+                if type(x) is DualTensor and _is_active(x._level) and x._tangent.dtype != x._primal.dtype:
+                    return True
+    return False
+
+
+def _attach(result, tan, level, inputs=None):
+    """The result(s) made dual with their tangents; non-floating results (indices, masks) get none. `inputs`:
+    see _fit."""
     if _C._is_tensor(result) or type(result).__name__ == "BatchedTensor":
         if not _differentiable(result):
             return result
         if tan is None:
             tan = _zeros_like(result)
-        return _make(result, _fit(tan, result), level)
+        return _make(result, _fit(tan, result, inputs), level)
     if isinstance(result, (tuple, list)):
         tans = tan if isinstance(tan, (tuple, list)) else (tan,) * len(result)
-        parts = [_attach(r, t, level) if _is_tensorish(r) else r for r, t in zip(result, tans)]
+        parts = [_attach(r, t, level, inputs) if _is_tensorish(r) else r for r, t in zip(result, tans)]
         t = type(result)
         if t is tuple or t is list:
             return t(parts)
@@ -778,7 +887,10 @@ _SKIP = frozenset((
 
 class DualTensor(_C.Tensor):
     """A tensor with a tangent at a forward AD level (see the module docstring). Its storage aliases the
-    primal; `_primal`, `_tangent` and `_level` hold the dual parts."""
+    primal; `_primal`, `_tangent` and `_level` hold the dual parts (in Tensor's instance dict: no slots of its
+    own, so that a plain Tensor written with a dual can become one in place, _become_dual)."""
+
+    __slots__ = ()
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -905,12 +1017,18 @@ class DualTensor(_C.Tensor):
         return copy.deepcopy(self._primal, memo)
 
 
+class DualBuiltinError(RuntimeError):
+    """A live dual tensor reached a builtin directly (_builtin_reached): vmap's rules, which call the builtins on
+    values, catch it and run the op through forward AD instead (the check runs while the arguments convert, before
+    the op)."""
+
+
 def _builtin_reached(x):
     """Called by the C++ Tensor conversion when a DualTensor reaches a builtin directly (not through the torch
     namespaces, whose functions dispatch while a level is on): with its level active the builtin would compute on
     the primal and drop the tangent without a word, so that raises."""
     if _is_active(x._level) and not STATE.wrapping:
-        raise RuntimeError(
+        raise DualBuiltinError(
             "forward AD: a dual tensor reached a minitorch builtin that was bound before the dual level was "
             "entered (`from torch import sin`, `act = torch.tanh` at import time); it would compute on the primal "
             "and drop the tangent. Call it through its namespace at call time (torch.sin(x), F.relu(x)) or bind "
@@ -1005,7 +1123,19 @@ def tree_has_dual(tree):
         return False
     from minitorch.func._pytree import tree_flatten
 
-    return any(type(x) is DualTensor and _is_active(_strip_dead(x)._level) for x in tree_flatten(tree)[0])
+    return any(
+        type(x) is DualTensor and _is_active(_strip_dead(x)._level) or _batched_dual(x)
+        for x in tree_flatten(tree)[0]
+    )
+
+
+def _batched_dual(x):
+    """Whether x is a vmap BatchedTensor whose value holds a live dual (vmap entered with a dual argument)."""
+    while type(x).__name__ == "BatchedTensor":
+        x = x._value
+        if type(x) is DualTensor and _is_active(_strip_dead(x)._level):
+            return True
+    return False
 
 
 def through_reverse(fn, args, name="transform"):
@@ -1022,6 +1152,13 @@ def through_reverse(fn, args, name="transform"):
     new = list(flat)
     with enable_grad():
         for i, x in enumerate(flat):
+            if _batched_dual(x):
+                # the tangent is inside vmap's batching, where the double-vjp trick cannot reach it; computing on
+                # the primal would drop it without a word
+                raise NestedReverseError(
+                    f"forward AD: {name} inside vmap of a dual tensor (vmap(grad(f)) called on a dual) is not "
+                    "supported: its tangent would be lost"
+                )
             if type(x) is not DualTensor:
                 continue
             p, t = _split(x, level)
@@ -1041,10 +1178,12 @@ def through_reverse(fn, args, name="transform"):
         from minitorch.func._batched import STATE as _VMAP
 
         saved, _VMAP.levels = _VMAP.levels, []
+        _VMAP.suspended = saved + _VMAP.suspended
         try:
             out = fn(*tree_unflatten(new, spec))
         finally:
             _VMAP.levels = saved
+            _VMAP.suspended = _VMAP.suspended[len(saved) :]
         flat_out, out_spec = tree_flatten(out)
         live = [
             (j, o)
@@ -1091,6 +1230,14 @@ def through_reverse(fn, args, name="transform"):
 
 
 # ------------------------------------------------------------------------------------------------ autograd API
+
+
+def functorch_dual(x):
+    """Whether x is a dual of a live func.jvp/jacfwd level (autograd.grad of it inside the transform refuses)."""
+    if type(x) is not DualTensor:
+        return False
+    x = _strip_dead(x)
+    return type(x) is DualTensor and x._level in STATE.functorch
 
 
 def holds_dual(tensors):

@@ -42,6 +42,8 @@ class _RandomnessMode(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if getattr(func, "__name__", None) in _batch_rules.RANDOM_NAMES:
+            _batch_rules.check_random_op(key_of(func), args, kwargs)
         if types:
             return NotImplemented
         key = key_of(func)
@@ -139,6 +141,16 @@ def _unwrap_output(out, level, size, out_dim, func):
         )
     if type(out) is BatchedTensor and out._level == level.id:
         value = out._value
+    elif type(out).__name__ == "DualTensor" and _dual_parts_batched(out, level):
+        # a dual made inside (vmap over forward AD): its primal and tangent come out batched, each on its own
+        from minitorch.func import _forward_ad as fwd
+
+        p, t = fwd._split(out, out._level)
+        return fwd._make(
+            _unwrap_output(p, level, size, out_dim, func),
+            _unwrap_output(t, level, size, out_dim, func),
+            out._level,
+        )
     else:
         # not batched at this level: every entry got the same result
         value = out.unsqueeze(0).expand(size, *out.shape)
@@ -148,6 +160,14 @@ def _unwrap_output(out, level, size, out_dim, func):
             f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {out_dim})"
         )
     return value.movedim(0, out_dim) if out_dim % rank != 0 else value
+
+
+def _dual_parts_batched(out, level):
+    from minitorch.func import _forward_ad as fwd
+
+    if not fwd._is_active(out._level):
+        return False
+    return any(type(x) is BatchedTensor and x._level == level.id for x in (out._primal, out._tangent))
 
 
 def _unwrap_outputs(outputs, out_dims, level, size, func):
