@@ -38,6 +38,8 @@ CPU_ONLY = {
     "sdpa_backward_stub": "SDPA's backward on CUDA is the composite formula (ops/attention.cpp has_fused_sdpa_backward)",
     "pdist_stub": "F.pdist on CUDA composes from ops (nn/functional/_distance.py)",
     "searchsorted_stub": "torch.searchsorted on CUDA composes from ops (_composite_math.py _searchsorted_impl)",
+    "grid_sampler_stub": "F.grid_sample on CUDA composes from ops (nn/functional/_sampling.py)",
+    "grid_sampler_backward_stub": "F.grid_sample's gradient on CUDA is the composite's, as above",
     "huber_loss_stub": "huber_loss/smooth_l1_loss on CUDA compose the loss and its gradient from ops (ops/loss.cpp)",
     **{
         name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp kernel_device); no cuSOLVER kernel yet"
