@@ -406,9 +406,61 @@ void forward_loop(const Tensor& out, const Tensor& input, const Tensor& grid, co
   });
 }
 
+// Nearest's backward (2-D, zeros or border): the taps of a block as the forward finds them, then per channel
+// a scatter of the output gradient; the grid's gradient is zero
+template <typename T, int PAD, bool ALIGN>
+void nearest_backward_2d_blocked(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
+                                 const Tensor& input, const Tensor& grid) {
+  const Geometry geo = geometry(input, grid);
+  const T* g = grid.data<T>();
+  const T* go = grad_out.data<T>();
+  T* gi = grad_input.defined() ? grad_input.data<T>() : nullptr;
+  if (grad_grid.defined()) std::fill(grad_grid.data<T>(), grad_grid.data<T>() + grad_grid.numel(), T(0));
+  if (!gi) return;
+  const int64_t C = geo.C, P = geo.P, plane = geo.plane;
+  const int32_t W = static_cast<int32_t>(geo.size[1]);
+  const T Hf = T(geo.size[0]), Wf = T(geo.size[1]);
+  parallel_rows(geo.N, P * (C + 16), [&](int64_t n0, int64_t n1) {
+    alignas(64) int32_t off[kBlock], in[kBlock];
+    for (int64_t n = n0; n < n1; ++n) {
+      const T* gon = go + n * C * P;
+      T* gin = gi + n * C * plane;
+      for (int64_t b0 = 0; b0 < P; b0 += kBlock) {
+        const int nb = static_cast<int>(std::min<int64_t>(kBlock, P - b0));
+        const T* gp = g + (n * P + b0) * 2;
+        for (int i = 0; i < nb; ++i) {
+          const T ix = block_round_even(block_coord<T, PAD, ALIGN>(gp[2 * i], Wf));
+          const T iy = block_round_even(block_coord<T, PAD, ALIGN>(gp[2 * i + 1], Hf));
+          const int32_t m = -static_cast<int32_t>(block_inside(ix, Wf) & block_inside(iy, Hf));
+          in[i] = m;
+          const T okf = static_cast<T>(m & 1);
+          off[i] = (static_cast<int32_t>(iy * okf) * W + static_cast<int32_t>(ix * okf)) & m;
+        }
+        for (int64_t c = 0; c < C; ++c) {
+          T* gc = gin + c * plane;
+          const T* goc = gon + c * P + b0;
+          for (int i = 0; i < nb; ++i)
+            if (in[i]) gc[off[i]] += goc[i];
+        }
+      }
+    }
+  });
+}
+
 template <typename T, int ND>
 void backward_loop(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
                    const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+  if constexpr (ND == 2) {
+    if (a.mode == 1 && a.padding != 2 && input.sizes()[2] * input.sizes()[3] < (int64_t(1) << 30)) {
+      if (a.padding == 0)
+        return a.align_corners
+                   ? nearest_backward_2d_blocked<T, 0, true>(grad_input, grad_grid, grad_out, input, grid)
+                   : nearest_backward_2d_blocked<T, 0, false>(grad_input, grad_grid, grad_out, input, grid);
+      return a.align_corners
+                 ? nearest_backward_2d_blocked<T, 1, true>(grad_input, grad_grid, grad_out, input, grid)
+                 : nearest_backward_2d_blocked<T, 1, false>(grad_input, grad_grid, grad_out, input, grid);
+    }
+  }
   const Geometry geo = geometry(input, grid);
   const T* x = input.data<T>();
   const T* g = grid.data<T>();
