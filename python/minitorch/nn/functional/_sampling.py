@@ -8,7 +8,6 @@ from minitorch._dtype_names import scalar_name
 from minitorch._ops import where
 from minitorch.autograd import grad as autograd_grad
 from minitorch.autograd.grad_mode import enable_grad
-from minitorch.overrides import has_torch_function
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -211,10 +210,14 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 def _kernel_applies(input, grid):
-    # the CPU kernel (csrc/kernels/cpu/grid_sample.cpp) takes plain float/double tensors; CUDA, half and the
-    # program transforms' tensors (duals, batched) run the composite of ops
+    # the CPU kernel (csrc/kernels/cpu/grid_sample.cpp) takes plain float/double tensors (Tensor, Parameter);
+    # CUDA, half and the program transforms' tensors (duals, batched: they define __torch_function__) run the
+    # composite of ops, whose every op they see
     return (
-        input.device.type == "cpu" and input.dtype in _KERNEL_DTYPES and not has_torch_function((input, grid))
+        input.device.type == "cpu"
+        and input.dtype in _KERNEL_DTYPES
+        and getattr(type(input), "__torch_function__", None) is None
+        and getattr(type(grid), "__torch_function__", None) is None
     )
 
 
