@@ -17,6 +17,7 @@
 #include "autograd/Node.h"
 #include "autograd/record.h"
 #include "ops/attention.h"
+#include "ops/grid_sample.h"
 #include "ops/ops.h"
 #include "ops/rnn.h"
 #include "ops/sort.h"
@@ -776,6 +777,22 @@ static const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
        {"UpsampleBicubic2DBackwardBackward0", "UpsampleBicubic2DBackwardBackward0",
         "UpsampleBicubic2DBackwardBackward0"}}};
   return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
+}
+
+// ---- grid_sample (ops/grid_sample.h): the fused kernel gives both gradients in one pass; when they will be
+// differentiated again (create_graph) the composite's recorded ops give them instead.
+static V grid_sampler_grads(const Tensor& g, const Tensor& input, const Tensor& grid, int64_t mode,
+                            int64_t padding, bool align_corners, bool need_input, bool need_grid) {
+  GridSampleArgs a;
+  a.mode = static_cast<int>(mode);
+  a.padding = static_cast<int>(padding);
+  a.align_corners = align_corners;
+  if (GradMode::is_enabled() && (g.requires_grad() || input.requires_grad() || grid.requires_grad())) {
+    auto [gi, gg] = grid_sampler_graph_grads(g, input, grid, a, need_input, need_grid);
+    return {gi, gg};
+  }
+  auto [gi, gg] = mt::grid_sampler_backward(g, input, grid, a, need_input, need_grid);
+  return {gi, gg};
 }
 
 // ---- reduce (ops/reduce.h)

@@ -3,6 +3,7 @@
 #include "ops/op_table.h"
 
 #include "ops/attention.h"
+#include "ops/grid_sample.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
 #include "ops/linalg_decomp.h"

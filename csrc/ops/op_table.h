@@ -78,6 +78,9 @@
 #define MT_STUBS_UPSAMPLE_H(_) \
   _(upsample_stub, upsample, UpsampleFn) \
   _(upsample_backward_stub, upsample, UpsampleBackwardFn)
+#define MT_STUBS_GRID_SAMPLE_H(_) \
+  _(grid_sampler_stub, grid_sample, GridSamplerFn) \
+  _(grid_sampler_backward_stub, grid_sample, GridSamplerBackwardFn)
 #define MT_STUBS_NN_H(_) \
   _(row_norm_stub, nn, RowNormFn) \
   _(row_norm_backward_stub, nn, RowNormBackwardFn) \
@@ -108,12 +111,12 @@
 
 #define MT_DISPATCH_STUBS(_) \
   MT_STUBS_KERNELS_H(_) MT_STUBS_INDEX_DIM_H(_) MT_STUBS_REDUCE_H(_) MT_STUBS_SORT_H(_) MT_STUBS_LINALG_H(_) \
-  MT_STUBS_LINALG_DECOMP_H(_) MT_STUBS_FFT_H(_) MT_STUBS_SPARSE_H(_) MT_STUBS_CONV_H(_) MT_STUBS_POOL_H(_) MT_STUBS_UPSAMPLE_H(_) MT_STUBS_NN_H(_) \
+  MT_STUBS_LINALG_DECOMP_H(_) MT_STUBS_FFT_H(_) MT_STUBS_SPARSE_H(_) MT_STUBS_CONV_H(_) MT_STUBS_POOL_H(_) MT_STUBS_UPSAMPLE_H(_) MT_STUBS_GRID_SAMPLE_H(_) MT_STUBS_NN_H(_) \
   MT_STUBS_LOSS_H(_) MT_STUBS_ATTENTION_H(_) MT_STUBS_RNN_H(_) MT_STUBS_FOREACH_H(_)
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 79
+#define MT_NUM_DISPATCH_STUBS 81
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

@@ -1,6 +1,8 @@
-// Bindings for convolution, pooling and upsampling (ops/conv.h, ops/pool.h, ops/upsample.h) into _C._nn with
-// PyTorch's functional signatures, plus the cuDNN flags torch.backends.cudnn reads and writes.
+// Bindings for convolution, pooling, upsampling and grid sampling (ops/conv.h, ops/pool.h, ops/upsample.h,
+// ops/grid_sample.h) into _C._nn with PyTorch's functional signatures, plus the cuDNN flags
+// torch.backends.cudnn reads and writes.
 #include "ops/conv.h"
+#include "ops/grid_sample.h"
 #include "ops/pool.h"
 #include "ops/upsample.h"
 #include "python/bind.h"
@@ -169,6 +171,33 @@ void init_conv(py::module_& m) {
       },
       py::arg("input"), py::arg("mode"), py::arg("output_size"), py::arg("align_corners"),
       py::arg("scale_factors"));
+
+  // ---- grid sampling: F.grid_sample checks its arguments in Python and ends here for float/double CPU
+  // tensors
+  nn.def(
+      "_grid_sampler",
+      [](const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding, StrictBool align_corners) {
+        return nogil([&] { return grid_sampler_impl(input, grid, mode, padding, align_corners); }, input);
+      },
+      py::arg("input"), py::arg("grid"), py::arg("interpolation_mode"), py::arg("padding_mode"),
+      py::arg("align_corners"));
+  // fn(grad, input, grid, mode, padding, align_corners, need_input, need_grid) -> (grad_input, grad_grid),
+  // the composite's recorded gradients for double backward; kept for the process's life (never released at
+  // exit, when Python is already gone)
+  nn.def(
+      "_set_grid_sampler_graph_grads",
+      [](py::function fn) {
+        auto* keep = new py::function(std::move(fn));
+        set_grid_sampler_graph_grads([keep](const Tensor& g, const Tensor& input, const Tensor& grid,
+                                            const GridSampleArgs& a, bool need_input, bool need_grid) {
+          py::gil_scoped_acquire gil;  // the engine runs released
+          py::object r = (*keep)(g, input, grid, a.mode, a.padding, a.align_corners, need_input, need_grid);
+          auto pick = [](py::handle h) { return h.is_none() ? Tensor() : h.cast<Tensor>(); };
+          py::tuple t = r.cast<py::tuple>();
+          return std::tuple<Tensor, Tensor>(pick(t[0]), pick(t[1]));
+        });
+      },
+      py::arg("fn"));
 
   // ---- torch.backends.cudnn
   m.def(

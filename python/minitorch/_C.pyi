@@ -3447,11 +3447,21 @@ _distributed: _DistributedModule
 class _NnModule:
     """minitorch._C._nn: native functions of minitorch.nn.functional."""
     @staticmethod
+    def _grid_sampler(
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: typing.SupportsInt | typing.SupportsIndex,
+        padding_mode: typing.SupportsInt | typing.SupportsIndex,
+        align_corners: builtins.bool,
+    ) -> Tensor: ...
+    @staticmethod
     def _pdist_backward(
         grad: Tensor, input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, pdist: Tensor
     ) -> Tensor: ...
     @staticmethod
     def _pdist_forward(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex = 2.0) -> Tensor: ...
+    @staticmethod
+    def _set_grid_sampler_graph_grads(fn: collections.abc.Callable) -> None: ...
     @staticmethod
     def _upsample(
         input: Tensor,

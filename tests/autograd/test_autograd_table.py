@@ -259,6 +259,12 @@ CASES = {
     "upsample_backward": lambda: check2(
         lambda a: F.interpolate(a, scale_factor=2, mode="bilinear"), r(1, 1, 2, 2)
     ),
+    # grid_sample's kernel path, bicubic (every tap and weight derivative); points off the pixel lattice
+    "grid_sampler_impl": lambda: check(
+        lambda a, g: F.grid_sample(a, g, mode="bicubic", padding_mode="reflection", align_corners=False),
+        r(1, 2, 3, 4),
+        r(1, 2, 3, 2, seed=1, lo=-0.9, hi=0.9),
+    ),
     # shape (the view ops' twins are in views.cpp)
     "as_strided": lambda: check(lambda a: a.as_strided((2, 2), (1, 2)), r(6)),
     "alias": lambda: check(lambda a: a.t() * 1, r(3)),  # t() of a 1-D tensor is an alias

@@ -10,6 +10,9 @@ DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16"
 A = [[0.5, -1.25, 2.0], [3.0, 1.5, -0.75]]  # exact in every float dtype; ints and bool round or test != 0
 B = [[1.0, 2.0, -1.5], [0.25, -3.0, 1.0]]
 X4 = np.linspace(-2.0, 2.0, 32).reshape(1, 2, 4, 4)  # (N, C, H, W)
+GRID = [
+    [[[-0.75, 0.5], [0.25, -1.0]], [[1.125, 0.375], [-0.5, -0.25]]]
+]  # (N, Ho, Wo, 2), exact in every float dtype
 SQ = [
     [2.0, -1.0, 0.5],
     [0.0, 1.5, 1.0],
@@ -216,6 +219,14 @@ CASES = {
     "upsample_backward_stub": lambda T, dt, dev: grad_of(
         lambda x: T.nn.functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False),
         leaf(T, X4, dt, dev),
+    ),
+    "grid_sampler_stub": lambda T, dt, dev: flat(
+        T.nn.functional.grid_sample(t(T, X4, dt, dev), t(T, GRID, dt, dev), align_corners=False)
+    ),
+    "grid_sampler_backward_stub": lambda T, dt, dev: grad_of(
+        lambda x, g: T.nn.functional.grid_sample(x, g, align_corners=False),
+        leaf(T, X4, dt, dev),
+        leaf(T, GRID, dt, dev),
     ),
     "row_norm_stub": lambda T, dt, dev: flat(T.nn.functional.layer_norm(t(T, A, dt, dev), (3,))),
     "row_norm_backward_stub": lambda T, dt, dev: grad_of(

@@ -41,6 +41,8 @@ CPU_ONLY = {
     "equal_stub": "torch.equal on CUDA is all(eq(a, b)) (ops/reduce.cpp equal)",
     "ctc_loss_stub": "F.ctc_loss on CUDA runs its log-space recursions in ops (nn/functional/_ctc.py)",
     "ctc_loss_backward_stub": "F.ctc_loss's gradient on CUDA is the recursions' own (nn/functional/_ctc.py)",
+    "grid_sampler_stub": "F.grid_sample on CUDA composes from ops (nn/functional/_sampling.py)",
+    "grid_sampler_backward_stub": "F.grid_sample's gradient on CUDA is the composite's, as above",
     "huber_loss_stub": "huber_loss/smooth_l1_loss on CUDA compose the loss and its gradient from ops (ops/loss.cpp)",
     **{
         name: "CUDA tensors take the host LAPACK path (ops/linalg_decomp.cpp kernel_device); no cuSOLVER kernel yet"

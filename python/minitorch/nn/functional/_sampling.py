@@ -6,9 +6,12 @@ from minitorch import _C
 from minitorch._composite_shape import meshgrid
 from minitorch._dtype_names import scalar_name
 from minitorch._ops import where
+from minitorch.autograd import grad as autograd_grad
+from minitorch.autograd.grad_mode import enable_grad
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_KERNEL_DTYPES = (_C.float32, _C.float64)
 _CUBIC_A = -0.75  # the cubic convolution constant PyTorch (and OpenCV) use
 
 _ALIGN_WARNING = (
@@ -201,6 +204,24 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         raise RuntimeError(f"grid_sampler(): unknown interpolation mode {interpolation_mode}")
     if padding_mode not in (0, 1, 2):
         raise RuntimeError(f"grid_sampler(): unknown padding mode {padding_mode}")
+    if _kernel_applies(input, grid):
+        return _C._nn._grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+    return _composite(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _kernel_applies(input, grid):
+    # the CPU kernel (csrc/kernels/cpu/grid_sample.cpp) takes plain float/double tensors (Tensor, Parameter);
+    # CUDA, half and the program transforms' tensors (duals, batched: they define __torch_function__) run the
+    # composite of ops, whose every op they see
+    return (
+        input.device.type == "cpu"
+        and input.dtype in _KERNEL_DTYPES
+        and getattr(type(input), "__torch_function__", None) is None
+        and getattr(type(grid), "__torch_function__", None) is None
+    )
+
+
+def _composite(input, grid, interpolation_mode, padding_mode, align_corners):
     n, c = input.shape[0], input.shape[1]
     sizes = list(input.shape[2:])  # slowest first: (D,) H, W
     out_spatial = list(grid.shape[1:-1])
@@ -222,6 +243,19 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         else:
             out = _linear(taps, coords)
     return out.reshape(n, c, *out_spatial)
+
+
+def _graph_grads(grad, input, grid, interpolation_mode, padding_mode, align_corners, need_input, need_grid):
+    """The kernel's gradients under create_graph, from the composite's recorded ops, so they differentiate again
+    (double backward); the kernel's backward node calls it (csrc/ops/grid_sample.h)."""
+    wrt = [t for t, need in ((input, need_input), (grid, need_grid)) if need]
+    with enable_grad():
+        out = _composite(input, grid, interpolation_mode, padding_mode, align_corners)
+        got = list(autograd_grad(out, wrt, grad, create_graph=True, allow_unused=True))
+    return tuple(got.pop(0) if need else None for need in (need_input, need_grid))
+
+
+_C._nn._set_grid_sampler_graph_grads(_graph_grads)
 
 
 def _linear(taps, coords):

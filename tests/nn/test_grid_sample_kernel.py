@@ -1,0 +1,185 @@
+"""F.grid_sample's CPU kernel (csrc/kernels/cpu/grid_sample.cpp) against the composite of ops it replaces on float
+and double CPU tensors: values and both gradients for every mode, padding and rank, strided, empty and NaN grids,
+one and many channels, several threads, gradcheck, and double backward (the composite's recorded gradients)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch.nn.functional as F
+from minitorch.autograd import gradcheck, gradgradcheck
+from minitorch.nn.functional import _sampling
+
+MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+CASES = [
+    (dims, mode, pad, align)
+    for dims, mode, pad, align in itertools.product((2, 3), MODES, PADDINGS, (False, True))
+    if not (dims == 3 and mode == "bicubic")
+]
+
+
+def _grid(rng, shape, dtype=np.float64):
+    # points inside, outside (up to 1.4) and exactly on the borders, the centre and pixel centres
+    g = rng.uniform(-1.4, 1.4, shape)
+    flat = g.reshape(-1)
+    special = [-1.0, 1.0, 0.0, 0.5, -1.0, 1.0, 0.25, -0.5]
+    flat[: min(len(special), flat.size)] = special[: min(len(special), flat.size)]
+    return g.astype(dtype)
+
+
+def _run(fn, x, g, w):
+    """(values, input grad, grid grad) of fn(x, g) weighted by w, on fresh leaves."""
+    xt = minitorch.tensor(x, requires_grad=True)
+    gt = minitorch.tensor(g, requires_grad=True)
+    y = fn(xt, gt)
+    (y * minitorch.tensor(w)).sum().backward()
+    gg = gt.grad.numpy() if gt.grad is not None else np.zeros(g.shape, g.dtype)
+    return y, [y.detach().numpy(), xt.grad.numpy(), gg]
+
+
+def _kernel(mode, pad, align):
+    return lambda a, b: F.grid_sample(a, b, mode=mode, padding_mode=pad, align_corners=align)
+
+
+def _composite(mode, pad, align):
+    return lambda a, b: _sampling._composite(a, b, MODES[mode], PADDINGS[pad], align)
+
+
+def _shapes(dims, n=2, c=3):
+    if dims == 2:
+        return (n, c, 4, 5), (n, 3, 4, 2)
+    return (n, c, 3, 4, 5), (n, 2, 3, 2, 3)
+
+
+@pytest.mark.parametrize("dims, mode, pad, align", CASES)
+@pytest.mark.parametrize("dtype", ("float64", "float32"))
+def test_kernel_matches_composite(dims, mode, pad, align, dtype):
+    rng = np.random.default_rng(11)
+    xs, gs = _shapes(dims)
+    x, g = rng.standard_normal(xs).astype(dtype), _grid(rng, gs, dtype)
+    y, ours = _run(_kernel(mode, pad, align), x, g, rng.standard_normal((2, 3) + gs[1:-1]).astype(dtype))
+    assert y.grad_fn.name() == f"GridSampler{dims}DBackward0"  # the kernel ran, not the composite
+    w = rng.standard_normal(y.shape).astype(dtype)
+    _, ours = _run(_kernel(mode, pad, align), x, g, w)
+    _, theirs = _run(_composite(mode, pad, align), x, g, w)
+    tol = 1e-12 if dtype == "float64" else 2e-5
+    for a, b, what in zip(ours, theirs, ("values", "input grad", "grid grad")):
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=what)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pad", PADDINGS)
+def test_kernel_nonfinite_grid_matches_composite(mode, pad):
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((1, 2, 3, 4))
+    nan, inf = float("nan"), float("inf")
+    g = np.array([[[[nan, 0.0], [inf, 0.2], [-inf, 0.1], [1e20, 0.3], [0.3, nan], [-1e20, -1e20]]]])
+    w = rng.standard_normal((1, 2, 1, 6))
+    _, ours = _run(_kernel(mode, pad, False), x, g, w)
+    _, theirs = _run(_composite(mode, pad, False), x, g, w)
+    for a, b in zip(ours[:2], theirs[:2]):  # values and the input's gradient (NaN where PyTorch's are)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_strided_input_and_grid():
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((2, 3, 6, 5))
+    g = _grid(rng, (2, 4, 3, 2))
+    xt = minitorch.tensor(x.transpose(0, 1, 3, 2).copy()).transpose(2, 3).requires_grad_(True)
+    gt = minitorch.tensor(g.transpose(0, 2, 1, 3).copy()).transpose(1, 2).requires_grad_(True)
+    assert not xt.is_contiguous() and not gt.is_contiguous()
+    for mode in MODES:
+        xt.grad = gt.grad = None
+        y = F.grid_sample(xt, gt, mode=mode, padding_mode="reflection", align_corners=False)
+        (y * y).sum().backward()
+        _, ref = _run(_kernel(mode, "reflection", False), x, g, 2 * y.detach().numpy())
+        np.testing.assert_array_equal(y.detach().numpy(), ref[0])
+        np.testing.assert_array_equal(xt.grad.numpy(), ref[1])
+        np.testing.assert_array_equal(gt.grad.numpy(), ref[2])
+
+
+@pytest.mark.parametrize(
+    "xs, gs",
+    [((0, 3, 4, 4), (0, 5, 5, 2)), ((2, 0, 4, 4), (2, 5, 5, 2)), ((2, 3, 4, 4), (2, 0, 5, 2))],
+)
+def test_kernel_empty_gives_zero_gradients(xs, gs):
+    x = minitorch.randn(*xs, dtype=minitorch.float64, requires_grad=True)
+    g = minitorch.randn(*gs, dtype=minitorch.float64, requires_grad=True)
+    y = F.grid_sample(x, g, align_corners=False)
+    assert y.shape == (xs[0], xs[1], *gs[1:3])
+    y.sum().backward()
+    assert x.grad.shape == xs and g.grad.shape == gs
+    assert not x.grad.any().item() and not g.grad.any().item()
+
+
+@pytest.mark.parametrize("channels", (1, 37))
+@pytest.mark.parametrize("mode", MODES)
+def test_kernel_one_and_many_channels(channels, mode):
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((2, channels, 5, 6))
+    g = _grid(rng, (2, 4, 7, 2))
+    w = rng.standard_normal((2, channels, 4, 7))
+    _, ours = _run(_kernel(mode, "zeros", True), x, g, w)
+    _, theirs = _run(_composite(mode, "zeros", True), x, g, w)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_split_over_threads_matches_one_thread():
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((4, 8, 40, 40)).astype(np.float32)
+    g = _grid(rng, (4, 64, 64, 2), np.float32)
+    w = rng.standard_normal((4, 8, 64, 64)).astype(np.float32)
+    before = minitorch.get_num_threads()
+    try:
+        minitorch.set_num_threads(1)
+        _, one = _run(_kernel("bilinear", "border", False), x, g, w)
+        minitorch.set_num_threads(2)
+        _, two = _run(_kernel("bilinear", "border", False), x, g, w)
+    finally:
+        minitorch.set_num_threads(before)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pad", PADDINGS)
+def test_kernel_gradcheck_and_double_backward(mode, pad):
+    rng = np.random.default_rng(16)
+    x = minitorch.tensor(rng.standard_normal((1, 2, 4, 5)), requires_grad=True)
+    # points off the pixel lattice and the borders, where the sampling is differentiable
+    g = minitorch.tensor(rng.uniform(-0.8, 0.8, (1, 3, 2, 2)) + 0.013, requires_grad=mode != "nearest")
+    fn = _kernel(mode, pad, False)
+    assert fn(x, g).grad_fn.name() == "GridSampler2DBackward0"
+    assert gradcheck(fn, (x, g))
+    assert gradgradcheck(fn, (x, g))
+
+
+def test_kernel_3d_gradcheck_and_double_backward():
+    rng = np.random.default_rng(17)
+    x = minitorch.tensor(rng.standard_normal((1, 2, 3, 3, 4)), requires_grad=True)
+    g = minitorch.tensor(rng.uniform(-0.8, 0.8, (1, 2, 2, 1, 3)) + 0.017, requires_grad=True)
+    fn = _kernel("bilinear", "border", True)
+    assert fn(x, g).grad_fn.name() == "GridSampler3DBackward0"
+    assert gradcheck(fn, (x, g))
+    assert gradgradcheck(fn, (x, g))
+
+
+def test_half_and_forward_ad_take_the_composite():
+    x = minitorch.randn(1, 2, 4, 4)
+    g = minitorch.rand(1, 3, 3, 2) * 2 - 1
+    half = F.grid_sample(x.half().requires_grad_(), g.half(), align_corners=False)
+    assert half.grad_fn.name() != "GridSampler2DBackward0"
+    import minitorch.autograd.forward_ad as fwAD
+
+    t = minitorch.randn(1, 2, 4, 4)
+    with fwAD.dual_level():
+        y = F.grid_sample(fwAD.make_dual(x, t), g, align_corners=False)
+        tangent = fwAD.unpack_dual(y).tangent
+    np.testing.assert_allclose(
+        tangent.numpy(), F.grid_sample(t, g, align_corners=False).numpy(), rtol=1e-6, atol=1e-6
+    )
