@@ -8,7 +8,9 @@
 // from the signatures), the call's arguments and the refusals the strict casters recorded (strict_args.h). A
 // call that binds pays one indirect call and a few loads and stores (about 2 ns on x.dim(), measured against
 // the unrouted dispatcher).
+#include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/Exception.h"
@@ -305,7 +307,26 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   return msg;
 }
 
+// bind_out.cpp's out= overloads, each alone, by the function whose chain ends in it (both by their record
+// capsules, the dispatcher's self). pybind11 tries the function's own overloads first, and for each
+// parameter they name that the call passes by position it looks for that name among the call's keywords
+// through an interned string made afresh (~750 instructions a parameter); none of them takes out=, so a call
+// with out= goes to its overload straight.
+std::unordered_map<PyObject*, PyObject*> g_out_overloads;
+PyObject* g_out_name = nullptr;  // "out", interned as the keyword names of a call site are
+
+PyObject* out_overload(PyObject* self, PyObject* kwnames) {
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
+    if (PyTuple_GET_ITEM(kwnames, k) == g_out_name) {
+      auto it = g_out_overloads.find(self);
+      return it == g_out_overloads.end() ? nullptr : it->second;
+    }
+  return nullptr;  // (an out built at run time, not interned, takes the chain: the same call, slower)
+}
+
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (kwnames && g_out_name)
+    if (PyObject* o = out_overload(self, kwnames)) self = o;
   Refusals& rs = g_refusals;
   if (rs.depth == 0) rs.n = 0;
   int base = rs.n;
@@ -395,6 +416,20 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
 }
 
 }  // namespace
+
+void register_out_overload(py::handle fn, py::object overload) {
+  PyObject* self = PyCFunction_GET_SELF(fn.ptr());
+  // not where an overload before it (all but the last) could take out= itself: a parameter named out, or
+  // **kwargs
+  for (auto* r = py::detail::function_record_ptr_from_PyObject(self); r && r->next; r = r->next) {
+    if (r->has_kwargs) return;
+    for (const auto& a : r->args)
+      if (a.name && !std::strcmp(a.name, "out")) return;
+  }
+  if (!g_out_name) g_out_name = PyUnicode_InternFromString("out");
+  // held for the process, as the module holds fn
+  g_out_overloads[self] = Py_NewRef(PyCFunction_GET_SELF(overload.ptr()));
+}
 
 bool refuse(PyObject* o, const char* kind) {
   Refusals& rs = g_refusals;

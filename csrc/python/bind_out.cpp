@@ -17,6 +17,9 @@
 
 namespace mt {
 
+// arg_errors.cpp: a call of fn with out= goes to `overload` (the same catch-all, alone) straight
+void register_out_overload(py::handle fn, py::object overload);
+
 namespace {
 
 // How the result's dtype must relate to out's: castable (the result can be cast, as TensorIterator ops),
@@ -192,10 +195,13 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   if (try_direct(op, args, kwargs)) return kwargs["out"];
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
-  if (out.is_none()) return fn(*args, **kw);
+  // fn(*args, **{}) would hand pybind11 an empty tuple of keyword names, for which it looks up each named
+  // parameter among them (an interned string made per parameter, ~750 instructions each)
+  auto call = [&] { return kw.empty() ? fn(*args) : fn(*args, **kw); };
+  if (out.is_none()) return call();
   const char* shown = op.name[0] == '_' ? op.name + 1 : op.name;
   check_no_grad(shown, any_requires_grad(args) || any_requires_grad(kw) || any_requires_grad(out));
-  py::object result = fn(*args, **kw);
+  py::object result = call();
   if (py::isinstance<TensorImpl>(result)) {
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(out), shown, "(): argument 'out' must be Tensor, not ",
                   type_name(out));
@@ -231,7 +237,9 @@ void add_out_overload(py::module_& m, const OutOp& op) {
   MT_INTERNAL_ASSERT(py::hasattr(m, op.name), "out= listed for a function that is not bound: ", op.name);
   py::object fn = m.attr(op.name);
   // m.def appends to the function's overloads (pybind11 chains to the existing one as a sibling)
-  m.def(op.name, [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); });
+  auto overload = [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); };
+  m.def(op.name, overload);
+  register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)));
 }
 
 void init_out(py::module_& m) {

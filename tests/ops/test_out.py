@@ -660,3 +660,38 @@ def test_float_power_complex(device):
         [-4.0 + 0j],
         atol=1e-15,
     )
+
+
+def test_out_shortcut_matches_the_chain(device):
+    # a call site's `out=` (an interned name) goes to the out= overload straight (arg_errors.cpp); a keyword
+    # name built at run time is not interned and takes pybind11's overload chain: both write the same values
+    # and raise the same errors, for bindings whose parameters are named (lerp, clamp_min) and not
+    a, b = rnd(5, device=device), rnd(5, device=device)
+    runtime_out = b"out".decode()  # a new str, not the interned "out"
+    calls = [
+        ("lerp", (a, b, 0.25), {}, lambda x, y: x + 0.25 * (y - x)),
+        ("lerp", (a,), {"end": b, "weight": 0.5}, lambda x, y: x + 0.5 * (y - x)),
+        ("clamp_min", (a, 0.1), {}, lambda x, y: np.maximum(x, 0.1)),
+        ("add", (a, b), {"alpha": 2}, lambda x, y: x + 2 * y),
+        ("multinomial", (a.abs(), 2), {"replacement": True}, None),
+    ]
+    for name, args, kwargs, ref in calls:
+        fn = getattr(minitorch, name)
+        dtype = minitorch.int64 if name == "multinomial" else minitorch.float32
+        n = 2 if name == "multinomial" else 5
+        o1, o2 = (minitorch.empty(n, dtype=dtype, device=device) for _ in range(2))
+        r1 = fn(*args, **kwargs, out=o1)
+        r2 = fn(*args, **kwargs, **{runtime_out: o2})
+        assert r1 is o1 and r2 is o2
+        if ref is not None:
+            expect = ref(to_np(a).astype(np.float64), to_np(b).astype(np.float64))
+            rtol, atol = TOL[minitorch.float32]
+            np.testing.assert_allclose(to_np(o1), expect, rtol=rtol, atol=atol)
+            assert to_np(o1).tolist() == to_np(o2).tolist()
+        errors = []
+        for out_kw in ({"out": 3}, {runtime_out: 3}, {"out": o1, "bogus": 1}, {runtime_out: o1, "bogus": 1}):
+            with pytest.raises(TypeError) as e:
+                fn(*args, **kwargs, **out_kw)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1] and errors[2] == errors[3], errors
+        assert f"{name}(): argument 'out' must be Tensor, not int" in errors[0]
