@@ -331,19 +331,19 @@ V clamp_grads(const Tensor& g, const Tensor& x, const Tensor& lo, const Tensor& 
       r[lower ? 1 : 2] = mt::where(lower ? mt::gt(x, b) : mt::lt(x, b), S(0.0), split);
     return r;
   }
+  // the compares shared by the three gradients, each computed once
   Tensor ordered = mt::lt(lo, hi), half = mt::mul(g, S(0.5));
-  if (need_x) {
-    Tensor tie = mt::logical_and(mt::logical_or(mt::eq(x, lo), mt::eq(x, hi)), ordered);
-    r[0] = mt::where(mt::logical_or(mt::lt(x, lo), mt::gt(x, hi)), S(0.0), mt::where(tie, half, g));
-  }
+  Tensor below = mt::lt(x, lo), above = mt::gt(x, hi);
+  Tensor tie_lo = mt::logical_and(mt::eq(x, lo), ordered), tie_hi = mt::logical_and(mt::eq(x, hi), ordered);
+  if (need_x)
+    r[0] =
+        mt::where(mt::logical_or(below, above), S(0.0), mt::where(mt::logical_or(tie_lo, tie_hi), half, g));
   if (need_lo || need_hi) {
     Tensor le = mt::le(lo, hi);
-    if (need_lo)
-      r[1] = mt::where(mt::logical_and(mt::lt(x, lo), le), g,
-                       mt::where(mt::logical_and(mt::eq(x, lo), ordered), half, S(0.0)));
+    if (need_lo) r[1] = mt::where(mt::logical_and(below, le), g, mt::where(tie_lo, half, S(0.0)));
     if (need_hi)
-      r[2] = mt::where(mt::logical_or(mt::gt(lo, hi), mt::logical_and(mt::gt(x, hi), le)), g,
-                       mt::where(mt::logical_and(mt::eq(x, hi), ordered), half, S(0.0)));
+      r[2] = mt::where(mt::logical_or(mt::gt(lo, hi), mt::logical_and(above, le)), g,
+                       mt::where(tie_hi, half, S(0.0)));
   }
   return r;
 }
