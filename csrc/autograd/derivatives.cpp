@@ -238,13 +238,14 @@ struct BinaryFormula {
   V (*grad)(const Tensor& g, const Tensor& self, const Tensor& other, bool need_self, bool need_other);
 };
 
-// maximum/minimum: ties split the gradient evenly, as PyTorch does
+// maximum/minimum (PyTorch's masked_fill of where(a == b, grad / 2, grad)): ties split the gradient evenly,
+// the losing side gets none, and a NaN on either side loses no compare, so both sides take the whole
+// gradient; selects, not a multiply by a mask, so an infinite gradient never meets a 0 (inf * 0)
 template <bool kMax>
 V max_min_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) {
-  Tensor win = kMax ? mt::gt(a, b) : mt::lt(a, b);
-  Tensor tie = mt::mul(fmask(mt::eq(a, b), g), S(0.5));
-  Tensor wa = mt::add(fmask(win, g), tie);
-  return {ga ? mt::mul(g, wa) : Tensor(), gb ? mt::mul(g, mt::sub(S(1), wa)) : Tensor()};
+  Tensor split = mt::where(mt::eq(a, b), mt::mul(g, S(0.5)), g);
+  return {ga ? mt::where(kMax ? mt::lt(a, b) : mt::gt(a, b), S(0.0), split) : Tensor(),
+          gb ? mt::where(kMax ? mt::gt(a, b) : mt::lt(a, b), S(0.0), split) : Tensor()};
 }
 
 // b - 1 for pow's gradient for its base. A Python-number exponent stays a number: sub() of two wrapped
@@ -303,26 +304,48 @@ Tensor gather_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, const Te
   return z;
 }
 
-// clamp's gradients (PyTorch's clamp_backward_min_max): min > max gives max everywhere, so only max takes the
-// gradient there; a select, not a multiply by the mask, so an infinite or NaN gradient outside stays out
-// (inf * 0)
+// clamp's gradients, PyTorch 2.15's. Python-number bounds (clamp_backward): the gradient only strictly
+// inside, so none at a bound, at a NaN x or under a NaN bound. One tensor bound (clamp_min.Tensor /
+// clamp_max.Tensor): maximum/minimum's rule (ties split, a NaN x or bound passes to both). Two tensor bounds
+// (clamp_backward_min_max): x's gradient unless x < min or x > max (a NaN anywhere fails both), halved at a
+// tie with one bound when min < max; min takes it where x < min <= max (half at a tie), max where x > max >=
+// min or wherever min > max (the result is max there, NaN x included). Selects, so an infinite gradient
+// outside stays out (inf * 0).
 V clamp_grads(const Tensor& g, const Tensor& x, const Tensor& lo, const Tensor& hi, bool need_x, bool need_lo,
               bool need_hi) {
-  Tensor in = mt::ones(x.sizes(), ScalarType::Bool, x.device());
   V r(3);
-  if (lo.defined()) {
-    in = mt::logical_and(in, mt::ge(x, lo));
-    Tensor below = mt::lt(x, lo);
-    if (hi.defined()) below = mt::logical_and(below, mt::lt(lo, hi));
-    if (need_lo) r[1] = mt::where(below, g, S(0.0));
+  const bool lo_num = !lo.defined() || lo.impl()->is_wrapped_number();
+  const bool hi_num = !hi.defined() || hi.impl()->is_wrapped_number();
+  if (lo_num && hi_num) {
+    if (!need_x) return r;
+    Tensor in = lo.defined() ? mt::gt(x, lo) : Tensor();
+    if (hi.defined()) in = in.defined() ? mt::logical_and(in, mt::lt(x, hi)) : mt::lt(x, hi);
+    r[0] = mt::where(in, g, S(0.0));
+    return r;
   }
-  if (hi.defined()) {
-    in = mt::logical_and(in, mt::le(x, hi));
-    Tensor above = mt::gt(x, hi);
-    if (lo.defined()) above = mt::logical_or(above, mt::lt(hi, lo));
-    if (need_hi) r[2] = mt::where(above, g, S(0.0));
+  if (!lo.defined() || !hi.defined()) {
+    const bool lower = lo.defined();
+    const Tensor& b = lower ? lo : hi;
+    Tensor split = mt::where(mt::eq(x, b), mt::mul(g, S(0.5)), g);
+    if (need_x) r[0] = mt::where(lower ? mt::lt(x, b) : mt::gt(x, b), S(0.0), split);
+    if (lower ? need_lo : need_hi)
+      r[lower ? 1 : 2] = mt::where(lower ? mt::gt(x, b) : mt::lt(x, b), S(0.0), split);
+    return r;
   }
-  if (need_x) r[0] = mt::where(in, g, S(0.0));
+  // the compares shared by the three gradients, each computed once
+  Tensor ordered = mt::lt(lo, hi), half = mt::mul(g, S(0.5));
+  Tensor below = mt::lt(x, lo), above = mt::gt(x, hi);
+  Tensor tie_lo = mt::logical_and(mt::eq(x, lo), ordered), tie_hi = mt::logical_and(mt::eq(x, hi), ordered);
+  if (need_x)
+    r[0] =
+        mt::where(mt::logical_or(below, above), S(0.0), mt::where(mt::logical_or(tie_lo, tie_hi), half, g));
+  if (need_lo || need_hi) {
+    Tensor le = mt::le(lo, hi);
+    if (need_lo) r[1] = mt::where(mt::logical_and(below, le), g, mt::where(tie_lo, half, S(0.0)));
+    if (need_hi)
+      r[2] = mt::where(mt::logical_or(mt::gt(lo, hi), mt::logical_and(above, le)), g,
+                       mt::where(tie_hi, half, S(0.0)));
+  }
   return r;
 }
 

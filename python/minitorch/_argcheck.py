@@ -83,7 +83,9 @@ def _wrong_kind(param, value, strict_bool, error):
     if _is_tensor(value):
         return _scalar_word(param) if value.dim() != 0 else None
     if name in INT_PARAMS and (
-        isinstance(value, (float, str, list, tuple, _C.dtype, _C.device)) or type(value) is bool or value is None
+        isinstance(value, (float, str, list, tuple, _C.dtype, _C.device))
+        or type(value) is bool
+        or value is None
     ):
         return "int"
     return None

@@ -417,8 +417,9 @@ def _nan_ignoring(m, input, other):
     """maximum/minimum's result m with a NaN on one side replaced by the other side's value (fmax/fmin)."""
     if not (_is_float(input) or _is_float(other)):
         return m
-    m = _C._where(_C.isnan(other), input, m)
-    return _C._where(_C.isnan(input), other, m)
+    # input's NaN first, so where both are NaN the gradient goes to input (PyTorch's fmax/fmin backward)
+    m = _C._where(_C.isnan(input), other, m)
+    return _C._where(_C.isnan(other), input, m)
 
 
 def fmax(input, other):
@@ -576,8 +577,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
             )
             return write_out(r, out, "nan_to_num", dtype_error=_NAN_TO_NUM_OUT)
         if posinf is None and neginf is None:
-            # the usual call: the infinities clamp to the dtype's limits, which finite values never pass
+            # the usual call: the infinities clamp to the dtype's limits; finite values (the dtype's limits too)
+            # keep their gradient, as PyTorch's grad * isfinite(x) (clamp by a number passes none at a bound)
             r = _C._where(_C.isnan(input), nan, _C.clamp(input, lo, hi))
+            r = _C._where(_C.isfinite(input), input, r)
             return write_out(r, out, "nan_to_num", dtype_error=_NAN_TO_NUM_OUT)
         r = _C.masked_fill(input, _C.isnan(input), nan)
         r = _C.masked_fill(r, _C.eq(input, math.inf), hi if posinf is None else posinf)

@@ -46,7 +46,9 @@ def _root():
 
 
 def _relu_mask(t, result):
-    return t * (result > 0)
+    """PyTorch's threshold_backward(t, result, 0): 0 where result <= 0, so a NaN passes the tangent; a select,
+    so an infinite tangent outside stays out"""
+    return _root().where(result <= 0, _root().zeros_like(t), t)
 
 
 def _softmax_dim(ndim):
@@ -140,11 +142,22 @@ def _pow_exponent_complex(t, x, e, result):
     return t * torch.where(zero, torch.zeros_like(result), result * torch.log(x))
 
 
-def _maxmin(t_self, t_other, self, other, larger):
+def _threshold_primal(x, threshold, value, inplace):
+    """F.threshold and the mask its tangent needs, taken before inplace=True overwrites x: PyTorch's
+    threshold_backward(t, x, threshold) is 0 where x <= threshold, so a NaN x passes the tangent"""
+    mask = x <= threshold
+    return _root().nn.functional.threshold(x, threshold, value, inplace), mask
+
+
+def _maxmin(t_self, t_other, self, other, larger, ignore_nan=False):
+    """maximum/minimum: the larger (smaller) side's tangent, the mean at a tie, other's where a NaN fails the
+    compare; fmax/fmin (ignore_nan) take self's where other is NaN (PyTorch 2.15's rules)"""
     torch = _root()
     pick = self > other if larger else self < other
+    if ignore_nan:
+        pick = pick | torch.isnan(other)
     tie = self == other
-    return torch.where(pick, t_self, torch.where(tie, (t_self + t_other) / 2, t_other))
+    return torch.where(tie, (t_self + t_other) / 2, torch.where(pick, t_self, t_other))
 
 
 def _take(t, indices, dim, keepdim):
@@ -255,11 +268,14 @@ def _std_mean_jvp(t, x, result, args, kwargs):
     return _var_jvp(t, x, args, kwargs) / (2 * result[0]), mean_t
 
 
-def _reduce_max_jvp(t, x, result, args, kwargs, larger):
+def _reduce_max_jvp(t, x, result, args, kwargs, larger, t_args=()):
     """max/min/amax/amin: full reductions spread the tangent evenly over ties (as the backward), dim
     reductions take the chosen entry; max(x, y) is maximum."""
     if args and _is_tensor(args[0]) and not isinstance(args[0], int):
-        return GENERIC  # the binary overload: dispatched as maximum/minimum's rule would be; rare as a call
+        # the binary overload is maximum/minimum (the generic JVP would add both sides' tangents at a NaN,
+        # where the backward passes the gradient to both)
+        t_o = t_args[0] if t_args and t_args[0] is not None else _root().zeros_like(args[0])
+        return _maxmin(t, t_o, x, args[0], larger)
     if isinstance(result, tuple):  # (values, indices)
         dim = args[0] if args else kwargs.get("dim")
         keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
@@ -305,22 +321,34 @@ def _norm_jvp(t, x, result, args, kwargs):
     return _vector_norm_jvp(x, t, p, dim, keepdim, result)
 
 
-def _clamp_jvp(t, x, lo, hi, t_lo, t_hi):
-    """PyTorch's two formulas: number bounds keep the input's tangent where it is within them (ties included);
-    tensor bounds give the bound's tangent where the bound is taken (ties too), so a dual bound has one."""
+def _clamp_jvp(x, lo, hi, t_x, t_lo, t_hi):
+    """PyTorch 2.15's clamp rules. Number bounds (and 0-dim tensors beside a number, which its parser reads as
+    numbers): x's tangent strictly inside, 0 at a bound or NaN. One tensor bound: clamp_min/clamp_max's rule.
+    Two tensor bounds (clamp_jvp): max's tangent where min > max, the mean of x's and a bound's at a tie when
+    min < max, the bound's outside [min, max], x's elsewhere (a NaN x included)."""
     torch = _root()
-    if not (_is_tensor(lo) or _is_tensor(hi)):
-        keep = torch.ones_like(x, dtype=torch.bool)
+    tensor = _is_tensor(lo) and lo.dim() > 0 or _is_tensor(hi) and hi.dim() > 0
+    tensor = tensor or (lo is None or _is_tensor(lo)) and (hi is None or _is_tensor(hi))
+    if not tensor:
+        if t_x is None:
+            return None
+        keep = None
         if lo is not None:
-            keep = keep & (x >= lo)
+            keep = x > lo
         if hi is not None:
-            keep = keep & (x <= hi)
-        return t * keep
-    if lo is not None and hi is not None:
-        return torch.where(lo > hi, t_hi, torch.where(x < lo, t_lo, torch.where(x > hi, t_hi, t)))
-    if lo is not None:
-        return torch.where(x > lo, t, t_lo)
-    return torch.where(x < hi, t, t_hi)
+            keep = x < hi if keep is None else keep & (x < hi)
+        return torch.where(keep, t_x, torch.zeros_like(t_x))
+    if lo is None or hi is None:
+        lower = lo is not None
+        return _clamp_bound_jvp(x, lo if lower else hi, t_x, t_lo if lower else t_hi, lower)
+    t_x = torch.zeros_like(x) if t_x is None else t_x
+    t_lo = torch.zeros_like(lo) if t_lo is None else t_lo
+    t_hi = torch.zeros_like(hi) if t_hi is None else t_hi
+    ordered = lo < hi
+    out = torch.where(x < lo, t_lo, torch.where(x > hi, t_hi, t_x))
+    out = torch.where((x == hi) & ordered, (t_x + t_hi) / 2, out)
+    out = torch.where((x == lo) & ordered, (t_x + t_lo) / 2, out)
+    return torch.where(lo > hi, t_hi, out)
 
 
 def _scatter_jvp(dim, index, src, value, reduce, t_self, t_src):
@@ -1035,7 +1063,7 @@ def _rms_norm_jvp(x, t, normalized_shape, weight, eps, t_weight):
 def _prelu_jvp(x, w, t_x, t_w):
     torch = _root()
     wv = w.reshape([-1] + [1] * (x.dim() - 2)) if x.dim() >= 2 and w.numel() > 1 else w.reshape(())
-    pos = x > 0
+    pos = x >= 0  # PyTorch's _prelu_kernel rule (its backward's test is x > 0: they differ at 0)
     out = None if t_x is None else torch.where(pos, t_x, wv * t_x)
     if t_w is not None:
         tw = t_w.reshape([-1] + [1] * (x.dim() - 2)) if x.dim() >= 2 and w.numel() > 1 else t_w.reshape(())
@@ -1209,14 +1237,16 @@ def _cholesky_inverse_jvp(L, t_L, upper, result):
 
 
 def _clamp_bound_jvp(x, bound, t_x, t_bound, lower):
-    """clamp_min/clamp_max: the input's tangent where it is kept (x >= min, x <= max), the bound's elsewhere."""
+    """clamp_min/clamp_max (PyTorch 2.15's): by a number, the input's tangent strictly past it (0 at the bound
+    or NaN); by a tensor, maximum/minimum's rule (the mean at a tie, the bound's where x loses or is NaN)."""
     torch = _root()
-    keep = x >= bound if lower else x <= bound
-    out = None if t_x is None else torch.where(keep, t_x, torch.zeros_like(t_x))
-    if t_bound is not None:
-        term = torch.where(keep, torch.zeros_like(t_bound), t_bound)
-        out = term if out is None else out + term
-    return out
+    if not _is_tensor(bound):
+        if t_x is None:
+            return None
+        return torch.where(x > bound if lower else x < bound, t_x, torch.zeros_like(t_x))
+    t_x = torch.zeros_like(x) if t_x is None else t_x
+    t_bound = torch.zeros_like(bound) if t_bound is None else t_bound
+    return _maxmin(t_x, t_bound, x, bound, lower)
 
 
 def _hinge_embedding_jvp(x, y, t, margin, reduction):
@@ -1411,9 +1441,19 @@ def _as_complex_t(t):
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
 _NONE = {"jvp": None}
 # rules two spellings share (max/amax, min/amin, clamp/clip)
-_MAX = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True)"}
-_MIN = {"args": "self, *args, **kwargs", "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False)"}
-_CLAMP = {"args": "self, min=None, max=None", "jvp": "_clamp_jvp(t_self, self, min, max, t_min, t_max)"}
+_MAX = {
+    "args": "self, *args, **kwargs",
+    "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True, t_args)",
+}
+_MIN = {
+    "args": "self, *args, **kwargs",
+    "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False, t_args)",
+}
+_CLAMP = {
+    "args": "self, min=None, max=None",
+    "jvp": "_clamp_jvp(self, min, max, t_self, t_min, t_max)",
+    "keep_none": "1",
+}
 
 _COMPOSITE_RULES = {
     # ---- elementwise composites and public names of schema ops (the schema's own names are in ops.schema)
@@ -1457,8 +1497,8 @@ _COMPOSITE_RULES = {
     "special.laguerre_polynomial_l": _NONE,
     "special.legendre_polynomial_p": _NONE,
     # ---- binary composites
-    "fmax": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, True)"},
-    "fmin": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, False)"},
+    "fmax": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, True, True)"},
+    "fmin": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, False, True)"},
     "bitwise_left_shift": _NONE,
     "bitwise_right_shift": _NONE,
     # ---- composites: linear algebra
@@ -1581,10 +1621,17 @@ _COMPOSITE_RULES = {
         "jvp": "where(input > 0, t_input, t_input * negative_slope)",
     },
     "F.relu6": {"args": "input, inplace=False", "jvp": "t_input * ((input > 0) & (input < 6))"},
-    "F.hardsigmoid": {"args": "input, inplace=False", "jvp": "t_input * ((input > -3) & (input < 3)) / 6"},
+    "F.hardsigmoid": {  # hardsigmoid_backward: 1/6 rounded to float (float64 too), 0 at +-3 and NaN
+        "args": "input, inplace=False",
+        "jvp": "where((input > -3) & (input < 3), t_input * 0.1666666716337204, zeros_like(t_input))",
+    },
     "F.hardswish": {"args": "input, inplace=False", "jvp": "_hardswish_jvp(t_input, input)"},
     "F.softsign": {"args": "input", "jvp": "t_input / ((1 + abs(input)) * (1 + abs(input)))"},
-    "F.threshold": {"args": "input, threshold, value, inplace=False", "jvp": "t_input * (input > threshold)"},
+    "F.threshold": {
+        "args": "input, threshold, value, inplace=False",
+        "primal": "_threshold_primal(input, threshold, value, inplace)",
+        "jvp": "where(input <= threshold if aux is None else aux, zeros_like(t_input), t_input)",
+    },
     "F.glu": {"args": "input, dim=-1", "jvp": "_glu_jvp(input, t_input, dim)"},
     "F.softshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
     "F.hardshrink": {"args": "input, lambd=0.5", "jvp": "t_input * ((input > lambd) | (input < -lambd))"},
@@ -1601,7 +1648,9 @@ _COMPOSITE_RULES = {
     },
     "F.elu": {
         "args": "input, alpha=1.0, inplace=False",
-        "jvp": "where(input > 0, t_input, t_input * (result + alpha))",
+        # elu_backward: from the input alpha exp(x) (result + alpha cancels digits near -alpha); in place the
+        # input is the result, read as PyTorch's is_result form
+        "jvp": "where(input > 0, t_input, t_input * (result + alpha) if inplace else t_input * alpha * exp(input))",
     },
     "F.softplus": {
         "args": "input, beta=1.0, threshold=20.0",
@@ -2084,14 +2133,16 @@ _COMPOSITE_RULES = {
     "hypot": {"jvp_self": "t_self * self / result", "jvp_other": "t_other * other / result"},
     "logit": {"args": "self, eps=None", "jvp": "t_self / (self * (1 - self))"},
     "sinc": GENERIC,
-    # selu(x) = scale * (x > 0 ? x : alpha * (exp(x) - 1)): below 0 the slope is result + scale * alpha
+    # selu(x) = scale * (x > 0 ? x : alpha * (exp(x) - 1)): below 0 the slope is scale * alpha * exp(x), from
+    # the input as PyTorch's elu_backward (result + scale * alpha cancels digits), in place from the result
     "selu": {
         "args": "input, inplace=False",
-        "jvp": "where(input > 0, t_input * 1.0507009873554805, t_input * (result + 1.7580993408473766))",
+        "jvp": "where(input > 0, t_input * 1.0507009873554805, t_input * (result + 1.7580993408473766) if inplace "
+        "else t_input * 1.7580993408473766 * exp(input))",
     },
     "celu": {
         "args": "input, alpha=1.0, inplace=False",
-        "jvp": "where(input > 0, t_input, t_input * (result / alpha + 1))",
+        "jvp": "where(input > 0, t_input, t_input * (result / alpha + 1) if inplace else t_input * exp(input / alpha))",
     },
     # torch.linalg: the classic first-order formulas (the others take the generic JVP through their backward)
     "linalg.inv": {"args": "A, *, out=None", "jvp": "-(result @ t_A @ result)"},

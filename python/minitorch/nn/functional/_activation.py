@@ -141,15 +141,20 @@ def threshold(input, threshold, value, inplace=False):
     # PyTorch's kernel converts the threshold to the input's type (float for float16/bfloat16, which it
     # compares in float), so an integer input meets int(threshold) (-0.5 becomes 0) and an unrepresentable
     # one is refused as Scalar.to's overflow; the test is x <= threshold: a NaN input or threshold keeps x
+    if inplace:
+        # through a copy when recorded: the backward reads the input, which the write would invalidate
+        return _write_back(input, lambda x: _threshold(x, threshold, value))
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input, threshold, value):
     if _fits_kernel(input, threshold, value):
-        out = _C._threshold(input, float(threshold), float(value))
-        return input.copy_(out) if inplace else out
+        return _C._threshold(input, float(threshold), float(value))
     reduced = input.dtype in (_C.float16, _C.bfloat16)
     x = input.float() if reduced else input
     th = _C.scalar_tensor(threshold, dtype=x.dtype, device=x.device)
     fill = _C.scalar_tensor(value, dtype=input.dtype, device=input.device)
-    out = _C._where(_C.le(x, th), fill, input)
-    return input.copy_(out) if inplace else out
+    return _C._where(_C.le(x, th), fill, input)
 
 
 def threshold_(input, threshold, value):
@@ -352,10 +357,11 @@ def softplus(input, beta=1.0, threshold=20.0):
 def _logsigmoid_pair(x):
     """(min(x, 0), relu(x), log1p(exp(-|x|))) of a float32/float64 x: logsigmoid(x) = min(x, 0) - the last, and
     logsigmoid(-x) = -relu(x) - the last, PyTorch's order with its bits from one softplus pass (-|x| = min(x, 0)
-    - relu(x) is exact, and stays -inf at both infinities). Each side is smooth through 0 (clamp passes the
-    gradient at its bound, relu does not: the gradient is 1/2 and the second derivative -1/4, which abs would
-    lose). Five passes where a where-built split took six, and the two signs twice that."""
-    m = _C.clamp(x, None, 0.0)
+    - relu(x) is exact, and stays -inf at both infinities). Each side is smooth through 0 (min(x, 0) passes the
+    gradient at 0, relu does not: the gradient is 1/2 and the second derivative -1/4, which abs would lose;
+    clamp by a number passes none at its bound, so min(x, 0) is a where that keeps x, NaN included, unless
+    x > 0)."""
+    m = _C._where(_C.gt(x, 0.0), 0.0, x)
     r = _C.relu(x)
     s = _C.softplus(_C.sub(m, r), 1.0, 20.0)  # -|x| <= 0 never reaches the threshold
     return m, r, s
