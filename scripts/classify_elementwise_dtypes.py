@@ -38,12 +38,15 @@ UNARY_SPELLING = {
     "_special_i1": torch.special.i1,
     "_special_i1e": torch.special.i1e,
     "_angle_real": torch.angle,
+    "_frexp_mantissa": lambda x: torch.frexp(x).mantissa,
+    "_frexp_exponent": lambda x: torch.frexp(x).exponent.to(x.dtype),  # the private op's exponent: x's dtype
 }
 BINARY_SPELLING = {
     "trunc_divide": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
     "floor_divide": lambda a, b: torch.div(a, b, rounding_mode="floor"),
     "_hypot": torch.hypot,
     "_copysign": torch.copysign,
+    "_nextafter": torch.nextafter,
 }
 
 

@@ -6,6 +6,8 @@ coefficients, highest degree first (the kernel's Horner order).
 
 Needs mpmath (not a dependency of minitorch).
 Usage: python3 scripts/fit_erfinv32.py [degree]   (12: the kernel's, relative errors 4e-11 and 2e-10; ~1 min)
+       python3 scripts/fit_erfinv32.py --far [degree]   (8: erfinv_far_d in f64_series.h, w in [16, 38], t =
+       sqrt(w) - 5, the float64 kernel's start where 1 - a < 5.6e-8; relative error 2.6e-10)
 """
 
 import sys
@@ -39,11 +41,18 @@ def fit(lo, hi, center, use_sqrt, deg, nodes=600):
 
 
 def main():
-    deg = int(sys.argv[1]) if len(sys.argv) > 1 else 12
-    for name, args in (
-        ("w < 5, t = w - 2.5", (0.0, 5.0, 2.5, False)),
-        ("w >= 5, t = sqrt(w) - 3", (5.0, 17.0, 3.0, True)),
-    ):
+    far = "--far" in sys.argv
+    rest = [v for v in sys.argv[1:] if v != "--far"]
+    deg = int(rest[0]) if rest else (8 if far else 12)
+    ranges = (
+        (("w >= 16, t = sqrt(w) - 5", (16.0, 38.0, 5.0, True)),)
+        if far
+        else (
+            ("w < 5, t = w - 2.5", (0.0, 5.0, 2.5, False)),
+            ("w >= 5, t = sqrt(w) - 3", (5.0, 17.0, 3.0, True)),
+        )
+    )
+    for name, args in ranges:
         c, err = fit(*args, deg)
         print(f"// {name}: relative error {err:.2g}")
         print(", ".join(repr(float(v)) for v in c))

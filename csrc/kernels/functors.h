@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -13,7 +14,7 @@
 #include "core/WrapMath.h"
 #include "kernels/BesselCoeffs.h"
 #if !defined(__CUDACC__)
-#include "kernels/cpu/vec/f64_series.h"  // erfinv_float's polynomials
+#include "kernels/cpu/vec/f64_series.h"  // erfinv's polynomials
 #endif
 
 namespace mt {
@@ -183,58 +184,27 @@ MT_UNARY_FUNCTOR(Hardswish, x* hard_relu6(x + T(3)) / T(6))
 // The special functions below compute in double for every floating dtype (float32 through double rounds
 // once at the end), on both devices.
 
-// erfinv: a rational start (|error| ~1e-7 relative where |y| < 1 - 6e-8, rougher beyond) refined on the side
-// that keeps its digits: for |y| <= 1/2 two Halley steps on erf(x) = y; above, Newton steps on
-// log erfc(x) = log(1 - |y|) (1 - |y| exact; nearly linear in x out to the tail, where erf(x) - y would
-// cancel), until the step stops mattering.
+// erfinv: CUDA's on the GPU. On the CPU (the default capability's loop; the vector tables run the same
+// method, kernels/cpu/vec/avx2_math.h's erfinv_avx2_f64): a start x = a P(w), a = |y|, w = -log((1 - a)(1 +
+// a)), with f64_series.h's polynomials in Giles' variables (relative errors 4e-11 to 2.6e-10), then one
+// Newton step on erf(x) = a for a <= 1/2, on erfc(x) = 1 - a above (1 - a exact; erf(x) - a would cancel in
+// the tail). Newton's error after the step is x times the start's squared (erf''/erf' = -2x), under 1e-18
+// relative: what is left is the residual's rounding over the derivative, about an ulp of x.
 MT_HD_INLINE double erfinv_double(double y) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
   return ::erfinv(y);
 #else
-  const double a = y < 0 ? -y : y;
+  const double a = std::fabs(y);
   if (!(a < 1.0)) return a == 1.0 ? std::copysign(HUGE_VAL, y) : std::numeric_limits<double>::quiet_NaN();
   if (a == 0.0) return y;  // keeps the sign of zero
-  double w = -std::log((1.0 - a) * (1.0 + a)), p;
-  if (w < 5.0) {
-    w -= 2.5;
-    p = 2.81022636e-08;
-    p = 3.43273939e-07 + p * w;
-    p = -3.5233877e-06 + p * w;
-    p = -4.39150654e-06 + p * w;
-    p = 0.00021858087 + p * w;
-    p = -0.00125372503 + p * w;
-    p = -0.00417768164 + p * w;
-    p = 0.246640727 + p * w;
-    p = 1.50140941 + p * w;
-  } else {
-    w = std::sqrt(w) - 3.0;
-    p = -0.000200214257;
-    p = 0.000100950558 + p * w;
-    p = 0.00134934322 + p * w;
-    p = -0.00367342844 + p * w;
-    p = 0.00573950773 + p * w;
-    p = -0.0076224613 + p * w;
-    p = 0.00943887047 + p * w;
-    p = 1.00167406 + p * w;
-    p = 2.83297682 + p * w;
-  }
-  double x = p * a;
-  const double two_over_sqrt_pi = 1.12837916709551257390;
-  if (a <= 0.5) {
-    for (int it = 0; it < 2; ++it) {
-      const double u = (std::erf(x) - a) / (two_over_sqrt_pi * std::exp(-x * x));
-      x -= u / (1.0 + x * u);  // Halley: f'' / f' = -2x
-    }
-  } else {
-    const double log_tail = std::log(1.0 - a);
-    for (int it = 0; it < 8; ++it) {
-      const double c = std::erfc(x);
-      const double step = (std::log(c) - log_tail) * c / (two_over_sqrt_pi * std::exp(-x * x));
-      x += step;
-      if (abs(step) <= 1e-16 * x) break;
-    }
-  }
-  return y < 0 ? -x : x;
+  const double w = -std::log((1.0 - a) * (1.0 + a));
+  const double p = w < 5.0    ? erfinv_central_d(w - 2.5)
+                   : w < 16.0 ? erfinv_tail_d(std::sqrt(w) - 3.0)
+                              : erfinv_far_d(std::sqrt(w) - 5.0);
+  double x = a * p;
+  const double r = a <= 0.5 ? std::erf(x) - a : (1.0 - a) - std::erfc(x);
+  x -= r / (1.12837916709551257390 * std::exp(-x * x));
+  return std::copysign(x, y);
 #endif
 }
 
@@ -316,14 +286,42 @@ MT_HD_INLINE double digamma_double(double x) {
   return result + log(x) - 0.5 / x - series;
 }
 
-// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1; trigamma (n = 1) at x < 0 by reflection,
-// psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x), so large negative x costs no long sum.
+// trigamma, polygamma(1, x): x <= 0 by reflection psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x) (+inf at the
+// poles, -inf included), then the recurrence psi1(x) = 1 / x^2 + psi1(x + 1) up to x >= 10 and there the
+// asymptotic series 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1) to B_18 (the next term, B_20 / x^20 of the result,
+// is under 6e-18 of it). PyTorch's direct series (its calc_trigamma: six steps up, the series to B_6, 1e-8
+// relative); the Hurwitz zeta this replaced took a pow() per term, 25x PyTorch's time.
+MT_HD_INLINE double trigamma_double(double x) {
+  const double pi = 3.14159265358979323846;
+  if (x != x) return x;
+  double reflected = 0.0, sign = 1.0;
+  if (x <= 0.0) {
+    if (x == floor(x)) return HUGE_VAL;
+    // sin^2(pi x) = sin^2(pi r), r = x - nearest integer (exact, |r| <= 1/2): pi r keeps r's digits, where pi
+    // times x's fraction lost them near a pole (80 ulp at 0.012 from -40)
+    const double sp = sin(pi * (x - floor(x + 0.5)));
+    reflected = pi * pi / (sp * sp);
+    sign = -1.0;
+    x = 1.0 - x;
+  }
+  double sum = 0.0;
+  for (; x < 10.0; x += 1.0) sum += 1.0 / (x * x);
+  const double z = 1.0 / (x * x);
+  const double b =
+      1.0 +
+      z * (1.0 / 6 -
+           z * (1.0 / 30 -
+                z * (1.0 / 42 -
+                     z * (1.0 / 30 -
+                          z * (5.0 / 66 - z * (691.0 / 2730 -
+                                               z * (7.0 / 6 - z * (3617.0 / 510 - z * (43867.0 / 798)))))))));
+  return reflected + sign * (sum + (b / x + 0.5 * z));
+}
+
+// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2; n = 1 is trigamma's series
 MT_HD_INLINE double polygamma_double(int64_t n, double x) {
   if (n == 0) return digamma_double(x);
-  if (n == 1 && x < 0.0 && x != floor(x)) {
-    const double pi = 3.14159265358979323846, sp = sin(pi * (x - std::trunc(x)));
-    return pi * pi / (sp * sp) - hurwitz_zeta(2.0, 1.0 - x);
-  }
+  if (n == 1) return trigamma_double(x);
   // 171! overflows double: past it n! is inf at once (as PyTorch's exp(lgamma(n + 1))), so the time does not
   // grow with n; the result is then inf, or NaN where zeta underflows to 0
   double fact = n > 170 ? HUGE_VAL : 1.0;
@@ -374,8 +372,9 @@ MT_HD_INLINE double bessel_i(double x, int n, bool scaled) {
 }
 
 // float32 erfinv on the CPU: the vector kernels' polynomial in double (kernels/cpu/vec/f32_via_f64.h, within
-// 0.5 + 0.004 ulp after the one rounding to float) element by element; erfinv_double's refinement cost 50x
-// PyTorch's float loop at MINITORCH_CPU_CAPABILITY=default. CUDA keeps erfinv_double.
+// 0.5 + 0.004 ulp after the one rounding to float) element by element, without erfinv_double's Newton step
+// (the old refinement loop cost 50x PyTorch's float loop at MINITORCH_CPU_CAPABILITY=default). CUDA rounds
+// its double erfinv.
 template <typename T>
 MT_HD_INLINE T erfinv_of(T x) {
   return static_cast<T>(erfinv_double(static_cast<double>(x)));
@@ -673,6 +672,73 @@ struct Hypot {
     }
     const T inf = T(1) / T(0);
     return (x == inf) | (y == inf) ? inf : r;
+  }
+};
+// frexp on the bits: x = m 2^e with |m| in [1/2, 1); 0, inf and NaN give (x, 0), as C's frexp. Subnormals are
+// scaled into the normal range first (2^(mantissa bits + 1) is exact) and the exponent corrected. The same
+// decomposition in any float type, so half and bfloat16 through float give their own (m has their bits).
+template <typename T>
+MT_HD_INLINE T frexp_bits(T x, T& exponent) {
+  if constexpr (std::is_floating_point<T>::value) {
+    using U = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+    constexpr int kMant = sizeof(T) == 8 ? 52 : 23;
+    constexpr int kBias = sizeof(T) == 8 ? 1023 : 127;
+    constexpr U kExpMask = sizeof(T) == 8 ? 0x7ff : 0xff;
+    const T ax = x < T(0) ? -x : x;
+    const bool sub = ax < (sizeof(T) == 8 ? T(2.2250738585072014e-308) : T(1.17549435e-38f));
+    const T xs = sub ? x * (sizeof(T) == 8 ? T(9007199254740992.0) : T(16777216.0f)) : x;
+    U b;
+    memcpy(&b, &xs, sizeof(T));
+    const int field = static_cast<int>((b >> kMant) & kExpMask);
+    const bool regular = x != T(0) && field != static_cast<int>(kExpMask);  // not 0, inf or NaN
+    exponent = regular ? T(field - (kBias - 1) - (sub ? kMant + 1 : 0)) : T(0);
+    b = (b & ~(kExpMask << kMant)) | (static_cast<U>(kBias - 1) << kMant);
+    T m;
+    memcpy(&m, &b, sizeof(T));
+    return regular ? m : x;
+  } else {
+    exponent = T(0);
+    return x;
+  }
+}
+struct FrexpMantissa {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    T e;
+    return frexp_bits(x, e);
+  }
+};
+struct FrexpExponent {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    T e;
+    frexp_bits(x, e);
+    return e;
+  }
+};
+// nextafter on the bits, float and double (the Python wrapper takes half and bfloat16 through its bit
+// composite: their opmath here is float). A float's bits read as an integer move one unit away from
+// zero exactly when the float does, so it is one add of +-1 (+-max steps to +-inf, +-inf toward a finite y to
+// +-max); zero steps to the smallest subnormal of y's sign, equal operands give y (nextafter(0, -0) = -0), a
+// NaN on either side NaN. Branch-free, so the CPU loop vectorizes it (the composite took twelve passes).
+struct Nextafter {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point<T>::value) {
+      // unsigned, so the step wraps as two's complement would, with no signed overflow
+      using U = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+      const U sign = U(1) << (8 * sizeof(T) - 1);
+      U i;
+      memcpy(&i, &a, sizeof(T));
+      i += ((b > a) == (a > T(0))) ? U(1) : ~U(0);
+      i = a == T(0) ? (b > T(0) ? U(1) : (sign | U(1))) : i;
+      T r;
+      memcpy(&r, &i, sizeof(T));
+      r = a == b ? b : r;
+      return (a != a || b != b) ? a + b : r;
+    } else {
+      return a;
+    }
   }
 };
 // ---- parameterized

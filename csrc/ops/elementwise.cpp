@@ -210,6 +210,8 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
     dtype_not_implemented(kernel_name(name_of(op) + 9, dev), common);
   if (op == BinaryOp::_hypot && !is_floating(common))
     dtype_not_implemented(kernel_name("hypot", dev), common);
+  if (op == BinaryOp::_nextafter && !is_floating(common))
+    dtype_not_implemented(kernel_name("nextafter", dev), common);
   if (op == BinaryOp::_prelu_kernel && !is_floating(common))
     dtype_not_implemented(kernel_name("prelu", dev), common);
   if (common == ScalarType::Bool) {
@@ -274,6 +276,9 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
 // abs of complex is real, predicates give bool.
 static std::pair<ScalarType, ScalarType> unary_dtypes(UnaryOp op, ScalarType in, Device dev) {
   check_unary_dtype(op, in, dev);
+  // torch.frexp's halves answer integers as torch.frexp does (its wrapper checks first)
+  MT_CHECK((op != UnaryOp::_frexp_mantissa && op != UnaryOp::_frexp_exponent) || is_floating(in),
+           "torch.frexp() only supports floating-point dtypes");
   const OpRule r = rule_of(op);
   ScalarType out_dt = in;
   if (r == OpRule::Float && !is_inexact(in)) in = out_dt = default_dtype();
@@ -349,12 +354,33 @@ static std::optional<Tensor> integral_power(BinaryOp op, const Tensor& a, const 
   return std::nullopt;
 }
 
+// float16/bfloat16 nextafter on their own bits (the Nextafter functor sees their float opmath values), as the
+// Python wrapper's composite does for them: the 16-bit integer steps one unit away from zero exactly when the
+// value does; zero steps to the smallest subnormal of y's sign, equal operands give y, NaN gives NaN
+static Tensor nextafter_reduced(const Tensor& a, const Tensor& b, ScalarType dt, Device dev) {
+  auto bin = [](BinaryOp op, const Tensor& p, const Tensor& q) { return native::binary(op, p, q); };
+  auto num = [](auto v) { return wrapped_scalar(Scalar(v)); };
+  const Tensor x = to(a, dt, dev), y = to(b, dt, dev), zero = num(0.0);
+  const Tensor away = bin(BinaryOp::eq, bin(BinaryOp::gt, y, x), bin(BinaryOp::gt, x, zero));
+  const Tensor step = bin(
+      BinaryOp::sub, bin(BinaryOp::mul, to(away, ScalarType::Short, dev), num(int64_t(2))), num(int64_t(1)));
+  Tensor r = view_dtype(bin(BinaryOp::add, view_dtype(x, ScalarType::Short), step), dt);
+  const Tensor tiny = num(dt == ScalarType::Half ? 0x1p-24 : 0x1p-133);
+  r = where(bin(BinaryOp::eq, x, zero), bin(BinaryOp::mul, native::unary(UnaryOp::sign, y), tiny), r);
+  r = where(bin(BinaryOp::eq, x, y), y, r);
+  const Tensor nan =
+      bin(BinaryOp::logical_or, native::unary(UnaryOp::isnan, x), native::unary(UnaryOp::isnan, y));
+  return where(nan, bin(BinaryOp::add, x, y), r);
+}
+
 Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (const int h = half_power(op, a, b)) return mt::unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
   if (auto r = integral_power(op, a, b)) return *r;
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, a, b, dev);
+  if (op == BinaryOp::_nextafter && (common == ScalarType::Half || common == ScalarType::BFloat16))
+    return nextafter_reduced(a, b, common, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   Tensor x = prepare(a, compute, dev), y = prepare(b, compute, dev);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());

@@ -1902,35 +1902,13 @@ _export(corrcoef)
 
 # ---------------------------------------------------------------------------------------------- float bits
 
-# Per float dtype: the integer dtype of the same width, the stored mantissa bits, the exponent's bias and
-# mask. frexp and nextafter work on the bits (a handful of integer passes); through log2 and powers of two they
-# cost 10-100x PyTorch's time.
-_FLAYOUT = {
-    _C.float32: (_C.int32, 23, 127, 0xFF),
-    _C.float64: (_C.int64, 52, 1023, 0x7FF),
-    _C.float16: (_C.int16, 10, 15, 0x1F),
-    _C.bfloat16: (_C.int16, 7, 127, 0xFF),
-}
+# The integer dtype of each half-precision float's width: nextafter of float16 and bfloat16 steps their bits
+# here (a handful of integer passes; float32/float64 and frexp are kernels: kernels/functors.h Nextafter,
+# frexp_bits).
+_HALF_BITS = {_C.float16: _C.int16, _C.bfloat16: _C.int16}
 
 
-_TINY = {_C.float32: 2.0**-149, _C.float64: 2.0**-1074, _C.float16: 2.0**-24, _C.bfloat16: 2.0**-133}
-
-
-def _frexp_bits(x):
-    """(mantissa, exponent as int32) of a float tensor, from its bits; 0, inf and NaN give (x, 0)."""
-    itype, mb, bias, emask = _FLAYOUT[x.dtype]
-    smallest_normal = 2.0 ** (1 - bias)
-    finite = _C.logical_and(_C.isfinite(x), _C.ne(x, 0))
-    # subnormals are scaled into the normal range first (2^(mb + 1) is exact in every float dtype) and the
-    # exponent corrected after
-    sub = _C.logical_and(_C.lt(_C.abs(x), smallest_normal), finite)
-    xs = _C._where(sub, _C.mul(x, float(2 ** (mb + 1))), x)
-    bits = xs.view(itype)
-    e = _C.bitwise_and(bits >> mb, emask).to(_C.int32)
-    e = _C.sub(e, _C._where(sub, bias - 1 + mb + 1, bias - 1).to(_C.int32))
-    clear = ~(emask << mb)  # every bit but the exponent's, as a signed value of the integer dtype
-    mant = _C.bitwise_or(_C.bitwise_and(bits, clear), (bias - 1) << mb).view(x.dtype)
-    return _C._where(finite, mant, x), _C._where(finite, e, 0).to(_C.int32)
+_TINY = {_C.float16: 2.0**-24, _C.bfloat16: 2.0**-133}
 
 
 def frexp(input, *, out=None):
@@ -1938,7 +1916,8 @@ def frexp(input, *, out=None):
     if not _is_float(input):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     x = input.detach()
-    mant, e = _frexp_bits(x)
+    # one pass each on the bits (kernels/functors.h frexp_bits); the exponent comes as a float of the dtype (exact)
+    mant, e = _C._frexp_mantissa(x), _C._frexp_exponent(x).to(_C.int32)
     if input.requires_grad and _C.is_grad_enabled():
         # PyTorch's FrexpBackward: grad / 2**exponent (inf for subnormal inputs, as theirs); the exponent has none
         inv_scale = _C.exp2(_C.neg(e.to(_C.float64))).to(x.dtype)
@@ -1966,8 +1945,11 @@ def nextafter(input, other):
     if not dt.is_floating_point:
         _not_implemented("nextafter_cpu", dt)
     x, y = x.to(dt), y.to(dt)
+    if dt in (_C.float32, _C.float64):
+        return _C._nextafter(x, y)  # one pass on the bits (kernels/functors.h Nextafter)
+    # half and bfloat16: their opmath is float, so the bits are stepped here
     x, y = _composite_shape.broadcast_tensors(x, y)
-    itype = _FLAYOUT[dt][0]
+    itype = _HALF_BITS[dt]
     # a float's bits read as a signed integer move one unit away from zero when the integer moves one unit
     # away from zero (sign and magnitude: the magnitude bits count up either side); from +-max it reaches
     # +-inf, from +-inf toward any finite y it reaches +-max

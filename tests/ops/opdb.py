@@ -269,6 +269,9 @@ UNARY_OPS = [
     Op("mish", lambda x: x * np.tanh(np.log1p(np.exp(x))), F, None, "float", {}),
     Op("hardsigmoid", lambda x: np.clip(x + 3, 0, 6) / 6, F, (-5, 5), "float", {}),
     Op("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, F, (-5, 5), "float", {}),
+    # torch.frexp's halves (private: the wrapper casts the exponent to int32), one pass each on the bits
+    Op("_frexp_mantissa", lambda x: np.frexp(x)[0], F, None, "same", None),
+    Op("_frexp_exponent", lambda x: np.frexp(x)[1].astype(x.dtype), F, None, "same", None),
     Op("logical_not", np.logical_not, ANY, None, "bool", None),
     Op("isnan", np.isnan, ANY, None, "bool", None),
     Op("isinf", np.isinf, ANY, None, "bool", None),
@@ -302,6 +305,8 @@ BINARY_OPS = [
     # the one-pass kernels behind F.prelu, torch.copysign and torch.hypot (private: no method)
     Op("_prelu_kernel", lambda a, b: np.where(a > 0, a, b * a), F, None, "div", "broadcast"),
     Op("_copysign", np.copysign, ANY, None, "div", "broadcast"),
+    # torch.nextafter for float32/float64 (float16/bfloat16 step their own bits in the op)
+    Op("_nextafter", np.nextafter, F, None, "div", "own test"),
     Op("_hypot", np.hypot, F, None, "div", "broadcast"),
     Op("atan2", np.arctan2, ANY, None, "div", "broadcast"),
     Op("xlogy", _xlogy, ANY, None, "div", "own test"),

@@ -920,6 +920,8 @@ OWN_AVX2 = {
         "asin",
         "acos",
         "erfc",
+        "erfinv",
+        "atanh",
         *_BESSEL,
     ],
 }
@@ -982,10 +984,11 @@ def test_avx512_has_every_avx2_row():
 
 
 # AVX-512 runs AVX2's rows for these (no kernel of its own, SLEEF or not; float32 erfinv its own, AVX2's
-# expressions in eight lanes; erfc AVX2's float64 kernel, float32 through it): the same bits as the AVX2 path
+# expressions in eight lanes; erfc AVX2's float64 kernel, float32 through it; float64 erfinv and atanh AVX2's
+# kernels over each half of its vectors): the same bits as the AVX2 path
 AVX2_ROWS_ON_AVX512 = {
     "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc"],
-    "float64": ["atan2", "erfc"],
+    "float64": ["atan2", "erfc", "erfinv", "atanh"],
 }
 # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h); float32 log2 and log10 are AVX-512's
 # own, AVX2's formulas step for step in eight lanes (avx512_math.h), so they must give AVX2's bits too (float32

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/vec/exp64_table.h"
+#include "kernels/cpu/vec/f64_series.h"  // erfinv_avx2_f64's start
 
 namespace {
 
@@ -276,6 +277,39 @@ static inline __m256d log1p_avx2_f64(__m256d x) {
                        _mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_NGE_UQ));  // x < -1 or NaN
   const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
   return _mm256_blendv_pd(r, x, _mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-54), _CMP_LT_OQ));
+}
+
+// float64 atanh: 0.5 log(q), q = (1 + a) / (1 - a), a = |x|, with q carried as qh + ql to ~2^-100: 1 + a and
+// 1 - a as exact sums (Fast2Sum: 1 >= a), qh = (1 + a) / (1 - a) through one reciprocal, and ql from the FMA
+// remainder of qh (1 - a) against 1 + a, so the quotient's rounding never reaches the result (the log1p form
+// measured 1.47 ulp: its argument rounds). log(qh + ql) = log(qh) + ql / qh is log's split of qh (qh - 1 in
+// the mantissa exact) with ql / qh as log1p_core_avx2's correction term, fdlibm's bound (under 1 ulp). Below
+// 2^-28 the result is a (a^3 / 3 is under 2^-56 of it); the sign ORed back (-0 kept); +-1 gives +-inf, |x|
+// > 1 and NaN give NaN.
+static inline __m256d atanh_avx2_f64(__m256d x) {
+  const __m256d sign = _mm256_and_pd(x, _mm256_set1_pd(-0.0));
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d ok = _mm256_cmp_pd(ax, one, _CMP_LT_OQ);
+  const __m256d a = _mm256_and_pd(ax, ok);  // 0 in the lanes the end replaces
+  const __m256d nh = _mm256_add_pd(one, a);
+  const __m256d nl = _mm256_sub_pd(a, _mm256_sub_pd(nh, one));  // 1 + a = nh + nl
+  const __m256d dh = _mm256_sub_pd(one, a);
+  const __m256d dl = _mm256_sub_pd(_mm256_sub_pd(one, dh), a);  // 1 - a = dh + dl
+  const __m256d inv = _mm256_div_pd(one, dh);
+  const __m256d qh = _mm256_mul_pd(nh, inv);
+  // (nh + nl - qh (dh + dl)) / (1 - a): the remainder of qh's rounding, to first order in its ulp
+  const __m256d rem = _mm256_add_pd(_mm256_fnmadd_pd(qh, dh, nh), _mm256_fnmadd_pd(qh, dl, nl));
+  const __m256d ql = _mm256_mul_pd(rem, inv);
+  __m256i ki;
+  const __m256d m = split_log_avx2(qh, ki);
+  const __m256d k = i64_to_f64_avx2(ki);
+  const __m256d r = log1p_core_avx2(_mm256_sub_pd(m, one), k, _mm256_div_pd(ql, qh));
+  __m256d res = _mm256_mul_pd(_mm256_set1_pd(0.5), r);
+  res = _mm256_blendv_pd(res, a, _mm256_cmp_pd(a, _mm256_set1_pd(0x1p-28), _CMP_LT_OQ));
+  const __m256d edge = _mm256_blendv_pd(_mm256_set1_pd(__builtin_nan("")), _mm256_set1_pd(__builtin_inf()),
+                                        _mm256_cmp_pd(ax, one, _CMP_EQ_OQ));
+  return _mm256_or_pd(_mm256_blendv_pd(edge, res, ok), sign);
 }
 
 // sin and cos of x - n pi/2 given as the unevaluated sum x + y, |x + y| <= pi/4 (k_sin.c, k_cos.c: minimax
@@ -616,6 +650,103 @@ static inline __m256d erfc_avx2_f64(__m256d x) {
     res = _mm256_blendv_pd(res, _mm256_blendv_pd(mid, small, quarter), in_a);
   }
   return res;
+}
+
+// erfinv's Newton residual for x >= 0 (finite, from erfinv_avx2_f64's start): erf(x) - a in the lanes of
+// `central` (a <= 1/2, so x < 0.48: erf's first piece, which keeps tiny x's digits), (1 - a) - erfc(x) in the
+// others (1 - a exact there, and erfc keeps the tail's digits where erf(x) - a would cancel). s_erf.c's
+// pieces as erf_avx2_f64 and erfc_avx2_f64 evaluate them, one division for every lane's rational function;
+// each piece only where a lane needs it.
+static inline __m256d erfinv_residual_avx2(__m256d x, __m256d a, __m256d central) {
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d in_a = _mm256_cmp_pd(x, _mm256_set1_pd(0.84375), _CMP_LT_OQ);
+  const __m256d in_b = _mm256_cmp_pd(x, _mm256_set1_pd(1.25), _CMP_LT_OQ);
+  const __m256d in_c = _mm256_cmp_pd(x, _mm256_set1_pd(1.25), _CMP_GE_OQ);
+  const bool need_c = _mm256_movemask_pd(in_c) != 0;
+  const bool need_b = _mm256_movemask_pd(_mm256_andnot_pd(in_a, in_b)) != 0;
+  const bool need_a = _mm256_movemask_pd(in_a) != 0;
+  __m256d num = one, den = one, c = one, q = one;
+  if (need_c) {
+    c = _mm256_min_pd(_mm256_max_pd(x, _mm256_set1_pd(1.25)), _mm256_set1_pd(28.0));
+    q = _mm256_div_pd(one, c);
+    const __m256d s = _mm256_mul_pd(q, q);
+    const __m256d near = _mm256_cmp_pd(c, _mm256_set1_pd(2.857142857142857), _CMP_LT_OQ);  // 1/0.35
+    if (_mm256_movemask_pd(_mm256_andnot_pd(near, in_c))) {
+      num = horner_avx2(s, kErfRB);
+      den = horner_avx2(s, kErfSB);
+    }
+    if (_mm256_movemask_pd(_mm256_and_pd(near, in_c))) {
+      num = _mm256_blendv_pd(num, horner_avx2(s, kErfRA), near);
+      den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
+    }
+  }
+  erf_inner_pieces_avx2(x, in_a, in_b, need_a, need_b, num, den);
+  const __m256d ratio = _mm256_div_pd(num, den);
+  const __m256d b = _mm256_sub_pd(one, a);
+  __m256d res = _mm256_setzero_pd();
+  if (need_c) {  // erfc_avx2_f64's tail, its sum's rounding folded back
+    const __m256d z = _mm256_castsi256_pd(_mm256_and_si256(
+        _mm256_castpd_si256(c), _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ULL))));
+    const __m256d hi = _mm256_fnmsub_pd(z, z, _mm256_set1_pd(0.5625));
+    const __m256d lo = _mm256_fmadd_pd(_mm256_sub_pd(z, c), _mm256_add_pd(z, c), ratio);
+    const __m256d sum = _mm256_add_pd(hi, lo);
+    const __m256d err = _mm256_add_pd(_mm256_sub_pd(hi, sum), lo);
+    const __m256d e = exp_avx2_f64(sum);
+    res = _mm256_blendv_pd(res, _mm256_sub_pd(b, _mm256_div_pd(_mm256_fmadd_pd(e, err, e), c)), in_c);
+  }
+  if (need_b) {
+    const __m256d erfc = _mm256_sub_pd(_mm256_set1_pd(1.0 - 8.45062911510467529297e-01), ratio);
+    res = _mm256_blendv_pd(res, _mm256_sub_pd(b, erfc), in_b);
+  }
+  if (need_a) {
+    const __m256d y = _mm256_mul_pd(x, ratio);
+    const __m256d small = _mm256_sub_pd(one, _mm256_add_pd(x, y));
+    const __m256d mid =
+        _mm256_sub_pd(_mm256_set1_pd(0.5), _mm256_add_pd(y, _mm256_sub_pd(x, _mm256_set1_pd(0.5))));
+    const __m256d erfc = _mm256_blendv_pd(mid, small, _mm256_cmp_pd(x, _mm256_set1_pd(0.25), _CMP_LT_OQ));
+    __m256d erf = _mm256_fmadd_pd(x, ratio, x);
+    const __m256d tiny =
+        _mm256_mul_pd(_mm256_set1_pd(0.125), _mm256_fmadd_pd(_mm256_set1_pd(1.02703333676410069053e+00), x,
+                                                             _mm256_mul_pd(_mm256_set1_pd(8.0), x)));
+    erf = _mm256_blendv_pd(erf, tiny, _mm256_cmp_pd(x, _mm256_set1_pd(0x1p-28), _CMP_LT_OQ));
+    res =
+        _mm256_blendv_pd(res, _mm256_blendv_pd(_mm256_sub_pd(b, erfc), _mm256_sub_pd(erf, a), central), in_a);
+  }
+  return res;
+}
+
+// float64 erfinv: a = |y|, w = -log((1 - a)(1 + a)), a start x = a P(w) with f64_series.h's polynomials in
+// Giles' variables (w - 2.5 below w = 5, sqrt(w) - 3 to 16, sqrt(w) - 5 beyond, where only float64's 1 - a
+// < 5.6e-8 reaches: relative errors 4e-11, 2e-10, 2.6e-10), then one Newton step on erf(x) = a (a <= 1/2) or
+// erfc(x) = 1 - a (above), x -= residual / (2/sqrt(pi) exp(-x^2)). Newton's error after the step is x times
+// the start's squared (erf''/erf' = -2x): under 1e-18 relative, so the result's error is the residual's
+// rounding over the derivative, about an ulp of x (the scalar functor's loop took up to eight steps on log
+// erfc, one element at a time). The sign ORed back (-0 kept); +-1 gives +-inf, |y| > 1 and NaN give NaN.
+static inline __m256d erfinv_avx2_f64(__m256d y) {
+  const __m256d sign = _mm256_and_pd(y, _mm256_set1_pd(-0.0));
+  const __m256d ay = _mm256_andnot_pd(_mm256_set1_pd(-0.0), y);
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d ok = _mm256_cmp_pd(ay, one, _CMP_LT_OQ);
+  const __m256d a = _mm256_and_pd(ay, ok);  // 0 in the lanes the end replaces
+  const __m256d w = _mm256_sub_pd(_mm256_setzero_pd(),
+                                  log_avx2_f64(_mm256_mul_pd(_mm256_sub_pd(one, a), _mm256_add_pd(one, a))));
+  __m256d p = erfinv_central_d(_mm256_sub_pd(w, _mm256_set1_pd(2.5)));
+  const __m256d tail = _mm256_cmp_pd(w, _mm256_set1_pd(5.0), _CMP_GE_OQ);
+  if (_mm256_movemask_pd(tail)) {  // |y| > 0.9966: one vector in 75 of uniform data
+    const __m256d sw = _mm256_sqrt_pd(w);
+    p = _mm256_blendv_pd(p, erfinv_tail_d(_mm256_sub_pd(sw, _mm256_set1_pd(3.0))), tail);
+    const __m256d far = _mm256_cmp_pd(w, _mm256_set1_pd(16.0), _CMP_GE_OQ);
+    if (_mm256_movemask_pd(far))
+      p = _mm256_blendv_pd(p, erfinv_far_d(_mm256_sub_pd(sw, _mm256_set1_pd(5.0))), far);
+  }
+  __m256d x = _mm256_mul_pd(a, p);
+  const __m256d r = erfinv_residual_avx2(x, a, _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LE_OQ));
+  const __m256d d = _mm256_mul_pd(_mm256_set1_pd(1.12837916709551257390),
+                                  exp_avx2_f64(_mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), x), x)));
+  x = _mm256_sub_pd(x, _mm256_div_pd(r, d));
+  const __m256d edge = _mm256_blendv_pd(_mm256_set1_pd(__builtin_nan("")), _mm256_set1_pd(__builtin_inf()),
+                                        _mm256_cmp_pd(ay, one, _CMP_EQ_OQ));
+  return _mm256_or_pd(_mm256_blendv_pd(edge, x, ok), sign);
 }
 
 // float64 atan, s_atan.c's method and coefficients (under 1 ulp there): |x| is moved next to 0, 0.5, 1, 1.5

@@ -140,25 +140,11 @@ static inline VF atanh_f32_own(VF x) {
   return odd_on_unit_interval_f32(x, atanh_d_for_f32);
 }
 
-// float32 atan through double: t = |x| or 1/|x| (atan x = pi/2 - atan(1/x) above 1), then above tan(pi/12)
-// u = (t sqrt3 - 1) / (t + sqrt3) (atan t = pi/6 + atan u), |u| <= tan(pi/12), and atan u = u + u z P(z), z =
-// u^2 <= 0.072, by its Taylor series to u^17 (truncation 3e-12 relative): one rounding to float, within 0.5 +
-// 0.001 ulp. inf gives pi/2 (1/inf = 0), NaN stays NaN, the sign is ORed back (keeps -0).
-// atan t for t in [0, 1] (NaN stays NaN)
+// float32 atan through double: t = |x| or 1/|x| (atan x = pi/2 - atan(1/x) above 1), then f64_series.h's
+// atan_01_d: one rounding to float, within 0.5 + 0.001 ulp. inf gives pi/2 (1/inf = 0), NaN stays NaN, the
+// sign is ORed back (keeps -0).
 static inline VD atan_01(VD t) {
-  const auto shifted = t > 0.2679491924311227;
-  const VD u = shifted ? (t * 1.7320508075688772 - 1.0) / (t + 1.7320508075688772) : t;
-  const VD z = u * u;
-  VD p = VD{} + 1.0 / 17;
-  p = p * z - 1.0 / 15;
-  p = p * z + 1.0 / 13;
-  p = p * z - 1.0 / 11;
-  p = p * z + 1.0 / 9;
-  p = p * z - 1.0 / 7;
-  p = p * z + 1.0 / 5;
-  p = p * z - 1.0 / 3;
-  const VD r = u + u * z * p;
-  return shifted ? 0.5235987755982988 + r : r;
+  return atan_01_d(t);
 }
 static inline VD atan_d_for_f32(VD x) {
   const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
@@ -172,24 +158,10 @@ static inline VF atan_f32_own(VF x) {
   return f32_via_f64(x, atan_d_for_f32);
 }
 
-// float32 atan2(y, x) through double: a = atan(min / max) of |y| and |x| in [0, pi/4] (atan_01),
-// pi/2 - a where |y| > |x|, pi - that where x is negative (-0 included), y's sign ORed in. C99's special
-// values fall out of it once 0/0 is taken as 0 and inf/inf as 1 (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) =
-// +-3pi/4, ...); a NaN operand gives NaN. One rounding to float.
+// float32 atan2(y, x) through double: f64_series.h's atan2_d (AVX-512 runs the same expressions over eight
+// lanes: the same bits)
 static inline VD atan2_d_for_f32(VD y, VD x) {
-  const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
-  const VD ay = bits_as<VD>(bits_as<VLD>(y) & ~sign), ax = bits_as<VD>(bits_as<VLD>(x) & ~sign);
-  const auto swap = ay > ax;
-  const VD mx = swap ? ay : ax, mn = swap ? ax : ay;
-  const double inf = __builtin_inf();
-  VD q = mn / mx;
-  q = mx == 0.0 ? 0.0 : q;
-  q = mn == inf ? 1.0 : q;  // both infinite
-  VD a = atan_01(q);
-  a = swap ? 1.5707963267948966 - a : a;
-  a = (bits_as<VLD>(x) & sign) != 0 ? 3.141592653589793 - a : a;
-  a = bits_as<VD>(bits_as<VLD>(a) | (bits_as<VLD>(y) & sign));
-  return (y != y) | (x != x) ? y + x : a;
+  return atan2_d<VD, VLD>(y, x);
 }
 static inline VF atan2_f32_own(VF y, VF x) {
   return f32_via_f64(y, x, atan2_d_for_f32);

@@ -74,4 +74,73 @@ static inline V erfinv_tail_d(V t2) {
   return p2;
 }
 
+// erfinv(a) / a for w = -log((1 - a)(1 + a)) in [16, 38] (1 - a from 5.6e-8 down to 2^-53: only float64
+// reaches it) in t3 = sqrt(w) - 5, degree 8, fitted as the two above (scripts/fit_erfinv32.py --far:
+// relative error 2.6e-10); the float64 kernel's start (avx2_math.h's erfinv_avx2_f64)
+template <typename V>
+static inline V erfinv_far_d(V t3) {
+  V p3 = V{} + 2.7605589539687854e-07;
+  p3 = p3 * t3 + -1.2286395930768576e-06;
+  p3 = p3 * t3 + 4.544321190181095e-06;
+  p3 = p3 * t3 + -1.947104706838134e-05;
+  p3 = p3 * t3 + 7.595846249323012e-05;
+  p3 = p3 * t3 + -0.00021509706211405934;
+  p3 = p3 * t3 + -0.00013870968427523182;
+  p3 = p3 * t3 + 1.0103004705883405;
+  p3 = p3 * t3 + 4.849906401084339;
+  return p3;
+}
+
+// atan t for t in [0, 1] in double (float32 atan and atan2 through double, f32_via_f64.h; AVX-512's atan2):
+// above tan(pi/12) u = (t sqrt3 - 1) / (t + sqrt3) (atan t = pi/6 + atan u), |u| <= tan(pi/12), and atan u =
+// u + u z P(z), z = u^2 <= 0.072, by its Taylor series to u^17 (truncation 3e-12 relative). NaN stays NaN.
+template <typename V>
+static inline V atan_01_d(V t) {
+  const auto shifted = t > 0.2679491924311227;
+  const V u = shifted ? (t * 1.7320508075688772 - 1.0) / (t + 1.7320508075688772) : t;
+  const V z = u * u;
+  V p = V{} + 1.0 / 17;
+  p = p * z - 1.0 / 15;
+  p = p * z + 1.0 / 13;
+  p = p * z - 1.0 / 11;
+  p = p * z + 1.0 / 9;
+  p = p * z - 1.0 / 7;
+  p = p * z + 1.0 / 5;
+  p = p * z - 1.0 / 3;
+  const V r = u + u * z * p;
+  return shifted ? 0.5235987755982988 + r : r;
+}
+
+// float32 atan2(y, x) in double (y, x float values): a = atan(min / max) of |y| and |x| in [0, pi/4]
+// (atan_01_d), pi/2 - a where |y| > |x|, pi - that where x is negative (-0 included), y's sign ORed in. C99's
+// special values fall out of it once 0/0 is taken as 0 and inf/inf as 1 (atan2(+-0, -0) = +-pi, atan2(+-inf,
+// -inf) = +-3pi/4, ...); a NaN operand gives NaN. Rounded to float once by the caller.
+// VL: the vector of long longs of V's width (the caller's typedef: GCC 12 crashes on one declared here)
+template <typename V, typename VL>
+static inline V atan2_d(V y, V x) {
+  auto bits = [](V v) {
+    VL b;
+    __builtin_memcpy(&b, &v, sizeof(V));
+    return b;
+  };
+  auto value = [](VL b) {
+    V v;
+    __builtin_memcpy(&v, &b, sizeof(V));
+    return v;
+  };
+  const VL sign = VL{} + static_cast<long long>(0x8000000000000000ULL);
+  const V ay = value(bits(y) & ~sign), ax = value(bits(x) & ~sign);
+  const auto swap = ay > ax;
+  const V mx = swap ? ay : ax, mn = swap ? ax : ay;
+  const double inf = __builtin_inf();
+  V q = mn / mx;
+  q = mx == 0.0 ? 0.0 : q;
+  q = mn == inf ? 1.0 : q;  // both infinite
+  V a = atan_01_d(q);
+  a = swap ? 1.5707963267948966 - a : a;
+  a = (bits(x) & sign) != 0 ? 3.141592653589793 - a : a;
+  a = value(bits(a) | (bits(y) & sign));
+  return (y != y) | (x != x) ? y + x : a;
+}
+
 }  // namespace

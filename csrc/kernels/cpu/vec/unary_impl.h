@@ -153,28 +153,30 @@ static VD tan_tiny(VD x) {
 #endif
 }
 
-// atanh: AVX2 without SLEEF has ours for float32 (f32_via_f64.h: log's series on (1 + a) / (1 - a) in
-// double); float64 stays glibc's (fill_table empties its entry: the form through log1p measured 1.47 ulp).
-// Elsewhere SLEEF's, or without SLEEF the scalar functor.
+// float32 atanh: AVX2 without SLEEF has ours (f32_via_f64.h: log's series on (1 + a) / (1 - a) in double),
+// AVX-512 ours through double (avx512_math.h, 0.5 ulp), AVX2 with SLEEF SLEEF's. float64: ours (avx2_math.h:
+// 0.5 log of the quotient carried as a double-double, under 1 ulp; glibc's ran at 0.17 of PyTorch's speed),
+// AVX-512 over each half of its vectors (the same bits), SLEEF or not.
 #ifdef MT_VEC_F32_VIA_F64
 static VF atanh_fast(VF x) {
   return atanh_f32_own(x);
 }
-static VD atanh_fast(VD x) {
-  return x;  // unused
-}
 #else
 static VF atanh_fast(VF x) {
 #ifdef MT_VEC_AVX512
-  return atanh_avx512(x);  // ours through double (avx512_math.h, 0.5 ulp), SLEEF or not
+  return atanh_avx512(x);
 #else
   return tiny_is_x(x, SLF(atanh, x), 1e-30f);
 #endif
 }
-static VD atanh_fast(VD x) {
-  return tiny_is_x(x, SLD(atanh, x), 1e-300);
-}
 #endif
+static VD atanh_fast(VD x) {
+#ifndef MT_VEC_AVX512
+  return atanh_avx2_f64(x);
+#else
+  return by_halves(x, atanh_avx2_f64);
+#endif
+}
 
 // float exp2: ours in float on both, SLEEF or not (avx2_math.h on exp's polynomial; avx512_math.h on exp's
 // table, 0.75 ulp)
@@ -511,8 +513,8 @@ static VD gelu_fast(VD x) {
 }
 
 // float erfinv: ours through double, AVX2's (f32_via_f64.h) and AVX-512's (avx512_math.h, the same
-// expressions in eight lanes: the same bits); float64's table entry stays empty (the scalar functor's
-// refinement in double)
+// expressions in eight lanes: the same bits); float64 AVX2's (avx2_math.h: a start within 3e-10 and one
+// Newton step), AVX-512 over each half of its vectors (the same bits)
 static VF erfinv_fast(VF x) {
 #ifndef MT_VEC_AVX512
   return erfinv_f32_own(x);
@@ -521,7 +523,11 @@ static VF erfinv_fast(VF x) {
 #endif
 }
 static VD erfinv_fast(VD x) {
-  return x;  // unused
+#ifndef MT_VEC_AVX512
+  return erfinv_avx2_f64(x);
+#else
+  return by_halves(x, erfinv_avx2_f64);
+#endif
 }
 
 // float atan: AVX2 has ours through double (f32_via_f64.h, 0.5 + 0.001 ulp); AVX-512 and float64 SLEEF's (or
@@ -976,10 +982,24 @@ void logaddexp_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64
   map_row<V, S, N>(out, a, sa, b, sb, n, [](V x, V y) { return logaddexp_v<V, S, Base2>(x, y); });
 }
 
-#ifndef MT_VEC_AVX512
+#ifdef MT_VEC_AVX512
+// float32 atan2 through double: f64_series.h's atan2_d over each half of the vector, eight lanes at a time
+// (AVX2's row, which AVX-512 ran, takes four: the same expressions, the same bits)
+typedef long long VL512 __attribute__((vector_size(64)));
+static VF atan2_f32_avx512(VF y, VF x) {
+  auto lo = [](VF v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); };
+  auto hi = [](VF v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); };
+  const __m256 rl = _mm512_cvtpd_ps(atan2_d<VD, VL512>(lo(y), lo(x))),
+               rh = _mm512_cvtpd_ps(atan2_d<VD, VL512>(hi(y), hi(x)));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(rl), rh, 1);
+}
+void atan2_row_avx512(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
+  map_row<VF, float, NF>(out, a, sa, b, sb, n, atan2_f32_avx512);
+}
+#else
 // A function of two vectors over a row: AVX2's float32 atan2, fmod and remainder through double
-// (f32_via_f64.h) and its float64 atan2, fmod and remainder (avx2_math.h); on AVX-512 those entries stay
-// empty
+// (f32_via_f64.h) and its float64 atan2, fmod and remainder (avx2_math.h); AVX-512 leaves those entries
+// empty but float32 atan2's (above), and runs AVX2's rows for them (make_table)
 template <typename V, typename S, int N, V (*F)(V, V)>
 void pair_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
   map_row<V, S, N>(out, a, sa, b, sb, n, F);
@@ -1047,7 +1067,7 @@ void MT_VEC_FILL(Table& t) {
   t.f64[static_cast<int>(Fn::name)] = &loop<VD, double, ND, Ops_double::name>;
   MT_VEC_UNARY_FNS(MT_VEC_SET)
 #undef MT_VEC_SET
-  scalar(t.f64, {Fn::erfinv, Fn::lgamma, Fn::digamma});
+  scalar(t.f64, {Fn::lgamma, Fn::digamma});
 #define MT_BESSEL_SET(name, n, scaled)                                               \
   t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
   t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled>>;
@@ -1077,7 +1097,9 @@ void MT_VEC_FILL(Table& t) {
   t.logaddexp_f64 = &logaddexp_row<VD, double, ND, false>;
   t.logaddexp2_f32 = &logaddexp_row<VF, float, NF, true>;
   t.logaddexp2_f64 = &logaddexp_row<VD, double, ND, true>;
-#ifndef MT_VEC_AVX512
+#ifdef MT_VEC_AVX512
+  t.atan2_f32 = &atan2_row_avx512;
+#else
   t.atan2_f32 = &pair_row<VF, float, NF, atan2_f32_own>;
   t.fmod_f32 = &pair_row<VF, float, NF, fmod_f32_own>;
   t.remainder_f32 = &pair_row<VF, float, NF, remainder_f32_own>;
@@ -1097,9 +1119,7 @@ void MT_VEC_FILL(Table& t) {
   // empty here that AVX2 fills (make_table, elementwise.cpp)
   scalar(t.f32, {Fn::tan, Fn::asin, Fn::acos, Fn::atan});
 #endif
-  // float64 atanh through log1p measured 1.47 ulp (the argument's rounding reaches the result): glibc's;
   // float64 tan/asin/acos are AVX2's own (AVX-512 runs AVX2's rows)
-  scalar(t.f64, {Fn::atanh});
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
 #endif
