@@ -130,6 +130,14 @@ def test_no_row_takes_the_call(call, fn, got):
             lambda: torch.scalar_tensor(1, out=torch.zeros(())),
             "scalar_tensor() got an unexpected keyword argument 'out'",
         ),
+        (
+            lambda: torch.polygamma(torch.zeros(2), 1),
+            "polygamma(): argument 'n' (position 1) must be int, not Tensor",
+        ),
+        (
+            lambda: torch.zeros(2).polygamma(1.0),
+            "polygamma(): argument 'n' (position 1) must be int, not float",
+        ),
         (lambda: torch.eye(2.0), "eye(): argument 'n' (position 1) must be int, not float"),
     ],
 )
@@ -137,6 +145,16 @@ def test_one_row_refuses_an_argument_in_pytorchs_words(call, message):
     with pytest.raises(TypeError) as e:
         call()
     assert str(e.value) == message
+
+
+def test_polygamma_rows_put_the_tensor_second():
+    x = torch.tensor([1.0, 2.0])
+    want = torch.polygamma(1, x)
+    assert torch.polygamma(n=1, input=x).tolist() == want.tolist() == x.polygamma(1).tolist()
+    y = x.clone()
+    assert y.polygamma_(1) is y and y.tolist() == want.tolist()
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.tensor([1, 2]).polygamma_(1)
 
 
 def test_randperm_writes_out_in_outs_dtype():
