@@ -99,6 +99,33 @@ def _generated_names():
         yield from ((op, name, variants) for name, variants in op.spellings())
 
 
+def _hand_bound(text):
+    """The names a binding source defines: .def("name", ...), and the names of a loop that defines each,
+    `for (const char* n : {"clamp", "clip"}) { ... m.def(n, ...) ... }`."""
+    names = re.findall(r'\.def\(\s*"(\w+)"', text)
+    for m in re.finditer(r"for \(const char\* (\w+) :\s*\{([^}]*)\}\)", text):
+        body = text[m.end() : text.find("\n  }", m.end())]
+        if re.search(rf"\.def\(\s*{m.group(1)}\b", body):
+            names += re.findall(r'"(\w+)"', m.group(2))
+    return names
+
+
+def test_the_drift_check_sees_every_spelling_of_a_hand_binding():
+    text = """
+  m.def("foo", [](const Tensor& x) { return x; });
+  for (const char* n : {"bar", "baz"}) {
+    cls.def(n, [](const Tensor& x) { return x; });
+  }
+  for (const char* name : {"__add__", "qux"}) {
+    MT_INTERNAL_ASSERT(py::hasattr(cls, name), name);
+  }
+"""
+    assert sorted(_hand_bound(text)) == ["bar", "baz", "foo"]
+    # and the real sources: clamp/clip are bound in such a loop (their rows say `binding: own`)
+    elementwise = (op_schema.ROOT_PATH / "csrc" / "python" / "bind_elementwise.cpp").read_text()
+    assert {"clamp", "clip", "clamp_", "clip_"} <= set(_hand_bound(elementwise))
+
+
 def test_no_hand_binding_duplicates_a_schema_row():
     """A schema row's names are bound once, by the generated bindings: a hand-written m.def/cls.def of the
     same name (left behind when a row moved to the schema, or written beside it) would add an overload that
@@ -116,9 +143,7 @@ def test_no_hand_binding_duplicates_a_schema_row():
         names |= {name, name + "_"} if "inplace" in variants or "torch_inplace" in variants else {name}
     hand = []
     for path in sorted((op_schema.ROOT_PATH / "csrc" / "python").glob("*.cpp")):
-        for m in re.finditer(r'\.def\(\s*"(\w+)"', path.read_text()):
-            if m.group(1) in names:
-                hand.append(f"{path.name}: {m.group(1)}")
+        hand += [f"{path.name}: {n}" for n in _hand_bound(path.read_text()) if n in names]
     assert not hand, (
         f"hand-written bindings of schema rows (delete them, or mark the row 'binding: own'): {hand}"
     )
