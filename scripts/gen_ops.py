@@ -53,8 +53,10 @@ ARG_TYPES = {
     "str": ("std::string", None),
     "str?": ("std::optional<std::string>", None),
     "int[]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});"),
+    # a factory's shape given as one argument (full's size): a sequence of ints, or one int
+    "SymInt[]": ("py::handle", "DimVector {n} = parse_size({n}_obj);"),
     "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
-    "Scalar": ("py::handle", 'Scalar {n} = parse_scalar({n}_obj, "{n}");'),
+    "Scalar": ("py::handle", "Scalar {n} = scalar_arg({n}_obj, {where});"),
     # PyTorch's Tensor and Scalar overloads in one: a number becomes a wrapped 0-dim tensor (clamp_min's min)
     "Tensor|Scalar": ("py::handle", 'Tensor {n} = to_operand({n}_obj, "{n}");'),
     "Tensor|Scalar?": (
@@ -78,7 +80,9 @@ RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor 
 # a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
 TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
 OUT_RULES = ("castable", "exact", "cat")
-SIGNATURE = re.compile(r"^([a-z_][a-z0-9_]*)\((.*)\)\s*->\s*(.+)$")
+# name[.overload](args) -> returns: rows of one name with overload tags are one op whose signatures the binding
+# tries in order (PyTorch's native_functions.yaml: arange, arange.start_step)
+SIGNATURE = re.compile(r"^([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?\((.*)\)\s*->\s*(.+)$")
 RULES = {
     "unary": {"same": "Same", "float": "Float", "bool": "Bool"},
     "binary": {
@@ -125,6 +129,8 @@ class Op:
     # func only
     signature = call = returns = out_rule = None
     params = ()  # Param tuples
+    overload = None  # the row's overload tag (arange.start_step: "start_step")
+    overloads = ()  # the rows of an overloaded func, in the order the binding tries them (the first is the op)
 
     def spellings(self):
         """(name, variants) for the op's own name and each alias."""
@@ -157,8 +163,9 @@ def parse(text, path=SCHEMA):
                 if not m:
                     fail(lineno, f"expected 'func name(<args>) -> <returns>', got {line!r}")
                 cur = Op(kind, m.group(1), lineno)
-                cur.params = _params(m.group(2), lineno, fail)
-                cur.returns = m.group(3).strip()
+                cur.overload = m.group(2)
+                cur.params = _params(m.group(3), lineno, fail)
+                cur.returns = m.group(4).strip()
                 cur.signature = rest.strip()
                 if cur.returns not in RETURNS and not TENSOR_TUPLE.match(cur.returns):
                     fail(lineno, f"{cur.name!r} returns {cur.returns!r}; supported: {', '.join(RETURNS)}")
@@ -184,8 +191,13 @@ def parse(text, path=SCHEMA):
         if key in cur.fields:
             fail(lineno, f"op {cur.name!r} sets {key!r} twice")
         cur.fields[key] = (value, lineno)
-    for op in ops:
+    for prev, op in zip([None] + ops, ops):
+        # an overload row after the first of its name: its variants are the first row's (_merge_overloads)
+        op.follows = (
+            op.kind == "func" and op.overload is not None and prev is not None and prev.name == op.name
+        )
         _finish(op, fail)
+    ops = _merge_overloads(ops, fail)
     seen = {}
     for op in ops:
         for name, _ in op.spellings():
@@ -193,6 +205,41 @@ def parse(text, path=SCHEMA):
                 fail(op.line, f"{op.kind} {op.name!r}: the name {name!r} is already used by {seen[name]!r}")
             seen[name] = op.name
     return ops
+
+
+# what an overload row may say for itself; the rest (variants, rules, binding) is its first row's
+OVERLOAD_KEYS = ("call",)
+
+
+def _merge_overloads(ops, fail):
+    """The rows of an overloaded func as one op (its first row) holding every row in `overloads`: consecutive
+    `func name.tag(...)` rows, each with its own tag, after a first row with or without one."""
+    out = []
+    for op in ops:
+        prev = out[-1] if out else None
+        if not op.follows:
+            if op.kind == "func":
+                op.overloads = (op,)
+            out.append(op)
+            continue
+        if prev.kind != "func" or prev.own_binding:
+            fail(op.line, f"func {op.name}.{op.overload}: an overload of a generated func row")
+        extra = [k for k in op.fields if k not in OVERLOAD_KEYS]
+        if extra:
+            fail(
+                op.fields[extra[0]][1],
+                f"func {op.name}.{op.overload}: an overload row sets only {', '.join(OVERLOAD_KEYS)}; "
+                f"'{extra[0]}:' is its first row's",
+            )
+        if any(o.overload == op.overload for o in prev.overloads):
+            fail(op.line, f"func {op.name}: overload tag {op.overload!r} twice")
+        if op.returns != prev.returns:
+            fail(op.line, f"func {op.name}.{op.overload}: overloads return the same ({prev.returns!r})")
+        if {"method", "inplace"} & set(prev.variants) and "self" not in [p.name for p in op.params]:
+            fail(op.line, f"func {op.name}.{op.overload}: the method's overloads take 'Tensor self'")
+        op.variants, op.out_rule, op.transforms = prev.variants, prev.out_rule, prev.transforms
+        prev.overloads = prev.overloads + (op,)
+    return out
 
 
 def _params(text, lineno, fail):
@@ -214,12 +261,8 @@ def _params(text, lineno, fail):
         elif params and params[-1].default is not None and not kw_only:
             fail(lineno, f"argument {words[1]!r} without a default follows one with a default")
         params.append(Param(words[0], words[1], default, default_cpp, kw_only))
-    if not params or params[0].type not in ("Tensor", VARARGS):
-        fail(
-            lineno,
-            "a func's first argument is a Tensor ('Tensor self': the function's input, the method's tensor)"
-            f" or a factory's '{VARARGS} size'",
-        )
+    if not params:
+        fail(lineno, "a func takes at least one argument")
     if any(p.type == VARARGS for p in params[1:]) or (params[0].type == VARARGS and params[0].default):
         fail(lineno, f"'{VARARGS}' is the first argument, without a default (size= is its keyword form)")
     return tuple(params)
@@ -242,6 +285,8 @@ def _default_cpp(type_, default, lineno, fail):
     if type_ in ("float", "Scalar"):
         if not re.match(r"^-?[0-9.]+(e-?[0-9]+)?$", default):
             fail(lineno, f"a number default is a numeric literal, got {default!r}")
+        if type_ == "Scalar" and re.match(r"^-?[0-9]+$", default):
+            return f"int64_t({default})"  # a Python int: arange's step=1 keeps an integer result
         return default if "." in default or "e" in default else default + ".0"
     if type_ in ("str", "str?") and re.match(r"^'[^'\\]*'$", default):
         return '"' + default[1:-1] + '"'
@@ -273,8 +318,13 @@ def _finish(op, fail):
                 )
         variants, lineno = get("variants")
         op.variants = _variants(variants, lineno, fail) if variants is not None else ("method",)
-        if op.params[0].name != "self" and ({"method", "inplace"} & set(op.variants)):
-            fail(lineno, f"func {op.name!r}: a method or in-place form needs 'Tensor self' first")
+        if op.follows:
+            op.variants = ()
+        # the method's tensor is `self` wherever it stands (polygamma(int n, Tensor self): Tensor.polygamma(n))
+        if not any(p.name == "self" and p.type == "Tensor" for p in op.params) and (
+            {"method", "inplace"} & set(op.variants)
+        ):
+            fail(lineno, f"func {op.name!r}: a method or in-place form needs a 'Tensor self' argument")
         rules, lineno = get("rules")
         if rules not in (None, "python"):
             fail(lineno, f"func {op.name!r}: 'rules:' takes only 'python', got {rules!r}")
@@ -909,7 +959,7 @@ def bindings_header(ops):
                 _c(o.kind),
                 _c(o.name),
                 _c(o.functor or o.call),
-                _c(o.rule or o.signature),
+                _c(o.rule or declared(o)),
                 _c(" ".join(o.variants)),
                 _c(aliases),
                 _c(" ".join(o.autocast or ())),
@@ -935,6 +985,11 @@ def bindings_header(ops):
     return "".join(out)
 
 
+def declared(op):
+    """A func's signatures as declared, its overloads' joined by ' | ' (the table row _C._op_schema() carries)."""
+    return " | ".join(o.signature for o in op.overloads)
+
+
 def _py_args(params, skip_self):
     args, kw = [], False
     for p in params:
@@ -955,17 +1010,31 @@ def _py_args(params, skip_self):
     return args
 
 
-def _lambda(op, inplace, method=False):
+# An overloaded func's int and bool arguments as strict casters (python/strict_args.h): one that refuses sends
+# pybind11 on to the next overload, and arg_errors.cpp words PyTorch's TypeError when none takes the call.
+STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBool"}
+
+
+def _lambda(op, inplace, method=False, overloaded=False):
     """The binding's lambda: C++ parameters, conversions of handle arguments, the call without the GIL.
     int and bool arguments are checked as PyTorch's parser does (no bool for an int, no int for a bool), with
-    its message naming the function, the argument and its position (a method's positions skip self)."""
+    its message naming the function, the argument and its position (a method's positions skip self, which
+    comes first wherever the signature has it). An overload's int and bool arguments are strict casters."""
     params, convert = [], []
     shown = op.name + "_" if inplace else op.name
-    for i, p in enumerate(op.params):
+    skip = method or inplace
+    order = [p for p in op.params if skip and p.name == "self"] + [
+        p for p in op.params if not (skip and p.name == "self")
+    ]
+    for p in order:
+        i = op.params.index(p)
         ctype, conversion = ARG_TYPES[p.type]
-        pos = 0 if p.kw_only else (i if (method or inplace) else i + 1)
+        before_self = skip and i < [q.name for q in op.params].index("self")
+        pos = 0 if p.kw_only else (i + 1 if before_self else i if skip else i + 1)
         where = f'{{"{shown}", "{p.name}", {pos}, {i + 1}}}'
-        if inplace and p.name == "self":
+        if overloaded and p.type in STRICT_TYPES:
+            params.append(f"{STRICT_TYPES[p.type]} {p.name}")
+        elif inplace and p.name == "self":
             params.append("py::object self_obj")
             convert.append("Tensor self = self_obj.cast<Tensor>();")
         elif p.type == VARARGS:
@@ -1030,6 +1099,15 @@ DimVector ints_arg(py::handle h, const ArgWhere& w) {
   return int_list_arg(h, w.fn, w.name, w.pos, w.index);
 }
 
+// PyTorch's Number (arange's end, full's fill_value): a bool, int, float or complex, a one-element tensor
+Scalar scalar_arg(py::handle h, const ArgWhere& w) {
+  try {
+    return parse_scalar(h, w.name);
+  } catch (const py::type_error&) {
+    wrong_arg(w, "Number", h);
+  }
+}
+
 bool bool_arg(py::handle h, const ArgWhere& w) {
   if (!is_strict_bool(h.ptr())) wrong_arg(w, "bool", h);
   return h.ptr() == Py_True;
@@ -1064,16 +1142,25 @@ def bind_funcs_cpp(ops):
         ARG_CHECKS,
         "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",
     ]
-    for op in (o for o in ops if o.kind == "func" and not o.own_binding):
-        out.append(f"  {{  // {op.signature}\n    auto fn = {_lambda(op, False)};\n")
-        out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
-        if "method" in op.variants:
-            args = ", ".join([_c(op.name), _lambda(op, False, method=True), *_py_args(op.params, True)])
-            out.append(f"    cls.def({args});\n")
-        if "inplace" in op.variants:
-            args = ", ".join([_c(op.name + "_"), _lambda(op, True), *_py_args(op.params, True)])
-            out.append(f"    cls.def({args});\n")
-        out.append("  }\n")
+    for first in (o for o in ops if o.kind == "func" and not o.own_binding):
+        # an overloaded func: one pybind11 overload per row, tried in the schema's order
+        many = len(first.overloads) > 1
+        for op in first.overloads:
+            # pybind11 loads a Tensor before the body converts the rest: an int or bool before a tensor
+            # (polygamma's n) is then a strict caster, so the first bad argument is the one PyTorch names
+            types = [p.type for p in op.params]
+            strict = many or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
+            out.append(f"  {{  // {op.signature}\n    auto fn = {_lambda(op, False, overloaded=strict)};\n")
+            out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
+            if "method" in op.variants:
+                fn = _lambda(op, False, method=True, overloaded=strict)
+                out.append(f"    cls.def({', '.join([_c(op.name), fn, *_py_args(op.params, True)])});\n")
+            if "inplace" in op.variants:
+                fn = _lambda(op, True, overloaded=strict)
+                out.append(
+                    f"    cls.def({', '.join([_c(op.name + '_'), fn, *_py_args(op.params, True)])});\n"
+                )
+            out.append("  }\n")
     out.append("}\n\n}  // namespace mt\n")
     return "".join(out)
 

@@ -774,6 +774,13 @@ Tensor native::polygamma(int64_t n, const Tensor& self) {
   MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
   return param_unary(self, ParamUnaryOp::polygamma, static_cast<double>(n), 0.0);
 }
+
+const Tensor& polygamma_(int64_t n, const Tensor& self) {
+  Tensor r = polygamma(n, self);
+  MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
+           " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
+  return copy_(self, r);
+}
 // PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain
 // self + w * (end - self) gives lerp(1, inf, 0.7) = inf where PyTorch gives nan; found by the differential
 // fuzzer). One kernel (kernels/functors.h fn::Lerp); with gradients the same formula from differentiable ops.

@@ -80,6 +80,9 @@ Tensor threshold(const Tensor& self, double threshold, double value);
 // gradient takes grad_input_scale for input_scale (celu's backward uses 1 / alpha rounded to float32).
 Tensor elu(const Tensor& self, double alpha, double scale, double input_scale, double grad_input_scale);
 Tensor polygamma(int64_t n, const Tensor& self);
+// Tensor.polygamma_: polygamma written back into self, refused (as PyTorch's in-place form) when the result's
+// dtype does not cast to self's (an integer tensor)
+const Tensor& polygamma_(int64_t n, const Tensor& self);
 // nan_to_num of a floating tensor in one pass, the three values given (no autograd: torch.nan_to_num's
 // Python front end, python/minitorch/_composite_math.py, calls it only where no gradient is recorded)
 Tensor nan_to_num_values(const Tensor& self, double nan, double posinf, double neginf);

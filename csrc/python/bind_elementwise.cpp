@@ -351,21 +351,6 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       "where",
       [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
       py::arg("condition"), py::arg("other"));
-  // polygamma(n, input): the tensor is the second argument (the schema's signatures start with it), and
-  // polygamma_ checks the cast PyTorch's in-place form makes
-  m.def("polygamma", nogil_fn(&polygamma), py::arg("n"), py::arg("input"));
-  cls.def("polygamma", [](const Tensor& x, StrictInt n) { return polygamma(n, x); }, py::arg("n"));
-  cls.def(
-      "polygamma_",
-      [](py::object self, StrictInt n) {
-        Tensor x = self.cast<Tensor>();
-        Tensor r = polygamma(n, x);
-        MT_CHECK(can_cast(r.dtype(), x.dtype()), "result type ", dtype_short_name(r.dtype()),
-                 " can't be cast to the desired output type ", dtype_short_name(x.dtype()));
-        copy_(x, r);
-        return self;
-      },
-      py::arg("n"));
   m.def(
       "result_type",
       [](py::handle a, py::handle b) {

@@ -86,6 +86,39 @@ Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handl
   return o.finish("factory", made(size, dev, [&] { return fill(size, dt, dev); }), requires_grad);
 }
 
+Tensor arange_tensor(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
+                     py::handle device, bool requires_grad, py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  return o.finish("arange", arange(start, end, step, dt, o.device(device)), requires_grad);
+}
+
+Tensor eye_tensor(int64_t n, int64_t m, ScalarType dtype, py::handle device, bool requires_grad,
+                  py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  return o.finish("eye", eye(n, m, dt, o.device(device)), requires_grad);
+}
+
+Tensor full_tensor(IntArrayRef size, const Scalar& value, ScalarType dtype, py::handle device,
+                   bool requires_grad, py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  Device dev = o.device(device);
+  return o.finish("full", made(size, dev, [&] { return full(size, value, dt, dev); }), requires_grad);
+}
+
+Tensor randperm_tensor(int64_t n, ScalarType dtype, py::handle device, bool requires_grad, py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  return o.finish("randperm", randperm(n, dt, o.device(device)), requires_grad);
+}
+
+Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad) {
+  ScalarType dt = dtype == ScalarType::Undefined ? default_dtype() : dtype;
+  return set_requires_grad(scalar_tensor(s, dt, factory_device(device)), requires_grad);
+}
+
 namespace {
 
 template <Filler F, const char* Name>
@@ -111,6 +144,21 @@ Tensor like_tensor(const char* name, Filler fill, const Tensor& self, ScalarType
   Device dev = device.is_none() ? self.device() : parse_device(device);
   Tensor r = made(self.sizes(), dev, [&] { return fill(self.sizes(), dt, dev); });
   return set_requires_grad(restrided(r, layout_for(self, mf)), requires_grad);
+}
+
+Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtype, py::handle device,
+                        bool requires_grad, py::handle memory_format) {
+  MemoryFormat mf = parse_memory_format(memory_format, "full_like", MemoryFormat::Preserve);
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
+  Device dev = device.is_none() ? self.device() : parse_device(device);
+  Tensor r = made(self.sizes(), dev, [&] { return full(self.sizes(), value, dt, dev); });
+  return set_requires_grad(restrided(r, layout_for(self, mf)), requires_grad);
+}
+
+Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
+                           py::handle device) {
+  return randint(low, high, self.sizes(), dtype == ScalarType::Undefined ? self.dtype() : dtype,
+                 device.is_none() ? self.device() : parse_device(device));
 }
 
 namespace {
@@ -188,30 +236,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
   cls.def("new_zeros", &new_factory<zeros, kNewZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
   cls.def("new_ones", &new_factory<ones, kNewOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
 
-  m.def(
-      "full",
-      [](py::handle size, py::handle value, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-         StrictBool, py::handle out) {
-        DimVector sz = parse_size(size);
-        Scalar v = parse_scalar(value, "fill_value");
-        FactoryOut o(out);
-        ScalarType dt = o.dtype(dtype);
-        Device dev = o.device(device);
-        return o.finish("full", made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
-      },
-      py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
-  m.def(
-      "full_like",
-      [](const Tensor& self, py::handle value, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-         StrictBool, py::handle, py::handle memory_format) {
-        MemoryFormat mf = parse_memory_format(memory_format, "full_like", MemoryFormat::Preserve);
-        ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
-        Device dev = device.is_none() ? self.device() : parse_device(device);
-        Scalar v = parse_scalar(value, "fill_value");
-        Tensor r = made(self.sizes(), dev, [&] { return full(self.sizes(), v, dt, dev); });
-        return set_requires_grad(restrided(r, layout_for(self, mf)), rg);
-      },
-      py::arg("input"), py::arg("fill_value"), MT_FACTORY_KW, py::arg("memory_format") = py::none());
   cls.def(
       "new_full",
       [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device,
@@ -224,26 +248,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
       },
       py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
 
-  m.def(
-      "arange",
-      [](py::handle a, py::handle b, py::handle c, py::handle dtype, py::handle device, StrictBool rg,
-         py::handle, StrictBool, py::handle out) {
-        FactoryOut o(out);
-        Scalar start(int64_t(0)), end, step(int64_t(1));
-        if (a.is_none()) {  // arange(end=5)
-          MT_CHECK_TYPE(!b.is_none(), "arange() received an invalid combination of arguments - got ()");
-          end = parse_scalar(b, "end");
-        } else if (b.is_none()) {
-          end = parse_scalar(a, "end");
-        } else {
-          start = parse_scalar(a, "start");
-          end = parse_scalar(b, "end");
-        }
-        if (!c.is_none()) step = parse_scalar(c, "step");
-        return o.finish("arange", arange(start, end, step, o.dtype(dtype), o.device(device)), rg);
-      },
-      py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("step") = py::none(),
-      MT_FACTORY_KW);
   m.def(
       "linspace",
       [](py::handle a, py::handle b, StrictInt steps, py::handle dtype, py::handle device, StrictBool rg,
@@ -267,23 +271,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
-  // PyTorch's two signatures, eye(n) and eye(n, m): m is an int, never None
-  m.def(
-      "eye",
-      [](StrictSymInt n, py::handle dtype, py::handle device, StrictBool rg, py::handle, StrictBool,
-         py::handle out) {
-        FactoryOut o(out);
-        return o.finish("eye", eye(n, n, o.dtype(dtype), o.device(device)), rg);
-      },
-      py::arg("n"), MT_FACTORY_KW);
-  m.def(
-      "eye",
-      [](StrictSymInt n, StrictSymInt mm, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-         StrictBool, py::handle out) {
-        FactoryOut o(out);
-        return o.finish("eye", eye(n, mm, o.dtype(dtype), o.device(device)), rg);
-      },
-      py::arg("n"), py::arg("m"), MT_FACTORY_KW);
   m.def(
       "randint",
       [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, StrictBool rg, py::handle,
@@ -321,38 +308,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
       },
       MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none(), py::arg("low") = py::none(),
       py::arg("high") = py::none());
-  m.def(
-      "randint_like",
-      [](const Tensor& self, StrictInt low, py::handle high, py::handle dtype, py::handle device) {
-        int64_t lo = 0, hi = low;
-        if (!high.is_none()) {
-          lo = low;
-          hi = high.cast<int64_t>();
-        }
-        return randint(lo, hi, self.sizes(), dtype.is_none() ? self.dtype() : parse_dtype(dtype),
-                       device.is_none() ? self.device() : parse_device(device));
-      },
-      py::arg("input"), py::arg("low"), py::arg("high") = py::none(), py::kw_only(),
-      py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def(
-      "randperm",
-      [](StrictSymInt n, py::handle generator, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-         StrictBool, py::handle) {
-        int8_t type = -1;
-        Generator* g = parse_generator(generator, &type);
-        ScopedGenerator scope(g, type);
-        return set_requires_grad(randperm(n, parse_dtype(dtype), factory_device(device)), rg);
-      },
-      py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), MT_FACTORY_KW_NAMES);
-  m.def(
-      "scalar_tensor",
-      [](py::handle v, py::handle dtype, py::handle device, StrictBool rg, py::handle, StrictBool,
-         py::handle) {
-        // PyTorch: the default float dtype whatever the number is (scalar_tensor(0) is float32)
-        ScalarType dt = dtype.is_none() ? default_dtype() : parse_dtype(dtype);
-        return set_requires_grad(scalar_tensor(parse_scalar(v), dt, factory_device(device)), rg);
-      },
-      py::arg("s"), MT_FACTORY_KW);
 
   m.def("_get_default_device", [] { return tls_default_device; });
   m.def("_set_default_device",

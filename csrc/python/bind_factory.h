@@ -23,4 +23,22 @@ Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handl
 Tensor like_tensor(const char* name, Filler fill, const Tensor& self, ScalarType dtype, py::handle device,
                    bool requires_grad, py::handle memory_format);
 
+// The overloaded and one-off factories of the schema (arange, eye, full, randperm, scalar_tensor): dtype
+// Undefined and device None take out='s when out= is given, as factory_tensor.
+Tensor arange_tensor(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
+                     py::handle device, bool requires_grad, py::handle out);
+Tensor eye_tensor(int64_t n, int64_t m, ScalarType dtype, py::handle device, bool requires_grad,
+                  py::handle out);
+Tensor full_tensor(IntArrayRef size, const Scalar& value, ScalarType dtype, py::handle device,
+                   bool requires_grad, py::handle out);
+Tensor randperm_tensor(int64_t n, ScalarType dtype, py::handle device, bool requires_grad, py::handle out);
+// full_like: dtype, device and layout (memory_format) the input's unless given
+Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtype, py::handle device,
+                        bool requires_grad, py::handle memory_format);
+// randint_like(input, high) and (input, low, high): the input's sizes, dtype and device unless given
+Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
+                           py::handle device);
+// the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
+Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
+
 }  // namespace mt

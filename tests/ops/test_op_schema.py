@@ -21,7 +21,9 @@ def test_extension_carries_the_schema():
     assert list(built) == [op.name for op in OPS], "rebuild: the extension was compiled from another schema"
     for op in OPS:
         kind, _, functor, rule, variants, aliases, autocast, grad = built[op.name]
-        assert (kind, functor, rule) == (op.kind, op.functor or op.call, op.rule or op.signature), op.name
+        assert (kind, functor, rule) == (op.kind, op.functor or op.call, op.rule or gen_ops.declared(op)), (
+            op.name
+        )
         assert variants.split() == list(op.variants), op.name
         assert tuple(autocast.split()) == (op.autocast or ()), op.name
         assert (grad or None) == op.grad, op.name
@@ -48,8 +50,11 @@ def _cpp_method(name):
 
 
 def _has_out_overload(fn):
-    # bind_out.cpp adds out= as one more pybind11 overload taking (*args, **kwargs)
-    return "(*args, **kwargs)" in (fn.__doc__ or "")
+    # bind_out.cpp adds out= as one more pybind11 overload taking (*args, **kwargs) (an overloaded function's
+    # first doc line is "name(*args, **kwargs)" too: its numbered signatures say which they are)
+    doc = fn.__doc__ or ""
+    lines = [ln for ln in doc.splitlines() if re.match(r"^\d+\. ", ln)] or doc.splitlines()[:1]
+    return any("(*args, **kwargs)" in ln for ln in lines)
 
 
 @pytest.mark.parametrize(("op", "name", "variants"), list(_spellings()))
@@ -91,7 +96,34 @@ def _generated_names():
     for op in OPS:
         if op.own_binding:
             continue
-        yield from op.spellings()
+        yield from ((op, name, variants) for name, variants in op.spellings())
+
+
+def _hand_bound(text):
+    """The names a binding source defines: .def("name", ...), and the names of a loop that defines each,
+    `for (const char* n : {"clamp", "clip"}) { ... m.def(n, ...) ... }`."""
+    names = re.findall(r'\.def\(\s*"(\w+)"', text)
+    for m in re.finditer(r"for \(const char\* (\w+) :\s*\{([^}]*)\}\)", text):
+        body = text[m.end() : text.find("\n  }", m.end())]
+        if re.search(rf"\.def\(\s*{m.group(1)}\b", body):
+            names += re.findall(r'"(\w+)"', m.group(2))
+    return names
+
+
+def test_the_drift_check_sees_every_spelling_of_a_hand_binding():
+    text = """
+  m.def("foo", [](const Tensor& x) { return x; });
+  for (const char* n : {"bar", "baz"}) {
+    cls.def(n, [](const Tensor& x) { return x; });
+  }
+  for (const char* name : {"__add__", "qux"}) {
+    MT_INTERNAL_ASSERT(py::hasattr(cls, name), name);
+  }
+"""
+    assert sorted(_hand_bound(text)) == ["bar", "baz", "foo"]
+    # and the real sources: clamp/clip are bound in such a loop (their rows say `binding: own`)
+    elementwise = (op_schema.ROOT_PATH / "csrc" / "python" / "bind_elementwise.cpp").read_text()
+    assert {"clamp", "clip", "clamp_", "clip_"} <= set(_hand_bound(elementwise))
 
 
 def test_no_hand_binding_duplicates_a_schema_row():
@@ -99,20 +131,19 @@ def test_no_hand_binding_duplicates_a_schema_row():
     same name (left behind when a row moved to the schema, or written beside it) would add an overload that
     pybind11 may pick first. (A row without its binding fails test_every_spelling_has_exactly_its_forms.)"""
     assert _overloads(torch._C.eye, "eye") == 2  # the count works: eye(n) and eye(n, m)
-    for name, variants in _generated_names():
-        assert _overloads(getattr(torch._C, name), name) == 1 + ("out" in variants), name
+    for op, name, variants in _generated_names():
+        rows = len(op.overloads) or 1  # an overloaded func: one pybind11 overload per row
+        assert _overloads(getattr(torch._C, name), name) == rows + ("out" in variants), name
         for form, present in ((name, "method" in variants), (name + "_", "inplace" in variants)):
             if present:
-                assert _overloads(vars(torch.Tensor)[form], form) == 1, f"Tensor.{form}"
+                assert _overloads(vars(torch.Tensor)[form], form) == rows, f"Tensor.{form}"
     # and in the sources, where a duplicate bound under another module or class would not show above
     names = set()
-    for name, variants in _generated_names():
+    for _, name, variants in _generated_names():
         names |= {name, name + "_"} if "inplace" in variants or "torch_inplace" in variants else {name}
     hand = []
     for path in sorted((op_schema.ROOT_PATH / "csrc" / "python").glob("*.cpp")):
-        for m in re.finditer(r'\.def\(\s*"(\w+)"', path.read_text()):
-            if m.group(1) in names:
-                hand.append(f"{path.name}: {m.group(1)}")
+        hand += [f"{path.name}: {n}" for n in _hand_bound(path.read_text()) if n in names]
     assert not hand, (
         f"hand-written bindings of schema rows (delete them, or mark the row 'binding: own'): {hand}"
     )
@@ -270,8 +301,9 @@ def test_func_bindings_follow_their_signatures():
 def test_generator_rejects_malformed_funcs():
     assert "expected 'func name(<args>) -> <returns>'" in _err("func foo(Tensor self)\n")
     assert "type one of" in _err("func foo(Tensor self, size dim) -> Tensor\n")
-    assert "first argument is a Tensor" in _err("func foo(int dim) -> Tensor\n")
-    assert "a method or in-place form needs 'Tensor self' first" in _err("func foo(Tensor cond) -> Tensor\n")
+    assert "a method or in-place form needs a 'Tensor self'" in _err("func foo(int dim) -> Tensor\n")
+    assert "a method or in-place form needs a 'Tensor self'" in _err("func foo(Tensor cond) -> Tensor\n")
+    assert "at least one argument" in _err("func foo() -> Tensor\n  variants: none\n")
     assert "'rules:' takes only 'python'" in _err("func foo(Tensor self) -> Tensor\n  rules: cpp\n")
     assert "write 'binding: own <why the signature cannot say it>'" in _err(
         "func foo(Tensor self) -> Tensor\n  binding: own\n"

@@ -1,0 +1,164 @@
+"""The schema's overloaded funcs (`func name.tag(...)` rows): the generator's grammar and its refusals, the
+bindings' choice among the rows (arange, eye) and PyTorch's TypeErrors when no row takes a call."""
+
+import re
+
+import pytest
+
+import minitorch as torch
+from tests.ops.op_schema import BY_NAME, gen_ops
+
+FACTORY_KW = "ScalarType? dtype=None, Device? device=None, bool requires_grad=False"
+
+
+def _err(text):
+    with pytest.raises(gen_ops.SchemaError) as e:
+        gen_ops.parse(text, "ops.schema")
+    return str(e.value)
+
+
+def test_overload_rows_are_one_op_tried_in_order():
+    (op,) = gen_ops.parse(
+        "func foo(Tensor self, int n) -> Tensor\n  variants: method\n"
+        "func foo.pair(Tensor self, int n, int m) -> Tensor\n  call: foo2(self, n, m)\n",
+        "s",
+    )
+    assert [o.overload for o in op.overloads] == [None, "pair"]
+    assert op.overloads[1].variants == ("method",) and op.overloads[1].call == "foo2(self, n, m)"
+    text = gen_ops.bind_funcs_cpp([op])
+    # one m.def and one cls.def per row, in the rows' order, with strict casters (a refusal tries the next)
+    assert [m.start() for m in re.finditer(r'm\.def\("foo"', text)] == sorted(
+        m.start() for m in re.finditer(r'm\.def\("foo"', text)
+    )
+    assert text.count('m.def("foo"') == 2 and text.count('cls.def("foo"') == 2
+    assert text.index("return foo(self, n)") < text.index("return foo2(self, n, m)")
+    assert "StrictInt n" in text and "StrictInt m" in text and "int_arg(" not in text.split("init_schema")[1]
+    assert (
+        gen_ops.declared(op)
+        == "foo(Tensor self, int n) -> Tensor | foo.pair(Tensor self, int n, int m) -> Tensor"
+    )
+
+
+def test_generator_rejects_malformed_overloads():
+    head = "func foo(Tensor self, int n) -> Tensor\n  variants: none\n"
+    assert "an overload row sets only call; 'variants:' is its first row's" in _err(
+        head + "func foo.b(Tensor self) -> Tensor\n  variants: none\n"
+    )
+    assert "overload tag 'b' twice" in _err(
+        head + "func foo.b(Tensor self) -> Tensor\nfunc foo.b(Tensor self) -> Tensor\n"
+    )
+    assert "overloads return the same" in _err(
+        head + "func foo.b(Tensor self) -> (Tensor values, Tensor indices)\n"
+    )
+    assert "the method's overloads take 'Tensor self'" in _err(
+        "func foo(Tensor self) -> Tensor\nfunc foo.n(int n) -> Tensor\n"
+    )
+    # rows of one name that are not consecutive overloads are two ops of one name
+    assert "already used" in _err(
+        head + "func bar(Tensor self) -> Tensor\nfunc foo.b(Tensor self) -> Tensor\n"
+    )
+    assert "already used" in _err(head + "func foo(Tensor self) -> Tensor\n")
+
+
+def test_the_schema_declares_the_overloaded_factories():
+    assert [o.overload for o in BY_NAME["arange"].overloads] == [None, "start_step"]
+    assert [o.overload for o in BY_NAME["eye"].overloads] == [None, "m"]
+    assert FACTORY_KW in BY_NAME["arange"].overloads[1].signature
+
+
+@pytest.mark.parametrize(
+    ("call", "want"),
+    [
+        (lambda: torch.arange(4), [0, 1, 2, 3]),
+        (lambda: torch.arange(end=3), [0, 1, 2]),
+        (lambda: torch.arange(2, 5), [2, 3, 4]),
+        (lambda: torch.arange(start=1, end=4), [1, 2, 3]),
+        (lambda: torch.arange(1, 8, step=3), [1, 4, 7]),
+        (lambda: torch.arange(0, 1, 0.25), [0.0, 0.25, 0.5, 0.75]),
+        (lambda: torch.arange(torch.tensor(3)), [0, 1, 2]),
+        (lambda: torch.eye(2), [[1.0, 0.0], [0.0, 1.0]]),
+        (lambda: torch.eye(1, 3), [[1.0, 0.0, 0.0]]),
+        (lambda: torch.eye(n=1, m=2), [[1.0, 0.0]]),
+        (lambda: torch.eye(2, dtype=torch.float64, m=1), [[1.0], [0.0]]),
+    ],
+)
+def test_the_binding_picks_the_row_that_takes_the_call(call, want):
+    assert call().tolist() == want
+
+
+def test_integer_step_default_keeps_an_integer_result():
+    # step=1 is a Python int (a float default would make arange(2, 5) float32, as it is not in PyTorch)
+    assert torch.arange(2, 5).dtype == torch.int64 and torch.arange(2.0, 5).dtype == torch.float32
+    out = torch.zeros(1, dtype=torch.int32)
+    assert torch.arange(3, out=out) is out and out.dtype == torch.int32 and out.tolist() == [0, 1, 2]
+
+
+COMBINATION = r"^{}\(\) received an invalid combination of arguments - got \({}\), but expected one of:\n"
+
+
+@pytest.mark.parametrize(
+    ("call", "fn", "got"),
+    [
+        (lambda: torch.arange(), "arange", ""),
+        (lambda: torch.arange(1, step=2), "arange", "int, step=int"),
+        (lambda: torch.arange(1, 2, 3, 4), "arange", "int, int, int, int"),
+        (lambda: torch.arange(3, foo=1), "arange", "int, foo=int"),
+        (lambda: torch.eye(), "eye", ""),
+        (lambda: torch.eye(2, None), "eye", "int, NoneType"),
+        (lambda: torch.eye(2, 3, 4), "eye", "int, int, int"),
+    ],
+)
+def test_no_row_takes_the_call(call, fn, got):
+    """PyTorch's TypeError: its first line is PyTorch 2.15's for each of these calls."""
+    with pytest.raises(TypeError) as e:
+        call()
+    assert re.match(COMBINATION.format(fn, re.escape(got)), str(e.value)), str(e.value)
+    assert str(e.value).count("\n * (") == 2  # both rows listed
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: torch.arange("a"), "arange(): argument 'end' (position 1) must be Number, not str"),
+        (lambda: torch.arange(end="a"), "arange(): argument 'end' must be Number, not str"),
+        (lambda: torch.full((2,), "a"), "full(): argument 'fill_value' (position 2) must be Number, not str"),
+        (
+            lambda: torch.scalar_tensor(torch.zeros(2)),
+            "scalar_tensor(): argument 's' (position 1) must be Number, not Tensor",
+        ),
+        (
+            lambda: torch.scalar_tensor(1, out=torch.zeros(())),
+            "scalar_tensor() got an unexpected keyword argument 'out'",
+        ),
+        (
+            lambda: torch.polygamma(torch.zeros(2), 1),
+            "polygamma(): argument 'n' (position 1) must be int, not Tensor",
+        ),
+        (
+            lambda: torch.zeros(2).polygamma(1.0),
+            "polygamma(): argument 'n' (position 1) must be int, not float",
+        ),
+        (lambda: torch.eye(2.0), "eye(): argument 'n' (position 1) must be int, not float"),
+    ],
+)
+def test_one_row_refuses_an_argument_in_pytorchs_words(call, message):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_polygamma_rows_put_the_tensor_second():
+    x = torch.tensor([1.0, 2.0])
+    want = torch.polygamma(1, x)
+    assert torch.polygamma(n=1, input=x).tolist() == want.tolist() == x.polygamma(1).tolist()
+    y = x.clone()
+    assert y.polygamma_(1) is y and y.tolist() == want.tolist()
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.tensor([1, 2]).polygamma_(1)
+
+
+def test_randperm_writes_out_in_outs_dtype():
+    out = torch.zeros(1)
+    torch.manual_seed(0)
+    assert torch.randperm(4, out=out) is out and out.dtype == torch.float32
+    assert sorted(out.tolist()) == [0.0, 1.0, 2.0, 3.0]
