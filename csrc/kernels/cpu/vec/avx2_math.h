@@ -521,6 +521,25 @@ static constexpr double kErfSB[] = {1.0,
                                     -2.24409524465858183362e+01};
 // s_erf.c's two inner rational pieces, blended into the numerator and denominator of the lanes in them (erf
 // and erfc share them): P(x^2)/Q(x^2) below |x| = 0.84375 (in_a), P(|x| - 1)/Q(|x| - 1) below 1.25 (in_b)
+// erfc's rational pieces for |x| >= 1.25 (glibc's erfc method): the argument a clamped to [1.25, 28], q =
+// 1/a, and the numerator/denominator of the near (< 1/0.35) or far piece in the lanes of in_c; shared by erfc
+// and erfinv's residual so both round alike.
+static inline void erfc_tail_pieces_avx2(__m256d ax, __m256d in_c, __m256d& num, __m256d& den, __m256d& a,
+                                         __m256d& q) {
+  a = _mm256_min_pd(_mm256_max_pd(ax, _mm256_set1_pd(1.25)), _mm256_set1_pd(28.0));
+  q = _mm256_div_pd(_mm256_set1_pd(1.0), a);
+  const __m256d s = _mm256_mul_pd(q, q);
+  const __m256d near = _mm256_cmp_pd(a, _mm256_set1_pd(2.857142857142857), _CMP_LT_OQ);  // 1/0.35
+  if (_mm256_movemask_pd(_mm256_andnot_pd(near, in_c))) {
+    num = horner_avx2(s, kErfRB);
+    den = horner_avx2(s, kErfSB);
+  }
+  if (_mm256_movemask_pd(_mm256_and_pd(near, in_c))) {
+    num = _mm256_blendv_pd(num, horner_avx2(s, kErfRA), near);
+    den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
+  }
+}
+
 static inline void erf_inner_pieces_avx2(__m256d ax, __m256d in_a, __m256d in_b, bool need_a, bool need_b,
                                          __m256d& num, __m256d& den) {
   if (need_b) {
@@ -602,20 +621,7 @@ static inline __m256d erfc_avx2_f64(__m256d x) {
   const bool need_b = _mm256_movemask_pd(_mm256_andnot_pd(in_a, in_b)) != 0;
   const bool need_a = _mm256_movemask_pd(in_a) != 0;
   __m256d num = one, den = one, a = one, q = one;
-  if (need_c) {
-    a = _mm256_min_pd(_mm256_max_pd(ax, _mm256_set1_pd(1.25)), _mm256_set1_pd(28.0));
-    q = _mm256_div_pd(one, a);
-    const __m256d s = _mm256_mul_pd(q, q);
-    const __m256d near = _mm256_cmp_pd(a, _mm256_set1_pd(2.857142857142857), _CMP_LT_OQ);  // 1/0.35
-    if (_mm256_movemask_pd(_mm256_andnot_pd(near, in_c))) {
-      num = horner_avx2(s, kErfRB);
-      den = horner_avx2(s, kErfSB);
-    }
-    if (_mm256_movemask_pd(_mm256_and_pd(near, in_c))) {
-      num = _mm256_blendv_pd(num, horner_avx2(s, kErfRA), near);
-      den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
-    }
-  }
+  if (need_c) erfc_tail_pieces_avx2(ax, in_c, num, den, a, q);
   erf_inner_pieces_avx2(ax, in_a, in_b, need_a, need_b, num, den);
   const __m256d ratio = _mm256_div_pd(num, den);
   __m256d res = x;  // NaN stays
@@ -666,20 +672,7 @@ static inline __m256d erfinv_residual_avx2(__m256d x, __m256d a, __m256d central
   const bool need_b = _mm256_movemask_pd(_mm256_andnot_pd(in_a, in_b)) != 0;
   const bool need_a = _mm256_movemask_pd(in_a) != 0;
   __m256d num = one, den = one, c = one, q = one;
-  if (need_c) {
-    c = _mm256_min_pd(_mm256_max_pd(x, _mm256_set1_pd(1.25)), _mm256_set1_pd(28.0));
-    q = _mm256_div_pd(one, c);
-    const __m256d s = _mm256_mul_pd(q, q);
-    const __m256d near = _mm256_cmp_pd(c, _mm256_set1_pd(2.857142857142857), _CMP_LT_OQ);  // 1/0.35
-    if (_mm256_movemask_pd(_mm256_andnot_pd(near, in_c))) {
-      num = horner_avx2(s, kErfRB);
-      den = horner_avx2(s, kErfSB);
-    }
-    if (_mm256_movemask_pd(_mm256_and_pd(near, in_c))) {
-      num = _mm256_blendv_pd(num, horner_avx2(s, kErfRA), near);
-      den = _mm256_blendv_pd(den, horner_avx2(s, kErfSA), near);
-    }
-  }
+  if (need_c) erfc_tail_pieces_avx2(x, in_c, num, den, c, q);
   erf_inner_pieces_avx2(x, in_a, in_b, need_a, need_b, num, den);
   const __m256d ratio = _mm256_div_pd(num, den);
   const __m256d b = _mm256_sub_pd(one, a);
