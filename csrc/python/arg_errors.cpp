@@ -124,7 +124,14 @@ std::string arg_type_name(py::handle v) {
   py::handle t = reinterpret_cast<PyObject*>(Py_TYPE(v.ptr()));
   std::string name = py::str(t.attr("__name__"));
   std::string mod = py::str(t.attr("__module__"));
-  if (mod == "builtins" || mod.rfind("minitorch", 0) == 0) return name;
+  if (mod.rfind("minitorch", 0) == 0) {
+    // the types PyTorch defines in C carry their module in tp_name, which its parser prints
+    if (name == "dtype" || name == "device" || name == "memory_format" || name == "layout" || name == "Size")
+      return "torch." + name;
+    if (name == "Generator") return "torch._C.Generator";
+    return name;
+  }
+  if (mod == "builtins") return name;
   return mod + "." + name;
 }
 

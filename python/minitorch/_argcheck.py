@@ -21,6 +21,7 @@ import inspect
 import types
 
 from minitorch import _C
+from minitorch._size import Size
 
 # parameters that only ever take a Tensor (or None where the default is None)
 TENSOR_PARAMS = frozenset((
@@ -266,6 +267,7 @@ _TORCH_TYPE_NAMES = {
     _C.device: "torch.device",
     _C.memory_format: "torch.memory_format",
     _C.Generator: "torch._C.Generator",
+    Size: "torch.Size",
 }
 
 

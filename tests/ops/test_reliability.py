@@ -2962,3 +2962,19 @@ def test_argument_kinds_and_check_order_fuzz_seed_4405():
     ):
         T.tensor([T.tensor([5, 4]), 2])
     assert T.tensor([T.tensor(5), T.tensor(0.5)]).tolist() == [5.0, 0.5]
+
+
+def test_parser_names_torch_types_as_pytorch():
+    """PyTorch's parser prints the tp_name of the types it defines in C (torch.dtype, torch._C.Generator,
+    torch.Size); a class written in Python by its bare name. The C++ bindings and the Python composites alike."""
+    T = minitorch
+    x = T.zeros(2, 2)
+    for value, name in ((T.float16, "torch.dtype"), (T.device("cpu"), "torch.device"), (T.Generator(), "torch._C.Generator"), (T.Size([1]), "torch.Size"), (T.contiguous_format, "torch.memory_format"), (T.nn.Identity(), "Identity")):  # fmt: skip
+        with pytest.raises(
+            TypeError, match=re.escape(f"argument 'src' (position 2) must be Tensor, not {name}")
+        ):
+            T.diagonal_scatter(x, value)
+    with pytest.raises(
+        TypeError, match=re.escape("argument 'groups' (position 2) must be int, not torch.dtype")
+    ):
+        T.nn.functional.channel_shuffle(T.zeros(2, 4), T.float32)
