@@ -330,7 +330,8 @@ namespace {
 // The shape rules gather and scatter share (PyTorch's gather_shape_check / scatter_shape_check).
 void check_dim_index(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
                      const Tensor* other) {
-  MT_CHECK(index.dtype() == ScalarType::Long, op, "(): Expected dtype int64 for index");
+  MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
+           "(): Expected dtype int32/int64 for index");
   MT_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
            "Index tensor must have the same number of dimensions as ",
            std::string(op) == "gather" ? "input" : "self", " tensor");
@@ -377,14 +378,20 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vect
     *other_off = box_offsets(isz, ost);
   }
 }
+// The kernels read int64 offsets; an int32 index (PyTorch 2.15 takes one) is widened once.
+Tensor as_long_index(const Tensor& index) {
+  return index.dtype() == ScalarType::Long ? index : to(index, ScalarType::Long, index.device());
+}
+
 }  // namespace
 
-Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index) {
+Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index_) {
   int64_t d = wrap_dim(dim, self.dim());
-  MT_CHECK(index.device() == self.device() || self.is_meta(),
+  MT_CHECK(index_.device() == self.device() || self.is_meta(),
            "Expected all tensors to be on the same device, but found at least two devices, ",
-           self.device().str(), " and ", index.device().str(), "!");
-  check_dim_index(self, d, index, "gather", nullptr);
+           self.device().str(), " and ", index_.device().str(), "!");
+  check_dim_index(self, d, index_, "gather", nullptr);
+  const Tensor index = as_long_index(index_);
   Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
   if (self.is_meta()) return out;
   GatherDimFn kernel = gather_dim_stub.fns[static_cast<int>(self.device().type)];
@@ -402,25 +409,26 @@ Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index) {
 
 namespace {
 // scatter_'s work after autograd: every PutMode, including scatter_extreme_'s amax/amin.
-const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
                             PutMode mode) {
   check_writable(self);
   int64_t d = wrap_dim(dim, self.dim());
   // a meta op reads no index values, so its index may sit anywhere (as PyTorch's meta kernels allow)
-  MT_CHECK(index.device() == self.device() || self.is_meta(),
+  MT_CHECK(index_.device() == self.device() || self.is_meta(),
            "Expected all tensors to be on the same device, but found at least two devices, ",
-           self.device().str(), " and ", index.device().str(), "!");
+           self.device().str(), " and ", index_.device().str(), "!");
   MT_CHECK(src.device() == self.device() || (src.dim() == 0 && src.device().is_cpu()),
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", src.device().str(), "!");
   // PyTorch's scatter_shape_check: a 0-dim src counts as one element along one dim (so it fills a 0- or 1-dim
   // index of one element), never as a scalar broadcast (the `value=` overload expands its number in the
   // binding); more or fewer dims than index are refused before any offset is computed from them
-  MT_CHECK(std::max<int64_t>(src.dim(), 1) == std::max<int64_t>(index.dim(), 1),
+  MT_CHECK(std::max<int64_t>(src.dim(), 1) == std::max<int64_t>(index_.dim(), 1),
            "Index tensor must have the same number of dimensions as src tensor");
   Tensor s = src.dim() == 0 ? reshape(to(src, src.dtype(), self.device()), {1}) : src;
-  check_dim_index(self, d, index, "scatter", &s);
+  check_dim_index(self, d, index_, "scatter", &s);
   if (self.is_meta()) return self;
+  const Tensor index = as_long_index(index_);
   ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
   if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {
     kernel(self, d, index, s, mode);

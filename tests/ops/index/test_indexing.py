@@ -622,8 +622,19 @@ def test_gather_scatter_empty_and_bad_indices(device):
             t.clone().scatter_(1, idx, t)
         with pytest.raises(RuntimeError, match=msg):
             t.clone().scatter_add_(1, idx, t)
-    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
-        minitorch.gather(t, 1, minitorch.zeros(3, 4, dtype=minitorch.int32, device=device))
+    # an int32 index is taken (PyTorch 2.15), other integer dtypes refused
+    i32 = minitorch.tensor([[3, 0, 1, 1], [2, 2, 0, 3], [1, 0, 0, 0]], dtype=minitorch.int32, device=device)
+    np.testing.assert_array_equal(
+        minitorch.gather(t, 1, i32).cpu().numpy(), minitorch.gather(t, 1, i32.long()).cpu().numpy()
+    )
+    np.testing.assert_array_equal(
+        t.clone().scatter_add_(1, i32, t).cpu().numpy(), t.clone().scatter_add_(1, i32.long(), t).cpu().numpy()
+    )
+    tg = t.double().requires_grad_()
+    minitorch.gather(tg, 1, i32).sum().backward()
+    assert tg.grad.sum().item() == 12
+    with pytest.raises(RuntimeError, match="gather\\(\\): Expected dtype int32/int64 for index"):
+        minitorch.gather(t, 1, minitorch.zeros(3, 4, dtype=minitorch.int16, device=device))
     with pytest.raises(RuntimeError, match="Size does not match at dimension 0"):
         minitorch.gather(t, 1, minitorch.zeros(4, 4, dtype=minitorch.int64, device=device))
     with pytest.raises(RuntimeError, match="to be no larger size than src"):
