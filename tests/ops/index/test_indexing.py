@@ -628,7 +628,8 @@ def test_gather_scatter_empty_and_bad_indices(device):
         minitorch.gather(t, 1, i32).cpu().numpy(), minitorch.gather(t, 1, i32.long()).cpu().numpy()
     )
     np.testing.assert_array_equal(
-        t.clone().scatter_add_(1, i32, t).cpu().numpy(), t.clone().scatter_add_(1, i32.long(), t).cpu().numpy()
+        t.clone().scatter_add_(1, i32, t).cpu().numpy(),
+        t.clone().scatter_add_(1, i32.long(), t).cpu().numpy(),
     )
     tg = t.double().requires_grad_()
     minitorch.gather(tg, 1, i32).sum().backward()
