@@ -66,9 +66,11 @@ Scalar parse_scalar(py::handle h, const char* what) {
   if (PyComplex_Check(h.ptr()))
     return Scalar(std::complex<double>(PyComplex_RealAsDouble(h.ptr()), PyComplex_ImagAsDouble(h.ptr())));
   if (py::isinstance<TensorImpl>(h)) {
-    // PyTorch's argument parser takes a one-element tensor as a number and refuses any other (TypeError)
+    // PyTorch's argument parser takes a 0-dim tensor that does not require grad as a number and refuses any
+    // other (TypeError); a one-element tensor of more dims is no number to it
     Tensor t = h.cast<Tensor>();
-    if (t.numel() != 1) throw py::type_error(std::string(what) + " must be Number, not Tensor");
+    if (t.dim() != 0 || t.requires_grad())
+      throw py::type_error(std::string(what) + " must be Number, not Tensor");
     return item(t);
   }
   // NumPy scalars and anything else with __index__/__float__/__complex__

@@ -2978,3 +2978,28 @@ def test_parser_names_torch_types_as_pytorch():
         TypeError, match=re.escape("argument 'groups' (position 2) must be int, not torch.dtype")
     ):
         T.nn.functional.channel_shuffle(T.zeros(2, 4), T.float32)
+
+
+def test_a_number_argument_takes_only_a_plain_0dim_tensor():
+    """PyTorch's parser reads a tensor as a Number only when it has 0 dims and does not require grad (even under
+    no_grad); a one-element tensor of more dims is refused (fuzz seed 4405's scalar_tensor([[x]]))"""
+    T = minitorch
+    x = T.ones(2)
+    refused = [
+        lambda: T.scalar_tensor(T.tensor([[0.5]])),
+        lambda: T.full((2,), T.tensor([1.0])),
+        lambda: T.arange(T.tensor([3])),
+        lambda: T.add(x, x, alpha=T.tensor([2.0])),
+        lambda: T.add(x, x, alpha=T.tensor(2.0, requires_grad=True)),
+    ]
+    for call in refused:
+        with pytest.raises(TypeError, match="must be Number, not Tensor"):
+            call()
+    with T.no_grad(), pytest.raises(TypeError, match="must be Number, not Tensor"):
+        T.scalar_tensor(T.tensor(1.0, requires_grad=True))
+    assert T.scalar_tensor(T.tensor(1.5)).item() == 1.5
+    assert T.full((2,), T.tensor(3.0)).tolist() == [3.0, 3.0]
+    assert T.add(x, x, alpha=T.tensor(2.0)).tolist() == [3.0, 3.0]
+    # where a Tensor overload exists a one-element tensor is that tensor, as PyTorch's
+    assert x.clone().fill_(T.tensor(4.0)).tolist() == [4.0, 4.0]
+    assert x.masked_fill(x > 0, T.tensor(7.0)).tolist() == [7.0, 7.0]
