@@ -289,6 +289,13 @@ const Tensor& native::index_put_(const Tensor& self, const std::vector<std::opti
   return self;
 }
 
+namespace {
+// The kernels read int64 offsets; an int32 index (PyTorch 2.15 takes one) is widened once.
+Tensor as_long_index(const Tensor& index) {
+  return index.dtype() == ScalarType::Long ? index : to(index, ScalarType::Long, index.device());
+}
+}  // namespace
+
 Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
@@ -318,8 +325,8 @@ Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index
     DimVector shape = self.sizes(), view(static_cast<size_t>(self.dim()), 1);
     shape[d] = index.numel();
     view[d] = index.numel();
-    Tensor idx64 = index.dtype() == ScalarType::Long ? index : to(index, ScalarType::Long, index.device());
-    return mt::gather(self, d, mt::expand(mt::reshape(idx64, view), shape));
+    // widened before the expand, so only index.numel() values are converted
+    return mt::gather(self, d, mt::expand(mt::reshape(as_long_index(index), view), shape));
   }
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(mt::reshape(index, {-1}));
@@ -377,10 +384,6 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vect
     MT_INTERNAL_ASSERT(ost.size() == isz.size(), "gather/scatter offsets: src and index dims differ");
     *other_off = box_offsets(isz, ost);
   }
-}
-// The kernels read int64 offsets; an int32 index (PyTorch 2.15 takes one) is widened once.
-Tensor as_long_index(const Tensor& index) {
-  return index.dtype() == ScalarType::Long ? index : to(index, ScalarType::Long, index.device());
 }
 
 }  // namespace
