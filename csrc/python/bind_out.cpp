@@ -116,10 +116,14 @@ void check_no_grad(const char* shown, bool requires_grad) {
            "arguments requires grad.");
 }
 
-void check_same_device(const Tensor& out, const Tensor& result) {
+// The device check, resize (warning when out had elements, unless warn is false) and copy every out= ends in.
+void place_result(const Tensor& out, const Tensor& result, bool warn) {
   MT_CHECK(out.device() == result.device(),
            "Expected all tensors to be on the same device, but found at least two ", "devices, ",
            result.device().str(), " and ", out.device().str(), "!");
+  DimVector old_shape = out.sizes();
+  if (resize_out(out, result.sizes()) && warn) warn_resized(old_shape, result.sizes());
+  nogil([&] { copy_(out, result); }, out);
 }
 
 void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& result) {
@@ -133,10 +137,7 @@ void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& 
   else
     MT_CHECK(can_cast(from, to_dt), "result type ", dtype_short_name(from),
              " can't be cast to the desired output type ", dtype_short_name(to_dt));
-  check_same_device(out, result);
-  DimVector old_shape = out.sizes();
-  if (resize_out(out, result.sizes())) warn_resized(old_shape, result.sizes());
-  nogil([&] { copy_(out, result); }, out);
+  place_result(out, result, true);
 }
 
 // torch.<op>(tensor[, tensor or number], out=tensor), with add/sub's alpha and div's rounding_mode, of an op
@@ -247,16 +248,12 @@ void init_out(py::module_& m) {
     if (e.on) add_out_overload(m, e.op);
   for (const OutOp& op : kFuncOut) add_out_overload(m, op);
   for (const OutOp& op : kOutOps) add_out_overload(m, op);
-  // The device check, resize and copy of the out= of the functions written in Python
-  // (python/minitorch/_out.py words their dtype checks, which differ op by op in PyTorch). Factories resize
-  // without the warning.
+  // place_result for the out= of the functions written in Python (python/minitorch/_out.py words their dtype
+  // checks, which differ op by op in PyTorch). Factories resize without the warning.
   m.def(
       "_write_out",
       [](const Tensor& out, const Tensor& result, bool warn_resize) {
-        check_same_device(out, result);
-        DimVector old_shape = out.sizes();
-        if (resize_out(out, result.sizes()) && warn_resize) warn_resized(old_shape, result.sizes());
-        nogil([&] { copy_(out, result); }, out);
+        place_result(out, result, warn_resize);
         return out;
       },
       py::arg("out"), py::arg("result"), py::arg("warn_resize"));
