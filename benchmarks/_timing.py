@@ -52,6 +52,17 @@ def bench(cases, repeats, min_time, sync=None):
     return {k: statistics.median(s) for k, s in samples.items()}
 
 
+def cuda_sync(device, minitorch, real_torch):
+    """print_ratio_table's sync for a device: on CUDA each library's synchronize (PyTorch's where it is
+    installed), on the CPU none."""
+    if device != "cuda":
+        return None
+    sync = {"minitorch": minitorch.cuda.synchronize}
+    if real_torch is not None:
+        sync["torch"] = real_torch.cuda.synchronize
+    return sync
+
+
 def print_ratio_table(cases, repeats, min_time, first="op", numpy_name="NumPy", sync=None):
     """Times each case's {"minitorch", "numpy", "torch"} callables (the last two optional) with bench() and prints
     a markdown row per case: minitorch's time, then each other library's time and its ratio to minitorch's.

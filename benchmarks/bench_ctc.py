@@ -12,7 +12,7 @@ import os
 import platform
 
 import numpy as np
-from _timing import print_ratio_table
+from _timing import cuda_sync, print_ratio_table
 
 import minitorch
 import minitorch.nn.functional as F
@@ -86,11 +86,7 @@ def main():
     for dev in devices:
         on_gpu = dev == "cuda"
         pt_ok = real_torch is not None and (not on_gpu or real_torch.cuda.is_available())
-        sync = (
-            {"minitorch": minitorch.cuda.synchronize, "torch": real_torch.cuda.synchronize}
-            if on_gpu
-            else None
-        )
+        sync = cuda_sync(dev, minitorch, real_torch)
         cases = {}
         for shape in SHAPES:
             cases.update(cases_for(rng, shape, dev, pt_ok))

@@ -24,7 +24,7 @@ except ImportError:
     real_torch = None
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import print_ratio_table
+from _timing import cuda_sync, print_ratio_table
 
 warnings.simplefilter("ignore")
 # input shapes: the spatial transformer tutorial's MNIST batch, and an image batch
@@ -106,11 +106,7 @@ def main():
     for dev in devices:
         on_gpu = dev == "cuda"
         pt_ok = real_torch is not None and (not on_gpu or real_torch.cuda.is_available())
-        sync = (
-            {"minitorch": minitorch.cuda.synchronize, "torch": real_torch.cuda.synchronize}
-            if on_gpu
-            else None
-        )
+        sync = cuda_sync(dev, minitorch, real_torch)
         cases = {}
         for shape in SHAPES:
             a = rng.standard_normal(shape).astype(np.float32)
