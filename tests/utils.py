@@ -141,6 +141,35 @@ def rerun_in_child(path, select, timeout=600, **env):
     assert " passed" in r.stdout  # rc 5 is "no test collected"; this also rules out all-skipped
 
 
+def cases_in_pytorch(source, modules, data=None):
+    """Runs `source`, which defines cases(*modules[, data]) returning JSON values, under PyTorch (the oracle, as
+    run_oracle: skipped without one) and returns their results. modules: (the module PyTorch's side imports,
+    ours) pairs in cases' parameter order, e.g. [("torch", minitorch), ("torch.autograd.forward_ad",
+    minitorch.autograd.forward_ad)]; data: JSON given as cases' last argument."""
+    names = [f"_m{i}" for i in range(len(modules))]
+    script = (
+        "import json, sys\n"
+        + "".join(f"import {mod} as {n}\n" for n, (mod, _) in zip(names, modules))
+        + ("data = json.loads(sys.stdin.read())\n" if data is not None else "")
+        + source
+        + f"\nprint(json.dumps(cases({', '.join(names + ([] if data is None else ['data']))})))\n"
+    )
+    return run_oracle(script, {} if data is None else data)
+
+
+def cases_here(source, modules, data=None):
+    """The same cases run here, with our modules, as JSON values."""
+    ns = {}
+    exec(source, ns)  # noqa: S102 - the same source the oracle runs
+    return json.loads(json.dumps(ns["cases"](*[m for _, m in modules], *([] if data is None else [data]))))
+
+
+def cases_here_and_in_pytorch(source, modules, data=None):
+    """(ours, theirs) of cases_here and cases_in_pytorch (PyTorch's first: without it the test skips at once)."""
+    theirs = cases_in_pytorch(source, modules, data)
+    return cases_here(source, modules, data), theirs
+
+
 def run_oracle(script, payload, timeout=600):
     """Runs `script` in the PyTorch of MINITORCH_ORACLE_PYTHON with `payload` as JSON on stdin, and returns the
     JSON of its last stdout line; skips the test where no such Python is set."""

@@ -1,10 +1,8 @@
 """torch.autograd.forward_ad's API against PyTorch: argument checks and words, levels, repr, views and in-place."""
 
-import json
-
 import numpy as np
 import pytest
-from utils import run_oracle
+from utils import cases_here_and_in_pytorch
 
 import minitorch as torch
 import minitorch.autograd.forward_ad as fwAD
@@ -160,21 +158,9 @@ def cases(torch, fwAD):
     return out
 """
 
-_ORACLE_SCRIPT = (
-    "import json, sys, torch\n"
-    "import torch.autograd.forward_ad as fwAD\n" + CASES + "\nprint(json.dumps(cases(torch, fwAD)))\n"
-)
-
-
-def _ours():
-    ns = {}
-    exec(CASES, ns)  # noqa: S102 - the same source the oracle runs
-    return json.loads(json.dumps(ns["cases"](torch, fwAD)))
-
 
 def test_forward_ad_api_matches_pytorch():
-    theirs = run_oracle(_ORACLE_SCRIPT, {})
-    ours = _ours()
+    ours, theirs = cases_here_and_in_pytorch(CASES, [("torch", torch), ("torch.autograd.forward_ad", fwAD)])
     for name, expect in theirs.items():
         assert ours[name] == expect, name
 

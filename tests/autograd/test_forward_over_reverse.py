@@ -1,10 +1,8 @@
 """Forward over reverse through the autograd API: autograd.grad / backward of dual tensors inside a dual level."""
 
-import json
-
 import numpy as np
 import pytest
-from utils import run_oracle
+from utils import cases_here_and_in_pytorch
 
 import minitorch as torch
 import minitorch.autograd.forward_ad as fwAD
@@ -162,14 +160,6 @@ def cases(torch, fwAD, F, AF, data):
     return out
 """
 
-_ORACLE_SCRIPT = (
-    "import json, sys, torch\n"
-    "import torch.autograd.forward_ad as fwAD\n"
-    "import torch.nn.functional as F\n"
-    "import torch.autograd.functional as AF\n"
-    "data = json.loads(sys.stdin.read())\n" + CASES + "\nprint(json.dumps(cases(torch, fwAD, F, AF, data)))\n"
-)
-
 
 def _data():
     rng = np.random.default_rng(31)
@@ -182,12 +172,6 @@ def _data():
         data["v" + k] = rng.standard_normal(np.shape(data[k])).tolist()
     data["Y"] = [0, 1, 2, 1, 0, 2]
     return data
-
-
-def _ours(data):
-    ns = {}
-    exec(CASES, ns)  # noqa: S102 - the same source the oracle runs
-    return json.loads(json.dumps(ns["cases"](torch, fwAD, F, AF, data)))
 
 
 def _same(ours, theirs, where):
@@ -209,9 +193,13 @@ def _same(ours, theirs, where):
 
 
 def test_autograd_api_matches_pytorch():
-    data = _data()
-    theirs = run_oracle(_ORACLE_SCRIPT, data)
-    ours = _ours(data)
+    modules = [
+        ("torch", torch),
+        ("torch.autograd.forward_ad", fwAD),
+        ("torch.nn.functional", F),
+        ("torch.autograd.functional", AF),
+    ]
+    ours, theirs = cases_here_and_in_pytorch(CASES, modules, _data())
     for name, results in theirs.items():
         assert len(ours[name]) == len(results), (name, ours[name])
         for i, (a, b) in enumerate(zip(ours[name], results)):

@@ -1,10 +1,8 @@
 """Gradients and forward-mode tangents of the ReLU/clamp/maximum families at NaN, +-inf, bounds and ties: PyTorch 2.15's (oracle) and its formulas (NumPy)."""
 
-import json
-
 import numpy as np
 import pytest
-from utils import run_oracle
+from utils import cases_here, cases_here_and_in_pytorch
 
 import minitorch as torch
 
@@ -86,14 +84,6 @@ def cases(torch):
     return out
 """
 
-_ORACLE_SCRIPT = "import json, torch\n" + CASES + "\nprint(json.dumps(cases(torch)))\n"
-
-
-def _ours():
-    ns = {}
-    exec(CASES, ns)  # noqa: S102 - the same source the oracle runs
-    return json.loads(json.dumps(ns["cases"](torch)))
-
 
 def _close(got, want, key):
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
@@ -102,8 +92,7 @@ def _close(got, want, key):
 
 
 def test_matches_pytorch():
-    theirs = run_oracle(_ORACLE_SCRIPT, {})
-    ours = _ours()
+    ours, theirs = cases_here_and_in_pytorch(CASES, [("torch", torch)])
     assert sorted(ours) == sorted(theirs)
     for key, want in theirs.items():
         _close(ours[key], want, key)
@@ -215,7 +204,7 @@ def _expected(f32):
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_matches_pytorch_formulas(dt):
-    ours = _ours()
+    ours = cases_here(CASES, [("torch", torch)])
     want = _expected(dt == "float32")
     keys = sorted(k for k in ours if k.startswith(dt + " "))
     assert sorted(k.split(" ", 1)[1] for k in keys) == sorted(want)

@@ -3,10 +3,9 @@
 import os
 import re
 
-import pytest
 from utils import REPO
 
-from tests.ops.op_schema import gen_ops
+from tests.ops.op_schema import gen_ops, schema_error
 
 TWINS = [t for t in gen_ops.load_twins() if t.recorded]
 # a top-level definition in mt::autograd: its return type at column 0, the name, the parameters, the body
@@ -53,9 +52,7 @@ def test_the_finder_sees_definitions():
 
 
 def _err(text):
-    with pytest.raises(gen_ops.SchemaError) as e:
-        gen_ops.parse_twins(text, "ops.schema")
-    return str(e.value)
+    return schema_error(text, gen_ops.parse_twins)
 
 
 def test_twin_formula_keys_are_checked():

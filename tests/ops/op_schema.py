@@ -13,6 +13,16 @@ _spec.loader.exec_module(gen_ops)
 OPS = gen_ops.load()
 
 
+def schema_error(text, parse=None):
+    """The message of the SchemaError the generator raises for a schema text (`parse`: gen_ops.parse, or
+    gen_ops.parse_twins for twin rows)."""
+    import pytest
+
+    with pytest.raises(gen_ops.SchemaError) as e:
+        (parse or gen_ops.parse)(text, "ops.schema")
+    return str(e.value)
+
+
 def function(name):
     """A schema op's function: minitorch.<name>, or _C's for the private ones (special.i1 is _C._special_i1)."""
     import minitorch

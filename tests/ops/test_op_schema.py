@@ -11,6 +11,7 @@ import pytest
 import minitorch as torch
 from tests.ops import op_schema
 from tests.ops.op_schema import OPS, gen_ops
+from tests.ops.op_schema import schema_error as _err
 
 VARIANTS = gen_ops.VARIANTS
 
@@ -199,12 +200,6 @@ def test_saved_tensor_follows_the_formula():
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
     assert op_schema.BY_NAME["exp"].saves_result() and not op_schema.BY_NAME["sin"].saves_result()
-
-
-def _err(text):
-    with pytest.raises(gen_ops.SchemaError) as e:
-        gen_ops.parse(text, "ops.schema")
-    return str(e.value)
 
 
 def test_generator_rejects_malformed_schemas():

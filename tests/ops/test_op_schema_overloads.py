@@ -7,14 +7,9 @@ import pytest
 
 import minitorch as torch
 from tests.ops.op_schema import BY_NAME, gen_ops
+from tests.ops.op_schema import schema_error as _err
 
 FACTORY_KW = "ScalarType? dtype=None, Device? device=None, bool requires_grad=False"
-
-
-def _err(text):
-    with pytest.raises(gen_ops.SchemaError) as e:
-        gen_ops.parse(text, "ops.schema")
-    return str(e.value)
 
 
 def test_overload_rows_are_one_op_tried_in_order():
