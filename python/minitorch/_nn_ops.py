@@ -52,23 +52,19 @@ def _reduction(fname, pos, reduction):
     return _REDUCTIONS[reduction]
 
 
+_RRELU = "Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None"
+
+
+@_argcheck.parses(_RRELU, name="rrelu")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """torch.rrelu: F.rrelu's arguments with ATen's generator in place of inplace."""
-    _check_generator("rrelu", generator)
     return _F_activation.rrelu_with_generator(input, lower, upper, training, False, generator)
 
 
+@_argcheck.parses(_RRELU, name="rrelu_")
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """torch.rrelu_: in-place torch.rrelu."""
-    _check_generator("rrelu_", generator)
     return _F_activation.rrelu_with_generator(input, lower, upper, training, True, generator)
-
-
-def _check_generator(fname, generator):
-    if generator is not None and not isinstance(generator, _C.Generator):
-        raise TypeError(
-            f"{fname}(): argument 'generator' (position 5) must be torch.Generator, not {type(generator).__name__}"
-        )
 
 
 def _reuse(name, fname=None):
