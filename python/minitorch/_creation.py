@@ -4,7 +4,7 @@ import builtins
 
 import numpy as np
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._device import factory_device
 
 _np_of = {
@@ -234,16 +234,12 @@ _legacy_default_device_type = "cpu"
 
 
 def _parser_type_name(v):
-    """How PyTorch's argument parser names an argument's type in its messages."""
-    from minitorch._size import Size
-
-    if isinstance(v, _C.Tensor):
+    """How PyTorch's argument parser names an argument's type in its messages (a list by its elements' types)."""
+    if isinstance(v, _C.Tensor):  # a subclass too (Parameter), as PyTorch's listing says Tensor
         return "Tensor"
-    if isinstance(v, (_C.dtype, _C.device, Size)):
-        return f"torch.{type(v).__name__}"
     if isinstance(v, list):
         return "list of [" + ", ".join(sorted({_parser_type_name(i) for i in v})) + "]"
-    return type(v).__name__
+    return _argcheck._kind_name(v)
 
 
 def _invalid_new_arguments(args, kwargs, why):
