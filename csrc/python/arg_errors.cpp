@@ -200,32 +200,6 @@ Bound bind(const char* fname, const Sig& sig, bool method, PyObject* const* args
   return b;
 }
 
-// The first argument the overload refuses, as PyTorch's parser words it ("" when none is known to fail): a
-// Tensor parameter takes tensors only; a strict kind refused what its caster recorded.
-std::string first_refused(const char* fname, const Sig& sig, const Bound& b, bool method, int base) {
-  const Refusals& rs = g_refusals;
-  for (size_t j = method ? 1 : 0; j < sig.params.size(); ++j) {
-    PyObject* v = b.values[j];
-    if (!v) continue;
-    const std::string& type = sig.params[j].type;
-    const char* want = nullptr;
-    if (type == "Tensor" || type == "Tensor | None") {
-      if (!is_tensor(v) && !(type == "Tensor | None" && v == Py_None)) want = "Tensor";
-    } else {
-      for (int r = base; r < rs.n; ++r)
-        if (rs.r[r].obj == v && type == rs.r[r].kind) {
-          want = type.rfind("bool", 0) == 0 ? "bool" : "int";
-          break;
-        }
-    }
-    if (!want) continue;
-    std::string where = b.by_keyword[j] ? "" : " (position " + std::to_string(method ? j : j + 1) + ")";
-    return std::string(fname) + "(): argument '" + sig.params[j].name + "'" + where + " must be " + want +
-           ", not " + arg_type_name(v);
-  }
-  return "";
-}
-
 // A pybind11 type text in PyTorch's spelling for the "expected one of" list.
 std::string torch_type(std::string t) {
   if (t.rfind("typing.SupportsInt", 0) == 0) return "int";
@@ -234,6 +208,32 @@ std::string torch_type(std::string t) {
   if (none != std::string::npos) t = t.substr(0, none);
   if (t.rfind("minitorch._C.", 0) == 0) t = t.substr(13);
   return t;
+}
+
+// The first argument the overload refuses, as PyTorch's parser words it ("" when none is known to fail): a
+// Tensor parameter takes tensors only; a strict kind refused what its caster recorded.
+std::string first_refused(const char* fname, const Sig& sig, const Bound& b, bool method, int base) {
+  const Refusals& rs = g_refusals;
+  for (size_t j = method ? 1 : 0; j < sig.params.size(); ++j) {
+    PyObject* v = b.values[j];
+    if (!v) continue;
+    const std::string& type = sig.params[j].type;
+    std::string want;
+    if (type == "Tensor" || type == "Tensor | None") {
+      if (!is_tensor(v) && !(type == "Tensor | None" && v == Py_None)) want = "Tensor";
+    } else {
+      for (int r = base; r < rs.n; ++r)
+        if (rs.r[r].obj == v && type == rs.r[r].kind) {
+          want = torch_type(type);
+          break;
+        }
+    }
+    if (want.empty()) continue;
+    std::string where = b.by_keyword[j] ? "" : " (position " + std::to_string(method ? j : j + 1) + ")";
+    return std::string(fname) + "(): argument '" + sig.params[j].name + "'" + where + " must be " + want +
+           ", not " + arg_type_name(v);
+  }
+  return "";
 }
 
 std::string describe(const Sig& sig, bool method) {

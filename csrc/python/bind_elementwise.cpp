@@ -128,6 +128,54 @@ void check_clamp_bounds(const char* name, bool method, py::handle lo, py::handle
                        out + ")\n * (" + input + "Number min = None, Number max = None" + out + ")\n");
 }
 
+// Which operands PyTorch's parser takes as Python numbers for a binary op: add/sub/mul/div and their
+// spellings anywhere (its should_allow_numbers_as_tensors list); ops with a `Number other` overload in the
+// second place; pow, remainder, xlogy and bitwise_* (a `Number self` overload too) in either place beside a
+// tensor; the rest (maximum, atan2, logaddexp, logical_*) tensors only. A number where none is taken is its
+// TypeError.
+enum class Numbers { anywhere, other, self_or_other, none };
+Numbers numbers_taken(const std::string& n) {
+  static const std::set<std::string> anywhere = {"add",          "sub",         "subtract", "mul",
+                                                 "multiply",     "div",         "divide",   "true_divide",
+                                                 "floor_divide", "trunc_divide"};
+  static const std::set<std::string> self_or_other = {"pow",         "remainder",  "xlogy",
+                                                      "bitwise_and", "bitwise_or", "bitwise_xor"};
+  static const std::set<std::string> tensors_only = {"maximum",     "minimum",    "atan2",
+                                                     "arctan2",     "logaddexp",  "logaddexp2",
+                                                     "logical_and", "logical_or", "logical_xor"};
+  if (anywhere.count(n) || n[0] == '_') return Numbers::anywhere;  // `_` rows: internal, behind Python checks
+  if (self_or_other.count(n)) return Numbers::self_or_other;
+  if (tensors_only.count(n)) return Numbers::none;
+  return Numbers::other;
+}
+
+// The second parameter's name where PyTorch's is not `other`.
+const char* other_name(const std::string& n) {
+  return n == "pow" ? "exponent" : "other";
+}
+
+// PyTorch's TypeError for operands its parser refuses (see Numbers); a tensor is never refused. `a` is null
+// for a method or in-place form, whose self is the tensor.
+void check_number_operands(const char* name, Numbers k, PyObject* a, PyObject* b) {
+  if (k == Numbers::anywhere) return;
+  const bool a_tensor = !a || PyObject_TypeCheck(a, g_tensor_type),
+             b_tensor = PyObject_TypeCheck(b, g_tensor_type);
+  if (a_tensor && (b_tensor || k != Numbers::none)) return;
+  if (k == Numbers::self_or_other && b_tensor) return;
+  const std::string n = name, other = other_name(n);
+  if (k == Numbers::none)
+    throw py::type_error(n + "(): argument '" + (a_tensor ? other : "input") + "' (position " +
+                         (a_tensor ? (a ? "2" : "1") : "1") + ") must be Tensor, not " +
+                         arg_type_name(a_tensor ? b : a));
+  const std::string out = ", *, Tensor out = None)\n";
+  std::string msg = n + "() received an invalid combination of arguments - got (" + arg_type_name(a) + ", " +
+                    arg_type_name(b) + "), but expected one of:\n * (Tensor input, Tensor " + other + out;
+  if (k == Numbers::self_or_other)
+    msg +=
+        " * (Number self, Tensor " + other + (n == "remainder" || n.rfind("bitwise", 0) == 0 ? ")\n" : out);
+  throw py::type_error(msg + " * (Tensor input, Number " + other + out);
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
@@ -172,24 +220,36 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   for (const Spelling& s : kBinarySpellings) {
     if (s.own) continue;
     BinaryOp o = static_cast<BinaryOp>(s.op);
+    const char* name = s.name;
+    const Numbers k = numbers_taken(name);
+    const char* other = other_name(name);
     m.def(
         s.name,
-        [o](py::handle a, py::handle b) {
+        [o, name, k](py::handle a, py::handle b) {
+          check_number_operands(name, k, a.ptr(), b.ptr());
           Tensor x = to_operand(a, "input");
           return bin(o, x, to_operand(b));
         },
-        py::arg("input"), py::arg("other"));
+        py::arg("input"), py::arg(other));
     if (s.method)
       cls.def(
-          s.name, [o](const Tensor& x, py::handle b) { return bin(o, x, to_operand(b)); }, py::arg("other"));
-    if (s.inplace)
+          s.name,
+          [o, name, k](const Tensor& x, py::handle b) {
+            check_number_operands(name, k, nullptr, b.ptr());
+            return bin(o, x, to_operand(b));
+          },
+          py::arg(other));
+    if (s.inplace) {
+      const std::string iname = inplace_name(s.name);
       cls.def(
-          inplace_name(s.name).c_str(),
-          [o](py::object self, py::handle b) {
+          iname.c_str(),
+          [o, iname, k](py::object self, py::handle b) {
+            check_number_operands(iname.c_str(), k, nullptr, b.ptr());
             bin_(o, self.cast<Tensor>(), to_operand(b));
             return self;
           },
-          py::arg("other"));
+          py::arg(other));
+    }
     if (s.torch_inplace)
       m.def(
           inplace_name(s.name).c_str(),
@@ -197,7 +257,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
             bin_(o, x, to_operand(b));
             return x;
           },
-          py::arg("input"), py::arg("other"));
+          py::arg("input"), py::arg(other));
   }
   auto spellings = [](BinaryOp op) {
     std::vector<const Spelling*> r;
@@ -307,7 +367,12 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       .def("__gt__", &op_fwd<BinaryOp::gt>)
       .def("__ge__", &op_fwd<BinaryOp::ge>)
       .def("__neg__", [](const Tensor& x) { return neg(x); })
-      .def("__pos__", [](py::object self) { return self; })
+      .def("__pos__",
+           [](py::object self) {
+             MT_CHECK_NOT_IMPLEMENTED(self.cast<Tensor>().dtype() != ScalarType::Bool,
+                                      "The `+` operator, on a bool tensor is not supported.");
+             return self;
+           })
       .def("__abs__", [](const Tensor& x) { return abs(x); })
       .def("__invert__", [](const Tensor& x) {
         MT_CHECK_TYPE(!is_floating(x.dtype()) && !is_complex(x.dtype()),

@@ -8,6 +8,73 @@
 #include "python/bind.h"
 
 namespace mt {
+// std/var's argument kinds, so their three overloads refuse what PyTorch's parser refuses (a bool or None for
+// unbiased beside a dim, a number where a dim belongs): dims as "tuple of ints" (an int or a list/tuple of
+// ints, None only where the overload says so) and correction as "Number" (a number, or a 0-dim tensor without
+// grad).
+struct OptDims {
+  DimVector dims;
+  bool none = true;
+};
+struct OptNumber {
+  std::optional<double> v;
+};
+}  // namespace mt
+
+namespace pybind11 {
+namespace detail {
+template <>
+struct type_caster<mt::OptDims> {
+  PYBIND11_TYPE_CASTER(mt::OptDims, const_name("tuple of ints | None"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    value = mt::OptDims();
+    if (o == Py_None) return true;
+    int64_t v = 0;
+    if (mt::load_strict_int(o, &v)) {
+      value.dims.push_back(v);
+      value.none = false;
+      return true;
+    }
+    if (!PyList_Check(o) && !PyTuple_Check(o)) return mt::refuse(o, "tuple of ints | None");
+    for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(o); i < n; ++i) {
+      if (!mt::load_strict_int(PySequence_Fast_GET_ITEM(o, i), &v))
+        return mt::refuse(o, "tuple of ints | None");
+      value.dims.push_back(v);
+    }
+    value.none = false;
+    return true;
+  }
+  static handle cast(const mt::OptDims&, return_value_policy, handle) { return none().release(); }
+};
+template <>
+struct type_caster<mt::OptNumber> {
+  PYBIND11_TYPE_CASTER(mt::OptNumber, const_name("Number | None"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    value.v.reset();
+    if (o == Py_None) return true;
+    if (mt::is_python_scalar(src) && !PyComplex_Check(o)) {
+      value.v = PyFloat_AsDouble(o);
+      return true;
+    }
+    if (mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) {
+      mt::Tensor t = src.cast<mt::Tensor>();
+      if (t.dim() == 0 && !t.requires_grad() && !mt::is_complex(t.dtype())) {
+        value.v = mt::item(t).to_double();
+        return true;
+      }
+    }
+    return mt::refuse(o, "Number | None");
+  }
+  static handle cast(const mt::OptNumber& n, return_value_policy, handle) {
+    return n.v ? PyFloat_FromDouble(*n.v) : none().release();
+  }
+};
+}  // namespace detail
+}  // namespace pybind11
+
+namespace mt {
 
 // (also used by bind_sort.cpp)
 // torch.return_types.max and friends: the classes of minitorch/return_types.py (tuples that unpack and also
@@ -48,24 +115,6 @@ double parse_p(py::handle p) {
   return p.cast<double>();
 }
 
-// var/std: (dim, unbiased, keepdim, *, correction) where std(x, True) passes unbiased positionally, as
-// PyTorch allows.
-Tensor var_std(const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction,
-               bool is_std) {
-  if (PyBool_Check(dim.ptr())) {
-    MT_CHECK_TYPE(unbiased.is_none(), "std/var(): unbiased given twice");
-    unbiased = dim;
-    dim = py::none();
-  }
-  MT_CHECK(unbiased.is_none() || correction.is_none(),
-           "std/var(): cannot specify both unbiased and correction");
-  double c = 1.0;
-  if (!unbiased.is_none()) c = unbiased.cast<bool>() ? 1.0 : 0.0;
-  if (!correction.is_none()) c = correction.cast<double>();
-  DimVector dims = parse_dims(dim);
-  return nogil([&] { return is_std ? std(x, dims, c, keepdim) : var(x, dims, c, keepdim); }, x);
-}
-
 }  // namespace
 
 void init_reduce(py::module_& m, TensorClass& cls) {
@@ -104,36 +153,59 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
 
-  for (bool is_std : {false, true}) {
-    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, StrictBool keepdim,
-                         py::handle correction) {
-      return var_std(x, dim, unbiased, keepdim, correction, is_std);
+  // std/var/std_mean/var_mean: PyTorch's three signatures, tried in its order: (dim, unbiased=True,
+  // keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True)
+  for (int kind = 0; kind < 4; ++kind) {
+    const bool is_std = kind % 2 == 1, with_mean = kind >= 2;
+    const char* name = with_mean ? (is_std ? "std_mean" : "var_mean") : (is_std ? "std" : "var");
+    auto run = [is_std, with_mean, name](const Tensor& x, const OptDims& dim, double correction,
+                                         bool keepdim) -> py::object {
+      if (with_mean)
+        MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), name,
+                                 " only support floating point and complex dtypes");
+      Tensor spread = nogil(
+          [&] {
+            return is_std ? std(x, dim.dims, correction, keepdim) : var(x, dim.dims, correction, keepdim);
+          },
+          x);
+      if (!with_mean) return py::cast(spread);
+      return py::make_tuple(spread, nogil([&] { return welford_mean(x, dim.dims, keepdim); }, x));
     };
-    const char* name = is_std ? "std" : "var";
-    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
-    cls.def(name, call, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-            py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
-  }
-
-  // var_mean / std_mean: (var or std, mean) over the same dims
-  for (bool is_std : {false, true}) {
-    auto call = [is_std](const Tensor& x, py::handle dim, py::handle unbiased, StrictBool keepdim,
-                         py::handle correction) {
-      MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), is_std ? "std_mean" : "var_mean",
-                               " only support floating point and complex dtypes");
-      Tensor spread = var_std(x, dim, unbiased, keepdim, correction, is_std);
-      py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;
-      DimVector dims = parse_dims(d);
-      return py::make_tuple(spread, nogil([&] { return welford_mean(x, dims, keepdim); }, x));
+    auto by_dim = [run](const Tensor& x, const OptDims& dim, StrictBool unbiased, StrictBool keepdim) {
+      return run(x, dim, unbiased ? 1.0 : 0.0, keepdim);
     };
-    const char* name = is_std ? "std_mean" : "var_mean";
-    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+    auto by_correction = [run](const Tensor& x, const OptDims& dim, const OptNumber& correction,
+                               StrictBool keepdim) {
+      return run(x, dim, correction.v.value_or(1.0), keepdim);
+    };
+    auto all = [run](const Tensor& x, StrictBool unbiased) {
+      return run(x, OptDims(), unbiased ? 1.0 : 0.0, false);
+    };
+    m.def(name, by_dim, py::arg("input"), py::arg("dim"), py::arg("unbiased") = true,
+          py::arg("keepdim") = false);
+    m.def(name, by_correction, py::arg("input"), py::arg("dim") = py::none(), py::kw_only(),
+          py::arg("correction") = py::none(), py::arg("keepdim") = false);
+    m.def(name, all, py::arg("input"), py::arg("unbiased") = true);
+    if (with_mean) continue;
+    cls.def(name, by_dim, py::arg("dim"), py::arg("unbiased") = true, py::arg("keepdim") = false);
+    cls.def(name, by_correction, py::arg("dim") = py::none(), py::kw_only(),
+            py::arg("correction") = py::none(), py::arg("keepdim") = false);
+    cls.def(name, all, py::arg("unbiased") = true);
   }
 
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
+    if (dt != ScalarType::Undefined) {  // PyTorch's norm(dtype=) is linalg.vector_norm's, with its checks
+      const char* fn = "linalg.vector_norm: ";
+      MT_CHECK(is_inexact(dt), fn, "dtype should be floating point or complex, but got ",
+               dtype_short_name(dt));
+      const char* kind = is_complex(x.dtype()) ? "complex" : "real";
+      MT_CHECK(is_complex(dt) == is_complex(x.dtype()), fn, "dtype should be ", kind, " for ", kind,
+               " inputs, but got ", dtype_short_name(dt));
+      MT_CHECK(
+          promote_types(x.dtype(), dt) == dt, fn, "the dtype of the input (", dtype_short_name(x.dtype()),
+          ") should be convertible without narrowing to the specified dtype (", dtype_short_name(dt), ")");
+    }
     double pv = parse_p(p);
     DimVector dims = parse_dims(dim);
     return nogil(

@@ -1,4 +1,6 @@
 // View and shape-op bindings (methods and minitorch.* functions).
+#include <cstring>
+
 #include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
@@ -35,6 +37,13 @@ struct type_caster<mt::IndexList> {
 namespace mt {
 
 namespace {
+// as_strided's size and stride (PyTorch's `SymInt[]`, no length given): a list or tuple of ints, not an int
+DimVector int_tuple_arg(py::handle h, const char* fn, const char* name, int pos) {
+  if (!PyList_Check(h.ptr()) && !PyTuple_Check(h.ptr()))
+    throw py::type_error(std::string(fn) + "(): argument '" + name + "' (position " + std::to_string(pos) +
+                         ") must be tuple of ints, not " + arg_type_name(h));
+  return int_list_arg(h, fn, name, pos, std::strcmp(name, "size") == 0 ? 2 : 3);
+}
 std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   MT_CHECK_TYPE(!py::isinstance<TensorImpl>(seq), fn,
                 "(): argument 'tensors' (position 1) must be tuple of Tensors, "
@@ -137,11 +146,14 @@ void init_shape(py::module_& m, TensorClass& cls) {
              resize_(t, parse_size_args(shape));
              return t;
            })
-      .def("resize_as_",
-           [](const Tensor& t, const Tensor& o, py::kwargs) {
-             resize_(t, o.sizes());
-             return t;
-           })
+      // memory_format is taken and the result is contiguous (PyTorch's default, contiguous_format)
+      .def(
+          "resize_as_",
+          [](const Tensor& t, const Tensor& o, py::handle) {
+            resize_(t, o.sizes());
+            return t;
+          },
+          py::arg("the_template"), py::kw_only(), py::arg("memory_format") = py::none())
       // views only rewrite metadata and keep the GIL; reshape may copy, cat and stack always do
       .def(
           "reshape",
@@ -191,12 +203,14 @@ void init_shape(py::module_& m, TensorClass& cls) {
                      x.dim(), "-D tensor.");
             return transpose(x, -2, -1);
           })
+      .def("squeeze", [](const Tensor& t) { return squeeze(t); })
+      // PyTorch's three squeeze signatures: (), (int dim), (tuple of ints dim); an explicit None is none of
+      // them
       .def(
-          "squeeze",
-          [](const Tensor& t, py::object dim) {
-            return dim.is_none() ? squeeze(t) : squeeze(t, parse_dims(dim));
-          },
-          py::arg("dim") = py::none())
+          "squeeze", [](const Tensor& t, StrictInt dim) { return squeeze(t, {dim.v}); }, py::arg("dim"))
+      .def(
+          "squeeze", [](const Tensor& t, const IndexList& dim) { return squeeze(t, parse_dims(dim.seq)); },
+          py::arg("dim"))
       .def("unsqueeze", strict_fn(&unsqueeze), py::arg("dim"))
       .def(
           "expand",
@@ -253,9 +267,10 @@ void init_shape(py::module_& m, TensorClass& cls) {
       .def("diagonal", strict_fn(&diagonal), py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
       .def(
           "as_strided",
-          [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
-            return as_strided(t, parse_size(size), parse_size(stride),
-                              off.is_none() ? t.storage_offset() : off.cast<int64_t>());
+          [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
+            DimVector sz = int_tuple_arg(size, "as_strided", "size", 1);  // size's error before stride's
+            DimVector st = int_tuple_arg(stride, "as_strided", "stride", 2);
+            return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
       // the in-place views rewrite self's own sizes and strides once the view was made (so a bad argument
@@ -286,9 +301,10 @@ void init_shape(py::module_& m, TensorClass& cls) {
           py::arg("dim"))
       .def(
           "as_strided_",
-          [](const Tensor& self, py::handle size, py::handle stride, py::object off) {
-            DimVector sz = parse_size(size), st = parse_size(stride);
-            int64_t o = off.is_none() ? self.storage_offset() : off.cast<int64_t>();
+          [](const Tensor& self, py::handle size, py::handle stride, OptInt off) {
+            DimVector sz = int_tuple_arg(size, "as_strided_", "size", 1);
+            DimVector st = int_tuple_arg(stride, "as_strided_", "stride", 2);
+            int64_t o = off.v.value_or(self.storage_offset());
             return autograd::inplace_view(
                 self, [sz, st, o](const Tensor& x) { return as_strided(x, sz, st, o); },
                 /*replayable=*/false);
@@ -308,12 +324,13 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def("transpose", strict_fn(&transpose), py::arg("input"), py::arg("dim0"), py::arg("dim1"));
   m.def("swapaxes", strict_fn(&transpose), py::arg("input"), py::arg("axis0"), py::arg("axis1"));
   m.def("t", strict_fn(&t), py::arg("input"));
+  m.def("squeeze", [](const Tensor& t) { return squeeze(t); }, py::arg("input"));
   m.def(
-      "squeeze",
-      [](const Tensor& t, py::object dim) {
-        return dim.is_none() ? squeeze(t) : squeeze(t, parse_dims(dim));
-      },
-      py::arg("input"), py::arg("dim") = py::none());
+      "squeeze", [](const Tensor& t, StrictInt dim) { return squeeze(t, {dim.v}); }, py::arg("input"),
+      py::arg("dim"));
+  m.def(
+      "squeeze", [](const Tensor& t, const IndexList& dim) { return squeeze(t, parse_dims(dim.seq)); },
+      py::arg("input"), py::arg("dim"));
   m.def("unsqueeze", strict_fn(&unsqueeze), py::arg("input"), py::arg("dim"));
   m.def("flatten", strict_fn(&flatten), py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   m.def(
@@ -381,9 +398,10 @@ void init_shape(py::module_& m, TensorClass& cls) {
       py::arg("tensors"), py::arg("dim") = 0);
   m.def(
       "as_strided",
-      [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
-        return as_strided(t, parse_size(size), parse_size(stride),
-                          off.is_none() ? t.storage_offset() : off.cast<int64_t>());
+      [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
+        DimVector sz = int_tuple_arg(size, "as_strided", "size", 2);  // size's error before stride's
+        DimVector st = int_tuple_arg(stride, "as_strided", "stride", 3);
+        return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
       },
       py::arg("input"), py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
 }

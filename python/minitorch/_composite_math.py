@@ -1106,6 +1106,8 @@ def histc(input, bins=100, min=0, max=0):
     lo, hi = builtins.float(min), builtins.float(max)
     if lo == hi and input.numel():
         lo, hi = _C.amin(input).item(), _C.amax(input).item()
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:

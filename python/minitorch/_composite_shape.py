@@ -367,6 +367,8 @@ def _np_split(input, sections, dim, name, min_dims):
             f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
             f"{input.dim()} dimensions!"
         )
+    if _C._is_tensor(sections) and sections.dim():
+        raise TypeError("sections: a tensor with dims")  # no signature's: the parser check words it
     if isinstance(sections, numbers.Integral):
         n = input.shape[dim]
         if sections == 0 or n % sections:
@@ -465,6 +467,10 @@ def unravel_index(indices, shape):
     shape = _as_dims(shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    if indices.numel() and 0 in shape:
+        raise ValueError(
+            f"'shape' cannot have zero dimensions when 'indices' is non-empty, but got {tuple(shape)}"
+        )
     idx = indices.long()
     out = []
     for s in reversed(shape):

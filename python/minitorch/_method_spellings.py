@@ -1,6 +1,8 @@
 """torch-level spellings of Tensor methods: torch.clamp_(t, ...) and the other in-place names PyTorch keeps at
 torch level, torch.fill(t, v) (fill_'s out-of-place form) and torch.detach(t)."""
 
+import re as _re
+
 from minitorch import _C
 from minitorch._out import write_out
 
@@ -93,7 +95,17 @@ def _make_view_copy(view, arity):
             )
         if view.startswith("view_as_"):  # functions, not Tensor methods
             return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)
-        return _write(_copied(getattr(input, view)(*args, **kwargs)), out)
+        try:
+            result = getattr(input, view)(*args, **kwargs)
+        except TypeError as e:  # the method's argument error, in the function's words (input is position 1)
+            text = str(e)
+            if not text.startswith(view + "()"):
+                raise
+            text = _re.sub(
+                r"\(position (\d+)\)", lambda m: f"(position {int(m.group(1)) + 1})", text, count=1
+            )
+            raise TypeError(name + text[len(view) :]) from None
+        return _write(_copied(result), out)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}(input, ...) -> Tensor: Tensor.{view}'s values in a new contiguous tensor."

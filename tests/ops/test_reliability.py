@@ -3003,3 +3003,167 @@ def test_a_number_argument_takes_only_a_plain_0dim_tensor():
     # where a Tensor overload exists a one-element tensor is that tensor, as PyTorch's
     assert x.clone().fill_(T.tensor(4.0)).tolist() == [4.0, 4.0]
     assert x.masked_fill(x > 0, T.tensor(7.0)).tolist() == [7.0, 7.0]
+
+
+def test_std_var_take_pytorchs_three_signatures():
+    """std/var/std_mean/var_mean: (dim, unbiased=True, keepdim=False), (dim=None, *, correction=None,
+    keepdim=False), (unbiased=True); an unbiased of None or an int, a second unbiased after a bool, both unbiased
+    and correction, are none of them (fuzz seed 4406's std(x, True, None) was accepted)"""
+    T = minitorch
+    a = np.arange(12.0).reshape(3, 4) ** 1.5
+    x = T.tensor(a)
+    for name, ref in (("std", np.std), ("var", np.var)):
+        fn, method = getattr(T, name), getattr(x, name)
+        np.testing.assert_allclose(fn(x).item(), ref(a, ddof=1))
+        np.testing.assert_allclose(fn(x, False).item(), ref(a))
+        np.testing.assert_allclose(method(unbiased=False).item(), ref(a))
+        np.testing.assert_allclose(fn(x, 0).numpy(), ref(a, 0, ddof=1))
+        np.testing.assert_allclose(fn(x, (0, 1), False, True).numpy(), ref(a, (0, 1), keepdims=True))
+        np.testing.assert_allclose(fn(x, None, False).item(), ref(a))
+        np.testing.assert_allclose(method(1, correction=2).numpy(), ref(a, 1, ddof=2))
+        np.testing.assert_allclose(fn(x, correction=T.tensor(0)).item(), ref(a))
+        np.testing.assert_allclose(fn(x, dim=[1], keepdim=True).numpy(), ref(a, 1, ddof=1, keepdims=True))
+        for args, kwargs in (((True, None), {}), ((0, None), {}), ((None, None, True), {}), ((0, 1), {}),
+                             ((True,), {"keepdim": True}), ((0,), {"unbiased": None}),
+                             ((), {"unbiased": True, "correction": 1}), (("a",), {}), ((0, 1.5), {})):  # fmt: skip
+            with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of arguments"):
+                fn(x, *args, **kwargs)
+    with pytest.raises(
+        TypeError, match=r"\* \(Tensor input, tuple of ints dim = None, \*, Number correction"
+    ):
+        T.std_mean(x, 0, None)
+    s, m = T.var_mean(x, 1, False)
+    np.testing.assert_allclose(s.numpy(), np.var(a, 1))
+    np.testing.assert_allclose(m.numpy(), a.mean(1))
+
+
+def test_binary_functions_take_numbers_where_pytorchs_parser_does():
+    """Only add/sub/mul/div take a number for their first operand; pow/remainder/xlogy/bitwise_* take one
+    first beside a tensor; maximum/minimum/atan2/logaddexp/logical_* take tensors only; pow's second parameter
+    is `exponent` (torch.pow(x, exponent=2) was refused)"""
+    T = minitorch
+    x = T.tensor([1.0, 2.0])
+    assert T.add(2.0, 3.0).item() == 5.0 and T.mul(2, x).tolist() == [2.0, 4.0]
+    assert T.pow(2, x).tolist() == [2.0, 4.0] and T.remainder(5.0, x).tolist() == [0.0, 1.0]
+    assert T.pow(x, exponent=2).tolist() == [1.0, 4.0] and x.pow(exponent=3).tolist() == [1.0, 8.0]
+    with pytest.raises(
+        TypeError, match=r"^pow\(\) received an invalid combination of arguments - got \(float, bool\)"
+    ):
+        T.pow(2.0, True)
+    with pytest.raises(TypeError, match=r"\* \(Number self, Tensor other\)\n"):
+        T.bitwise_or(1, 3)
+    with pytest.raises(
+        TypeError, match=r"^fmod\(\) received an invalid combination of arguments - got \(float, Tensor\)"
+    ):
+        T.fmod(2.0, x)
+    with pytest.raises(TypeError, match=r"^eq\(\) received an invalid combination"):
+        T.eq(1, x)
+    with pytest.raises(
+        TypeError, match=re.escape("maximum(): argument 'input' (position 1) must be Tensor, not float")
+    ):
+        T.maximum(2.0, x)
+    with pytest.raises(
+        TypeError, match=re.escape("atan2(): argument 'other' (position 2) must be Tensor, not float")
+    ):
+        T.atan2(x, 2.0)
+    with pytest.raises(
+        TypeError, match=re.escape("atan2_(): argument 'other' (position 1) must be Tensor, not int")
+    ):
+        x.clone().atan2_(2)
+    with pytest.raises(
+        TypeError, match=re.escape("logical_and(): argument 'other' (position 1) must be Tensor")
+    ):
+        x.logical_and(True)
+    assert T.maximum(x, T.tensor(1.5)).tolist() == [1.5, 2.0] and T.lt(x, 2).tolist() == [True, False]
+
+
+def test_argument_kinds_pytorch_refuses():
+    """Calls PyTorch's parser refuses that ours took (fuzz seeds 4405-4408)"""
+    T = minitorch
+    x = T.arange(9.0).reshape(3, 3)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("as_strided(): argument 'size' (position 1) must be tuple of ints, not int"),
+    ):
+        x.as_strided(3, 1)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("as_strided(): argument 'size' (position 2) must be tuple of ints, not int"),
+    ):
+        T.as_strided(x, 3, (1,))
+    with pytest.raises(
+        TypeError,
+        match=re.escape("as_strided(): argument 'stride' (position 3) must be tuple of ints, not int"),
+    ):
+        T.as_strided(x, (3,), 1)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("as_strided_copy(): argument 'size' (position 2) must be tuple of ints, not int"),
+    ):
+        T.as_strided_copy(x, 3, (1,))
+    with pytest.raises(TypeError, match="storage_offset"):
+        x.as_strided((3,), (1,), 2.5)
+    assert x.as_strided((2,), (4,), 1).tolist() == [1.0, 5.0]
+    assert x.clone().as_strided_([2], [3]).tolist() == [0.0, 3.0]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):
+        x.clone().resize_as_(x, dtype=T.float64)
+    assert x.clone().resize_as_(T.zeros(2), memory_format=T.contiguous_format).shape == (2,)
+    for call in (
+        lambda: T.squeeze(x, None),
+        lambda: x.squeeze(None),
+        lambda: x.squeeze(1.0),
+        lambda: x.squeeze(True),
+    ):
+        with pytest.raises(TypeError, match=r"^squeeze\(\) received an invalid combination"):
+            call()
+    y = T.zeros(1, 3, 1)
+    assert (
+        y.squeeze().shape == (3,) and y.squeeze(0).shape == (3, 1) and T.squeeze(y, dim=[0, 2]).shape == (3,)
+    )
+    assert y.squeeze(T.tensor(2)).shape == (1, 3)
+    with pytest.raises(
+        NotImplementedError, match=re.escape("The `+` operator, on a bool tensor is not supported.")
+    ):
+        _ = +(x > 0)
+    assert (+x) is x
+    with pytest.raises(TypeError, match="argument 'hermitian' must be bool, not int"):
+        T.linalg.matrix_rank(x, 0.1, 1)
+    with pytest.raises(TypeError, match=r"^hsplit\(\) received an invalid combination of arguments"):
+        T.hsplit(x.reshape(1, 9), T.tensor([3]))
+    assert [t.shape for t in T.hsplit(x.reshape(1, 9), T.tensor(3))] == [(1, 3)] * 3
+
+
+def test_value_checks_pytorch_makes():
+    """Values PyTorch refuses with a message that ours took or failed on with Python's own error (fuzz 4408)"""
+    T, F = minitorch, minitorch.nn.functional
+    x = T.randn(4, 4)
+    with pytest.raises(
+        RuntimeError, match=re.escape("dropout probability has to be between 0 and 1, but got nan")
+    ):
+        F.dropout(x, float("nan"))
+    with pytest.raises(RuntimeError, match="but got nan"):
+        T.nn.Dropout(float("nan"))(x)
+    with pytest.raises(ValueError, match="but got 1.5"):
+        F.dropout(x, 1.5)
+    for module in (T.nn.ReflectionPad1d([]), T.nn.ReplicationPad2d([])):
+        with pytest.raises(NotImplementedError, match="Padding size 0 is not supported for 2D input tensor"):
+            module(x)
+    assert F.pad(x, []).tolist() == x.tolist()
+    with pytest.raises(RuntimeError, match=re.escape("torch.histc: range of [0, inf] is not finite")):
+        T.histc(x, 1, 0, float("inf"))
+    with pytest.raises(RuntimeError, match=re.escape("torch.histc: range of [-1e+30, inf] is not finite")):
+        T.histc(T.tensor([-1e30, float("inf"), 0.0]), 2)
+    with pytest.raises(
+        ValueError,
+        match=re.escape("'shape' cannot have zero dimensions when 'indices' is non-empty, but got (2, 0)"),
+    ):
+        T.unravel_index(T.tensor([1]), (2, 0))
+    assert [t.shape for t in T.unravel_index(T.tensor([], dtype=T.int64), (2, 0))] == [(0,), (0,)]
+    for dtype, text in ((T.bfloat16, "the dtype of the input (Float) should be convertible without narrowing to the specified dtype (BFloat16)"),
+                        (T.int64, "dtype should be floating point or complex, but got Long"),
+                        (T.complex64, "dtype should be real for real inputs, but got ComplexFloat")):  # fmt: skip
+        with pytest.raises(RuntimeError, match=re.escape("linalg.vector_norm: " + text)):
+            T.norm(x, 1, dtype=dtype)
+    np.testing.assert_allclose(
+        T.norm(x, 1, dtype=T.float64).item(), np.abs(x.numpy().astype(np.float64)).sum()
+    )

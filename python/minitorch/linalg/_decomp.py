@@ -1175,7 +1175,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
-    if hermitian not in (True, False):
+    if hermitian is not True and hermitian is not False:  # 1 == True, but no bool to the parser
         raise TypeError(
             f"linalg_matrix_rank(): argument 'hermitian' must be bool, not {type(hermitian).__name__}"
         )

@@ -251,6 +251,23 @@ def test_binary_broadcast(name, dtype, shapes, device):
     assert_matches(out, expect, **_tol(rule, dtype, name))
 
 
+# Where PyTorch's parser takes Python numbers for a binary function's operands (its
+# should_allow_numbers_as_tensors list, the `Number self` overloads, the ops with tensor-only signatures); the
+# other ops take a number second only.
+_NUMBERS_ANYWHERE = {"add", "sub", "mul", "div", "floor_divide", "trunc_divide"}
+_NUMBER_FIRST = {"pow", "remainder", "xlogy", "bitwise_and", "bitwise_or", "bitwise_xor"}
+_TENSORS_ONLY = {
+    "maximum",
+    "minimum",
+    "atan2",
+    "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+}
+
+
 @pytest.mark.parametrize(
     ("name", "dtype"),
     [
@@ -269,13 +286,31 @@ def test_binary_python_scalars(name, dtype, device):
         a = np.abs(a)
     x = make_tensor(a, dtype, device)
     s = 2
+    public = not name.startswith("_")  # the `_` rows are internal, behind Python wrappers that check
+    if public and name in _TENSORS_ONLY:
+        with pytest.raises(
+            TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) must be Tensor, not int"
+        ):
+            _op(name)(x, s)
+        with pytest.raises(
+            TypeError, match=rf"^{name}\(\): argument 'other' \(position 1\) must be Tensor, not int"
+        ):
+            getattr(x, name)(s)
+        s = minitorch.tensor(s, dtype=dtype, device=device)
     out = _op(name)(x, s)
     assert out.dtype == _result_dtype(rule, dtype)
-    assert_matches(out, _binary_ref(name, a, np.full_like(a, s), dtype))
-    # scalar on the left (through the operator when one exists, else the functional form)
+    assert_matches(out, _binary_ref(name, a, np.full_like(a, 2), dtype))
+    # scalar on the left (through the operator when one exists, else the functional form), where PyTorch's
+    # parser takes a number first
+    if public and name not in _NUMBERS_ANYWHERE and name not in _NUMBER_FIRST:
+        with pytest.raises(TypeError, match=rf"^{name}\(\)"):
+            _op(name)(2, x)
+        with pytest.raises(TypeError, match=rf"^{name}\(\)"):
+            _op(name)(2, 3)
+        return
     out = _op(name)(s, x) if domain is None or dtype.is_floating_point else None
     if out is not None:
-        assert_matches(out, _binary_ref(name, np.full_like(a, s), a, dtype))
+        assert_matches(out, _binary_ref(name, np.full_like(a, 2), a, dtype))
 
 
 def test_operators(device):

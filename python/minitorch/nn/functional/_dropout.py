@@ -1,5 +1,6 @@
 """nn.functional's dropout: element-wise, feature (channel) and alpha dropout."""
 
+import math
 import warnings
 
 from minitorch import _C, _dtype_names
@@ -10,6 +11,8 @@ _nn = _C._nn
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if isinstance(p, float) and math.isnan(p):  # NaN passes PyTorch's Python check; its kernel's refuses it
+        raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -54,7 +54,7 @@ def pad(input, pad, mode="constant", value=None):
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
     # each non-constant mode pads the last 1, 2 or 3 dims of a batched or unbatched input
-    if input.dim() - len(pad) // 2 not in (1, 2):
+    if not pad or input.dim() - len(pad) // 2 not in (1, 2):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n{_NON_CONSTANT_PAD_HELP}"
         )
