@@ -8,8 +8,30 @@ from itertools import chain
 
 from minitorch import _C, _creation
 from minitorch.autograd import grad_mode
+from minitorch.nn.modules.module import RemovableHandle, _HookDict
+from minitorch.profiler._recorder import record_function
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook", "required"]
+
+# Hooks every optimizer's step runs (global pre-hooks before the instance's, global post-hooks after them).
+_global_optimizer_pre_hooks = _HookDict()
+_global_optimizer_post_hooks = _HookDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    r"""Registers a pre hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None or (new_args,
+    new_kwargs)``, run before each ``step``. Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    r"""Registers a post hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None``, run after
+    each ``step``. Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
 
 
 class _RequiredParameter:
@@ -80,6 +102,8 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        self._init_hook_dicts()
+        self._patch_step_function()
         if isinstance(params, _C.Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
@@ -100,6 +124,107 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._init_hook_dicts()
+        self._patch_step_function()  # an unpickled optimizer (multiprocessing) still runs its hooks
+
+    _HOOK_DICTS = (
+        "_optimizer_step_pre_hooks",
+        "_optimizer_step_post_hooks",
+        "_optimizer_state_dict_pre_hooks",
+        "_optimizer_state_dict_post_hooks",
+        "_optimizer_load_state_dict_pre_hooks",
+        "_optimizer_load_state_dict_post_hooks",
+    )
+
+    def _init_hook_dicts(self):
+        for name in self._HOOK_DICTS:
+            if name not in self.__dict__:
+                setattr(self, name, _HookDict())
+
+    def _optimizer_step_code(self):
+        """Entry point for profilers that hook each optimizer step (PyTorch's); it does nothing."""
+
+    @staticmethod
+    def profile_hook_step(func):
+        """Wraps an optimizer class's ``step``: a profiler range named ``Optimizer.step#<Class>.step`` around the
+        global and per-instance step pre-hooks, the step and the post-hooks (PyTorch's order)."""
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self, *_ = args
+            with record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
+                for pre_hook in chain(
+                    _global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
+                ):
+                    result = pre_hook(self, args, kwargs)
+                    if result is not None:
+                        if isinstance(result, tuple) and len(result) == 2:
+                            args, kwargs = result
+                        else:
+                            raise RuntimeError(
+                                f"{func} must return None or a tuple of (new_args, new_kwargs), but got {result}."
+                            )
+                out = func(*args, **kwargs)
+                self._optimizer_step_code()
+                for post_hook in chain(
+                    self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()
+                ):
+                    post_hook(self, args, kwargs)
+                return out
+
+        return wrapper
+
+    def _patch_step_function(self):
+        # As PyTorch: the class's step (its own or the inherited one) is wrapped once, on the first instance, so
+        # every optimizer, LBFGS and user subclasses included, runs the step hooks.
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
+        if not getattr(self.__class__.step, "hooked", None):
+            self.__class__.step = self.profile_hook_step(self.__class__.step)
+            self.__class__.step.hooked = True
+
+    def register_step_pre_hook(self, hook):
+        r"""Registers a step pre hook, ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run
+        before each :meth:`step` (after the global ones); a returned pair replaces step's arguments. Returns a
+        handle whose ``remove()`` unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        r"""Registers a step post hook, ``hook(optimizer, args, kwargs) -> None``, run after each :meth:`step`
+        (before the global ones). Returns a handle whose ``remove()`` unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def _register_hook(self, name, hook, prepend):
+        hooks = getattr(self, name)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        r"""Registers ``hook(optimizer) -> None``, run before :meth:`state_dict` builds the dict (first of the
+        pre-hooks with ``prepend=True``). Returns a handle whose ``remove()`` unregisters it."""
+        return self._register_hook("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        r"""Registers ``hook(optimizer, state_dict) -> state_dict or None``, run on the dict :meth:`state_dict`
+        built; a returned dict replaces it. Returns a handle whose ``remove()`` unregisters it."""
+        return self._register_hook("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        r"""Registers ``hook(optimizer, state_dict) -> state_dict or None``, run on a shallow copy of the dict
+        given to :meth:`load_state_dict` before it is loaded; a returned dict is loaded instead. Returns a handle
+        whose ``remove()`` unregisters it."""
+        return self._register_hook("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        r"""Registers ``hook(optimizer) -> None``, run after :meth:`load_state_dict` has loaded the state.
+        Returns a handle whose ``remove()`` unregisters it."""
+        return self._register_hook("_optimizer_load_state_dict_post_hooks", hook, prepend)
 
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("
@@ -205,6 +330,8 @@ class Optimizer:
     def state_dict(self):
         r"""The optimizer's state as a dict: ``state`` (per parameter, keyed by integer ids in the order the
         parameters appear in the groups) and ``param_groups`` (options, with ``params`` as those ids)."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         param_mappings = {}
         start_index = 0
 
@@ -222,7 +349,12 @@ class Optimizer:
         packed_state = {
             (param_mappings[id(k)] if isinstance(k, _C.Tensor) else k): v for k, v in self.state.items()
         }
-        return {"state": packed_state, "param_groups": param_groups}
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            hook_result = post_hook(self, state_dict)
+            if hook_result is not None:
+                state_dict = hook_result
+        return state_dict
 
     @staticmethod
     def _process_value_according_to_param_policy(param, value, key=None):
@@ -237,6 +369,10 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         r"""Loads the optimizer state (an object returned by :meth:`state_dict`)."""
         state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            hook_result = pre_hook(self, state_dict)
+            if hook_result is not None:
+                state_dict = hook_result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
 
@@ -283,6 +419,8 @@ class Optimizer:
 
         param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
         self.__setstate__({"state": state, "param_groups": param_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     # ---- helpers for the subclasses
 
