@@ -1,6 +1,6 @@
 """minitorch.optim: PyTorch's optimizers and learning-rate schedulers over fused multi-tensor kernels."""
 
-from minitorch.optim import lr_scheduler
+from minitorch.optim import lr_scheduler, swa_utils
 from minitorch.optim.adadelta import Adadelta
 from minitorch.optim.adagrad import Adagrad
 from minitorch.optim.adam import Adam
@@ -10,4 +10,15 @@ from minitorch.optim.optimizer import Optimizer
 from minitorch.optim.rmsprop import RMSprop
 from minitorch.optim.sgd import SGD
 
-__all__ = ["LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "LBFGS",
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Optimizer",
+    "RMSprop",
+    "lr_scheduler",
+    "swa_utils",
+]
