@@ -442,3 +442,51 @@ class Optimizer:
     def _new_step(p):
         # PyTorch's fused/capturable layout: the step count as a float32 tensor on the parameter's device
         return _C.zeros((), dtype=_C.float32, device=p.device)
+
+
+def _check_lr(lr):
+    if isinstance(lr, _C.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_betas_eps_wd(betas, eps, weight_decay):
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _check_not_capturable(name, capturable, differentiable):
+    """The optimizers composed in Python read their step counts on the host: capturable=True (no host sync, for
+    CUDA graphs) and differentiable=True (autograd through the step) are refused rather than silently ignored."""
+    if capturable:
+        raise NotImplementedError(f"minitorch's {name} does not support capturable=True")
+    if differentiable:
+        raise NotImplementedError("minitorch optimizers do not support differentiable=True")
+
+
+def _check_dense(grads, name):
+    for g in grads:
+        if g.is_sparse:
+            raise RuntimeError(f"{name} does not support sparse gradients")
+
+
+def _as_real(*tensors):
+    """Each tensor, a complex one viewed as real ([..., 2]): complex parameters are updated per part."""
+    return [_C.view_as_real(t) if t.is_complex() else t for t in tensors]
+
+
+def _step_tensor_setdefault(optimizer, group_key="params", keys=("step",)):
+    """PyTorch's __setstate__ repair: state counters saved as Python numbers become float32 tensors."""
+    for group in optimizer.param_groups:
+        for p in group[group_key]:
+            p_state = optimizer.state.get(p, {})
+            for key in keys:
+                if key in p_state and not isinstance(p_state[key], _C.Tensor):
+                    p_state[key] = _creation.tensor(float(p_state[key]), dtype=_C.float32, device=p.device)
