@@ -1,6 +1,7 @@
-"""Optimizer step time: SGD with momentum and Adam over a ResNet-18-sized parameter list (62 tensors, 11.7M
+"""Optimizer step time: SGD with momentum, Adam, and NAdam/RAdam/Adamax/ASGD/Rprop over a ResNet-18-sized parameter list (62 tensors, 11.7M
 values) and a tiny model (4 tensors), beside a NumPy loop over the parameters (in-place ufuncs, the floor on
-the CPU) and PyTorch's foreach and fused implementations when PyTorch is installed. Markdown table.
+the CPU; SGD and Adam only) and PyTorch's foreach, fused and for-loop (foreach=False, its CPU default for the
+optimizers without a fused kernel) implementations when PyTorch is installed. Markdown table.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_optim.py [--device cuda]
 """
@@ -83,6 +84,42 @@ def numpy_adam(params, grads):
     return step
 
 
+# optimizers composed per tensor in Python (no fused kernel): minitorch beside PyTorch's foreach and for-loop
+PER_TENSOR = {
+    "NAdam": {"lr": LR},
+    "RAdam": {"lr": LR},
+    "Adamax": {"lr": LR},
+    "ASGD": {"lr": LR},
+    "Rprop": {"lr": LR},
+}
+
+
+def _per_tensor_cases(p_np, g_np, device):
+    out = {}
+    for kind, kwargs in PER_TENSOR.items():
+        cols = {}
+        ps = [minitorch.tensor(p, device=device, requires_grad=True) for p in p_np]
+        for p, g in zip(ps, g_np):
+            p.grad = minitorch.tensor(g, device=device)
+        opt = getattr(minitorch.optim, kind)(ps, **kwargs)
+        cols["minitorch"] = (
+            (lambda opt=opt: (opt.step(), minitorch.cuda.synchronize())) if device == "cuda" else opt.step
+        )
+        if real_torch is not None:
+            for impl, flag in (("foreach", True), ("for-loop", False)):
+                tps = [real_torch.tensor(p, device=device, requires_grad=True) for p in p_np]
+                for p, g in zip(tps, g_np):
+                    p.grad = real_torch.tensor(g, device=device)
+                topt = getattr(real_torch.optim, kind)(tps, foreach=flag, **kwargs)
+                cols[f"torch {impl}"] = (
+                    (lambda topt=topt: (topt.step(), real_torch.cuda.synchronize()))
+                    if device == "cuda"
+                    else topt.step
+                )
+        out[kind] = cols
+    return out
+
+
 def cases_for(shapes, device):
     rng = np.random.default_rng(0)
     p_np = [rng.standard_normal(s).astype(np.float32) for s in shapes]
@@ -140,6 +177,7 @@ def cases_for(shapes, device):
         if device == "cuda":
             cols["torch foreach"] = lambda: (real_torch._foreach_norm(tg), real_torch.cuda.synchronize())
     out["_foreach_norm"] = cols
+    out.update(_per_tensor_cases(p_np, g_np, device))
     return out
 
 
@@ -155,7 +193,7 @@ def main():
         f"torch {real_torch.__version__ if real_torch else 'not installed'}; device {args.device}"
     )
     print(f"median of {args.repeats} interleaved repeats; float32 parameters and gradients\n")
-    cols_order = ["numpy", "minitorch", "torch foreach", "torch fused"]
+    cols_order = ["numpy", "minitorch", "torch foreach", "torch fused", "torch for-loop"]
     print("| model | optimizer | " + " | ".join(cols_order) + " | ratios |")
     print("|---|---|" + "---|" * len(cols_order) + "---|")
     for model, shapes in [
@@ -165,7 +203,7 @@ def main():
         for kind, cols in cases_for(shapes, args.device).items():
             t = bench(cols, args.repeats, args.min_time)
             ratios = []
-            for ref in ("numpy", "torch foreach", "torch fused"):
+            for ref in ("numpy", "torch foreach", "torch fused", "torch for-loop"):
                 if ref in t:
                     ratios.append(f"t_{ref.replace('torch ', '')}/t_mt {t[ref] / t['minitorch']:.2f}")
             cells = " | ".join(fmt(t.get(c)) for c in cols_order)
