@@ -2,6 +2,7 @@
 
 from minitorch.optim import lr_scheduler, swa_utils
 from minitorch.optim.adadelta import Adadelta
+from minitorch.optim.adafactor import Adafactor
 from minitorch.optim.adagrad import Adagrad
 from minitorch.optim.adam import Adam
 from minitorch.optim.adamax import Adamax
@@ -20,6 +21,7 @@ __all__ = [
     "LBFGS",
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
