@@ -1,5 +1,6 @@
-"""NAdam, RAdam, Adamax, ASGD, Rprop, CyclicLR, swa_utils and the optimizer hooks against PyTorch 2.15 (the oracle):
-parameter trajectories, lr sequences, averaged models, state_dict round trips, argument errors, hook order."""
+"""NAdam, RAdam, Adamax, ASGD, Rprop, Adafactor, Muon, CyclicLR, swa_utils and the optimizer hooks against PyTorch
+2.15 (the oracle): parameter trajectories, lr sequences, averaged models, state_dict round trips, argument
+errors, hook order."""
 
 import copy
 import math
@@ -499,3 +500,67 @@ def test_update_bn_without_batchnorm_is_a_no_op():
     before = [p.clone() for p in m.parameters()]
     optim.swa_utils.update_bn([minitorch.ones(3, 2)], m)
     assert all(minitorch.equal(a, b) for a, b in zip(before, m.parameters()))
+
+
+# ---- Muon (2-D parameters; its Newton-Schulz iterations run in bfloat16 on both sides)
+
+MUON = r"""
+def cases(torch, configs):
+    out = []
+    for kwargs in configs:
+        w1 = torch.tensor([[0.3 * ((i * 7 + j * 3) % 5 - 2) for j in range(4)] for i in range(3)], requires_grad=True)
+        w2 = torch.tensor([[0.5, -0.4, 0.25], [0.1, 0.2, -0.3]], requires_grad=True)
+        x = torch.tensor([[math.sin(i + j) for j in range(4)] for i in range(6)])
+        opt = torch.optim.Muon([w1, w2], **kwargs)
+        seen = []
+        for step in range(20):
+            opt.zero_grad()
+            (torch.tanh(x @ w1.t()) @ w2.t()).pow(2).mean().backward()
+            opt.step()
+            seen.append([w1.tolist(), w2.tolist()])
+        out.append(seen)
+    return out
+"""
+
+MUON_CONFIGS = [
+    {"lr": 0.02},
+    {"lr": 0.02, "nesterov": False, "adjust_lr_fn": "match_rms_adamw", "weight_decay": 0.0},
+    {"lr": 0.05, "adjust_lr_fn": "spectral_unclamped", "ns_steps": 3, "momentum": 0.8},
+]
+
+
+def test_muon_matches_pytorch():
+    ours, theirs = cases_here_and_in_pytorch("import math\n" + MUON, MODULES, MUON_CONFIGS)
+    _close(ours, theirs)
+
+
+MUON_BAD = r"""
+def cases(torch):
+    out = []
+    w = torch.zeros(2, 3, requires_grad=True)
+    for call in [
+        lambda: torch.optim.Muon([w], lr=-1),
+        lambda: torch.optim.Muon([w], momentum=-1),
+        lambda: torch.optim.Muon([w], weight_decay=-1),
+        lambda: torch.optim.Muon([w], adjust_lr_fn="nope"),
+        lambda: torch.optim.Muon([w, torch.zeros(3, requires_grad=True)]),
+    ]:
+        try:
+            call()
+            out.append(None)
+        except Exception as e:
+            out.append([type(e).__name__, str(e)])
+    opt = torch.optim.Muon([w], ns_steps=100)
+    w.grad = torch.ones(2, 3)
+    try:
+        opt.step()
+    except Exception as e:
+        out.append([type(e).__name__, str(e)])
+    return out
+"""
+
+
+def test_muon_bad_arguments_raise_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(MUON_BAD, MODULES)
+    assert ours == theirs
+    assert None not in theirs

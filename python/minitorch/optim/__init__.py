@@ -1,6 +1,7 @@
 """minitorch.optim: PyTorch's optimizers and learning-rate schedulers over fused multi-tensor kernels."""
 
 from minitorch.optim import lr_scheduler, swa_utils
+from minitorch.optim._muon import Muon
 from minitorch.optim.adadelta import Adadelta
 from minitorch.optim.adafactor import Adafactor
 from minitorch.optim.adagrad import Adagrad
@@ -26,6 +27,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",
