@@ -91,6 +91,7 @@ PER_TENSOR = {
     "Adamax": {"lr": LR},
     "ASGD": {"lr": LR},
     "Rprop": {"lr": LR},
+    "Adafactor": {"lr": LR},
 }
 
 
