@@ -564,3 +564,24 @@ def test_muon_bad_arguments_raise_as_pytorch():
     ours, theirs = cases_here_and_in_pytorch(MUON_BAD, MODULES)
     assert ours == theirs
     assert None not in theirs
+
+
+EXPORTS = r"""
+def cases(torch, lr_scheduler, swa_utils):
+    return [sorted(torch.optim.__all__), sorted(lr_scheduler.__all__), sorted(swa_utils.__all__)]
+"""
+
+# what PyTorch exports that minitorch does not have: SparseAdam needs sparse gradients, which minitorch's autograd
+# never produces (nn.Embedding(sparse=True) is refused); the functional API and the parameter-swap helper
+NOT_HERE = {"SparseAdam", "functional", "swap_in_optimizer_params_and_state"}
+
+
+def test_exports_match_pytorch():
+    modules = [
+        *MODULES,
+        ("torch.optim.lr_scheduler", optim.lr_scheduler),
+        ("torch.optim.swa_utils", optim.swa_utils),
+    ]
+    ours, theirs = cases_here_and_in_pytorch(EXPORTS, modules)
+    assert ours[0] == sorted(set(theirs[0]) - NOT_HERE)
+    assert ours[1:] == theirs[1:]

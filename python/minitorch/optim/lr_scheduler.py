@@ -12,15 +12,23 @@ from functools import partial, wraps
 from minitorch import _C
 from minitorch.optim.optimizer import Optimizer
 
+# PyTorch's list (star-imports get every scheduler)
 __all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
     "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
+    "LinearLR",
     "MultiStepLR",
+    "MultiplicativeLR",
     "OneCycleLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
+    "SequentialLR",
     "StepLR",
 ]
 
