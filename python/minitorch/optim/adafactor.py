@@ -75,7 +75,7 @@ class Adafactor(Optimizer):
         for param, grad in zip(params, grads):
             state = self.state[param]
             if len(state) == 0:
-                state["step"] = self._new_step(param)
+                state["step"] = self._host_counter()
                 if grad.dim() > 1:
                     state["row_var"] = grad.new_zeros([*grad.shape[:-1], 1])
                     state["col_var"] = grad.new_zeros([*grad.shape[:-2], 1, grad.shape[-1]])

@@ -70,7 +70,7 @@ class Adamax(Optimizer):
         for param, grad in zip(params, grads):
             state = self.state[param]
             if len(state) == 0:
-                state["step"] = self._new_step(param)
+                state["step"] = self._host_counter()
                 state["exp_avg"] = _C.zeros_like(param)
                 state["exp_inf"] = _C.zeros_like(param)
             if group["maximize"]:

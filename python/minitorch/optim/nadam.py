@@ -79,9 +79,9 @@ class NAdam(Optimizer):
         for param, grad in zip(params, grads):
             state = self.state[param]
             if len(state) == 0:
-                state["step"] = self._new_step(param)
+                state["step"] = self._host_counter()
                 # the running product of the momentum schedule, float32 as PyTorch keeps it
-                state["mu_product"] = _C.ones((), dtype=_C.float32, device=param.device)
+                state["mu_product"] = self._host_counter(1.0)
                 state["exp_avg"] = _C.zeros_like(param)
                 state["exp_avg_sq"] = _C.zeros_like(param)
             if group["maximize"]:

@@ -450,6 +450,12 @@ class Optimizer:
         return params, grads
 
     @staticmethod
+    def _host_counter(value=0.0):
+        # The Python-composed optimizers read their counters every step: on the host (PyTorch's layout when not
+        # capturable) that read never waits for a GPU.
+        return _creation.tensor(value, dtype=_C.float32)
+
+    @staticmethod
     def _new_step(p):
         # PyTorch's fused/capturable layout: the step count as a float32 tensor on the parameter's device
         return _C.zeros((), dtype=_C.float32, device=p.device)

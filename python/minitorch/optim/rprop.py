@@ -65,7 +65,7 @@ class Rprop(Optimizer):
         for param, grad in zip(params, grads):
             state = self.state[param]
             if len(state) == 0:
-                state["step"] = self._new_step(param)
+                state["step"] = self._host_counter()
                 state["prev"] = _C.zeros_like(param)
                 lr = float(group["lr"].item()) if isinstance(group["lr"], _C.Tensor) else group["lr"]
                 fill = complex(lr, lr) if param.is_complex() else lr
