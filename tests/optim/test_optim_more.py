@@ -585,3 +585,60 @@ def test_exports_match_pytorch():
     ours, theirs = cases_here_and_in_pytorch(EXPORTS, modules)
     assert ours[0] == sorted(set(theirs[0]) - NOT_HERE)
     assert ours[1:] == theirs[1:]
+
+
+# PyTorch's state_dict after 3 steps (tensors as nested lists, their dtypes kept) is loaded here into a fresh
+# optimizer, which must then take the same next 3 steps as PyTorch's.
+RESUME = r"""
+def cases(torch, names):
+    out = {}
+    for name in names:
+        w = torch.tensor([[0.5, -1.0, 2.0], [0.25, 0.1, -0.3]], requires_grad=True)
+        b = torch.tensor([0.3, -0.2], requires_grad=True)
+        params = [w] if name == "Muon" else [w, b]
+        opt = getattr(torch.optim, name)(params, lr=0.05)
+        def run(ks):
+            for k in ks:
+                opt.zero_grad()
+                loss = sum(((p - 1.5) ** 2 * (1 + i + k)).sum() for i, p in enumerate(params))
+                loss.backward()
+                opt.step()
+        run(range(3))
+        sd = opt.state_dict()
+        saved = {
+            "state": {str(k): {n: [v.tolist(), str(v.dtype).split(".")[1]] if isinstance(v, torch.Tensor) else v
+                              for n, v in st.items()} for k, st in sd["state"].items()},
+            "param_groups": sd["param_groups"],
+            "params": [p.tolist() for p in params],
+        }
+        run(range(3, 6))
+        out[name] = [saved, [p.tolist() for p in params]]
+    return out
+"""
+
+RESUMABLE = ["NAdam", "RAdam", "Adamax", "ASGD", "Rprop", "Adafactor", "Muon"]
+
+
+def test_loads_pytorchs_state_dict_and_continues_alike():
+    from utils import cases_in_pytorch
+
+    theirs = cases_in_pytorch(RESUME, MODULES, RESUMABLE)
+    for name in RESUMABLE:
+        saved, final = theirs[name]
+        params = [minitorch.tensor(p, requires_grad=True) for p in saved["params"]]
+        opt = getattr(optim, name)(params, lr=0.05)
+        groups = [dict(g, betas=tuple(g["betas"])) if "betas" in g else g for g in saved["param_groups"]]
+        state = {
+            int(k): {
+                n: minitorch.tensor(v[0], dtype=getattr(minitorch, v[1])) if isinstance(v, list) else v
+                for n, v in st.items()
+            }
+            for k, st in saved["state"].items()
+        }
+        opt.load_state_dict({"state": state, "param_groups": groups})
+        for k in range(3, 6):
+            opt.zero_grad()
+            loss = sum(((p - 1.5) ** 2 * (1 + i + k)).sum() for i, p in enumerate(params))
+            loss.backward()
+            opt.step()
+        _close([p.tolist() for p in params], final, name)
