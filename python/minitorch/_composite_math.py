@@ -1602,6 +1602,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
+    if return_inverse is False and return_counts is False and dim is None and not input.requires_grad:
+        # the values alone, inline: three ops and a cat (the general path's calls and checks were 0.3 of a
+        # small call, where PyTorch's whole call takes 4 us)
+        x = input if input.dim() == 1 else _C.reshape(input, (-1,))
+        n = x.numel()
+        first = _FIRST_OF_RUN.get(x.device)
+        if n > 1 and first is not None:
+            return _C.masked_select(x, _C.cat([first, _C.ne(x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))]))
     if type(return_inverse) is not builtins.bool or type(return_counts) is not builtins.bool:
         _check_bool_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None:
