@@ -116,6 +116,26 @@ bool plan_single_mask(const Tensor& self, const std::vector<std::optional<Tensor
   return true;
 }
 
+// x[mask] (masked_select) on the CPU where the mask covers every dim of self: the elements move in one pass
+// (MaskScan::compact) instead of an int64 offset per element written, then read by the gather. Not taken
+// (nullopt) for anything else, which plan_advanced handles.
+std::optional<Tensor> select_by_full_mask(const Tensor& self, const std::vector<std::optional<Tensor>>& in) {
+  if (in.size() != 1 || !in[0] || !self.device().is_cpu()) return std::nullopt;
+  const Tensor& t = *in[0];
+  if (!is_mask(t) || t.dim() == 0 || t.dim() != self.dim() || !t.device().is_cpu()) return std::nullopt;
+  check_mask_shape(self, t, 0);
+  Tensor m = contiguous(to(t, ScalarType::Bool, Device(DeviceType::CPU)));
+  MaskScan scan(m.data<bool>(), m.numel());
+  Tensor out = make_empty({scan.count()}, self.dtype(), self.device());
+  if (scan.count() == 0) return out;
+  dispatch_width(self.itemsize(), [&](auto w) {
+    using W = decltype(w);
+    scan.compact(static_cast<const W*>(self.data_ptr()), self.sizes().data(), self.strides().data(),
+                 self.dim(), static_cast<W*>(out.data_ptr()));
+  });
+  return out;
+}
+
 // shape_only (a meta self): the result's shape without the offsets, which would read the index values.
 AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<Tensor>>& in,
                            bool shape_only = false) {
@@ -245,6 +265,7 @@ Tensor native::index(const Tensor& self, const std::vector<std::optional<Tensor>
     AdvancedPlan p = plan_advanced(self, indices, true);
     return mt::permute(make_empty(p.work_shape, self.dtype(), self.device()), p.work_to_result);
   }
+  if (std::optional<Tensor> r = select_by_full_mask(self, indices)) return *r;
   AdvancedPlan p = plan_advanced(self, indices);
   Tensor work = make_empty(p.work_shape, self.dtype(), self.device());
   if (work.numel() > 0)

@@ -219,12 +219,18 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
     NoGradGuard ng;
     Tensor rows = as_rows(self, d);
     int64_t n = rows.sizes().back();
-    auto [sv, si] = sort_rows(rows, n, false);
     DimVector shape(rows.sizes().begin(), rows.sizes().end());
     shape.back() = 1;
     values = make_empty(shape, self.dtype(), self.device());
     indices = make_empty(shape, ScalarType::Long, self.device());
-    if (values.numel() > 0) mode_stub.get(self.device())(values, indices, sv, si, n);
+    if (values.numel() > 0) {
+      if (self.device().is_cpu()) {  // the CPU's kernel sorts for itself (ops/sort.h)
+        mode_stub.get(self.device())(values, indices, rows, Tensor(), n);
+      } else {
+        auto [sv, si] = sort_rows(rows, n, false);
+        mode_stub.get(self.device())(values, indices, sv, si, n);
+      }
+    }
     values = from_rows(values, d);
     indices = from_rows(indices, d);
   }

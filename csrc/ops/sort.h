@@ -40,6 +40,9 @@ using SortKernelFn = void (*)(const Tensor& values, const Tensor& indices, const
                               int64_t k, bool descending);
 // `sorted`/`sorted_idx` contiguous rows x n (a stable ascending sort): per row the value of the longest run
 // of equal values (the first such run) and the last index of that run; values/indices hold rows elements.
+// On the CPU `sorted_idx` is undefined and `sorted` holds the rows unsorted: its kernel sorts the values
+// alone and finds the index in the row afterwards (PyTorch's mode sorts (value, index) pairs; our sort with
+// indices cost more than its mode).
 using ModeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& sorted,
                               const Tensor& sorted_idx, int64_t n);
 // One element per row of `in` (contiguous rows x n): position k (0-based) of the stable ascending order, or

@@ -62,29 +62,30 @@ def clone(input, *, memory_format=None):
 @_argcheck.parses("Tensor input, int[] dims", upfront=False)
 def flip(input, dims):
     """Reverses the order of elements along each of `dims` (a copy, as torch.flip)."""
-    return _C._flip(input, _as_dims(dims))  # one strided copy (csrc/ops/shape.cpp), its checks there
+    # one strided copy (csrc/ops/shape.cpp), its checks there; the binding reads the dims (a bool or float
+    # among them raises, and the parser above answers in PyTorch's words, where int() per dim took them)
+    return _C._flip(input, dims)
 
 
 def fliplr(input):
     """Flips a tensor of 2 or more dims left to right (along dim 1)."""
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, [1])
+    return _C._flip(input, [1])
 
 
 def flipud(input):
     """Flips a tensor of 1 or more dims up to down (along dim 0)."""
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, [0])
+    return _C._flip(input, [0])
 
 
 # Checked upfront, as PyTorch's parser does, where a bool or float for an int would otherwise run (a bool is
 # an int to Python, 2.5 a valid count to the arithmetic): _argcheck's fast path keeps a valid call's cost
 # to about a microsecond
-@_argcheck.parses("Tensor input, int k=1, int[] dims=[0,1]")
-def rot90(input, k=1, dims=(0, 1)):
-    """Rotates `input` by 90 degrees `k` times in the plane of `dims`, from the first towards the second."""
+@_argcheck.parses("Tensor input, int k=1, int[] dims=[0,1]", name="rot90")
+def _rot90_checked(input, k=1, dims=(0, 1)):
     dims = _as_dims(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -96,14 +97,33 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
         )
+    return _rot90(input, k, d0, d1)
+
+
+def _rot90(input, k, d0, d1):
+    """rot90 over two different wrapped dims: flips and a transposed view, as PyTorch composes it."""
     k = k % 4
     if k == 1:
-        return flip(input, [d1]).transpose(d0, d1)
+        return _C._flip(input, [d1]).transpose(d0, d1)
     if k == 2:
-        return flip(input, [d0, d1])
+        return _C._flip(input, [d0, d1])
     if k == 3:
-        return flip(input, [d0]).transpose(d0, d1)
+        return _C._flip(input, [d0]).transpose(d0, d1)
     return input.clone()
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotates `input` by 90 degrees `k` times in the plane of `dims`, from the first towards the second."""
+    # A tensor, an int k and two in-range int dims need no parser: its check and the wrapper cost 2 us of
+    # the 3.7 a small rot90 took (PyTorch's whole call: 2.2). Everything else goes through it.
+    if type(input) is _C.Tensor and type(k) is int and type(dims) in (tuple, list) and len(dims) == 2:
+        d0, d1 = dims
+        nd = input.dim()
+        if type(d0) is int and type(d1) is int and nd >= 2 and -nd <= d0 < nd and -nd <= d1 < nd:
+            d0, d1 = d0 % nd, d1 % nd
+            if d0 != d1:
+                return _rot90(input, k, d0, d1)
+    return _rot90_checked(input, k, dims)
 
 
 # ---- broadcasting and grids

@@ -1,8 +1,9 @@
-// Parallel compaction of a contiguous bool mask (nonzero, x[mask], x[mask] = v): count per block, then each
-// block writes its true positions from its prefix start.
+// Parallel compaction of a contiguous bool mask (nonzero, x[mask], x[mask] = v, masked_select): count per
+// block, then each block writes its true positions (or the elements there) from its prefix start.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/Parallel.h"
@@ -76,6 +77,60 @@ class MaskScan {
     });
   }
 
+  // out[k] = the k-th selected element of x, a box of `sizes` (row-major over the mask) with `strides`, moved
+  // as W (an unsigned integer or struct of the element's width). One pass: where offsets() and a gather wrote
+  // and read an int64 per element (x[mask] and masked_select ran at half of PyTorch's unique_consecutive
+  // time).
+  template <typename W>
+  void compact(const W* x, const int64_t* sizes, const int64_t* strides, int64_t nd, W* out) const {
+    // dims merged where a dim steps by the next one's extent, innermost first (size-1 dims left out)
+    DimVector sz, st;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (sizes[d] == 1) continue;
+      if (!sz.empty() && strides[d] == st.back() * sz.back())
+        sz.back() *= sizes[d];
+      else {
+        sz.push_back(sizes[d]);
+        st.push_back(strides[d]);
+      }
+    }
+    if (sz.empty()) {
+      sz.push_back(1);
+      st.push_back(1);
+    }
+    const int64_t k = static_cast<int64_t>(sz.size());
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(p_);
+    for_blocks([&](int64_t b, int64_t lo, int64_t hi) {
+      int64_t j = start_[b];
+      if (j == start_[b + 1]) return;
+      // the block ends at its last true element, so no write lands past its own last slot (see run())
+      while (!p_[hi - 1]) --hi;
+      DimVector idx(k, 0);
+      int64_t off = 0;
+      for (int64_t d = 0, r = lo; d < k; ++d) {
+        idx[d] = r % sz[d];
+        r /= sz[d];
+        off += idx[d] * st[d];
+      }
+      for (int64_t i = lo; i < hi;) {
+        const int64_t len = std::min(hi - i, sz[0] - idx[0]);
+        j += run(x + off, st[0], m + i, len, out + j);
+        i += len;
+        off += len * st[0];
+        idx[0] += len;
+        if (idx[0] < sz[0]) continue;
+        off -= sz[0] * st[0];  // odometer over the outer dims
+        idx[0] = 0;
+        for (int64_t d = 1; d < k; ++d) {
+          off += st[d];
+          if (++idx[d] < sz[d]) break;
+          off -= st[d] * sz[d];
+          idx[d] = 0;
+        }
+      }
+    });
+  }
+
   // f(block, lo, hi) for every block, blocks in parallel when there is more than one.
   template <typename F>
   void for_blocks(F&& f) const {
@@ -92,6 +147,37 @@ class MaskScan {
   int64_t start(int64_t b) const { return start_[static_cast<size_t>(b)]; }
 
  private:
+  // The selected ones of n elements of x (stride s) to dst; returns how many. Branchless: every element is
+  // written and the slot advances past true ones only, so a false element's write is overwritten by the next
+  // true one (or lands past the block's selection, which compact() rules out by ending on a true element).
+  // Eight mask bytes at a time: all false skips them, all true copies them whole.
+  template <typename W>
+  static int64_t run(const W* x, int64_t s, const uint8_t* m, int64_t n, W* dst) {
+    int64_t j = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, m + i, 8);
+      if (w == 0) continue;
+      if (w == 0x0101010101010101ULL) {
+        if (s == 1)
+          std::memcpy(static_cast<void*>(dst + j), x + i, 8 * sizeof(W));
+        else
+          for (int64_t t = 0; t < 8; ++t) dst[j + t] = x[(i + t) * s];
+        j += 8;
+        continue;
+      }
+      for (int64_t t = 0; t < 8; ++t) {
+        dst[j] = x[(i + t) * s];
+        j += m[i + t];
+      }
+    }
+    for (; i < n; ++i) {
+      dst[j] = x[i * s];
+      j += m[i];
+    }
+    return j;
+  }
+
   int64_t blocks() const { return (n_ + kBlock - 1) / kBlock; }
 
   const bool* p_;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/Exception.h"
+#include "kernels/cpu/Loops.h"
 
 namespace mt {
 namespace {
@@ -246,6 +247,69 @@ void complex_binary_cpu(const TensorIter& it, BinaryOp op) {
     binary_loop<float>(it, op);
   else
     binary_loop<double>(it, op);
+}
+
+namespace {
+
+// n values of re and im (strides sr, si in elements; si 0 for a broadcast part) into n dense complex values.
+template <typename T>
+__attribute__((always_inline)) inline void interleave(T* o, const T* re, int64_t sr, const T* im, int64_t si,
+                                                      int64_t n) {
+  if (sr == 1 && si == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      o[2 * i] = re[i];
+      o[2 * i + 1] = im[i];
+    }
+  } else if (sr == 1 && si == 0) {
+    const T v = im[0];
+    for (int64_t i = 0; i < n; ++i) {
+      o[2 * i] = re[i];
+      o[2 * i + 1] = v;
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      o[2 * i] = re[i * sr];
+      o[2 * i + 1] = im[i * si];
+    }
+  }
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T>
+__attribute__((target("avx2"))) void interleave_avx2(T* o, const T* re, int64_t sr, const T* im, int64_t si,
+                                                     int64_t n) {
+  interleave(o, re, sr, im, si, n);
+}
+#endif
+
+template <typename T>
+void from_parts(const TensorIter& it) {
+  constexpr int64_t kT = sizeof(T);
+  it.for_each([](char** d, const int64_t* st, int64_t n) {
+    T* o = reinterpret_cast<T*>(d[0]);
+    const T* re = reinterpret_cast<const T*>(d[1]);
+    const T* im = reinterpret_cast<const T*>(d[2]);
+    if (st[0] != 2 * kT || st[1] % kT != 0 || st[2] % kT != 0) {  // a strided output: one value at a time
+      for (int64_t i = 0; i < n; ++i) {
+        T* z = reinterpret_cast<T*>(d[0] + i * st[0]);
+        z[0] = *reinterpret_cast<const T*>(d[1] + i * st[1]);
+        z[1] = *reinterpret_cast<const T*>(d[2] + i * st[2]);
+      }
+      return;
+    }
+#ifdef MT_LOOPS_AVX2
+    if (n >= 16 && loops_use_avx2()) return interleave_avx2(o, re, st[1] / kT, im, st[2] / kT, n);
+#endif
+    interleave(o, re, st[1] / kT, im, st[2] / kT, n);
+  });
+}
+
+}  // namespace
+
+void complex_from_parts_cpu(const TensorIter& it) {
+  if (it.dtypes[0] == ScalarType::ComplexFloat)
+    from_parts<float>(it);
+  else
+    from_parts<double>(it);
 }
 
 }  // namespace mt

@@ -45,6 +45,19 @@ inline dst_t convert(src_t v) {
 // n elements into a dense run from a run read backwards (flip's source walks a flipped dim with a negative
 // stride): src points at the first element read, the next ones lie below it. Typed, so the compiler reverses
 // whole vectors instead of moving one element per memcpy.
+template <typename U>
+__attribute__((always_inline)) inline void reverse_run(U* d, const U* s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) d[i] = s[n - 1 - i];
+}
+#ifdef MT_LOOPS_AVX2
+// The baseline copy reverses 16 bytes a step; at 8-byte elements that ran float64 flips at 0.6-0.7 of
+// PyTorch's time (a plain copy of the same bytes was at par), 32-byte steps catch up.
+template <typename U>
+__attribute__((target("avx2"))) void reverse_run_avx2(U* d, const U* s, int64_t n) {
+  reverse_run(d, s, n);
+}
+#endif
+
 template <size_t kItem>
 void copy_reversed(char* dst, const char* src, int64_t n) {
   if constexpr (kItem == 1 || kItem == 2 || kItem == 4 || kItem == 8) {
@@ -53,9 +66,16 @@ void copy_reversed(char* dst, const char* src, int64_t n) {
         std::conditional_t<kItem == 2, uint16_t, std::conditional_t<kItem == 4, uint32_t, uint64_t>>>;
     U* d = reinterpret_cast<U*>(dst);
     const U* s = reinterpret_cast<const U*>(src) - (n - 1);  // the lowest address of the run
-    for (int64_t i = 0; i < n; ++i) d[i] = s[n - 1 - i];
+#ifdef MT_LOOPS_AVX2
+    if (n >= 64 && loops_use_avx2()) return reverse_run_avx2(d, s, n);
+#endif
+    reverse_run(d, s, n);
   } else {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * int64_t(kItem), src - i * int64_t(kItem), kItem);
+    // 16-byte elements (complex128) as pairs of words: one move each, where a memcpy call per element was
+    using P = Bytes16;
+    P* d = reinterpret_cast<P*>(dst);
+    const P* s = reinterpret_cast<const P*>(src) - (n - 1);
+    reverse_run(d, s, n);
   }
 }
 

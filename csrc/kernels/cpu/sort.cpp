@@ -202,9 +202,53 @@ void select_cpu(const Tensor& values, const Tensor& indices, const Tensor& in, i
   });
 }
 
+// The mode of one unsorted row: its values as RadixKey's order-preserving unsigned keys (NaN one key above
+// every number, -0.0 the key of +0.0), sorted alone, scanned for the first longest run; the index is the
+// row's last element with that key. The same value and index as the stable (value, index) sort and
+// mode_run_end, with half the bytes moved by a sort of plain integers.
+template <typename K, typename T>
+int64_t row_mode(const T* row, int64_t n, std::vector<typename RadixKey<K>::U>& key) {
+  using U = typename RadixKey<K>::U;
+  key.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) key[j] = RadixKey<K>::of(static_cast<K>(row[j]), false);
+  std::sort(key.begin(), key.end());
+  U best = key[0];
+  int64_t best_len = 0;
+  for (int64_t j = 0; j < n;) {
+    int64_t e = j + 1;
+    while (e < n && key[e] == key[j]) ++e;
+    if (e - j > best_len) {
+      best_len = e - j;
+      best = key[j];
+    }
+    j = e;
+  }
+  int64_t j = n - 1;
+  while (RadixKey<K>::of(static_cast<K>(row[j]), false) != best) --j;
+  return j;
+}
+
 void mode_cpu(const Tensor& values, const Tensor& indices, const Tensor& sorted, const Tensor& sorted_idx,
               int64_t n) {
   const int64_t rows = sorted.numel() / n;
+  if (!sorted_idx.defined()) {  // unsorted rows (ops/sort.h)
+    MT_DISPATCH_ALL_TYPES(sorted.dtype(), "mode_cpu", [&] {
+      using key_t = opmath_t<scalar_t>;
+      const scalar_t* s = sorted.data<scalar_t>();
+      scalar_t* vout = values.data<scalar_t>();
+      int64_t* iout = indices.data<int64_t>();
+      parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
+        std::vector<typename RadixKey<key_t>::U> key;
+        for (int64_t r = b; r < e; ++r) {
+          const scalar_t* row = s + r * n;
+          const int64_t j = row_mode<key_t>(row, n, key);
+          vout[r] = row[j];
+          iout[r] = j;
+        }
+      });
+    });
+    return;
+  }
   MT_DISPATCH_ALL_TYPES(sorted.dtype(), "mode_cpu", [&] {
     const scalar_t* s = sorted.data<scalar_t>();
     const int64_t* si = sorted_idx.data<int64_t>();

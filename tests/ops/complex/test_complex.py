@@ -812,6 +812,44 @@ def test_view_as_real_and_complex_builder_errors():
         torch.complex(torch.ones(2), torch.ones(3))
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+def test_complex_builder_layouts(dt):
+    # the CPU's one pass writes an elementwise op's layout: contiguous parts give a contiguous result,
+    # transposed parts a transposed one (as PyTorch's TensorIterator), broadcast and strided parts their values
+    rng = np.random.default_rng(3)
+    re, im = rng.standard_normal((34, 70)).astype(dt), rng.standard_normal((34, 70)).astype(dt)
+    tr, ti = torch.tensor(re), torch.tensor(im)
+    tol = 0 if dt == np.float64 else 1e-7
+    z = torch.complex(tr, ti)
+    assert z.dtype == (C64 if dt == np.float32 else C128) and z.is_contiguous()
+    close(z, re + 1j * im, rtol=tol, atol=0)
+    zt = torch.complex(tr.t(), ti.t())
+    assert zt.stride() == (1, 70)
+    close(zt, (re + 1j * im).T, rtol=tol, atol=0)
+    close(torch.complex(tr, ti[0]), re + 1j * im[0], rtol=tol, atol=0)  # imaginary part broadcast
+    close(torch.complex(tr[:, :1], ti), re[:, :1] + 1j * im, rtol=tol, atol=0)  # real part broadcast
+    close(torch.complex(tr.t(), ti[:, 0]), re.T + 1j * im[:, 0], rtol=tol, atol=0)
+    close(torch.complex(tr[::2, 1::3], ti[1::2, 2::3]), re[::2, 1::3] + 1j * im[1::2, 2::3], rtol=tol, atol=0)
+    close(torch.complex(tr[5, 7], ti[6, 8]), re[5, 7] + 1j * im[6, 8], rtol=tol, atol=0)  # 0-dim
+    e = torch.complex(tr[:0], ti[:0])
+    assert e.shape == (0, 70) and e.dtype == z.dtype
+    # special values move as they are
+    sp = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dt)
+    got = np_of(torch.complex(torch.tensor(sp), torch.tensor(sp[::-1].copy())))
+    np.testing.assert_array_equal(got.real, sp)
+    np.testing.assert_array_equal(got.imag, sp[::-1])
+    assert np.signbit(got.real[3]) and np.signbit(got.imag[1])
+
+
+def test_complex_builder_gradients_of_transposed_parts():
+    rng = np.random.default_rng(4)
+    x = torch.tensor(rng.standard_normal((4, 3))).t().requires_grad_(True)
+    y = torch.tensor(rng.standard_normal(4)).requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda a, b: torch.view_as_real(torch.complex(a, b)), (x, y))
+    with torch.no_grad():
+        assert not torch.complex(x, y).requires_grad
+
+
 def test_complex_and_polar_builders():
     re, im = np.array([1.0, -2.0, 0.5]), np.array([0.0, 3.0, -1.0])
     z = torch.complex(torch.tensor(re, dtype=torch.float32), torch.tensor(im, dtype=torch.float32))

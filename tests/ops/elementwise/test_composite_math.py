@@ -9,6 +9,7 @@ import pytest
 
 import minitorch
 from minitorch.autograd import gradcheck
+from tests.utils import ALL_DTYPES
 
 F16, F32, F64, I64 = minitorch.float16, minitorch.float32, minitorch.float64, minitorch.int64
 NAN, INF = math.nan, math.inf
@@ -947,6 +948,43 @@ def test_unique_consecutive_runs_against_numpy(device, flags):
             np.testing.assert_array_equal(out[-1].cpu().numpy(), want_counts)
     one = minitorch.unique_consecutive(t([7.0], device=device), return_inverse=inv, return_counts=True)
     assert one[0].tolist() == [7.0] and one[-1].tolist() == [1]
+
+
+@pytest.mark.parametrize(
+    "dtype", [*ALL_DTYPES, minitorch.complex64, minitorch.complex128], ids=lambda d: str(d).split(".")[-1]
+)
+def test_unique_consecutive_values_every_dtype(device, dtype):
+    # the values-only call (inlined: flat view, ne, cat, compaction) over 2-D, transposed and empty inputs,
+    # against NumPy's runs; a leaf requiring grad takes the general path and gives the same values
+    if dtype.is_complex and device != "cpu":
+        pytest.skip("complex kernels are CPU-only")
+    rng = np.random.default_rng(5)
+    a = np.repeat(rng.integers(0, 3, 40), rng.integers(1, 4, 40))[:60].reshape(6, 10)
+    if dtype == minitorch.bool:
+        a = a > 0
+    if dtype.is_complex:
+        a = a + 1j * (a % 2)
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+
+    def host(v):  # NumPy has no bfloat16: its values (small integers) compared as float32
+        v = v.detach().cpu()
+        return (v.float() if v.dtype == minitorch.bfloat16 else v).numpy()
+
+    def runs(v):
+        v = v.ravel()
+        return v[np.r_[True, v[1:] != v[:-1]]]
+
+    got = minitorch.unique_consecutive(x)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(host(got), runs(a))
+    np.testing.assert_array_equal(host(minitorch.unique_consecutive(x.t())), runs(a.T))
+    assert minitorch.unique_consecutive(x[:0]).shape == (0,)
+    np.testing.assert_array_equal(host(minitorch.unique_consecutive(x[0, :1])), a[0, :1])
+    if dtype.is_floating_point or dtype.is_complex:
+        leaf = x.detach().clone().requires_grad_(True)
+        v = minitorch.unique_consecutive(leaf)
+        assert not v.requires_grad
+        np.testing.assert_array_equal(host(v), runs(a))
 
 
 # ------------------------------------------------------------------------------------------ cdist

@@ -442,6 +442,62 @@ def test_nonzero_large_and_special_values(device):
     assert minitorch.nonzero(minitorch.tensor(0.0, device=device)).shape == (0, 0)
 
 
+def _mask_with_runs(shape, rng):
+    """A mask of whole true and false stretches (eight-byte groups all one value) and scattered values."""
+    n = int(np.prod(shape))
+    runs = np.repeat(rng.random((n + 15) // 16) < 0.5, 16)[:n]
+    mixed = rng.random(n) < 0.5
+    return np.where(np.arange(n) % 48 < 32, runs, mixed).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", [*ALL_DTYPES, minitorch.complex64, minitorch.complex128], ids=str)
+def test_masked_select_moves_every_width(dtype, device):
+    # the CPU's one-pass compaction moves elements by width (1 to 16 bytes): values against NumPy for every
+    # dtype over contiguous, transposed, strided and expanded inputs, and the empty cases
+    rng = np.random.default_rng(31)
+    if dtype.is_complex:
+        a = (rng.standard_normal((37, 29)) + 1j * rng.standard_normal((37, 29))).astype(
+            np.complex64 if dtype == minitorch.complex64 else np.complex128
+        )
+        t = minitorch.tensor(a, device=device)
+
+        def host(x):
+            return x.cpu().numpy()
+    else:
+        a = make_array((37, 29), dtype, rng)
+        t = minitorch.tensor(a, dtype=dtype, device=device)
+        host = to_np
+    m = _mask_with_runs((37, 29), rng)
+    mt_m = minitorch.tensor(m, device=device)
+    np.testing.assert_array_equal(host(t[mt_m]), a[m])
+    np.testing.assert_array_equal(host(minitorch.masked_select(t, mt_m)), a[m])
+    mT = np.ascontiguousarray(m.T)
+    np.testing.assert_array_equal(host(t.t()[minitorch.tensor(mT, device=device)]), a.T[mT])
+    ms = np.ascontiguousarray(m[::2, 1::3])
+    np.testing.assert_array_equal(host(t[::2, 1::3][minitorch.tensor(ms, device=device)]), a[::2, 1::3][ms])
+    row = t[3]  # a row against a mask of the whole shape: the row expanded (stride 0)
+    np.testing.assert_array_equal(host(minitorch.masked_select(row, mt_m)), np.broadcast_to(a[3], m.shape)[m])
+    every = np.ones((37, 29), dtype=bool)
+    np.testing.assert_array_equal(host(t.t()[minitorch.tensor(every.T.copy(), device=device)]), a.T.ravel())
+    none = minitorch.zeros(37, 29, dtype=minitorch.bool, device=device)
+    assert t[none].shape == (0,) and t[none].dtype == dtype
+    e = t[:0]
+    assert minitorch.masked_select(e, mt_m[:0]).shape == (0,)
+
+
+def test_masked_select_gradient_through_compaction(device):
+    rng = np.random.default_rng(32)
+    a = rng.standard_normal((6, 5))
+    m = _mask_with_runs((6, 5), rng)
+    x = minitorch.tensor(a, device=device).t().requires_grad_(True)  # a transposed leaf
+    mask = minitorch.tensor(np.ascontiguousarray(m.T), device=device)
+    w = minitorch.tensor(rng.standard_normal(int(m.sum())), device=device)
+    (minitorch.masked_select(x, mask) * w).sum().backward()
+    expected = np.zeros((5, 6))
+    expected[m.T] = to_np(w)
+    np.testing.assert_array_equal(to_np(x.grad), expected)
+
+
 def test_masked_select_and_mask_setitem_large(device):
     rng = np.random.default_rng(7)
     a = rng.standard_normal((300, 257))

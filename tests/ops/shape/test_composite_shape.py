@@ -100,6 +100,28 @@ def test_flip_roll_rot90_errors():
         minitorch.tile(x, (-1,))
 
 
+def test_flip_and_rot90_dims_are_ints():
+    # PyTorch's parser refuses a bool or a float among flip's dims (int() of each took them before); rot90's
+    # unparsed common call takes plain ints only, and anything else goes through the parser (which, as
+    # PyTorch's, takes a bool among rot90's dims)
+    x = minitorch.zeros(2, 3)
+    for bad, kind in [([True], "bool"), ([1.0], "float")]:
+        with pytest.raises(
+            TypeError,
+            match=rf"flip\(\): argument 'dims' .* must be tuple of ints, but found element of type {kind}",
+        ):
+            minitorch.flip(x, bad)
+    with pytest.raises(TypeError, match=r"rot90\(\): argument 'dims' .*failed to unpack the object at pos 2"):
+        minitorch.rot90(x, 1, [0, 1.0])
+    with pytest.raises(TypeError, match=r"rot90\(\): argument 'k' .* must be int, not bool"):
+        minitorch.rot90(x, True)
+    assert minitorch.rot90(x, 1, [0, True]).shape == (3, 2)
+    a = np.arange(6.0).reshape(2, 3)
+    _same(minitorch.rot90(x + minitorch.tensor(a), 1, (np.int64(1), np.int64(0))), np.rot90(a, 1, (1, 0)))
+    _same(minitorch.rot90(minitorch.tensor(a), 5, [-1, -2]), np.rot90(a, 5, (-1, -2)))
+    _same(minitorch.tensor(a).rot90(-1, (0, 1)), np.rot90(a, -1))
+
+
 def test_flip_roll_rot90_tile_gradients():
     x = _rand64(3, 4)
     assert gradcheck(lambda t: minitorch.flip(t, (0, 1)), (x,))
@@ -113,6 +135,8 @@ def test_flip_roll_rot90_tile_gradients():
 # kernels read forwards (an outer dim flipped) or reversed (the last dim). Exact copies, so exact comparisons.
 FLIP_CASES = [((7,), (0,)), ((2, 3, 5), (1,)), ((2, 3, 5), (2,)), ((2, 3, 5), (0, 2)), ((2, 3, 5), (0, 1, 2))]
 FLIP_CASES += [((3, 1, 4), (1, 2)), ((2, 3, 4, 5), (-1, 1)), ((4, 33), (1,)), ((4, 33), ())]
+# reversed runs of 64 and more elements take the AVX2 copy where the CPU has one
+FLIP_CASES += [((3, 131), (1,)), ((131, 2), (0, 1)), ((64,), (0,))]
 
 
 @pytest.mark.parametrize("dtype", [*ALL_DTYPES, minitorch.complex64, minitorch.complex128], ids=str)

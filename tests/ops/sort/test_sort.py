@@ -442,6 +442,54 @@ def test_mode(device, dtype):
         assert to_np(v0)[0, c] == ev and to_np(i0)[0, c] == ei
 
 
+def ref_mode_nan(row):
+    """ref_mode with NaNs counted as one value, the largest (kernels/ReduceRules.h's convention)."""
+    nan = np.isnan(row)
+    vals, counts = np.unique(row[~nan], return_counts=True)
+    if nan.any():
+        vals, counts = np.append(vals, np.nan), np.append(counts, nan.sum())
+    v = vals[np.argmax(counts)]
+    hits = np.isnan(row) if np.isnan(v) else row == v
+    return v, np.nonzero(hits)[0][-1]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_mode_wide_rows_every_layout(device, dtype, layout):
+    # rows longer than the ties test's, every dim, transposed/strided inputs: the CPU kernel sorts the values
+    # alone and finds the index in the row afterwards
+    rng = np.random.default_rng(16)
+    a = with_ties((7, 300), dtype, rng)
+    if dtype in FLOAT_DTYPES:
+        a = a + np.where(rng.random(a.shape) < 0.5, 0.0, rng.integers(3, 9, size=a.shape))
+    x = make_tensor(a, dtype, device, layout)
+    base = to_np(x)
+    for dim in (1, 0, -1):
+        v, i = minitorch.mode(x, dim)
+        rows = np.moveaxis(base, dim, -1)
+        for r in range(rows.shape[0]):
+            ev, ei = ref_mode(rows[r])
+            assert to_np(v)[r] == ev and to_np(i)[r] == ei
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.bfloat16])
+def test_mode_signed_zeros_nans_and_one_element(device, dtype):
+    rng = np.random.default_rng(17)
+    a = rng.choice([-0.0, 0.0, 1.0, np.nan, -2.0], size=(9, 40))
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    v, i = x.mode(1)
+    for r in range(9):
+        ev, ei = ref_mode_nan(a[r])
+        got_v = to_np(v)[r]
+        assert (np.isnan(ev) and np.isnan(got_v)) or got_v == ev
+        assert to_np(i)[r] == ei
+        # the value is the row's element at the index (-0.0 and 0.0 count as one value; the sign is that element's)
+        assert np.signbit(got_v) == np.signbit(a[r, ei])
+    one = minitorch.tensor([[3.0], [-0.0]], dtype=dtype, device=device).mode(1)
+    assert to_np(one.values).tolist() == [3.0, 0.0] and to_np(one.indices).tolist() == [0, 0]
+    assert minitorch.mode(minitorch.zeros(3, 0, 4, dtype=dtype, device=device), 0).values.shape == (0, 4)
+
+
 def test_selection_grads(device):
     x = minitorch.randn(4, 5, dtype=minitorch.float64, device=device, requires_grad=True)
     assert gradcheck(lambda t: t.kthvalue(2, 1)[0], (x,))
