@@ -1266,21 +1266,45 @@ def _tangent_terms(out_p, out_t, gp, gt):
     return [pairs for pairs in terms if pairs]
 
 
+_HOOK_CHANGED = (
+    "forward AD: a hook changed a gradient during a backward pass of dual tensors; the tangents of the gradients "
+    "come from separate passes that cannot apply the change, so they would be wrong. Register the hook outside "
+    "the dual level, or compute the changed gradient after the backward pass."
+)
+
+
+def _primal_pass(run, terms):
+    """run() (the backward pass of the primals, which calls the user's hooks once) and the check that no hook
+    changed a gradient where tangent passes follow: those run with the hooks off (each hook sees one gradient,
+    the primal's, where PyTorch's sees the dual one) and would miss the change."""
+    before = _C._engine_hooks_replaced()
+    res = run()
+    if terms and _C._engine_hooks_replaced() != before:
+        raise NotImplementedError(_HOOK_CHANGED)
+    return res
+
+
 def _tangent_of_grads(grad, terms, in_p, create_graph, retain_graph):
     """The tangents of the gradients with respect to in_p, summed over the terms' passes; None where no term
     reaches an input (PyTorch's gradient is then not dual either). The last pass frees the graph unless
-    retain_graph, as the one pass of PyTorch's would."""
+    retain_graph, as the one pass of PyTorch's would. The passes run with the user's hooks off: a hook (and
+    retain_grad) ran in the primal pass, and a tangent term alone is not a gradient it should see."""
     tans = [None] * len(in_p)
-    for i, pairs in enumerate(terms):
-        r = grad(
-            [o for o, _ in pairs],
-            in_p,
-            [u for _, u in pairs],
-            retain_graph=retain_graph if i == len(terms) - 1 else True,
-            create_graph=create_graph,
-            allow_unused=True,
-        )
-        tans = [_add(a, b) for a, b in zip(tans, r)]
+    prev = _C._engine_user_hooks_enabled()
+    _C._set_engine_user_hooks_enabled(False)
+    try:
+        for i, pairs in enumerate(terms):
+            r = grad(
+                [o for o, _ in pairs],
+                in_p,
+                [u for _, u in pairs],
+                retain_graph=retain_graph if i == len(terms) - 1 else True,
+                create_graph=create_graph,
+                allow_unused=True,
+            )
+            tans = [_add(a, b) for a, b in zip(tans, r)]
+    finally:
+        _C._set_engine_user_hooks_enabled(prev)
     return tans
 
 
@@ -1297,13 +1321,16 @@ def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
     gp, gt = _split_all(grads, level)
     out_p, in_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, in_p, gp))
     terms = _tangent_terms(out_p, out_t, gp, gt) if level >= 0 else []
-    res = _grad(
-        out_p,
-        in_p,
-        gp,
-        retain_graph=True if terms else retain_graph,
-        create_graph=create_graph,
-        allow_unused=allow_unused,
+    res = _primal_pass(
+        lambda: _grad(
+            out_p,
+            in_p,
+            gp,
+            retain_graph=True if terms else retain_graph,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+        ),
+        terms,
     )
     tans = _tangent_of_grads(_grad, terms, in_p, create_graph, retain_graph)
     out = []
@@ -1362,7 +1389,7 @@ def autograd_backward(tensors, grads, retain_graph, create_graph, inputs):
     leaves = in_p if in_p is not None else _leaves(list(out_p) + [t for t in out_t if t is not None])
     old = [_split(leaf.grad, level)[1] if type(leaf.grad) is DualTensor else None for leaf in leaves]
     terms = _tangent_terms(out_p, out_t, gp, gt)
-    _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p)
+    _primal_pass(lambda: _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p), terms)
     tans = _tangent_of_grads(_grad, terms, leaves, True, retain_graph)
     for leaf, t_old, t_new in zip(leaves, old, tans):
         t = _add(t_old, t_new)
