@@ -312,7 +312,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     binary_(BinaryOp::add, m.grad, g);
   }
   lock.unlock();
-  if (!m.post_accumulate_hooks.empty()) {
+  if (!m.post_accumulate_hooks.empty() && user_hooks_enabled()) {
     auto hooks = m.post_accumulate_hooks;  // a hook may remove itself
     for (auto& h : hooks) h.second(variable);
   }
@@ -327,7 +327,21 @@ struct GraphTask {
   const std::unordered_map<Node*, bool>* needed;  // null outside capture mode
 };
 thread_local GraphTask* t_graph_task = nullptr;
+thread_local bool t_user_hooks_off = false;
+thread_local int64_t t_hooks_replaced = 0;
 }  // namespace
+
+void set_user_hooks_enabled(bool enabled) {
+  t_user_hooks_off = !enabled;
+}
+
+bool user_hooks_enabled() {
+  return !t_user_hooks_off;
+}
+
+int64_t hooks_replaced() {
+  return t_hooks_replaced;
+}
 
 int64_t current_graph_task_id() {
   return t_graph_task ? t_graph_task->id : -1;
@@ -462,21 +476,23 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     if (capture_mode && !needed[n]) continue;
     // Hooks run from copies of their lists: a Python hook may remove itself or add hooks while it runs
     // (copies only share ownership of the Python callables, see csrc/python/bind.h's PyHandle).
-    auto pre_hooks = n->pre_hooks;
+    const bool hooks = !t_user_hooks_off;
+    auto replace = [](Tensor& g, Tensor r) {
+      if (!r.defined()) return;
+      if (r.impl() != g.impl()) ++t_hooks_replaced;
+      g = std::move(r);
+    };
+    auto pre_hooks = hooks ? n->pre_hooks : decltype(n->pre_hooks)();
     for (auto& h : pre_hooks) {
       Tensor& g = grads[h.second.first];
       if (!g.defined()) continue;
-      Tensor r = h.second.second(g);
-      if (r.defined()) g = r;
+      replace(g, h.second.second(g));
     }
-    if (n->is_accumulate_grad() && grads[0].defined()) {
+    if (hooks && n->is_accumulate_grad() && grads[0].defined()) {
       // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
       auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
       auto leaf_hooks = lm ? lm->leaf_hooks : decltype(lm->leaf_hooks)();
-      for (auto& h : leaf_hooks) {
-        Tensor r = h.second(grads[0]);
-        if (r.defined()) grads[0] = r;
-      }
+      for (auto& h : leaf_hooks) replace(grads[0], h.second(grads[0]));
     }
     auto cap = captures.find(n);
     if (cap != captures.end())
@@ -491,12 +507,25 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
         if (!grads[i].defined())
           grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
       auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)
-      auto node_pre_hooks = n->node_pre_hooks;
-      for (auto& h : node_pre_hooks) h.second(grads);
-      auto node_post_hooks = n->node_post_hooks;
+      // a node hook replaces gradients in place: a changed TensorImpl counts as a replacement
+      auto count_changed = [](const variable_list& before, const variable_list& after) {
+        for (size_t i = 0; i < before.size() && i < after.size(); ++i)
+          if (before[i].impl() != after[i].impl()) ++t_hooks_replaced;
+      };
+      auto node_pre_hooks = hooks ? n->node_pre_hooks : decltype(n->node_pre_hooks)();
+      if (!node_pre_hooks.empty()) {
+        variable_list before = grads;
+        for (auto& h : node_pre_hooks) h.second(grads);
+        count_changed(before, grads);
+      }
+      auto node_post_hooks = hooks ? n->node_post_hooks : decltype(n->node_post_hooks)();
       variable_list received = node_post_hooks.empty() ? variable_list() : grads;
       outs = n->apply(std::move(grads));
-      for (auto& h : node_post_hooks) h.second(outs, received);
+      if (!node_post_hooks.empty()) {
+        variable_list before = outs;
+        for (auto& h : node_post_hooks) h.second(outs, received);
+        count_changed(before, outs);
+      }
       if (!keep_graph) n->release_variables();
     }
     if (n->is_accumulate_grad()) continue;

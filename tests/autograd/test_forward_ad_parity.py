@@ -239,6 +239,29 @@ def cases(torch, fwAD):
     def jvp_inside(a):
         return func.jvp(torch.sin, (a,), (tx,))[1]
 
+    # Tensor.requires_grad_() inside a transform refuses on any tensor (the input, a fresh one, autograd.functional's
+    # on its inputs); a factory's requires_grad= and the setter do not
+    def requires_grad_input(a):
+        a.requires_grad_()
+        return a * 2
+
+    def requires_grad_fresh(a):
+        return a * torch.ones(3).requires_grad_()
+
+    def requires_grad_false(a):
+        return (a * 2).requires_grad_(False)
+
+    def requires_grad_factory(a):
+        return a * torch.ones(3, requires_grad=True)
+
+    def requires_grad_setter(a):
+        w = torch.ones(3)
+        w.requires_grad = True
+        return a * w
+
+    def functional_jacobian(a):
+        return torch.autograd.functional.jacobian(torch.sin, a).sum(0) * a
+
     transforms = {
         "jvp": lambda f: func.jvp(f, (x,), (tx,)),
         "vmap": lambda f: func.vmap(f)(x.view(1, 3)),
@@ -247,7 +270,8 @@ def cases(torch, fwAD):
         "vjp": lambda f: func.vjp(f, x)[0],
     }
     for tname, T in transforms.items():
-        for f in (fresh_grad, fresh_backward, grad_of_input):
+        for f in (fresh_grad, fresh_backward, grad_of_input, requires_grad_input, requires_grad_fresh,
+                  requires_grad_false, requires_grad_factory, requires_grad_setter, functional_jacobian):
             try:
                 out[f"{tname}_{f.__name__}"] = js(T(f))
             except Exception as e:
@@ -281,6 +305,46 @@ def cases(torch, fwAD):
             out["jvp_" + f.__name__] = js(func.jvp(f, (x,), (tx,)))
         except Exception as e:
             out["jvp_" + f.__name__] = js(e)
+
+    # (h) reverse transforms vmapped over a dual (forward over reverse, per entry: Hessian-vector products)
+    x4 = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [-2.0, 1.0, 0.5], [0.3, 0.6, -0.9]], dtype=torch.float64)
+    t4 = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-0.5, 0.25, 3.0], [1.0, -1.0, 0.5]], dtype=torch.float64)
+    w3 = torch.tensor([0.7, -1.3, 0.4], dtype=torch.float64)
+    cube = lambda a: (a.sin() ** 2 * a).sum() + (a * w3).prod()
+    mix = lambda a, b: (a * b).sin().sum() + (a ** 2 * b).sum()
+    for name, f in {
+        "grad": lambda: func.vmap(func.grad(cube))(md(x4, t4)),
+        "grad_then_ops": lambda: func.vmap(lambda a: func.grad(cube)(a) * 2 + a)(md(x4, t4)),
+        "grad_and_value": lambda: func.vmap(func.grad_and_value(cube))(md(x4, t4)),
+        "jacrev": lambda: func.vmap(func.jacrev(lambda a: a.sin() * a.sum()))(md(x4, t4)),
+        "in_dims_dual_batched": lambda: func.vmap(func.grad(mix), in_dims=(0, None))(
+            md(x4, t4), md(w3, torch.ones(3, dtype=torch.float64))),
+        "in_dims_dual_shared": lambda: func.vmap(func.grad(mix), in_dims=(None, 0))(
+            md(w3, torch.ones(3, dtype=torch.float64)), md(x4, t4)),
+        "argnums_plain_batched": lambda: func.vmap(func.grad(mix, argnums=1))(md(x4, t4), x4),
+        "in_dims_1": lambda: func.vmap(func.grad(cube), in_dims=1)(md(x4.T, t4.T)),
+        "requires_grad": lambda: func.vmap(func.grad(cube))(md(x4.clone().requires_grad_(), t4)).requires_grad,
+    }.items():
+        out["vmap_reverse_of_dual_" + name] = run(f)
+
+    # (i) make_dual / unpack_dual of tensors vmap batches (no batching rule in PyTorch), of unbatched ones inside
+    for name, f in {
+        "make_dual_batched": lambda: func.vmap(lambda a, b: md(a, b))(xm, tm),
+        "make_dual_batched_tangent": lambda: func.vmap(lambda b: md(torch.ones(2), b))(tm),
+        "make_dual_unbatched": lambda: func.vmap(lambda a: md(xm[0], tm[0]) * a)(xm),
+        "unpack_dual_batched": lambda: func.vmap(lambda a: fwAD.unpack_dual(a).primal)(md(xm, tm)),
+        "unpack_dual_plain_batched": lambda: func.vmap(lambda a: fwAD.unpack_dual(a).primal)(xm),
+        "unpack_dual_unbatched": lambda: func.vmap(lambda a: fwAD.unpack_dual(dm).tangent * a)(xm),
+    }.items():
+        try:
+            with fwAD.dual_level():
+                dm = md(xm[1], tm[1])
+                out["vmap_" + name] = js(f())
+        except Exception as e:
+            out["vmap_" + name] = js(e)
+    with fwAD.dual_level():
+        d = md(x, tx)
+        out["type_name"] = [type(d).__name__, type(d * 2).__name__, type(d.sin()).__name__, d.__class__.__name__]
     return out
 """
 
@@ -371,8 +435,12 @@ def test_vmap_over_a_dual_carries_the_tangent():
             np.testing.assert_allclose(tan.numpy(), _fd(fx, x, t).numpy(), rtol=1e-7, atol=1e-9)
         from minitorch.func import grad
 
+        # forward over reverse per entry: the tangent of each entry's gradient is its Hessian times its tangent
+        tan = fwAD.unpack_dual(vmap(grad(lambda a: (a**3).sum()))(d)).tangent
+        np.testing.assert_allclose(tan.numpy(), (6 * x * t).numpy(), rtol=1e-12)
+        # a dual batched by two vmaps is out of the trick's reach: refused, not computed without its tangent
         with pytest.raises(NotImplementedError, match="its tangent would be lost"):
-            vmap(grad(lambda a: (a**3).sum()))(d)
+            vmap(vmap(grad(lambda a: (a**3).sum())))(d.view(2, 2, 1))
 
 
 def test_forward_transforms_refuse_a_users_dual_level_and_autograd_inside():

@@ -289,3 +289,94 @@ def test_grad_tangent_matches_finite_differences_of_the_gradient(name):
     eps = 1e-6
     fd = (torch.func.grad(loss)(x + eps * v) - torch.func.grad(loss)(x - eps * v)) / (2 * eps)
     assert_close(t, fd, rtol=1e-5, atol=1e-6)
+
+
+# Hooks inside a dual level: PyTorch's backward runs once and its hooks see dual gradients; ours computes the
+# gradients' tangents by extra passes with the hooks off, so each hook runs once with the primal gradient
+# (docs/architecture.md, forward-mode AD). The primal parts, the counts and every result are PyTorch's.
+HOOK_CASES = r"""
+def cases(torch, fwAD, data):
+    D = torch.float64
+    primal = lambda g: None if g is None else fwAD.unpack_dual(g).primal.detach().tolist()
+
+    def tangent(g):
+        t = None if g is None else fwAD.unpack_dual(g).tangent
+        return None if t is None else t.detach().tolist()
+
+    out = {}
+    for create in (False, True):
+        x = torch.tensor(data["x"], dtype=D, requires_grad=True)
+        seen = {"h": [], "x": [], "node_pre": [], "node_post": []}
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, torch.tensor(data["v"], dtype=D))
+            h = d.sin() * d
+            h.register_hook(lambda g: seen["h"].append(primal(g)))
+            h.retain_grad()
+            x.register_hook(lambda g: seen["x"].append(primal(g)))
+            h.grad_fn.register_prehook(lambda go: seen["node_pre"].append(primal(go[0])))
+            h.grad_fn.register_hook(lambda gi, go: seen["node_post"].append([primal(g) for g in gi]))
+            y = (h ** 3).sum() + (d * h).sum()
+            (g,) = torch.autograd.grad(y, x, create_graph=create, retain_graph=True)
+            y.backward(create_graph=create)
+            out[f"create_graph={create}"] = {
+                "seen": seen, "grad": [primal(g), tangent(g)], "h.grad": primal(h.grad),
+                "x.grad": [primal(x.grad), tangent(x.grad)],
+            }
+    return out
+"""
+
+
+def _close(a, b):
+    """Nested lists of floats (None allowed) equal to 1e-12 relative."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+    return a == b
+
+
+def test_hooks_run_once_per_backward_with_the_primal_gradient():
+    data = {"x": [0.5, -1.25, 2.0], "v": [1.0, 0.5, -2.0]}
+    modules = [("torch", torch), ("torch.autograd.forward_ad", fwAD)]
+    ours, theirs = cases_here_and_in_pytorch(HOOK_CASES, modules, data)
+    for name, want in theirs.items():
+        got = ours[name]
+        # every hook ran once per backward call (two calls), seeing the primal of PyTorch's dual gradient
+        assert all(len(calls) == 2 for calls in got["seen"].values()), (name, got["seen"])
+        for key in ("seen", "h.grad"):
+            assert _close(got[key], want[key]), (name, key, got[key], want[key])
+        # the results keep PyTorch's tangents (None where its gradient is not dual)
+        for key in ("grad", "x.grad"):
+            assert _close(got[key], want[key]), (name, key, got[key], want[key])
+
+
+def test_a_hook_that_changes_a_gradient_refuses_where_the_tangent_would_miss_it():
+    x = torch.tensor([0.5, -1.25, 2.0], dtype=D, requires_grad=True)
+    v = torch.tensor([1.0, 0.5, -2.0], dtype=D)
+    for register in (
+        lambda h: h.register_hook(lambda g: g * 2),
+        lambda h: h.grad_fn.register_prehook(lambda go: (go[0] * 2,)),
+        lambda h: h.grad_fn.register_hook(lambda gi, go: tuple(g * 2 for g in gi)),
+    ):
+        with fwAD.dual_level():
+            h = fwAD.make_dual(x, v).sin()
+            register(h)
+            with pytest.raises(
+                NotImplementedError, match="a hook changed a gradient during a backward pass of dual"
+            ):
+                torch.autograd.grad((h**2).sum(), x)
+            with pytest.raises(NotImplementedError, match="a hook changed a gradient"):
+                (h**2).sum().backward(create_graph=True, inputs=[x])
+    # the same hook where no tangent pass follows (a linear graph) changes the gradient as it would anywhere
+    with fwAD.dual_level():
+        h = fwAD.make_dual(x, v) * 3
+        h.register_hook(lambda g: g * 2)
+        (g,) = torch.autograd.grad(h.sum(), x)
+    np.testing.assert_array_equal(g.numpy(), [6.0, 6.0, 6.0])
+    assert fwAD.unpack_dual(g).tangent is None
+    # and outside a level the engine's hooks are on again
+    seen = []
+    y = x.sin()
+    y.register_hook(lambda g: seen.append(g))
+    y.sum().backward()
+    assert len(seen) == 1 and torch._C._engine_user_hooks_enabled()

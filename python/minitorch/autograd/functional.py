@@ -12,6 +12,10 @@ mirror that structure, `strict=True` refuses outputs independent of an input ins
 results are detached unless `create_graph=True`.
 """
 
+import functools
+import sys
+import threading
+
 from minitorch import _C
 from minitorch.autograd.engine import grad as _grad
 from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
@@ -19,12 +23,28 @@ from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
-_FUNCTORCH_REQUIRES_GRAD = (
-    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
-    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
-    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
-    "being transformed instead."
-)
+_calls = threading.local()  # depth: this module's functions running on this thread
+
+
+def _public(fn):
+    """PyTorch's autograd.functional calls requires_grad_() on its inputs, which a torch.func transform refuses:
+    an outermost call while a transform runs raises those words (func sits above autograd: looked up). The calls
+    it makes itself, inside the transforms it runs (the vectorized jacobian's vmap), are its own business."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        depth = getattr(_calls, "depth", 0)
+        if depth == 0:
+            bt = sys.modules.get("minitorch.func._batched")
+            if bt is not None and bt.STATE.transform_depth:
+                raise RuntimeError(bt.FUNCTORCH_REQUIRES_GRAD)
+        _calls.depth = depth + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _calls.depth = depth
+
+    return call
 
 
 def _as_tuple(inp, arg_name, fn_name):
@@ -33,10 +53,6 @@ def _as_tuple(inp, arg_name, fn_name):
     items = inp if is_tuple else (inp,)
     for i, el in enumerate(items):
         if not _C._is_tensor(el):
-            if type(el).__name__ == "BatchedTensor":
-                # inside vmap: PyTorch's autograd.functional calls requires_grad_() on the wrapped input and
-                # refuses in these words
-                raise RuntimeError(_FUNCTORCH_REQUIRES_GRAD)
             where = f"the value at index {i} has type" if is_tuple else f"the given {arg_name} has type"
             raise TypeError(
                 f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
@@ -181,6 +197,7 @@ _V_NONE_INPUT = (
 )
 
 
+@_public
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the vector-Jacobian product at `inputs`; v may be omitted for a one-element
     output."""
@@ -237,6 +254,7 @@ def _forward_jvp(func, inputs, v, create_graph):
     return outputs_is_tuple, outputs, res
 
 
+@_public
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product at `inputs`, by forward-mode AD (with strict=True, by the
     double-vjp trick, whose intermediate results strict mode inspects); v may be omitted for a one-element
@@ -292,6 +310,7 @@ def _jacobian_forward(func, inputs, strict, vectorize):
     return _unpack(jac, (outputs_is_tuple, inputs_is_tuple))
 
 
+@_public
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of func at inputs: for one input and one output a Tensor of shape out.shape + in.shape,
     else tuples (over outputs, then inputs) of them. `vectorize` is accepted and computes the same values."""
@@ -359,6 +378,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         return _unpack(jac, (outputs_is_tuple, inputs_is_tuple))
 
 
+@_public
 def hessian(
     func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"
 ):
@@ -411,6 +431,7 @@ def _scalar_function_outputs(func, inputs, name, strict):
     return outputs_is_tuple, outputs
 
 
+@_public
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H): the vector-Hessian product of a function returning a one-element Tensor."""
     with enable_grad():
@@ -459,6 +480,7 @@ def _hvp_forward_over_reverse(func, inputs, v, create_graph):
     )
 
 
+@_public
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v): the Hessian-vector product, by forward mode over reverse (the double-vjp trick over
     the gradient with strict=True, whose checks need its intermediate results); equal to vhp for the symmetric

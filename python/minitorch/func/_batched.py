@@ -48,6 +48,57 @@ class _State(threading.local):
 
 STATE = _State()
 
+FUNCTORCH_REQUIRES_GRAD = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
+    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
+    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
+    "being transformed instead."
+)
+# The library's own calls stay allowed (the transforms' stand-ins, factories' requires_grad=, nn.Parameter) but for
+# Module.requires_grad_, which calls it on the user's tensors as PyTorch's does (autograd.functional checks at its
+# entry: it also runs transforms of its own).
+_ON_BEHALF = frozenset(("minitorch.nn.modules.module",))
+_REQUIRES_GRAD_ = _C.Tensor.requires_grad_
+_running = 0  # transforms running on all threads: Tensor.requires_grad_ is the checking one while any runs
+
+
+def check_requires_grad_call(frame):
+    """PyTorch refuses Tensor.requires_grad_() inside a functorch transform (vmap, grad/vjp/jacrev, jvp/jacfwd)
+    on any tensor; `frame` is the caller's: a call from the library itself is its own business."""
+    if STATE.transform_depth:
+        name = frame.f_globals.get("__name__", "")
+        if not name.startswith("minitorch.") or name in _ON_BEHALF:
+            raise RuntimeError(FUNCTORCH_REQUIRES_GRAD)
+
+
+def _requires_grad_checked(self, requires_grad=True):
+    check_requires_grad_call(sys._getframe(1))
+    return _REQUIRES_GRAD_(self, requires_grad)
+
+
+_requires_grad_checked.__name__ = _requires_grad_checked.__qualname__ = "requires_grad_"
+_requires_grad_checked.__doc__ = _REQUIRES_GRAD_.__doc__
+
+
+def enter_transform():
+    """A torch.func transform starts on this thread. The builtin Tensor.requires_grad_ cannot tell who calls it,
+    so while any transform runs it is replaced by a checking one (two attribute writes per outermost transform;
+    the method costs nothing extra the rest of the time)."""
+    global _running
+    STATE.transform_depth += 1
+    if _running == 0:
+        _C.Tensor.requires_grad_ = _requires_grad_checked
+    _running += 1
+
+
+def exit_transform():
+    """The transform enter_transform counted ends; the last one running puts the builtin method back."""
+    global _running
+    STATE.transform_depth -= 1
+    _running -= 1
+    if _running == 0:
+        _C.Tensor.requires_grad_ = _REQUIRES_GRAD_
+
 
 class Level:
     """One active vmap: its id (increasing with nesting), batch size and randomness setting."""
@@ -624,6 +675,10 @@ class BatchedTensor:
 
     def __setitem__(self, index, value):
         dispatch("Tensor.__setitem__", (self, index, value))
+
+    def requires_grad_(self, requires_grad=True):
+        """Always PyTorch's RuntimeError: a BatchedTensor lives inside vmap, where requires_grad_() is refused."""
+        raise RuntimeError(FUNCTORCH_REQUIRES_GRAD)
 
     def __getattr__(self, name):
         if name.startswith(("__", "_pybind11")) or name in BatchedTensor.__slots__:

@@ -27,7 +27,7 @@ import functools
 from minitorch import _C
 from minitorch.autograd.engine import grad as _autograd_grad
 from minitorch.autograd.grad_mode import enable_grad
-from minitorch.func._batched import STATE, BatchedTensor, call, stack_results
+from minitorch.func._batched import STATE, BatchedTensor, call, enter_transform, exit_transform, stack_results
 from minitorch.func._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp"]
@@ -148,10 +148,10 @@ class _transform:
     """Counts a running forward transform (func.jvp, jacfwd): a user's autograd.Function checks its support."""
 
     def __enter__(self):
-        STATE.transform_depth += 1
+        enter_transform()
 
     def __exit__(self, *exc):
-        STATE.transform_depth -= 1
+        exit_transform()
 
 
 class _nested:
@@ -159,11 +159,11 @@ class _nested:
 
     def __enter__(self):
         STATE.grad_depth += 1
-        STATE.transform_depth += 1
+        enter_transform()
 
     def __exit__(self, *exc):
         STATE.grad_depth -= 1
-        STATE.transform_depth -= 1
+        exit_transform()
 
 
 def _fwd_active(args):

@@ -17,12 +17,14 @@ reverse-mode engine, after a one-time warning naming it: slower, never silently 
 
 import contextlib
 import math
+import sys
 import threading
 import warnings
 from typing import Any, NamedTuple
 
 from minitorch import _C
-from minitorch.func._batched import call_plain, namespace_attr
+from minitorch.func._batched import STATE as _VMAP_STATE
+from minitorch.func._batched import call_plain, check_requires_grad_call, namespace_attr
 from minitorch.overrides import (
     TorchFunctionMode,
     _mode_stack,
@@ -230,6 +232,7 @@ def make_dual(tensor, tangent, *, level=None):
         )
     if not _is_active(level):
         raise RuntimeError("Invalid level given to _make_dual")
+    _refuse_batched("_make_dual", tensor, tangent)
     if type(tensor) is DualTensor and tensor._level == level:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
@@ -271,8 +274,30 @@ def unpack_dual(tensor, *, level=None):
         )
     if type(tensor) is DualTensor and not _is_active(level) and _is_active(_strip_dead(tensor)._level):
         raise RuntimeError("Invalid level given to _fw_primal")
+    _refuse_batched("_unpack_dual", tensor)
     primal, tangent = _split(tensor, level)
     return UnpackedDualTensor(primal, tangent)
+
+
+def _refuse_batched(op, *tensors):
+    """make_dual/unpack_dual of a tensor vmap batches: PyTorch has no batching rule for them (its transforms make
+    their duals below vmap's layer, as ours call _make) and refuses in these words."""
+    if not _VMAP_STATE.levels:
+        return
+    live = {lv.id for lv in _VMAP_STATE.levels}
+    for x in tensors:
+        while True:
+            if type(x) is DualTensor:
+                x = x._primal
+            elif type(x).__name__ == "BatchedTensor":
+                if x._level in live:
+                    raise RuntimeError(
+                        f"Batching rule not implemented for aten::{op}; the fallback path doesn't work on out= or "
+                        "view ops."
+                    )
+                x = x._value
+            else:
+                break
 
 
 def _split(x, level):
@@ -997,7 +1022,9 @@ class DualTensor(_C.Tensor):
         return self._primal.__reduce_ex__(protocol)
 
     def requires_grad_(self, requires_grad=True):
-        """Sets requires_grad on the primal and returns this dual tensor (its tangent kept)."""
+        """Sets requires_grad on the primal and returns this dual tensor (its tangent kept); inside a torch.func
+        transform PyTorch's RuntimeError, as for any tensor there."""
+        check_requires_grad_call(sys._getframe(1))
         self._primal.requires_grad_(requires_grad)
         return self
 
@@ -1107,6 +1134,10 @@ DualTensor.imag = property(
 
 _install_methods()
 _C._set_dual_tensor_type(DualTensor, _builtin_reached)
+# PyTorch's dual tensor is a torch.Tensor: code that names a tensor's type (type(p).__name__, messages) reads
+# Tensor, as there (the class is still told apart by identity: `type(x) is DualTensor`)
+DualTensor.__name__ = DualTensor.__qualname__ = "Tensor"
+DualTensor.__module__ = "minitorch"
 _ = math  # the rules' scope uses math through _jvp_rules
 
 
@@ -1147,18 +1178,32 @@ def through_reverse(fn, args, name="transform"):
     from minitorch.func._pytree import tree_flatten, tree_unflatten
 
     flat, spec = tree_flatten(args)
-    level = max((_strip_dead(x)._level for x in flat if type(x) is DualTensor), default=-1)
+    level = max(
+        (_strip_dead(x if type(x) is DualTensor else x._value)._level for x in flat if _dual_or_batched(x)),
+        default=-1,
+    )
     slots, stand = [], []
     new = list(flat)
+    vmap_level = None  # the vmap level batching dual arguments (vmap(grad(f)) called on a dual)
     with enable_grad():
         for i, x in enumerate(flat):
             if _batched_dual(x):
-                # the tangent is inside vmap's batching, where the double-vjp trick cannot reach it; computing on
-                # the primal would drop it without a word
-                raise NestedReverseError(
-                    f"forward AD: {name} inside vmap of a dual tensor (vmap(grad(f)) called on a dual) is not "
-                    "supported: its tangent would be lost"
-                )
+                # a dual batched by the innermost vmap (vmap(grad(f))(dual)): fn runs inside that vmap on a batched
+                # stand-in of the primal, and the trick runs on the batched values, whose graph is one graph for
+                # the whole batch (each entry's gradient depends on its own entry only)
+                d = x._value
+                if type(d) is not DualTensor or not _batched_dual_ok(x, d, level, vmap_level):
+                    raise NestedReverseError(
+                        f"forward AD: {name} inside vmap of a dual tensor is supported for a dual batched by one "
+                        "vmap (vmap(grad(f))(dual)); this one is nested deeper: its tangent would be lost"
+                    )
+                vmap_level = x._level
+                p, t = d._primal, d._tangent
+                sv = p.view_as(p) if p.requires_grad else p.detach().requires_grad_()
+                new[i] = _batched_type()(sv, vmap_level)
+                slots.append(_rule_tangent(p, t))
+                stand.append(sv)
+                continue
             if type(x) is not DualTensor:
                 continue
             p, t = _split(x, level)
@@ -1175,20 +1220,29 @@ def through_reverse(fn, args, name="transform"):
             stand.append(s)
         # the primals are plain tensors: fn runs outside the vmap levels that may batch the tangents (jacfwd's
         # basis), so that its reverse-mode transform does not expand them along those levels
-        from minitorch.func._batched import STATE as _VMAP
-
-        saved, _VMAP.levels = _VMAP.levels, []
-        _VMAP.suspended = saved + _VMAP.suspended
+        if vmap_level is not None and any(type(t).__name__ == "BatchedTensor" for t in slots):
+            raise NestedReverseError(
+                f"forward AD: {name} inside vmap of a dual tensor, with tangents batched by another vmap (jacfwd), "
+                "is not supported"
+            )
+        # (a vmap that batches the primals stays: fn is vmapped over them)
+        if vmap_level is None:
+            saved, _VMAP_STATE.levels = _VMAP_STATE.levels, []
+            _VMAP_STATE.suspended = saved + _VMAP_STATE.suspended
         try:
             out = fn(*tree_unflatten(new, spec))
         finally:
-            _VMAP.levels = saved
-            _VMAP.suspended = _VMAP.suspended[len(saved) :]
+            if vmap_level is None:
+                _VMAP_STATE.levels = saved
+                _VMAP_STATE.suspended = _VMAP_STATE.suspended[len(saved) :]
         flat_out, out_spec = tree_flatten(out)
+        # the outputs' values: a batched output's value holds the whole batch (an output vmap does not batch
+        # depends on no batched input, so it gets no tangent from them)
+        values = [_batched_value(o, vmap_level) for o in flat_out]
         live = [
-            (j, o)
-            for j, o in enumerate(flat_out)
-            if isinstance(o, _C.Tensor) and _differentiable(o) and o.requires_grad
+            (j, v)
+            for j, v in enumerate(values)
+            if isinstance(v, _C.Tensor) and _differentiable(v) and v.requires_grad
         ]
         tans = [None] * len(flat_out)
         if live and stand:
@@ -1214,19 +1268,54 @@ def through_reverse(fn, args, name="transform"):
                     tans[j] = v
     # the stand-ins' graph served the trick only: where nothing given required grad, the results hold none (as
     # PyTorch's func.grad of a dual)
-    grad_given = any(_C._is_tensor(x) and x.requires_grad for x in flat) or any(
+    grad_given = any((_C._is_tensor(x) or _batched_dual(x)) and x.requires_grad for x in flat) or any(
         getattr(t, "requires_grad", False) for t in slots
     )
     res = []
     for j, o in enumerate(flat_out):
-        if isinstance(o, _C.Tensor) and _differentiable(o):
+        v = values[j]
+        batched = v is not o
+        if isinstance(v, _C.Tensor) and _differentiable(v):
             if not grad_given:
-                o = o.detach()
+                v = v.detach()
                 tans[j] = tans[j].detach() if _C._is_tensor(tans[j]) else tans[j]
-            res.append(_attach(o, tans[j], level))
+            d = _attach(v, tans[j], level)
+            # a batched output is batched again around its dual, as vmap holds a dual it was given (ops mixing it
+            # with that input see one form)
+            res.append(_batched_type()(d, vmap_level) if batched else d)
         else:
             res.append(o)
     return tree_unflatten(res, out_spec)
+
+
+def _dual_or_batched(x):
+    """A dual tensor, or a vmap BatchedTensor whose value is one (vmap called on a dual)."""
+    return type(x) is DualTensor or (_batched_dual(x) and type(x._value) is DualTensor)
+
+
+def _batched_type():
+    from minitorch.func._batched import BatchedTensor
+
+    return BatchedTensor
+
+
+def _batched_dual_ok(x, d, level, vmap_level):
+    """Whether through_reverse handles this batched dual: one vmap (the innermost, the same for every such
+    argument) over a dual of `level` whose primal is a plain tensor."""
+    return (
+        _VMAP_STATE.levels
+        and x._level == _VMAP_STATE.levels[-1].id
+        and vmap_level in (None, x._level)
+        and d._level == level
+        and type(d._primal) is _C.Tensor
+    )
+
+
+def _batched_value(o, vmap_level):
+    """o's value where vmap_level batches it (o itself otherwise)."""
+    if vmap_level is not None and type(o).__name__ == "BatchedTensor" and o._level == vmap_level:
+        return o._value
+    return o
 
 
 # ------------------------------------------------------------------------------------------------ autograd API
@@ -1266,21 +1355,45 @@ def _tangent_terms(out_p, out_t, gp, gt):
     return [pairs for pairs in terms if pairs]
 
 
+_HOOK_CHANGED = (
+    "forward AD: a hook changed a gradient during a backward pass of dual tensors; the tangents of the gradients "
+    "come from separate passes that cannot apply the change, so they would be wrong. Register the hook outside "
+    "the dual level, or compute the changed gradient after the backward pass."
+)
+
+
+def _primal_pass(run, terms):
+    """run() (the backward pass of the primals, which calls the user's hooks once) and the check that no hook
+    changed a gradient where tangent passes follow: those run with the hooks off (each hook sees one gradient,
+    the primal's, where PyTorch's sees the dual one) and would miss the change."""
+    before = _C._engine_hooks_replaced()
+    res = run()
+    if terms and _C._engine_hooks_replaced() != before:
+        raise NotImplementedError(_HOOK_CHANGED)
+    return res
+
+
 def _tangent_of_grads(grad, terms, in_p, create_graph, retain_graph):
     """The tangents of the gradients with respect to in_p, summed over the terms' passes; None where no term
     reaches an input (PyTorch's gradient is then not dual either). The last pass frees the graph unless
-    retain_graph, as the one pass of PyTorch's would."""
+    retain_graph, as the one pass of PyTorch's would. The passes run with the user's hooks off: a hook (and
+    retain_grad) ran in the primal pass, and a tangent term alone is not a gradient it should see."""
     tans = [None] * len(in_p)
-    for i, pairs in enumerate(terms):
-        r = grad(
-            [o for o, _ in pairs],
-            in_p,
-            [u for _, u in pairs],
-            retain_graph=retain_graph if i == len(terms) - 1 else True,
-            create_graph=create_graph,
-            allow_unused=True,
-        )
-        tans = [_add(a, b) for a, b in zip(tans, r)]
+    prev = _C._engine_user_hooks_enabled()
+    _C._set_engine_user_hooks_enabled(False)
+    try:
+        for i, pairs in enumerate(terms):
+            r = grad(
+                [o for o, _ in pairs],
+                in_p,
+                [u for _, u in pairs],
+                retain_graph=retain_graph if i == len(terms) - 1 else True,
+                create_graph=create_graph,
+                allow_unused=True,
+            )
+            tans = [_add(a, b) for a, b in zip(tans, r)]
+    finally:
+        _C._set_engine_user_hooks_enabled(prev)
     return tans
 
 
@@ -1297,13 +1410,16 @@ def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
     gp, gt = _split_all(grads, level)
     out_p, in_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, in_p, gp))
     terms = _tangent_terms(out_p, out_t, gp, gt) if level >= 0 else []
-    res = _grad(
-        out_p,
-        in_p,
-        gp,
-        retain_graph=True if terms else retain_graph,
-        create_graph=create_graph,
-        allow_unused=allow_unused,
+    res = _primal_pass(
+        lambda: _grad(
+            out_p,
+            in_p,
+            gp,
+            retain_graph=True if terms else retain_graph,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+        ),
+        terms,
     )
     tans = _tangent_of_grads(_grad, terms, in_p, create_graph, retain_graph)
     out = []
@@ -1362,7 +1478,7 @@ def autograd_backward(tensors, grads, retain_graph, create_graph, inputs):
     leaves = in_p if in_p is not None else _leaves(list(out_p) + [t for t in out_t if t is not None])
     old = [_split(leaf.grad, level)[1] if type(leaf.grad) is DualTensor else None for leaf in leaves]
     terms = _tangent_terms(out_p, out_t, gp, gt)
-    _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p)
+    _primal_pass(lambda: _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p), terms)
     tans = _tangent_of_grads(_grad, terms, leaves, True, retain_graph)
     for leaf, t_old, t_new in zip(leaves, old, tans):
         t = _add(t_old, t_new)

@@ -8,12 +8,22 @@ applies `randomness`.
 """
 
 import functools
+import sys
 import types
 
 from minitorch import _C
 from minitorch._random import get_rng_state, set_rng_state
 from minitorch.func import _batch_rules
-from minitorch.func._batched import STATE, BatchedTensor, Level, call, dispatch, key_of
+from minitorch.func._batched import (
+    STATE,
+    BatchedTensor,
+    Level,
+    call,
+    dispatch,
+    enter_transform,
+    exit_transform,
+    key_of,
+)
 from minitorch.func._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from minitorch.overrides import TorchFunctionMode, resolve_name
 
@@ -141,7 +151,7 @@ def _unwrap_output(out, level, size, out_dim, func):
         )
     if type(out) is BatchedTensor and out._level == level.id:
         value = out._value
-    elif type(out).__name__ == "DualTensor" and _dual_parts_batched(out, level):
+    elif _is_dual(out) and _dual_parts_batched(out, level):
         # a dual made inside (vmap over forward AD): its primal and tangent come out batched, each on its own
         from minitorch.func import _forward_ad as fwd
 
@@ -160,6 +170,11 @@ def _unwrap_output(out, level, size, out_dim, func):
             f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {out_dim})"
         )
     return value.movedim(0, out_dim) if out_dim % rank != 0 else value
+
+
+def _is_dual(x):
+    fwd = sys.modules.get("minitorch.func._forward_ad")  # loaded once a dual exists
+    return fwd is not None and type(x) is fwd.DualTensor
 
 
 def _dual_parts_batched(out, level):
@@ -211,7 +226,7 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
             mode.__enter__()
         if counted:
             STATE.mode_depth += 1
-        STATE.transform_depth += 1
+        enter_transform()
         try:
             batched = [
                 a if d is None else BatchedTensor(a.movedim(d, 0) if d != 0 else a, level.id)
@@ -227,7 +242,7 @@ def _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, 
         finally:
             if counted:
                 STATE.mode_depth -= 1
-            STATE.transform_depth -= 1
+            exit_transform()
             if mode is not None:
                 mode.__exit__(None, None, None)
     finally:
