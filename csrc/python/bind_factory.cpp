@@ -32,8 +32,7 @@ namespace {
 #define MT_FACTORY_KW py::kw_only(), MT_FACTORY_KW_NAMES
 
 // The names PyTorch's messages give each factory (template arguments need objects with linkage).
-constexpr char kEmpty[] = "empty", kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros",
-               kNewOnes[] = "new_ones";
+constexpr char kEmpty[] = "empty";
 // size= as a keyword, after the positional sizes (py::args): pybind11 makes it keyword-only there
 #define MT_SIZE_KW py::arg("size") = py::none()
 
@@ -180,18 +179,19 @@ Generator* parse_generator(py::handle h, int8_t* type) {
   return g.gen.get();
 }
 
-namespace {
-
-// new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
-template <Filler F, const char* Name>
-Tensor new_factory(const Tensor& self, py::args sizes, py::handle size, py::handle dtype, py::handle device,
-                   StrictBool rg, py::handle, StrictBool, py::handle) {
-  ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
+Tensor new_tensor_of(Filler fill, const Tensor& self, IntArrayRef size, ScalarType dtype, py::handle device,
+                     bool requires_grad) {
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  DimVector sz = factory_size(Name, sizes, size);
-  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
+  return set_requires_grad(made(size, dev, [&] { return fill(size, dt, dev); }), requires_grad);
 }
-}  // namespace
+
+Tensor new_full_tensor(const Tensor& self, IntArrayRef size, const Scalar& value, ScalarType dtype,
+                       py::handle device, bool requires_grad) {
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
+  Device dev = device.is_none() ? self.device() : parse_device(device);
+  return set_requires_grad(made(size, dev, [&] { return full(size, value, dt, dev); }), requires_grad);
+}
 
 // PyTorch's unpack_uint64 for seeds: any int in [-2**63, 2**64) (a negative one as its two's complement), an
 // int-like object (int(seed), as torch.manual_seed does), else PyTorch's errors.
@@ -231,22 +231,7 @@ void init_factory(py::module_& m, TensorClass& cls) {
         return set_requires_grad(contiguous_as(r, mf), rg);
       },
       MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("memory_format") = py::none());
-  // zeros, ones, rand, randn and the *_like factories are the schema's rows (generated/bind_funcs.cpp)
-  cls.def("new_empty", &new_factory<empty, kNewEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-  cls.def("new_zeros", &new_factory<zeros, kNewZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-  cls.def("new_ones", &new_factory<ones, kNewOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-
-  cls.def(
-      "new_full",
-      [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device,
-         StrictBool rg, py::handle, StrictBool, py::handle) {
-        ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
-        Device dev = device.is_none() ? self.device() : parse_device(device);
-        DimVector sz = parse_size(size);
-        Scalar v = parse_scalar(value, "fill_value");
-        return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
-      },
-      py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
+  // zeros, ones, rand, randn, the *_like and new_* factories are the schema's rows (generated/bind_funcs.cpp)
 
   m.def(
       "linspace",

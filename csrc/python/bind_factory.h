@@ -23,6 +23,13 @@ Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handl
 Tensor like_tensor(const char* name, Filler fill, const Tensor& self, ScalarType dtype, py::handle device,
                    bool requires_grad, py::handle memory_format);
 
+// Tensor.new_zeros/new_ones/new_empty (fill) and new_full: dtype and device the tensor's unless given (a
+// device given is taken as is: no default device), requires_grad applied.
+Tensor new_tensor_of(Filler fill, const Tensor& self, IntArrayRef size, ScalarType dtype, py::handle device,
+                     bool requires_grad);
+Tensor new_full_tensor(const Tensor& self, IntArrayRef size, const Scalar& value, ScalarType dtype,
+                       py::handle device, bool requires_grad);
+
 // The overloaded and one-off factories of the schema (arange, eye, full, randperm, scalar_tensor): dtype
 // Undefined and device None take out='s when out= is given, as factory_tensor.
 Tensor arange_tensor(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
