@@ -214,7 +214,7 @@ std::string first_refused(const char* fname, const Sig& sig, const Bound& b, boo
     } else {
       for (int r = base; r < rs.n; ++r)
         if (rs.r[r].obj == v && type == rs.r[r].kind) {
-          want = type.rfind("bool", 0) == 0 ? "bool" : "int";
+          want = type.rfind("bool", 0) == 0 ? "bool" : type == "tuple of ints" ? "tuple of ints" : "int";
           break;
         }
     }

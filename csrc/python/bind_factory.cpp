@@ -154,6 +154,15 @@ Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtyp
   return set_requires_grad(restrided(r, layout_for(self, mf)), requires_grad);
 }
 
+Tensor randint_tensor(int64_t low, int64_t high, IntArrayRef size, ScalarType dtype, py::handle device,
+                      bool requires_grad, py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  Device dev = o.device(device);
+  return o.finish("randint", made(size, dev, [&] { return randint(low, high, size, dt, dev); }),
+                  requires_grad);
+}
+
 Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
                            py::handle device) {
   return randint(low, high, self.sizes(), dtype == ScalarType::Undefined ? self.dtype() : dtype,
@@ -256,44 +265,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
-  m.def(
-      "randint",
-      [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-         StrictBool, py::handle, py::handle generator, py::handle low_kw, py::handle high_kw) {
-        // randint(high, size) or randint(low, high, size); low=, high= and size= may come as keywords, so the
-        // positional ones are put in their places first (a positional before high= is low)
-        std::vector<py::handle> args(pargs.begin(), pargs.end());
-        if (!high_kw.is_none()) {
-          size_t lows = !low_kw.is_none() ? 0 : args.size() > (size_kw.is_none() ? 1u : 0u) ? 1 : 0;
-          args.insert(args.begin() + static_cast<std::ptrdiff_t>(lows), high_kw);
-        }
-        if (!low_kw.is_none()) args.insert(args.begin(), low_kw);
-        size_t n = args.size() + (size_kw.is_none() ? 0 : 1);
-        MT_CHECK_TYPE(n == 2 || n == 3,
-                      "randint() received an invalid combination of arguments: expected (high, size) or "
-                      "(low, high, size)");
-        int64_t low = 0, high;
-        if (n == 3) {
-          low = args[0].cast<int64_t>();
-          high = args[1].cast<int64_t>();
-        } else {
-          high = args[0].cast<int64_t>();
-        }
-        // size must be a sequence: randint(0, 3) is a forgotten size, not randint(high=0, size=3)
-        py::handle size = size_kw.is_none() ? py::handle(args[args.size() - 1]) : size_kw;
-        MT_CHECK_TYPE(
-            py::isinstance<py::tuple>(size) || py::isinstance<py::list>(size),
-            "randint() received an invalid combination of arguments: size must be a tuple of ints, got ",
-            std::string(py::str(py::type::of(size).attr("__name__"))));
-        int8_t type = -1;
-        Generator* g = parse_generator(generator, &type);
-        ScopedGenerator scope(g, type);
-        return set_requires_grad(
-            randint(low, high, parse_size(size), parse_dtype(dtype), factory_device(device)), rg);
-      },
-      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none(), py::arg("low") = py::none(),
-      py::arg("high") = py::none());
-
   m.def("_get_default_device", [] { return tls_default_device; });
   m.def("_set_default_device",
         [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });

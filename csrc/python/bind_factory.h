@@ -2,6 +2,7 @@
 // generated ones (csrc/ops/ops.schema's factory rows call these from bind_funcs.cpp).
 #pragma once
 #include "python/bind.h"
+#include "python/strict_args.h"
 
 namespace mt {
 
@@ -42,10 +43,35 @@ Tensor randperm_tensor(int64_t n, ScalarType dtype, py::handle device, bool requ
 // full_like: dtype, device and layout (memory_format) the input's unless given
 Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtype, py::handle device,
                         bool requires_grad, py::handle memory_format);
+// randint(high, size) and (low, high, size): dtype Undefined (int64, or out='s) and device None as
+// factory_tensor's
+Tensor randint_tensor(int64_t low, int64_t high, IntArrayRef size, ScalarType dtype, py::handle device,
+                      bool requires_grad, py::handle out);
 // randint_like(input, high) and (input, low, high): the input's sizes, dtype and device unless given
 Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
                            py::handle device);
 // the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
 
+// An overloaded factory's size (randint's SymInt[]): a tuple or list (minitorch.Size is a tuple), handed on
+// to parse_size; anything else is refused, so pybind11 tries the next row and arg_errors.cpp words
+// PyTorch's "must be tuple of ints, not int" (randint(0, 3) is a forgotten size, not a size of 3).
+struct SizeArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+
 }  // namespace mt
+
+namespace pybind11::detail {
+template <>
+struct type_caster<mt::SizeArg> {
+  PYBIND11_TYPE_CASTER(mt::SizeArg, const_name("tuple of ints"));
+  bool load(handle src, bool) {
+    if (!PyTuple_Check(src.ptr()) && !PyList_Check(src.ptr())) return mt::refuse(src.ptr(), "tuple of ints");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::SizeArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+}  // namespace pybind11::detail

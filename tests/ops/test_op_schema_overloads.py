@@ -157,3 +157,92 @@ def test_randperm_writes_out_in_outs_dtype():
     torch.manual_seed(0)
     assert torch.randperm(4, out=out) is out and out.dtype == torch.float32
     assert sorted(out.tolist()) == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_method_only_rows_bind_the_method_alone():
+    (op,) = gen_ops.parse(
+        "func new_foo(Tensor self, int... size, *, ScalarType? dtype=None) -> Tensor\n"
+        "  call: foo_of(self, size, dtype)\n  variants: method_only\n",
+        "s",
+    )
+    assert op.variants == ("method",) and not op.function
+    text = gen_ops.bind_funcs_cpp([op])
+    assert 'm.def("new_foo"' not in text and text.count('cls.def("new_foo"') == 1
+    # the sizes follow self: *size, then size= (keyword-only after it, as all that follows)
+    assert "const Tensor& self, py::args size_args, py::handle size_obj" in text
+    assert 'factory_size("new_foo", size_args, size_obj)' in text
+    assert 'py::arg("size") = py::none(), py::arg("dtype")' in text
+
+
+def test_in_place_method_rows_return_self():
+    # PyTorch's Tensor(a!) self: the method writes into it and returns the very object
+    (op,) = gen_ops.parse("func foo_(Tensor(a!) self, float p=0.5) -> Tensor\n  variants: method_only\n", "s")
+    text = gen_ops.bind_funcs_cpp([op])
+    assert "py::object self_obj" in text and "return self_obj;" in text and "foo_(self, p);" in text
+
+
+def test_an_overloaded_size_is_a_sequence_caster():
+    (op,) = gen_ops.parse(
+        "func foo(SymInt high, SymInt[] size) -> Tensor\n  variants: none\n"
+        "func foo.low(SymInt low, SymInt high, SymInt[] size) -> Tensor\n",
+        "s",
+    )
+    text = gen_ops.bind_funcs_cpp([op])
+    assert text.count("SizeArg size_obj") == 2 and "DimVector size = parse_size(size_obj);" in text
+
+
+def test_generator_rejects_malformed_method_only_rows():
+    assert "'method_only' stands alone" in _err(
+        "func foo(Tensor self) -> Tensor\n  variants: method_only out\n"
+    )
+    assert "a method_only row starts with 'Tensor self'" in _err(
+        "func foo(int n, Tensor self) -> Tensor\n  variants: method_only\n"
+    )
+    assert "'int...' is the first argument or follows 'Tensor self'" in _err(
+        "func foo(Tensor self, int n, int... size) -> Tensor\n  variants: method_only\n"
+    )
+    assert "'Tensor(a!)' is an in-place method's first argument" in _err(
+        "func foo(Tensor self, Tensor(a!) other) -> Tensor\n  variants: method_only\n"
+    )
+    assert "a 'Tensor(a!) self' row is a method_only row" in _err("func foo_(Tensor(a!) self) -> Tensor\n")
+
+
+def test_new_factories_are_method_only_rows():
+    for name in ("new_empty", "new_zeros", "new_ones", "new_full"):
+        assert not BY_NAME[name].function and BY_NAME[name].variants == ("method",), name
+        assert not hasattr(torch._C, name) and not hasattr(torch, name), name
+    x = torch.zeros(2, dtype=torch.float64)
+    assert x.new_zeros(2, 3).shape == (2, 3) and x.new_ones(size=[1]).tolist() == [1.0]
+    assert x.new_full((2,), 3).dtype == torch.float64 and x.new_empty(0, dtype=torch.int8).dtype == torch.int8
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: torch.randint(0, 3),
+            "randint(): argument 'size' (position 2) must be tuple of ints, not int",
+        ),
+        (lambda: torch.randint(5, size=3), "randint(): argument 'size' must be tuple of ints, not int"),
+        (lambda: torch.randint(True, (2,)), "randint(): argument 'high' (position 1) must be int, not bool"),
+    ],
+)
+def test_randint_rows_refuse_in_pytorchs_words(call, message):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_randint_rows_take_pytorchs_keyword_spellings():
+    for call in (
+        lambda: torch.randint(low=2, high=5, size=(50,)),
+        lambda: torch.randint(2, high=5, size=(50,)),
+        lambda: torch.randint(2, 5, size=[50]),
+    ):
+        r = call()
+        assert r.dtype == torch.int64 and r.shape == (50,) and 2 <= r.min().item() and r.max().item() < 5
+    assert torch.randint(high=3, size=(4,)).max().item() < 3
+    out = torch.zeros(1, dtype=torch.int16)
+    assert torch.randint(5, (3,), out=out) is out and out.dtype == torch.int16 and out.shape == (3,)
+    with pytest.raises(TypeError, match="invalid combination of arguments - got \\(int\\)"):
+        torch.randint(5)
