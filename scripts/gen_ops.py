@@ -245,6 +245,13 @@ def _merge_overloads(ops, fail):
             fail(op.line, f"func {op.name}.{op.overload}: the method's overloads take 'Tensor self'")
         op.variants, op.out_rule, op.transforms = prev.variants, prev.out_rule, prev.transforms
         op.function = prev.function
+        if any(p.type == "Tensor(a!)" for p in op.params) != any(p.type == "Tensor(a!)" for p in prev.params):
+            fail(
+                op.line,
+                f"func {op.name}.{op.overload}: every row of an in-place method takes 'Tensor(a!) self'",
+            )
+        if not op.function and op.params[0].name != "self":
+            fail(op.line, f"func {op.name}.{op.overload}: a method_only row starts with 'Tensor self'")
         prev.overloads = prev.overloads + (op,)
     return out
 
@@ -347,7 +354,9 @@ def _finish(op, fail):
             {"method", "inplace"} & set(op.variants)
         ):
             fail(lineno, f"func {op.name!r}: a method or in-place form needs a 'Tensor self' argument")
-        if any(p.type == "Tensor(a!)" for p in op.params) and (op.function or op.returns != "Tensor"):
+        # (an overload row is held to its first row's variants in _merge_overloads)
+        in_place = any(p.type == "Tensor(a!)" for p in op.params)
+        if in_place and not op.follows and (op.function or op.returns != "Tensor"):
             fail(lineno, f"func {op.name!r}: a 'Tensor(a!) self' row is a method_only row returning Tensor")
         if not op.function and op.params[0].name != "self":
             fail(lineno, f"func {op.name!r}: a method_only row starts with 'Tensor self'")
@@ -1040,11 +1049,12 @@ def _py_args(params, skip_self):
 # pybind11 on to the next overload, and arg_errors.cpp words PyTorch's TypeError when none takes the call.
 STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBool"}
 # an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
-# read by the row's conversion as any SymInt[] (strict_args.h's SizeArg hands the object on)
-STRICT_HANDLES = {"SymInt[]": "SizeArg"}
+# and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
+# the rest and hand the object on to the row's conversion
+STRICT_HANDLES = {"SymInt[]": "SizeArg", "Scalar": "ScalarArg"}
 
 
-def _lambda(op, inplace, method=False, overloaded=False):
+def _lambda(op, inplace, method=False, overloaded=False, many=False):
     """The binding's lambda: C++ parameters, conversions of handle arguments, the call without the GIL.
     int and bool arguments are checked as PyTorch's parser does (no bool for an int, no int for a bool), with
     its message naming the function, the argument and its position (a method's positions skip self, which
@@ -1065,6 +1075,10 @@ def _lambda(op, inplace, method=False, overloaded=False):
         where = f'{{"{shown}", "{p.name}", {pos}, {i + 1}}}'
         if overloaded and p.type in STRICT_TYPES:
             params.append(f"{STRICT_TYPES[p.type]} {p.name}")
+        elif many and p.type == "Tensor" and not (skip and p.name == "self"):
+            # a row of several: bind_factory.h's TensorArg refuses a non-tensor cheaply for the next row
+            params.append(f"TensorArg {p.name}_obj")
+            convert.append(f"Tensor {p.name} = {p.name}_obj.h.cast<Tensor>();")
         elif overloaded and p.type in STRICT_HANDLES:
             params.append(f"{STRICT_HANDLES[p.type]} {p.name}_obj")
             convert.append(conversion.format(n=p.name, where=where))
@@ -1186,13 +1200,13 @@ def bind_funcs_cpp(ops):
             strict = many or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
             out.append(f"  {{  // {op.signature}\n")
             if op.function:
-                out.append(f"    auto fn = {_lambda(op, False, overloaded=strict)};\n")
+                out.append(f"    auto fn = {_lambda(op, False, overloaded=strict, many=many)};\n")
                 out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
             if "method" in op.variants:
-                fn = _lambda(op, False, method=True, overloaded=strict)
+                fn = _lambda(op, False, method=True, overloaded=strict, many=many)
                 out.append(f"    cls.def({', '.join([_c(op.name), fn, *_py_args(op.params, True)])});\n")
             if "inplace" in op.variants:
-                fn = _lambda(op, True, overloaded=strict)
+                fn = _lambda(op, True, overloaded=strict, many=many)
                 out.append(
                     f"    cls.def({', '.join([_c(op.name + '_'), fn, *_py_args(op.params, True)])});\n"
                 )

@@ -5,9 +5,13 @@
 #include <random>
 
 #include "core/Generator.h"
+#include "core/GradMode.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
 #include "ops/sort.h"
 #include "python/bind.h"
 
@@ -30,11 +34,6 @@ namespace {
   py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, \
   py::arg("layout") = py::none(), py::arg("pin_memory") = false, py::arg("out") = py::none()
 #define MT_FACTORY_KW py::kw_only(), MT_FACTORY_KW_NAMES
-
-// The names PyTorch's messages give each factory (template arguments need objects with linkage).
-constexpr char kEmpty[] = "empty";
-// size= as a keyword, after the positional sizes (py::args): pybind11 makes it keyword-only there
-#define MT_SIZE_KW py::arg("size") = py::none()
 
 // out= of a factory: the tensor is made in out's dtype and on its device unless dtype=/device= say otherwise,
 // then written into out (resized like any op's out=) and out is returned.
@@ -118,14 +117,39 @@ Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bo
   return set_requires_grad(scalar_tensor(s, dt, factory_device(device)), requires_grad);
 }
 
-namespace {
-
-template <Filler F, const char* Name>
-Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
-                     py::handle, StrictBool, py::handle out) {
-  DimVector sz = factory_size(Name, sizes, size);
-  return factory_tensor(F, sz, parse_dtype(dtype), device, rg, out);
+Tensor empty_tensor(IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad, py::handle out,
+                    py::handle memory_format) {
+  MemoryFormat mf = parse_memory_format(memory_format, "empty", MemoryFormat::Contiguous);
+  MT_CHECK(mf != MemoryFormat::Preserve, "unsupported memory format Preserve");
+  if (mf == MemoryFormat::Contiguous) return factory_tensor(empty, size, dtype, device, requires_grad, out);
+  Tensor r = factory_tensor(empty, size, dtype, device, false, out);
+  return set_requires_grad(contiguous_as(r, mf), requires_grad);
 }
+
+const Tensor& fill_with_tensor_(const Tensor& self, const Tensor& value) {
+  MT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+           " dimensions.");
+  // a value that requires grad receives the sum of the gradient, as PyTorch's fill_: filling is then a copy
+  // of the value broadcast over self, which autograd differentiates
+  if (needs_grad(value)) return copy_(self, expand(to(value, self.dtype(), self.device()), self.sizes()));
+  return fill_(self, item(value));
+}
+
+const Tensor& bernoulli_tensor_(const Tensor& self, const Tensor& p) {
+  // float32 draws at least (a float16 uniform rounds up to 1.0 too often to compare against p), as
+  // minitorch.bernoulli(p)
+  ScalarType ct = p.dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+  Tensor pc = to(p, ct, self.device());
+  bool in_range = item(all(ge(pc, wrapped_scalar(Scalar(0.0))))).to_double() != 0 &&
+                  item(all(le(pc, wrapped_scalar(Scalar(1.0))))).to_double() != 0;
+  MT_CHECK(
+      in_range,
+      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+      "If so, please report an enhancement request to PyTorch.)");
+  return copy_(self, lt(rand(self.sizes(), ct, self.device()), pc));
+}
+
+namespace {
 
 // A like-factory's fresh result given the layout memory_format= asks for, in place: its values are one
 // constant or independent draws, so which element sits where in memory changes nothing.
@@ -227,21 +251,10 @@ static void check_0d_endpoints(const char* fn, py::handle start, py::handle end)
 }
 
 void init_factory(py::module_& m, TensorClass& cls) {
-  m.def(
-      "empty",
-      [](py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
-         py::handle layout, StrictBool pin, py::handle out, py::handle memory_format) {
-        MemoryFormat mf = parse_memory_format(memory_format, "empty", MemoryFormat::Contiguous);
-        MT_CHECK(mf != MemoryFormat::Preserve, "unsupported memory format Preserve");
-        if (mf == MemoryFormat::Contiguous)
-          return sized_factory<empty, kEmpty>(std::move(sizes), size, dtype, device, rg, layout, pin, out);
-        Tensor r =
-            sized_factory<empty, kEmpty>(std::move(sizes), size, dtype, device, false, layout, pin, out);
-        return set_requires_grad(contiguous_as(r, mf), rg);
-      },
-      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("memory_format") = py::none());
   // zeros, ones, rand, randn, the *_like and new_* factories are the schema's rows (generated/bind_funcs.cpp)
 
+  // Hand-bound (ops.schema's header): an endpoint is a number or a 0-dim tensor, its rank checked
+  // first; a Scalar row keeps no rank, a Tensor|Scalar one would wrap each number in a tensor
   m.def(
       "linspace",
       [](py::handle a, py::handle b, StrictInt steps, py::handle dtype, py::handle device, StrictBool rg,
@@ -272,52 +285,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def("manual_seed", [](py::handle seed) { manual_seed(unpack_seed(seed)); });
   m.def("initial_seed", strict_fn(&initial_seed));
   m.def("seed", [] { return seed(); });
-
-  // In-place fills take generator= too; the generator is used for this call only.
-  auto with_gen = [](py::handle generator, auto&& fill) -> decltype(auto) {
-    int8_t type = -1;
-    Generator* g = parse_generator(generator, &type);
-    ScopedGenerator scope(g, type);
-    return fill();
-  };
-  cls.def(
-      "uniform_",
-      [with_gen](Tensor& t, double a, double b, py::handle gen) -> Tensor& {
-        return with_gen(
-            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return uniform_(t, a, b); }, t); });
-      },
-      py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = py::none());
-  cls.def(
-      "normal_",
-      [with_gen](Tensor& t, double mean, double std, py::handle gen) -> Tensor& {
-        return with_gen(
-            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return normal_(t, mean, std); }, t); });
-      },
-      py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none());
-  cls.def(
-      "random_",
-      [with_gen](Tensor& t, py::handle a, py::handle b, py::handle gen) -> Tensor& {
-        int64_t lo = 0, hi = 0;
-        if (a.is_none()) {  // random_() or random_(to=n): from 0
-          hi = b.is_none() ? random_default_end(t.dtype()) : b.cast<int64_t>();
-        } else if (b.is_none()) {
-          hi = a.cast<int64_t>();  // random_(to): [0, to)
-        } else {
-          lo = a.cast<int64_t>();
-          hi = b.cast<int64_t>();
-        }
-        return with_gen(
-            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return random_(t, lo, hi); }, t); });
-      },
-      py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(),
-      py::arg("generator") = py::none());
-  cls.def(
-      "bernoulli_",
-      [with_gen](Tensor& t, double p, py::handle gen) -> Tensor& {
-        return with_gen(gen,
-                        [&]() -> Tensor& { return nogil([&]() -> Tensor& { return bernoulli_(t, p); }, t); });
-      },
-      py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
 
   py::class_<PyGenerator, std::shared_ptr<PyGenerator>>(m, "Generator")
       .def(py::init([](py::handle device) {

@@ -246,3 +246,64 @@ def test_randint_rows_take_pytorchs_keyword_spellings():
     assert torch.randint(5, (3,), out=out) is out and out.dtype == torch.int16 and out.shape == (3,)
     with pytest.raises(TypeError, match="invalid combination of arguments - got \\(int\\)"):
         torch.randint(5)
+
+
+def test_an_overloads_tensor_and_scalar_are_casters():
+    (op,) = gen_ops.parse(
+        "func foo_.t(Tensor(a!) self, Tensor v) -> Tensor\n  variants: method_only\n"
+        "func foo_.s(Tensor(a!) self, Scalar v) -> Tensor\n",
+        "s",
+    )
+    text = gen_ops.bind_funcs_cpp([op])
+    assert "TensorArg v_obj" in text and "Tensor v = v_obj.h.cast<Tensor>();" in text
+    assert "ScalarArg v_obj" in text and text.count("return self_obj;") == 2
+
+
+def test_fill_rows():
+    y = torch.zeros(3)
+    assert y.fill_(2) is y and y.tolist() == [2.0] * 3
+    assert y.fill_(value=torch.tensor(1.5, dtype=torch.float64)) is y and y.tolist() == [1.5] * 3
+    with pytest.raises(
+        RuntimeError, match="fill_ only supports 0-dimension value tensor but got tensor with 1"
+    ):
+        y.fill_(torch.tensor([1.0]))
+    # a value requiring grad receives the sum of the filled tensor's gradient, as PyTorch's
+    v = torch.tensor(3.0, requires_grad=True)
+    z = torch.zeros(4).fill_(v)
+    (z * torch.arange(4.0)).sum().backward()
+    assert z.tolist() == [3.0] * 4 and v.grad.item() == 6.0
+    assert y.zero_() is y and y.tolist() == [0.0] * 3
+
+
+def test_random_fill_rows():
+    y = torch.zeros(2000)
+    assert y.random_(3, 6) is y and set(y.tolist()) == {3.0, 4.0, 5.0}
+    assert set(y.random_(to=2).tolist()) == {0.0, 1.0}
+    # random_(from, None): from up to the dtype's end, as PyTorch's
+    assert set(torch.zeros(2000, dtype=torch.int8).random_(120, None).tolist()) == set(range(120, 128))
+    assert set(torch.zeros(2000, dtype=torch.bool).random_().tolist()) == {False, True}
+    g = torch.Generator().manual_seed(5)
+    a = torch.zeros(5).uniform_(2, 3, generator=g)
+    g.manual_seed(5)
+    assert torch.zeros(5).uniform_(2, 3, generator=g).tolist() == a.tolist() and 2 <= a.min().item() < 3
+    assert torch.zeros(5).normal_(mean=4.0, std=0.0).tolist() == [4.0] * 5
+
+
+def test_bernoulli_rows():
+    p = torch.tensor([0.0, 1.0, 0.0, 1.0])
+    y = torch.full((3, 4), 7.0)
+    assert y.bernoulli_(p) is y and y.tolist() == [[0.0, 1.0, 0.0, 1.0]] * 3  # p broadcast over y
+    assert torch.zeros(4, dtype=torch.int64).bernoulli_(p=p).tolist() == [0, 1, 0, 1]
+    assert set(torch.zeros(1000).bernoulli_(0.5).tolist()) == {0.0, 1.0}
+    assert torch.zeros(3).bernoulli_(1).tolist() == [1.0] * 3
+    with pytest.raises(RuntimeError, match=r"Expected p_in >= 0 && p_in <= 1 to be true"):
+        torch.zeros(2).bernoulli_(torch.tensor([0.5, 1.5]))
+
+
+def test_empty_row_keeps_its_memory_format():
+    assert torch.empty(1, 2, 3, 4, memory_format=torch.channels_last).stride() == (24, 1, 8, 2)
+    assert torch.empty((1, 2, 3, 4)).stride() == (24, 12, 4, 1)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        torch.empty(2, memory_format=torch.preserve_format)
+    out = torch.zeros(0, dtype=torch.int16)
+    assert torch.empty(2, 3, out=out) is out and out.shape == (2, 3) and out.dtype == torch.int16
