@@ -35,6 +35,8 @@ zeros_like, ones_like, empty_like, rand_like, randn_like = (
 multinomial, add, neg = torch.multinomial, torch.add, torch.neg
 softplus, leaky_relu, hardshrink, threshold = _C.softplus, _C.leaky_relu, _C._hardshrink, _C._threshold
 nan_to_num, addc, where = _C._nan_to_num, _C._addc, _C._where
+randint, empty, g = torch.randint, torch.empty, torch.Generator()
+cl = torch.channels_last
 """
 
 CASES = [
@@ -82,6 +84,31 @@ CASES = [
     ("zeros_like(x, dtype=float64)", "zeros_like(x, dtype=torch.float64)"),
     ("multinomial(p, 1)", "multinomial(p, 1)"),
     ("p.multinomial(2, True)", "p.multinomial(2, True)"),
+    # the new-factories, randint, the in-place fills and empty, moved from hand bindings to rows
+    ("x.new_zeros(3)", "x.new_zeros(3)"),
+    ("x.new_zeros((2, 3))", "x.new_zeros((2, 3))"),
+    ("x.new_zeros(3, dtype=float64)", "x.new_zeros(3, dtype=torch.float64)"),
+    ("x.new_ones(3)", "x.new_ones(3)"),
+    ("x.new_empty(3)", "x.new_empty(3)"),
+    ("x.new_full((3,), 1.5)", "x.new_full((3,), 1.5)"),
+    ("randint(5, (3,))", "randint(5, (3,))"),
+    ("randint(2, 5, (3,))", "randint(2, 5, (3,))"),
+    ("randint(5, (3,), generator=g)", "randint(5, (3,), generator=g)"),
+    ("o.fill_(1.5)", "o.fill_(1.5)"),
+    ("o.fill_(t)", "o.fill_(t)"),
+    ("o.zero_()", "o.zero_()"),
+    ("o.uniform_()", "o.uniform_()"),
+    ("o.uniform_(0, 2)", "o.uniform_(0, 2)"),
+    ("o.normal_()", "o.normal_()"),
+    ("o.random_()", "o.random_()"),
+    ("o.random_(5)", "o.random_(5)"),
+    ("o.random_(2, 5)", "o.random_(2, 5)"),
+    ("o.bernoulli_()", "o.bernoulli_()"),
+    ("o.bernoulli_(0.5)", "o.bernoulli_(0.5)"),
+    ("empty(3)", "empty(3)"),
+    ("empty((2, 3))", "empty((2, 3))"),
+    ("empty(3, dtype=float64)", "empty(3, dtype=torch.float64)"),
+    ("empty(1, 2, 3, 4, memory_format=cl)", "empty(1, 2, 3, 4, memory_format=cl)"),
 ]
 
 

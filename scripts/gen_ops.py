@@ -43,6 +43,8 @@ TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
     "Tensor": ("const Tensor&", None),
+    # PyTorch's Tensor(a!) self: written in place, the method returns the very object (fill_, uniform_)
+    "Tensor(a!)": ("const Tensor&", None),
     "Tensor?": ("std::optional<Tensor>", None),
     "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
     "SymInt": ("py::handle", "int64_t {n} = symint_arg({n}_obj, {where});"),
@@ -75,7 +77,8 @@ for _t in RAW_ARGS:
 # the sizes of a sized factory, first: positional ints, one sequence, or the keyword size= (a sequence)
 VARARGS = "int..."
 ARG_TYPES[VARARGS] = ("py::args", 'DimVector {n} = factory_size("{fn}", {n}_args, {n}_obj);')
-TENSOR_ARGS = ("Tensor", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?")
+TENSOR_ARGS = ("Tensor", "Tensor(a!)", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?")
+SELF_TYPES = ("Tensor", "Tensor(a!)")  # a method's self
 RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)")
 # a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
 TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
@@ -94,6 +97,8 @@ RULES = {
     },
 }
 VARIANTS = ("method", "inplace", "out", "torch_inplace")
+# a func's method alone, no function (PyTorch's `variants: method`: new_zeros, fill_)
+METHOD_ONLY = "method_only"
 DEFAULT_VARIANTS = ("method", "inplace")
 POLICIES = {"lower": "Lower", "fp32": "Fp32", "promote": "Promote", "same": "Same", "banned": "Banned"}
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -131,6 +136,7 @@ class Op:
     params = ()  # Param tuples
     overload = None  # the row's overload tag (arange.start_step: "start_step")
     overloads = ()  # the rows of an overloaded func, in the order the binding tries them (the first is the op)
+    function = True  # False: `variants: method_only`, the method alone
 
     def spellings(self):
         """(name, variants) for the op's own name and each alias."""
@@ -238,6 +244,14 @@ def _merge_overloads(ops, fail):
         if {"method", "inplace"} & set(prev.variants) and "self" not in [p.name for p in op.params]:
             fail(op.line, f"func {op.name}.{op.overload}: the method's overloads take 'Tensor self'")
         op.variants, op.out_rule, op.transforms = prev.variants, prev.out_rule, prev.transforms
+        op.function = prev.function
+        if any(p.type == "Tensor(a!)" for p in op.params) != any(p.type == "Tensor(a!)" for p in prev.params):
+            fail(
+                op.line,
+                f"func {op.name}.{op.overload}: every row of an in-place method takes 'Tensor(a!) self'",
+            )
+        if not op.function and op.params[0].name != "self":
+            fail(op.line, f"func {op.name}.{op.overload}: a method_only row starts with 'Tensor self'")
         prev.overloads = prev.overloads + (op,)
     return out
 
@@ -263,8 +277,18 @@ def _params(text, lineno, fail):
         params.append(Param(words[0], words[1], default, default_cpp, kw_only))
     if not params:
         fail(lineno, "a func takes at least one argument")
-    if any(p.type == VARARGS for p in params[1:]) or (params[0].type == VARARGS and params[0].default):
-        fail(lineno, f"'{VARARGS}' is the first argument, without a default (size= is its keyword form)")
+    # the sizes come first, or right after a method's self (new_zeros(Tensor self, int... size))
+    after_self = len(params) > 1 and params[0].name == "self" and params[0].type in SELF_TYPES
+    for i, p in enumerate(params):
+        if p.type == VARARGS and (p.default or p.kw_only or not (i == 0 or (i == 1 and after_self))):
+            fail(
+                lineno,
+                f"'{VARARGS}' is the first argument or follows 'Tensor self', without a default "
+                "(size= is its keyword form)",
+            )
+    for i, p in enumerate(params):
+        if p.type == "Tensor(a!)" and (p.name != "self" or i != 0):
+            fail(lineno, "'Tensor(a!)' is an in-place method's first argument, self")
     return tuple(params)
 
 
@@ -317,14 +341,25 @@ def _finish(op, fail):
                     f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
                 )
         variants, lineno = get("variants")
-        op.variants = _variants(variants, lineno, fail) if variants is not None else ("method",)
+        if variants is not None and METHOD_ONLY in variants.split():
+            if variants.strip() != METHOD_ONLY:
+                fail(lineno, f"func {op.name!r}: '{METHOD_ONLY}' stands alone (the method, no other form)")
+            op.variants, op.function = ("method",), False
+        else:
+            op.variants = _variants(variants, lineno, fail) if variants is not None else ("method",)
         if op.follows:
             op.variants = ()
         # the method's tensor is `self` wherever it stands (polygamma(int n, Tensor self): Tensor.polygamma(n))
-        if not any(p.name == "self" and p.type == "Tensor" for p in op.params) and (
+        if not any(p.name == "self" and p.type in SELF_TYPES for p in op.params) and (
             {"method", "inplace"} & set(op.variants)
         ):
             fail(lineno, f"func {op.name!r}: a method or in-place form needs a 'Tensor self' argument")
+        # (an overload row is held to its first row's variants in _merge_overloads)
+        in_place = any(p.type == "Tensor(a!)" for p in op.params)
+        if in_place and not op.follows and (op.function or op.returns != "Tensor"):
+            fail(lineno, f"func {op.name!r}: a 'Tensor(a!) self' row is a method_only row returning Tensor")
+        if not op.function and op.params[0].name != "self":
+            fail(lineno, f"func {op.name!r}: a method_only row starts with 'Tensor self'")
         rules, lineno = get("rules")
         if rules not in (None, "python"):
             fail(lineno, f"func {op.name!r}: 'rules:' takes only 'python', got {rules!r}")
@@ -1013,9 +1048,13 @@ def _py_args(params, skip_self):
 # An overloaded func's int and bool arguments as strict casters (python/strict_args.h): one that refuses sends
 # pybind11 on to the next overload, and arg_errors.cpp words PyTorch's TypeError when none takes the call.
 STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBool"}
+# an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
+# and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
+# the rest and hand the object on to the row's conversion
+STRICT_HANDLES = {"SymInt[]": "SizeArg", "Scalar": "ScalarArg"}
 
 
-def _lambda(op, inplace, method=False, overloaded=False):
+def _lambda(op, inplace, method=False, overloaded=False, many=False):
     """The binding's lambda: C++ parameters, conversions of handle arguments, the call without the GIL.
     int and bool arguments are checked as PyTorch's parser does (no bool for an int, no int for a bool), with
     its message naming the function, the argument and its position (a method's positions skip self, which
@@ -1023,6 +1062,8 @@ def _lambda(op, inplace, method=False, overloaded=False):
     params, convert = [], []
     shown = op.name + "_" if inplace else op.name
     skip = method or inplace
+    # a Tensor(a!) self (fill_, uniform_): the method writes into it and returns the very object
+    in_place = inplace or any(p.type == "Tensor(a!)" for p in op.params)
     order = [p for p in op.params if skip and p.name == "self"] + [
         p for p in op.params if not (skip and p.name == "self")
     ]
@@ -1034,7 +1075,14 @@ def _lambda(op, inplace, method=False, overloaded=False):
         where = f'{{"{shown}", "{p.name}", {pos}, {i + 1}}}'
         if overloaded and p.type in STRICT_TYPES:
             params.append(f"{STRICT_TYPES[p.type]} {p.name}")
-        elif inplace and p.name == "self":
+        elif many and p.type == "Tensor" and not (skip and p.name == "self"):
+            # a row of several: bind_factory.h's TensorArg refuses a non-tensor cheaply for the next row
+            params.append(f"TensorArg {p.name}_obj")
+            convert.append(f"Tensor {p.name} = {p.name}_obj.h.cast<Tensor>();")
+        elif overloaded and p.type in STRICT_HANDLES:
+            params.append(f"{STRICT_HANDLES[p.type]} {p.name}_obj")
+            convert.append(conversion.format(n=p.name, where=where))
+        elif in_place and p.name == "self":
             params.append("py::object self_obj")
             convert.append("Tensor self = self_obj.cast<Tensor>();")
         elif p.type == VARARGS:
@@ -1049,8 +1097,8 @@ def _lambda(op, inplace, method=False, overloaded=False):
         else:
             params.append(f"{ctype} {p.name}")
     tensors = ", ".join(p.name for p in op.params if p.type in TENSOR_ARGS)
-    if inplace:
-        call = op.call.replace(op.name + "(", op.name + "_(", 1)
+    if in_place:
+        call = op.call.replace(op.name + "(", op.name + "_(", 1) if inplace else op.call
         body = f"nogil([&] {{ {call}; }}, {tensors});\n      return self_obj;"
     else:
         value = f"nogil([&] {{ return {op.call}; }}, {tensors})"
@@ -1150,13 +1198,15 @@ def bind_funcs_cpp(ops):
             # (polygamma's n) is then a strict caster, so the first bad argument is the one PyTorch names
             types = [p.type for p in op.params]
             strict = many or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
-            out.append(f"  {{  // {op.signature}\n    auto fn = {_lambda(op, False, overloaded=strict)};\n")
-            out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
+            out.append(f"  {{  // {op.signature}\n")
+            if op.function:
+                out.append(f"    auto fn = {_lambda(op, False, overloaded=strict, many=many)};\n")
+                out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
             if "method" in op.variants:
-                fn = _lambda(op, False, method=True, overloaded=strict)
+                fn = _lambda(op, False, method=True, overloaded=strict, many=many)
                 out.append(f"    cls.def({', '.join([_c(op.name), fn, *_py_args(op.params, True)])});\n")
             if "inplace" in op.variants:
-                fn = _lambda(op, True, overloaded=strict)
+                fn = _lambda(op, True, overloaded=strict, many=many)
                 out.append(
                     f"    cls.def({', '.join([_c(op.name + '_'), fn, *_py_args(op.params, True)])});\n"
                 )
@@ -1517,7 +1567,7 @@ def _func_stub_defs(op):
         return ", ".join(out)
 
     ret = "Tensor" if op.returns == "Tensor" else "typing.Any"
-    module = {op.name: f"def {op.name}({args(False)}) -> {ret}: ..."}
+    module = {op.name: f"def {op.name}({args(False)}) -> {ret}: ..."} if op.function else {}
     method = {}
     for name, present in ((op.name, "method" in op.variants), (op.name + "_", "inplace" in op.variants)):
         if present:

@@ -221,7 +221,12 @@ std::string first_refused(const char* fname, const Sig& sig, const Bound& b, boo
     std::string want;
     if (type == "Tensor" || type == "Tensor | None") {
       if (!is_tensor(v) && !(type == "Tensor | None" && v == Py_None)) want = "Tensor";
+    } else if (type.rfind("typing.SupportsFloat", 0) == 0 || type == "float") {
+      // pybind11's double takes what converts to a float (an int, __float__, __index__)
+      PyNumberMethods* nb = Py_TYPE(v)->tp_as_number;
+      if (!PyFloat_Check(v) && !PyLong_Check(v) && !(nb && (nb->nb_float || nb->nb_index))) want = "float";
     } else {
+      // the kinds a caster refused (strict_args.h, bind_factory.h, bind_reduce.cpp) in PyTorch's words
       for (int r = base; r < rs.n; ++r)
         if (rs.r[r].obj == v && type == rs.r[r].kind) {
           want = torch_type(type);
@@ -304,10 +309,13 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   }
   std::string got;
   for (size_t i = method ? 1 : 0; i < nargs; ++i) got += (got.empty() ? "" : ", ") + arg_type_name(args[i]);
+  // PyTorch's listing: the keywords last given first, and a list of keywords alone ends in ", "
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; ++k)
+  bool positional = !got.empty();
+  for (Py_ssize_t k = nkw - 1; k >= 0; --k)
     got += (got.empty() ? "" : ", ") + std::string(py::str(PyTuple_GET_ITEM(kwnames, k))) + "=" +
            arg_type_name(args[nargs + k]);
+  if (!positional && nkw > 0) got += ", ";
   std::string msg = std::string(fname) + "() received an invalid combination of arguments - got (" + got +
                     "), but expected one of:\n";
   for (auto& c : cands) msg += describe(c.sig, method);

@@ -5,9 +5,13 @@
 #include <random>
 
 #include "core/Generator.h"
+#include "core/GradMode.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
 #include "ops/sort.h"
 #include "python/bind.h"
 
@@ -30,12 +34,6 @@ namespace {
   py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, \
   py::arg("layout") = py::none(), py::arg("pin_memory") = false, py::arg("out") = py::none()
 #define MT_FACTORY_KW py::kw_only(), MT_FACTORY_KW_NAMES
-
-// The names PyTorch's messages give each factory (template arguments need objects with linkage).
-constexpr char kEmpty[] = "empty", kNewEmpty[] = "new_empty", kNewZeros[] = "new_zeros",
-               kNewOnes[] = "new_ones";
-// size= as a keyword, after the positional sizes (py::args): pybind11 makes it keyword-only there
-#define MT_SIZE_KW py::arg("size") = py::none()
 
 // out= of a factory: the tensor is made in out's dtype and on its device unless dtype=/device= say otherwise,
 // then written into out (resized like any op's out=) and out is returned.
@@ -119,14 +117,39 @@ Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bo
   return set_requires_grad(scalar_tensor(s, dt, factory_device(device)), requires_grad);
 }
 
-namespace {
-
-template <Filler F, const char* Name>
-Tensor sized_factory(py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
-                     py::handle, StrictBool, py::handle out) {
-  DimVector sz = factory_size(Name, sizes, size);
-  return factory_tensor(F, sz, parse_dtype(dtype), device, rg, out);
+Tensor empty_tensor(IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad, py::handle out,
+                    py::handle memory_format) {
+  MemoryFormat mf = parse_memory_format(memory_format, "empty", MemoryFormat::Contiguous);
+  MT_CHECK(mf != MemoryFormat::Preserve, "unsupported memory format Preserve");
+  if (mf == MemoryFormat::Contiguous) return factory_tensor(empty, size, dtype, device, requires_grad, out);
+  Tensor r = factory_tensor(empty, size, dtype, device, false, out);
+  return set_requires_grad(contiguous_as(r, mf), requires_grad);
 }
+
+const Tensor& fill_with_tensor_(const Tensor& self, const Tensor& value) {
+  MT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+           " dimensions.");
+  // a value that requires grad receives the sum of the gradient, as PyTorch's fill_: filling is then a copy
+  // of the value broadcast over self, which autograd differentiates
+  if (needs_grad(value)) return copy_(self, expand(to(value, self.dtype(), self.device()), self.sizes()));
+  return fill_(self, item(value));
+}
+
+const Tensor& bernoulli_tensor_(const Tensor& self, const Tensor& p) {
+  // float32 draws at least (a float16 uniform rounds up to 1.0 too often to compare against p), as
+  // minitorch.bernoulli(p)
+  ScalarType ct = p.dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+  Tensor pc = to(p, ct, self.device());
+  bool in_range = item(all(ge(pc, wrapped_scalar(Scalar(0.0))))).to_double() != 0 &&
+                  item(all(le(pc, wrapped_scalar(Scalar(1.0))))).to_double() != 0;
+  MT_CHECK(
+      in_range,
+      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+      "If so, please report an enhancement request to PyTorch.)");
+  return copy_(self, lt(rand(self.sizes(), ct, self.device()), pc));
+}
+
+namespace {
 
 // A like-factory's fresh result given the layout memory_format= asks for, in place: its values are one
 // constant or independent draws, so which element sits where in memory changes nothing.
@@ -155,6 +178,15 @@ Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtyp
   return set_requires_grad(restrided(r, layout_for(self, mf)), requires_grad);
 }
 
+Tensor randint_tensor(int64_t low, int64_t high, IntArrayRef size, ScalarType dtype, py::handle device,
+                      bool requires_grad, py::handle out) {
+  FactoryOut o(out);
+  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  Device dev = o.device(device);
+  return o.finish("randint", made(size, dev, [&] { return randint(low, high, size, dt, dev); }),
+                  requires_grad);
+}
+
 Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
                            py::handle device) {
   return randint(low, high, self.sizes(), dtype == ScalarType::Undefined ? self.dtype() : dtype,
@@ -180,18 +212,19 @@ Generator* parse_generator(py::handle h, int8_t* type) {
   return g.gen.get();
 }
 
-namespace {
-
-// new-factories: Tensor.new_zeros(size) with the tensor's dtype/device as defaults
-template <Filler F, const char* Name>
-Tensor new_factory(const Tensor& self, py::args sizes, py::handle size, py::handle dtype, py::handle device,
-                   StrictBool rg, py::handle, StrictBool, py::handle) {
-  ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
+Tensor new_tensor_of(Filler fill, const Tensor& self, IntArrayRef size, ScalarType dtype, py::handle device,
+                     bool requires_grad) {
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
   Device dev = device.is_none() ? self.device() : parse_device(device);
-  DimVector sz = factory_size(Name, sizes, size);
-  return set_requires_grad(made(sz, dev, [&] { return F(sz, dt, dev); }), rg);
+  return set_requires_grad(made(size, dev, [&] { return fill(size, dt, dev); }), requires_grad);
 }
-}  // namespace
+
+Tensor new_full_tensor(const Tensor& self, IntArrayRef size, const Scalar& value, ScalarType dtype,
+                       py::handle device, bool requires_grad) {
+  ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
+  Device dev = device.is_none() ? self.device() : parse_device(device);
+  return set_requires_grad(made(size, dev, [&] { return full(size, value, dt, dev); }), requires_grad);
+}
 
 // PyTorch's unpack_uint64 for seeds: any int in [-2**63, 2**64) (a negative one as its two's complement), an
 // int-like object (int(seed), as torch.manual_seed does), else PyTorch's errors.
@@ -218,36 +251,10 @@ static void check_0d_endpoints(const char* fn, py::handle start, py::handle end)
 }
 
 void init_factory(py::module_& m, TensorClass& cls) {
-  m.def(
-      "empty",
-      [](py::args sizes, py::handle size, py::handle dtype, py::handle device, StrictBool rg,
-         py::handle layout, StrictBool pin, py::handle out, py::handle memory_format) {
-        MemoryFormat mf = parse_memory_format(memory_format, "empty", MemoryFormat::Contiguous);
-        MT_CHECK(mf != MemoryFormat::Preserve, "unsupported memory format Preserve");
-        if (mf == MemoryFormat::Contiguous)
-          return sized_factory<empty, kEmpty>(std::move(sizes), size, dtype, device, rg, layout, pin, out);
-        Tensor r =
-            sized_factory<empty, kEmpty>(std::move(sizes), size, dtype, device, false, layout, pin, out);
-        return set_requires_grad(contiguous_as(r, mf), rg);
-      },
-      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("memory_format") = py::none());
-  // zeros, ones, rand, randn and the *_like factories are the schema's rows (generated/bind_funcs.cpp)
-  cls.def("new_empty", &new_factory<empty, kNewEmpty>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-  cls.def("new_zeros", &new_factory<zeros, kNewZeros>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
-  cls.def("new_ones", &new_factory<ones, kNewOnes>, MT_SIZE_KW, MT_FACTORY_KW_NAMES);
+  // zeros, ones, rand, randn, the *_like and new_* factories are the schema's rows (generated/bind_funcs.cpp)
 
-  cls.def(
-      "new_full",
-      [](const Tensor& self, py::handle size, py::handle value, py::handle dtype, py::handle device,
-         StrictBool rg, py::handle, StrictBool, py::handle) {
-        ScalarType dt = dtype.is_none() ? self.dtype() : parse_dtype(dtype);
-        Device dev = device.is_none() ? self.device() : parse_device(device);
-        DimVector sz = parse_size(size);
-        Scalar v = parse_scalar(value, "fill_value");
-        return set_requires_grad(made(sz, dev, [&] { return full(sz, v, dt, dev); }), rg);
-      },
-      py::arg("size"), py::arg("fill_value"), MT_FACTORY_KW);
-
+  // Hand-bound (ops.schema's header): an endpoint is a number or a 0-dim tensor, its rank checked
+  // first; a Scalar row keeps no rank, a Tensor|Scalar one would wrap each number in a tensor
   m.def(
       "linspace",
       [](py::handle a, py::handle b, StrictInt steps, py::handle dtype, py::handle device, StrictBool rg,
@@ -271,44 +278,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
-  m.def(
-      "randint",
-      [](py::args pargs, py::handle size_kw, py::handle dtype, py::handle device, StrictBool rg, py::handle,
-         StrictBool, py::handle, py::handle generator, py::handle low_kw, py::handle high_kw) {
-        // randint(high, size) or randint(low, high, size); low=, high= and size= may come as keywords, so the
-        // positional ones are put in their places first (a positional before high= is low)
-        std::vector<py::handle> args(pargs.begin(), pargs.end());
-        if (!high_kw.is_none()) {
-          size_t lows = !low_kw.is_none() ? 0 : args.size() > (size_kw.is_none() ? 1u : 0u) ? 1 : 0;
-          args.insert(args.begin() + static_cast<std::ptrdiff_t>(lows), high_kw);
-        }
-        if (!low_kw.is_none()) args.insert(args.begin(), low_kw);
-        size_t n = args.size() + (size_kw.is_none() ? 0 : 1);
-        MT_CHECK_TYPE(n == 2 || n == 3,
-                      "randint() received an invalid combination of arguments: expected (high, size) or "
-                      "(low, high, size)");
-        int64_t low = 0, high;
-        if (n == 3) {
-          low = args[0].cast<int64_t>();
-          high = args[1].cast<int64_t>();
-        } else {
-          high = args[0].cast<int64_t>();
-        }
-        // size must be a sequence: randint(0, 3) is a forgotten size, not randint(high=0, size=3)
-        py::handle size = size_kw.is_none() ? py::handle(args[args.size() - 1]) : size_kw;
-        MT_CHECK_TYPE(
-            py::isinstance<py::tuple>(size) || py::isinstance<py::list>(size),
-            "randint() received an invalid combination of arguments: size must be a tuple of ints, got ",
-            std::string(py::str(py::type::of(size).attr("__name__"))));
-        int8_t type = -1;
-        Generator* g = parse_generator(generator, &type);
-        ScopedGenerator scope(g, type);
-        return set_requires_grad(
-            randint(low, high, parse_size(size), parse_dtype(dtype), factory_device(device)), rg);
-      },
-      MT_SIZE_KW, MT_FACTORY_KW_NAMES, py::arg("generator") = py::none(), py::arg("low") = py::none(),
-      py::arg("high") = py::none());
-
   m.def("_get_default_device", [] { return tls_default_device; });
   m.def("_set_default_device",
         [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });
@@ -316,52 +285,6 @@ void init_factory(py::module_& m, TensorClass& cls) {
   m.def("manual_seed", [](py::handle seed) { manual_seed(unpack_seed(seed)); });
   m.def("initial_seed", strict_fn(&initial_seed));
   m.def("seed", [] { return seed(); });
-
-  // In-place fills take generator= too; the generator is used for this call only.
-  auto with_gen = [](py::handle generator, auto&& fill) -> decltype(auto) {
-    int8_t type = -1;
-    Generator* g = parse_generator(generator, &type);
-    ScopedGenerator scope(g, type);
-    return fill();
-  };
-  cls.def(
-      "uniform_",
-      [with_gen](Tensor& t, double a, double b, py::handle gen) -> Tensor& {
-        return with_gen(
-            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return uniform_(t, a, b); }, t); });
-      },
-      py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = py::none());
-  cls.def(
-      "normal_",
-      [with_gen](Tensor& t, double mean, double std, py::handle gen) -> Tensor& {
-        return with_gen(
-            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return normal_(t, mean, std); }, t); });
-      },
-      py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none());
-  cls.def(
-      "random_",
-      [with_gen](Tensor& t, py::handle a, py::handle b, py::handle gen) -> Tensor& {
-        int64_t lo = 0, hi = 0;
-        if (a.is_none()) {  // random_() or random_(to=n): from 0
-          hi = b.is_none() ? random_default_end(t.dtype()) : b.cast<int64_t>();
-        } else if (b.is_none()) {
-          hi = a.cast<int64_t>();  // random_(to): [0, to)
-        } else {
-          lo = a.cast<int64_t>();
-          hi = b.cast<int64_t>();
-        }
-        return with_gen(
-            gen, [&]() -> Tensor& { return nogil([&]() -> Tensor& { return random_(t, lo, hi); }, t); });
-      },
-      py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(),
-      py::arg("generator") = py::none());
-  cls.def(
-      "bernoulli_",
-      [with_gen](Tensor& t, double p, py::handle gen) -> Tensor& {
-        return with_gen(gen,
-                        [&]() -> Tensor& { return nogil([&]() -> Tensor& { return bernoulli_(t, p); }, t); });
-      },
-      py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none());
 
   py::class_<PyGenerator, std::shared_ptr<PyGenerator>>(m, "Generator")
       .def(py::init([](py::handle device) {

@@ -2,6 +2,7 @@
 // generated ones (csrc/ops/ops.schema's factory rows call these from bind_funcs.cpp).
 #pragma once
 #include "python/bind.h"
+#include "python/strict_args.h"
 
 namespace mt {
 
@@ -23,6 +24,23 @@ Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handl
 Tensor like_tensor(const char* name, Filler fill, const Tensor& self, ScalarType dtype, py::handle device,
                    bool requires_grad, py::handle memory_format);
 
+// Tensor.new_zeros/new_ones/new_empty (fill) and new_full: dtype and device the tensor's unless given (a
+// device given is taken as is: no default device), requires_grad applied.
+Tensor new_tensor_of(Filler fill, const Tensor& self, IntArrayRef size, ScalarType dtype, py::handle device,
+                     bool requires_grad);
+Tensor new_full_tensor(const Tensor& self, IntArrayRef size, const Scalar& value, ScalarType dtype,
+                       py::handle device, bool requires_grad);
+
+// torch.empty: memory_format None or contiguous_format makes a contiguous tensor, channels_last(_3d) that
+// layout; preserve_format is refused, as PyTorch's
+Tensor empty_tensor(IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad, py::handle out,
+                    py::handle memory_format);
+
+// The in-place fills of a tensor argument: Tensor.fill_(value) with a 0-dim value (a value requiring grad is
+// copied, so it receives the gradient), Tensor.bernoulli_(p) with a tensor of probabilities broadcast to self
+const Tensor& fill_with_tensor_(const Tensor& self, const Tensor& value);
+const Tensor& bernoulli_tensor_(const Tensor& self, const Tensor& p);
+
 // The overloaded and one-off factories of the schema (arange, eye, full, randperm, scalar_tensor): dtype
 // Undefined and device None take out='s when out= is given, as factory_tensor.
 Tensor arange_tensor(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
@@ -35,10 +53,71 @@ Tensor randperm_tensor(int64_t n, ScalarType dtype, py::handle device, bool requ
 // full_like: dtype, device and layout (memory_format) the input's unless given
 Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtype, py::handle device,
                         bool requires_grad, py::handle memory_format);
+// randint(high, size) and (low, high, size): dtype Undefined (int64, or out='s) and device None as
+// factory_tensor's
+Tensor randint_tensor(int64_t low, int64_t high, IntArrayRef size, ScalarType dtype, py::handle device,
+                      bool requires_grad, py::handle out);
 // randint_like(input, high) and (input, low, high): the input's sizes, dtype and device unless given
 Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
                            py::handle device);
 // the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
 
+// An overloaded factory's size (randint's SymInt[]): a tuple or list (minitorch.Size is a tuple), handed on
+// to parse_size; anything else is refused, so pybind11 tries the next row and arg_errors.cpp words
+// PyTorch's "must be tuple of ints, not int" (randint(0, 3) is a forgotten size, not a size of 3).
+struct SizeArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+
+// An overloaded row's Scalar (arange's end, fill_'s value): a number or anything with a numeric protocol (a
+// tensor, a NumPy scalar), handed on to the row's Scalar conversion; None, a string or a list is refused, so
+// the next row is tried and a call no row takes gets PyTorch's "invalid combination of arguments".
+struct ScalarArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+
+// An overloaded row's Tensor (fill_'s value, bernoulli_'s p): a type check, handed on to the row's
+// conversion. A number refused here costs the check alone on its way to the next row, where pybind11's own
+// Tensor caster would look for a foreign module's type first (raising and clearing an AttributeError: ~4,800
+// instructions).
+struct TensorArg {
+  py::handle h;
+};
+
 }  // namespace mt
+
+namespace pybind11::detail {
+template <>
+struct type_caster<mt::TensorArg> {
+  PYBIND11_TYPE_CASTER(mt::TensorArg, const_name("Tensor"));
+  bool load(handle src, bool) {
+    if (!mt::g_tensor_type || !PyObject_TypeCheck(src.ptr(), mt::g_tensor_type)) return false;
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::TensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::ScalarArg> {
+  PYBIND11_TYPE_CASTER(mt::ScalarArg, const_name("Number"));
+  bool load(handle src, bool) {
+    if (!PyNumber_Check(src.ptr())) return mt::refuse(src.ptr(), "Number");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::ScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::SizeArg> {
+  PYBIND11_TYPE_CASTER(mt::SizeArg, const_name("tuple of ints"));
+  bool load(handle src, bool) {
+    if (!PyTuple_Check(src.ptr()) && !PyList_Check(src.ptr())) return mt::refuse(src.ptr(), "tuple of ints");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::SizeArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+}  // namespace pybind11::detail

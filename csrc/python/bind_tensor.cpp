@@ -648,21 +648,6 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            [](const Tensor& t, py::object stream) {
              cuda_hooks().record_stream(t, stream.attr("cuda_stream").cast<uintptr_t>());
            })
-      .def("fill_",
-           [](const Tensor& t, py::handle v) {
-             if (py::isinstance<TensorImpl>(v)) {
-               Tensor value = v.cast<Tensor>();
-               MT_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
-                        value.dim(), " dimensions.");
-               // a value that requires grad receives the sum of the gradient, as PyTorch's fill_: filling
-               // is then a copy of the value broadcast over t, which autograd differentiates
-               if (autograd::needs_grad(value))
-                 return copy_(t, expand(to(value, t.dtype(), t.device()), t.sizes()));
-             }
-             Scalar s = parse_scalar(v);
-             return nogil([&] { return fill_(t, s); }, t);
-           })
-      .def("zero_", nogil_fn(+[](const Tensor& t) { return zero_(t); }))
       // item on a GPU tensor waits for it (released then; a CPU element is never worth it)
       .def("item", [](const Tensor& t) { return scalar_to_py(nogil([&] { return item(t); }, t)); })
       .def("tolist",

@@ -1373,7 +1373,7 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor: ...
     def expm1(self) -> Tensor: ...
     def expm1_(self) -> typing.Any: ...
-    def fill_(self, arg0: typing.Any) -> Tensor: ...
+    def fill_(self, value: typing.Any) -> Tensor: ...
     def flatten(
         self,
         start_dim: typing.SupportsInt | typing.SupportsIndex = 0,
@@ -3035,18 +3035,32 @@ def rand_like(
     out: typing.Any = None,
     memory_format: typing.Any = None,
 ) -> Tensor: ...
+@typing.overload
 def randint(
-    *args,
-    size: typing.Any = None,
+    high: builtins.int,
+    size: typing.Sequence[builtins.int],
+    *,
+    generator: typing.Any = None,
     dtype: typing.Any = None,
     device: typing.Any = None,
     requires_grad: builtins.bool = False,
     layout: typing.Any = None,
     pin_memory: builtins.bool = False,
     out: typing.Any = None,
+) -> Tensor: ...
+@typing.overload
+def randint(
+    low: builtins.int,
+    high: builtins.int,
+    size: typing.Sequence[builtins.int],
+    *,
     generator: typing.Any = None,
-    low: typing.Any = None,
-    high: typing.Any = None,
+    dtype: typing.Any = None,
+    device: typing.Any = None,
+    requires_grad: builtins.bool = False,
+    layout: typing.Any = None,
+    pin_memory: builtins.bool = False,
+    out: typing.Any = None,
 ) -> Tensor: ...
 def randint_like(
     input: Tensor,

@@ -157,3 +157,153 @@ def test_randperm_writes_out_in_outs_dtype():
     torch.manual_seed(0)
     assert torch.randperm(4, out=out) is out and out.dtype == torch.float32
     assert sorted(out.tolist()) == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_method_only_rows_bind_the_method_alone():
+    (op,) = gen_ops.parse(
+        "func new_foo(Tensor self, int... size, *, ScalarType? dtype=None) -> Tensor\n"
+        "  call: foo_of(self, size, dtype)\n  variants: method_only\n",
+        "s",
+    )
+    assert op.variants == ("method",) and not op.function
+    text = gen_ops.bind_funcs_cpp([op])
+    assert 'm.def("new_foo"' not in text and text.count('cls.def("new_foo"') == 1
+    # the sizes follow self: *size, then size= (keyword-only after it, as all that follows)
+    assert "const Tensor& self, py::args size_args, py::handle size_obj" in text
+    assert 'factory_size("new_foo", size_args, size_obj)' in text
+    assert 'py::arg("size") = py::none(), py::arg("dtype")' in text
+
+
+def test_in_place_method_rows_return_self():
+    # PyTorch's Tensor(a!) self: the method writes into it and returns the very object
+    (op,) = gen_ops.parse("func foo_(Tensor(a!) self, float p=0.5) -> Tensor\n  variants: method_only\n", "s")
+    text = gen_ops.bind_funcs_cpp([op])
+    assert "py::object self_obj" in text and "return self_obj;" in text and "foo_(self, p);" in text
+
+
+def test_an_overloaded_size_is_a_sequence_caster():
+    (op,) = gen_ops.parse(
+        "func foo(SymInt high, SymInt[] size) -> Tensor\n  variants: none\n"
+        "func foo.low(SymInt low, SymInt high, SymInt[] size) -> Tensor\n",
+        "s",
+    )
+    text = gen_ops.bind_funcs_cpp([op])
+    assert text.count("SizeArg size_obj") == 2 and "DimVector size = parse_size(size_obj);" in text
+
+
+def test_generator_rejects_malformed_method_only_rows():
+    assert "'method_only' stands alone" in _err(
+        "func foo(Tensor self) -> Tensor\n  variants: method_only out\n"
+    )
+    assert "a method_only row starts with 'Tensor self'" in _err(
+        "func foo(int n, Tensor self) -> Tensor\n  variants: method_only\n"
+    )
+    assert "'int...' is the first argument or follows 'Tensor self'" in _err(
+        "func foo(Tensor self, int n, int... size) -> Tensor\n  variants: method_only\n"
+    )
+    assert "'Tensor(a!)' is an in-place method's first argument" in _err(
+        "func foo(Tensor self, Tensor(a!) other) -> Tensor\n  variants: method_only\n"
+    )
+    assert "a 'Tensor(a!) self' row is a method_only row" in _err("func foo_(Tensor(a!) self) -> Tensor\n")
+
+
+def test_new_factories_are_method_only_rows():
+    for name in ("new_empty", "new_zeros", "new_ones", "new_full"):
+        assert not BY_NAME[name].function and BY_NAME[name].variants == ("method",), name
+        assert not hasattr(torch._C, name) and not hasattr(torch, name), name
+    x = torch.zeros(2, dtype=torch.float64)
+    assert x.new_zeros(2, 3).shape == (2, 3) and x.new_ones(size=[1]).tolist() == [1.0]
+    assert x.new_full((2,), 3).dtype == torch.float64 and x.new_empty(0, dtype=torch.int8).dtype == torch.int8
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: torch.randint(0, 3),
+            "randint(): argument 'size' (position 2) must be tuple of ints, not int",
+        ),
+        (lambda: torch.randint(5, size=3), "randint(): argument 'size' must be tuple of ints, not int"),
+        (lambda: torch.randint(True, (2,)), "randint(): argument 'high' (position 1) must be int, not bool"),
+    ],
+)
+def test_randint_rows_refuse_in_pytorchs_words(call, message):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_randint_rows_take_pytorchs_keyword_spellings():
+    for call in (
+        lambda: torch.randint(low=2, high=5, size=(50,)),
+        lambda: torch.randint(2, high=5, size=(50,)),
+        lambda: torch.randint(2, 5, size=[50]),
+    ):
+        r = call()
+        assert r.dtype == torch.int64 and r.shape == (50,) and 2 <= r.min().item() and r.max().item() < 5
+    assert torch.randint(high=3, size=(4,)).max().item() < 3
+    out = torch.zeros(1, dtype=torch.int16)
+    assert torch.randint(5, (3,), out=out) is out and out.dtype == torch.int16 and out.shape == (3,)
+    with pytest.raises(TypeError, match="invalid combination of arguments - got \\(int\\)"):
+        torch.randint(5)
+
+
+def test_an_overloads_tensor_and_scalar_are_casters():
+    (op,) = gen_ops.parse(
+        "func foo_.t(Tensor(a!) self, Tensor v) -> Tensor\n  variants: method_only\n"
+        "func foo_.s(Tensor(a!) self, Scalar v) -> Tensor\n",
+        "s",
+    )
+    text = gen_ops.bind_funcs_cpp([op])
+    assert "TensorArg v_obj" in text and "Tensor v = v_obj.h.cast<Tensor>();" in text
+    assert "ScalarArg v_obj" in text and text.count("return self_obj;") == 2
+
+
+def test_fill_rows():
+    y = torch.zeros(3)
+    assert y.fill_(2) is y and y.tolist() == [2.0] * 3
+    assert y.fill_(value=torch.tensor(1.5, dtype=torch.float64)) is y and y.tolist() == [1.5] * 3
+    with pytest.raises(
+        RuntimeError, match="fill_ only supports 0-dimension value tensor but got tensor with 1"
+    ):
+        y.fill_(torch.tensor([1.0]))
+    # a value requiring grad receives the sum of the filled tensor's gradient, as PyTorch's
+    v = torch.tensor(3.0, requires_grad=True)
+    z = torch.zeros(4).fill_(v)
+    (z * torch.arange(4.0)).sum().backward()
+    assert z.tolist() == [3.0] * 4 and v.grad.item() == 6.0
+    assert y.zero_() is y and y.tolist() == [0.0] * 3
+
+
+def test_random_fill_rows():
+    y = torch.zeros(2000)
+    assert y.random_(3, 6) is y and set(y.tolist()) == {3.0, 4.0, 5.0}
+    assert set(y.random_(to=2).tolist()) == {0.0, 1.0}
+    # random_(from, None): from up to the dtype's end, as PyTorch's
+    assert set(torch.zeros(2000, dtype=torch.int8).random_(120, None).tolist()) == set(range(120, 128))
+    assert set(torch.zeros(2000, dtype=torch.bool).random_().tolist()) == {False, True}
+    g = torch.Generator().manual_seed(5)
+    a = torch.zeros(5).uniform_(2, 3, generator=g)
+    g.manual_seed(5)
+    assert torch.zeros(5).uniform_(2, 3, generator=g).tolist() == a.tolist() and 2 <= a.min().item() < 3
+    assert torch.zeros(5).normal_(mean=4.0, std=0.0).tolist() == [4.0] * 5
+
+
+def test_bernoulli_rows():
+    p = torch.tensor([0.0, 1.0, 0.0, 1.0])
+    y = torch.full((3, 4), 7.0)
+    assert y.bernoulli_(p) is y and y.tolist() == [[0.0, 1.0, 0.0, 1.0]] * 3  # p broadcast over y
+    assert torch.zeros(4, dtype=torch.int64).bernoulli_(p=p).tolist() == [0, 1, 0, 1]
+    assert set(torch.zeros(1000).bernoulli_(0.5).tolist()) == {0.0, 1.0}
+    assert torch.zeros(3).bernoulli_(1).tolist() == [1.0] * 3
+    with pytest.raises(RuntimeError, match=r"Expected p_in >= 0 && p_in <= 1 to be true"):
+        torch.zeros(2).bernoulli_(torch.tensor([0.5, 1.5]))
+
+
+def test_empty_row_keeps_its_memory_format():
+    assert torch.empty(1, 2, 3, 4, memory_format=torch.channels_last).stride() == (24, 1, 8, 2)
+    assert torch.empty((1, 2, 3, 4)).stride() == (24, 12, 4, 1)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        torch.empty(2, memory_format=torch.preserve_format)
+    out = torch.zeros(0, dtype=torch.int16)
+    assert torch.empty(2, 3, out=out) is out and out.shape == (2, 3) and out.dtype == torch.int16
