@@ -288,3 +288,22 @@ def test_kernel_capabilities_give_the_same_bits(tmp_path):
     for c in caps[1:]:
         for k in out["default"].files:
             np.testing.assert_array_equal(out[c][k], out["default"][k], err_msg=f"{c} {k}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("align", (False, True))
+@pytest.mark.parametrize("dtype", ("float64", "float32"))
+def test_kernel_reflection_folds_many_times(mode, align, dtype):
+    """Reflection's vector fold (remainder and flip count) far outside the image, on exact multiples of the
+    span and beside them, as the composite's fmod and floor."""
+    rng = np.random.default_rng(60)
+    x = rng.standard_normal((1, 2, 5, 6)).astype(dtype)
+    g = rng.uniform(-40.0, 40.0, (1, 3, 80, 2))
+    g.reshape(-1)[:8] = [9.0, -9.0, 11.0, -13.0, 9.000001, -8.999999, 21.0, 1e5]
+    g = g.astype(dtype)
+    w = rng.standard_normal((1, 2, 3, 80)).astype(dtype)
+    _, ours = _run(_kernel(mode, "reflection", align), x, g, w)
+    _, theirs = _run(_composite(mode, "reflection", align), x, g, w)
+    tol = 1e-12 if dtype == "float64" else 2e-5
+    for a, b, what in zip(ours, theirs, ("values", "input grad", "grid grad")):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=what)

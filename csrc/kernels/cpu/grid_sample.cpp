@@ -195,27 +195,6 @@ MT_GS_INLINE T block_clip(T c, T size) {
   const T inner = c < size - 1 ? c : size - 1;
   return c > 0 ? inner : T(0);  // NaN lands on 0, as the composite's
 }
-// a grid value's pixel coordinate and d(coordinate)/d(grid value): grid_source_index's values, branch-free
-// for zeros and border padding
-template <typename T, int PAD, bool ALIGN>
-MT_GS_INLINE T block_coord(T raw, T size, T* mult) {
-  if constexpr (PAD == 2) {
-    GridSampleArgs a;
-    a.padding = 2;
-    a.align_corners = ALIGN;
-    return grid_source_index(raw, static_cast<int64_t>(size), a, mult);
-  } else {
-    const T c = ALIGN ? (raw + 1) / 2 * (size - 1) : ((raw + 1) * size - 1) / 2;
-    const T m = ALIGN ? (size - 1) / 2 : size / 2;
-    if constexpr (PAD == 1) {
-      *mult = (c > 0) & (c < size - 1) ? m : T(0);  // a point on the border passes no gradient
-      return block_clip(c, size);
-    } else {
-      *mult = m;
-      return c;
-    }
-  }
-}
 // floor where it fits in int32 (beyond 1e9 a coordinate is integral for float and far outside any image for
 // both types: it reads nothing), else the value itself; NaN stays NaN. The baseline (no SSE4.1 round) goes
 // through int32, which the compiler vectorizes there; with AVX, GCC folds that round trip into a branchy
@@ -249,6 +228,66 @@ MT_GS_INLINE bool block_inside(T c, T size) {
   return (c >= 0) & (c <= size - 1);
 }
 
+// Reflection's fold (grid_reflect's values) in vector operations: where |c| < 2^21 and the spans are integers
+// under 2^20 (fast_reflect checks a block's grid values), flips * span and d - flips * span are exact, so the
+// remainder is fmod's exactly, and flips is grid_reflect's floor(d / span) (which may be one above the true
+// quotient: the remainder then comes out negative, and one span added back restores fmod's). Then the clip.
+template <typename T, bool ALIGN, int ISA>
+MT_GS_INLINE T block_reflect(T c, T size, T* mult) {
+  const T low = ALIGN ? T(0) : T(-0.5), span = ALIGN ? size - 1 : size;
+  const bool flat = span == T(0);  // align_corners on a size-1 axis
+  T d = c - low;
+  const bool neg = d < 0;
+  d = neg ? -d : d;
+  const T flips = block_floor<ISA>(flat ? T(0) : d / span);
+  T r = d - flips * span;
+  r = r < 0 ? r + span : r;
+  const bool odd = (static_cast<int32_t>(flips) & 1) != 0;
+  const T folded = odd ? span - r + low : r + low;
+  const T sign = neg != odd ? T(-1) : T(1);
+  const T m = flat ? T(0) : *mult * sign;
+  const T out = flat ? T(0) : folded;
+  *mult = (out > 0) & (out < size - 1) ? m : T(0);
+  return block_clip(out, size);
+}
+// whether every grid value of the block keeps its coordinates in block_reflect's range
+template <typename T>
+MT_GS_INLINE bool fast_reflect(const T* __restrict gp, int nb, T Wf, T Hf) {
+  const T big = Wf > Hf ? Wf : Hf;
+  if (!(big < T(1 << 20))) return false;
+  const T lim = T(1 << 20) / big;  // |coordinate| < (lim + 1) * size / 2 < 2^20
+  int32_t ok = 1;
+  for (int j = 0; j < 2 * nb; ++j) ok &= static_cast<int32_t>((gp[j] > -lim) & (gp[j] < lim));
+  return ok != 0;
+}
+
+// a grid value's pixel coordinate and d(coordinate)/d(grid value): grid_source_index's values, branch-free
+// for zeros and border padding, and for reflection where FAST (fast_reflect)
+template <typename T, int PAD, bool ALIGN, int ISA = 0, bool FAST = false>
+MT_GS_INLINE T block_coord(T raw, T size, T* mult) {
+  if constexpr (PAD == 2 && !FAST) {
+    GridSampleArgs a;
+    a.padding = 2;
+    a.align_corners = ALIGN;
+    return grid_source_index(raw, static_cast<int64_t>(size), a, mult);
+  } else {
+    const T c = ALIGN ? (raw + 1) / 2 * (size - 1) : ((raw + 1) * size - 1) / 2;
+    const T m = ALIGN ? (size - 1) / 2 : size / 2;
+    if constexpr (PAD == 2) {
+      T pm = T(1);
+      const T out = block_reflect<T, ALIGN, ISA>(c, size, &pm);
+      *mult = m * pm;
+      return out;
+    } else if constexpr (PAD == 1) {
+      *mult = (c > 0) & (c < size - 1) ? m : T(0);  // a point on the border passes no gradient
+      return block_clip(c, size);
+    } else {
+      *mult = m;
+      return c;
+    }
+  }
+}
+
 // A block's bilinear taps (y slowest: 00, 01, 10, 11): weights, offsets (0 outside) and masks (all ones
 // inside); nearest uses tap 0. The backward also keeps the per-axis weights and d(coordinate)/d(grid value).
 template <typename T>
@@ -264,14 +303,18 @@ struct LinearBlock {
 
 // ONE: a single channel, sampled in the same loop (xc, yc) instead of through the block's arrays, the same
 // operations in the same order as linear_gather; for one channel the arrays' round trip cost a third
-template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA, bool ONE = false>
+template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA, bool ONE = false, bool FAST = false>
 MT_GS_INLINE void linear_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_t W,
                                LinearBlock<T>* __restrict b, const T* __restrict xc = nullptr,
                                T* __restrict yc = nullptr) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return linear_block<T, PAD, ALIGN, GRAD, ISA, ONE, true>(gp, nb, Wf, Hf, W, b, xc, yc);
+  }
   for (int i = 0; i < nb; ++i) {
     T mx, my;
-    const T ix = block_coord<T, PAD, ALIGN>(gp[2 * i], Wf, &mx);
-    const T iy = block_coord<T, PAD, ALIGN>(gp[2 * i + 1], Hf, &my);
+    const T ix = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i], Wf, &mx);
+    const T iy = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &my);
     const T x0 = block_floor<ISA>(ix), y0 = block_floor<ISA>(iy), x1 = x0 + 1, y1 = y0 + 1;
     const T wx0 = x1 - ix, wx1 = ix - x0, wy0 = y1 - iy, wy1 = iy - y0;
     const bool x0ok = block_inside(x0, Wf), x1ok = block_inside(x1, Wf);
@@ -315,14 +358,18 @@ MT_GS_INLINE void linear_block(const T* __restrict gp, int nb, T Wf, T Hf, int32
   }
 }
 
-template <typename T, int PAD, bool ALIGN, int ISA, bool ONE = false>
+template <typename T, int PAD, bool ALIGN, int ISA, bool ONE = false, bool FAST = false>
 MT_GS_INLINE void nearest_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_t W,
                                 LinearBlock<T>* __restrict b, const T* __restrict xc = nullptr,
                                 T* __restrict yc = nullptr) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return nearest_block<T, PAD, ALIGN, ISA, ONE, true>(gp, nb, Wf, Hf, W, b, xc, yc);
+  }
   for (int i = 0; i < nb; ++i) {
     T unused;
-    const T ix = block_round_even<ISA>(block_coord<T, PAD, ALIGN>(gp[2 * i], Wf, &unused));
-    const T iy = block_round_even<ISA>(block_coord<T, PAD, ALIGN>(gp[2 * i + 1], Hf, &unused));
+    const T ix = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i], Wf, &unused));
+    const T iy = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &unused));
     const int32_t m = -static_cast<int32_t>(block_inside(ix, Wf) & block_inside(iy, Hf));
     const T okf = static_cast<T>(m & 1);
     const int32_t off = (static_cast<int32_t>(iy * okf) * W + static_cast<int32_t>(ix * okf)) & m;
@@ -524,9 +571,13 @@ struct CubicBlock {
 };
 
 // tap coordinate c0 + j - 1 through the padding (cubic_axis's values): the tap's offset and mask
-template <typename T, int PAD, bool ALIGN>
+template <typename T, int PAD, bool ALIGN, int ISA, bool FAST>
 MT_GS_INLINE T cubic_tap(T c, T size) {
   if constexpr (PAD == 1) return block_clip(c, size);
+  if constexpr (PAD == 2 && FAST) {  // an integral tap folds to an integral value: the trunc is the identity
+    T unused = T(1);
+    return block_reflect<T, ALIGN, ISA>(c, size, &unused);
+  }
   if constexpr (PAD == 2) {
     T unused = T(1);
     return grid_trunc(grid_pad(c, static_cast<int64_t>(size), 2, ALIGN, &unused));
@@ -534,9 +585,13 @@ MT_GS_INLINE T cubic_tap(T c, T size) {
   return c;
 }
 
-template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA>
+template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA, bool FAST = false>
 MT_GS_INLINE void cubic_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_t W,
                               CubicBlock<T>* __restrict b) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return cubic_block<T, PAD, ALIGN, GRAD, ISA, true>(gp, nb, Wf, Hf, W, b);
+  }
   for (int i = 0; i < nb; ++i) {
     T unused;
     const T ix = block_coord<T, 0, ALIGN>(gp[2 * i], Wf, &unused);
@@ -561,8 +616,8 @@ MT_GS_INLINE void cubic_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_
       b->dwy[3][i] = -grid_cubic_far_d(2 - ty);
     }
     for (int j = 0; j < 4; ++j) {
-      const T cx = cubic_tap<T, PAD, ALIGN>(x0 + T(j - 1), Wf);
-      const T cy = cubic_tap<T, PAD, ALIGN>(y0 + T(j - 1), Hf);
+      const T cx = cubic_tap<T, PAD, ALIGN, ISA, FAST>(x0 + T(j - 1), Wf);
+      const T cy = cubic_tap<T, PAD, ALIGN, ISA, FAST>(y0 + T(j - 1), Hf);
       const int32_t mx = -static_cast<int32_t>(block_inside(cx, Wf));
       const int32_t my = -static_cast<int32_t>(block_inside(cy, Hf));
       b->xm[j][i] = mx;
