@@ -121,20 +121,20 @@ inline T grid_source_index(T c, int64_t size, const GridSampleArgs& a, T* mult) 
 }
 // PyTorch's cubic convolution (A = -0.75) and its derivative
 template <typename T>
-inline T grid_cubic_near(T x) {  // |x| <= 1
+__attribute__((always_inline)) inline T grid_cubic_near(T x) {  // |x| <= 1
   return (T(-0.75 + 2) * x - T(-0.75 + 3)) * x * x + 1;
 }
 template <typename T>
-inline T grid_cubic_far(T x) {  // 1 < |x| < 2
+__attribute__((always_inline)) inline T grid_cubic_far(T x) {  // 1 < |x| < 2
   const T a = T(-0.75);
   return ((a * x - T(5 * -0.75)) * x + T(8 * -0.75)) * x - T(4 * -0.75);
 }
 template <typename T>
-inline T grid_cubic_near_d(T x) {
+__attribute__((always_inline)) inline T grid_cubic_near_d(T x) {
   return (T(3 * (-0.75 + 2)) * x - T(2 * (-0.75 + 3))) * x;
 }
 template <typename T>
-inline T grid_cubic_far_d(T x) {
+__attribute__((always_inline)) inline T grid_cubic_far_d(T x) {
   return (T(3 * -0.75) * x - T(10 * -0.75)) * x + T(8 * -0.75);
 }
 

@@ -1,11 +1,16 @@
 """F.grid_sample's CPU kernel (csrc/kernels/cpu/grid_sample.cpp) against the composite of ops it replaces on float
-and double CPU tensors: values and both gradients for every mode, padding and rank, strided, empty and NaN grids,
-one and many channels, several threads, gradcheck, and double backward (the composite's recorded gradients)."""
+and double CPU tensors and against PyTorch: values and both gradients for every mode, padding and rank, strided,
+empty and NaN grids, one and many channels, several threads, every CPU capability, gradcheck, and double backward
+(the composite's recorded gradients)."""
 
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from utils import run_oracle
 
 import minitorch
 import minitorch.nn.functional as F
@@ -183,3 +188,122 @@ def test_half_and_forward_ad_take_the_composite():
     np.testing.assert_allclose(
         tangent.numpy(), F.grid_sample(t, g, align_corners=False).numpy(), rtol=1e-6, atol=1e-6
     )
+
+
+# The 2-D passes work on blocks of 64 points (the forward's per output row, the backward's per batch entry):
+# rows of 70 points give full blocks and short tails in both.
+_BLOCK_X, _BLOCK_GRID = (2, 3, 7, 9), (2, 3, 70, 2)
+
+
+def _block_case(mode, pad, align, dtype, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(_BLOCK_X).astype(dtype)
+    g = _grid(rng, _BLOCK_GRID, dtype)
+    w = rng.standard_normal((2, 3, 3, 70)).astype(dtype)
+    return x, g, w
+
+
+_BLOCK_CASES = list(itertools.product(MODES, PADDINGS, (False, True)))
+
+_PT_ORACLE = """
+import json, sys, warnings
+import torch
+warnings.simplefilter("ignore")
+out = []
+for c in json.loads(sys.stdin.read()):
+    x = torch.tensor(c["x"], dtype=torch.float64, requires_grad=True)
+    g = torch.tensor(c["g"], dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.grid_sample(x, g, mode=c["mode"], padding_mode=c["pad"], align_corners=c["align"])
+    (y * torch.tensor(c["w"], dtype=torch.float64)).sum().backward()
+    gg = g.grad if g.grad is not None else torch.zeros_like(g)
+    out.append([y.tolist(), x.grad.tolist(), gg.tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_kernel_blocks_match_pytorch():
+    """Full blocks and tails of the 2-D passes, every mode, padding and align_corners, in float64 against
+    PyTorch: values, input gradient (the scatter) and grid gradient."""
+    cases, mine = [], []
+    for k, (mode, pad, align) in enumerate(_BLOCK_CASES):
+        x, g, w = _block_case(mode, pad, align, "float64", 30 + k)
+        mine.append(_run(_kernel(mode, pad, align), x, g, w)[1])
+        cases.append(
+            {"x": x.tolist(), "g": g.tolist(), "w": w.tolist(), "mode": mode, "pad": pad, "align": align}
+        )
+    for case, ours, ref in zip(cases, mine, run_oracle(_PT_ORACLE, cases)):
+        for a, b, what in zip(ours, ref, ("values", "input grad", "grid grad")):
+            np.testing.assert_allclose(
+                a, np.array(b), rtol=1e-10, atol=1e-10, err_msg=f"{case['mode']} {case['pad']} {what}"
+            )
+
+
+@pytest.mark.parametrize("mode, pad, align", _BLOCK_CASES)
+def test_kernel_blocks_match_composite_float32(mode, pad, align):
+    x, g, w = _block_case(mode, pad, align, "float32", 50)
+    _, ours = _run(_kernel(mode, pad, align), x, g, w)
+    _, theirs = _run(_composite(mode, pad, align), x, g, w)
+    for a, b, what in zip(ours, theirs, ("values", "input grad", "grid grad")):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5, err_msg=what)
+
+
+_CAPABILITY_SCRIPT = """
+import itertools, sys
+import numpy as np
+import minitorch
+import minitorch.nn.functional as F
+rng = np.random.default_rng(40)
+out = {}
+for dtype, mode, pad, align in itertools.product(
+    ("float32", "float64"), ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection"), (False, True)
+):
+    x = minitorch.tensor(rng.standard_normal((2, 3, 7, 9)).astype(dtype), requires_grad=True)
+    g = rng.uniform(-1.4, 1.4, (2, 3, 70, 2)).astype(dtype)
+    g.reshape(-1)[:6] = [-1.0, 1.0, 0.0, 0.5, float("nan"), 3e9]
+    g = minitorch.tensor(g, requires_grad=True)
+    y = F.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=align)
+    (y * minitorch.tensor(rng.standard_normal(tuple(y.shape)).astype(dtype))).sum().backward()
+    key = f"{dtype}_{mode}_{pad}_{align}"
+    out[key + "_y"], out[key + "_gx"] = y.detach().numpy(), x.grad.numpy()
+    out[key + "_gg"] = g.grad.numpy() if g.grad is not None else np.zeros(1)
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_kernel_capabilities_give_the_same_bits(tmp_path):
+    """The 2-D passes compiled for the baseline, AVX2 and AVX-512 (MINITORCH_CPU_CAPABILITY, fresh processes):
+    values and both gradients bit for bit, NaN and far-outside grid points included."""
+    cap = minitorch.backends.cpu.get_cpu_capability()
+    if cap == "DEFAULT":
+        pytest.skip("this CPU runs the baseline path only")
+    caps = ["default", "avx2"] + (["avx512"] if cap == "AVX512" else [])
+    out = {}
+    for c in caps:
+        path = tmp_path / f"{c}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=c, OMP_NUM_THREADS="1")
+        subprocess.run(
+            [sys.executable, "-c", _CAPABILITY_SCRIPT, str(path)], check=True, env=env, timeout=300
+        )
+        out[c] = np.load(path)
+    for c in caps[1:]:
+        for k in out["default"].files:
+            np.testing.assert_array_equal(out[c][k], out["default"][k], err_msg=f"{c} {k}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("align", (False, True))
+@pytest.mark.parametrize("dtype", ("float64", "float32"))
+def test_kernel_reflection_folds_many_times(mode, align, dtype):
+    """Reflection's vector fold (remainder and flip count) far outside the image, on exact multiples of the
+    span and beside them, as the composite's fmod and floor."""
+    rng = np.random.default_rng(60)
+    x = rng.standard_normal((1, 2, 5, 6)).astype(dtype)
+    g = rng.uniform(-40.0, 40.0, (1, 3, 80, 2))
+    g.reshape(-1)[:8] = [9.0, -9.0, 11.0, -13.0, 9.000001, -8.999999, 21.0, 1e5]
+    g = g.astype(dtype)
+    w = rng.standard_normal((1, 2, 3, 80)).astype(dtype)
+    _, ours = _run(_kernel(mode, "reflection", align), x, g, w)
+    _, theirs = _run(_composite(mode, "reflection", align), x, g, w)
+    tol = 1e-12 if dtype == "float64" else 2e-5
+    for a, b, what in zip(ours, theirs, ("values", "input grad", "grid grad")):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=what)

@@ -1,16 +1,19 @@
-// CPU grid_sample kernels: one pass per output point computes its taps and weights (ops/grid_sample.h's math,
-// in the composite's operation order) and then runs over the channels. The forward splits over (batch, output
-// row), the backward over the batch (the input gradient is a scatter: one batch's points never touch
-// another's). A tap outside the image reads zero but still meets its weight, so a NaN grid point gives NaN as
-// PyTorch's.
+// CPU grid_sample kernels: each output point's taps and weights (ops/grid_sample.h's math, in the composite's
+// operation order), then a run over the channels. 2-D sampling takes blocked passes compiled per instruction
+// set (below); 3-D a per-point loop. The forward splits over (batch, output row), the backward over the batch
+// (the input gradient is a scatter: one batch's points never touch another's). A tap outside the image reads
+// zero but still meets its weight, so a NaN grid point gives NaN as PyTorch's.
 #include "ops/grid_sample.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "core/Parallel.h"
 #include "kernels/cpu/ParallelRows.h"
+#include "kernels/cpu/VecUnary.h"
 
 namespace mt {
 namespace {
@@ -143,42 +146,326 @@ inline T at(const T* xc, bool in, int64_t off) {
   return in ? v : T(0);
 }
 
-// ---- The 2-D bilinear/nearest forward with zeros or border padding, in two passes over blocks of points:
-// the coordinates, weights and int32 offsets of a block with selects only (so the compiler vectorizes it),
-// then per channel a branch-free gather. One point at a time, branches and int64 conversions cost 3-5x more.
+// ---- 2-D sampling (every mode and padding) in blocks of 64 points, in two passes: the coordinates, weights
+// and int32 offsets of a block with selects only (so the compiler vectorizes it), then per channel a
+// branch-free gather (forward), or the grid gradient's sums (gathers) and the input gradient's scatter
+// (backward). One point at a time, branches and int64 conversions cost 3-5x more. Reflection's fold (fmod)
+// stays per point in the first pass.
 constexpr int kBlock = 64;
+
+// The passes are compiled twice, for the baseline and for AVX2, and run the AVX2 copy where the CPU and
+// MINITORCH_CPU_CAPABILITY allow (vec::cpu_capability: avx2 or avx512, as the unary kernels). The copies give
+// the same bits: plain IEEE operations in one order, no FMA (the AVX2 copy has none to contract to), int32
+// conversions that truncate alike. GCC's generic tuning never vectorizes a gather, so the AVX2 copy names a
+// tuning that does (PyTorch's AVX2 kernels gather too); since GCC inlines nothing across a tuning change but
+// always_inline functions, everything the passes call is always_inline. An AVX-512 copy (16 lanes, its
+// contraction turned off) measured 15-40% slower than this one on the AVX-512 EPYC (zmm gathers), so
+// MINITORCH_CPU_CAPABILITY=avx512 runs the AVX2 copy.
+#define MT_GS_INLINE __attribute__((always_inline)) inline
+#define MT_GS_LAMBDA __attribute__((always_inline))
+#if defined(__x86_64__) && defined(__GNUC__) && defined(MINITORCH_WITH_CPU_VEC)
+#define MT_GS_VEC 1
+#if defined(__clang__)
+#define MT_GS_AVX2 __attribute__((target("avx2")))
+#else
+#define MT_GS_AVX2 __attribute__((target("avx2,tune=haswell")))
+#endif
+template <typename F>
+MT_GS_AVX2 void run_avx2(const F& f) {
+  f(std::integral_constant<int, 1>{});
+}
+bool use_avx2() {
+  static const bool use = std::strcmp(vec::cpu_capability(), "DEFAULT") != 0;
+  return use;
+}
+#endif
+// f(ISA) with ISA 1 in the AVX2 copy, 0 in the baseline one
+template <typename F>
+inline void run_on_isa(const F& f) {
+#ifdef MT_GS_VEC
+  if (use_avx2()) return run_avx2(f);
+#endif
+  f(std::integral_constant<int, 0>{});
+}
 
 // branch-free on purpose: the fractions of a warped grid are random, and every mispredicted branch of the
 // floor, the rounding or the bounds costs more than the arithmetic (comparisons become 0/1 numbers or masks)
 template <typename T>
-inline T block_clip(T c, T size) {
+MT_GS_INLINE T block_clip(T c, T size) {
   const T inner = c < size - 1 ? c : size - 1;
   return c > 0 ? inner : T(0);  // NaN lands on 0, as the composite's
 }
-template <typename T, int PAD, bool ALIGN>
-inline T block_coord(T raw, T size) {
-  T c = ALIGN ? (raw + 1) / 2 * (size - 1) : ((raw + 1) * size - 1) / 2;
-  return PAD == 1 ? block_clip(c, size) : c;
-}
-// floor through int32 where it fits (beyond 1e9 a coordinate is integral for float and far outside any image
-// for both types: it reads nothing); NaN stays NaN
-template <typename T>
-inline T block_floor(T c) {
+// floor where it fits in int32 (beyond 1e9 a coordinate is integral for float and far outside any image for
+// both types: it reads nothing), else the value itself; NaN stays NaN. The baseline (no SSE4.1 round) goes
+// through int32, which the compiler vectorizes there; with AVX, GCC folds that round trip into a branchy
+// scalar trunc, so the vector copies (ISA > 0) floor directly. The same values either way.
+template <int ISA, typename T>
+MT_GS_INLINE T block_floor(T c) {
   const bool fits = (c > T(-1e9)) & (c < T(1e9));
-  const T t = static_cast<T>(static_cast<int32_t>(fits ? c : T(0)));
-  const T f = t - static_cast<T>(t > c);
-  return fits ? f : c;
+  if constexpr (ISA > 0) {
+    // the builtin: std::floor would be a call (GCC inlines nothing else across the copies' tuning)
+    const T f = sizeof(T) == 4 ? __builtin_floorf(static_cast<float>(c)) : __builtin_floor(c);
+    return fits ? f : c;
+  } else {
+    const T t = static_cast<T>(static_cast<int32_t>(fits ? c : T(0)));
+    const T f = t - static_cast<T>(t > c);
+    return fits ? f : c;
+  }
 }
-template <typename T>
-inline T block_round_even(T c) {
-  const T f = block_floor(c), d = c - f;
+template <int ISA, typename T>
+MT_GS_INLINE T block_round_even(T c) {
   const bool fits = (c > T(-1e9)) & (c < T(1e9));
+  if constexpr (ISA > 0) {  // the default rounding mode is to nearest even
+    const T r = sizeof(T) == 4 ? __builtin_rintf(static_cast<float>(c)) : __builtin_rint(c);
+    return fits ? r : c;
+  }
+  const T f = block_floor<ISA>(c), d = c - f;
   const T odd = static_cast<T>(static_cast<int32_t>(fits ? f : T(0)) & 1);
   return f + (static_cast<T>(d > T(0.5)) + static_cast<T>(d == T(0.5)) * odd);
 }
 template <typename T>
-inline bool block_inside(T c, T size) {
+MT_GS_INLINE bool block_inside(T c, T size) {
   return (c >= 0) & (c <= size - 1);
+}
+
+// Reflection's fold (grid_reflect's values) in vector operations: where |c| < 2^21 and the spans are integers
+// under 2^20 (fast_reflect checks a block's grid values), flips * span and d - flips * span are exact, so the
+// remainder is fmod's exactly, and flips is grid_reflect's floor(d / span) (which may be one above the true
+// quotient: the remainder then comes out negative, and one span added back restores fmod's). Then the clip.
+template <typename T, bool ALIGN, int ISA>
+MT_GS_INLINE T block_reflect(T c, T size, T* mult) {
+  const T low = ALIGN ? T(0) : T(-0.5), span = ALIGN ? size - 1 : size;
+  const bool flat = span == T(0);  // align_corners on a size-1 axis
+  T d = c - low;
+  const bool neg = d < 0;
+  d = neg ? -d : d;
+  const T flips = block_floor<ISA>(flat ? T(0) : d / span);
+  T r = d - flips * span;
+  r = r < 0 ? r + span : r;
+  const bool odd = (static_cast<int32_t>(flips) & 1) != 0;
+  const T folded = odd ? span - r + low : r + low;
+  const T sign = neg != odd ? T(-1) : T(1);
+  const T m = flat ? T(0) : *mult * sign;
+  const T out = flat ? T(0) : folded;
+  *mult = (out > 0) & (out < size - 1) ? m : T(0);
+  return block_clip(out, size);
+}
+// whether every grid value of the block keeps its coordinates in block_reflect's range
+template <typename T>
+MT_GS_INLINE bool fast_reflect(const T* __restrict gp, int nb, T Wf, T Hf) {
+  const T big = Wf > Hf ? Wf : Hf;
+  if (!(big < T(1 << 20))) return false;
+  const T lim = T(1 << 20) / big;  // |coordinate| < (lim + 1) * size / 2 < 2^20
+  int32_t ok = 1;
+  for (int j = 0; j < 2 * nb; ++j) ok &= static_cast<int32_t>((gp[j] > -lim) & (gp[j] < lim));
+  return ok != 0;
+}
+
+// a grid value's pixel coordinate and d(coordinate)/d(grid value): grid_source_index's values, branch-free
+// for zeros and border padding, and for reflection where FAST (fast_reflect)
+template <typename T, int PAD, bool ALIGN, int ISA = 0, bool FAST = false>
+MT_GS_INLINE T block_coord(T raw, T size, T* mult) {
+  if constexpr (PAD == 2 && !FAST) {
+    GridSampleArgs a;
+    a.padding = 2;
+    a.align_corners = ALIGN;
+    return grid_source_index(raw, static_cast<int64_t>(size), a, mult);
+  } else {
+    const T c = ALIGN ? (raw + 1) / 2 * (size - 1) : ((raw + 1) * size - 1) / 2;
+    const T m = ALIGN ? (size - 1) / 2 : size / 2;
+    if constexpr (PAD == 2) {
+      T pm = T(1);
+      const T out = block_reflect<T, ALIGN, ISA>(c, size, &pm);
+      *mult = m * pm;
+      return out;
+    } else if constexpr (PAD == 1) {
+      *mult = (c > 0) & (c < size - 1) ? m : T(0);  // a point on the border passes no gradient
+      return block_clip(c, size);
+    } else {
+      *mult = m;
+      return c;
+    }
+  }
+}
+
+// A block's bilinear taps (y slowest: 00, 01, 10, 11): weights, offsets (0 outside) and masks (all ones
+// inside); nearest uses tap 0. The backward also keeps the per-axis weights and d(coordinate)/d(grid value).
+template <typename T>
+struct LinearBlock {
+  alignas(64) T w[4][kBlock];
+  alignas(64) int32_t off[4][kBlock];
+  alignas(64) int32_t in[4][kBlock];
+  alignas(64) T wx[2][kBlock];
+  alignas(64) T wy[2][kBlock];
+  alignas(64) T mx[kBlock];
+  alignas(64) T my[kBlock];
+};
+
+// ONE: a single channel, sampled in the same loop (xc, yc) instead of through the block's arrays, the same
+// operations in the same order as linear_gather; for one channel the arrays' round trip cost a third
+template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA, bool ONE = false, bool FAST = false>
+MT_GS_INLINE void linear_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_t W,
+                               LinearBlock<T>* __restrict b, const T* __restrict xc = nullptr,
+                               T* __restrict yc = nullptr) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return linear_block<T, PAD, ALIGN, GRAD, ISA, ONE, true>(gp, nb, Wf, Hf, W, b, xc, yc);
+  }
+  for (int i = 0; i < nb; ++i) {
+    T mx, my;
+    const T ix = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i], Wf, &mx);
+    const T iy = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &my);
+    const T x0 = block_floor<ISA>(ix), y0 = block_floor<ISA>(iy), x1 = x0 + 1, y1 = y0 + 1;
+    const T wx0 = x1 - ix, wx1 = ix - x0, wy0 = y1 - iy, wy1 = iy - y0;
+    const bool x0ok = block_inside(x0, Wf), x1ok = block_inside(x1, Wf);
+    const bool y0ok = block_inside(y0, Hf), y1ok = block_inside(y1, Hf);
+    // x0 and y0 are in [-1, size - 1] wherever a tap is read
+    const int32_t xi = static_cast<int32_t>((x0ok | x1ok) ? x0 : T(0));
+    const int32_t yi = static_cast<int32_t>((y0ok | y1ok) ? y0 : T(0));
+    const int32_t base = yi * W + xi;
+    const int32_t m0 = -static_cast<int32_t>(y0ok & x0ok), m1 = -static_cast<int32_t>(y0ok & x1ok);
+    const int32_t m2 = -static_cast<int32_t>(y1ok & x0ok), m3 = -static_cast<int32_t>(y1ok & x1ok);
+    if constexpr (ONE) {
+      const T v0 = xc[base & m0], v1 = xc[(base + 1) & m1], v2 = xc[(base + W) & m2];
+      const T v3 = xc[(base + W + 1) & m3];
+      T s = (m0 ? v0 : T(0)) * (wy0 * wx0);
+      s = s + (m1 ? v1 : T(0)) * (wy0 * wx1);
+      s = s + (m2 ? v2 : T(0)) * (wy1 * wx0);
+      s = s + (m3 ? v3 : T(0)) * (wy1 * wx1);
+      yc[i] = s;
+      continue;
+    }
+    b->w[0][i] = wy0 * wx0;
+    b->w[1][i] = wy0 * wx1;
+    b->w[2][i] = wy1 * wx0;
+    b->w[3][i] = wy1 * wx1;
+    b->in[0][i] = m0;
+    b->in[1][i] = m1;
+    b->in[2][i] = m2;
+    b->in[3][i] = m3;
+    b->off[0][i] = base & m0;
+    b->off[1][i] = (base + 1) & m1;
+    b->off[2][i] = (base + W) & m2;
+    b->off[3][i] = (base + W + 1) & m3;
+    if constexpr (GRAD) {
+      b->wx[0][i] = wx0;
+      b->wx[1][i] = wx1;
+      b->wy[0][i] = wy0;
+      b->wy[1][i] = wy1;
+      b->mx[i] = mx;
+      b->my[i] = my;
+    }
+  }
+}
+
+template <typename T, int PAD, bool ALIGN, int ISA, bool ONE = false, bool FAST = false>
+MT_GS_INLINE void nearest_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_t W,
+                                LinearBlock<T>* __restrict b, const T* __restrict xc = nullptr,
+                                T* __restrict yc = nullptr) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return nearest_block<T, PAD, ALIGN, ISA, ONE, true>(gp, nb, Wf, Hf, W, b, xc, yc);
+  }
+  for (int i = 0; i < nb; ++i) {
+    T unused;
+    const T ix = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i], Wf, &unused));
+    const T iy = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &unused));
+    const int32_t m = -static_cast<int32_t>(block_inside(ix, Wf) & block_inside(iy, Hf));
+    const T okf = static_cast<T>(m & 1);
+    const int32_t off = (static_cast<int32_t>(iy * okf) * W + static_cast<int32_t>(ix * okf)) & m;
+    if constexpr (ONE) {
+      const T v = xc[off];
+      yc[i] = m ? v : T(0);
+    } else {
+      b->in[0][i] = m;
+      b->off[0][i] = off;
+    }
+  }
+}
+
+// A tap outside the image reads offset 0 and then zero, which still meets its weight (a NaN weight gives NaN,
+// as PyTorch's)
+template <typename T>
+MT_GS_INLINE void nearest_gather(const T* __restrict xc, T* __restrict yc, const LinearBlock<T>* __restrict b,
+                                 int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T v = xc[b->off[0][i]];
+    yc[i] = b->in[0][i] ? v : T(0);
+  }
+}
+
+template <typename T>
+MT_GS_INLINE void linear_gather(const T* __restrict xc, T* __restrict yc, const LinearBlock<T>* __restrict b,
+                                int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T v0 = xc[b->off[0][i]], v1 = xc[b->off[1][i]], v2 = xc[b->off[2][i]], v3 = xc[b->off[3][i]];
+    T s = (b->in[0][i] ? v0 : T(0)) * b->w[0][i];
+    s = s + (b->in[1][i] ? v1 : T(0)) * b->w[1][i];
+    s = s + (b->in[2][i] ? v2 : T(0)) * b->w[2][i];
+    s = s + (b->in[3][i] ? v3 : T(0)) * b->w[3][i];
+    yc[i] = s;
+  }
+}
+
+// The input gradient's scatter, one channel: points in order, taps in order, so every element sums its terms
+// in one fixed order (the per-point loop's). A tap outside adds -0 to element 0, which changes no value.
+template <typename T>
+MT_GS_INLINE void linear_scatter(T* __restrict gc, const T* __restrict goc,
+                                 const LinearBlock<T>* __restrict b, int nb, int taps) {
+  for (int i = 0; i < nb; ++i) {
+    const T gv = goc[i];
+    for (int k = 0; k < taps; ++k) {
+      const T add = taps == 1 ? gv : gv * b->w[k][i];
+      gc[b->off[k][i]] += b->in[k][i] ? add : T(-0.0);
+    }
+  }
+}
+
+// Per tap, the sum over channels of grad * value (the grid gradient's), one channel's terms
+template <typename T>
+MT_GS_INLINE void linear_grid_sums(const T* __restrict xc, const T* __restrict goc,
+                                   const LinearBlock<T>* __restrict b, T (*__restrict s)[kBlock], int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T gv = goc[i];
+    const T v0 = xc[b->off[0][i]], v1 = xc[b->off[1][i]], v2 = xc[b->off[2][i]], v3 = xc[b->off[3][i]];
+    s[0][i] = s[0][i] + gv * (b->in[0][i] ? v0 : T(0));
+    s[1][i] = s[1][i] + gv * (b->in[1][i] ? v1 : T(0));
+    s[2][i] = s[2][i] + gv * (b->in[2][i] ? v2 : T(0));
+    s[3][i] = s[3][i] + gv * (b->in[3][i] ? v3 : T(0));
+  }
+}
+
+// d(weight of each tap)/d(coordinate) is the other axis' weight, signed by the tap's side; a zero multiplier
+// (a clipped or folded-flat coordinate) gives zero even where the sum is not finite
+template <typename T>
+MT_GS_INLINE void linear_grid_grad(T* __restrict ggp, const LinearBlock<T>* __restrict b,
+                                   const T (*__restrict s)[kBlock], int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T wx0 = b->wx[0][i], wx1 = b->wx[1][i], wy0 = b->wy[0][i], wy1 = b->wy[1][i];
+    T sy = T(0);
+    sy = sy + s[0][i] * -wx0;
+    sy = sy + s[1][i] * -wx1;
+    sy = sy + s[2][i] * wx0;
+    sy = sy + s[3][i] * wx1;
+    T sx = T(0);
+    sx = sx + s[0][i] * -wy0;
+    sx = sx + s[1][i] * wy0;
+    sx = sx + s[2][i] * -wy1;
+    sx = sx + s[3][i] * wy1;
+    ggp[2 * i] = b->mx[i] == T(0) ? T(0) : sx * b->mx[i];
+    ggp[2 * i + 1] = b->my[i] == T(0) ? T(0) : sy * b->my[i];
+  }
+}
+
+// Spatial sizes of a 2-D call as the passes use them
+template <typename T>
+struct Plane2d {
+  int32_t W;
+  T Wf, Hf;
+};
+template <typename T>
+Plane2d<T> plane_2d(const Geometry& geo) {
+  return {static_cast<int32_t>(geo.size[1]), T(geo.size[1]), T(geo.size[0])};
 }
 
 template <typename T, int PAD, bool ALIGN>
@@ -188,85 +475,227 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
   const T* g = grid.data<T>();
   T* y = out.data<T>();
   const int64_t C = geo.C, P = geo.P, plane = geo.plane, row = geo.row, rows_per_n = P / row;
-  const int32_t W = static_cast<int32_t>(geo.size[1]);
-  const T Hf = T(geo.size[0]), Wf = T(geo.size[1]);
+  const Plane2d<T> pl = plane_2d<T>(geo);
   const bool nearest = a.mode == 1;
   parallel_rows(geo.N * rows_per_n, row * (C * (nearest ? 1 : 4) + 16), [&](int64_t r0, int64_t r1) {
-    alignas(64) T w[4][kBlock];
-    alignas(64) int32_t off[4][kBlock];
-    alignas(64) int32_t in[4][kBlock];
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t n = r / rows_per_n;
-      const T* xn = x + n * C * plane;
-      T* yn = y + n * C * P;
-      for (int64_t b0 = (r % rows_per_n) * row, end = b0 + row; b0 < end; b0 += kBlock) {
-        const int nb = static_cast<int>(std::min<int64_t>(kBlock, end - b0));
-        const T* gp = g + (n * P + b0) * 2;
-        if (nearest) {
-          for (int i = 0; i < nb; ++i) {
-            const T ix = block_round_even(block_coord<T, PAD, ALIGN>(gp[2 * i], Wf));
-            const T iy = block_round_even(block_coord<T, PAD, ALIGN>(gp[2 * i + 1], Hf));
-            const int32_t m = -static_cast<int32_t>(block_inside(ix, Wf) & block_inside(iy, Hf));
-            in[0][i] = m;
-            const T okf = static_cast<T>(m & 1);
-            off[0][i] = (static_cast<int32_t>(iy * okf) * W + static_cast<int32_t>(ix * okf)) & m;
-          }
-          for (int64_t c = 0; c < C; ++c) {
-            const T* xc = xn + c * plane;
-            T* yc = yn + c * P + b0;
-            for (int i = 0; i < nb; ++i) {
-              const T v = xc[off[0][i]];
-              yc[i] = in[0][i] ? v : T(0);
-            }
-          }
-          continue;
-        }
-        for (int i = 0; i < nb; ++i) {
-          const T ix = block_coord<T, PAD, ALIGN>(gp[2 * i], Wf);
-          const T iy = block_coord<T, PAD, ALIGN>(gp[2 * i + 1], Hf);
-          const T x0 = block_floor(ix), y0 = block_floor(iy), x1 = x0 + 1, y1 = y0 + 1;
-          const T wx0 = x1 - ix, wx1 = ix - x0, wy0 = y1 - iy, wy1 = iy - y0;
-          const bool x0ok = block_inside(x0, Wf), x1ok = block_inside(x1, Wf);
-          const bool y0ok = block_inside(y0, Hf), y1ok = block_inside(y1, Hf);
-          // x0 and y0 are in [-1, size - 1] wherever a tap is read
-          const int32_t xi = static_cast<int32_t>((x0ok | x1ok) ? x0 : T(0));
-          const int32_t yi = static_cast<int32_t>((y0ok | y1ok) ? y0 : T(0));
-          const int32_t base = yi * W + xi;
-          w[0][i] = wy0 * wx0;
-          w[1][i] = wy0 * wx1;
-          w[2][i] = wy1 * wx0;
-          w[3][i] = wy1 * wx1;
-          const int32_t m0 = -static_cast<int32_t>(y0ok & x0ok), m1 = -static_cast<int32_t>(y0ok & x1ok);
-          const int32_t m2 = -static_cast<int32_t>(y1ok & x0ok), m3 = -static_cast<int32_t>(y1ok & x1ok);
-          in[0][i] = m0;
-          in[1][i] = m1;
-          in[2][i] = m2;
-          in[3][i] = m3;
-          off[0][i] = base & m0;
-          off[1][i] = (base + 1) & m1;
-          off[2][i] = (base + W) & m2;
-          off[3][i] = (base + W + 1) & m3;
-        }
-        for (int64_t c = 0; c < C; ++c) {
-          const T* xc = xn + c * plane;
-          T* yc = yn + c * P + b0;
-          for (int i = 0; i < nb; ++i) {
-            const T v0 = xc[off[0][i]], v1 = xc[off[1][i]], v2 = xc[off[2][i]], v3 = xc[off[3][i]];
-            T s = (in[0][i] ? v0 : T(0)) * w[0][i];
-            s = s + (in[1][i] ? v1 : T(0)) * w[1][i];
-            s = s + (in[2][i] ? v2 : T(0)) * w[2][i];
-            s = s + (in[3][i] ? v3 : T(0)) * w[3][i];
-            yc[i] = s;
+    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+      constexpr int kIsa = decltype(isa)::value;
+      LinearBlock<T> b;
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / rows_per_n;
+        const T* xn = x + n * C * plane;
+        T* yn = y + n * C * P;
+        for (int64_t b0 = (r % rows_per_n) * row, end = b0 + row; b0 < end; b0 += kBlock) {
+          const int nb = static_cast<int>(end - b0 < kBlock ? end - b0 : kBlock);
+          const T* gp = g + (n * P + b0) * 2;
+          if (nearest && C == 1) {
+            nearest_block<T, PAD, ALIGN, kIsa, true>(gp, nb, pl.Wf, pl.Hf, pl.W, &b, xn, yn + b0);
+          } else if (nearest) {
+            nearest_block<T, PAD, ALIGN, kIsa>(gp, nb, pl.Wf, pl.Hf, pl.W, &b);
+            for (int64_t c = 0; c < C; ++c) nearest_gather(xn + c * plane, yn + c * P + b0, &b, nb);
+          } else if (C == 1) {
+            linear_block<T, PAD, ALIGN, false, kIsa, true>(gp, nb, pl.Wf, pl.Hf, pl.W, &b, xn, yn + b0);
+          } else {
+            linear_block<T, PAD, ALIGN, false, kIsa>(gp, nb, pl.Wf, pl.Hf, pl.W, &b);
+            for (int64_t c = 0; c < C; ++c) linear_gather(xn + c * plane, yn + c * P + b0, &b, nb);
           }
         }
       }
-    }
+    });
   });
 }
 
-// Bicubic (zeros or border padding) in the same two passes: per point the 4 + 4 cubic weights and the tap
-// rows' and columns (offsets and masks), then per channel the 16 taps, each row along x first, as the
-// composite sums
+// Bilinear and nearest backward: the taps of a block as the forward finds them, then per channel the scatter
+// of the output gradient and the grid gradient's sums; nearest's grid gradient is zero
+template <typename T, int PAD, bool ALIGN>
+void linear_backward_2d_blocked(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
+                                const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+  const Geometry geo = geometry(input, grid);
+  const T* x = input.data<T>();
+  const T* g = grid.data<T>();
+  const T* go = grad_out.data<T>();
+  T* gi = grad_input.defined() ? grad_input.data<T>() : nullptr;
+  T* gg = grad_grid.defined() ? grad_grid.data<T>() : nullptr;
+  const bool nearest = a.mode == 1;
+  if (nearest && gg) {
+    std::fill(gg, gg + grad_grid.numel(), T(0));
+    gg = nullptr;
+  }
+  if (!gi && !gg) return;
+  const int64_t C = geo.C, P = geo.P, plane = geo.plane;
+  const Plane2d<T> pl = plane_2d<T>(geo);
+  parallel_rows(geo.N, P * (C * (nearest ? 1 : 8) + 16), [&](int64_t n0, int64_t n1) {
+    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+      constexpr int kIsa = decltype(isa)::value;
+      LinearBlock<T> b;
+      alignas(64) T s[4][kBlock];
+      for (int64_t n = n0; n < n1; ++n) {
+        const T* xn = x + n * C * plane;
+        const T* gon = go + n * C * P;
+        T* gin = gi ? gi + n * C * plane : nullptr;
+        for (int64_t b0 = 0; b0 < P; b0 += kBlock) {
+          const int nb = static_cast<int>(P - b0 < kBlock ? P - b0 : kBlock);
+          const T* gp = g + (n * P + b0) * 2;
+          if (nearest) {
+            nearest_block<T, PAD, ALIGN, kIsa>(gp, nb, pl.Wf, pl.Hf, pl.W, &b);
+            for (int64_t c = 0; c < C; ++c) linear_scatter(gin + c * plane, gon + c * P + b0, &b, nb, 1);
+            continue;
+          }
+          linear_block<T, PAD, ALIGN, true, kIsa>(gp, nb, pl.Wf, pl.Hf, pl.W, &b);
+          if (gg)
+            for (int k = 0; k < 4; ++k)
+              for (int i = 0; i < nb; ++i) s[k][i] = T(0);
+          for (int64_t c = 0; c < C; ++c) {
+            if (gin) linear_scatter(gin + c * plane, gon + c * P + b0, &b, nb, 4);
+            if (gg) linear_grid_sums(xn + c * plane, gon + c * P + b0, &b, s, nb);
+          }
+          if (gg) linear_grid_grad(gg + (n * P + b0) * 2, &b, s, nb);
+        }
+      }
+    });
+  });
+}
+
+// Bicubic: per point the 4 + 4 cubic weights (and for the backward their derivatives) and the tap rows' and
+// columns' offsets and masks; per channel the 16 taps, each row along x first, as the composite sums
+template <typename T>
+struct CubicBlock {
+  alignas(64) T wx[4][kBlock];
+  alignas(64) T wy[4][kBlock];
+  alignas(64) T dwx[4][kBlock];
+  alignas(64) T dwy[4][kBlock];
+  alignas(64) int32_t xo[4][kBlock];
+  alignas(64) int32_t yo[4][kBlock];
+  alignas(64) int32_t xm[4][kBlock];
+  alignas(64) int32_t ym[4][kBlock];
+};
+
+// tap coordinate c0 + j - 1 through the padding (cubic_axis's values): the tap's offset and mask
+template <typename T, int PAD, bool ALIGN, int ISA, bool FAST>
+MT_GS_INLINE T cubic_tap(T c, T size) {
+  if constexpr (PAD == 1) return block_clip(c, size);
+  if constexpr (PAD == 2 && FAST) {  // an integral tap folds to an integral value: the trunc is the identity
+    T unused = T(1);
+    return block_reflect<T, ALIGN, ISA>(c, size, &unused);
+  }
+  if constexpr (PAD == 2) {
+    T unused = T(1);
+    return grid_trunc(grid_pad(c, static_cast<int64_t>(size), 2, ALIGN, &unused));
+  }
+  return c;
+}
+
+template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA, bool FAST = false>
+MT_GS_INLINE void cubic_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_t W,
+                              CubicBlock<T>* __restrict b) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return cubic_block<T, PAD, ALIGN, GRAD, ISA, true>(gp, nb, Wf, Hf, W, b);
+  }
+  for (int i = 0; i < nb; ++i) {
+    T unused;
+    const T ix = block_coord<T, 0, ALIGN>(gp[2 * i], Wf, &unused);
+    const T iy = block_coord<T, 0, ALIGN>(gp[2 * i + 1], Hf, &unused);
+    const T x0 = block_floor<ISA>(ix), y0 = block_floor<ISA>(iy), tx = ix - x0, ty = iy - y0;
+    b->wx[0][i] = grid_cubic_far(tx + 1);
+    b->wx[1][i] = grid_cubic_near(tx);
+    b->wx[2][i] = grid_cubic_near(1 - tx);
+    b->wx[3][i] = grid_cubic_far(2 - tx);
+    b->wy[0][i] = grid_cubic_far(ty + 1);
+    b->wy[1][i] = grid_cubic_near(ty);
+    b->wy[2][i] = grid_cubic_near(1 - ty);
+    b->wy[3][i] = grid_cubic_far(2 - ty);
+    if constexpr (GRAD) {
+      b->dwx[0][i] = grid_cubic_far_d(tx + 1);
+      b->dwx[1][i] = grid_cubic_near_d(tx);
+      b->dwx[2][i] = -grid_cubic_near_d(1 - tx);
+      b->dwx[3][i] = -grid_cubic_far_d(2 - tx);
+      b->dwy[0][i] = grid_cubic_far_d(ty + 1);
+      b->dwy[1][i] = grid_cubic_near_d(ty);
+      b->dwy[2][i] = -grid_cubic_near_d(1 - ty);
+      b->dwy[3][i] = -grid_cubic_far_d(2 - ty);
+    }
+    for (int j = 0; j < 4; ++j) {
+      const T cx = cubic_tap<T, PAD, ALIGN, ISA, FAST>(x0 + T(j - 1), Wf);
+      const T cy = cubic_tap<T, PAD, ALIGN, ISA, FAST>(y0 + T(j - 1), Hf);
+      const int32_t mx = -static_cast<int32_t>(block_inside(cx, Wf));
+      const int32_t my = -static_cast<int32_t>(block_inside(cy, Hf));
+      b->xm[j][i] = mx;
+      b->ym[j][i] = my;
+      b->xo[j][i] = static_cast<int32_t>(cx * static_cast<T>(mx & 1)) & mx;
+      b->yo[j][i] = (static_cast<int32_t>(cy * static_cast<T>(my & 1)) * W) & my;
+    }
+  }
+}
+
+template <typename T>
+MT_GS_INLINE void cubic_gather(const T* __restrict xc, T* __restrict yc, const CubicBlock<T>* __restrict b,
+                               int nb) {
+  for (int i = 0; i < nb; ++i) {
+    T s = T(0);
+    for (int k = 0; k < 4; ++k) {
+      const int32_t yo = b->yo[k][i], mk = b->ym[k][i];
+      T v = xc[yo + b->xo[0][i]];
+      T rs = ((mk & b->xm[0][i]) ? v : T(0)) * b->wx[0][i];
+      v = xc[yo + b->xo[1][i]];
+      rs = rs + ((mk & b->xm[1][i]) ? v : T(0)) * b->wx[1][i];
+      v = xc[yo + b->xo[2][i]];
+      rs = rs + ((mk & b->xm[2][i]) ? v : T(0)) * b->wx[2][i];
+      v = xc[yo + b->xo[3][i]];
+      rs = rs + ((mk & b->xm[3][i]) ? v : T(0)) * b->wx[3][i];
+      s = k == 0 ? rs * b->wy[0][i] : s + rs * b->wy[k][i];
+    }
+    yc[i] = s;
+  }
+}
+
+// the 16 taps' scatter, rows then columns in order (border padding can send several taps of a point to one
+// element: the per-point loop's order)
+template <typename T>
+MT_GS_INLINE void cubic_scatter(T* __restrict gc, const T* __restrict goc, const CubicBlock<T>* __restrict b,
+                                int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T gv = goc[i];
+    for (int r = 0; r < 4; ++r) {
+      const T gw = gv * b->wy[r][i];
+      const int32_t yo = b->yo[r][i], mr = b->ym[r][i];
+      for (int j = 0; j < 4; ++j) gc[yo + b->xo[j][i]] += (mr & b->xm[j][i]) ? gw * b->wx[j][i] : T(-0.0);
+    }
+  }
+}
+
+template <typename T>
+MT_GS_INLINE void cubic_grid_sums(const T* __restrict xc, const T* __restrict goc,
+                                  const CubicBlock<T>* __restrict b, T* __restrict sx, T* __restrict sy,
+                                  int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T gv = goc[i];
+    T ax = sx[i], ay = sy[i];
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      const int32_t yo = b->yo[r][i], mr = b->ym[r][i];
+      const T wy = b->wy[r][i], dwy = b->dwy[r][i];
+      // rows and columns unrolled: as a loop nest, GCC leaves it unvectorized
+      const T v0 = xc[yo + b->xo[0][i]], v1 = xc[yo + b->xo[1][i]];
+      const T v2 = xc[yo + b->xo[2][i]], v3 = xc[yo + b->xo[3][i]];
+      T v = ((mr & b->xm[0][i]) ? v0 : T(0)) * gv;
+      ax = ax + v * wy * b->dwx[0][i];
+      ay = ay + v * dwy * b->wx[0][i];
+      v = ((mr & b->xm[1][i]) ? v1 : T(0)) * gv;
+      ax = ax + v * wy * b->dwx[1][i];
+      ay = ay + v * dwy * b->wx[1][i];
+      v = ((mr & b->xm[2][i]) ? v2 : T(0)) * gv;
+      ax = ax + v * wy * b->dwx[2][i];
+      ay = ay + v * dwy * b->wx[2][i];
+      v = ((mr & b->xm[3][i]) ? v3 : T(0)) * gv;
+      ax = ax + v * wy * b->dwx[3][i];
+      ay = ay + v * dwy * b->wx[3][i];
+    }
+    sx[i] = ax;
+    sy[i] = ay;
+  }
+}
+
 template <typename T, int PAD, bool ALIGN>
 void bicubic_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
   const Geometry geo = geometry(input, grid);
@@ -274,88 +703,101 @@ void bicubic_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
   const T* g = grid.data<T>();
   T* y = out.data<T>();
   const int64_t C = geo.C, P = geo.P, plane = geo.plane, row = geo.row, rows_per_n = P / row;
-  const int32_t W = static_cast<int32_t>(geo.size[1]);
-  const T Hf = T(geo.size[0]), Wf = T(geo.size[1]);
+  const Plane2d<T> pl = plane_2d<T>(geo);
   parallel_rows(geo.N * rows_per_n, row * (C * 16 + 32), [&](int64_t r0, int64_t r1) {
-    alignas(64) T wx[4][kBlock], wy[4][kBlock];
-    alignas(64) int32_t xo[4][kBlock], yo[4][kBlock], xm[4][kBlock], ym[4][kBlock];
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t n = r / rows_per_n;
-      const T* xn = x + n * C * plane;
-      T* yn = y + n * C * P;
-      for (int64_t b0 = (r % rows_per_n) * row, end = b0 + row; b0 < end; b0 += kBlock) {
-        const int nb = static_cast<int>(std::min<int64_t>(kBlock, end - b0));
-        const T* gp = g + (n * P + b0) * 2;
-        for (int i = 0; i < nb; ++i) {
-          const T ix = block_coord<T, 0, ALIGN>(gp[2 * i], Wf),
-                  iy = block_coord<T, 0, ALIGN>(gp[2 * i + 1], Hf);
-          const T x0 = block_floor(ix), y0 = block_floor(iy), tx = ix - x0, ty = iy - y0;
-          wx[0][i] = grid_cubic_far(tx + 1);
-          wx[1][i] = grid_cubic_near(tx);
-          wx[2][i] = grid_cubic_near(1 - tx);
-          wx[3][i] = grid_cubic_far(2 - tx);
-          wy[0][i] = grid_cubic_far(ty + 1);
-          wy[1][i] = grid_cubic_near(ty);
-          wy[2][i] = grid_cubic_near(1 - ty);
-          wy[3][i] = grid_cubic_far(2 - ty);
-          for (int j = 0; j < 4; ++j) {
-            T cx = x0 + T(j - 1), cy = y0 + T(j - 1);
-            if (PAD == 1) {
-              cx = block_clip(cx, Wf);
-              cy = block_clip(cy, Hf);
-            }
-            const int32_t mx = -static_cast<int32_t>(block_inside(cx, Wf));
-            const int32_t my = -static_cast<int32_t>(block_inside(cy, Hf));
-            xm[j][i] = mx;
-            ym[j][i] = my;
-            xo[j][i] = static_cast<int32_t>(cx * static_cast<T>(mx & 1)) & mx;
-            yo[j][i] = (static_cast<int32_t>(cy * static_cast<T>(my & 1)) * W) & my;
-          }
+    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+      constexpr int kIsa = decltype(isa)::value;
+      CubicBlock<T> b;
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / rows_per_n;
+        const T* xn = x + n * C * plane;
+        T* yn = y + n * C * P;
+        for (int64_t b0 = (r % rows_per_n) * row, end = b0 + row; b0 < end; b0 += kBlock) {
+          const int nb = static_cast<int>(end - b0 < kBlock ? end - b0 : kBlock);
+          cubic_block<T, PAD, ALIGN, false, kIsa>(g + (n * P + b0) * 2, nb, pl.Wf, pl.Hf, pl.W, &b);
+          for (int64_t c = 0; c < C; ++c) cubic_gather(xn + c * plane, yn + c * P + b0, &b, nb);
         }
-        for (int64_t c = 0; c < C; ++c) {
-          const T* xc = xn + c * plane;
-          T* yc = yn + c * P + b0;
-          for (int i = 0; i < nb; ++i) {
-            T s = T(0);
-            for (int k = 0; k < 4; ++k) {
-              const T* xr = xc + yo[k][i];
-              const int32_t mk = ym[k][i];
-              T v = xr[xo[0][i]];
-              T rs = ((mk & xm[0][i]) ? v : T(0)) * wx[0][i];
-              v = xr[xo[1][i]];
-              rs = rs + ((mk & xm[1][i]) ? v : T(0)) * wx[1][i];
-              v = xr[xo[2][i]];
-              rs = rs + ((mk & xm[2][i]) ? v : T(0)) * wx[2][i];
-              v = xr[xo[3][i]];
-              rs = rs + ((mk & xm[3][i]) ? v : T(0)) * wx[3][i];
-              s = k == 0 ? rs * wy[0][i] : s + rs * wy[k][i];
+      }
+    });
+  });
+}
+
+template <typename T, int PAD, bool ALIGN>
+void bicubic_backward_2d_blocked(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
+                                 const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+  const Geometry geo = geometry(input, grid);
+  const T* x = input.data<T>();
+  const T* g = grid.data<T>();
+  const T* go = grad_out.data<T>();
+  T* gi = grad_input.defined() ? grad_input.data<T>() : nullptr;
+  T* gg = grad_grid.defined() ? grad_grid.data<T>() : nullptr;
+  const int64_t C = geo.C, P = geo.P, plane = geo.plane;
+  const Plane2d<T> pl = plane_2d<T>(geo);
+  T mult_x, mult_y;  // d(coordinate)/d(grid value): the cubic taps pass no padding's derivative
+  grid_unnormalize(T(0), geo.size[1], a.align_corners, &mult_x);
+  grid_unnormalize(T(0), geo.size[0], a.align_corners, &mult_y);
+  parallel_rows(geo.N, P * (C * 48 + 32), [&](int64_t n0, int64_t n1) {
+    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+      constexpr int kIsa = decltype(isa)::value;
+      CubicBlock<T> b;
+      alignas(64) T sx[kBlock], sy[kBlock];
+      for (int64_t n = n0; n < n1; ++n) {
+        const T* xn = x + n * C * plane;
+        const T* gon = go + n * C * P;
+        T* gin = gi ? gi + n * C * plane : nullptr;
+        for (int64_t b0 = 0; b0 < P; b0 += kBlock) {
+          const int nb = static_cast<int>(P - b0 < kBlock ? P - b0 : kBlock);
+          cubic_block<T, PAD, ALIGN, true, kIsa>(g + (n * P + b0) * 2, nb, pl.Wf, pl.Hf, pl.W, &b);
+          for (int i = 0; i < nb; ++i) sx[i] = sy[i] = T(0);
+          for (int64_t c = 0; c < C; ++c) {
+            if (gin) cubic_scatter(gin + c * plane, gon + c * P + b0, &b, nb);
+            if (gg) cubic_grid_sums(xn + c * plane, gon + c * P + b0, &b, sx, sy, nb);
+          }
+          if (gg) {
+            T* ggp = gg + (n * P + b0) * 2;
+            for (int i = 0; i < nb; ++i) {
+              ggp[2 * i] = sx[i] * mult_x;
+              ggp[2 * i + 1] = sy[i] * mult_y;
             }
-            yc[i] = s;
           }
         }
       }
-    }
+    });
   });
+}
+
+// f(padding, align_corners) with both as compile-time constants
+template <typename F>
+void with_pad_align(const GridSampleArgs& a, const F& f) {
+  const auto by_align = [&](auto pad) {
+    if (a.align_corners)
+      f(pad, std::true_type{});
+    else
+      f(pad, std::false_type{});
+  };
+  if (a.padding == 0)
+    by_align(std::integral_constant<int, 0>{});
+  else if (a.padding == 1)
+    by_align(std::integral_constant<int, 1>{});
+  else
+    by_align(std::integral_constant<int, 2>{});
+}
+
+// int32 offsets: 2-D planes under 2^30 elements take the blocked passes
+bool blocked_2d(const Tensor& input) {
+  return input.dim() == 4 && input.sizes()[2] * input.sizes()[3] < (int64_t(1) << 30);
 }
 
 template <typename T, int ND>
 void forward_loop(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
   if constexpr (ND == 2) {
-    // int32 offsets; reflection's fmod and bicubic's 16 taps keep the per-point loop
-    if (a.mode == 2 && a.padding != 2 && input.sizes()[2] * input.sizes()[3] < (int64_t(1) << 30)) {
-      if (a.padding == 0)
-        return a.align_corners ? bicubic_2d_blocked<T, 0, true>(out, input, grid, a)
-                               : bicubic_2d_blocked<T, 0, false>(out, input, grid, a);
-      return a.align_corners ? bicubic_2d_blocked<T, 1, true>(out, input, grid, a)
-                             : bicubic_2d_blocked<T, 1, false>(out, input, grid, a);
-    }
-    if (a.mode != 2 && a.padding != 2 && input.sizes()[2] * input.sizes()[3] < (int64_t(1) << 30)) {
-      if (a.padding == 0)
-        return a.align_corners ? forward_2d_blocked<T, 0, true>(out, input, grid, a)
-                               : forward_2d_blocked<T, 0, false>(out, input, grid, a);
-      return a.align_corners ? forward_2d_blocked<T, 1, true>(out, input, grid, a)
-                             : forward_2d_blocked<T, 1, false>(out, input, grid, a);
-    }
+    if (blocked_2d(input))
+      return with_pad_align(a, [&](auto pad, auto align) {
+        if (a.mode == 2)
+          bicubic_2d_blocked<T, decltype(pad)::value, decltype(align)::value>(out, input, grid, a);
+        else
+          forward_2d_blocked<T, decltype(pad)::value, decltype(align)::value>(out, input, grid, a);
+      });
   }
   const Geometry geo = geometry(input, grid);
   const T* x = input.data<T>();
@@ -406,60 +848,19 @@ void forward_loop(const Tensor& out, const Tensor& input, const Tensor& grid, co
   });
 }
 
-// Nearest's backward (2-D, zeros or border): the taps of a block as the forward finds them, then per channel
-// a scatter of the output gradient; the grid's gradient is zero
-template <typename T, int PAD, bool ALIGN>
-void nearest_backward_2d_blocked(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
-                                 const Tensor& input, const Tensor& grid) {
-  const Geometry geo = geometry(input, grid);
-  const T* g = grid.data<T>();
-  const T* go = grad_out.data<T>();
-  T* gi = grad_input.defined() ? grad_input.data<T>() : nullptr;
-  if (grad_grid.defined()) std::fill(grad_grid.data<T>(), grad_grid.data<T>() + grad_grid.numel(), T(0));
-  if (!gi) return;
-  const int64_t C = geo.C, P = geo.P, plane = geo.plane;
-  const int32_t W = static_cast<int32_t>(geo.size[1]);
-  const T Hf = T(geo.size[0]), Wf = T(geo.size[1]);
-  parallel_rows(geo.N, P * (C + 16), [&](int64_t n0, int64_t n1) {
-    alignas(64) int32_t off[kBlock], in[kBlock];
-    for (int64_t n = n0; n < n1; ++n) {
-      const T* gon = go + n * C * P;
-      T* gin = gi + n * C * plane;
-      for (int64_t b0 = 0; b0 < P; b0 += kBlock) {
-        const int nb = static_cast<int>(std::min<int64_t>(kBlock, P - b0));
-        const T* gp = g + (n * P + b0) * 2;
-        for (int i = 0; i < nb; ++i) {
-          const T ix = block_round_even(block_coord<T, PAD, ALIGN>(gp[2 * i], Wf));
-          const T iy = block_round_even(block_coord<T, PAD, ALIGN>(gp[2 * i + 1], Hf));
-          const int32_t m = -static_cast<int32_t>(block_inside(ix, Wf) & block_inside(iy, Hf));
-          in[i] = m;
-          const T okf = static_cast<T>(m & 1);
-          off[i] = (static_cast<int32_t>(iy * okf) * W + static_cast<int32_t>(ix * okf)) & m;
-        }
-        for (int64_t c = 0; c < C; ++c) {
-          T* gc = gin + c * plane;
-          const T* goc = gon + c * P + b0;
-          for (int i = 0; i < nb; ++i)
-            if (in[i]) gc[off[i]] += goc[i];
-        }
-      }
-    }
-  });
-}
-
 template <typename T, int ND>
 void backward_loop(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
                    const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
   if constexpr (ND == 2) {
-    if (a.mode == 1 && a.padding != 2 && input.sizes()[2] * input.sizes()[3] < (int64_t(1) << 30)) {
-      if (a.padding == 0)
-        return a.align_corners
-                   ? nearest_backward_2d_blocked<T, 0, true>(grad_input, grad_grid, grad_out, input, grid)
-                   : nearest_backward_2d_blocked<T, 0, false>(grad_input, grad_grid, grad_out, input, grid);
-      return a.align_corners
-                 ? nearest_backward_2d_blocked<T, 1, true>(grad_input, grad_grid, grad_out, input, grid)
-                 : nearest_backward_2d_blocked<T, 1, false>(grad_input, grad_grid, grad_out, input, grid);
-    }
+    if (blocked_2d(input))
+      return with_pad_align(a, [&](auto pad, auto align) {
+        constexpr int kPad = decltype(pad)::value;
+        constexpr bool kAlign = decltype(align)::value;
+        if (a.mode == 2)
+          bicubic_backward_2d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
+        else
+          linear_backward_2d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
+      });
   }
   const Geometry geo = geometry(input, grid);
   const T* x = input.data<T>();
