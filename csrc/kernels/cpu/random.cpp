@@ -199,13 +199,12 @@ inline double log_factorial_part(double k) {
 // pair (an expanded count or prob, Binomial(n, p).sample(shape)), so a run of equal parameters sets them up
 // once.
 struct InversionSetup {
-  double count = -1, q = -1;
-  double m = 0, r = 0, p0 = 0;
-  void set(double count_, double q_) {
-    if (count_ == count && q_ == q) return;
-    count = count_;
+  double m = -1, q = -1;
+  double r = 0, p0 = 0;
+  void set(double m_, double q_) {
+    if (m_ == m && q_ == q) return;
+    m = m_;
     q = q_;
-    m = std::floor(count_);
     r = q_ / (1.0 - q_);
     p0 = std::exp(m * std::log1p(-q_));  // pmf(0) = (1 - q)^m, at least e^-10 here (m q < 10)
   }
@@ -215,8 +214,10 @@ struct InversionSetup {
 // step): the law of PyTorch's count of geometric(q) waiting times that fit in count (their sum is an integer,
 // so a fractional count holds as many as its floor). Stops where the pmf no longer moves the cdf (u within
 // rounding of 1).
-double binomial_inversion(const InversionSetup& s, ElementUniforms& u) {
-  if (s.m < 1) return 0;
+double binomial_inversion(double count, double q, InversionSetup& s, ElementUniforms& u) {
+  const double m = std::floor(count);
+  if (m < 1) return 0;  // no waiting time fits: no draw, no setup
+  s.set(m, q);
   double p = s.p0, cdf = s.p0, k = 0;
   const double v = u.next();
   while (cdf <= v && k < s.m) {
@@ -284,8 +285,7 @@ double binomial_one(double n, double p, ElementUniforms& u, InversionSetup& inv,
     btrs.set(n, q);
     k = binomial_btrs(btrs, u);
   } else {
-    inv.set(n, q);
-    k = binomial_inversion(inv, u);
+    k = binomial_inversion(n, q, inv, u);
   }
   return flip ? n - k : k;
 }
