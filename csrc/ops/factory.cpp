@@ -17,6 +17,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernels.h"
+#include "ops/random.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -141,6 +142,27 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Devic
     scalar_t* p = out.data<scalar_t>();
     for (int64_t i = 0; i < steps; ++i) p[i] = at(i);
   });
+  return to(out, dtype, device);
+}
+
+Tensor logspace(double start, double end, int64_t steps, double base, ScalarType dtype, Device device) {
+  dtype = or_default(dtype);
+  // PyTorch's kernel: the exponents spaced in the result's float dtype (linspace's arithmetic: float32
+  // 2147483647 is 2^31, even, so (-1.5) ** it is +inf), the power taken in double and rounded once into the
+  // dtype; integer and complex dtypes space in double and take the power's value (an integer truncates)
+  const ScalarType spaced = is_floating(dtype) ? dtype : ScalarType::Double;
+  Tensor e = linspace(start, end, steps, spaced, Device(DeviceType::CPU));
+  if (spaced != ScalarType::Double) e = to(e, ScalarType::Double, Device(DeviceType::CPU));
+  const double* x = e.data<double>();
+  const bool direct = dtype == ScalarType::Float || dtype == ScalarType::Double;
+  Tensor out = empty({steps}, direct ? dtype : ScalarType::Double, Device(DeviceType::CPU));
+  if (dtype == ScalarType::Float) {
+    float* p = out.data<float>();
+    for (int64_t i = 0; i < steps; ++i) p[i] = static_cast<float>(std::pow(base, x[i]));
+  } else {
+    double* p = out.data<double>();
+    for (int64_t i = 0; i < steps; ++i) p[i] = std::pow(base, x[i]);
+  }
   return to(out, dtype, device);
 }
 
@@ -283,6 +305,20 @@ Tensor& native::bernoulli_(Tensor& self, double prob) {
   check_writable(self);
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
   return fill_random(self, {RandomKind::bernoulli, prob});
+}
+
+Tensor binomial(const Tensor& count, const Tensor& prob) {
+  MT_CHECK_NOT_IMPLEMENTED(count.device().type == DeviceType::CPU && prob.device().type == DeviceType::CPU,
+                           "binomial: the C++ sampler runs on the CPU only");
+  MT_CHECK(count.dtype() == prob.dtype(), "Found dtype ", dtype_short_name(prob.dtype()), " but expected ",
+           dtype_short_name(count.dtype()));
+  MT_CHECK(count.sizes() == prob.sizes(), "binomial: count and prob must have one shape (broadcast first)");
+  Tensor c = contiguous(count), p = contiguous(prob);
+  Tensor out = make_empty(c.sizes(), c.dtype(), c.device());
+  RandomFillArgs args{RandomKind::binomial};
+  args.count = &c;
+  args.prob = &p;
+  return fill_random(out, args);
 }
 
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device) {

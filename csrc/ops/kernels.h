@@ -21,12 +21,15 @@ using FillKernelFn = void (*)(const TensorIter& iter, const Scalar& value);
 // never on the thread count or grid. Each device lays out its counters its own way (CPU: one subsequence per
 // 4096-element chunk; CUDA: one per element), so one seed gives different values on the two, as in PyTorch.
 // uniform: [a, b) keeping the dtype's mantissa bits; normal: mean a, std b; integers: [low, high);
-// bernoulli: p = a.
-enum class RandomKind : int { uniform, normal, integers, bernoulli };
+// bernoulli: p = a; binomial: Binomial(count, prob) per element, count and prob contiguous tensors of self's
+// shape and dtype (float32 or float64; the CPU kernel only, ops/factory.cpp binomial sends no other device).
+enum class RandomKind : int { uniform, normal, integers, bernoulli, binomial };
 struct RandomFillArgs {
   RandomKind kind;
   double a = 0, b = 0;
   int64_t low = 0, high = 0;  // int64, not double: randint(-2**63, 2**62 + 1) has bounds a double cannot hold
+  const Tensor* count = nullptr;
+  const Tensor* prob = nullptr;
 };
 using RandomFillFn = void (*)(const Tensor& self, const RandomFillArgs& args, uint64_t seed, uint64_t offset);
 

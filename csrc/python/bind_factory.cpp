@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/random.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 #include "ops/sort.h"
@@ -278,6 +279,27 @@ void init_factory(py::module_& m, TensorClass& cls) {
                         rg);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
+  m.def(
+      "logspace",
+      [](py::handle a, py::handle b, StrictInt steps, double base, py::handle dtype, py::handle device,
+         StrictBool rg, py::handle, StrictBool, py::handle out) {
+        FactoryOut o(out);
+        check_0d_endpoints("logspace", a, b);
+        Scalar s0 = parse_scalar(a, "start"), s1 = parse_scalar(b, "end");
+        MT_CHECK_NOT_IMPLEMENTED(!s0.is_complex() && !s1.is_complex(), "logspace: complex endpoints");
+        return o.finish(
+            "logspace",
+            logspace(s0.to_double(), s1.to_double(), steps, base, o.dtype(dtype), o.device(device)), rg);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::arg("base") = 10.0, MT_FACTORY_KW);
+  m.def(
+      "_binomial",
+      [](const Tensor& count, const Tensor& prob, py::handle generator) {
+        GeneratorScope g(generator);
+        return binomial(count, prob);
+      },
+      py::arg("count"), py::arg("prob"), py::arg("generator") = py::none());
+
   m.def("_get_default_device", [] { return tls_default_device; });
   m.def("_set_default_device",
         [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });

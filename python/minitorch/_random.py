@@ -71,12 +71,26 @@ def normal(
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
-    shape = _functional.broadcast_shapes(
-        tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
-    )
-    z = _C.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+    if mean_t and not std_t:
+        shape = tuple(mean.shape)
+    else:
+        shape = _functional.broadcast_shapes(
+            tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
+        )
+    if generator is None and mean_t and not std_t and mean.is_contiguous():
+        # randn_like of a contiguous mean is randn(shape) in its dtype and device, the same draws, without the
+        # keyword arguments (each costs the binding about a microsecond)
+        z = _C.randn_like(mean)
+    else:
+        z = _C.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
     # written as mean + std * z, the result carries gradients to a mean and std that require them; its dtype
-    # is the tensor mean's (else std's), as PyTorch's output like mean: a bfloat16 std keeps a float16 mean
+    # is the tensor mean's (else std's), as PyTorch's output like mean: a bfloat16 std keeps a float16 mean.
+    if not std_t and not mean.requires_grad:
+        # in place on the fresh draws: z * std + mean rounds as mean + std * z does (the same two operations,
+        # each commutative), without two more tensors; std = 1 (the default) skips the product (1 * z is z)
+        if std != 1:
+            z.mul_(std)
+        return _write_out(z.add_(mean), out)
     r = mean + std * z
     return _write_out(r if r.dtype == ref.dtype else r.to(ref.dtype), out)
 

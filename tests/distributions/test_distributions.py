@@ -429,6 +429,65 @@ def test_discrete_sampler_chi_square(make, ref):
     assert st.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue > 1e-4
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize(
+    "n, p",
+    [
+        (1, 0.3),  # inversion, one trial
+        (7, 0.5),
+        (19, 0.5),  # n q = 9.5: inversion, next to the switch
+        (21, 0.5),  # n q = 10.5: BTRS, next to the switch
+        (40, 0.9),  # n q = 4: inversion on the reflected side
+        (250, 0.05),  # n q = 12.5: BTRS with a small q
+        (100000, 0.37),  # BTRS far from the switch
+    ],
+)
+def test_torch_binomial_chi_square(n, p, dtype):
+    """torch.binomial (the C++ sampler on the CPU: inversion where n q < 10, BTRS beyond, reflected for p > 1/2)
+    draws Binomial(n, p) in both float dtypes: chi-square against scipy's pmf, and integer values in [0, n]"""
+    minitorch.manual_seed(31)
+    m = 100_000
+    x = _np(
+        minitorch.binomial(minitorch.full((m,), float(n), dtype=dtype), minitorch.full((m,), p, dtype=dtype))
+    )
+    assert (x == np.floor(x)).all() and x.min() >= 0 and x.max() <= n
+    ref = st.binom(n, p)
+    x = x.astype(np.int64)
+    lo, hi = int(ref.ppf(1e-9)), int(ref.ppf(1 - 1e-9)) + 1
+    obs = np.bincount(x - lo, minlength=hi - lo + 1)[: hi - lo + 1]
+    exp = ref.pmf(np.arange(lo, hi + 1)) * m
+    keep = exp > 5
+    assert st.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue > 1e-4
+
+
+def test_torch_binomial_is_seeded_and_thread_independent():
+    """The same seed draws the same values, at one thread or two, over several chunks of 4096 elements (each
+    element's uniforms depend on the seed, the call and its index only)"""
+    count = minitorch.full((3, 5000), 30.0)
+    prob = minitorch.linspace(0.01, 0.99, 5000).expand(3, 5000)
+    prev = minitorch.get_num_threads()
+    outs = []
+    try:
+        for threads in (1, 2, 1):
+            minitorch.set_num_threads(threads)
+            minitorch.manual_seed(5)
+            outs.append(_np(minitorch.binomial(count, prob)))
+    finally:
+        minitorch.set_num_threads(prev)
+    assert (outs[0] == outs[1]).all() and (outs[0] == outs[2]).all()
+    minitorch.manual_seed(6)
+    assert (_np(minitorch.binomial(count, prob)) != outs[0]).any()
+    # generator=: a seeded generator of its own draws the same values again, and leaves the default one alone
+    minitorch.manual_seed(5)
+    g1, g2 = minitorch.Generator().manual_seed(9), minitorch.Generator().manual_seed(9)
+    a, b = (
+        _np(minitorch.binomial(count, prob, generator=g1)),
+        _np(minitorch.binomial(count, prob, generator=g2)),
+    )
+    assert (a == b).all() and (a != outs[0]).any()
+    assert (_np(minitorch.binomial(count, prob)) == outs[0]).all()
+
+
 def test_binomial_logits_entropy_enumerate():
     d = D.Binomial(6, logits=T([-1.0, 0.5]))
     p = sp.expit([-1.0, 0.5])

@@ -80,6 +80,23 @@ using PowD = void (*)(double* out, const double* a, int64_t sa, const double* b,
 // n standard normals (uniforms in [0, 1)) from Philox(seed, subsequence, offset), as kernels/cpu/random.cpp's
 // scalar draws.
 using PhiloxDrawsD = void (*)(double* out, int64_t n, uint64_t seed, uint64_t subsequence, uint64_t offset);
+// random.cpp's whole per-element mapping of one chunk, written straight from the Philox words into a float32,
+// float64 or int64 output (no double buffer, no scalar pass after the draws), bit for bit the scalar path's.
+// kind in RandomKind's order (ops/kernels.h): 0 uniform [a, b) keeping log2(scale) mantissa bits (scale
+// 2^53 keeps all), 1 normal (mean a, std b), 2 integers [low, high) (high - low <= 2^52 and |low|, |high| <=
+// 2^51, so the floor and the conversions are exact in double), 3 Bernoulli (p = a). The int64 output takes
+// kinds 2 and 3 only.
+struct PhiloxFill {
+  int kind;
+  double a, b, scale;
+  int64_t low, high;
+};
+using PhiloxFillF = void (*)(float* out, int64_t n, uint64_t seed, uint64_t subsequence, uint64_t offset,
+                             const PhiloxFill& f);
+using PhiloxFillD = void (*)(double* out, int64_t n, uint64_t seed, uint64_t subsequence, uint64_t offset,
+                             const PhiloxFill& f);
+using PhiloxFillL = void (*)(int64_t* out, int64_t n, uint64_t seed, uint64_t subsequence, uint64_t offset,
+                             const PhiloxFill& f);
 struct Table {
   LoopF f32[static_cast<int>(Fn::kCount)];
   LoopD f64[static_cast<int>(Fn::kCount)];
@@ -107,6 +124,9 @@ struct Table {
   PowD logaddexp2_f64;
   PhiloxDrawsD normal_philox_f64;  // vec/random_impl.h, the scalar draws bit for bit
   PhiloxDrawsD uniform_philox_f64;
+  PhiloxFillF philox_fill_f32;
+  PhiloxFillD philox_fill_f64;
+  PhiloxFillL philox_fill_i64;
 };
 
 // Defined in vec/unary_avx2.cpp and vec/unary_avx512.cpp (built on x86-64, SLEEF or not).

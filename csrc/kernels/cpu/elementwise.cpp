@@ -474,7 +474,10 @@ Table make_table(const char* isa) {
     take(t.logaddexp2_f64, a.logaddexp2_f64);
     take(t.normal_philox_f64, a.normal_philox_f64);
     take(t.uniform_philox_f64, a.uniform_philox_f64);
-    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 24),
+    take(t.philox_fill_f32, a.philox_fill_f32);
+    take(t.philox_fill_f64, a.philox_fill_f64);
+    take(t.philox_fill_i64, a.philox_fill_i64);
+    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 27),
                   "a Table member was added: take AVX2's where AVX-512 has none, above");
   } else if (std::strcmp(isa, "avx2") == 0) {
     fill_table_avx2(t);

@@ -519,7 +519,17 @@ def _binomial_btrs(n, q):
 
 def _binomial_sample(total_count, probs):
     """Binomial(total_count, probs) draws shaped like their broadcast (probs' dtype), no gradient. Draws for
-    q = min(p, 1 - p) and reflects, so both samplers see q <= 1/2."""
+    q = min(p, 1 - p) and reflects, so both samplers see q <= 1/2. On the CPU (float32 and float64 of one shape
+    and dtype) the C++ sampler draws (kernels/cpu/random.cpp: the same inversion / BTRS split); the tensor
+    composite below serves the other devices."""
+    if (
+        probs.device.type == "cpu"
+        and total_count.device.type == "cpu"
+        and probs.dtype in (_C.float32, _C.float64)
+        and total_count.dtype == probs.dtype
+        and tuple(total_count.shape) == tuple(probs.shape)
+    ):
+        return _C._binomial(total_count, probs)
     with grad_mode.no_grad():
         shape = tuple(probs.shape)
         n = _f64(total_count).reshape(-1)
@@ -566,6 +576,12 @@ def poisson(input, generator=None):
 @_argcheck.parses("Tensor count, Tensor prob, Generator? generator=None", upfront=False)
 def binomial(count, prob, generator=None):
     """Binomial(count, prob) draws (broadcast), as torch.binomial: counts below 0 draw 0; no gradient."""
+    cd = count.dtype
+    if (cd == _C.float32 or cd == _C.float64) and prob.dtype == cd and count.is_cpu and prob.is_cpu:
+        # the common call, checked in a few attribute reads (the checks below cost more than 64 draws)
+        if count.shape != prob.shape:
+            count, prob = _composite_shape.broadcast_tensors(count, prob)
+        return _C._binomial(count, prob, generator)
     for what, t in (("count", count), ("prob", prob)):
         if not t.dtype.is_floating_point:
             raise ValueError(
@@ -577,7 +593,11 @@ def binomial(count, prob, generator=None):
         )
     if prob.dtype != count.dtype:
         raise RuntimeError(f"Found dtype {scalar_name(prob.dtype)} but expected {scalar_name(count.dtype)}")
-    count, prob = _composite_shape.broadcast_tensors(count, prob)
+    if tuple(count.shape) != tuple(prob.shape):
+        count, prob = _composite_shape.broadcast_tensors(count, prob)
+    # the C++ sampler takes counts below 0 as 0 and clamps prob to [0, 1] itself
+    if count.is_cpu and prob.is_cpu:
+        return _C._binomial(count, prob, generator)
     return _binomial_sample(count.clamp(min=0), prob.clamp(min=0, max=1))
 
 

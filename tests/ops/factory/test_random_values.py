@@ -149,7 +149,12 @@ i = torch.randint(-(2**40), 2**40, (5000,)).numpy()
 n64 = torch.randn(10001, dtype=torch.float64).numpy()
 n32 = torch.randn(9000).numpy()
 b = torch.bernoulli(torch.full((3000,), 0.3)).numpy()
-np.savez(sys.argv[1], u=u, i=i, n64=n64, n32=n32, b=b)
+u32 = torch.empty(9001).uniform_(-3.0, 5.0).numpy()
+i32 = torch.randint(0, 10, (9001,), dtype=torch.float32).numpy()
+i64f = torch.randint(-100, 100, (9001,), dtype=torch.float64).numpy()
+nf32 = torch.empty(9001).normal_(2.0, 0.5).numpy()
+bf64 = torch.empty(9001, dtype=torch.float64).bernoulli_(0.3).numpy()
+np.savez(sys.argv[1], u=u, i=i, n64=n64, n32=n32, b=b, u32=u32, i32=i32, i64f=i64f, nf32=nf32, bf64=bf64)
 """
 
 
@@ -174,5 +179,104 @@ def test_vectorized_draws_match_the_scalar_path(tmp_path):
         subprocess.run([sys.executable, "-c", _DRAW_SCRIPT, str(path)], check=True, env=env, timeout=300)
         out[c] = np.load(path)
     for c in caps[1:]:
-        for k in ("u", "i", "b", "n32", "n64"):
+        for k in ("u", "i", "b", "n32", "n64", "u32", "i32", "i64f", "nf32", "bf64"):
             np.testing.assert_array_equal(out[c][k], out["default"][k], err_msg=f"{c} {k}")
+
+
+# Whole draws pinned by digest (recorded 2026-12-05 from main's build, before the fused vector fills of
+# vec/random_impl.h): every element of each draw, for every dtype, at sizes below a vector, across a chunk edge
+# and over several chunks, so that a change to the per-element mapping (the mantissa bits kept, the integer
+# floor, the Bernoulli compare, the cast) in any dtype fails here and not only in the first three values.
+_SIZES = (1, 7, 65, 4097, 9000)
+_FLOATS = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
+_ALL = dict(_FLOATS, i64=torch.int64, i32=torch.int32, u8=torch.uint8, i8=torch.int8)
+
+
+def whole_draws():
+    import hashlib
+
+    digests = {}
+
+    def add(key, t):
+        a = t.to(torch.float64 if t.dtype.is_floating_point else torch.int64).numpy()
+        digests.setdefault(key, hashlib.sha256()).update(a.tobytes())
+
+    torch.manual_seed(2026)
+    for n in _SIZES:
+        for k, dt in _FLOATS.items():
+            add(f"rand_{k}", torch.rand(n, dtype=dt))
+            add(f"randn_{k}", torch.randn(n, dtype=dt))
+            add(f"uniform_{k}", torch.empty(n, dtype=dt).uniform_(-3.0, 5.0))
+            add(f"normal_{k}", torch.empty(n, dtype=dt).normal_(2.0, 0.5))
+            add(f"bernoulli_{k}", torch.empty(n, dtype=dt).bernoulli_(0.3))
+        for k, dt in _ALL.items():
+            add(f"randint_{k}", torch.randint(0, 10, (n,), dtype=dt))
+            add(f"randint1_{k}", torch.randint(0, 1, (n,), dtype=dt))
+            if k != "u8":
+                add(f"randint_neg_{k}", torch.randint(-100, 100, (n,), dtype=dt))
+        add("randint_wide", torch.randint(-(2**62), 2**62, (n,)))
+        add("randint_big", torch.randint(-(2**40), 2**52, (n,)))
+        add("randint_f64_2p53", torch.randint(0, 2**53, (n,), dtype=torch.float64))
+        add("bernoulli_bool", torch.empty(n, dtype=torch.bool).bernoulli_(0.6))
+    return {k: h.hexdigest()[:16] for k, h in digests.items()}
+
+
+PINNED_WHOLE = {
+    "bernoulli_bf16": "00e87c0bbf687ef1",
+    "bernoulli_bool": "d69fde34c08f8fbc",
+    "bernoulli_f16": "c202fc364bb5ad09",
+    "bernoulli_f32": "ee90e5acb86b8e5a",
+    "bernoulli_f64": "7981aa5b4ebeb4ea",
+    "normal_bf16": "4206bcf69dc6ddb3",
+    "normal_f16": "b123d3bc5753c940",
+    "normal_f32": "c26fe31524eae0ad",
+    "normal_f64": "4aed14af0f22d3d2",
+    "rand_bf16": "cf5b8b8e35c34d65",
+    "rand_f16": "966cf15ed0171b7f",
+    "rand_f32": "cf870ef71bad637d",
+    "rand_f64": "a50683c4b0dd0427",
+    "randint1_bf16": "a4abe2b1b9fc46c3",
+    "randint1_f16": "a4abe2b1b9fc46c3",
+    "randint1_f32": "a4abe2b1b9fc46c3",
+    "randint1_f64": "a4abe2b1b9fc46c3",
+    "randint1_i32": "a4abe2b1b9fc46c3",
+    "randint1_i64": "a4abe2b1b9fc46c3",
+    "randint1_i8": "a4abe2b1b9fc46c3",
+    "randint1_u8": "a4abe2b1b9fc46c3",
+    "randint_bf16": "b782fdf52a1e8c55",
+    "randint_big": "5b1f0e3462689e22",
+    "randint_f16": "758d5ec5fd58dcbd",
+    "randint_f32": "53e95e5fb09a8a22",
+    "randint_f64": "c06285ac1c1b1b4e",
+    "randint_f64_2p53": "b67504e17856ecb6",
+    "randint_i32": "c22ab0e16f15d345",
+    "randint_i64": "eb07f47595434c64",
+    "randint_i8": "7d64e973c7be59d1",
+    "randint_neg_bf16": "5cbb5e8ed0f92015",
+    "randint_neg_f16": "d5eae44f1b4d71c0",
+    "randint_neg_f32": "ff3989572a400163",
+    "randint_neg_f64": "9f06113afae1e507",
+    "randint_neg_i32": "db4bb8d68315b46f",
+    "randint_neg_i64": "3576e922bad34e8b",
+    "randint_neg_i8": "335b8c6cc026d92b",
+    "randint_u8": "907b5a99853049c3",
+    "randint_wide": "e99234320828ffc4",
+    "randn_bf16": "f3b742de2eb1b865",
+    "randn_f16": "423179a71985d853",
+    "randn_f32": "12848d07f666a135",
+    "randn_f64": "662e7936ddfa8f74",
+    "uniform_bf16": "9f919671175df9a6",
+    "uniform_f16": "3a6f5ede87f90cec",
+    "uniform_f32": "4a0cc21443c7ab9a",
+    "uniform_f64": "9d9cb28154a88356",
+}
+
+
+@pytest.fixture(scope="module")
+def whole():
+    return whole_draws()
+
+
+@pytest.mark.parametrize("name", sorted(PINNED_WHOLE))
+def test_whole_seeded_draws_are_bit_identical(whole, name):
+    assert whole[name] == PINNED_WHOLE[name]

@@ -1131,6 +1131,9 @@ void MT_VEC_FILL(Table& t) {
 #endif
   t.normal_philox_f64 = &normal_philox_lanes;
   t.uniform_philox_f64 = &uniform_philox_lanes;
+  t.philox_fill_f32 = &philox_fill<float>;
+  t.philox_fill_f64 = &philox_fill<double>;
+  t.philox_fill_i64 = &philox_fill<int64_t>;
 }
 
 }  // namespace vec
