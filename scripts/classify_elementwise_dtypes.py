@@ -47,6 +47,8 @@ BINARY_SPELLING = {
     "_hypot": torch.hypot,
     "_copysign": torch.copysign,
     "_nextafter": torch.nextafter,
+    "_igamma": torch.igamma,
+    "_igammac": torch.igammac,
 }
 
 

@@ -208,6 +208,8 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
   if ((common == ScalarType::Half || common == ScalarType::BFloat16) &&
       std::strncmp(name_of(op), "_special_", 9) == 0)
     dtype_not_implemented(kernel_name(name_of(op) + 9, dev), common);
+  if ((op == BinaryOp::_igamma || op == BinaryOp::_igammac) && !is_floating(common))
+    dtype_not_implemented(kernel_name(name_of(op) + 1, dev), common);
   if (op == BinaryOp::_hypot && !is_floating(common))
     dtype_not_implemented(kernel_name("hypot", dev), common);
   if (op == BinaryOp::_nextafter && !is_floating(common))

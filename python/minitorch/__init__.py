@@ -150,11 +150,13 @@ from minitorch.distributions._sampling import (  # noqa: F401  (the samplers PyT
     standard_gamma as _standard_gamma,
     standard_gamma_grad as _standard_gamma_grad,
 )
-from minitorch.distributions._sampling import gammainc as igamma, gammaincc as igammac
+from minitorch.distributions._sampling import igamma, igammac  # noqa: F401  (torch.igamma, torch.igammac)
 
 # torch.special's regularized incomplete gamma functions live beside the Gamma sampler that needs them
 # (distributions._sampling, a layer above special): the root, which assembles both, hands them to special.
-special.gammainc, special.gammaincc = igamma, igammac
+from minitorch.distributions._sampling import gammainc as _gammainc, gammaincc as _gammaincc
+
+special.gammainc, special.gammaincc = _gammainc, _gammaincc
 special.__all__ += ["gammainc", "gammaincc"]
 from minitorch.distributions import _sampling as _dist_sampling
 

@@ -311,6 +311,9 @@ BINARY_OPS = [
     Op("atan2", np.arctan2, ANY, None, "div", "broadcast"),
     Op("xlogy", _xlogy, ANY, None, "div", "own test"),
     Op("_special_zeta", lambda x, q: _sp().zeta(x, q), ANY_F, None, "div", "own test"),
+    # torch.igamma / igammac (tests/ops/elementwise/test_igamma.py: accuracy, special values, gradients)
+    Op("_igamma", lambda a, x: _sp().gammainc(a, x), F, None, "arith", "own test"),
+    Op("_igammac", lambda a, x: _sp().gammaincc(a, x), F, None, "arith", "own test"),
     Op("_special_chebyshev_polynomial_t", _poly("chebyt"), ANY_F, None, "div", None),
     Op("_special_chebyshev_polynomial_u", _poly("chebyu"), ANY_F, None, "div", None),
     Op("_special_chebyshev_polynomial_v", _cheb_rec(2), ANY_F, None, "div", None),

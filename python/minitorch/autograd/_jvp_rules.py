@@ -1480,6 +1480,12 @@ _COMPOSITE_RULES = {
         "jvp": "-t_self * (special.modified_bessel_k0(self) + result / self)",
     },
     "special.zeta": {"args": "self, other", "jvp": '_no_forward_ad("special_zeta")'},
+    # torch.igamma/igammac and special.gammainc/gammaincc (the schema's _igamma/_igammac rows): PyTorch has no
+    # forward-mode formula for either argument
+    "igamma": {"args": "self, other", "jvp": '_no_forward_ad("igamma")'},
+    "igammac": {"args": "self, other", "jvp": '_no_forward_ad("igammac")'},
+    "special.gammainc": {"args": "self, other", "jvp": '_no_forward_ad("igamma")'},
+    "special.gammaincc": {"args": "self, other", "jvp": '_no_forward_ad("igammac")'},
     "special.scaled_modified_bessel_k0": _NONE,
     "special.scaled_modified_bessel_k1": _NONE,
     "special.spherical_bessel_j0": _NONE,

@@ -1,5 +1,6 @@
 """Vectorized samplers and special functions the distributions need beyond the core ops: standard Gamma
-(Marsaglia-Tsang) with its implicit reparameterization gradient, the regularized incomplete gamma function,
+(Marsaglia-Tsang) with its implicit reparameterization gradient, the regularized incomplete gamma function's
+torch spellings (the kernels of csrc/kernels/special_functors.h) and Gamma.cdf's form differentiable in a too,
 Poisson (inversion / PTRS) and Binomial (inversion / BTRS) sampling.
 
 Everything works on whole tensors: rejection samplers run a few rounds, each over the elements not yet
@@ -28,9 +29,6 @@ __all__ = [
 # series / continued fraction would need ~9 sqrt(alpha) terms); its relative error is below 1e-6 there (worst in
 # the far tails, ~3e-8 at alpha = 1e5; measured against finite differences of scipy's gammaincinv).
 _GRAD_ASYMPTOTIC_ALPHA = 1.0e4
-# Above this shape parameter gammainc uses the Wilson-Hilferty normal approximation: absolute error ~5e-3 / alpha
-# (below 5e-8 here).
-_CDF_ASYMPTOTIC_ALPHA = 1.0e5
 _MAX_TERMS = 20000
 _EPS64 = 2.220446049250313e-16
 _TINY64 = 2.2250738585072014e-308
@@ -233,74 +231,6 @@ def _wilson_hilferty_z(a, x):
     return ((x / a).pow(1.0 / 3.0) - 1.0 + 1.0 / (9.0 * a)) * 3.0 * a.sqrt()
 
 
-_ZETA_2_TO_7 = (
-    math.pi**2 / 6,
-    1.2020569031595942,
-    math.pi**4 / 90,
-    1.0369277551433699,
-    math.pi**6 / 945,
-    1.0083492773819228,
-)
-
-
-def _lgamma1p(a):
-    """log Gamma(1 + a) without losing a small a's digits to the rounding of 1 + a: its Taylor series
-    -gamma a + sum_k (-1)^k zeta(k) / k a^k for |a| <= 1e-3 (six terms reach 1e-18), lgamma(1 + a) beyond"""
-    t = _C._where(a.abs() <= 1e-3, a, 0.0)
-    series = -0.5772156649015329 * t
-    p = t
-    for k, z in enumerate(_ZETA_2_TO_7, start=2):
-        p = p * t
-        series = series + ((-1) ** k) * z / k * p
-    return _C._where(a.abs() <= 1e-3, series, _C.lgamma(a + 1.0))
-
-
-def _igammac_small_x(a, x):
-    """Q(a, x) for x <= 1.1 from DLMF 8.7.3, Q = -expm1(a log x - lgamma(1 + a)) - x^a / Gamma(a) *
-    sum_{n>=1} (-x)^n / (n! (a + n)): no 1 - P cancellation where P is near 1 (the terms fall as 1.1^n / n!)"""
-    fac = _C.ones_like(x)
-    acc = _C.zeros_like(x)
-    for n in range(1, 30):
-        fac = fac * (-x / n)
-        acc = acc + fac / (a + n)
-    logx = _C.log(x)
-    return -_C.expm1(a * logx - _lgamma1p(a)) - _C.exp(a * logx - _C.lgamma(a)) * acc
-
-
-def _gammainc_f64(a, x, upper=False):
-    """P(a, x), the regularized lower incomplete gamma function, or Q = 1 - P (upper), for flat float64 tensors
-    (a > 0, x >= 0). Q is not taken as 1 - P where the continued fraction gives it directly: in the upper tail
-    P rounds to 1 and 1 - P would keep only its rounding error (1e-16 for a true 1e-40, even negative)."""
-    out = _C.ones_like(x) if upper else _C.zeros_like(x)
-    # x = inf is P = 1 (set below): the continued fraction never converges there and would run to its cap
-    pos = (x > 0) & (x < math.inf)
-    large = a >= _CDF_ASYMPTOTIC_ALPHA
-    exact = _nonzero1(pos & ~large)
-    if exact.numel():
-        ae, xe = a[exact], x[exact]
-        use_series, S, _, H, _ = _split(ae, xe, False)
-        logx = _C.log(xe)
-        p_series = _C.exp(ae * logx - xe - _C.lgamma(ae + 1.0)) * S
-        q_cf = _C.exp(ae * logx - xe - _C.lgamma(ae)) * H
-        if upper:
-            q = _C._where(use_series, 1.0 - p_series, q_cf)
-            # x <= 1.1 on the series side: Q from its own series (where P is near 1, as for a small a)
-            near = _nonzero1(use_series & (xe <= 1.1))
-            if near.numel():
-                q[near] = _igammac_small_x(ae[near], xe[near])
-            out[exact] = q
-        else:
-            out[exact] = _C._where(use_series, p_series, 1.0 - q_cf)
-    asym = _nonzero1(pos & large)
-    if asym.numel():
-        z = _wilson_hilferty_z(a[asym], x[asym])
-        out[asym] = 0.5 * _C.erfc((z if upper else -z) / math.sqrt(2.0))
-    inf = _nonzero1(x == math.inf)
-    if inf.numel():
-        out[inf] = 0.0 if upper else 1.0
-    return out
-
-
 def _gamma_quantile_grad_f64(a, x):
     """d x / d a at fixed P(a, x) (the implicit reparameterization gradient of a Gamma(a, 1) sample x), for flat
     float64 tensors: -(dP/da) / p(x; a) with dP/da from the series or continued fraction above, and from the
@@ -354,16 +284,15 @@ def _standard_gamma(alpha):
 
 
 class _GammaInc(_function.Function):
-    """P(a, x) (or Q = 1 - P, upper) with gradients to both arguments: dP/dx is the Gamma(a) density,
-    dP/da = -density * dx/da; Q's are their negatives."""
+    """P(a, x) (or Q = 1 - P, upper) with gradients to both arguments, for the distributions' cdf (torch.igamma
+    itself differentiates x only, as PyTorch's): dP/dx is the Gamma(a) density, dP/da = -density * dx/da; Q's
+    are their negatives."""
 
     @staticmethod
     def forward(ctx, a, x, upper=False):
-        shape = tuple(x.shape)
-        p = _gammainc_f64(_f64(a).reshape(-1), _f64(x).reshape(-1), upper)
         ctx.save_for_backward(a, x)
         ctx.sign = -1.0 if upper else 1.0
-        return p.to(x.dtype).reshape(shape)
+        return (_C._igammac if upper else _C._igamma)(a.detach(), x.detach())
 
     @staticmethod
     def backward(ctx, grad):
@@ -378,8 +307,8 @@ class _GammaInc(_function.Function):
 
 
 def _gammainc(a, x, upper=False):
-    """The regularized lower (upper) incomplete gamma function, torch.special.gammainc (gammaincc), for
-    broadcast tensors a, x."""
+    """The regularized lower (upper) incomplete gamma function for broadcast tensors a, x, differentiable in
+    both (Gamma.cdf's)."""
     return _GammaInc.apply(a, x, upper)
 
 
@@ -620,54 +549,76 @@ def sample_dirichlet(input, generator=None):
         return y.clamp(min=fi.tiny, max=1 - fi.eps / 2)
 
 
-def _igamma_args(input, other, name):
-    # PyTorch's kernel dispatches on the operands' common dtype: a float with an integer or bool is computed
-    dt = _C.result_type(input, other)
-    if not dt.is_floating_point:
-        t = input if isinstance(input, _C.Tensor) else other
-        raise NotImplementedError(f"\"{name}_{_device_name(t)}\" not implemented for '{scalar_name(dt)}'")
-    a, x = _composite_shape.broadcast_tensors(input.to(dt), other.to(dt))
-    return a, x
+# torch.igamma/igammac and special.gammainc/gammaincc: the kernels (csrc/kernels/special_functors.h, the
+# schema's _igamma/_igammac rows: dtypes, PyTorch's special values, x's gradient) under PyTorch's signatures,
+# which take tensors only
 
 
-def _igamma_corners(a, x, value, upper):
-    """PyTorch's special cases of igamma/igammac (calc_igamma/calc_igammac), taking precedence over the computed
-    `value` in its order: a negative operand is NaN; a = 0 is 1 (upper: 0) for x > 0, else NaN; x = 0 is 0
-    (upper: 1) whatever a, a NaN included; an infinite a is NaN for an infinite x, else 0 (upper: 1); an
-    infinite x is 1 (upper: 0)."""
-    lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
-    nan = _C.full_like(value, math.nan)
-    r = _C._where(x.isinf(), _C.full_like(value, hi), value)
-    r = _C._where(a.isinf(), _C._where(x.isinf(), nan, _C.full_like(value, lo)), r)
-    r = _C._where(x == 0, _C.full_like(value, lo), r)
-    r = _C._where(a == 0, _C._where(x > 0, _C.full_like(value, hi), nan), r)
-    return _C._where((x < 0) | (a < 0), nan, r)
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor? out=None")
+def igamma(input, other, *, out=None):
+    """The regularized lower incomplete gamma function P(input, other), as torch.igamma."""
+    return _C._igamma(input, other) if out is None else _C._igamma(input, other, out=out)
 
 
-def gammainc(input, other):
-    """The regularized lower incomplete gamma function P(input, other), as torch.special.gammainc, with
-    PyTorch's special cases (_igamma_corners)."""
-    a, x = _igamma_args(input, other, "igamma")
-    p = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0)).masked_fill(a.isnan() | x.isnan(), math.nan)
-    return _igamma_corners(a, x, p, upper=False)
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor? out=None")
+def igammac(input, other, *, out=None):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P, as torch.igammac."""
+    return _C._igammac(input, other) if out is None else _C._igammac(input, other, out=out)
 
 
-def gammaincc(input, other):
-    """The regularized upper incomplete gamma function Q(input, other) = 1 - P, as torch.special.gammaincc."""
-    a, x = _igamma_args(input, other, "igammac")
-    q = _gammainc(a.clamp(min=_TINY64), x.clamp(min=0), True).masked_fill(a.isnan() | x.isnan(), math.nan)
-    return _igamma_corners(a, x, q, upper=True)
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor? out=None", name="special_gammainc")
+def gammainc(input, other, *, out=None):
+    """P(input, other), as torch.special.gammainc (torch.igamma)."""
+    return _C._igamma(input, other) if out is None else _C._igamma(input, other, out=out)
 
 
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor? out=None", name="special_gammaincc")
+def gammaincc(input, other, *, out=None):
+    """Q(input, other) = 1 - P, as torch.special.gammaincc (torch.igammac)."""
+    return _C._igammac(input, other) if out is None else _C._igammac(input, other, out=out)
+
+
+def _inplace(self, value):
+    # PyTorch's in-place checks: the result's dtype must cast to self's, its shape must be self's
+    if not _C.can_cast(value.dtype, self.dtype):
+        raise RuntimeError(
+            f"result type {scalar_name(value.dtype)} can't be cast to the desired output type {scalar_name(self.dtype)}"
+        )
+    if tuple(value.shape) != tuple(self.shape):
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(value.shape)}"
+        )
+    return self.copy_(value)
+
+
+@_argcheck.parses("Tensor other", name="igamma", method=True)
+def _igamma_method(self, other):
+    """Tensor.igamma: P(self, other)."""
+    return _C._igamma(self, other)
+
+
+@_argcheck.parses("Tensor other", name="igammac", method=True)
+def _igammac_method(self, other):
+    """Tensor.igammac: Q(self, other)."""
+    return _C._igammac(self, other)
+
+
+@_argcheck.parses("Tensor other", name="igamma_", method=True)
 def _igamma_(self, other):
     """Tensor.igamma_: P(self, other) written into self (the result must keep self's dtype and shape)."""
-    return self.copy_(gammainc(self, other))
+    return _inplace(self, _C._igamma(self, other))
 
 
+@_argcheck.parses("Tensor other", name="igammac_", method=True)
 def _igammac_(self, other):
     """Tensor.igammac_: Q(self, other) written into self."""
-    return self.copy_(gammaincc(self, other))
+    return _inplace(self, _C._igammac(self, other))
 
 
 # the Tensor methods PyTorch spells these functions with (the root installs them)
-TENSOR_METHODS = {"igamma": gammainc, "igammac": gammaincc, "igamma_": _igamma_, "igammac_": _igammac_}
+TENSOR_METHODS = {
+    "igamma": _igamma_method,
+    "igammac": _igammac_method,
+    "igamma_": _igamma_,
+    "igammac_": _igammac_,
+}

@@ -2518,7 +2518,7 @@ def aminmax_rule(key, level, args, kwargs):
     return return_types.aminmax(call("amin", x, dims, keepdim), call("amax", x, dims, keepdim))
 
 
-register_rule("igamma", "igammac", "complex")(pointwise)
+register_rule("igamma", "igammac", "special.gammainc", "special.gammaincc", "complex")(pointwise)
 for _key, _spec in (
     ("svd", ((0, "input", 2),)),
     ("geqrf", ((0, "input", 2),)),

@@ -711,35 +711,66 @@ static inline __m256d erfinv_residual_avx2(__m256d x, __m256d a, __m256d central
 // float64 erfinv: a = |y|, w = -log((1 - a)(1 + a)), a start x = a P(w) with f64_series.h's polynomials in
 // Giles' variables (w - 2.5 below w = 5, sqrt(w) - 3 to 16, sqrt(w) - 5 beyond, where only float64's 1 - a
 // < 5.6e-8 reaches: relative errors 4e-11, 2e-10, 2.6e-10), then one Newton step on erf(x) = a (a <= 1/2) or
-// erfc(x) = 1 - a (above), x -= residual / (2/sqrt(pi) exp(-x^2)). Newton's error after the step is x times
-// the start's squared (erf''/erf' = -2x): under 1e-18 relative, so the result's error is the residual's
-// rounding over the derivative, about an ulp of x (the scalar functor's loop took up to eight steps on log
-// erfc, one element at a time). The sign ORed back (-0 kept); +-1 gives +-inf, |y| > 1 and NaN give NaN.
-static inline __m256d erfinv_avx2_f64(__m256d y) {
-  const __m256d sign = _mm256_and_pd(y, _mm256_set1_pd(-0.0));
-  const __m256d ay = _mm256_andnot_pd(_mm256_set1_pd(-0.0), y);
+// erfc(x) = 1 - a (above), x -= residual / erf'(x). Newton's error after the step is x times the start's
+// squared (erf''/erf' = -2x): under 1e-18 relative, so the result's error is the residual's rounding over the
+// derivative, about an ulp of x (the scalar functor's loop took up to eight steps on log erfc, one element at
+// a time). 1 / erf' is taken at the root, Q(w) / m (f64_series.h's erfinv_step_*_d: the chord's error is the
+// same x d^2), a polynomial beside P instead of an exp and a division after the residual. The sign ORed back
+// (-0 kept); +-1 gives +-inf, |y| > 1 and NaN give NaN.
+// K vectors at once, stage by stage: one vector's chain (log, polynomial, residual, step) is latency-bound
+// (~3x its throughput); K independent chains side by side fill the pipeline (K = 4: 1.6x per element). Each
+// lane's arithmetic is the same whatever K, so the bits do not depend on an element's position.
+template <int K>
+static inline void erfinv_avx2_f64_k(__m256d (&y)[K]) {
   const __m256d one = _mm256_set1_pd(1.0);
-  const __m256d ok = _mm256_cmp_pd(ay, one, _CMP_LT_OQ);
-  const __m256d a = _mm256_and_pd(ay, ok);  // 0 in the lanes the end replaces
-  const __m256d w = _mm256_sub_pd(_mm256_setzero_pd(),
-                                  log_avx2_f64(_mm256_mul_pd(_mm256_sub_pd(one, a), _mm256_add_pd(one, a))));
-  __m256d p = erfinv_central_d(_mm256_sub_pd(w, _mm256_set1_pd(2.5)));
-  const __m256d tail = _mm256_cmp_pd(w, _mm256_set1_pd(5.0), _CMP_GE_OQ);
-  if (_mm256_movemask_pd(tail)) {  // |y| > 0.9966: one vector in 75 of uniform data
-    const __m256d sw = _mm256_sqrt_pd(w);
-    p = _mm256_blendv_pd(p, erfinv_tail_d(_mm256_sub_pd(sw, _mm256_set1_pd(3.0))), tail);
-    const __m256d far = _mm256_cmp_pd(w, _mm256_set1_pd(16.0), _CMP_GE_OQ);
-    if (_mm256_movemask_pd(far))
-      p = _mm256_blendv_pd(p, erfinv_far_d(_mm256_sub_pd(sw, _mm256_set1_pd(5.0))), far);
+  __m256d sign[K], ay[K], ok[K], a[K], m[K], inv_m[K], w[K], x[K], h[K], r[K];
+#pragma GCC unroll 4
+  for (int k = 0; k < K; ++k) {
+    sign[k] = _mm256_and_pd(y[k], _mm256_set1_pd(-0.0));
+    ay[k] = _mm256_andnot_pd(_mm256_set1_pd(-0.0), y[k]);
+    ok[k] = _mm256_cmp_pd(ay[k], one, _CMP_LT_OQ);
+    a[k] = _mm256_and_pd(ay[k], ok[k]);  // 0 in the lanes the end replaces
+    m[k] = _mm256_mul_pd(_mm256_sub_pd(one, a[k]), _mm256_add_pd(one, a[k]));
+    inv_m[k] = _mm256_div_pd(one, m[k]);
   }
-  __m256d x = _mm256_mul_pd(a, p);
-  const __m256d r = erfinv_residual_avx2(x, a, _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LE_OQ));
-  const __m256d d = _mm256_mul_pd(_mm256_set1_pd(1.12837916709551257390),
-                                  exp_avx2_f64(_mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), x), x)));
-  x = _mm256_sub_pd(x, _mm256_div_pd(r, d));
-  const __m256d edge = _mm256_blendv_pd(_mm256_set1_pd(__builtin_nan("")), _mm256_set1_pd(__builtin_inf()),
-                                        _mm256_cmp_pd(ay, one, _CMP_EQ_OQ));
-  return _mm256_or_pd(_mm256_blendv_pd(edge, x, ok), sign);
+#pragma GCC unroll 4
+  for (int k = 0; k < K; ++k) w[k] = _mm256_sub_pd(_mm256_setzero_pd(), log_avx2_f64(m[k]));
+#pragma GCC unroll 4
+  for (int k = 0; k < K; ++k) {
+    const __m256d t1 = _mm256_sub_pd(w[k], _mm256_set1_pd(2.5));
+    __m256d p = erfinv_central_d(t1), q = erfinv_step_central_d(t1);
+    const __m256d tail = _mm256_cmp_pd(w[k], _mm256_set1_pd(5.0), _CMP_GE_OQ);
+    if (_mm256_movemask_pd(tail)) {  // |y| > 0.9966: one vector in 75 of uniform data
+      const __m256d sw = _mm256_sqrt_pd(w[k]);
+      const __m256d t2 = _mm256_sub_pd(sw, _mm256_set1_pd(3.0));
+      p = _mm256_blendv_pd(p, erfinv_tail_d(t2), tail);
+      q = _mm256_blendv_pd(q, erfinv_step_tail_d(t2), tail);
+      const __m256d far = _mm256_cmp_pd(w[k], _mm256_set1_pd(16.0), _CMP_GE_OQ);
+      if (_mm256_movemask_pd(far)) {
+        const __m256d t3 = _mm256_sub_pd(sw, _mm256_set1_pd(5.0));
+        p = _mm256_blendv_pd(p, erfinv_far_d(t3), far);
+        q = _mm256_blendv_pd(q, erfinv_step_far_d(t3), far);
+      }
+    }
+    x[k] = _mm256_mul_pd(a[k], p);
+    h[k] = _mm256_mul_pd(q, inv_m[k]);
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < K; ++k)
+    r[k] = erfinv_residual_avx2(x[k], a[k], _mm256_cmp_pd(a[k], _mm256_set1_pd(0.5), _CMP_LE_OQ));
+#pragma GCC unroll 4
+  for (int k = 0; k < K; ++k) {
+    const __m256d xs = _mm256_fnmadd_pd(r[k], h[k], x[k]);
+    const __m256d edge = _mm256_blendv_pd(_mm256_set1_pd(__builtin_nan("")), _mm256_set1_pd(__builtin_inf()),
+                                          _mm256_cmp_pd(ay[k], one, _CMP_EQ_OQ));
+    y[k] = _mm256_or_pd(_mm256_blendv_pd(edge, xs, ok[k]), sign[k]);
+  }
+}
+
+static inline __m256d erfinv_avx2_f64(__m256d y) {
+  __m256d v[1] = {y};
+  erfinv_avx2_f64_k<1>(v);
+  return v[0];
 }
 
 // float64 atan, s_atan.c's method and coefficients (under 1 ulp there): |x| is moved next to 0, 0.5, 1, 1.5

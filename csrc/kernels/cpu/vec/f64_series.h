@@ -1,6 +1,6 @@
 // The double-precision pieces that AVX2's and AVX-512's float32-through-double kernels share (f32_via_f64.h
 // over four lanes, avx512_math.h over eight): the log's mantissa/exponent split and atanh series, and
-// erfinv's two polynomials. Written once over GCC vector types so both widths evaluate the same expressions
+// erfinv's polynomials. Written once over GCC vector types so both widths evaluate the same expressions
 // (the same roundings and FMA contractions) and give the same bits; each kernel file instantiates them with
 // its own instruction-set flags.
 #pragma once
@@ -89,6 +89,55 @@ static inline V erfinv_far_d(V t3) {
   p3 = p3 * t3 + 1.0103004705883405;
   p3 = p3 * t3 + 4.849906401084339;
   return p3;
+}
+
+// float64 erfinv's Newton step without an exp (avx2_math.h's erfinv_avx2_f64_k): 1 / erf'(x) at the root
+// x = erfinv(a) is Q(w) / m, m = (1 - a)(1 + a) = exp(-w), Q(w) = sqrt(pi)/2 exp(x^2 - w); Q by degree 9 in
+// the start's variables, fitted by scripts/fit_erfinv64_step.py. Q's relative error e moves the step's result
+// by e times the start's (3e-10): under 1e-17 here. w < 5 in t1 = w - 2.5 (relative error 1.5e-9)
+template <typename V>
+static inline V erfinv_step_central_d(V t1) {
+  V q = V{} + -5.583704981499256e-10;
+  q = q * t1 + 5.23810138204452e-09;
+  q = q * t1 + -6.061335177485362e-08;
+  q = q * t1 + 1.1575485295490562e-06;
+  q = q * t1 + -1.7705138910903838e-05;
+  q = q * t1 + 0.00020041824424102444;
+  q = q * t1 + -0.0017577420709429547;
+  q = q * t1 + 0.012516901790173196;
+  q = q * t1 + -0.07784447434596233;
+  q = q * t1 + 0.5760328050752763;
+  return q;
+}
+// 5 <= w < 16 in t2 = sqrt(w) - 3 (7.5e-9)
+template <typename V>
+static inline V erfinv_step_tail_d(V t2) {
+  V q = V{} + 4.505486504715299e-06;
+  q = q * t2 + -4.793156235868103e-05;
+  q = q * t2 + 0.00016225828305927432;
+  q = q * t2 + -0.0002604072879096147;
+  q = q * t2 + -2.0135742108338263e-06;
+  q = q * t2 + 0.0017108117661763815;
+  q = q * t2 + -0.008457091535973998;
+  q = q * t2 + 0.03177752046311904;
+  q = q * t2 + -0.10671410851515568;
+  q = q * t2 + 0.33420017172729216;
+  return q;
+}
+// w >= 16 in t3 = sqrt(w) - 5 (4.7e-11)
+template <typename V>
+static inline V erfinv_step_far_d(V t3) {
+  V q = V{} + -2.6957938140269482e-08;
+  q = q * t3 + 2.344439157367766e-07;
+  q = q * t3 + -1.50310371360633e-06;
+  q = q * t3 + 9.044280980064535e-06;
+  q = q * t3 + -5.19506819461038e-05;
+  q = q * t3 + 0.00028676085849946276;
+  q = q * t3 + -0.0015321106994191304;
+  q = q * t3 + 0.007964486056461342;
+  q = q * t3 + -0.040467506894164076;
+  q = q * t3 + 0.20206009304101133;
+  return q;
 }
 
 // atan t for t in [0, 1] in double (float32 atan and atan2 through double, f32_via_f64.h; AVX-512's atan2):

