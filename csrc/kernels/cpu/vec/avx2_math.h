@@ -124,8 +124,8 @@ static inline __m256 exp_finish_avx2_f32(__m256 t, __m256 r, __m256 c) {
   return _mm256_mul_ps(_mm256_mul_ps(s, p1), p2);
 }
 static inline __m256 exp_avx2_f32(__m256 x) {
-  x = _mm256_blendv_ps(x, _mm256_set1_ps(89.0f), _mm256_cmp_ps(x, _mm256_set1_ps(89.0f), _CMP_GT_OQ));
-  x = _mm256_blendv_ps(x, _mm256_set1_ps(-104.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+  // min/max return their second operand, x, when it is NaN: the clamp in two instructions, NaN kept
+  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
   const __m256 shift = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23
   const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shift);
   const __m256 n = _mm256_sub_ps(t, shift);
@@ -141,9 +141,8 @@ static inline __m256 exp_avx2_f32(__m256 x) {
 // and n - n/2 both normal exponents); NaN flows through. The double-lane form (f32_via_f64.h) ran at 0.16
 // of PyTorch's speed.
 static inline __m256 exp2_avx2_f32(__m256 x) {
-  x = _mm256_blendv_ps(x, _mm256_set1_ps(129.0f), _mm256_cmp_ps(x, _mm256_set1_ps(129.0f), _CMP_GT_OQ));
-  x = _mm256_blendv_ps(x, _mm256_set1_ps(-151.0f), _mm256_cmp_ps(x, _mm256_set1_ps(-151.0f), _CMP_LT_OQ));
-  const __m256 shift = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23
+  x = _mm256_max_ps(_mm256_set1_ps(-151.0f), _mm256_min_ps(_mm256_set1_ps(129.0f), x));  // NaN kept
+  const __m256 shift = _mm256_set1_ps(12582912.0f);                                      // 1.5 * 2^23
   const __m256 t = _mm256_add_ps(x, shift);
   const __m256 u = _mm256_sub_ps(x, _mm256_sub_ps(t, shift));
   const __m256 ln2_hi = _mm256_set1_ps(0.693147182f);

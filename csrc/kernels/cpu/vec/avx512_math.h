@@ -4,6 +4,7 @@
 #pragma once
 #include <immintrin.h>
 
+#include "kernels/cpu/vec/avx2_f32_math.h"  // float32 log's table
 #include "kernels/cpu/vec/exp64_table.h"
 #include "kernels/cpu/vec/f64_series.h"
 
@@ -294,30 +295,7 @@ static inline __m512 log_core_avx512(__m512 x) {
 // = 1.03158665). A degree-2 P (16 instructions, 0.174 ns) measures 0.8035 ulp. vfixupimmps gives log(+-0) =
 // -inf, log(+inf) = inf, NaN for x < 0 and -inf, log(1) = +0 (the computed value is +0 there too). With
 // MXCSR.DAZ set, vgetmant/vgetexp read subnormals as 0 (-inf), as in log1p above.
-alignas(64) static const float kLog32InvC[32] = {
-    1.000000000e+00f, 9.687500000e-01f, 9.375000000e-01f, 9.014389515e-01f, 8.906250000e-01f,
-    8.515625000e-01f, 8.311955333e-01f, 8.125000000e-01f, 7.890625000e-01f, 7.734375000e-01f,
-    7.514648438e-01f, 7.343750000e-01f, 7.187500000e-01f, 7.031250000e-01f, 6.875000000e-01f,
-    6.718750000e-01f, 1.312500000e+00f, 1.289062500e+00f, 1.265625000e+00f, 1.250000000e+00f,
-    1.218750000e+00f, 1.203125000e+00f, 1.171875000e+00f, 1.156250000e+00f, 1.129882812e+00f,
-    1.109375000e+00f, 1.093750000e+00f, 1.078125000e+00f, 1.057373047e+00f, 1.046875000e+00f,
-    1.023816943e+00f, 1.000000000e+00f};
-alignas(64) static const float kLog32THi[32] = {
-    0.000000000e+00f, 3.174591064e-02f, 6.453704834e-02f, 1.037597656e-01f, 1.158294678e-01f,
-    1.606826782e-01f, 1.848907471e-01f, 2.076416016e-01f, 2.369079590e-01f, 2.569122314e-01f,
-    2.857284546e-01f, 3.087387085e-01f, 3.302383423e-01f, 3.522186279e-01f, 3.746948242e-01f,
-    3.976821899e-01f, 4.212112427e-01f, 4.392318726e-01f, 4.575805664e-01f, 4.700012207e-01f,
-    4.953231812e-01f, 5.082244873e-01f, 5.345458984e-01f, 5.479660034e-01f, 5.710296631e-01f,
-    5.893478394e-01f, 6.035385132e-01f, 6.179275513e-01f, 6.373596191e-01f, 6.473388672e-01f,
-    6.696090698e-01f, 6.931457520e-01f};
-alignas(64) static const float kLog32TLo[32] = {
-    0.000000000e+00f,  2.787670155e-06f,  1.472797749e-06f,  3.191817314e-06f,  2.347751661e-06f,
-    -2.965321926e-07f, -5.340324947e-07f, -2.236784212e-06f, 1.788093982e-06f,  -1.817660291e-06f,
-    2.397730668e-06f,  -3.226846502e-06f, 3.344585366e-06f,  1.965659749e-06f,  -1.374777298e-06f,
-    7.777247220e-07f,  2.222400553e-06f,  9.802038647e-08f,  5.428409509e-07f,  2.408542514e-06f,
-    -1.743922326e-06f, 3.547612550e-07f,  -3.748054269e-06f, -8.327025398e-07f, 3.595879889e-06f,
-    2.547522854e-06f,  -3.491313237e-06f, -3.791947165e-06f, -1.307596253e-08f, -1.222658852e-06f,
-    3.665359145e-07f,  1.428606765e-06f};
+// kLog32InvC, kLog32THi, kLog32TLo: avx2_f32_math.h (AVX2's float32 log reads the same table)
 
 static inline __m512 log_avx512(__m512 x) {
   const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero);
@@ -555,9 +533,8 @@ static inline __m512 expm1_avx512(__m512 x) {
                                              _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 
-// float32 log2 and log10 through double: f32_via_f64.h's log2or10_d_for_f32 over log_m_d<8> (AVX2's row), the
-// same expressions over GCC vectors of eight doubles, so the same roundings and FMAs and AVX2's bits at twice
-// its width; lanes outside (0, inf) compute log 1 and take log's special values after
+// log2 (kTen false) or log10 of x > 0 finite in double: log_m_series_d<8> over log_split_d (f64_series.h),
+// e + l log2(e) or e log10(2) + l log10(e); atanh_avx512 takes log2 of its quotient from here
 template <bool kTen>
 static inline __m512d log2or10_f32_half(__m512d x) {
   __m512d e;
@@ -631,27 +608,6 @@ static inline __m512 erfinv_avx512(__m512 x) {
   out = _mm512_mask_mov_ps(out, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_EQ_OQ),
                            _mm512_or_ps(_mm512_set1_ps(__builtin_inff()), sign));
   return _mm512_mask_mov_ps(out, inside, _mm512_or_ps(r, sign));
-}
-
-template <bool kTen>
-static inline __m512 log2or10_avx512(__m512 x) {
-  const __m512 inf = _mm512_set1_ps(__builtin_inff());
-  const __mmask16 ok =
-      _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ) & _mm512_cmp_ps_mask(x, inf, _CMP_LT_OQ);
-  const __m512 safe = _mm512_mask_blend_ps(ok, _mm512_set1_ps(1.0f), x);
-  const __m512d lo = log2or10_f32_half<kTen>(_mm512_cvtps_pd(_mm512_castps512_ps256(safe)));
-  const __m512d hi = log2or10_f32_half<kTen>(
-      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(safe), 1))));
-  __m512 r =
-      _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
-                                          _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
-  if (ok == 0xffff) return r;
-  // f32_via_f64.h's log_special: 0 (either sign) gives -inf, below 0 NaN, inf itself, NaN itself
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), -inf);
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ),
-                         _mm512_set1_ps(__builtin_nanf("")));
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, inf, _CMP_EQ_OQ), inf);
-  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
 
 // float32 sin and cos through double (SLEEF's u10 sinf/cosf are 1.3x / 1.5x slower; PyTorch's MKL sin beat

@@ -1,8 +1,8 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod, remainder and erfinv, and log, log1p, expm1 (through exp2_d_for_f32), log2, log10,
-// tan, asin, acos and pow, which the table takes when the build has no SLEEF (exp and exp2 are in float:
-// avx2_math.h). A float result needs
+// cos, atan, atan2, fmod, remainder and erfinv, and expm1 (through exp2_d_for_f32), tan and pow, which the
+// table takes when the build has no SLEEF (exp and exp2 are in float: avx2_math.h; log, log1p, log2, log10,
+// asin and acos too: avx2_f32_math.h). A float result needs
 // ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
 // gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
 // conversion rounds once, subnormal results included (no flush to zero).
@@ -203,48 +203,13 @@ static inline VF remainder_f32_own(VF a, VF b) {
   return remainder_from_fmod<VF, float>(fmod_f32_own(a, b), b);
 }
 
-// C99's special values: log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays
-static inline VF log_special(VF x, VF r) {
-  const float inf = __builtin_inff();
-  r = x == 0.0f ? -inf : r;
-  r = x < 0.0f ? __builtin_nanf("") : r;
-  r = x == inf ? inf : r;
-  return x != x ? x : r;
-}
-
-// f in double over the lanes of x in (lo, inf) (the others take `fill`), then log_special of x (log1p: of x +
-// 1) only where some lane is outside: the selects cost a fifth of log2's time, and ordinary data has no such
-// lane. Written with intrinsics: GCC's vector conditionals with scalar operands compiled to slower code.
-template <bool kPlus1, typename F>
-static inline VF log_family(VF x, float lo, float fill, F f) {
-  const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GT_OQ),
-                                  _mm256_cmp_ps(x, _mm256_set1_ps(__builtin_inff()), _CMP_LT_OQ));
-  const VF r = f32_via_f64(_mm256_blendv_ps(_mm256_set1_ps(fill), x, ok), f);
-  if (_mm256_movemask_ps(ok) == 0xff) return r;
-  return log_special(kPlus1 ? x + 1.0f : x, r);  // x + 1 > 0 for every x > -1 that is a float
-}
-
-static inline VF log_f32_own(VF x) {
-  return log_family<false>(x, 0.0f, 1.0f, log_d_for_f32);
-}
-
-// log1p(x) = log(1 + x) with no correction term: for a float x with |x| >= 2^-29 (and below 2^52), 1 + x is
-// exact in double; above, its rounding moves the log by < 2^-52 of a result >= 36; below, log1p(x) is x to
-// float precision (x^2 / 2 < 2^-30 x). x = -1 gives -inf, below it NaN
-static inline VF log1p_f32_own(VF x) {
-  return log_family<true>(x, -1.0f, 0.0f, [](VD v) {
-    const VD r = log_d_for_f32(v + 1.0);
-    return (v < 1.862645149230957e-09) & (v > -1.862645149230957e-09) ? v : r;
-  });
-}
-
-// ---- float32 exp2, expm1, log2, log10, tan, asin, acos and pow through double (AVX2 without SLEEF ran the C
+// ---- float32 expm1, tan and pow through double (AVX2 without SLEEF ran the C
 // library element by element for these). Each keeps the double result within ~1e-11 relative of the
 // function, so the one rounding to float is the correct one except within ~1e-4 ulp of a midpoint.
 
 // log m for x = 2^e m > 0 finite, m in [sqrt(1/2), sqrt(2)) (log_d_for_f32's split), by the atanh series to
-// s^(2K-1): truncation s^2K / (2K + 1) relative, s^2 <= 0.0295, 3e-14 for K = 8 (log2, log10 and pow need
-// more than log's 5e-11: pow multiplies the log by y, and log2/log10 of x near 1 should round as glibc's)
+// s^(2K-1): truncation s^2K / (2K + 1) relative, s^2 <= 0.0295, 3e-14 for K = 8 (pow needs more than log's
+// 5e-11: it multiplies the log by y)
 template <int K>
 static inline VD log_m_d(VD x, VD& e) {
   return log_m_series_d<K>(log_split_d(x, e));
@@ -298,19 +263,6 @@ static inline VF expm1_f32_own(VF x) {
   return f32_via_f64(x, expm1_d_for_f32);
 }
 
-// log2 = e + log(m) log2(e) and log10 = e log10(2) + log(m) log10(e): exact for powers of two (log2) and
-// within 1e-13 relative otherwise; log's special values (log_special)
-template <bool kTen>
-static inline VD log2or10_d_for_f32(VD x) {
-  VD e;
-  const VD l = log_m_d<8>(x, e);
-  return kTen ? e * 0.30102999566398120 + l * 0.43429448190325182 : e + l * 1.4426950408889634;
-}
-template <bool kTen>
-static inline VF log2or10_f32_own(VF x) {
-  return log_family<false>(x, 0.0f, 1.0f, log2or10_d_for_f32<kTen>);
-}
-
 // tan: x = n pi/2 + r as sincos_d_for_f32 (|r| <= pi/4, the same two FMAs, valid for |x| <= 2^20), sin r and
 // cos r by their Taylor series (to r^13 and r^14: truncation 3e-14 and 1e-15 relative), tan x = sin r / cos r
 // for even n, -cos r / sin r for odd n (one division); +-0 give themselves.
@@ -348,44 +300,6 @@ static inline VF tan_f32_own(VF x, F wide) {
   const VF r = f32_via_f64(ok ? x : 0.0f, tan_d_for_f32);
   if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) == 0xff) return r;
   return ok ? r : wide(x);
-}
-
-// asin and acos: asin s for |s| <= 1/2 by its Taylor series to s^31 (truncation 1.3e-12 relative; no
-// divisions, where atan(x / sqrt(1 - x^2)) took three), and above 1/2 the half-angle identity on s =
-// sqrt((1 - |x|) / 2) <= 1/2, 1 - |x| exact in double (no cancellation near |x| = 1): asin x = +-(pi/2 - 2
-// asin s), acos x = 2 asin s (x > 1/2) or pi - 2 asin s (x < -1/2), and acos x = pi/2 - asin x in the middle,
-// where the result is at least pi/3. |x| > 1 takes the square root of a negative number and gives NaN, as NaN
-// does; asin keeps -0; asin(+-1) = +-pi/2, acos(1) = +0, acos(-1) = pi.
-static inline VD asin_series(VD s) {
-  const VD z = s * s;
-  const double c[] = {0.004660143486915096,  0.005153309682319905,
-                      0.005740037670841924,  0.006447210311889649,
-                      0.0073125258735988454, 0.008390335809616815,
-                      0.009761609529194078,  0.011551800896139705,
-                      0.01396484375,         0.017352764423076924,
-                      0.022372159090909092,  0.030381944444444444,
-                      0.044642857142857144,  0.075,
-                      0.16666666666666666};
-  VD p = VD{} + c[0];
-  for (int k = 1; k < 15; ++k) p = _mm256_fmadd_pd(p, z, VD{} + c[k]);
-  return _mm256_fmadd_pd(s * z, p, s);
-}
-template <bool kAcos>
-static inline VD asinacos_d_for_f32(VD x) {
-  const VD sign = _mm256_set1_pd(-0.0);
-  const VD ax = _mm256_andnot_pd(sign, x);
-  const VD big = _mm256_cmp_pd(ax, VD{} + 0.5, _CMP_GT_OQ);
-  const VD a = asin_series(_mm256_blendv_pd(x, _mm256_sqrt_pd((1.0 - ax) * 0.5), big));
-  if (!kAcos)
-    return _mm256_blendv_pd(a, _mm256_or_pd(1.5707963267948966 - 2.0 * a, _mm256_and_pd(x, sign)), big);
-  const VD outer = _mm256_blendv_pd(2.0 * a, 3.141592653589793 - 2.0 * a, x);  // x's sign bit picks
-  return _mm256_blendv_pd(1.5707963267948966 - a, outer, big);
-}
-static inline VF asin_f32_own(VF x) {
-  return f32_via_f64(x, asinacos_d_for_f32<false>);
-}
-static inline VF acos_f32_own(VF x) {
-  return f32_via_f64(x, asinacos_d_for_f32<true>);
 }
 
 // pow(x, y) = +-2^(y log2|x|) in double: log2|x| within 2e-16 relative (log_m_d<9>), so y log2|x| is within

@@ -35,6 +35,7 @@ static V per_lane(V x, F f) {
 #endif
 }  // namespace
 // AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
+#include "kernels/cpu/vec/avx2_f32_math.h"  // float32 log, log2, log10, asin, acos in float
 #include "kernels/cpu/vec/avx2_math.h"
 #include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, sixteen doubles at a time
 #include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
@@ -96,7 +97,7 @@ static VF log1p_wide(VF x) {
 #ifdef MT_VEC_AVX512
   return tiny_is_x(x, log1p_avx512(x), 1e-30f);  // our table kernel (avx512_math.h), 1.7x SLEEF's
 #elif defined(MT_VEC_F32_VIA_F64)
-  return log1p_f32_own(x);
+  return log_avx2_f32<1>(x);  // log's kernel in float (avx2_f32_math.h), 2x the double-lane form
 #else
   const VF r = SLF(log1p, x > 1e38f ? x * 5.42101086e-20f : x);
   return tiny_is_x(x, x > 1e38f ? r + 44.3614195558365f : r, 1e-30f);
@@ -187,38 +188,36 @@ static VF exp2_fast(VF x) {
   return exp2_avx2_f32(x);
 #endif
 }
-// float log2, log10, asin, acos: AVX2 without SLEEF has ours through double (f32_via_f64.h), AVX-512 AVX2's
-// log2/log10 in eight lanes; elsewhere SLEEF's, or without SLEEF the table entries stay empty (the scalar
-// functors); float64 likewise
-#ifdef MT_VEC_F32_VIA_F64
-static VF log2_fast(VF x) {
-  return log2or10_f32_own<false>(x);
-}
-static VF log10_fast(VF x) {
-  return log2or10_f32_own<true>(x);
-}
-static VF asin_fast(VF x) {
-  return asin_f32_own(x);
-}
-static VF acos_fast(VF x) {
-  return acos_f32_own(x);
-}
-#else
-// AVX-512: AVX2's float32 log2/log10 in eight double lanes (avx512_math.h: its bits), SLEEF or not
+// float log2, log10, asin, acos: AVX2 without SLEEF has ours in float (avx2_f32_math.h: log's table with
+// the product by 1/ln(base) carried as hi + lo; asin/acos with the square root as hi + lo), AVX-512 the same
+// log2/log10 over each half of its vectors (AVX2's bits, SLEEF or not) and AVX2's asin/acos rows; AVX2 with
+// SLEEF SLEEF's
 static VF log2_fast(VF x) {
 #ifdef MT_VEC_AVX512
-  return log2or10_avx512<false>(x);
+  return by_halves(x, log_avx2_f32<2>);
+#elif defined(MT_VEC_F32_VIA_F64)
+  return log_avx2_f32<2>(x);
 #else
   return SLF(log2, x);
 #endif
 }
 static VF log10_fast(VF x) {
 #ifdef MT_VEC_AVX512
-  return log2or10_avx512<true>(x);
+  return by_halves(x, log_avx2_f32<10>);
+#elif defined(MT_VEC_F32_VIA_F64)
+  return log_avx2_f32<10>(x);
 #else
   return SLF(log10, x);
 #endif
 }
+#ifdef MT_VEC_F32_VIA_F64
+static VF asin_fast(VF x) {
+  return asin_acos_avx2_f32<false>(x);
+}
+static VF acos_fast(VF x) {
+  return asin_acos_avx2_f32<true>(x);
+}
+#else
 static VF asin_fast(VF x) {
   return SLF(asin, x);
 }
@@ -324,12 +323,13 @@ static VD tanh_fast(VD x) {
 #endif
 }
 
-// float log: AVX-512 has our table kernel (avx512_math.h, 1.9x SLEEF's logf, within 1 ulp as SLEEF's)
+// float log: AVX-512 has our table kernel (avx512_math.h, 1.9x SLEEF's logf, within 1 ulp as SLEEF's), AVX2
+// without SLEEF the same arithmetic in eight lanes (avx2_f32_math.h: the same bits)
 static VF log_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return log_avx512(x);
 #elif defined(MT_VEC_F32_VIA_F64)
-  return log_f32_own(x);
+  return log_avx2_f32<0>(x);
 #else
   return SLF(log, x);
 #endif
@@ -419,16 +419,7 @@ static VF gelu_fast(VF x) {
   // AVX-512: our erf (avx512_math.h) costs less than this formula's exp and division, and is within 1 ulp
   return x * 0.5f * (1.0f + erf_avx512(x * 0.70710678118654752440f));
 #else
-  const VF h = x * 0.70710678118654752440f;
-  const VF ah = h < 0.0f ? -h : h;
-  const VF t = 1.0f / (0.3275911f * ah + 1.0f);
-  VF r = 1.061405429f * t - 1.453152027f;
-  r = r * t + 1.421413741f;
-  r = r * t - 0.284496736f;
-  r = r * t + 0.254829592f;
-  VF e = 1.0f - r * t * exp_inner(-h * h);
-  e = h < 0.0f ? -e : e;
-  return x * 0.5f * (1.0f + e);
+  return gelu_avx2_f32(x);  // the formula over a short exp of -h^2 (avx2_f32_math.h)
 #endif
 }
 
