@@ -126,6 +126,12 @@ def rot90(input, k=1, dims=(0, 1)):
     return _rot90_checked(input, k, dims)
 
 
+# Tensor.rot90 is the checked form with self out of the signature (argcheck.translating builds it from these),
+# so its argument errors count positions from k, as PyTorch's method's do
+rot90._parse = _rot90_checked._parse
+rot90.__wrapped__ = _rot90_checked.__wrapped__
+
+
 # ---- broadcasting and grids
 
 
