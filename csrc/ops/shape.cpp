@@ -224,9 +224,11 @@ Tensor native::squeeze(const Tensor& self) {
 }
 
 Tensor native::squeeze(const Tensor& self, IntArrayRef dims) {
-  std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false);
+  std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false), seen(drop.size(), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, self.dim());
+    MT_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
     if (self.dim() > 0 && self.sizes()[w] == 1) drop[w] = true;
   }
   DimVector sizes, strides;

@@ -10,14 +10,16 @@ py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r)
 Device factory_device(py::handle h);  // bind_factory.cpp: device=None is the default device
 
 void init_sort(py::module_& m, TensorClass& cls) {
-  // median(input) -> 0-dim value; median(input, dim, keepdim=False) -> (values, indices)
-  auto median_fn = [](const Tensor& x, py::handle dim, StrictBool keepdim) -> py::object {
-    if (dim.is_none()) return py::cast(nogil([&] { return median(x); }, x));
-    int64_t d = dim.cast<int64_t>();
-    return values_indices("median", nogil([&] { return median(x, d, keepdim); }, x));
+  // PyTorch's two median signatures: (input) -> 0-dim value, (input, int dim, bool keepdim=False) -> (values,
+  // indices); an explicit dim=None is neither
+  auto median_all_fn = [](const Tensor& x) { return nogil([&] { return median(x); }, x); };
+  auto median_dim_fn = [](const Tensor& x, StrictInt dim, StrictBool keepdim) {
+    return values_indices("median", nogil([&] { return median(x, dim.v, keepdim); }, x));
   };
-  m.def("median", median_fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  cls.def("median", median_fn, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  m.def("median", median_all_fn, py::arg("input"));
+  m.def("median", median_dim_fn, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  cls.def("median", median_all_fn);
+  cls.def("median", median_dim_fn, py::arg("dim"), py::arg("keepdim") = false);
   // median of all elements, or with ignore_nan nanmedian's (torch.nanmedian(input) in Python checks and calls
   // it)
   m.def("_median_all", nogil_fn(&median_all), py::arg("input"), py::arg("ignore_nan"));

@@ -975,6 +975,8 @@ def _quantile_by_selection(x, qt, n, interpolation):
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    if keepdim is not True and keepdim is not False:
+        raise TypeError("keepdim")  # the callers' parser check words it as PyTorch's
     _check_q(input, q)
     modes = ("linear", "lower", "higher", "midpoint", "nearest")
     if interpolation not in modes:

@@ -490,6 +490,8 @@ def unravel_index(indices, shape):
         indices = _creation.tensor(indices)
     if indices.is_floating_point() or indices.dtype == _C.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if _C._is_tensor(shape):
+        raise TypeError("expected 'shape' to be int or sequence of ints, but got <class 'torch.Tensor'>")
     shape = _as_dims(shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")

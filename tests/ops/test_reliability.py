@@ -3167,3 +3167,33 @@ def test_value_checks_pytorch_makes():
     np.testing.assert_allclose(
         T.norm(x, 1, dtype=T.float64).item(), np.abs(x.numpy().astype(np.float64)).sum()
     )
+
+
+def test_fuzz_4409_refusals():
+    """squeeze of a repeated dim, median/nanmedian with dim=None, quantile's keepdim=None and unravel_index of a
+    tensor shape are PyTorch errors (fuzz seed 4409 found them accepted)"""
+    T = minitorch
+    x = T.zeros(1, 3, 1)
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        x.squeeze([0, 0])
+    with pytest.raises(RuntimeError, match="dim 2 appears multiple times in the list of dims"):
+        x.squeeze((2, -1))
+    assert x.squeeze([0, 2]).shape == (3,)
+    with pytest.raises(
+        TypeError, match=re.escape("median(): argument 'dim' (position 2) must be int, not NoneType")
+    ):
+        T.median(x, None)
+    with pytest.raises(
+        TypeError, match=re.escape("median(): argument 'dim' (position 1) must be int, not NoneType")
+    ):
+        x.median(None)
+    v, i = T.tensor([3.0, 1.0, 2.0]).median(0)
+    assert (v.item(), i.item()) == (2.0, 2) and T.median(T.tensor([3.0, 1.0, 2.0])).item() == 2.0
+    with pytest.raises(TypeError, match=r"^quantile\(\) received an invalid combination of arguments"):
+        x.quantile(0.5, None, None)
+    assert x.quantile(0.5, None, False).item() == 0.0
+    with pytest.raises(
+        TypeError,
+        match=re.escape("expected 'shape' to be int or sequence of ints, but got <class 'torch.Tensor'>"),
+    ):
+        T.unravel_index(T.tensor([1]), T.tensor([3]))
