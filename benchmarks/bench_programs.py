@@ -44,6 +44,7 @@ def run_one(python, lib, name, threads, timeout, clock):
     """(result dict, None) or (None, the failure's last output lines)."""
     env = dict(os.environ)
     env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # both from bytecode, as an installed package runs
     if lib == "minitorch":
         env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
     else:  # PyTorch's own interpreter, none of our paths
@@ -108,6 +109,10 @@ def main():
             f"bench_programs needs a Python with PyTorch (--torch-python; {args.torch_python} is missing)"
         )
     names = programs([k for k in args.k.split(",") if k])
+    # PyTorch's wheel ships its bytecode; ours is compiled here once, so no run pays Python's compiler
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", os.path.join(REPO, "python", "minitorch")], check=True
+    )
     lines = [
         f"# {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at start, {args.threads} thread(s), {args.clock} time",
         "| program | steps | minitorch run | PyTorch run | R run | minitorch step | PyTorch step | R step |",
