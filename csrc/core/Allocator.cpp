@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <list>
 #include <map>
@@ -34,11 +35,20 @@ constexpr size_t kCacheCap = size_t(256) << 20;
 // A cached block serves a request at most this much smaller than itself (a quarter), so a small request
 // never pins a big block.
 constexpr size_t kMaxWasteShift = 2;
-// Blocks from this size on are 2 MiB aligned and advised as transparent huge pages: with the cache their
-// faults (and with THP defrag=madvise, the kernel's compaction) are paid once per block, and the TLB then
-// covers 2 MiB per entry.
+// With THP_MEM_ALLOC_ENABLE=1 (PyTorch's switch, off by default as there), blocks from this size on are 2 MiB
+// aligned and advised as transparent huge pages, so the TLB covers 2 MiB per entry. Off by default: on the
+// 2-vCPU VM a huge-page fault cost ~5 ms (the host backing 2 MiB at once), and per_sample_grads.py, whose
+// 300 MB tensors outgrow the cache, spent 9.7 s in the kernel against PyTorch's 1.7 s (1,461 huge-page
+// faults).
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kHugeThreshold = size_t(4) << 20;
+bool huge_pages_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("THP_MEM_ALLOC_ENABLE");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
 
 // Smaller blocks come from glibc (aligned_alloc), and, once freed, wait in a per-thread cache for the next
 // request of their size class: a 64-byte aligned allocation skips glibc's per-thread cache (tcache) and took
@@ -250,14 +260,14 @@ class CPUAllocator final : public Allocator {
   }
 
   static size_t round_large(size_t n) {
-    size_t unit = n >= kHugeThreshold ? kHugePage : kPage;
+    size_t unit = huge_pages_enabled() && n >= kHugeThreshold ? kHugePage : kPage;
     return (n + unit - 1) / unit * unit;
   }
 
   // Fresh zeroed pages from the kernel; huge-page sized blocks start on a 2 MiB boundary (mmap over-asks by
   // 2 MiB and returns the slack on both sides).
   static void* map_block(size_t size) {
-    bool huge = size >= kHugeThreshold;
+    bool huge = huge_pages_enabled() && size >= kHugeThreshold;
     size_t ask = huge ? size + kHugePage : size;
     if (ask < size) return nullptr;
     void* m = mmap(nullptr, ask, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -305,3 +305,51 @@ def test_fork_with_small_blocks_cached():
         t.join()
         """
     run_script(script)
+
+
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except OSError:
+        return None
+
+
+@linux_only
+@pytest.mark.skipif(_thp_mode() != "madvise", reason="needs transparent huge pages in madvise mode")
+@pytest.mark.parametrize("enabled", [False, True])
+def test_huge_pages_only_with_pytorchs_switch(enabled):
+    """Big blocks are advised as transparent huge pages only with THP_MEM_ALLOC_ENABLE=1, as PyTorch's CPU
+    allocator: by default they are plain pages (a huge-page fault cost ~5 ms on a VM, and a program whose
+    tensors outgrow the cache paid it on every step)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env.pop("THP_MEM_ALLOC_ENABLE", None)
+    if enabled:
+        env["THP_MEM_ALLOC_ENABLE"] = "1"
+    script = textwrap.dedent(
+        """
+        import minitorch as torch
+        x = torch.ones(64 << 18)  # 64 MiB, touched
+        addr = x.data_ptr()
+        huge = 0
+        with open("/proc/self/smaps") as f:
+            inside = False
+            for line in f:
+                head = line.split()[0]
+                if "-" in head and not head.endswith(":"):
+                    lo, hi = (int(v, 16) for v in head.split("-"))
+                    inside = lo <= addr < hi
+                elif inside and head == "AnonHugePages:":
+                    huge = int(line.split()[1])
+        print(huge)
+        """
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    huge_kib = int(r.stdout.split()[-1])
+    if enabled:
+        assert huge_kib > 0
+    else:
+        assert huge_kib == 0
