@@ -13,8 +13,7 @@ namespace mt {
 // ints, None only where the overload says so) and correction as "Number" (a number, or a 0-dim tensor without
 // grad).
 struct OptDims {
-  DimVector dims;
-  bool none = true;
+  DimVector dims;  // empty: every dim
 };
 struct OptNumber {
   std::optional<double> v;
@@ -33,7 +32,6 @@ struct type_caster<mt::OptDims> {
     int64_t v = 0;
     if (mt::load_strict_int(o, &v)) {
       value.dims.push_back(v);
-      value.none = false;
       return true;
     }
     if (!PyList_Check(o) && !PyTuple_Check(o)) return mt::refuse(o, "tuple of ints | None");
@@ -42,7 +40,6 @@ struct type_caster<mt::OptDims> {
         return mt::refuse(o, "tuple of ints | None");
       value.dims.push_back(v);
     }
-    value.none = false;
     return true;
   }
   static handle cast(const mt::OptDims&, return_value_policy, handle) { return none().release(); }

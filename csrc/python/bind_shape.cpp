@@ -1,6 +1,4 @@
 // View and shape-op bindings (methods and minitorch.* functions).
-#include <cstring>
-
 #include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
@@ -37,12 +35,13 @@ struct type_caster<mt::IndexList> {
 namespace mt {
 
 namespace {
-// as_strided's size and stride (PyTorch's `SymInt[]`, no length given): a list or tuple of ints, not an int
-DimVector int_tuple_arg(py::handle h, const char* fn, const char* name, int pos) {
+// as_strided's size and stride (PyTorch's `SymInt[]`, no length given): a list or tuple of ints, not an int.
+// pos as the call words it, index as int_list_arg's "failed to unpack" message counts (size 2, stride 3).
+DimVector int_tuple_arg(py::handle h, const char* fn, const char* name, int pos, int index) {
   if (!PyList_Check(h.ptr()) && !PyTuple_Check(h.ptr()))
     throw py::type_error(std::string(fn) + "(): argument '" + name + "' (position " + std::to_string(pos) +
                          ") must be tuple of ints, not " + arg_type_name(h));
-  return int_list_arg(h, fn, name, pos, std::strcmp(name, "size") == 0 ? 2 : 3);
+  return int_list_arg(h, fn, name, pos, index);
 }
 std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   MT_CHECK_TYPE(!py::isinstance<TensorImpl>(seq), fn,
@@ -122,6 +121,11 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 }  // namespace
 
 void init_shape(py::module_& m, TensorClass& cls) {
+  // PyTorch's three squeeze signatures, functions and methods: (), (int dim), (tuple of ints dim); an
+  // explicit None is none of them
+  auto squeeze_all = [](const Tensor& t) { return squeeze(t); };
+  auto squeeze_dim = [](const Tensor& t, StrictInt dim) { return squeeze(t, {dim.v}); };
+  auto squeeze_dims = [](const Tensor& t, const IndexList& dim) { return squeeze(t, parse_dims(dim.seq)); };
   // PyTorch's SymInt length and index also take a one-element integer tensor of any rank
   auto narrow_fn = [](const Tensor& t, StrictInt dim, StrictInt start, StrictSymInt length) {
     return narrow(t, dim, start, length);
@@ -203,14 +207,9 @@ void init_shape(py::module_& m, TensorClass& cls) {
                      x.dim(), "-D tensor.");
             return transpose(x, -2, -1);
           })
-      .def("squeeze", [](const Tensor& t) { return squeeze(t); })
-      // PyTorch's three squeeze signatures: (), (int dim), (tuple of ints dim); an explicit None is none of
-      // them
-      .def(
-          "squeeze", [](const Tensor& t, StrictInt dim) { return squeeze(t, {dim.v}); }, py::arg("dim"))
-      .def(
-          "squeeze", [](const Tensor& t, const IndexList& dim) { return squeeze(t, parse_dims(dim.seq)); },
-          py::arg("dim"))
+      .def("squeeze", squeeze_all)
+      .def("squeeze", squeeze_dim, py::arg("dim"))
+      .def("squeeze", squeeze_dims, py::arg("dim"))
       .def("unsqueeze", strict_fn(&unsqueeze), py::arg("dim"))
       .def(
           "expand",
@@ -268,8 +267,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
       .def(
           "as_strided",
           [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
-            DimVector sz = int_tuple_arg(size, "as_strided", "size", 1);  // size's error before stride's
-            DimVector st = int_tuple_arg(stride, "as_strided", "stride", 2);
+            DimVector sz = int_tuple_arg(size, "as_strided", "size", 1, 2);  // size's error before stride's
+            DimVector st = int_tuple_arg(stride, "as_strided", "stride", 2, 3);
             return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
@@ -302,8 +301,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
       .def(
           "as_strided_",
           [](const Tensor& self, py::handle size, py::handle stride, OptInt off) {
-            DimVector sz = int_tuple_arg(size, "as_strided_", "size", 1);
-            DimVector st = int_tuple_arg(stride, "as_strided_", "stride", 2);
+            DimVector sz = int_tuple_arg(size, "as_strided_", "size", 1, 2);
+            DimVector st = int_tuple_arg(stride, "as_strided_", "stride", 2, 3);
             int64_t o = off.v.value_or(self.storage_offset());
             return autograd::inplace_view(
                 self, [sz, st, o](const Tensor& x) { return as_strided(x, sz, st, o); },
@@ -324,13 +323,9 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def("transpose", strict_fn(&transpose), py::arg("input"), py::arg("dim0"), py::arg("dim1"));
   m.def("swapaxes", strict_fn(&transpose), py::arg("input"), py::arg("axis0"), py::arg("axis1"));
   m.def("t", strict_fn(&t), py::arg("input"));
-  m.def("squeeze", [](const Tensor& t) { return squeeze(t); }, py::arg("input"));
-  m.def(
-      "squeeze", [](const Tensor& t, StrictInt dim) { return squeeze(t, {dim.v}); }, py::arg("input"),
-      py::arg("dim"));
-  m.def(
-      "squeeze", [](const Tensor& t, const IndexList& dim) { return squeeze(t, parse_dims(dim.seq)); },
-      py::arg("input"), py::arg("dim"));
+  m.def("squeeze", squeeze_all, py::arg("input"));
+  m.def("squeeze", squeeze_dim, py::arg("input"), py::arg("dim"));
+  m.def("squeeze", squeeze_dims, py::arg("input"), py::arg("dim"));
   m.def("unsqueeze", strict_fn(&unsqueeze), py::arg("input"), py::arg("dim"));
   m.def("flatten", strict_fn(&flatten), py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   m.def(
@@ -399,8 +394,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "as_strided",
       [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
-        DimVector sz = int_tuple_arg(size, "as_strided", "size", 2);  // size's error before stride's
-        DimVector st = int_tuple_arg(stride, "as_strided", "stride", 3);
+        DimVector sz = int_tuple_arg(size, "as_strided", "size", 2, 2);  // size's error before stride's
+        DimVector st = int_tuple_arg(stride, "as_strided", "stride", 3, 3);
         return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
       },
       py::arg("input"), py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
