@@ -16,7 +16,6 @@ A report, not a test. Usage:
 
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
@@ -155,7 +154,7 @@ def main():
         print(line, flush=True)
 
     def gmean(v):
-        return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+        return statistics.geometric_mean(v) if v else float("nan")
 
     tail = (
         f"\ngeometric mean R run {gmean(r_runs):.2f} over {len(r_runs)} programs ({sum(r < 1 for r in r_runs)} below 1);"
