@@ -101,6 +101,19 @@ py::object max_min(const Tensor& x, py::handle dim, bool keepdim, bool is_max) {
 }
 
 // p as PyTorch's norm takes it: a number, inf, None or "fro" (2-norm over the given dims).
+// The dtype= checks of the norms (torch.norm here, linalg's vector_norm and matrix_norm through
+// _C._check_norm_dtype): a floating or complex dtype of the input's kind that the input converts to without
+// narrowing; Undefined (dtype=None) passes.
+void check_norm_dtype(ScalarType dt, ScalarType input, const char* fn) {
+  if (dt == ScalarType::Undefined) return;
+  MT_CHECK(is_inexact(dt), fn, ": dtype should be floating point or complex, but got ", dtype_short_name(dt));
+  const char* kind = is_complex(input) ? "complex" : "real";
+  MT_CHECK(is_complex(dt) == is_complex(input), fn, ": dtype should be ", kind, " for ", kind,
+           " inputs, but got ", dtype_short_name(dt));
+  MT_CHECK(promote_types(input, dt) == dt, fn, ": the dtype of the input (", dtype_short_name(input),
+           ") should be convertible without narrowing to the specified dtype (", dtype_short_name(dt), ")");
+}
+
 double parse_p(py::handle p) {
   if (p.is_none()) return 2.0;
   if (py::isinstance<py::str>(p)) {
@@ -192,17 +205,7 @@ void init_reduce(py::module_& m, TensorClass& cls) {
 
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
-    if (dt != ScalarType::Undefined) {  // PyTorch's norm(dtype=) is linalg.vector_norm's, with its checks
-      const char* fn = "linalg.vector_norm: ";
-      MT_CHECK(is_inexact(dt), fn, "dtype should be floating point or complex, but got ",
-               dtype_short_name(dt));
-      const char* kind = is_complex(x.dtype()) ? "complex" : "real";
-      MT_CHECK(is_complex(dt) == is_complex(x.dtype()), fn, "dtype should be ", kind, " for ", kind,
-               " inputs, but got ", dtype_short_name(dt));
-      MT_CHECK(
-          promote_types(x.dtype(), dt) == dt, fn, "the dtype of the input (", dtype_short_name(x.dtype()),
-          ") should be convertible without narrowing to the specified dtype (", dtype_short_name(dt), ")");
-    }
+    check_norm_dtype(dt, x.dtype(), "linalg.vector_norm");  // PyTorch's norm(dtype=) is vector_norm's
     double pv = parse_p(p);
     DimVector dims = parse_dims(dim);
     return nogil(
@@ -212,6 +215,12 @@ void init_reduce(py::module_& m, TensorClass& cls) {
         },
         x);
   };
+  m.def(
+      "_check_norm_dtype",
+      [](py::handle dtype, py::handle input_dtype, const std::string& fn) {
+        check_norm_dtype(parse_dtype(dtype), parse_dtype(input_dtype), fn.c_str());
+      },
+      py::arg("dtype"), py::arg("input_dtype"), py::arg("fn"));
   // torch.equal's comparison, behind python/minitorch/_compare.py's argument checks
   m.def("_equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); });
   m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),

@@ -90,21 +90,6 @@ def _check_float_input(x, fn):
         )
 
 
-def _check_norm_dtype(dtype, input_dtype, fn):
-    if dtype is None:
-        return
-    if dtype not in _FLOATS and dtype not in _COMPLEX:
-        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_name(dtype)}")
-    if dtype.is_complex != input_dtype.is_complex:
-        kind = "complex" if input_dtype.is_complex else "real"
-        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got {_name(dtype)}")
-    if _C.promote_types(input_dtype, dtype) != dtype:
-        raise RuntimeError(
-            f"{fn}: the dtype of the input ({_name(input_dtype)}) should be convertible without narrowing to the "
-            f"specified dtype ({_name(dtype)})"
-        )
-
-
 def _dims(dim, ndim):
     """dim (None, an int or a sequence) as a tuple of non-negative dims; None and () mean every dim."""
     if dim is None:
@@ -129,7 +114,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     _check_float_input(x, "linalg.vector_norm")
-    _check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
+    _C._check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
     ord = float(ord)
     dims = _dims(dim, x.dim())
     if ord < 0 or ord == _math.inf:
@@ -184,7 +169,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"{fn}: Order {_fmt_ord(float(ord))} not supported.")
     d0, d1 = _matrix_dims(A, dim, fn)
     _check_float_input(A, fn)
-    _check_norm_dtype(dtype, A.dtype, fn)
+    _C._check_norm_dtype(dtype, A.dtype, fn)
     if ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2):
         if A.dtype in (_C.float16, _C.bfloat16):
             raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {_name(A.dtype)}")
