@@ -1507,20 +1507,25 @@ _export(isin, method=False)
 _FIRST_OF_RUN = {}
 
 
+def _run_starts(x, n):
+    """True where a run of equal values starts in the flat x of n >= 1 elements. The first element starts one:
+    a one-element True ahead of the comparisons, made once per device (cat only reads it, and making it was a
+    fifth of a small call's time)."""
+    first = _FIRST_OF_RUN.get(x.device)
+    if first is None:
+        first = _FIRST_OF_RUN[x.device] = _C.ones((1,), dtype=_C.bool, device=x.device)
+    if n == 1:
+        return first
+    return _C.cat([first, _C.ne(x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))])
+
+
 def _unique_flat(x, sorted_input, return_inverse, return_counts, perm):
     """Runs of equal values in x (already sorted, or consecutive-only); perm maps x back to the input."""
     n = x.numel()
-    dev = x.device
     if n == 0:
-        empty = _C.zeros((0,), dtype=_C.int64, device=dev)
+        empty = _C.zeros((0,), dtype=_C.int64, device=x.device)
         return x, empty, empty
-    # the first element starts a run: a one-element True ahead of the comparisons (made once per device; cat
-    # only reads it, and making it was a fifth of a small call's time)
-    new = _FIRST_OF_RUN.get(dev)
-    if new is None:
-        new = _FIRST_OF_RUN[dev] = _C.ones((1,), dtype=_C.bool, device=dev)
-    if n > 1:
-        new = _C.cat([new, _C.ne(x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))])
+    new = _run_starts(x, n)
     values = _C.masked_select(x, new)
     inverse = counts = None
     # the run numbers serve the inverse only (three int64 passes over x: half of unique_consecutive(x)'s time
@@ -1611,9 +1616,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         # small call, where PyTorch's whole call takes 4 us)
         x = input if input.dim() == 1 else _C.reshape(input, (-1,))
         n = x.numel()
-        first = _FIRST_OF_RUN.get(x.device)
-        if n > 1 and first is not None:
-            return _C.masked_select(x, _C.cat([first, _C.ne(x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))]))
+        if n:
+            return _C.masked_select(x, _run_starts(x, n))
     if type(return_inverse) is not builtins.bool or type(return_counts) is not builtins.bool:
         _check_bool_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None:
