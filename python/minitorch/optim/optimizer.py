@@ -18,20 +18,25 @@ _global_optimizer_pre_hooks = _HookDict()
 _global_optimizer_post_hooks = _HookDict()
 
 
+def _add_hook(hooks, hook, prepend=False):
+    """hook into the ordered dict hooks (first with prepend), with the handle that removes it."""
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 def register_optimizer_step_pre_hook(hook):
     r"""Registers a pre hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None or (new_args,
     new_kwargs)``, run before each ``step``. Returns a handle whose ``remove()`` unregisters it."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     r"""Registers a post hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None``, run after
     each ``step``. Returns a handle whose ``remove()`` unregisters it."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_optimizer_post_hooks, hook)
 
 
 class _RequiredParameter:
@@ -197,45 +202,33 @@ class Optimizer:
         r"""Registers a step pre hook, ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run
         before each :meth:`step` (after the global ones); a returned pair replaces step's arguments. Returns a
         handle whose ``remove()`` unregisters it."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         r"""Registers a step post hook, ``hook(optimizer, args, kwargs) -> None``, run after each :meth:`step`
         (before the global ones). Returns a handle whose ``remove()`` unregisters it."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
-
-    def _register_hook(self, name, hook, prepend):
-        hooks = getattr(self, name)
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         r"""Registers ``hook(optimizer) -> None``, run before :meth:`state_dict` builds the dict (first of the
         pre-hooks with ``prepend=True``). Returns a handle whose ``remove()`` unregisters it."""
-        return self._register_hook("_optimizer_state_dict_pre_hooks", hook, prepend)
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
         r"""Registers ``hook(optimizer, state_dict) -> state_dict or None``, run on the dict :meth:`state_dict`
         built; a returned dict replaces it. Returns a handle whose ``remove()`` unregisters it."""
-        return self._register_hook("_optimizer_state_dict_post_hooks", hook, prepend)
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
         r"""Registers ``hook(optimizer, state_dict) -> state_dict or None``, run on a shallow copy of the dict
         given to :meth:`load_state_dict` before it is loaded; a returned dict is loaded instead. Returns a handle
         whose ``remove()`` unregisters it."""
-        return self._register_hook("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
         r"""Registers ``hook(optimizer) -> None``, run after :meth:`load_state_dict` has loaded the state.
         Returns a handle whose ``remove()`` unregisters it."""
-        return self._register_hook("_optimizer_load_state_dict_post_hooks", hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("
