@@ -268,6 +268,54 @@ def test_resuming_needs_initial_lr():
         sched.StepLR(make_opt(), step_size=1, last_epoch=3)
 
 
+def _resumed(name, **kw):
+    """A scheduler built with last_epoch=3 over an optimizer whose lr (0.1) differs from its initial_lr (0.2)."""
+    opt = make_opt()
+    opt.param_groups[0]["initial_lr"] = 0.2
+    return opt, getattr(sched, name)(opt, last_epoch=3, **kw)
+
+
+def test_resumed_scheduler_keeps_the_restored_lr():
+    # PyTorch 2.15: the constructor's step leaves the restored lr as it is (it was stepped once too often before);
+    # the following steps apply the recursion from there
+    cases = {
+        "ExponentialLR": ({"gamma": 0.9}, lambda lr, e: lr * 0.9),
+        "MultiplicativeLR": ({"lr_lambda": lambda e: 0.5}, lambda lr, e: lr * 0.5),
+        "LinearLR": (
+            {"start_factor": 0.3, "total_iters": 6},
+            lambda lr, e: lr * (1 + 0.7 / (6 * 0.3 + (e - 1) * 0.7)),
+        ),
+        "PolynomialLR": (
+            {"total_iters": 6, "power": 2.0},
+            lambda lr, e: lr * ((1 - e / 6) / (1 - (e - 1) / 6)) ** 2,
+        ),
+        "CosineAnnealingLR": (
+            {"T_max": 5, "eta_min": 0.01},
+            lambda lr, e: (
+                (1 + math.cos(math.pi * e / 5)) / (1 + math.cos(math.pi * (e - 1) / 5)) * (lr - 0.01) + 0.01
+            ),
+        ),
+    }
+    for name, (kw, step) in cases.items():
+        opt, s = _resumed(name, **kw)
+        assert s.last_epoch == 4 and opt.param_groups[0]["lr"] == 0.1, name
+        opt.step()
+        s.step()
+        assert approx([opt.param_groups[0]["lr"]], [step(0.1, 5)]), name
+        assert s.state_dict()["_is_initial"] is False and "verbose" not in s.state_dict(), name
+
+
+def test_verbose_is_gone():
+    # PyTorch 2.15 removed the deprecated verbose= argument from every scheduler
+    for make in (
+        lambda o: sched.StepLR(o, 1, verbose=False),
+        lambda o: sched.ExponentialLR(o, 0.9, verbose=True),
+        lambda o: sched.ReduceLROnPlateau(o, verbose=False),
+    ):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'verbose'"):
+            make(make_opt())
+
+
 def test_not_an_optimizer():
     with pytest.raises(TypeError, match="list is not an Optimizer"):
         sched.StepLR([], step_size=1)

@@ -482,6 +482,10 @@ def test_bad_inputs():
         optim.SGD([1.0], lr=0.1)
     with pytest.raises(TypeError, match="organized in ordered collections"):
         optim.SGD([{"params": {w}}], lr=0.1)
+    # a set as the whole params argument is still taken (PyTorch 2.15: a FutureWarning, an error to come)
+    with pytest.warns(FutureWarning, match="ordering of tensors in sets will change between runs"):
+        o = optim.SGD({w}, lr=0.1)
+    assert o.param_groups[0]["params"] == [w]
 
 
 # ---- the multi-tensor primitives

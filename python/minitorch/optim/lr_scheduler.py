@@ -42,16 +42,6 @@ EPOCH_DEPRECATION_WARNING = (
 )
 
 
-def _check_verbose_deprecated_warning(verbose):
-    if verbose != "deprecated":
-        warnings.warn(
-            "The verbose parameter is deprecated. Please use get_last_lr() to access the learning rate.",
-            UserWarning,
-        )
-        return verbose
-    return False
-
-
 def _format_param(name, optimizer, param):
     """One value per param group from a scalar or a list of the right length."""
     if isinstance(param, (list, tuple)):
@@ -72,8 +62,11 @@ class LRScheduler:
     """
 
     _get_lr_called_within_step = False
+    # True during the constructor's step: schedulers that multiply the current lr leave it as it is then, so a
+    # scheduler resumed with last_epoch >= 0 does not step the restored lr once more (PyTorch 2.15)
+    _is_initial = False
 
-    def __init__(self, optimizer, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -85,7 +78,10 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer"
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                        "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from a "
+                        "checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
+                        "for a fresh training run (not recommended)"
                     )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
@@ -111,13 +107,16 @@ class LRScheduler:
             opt.step = wrap_step(opt.step)
 
         patch_track_step_called(self.optimizer)
-        self.verbose = _check_verbose_deprecated_warning(verbose)
         self._initial_step()
 
     def _initial_step(self):
         """Initialize step counts and perform a step."""
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self):
         """The scheduler's state as a dict: every attribute except the optimizer."""
@@ -198,10 +197,10 @@ def _lr_lambdas(optimizer, lr_lambda):
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(last_epoch), one function per group or one for all."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
         self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
         """Plain functions and lambdas are not saved; callable objects save their ``__dict__``."""
@@ -230,10 +229,10 @@ class LambdaLR(LRScheduler):
 class StepLR(LRScheduler):
     """Multiplies the learning rate by gamma every step_size epochs."""
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = step_size
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
@@ -248,10 +247,10 @@ class StepLR(LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiplies the learning rate by gamma at each milestone epoch."""
 
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = Counter(milestones)
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
@@ -272,13 +271,13 @@ class MultiStepLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """Multiplies the learning rate by gamma every epoch."""
 
-    def __init__(self, optimizer, gamma, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
-        if self.last_epoch == 0:
+        if self._is_initial:
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
@@ -290,15 +289,15 @@ class CosineAnnealingLR(LRScheduler):
     r"""Cosine annealing from the initial lr to eta_min over T_max epochs (PyTorch's recursive form, which
     also follows learning rates changed by others between steps)."""
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max = T_max
         self.eta_min = eta_min
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
         groups = self.optimizer.param_groups
-        if self.last_epoch == 0:
+        if self._is_initial:
             return [group["lr"] for group in groups]
         if self._step_count == 1 and self.last_epoch > 0:
             return [
@@ -330,17 +329,17 @@ class CosineAnnealingLR(LRScheduler):
 class MultiplicativeLR(LRScheduler):
     """Multiplies the learning rate by lr_lambda(epoch) every epoch (one function per group or one for all)."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
         self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     state_dict = LambdaLR.state_dict
     load_state_dict = LambdaLR.load_state_dict
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [
                 group["lr"] * lmbda(self.last_epoch)
                 for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)
@@ -353,12 +352,12 @@ class MultiplicativeLR(LRScheduler):
 class ConstantLR(LRScheduler):
     """Scales the learning rate by `factor` until epoch total_iters, then restores it."""
 
-    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor = factor
         self.total_iters = total_iters
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
@@ -386,7 +385,6 @@ class LinearLR(LRScheduler):
         end_factor=1.0,
         total_iters=5,
         last_epoch=-1,
-        verbose="deprecated",
     ):
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(
@@ -397,14 +395,14 @@ class LinearLR(LRScheduler):
         self.start_factor = start_factor
         self.end_factor = end_factor
         self.total_iters = total_iters
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in groups]
-        if self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return [group["lr"] for group in groups]
         return [
             group["lr"]
@@ -435,15 +433,15 @@ class LinearLR(LRScheduler):
 class PolynomialLR(LRScheduler):
     """Decays the learning rate polynomially (power) to zero over total_iters epochs."""
 
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters = total_iters
         self.power = power
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
         groups = self.optimizer.param_groups
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return [group["lr"] for group in groups]
         decay_factor = (
             (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
@@ -461,7 +459,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     r"""Cosine annealing with warm restarts (SGDR): periods T_0, T_0 * T_mult, ...; step() may take a
     fractional epoch."""
 
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
@@ -473,7 +471,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_mult = T_mult
         self.eta_min = eta_min
         self.T_cur = last_epoch
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_get_lr_outside_step()
@@ -536,7 +534,7 @@ class SequentialLR(LRScheduler):
     """Runs one scheduler after another, switching at the milestone epochs (e.g. LinearLR warm-up, then
     CosineAnnealingLR)."""
 
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
             raise ValueError(
                 f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler."
@@ -631,7 +629,6 @@ class OneCycleLR(LRScheduler):
         final_div_factor=1e4,
         three_phase=False,
         last_epoch=-1,
-        verbose="deprecated",
     ):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
@@ -727,7 +724,7 @@ class OneCycleLR(LRScheduler):
                     group["max_momentum"] = m_momentum
                     group["base_momentum"] = b_momentum
 
-        super().__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, *args):
         if self._anneal_func_type == "cos":
@@ -945,7 +942,6 @@ class ReduceLROnPlateau(LRScheduler):
         cooldown=0,
         min_lr=0,
         eps=1e-8,
-        verbose="deprecated",
     ):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
@@ -975,7 +971,6 @@ class ReduceLROnPlateau(LRScheduler):
         self.mode_worse = None
         self.eps = eps
         self.last_epoch = 0
-        self.verbose = _check_verbose_deprecated_warning(verbose)
         self._init_is_better(mode=mode, threshold=threshold, threshold_mode=threshold_mode)
         self._reset()
 
