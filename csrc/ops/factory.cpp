@@ -234,8 +234,31 @@ Tensor& native::uniform_(Tensor& self, double from, double to_) {
   // PyTorch's check_uniform_bounds dispatches on the dtype before it reads the bounds
   MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"check_uniform_bounds\" not implemented for '",
                            dtype_short_name(self.dtype()), "'");
+  // PyTorch's check_uniform_bounds: each bound within the dtype's finite range (NaN and inf are not), then
+  // the order, then a width the dtype can hold (uniform_ draws from + u * (to - from))
+  double lo = 0, hi = 0;
+  const char* cpp_name = "";
+  switch (self.dtype()) {
+    case ScalarType::Half:
+      lo = -65504.0, hi = 65504.0, cpp_name = "c10::Half";
+      break;
+    case ScalarType::BFloat16:
+      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, cpp_name = "c10::BFloat16";
+      break;
+    case ScalarType::Float:
+      lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max(), cpp_name = "float";
+      break;
+    default:
+      lo = std::numeric_limits<double>::lowest(), hi = std::numeric_limits<double>::max(),
+      cpp_name = "double";
+  }
+  MT_CHECK(from >= lo && from <= hi, "from is out of bounds for ", cpp_name);
+  MT_CHECK(to_ >= lo && to_ <= hi, "to is out of bounds for ", cpp_name);
   MT_CHECK(from <= to_, "uniform_ expects to return a [from, to) range, but found from=", from,
            " > to=", to_);
+  MT_CHECK(to_ - from <= hi, "uniform_ expects to-from <= std::numeric_limits<",
+           dtype_short_name(self.dtype()), ">::max(), but found to=", to_, " and from=", from,
+           " which result in to-from to exceed the limit");
   return fill_random(self, {RandomKind::uniform, from, to_});
 }
 

@@ -489,7 +489,9 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t>
     mask = dim_mask(self, d);
     check_nonempty(self, mask, name);
   } else {
-    MT_CHECK(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    // an IndexError in PyTorch (its argmax/argmin check)
+    MT_CHECK_INDEX(self.numel() > 0, name,
+                   "(): Expected reduction dim to be specified for input.numel() == 0.");
     mask = dim_mask(self, {});
   }
   // dim=None with keepdim gives all-ones dims, as PyTorch does

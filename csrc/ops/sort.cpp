@@ -177,6 +177,11 @@ Tensor median(const Tensor& self) {
   return mt::median_all(self, false);
 }
 
+Tensor nanmedian(const Tensor& self) {
+  check_not_bool(self, "median");
+  return mt::median_all(self, true);
+}
+
 Tensor native::median_all(const Tensor& self, bool ignore_nan) {
   if (self.numel() == 0) {
     // NaN, still a function of the input as PyTorch's (its gradient is the empty tensor); integer types get

@@ -18,6 +18,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
 // Lower median; a row holding NaN gives NaN (its first NaN), as PyTorch's median (not nanmedian).
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim);
 Tensor median(const Tensor& self);
+// nanmedian of all elements: the lower median of the non-NaN ones (NaN when all are)
+Tensor nanmedian(const Tensor& self);
 // median (ignore_nan: nanmedian) of all elements, a 0-dim value; its gradient is shared evenly among the
 // elements equal to it, as PyTorch's
 Tensor median_all(const Tensor& self, bool ignore_nan);

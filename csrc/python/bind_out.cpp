@@ -86,6 +86,7 @@ constexpr OutOp kOutOps[] = {
     {"nonzero", OutRule::exact},
     // sort family
     {"median", OutRule::exact},
+    {"nanmedian", OutRule::exact},
     // the schema's funcs with out=
 };
 

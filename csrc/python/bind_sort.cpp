@@ -1,6 +1,6 @@
 // Bindings of the sort family and the triangle ops (ops/sort.h) that csrc/ops/ops.schema cannot declare yet:
-// median's two signatures, tril_indices/triu_indices (factories) and searchsorted's kernel; the others are
-// generated from the schema.
+// median's and nanmedian's two signatures, tril_indices/triu_indices (factories) and searchsorted's kernel;
+// the others are generated from the schema.
 #include "ops/sort.h"
 #include "python/bind.h"
 
@@ -20,9 +20,20 @@ void init_sort(py::module_& m, TensorClass& cls) {
   m.def("median", median_dim_fn, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
   cls.def("median", median_all_fn);
   cls.def("median", median_dim_fn, py::arg("dim"), py::arg("keepdim") = false);
-  // median of all elements, or with ignore_nan nanmedian's (torch.nanmedian(input) in Python checks and calls
-  // it)
-  m.def("_median_all", nogil_fn(&median_all), py::arg("input"), py::arg("ignore_nan"));
+  // nanmedian takes median's two signatures (so its argument errors are median's); the dim form is composed
+  // in Python (_composite_math._nanmedian_dim: sort, count the non-NaN, gather)
+  auto nanmedian_all_fn = [](const Tensor& x) { return nogil([&] { return nanmedian(x); }, x); };
+  auto nanmedian_dim_fn = [](const Tensor& x, StrictInt dim, StrictBool keepdim) {
+    // released: the module outlives every call
+    static py::handle composed =
+        py::object(py::module_::import("minitorch._composite_math").attr("_nanmedian_dim")).release();
+    auto r = composed(x, dim.v, keepdim.v).cast<std::tuple<Tensor, Tensor>>();
+    return values_indices("nanmedian", r);
+  };
+  m.def("nanmedian", nanmedian_all_fn, py::arg("input"));
+  m.def("nanmedian", nanmedian_dim_fn, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  cls.def("nanmedian", nanmedian_all_fn);
+  cls.def("nanmedian", nanmedian_dim_fn, py::arg("dim"), py::arg("keepdim") = false);
   // searchsorted's CPU kernel; torch.searchsorted (Python) checks, promotes and calls it
   m.def("_searchsorted", nogil_fn(&searchsorted_sorted), py::arg("sorted_sequence"), py::arg("values"),
         py::arg("right") = false);

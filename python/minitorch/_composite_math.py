@@ -1073,18 +1073,12 @@ _export(quantile)
 _export(nanquantile)
 
 
-def nanmedian(input, dim=None, keepdim=False):
-    """The lower median ignoring NaNs; with dim, return_types.nanmedian(values, indices)."""
+def _nanmedian_dim(input, dim, keepdim):
+    """torch.nanmedian(input, dim, keepdim)'s values and indices (csrc/python/bind_sort.cpp binds the
+    signatures): the lower median of each row's non-NaN entries, a NaN row's first NaN."""
     if input.dtype == _C.bool:  # PyTorch's median kernels have no bool case
         _not_implemented("median_cuda" if input.is_cuda else "median_cpu", input)
-    if dim is not None:
-        if isinstance(dim, builtins.bool) or not isinstance(dim, numbers.Integral):
-            raise TypeError(f"nanmedian(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-        dim = _composite_shape._wrap(builtins.int(dim), input.dim())
-    if dim is None:
-        # the value alone, its gradient shared among the elements equal to it (ops/sort.cpp median_all)
-        return _C._median_all(input, True)
-    d = dim
+    d = _composite_shape._wrap(dim, input.dim())
     x = input.movedim(d, -1) if input.dim() else input.reshape(1)
     s, idx = _C.sort(x, -1)
     valid = _C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool)
@@ -1095,10 +1089,7 @@ def nanmedian(input, dim=None, keepdim=False):
         v, i = v.movedim(-1, d), i.movedim(-1, d)
     else:
         v, i = v.squeeze(-1), i.squeeze(-1)
-    return _rt.nanmedian(v, i)
-
-
-_export(nanmedian)
+    return v, i
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -1546,6 +1537,21 @@ def _unique_flat(x, sorted_input, return_inverse, return_counts, perm):
 def _unique_dim(input, dim, sort, return_inverse, return_counts):
     """unique/unique_consecutive along dim: slices compared whole, sorted lexicographically."""
     d = dim % input.dim()
+    if (
+        input.numel() == 0
+    ):  # PyTorch's unique_dim: only the selected dim may be empty, and the result is empty
+        if builtins.sum(1 for n in input.shape if n == 0) != 1:
+            raise RuntimeError(
+                "Number of zero sized dimensions is more than one, so unique cannot be applied "
+            )
+        if input.shape[d] != 0:
+            raise RuntimeError(
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+            )
+        out = [_C.empty(input.shape, dtype=input.dtype, device=input.device)]
+        for _ in range(builtins.int(return_inverse) + builtins.int(return_counts)):
+            out.append(_C.empty((0,), dtype=_C.int64, device=input.device))
+        return out[0] if len(out) == 1 else tuple(out)
     x = input.movedim(d, 0)
     n = x.shape[0]
     rows = x.reshape(n, -1)

@@ -938,6 +938,11 @@ def index_add(input, dim, index, source, *, alpha=1):
 def index_copy(input, dim, index, source):
     """`input` with the slices of `source` copied to `index` along `dim`."""
     d = _check_index(input, dim, index, "index_copy_")
+    if source.dtype != input.dtype:  # PyTorch checks the dtypes before the shapes
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{_scalar_name(input.dtype)} and (source) {_scalar_name(source.dtype)}"
+        )
     _check_source(input, d, index, source, "index_copy_")
     return _index_put_dim(input, d, index, source, False)
 
@@ -1049,6 +1054,29 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return out
 
 
+@_argcheck.parses("Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None")
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """`input` with the elements of input.as_strided(size, stride, storage_offset) replaced by `src` (out of
+    place: a clone, keeping input's layout, written through that strided view)."""
+    out = input.clone()
+    view = out.as_strided(size, stride, storage_offset)
+    _check_slice_src(src, view.shape)
+    view.copy_(src)
+    return out
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero(input) cut or padded with rows of fill_value to exactly `size` rows (a shape fixed in advance)."""
+    if not isinstance(size, numbers.Integral) or isinstance(size, builtins.bool) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    nz = _C.nonzero(input)
+    n = nz.shape[0]
+    if n >= size:
+        return nz[:size].clone()
+    pad = _C.full((size - n, nz.shape[1]), fill_value, dtype=_C.int64, device=input.device)
+    return _C.cat([nz, pad], 0)
+
+
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """`input` with its diagonal input.diagonal(offset, dim1, dim2) replaced by `src` (out of place)."""
     # the diagonal of a tensor of flat positions names the positions to write, so one index_put does it
@@ -1060,6 +1088,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 __all__ += [
     "argwhere",
+    "as_strided_scatter",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
@@ -1094,6 +1123,7 @@ __all__ += [
     "meshgrid",
     "moveaxis",
     "msort",
+    "nonzero_static",
     "ravel",
     "rot90",
     "row_stack",
@@ -1115,6 +1145,8 @@ TENSOR_METHODS.update(
     {
         n: globals()[n]
         for n in [
+            "as_strided_scatter",
+            "nonzero_static",
             "flip",
             "fliplr",
             "flipud",

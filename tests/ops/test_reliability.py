@@ -3197,3 +3197,90 @@ def test_fuzz_4409_refusals():
         match=re.escape("expected 'shape' to be int or sequence of ints, but got <class 'torch.Tensor'>"),
     ):
         T.unravel_index(T.tensor([1]), T.tensor([3]))
+
+
+def test_fuzz_4410_refusals():
+    """Calls fuzz seed 4410 found accepted or answered with the wrong error: nanmedian's two signatures, uniform_
+    bounds outside the dtype, index_copy across dtypes, unique along a dim of an empty tensor, argmax of nothing,
+    tensorinv's ind, multi_margin_loss of integers"""
+    T = minitorch
+    x = T.tensor([[1.0, math.nan, 3.0], [4.0, 5.0, 6.0]])
+    assert T.nanmedian(x).item() == 4.0 and x.nanmedian().item() == 4.0
+    v, i = T.nanmedian(x, 1)
+    assert v.tolist() == [1.0, 5.0] and i.tolist() == [0, 1]
+    v, i = x.nanmedian(1, True)
+    assert v.shape == (2, 1) and i.tolist() == [[0], [1]]
+    ov, oi = T.empty(0), T.empty(0, dtype=T.int64)
+    T.nanmedian(x, 0, out=(ov, oi))
+    assert ov.tolist() == [1.0, 5.0, 3.0] and oi.tolist() == [0, 1, 0]
+    for call, pos in ((lambda: T.nanmedian(x, None), 2), (lambda: x.nanmedian(None), 1)):
+        with pytest.raises(
+            TypeError,
+            match=re.escape(f"nanmedian(): argument 'dim' (position {pos}) must be int, not NoneType"),
+        ):
+            call()
+    with pytest.raises(TypeError, match=re.escape("argument 'dim' (position 2) must be int, not float")):
+        T.nanmedian(x, 1.0)
+    with pytest.raises(TypeError, match='missing 1 required positional arguments: "dim"'):
+        T.nanmedian(x, keepdim=True)
+
+    for dt, name in ((T.float64, "double"), (T.float32, "float"), (T.float16, "c10::Half")):
+        with pytest.raises(RuntimeError, match=re.escape(f"to is out of bounds for {name}")):
+            T.empty(3, dtype=dt).uniform_(0, math.inf)
+        with pytest.raises(RuntimeError, match=re.escape(f"from is out of bounds for {name}")):
+            T.empty(3, dtype=dt).uniform_(-math.inf, 0)
+        with pytest.raises(RuntimeError, match=re.escape(f"to is out of bounds for {name}")):
+            T.empty(3, dtype=dt).uniform_(0, math.nan)
+    with pytest.raises(RuntimeError, match=re.escape("to is out of bounds for c10::Half")):
+        T.empty(3, dtype=T.float16).uniform_(0, 1e5)
+    with pytest.raises(
+        RuntimeError, match=re.escape("uniform_ expects to-from <= std::numeric_limits<Float>::max()")
+    ):
+        T.empty(3).uniform_(-3e38, 3e38)
+    with pytest.raises(RuntimeError, match=re.escape("uniform_ expects to return a [from, to) range")):
+        T.empty(3).uniform_(2, 1)
+    big = T.empty(1000, dtype=T.bfloat16).uniform_(0, 1e38)  # inside bfloat16's range
+    assert 0 <= big.float().min().item() and big.float().max().item() <= 1.01e38
+    with pytest.raises(RuntimeError, match=re.escape("to is out of bounds for float")):
+        T.empty(2, dtype=T.complex64).uniform_(0, math.inf)
+
+    for f in (T.argmax, T.argmin):
+        with pytest.raises(
+            IndexError, match=r"Expected reduction dim to be specified for input.numel\(\) == 0"
+        ):
+            f(T.empty(3, 0))
+
+    z = T.zeros(3)
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) Float and "
+        ),
+    ):
+        z.index_copy(0, T.tensor([0]), T.ones(1, dtype=T.float64))
+    with pytest.raises(RuntimeError, match=re.escape("but got (self) Float and (source) Long")):
+        z.index_copy_(0, T.tensor([0, 1]), T.ones(1, dtype=T.int64))  # the dtypes before the shapes
+    assert z.index_copy(0, T.tensor([2]), T.ones(1)).tolist() == [0.0, 0.0, 1.0]
+
+    e = T.empty((0, 3), dtype=T.int64)
+    vals, inv, cnt = T.unique(e, dim=0, return_inverse=True, return_counts=True)
+    assert vals.shape == (0, 3) and inv.shape == (0,) and cnt.shape == (0,) and inv.dtype == T.int64
+    assert T.unique_consecutive(T.empty((3, 0)), dim=1).shape == (3, 0)
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't selected"):
+        T.unique(e, dim=1)
+    with pytest.raises(RuntimeError, match="Number of zero sized dimensions is more than one"):
+        T.unique(T.empty(0, 0), dim=0)
+
+    A = T.eye(4, dtype=T.float64).reshape(2, 2, 2, 2)
+    assert T.linalg.tensorinv(A, 2).shape == (2, 2, 2, 2)
+    for ind in (True, 2.0):
+        with pytest.raises(
+            TypeError, match=r"linalg_tensorinv\(\): argument 'ind' \(position 2\) must be int"
+        ):
+            T.linalg.tensorinv(A, ind)
+
+    for dt, name in ((T.int64, "Long"), (T.float16, "Half"), (T.bool, "Bool")):
+        with pytest.raises(
+            NotImplementedError, match=f"\"multi_margin_loss_cpu_kernel\" not implemented for '{name}'"
+        ):
+            T.nn.functional.multi_margin_loss(T.tensor([[1, 0]], dtype=dt), T.tensor([0]))

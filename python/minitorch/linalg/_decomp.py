@@ -11,6 +11,7 @@ which are plain transposes and no-ops on real tensors, so the same code serves b
 
 import builtins
 import math
+import numbers
 import warnings
 
 from minitorch import _C, _argcheck, _creation
@@ -1292,6 +1293,10 @@ def matrix_exp(A):
 
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A seen as a matrix of its first ind dims by the rest."""
+    if type(ind) is bool or not isinstance(ind, numbers.Integral):
+        raise TypeError(
+            f"linalg_tensorinv(): argument 'ind' (position 2) must be int, not {type(ind).__name__}"
+        )
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     rows = tuple(A.shape[:ind])
@@ -1459,6 +1464,30 @@ def torch_eig(self, eigenvectors=False, *, e=None, v=None):
 
 
 torch_eig.__qualname__ = "eig"  # Python's TypeError for a call that does not fit names it as PyTorch's
+
+
+def torch_solve(input, A, *, out=None):
+    """torch.solve: removed from PyTorch (2.x raises, naming linalg.solve); so does this."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.solve` is deprecated in favor of "
+        "`torch.linalg.solve`. `torch.linalg.solve` has its arguments reversed and does not return the LU "
+        "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+        "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)"
+    )
+
+
+def torch_lstsq(input, A, *, out=None):
+    """torch.lstsq: removed from PyTorch (2.x raises, naming linalg.lstsq); so does this."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` is deprecated in favor of "
+        "`torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments and does not return the QR "
+        "decomposition in the returned tuple (although it returns other information about the problem).\n\nTo get "
+        "the QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` stored the "
+        "residuals of the solution in the last m - n columns of the returned value whenever m > n. In "
+        "torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named tuple.\n\nThe "
+        "unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced "
+        "with:\nX = torch.linalg.lstsq(A, B).solution"
+    )
 
 
 def torch_matrix_rank(input, tol=None, symmetric=False, *, out=None):
@@ -1709,9 +1738,15 @@ TORCH = {
     "eig": torch_eig,
     "matrix_rank": torch_matrix_rank,
     "lu": torch_lu,
+    "solve": torch_solve,
+    "lstsq": torch_lstsq,
 }
 TENSOR_METHODS = {
     "matrix_power": _matrix_power_spelling(1),
+    "solve": torch_solve,
+    "lstsq": torch_lstsq,
+    "symeig": torch_symeig,
+    "eig": torch_eig,
     "qr": lambda self, *args, **kwargs: torch_qr(self, *args, _name="Tensor.qr", **kwargs),
     "cholesky": lambda self, *args, **kwargs: torch_cholesky(self, *args, _name="Tensor.cholesky", **kwargs),
 }

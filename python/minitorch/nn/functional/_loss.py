@@ -442,6 +442,10 @@ def multi_margin_loss(
     if weight is not None and weight.numel() != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
     _check_long_target(target)
+    # PyTorch's kernel dispatch: float and double on the CPU, the half types too on CUDA
+    if not input.is_floating_point() or (not input.is_cuda and input.dtype not in (_C.float32, _C.float64)):
+        kernel = "multi_margin_loss_cuda" if input.is_cuda else "multi_margin_loss_cpu_kernel"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input.dtype)}'")
     t = target.reshape(nframe)
     if nframe and (int(t.min()) < 0 or int(t.max()) >= dim):
         raise RuntimeError("target out of range")
