@@ -79,7 +79,7 @@ from minitorch._tensor import _install_tensor_methods
 from minitorch._storage import TypedStorage, UntypedStorage  # noqa: F401
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch.serialization import load, save  # noqa: F401
-from minitorch.utils.dlpack import from_dlpack  # noqa: F401
+from minitorch.utils.dlpack import from_dlpack, to_dlpack  # noqa: F401
 from minitorch.version import __version__  # noqa: F401
 
 # PyTorch's alternative dtype names
@@ -165,9 +165,12 @@ for _m in (_nn_ops, _dist_sampling):
     for _n, _f in _m.TENSOR_METHODS.items():
         setattr(Tensor, _n, _argcheck.translating(_f, _n, method=True))
 from minitorch.linalg._decomp import TORCH as _linalg_torch  # torch.inverse, torch.svd, ... (decompositions)
+from minitorch.linalg import _torch_frobenius_norm, _torch_nuclear_norm
+
+_linalg_torch = dict(_linalg_torch, frobenius_norm=_torch_frobenius_norm, nuclear_norm=_torch_nuclear_norm)
 
 # PyTorch's TypeError for an argument of the wrong kind; the removed functions (qr, cholesky, ...) raise as is
-_removed = ("qr", "cholesky", "symeig", "eig", "matrix_rank")
+_removed = ("qr", "cholesky", "symeig", "eig", "matrix_rank", "solve", "lstsq")
 globals().update(
     {_n: _f if _n in _removed else _argcheck.translating(_f, _n) for _n, _f in _linalg_torch.items()}
 )
@@ -216,6 +219,8 @@ del (
     _cuda_amp,
     _linalg_torch,
     _removed,
+    _torch_frobenius_norm,
+    _torch_nuclear_norm,
 )
 
 # Subpackages loaded on first use (as PyTorch loads torch._dynamo and friends): the program transforms and other

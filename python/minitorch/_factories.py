@@ -1,6 +1,7 @@
 """torch factories written in Python: logspace's argument handling (its values are C++), empty_strided, asarray, frombuffer and from_file (tensor and
 as_tensor are in _creation)."""
 
+import builtins
 import os
 import warnings
 
@@ -11,7 +12,7 @@ from minitorch._dtype_names import scalar_name
 from minitorch._out import write_out
 from minitorch.autograd import grad_mode
 
-__all__ = ["asarray", "empty_strided", "from_file", "frombuffer", "logspace", "range"]
+__all__ = ["asarray", "empty_permuted", "empty_strided", "from_file", "frombuffer", "logspace", "range"]
 
 
 def _write_out(result, out):
@@ -97,6 +98,28 @@ def empty_strided(
 ):
     """An uninitialized tensor with the given sizes and strides, over storage just large enough for them."""
     return _empty_strided("empty_strided", size, stride, dtype, layout, device, requires_grad, pin_memory)
+
+
+def empty_permuted(
+    size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """An uninitialized tensor of shape `size` whose memory runs in the dim order physical_layout (outermost
+    first): empty_permuted((2, 3, 4), (0, 2, 1)) has strides (12, 1, 3)."""
+    size = _int_tuple("empty_permuted", "size", 1, size)
+    order = _int_tuple("empty_permuted", "physical_layout", 2, physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = "
+            f"{len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    if sorted(order) != list(builtins.range(len(size))):
+        raise RuntimeError(f"physical_layout must be a permutation of the dimensions, but got {list(order)}")
+    stride = [0] * len(size)
+    step = 1
+    for d in reversed(order):
+        stride[d] = step
+        step *= builtins.max(size[d], 1)
+    return _empty_strided("empty_permuted", size, stride, dtype, layout, device, requires_grad, pin_memory)
 
 
 def _is_numpy(obj):

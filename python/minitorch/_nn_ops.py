@@ -8,6 +8,7 @@ from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _loss as _F_loss
 from minitorch.nn.functional._sampling import affine_grid_generator, grid_sampler
+from minitorch.nn.modules.rnn import _gru_cell, _lstm_cell, _rnn_cell
 
 # the functions defined below; _reuse and _reuse_dropout add the ones they make
 __all__ = [
@@ -16,22 +17,34 @@ __all__ = [
     "batch_norm",
     "binary_cross_entropy_with_logits",
     "constant_pad_nd",
+    "convolution",
     "cosine_embedding_loss",
     "ctc_loss",
     "embedding",
     "feature_dropout",
     "feature_dropout_",
     "grid_sampler",
+    "grid_sampler_2d",
+    "grid_sampler_3d",
     "group_norm",
+    "gru_cell",
     "hinge_embedding_loss",
     "instance_norm",
     "kl_div",
     "layer_norm",
+    "lstm_cell",
     "margin_ranking_loss",
     "max_pool1d",
+    "max_pool1d_with_indices",
     "max_pool2d",
     "max_pool3d",
+    "native_batch_norm",
+    "native_dropout",
+    "native_group_norm",
+    "native_layer_norm",
     "poisson_nll_loss",
+    "rnn_relu_cell",
+    "rnn_tanh_cell",
     "rrelu",
     "rrelu_",
     "triplet_margin_loss",
@@ -207,6 +220,15 @@ def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     )
 
 
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """1-D max pooling with torch's signature returning (values, indices)."""
+    return tuple(
+        _F.max_pool1d_with_indices(
+            input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode
+        )
+    )
+
+
 def adaptive_max_pool1d(input, output_size):
     """1-D adaptive max pooling: torch's spelling returns (values, indices)."""
     return tuple(_F._adaptive_max_pool1d(input, output_size))
@@ -281,3 +303,108 @@ TENSOR_METHODS = {
     "hardshrink": lambda self, lambd=0.5: _F.hardshrink(self, lambd),
     "prelu": lambda self, weight: _F.prelu(self, weight),
 }
+
+
+# ---- ATen's native_* forms: the result with the statistics a backward would save
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(layer_norm(input), mean, rstd), the statistics over the normalized dims kept as size-1 dims."""
+    out = _F.layer_norm(input, normalized_shape, weight, bias, eps)
+    dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+    x = input.detach()
+    mean = x.mean(dims, keepdim=True)
+    rstd = _C.rsqrt(_C.add(x.var(dims, correction=0, keepdim=True), eps))
+    return out, mean, rstd
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(batch_norm(input), save_mean, save_invstd): the batch's statistics per channel when training, empty
+    tensors otherwise; running_mean/running_var are updated in place as batch_norm does."""
+    if training:
+        dims = (0,) + tuple(range(2, input.dim()))
+        x = input.detach()
+        mean = x.mean(dims)
+        invstd = _C.rsqrt(_C.add(x.var(dims, correction=0), eps))
+    else:
+        mean = input.new_empty((0,))
+        invstd = input.new_empty((0,))
+    out = _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return out, mean, invstd
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(group_norm(input), mean, rstd) with the statistics shaped (N, group)."""
+    out = _F.group_norm(input, group, weight, bias, eps)
+    x = input.detach().reshape(N, group, -1)
+    mean = x.mean(2)
+    rstd = _C.rsqrt(_C.add(x.var(2, correction=0), eps))
+    return out, mean, rstd
+
+
+def native_dropout(input, p, train):
+    """(output, mask): in training each element kept with probability 1 - p and scaled by 1 / (1 - p), the
+    boolean mask of the kept ones; otherwise the input and an all-True mask."""
+    if train is None or train:
+        _check_p(p)
+        if p == 1:
+            return input * 0, _C.zeros(input.shape, dtype=_C.bool, device=input.device)
+        mask = _C.empty(input.shape, dtype=_C.bool, device=input.device).bernoulli_(1 - p)
+        return input * mask * (1.0 / (1 - p)), mask
+    return input.clone(), _C.ones(input.shape, dtype=_C.bool, device=input.device)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """ATen's convolution: conv1d/2d/3d or their transposes, picked by the weight's rank and `transposed`."""
+    n = weight.dim() - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(
+            f"Expected 3D, 4D or 5D weight for convolution, but got weight of size {list(weight.shape)}"
+        )
+    if transposed:
+        conv = (_F.conv_transpose1d, _F.conv_transpose2d, _F.conv_transpose3d)[n - 1]
+        return conv(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    conv = (_F.conv1d, _F.conv2d, _F.conv3d)[n - 1]
+    return conv(input, weight, bias, stride, padding, dilation, groups)
+
+
+# ---- one step of the recurrent cells (torch.lstm_cell & co.: the weights as arguments)
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """(h', c') of one LSTM step from hx = (h, c); gates i, f, g, o as nn.LSTMCell."""
+    h, c = hx
+    return _lstm_cell(_F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """h' of one GRU step; gates r, z, n as nn.GRUCell."""
+    return _gru_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """tanh(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
+    return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, False)
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """relu(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
+    return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, True)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sampler on a 4-D input (ATen's per-rank spelling)."""
+    if input.dim() != 4:
+        raise RuntimeError(
+            f"grid_sampler_2d(): expected 4D input, but got input with sizes {list(input.shape)}"
+        )
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sampler on a 5-D input (ATen's per-rank spelling)."""
+    if input.dim() != 5:
+        raise RuntimeError(
+            f"grid_sampler_3d(): expected 5D input, but got input with sizes {list(input.shape)}"
+        )
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)

@@ -1,11 +1,11 @@
-"""torch.is_complex, is_nonzero, is_signed, is_same_size and typename: questions about a tensor (the last three
-are Tensor methods too) or about any object's type."""
+"""torch.is_complex, is_distributed, is_nonzero, is_signed, is_same_size and typename: questions about a tensor
+(all but is_complex and typename are Tensor methods too) or about any object's type."""
 
 import builtins
 
 from minitorch import _C, _argcheck
 
-__all__ = ["is_complex", "is_nonzero", "is_same_size", "is_signed", "typename"]
+__all__ = ["is_complex", "is_distributed", "is_nonzero", "is_same_size", "is_signed", "typename"]
 
 
 def typename(obj):
@@ -58,6 +58,12 @@ def is_same_size(input, other):
     _argcheck.check_tensor("is_same_size", "other", 2, other)
 
 
+def is_distributed(input):
+    """False: no tensor here is spread over processes (PyTorch's answer for every dense tensor too)."""
+    _argcheck.check_tensor("is_distributed", "input", 1, input)
+    return False
+
+
 def _is_same_size_method(self, other):
     # the method counts its arguments after self: `other` is position 1 there (2 in torch.is_same_size)
     if isinstance(other, _C.Tensor):
@@ -66,4 +72,9 @@ def _is_same_size_method(self, other):
 
 
 # Tensor methods installed by minitorch/_tensor.py (name -> function taking the tensor first)
-TENSOR_METHODS = {"is_nonzero": is_nonzero, "is_signed": is_signed, "is_same_size": _is_same_size_method}
+TENSOR_METHODS = {
+    "is_distributed": is_distributed,
+    "is_nonzero": is_nonzero,
+    "is_signed": is_signed,
+    "is_same_size": _is_same_size_method,
+}

@@ -1,13 +1,18 @@
-"""PyTorch's process-wide switches: deterministic algorithms, warn-always, inter-op threads and flush-denormal."""
+"""PyTorch's process-wide switches and questions about the build: deterministic algorithms, warn-always, inter-op
+threads, flush-denormal, the ABI and the backends compiled in."""
 
 import builtins
 import os
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
+    "compiled_with_cxx11_abi",
     "get_deterministic_debug_mode",
+    "get_device_module",
     "get_num_interop_threads",
+    "init_num_threads",
     "is_deterministic_algorithms_warn_only_enabled",
+    "is_vulkan_available",
     "is_warn_always_enabled",
     "set_deterministic_debug_mode",
     "set_flush_denormal",
@@ -103,3 +108,39 @@ def set_flush_denormal(mode):
     """PyTorch sets the CPU's flush-to-zero mode here; minitorch cannot set it, so this returns False (as
     PyTorch does on a CPU without the mode) and subnormal numbers keep their values."""
     return False
+
+
+def compiled_with_cxx11_abi():
+    """True: the extension is built with the C++11 std::string ABI (GCC's default since 5, as PyTorch's wheels)."""
+    return True
+
+
+def is_vulkan_available():
+    """False: there is no Vulkan backend."""
+    return False
+
+
+def init_num_threads():
+    """Nothing to do: the CPU thread pool starts with the process (PyTorch calls this in new threads)."""
+
+
+def get_device_module(device=None):
+    """The module of a device type (minitorch.cuda for 'cuda', minitorch.cpu for 'cpu'); the current
+    accelerator's (or cpu) for None."""
+    import importlib
+
+    from minitorch import _C
+
+    if device is None:
+        name = "cuda" if importlib.import_module("minitorch.cuda").is_available() else "cpu"
+    elif isinstance(device, str):
+        name = _C.device(device).type
+    elif isinstance(device, _C.device):
+        name = device.type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    if name not in ("cpu", "cuda"):
+        raise RuntimeError(
+            f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'."
+        )
+    return importlib.import_module(f"minitorch.{name}")

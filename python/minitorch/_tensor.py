@@ -1,5 +1,8 @@
 """Tensor methods that PyTorch itself writes in Python: printing, iteration, NumPy protocol, pickling."""
 
+import math
+import warnings
+
 import numpy as np
 
 from minitorch import (
@@ -115,6 +118,32 @@ def new_empty_strided(
     )
 
 
+def _resize_to(self, sizes):
+    # autograd's Resize: a reshaped view, refused when the element count changes (resize_ would reallocate)
+    n = math.prod(sizes)
+    if self.numel() != n:
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in total), but the given tensor has a "
+            f"size of {'x'.join(map(str, self.size()))} ({self.numel()} elements). autograd's resize can only "
+            "change the shape of a given tensor, while preserving the number of elements. "
+        )
+    return self.contiguous().view(sizes)
+
+
+def _resize(self, *sizes):
+    """The deprecated out-of-place resize: a view of the same elements in another shape."""
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = sizes[0]
+    return _resize_to(self, tuple(sizes))
+
+
+def _resize_as(self, tensor):
+    """The deprecated out-of-place resize_as: resize to tensor's shape."""
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    return _resize_to(self, tuple(tensor.size()))
+
+
 def _as_subclass(self, cls):
     """A cls instance over self's data, attached to self's autograd graph (a view of it)."""
     if not isinstance(cls, type):
@@ -164,6 +193,9 @@ def _install_tensor_methods(cls):
     cls.nansum = nansum
     cls.nanmean = nanmean
     cls.as_subclass = _as_subclass
+    cls.resize = _resize
+    cls.resize_as = _resize_as
+    cls.const_data_ptr = cls.data_ptr  # the read-only spelling of data_ptr
     from minitorch.linalg import _decomp  # loaded last by minitorch's __init__, so imported here
 
     owner = {}

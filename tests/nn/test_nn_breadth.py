@@ -1635,3 +1635,80 @@ def test_hardtanh_gradient_stops_at_the_bounds():
         # PyTorch's hardtanh_backward: 0 at the bounds themselves, unlike clamp
         np.testing.assert_array_equal(_np(g), ((_np(x) > lo) & (_np(x) < hi)).astype(float))
     assert gradcheck(lambda v: F.hardtanh(v, -0.5, 0.5), (_leaf([-0.9, -0.3, 0.2, 0.8]),))
+
+
+# ---- AdaptiveLogSoftmaxWithLoss
+
+
+def _np_log_softmax(a):
+    m = a.max(1, keepdims=True)
+    return a - m - np.log(np.exp(a - m).sum(1, keepdims=True))
+
+
+def _asm_reference(mod, x):
+    """(N, n_classes) log-probabilities from the module's weights, in float64 NumPy."""
+    w = {k: v.detach().double().numpy() for k, v in mod.state_dict().items()}
+    head = x @ w["head.weight"].T + w.get("head.bias", 0)
+    hl = _np_log_softmax(head)
+    cols = [hl[:, : mod.shortlist_size]]
+    for i in range(mod.n_clusters):
+        t = (x @ w[f"tail.{i}.0.weight"].T) @ w[f"tail.{i}.1.weight"].T
+        cols.append(_np_log_softmax(t) + hl[:, mod.shortlist_size + i : mod.shortlist_size + i + 1])
+    return np.concatenate(cols, 1)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("head_bias", [False, True])
+def test_adaptive_log_softmax_matches_numpy(dtype, head_bias):
+    minitorch.manual_seed(0)
+    mod = nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 9, 15], div_value=2.0, head_bias=head_bias).to(dtype)
+    assert [k for k, _ in mod.named_parameters()] == (
+        ["head.weight"] + (["head.bias"] if head_bias else [])
+    ) + [f"tail.{i}.{j}.weight" for i in range(3) for j in range(2)]
+    assert mod.tail[2][0].weight.shape == (2, 16) and mod.tail[0][1].weight.shape == (5, 16 // 2)
+    rng = np.random.default_rng(3)
+    xn = rng.standard_normal((7, 16))
+    target = np.array([0, 3, 4, 8, 9, 19, 12])
+    x = _t(xn, dtype, noncontig=True)
+    out, loss = mod(x, minitorch.tensor(target))
+    ref = _asm_reference(mod, xn)
+    want = ref[np.arange(7), target]
+    np.testing.assert_allclose(out.detach().double().numpy(), want, **TOL[dtype])
+    np.testing.assert_allclose(loss.item(), -want.mean(), **TOL[dtype])
+    lp = mod.log_prob(x)
+    np.testing.assert_allclose(lp.detach().double().numpy(), ref, **TOL[dtype])
+    np.testing.assert_allclose(np.exp(ref).sum(1), 1.0, rtol=1e-12)  # a distribution over the classes
+    assert mod.predict(x).tolist() == ref.argmax(1).tolist()
+    # one unbatched example: a 1-D input with a 0-dim target
+    o1, l1 = mod(x[2], minitorch.tensor(target[2]))
+    assert o1.dim() == 0 and math.isclose(o1.item(), want[2], rel_tol=1e-5)
+    assert math.isclose(l1.item(), -want[2], rel_tol=1e-5)
+
+
+def test_adaptive_log_softmax_gradients_and_errors():
+    minitorch.manual_seed(1)
+    mod = nn.AdaptiveLogSoftmaxWithLoss(6, 8, [2, 5], div_value=1.0, head_bias=True).double()
+    x = _leaf(_rand(5, 6))
+    target = minitorch.tensor([0, 2, 7, 4, 1])
+    assert gradcheck(lambda a: mod(a, target).output, (x,))
+    assert gradcheck(lambda a: mod(a, target).loss, (x,))
+    loss = mod(x, target).loss
+    loss.backward()
+    assert all(p.grad is not None for p in mod.parameters())
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of length larger than 0"):
+        nn.AdaptiveLogSoftmaxWithLoss(6, 8, [])
+    for bad in ([5, 2], [0, 3], [3, 8], [2, 2], [2.5]):
+        with pytest.raises(ValueError, match="cutoffs should be a sequence of unique, positive integers"):
+            nn.AdaptiveLogSoftmaxWithLoss(6, 8, bad)
+    with pytest.raises(
+        RuntimeError, match=re.escape("Target values should be in [0, 7], but values in range [-1, 8]")
+    ):
+        mod(x[:2], minitorch.tensor([-1, 8]))
+    with pytest.raises(
+        RuntimeError, match="Input and target should have the same size in the batch dimension"
+    ):
+        mod(x, minitorch.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="0D target tensor expects 1D input tensors"):
+        mod(x, minitorch.tensor(1))
+    with pytest.raises(RuntimeError, match="multi-target not supported"):
+        mod(x, minitorch.zeros(5, 1, dtype=minitorch.int64))

@@ -189,3 +189,160 @@ def test_is_same_size_counts_positions_as_pytorch():
         TypeError, match="is_same_size\\(\\): argument 'other' \\(position 2\\) must be Tensor"
     ):
         minitorch.is_same_size(x, 2)
+
+
+def test_native_norm_and_dropout_forms(device):
+    """torch.native_layer_norm/_batch_norm/_group_norm return the result with the statistics a backward saves;
+    native_dropout the result with its mask (fuzz seed 4410 found them missing)"""
+    T = minitorch
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 3, 4))
+    x = T.tensor(a, device=device)
+    out, mean, rstd = T.native_layer_norm(x, [4], None, None, 1e-5)
+    m, v = a.mean(2, keepdims=True), a.var(2, keepdims=True)
+    np.testing.assert_allclose(mean.cpu().numpy(), m, rtol=1e-12)
+    np.testing.assert_allclose(rstd.cpu().numpy(), 1 / np.sqrt(v + 1e-5), rtol=1e-12)
+    np.testing.assert_allclose(out.cpu().numpy(), (a - m) / np.sqrt(v + 1e-5), rtol=1e-10, atol=1e-12)
+    _, mean2, _ = T.native_layer_norm(x, [3, 4], T.ones(3, 4, device=device, dtype=T.float64), None, 1e-5)
+    assert mean2.shape == (2, 1, 1)
+    rm, rv = T.zeros(3, device=device, dtype=T.float64), T.ones(3, device=device, dtype=T.float64)
+    out, smean, sinv = T.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5)
+    bm, bv = a.mean((0, 2)), a.var((0, 2))
+    np.testing.assert_allclose(smean.cpu().numpy(), bm, rtol=1e-12)
+    np.testing.assert_allclose(sinv.cpu().numpy(), 1 / np.sqrt(bv + 1e-5), rtol=1e-12)
+    np.testing.assert_allclose(rm.cpu().numpy(), 0.1 * bm, rtol=1e-12)  # running stats updated in place
+    np.testing.assert_allclose(out.cpu().numpy(), (a - bm[:, None]) / np.sqrt(bv[:, None] + 1e-5), rtol=1e-10)
+    _, e1, e2 = T.native_batch_norm(x, None, None, rm, rv, False, 0.1, 1e-5)
+    assert e1.shape == (0,) and e2.shape == (0,)
+    out, gm, grs = T.native_group_norm(x, None, None, 2, 3, 4, 3, 1e-5)
+    assert gm.shape == (2, 3) and grs.shape == (2, 3)
+    np.testing.assert_allclose(gm.cpu().numpy(), a.mean(2), rtol=1e-12)
+    y, mask = T.native_dropout(T.ones(1000, device=device), 0.25, True)
+    assert mask.dtype == T.bool and mask.shape == (1000,)
+    np.testing.assert_allclose(y.cpu().numpy(), mask.cpu().numpy() / 0.75, rtol=1e-6)
+    assert 600 < int(mask.sum()) < 900
+    y, mask = T.native_dropout(x, 0.5, False)
+    assert bool(mask.all()) and T.equal(y, x)
+
+
+def test_convolution_cells_and_pooling_spellings(device):
+    T = minitorch
+    F = T.nn.functional
+    rng = np.random.default_rng(5)
+    x = T.tensor(rng.standard_normal((2, 3, 9)), device=device)
+    w = T.tensor(rng.standard_normal((4, 3, 2)), device=device)
+    b = T.tensor(rng.standard_normal(4), device=device)
+    got = T.convolution(x, w, b, [2], [1], [1], False, [0], 1)
+    assert T.allclose(got, F.conv1d(x, w, b, 2, 1))
+    wt = T.tensor(rng.standard_normal((3, 2, 3)), device=device)
+    got = T.convolution(x, wt, None, [2], [0], [1], True, [1], 1)
+    assert T.allclose(got, F.conv_transpose1d(x, wt, None, 2, 0, 1))
+    x2 = T.tensor(rng.standard_normal((1, 2, 5, 5)), device=device)
+    w2 = T.tensor(rng.standard_normal((2, 1, 3, 3)), device=device)
+    assert T.allclose(
+        T.convolution(x2, w2, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 2),
+        F.conv2d(x2, w2, None, 1, 1, 1, 2),
+    )
+    v, i = T.max_pool1d_with_indices(T.arange(10.0, device=device).reshape(1, 1, 10), [3])
+    assert v.tolist() == [[[2.0, 5.0, 8.0]]] and i.tolist() == [[[2, 5, 8]]]
+
+    inp = T.tensor(rng.standard_normal((2, 3)), device=device)
+    h = T.tensor(rng.standard_normal((2, 4)), device=device)
+    c = T.tensor(rng.standard_normal((2, 4)), device=device)
+    for fn, mod, hx in (
+        (T.lstm_cell, T.nn.LSTMCell(3, 4), (h, c)),
+        (T.gru_cell, T.nn.GRUCell(3, 4), h),
+        (T.rnn_tanh_cell, T.nn.RNNCell(3, 4), h),
+        (T.rnn_relu_cell, T.nn.RNNCell(3, 4, nonlinearity="relu"), h),
+    ):
+        mod = mod.double().to(device)
+        want = mod(inp, hx)
+        got = fn(inp, hx, mod.weight_ih, mod.weight_hh, mod.bias_ih, mod.bias_hh)
+        for g, wnt in zip(
+            got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)
+        ):
+            assert T.allclose(g, wnt, rtol=1e-12, atol=1e-12)
+    # tanh cell against its formula, without biases
+    mod = T.nn.RNNCell(3, 4, bias=False).double().to(device)
+    want = np.tanh(
+        inp.cpu().numpy() @ mod.weight_ih.detach().cpu().numpy().T
+        + h.cpu().numpy() @ mod.weight_hh.detach().cpu().numpy().T
+    )
+    np.testing.assert_allclose(
+        T.rnn_tanh_cell(inp, h, mod.weight_ih, mod.weight_hh).detach().cpu().numpy(), want, rtol=1e-12
+    )
+
+    img = T.tensor(rng.standard_normal((1, 1, 3, 3)), device=device)
+    grid = T.zeros(1, 2, 2, 2, dtype=T.float64, device=device)
+    assert T.allclose(
+        T.grid_sampler_2d(img, grid, 0, 0, False), F.grid_sample(img, grid, align_corners=False)
+    )
+    with pytest.raises(RuntimeError, match="grid_sampler_3d"):
+        T.grid_sampler_3d(img, grid, 0, 0, False)
+
+
+def test_nonzero_static_empty_permuted_and_scatter(device):
+    T = minitorch
+    x = T.tensor([[0, 1, 2], [3, 0, 5]], device=device)
+    assert T.nonzero_static(x, size=2).tolist() == [[0, 1], [0, 2]]
+    assert x.nonzero_static(size=6, fill_value=9).tolist() == [[0, 1], [0, 2], [1, 0], [1, 2], [9, 9], [9, 9]]
+    assert T.nonzero_static(x, size=0).shape == (0, 2)
+    with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
+        T.nonzero_static(x, size=-1)
+    e = T.empty_permuted((2, 3, 4), (0, 2, 1), device=device)
+    assert e.shape == (2, 3, 4) and e.stride() == (12, 1, 3)
+    assert T.empty_permuted((2, 0, 4), (2, 1, 0)).stride() == (1, 2, 2)
+    with pytest.raises(RuntimeError, match="len\\(size\\) = 3 is not equal to len\\(physical_layout\\) = 2"):
+        T.empty_permuted((2, 3, 4), (0, 2))
+    z = T.zeros(3, 4, device=device).t()  # the clone keeps the transposed layout: storage positions 1 and 3
+    got = T.as_strided_scatter(z, T.ones(2, device=device), (2,), (2,), 1)
+    want = np.zeros((3, 4))
+    want.reshape(-1)[[1, 3]] = 1
+    assert got.tolist() == want.T.tolist() and z.sum().item() == 0
+    assert T.zeros(4).as_strided_scatter(T.ones(2), (2,), (2,)).tolist() == [1.0, 0.0, 1.0, 0.0]
+    with pytest.raises(RuntimeError, match="src size = \\[3\\], slice size = \\[2\\]"):
+        T.as_strided_scatter(T.zeros(4), T.ones(3), (2,), (2,))
+
+
+def test_deprecated_and_removed_spellings():
+    T = minitorch
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = T.tensor(a)
+    with pytest.warns(UserWarning, match="at::frobenius_norm is deprecated"):
+        got = T.frobenius_norm(x, [1, 2])
+    np.testing.assert_allclose(got.numpy(), np.sqrt((a**2).sum((1, 2))), rtol=1e-12)
+    with pytest.warns(UserWarning, match="at::nuclear_norm is deprecated"):
+        got = T.nuclear_norm(x, [1, 2], True)
+    np.testing.assert_allclose(
+        got.numpy(), np.linalg.svd(a, compute_uv=False).sum(-1)[:, None, None], rtol=1e-10
+    )
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        r = x.resize(6, 4)
+    assert r.shape == (6, 4) and r.tolist() == a.reshape(6, 4).tolist()
+    with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+        assert x.resize_as(T.ones(24)).shape == (24,)
+    with (
+        pytest.raises(
+            RuntimeError,
+            match="requested resize to 5 \\(5 elements in total\\), but the given tensor has a size of 2x3x4",
+        ),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        x.resize(5)
+    for call in (lambda: T.solve(x, x), lambda: x.solve(x)):
+        with pytest.raises(
+            RuntimeError, match="`torch.solve` is deprecated in favor of `torch.linalg.solve`"
+        ):
+            call()
+    for call in (lambda: T.lstsq(x, x), lambda: x.lstsq(x)):
+        with pytest.raises(
+            RuntimeError, match="`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`"
+        ):
+            call()
+    with pytest.raises(RuntimeError, match="L, _ = torch.symeig"):
+        x.symeig()
+    assert x.const_data_ptr() == x.data_ptr()
+    assert not T.is_distributed(x) and not x.is_distributed()
+    assert T.get_device_module("cpu") is T.cpu and T.compiled_with_cxx11_abi() is True
+    assert T.from_dlpack(T.to_dlpack(x)).tolist() == x.tolist()

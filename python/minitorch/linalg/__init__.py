@@ -3,6 +3,7 @@
 (Bunch-Kaufman, LAPACK sytrf's algorithm over tensor ops) in _ldl.py."""
 
 import math as _math
+import warnings
 
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _wrap as _wrap_dim
@@ -411,6 +412,33 @@ def cond(A, p=None, *, out=None):
         return _cond_out(big / small if p != -2 else small / big, out)
     _decomp._check(A, "linalg.cond", kernel="lu")
     return _cond_out(matrix_norm(A, p) * matrix_norm(_decomp.inv(A), p), out)
+
+
+# torch.frobenius_norm / torch.nuclear_norm (minitorch/__init__.py exports them)
+def _torch_frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """torch.frobenius_norm: kept by PyTorch for TorchScript only (it warns); linalg.vector_norm(input, 2, dim)."""
+    warnings.warn(
+        "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        "PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
+        UserWarning,
+        stacklevel=2,
+    )
+    return write_out(vector_norm(input, 2.0, dim, keepdim), out, "frobenius_norm")
+
+
+def _torch_nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """torch.nuclear_norm: kept by PyTorch for TorchScript only (it warns); linalg.matrix_norm(input, 'nuc')."""
+    warnings.warn(
+        "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        "PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
+        UserWarning,
+        stacklevel=2,
+    )
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim): PyTorch's first overload
+        dim, keepdim = None, dim
+    return write_out(
+        matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out, "nuclear_norm"
+    )
 
 
 _argcheck.translate_module(globals())  # PyTorch's TypeError for an argument of the wrong kind (_argcheck.py)

@@ -128,6 +128,7 @@ from minitorch.nn.functional._distance import (
 from minitorch.nn.functional._padding import (
     pad,
 )
+from minitorch.nn.functional._linear_cross_entropy import linear_cross_entropy
 from minitorch.nn.functional._loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -243,6 +244,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "linear_cross_entropy",
     "local_response_norm",
     "log_softmax",
     "logsigmoid",

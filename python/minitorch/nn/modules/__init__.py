@@ -1,6 +1,7 @@
 """The layer classes of minitorch.nn, by family as in PyTorch's torch/nn/modules."""
 
 from minitorch.nn.modules.activation import *
+from minitorch.nn.modules.adaptive import *
 from minitorch.nn.modules.batchnorm import *
 from minitorch.nn.modules.channelshuffle import *
 from minitorch.nn.modules.container import *
@@ -11,6 +12,7 @@ from minitorch.nn.modules.flatten import *
 from minitorch.nn.modules.fold import *
 from minitorch.nn.modules.lazy import LazyModuleMixin  # noqa: F401
 from minitorch.nn.modules.linear import *
+from minitorch.nn.modules.linear_cross_entropy_options import *
 from minitorch.nn.modules.loss import *
 from minitorch.nn.modules.module import Module  # noqa: F401
 from minitorch.nn.modules.normalization import *

@@ -1,7 +1,10 @@
 """Loss modules: thin holders of the options of nn.functional's losses."""
 
+import math
+
 from minitorch.nn import functional as F
 from minitorch.nn.modules.distance import PairwiseDistance
+from minitorch.nn.modules.linear import Linear
 from minitorch.nn.modules.module import Module
 
 __all__ = [
@@ -11,6 +14,7 @@ __all__ = [
     "HuberLoss",
     "KLDivLoss",
     "L1Loss",
+    "LinearCrossEntropyLoss",
     "MSELoss",
     "NLLLoss",
     "SmoothL1Loss",
@@ -93,6 +97,66 @@ class CrossEntropyLoss(_WeightedLoss):
             ignore_index=self.ignore_index,
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,
+        )
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of a Linear layer's logits (F.linear_cross_entropy); the layer (self.linear) is stored flat,
+    (C * prod(out_features), in_features), and reshaped per call."""
+
+    def __init__(
+        self,
+        in_features,
+        num_classes,
+        *,
+        out_features=(),
+        bias=False,
+        device=None,
+        dtype=None,
+        reduction="mean",
+        weight=None,
+        ignore_index=None,
+        label_smoothing=0.0,
+        options=None,
+    ):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(
+            in_features, math.prod(out_features, start=num_classes), bias=bias, device=device, dtype=dtype
+        )
+        self.options = options
+
+    def forward(self, input, target):
+        w = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        b = (
+            None
+            if self.linear.bias is None
+            else self.linear.bias.reshape((self.num_classes, *self.out_features))
+        )
+        return F.linear_cross_entropy(
+            input,
+            w,
+            target,
+            linear_bias=b,
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self):
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes}, out_features="
+            f"{self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, ignore_index="
+            f"{self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}"
         )
 
 
