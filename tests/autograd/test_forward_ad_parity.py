@@ -220,6 +220,22 @@ def cases(torch, fwAD):
 
     out["views_before_other_cases"] = views_before_other_cases()
 
+    def views_before_every_kind():  # each view op's replay on the base's tangent
+        base = torch.zeros(3, 4)
+        vs = [*base.unbind(0), *base.split(3, 1), base.diagonal(), base.select(1, 2), base.narrow(1, 1, 2),
+              base.movedim(0, 1), base.unfold(1, 2, 1), base.unsqueeze(1)[:, :, 1:], base.flatten(), base.mT,
+              base.reshape(12)[::3], base.view(2, 6)[1], base[..., 1], base.as_strided((2, 2), (1, 4), 3)]
+        c = torch.zeros(3, 2)
+        z = torch.zeros(3, dtype=torch.complex64)
+        vs += [torch.view_as_complex(c), z.real, z.imag]
+        with fwAD.dual_level():
+            base.copy_(md(torch.ones(3, 4), torch.arange(12.0).reshape(3, 4)))
+            c.copy_(md(torch.ones(3, 2), torch.arange(6.0).reshape(3, 2)))
+            z.add_(md(torch.ones(3, dtype=torch.complex64), torch.tensor([1 + 2j, 3 + 4j, 5 + 6j])))
+            return js(vs)
+
+    out["views_before_every_kind"] = views_before_every_kind()
+
     # (c) a tangent whose dtype differs from its primal's: results keep the dtype the formula computes in
     x64, t64, t32 = x.double(), tx.double(), tx.clone()
     for name, f in {
