@@ -193,10 +193,13 @@ py::list live_views(py::handle base_obj) {
   for_each_bound_instance([&](PyObject* o) {
     if (!g_tensor_type || !PyObject_TypeCheck(o, g_tensor_type)) return;
     if (g_dual_tensor_type && Py_TYPE(o) == g_dual_tensor_type) {
-      PyObject** dict = _PyObject_GetDictPtr(o);
-      if (dict && *dict) {
+      // the instance dict, public API (a DualTensor keeps its parts there: it has no slots of its own)
+      if (PyObject* dict = PyObject_GenericGetDict(o, nullptr)) {
         for (const char* name : {"_primal", "_tangent"})
-          if (PyObject* p = PyDict_GetItemString(*dict, name)) parts.insert(p);
+          if (PyObject* p = PyDict_GetItemString(dict, name)) parts.insert(p);
+        Py_DECREF(dict);
+      } else {
+        PyErr_Clear();
       }
     }
     const TensorImpl* impl = impl_of_instance(o);
