@@ -37,6 +37,7 @@ softplus, leaky_relu, hardshrink, threshold = _C.softplus, _C.leaky_relu, _C._ha
 nan_to_num, addc, where = _C._nan_to_num, _C._addc, _C._where
 randint, empty, g = torch.randint, torch.empty, torch.Generator()
 cl = torch.channels_last
+w = torch.rand(3, requires_grad=True)
 """
 
 CASES = [
@@ -109,6 +110,9 @@ CASES = [
     ("empty((2, 3))", "empty((2, 3))"),
     ("empty(3, dtype=float64)", "empty(3, dtype=torch.float64)"),
     ("empty(1, 2, 3, 4, memory_format=cl)", "empty(1, 2, 3, 4, memory_format=cl)"),
+    # autograd: a tracked view (forward AD finds these when their base becomes dual) and a tiny backward
+    ("x[1:] (a tracked view)", "x[1:]"),
+    ("(w * x).sum().backward()", "(w * x).sum().backward()"),
 ]
 
 

@@ -40,6 +40,10 @@ void take_history(const Tensor& self, const Tensor& r);
 // the op (`replayable` false for as_strided: replayed from its geometry relative to the base instead).
 const Tensor& inplace_view(const Tensor& self, const std::function<Tensor(const Tensor&)>& view,
                            bool replayable = true);
+// The view `view` (a tracked view: view_base set) remade on `t`, a tensor laid out as its root base: its
+// recorded view function, else (as_strided views) its geometry relative to the base. Forward AD gives a view
+// taken before its base became dual the matching view of the base's tangent with it.
+Tensor replay_view_on(const Tensor& view, const Tensor& t);
 
 }  // namespace mt::autograd
 

@@ -88,6 +88,14 @@ void rebase_view(const Tensor& self, const Tensor& r) {
 
 }  // namespace
 
+Tensor replay_view_on(const Tensor& view, const Tensor& t) {
+  auto* m = view.impl()->autograd_meta();
+  MT_INTERNAL_ASSERT(m && m->is_view(), "replay_view_on: not a tracked view");
+  if (m->view_fn) return m->view_fn(t);
+  int64_t off = view.storage_offset() - m->view_base.storage_offset();
+  return mt::as_strided(t, view.sizes(), view.strides(), t.storage_offset() + off);
+}
+
 void take_history(const Tensor& self, const Tensor& r) {
   auto* sm = self.impl()->autograd_meta();
   if (sm && sm->is_view()) {

@@ -163,6 +163,79 @@ def cases(torch, fwAD):
 
     out["plain_again_after_the_level"] = plain_again_after_the_level()
 
+    # (f2) views taken before their base became dual see its tangent (a view's tangent is the view of its base's),
+    # siblings of a written view too; a dual's own primal and a view that already has a tangent keep theirs
+    def before_the_level(make, write):
+        def f():
+            base, views = make()
+            with fwAD.dual_level():
+                write(base, views)
+                inside = js([base, *views, views[0] * 2, torch.sin(views[-1])])
+            return [inside, js(views[0])]
+        return f
+
+    x4, t4 = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([10.0, 20.0, 30.0, 40.0])
+    t23 = torch.arange(6.0).reshape(2, 3)
+
+    def flat4():
+        base = torch.zeros(4)
+        return base, [base[:2], base[1:], base[1:][1:], base.view(2, 2), base.unsqueeze(0), base.expand(2, 4)]
+
+    def mat23():
+        base = torch.zeros(2, 3)
+        return base, [base.t(), base[1], base.as_strided((2,), (2,), 1), base.t()[1:]]
+
+    for name, make, write in (
+        ("copy", flat4, lambda b, v: b.copy_(md(x4, t4))),
+        ("add", mat23, lambda b, v: b.add_(md(torch.ones(2, 3), t23))),
+        ("setitem", flat4, lambda b, v: b.__setitem__(0, md(torch.tensor(5.0), torch.tensor(6.0)))),
+        ("through_a_view", flat4, lambda b, v: v[0].copy_(md(torch.ones(2), torch.tensor([5.0, 6.0])))),
+        ("through_a_sibling", flat4, lambda b, v: v[1][2:].copy_(md(torch.ones(1), torch.tensor([7.0])))),
+        ("then_a_view_in_place", flat4, lambda b, v: [b.copy_(md(x4, t4)), v[0].mul_(md(torch.ones(2), t4[:2]))]),
+    ):
+        out["views_before_" + name] = before_the_level(make, write)()
+
+    def views_before_other_cases():
+        base = torch.zeros(4, dtype=torch.float64)
+        v = base[:2]
+        c = torch.zeros(2, dtype=torch.complex64)
+        r = torch.view_as_real(c)
+        w = torch.ones(4, requires_grad=True)
+        nb = w * 1.0
+        nv = nb[1:3]
+        q = torch.zeros(4)
+        qv = q[:2]
+        with fwAD.dual_level():
+            base.copy_(md(x4, t4))  # the f32 tangent of an f64 base: its views' tangents are f32 too
+            c.copy_(md(torch.ones(2, dtype=torch.complex64), torch.tensor([1 + 2j, 3 + 4j])))
+            nb.copy_(md(x4, t4))
+            y = (nv * nv).sum()
+            d = md(qv, torch.ones(2))  # a view with a tangent of its own keeps it
+            e = md(q, torch.ones(4))
+            p = fwAD.unpack_dual(e).primal  # a dual's primal is a view without tangent
+            q.copy_(md(x4, t4))
+            res = js([v, r, y, d, e, p, qv])
+        (g,) = torch.autograd.grad(y, w)
+        return [res, g.tolist()]
+
+    out["views_before_other_cases"] = views_before_other_cases()
+
+    def views_before_every_kind():  # each view op's replay on the base's tangent
+        base = torch.zeros(3, 4)
+        vs = [*base.unbind(0), *base.split(3, 1), base.diagonal(), base.select(1, 2), base.narrow(1, 1, 2),
+              base.movedim(0, 1), base.unfold(1, 2, 1), base.unsqueeze(1)[:, :, 1:], base.flatten(), base.mT,
+              base.reshape(12)[::3], base.view(2, 6)[1], base[..., 1], base.as_strided((2, 2), (1, 4), 3)]
+        c = torch.zeros(3, 2)
+        z = torch.zeros(3, dtype=torch.complex64)
+        vs += [torch.view_as_complex(c), z.real, z.imag]
+        with fwAD.dual_level():
+            base.copy_(md(torch.ones(3, 4), torch.arange(12.0).reshape(3, 4)))
+            c.copy_(md(torch.ones(3, 2), torch.arange(6.0).reshape(3, 2)))
+            z.add_(md(torch.ones(3, dtype=torch.complex64), torch.tensor([1 + 2j, 3 + 4j, 5 + 6j])))
+            return js(vs)
+
+    out["views_before_every_kind"] = views_before_every_kind()
+
     # (c) a tangent whose dtype differs from its primal's: results keep the dtype the formula computes in
     x64, t64, t32 = x.double(), tx.double(), tx.clone()
     for name, f in {
@@ -416,6 +489,27 @@ def test_plain_tensor_written_with_a_dual_carries_its_tangent():
         )
     assert type(base) is torch.Tensor and fwAD.unpack_dual(base).tangent is None
     np.testing.assert_array_equal(base.numpy(), np.stack([x.numpy(), 3 * x.numpy()]))
+
+
+def test_views_taken_before_their_base_became_dual_follow_its_tangent():
+    x = torch.tensor([0.3, 1.2, -0.7, 2.0, 0.1, -1.5], dtype=D)
+    t = torch.tensor([1.0, -2.0, 0.5, 0.25, 3.0, -1.0], dtype=D)
+    buf = torch.zeros(2, 3, dtype=D)
+    # taken before the level, as a network's preallocated buffers and their slices are
+    row, col, flat = buf[1], buf.t()[2], buf.view(6)
+
+    def f(a):
+        buf.copy_(a.reshape(2, 3))
+        flat[1:3].mul_(a[:2])  # in place through one view reaches the base and the others
+        return torch.cat([row.exp(), col * row[1:], flat.sin()])
+
+    with fwAD.dual_level():
+        out = f(fwAD.make_dual(x, t))
+        tan = fwAD.unpack_dual(out).tangent
+        assert all(type(v) is not torch.Tensor for v in (row, col, flat))
+    np.testing.assert_allclose(tan.numpy(), _fd(f, x, t).numpy(), rtol=1e-7, atol=1e-9)
+    # plain again after the level, as their base
+    assert all(type(v) is torch.Tensor and fwAD.unpack_dual(v).tangent is None for v in (buf, row, col, flat))
 
 
 def test_vmap_over_a_dual_carries_the_tangent():

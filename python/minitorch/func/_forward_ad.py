@@ -593,7 +593,7 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     """An in-place op: the primal is updated in place (PyTorch's in-place checks apply), the tangent is the
     out-of-place op's."""
     self = args[0] if args else None
-    fresh = False
+    views = None  # a fresh tangent's plain views to make dual (see _become_dual_for_write)
     if type(self) is not DualTensor or _strip_dead(self)._level != level:
         if not tangents or not _C._is_tensor(self):
             return _call(key, pargs, pkwargs)
@@ -607,7 +607,7 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
                 "tangent at this level, which cannot become dual here; use the out-of-place op instead."
             )
         # a plain tensor written with a dual becomes dual, its tangent zeros but for the written part (PyTorch's)
-        fresh = _become_dual_for_write(self, level)
+        views = _become_dual_for_write(self, level)
         pargs = (self._primal, *pargs[1:])
     name = key.rpartition(".")[2]
     shape = tuple(self.shape)
@@ -630,9 +630,10 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     _call(key, pargs, pkwargs)  # the primal, in place
     if new_t is None:
         new_t = _zeros_like(self._primal)
-    if fresh:
+    if views is not None:
         # a tangent of its own: the op's, in the dtype its rule gave (PyTorch's f64.copy_(f32 dual) has an f32 one)
-        self._tangent = new_t if tuple(new_t.shape) == shape else new_t.expand(shape).clone()
+        new_t = new_t if tuple(new_t.shape) == shape else new_t.expand(shape).clone()
+        self._tangent = _views_dual(views, self._primal, new_t, level)
         return None if name == "__setitem__" else self
     if _differentiable(new_t):
         # written into the tangent the tensor has, so in that tangent's dtype (which make_dual lets differ)
@@ -672,8 +673,9 @@ def _become_plain(x):
 def _become_dual_for_write(x, level):
     """Makes x dual before an in-place op writes a dual into it. A view of a tensor (its base) makes the base dual
     too, with zeros, and x's tangent is the matching view of the base's (PyTorch's rule: a view's tangent is a view
-    of its base's), so the write reaches the base; returns False then. Else x gets a fresh tangent the op sets
-    (True)."""
+    of its base's), so the write reaches the base; the base's other views taken before become dual with it
+    (_views_dual); returns None then. Else x gets a fresh tangent the op sets, and the views of x to make dual with
+    that tangent are returned (a list, empty for a view whose base stays plain)."""
     base = x._base if type(x) is _C.Tensor else None
     if base is not None and _differentiable(base):
         bt = None
@@ -681,14 +683,33 @@ def _become_dual_for_write(x, level):
             bt = base._tangent
         elif _can_become_dual(base) and not (base.requires_grad and base.is_leaf):
             bp = _strip_dead(base)
+            views = _C._live_views(base)
             bt = bp.new_empty_strided(tuple(bp.shape), bp.stride()).zero_()
             _become_dual(base, bt, level)
+            _views_dual(views, bp, bt, level)  # x among them
+        if type(x) is DualTensor:
+            return None
         if bt is not None and bt.stride() == _strip_dead(base).stride() and not _overlapping(bt):
-            offset = bt.storage_offset() + x.storage_offset() - _strip_dead(base).storage_offset()
-            _become_dual(x, bt.as_strided(tuple(x.shape), x.stride(), offset), level)
-            return False
+            _become_dual(x, _C._replay_view_on(x, bt), level)
+            return None
+    views = _C._live_views(x) if base is None else []
     _become_dual(x, _C.zeros_like(x), level)
-    return True
+    return views
+
+
+def _views_dual(views, primal, tangent, level):
+    """Makes the plain views of a tensor that just became dual (its live tracked views, _C._live_views: taken
+    before, so their ops do not reach the dispatch) dual with the matching views of its tangent, as PyTorch's views
+    read their tangent from their base's. `primal`: the base's value, whose layout the views' replay assumes; the
+    tangent is laid out as it where there are views. Returns the tangent."""
+    if not views or type(tangent) is not _C.Tensor or _overlapping(primal):
+        return tangent
+    if tangent.stride() != primal.stride():
+        tangent = tangent.new_empty_strided(tuple(primal.shape), primal.stride()).copy_(tangent)
+    for v in views:
+        if _can_become_dual(v) and _differentiable(v):
+            _become_dual(v, _C._replay_view_on(v, tangent), level)
+    return tangent
 
 
 def _public_or_method(key):
