@@ -3284,3 +3284,25 @@ def test_fuzz_4410_refusals():
             NotImplementedError, match=f"\"multi_margin_loss_cpu_kernel\" not implemented for '{name}'"
         ):
             T.nn.functional.multi_margin_loss(T.tensor([[1, 0]], dtype=dt), T.tensor([0]))
+
+
+def test_hard_activations_name_their_input_as_pytorch():
+    """F.hardswish/hardsigmoid test `inplace` before the input's kind, as PyTorch's Python F does (fuzz 4410)"""
+    F = minitorch.nn.functional
+    with pytest.raises(
+        TypeError, match=re.escape("hardswish_(): argument 'input' (position 1) must be Tensor, not float")
+    ):
+        F.hardswish(math.nan, -3)
+    with pytest.raises(
+        TypeError, match=re.escape("hardsigmoid(): argument 'input' (position 1) must be Tensor, not int")
+    ):
+        F.hardsigmoid(2)
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        F.hardsigmoid(-0.5, minitorch.ones(2, 2))
+    with pytest.raises(NotImplementedError, match="\"hardsigmoid_cpu\" not implemented for 'Long'"):
+        F.hardsigmoid(minitorch.ones(2, dtype=minitorch.int64), True)
+    x = minitorch.tensor([-4.0, 0.0, 1.0, 4.0])
+    np.testing.assert_allclose(F.hardswish(x).numpy(), [0.0, 0.0, 4 / 6, 4.0], rtol=1e-6)
+    y = x.clone()
+    assert F.hardsigmoid(y, True) is y
+    np.testing.assert_allclose(y.numpy(), [0.0, 0.5, 4 / 6, 1.0], rtol=1e-6)

@@ -247,16 +247,24 @@ def tanh(input):
 
 
 def hardsigmoid(input, inplace=False):
-    _floating(input, "hardsigmoid")
+    # PyTorch's F tests `inplace` first, then its parser names hardsigmoid_ or hardsigmoid for a non-tensor input
     if inplace:
+        _argcheck.check_tensor("hardsigmoid_", "input", 1, input)
+        _floating(input, "hardsigmoid")
         return _write_back(input, _C.hardsigmoid)
+    _argcheck.check_tensor("hardsigmoid", "input", 1, input)
+    _floating(input, "hardsigmoid")
     return _C.hardsigmoid(input)
 
 
 def hardswish(input, inplace=False):
-    _floating(input, "hardswish")
+    # PyTorch's F tests `inplace` first, then its parser names hardswish_ or hardswish for a non-tensor input
     if inplace:
+        _argcheck.check_tensor("hardswish_", "input", 1, input)
+        _floating(input, "hardswish")
         return _write_back(input, _C.hardswish)
+    _argcheck.check_tensor("hardswish", "input", 1, input)
+    _floating(input, "hardswish")
     return _C.hardswish(input)
 
 
