@@ -177,104 +177,77 @@ def _chunk_terms(z, t, class_w, ignore, eps, acc):
     return loss, grad
 
 
+def _run_chunks(input, W, b, target, class_w, ignore, eps, acc, rows, scale):
+    """The per-row losses, chunk by chunk, and with `scale` (None: no gradients; a 0-dim tensor; or one value
+    per row) the gradients of sum_i scale_i * loss_i with respect to input, W and b, all in dtype acc (the
+    chunk's logits are computed there too: PyTorch's "accurate" policy)."""
+    Wa = W.to(acc)
+    ba = None if b is None else b.to(acc)
+    if scale is not None:
+        g_in = _C.empty(input.shape, dtype=acc, device=input.device)
+        g_w = _C.zeros(W.shape, dtype=acc, device=W.device)
+        g_b = None if b is None else _C.zeros(b.shape, dtype=acc, device=W.device)
+    losses = []
+    for s in range(0, input.shape[0], rows):
+        x = input[s : s + rows].to(acc)
+        loss, g = _chunk_terms(linear(x, Wa, ba), target[s : s + rows], class_w, ignore, eps, acc)
+        losses.append(loss)
+        if scale is None:
+            continue
+        g = g * (scale if scale.dim() == 0 else scale[s : s + rows].unsqueeze(1))
+        g_in[s : s + rows] = g.mm(Wa)
+        g_w.addmm_(g.t(), x)
+        if g_b is not None:
+            g_b.add_(g.sum(0))
+    loss = _C.cat(losses) if losses else _C.zeros((0,), dtype=acc, device=input.device)
+    return loss, (None if scale is None else (g_in, g_w, g_b))
+
+
 class _ChunkedLinearCrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, W, b, target, class_w, reduction, ignore, eps, options):
-        N, C = input.shape[0], W.shape[0]
         acc = options._acc_dtype(input.dtype)
-        rows = options._chunk_rows(N, input.shape[1], C)
-        valid = target.ne(ignore)
+        rows = options._chunk_rows(input.shape[0], input.shape[1], W.shape[0])
+        scale = None  # reduction="none": backward recomputes with the incoming per-row gradient
         if reduction == "mean":
-            ts = target * valid
-            denom = (
-                valid.to(acc).sum()
+            valid = target.ne(ignore).to(acc)
+            wy = (
+                valid
                 if class_w is None
-                else (class_w.to(acc).index_select(0, ts) * valid.to(acc)).sum()
+                else class_w.to(acc).index_select(0, target * target.ne(ignore)) * valid
             )
-        Wa = W.to(acc)
-        scalar = reduction != "none"
-        if scalar:
-            g_in = _C.empty(input.shape, dtype=acc, device=input.device)
-            g_w = _C.zeros(W.shape, dtype=acc, device=W.device)
-            g_b = None if b is None else _C.zeros(b.shape, dtype=acc, device=W.device)
-        losses = []
-        for s in range(0, N, rows):
-            x = input[s : s + rows]
-            z = linear(x, W, b)
-            loss, g = _chunk_terms(z, target[s : s + rows], class_w, ignore, eps, acc)
-            losses.append(loss)
-            if scalar:
-                if reduction == "mean":
-                    g = g / denom
-                g_in[s : s + rows] = g.mm(Wa)
-                g_w.addmm_(g.t(), x.to(acc))
-                if g_b is not None:
-                    g_b.add_(g.sum(0))
-        loss = _C.cat(losses) if losses else _C.zeros((0,), dtype=acc, device=input.device)
-        if reduction == "mean":
-            loss = loss.sum() / denom
+            scale = 1.0 / wy.sum()
         elif reduction == "sum":
-            loss = loss.sum()
-        ctx.scalar = scalar
+            scale = _C.ones((), dtype=acc, device=input.device)
+        loss, grads = _run_chunks(input, W, b, target, class_w, ignore, eps, acc, rows, scale)
         ctx.dtypes = (input.dtype, W.dtype, None if b is None else b.dtype)
-        if scalar:
-            # the gradients are done: backward scales them by the incoming one (and frees them, unless kept)
-            ctx.grads = [g_in, g_w, g_b]
-            ctx.keep = options.allow_retain_graph
-        else:
+        ctx.grads = grads  # done already for a scalar loss: backward scales them by the incoming gradient
+        ctx.recompute = grads is None
+        if ctx.recompute:
             ctx.save_for_backward(input, W, b, target, class_w)
-            ctx.args = (ignore, eps, rows, acc)
+            ctx.args = (ignore, eps, acc, rows)
+        else:
+            ctx.keep = options.allow_retain_graph
+            loss = loss.sum() * scale
         return loss.to(input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        di, dw, db = ctx.dtypes
-        if ctx.scalar:
+        if ctx.recompute:
+            input, W, b, target, class_w = ctx.saved_tensors
+            ignore, eps, acc, rows = ctx.args
+            _, grads = _run_chunks(input, W, b, target, class_w, ignore, eps, acc, rows, grad.to(acc))
+        else:
             if ctx.grads is None:
                 raise RuntimeError(
                     "linear_cross_entropy's chunked backward consumed its precomputed gradients: backward through "
                     "it a second time needs LinearCrossEntropyOptions(allow_retain_graph=True)"
                 )
-            g_in, g_w, g_b = ctx.grads
+            grads = [None if g is None else g * grad.to(g.dtype) for g in ctx.grads]
             if not ctx.keep:
                 ctx.grads = None
-            go = grad.to(g_in.dtype)
-            return (
-                (g_in * go).to(di),
-                (g_w * go).to(dw),
-                None if g_b is None else (g_b * go).to(db),
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-            )
-        input, W, b, target, class_w = ctx.saved_tensors
-        ignore, eps, rows, acc = ctx.args
-        g_in = _C.empty(input.shape, dtype=acc, device=input.device)
-        g_w = _C.zeros(W.shape, dtype=acc, device=W.device)
-        g_b = None if b is None else _C.zeros(b.shape, dtype=acc, device=W.device)
-        Wa = W.to(acc)
-        for s in range(0, input.shape[0], rows):
-            x = input[s : s + rows]
-            _, g = _chunk_terms(linear(x, W, b), target[s : s + rows], class_w, ignore, eps, acc)
-            g = g * grad[s : s + rows].to(acc).unsqueeze(1)
-            g_in[s : s + rows] = g.mm(Wa)
-            g_w.addmm_(g.t(), x.to(acc))
-            if g_b is not None:
-                g_b.add_(g.sum(0))
-        return (
-            g_in.to(di),
-            g_w.to(dw),
-            None if g_b is None else g_b.to(db),
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
+        out = [None if g is None else g.to(dt) for g, dt in zip(grads, ctx.dtypes)]
+        return (*out, None, None, None, None, None, None)
 
 
 def _chunked(input, W, b, target, class_w, reduction, ignore, eps, options):
