@@ -109,6 +109,7 @@ SKIP_METHOD = {
     "map_",
     "map2_",
     "data_ptr",
+    "const_data_ptr",
     "storage",
     "untyped_storage",
     "share_memory_",
