@@ -10,6 +10,7 @@ resolves to minitorch through the programs' own shim.
 
 import json
 import os
+import pkgutil  # noqa: F401  (runpy.run_path imports it on first use: PyTorch's import has it already, ours not)
 import runpy
 import sys
 import time

@@ -26,26 +26,34 @@ _of_np = {v: k for k, v in _np_of.items()}
 def _infer(data):
     """The dtype PyTorch infers for Python data: Python bools, ints, floats and complex numbers count as bool,
     int64, the default float dtype and its complex twin; tensors, NumPy arrays and NumPy scalars bring their own dtype; all are promoted."""
-    found = []
+    found = {}  # the distinct dtypes, in the order first met (promotion is a join: repeats change nothing)
+    scalar_dtypes = {builtins.bool: _C.bool, builtins.int: _C.int64, builtins.float: _C.get_default_dtype()}
 
     def walk(x):
+        if type(x) is list or type(x) is tuple:
+            kinds = set(map(type, x))
+            if kinds <= _NUMBER_TYPES:  # a row of Python numbers: its types at once, not per element
+                for t in (builtins.bool, builtins.int, builtins.float):
+                    if t in kinds:
+                        found[scalar_dtypes[t]] = None
+                return
         if isinstance(x, _C.Tensor):
-            found.append(x.dtype)
+            found[x.dtype] = None
         elif isinstance(x, (np.ndarray, np.generic)):
             if x.dtype.type not in _of_np:
                 raise TypeError(f"can't convert np.ndarray of type numpy.{x.dtype}.")
-            found.append(_of_np[x.dtype.type])
+            found[_of_np[x.dtype.type]] = None
         elif isinstance(x, (list, tuple, range)):
             for e in x:
                 walk(e)
         elif isinstance(x, builtins.bool):
-            found.append(_C.bool)
+            found[_C.bool] = None
         elif isinstance(x, builtins.int):
-            found.append(_C.int64)
+            found[_C.int64] = None
         elif isinstance(x, builtins.float):
-            found.append(_C.get_default_dtype())
+            found[_C.get_default_dtype()] = None
         elif isinstance(x, complex):
-            found.append(_C.get_default_dtype().to_complex())
+            found[_C.get_default_dtype().to_complex()] = None
         elif isinstance(x, (str, bytes)):
             if x is data:
                 raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
@@ -57,6 +65,7 @@ def _infer(data):
     walk(data)
     if not found:
         return _C.get_default_dtype()
+    found = list(found)
     out = found[0]
     for d in found[1:]:
         out = _C.promote_types(out, d)
@@ -74,6 +83,8 @@ def _flatten_tensors(data, dtype):
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return data.item()
     if isinstance(data, (list, tuple, range)):
+        if (type(data) is list or type(data) is tuple) and set(map(type, data)) <= _NUMBER_TYPES:
+            return data  # a row of Python numbers: NumPy reads it as it is
         return [_flatten_tensors(x, dtype) for x in data]
     return data
 

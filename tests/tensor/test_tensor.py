@@ -91,6 +91,46 @@ def test_tensor_of_a_flat_number_list_matches_the_general_path(data, dtype):
     assert grad.requires_grad and grad.is_leaf
 
 
+@pytest.mark.parametrize(
+    ("data", "want"),
+    [
+        ([[1, 2], [3, 4]], P.int64),
+        ([[1, 2.5], [True, 3]], P.float32),
+        ([[True, False], (False, True)], P.bool),
+        ([(1, 2), [3, 4.0]], P.float32),
+        ([[P.tensor(2, dtype=P.int8), 1], [3, 4]], P.int64),
+        ([[np.float64(1.5), 2], [3, 4]], P.float64),
+        ([[1e39, 2.0], [3, 4]], P.float32),
+        ([[], []], P.float32),
+        ([[2**70, 1], [2, 3]], None),
+        ([[1, 2], [3]], None),
+        ([[1, None], [2, 3]], None),
+    ],
+)
+def test_tensor_of_nested_number_rows_matches_the_element_walk(data, want):
+    """tensor() reads a row of plain Python numbers inside nested data by its set of element types
+    (_creation._infer and _flatten_tensors): the same dtype, values and errors as the element-by-element walk,
+    which rows of a list subclass still take."""
+    rows = type("ListSubclass", (list,), {})
+    general = [rows(r) for r in data]
+
+    def make(d):
+        try:
+            return P.tensor(d)
+        except Exception as e:  # noqa: BLE001 - the two paths must fail alike
+            return type(e)
+
+    fast, slow = make(data), make(general)
+    if want is None:
+        assert isinstance(fast, type) and fast == slow
+        return
+    assert fast.dtype == slow.dtype == want and fast.shape == slow.shape == (len(data), len(data[0]))
+    with np.errstate(over="ignore"):  # 1e39 becomes inf in float32, as in PyTorch
+        expect = np.array([[float(v) for v in r] for r in data], dtype=np.float64).astype(NP_OF[want])
+    np.testing.assert_array_equal(fast.numpy(), expect)
+    np.testing.assert_array_equal(slow.numpy(), expect)
+
+
 def test_tensor_copies_and_as_tensor_shares():
     a = np.arange(4.0)
     t = P.tensor(a)

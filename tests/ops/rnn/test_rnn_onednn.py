@@ -76,6 +76,30 @@ def test_fused_equals_composite(L, bidir, batch_first, bias, with_hx, monkeypatc
 
 
 @needs_onednn
+@pytest.mark.parametrize("L,bidir", [(2, False), (3, True)])
+def test_dropout_between_layers_runs_fused_layer_by_layer(L, bidir, monkeypatch):
+    """In training with dropout between layers the fused op runs one layer at a time, the masks drawn between
+    them as the composite path draws them: the same values and gradients from the same seed."""
+    minitorch.manual_seed(0)
+    m = nn.LSTM(5, 6, num_layers=L, bidirectional=bidir, dropout=0.4)
+    D = 2 if bidir else 1
+    x = minitorch.randn(7, 3, 5)
+    hx = (minitorch.randn(L * D, 3, 6), minitorch.randn(L * D, 3, 6))
+    minitorch.manual_seed(3)
+    fused, node = run(m, x, hx, True, monkeypatch)
+    assert node == "CatBackward0"
+    minitorch.manual_seed(3)
+    ref, node = run(m, x, hx, False, monkeypatch)
+    assert node != "CatBackward0"
+    minitorch.manual_seed(4)  # other masks: other values, so the dropout is really applied
+    other, _ = run(m, x, hx, True, monkeypatch)
+    assert not np.allclose(other["out"], fused["out"], rtol=1e-3, atol=1e-4)
+    assert fused.keys() == ref.keys()
+    for k in ref:
+        np.testing.assert_allclose(fused[k], ref[k], rtol=1e-4, atol=1e-5, err_msg=k)
+
+
+@needs_onednn
 def test_non_contiguous_input_and_states(monkeypatch):
     minitorch.manual_seed(1)
     m = nn.LSTM(4, 5, num_layers=2)
@@ -170,7 +194,9 @@ def test_which_path_runs(monkeypatch):
     assert node(nn.LSTM(3, 4, dtype=minitorch.float64), x.double()) != FUSED  # oneDNN has no float64 RNN
     assert node(nn.LSTM(3, 4, proj_size=2), x) != FUSED
     d = nn.LSTM(3, 4, num_layers=2, dropout=0.5)
-    assert node(d, x) != FUSED  # dropout between layers in training
+    hy = d(x)[1][0]  # dropout between layers in training: the fused op layer by layer, h_n their cat
+    assert hy.grad_fn.name() == "CatBackward0"
+    assert {f.name() for f, _ in hy.grad_fn.next_functions} == {FUSED}
     assert node(d.eval(), x) == FUSED
     with minitorch.backends.mkldnn.flags(enabled=False):
         assert node(nn.LSTM(3, 4), x) != FUSED
