@@ -338,14 +338,26 @@ def _beta_alpha(input, prod, beta, alpha):
     return _C.add(prod, input if beta == 1 else _C.mul(input, beta))
 
 
+def _expand_for_bmm(input, batch1, batch2, batched):
+    """PyTorch's order of checks before a batched product: every argument a tensor (`translating` turns the
+    AttributeError into its parser's TypeError), the result's sizes read from batch1 and batch2 (IndexError for
+    too few dims), input expanded to them; the 3-D checks come after."""
+    input.dim, batch1.dim, batch2.dim  # noqa: B018
+    shape = (batch1.size(0), batch1.size(1), batch2.size(2)) if batched else (batch1.size(1), batch2.size(2))
+    if input.shape != shape:
+        input.expand(shape)
+
+
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
+    _expand_for_bmm(input, batch1, batch2, True)
     r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha)
     return write_out(r, out, "baddbmm")
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b(batch1[b] @ batch2[b]), as one matmul over the concatenated inner dim."""
+    _expand_for_bmm(input, batch1, batch2, False)
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError(
             "batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor"

@@ -3306,3 +3306,36 @@ def test_hard_activations_name_their_input_as_pytorch():
     y = x.clone()
     assert F.hardsigmoid(y, True) is y
     np.testing.assert_allclose(y.numpy(), [0.0, 0.5, 4 / 6, 1.0], rtol=1e-6)
+
+
+def test_batched_addmm_checks_in_pytorchs_order():
+    """baddbmm/addbmm: argument kinds, then the sizes read from batch1/batch2 (IndexError), then input's
+    expansion, then the 3-D checks (fuzz 4410 found the 3-D check first)"""
+    T = minitorch
+    a3, b3 = T.ones(2, 3, 4), T.ones(2, 4, 5)
+    with pytest.raises(
+        TypeError, match=re.escape("baddbmm(): argument 'batch2' (position 3) must be Tensor, not int")
+    ):
+        T.baddbmm(T.ones(2), a3, 3)
+    with pytest.raises(
+        TypeError, match=re.escape("addbmm_(): argument 'batch2' (position 2) must be Tensor, not int")
+    ):
+        T.ones(1).addbmm_(T.ones(1), 4)
+    with pytest.raises(
+        IndexError, match=re.escape("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    ):
+        T.baddbmm(T.ones(2), T.ones(4), b3)
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-2, 1], but got 2")):
+        T.baddbmm(T.ones(3, 5), a3, T.ones(4, 5))
+    with pytest.raises(
+        RuntimeError, match=re.escape("The expanded size of the tensor (5) must match the existing size (4)")
+    ):
+        T.baddbmm(T.ones(4, 4), a3, b3)
+    with pytest.raises(
+        RuntimeError, match=re.escape("The expanded size of the tensor (4) must match the existing size (3)")
+    ):
+        T.addbmm(T.ones(3, 5), T.ones(3, 4), b3)
+    with pytest.raises(RuntimeError, match="batch1 must be a 3D tensor"):
+        T.addbmm(T.ones(4, 5), T.ones(3, 4), b3)
+    np.testing.assert_allclose(T.baddbmm(T.ones(3, 5), a3, b3).numpy(), np.full((2, 3, 5), 5.0))
+    np.testing.assert_allclose(T.addbmm(T.ones(3, 5), a3, b3, beta=2).numpy(), np.full((3, 5), 10.0))
