@@ -4,6 +4,7 @@ torch.kl_div, ...), with ATen's signatures: argument order, int reductions, trai
 import builtins
 
 from minitorch import _C, _argcheck
+from minitorch._dtype_names import scalar_name
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _loss as _F_loss
@@ -347,6 +348,10 @@ def native_dropout(input, p, train):
     boolean mask of the kept ones; otherwise the input and an all-True mask."""
     if train is None or train:
         _check_p(p)
+        if not input.is_floating_point():  # the kept values are scaled in float, then written back
+            raise RuntimeError(
+                f"result type Float can't be cast to the desired output type {scalar_name(input.dtype)}"
+            )
         if p == 1:
             return input * 0, _C.zeros(input.shape, dtype=_C.bool, device=input.device)
         mask = _C.empty(input.shape, dtype=_C.bool, device=input.device).bernoulli_(1 - p)

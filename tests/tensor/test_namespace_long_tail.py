@@ -346,3 +346,27 @@ def test_deprecated_and_removed_spellings():
     assert not T.is_distributed(x) and not x.is_distributed()
     assert T.get_device_module("cpu") is T.cpu and T.compiled_with_cxx11_abi() is True
     assert T.from_dlpack(T.to_dlpack(x)).tolist() == x.tolist()
+
+
+def test_new_spellings_refuse_as_pytorch():
+    """fuzz seed 4411's refusals of the spellings added in the sixteenth session"""
+    T = minitorch
+    for x, name in ((T.tensor([[False], [True]]), "Bool"), (T.tensor([[1], [2]]), "Long")):
+        with pytest.raises(
+            RuntimeError, match=f"result type Float can't be cast to the desired output type {name}"
+        ):
+            T.native_dropout(x, 0.5, True)
+    kept, mask = T.native_dropout(T.tensor([True, False]), 0.5, False)
+    assert kept.tolist() == [True, False] and mask.tolist() == [True, True]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(
+            RuntimeError, match="Expected at most 2 dimensions, but got 3 dimensions instead."
+        ):
+            T.frobenius_norm(T.ones(1, 1, 5), [-2, 2, 0])
+        with pytest.raises(
+            NotImplementedError, match="norm\\(\\): input dtype should be either floating point or complex"
+        ):
+            T.frobenius_norm(T.ones(2, 2, dtype=T.int64), [0, 1])
+        with pytest.raises(RuntimeError, match="The input tensor A must have at least 2 dimensions"):
+            T.nuclear_norm(T.ones(3))

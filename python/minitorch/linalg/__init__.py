@@ -416,14 +416,21 @@ def cond(A, p=None, *, out=None):
 
 # torch.frobenius_norm / torch.nuclear_norm (minitorch/__init__.py exports them)
 def _torch_frobenius_norm(input, dim, keepdim=False, *, out=None):
-    """torch.frobenius_norm: kept by PyTorch for TorchScript only (it warns); linalg.vector_norm(input, 2, dim)."""
+    """torch.frobenius_norm: kept by PyTorch for TorchScript only (it warns); torch.norm(input, 2, dim) over at
+    most two dims."""
     warnings.warn(
         "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
         "PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
         UserWarning,
         stacklevel=2,
     )
-    return write_out(vector_norm(input, 2.0, dim, keepdim), out, "frobenius_norm")
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
+    if not (input.is_floating_point() or input.is_complex()):  # ATen's norm op, not linalg's, checks here
+        raise NotImplementedError(
+            f"norm(): input dtype should be either floating point or complex. Got {_scalar_name(input.dtype)} instead."
+        )
+    return write_out(_C.norm(input, 2, dim, keepdim), out, "frobenius_norm")
 
 
 def _torch_nuclear_norm(input, dim=None, keepdim=False, *, out=None):
