@@ -68,14 +68,17 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
     MT_CHECK(dim == 2 || dim == 3, op,
              ": Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
              shape_str(input_.sizes()));
-  for (int64_t i = dim - nd; i < dim; ++i)
-    MT_CHECK(input_.sizes()[i] > 0,
-             "Expected input's non-batch dimensions to have positive length, but input has a shape of ",
-             shape_str(input_.sizes()), " and non-batch dimension ", input_.sizes()[i], " has length zero!");
-  if (nd == 2 && dim == 4)
-    MT_CHECK(input_.sizes()[1] > 0,
-             "Expected input's non-batch dimensions to have positive length, but input has a shape of ",
-             shape_str(input_.sizes()), " and non-batch dimension 0 has length zero!");
+  // only a batched input's batch dim may be empty; PyTorch words an empty dim as the rank check, and runs
+  // avg_pool1d as avg_pool2d over a unit height (so names that shape)
+  bool empty_dim = false;
+  for (int64_t i = dim == nd + 2 ? 1 : 0; i < dim; ++i) empty_dim = empty_dim || input_.sizes()[i] == 0;
+  if (empty_dim) {
+    DimVector shown = input_.sizes();
+    if (nd == 1 && !is_max) shown.insert(shown.size() - 1, 1);
+    MT_CHECK(false, nd == 2 || !is_max ? "" : op,
+             nd == 2 || !is_max ? "Expected 3D or 4D" : ": Expected 2D or 3D",
+             " (batch mode) tensor with optional 0 dim batch size for input, but got:", shape_str(shown));
+  }
   // PyTorch's CPU avg_pool kernel also takes int64 (each sum truncated by its divisor); its CUDA one does not
   const bool long_avg = !is_max && input_.dtype() == ScalarType::Long;
   if (!long_avg || input_.is_cuda())

@@ -2,7 +2,7 @@
 primitive ops (views, cat, index_select, gather...), so autograd and every device come for free; one that a
 benchmark shows slow gets a kernel of its own in csrc/."""
 
-from minitorch import _C, _argcheck, _creation, _ops, autograd
+from minitorch import _C, _argcheck, _creation, _ops, _switches, autograd
 from minitorch import functional as _functional
 from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._dtype_names import scalar_name as _scalar_name
@@ -653,6 +653,13 @@ def cross(input, other, dim=None):
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:
+        _switches.warn_once(
+            "cross_dim",
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly "
+            "or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of "
+            "linalg.cross in a future release.",
+            stacklevel=4,  # the user's call, through _argcheck.translating's wrapper
+        )
         sizes = list(_functional.broadcast_shapes(input.shape, other.shape))
         if 3 not in sizes:
             raise RuntimeError("no dimension of size 3 in input")
@@ -663,6 +670,10 @@ def cross(input, other, dim=None):
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
         )
     _check_pair(input.shape, other.shape)
+    if input.dtype != other.dtype:  # PyTorch's cross kernel takes one dtype
+        raise RuntimeError(
+            f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}"
+        )
     i1 = _creation.tensor([1, 2, 0], device=input.device)
     i2 = _creation.tensor([2, 0, 1], device=input.device)
     a1, a2 = input.index_select(d, i1), input.index_select(d, i2)

@@ -2,9 +2,8 @@
 with a legacy type or its name, set_default_tensor_type. The constructor itself, shared with Tensor(...) and
 Tensor.new(...), is _creation.legacy_new."""
 
-import warnings
-
 from minitorch import _C, _creation
+from minitorch._switches import warn_once as _warn_once
 
 __all__ = [
     "BFloat16Tensor",
@@ -59,16 +58,6 @@ class tensortype(type):
                 "as torch.tensor(data, dtype=*, device='cuda') to create tensors.",
             )
         return _creation.legacy_new(cls.dtype, "cuda" if cls.is_cuda else "cpu", args, kwargs)
-
-
-_warned = set()
-
-
-def _warn_once(key, message):
-    """A UserWarning the first time only, as PyTorch's TORCH_WARN_ONCE (stacklevel: the user's call)."""
-    if key not in _warned:
-        _warned.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _make_type(name, dtype, is_cuda):

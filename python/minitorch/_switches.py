@@ -3,6 +3,7 @@ threads, flush-denormal, the ABI and the backends compiled in."""
 
 import builtins
 import os
+import warnings
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
@@ -26,6 +27,17 @@ __all__ = [
 # flags are recorded for code that reads them back. They are separate from backends.cudnn.deterministic, as
 # in PyTorch (cuDNN's convolutions honour either).
 _state = {"deterministic": False, "warn_only": False, "warn_always": False, "interop_threads": None}
+
+
+_warned = set()
+
+
+def warn_once(key, message, stacklevel=3):
+    """A UserWarning the first time `key` comes (PyTorch's TORCH_WARN_ONCE), every time under set_warn_always(True);
+    stacklevel 3: the call of the function that warns."""
+    if key not in _warned or _state["warn_always"]:
+        _warned.add(key)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):

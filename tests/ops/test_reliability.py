@@ -3339,3 +3339,51 @@ def test_batched_addmm_checks_in_pytorchs_order():
         T.addbmm(T.ones(4, 5), T.ones(3, 4), b3)
     np.testing.assert_allclose(T.baddbmm(T.ones(3, 5), a3, b3).numpy(), np.full((2, 3, 5), 5.0))
     np.testing.assert_allclose(T.addbmm(T.ones(3, 5), a3, b3, beta=2).numpy(), np.full((3, 5), 10.0))
+
+
+def test_fuzz_4411_refusals():
+    """cross of two dtypes (PyTorch's kernel takes one) and its warning without dim, glu of uint8, pooling over an
+    unbatched input with an empty dim (fuzz seed 4411)"""
+    T = minitorch
+    a, b = T.tensor([1.0, 2.0, 3.0], dtype=T.float64), T.tensor([2, 2, 1])
+    for x, y, names in (
+        (a, b, ("Double", "Long")),
+        (b, a, ("Long", "Double")),
+        (a, a.float(), ("Double", "Float")),
+    ):
+        with pytest.raises(RuntimeError, match=f"expected scalar type {names[0]} but found {names[1]}"):
+            T.cross(x, y, dim=0)
+    assert T.cross(b, b, dim=0).tolist() == [0, 0, 0]
+    minitorch.set_warn_always(True)
+    try:
+        with pytest.warns(
+            UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"
+        ):
+            got = T.cross(a, a * 2)
+    finally:
+        minitorch.set_warn_always(False)
+    assert got.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(NotImplementedError, match="\"glu_cpu\" not implemented for 'Byte'"):
+        T.nn.functional.glu(T.ones(4, 2, dtype=T.uint8), 0)
+    F = T.nn.functional
+    for f, shape, shown in (
+        (F.max_pool2d, (0, 4, 4), "[0, 4, 4]"),
+        (F.max_pool2d, (2, 0, 4, 4), "[2, 0, 4, 4]"),
+        (F.avg_pool2d, (1, 4, 0), "[1, 4, 0]"),
+        (F.avg_pool1d, (2, 0), "[2, 1, 0]"),
+    ):
+        with pytest.raises(
+            RuntimeError,
+            match=re.escape(
+                f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{shown}"
+            ),
+        ):
+            f(T.empty(shape), 1)
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:[0, 5]"
+        ),
+    ):
+        F.max_pool1d(T.empty(0, 5), 2)
+    assert F.max_pool2d(T.empty(0, 1, 4, 4), 1).shape == (0, 1, 4, 4)  # an empty batch is fine

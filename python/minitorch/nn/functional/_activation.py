@@ -437,6 +437,8 @@ def glu(input, dim=-1):
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}"
         )
+    if not input.is_floating_point():  # uint8 reaches the kernel's dtype check after the halving one
+        _floating(input, "glu")
     a, b = input.chunk(2, dim)
     return a * _C.sigmoid(b)
 
