@@ -176,16 +176,22 @@ template <typename F>
 MT_GS_AVX2 void run_avx2(const F& f) {
   f(std::integral_constant<int, 1>{});
 }
+// GCC's generic tuning: a gather becomes scalar loads and inserts, which run the one-channel bilinear loop
+// (coordinates, four taps and the sum in one pass) ~10% faster than vgatherdps on the AVX-512 EPYC
+template <typename F>
+__attribute__((target("avx2"))) void run_avx2_generic(const F& f) {
+  f(std::integral_constant<int, 1>{});
+}
 bool use_avx2() {
   static const bool use = std::strcmp(vec::cpu_capability(), "DEFAULT") != 0;
   return use;
 }
 #endif
-// f(ISA) with ISA 1 in the AVX2 copy, 0 in the baseline one
-template <typename F>
+// f(ISA) with ISA 1 in the AVX2 copy (GENERIC: its generically tuned twin), 0 in the baseline one
+template <bool GENERIC = false, typename F>
 inline void run_on_isa(const F& f) {
 #ifdef MT_GS_VEC
-  if (use_avx2()) return run_avx2(f);
+  if (use_avx2()) return GENERIC ? run_avx2_generic(f) : run_avx2(f);
 #endif
   f(std::integral_constant<int, 0>{});
 }
@@ -510,7 +516,7 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
   const Plane2d<T> pl = plane_2d<T>(geo);
   const bool nearest = a.mode == 1;
   parallel_rows(geo.N * rows_per_n, row * (C * (nearest ? 1 : 4) + 16), [&](int64_t r0, int64_t r1) {
-    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+    const auto run = [&](auto isa) MT_GS_LAMBDA {
       constexpr int kIsa = decltype(isa)::value;
       LinearBlock<T> b;
       for_row_points(r0, r1, rows_per_n, row, [&](int64_t n, int64_t p0, int64_t p1) MT_GS_LAMBDA {
@@ -534,7 +540,11 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
           }
         }
       });
-    });
+    };
+    if (C == 1 && !nearest)
+      run_on_isa<true>(run);
+    else
+      run_on_isa(run);
   });
 }
 
