@@ -2,7 +2,8 @@
 zeros-padded sampling by fancy indexing) and PyTorch when it imports. Markdown table.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_grid_sample.py [--device cpu|cuda]
-[--repeats 5] [--min-time 0.1]  (default: the CPU, then CUDA when a GPU is present). Run it with a Python that
+[--repeats 5] [--min-time 0.1] [--padding zeros|border|reflection]  (default: the CPU, then CUDA when a GPU is
+present). 5-D inputs (volumetric sampling) take bilinear and nearest. Run it with a Python that
 has PyTorch (e.g. the oracle venv) for the PyTorch column.
 """
 
@@ -27,8 +28,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _timing import cuda_sync, print_ratio_table
 
 warnings.simplefilter("ignore")
-# input shapes: the spatial transformer tutorial's MNIST batch, and an image batch
-SHAPES = [(64, 1, 28, 28), (8, 3, 128, 128)]
+# input shapes: the spatial transformer tutorial's MNIST batch, an image batch, a batch of volumes
+SHAPES = [(64, 1, 28, 28), (8, 3, 128, 128), (4, 2, 16, 32, 32)]
 
 
 def numpy_bilinear(a, grid):
@@ -51,7 +52,7 @@ def numpy_bilinear(a, grid):
     return out
 
 
-def cases_for(a, theta, device, pt_ok):
+def cases_for(a, theta, device, pt_ok, pad):
     x = minitorch.from_numpy(a).to(device)
     th = minitorch.from_numpy(theta).to(device)
     xg, thg = x.clone().requires_grad_(True), th.clone().requires_grad_(True)
@@ -60,29 +61,29 @@ def cases_for(a, theta, device, pt_ok):
         tg, ttg = t.clone().requires_grad_(True), tt.clone().requires_grad_(True)
     grid_np = F.affine_grid(th.cpu(), x.shape, align_corners=False).numpy()
     rows = {}
-    for mode in ("bilinear", "nearest", "bicubic"):
+    volume = a.ndim == 5
+    for mode in ("bilinear", "nearest") if volume else ("bilinear", "nearest", "bicubic"):
 
         def mt_fwd(mode=mode):
-            return F.grid_sample(
-                x, F.affine_grid(th, x.shape, align_corners=False), mode=mode, align_corners=False
-            )
+            g = F.affine_grid(th, x.shape, align_corners=False)
+            return F.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=False)
 
         def mt_bwd(mode=mode):
             g = F.affine_grid(thg, xg.shape, align_corners=False)
-            F.grid_sample(xg, g, mode=mode, align_corners=False).sum().backward()
+            F.grid_sample(xg, g, mode=mode, padding_mode=pad, align_corners=False).sum().backward()
 
         fwd, bwd = {"minitorch": mt_fwd}, {"minitorch": mt_bwd}
-        if mode == "bilinear" and device == "cpu":
+        if mode == "bilinear" and device == "cpu" and pad == "zeros" and not volume:
             fwd["numpy"] = lambda: numpy_bilinear(a, grid_np)
         if pt_ok:
 
             def pt_fwd(mode=mode):
                 g = real_F.affine_grid(tt, t.shape, align_corners=False)
-                return real_F.grid_sample(t, g, mode=mode, align_corners=False)
+                return real_F.grid_sample(t, g, mode=mode, padding_mode=pad, align_corners=False)
 
             def pt_bwd(mode=mode):
                 g = real_F.affine_grid(ttg, tg.shape, align_corners=False)
-                real_F.grid_sample(tg, g, mode=mode, align_corners=False).sum().backward()
+                real_F.grid_sample(tg, g, mode=mode, padding_mode=pad, align_corners=False).sum().backward()
 
             fwd["torch"], bwd["torch"] = pt_fwd, pt_bwd
         rows[mode] = fwd
@@ -95,6 +96,7 @@ def main():
     p.add_argument("--device", choices=["cpu", "cuda"])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.1)
+    p.add_argument("--padding", choices=["zeros", "border", "reflection"], default="zeros")
     args = p.parse_args()
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
     print(
@@ -110,9 +112,13 @@ def main():
         cases = {}
         for shape in SHAPES:
             a = rng.standard_normal(shape).astype(np.float32)
-            theta = (np.eye(2, 3)[None] + 0.1 * rng.standard_normal((shape[0], 2, 3))).astype(np.float32)
-            for name, fns in cases_for(a, theta, dev, pt_ok).items():
-                cases[f"{name}, {'x'.join(map(str, shape))}"] = fns
+            k = len(shape) - 2
+            theta = (np.eye(k, k + 1)[None] + 0.1 * rng.standard_normal((shape[0], k, k + 1))).astype(
+                np.float32
+            )
+            for name, fns in cases_for(a, theta, dev, pt_ok, args.padding).items():
+                pad = "" if args.padding == "zeros" else f" {args.padding}"
+                cases[f"{name}{pad}, {'x'.join(map(str, shape))}"] = fns
         print(f"\n## {dev}\n")
         print_ratio_table(cases, args.repeats, args.min_time, first="case", sync=sync)
 

@@ -76,14 +76,17 @@ def test_kernel_matches_composite(dims, mode, pad, align, dtype):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=what)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("pad", PADDINGS)
-def test_kernel_nonfinite_grid_matches_composite(mode, pad):
+@pytest.mark.parametrize("dims, mode, pad", sorted({c[:3] for c in CASES}))
+def test_kernel_nonfinite_grid_matches_composite(dims, mode, pad):
     rng = np.random.default_rng(12)
-    x = rng.standard_normal((1, 2, 3, 4))
     nan, inf = float("nan"), float("inf")
     g = np.array([[[[nan, 0.0], [inf, 0.2], [-inf, 0.1], [1e20, 0.3], [0.3, nan], [-1e20, -1e20]]]])
-    w = rng.standard_normal((1, 2, 1, 6))
+    x = rng.standard_normal((1, 2, 3, 4))
+    if dims == 3:  # the same points with a third coordinate, finite and not
+        x = rng.standard_normal((1, 2, 2, 3, 4))
+        z = np.array([0.1, nan, -0.4, inf, 0.7, -1e20]).reshape(1, 1, 6, 1)
+        g = np.concatenate([g, z], axis=-1)[:, None]
+    w = rng.standard_normal((1, 2) + g.shape[1:-1])
     _, ours = _run(_kernel(mode, pad, False), x, g, w)
     _, theirs = _run(_composite(mode, pad, False), x, g, w)
     for a, b in zip(ours[:2], theirs[:2]):  # values and the input's gradient (NaN where PyTorch's are)
@@ -190,20 +193,25 @@ def test_half_and_forward_ad_take_the_composite():
     )
 
 
-# The 2-D passes work on blocks of 64 points (the forward's per output row, the backward's per batch entry):
-# rows of 70 points give full blocks and short tails in both.
-_BLOCK_X, _BLOCK_GRID = (2, 3, 7, 9), (2, 3, 70, 2)
+# The 2-D and 3-D passes work on blocks of 64 points of a batch entry (the forward's across output rows):
+# 3 x 70 and 2 x 3 x 35 points give full blocks, blocks across rows and short tails.
+_BLOCK_X = {2: (2, 3, 7, 9), 3: (2, 3, 4, 5, 6)}
+_BLOCK_GRID = {2: (2, 3, 70, 2), 3: (2, 2, 3, 35, 3)}
 
 
-def _block_case(mode, pad, align, dtype, seed):
+def _block_case(mode, pad, align, dtype, seed, dims=2):
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal(_BLOCK_X).astype(dtype)
-    g = _grid(rng, _BLOCK_GRID, dtype)
-    w = rng.standard_normal((2, 3, 3, 70)).astype(dtype)
+    x = rng.standard_normal(_BLOCK_X[dims]).astype(dtype)
+    g = _grid(rng, _BLOCK_GRID[dims], dtype)
+    w = rng.standard_normal((2, 3) + _BLOCK_GRID[dims][1:-1]).astype(dtype)
     return x, g, w
 
 
-_BLOCK_CASES = list(itertools.product(MODES, PADDINGS, (False, True)))
+_BLOCK_CASES = [
+    (dims, mode, pad, align)
+    for dims, mode, pad, align in itertools.product((2, 3), MODES, PADDINGS, (False, True))
+    if not (dims == 3 and mode == "bicubic")
+]
 
 _PT_ORACLE = """
 import json, sys, warnings
@@ -222,11 +230,11 @@ print(json.dumps(out))
 
 
 def test_kernel_blocks_match_pytorch():
-    """Full blocks and tails of the 2-D passes, every mode, padding and align_corners, in float64 against
-    PyTorch: values, input gradient (the scatter) and grid gradient."""
+    """Full blocks and tails of the 2-D and 3-D passes, every mode, padding and align_corners, in float64
+    against PyTorch: values, input gradient (the scatter) and grid gradient."""
     cases, mine = [], []
-    for k, (mode, pad, align) in enumerate(_BLOCK_CASES):
-        x, g, w = _block_case(mode, pad, align, "float64", 30 + k)
+    for k, (dims, mode, pad, align) in enumerate(_BLOCK_CASES):
+        x, g, w = _block_case(mode, pad, align, "float64", 30 + k, dims)
         mine.append(_run(_kernel(mode, pad, align), x, g, w)[1])
         cases.append(
             {"x": x.tolist(), "g": g.tolist(), "w": w.tolist(), "mode": mode, "pad": pad, "align": align}
@@ -238,9 +246,9 @@ def test_kernel_blocks_match_pytorch():
             )
 
 
-@pytest.mark.parametrize("mode, pad, align", _BLOCK_CASES)
-def test_kernel_blocks_match_composite_float32(mode, pad, align):
-    x, g, w = _block_case(mode, pad, align, "float32", 50)
+@pytest.mark.parametrize("dims, mode, pad, align", _BLOCK_CASES)
+def test_kernel_blocks_match_composite_float32(dims, mode, pad, align):
+    x, g, w = _block_case(mode, pad, align, "float32", 50, dims)
     _, ours = _run(_kernel(mode, pad, align), x, g, w)
     _, theirs = _run(_composite(mode, pad, align), x, g, w)
     for a, b, what in zip(ours, theirs, ("values", "input grad", "grid grad")):
@@ -254,16 +262,22 @@ import minitorch
 import minitorch.nn.functional as F
 rng = np.random.default_rng(40)
 out = {}
-for dtype, mode, pad, align in itertools.product(
-    ("float32", "float64"), ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection"), (False, True)
+for dims, dtype, mode, pad, align in itertools.product(
+    (2, 3), ("float32", "float64"), ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection"),
+    (False, True)
 ):
-    x = minitorch.tensor(rng.standard_normal((2, 3, 7, 9)).astype(dtype), requires_grad=True)
-    g = rng.uniform(-1.4, 1.4, (2, 3, 70, 2)).astype(dtype)
-    g.reshape(-1)[:6] = [-1.0, 1.0, 0.0, 0.5, float("nan"), 3e9]
+    if dims == 3 and mode == "bicubic":
+        continue
+    c = 1 if align else 3  # one channel samples in the coordinate pass
+    xs, gs = ((2, c, 7, 9), (2, 3, 70, 2)) if dims == 2 else ((2, c, 4, 5, 6), (2, 2, 3, 35, 3))
+    x = minitorch.tensor(rng.standard_normal(xs).astype(dtype), requires_grad=True)
+    g = rng.uniform(-1.4, 1.4, gs).astype(dtype)
+    # on the borders, NaN, far outside, and beyond int32 with a fraction (double), at 1.5 and 2.5 (rounding)
+    g.reshape(-1)[:10] = [-1.0, 1.0, 0.0, 0.5, float("nan"), 3e9, 1e9 + 0.37, -7e8 - 0.61, 1.5 / 7 - 1, 5 / 9 - 1]
     g = minitorch.tensor(g, requires_grad=True)
     y = F.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=align)
     (y * minitorch.tensor(rng.standard_normal(tuple(y.shape)).astype(dtype))).sum().backward()
-    key = f"{dtype}_{mode}_{pad}_{align}"
+    key = f"{dims}d_{dtype}_{mode}_{pad}_{align}"
     out[key + "_y"], out[key + "_gx"] = y.detach().numpy(), x.grad.numpy()
     out[key + "_gg"] = g.grad.numpy() if g.grad is not None else np.zeros(1)
 np.savez(sys.argv[1], **out)
@@ -271,7 +285,7 @@ np.savez(sys.argv[1], **out)
 
 
 def test_kernel_capabilities_give_the_same_bits(tmp_path):
-    """The 2-D passes compiled for the baseline, AVX2 and AVX-512 (MINITORCH_CPU_CAPABILITY, fresh processes):
+    """The 2-D and 3-D passes compiled for the baseline, AVX2 and AVX-512 (MINITORCH_CPU_CAPABILITY, fresh processes):
     values and both gradients bit for bit, NaN and far-outside grid points included."""
     cap = minitorch.backends.cpu.get_cpu_capability()
     if cap == "DEFAULT":
@@ -307,3 +321,28 @@ def test_kernel_reflection_folds_many_times(mode, align, dtype):
     tol = 1e-12 if dtype == "float64" else 2e-5
     for a, b, what in zip(ours, theirs, ("values", "input grad", "grid grad")):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=what)
+
+
+@pytest.mark.parametrize("pad", ("reflection", "border"))
+@pytest.mark.parametrize("align", (False, True))
+def test_kernel_bicubic_floors_far_double_coordinates(pad, align):
+    """Bicubic taps of double coordinates beyond int32 (between 1e9 and 2^52) start at the floor, as
+    PyTorch's: the blocked floor once returned such values unfloored, so reflection folded fractional taps."""
+    rng = np.random.default_rng(61)
+    x = rng.standard_normal((1, 2, 5, 6))
+    g = rng.uniform(-1.0, 1.0, (1, 2, 8, 2))
+    g[0, 0, :, 0] = [
+        5e8 + 0.123,
+        -5e8 - 0.377,
+        3.3e9 + 0.25,
+        7.7e11 + 0.5,
+        1e14 + 0.75,
+        4e8 + 0.9,
+        1.1e9,
+        2.5e9,
+    ]
+    w = rng.standard_normal((1, 2, 2, 8))
+    _, ours = _run(_kernel("bicubic", pad, align), x, g, w)
+    _, theirs = _run(_composite("bicubic", pad, align), x, g, w)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-12)

@@ -1,6 +1,7 @@
 // CPU grid_sample kernels: each output point's taps and weights (ops/grid_sample.h's math, in the composite's
-// operation order), then a run over the channels. 2-D sampling takes blocked passes compiled per instruction
-// set (below); 3-D a per-point loop. The forward splits over (batch, output row), the backward over the batch
+// operation order), then a run over the channels. 2-D and 3-D sampling take blocked passes compiled per
+// instruction set (below); a per-point loop is left for images of 2^30 elements and more (int32 offsets). The
+// forward splits over (batch, output row), the backward over the batch
 // (the input gradient is a scatter: one batch's points never touch another's). A tap outside the image reads
 // zero but still meets its weight, so a NaN grid point gives NaN as PyTorch's.
 #include "ops/grid_sample.h"
@@ -149,8 +150,9 @@ inline T at(const T* xc, bool in, int64_t off) {
 // ---- 2-D sampling (every mode and padding) in blocks of 64 points, in two passes: the coordinates, weights
 // and int32 offsets of a block with selects only (so the compiler vectorizes it), then per channel a
 // branch-free gather (forward), or the grid gradient's sums (gathers) and the input gradient's scatter
-// (backward). One point at a time, branches and int64 conversions cost 3-5x more. Reflection's fold (fmod)
-// stays per point in the first pass.
+// (backward). One point at a time, branches and int64 conversions cost 3-5x more. Reflection folds in
+// vectors where a block's coordinates are bounded (fast_reflect), per point elsewhere. GCC leaves a loop
+// scalar for a select on a loop-invariant flag or a bool made from integer bits, so the passes avoid both.
 constexpr int kBlock = 64;
 
 // The passes are compiled twice, for the baseline and for AVX2, and run the AVX2 copy where the CPU and
@@ -174,16 +176,22 @@ template <typename F>
 MT_GS_AVX2 void run_avx2(const F& f) {
   f(std::integral_constant<int, 1>{});
 }
+// GCC's generic tuning: a gather becomes scalar loads and inserts, which run the one-channel bilinear loop
+// (coordinates, four taps and the sum in one pass) ~10% faster than vgatherdps on the AVX-512 EPYC
+template <typename F>
+__attribute__((target("avx2"))) void run_avx2_generic(const F& f) {
+  f(std::integral_constant<int, 1>{});
+}
 bool use_avx2() {
   static const bool use = std::strcmp(vec::cpu_capability(), "DEFAULT") != 0;
   return use;
 }
 #endif
-// f(ISA) with ISA 1 in the AVX2 copy, 0 in the baseline one
-template <typename F>
+// f(ISA) with ISA 1 in the AVX2 copy (GENERIC: its generically tuned twin), 0 in the baseline one
+template <bool GENERIC = false, typename F>
 inline void run_on_isa(const F& f) {
 #ifdef MT_GS_VEC
-  if (use_avx2()) return run_avx2(f);
+  if (use_avx2()) return GENERIC ? run_avx2_generic(f) : run_avx2(f);
 #endif
   f(std::integral_constant<int, 0>{});
 }
@@ -195,36 +203,47 @@ MT_GS_INLINE T block_clip(T c, T size) {
   const T inner = c < size - 1 ? c : size - 1;
   return c > 0 ? inner : T(0);  // NaN lands on 0, as the composite's
 }
-// floor where it fits in int32 (beyond 1e9 a coordinate is integral for float and far outside any image for
-// both types: it reads nothing), else the value itself; NaN stays NaN. The baseline (no SSE4.1 round) goes
-// through int32, which the compiler vectorizes there; with AVX, GCC folds that round trip into a branchy
-// scalar trunc, so the vector copies (ISA > 0) floor directly. The same values either way.
+// Floor and round-half-to-even of any value (NaN stays NaN), exact. The vector copies (ISA > 0) have the
+// instructions (the builtins: std::floor would be a call, and GCC inlines nothing else across the copies'
+// tuning). The baseline (no SSE4.1 round, no packed double-to-int64) rounds by adding and subtracting 2^23
+// (float) or 2^52 (double), from where on every value is an integer: plain IEEE operations it vectorizes.
+// (It went through int32 and left doubles between 1e9 and 2^52 unfloored.)
+template <typename T>
+MT_GS_INLINE T block_rint_baseline(T c) {
+  if constexpr (sizeof(T) == 4) {
+    const float a = __builtin_fabsf(c), r = (a + 8388608.0f) - 8388608.0f;
+    return a < 8388608.0f ? __builtin_copysignf(r, c) : c;
+  } else {
+    const double a = __builtin_fabs(c), r = (a + 4503599627370496.0) - 4503599627370496.0;
+    return a < 4503599627370496.0 ? __builtin_copysign(r, c) : c;
+  }
+}
 template <int ISA, typename T>
 MT_GS_INLINE T block_floor(T c) {
-  const bool fits = (c > T(-1e9)) & (c < T(1e9));
   if constexpr (ISA > 0) {
-    // the builtin: std::floor would be a call (GCC inlines nothing else across the copies' tuning)
-    const T f = sizeof(T) == 4 ? __builtin_floorf(static_cast<float>(c)) : __builtin_floor(c);
-    return fits ? f : c;
+    return sizeof(T) == 4 ? __builtin_floorf(static_cast<float>(c)) : __builtin_floor(c);
   } else {
-    const T t = static_cast<T>(static_cast<int32_t>(fits ? c : T(0)));
-    const T f = t - static_cast<T>(t > c);
-    return fits ? f : c;
+    const T r = block_rint_baseline(c);
+    return r > c ? r - 1 : r;
   }
 }
 template <int ISA, typename T>
 MT_GS_INLINE T block_round_even(T c) {
-  const bool fits = (c > T(-1e9)) & (c < T(1e9));
-  if constexpr (ISA > 0) {  // the default rounding mode is to nearest even
-    const T r = sizeof(T) == 4 ? __builtin_rintf(static_cast<float>(c)) : __builtin_rint(c);
-    return fits ? r : c;
-  }
-  const T f = block_floor<ISA>(c), d = c - f;
-  const T odd = static_cast<T>(static_cast<int32_t>(fits ? f : T(0)) & 1);
-  return f + (static_cast<T>(d > T(0.5)) + static_cast<T>(d == T(0.5)) * odd);
+  if constexpr (ISA > 0)  // the default rounding mode is to nearest even
+    return sizeof(T) == 4 ? __builtin_rintf(static_cast<float>(c)) : __builtin_rint(c);
+  return block_rint_baseline(c);
 }
-template <typename T>
+// Border and reflection clip every coordinate into [0, size - 1] (NaN to 0), so there a rounded or low tap
+// is always inside and a high one (low + 1 >= 1) needs only its upper bound. Saying so also keeps GCC from
+// threading the clip's branches into the masks, which then mix boolean widths it cannot vectorize.
+template <int PAD, typename T>
 MT_GS_INLINE bool block_inside(T c, T size) {
+  if constexpr (PAD != 0) return true;
+  return (c >= 0) & (c <= size - 1);
+}
+template <int PAD, typename T>
+MT_GS_INLINE bool block_inside_high(T c, T size) {
+  if constexpr (PAD != 0) return c <= size - 1;
   return (c >= 0) & (c <= size - 1);
 }
 
@@ -234,31 +253,37 @@ MT_GS_INLINE bool block_inside(T c, T size) {
 // quotient: the remainder then comes out negative, and one span added back restores fmod's). Then the clip.
 template <typename T, bool ALIGN, int ISA>
 MT_GS_INLINE T block_reflect(T c, T size, T* mult) {
-  const T low = ALIGN ? T(0) : T(-0.5), span = ALIGN ? size - 1 : size;
-  const bool flat = span == T(0);  // align_corners on a size-1 axis
+  // align_corners on a size-1 axis has no span: fold by 1 instead, which the clip to [0, 0] then discards
+  // (the value 0 and no gradient, grid_reflect's). A select on the loop-invariant flag would stop the
+  // vectorizer.
+  const T low = ALIGN ? T(0) : T(-0.5), span = ALIGN ? (size > 1 ? size - 1 : T(1)) : size;
   T d = c - low;
   const bool neg = d < 0;
   d = neg ? -d : d;
-  const T flips = block_floor<ISA>(flat ? T(0) : d / span);
+  const T flips = block_floor<ISA>(d / span);
   T r = d - flips * span;
   r = r < 0 ? r + span : r;
-  const bool odd = (static_cast<int32_t>(flips) & 1) != 0;
-  const T folded = odd ? span - r + low : r + low;
-  const T sign = neg != odd ? T(-1) : T(1);
-  const T m = flat ? T(0) : *mult * sign;
-  const T out = flat ? T(0) : folded;
-  *mult = (out > 0) & (out < size - 1) ? m : T(0);
+  // the parity as a number: a bool from integer bits stops GCC's vectorizer ("bit-precision arithmetic")
+  const T odd = static_cast<T>(static_cast<int32_t>(flips) & 1);
+  const T out = odd != 0 ? span - r + low : r + low;
+  const T s1 = odd != 0 ? T(-1) : T(1);
+  const T sign = neg ? -s1 : s1;
+  *mult = (out > 0) & (out < size - 1) ? *mult * sign : T(0);
   return block_clip(out, size);
 }
-// whether every grid value of the block keeps its coordinates in block_reflect's range
+// whether every grid value of a block (count values, big the largest axis size) keeps its coordinates in
+// block_reflect's range
 template <typename T>
-MT_GS_INLINE bool fast_reflect(const T* __restrict gp, int nb, T Wf, T Hf) {
-  const T big = Wf > Hf ? Wf : Hf;
+MT_GS_INLINE bool fast_reflect_values(const T* __restrict gp, int count, T big) {
   if (!(big < T(1 << 20))) return false;
   const T lim = T(1 << 20) / big;  // |coordinate| < (lim + 1) * size / 2 < 2^20
   int32_t ok = 1;
-  for (int j = 0; j < 2 * nb; ++j) ok &= static_cast<int32_t>((gp[j] > -lim) & (gp[j] < lim));
+  for (int j = 0; j < count; ++j) ok &= static_cast<int32_t>((gp[j] > -lim) & (gp[j] < lim));
   return ok != 0;
+}
+template <typename T>
+MT_GS_INLINE bool fast_reflect(const T* __restrict gp, int nb, T Wf, T Hf) {
+  return fast_reflect_values(gp, 2 * nb, Wf > Hf ? Wf : Hf);
 }
 
 // a grid value's pixel coordinate and d(coordinate)/d(grid value): grid_source_index's values, branch-free
@@ -317,8 +342,8 @@ MT_GS_INLINE void linear_block(const T* __restrict gp, int nb, T Wf, T Hf, int32
     const T iy = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &my);
     const T x0 = block_floor<ISA>(ix), y0 = block_floor<ISA>(iy), x1 = x0 + 1, y1 = y0 + 1;
     const T wx0 = x1 - ix, wx1 = ix - x0, wy0 = y1 - iy, wy1 = iy - y0;
-    const bool x0ok = block_inside(x0, Wf), x1ok = block_inside(x1, Wf);
-    const bool y0ok = block_inside(y0, Hf), y1ok = block_inside(y1, Hf);
+    const bool x0ok = block_inside<PAD>(x0, Wf), x1ok = block_inside_high<PAD>(x1, Wf);
+    const bool y0ok = block_inside<PAD>(y0, Hf), y1ok = block_inside_high<PAD>(y1, Hf);
     // x0 and y0 are in [-1, size - 1] wherever a tap is read
     const int32_t xi = static_cast<int32_t>((x0ok | x1ok) ? x0 : T(0));
     const int32_t yi = static_cast<int32_t>((y0ok | y1ok) ? y0 : T(0));
@@ -370,7 +395,7 @@ MT_GS_INLINE void nearest_block(const T* __restrict gp, int nb, T Wf, T Hf, int3
     T unused;
     const T ix = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i], Wf, &unused));
     const T iy = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &unused));
-    const int32_t m = -static_cast<int32_t>(block_inside(ix, Wf) & block_inside(iy, Hf));
+    const int32_t m = -static_cast<int32_t>(block_inside<PAD>(ix, Wf) & block_inside<PAD>(iy, Hf));
     const T okf = static_cast<T>(m & 1);
     const int32_t off = (static_cast<int32_t>(iy * okf) * W + static_cast<int32_t>(ix * okf)) & m;
     if constexpr (ONE) {
@@ -408,15 +433,17 @@ MT_GS_INLINE void linear_gather(const T* __restrict xc, T* __restrict yc, const 
 }
 
 // The input gradient's scatter, one channel: points in order, taps in order, so every element sums its terms
-// in one fixed order (the per-point loop's). A tap outside adds -0 to element 0, which changes no value.
-template <typename T>
-MT_GS_INLINE void linear_scatter(T* __restrict gc, const T* __restrict goc,
-                                 const LinearBlock<T>* __restrict b, int nb, int taps) {
+// in one fixed order (the per-point loop's). A tap outside is skipped by a branch: adding -0 to element 0
+// instead chained every outside tap on one address (zeros padding with a third of the points outside ran at
+// half speed), and a real grid's inside/outside pattern is coherent enough to predict.
+template <typename T, typename Block>
+MT_GS_INLINE void linear_scatter(T* __restrict gc, const T* __restrict goc, const Block* __restrict b, int nb,
+                                 int taps) {
   for (int i = 0; i < nb; ++i) {
     const T gv = goc[i];
     for (int k = 0; k < taps; ++k) {
       const T add = taps == 1 ? gv : gv * b->w[k][i];
-      gc[b->off[k][i]] += b->in[k][i] ? add : T(-0.0);
+      if (b->in[k][i]) gc[b->off[k][i]] += add;
     }
   }
 }
@@ -468,6 +495,17 @@ Plane2d<T> plane_2d(const Geometry& geo) {
   return {static_cast<int32_t>(geo.size[1]), T(geo.size[1]), T(geo.size[0])};
 }
 
+// f(n, p0, p1) for the points [p0, p1) of batch entry n that output rows [r0, r1) cover: the forward splits
+// over rows but takes its blocks across them (rows of a small image, 28 points, made blocks of 28)
+template <typename F>
+MT_GS_INLINE void for_row_points(int64_t r0, int64_t r1, int64_t rows_per_n, int64_t row, const F& f) {
+  for (int64_t r = r0; r < r1;) {
+    const int64_t n = r / rows_per_n, end = (n + 1) * rows_per_n < r1 ? (n + 1) * rows_per_n : r1;
+    f(n, (r - n * rows_per_n) * row, (end - n * rows_per_n) * row);
+    r = end;
+  }
+}
+
 template <typename T, int PAD, bool ALIGN>
 void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
   const Geometry geo = geometry(input, grid);
@@ -478,15 +516,16 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
   const Plane2d<T> pl = plane_2d<T>(geo);
   const bool nearest = a.mode == 1;
   parallel_rows(geo.N * rows_per_n, row * (C * (nearest ? 1 : 4) + 16), [&](int64_t r0, int64_t r1) {
-    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+    const auto run = [&](auto isa) MT_GS_LAMBDA {
       constexpr int kIsa = decltype(isa)::value;
       LinearBlock<T> b;
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t n = r / rows_per_n;
+      for_row_points(r0, r1, rows_per_n, row, [&](int64_t n, int64_t p0, int64_t p1) MT_GS_LAMBDA {
         const T* xn = x + n * C * plane;
         T* yn = y + n * C * P;
-        for (int64_t b0 = (r % rows_per_n) * row, end = b0 + row; b0 < end; b0 += kBlock) {
-          const int nb = static_cast<int>(end - b0 < kBlock ? end - b0 : kBlock);
+        // one channel samples in the coordinate loop and keeps no block arrays: longer runs, fewer tails
+        const int64_t step = C == 1 ? 16 * kBlock : kBlock;
+        for (int64_t b0 = p0; b0 < p1; b0 += step) {
+          const int nb = static_cast<int>(p1 - b0 < step ? p1 - b0 : step);
           const T* gp = g + (n * P + b0) * 2;
           if (nearest && C == 1) {
             nearest_block<T, PAD, ALIGN, kIsa, true>(gp, nb, pl.Wf, pl.Hf, pl.W, &b, xn, yn + b0);
@@ -500,8 +539,12 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
             for (int64_t c = 0; c < C; ++c) linear_gather(xn + c * plane, yn + c * P + b0, &b, nb);
           }
         }
-      }
-    });
+      });
+    };
+    if (C == 1 && !nearest)
+      run_on_isa<true>(run);
+    else
+      run_on_isa(run);
   });
 }
 
@@ -615,11 +658,12 @@ MT_GS_INLINE void cubic_block(const T* __restrict gp, int nb, T Wf, T Hf, int32_
       b->dwy[2][i] = -grid_cubic_near_d(1 - ty);
       b->dwy[3][i] = -grid_cubic_far_d(2 - ty);
     }
-    for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {  // unrolled: as a loop nest (the fold makes it long), GCC leaves it scalar
       const T cx = cubic_tap<T, PAD, ALIGN, ISA, FAST>(x0 + T(j - 1), Wf);
       const T cy = cubic_tap<T, PAD, ALIGN, ISA, FAST>(y0 + T(j - 1), Hf);
-      const int32_t mx = -static_cast<int32_t>(block_inside(cx, Wf));
-      const int32_t my = -static_cast<int32_t>(block_inside(cy, Hf));
+      const int32_t mx = -static_cast<int32_t>(block_inside<PAD>(cx, Wf));
+      const int32_t my = -static_cast<int32_t>(block_inside<PAD>(cy, Hf));
       b->xm[j][i] = mx;
       b->ym[j][i] = my;
       b->xo[j][i] = static_cast<int32_t>(cx * static_cast<T>(mx & 1)) & mx;
@@ -659,7 +703,8 @@ MT_GS_INLINE void cubic_scatter(T* __restrict gc, const T* __restrict goc, const
     for (int r = 0; r < 4; ++r) {
       const T gw = gv * b->wy[r][i];
       const int32_t yo = b->yo[r][i], mr = b->ym[r][i];
-      for (int j = 0; j < 4; ++j) gc[yo + b->xo[j][i]] += (mr & b->xm[j][i]) ? gw * b->wx[j][i] : T(-0.0);
+      for (int j = 0; j < 4; ++j)
+        if (mr & b->xm[j][i]) gc[yo + b->xo[j][i]] += gw * b->wx[j][i];
     }
   }
 }
@@ -708,16 +753,15 @@ void bicubic_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
     run_on_isa([&](auto isa) MT_GS_LAMBDA {
       constexpr int kIsa = decltype(isa)::value;
       CubicBlock<T> b;
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t n = r / rows_per_n;
+      for_row_points(r0, r1, rows_per_n, row, [&](int64_t n, int64_t p0, int64_t p1) MT_GS_LAMBDA {
         const T* xn = x + n * C * plane;
         T* yn = y + n * C * P;
-        for (int64_t b0 = (r % rows_per_n) * row, end = b0 + row; b0 < end; b0 += kBlock) {
-          const int nb = static_cast<int>(end - b0 < kBlock ? end - b0 : kBlock);
+        for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {
+          const int nb = static_cast<int>(p1 - b0 < kBlock ? p1 - b0 : kBlock);
           cubic_block<T, PAD, ALIGN, false, kIsa>(g + (n * P + b0) * 2, nb, pl.Wf, pl.Hf, pl.W, &b);
           for (int64_t c = 0; c < C; ++c) cubic_gather(xn + c * plane, yn + c * P + b0, &b, nb);
         }
-      }
+      });
     });
   });
 }
@@ -766,6 +810,242 @@ void bicubic_backward_2d_blocked(const Tensor& grad_input, const Tensor& grad_gr
   });
 }
 
+// ---- 3-D sampling (trilinear and nearest, every padding) in the same blocked passes: 8 taps, z slowest
+// (000, 001, ..., 111 as z, y, x), each weight (wz * wy) * wx as linear_taps multiplies them
+template <typename T>
+struct Volume3d {
+  int32_t W, HW;
+  T Wf, Hf, Df;
+};
+template <typename T>
+Volume3d<T> volume_3d(const Geometry& geo) {
+  return {static_cast<int32_t>(geo.size[2]), static_cast<int32_t>(geo.size[1] * geo.size[2]), T(geo.size[2]),
+          T(geo.size[1]), T(geo.size[0])};
+}
+
+template <typename T>
+struct LinearBlock3 {
+  alignas(64) T w[8][kBlock];
+  alignas(64) int32_t off[8][kBlock];
+  alignas(64) int32_t in[8][kBlock];
+  alignas(64) T wx[2][kBlock];
+  alignas(64) T wy[2][kBlock];
+  alignas(64) T wz[2][kBlock];
+  alignas(64) T mx[kBlock];
+  alignas(64) T my[kBlock];
+  alignas(64) T mz[kBlock];
+};
+
+template <typename T, int PAD, bool ALIGN, bool GRAD, int ISA, bool FAST = false>
+MT_GS_INLINE void linear_block_3d(const T* __restrict gp, int nb, const Volume3d<T>& v,
+                                  LinearBlock3<T>* __restrict b) {
+  const T Wf = v.Wf, Hf = v.Hf, Df = v.Df;
+  if constexpr (PAD == 2 && !FAST) {
+    const T big = Wf > Hf ? (Wf > Df ? Wf : Df) : (Hf > Df ? Hf : Df);
+    if (fast_reflect_values(gp, 3 * nb, big))
+      return linear_block_3d<T, PAD, ALIGN, GRAD, ISA, true>(gp, nb, v, b);
+  }
+  const int32_t W = v.W, HW = v.HW;
+  for (int i = 0; i < nb; ++i) {
+    T mx, my, mz;
+    const T ix = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[3 * i], Wf, &mx);
+    const T iy = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[3 * i + 1], Hf, &my);
+    const T iz = block_coord<T, PAD, ALIGN, ISA, FAST>(gp[3 * i + 2], Df, &mz);
+    const T x0 = block_floor<ISA>(ix), y0 = block_floor<ISA>(iy), z0 = block_floor<ISA>(iz);
+    const T x1 = x0 + 1, y1 = y0 + 1, z1 = z0 + 1;
+    const T wx0 = x1 - ix, wx1 = ix - x0, wy0 = y1 - iy, wy1 = iy - y0, wz0 = z1 - iz, wz1 = iz - z0;
+    const bool x0ok = block_inside<PAD>(x0, Wf), x1ok = block_inside_high<PAD>(x1, Wf);
+    const bool y0ok = block_inside<PAD>(y0, Hf), y1ok = block_inside_high<PAD>(y1, Hf);
+    const bool z0ok = block_inside<PAD>(z0, Df), z1ok = block_inside_high<PAD>(z1, Df);
+    const int32_t xi = static_cast<int32_t>((x0ok | x1ok) ? x0 : T(0));
+    const int32_t yi = static_cast<int32_t>((y0ok | y1ok) ? y0 : T(0));
+    const int32_t zi = static_cast<int32_t>((z0ok | z1ok) ? z0 : T(0));
+    const int32_t base = zi * HW + yi * W + xi;
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      const bool hz = k & 4, hy = k & 2, hx = k & 1;
+      const int32_t m = -static_cast<int32_t>((hz ? z1ok : z0ok) & (hy ? y1ok : y0ok) & (hx ? x1ok : x0ok));
+      b->w[k][i] = ((hz ? wz1 : wz0) * (hy ? wy1 : wy0)) * (hx ? wx1 : wx0);
+      b->in[k][i] = m;
+      b->off[k][i] = (base + (hz ? HW : 0) + (hy ? W : 0) + (hx ? 1 : 0)) & m;
+    }
+    if constexpr (GRAD) {
+      b->wx[0][i] = wx0;
+      b->wx[1][i] = wx1;
+      b->wy[0][i] = wy0;
+      b->wy[1][i] = wy1;
+      b->wz[0][i] = wz0;
+      b->wz[1][i] = wz1;
+      b->mx[i] = mx;
+      b->my[i] = my;
+      b->mz[i] = mz;
+    }
+  }
+}
+
+template <typename T, int PAD, bool ALIGN, int ISA, bool FAST = false>
+MT_GS_INLINE void nearest_block_3d(const T* __restrict gp, int nb, const Volume3d<T>& v,
+                                   LinearBlock3<T>* __restrict b) {
+  const T Wf = v.Wf, Hf = v.Hf, Df = v.Df;
+  if constexpr (PAD == 2 && !FAST) {
+    const T big = Wf > Hf ? (Wf > Df ? Wf : Df) : (Hf > Df ? Hf : Df);
+    if (fast_reflect_values(gp, 3 * nb, big)) return nearest_block_3d<T, PAD, ALIGN, ISA, true>(gp, nb, v, b);
+  }
+  for (int i = 0; i < nb; ++i) {
+    T unused;
+    const T ix = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[3 * i], Wf, &unused));
+    const T iy = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[3 * i + 1], Hf, &unused));
+    const T iz = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[3 * i + 2], Df, &unused));
+    const int32_t m = -static_cast<int32_t>(block_inside<PAD>(ix, Wf) & block_inside<PAD>(iy, Hf) &
+                                            block_inside<PAD>(iz, Df));
+    const T okf = static_cast<T>(m & 1);
+    const int32_t off = (static_cast<int32_t>(iz * okf) * v.HW + static_cast<int32_t>(iy * okf) * v.W +
+                         static_cast<int32_t>(ix * okf)) &
+                        m;
+    b->in[0][i] = m;
+    b->off[0][i] = off;
+  }
+}
+
+template <typename T>
+MT_GS_INLINE void linear_gather_3d(const T* __restrict xc, T* __restrict yc,
+                                   const LinearBlock3<T>* __restrict b, int nb) {
+  for (int i = 0; i < nb; ++i) {
+    T v[8];  // loaded before the selects: offset 0 is always valid, and a conditional load stays scalar
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) v[k] = xc[b->off[k][i]];
+    T s = (b->in[0][i] ? v[0] : T(0)) * b->w[0][i];
+#pragma GCC unroll 8
+    for (int k = 1; k < 8; ++k) s = s + (b->in[k][i] ? v[k] : T(0)) * b->w[k][i];
+    yc[i] = s;
+  }
+}
+
+template <typename T>
+MT_GS_INLINE void nearest_gather_3d(const T* __restrict xc, T* __restrict yc,
+                                    const LinearBlock3<T>* __restrict b, int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T v = xc[b->off[0][i]];
+    yc[i] = b->in[0][i] ? v : T(0);
+  }
+}
+
+template <typename T>
+MT_GS_INLINE void linear_grid_sums_3d(const T* __restrict xc, const T* __restrict goc,
+                                      const LinearBlock3<T>* __restrict b, T (*__restrict s)[kBlock],
+                                      int nb) {
+  for (int i = 0; i < nb; ++i) {
+    const T gv = goc[i];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      const T v = xc[b->off[k][i]];
+      s[k][i] = s[k][i] + gv * (b->in[k][i] ? v : T(0));
+    }
+  }
+}
+
+// backward_loop's sums: along each axis, tap k's weight derivative is the other two axes' weights (slower
+// axis first) signed by the tap's side on this one; a zero multiplier gives zero
+template <typename T>
+MT_GS_INLINE void linear_grid_grad_3d(T* __restrict ggp, const LinearBlock3<T>* __restrict b,
+                                      const T (*__restrict s)[kBlock], int nb) {
+  for (int i = 0; i < nb; ++i) {
+    T sx = T(0), sy = T(0), sz = T(0);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      const int hz = (k >> 2) & 1, hy = (k >> 1) & 1, hx = k & 1;
+      const T wz = b->wz[hz][i], wy = b->wy[hy][i], wx = b->wx[hx][i];
+      sz = sz + s[k][i] * (hz ? wy * wx : -(wy * wx));
+      sy = sy + s[k][i] * (hy ? wz * wx : -(wz * wx));
+      sx = sx + s[k][i] * (hx ? wz * wy : -(wz * wy));
+    }
+    ggp[3 * i] = b->mx[i] == T(0) ? T(0) : sx * b->mx[i];
+    ggp[3 * i + 1] = b->my[i] == T(0) ? T(0) : sy * b->my[i];
+    ggp[3 * i + 2] = b->mz[i] == T(0) ? T(0) : sz * b->mz[i];
+  }
+}
+
+template <typename T, int PAD, bool ALIGN>
+void forward_3d_blocked(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+  const Geometry geo = geometry(input, grid);
+  const T* x = input.data<T>();
+  const T* g = grid.data<T>();
+  T* y = out.data<T>();
+  const int64_t C = geo.C, P = geo.P, plane = geo.plane, row = geo.row, rows_per_n = P / row;
+  const Volume3d<T> vol = volume_3d<T>(geo);
+  const bool nearest = a.mode == 1;
+  parallel_rows(geo.N * rows_per_n, row * (C * (nearest ? 1 : 8) + 24), [&](int64_t r0, int64_t r1) {
+    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+      constexpr int kIsa = decltype(isa)::value;
+      LinearBlock3<T> b;
+      for_row_points(r0, r1, rows_per_n, row, [&](int64_t n, int64_t p0, int64_t p1) MT_GS_LAMBDA {
+        const T* xn = x + n * C * plane;
+        T* yn = y + n * C * P;
+        for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {
+          const int nb = static_cast<int>(p1 - b0 < kBlock ? p1 - b0 : kBlock);
+          const T* gp = g + (n * P + b0) * 3;
+          if (nearest) {
+            nearest_block_3d<T, PAD, ALIGN, kIsa>(gp, nb, vol, &b);
+            for (int64_t c = 0; c < C; ++c) nearest_gather_3d(xn + c * plane, yn + c * P + b0, &b, nb);
+          } else {
+            linear_block_3d<T, PAD, ALIGN, false, kIsa>(gp, nb, vol, &b);
+            for (int64_t c = 0; c < C; ++c) linear_gather_3d(xn + c * plane, yn + c * P + b0, &b, nb);
+          }
+        }
+      });
+    });
+  });
+}
+
+template <typename T, int PAD, bool ALIGN>
+void linear_backward_3d_blocked(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
+                                const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+  const Geometry geo = geometry(input, grid);
+  const T* x = input.data<T>();
+  const T* g = grid.data<T>();
+  const T* go = grad_out.data<T>();
+  T* gi = grad_input.defined() ? grad_input.data<T>() : nullptr;
+  T* gg = grad_grid.defined() ? grad_grid.data<T>() : nullptr;
+  const bool nearest = a.mode == 1;
+  if (nearest && gg) {
+    std::fill(gg, gg + grad_grid.numel(), T(0));
+    gg = nullptr;
+  }
+  if (!gi && !gg) return;
+  const int64_t C = geo.C, P = geo.P, plane = geo.plane;
+  const Volume3d<T> vol = volume_3d<T>(geo);
+  parallel_rows(geo.N, P * (C * (nearest ? 1 : 16) + 24), [&](int64_t n0, int64_t n1) {
+    run_on_isa([&](auto isa) MT_GS_LAMBDA {
+      constexpr int kIsa = decltype(isa)::value;
+      LinearBlock3<T> b;
+      alignas(64) T s[8][kBlock];
+      for (int64_t n = n0; n < n1; ++n) {
+        const T* xn = x + n * C * plane;
+        const T* gon = go + n * C * P;
+        T* gin = gi ? gi + n * C * plane : nullptr;
+        for (int64_t b0 = 0; b0 < P; b0 += kBlock) {
+          const int nb = static_cast<int>(P - b0 < kBlock ? P - b0 : kBlock);
+          const T* gp = g + (n * P + b0) * 3;
+          if (nearest) {
+            nearest_block_3d<T, PAD, ALIGN, kIsa>(gp, nb, vol, &b);
+            for (int64_t c = 0; c < C; ++c) linear_scatter(gin + c * plane, gon + c * P + b0, &b, nb, 1);
+            continue;
+          }
+          linear_block_3d<T, PAD, ALIGN, true, kIsa>(gp, nb, vol, &b);
+          if (gg)
+            for (int k = 0; k < 8; ++k)
+              for (int i = 0; i < nb; ++i) s[k][i] = T(0);
+          for (int64_t c = 0; c < C; ++c) {
+            if (gin) linear_scatter(gin + c * plane, gon + c * P + b0, &b, nb, 8);
+            if (gg) linear_grid_sums_3d(xn + c * plane, gon + c * P + b0, &b, s, nb);
+          }
+          if (gg) linear_grid_grad_3d(gg + (n * P + b0) * 3, &b, s, nb);
+        }
+      }
+    });
+  });
+}
+
 // f(padding, align_corners) with both as compile-time constants
 template <typename F>
 void with_pad_align(const GridSampleArgs& a, const F& f) {
@@ -783,22 +1063,26 @@ void with_pad_align(const GridSampleArgs& a, const F& f) {
     by_align(std::integral_constant<int, 2>{});
 }
 
-// int32 offsets: 2-D planes under 2^30 elements take the blocked passes
-bool blocked_2d(const Tensor& input) {
-  return input.dim() == 4 && input.sizes()[2] * input.sizes()[3] < (int64_t(1) << 30);
+// int32 offsets: 2-D planes and 3-D volumes under 2^30 elements take the blocked passes
+bool blocked(const Tensor& input) {
+  int64_t n = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) n *= input.sizes()[d];
+  return n < (int64_t(1) << 30);
 }
 
 template <typename T, int ND>
 void forward_loop(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
-  if constexpr (ND == 2) {
-    if (blocked_2d(input))
-      return with_pad_align(a, [&](auto pad, auto align) {
-        if (a.mode == 2)
-          bicubic_2d_blocked<T, decltype(pad)::value, decltype(align)::value>(out, input, grid, a);
-        else
-          forward_2d_blocked<T, decltype(pad)::value, decltype(align)::value>(out, input, grid, a);
-      });
-  }
+  if (blocked(input))
+    return with_pad_align(a, [&](auto pad, auto align) {
+      constexpr int kPad = decltype(pad)::value;
+      constexpr bool kAlign = decltype(align)::value;
+      if constexpr (ND == 3)
+        forward_3d_blocked<T, kPad, kAlign>(out, input, grid, a);
+      else if (a.mode == 2)
+        bicubic_2d_blocked<T, kPad, kAlign>(out, input, grid, a);
+      else
+        forward_2d_blocked<T, kPad, kAlign>(out, input, grid, a);
+    });
   const Geometry geo = geometry(input, grid);
   const T* x = input.data<T>();
   const T* g = grid.data<T>();
@@ -851,17 +1135,17 @@ void forward_loop(const Tensor& out, const Tensor& input, const Tensor& grid, co
 template <typename T, int ND>
 void backward_loop(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
                    const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
-  if constexpr (ND == 2) {
-    if (blocked_2d(input))
-      return with_pad_align(a, [&](auto pad, auto align) {
-        constexpr int kPad = decltype(pad)::value;
-        constexpr bool kAlign = decltype(align)::value;
-        if (a.mode == 2)
-          bicubic_backward_2d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
-        else
-          linear_backward_2d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
-      });
-  }
+  if (blocked(input))
+    return with_pad_align(a, [&](auto pad, auto align) {
+      constexpr int kPad = decltype(pad)::value;
+      constexpr bool kAlign = decltype(align)::value;
+      if constexpr (ND == 3)
+        linear_backward_3d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
+      else if (a.mode == 2)
+        bicubic_backward_2d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
+      else
+        linear_backward_2d_blocked<T, kPad, kAlign>(grad_input, grad_grid, grad_out, input, grid, a);
+    });
   const Geometry geo = geometry(input, grid);
   const T* x = input.data<T>();
   const T* g = grid.data<T>();
