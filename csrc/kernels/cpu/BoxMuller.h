@@ -28,16 +28,22 @@ inline To bits_as(From v) {
 // (truncation 6e-19 relative); e ln2 as hi (32 bits: e ln2_hi is exact) + lo. e comes out of the exponent
 // field as a double by the 2^52 trick (no int64 -> double conversion on AVX2). D is double or a vector of
 // doubles, I the signed 64-bit integer of the same width.
+// In two halves, so that a vector loop can run the division of many vectors before their polynomials
+// (vec/random_impl.h): log_unit_split gives e and s, log_unit_join the logarithm from them.
 template <typename D, typename I>
-inline D log_unit(D u) {
+inline void log_unit_split(D u, D& e_out, D& s_out) {
   const I b = bits_as<I>(u);
   D m = bits_as<D>((b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);  // [1, 2)
   D e = bits_as<D>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
   const auto big = m > 1.4142135623730951;
   m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
+  e_out = big ? e + 1.0 : e;
   const D f = m - 1.0;
-  const D s = f / (m + 1.0);
+  s_out = f / (m + 1.0);
+}
+
+template <typename D>
+inline D log_unit_join(D e, D s) {
   const D z = s * s;
   const D z2 = z * z, z4 = z2 * z2;
   // Estrin's order: the loop is bound by these chains' latency, not by their operations
@@ -46,6 +52,13 @@ inline D log_unit(D u) {
   const D p = (p03 + z4 * p47) + (z4 * z4) * (1.0 / 19 + z * (1.0 / 21));
   const D log_m = s * 2.0 + s * 2.0 * (z * p);
   return e * 6.93147180369123816490e-01 + (e * 1.90821492927058770002e-10 + log_m);
+}
+
+template <typename D, typename I>
+inline D log_unit(D u) {
+  D e, s;
+  log_unit_split<D, I>(u, e, s);
+  return log_unit_join<D>(e, s);
 }
 
 // sin(2 pi u) and cos(2 pi u) for u in [0, 1) (Box-Muller's angle, u a multiple of 2^-53): q = rint(4u) by
@@ -71,13 +84,16 @@ inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
   const D c47 =
       (60.24464137187666 + z * -26.4262567833744) + z2 * (7.903536371318469 + z * -1.714390711088672);
   const D c = (c03 + z4 * c47) + z8 * 0.28200596845579123;
-  const I j = bits_as<I>(t) & 3;
-  const auto odd = (j & 1) != 0;
-  D sn = odd ? c : s, cs = odd ? s : c;
-  sn = (j & 2) != 0 ? -sn : sn;        // quadrants 2, 3: sin negative
-  cs = ((j + 1) & 2) != 0 ? -cs : cs;  // quadrants 1, 2: cos negative
-  sin_out = sn;
-  cos_out = cs;
+  // The quadrant's swap and signs as masks on the bits (a negation is a flip of the sign bit), not as
+  // selects: without SSE4.1's blend, a vector select of 64-bit lanes compiled to a branch per lane.
+  const I j = bits_as<I>(t);                         // its low two bits are q mod 4
+  const I odd = -(j & 1);                            // all ones in quadrants 1, 3: sin and cos swap
+  const long long sign = -0x7fffffffffffffffLL - 1;  // the sign bit
+  const I sb = bits_as<I>(s), cb = bits_as<I>(c);
+  const I sn = ((cb & odd) | (sb & ~odd)) ^ (-((j >> 1) & 1) & sign);        // quadrants 2, 3: sin negative
+  const I cs = ((sb & odd) | (cb & ~odd)) ^ (-(((j + 1) >> 1) & 1) & sign);  // quadrants 1, 2: cos negative
+  sin_out = bits_as<D>(sn);
+  cos_out = bits_as<D>(cs);
 }
 
 }  // namespace
