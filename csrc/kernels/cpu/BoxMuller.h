@@ -66,11 +66,17 @@ inline D log_unit(D u) {
 // with |2 pi v| <= pi/4; sin(2 pi v) = v S(v^2) and cos(2 pi v) = C(v^2) are the Taylor series in v ((2 pi)^k
 // / k! folded into the coefficients) to v^17 and v^16 (truncation below 1e-18); the quadrant q mod 4 swaps
 // and negates them. The angle itself is never rounded.
-template <typename D, typename I>
-inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
+// In two halves as the log: sincos_2pi_reduce gives t (q in its low bits) and v, sincos_2pi_tv the pair.
+template <typename D>
+inline void sincos_2pi_reduce(D u, D& t_out, D& v_out) {
   const double shift = 6755399441055744.0;
   const D t = u * 4.0 + shift;  // 4u is exact; the add rounds to the nearest integer
-  const D v = u - (t - shift) * 0.25;
+  t_out = t;
+  v_out = u - (t - shift) * 0.25;
+}
+
+template <typename D, typename I>
+inline void sincos_2pi_tv(D t, D v, D& sin_out, D& cos_out) {
   const D z = v * v;
   const D z2 = z * z, z4 = z2 * z2, z8 = z4 * z4;
   // (2 pi)^(2k+1) / (2k+1)! and (2 pi)^2k / (2k)! with alternating signs, k = 0..8, in Estrin's order
@@ -88,12 +94,19 @@ inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
   // selects: without SSE4.1's blend, a vector select of 64-bit lanes compiled to a branch per lane.
   const I j = bits_as<I>(t);                         // its low two bits are q mod 4
   const I odd = -(j & 1);                            // all ones in quadrants 1, 3: sin and cos swap
-  const long long sign = -0x7fffffffffffffffLL - 1;  // the sign bit
-  const I sb = bits_as<I>(s), cb = bits_as<I>(c);
-  const I sn = ((cb & odd) | (sb & ~odd)) ^ (-((j >> 1) & 1) & sign);        // quadrants 2, 3: sin negative
-  const I cs = ((sb & odd) | (cb & ~odd)) ^ (-(((j + 1) >> 1) & 1) & sign);  // quadrants 1, 2: cos negative
+  const long long sign = -0x7fffffffffffffffLL - 1;  // the sign bit; -(j & 2) has it where j & 2 is set
+  const I sb = bits_as<I>(s), cb = bits_as<I>(c), swap = (sb ^ cb) & odd;
+  const I sn = (sb ^ swap) ^ (-(j & 2) & sign);        // quadrants 2, 3: sin negative
+  const I cs = (cb ^ swap) ^ (-((j + 1) & 2) & sign);  // quadrants 1, 2: cos negative
   sin_out = bits_as<D>(sn);
   cos_out = bits_as<D>(cs);
+}
+
+template <typename D, typename I>
+inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
+  D t, v;
+  sincos_2pi_reduce<D>(u, t, v);
+  sincos_2pi_tv<D, I>(t, v, sin_out, cos_out);
 }
 
 }  // namespace

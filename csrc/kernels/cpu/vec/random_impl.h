@@ -215,16 +215,16 @@ inline void fill_group(T* out, int64_t left, const PhiloxLanes& w, const PhiloxF
 
 // out[0, n): normals from Philox(seed, sub, offset), two per counter, in random.cpp's order, as T (float or
 // double; with Affine, a + b z first, random.cpp's mapping). In blocks of kVecs vectors of ND counters, as
-// five loops over L1-resident buffers (the Philox words to u1, u2; the log's division; its polynomial and the
-// square root; sincos; the products, stored): one loop doing it all is a chain of about 90 cycles a vector
-// (Philox, u01, the division, the polynomial, the square root) whose iterations the out-of-order window
-// cannot overlap, and at AVX2 ran at a third of the speed of these short loops of independent iterations.
-// The same operations on the same values: the same bits.
+// five loops over L1-resident buffers: the Philox words to u1 and u2; the log's division and the angle's
+// reduction; the log's polynomial and the square root; sin and cos; the products, stored. One loop doing it
+// all was a chain of about 90 cycles a vector (Philox, u01, the division, the polynomial, the square root)
+// whose iterations the out-of-order window could not overlap: at AVX2 it ran 1.6 times slower than these
+// short loops of independent iterations. The same operations on the same values: the same bits.
 template <typename T, bool Affine>
 void normal_lanes(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, double a, double b) {
   constexpr int64_t kVecs = 32;  // even
   const PhiloxKeys key(seed);
-  alignas(64) VD u1[kVecs], u2[kVecs], ex[kVecs];
+  alignas(64) VD u1[kVecs], u2[kVecs], ex[kVecs], tq[kVecs];
   for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
     const int64_t pairs = (n - 2 * p0 + 1) / 2;
     const int64_t vecs = pairs < kVecs * ND ? (pairs + ND - 1) / ND : kVecs;
@@ -236,9 +236,12 @@ void normal_lanes(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offse
       u1[v + 1] = 1.0 - u01_lanes(wb.w0, wb.w1);
       u2[v + 1] = u01_lanes(wb.w2, wb.w3);
     }
-    for (int64_t v = 0; v < vecs; ++v) bm::log_unit_split<VD, VI>(u1[v], ex[v], u1[v]);
+    for (int64_t v = 0; v < vecs; ++v) {
+      bm::log_unit_split<VD, VI>(u1[v], ex[v], u1[v]);
+      bm::sincos_2pi_reduce<VD>(u2[v], tq[v], u2[v]);
+    }
     for (int64_t v = 0; v < vecs; ++v) u1[v] = MT_SQRT_PD(-2.0 * bm::log_unit_join<VD>(ex[v], u1[v]));
-    for (int64_t v = 0; v < vecs; ++v) bm::sincos_2pi<VD, VI>(u2[v], u2[v], ex[v]);
+    for (int64_t v = 0; v < vecs; ++v) bm::sincos_2pi_tv<VD, VI>(tq[v], u2[v], u2[v], ex[v]);
     for (int64_t v = 0; v < vecs; ++v) {  // u1 the radius, ex the cosine, u2 the sine
       const int64_t at = 2 * (p0 + v * ND);
       VD x = u1[v] * ex[v], y = u1[v] * u2[v];
