@@ -162,12 +162,11 @@ inline VD small_to_double(VI v) {
   return bm::bits_as<VD>(v + 0x4338000000000000LL) - 6755399441055744.0;
 }
 
-// One group's ND counters (2 ND values) of kind K (uniform, integers, Bernoulli), random.cpp's fill_chunk
-// arithmetic lane by lane.
+// One group's ND counters (2 ND values: e from words 0, 1 and o from words 2, 3 of each counter, as uniforms)
+// of kind K (uniform, integers, Bernoulli), random.cpp's fill_chunk arithmetic lane by lane.
 template <typename T, int K>
-inline void fill_group(T* out, int64_t left, const PhiloxLanes& w, const PhiloxFill& f) {
+inline void fill_group(T* out, int64_t left, VD e, VD o, const PhiloxFill& f) {
   if (left <= 0) return;
-  VD e = u01_lanes(w.w0, w.w1), o = u01_lanes(w.w2, w.w3);
   if constexpr (K == 0) {  // uniform: the dtype's mantissa bits, then a + (b - a) kept
     if (f.scale != 9007199254740992.0) {
       const double inv = 1.0 / f.scale;  // a power of two: the scalar path's division, exactly
@@ -261,14 +260,30 @@ void normal_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, ui
   normal_lanes<double, false>(out, n, seed, sub, offset, 0.0, 1.0);
 }
 
+// As normal_lanes, in blocks: a loop of Philox and the uniforms into L1 buffers, then the mapping.
 template <typename T, int K>
 void philox_fill_kind(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, const PhiloxFill& f) {
+  constexpr int64_t kVecs = 32;  // even
   const PhiloxKeys key(seed);
-  for (int64_t p = 0; 2 * p < n; p += 2 * ND) {
-    PhiloxLanes a, b;
-    philox_lanes(key, sub, offset + static_cast<uint64_t>(p), a, b);
-    fill_group<T, K>(out + 2 * p, n - 2 * p, a, f);
-    fill_group<T, K>(out + 2 * (p + ND), n - 2 * (p + ND), b, f);
+  // a local copy: the stores (memcpy) could alias the caller's f, which kept every group reloading its fields
+  // and dividing 1 / scale again
+  const PhiloxFill fl = f;
+  alignas(64) VD ev[kVecs], od[kVecs];
+  for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
+    const int64_t pairs = (n - 2 * p0 + 1) / 2;
+    const int64_t vecs = pairs < kVecs * ND ? (pairs + ND - 1) / ND : kVecs;
+    for (int64_t v = 0; v < vecs; v += 2) {
+      PhiloxLanes wa, wb;
+      philox_lanes(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), wa, wb);
+      ev[v] = u01_lanes(wa.w0, wa.w1);
+      od[v] = u01_lanes(wa.w2, wa.w3);
+      ev[v + 1] = u01_lanes(wb.w0, wb.w1);
+      od[v + 1] = u01_lanes(wb.w2, wb.w3);
+    }
+    for (int64_t v = 0; v < vecs; ++v) {
+      const int64_t at = 2 * (p0 + v * ND);
+      fill_group<T, K>(out + at, n - at, ev[v], od[v], fl);
+    }
   }
 }
 
