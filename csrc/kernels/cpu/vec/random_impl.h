@@ -146,6 +146,12 @@ inline void put(S* out, int64_t left, V lo, V hi) {
   if (dst == tmp) __builtin_memcpy(out, tmp, static_cast<size_t>(left) * sizeof(S));
 }
 
+// The top 32 - shift bits of each lane's 32-bit word as a double, times inv (a power of two): exact
+inline VD kept_lanes(VU w, int shift, double inv) {
+  const VD two52 = VD{} + 4503599627370496.0;
+  return (bm::bits_as<VD>((w >> shift) | 0x4330000000000000ull) - two52) * inv;
+}
+
 // floor(x) for 0 <= x <= 2^52, exactly: the 2^52 shift rounds to the nearest integer, one less where it
 // rounded up (AVX2 has no int64 conversion to truncate with, and the scalar path's floor is exact)
 inline VD floor_small(VD x) {
@@ -167,6 +173,11 @@ inline VD small_to_double(VI v) {
 template <typename T, int K>
 inline void fill_group(T* out, int64_t left, VD e, VD o, const PhiloxFill& f) {
   if (left <= 0) return;
+  if constexpr (K == 4) {  // uniform whose kept bits came from the words (philox_fill_kind): a + (b - a) kept
+    const double width = f.b - f.a;
+    e = f.a + width * e;
+    o = f.a + width * o;
+  }
   if constexpr (K == 0) {  // uniform: the dtype's mantissa bits, then a + (b - a) kept
     if (f.scale != 9007199254740992.0) {
       const double inv = 1.0 / f.scale;  // a power of two: the scalar path's division, exactly
@@ -268,6 +279,16 @@ void philox_fill_kind(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t o
   // a local copy: the stores (memcpy) could alias the caller's f, which kept every group reloading its fields
   // and dividing 1 / scale again
   const PhiloxFill fl = f;
+  // K 4: a uniform keeping s <= 32 bits (scale 2^s): floor(u01 2^s) / 2^s is word 0's (word 2's) top s bits
+  // times 2^-s exactly (u01 = k 2^-53 with k's top 27 bits word 0's), so the low word and the floor go
+  int shift = 0;
+  double inv = 1.0;
+  if constexpr (K == 4) {
+    int bits = 0;
+    for (double x = fl.scale; x > 1.0; x *= 0.5) ++bits;
+    shift = 32 - bits;
+    inv = 1.0 / fl.scale;
+  }
   alignas(64) VD ev[kVecs], od[kVecs];
   for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
     const int64_t pairs = (n - 2 * p0 + 1) / 2;
@@ -275,10 +296,17 @@ void philox_fill_kind(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t o
     for (int64_t v = 0; v < vecs; v += 2) {
       PhiloxLanes wa, wb;
       philox_lanes(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), wa, wb);
-      ev[v] = u01_lanes(wa.w0, wa.w1);
-      od[v] = u01_lanes(wa.w2, wa.w3);
-      ev[v + 1] = u01_lanes(wb.w0, wb.w1);
-      od[v + 1] = u01_lanes(wb.w2, wb.w3);
+      if constexpr (K == 4) {
+        ev[v] = kept_lanes(wa.w0, shift, inv);
+        od[v] = kept_lanes(wa.w2, shift, inv);
+        ev[v + 1] = kept_lanes(wb.w0, shift, inv);
+        od[v + 1] = kept_lanes(wb.w2, shift, inv);
+      } else {
+        ev[v] = u01_lanes(wa.w0, wa.w1);
+        od[v] = u01_lanes(wa.w2, wa.w3);
+        ev[v + 1] = u01_lanes(wb.w0, wb.w1);
+        od[v + 1] = u01_lanes(wb.w2, wb.w3);
+      }
     }
     for (int64_t v = 0; v < vecs; ++v) {
       const int64_t at = 2 * (p0 + v * ND);
@@ -293,7 +321,12 @@ template <typename T>
 void philox_fill(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, const PhiloxFill& f) {
   switch (f.kind) {
     case 0:
-      if constexpr (!std::is_same<T, int64_t>::value) philox_fill_kind<T, 0>(out, n, seed, sub, offset, f);
+      if constexpr (!std::is_same<T, int64_t>::value) {
+        if (f.scale <= 4294967296.0)  // 2^24 (float32), 2^11, 2^8: the top bits of the words
+          philox_fill_kind<T, 4>(out, n, seed, sub, offset, f);
+        else
+          philox_fill_kind<T, 0>(out, n, seed, sub, offset, f);
+      }
       break;
     case 1:
       if constexpr (!std::is_same<T, int64_t>::value)
