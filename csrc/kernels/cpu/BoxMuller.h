@@ -28,16 +28,22 @@ inline To bits_as(From v) {
 // (truncation 6e-19 relative); e ln2 as hi (32 bits: e ln2_hi is exact) + lo. e comes out of the exponent
 // field as a double by the 2^52 trick (no int64 -> double conversion on AVX2). D is double or a vector of
 // doubles, I the signed 64-bit integer of the same width.
+// In two halves, so that a vector loop can run the division of many vectors before their polynomials
+// (vec/random_impl.h): log_unit_split gives e and s, log_unit_join the logarithm from them.
 template <typename D, typename I>
-inline D log_unit(D u) {
+inline void log_unit_split(D u, D& e_out, D& s_out) {
   const I b = bits_as<I>(u);
   D m = bits_as<D>((b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);  // [1, 2)
   D e = bits_as<D>((b >> 52) | 0x4330000000000000LL) - (4503599627370496.0 + 1023.0);
   const auto big = m > 1.4142135623730951;
   m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
+  e_out = big ? e + 1.0 : e;
   const D f = m - 1.0;
-  const D s = f / (m + 1.0);
+  s_out = f / (m + 1.0);
+}
+
+template <typename D>
+inline D log_unit_join(D e, D s) {
   const D z = s * s;
   const D z2 = z * z, z4 = z2 * z2;
   // Estrin's order: the loop is bound by these chains' latency, not by their operations
@@ -48,16 +54,29 @@ inline D log_unit(D u) {
   return e * 6.93147180369123816490e-01 + (e * 1.90821492927058770002e-10 + log_m);
 }
 
+template <typename D, typename I>
+inline D log_unit(D u) {
+  D e, s;
+  log_unit_split<D, I>(u, e, s);
+  return log_unit_join<D>(e, s);
+}
+
 // sin(2 pi u) and cos(2 pi u) for u in [0, 1) (Box-Muller's angle, u a multiple of 2^-53): q = rint(4u) by
 // the 1.5 * 2^52 shift (its low bits are q), v = u - q/4 exact with |v| <= 1/8, so 2 pi u = q pi/2 + 2 pi v
 // with |2 pi v| <= pi/4; sin(2 pi v) = v S(v^2) and cos(2 pi v) = C(v^2) are the Taylor series in v ((2 pi)^k
 // / k! folded into the coefficients) to v^17 and v^16 (truncation below 1e-18); the quadrant q mod 4 swaps
 // and negates them. The angle itself is never rounded.
-template <typename D, typename I>
-inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
+// In two halves as the log: sincos_2pi_reduce gives t (q in its low bits) and v, sincos_2pi_tv the pair.
+template <typename D>
+inline void sincos_2pi_reduce(D u, D& t_out, D& v_out) {
   const double shift = 6755399441055744.0;
   const D t = u * 4.0 + shift;  // 4u is exact; the add rounds to the nearest integer
-  const D v = u - (t - shift) * 0.25;
+  t_out = t;
+  v_out = u - (t - shift) * 0.25;
+}
+
+template <typename D, typename I>
+inline void sincos_2pi_tv(D t, D v, D& sin_out, D& cos_out) {
   const D z = v * v;
   const D z2 = z * z, z4 = z2 * z2, z8 = z4 * z4;
   // (2 pi)^(2k+1) / (2k+1)! and (2 pi)^2k / (2k)! with alternating signs, k = 0..8, in Estrin's order
@@ -71,13 +90,23 @@ inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
   const D c47 =
       (60.24464137187666 + z * -26.4262567833744) + z2 * (7.903536371318469 + z * -1.714390711088672);
   const D c = (c03 + z4 * c47) + z8 * 0.28200596845579123;
-  const I j = bits_as<I>(t) & 3;
-  const auto odd = (j & 1) != 0;
-  D sn = odd ? c : s, cs = odd ? s : c;
-  sn = (j & 2) != 0 ? -sn : sn;        // quadrants 2, 3: sin negative
-  cs = ((j + 1) & 2) != 0 ? -cs : cs;  // quadrants 1, 2: cos negative
-  sin_out = sn;
-  cos_out = cs;
+  // The quadrant's swap and signs as masks on the bits (a negation is a flip of the sign bit), not as
+  // selects: without SSE4.1's blend, a vector select of 64-bit lanes compiled to a branch per lane.
+  const I j = bits_as<I>(t);                         // its low two bits are q mod 4
+  const I odd = -(j & 1);                            // all ones in quadrants 1, 3: sin and cos swap
+  const long long sign = -0x7fffffffffffffffLL - 1;  // the sign bit; -(j & 2) has it where j & 2 is set
+  const I sb = bits_as<I>(s), cb = bits_as<I>(c), swap = (sb ^ cb) & odd;
+  const I sn = (sb ^ swap) ^ (-(j & 2) & sign);        // quadrants 2, 3: sin negative
+  const I cs = (cb ^ swap) ^ (-((j + 1) & 2) & sign);  // quadrants 1, 2: cos negative
+  sin_out = bits_as<D>(sn);
+  cos_out = bits_as<D>(cs);
+}
+
+template <typename D, typename I>
+inline void sincos_2pi(D u, D& sin_out, D& cos_out) {
+  D t, v;
+  sincos_2pi_reduce<D>(u, t, v);
+  sincos_2pi_tv<D, I>(t, v, sin_out, cos_out);
 }
 
 }  // namespace

@@ -13,8 +13,47 @@
 #include "kernels/cpu/VecUnary.h"
 #include "ops/kernels.h"
 
+#if defined(__SSE2__)
+// The fills of vec/random_impl.h at the baseline instruction set too (SSE2, two doubles a vector: every
+// x86-64 CPU), for MINITORCH_CPU_CAPABILITY=default and CPUs without AVX2; the same bits as every path.
+#include <emmintrin.h>
+#define VD __m128d
+#define ND 2
+#define MT_MUL_EPU32(a, b) \
+  reinterpret_cast<VU>(_mm_mul_epu32(reinterpret_cast<__m128i>(a), reinterpret_cast<__m128i>(b)))
+#define MT_SQRT_PD _mm_sqrt_pd
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#include "kernels/cpu/vec/random_impl.h"
+#pragma GCC pop_options
+#undef VD
+#undef ND
+#undef MT_MUL_EPU32
+#undef MT_SQRT_PD
+#endif
+
 namespace mt {
 namespace {
+
+// The random entries of the vector table: the CPU's (AVX2, AVX-512), else the baseline's (SSE2, above), else
+// none (the scalar loops below).
+const vec::Table* random_table() {
+  if (const vec::Table* t = vec::unary_table()) return t;
+#if defined(__SSE2__)
+  static const vec::Table base = [] {
+    vec::Table t{};
+    t.normal_philox_f64 = &vec::normal_philox_lanes;
+    t.uniform_philox_f64 = &vec::uniform_philox_lanes;
+    t.philox_fill_f32 = &vec::philox_fill<float>;
+    t.philox_fill_f64 = &vec::philox_fill<double>;
+    t.philox_fill_i64 = &vec::philox_fill<int64_t>;
+    return t;
+  }();
+  return &base;
+#else
+  return nullptr;
+#endif
+}
 
 // Chunk c of the output draws from Philox(seed, c, offset << 20) alone, so the values depend on the seed and
 // the call sequence, never on how chunks are spread over threads.
@@ -34,7 +73,8 @@ void uniform_draws(Philox& ph, double* out, int64_t n) {
 }
 
 // Box-Muller, two normals per draw, with BoxMuller.h's log and sincos (the vector paths' operations, so every
-// path draws the same bits), compiled without FP contraction as they are
+// path draws the same bits), compiled without FP contraction as they are; run where random_table() is null
+// (a CPU without SSE2)
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
 void normal_draws(Philox& ph, double* out, int64_t n) {
@@ -71,7 +111,7 @@ inline T store_as(S v) {
 template <typename T>
 bool fill_chunk_fused(T* out, uint64_t seed, uint64_t c, uint64_t offset, int64_t n,
                       const RandomFillArgs& args, double scale) {
-  const vec::Table* table = vec::unary_table();
+  const vec::Table* table = random_table();
   if (!table) return false;
   if (args.kind == RandomKind::integers) {
     constexpr int64_t lim = int64_t(1) << 50;
@@ -96,7 +136,7 @@ bool fill_chunk_fused(T* out, uint64_t seed, uint64_t c, uint64_t offset, int64_
 template <typename T>
 void fill_chunk(T* out, double* u, uint64_t seed, uint64_t c, uint64_t offset, int64_t n,
                 const RandomFillArgs& args, double scale) {
-  const vec::Table* table = vec::unary_table();
+  const vec::Table* table = random_table();
   auto draws = !table                            ? nullptr
                : args.kind == RandomKind::normal ? table->normal_philox_f64
                                                  : table->uniform_philox_f64;
@@ -292,7 +332,7 @@ double binomial_one(double n, double p, ElementUniforms& u, InversionSetup& inv,
 
 template <typename T>
 void binomial_fill(T* out, const T* count, const T* prob, int64_t n, uint64_t seed, uint64_t offset) {
-  const vec::Table* table = vec::unary_table();
+  const vec::Table* table = random_table();
   const int64_t nchunks = (n + kRandChunk - 1) / kRandChunk;
   parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
     // uninitialized and no longer than the call needs: zeroing 64 KB cost more than drawing 64 elements

@@ -12,7 +12,10 @@ shared by the scalar path and the vector ones (vec/random_impl.h, AVX2 and AVX-5
 draws the same bits, SLEEF or not. That moved float64 normals in their last bits against the C library's (within
 about 3 ulp; `big_chunks`, `big_fsum`, `randn_f64` were re-pinned); the float32, half and bfloat16 normals pinned
 here (rounded from those doubles) and every uniform, integer and Bernoulli draw are unchanged.
-test_vectorized_draws_match_the_scalar_path holds the paths to the same bits."""
+test_vectorized_draws_match_the_scalar_path holds the paths to the same bits. 2026-12-05: the baseline
+(MINITORCH_CPU_CAPABILITY=default) runs vec/random_impl.h's loops too, on SSE2's two lanes, where the scalar loop
+ran (now only on CPUs without SSE2); test_normals_match_box_muller_written_in_numpy checks the normals against
+the arithmetic written out in NumPy, independently of every C++ path. No value changed."""
 
 import math
 
@@ -159,9 +162,9 @@ np.savez(sys.argv[1], u=u, i=i, n64=n64, n32=n32, b=b, u32=u32, i32=i32, i64f=i6
 
 
 def test_vectorized_draws_match_the_scalar_path(tmp_path):
-    """Each vector path's draws (AVX2, AVX-512 where the CPU has it) against the scalar ones
-    (MINITORCH_CPU_CAPABILITY=default) in fresh processes: uniform, integer, Bernoulli and normal draws, float64
-    and float32, bit for bit."""
+    """Each vector path's draws (AVX2, AVX-512 where the CPU has it) against the baseline's
+    (MINITORCH_CPU_CAPABILITY=default: SSE2's two lanes on x86-64, the scalar loop elsewhere) in fresh processes:
+    uniform, integer, Bernoulli and normal draws, float64 and float32, bit for bit."""
     import os
     import subprocess
     import sys
@@ -280,3 +283,106 @@ def whole():
 @pytest.mark.parametrize("name", sorted(PINNED_WHOLE))
 def test_whole_seeded_draws_are_bit_identical(whole, name):
     assert whole[name] == PINNED_WHOLE[name]
+
+
+def _philox_words(seed, sub, counters):
+    """Philox4x32-10 (core/Generator.h) in NumPy: the four words of each 64-bit counter of subsequence sub."""
+    import numpy as np
+
+    m32 = np.uint64(0xFFFFFFFF)
+    ctr = counters.astype(np.uint64)
+    c0, c1 = ctr & m32, ctr >> np.uint64(32)
+    c2 = np.full_like(c0, sub & 0xFFFFFFFF)
+    c3 = np.full_like(c0, sub >> 32)
+    k0, k1 = seed & 0xFFFFFFFF, seed >> 32
+    for _ in range(10):
+        p0 = np.uint64(0xD2511F53) * c0
+        p1 = np.uint64(0xCD9E8D57) * c2
+        c0, c1, c2, c3 = (
+            (p1 >> np.uint64(32)) ^ c1 ^ np.uint64(k0),
+            p1 & m32,
+            (p0 >> np.uint64(32)) ^ c3 ^ np.uint64(k1),
+            p0 & m32,
+        )
+        k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+    return c0, c1, c2, c3
+
+
+def _box_muller_f64(seed, offset, n):
+    """The float64 normals of a call, from BoxMuller.h's operations written out in NumPy (each +, -, *, /, sqrt
+    one IEEE-rounded operation, as in C++ without FP contraction): chunk c of 4096 from Philox(seed, c,
+    offset << 20), pair p of a chunk from counter (offset << 20) + p."""
+    import numpy as np
+
+    out = []
+    for c in range((n + 4095) // 4096):
+        m = min(4096, n - 4096 * c)
+        w0, w1, w2, w3 = _philox_words(seed, c, (offset << 20) + np.arange((m + 1) // 2, dtype=np.uint64))
+
+        def u01(hi, lo):
+            k = ((hi >> np.uint64(5)) << np.uint64(26)) | (lo >> np.uint64(6))
+            return k.astype(np.float64) * (1.0 / 9007199254740992.0)
+
+        u1, u2 = 1.0 - u01(w0, w1), u01(w2, w3)
+        # log(u1): u1 = 2^e m, m in [sqrt(1/2), sqrt(2)), 2 atanh(f / (m + 1)) by its odd series (Estrin's order)
+        b = u1.view(np.int64)
+        mm = ((b & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000).view(np.float64)
+        e = ((b >> 52) | 0x4330000000000000).view(np.float64) - (4503599627370496.0 + 1023.0)
+        big = mm > 1.4142135623730951
+        mm = np.where(big, mm * 0.5, mm)
+        e = np.where(big, e + 1.0, e)
+        s = (mm - 1.0) / (mm + 1.0)
+        z = s * s
+        z2 = z * z
+        z4 = z2 * z2
+        p03 = (1.0 / 3 + z * (1.0 / 5)) + z2 * (1.0 / 7 + z * (1.0 / 9))
+        p47 = (1.0 / 11 + z * (1.0 / 13)) + z2 * (1.0 / 15 + z * (1.0 / 17))
+        p = (p03 + z4 * p47) + (z4 * z4) * (1.0 / 19 + z * (1.0 / 21))
+        log_m = s * 2.0 + s * 2.0 * (z * p)
+        log_u = e * 6.93147180369123816490e-01 + (e * 1.90821492927058770002e-10 + log_m)
+        rad = np.sqrt(-2.0 * log_u)
+        # sin and cos of 2 pi u2: q = rint(4 u2), v = u2 - q / 4, Taylor series in v, the quadrant's swap and signs
+        t = u2 * 4.0 + 6755399441055744.0
+        v = u2 - (t - 6755399441055744.0) * 0.25
+        z = v * v
+        z2 = z * z
+        z4 = z2 * z2
+        z8 = z4 * z4
+        sp03 = (6.283185307179586 + z * -41.34170224039976) + z2 * (
+            81.60524927607506 + z * -76.70585975306139
+        )
+        sp47 = (42.058693944897655 + z * -15.09464257682299) + z2 * (
+            3.819952584848282 + z * -0.7181223017785006
+        )
+        sn = v * ((sp03 + z4 * sp47) + z8 * 0.10422916220813984)
+        c03 = (1.0 + z * -19.739208802178716) + z2 * (64.9393940226683 + z * -85.45681720669373)
+        c47 = (60.24464137187666 + z * -26.4262567833744) + z2 * (7.903536371318469 + z * -1.714390711088672)
+        cs = (c03 + z4 * c47) + z8 * 0.28200596845579123
+        j = t.view(np.int64) & 3
+        sn, cs = np.where(j & 1, cs, sn), np.where(j & 1, sn, cs)
+        sn = np.where(j & 2, -sn, sn)
+        cs = np.where((j + 1) & 2, -cs, cs)
+        pairs = np.empty(2 * len(rad))
+        pairs[0::2], pairs[1::2] = rad * cs, rad * sn
+        out.append(pairs[:m])
+    return np.concatenate(out)
+
+
+def test_normals_match_box_muller_written_in_numpy():
+    """The normals of this process's path (AVX-512, AVX2 or the baseline's lanes), bit for bit against the
+    Philox stream and BoxMuller.h's arithmetic written out independently in NumPy: float64 draws, float32
+    draws (the doubles rounded) and normal_(mean, std) (mean + std z, then rounded), over a chunk edge and an
+    odd tail. test_vectorized_draws_match_the_scalar_path holds the other paths to the same bits."""
+    import numpy as np
+
+    seed = 0x1234_5678_9ABC
+    torch.manual_seed(seed)
+    torch.rand(3)  # offset 1 for the draws below
+    n64 = torch.randn(9001, dtype=torch.float64).numpy()
+    n32 = torch.randn(4099).numpy()
+    nm = torch.empty(5000, dtype=torch.float32).normal_(2.0, 0.5).numpy()
+    np.testing.assert_array_equal(n64.view(np.int64), _box_muller_f64(seed, 1, 9001).view(np.int64))
+    ref32 = (0.0 + 1.0 * _box_muller_f64(seed, 2, 4099)).astype(np.float32)
+    np.testing.assert_array_equal(n32.view(np.int32), ref32.view(np.int32))
+    refm = (2.0 + 0.5 * _box_muller_f64(seed, 3, 5000)).astype(np.float32)
+    np.testing.assert_array_equal(nm.view(np.int32), refm.view(np.int32))

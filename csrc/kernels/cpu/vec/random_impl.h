@@ -1,10 +1,11 @@
 // Uniform and normal draws for the CPU random fill (kernels/cpu/random.cpp), vectorized over GCC vector
 // types: Philox4x32-10 on ND counters at once and Box-Muller through kernels/cpu/BoxMuller.h. Included by
-// vec/unary_impl.h (AVX2 and AVX-512), which defines VD/ND, MT_MUL_EPU32 (the 32 x 32 -> 64-bit product of
-// the low words of each 64-bit lane, which GCC does not find on its own) and MT_SQRT_PD, inside a region
-// without FP contraction. The draws are random.cpp's scalar ones bit for bit: pair p of a chunk comes from
-// counter offset + p, its four words give u1 = 1 - u01(w0, w1) and u2 = u01(w2, w3), and the pair is
-// r cos(2 pi u2), r sin(2 pi u2) with r = sqrt(-2 log u1), the same operations as the scalar loop.
+// vec/unary_impl.h (AVX2 and AVX-512) and by kernels/cpu/random.cpp (SSE2, the baseline), which define VD/ND,
+// MT_MUL_EPU32 (the 32 x 32 -> 64-bit product of the low words of each 64-bit lane, which GCC does not find
+// on its own) and MT_SQRT_PD, inside a region without FP contraction. The draws are random.cpp's scalar ones
+// bit for bit: pair p of a chunk comes from counter offset + p, its four words give u1 = 1 - u01(w0, w1) and
+// u2 = u01(w2, w3), and the pair is r cos(2 pi u2), r sin(2 pi u2) with r = sqrt(-2 log u1), the same
+// operations as the scalar loop.
 #pragma once
 #include <type_traits>
 
@@ -48,21 +49,35 @@ struct PhiloxKeys {
 
 // Philox4x32-10 (core/Generator.h) for the 2 ND counters counter .. counter + 2 ND - 1 (random.cpp's next4
 // carries word 0 into word 1, so the counter is a 64-bit number) of subsequence `sub`, as two groups whose
-// rounds are interleaved (one group alone waits on each round's multiply).
-inline void philox_lanes(const PhiloxKeys& key, uint64_t sub, uint64_t counter, PhiloxLanes& a,
-                         PhiloxLanes& b) {
+// rounds are interleaved (one group alone waits on each round's multiply). Between rounds the words keep
+// garbage in their lanes' high halves: the multiply reads only the low 32 bits and a word's high half
+// reaches no low half, so the masks are taken once after the last round (not twice a round); the key is
+// xored into the previous round's word while the multiply runs, leaving multiply, shift, xor on the chain.
+__attribute__((always_inline)) inline void philox_lanes(const PhiloxKeys& key, uint64_t sub, uint64_t counter,
+                                                        PhiloxLanes& a, PhiloxLanes& b) {
   const VU lo32 = VU{} + 0xffffffffull;
   const VU m0 = VU{} + 0xD2511F53ull, m1 = VU{} + 0xCD9E8D57ull;
   const VU ca = key.iota + counter, cb = ca + static_cast<unsigned long long>(ND);
   const VU c2 = VU{} + static_cast<uint32_t>(sub), c3 = VU{} + static_cast<uint32_t>(sub >> 32);
-  a = {ca & lo32, ca >> 32, c2, c3};
-  b = {cb & lo32, cb >> 32, c2, c3};
+  VU a0 = ca, a1 = ca >> 32, a2 = c2, a3 = c3;
+  VU b0 = cb, b1 = cb >> 32, b2 = c2, b3 = c3;
+#pragma GCC unroll 10
   for (int r = 0; r < 10; ++r) {
-    const VU pa0 = MT_MUL_EPU32(m0, a.w0), pa1 = MT_MUL_EPU32(m1, a.w2);
-    const VU pb0 = MT_MUL_EPU32(m0, b.w0), pb1 = MT_MUL_EPU32(m1, b.w2);
-    a = {(pa1 >> 32) ^ a.w1 ^ key.k0[r], pa1 & lo32, (pa0 >> 32) ^ a.w3 ^ key.k1[r], pa0 & lo32};
-    b = {(pb1 >> 32) ^ b.w1 ^ key.k0[r], pb1 & lo32, (pb0 >> 32) ^ b.w3 ^ key.k1[r], pb0 & lo32};
+    const VU pa0 = MT_MUL_EPU32(m0, a0), pa1 = MT_MUL_EPU32(m1, a2);
+    const VU pb0 = MT_MUL_EPU32(m0, b0), pb1 = MT_MUL_EPU32(m1, b2);
+    const VU ka1 = a1 ^ key.k0[r], ka3 = a3 ^ key.k1[r];
+    const VU kb1 = b1 ^ key.k0[r], kb3 = b3 ^ key.k1[r];
+    a0 = (pa1 >> 32) ^ ka1;
+    a1 = pa1;
+    a2 = (pa0 >> 32) ^ ka3;
+    a3 = pa0;
+    b0 = (pb1 >> 32) ^ kb1;
+    b1 = pb1;
+    b2 = (pb0 >> 32) ^ kb3;
+    b3 = pb0;
   }
+  a = {a0 & lo32, a1 & lo32, a2 & lo32, a3 & lo32};
+  b = {b0 & lo32, b1 & lo32, b2 & lo32, b3 & lo32};
 }
 
 // Stores the ND pairs (a[k], b[k]) to out[2k], out[2k + 1], as many of the 2 ND values as fit in `left`
@@ -84,25 +99,6 @@ inline void store_pairs(double* out, int64_t left, VD a, VD b) {
   __builtin_memcpy(tmp, &lo, sizeof(VD));
   __builtin_memcpy(tmp + ND, &hi, sizeof(VD));
   __builtin_memcpy(out, tmp, static_cast<size_t>(left) * sizeof(double));
-}
-
-inline void normal_pairs(double* out, int64_t left, const PhiloxLanes& w) {
-  const VD u1 = 1.0 - u01_lanes(w.w0, w.w1);
-  const VD rad = MT_SQRT_PD(-2.0 * bm::log_unit<VD, VI>(u1));
-  VD s, c;
-  bm::sincos_2pi<VD, VI>(u01_lanes(w.w2, w.w3), s, c);
-  store_pairs(out, left, rad * c, rad * s);
-}
-
-// out[0, n): normals from Philox(seed, sub, offset), two per counter, in random.cpp's order.
-void normal_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset) {
-  const PhiloxKeys key(seed);
-  for (int64_t p = 0; 2 * p < n; p += 2 * ND) {
-    PhiloxLanes a, b;
-    philox_lanes(key, sub, offset + static_cast<uint64_t>(p), a, b);
-    normal_pairs(out + 2 * p, n - 2 * p, a);
-    normal_pairs(out + 2 * (p + ND), n - 2 * (p + ND), b);
-  }
 }
 
 // out[0, n): uniforms in [0, 1) from Philox(seed, sub, offset), two per counter, in random.cpp's order.
@@ -150,6 +146,12 @@ inline void put(S* out, int64_t left, V lo, V hi) {
   if (dst == tmp) __builtin_memcpy(out, tmp, static_cast<size_t>(left) * sizeof(S));
 }
 
+// The top 32 - shift bits of each lane's 32-bit word as a double, times inv (a power of two): exact
+inline VD kept_lanes(VU w, int shift, double inv) {
+  const VD two52 = VD{} + 4503599627370496.0;
+  return (bm::bits_as<VD>((w >> shift) | 0x4330000000000000ull) - two52) * inv;
+}
+
 // floor(x) for 0 <= x <= 2^52, exactly: the 2^52 shift rounds to the nearest integer, one less where it
 // rounded up (AVX2 has no int64 conversion to truncate with, and the scalar path's floor is exact)
 inline VD floor_small(VD x) {
@@ -166,12 +168,16 @@ inline VD small_to_double(VI v) {
   return bm::bits_as<VD>(v + 0x4338000000000000LL) - 6755399441055744.0;
 }
 
-// One group's ND counters (2 ND values) of kind K (uniform, integers, Bernoulli), random.cpp's fill_chunk
-// arithmetic lane by lane.
+// One group's ND counters (2 ND values: e from words 0, 1 and o from words 2, 3 of each counter, as uniforms)
+// of kind K (uniform, integers, Bernoulli), random.cpp's fill_chunk arithmetic lane by lane.
 template <typename T, int K>
-inline void fill_group(T* out, int64_t left, const PhiloxLanes& w, const PhiloxFill& f) {
+inline void fill_group(T* out, int64_t left, VD e, VD o, const PhiloxFill& f) {
   if (left <= 0) return;
-  VD e = u01_lanes(w.w0, w.w1), o = u01_lanes(w.w2, w.w3);
+  if constexpr (K == 4) {  // uniform whose kept bits came from the words (philox_fill_kind): a + (b - a) kept
+    const double width = f.b - f.a;
+    e = f.a + width * e;
+    o = f.a + width * o;
+  }
   if constexpr (K == 0) {  // uniform: the dtype's mantissa bits, then a + (b - a) kept
     if (f.scale != 9007199254740992.0) {
       const double inv = 1.0 / f.scale;  // a power of two: the scalar path's division, exactly
@@ -217,31 +223,95 @@ inline void fill_group(T* out, int64_t left, const PhiloxLanes& w, const PhiloxF
   }
 }
 
-// Normals in blocks: normal_philox_lanes' draws into an L1-resident buffer, then a + b z and the cast as one
-// vectorized loop. Box-Muller fused into the store loop measured 16% slower at AVX2 (its log and sincos
-// already fill the sixteen registers; the extra live values spilled) and no faster at AVX-512.
-template <typename T>
-void normal_fill_blocks(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset,
-                        const PhiloxFill& f) {
-  constexpr int64_t kBlock = 512;  // even: block i starts at counter offset + i / 2
-  alignas(64) double buf[kBlock];
-  const double a = f.a, b = f.b;
-  for (int64_t i = 0; i < n; i += kBlock) {
-    const int64_t m = n - i < kBlock ? n - i : kBlock;
-    normal_philox_lanes(buf, m, seed, sub, offset + static_cast<uint64_t>(i / 2));
-    T* dst = out + i;
-    for (int64_t j = 0; j < m; ++j) dst[j] = static_cast<T>(a + b * buf[j]);
+// out[0, n): normals from Philox(seed, sub, offset), two per counter, in random.cpp's order, as T (float or
+// double; with Affine, a + b z first, random.cpp's mapping). In blocks of kVecs vectors of ND counters, as
+// five loops over L1-resident buffers: the Philox words to u1 and u2; the log's division and the angle's
+// reduction; the log's polynomial and the square root; sin and cos; the products, stored. One loop doing it
+// all was a chain of about 90 cycles a vector (Philox, u01, the division, the polynomial, the square root)
+// whose iterations the out-of-order window could not overlap: at AVX2 it ran 1.6 times slower than these
+// short loops of independent iterations. The same operations on the same values: the same bits.
+template <typename T, bool Affine>
+void normal_lanes(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, double a, double b) {
+  constexpr int64_t kVecs = 32;  // even
+  const PhiloxKeys key(seed);
+  alignas(64) VD u1[kVecs], u2[kVecs], ex[kVecs], tq[kVecs];
+  for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
+    const int64_t pairs = (n - 2 * p0 + 1) / 2;
+    const int64_t vecs = pairs < kVecs * ND ? (pairs + ND - 1) / ND : kVecs;
+    for (int64_t v = 0; v < vecs; v += 2) {
+      PhiloxLanes wa, wb;
+      philox_lanes(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), wa, wb);
+      u1[v] = 1.0 - u01_lanes(wa.w0, wa.w1);
+      u2[v] = u01_lanes(wa.w2, wa.w3);
+      u1[v + 1] = 1.0 - u01_lanes(wb.w0, wb.w1);
+      u2[v + 1] = u01_lanes(wb.w2, wb.w3);
+    }
+    for (int64_t v = 0; v < vecs; ++v) {
+      bm::log_unit_split<VD, VI>(u1[v], ex[v], u1[v]);
+      bm::sincos_2pi_reduce<VD>(u2[v], tq[v], u2[v]);
+    }
+    for (int64_t v = 0; v < vecs; ++v) u1[v] = MT_SQRT_PD(-2.0 * bm::log_unit_join<VD>(ex[v], u1[v]));
+    for (int64_t v = 0; v < vecs; ++v) bm::sincos_2pi_tv<VD, VI>(tq[v], u2[v], u2[v], ex[v]);
+    for (int64_t v = 0; v < vecs; ++v) {  // u1 the radius, ex the cosine, u2 the sine
+      const int64_t at = 2 * (p0 + v * ND);
+      VD x = u1[v] * ex[v], y = u1[v] * u2[v];
+      if constexpr (Affine) {
+        x = a + b * x;
+        y = a + b * y;
+      }
+      VD lo, hi;
+      interleave<VD>(x, y, lo, hi);
+      put(out + at, n - at, lo, hi);
+    }
   }
 }
 
+// out[0, n): standard normals (the table's normal_philox_f64, random.cpp's draws-then-map path)
+void normal_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset) {
+  normal_lanes<double, false>(out, n, seed, sub, offset, 0.0, 1.0);
+}
+
+// As normal_lanes, in blocks: a loop of Philox and the uniforms into L1 buffers, then the mapping.
 template <typename T, int K>
 void philox_fill_kind(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, const PhiloxFill& f) {
+  constexpr int64_t kVecs = 32;  // even
   const PhiloxKeys key(seed);
-  for (int64_t p = 0; 2 * p < n; p += 2 * ND) {
-    PhiloxLanes a, b;
-    philox_lanes(key, sub, offset + static_cast<uint64_t>(p), a, b);
-    fill_group<T, K>(out + 2 * p, n - 2 * p, a, f);
-    fill_group<T, K>(out + 2 * (p + ND), n - 2 * (p + ND), b, f);
+  // a local copy: the stores (memcpy) could alias the caller's f, which kept every group reloading its fields
+  // and dividing 1 / scale again
+  const PhiloxFill fl = f;
+  // K 4: a uniform keeping s <= 32 bits (scale 2^s): floor(u01 2^s) / 2^s is word 0's (word 2's) top s bits
+  // times 2^-s exactly (u01 = k 2^-53 with k's top 27 bits word 0's), so the low word and the floor go
+  int shift = 0;
+  double inv = 1.0;
+  if constexpr (K == 4) {
+    int bits = 0;
+    for (double x = fl.scale; x > 1.0; x *= 0.5) ++bits;
+    shift = 32 - bits;
+    inv = 1.0 / fl.scale;
+  }
+  alignas(64) VD ev[kVecs], od[kVecs];
+  for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
+    const int64_t pairs = (n - 2 * p0 + 1) / 2;
+    const int64_t vecs = pairs < kVecs * ND ? (pairs + ND - 1) / ND : kVecs;
+    for (int64_t v = 0; v < vecs; v += 2) {
+      PhiloxLanes wa, wb;
+      philox_lanes(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), wa, wb);
+      if constexpr (K == 4) {
+        ev[v] = kept_lanes(wa.w0, shift, inv);
+        od[v] = kept_lanes(wa.w2, shift, inv);
+        ev[v + 1] = kept_lanes(wb.w0, shift, inv);
+        od[v + 1] = kept_lanes(wb.w2, shift, inv);
+      } else {
+        ev[v] = u01_lanes(wa.w0, wa.w1);
+        od[v] = u01_lanes(wa.w2, wa.w3);
+        ev[v + 1] = u01_lanes(wb.w0, wb.w1);
+        od[v + 1] = u01_lanes(wb.w2, wb.w3);
+      }
+    }
+    for (int64_t v = 0; v < vecs; ++v) {
+      const int64_t at = 2 * (p0 + v * ND);
+      fill_group<T, K>(out + at, n - at, ev[v], od[v], fl);
+    }
   }
 }
 
@@ -251,10 +321,16 @@ template <typename T>
 void philox_fill(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, const PhiloxFill& f) {
   switch (f.kind) {
     case 0:
-      if constexpr (!std::is_same<T, int64_t>::value) philox_fill_kind<T, 0>(out, n, seed, sub, offset, f);
+      if constexpr (!std::is_same<T, int64_t>::value) {
+        if (f.scale <= 4294967296.0)  // 2^24 (float32), 2^11, 2^8: the top bits of the words
+          philox_fill_kind<T, 4>(out, n, seed, sub, offset, f);
+        else
+          philox_fill_kind<T, 0>(out, n, seed, sub, offset, f);
+      }
       break;
     case 1:
-      if constexpr (!std::is_same<T, int64_t>::value) normal_fill_blocks<T>(out, n, seed, sub, offset, f);
+      if constexpr (!std::is_same<T, int64_t>::value)
+        normal_lanes<T, true>(out, n, seed, sub, offset, f.a, f.b);
       break;
     case 2:
       philox_fill_kind<T, 2>(out, n, seed, sub, offset, f);
