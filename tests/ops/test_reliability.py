@@ -3387,3 +3387,33 @@ def test_fuzz_4411_refusals():
     ):
         F.max_pool1d(T.empty(0, 5), 2)
     assert F.max_pool2d(T.empty(0, 1, 4, 4), 1).shape == (0, 1, 4, 4)  # an empty batch is fine
+
+
+def test_pinverse_rcond_and_batch_norm_stats_kinds():
+    """pinverse's rcond is a float (a 0-dim tensor counts as one); batch_norm's running stats are tensors even
+    for an empty input (fuzz seed 4411)"""
+    T = minitorch
+    x = T.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=T.float64)
+    with pytest.raises(
+        TypeError, match=re.escape("pinverse(): argument 'rcond' (position 1) must be float, not Tensor")
+    ):
+        x.pinverse(T.ones(1))
+    with pytest.raises(
+        TypeError, match=re.escape("pinverse(): argument 'rcond' (position 2) must be float, not Tensor")
+    ):
+        T.pinverse(x, T.ones(1))
+    want = np.linalg.pinv(x.numpy())
+    for rcond in (T.tensor(1e-12), 1e-12, 0):
+        np.testing.assert_allclose(T.pinverse(x, rcond).numpy(), want, rtol=1e-10, atol=1e-12)
+    F = T.nn.functional
+    with pytest.raises(
+        TypeError,
+        match=re.escape("batch_norm(): argument 'running_var' (position 5) must be Tensor, not float"),
+    ):
+        F.batch_norm(T.empty(0, 3), T.zeros(3), math.nan)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("batch_norm(): argument 'running_mean' (position 4) must be Tensor, not float"),
+    ):
+        F.batch_norm(T.empty(0, 3), 1.0, T.ones(3))
+    assert F.batch_norm(T.empty(0, 3), T.zeros(3), T.ones(3)).shape == (0, 3)

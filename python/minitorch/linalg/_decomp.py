@@ -1233,6 +1233,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     )
 
 
+@_argcheck.parses("Tensor input, float rcond=1e-15")
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: pinv with a relative cut-off rcond."""
     return pinv(input, atol=0.0, rtol=rcond)

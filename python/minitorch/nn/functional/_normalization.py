@@ -41,6 +41,11 @@ def _batch_norm_op(input, weight, bias, running_mean, running_var, training, mom
         _argcheck.check_call("batch_norm", [_BATCH_NORM], (input, weight, bias, running_mean, running_var,
                              training, momentum, eps, cudnn_enabled), {})  # fmt: skip
     if input.numel() == 0:  # ATen's early return, kept on the graph of the affine parameters
+        if any(
+            t is not None and not isinstance(t, _C.Tensor) for t in (weight, bias, running_mean, running_var)
+        ):
+            _argcheck.check_call("batch_norm", [_BATCH_NORM], (input, weight, bias, running_mean, running_var,
+                                 training, momentum, eps, cudnn_enabled), {})  # fmt: skip
         out = input.clone()
         if weight is not None:
             out = out * weight[0]
