@@ -120,6 +120,7 @@ Tensor fmask(const Tensor& b, const Tensor& like) {
 }
 
 DimVector all_dims(int64_t nd, IntArrayRef dims) {
+  if (nd == 0) return {};  // a 0-d input's "dim 0" (or -1) reduced nothing: no dim to restore in its gradient
   if (!dims.empty()) {
     DimVector d;
     for (int64_t x : dims) d.push_back(wrap_dim(x, nd));

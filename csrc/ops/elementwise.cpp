@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
 #include "core/WrapMath.h"
@@ -778,7 +779,8 @@ Tensor native::polygamma(int64_t n, const Tensor& self) {
 }
 
 const Tensor& polygamma_(int64_t n, const Tensor& self) {
-  Tensor r = polygamma(n, self);
+  // computed from a copy when autograd records: the backward needs the values this call overwrites
+  Tensor r = polygamma(n, self.requires_grad() && GradMode::is_enabled() ? mt::clone(self) : self);
   MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
   return copy_(self, r);

@@ -125,6 +125,13 @@ def _store(self, result):
     return self
 
 
+def _unwritten(self):
+    """self, or a copy of it when autograd records: an in-place op composed as `compute, then write into self`
+    must not hand its backward the tensor it is about to overwrite (PyTorch's in-place formulas save the
+    original self)."""
+    return self.clone() if self.requires_grad and _C.is_grad_enabled() else self
+
+
 def _not_implemented(op, t):
     """PyTorch's refusal by kernel `op` of t's dtype (t a tensor, or the dtype its kernel dispatched on)."""
     dtype = t if isinstance(t, _C.dtype) else t.dtype
@@ -561,7 +568,7 @@ def float_power_(self, exponent):
             f"the base given to float_power_ has dtype {scalar_name(self.dtype)} but the operation's result "
             "requires dtype Double"
         )
-    return _store(self, float_power(self, exponent))
+    return _store(self, float_power(_unwritten(self), exponent))
 
 
 _export(float_power, inplace=float_power_)
@@ -1769,7 +1776,7 @@ def _cum_inplace(self, fn, dim, dtype):
             f"Bad in-place call: input tensor dtype {cpp_name(self.dtype)} and output tensor dtype "
             f"{cpp_name(dtype)} should match"
         )
-    return _store(self, fn(self, dim))
+    return _store(self, fn(_unwritten(self), dim))
 
 
 def cumsum_(self, dim, *, dtype=None):

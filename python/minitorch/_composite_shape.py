@@ -621,8 +621,9 @@ def tensordot(a, b, dims=2, out=None):
     k = 1
     for d in da:
         k *= a.shape[d]
-    am = a.permute(fa + da).reshape(-1, k)
-    bm = b.permute(db + fb).reshape(k, -1)
+    # the free sizes spelled out: a -1 cannot be inferred when the contracted size is 0
+    am = a.permute(fa + da).reshape(math.prod(a.shape[d] for d in fa), k)
+    bm = b.permute(db + fb).reshape(k, math.prod(b.shape[d] for d in fb))
     res = _C.matmul(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     return write_out(res, out, None, dtype_error=_TENSORDOT_OUT)
 

@@ -143,6 +143,8 @@ def exponential_(self, lambd=1.0, *, generator=None):
     """Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1)."""
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_std_fmt(lambd)}")
+    if self.numel() == 0:  # PyTorch's kernel (and its dtype check) is not dispatched for no elements
+        return self
     _continuous(self, "Exponential")
     with grad_mode.no_grad():
         w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
@@ -162,6 +164,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     mean, std = float(mean), float(std)  # a 0-d tensor is a number to PyTorch's parser
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_std_fmt(std)}")
+    if self.numel() == 0:  # as exponential_: no kernel, no dtype check
+        return self
     _check_float(self, "log_normal")
     with grad_mode.no_grad():
         w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)

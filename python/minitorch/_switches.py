@@ -127,8 +127,8 @@ def compiled_with_cxx11_abi():
     return True
 
 
-def is_vulkan_available():
-    """False: there is no Vulkan backend."""
+def is_vulkan_available(*args, **kwargs):
+    """False: there is no Vulkan backend (PyTorch's stub takes and ignores any arguments too)."""
     return False
 
 

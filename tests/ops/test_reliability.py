@@ -3417,3 +3417,54 @@ def test_pinverse_rcond_and_batch_norm_stats_kinds():
     ):
         F.batch_norm(T.empty(0, 3), 1.0, T.ones(3))
     assert F.batch_norm(T.empty(0, 3), T.zeros(3), T.ones(3)).shape == (0, 3)
+
+
+def test_fuzz_4411_answers():
+    """calls PyTorch answers that raised here (fuzz seed 4411): inner/tensordot over an empty contracted dim, a
+    0-d tensor's sum/mean over dim 0 backward, to_sparse_coo of an empty matrix, the random fills of no
+    elements of an integer dtype"""
+    T = minitorch
+    assert T.inner(T.empty(0, dtype=T.float64), T.empty(0, dtype=T.float64)).item() == 0.0
+    got = T.inner(T.empty(3, 0), T.empty(2, 0))
+    assert got.shape == (3, 2) and got.abs().sum().item() == 0.0
+    assert T.tensordot(T.empty(2, 0, dtype=T.int8), T.empty(0, 4, dtype=T.int8), 1).shape == (2, 4)
+    for f in (T.sum, T.mean, T.nansum):
+        x = T.tensor(-0.49, dtype=T.float64, requires_grad=True)
+        f(x, 0).backward()
+        assert x.grad.shape == () and x.grad.item() == 1.0
+    x = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+    v, m = T.var_mean(x, dim=0, correction=0)
+    (v + m).backward()
+    assert x.grad.item() == 1.0
+    s = T.empty((4, 0), dtype=T.float16).to_sparse_coo()
+    assert s.shape == (4, 0) and s._nnz() == 0
+    for fill in (lambda t: t.log_normal_(), lambda t: t.exponential_()):
+        e = T.empty((0, 5, 1), dtype=T.int64)
+        assert fill(e) is e
+    with pytest.raises(RuntimeError, match="dtype must be a floating point"):
+        T.empty(2, dtype=T.int64).exponential_()
+    assert T.is_vulkan_available(1, 2) is False
+
+
+def test_inplace_composites_keep_their_backward():
+    """polygamma_, cumprod_ and float_power_ write a result computed from self back into self: the backward
+    must see the old values (fuzz seed 4411: "modified by an inplace operation" before); against PyTorch's
+    gradients written out"""
+    from scipy import special as sps
+
+    T = minitorch
+    base = np.array([0.3, 0.5, 0.7])
+    for name, args, want in (
+        ("polygamma_", (1,), sps.polygamma(2, base)),
+        (
+            "cumprod_",
+            (0,),
+            np.array([base[1] + base[1] * base[2], base[0] + base[0] * base[2], base[0] * base[1]]),
+        ),
+        ("float_power_", (2,), 2 * base),
+    ):
+        x = T.tensor(base, requires_grad=True)
+        y = x * 1
+        getattr(y, name)(*args)
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-10, err_msg=name)

@@ -10,6 +10,7 @@ The C++ Tensor has no sparse layout, so these are Python objects, not `Tensor` i
 them (registered with `_creation`), ``isinstance(s, Tensor)`` does not.
 """
 
+import builtins
 import math
 
 from minitorch import _C, _composite_math, _creation, _tensor_str
@@ -46,8 +47,9 @@ def _unravel(lin, sizes):
         return _C.zeros((0, lin.shape[0]), dtype=_C.int64, device=lin.device)
     rows = []
     for s in reversed(sizes[1:]):
-        rows.append(lin % int(s))
-        lin = lin // int(s)
+        s = builtins.max(int(s), 1)  # an empty dim leaves no position to unravel (and no division by 0)
+        rows.append(lin % s)
+        lin = lin // s
     rows.append(lin)
     return _C.stack(rows[::-1], 0)
 
