@@ -3,8 +3,12 @@ shuffle, RReLU, alpha dropout, in-place activations, gumbel-softmax, EmbeddingBa
 Values against NumPy float64 formulas written here, gradients by gradcheck, modules against PyTorch's
 parameter names, reprs and errors."""
 
+import json
 import math
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -873,6 +877,44 @@ def test_pdist_kernel_values_and_gradient(dtype, p):
     np.testing.assert_allclose(xm.grad.double().numpy(), want_grad, rtol=tol * 10, atol=tol * 10 * scale)
     with minitorch.no_grad():
         np.testing.assert_allclose(F.pdist(xm, p).double().numpy(), want, rtol=tol, atol=tol)
+
+
+_PDIST_CHILD = """
+import json, numpy as np, minitorch as m
+x = np.random.default_rng(7).standard_normal((24, 21)) * 3
+x[3] = x[8]
+x[10, 4], x[11, 2] = np.inf, np.nan
+out = {"cap": m.backends.cpu.get_cpu_capability()}
+for p in (0.3, 1.5, 2.5, 7.5, 9.0):
+    out[str(p)] = [m.pdist(m.from_numpy(x.astype(dt)), p).double().tolist() for dt in ("float64", "float32")]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
+def test_pdist_general_p_on_every_path(cap):
+    # |d|^p through the vector pow where the CPU's path has one (AVX-512's, AVX2's float32 through double,
+    # pdist's own AVX2 float64 one for p <= 8), libm's elsewhere: every distance within a few ulp of the
+    # long-double sum (a zero distance exactly 0, a row with inf or NaN gives inf or NaN as libm's pow)
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    r = subprocess.run(
+        [sys.executable, "-c", _PDIST_CHILD], env=env, capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    x = np.random.default_rng(7).standard_normal((24, 21)) * 3
+    x[3] = x[8]
+    x[10, 4], x[11, 2] = np.inf, np.nan
+    i, j = np.triu_indices(24, 1)
+    for p in (0.3, 1.5, 2.5, 7.5, 9.0):
+        for dt, rtol in (("float64", 4e-15), ("float32", 2e-6)):
+            xd = x.astype(dt).astype(np.longdouble)
+            want = (np.abs(xd[i] - xd[j]) ** p).sum(1) ** (1 / np.longdouble(p))
+            got = np.array(out[str(p)][0 if dt == "float64" else 1])
+            np.testing.assert_allclose(
+                got, want.astype(np.float64), rtol=rtol, err_msg=f"{out['cap']} {dt} {p}"
+            )
+            assert got[(i == 3) & (j == 8)] == 0.0
 
 
 @pytest.mark.parametrize("p", [0.5, 1.0, 2.0, 3.0, math.inf])
