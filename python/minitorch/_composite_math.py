@@ -1616,8 +1616,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
     if return_inverse is False and return_counts is False and dim is None and not input.requires_grad:
-        # the values alone, inline: three ops and a cat (the general path's calls and checks were 0.3 of a
-        # small call, where PyTorch's whole call takes 4 us)
+        # the values alone: the CPU's one-call kernel (the six calls below were 4.7 us on [8, 8], where
+        # PyTorch's whole call takes 3.9), else three ops and a cat
+        if input.is_cpu:
+            return _C._unique_consecutive_values(input)
         x = input if input.dim() == 1 else _C.reshape(input, (-1,))
         n = x.numel()
         if n:
