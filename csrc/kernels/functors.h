@@ -750,6 +750,17 @@ struct Softplus {
     return bx > T(threshold) ? x : std::log1p(exp(bx)) / T(beta);
   }
 };
+// F.logsigmoid, PyTorch's split min(x, 0) - log1p(exp(-|x|)) (exp never exceeds 1): softplus(-|x|) with
+// beta 1 rounds exactly as this log1p(exp(.)), so the loss's pair (nn/functional/_activation.py) keeps its
+// bits
+struct LogSigmoid {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    const T m = x > T(0) ? T(0) : x;
+    const T nabs = x > T(0) ? -x : x;
+    return m - std::log1p(exp(nabs));
+  }
+};
 struct LeakyRelu {
   double slope;
   template <typename T>

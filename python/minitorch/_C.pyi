@@ -2176,6 +2176,7 @@ def _linalg_solve_triangular(
 def _linalg_svd(
     input: Tensor, full_matrices: typing.Any, compute_uv: typing.Any
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+def _log_sigmoid(input: Tensor) -> Tensor: ...
 def _nan_to_num(
     input: Tensor,
     nan: typing.SupportsFloat | typing.SupportsIndex,

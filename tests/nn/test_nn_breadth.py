@@ -457,6 +457,50 @@ def test_logsigmoid_follows_pytorchs_operation_order():
     np.testing.assert_allclose(g.detach().numpy(), 1 / (1 + np.exp(xs.detach().numpy())), rtol=1e-15)
 
 
+_LOGSIGMOID_CHILD = """
+import json, numpy as np, minitorch as m
+F = m.nn.functional
+a = np.concatenate([np.linspace(-110, 110, 4001), [0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, 745.0, -745.0]])
+out = {"cap": m.backends.cpu.get_cpu_capability()}
+for dt in ("float32", "float64"):
+    x = m.from_numpy(a.astype(dt))
+    # the composite this kernel replaced: where(x > 0, 0, x) - softplus(-|x|), each step PyTorch's
+    mn = m.where(x > 0, m.zeros_like(x), x)
+    ref = mn - F.softplus(mn - m.relu(x), 1.0, 20.0)
+    xt = m.from_numpy(np.stack([a, -a]).astype(dt)).t()
+    got, got_t = F.logsigmoid(x), F.logsigmoid(xt)
+    out[dt] = {
+        "same_as_composite": bool(m.equal(got, ref)),
+        "strided_same": bool(m.equal(got_t[:, 0], got) and m.equal(got_t[:, 1], F.logsigmoid(-x))),
+        "values": got.double().tolist(),
+    }
+h = m.from_numpy(a.astype("float32")).half()
+out["half_once"] = bool(m.equal(F.logsigmoid(h), F.logsigmoid(h.float()).half()))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
+def test_logsigmoid_kernel_on_every_path(cap):
+    # the one-pass kernel (min(x, 0) - log1p(exp(-|x|)), the table's vector row or the scalar functor) gives
+    # the bits of the composite it replaced at every CPU capability, on strided input too, and float64 within
+    # 2 ulp of the formula in x86's 64-bit-mantissa long double
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    r = subprocess.run(
+        [sys.executable, "-c", _LOGSIGMOID_CHILD], env=env, capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    a = np.concatenate([np.linspace(-110, 110, 4001), [0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, 745.0, -745.0]])
+    al = a.astype(np.longdouble)
+    want = (np.minimum(al, 0) - np.log1p(np.exp(-np.abs(al)))).astype(np.float64)
+    for dt in ("float32", "float64"):
+        assert out[dt]["same_as_composite"] and out[dt]["strided_same"], (out["cap"], dt)
+    got = np.array(out["float64"]["values"])
+    assert (np.abs(got - want) <= 2 * np.spacing(np.abs(want))).all()
+    assert out["half_once"]
+
+
 def test_multilabel_soft_margin_loss_keeps_pytorchs_two_logsigmoids():
     # the loss takes logsigmoid(x) and logsigmoid(-x) from one softplus pass: the same bits as PyTorch's
     # composite of the two calls, infinities included (tensor-likes take the two calls themselves:
