@@ -888,14 +888,34 @@ void map_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n, 
   }
 }
 
+template <typename V>
+static V exp_v(V x) {
+  return exp_inner(x);
+}
+template <typename V>
+static V log1p_v(V x) {
+  return log1p_wide(x);
+}
+
 // softplus, the formula of functors.h. exp_inner is enough: log1p damps exp's relative error (d log1p(e) =
-// de / (1 + e)). The lanes above the threshold take x, so exp's overflow there never shows.
+// de / (1 + e)). The lanes above the threshold take x, so exp's overflow there never shows. In blocks of
+// 256 as log_sigmoid_row below: x * beta, exp, log1p, then the select and the division, each a loop of its
+// own (one loop body with all of them ran at 1.8x the two passes' time on AVX2: 168 us against 95 for [256,
+// 256] float32); the same operations, so the same bits.
 template <typename V, typename S, int N>
 void softplus_row(S* out, const S* in, int64_t n, S beta, S threshold) {
-  map_row<V, S, N>(out, in, 1, in, 1, n, [beta, threshold](V x, V) {
-    const V bx = x * beta;
-    return bx > threshold ? x : log1p_wide(exp_inner(bx)) / beta;
-  });
+  constexpr int64_t kBlock = 256;
+  alignas(64) S s[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = n - b < kBlock ? n - b : kBlock;
+    for (int64_t i = 0; i < m; ++i) s[i] = in[b + i] * beta;
+    loop<V, S, N, exp_v<V>>(s, s, m);
+    loop<V, S, N, log1p_v<V>>(s, s, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const S x = in[b + i];
+      out[b + i] = x * beta > threshold ? x : s[i] / beta;
+    }
+  }
 }
 
 // F.logsigmoid: min(x, 0) - log1p(exp(-|x|)), the s of softplus_row(-|x|) with beta 1 bit for bit (x * 1 and
@@ -905,10 +925,6 @@ void softplus_row(S* out, const S* in, int64_t n, S beta, S threshold) {
 template <typename V, typename S>
 static V neg_abs_exp_v(V x) {
   return exp_inner(x > S(0) ? -x : x);
-}
-template <typename V>
-static V log1p_v(V x) {
-  return log1p_wide(x);
 }
 template <typename V, typename S, int N>
 void log_sigmoid_row(S* out, const S* in, int64_t n) {
