@@ -750,6 +750,17 @@ struct Softplus {
     return bx > T(threshold) ? x : std::log1p(exp(bx)) / T(beta);
   }
 };
+// F.logsigmoid, PyTorch's split min(x, 0) - log1p(exp(-|x|)) (exp never exceeds 1): softplus(-|x|) with
+// beta 1 rounds exactly as this log1p(exp(.)), so the loss's pair (nn/functional/_activation.py) keeps its
+// bits
+struct LogSigmoid {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    const T m = x > T(0) ? T(0) : x;
+    const T nabs = x > T(0) ? -x : x;
+    return m - std::log1p(exp(nabs));
+  }
+};
 struct LeakyRelu {
   double slope;
   template <typename T>
@@ -797,13 +808,20 @@ struct Threshold {
   }
 };
 
-// nan_to_num: NaN, +inf and -inf replaced by the three values, converted to the compute type
+// nan_to_num: NaN, +inf and -inf replaced by the three values, converted to the compute type. The
+// conversions first and three independent selects (the cases exclude each other), as PyTorch's vector
+// kernel: a conversion inside a branch of `?:` is not if-converted (it may raise), which kept the loop
+// scalar, and the nested form compiled to five compares and three masks (the loop alone: 7.6 us against 5.5
+// on 256x256 float32)
 struct NanToNum {
   double nan, posinf, neginf;
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
     const T inf = T(1) / T(0);
-    return x != x ? T(nan) : (x == inf ? T(posinf) : (x == -inf ? T(neginf) : x));
+    const T vn = T(nan), vp = T(posinf), vm = T(neginf);
+    T r = x == -inf ? vm : x;
+    r = x == inf ? vp : r;
+    return x != x ? vn : r;
   }
 };
 

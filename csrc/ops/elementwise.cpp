@@ -742,6 +742,12 @@ Tensor native::softplus(const Tensor& self, double beta, double threshold) {
   check_float_activation(self, "softplus");
   return param_unary(self, ParamUnaryOp::softplus, beta, threshold);
 }
+// F.logsigmoid's one pass (its Python front end checks the dtype): the composite's where, relu, sub, softplus
+// and sub were five passes
+Tensor native::log_sigmoid(const Tensor& self) {
+  check_float_activation(self, "log_sigmoid");
+  return param_unary(self, ParamUnaryOp::log_sigmoid, 0.0, 0.0);
+}
 Tensor native::leaky_relu(const Tensor& self, double negative_slope) {
   check_float_activation(self, "leaky_relu");
   return param_unary(self, ParamUnaryOp::leaky_relu, negative_slope, 0.0);

@@ -72,6 +72,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor softplus(const Tensor& self, double beta, double threshold);
+Tensor log_sigmoid(const Tensor& self);
 Tensor leaky_relu(const Tensor& self, double negative_slope);
 Tensor hardshrink(const Tensor& self, double lambd);
 Tensor softshrink(const Tensor& self, double lambd);
@@ -101,7 +102,7 @@ using WhereKernelFn = void (*)(const TensorIter& iter);
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
 // out, x with up to three double parameters (softplus: beta, threshold; leaky_relu: slope; polygamma: n;
 // hardshrink, softshrink: lambd; clamp: min, max; threshold: threshold, value; elu: alpha * scale, scale,
-// input_scale; nan_to_num: nan, posinf, neginf); unused ones are 0
+// input_scale; nan_to_num: nan, posinf, neginf; log_sigmoid: none); unused ones are 0
 enum class ParamUnaryOp : int {
   softplus,
   leaky_relu,
@@ -111,7 +112,8 @@ enum class ParamUnaryOp : int {
   elu,
   nan_to_num,
   softshrink,
-  clamp
+  clamp,
+  log_sigmoid
 };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
 // out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as

@@ -67,6 +67,14 @@ using SearchsortedFn = void (*)(const Tensor& out, const Tensor& seq, const Tens
 // The kernel's front end (_C._searchsorted): sorted_sequence 1-d or with values' leading dims, one real
 // dtype, on the CPU; the int64 insertion points of values (Python's torch.searchsorted checks and promotes).
 Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, bool right);
+// unique_consecutive's values: the first element of each run of equal values in `in` (contiguous, n >= 1
+// elements; NaN equals nothing, -0.0 equals 0.0, as ne); with `out` undefined only the count of runs, else
+// out (contiguous, that count long, in's dtype) receives them and the count is returned. CPU only:
+// torch.unique_consecutive composes from ops on other devices.
+using UniqueConsecutiveFn = int64_t (*)(const Tensor& out, const Tensor& in);
+// The kernel's front end (_C._unique_consecutive_values): the run values of self flattened, a CPU tensor of
+// any dtype (Python's torch.unique_consecutive takes it for the call without inverse, counts or dim).
+Tensor unique_consecutive_values(const Tensor& self);
 MT_STUBS_SORT_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

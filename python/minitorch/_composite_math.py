@@ -580,6 +580,10 @@ _export(float_power, inplace=float_power_)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """NaN -> nan (None: 0), +inf -> posinf (default: dtype's max), -inf -> neginf (default: dtype's lowest); complex
     tensors have each part replaced on its own, with the limits of the part's dtype."""
+    lim = _FINFO.get(input.dtype)
+    if lim is not None and posinf is None and neginf is None and out is None and not input.requires_grad:
+        # the usual call in one step (the checks below were 1.3 of a 9.4 us call on 256x256 float32)
+        return _C._nan_to_num(input, 0.0 if nan is None else builtins.float(nan), lim[0], lim[1])
     if input.is_complex():
         r = _C._complex(
             nan_to_num(_C.real(input), nan, posinf, neginf), nan_to_num(_C.imag(input), nan, posinf, neginf)
@@ -1637,8 +1641,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
     if return_inverse is False and return_counts is False and dim is None and not input.requires_grad:
-        # the values alone, inline: three ops and a cat (the general path's calls and checks were 0.3 of a
-        # small call, where PyTorch's whole call takes 4 us)
+        # the values alone: the CPU's one-call kernel (the six calls below were 4.7 us on [8, 8], where
+        # PyTorch's whole call takes 3.9), else three ops and a cat
+        if input.is_cpu:
+            return _C._unique_consecutive_values(input)
         x = input if input.dim() == 1 else _C.reshape(input, (-1,))
         n = x.numel()
         if n:

@@ -167,6 +167,7 @@ CASES = {
         lambda a, v: (a * 1).masked_fill_(idx(1, 0, 1).bool(), v), r(3), r((), seed=1)
     ),
     "softplus": lambda: check(F.softplus, r(3, 4)),
+    "log_sigmoid": lambda: check(F.logsigmoid, r(3, 4, lo=-4.0, hi=4.0)),
     "leaky_relu": lambda: check(lambda a: F.leaky_relu(a, 0.1), r(3, 4)),
     "hardshrink": lambda: check(lambda a: F.hardshrink(a, 0.3), r(3, 4)),
     "softshrink": lambda: check(lambda a: F.softshrink(a, 0.3), r(3, 4)),

@@ -3,8 +3,12 @@ shuffle, RReLU, alpha dropout, in-place activations, gumbel-softmax, EmbeddingBa
 Values against NumPy float64 formulas written here, gradients by gradcheck, modules against PyTorch's
 parameter names, reprs and errors."""
 
+import json
 import math
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -453,6 +457,50 @@ def test_logsigmoid_follows_pytorchs_operation_order():
     np.testing.assert_allclose(g.detach().numpy(), 1 / (1 + np.exp(xs.detach().numpy())), rtol=1e-15)
 
 
+_LOGSIGMOID_CHILD = """
+import json, numpy as np, minitorch as m
+F = m.nn.functional
+a = np.concatenate([np.linspace(-110, 110, 4001), [0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, 745.0, -745.0]])
+out = {"cap": m.backends.cpu.get_cpu_capability()}
+for dt in ("float32", "float64"):
+    x = m.from_numpy(a.astype(dt))
+    # the composite this kernel replaced: where(x > 0, 0, x) - softplus(-|x|), each step PyTorch's
+    mn = m.where(x > 0, m.zeros_like(x), x)
+    ref = mn - F.softplus(mn - m.relu(x), 1.0, 20.0)
+    xt = m.from_numpy(np.stack([a, -a]).astype(dt)).t()
+    got, got_t = F.logsigmoid(x), F.logsigmoid(xt)
+    out[dt] = {
+        "same_as_composite": bool(m.equal(got, ref)),
+        "strided_same": bool(m.equal(got_t[:, 0], got) and m.equal(got_t[:, 1], F.logsigmoid(-x))),
+        "values": got.double().tolist(),
+    }
+h = m.from_numpy(a.astype("float32")).half()
+out["half_once"] = bool(m.equal(F.logsigmoid(h), F.logsigmoid(h.float()).half()))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
+def test_logsigmoid_kernel_on_every_path(cap):
+    # the one-pass kernel (min(x, 0) - log1p(exp(-|x|)), the table's vector row or the scalar functor) gives
+    # the bits of the composite it replaced at every CPU capability, on strided input too, and float64 within
+    # 2 ulp of the formula in x86's 64-bit-mantissa long double
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    r = subprocess.run(
+        [sys.executable, "-c", _LOGSIGMOID_CHILD], env=env, capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    a = np.concatenate([np.linspace(-110, 110, 4001), [0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, 745.0, -745.0]])
+    al = a.astype(np.longdouble)
+    want = (np.minimum(al, 0) - np.log1p(np.exp(-np.abs(al)))).astype(np.float64)
+    for dt in ("float32", "float64"):
+        assert out[dt]["same_as_composite"] and out[dt]["strided_same"], (out["cap"], dt)
+    got = np.array(out["float64"]["values"])
+    assert (np.abs(got - want) <= 2 * np.spacing(np.abs(want))).all()
+    assert out["half_once"]
+
+
 def test_multilabel_soft_margin_loss_keeps_pytorchs_two_logsigmoids():
     # the loss takes logsigmoid(x) and logsigmoid(-x) from one softplus pass: the same bits as PyTorch's
     # composite of the two calls, infinities included (tensor-likes take the two calls themselves:
@@ -873,6 +921,44 @@ def test_pdist_kernel_values_and_gradient(dtype, p):
     np.testing.assert_allclose(xm.grad.double().numpy(), want_grad, rtol=tol * 10, atol=tol * 10 * scale)
     with minitorch.no_grad():
         np.testing.assert_allclose(F.pdist(xm, p).double().numpy(), want, rtol=tol, atol=tol)
+
+
+_PDIST_CHILD = """
+import json, numpy as np, minitorch as m
+x = np.random.default_rng(7).standard_normal((24, 21)) * 3
+x[3] = x[8]
+x[10, 4], x[11, 2] = np.inf, np.nan
+out = {"cap": m.backends.cpu.get_cpu_capability()}
+for p in (0.3, 1.5, 2.5, 7.5, 9.0):
+    out[str(p)] = [m.pdist(m.from_numpy(x.astype(dt)), p).double().tolist() for dt in ("float64", "float32")]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
+def test_pdist_general_p_on_every_path(cap):
+    # |d|^p through the vector pow where the CPU's path has one (AVX-512's, AVX2's float32 through double,
+    # pdist's own AVX2 float64 one for p <= 8), libm's elsewhere: every distance within a few ulp of the
+    # long-double sum (a zero distance exactly 0, a row with inf or NaN gives inf or NaN as libm's pow)
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    r = subprocess.run(
+        [sys.executable, "-c", _PDIST_CHILD], env=env, capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    x = np.random.default_rng(7).standard_normal((24, 21)) * 3
+    x[3] = x[8]
+    x[10, 4], x[11, 2] = np.inf, np.nan
+    i, j = np.triu_indices(24, 1)
+    for p in (0.3, 1.5, 2.5, 7.5, 9.0):
+        for dt, rtol in (("float64", 4e-15), ("float32", 2e-6)):
+            xd = x.astype(dt).astype(np.longdouble)
+            want = (np.abs(xd[i] - xd[j]) ** p).sum(1) ** (1 / np.longdouble(p))
+            got = np.array(out[str(p)][0 if dt == "float64" else 1])
+            np.testing.assert_allclose(
+                got, want.astype(np.float64), rtol=rtol, err_msg=f"{out['cap']} {dt} {p}"
+            )
+            assert got[(i == 3) & (j == 8)] == 0.0
 
 
 @pytest.mark.parametrize("p", [0.5, 1.0, 2.0, 3.0, math.inf])

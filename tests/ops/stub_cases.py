@@ -154,6 +154,10 @@ CASES = {
     "mode_stub": _mode,
     "select_stub": _kth,
     "triangle_stub": lambda T, dt, dev: flat(T.tril(t(T, SQ, dt, dev), -1), t(T, SQ, dt, dev).triu_(1)),
+    # runs of equal values, a 2-D input flattened (values exact in every dtype; bool: runs of nonzero)
+    "unique_consecutive_stub": lambda T, dt, dev: flat(
+        T.unique_consecutive(t(T, [[1.0, 1.0, 2.5], [2.5, 0.0, 0.0], [3.0, 3.0, 1.0]], dt, dev))
+    ),
     "searchsorted_stub": lambda T, dt, dev: flat(
         T.searchsorted(t(T, np.sort(A, 1), dt, dev), t(T, B, dt, dev)),
         T.searchsorted(t(T, np.sort(A, 1), dt, dev), t(T, A, dt, dev), right=True),

@@ -5906,6 +5906,16 @@ ORACLE = {
     ("unary_stub", "int64"): {"cpu": ("ok", [0.0, 1.0, -2.0, -3.0, -1.0, 0.0])},
     ("unary_stub", "int8"): {"cpu": ("ok", [0.0, 1.0, -2.0, -3.0, -1.0, 0.0])},
     ("unary_stub", "uint8"): {"cpu": ("ok", [0.0, 1.0, 254.0, 253.0, 255.0, 0.0])},
+    ("unique_consecutive_stub", "bfloat16"): {"cpu": ("ok", [1.0, 2.5, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "bool"): {"cpu": ("ok", [1.0, 0.0, 1.0])},
+    ("unique_consecutive_stub", "float16"): {"cpu": ("ok", [1.0, 2.5, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "float32"): {"cpu": ("ok", [1.0, 2.5, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "float64"): {"cpu": ("ok", [1.0, 2.5, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "int16"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "int32"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "int64"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "int8"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
+    ("unique_consecutive_stub", "uint8"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
     ("upsample_backward_stub", "bfloat16"): {
         "cpu": (
             "ok",

@@ -108,6 +108,8 @@ struct Table {
   ScaledExpF scaled_exp_f32;
   SoftplusF softplus_f32;
   SoftplusD softplus_f64;
+  LoopF log_sigmoid_f32;  // F.logsigmoid: min(x, 0) - log1p(exp(-|x|)), softplus_f32's log1p and exp
+  LoopD log_sigmoid_f64;
   PowF pow_f32;
   PowD pow_f64;
   PowF atan2_f32;  // atan2(a, b), the same row signature as pow
@@ -141,9 +143,9 @@ const char* cpu_capability();
 // Whether the build links SLEEF (an optional speed-up for the functions without a kernel of our own).
 bool has_sleef();
 // Whether the path in use has a vector loop for the unary op `name` (an MT_VEC_UNARY_FNS name, or one of the
-// row ops: pow, atan2, fmod, remainder, floor_divide, logaddexp, logaddexp2, softplus, softmax) in float64
-// (else float32): where not, the scalar functor runs it (tests/ops/elementwise/test_ulp.py holds each to its
-// own limit).
+// row ops: pow, atan2, fmod, remainder, floor_divide, logaddexp, logaddexp2, softplus, log_sigmoid, softmax)
+// in float64 (else float32): where not, the scalar functor runs it (tests/ops/elementwise/test_ulp.py holds
+// each to its own limit).
 bool has_vec_loop(const char* name, bool f64);
 
 }  // namespace vec

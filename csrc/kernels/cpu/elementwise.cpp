@@ -402,8 +402,32 @@ void addc_cpu(const TensorIter& it, double value, bool div) {
   });
 }
 
+// F.logsigmoid through the table's row, as unary_vectorized (half and bfloat16 through float buffers:
+// computed in float and rounded once, as PyTorch's kernel)
+bool log_sigmoid_vectorized(const TensorIter& it) {
+  const vec::Table* t = vec::unary_table();
+  if (!t) return false;
+  const ScalarType dt = it.dtypes[0];
+  if (dt == ScalarType::Double) {
+    if (!t->log_sigmoid_f64) return false;
+    run_vec<double>(it, t->log_sigmoid_f64, 2048);
+    return true;
+  }
+  if (!t->log_sigmoid_f32) return false;
+  if (dt == ScalarType::Float)
+    run_vec<float>(it, t->log_sigmoid_f32, 2048);
+  else if (dt == ScalarType::Half)
+    run_vec<Half>(it, t->log_sigmoid_f32, 2048);
+  else if (dt == ScalarType::BFloat16)
+    run_vec<BFloat16>(it, t->log_sigmoid_f32, 2048);
+  else
+    return false;
+  return true;
+}
+
 void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1, double p2) {
   if (op == ParamUnaryOp::softplus && softplus_vectorized(it, p0, p1)) return;
+  if (op == ParamUnaryOp::log_sigmoid && log_sigmoid_vectorized(it)) return;
   if (op == ParamUnaryOp::elu && elu_vectorized(it, p0, p1, p2)) return;
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
@@ -422,6 +446,8 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Elu{p0, p1, p2});
     else if (op == ParamUnaryOp::nan_to_num)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::NanToNum{p0, p1, p2});
+    else if (op == ParamUnaryOp::log_sigmoid)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::LogSigmoid{});
     else
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });
@@ -458,6 +484,8 @@ Table make_table(const char* isa) {
     take(t.scaled_exp_f32, a.scaled_exp_f32);
     take(t.softplus_f32, a.softplus_f32);
     take(t.softplus_f64, a.softplus_f64);
+    take(t.log_sigmoid_f32, a.log_sigmoid_f32);
+    take(t.log_sigmoid_f64, a.log_sigmoid_f64);
     take(t.pow_f32, a.pow_f32);
     take(t.pow_f64, a.pow_f64);
     take(t.atan2_f32, a.atan2_f32);
@@ -477,7 +505,7 @@ Table make_table(const char* isa) {
     take(t.philox_fill_f32, a.philox_fill_f32);
     take(t.philox_fill_f64, a.philox_fill_f64);
     take(t.philox_fill_i64, a.philox_fill_i64);
-    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 27),
+    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 29),
                   "a Table member was added: take AVX2's where AVX-512 has none, above");
   } else if (std::strcmp(isa, "avx2") == 0) {
     fill_table_avx2(t);
@@ -546,6 +574,7 @@ bool has_vec_loop(const char* name, bool f64) {
       {"logaddexp", {t->logaddexp_f32 != nullptr, t->logaddexp_f64 != nullptr}},
       {"logaddexp2", {t->logaddexp2_f32 != nullptr, t->logaddexp2_f64 != nullptr}},
       {"softplus", {t->softplus_f32 != nullptr, t->softplus_f64 != nullptr}},
+      {"log_sigmoid", {t->log_sigmoid_f32 != nullptr, t->log_sigmoid_f64 != nullptr}},
       {"softmax", {t->softmax_f32 != nullptr, t->softmax_f64 != nullptr}},
   };
   for (const auto& [row, has] : rows)

@@ -386,6 +386,24 @@ void searchsorted_cpu(const Tensor& out, const Tensor& seq, const Tensor& values
   });
 }
 
+// a run starts where an element differs from the one before (`!=`: each NaN starts its own run, as ne)
+int64_t unique_consecutive_cpu(const Tensor& out, const Tensor& in) {
+  const int64_t n = in.numel();
+  int64_t k = 1;
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(in.dtype(), "unique_consecutive_cpu", [&] {
+    const scalar_t* x = in.data<scalar_t>();
+    if (!out.defined()) {
+      for (int64_t i = 1; i < n; ++i) k += x[i] != x[i - 1] ? 1 : 0;
+      return;
+    }
+    scalar_t* o = out.data<scalar_t>();
+    o[0] = x[0];
+    for (int64_t i = 1; i < n; ++i)
+      if (x[i] != x[i - 1]) o[k++] = x[i];
+  });
+  return k;
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(sort_stub, CPU, &sort_cpu);
@@ -393,5 +411,6 @@ MT_REGISTER_KERNEL(mode_stub, CPU, &mode_cpu);
 MT_REGISTER_KERNEL(select_stub, CPU, &select_cpu);
 MT_REGISTER_KERNEL(triangle_stub, CPU, &triangle_cpu);
 MT_REGISTER_KERNEL(searchsorted_stub, CPU, &searchsorted_cpu);
+MT_REGISTER_KERNEL(unique_consecutive_stub, CPU, &unique_consecutive_cpu);
 
 }  // namespace mt

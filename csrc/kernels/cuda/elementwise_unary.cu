@@ -46,6 +46,8 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
       gpu_kernel<scalar_t, scalar_t>(it, fn::Elu{p0, p1, p2});
     else if (op == ParamUnaryOp::nan_to_num)
       gpu_kernel<scalar_t, scalar_t>(it, fn::NanToNum{p0, p1, p2});
+    else if (op == ParamUnaryOp::log_sigmoid)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::LogSigmoid{});
     else
       gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

@@ -987,6 +987,16 @@ def test_unique_consecutive_values_every_dtype(device, dtype):
         np.testing.assert_array_equal(host(v), runs(a))
 
 
+def test_unique_consecutive_values_signed_zeros_nan_and_0d(device):
+    # PyTorch's != test: -0.0 and 0.0 are one run (its first element kept, sign and all), each NaN a run of its
+    # own; a 0-d input gives one value
+    got = minitorch.unique_consecutive(t([-0.0, 0.0, math.nan, math.nan, 1.0, 1.0], device=device)).cpu()
+    assert got.shape == (4,) and math.copysign(1.0, got[0].item()) == -1.0
+    assert got[1:3].isnan().all().item() and got[3].item() == 1.0
+    zero_d = minitorch.unique_consecutive(minitorch.tensor(5.0, device=device))
+    assert zero_d.shape == (1,) and zero_d.tolist() == [5.0]
+
+
 # ------------------------------------------------------------------------------------------ cdist
 
 

@@ -944,7 +944,18 @@ VEC_ROWS = [
         if op not in DIRECT
     ),
     *_BESSEL,
-    *("pow", "atan2", "fmod", "remainder", "floor_divide", "logaddexp", "logaddexp2", "softplus", "softmax"),
+    *(
+        "pow",
+        "atan2",
+        "fmod",
+        "remainder",
+        "floor_divide",
+        "logaddexp",
+        "logaddexp2",
+        "softplus",
+        "log_sigmoid",
+    ),
+    "softmax",
 ]
 # Rows AVX2 has and AVX-512 may lack, with the reason (none now: AVX-512 takes AVX2's row where it has no own)
 AVX512_MAY_LACK = {}

@@ -888,14 +888,57 @@ void map_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n, 
   }
 }
 
+template <typename V>
+static V exp_v(V x) {
+  return exp_inner(x);
+}
+template <typename V>
+static V log1p_v(V x) {
+  return log1p_wide(x);
+}
+
 // softplus, the formula of functors.h. exp_inner is enough: log1p damps exp's relative error (d log1p(e) =
-// de / (1 + e)). The lanes above the threshold take x, so exp's overflow there never shows.
+// de / (1 + e)). The lanes above the threshold take x, so exp's overflow there never shows. In blocks of
+// 256 as log_sigmoid_row below: x * beta, exp, log1p, then the select and the division, each a loop of its
+// own (one loop body with all of them ran at 1.8x the two passes' time on AVX2: 168 us against 95 for [256,
+// 256] float32); the same operations, so the same bits.
 template <typename V, typename S, int N>
 void softplus_row(S* out, const S* in, int64_t n, S beta, S threshold) {
-  map_row<V, S, N>(out, in, 1, in, 1, n, [beta, threshold](V x, V) {
-    const V bx = x * beta;
-    return bx > threshold ? x : log1p_wide(exp_inner(bx)) / beta;
-  });
+  constexpr int64_t kBlock = 256;
+  alignas(64) S s[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = n - b < kBlock ? n - b : kBlock;
+    for (int64_t i = 0; i < m; ++i) s[i] = in[b + i] * beta;
+    loop<V, S, N, exp_v<V>>(s, s, m);
+    loop<V, S, N, log1p_v<V>>(s, s, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const S x = in[b + i];
+      out[b + i] = x * beta > threshold ? x : s[i] / beta;
+    }
+  }
+}
+
+// F.logsigmoid: min(x, 0) - log1p(exp(-|x|)), the s of softplus_row(-|x|) with beta 1 bit for bit (x * 1 and
+// / 1 are exact), so the composite's bits. min(x, 0) keeps a NaN x. In blocks of 256: exp(-|x|) over the
+// block, log1p over it, then the subtraction, each a loop of its own (exp and log1p in one loop body ran
+// at 1.8x their two passes' time on AVX2: their constants outgrow the 16 registers).
+template <typename V, typename S>
+static V neg_abs_exp_v(V x) {
+  return exp_inner(x > S(0) ? -x : x);
+}
+template <typename V, typename S, int N>
+void log_sigmoid_row(S* out, const S* in, int64_t n) {
+  constexpr int64_t kBlock = 256;
+  alignas(64) S s[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = n - b < kBlock ? n - b : kBlock;
+    loop<V, S, N, neg_abs_exp_v<V, S>>(s, in + b, m);
+    loop<V, S, N, log1p_v<V>>(s, s, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const S x = in[b + i];
+      out[b + i] = (x > S(0) ? S(0) : x) - s[i];
+    }
+  }
 }
 
 // pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours (avx512_pow.h): float32 through double (0.505
@@ -1109,6 +1152,8 @@ void MT_VEC_FILL(Table& t) {
   t.scaled_exp_f32 = &scaled_exp;
   t.softplus_f32 = &softplus_row<VF, float, NF>;
   t.softplus_f64 = &softplus_row<VD, double, ND>;
+  t.log_sigmoid_f32 = &log_sigmoid_row<VF, float, NF>;
+  t.log_sigmoid_f64 = &log_sigmoid_row<VD, double, ND>;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
   t.logaddexp_f32 = &logaddexp_row<VF, float, NF, false>;

@@ -362,28 +362,11 @@ def softplus(input, beta=1.0, threshold=20.0):
     return _C.softplus(input, beta, threshold)
 
 
-def _logsigmoid_pair(x):
-    """(min(x, 0), relu(x), log1p(exp(-|x|))) of a float32/float64 x: logsigmoid(x) = min(x, 0) - the last, and
-    logsigmoid(-x) = -relu(x) - the last, PyTorch's order with its bits from one softplus pass (-|x| = min(x, 0)
-    - relu(x) is exact, and stays -inf at both infinities). Each side is smooth through 0 (min(x, 0) passes the
-    gradient at 0, relu does not: the gradient is 1/2 and the second derivative -1/4, which abs would lose;
-    clamp by a number passes none at its bound, so min(x, 0) is a where that keeps x, NaN included, unless
-    x > 0)."""
-    m = _C._where(_C.gt(x, 0.0), 0.0, x)
-    r = _C.relu(x)
-    s = _C.softplus(_C.sub(m, r), 1.0, 20.0)  # -|x| <= 0 never reaches the threshold
-    return m, r, s
-
-
 def logsigmoid(input):
     _floating(input, "log_sigmoid")
-    # PyTorch's split min(x, 0) - log1p(exp(-|x|)): exp never exceeds 1, so float32 keeps the bits that
-    # -softplus(-x) loses for negative x. float16/bfloat16 are computed in float32 and rounded once, as
-    # PyTorch's kernel
-    x = input.float() if input.dtype in (_C.float16, _C.bfloat16) else input
-    m, _, s = _logsigmoid_pair(x)
-    out = _C.sub(m, s)
-    return out if x is input else out.to(input.dtype)
+    # PyTorch's kernel in one pass: min(x, 0) - log1p(exp(-|x|)) (exp never exceeds 1, so float32 keeps the
+    # bits that -softplus(-x) loses for negative x); float16/bfloat16 computed in float32 and rounded once
+    return _C._log_sigmoid(input)
 
 
 def softsign(input):

@@ -6,7 +6,7 @@ from minitorch import _C, _argcheck
 from minitorch._composite_shape import broadcast_tensors
 from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
-from minitorch.nn.functional._activation import _logsigmoid_pair, logsigmoid
+from minitorch.nn.functional._activation import logsigmoid
 from minitorch.nn.functional._distance import pairwise_distance
 from minitorch.nn.functional._utils import _floating, _floating_pair
 
@@ -386,17 +386,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     value per sample; weight scales the classes."""
     reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
     _floating(input, "log_sigmoid")
-    if type(input) is not _C.Tensor or type(target) is not _C.Tensor:
-        # a tensor-like argument (forward AD's duals, vmap's batched tensors) sees the two logsigmoid calls,
-        # as PyTorch's composite makes them
-        ls_pos, ls_neg = logsigmoid(input), logsigmoid(-input)
-    else:
-        # both logsigmoids from one softplus pass (their bits unchanged)
-        x = input.float() if input.dtype in (_C.float16, _C.bfloat16) else input
-        m, r, s = _logsigmoid_pair(x)
-        ls_pos, ls_neg = _C.sub(m, s), _C.sub(_C.neg(r), s)
-        if x is not input:
-            ls_pos, ls_neg = ls_pos.to(input.dtype), ls_neg.to(input.dtype)
+    # PyTorch's composite's two calls (a tensor-like argument, forward AD's duals or vmap's batched tensors,
+    # sees them): each one pass of the log_sigmoid kernel
+    ls_pos, ls_neg = logsigmoid(input), logsigmoid(-input)
     loss = -(target * ls_pos + (1 - target) * ls_neg)
     if weight is not None:
         loss = loss * weight
